@@ -1,0 +1,1187 @@
+//! The CUDA C `Writer` of one item: statements, expressions (Rust semantics kept through the
+//! helpers of `include/cuprum/`), and the kernel entry points of each kernel kind.
+//!
+//! Rust's expression-oriented constructs (`if`, `match`, blocks and `loop` as values) are lowered
+//! to C statements that store into a destination ([`Dest`]); a value needed inside a larger
+//! expression is first computed into a temporary. Indentation lives in one place (`line`).
+
+use std::collections::HashMap;
+use std::fmt::Write as _;
+
+use super::namer::Namer;
+use super::{c_type, Features};
+use crate::dtype::DType;
+use crate::ir::*;
+use crate::mangle;
+use crate::typeck::Types;
+
+/// Where the value of a lowered expression goes.
+#[derive(Clone)]
+enum Dest {
+    Discard,
+    Assign(String),
+    Return,
+}
+
+struct LoopInfo {
+    /// Variable receiving `break value`.
+    value: Option<String>,
+    label: String,
+    used_break_goto: bool,
+    used_continue_goto: bool,
+}
+
+pub struct Writer<'a> {
+    item: &'a Item,
+    types: &'a Types,
+    features: &'a mut Features,
+    out: String,
+    indent: usize,
+    namer: Namer,
+    locals: Vec<String>,
+    generics: Vec<String>,
+    loops: HashMap<LoopId, LoopInfo>,
+    /// Loops being emitted, innermost last (for plain `break`/`continue` vs `goto`).
+    loop_stack: Vec<LoopId>,
+}
+
+impl<'a> Writer<'a> {
+    pub(crate) fn new(item: &'a Item, types: &'a Types, features: &'a mut Features) -> Self {
+        let mut namer = Namer::default();
+        let generics: Vec<String> = item.generics.iter().map(|g| namer.name(&g.name.text)).collect();
+        let locals = item.locals.iter().map(|l| namer.name(&l.name.text)).collect();
+        Writer { item, types, features, out: String::new(), indent: 0, namer, locals, generics, loops: HashMap::new(), loop_stack: Vec::new() }
+    }
+
+    pub fn finish(self) -> String {
+        self.out
+    }
+
+    fn line(&mut self, s: impl AsRef<str>) {
+        for _ in 0..self.indent {
+            self.out.push_str("    ");
+        }
+        self.out.push_str(s.as_ref());
+        self.out.push('\n');
+    }
+
+    fn ty(&mut self, t: &Ty) -> String {
+        c_type(t, &self.generics, self.features)
+    }
+
+    fn ty_of(&self, e: &Expr) -> Ty {
+        self.types.of(e).clone()
+    }
+
+    fn template_prefix(&self) -> String {
+        if self.generics.is_empty() {
+            String::new()
+        } else {
+            let ps: Vec<String> = self.generics.iter().map(|g| format!("typename {g}")).collect();
+            format!("template <{}>\n", ps.join(", "))
+        }
+    }
+
+    fn params_c(&mut self, extra_first: &[String]) -> String {
+        let mut ps: Vec<String> = extra_first.to_vec();
+        for p in &self.item.params {
+            let t = self.ty(&p.ty);
+            ps.push(format!("{t} {}", self.locals[p.local.0 as usize]));
+        }
+        ps.join(", ")
+    }
+
+    // ---- items ------------------------------------------------------------------------------
+
+    pub(crate) fn device_signature(mut self) -> String {
+        let ret = self.ty(&self.item.ret.clone());
+        let params = self.params_c(&[]);
+        format!("{}__device__ {ret} {}({params})", self.template_prefix(), self.item.name.text)
+    }
+
+    pub(crate) fn device_fn(&mut self) {
+        let ret = self.ty(&self.item.ret.clone());
+        let params = self.params_c(&[]);
+        let tp = self.template_prefix();
+        self.out.push_str(&tp);
+        self.line(format!("__device__ {ret} {}({params}) {{", self.item.name.text));
+        self.body_into_return();
+        self.line("}");
+    }
+
+    fn body_into_return(&mut self) {
+        self.indent += 1;
+        let body = &self.item.body;
+        let dest = if self.item.ret.is_unit() { Dest::Discard } else { Dest::Return };
+        self.block_contents(body, &dest);
+        self.indent -= 1;
+    }
+
+    /// A raw kernel: `NAME_body` holds the user's code; the instantiation macro defines the
+    /// `extern "C" __global__` entry point of each instance.
+    pub(crate) fn raw_kernel(&mut self) {
+        let name = self.item.name.text.clone();
+        let params = self.params_c(&[]);
+        let tp = self.template_prefix();
+        self.out.push_str(&tp);
+        self.line(format!("__device__ __forceinline__ void {name}_body({params}) {{"));
+        self.body_into_return();
+        self.line("}");
+        let args: Vec<String> = self.item.params.iter().map(|p| self.locals[p.local.0 as usize].clone()).collect();
+        let targs = self.template_args();
+        self.instantiate_macro(&format!("extern \"C\" __global__ void NAME({params}) {{ {name}_body{targs}({}); }}", args.join(", ")));
+    }
+
+    fn template_args(&self) -> String {
+        if self.generics.is_empty() { String::new() } else { format!("<{}>", self.generics.join(", ")) }
+    }
+
+    fn instantiate_macro(&mut self, definition: &str) {
+        let mut ps = vec!["NAME".to_string()];
+        ps.extend(self.generics.iter().cloned());
+        let _ = writeln!(self.out, "#define {}({}) \\\n    {}", mangle::instantiate_macro(&self.item.name.text), ps.join(", "), definition);
+    }
+
+    /// An elementwise kernel: the body maps one element (`NAME_map`); the entry point loops over
+    /// the (collapsed) shape with a grid-stride loop, reading inputs and writing outputs through
+    /// strided operands.
+    pub(crate) fn elementwise(&mut self) {
+        self.features.need("cuprum/kernel.h");
+        let name = self.item.name.text.clone();
+        let ret = self.ty(&self.item.ret.clone());
+        let params = self.params_c(&["u64 _ci".into(), "u64 _cn".into()]);
+        let tp = self.template_prefix();
+        self.out.push_str(&tp);
+        self.line(format!("__device__ __forceinline__ {ret} {name}_map({params}) {{"));
+        self.body_into_return();
+        self.line("}");
+        // Entry point.
+        let mut kparams = Vec::new();
+        let mut call_args = vec!["_ci".to_string(), "shape.size".to_string()];
+        for p in &self.item.params.clone() {
+            let n = self.locals[p.local.0 as usize].clone();
+            match &p.ty {
+                Ty::Raw(_) => {
+                    let t = self.ty(&p.ty);
+                    kparams.push(format!("{t} {n}"));
+                    call_args.push(n);
+                }
+                Ty::Ref { inner, .. } => {
+                    let t = self.ty(inner);
+                    kparams.push(format!("cuprum::Operand<{t}> {n}"));
+                    call_args.push(format!("{n}.at(shape, _ci)"));
+                }
+                t => {
+                    let t = self.ty(t);
+                    kparams.push(format!("cuprum::Operand<const {t}> {n}"));
+                    call_args.push(format!("{n}.at(shape, _ci)"));
+                }
+            }
+        }
+        let outs: Vec<Ty> = match &self.item.ret {
+            Ty::Unit => Vec::new(),
+            Ty::Tuple(ts) => ts.clone(),
+            t => vec![t.clone()],
+        };
+        for (k, t) in outs.iter().enumerate() {
+            let t = self.ty(t);
+            kparams.push(format!("cuprum::Operand<{t}> _cout{k}"));
+        }
+        kparams.push("cuprum::Shape shape".into());
+        let targs = self.template_args();
+        let call = format!("{name}_map{targs}({})", call_args.join(", "));
+        let store = match outs.len() {
+            0 => format!("{call};"),
+            1 => format!("_cout0.at(shape, _ci) = {call};"),
+            n => {
+                let mut s = format!("{ret} _cr = {call};");
+                for k in 0..n {
+                    let _ = write!(s, " _cout{k}.at(shape, _ci) = _cr._{k};");
+                }
+                s
+            }
+        };
+        self.instantiate_macro(&format!(
+            "extern \"C\" __global__ void NAME({}) {{ \\\n        for (u64 _ci = (u64)blockIdx.x * blockDim.x + threadIdx.x; _ci < shape.size; _ci += (u64)gridDim.x * blockDim.x) {{ \\\n            {store} \\\n        }} \\\n    }}",
+            kparams.join(", ")
+        ));
+    }
+
+    /// A reduction: `NAME_map`, `NAME_reduce`, `NAME_post` (and `NAME_identity`), and an entry point
+    /// in which each block reduces one output (a block-stride loop over the reduced extent, then
+    /// a shared-memory tree). The fast strategies come with the reduction launch planner.
+    pub(crate) fn reduction(&mut self) {
+        self.features.need("cuprum/kernel.h");
+        let ItemKind::Reduction(parts) = &self.item.kind else { unreachable!() };
+        let name = self.item.name.text.clone();
+        let tp = self.template_prefix();
+        let map_ret = self.ty(&self.item.ret.clone());
+        let acc_ty = self.types.acc.clone().unwrap_or_else(|| self.item.ret.clone());
+        let acc = self.ty(&acc_ty);
+        let params = self.params_c(&["u64 _ci".into(), "u64 _cn".into()]);
+        self.out.push_str(&tp);
+        self.line(format!("__device__ __forceinline__ {map_ret} {name}_map({params}) {{"));
+        self.body_into_return();
+        self.line("}");
+        // reduce
+        let (a, b) = (self.locals[parts.reduce.params[0].0 as usize].clone(), self.locals[parts.reduce.params[1].0 as usize].clone());
+        self.out.push_str(&tp);
+        self.line(format!("__device__ __forceinline__ {acc} {name}_reduce({acc} {a}, {acc} {b}) {{"));
+        self.indent += 1;
+        self.expr_into(&parts.reduce.body, &Dest::Return);
+        self.indent -= 1;
+        self.line("}");
+        // post
+        let out_ty = match &parts.post {
+            Some(p) => self.ty_of(&p.body),
+            None => acc_ty.clone(),
+        };
+        let out = self.ty(&out_ty);
+        self.out.push_str(&tp);
+        match &parts.post {
+            Some(p) => {
+                let x = self.locals[p.params[0].0 as usize].clone();
+                self.line(format!("__device__ __forceinline__ {out} {name}_post({acc} {x}) {{"));
+                self.indent += 1;
+                self.expr_into(&p.body, &Dest::Return);
+                self.indent -= 1;
+            }
+            None => {
+                self.line(format!("__device__ __forceinline__ {out} {name}_post({acc} _cx) {{"));
+                self.line("    return _cx;");
+            }
+        }
+        self.line("}");
+        let has_identity = parts.identity.is_some();
+        if let Some(id) = &parts.identity {
+            self.out.push_str(&tp);
+            self.line(format!("__device__ __forceinline__ {acc} {name}_identity() {{"));
+            self.indent += 1;
+            self.expr_into(id, &Dest::Return);
+            self.indent -= 1;
+            self.line("}");
+        }
+        // Entry point: the loop shape is (outputs..., reduced...); `out_shape` has the outputs.
+        let mut kparams = Vec::new();
+        let mut call_args = vec!["_ci".to_string(), "shape.size".to_string()];
+        for p in &self.item.params.clone() {
+            let n = self.locals[p.local.0 as usize].clone();
+            let t = self.ty(&p.ty);
+            if matches!(p.ty, Ty::Raw(_)) {
+                kparams.push(format!("{t} {n}"));
+                call_args.push(n);
+            } else {
+                kparams.push(format!("cuprum::Operand<const {t}> {n}"));
+                call_args.push(format!("{n}.at(shape, _ci)"));
+            }
+        }
+        kparams.push(format!("cuprum::Operand<{out}> _cout"));
+        kparams.push("cuprum::Shape shape".into());
+        kparams.push("cuprum::Shape out_shape".into());
+        kparams.push("u64 red_size".into());
+        let targs = self.template_args();
+        let identity = if has_identity { format!("{name}_identity{targs}()") } else { format!("{acc}()") };
+        let def = format!(
+            "extern \"C\" __global__ void NAME({params}) {{ \\
+\n        __shared__ {acc} _cs[256]; __shared__ bool _ch[256]; \\
+\n        for (u64 _co = blockIdx.x; _co < out_shape.size; _co += gridDim.x) {{ \\
+\n            {acc} _ca = {identity}; bool _chas = false; \\
+\n            for (u64 _cr = threadIdx.x; _cr < red_size; _cr += blockDim.x) {{ \\
+\n                u64 _ci = _co * red_size + _cr; \\
+\n                {acc} _cv = ({acc}){name}_map{targs}({args}); \\
+\n                _ca = _chas ? {name}_reduce{targs}(_ca, _cv) : _cv; _chas = true; \\
+\n            }} \\
+\n            _cs[threadIdx.x] = _ca; _ch[threadIdx.x] = _chas; __syncthreads(); \\
+\n            for (u32 _cw = blockDim.x / 2; _cw > 0; _cw /= 2) {{ \\
+\n                if (threadIdx.x < _cw && _ch[threadIdx.x + _cw]) {{ \\
+\n                    _cs[threadIdx.x] = _ch[threadIdx.x] ? {name}_reduce{targs}(_cs[threadIdx.x], _cs[threadIdx.x + _cw]) : _cs[threadIdx.x + _cw]; \\
+\n                    _ch[threadIdx.x] = true; \\
+\n                }} \\
+\n                __syncthreads(); \\
+\n            }} \\
+\n            if (threadIdx.x == 0) _cout.at(out_shape, _co) = {name}_post{targs}(_ch[0] ? _cs[0] : {identity}); \\
+\n            __syncthreads(); \\
+\n        }} \\
+\n    }}",
+            params = kparams.join(", "),
+            args = call_args.join(", "),
+        );
+        self.instantiate_macro(&def);
+    }
+
+    // ---- statements -------------------------------------------------------------------------
+
+    fn block_contents(&mut self, b: &Block, dest: &Dest) {
+        for s in &b.stmts {
+            self.stmt(s);
+        }
+        match &b.tail {
+            Some(t) => self.expr_into(t, dest),
+            None => {
+                if let Dest::Return = dest {
+                    // A value-returning body ends in a diverging statement; nothing to add.
+                }
+            }
+        }
+    }
+
+    fn block_stmt(&mut self, b: &Block, dest: &Dest) {
+        self.line("{");
+        self.indent += 1;
+        self.block_contents(b, dest);
+        self.indent -= 1;
+        self.line("}");
+    }
+
+    fn stmt(&mut self, s: &Stmt) {
+        match s {
+            Stmt::Let { pat, init, .. } => self.let_stmt(pat, init.as_ref()),
+            Stmt::Expr(e) => self.expr_into(e, &Dest::Discard),
+        }
+    }
+
+    fn let_stmt(&mut self, pat: &Pat, init: Option<&Expr>) {
+        match pat {
+            Pat::Bind(l, _) => {
+                let name = self.locals[l.0 as usize].clone();
+                let t = self.types.local(*l).clone();
+                // Static shared memory: `let s = shared_array::<T, N>();`
+                if let Some(Expr { kind: ExprKind::Call { callee: Callee::Intrinsic { name: "shared_array", .. }, .. }, .. }) = init {
+                    if let Ty::ArrayRef { elem, len, .. } = &t {
+                        let et = self.ty(elem);
+                        self.line(format!("__shared__ {et} {name}[{len}];"));
+                        return;
+                    }
+                }
+                let ct = self.ty(&t);
+                match init {
+                    None => self.line(format!("{ct} {name};")),
+                    Some(e) if !needs_stmts(e) => {
+                        let v = self.value(e);
+                        self.line(format!("{ct} {name} = {v};"));
+                    }
+                    Some(e) => {
+                        self.line(format!("{ct} {name};"));
+                        self.expr_into(e, &Dest::Assign(name));
+                    }
+                }
+            }
+            Pat::Wild(_) => {
+                if let Some(e) = init {
+                    self.expr_into(e, &Dest::Discard);
+                }
+            }
+            Pat::Tuple(..) => {
+                let Some(e) = init else {
+                    self.declare_pat(pat);
+                    return;
+                };
+                let t = self.ty_of(e);
+                let ct = self.ty(&t);
+                let tmp = self.namer.temp("t");
+                if needs_stmts(e) {
+                    self.line(format!("{ct} {tmp};"));
+                    self.expr_into(e, &Dest::Assign(tmp.clone()));
+                } else {
+                    let v = self.value(e);
+                    self.line(format!("{ct} {tmp} = {v};"));
+                }
+                self.destructure(pat, &tmp);
+            }
+        }
+    }
+
+    fn declare_pat(&mut self, pat: &Pat) {
+        match pat {
+            Pat::Bind(l, _) => {
+                let name = self.locals[l.0 as usize].clone();
+                let t = self.types.local(*l).clone();
+                let ct = self.ty(&t);
+                self.line(format!("{ct} {name};"));
+            }
+            Pat::Wild(_) => {}
+            Pat::Tuple(ps, _) => ps.iter().for_each(|p| self.declare_pat(p)),
+        }
+    }
+
+    fn destructure(&mut self, pat: &Pat, src: &str) {
+        match pat {
+            Pat::Bind(l, _) => {
+                let name = self.locals[l.0 as usize].clone();
+                let t = self.types.local(*l).clone();
+                let ct = self.ty(&t);
+                self.line(format!("{ct} {name} = {src};"));
+            }
+            Pat::Wild(_) => {}
+            Pat::Tuple(ps, _) => {
+                for (k, p) in ps.iter().enumerate() {
+                    self.destructure(p, &format!("{src}._{k}"));
+                }
+            }
+        }
+    }
+
+    /// Emits `e` as statements, sending its value to `dest`.
+    fn expr_into(&mut self, e: &Expr, dest: &Dest) {
+        match &e.kind {
+            ExprKind::Block(b) => self.block_stmt(b, dest),
+            ExprKind::If { cond, then, els } => {
+                let c = self.value(cond);
+                self.line(format!("if ({}) {{", strip_parens(&c)));
+                self.indent += 1;
+                self.block_contents(then, dest);
+                self.indent -= 1;
+                match els {
+                    None => self.line("}"),
+                    Some(els) => {
+                        self.line("} else {");
+                        self.indent += 1;
+                        match &els.kind {
+                            ExprKind::Block(b) => self.block_contents(b, dest),
+                            _ => self.expr_into(els, dest),
+                        }
+                        self.indent -= 1;
+                        self.line("}");
+                    }
+                }
+            }
+            ExprKind::Match { scrutinee, arms } => self.match_into(scrutinee, arms, dest),
+            ExprKind::While { id, cond, body, .. } => {
+                self.enter_loop(*id, None);
+                if needs_stmts(cond) {
+                    self.line("while (true) {");
+                    self.indent += 1;
+                    let c = self.value(cond);
+                    self.line(format!("if (!{c}) break;"));
+                } else {
+                    let c = self.value(cond);
+                    self.line(format!("while ({}) {{", strip_parens(&c)));
+                    self.indent += 1;
+                }
+                self.loop_body(*id, body);
+                self.indent -= 1;
+                self.line("}");
+                self.exit_loop(*id);
+            }
+            ExprKind::Loop { id, body, .. } => {
+                let value = match dest {
+                    Dest::Assign(v) => Some(v.clone()),
+                    Dest::Return => {
+                        let t = self.ty_of(e);
+                        if matches!(t, Ty::Never | Ty::Unit) {
+                            None
+                        } else {
+                            let ct = self.ty(&t);
+                            let tmp = self.namer.temp("l");
+                            self.line(format!("{ct} {tmp};"));
+                            Some(tmp)
+                        }
+                    }
+                    Dest::Discard => None,
+                };
+                self.enter_loop(*id, value.clone());
+                self.line("while (true) {");
+                self.indent += 1;
+                self.loop_body(*id, body);
+                self.indent -= 1;
+                self.line("}");
+                self.exit_loop(*id);
+                if let (Dest::Return, Some(v)) = (dest, value) {
+                    self.line(format!("return {v};"));
+                }
+            }
+            ExprKind::For { id, var, range, body, .. } => self.for_loop(*id, *var, range, body),
+            ExprKind::Break { target, value } => {
+                if let Some(v) = value {
+                    let var = self.loops.get(target).and_then(|l| l.value.clone());
+                    match var {
+                        Some(var) => self.expr_into(v, &Dest::Assign(var)),
+                        None => self.expr_into(v, &Dest::Discard),
+                    }
+                }
+                if self.loop_stack.last() == Some(target) {
+                    self.line("break;");
+                } else {
+                    let info = self.loops.get_mut(target).expect("validated loop target");
+                    info.used_break_goto = true;
+                    let l = info.label.clone();
+                    self.line(format!("goto {l}_break;"));
+                }
+            }
+            ExprKind::Continue { target } => {
+                if self.loop_stack.last() == Some(target) {
+                    self.line("continue;");
+                } else {
+                    let info = self.loops.get_mut(target).expect("validated loop target");
+                    info.used_continue_goto = true;
+                    let l = info.label.clone();
+                    self.line(format!("goto {l}_continue;"));
+                }
+            }
+            ExprKind::Return(v) => match v {
+                Some(v) => self.expr_into(v, &Dest::Return),
+                None => self.line("return;"),
+            },
+            ExprKind::Assign { op, place, value } => self.assign(*op, place, value),
+            ExprKind::Tuple(es) if es.is_empty() => {
+                if let Dest::Return = dest {
+                    self.line("return;");
+                }
+            }
+            _ => {
+                let t = self.ty_of(e);
+                let v = self.value(e);
+                match dest {
+                    Dest::Discard => {
+                        if !v.is_empty() {
+                            self.line(format!("{};", strip_parens(&v)));
+                        }
+                    }
+                    Dest::Assign(name) => self.line(format!("{name} = {};", strip_parens(&v))),
+                    Dest::Return => {
+                        if matches!(t, Ty::Unit | Ty::Never) {
+                            if !v.is_empty() {
+                                self.line(format!("{};", strip_parens(&v)));
+                            }
+                            self.line("return;");
+                        } else {
+                            self.line(format!("return {};", strip_parens(&v)));
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    fn enter_loop(&mut self, id: LoopId, value: Option<String>) {
+        let label = self.namer.temp("loop");
+        self.loops.insert(id, LoopInfo { value, label, used_break_goto: false, used_continue_goto: false });
+        self.loop_stack.push(id);
+    }
+
+    /// A loop body. When a `continue` of an outer loop jumps to its end (`goto L_continue`), the
+    /// body gets its own braces so that the jump crosses no initialization.
+    fn loop_body(&mut self, id: LoopId, body: &Block) {
+        let start = self.out.len();
+        self.block_contents(body, &Dest::Discard);
+        if self.loops[&id].used_continue_goto {
+            let pad = "    ".repeat(self.indent);
+            self.out.insert_str(start, &format!("{pad}{{\n"));
+            self.line("}");
+            let l = self.loops[&id].label.clone();
+            self.line(format!("{l}_continue:;"));
+        }
+    }
+
+    fn exit_loop(&mut self, id: LoopId) {
+        self.loop_stack.pop();
+        if self.loops[&id].used_break_goto {
+            let l = self.loops[&id].label.clone();
+            self.line(format!("{l}_break:;"));
+        }
+    }
+
+    /// Range loops keep Rust's semantics at the ends of the type's range (`0..=255u8` stops,
+    /// `.rev()` and `.step_by()` never overflow): an unsigned offset runs from 0 to `last`.
+    fn for_loop(&mut self, id: LoopId, var: LocalId, r: &RangeLoop, body: &Block) {
+        let t = self.types.local(var).clone();
+        let ct = self.ty(&t);
+        let v = self.locals[var.0 as usize].clone();
+        let d = t.scalar().unwrap_or(DType::I32);
+        let ut = unsigned_of(d);
+        let start = self.value(&r.start);
+        let end = self.value(&r.end);
+        self.line("{");
+        self.indent += 1;
+        if !r.inclusive && !r.rev && r.step.is_none() {
+            let e = self.namer.temp("end");
+            self.line(format!("const {ct} {e} = {end};"));
+            self.enter_loop(id, None);
+            self.line(format!("for ({ct} {v} = {start}; {v} < {e}; ++{v}) {{"));
+        } else {
+            let (s, e, k, last) = (self.namer.temp("s"), self.namer.temp("e"), self.namer.temp("k"), self.namer.temp("last"));
+            self.line(format!("const {ct} {s} = {start};"));
+            self.line(format!("const {ct} {e} = {end};"));
+            let step = match &r.step {
+                Some(st) => {
+                    let sv = self.value(st);
+                    let name = self.namer.temp("step");
+                    // `step_by(0)` panics in Rust; here it counts as 1.
+                    self.line(format!("const {ut} {name} = {sv} == 0 ? ({ut})1 : ({ut}){sv};"));
+                    Some(name)
+                }
+                None => None,
+            };
+            let (cond, last_expr) = if r.inclusive {
+                (format!("{s} <= {e}"), format!("({ut})(({ut}){e} - ({ut}){s})"))
+            } else {
+                (format!("{s} < {e}"), format!("({ut})(({ut}){e} - ({ut}){s} - 1)"))
+            };
+            self.line(format!("if ({cond}) {{"));
+            self.indent += 1;
+            self.line(format!("const {ut} {last} = {last_expr};"));
+            self.line(format!("{ut} {k} = 0;"));
+            self.enter_loop(id, None);
+            self.line("do {");
+            self.indent += 1;
+            let value = if r.rev {
+                let hi = if r.inclusive { e.clone() } else { format!("({ut})(({ut}){e} - 1)") };
+                format!("({ct})(({ut}){hi} - {k})")
+            } else {
+                format!("({ct})(({ut}){s} + {k})")
+            };
+            self.line(format!("const {ct} {v} = {value};"));
+            self.loop_body(id, body);
+            self.indent -= 1;
+            let advance = match &step {
+                Some(st) => format!("{last} - {k} >= {st} && (({k} += {st}), true)"),
+                None => format!("{k} < {last} && ((++{k}), true)"),
+            };
+            self.line(format!("}} while ({advance});"));
+            self.exit_loop(id);
+            self.indent -= 1;
+            self.line("}");
+            self.indent -= 1;
+            self.line("}");
+            return;
+        }
+        self.indent += 1;
+        self.loop_body(id, body);
+        self.indent -= 1;
+        self.line("}");
+        self.exit_loop(id);
+        self.indent -= 1;
+        self.line("}");
+    }
+
+    fn match_into(&mut self, scrutinee: &Expr, arms: &[Arm], dest: &Dest) {
+        let st = self.ty_of(scrutinee);
+        let ct = self.ty(&st);
+        let sv = self.value(scrutinee);
+        let s = self.namer.temp("m");
+        self.line(format!("const {ct} {s} = {sv};"));
+        // Bindings (`x => ..`) name the scrutinee.
+        for arm in arms {
+            if let MatchPat::Wild(Some(l)) = &arm.pat {
+                let n = self.locals[l.0 as usize].clone();
+                self.line(format!("const {ct} {n} = {s};"));
+            }
+        }
+        let mut first = true;
+        for (k, arm) in arms.iter().enumerate() {
+            let mut cond = self.pat_cond(&arm.pat, &s);
+            if let Some(g) = &arm.guard {
+                let gv = self.value(g);
+                cond = if cond == "true" { gv } else { format!("{cond} && {gv}") };
+            }
+            let last = k + 1 == arms.len();
+            if first {
+                if cond == "true" {
+                    self.line("{");
+                } else {
+                    self.line(format!("if ({}) {{", strip_parens(&cond)));
+                }
+            } else if cond == "true" {
+                self.line("} else {");
+            } else {
+                self.line(format!("}} else if ({}) {{", strip_parens(&cond)));
+            }
+            first = false;
+            self.indent += 1;
+            self.expr_into(&arm.body, dest);
+            self.indent -= 1;
+            if last {
+                self.line("}");
+            }
+            if cond == "true" {
+                if !last {
+                    self.line("}");
+                }
+                break;
+            }
+        }
+    }
+
+    fn pat_cond(&mut self, p: &MatchPat, s: &str) -> String {
+        match p {
+            MatchPat::Lit(e) => {
+                let v = self.value(e);
+                format!("({s} == {v})")
+            }
+            MatchPat::Range { lo, hi, inclusive } => {
+                let (l, h) = (self.value(lo), self.value(hi));
+                format!("({s} >= {l} && {s} {} {h})", if *inclusive { "<=" } else { "<" })
+            }
+            MatchPat::Or(ps) => {
+                let cs: Vec<String> = ps.iter().map(|p| self.pat_cond(p, s)).collect();
+                if cs.iter().any(|c| c == "true") { "true".into() } else { format!("({})", cs.join(" || ")) }
+            }
+            MatchPat::Wild(_) => "true".into(),
+        }
+    }
+
+    fn assign(&mut self, op: Option<BinOp>, place: &Expr, value: &Expr) {
+        let p = self.value(place);
+        let v = self.value(value);
+        match op {
+            None => self.line(format!("{p} = {};", strip_parens(&v))),
+            Some(op) => {
+                let t = self.ty_of(place);
+                let rhs = self.binary_c(op, &t, &p, &v, &self.ty_of(value));
+                let rhs = strip_parens(&rhs).to_string();
+                // `x += y` stays readable when the operator needs no helper.
+                let simple = format!("{p} {} {v}", op.symbol());
+                if rhs == strip_parens(&simple) {
+                    self.line(format!("{p} {}= {};", op.symbol(), strip_parens(&v)));
+                } else {
+                    self.line(format!("{p} = {rhs};"));
+                }
+            }
+        }
+    }
+
+    // ---- expressions ------------------------------------------------------------------------
+
+    /// A C expression for `e`, emitting statements first when `e` needs them.
+    fn value(&mut self, e: &Expr) -> String {
+        match &e.kind {
+            ExprKind::Block(_) | ExprKind::If { .. } | ExprKind::Match { .. } | ExprKind::Loop { .. } => {
+                let t = self.ty_of(e);
+                if matches!(t, Ty::Unit | Ty::Never) {
+                    self.expr_into(e, &Dest::Discard);
+                    return String::new();
+                }
+                let ct = self.ty(&t);
+                let tmp = self.namer.temp("v");
+                self.line(format!("{ct} {tmp};"));
+                self.expr_into(e, &Dest::Assign(tmp.clone()));
+                tmp
+            }
+            ExprKind::While { .. } | ExprKind::For { .. } | ExprKind::Break { .. } | ExprKind::Continue { .. } | ExprKind::Return(_) | ExprKind::Assign { .. } => {
+                self.expr_into(e, &Dest::Discard);
+                String::new()
+            }
+            ExprKind::Lit(l) => self.lit(l, &self.ty_of(e)),
+            ExprKind::Local(l) => self.locals[l.0 as usize].clone(),
+            ExprKind::Const { ty, name } => self.constant(ty, &name.text),
+            ExprKind::Unary(op, inner) => self.unary(*op, inner, e),
+            ExprKind::Binary(op, l, r) => {
+                if op.is_logical() && needs_stmts(r) {
+                    // Keep short-circuiting when the right side needs statements.
+                    let lv = self.value(l);
+                    let tmp = self.namer.temp("b");
+                    self.line(format!("bool {tmp} = {};", strip_parens(&lv)));
+                    let guard = if *op == BinOp::And { tmp.clone() } else { format!("!{tmp}") };
+                    self.line(format!("if ({guard}) {{"));
+                    self.indent += 1;
+                    self.expr_into(r, &Dest::Assign(tmp.clone()));
+                    self.indent -= 1;
+                    self.line("}");
+                    return tmp;
+                }
+                let lv = self.value(l);
+                let rv = self.value(r);
+                let lt = self.ty_of(l);
+                let rt = self.ty_of(r);
+                self.binary_c(*op, &lt, &lv, &rv, &rt)
+            }
+            ExprKind::Cast(inner, to) => self.cast(inner, to),
+            ExprKind::Ref { expr, .. } => self.value(expr),
+            ExprKind::Call { callee, args } => self.call(e, callee, args),
+            ExprKind::MethodCall { receiver, method, args } => self.method(receiver, &method.text, args),
+            ExprKind::Index { base, indices } => {
+                let bt = match self.ty_of(base) {
+                    Ty::Ref { inner, .. } => *inner,
+                    t => t,
+                };
+                let b = self.value(base);
+                let is: Vec<String> = indices.iter().map(|i| self.value(i)).collect();
+                match bt {
+                    Ty::View { ndim, .. } if is.len() == ndim as usize && ndim > 1 => format!("{b}({})", is.join(", ")),
+                    _ => format!("{b}[{}]", strip_parens(&is[0])),
+                }
+            }
+            ExprKind::Field { base, field } => {
+                if let ExprKind::Call { callee: Callee::Intrinsic { name, .. }, args } = &base.kind {
+                    if args.is_empty() {
+                        let builtin = match *name {
+                            "thread_idx" => Some("threadIdx"),
+                            "block_idx" => Some("blockIdx"),
+                            "block_dim" => Some("blockDim"),
+                            "grid_dim" => Some("gridDim"),
+                            _ => None,
+                        };
+                        if let Some(b) = builtin {
+                            return format!("{b}.{}", field.text);
+                        }
+                    }
+                }
+                let b = self.value(base);
+                format!("{b}.{}", field.text)
+            }
+            ExprKind::TupleField { base, index } => {
+                let b = self.value(base);
+                format!("{b}._{index}")
+            }
+            ExprKind::Tuple(es) => {
+                if es.is_empty() {
+                    return String::new();
+                }
+                let t = self.ty_of(e);
+                let ct = self.ty(&t);
+                let vs: Vec<String> = es.iter().map(|x| strip_parens(&self.value(x)).to_string()).collect();
+                format!("{ct}{{{}}}", vs.join(", "))
+            }
+            ExprKind::ArrayList(es) => {
+                let t = self.ty_of(e);
+                let ct = self.ty(&t);
+                let vs: Vec<String> = es.iter().map(|x| strip_parens(&self.value(x)).to_string()).collect();
+                format!("{ct}{{{{{}}}}}", vs.join(", "))
+            }
+            ExprKind::ArrayRepeat { value, .. } => {
+                let t = self.ty_of(e);
+                let ct = self.ty(&t);
+                let v = self.value(value);
+                format!("{ct}::splat({})", strip_parens(&v))
+            }
+        }
+    }
+
+    fn lit(&mut self, l: &Lit, t: &Ty) -> String {
+        match l {
+            Lit::Bool(b) => b.to_string(),
+            Lit::Int { value, .. } => int_literal(*value as i128, t.scalar().unwrap_or(DType::I32)),
+            Lit::Float { text, .. } => {
+                let mut s = text.clone();
+                if !s.contains(['.', 'e', 'E']) {
+                    s.push_str(".0");
+                }
+                match t.scalar() {
+                    Some(DType::F32) => format!("{s}f"),
+                    _ => s,
+                }
+            }
+        }
+    }
+
+    fn constant(&mut self, ty: &Ty, name: &str) -> String {
+        self.features.need("cuprum/math.h");
+        let ct = self.ty(ty);
+        let f = match name {
+            "BITS" => return format!("{}u", ty.scalar().map(|d| d.bits()).unwrap_or(32)),
+            "MAX" => "max_value".to_string(),
+            "MIN" => "min_value".to_string(),
+            other => other.to_lowercase(),
+        };
+        format!("cuprum::num<{ct}>::{f}()")
+    }
+
+    fn unary(&mut self, op: UnOp, inner: &Expr, e: &Expr) -> String {
+        let t = self.ty_of(e);
+        match op {
+            UnOp::Deref => self.value(inner),
+            UnOp::Neg => {
+                if let (ExprKind::Lit(Lit::Int { value, .. }), Some(d)) = (&inner.kind, t.scalar()) {
+                    return int_literal(-(*value as i128), d);
+                }
+                if let (ExprKind::Lit(Lit::Float { .. }), Some(DType::F32 | DType::F64)) = (&inner.kind, t.scalar()) {
+                    let v = self.value(inner);
+                    return format!("-{v}");
+                }
+                let v = self.value(inner);
+                if self.int_like(&t) {
+                    self.features.need("cuprum/arith.h");
+                    format!("cuprum::neg({})", strip_parens(&v))
+                } else {
+                    format!("(-{v})")
+                }
+            }
+            UnOp::Not => {
+                let v = self.value(inner);
+                if t == Ty::Scalar(DType::Bool) {
+                    format!("(!{v})")
+                } else {
+                    self.features.need("cuprum/arith.h");
+                    format!("cuprum::bit_not({})", strip_parens(&v))
+                }
+            }
+        }
+    }
+
+    /// Whether values of `t` may be integers (concrete ints, or a generic whose bound admits them).
+    fn int_like(&self, t: &Ty) -> bool {
+        match t {
+            Ty::Scalar(d) => d.is_int(),
+            Ty::Param(p) => self.item.generics[*p as usize].bound != Bound::Float,
+            _ => false,
+        }
+    }
+
+    fn binary_c(&mut self, op: BinOp, lt: &Ty, l: &str, r: &str, _rt: &Ty) -> String {
+        let plain = || format!("({l} {} {r})", op.symbol());
+        if op.is_comparison() || op.is_logical() {
+            return plain();
+        }
+        let helper = |w: &mut Self, f: &str| {
+            w.features.need("cuprum/arith.h");
+            format!("cuprum::{f}({}, {})", strip_parens(l), strip_parens(r))
+        };
+        match op {
+            BinOp::Shl => return helper(self, "shl"),
+            BinOp::Shr => return helper(self, "shr"),
+            _ => {}
+        }
+        match lt {
+            Ty::Scalar(DType::Bool) => plain(),
+            Ty::Scalar(d) if d.is_int() => {
+                let wide_unsigned = matches!(d, DType::U32 | DType::U64);
+                let wide = d.bits() >= 32;
+                match op {
+                    BinOp::Add | BinOp::Sub | BinOp::Mul if wide_unsigned => plain(),
+                    BinOp::Add => helper(self, "add"),
+                    BinOp::Sub => helper(self, "sub"),
+                    BinOp::Mul => helper(self, "mul"),
+                    BinOp::Div => helper(self, "div"),
+                    BinOp::Rem => helper(self, "rem"),
+                    BinOp::BitAnd | BinOp::BitOr | BinOp::BitXor if wide => plain(),
+                    BinOp::BitAnd => helper(self, "bit_and"),
+                    BinOp::BitOr => helper(self, "bit_or"),
+                    BinOp::BitXor => helper(self, "bit_xor"),
+                    _ => plain(),
+                }
+            }
+            Ty::Scalar(_) => match op {
+                BinOp::Rem => helper(self, "rem"),
+                _ => plain(),
+            },
+            Ty::Param(p) => {
+                let float = self.item.generics[*p as usize].bound == Bound::Float;
+                match op {
+                    BinOp::Rem => helper(self, "rem"),
+                    _ if float => plain(),
+                    BinOp::Add => helper(self, "add"),
+                    BinOp::Sub => helper(self, "sub"),
+                    BinOp::Mul => helper(self, "mul"),
+                    BinOp::Div => helper(self, "div"),
+                    BinOp::BitAnd => helper(self, "bit_and"),
+                    BinOp::BitOr => helper(self, "bit_or"),
+                    BinOp::BitXor => helper(self, "bit_xor"),
+                    _ => plain(),
+                }
+            }
+            _ => plain(),
+        }
+    }
+
+    fn cast(&mut self, inner: &Expr, to: &Ty) -> String {
+        let from = self.ty_of(inner);
+        let v = self.value(inner);
+        let (Some(f), Some(t)) = (from.scalar(), to.scalar()) else { return v };
+        if f == t {
+            return v;
+        }
+        let ct = self.ty(to);
+        if f.is_float() && t.is_int() {
+            self.features.need("cuprum/arith.h");
+            return format!("cuprum::cast_float<{ct}>({})", strip_parens(&v));
+        }
+        format!("(({ct}){v})")
+    }
+
+    fn call(&mut self, e: &Expr, callee: &Callee, args: &[Expr]) -> String {
+        match callee {
+            Callee::Intrinsic { name, tys, .. } => self.intrinsic(name, tys, args),
+            Callee::Device { name, .. } => {
+                let callee_item_generics = self.types.call_args.get(&e.id.0).cloned().unwrap_or_default();
+                let targs = if callee_item_generics.is_empty() {
+                    String::new()
+                } else {
+                    let ts: Vec<String> = callee_item_generics.iter().map(|t| self.ty(t)).collect();
+                    format!("<{}>", ts.join(", "))
+                };
+                let vs: Vec<String> = args.iter().map(|a| self.arg_value(a)).collect();
+                format!("{}{targs}({})", name.text, vs.join(", "))
+            }
+            Callee::Assoc { ty, name } => {
+                self.features.need("cuprum/math.h");
+                let vs: Vec<String> = args.iter().map(|a| strip_parens(&self.value(a)).to_string()).collect();
+                let ct = self.ty(ty);
+                match (ty.scalar(), name.text.as_str()) {
+                    (Some(DType::F16), "from_f32") => format!("cuprum::half_from_f32({})", vs[0]),
+                    (Some(DType::BF16), "from_f32") => format!("cuprum::bf16_from_f32({})", vs[0]),
+                    (Some(DType::F32), "from_bits") => format!("__uint_as_float({})", vs[0]),
+                    (Some(DType::F64), "from_bits") => format!("__longlong_as_double((i64){})", vs[0]),
+                    (Some(DType::F16), "from_bits") => format!("cuprum::half_bits({})", vs[0]),
+                    (Some(DType::BF16), "from_bits") => format!("cuprum::bf16_bits({})", vs[0]),
+                    (_, f) => format!("cuprum::num<{ct}>::{f}({})", vs.join(", ")),
+                }
+            }
+        }
+    }
+
+    /// An argument value: slices made from shared or local arrays where a slice is expected.
+    fn arg_value(&mut self, a: &Expr) -> String {
+        let t = self.ty_of(a);
+        let v = self.value(a);
+        match t {
+            Ty::ArrayRef { elem, len, .. } => {
+                let et = self.ty(&elem);
+                format!("cuprum::Slice<{et}>{{{v}, {len}}}")
+            }
+            Ty::Ref { inner, .. } if matches!(*inner, Ty::Array(..)) => {
+                let Ty::Array(elem, len) = *inner else { unreachable!() };
+                let et = self.ty(&elem);
+                format!("cuprum::Slice<{et}>{{{v}.v, {len}}}")
+            }
+            _ => strip_parens(&v).to_string(),
+        }
+    }
+
+    fn intrinsic(&mut self, name: &str, tys: &[Ty], args: &[Expr]) -> String {
+        let vs: Vec<String> = args.iter().map(|a| strip_parens(&self.value(a)).to_string()).collect();
+        match name {
+            "thread_idx" => "threadIdx".into(),
+            "block_idx" => "blockIdx".into(),
+            "block_dim" | "grid_dim" | "grid_1d" | "grid_2d" | "grid_3d" | "grid_size_1d" | "grid_size_2d" | "grid_size_3d" | "lane_id" => {
+                self.features.need("cuprum/thread.h");
+                format!("cuprum::{name}()")
+            }
+            "warp_size" => "(u32)warpSize".into(),
+            "sync_threads" => "__syncthreads()".into(),
+            "sync_warp" => format!("__syncwarp({})", vs[0]),
+            "thread_fence" => "__threadfence()".into(),
+            "thread_fence_block" => "__threadfence_block()".into(),
+            "index" => "_ci".into(),
+            "loop_size" => "_cn".into(),
+            "complex_new" => {
+                self.features.need("cuprum/complex.h");
+                format!("cuprum::make_complex({}, {})", vs[0], vs[1])
+            }
+            "dynamic_shared" => {
+                self.features.need("cuprum/thread.h");
+                self.features.dynamic_shared = true;
+                let et = self.ty(&tys[0]);
+                format!("cuprum::Slice<{et}>{{reinterpret_cast<{et}*>(cuprum_dynamic_smem), cuprum::dynamic_shared_bytes() / (u32)sizeof({et})}}")
+            }
+            n if n.starts_with("atomic_") => {
+                self.features.need("cuprum/atomic.h");
+                let rest = vs[2..].join(", ");
+                format!("cuprum::{n}(&{}[{}], {rest})", vs[0], vs[1])
+            }
+            n if n.starts_with("shfl_") => {
+                self.features.need("cuprum/thread.h");
+                let base = n.trim_end_matches("_width");
+                format!("cuprum::{base}({})", vs.join(", "))
+            }
+            other => format!("/* unsupported intrinsic {other} */"),
+        }
+    }
+
+    fn method(&mut self, receiver: &Expr, m: &str, args: &[Expr]) -> String {
+        let rt = match self.ty_of(receiver) {
+            Ty::Ref { inner, .. } => *inner,
+            t => t,
+        };
+        let r = self.value(receiver);
+        let r = strip_parens(&r).to_string();
+        let vs: Vec<String> = args.iter().map(|a| strip_parens(&self.value(a)).to_string()).collect();
+        match (&rt, m) {
+            (Ty::Slice { .. }, "len") => return format!("{r}.len"),
+            (Ty::ArrayRef { len, .. } | Ty::Array(_, len), "len") => return format!("(u64){len}"),
+            (Ty::View { .. }, "len") => return format!("{r}.size()"),
+            (Ty::Raw(_), "len") => return format!("{r}.size"),
+            (Ty::View { .. }, "shape") => return format!("{r}.shape_array()"),
+            (Ty::View { .. }, "strides") => return format!("{r}.strides_array()"),
+            (Ty::Scalar(DType::F32), "to_bits") => return format!("__float_as_uint({r})"),
+            (Ty::Scalar(DType::F64), "to_bits") => return format!("(u64)__double_as_longlong({r})"),
+            (Ty::Scalar(DType::F16 | DType::BF16), "to_bits") => return format!("{r}.bits"),
+            (Ty::Scalar(DType::F16 | DType::BF16), "to_f32") => {
+                self.features.need("cuprum/half.h");
+                return format!("cuprum::to_f32({r})");
+            }
+            (Ty::Scalar(d), _) if d.is_complex() => {
+                self.features.need("cuprum/complex.h");
+                return format!("cuprum::{m}({r})");
+            }
+            _ => {}
+        }
+        self.features.need("cuprum/math.h");
+        let mut all = vec![r];
+        all.extend(vs);
+        format!("cuprum::{m}({})", all.join(", "))
+    }
+}
+
+/// Whether emitting `e` needs statements (it contains a block, `if`, `match`, a loop, ...).
+fn needs_stmts(e: &Expr) -> bool {
+    match &e.kind {
+        ExprKind::Block(_)
+        | ExprKind::If { .. }
+        | ExprKind::Match { .. }
+        | ExprKind::Loop { .. }
+        | ExprKind::While { .. }
+        | ExprKind::For { .. }
+        | ExprKind::Break { .. }
+        | ExprKind::Continue { .. }
+        | ExprKind::Return(_)
+        | ExprKind::Assign { .. } => true,
+        _ => {
+            let any = std::cell::Cell::new(false);
+            visit_children(e, &mut |c| any.set(any.get() || needs_stmts(c)), &mut |_| any.set(true));
+            any.get()
+        }
+    }
+}
+
+/// An integer literal of a given type, valid C for every value including the minimum.
+fn int_literal(v: i128, d: DType) -> String {
+    let (bits, signed) = (d.bits(), d.is_signed_int());
+    // Wrap to the type, as `as` would (the type checker rejects out-of-range literals).
+    let m = if bits == 128 { v } else { v.rem_euclid(1i128 << bits) };
+    let v = if signed && m >= 1i128 << (bits - 1) { m - (1i128 << bits) } else { m };
+    match d {
+        DType::I32 => {
+            if v == i32::MIN as i128 { "(-2147483647 - 1)".into() } else { v.to_string() }
+        }
+        DType::I64 => {
+            if v == i64::MIN as i128 { "(-9223372036854775807ll - 1)".into() } else { format!("{v}ll") }
+        }
+        DType::U32 => format!("{v}u"),
+        DType::U64 => format!("{v}ull"),
+        DType::Bool => (v != 0).to_string(),
+        DType::F32 => format!("{v}.0f"),
+        DType::F64 => format!("{v}.0"),
+        _ => format!("(({}){v})", d.short_name()),
+    }
+}
+
+fn unsigned_of(d: DType) -> &'static str {
+    match d.size() {
+        1 => "u8",
+        2 => "u16",
+        4 => "u32",
+        _ => "u64",
+    }
+}
+
+/// Drops one pair of enclosing parentheses when they enclose the whole expression.
+fn strip_parens(s: &str) -> &str {
+    let b = s.as_bytes();
+    if b.len() < 2 || b[0] != b'(' || b[b.len() - 1] != b')' {
+        return s;
+    }
+    let mut depth = 0;
+    for (i, c) in b.iter().enumerate() {
+        match c {
+            b'(' => depth += 1,
+            b')' => {
+                depth -= 1;
+                if depth == 0 && i != b.len() - 1 {
+                    return s;
+                }
+            }
+            _ => {}
+        }
+    }
+    &s[1..s.len() - 1]
+}

@@ -1,0 +1,3 @@
+//! Back ends. One for now: CUDA C (`cuda`).
+
+pub mod cuda;

@@ -1,0 +1,162 @@
+//! The scalar types a kernel can use: one table shared by the compiler (C names, literal typing),
+//! the mangler (instantiation names) and the runtime (array element types).
+//!
+//! The C names are the typedefs of `include/cuprum/types.h`; they follow the seeds' dtype table
+//! (bool -> `bool`, int8 -> `signed char`, ..., complex128 -> `complex<double>`).
+
+use std::fmt;
+
+/// A scalar element type. The order is the dtype table's.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum DType {
+    Bool,
+    I8,
+    I16,
+    I32,
+    I64,
+    U8,
+    U16,
+    U32,
+    U64,
+    F16,
+    BF16,
+    F32,
+    F64,
+    C32,
+    C64,
+}
+
+impl DType {
+    /// Every dtype, in table order.
+    pub const ALL: [DType; 15] = [
+        DType::Bool,
+        DType::I8,
+        DType::I16,
+        DType::I32,
+        DType::I64,
+        DType::U8,
+        DType::U16,
+        DType::U32,
+        DType::U64,
+        DType::F16,
+        DType::BF16,
+        DType::F32,
+        DType::F64,
+        DType::C32,
+        DType::C64,
+    ];
+
+    /// The Rust spelling (`f32`, `f16`, `Complex<f32>`).
+    pub fn rust_name(self) -> &'static str {
+        match self {
+            DType::Bool => "bool",
+            DType::I8 => "i8",
+            DType::I16 => "i16",
+            DType::I32 => "i32",
+            DType::I64 => "i64",
+            DType::U8 => "u8",
+            DType::U16 => "u16",
+            DType::U32 => "u32",
+            DType::U64 => "u64",
+            DType::F16 => "f16",
+            DType::BF16 => "bf16",
+            DType::F32 => "f32",
+            DType::F64 => "f64",
+            DType::C32 => "Complex<f32>",
+            DType::C64 => "Complex<f64>",
+        }
+    }
+
+    /// The short name used in generated C (a typedef in `cuprum/types.h`) and in mangled symbols.
+    pub fn short_name(self) -> &'static str {
+        match self {
+            DType::C32 => "c32",
+            DType::C64 => "c64",
+            other => other.rust_name(),
+        }
+    }
+
+    /// The C type the short name stands for, as in the seeds' dtype table.
+    pub fn c_type(self) -> &'static str {
+        match self {
+            DType::Bool => "bool",
+            DType::I8 => "signed char",
+            DType::I16 => "short",
+            DType::I32 => "int",
+            DType::I64 => "long long",
+            DType::U8 => "unsigned char",
+            DType::U16 => "unsigned short",
+            DType::U32 => "unsigned int",
+            DType::U64 => "unsigned long long",
+            DType::F16 => "cuprum::half",
+            DType::BF16 => "cuprum::bfloat16",
+            DType::F32 => "float",
+            DType::F64 => "double",
+            DType::C32 => "cuprum::complex<float>",
+            DType::C64 => "cuprum::complex<double>",
+        }
+    }
+
+    /// Size in bytes.
+    pub fn size(self) -> usize {
+        match self {
+            DType::Bool | DType::I8 | DType::U8 => 1,
+            DType::I16 | DType::U16 | DType::F16 | DType::BF16 => 2,
+            DType::I32 | DType::U32 | DType::F32 => 4,
+            DType::I64 | DType::U64 | DType::F64 | DType::C32 => 8,
+            DType::C64 => 16,
+        }
+    }
+
+    /// Parses a Rust type name as written in a kernel (`f32`, `half::f16`, `Complex<f64>` is
+    /// handled by the front end).
+    pub fn from_rust_name(name: &str) -> Option<DType> {
+        DType::ALL.iter().copied().find(|d| d.rust_name() == name)
+    }
+
+    pub fn is_bool(self) -> bool {
+        self == DType::Bool
+    }
+    pub fn is_int(self) -> bool {
+        self.is_signed_int() || self.is_unsigned_int()
+    }
+    pub fn is_signed_int(self) -> bool {
+        matches!(self, DType::I8 | DType::I16 | DType::I32 | DType::I64)
+    }
+    pub fn is_unsigned_int(self) -> bool {
+        matches!(self, DType::U8 | DType::U16 | DType::U32 | DType::U64)
+    }
+    /// A real floating-point type (f16, bf16, f32, f64).
+    pub fn is_float(self) -> bool {
+        matches!(self, DType::F16 | DType::BF16 | DType::F32 | DType::F64)
+    }
+    /// A float type that is not a C primitive: arithmetic goes through f32 (as `half` does).
+    pub fn is_half(self) -> bool {
+        matches!(self, DType::F16 | DType::BF16)
+    }
+    pub fn is_complex(self) -> bool {
+        matches!(self, DType::C32 | DType::C64)
+    }
+    /// A primitive Rust numeric type: valid on both sides of `as`.
+    pub fn is_primitive(self) -> bool {
+        !self.is_half() && !self.is_complex()
+    }
+    /// Bit width of an integer type.
+    pub fn bits(self) -> u32 {
+        self.size() as u32 * 8
+    }
+    /// The real type of a complex type's parts.
+    pub fn complex_part(self) -> Option<DType> {
+        match self {
+            DType::C32 => Some(DType::F32),
+            DType::C64 => Some(DType::F64),
+            _ => None,
+        }
+    }
+}
+
+impl fmt::Display for DType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.rust_name())
+    }
+}

@@ -1,0 +1,210 @@
+//! The arguments of `#[elementwise(..)]`, `#[reduction(..)]`, `#[rawkernel(..)]`, `#[device]`.
+//!
+//! - every kernel: `instances = [f32, f64]` (one dtype per generic parameter; a tuple
+//!   `(f32, i32)` each when there are several) lists the instantiations precompiled ahead of time;
+//!   without it, the default of each parameter's bound (`lang::default_instances`) is used and
+//!   several parameters take every combination.
+//! - `#[rawkernel(fast_math)]`: compile with fast-math.
+//! - `#[reduction(identity = 0, reduce = |a, b| a + b, post = |a| a.sqrt(), acc = f64)]`.
+
+use proc_macro2::{Span, TokenStream};
+use syn::parse::{Parse, ParseStream};
+use syn::punctuated::Punctuated;
+use syn::spanned::Spanned;
+
+use super::expr::Lowerer;
+use super::{ty, AttrKind};
+use crate::diag::Diagnostics;
+use crate::dtype::DType;
+use crate::ir::{Closure, Generic, ReductionParts};
+use crate::lang;
+
+/// The parsed attribute arguments, before lowering.
+#[derive(Default)]
+pub struct KernelAttr {
+    pub fast_math: bool,
+    pub instances: Option<(syn::Expr, Span)>,
+    pub identity: Option<syn::Expr>,
+    pub reduce: Option<syn::Expr>,
+    pub post: Option<syn::Expr>,
+    pub acc: Option<syn::Type>,
+    pub span: Option<Span>,
+}
+
+struct Arg {
+    name: syn::Ident,
+    value: Option<syn::Expr>,
+}
+
+impl Parse for Arg {
+    fn parse(input: ParseStream) -> syn::Result<Self> {
+        let name: syn::Ident = input.parse()?;
+        let value = if input.peek(syn::Token![=]) {
+            input.parse::<syn::Token![=]>()?;
+            Some(input.parse()?)
+        } else {
+            None
+        };
+        Ok(Arg { name, value })
+    }
+}
+
+pub fn parse(kind: AttrKind, args: TokenStream, diags: &mut Diagnostics) -> KernelAttr {
+    let mut out = KernelAttr::default();
+    if args.is_empty() {
+        if kind == AttrKind::Reduction {
+            diags.error(
+                Span::call_site(),
+                "`#[reduction]` needs at least `reduce`: `#[reduction(identity = 0, reduce = |a, b| a + b)]`",
+            );
+        }
+        return out;
+    }
+    out.span = Some(args.span());
+    let parsed = syn::parse::Parser::parse2(Punctuated::<Arg, syn::Token![,]>::parse_terminated, args);
+    let list = match parsed {
+        Ok(l) => l,
+        Err(e) => {
+            diags.push(e);
+            return out;
+        }
+    };
+    for arg in list {
+        let name = arg.name.to_string();
+        let allowed: &[&str] = match kind {
+            AttrKind::Elementwise => &["instances"],
+            AttrKind::RawKernel => &["instances", "fast_math"],
+            AttrKind::Reduction => &["instances", "identity", "reduce", "post", "acc"],
+            AttrKind::Device => &[],
+        };
+        if !allowed.contains(&name.as_str()) {
+            let hint = if allowed.is_empty() {
+                "it takes no arguments".to_string()
+            } else {
+                format!("expected one of: {}", allowed.join(", "))
+            };
+            diags.error(arg.name.span(), format!("unknown attribute argument `{name}`; {hint}"));
+            continue;
+        }
+        match (name.as_str(), arg.value) {
+            ("fast_math", None) => out.fast_math = true,
+            ("fast_math", Some(v)) => diags.error(v.span(), "write `fast_math` alone, without a value"),
+            (_, None) => diags.error(arg.name.span(), format!("`{name}` needs a value: `{name} = ...`")),
+            ("instances", Some(v)) => out.instances = Some((v, arg.name.span())),
+            ("identity", Some(v)) => out.identity = Some(v),
+            ("reduce", Some(v)) => out.reduce = Some(v),
+            ("post", Some(v)) => out.post = Some(v),
+            ("acc", Some(v)) => match v {
+                syn::Expr::Path(p) => out.acc = Some(syn::Type::Path(syn::TypePath { qself: None, path: p.path })),
+                other => diags.error(other.span(), "`acc` takes a type: `acc = f64`"),
+            },
+            _ => unreachable!("checked against `allowed`"),
+        }
+    }
+    if kind == AttrKind::Reduction && out.reduce.is_none() {
+        diags.error(out.span.unwrap_or_else(Span::call_site), "`#[reduction]` needs `reduce = |a, b| ...`");
+    }
+    out
+}
+
+/// Lowers the reduction's parts; the closures' parameters become locals of the item.
+pub fn lower_reduction(attr: &KernelAttr, cx: &mut Lowerer<'_>) -> Option<ReductionParts> {
+    let acc = attr.acc.as_ref().and_then(|t| ty::lower(t, &cx.generics, ty::Position::Local, cx.diags));
+    let identity = attr.identity.as_ref().map(|e| Box::new(cx.expr(e)));
+    let reduce = closure(attr.reduce.as_ref()?, 2, "reduce", cx)?;
+    let post = match &attr.post {
+        Some(p) => Some(closure(p, 1, "post", cx)?),
+        None => None,
+    };
+    Some(ReductionParts { identity, reduce, post, acc })
+}
+
+fn closure(e: &syn::Expr, arity: usize, what: &str, cx: &mut Lowerer<'_>) -> Option<Closure> {
+    let syn::Expr::Closure(c) = e else {
+        let example = if arity == 2 { "|a, b| a + b" } else { "|a| a.sqrt()" };
+        cx.diags.error(e.span(), format!("`{what}` takes a closure: `{what} = {example}`"));
+        return None;
+    };
+    if c.inputs.len() != arity {
+        cx.diags.error(c.inputs.span(), format!("`{what}` takes a closure of {arity} parameter(s)"));
+        return None;
+    }
+    cx.push_scope();
+    let mut params = Vec::new();
+    for p in &c.inputs {
+        let (ident, declared) = match p {
+            syn::Pat::Ident(pi) => (&pi.ident, None),
+            syn::Pat::Type(pt) => match &*pt.pat {
+                syn::Pat::Ident(pi) => (&pi.ident, ty::lower(&pt.ty, &cx.generics, ty::Position::Local, cx.diags)),
+                other => {
+                    cx.diags.error(other.span(), "closure parameters must be plain names");
+                    cx.pop_scope();
+                    return None;
+                }
+            },
+            other => {
+                cx.diags.error(other.span(), "closure parameters must be plain names");
+                cx.pop_scope();
+                return None;
+            }
+        };
+        params.push(cx.declare(ident, false, declared));
+    }
+    let body = Box::new(cx.expr(&c.body));
+    cx.pop_scope();
+    Some(Closure { params, body, span: c.span() })
+}
+
+/// The instantiations to precompile: the attribute's list, or each bound's default.
+pub fn instances(attr: &KernelAttr, generics: &[Generic], diags: &mut Diagnostics) -> Vec<Vec<DType>> {
+    if let Some((list, span)) = &attr.instances {
+        let syn::Expr::Array(arr) = list else {
+            diags.error(list.span(), "`instances` takes a list: `instances = [f32, f64]`");
+            return Vec::new();
+        };
+        let mut out = Vec::new();
+        for elem in &arr.elems {
+            let dtypes: Vec<&syn::Expr> = match elem {
+                syn::Expr::Tuple(t) => t.elems.iter().collect(),
+                syn::Expr::Paren(p) => vec![&*p.expr],
+                other => vec![other],
+            };
+            if dtypes.len() != generics.len() {
+                diags.error(
+                    elem.span(),
+                    format!("this instance names {} type(s) but the kernel has {} generic parameter(s)", dtypes.len(), generics.len()),
+                );
+                continue;
+            }
+            let mut inst = Vec::new();
+            for (d, g) in dtypes.iter().zip(generics) {
+                match ty::dtype_of_expr(d) {
+                    Some(dt) if g.bound.admits(dt) => inst.push(dt),
+                    Some(dt) => diags.error(d.span(), format!("`{dt}` does not satisfy `{}: {}`", g.name.text, g.bound.name())),
+                    None => diags.error(d.span(), "expected a scalar type such as `f32`, `i64`, `f16` or `Complex<f64>`"),
+                }
+            }
+            if inst.len() == generics.len() {
+                out.push(inst);
+            }
+        }
+        if generics.is_empty() && !out.is_empty() {
+            diags.error(*span, "`instances` is only meaningful for a generic kernel");
+        }
+        return out;
+    }
+    // Default: every combination of each bound's defaults.
+    let mut out: Vec<Vec<DType>> = vec![Vec::new()];
+    for g in generics {
+        let mut next = Vec::new();
+        for prefix in &out {
+            for d in lang::default_instances(g.bound) {
+                let mut v = prefix.clone();
+                v.push(*d);
+                next.push(v);
+            }
+        }
+        out = next;
+    }
+    out
+}

@@ -1,0 +1,705 @@
+//! Statements and expressions: syn -> IR, with name resolution (scopes, loop labels).
+
+use std::collections::HashMap;
+
+use proc_macro2::Span;
+use syn::spanned::Spanned;
+
+use super::ty::{self, Position};
+use crate::diag::Diagnostics;
+use crate::dtype::DType;
+use crate::ir::*;
+use crate::lang;
+
+pub struct Lowerer<'d> {
+    pub diags: &'d mut Diagnostics,
+    pub generics: Vec<String>,
+    pub locals: Vec<Local>,
+    scopes: Vec<HashMap<String, LocalId>>,
+    loops: Vec<(Option<String>, LoopId)>,
+    pub next_expr: u32,
+    next_loop: u32,
+}
+
+impl<'d> Lowerer<'d> {
+    pub fn new(diags: &'d mut Diagnostics) -> Self {
+        Lowerer {
+            diags,
+            generics: Vec::new(),
+            locals: Vec::new(),
+            scopes: Vec::new(),
+            loops: Vec::new(),
+            next_expr: 0,
+            next_loop: 0,
+        }
+    }
+
+    pub fn push_scope(&mut self) {
+        self.scopes.push(HashMap::new());
+    }
+    pub fn pop_scope(&mut self) {
+        self.scopes.pop();
+    }
+    pub fn declare(&mut self, ident: &syn::Ident, mutable: bool, declared: Option<Ty>) -> LocalId {
+        let id = super::new_local(&mut self.locals, ident, mutable, declared);
+        if let Some(scope) = self.scopes.last_mut() {
+            scope.insert(ident.to_string(), id);
+        }
+        id
+    }
+    fn lookup(&self, name: &str) -> Option<LocalId> {
+        self.scopes.iter().rev().find_map(|s| s.get(name).copied())
+    }
+
+    pub fn mk(&mut self, kind: ExprKind, span: Span) -> Expr {
+        let id = ExprId(self.next_expr);
+        self.next_expr += 1;
+        Expr { id, kind, span }
+    }
+    /// A placeholder after an error (no later phase runs on a module with errors).
+    fn error(&mut self, span: Span, message: impl std::fmt::Display) -> Expr {
+        self.diags.error(span, message);
+        self.mk(ExprKind::Tuple(Vec::new()), span)
+    }
+
+    pub fn block(&mut self, b: &syn::Block) -> Block {
+        self.push_scope();
+        let mut stmts = Vec::new();
+        let mut tail = None;
+        let n = b.stmts.len();
+        for (i, s) in b.stmts.iter().enumerate() {
+            match s {
+                syn::Stmt::Local(l) => {
+                    if let Some(st) = self.local(l) {
+                        stmts.push(st);
+                    }
+                }
+                syn::Stmt::Expr(e, semi) => {
+                    let e = self.expr(e);
+                    if semi.is_none() && i + 1 == n {
+                        tail = Some(Box::new(e));
+                    } else {
+                        stmts.push(Stmt::Expr(e));
+                    }
+                }
+                syn::Stmt::Item(item) => {
+                    self.diags.error(
+                        item.span(),
+                        "items inside kernel bodies are not supported; define `#[device]` functions at module level and use `let` for values",
+                    );
+                }
+                syn::Stmt::Macro(m) => {
+                    let e = self.mac(&m.mac);
+                    stmts.push(Stmt::Expr(e));
+                }
+            }
+        }
+        self.pop_scope();
+        Block { stmts, tail, span: b.span() }
+    }
+
+    fn local(&mut self, l: &syn::Local) -> Option<Stmt> {
+        let init = match &l.init {
+            Some(init) => {
+                if let Some((_, els)) = &init.diverge {
+                    self.diags.error(els.span(), "`let ... else` is not supported in kernels; use `if`/`match`");
+                }
+                Some(self.expr(&init.expr))
+            }
+            None => None,
+        };
+        // The initializer is lowered before the pattern declares its names (`let x = x + 1;`).
+        let pat = self.pat(&l.pat, None)?;
+        Some(Stmt::Let { pat, init, span: l.span() })
+    }
+
+    fn pat(&mut self, p: &syn::Pat, declared: Option<Ty>) -> Option<Pat> {
+        match p {
+            syn::Pat::Ident(pi) => {
+                if pi.by_ref.is_some() || pi.subpat.is_some() {
+                    self.diags.error(pi.span(), "write a plain binding (`let x` or `let mut x`)");
+                    return None;
+                }
+                let id = self.declare(&pi.ident, pi.mutability.is_some(), declared);
+                Some(Pat::Bind(id, pi.ident.span()))
+            }
+            syn::Pat::Type(pt) => {
+                let t = ty::lower(&pt.ty, &self.generics, Position::Local, self.diags);
+                self.pat(&pt.pat, t)
+            }
+            syn::Pat::Wild(w) => Some(Pat::Wild(w.span())),
+            syn::Pat::Tuple(t) => {
+                let declared: Vec<Option<Ty>> = match declared {
+                    Some(Ty::Tuple(ts)) if ts.len() == t.elems.len() => ts.into_iter().map(Some).collect(),
+                    _ => vec![None; t.elems.len()],
+                };
+                let mut pats = Vec::new();
+                for (e, d) in t.elems.iter().zip(declared) {
+                    pats.push(self.pat(e, d)?);
+                }
+                Some(Pat::Tuple(pats, t.span()))
+            }
+            syn::Pat::Paren(pp) => self.pat(&pp.pat, declared),
+            other => {
+                self.diags.error(other.span(), "this pattern is not supported in `let`; use a name, `_` or a tuple of those");
+                None
+            }
+        }
+    }
+
+    fn mac(&mut self, m: &syn::Macro) -> Expr {
+        let name = m.path.segments.last().map(|s| s.ident.to_string()).unwrap_or_default();
+        let hint = match name.as_str() {
+            "println" | "print" | "eprintln" | "eprint" | "dbg" | "format" | "write" | "writeln" => {
+                "printing is not available in kernels; write results to an output array"
+            }
+            "panic" | "assert" | "assert_eq" | "assert_ne" | "unreachable" | "todo" | "unimplemented" | "debug_assert" => {
+                "panics are not available in kernels; check the condition with `if` and write a flag to an output array"
+            }
+            "vec" => "`vec!` is not available in kernels (no heap on the GPU); use a local `[T; N]` array",
+            _ => "macros are not available in kernels; write the code out or use a `#[device]` function",
+        };
+        self.error(m.span(), format!("`{name}!`: {hint}"))
+    }
+
+    pub fn expr(&mut self, e: &syn::Expr) -> Expr {
+        let span = e.span();
+        match e {
+            syn::Expr::Lit(l) => self.lit(&l.lit),
+            syn::Expr::Paren(p) => self.expr(&p.expr),
+            syn::Expr::Group(g) => self.expr(&g.expr),
+            syn::Expr::Path(p) => self.path_expr(p),
+            syn::Expr::Unary(u) => {
+                let op = match u.op {
+                    syn::UnOp::Neg(_) => UnOp::Neg,
+                    syn::UnOp::Not(_) => UnOp::Not,
+                    syn::UnOp::Deref(_) => UnOp::Deref,
+                    _ => return self.error(span, "unsupported unary operator"),
+                };
+                let inner = self.expr(&u.expr);
+                self.mk(ExprKind::Unary(op, Box::new(inner)), span)
+            }
+            syn::Expr::Binary(b) => self.binary(b),
+            syn::Expr::Assign(a) => {
+                let place = self.expr(&a.left);
+                let value = self.expr(&a.right);
+                self.mk(ExprKind::Assign { op: None, place: Box::new(place), value: Box::new(value) }, span)
+            }
+            syn::Expr::Cast(c) => {
+                let inner = self.expr(&c.expr);
+                match ty::lower(&c.ty, &self.generics, Position::Local, self.diags) {
+                    Some(t) => self.mk(ExprKind::Cast(Box::new(inner), t), span),
+                    None => self.mk(ExprKind::Tuple(Vec::new()), span),
+                }
+            }
+            syn::Expr::Call(c) => self.call(c),
+            syn::Expr::MethodCall(m) => self.method_call(m),
+            syn::Expr::Index(i) => {
+                let base = self.expr(&i.expr);
+                let indices = match &*i.index {
+                    syn::Expr::Array(a) => a.elems.iter().map(|e| self.expr(e)).collect(),
+                    syn::Expr::Range(r) => {
+                        return self.error(r.span(), "sub-slices (`a[i..j]`) are not supported in kernels; index elements with an offset instead");
+                    }
+                    other => vec![self.expr(other)],
+                };
+                self.mk(ExprKind::Index { base: Box::new(base), indices }, span)
+            }
+            syn::Expr::Field(f) => {
+                let base = self.expr(&f.base);
+                match &f.member {
+                    syn::Member::Named(n) => {
+                        let field = Name { text: n.to_string(), span: n.span() };
+                        self.mk(ExprKind::Field { base: Box::new(base), field }, span)
+                    }
+                    syn::Member::Unnamed(i) => self.mk(ExprKind::TupleField { base: Box::new(base), index: i.index }, span),
+                }
+            }
+            syn::Expr::Tuple(t) => {
+                let elems = t.elems.iter().map(|e| self.expr(e)).collect();
+                self.mk(ExprKind::Tuple(elems), span)
+            }
+            syn::Expr::Array(a) => {
+                let elems = a.elems.iter().map(|e| self.expr(e)).collect();
+                self.mk(ExprKind::ArrayList(elems), span)
+            }
+            syn::Expr::Repeat(r) => {
+                let value = self.expr(&r.expr);
+                let len = ty::const_len(&r.len, self.diags).unwrap_or(0);
+                self.mk(ExprKind::ArrayRepeat { value: Box::new(value), len }, span)
+            }
+            syn::Expr::Block(b) => {
+                if let Some(l) = &b.label {
+                    return self.error(l.span(), "labelled blocks are not supported; use a labelled `loop` with `break 'label`");
+                }
+                let blk = self.block(&b.block);
+                self.mk(ExprKind::Block(blk), span)
+            }
+            syn::Expr::Unsafe(u) => {
+                let blk = self.block(&u.block);
+                self.mk(ExprKind::Block(blk), span)
+            }
+            syn::Expr::If(i) => self.if_expr(i),
+            syn::Expr::Match(m) => self.match_expr(m),
+            syn::Expr::While(w) => {
+                let label = w.label.as_ref().map(label_name);
+                let id = self.enter_loop(label.as_ref());
+                let cond = self.expr(&w.cond);
+                let body = self.block(&w.body);
+                self.loops.pop();
+                self.mk(ExprKind::While { label, id, cond: Box::new(cond), body }, span)
+            }
+            syn::Expr::Loop(l) => {
+                let label = l.label.as_ref().map(label_name);
+                let id = self.enter_loop(label.as_ref());
+                let body = self.block(&l.body);
+                self.loops.pop();
+                self.mk(ExprKind::Loop { label, id, body }, span)
+            }
+            syn::Expr::ForLoop(f) => self.for_loop(f),
+            syn::Expr::Break(b) => {
+                let Some(target) = self.loop_target(b.label.as_ref(), span, "break") else {
+                    return self.mk(ExprKind::Tuple(Vec::new()), span);
+                };
+                let value = b.expr.as_ref().map(|e| Box::new(self.expr(e)));
+                self.mk(ExprKind::Break { target, value }, span)
+            }
+            syn::Expr::Continue(c) => {
+                let Some(target) = self.loop_target(c.label.as_ref(), span, "continue") else {
+                    return self.mk(ExprKind::Tuple(Vec::new()), span);
+                };
+                self.mk(ExprKind::Continue { target }, span)
+            }
+            syn::Expr::Return(r) => {
+                let value = r.expr.as_ref().map(|e| Box::new(self.expr(e)));
+                self.mk(ExprKind::Return(value), span)
+            }
+            syn::Expr::Reference(r) => {
+                // `&x` / `&mut x` passes a place to a device function's reference parameter.
+                let inner = self.expr(&r.expr);
+                let op = if r.mutability.is_some() { "mut" } else { "" };
+                let _ = op;
+                self.mk(ExprKind::Ref { mutable: r.mutability.is_some(), expr: Box::new(inner) }, span)
+            }
+            syn::Expr::Struct(s) => self.struct_lit(s),
+            syn::Expr::Macro(m) => self.mac(&m.mac),
+            syn::Expr::Closure(c) => self.error(
+                c.span(),
+                "closures are only allowed in the `#[reduction]` attribute (`reduce = |a, b| ...`); write a `#[device]` function instead",
+            ),
+            syn::Expr::Range(r) => self.error(r.span(), "ranges are only allowed as the iterator of a `for` loop (`for i in 0..n`)"),
+            syn::Expr::Try(t) => self.error(t.span(), "`?` is not available in kernels (no `Result`); check with `if`"),
+            syn::Expr::Await(a) => self.error(a.span(), "`.await` is not available in kernels"),
+            syn::Expr::Let(l) => self.error(l.span(), "`if let` / `while let` are not supported in kernels; use `match` on an integer or a comparison"),
+            other => self.error(other.span(), "this expression is not supported in kernels"),
+        }
+    }
+
+    fn lit(&mut self, l: &syn::Lit) -> Expr {
+        let span = l.span();
+        match l {
+            syn::Lit::Int(i) => {
+                let suffix = match i.suffix() {
+                    "" => None,
+                    s => match s {
+                        "usize" => Some(DType::U64),
+                        "isize" => Some(DType::I64),
+                        s => match DType::from_rust_name(s) {
+                            Some(d) if d.is_int() || d.is_float() && !d.is_half() => Some(d),
+                            _ => return self.error(span, format!("unknown literal suffix `{s}`")),
+                        },
+                    },
+                };
+                match i.base10_parse::<u128>() {
+                    Ok(value) => match suffix {
+                        Some(d) if d.is_float() => {
+                            self.mk(ExprKind::Lit(Lit::Float { text: value.to_string(), suffix: Some(d) }), span)
+                        }
+                        _ => self.mk(ExprKind::Lit(Lit::Int { value, suffix }), span),
+                    },
+                    Err(e) => self.error(span, e),
+                }
+            }
+            syn::Lit::Float(f) => {
+                let suffix = match f.suffix() {
+                    "" => None,
+                    "f32" => Some(DType::F32),
+                    "f64" => Some(DType::F64),
+                    s => return self.error(span, format!("unknown float literal suffix `{s}`; use `f32` or `f64`")),
+                };
+                let text = f.base10_digits().to_string();
+                self.mk(ExprKind::Lit(Lit::Float { text, suffix }), span)
+            }
+            syn::Lit::Bool(b) => self.mk(ExprKind::Lit(Lit::Bool(b.value)), span),
+            syn::Lit::Str(_) | syn::Lit::ByteStr(_) | syn::Lit::CStr(_) => {
+                self.error(span, "strings are not available in kernels; pass numbers, or a `&[u8]` of bytes")
+            }
+            syn::Lit::Char(_) | syn::Lit::Byte(_) => self.error(span, "`char` is not available in kernels; use a `u8` or `u32` code"),
+            _ => self.error(span, "unsupported literal"),
+        }
+    }
+
+    /// The type named by the first segments of a path (`f32` in `f32::MAX`, `T` in `T::zero`,
+    /// skipping `std::`/`core::` and `consts::`).
+    fn path_type(&mut self, segs: &[&syn::PathSegment], span: Span) -> Option<Ty> {
+        let segs: Vec<&&syn::PathSegment> =
+            segs.iter().filter(|s| !matches!(s.ident.to_string().as_str(), "std" | "core" | "consts" | "num_complex" | "half")).collect();
+        let [seg] = segs.as_slice() else {
+            self.diags.error(span, "unsupported path in a kernel");
+            return None;
+        };
+        let name = seg.ident.to_string();
+        if let Some(i) = self.generics.iter().position(|g| *g == name) {
+            return Some(Ty::Param(i as u32));
+        }
+        if name == "Complex" && seg.arguments.is_empty() {
+            return Some(Ty::Scalar(DType::C64)); // refined from the arguments by the type checker
+        }
+        let path = syn::Path::from((**seg).clone());
+        ty::lower(&syn::Type::Path(syn::TypePath { qself: None, path }), &self.generics, Position::Local, self.diags)
+    }
+
+    fn path_expr(&mut self, p: &syn::ExprPath) -> Expr {
+        let span = p.span();
+        if p.qself.is_some() {
+            return self.error(span, "qualified paths (`<T as Trait>::X`) are not available in kernels");
+        }
+        if let Some(id) = p.path.get_ident() {
+            let name = id.to_string();
+            if let Some(local) = self.lookup(&name) {
+                return self.mk(ExprKind::Local(local), span);
+            }
+            if self.generics.contains(&name) {
+                return self.error(span, format!("`{name}` is a type; to make a value of it write `{name}::from_f64(..)`, `{name}::zero()` or `{name}::one()`"));
+            }
+            if lang::intrinsic(&name).is_some() {
+                return self.error(span, format!("`{name}` is a function; call it: `{name}()`"));
+            }
+            if name == "None" || name == "Some" {
+                return self.error(span, "`Option` is not available in kernels; return a value and a `bool` flag in a tuple");
+            }
+            return self.error(span, format!("cannot find value `{name}` in this kernel; kernels see their parameters and locals only"));
+        }
+        let segs: Vec<&syn::PathSegment> = p.path.segments.iter().collect();
+        let (last, prefix) = segs.split_last().expect("paths have at least one segment");
+        let name = Name { text: last.ident.to_string(), span: last.ident.span() };
+        let Some(ty) = self.path_type(prefix, span) else { return self.mk(ExprKind::Tuple(Vec::new()), span) };
+        self.mk(ExprKind::Const { ty, name }, span)
+    }
+
+    fn binary(&mut self, b: &syn::ExprBinary) -> Expr {
+        use syn::BinOp as S;
+        let span = b.span();
+        let (op, assign) = match b.op {
+            S::Add(_) => (BinOp::Add, false),
+            S::Sub(_) => (BinOp::Sub, false),
+            S::Mul(_) => (BinOp::Mul, false),
+            S::Div(_) => (BinOp::Div, false),
+            S::Rem(_) => (BinOp::Rem, false),
+            S::And(_) => (BinOp::And, false),
+            S::Or(_) => (BinOp::Or, false),
+            S::BitXor(_) => (BinOp::BitXor, false),
+            S::BitAnd(_) => (BinOp::BitAnd, false),
+            S::BitOr(_) => (BinOp::BitOr, false),
+            S::Shl(_) => (BinOp::Shl, false),
+            S::Shr(_) => (BinOp::Shr, false),
+            S::Eq(_) => (BinOp::Eq, false),
+            S::Lt(_) => (BinOp::Lt, false),
+            S::Le(_) => (BinOp::Le, false),
+            S::Ne(_) => (BinOp::Ne, false),
+            S::Ge(_) => (BinOp::Ge, false),
+            S::Gt(_) => (BinOp::Gt, false),
+            S::AddAssign(_) => (BinOp::Add, true),
+            S::SubAssign(_) => (BinOp::Sub, true),
+            S::MulAssign(_) => (BinOp::Mul, true),
+            S::DivAssign(_) => (BinOp::Div, true),
+            S::RemAssign(_) => (BinOp::Rem, true),
+            S::BitXorAssign(_) => (BinOp::BitXor, true),
+            S::BitAndAssign(_) => (BinOp::BitAnd, true),
+            S::BitOrAssign(_) => (BinOp::BitOr, true),
+            S::ShlAssign(_) => (BinOp::Shl, true),
+            S::ShrAssign(_) => (BinOp::Shr, true),
+            _ => return self.error(span, "unsupported operator"),
+        };
+        let l = self.expr(&b.left);
+        let r = self.expr(&b.right);
+        if assign {
+            self.mk(ExprKind::Assign { op: Some(op), place: Box::new(l), value: Box::new(r) }, span)
+        } else {
+            self.mk(ExprKind::Binary(op, Box::new(l), Box::new(r)), span)
+        }
+    }
+
+    fn call(&mut self, c: &syn::ExprCall) -> Expr {
+        let span = c.span();
+        let syn::Expr::Path(p) = &*c.func else {
+            return self.error(c.func.span(), "only named functions can be called in kernels");
+        };
+        let args: Vec<Expr> = c.args.iter().map(|a| self.expr(a)).collect();
+        let segs: Vec<&syn::PathSegment> = p.path.segments.iter().collect();
+        if segs.len() == 1 {
+            let seg = segs[0];
+            let name = seg.ident.to_string();
+            if self.lookup(&name).is_some() {
+                return self.error(span, format!("`{name}` is a value, not a function"));
+            }
+            let (tys, consts) = self.turbofish(&seg.arguments);
+            if let Some(intr) = lang::intrinsic(&name) {
+                return self.mk(ExprKind::Call { callee: Callee::Intrinsic { name: intr, tys, consts }, args }, span);
+            }
+            match name.as_str() {
+                "Some" | "Ok" | "Err" => {
+                    return self.error(span, "`Option`/`Result` are not available in kernels; return a value and a `bool` flag in a tuple")
+                }
+                "drop" | "print" | "panic" => return self.error(span, format!("`{name}` is not available in kernels")),
+                _ => {}
+            }
+            let name = Name { text: name, span: seg.ident.span() };
+            return self.mk(ExprKind::Call { callee: Callee::Device { name, tys }, args }, span);
+        }
+        let (last, prefix) = segs.split_last().expect("non-empty path");
+        let name = Name { text: last.ident.to_string(), span: last.ident.span() };
+        if prefix.len() == 1 {
+            let head = prefix[0].ident.to_string();
+            match head.as_str() {
+                "Vec" | "Box" | "String" | "Rc" | "Arc" | "HashMap" => {
+                    return self.error(span, format!("`{head}` is not available in kernels (no heap on the GPU); use a `&[T]` argument or a local `[T; N]` array"))
+                }
+                "Complex" if name.text == "new" => {
+                    return self.mk(ExprKind::Call { callee: Callee::Intrinsic { name: "complex_new", tys: Vec::new(), consts: Vec::new() }, args }, span);
+                }
+                _ => {}
+            }
+        }
+        let Some(ty) = self.path_type(prefix, span) else { return self.mk(ExprKind::Tuple(Vec::new()), span) };
+        self.mk(ExprKind::Call { callee: Callee::Assoc { ty, name }, args }, span)
+    }
+
+    fn turbofish(&mut self, args: &syn::PathArguments) -> (Vec<Ty>, Vec<u64>) {
+        let mut tys = Vec::new();
+        let mut consts = Vec::new();
+        if let syn::PathArguments::AngleBracketed(a) = args {
+            for g in &a.args {
+                match g {
+                    syn::GenericArgument::Type(t) => {
+                        // `shared_array::<f32, 256>` parses `256` as a const argument, but a bare
+                        // name could be either; a type lowering failure is reported there.
+                        if let Some(t) = ty::lower(t, &self.generics, Position::Local, self.diags) {
+                            tys.push(t);
+                        }
+                    }
+                    syn::GenericArgument::Const(e) => {
+                        if let Some(n) = ty::const_len(e, self.diags) {
+                            consts.push(n);
+                        }
+                    }
+                    other => self.diags.error(other.span(), "unsupported generic argument"),
+                }
+            }
+        }
+        (tys, consts)
+    }
+
+    fn method_call(&mut self, m: &syn::ExprMethodCall) -> Expr {
+        let span = m.span();
+        let method = m.method.to_string();
+        match method.as_str() {
+            "unwrap" | "expect" | "unwrap_or" => {
+                return self.error(m.method.span(), "panics and `Option`/`Result` are not available in kernels; check with `if` instead of unwrapping")
+            }
+            "iter" | "iter_mut" | "into_iter" | "map" | "sum" | "collect" | "fold" | "zip" | "enumerate" => {
+                return self.error(m.method.span(), "iterators are not available in kernels; loop over indices: `for i in 0..a.len()`")
+            }
+            "clone" | "to_owned" | "to_vec" | "to_string" => {
+                return self.error(m.method.span(), format!("`.{method}()` is not available in kernels; kernel values are `Copy`: use the value directly"))
+            }
+            _ => {}
+        }
+        if let Some(t) = &m.turbofish {
+            return self.error(t.span(), "method turbofish is not supported in kernels");
+        }
+        let receiver = self.expr(&m.receiver);
+        let args = m.args.iter().map(|a| self.expr(a)).collect();
+        let method = Name { text: method, span: m.method.span() };
+        self.mk(ExprKind::MethodCall { receiver: Box::new(receiver), method, args }, span)
+    }
+
+    fn struct_lit(&mut self, s: &syn::ExprStruct) -> Expr {
+        let span = s.span();
+        let name = s.path.segments.last().map(|x| x.ident.to_string()).unwrap_or_default();
+        if name == "Complex" && s.fields.len() == 2 && s.rest.is_none() {
+            let mut re = None;
+            let mut im = None;
+            for f in &s.fields {
+                if let syn::Member::Named(n) = &f.member {
+                    match n.to_string().as_str() {
+                        "re" => re = Some(self.expr(&f.expr)),
+                        "im" => im = Some(self.expr(&f.expr)),
+                        _ => {}
+                    }
+                }
+            }
+            if let (Some(re), Some(im)) = (re, im) {
+                let callee = Callee::Intrinsic { name: "complex_new", tys: Vec::new(), consts: Vec::new() };
+                return self.mk(ExprKind::Call { callee, args: vec![re, im] }, span);
+            }
+        }
+        self.error(span, format!("struct literals (`{name} {{ .. }}`) are not supported in kernels; use tuples, or `Complex::new(re, im)`"))
+    }
+
+    fn if_expr(&mut self, i: &syn::ExprIf) -> Expr {
+        let span = i.span();
+        let cond = self.expr(&i.cond);
+        let then = self.block(&i.then_branch);
+        let els = i.else_branch.as_ref().map(|(_, e)| Box::new(self.expr(e)));
+        self.mk(ExprKind::If { cond: Box::new(cond), then, els }, span)
+    }
+
+    fn match_expr(&mut self, m: &syn::ExprMatch) -> Expr {
+        let span = m.span();
+        let scrutinee = self.expr(&m.expr);
+        let mut arms = Vec::new();
+        for arm in &m.arms {
+            self.push_scope();
+            let pat = self.match_pat(&arm.pat);
+            let guard = arm.guard.as_ref().map(|(_, g)| self.expr(g));
+            let body = self.expr(&arm.body);
+            self.pop_scope();
+            if let Some(pat) = pat {
+                arms.push(Arm { pat, guard, body, span: arm.span() });
+            }
+        }
+        self.mk(ExprKind::Match { scrutinee: Box::new(scrutinee), arms }, span)
+    }
+
+    fn match_pat(&mut self, p: &syn::Pat) -> Option<MatchPat> {
+        match p {
+            syn::Pat::Lit(l) => Some(MatchPat::Lit(self.lit(&l.lit))),
+            syn::Pat::Range(r) => {
+                let (Some(lo), Some(hi)) = (&r.start, &r.end) else {
+                    self.diags.error(r.span(), "write both ends of a range pattern: `1..=9`");
+                    return None;
+                };
+                let lo = self.expr(lo);
+                let hi = self.expr(hi);
+                Some(MatchPat::Range { lo, hi, inclusive: matches!(r.limits, syn::RangeLimits::Closed(_)) })
+            }
+            syn::Pat::Or(o) => {
+                let cases: Option<Vec<MatchPat>> = o.cases.iter().map(|c| self.match_pat(c)).collect();
+                Some(MatchPat::Or(cases?))
+            }
+            syn::Pat::Wild(_) => Some(MatchPat::Wild(None)),
+            syn::Pat::Ident(pi) if pi.subpat.is_none() && pi.by_ref.is_none() => {
+                let id = self.declare(&pi.ident, pi.mutability.is_some(), None);
+                Some(MatchPat::Wild(Some(id)))
+            }
+            syn::Pat::Paren(pp) => self.match_pat(&pp.pat),
+            syn::Pat::Verbatim(_) | syn::Pat::Path(_) => {
+                // Constants such as `i32::MAX` as patterns.
+                if let syn::Pat::Path(pp) = p {
+                    let e = self.path_expr(&syn::ExprPath { attrs: Vec::new(), qself: pp.qself.clone(), path: pp.path.clone() });
+                    return Some(MatchPat::Lit(e));
+                }
+                self.diags.error(p.span(), "unsupported pattern; `match` in kernels takes integer literals, ranges, `|`, `_` and names");
+                None
+            }
+            other => {
+                self.diags.error(other.span(), "unsupported pattern; `match` in kernels takes integer literals, ranges, `|`, `_` and names");
+                None
+            }
+        }
+    }
+
+    fn enter_loop(&mut self, label: Option<&Name>) -> LoopId {
+        let id = LoopId(self.next_loop);
+        self.next_loop += 1;
+        self.loops.push((label.map(|l| l.text.clone()), id));
+        id
+    }
+
+    fn loop_target(&mut self, label: Option<&syn::Lifetime>, span: Span, what: &str) -> Option<LoopId> {
+        match label {
+            None => match self.loops.last() {
+                Some((_, id)) => Some(*id),
+                None => {
+                    self.diags.error(span, format!("`{what}` outside of a loop"));
+                    None
+                }
+            },
+            Some(l) => {
+                let name = l.ident.to_string();
+                match self.loops.iter().rev().find(|(n, _)| n.as_deref() == Some(name.as_str())) {
+                    Some((_, id)) => Some(*id),
+                    None => {
+                        self.diags.error(l.span(), format!("use of undeclared label `'{name}`"));
+                        None
+                    }
+                }
+            }
+        }
+    }
+
+    fn for_loop(&mut self, f: &syn::ExprForLoop) -> Expr {
+        let span = f.span();
+        let label = f.label.as_ref().map(label_name);
+        let Some(range) = self.range_iter(&f.expr) else { return self.mk(ExprKind::Tuple(Vec::new()), span) };
+        let id = self.enter_loop(label.as_ref());
+        self.push_scope();
+        let var = match &*f.pat {
+            syn::Pat::Ident(pi) if pi.subpat.is_none() && pi.by_ref.is_none() => self.declare(&pi.ident, pi.mutability.is_some(), None),
+            syn::Pat::Wild(w) => self.declare(&syn::Ident::new("_", w.span()), false, None),
+            other => {
+                self.diags.error(other.span(), "the loop variable must be a name or `_`");
+                self.declare(&syn::Ident::new("_", other.span()), false, None)
+            }
+        };
+        let body = self.block(&f.body);
+        self.pop_scope();
+        self.loops.pop();
+        self.mk(ExprKind::For { label, id, var, range, body }, span)
+    }
+
+    /// `a..b`, `a..=b`, then optionally `.rev()`, then optionally `.step_by(s)`.
+    fn range_iter(&mut self, e: &syn::Expr) -> Option<RangeLoop> {
+        let unsupported = "`for` loops in kernels iterate over integer ranges: `a..b`, `a..=b`, with `.rev()` and `.step_by(s)` (in that order)";
+        match e {
+            syn::Expr::Paren(p) => self.range_iter(&p.expr),
+            syn::Expr::Range(r) => {
+                let (Some(start), Some(end)) = (&r.start, &r.end) else {
+                    self.diags.error(r.span(), "write both ends of the range: `0..n`");
+                    return None;
+                };
+                let start = Box::new(self.expr(start));
+                let end = Box::new(self.expr(end));
+                let inclusive = matches!(r.limits, syn::RangeLimits::Closed(_));
+                Some(RangeLoop { start, end, inclusive, rev: false, step: None })
+            }
+            syn::Expr::MethodCall(m) if m.method == "rev" && m.args.is_empty() => {
+                let mut r = self.range_iter(&m.receiver)?;
+                if r.rev || r.step.is_some() {
+                    self.diags.error(m.span(), unsupported);
+                    return None;
+                }
+                r.rev = true;
+                Some(r)
+            }
+            syn::Expr::MethodCall(m) if m.method == "step_by" && m.args.len() == 1 => {
+                let mut r = self.range_iter(&m.receiver)?;
+                if r.step.is_some() {
+                    self.diags.error(m.span(), unsupported);
+                    return None;
+                }
+                r.step = Some(Box::new(self.expr(&m.args[0])));
+                Some(r)
+            }
+            other => {
+                self.diags.error(other.span(), unsupported);
+                None
+            }
+        }
+    }
+}
+
+fn label_name(l: &syn::Label) -> Name {
+    Name { text: l.name.ident.to_string(), span: l.name.span() }
+}

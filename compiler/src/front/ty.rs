@@ -1,0 +1,249 @@
+//! Rust types as written -> [`Ty`]. Types outside the kernel language are rejected here with what
+//! to use instead.
+
+use syn::spanned::Spanned;
+
+use crate::diag::Diagnostics;
+use crate::dtype::DType;
+use crate::ir::Ty;
+
+/// Where a type appears: references are allowed on parameters only.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Position {
+    Param,
+    Return,
+    Local,
+}
+
+/// A dtype from its Rust spelling: `f32`, `half::f16`, `Complex<f64>`, `usize` (64-bit on the GPU).
+pub fn dtype_of_path(path: &syn::Path) -> Option<DType> {
+    let last = path.segments.last()?;
+    let name = last.ident.to_string();
+    match name.as_str() {
+        "usize" => return Some(DType::U64),
+        "isize" => return Some(DType::I64),
+        "Complex" => {
+            let syn::PathArguments::AngleBracketed(args) = &last.arguments else { return None };
+            let Some(syn::GenericArgument::Type(syn::Type::Path(inner))) = args.args.first() else { return None };
+            return match dtype_of_path(&inner.path)? {
+                DType::F32 => Some(DType::C32),
+                DType::F64 => Some(DType::C64),
+                _ => None,
+            };
+        }
+        _ => {}
+    }
+    if !last.arguments.is_empty() {
+        return None;
+    }
+    DType::from_rust_name(&name)
+}
+
+pub fn dtype_of_expr(e: &syn::Expr) -> Option<DType> {
+    match e {
+        syn::Expr::Path(p) => dtype_of_path(&p.path),
+        _ => {
+            // `Complex<f32>` parses as a comparison chain in expression position; reparse as a type.
+            let tokens = quote::ToTokens::to_token_stream(e);
+            let t: syn::Type = syn::parse2(tokens).ok()?;
+            match t {
+                syn::Type::Path(p) => dtype_of_path(&p.path),
+                _ => None,
+            }
+        }
+    }
+}
+
+pub fn lower(t: &syn::Type, generics: &[String], pos: Position, diags: &mut Diagnostics) -> Option<Ty> {
+    match t {
+        syn::Type::Paren(p) => lower(&p.elem, generics, pos, diags),
+        syn::Type::Group(g) => lower(&g.elem, generics, pos, diags),
+        syn::Type::Tuple(tt) => {
+            if tt.elems.is_empty() {
+                return Some(Ty::Unit);
+            }
+            let elems: Vec<Option<Ty>> = tt.elems.iter().map(|e| lower(e, generics, pos, diags)).collect();
+            elems.into_iter().collect::<Option<Vec<_>>>().map(Ty::Tuple)
+        }
+        syn::Type::Array(a) => {
+            let elem = lower(&a.elem, generics, Position::Local, diags)?;
+            let len = const_len(&a.len, diags)?;
+            Some(Ty::Array(Box::new(elem), len))
+        }
+        syn::Type::Reference(r) => {
+            if pos != Position::Param {
+                diags.error(r.span(), "references are only allowed as kernel and device-function parameters; use a value type here");
+                return None;
+            }
+            let mutable = r.mutability.is_some();
+            match &*r.elem {
+                syn::Type::Slice(s) => {
+                    let elem = lower(&s.elem, generics, Position::Local, diags)?;
+                    Some(Ty::Slice { elem: Box::new(elem), mutable })
+                }
+                syn::Type::Array(a) => {
+                    let elem = lower(&a.elem, generics, Position::Local, diags)?;
+                    let len = const_len(&a.len, diags)?;
+                    Some(Ty::ArrayRef { elem: Box::new(elem), len, mutable })
+                }
+                syn::Type::Path(p) if p.path.is_ident("str") => {
+                    diags.error(r.span(), "strings are not available in kernels; pass numbers, or a `&[u8]` of bytes");
+                    None
+                }
+                inner => {
+                    let inner = lower(inner, generics, Position::Local, diags)?;
+                    Some(Ty::Ref { inner: Box::new(inner), mutable })
+                }
+            }
+        }
+        syn::Type::Slice(s) => {
+            diags.error(s.span(), "an unsized slice cannot be a value; take it by reference: `&[T]` or `&mut [T]`");
+            None
+        }
+        syn::Type::Ptr(p) => {
+            diags.error(p.span(), "raw pointers are not available in kernels; use a slice `&[T]` / `&mut [T]` or a `View`");
+            None
+        }
+        syn::Type::TraitObject(o) => {
+            diags.error(o.span(), "trait objects (`dyn Trait`) are not available in kernels; use a generic parameter with a prelude bound");
+            None
+        }
+        syn::Type::ImplTrait(i) => {
+            diags.error(i.span(), "`impl Trait` is not available in kernels; use a generic parameter with a prelude bound");
+            None
+        }
+        syn::Type::BareFn(f) => {
+            diags.error(f.span(), "function pointers are not available in kernels; call a `#[device]` function directly");
+            None
+        }
+        syn::Type::Never(n) => {
+            diags.error(n.span(), "`!` is not available as a kernel type");
+            None
+        }
+        syn::Type::Infer(i) => {
+            diags.error(i.span(), "write the type out; `_` is not allowed here");
+            None
+        }
+        syn::Type::Path(p) => lower_path(p, generics, diags),
+        other => {
+            diags.error(other.span(), "this type is not available in kernels");
+            None
+        }
+    }
+}
+
+fn lower_path(p: &syn::TypePath, generics: &[String], diags: &mut Diagnostics) -> Option<Ty> {
+    if p.qself.is_some() {
+        diags.error(p.span(), "qualified paths (`<T as Trait>::X`) are not available in kernels");
+        return None;
+    }
+    let path = &p.path;
+    if let Some(id) = path.get_ident() {
+        if let Some(i) = generics.iter().position(|g| id == g) {
+            return Some(Ty::Param(i as u32));
+        }
+    }
+    if let Some(d) = dtype_of_path(path) {
+        return Some(Ty::Scalar(d));
+    }
+    let last = path.segments.last()?;
+    let name = last.ident.to_string();
+    let type_args = || -> Vec<&syn::GenericArgument> {
+        match &last.arguments {
+            syn::PathArguments::AngleBracketed(a) => {
+                a.args.iter().filter(|g| !matches!(g, syn::GenericArgument::Lifetime(_))).collect()
+            }
+            _ => Vec::new(),
+        }
+    };
+    match name.as_str() {
+        "Dim3" => Some(Ty::Dim3),
+        "Raw" => {
+            let args = type_args();
+            match args.as_slice() {
+                [syn::GenericArgument::Type(t)] => {
+                    let elem = lower(t, generics, Position::Local, diags)?;
+                    Some(Ty::Raw(Box::new(elem)))
+                }
+                _ => {
+                    diags.error(last.span(), "write `Raw<T>` with one element type");
+                    None
+                }
+            }
+        }
+        "View" | "ViewMut" => {
+            let args = type_args();
+            match args.as_slice() {
+                [syn::GenericArgument::Type(t), syn::GenericArgument::Const(n)] => {
+                    let elem = lower(t, generics, Position::Local, diags)?;
+                    let ndim = const_len(n, diags)? as u32;
+                    Some(Ty::View { elem: Box::new(elem), ndim, mutable: name == "ViewMut" })
+                }
+                [syn::GenericArgument::Type(t), syn::GenericArgument::Type(syn::Type::Path(n))] => {
+                    // `View<f32, 2>` parses its `2` as a const argument; a named const is a path.
+                    let _ = n;
+                    diags.error(t.span(), format!("write the number of dimensions as a literal: `{name}<T, 2>`"));
+                    None
+                }
+                _ => {
+                    diags.error(last.span(), format!("write `{name}<T, N>` with an element type and a number of dimensions"));
+                    None
+                }
+            }
+        }
+        "Vec" | "Box" | "Rc" | "Arc" | "HashMap" | "BTreeMap" | "VecDeque" => {
+            diags.error(
+                p.span(),
+                format!("`{name}` is not available in kernels (no heap on the GPU); use a `&[T]` / `&mut [T]` argument or a local `[T; N]` array"),
+            );
+            None
+        }
+        "String" => {
+            diags.error(p.span(), "`String` is not available in kernels; pass numbers, or a `&[u8]` of bytes");
+            None
+        }
+        "Option" | "Result" => {
+            diags.error(p.span(), format!("`{name}` is not available in kernels; return a value and a `bool` flag in a tuple"));
+            None
+        }
+        "Self" => {
+            diags.error(p.span(), "`Self` is not available in kernels");
+            None
+        }
+        "Complex" => {
+            diags.error(p.span(), "write `Complex<f32>` or `Complex<f64>`");
+            None
+        }
+        _ => {
+            diags.error(
+                p.span(),
+                format!("unknown type `{}` in a kernel; kernels use scalars (`f32`, `i64`, `f16`, `Complex<f64>`, ...), generic parameters, tuples, `[T; N]`, slices, `View`/`ViewMut`, `Raw<T>` and `Dim3`", quote::ToTokens::to_token_stream(path)),
+            );
+            None
+        }
+    }
+}
+
+/// An array length or dimension count: an integer literal.
+pub fn const_len(e: &syn::Expr, diags: &mut Diagnostics) -> Option<u64> {
+    match e {
+        syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Int(i), .. }) => match i.base10_parse::<u64>() {
+            Ok(v) => Some(v),
+            Err(err) => {
+                diags.push(err);
+                None
+            }
+        },
+        syn::Expr::Block(b) if b.block.stmts.len() == 1 => match &b.block.stmts[0] {
+            syn::Stmt::Expr(e, None) => const_len(e, diags),
+            _ => {
+                diags.error(e.span(), "write the length as an integer literal");
+                None
+            }
+        },
+        other => {
+            diags.error(other.span(), "write the length as an integer literal (named constants are not supported yet)");
+            None
+        }
+    }
+}

@@ -1,0 +1,488 @@
+//! The kernel IR: what the front end produces from Rust syntax and every later phase consumes.
+//!
+//! # Shape
+//!
+//! A [`Module`] is one source file: its kernels and `#[device]` functions, each an [`Item`]. An
+//! item owns its [`Local`]s (every `let` binding, parameter and loop variable, already resolved by
+//! the front end: a name in an expression is a [`LocalId`], never text) and a tree of [`Expr`]s
+//! numbered densely by [`ExprId`] so that the type checker can keep its results in a side table.
+//!
+//! # Invariants
+//!
+//! Established by the front end:
+//! - every node carries the [`Span`] of the user's tokens it came from;
+//! - every `LocalId` refers to a binding in scope at its use;
+//! - `ExprId`s are unique within an item and `< Item::expr_count`;
+//! - `break`/`continue` refer to an enclosing loop (`LoopId`), labelled or not.
+//!
+//! Established by the type checker (see `typeck`): every expression has a type, with no inference
+//! variables left; integer literals fit their type.
+//!
+//! Established by the validator (`valid.rs`): no recursion among device functions, every called
+//! device function exists, kernel-kind rules (elementwise parameters are scalars or `Raw<T>`,
+//! raw kernels return `()`), intrinsics used only where they mean something.
+//!
+//! Statements and expressions are Rust's: blocks, `if` and `match` are expressions; the back end
+//! lowers them to C statements.
+
+use proc_macro2::Span;
+
+use crate::dtype::DType;
+
+/// One source file's kernels and device functions.
+#[derive(Debug, Default)]
+pub struct Module {
+    pub items: Vec<Item>,
+}
+
+/// What an item is, with the attribute arguments that matter to code generation.
+#[derive(Debug, Clone)]
+pub enum ItemKind {
+    /// `#[elementwise]`: CuPy's ElementwiseKernel; the body maps one element.
+    Elementwise,
+    /// `#[reduction(identity = .., reduce = |a, b| .., post = |a| ..)]`: the body is the map.
+    Reduction(ReductionParts),
+    /// `#[rawkernel]`: the user manages the parallelism.
+    RawKernel { fast_math: bool },
+    /// `#[device]`: a function callable from kernels.
+    Device,
+}
+
+impl ItemKind {
+    pub fn attr_name(&self) -> &'static str {
+        match self {
+            ItemKind::Elementwise => "elementwise",
+            ItemKind::Reduction(_) => "reduction",
+            ItemKind::RawKernel { .. } => "rawkernel",
+            ItemKind::Device => "device",
+        }
+    }
+    pub fn is_kernel(&self) -> bool {
+        !matches!(self, ItemKind::Device)
+    }
+}
+
+/// The parts of a reduction given on its attribute. Closure parameters are locals of the item.
+#[derive(Debug, Clone)]
+pub struct ReductionParts {
+    /// The identity, an expression of the accumulator type (usually a literal).
+    pub identity: Option<ExprRef>,
+    /// `|a, b| expr`: combines two accumulators.
+    pub reduce: Closure,
+    /// `|a| expr`: maps the final accumulator to the output; identity when absent.
+    pub post: Option<Closure>,
+    /// `acc = T`: the accumulator type; the map's return type when absent.
+    pub acc: Option<Ty>,
+}
+
+#[derive(Debug, Clone)]
+pub struct Closure {
+    pub params: Vec<LocalId>,
+    pub body: ExprRef,
+    pub span: Span,
+}
+
+pub type ExprRef = Box<Expr>;
+
+/// An identifier as the user wrote it.
+#[derive(Debug, Clone)]
+pub struct Name {
+    pub text: String,
+    pub span: Span,
+}
+
+/// A kernel or device function.
+#[derive(Debug, Clone)]
+pub struct Item {
+    pub kind: ItemKind,
+    pub name: Name,
+    pub generics: Vec<Generic>,
+    pub params: Vec<Param>,
+    /// The return type; `Ty::Unit` when there is none.
+    pub ret: Ty,
+    pub ret_span: Span,
+    pub body: Block,
+    pub locals: Vec<Local>,
+    pub expr_count: u32,
+    /// Instantiations to precompile: one dtype per generic parameter.
+    pub instances: Vec<Vec<DType>>,
+    pub span: Span,
+}
+
+/// A generic type parameter and its prelude bound.
+#[derive(Debug, Clone)]
+pub struct Generic {
+    pub name: Name,
+    pub bound: Bound,
+}
+
+/// The prelude traits a generic parameter can be bounded by (the strongest one given).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Bound {
+    /// `Scalar`: any dtype; values can be copied and compared for equality.
+    Scalar,
+    /// `Number`: integers, floats, complex: `+ - * /`, `zero()`, `one()`, `from_f64`, `from_i64`.
+    Number,
+    /// `Real`: integers and floats: ordering, `min`, `max`, `to_f64`.
+    Real,
+    /// `Float`: f16, bf16, f32, f64: the float methods.
+    Float,
+    /// `Int`: the eight integer types: bitwise operators, shifts, `wrapping_*`.
+    Int,
+}
+
+impl Bound {
+    pub fn name(self) -> &'static str {
+        match self {
+            Bound::Scalar => "Scalar",
+            Bound::Number => "Number",
+            Bound::Real => "Real",
+            Bound::Float => "Float",
+            Bound::Int => "Int",
+        }
+    }
+    /// Whether a dtype satisfies the bound.
+    pub fn admits(self, d: DType) -> bool {
+        match self {
+            Bound::Scalar => true,
+            Bound::Number => !d.is_bool(),
+            Bound::Real => d.is_int() || d.is_float(),
+            Bound::Float => d.is_float(),
+            Bound::Int => d.is_int(),
+        }
+    }
+    /// Whether `self` implies `other` (Float implies Real implies Number implies Scalar).
+    pub fn implies(self, other: Bound) -> bool {
+        use Bound::*;
+        match (self, other) {
+            (a, b) if a == b => true,
+            (_, Scalar) => true,
+            (Real | Float | Int, Number) => true,
+            (Float | Int, Real) => true,
+            _ => false,
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct Param {
+    pub local: LocalId,
+    pub ty: Ty,
+    pub span: Span,
+}
+
+/// A local binding: parameter, `let`, loop variable, closure parameter.
+#[derive(Debug, Clone)]
+pub struct Local {
+    pub name: Name,
+    /// The type written by the user, if any (the type checker fills in the rest).
+    pub declared: Option<Ty>,
+    pub mutable: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct LocalId(pub u32);
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct ExprId(pub u32);
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct LoopId(pub u32);
+
+/// Types of the kernel language.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum Ty {
+    Unit,
+    /// The type of `return`, `break`, `continue`: unifies with anything.
+    Never,
+    Scalar(DType),
+    /// The item's generic parameter with this index.
+    Param(u32),
+    Tuple(Vec<Ty>),
+    /// `[T; N]`, a value (local arrays).
+    Array(Box<Ty>, u64),
+    /// `&[T]` / `&mut [T]`: a device pointer and a length.
+    Slice { elem: Box<Ty>, mutable: bool },
+    /// `&mut [T; N]` from `shared_array::<T, N>()`.
+    ArrayRef { elem: Box<Ty>, len: u64, mutable: bool },
+    /// `View<T, N>` / `ViewMut<T, N>`: an n-d strided array argument of a raw kernel.
+    View { elem: Box<Ty>, ndim: u32, mutable: bool },
+    /// `Raw<T>`: an elementwise argument indexed by hand.
+    Raw(Box<Ty>),
+    /// `&T` / `&mut T` to a scalar or local value: elementwise output parameters, device-function
+    /// out-parameters (a C++ reference).
+    Ref { inner: Box<Ty>, mutable: bool },
+    /// `Dim3 { x, y, z }` of the thread/block intrinsics.
+    Dim3,
+    /// An integer literal whose type is not known yet (type checker only).
+    IntVar(u32),
+    /// A float literal whose type is not known yet (type checker only).
+    FloatVar(u32),
+}
+
+impl Ty {
+    pub fn scalar(&self) -> Option<DType> {
+        match self {
+            Ty::Scalar(d) => Some(*d),
+            _ => None,
+        }
+    }
+    pub fn is_unit(&self) -> bool {
+        matches!(self, Ty::Unit)
+    }
+    /// The element type of anything indexable.
+    pub fn elem(&self) -> Option<&Ty> {
+        match self {
+            Ty::Array(e, _) | Ty::Slice { elem: e, .. } | Ty::ArrayRef { elem: e, .. } => Some(e),
+            Ty::View { elem, .. } | Ty::Raw(elem) => Some(elem),
+            _ => None,
+        }
+    }
+}
+
+/// A `{ ... }` block: statements and an optional tail expression (its value).
+#[derive(Debug, Clone)]
+pub struct Block {
+    pub stmts: Vec<Stmt>,
+    pub tail: Option<ExprRef>,
+    pub span: Span,
+}
+
+#[derive(Debug, Clone)]
+pub enum Stmt {
+    /// `let pat (: ty)? (= init)?;`
+    Let { pat: Pat, init: Option<Expr>, span: Span },
+    /// An expression statement (`x += 1;`, `if ... {}`).
+    Expr(Expr),
+}
+
+/// Binding patterns of `let` and tuple destructuring.
+#[derive(Debug, Clone)]
+pub enum Pat {
+    Bind(LocalId, Span),
+    /// `_`
+    Wild(Span),
+    Tuple(Vec<Pat>, Span),
+}
+
+/// Patterns of `match` arms over integers (and bool).
+#[derive(Debug, Clone)]
+pub enum MatchPat {
+    Lit(Expr),
+    /// `a..=b` or `a..b`.
+    Range { lo: Expr, hi: Expr, inclusive: bool },
+    Or(Vec<MatchPat>),
+    /// `_` or a binding name (bound to the scrutinee).
+    Wild(Option<LocalId>),
+}
+
+#[derive(Debug, Clone)]
+pub struct Arm {
+    pub pat: MatchPat,
+    pub guard: Option<Expr>,
+    pub body: Expr,
+    pub span: Span,
+}
+
+#[derive(Debug, Clone)]
+pub struct Expr {
+    pub id: ExprId,
+    pub kind: ExprKind,
+    pub span: Span,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BinOp {
+    Add,
+    Sub,
+    Mul,
+    Div,
+    Rem,
+    BitAnd,
+    BitOr,
+    BitXor,
+    Shl,
+    Shr,
+    Eq,
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+    And,
+    Or,
+}
+
+impl BinOp {
+    pub fn symbol(self) -> &'static str {
+        use BinOp::*;
+        match self {
+            Add => "+",
+            Sub => "-",
+            Mul => "*",
+            Div => "/",
+            Rem => "%",
+            BitAnd => "&",
+            BitOr => "|",
+            BitXor => "^",
+            Shl => "<<",
+            Shr => ">>",
+            Eq => "==",
+            Ne => "!=",
+            Lt => "<",
+            Le => "<=",
+            Gt => ">",
+            Ge => ">=",
+            And => "&&",
+            Or => "||",
+        }
+    }
+    pub fn is_comparison(self) -> bool {
+        use BinOp::*;
+        matches!(self, Eq | Ne | Lt | Le | Gt | Ge)
+    }
+    pub fn is_logical(self) -> bool {
+        matches!(self, BinOp::And | BinOp::Or)
+    }
+    pub fn is_shift(self) -> bool {
+        matches!(self, BinOp::Shl | BinOp::Shr)
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum UnOp {
+    Neg,
+    Not,
+    /// `*r` of a `&T` / `&mut T`.
+    Deref,
+}
+
+/// A literal as written, with its suffix type if any.
+#[derive(Debug, Clone)]
+pub enum Lit {
+    Int { value: u128, suffix: Option<DType> },
+    Float { text: String, suffix: Option<DType> },
+    Bool(bool),
+}
+
+/// What a range `for` loop iterates over: `start..end` / `start..=end`, then `.rev()`, then
+/// `.step_by(step)`, as in Rust.
+#[derive(Debug, Clone)]
+pub struct RangeLoop {
+    pub start: ExprRef,
+    pub end: ExprRef,
+    pub inclusive: bool,
+    pub rev: bool,
+    pub step: Option<ExprRef>,
+}
+
+/// A resolved call target.
+#[derive(Debug, Clone)]
+pub enum Callee {
+    /// A prelude intrinsic (`thread_idx`, `atomic_add`, `sync_threads`, ...), by name; with the
+    /// turbofish types if any (`shared_array::<f32, 256>`).
+    Intrinsic { name: &'static str, tys: Vec<Ty>, consts: Vec<u64> },
+    /// A `#[device]` function of the same file, with explicit generic arguments if given.
+    Device { name: Name, tys: Vec<Ty> },
+    /// An associated function of a type: `T::zero()`, `f32::from_bits(..)`, `f16::from_f32(..)`.
+    Assoc { ty: Ty, name: Name },
+}
+
+#[derive(Debug, Clone)]
+pub enum ExprKind {
+    Lit(Lit),
+    Local(LocalId),
+    /// An associated constant: `f32::INFINITY`, `i32::MAX`, `f64::consts::PI`, `u32::BITS`.
+    Const { ty: Ty, name: Name },
+    Unary(UnOp, ExprRef),
+    Binary(BinOp, ExprRef, ExprRef),
+    /// `place = value` or `place op= value`.
+    Assign { op: Option<BinOp>, place: ExprRef, value: ExprRef },
+    Cast(ExprRef, Ty),
+    /// `&place` / `&mut place`: an argument to a device function's reference parameter.
+    Ref { mutable: bool, expr: ExprRef },
+    Call { callee: Callee, args: Vec<Expr> },
+    MethodCall { receiver: ExprRef, method: Name, args: Vec<Expr> },
+    /// `a[i]`; a view's multi-index `v[[i, j]]` has several indices.
+    Index { base: ExprRef, indices: Vec<Expr> },
+    /// `e.name` (`Dim3` fields, complex `re`/`im`) or `e.0` (tuples).
+    Field { base: ExprRef, field: Name },
+    TupleField { base: ExprRef, index: u32 },
+    Tuple(Vec<Expr>),
+    /// `[a, b, c]`.
+    ArrayList(Vec<Expr>),
+    /// `[v; N]`.
+    ArrayRepeat { value: ExprRef, len: u64 },
+    Block(Block),
+    If { cond: ExprRef, then: Block, els: Option<ExprRef> },
+    Match { scrutinee: ExprRef, arms: Vec<Arm> },
+    While { label: Option<Name>, id: LoopId, cond: ExprRef, body: Block },
+    Loop { label: Option<Name>, id: LoopId, body: Block },
+    For { label: Option<Name>, id: LoopId, var: LocalId, range: RangeLoop, body: Block },
+    Break { target: LoopId, value: Option<ExprRef> },
+    Continue { target: LoopId },
+    Return(Option<ExprRef>),
+}
+
+/// Calls `on_expr` for each direct sub-expression of `e` and `on_block` for each direct block.
+pub fn visit_children<'a>(e: &'a Expr, on_expr: &mut dyn FnMut(&'a Expr), on_block: &mut dyn FnMut(&'a Block)) {
+    match &e.kind {
+        ExprKind::Lit(_) | ExprKind::Local(_) | ExprKind::Const { .. } | ExprKind::Continue { .. } => {}
+        ExprKind::Unary(_, a) | ExprKind::Cast(a, _) | ExprKind::Ref { expr: a, .. } => on_expr(a),
+        ExprKind::Binary(_, a, b) => {
+            on_expr(a);
+            on_expr(b);
+        }
+        ExprKind::Assign { place, value, .. } => {
+            on_expr(place);
+            on_expr(value);
+        }
+        ExprKind::Call { args, .. } => args.iter().for_each(|a| on_expr(a)),
+        ExprKind::MethodCall { receiver, args, .. } => {
+            on_expr(receiver);
+            args.iter().for_each(|a| on_expr(a));
+        }
+        ExprKind::Index { base, indices } => {
+            on_expr(base);
+            indices.iter().for_each(|a| on_expr(a));
+        }
+        ExprKind::Field { base, .. } | ExprKind::TupleField { base, .. } => on_expr(base),
+        ExprKind::Tuple(es) | ExprKind::ArrayList(es) => es.iter().for_each(|a| on_expr(a)),
+        ExprKind::ArrayRepeat { value, .. } => on_expr(value),
+        ExprKind::Block(b) => on_block(b),
+        ExprKind::If { cond, then, els } => {
+            on_expr(cond);
+            on_block(then);
+            if let Some(e) = els {
+                on_expr(e);
+            }
+        }
+        ExprKind::Match { scrutinee, arms } => {
+            on_expr(scrutinee);
+            for a in arms {
+                if let Some(g) = &a.guard {
+                    on_expr(g);
+                }
+                on_expr(&a.body);
+            }
+        }
+        ExprKind::While { cond, body, .. } => {
+            on_expr(cond);
+            on_block(body);
+        }
+        ExprKind::Loop { body, .. } => on_block(body),
+        ExprKind::For { range, body, .. } => {
+            on_expr(&range.start);
+            on_expr(&range.end);
+            if let Some(s) = &range.step {
+                on_expr(s);
+            }
+            on_block(body);
+        }
+        ExprKind::Break { value, .. } | ExprKind::Return(value) => {
+            if let Some(v) = value {
+                on_expr(v);
+            }
+        }
+    }
+}

@@ -1,0 +1,27 @@
+//! cuprum's kernel compiler: Rust kernel functions -> typed IR -> CUDA C.
+//!
+//! A normal library (no proc-macro) shared by the attribute macros, the build crate, the runtime
+//! and the `cuprum` command. The pipeline, one module per phase with one entry point each:
+//!
+//! ```text
+//! syn AST --front::lower_*--> ir::Module --typeck::check--> Types --valid::check--> (ok)
+//!         --back::cuda::write_module--> CUDA C translation unit
+//! ```
+//!
+//! Each phase collects all of its errors ([`diag::Diagnostics`]); the next runs only on a clean
+//! result. [`mangle`] is the one place that names generated symbols.
+
+pub mod back;
+pub mod diag;
+pub mod dtype;
+pub mod front;
+pub mod headers;
+pub mod ir;
+pub mod lang;
+pub mod mangle;
+pub mod typeck;
+pub mod valid;
+
+mod pipeline;
+
+pub use pipeline::{check_item, compile_file, compile_source, CompiledFile};

@@ -1,0 +1,85 @@
+//! The compiler's entry points, running the phases in order and stopping at the first phase
+//! that reports errors (each phase reports all of its own).
+
+use std::path::Path;
+
+use proc_macro2::TokenStream;
+use quote::ToTokens;
+
+use crate::back::cuda::{self, Unit};
+use crate::diag::{self, Diagnostics};
+use crate::front::{self, AttrKind};
+use crate::{typeck, valid};
+
+/// A kernel file translated to CUDA C.
+#[derive(Debug, Clone)]
+pub struct CompiledFile {
+    pub unit: Unit,
+    /// How many annotated functions the file has.
+    pub items: usize,
+}
+
+/// Translates the text of a kernel file. Errors carry real line/column spans.
+pub fn compile_source(source: &str) -> Result<CompiledFile, syn::Error> {
+    let file = syn::parse_file(source)?;
+    let mut diags = Diagnostics::new();
+    let module = front::lower_file(&file, &mut diags);
+    diags.finish()?;
+    let mut diags = Diagnostics::new();
+    let types = typeck::check(&module, &mut diags);
+    diags.finish()?;
+    let mut diags = Diagnostics::new();
+    valid::check(&module, &types, valid::Scope::File, &mut diags);
+    diags.finish()?;
+    Ok(CompiledFile { unit: cuda::write_module(&module, &types), items: module.items.len() })
+}
+
+/// Translates a kernel file, rendering errors like rustc (`FILE:LINE:COL`, the line, a caret).
+pub fn compile_file(path: &Path) -> Result<CompiledFile, String> {
+    let source = std::fs::read_to_string(path).map_err(|e| format!("error: cannot read {}: {e}", path.display()))?;
+    compile_source(&source).map_err(|e| diag::render(&path.display().to_string(), &source, &e))
+}
+
+/// The macro path: checks one annotated function (its neighbours are unknown, so calls to other
+/// functions are assumed to be `#[device]` functions checked by the build) and returns the
+/// user's function unchanged, plus a `compile_error!` per error at its span.
+pub fn check_item(kind: AttrKind, attr: TokenStream, item: TokenStream) -> TokenStream {
+    let f: syn::ItemFn = match syn::parse2(item.clone()) {
+        Ok(f) => f,
+        Err(_) => {
+            let e = syn::Error::new_spanned(&item, format!("`#[{}]` applies to functions only", attr_name(kind)));
+            let mut out = e.to_compile_error();
+            out.extend(item);
+            return out;
+        }
+    };
+    let mut out = f.to_token_stream();
+    if let Err(e) = check_fn(kind, attr, &f) {
+        out.extend(e.to_compile_error());
+    }
+    out
+}
+
+fn check_fn(kind: AttrKind, attr: TokenStream, f: &syn::ItemFn) -> Result<(), syn::Error> {
+    let mut diags = Diagnostics::new();
+    let item = front::lower_item(kind, attr, f, &mut diags);
+    diags.finish()?;
+    let module = crate::ir::Module { items: item.into_iter().collect() };
+    // Device functions called from this item are not visible here: type-check the item with
+    // calls to unknown functions left open (the file-level build checks them).
+    let mut diags = Diagnostics::new();
+    let types = typeck::check(&module, &mut diags);
+    diags.finish()?;
+    let mut diags = Diagnostics::new();
+    valid::check(&module, &types, valid::Scope::Item, &mut diags);
+    diags.finish()
+}
+
+fn attr_name(kind: AttrKind) -> &'static str {
+    match kind {
+        AttrKind::Elementwise => "elementwise",
+        AttrKind::Reduction => "reduction",
+        AttrKind::RawKernel => "rawkernel",
+        AttrKind::Device => "device",
+    }
+}

@@ -1,0 +1,426 @@
+//! Calls: intrinsics, device functions (with generic inference) and associated functions.
+
+use std::collections::HashMap;
+
+use proc_macro2::Span;
+
+use super::Checker;
+use crate::dtype::DType;
+use crate::ir::*;
+
+const U32: Ty = Ty::Scalar(DType::U32);
+
+/// Which element types CUDA's atomics support, per operation (others: a clear error).
+pub fn atomic_supports(op: &str, d: DType) -> bool {
+    use DType::*;
+    match op {
+        "atomic_add" => matches!(d, I32 | U32 | I64 | U64 | F16 | BF16 | F32 | F64),
+        "atomic_sub" => matches!(d, I32 | U32 | I64 | U64 | F32 | F64),
+        "atomic_exch" | "atomic_cas" => matches!(d, I32 | U32 | I64 | U64 | F32 | F64 | U16),
+        "atomic_min" | "atomic_max" => matches!(d, I32 | U32 | I64 | U64 | F32 | F64),
+        "atomic_inc" | "atomic_dec" => d == U32,
+        "atomic_and" | "atomic_or" | "atomic_xor" => matches!(d, I32 | U32 | I64 | U64),
+        _ => false,
+    }
+}
+
+impl Checker<'_, '_> {
+    pub(super) fn call(&mut self, e: &Expr, callee: &Callee, args: &[Expr], expected: Option<&Ty>) -> Ty {
+        match callee {
+            Callee::Intrinsic { name, tys, consts } => self.intrinsic(name, tys, consts, args, expected, e.span),
+            Callee::Device { name, tys } => self.device_call(e, name, tys, args, expected),
+            Callee::Assoc { ty, name } => self.assoc(ty, name, args, expected, e.span),
+        }
+    }
+
+    fn arity(&mut self, name: &str, args: &[Expr], n: usize, span: Span) -> bool {
+        if args.len() != n {
+            self.diags.error(span, format!("`{name}` takes {n} argument(s) but {} were given", args.len()));
+            for a in args {
+                self.expr(a, None);
+            }
+            return false;
+        }
+        true
+    }
+
+    fn arg(&mut self, a: &Expr, t: &Ty) -> Ty {
+        let at = self.expr(a, Some(t));
+        self.expect(t, &at, a.span)
+    }
+
+    fn intrinsic(&mut self, name: &str, tys: &[Ty], consts: &[u64], args: &[Expr], expected: Option<&Ty>, span: Span) -> Ty {
+        let dim_tuple = |n: usize| if n == 1 { U32 } else { Ty::Tuple(vec![U32; n]) };
+        match name {
+            "thread_idx" | "block_idx" | "block_dim" | "grid_dim" => {
+                self.arity(name, args, 0, span);
+                Ty::Dim3
+            }
+            "grid_1d" | "grid_size_1d" | "lane_id" | "warp_size" => {
+                self.arity(name, args, 0, span);
+                U32
+            }
+            "grid_2d" | "grid_size_2d" => {
+                self.arity(name, args, 0, span);
+                dim_tuple(2)
+            }
+            "grid_3d" | "grid_size_3d" => {
+                self.arity(name, args, 0, span);
+                dim_tuple(3)
+            }
+            "sync_threads" | "thread_fence" | "thread_fence_block" => {
+                self.arity(name, args, 0, span);
+                Ty::Unit
+            }
+            "sync_warp" => {
+                if self.arity(name, args, 1, span) {
+                    self.arg(&args[0], &U32);
+                }
+                Ty::Unit
+            }
+            "index" | "loop_size" => {
+                self.arity(name, args, 0, span);
+                Ty::Scalar(DType::U64)
+            }
+            "shared_array" => {
+                self.arity(name, args, 0, span);
+                match (tys, consts) {
+                    ([t], [n]) => Ty::ArrayRef { elem: Box::new(t.clone()), len: *n, mutable: true },
+                    _ => {
+                        self.diags.error(span, "write the element type and length: `shared_array::<f32, 256>()`");
+                        Ty::Unit
+                    }
+                }
+            }
+            "dynamic_shared" => {
+                self.arity(name, args, 0, span);
+                match tys {
+                    [t] => Ty::Slice { elem: Box::new(t.clone()), mutable: true },
+                    _ => {
+                        self.diags.error(span, "write the element type: `dynamic_shared::<f32>()`");
+                        Ty::Unit
+                    }
+                }
+            }
+            "complex_new" => {
+                if !self.arity("Complex::new", args, 2, span) {
+                    return Ty::Unit;
+                }
+                let part_exp = match expected.map(|t| self.resolve(t)) {
+                    Some(Ty::Scalar(d)) if d.is_complex() => Some(Ty::Scalar(d.complex_part().unwrap())),
+                    _ => None,
+                };
+                let re = self.expr(&args[0], part_exp.as_ref());
+                let im = self.expr(&args[1], Some(&re));
+                let t = self.expect(&re, &im, args[1].span);
+                let t = match self.resolve(&t) {
+                    Ty::FloatVar(_) => self.unify(&t, &Ty::Scalar(DType::F64)).unwrap_or(t),
+                    other => other,
+                };
+                match t {
+                    Ty::Scalar(DType::F32) => Ty::Scalar(DType::C32),
+                    Ty::Scalar(DType::F64) => Ty::Scalar(DType::C64),
+                    other => {
+                        let shown = self.show(&other);
+                        self.diags.error(span, format!("`Complex::new` takes two `f32` or two `f64`, found `{shown}`"));
+                        Ty::Scalar(DType::C64)
+                    }
+                }
+            }
+            n if n.starts_with("atomic_") => self.atomic(n, args, span),
+            n if n.starts_with("shfl_") => {
+                let width = n.ends_with("_width");
+                if !self.arity(n, args, if width { 4 } else { 3 }, span) {
+                    return Ty::Unit;
+                }
+                self.arg(&args[0], &U32);
+                let vt = self.expr(&args[1], expected);
+                let ok = matches!(self.resolve(&vt), Ty::Scalar(_) | Ty::Param(_) | Ty::IntVar(_) | Ty::FloatVar(_));
+                if !ok {
+                    let shown = self.show(&vt);
+                    self.diags.error(args[1].span, format!("warp shuffles move scalars, found `{shown}`"));
+                }
+                self.arg(&args[2], &U32);
+                if width {
+                    self.arg(&args[3], &U32);
+                }
+                vt
+            }
+            other => {
+                self.diags.error(span, format!("`{other}` is not callable here"));
+                Ty::Unit
+            }
+        }
+    }
+
+    fn atomic(&mut self, name: &str, args: &[Expr], span: Span) -> Ty {
+        let n = if name == "atomic_cas" { 4 } else { 3 };
+        if !self.arity(name, args, n, span) {
+            return Ty::Unit;
+        }
+        let at = self.expr(&args[0], None);
+        let elem = match self.resolve(&at) {
+            Ty::Slice { elem, mutable: true } | Ty::ArrayRef { elem, mutable: true, .. } => *elem,
+            Ty::Ref { inner, mutable: true } => match *inner {
+                Ty::Array(e, _) => *e,
+                _ => Ty::Unit,
+            },
+            other => {
+                let shown = self.show(&other);
+                self.diags.error(args[0].span, format!("`{name}` takes a `&mut [T]` slice or shared array as its first argument, found `{shown}`"));
+                return Ty::Unit;
+            }
+        };
+        let it = self.expr(&args[1], Some(&Ty::Scalar(DType::U64)));
+        match self.resolve(&it) {
+            Ty::Scalar(DType::U64 | DType::U32 | DType::I32 | DType::I64) => {}
+            Ty::IntVar(_) => {
+                self.unify(&it, &Ty::Scalar(DType::U64));
+            }
+            other => {
+                let shown = self.show(&other);
+                self.diags.error(args[1].span, format!("the index must be `usize`, `u32`, `i32`, `u64` or `i64`, found `{shown}`"));
+            }
+        }
+        for a in &args[2..] {
+            self.arg(a, &elem);
+        }
+        match self.resolve(&elem) {
+            Ty::Scalar(d) if !atomic_supports(name, d) => {
+                self.diags.error(span, format!("CUDA has no `{name}` for `{d}`"));
+            }
+            Ty::Param(p) => {
+                let need = match name {
+                    "atomic_and" | "atomic_or" | "atomic_xor" => Some(Bound::Int),
+                    "atomic_min" | "atomic_max" => Some(Bound::Real),
+                    "atomic_add" | "atomic_sub" => Some(Bound::Number),
+                    "atomic_inc" | "atomic_dec" => {
+                        self.diags.error(span, format!("`{name}` works on `u32` only"));
+                        None
+                    }
+                    _ => None,
+                };
+                if let Some(b) = need {
+                    if !self.bound(p).implies(b) {
+                        let g = self.item.generics[p as usize].name.text.clone();
+                        self.diags.error(span, format!("`{name}` needs `{g}: {}`", b.name()));
+                    }
+                }
+            }
+            _ => {}
+        }
+        elem
+    }
+
+    fn device_call(&mut self, e: &Expr, name: &Name, tys: &[Ty], args: &[Expr], expected: Option<&Ty>) -> Ty {
+        let Some(callee) = self.sigs.get(name.text.as_str()).copied() else {
+            for a in args {
+                self.expr(a, None);
+            }
+            return Ty::Never; // reported by the validator (unknown function), with the full picture
+        };
+        if args.len() != callee.params.len() {
+            self.diags.error(e.span, format!("`{}` takes {} argument(s) but {} were given", name.text, callee.params.len(), args.len()));
+            return callee_ret_or_unit(callee);
+        }
+        let ng = callee.generics.len();
+        let mut binding: HashMap<u32, Ty> = HashMap::new();
+        if !tys.is_empty() {
+            if tys.len() != ng {
+                self.diags.error(name.span, format!("`{}` takes {ng} generic argument(s)", name.text));
+            }
+            for (i, t) in tys.iter().enumerate() {
+                binding.insert(i as u32, t.clone());
+            }
+        }
+        // First pass: argument types without expectations, to infer the callee's generics.
+        let mut arg_tys = Vec::new();
+        for (a, p) in args.iter().zip(&callee.params) {
+            let exp = if ng == 0 { Some(p.ty.clone()) } else { subst_known(&p.ty, &binding) };
+            let at = self.expr(a, exp.as_ref());
+            self.infer_generics(&p.ty, &at, &mut binding);
+            arg_tys.push(at);
+        }
+        if ng > 0 {
+            if let Some(x) = expected {
+                let x = x.clone();
+                self.infer_generics(&callee.ret, &x, &mut binding);
+            }
+        }
+        let mut resolved = Vec::new();
+        for i in 0..ng as u32 {
+            match binding.get(&i) {
+                Some(t) => {
+                    let t = self.resolve(t);
+                    let bound = callee.generics[i as usize].bound;
+                    let ok = match &t {
+                        Ty::Scalar(d) => bound.admits(*d),
+                        Ty::Param(p) => self.bound(*p).implies(bound),
+                        Ty::IntVar(_) | Ty::FloatVar(_) => true,
+                        _ => false,
+                    };
+                    if !ok {
+                        let shown = self.show(&t);
+                        self.diags.error(e.span, format!("`{shown}` does not satisfy `{}: {}` of `{}`", callee.generics[i as usize].name.text, bound.name(), name.text));
+                    }
+                    resolved.push(t);
+                }
+                None => {
+                    self.diags.error(
+                        e.span,
+                        format!("cannot infer `{}` of `{}`; write it: `{}::<f32>(..)`", callee.generics[i as usize].name.text, name.text, name.text),
+                    );
+                    resolved.push(Ty::Unit);
+                }
+            }
+        }
+        for ((a, p), at) in args.iter().zip(&callee.params).zip(&arg_tys) {
+            let want = subst(&p.ty, &resolved);
+            self.coerce_arg(&want, at, a.span);
+        }
+        self.call_args.insert(e.id.0, resolved.clone());
+        subst(&callee.ret, &resolved)
+    }
+
+    /// Argument passing: exact types, plus `&mut [T; N]` / `&mut [T;N]`-place to `&mut [T]`.
+    fn coerce_arg(&mut self, want: &Ty, have: &Ty, span: Span) {
+        let have_r = self.resolve(have);
+        if let Ty::Slice { elem, mutable } = want {
+            let from_elem = match &have_r {
+                Ty::ArrayRef { elem: e, mutable: m, .. } if *m || !mutable => Some(e.clone()),
+                Ty::Ref { inner, mutable: m } if *m || !mutable => match &**inner {
+                    Ty::Array(e, _) => Some(e.clone()),
+                    _ => None,
+                },
+                Ty::Slice { elem: e, mutable: m } if *m && !mutable => Some(e.clone()),
+                _ => None,
+            };
+            if let Some(fe) = from_elem {
+                self.expect(elem, &fe, span);
+                return;
+            }
+        }
+        self.expect(want, have, span);
+    }
+
+    /// Matches a parameter type against an argument type, recording generic bindings.
+    fn infer_generics(&mut self, param: &Ty, arg: &Ty, binding: &mut HashMap<u32, Ty>) {
+        let arg = self.resolve(arg);
+        match (param, &arg) {
+            (Ty::Param(i), _) => {
+                if let Some(prev) = binding.get(i).cloned() {
+                    if let Some(t) = self.unify(&prev, &arg) {
+                        binding.insert(*i, t);
+                    }
+                } else if !matches!(arg, Ty::Never) {
+                    binding.insert(*i, arg.clone());
+                }
+            }
+            (Ty::Tuple(ps), Ty::Tuple(as_)) if ps.len() == as_.len() => {
+                for (p, a) in ps.iter().zip(as_) {
+                    self.infer_generics(p, a, binding);
+                }
+            }
+            (Ty::Array(p, _), Ty::Array(a, _)) => self.infer_generics(p, a, binding),
+            (Ty::Slice { elem: p, .. }, Ty::Slice { elem: a, .. } | Ty::ArrayRef { elem: a, .. }) => {
+                self.infer_generics(p, a, binding)
+            }
+            (Ty::View { elem: p, .. }, Ty::View { elem: a, .. }) => self.infer_generics(p, a, binding),
+            (Ty::Ref { inner: p, .. }, Ty::Ref { inner: a, .. }) => self.infer_generics(p, a, binding),
+            _ => {}
+        }
+    }
+
+    fn assoc(&mut self, ty: &Ty, name: &Name, args: &[Expr], expected: Option<&Ty>, span: Span) -> Ty {
+        let n = name.text.as_str();
+        // `Complex::new` is handled as an intrinsic; `Complex` alone reaches here otherwise.
+        let f64_ty = Ty::Scalar(DType::F64);
+        let i64_ty = Ty::Scalar(DType::I64);
+        let _ = expected;
+        if let Some((_, need)) = crate::lang::ASSOC_FNS.iter().find(|(f, _)| *f == n) {
+            let ok = match self.resolve(ty) {
+                Ty::Scalar(d) => need.admits(d),
+                Ty::Param(p) => self.bound(p).implies(*need),
+                _ => false,
+            };
+            if !ok {
+                let shown = self.show(ty);
+                self.diags.error(span, format!("`{shown}::{n}` needs a `{}` type", need.name()));
+            }
+            match n {
+                "from_f64" => {
+                    if self.arity(n, args, 1, span) {
+                        self.arg(&args[0], &f64_ty);
+                    }
+                }
+                "from_i64" => {
+                    if self.arity(n, args, 1, span) {
+                        self.arg(&args[0], &i64_ty);
+                    }
+                }
+                _ => {
+                    self.arity(n, args, 0, span);
+                }
+            }
+            return ty.clone();
+        }
+        match (self.resolve(ty), n) {
+            (Ty::Scalar(d), "from_f32") if d.is_half() => {
+                if self.arity(n, args, 1, span) {
+                    self.arg(&args[0], &Ty::Scalar(DType::F32));
+                }
+                ty.clone()
+            }
+            (Ty::Scalar(d), "from_bits") if matches!(d, DType::F32 | DType::F64 | DType::F16 | DType::BF16) => {
+                let bits = match d {
+                    DType::F32 => DType::U32,
+                    DType::F64 => DType::U64,
+                    _ => DType::U16,
+                };
+                if self.arity(n, args, 1, span) {
+                    self.arg(&args[0], &Ty::Scalar(bits));
+                }
+                ty.clone()
+            }
+            _ => {
+                let shown = self.show(ty);
+                for a in args {
+                    self.expr(a, None);
+                }
+                self.diags.error(
+                    name.span,
+                    format!("no function `{n}` on `{shown}` in kernels; available: zero, one, from_f64, from_i64, min_value, max_value, infinity, neg_infinity, nan, epsilon, pi, e (and from_f32 / from_bits on float types)"),
+                );
+                Ty::Unit
+            }
+        }
+    }
+}
+
+fn callee_ret_or_unit(callee: &Item) -> Ty {
+    if callee.generics.is_empty() { callee.ret.clone() } else { Ty::Unit }
+}
+
+/// Substitutes resolved generic arguments into a callee's type.
+pub fn subst(t: &Ty, args: &[Ty]) -> Ty {
+    match t {
+        Ty::Param(i) => args.get(*i as usize).cloned().unwrap_or(Ty::Unit),
+        Ty::Tuple(ts) => Ty::Tuple(ts.iter().map(|t| subst(t, args)).collect()),
+        Ty::Array(e, n) => Ty::Array(Box::new(subst(e, args)), *n),
+        Ty::Slice { elem, mutable } => Ty::Slice { elem: Box::new(subst(elem, args)), mutable: *mutable },
+        Ty::ArrayRef { elem, len, mutable } => Ty::ArrayRef { elem: Box::new(subst(elem, args)), len: *len, mutable: *mutable },
+        Ty::View { elem, ndim, mutable } => Ty::View { elem: Box::new(subst(elem, args)), ndim: *ndim, mutable: *mutable },
+        Ty::Raw(e) => Ty::Raw(Box::new(subst(e, args))),
+        Ty::Ref { inner, mutable } => Ty::Ref { inner: Box::new(subst(inner, args)), mutable: *mutable },
+        other => other.clone(),
+    }
+}
+
+/// Substitutes only if every generic mentioned is known (an expectation for literal arguments).
+fn subst_known(t: &Ty, binding: &HashMap<u32, Ty>) -> Option<Ty> {
+    match t {
+        Ty::Param(i) => binding.get(i).cloned(),
+        Ty::Scalar(_) | Ty::Unit | Ty::Dim3 => Some(t.clone()),
+        _ => None,
+    }
+}

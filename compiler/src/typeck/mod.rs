@@ -1,0 +1,906 @@
+//! Type checker: gives every expression and local of an item a type, as rustc would.
+//!
+//! Entry point: [`check`]. Rules (docs/semantics.md states them for users):
+//! - no implicit conversions or promotions: both operands of `+` have one type, `u8 + u8` is `u8`;
+//! - unsuffixed integer literals take their type from context and default to `i32`, float
+//!   literals default to `f64`; a literal never becomes a generic `T` (write `T::from_f64(2.0)`);
+//! - generic parameters stay generic: operations on `T` are those its prelude bound allows;
+//! - method calls resolve against the receiver's type (see `methods.rs`).
+
+mod calls;
+mod methods;
+
+use std::collections::HashMap;
+
+use proc_macro2::Span;
+
+use crate::diag::Diagnostics;
+use crate::dtype::DType;
+use crate::ir::*;
+
+/// The type checker's results for one item (the side table the back end reads).
+#[derive(Debug, Clone, Default)]
+pub struct Types {
+    /// Indexed by `ExprId`.
+    pub exprs: Vec<Ty>,
+    /// Indexed by `LocalId`.
+    pub locals: Vec<Ty>,
+    /// Generic arguments of each device-function call, by the call's `ExprId`.
+    pub call_args: HashMap<u32, Vec<Ty>>,
+    /// The accumulator type of a reduction (its map's type unless `acc` was given).
+    pub acc: Option<Ty>,
+}
+
+impl Types {
+    pub fn of(&self, e: &Expr) -> &Ty {
+        &self.exprs[e.id.0 as usize]
+    }
+    pub fn local(&self, l: LocalId) -> &Ty {
+        &self.locals[l.0 as usize]
+    }
+}
+
+/// Type-checks every item of a module. Returns one `Types` per item, in order.
+pub fn check(module: &Module, diags: &mut Diagnostics) -> Vec<Types> {
+    let sigs: HashMap<&str, &Item> =
+        module.items.iter().filter(|i| matches!(i.kind, ItemKind::Device)).map(|i| (i.name.text.as_str(), i)).collect();
+    module.items.iter().map(|item| Checker::new(item, &sigs, diags).run()).collect()
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum VarKind {
+    Int,
+    Float,
+}
+
+pub(crate) struct Checker<'a, 'd> {
+    item: &'a Item,
+    sigs: &'a HashMap<&'a str, &'a Item>,
+    diags: &'d mut Diagnostics,
+    exprs: Vec<Option<Ty>>,
+    locals: Vec<Option<Ty>>,
+    vars: Vec<(VarKind, Option<Ty>)>,
+    loop_breaks: HashMap<LoopId, Ty>,
+    call_args: HashMap<u32, Vec<Ty>>,
+    /// The return type `return` checks against (the item's, or the closure's being checked).
+    ret: Ty,
+}
+
+impl<'a, 'd> Checker<'a, 'd> {
+    fn new(item: &'a Item, sigs: &'a HashMap<&'a str, &'a Item>, diags: &'d mut Diagnostics) -> Self {
+        let mut locals: Vec<Option<Ty>> = item.locals.iter().map(|l| l.declared.clone()).collect();
+        for p in &item.params {
+            locals[p.local.0 as usize] = Some(p.ty.clone());
+        }
+        Checker {
+            item,
+            sigs,
+            diags,
+            exprs: vec![None; item.expr_count as usize],
+            locals,
+            vars: Vec::new(),
+            loop_breaks: HashMap::new(),
+            call_args: HashMap::new(),
+            ret: item.ret.clone(),
+        }
+    }
+
+    fn run(mut self) -> Types {
+        let item = self.item;
+        let ret = item.ret.clone();
+        let body_ty = self.block(&item.body, Some(&ret));
+        if !matches!(item.kind, ItemKind::Reduction(_)) || !ret.is_unit() {
+            self.expect(&ret, &body_ty, item.body.tail.as_ref().map(|t| t.span).unwrap_or(item.ret_span));
+        }
+        let mut acc = None;
+        if let ItemKind::Reduction(parts) = &item.kind {
+            acc = Some(self.reduction(parts, &ret));
+        }
+        self.finish(acc)
+    }
+
+    /// The reduction's parts: `identity: acc`, `reduce: (acc, acc) -> acc`, `post: acc -> out`.
+    fn reduction(&mut self, parts: &ReductionParts, map_ty: &Ty) -> Ty {
+        let acc = parts.acc.clone().unwrap_or_else(|| map_ty.clone());
+        if let Some(id) = &parts.identity {
+            let t = self.expr(id, Some(&acc));
+            self.expect(&acc, &t, id.span);
+        }
+        for p in &parts.reduce.params {
+            self.locals[p.0 as usize].get_or_insert_with(|| acc.clone());
+        }
+        for p in &parts.reduce.params {
+            let declared = self.locals[p.0 as usize].clone().unwrap();
+            self.expect(&acc, &declared, parts.reduce.span);
+        }
+        self.ret = acc.clone();
+        let t = self.expr(&parts.reduce.body, Some(&acc));
+        self.expect(&acc, &t, parts.reduce.body.span);
+        if let Some(post) = &parts.post {
+            let p = post.params[0];
+            self.locals[p.0 as usize].get_or_insert_with(|| acc.clone());
+            self.ret = Ty::Unit;
+            let t = self.expr(&post.body, None);
+            let t = self.resolve(&t);
+            if !matches!(t, Ty::Scalar(_) | Ty::Param(_) | Ty::IntVar(_) | Ty::FloatVar(_)) {
+                self.diags.error(post.body.span, "`post` must produce a scalar");
+            }
+        }
+        acc
+    }
+
+    fn finish(mut self, acc: Option<Ty>) -> Types {
+        let exprs: Vec<Ty> = std::mem::take(&mut self.exprs)
+            .into_iter()
+            .map(|t| t.map(|t| self.zonk(&t)).unwrap_or(Ty::Unit))
+            .collect();
+        let locals: Vec<Ty> = std::mem::take(&mut self.locals)
+            .into_iter()
+            .map(|t| t.map(|t| self.zonk(&t)).unwrap_or(Ty::Unit))
+            .collect();
+        let call_args = std::mem::take(&mut self.call_args)
+            .into_iter()
+            .map(|(k, v)| (k, v.iter().map(|t| self.zonk(t)).collect()))
+            .collect();
+        let acc = acc.map(|t| self.zonk(&t));
+        Types { exprs, locals, call_args, acc }
+    }
+
+    // ---- inference variables -------------------------------------------------------------
+
+    fn fresh(&mut self, kind: VarKind) -> Ty {
+        let id = self.vars.len() as u32;
+        self.vars.push((kind, None));
+        match kind {
+            VarKind::Int => Ty::IntVar(id),
+            VarKind::Float => Ty::FloatVar(id),
+        }
+    }
+
+    pub(crate) fn resolve(&self, t: &Ty) -> Ty {
+        match t {
+            Ty::IntVar(v) | Ty::FloatVar(v) => match &self.vars[*v as usize].1 {
+                Some(b) => self.resolve(b),
+                None => t.clone(),
+            },
+            other => other.clone(),
+        }
+    }
+
+    /// Resolves all variables, defaulting unconstrained ones (`i32`, `f64`) as rustc does.
+    fn zonk(&self, t: &Ty) -> Ty {
+        match self.resolve(t) {
+            Ty::IntVar(_) => Ty::Scalar(DType::I32),
+            Ty::FloatVar(_) => Ty::Scalar(DType::F64),
+            Ty::Tuple(ts) => Ty::Tuple(ts.iter().map(|t| self.zonk(t)).collect()),
+            Ty::Array(e, n) => Ty::Array(Box::new(self.zonk(&e)), n),
+            Ty::Ref { inner, mutable } => Ty::Ref { inner: Box::new(self.zonk(&inner)), mutable },
+            other => other,
+        }
+    }
+
+    /// Unifies two types; `None` when they cannot be the same.
+    pub(crate) fn unify(&mut self, a: &Ty, b: &Ty) -> Option<Ty> {
+        let a = self.resolve(a);
+        let b = self.resolve(b);
+        if a == b {
+            return Some(a);
+        }
+        match (&a, &b) {
+            (Ty::Never, _) => Some(b),
+            (_, Ty::Never) => Some(a),
+            (Ty::IntVar(x), Ty::IntVar(_) | Ty::FloatVar(_)) if matches!(b, Ty::IntVar(_)) => {
+                self.vars[*x as usize].1 = Some(b.clone());
+                Some(b)
+            }
+            (Ty::FloatVar(x), Ty::FloatVar(_)) => {
+                self.vars[*x as usize].1 = Some(b.clone());
+                Some(b)
+            }
+            (Ty::IntVar(x), Ty::Scalar(d)) | (Ty::Scalar(d), Ty::IntVar(x)) if d.is_int() => {
+                self.vars[*x as usize].1 = Some(Ty::Scalar(*d));
+                Some(Ty::Scalar(*d))
+            }
+            (Ty::FloatVar(x), Ty::Scalar(d)) | (Ty::Scalar(d), Ty::FloatVar(x)) if d.is_float() && !d.is_half() => {
+                self.vars[*x as usize].1 = Some(Ty::Scalar(*d));
+                Some(Ty::Scalar(*d))
+            }
+            (Ty::Tuple(xs), Ty::Tuple(ys)) if xs.len() == ys.len() => {
+                let mut out = Vec::new();
+                for (x, y) in xs.iter().zip(ys) {
+                    out.push(self.unify(x, y)?);
+                }
+                Some(Ty::Tuple(out))
+            }
+            (Ty::Array(x, n), Ty::Array(y, m)) if n == m => Some(Ty::Array(Box::new(self.unify(x, y)?), *n)),
+            _ => None,
+        }
+    }
+
+    /// Checks that `actual` can be used where `expected` is wanted, reporting a mismatch at `span`.
+    pub(crate) fn expect(&mut self, expected: &Ty, actual: &Ty, span: Span) -> Ty {
+        match self.unify(expected, actual) {
+            Some(t) => t,
+            None => {
+                let (e, a) = (self.show(expected), self.show(actual));
+                let hint = self.conversion_hint(expected, actual);
+                self.diags.error(span, format!("mismatched types: expected `{e}`, found `{a}`{hint}"));
+                expected.clone()
+            }
+        }
+    }
+
+    fn conversion_hint(&self, expected: &Ty, actual: &Ty) -> String {
+        match (self.resolve(expected), self.resolve(actual)) {
+            (Ty::Scalar(e), Ty::Scalar(a)) if e.is_primitive() && a.is_primitive() && !e.is_bool() => {
+                format!("; convert explicitly with `as {e}` (no implicit conversions in kernels)")
+            }
+            (Ty::Param(p), Ty::IntVar(_) | Ty::FloatVar(_)) => {
+                let n = &self.item.generics[p as usize].name.text;
+                format!("; a literal is not a `{n}`: write `{n}::from_f64(..)`, `{n}::from_i64(..)`, `{n}::zero()` or `{n}::one()`")
+            }
+            (Ty::Scalar(d), Ty::FloatVar(_)) if d.is_half() => {
+                format!("; write `{d}::from_f32(..)` for a `{d}` constant")
+            }
+            _ => String::new(),
+        }
+    }
+
+    /// A type as rustc would print it.
+    pub(crate) fn show(&self, t: &Ty) -> String {
+        match self.resolve(t) {
+            Ty::Unit => "()".into(),
+            Ty::Never => "!".into(),
+            Ty::Scalar(d) => d.rust_name().into(),
+            Ty::Param(i) => self.item.generics.get(i as usize).map(|g| g.name.text.clone()).unwrap_or_else(|| format!("T{i}")),
+            Ty::Tuple(ts) => format!("({})", ts.iter().map(|t| self.show(t)).collect::<Vec<_>>().join(", ")),
+            Ty::Array(e, n) => format!("[{}; {n}]", self.show(&e)),
+            Ty::Slice { elem, mutable } => format!("&{}[{}]", if mutable { "mut " } else { "" }, self.show(&elem)),
+            Ty::ArrayRef { elem, len, mutable } => format!("&{}[{}; {len}]", if mutable { "mut " } else { "" }, self.show(&elem)),
+            Ty::View { elem, ndim, mutable } => format!("{}<{}, {ndim}>", if mutable { "ViewMut" } else { "View" }, self.show(&elem)),
+            Ty::Raw(e) => format!("Raw<{}>", self.show(&e)),
+            Ty::Ref { inner, mutable } => format!("&{}{}", if mutable { "mut " } else { "" }, self.show(&inner)),
+            Ty::Dim3 => "Dim3".into(),
+            Ty::IntVar(_) => "{integer}".into(),
+            Ty::FloatVar(_) => "{float}".into(),
+        }
+    }
+
+    /// The bound of a generic parameter.
+    pub(crate) fn bound(&self, p: u32) -> Bound {
+        self.item.generics[p as usize].bound
+    }
+
+    // ---- classification helpers used by the operator and method rules --------------------
+
+    /// Whether values of `t` support a numeric capability (`Bound::Number`, `Real`, `Float`,
+    /// `Int`), as concrete dtypes or through a generic bound.
+    pub(crate) fn has(&self, t: &Ty, cap: Bound) -> bool {
+        match self.resolve(t) {
+            Ty::Scalar(d) => cap.admits(d),
+            Ty::Param(p) => self.bound(p).implies(cap),
+            Ty::IntVar(_) => matches!(cap, Bound::Int | Bound::Real | Bound::Number | Bound::Scalar),
+            Ty::FloatVar(_) => matches!(cap, Bound::Float | Bound::Real | Bound::Number | Bound::Scalar),
+            _ => false,
+        }
+    }
+
+    pub(crate) fn is_int(&self, t: &Ty) -> bool {
+        self.has(t, Bound::Int)
+    }
+
+    // ---- statements and blocks --------------------------------------------------------------
+
+    fn block(&mut self, b: &Block, expected: Option<&Ty>) -> Ty {
+        let mut diverges = false;
+        for s in &b.stmts {
+            match s {
+                Stmt::Let { pat, init, span } => {
+                    let declared = self.pat_declared(pat);
+                    let t = match init {
+                        Some(e) => {
+                            let t = self.expr(e, declared.as_ref());
+                            match &declared {
+                                Some(d) => self.expect(d, &t, e.span),
+                                None => t,
+                            }
+                        }
+                        None => match declared {
+                            Some(d) => d,
+                            None => {
+                                self.diags.error(*span, "give the variable a type or an initial value");
+                                Ty::Unit
+                            }
+                        },
+                    };
+                    self.bind_pat(pat, &t);
+                }
+                Stmt::Expr(e) => {
+                    let t = self.expr(e, None);
+                    if matches!(self.resolve(&t), Ty::Never) {
+                        diverges = true;
+                    }
+                }
+            }
+        }
+        match &b.tail {
+            Some(t) => self.expr(t, expected),
+            None if diverges => Ty::Never,
+            None => Ty::Unit,
+        }
+    }
+
+    fn pat_declared(&self, p: &Pat) -> Option<Ty> {
+        match p {
+            Pat::Bind(l, _) => self.locals[l.0 as usize].clone(),
+            Pat::Wild(_) => None,
+            Pat::Tuple(ps, _) => {
+                let ts: Option<Vec<Ty>> = ps.iter().map(|p| self.pat_declared(p)).collect();
+                ts.map(Ty::Tuple)
+            }
+        }
+    }
+
+    fn bind_pat(&mut self, p: &Pat, t: &Ty) {
+        match p {
+            Pat::Bind(l, _) => self.locals[l.0 as usize] = Some(t.clone()),
+            Pat::Wild(_) => {}
+            Pat::Tuple(ps, span) => match self.resolve(t) {
+                Ty::Tuple(ts) if ts.len() == ps.len() => {
+                    for (p, t) in ps.iter().zip(ts.iter()) {
+                        self.bind_pat(p, t);
+                    }
+                }
+                other => {
+                    let shown = self.show(&other);
+                    self.diags.error(*span, format!("this pattern destructures a tuple of {} but the value is `{shown}`", ps.len()));
+                }
+            },
+        }
+    }
+
+    // ---- expressions ------------------------------------------------------------------------
+
+    pub(crate) fn expr(&mut self, e: &Expr, expected: Option<&Ty>) -> Ty {
+        let t = self.expr_inner(e, expected);
+        self.exprs[e.id.0 as usize] = Some(t.clone());
+        t
+    }
+
+    fn expr_inner(&mut self, e: &Expr, expected: Option<&Ty>) -> Ty {
+        match &e.kind {
+            ExprKind::Lit(l) => self.lit(l, expected),
+            ExprKind::Local(l) => match &self.locals[l.0 as usize] {
+                Some(t) => t.clone(),
+                None => {
+                    self.diags.error(e.span, "type annotations needed for this variable");
+                    Ty::Unit
+                }
+            },
+            ExprKind::Const { ty, name } => self.constant(ty, name),
+            ExprKind::Unary(op, inner) => self.unary(*op, inner, expected, e.span),
+            ExprKind::Binary(op, l, r) => self.binary(*op, l, r, expected, e.span),
+            ExprKind::Assign { op, place, value } => {
+                let pt = self.expr(place, None);
+                self.check_place(place, true);
+                match op {
+                    None => {
+                        let vt = self.expr(value, Some(&pt));
+                        self.expect(&pt, &vt, value.span);
+                    }
+                    Some(op) => {
+                        self.binary_types(*op, &pt, value, e.span);
+                    }
+                }
+                Ty::Unit
+            }
+            ExprKind::Cast(inner, to) => self.cast(inner, to, e.span),
+            ExprKind::Ref { mutable, expr } => {
+                let t = self.expr(expr, None);
+                self.check_place(expr, *mutable);
+                Ty::Ref { inner: Box::new(t), mutable: *mutable }
+            }
+            ExprKind::Call { callee, args } => self.call(e, callee, args, expected),
+            ExprKind::MethodCall { receiver, method, args } => self.method(receiver, method, args, expected, e.span),
+            ExprKind::Index { base, indices } => self.index(base, indices, e.span),
+            ExprKind::Field { base, field } => {
+                let bt = self.expr(base, None);
+                let bt = self.deref(&bt);
+                match (&bt, field.text.as_str()) {
+                    (Ty::Dim3, "x" | "y" | "z") => Ty::Scalar(DType::U32),
+                    (Ty::Scalar(d), "re" | "im") if d.is_complex() => Ty::Scalar(d.complex_part().unwrap()),
+                    _ => {
+                        let shown = self.show(&bt);
+                        self.diags.error(field.span, format!("no field `{}` on type `{shown}`", field.text));
+                        Ty::Unit
+                    }
+                }
+            }
+            ExprKind::TupleField { base, index } => {
+                let bt = self.expr(base, None);
+                match self.resolve(&bt) {
+                    Ty::Tuple(ts) if (*index as usize) < ts.len() => ts[*index as usize].clone(),
+                    other => {
+                        let shown = self.show(&other);
+                        self.diags.error(e.span, format!("no field `{index}` on type `{shown}`"));
+                        Ty::Unit
+                    }
+                }
+            }
+            ExprKind::Tuple(elems) => {
+                let exp: Vec<Option<Ty>> = match expected.map(|t| self.resolve(t)) {
+                    Some(Ty::Tuple(ts)) if ts.len() == elems.len() => ts.into_iter().map(Some).collect(),
+                    _ => vec![None; elems.len()],
+                };
+                if elems.is_empty() {
+                    return Ty::Unit;
+                }
+                Ty::Tuple(elems.iter().zip(exp).map(|(e, x)| self.expr(e, x.as_ref())).collect())
+            }
+            ExprKind::ArrayList(elems) => {
+                let elem_exp = match expected.map(|t| self.resolve(t)) {
+                    Some(Ty::Array(e, _)) => Some(*e),
+                    _ => None,
+                };
+                let mut t = elem_exp;
+                for el in elems {
+                    let et = self.expr(el, t.as_ref());
+                    t = Some(match &t {
+                        Some(t) => self.expect(t, &et, el.span),
+                        None => et,
+                    });
+                }
+                match t {
+                    Some(t) => Ty::Array(Box::new(t), elems.len() as u64),
+                    None => {
+                        self.diags.error(e.span, "give the empty array a type: `let a: [f32; 0] = [];`");
+                        Ty::Unit
+                    }
+                }
+            }
+            ExprKind::ArrayRepeat { value, len } => {
+                let elem_exp = match expected.map(|t| self.resolve(t)) {
+                    Some(Ty::Array(e, _)) => Some(*e),
+                    _ => None,
+                };
+                let t = self.expr(value, elem_exp.as_ref());
+                Ty::Array(Box::new(t), *len)
+            }
+            ExprKind::Block(b) => self.block(b, expected),
+            ExprKind::If { cond, then, els } => {
+                let ct = self.expr(cond, Some(&Ty::Scalar(DType::Bool)));
+                self.expect(&Ty::Scalar(DType::Bool), &ct, cond.span);
+                match els {
+                    None => {
+                        let tt = self.block(then, Some(&Ty::Unit));
+                        let span = then.tail.as_ref().map(|t| t.span).unwrap_or(then.span);
+                        self.expect(&Ty::Unit, &tt, span);
+                        Ty::Unit
+                    }
+                    Some(els) => {
+                        let tt = self.block(then, expected);
+                        let et = self.expr(els, Some(&tt).or(expected));
+                        match self.unify(&tt, &et) {
+                            Some(t) => t,
+                            None => {
+                                let (a, b) = (self.show(&tt), self.show(&et));
+                                self.diags.error(els.span, format!("`if` and `else` have incompatible types: `{a}` and `{b}`"));
+                                tt
+                            }
+                        }
+                    }
+                }
+            }
+            ExprKind::Match { scrutinee, arms } => self.match_expr(scrutinee, arms, expected, e.span),
+            ExprKind::While { cond, body, .. } => {
+                let ct = self.expr(cond, Some(&Ty::Scalar(DType::Bool)));
+                self.expect(&Ty::Scalar(DType::Bool), &ct, cond.span);
+                let bt = self.block(body, Some(&Ty::Unit));
+                self.expect(&Ty::Unit, &bt, body.span);
+                Ty::Unit
+            }
+            ExprKind::Loop { id, body, .. } => {
+                let bt = self.block(body, Some(&Ty::Unit));
+                self.expect(&Ty::Unit, &bt, body.span);
+                self.loop_breaks.remove(id).unwrap_or(Ty::Never)
+            }
+            ExprKind::For { var, range, body, .. } => {
+                let st = self.expr(&range.start, None);
+                let et = self.expr(&range.end, Some(&st));
+                let t = self.expect(&st, &et, range.end.span);
+                if !self.is_int(&t) || matches!(self.resolve(&t), Ty::Param(_)) {
+                    let shown = self.show(&t);
+                    self.diags.error(range.start.span, format!("`for` ranges must be over a concrete integer type, found `{shown}`"));
+                }
+                if let Some(step) = &range.step {
+                    let usize_ty = Ty::Scalar(DType::U64);
+                    let s = self.expr(step, Some(&usize_ty));
+                    self.expect(&usize_ty, &s, step.span);
+                }
+                self.locals[var.0 as usize] = Some(t);
+                let bt = self.block(body, Some(&Ty::Unit));
+                self.expect(&Ty::Unit, &bt, body.span);
+                Ty::Unit
+            }
+            ExprKind::Break { target, value } => {
+                let vt = match value {
+                    Some(v) => {
+                        let prev = self.loop_breaks.get(target).cloned();
+                        self.expr(v, prev.as_ref())
+                    }
+                    None => Ty::Unit,
+                };
+                let merged = match self.loop_breaks.get(target).cloned() {
+                    Some(prev) => self.expect(&prev, &vt, e.span),
+                    None => vt,
+                };
+                self.loop_breaks.insert(*target, merged);
+                Ty::Never
+            }
+            ExprKind::Continue { .. } => Ty::Never,
+            ExprKind::Return(v) => {
+                let ret = self.ret.clone();
+                match v {
+                    Some(v) => {
+                        let t = self.expr(v, Some(&ret));
+                        self.expect(&ret, &t, v.span);
+                    }
+                    None => {
+                        self.expect(&ret, &Ty::Unit, e.span);
+                    }
+                }
+                Ty::Never
+            }
+        }
+    }
+
+    fn lit(&mut self, l: &Lit, expected: Option<&Ty>) -> Ty {
+        match l {
+            Lit::Bool(_) => Ty::Scalar(DType::Bool),
+            Lit::Int { suffix: Some(d), .. } | Lit::Float { suffix: Some(d), .. } => Ty::Scalar(*d),
+            Lit::Int { suffix: None, .. } => {
+                let v = self.fresh(VarKind::Int);
+                if let Some(x) = expected {
+                    if self.is_int(x) && !matches!(self.resolve(x), Ty::Param(_)) {
+                        return self.unify(&v, x).unwrap_or(v);
+                    }
+                }
+                v
+            }
+            Lit::Float { suffix: None, .. } => {
+                let v = self.fresh(VarKind::Float);
+                if let Some(x) = expected {
+                    if let Ty::Scalar(d) = self.resolve(x) {
+                        if d.is_float() && !d.is_half() {
+                            return Ty::Scalar(d);
+                        }
+                    }
+                    if matches!(self.resolve(x), Ty::FloatVar(_)) {
+                        return self.unify(&v, x).unwrap_or(v);
+                    }
+                }
+                v
+            }
+        }
+    }
+
+    fn constant(&mut self, ty: &Ty, name: &Name) -> Ty {
+        let n = name.text.as_str();
+        match ty {
+            Ty::Scalar(d) if d.is_float() && crate::lang::FLOAT_CONSTS.contains(&n) => Ty::Scalar(*d),
+            Ty::Scalar(d) if d.is_int() && n == "BITS" => Ty::Scalar(DType::U32),
+            Ty::Scalar(d) if d.is_int() && crate::lang::INT_CONSTS.contains(&n) => Ty::Scalar(*d),
+            Ty::Param(p) => {
+                let g = &self.item.generics[*p as usize].name.text;
+                let lower = n.to_lowercase();
+                self.diags.error(
+                    name.span,
+                    format!("generic `{g}` has no associated constants; call the trait function instead: `{g}::{}()`", match lower.as_str() {
+                        "max" => "max_value",
+                        "min" => "min_value",
+                        "infinity" => "infinity",
+                        "nan" => "nan",
+                        "epsilon" => "epsilon",
+                        "pi" => "pi",
+                        _ => "zero",
+                    }),
+                );
+                ty.clone()
+            }
+            other => {
+                let shown = self.show(other);
+                self.diags.error(name.span, format!("no associated constant `{n}` on `{shown}`"));
+                Ty::Unit
+            }
+        }
+    }
+
+    fn unary(&mut self, op: UnOp, inner: &Expr, expected: Option<&Ty>, span: Span) -> Ty {
+        match op {
+            UnOp::Deref => {
+                let t = self.expr(inner, None);
+                match self.resolve(&t) {
+                    Ty::Ref { inner, .. } => *inner,
+                    other => {
+                        let shown = self.show(&other);
+                        self.diags.error(span, format!("type `{shown}` cannot be dereferenced"));
+                        Ty::Unit
+                    }
+                }
+            }
+            UnOp::Neg => {
+                let t = self.expr(inner, expected);
+                let ok = match self.resolve(&t) {
+                    Ty::Scalar(d) => d.is_signed_int() || d.is_float() || d.is_complex(),
+                    Ty::Param(p) => self.bound(p).implies(Bound::Float),
+                    Ty::IntVar(_) | Ty::FloatVar(_) => true,
+                    _ => false,
+                };
+                if !ok {
+                    let shown = self.show(&t);
+                    let hint = if self.is_int(&t) { "; use `x.wrapping_neg()`" } else { "" };
+                    self.diags.error(span, format!("cannot negate a value of type `{shown}`{hint}"));
+                }
+                t
+            }
+            UnOp::Not => {
+                let t = self.expr(inner, expected);
+                let ok = matches!(self.resolve(&t), Ty::Scalar(DType::Bool)) || self.is_int(&t);
+                if !ok {
+                    let shown = self.show(&t);
+                    self.diags.error(span, format!("cannot apply `!` to type `{shown}`"));
+                }
+                t
+            }
+        }
+    }
+
+    fn binary(&mut self, op: BinOp, l: &Expr, r: &Expr, expected: Option<&Ty>, span: Span) -> Ty {
+        if op.is_logical() {
+            let b = Ty::Scalar(DType::Bool);
+            let lt = self.expr(l, Some(&b));
+            self.expect(&b, &lt, l.span);
+            let rt = self.expr(r, Some(&b));
+            self.expect(&b, &rt, r.span);
+            return b;
+        }
+        if op.is_comparison() {
+            let lt = self.expr(l, None);
+            let rt = self.expr(r, Some(&lt));
+            let t = self.expect(&lt, &rt, r.span);
+            let ordered = !matches!(op, BinOp::Eq | BinOp::Ne);
+            let ok = if ordered {
+                self.has(&t, Bound::Real) || matches!(self.resolve(&t), Ty::Scalar(DType::Bool))
+            } else {
+                matches!(self.resolve(&t), Ty::Scalar(_) | Ty::Param(_) | Ty::IntVar(_) | Ty::FloatVar(_))
+            };
+            if !ok {
+                let shown = self.show(&t);
+                self.diags.error(span, format!("`{}` cannot compare values of type `{shown}`", op.symbol()));
+            }
+            return Ty::Scalar(DType::Bool);
+        }
+        let exp = if op.is_shift() { expected } else { expected };
+        let lt = self.expr(l, exp);
+        self.binary_types(op, &lt, r, span)
+    }
+
+    /// The right operand and result of an arithmetic, bitwise or shift operator whose left operand
+    /// has type `lt` (also used by compound assignment).
+    fn binary_types(&mut self, op: BinOp, lt: &Ty, r: &Expr, span: Span) -> Ty {
+        if op.is_shift() {
+            let rt = self.expr(r, None);
+            if !self.is_int(lt) {
+                let shown = self.show(lt);
+                self.diags.error(span, format!("`{}` needs an integer on the left, found `{shown}`", op.symbol()));
+            }
+            match self.resolve(lt) {
+                Ty::Param(_) => {
+                    self.expect(&Ty::Scalar(DType::U32), &rt, r.span);
+                }
+                _ => {
+                    if !self.is_int(&rt) || matches!(self.resolve(&rt), Ty::Param(_)) {
+                        let shown = self.show(&rt);
+                        self.diags.error(r.span, format!("the shift amount must be an integer, found `{shown}`"));
+                    }
+                }
+            }
+            return lt.clone();
+        }
+        let rt = self.expr(r, Some(lt));
+        let t = self.expect(lt, &rt, r.span);
+        let rt = self.resolve(&t);
+        let ok = match op {
+            BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::Div => self.has(&rt, Bound::Number),
+            BinOp::Rem => self.has(&rt, Bound::Float) || self.has(&rt, Bound::Int),
+            BinOp::BitAnd | BinOp::BitOr | BinOp::BitXor => self.is_int(&rt) || rt == Ty::Scalar(DType::Bool),
+            _ => unreachable!("comparison and logical operators are handled by the caller"),
+        };
+        if !ok {
+            let shown = self.show(&rt);
+            let hint = match (&rt, op) {
+                (Ty::Param(p), _) => format!(
+                    "; the bound `{}: {}` does not allow it",
+                    self.item.generics[*p as usize].name.text,
+                    self.bound(*p).name()
+                ),
+                _ => String::new(),
+            };
+            self.diags.error(span, format!("cannot apply `{}` to values of type `{shown}`{hint}", op.symbol()));
+        }
+        t
+    }
+
+    fn cast(&mut self, inner: &Expr, to: &Ty, span: Span) -> Ty {
+        let from = self.expr(inner, None);
+        let from_r = self.resolve(&from);
+        let target_ok = matches!(to, Ty::Scalar(d) if d.is_primitive());
+        let source_ok = match &from_r {
+            Ty::Scalar(d) => d.is_primitive() && !(d.is_bool() && matches!(to, Ty::Scalar(t) if t.is_float())),
+            Ty::IntVar(_) | Ty::FloatVar(_) => true,
+            _ => false,
+        };
+        let bool_target = matches!(to, Ty::Scalar(DType::Bool)) && !matches!(from_r, Ty::Scalar(DType::Bool));
+        if !target_ok || !source_ok || bool_target {
+            let (f, t) = (self.show(&from), self.show(to));
+            let hint = match (&from_r, to) {
+                (Ty::Param(_), _) => "; for a generic value use `x.to_f64()` and `T::from_f64(..)`".to_string(),
+                (_, Ty::Param(p)) => {
+                    let n = &self.item.generics[*p as usize].name.text;
+                    format!("; use `{n}::from_f64(..)` or `{n}::from_i64(..)`")
+                }
+                (Ty::Scalar(d), _) if d.is_half() => "; use `x.to_f32()`".to_string(),
+                (_, Ty::Scalar(d)) if d.is_half() => format!("; use `{d}::from_f32(..)`"),
+                (_, Ty::Scalar(DType::Bool)) => "; compare instead: `x != 0`".to_string(),
+                _ => String::new(),
+            };
+            self.diags.error(span, format!("cannot cast `{f}` as `{t}`{hint}"));
+        }
+        to.clone()
+    }
+
+    fn deref(&self, t: &Ty) -> Ty {
+        match self.resolve(t) {
+            Ty::Ref { inner, .. } => *inner,
+            other => other,
+        }
+    }
+
+    /// Checks that `e` denotes a place (and a mutable one when `mutable`).
+    fn check_place(&mut self, e: &Expr, mutable: bool) {
+        match &e.kind {
+            ExprKind::Local(l) => {
+                let local = &self.item.locals[l.0 as usize];
+                if mutable && !local.mutable {
+                    // A `&mut` reference held in an immutable binding is fine: writing through it.
+                    if !matches!(self.locals[l.0 as usize].as_ref().map(|t| self.resolve(t)), Some(Ty::Ref { mutable: true, .. })) {
+                        self.diags.error(e.span, format!("cannot assign to `{}`: it is not mutable; declare it with `let mut {}`", local.name.text, local.name.text));
+                    }
+                }
+            }
+            ExprKind::Index { base, .. } => {
+                let bt = self.exprs[base.id.0 as usize].clone().unwrap_or(Ty::Unit);
+                let bt = self.deref(&bt);
+                match bt {
+                    Ty::Slice { mutable: m, .. } | Ty::ArrayRef { mutable: m, .. } | Ty::View { mutable: m, .. } => {
+                        if mutable && !m {
+                            self.diags.error(base.span, "cannot write through a shared reference; take the argument as `&mut [T]` / `ViewMut`");
+                        }
+                    }
+                    Ty::Raw(_) => {}
+                    Ty::Array(..) => self.check_place(base, mutable),
+                    _ => {}
+                }
+            }
+            ExprKind::Field { base, .. } | ExprKind::TupleField { base, .. } => self.check_place(base, mutable),
+            ExprKind::Unary(UnOp::Deref, inner) => {
+                let t = self.exprs[inner.id.0 as usize].clone().unwrap_or(Ty::Unit);
+                if mutable && matches!(self.resolve(&t), Ty::Ref { mutable: false, .. }) {
+                    self.diags.error(e.span, "cannot write through a `&` reference; take it as `&mut`");
+                }
+            }
+            _ => self.diags.error(e.span, "this expression is not a place that can be assigned or borrowed"),
+        }
+    }
+
+    fn index(&mut self, base: &Expr, indices: &[Expr], span: Span) -> Ty {
+        let bt = self.expr(base, None);
+        let bt = self.deref(&bt);
+        let usize_ty = Ty::Scalar(DType::U64);
+        for i in indices {
+            let it = self.expr(i, Some(&usize_ty));
+            let ok = match self.resolve(&it) {
+                Ty::Scalar(d) => matches!(d, DType::U64 | DType::U32 | DType::I32 | DType::I64),
+                Ty::IntVar(_) => {
+                    self.unify(&it, &usize_ty);
+                    true
+                }
+                _ => false,
+            };
+            if !ok {
+                let shown = self.show(&it);
+                self.diags.error(i.span, format!("kernel arrays are indexed by `usize`, `u32`, `i32`, `u64` or `i64`, found `{shown}`; convert with `as usize`"));
+            }
+        }
+        match &bt {
+            Ty::View { elem, ndim, .. } => {
+                if indices.len() != 1 && indices.len() != *ndim as usize {
+                    self.diags.error(span, format!("a `View` of {ndim} dimension(s) takes {ndim} indices (`v[[i, j]]`) or one flat index"));
+                }
+                (**elem).clone()
+            }
+            Ty::Slice { elem, .. } | Ty::ArrayRef { elem, .. } | Ty::Array(elem, _) | Ty::Raw(elem) => {
+                if indices.len() != 1 {
+                    self.diags.error(span, "only `View`s take a multi-index; index with one integer");
+                }
+                (**elem).clone()
+            }
+            other => {
+                let shown = self.show(other);
+                self.diags.error(base.span, format!("cannot index into a value of type `{shown}`"));
+                Ty::Unit
+            }
+        }
+    }
+
+    fn match_expr(&mut self, scrutinee: &Expr, arms: &[Arm], expected: Option<&Ty>, span: Span) -> Ty {
+        let st = self.expr(scrutinee, None);
+        let sr = self.resolve(&st);
+        let ok = matches!(sr, Ty::Scalar(DType::Bool) | Ty::IntVar(_)) || matches!(sr, Ty::Scalar(d) if d.is_int());
+        if !ok {
+            let shown = self.show(&st);
+            self.diags.error(scrutinee.span, format!("`match` in kernels works on integers and `bool`, found `{shown}`; use `if`/`else` for other types"));
+        }
+        let mut result: Option<Ty> = None;
+        let mut has_catch_all = false;
+        for arm in arms {
+            self.match_pat(&arm.pat, &st);
+            if matches!(arm.pat, MatchPat::Wild(_)) && arm.guard.is_none() {
+                has_catch_all = true;
+            }
+            if let Some(g) = &arm.guard {
+                let gt = self.expr(g, Some(&Ty::Scalar(DType::Bool)));
+                self.expect(&Ty::Scalar(DType::Bool), &gt, g.span);
+            }
+            let exp = result.clone().or_else(|| expected.cloned());
+            let bt = self.expr(&arm.body, exp.as_ref());
+            result = Some(match result {
+                Some(r) => match self.unify(&r, &bt) {
+                    Some(t) => t,
+                    None => {
+                        let (a, b) = (self.show(&r), self.show(&bt));
+                        self.diags.error(arm.body.span, format!("`match` arms have incompatible types: `{a}` and `{b}`"));
+                        r
+                    }
+                },
+                None => bt,
+            });
+        }
+        if !has_catch_all && !matches!(sr, Ty::Scalar(DType::Bool)) {
+            self.diags.error(span, "non-exhaustive `match`: add a `_ => ...` arm");
+        }
+        result.unwrap_or(Ty::Never)
+    }
+
+    fn match_pat(&mut self, p: &MatchPat, st: &Ty) {
+        match p {
+            MatchPat::Lit(e) => {
+                let t = self.expr(e, Some(st));
+                self.expect(st, &t, e.span);
+            }
+            MatchPat::Range { lo, hi, .. } => {
+                for e in [lo, hi] {
+                    let t = self.expr(e, Some(st));
+                    self.expect(st, &t, e.span);
+                }
+            }
+            MatchPat::Or(ps) => {
+                for p in ps {
+                    self.match_pat(p, st);
+                }
+            }
+            MatchPat::Wild(Some(l)) => self.locals[l.0 as usize] = Some(st.clone()),
+            MatchPat::Wild(None) => {}
+        }
+    }
+}

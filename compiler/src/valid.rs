@@ -1,0 +1,307 @@
+//! Validator: the structural rules the type checker does not cover. After it passes, the back end
+//! may assume every invariant documented in `ir.rs`.
+//!
+//! - every called device function exists in the file (when the whole file is known), and device
+//!   functions do not recurse (CUDA has no stack for it by default);
+//! - kernels are not called from kernel code;
+//! - per kernel kind: elementwise/reduction parameters are per-element scalars or `Raw<T>`
+//!   (elementwise also `&mut T` outputs); raw kernels return `()` and take slices, views and
+//!   scalars;
+//! - `index()`/`loop_size()` only in elementwise and reduction bodies; shared memory only in raw
+//!   kernels and device functions, and `shared_array` only as a `let` initializer.
+
+use std::collections::{HashMap, HashSet};
+
+use crate::diag::Diagnostics;
+use crate::ir::*;
+use crate::typeck::Types;
+
+/// Whether the whole file is being compiled (`Module` has every device function) or one item
+/// under a macro, which cannot see its neighbours.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Scope {
+    File,
+    Item,
+}
+
+pub fn check(module: &Module, types: &[Types], scope: Scope, diags: &mut Diagnostics) {
+    let by_name: HashMap<&str, &Item> = module.items.iter().map(|i| (i.name.text.as_str(), i)).collect();
+    let mut seen = HashSet::new();
+    for item in &module.items {
+        if !seen.insert(item.name.text.as_str()) {
+            diags.error(item.name.span, format!("the name `{}` is defined more than once in this file", item.name.text));
+        }
+    }
+    for (item, ty) in module.items.iter().zip(types) {
+        signature(item, diags);
+        let mut v = BodyCheck { item, by_name: &by_name, scope, diags, calls: Vec::new(), types: ty };
+        v.block(&item.body);
+        if let ItemKind::Reduction(parts) = &item.kind {
+            if let Some(id) = &parts.identity {
+                v.expr(id);
+            }
+            v.expr(&parts.reduce.body);
+            if let Some(p) = &parts.post {
+                v.expr(&p.body);
+            }
+        }
+    }
+    recursion(module, diags);
+}
+
+fn signature(item: &Item, diags: &mut Diagnostics) {
+    match &item.kind {
+        ItemKind::Elementwise | ItemKind::Reduction(_) => {
+            let is_ew = matches!(item.kind, ItemKind::Elementwise);
+            let mut outputs = 0;
+            for p in &item.params {
+                match &p.ty {
+                    Ty::Scalar(_) | Ty::Param(_) | Ty::Raw(_) => {}
+                    Ty::Ref { inner, mutable: true } if is_ew && matches!(**inner, Ty::Scalar(_) | Ty::Param(_)) => outputs += 1,
+                    Ty::Slice { .. } | Ty::ArrayRef { .. } | Ty::View { .. } | Ty::Array(..) => diags.error(
+                        p.span,
+                        format!("{} parameters are per-element values; use `Raw<T>` for an array indexed by hand with `index()`", item.kind.attr_name()),
+                    ),
+                    _ => diags.error(p.span, format!("this parameter type is not allowed in a `#[{}]` kernel", item.kind.attr_name())),
+                }
+            }
+            let ret_ok = match &item.ret {
+                Ty::Scalar(_) | Ty::Param(_) => true,
+                Ty::Tuple(ts) => is_ew && ts.iter().all(|t| matches!(t, Ty::Scalar(_) | Ty::Param(_))),
+                Ty::Unit => is_ew && outputs > 0,
+                _ => false,
+            };
+            if !ret_ok {
+                let what = if is_ew {
+                    "an elementwise kernel returns its output(s): a scalar or a tuple of scalars (or writes `&mut T` output parameters)"
+                } else {
+                    "a reduction's body is the map: it returns one scalar per element"
+                };
+                diags.error(item.ret_span, what);
+            }
+        }
+        ItemKind::RawKernel { .. } => {
+            if !item.ret.is_unit() {
+                diags.error(item.ret_span, "a raw kernel returns nothing; write results to a `&mut [T]` argument");
+            }
+            for p in &item.params {
+                match &p.ty {
+                    Ty::Scalar(_) | Ty::Param(_) | Ty::Slice { .. } | Ty::View { .. } => {}
+                    Ty::Raw(_) => diags.error(p.span, "`Raw<T>` belongs to elementwise kernels; a raw kernel takes `&[T]`, `&mut [T]` or `View<T, N>`"),
+                    Ty::Ref { .. } => diags.error(p.span, "a raw kernel cannot return through a reference; take a `&mut [T]` and write element 0"),
+                    _ => diags.error(p.span, "raw kernel parameters are scalars, slices (`&[T]`, `&mut [T]`) and views (`View<T, N>`)"),
+                }
+            }
+        }
+        ItemKind::Device => {
+            for p in &item.params {
+                if let Ty::Raw(_) = p.ty {
+                    diags.error(p.span, "`Raw<T>` belongs to elementwise kernels; a device function takes `&[T]` or `View<T, N>`");
+                }
+            }
+        }
+    }
+}
+
+struct BodyCheck<'a, 'd> {
+    item: &'a Item,
+    by_name: &'a HashMap<&'a str, &'a Item>,
+    scope: Scope,
+    diags: &'d mut Diagnostics,
+    calls: Vec<String>,
+    #[allow(dead_code)]
+    types: &'a Types,
+}
+
+impl BodyCheck<'_, '_> {
+    fn block(&mut self, b: &Block) {
+        for s in &b.stmts {
+            match s {
+                Stmt::Let { init: Some(e), .. } => {
+                    if let ExprKind::Call { callee: Callee::Intrinsic { name: "shared_array", .. }, args } = &e.kind {
+                        self.shared(e.span);
+                        for a in args {
+                            self.expr(a);
+                        }
+                    } else {
+                        self.expr(e);
+                    }
+                }
+                Stmt::Let { init: None, .. } => {}
+                Stmt::Expr(e) => self.expr(e),
+            }
+        }
+        if let Some(t) = &b.tail {
+            self.expr(t);
+        }
+    }
+
+    fn shared(&mut self, span: proc_macro2::Span) {
+        if !matches!(self.item.kind, ItemKind::RawKernel { .. } | ItemKind::Device) {
+            self.diags.error(span, "shared memory is available in raw kernels and device functions only");
+        }
+    }
+
+    fn expr(&mut self, e: &Expr) {
+        match &e.kind {
+            ExprKind::Call { callee, args } => {
+                match callee {
+                    Callee::Intrinsic { name, .. } => match *name {
+                        "index" | "loop_size" => {
+                            if !matches!(self.item.kind, ItemKind::Elementwise | ItemKind::Reduction(_)) {
+                                self.diags.error(e.span, format!("`{name}()` is the elementwise loop index; in a raw kernel compute the index from `thread_idx()` and `block_idx()`"));
+                            }
+                        }
+                        "shared_array" => self.diags.error(
+                            e.span,
+                            "bind shared memory to a name first: `let s = shared_array::<f32, 256>();`",
+                        ),
+                        "dynamic_shared" => self.shared(e.span),
+                        "sync_threads" | "sync_warp" if matches!(self.item.kind, ItemKind::Elementwise | ItemKind::Reduction(_)) => {
+                            self.diags.error(e.span, format!("`{name}()` is not meaningful in a `#[{}]` kernel; write a `#[rawkernel]`", self.item.kind.attr_name()))
+                        }
+                        _ => {}
+                    },
+                    Callee::Device { name, .. } => match self.by_name.get(name.text.as_str()) {
+                        Some(target) if target.kind.is_kernel() => self.diags.error(
+                            name.span,
+                            format!("`{}` is a `#[{}]` kernel; kernels cannot be called from kernel code: mark a helper `#[device]`", name.text, target.kind.attr_name()),
+                        ),
+                        Some(_) => self.calls.push(name.text.clone()),
+                        None if self.scope == Scope::File => self.diags.error(
+                            name.span,
+                            format!("cannot find function `{}`; kernels can call the prelude's intrinsics and `#[device]` functions of the same file", name.text),
+                        ),
+                        None => {}
+                    },
+                    Callee::Assoc { .. } => {}
+                }
+                for a in args {
+                    self.expr(a);
+                }
+            }
+            ExprKind::Lit(_) | ExprKind::Local(_) | ExprKind::Const { .. } | ExprKind::Continue { .. } => {}
+            ExprKind::Unary(_, a) | ExprKind::Cast(a, _) | ExprKind::Ref { expr: a, .. } => self.expr(a),
+            ExprKind::Binary(_, a, b) => {
+                self.expr(a);
+                self.expr(b);
+            }
+            ExprKind::Assign { place, value, .. } => {
+                self.expr(place);
+                self.expr(value);
+            }
+            ExprKind::MethodCall { receiver, args, .. } => {
+                self.expr(receiver);
+                for a in args {
+                    self.expr(a);
+                }
+            }
+            ExprKind::Index { base, indices } => {
+                self.expr(base);
+                for i in indices {
+                    self.expr(i);
+                }
+            }
+            ExprKind::Field { base, .. } | ExprKind::TupleField { base, .. } => self.expr(base),
+            ExprKind::Tuple(es) | ExprKind::ArrayList(es) => {
+                for x in es {
+                    self.expr(x);
+                }
+            }
+            ExprKind::ArrayRepeat { value, .. } => self.expr(value),
+            ExprKind::Block(b) => self.block(b),
+            ExprKind::If { cond, then, els } => {
+                self.expr(cond);
+                self.block(then);
+                if let Some(e) = els {
+                    self.expr(e);
+                }
+            }
+            ExprKind::Match { scrutinee, arms } => {
+                self.expr(scrutinee);
+                for a in arms {
+                    if let Some(g) = &a.guard {
+                        self.expr(g);
+                    }
+                    self.expr(&a.body);
+                }
+            }
+            ExprKind::While { cond, body, .. } => {
+                self.expr(cond);
+                self.block(body);
+            }
+            ExprKind::Loop { body, .. } => self.block(body),
+            ExprKind::For { range, body, .. } => {
+                self.expr(&range.start);
+                self.expr(&range.end);
+                if let Some(s) = &range.step {
+                    self.expr(s);
+                }
+                self.block(body);
+            }
+            ExprKind::Break { value, .. } | ExprKind::Return(value) => {
+                if let Some(v) = value {
+                    self.expr(v);
+                }
+            }
+        }
+    }
+}
+
+/// Device functions must not call themselves, directly or through others.
+fn recursion(module: &Module, diags: &mut Diagnostics) {
+    let mut graph: HashMap<&str, Vec<(&str, proc_macro2::Span)>> = HashMap::new();
+    for item in &module.items {
+        let mut calls = Vec::new();
+        collect_calls_block(&item.body, &mut calls);
+        graph.insert(item.name.text.as_str(), calls);
+    }
+    let names: HashSet<&str> = module.items.iter().filter(|i| matches!(i.kind, ItemKind::Device)).map(|i| i.name.text.as_str()).collect();
+    for item in module.items.iter().filter(|i| matches!(i.kind, ItemKind::Device)) {
+        let start = item.name.text.as_str();
+        // Depth-first search for a path back to `start`.
+        let mut stack: Vec<&str> = vec![start];
+        let mut visited = HashSet::new();
+        while let Some(n) = stack.pop() {
+            for (callee, span) in graph.get(n).map(|v| v.as_slice()).unwrap_or(&[]) {
+                if !names.contains(callee) {
+                    continue;
+                }
+                if *callee == start {
+                    if n == start {
+                        diags.error(*span, format!("`{start}` calls itself; recursion is not supported in kernels: rewrite it as a loop"));
+                    } else {
+                        diags.error(item.name.span, format!("`{start}` is recursive (through `{n}`); recursion is not supported in kernels: rewrite it as a loop"));
+                    }
+                    stack.clear();
+                    break;
+                }
+                if visited.insert(*callee) {
+                    stack.push(callee);
+                }
+            }
+        }
+    }
+}
+
+fn collect_calls_block<'a>(b: &'a Block, out: &mut Vec<(&'a str, proc_macro2::Span)>) {
+    for s in &b.stmts {
+        match s {
+            Stmt::Let { init: Some(e), .. } | Stmt::Expr(e) => collect_calls(e, out),
+            _ => {}
+        }
+    }
+    if let Some(t) = &b.tail {
+        collect_calls(t, out);
+    }
+}
+
+fn collect_calls<'a>(e: &'a Expr, out: &mut Vec<(&'a str, proc_macro2::Span)>) {
+    let (mut exprs, mut blocks) = (Vec::new(), Vec::new());
+    crate::ir::visit_children(e, &mut |c| exprs.push(c), &mut |b| blocks.push(b));
+    exprs.into_iter().for_each(|c| collect_calls(c, out));
+    blocks.into_iter().for_each(|b| collect_calls_block(b, out));
+    if let ExprKind::Call { callee: Callee::Device { name, .. }, .. } = &e.kind {
+        out.push((name.text.as_str(), name.span));
+    }
+}

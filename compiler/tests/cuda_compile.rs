@@ -1,0 +1,222 @@
+//! Every generated CUDA file in `compiler/tests/out/` must compile, with nvcc and with NVRTC
+//! (DESIGN.md §7), so that invalid C fails CI even without a GPU.
+//!
+//! - nvcc: `nvcc -arch=sm_90 -cubin -I <repo>/include`, from `$NVCC` (a command line such as
+//!   `ccache nvcc`), else `nvcc` on PATH, else `$CUDA_PATH/bin/nvcc`.
+//! - NVRTC through cudarc, for `sm_90`, `--std=c++17`, with only `<repo>/include` on the include path:
+//!   the runtime has nothing else when only libnvrtc is installed.
+//!
+//! `source scripts/cuda-env.sh` provides both. Without them the test fails, unless
+//! `CUPRUM_SKIP_CUDA_COMPILE=1`. `CUPRUM_CUDA_COMPILE_DIR` checks another folder instead of
+//! `compiler/tests/out/` (for trying the test itself). This test runs on the build machine, so the
+//! build-time paths below are fine.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::{env, fs, thread};
+
+use cudarc::nvrtc::{CompileError, CompileOptions, compile_ptx_with_opts};
+
+const SKIP_VAR: &str = "CUPRUM_SKIP_CUDA_COMPILE";
+const DIR_VAR: &str = "CUPRUM_CUDA_COMPILE_DIR";
+const ARCH: &str = "sm_90";
+/// Parallel compiles: nvcc and NVRTC are heavy and CI machines are small.
+const THREADS: usize = 2;
+const HOW_TO: &str = "run `source scripts/cuda-env.sh` first (it installs the CUDA compiler from \
+                      PyPI wheels if needed), or set CUPRUM_SKIP_CUDA_COMPILE=1 to skip this test";
+
+fn repo_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("compiler/ has a parent folder")
+        .to_path_buf()
+}
+
+/// All `*.cu` files under `dir` (recursively), sorted, so that failures come in a stable order.
+fn cu_files(dir: &Path) -> Vec<PathBuf> {
+    fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
+        let Ok(entries) = fs::read_dir(dir) else {
+            return;
+        };
+        for entry in entries.flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                walk(&path, out);
+            } else if path.extension().is_some_and(|e| e == "cu") {
+                out.push(path);
+            }
+        }
+    }
+    let mut files = Vec::new();
+    walk(dir, &mut files);
+    files.sort();
+    files
+}
+
+/// The nvcc command line: `$NVCC` split on whitespace, else `nvcc` if it runs, else `$CUDA_PATH/bin/nvcc`.
+fn find_nvcc() -> Option<Vec<String>> {
+    if let Ok(cmd) = env::var("NVCC") {
+        let words: Vec<String> = cmd.split_whitespace().map(String::from).collect();
+        if !words.is_empty() {
+            return Some(words);
+        }
+    }
+    let runs = |program: &str| {
+        Command::new(program)
+            .arg("--version")
+            .output()
+            .is_ok_and(|o| o.status.success())
+    };
+    if runs("nvcc") {
+        return Some(vec!["nvcc".into()]);
+    }
+    let from_cuda_path = PathBuf::from(env::var_os("CUDA_PATH")?)
+        .join("bin")
+        .join("nvcc");
+    let from_cuda_path = from_cuda_path.to_str()?.to_owned();
+    runs(&from_cuda_path).then(|| vec![from_cuda_path])
+}
+
+/// NVRTC's version, or `None` when cudarc cannot load libnvrtc (cudarc would panic on first use).
+fn nvrtc_version() -> Option<(i32, i32)> {
+    // SAFETY: only tries to dlopen the library names cudarc knows; loading libnvrtc runs no code of
+    // ours and the handle is dropped again.
+    if !unsafe { cudarc::nvrtc::sys::is_culib_present() } {
+        return None;
+    }
+    let (mut major, mut minor) = (0, 0);
+    // SAFETY: the library is present (checked above) and both pointers are valid for writes.
+    let status = unsafe { cudarc::nvrtc::sys::nvrtcVersion(&mut major, &mut minor) };
+    (status == cudarc::nvrtc::sys::nvrtcResult::NVRTC_SUCCESS).then_some((major, minor))
+}
+
+/// Compiles one file with nvcc into `output`; `Err` carries the command and its output.
+fn compile_nvcc(nvcc: &[String], include: &Path, file: &Path, output: &Path) -> Result<(), String> {
+    let mut cmd = Command::new(&nvcc[0]);
+    cmd.args(&nvcc[1..])
+        .args(["-arch", ARCH, "-cubin", "-I"])
+        .arg(include)
+        .arg("-o")
+        .arg(output)
+        .arg(file);
+    let shown = format!("{cmd:?}");
+    match cmd.output() {
+        Err(e) => Err(format!("could not run {shown}: {e}")),
+        Ok(out) if out.status.success() => Ok(()),
+        Ok(out) => Err(format!(
+            "{shown}\nexited with {}\n{}{}",
+            out.status,
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        )),
+    }
+}
+
+/// Compiles one file with NVRTC; `Err` carries the options and the program log.
+fn compile_nvrtc(include: &Path, file: &Path) -> Result<(), String> {
+    let src =
+        fs::read_to_string(file).map_err(|e| format!("cannot read {}: {e}", file.display()))?;
+    let opts = CompileOptions {
+        arch: Some(ARCH),
+        include_paths: vec![include.display().to_string()],
+        options: vec!["--std=c++17".into()],
+        name: file.file_name().map(|n| n.to_string_lossy().into_owned()),
+        ..Default::default()
+    };
+    match compile_ptx_with_opts(src, opts) {
+        Ok(_) => Ok(()),
+        Err(CompileError::CompileError {
+            nvrtc,
+            options,
+            log,
+        }) => Err(format!(
+            "{nvrtc:?} with options {options:?}\n{}",
+            log.to_string_lossy()
+        )),
+        Err(other) => Err(format!("{other:?}")),
+    }
+}
+
+#[test]
+fn generated_cuda_compiles_with_nvcc_and_nvrtc() {
+    if env::var(SKIP_VAR).is_ok_and(|v| v == "1") {
+        eprintln!("cuda_compile: skipped because {SKIP_VAR}=1");
+        return;
+    }
+
+    let root = repo_root();
+    let dir = env::var_os(DIR_VAR).map_or_else(|| root.join("compiler/tests/out"), PathBuf::from);
+    let files = cu_files(&dir);
+    assert!(
+        !files.is_empty(),
+        "no .cu files in {}: the snapshot tests write the generated CUDA C there, and an empty \
+         corpus must not pass",
+        dir.display()
+    );
+
+    let nvcc =
+        find_nvcc().unwrap_or_else(|| panic!("nvcc not found (NVCC, PATH, CUDA_PATH): {HOW_TO}"));
+    let (major, minor) = nvrtc_version().unwrap_or_else(|| {
+        panic!(
+            "libnvrtc cannot be loaded (LD_LIBRARY_PATH={:?}): {HOW_TO}",
+            env::var("LD_LIBRARY_PATH").unwrap_or_default()
+        )
+    });
+    eprintln!(
+        "cuda_compile: {} file(s) in {}, nvcc = {}, NVRTC {major}.{minor}, arch {ARCH}",
+        files.len(),
+        dir.display(),
+        nvcc.join(" ")
+    );
+
+    let include = root.join("include");
+    let out_dir =
+        Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("cuda_compile-{}", std::process::id()));
+    fs::create_dir_all(&out_dir)
+        .unwrap_or_else(|e| panic!("cannot create {}: {e}", out_dir.display()));
+
+    let next = AtomicUsize::new(0);
+    let failures = Mutex::new(Vec::new());
+    thread::scope(|s| {
+        for _ in 0..THREADS.min(files.len()) {
+            s.spawn(|| {
+                loop {
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    let Some(file) = files.get(i) else { break };
+                    let name = file
+                        .strip_prefix(&dir)
+                        .unwrap_or(file)
+                        .display()
+                        .to_string();
+                    let cubin = out_dir.join(format!("{i}.cubin"));
+                    let results = [
+                        ("nvcc", compile_nvcc(&nvcc, &include, file, &cubin)),
+                        ("NVRTC", compile_nvrtc(&include, file)),
+                    ];
+                    for (compiler, result) in results {
+                        if let Err(log) = result {
+                            eprintln!("---- {name}: {compiler} FAILED\n{}\n", log.trim_end());
+                            failures
+                                .lock()
+                                .unwrap()
+                                .push(format!("{name} ({compiler})"));
+                        }
+                    }
+                }
+            });
+        }
+    });
+    let _ = fs::remove_dir_all(&out_dir);
+
+    let mut failures = failures.into_inner().unwrap();
+    failures.sort();
+    assert!(
+        failures.is_empty(),
+        "{} of {} compile(s) failed (logs above):\n  {}",
+        failures.len(),
+        2 * files.len(),
+        failures.join("\n  ")
+    );
+}

@@ -1,0 +1,72 @@
+// cuprum/complex.h: `Complex<f32>` / `Complex<f64>` with num-complex's arithmetic.
+#pragma once
+#include <cuprum/types.h>
+
+namespace cuprum {
+
+template <typename T>
+struct complex { T re; T im; };
+
+template <typename T>
+__device__ __forceinline__ complex<T> make_complex(T re, T im) { complex<T> c; c.re = re; c.im = im; return c; }
+template <typename T>
+__device__ __forceinline__ complex<T> operator+(complex<T> a, complex<T> b) { return make_complex(a.re + b.re, a.im + b.im); }
+template <typename T>
+__device__ __forceinline__ complex<T> operator-(complex<T> a, complex<T> b) { return make_complex(a.re - b.re, a.im - b.im); }
+template <typename T>
+__device__ __forceinline__ complex<T> operator*(complex<T> a, complex<T> b) {
+    return make_complex(a.re * b.re - a.im * b.im, a.re * b.im + a.im * b.re);
+}
+// num-complex divides by the squared norm (no scaling).
+template <typename T>
+__device__ __forceinline__ complex<T> operator/(complex<T> a, complex<T> b) {
+    T n = b.re * b.re + b.im * b.im;
+    return make_complex((a.re * b.re + a.im * b.im) / n, (a.im * b.re - a.re * b.im) / n);
+}
+template <typename T>
+__device__ __forceinline__ complex<T> operator-(complex<T> a) { return make_complex(-a.re, -a.im); }
+template <typename T>
+__device__ __forceinline__ complex<T>& operator+=(complex<T>& a, complex<T> b) { return a = a + b; }
+template <typename T>
+__device__ __forceinline__ complex<T>& operator-=(complex<T>& a, complex<T> b) { return a = a - b; }
+template <typename T>
+__device__ __forceinline__ complex<T>& operator*=(complex<T>& a, complex<T> b) { return a = a * b; }
+template <typename T>
+__device__ __forceinline__ complex<T>& operator/=(complex<T>& a, complex<T> b) { return a = a / b; }
+template <typename T>
+__device__ __forceinline__ bool operator==(complex<T> a, complex<T> b) { return a.re == b.re && a.im == b.im; }
+template <typename T>
+__device__ __forceinline__ bool operator!=(complex<T> a, complex<T> b) { return !(a == b); }
+
+template <typename T>
+__device__ __forceinline__ complex<T> conj(complex<T> a) { return make_complex(a.re, -a.im); }
+__device__ __forceinline__ float norm(complex<float> a) { return hypotf(a.re, a.im); }
+__device__ __forceinline__ double norm(complex<double> a) { return hypot(a.re, a.im); }
+template <typename T>
+__device__ __forceinline__ T norm_sqr(complex<T> a) { return a.re * a.re + a.im * a.im; }
+__device__ __forceinline__ float arg(complex<float> a) { return atan2f(a.im, a.re); }
+__device__ __forceinline__ double arg(complex<double> a) { return atan2(a.im, a.re); }
+__device__ __forceinline__ complex<float> exp(complex<float> a) {
+    float e = expf(a.re), s, c;
+    sincosf(a.im, &s, &c);
+    return make_complex(e * c, e * s);
+}
+__device__ __forceinline__ complex<double> exp(complex<double> a) {
+    double e = ::exp(a.re), s, c;
+    sincos(a.im, &s, &c);
+    return make_complex(e * c, e * s);
+}
+template <typename T>
+__device__ __forceinline__ complex<T> ln(complex<T> a) { return make_complex((T)log(norm(a)), arg(a)); }
+template <typename T>
+__device__ __forceinline__ complex<T> sqrt(complex<T> a) {
+    // Principal square root, as num-complex: from the polar form.
+    T r = ::sqrt(norm(a));
+    T t = arg(a) / (T)2;
+    return make_complex(r * ::cos(t), r * ::sin(t));
+}
+
+}  // namespace cuprum
+
+typedef cuprum::complex<float> c32;
+typedef cuprum::complex<double> c64;

@@ -1,0 +1,73 @@
+// cuprum/half.h: IEEE binary16 (`f16`) and bfloat16 (`bf16`) as `half` computes them: every
+// operation goes through f32 and rounds back to nearest-even. No toolkit headers needed.
+#pragma once
+#include <cuprum/types.h>
+
+namespace cuprum {
+
+struct half { u16 bits; };
+struct bfloat16 { u16 bits; };
+
+__device__ __forceinline__ float to_f32(half h) {
+    float f;
+    asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(h.bits));
+    return f;
+}
+__device__ __forceinline__ half half_from_f32(float f) {
+    half h;
+    asm("cvt.rn.f16.f32 %0, %1;" : "=h"(h.bits) : "f"(f));
+    return h;
+}
+__device__ __forceinline__ half half_from_f64(double d) {
+    half h;
+    asm("cvt.rn.f16.f64 %0, %1;" : "=h"(h.bits) : "d"(d));
+    return h;
+}
+__device__ __forceinline__ float to_f32(bfloat16 b) { return __uint_as_float(((u32)b.bits) << 16); }
+__device__ __forceinline__ bfloat16 bf16_from_f32(float f) {
+    u32 u = __float_as_uint(f);
+    bfloat16 b;
+    if ((u & 0x7fffffffu) > 0x7f800000u) {
+        b.bits = (u16)((u >> 16) | 0x40u);  // quiet NaN, sign kept
+    } else {
+        u += 0x7fffu + ((u >> 16) & 1u);
+        b.bits = (u16)(u >> 16);
+    }
+    return b;
+}
+__device__ __forceinline__ bfloat16 bf16_from_f64(double d) {
+    // Round once from f64: adjust the f32 intermediate to odd when inexact (round-to-odd).
+    float f = (float)d;
+    u32 u = __float_as_uint(f);
+    if ((double)f != d && (u & 1u) == 0 && (u & 0x7fffffffu) < 0x7f800000u) {
+        u |= 1u;
+        f = __uint_as_float(u);
+    }
+    return bf16_from_f32(f);
+}
+
+#define CUPRUM_HALF_OPS(H, FROM)                                                                  \
+    __device__ __forceinline__ H operator+(H a, H b) { return FROM(to_f32(a) + to_f32(b)); }     \
+    __device__ __forceinline__ H operator-(H a, H b) { return FROM(to_f32(a) - to_f32(b)); }     \
+    __device__ __forceinline__ H operator*(H a, H b) { return FROM(to_f32(a) * to_f32(b)); }     \
+    __device__ __forceinline__ H operator/(H a, H b) { return FROM(to_f32(a) / to_f32(b)); }     \
+    __device__ __forceinline__ H operator-(H a) { H r; r.bits = (u16)(a.bits ^ 0x8000u); return r; } \
+    __device__ __forceinline__ H& operator+=(H& a, H b) { return a = a + b; }                    \
+    __device__ __forceinline__ H& operator-=(H& a, H b) { return a = a - b; }                    \
+    __device__ __forceinline__ H& operator*=(H& a, H b) { return a = a * b; }                    \
+    __device__ __forceinline__ H& operator/=(H& a, H b) { return a = a / b; }                    \
+    __device__ __forceinline__ bool operator==(H a, H b) { return to_f32(a) == to_f32(b); }      \
+    __device__ __forceinline__ bool operator!=(H a, H b) { return to_f32(a) != to_f32(b); }      \
+    __device__ __forceinline__ bool operator<(H a, H b) { return to_f32(a) < to_f32(b); }        \
+    __device__ __forceinline__ bool operator<=(H a, H b) { return to_f32(a) <= to_f32(b); }      \
+    __device__ __forceinline__ bool operator>(H a, H b) { return to_f32(a) > to_f32(b); }        \
+    __device__ __forceinline__ bool operator>=(H a, H b) { return to_f32(a) >= to_f32(b); }
+
+CUPRUM_HALF_OPS(half, half_from_f32)
+CUPRUM_HALF_OPS(bfloat16, bf16_from_f32)
+#undef CUPRUM_HALF_OPS
+
+}  // namespace cuprum
+
+typedef cuprum::half f16;
+typedef cuprum::bfloat16 bf16;

@@ -1,0 +1,121 @@
+// cuprum/types.h: scalar typedefs, slices, local arrays, views, tuples (used by generated code).
+// Self-contained: no toolkit or standard headers, so NVRTC needs nothing but these files.
+#pragma once
+
+typedef signed char i8;
+typedef short i16;
+typedef int i32;
+typedef long long i64;
+typedef unsigned char u8;
+typedef unsigned short u16;
+typedef unsigned int u32;
+typedef unsigned long long u64;
+typedef float f32;
+typedef double f64;
+
+namespace cuprum {
+
+// `&[T]` / `&mut [T]`: a device pointer and a length (16 bytes, passed by value).
+template <typename T>
+struct Slice {
+    T* ptr;
+    u64 len;
+    template <typename I>
+    __device__ __forceinline__ T& operator[](I i) const { return ptr[i]; }
+};
+
+// `[T; N]`: a local array with value semantics.
+template <typename T, int N>
+struct Array {
+    T v[N];
+    template <typename I>
+    __device__ __forceinline__ T& operator[](I i) { return v[i]; }
+    template <typename I>
+    __device__ __forceinline__ const T& operator[](I i) const { return v[i]; }
+    static __device__ __forceinline__ Array splat(T x) {
+        Array a;
+        for (int k = 0; k < N; ++k) a.v[k] = x;
+        return a;
+    }
+};
+
+// `View<T, N>` / `ViewMut<T, N>`: an n-d strided array argument (strides in elements).
+template <typename T, int N>
+struct View {
+    T* ptr;
+    i64 shape[N];
+    i64 strides[N];
+    __device__ __forceinline__ u64 size() const {
+        u64 s = 1;
+        for (int k = 0; k < N; ++k) s *= (u64)shape[k];
+        return s;
+    }
+    template <typename... I>
+    __device__ __forceinline__ T& operator()(I... idx) const {
+        const i64 ix[N] = {(i64)idx...};
+        i64 off = 0;
+        for (int k = 0; k < N; ++k) off += ix[k] * strides[k];
+        return ptr[off];
+    }
+    // Flat C-order index.
+    template <typename I>
+    __device__ __forceinline__ T& operator[](I flat) const {
+        u64 f = (u64)flat;
+        i64 off = 0;
+        for (int k = N - 1; k >= 0; --k) {
+            u64 e = (u64)shape[k];
+            off += (i64)(f % e) * strides[k];
+            f /= e;
+        }
+        return ptr[off];
+    }
+    __device__ __forceinline__ Array<u64, N> shape_array() const {
+        Array<u64, N> a;
+        for (int k = 0; k < N; ++k) a.v[k] = (u64)shape[k];
+        return a;
+    }
+    __device__ __forceinline__ Array<i64, N> strides_array() const {
+        Array<i64, N> a;
+        for (int k = 0; k < N; ++k) a.v[k] = strides[k];
+        return a;
+    }
+};
+
+// The most dimensions an elementwise or reduction operand may have after collapsing.
+#define CUPRUM_MAX_NDIM 8
+
+// `Raw<T>`: an elementwise argument indexed by hand with a flat C-order index.
+template <typename T>
+struct Raw {
+    T* ptr;
+    u64 size;
+    i32 ndim;
+    i32 contiguous;
+    i64 shape[CUPRUM_MAX_NDIM];
+    i64 strides[CUPRUM_MAX_NDIM];
+    template <typename I>
+    __device__ __forceinline__ T& operator[](I flat) const {
+        if (contiguous) return ptr[flat];
+        u64 f = (u64)flat;
+        i64 off = 0;
+        for (int k = ndim - 1; k >= 0; --k) {
+            u64 e = (u64)shape[k];
+            off += (i64)(f % e) * strides[k];
+            f /= e;
+        }
+        return ptr[off];
+    }
+};
+
+template <typename A, typename B>
+struct Tuple2 { A _0; B _1; };
+template <typename A, typename B, typename C>
+struct Tuple3 { A _0; B _1; C _2; };
+template <typename A, typename B, typename C, typename D>
+struct Tuple4 { A _0; B _1; C _2; D _3; };
+template <typename A, typename B, typename C, typename D, typename E>
+struct Tuple5 { A _0; B _1; C _2; D _3; E _4; };
+template <typename A, typename B, typename C, typename D, typename E, typename F>
+struct Tuple6 { A _0; B _1; C _2; D _3; E _4; F _5; };
+
+}  // namespace cuprum

@@ -1,0 +1,570 @@
+//! `Array<T>`: an n-dimensional array in device memory (DESIGN.md §5).
+//!
+//! An array is a reference-counted [`DeviceBuffer`] plus a shape, strides **in elements** (0 for
+//! broadcast axes, negative for reversed ones) and an offset (the element index of the first
+//! logical element within the buffer). Views (`reshape`, `transpose`, `slice`, `broadcast_to`,
+//! ...) share the buffer and never copy; `clone()` is such a view too. `copy()` makes a new
+//! C-contiguous array.
+//!
+//! Creation allocates on the current device and copies on that device's current stream.
+//!
+//! For now, fills (`zeros`, `full`, `arange`, ...) are computed on the host and uploaded, and
+//! `copy()` of a non-contiguous view and `to_vec()` gather on the host; the built-in fill and
+//! copy kernels (kernels/) replace these paths when they land.
+
+pub mod shape;
+
+mod interop;
+
+use std::fmt;
+use std::marker::PhantomData;
+use std::sync::Arc;
+
+use crate::device::Device;
+use crate::error::{Error, Result};
+use crate::memory::DeviceBuffer;
+use crate::stream::Stream;
+use crate::{DType, Float, Number, Real, Scalar};
+
+pub use shape::{Layout, Slice, broadcast_shapes};
+
+/// Anything usable as a shape: `[2, 3]`, `&[2, 3][..]`, `vec![2, 3]`, or `5` for `[5]`.
+pub trait IntoShape {
+    fn into_shape(self) -> Vec<usize>;
+}
+
+impl IntoShape for usize {
+    fn into_shape(self) -> Vec<usize> {
+        vec![self]
+    }
+}
+
+impl<const N: usize> IntoShape for [usize; N] {
+    fn into_shape(self) -> Vec<usize> {
+        self.to_vec()
+    }
+}
+
+impl<const N: usize> IntoShape for &[usize; N] {
+    fn into_shape(self) -> Vec<usize> {
+        self.to_vec()
+    }
+}
+
+impl IntoShape for &[usize] {
+    fn into_shape(self) -> Vec<usize> {
+        self.to_vec()
+    }
+}
+
+impl IntoShape for Vec<usize> {
+    fn into_shape(self) -> Vec<usize> {
+        self
+    }
+}
+
+impl IntoShape for &Vec<usize> {
+    fn into_shape(self) -> Vec<usize> {
+        self.clone()
+    }
+}
+
+/// An n-dimensional array of `T` in device memory.
+pub struct Array<T: Scalar> {
+    buf: Arc<DeviceBuffer>,
+    layout: Layout,
+    _t: PhantomData<T>,
+}
+
+/// A view of the same data (like `ndarray::ArcArray`): no device memory is copied.
+impl<T: Scalar> Clone for Array<T> {
+    fn clone(&self) -> Self {
+        Array {
+            buf: self.buf.clone(),
+            layout: self.layout.clone(),
+            _t: PhantomData,
+        }
+    }
+}
+
+impl<T: Scalar> fmt::Debug for Array<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "Array<{}>(shape {:?}, strides {:?}, offset {}, device {})",
+            T::DTYPE.rust_name(),
+            self.layout.shape,
+            self.layout.strides,
+            self.layout.offset,
+            self.buf.device().ordinal()
+        )
+    }
+}
+
+// ---- host <-> device element transfers -------------------------------------------------------
+
+fn as_bytes<T: Scalar>(v: &[T]) -> &[u8] {
+    // SAFETY: `Scalar` guarantees that `T` has no padding and that its bytes are the C value, so
+    // viewing initialised `T`s as bytes is sound; the length is the slice's size in bytes.
+    unsafe { std::slice::from_raw_parts(v.as_ptr().cast::<u8>(), std::mem::size_of_val(v)) }
+}
+
+/// Reads `count` elements starting at element `start` of `buf` (synchronously on `stream`).
+fn read_elems<T: Scalar>(
+    buf: &DeviceBuffer,
+    start: usize,
+    count: usize,
+    stream: &Stream,
+) -> Result<Vec<T>> {
+    let size = std::mem::size_of::<T>();
+    let mut out = vec![T::default(); count];
+    if count == 0 {
+        return Ok(out);
+    }
+    if T::DTYPE == DType::Bool {
+        // Device bytes other than 0/1 are not valid Rust bools: read bytes and normalise.
+        let mut bytes = vec![0u8; count];
+        buf.read_bytes(start * size, &mut bytes, stream)?;
+        for (o, b) in out.iter_mut().zip(bytes) {
+            let v = b != 0;
+            // SAFETY: `T::DTYPE` is `Bool`, so by `Scalar`'s contract `T` is a one-byte type whose
+            // values are exactly C's bool, like `bool`: copying a `bool` into it is a valid `T`.
+            *o = unsafe { std::mem::transmute_copy::<bool, T>(&v) };
+        }
+    } else {
+        // SAFETY: by `Scalar`'s contract every bit pattern of the C type (all types but bool,
+        // handled above) is a valid `T` and `T` has no padding, so the elements may be
+        // overwritten through their bytes; the slice covers exactly `out`.
+        let bytes =
+            unsafe { std::slice::from_raw_parts_mut(out.as_mut_ptr().cast::<u8>(), count * size) };
+        buf.read_bytes(start * size, bytes, stream)?;
+    }
+    Ok(out)
+}
+
+impl<T: Scalar> Array<T> {
+    // ---- creation ----------------------------------------------------------------------------
+
+    /// An uninitialised C-contiguous array on `stream`'s device, allocated for `stream`.
+    pub fn empty_on(shape: impl IntoShape, stream: &Stream) -> Result<Array<T>> {
+        let shape = shape.into_shape();
+        let n = shape::size_of(&shape)?;
+        let bytes = n
+            .checked_mul(std::mem::size_of::<T>())
+            .ok_or_else(|| Error::InvalidShape {
+                op: "array creation",
+                detail: format!("{shape:?} of {} is too many bytes", T::DTYPE.rust_name()),
+            })?;
+        let buf = DeviceBuffer::alloc(bytes, stream)?;
+        Ok(Array {
+            buf: Arc::new(buf),
+            layout: Layout::c_contiguous(shape),
+            _t: PhantomData,
+        })
+    }
+
+    /// An uninitialised C-contiguous array on the current device (its contents are whatever
+    /// the memory held).
+    pub fn empty(shape: impl IntoShape) -> Result<Array<T>> {
+        Array::empty_on(shape, &Stream::current()?)
+    }
+
+    /// An array of `shape` with the C-order elements `data`, on `stream`'s device.
+    pub fn from_shape_vec_on(
+        shape: impl IntoShape,
+        data: &[T],
+        stream: &Stream,
+    ) -> Result<Array<T>> {
+        let shape = shape.into_shape();
+        let n = shape::size_of(&shape)?;
+        if n != data.len() {
+            return Err(Error::InvalidShape {
+                op: "from_shape_vec",
+                detail: format!(
+                    "shape {shape:?} has {n} elements but {} values were given",
+                    data.len()
+                ),
+            });
+        }
+        let a = Array::empty_on(shape, stream)?;
+        a.buf.write_bytes(0, as_bytes(data), stream)?;
+        Ok(a)
+    }
+
+    /// An array of `shape` with the C-order elements `data`, on the current device.
+    pub fn from_shape_vec(shape: impl IntoShape, data: Vec<T>) -> Result<Array<T>> {
+        Array::from_shape_vec_on(shape, &data, &Stream::current()?)
+    }
+
+    /// A 1-D array with a copy of `data`.
+    pub fn from_slice(data: &[T]) -> Result<Array<T>> {
+        Array::from_shape_vec_on([data.len()], data, &Stream::current()?)
+    }
+
+    /// A 1-D array with the elements of `data`.
+    pub fn from_vec(data: Vec<T>) -> Result<Array<T>> {
+        Array::from_slice(&data)
+    }
+
+    /// An array of `shape` filled with `value`.
+    pub fn full(shape: impl IntoShape, value: T) -> Result<Array<T>> {
+        let shape = shape.into_shape();
+        let n = shape::size_of(&shape)?;
+        // Filled on the host for now; the built-in fill kernel replaces this.
+        Array::from_shape_vec_on(shape, &vec![value; n], &Stream::current()?)
+    }
+
+    /// An array of `shape` filled with zeros (`T::default()`: 0, `false`, `0+0i`).
+    pub fn zeros(shape: impl IntoShape) -> Result<Array<T>> {
+        Array::full(shape, T::default())
+    }
+
+    /// An array with the buffer, shape, strides (in elements) and offset given; an error if
+    /// the layout reaches outside the buffer.
+    pub fn from_parts(
+        buffer: Arc<DeviceBuffer>,
+        shape: Vec<usize>,
+        strides: Vec<isize>,
+        offset: usize,
+    ) -> Result<Array<T>> {
+        if shape.len() != strides.len() {
+            return Err(Error::InvalidShape {
+                op: "from_parts",
+                detail: format!("shape {shape:?} and strides {strides:?} differ in length"),
+            });
+        }
+        shape::size_of(&shape)?;
+        let cap = buffer.len_bytes() / std::mem::size_of::<T>();
+        if let Some((lo, hi)) = shape::index_range(&shape, &strides, offset as isize) {
+            if lo < 0 || hi as usize >= cap {
+                return Err(Error::InvalidSlice {
+                    detail: format!(
+                        "shape {shape:?}, strides {strides:?} and offset {offset} reach elements \
+                         {lo}..={hi}, outside the buffer of {cap} elements"
+                    ),
+                });
+            }
+        }
+        Ok(Array {
+            buf: buffer,
+            layout: Layout::new(shape, strides, offset),
+            _t: PhantomData,
+        })
+    }
+
+    // ---- accessors ---------------------------------------------------------------------------
+
+    pub fn shape(&self) -> &[usize] {
+        &self.layout.shape
+    }
+
+    /// Strides in elements.
+    pub fn strides(&self) -> &[isize] {
+        &self.layout.strides
+    }
+
+    /// Strides in bytes.
+    pub fn byte_strides(&self) -> Vec<isize> {
+        let s = std::mem::size_of::<T>() as isize;
+        self.layout.strides.iter().map(|&x| x * s).collect()
+    }
+
+    pub fn ndim(&self) -> usize {
+        self.layout.shape.len()
+    }
+
+    /// The number of elements.
+    pub fn len(&self) -> usize {
+        self.layout.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The number of bytes of the elements (`len() * size_of::<T>()`).
+    pub fn nbytes(&self) -> usize {
+        self.len() * std::mem::size_of::<T>()
+    }
+
+    /// The element index of the first element within the buffer.
+    pub fn offset(&self) -> usize {
+        self.layout.offset
+    }
+
+    pub fn dtype(&self) -> DType {
+        T::DTYPE
+    }
+
+    /// The device address of the first element (buffer address + offset), for launches.
+    pub fn device_ptr(&self) -> u64 {
+        self.buf.ptr() + (self.layout.offset * std::mem::size_of::<T>()) as u64
+    }
+
+    pub fn device(&self) -> &Device {
+        self.buf.device()
+    }
+
+    pub fn buffer(&self) -> &Arc<DeviceBuffer> {
+        &self.buf
+    }
+
+    pub fn is_c_contiguous(&self) -> bool {
+        self.layout.is_c_contiguous()
+    }
+
+    pub fn is_f_contiguous(&self) -> bool {
+        self.layout.is_f_contiguous()
+    }
+
+    /// The current stream of the array's device (transfers are ordered on it).
+    fn stream(&self) -> Result<Stream> {
+        Stream::current_for(self.device())
+    }
+
+    // ---- host transfers ----------------------------------------------------------------------
+
+    /// The elements in C order. Works for any view (gathered on the host for non-contiguous
+    /// layouts for now). Waits for the copy.
+    pub fn to_vec(&self) -> Result<Vec<T>> {
+        let stream = self.stream()?;
+        let Some((lo, hi)) = self.layout.index_range() else {
+            return Ok(Vec::new());
+        };
+        let span = read_elems::<T>(&self.buf, lo, hi - lo + 1, &stream)?;
+        if self.is_c_contiguous() {
+            return Ok(span);
+        }
+        Ok(self.layout.gather(&span, lo))
+    }
+
+    /// Copies `data` (C order, `len()` elements) into this array, which must be C-contiguous.
+    pub fn copy_from_slice(&mut self, data: &[T]) -> Result<()> {
+        if data.len() != self.len() {
+            return Err(Error::ShapeMismatch {
+                context: "copy_from_slice (element count)".into(),
+                expected: vec![self.len()],
+                found: vec![data.len()],
+            });
+        }
+        if !self.is_c_contiguous() {
+            return Err(Error::NeedsCopy {
+                op: "copy_from_slice",
+                detail: "the destination is not C-contiguous".into(),
+            });
+        }
+        let size = std::mem::size_of::<T>();
+        self.buf
+            .write_bytes(self.layout.offset * size, as_bytes(data), &self.stream()?)
+    }
+
+    // ---- views (the layout arithmetic is in `shape::Layout`) -----------------------------------
+
+    fn with_layout(&self, layout: Layout) -> Array<T> {
+        Array {
+            buf: self.buf.clone(),
+            layout,
+            _t: PhantomData,
+        }
+    }
+
+    /// The shape, strides and offset.
+    pub fn layout(&self) -> &Layout {
+        &self.layout
+    }
+
+    /// A view with another shape of the same element count, in C order. An error when the
+    /// layout does not allow it without copying (call `.copy()` first).
+    pub fn reshape(&self, shape: impl IntoShape) -> Result<Array<T>> {
+        Ok(self.with_layout(self.layout.reshape(&shape.into_shape())?))
+    }
+
+    /// [`reshape`](Self::reshape) with one extent given as `-1`, inferred from the others.
+    pub fn reshape_infer(&self, shape: &[isize]) -> Result<Array<T>> {
+        let new = shape::infer_shape(self.len(), shape)?;
+        self.reshape(new)
+    }
+
+    /// The axes in reverse order (a view).
+    pub fn transpose(&self) -> Array<T> {
+        self.with_layout(self.layout.transpose())
+    }
+
+    /// The axes in the order `axes` (a permutation of `0..ndim`); a view.
+    pub fn permute(&self, axes: &[usize]) -> Result<Array<T>> {
+        Ok(self.with_layout(self.layout.permute(axes)?))
+    }
+
+    /// Axes `a` and `b` exchanged; a view.
+    pub fn swap_axes(&self, a: usize, b: usize) -> Result<Array<T>> {
+        Ok(self.with_layout(self.layout.swap_axes(a, b)?))
+    }
+
+    /// The view `start:stop:step` of one axis (Python's slice rules; a negative step reverses).
+    /// `s` is a [`Slice`] or a Rust range of `isize` (`1..3`, `..`, `-2..`).
+    pub fn slice(&self, axis: usize, s: impl Into<Slice>) -> Result<Array<T>> {
+        Ok(self.with_layout(self.layout.slice(axis, s.into())?))
+    }
+
+    /// One [`Slice`] per leading axis (`a[s0, s1, ...]`); later axes are kept whole.
+    pub fn slices(&self, s: &[Slice]) -> Result<Array<T>> {
+        Ok(self.with_layout(self.layout.slices(s)?))
+    }
+
+    /// The sub-array at `index` along `axis` (negative counts from the end); the axis is
+    /// removed. A view.
+    pub fn index_axis(&self, axis: usize, index: isize) -> Result<Array<T>> {
+        Ok(self.with_layout(self.layout.index_axis(axis, index)?))
+    }
+
+    /// A view with the (NumPy) broadcast shape `shape`: stretched axes get stride 0.
+    pub fn broadcast_to(&self, shape: impl IntoShape) -> Result<Array<T>> {
+        Ok(self.with_layout(self.layout.broadcast_to(&shape.into_shape())?))
+    }
+
+    /// Removes every extent-1 axis (a view).
+    pub fn squeeze(&self) -> Array<T> {
+        self.with_layout(self.layout.squeeze())
+    }
+
+    /// Removes `axis`, which must have extent 1 (a view).
+    pub fn squeeze_axis(&self, axis: usize) -> Result<Array<T>> {
+        Ok(self.with_layout(self.layout.squeeze_axis(axis)?))
+    }
+
+    /// Inserts an extent-1 axis at position `axis` (0..=ndim); a view.
+    pub fn expand_dims(&self, axis: usize) -> Result<Array<T>> {
+        Ok(self.with_layout(self.layout.expand_dims(axis)?))
+    }
+
+    /// A 1-D array of all elements in C order: a view when C-contiguous, else a copy.
+    pub fn ravel(&self) -> Result<Array<T>> {
+        if self.is_c_contiguous() {
+            Ok(self.with_layout(Layout::new(vec![self.len()], vec![1], self.layout.offset)))
+        } else {
+            self.copy()?.reshape([self.len()])
+        }
+    }
+
+    /// A new C-contiguous array with the same elements, on the same device (gathered on the
+    /// host for now; a copy kernel replaces this).
+    pub fn copy(&self) -> Result<Array<T>> {
+        let stream = self.stream()?;
+        let data = self.to_vec()?;
+        Array::from_shape_vec_on(self.layout.shape.clone(), &data, &stream)
+    }
+}
+
+impl<T: Number> Array<T> {
+    /// An array of `shape` filled with ones.
+    pub fn ones(shape: impl IntoShape) -> Result<Array<T>> {
+        Array::full(shape, T::one())
+    }
+
+    /// `[0, 1, ..., n-1]`.
+    pub fn arange(n: usize) -> Result<Array<T>> {
+        let v: Vec<T> = (0..n).map(|i| T::from_i64(i as i64)).collect();
+        Array::from_vec(v)
+    }
+}
+
+impl<T: Real> Array<T> {
+    /// `start, start + step, ...` up to but excluding `stop` (NumPy's `arange(start, stop,
+    /// step)`: `ceil((stop - start) / step)` elements). Values are computed in `f64` and
+    /// converted, so integer values beyond 2^53 are not exact.
+    pub fn arange_step(start: T, stop: T, step: T) -> Result<Array<T>> {
+        let (a, b, s) = (start.to_f64(), stop.to_f64(), step.to_f64());
+        if s == 0.0 || !s.is_finite() || !a.is_finite() || !b.is_finite() {
+            return Err(Error::InvalidShape {
+                op: "arange_step",
+                detail: format!(
+                    "start {start:?}, stop {stop:?}, step {step:?}: the step must be non-zero \
+                     and all three finite"
+                ),
+            });
+        }
+        let n = ((b - a) / s).ceil().max(0.0);
+        if n > (isize::MAX as f64) {
+            return Err(Error::InvalidShape {
+                op: "arange_step",
+                detail: format!("{n} elements are too many"),
+            });
+        }
+        let n = n as usize;
+        let v: Vec<T> = (0..n).map(|i| T::from_f64(a + i as f64 * s)).collect();
+        Array::from_vec(v)
+    }
+}
+
+impl<T: Float> Array<T> {
+    /// `num` evenly spaced values from `start` to `stop`, both included (NumPy's `linspace`).
+    pub fn linspace(start: T, stop: T, num: usize) -> Result<Array<T>> {
+        let (a, b) = (start.to_f64(), stop.to_f64());
+        let v: Vec<T> = match num {
+            0 => Vec::new(),
+            1 => vec![start],
+            _ => {
+                let step = (b - a) / (num - 1) as f64;
+                (0..num)
+                    .map(|i| {
+                        if i == num - 1 {
+                            stop
+                        } else {
+                            T::from_f64(a + i as f64 * step)
+                        }
+                    })
+                    .collect()
+            }
+        };
+        Array::from_vec(v)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn assert_send_sync<X: Send + Sync>() {}
+
+    #[test]
+    fn arrays_and_buffers_are_send_and_sync() {
+        assert_send_sync::<Array<f32>>();
+        assert_send_sync::<Array<Complex64>>();
+        assert_send_sync::<DeviceBuffer>();
+        assert_send_sync::<Stream>();
+        assert_send_sync::<Device>();
+        assert_send_sync::<crate::MemoryPool>();
+    }
+
+    type Complex64 = num_complex::Complex<f64>;
+
+    /// Without a GPU every creation path is a clean error (this machine may or may not have one).
+    #[test]
+    fn creation_without_gpu_is_an_error() {
+        if Device::count().is_ok() {
+            return;
+        }
+        let errs = [
+            Array::<f32>::zeros([2, 3]).map(|_| ()).unwrap_err(),
+            Array::<f32>::from_vec(vec![1.0]).map(|_| ()).unwrap_err(),
+            Array::<i32>::arange(4).map(|_| ()).unwrap_err(),
+            Array::<f64>::linspace(0.0, 1.0, 3).map(|_| ()).unwrap_err(),
+            Array::<u8>::from_ndarray(&ndarray::arr1(&[1u8, 2]))
+                .map(|_| ())
+                .unwrap_err(),
+            crate::MemoryPool::current().map(|_| ()).unwrap_err(),
+        ];
+        for e in errs {
+            assert!(e.is_no_gpu(), "{e}");
+        }
+    }
+
+    #[test]
+    fn shapes_convert() {
+        assert_eq!(5usize.into_shape(), vec![5]);
+        assert_eq!([2usize, 3].into_shape(), vec![2, 3]);
+        assert_eq!((&[2usize, 3][..]).into_shape(), vec![2, 3]);
+        assert_eq!(vec![4usize].into_shape(), vec![4]);
+        assert_eq!([0usize; 0].into_shape(), Vec::<usize>::new());
+    }
+}

@@ -1,0 +1,221 @@
+//! The kernel cache (DESIGN.md §5): compiled images in memory, then on disk, keyed by a hash of
+//! everything that determines them.
+//!
+//! This layer stores opaque compiled images ([`CompiledImage`]) under a [`CacheKey`] and knows
+//! nothing about GPUs or compilers: [`KernelCache::get_or_compile`] takes the compile step as a
+//! closure. Loading an image onto a device (and the per-device map of loaded modules) lives in
+//! `module.rs`. The process-wide instance ([`global`]) is configured from the environment on first
+//! use (`CUPY_CACHE_DIR`, `CUPY_CACHE_IN_MEMORY`, `CUPY_CACHE_SAVE_CUDA_SOURCE`) or by
+//! [`set_global`].
+
+pub mod disk;
+pub mod entry;
+pub mod key;
+pub mod sha256;
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex, MutexGuard, RwLock};
+
+pub use disk::{DiskCache, Lookup, Usage};
+pub use entry::{CompiledImage, ImageKind};
+pub use key::{CacheKey, KeyInputs, headers_digest};
+
+use crate::env;
+use crate::error::Result;
+use crate::stats::{self, Layer};
+
+/// How the kernel cache is set up.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CacheConfig {
+    /// The on-disk cache's directory; `None`: memory only.
+    pub dir: Option<PathBuf>,
+    /// Keep everything in memory and write nothing (`CUPY_CACHE_IN_MEMORY=1`).
+    pub in_memory: bool,
+    /// Save the CUDA source next to each new entry (`CUPY_CACHE_SAVE_CUDA_SOURCE=1`).
+    pub save_source: bool,
+}
+
+impl CacheConfig {
+    /// The configuration the environment asks for, read now.
+    pub fn from_env() -> Result<CacheConfig> {
+        Ok(CacheConfig {
+            dir: env::cache_dir(),
+            in_memory: env::flag(env::CACHE_IN_MEMORY)?,
+            save_source: env::flag(env::CACHE_SAVE_CUDA_SOURCE)?,
+        })
+    }
+
+    /// A disk cache in `dir`.
+    pub fn at(dir: impl Into<PathBuf>) -> CacheConfig {
+        CacheConfig {
+            dir: Some(dir.into()),
+            in_memory: false,
+            save_source: false,
+        }
+    }
+
+    /// Memory only.
+    pub fn memory_only() -> CacheConfig {
+        CacheConfig {
+            dir: None,
+            in_memory: true,
+            save_source: false,
+        }
+    }
+
+    /// The directory that is actually used: `None` in memory-only mode.
+    pub fn disk_dir(&self) -> Option<&std::path::Path> {
+        if self.in_memory { None } else { self.dir.as_deref() }
+    }
+}
+
+/// Compiled images in memory, backed by a [`DiskCache`] unless the configuration says memory only.
+#[derive(Debug)]
+pub struct KernelCache {
+    config: CacheConfig,
+    disk: Option<DiskCache>,
+    images: Mutex<HashMap<CacheKey, Arc<CompiledImage>>>,
+    /// One lock per key being resolved, so concurrent callers compile once.
+    inflight: Mutex<HashMap<CacheKey, Arc<Mutex<()>>>>,
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+impl KernelCache {
+    /// A cache with this configuration; nothing is created on disk until an entry is written.
+    pub fn new(config: CacheConfig) -> KernelCache {
+        let disk = config
+            .disk_dir()
+            .map(|d| DiskCache::new(d).with_save_source(config.save_source));
+        KernelCache {
+            config,
+            disk,
+            images: Mutex::new(HashMap::new()),
+            inflight: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// The configuration.
+    pub fn config(&self) -> &CacheConfig {
+        &self.config
+    }
+
+    /// The disk layer, `None` in memory-only mode.
+    pub fn disk(&self) -> Option<&DiskCache> {
+        self.disk.as_ref()
+    }
+
+    /// The image for `key` from memory, else from disk, else from `compile` (then stored in both
+    /// layers, with `source` saved next to the entry when configured). Concurrent callers with one
+    /// key run `compile` once; the others wait and get its image. Returns the layer that served it
+    /// ([`Layer::Nvrtc`] for a compile) and counts memory and disk hits in [`stats`].
+    pub fn get_or_compile(
+        &self,
+        key: &CacheKey,
+        source: Option<&str>,
+        compile: impl FnOnce() -> Result<CompiledImage>,
+    ) -> Result<(Arc<CompiledImage>, Layer)> {
+        if let Some(img) = lock(&self.images).get(key) {
+            stats::record_hit(Layer::Memory);
+            return Ok((img.clone(), Layer::Memory));
+        }
+        let key_lock = lock(&self.inflight).entry(*key).or_default().clone();
+        let result = {
+            let _guard = lock(&key_lock);
+            self.resolve_locked(key, source, compile)
+        };
+        let mut inflight = lock(&self.inflight);
+        // Ours and the map's: nobody else waits on this key.
+        if Arc::strong_count(&key_lock) == 2 {
+            inflight.remove(key);
+        }
+        result
+    }
+
+    fn resolve_locked(
+        &self,
+        key: &CacheKey,
+        source: Option<&str>,
+        compile: impl FnOnce() -> Result<CompiledImage>,
+    ) -> Result<(Arc<CompiledImage>, Layer)> {
+        // Another thread may have finished while we waited.
+        if let Some(img) = lock(&self.images).get(key) {
+            stats::record_hit(Layer::Memory);
+            return Ok((img.clone(), Layer::Memory));
+        }
+        if let Some(disk) = &self.disk {
+            match disk.get(key) {
+                Lookup::Hit(bytes) => match CompiledImage::decode(&bytes) {
+                    Some(img) => {
+                        let img = Arc::new(img);
+                        lock(&self.images).insert(*key, img.clone());
+                        stats::record_hit(Layer::Disk);
+                        return Ok((img, Layer::Disk));
+                    }
+                    None => self.note_corrupt(disk, key),
+                },
+                Lookup::Corrupt => self.note_corrupt(disk, key),
+                Lookup::Miss => {}
+            }
+        }
+        let img = Arc::new(compile()?);
+        if let Some(disk) = &self.disk {
+            if disk.put(key, &img.encode(), source) {
+                stats::record_disk_write();
+            }
+        }
+        lock(&self.images).insert(*key, img.clone());
+        Ok((img, Layer::Nvrtc))
+    }
+
+    fn note_corrupt(&self, disk: &DiskCache, key: &CacheKey) {
+        stats::record_disk_corrupt();
+        log::warn!(
+            target: "cuprum::jit",
+            "kernel cache entry {} is damaged; recompiling and rewriting it",
+            disk.entry_path(key).display()
+        );
+    }
+
+    /// The image for `key` if this process holds it in memory.
+    pub fn get_in_memory(&self, key: &CacheKey) -> Option<Arc<CompiledImage>> {
+        lock(&self.images).get(key).cloned()
+    }
+
+    /// Forgets the images held in memory (modules already loaded on devices stay loaded).
+    pub fn clear_memory(&self) {
+        lock(&self.images).clear();
+    }
+
+    /// How many images are held in memory.
+    pub fn memory_len(&self) -> usize {
+        lock(&self.images).len()
+    }
+}
+
+static GLOBAL: RwLock<Option<Arc<KernelCache>>> = RwLock::new(None);
+
+/// The process-wide kernel cache, configured from the environment on first use.
+pub fn global() -> Result<Arc<KernelCache>> {
+    if let Some(c) = GLOBAL.read().unwrap_or_else(|e| e.into_inner()).as_ref() {
+        return Ok(c.clone());
+    }
+    let mut slot = GLOBAL.write().unwrap_or_else(|e| e.into_inner());
+    if let Some(c) = slot.as_ref() {
+        return Ok(c.clone());
+    }
+    let c = Arc::new(KernelCache::new(CacheConfig::from_env()?));
+    *slot = Some(c.clone());
+    Ok(c)
+}
+
+/// Replaces the process-wide kernel cache with a fresh one (the images the old one held in memory
+/// are dropped; modules already loaded on devices stay loaded). For tools, benchmarks and tests.
+pub fn set_global(config: CacheConfig) -> Arc<KernelCache> {
+    let c = Arc::new(KernelCache::new(config));
+    *GLOBAL.write().unwrap_or_else(|e| e.into_inner()) = Some(c.clone());
+    c
+}

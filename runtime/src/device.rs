@@ -1,0 +1,405 @@
+//! Devices: one CUDA context (the device's primary context) per device per process, and the
+//! current device per thread (default 0), as in CuPy.
+//!
+//! The driver is loaded lazily on first use. cudarc panics when `libcuda` cannot be loaded, so
+//! the first use probes for the library and guards the initialisation; a machine without a driver
+//! or without a GPU gets [`Error::NoDriver`] / [`Error::NoDevice`], never a panic.
+
+use std::cell::Cell;
+use std::fmt;
+use std::marker::PhantomData;
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::{Arc, Mutex, OnceLock};
+
+use cudarc::driver::sys::{self, CUdevice_attribute, CUresult};
+use cudarc::driver::{CudaContext, CudaStream, DriverError, result};
+
+use crate::error::{Error, Result};
+
+/// What the one-time driver initialisation found.
+enum DriverState {
+    /// The driver works; this many devices.
+    Ready(usize),
+    /// No usable driver (library missing, symbol missing, `cuInit` failed).
+    Missing(String),
+}
+
+fn panic_text(p: &(dyn std::any::Any + Send)) -> String {
+    if let Some(s) = p.downcast_ref::<&str>() {
+        (*s).to_string()
+    } else if let Some(s) = p.downcast_ref::<String>() {
+        s.clone()
+    } else {
+        "the CUDA driver bindings panicked".to_string()
+    }
+}
+
+fn probe_driver() -> DriverState {
+    // SAFETY: `is_culib_present` dlopens the NVIDIA driver library under its usual names (and
+    // closes it again); loading it runs only the driver's own initialisers, as in any CUDA program.
+    let present = unsafe { sys::is_culib_present() };
+    if !present {
+        return DriverState::Missing(
+            "the driver library (libcuda.so / nvcuda.dll) was not found".to_string(),
+        );
+    }
+    // cudarc panics when a symbol is missing (a driver older than the bindings): catch it.
+    let outcome = catch_unwind(AssertUnwindSafe(|| -> Result<usize, DriverError> {
+        match result::init() {
+            Ok(()) => {}
+            Err(DriverError(CUresult::CUDA_ERROR_NO_DEVICE)) => return Ok(0),
+            Err(e) => return Err(e),
+        }
+        match result::device::get_count() {
+            Ok(n) => Ok(n.max(0) as usize),
+            Err(DriverError(CUresult::CUDA_ERROR_NO_DEVICE)) => Ok(0),
+            Err(e) => Err(e),
+        }
+    }));
+    match outcome {
+        Ok(Ok(n)) => DriverState::Ready(n),
+        Ok(Err(e)) => DriverState::Missing(format!("cuInit failed: {e}")),
+        Err(p) => DriverState::Missing(panic_text(&*p)),
+    }
+}
+
+/// Loads and initialises the driver once; returns the number of devices.
+pub(crate) fn driver_device_count() -> Result<usize> {
+    static STATE: OnceLock<DriverState> = OnceLock::new();
+    match STATE.get_or_init(probe_driver) {
+        DriverState::Ready(n) => Ok(*n),
+        DriverState::Missing(detail) => Err(Error::NoDriver {
+            detail: detail.clone(),
+        }),
+    }
+}
+
+/// The CUDA driver's version as `1000 * major + 10 * minor` (e.g. 13000 for 13.0).
+pub fn driver_version() -> Result<i32> {
+    driver_device_count()?;
+    let mut v: std::ffi::c_int = 0;
+    // SAFETY: the driver is loaded and initialised (checked above); `v` is a valid out pointer.
+    unsafe { sys::cuDriverGetVersion(&mut v) }
+        .result()
+        .map_err(Error::driver_fn("cuDriverGetVersion"))?;
+    Ok(v)
+}
+
+/// Properties read once when the device is opened (so launches can validate cheaply).
+#[derive(Clone, Debug)]
+struct Props {
+    name: String,
+    compute_capability: (u32, u32),
+    total_memory: usize,
+    max_threads_per_block: u32,
+    max_block_dim: [u32; 3],
+    max_grid_dim: [u32; 3],
+    max_shared_memory_per_block: usize,
+    max_shared_memory_per_block_optin: usize,
+    multiprocessor_count: u32,
+    warp_size: u32,
+}
+
+pub(crate) struct DeviceInner {
+    ordinal: usize,
+    ctx: Arc<CudaContext>,
+    props: Props,
+    /// The legacy default stream (handle 0) and the per-thread default stream (handle 2).
+    pub(crate) legacy_stream: Arc<CudaStream>,
+    pub(crate) per_thread_stream: Arc<CudaStream>,
+}
+
+/// A CUDA device and its context. Cheap to clone; equal when the ordinals are equal.
+#[derive(Clone)]
+pub struct Device {
+    inner: Arc<DeviceInner>,
+}
+
+thread_local! {
+    static CURRENT_DEVICE: Cell<usize> = const { Cell::new(0) };
+}
+
+fn devices() -> Result<&'static [OnceLock<Device>]> {
+    static SLOTS: OnceLock<Box<[OnceLock<Device>]>> = OnceLock::new();
+    let n = driver_device_count()?;
+    Ok(SLOTS.get_or_init(|| (0..n).map(|_| OnceLock::new()).collect()))
+}
+
+fn attr(ctx: &CudaContext, a: CUdevice_attribute, what: &'static str) -> Result<i32> {
+    ctx.attribute(a).map_err(Error::driver_fn(what))
+}
+
+fn open(ordinal: usize) -> Result<Device> {
+    let ctx = CudaContext::new(ordinal).map_err(Error::driver_fn("cuDevicePrimaryCtxRetain"))?;
+    use CUdevice_attribute::*;
+    const Q: &str = "cuDeviceGetAttribute";
+    let u = |a| attr(&ctx, a, Q).map(|v| v.max(0) as u32);
+    let (major, minor) = ctx
+        .compute_capability()
+        .map_err(Error::driver_fn("cuDeviceGetAttribute"))?;
+    let props = Props {
+        name: ctx.name().map_err(Error::driver_fn("cuDeviceGetName"))?,
+        compute_capability: (major.max(0) as u32, minor.max(0) as u32),
+        total_memory: ctx
+            .total_mem()
+            .map_err(Error::driver_fn("cuDeviceTotalMem"))?,
+        max_threads_per_block: u(CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK)?,
+        max_block_dim: [
+            u(CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X)?,
+            u(CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y)?,
+            u(CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z)?,
+        ],
+        max_grid_dim: [
+            u(CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X)?,
+            u(CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y)?,
+            u(CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z)?,
+        ],
+        max_shared_memory_per_block: u(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK)? as usize,
+        max_shared_memory_per_block_optin: u(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN)?
+            as usize,
+        multiprocessor_count: u(CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)?,
+        warp_size: u(CU_DEVICE_ATTRIBUTE_WARP_SIZE)?,
+    };
+    let legacy_stream = ctx.default_stream();
+    let per_thread_stream = ctx.per_thread_stream();
+    Ok(Device {
+        inner: Arc::new(DeviceInner {
+            ordinal,
+            ctx,
+            props,
+            legacy_stream,
+            per_thread_stream,
+        }),
+    })
+}
+
+impl Device {
+    /// The number of CUDA devices: `Err(NoDriver)` without a usable driver, `Ok(0)` when the
+    /// driver sees no device.
+    pub fn count() -> Result<usize> {
+        driver_device_count()
+    }
+
+    /// The device with this ordinal; its context is created on first use and shared by the
+    /// whole process.
+    pub fn get(ordinal: usize) -> Result<Device> {
+        let slots = devices()?;
+        if slots.is_empty() {
+            return Err(Error::NoDevice);
+        }
+        let slot = slots.get(ordinal).ok_or(Error::InvalidDevice {
+            ordinal,
+            count: slots.len(),
+        })?;
+        if let Some(d) = slot.get() {
+            return Ok(d.clone());
+        }
+        // Open under a lock so that two threads do not both retain the context.
+        static OPENING: Mutex<()> = Mutex::new(());
+        let _g = OPENING.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(d) = slot.get() {
+            return Ok(d.clone());
+        }
+        let d = open(ordinal)?;
+        let _ = slot.set(d.clone());
+        Ok(d)
+    }
+
+    /// This thread's current device (device 0 unless changed with [`Device::use_device`],
+    /// [`Device::set_current`] or [`Device::use_scoped`]).
+    pub fn current() -> Result<Device> {
+        Device::get(Device::current_ordinal())
+    }
+
+    /// This thread's current device ordinal, without touching the driver.
+    pub fn current_ordinal() -> usize {
+        CURRENT_DEVICE.with(|c| c.get())
+    }
+
+    /// Makes device `ordinal` current for this thread (CuPy's `Device(i).use()`).
+    pub fn use_device(ordinal: usize) -> Result<Device> {
+        let d = Device::get(ordinal)?;
+        d.set_current()?;
+        Ok(d)
+    }
+
+    /// Makes this device current for this thread and binds its context to the thread.
+    pub fn set_current(&self) -> Result<()> {
+        CURRENT_DEVICE.with(|c| c.set(self.inner.ordinal));
+        self.bind_to_thread()
+    }
+
+    /// Makes this device current until the guard is dropped, then restores the previous one
+    /// (CuPy's `with cupy.cuda.Device(i):`).
+    pub fn use_scoped(&self) -> Result<DeviceGuard> {
+        let previous = Device::current_ordinal();
+        self.set_current()?;
+        Ok(DeviceGuard {
+            previous,
+            _not_send: PhantomData,
+        })
+    }
+
+    /// Binds this device's context to the calling thread (needed before raw driver calls).
+    pub fn bind_to_thread(&self) -> Result<()> {
+        self.inner
+            .ctx
+            .bind_to_thread()
+            .map_err(Error::driver_fn("cuCtxSetCurrent"))
+    }
+
+    /// The device ordinal.
+    pub fn ordinal(&self) -> usize {
+        self.inner.ordinal
+    }
+
+    /// The cudarc context (the device's primary context).
+    pub fn context(&self) -> &Arc<CudaContext> {
+        &self.inner.ctx
+    }
+
+    /// The device's name, e.g. `NVIDIA H200`.
+    pub fn name(&self) -> &str {
+        &self.inner.props.name
+    }
+
+    /// `(major, minor)`, e.g. `(9, 0)`.
+    pub fn compute_capability(&self) -> (u32, u32) {
+        self.inner.props.compute_capability
+    }
+
+    /// Total device memory in bytes.
+    pub fn total_memory(&self) -> usize {
+        self.inner.props.total_memory
+    }
+
+    /// `(free, total)` device memory in bytes right now, as the driver reports it.
+    pub fn memory_info(&self) -> Result<(usize, usize)> {
+        self.inner
+            .ctx
+            .mem_get_info()
+            .map_err(Error::driver_fn("cuMemGetInfo"))
+    }
+
+    pub fn max_threads_per_block(&self) -> u32 {
+        self.inner.props.max_threads_per_block
+    }
+
+    pub fn max_block_dim(&self) -> [u32; 3] {
+        self.inner.props.max_block_dim
+    }
+
+    pub fn max_grid_dim(&self) -> [u32; 3] {
+        self.inner.props.max_grid_dim
+    }
+
+    /// Static plus dynamic shared memory a block may use without opting in (bytes).
+    pub fn max_shared_memory_per_block(&self) -> usize {
+        self.inner.props.max_shared_memory_per_block
+    }
+
+    /// Shared memory a block may use after opting in through the function attribute
+    /// `max_dynamic_shared_size_bytes` (bytes).
+    pub fn max_shared_memory_per_block_optin(&self) -> usize {
+        self.inner.props.max_shared_memory_per_block_optin
+    }
+
+    pub fn multiprocessor_count(&self) -> u32 {
+        self.inner.props.multiprocessor_count
+    }
+
+    pub fn warp_size(&self) -> u32 {
+        self.inner.props.warp_size
+    }
+
+    /// Any device attribute, read from the driver now.
+    pub fn attribute(&self, a: CUdevice_attribute) -> Result<i32> {
+        attr(&self.inner.ctx, a, "cuDeviceGetAttribute")
+    }
+
+    /// The CUDA driver's version (see [`driver_version`]).
+    pub fn driver_version(&self) -> Result<i32> {
+        driver_version()
+    }
+
+    /// Waits for all work on this device to finish.
+    pub fn synchronize(&self) -> Result<()> {
+        self.inner
+            .ctx
+            .synchronize()
+            .map_err(Error::driver_fn("cuCtxSynchronize"))
+    }
+
+    pub(crate) fn inner(&self) -> &DeviceInner {
+        &self.inner
+    }
+}
+
+impl PartialEq for Device {
+    fn eq(&self, other: &Self) -> bool {
+        self.inner.ordinal == other.inner.ordinal
+    }
+}
+
+impl Eq for Device {}
+
+impl fmt::Debug for Device {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let (ma, mi) = self.inner.props.compute_capability;
+        write!(
+            f,
+            "Device({}: {}, sm_{ma}{mi})",
+            self.inner.ordinal, self.inner.props.name
+        )
+    }
+}
+
+/// Restores the previously current device when dropped (see [`Device::use_scoped`]).
+#[must_use = "the previous device is restored when the guard is dropped"]
+pub struct DeviceGuard {
+    previous: usize,
+    _not_send: PhantomData<*const ()>,
+}
+
+impl Drop for DeviceGuard {
+    fn drop(&mut self) {
+        CURRENT_DEVICE.with(|c| c.set(self.previous));
+        if let Some(Some(d)) = devices()
+            .ok()
+            .map(|s| s.get(self.previous).and_then(|d| d.get()))
+        {
+            let _ = d.bind_to_thread();
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// On a machine without a driver or GPU (like CI), everything returns an error, no panic.
+    #[test]
+    fn no_gpu_gives_errors_not_panics() {
+        match Device::count() {
+            Ok(n) => {
+                // A GPU machine: the ordinal past the end is an error.
+                match Device::get(n) {
+                    Err(Error::InvalidDevice { ordinal, count }) => {
+                        assert_eq!((ordinal, count), (n, n))
+                    }
+                    Err(Error::NoDevice) => assert_eq!(n, 0),
+                    other => panic!("unexpected {:?}", other.map(|_| ())),
+                }
+            }
+            Err(e) => {
+                assert!(e.is_no_gpu(), "{e}");
+                let e2 = Device::get(0).map(|_| ()).unwrap_err();
+                assert!(e2.is_no_gpu(), "{e2}");
+                assert!(Device::current().is_err());
+                assert!(driver_version().is_err());
+                assert!(Device::use_device(0).is_err());
+            }
+        }
+        assert_eq!(Device::current_ordinal(), 0);
+    }
+}

@@ -1,0 +1,234 @@
+//! The one place that reads cuprum's environment variables (CuPy's names and meanings, seed 000).
+//!
+//! | variable | default | meaning |
+//! | --- | --- | --- |
+//! | `CUPY_GPU_MEMORY_LIMIT` | `0` (unlimited) | bytes the memory pool of each device may hold: an integer number of bytes (`1073741824`) or a percentage of the device's total memory (`90%`, `12.5%`); read when a device's pool is first used |
+//! | `CUPY_CUDA_PER_THREAD_DEFAULT_STREAM` | `0` | `1`: the null stream of every device is the CUDA per-thread default stream instead of the legacy default stream; read once per process |
+//! | `CUPY_CACHE_DIR` | `${HOME}/.cupy/kernel_cache` | directory of the on-disk kernel cache; read when the kernel cache is first used |
+//! | `CUPY_CACHE_IN_MEMORY` | `0` | `1`: keep compiled kernels in memory only, write nothing to disk |
+//! | `CUPY_CACHE_SAVE_CUDA_SOURCE` | `0` | `1`: save the CUDA source next to each new cache entry |
+//! | `CUPY_COMPILE_WITH_PTX` | `0` | `1`: NVRTC emits PTX (the driver finishes it) instead of CUBIN |
+//! | `CUPY_CUDA_COMPILE_WITH_DEBUG` | `0` | `1`: compile with `--device-debug` and `--generate-line-info` |
+//! | `CUPY_DUMP_CUDA_SOURCE_ON_ERROR` | `0` | `1`: a compile error carries the numbered CUDA source |
+//! | `CUDA_PATH` | unset | CUDA installation root: libnvrtc is looked for in its `lib64`, `lib` and `targets/*/lib` first |
+//!
+//! Values are parsed strictly: anything else is an [`Error::InvalidEnv`] naming the variable, the
+//! value and what is expected. An unset or empty variable means the default.
+
+use std::sync::OnceLock;
+
+use crate::error::{Error, Result};
+
+/// `CUPY_GPU_MEMORY_LIMIT`: the memory pool's limit per device.
+pub const GPU_MEMORY_LIMIT: &str = "CUPY_GPU_MEMORY_LIMIT";
+/// `CUPY_CUDA_PER_THREAD_DEFAULT_STREAM`: use the per-thread default stream as the null stream.
+pub const PER_THREAD_DEFAULT_STREAM: &str = "CUPY_CUDA_PER_THREAD_DEFAULT_STREAM";
+/// `CUPY_CACHE_DIR`: the on-disk kernel cache's directory.
+pub const CACHE_DIR: &str = "CUPY_CACHE_DIR";
+/// `CUPY_CACHE_IN_MEMORY`: keep the kernel cache in memory only.
+pub const CACHE_IN_MEMORY: &str = "CUPY_CACHE_IN_MEMORY";
+/// `CUPY_CACHE_SAVE_CUDA_SOURCE`: save the `.cu` source next to new cache entries.
+pub const CACHE_SAVE_CUDA_SOURCE: &str = "CUPY_CACHE_SAVE_CUDA_SOURCE";
+/// `CUPY_COMPILE_WITH_PTX`: JIT to PTX instead of CUBIN.
+pub const COMPILE_WITH_PTX: &str = "CUPY_COMPILE_WITH_PTX";
+/// `CUPY_CUDA_COMPILE_WITH_DEBUG`: JIT with device debug information and line info.
+pub const CUDA_COMPILE_WITH_DEBUG: &str = "CUPY_CUDA_COMPILE_WITH_DEBUG";
+/// `CUPY_DUMP_CUDA_SOURCE_ON_ERROR`: put the numbered source into compile errors.
+pub const DUMP_CUDA_SOURCE_ON_ERROR: &str = "CUPY_DUMP_CUDA_SOURCE_ON_ERROR";
+/// `CUDA_PATH`: the CUDA installation root (where libnvrtc is looked for first).
+pub const CUDA_PATH: &str = "CUDA_PATH";
+
+/// The value of a variable, `None` when unset, empty or only whitespace (= its default).
+pub fn var(name: &str) -> Option<String> {
+    match std::env::var(name) {
+        Ok(v) if !v.trim().is_empty() => Some(v),
+        _ => None,
+    }
+}
+
+/// Parses a `0`/`1` flag value (surrounding whitespace allowed).
+pub fn parse_flag(name: &'static str, value: &str) -> Result<bool> {
+    match value.trim() {
+        "0" => Ok(false),
+        "1" => Ok(true),
+        _ => Err(Error::InvalidEnv {
+            var: name,
+            value: value.to_string(),
+            expected: "0 or 1",
+        }),
+    }
+}
+
+/// Reads a `0`/`1` flag now; unset or empty means `false`.
+pub fn flag(name: &'static str) -> Result<bool> {
+    match var(name) {
+        None => Ok(false),
+        Some(v) => parse_flag(name, &v),
+    }
+}
+
+/// A memory limit as written in `CUPY_GPU_MEMORY_LIMIT`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum MemoryLimit {
+    /// No limit (`0` or unset).
+    Unlimited,
+    /// An absolute number of bytes.
+    Bytes(usize),
+    /// A fraction (0 < f <= 1) of the device's total memory, written as a percentage.
+    Fraction(f64),
+}
+
+impl MemoryLimit {
+    /// The limit in bytes for a device with `total_memory` bytes; `None` when unlimited.
+    pub fn resolve(self, total_memory: usize) -> Option<usize> {
+        match self {
+            MemoryLimit::Unlimited => None,
+            MemoryLimit::Bytes(b) => Some(b),
+            // Truncates like CuPy's `int(fraction * total)`.
+            MemoryLimit::Fraction(f) => Some((f * total_memory as f64) as usize),
+        }
+    }
+}
+
+const LIMIT_EXPECTED: &str = "a number of bytes such as `1073741824`, or a percentage of the \
+                              device's memory such as `90%` (0 means unlimited)";
+
+/// Parses a `CUPY_GPU_MEMORY_LIMIT` value: decimal digits (bytes; `0` = unlimited) or a decimal
+/// number followed by `%` (greater than 0, at most 100). Whitespace around the value is allowed;
+/// signs, units, exponents and anything else are errors.
+pub fn parse_memory_limit(value: &str) -> Result<MemoryLimit> {
+    let bad = || Error::InvalidEnv {
+        var: GPU_MEMORY_LIMIT,
+        value: value.to_string(),
+        expected: LIMIT_EXPECTED,
+    };
+    let v = value.trim();
+    if v.is_empty() {
+        return Ok(MemoryLimit::Unlimited);
+    }
+    if let Some(p) = v.strip_suffix('%') {
+        let p = p.trim_end();
+        // digits with at most one '.', at least one digit
+        let digits = p.chars().filter(|c| c.is_ascii_digit()).count();
+        let dots = p.chars().filter(|&c| c == '.').count();
+        if digits == 0 || dots > 1 || digits + dots != p.len() {
+            return Err(bad());
+        }
+        let pct: f64 = p.parse().map_err(|_| bad())?;
+        if !(pct > 0.0 && pct <= 100.0) {
+            return Err(bad());
+        }
+        return Ok(MemoryLimit::Fraction(pct / 100.0));
+    }
+    if !v.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(bad());
+    }
+    let bytes: usize = v.parse().map_err(|_| bad())?;
+    Ok(if bytes == 0 {
+        MemoryLimit::Unlimited
+    } else {
+        MemoryLimit::Bytes(bytes)
+    })
+}
+
+/// Reads `CUPY_GPU_MEMORY_LIMIT` now.
+pub fn gpu_memory_limit() -> Result<MemoryLimit> {
+    match var(GPU_MEMORY_LIMIT) {
+        None => Ok(MemoryLimit::Unlimited),
+        Some(v) => parse_memory_limit(&v),
+    }
+}
+
+/// `CUPY_CUDA_PER_THREAD_DEFAULT_STREAM`, read once per process (the first call decides).
+pub fn per_thread_default_stream() -> Result<bool> {
+    static CACHE: OnceLock<Result<bool, String>> = OnceLock::new();
+    let cached = CACHE.get_or_init(|| match var(PER_THREAD_DEFAULT_STREAM) {
+        None => Ok(false),
+        Some(v) => parse_flag(PER_THREAD_DEFAULT_STREAM, &v).map_err(|_| v),
+    });
+    match cached {
+        Ok(b) => Ok(*b),
+        Err(v) => Err(Error::InvalidEnv {
+            var: PER_THREAD_DEFAULT_STREAM,
+            value: v.clone(),
+            expected: "0 or 1",
+        }),
+    }
+}
+
+/// `CUPY_CACHE_DIR`, else `${HOME}/.cupy/kernel_cache`; `None` when neither is set (then the
+/// kernel cache stays in memory). Read now.
+pub fn cache_dir() -> Option<std::path::PathBuf> {
+    if let Some(dir) = var(CACHE_DIR) {
+        return Some(std::path::PathBuf::from(dir));
+    }
+    let home = var("HOME").or_else(|| var("USERPROFILE"))?;
+    Some(std::path::Path::new(&home).join(".cupy").join("kernel_cache"))
+}
+
+/// `CUDA_PATH` as a path, `None` when unset. Read now.
+pub fn cuda_path() -> Option<std::path::PathBuf> {
+    var(CUDA_PATH).map(std::path::PathBuf::from)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn memory_limit_bytes() {
+        assert_eq!(
+            parse_memory_limit("1073741824").unwrap(),
+            MemoryLimit::Bytes(1 << 30)
+        );
+        assert_eq!(
+            parse_memory_limit(" 4096 ").unwrap(),
+            MemoryLimit::Bytes(4096)
+        );
+        assert_eq!(parse_memory_limit("0").unwrap(), MemoryLimit::Unlimited);
+        assert_eq!(parse_memory_limit("").unwrap(), MemoryLimit::Unlimited);
+    }
+
+    #[test]
+    fn memory_limit_percent() {
+        assert_eq!(
+            parse_memory_limit("90%").unwrap(),
+            MemoryLimit::Fraction(0.9)
+        );
+        assert_eq!(
+            parse_memory_limit("12.5%").unwrap(),
+            MemoryLimit::Fraction(0.125)
+        );
+        assert_eq!(
+            parse_memory_limit("100%").unwrap(),
+            MemoryLimit::Fraction(1.0)
+        );
+        assert_eq!(
+            parse_memory_limit("50%").unwrap().resolve(2 << 30),
+            Some(1 << 30)
+        );
+        assert_eq!(MemoryLimit::Unlimited.resolve(100), None);
+        assert_eq!(MemoryLimit::Bytes(7).resolve(100), Some(7));
+    }
+
+    #[test]
+    fn memory_limit_rejects_garbage() {
+        for bad in [
+            "-1", "+5", "1e9", "1GB", "1 GiB", "0x100", "abc", "%", "0%", "101%", "-5%", "5%%",
+            "1.2.3%", ".%", "1.5", "nan%", "inf%", "99999999999999999999999999",
+        ] {
+            let e = parse_memory_limit(bad).expect_err(bad);
+            let m = e.to_string();
+            assert!(m.contains(GPU_MEMORY_LIMIT) && m.contains("90%"), "{bad}: {m}");
+        }
+    }
+
+    #[test]
+    fn flags_are_strict() {
+        assert!(!parse_flag("X", "0").unwrap());
+        assert!(parse_flag("X", " 1 ").unwrap());
+        for bad in ["2", "true", "yes", "-1", "01x"] {
+            assert!(parse_flag("X", bad).is_err(), "{bad}");
+        }
+    }
+}

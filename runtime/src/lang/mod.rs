@@ -1,0 +1,123 @@
+//! The host side of the kernel language (DESIGN.md §3).
+//!
+//! A kernel body is ordinary Rust that rustc type-checks: every numeric trait ([`traits`]), every GPU
+//! intrinsic ([`intrinsics`]) and every kernel argument type ([`views`]) has a host definition here,
+//! so users get rustc's errors and rust-analyzer's completion inside kernels, and elementwise and
+//! reduction bodies can be called on the host. The compiler recognises these names and translates
+//! them to CUDA; the host definitions model a launch of one thread in one block.
+//!
+//! Kernel files import everything with `use cuprum::prelude::*;` (the facade re-exports
+//! [`prelude`]).
+
+pub mod intrinsics;
+pub mod traits;
+pub mod views;
+
+/// Everything a kernel file needs: the numeric traits, the intrinsics, the argument types, and the
+/// scalar types that are not primitive (`f16`, `bf16`, `Complex`).
+pub mod prelude {
+    pub use super::intrinsics::*;
+    pub use super::traits::{Float, Int, Number, Real, Scalar};
+    pub use super::views::{Raw, View, ViewMut};
+    pub use half::{bf16, f16};
+    pub use num_complex::Complex;
+}
+
+#[cfg(test)]
+mod tests {
+    //! A kernel file's worth of code, written against the prelude alone: checks that the names
+    //! resolve together (no ambiguity between the prelude and std) and that the bodies run on the
+    //! host.
+    use super::prelude::*;
+
+    fn squared_diff<T: Float>(x: T, y: T) -> T {
+        let d = x - y;
+        d * d
+    }
+
+    fn l2norm_map<T: Float>(x: T) -> T {
+        x * x
+    }
+
+    fn clip<T: Real>(x: T, lo: T, hi: T) -> T {
+        x.max(lo).min(hi)
+    }
+
+    fn mean_of<T: Number + Real>(xs: &[T]) -> f64 {
+        let mut acc = T::zero();
+        for &x in xs {
+            acc += x;
+        }
+        acc.to_f64() / T::from_i64(xs.len() as i64).to_f64()
+    }
+
+    fn block_sum<T: Number>(x: &[T], out: &mut [T], n: u32) {
+        let sh = shared_array::<T, 32>();
+        let tid = thread_idx().x;
+        let i = block_idx().x * block_dim().x + tid;
+        sh[tid as usize] = if i < n { x[i as usize] } else { T::zero() };
+        sync_threads();
+        if tid == 0 {
+            let mut s = T::zero();
+            for k in 0..block_dim().x.min(32) {
+                s += sh[k as usize];
+            }
+            atomic_add(out, 0u32, s);
+        }
+    }
+
+    fn reverse(x: &Raw<i64>) -> i64 {
+        x[loop_size() - index() - 1]
+    }
+
+    #[test]
+    fn kernel_file_compiles_and_runs_on_host() {
+        assert_eq!(squared_diff(3.0f32, 1.0), 4.0);
+        assert_eq!(
+            squared_diff(f16::from_f32(3.0), f16::ONE),
+            f16::from_f32(4.0)
+        );
+        assert_eq!(
+            squared_diff(bf16::from_f32(0.5), bf16::ONE),
+            bf16::from_f32(0.25)
+        );
+        let norm: f64 = [3.0f64, 4.0]
+            .iter()
+            .map(|&x| l2norm_map(x))
+            .sum::<f64>()
+            .sqrt();
+        assert_eq!(norm, 5.0);
+        assert_eq!(clip(9u32, 2, 5), 5);
+        assert_eq!(clip(-1.5f32, 0.0, 1.0), 0.0);
+        assert_eq!(mean_of(&[1u8, 2, 3]), 2.0);
+        assert_eq!(mean_of(&[0.5f32, 1.5]), 1.0);
+
+        let mut out = [0i32];
+        block_sum(&[5, 6, 7], &mut out, 3);
+        assert_eq!(out, [5]);
+
+        let x = Raw::new(vec![1i64, 2, 3]);
+        let y: Vec<i64> = (0..3)
+            .map(|i| with_elementwise_index(i, 3, || reverse(&x)))
+            .collect();
+        assert_eq!(y, [3, 2, 1]);
+        assert_eq!(x[0] + x[2u32] * x[1i32], 7);
+        let tid = thread_idx().x;
+        let data = [1.0f32, 2.0, 3.0, 4.0];
+        let v = View::new(&data, [2, 2]).unwrap();
+        assert_eq!(v[[tid, tid + 1]] * 2.0, 4.0);
+
+        // Concrete types keep their std methods with the prelude in scope.
+        let (a, b) = std::hint::black_box((7u32, 3u32));
+        assert_eq!((a.min(b), a.max(b), a.clamp(4, 5), a.pow(2)), (3, 7, 5, 49));
+        let h = f16::from_f32(2.0);
+        assert_eq!(h.max(f16::ONE), h);
+        assert_eq!(h.sqrt(), f16::from_f32(std::f32::consts::SQRT_2));
+        assert_eq!(f32::from_f64(0.5).to_f64(), 0.5);
+        let c = Complex::new(3.0f32, 4.0);
+        assert_eq!((c.conj(), c.norm()), (Complex::new(3.0, -4.0), 5.0));
+        let d: Dim3 = grid_dim();
+        assert_eq!(d.x * d.y * d.z, 1);
+        assert_eq!(<Complex<f64> as Scalar>::DTYPE, crate::DType::C64);
+    }
+}

@@ -1,0 +1,36 @@
+//! cuprum's runtime: the array type, devices, streams, the memory pool, kernel launches, the NVRTC
+//! JIT and the kernel cache (DESIGN.md §5), plus the host side of the kernel language (`lang`).
+//!
+//! Module ownership (one concept per file):
+//! - `lang/`: the kernel language's host definitions (traits, intrinsics, `Raw`, views).
+//! - `error`: the one error enum.
+//! - `device`, `stream`, `memory`, `array/`: devices and contexts, streams and events, the pool, `Array<T>`.
+//! - `nvrtc`, `module`, `launch`, `cache/`, `stats`: JIT, RawModule/RawKernel, launches, kernel cache.
+
+pub mod lang;
+
+pub mod array;
+pub mod device;
+pub mod env;
+pub mod error;
+pub mod memory;
+pub mod stream;
+
+pub mod cache;
+pub mod kernel;
+pub mod launch;
+pub mod module;
+pub mod nvrtc;
+pub mod stats;
+
+pub use array::{Array, IntoShape, Slice};
+pub use device::Device;
+pub use error::{Error, Result};
+pub use memory::{DeviceBuffer, MemoryPool};
+pub use stream::{Event, Stream, StreamGuard};
+pub use kernel::{KernelAttributes, KernelFunction, RawKernel};
+pub use launch::{ArgList, DevicePtr, DeviceRepr, Dim3, KernelArg, KernelArgs, LaunchConfig};
+pub use module::{Global, RawModule};
+
+pub use cuprum_compiler::dtype::DType;
+pub use lang::traits::{Float, Int, Number, Real, Scalar};

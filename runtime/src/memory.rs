@@ -1,0 +1,513 @@
+//! The device memory pool: one per device, stream ordered, like CuPy's `MemoryPool`.
+//!
+//! - Sizes are rounded up to multiples of 512 bytes ([`ROUNDING`]); a 400-byte array uses a
+//!   512-byte block, as in CuPy (`used_bytes() == 512`).
+//! - A dropped [`DeviceBuffer`] goes back to the pool (`used_bytes` falls, `total_bytes` does
+//!   not) and is reused by a later allocation of the same rounded size. A block freed on stream S
+//!   is reused on S at once (stream order protects it); an allocation on another stream T takes
+//!   it only after making T wait on an event recorded on S, so T's work cannot touch the block
+//!   before S's pending work on it is done. The host never blocks for this.
+//! - [`MemoryPool::free_all_blocks`] returns every cached block to the driver.
+//! - A limit (`CUPY_GPU_MEMORY_LIMIT` read when the pool is first used, or
+//!   [`MemoryPool::set_limit`]) caps the bytes the pool holds; going past it, or the driver
+//!   running out of memory, is [`Error::OutOfMemory`] after the pool has released its cached
+//!   blocks and retried once.
+//!
+//! A buffer belongs to the stream it was allocated on. If you use it on another stream, make
+//! sure that work is finished (or ordered before the allocating stream) before dropping it, as
+//! with CuPy.
+//!
+//! Not done (yet): splitting large cached blocks for smaller requests and merging neighbours
+//! (CuPy's arena); only blocks of exactly the rounded size are reused.
+
+use std::collections::{BTreeMap, HashMap};
+use std::fmt;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use cudarc::driver::DriverError;
+use cudarc::driver::result;
+use cudarc::driver::sys::{CUdeviceptr, CUresult};
+
+use crate::device::Device;
+use crate::env;
+use crate::error::{Error, Result};
+use crate::stream::{Stream, StreamKind};
+
+/// Allocation granularity in bytes.
+pub const ROUNDING: usize = 512;
+
+/// The pool's size for a request of `bytes` (a multiple of [`ROUNDING`]); `None` on overflow.
+pub fn rounded_size(bytes: usize) -> Option<usize> {
+    bytes
+        .checked_add(ROUNDING - 1)
+        .map(|b| b / ROUNDING * ROUNDING)
+}
+
+/// Cached free blocks of one stream, by rounded size.
+struct FreeList {
+    stream: Stream,
+    blocks: BTreeMap<usize, Vec<CUdeviceptr>>,
+}
+
+#[derive(Default)]
+struct State {
+    /// By stream key.
+    free: HashMap<usize, FreeList>,
+}
+
+struct PoolInner {
+    device: Device,
+    state: Mutex<State>,
+    /// Bytes (rounded) of live buffers.
+    used: AtomicUsize,
+    /// Bytes (rounded) allocated from the driver and not yet returned: used + cached.
+    held: AtomicUsize,
+    /// Cached free blocks.
+    free_blocks: AtomicUsize,
+    /// Limit in bytes; `usize::MAX` when unlimited.
+    limit: AtomicUsize,
+}
+
+/// The memory pool of one device. Cheap to clone; all clones are the same pool.
+#[derive(Clone)]
+pub struct MemoryPool {
+    inner: Arc<PoolInner>,
+}
+
+fn lock(m: &Mutex<State>) -> MutexGuard<'_, State> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+impl MemoryPool {
+    /// The pool of `device` (created on first use; `CUPY_GPU_MEMORY_LIMIT` is read then).
+    pub fn for_device(device: &Device) -> Result<MemoryPool> {
+        static POOLS: Mutex<Vec<Option<MemoryPool>>> = Mutex::new(Vec::new());
+        let mut pools = POOLS.lock().unwrap_or_else(|p| p.into_inner());
+        let i = device.ordinal();
+        if pools.len() <= i {
+            pools.resize(i + 1, None);
+        }
+        if let Some(p) = &pools[i] {
+            return Ok(p.clone());
+        }
+        let limit = env::gpu_memory_limit()?
+            .resolve(device.total_memory())
+            .unwrap_or(usize::MAX);
+        let pool = MemoryPool {
+            inner: Arc::new(PoolInner {
+                device: device.clone(),
+                state: Mutex::new(State::default()),
+                used: AtomicUsize::new(0),
+                held: AtomicUsize::new(0),
+                free_blocks: AtomicUsize::new(0),
+                limit: AtomicUsize::new(limit),
+            }),
+        };
+        pools[i] = Some(pool.clone());
+        Ok(pool)
+    }
+
+    /// The pool of this thread's current device.
+    pub fn current() -> Result<MemoryPool> {
+        MemoryPool::for_device(&Device::current()?)
+    }
+
+    pub fn device(&self) -> &Device {
+        &self.inner.device
+    }
+
+    /// Bytes in live buffers (rounded sizes).
+    pub fn used_bytes(&self) -> usize {
+        self.inner.used.load(Ordering::Relaxed)
+    }
+
+    /// Bytes the pool holds from the driver: live buffers plus cached free blocks.
+    pub fn total_bytes(&self) -> usize {
+        self.inner.held.load(Ordering::Relaxed)
+    }
+
+    /// Bytes in cached free blocks.
+    pub fn free_bytes(&self) -> usize {
+        self.total_bytes().saturating_sub(self.used_bytes())
+    }
+
+    /// Number of cached free blocks.
+    pub fn n_free_blocks(&self) -> usize {
+        self.inner.free_blocks.load(Ordering::Relaxed)
+    }
+
+    /// The limit in bytes, `None` when unlimited.
+    pub fn limit(&self) -> Option<usize> {
+        match self.inner.limit.load(Ordering::Relaxed) {
+            usize::MAX => None,
+            l => Some(l),
+        }
+    }
+
+    /// Sets (`Some(bytes)`) or removes (`None`, or `Some(0)`) the limit, overriding
+    /// `CUPY_GPU_MEMORY_LIMIT`. Already allocated memory is not affected.
+    pub fn set_limit(&self, limit: Option<usize>) {
+        let l = match limit {
+            None | Some(0) => usize::MAX,
+            Some(l) => l,
+        };
+        self.inner.limit.store(l, Ordering::Relaxed);
+    }
+
+    /// Sets the limit to a fraction (0..=1) of the device's total memory.
+    pub fn set_limit_fraction(&self, fraction: f64) -> Result<()> {
+        if !(0.0..=1.0).contains(&fraction) {
+            return Err(Error::Unsupported {
+                what: format!("memory limit fraction {fraction}: use a value in 0..=1"),
+            });
+        }
+        let bytes = (fraction * self.inner.device.total_memory() as f64) as usize;
+        self.set_limit(Some(bytes));
+        Ok(())
+    }
+
+    /// Returns every cached free block to the driver (live buffers are untouched).
+    pub fn free_all_blocks(&self) -> Result<()> {
+        let lists: Vec<FreeList> = {
+            let mut st = lock(&self.inner.state);
+            st.free.drain().map(|(_, l)| l).collect()
+        };
+        self.release(lists)
+    }
+
+    fn release(&self, lists: Vec<FreeList>) -> Result<()> {
+        if lists.is_empty() {
+            return Ok(());
+        }
+        self.inner.device.bind_to_thread()?;
+        let mut first_err = None;
+        for list in lists {
+            // Work queued before the blocks were freed may still use them. (Another thread's
+            // per-thread default stream can only be waited for through the whole device.)
+            let idle = if list.stream.kind() == StreamKind::PerThread {
+                self.inner.device.synchronize()
+            } else {
+                list.stream.synchronize()
+            };
+            if let Err(e) = idle {
+                first_err.get_or_insert(e);
+            }
+            for (size, ptrs) in list.blocks {
+                for p in ptrs {
+                    // SAFETY: `p` came from `cuMemAlloc` in this pool, is in no live buffer (it
+                    // was in a free list, which we removed it from) and its stream is idle.
+                    if let Err(e) = unsafe { result::free_sync(p) } {
+                        first_err.get_or_insert(Error::driver("cuMemFree", e));
+                    }
+                    self.inner.held.fetch_sub(size, Ordering::Relaxed);
+                    self.inner.free_blocks.fetch_sub(1, Ordering::Relaxed);
+                }
+            }
+        }
+        match first_err {
+            Some(e) => Err(e),
+            None => Ok(()),
+        }
+    }
+
+    /// Allocates `bytes` for use on `stream` (which must belong to this pool's device).
+    pub fn alloc(&self, bytes: usize, stream: &Stream) -> Result<DeviceBuffer> {
+        let inner = &self.inner;
+        if stream.device() != &inner.device {
+            return Err(Error::DeviceMismatch {
+                context: "MemoryPool::alloc (the stream's device)".into(),
+                expected: inner.device.ordinal(),
+                found: stream.device().ordinal(),
+            });
+        }
+        let key = stream.key();
+        let make = |ptr, size| DeviceBuffer {
+            ptr,
+            len: bytes,
+            size,
+            stream: stream.clone(),
+            key,
+            pool: self.inner.clone(),
+        };
+        if bytes == 0 {
+            return Ok(make(0, 0));
+        }
+        let oom = |size: usize| Error::OutOfMemory {
+            device: inner.device.ordinal(),
+            requested: size,
+            limit: self.limit(),
+            used: self.used_bytes(),
+            held: self.total_bytes(),
+        };
+        let size = rounded_size(bytes).ok_or_else(|| oom(bytes))?;
+
+        // 1. A cached block of this size: this stream's first, else another stream's.
+        let reuse = {
+            let mut st = lock(&inner.state);
+            take_block(&mut st, key, size)
+        };
+        if let Some((ptr, from)) = reuse {
+            inner.free_blocks.fetch_sub(1, Ordering::Relaxed);
+            inner.used.fetch_add(size, Ordering::Relaxed);
+            if let Some((other, other_key)) = from {
+                // Order this stream after the work pending on the block's old stream.
+                let ordered = other
+                    .raw()
+                    .record_event(None)
+                    .and_then(|ev| stream.raw().wait(&ev));
+                if let Err(e) = ordered {
+                    MemoryPool::give_back(inner, ptr, size, &other, other_key);
+                    return Err(Error::driver("cuStreamWaitEvent", e));
+                }
+            }
+            return Ok(make(ptr, size));
+        }
+
+        // 2. Within the limit (releasing cached blocks if that makes room)?
+        if !self.reserve(size) {
+            self.free_all_blocks()?;
+            if !self.reserve(size) {
+                return Err(oom(size));
+            }
+        }
+
+        // 3. From the driver; on OOM release the cache and retry once.
+        inner.device.bind_to_thread().inspect_err(|_| {
+            inner.held.fetch_sub(size, Ordering::Relaxed);
+        })?;
+        // SAFETY: the context is bound; the memory is uninitialised bytes owned by the buffer.
+        let mut r = unsafe { result::malloc_sync(size) };
+        if matches!(r, Err(DriverError(CUresult::CUDA_ERROR_OUT_OF_MEMORY))) {
+            if let Err(e) = self.free_all_blocks() {
+                log::warn!("cuprum: freeing cached blocks after an OOM failed: {e}");
+            }
+            inner.device.bind_to_thread().inspect_err(|_| {
+                inner.held.fetch_sub(size, Ordering::Relaxed);
+            })?;
+            // SAFETY: as above.
+            r = unsafe { result::malloc_sync(size) };
+        }
+        match r {
+            Ok(ptr) => {
+                inner.used.fetch_add(size, Ordering::Relaxed);
+                Ok(make(ptr, size))
+            }
+            Err(e) => {
+                inner.held.fetch_sub(size, Ordering::Relaxed);
+                if e.0 == CUresult::CUDA_ERROR_OUT_OF_MEMORY {
+                    Err(oom(size))
+                } else {
+                    Err(Error::driver("cuMemAlloc", e))
+                }
+            }
+        }
+    }
+
+    /// Adds `size` to the held bytes if that stays within the limit.
+    fn reserve(&self, size: usize) -> bool {
+        let limit = self.inner.limit.load(Ordering::Relaxed);
+        self.inner
+            .held
+            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |h| {
+                h.checked_add(size).filter(|&n| n <= limit)
+            })
+            .is_ok()
+    }
+
+    fn give_back(inner: &PoolInner, ptr: CUdeviceptr, size: usize, stream: &Stream, key: usize) {
+        let mut st = lock(&inner.state);
+        let list = st.free.entry(key).or_insert_with(|| FreeList {
+            stream: stream.clone(),
+            blocks: BTreeMap::new(),
+        });
+        list.blocks.entry(size).or_default().push(ptr);
+        inner.free_blocks.fetch_add(1, Ordering::Relaxed);
+        inner.used.fetch_sub(size, Ordering::Relaxed);
+    }
+}
+
+/// Takes a free block of `size`, from `key`'s list if possible (then `None` as the stream),
+/// else from another stream's list (with that stream).
+fn take_block(
+    st: &mut State,
+    key: usize,
+    size: usize,
+) -> Option<(CUdeviceptr, Option<(Stream, usize)>)> {
+    fn pop(list: &mut FreeList, size: usize) -> Option<CUdeviceptr> {
+        let v = list.blocks.get_mut(&size)?;
+        let p = v.pop();
+        if v.is_empty() {
+            list.blocks.remove(&size);
+        }
+        p
+    }
+    if let Some(list) = st.free.get_mut(&key) {
+        if let Some(p) = pop(list, size) {
+            if list.blocks.is_empty() {
+                st.free.remove(&key);
+            }
+            return Some((p, None));
+        }
+    }
+    // Another thread's per-thread default stream cannot be ordered against from here: skip it.
+    let other = st
+        .free
+        .iter()
+        .find(|(_, l)| l.stream.kind() != StreamKind::PerThread && l.blocks.contains_key(&size))
+        .map(|(k, _)| *k)?;
+    let list = st.free.get_mut(&other)?;
+    let p = pop(list, size)?;
+    let s = list.stream.clone();
+    if list.blocks.is_empty() {
+        st.free.remove(&other);
+    }
+    Some((p, Some((s, other))))
+}
+
+impl fmt::Debug for MemoryPool {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("MemoryPool")
+            .field("device", &self.inner.device.ordinal())
+            .field("used_bytes", &self.used_bytes())
+            .field("total_bytes", &self.total_bytes())
+            .field("n_free_blocks", &self.n_free_blocks())
+            .field("limit", &self.limit())
+            .finish()
+    }
+}
+
+/// An owned device allocation from a [`MemoryPool`]; returned to the pool when dropped.
+pub struct DeviceBuffer {
+    ptr: CUdeviceptr,
+    /// Requested bytes.
+    len: usize,
+    /// Rounded bytes (the block's size).
+    size: usize,
+    stream: Stream,
+    /// The free-list key of `stream` on the allocating thread.
+    key: usize,
+    pool: Arc<PoolInner>,
+}
+
+impl DeviceBuffer {
+    /// Allocates `bytes` from the pool of `stream`'s device, for use on `stream`.
+    pub fn alloc(bytes: usize, stream: &Stream) -> Result<DeviceBuffer> {
+        MemoryPool::for_device(stream.device())?.alloc(bytes, stream)
+    }
+
+    /// The device address (`CUdeviceptr`); 0 for an empty buffer.
+    pub fn ptr(&self) -> u64 {
+        self.ptr
+    }
+
+    /// The requested size in bytes.
+    pub fn len_bytes(&self) -> usize {
+        self.len
+    }
+
+    /// The size of the pool block in bytes (the request rounded up to 512).
+    pub fn capacity_bytes(&self) -> usize {
+        self.size
+    }
+
+    pub fn device(&self) -> &Device {
+        &self.pool.device
+    }
+
+    /// The stream the buffer was allocated on.
+    pub fn stream(&self) -> &Stream {
+        &self.stream
+    }
+
+    fn check_range(&self, byte_offset: usize, n: usize, what: &str) -> Result<()> {
+        match byte_offset.checked_add(n) {
+            Some(end) if end <= self.len => Ok(()),
+            _ => Err(Error::InvalidSlice {
+                detail: format!(
+                    "{what} of {n} bytes at byte offset {byte_offset} is outside the {}-byte buffer",
+                    self.len
+                ),
+            }),
+        }
+    }
+
+    /// Copies `src` into the buffer at `byte_offset`, queued on `stream`. The host data is
+    /// staged by the driver before this returns, so `src` may be dropped afterwards.
+    pub fn write_bytes(&self, byte_offset: usize, src: &[u8], stream: &Stream) -> Result<()> {
+        self.check_range(byte_offset, src.len(), "a write")?;
+        if src.is_empty() {
+            return Ok(());
+        }
+        self.check_stream(stream)?;
+        self.device().bind_to_thread()?;
+        // SAFETY: the destination range is inside this live allocation (checked above) and the
+        // stream belongs to its device. From pageable host memory the driver copies `src` to a
+        // staging buffer before returning, so `src` need not outlive the call.
+        unsafe { result::memcpy_htod_async(self.ptr + byte_offset as u64, src, stream.handle()) }
+            .map_err(Error::driver_fn("cuMemcpyHtoDAsync"))
+    }
+
+    /// Copies bytes from the buffer at `byte_offset` into `dst`, ordered on `stream`, and waits
+    /// for the copy.
+    pub fn read_bytes(&self, byte_offset: usize, dst: &mut [u8], stream: &Stream) -> Result<()> {
+        self.check_range(byte_offset, dst.len(), "a read")?;
+        if dst.is_empty() {
+            return Ok(());
+        }
+        self.check_stream(stream)?;
+        self.device().bind_to_thread()?;
+        // SAFETY: the source range is inside this live allocation (checked above); `dst` is a
+        // valid, exclusively borrowed host slice of the same length, and we synchronize the
+        // stream before returning, so the copy has completed when `dst` is released.
+        unsafe { result::memcpy_dtoh_async(dst, self.ptr + byte_offset as u64, stream.handle()) }
+            .map_err(Error::driver_fn("cuMemcpyDtoHAsync"))?;
+        stream.synchronize()
+    }
+
+    fn check_stream(&self, stream: &Stream) -> Result<()> {
+        if stream.device() != self.device() {
+            return Err(Error::DeviceMismatch {
+                context: "a copy on a stream of another device".into(),
+                expected: self.device().ordinal(),
+                found: stream.device().ordinal(),
+            });
+        }
+        Ok(())
+    }
+}
+
+impl Drop for DeviceBuffer {
+    fn drop(&mut self) {
+        if self.size > 0 {
+            MemoryPool::give_back(&self.pool, self.ptr, self.size, &self.stream, self.key);
+        }
+    }
+}
+
+impl fmt::Debug for DeviceBuffer {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "DeviceBuffer({:#x}, {} bytes, device {})",
+            self.ptr,
+            self.len,
+            self.device().ordinal()
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rounding() {
+        assert_eq!(rounded_size(0), Some(0));
+        assert_eq!(rounded_size(1), Some(512));
+        assert_eq!(rounded_size(400), Some(512));
+        assert_eq!(rounded_size(512), Some(512));
+        assert_eq!(rounded_size(513), Some(1024));
+        assert_eq!(rounded_size(usize::MAX), None);
+    }
+}

@@ -1,0 +1,719 @@
+//! `RawModule`: a CUDA module from CUDA C source (compiled by NVRTC through the kernel cache) or
+//! from a compiled image (cubin, PTX or fatbin, from a file or from bytes), loaded lazily on each
+//! device that uses it (CuPy's `cupy.RawModule`).
+//!
+//! Lookup for source modules, per device (DESIGN.md §5): modules already loaded in this process
+//! (keyed by the cache key and the device) -> compiled images in memory -> the disk cache -> NVRTC.
+//! [`crate::stats`] counts which layer served each lookup.
+
+use std::collections::HashMap;
+use std::ffi::{CString, c_void};
+use std::fmt;
+use std::marker::PhantomData;
+use std::mem::MaybeUninit;
+use std::path::Path;
+use std::sync::{Arc, LazyLock, Mutex, OnceLock};
+
+use cudarc::driver::result;
+use cudarc::driver::sys::{self, CUresult};
+
+use crate::cache::{self, CacheKey, CompiledImage, ImageKind, KeyInputs};
+use crate::device::Device;
+use crate::env;
+use crate::error::{Error, Result};
+use crate::kernel::RawKernel;
+use crate::launch::DeviceRepr;
+use crate::nvrtc;
+use crate::stats::{self, Layer};
+use crate::stream::Stream;
+
+/// The file name NVRTC sees for every JIT source (kept fixed so it need not be part of the key).
+const PROGRAM_FILE: &str = "cuprum_jit";
+
+/// A loaded `CUmodule`, unloaded on drop.
+pub(crate) struct ModuleHandle {
+    raw: sys::CUmodule,
+    device: Device,
+}
+
+// SAFETY: a CUmodule is a driver handle usable from any thread once its context is current
+// (every use binds the device's context first); the driver synchronizes access internally.
+unsafe impl Send for ModuleHandle {}
+// SAFETY: as above; `&ModuleHandle` only reads the handle.
+unsafe impl Sync for ModuleHandle {}
+
+impl Drop for ModuleHandle {
+    fn drop(&mut self) {
+        if self.device.bind_to_thread().is_ok() {
+            // SAFETY: the module was loaded by `load_image` in this device's context (bound
+            // above) and is unloaded only here, when the last user (functions and globals hold
+            // an `Arc` of this handle) is gone.
+            let _ = unsafe { result::module::unload(self.raw) };
+        }
+    }
+}
+
+impl ModuleHandle {
+    pub(crate) fn device(&self) -> &Device {
+        &self.device
+    }
+
+    /// The `CUfunction` named `symbol`, `None` when the module has no such kernel.
+    pub(crate) fn function(&self, symbol: &str) -> Result<Option<sys::CUfunction>> {
+        let Ok(c) = CString::new(symbol) else { return Ok(None) };
+        self.device.bind_to_thread()?;
+        // SAFETY: `self.raw` is a live module of the bound context; `c` is NUL-terminated.
+        match unsafe { result::module::get_function(self.raw, c) } {
+            Ok(f) => Ok(Some(f)),
+            Err(e) if e.0 == CUresult::CUDA_ERROR_NOT_FOUND => Ok(None),
+            Err(e) => Err(Error::driver("cuModuleGetFunction", e)),
+        }
+    }
+
+    /// The address and size of the global named `symbol`, `None` when there is none.
+    fn global(&self, symbol: &str) -> Result<Option<(u64, usize)>> {
+        let Ok(c) = CString::new(symbol) else { return Ok(None) };
+        self.device.bind_to_thread()?;
+        // SAFETY: `self.raw` is a live module of the bound context; `c` is NUL-terminated.
+        match unsafe { result::module::get_global(self.raw, c) } {
+            Ok(g) => Ok(Some(g)),
+            Err(e) if e.0 == CUresult::CUDA_ERROR_NOT_FOUND => Ok(None),
+            Err(e) => Err(Error::driver("cuModuleGetGlobal", e)),
+        }
+    }
+}
+
+/// Checks that `image` is self-consistent enough for the driver, which reads it without being
+/// told its length: PTX must be NUL-terminated (a copy with the NUL is made when needed), an ELF
+/// cubin's headers and tables must lie inside the buffer, a fatbin's declared size must fit.
+fn checked_image<'a>(kind: ImageKind, image: &'a [u8], what: &str) -> Result<std::borrow::Cow<'a, [u8]>> {
+    let bad = |detail: &str| Error::ModuleLoad {
+        what: what.to_string(),
+        detail: detail.to_string(),
+    };
+    let u16_at = |o: usize| image.get(o..o + 2).map(|b| u16::from_le_bytes([b[0], b[1]]) as u64);
+    let u64_at = |o: usize| image.get(o..o + 8).map(|b| u64::from_le_bytes(b.try_into().unwrap_or([0; 8])));
+    match kind {
+        ImageKind::Ptx => {
+            if image.is_empty() {
+                return Err(bad("empty PTX"));
+            }
+            if image.ends_with(&[0]) {
+                Ok(std::borrow::Cow::Borrowed(image))
+            } else {
+                let mut v = image.to_vec();
+                v.push(0);
+                Ok(std::borrow::Cow::Owned(v))
+            }
+        }
+        ImageKind::Cubin => {
+            // ELF64 little-endian only (what nvcc and NVRTC produce).
+            if image.len() < 64 || image[4] != 2 || image[5] != 1 {
+                return Err(bad("not a 64-bit little-endian ELF file"));
+            }
+            let len = image.len() as u64;
+            let (phoff, shoff) = (u64_at(0x20), u64_at(0x28));
+            let (phentsize, phnum) = (u16_at(0x36), u16_at(0x38));
+            let (shentsize, shnum) = (u16_at(0x3A), u16_at(0x3C));
+            let (Some(phoff), Some(shoff), Some(phe), Some(phn), Some(she), Some(shn)) =
+                (phoff, shoff, phentsize, phnum, shentsize, shnum)
+            else {
+                return Err(bad("truncated ELF header"));
+            };
+            let fits = |off: u64, n: u64, size: u64| n == 0 || off.checked_add(n * size).is_some_and(|e| e <= len);
+            if !fits(phoff, phn, phe) || !fits(shoff, shn, she) {
+                return Err(bad("truncated ELF file"));
+            }
+            Ok(std::borrow::Cow::Borrowed(image))
+        }
+        ImageKind::Fatbin => {
+            // Header: magic u32, version u16, header size u16, size of the rest u64.
+            let (Some(hsize), Some(fsize)) = (u16_at(6), u64_at(8)) else {
+                return Err(bad("truncated fatbin header"));
+            };
+            if hsize.checked_add(fsize).is_none_or(|e| e > image.len() as u64) {
+                return Err(bad("truncated fatbin"));
+            }
+            Ok(std::borrow::Cow::Borrowed(image))
+        }
+    }
+}
+
+/// Loads a module image onto `device`.
+fn load_image(device: &Device, kind: ImageKind, image: &[u8], what: &str) -> Result<Arc<ModuleHandle>> {
+    let image = checked_image(kind, image, what)?;
+    device.bind_to_thread()?;
+    // SAFETY: the context is bound; `image` is a complete cubin, fatbin or NUL-terminated PTX
+    // whose internal sizes were checked to lie inside the buffer (`checked_image`), alive for the
+    // call (the driver copies what it keeps).
+    let raw = unsafe { result::module::load_data(image.as_ptr() as *const c_void) }.map_err(|e| {
+        Error::ModuleLoad {
+            what: what.to_string(),
+            // A DriverError exists only when the driver is loaded, so its text can be read.
+            detail: e.to_string(),
+        }
+    })?;
+    Ok(Arc::new(ModuleHandle {
+        raw,
+        device: device.clone(),
+    }))
+}
+
+/// A module loaded on one device.
+pub(crate) struct LoadedModule {
+    pub(crate) handle: Arc<ModuleHandle>,
+    /// `(name expression, lowered name)` pairs.
+    lowered: Vec<(String, String)>,
+    /// Which layer served it (`None` for images given by the user).
+    layer: Option<Layer>,
+}
+
+type LoadedMap = HashMap<(CacheKey, usize), Arc<LoadedModule>>;
+
+/// Modules loaded in this process, by cache key and device ordinal.
+static LOADED: LazyLock<Mutex<LoadedMap>> = LazyLock::new(|| Mutex::new(HashMap::new()));
+
+fn loaded_map() -> std::sync::MutexGuard<'static, LoadedMap> {
+    LOADED.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+enum Origin {
+    Source(String),
+    Image { bytes: Vec<u8>, kind: ImageKind, what: String },
+}
+
+struct ModuleInner {
+    origin: Origin,
+    options: Vec<String>,
+    name_expressions: Vec<String>,
+    /// Per device ordinal, sized by the device count on first use.
+    loaded: OnceLock<Box<[OnceLock<Arc<LoadedModule>>]>>,
+    /// Serializes loading so one module object loads once per device.
+    load_lock: Mutex<()>,
+}
+
+/// A CUDA module from source or from a compiled image (CuPy's `RawModule`). Cheap to clone.
+///
+/// ```no_run
+/// # use cuprum_runtime::module::RawModule;
+/// let module = RawModule::new(r#"
+///     template <typename T> __global__ void fx3(T* a, int n) {
+///         int i = blockIdx.x * blockDim.x + threadIdx.x;
+///         if (i < n) a[i] *= 3;
+///     }"#)
+///     .name_expressions(["fx3<float>", "fx3<double>"]);
+/// let fx3_float = module.get_function("fx3<float>")?; // compiles (or hits the cache) here
+/// # Ok::<(), cuprum_runtime::Error>(())
+/// ```
+#[derive(Clone)]
+pub struct RawModule {
+    inner: Arc<ModuleInner>,
+}
+
+impl fmt::Debug for RawModule {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut d = f.debug_struct("RawModule");
+        match &self.inner.origin {
+            Origin::Source(s) => d.field("source_bytes", &s.len()),
+            Origin::Image { kind, what, .. } => d.field("image", kind).field("from", what),
+        };
+        d.field("options", &self.inner.options)
+            .field("name_expressions", &self.inner.name_expressions)
+            .finish()
+    }
+}
+
+fn strings<I, S>(items: I) -> Vec<String>
+where
+    I: IntoIterator<Item = S>,
+    S: AsRef<str>,
+{
+    items.into_iter().map(|s| s.as_ref().to_string()).collect()
+}
+
+impl RawModule {
+    fn from_origin(origin: Origin, options: Vec<String>, name_expressions: Vec<String>) -> RawModule {
+        RawModule {
+            inner: Arc::new(ModuleInner {
+                origin,
+                options,
+                name_expressions,
+                loaded: OnceLock::new(),
+                load_lock: Mutex::new(()),
+            }),
+        }
+    }
+
+    /// A module from CUDA C source. Nothing is compiled until a device needs it.
+    pub fn new(code: impl Into<String>) -> RawModule {
+        RawModule::from_origin(Origin::Source(code.into()), Vec::new(), Vec::new())
+    }
+
+    /// The same module with these NVRTC options (e.g. `["-DN=4", "--use_fast_math"]`).
+    pub fn options<I, S>(self, options: I) -> RawModule
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<str>,
+    {
+        let (origin, _, names) = self.into_parts();
+        RawModule::from_origin(origin, strings(options), names)
+    }
+
+    /// The same module with these name expressions: template instantiations (`fx3<float>`) whose
+    /// kernels `get_function` then finds by that name.
+    pub fn name_expressions<I, S>(self, names: I) -> RawModule
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<str>,
+    {
+        let (origin, options, _) = self.into_parts();
+        RawModule::from_origin(origin, options, strings(names))
+    }
+
+    fn into_parts(self) -> (Origin, Vec<String>, Vec<String>) {
+        match Arc::try_unwrap(self.inner) {
+            Ok(inner) => (inner.origin, inner.options, inner.name_expressions),
+            Err(shared) => {
+                let origin = match &shared.origin {
+                    Origin::Source(s) => Origin::Source(s.clone()),
+                    Origin::Image { bytes, kind, what } => Origin::Image {
+                        bytes: bytes.clone(),
+                        kind: *kind,
+                        what: what.clone(),
+                    },
+                };
+                (origin, shared.options.clone(), shared.name_expressions.clone())
+            }
+        }
+    }
+
+    /// A module from a cubin, PTX or fatbin file (the kind is read from the content). The file
+    /// is read now; it is loaded onto a device on first use.
+    pub fn from_file(path: impl AsRef<Path>) -> Result<RawModule> {
+        let path = path.as_ref();
+        let bytes = std::fs::read(path).map_err(|source| Error::ModuleFile {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        let kind = ImageKind::sniff(&bytes);
+        checked_image(kind, &bytes, &path.display().to_string())?;
+        Ok(RawModule::from_origin(
+            Origin::Image {
+                bytes,
+                kind,
+                what: format!("{} ({})", path.display(), kind.extension()),
+            },
+            Vec::new(),
+            Vec::new(),
+        ))
+    }
+
+    /// A module from the bytes of a cubin, PTX or fatbin (the kind is read from the content).
+    pub fn from_bytes(bytes: impl Into<Vec<u8>>) -> Result<RawModule> {
+        let bytes = bytes.into();
+        let kind = ImageKind::sniff(&bytes);
+        let what = format!("a {} image of {} bytes", kind.extension(), bytes.len());
+        checked_image(kind, &bytes, &what)?;
+        Ok(RawModule::from_origin(
+            Origin::Image { bytes, kind, what },
+            Vec::new(),
+            Vec::new(),
+        ))
+    }
+
+    /// The CUDA source, for modules made from source.
+    pub fn code(&self) -> Option<&str> {
+        match &self.inner.origin {
+            Origin::Source(s) => Some(s),
+            Origin::Image { .. } => None,
+        }
+    }
+
+    /// The NVRTC options given by the user.
+    pub fn user_options(&self) -> &[String] {
+        &self.inner.options
+    }
+
+    /// The name expressions.
+    pub fn name_expression_list(&self) -> &[String] {
+        &self.inner.name_expressions
+    }
+
+    /// Compiles (or finds in the cache) and loads the module on the current device now.
+    pub fn compile(&self) -> Result<()> {
+        self.loaded_on(&Device::current()?).map(|_| ())
+    }
+
+    /// Compiles (or finds in the cache) and loads the module on `device` now.
+    pub fn compile_for(&self, device: &Device) -> Result<()> {
+        self.loaded_on(device).map(|_| ())
+    }
+
+    /// Which layer served this module on `device` (`None` before it was loaded there, or for a
+    /// module made from an image).
+    pub fn served_by(&self, device: &Device) -> Option<Layer> {
+        self.inner
+            .loaded
+            .get()?
+            .get(device.ordinal())?
+            .get()?
+            .layer
+    }
+
+    /// The kernel cache key this source module has on `device` (`None` for image modules).
+    /// Computing it needs libnvrtc (its version is part of the key), not a compile.
+    pub fn cache_key(&self, device: &Device) -> Result<Option<CacheKey>> {
+        match &self.inner.origin {
+            Origin::Source(code) => Ok(Some(self.plan(code, device)?.key)),
+            Origin::Image { .. } => Ok(None),
+        }
+    }
+
+    /// A kernel of this module, loaded on the current device now (so a missing kernel is an
+    /// error here); other devices load it on first launch. `name` is a name expression given to
+    /// [`RawModule::name_expressions`] or the kernel's symbol (`extern "C"` name).
+    pub fn get_function(&self, name: &str) -> Result<RawKernel> {
+        let kernel = RawKernel::from_module(self, name);
+        kernel.function()?;
+        Ok(kernel)
+    }
+
+    /// The lowered (mangled) name of a name expression on the current device.
+    pub fn lowered_name(&self, name_expression: &str) -> Result<String> {
+        let loaded = self.loaded_on(&Device::current()?)?;
+        loaded
+            .lowered
+            .iter()
+            .find(|(e, _)| e == name_expression)
+            .map(|(_, l)| l.clone())
+            .ok_or_else(|| Error::FunctionNotFound {
+                name: name_expression.to_string(),
+                hint: format!(
+                    "it is not one of the module's name expressions {:?}",
+                    self.inner.name_expressions
+                ),
+            })
+    }
+
+    /// A `__device__` or `__constant__` variable of this module on the current device, as `len`
+    /// elements of `T` (its size must be a multiple of `T`'s). `name` is a name expression or the
+    /// variable's symbol.
+    pub fn get_global<T: DeviceRepr>(&self, name: &str) -> Result<Global<T>> {
+        let device = Device::current()?;
+        let loaded = self.loaded_on(&device)?;
+        let symbol = resolve_symbol(&loaded, name);
+        let Some((ptr, bytes)) = loaded.handle.global(symbol)? else {
+            return Err(Error::Global {
+                name: name.to_string(),
+                detail: "the module has no __device__ or __constant__ variable of that name \
+                         (a variable in a namespace needs its lowered name: list `&name` in \
+                         name_expressions)"
+                    .to_string(),
+            });
+        };
+        let size = std::mem::size_of::<T>();
+        if size == 0 || bytes % size != 0 {
+            return Err(Error::Global {
+                name: name.to_string(),
+                detail: format!(
+                    "it holds {bytes} bytes, not a whole number of {}-byte `{}` elements",
+                    size,
+                    std::any::type_name::<T>()
+                ),
+            });
+        }
+        Ok(Global {
+            ptr,
+            len: bytes / size,
+            handle: loaded.handle.clone(),
+            name: name.to_string(),
+            _t: PhantomData,
+        })
+    }
+
+    /// The module loaded on `device`, loading (and compiling) it when needed.
+    pub(crate) fn loaded_on(&self, device: &Device) -> Result<Arc<LoadedModule>> {
+        let slots = self.inner.loaded.get_or_init(|| {
+            let n = Device::count().unwrap_or(0).max(device.ordinal() + 1);
+            (0..n).map(|_| OnceLock::new()).collect()
+        });
+        let slot = slots.get(device.ordinal()).ok_or(Error::InvalidDevice {
+            ordinal: device.ordinal(),
+            count: slots.len(),
+        })?;
+        if let Some(m) = slot.get() {
+            return Ok(m.clone());
+        }
+        let _g = self.inner.load_lock.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(m) = slot.get() {
+            return Ok(m.clone());
+        }
+        let m = match &self.inner.origin {
+            Origin::Source(code) => self.load_source(code, device)?,
+            Origin::Image { bytes, kind, what } => Arc::new(LoadedModule {
+                handle: load_image(device, *kind, bytes, what)?,
+                lowered: Vec::new(),
+                layer: None,
+            }),
+        };
+        let _ = slot.set(m.clone());
+        Ok(m)
+    }
+
+    fn plan(&self, code: &str, device: &Device) -> Result<Plan> {
+        let info = nvrtc::info()?;
+        let target = nvrtc::choose_target(
+            device.compute_capability(),
+            &info.supported_archs,
+            env::flag(env::COMPILE_WITH_PTX)?,
+            info.version,
+        )?;
+        let debug = env::flag(env::CUDA_COMPILE_WITH_DEBUG)?;
+        let dump_source = env::flag(env::DUMP_CUDA_SOURCE_ON_ERROR)?;
+        let options = nvrtc::effective_options(&self.inner.options, target, debug);
+        let target_name = target.name();
+        let key = KeyInputs::new(
+            code,
+            nvrtc::embedded_headers_digest(),
+            &options,
+            &self.inner.name_expressions,
+            &target_name,
+            info.version,
+        )
+        .key();
+        Ok(Plan {
+            target,
+            options,
+            key,
+            dump_source,
+        })
+    }
+
+    fn load_source(&self, code: &str, device: &Device) -> Result<Arc<LoadedModule>> {
+        let plan = self.plan(code, device)?;
+        let map_key = (plan.key, device.ordinal());
+        if let Some(m) = loaded_map().get(&map_key) {
+            stats::record_hit(Layer::Loaded);
+            return Ok(Arc::new(LoadedModule {
+                handle: m.handle.clone(),
+                lowered: m.lowered.clone(),
+                layer: Some(Layer::Loaded),
+            }));
+        }
+        let cache = cache::global()?;
+        let display = self.display_name();
+        let (image, layer) = cache.get_or_compile(&plan.key, Some(code), || {
+            let program = nvrtc::Program {
+                name: &display,
+                file_name: PROGRAM_FILE,
+                source: code,
+                options: &plan.options,
+                name_expressions: &self.inner.name_expressions,
+                dump_source_on_error: plan.dump_source,
+            };
+            nvrtc::compile(&program, plan.target).map(|c| c.image)
+        })?;
+        let what = format!("the {} compiled for {}", display, plan.target.name());
+        let m = Arc::new(LoadedModule {
+            handle: load_image(device, image.kind, &image.image, &what)?,
+            lowered: image.lowered_names.clone(),
+            layer: Some(layer),
+        });
+        Ok(loaded_map().entry(map_key).or_insert(m).clone())
+    }
+
+    fn display_name(&self) -> String {
+        let first = self.inner.name_expressions.first();
+        match first {
+            Some(n) => format!("module with {n}"),
+            None => match &self.inner.origin {
+                Origin::Source(code) => match first_kernel_name(code) {
+                    Some(k) => format!("module with {k}"),
+                    None => "module".to_string(),
+                },
+                Origin::Image { what, .. } => what.clone(),
+            },
+        }
+    }
+
+    /// The compiled image for `device` as the cache holds it (compiling if needed): for tools
+    /// and tests that want the cubin or PTX bytes. `None` for image modules.
+    pub fn compiled_image(&self, device: &Device) -> Result<Option<Arc<CompiledImage>>> {
+        let Origin::Source(code) = &self.inner.origin else { return Ok(None) };
+        let plan = self.plan(code, device)?;
+        let display = self.display_name();
+        let cache = cache::global()?;
+        let (image, _) = cache.get_or_compile(&plan.key, Some(code), || {
+            let program = nvrtc::Program {
+                name: &display,
+                file_name: PROGRAM_FILE,
+                source: code,
+                options: &plan.options,
+                name_expressions: &self.inner.name_expressions,
+                dump_source_on_error: plan.dump_source,
+            };
+            nvrtc::compile(&program, plan.target).map(|c| c.image)
+        })?;
+        Ok(Some(image))
+    }
+
+    pub(crate) fn kernel_hint(&self, name: &str) -> String {
+        if !self.inner.name_expressions.is_empty() {
+            format!(
+                "`{name}` is not a kernel symbol, and not one of the name expressions {:?}",
+                self.inner.name_expressions
+            )
+        } else if name.contains('<') {
+            "a template instantiation must be listed in the module's name_expressions".to_string()
+        } else {
+            "check the spelling, and declare the kernel `extern \"C\"` so its name is not mangled \
+             (or list it in name_expressions)"
+                .to_string()
+        }
+    }
+}
+
+/// The first `__global__` function's name in `code`, for messages.
+fn first_kernel_name(code: &str) -> Option<String> {
+    let after = &code[code.find("__global__")? + "__global__".len()..];
+    let paren = after.find('(')?;
+    let name = after[..paren].split_whitespace().last()?;
+    let name = name.trim_start_matches('*');
+    (!name.is_empty()).then(|| name.to_string())
+}
+
+struct Plan {
+    target: nvrtc::CodeTarget,
+    options: Vec<String>,
+    key: CacheKey,
+    dump_source: bool,
+}
+
+/// The symbol for `name`: its lowered name when it is a name expression, else `name`.
+pub(crate) fn resolve_symbol<'a>(loaded: &'a LoadedModule, name: &'a str) -> &'a str {
+    loaded
+        .lowered
+        .iter()
+        .find(|(e, _)| e == name)
+        .map(|(_, l)| l.as_str())
+        .unwrap_or(name)
+}
+
+/// A `__device__` or `__constant__` variable of a loaded module (from [`RawModule::get_global`]),
+/// as `len()` elements of `T`. Copies are ordered on the device's current stream and wait for it.
+pub struct Global<T> {
+    ptr: u64,
+    len: usize,
+    handle: Arc<ModuleHandle>,
+    name: String,
+    _t: PhantomData<T>,
+}
+
+impl<T> fmt::Debug for Global<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "Global({}: {} x {}, {:#x})",
+            self.name,
+            self.len,
+            std::any::type_name::<T>(),
+            self.ptr
+        )
+    }
+}
+
+impl<T: DeviceRepr> Global<T> {
+    /// The number of `T` elements.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The variable's device address (valid while this `Global` or its module is alive).
+    pub fn device_ptr(&self) -> u64 {
+        self.ptr
+    }
+
+    /// The device the variable lives on.
+    pub fn device(&self) -> &Device {
+        self.handle.device()
+    }
+
+    /// Copies `values` into the variable's first `values.len()` elements.
+    pub fn write(&self, values: &[T]) -> Result<()> {
+        if values.len() > self.len {
+            return Err(Error::Global {
+                name: self.name.clone(),
+                detail: format!("cannot write {} elements into {}", values.len(), self.len),
+            });
+        }
+        let stream = Stream::current_for(self.device())?;
+        self.device().bind_to_thread()?;
+        // SAFETY: the destination is `self.len >= values.len()` elements of `T` inside a module
+        // that `self.handle` keeps loaded; the source slice is alive until the stream is
+        // synchronized below, before this function returns.
+        unsafe { result::memcpy_htod_async(self.ptr, values, stream.handle()) }
+            .map_err(Error::driver_fn("cuMemcpyHtoDAsync"))?;
+        stream.synchronize()
+    }
+
+    /// Copies the variable's elements to the host.
+    pub fn read(&self) -> Result<Vec<T>> {
+        let stream = Stream::current_for(self.device())?;
+        self.device().bind_to_thread()?;
+        let mut out: Vec<T> = Vec::with_capacity(self.len);
+        let spare: &mut [MaybeUninit<T>] = &mut out.spare_capacity_mut()[..self.len];
+        // SAFETY: the source is `self.len` elements of `T` in a module `self.handle` keeps loaded;
+        // the destination is `self.len` writable elements, alive until the synchronize below.
+        unsafe { result::memcpy_dtoh_async(spare, self.ptr, stream.handle()) }
+            .map_err(Error::driver_fn("cuMemcpyDtoHAsync"))?;
+        stream.synchronize()?;
+        // SAFETY: the copy above has completed and wrote all `self.len` elements; `DeviceRepr`
+        // promises that the device's bytes are valid values of `T`.
+        unsafe { out.set_len(self.len) };
+        Ok(out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn kernel_names_for_messages() {
+        assert_eq!(
+            first_kernel_name("extern \"C\" __global__ void my_add(const float* x)").as_deref(),
+            Some("my_add")
+        );
+        assert_eq!(first_kernel_name("int x;"), None);
+    }
+
+    #[test]
+    fn images_are_checked_before_the_driver_sees_them() {
+        assert!(RawModule::from_bytes(b"\x7fELF\x02\x01 short".to_vec()).is_err());
+        let mut fat = 0xBA55_ED50u32.to_le_bytes().to_vec();
+        fat.extend_from_slice(&[1, 0, 16, 0]);
+        fat.extend_from_slice(&1000u64.to_le_bytes());
+        let e = RawModule::from_bytes(fat).unwrap_err().to_string();
+        assert!(e.contains("truncated fatbin"), "{e}");
+        assert!(RawModule::from_bytes(Vec::new()).is_err());
+        // PTX text gets its NUL.
+        let m = RawModule::from_bytes(b".version 8.0\n.target sm_90\n".to_vec()).unwrap();
+        assert!(m.code().is_none());
+        let e = RawModule::from_file("no/such/file.cubin").unwrap_err().to_string();
+        assert!(e.contains("no/such/file.cubin"), "{e}");
+    }
+
+    #[test]
+    fn builders_keep_the_rest() {
+        let m = RawModule::new("code").options(["-DN=1"]).name_expressions(["f<int>"]);
+        let m2 = m.clone().options(["-DN=2"]);
+        assert_eq!(m.user_options(), ["-DN=1"]);
+        assert_eq!(m2.user_options(), ["-DN=2"]);
+        assert_eq!(m2.name_expression_list(), ["f<int>"]);
+        assert_eq!(m2.code(), Some("code"));
+    }
+}

@@ -1,0 +1,18 @@
+//! cuprum: GPU kernels written in Rust, compiled ahead of time to CUDA, with a CuPy-style runtime.
+//!
+//! See the README and `docs/` for the kernel language and the runtime. Kernel files import
+//! [`prelude`]; generated code reaches the runtime only through the hidden `__private` module.
+
+pub use cuprum_macros::{device, elementwise, rawkernel, reduction};
+pub use cuprum_runtime as runtime;
+
+/// Everything a kernel file needs: the attribute macros, the numeric traits, the GPU intrinsics.
+pub mod prelude {
+    pub use crate::{device, elementwise, rawkernel, reduction};
+    pub use cuprum_runtime::lang::prelude::*;
+}
+
+#[doc(hidden)]
+pub mod __private {
+    pub use cuprum_runtime::*;
+}
