@@ -1,1 +1,50 @@
-fn main() {}
+//! `cuprum`: the command-line tool. One file per subcommand; arguments are parsed by hand.
+//!
+//! ```text
+//! cuprum emit FILE.rs        the CUDA C translation unit for a kernel file
+//! cuprum info                devices, driver and NVRTC versions, the kernel cache
+//! cuprum cache stats|clear   what the on-disk kernel cache holds / empty it
+//! ```
+
+mod cache;
+mod emit;
+mod info;
+
+const USAGE: &str = "\
+usage: cuprum <command> [args]
+
+commands:
+  emit FILE.rs           print the CUDA C that the build hands nvcc for FILE.rs
+  info                   devices, compute capabilities, driver and NVRTC versions, kernel cache
+  cache stats [--dir D]  entries and bytes in the on-disk kernel cache
+  cache clear [--dir D]  delete cuprum's entries from the on-disk kernel cache
+  help                   this text
+
+The kernel cache directory is CUPY_CACHE_DIR, default ${HOME}/.cupy/kernel_cache.";
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let rest = args.get(1..).unwrap_or(&[]);
+    let code = match args.first().map(String::as_str) {
+        Some("emit") => emit::run(rest),
+        Some("info") => info::run(rest),
+        Some("cache") => cache::run(rest),
+        Some("help" | "-h" | "--help") => {
+            println!("{USAGE}");
+            0
+        }
+        Some("-V" | "--version") => {
+            println!("cuprum {}", env!("CARGO_PKG_VERSION"));
+            0
+        }
+        Some(other) => {
+            eprintln!("cuprum: unknown command `{other}`\n\n{USAGE}");
+            2
+        }
+        None => {
+            eprintln!("{USAGE}");
+            2
+        }
+    };
+    std::process::exit(code);
+}

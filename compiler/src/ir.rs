@@ -274,6 +274,32 @@ pub enum MatchPat {
     Or(Vec<MatchPat>),
     /// `_` or a binding name (bound to the scrutinee).
     Wild(Option<LocalId>),
+    /// `name @ pat`: binds the scrutinee when `pat` matches.
+    Bind(LocalId, Box<MatchPat>),
+}
+
+impl MatchPat {
+    /// The locals this pattern binds (each to the scrutinee).
+    pub fn bindings(&self, out: &mut Vec<LocalId>) {
+        match self {
+            MatchPat::Wild(Some(l)) => out.push(*l),
+            MatchPat::Bind(l, p) => {
+                out.push(*l);
+                p.bindings(out);
+            }
+            MatchPat::Or(ps) => ps.iter().for_each(|p| p.bindings(out)),
+            MatchPat::Lit(_) | MatchPat::Range { .. } | MatchPat::Wild(None) => {}
+        }
+    }
+    /// Whether the pattern matches every value (`_`, a name, `n @ _`).
+    pub fn is_catch_all(&self) -> bool {
+        match self {
+            MatchPat::Wild(_) => true,
+            MatchPat::Bind(_, p) => p.is_catch_all(),
+            MatchPat::Or(ps) => ps.iter().any(|p| p.is_catch_all()),
+            MatchPat::Lit(_) | MatchPat::Range { .. } => false,
+        }
+    }
 }
 
 #[derive(Debug, Clone)]

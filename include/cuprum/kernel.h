@@ -3,6 +3,9 @@
 #pragma once
 #include <cuprum/types.h>
 
+// The most threads per block of a reduction kernel (a power of two): the size of its shared tree.
+#define CUPRUM_REDUCE_BLOCK 256
+
 namespace cuprum {
 
 // The iteration space after collapsing dimensions: `size` elements over `ndim` dimensions.

@@ -278,7 +278,10 @@ mod tests {
             detail: "libcuda.so not found".into(),
         };
         let m = e.to_string();
-        assert!(m.contains("libcuda.so not found") && m.contains("LD_LIBRARY_PATH"), "{m}");
+        assert!(
+            m.contains("libcuda.so not found") && m.contains("LD_LIBRARY_PATH"),
+            "{m}"
+        );
         assert!(e.is_no_gpu());
 
         let e = Error::OutOfMemory {
@@ -289,7 +292,10 @@ mod tests {
             held: 0,
         };
         let m = e.to_string();
-        assert!(m.contains("limit 512 bytes") && m.contains("free_all_blocks"), "{m}");
+        assert!(
+            m.contains("limit 512 bytes") && m.contains("free_all_blocks"),
+            "{m}"
+        );
         assert!(e.is_out_of_memory());
 
         let e = Error::Broadcast {

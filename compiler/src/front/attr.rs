@@ -23,7 +23,8 @@ use crate::lang;
 #[derive(Default)]
 pub struct KernelAttr {
     pub fast_math: bool,
-    pub instances: Option<(syn::Expr, Span)>,
+    /// The listed instances (each a type, or a tuple of types) and the span of `instances`.
+    pub instances: Option<(Vec<syn::Type>, Span)>,
     pub identity: Option<syn::Expr>,
     pub reduce: Option<syn::Expr>,
     pub post: Option<syn::Expr>,
@@ -31,21 +32,42 @@ pub struct KernelAttr {
     pub span: Option<Span>,
 }
 
+/// An argument's value: types for `instances` and `acc` (so that `Complex<f32>` parses), an
+/// expression otherwise.
+enum Value {
+    Expr(syn::Expr),
+    Types(Vec<syn::Type>),
+    Type(syn::Type),
+}
+
 struct Arg {
     name: syn::Ident,
-    value: Option<syn::Expr>,
+    value: Option<(Value, Span)>,
 }
 
 impl Parse for Arg {
     fn parse(input: ParseStream) -> syn::Result<Self> {
         let name: syn::Ident = input.parse()?;
-        let value = if input.peek(syn::Token![=]) {
-            input.parse::<syn::Token![=]>()?;
-            Some(input.parse()?)
-        } else {
-            None
+        if !input.peek(syn::Token![=]) {
+            return Ok(Arg { name, value: None });
+        }
+        input.parse::<syn::Token![=]>()?;
+        let span = input.span();
+        let value = match name.to_string().as_str() {
+            "instances" if input.peek(syn::token::Bracket) => {
+                let content;
+                syn::bracketed!(content in input);
+                let list = Punctuated::<syn::Type, syn::Token![,]>::parse_terminated(&content)?;
+                Value::Types(list.into_iter().collect())
+            }
+            "instances" => {
+                let e: syn::Expr = input.parse()?;
+                return Err(syn::Error::new_spanned(e, "`instances` takes a list of types: `instances = [f32, f64]`"));
+            }
+            "acc" => Value::Type(input.parse().map_err(|e| syn::Error::new(e.span(), "`acc` takes a type: `acc = f64`"))?),
+            _ => Value::Expr(input.parse()?),
         };
-        Ok(Arg { name, value })
+        Ok(Arg { name, value: Some((value, span)) })
     }
 }
 
@@ -88,17 +110,14 @@ pub fn parse(kind: AttrKind, args: TokenStream, diags: &mut Diagnostics) -> Kern
         }
         match (name.as_str(), arg.value) {
             ("fast_math", None) => out.fast_math = true,
-            ("fast_math", Some(v)) => diags.error(v.span(), "write `fast_math` alone, without a value"),
+            ("fast_math", Some((_, span))) => diags.error(span, "write `fast_math` alone, without a value"),
             (_, None) => diags.error(arg.name.span(), format!("`{name}` needs a value: `{name} = ...`")),
-            ("instances", Some(v)) => out.instances = Some((v, arg.name.span())),
-            ("identity", Some(v)) => out.identity = Some(v),
-            ("reduce", Some(v)) => out.reduce = Some(v),
-            ("post", Some(v)) => out.post = Some(v),
-            ("acc", Some(v)) => match v {
-                syn::Expr::Path(p) => out.acc = Some(syn::Type::Path(syn::TypePath { qself: None, path: p.path })),
-                other => diags.error(other.span(), "`acc` takes a type: `acc = f64`"),
-            },
-            _ => unreachable!("checked against `allowed`"),
+            ("instances", Some((Value::Types(ts), _))) => out.instances = Some((ts, arg.name.span())),
+            ("acc", Some((Value::Type(t), _))) => out.acc = Some(t),
+            ("identity", Some((Value::Expr(v), _))) => out.identity = Some(v),
+            ("reduce", Some((Value::Expr(v), _))) => out.reduce = Some(v),
+            ("post", Some((Value::Expr(v), _))) => out.post = Some(v),
+            _ => unreachable!("checked against `allowed`; values parsed by name"),
         }
     }
     if kind == AttrKind::Reduction && out.reduce.is_none() {
@@ -158,15 +177,15 @@ fn closure(e: &syn::Expr, arity: usize, what: &str, cx: &mut Lowerer<'_>) -> Opt
 /// The instantiations to precompile: the attribute's list, or each bound's default.
 pub fn instances(attr: &KernelAttr, generics: &[Generic], diags: &mut Diagnostics) -> Vec<Vec<DType>> {
     if let Some((list, span)) = &attr.instances {
-        let syn::Expr::Array(arr) = list else {
-            diags.error(list.span(), "`instances` takes a list: `instances = [f32, f64]`");
+        if generics.is_empty() {
+            diags.error(*span, "`instances` is only meaningful for a generic kernel; remove it");
             return Vec::new();
-        };
+        }
         let mut out = Vec::new();
-        for elem in &arr.elems {
-            let dtypes: Vec<&syn::Expr> = match elem {
-                syn::Expr::Tuple(t) => t.elems.iter().collect(),
-                syn::Expr::Paren(p) => vec![&*p.expr],
+        for elem in list {
+            let dtypes: Vec<&syn::Type> = match elem {
+                syn::Type::Tuple(t) => t.elems.iter().collect(),
+                syn::Type::Paren(p) => vec![&*p.elem],
                 other => vec![other],
             };
             if dtypes.len() != generics.len() {
@@ -178,7 +197,11 @@ pub fn instances(attr: &KernelAttr, generics: &[Generic], diags: &mut Diagnostic
             }
             let mut inst = Vec::new();
             for (d, g) in dtypes.iter().zip(generics) {
-                match ty::dtype_of_expr(d) {
+                let dt = match d {
+                    syn::Type::Path(p) if p.qself.is_none() => ty::dtype_of_path(&p.path),
+                    _ => None,
+                };
+                match dt {
                     Some(dt) if g.bound.admits(dt) => inst.push(dt),
                     Some(dt) => diags.error(d.span(), format!("`{dt}` does not satisfy `{}: {}`", g.name.text, g.bound.name())),
                     None => diags.error(d.span(), "expected a scalar type such as `f32`, `i64`, `f16` or `Complex<f64>`"),
@@ -187,9 +210,6 @@ pub fn instances(attr: &KernelAttr, generics: &[Generic], diags: &mut Diagnostic
             if inst.len() == generics.len() {
                 out.push(inst);
             }
-        }
-        if generics.is_empty() && !out.is_empty() {
-            diags.error(*span, "`instances` is only meaningful for a generic kernel");
         }
         return out;
     }

@@ -297,6 +297,16 @@ impl<'d> Lowerer<'d> {
 
     fn lit(&mut self, l: &syn::Lit) -> Expr {
         let span = l.span();
+        // A negative literal (patterns such as `-1 => ..` parse as one literal): `-(1)`.
+        let positive = match l {
+            syn::Lit::Int(i) => i.base10_digits().strip_prefix('-').map(|d| syn::Lit::Int(syn::LitInt::new(&format!("{d}{}", i.suffix()), span))),
+            syn::Lit::Float(f) => f.base10_digits().strip_prefix('-').map(|d| syn::Lit::Float(syn::LitFloat::new(&format!("{d}{}", f.suffix()), span))),
+            _ => None,
+        };
+        if let Some(p) = positive {
+            let inner = self.lit(&p);
+            return self.mk(ExprKind::Unary(UnOp::Neg, Box::new(inner)), span);
+        }
         match l {
             syn::Lit::Int(i) => {
                 let suffix = match i.suffix() {
@@ -334,7 +344,8 @@ impl<'d> Lowerer<'d> {
             syn::Lit::Str(_) | syn::Lit::ByteStr(_) | syn::Lit::CStr(_) => {
                 self.error(span, "strings are not available in kernels; pass numbers, or a `&[u8]` of bytes")
             }
-            syn::Lit::Char(_) | syn::Lit::Byte(_) => self.error(span, "`char` is not available in kernels; use a `u8` or `u32` code"),
+            syn::Lit::Byte(b) => self.mk(ExprKind::Lit(Lit::Int { value: b.value() as u128, suffix: Some(DType::U8) }), span),
+            syn::Lit::Char(_) => self.error(span, "`char` is not available in kernels; use a `u8` byte literal (`b'a'`) or a `u32` code"),
             _ => self.error(span, "unsupported literal"),
         }
     }
@@ -589,9 +600,16 @@ impl<'d> Lowerer<'d> {
                 Some(MatchPat::Or(cases?))
             }
             syn::Pat::Wild(_) => Some(MatchPat::Wild(None)),
-            syn::Pat::Ident(pi) if pi.subpat.is_none() && pi.by_ref.is_none() => {
+            syn::Pat::Ident(pi) if pi.by_ref.is_none() => {
+                let sub = match &pi.subpat {
+                    Some((_, sub)) => Some(self.match_pat(sub)?),
+                    None => None,
+                };
                 let id = self.declare(&pi.ident, pi.mutability.is_some(), None);
-                Some(MatchPat::Wild(Some(id)))
+                Some(match sub {
+                    Some(sub) => MatchPat::Bind(id, Box::new(sub)),
+                    None => MatchPat::Wild(Some(id)),
+                })
             }
             syn::Pat::Paren(pp) => self.match_pat(&pp.pat),
             syn::Pat::Verbatim(_) | syn::Pat::Path(_) => {

@@ -39,21 +39,6 @@ pub fn dtype_of_path(path: &syn::Path) -> Option<DType> {
     DType::from_rust_name(&name)
 }
 
-pub fn dtype_of_expr(e: &syn::Expr) -> Option<DType> {
-    match e {
-        syn::Expr::Path(p) => dtype_of_path(&p.path),
-        _ => {
-            // `Complex<f32>` parses as a comparison chain in expression position; reparse as a type.
-            let tokens = quote::ToTokens::to_token_stream(e);
-            let t: syn::Type = syn::parse2(tokens).ok()?;
-            match t {
-                syn::Type::Path(p) => dtype_of_path(&p.path),
-                _ => None,
-            }
-        }
-    }
-}
-
 pub fn lower(t: &syn::Type, generics: &[String], pos: Position, diags: &mut Diagnostics) -> Option<Ty> {
     match t {
         syn::Type::Paren(p) => lower(&p.elem, generics, pos, diags),

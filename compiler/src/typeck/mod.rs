@@ -64,6 +64,9 @@ pub(crate) struct Checker<'a, 'd> {
     call_args: HashMap<u32, Vec<Ty>>,
     /// The return type `return` checks against (the item's, or the closure's being checked).
     ret: Ty,
+    /// Locals declared by `let x;` without an initializer: the first assignment initialises them
+    /// (and gives their type when none was written); rustc checks that they are assigned once.
+    deferred: Vec<bool>,
 }
 
 impl<'a, 'd> Checker<'a, 'd> {
@@ -82,6 +85,7 @@ impl<'a, 'd> Checker<'a, 'd> {
             loop_breaks: HashMap::new(),
             call_args: HashMap::new(),
             ret: item.ret.clone(),
+            deferred: vec![false; item.locals.len()],
         }
     }
 
@@ -102,6 +106,17 @@ impl<'a, 'd> Checker<'a, 'd> {
     /// The reduction's parts: `identity: acc`, `reduce: (acc, acc) -> acc`, `post: acc -> out`.
     fn reduction(&mut self, parts: &ReductionParts, map_ty: &Ty) -> Ty {
         let acc = parts.acc.clone().unwrap_or_else(|| map_ty.clone());
+        // The map's value enters the accumulator as by `as`: both primitive, or the same type.
+        if *map_ty != acc {
+            let castable = |t: &Ty| matches!(t, Ty::Scalar(d) if d.is_primitive() && !d.is_bool());
+            if !(castable(map_ty) && castable(&acc)) {
+                let (m, a) = (self.show(map_ty), self.show(&acc));
+                self.diags.error(
+                    self.item.ret_span,
+                    format!("the map returns `{m}` but the accumulator is `{a}`; return `{a}` from the body, or convert with `as` between primitive types"),
+                );
+            }
+        }
         if let Some(id) = &parts.identity {
             let t = self.expr(id, Some(&acc));
             self.expect(&acc, &t, id.span);
@@ -295,7 +310,7 @@ impl<'a, 'd> Checker<'a, 'd> {
         let mut diverges = false;
         for s in &b.stmts {
             match s {
-                Stmt::Let { pat, init, span } => {
+                Stmt::Let { pat, init, .. } => {
                     let declared = self.pat_declared(pat);
                     let t = match init {
                         Some(e) => {
@@ -305,13 +320,10 @@ impl<'a, 'd> Checker<'a, 'd> {
                                 None => t,
                             }
                         }
-                        None => match declared {
-                            Some(d) => d,
-                            None => {
-                                self.diags.error(*span, "give the variable a type or an initial value");
-                                Ty::Unit
-                            }
-                        },
+                        None => {
+                            self.defer_pat(pat);
+                            continue;
+                        }
                     };
                     self.bind_pat(pat, &t);
                 }
@@ -327,6 +339,15 @@ impl<'a, 'd> Checker<'a, 'd> {
             Some(t) => self.expr(t, expected),
             None if diverges => Ty::Never,
             None => Ty::Unit,
+        }
+    }
+
+    /// `let x;` / `let x: T;`: marks the bindings as initialised by their first assignment.
+    fn defer_pat(&mut self, p: &Pat) {
+        match p {
+            Pat::Bind(l, _) => self.deferred[l.0 as usize] = true,
+            Pat::Wild(_) => {}
+            Pat::Tuple(ps, _) => ps.iter().for_each(|p| self.defer_pat(p)),
         }
     }
 
@@ -373,13 +394,24 @@ impl<'a, 'd> Checker<'a, 'd> {
             ExprKind::Local(l) => match &self.locals[l.0 as usize] {
                 Some(t) => t.clone(),
                 None => {
-                    self.diags.error(e.span, "type annotations needed for this variable");
+                    let n = &self.item.locals[l.0 as usize].name.text;
+                    self.diags.error(e.span, format!("type annotations needed for `{n}`: give its `let` a type (`let {n}: f32;`) or assign it before this use"));
                     Ty::Unit
                 }
             },
             ExprKind::Const { ty, name } => self.constant(ty, name),
             ExprKind::Unary(op, inner) => self.unary(*op, inner, expected, e.span),
             ExprKind::Binary(op, l, r) => self.binary(*op, l, r, expected, e.span),
+            ExprKind::Assign { op: None, place, value }
+                if matches!(&place.kind, ExprKind::Local(l) if self.deferred[l.0 as usize] && self.locals[l.0 as usize].is_none()) =>
+            {
+                // The first assignment of `let x;` gives `x` its type.
+                let ExprKind::Local(l) = &place.kind else { unreachable!() };
+                let vt = self.expr(value, None);
+                self.locals[l.0 as usize] = Some(vt.clone());
+                self.exprs[place.id.0 as usize] = Some(vt);
+                Ty::Unit
+            }
             ExprKind::Assign { op, place, value } => {
                 let pt = self.expr(place, None);
                 self.check_place(place, true);
@@ -771,7 +803,7 @@ impl<'a, 'd> Checker<'a, 'd> {
         match &e.kind {
             ExprKind::Local(l) => {
                 let local = &self.item.locals[l.0 as usize];
-                if mutable && !local.mutable {
+                if mutable && !local.mutable && !self.deferred[l.0 as usize] {
                     // A `&mut` reference held in an immutable binding is fine: writing through it.
                     if !matches!(self.locals[l.0 as usize].as_ref().map(|t| self.resolve(t)), Some(Ty::Ref { mutable: true, .. })) {
                         self.diags.error(e.span, format!("cannot assign to `{}`: it is not mutable; declare it with `let mut {}`", local.name.text, local.name.text));
@@ -852,12 +884,8 @@ impl<'a, 'd> Checker<'a, 'd> {
             self.diags.error(scrutinee.span, format!("`match` in kernels works on integers and `bool`, found `{shown}`; use `if`/`else` for other types"));
         }
         let mut result: Option<Ty> = None;
-        let mut has_catch_all = false;
         for arm in arms {
             self.match_pat(&arm.pat, &st);
-            if matches!(arm.pat, MatchPat::Wild(_)) && arm.guard.is_none() {
-                has_catch_all = true;
-            }
             if let Some(g) = &arm.guard {
                 let gt = self.expr(g, Some(&Ty::Scalar(DType::Bool)));
                 self.expect(&Ty::Scalar(DType::Bool), &gt, g.span);
@@ -876,9 +904,20 @@ impl<'a, 'd> Checker<'a, 'd> {
                 None => bt,
             });
         }
-        if !has_catch_all && !matches!(sr, Ty::Scalar(DType::Bool)) {
-            self.diags.error(span, "non-exhaustive `match`: add a `_ => ...` arm");
+        if ok {
+            let d = match self.resolve(&st) {
+                Ty::Scalar(d) => d,
+                _ => DType::I32,
+            };
+            if let Some(missing) = uncovered(d, arms) {
+                let shown = if d.is_bool() { (missing != 0).to_string() } else { missing.to_string() };
+                self.diags.error(
+                    scrutinee.span,
+                    format!("non-exhaustive `match`: `{shown}` is not covered; add a `_ => ...` arm"),
+                );
+            }
         }
+        let _ = span;
         result.unwrap_or(Ty::Never)
     }
 
@@ -901,6 +940,80 @@ impl<'a, 'd> Checker<'a, 'd> {
             }
             MatchPat::Wild(Some(l)) => self.locals[l.0 as usize] = Some(st.clone()),
             MatchPat::Wild(None) => {}
+            MatchPat::Bind(l, p) => {
+                self.locals[l.0 as usize] = Some(st.clone());
+                self.match_pat(p, st);
+            }
         }
     }
+}
+
+/// The value range of an integer or bool type, as `i128`.
+pub(crate) fn int_range(d: DType) -> (i128, i128) {
+    if d.is_bool() {
+        return (0, 1);
+    }
+    let bits = d.bits();
+    if d.is_signed_int() { (-(1i128 << (bits - 1)), (1i128 << (bits - 1)) - 1) } else { (0, (1i128 << bits) - 1) }
+}
+
+/// The value of a constant pattern expression: a literal, a negated literal, `MIN`/`MAX`.
+fn pattern_value(e: &Expr, d: DType) -> Option<i128> {
+    match &e.kind {
+        ExprKind::Lit(Lit::Int { value, .. }) => i128::try_from(*value).ok(),
+        ExprKind::Lit(Lit::Bool(b)) => Some(*b as i128),
+        ExprKind::Unary(UnOp::Neg, inner) => pattern_value(inner, d).map(|v| -v),
+        ExprKind::Const { name, .. } => match name.text.as_str() {
+            "MIN" => Some(int_range(d).0),
+            "MAX" => Some(int_range(d).1),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// Intervals (inclusive) of the values a pattern matches; `None` when not computable.
+fn pattern_intervals(p: &MatchPat, d: DType, out: &mut Vec<(i128, i128)>) {
+    match p {
+        MatchPat::Wild(_) => out.push(int_range(d)),
+        MatchPat::Bind(_, p) => pattern_intervals(p, d, out),
+        MatchPat::Or(ps) => ps.iter().for_each(|p| pattern_intervals(p, d, out)),
+        MatchPat::Lit(e) => {
+            if let Some(v) = pattern_value(e, d) {
+                out.push((v, v));
+            }
+        }
+        MatchPat::Range { lo, hi, inclusive } => {
+            if let (Some(l), Some(h)) = (pattern_value(lo, d), pattern_value(hi, d)) {
+                let h = if *inclusive { h } else { h - 1 };
+                if l <= h {
+                    out.push((l, h));
+                }
+            }
+        }
+    }
+}
+
+/// The smallest value of `d` that no unguarded arm matches, if any (rustc's exhaustiveness check
+/// for integers and bools; guarded arms count as matching nothing).
+pub(crate) fn uncovered(d: DType, arms: &[Arm]) -> Option<i128> {
+    let mut iv = Vec::new();
+    for a in arms.iter().filter(|a| a.guard.is_none()) {
+        pattern_intervals(&a.pat, d, &mut iv);
+    }
+    iv.sort();
+    let (lo, hi) = int_range(d);
+    let mut next = lo;
+    for (l, h) in iv {
+        if l > next {
+            return Some(next);
+        }
+        if h >= next {
+            if h >= hi {
+                return None;
+            }
+            next = h + 1;
+        }
+    }
+    Some(next)
 }

@@ -98,10 +98,9 @@ impl DiskCache {
                 Some(payload) => Lookup::Hit(payload.to_vec()),
                 None => Lookup::Corrupt,
             },
-            Err(e) if e.kind() == io::ErrorKind::NotFound => Lookup::Miss,
-            // Unreadable (permissions, a directory in the way, ...): a miss; the write will
-            // report the problem if there is one.
-            Err(_) => Lookup::Corrupt,
+            // Missing, or unreadable (permissions, a file where a folder should be, ...): a miss;
+            // the write reports the problem if there is one.
+            Err(_) => Lookup::Miss,
         }
     }
 

@@ -281,31 +281,34 @@ impl<'a> Writer<'a> {
         kparams.push("u64 red_size".into());
         let targs = self.template_args();
         let identity = if has_identity { format!("{name}_identity{targs}()") } else { format!("{acc}()") };
-        let def = format!(
-            "extern \"C\" __global__ void NAME({params}) {{ \\
-\n        __shared__ {acc} _cs[256]; __shared__ bool _ch[256]; \\
-\n        for (u64 _co = blockIdx.x; _co < out_shape.size; _co += gridDim.x) {{ \\
-\n            {acc} _ca = {identity}; bool _chas = false; \\
-\n            for (u64 _cr = threadIdx.x; _cr < red_size; _cr += blockDim.x) {{ \\
-\n                u64 _ci = _co * red_size + _cr; \\
-\n                {acc} _cv = ({acc}){name}_map{targs}({args}); \\
-\n                _ca = _chas ? {name}_reduce{targs}(_ca, _cv) : _cv; _chas = true; \\
-\n            }} \\
-\n            _cs[threadIdx.x] = _ca; _ch[threadIdx.x] = _chas; __syncthreads(); \\
-\n            for (u32 _cw = blockDim.x / 2; _cw > 0; _cw /= 2) {{ \\
-\n                if (threadIdx.x < _cw && _ch[threadIdx.x + _cw]) {{ \\
-\n                    _cs[threadIdx.x] = _ch[threadIdx.x] ? {name}_reduce{targs}(_cs[threadIdx.x], _cs[threadIdx.x + _cw]) : _cs[threadIdx.x + _cw]; \\
-\n                    _ch[threadIdx.x] = true; \\
-\n                }} \\
-\n                __syncthreads(); \\
-\n            }} \\
-\n            if (threadIdx.x == 0) _cout.at(out_shape, _co) = {name}_post{targs}(_ch[0] ? _cs[0] : {identity}); \\
-\n            __syncthreads(); \\
-\n        }} \\
-\n    }}",
-            params = kparams.join(", "),
-            args = call_args.join(", "),
-        );
+        let map_call = format!("{name}_map{targs}({})", call_args.join(", "));
+        let map_to_acc = self.convert(&self.item.ret.clone(), &acc_ty, &map_call);
+        // Each block reduces one output at a time (block size: a power of two, at most
+        // CUPRUM_REDUCE_BLOCK); `_ch` marks slots that hold a value, so no identity is needed.
+        let lines = [
+            format!("extern \"C\" __global__ void NAME({}) {{", kparams.join(", ")),
+            format!("    __shared__ {acc} _cs[CUPRUM_REDUCE_BLOCK]; __shared__ bool _ch[CUPRUM_REDUCE_BLOCK];"),
+            "    for (u64 _co = blockIdx.x; _co < out_shape.size; _co += gridDim.x) {".to_string(),
+            format!("        {acc} _ca = {identity}; bool _chas = false;"),
+            "        for (u64 _cr = threadIdx.x; _cr < red_size; _cr += blockDim.x) {".to_string(),
+            "            u64 _ci = _co * red_size + _cr;".to_string(),
+            format!("            {acc} _cv = {map_to_acc};"),
+            format!("            _ca = _chas ? {name}_reduce{targs}(_ca, _cv) : _cv; _chas = true;"),
+            "        }".to_string(),
+            "        _cs[threadIdx.x] = _ca; _ch[threadIdx.x] = _chas; __syncthreads();".to_string(),
+            "        for (u32 _cw = blockDim.x / 2; _cw > 0; _cw /= 2) {".to_string(),
+            "            if (threadIdx.x < _cw && _ch[threadIdx.x + _cw]) {".to_string(),
+            format!("                _cs[threadIdx.x] = _ch[threadIdx.x] ? {name}_reduce{targs}(_cs[threadIdx.x], _cs[threadIdx.x + _cw]) : _cs[threadIdx.x + _cw];"),
+            "                _ch[threadIdx.x] = true;".to_string(),
+            "            }".to_string(),
+            "            __syncthreads();".to_string(),
+            "        }".to_string(),
+            format!("        if (threadIdx.x == 0) _cout.at(out_shape, _co) = {name}_post{targs}(_ch[0] ? _cs[0] : {identity});"),
+            "        __syncthreads();".to_string(),
+            "    }".to_string(),
+            "}".to_string(),
+        ];
+        let def = lines.join(" \\\n    ");
         self.instantiate_macro(&def);
     }
 
@@ -654,49 +657,43 @@ impl<'a> Writer<'a> {
         self.line("}");
     }
 
+    /// `match` as an `if`/`else if` chain on a temporary holding the scrutinee. The type checker
+    /// proved the match exhaustive, so a last arm without a guard is the final `else`.
     fn match_into(&mut self, scrutinee: &Expr, arms: &[Arm], dest: &Dest) {
         let st = self.ty_of(scrutinee);
         let ct = self.ty(&st);
         let sv = self.value(scrutinee);
         let s = self.namer.temp("m");
-        self.line(format!("const {ct} {s} = {sv};"));
-        // Bindings (`x => ..`) name the scrutinee.
+        self.line(format!("const {ct} {s} = {};", strip_parens(&sv)));
+        // Bindings (`x => ..`, `x @ 1..=9 => ..`) name the scrutinee.
+        let mut binds = Vec::new();
         for arm in arms {
-            if let MatchPat::Wild(Some(l)) = &arm.pat {
-                let n = self.locals[l.0 as usize].clone();
-                self.line(format!("const {ct} {n} = {s};"));
-            }
+            arm.pat.bindings(&mut binds);
         }
-        let mut first = true;
+        for l in binds {
+            let n = self.locals[l.0 as usize].clone();
+            let c = if self.item.locals[l.0 as usize].mutable { "" } else { "const " };
+            self.line(format!("{c}{ct} {n} = {s};"));
+        }
         for (k, arm) in arms.iter().enumerate() {
-            let mut cond = self.pat_cond(&arm.pat, &s);
+            let last = k + 1 == arms.len();
+            let mut cond = if last && arm.guard.is_none() { "true".to_string() } else { self.pat_cond(&arm.pat, &s) };
             if let Some(g) = &arm.guard {
                 let gv = self.value(g);
                 cond = if cond == "true" { gv } else { format!("{cond} && {gv}") };
             }
-            let last = k + 1 == arms.len();
-            if first {
-                if cond == "true" {
-                    self.line("{");
-                } else {
-                    self.line(format!("if ({}) {{", strip_parens(&cond)));
-                }
-            } else if cond == "true" {
-                self.line("} else {");
-            } else {
-                self.line(format!("}} else if ({}) {{", strip_parens(&cond)));
-            }
-            first = false;
+            let open = match (k, cond.as_str()) {
+                (0, "true") => "{".to_string(),
+                (0, _) => format!("if ({}) {{", strip_parens(&cond)),
+                (_, "true") => "} else {".to_string(),
+                _ => format!("}} else if ({}) {{", strip_parens(&cond)),
+            };
+            self.line(open);
             self.indent += 1;
             self.expr_into(&arm.body, dest);
             self.indent -= 1;
-            if last {
+            if last || cond == "true" {
                 self.line("}");
-            }
-            if cond == "true" {
-                if !last {
-                    self.line("}");
-                }
                 break;
             }
         }
@@ -716,6 +713,7 @@ impl<'a> Writer<'a> {
                 let cs: Vec<String> = ps.iter().map(|p| self.pat_cond(p, s)).collect();
                 if cs.iter().any(|c| c == "true") { "true".into() } else { format!("({})", cs.join(" || ")) }
             }
+            MatchPat::Bind(_, p) => self.pat_cond(p, s),
             MatchPat::Wild(_) => "true".into(),
         }
     }
@@ -976,14 +974,20 @@ impl<'a> Writer<'a> {
     fn cast(&mut self, inner: &Expr, to: &Ty) -> String {
         let from = self.ty_of(inner);
         let v = self.value(inner);
-        let (Some(f), Some(t)) = (from.scalar(), to.scalar()) else { return v };
+        self.convert(&from, to, &v)
+    }
+
+    /// Rust's `v as to` for primitive types: float -> int saturates (NaN -> 0) through a helper;
+    /// the other conversions are C's (int -> int wraps or extends, to float rounds to nearest).
+    fn convert(&mut self, from: &Ty, to: &Ty, v: &str) -> String {
+        let (Some(f), Some(t)) = (from.scalar(), to.scalar()) else { return v.to_string() };
         if f == t {
-            return v;
+            return v.to_string();
         }
         let ct = self.ty(to);
         if f.is_float() && t.is_int() {
             self.features.need("cuprum/arith.h");
-            return format!("cuprum::cast_float<{ct}>({})", strip_parens(&v));
+            return format!("cuprum::cast_float<{ct}>({})", strip_parens(v));
         }
         format!("(({ct}){v})")
     }

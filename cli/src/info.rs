@@ -1,0 +1,144 @@
+//! `cuprum info`: what this machine offers cuprum. Without a driver, a GPU or libnvrtc it says
+//! so and still exits 0 (each part is reported on its own).
+
+use cuprum_runtime::cache::{self, CacheConfig};
+use cuprum_runtime::{Device, device, env, nvrtc};
+
+pub fn run(args: &[String]) -> i32 {
+    if !args.is_empty() {
+        eprintln!("usage: cuprum info");
+        return 2;
+    }
+    println!("cuprum {}", env!("CARGO_PKG_VERSION"));
+    let devices = report_devices();
+    report_nvrtc(&devices);
+    report_cache();
+    report_environment();
+    0
+}
+
+/// Prints the driver and devices; returns the compute capabilities found.
+fn report_devices() -> Vec<(usize, (u32, u32))> {
+    let mut found = Vec::new();
+    match device::driver_version() {
+        Ok(v) => println!("CUDA driver: {}.{} ({v})", v / 1000, (v % 1000) / 10),
+        Err(e) => {
+            println!("CUDA driver: not available: {e}");
+            return found;
+        }
+    }
+    let count = match Device::count() {
+        Ok(n) => n,
+        Err(e) => {
+            println!("devices: none usable: {e}");
+            return found;
+        }
+    };
+    println!("devices: {count}");
+    for i in 0..count {
+        match Device::get(i) {
+            Ok(d) => {
+                let (ma, mi) = d.compute_capability();
+                println!(
+                    "  {i}: {}, compute capability {ma}.{mi} (sm_{ma}{mi}), {} SMs, {:.1} GiB, \
+                     {} KiB shared memory per block ({} KiB opt-in)",
+                    d.name(),
+                    d.multiprocessor_count(),
+                    d.total_memory() as f64 / (1u64 << 30) as f64,
+                    d.max_shared_memory_per_block() / 1024,
+                    d.max_shared_memory_per_block_optin() / 1024
+                );
+                found.push((i, (ma, mi)));
+            }
+            Err(e) => println!("  {i}: cannot be opened: {e}"),
+        }
+    }
+    found
+}
+
+fn report_nvrtc(devices: &[(usize, (u32, u32))]) {
+    match nvrtc::info() {
+        Ok(i) => {
+            let from = match &i.loaded_from {
+                Some(p) => format!(" from {} (CUDA_PATH)", p.display()),
+                None => " from the loader path".to_string(),
+            };
+            let archs: Vec<String> = i.supported_archs.iter().map(|a| format!("sm_{a}")).collect();
+            println!("NVRTC: {}.{}{from}", i.version.0, i.version.1);
+            println!("  targets: {}", archs.join(" "));
+            let ptx = env::flag(env::COMPILE_WITH_PTX).unwrap_or(false);
+            for (ordinal, cc) in devices {
+                match nvrtc::choose_target(*cc, &i.supported_archs, ptx, i.version) {
+                    Ok(t) => println!(
+                        "  device {ordinal}: JIT emits {} ({})",
+                        t.name(),
+                        match t {
+                            nvrtc::CodeTarget::Cubin(_) => "CUBIN",
+                            nvrtc::CodeTarget::Ptx(_) => "PTX, finished by the driver",
+                        }
+                    ),
+                    Err(e) => println!("  device {ordinal}: {e}"),
+                }
+            }
+        }
+        Err(e) => println!("NVRTC: not available: {e}"),
+    }
+}
+
+fn report_cache() {
+    let config = match CacheConfig::from_env() {
+        Ok(c) => c,
+        Err(e) => {
+            println!("kernel cache: {e}");
+            return;
+        }
+    };
+    let Some(dir) = config.dir.as_deref() else {
+        println!("kernel cache: in memory only (neither CUPY_CACHE_DIR nor HOME is set)");
+        return;
+    };
+    let source = if env::var(env::CACHE_DIR).is_some() { "CUPY_CACHE_DIR" } else { "default" };
+    if config.in_memory {
+        println!("kernel cache: in memory only (CUPY_CACHE_IN_MEMORY=1); {} is not used", dir.display());
+        return;
+    }
+    match cache::disk::usage(dir) {
+        Ok(u) => println!(
+            "kernel cache: {} ({source}): {} entries, {} saved sources, {}",
+            dir.display(),
+            u.entries,
+            u.sources,
+            crate::cache::human_bytes(u.bytes)
+        ),
+        Err(e) => println!("kernel cache: {} ({source}): cannot be read: {e}", dir.display()),
+    }
+    if config.save_source {
+        println!("  new entries get their CUDA source saved (CUPY_CACHE_SAVE_CUDA_SOURCE=1)");
+    }
+}
+
+fn report_environment() {
+    let vars = [
+        env::CUDA_PATH,
+        env::CACHE_DIR,
+        env::CACHE_IN_MEMORY,
+        env::CACHE_SAVE_CUDA_SOURCE,
+        env::COMPILE_WITH_PTX,
+        env::CUDA_COMPILE_WITH_DEBUG,
+        env::DUMP_CUDA_SOURCE_ON_ERROR,
+        env::GPU_MEMORY_LIMIT,
+        env::PER_THREAD_DEFAULT_STREAM,
+    ];
+    let set: Vec<String> = vars
+        .iter()
+        .filter_map(|v| env::var(v).map(|val| format!("  {v}={val}")))
+        .collect();
+    if set.is_empty() {
+        println!("environment: no cuprum variable is set");
+    } else {
+        println!("environment:");
+        for line in set {
+            println!("{line}");
+        }
+    }
+}

@@ -1,0 +1,713 @@
+//! CPU tests of the kernel cache (no GPU, and no compiler for the cache itself: the cache stores
+//! opaque images and takes the compile step as a closure), and of NVRTC without a GPU (needs
+//! libnvrtc: `source scripts/cuda-env.sh`).
+//!
+//! Environment variables are tested in child processes (this test binary re-run with the
+//! variable set and `CUPRUM_CACHE_TEST_CHILD` naming the check), so no test changes the
+//! environment of the running process.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Barrier, Mutex, OnceLock};
+
+use cuprum_runtime::cache::{
+    self, CacheConfig, CacheKey, CompiledImage, DiskCache, ImageKind, KernelCache, KeyInputs,
+    Lookup, headers_digest,
+};
+use cuprum_runtime::stats::Layer;
+use cuprum_runtime::{Error, nvrtc};
+
+// ------------------------------------------------------------------------------------------
+// Helpers
+// ------------------------------------------------------------------------------------------
+
+/// A fresh, empty directory under the target dir's temp area (removed at the end of the test
+/// unless it fails).
+struct TempDir(PathBuf);
+
+impl TempDir {
+    fn new(tag: &str) -> TempDir {
+        static N: AtomicUsize = AtomicUsize::new(0);
+        let base = std::env::temp_dir().join(format!(
+            "cuprum-cache-test-{}-{}-{}",
+            std::process::id(),
+            tag,
+            N.fetch_add(1, Ordering::Relaxed)
+        ));
+        let _ = std::fs::remove_dir_all(&base);
+        std::fs::create_dir_all(&base).unwrap();
+        TempDir(base)
+    }
+    fn path(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        if !std::thread::panicking() {
+            let _ = std::fs::remove_dir_all(&self.0);
+        }
+    }
+}
+
+/// Every file under `dir`, relative, sorted.
+fn files(dir: &Path) -> Vec<String> {
+    fn walk(base: &Path, dir: &Path, out: &mut Vec<String>) {
+        let Ok(rd) = std::fs::read_dir(dir) else { return };
+        for e in rd.flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                walk(base, &p, out);
+            } else {
+                out.push(p.strip_prefix(base).unwrap().to_string_lossy().into_owned());
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(dir, dir, &mut out);
+    out.sort();
+    out
+}
+
+fn image(tag: &str) -> CompiledImage {
+    CompiledImage {
+        kind: ImageKind::Cubin,
+        image: format!("\x7fELF fake image {tag}").into_bytes(),
+        lowered_names: vec![("fx3<float>".into(), format!("_Z3fx3IfEvPT_i_{tag}"))],
+    }
+}
+
+fn key(tag: &str) -> CacheKey {
+    let opts = vec!["--gpu-architecture=sm_90".to_string()];
+    KeyInputs::new(tag, [0; 32], &opts, &[], "sm_90", (13, 0)).key()
+}
+
+/// Captures log records so a test can count warnings.
+struct Capture;
+
+static LOGS: Mutex<Vec<(log::Level, String)>> = Mutex::new(Vec::new());
+
+impl log::Log for Capture {
+    fn enabled(&self, _: &log::Metadata) -> bool {
+        true
+    }
+    fn log(&self, r: &log::Record) {
+        LOGS.lock().unwrap_or_else(|e| e.into_inner()).push((r.level(), r.args().to_string()));
+    }
+    fn flush(&self) {}
+}
+
+fn capture_logs() {
+    static ONCE: OnceLock<()> = OnceLock::new();
+    ONCE.get_or_init(|| {
+        log::set_logger(&Capture).unwrap();
+        log::set_max_level(log::LevelFilter::Trace);
+    });
+}
+
+fn warnings_mentioning(text: &str) -> usize {
+    LOGS.lock()
+        .unwrap()
+        .iter()
+        .filter(|(l, m)| *l == log::Level::Warn && m.contains(text))
+        .count()
+}
+
+/// Re-runs this test binary for one child check with extra environment.
+fn run_child(check: &str, env: &[(&str, &str)], remove: &[&str]) -> std::process::Output {
+    let mut cmd = Command::new(std::env::current_exe().unwrap());
+    cmd.args(["--exact", "child_entry", "--nocapture", "--test-threads=1"])
+        .env("CUPRUM_CACHE_TEST_CHILD", check);
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    for k in remove {
+        cmd.env_remove(k);
+    }
+    let out = cmd.output().unwrap();
+    assert!(
+        out.status.success(),
+        "child `{check}` failed:\n{}\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
+/// The entry point of child processes (does nothing in a normal run).
+#[test]
+fn child_entry() {
+    let Ok(check) = std::env::var("CUPRUM_CACHE_TEST_CHILD") else { return };
+    match check.as_str() {
+        "config" => {
+            let c = CacheConfig::from_env().unwrap();
+            println!("CONFIG dir={:?} in_memory={} save={}", c.dir, c.in_memory, c.save_source);
+            // The process-wide cache follows the environment.
+            let g = cache::global().unwrap();
+            assert_eq!(g.config(), &c);
+            // Store something through the global cache; the parent inspects the directory.
+            let (_, layer) = g.get_or_compile(&key("from-env"), Some("// source"), || Ok(image("env"))).unwrap();
+            assert_eq!(layer, Layer::Nvrtc);
+        }
+        "bad-flag" => {
+            let e = CacheConfig::from_env().unwrap_err().to_string();
+            assert!(e.contains("CUPY_CACHE_IN_MEMORY") && e.contains("0 or 1"), "{e}");
+            println!("BAD-FLAG ok");
+        }
+        "nvrtc-info" => match nvrtc::info() {
+            Ok(i) => println!("NVRTC ok {:?} from {:?}", i.version, i.loaded_from),
+            Err(e) => {
+                assert!(matches!(e, Error::NoNvrtc { .. }), "{e}");
+                println!("NVRTC missing: {e}");
+            }
+        },
+        other => panic!("unknown child check {other}"),
+    }
+}
+
+// ------------------------------------------------------------------------------------------
+// Keys
+// ------------------------------------------------------------------------------------------
+
+fn base_inputs<'a>(opts: &'a [String], names: &'a [String]) -> KeyInputs<'a> {
+    KeyInputs {
+        source: "extern \"C\" __global__ void k(float* x) { x[0] = 1; }",
+        headers_digest: headers_digest(&[("cuprum/types.h", "typedef int i32;")]),
+        options: opts,
+        name_expressions: names,
+        target: "sm_90",
+        compiler_version: (13, 0),
+        cuprum_version: "0.0.0-test",
+    }
+}
+
+#[test]
+fn key_is_stable() {
+    let opts = vec!["--gpu-architecture=sm_90".to_string(), "-DN=4".to_string()];
+    let names = vec!["fx3<float>".to_string()];
+    let k = base_inputs(&opts, &names).key();
+    // The same inputs give the same key, in this process and (golden value) on any machine: a
+    // change here invalidates every user's cache, so it must be deliberate.
+    assert_eq!(k, base_inputs(&opts, &names).key());
+    assert_eq!(
+        k.hex(),
+        "7b8e04f61b2f46225ddb12ef83a774e186af2f40a04a105f13242bce9911a32c"
+    );
+    assert_eq!(CacheKey::from_hex(&k.hex()), Some(k));
+    assert_eq!(CacheKey::from_hex(&k.hex().to_uppercase()), Some(k));
+    assert_eq!(CacheKey::from_hex("zz"), None);
+}
+
+#[test]
+fn key_changes_with_every_input() {
+    let opts = vec!["--gpu-architecture=sm_90".to_string(), "-DN=4".to_string()];
+    let names = vec!["fx3<float>".to_string()];
+    let base = base_inputs(&opts, &names);
+    let k0 = base.key();
+
+    let mut seen = vec![k0];
+    let mut differs = |what: &str, k: CacheKey| {
+        assert!(!seen.contains(&k), "changing the {what} did not change the key (or collided)");
+        seen.push(k);
+    };
+
+    differs("source", KeyInputs { source: "extern \"C\" __global__ void k(float* x) { x[0] = 2; }", ..base }.key());
+    differs("source whitespace", KeyInputs { source: "extern \"C\" __global__ void k(float* x) { x[0] = 1; } ", ..base }.key());
+    differs(
+        "headers",
+        KeyInputs { headers_digest: headers_digest(&[("cuprum/types.h", "typedef int  i32;")]), ..base }.key(),
+    );
+    differs(
+        "header name",
+        KeyInputs { headers_digest: headers_digest(&[("cuprum/other.h", "typedef int i32;")]), ..base }.key(),
+    );
+    let o2 = vec!["--gpu-architecture=sm_90".to_string(), "-DN=5".to_string()];
+    differs("options", KeyInputs { options: &o2, ..base }.key());
+    let o3 = vec!["-DN=4".to_string(), "--gpu-architecture=sm_90".to_string()];
+    differs("option order", KeyInputs { options: &o3, ..base }.key());
+    // Field boundaries are unambiguous: splitting or joining options changes the key.
+    let o4 = vec!["--gpu-architecture=sm_90-DN=4".to_string()];
+    differs("option split", KeyInputs { options: &o4, ..base }.key());
+    let o5 = vec![
+        "--gpu-architecture=sm_90".to_string(),
+        "-DN=4".to_string(),
+        "--device-debug".to_string(),
+        "--generate-line-info".to_string(),
+    ];
+    differs("debug options", KeyInputs { options: &o5, ..base }.key());
+    let n2 = vec!["fx3<double>".to_string()];
+    differs("name expressions", KeyInputs { name_expressions: &n2, ..base }.key());
+    differs("no name expressions", KeyInputs { name_expressions: &[], ..base }.key());
+    differs("target", KeyInputs { target: "sm_80", ..base }.key());
+    differs("target kind", KeyInputs { target: "compute_90", ..base }.key());
+    differs("NVRTC major", KeyInputs { compiler_version: (12, 0), ..base }.key());
+    differs("NVRTC minor", KeyInputs { compiler_version: (13, 1), ..base }.key());
+    differs("cuprum version", KeyInputs { cuprum_version: "0.0.1-test", ..base }.key());
+
+    // `new` fills in this crate's version.
+    let k = KeyInputs::new(base.source, base.headers_digest, &opts, &names, "sm_90", (13, 0));
+    assert_eq!(k.cuprum_version, env!("CARGO_PKG_VERSION"));
+}
+
+// ------------------------------------------------------------------------------------------
+// Disk layer
+// ------------------------------------------------------------------------------------------
+
+#[test]
+fn disk_round_trip_layout_and_lazy_creation() {
+    let tmp = TempDir::new("layout");
+    let dir = tmp.path().join("kernel_cache");
+    let disk = DiskCache::new(&dir);
+    let k = key("layout");
+    assert_eq!(disk.get(&k), Lookup::Miss);
+    assert!(!dir.exists(), "a lookup must not create the directory");
+
+    assert!(disk.put(&k, b"payload", Some("// source")));
+    assert_eq!(disk.get(&k), Lookup::Hit(b"payload".to_vec()));
+    let hex = k.hex();
+    // Sharded by the first two hex digits; no source saved unless asked.
+    assert_eq!(files(&dir), vec![format!("{}/{hex}.cuprum", &hex[..2])]);
+    assert_eq!(disk.entry_path(&k), dir.join(&hex[..2]).join(format!("{hex}.cuprum")));
+
+    // Replacing an entry.
+    assert!(disk.put(&k, b"other", None));
+    assert_eq!(disk.get(&k), Lookup::Hit(b"other".to_vec()));
+    assert_eq!(files(&dir).len(), 1);
+
+    let u = cache::disk::usage(&dir).unwrap();
+    assert_eq!((u.entries, u.sources, u.temporaries), (1, 0, 0));
+    assert!(u.bytes > 5);
+}
+
+#[test]
+fn save_source_writes_the_cu_next_to_new_entries() {
+    let tmp = TempDir::new("source");
+    let kc = KernelCache::new(CacheConfig {
+        dir: Some(tmp.path().to_path_buf()),
+        in_memory: false,
+        save_source: true,
+    });
+    let k = key("with-source");
+    kc.get_or_compile(&k, Some("__global__ void k() {}"), || Ok(image("s"))).unwrap();
+    let src = kc.disk().unwrap().source_path(&k);
+    assert_eq!(std::fs::read_to_string(&src).unwrap(), "__global__ void k() {}");
+    assert_eq!(src.extension().unwrap(), "cu");
+    // An entry served from disk does not (re)write its source (CuPy's rule).
+    std::fs::remove_file(&src).unwrap();
+    let kc2 = KernelCache::new(kc.config().clone());
+    let (_, layer) = kc2.get_or_compile(&k, Some("__global__ void k() {}"), || panic!("no compile")).unwrap();
+    assert_eq!(layer, Layer::Disk);
+    assert!(!src.exists());
+}
+
+#[test]
+fn corrupt_entries_are_misses_and_get_rewritten() {
+    let tmp = TempDir::new("corrupt");
+    let cfg = CacheConfig::at(tmp.path());
+    let k = key("corrupt");
+    let compiles = AtomicUsize::new(0);
+    let compile = || {
+        compiles.fetch_add(1, Ordering::SeqCst);
+        Ok(image("c"))
+    };
+    KernelCache::new(cfg.clone()).get_or_compile(&k, None, compile).unwrap();
+    let path = KernelCache::new(cfg.clone()).disk().unwrap().entry_path(&k);
+    let good = std::fs::read(&path).unwrap();
+
+    let damage: Vec<(&str, Vec<u8>)> = vec![
+        ("flipped payload byte", {
+            let mut b = good.clone();
+            let mid = b.len() / 2;
+            b[mid] ^= 0x40;
+            b
+        }),
+        ("truncated", good[..good.len() - 7].to_vec()),
+        ("empty", Vec::new()),
+        ("bad magic", {
+            let mut b = good.clone();
+            b[0] = b'X';
+            b
+        }),
+        ("flipped checksum", {
+            let mut b = good.clone();
+            let last = b.len() - 1;
+            b[last] ^= 1;
+            b
+        }),
+        ("another key's entry", {
+            let other = KernelCache::new(cfg.clone());
+            let k2 = key("other");
+            other.get_or_compile(&k2, None, || Ok(image("c"))).unwrap();
+            std::fs::read(other.disk().unwrap().entry_path(&k2)).unwrap()
+        }),
+    ];
+    for (what, bytes) in damage {
+        std::fs::write(&path, &bytes).unwrap();
+        let disk = DiskCache::new(tmp.path());
+        assert_eq!(disk.get(&k), Lookup::Corrupt, "{what}");
+        // A fresh process-like cache: recompiles, rewrites, and the next one hits the disk.
+        let before = compiles.load(Ordering::SeqCst);
+        let (img, layer) = KernelCache::new(cfg.clone())
+            .get_or_compile(&k, None, || {
+                compiles.fetch_add(1, Ordering::SeqCst);
+                Ok(image("c"))
+            })
+            .unwrap();
+        assert_eq!((layer, &*img), (Layer::Nvrtc, &image("c")), "{what}");
+        assert_eq!(compiles.load(Ordering::SeqCst), before + 1, "{what}");
+        assert_eq!(std::fs::read(&path).unwrap(), good, "{what}: entry not rewritten");
+        let (_, layer) = KernelCache::new(cfg.clone()).get_or_compile(&k, None, || panic!("no compile")).unwrap();
+        assert_eq!(layer, Layer::Disk, "{what}");
+    }
+
+    // A valid entry whose payload is not a compiled image is also a miss.
+    DiskCache::new(tmp.path()).put(&k, b"not an image", None);
+    let (_, layer) = KernelCache::new(cfg.clone()).get_or_compile(&k, None, || Ok(image("c"))).unwrap();
+    assert_eq!(layer, Layer::Nvrtc);
+}
+
+#[test]
+fn unwritable_directory_falls_back_to_memory_with_one_warning() {
+    capture_logs();
+    let tmp = TempDir::new("readonly");
+    // A directory that cannot be created, even by root: its parent is a regular file.
+    std::fs::write(tmp.path().join("file"), b"x").unwrap();
+    let dir = tmp.path().join("file").join("cache");
+    let dir_text = dir.display().to_string();
+    let kc = KernelCache::new(CacheConfig::at(&dir));
+    for i in 0..5 {
+        let k = key(&format!("ro{i}"));
+        let (img, layer) = kc.get_or_compile(&k, Some("src"), || Ok(image("ro"))).unwrap();
+        assert_eq!((layer, &*img), (Layer::Nvrtc, &image("ro")));
+        // Served from memory afterwards.
+        let (_, layer) = kc.get_or_compile(&k, None, || panic!("no compile")).unwrap();
+        assert_eq!(layer, Layer::Memory);
+    }
+    assert!(!kc.disk().unwrap().is_writable());
+    assert_eq!(warnings_mentioning(&dir_text), 1, "{:?}", LOGS.lock().unwrap_or_else(|e| e.into_inner()));
+    assert_eq!(kc.memory_len(), 5);
+
+    // A read-only directory (permissions; root ignores them, so this part runs only where
+    // they apply).
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let ro = tmp.path().join("ro");
+        std::fs::create_dir(&ro).unwrap();
+        std::fs::set_permissions(&ro, std::fs::Permissions::from_mode(0o555)).unwrap();
+        let enforced = std::fs::write(ro.join("probe"), b"x").is_err();
+        if enforced {
+            let kc = KernelCache::new(CacheConfig::at(&ro));
+            for i in 0..3 {
+                kc.get_or_compile(&key(&format!("ro-perm{i}")), None, || Ok(image("p"))).unwrap();
+            }
+            assert_eq!(warnings_mentioning(&ro.display().to_string()), 1);
+            assert!(files(&ro).is_empty());
+        }
+        std::fs::set_permissions(&ro, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+}
+
+#[test]
+fn concurrent_writers_leave_one_valid_entry() {
+    let tmp = TempDir::new("race");
+    let k = key("race");
+    // Independent caches (as separate processes would be) writing one key at once, repeatedly.
+    let threads = 8;
+    let barrier = Arc::new(Barrier::new(threads));
+    let handles: Vec<_> = (0..threads)
+        .map(|t| {
+            let dir = tmp.path().to_path_buf();
+            let barrier = barrier.clone();
+            std::thread::spawn(move || {
+                let disk = DiskCache::new(dir);
+                barrier.wait();
+                for _ in 0..50 {
+                    assert!(disk.put(&k, b"the same compiled bytes", None));
+                    match disk.get(&k) {
+                        Lookup::Hit(b) => assert_eq!(b, b"the same compiled bytes", "thread {t}"),
+                        other => panic!("thread {t}: a reader saw {other:?}"),
+                    }
+                }
+            })
+        })
+        .collect();
+    for h in handles {
+        h.join().unwrap();
+    }
+    let hex = k.hex();
+    assert_eq!(files(tmp.path()), vec![format!("{}/{hex}.cuprum", &hex[..2])], "one entry, no temporaries");
+    assert_eq!(DiskCache::new(tmp.path()).get(&k), Lookup::Hit(b"the same compiled bytes".to_vec()));
+}
+
+#[test]
+fn threads_sharing_a_cache_compile_once() {
+    let tmp = TempDir::new("once");
+    let kc = Arc::new(KernelCache::new(CacheConfig::at(tmp.path())));
+    let compiles = Arc::new(AtomicUsize::new(0));
+    let threads = 8;
+    let barrier = Arc::new(Barrier::new(threads));
+    let k = key("once");
+    let handles: Vec<_> = (0..threads)
+        .map(|_| {
+            let (kc, compiles, barrier) = (kc.clone(), compiles.clone(), barrier.clone());
+            std::thread::spawn(move || {
+                barrier.wait();
+                kc.get_or_compile(&k, None, || {
+                    compiles.fetch_add(1, Ordering::SeqCst);
+                    std::thread::sleep(std::time::Duration::from_millis(50));
+                    Ok(image("once"))
+                })
+                .unwrap()
+            })
+        })
+        .collect();
+    let layers: Vec<Layer> = handles.into_iter().map(|h| h.join().unwrap().1).collect();
+    assert_eq!(compiles.load(Ordering::SeqCst), 1);
+    assert_eq!(layers.iter().filter(|&&l| l == Layer::Nvrtc).count(), 1);
+    assert!(layers.iter().all(|&l| l == Layer::Nvrtc || l == Layer::Memory));
+    assert_eq!(files(tmp.path()).len(), 1);
+}
+
+#[test]
+fn compile_errors_are_not_cached() {
+    let tmp = TempDir::new("err");
+    let kc = KernelCache::new(CacheConfig::at(tmp.path()));
+    let k = key("err");
+    let e = kc
+        .get_or_compile(&k, None, || Err(Error::Unsupported { what: "boom".into() }))
+        .unwrap_err();
+    assert!(e.to_string().contains("boom"));
+    assert!(files(tmp.path()).is_empty());
+    let (_, layer) = kc.get_or_compile(&k, None, || Ok(image("ok"))).unwrap();
+    assert_eq!(layer, Layer::Nvrtc);
+}
+
+#[test]
+fn in_memory_mode_writes_nothing() {
+    let tmp = TempDir::new("inmem");
+    let dir = tmp.path().join("cache");
+    let kc = KernelCache::new(CacheConfig {
+        dir: Some(dir.clone()),
+        in_memory: true,
+        save_source: true,
+    });
+    assert!(kc.disk().is_none());
+    for i in 0..3 {
+        let k = key(&format!("mem{i}"));
+        assert_eq!(kc.get_or_compile(&k, Some("src"), || Ok(image("m"))).unwrap().1, Layer::Nvrtc);
+        assert_eq!(kc.get_or_compile(&k, Some("src"), || panic!()).unwrap().1, Layer::Memory);
+    }
+    assert!(!dir.exists());
+    assert!(files(tmp.path()).is_empty());
+}
+
+#[test]
+fn usage_and_clear_touch_only_cuprums_files() {
+    let tmp = TempDir::new("clear");
+    let kc = KernelCache::new(CacheConfig {
+        dir: Some(tmp.path().to_path_buf()),
+        in_memory: false,
+        save_source: true,
+    });
+    for i in 0..4 {
+        kc.get_or_compile(&key(&format!("c{i}")), Some("src"), || Ok(image("x"))).unwrap();
+    }
+    // CuPy shares the default directory: its files, and anything else, stay.
+    std::fs::write(tmp.path().join("0123abcd.cubin"), b"cupy").unwrap();
+    let shard = kc.disk().unwrap().entry_path(&key("c0")).parent().unwrap().to_path_buf();
+    std::fs::write(shard.join("notes.txt"), b"mine").unwrap();
+    std::fs::write(shard.join(".tmp.leftover.1.2"), b"half").unwrap();
+    let u = cache::disk::usage(tmp.path()).unwrap();
+    assert_eq!((u.entries, u.sources, u.temporaries), (4, 4, 1));
+
+    let removed = cache::disk::clear(tmp.path()).unwrap();
+    assert_eq!((removed.entries, removed.sources, removed.temporaries), (4, 4, 1));
+    let left = files(tmp.path());
+    let shard_name = shard.file_name().unwrap().to_string_lossy().into_owned();
+    assert_eq!(left, vec!["0123abcd.cubin".to_string(), format!("{shard_name}/notes.txt")]);
+    assert_eq!(cache::disk::usage(tmp.path()).unwrap().entries, 0);
+    // A missing directory is empty, not an error.
+    assert_eq!(cache::disk::usage(&tmp.path().join("none")).unwrap().entries, 0);
+}
+
+// ------------------------------------------------------------------------------------------
+// Environment (child processes)
+// ------------------------------------------------------------------------------------------
+
+#[test]
+fn environment_configures_the_process_cache() {
+    let tmp = TempDir::new("env");
+    let dir = tmp.path().join("from-env");
+    let d = dir.to_str().unwrap();
+    // CUPY_CACHE_DIR (+ CUPY_CACHE_SAVE_CUDA_SOURCE): the entry and its source land there.
+    let out = run_child("config", &[("CUPY_CACHE_DIR", d), ("CUPY_CACHE_SAVE_CUDA_SOURCE", "1")], &["CUPY_CACHE_IN_MEMORY"]);
+    assert!(String::from_utf8_lossy(&out.stdout).contains("in_memory=false save=true"));
+    let u = cache::disk::usage(&dir).unwrap();
+    assert_eq!((u.entries, u.sources), (1, 1));
+
+    // CUPY_CACHE_IN_MEMORY=1: nothing is written.
+    let dir2 = tmp.path().join("in-memory");
+    let out = run_child("config", &[("CUPY_CACHE_DIR", dir2.to_str().unwrap()), ("CUPY_CACHE_IN_MEMORY", "1")], &[]);
+    assert!(String::from_utf8_lossy(&out.stdout).contains("in_memory=true"));
+    assert!(!dir2.exists());
+
+    // Default: ${HOME}/.cupy/kernel_cache.
+    let home = tmp.path().join("home");
+    let out = run_child(
+        "config",
+        &[("HOME", home.to_str().unwrap())],
+        &["CUPY_CACHE_DIR", "CUPY_CACHE_IN_MEMORY", "CUPY_CACHE_SAVE_CUDA_SOURCE"],
+    );
+    assert!(String::from_utf8_lossy(&out.stdout).contains(".cupy/kernel_cache"));
+    assert_eq!(cache::disk::usage(&home.join(".cupy").join("kernel_cache")).unwrap().entries, 1);
+
+    // A malformed flag is an error that names the variable.
+    run_child("bad-flag", &[("CUPY_CACHE_IN_MEMORY", "yes")], &[]);
+}
+
+// ------------------------------------------------------------------------------------------
+// NVRTC without a GPU
+// ------------------------------------------------------------------------------------------
+
+fn nvrtc_or_explain() -> &'static nvrtc::NvrtcInfo {
+    match nvrtc::info() {
+        Ok(i) => i,
+        Err(e) => panic!("these tests need libnvrtc: run `source scripts/cuda-env.sh` first ({e})"),
+    }
+}
+
+fn program<'a>(source: &'a str, options: &'a [String], names: &'a [String]) -> nvrtc::Program<'a> {
+    nvrtc::Program {
+        name: "test",
+        file_name: "test",
+        source,
+        options,
+        name_expressions: names,
+        dump_source_on_error: false,
+    }
+}
+
+const ADD: &str = r#"extern "C" __global__ void my_add(const float* x1, const float* x2, float* y) {
+    int tid = blockDim.x * blockIdx.x + threadIdx.x;
+    y[tid] = x1[tid] + x2[tid];
+}
+"#;
+
+#[test]
+fn nvrtc_compiles_cubin_and_ptx_without_a_gpu() {
+    let info = nvrtc_or_explain();
+    assert!(info.version.0 >= 11, "{info:?}");
+    assert!(info.supported_archs.contains(&90), "{info:?}");
+
+    let target = nvrtc::choose_target((9, 0), &info.supported_archs, false, info.version).unwrap();
+    assert_eq!(target, nvrtc::CodeTarget::Cubin(90));
+    let opts = nvrtc::effective_options(&[], target, false);
+    let out = nvrtc::compile(&program(ADD, &opts, &[]), target).unwrap();
+    assert_eq!(out.image.kind, ImageKind::Cubin);
+    assert!(out.image.image.starts_with(b"\x7fELF"));
+    assert!(out.elapsed.as_nanos() > 0);
+
+    let ptx = nvrtc::CodeTarget::Ptx(90);
+    let opts = nvrtc::effective_options(&[], ptx, true);
+    let out = nvrtc::compile(&program(ADD, &opts, &[]), ptx).unwrap();
+    assert_eq!(out.image.kind, ImageKind::Ptx);
+    let text = String::from_utf8_lossy(&out.image.image);
+    assert!(text.contains(".entry my_add") && text.contains(".target sm_90"), "{text}");
+    assert!(text.contains(".loc"), "debug build has line info");
+    assert_eq!(ImageKind::sniff(&out.image.image), ImageKind::Ptx);
+}
+
+#[test]
+fn nvrtc_lowers_name_expressions() {
+    let info = nvrtc_or_explain();
+    let src = r#"
+template <typename T> __global__ void fx3(T* a, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) a[i] = a[i] * 3;
+}
+"#;
+    let names: Vec<String> = ["fx3<float>", "fx3<double>", "fx3<int>"].map(String::from).to_vec();
+    let target = nvrtc::choose_target((9, 0), &info.supported_archs, false, info.version).unwrap();
+    let opts = nvrtc::effective_options(&[], target, false);
+    let out = nvrtc::compile(&program(src, &opts, &names), target).unwrap();
+    assert_eq!(out.image.lowered_name("fx3<float>"), Some("_Z3fx3IfEvPT_i"));
+    assert_eq!(out.image.lowered_name("fx3<double>"), Some("_Z3fx3IdEvPT_i"));
+    assert_eq!(out.image.lowered_name("fx3<int>"), Some("_Z3fx3IiEvPT_i"));
+    // The lowered names survive the cache's encoding.
+    assert_eq!(CompiledImage::decode(&out.image.encode()).unwrap(), out.image);
+}
+
+#[test]
+fn nvrtc_errors_carry_the_log_and_on_request_the_source() {
+    let info = nvrtc_or_explain();
+    let target = nvrtc::choose_target((9, 0), &info.supported_archs, false, info.version).unwrap();
+    let opts = nvrtc::effective_options(&[], target, false);
+    let src = "// line one\n#error cuprum test error\n";
+    let e = nvrtc::compile(&program(src, &opts, &[]), target).unwrap_err();
+    let m = e.to_string();
+    assert!(matches!(e, Error::Compile { .. }), "{m}");
+    assert!(m.contains("cuprum test error") && m.contains("CUPY_DUMP_CUDA_SOURCE_ON_ERROR"), "{m}");
+    assert!(!m.contains("1 // line one"), "{m}");
+
+    let mut p = program(src, &opts, &[]);
+    p.dump_source_on_error = true;
+    let m = nvrtc::compile(&p, target).unwrap_err().to_string();
+    assert!(m.contains("1 // line one") && m.contains("2 #error cuprum test error"), "{m}");
+
+    // A bad option is a compile error that names it.
+    let bad = nvrtc::effective_options(&["--no-such-option".to_string()], target, false);
+    let m = nvrtc::compile(&program(ADD, &bad, &[]), target).unwrap_err().to_string();
+    assert!(m.contains("--no-such-option"), "{m}");
+}
+
+#[test]
+fn nvrtc_sees_the_embedded_headers() {
+    let info = nvrtc_or_explain();
+    let headers = nvrtc::headers();
+    assert!(!headers.is_empty());
+    let target = nvrtc::choose_target((9, 0), &info.supported_archs, false, info.version).unwrap();
+    let opts = nvrtc::effective_options(&[], target, false);
+    // Every embedded header compiles on its own, with only libnvrtc (no toolkit include path).
+    for (name, _) in headers {
+        let src = format!("#include <{name}>\nextern \"C\" __global__ void k() {{}}\n");
+        if let Err(e) = nvrtc::compile(&program(&src, &opts, &[]), target) {
+            panic!("#include <{name}> does not compile with NVRTC:\n{e}");
+        }
+    }
+}
+
+#[test]
+fn cuda_path_is_honoured_and_a_missing_nvrtc_is_an_error() {
+    let info = nvrtc_or_explain();
+    // Find the folder of the libnvrtc that is loaded now, via CUDA_PATH or LD_LIBRARY_PATH.
+    let dir = info
+        .loaded_from
+        .as_ref()
+        .and_then(|p| p.parent().map(Path::to_path_buf))
+        .or_else(|| {
+            std::env::var("LD_LIBRARY_PATH").ok().and_then(|v| {
+                v.split(':')
+                    .map(PathBuf::from)
+                    .find(|d| std::fs::read_dir(d).is_ok_and(|mut r| r.any(|e| e.is_ok_and(|e| e.file_name().to_string_lossy().starts_with("libnvrtc.so")))))
+            })
+        });
+    let Some(dir) = dir else {
+        eprintln!("libnvrtc comes from the system loader path; CUDA_PATH check skipped");
+        return;
+    };
+    // CUDA_PATH alone (no LD_LIBRARY_PATH): found in $CUDA_PATH/lib or lib64.
+    let root = dir.parent().unwrap();
+    let out = run_child("nvrtc-info", &[("CUDA_PATH", root.to_str().unwrap())], &["LD_LIBRARY_PATH"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("NVRTC ok") && text.contains("libnvrtc"), "{text}");
+
+    // Neither: a clean NoNvrtc error (unless the system has one on its default path).
+    let out = run_child("nvrtc-info", &[], &["LD_LIBRARY_PATH", "CUDA_PATH"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    if text.contains("NVRTC missing") {
+        assert!(text.contains("nvidia-cuda-nvrtc") && text.contains("CUDA_PATH"), "{text}");
+    }
+}

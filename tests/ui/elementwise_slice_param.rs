@@ -1,0 +1,8 @@
+use cuprum::prelude::*;
+
+#[elementwise]
+pub fn bad(x: &[f32]) -> f32 {
+    x[0]
+}
+
+fn main() {}

@@ -1,0 +1,6 @@
+use cuprum::prelude::*;
+
+#[rawkernel]
+pub struct NotAKernel;
+
+fn main() {}
