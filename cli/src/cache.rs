@@ -39,7 +39,10 @@ pub fn run(args: &[String]) -> i32 {
                 println!("  entries:     {}", u.entries);
                 println!("  sources:     {}", u.sources);
                 if u.temporaries > 0 {
-                    println!("  temporaries: {} (left by interrupted writers)", u.temporaries);
+                    println!(
+                        "  temporaries: {} (left by interrupted writers)",
+                        u.temporaries
+                    );
                 }
                 println!("  size:        {}", human_bytes(u.bytes));
                 0
@@ -82,5 +85,9 @@ pub fn human_bytes(b: u64) -> String {
         v /= 1024.0;
         u += 1;
     }
-    if u == 0 { format!("{b} bytes") } else { format!("{v:.1} {}", UNITS[u]) }
+    if u == 0 {
+        format!("{b} bytes")
+    } else {
+        format!("{v:.1} {}", UNITS[u])
+    }
 }

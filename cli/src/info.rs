@@ -63,7 +63,11 @@ fn report_nvrtc(devices: &[(usize, (u32, u32))]) {
                 Some(p) => format!(" from {} (CUDA_PATH)", p.display()),
                 None => " from the loader path".to_string(),
             };
-            let archs: Vec<String> = i.supported_archs.iter().map(|a| format!("sm_{a}")).collect();
+            let archs: Vec<String> = i
+                .supported_archs
+                .iter()
+                .map(|a| format!("sm_{a}"))
+                .collect();
             println!("NVRTC: {}.{}{from}", i.version.0, i.version.1);
             println!("  targets: {}", archs.join(" "));
             let ptx = env::flag(env::COMPILE_WITH_PTX).unwrap_or(false);
@@ -97,9 +101,16 @@ fn report_cache() {
         println!("kernel cache: in memory only (neither CUPY_CACHE_DIR nor HOME is set)");
         return;
     };
-    let source = if env::var(env::CACHE_DIR).is_some() { "CUPY_CACHE_DIR" } else { "default" };
+    let source = if env::var(env::CACHE_DIR).is_some() {
+        "CUPY_CACHE_DIR"
+    } else {
+        "default"
+    };
     if config.in_memory {
-        println!("kernel cache: in memory only (CUPY_CACHE_IN_MEMORY=1); {} is not used", dir.display());
+        println!(
+            "kernel cache: in memory only (CUPY_CACHE_IN_MEMORY=1); {} is not used",
+            dir.display()
+        );
         return;
     }
     match cache::disk::usage(dir) {
@@ -110,7 +121,10 @@ fn report_cache() {
             u.sources,
             crate::cache::human_bytes(u.bytes)
         ),
-        Err(e) => println!("kernel cache: {} ({source}): cannot be read: {e}", dir.display()),
+        Err(e) => println!(
+            "kernel cache: {} ({source}): cannot be read: {e}",
+            dir.display()
+        ),
     }
     if config.save_source {
         println!("  new entries get their CUDA source saved (CUPY_CACHE_SAVE_CUDA_SOURCE=1)");

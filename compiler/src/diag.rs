@@ -1,7 +1,7 @@
 //! Collecting errors across a phase and rendering them like rustc.
 //!
-//! Every phase pushes its errors into one [`Diagnostics`] and keeps going, so a kernel with three
-//! mistakes gets three messages; the next phase runs only on a clean result. The macro turns the
+//! Every phase pushes its errors into one [`Diagnostics`] and keeps going, and the phases share it,
+//! so a kernel with three mistakes gets three messages, in source order. The macro turns the
 //! combined `syn::Error` into `compile_error!`s at the user's spans; the build crate and the CLI
 //! render them with [`render`] (`FILE:LINE:COL`, the line, a caret).
 
@@ -29,8 +29,13 @@ impl Diagnostics {
     pub fn len(&self) -> usize {
         self.errors.len()
     }
-    /// Ends a phase: `Ok` when nothing was reported, otherwise every error combined.
-    pub fn finish(self) -> Result<(), syn::Error> {
+    /// Ends the checks: `Ok` when nothing was reported, otherwise every error combined, in source
+    /// order (stable: errors at one position keep the order they were reported in).
+    pub fn finish(mut self) -> Result<(), syn::Error> {
+        self.errors.sort_by_key(|e| {
+            let start = e.span().start();
+            (start.line, start.column)
+        });
         let mut iter = self.errors.into_iter();
         match iter.next() {
             None => Ok(()),

@@ -16,7 +16,8 @@
 //! - `break`/`continue` refer to an enclosing loop (`LoopId`), labelled or not.
 //!
 //! Established by the type checker (see `typeck`): every expression has a type, with no inference
-//! variables left; integer literals fit their type.
+//! variables left; integer literals fit their type. A module with errors may hold `ExprKind::Error`
+//! and `Ty::Error` (each stands for a reported error); the back end only sees modules without.
 //!
 //! Established by the validator (`valid.rs`): no recursion among device functions, every called
 //! device function exists, kernel-kind rules (elementwise parameters are scalars or `Raw<T>`,
@@ -114,6 +115,9 @@ pub struct Item {
 pub struct Generic {
     pub name: Name,
     pub bound: Bound,
+    /// The bound was missing or not a prelude trait (an error was reported): the type checker
+    /// allows every operation on this parameter rather than repeat that error at each use.
+    pub unchecked: bool,
 }
 
 /// The prelude traits a generic parameter can be bounded by (the strongest one given).
@@ -218,6 +222,11 @@ pub enum Ty {
     IntVar(u32),
     /// A float literal whose type is not known yet (type checker only).
     FloatVar(u32),
+    /// The type of something already reported as an error (a rejected construct, a parameter whose
+    /// type was rejected), or of a call to a function the check cannot see (the macro path checks
+    /// one item alone). Accepted everywhere so that one mistake yields one message; never reaches
+    /// the back end.
+    Error,
 }
 
 impl Ty {
@@ -416,6 +425,8 @@ pub enum Callee {
 
 #[derive(Debug, Clone)]
 pub enum ExprKind {
+    /// A construct the front end rejected (the error is reported); typed `Ty::Error`.
+    Error,
     Lit(Lit),
     Local(LocalId),
     /// An associated constant: `f32::INFINITY`, `i32::MAX`, `f64::consts::PI`, `u32::BITS`.
@@ -453,7 +464,7 @@ pub enum ExprKind {
 /// Calls `on_expr` for each direct sub-expression of `e` and `on_block` for each direct block.
 pub fn visit_children<'a>(e: &'a Expr, on_expr: &mut dyn FnMut(&'a Expr), on_block: &mut dyn FnMut(&'a Block)) {
     match &e.kind {
-        ExprKind::Lit(_) | ExprKind::Local(_) | ExprKind::Const { .. } | ExprKind::Continue { .. } => {}
+        ExprKind::Error | ExprKind::Lit(_) | ExprKind::Local(_) | ExprKind::Const { .. } | ExprKind::Continue { .. } => {}
         ExprKind::Unary(_, a) | ExprKind::Cast(a, _) | ExprKind::Ref { expr: a, .. } => on_expr(a),
         ExprKind::Binary(_, a, b) => {
             on_expr(a);
@@ -463,17 +474,17 @@ pub fn visit_children<'a>(e: &'a Expr, on_expr: &mut dyn FnMut(&'a Expr), on_blo
             on_expr(place);
             on_expr(value);
         }
-        ExprKind::Call { args, .. } => args.iter().for_each(|a| on_expr(a)),
+        ExprKind::Call { args, .. } => args.iter().for_each(&mut *on_expr),
         ExprKind::MethodCall { receiver, args, .. } => {
             on_expr(receiver);
-            args.iter().for_each(|a| on_expr(a));
+            args.iter().for_each(&mut *on_expr);
         }
         ExprKind::Index { base, indices } => {
             on_expr(base);
-            indices.iter().for_each(|a| on_expr(a));
+            indices.iter().for_each(&mut *on_expr);
         }
         ExprKind::Field { base, .. } | ExprKind::TupleField { base, .. } => on_expr(base),
-        ExprKind::Tuple(es) | ExprKind::ArrayList(es) => es.iter().for_each(|a| on_expr(a)),
+        ExprKind::Tuple(es) | ExprKind::ArrayList(es) => es.iter().for_each(&mut *on_expr),
         ExprKind::ArrayRepeat { value, .. } => on_expr(value),
         ExprKind::Block(b) => on_block(b),
         ExprKind::If { cond, then, els } => {

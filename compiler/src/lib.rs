@@ -8,8 +8,10 @@
 //!         --back::cuda::write_module--> CUDA C translation unit
 //! ```
 //!
-//! Each phase collects all of its errors ([`diag::Diagnostics`]); the next runs only on a clean
-//! result. [`mangle`] is the one place that names generated symbols.
+//! The phases share one [`diag::Diagnostics`] and each keeps going after an error (a rejected
+//! construct becomes `ExprKind::Error` / `Ty::Error`, accepted silently later), so every mistake
+//! of a file is reported in one run; the back end runs only on a clean result. [`mangle`] is the
+//! one place that names generated symbols.
 
 pub mod back;
 pub mod diag;

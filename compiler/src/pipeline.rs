@@ -1,5 +1,7 @@
-//! The compiler's entry points, running the phases in order and stopping at the first phase
-//! that reports errors (each phase reports all of its own).
+//! The compiler's entry points, running the phases in order. Every phase runs even when an earlier
+//! one reported errors (a rejected construct is an `ExprKind::Error` / `Ty::Error` that later
+//! phases accept silently), so all mistakes of a file are reported in one run, in source order;
+//! only the back end needs a clean module.
 
 use std::path::Path;
 
@@ -24,12 +26,8 @@ pub fn compile_source(source: &str) -> Result<CompiledFile, syn::Error> {
     let file = syn::parse_file(source)?;
     let mut diags = Diagnostics::new();
     let module = front::lower_file(&file, &mut diags);
-    diags.finish()?;
-    let mut diags = Diagnostics::new();
     let types = typeck::check(&module, &mut diags);
-    diags.finish()?;
-    let mut diags = Diagnostics::new();
-    valid::check(&module, &types, valid::Scope::File, &mut diags);
+    valid::check(&module, valid::Scope::File, &mut diags);
     diags.finish()?;
     Ok(CompiledFile { unit: cuda::write_module(&module, &types), items: module.items.len() })
 }
@@ -62,16 +60,13 @@ pub fn check_item(kind: AttrKind, attr: TokenStream, item: TokenStream) -> Token
 
 fn check_fn(kind: AttrKind, attr: TokenStream, f: &syn::ItemFn) -> Result<(), syn::Error> {
     let mut diags = Diagnostics::new();
-    let item = front::lower_item(kind, attr, f, &mut diags);
-    diags.finish()?;
+    let scope = front::FileScope::default();
+    let item = front::lower_item(kind, attr, proc_macro2::Span::call_site(), f, &scope, &mut diags);
     let module = crate::ir::Module { items: item.into_iter().collect() };
     // Device functions called from this item are not visible here: type-check the item with
-    // calls to unknown functions left open (the file-level build checks them).
-    let mut diags = Diagnostics::new();
-    let types = typeck::check(&module, &mut diags);
-    diags.finish()?;
-    let mut diags = Diagnostics::new();
-    valid::check(&module, &types, valid::Scope::Item, &mut diags);
+    // calls to unknown functions typed `Ty::Error` (the file-level build checks them).
+    typeck::check(&module, &mut diags);
+    valid::check(&module, valid::Scope::Item, &mut diags);
     diags.finish()
 }
 

@@ -8,13 +8,14 @@
 //!   (elementwise also `&mut T` outputs); raw kernels return `()` and take slices, views and
 //!   scalars;
 //! - `index()`/`loop_size()` only in elementwise and reduction bodies; shared memory only in raw
-//!   kernels and device functions, and `shared_array` only as a `let` initializer.
+//!   kernels and device functions, and `shared_array` only as a `let` initializer;
+//! - a reduction's `identity`, `reduce` and `post` use their own parameters only (they run
+//!   outside the map).
 
 use std::collections::{HashMap, HashSet};
 
 use crate::diag::Diagnostics;
 use crate::ir::*;
-use crate::typeck::Types;
 
 /// Whether the whole file is being compiled (`Module` has every device function) or one item
 /// under a macro, which cannot see its neighbours.
@@ -24,7 +25,7 @@ pub enum Scope {
     Item,
 }
 
-pub fn check(module: &Module, types: &[Types], scope: Scope, diags: &mut Diagnostics) {
+pub fn check(module: &Module, scope: Scope, diags: &mut Diagnostics) {
     let by_name: HashMap<&str, &Item> = module.items.iter().map(|i| (i.name.text.as_str(), i)).collect();
     let mut seen = HashSet::new();
     for item in &module.items {
@@ -32,17 +33,20 @@ pub fn check(module: &Module, types: &[Types], scope: Scope, diags: &mut Diagnos
             diags.error(item.name.span, format!("the name `{}` is defined more than once in this file", item.name.text));
         }
     }
-    for (item, ty) in module.items.iter().zip(types) {
+    for item in &module.items {
         signature(item, diags);
-        let mut v = BodyCheck { item, by_name: &by_name, scope, diags, calls: Vec::new(), types: ty };
+        let mut v = BodyCheck { item, by_name: &by_name, scope, diags };
         v.block(&item.body);
         if let ItemKind::Reduction(parts) = &item.kind {
             if let Some(id) = &parts.identity {
                 v.expr(id);
+                reduction_part(item, id, "identity", v.diags);
             }
             v.expr(&parts.reduce.body);
+            reduction_part(item, &parts.reduce.body, "reduce", v.diags);
             if let Some(p) = &parts.post {
                 v.expr(&p.body);
+                reduction_part(item, &p.body, "post", v.diags);
             }
         }
     }
@@ -56,7 +60,7 @@ fn signature(item: &Item, diags: &mut Diagnostics) {
             let mut outputs = 0;
             for p in &item.params {
                 match &p.ty {
-                    Ty::Scalar(_) | Ty::Param(_) | Ty::Raw(_) => {}
+                    Ty::Scalar(_) | Ty::Param(_) | Ty::Raw(_) | Ty::Error => {}
                     Ty::Ref { inner, mutable: true } if is_ew && matches!(**inner, Ty::Scalar(_) | Ty::Param(_)) => outputs += 1,
                     Ty::Slice { .. } | Ty::ArrayRef { .. } | Ty::View { .. } | Ty::Array(..) => diags.error(
                         p.span,
@@ -66,7 +70,7 @@ fn signature(item: &Item, diags: &mut Diagnostics) {
                 }
             }
             let ret_ok = match &item.ret {
-                Ty::Scalar(_) | Ty::Param(_) => true,
+                Ty::Scalar(_) | Ty::Param(_) | Ty::Error => true,
                 Ty::Tuple(ts) => is_ew && ts.iter().all(|t| matches!(t, Ty::Scalar(_) | Ty::Param(_))),
                 Ty::Unit => is_ew && outputs > 0,
                 _ => false,
@@ -81,12 +85,12 @@ fn signature(item: &Item, diags: &mut Diagnostics) {
             }
         }
         ItemKind::RawKernel { .. } => {
-            if !item.ret.is_unit() {
+            if !item.ret.is_unit() && item.ret != Ty::Error {
                 diags.error(item.ret_span, "a raw kernel returns nothing; write results to a `&mut [T]` argument");
             }
             for p in &item.params {
                 match &p.ty {
-                    Ty::Scalar(_) | Ty::Param(_) | Ty::Slice { .. } | Ty::View { .. } => {}
+                    Ty::Scalar(_) | Ty::Param(_) | Ty::Slice { .. } | Ty::View { .. } | Ty::Error => {}
                     Ty::Raw(_) => diags.error(p.span, "`Raw<T>` belongs to elementwise kernels; a raw kernel takes `&[T]`, `&mut [T]` or `View<T, N>`"),
                     Ty::Ref { .. } => diags.error(p.span, "a raw kernel cannot return through a reference; take a `&mut [T]` and write element 0"),
                     _ => diags.error(p.span, "raw kernel parameters are scalars, slices (`&[T]`, `&mut [T]`) and views (`View<T, N>`)"),
@@ -108,9 +112,6 @@ struct BodyCheck<'a, 'd> {
     by_name: &'a HashMap<&'a str, &'a Item>,
     scope: Scope,
     diags: &'d mut Diagnostics,
-    calls: Vec<String>,
-    #[allow(dead_code)]
-    types: &'a Types,
 }
 
 impl BodyCheck<'_, '_> {
@@ -147,10 +148,12 @@ impl BodyCheck<'_, '_> {
             ExprKind::Call { callee, args } => {
                 match callee {
                     Callee::Intrinsic { name, .. } => match *name {
-                        "index" | "loop_size" => {
-                            if !matches!(self.item.kind, ItemKind::Elementwise | ItemKind::Reduction(_)) {
-                                self.diags.error(e.span, format!("`{name}()` is the elementwise loop index; in a raw kernel compute the index from `thread_idx()` and `block_idx()`"));
-                            }
+                        "index" | "loop_size" if !matches!(self.item.kind, ItemKind::Elementwise | ItemKind::Reduction(_)) => {
+                            let what = if *name == "index" { "the elementwise loop index" } else { "the elementwise loop size" };
+                            self.diags.error(
+                                e.span,
+                                format!("`{name}()` is {what}; in a raw kernel or device function compute indices from `thread_idx()`, `block_idx()` and `block_dim()` (or `grid_1d()`)"),
+                            );
                         }
                         "shared_array" => self.diags.error(
                             e.span,
@@ -167,7 +170,7 @@ impl BodyCheck<'_, '_> {
                             name.span,
                             format!("`{}` is a `#[{}]` kernel; kernels cannot be called from kernel code: mark a helper `#[device]`", name.text, target.kind.attr_name()),
                         ),
-                        Some(_) => self.calls.push(name.text.clone()),
+                        Some(_) => {}
                         None if self.scope == Scope::File => self.diags.error(
                             name.span,
                             format!("cannot find function `{}`; kernels can call the prelude's intrinsics and `#[device]` functions of the same file", name.text),
@@ -180,7 +183,7 @@ impl BodyCheck<'_, '_> {
                     self.expr(a);
                 }
             }
-            ExprKind::Lit(_) | ExprKind::Local(_) | ExprKind::Const { .. } | ExprKind::Continue { .. } => {}
+            ExprKind::Error | ExprKind::Lit(_) | ExprKind::Local(_) | ExprKind::Const { .. } | ExprKind::Continue { .. } => {}
             ExprKind::Unary(_, a) | ExprKind::Cast(a, _) | ExprKind::Ref { expr: a, .. } => self.expr(a),
             ExprKind::Binary(_, a, b) => {
                 self.expr(a);
@@ -244,6 +247,40 @@ impl BodyCheck<'_, '_> {
                     self.expr(v);
                 }
             }
+        }
+    }
+}
+
+/// The reduction's attribute parts run outside the map: they see their own parameters only, not
+/// the kernel's parameters nor the loop index.
+fn reduction_part(item: &Item, e: &Expr, what: &str, diags: &mut Diagnostics) {
+    match &e.kind {
+        ExprKind::Local(l) if item.params.iter().any(|p| p.local == *l) => {
+            let name = &item.locals[l.0 as usize].name.text;
+            diags.error(
+                e.span,
+                format!("`{what}` cannot use the kernel parameter `{name}`: the reduction's attribute parts see only their own parameters; use `{name}` in the body (the map)"),
+            );
+        }
+        ExprKind::Call { callee: Callee::Intrinsic { name: n @ ("index" | "loop_size"), .. }, .. } => {
+            diags.error(e.span, format!("`{n}()` is only meaningful in the body (the map), not in `{what}`"));
+        }
+        _ => {}
+    }
+    let (mut exprs, mut blocks) = (Vec::new(), Vec::new());
+    visit_children(e, &mut |c| exprs.push(c), &mut |b| blocks.push(b));
+    for c in exprs {
+        reduction_part(item, c, what, diags);
+    }
+    for b in blocks {
+        for st in &b.stmts {
+            match st {
+                Stmt::Let { init: Some(x), .. } | Stmt::Expr(x) => reduction_part(item, x, what, diags),
+                Stmt::Let { init: None, .. } => {}
+            }
+        }
+        if let Some(t) = &b.tail {
+            reduction_part(item, t, what, diags);
         }
     }
 }

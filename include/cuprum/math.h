@@ -125,24 +125,36 @@ template <typename T> __device__ __forceinline__ T wrapping_mul(T a, T b) { retu
 template <typename T> __device__ __forceinline__ T wrapping_neg(T a) { return neg(a); }
 // `abs` of a signed integer wraps at MIN (release builds).
 template <typename T> __device__ __forceinline__ CUPRUM_IF_INT(T, T) abs(T a) { return a < 0 ? neg(a) : a; }
-template <typename T> __device__ __forceinline__ T saturating_add(T a, T b) {
-    T r = add(a, b);
-    if ((T)-1 < (T)0) {  // signed: overflow when both operands share a sign the result lacks
-        if (a >= 0 && b >= 0 && r < 0) return (T)~((typename uint_of<T>::type)1 << (sizeof(T) * 8 - 1));
-        if (a < 0 && b < 0 && r >= 0) return (T)((typename uint_of<T>::type)1 << (sizeof(T) * 8 - 1));
+template <typename T> struct is_signed_int { static const bool value = false; };
+template <> struct is_signed_int<i8> { static const bool value = true; };
+template <> struct is_signed_int<i16> { static const bool value = true; };
+template <> struct is_signed_int<i32> { static const bool value = true; };
+template <> struct is_signed_int<i64> { static const bool value = true; };
+template <typename T, bool Signed = is_signed_int<T>::value> struct saturating;
+template <typename T> struct saturating<T, true> {
+    typedef typename uint_of<T>::type U;
+    static __device__ __forceinline__ T max() { return (T)(U)~((U)1 << (sizeof(T) * 8 - 1)); }
+    static __device__ __forceinline__ T min() { return (T)(U)((U)1 << (sizeof(T) * 8 - 1)); }
+    // Overflow when both operands share a sign the result lacks.
+    static __device__ __forceinline__ T add(T a, T b) {
+        T r = cuprum::add(a, b);
+        if (a >= 0 && b >= 0 && r < 0) return max();
+        if (a < 0 && b < 0 && r >= 0) return min();
         return r;
     }
-    return r < a ? (T)~(T)0 : r;
-}
-template <typename T> __device__ __forceinline__ T saturating_sub(T a, T b) {
-    T r = sub(a, b);
-    if ((T)-1 < (T)0) {
-        if (a >= 0 && b < 0 && r < 0) return (T)~((typename uint_of<T>::type)1 << (sizeof(T) * 8 - 1));
-        if (a < 0 && b >= 0 && r >= 0) return (T)((typename uint_of<T>::type)1 << (sizeof(T) * 8 - 1));
+    static __device__ __forceinline__ T sub(T a, T b) {
+        T r = cuprum::sub(a, b);
+        if (a >= 0 && b < 0 && r < 0) return max();
+        if (a < 0 && b >= 0 && r >= 0) return min();
         return r;
     }
-    return a < b ? (T)0 : r;
-}
+};
+template <typename T> struct saturating<T, false> {
+    static __device__ __forceinline__ T add(T a, T b) { T r = cuprum::add(a, b); return r < a ? (T)~(T)0 : r; }
+    static __device__ __forceinline__ T sub(T a, T b) { return a < b ? (T)0 : cuprum::sub(a, b); }
+};
+template <typename T> __device__ __forceinline__ T saturating_add(T a, T b) { return saturating<T>::add(a, b); }
+template <typename T> __device__ __forceinline__ T saturating_sub(T a, T b) { return saturating<T>::sub(a, b); }
 template <typename T> __device__ __forceinline__ u32 count_ones(T a) {
     typedef typename uint_of<T>::type U;
     return sizeof(T) == 8 ? (u32)__popcll((u64)(U)a) : (u32)__popc((u32)(U)a);

@@ -22,6 +22,9 @@ struct Slice {
     u64 len;
     template <typename I>
     __device__ __forceinline__ T& operator[](I i) const { return ptr[i]; }
+    // `&mut [T]` coerces to `&[T]`.
+    template <typename U>
+    __device__ __forceinline__ operator Slice<const U>() const { return Slice<const U>{ptr, len}; }
 };
 
 // `[T; N]`: a local array with value semantics.

@@ -62,7 +62,12 @@ unsafe impl Sync for KernelFunction {}
 
 impl fmt::Debug for KernelFunction {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "KernelFunction({} on device {})", self.name, self.device().ordinal())
+        write!(
+            f,
+            "KernelFunction({} on device {})",
+            self.name,
+            self.device().ordinal()
+        )
     }
 }
 
@@ -85,8 +90,14 @@ fn attr_name(a: CUfunction_attribute) -> &'static str {
 
 impl KernelFunction {
     /// Loads kernel `symbol` of a loaded module; `Ok(None)` when the module has no such kernel.
-    pub(crate) fn load(module: &Arc<ModuleHandle>, symbol: &str, name: &str) -> Result<Option<KernelFunction>> {
-        let Some(raw) = module.function(symbol)? else { return Ok(None) };
+    pub(crate) fn load(
+        module: &Arc<ModuleHandle>,
+        symbol: &str,
+        name: &str,
+    ) -> Result<Option<KernelFunction>> {
+        let Some(raw) = module.function(symbol)? else {
+            return Ok(None);
+        };
         let device = module.device();
         let mut f = KernelFunction {
             raw,
@@ -97,12 +108,16 @@ impl KernelFunction {
             max_dynamic_shared_bytes: AtomicU32::new(0),
             max_block_dim: device.max_block_dim(),
             max_grid_dim: device.max_grid_dim(),
-            max_shared_optin: u32::try_from(device.max_shared_memory_per_block_optin()).unwrap_or(u32::MAX),
+            max_shared_optin: u32::try_from(device.max_shared_memory_per_block_optin())
+                .unwrap_or(u32::MAX),
         };
         use CUfunction_attribute::*;
-        f.max_threads_per_block = f.attribute(CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK)?.max(0) as u32;
+        f.max_threads_per_block =
+            f.attribute(CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK)?.max(0) as u32;
         f.static_shared_bytes = f.attribute(CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES)?.max(0) as u32;
-        let dynamic = f.attribute(CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES)?.max(0) as u32;
+        let dynamic = f
+            .attribute(CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES)?
+            .max(0) as u32;
         f.max_dynamic_shared_bytes = AtomicU32::new(dynamic);
         Ok(Some(f))
     }
@@ -167,7 +182,8 @@ impl KernelFunction {
             }
         })?;
         if a == CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES {
-            self.max_dynamic_shared_bytes.store(value.max(0) as u32, Ordering::Relaxed);
+            self.max_dynamic_shared_bytes
+                .store(value.max(0) as u32, Ordering::Relaxed);
         }
         Ok(())
     }
@@ -184,7 +200,8 @@ impl KernelFunction {
             ptx_version: self.attribute(CU_FUNC_ATTRIBUTE_PTX_VERSION)?,
             binary_version: self.attribute(CU_FUNC_ATTRIBUTE_BINARY_VERSION)?,
             cache_mode_ca: self.attribute(CU_FUNC_ATTRIBUTE_CACHE_MODE_CA)?,
-            max_dynamic_shared_size_bytes: self.attribute(CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES)?,
+            max_dynamic_shared_size_bytes: self
+                .attribute(CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES)?,
             preferred_shared_memory_carveout: self
                 .attribute(CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT)?,
         })
@@ -294,7 +311,13 @@ impl RawKernel {
 
     #[inline]
     fn function_at(&self, ordinal: usize) -> Result<&KernelFunction> {
-        if let Some(f) = self.inner.functions.get().and_then(|s| s.get(ordinal)).and_then(|s| s.get()) {
+        if let Some(f) = self
+            .inner
+            .functions
+            .get()
+            .and_then(|s| s.get(ordinal))
+            .and_then(|s| s.get())
+        {
             return Ok(f);
         }
         self.load_at(ordinal)
@@ -320,12 +343,22 @@ impl RawKernel {
             });
         };
         {
-            let s = self.inner.settings.lock().unwrap_or_else(|e| e.into_inner());
+            let s = self
+                .inner
+                .settings
+                .lock()
+                .unwrap_or_else(|e| e.into_inner());
             if let Some(v) = s.max_dynamic_shared_size_bytes {
-                f.set_attribute(CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, v)?;
+                f.set_attribute(
+                    CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                    v,
+                )?;
             }
             if let Some(v) = s.preferred_shared_memory_carveout {
-                f.set_attribute(CUfunction_attribute::CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT, v)?;
+                f.set_attribute(
+                    CUfunction_attribute::CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT,
+                    v,
+                )?;
             }
         }
         // Another thread may have set it meanwhile: either value is the same kernel.
@@ -406,23 +439,36 @@ impl RawKernel {
     /// needs this). Applied on the current device now (loading the kernel there) and on every
     /// other device the kernel is or gets loaded on.
     pub fn set_max_dynamic_shared_size_bytes(&self, bytes: i32) -> Result<()> {
-        self.set(CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, bytes, |s| {
-            s.max_dynamic_shared_size_bytes = Some(bytes)
-        })
+        self.set(
+            CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+            bytes,
+            |s| s.max_dynamic_shared_size_bytes = Some(bytes),
+        )
     }
 
     /// Sets the preferred shared memory carveout (percent of the unified L1/shared memory, or -1
     /// for no preference), as [`RawKernel::set_max_dynamic_shared_size_bytes`] does.
     pub fn set_preferred_shared_memory_carveout(&self, percent: i32) -> Result<()> {
-        self.set(CUfunction_attribute::CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT, percent, |s| {
-            s.preferred_shared_memory_carveout = Some(percent)
-        })
+        self.set(
+            CUfunction_attribute::CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT,
+            percent,
+            |s| s.preferred_shared_memory_carveout = Some(percent),
+        )
     }
 
-    fn set(&self, a: CUfunction_attribute, value: i32, remember: impl FnOnce(&mut Settings)) -> Result<()> {
+    fn set(
+        &self,
+        a: CUfunction_attribute,
+        value: i32,
+        remember: impl FnOnce(&mut Settings),
+    ) -> Result<()> {
         // Validate on the current device first, so a refused value is not remembered.
         self.function()?.set_attribute(a, value)?;
-        let mut s = self.inner.settings.lock().unwrap_or_else(|e| e.into_inner());
+        let mut s = self
+            .inner
+            .settings
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
         remember(&mut s);
         if let Some(slots) = self.inner.functions.get() {
             for f in slots.iter().filter_map(|s| s.get()) {

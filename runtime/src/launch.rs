@@ -147,7 +147,13 @@ pub struct LaunchLimits {
 }
 
 /// Checks a configuration against the limits; the error says which limit and what to change.
-pub fn check_config(kernel: &str, grid: Dim3, block: Dim3, shared_mem: u32, limits: &LaunchLimits) -> Result<()> {
+pub fn check_config(
+    kernel: &str,
+    grid: Dim3,
+    block: Dim3,
+    shared_mem: u32,
+    limits: &LaunchLimits,
+) -> Result<()> {
     let fail = |detail: String| {
         Err(Error::InvalidLaunch {
             kernel: kernel.to_string(),
@@ -247,7 +253,22 @@ macro_rules! device_repr {
 }
 
 device_repr!(
-    bool, i8, i16, i32, i64, u8, u16, u32, u64, isize, usize, f32, f64, f16, bf16, Complex<f32>,
+    bool,
+    i8,
+    i16,
+    i32,
+    i64,
+    u8,
+    u16,
+    u32,
+    u64,
+    isize,
+    usize,
+    f32,
+    f64,
+    f16,
+    bf16,
+    Complex<f32>,
     Complex<f64>
 );
 
@@ -363,7 +384,10 @@ pub struct ArgList {
 impl std::fmt::Debug for ArgList {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("ArgList")
-            .field("sizes", &self.params.iter().map(|p| p.1).collect::<Vec<_>>())
+            .field(
+                "sizes",
+                &self.params.iter().map(|p| p.1).collect::<Vec<_>>(),
+            )
             .finish()
     }
 }
@@ -378,7 +402,8 @@ impl ArgList {
         let value = arg.param();
         let size = std::mem::size_of::<A::Param>();
         let first = self.storage.len();
-        self.storage.resize(first + size.div_ceil(16).max(1), Slot([0; 16]));
+        self.storage
+            .resize(first + size.div_ceil(16).max(1), Slot([0; 16]));
         // SAFETY: the destination slots start at a 16-byte boundary (at least the alignment of
         // any parameter type up to 16) and hold at least `size` bytes, reserved just above; the
         // source is a live `A::Param` of exactly `size` bytes; the regions do not overlap.
@@ -436,7 +461,11 @@ impl<A: KernelArgs + ?Sized> KernelArgs for &A {
 /// stays valid until it finishes (arrays it indexes must be large enough and outlive the work
 /// queued on the stream). Nothing here can check either: the kernel is arbitrary device code.
 #[inline]
-pub unsafe fn launch<A: KernelArgs>(func: &KernelFunction, cfg: &LaunchConfig<'_>, args: A) -> Result<()> {
+pub unsafe fn launch<A: KernelArgs>(
+    func: &KernelFunction,
+    cfg: &LaunchConfig<'_>,
+    args: A,
+) -> Result<()> {
     let current;
     let stream = match cfg.stream {
         Some(s) => s,
@@ -452,7 +481,13 @@ pub unsafe fn launch<A: KernelArgs>(func: &KernelFunction, cfg: &LaunchConfig<'_
             found: stream.device().ordinal(),
         });
     }
-    check_config(func.name(), cfg.grid, cfg.block, cfg.shared_mem_bytes, &func.limits())?;
+    check_config(
+        func.name(),
+        cfg.grid,
+        cfg.block,
+        cfg.shared_mem_bytes,
+        &func.limits(),
+    )?;
     func.device().bind_to_thread()?;
     let raw = func.raw();
     let handle = stream.handle();
@@ -522,10 +557,17 @@ mod tests {
         assert!(msg(check(1, 2048, 0)).contains("at most 1024"));
         assert!(msg(check(1, (1, 1, 65), 0)).contains("along z"));
         let m = msg(check(1, (32, 32, 2), 0));
-        assert!(m.contains("2048 threads") && m.contains("max_threads_per_block"), "{m}");
+        assert!(
+            m.contains("2048 threads") && m.contains("max_threads_per_block"),
+            "{m}"
+        );
         assert!(msg(check((1, 65536), 1, 0)).contains("along y"));
         let m = msg(check(1, 32, 48 * 1024 + 1));
-        assert!(m.contains("max_dynamic_shared_size_bytes") && m.contains("set_max_dynamic_shared_size_bytes"), "{m}");
+        assert!(
+            m.contains("max_dynamic_shared_size_bytes")
+                && m.contains("set_max_dynamic_shared_size_bytes"),
+            "{m}"
+        );
     }
 
     #[test]
@@ -550,7 +592,10 @@ mod tests {
             }
         });
         let mut list = ArgList::new();
-        list.push(7u32).push(2.5f64).push(S { a: 1.5, b: 9 }).push([1u16, 2, 3]);
+        list.push(7u32)
+            .push(2.5f64)
+            .push(S { a: 1.5, b: 9 })
+            .push([1u16, 2, 3]);
         assert_eq!(list.len(), 4);
         list.with_params(|p| {
             // SAFETY: as above.

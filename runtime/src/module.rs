@@ -60,7 +60,9 @@ impl ModuleHandle {
 
     /// The `CUfunction` named `symbol`, `None` when the module has no such kernel.
     pub(crate) fn function(&self, symbol: &str) -> Result<Option<sys::CUfunction>> {
-        let Ok(c) = CString::new(symbol) else { return Ok(None) };
+        let Ok(c) = CString::new(symbol) else {
+            return Ok(None);
+        };
         self.device.bind_to_thread()?;
         // SAFETY: `self.raw` is a live module of the bound context; `c` is NUL-terminated.
         match unsafe { result::module::get_function(self.raw, c) } {
@@ -72,7 +74,9 @@ impl ModuleHandle {
 
     /// The address and size of the global named `symbol`, `None` when there is none.
     fn global(&self, symbol: &str) -> Result<Option<(u64, usize)>> {
-        let Ok(c) = CString::new(symbol) else { return Ok(None) };
+        let Ok(c) = CString::new(symbol) else {
+            return Ok(None);
+        };
         self.device.bind_to_thread()?;
         // SAFETY: `self.raw` is a live module of the bound context; `c` is NUL-terminated.
         match unsafe { result::module::get_global(self.raw, c) } {
@@ -86,13 +90,25 @@ impl ModuleHandle {
 /// Checks that `image` is self-consistent enough for the driver, which reads it without being
 /// told its length: PTX must be NUL-terminated (a copy with the NUL is made when needed), an ELF
 /// cubin's headers and tables must lie inside the buffer, a fatbin's declared size must fit.
-fn checked_image<'a>(kind: ImageKind, image: &'a [u8], what: &str) -> Result<std::borrow::Cow<'a, [u8]>> {
+fn checked_image<'a>(
+    kind: ImageKind,
+    image: &'a [u8],
+    what: &str,
+) -> Result<std::borrow::Cow<'a, [u8]>> {
     let bad = |detail: &str| Error::ModuleLoad {
         what: what.to_string(),
         detail: detail.to_string(),
     };
-    let u16_at = |o: usize| image.get(o..o + 2).map(|b| u16::from_le_bytes([b[0], b[1]]) as u64);
-    let u64_at = |o: usize| image.get(o..o + 8).map(|b| u64::from_le_bytes(b.try_into().unwrap_or([0; 8])));
+    let u16_at = |o: usize| {
+        image
+            .get(o..o + 2)
+            .map(|b| u16::from_le_bytes([b[0], b[1]]) as u64)
+    };
+    let u64_at = |o: usize| {
+        image
+            .get(o..o + 8)
+            .map(|b| u64::from_le_bytes(b.try_into().unwrap_or([0; 8])))
+    };
     match kind {
         ImageKind::Ptx => {
             if image.is_empty() {
@@ -120,7 +136,9 @@ fn checked_image<'a>(kind: ImageKind, image: &'a [u8], what: &str) -> Result<std
             else {
                 return Err(bad("truncated ELF header"));
             };
-            let fits = |off: u64, n: u64, size: u64| n == 0 || off.checked_add(n * size).is_some_and(|e| e <= len);
+            let fits = |off: u64, n: u64, size: u64| {
+                n == 0 || off.checked_add(n * size).is_some_and(|e| e <= len)
+            };
             if !fits(phoff, phn, phe) || !fits(shoff, shn, she) {
                 return Err(bad("truncated ELF file"));
             }
@@ -131,7 +149,10 @@ fn checked_image<'a>(kind: ImageKind, image: &'a [u8], what: &str) -> Result<std
             let (Some(hsize), Some(fsize)) = (u16_at(6), u64_at(8)) else {
                 return Err(bad("truncated fatbin header"));
             };
-            if hsize.checked_add(fsize).is_none_or(|e| e > image.len() as u64) {
+            if hsize
+                .checked_add(fsize)
+                .is_none_or(|e| e > image.len() as u64)
+            {
                 return Err(bad("truncated fatbin"));
             }
             Ok(std::borrow::Cow::Borrowed(image))
@@ -140,19 +161,25 @@ fn checked_image<'a>(kind: ImageKind, image: &'a [u8], what: &str) -> Result<std
 }
 
 /// Loads a module image onto `device`.
-fn load_image(device: &Device, kind: ImageKind, image: &[u8], what: &str) -> Result<Arc<ModuleHandle>> {
+fn load_image(
+    device: &Device,
+    kind: ImageKind,
+    image: &[u8],
+    what: &str,
+) -> Result<Arc<ModuleHandle>> {
     let image = checked_image(kind, image, what)?;
     device.bind_to_thread()?;
     // SAFETY: the context is bound; `image` is a complete cubin, fatbin or NUL-terminated PTX
     // whose internal sizes were checked to lie inside the buffer (`checked_image`), alive for the
     // call (the driver copies what it keeps).
-    let raw = unsafe { result::module::load_data(image.as_ptr() as *const c_void) }.map_err(|e| {
-        Error::ModuleLoad {
-            what: what.to_string(),
-            // A DriverError exists only when the driver is loaded, so its text can be read.
-            detail: e.to_string(),
-        }
-    })?;
+    let raw =
+        unsafe { result::module::load_data(image.as_ptr() as *const c_void) }.map_err(|e| {
+            Error::ModuleLoad {
+                what: what.to_string(),
+                // A DriverError exists only when the driver is loaded, so its text can be read.
+                detail: e.to_string(),
+            }
+        })?;
     Ok(Arc::new(ModuleHandle {
         raw,
         device: device.clone(),
@@ -179,7 +206,11 @@ fn loaded_map() -> std::sync::MutexGuard<'static, LoadedMap> {
 
 enum Origin {
     Source(String),
-    Image { bytes: Vec<u8>, kind: ImageKind, what: String },
+    Image {
+        bytes: Vec<u8>,
+        kind: ImageKind,
+        what: String,
+    },
 }
 
 struct ModuleInner {
@@ -232,7 +263,11 @@ where
 }
 
 impl RawModule {
-    fn from_origin(origin: Origin, options: Vec<String>, name_expressions: Vec<String>) -> RawModule {
+    fn from_origin(
+        origin: Origin,
+        options: Vec<String>,
+        name_expressions: Vec<String>,
+    ) -> RawModule {
         RawModule {
             inner: Arc::new(ModuleInner {
                 origin,
@@ -282,7 +317,11 @@ impl RawModule {
                         what: what.clone(),
                     },
                 };
-                (origin, shared.options.clone(), shared.name_expressions.clone())
+                (
+                    origin,
+                    shared.options.clone(),
+                    shared.name_expressions.clone(),
+                )
             }
         }
     }
@@ -352,12 +391,7 @@ impl RawModule {
     /// Which layer served this module on `device` (`None` before it was loaded there, or for a
     /// module made from an image).
     pub fn served_by(&self, device: &Device) -> Option<Layer> {
-        self.inner
-            .loaded
-            .get()?
-            .get(device.ordinal())?
-            .get()?
-            .layer
+        self.inner.loaded.get()?.get(device.ordinal())?.get()?.layer
     }
 
     /// The kernel cache key this source module has on `device` (`None` for image modules).
@@ -444,7 +478,11 @@ impl RawModule {
         if let Some(m) = slot.get() {
             return Ok(m.clone());
         }
-        let _g = self.inner.load_lock.lock().unwrap_or_else(|e| e.into_inner());
+        let _g = self
+            .inner
+            .load_lock
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
         if let Some(m) = slot.get() {
             return Ok(m.clone());
         }
@@ -539,7 +577,9 @@ impl RawModule {
     /// The compiled image for `device` as the cache holds it (compiling if needed): for tools
     /// and tests that want the cubin or PTX bytes. `None` for image modules.
     pub fn compiled_image(&self, device: &Device) -> Result<Option<Arc<CompiledImage>>> {
-        let Origin::Source(code) = &self.inner.origin else { return Ok(None) };
+        let Origin::Source(code) = &self.inner.origin else {
+            return Ok(None);
+        };
         let plan = self.plan(code, device)?;
         let display = self.display_name();
         let cache = cache::global()?;
@@ -703,13 +743,17 @@ mod tests {
         // PTX text gets its NUL.
         let m = RawModule::from_bytes(b".version 8.0\n.target sm_90\n".to_vec()).unwrap();
         assert!(m.code().is_none());
-        let e = RawModule::from_file("no/such/file.cubin").unwrap_err().to_string();
+        let e = RawModule::from_file("no/such/file.cubin")
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("no/such/file.cubin"), "{e}");
     }
 
     #[test]
     fn builders_keep_the_rest() {
-        let m = RawModule::new("code").options(["-DN=1"]).name_expressions(["f<int>"]);
+        let m = RawModule::new("code")
+            .options(["-DN=1"])
+            .name_expressions(["f<int>"]);
         let m2 = m.clone().options(["-DN=2"]);
         assert_eq!(m.user_options(), ["-DN=1"]);
         assert_eq!(m2.user_options(), ["-DN=2"]);

@@ -79,8 +79,10 @@ fn load() -> std::result::Result<NvrtcInfo, String> {
     let probe = std::panic::catch_unwind(|| -> std::result::Result<_, String> {
         let (mut major, mut minor) = (0 as c_int, 0 as c_int);
         // SAFETY: the library is present (checked above); both out pointers are valid.
-        check("nvrtcVersion", unsafe { sys::nvrtcVersion(&mut major, &mut minor) })
-            .map_err(|e| e.to_string())?;
+        check("nvrtcVersion", unsafe {
+            sys::nvrtcVersion(&mut major, &mut minor)
+        })
+        .map_err(|e| e.to_string())?;
         let mut n: c_int = 0;
         // SAFETY: as above; `n` is a valid out pointer.
         check("nvrtcGetNumSupportedArchs", unsafe {
@@ -97,8 +99,11 @@ fn load() -> std::result::Result<NvrtcInfo, String> {
     });
     match probe {
         Ok(Ok((version, archs))) => {
-            let mut supported_archs: Vec<u32> =
-                archs.into_iter().filter(|&a| a > 0).map(|a| a as u32).collect();
+            let mut supported_archs: Vec<u32> = archs
+                .into_iter()
+                .filter(|&a| a > 0)
+                .map(|a| a as u32)
+                .collect();
             supported_archs.sort_unstable();
             supported_archs.dedup();
             Ok(NvrtcInfo {
@@ -129,7 +134,9 @@ fn library_dirs(root: &Path) -> Vec<PathBuf> {
 fn preload_from_cuda_path() -> Option<PathBuf> {
     let root = env::cuda_path()?;
     for dir in library_dirs(&root) {
-        let Ok(entries) = std::fs::read_dir(&dir) else { continue };
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
         let mut main = Vec::new();
         let mut builtins = Vec::new();
         for e in entries.flatten() {
@@ -181,7 +188,9 @@ mod dl {
 
     /// dlopens `path` for the rest of the process (the handle is never closed).
     pub fn open_global(path: &Path) -> bool {
-        let Ok(c) = CString::new(path.as_os_str().as_bytes()) else { return false };
+        let Ok(c) = CString::new(path.as_os_str().as_bytes()) else {
+            return false;
+        };
         // SAFETY: `c` is a NUL-terminated path; loading a shared library runs its initialisers,
         // which for the CUDA libraries is what any CUDA program does. The handle is leaked on
         // purpose: the library stays loaded while cudarc's bindings use it.
@@ -236,13 +245,21 @@ pub fn choose_target(
 ) -> Result<CodeTarget> {
     let arch = cc.0 * 10 + cc.1;
     let make = |a: u32, cubin: bool| {
-        if cubin && !want_ptx { CodeTarget::Cubin(a) } else { CodeTarget::Ptx(a) }
+        if cubin && !want_ptx {
+            CodeTarget::Cubin(a)
+        } else {
+            CodeTarget::Ptx(a)
+        }
     };
     if supported.contains(&arch) {
         return Ok(make(arch, true));
     }
     // A cubin for X.y runs on X.z with z >= y.
-    if let Some(&a) = supported.iter().filter(|&&a| a <= arch && a / 10 == cc.0).max() {
+    if let Some(&a) = supported
+        .iter()
+        .filter(|&&a| a <= arch && a / 10 == cc.0)
+        .max()
+    {
         return Ok(make(a, true));
     }
     // PTX is forward compatible.
@@ -278,10 +295,11 @@ pub fn headers() -> &'static [(&'static str, &'static str)] {
     cuprum_compiler::headers::HEADERS
 }
 
-/// [`headers_digest`] of [`headers`], computed once.
+/// [`headers_digest`] of [`headers`], computed at compile time (part of every JIT cache key).
 pub fn embedded_headers_digest() -> [u8; 32] {
-    static DIGEST: OnceLock<[u8; 32]> = OnceLock::new();
-    *DIGEST.get_or_init(|| headers_digest(headers()))
+    #[allow(long_running_const_eval)]
+    const DIGEST: [u8; 32] = headers_digest(cuprum_compiler::headers::HEADERS);
+    DIGEST
 }
 
 /// The embedded headers as C strings, converted once.
@@ -383,7 +401,9 @@ impl ProgramHandle {
         match kind {
             ImageKind::Ptx => {
                 // SAFETY: live, compiled program; valid out pointer.
-                check("nvrtcGetPTXSize", unsafe { sys::nvrtcGetPTXSize(self.0, &mut size) })?;
+                check("nvrtcGetPTXSize", unsafe {
+                    sys::nvrtcGetPTXSize(self.0, &mut size)
+                })?;
                 buf = vec![0u8; size];
                 // SAFETY: `buf` holds the `size` bytes NVRTC reported (NUL included).
                 check("nvrtcGetPTX", unsafe {
@@ -392,7 +412,9 @@ impl ProgramHandle {
             }
             _ => {
                 // SAFETY: as above.
-                check("nvrtcGetCUBINSize", unsafe { sys::nvrtcGetCUBINSize(self.0, &mut size) })?;
+                check("nvrtcGetCUBINSize", unsafe {
+                    sys::nvrtcGetCUBINSize(self.0, &mut size)
+                })?;
                 buf = vec![0u8; size];
                 // SAFETY: `buf` holds the `size` bytes NVRTC reported.
                 check("nvrtcGetCUBIN", unsafe {
@@ -477,9 +499,14 @@ pub fn compile(program: &Program<'_>, target: CodeTarget) -> Result<Compiled> {
     let target_name = target.name();
     if r != nvrtcResult::NVRTC_SUCCESS {
         stats::record_compile(program.name, &target_name, start.elapsed(), false);
-        if r == nvrtcResult::NVRTC_ERROR_COMPILATION || r == nvrtcResult::NVRTC_ERROR_INVALID_OPTION {
+        if r == nvrtcResult::NVRTC_ERROR_COMPILATION || r == nvrtcResult::NVRTC_ERROR_INVALID_OPTION
+        {
             let dump = program.dump_source_on_error;
-            let log = if log.trim().is_empty() { error_string(r) } else { log };
+            let log = if log.trim().is_empty() {
+                error_string(r)
+            } else {
+                log
+            };
             return Err(Error::Compile {
                 name: program.name.to_string(),
                 options: program.options.to_vec(),
@@ -489,7 +516,12 @@ pub fn compile(program: &Program<'_>, target: CodeTarget) -> Result<Compiled> {
         }
         return Err(Error::Nvrtc {
             call: "nvrtcCompileProgram",
-            detail: format!("{}{}{}", error_string(r), if log.is_empty() { "" } else { ": " }, log),
+            detail: format!(
+                "{}{}{}",
+                error_string(r),
+                if log.is_empty() { "" } else { ": " },
+                log
+            ),
         });
     }
     let kind = target.kind();
@@ -538,15 +570,32 @@ mod tests {
     #[test]
     fn targets() {
         let v = (13, 0);
-        assert_eq!(choose_target((9, 0), &ARCHS, false, v).unwrap(), CodeTarget::Cubin(90));
-        assert_eq!(choose_target((9, 0), &ARCHS, true, v).unwrap(), CodeTarget::Ptx(90));
+        assert_eq!(
+            choose_target((9, 0), &ARCHS, false, v).unwrap(),
+            CodeTarget::Cubin(90)
+        );
+        assert_eq!(
+            choose_target((9, 0), &ARCHS, true, v).unwrap(),
+            CodeTarget::Ptx(90)
+        );
         // Newer minor of a known major: the older cubin runs.
-        assert_eq!(choose_target((12, 1), &ARCHS, false, v).unwrap(), CodeTarget::Cubin(120));
+        assert_eq!(
+            choose_target((12, 1), &ARCHS, false, v).unwrap(),
+            CodeTarget::Cubin(120)
+        );
         // A newer major than NVRTC knows: PTX for the newest it knows.
-        assert_eq!(choose_target((15, 0), &ARCHS, false, v).unwrap(), CodeTarget::Ptx(120));
+        assert_eq!(
+            choose_target((15, 0), &ARCHS, false, v).unwrap(),
+            CodeTarget::Ptx(120)
+        );
         // Older than NVRTC supports: an error that names both.
-        let e = choose_target((6, 1), &ARCHS, false, v).unwrap_err().to_string();
-        assert!(e.contains("sm_61") && e.contains("sm_75") && e.contains("13.0"), "{e}");
+        let e = choose_target((6, 1), &ARCHS, false, v)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("sm_61") && e.contains("sm_75") && e.contains("13.0"),
+            "{e}"
+        );
         assert_eq!(CodeTarget::Cubin(90).name(), "sm_90");
         assert_eq!(CodeTarget::Ptx(90).name(), "compute_90");
     }
@@ -567,6 +616,12 @@ mod tests {
                 "--generate-line-info"
             ]
         );
+    }
+
+    #[test]
+    fn header_digest_at_compile_time_matches_run_time() {
+        let headers = std::hint::black_box(headers());
+        assert_eq!(embedded_headers_digest(), headers_digest(headers));
     }
 
     #[test]

@@ -135,9 +135,10 @@ pub fn record_hit(layer: Layer) {
 /// Counts one NVRTC compile of `name` that took `elapsed`, and logs it.
 pub(crate) fn record_compile(name: &str, target: &str, elapsed: Duration, ok: bool) {
     COUNTERS.nvrtc.fetch_add(1, Ordering::Relaxed);
-    COUNTERS
-        .compile_nanos
-        .fetch_add(u64::try_from(elapsed.as_nanos()).unwrap_or(u64::MAX), Ordering::Relaxed);
+    COUNTERS.compile_nanos.fetch_add(
+        u64::try_from(elapsed.as_nanos()).unwrap_or(u64::MAX),
+        Ordering::Relaxed,
+    );
     log::info!(
         target: "cuprum::jit",
         "NVRTC compiled `{name}` for {target} in {:.1} ms{}",

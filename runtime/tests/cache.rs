@@ -55,7 +55,9 @@ impl Drop for TempDir {
 /// Every file under `dir`, relative, sorted.
 fn files(dir: &Path) -> Vec<String> {
     fn walk(base: &Path, dir: &Path, out: &mut Vec<String>) {
-        let Ok(rd) = std::fs::read_dir(dir) else { return };
+        let Ok(rd) = std::fs::read_dir(dir) else {
+            return;
+        };
         for e in rd.flatten() {
             let p = e.path();
             if p.is_dir() {
@@ -94,7 +96,9 @@ impl log::Log for Capture {
         true
     }
     fn log(&self, r: &log::Record) {
-        LOGS.lock().unwrap_or_else(|e| e.into_inner()).push((r.level(), r.args().to_string()));
+        LOGS.lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push((r.level(), r.args().to_string()));
     }
     fn flush(&self) {}
 }
@@ -139,21 +143,31 @@ fn run_child(check: &str, env: &[(&str, &str)], remove: &[&str]) -> std::process
 /// The entry point of child processes (does nothing in a normal run).
 #[test]
 fn child_entry() {
-    let Ok(check) = std::env::var("CUPRUM_CACHE_TEST_CHILD") else { return };
+    let Ok(check) = std::env::var("CUPRUM_CACHE_TEST_CHILD") else {
+        return;
+    };
     match check.as_str() {
         "config" => {
             let c = CacheConfig::from_env().unwrap();
-            println!("CONFIG dir={:?} in_memory={} save={}", c.dir, c.in_memory, c.save_source);
+            println!(
+                "CONFIG dir={:?} in_memory={} save={}",
+                c.dir, c.in_memory, c.save_source
+            );
             // The process-wide cache follows the environment.
             let g = cache::global().unwrap();
             assert_eq!(g.config(), &c);
             // Store something through the global cache; the parent inspects the directory.
-            let (_, layer) = g.get_or_compile(&key("from-env"), Some("// source"), || Ok(image("env"))).unwrap();
+            let (_, layer) = g
+                .get_or_compile(&key("from-env"), Some("// source"), || Ok(image("env")))
+                .unwrap();
             assert_eq!(layer, Layer::Nvrtc);
         }
         "bad-flag" => {
             let e = CacheConfig::from_env().unwrap_err().to_string();
-            assert!(e.contains("CUPY_CACHE_IN_MEMORY") && e.contains("0 or 1"), "{e}");
+            assert!(
+                e.contains("CUPY_CACHE_IN_MEMORY") && e.contains("0 or 1"),
+                "{e}"
+            );
             println!("BAD-FLAG ok");
         }
         "nvrtc-info" => match nvrtc::info() {
@@ -209,45 +223,154 @@ fn key_changes_with_every_input() {
 
     let mut seen = vec![k0];
     let mut differs = |what: &str, k: CacheKey| {
-        assert!(!seen.contains(&k), "changing the {what} did not change the key (or collided)");
+        assert!(
+            !seen.contains(&k),
+            "changing the {what} did not change the key (or collided)"
+        );
         seen.push(k);
     };
 
-    differs("source", KeyInputs { source: "extern \"C\" __global__ void k(float* x) { x[0] = 2; }", ..base }.key());
-    differs("source whitespace", KeyInputs { source: "extern \"C\" __global__ void k(float* x) { x[0] = 1; } ", ..base }.key());
+    differs(
+        "source",
+        KeyInputs {
+            source: "extern \"C\" __global__ void k(float* x) { x[0] = 2; }",
+            ..base
+        }
+        .key(),
+    );
+    differs(
+        "source whitespace",
+        KeyInputs {
+            source: "extern \"C\" __global__ void k(float* x) { x[0] = 1; } ",
+            ..base
+        }
+        .key(),
+    );
     differs(
         "headers",
-        KeyInputs { headers_digest: headers_digest(&[("cuprum/types.h", "typedef int  i32;")]), ..base }.key(),
+        KeyInputs {
+            headers_digest: headers_digest(&[("cuprum/types.h", "typedef int  i32;")]),
+            ..base
+        }
+        .key(),
     );
     differs(
         "header name",
-        KeyInputs { headers_digest: headers_digest(&[("cuprum/other.h", "typedef int i32;")]), ..base }.key(),
+        KeyInputs {
+            headers_digest: headers_digest(&[("cuprum/other.h", "typedef int i32;")]),
+            ..base
+        }
+        .key(),
     );
     let o2 = vec!["--gpu-architecture=sm_90".to_string(), "-DN=5".to_string()];
-    differs("options", KeyInputs { options: &o2, ..base }.key());
+    differs(
+        "options",
+        KeyInputs {
+            options: &o2,
+            ..base
+        }
+        .key(),
+    );
     let o3 = vec!["-DN=4".to_string(), "--gpu-architecture=sm_90".to_string()];
-    differs("option order", KeyInputs { options: &o3, ..base }.key());
+    differs(
+        "option order",
+        KeyInputs {
+            options: &o3,
+            ..base
+        }
+        .key(),
+    );
     // Field boundaries are unambiguous: splitting or joining options changes the key.
     let o4 = vec!["--gpu-architecture=sm_90-DN=4".to_string()];
-    differs("option split", KeyInputs { options: &o4, ..base }.key());
+    differs(
+        "option split",
+        KeyInputs {
+            options: &o4,
+            ..base
+        }
+        .key(),
+    );
     let o5 = vec![
         "--gpu-architecture=sm_90".to_string(),
         "-DN=4".to_string(),
         "--device-debug".to_string(),
         "--generate-line-info".to_string(),
     ];
-    differs("debug options", KeyInputs { options: &o5, ..base }.key());
+    differs(
+        "debug options",
+        KeyInputs {
+            options: &o5,
+            ..base
+        }
+        .key(),
+    );
     let n2 = vec!["fx3<double>".to_string()];
-    differs("name expressions", KeyInputs { name_expressions: &n2, ..base }.key());
-    differs("no name expressions", KeyInputs { name_expressions: &[], ..base }.key());
-    differs("target", KeyInputs { target: "sm_80", ..base }.key());
-    differs("target kind", KeyInputs { target: "compute_90", ..base }.key());
-    differs("NVRTC major", KeyInputs { compiler_version: (12, 0), ..base }.key());
-    differs("NVRTC minor", KeyInputs { compiler_version: (13, 1), ..base }.key());
-    differs("cuprum version", KeyInputs { cuprum_version: "0.0.1-test", ..base }.key());
+    differs(
+        "name expressions",
+        KeyInputs {
+            name_expressions: &n2,
+            ..base
+        }
+        .key(),
+    );
+    differs(
+        "no name expressions",
+        KeyInputs {
+            name_expressions: &[],
+            ..base
+        }
+        .key(),
+    );
+    differs(
+        "target",
+        KeyInputs {
+            target: "sm_80",
+            ..base
+        }
+        .key(),
+    );
+    differs(
+        "target kind",
+        KeyInputs {
+            target: "compute_90",
+            ..base
+        }
+        .key(),
+    );
+    differs(
+        "NVRTC major",
+        KeyInputs {
+            compiler_version: (12, 0),
+            ..base
+        }
+        .key(),
+    );
+    differs(
+        "NVRTC minor",
+        KeyInputs {
+            compiler_version: (13, 1),
+            ..base
+        }
+        .key(),
+    );
+    differs(
+        "cuprum version",
+        KeyInputs {
+            cuprum_version: "0.0.1-test",
+            ..base
+        }
+        .key(),
+    );
 
     // `new` fills in this crate's version.
-    let k = KeyInputs::new(base.source, base.headers_digest, &opts, &names, "sm_90", (13, 0));
+    let k = KeyInputs::new(
+        base.source,
+        base.headers_digest,
+        &opts,
+        &names,
+        "sm_90",
+        (13, 0),
+    );
     assert_eq!(k.cuprum_version, env!("CARGO_PKG_VERSION"));
 }
 
@@ -269,7 +392,10 @@ fn disk_round_trip_layout_and_lazy_creation() {
     let hex = k.hex();
     // Sharded by the first two hex digits; no source saved unless asked.
     assert_eq!(files(&dir), vec![format!("{}/{hex}.cuprum", &hex[..2])]);
-    assert_eq!(disk.entry_path(&k), dir.join(&hex[..2]).join(format!("{hex}.cuprum")));
+    assert_eq!(
+        disk.entry_path(&k),
+        dir.join(&hex[..2]).join(format!("{hex}.cuprum"))
+    );
 
     // Replacing an entry.
     assert!(disk.put(&k, b"other", None));
@@ -290,14 +416,20 @@ fn save_source_writes_the_cu_next_to_new_entries() {
         save_source: true,
     });
     let k = key("with-source");
-    kc.get_or_compile(&k, Some("__global__ void k() {}"), || Ok(image("s"))).unwrap();
+    kc.get_or_compile(&k, Some("__global__ void k() {}"), || Ok(image("s")))
+        .unwrap();
     let src = kc.disk().unwrap().source_path(&k);
-    assert_eq!(std::fs::read_to_string(&src).unwrap(), "__global__ void k() {}");
+    assert_eq!(
+        std::fs::read_to_string(&src).unwrap(),
+        "__global__ void k() {}"
+    );
     assert_eq!(src.extension().unwrap(), "cu");
     // An entry served from disk does not (re)write its source (CuPy's rule).
     std::fs::remove_file(&src).unwrap();
     let kc2 = KernelCache::new(kc.config().clone());
-    let (_, layer) = kc2.get_or_compile(&k, Some("__global__ void k() {}"), || panic!("no compile")).unwrap();
+    let (_, layer) = kc2
+        .get_or_compile(&k, Some("__global__ void k() {}"), || panic!("no compile"))
+        .unwrap();
     assert_eq!(layer, Layer::Disk);
     assert!(!src.exists());
 }
@@ -312,7 +444,9 @@ fn corrupt_entries_are_misses_and_get_rewritten() {
         compiles.fetch_add(1, Ordering::SeqCst);
         Ok(image("c"))
     };
-    KernelCache::new(cfg.clone()).get_or_compile(&k, None, compile).unwrap();
+    KernelCache::new(cfg.clone())
+        .get_or_compile(&k, None, compile)
+        .unwrap();
     let path = KernelCache::new(cfg.clone()).disk().unwrap().entry_path(&k);
     let good = std::fs::read(&path).unwrap();
 
@@ -357,14 +491,22 @@ fn corrupt_entries_are_misses_and_get_rewritten() {
             .unwrap();
         assert_eq!((layer, &*img), (Layer::Nvrtc, &image("c")), "{what}");
         assert_eq!(compiles.load(Ordering::SeqCst), before + 1, "{what}");
-        assert_eq!(std::fs::read(&path).unwrap(), good, "{what}: entry not rewritten");
-        let (_, layer) = KernelCache::new(cfg.clone()).get_or_compile(&k, None, || panic!("no compile")).unwrap();
+        assert_eq!(
+            std::fs::read(&path).unwrap(),
+            good,
+            "{what}: entry not rewritten"
+        );
+        let (_, layer) = KernelCache::new(cfg.clone())
+            .get_or_compile(&k, None, || panic!("no compile"))
+            .unwrap();
         assert_eq!(layer, Layer::Disk, "{what}");
     }
 
     // A valid entry whose payload is not a compiled image is also a miss.
     DiskCache::new(tmp.path()).put(&k, b"not an image", None);
-    let (_, layer) = KernelCache::new(cfg.clone()).get_or_compile(&k, None, || Ok(image("c"))).unwrap();
+    let (_, layer) = KernelCache::new(cfg.clone())
+        .get_or_compile(&k, None, || Ok(image("c")))
+        .unwrap();
     assert_eq!(layer, Layer::Nvrtc);
 }
 
@@ -379,14 +521,23 @@ fn unwritable_directory_falls_back_to_memory_with_one_warning() {
     let kc = KernelCache::new(CacheConfig::at(&dir));
     for i in 0..5 {
         let k = key(&format!("ro{i}"));
-        let (img, layer) = kc.get_or_compile(&k, Some("src"), || Ok(image("ro"))).unwrap();
+        let (img, layer) = kc
+            .get_or_compile(&k, Some("src"), || Ok(image("ro")))
+            .unwrap();
         assert_eq!((layer, &*img), (Layer::Nvrtc, &image("ro")));
         // Served from memory afterwards.
-        let (_, layer) = kc.get_or_compile(&k, None, || panic!("no compile")).unwrap();
+        let (_, layer) = kc
+            .get_or_compile(&k, None, || panic!("no compile"))
+            .unwrap();
         assert_eq!(layer, Layer::Memory);
     }
     assert!(!kc.disk().unwrap().is_writable());
-    assert_eq!(warnings_mentioning(&dir_text), 1, "{:?}", LOGS.lock().unwrap_or_else(|e| e.into_inner()));
+    assert_eq!(
+        warnings_mentioning(&dir_text),
+        1,
+        "{:?}",
+        LOGS.lock().unwrap_or_else(|e| e.into_inner())
+    );
     assert_eq!(kc.memory_len(), 5);
 
     // A read-only directory (permissions; root ignores them, so this part runs only where
@@ -401,7 +552,8 @@ fn unwritable_directory_falls_back_to_memory_with_one_warning() {
         if enforced {
             let kc = KernelCache::new(CacheConfig::at(&ro));
             for i in 0..3 {
-                kc.get_or_compile(&key(&format!("ro-perm{i}")), None, || Ok(image("p"))).unwrap();
+                kc.get_or_compile(&key(&format!("ro-perm{i}")), None, || Ok(image("p")))
+                    .unwrap();
             }
             assert_eq!(warnings_mentioning(&ro.display().to_string()), 1);
             assert!(files(&ro).is_empty());
@@ -438,8 +590,15 @@ fn concurrent_writers_leave_one_valid_entry() {
         h.join().unwrap();
     }
     let hex = k.hex();
-    assert_eq!(files(tmp.path()), vec![format!("{}/{hex}.cuprum", &hex[..2])], "one entry, no temporaries");
-    assert_eq!(DiskCache::new(tmp.path()).get(&k), Lookup::Hit(b"the same compiled bytes".to_vec()));
+    assert_eq!(
+        files(tmp.path()),
+        vec![format!("{}/{hex}.cuprum", &hex[..2])],
+        "one entry, no temporaries"
+    );
+    assert_eq!(
+        DiskCache::new(tmp.path()).get(&k),
+        Lookup::Hit(b"the same compiled bytes".to_vec())
+    );
 }
 
 #[test]
@@ -467,7 +626,11 @@ fn threads_sharing_a_cache_compile_once() {
     let layers: Vec<Layer> = handles.into_iter().map(|h| h.join().unwrap().1).collect();
     assert_eq!(compiles.load(Ordering::SeqCst), 1);
     assert_eq!(layers.iter().filter(|&&l| l == Layer::Nvrtc).count(), 1);
-    assert!(layers.iter().all(|&l| l == Layer::Nvrtc || l == Layer::Memory));
+    assert!(
+        layers
+            .iter()
+            .all(|&l| l == Layer::Nvrtc || l == Layer::Memory)
+    );
     assert_eq!(files(tmp.path()).len(), 1);
 }
 
@@ -477,7 +640,11 @@ fn compile_errors_are_not_cached() {
     let kc = KernelCache::new(CacheConfig::at(tmp.path()));
     let k = key("err");
     let e = kc
-        .get_or_compile(&k, None, || Err(Error::Unsupported { what: "boom".into() }))
+        .get_or_compile(&k, None, || {
+            Err(Error::Unsupported {
+                what: "boom".into(),
+            })
+        })
         .unwrap_err();
     assert!(e.to_string().contains("boom"));
     assert!(files(tmp.path()).is_empty());
@@ -497,8 +664,16 @@ fn in_memory_mode_writes_nothing() {
     assert!(kc.disk().is_none());
     for i in 0..3 {
         let k = key(&format!("mem{i}"));
-        assert_eq!(kc.get_or_compile(&k, Some("src"), || Ok(image("m"))).unwrap().1, Layer::Nvrtc);
-        assert_eq!(kc.get_or_compile(&k, Some("src"), || panic!()).unwrap().1, Layer::Memory);
+        assert_eq!(
+            kc.get_or_compile(&k, Some("src"), || Ok(image("m")))
+                .unwrap()
+                .1,
+            Layer::Nvrtc
+        );
+        assert_eq!(
+            kc.get_or_compile(&k, Some("src"), || panic!()).unwrap().1,
+            Layer::Memory
+        );
     }
     assert!(!dir.exists());
     assert!(files(tmp.path()).is_empty());
@@ -513,24 +688,45 @@ fn usage_and_clear_touch_only_cuprums_files() {
         save_source: true,
     });
     for i in 0..4 {
-        kc.get_or_compile(&key(&format!("c{i}")), Some("src"), || Ok(image("x"))).unwrap();
+        kc.get_or_compile(&key(&format!("c{i}")), Some("src"), || Ok(image("x")))
+            .unwrap();
     }
     // CuPy shares the default directory: its files, and anything else, stay.
     std::fs::write(tmp.path().join("0123abcd.cubin"), b"cupy").unwrap();
-    let shard = kc.disk().unwrap().entry_path(&key("c0")).parent().unwrap().to_path_buf();
+    let shard = kc
+        .disk()
+        .unwrap()
+        .entry_path(&key("c0"))
+        .parent()
+        .unwrap()
+        .to_path_buf();
     std::fs::write(shard.join("notes.txt"), b"mine").unwrap();
     std::fs::write(shard.join(".tmp.leftover.1.2"), b"half").unwrap();
     let u = cache::disk::usage(tmp.path()).unwrap();
     assert_eq!((u.entries, u.sources, u.temporaries), (4, 4, 1));
 
     let removed = cache::disk::clear(tmp.path()).unwrap();
-    assert_eq!((removed.entries, removed.sources, removed.temporaries), (4, 4, 1));
+    assert_eq!(
+        (removed.entries, removed.sources, removed.temporaries),
+        (4, 4, 1)
+    );
     let left = files(tmp.path());
     let shard_name = shard.file_name().unwrap().to_string_lossy().into_owned();
-    assert_eq!(left, vec!["0123abcd.cubin".to_string(), format!("{shard_name}/notes.txt")]);
+    assert_eq!(
+        left,
+        vec![
+            "0123abcd.cubin".to_string(),
+            format!("{shard_name}/notes.txt")
+        ]
+    );
     assert_eq!(cache::disk::usage(tmp.path()).unwrap().entries, 0);
     // A missing directory is empty, not an error.
-    assert_eq!(cache::disk::usage(&tmp.path().join("none")).unwrap().entries, 0);
+    assert_eq!(
+        cache::disk::usage(&tmp.path().join("none"))
+            .unwrap()
+            .entries,
+        0
+    );
 }
 
 // ------------------------------------------------------------------------------------------
@@ -543,14 +739,25 @@ fn environment_configures_the_process_cache() {
     let dir = tmp.path().join("from-env");
     let d = dir.to_str().unwrap();
     // CUPY_CACHE_DIR (+ CUPY_CACHE_SAVE_CUDA_SOURCE): the entry and its source land there.
-    let out = run_child("config", &[("CUPY_CACHE_DIR", d), ("CUPY_CACHE_SAVE_CUDA_SOURCE", "1")], &["CUPY_CACHE_IN_MEMORY"]);
+    let out = run_child(
+        "config",
+        &[("CUPY_CACHE_DIR", d), ("CUPY_CACHE_SAVE_CUDA_SOURCE", "1")],
+        &["CUPY_CACHE_IN_MEMORY"],
+    );
     assert!(String::from_utf8_lossy(&out.stdout).contains("in_memory=false save=true"));
     let u = cache::disk::usage(&dir).unwrap();
     assert_eq!((u.entries, u.sources), (1, 1));
 
     // CUPY_CACHE_IN_MEMORY=1: nothing is written.
     let dir2 = tmp.path().join("in-memory");
-    let out = run_child("config", &[("CUPY_CACHE_DIR", dir2.to_str().unwrap()), ("CUPY_CACHE_IN_MEMORY", "1")], &[]);
+    let out = run_child(
+        "config",
+        &[
+            ("CUPY_CACHE_DIR", dir2.to_str().unwrap()),
+            ("CUPY_CACHE_IN_MEMORY", "1"),
+        ],
+        &[],
+    );
     assert!(String::from_utf8_lossy(&out.stdout).contains("in_memory=true"));
     assert!(!dir2.exists());
 
@@ -559,10 +766,19 @@ fn environment_configures_the_process_cache() {
     let out = run_child(
         "config",
         &[("HOME", home.to_str().unwrap())],
-        &["CUPY_CACHE_DIR", "CUPY_CACHE_IN_MEMORY", "CUPY_CACHE_SAVE_CUDA_SOURCE"],
+        &[
+            "CUPY_CACHE_DIR",
+            "CUPY_CACHE_IN_MEMORY",
+            "CUPY_CACHE_SAVE_CUDA_SOURCE",
+        ],
     );
     assert!(String::from_utf8_lossy(&out.stdout).contains(".cupy/kernel_cache"));
-    assert_eq!(cache::disk::usage(&home.join(".cupy").join("kernel_cache")).unwrap().entries, 1);
+    assert_eq!(
+        cache::disk::usage(&home.join(".cupy").join("kernel_cache"))
+            .unwrap()
+            .entries,
+        1
+    );
 
     // A malformed flag is an error that names the variable.
     run_child("bad-flag", &[("CUPY_CACHE_IN_MEMORY", "yes")], &[]);
@@ -615,7 +831,10 @@ fn nvrtc_compiles_cubin_and_ptx_without_a_gpu() {
     let out = nvrtc::compile(&program(ADD, &opts, &[]), ptx).unwrap();
     assert_eq!(out.image.kind, ImageKind::Ptx);
     let text = String::from_utf8_lossy(&out.image.image);
-    assert!(text.contains(".entry my_add") && text.contains(".target sm_90"), "{text}");
+    assert!(
+        text.contains(".entry my_add") && text.contains(".target sm_90"),
+        "{text}"
+    );
     assert!(text.contains(".loc"), "debug build has line info");
     assert_eq!(ImageKind::sniff(&out.image.image), ImageKind::Ptx);
 }
@@ -629,15 +848,23 @@ template <typename T> __global__ void fx3(T* a, int n) {
     if (i < n) a[i] = a[i] * 3;
 }
 "#;
-    let names: Vec<String> = ["fx3<float>", "fx3<double>", "fx3<int>"].map(String::from).to_vec();
+    let names: Vec<String> = ["fx3<float>", "fx3<double>", "fx3<int>"]
+        .map(String::from)
+        .to_vec();
     let target = nvrtc::choose_target((9, 0), &info.supported_archs, false, info.version).unwrap();
     let opts = nvrtc::effective_options(&[], target, false);
     let out = nvrtc::compile(&program(src, &opts, &names), target).unwrap();
     assert_eq!(out.image.lowered_name("fx3<float>"), Some("_Z3fx3IfEvPT_i"));
-    assert_eq!(out.image.lowered_name("fx3<double>"), Some("_Z3fx3IdEvPT_i"));
+    assert_eq!(
+        out.image.lowered_name("fx3<double>"),
+        Some("_Z3fx3IdEvPT_i")
+    );
     assert_eq!(out.image.lowered_name("fx3<int>"), Some("_Z3fx3IiEvPT_i"));
     // The lowered names survive the cache's encoding.
-    assert_eq!(CompiledImage::decode(&out.image.encode()).unwrap(), out.image);
+    assert_eq!(
+        CompiledImage::decode(&out.image.encode()).unwrap(),
+        out.image
+    );
 }
 
 #[test]
@@ -649,17 +876,25 @@ fn nvrtc_errors_carry_the_log_and_on_request_the_source() {
     let e = nvrtc::compile(&program(src, &opts, &[]), target).unwrap_err();
     let m = e.to_string();
     assert!(matches!(e, Error::Compile { .. }), "{m}");
-    assert!(m.contains("cuprum test error") && m.contains("CUPY_DUMP_CUDA_SOURCE_ON_ERROR"), "{m}");
+    assert!(
+        m.contains("cuprum test error") && m.contains("CUPY_DUMP_CUDA_SOURCE_ON_ERROR"),
+        "{m}"
+    );
     assert!(!m.contains("1 // line one"), "{m}");
 
     let mut p = program(src, &opts, &[]);
     p.dump_source_on_error = true;
     let m = nvrtc::compile(&p, target).unwrap_err().to_string();
-    assert!(m.contains("1 // line one") && m.contains("2 #error cuprum test error"), "{m}");
+    assert!(
+        m.contains("1 // line one") && m.contains("2 #error cuprum test error"),
+        "{m}"
+    );
 
     // A bad option is a compile error that names it.
     let bad = nvrtc::effective_options(&["--no-such-option".to_string()], target, false);
-    let m = nvrtc::compile(&program(ADD, &bad, &[]), target).unwrap_err().to_string();
+    let m = nvrtc::compile(&program(ADD, &bad, &[]), target)
+        .unwrap_err()
+        .to_string();
     assert!(m.contains("--no-such-option"), "{m}");
 }
 
@@ -689,9 +924,15 @@ fn cuda_path_is_honoured_and_a_missing_nvrtc_is_an_error() {
         .and_then(|p| p.parent().map(Path::to_path_buf))
         .or_else(|| {
             std::env::var("LD_LIBRARY_PATH").ok().and_then(|v| {
-                v.split(':')
-                    .map(PathBuf::from)
-                    .find(|d| std::fs::read_dir(d).is_ok_and(|mut r| r.any(|e| e.is_ok_and(|e| e.file_name().to_string_lossy().starts_with("libnvrtc.so")))))
+                v.split(':').map(PathBuf::from).find(|d| {
+                    std::fs::read_dir(d).is_ok_and(|mut r| {
+                        r.any(|e| {
+                            e.is_ok_and(|e| {
+                                e.file_name().to_string_lossy().starts_with("libnvrtc.so")
+                            })
+                        })
+                    })
+                })
             })
         });
     let Some(dir) = dir else {
@@ -700,14 +941,24 @@ fn cuda_path_is_honoured_and_a_missing_nvrtc_is_an_error() {
     };
     // CUDA_PATH alone (no LD_LIBRARY_PATH): found in $CUDA_PATH/lib or lib64.
     let root = dir.parent().unwrap();
-    let out = run_child("nvrtc-info", &[("CUDA_PATH", root.to_str().unwrap())], &["LD_LIBRARY_PATH"]);
+    let out = run_child(
+        "nvrtc-info",
+        &[("CUDA_PATH", root.to_str().unwrap())],
+        &["LD_LIBRARY_PATH"],
+    );
     let text = String::from_utf8_lossy(&out.stdout);
-    assert!(text.contains("NVRTC ok") && text.contains("libnvrtc"), "{text}");
+    assert!(
+        text.contains("NVRTC ok") && text.contains("libnvrtc"),
+        "{text}"
+    );
 
     // Neither: a clean NoNvrtc error (unless the system has one on its default path).
     let out = run_child("nvrtc-info", &[], &["LD_LIBRARY_PATH", "CUDA_PATH"]);
     let text = String::from_utf8_lossy(&out.stdout);
     if text.contains("NVRTC missing") {
-        assert!(text.contains("nvidia-cuda-nvrtc") && text.contains("CUDA_PATH"), "{text}");
+        assert!(
+            text.contains("nvidia-cuda-nvrtc") && text.contains("CUDA_PATH"),
+            "{text}"
+        );
     }
 }

@@ -39,7 +39,8 @@ impl Rng {
             .duration_since(std::time::UNIX_EPOCH)
             .unwrap()
             .as_nanos() as u64;
-        let seed = t ^ N.fetch_add(0x9E37_79B9_7F4A_7C15, Ordering::Relaxed) ^ 0xD1B5_4A32_D192_ED03;
+        let seed =
+            t ^ N.fetch_add(0x9E37_79B9_7F4A_7C15, Ordering::Relaxed) ^ 0xD1B5_4A32_D192_ED03;
         Rng(seed | 1)
     }
     fn next(&mut self) -> u64 {
@@ -118,15 +119,24 @@ fn close(a: f64, b: f64, tol: f64) -> bool {
 fn assert_close_f32(got: &[f32], want: &[f32], what: &str) {
     assert_eq!(got.len(), want.len(), "{what}: length");
     for (i, (g, w)) in got.iter().zip(want).enumerate() {
-        assert!(close(*g as f64, *w as f64, 1e-6), "{what}[{i}]: got {g}, want {w}");
+        assert!(
+            close(*g as f64, *w as f64, 1e-6),
+            "{what}[{i}]: got {g}, want {w}"
+        );
     }
 }
 
 /// Re-runs this binary's `child_entry` test with `check` and extra environment; returns stdout.
 fn run_child(check: &str, env: &[(&str, &Path)], plain_env: &[(&str, &str)]) -> String {
     let mut cmd = Command::new(std::env::current_exe().unwrap());
-    cmd.args(["--exact", "child_entry", "--include-ignored", "--nocapture", "--test-threads=1"])
-        .env("CUPRUM_GPU_TEST_CHILD", check);
+    cmd.args([
+        "--exact",
+        "child_entry",
+        "--include-ignored",
+        "--nocapture",
+        "--test-threads=1",
+    ])
+    .env("CUPRUM_GPU_TEST_CHILD", check);
     for var in [
         "CUPY_CACHE_DIR",
         "CUPY_CACHE_IN_MEMORY",
@@ -157,9 +167,12 @@ fn run_child(check: &str, env: &[(&str, &Path)], plain_env: &[(&str, &str)]) -> 
 fn child_stats(stdout: &str) -> [u64; 6] {
     let line = stdout
         .lines()
-        .find_map(|l| l.strip_prefix("STATS "))
+        .find_map(|l| l.find("STATS ").map(|i| &l[i + 6..]))
         .unwrap_or_else(|| panic!("no STATS line in:\n{stdout}"));
-    let v: Vec<u64> = line.split_whitespace().map(|t| t.split('=').nth(1).unwrap().parse().unwrap()).collect();
+    let v: Vec<u64> = line
+        .split_whitespace()
+        .map(|t| t.split('=').nth(1).unwrap().parse().unwrap())
+        .collect();
     [v[0], v[1], v[2], v[3], v[4], v[5]]
 }
 
@@ -196,7 +209,9 @@ fn print_stats() {
 #[test]
 #[ignore = "needs a CUDA GPU"]
 fn child_entry() {
-    let Ok(check) = std::env::var("CUPRUM_GPU_TEST_CHILD") else { return };
+    let Ok(check) = std::env::var("CUPRUM_GPU_TEST_CHILD") else {
+        return;
+    };
     Device::current().expect("GPU");
     match check.as_str() {
         // Compile (or load) ADD through the environment's cache and run it.
@@ -228,7 +243,10 @@ fn child_entry() {
             let k = RawKernel::new("// first line\n#error dumped source test\n", "nothing");
             let e = k.compile().unwrap_err().to_string();
             println!("ERROR {e}");
-            assert!(e.contains("1 // first line") && e.contains("2 #error dumped source test"), "{e}");
+            assert!(
+                e.contains("1 // first line") && e.contains("2 #error dumped source test"),
+                "{e}"
+            );
         }
         // The attributes of ADD (ptx_version / binary_version differ for PTX builds).
         "attrs" => {
@@ -269,12 +287,21 @@ extern "C" __global__ void index2d(int* out, int w) {
     let d = (gz * bz) as usize;
     let mut out = Array::full(w * h * d, -1i32).unwrap();
     // SAFETY: index2d(int*, int) writes exactly w*h*d elements.
-    unsafe { k2.launch(&LaunchConfig::new((gx, gy, gz), (bx, by, bz)), (&mut out, w as i32)) }.unwrap();
+    unsafe {
+        k2.launch(
+            &LaunchConfig::new((gx, gy, gz), (bx, by, bz)),
+            (&mut out, w as i32),
+        )
+    }
+    .unwrap();
     let got = out.to_vec().unwrap();
     for z in 0..d {
         for y in 0..h {
             for x in 0..w {
-                assert_eq!(got[(z * h + y) * w + x], (x + 1000 * y + 1_000_000 * z) as i32);
+                assert_eq!(
+                    got[(z * h + y) * w + x],
+                    (x + 1000 * y + 1_000_000 * z) as i32
+                );
             }
         }
     }
@@ -301,7 +328,10 @@ __global__ void test_multiply(const float* x1, const float* x2, float* y, unsign
     let n = 100usize;
     let mut rng = Rng::new();
     let (a, b) = (rng.vec_f32(n), rng.vec_f32(n));
-    let (x1, x2) = (Array::from_slice(&a).unwrap(), Array::from_slice(&b).unwrap());
+    let (x1, x2) = (
+        Array::from_slice(&a).unwrap(),
+        Array::from_slice(&b).unwrap(),
+    );
     let mut y = Array::full(n, f32::NAN).unwrap();
     let cfg = LaunchConfig::new(10, 10);
     // SAFETY: (const float*, const float*, float*, unsigned int), n = 100 = 10 x 10 threads.
@@ -349,7 +379,10 @@ extern "C" __global__ void scale(const float* x, float* y, unsigned int n) {
 #[ignore = "needs a CUDA GPU"]
 fn error_directive_surfaces_in_the_error() {
     setup();
-    let k = RawKernel::new("#error this kernel refuses to compile\nextern \"C\" __global__ void k() {}\n", "k");
+    let k = RawKernel::new(
+        "#error this kernel refuses to compile\nextern \"C\" __global__ void k() {}\n",
+        "k",
+    );
     let e = k.compile().unwrap_err();
     let m = e.to_string();
     assert!(matches!(e, Error::Compile { .. }), "{m}");
@@ -369,9 +402,16 @@ fn load_cubin_and_ptx_from_files_and_bytes() {
     let (major, minor) = dev.compute_capability();
     let arch = major * 10 + minor;
     let mut targets = vec![nvrtc::CodeTarget::Ptx(
-        *info.supported_archs.iter().filter(|&&a| a <= arch).max().unwrap(),
+        *info
+            .supported_archs
+            .iter()
+            .filter(|&&a| a <= arch)
+            .max()
+            .unwrap(),
     )];
-    if let Ok(t @ nvrtc::CodeTarget::Cubin(_)) = nvrtc::choose_target((major, minor), &info.supported_archs, false, info.version) {
+    if let Ok(t @ nvrtc::CodeTarget::Cubin(_)) =
+        nvrtc::choose_target((major, minor), &info.supported_archs, false, info.version)
+    {
         targets.push(t);
     }
     for target in targets {
@@ -388,7 +428,9 @@ fn load_cubin_and_ptx_from_files_and_bytes() {
             target,
         )
         .unwrap();
-        let path = tmp.path().join(format!("my_add.{}", out.image.kind.extension()));
+        let path = tmp
+            .path()
+            .join(format!("my_add.{}", out.image.kind.extension()));
         let mut bytes = out.image.image.clone();
         if out.image.kind == cache::ImageKind::Ptx {
             // A PTX file as nvcc writes it: text without the trailing NUL.
@@ -401,8 +443,77 @@ fn load_cubin_and_ptx_from_files_and_bytes() {
         run_add(&from_file.get_function("my_add").unwrap(), 513);
         let from_bytes = RawModule::from_bytes(bytes).unwrap();
         run_add(&from_bytes.get_function("my_add").unwrap(), 77);
-        assert_eq!(from_file.served_by(&dev), None, "images are not JIT lookups");
+        assert_eq!(
+            from_file.served_by(&dev),
+            None,
+            "images are not JIT lookups"
+        );
     }
+}
+
+/// nvcc from PATH or `$CUDA_PATH/bin`, if there is one.
+fn find_nvcc() -> Option<PathBuf> {
+    let candidates = std::env::var_os("PATH")
+        .map(|p| {
+            std::env::split_paths(&p)
+                .map(|d| d.join("nvcc"))
+                .collect::<Vec<_>>()
+        })
+        .unwrap_or_default();
+    let from_cuda_path =
+        std::env::var_os("CUDA_PATH").map(|p| PathBuf::from(p).join("bin").join("nvcc"));
+    candidates
+        .into_iter()
+        .chain(from_cuda_path)
+        .find(|p| p.is_file())
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn load_a_fatbin_built_by_nvcc() {
+    let dev = setup();
+    let Some(nvcc) = find_nvcc() else {
+        // Only the fatbin producer is missing; the loader is covered by the cubin/PTX test.
+        eprintln!("no nvcc on PATH or in $CUDA_PATH/bin: fatbin loading not exercised");
+        return;
+    };
+    let tmp = TempDir::new("fatbin");
+    let cu = tmp.path().join("my_add.cu");
+    std::fs::write(&cu, ADD).unwrap();
+    let (major, minor) = dev.compute_capability();
+    let arch = format!("{major}{minor}");
+    let fatbin = tmp.path().join("my_add.fatbin");
+    let out = Command::new(&nvcc)
+        .arg("-fatbin")
+        .arg(format!(
+            "-gencode=arch=compute_{arch},code=[sm_{arch},compute_{arch}]"
+        ))
+        .arg("-o")
+        .arg(&fatbin)
+        .arg(&cu)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "nvcc failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let bytes = std::fs::read(&fatbin).unwrap();
+    assert_eq!(cache::ImageKind::sniff(&bytes), cache::ImageKind::Fatbin);
+    run_add(
+        &RawModule::from_file(&fatbin)
+            .unwrap()
+            .get_function("my_add")
+            .unwrap(),
+        999,
+    );
+    run_add(
+        &RawModule::from_bytes(bytes)
+            .unwrap()
+            .get_function("my_add")
+            .unwrap(),
+        64,
+    );
 }
 
 #[test]
@@ -416,10 +527,14 @@ fn missing_file_and_missing_function_are_errors() {
     let module = RawModule::new(ADD);
     let e = module.get_function("my_sub").unwrap_err();
     assert!(matches!(e, Error::FunctionNotFound { .. }), "{e}");
-    assert!(e.to_string().contains("my_sub") && e.to_string().contains("extern \"C\""), "{e}");
+    assert!(
+        e.to_string().contains("my_sub") && e.to_string().contains("extern \"C\""),
+        "{e}"
+    );
     // A RawKernel with a wrong name fails at its first launch, cleanly.
     // SAFETY: never launched (the lookup fails).
-    let e = unsafe { RawKernel::new(ADD, "my_sub").launch(&LaunchConfig::new(1, 1), ()) }.unwrap_err();
+    let e =
+        unsafe { RawKernel::new(ADD, "my_sub").launch(&LaunchConfig::new(1, 1), ()) }.unwrap_err();
     assert!(matches!(e, Error::FunctionNotFound { .. }), "{e}");
     // Garbage bytes are refused before the driver sees them or by the driver, without a crash.
     assert!(RawModule::from_bytes(b"\x7fELF\x02\x01garbage".to_vec()).is_err());
@@ -483,7 +598,11 @@ __global__ void scale(T* a, T s, int n) {
     if (i < n) a[i] = a[i] * s;
 }
 "#;
-    let names = ["scale<int>", "scale<float>", "scale<cuprum::complex<double>>"];
+    let names = [
+        "scale<int>",
+        "scale<float>",
+        "scale<cuprum::complex<double>>",
+    ];
     let module = RawModule::new(src).name_expressions(names);
     let n = 333usize;
     let cfg = LaunchConfig::for_elements(n, 128);
@@ -495,7 +614,10 @@ __global__ void scale(T* a, T s, int n) {
     let mut ai = Array::from_slice(&vi).unwrap();
     // SAFETY: scale<int>(int*, int, int), bounded by n.
     unsafe { ki.launch(&cfg, (&mut ai, si, n as i32)) }.unwrap();
-    assert_eq!(ai.to_vec().unwrap(), vi.iter().map(|v| v * si).collect::<Vec<_>>());
+    assert_eq!(
+        ai.to_vec().unwrap(),
+        vi.iter().map(|v| v * si).collect::<Vec<_>>()
+    );
 
     let kf = module.get_function("scale<float>").unwrap();
     let vf = rng.vec_f32(n);
@@ -503,9 +625,15 @@ __global__ void scale(T* a, T s, int n) {
     let mut af = Array::from_slice(&vf).unwrap();
     // SAFETY: scale<float>(float*, float, int), bounded by n.
     unsafe { kf.launch(&cfg, (&mut af, sf, n as i32)) }.unwrap();
-    assert_close_f32(&af.to_vec().unwrap(), &vf.iter().map(|v| v * sf).collect::<Vec<_>>(), "scale<float>");
+    assert_close_f32(
+        &af.to_vec().unwrap(),
+        &vf.iter().map(|v| v * sf).collect::<Vec<_>>(),
+        "scale<float>",
+    );
 
-    let kc = module.get_function("scale<cuprum::complex<double>>").unwrap();
+    let kc = module
+        .get_function("scale<cuprum::complex<double>>")
+        .unwrap();
     let vc: Vec<Complex<f64>> = (0..n).map(|_| Complex::new(rng.f64(), rng.f64())).collect();
     let sc = Complex::new(rng.f64(), rng.f64());
     let mut ac = Array::from_slice(&vc).unwrap();
@@ -514,11 +642,20 @@ __global__ void scale(T* a, T s, int n) {
     unsafe { kc.launch(&cfg, (&mut ac, sc, n as i32)) }.unwrap();
     for (i, (g, v)) in ac.to_vec().unwrap().iter().zip(&vc).enumerate() {
         let w = v * sc;
-        assert!(close(g.re, w.re, 1e-12) && close(g.im, w.im, 1e-12), "complex[{i}]: {g} vs {w}");
+        assert!(
+            close(g.re, w.re, 1e-12) && close(g.im, w.im, 1e-12),
+            "complex[{i}]: {g} vs {w}"
+        );
     }
 
-    assert_eq!(module.lowered_name("scale<float>").unwrap(), "_Z5scaleIfEvPT_S0_i");
-    let e = module.get_function("scale<double>").unwrap_err().to_string();
+    assert_eq!(
+        module.lowered_name("scale<float>").unwrap(),
+        "_Z5scaleIfEvPT_S0_i"
+    );
+    let e = module
+        .get_function("scale<double>")
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("name expressions"), "{e}");
 }
 
@@ -556,14 +693,28 @@ extern "C" __global__ void echo(
     let k = RawKernel::new(src, "echo");
     let mut rng = Rng::new();
     let r = |rng: &mut Rng| rng.next();
-    let (i8v, i16v, i32v, i64v) = (r(&mut rng) as i8, r(&mut rng) as i16, r(&mut rng) as i32, r(&mut rng) as i64);
-    let (u8v, u16v, u32v, u64v) = (r(&mut rng) as u8, r(&mut rng) as u16, r(&mut rng) as u32, r(&mut rng));
+    let (i8v, i16v, i32v, i64v) = (
+        r(&mut rng) as i8,
+        r(&mut rng) as i16,
+        r(&mut rng) as i32,
+        r(&mut rng) as i64,
+    );
+    let (u8v, u16v, u32v, u64v) = (
+        r(&mut rng) as u8,
+        r(&mut rng) as u16,
+        r(&mut rng) as u32,
+        r(&mut rng),
+    );
     let h = f16::from_f32(rng.f32());
     let bh = bf16::from_f32(rng.f32());
     let (f, d) = (rng.f32(), rng.f64());
     let c32 = Complex::new(rng.f32(), rng.f32());
     let c64 = Complex::new(rng.f64(), rng.f64());
-    let s = S { a: rng.f32(), b: rng.i32(), c: rng.f64() };
+    let s = S {
+        a: rng.f32(),
+        b: rng.i32(),
+        c: rng.f64(),
+    };
     let sz = r(&mut rng) as usize;
     let want: Vec<u64> = vec![
         1,
@@ -590,7 +741,9 @@ extern "C" __global__ void echo(
     ];
     // Tuple arguments.
     let mut out = Array::full(want.len(), 0xDEAD_BEEF_u64).unwrap();
-    let args = (&mut out, true, i8v, i16v, i32v, i64v, u8v, u16v, u32v, u64v, h, bh, f, d, c32, c64, s, sz);
+    let args = (
+        &mut out, true, i8v, i16v, i32v, i64v, u8v, u16v, u32v, u64v, h, bh, f, d, c32, c64, s, sz,
+    );
     // SAFETY: the argument types match echo's parameters one by one (f16/bf16 as their 16-bit
     // patterns, Complex as float2/double2, S as struct S, usize as size_t).
     unsafe { k.launch(&LaunchConfig::new(1, 1), args) }.unwrap();
@@ -649,7 +802,10 @@ extern "C" __global__ void reverse_block(const float* x, float* y) {
     // over exactly blocks*threads elements.
     unsafe { k.launch(&cfg, (&x, &mut y)) }.unwrap();
     stream.synchronize().unwrap();
-    let want: Vec<f32> = a.chunks(threads).flat_map(|c| c.iter().rev().copied()).collect();
+    let want: Vec<f32> = a
+        .chunks(threads)
+        .flat_map(|c| c.iter().rev().copied())
+        .collect();
     assert_close_f32(&y.to_vec().unwrap(), &want, "reverse_block");
 }
 
@@ -672,7 +828,10 @@ extern "C" __global__ void big(float* y, unsigned int n) {
     let a = k.attributes().unwrap();
     let (major, minor) = dev.compute_capability();
     println!("{a:?}");
-    assert!(a.max_threads_per_block > 0 && a.max_threads_per_block <= dev.max_threads_per_block() as i32);
+    assert!(
+        a.max_threads_per_block > 0
+            && a.max_threads_per_block <= dev.max_threads_per_block() as i32
+    );
     assert!(a.shared_size_bytes >= 2048, "{a:?}");
     assert!(a.const_size_bytes >= 256, "{a:?}");
     assert!(a.num_regs > 0);
@@ -696,25 +855,38 @@ extern "C" __global__ void big(float* y, unsigned int n) {
     let default_dyn = a.max_dynamic_shared_size_bytes as u32;
     let want_dyn = 100 * 1024u32;
     let optin = dev.max_shared_memory_per_block_optin() as u32;
-    assert!(optin >= want_dyn + 2048, "this GPU allows only {optin} bytes of shared memory");
+    assert!(
+        optin >= want_dyn + 2048,
+        "this GPU allows only {optin} bytes of shared memory"
+    );
 
     // Too much dynamic shared memory: a clean error that names the attribute; nothing launched.
     let cfg = LaunchConfig::new((n / 256) as u32, 256).shared_mem(want_dyn);
     // SAFETY: big(float*, unsigned int), bounded by n.
     let e = unsafe { k.launch(&cfg, (&mut y, n as u32)) }.unwrap_err();
     assert!(matches!(e, Error::SharedMemory { .. }), "{e}");
-    assert!(e.to_string().contains("max_dynamic_shared_size_bytes"), "{e}");
-    assert!(y.to_vec().unwrap().iter().all(|v| v.is_nan()), "nothing ran");
+    assert!(
+        e.to_string().contains("max_dynamic_shared_size_bytes"),
+        "{e}"
+    );
+    assert!(
+        y.to_vec().unwrap().iter().all(|v| v.is_nan()),
+        "nothing ran"
+    );
 
     // Raise it and the launch works.
-    k.set_max_dynamic_shared_size_bytes(want_dyn as i32).unwrap();
+    k.set_max_dynamic_shared_size_bytes(want_dyn as i32)
+        .unwrap();
     assert_eq!(k.max_dynamic_shared_size_bytes().unwrap(), want_dyn as i32);
     assert!(default_dyn < want_dyn);
     // SAFETY: as above.
     unsafe { k.launch(&cfg, (&mut y, n as u32)) }.unwrap();
     assert!(y.to_vec().unwrap().iter().all(|v| v.is_finite()));
     // Beyond what the device allows: refused, the old value stays.
-    assert!(k.set_max_dynamic_shared_size_bytes(optin as i32 + 1).is_err());
+    assert!(
+        k.set_max_dynamic_shared_size_bytes(optin as i32 + 1)
+            .is_err()
+    );
     assert_eq!(k.max_dynamic_shared_size_bytes().unwrap(), want_dyn as i32);
 
     k.set_preferred_shared_memory_carveout(50).unwrap();
@@ -737,7 +909,13 @@ extern "C" __global__ void big(float* y, unsigned int n) {
     // The kernel still works afterwards (no sticky error).
     let mut y2 = Array::full(256, f32::NAN).unwrap();
     // SAFETY: as above with n = 256 and 256 floats of dynamic shared memory.
-    unsafe { k.launch(&LaunchConfig::new(1, 256).shared_mem(1024), (&mut y2, 256u32)) }.unwrap();
+    unsafe {
+        k.launch(
+            &LaunchConfig::new(1, 256).shared_mem(1024),
+            (&mut y2, 256u32),
+        )
+    }
+    .unwrap();
     assert!(y2.to_vec().unwrap().iter().all(|v| v.is_finite()));
 }
 
@@ -751,9 +929,17 @@ fn second_process_is_served_from_the_disk_cache() {
     setup();
     let tmp = TempDir::new("second");
     let first = child_stats(&run_child("add", &[("CUPY_CACHE_DIR", tmp.path())], &[]));
-    assert_eq!((first[0], first[4]), (1, 1), "first process compiles and writes: {first:?}");
+    assert_eq!(
+        (first[0], first[4]),
+        (1, 1),
+        "first process compiles and writes: {first:?}"
+    );
     let second = child_stats(&run_child("add", &[("CUPY_CACHE_DIR", tmp.path())], &[]));
-    assert_eq!((second[0], second[1]), (0, 1), "second process: disk hit, no NVRTC: {second:?}");
+    assert_eq!(
+        (second[0], second[1]),
+        (0, 1),
+        "second process: disk hit, no NVRTC: {second:?}"
+    );
     assert_eq!(cache::disk::usage(tmp.path()).unwrap().entries, 1);
 }
 
@@ -771,8 +957,16 @@ fn corrupted_entry_is_recompiled_and_rewritten() {
     bad[mid] ^= 0xFF;
     std::fs::write(&entry[0], &bad).unwrap();
     let s = child_stats(&run_child("add", &[("CUPY_CACHE_DIR", tmp.path())], &[]));
-    assert_eq!((s[0], s[5], s[4]), (1, 1, 1), "corrupt -> miss, compile, rewrite: {s:?}");
-    assert_ne!(std::fs::read(&entry[0]).unwrap(), bad, "the damaged entry was rewritten");
+    assert_eq!(
+        (s[0], s[5], s[4]),
+        (1, 1, 1),
+        "corrupt -> miss, compile, rewrite: {s:?}"
+    );
+    assert_ne!(
+        std::fs::read(&entry[0]).unwrap(),
+        bad,
+        "the damaged entry was rewritten"
+    );
     let _ = good;
     let s = child_stats(&run_child("add", &[("CUPY_CACHE_DIR", tmp.path())], &[]));
     assert_eq!((s[0], s[1]), (0, 1));
@@ -797,7 +991,11 @@ fn find_entries(dir: &Path) -> Vec<PathBuf> {
 fn two_threads_compiling_one_kernel_leave_one_entry() {
     setup();
     let tmp = TempDir::new("threads");
-    let s = child_stats(&run_child("two-threads", &[("CUPY_CACHE_DIR", tmp.path())], &[]));
+    let s = child_stats(&run_child(
+        "two-threads",
+        &[("CUPY_CACHE_DIR", tmp.path())],
+        &[],
+    ));
     assert_eq!(s[0], 1, "one NVRTC compile: {s:?}");
     assert_eq!(find_entries(tmp.path()).len(), 1);
     let u = cache::disk::usage(tmp.path()).unwrap();
@@ -810,9 +1008,17 @@ fn cache_in_memory_writes_nothing() {
     setup();
     let tmp = TempDir::new("inmem");
     let dir = tmp.path().join("cache");
-    let s = child_stats(&run_child("add", &[("CUPY_CACHE_DIR", &dir)], &[("CUPY_CACHE_IN_MEMORY", "1")]));
+    let s = child_stats(&run_child(
+        "add",
+        &[("CUPY_CACHE_DIR", &dir)],
+        &[("CUPY_CACHE_IN_MEMORY", "1")],
+    ));
     assert_eq!((s[0], s[4]), (1, 0));
-    assert!(!dir.exists(), "CUPY_CACHE_IN_MEMORY=1 created {}", dir.display());
+    assert!(
+        !dir.exists(),
+        "CUPY_CACHE_IN_MEMORY=1 created {}",
+        dir.display()
+    );
 }
 
 #[test]
@@ -821,12 +1027,20 @@ fn save_source_ptx_and_debug_variables() {
     setup();
     let tmp = TempDir::new("vars");
     // CUPY_CACHE_SAVE_CUDA_SOURCE=1: the .cu lands next to the entry.
-    run_child("add", &[("CUPY_CACHE_DIR", tmp.path())], &[("CUPY_CACHE_SAVE_CUDA_SOURCE", "1")]);
+    run_child(
+        "add",
+        &[("CUPY_CACHE_DIR", tmp.path())],
+        &[("CUPY_CACHE_SAVE_CUDA_SOURCE", "1")],
+    );
     let u = cache::disk::usage(tmp.path()).unwrap();
     assert_eq!((u.entries, u.sources), (1, 1));
 
     // CUPY_COMPILE_WITH_PTX=1: another entry (the target is part of the key), holding PTX.
-    let out = run_child("attrs", &[("CUPY_CACHE_DIR", tmp.path())], &[("CUPY_COMPILE_WITH_PTX", "1")]);
+    let out = run_child(
+        "attrs",
+        &[("CUPY_CACHE_DIR", tmp.path())],
+        &[("CUPY_COMPILE_WITH_PTX", "1")],
+    );
     assert_eq!(child_stats(&out)[0], 1);
     let entries = find_entries(tmp.path());
     assert_eq!(entries.len(), 2);
@@ -839,12 +1053,20 @@ fn save_source_ptx_and_debug_variables() {
     );
 
     // CUPY_CUDA_COMPILE_WITH_DEBUG=1: a third entry; the kernel still runs.
-    let out = run_child("attrs", &[("CUPY_CACHE_DIR", tmp.path())], &[("CUPY_CUDA_COMPILE_WITH_DEBUG", "1")]);
+    let out = run_child(
+        "attrs",
+        &[("CUPY_CACHE_DIR", tmp.path())],
+        &[("CUPY_CUDA_COMPILE_WITH_DEBUG", "1")],
+    );
     assert_eq!(child_stats(&out)[0], 1);
     assert_eq!(find_entries(tmp.path()).len(), 3);
 
     // CUPY_DUMP_CUDA_SOURCE_ON_ERROR=1: the error carries the numbered source.
-    let out = run_child("dump", &[("CUPY_CACHE_DIR", tmp.path())], &[("CUPY_DUMP_CUDA_SOURCE_ON_ERROR", "1")]);
+    let out = run_child(
+        "dump",
+        &[("CUPY_CACHE_DIR", tmp.path())],
+        &[("CUPY_DUMP_CUDA_SOURCE_ON_ERROR", "1")],
+    );
     assert!(out.contains("2 #error dumped source test"), "{out}");
 }
 

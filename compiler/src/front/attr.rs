@@ -71,12 +71,12 @@ impl Parse for Arg {
     }
 }
 
-pub fn parse(kind: AttrKind, args: TokenStream, diags: &mut Diagnostics) -> KernelAttr {
+pub fn parse(kind: AttrKind, args: TokenStream, attr_span: Span, diags: &mut Diagnostics) -> KernelAttr {
     let mut out = KernelAttr::default();
     if args.is_empty() {
         if kind == AttrKind::Reduction {
             diags.error(
-                Span::call_site(),
+                attr_span,
                 "`#[reduction]` needs at least `reduce`: `#[reduction(identity = 0, reduce = |a, b| a + b)]`",
             );
         }
@@ -100,10 +100,16 @@ pub fn parse(kind: AttrKind, args: TokenStream, diags: &mut Diagnostics) -> Kern
             AttrKind::Device => &[],
         };
         if !allowed.contains(&name.as_str()) {
-            let hint = if allowed.is_empty() {
-                "it takes no arguments".to_string()
-            } else {
-                format!("expected one of: {}", allowed.join(", "))
+            let attr = match kind {
+                AttrKind::Elementwise => "elementwise",
+                AttrKind::RawKernel => "rawkernel",
+                AttrKind::Reduction => "reduction",
+                AttrKind::Device => "device",
+            };
+            let hint = match allowed.iter().find(|a| similar(a, &name)) {
+                _ if allowed.is_empty() => format!("`#[{attr}]` takes no arguments: write `#[{attr}]`"),
+                Some(a) => format!("did you mean `{a}`?"),
+                None => format!("`#[{attr}]` takes: {}", allowed.join(", ")),
             };
             diags.error(arg.name.span(), format!("unknown attribute argument `{name}`; {hint}"));
             continue;
@@ -121,14 +127,34 @@ pub fn parse(kind: AttrKind, args: TokenStream, diags: &mut Diagnostics) -> Kern
         }
     }
     if kind == AttrKind::Reduction && out.reduce.is_none() {
-        diags.error(out.span.unwrap_or_else(Span::call_site), "`#[reduction]` needs `reduce = |a, b| ...`");
+        diags.error(out.span.unwrap_or(attr_span), "`#[reduction]` needs `reduce = |a, b| ...`: `#[reduction(identity = 0, reduce = |a, b| a + b)]`");
     }
     out
 }
 
+/// Whether two argument names differ only in case and underscores, or by one edit.
+fn similar(a: &str, b: &str) -> bool {
+    let norm = |s: &str| s.chars().filter(|c| *c != '_').flat_map(char::to_lowercase).collect::<Vec<char>>();
+    let (x, y) = (norm(a), norm(b));
+    if x == y {
+        return true;
+    }
+    // One substitution, insertion or deletion.
+    let (short, long) = if x.len() <= y.len() { (&x, &y) } else { (&y, &x) };
+    if long.len() - short.len() > 1 {
+        return false;
+    }
+    let prefix = short.iter().zip(long.iter()).take_while(|(p, q)| p == q).count();
+    if short.len() == long.len() {
+        short[prefix + 1..] == long[prefix + 1..]
+    } else {
+        short[prefix..] == long[prefix + 1..]
+    }
+}
+
 /// Lowers the reduction's parts; the closures' parameters become locals of the item.
 pub fn lower_reduction(attr: &KernelAttr, cx: &mut Lowerer<'_>) -> Option<ReductionParts> {
-    let acc = attr.acc.as_ref().and_then(|t| ty::lower(t, &cx.generics, ty::Position::Local, cx.diags));
+    let acc = attr.acc.as_ref().and_then(|t| ty::lower(t, &cx.generics, cx.scope, ty::Position::Local, cx.diags));
     let identity = attr.identity.as_ref().map(|e| Box::new(cx.expr(e)));
     let reduce = closure(attr.reduce.as_ref()?, 2, "reduce", cx)?;
     let post = match &attr.post {
@@ -145,7 +171,9 @@ fn closure(e: &syn::Expr, arity: usize, what: &str, cx: &mut Lowerer<'_>) -> Opt
         return None;
     };
     if c.inputs.len() != arity {
-        cx.diags.error(c.inputs.span(), format!("`{what}` takes a closure of {arity} parameter(s)"));
+        let example = if arity == 2 { "|a, b| a + b" } else { "|a| a.sqrt()" };
+        let n = if arity == 2 { "two parameters" } else { "one parameter" };
+        cx.diags.error(c.inputs.span(), format!("`{what}` takes a closure of {n}: `{what} = {example}`"));
         return None;
     }
     cx.push_scope();
@@ -154,7 +182,7 @@ fn closure(e: &syn::Expr, arity: usize, what: &str, cx: &mut Lowerer<'_>) -> Opt
         let (ident, declared) = match p {
             syn::Pat::Ident(pi) => (&pi.ident, None),
             syn::Pat::Type(pt) => match &*pt.pat {
-                syn::Pat::Ident(pi) => (&pi.ident, ty::lower(&pt.ty, &cx.generics, ty::Position::Local, cx.diags)),
+                syn::Pat::Ident(pi) => (&pi.ident, ty::lower(&pt.ty, &cx.generics, cx.scope, ty::Position::Local, cx.diags)),
                 other => {
                     cx.diags.error(other.span(), "closure parameters must be plain names");
                     cx.pop_scope();
@@ -203,7 +231,11 @@ pub fn instances(attr: &KernelAttr, generics: &[Generic], diags: &mut Diagnostic
                 };
                 match dt {
                     Some(dt) if g.bound.admits(dt) => inst.push(dt),
-                    Some(dt) => diags.error(d.span(), format!("`{dt}` does not satisfy `{}: {}`", g.name.text, g.bound.name())),
+                    Some(dt) => {
+                        let ok: Vec<&str> = DType::ALL.iter().filter(|d| g.bound.admits(**d)).map(|d| d.rust_name()).collect();
+                        let n = &g.name.text;
+                        diags.error(d.span(), format!("`{dt}` does not satisfy `{n}: {}`; `{n}` can be {}", g.bound.name(), ok.join(", ")))
+                    }
                     None => diags.error(d.span(), "expected a scalar type such as `f32`, `i64`, `f16` or `Complex<f64>`"),
                 }
             }

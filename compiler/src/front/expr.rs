@@ -13,22 +13,28 @@ use crate::lang;
 
 pub struct Lowerer<'d> {
     pub diags: &'d mut Diagnostics,
+    pub scope: &'d super::FileScope,
     pub generics: Vec<String>,
     pub locals: Vec<Local>,
     scopes: Vec<HashMap<String, LocalId>>,
     loops: Vec<(Option<String>, LoopId)>,
+    /// Locals whose type or initializer was rejected (already reported): using them reports nothing
+    /// more.
+    pub poisoned: std::collections::HashSet<LocalId>,
     pub next_expr: u32,
     next_loop: u32,
 }
 
 impl<'d> Lowerer<'d> {
-    pub fn new(diags: &'d mut Diagnostics) -> Self {
+    pub fn new(diags: &'d mut Diagnostics, scope: &'d super::FileScope) -> Self {
         Lowerer {
             diags,
+            scope,
             generics: Vec::new(),
             locals: Vec::new(),
             scopes: Vec::new(),
             loops: Vec::new(),
+            poisoned: Default::default(),
             next_expr: 0,
             next_loop: 0,
         }
@@ -59,7 +65,7 @@ impl<'d> Lowerer<'d> {
     /// A placeholder after an error (no later phase runs on a module with errors).
     fn error(&mut self, span: Span, message: impl std::fmt::Display) -> Expr {
         self.diags.error(span, message);
-        self.mk(ExprKind::Tuple(Vec::new()), span)
+        self.mk(ExprKind::Error, span)
     }
 
     pub fn block(&mut self, b: &syn::Block) -> Block {
@@ -109,7 +115,13 @@ impl<'d> Lowerer<'d> {
             None => None,
         };
         // The initializer is lowered before the pattern declares its names (`let x = x + 1;`).
+        let errors = self.diags.len();
         let pat = self.pat(&l.pat, None)?;
+        if self.diags.len() > errors || matches!(init, Some(Expr { kind: ExprKind::Error, .. })) {
+            let mut ids = Vec::new();
+            pat_locals(&pat, &mut ids);
+            self.poisoned.extend(ids);
+        }
         Some(Stmt::Let { pat, init, span: l.span() })
     }
 
@@ -124,7 +136,7 @@ impl<'d> Lowerer<'d> {
                 Some(Pat::Bind(id, pi.ident.span()))
             }
             syn::Pat::Type(pt) => {
-                let t = ty::lower(&pt.ty, &self.generics, Position::Local, self.diags);
+                let t = ty::lower(&pt.ty, &self.generics, self.scope, Position::Local, self.diags);
                 self.pat(&pt.pat, t)
             }
             syn::Pat::Wild(w) => Some(Pat::Wild(w.span())),
@@ -187,9 +199,9 @@ impl<'d> Lowerer<'d> {
             }
             syn::Expr::Cast(c) => {
                 let inner = self.expr(&c.expr);
-                match ty::lower(&c.ty, &self.generics, Position::Local, self.diags) {
+                match ty::lower(&c.ty, &self.generics, self.scope, Position::Local, self.diags) {
                     Some(t) => self.mk(ExprKind::Cast(Box::new(inner), t), span),
-                    None => self.mk(ExprKind::Tuple(Vec::new()), span),
+                    None => self.mk(ExprKind::Error, span),
                 }
             }
             syn::Expr::Call(c) => self.call(c),
@@ -225,7 +237,7 @@ impl<'d> Lowerer<'d> {
             }
             syn::Expr::Repeat(r) => {
                 let value = self.expr(&r.expr);
-                let len = ty::const_len(&r.len, self.diags).unwrap_or(0);
+                let len = ty::const_len(&r.len, self.scope, self.diags).unwrap_or(0);
                 self.mk(ExprKind::ArrayRepeat { value: Box::new(value), len }, span)
             }
             syn::Expr::Block(b) => {
@@ -259,14 +271,14 @@ impl<'d> Lowerer<'d> {
             syn::Expr::ForLoop(f) => self.for_loop(f),
             syn::Expr::Break(b) => {
                 let Some(target) = self.loop_target(b.label.as_ref(), span, "break") else {
-                    return self.mk(ExprKind::Tuple(Vec::new()), span);
+                    return self.mk(ExprKind::Error, span);
                 };
                 let value = b.expr.as_ref().map(|e| Box::new(self.expr(e)));
                 self.mk(ExprKind::Break { target, value }, span)
             }
             syn::Expr::Continue(c) => {
                 let Some(target) = self.loop_target(c.label.as_ref(), span, "continue") else {
-                    return self.mk(ExprKind::Tuple(Vec::new()), span);
+                    return self.mk(ExprKind::Error, span);
                 };
                 self.mk(ExprKind::Continue { target }, span)
             }
@@ -367,7 +379,7 @@ impl<'d> Lowerer<'d> {
             return Some(Ty::Scalar(DType::C64)); // refined from the arguments by the type checker
         }
         let path = syn::Path::from((**seg).clone());
-        ty::lower(&syn::Type::Path(syn::TypePath { qself: None, path }), &self.generics, Position::Local, self.diags)
+        ty::lower(&syn::Type::Path(syn::TypePath { qself: None, path }), &self.generics, self.scope, Position::Local, self.diags)
     }
 
     fn path_expr(&mut self, p: &syn::ExprPath) -> Expr {
@@ -389,12 +401,32 @@ impl<'d> Lowerer<'d> {
             if name == "None" || name == "Some" {
                 return self.error(span, "`Option` is not available in kernels; return a value and a `bool` flag in a tuple");
             }
-            return self.error(span, format!("cannot find value `{name}` in this kernel; kernels see their parameters and locals only"));
+            if let Some((d, c)) = self.scope.float_consts.get(&name) {
+                let name = Name { text: c.clone(), span };
+                return self.mk(ExprKind::Const { ty: Ty::Scalar(*d), name }, span);
+            }
+            if let Some((t, init)) = self.scope.consts.get(&name) {
+                // A file-level `const`: its initializer, typed as declared, at each use.
+                let scope = self.scope;
+                return match ty::lower(t, &[], scope, Position::Local, self.diags) {
+                    Some(t @ Ty::Scalar(d)) if d.is_primitive() => {
+                        let inner = self.expr(init);
+                        self.mk(ExprKind::Cast(Box::new(inner), t), span)
+                    }
+                    Some(_) => self.error(span, format!("`{name}` is not a constant of a primitive number type; kernels can use `const` items of `bool`, integer and `f32`/`f64` types")),
+                    None => self.mk(ExprKind::Error, span),
+                };
+            }
+            if !self.scope.whole_file {
+                // Under a macro: an item of the file this check cannot see; rustc resolves it.
+                return self.mk(ExprKind::Error, span);
+            }
+            return self.error(span, format!("cannot find value `{name}` in this kernel; kernels see their parameters, their locals and the file's `const` items"));
         }
         let segs: Vec<&syn::PathSegment> = p.path.segments.iter().collect();
         let (last, prefix) = segs.split_last().expect("paths have at least one segment");
         let name = Name { text: last.ident.to_string(), span: last.ident.span() };
-        let Some(ty) = self.path_type(prefix, span) else { return self.mk(ExprKind::Tuple(Vec::new()), span) };
+        let Some(ty) = self.path_type(prefix, span) else { return self.mk(ExprKind::Error, span) };
         self.mk(ExprKind::Const { ty, name }, span)
     }
 
@@ -451,10 +483,15 @@ impl<'d> Lowerer<'d> {
         if segs.len() == 1 {
             let seg = segs[0];
             let name = seg.ident.to_string();
-            if self.lookup(&name).is_some() {
-                return self.error(span, format!("`{name}` is a value, not a function"));
+            if let Some(l) = self.lookup(&name) {
+                if self.poisoned.contains(&l) {
+                    return self.mk(ExprKind::Error, span);
+                }
+                return self.error(span, format!("`{name}` is a local value, not a function; kernels call `#[device]` functions and the prelude's intrinsics"));
             }
-            let (tys, consts) = self.turbofish(&seg.arguments);
+            let Some((tys, consts)) = self.turbofish(&seg.arguments) else {
+                return self.mk(ExprKind::Error, span);
+            };
             if let Some(intr) = lang::intrinsic(&name) {
                 return self.mk(ExprKind::Call { callee: Callee::Intrinsic { name: intr, tys, consts }, args }, span);
             }
@@ -473,8 +510,11 @@ impl<'d> Lowerer<'d> {
         if prefix.len() == 1 {
             let head = prefix[0].ident.to_string();
             match head.as_str() {
-                "Vec" | "Box" | "String" | "Rc" | "Arc" | "HashMap" => {
-                    return self.error(span, format!("`{head}` is not available in kernels (no heap on the GPU); use a `&[T]` argument or a local `[T; N]` array"))
+                "String" => {
+                    return self.error(span, "`String` is not available in kernels; pass numbers, or a `&[u8]` of bytes");
+                }
+                "Vec" | "Box" | "Rc" | "Arc" | "HashMap" => {
+                    return self.error(span, format!("`{head}` is not available in kernels (no heap on the GPU); use a `&[T]` / `&mut [T]` argument or a local `[T; N]` array"))
                 }
                 "Complex" if name.text == "new" => {
                     return self.mk(ExprKind::Call { callee: Callee::Intrinsic { name: "complex_new", tys: Vec::new(), consts: Vec::new() }, args }, span);
@@ -482,41 +522,60 @@ impl<'d> Lowerer<'d> {
                 _ => {}
             }
         }
-        let Some(ty) = self.path_type(prefix, span) else { return self.mk(ExprKind::Tuple(Vec::new()), span) };
+        let Some(ty) = self.path_type(prefix, span) else { return self.mk(ExprKind::Error, span) };
         self.mk(ExprKind::Call { callee: Callee::Assoc { ty, name }, args }, span)
     }
 
-    fn turbofish(&mut self, args: &syn::PathArguments) -> (Vec<Ty>, Vec<u64>) {
+    /// Generic arguments of a call: types and constant lengths (`shared_array::<f32, 256>`, or a
+    /// file `const`: `shared_array::<f32, TILE>`). `None` under a macro when a constant is a name
+    /// this check cannot see (rustc checks it).
+    fn turbofish(&mut self, args: &syn::PathArguments) -> Option<(Vec<Ty>, Vec<u64>)> {
         let mut tys = Vec::new();
         let mut consts = Vec::new();
+        let mut unknown = false;
         if let syn::PathArguments::AngleBracketed(a) = args {
             for g in &a.args {
                 match g {
+                    // A bare name parses as a type; it is a constant when the file defines one.
+                    syn::GenericArgument::Type(syn::Type::Path(p))
+                        if p.qself.is_none()
+                            && p.path.get_ident().is_some_and(|i| {
+                                let i = i.to_string();
+                                self.scope.consts.contains_key(&i)
+                                    || (!self.scope.whole_file && !self.generics.contains(&i) && crate::dtype::DType::from_rust_name(&i).is_none())
+                            }) =>
+                    {
+                        let e = syn::Expr::Path(syn::ExprPath { attrs: Vec::new(), qself: None, path: p.path.clone() });
+                        match ty::const_len(&e, self.scope, self.diags) {
+                            Some(n) => consts.push(n),
+                            None => unknown = true,
+                        }
+                    }
                     syn::GenericArgument::Type(t) => {
-                        // `shared_array::<f32, 256>` parses `256` as a const argument, but a bare
-                        // name could be either; a type lowering failure is reported there.
-                        if let Some(t) = ty::lower(t, &self.generics, Position::Local, self.diags) {
+                        if let Some(t) = ty::lower(t, &self.generics, self.scope, Position::Local, self.diags) {
                             tys.push(t);
                         }
                     }
-                    syn::GenericArgument::Const(e) => {
-                        if let Some(n) = ty::const_len(e, self.diags) {
-                            consts.push(n);
-                        }
-                    }
+                    syn::GenericArgument::Const(e) => match ty::const_len(e, self.scope, self.diags) {
+                        Some(n) => consts.push(n),
+                        None => unknown = true,
+                    },
                     other => self.diags.error(other.span(), "unsupported generic argument"),
                 }
             }
         }
-        (tys, consts)
+        if unknown && !self.scope.whole_file { None } else { Some((tys, consts)) }
     }
 
     fn method_call(&mut self, m: &syn::ExprMethodCall) -> Expr {
         let span = m.span();
         let method = m.method.to_string();
         match method.as_str() {
-            "unwrap" | "expect" | "unwrap_or" => {
-                return self.error(m.method.span(), "panics and `Option`/`Result` are not available in kernels; check with `if` instead of unwrapping")
+            "unwrap" | "expect" | "unwrap_or" | "unwrap_or_default" | "unwrap_unchecked" => {
+                return self.error(
+                    m.method.span(),
+                    format!("`.{method}()`: panics and `Option`/`Result` are not available in kernels; compute the value directly and check the edge case with `if`"),
+                )
             }
             "iter" | "iter_mut" | "into_iter" | "map" | "sum" | "collect" | "fold" | "zip" | "enumerate" => {
                 return self.error(m.method.span(), "iterators are not available in kernels; loop over indices: `for i in 0..a.len()`")
@@ -660,7 +719,7 @@ impl<'d> Lowerer<'d> {
     fn for_loop(&mut self, f: &syn::ExprForLoop) -> Expr {
         let span = f.span();
         let label = f.label.as_ref().map(label_name);
-        let Some(range) = self.range_iter(&f.expr) else { return self.mk(ExprKind::Tuple(Vec::new()), span) };
+        let Some(range) = self.range_iter(&f.expr) else { return self.mk(ExprKind::Error, span) };
         let id = self.enter_loop(label.as_ref());
         self.push_scope();
         let var = match &*f.pat {
@@ -710,11 +769,27 @@ impl<'d> Lowerer<'d> {
                 r.step = Some(Box::new(self.expr(&m.args[0])));
                 Some(r)
             }
+            syn::Expr::MethodCall(_) => {
+                self.diags.error(e.span(), unsupported);
+                None
+            }
             other => {
-                self.diags.error(other.span(), unsupported);
+                self.diags.error(
+                    other.span(),
+                    "`for` over a slice or an array is not available in kernels; loop over indices: `for i in 0..x.len()` and read `x[i]`",
+                );
                 None
             }
         }
+    }
+}
+
+/// The locals a `let` pattern binds.
+fn pat_locals(p: &Pat, out: &mut Vec<LocalId>) {
+    match p {
+        Pat::Bind(l, _) => out.push(*l),
+        Pat::Wild(_) => {}
+        Pat::Tuple(ps, _) => ps.iter().for_each(|p| pat_locals(p, out)),
     }
 }
 

@@ -10,13 +10,91 @@ mod attr;
 mod expr;
 mod ty;
 
+use std::collections::HashMap;
+
 use proc_macro2::{Span, TokenStream};
 use syn::spanned::Spanned;
+
+use crate::dtype::DType;
 
 use crate::diag::Diagnostics;
 use crate::ir::{self, Bound, Generic, Item, ItemKind, Local, LocalId, Module, Name, Param, Ty};
 
 pub use attr::KernelAttr;
+
+/// What a kernel sees of its file besides its own tokens: the file's `const` items and its
+/// `use std::f32::consts::..` imports. Under a macro only the item is known (`whole_file` false):
+/// names the item does not define are then left to rustc and report nothing here.
+#[derive(Default)]
+pub struct FileScope {
+    pub whole_file: bool,
+    /// `const NAME: T = init;` items of the file: the type and the initializer, inlined at uses.
+    pub consts: HashMap<String, (syn::Type, syn::Expr)>,
+    /// Float constants imported by `use std::f32::consts::{PI, E as EULER};`: the name in scope ->
+    /// (the float type, the constant's name).
+    pub float_consts: HashMap<String, (DType, String)>,
+    /// Names imported by name (a glob import does not hide them).
+    named_imports: std::collections::HashSet<String>,
+}
+
+impl FileScope {
+    /// The scope of a whole file: its `const` items and float-constant imports.
+    pub fn of_file(file: &syn::File) -> FileScope {
+        let mut scope = FileScope { whole_file: true, ..FileScope::default() };
+        for item in &file.items {
+            match item {
+                syn::Item::Const(c) => {
+                    scope.consts.insert(c.ident.to_string(), ((*c.ty).clone(), (*c.expr).clone()));
+                }
+                syn::Item::Use(u) => scope.add_use(&u.tree, &mut Vec::new()),
+                _ => {}
+            }
+        }
+        scope
+    }
+
+    /// Records the float constants a `use` tree imports (`std|core::f32|f64::consts::X`).
+    fn add_use(&mut self, tree: &syn::UseTree, path: &mut Vec<String>) {
+        let float = |path: &[String]| match path {
+            [root, f, consts] if (root == "std" || root == "core") && consts == "consts" => match f.as_str() {
+                "f32" => Some(DType::F32),
+                "f64" => Some(DType::F64),
+                _ => None,
+            },
+            _ => None,
+        };
+        match tree {
+            syn::UseTree::Path(p) => {
+                path.push(p.ident.to_string());
+                self.add_use(&p.tree, path);
+                path.pop();
+            }
+            syn::UseTree::Group(g) => g.items.iter().for_each(|t| self.add_use(t, path)),
+            syn::UseTree::Name(n) => {
+                if let Some(d) = float(path) {
+                    self.named_imports.insert(n.ident.to_string());
+                    self.float_consts.insert(n.ident.to_string(), (d, n.ident.to_string()));
+                }
+            }
+            syn::UseTree::Rename(r) => {
+                if let Some(d) = float(path) {
+                    self.named_imports.insert(r.rename.to_string());
+                    self.float_consts.insert(r.rename.to_string(), (d, r.ident.to_string()));
+                }
+            }
+            syn::UseTree::Glob(_) => {
+                if let Some(d) = float(path) {
+                    // A glob import never hides a name imported by name, as in Rust.
+                    for c in crate::lang::FLOAT_CONSTS.iter().filter(|c| !matches!(**c, "INFINITY" | "NEG_INFINITY" | "NAN" | "EPSILON" | "MAX" | "MIN" | "MIN_POSITIVE")) {
+                        if !self.named_imports.contains(*c) {
+                            self.float_consts.insert(c.to_string(), (d, c.to_string()));
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
 
 /// Which attribute an item was marked with.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -43,6 +121,7 @@ impl AttrKind {
 /// Lowers every annotated function of a file. Unannotated items are ignored (a kernel file is an
 /// ordinary Rust module); annotated ones that are not functions are errors.
 pub fn lower_file(file: &syn::File, diags: &mut Diagnostics) -> Module {
+    let scope = FileScope::of_file(file);
     let mut module = Module::default();
     for item in &file.items {
         let (attrs, span) = match item {
@@ -67,7 +146,7 @@ pub fn lower_file(file: &syn::File, diags: &mut Diagnostics) -> Module {
                     continue;
                 }
             };
-            if let Some(item) = lower_item(kind, args, f, diags) {
+            if let Some(item) = lower_item(kind, args, a.span(), f, &scope, diags) {
                 module.items.push(item);
             }
         }
@@ -75,11 +154,19 @@ pub fn lower_file(file: &syn::File, diags: &mut Diagnostics) -> Module {
     module
 }
 
-/// Lowers one annotated function. Returns `None` only when nothing usable could be lowered (the
-/// errors are in `diags`).
-pub fn lower_item(kind: AttrKind, args: TokenStream, f: &syn::ItemFn, diags: &mut Diagnostics) -> Option<Item> {
-    let attr = attr::parse(kind, args, diags);
-    let mut cx = expr::Lowerer::new(diags);
+/// Lowers one annotated function. `attr_span` is the attribute's (errors about missing arguments
+/// point there). Returns `None` only when nothing usable could be lowered (the errors are in
+/// `diags`).
+pub fn lower_item(
+    kind: AttrKind,
+    args: TokenStream,
+    attr_span: Span,
+    f: &syn::ItemFn,
+    scope: &FileScope,
+    diags: &mut Diagnostics,
+) -> Option<Item> {
+    let attr = attr::parse(kind, args, attr_span, diags);
+    let mut cx = expr::Lowerer::new(diags, scope);
     let sig = &f.sig;
     if let Some(c) = &sig.constness {
         cx.diags.error(c.span, "kernels cannot be `const fn`; remove `const`");
@@ -101,8 +188,10 @@ pub fn lower_item(kind: AttrKind, args: TokenStream, f: &syn::ItemFn, diags: &mu
     for gp in &sig.generics.params {
         match gp {
             syn::GenericParam::Type(tp) => {
+                let errors = cx.diags.len();
                 let bound = generic_bound(tp, sig.generics.where_clause.as_ref(), cx.diags);
-                generics.push(Generic { name: Name { text: tp.ident.to_string(), span: tp.ident.span() }, bound });
+                let unchecked = cx.diags.len() > errors;
+                generics.push(Generic { name: Name { text: tp.ident.to_string(), span: tp.ident.span() }, bound, unchecked });
             }
             syn::GenericParam::Lifetime(_) => {}
             syn::GenericParam::Const(c) => {
@@ -121,14 +210,17 @@ pub fn lower_item(kind: AttrKind, args: TokenStream, f: &syn::ItemFn, diags: &mu
                 cx.diags.error(r.span(), "kernels are free functions; `self` parameters are not available");
             }
             syn::FnArg::Typed(pt) => {
-                let t = ty::lower(&pt.ty, &cx.generics, ty::Position::Param, cx.diags);
+                let t = ty::lower(&pt.ty, &cx.generics, scope, ty::Position::Param, cx.diags);
                 match &*pt.pat {
                     syn::Pat::Ident(pi) => {
                         if let Some(r) = &pi.by_ref {
                             cx.diags.error(r.span, "`ref` bindings are not supported in kernel parameters");
                         }
                         let local = cx.declare(&pi.ident, pi.mutability.is_some(), t.clone());
-                        params.push(Param { local, ty: t.unwrap_or(Ty::Unit), span: pt.span() });
+                        if t.is_none() {
+                            cx.poisoned.insert(local);
+                        }
+                        params.push(Param { local, ty: t.unwrap_or(Ty::Error), span: pt.span() });
                     }
                     other => {
                         cx.diags.error(other.span(), "kernel parameters must be plain names (`x: f32`)");
@@ -141,7 +233,7 @@ pub fn lower_item(kind: AttrKind, args: TokenStream, f: &syn::ItemFn, diags: &mu
     let (ret, ret_span) = match &sig.output {
         syn::ReturnType::Default => (Ty::Unit, sig.ident.span()),
         syn::ReturnType::Type(_, t) => {
-            (ty::lower(t, &cx.generics, ty::Position::Return, cx.diags).unwrap_or(Ty::Unit), t.span())
+            (ty::lower(t, &cx.generics, scope, ty::Position::Return, cx.diags).unwrap_or(Ty::Error), t.span())
         }
     };
 
@@ -183,7 +275,7 @@ pub fn lower_item(kind: AttrKind, args: TokenStream, f: &syn::ItemFn, diags: &mu
 }
 
 fn placeholder_closure(cx: &mut expr::Lowerer<'_>) -> ir::Closure {
-    let e = cx.mk(ir::ExprKind::Tuple(Vec::new()), Span::call_site());
+    let e = cx.mk(ir::ExprKind::Error, Span::call_site());
     ir::Closure { params: Vec::new(), body: Box::new(e), span: Span::call_site() }
 }
 
@@ -254,4 +346,109 @@ pub(crate) fn new_local(locals: &mut Vec<Local>, name: &syn::Ident, mutable: boo
     let id = LocalId(locals.len() as u32);
     locals.push(Local { name: Name { text: name.to_string(), span: name.span() }, declared, mutable });
     id
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ir::{ExprKind, Lit, Stmt, UnOp};
+
+    fn lower(src: &str) -> (Module, Diagnostics) {
+        let file = syn::parse_file(src).expect("valid Rust");
+        let mut diags = Diagnostics::new();
+        let module = lower_file(&file, &mut diags);
+        (module, diags)
+    }
+
+    fn let_init(item: &Item, k: usize) -> &ir::Expr {
+        match &item.body.stmts[k] {
+            Stmt::Let { init: Some(e), .. } => e,
+            other => panic!("statement {k} is not a `let` with an initializer: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn shadowing_makes_new_locals_and_uses_resolve_to_the_latest() {
+        let (m, d) = lower("#[device] fn f(x: i32) -> i32 { let x = x + 1; let x = x * 2; x }");
+        assert!(d.is_empty());
+        let item = &m.items[0];
+        // The parameter and the two `let`s are three locals named `x`.
+        assert_eq!(item.locals.iter().filter(|l| l.name.text == "x").count(), 3);
+        let ExprKind::Binary(_, lhs, _) = &let_init(item, 0).kind else { panic!() };
+        assert!(matches!(lhs.kind, ExprKind::Local(LocalId(0))), "the first initializer reads the parameter");
+        let ExprKind::Binary(_, lhs, _) = &let_init(item, 1).kind else { panic!() };
+        assert!(matches!(lhs.kind, ExprKind::Local(LocalId(1))), "the second reads the first `let`");
+        assert!(matches!(item.body.tail.as_ref().unwrap().kind, ExprKind::Local(LocalId(2))));
+    }
+
+    #[test]
+    fn block_scopes_end() {
+        let (m, d) = lower("#[device] fn f(a: i32) -> i32 { let b = { let a = 1; a }; a + b }");
+        assert!(d.is_empty());
+        let tail = m.items[0].body.tail.as_ref().unwrap();
+        let ExprKind::Binary(_, lhs, _) = &tail.kind else { panic!() };
+        assert!(matches!(lhs.kind, ExprKind::Local(LocalId(0))), "`a` after the block is the parameter again");
+    }
+
+    #[test]
+    fn labels_resolve_to_their_loop() {
+        let src = "#[device] fn f(n: u32) { 'outer: for i in 0..n { loop { if i > 2 { break 'outer; } continue 'outer; } } }";
+        let (m, d) = lower(src);
+        assert!(d.is_empty());
+        let Some(outer) = m.items[0].body.tail.as_ref() else { panic!("the loop is the tail") };
+        let ExprKind::For { id: outer_id, body, .. } = &outer.kind else { panic!() };
+        let ExprKind::Loop { id: inner_id, body: inner, .. } = &body.tail.as_ref().unwrap().kind else { panic!() };
+        assert_ne!(outer_id, inner_id);
+        let Stmt::Expr(if_expr) = &inner.stmts[0] else { panic!() };
+        let ExprKind::If { then, .. } = &if_expr.kind else { panic!() };
+        let Stmt::Expr(brk) = &then.stmts[0] else { panic!() };
+        assert!(matches!(brk.kind, ExprKind::Break { target, .. } if target == *outer_id));
+        let cont = inner.stmts.get(1).map(|s| match s {
+            Stmt::Expr(e) => e,
+            _ => panic!(),
+        });
+        assert!(matches!(cont.unwrap().kind, ExprKind::Continue { target } if target == *outer_id));
+    }
+
+    #[test]
+    fn unknown_labels_and_loose_breaks_are_errors() {
+        let (_, d) = lower("#[device] fn f() { loop { break 'nowhere; } }");
+        assert_eq!(d.len(), 1);
+        let (_, d) = lower("#[device] fn f() { break; }");
+        assert_eq!(d.len(), 1);
+    }
+
+    #[test]
+    fn literals() {
+        let (m, d) = lower("#[device] fn f() { let a = -5; let b = b'a'; let c = 2f32; let d = 0x10u8; }");
+        assert!(d.is_empty());
+        let item = &m.items[0];
+        let ExprKind::Unary(UnOp::Neg, inner) = &let_init(item, 0).kind else { panic!() };
+        assert!(matches!(inner.kind, ExprKind::Lit(Lit::Int { value: 5, suffix: None })));
+        assert!(matches!(let_init(item, 1).kind, ExprKind::Lit(Lit::Int { value: 97, suffix: Some(crate::dtype::DType::U8) })));
+        assert!(matches!(&let_init(item, 2).kind, ExprKind::Lit(Lit::Float { suffix: Some(crate::dtype::DType::F32), .. })));
+        assert!(matches!(let_init(item, 3).kind, ExprKind::Lit(Lit::Int { value: 16, .. })));
+    }
+
+    #[test]
+    fn negative_literal_patterns_are_negations() {
+        let (m, d) = lower("#[device] fn f(x: i32) -> i32 { match x { -1 => 0, -3..=-2 => 1, _ => 2 } }");
+        assert!(d.is_empty(), "{d:?}");
+        let ExprKind::Match { arms, .. } = &m.items[0].body.tail.as_ref().unwrap().kind else { panic!() };
+        assert!(matches!(&arms[0].pat, ir::MatchPat::Lit(e) if matches!(e.kind, ExprKind::Unary(UnOp::Neg, _))));
+    }
+
+    #[test]
+    fn rejected_constructs_become_error_nodes() {
+        let (m, d) = lower("#[device] fn f() -> f32 { let v = vec![1.0]; 0.0 }");
+        assert_eq!(d.len(), 1);
+        assert!(matches!(let_init(&m.items[0], 0).kind, ExprKind::Error));
+    }
+
+    #[test]
+    fn attribute_instances_parse_complex_types() {
+        let (m, d) = lower("#[elementwise(instances = [Complex<f32>, (f64)])] fn f<T: Number>(x: T) -> T { x }");
+        assert!(d.is_empty(), "{d:?}");
+        assert_eq!(m.items[0].instances, vec![vec![crate::dtype::DType::C32], vec![crate::dtype::DType::F64]]);
+    }
 }

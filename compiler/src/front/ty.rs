@@ -3,6 +3,7 @@
 
 use syn::spanned::Spanned;
 
+use super::FileScope;
 use crate::diag::Diagnostics;
 use crate::dtype::DType;
 use crate::ir::Ty;
@@ -39,20 +40,20 @@ pub fn dtype_of_path(path: &syn::Path) -> Option<DType> {
     DType::from_rust_name(&name)
 }
 
-pub fn lower(t: &syn::Type, generics: &[String], pos: Position, diags: &mut Diagnostics) -> Option<Ty> {
+pub fn lower(t: &syn::Type, generics: &[String], scope: &FileScope, pos: Position, diags: &mut Diagnostics) -> Option<Ty> {
     match t {
-        syn::Type::Paren(p) => lower(&p.elem, generics, pos, diags),
-        syn::Type::Group(g) => lower(&g.elem, generics, pos, diags),
+        syn::Type::Paren(p) => lower(&p.elem, generics, scope, pos, diags),
+        syn::Type::Group(g) => lower(&g.elem, generics, scope, pos, diags),
         syn::Type::Tuple(tt) => {
             if tt.elems.is_empty() {
                 return Some(Ty::Unit);
             }
-            let elems: Vec<Option<Ty>> = tt.elems.iter().map(|e| lower(e, generics, pos, diags)).collect();
+            let elems: Vec<Option<Ty>> = tt.elems.iter().map(|e| lower(e, generics, scope, pos, diags)).collect();
             elems.into_iter().collect::<Option<Vec<_>>>().map(Ty::Tuple)
         }
         syn::Type::Array(a) => {
-            let elem = lower(&a.elem, generics, Position::Local, diags)?;
-            let len = const_len(&a.len, diags)?;
+            let elem = lower(&a.elem, generics, scope, Position::Local, diags)?;
+            let len = const_len(&a.len, scope, diags)?;
             Some(Ty::Array(Box::new(elem), len))
         }
         syn::Type::Reference(r) => {
@@ -63,12 +64,12 @@ pub fn lower(t: &syn::Type, generics: &[String], pos: Position, diags: &mut Diag
             let mutable = r.mutability.is_some();
             match &*r.elem {
                 syn::Type::Slice(s) => {
-                    let elem = lower(&s.elem, generics, Position::Local, diags)?;
+                    let elem = lower(&s.elem, generics, scope, Position::Local, diags)?;
                     Some(Ty::Slice { elem: Box::new(elem), mutable })
                 }
                 syn::Type::Array(a) => {
-                    let elem = lower(&a.elem, generics, Position::Local, diags)?;
-                    let len = const_len(&a.len, diags)?;
+                    let elem = lower(&a.elem, generics, scope, Position::Local, diags)?;
+                    let len = const_len(&a.len, scope, diags)?;
                     Some(Ty::ArrayRef { elem: Box::new(elem), len, mutable })
                 }
                 syn::Type::Path(p) if p.path.is_ident("str") => {
@@ -76,8 +77,16 @@ pub fn lower(t: &syn::Type, generics: &[String], pos: Position, diags: &mut Diag
                     None
                 }
                 inner => {
-                    let inner = lower(inner, generics, Position::Local, diags)?;
-                    Some(Ty::Ref { inner: Box::new(inner), mutable })
+                    let inner = lower(inner, generics, scope, Position::Local, diags)?;
+                    match inner {
+                        // `&Raw<T>` (callable on the host without a move) is the same argument.
+                        Ty::Raw(_) if !mutable => Some(inner),
+                        Ty::Raw(_) => {
+                            diags.error(r.span(), "a `Raw<T>` argument is read-only; take it as `Raw<T>` or `&Raw<T>`");
+                            None
+                        }
+                        _ => Some(Ty::Ref { inner: Box::new(inner), mutable }),
+                    }
                 }
             }
         }
@@ -109,7 +118,7 @@ pub fn lower(t: &syn::Type, generics: &[String], pos: Position, diags: &mut Diag
             diags.error(i.span(), "write the type out; `_` is not allowed here");
             None
         }
-        syn::Type::Path(p) => lower_path(p, generics, diags),
+        syn::Type::Path(p) => lower_path(p, generics, scope, diags),
         other => {
             diags.error(other.span(), "this type is not available in kernels");
             None
@@ -117,7 +126,7 @@ pub fn lower(t: &syn::Type, generics: &[String], pos: Position, diags: &mut Diag
     }
 }
 
-fn lower_path(p: &syn::TypePath, generics: &[String], diags: &mut Diagnostics) -> Option<Ty> {
+fn lower_path(p: &syn::TypePath, generics: &[String], scope: &FileScope, diags: &mut Diagnostics) -> Option<Ty> {
     if p.qself.is_some() {
         diags.error(p.span(), "qualified paths (`<T as Trait>::X`) are not available in kernels");
         return None;
@@ -147,7 +156,7 @@ fn lower_path(p: &syn::TypePath, generics: &[String], diags: &mut Diagnostics) -
             let args = type_args();
             match args.as_slice() {
                 [syn::GenericArgument::Type(t)] => {
-                    let elem = lower(t, generics, Position::Local, diags)?;
+                    let elem = lower(t, generics, scope, Position::Local, diags)?;
                     Some(Ty::Raw(Box::new(elem)))
                 }
                 _ => {
@@ -160,8 +169,8 @@ fn lower_path(p: &syn::TypePath, generics: &[String], diags: &mut Diagnostics) -
             let args = type_args();
             match args.as_slice() {
                 [syn::GenericArgument::Type(t), syn::GenericArgument::Const(n)] => {
-                    let elem = lower(t, generics, Position::Local, diags)?;
-                    let ndim = const_len(n, diags)? as u32;
+                    let elem = lower(t, generics, scope, Position::Local, diags)?;
+                    let ndim = const_len(n, scope, diags)? as u32;
                     Some(Ty::View { elem: Box::new(elem), ndim, mutable: name == "ViewMut" })
                 }
                 [syn::GenericArgument::Type(t), syn::GenericArgument::Type(syn::Type::Path(n))] => {
@@ -209,8 +218,10 @@ fn lower_path(p: &syn::TypePath, generics: &[String], diags: &mut Diagnostics) -
     }
 }
 
-/// An array length or dimension count: an integer literal.
-pub fn const_len(e: &syn::Expr, diags: &mut Diagnostics) -> Option<u64> {
+/// An array length or dimension count: an integer literal, or the name of a file-level `const`
+/// whose value is one. Under a macro (one item, the file unknown) a name gives `None` silently:
+/// rustc checks it, and no C is generated there.
+pub fn const_len(e: &syn::Expr, scope: &FileScope, diags: &mut Diagnostics) -> Option<u64> {
     match e {
         syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Int(i), .. }) => match i.base10_parse::<u64>() {
             Ok(v) => Some(v),
@@ -220,14 +231,53 @@ pub fn const_len(e: &syn::Expr, diags: &mut Diagnostics) -> Option<u64> {
             }
         },
         syn::Expr::Block(b) if b.block.stmts.len() == 1 => match &b.block.stmts[0] {
-            syn::Stmt::Expr(e, None) => const_len(e, diags),
+            syn::Stmt::Expr(e, None) => const_len(e, scope, diags),
             _ => {
-                diags.error(e.span(), "write the length as an integer literal");
+                diags.error(e.span(), "write the length as an integer literal or a `const` name");
                 None
             }
         },
+        syn::Expr::Path(p) if p.path.get_ident().is_some() => {
+            let name = p.path.get_ident().map(|i| i.to_string()).unwrap_or_default();
+            match scope.consts.get(&name) {
+                Some((_, init)) => match const_len(init, scope, diags) {
+                    Some(v) => Some(v),
+                    None => {
+                        diags.error(e.span(), format!("`{name}` is not an integer literal constant; write the length as an integer literal"));
+                        None
+                    }
+                },
+                None if !scope.whole_file => None,
+                None => {
+                    diags.error(e.span(), format!("cannot find constant `{name}`; write the length as an integer literal or the name of a `const` of this file"));
+                    None
+                }
+            }
+        }
+        syn::Expr::Paren(p) => const_len(&p.expr, scope, diags),
+        // `N as usize`: lengths are non-negative integers whatever the constant's type.
+        syn::Expr::Cast(c) => const_len(&c.expr, scope, diags),
+        syn::Expr::Binary(b) => {
+            let (l, r) = (const_len(&b.left, scope, diags)?, const_len(&b.right, scope, diags)?);
+            let v = match b.op {
+                syn::BinOp::Add(_) => l.checked_add(r),
+                syn::BinOp::Sub(_) => l.checked_sub(r),
+                syn::BinOp::Mul(_) => l.checked_mul(r),
+                syn::BinOp::Div(_) => l.checked_div(r),
+                syn::BinOp::Rem(_) => l.checked_rem(r),
+                syn::BinOp::Shl(_) => u32::try_from(r).ok().and_then(|r| l.checked_shl(r)),
+                _ => {
+                    diags.error(b.op.span(), "array lengths use `+ - * / % <<` of integer constants");
+                    return None;
+                }
+            };
+            if v.is_none() {
+                diags.error(e.span(), "this length overflows or divides by zero");
+            }
+            v
+        }
         other => {
-            diags.error(other.span(), "write the length as an integer literal (named constants are not supported yet)");
+            diags.error(other.span(), "write the length as an integer literal or the name of a `const` of this file");
             None
         }
     }

@@ -88,7 +88,7 @@ impl Checker<'_, '_> {
                     ([t], [n]) => Ty::ArrayRef { elem: Box::new(t.clone()), len: *n, mutable: true },
                     _ => {
                         self.diags.error(span, "write the element type and length: `shared_array::<f32, 256>()`");
-                        Ty::Unit
+                        Ty::Error
                     }
                 }
             }
@@ -98,13 +98,13 @@ impl Checker<'_, '_> {
                     [t] => Ty::Slice { elem: Box::new(t.clone()), mutable: true },
                     _ => {
                         self.diags.error(span, "write the element type: `dynamic_shared::<f32>()`");
-                        Ty::Unit
+                        Ty::Error
                     }
                 }
             }
             "complex_new" => {
                 if !self.arity("Complex::new", args, 2, span) {
-                    return Ty::Unit;
+                    return Ty::Error;
                 }
                 let part_exp = match expected.map(|t| self.resolve(t)) {
                     Some(Ty::Scalar(d)) if d.is_complex() => Some(Ty::Scalar(d.complex_part().unwrap())),
@@ -120,6 +120,7 @@ impl Checker<'_, '_> {
                 match t {
                     Ty::Scalar(DType::F32) => Ty::Scalar(DType::C32),
                     Ty::Scalar(DType::F64) => Ty::Scalar(DType::C64),
+                    Ty::Error => Ty::Error,
                     other => {
                         let shown = self.show(&other);
                         self.diags.error(span, format!("`Complex::new` takes two `f32` or two `f64`, found `{shown}`"));
@@ -131,11 +132,11 @@ impl Checker<'_, '_> {
             n if n.starts_with("shfl_") => {
                 let width = n.ends_with("_width");
                 if !self.arity(n, args, if width { 4 } else { 3 }, span) {
-                    return Ty::Unit;
+                    return Ty::Error;
                 }
                 self.arg(&args[0], &U32);
                 let vt = self.expr(&args[1], expected);
-                let ok = matches!(self.resolve(&vt), Ty::Scalar(_) | Ty::Param(_) | Ty::IntVar(_) | Ty::FloatVar(_));
+                let ok = matches!(self.resolve(&vt), Ty::Scalar(_) | Ty::Param(_) | Ty::IntVar(_) | Ty::FloatVar(_) | Ty::Error);
                 if !ok {
                     let shown = self.show(&vt);
                     self.diags.error(args[1].span, format!("warp shuffles move scalars, found `{shown}`"));
@@ -148,7 +149,7 @@ impl Checker<'_, '_> {
             }
             other => {
                 self.diags.error(span, format!("`{other}` is not callable here"));
-                Ty::Unit
+                Ty::Error
             }
         }
     }
@@ -156,24 +157,33 @@ impl Checker<'_, '_> {
     fn atomic(&mut self, name: &str, args: &[Expr], span: Span) -> Ty {
         let n = if name == "atomic_cas" { 4 } else { 3 };
         if !self.arity(name, args, n, span) {
-            return Ty::Unit;
+            return Ty::Error;
         }
         let at = self.expr(&args[0], None);
         let elem = match self.resolve(&at) {
             Ty::Slice { elem, mutable: true } | Ty::ArrayRef { elem, mutable: true, .. } => *elem,
-            Ty::Ref { inner, mutable: true } => match *inner {
+            Ty::Ref { inner, mutable: true } if matches!(*inner, Ty::Array(..)) => match *inner {
                 Ty::Array(e, _) => *e,
-                _ => Ty::Unit,
+                _ => unreachable!(),
             },
+            Ty::Error => Ty::Error,
             other => {
                 let shown = self.show(&other);
-                self.diags.error(args[0].span, format!("`{name}` takes a `&mut [T]` slice or shared array as its first argument, found `{shown}`"));
-                return Ty::Unit;
+                let hint = match other {
+                    Ty::Slice { mutable: false, .. } => "; take the argument as `&mut [T]`",
+                    Ty::Array(..) => "; pass the local array as `&mut a`",
+                    _ => "",
+                };
+                self.diags.error(args[0].span, format!("`{name}` takes a `&mut [T]` slice or a shared array as its first argument, found `{shown}`{hint}"));
+                for a in &args[1..] {
+                    self.expr(a, None);
+                }
+                return Ty::Error;
             }
         };
         let it = self.expr(&args[1], Some(&Ty::Scalar(DType::U64)));
         match self.resolve(&it) {
-            Ty::Scalar(DType::U64 | DType::U32 | DType::I32 | DType::I64) => {}
+            Ty::Scalar(DType::U64 | DType::U32 | DType::I32 | DType::I64) | Ty::Error => {}
             Ty::IntVar(_) => {
                 self.unify(&it, &Ty::Scalar(DType::U64));
             }
@@ -201,7 +211,7 @@ impl Checker<'_, '_> {
                     _ => None,
                 };
                 if let Some(b) = need {
-                    if !self.bound(p).implies(b) {
+                    if !self.bound_implies(p, b) {
                         let g = self.item.generics[p as usize].name.text.clone();
                         self.diags.error(span, format!("`{name}` needs `{g}: {}`", b.name()));
                     }
@@ -217,11 +227,16 @@ impl Checker<'_, '_> {
             for a in args {
                 self.expr(a, None);
             }
-            return Ty::Never; // reported by the validator (unknown function), with the full picture
+            // Reported by the validator (an unknown function) when the whole file is known; under a
+            // macro the function is a neighbour this check cannot see.
+            return Ty::Error;
         };
         if args.len() != callee.params.len() {
             self.diags.error(e.span, format!("`{}` takes {} argument(s) but {} were given", name.text, callee.params.len(), args.len()));
-            return callee_ret_or_unit(callee);
+            for a in args {
+                self.expr(a, None);
+            }
+            return callee_ret_or_error(callee);
         }
         let ng = callee.generics.len();
         let mut binding: HashMap<u32, Ty> = HashMap::new();
@@ -255,8 +270,8 @@ impl Checker<'_, '_> {
                     let bound = callee.generics[i as usize].bound;
                     let ok = match &t {
                         Ty::Scalar(d) => bound.admits(*d),
-                        Ty::Param(p) => self.bound(*p).implies(bound),
-                        Ty::IntVar(_) | Ty::FloatVar(_) => true,
+                        Ty::Param(p) => self.bound_implies(*p, bound),
+                        Ty::IntVar(_) | Ty::FloatVar(_) | Ty::Error => true,
                         _ => false,
                     };
                     if !ok {
@@ -270,7 +285,7 @@ impl Checker<'_, '_> {
                         e.span,
                         format!("cannot infer `{}` of `{}`; write it: `{}::<f32>(..)`", callee.generics[i as usize].name.text, name.text, name.text),
                     );
-                    resolved.push(Ty::Unit);
+                    resolved.push(Ty::Error);
                 }
             }
         }
@@ -282,25 +297,34 @@ impl Checker<'_, '_> {
         subst(&callee.ret, &resolved)
     }
 
-    /// Argument passing: exact types, plus `&mut [T; N]` / `&mut [T;N]`-place to `&mut [T]`.
+    /// Argument passing: exact types, plus Rust's reference coercions: `&mut [T]` to `&[T]`, an
+    /// array reference (`&a`, `&mut a`, a shared array) to a slice, and `&mut [T; N]` to
+    /// `&[T; N]`.
     fn coerce_arg(&mut self, want: &Ty, have: &Ty, span: Span) {
         let have_r = self.resolve(have);
-        if let Ty::Slice { elem, mutable } = want {
-            let from_elem = match &have_r {
-                Ty::ArrayRef { elem: e, mutable: m, .. } if *m || !mutable => Some(e.clone()),
-                Ty::Ref { inner, mutable: m } if *m || !mutable => match &**inner {
-                    Ty::Array(e, _) => Some(e.clone()),
-                    _ => None,
-                },
-                Ty::Slice { elem: e, mutable: m } if *m && !mutable => Some(e.clone()),
+        // The element type and length of an array reference, and whether it is mutable.
+        let array_ref = match &have_r {
+            Ty::ArrayRef { elem, len, mutable } => Some((elem.clone(), *len, *mutable)),
+            Ty::Ref { inner, mutable } => match &**inner {
+                Ty::Array(e, n) => Some((e.clone(), *n, *mutable)),
                 _ => None,
-            };
-            if let Some(fe) = from_elem {
+            },
+            _ => None,
+        };
+        let from_elem = match (want, &have_r, &array_ref) {
+            (Ty::Slice { mutable, .. }, _, Some((e, _, m))) if *m || !mutable => Some(e.clone()),
+            (Ty::Slice { mutable: false, .. }, Ty::Slice { elem: e, mutable: true }, _) => Some(e.clone()),
+            (Ty::ArrayRef { len, mutable, .. }, _, Some((e, n, m))) if n == len && (*m || !mutable) => Some(e.clone()),
+            _ => None,
+        };
+        match (want, from_elem) {
+            (Ty::Slice { elem, .. } | Ty::ArrayRef { elem, .. }, Some(fe)) => {
                 self.expect(elem, &fe, span);
-                return;
+            }
+            _ => {
+                self.expect(want, have, span);
             }
         }
-        self.expect(want, have, span);
     }
 
     /// Matches a parameter type against an argument type, recording generic bindings.
@@ -340,7 +364,7 @@ impl Checker<'_, '_> {
         if let Some((_, need)) = crate::lang::ASSOC_FNS.iter().find(|(f, _)| *f == n) {
             let ok = match self.resolve(ty) {
                 Ty::Scalar(d) => need.admits(d),
-                Ty::Param(p) => self.bound(p).implies(*need),
+                Ty::Param(p) => self.bound_implies(p, *need),
                 _ => false,
             };
             if !ok {
@@ -391,20 +415,20 @@ impl Checker<'_, '_> {
                     name.span,
                     format!("no function `{n}` on `{shown}` in kernels; available: zero, one, from_f64, from_i64, min_value, max_value, infinity, neg_infinity, nan, epsilon, pi, e (and from_f32 / from_bits on float types)"),
                 );
-                Ty::Unit
+                Ty::Error
             }
         }
     }
 }
 
-fn callee_ret_or_unit(callee: &Item) -> Ty {
-    if callee.generics.is_empty() { callee.ret.clone() } else { Ty::Unit }
+fn callee_ret_or_error(callee: &Item) -> Ty {
+    if callee.generics.is_empty() { callee.ret.clone() } else { Ty::Error }
 }
 
 /// Substitutes resolved generic arguments into a callee's type.
 pub fn subst(t: &Ty, args: &[Ty]) -> Ty {
     match t {
-        Ty::Param(i) => args.get(*i as usize).cloned().unwrap_or(Ty::Unit),
+        Ty::Param(i) => args.get(*i as usize).cloned().unwrap_or(Ty::Error),
         Ty::Tuple(ts) => Ty::Tuple(ts.iter().map(|t| subst(t, args)).collect()),
         Ty::Array(e, n) => Ty::Array(Box::new(subst(e, args)), *n),
         Ty::Slice { elem, mutable } => Ty::Slice { elem: Box::new(subst(elem, args)), mutable: *mutable },

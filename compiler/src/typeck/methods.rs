@@ -11,6 +11,12 @@ use crate::lang;
 impl Checker<'_, '_> {
     pub(super) fn method(&mut self, receiver: &Expr, method: &Name, args: &[Expr], expected: Option<&Ty>, span: Span) -> Ty {
         let rt = self.expr(receiver, expected);
+        if self.is_error(&rt) {
+            for a in args {
+                self.expr(a, None);
+            }
+            return Ty::Error;
+        }
         let rt = match self.resolve(&rt) {
             Ty::Ref { inner, .. } => *inner,
             // rustc needs the literal's type before a method call; we default as it would later.
@@ -58,7 +64,7 @@ impl Checker<'_, '_> {
                 return this;
             }
             if lang::FLOAT_BINARY.contains(&m) {
-                want(self, 1, &[this.clone()]);
+                want(self, 1, std::slice::from_ref(&this));
                 return this;
             }
             if lang::FLOAT_PREDICATES.contains(&m) {
@@ -91,7 +97,7 @@ impl Checker<'_, '_> {
         }
         if is_int {
             if lang::INT_BINARY.contains(&m) {
-                want(self, 1, &[this.clone()]);
+                want(self, 1, std::slice::from_ref(&this));
                 return this;
             }
             if lang::INT_COUNT.contains(&m) {
@@ -125,7 +131,7 @@ impl Checker<'_, '_> {
                     return Ty::Scalar(DType::F64);
                 }
                 "min" | "max" => {
-                    want(self, 1, &[this.clone()]);
+                    want(self, 1, std::slice::from_ref(&this));
                     return this;
                 }
                 _ => {}
@@ -160,6 +166,6 @@ impl Checker<'_, '_> {
             _ => String::new(),
         };
         self.diags.error(method.span, format!("no method `{m}` on type `{shown}` in kernels{hint}; docs/kernel-language.md lists the methods kernels support"));
-        Ty::Unit
+        Ty::Error
     }
 }

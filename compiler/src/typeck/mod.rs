@@ -5,7 +5,15 @@
 //! - unsuffixed integer literals take their type from context and default to `i32`, float
 //!   literals default to `f64`; a literal never becomes a generic `T` (write `T::from_f64(2.0)`);
 //! - generic parameters stay generic: operations on `T` are those its prelude bound allows;
-//! - method calls resolve against the receiver's type (see `methods.rs`).
+//! - method calls resolve against the receiver's type (see `methods.rs`);
+//! - a cast's target is the expectation of an unsuffixed literal operand (`300 as u8` is a `u8`
+//!   literal), and every integer literal must fit its type (rustc's `overflowing_literals`);
+//! - `match` on integers and `bool` is exhaustive (range coverage, as rustc checks it);
+//! - slices and arrays are indexed by `usize`; `Raw` and `View` also by `u32`/`i32`/`u64`/`i64`;
+//! - `let x;` takes its type from its first assignment.
+//!
+//! An expression whose type cannot be known because of a reported error (or a call to a function
+//! the macro path cannot see) has `Ty::Error`, which every rule accepts: one mistake, one message.
 
 mod calls;
 mod methods;
@@ -64,6 +72,9 @@ pub(crate) struct Checker<'a, 'd> {
     call_args: HashMap<u32, Vec<Ty>>,
     /// The return type `return` checks against (the item's, or the closure's being checked).
     ret: Ty,
+    /// Integer literals, to check that each fits its type once types are known: the literal's
+    /// expression, its value, and whether it is directly negated (`-128i8`).
+    int_lits: Vec<(ExprId, u128, bool, Span)>,
     /// Locals declared by `let x;` without an initializer: the first assignment initialises them
     /// (and gives their type when none was written); rustc checks that they are assigned once.
     deferred: Vec<bool>,
@@ -86,6 +97,7 @@ impl<'a, 'd> Checker<'a, 'd> {
             call_args: HashMap::new(),
             ret: item.ret.clone(),
             deferred: vec![false; item.locals.len()],
+            int_lits: Vec::new(),
         }
     }
 
@@ -144,7 +156,26 @@ impl<'a, 'd> Checker<'a, 'd> {
         acc
     }
 
+    /// rustc's `overflowing_literals` (deny by default): every integer literal fits its type.
+    fn check_literals(&mut self) {
+        for (id, value, negated, span) in std::mem::take(&mut self.int_lits) {
+            let Some(t) = self.exprs[id.0 as usize].clone() else { continue };
+            let Ty::Scalar(d) = self.zonk(&t) else { continue };
+            if !d.is_int() {
+                continue;
+            }
+            let (lo, hi) = int_range(d);
+            let v = value as i128;
+            let fits = if negated { -v >= lo } else { v <= hi };
+            if !fits || value > u64::MAX as u128 {
+                let shown = if negated { format!("-{value}") } else { value.to_string() };
+                self.diags.error(span, format!("literal out of range for `{d}`: `{shown}` is not in `{lo}..={hi}`; use a wider type or a wrapping method"));
+            }
+        }
+    }
+
     fn finish(mut self, acc: Option<Ty>) -> Types {
+        self.check_literals();
         let exprs: Vec<Ty> = std::mem::take(&mut self.exprs)
             .into_iter()
             .map(|t| t.map(|t| self.zonk(&t)).unwrap_or(Ty::Unit))
@@ -202,6 +233,8 @@ impl<'a, 'd> Checker<'a, 'd> {
             return Some(a);
         }
         match (&a, &b) {
+            (Ty::Error, _) => Some(b),
+            (_, Ty::Error) => Some(a),
             (Ty::Never, _) => Some(b),
             (_, Ty::Never) => Some(a),
             (Ty::IntVar(x), Ty::IntVar(_) | Ty::FloatVar(_)) if matches!(b, Ty::IntVar(_)) => {
@@ -278,12 +311,25 @@ impl<'a, 'd> Checker<'a, 'd> {
             Ty::Dim3 => "Dim3".into(),
             Ty::IntVar(_) => "{integer}".into(),
             Ty::FloatVar(_) => "{float}".into(),
+            Ty::Error => "{unknown}".into(),
         }
     }
 
     /// The bound of a generic parameter.
     pub(crate) fn bound(&self, p: u32) -> Bound {
         self.item.generics[p as usize].bound
+    }
+
+    /// Whether generic parameter `p` allows what `cap` allows (always, when its bound was an
+    /// error already reported).
+    pub(crate) fn bound_implies(&self, p: u32, cap: Bound) -> bool {
+        let g = &self.item.generics[p as usize];
+        g.unchecked || g.bound.implies(cap)
+    }
+
+    /// Whether `t` is (or resolves to) the error type.
+    pub(crate) fn is_error(&self, t: &Ty) -> bool {
+        matches!(self.resolve(t), Ty::Error)
     }
 
     // ---- classification helpers used by the operator and method rules --------------------
@@ -293,7 +339,8 @@ impl<'a, 'd> Checker<'a, 'd> {
     pub(crate) fn has(&self, t: &Ty, cap: Bound) -> bool {
         match self.resolve(t) {
             Ty::Scalar(d) => cap.admits(d),
-            Ty::Param(p) => self.bound(p).implies(cap),
+            Ty::Param(p) => self.bound_implies(p, cap),
+            Ty::Error => true,
             Ty::IntVar(_) => matches!(cap, Bound::Int | Bound::Real | Bound::Number | Bound::Scalar),
             Ty::FloatVar(_) => matches!(cap, Bound::Float | Bound::Real | Bound::Number | Bound::Scalar),
             _ => false,
@@ -367,6 +414,7 @@ impl<'a, 'd> Checker<'a, 'd> {
             Pat::Bind(l, _) => self.locals[l.0 as usize] = Some(t.clone()),
             Pat::Wild(_) => {}
             Pat::Tuple(ps, span) => match self.resolve(t) {
+                Ty::Error => ps.iter().for_each(|p| self.bind_pat(p, &Ty::Error)),
                 Ty::Tuple(ts) if ts.len() == ps.len() => {
                     for (p, t) in ps.iter().zip(ts.iter()) {
                         self.bind_pat(p, t);
@@ -390,13 +438,20 @@ impl<'a, 'd> Checker<'a, 'd> {
 
     fn expr_inner(&mut self, e: &Expr, expected: Option<&Ty>) -> Ty {
         match &e.kind {
-            ExprKind::Lit(l) => self.lit(l, expected),
+            ExprKind::Error => Ty::Error,
+            ExprKind::Lit(l) => {
+                if let Lit::Int { value, .. } = l {
+                    self.int_lits.push((e.id, *value, false, e.span));
+                }
+                self.lit(l, expected)
+            }
             ExprKind::Local(l) => match &self.locals[l.0 as usize] {
                 Some(t) => t.clone(),
                 None => {
                     let n = &self.item.locals[l.0 as usize].name.text;
                     self.diags.error(e.span, format!("type annotations needed for `{n}`: give its `let` a type (`let {n}: f32;`) or assign it before this use"));
-                    Ty::Unit
+                    self.locals[l.0 as usize] = Some(Ty::Error);
+                    Ty::Error
                 }
             },
             ExprKind::Const { ty, name } => self.constant(ty, name),
@@ -439,23 +494,30 @@ impl<'a, 'd> Checker<'a, 'd> {
                 let bt = self.expr(base, None);
                 let bt = self.deref(&bt);
                 match (&bt, field.text.as_str()) {
+                    (Ty::Error, _) => Ty::Error,
                     (Ty::Dim3, "x" | "y" | "z") => Ty::Scalar(DType::U32),
                     (Ty::Scalar(d), "re" | "im") if d.is_complex() => Ty::Scalar(d.complex_part().unwrap()),
                     _ => {
                         let shown = self.show(&bt);
-                        self.diags.error(field.span, format!("no field `{}` on type `{shown}`", field.text));
-                        Ty::Unit
+                        let hint = match &bt {
+                            Ty::Tuple(_) => "; tuple fields are numbered: `t.0`",
+                            Ty::Dim3 => "; `Dim3` has the fields `x`, `y` and `z`",
+                            _ => "",
+                        };
+                        self.diags.error(field.span, format!("no field `{}` on type `{shown}`{hint}", field.text));
+                        Ty::Error
                     }
                 }
             }
             ExprKind::TupleField { base, index } => {
                 let bt = self.expr(base, None);
                 match self.resolve(&bt) {
+                    Ty::Error => Ty::Error,
                     Ty::Tuple(ts) if (*index as usize) < ts.len() => ts[*index as usize].clone(),
                     other => {
                         let shown = self.show(&other);
                         self.diags.error(e.span, format!("no field `{index}` on type `{shown}`"));
-                        Ty::Unit
+                        Ty::Error
                     }
                 }
             }
@@ -486,7 +548,7 @@ impl<'a, 'd> Checker<'a, 'd> {
                     Some(t) => Ty::Array(Box::new(t), elems.len() as u64),
                     None => {
                         self.diags.error(e.span, "give the empty array a type: `let a: [f32; 0] = [];`");
-                        Ty::Unit
+                        Ty::Error
                     }
                 }
             }
@@ -639,10 +701,16 @@ impl<'a, 'd> Checker<'a, 'd> {
                 );
                 ty.clone()
             }
+            Ty::Error => Ty::Error,
             other => {
                 let shown = self.show(other);
-                self.diags.error(name.span, format!("no associated constant `{n}` on `{shown}`"));
-                Ty::Unit
+                let known = match other {
+                    Ty::Scalar(d) if d.is_float() => format!("; float types have {}", crate::lang::FLOAT_CONSTS.join(", ")),
+                    Ty::Scalar(d) if d.is_int() => "; integer types have MAX, MIN and BITS".to_string(),
+                    _ => String::new(),
+                };
+                self.diags.error(name.span, format!("no associated constant `{n}` on `{shown}` in kernels{known}"));
+                Ty::Error
             }
         }
     }
@@ -653,19 +721,25 @@ impl<'a, 'd> Checker<'a, 'd> {
                 let t = self.expr(inner, None);
                 match self.resolve(&t) {
                     Ty::Ref { inner, .. } => *inner,
+                    Ty::Error => Ty::Error,
                     other => {
                         let shown = self.show(&other);
-                        self.diags.error(span, format!("type `{shown}` cannot be dereferenced"));
-                        Ty::Unit
+                        self.diags.error(span, format!("type `{shown}` cannot be dereferenced; `*` applies to `&T` / `&mut T` parameters"));
+                        Ty::Error
                     }
                 }
             }
             UnOp::Neg => {
                 let t = self.expr(inner, expected);
+                if let ExprKind::Lit(Lit::Int { .. }) = inner.kind {
+                    if let Some(l) = self.int_lits.iter_mut().rev().find(|l| l.0 == inner.id) {
+                        l.2 = true;
+                    }
+                }
                 let ok = match self.resolve(&t) {
                     Ty::Scalar(d) => d.is_signed_int() || d.is_float() || d.is_complex(),
-                    Ty::Param(p) => self.bound(p).implies(Bound::Float),
-                    Ty::IntVar(_) | Ty::FloatVar(_) => true,
+                    Ty::Param(p) => self.bound_implies(p, Bound::Float),
+                    Ty::IntVar(_) | Ty::FloatVar(_) | Ty::Error => true,
                     _ => false,
                 };
                 if !ok {
@@ -677,7 +751,7 @@ impl<'a, 'd> Checker<'a, 'd> {
             }
             UnOp::Not => {
                 let t = self.expr(inner, expected);
-                let ok = matches!(self.resolve(&t), Ty::Scalar(DType::Bool)) || self.is_int(&t);
+                let ok = matches!(self.resolve(&t), Ty::Scalar(DType::Bool) | Ty::Error) || self.is_int(&t);
                 if !ok {
                     let shown = self.show(&t);
                     self.diags.error(span, format!("cannot apply `!` to type `{shown}`"));
@@ -704,7 +778,7 @@ impl<'a, 'd> Checker<'a, 'd> {
             let ok = if ordered {
                 self.has(&t, Bound::Real) || matches!(self.resolve(&t), Ty::Scalar(DType::Bool))
             } else {
-                matches!(self.resolve(&t), Ty::Scalar(_) | Ty::Param(_) | Ty::IntVar(_) | Ty::FloatVar(_))
+                matches!(self.resolve(&t), Ty::Scalar(_) | Ty::Param(_) | Ty::IntVar(_) | Ty::FloatVar(_) | Ty::Error)
             };
             if !ok {
                 let shown = self.show(&t);
@@ -712,8 +786,7 @@ impl<'a, 'd> Checker<'a, 'd> {
             }
             return Ty::Scalar(DType::Bool);
         }
-        let exp = if op.is_shift() { expected } else { expected };
-        let lt = self.expr(l, exp);
+        let lt = self.expr(l, expected);
         self.binary_types(op, &lt, r, span)
     }
 
@@ -722,6 +795,9 @@ impl<'a, 'd> Checker<'a, 'd> {
     fn binary_types(&mut self, op: BinOp, lt: &Ty, r: &Expr, span: Span) -> Ty {
         if op.is_shift() {
             let rt = self.expr(r, None);
+            if self.is_error(lt) || self.is_error(&rt) {
+                return lt.clone();
+            }
             if !self.is_int(lt) {
                 let shown = self.show(lt);
                 self.diags.error(span, format!("`{}` needs an integer on the left, found `{shown}`", op.symbol()));
@@ -764,12 +840,19 @@ impl<'a, 'd> Checker<'a, 'd> {
     }
 
     fn cast(&mut self, inner: &Expr, to: &Ty, span: Span) -> Ty {
-        let from = self.expr(inner, None);
+        // As in rustc, the target type is the expectation of an unsuffixed literal operand
+        // (`300 as u8` types `300` as `u8`, and is out of range).
+        let hint = match to {
+            Ty::Scalar(d) if d.is_primitive() && !d.is_bool() => Some(to),
+            _ => None,
+        };
+        let from = self.expr(inner, hint);
         let from_r = self.resolve(&from);
         let target_ok = matches!(to, Ty::Scalar(d) if d.is_primitive());
         let source_ok = match &from_r {
             Ty::Scalar(d) => d.is_primitive() && !(d.is_bool() && matches!(to, Ty::Scalar(t) if t.is_float())),
             Ty::IntVar(_) | Ty::FloatVar(_) => true,
+            Ty::Error => return to.clone(),
             _ => false,
         };
         let bool_target = matches!(to, Ty::Scalar(DType::Bool)) && !matches!(from_r, Ty::Scalar(DType::Bool));
@@ -814,10 +897,17 @@ impl<'a, 'd> Checker<'a, 'd> {
                 let bt = self.exprs[base.id.0 as usize].clone().unwrap_or(Ty::Unit);
                 let bt = self.deref(&bt);
                 match bt {
-                    Ty::Slice { mutable: m, .. } | Ty::ArrayRef { mutable: m, .. } | Ty::View { mutable: m, .. } => {
-                        if mutable && !m {
-                            self.diags.error(base.span, "cannot write through a shared reference; take the argument as `&mut [T]` / `ViewMut`");
-                        }
+                    Ty::Slice { mutable: m, .. } | Ty::ArrayRef { mutable: m, .. } | Ty::View { mutable: m, .. } if mutable && !m => {
+                        let shown = self.show(&bt);
+                        let fix = match &bt {
+                            Ty::View { elem, ndim, .. } => format!("ViewMut<{}, {ndim}>", self.show(elem)),
+                            Ty::Slice { elem, .. } => format!("&mut [{}]", self.show(elem)),
+                            _ => format!("&mut {}", shown.trim_start_matches('&')),
+                        };
+                        self.diags.error(base.span, format!("cannot write through `{shown}`: it is read-only; take the argument as `{fix}`"));
+                    }
+                    Ty::Raw(_) if mutable => {
+                        self.diags.error(base.span, "a `Raw<T>` argument is read-only; return the value as an output (or take a `&mut T` output parameter)")
                     }
                     Ty::Raw(_) => {}
                     Ty::Array(..) => self.check_place(base, mutable),
@@ -835,26 +925,46 @@ impl<'a, 'd> Checker<'a, 'd> {
         }
     }
 
+    /// `a[i]` and `v[[i, j]]`. Slices and arrays take `usize` indices, as in Rust; `Raw` and
+    /// `View` arguments also take `u32`, `i32`, `u64` and `i64` (the prelude's `KernelIndex`), the
+    /// indices of one multi-index all of one type.
     fn index(&mut self, base: &Expr, indices: &[Expr], span: Span) -> Ty {
         let bt = self.expr(base, None);
         let bt = self.deref(&bt);
         let usize_ty = Ty::Scalar(DType::U64);
+        let any_int = matches!(bt, Ty::View { .. } | Ty::Raw(_) | Ty::Error);
+        let mut first: Option<Ty> = None;
         for i in indices {
-            let it = self.expr(i, Some(&usize_ty));
+            let exp = first.clone().unwrap_or_else(|| usize_ty.clone());
+            let it = self.expr(i, Some(&exp));
             let ok = match self.resolve(&it) {
-                Ty::Scalar(d) => matches!(d, DType::U64 | DType::U32 | DType::I32 | DType::I64),
+                Ty::Scalar(DType::U64) | Ty::Error => true,
+                Ty::Scalar(DType::U32 | DType::I32 | DType::I64) => any_int,
                 Ty::IntVar(_) => {
-                    self.unify(&it, &usize_ty);
+                    self.unify(&it, &exp);
                     true
                 }
                 _ => false,
             };
             if !ok {
                 let shown = self.show(&it);
-                self.diags.error(i.span, format!("kernel arrays are indexed by `usize`, `u32`, `i32`, `u64` or `i64`, found `{shown}`; convert with `as usize`"));
+                let msg = if any_int {
+                    format!("`Raw` and `View` arguments are indexed by `usize`, `u32`, `i32`, `u64` or `i64`, found `{shown}`; convert with `as usize`")
+                } else {
+                    format!("slices and arrays are indexed by `usize`, found `{shown}`; write `[i as usize]` (`Raw` and `View` arguments also take `u32` and `i32` indices)")
+                };
+                self.diags.error(i.span, msg);
+            } else if let Some(f) = &first {
+                if self.unify(f, &it).is_none() {
+                    let (a, b) = (self.show(f), self.show(&it));
+                    self.diags.error(i.span, format!("the indices of a multi-index have one type: expected `{a}`, found `{b}`; convert with `as {a}`"));
+                }
+            } else {
+                first = Some(it);
             }
         }
         match &bt {
+            Ty::Error => Ty::Error,
             Ty::View { elem, ndim, .. } => {
                 if indices.len() != 1 && indices.len() != *ndim as usize {
                     self.diags.error(span, format!("a `View` of {ndim} dimension(s) takes {ndim} indices (`v[[i, j]]`) or one flat index"));
@@ -863,14 +973,14 @@ impl<'a, 'd> Checker<'a, 'd> {
             }
             Ty::Slice { elem, .. } | Ty::ArrayRef { elem, .. } | Ty::Array(elem, _) | Ty::Raw(elem) => {
                 if indices.len() != 1 {
-                    self.diags.error(span, "only `View`s take a multi-index; index with one integer");
+                    self.diags.error(span, "only `View` arguments take a multi-index (`v[[i, j]]`); index with one integer");
                 }
                 (**elem).clone()
             }
             other => {
                 let shown = self.show(other);
                 self.diags.error(base.span, format!("cannot index into a value of type `{shown}`"));
-                Ty::Unit
+                Ty::Error
             }
         }
     }
@@ -879,7 +989,7 @@ impl<'a, 'd> Checker<'a, 'd> {
         let st = self.expr(scrutinee, None);
         let sr = self.resolve(&st);
         let ok = matches!(sr, Ty::Scalar(DType::Bool) | Ty::IntVar(_)) || matches!(sr, Ty::Scalar(d) if d.is_int());
-        if !ok {
+        if !ok && sr != Ty::Error {
             let shown = self.show(&st);
             self.diags.error(scrutinee.span, format!("`match` in kernels works on integers and `bool`, found `{shown}`; use `if`/`else` for other types"));
         }
@@ -1016,4 +1126,130 @@ pub(crate) fn uncovered(d: DType, arms: &[Arm]) -> Option<i128> {
         }
     }
     Some(next)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Type-checks a file; returns the module, each item's types and the rendered errors.
+    fn check_src(src: &str) -> (Module, Vec<Types>, Vec<String>) {
+        let file = syn::parse_file(src).expect("valid Rust");
+        let mut diags = Diagnostics::new();
+        let module = crate::front::lower_file(&file, &mut diags);
+        assert!(diags.is_empty(), "front-end errors in a typeck test");
+        let types = check(&module, &mut diags);
+        let errors = match diags.finish() {
+            Ok(()) => Vec::new(),
+            Err(e) => e.into_iter().map(|e| e.to_string()).collect(),
+        };
+        (module, types, errors)
+    }
+
+    /// The type of each local, by name (the last binding of that name).
+    fn local(module: &Module, types: &[Types], name: &str) -> Ty {
+        let item = &module.items[0];
+        let i = item.locals.iter().rposition(|l| l.name.text == name).expect("a local of that name");
+        types[0].locals[i].clone()
+    }
+
+    #[test]
+    fn unconstrained_literals_default_like_rustc() {
+        let (m, t, e) = check_src("#[device] fn f() { let a = 1; let b = 2.5; let c = -7; }");
+        assert!(e.is_empty(), "{e:?}");
+        assert_eq!(local(&m, &t, "a"), Ty::Scalar(DType::I32));
+        assert_eq!(local(&m, &t, "b"), Ty::Scalar(DType::F64));
+        assert_eq!(local(&m, &t, "c"), Ty::Scalar(DType::I32));
+    }
+
+    #[test]
+    fn literals_take_their_type_from_context() {
+        let src = "#[device] fn f(n: u64, x: f32, s: &[u8]) { let a: u8 = 3; let b = n + 1; let c = 1.5 * x; \
+                   let d = s[2]; let e = 0; let g = e + n; let mut h = 0; h += 2u16; }";
+        let (m, t, e) = check_src(src);
+        assert!(e.is_empty(), "{e:?}");
+        assert_eq!(local(&m, &t, "a"), Ty::Scalar(DType::U8));
+        assert_eq!(local(&m, &t, "b"), Ty::Scalar(DType::U64));
+        assert_eq!(local(&m, &t, "c"), Ty::Scalar(DType::F32));
+        assert_eq!(local(&m, &t, "d"), Ty::Scalar(DType::U8));
+        // A literal bound to a local takes the type of a later use, as in rustc.
+        assert_eq!(local(&m, &t, "e"), Ty::Scalar(DType::U64));
+        assert_eq!(local(&m, &t, "h"), Ty::Scalar(DType::U16));
+    }
+
+    #[test]
+    fn deferred_initialisation_takes_the_assigned_type() {
+        let (m, t, e) = check_src("#[device] fn f(c: bool) -> i64 { let z; if c { z = 1i64; } else { z = 2; } z }");
+        assert!(e.is_empty(), "{e:?}");
+        assert_eq!(local(&m, &t, "z"), Ty::Scalar(DType::I64));
+    }
+
+    #[test]
+    fn no_implicit_conversions() {
+        let (_, _, e) = check_src("#[device] fn f(a: f32, b: f64) -> f32 { a * b }");
+        assert_eq!(e.len(), 1);
+        assert!(e[0].contains("expected `f32`, found `f64`") && e[0].contains("as f32"), "{e:?}");
+        let (_, _, e) = check_src("#[device] fn f<T: Float>(x: T) -> T { x * 2.0 }");
+        assert_eq!(e.len(), 1);
+        assert!(e[0].contains("T::from_f64"), "{e:?}");
+    }
+
+    #[test]
+    fn an_error_is_reported_once() {
+        // The unknown method's result feeds three more operations: one message.
+        let (_, _, e) = check_src("#[device] fn f(x: f32) -> f32 { let y = x.frobnicate(); let z = y * 2.0 + y.sqrt(); z }");
+        assert_eq!(e.len(), 1, "{e:?}");
+    }
+
+    #[test]
+    fn exhaustiveness_of_integer_matches() {
+        let (_, _, e) = check_src("#[device] fn f(x: u8) -> i32 { match x { 0..=127 => 0, 128..=255 => 1 } }");
+        assert!(e.is_empty(), "{e:?}");
+        let (_, _, e) = check_src("#[device] fn f(x: u8) -> i32 { match x { 0..=127 => 0, 129..=255 => 1 } }");
+        assert_eq!(e.len(), 1);
+        assert!(e[0].contains("`128` is not covered"), "{e:?}");
+        let (_, _, e) = check_src("#[device] fn f(x: bool) -> i32 { match x { true => 0, false => 1 } }");
+        assert!(e.is_empty(), "{e:?}");
+        let (_, _, e) = check_src("#[device] fn f(x: i8) -> i32 { match x { i8::MIN..=-1 => 0, 0 => 1, y if y > 0 => 2 } }");
+        assert_eq!(e.len(), 1, "a guarded arm covers nothing: {e:?}");
+    }
+
+    #[test]
+    fn literals_must_fit_their_type() {
+        let (_, _, e) = check_src("#[device] fn f() -> u8 { 300 as u8 }");
+        assert_eq!(e.len(), 1);
+        assert!(e[0].contains("literal out of range for `u8`"), "{e:?}");
+        let (_, _, e) = check_src("#[device] fn f() -> i8 { let a: i8 = -128; let b = 127i8; a + b }");
+        assert!(e.is_empty(), "{e:?}");
+        let (_, _, e) = check_src("#[device] fn f() -> i8 { 128 }");
+        assert_eq!(e.len(), 1, "{e:?}");
+        let (_, _, e) = check_src("#[device] fn f() -> u32 { 3_000_000_000 as u32 }");
+        assert!(e.is_empty(), "the cast types the literal: {e:?}");
+    }
+
+    #[test]
+    fn file_consts_and_imported_float_consts() {
+        let src = "const N: u32 = 8; #[device] fn f() -> u8 { let a = [0u8; N as usize]; a[0] + MISSING }";
+        let file = syn::parse_file(src).unwrap();
+        let mut diags = Diagnostics::new();
+        crate::front::lower_file(&file, &mut diags);
+        assert_eq!(diags.len(), 1, "only `MISSING` is unknown: {diags:?}");
+        let src = "use std::f32::consts::PI; const N: u32 = 8; const LEN: usize = 4; const SCALE: f64 = 0.5;\n\
+                   #[device] fn f(x: f32) -> (f32, u32, f64) { let a = [0u8; LEN]; let s = shared_array::<f32, { LEN * 2 }>(); \
+                   (x * PI + s[0], N * 2 + a[1] as u32, SCALE) }";
+        let (m, t, e) = check_src(src);
+        assert!(e.is_empty(), "{e:?}");
+        assert_eq!(local(&m, &t, "a"), Ty::Array(Box::new(Ty::Scalar(DType::U8)), 4));
+        assert_eq!(local(&m, &t, "s"), Ty::ArrayRef { elem: Box::new(Ty::Scalar(DType::F32)), len: 8, mutable: true });
+    }
+
+    #[test]
+    fn slices_index_with_usize_views_also_with_u32() {
+        let (_, _, e) = check_src("#[device] fn f(s: &[f32], i: u32) -> f32 { s[i] }");
+        assert_eq!(e.len(), 1);
+        let (_, _, e) = check_src("#[device] fn f(v: View<f32, 2>, i: u32, j: i32) -> f32 { v[[i, i]] + v[j] }");
+        assert!(e.is_empty(), "{e:?}");
+        let (_, _, e) = check_src("#[device] fn f(v: View<f32, 2>, i: u32, j: i32) -> f32 { v[[i, j]] }");
+        assert_eq!(e.len(), 1, "one multi-index, one index type: {e:?}");
+    }
 }

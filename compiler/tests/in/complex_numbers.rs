@@ -19,3 +19,11 @@ pub fn phase_rotate(z: Complex<f64>, theta: f64) -> (Complex<f64>, f64) {
 pub fn fma_number<T: Number>(a: T, b: T, c: T) -> T {
     a * b + c
 }
+
+/// Complex division, `norm`, `arg`, `ln`, `sqrt`, and the struct-literal form.
+#[elementwise]
+pub fn complex_misc(a: Complex<f64>, b: Complex<f64>) -> (Complex<f64>, f64) {
+    let q = a / b - Complex { re: 1.0, im: -1.0 };
+    let r = q.ln() + q.sqrt();
+    (r, q.norm() + q.arg())
+}

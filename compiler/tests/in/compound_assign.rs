@@ -26,5 +26,12 @@ pub fn compound_ops(ints: &mut [u16], floats: &mut [f32], signed: &mut [i8]) {
     signed[i] += 100;
     signed[i] *= -2;
     signed[i] >>= 1u32;
-    signed[i] <<= 9i64;
+    signed[i] <<= 7i64;
+    signed[i] >>= ints[i] as i64;
+}
+
+/// A compound assignment whose place calls a function: the call happens once.
+#[rawkernel]
+pub fn bump_slot(slots: &mut [u8], next: &mut [u32]) {
+    slots[(atomic_add(next, 0u32, 1) % 4) as usize] += 1;
 }

@@ -36,7 +36,16 @@ fn square(x: f32) -> f32 {
     x * x
 }
 
+/// A device function whose name is a C math function is renamed in C++; a local may have the
+/// name of a device function; an elementwise parameter named `shape` does not clash with the
+/// generated entry point.
+#[device]
+fn norm(x: f32, y: f32) -> f32 {
+    (x * x + y * y).sqrt()
+}
+
 #[elementwise]
-pub fn sum_of_squares(x: f32, y: f32) -> f32 {
-    square(x) + square(y)
+pub fn sum_of_squares(x: f32, shape: f32) -> f32 {
+    let square = square(x);
+    square + norm(shape, shape)
 }

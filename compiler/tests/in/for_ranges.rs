@@ -30,5 +30,14 @@ pub fn ranges(out: &mut [i64], n: u32) {
     for k in (0..n as usize).step_by(n as usize) {
         s += k as i64;
     }
+    // A `mut` loop variable is a copy: assigning it does not change the iteration.
+    for mut i in 0..3u8 {
+        i *= 2;
+        s += i as i64;
+    }
+    for mut i in (0..=3u8).rev() {
+        i += 1;
+        s -= i as i64;
+    }
     out[t] = s;
 }

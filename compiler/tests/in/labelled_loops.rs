@@ -43,3 +43,20 @@ pub fn first_divisor(x: u32) -> u32 {
     };
     d
 }
+
+/// `continue 'rows` from an inner loop: skips the rest of the row.
+#[rawkernel]
+pub fn row_prefix_until_negative(m: &[f32], out: &mut [f32], rows: u32, cols: u32) {
+    'rows: for r in 0..rows {
+        let mut acc = 0.0f32;
+        for c in 0..cols {
+            let v = m[(r * cols + c) as usize];
+            if v < 0.0 {
+                out[r as usize] = acc;
+                continue 'rows;
+            }
+            acc += v;
+        }
+        out[r as usize] = acc;
+    }
+}

@@ -56,3 +56,33 @@ pub fn poly<T: Float>(x: T) -> T {
     let grid = [[1u8, 2], [3, 4]];
     acc + T::from_f64(grid[1][0] as f64)
 }
+
+/// Fixed-size array references: `&mut [T; N]` / `&[T; N]` parameters take a local array (`&mut l`)
+/// or a shared array.
+#[device]
+fn bump4(a: &mut [f32; 4], v: f32) {
+    for k in 0..a.len() {
+        a[k] += v;
+    }
+}
+
+#[device]
+fn sum4(a: &[f32; 4]) -> f32 {
+    a[0] + a[1] + a[2] + a[3]
+}
+
+#[rawkernel]
+pub fn array_refs(out: &mut [f32]) {
+    let s = shared_array::<f32, 4>();
+    let mut l = [0.0f32; 4];
+    if thread_idx().x < 4 {
+        s[thread_idx().x as usize] = 0.0;
+    }
+    sync_threads();
+    bump4(&mut l, 1.0);
+    if thread_idx().x == 0 {
+        bump4(s, 2.0);
+    }
+    sync_threads();
+    out[grid_1d() as usize] = sum4(&l) + sum4(s);
+}

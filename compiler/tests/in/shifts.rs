@@ -8,9 +8,9 @@ pub fn shifts(a: &mut [u32], b: &mut [i32], c: &mut [u8], d: &mut [i64], k: u32)
     a[i] = a[i] << k;
     a[i + 1] = a[i + 1] >> (k + 1);
     b[i] = b[i] >> 31;
-    b[i + 1] = -1 << 33u8;
+    b[i + 1] = -1 << (k as u8 + 33);
     c[i] = c[i] << 7 | c[i] >> 1;
-    c[i + 1] = 0xf0u8 >> 9i32;
+    c[i + 1] = 0xf0u8 >> (k as i32 + 9);
     d[i] = d[i] << 63i64;
     d[i + 1] = d[i + 1] >> k as usize;
 }

@@ -31,3 +31,14 @@ pub fn sum_planes<T: Float>(v: View<T, 3>, out: &mut [T]) {
     }
     out[k as usize] = acc;
 }
+
+/// `strides()` (in elements) of a view: a raw kernel that handles any layout by hand.
+#[rawkernel]
+pub fn axpy_strided(a: f32, x: View<f32, 1>, mut y: ViewMut<f32, 1>) {
+    let i = grid_1d() as usize;
+    let n = y.len();
+    let sx = x.strides()[0];
+    if i < n && sx != 0 {
+        y[[i]] = a * x[[i]] + y[[i]];
+    }
+}

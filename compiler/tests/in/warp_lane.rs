@@ -18,3 +18,14 @@ pub fn warp_ballot(x: &[i32], out: &mut [u32], n: u32) {
         out[(i / warp_size()) as usize] = votes[warp as usize];
     }
 }
+
+/// Memory fences: publish a value, then a flag another block polls.
+#[rawkernel]
+pub fn publish(data: &mut [f32], flag: &mut [u32], v: f32) {
+    if grid_1d() == 0 {
+        data[0] = v;
+        thread_fence();
+        atomic_exch(flag, 0u32, 1);
+        thread_fence_block();
+    }
+}

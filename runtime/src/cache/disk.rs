@@ -184,7 +184,8 @@ fn decode<'a>(key: &CacheKey, bytes: &'a [u8]) -> Option<&'a [u8]> {
         return None;
     }
     let (body, sum) = bytes.split_at(bytes.len() - CHECKSUM_LEN);
-    if u32::from_le_bytes(body[8..12].try_into().ok()?) != FORMAT || &body[12..44] != key.as_bytes() {
+    if u32::from_le_bytes(body[8..12].try_into().ok()?) != FORMAT || &body[12..44] != key.as_bytes()
+    {
         return None;
     }
     let len = u64::from_le_bytes(body[44..52].try_into().ok()?);
@@ -233,7 +234,10 @@ fn is_shard_name(name: &str) -> bool {
 
 /// Visits cuprum's files in `dir` (shard folders only: other files, such as CuPy's own cache
 /// entries in a shared directory, are never touched). A missing directory is empty.
-fn walk(dir: &Path, mut visit: impl FnMut(&Path, FileKind, u64) -> io::Result<()>) -> io::Result<()> {
+fn walk(
+    dir: &Path,
+    mut visit: impl FnMut(&Path, FileKind, u64) -> io::Result<()>,
+) -> io::Result<()> {
     let top = match fs::read_dir(dir) {
         Ok(t) => t,
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(()),
@@ -248,7 +252,9 @@ fn walk(dir: &Path, mut visit: impl FnMut(&Path, FileKind, u64) -> io::Result<()
         let path = shard.path();
         for f in fs::read_dir(&path).map_err(|e| with_path(e, &path))? {
             let f = f?;
-            let Some(kind) = f.file_name().to_str().and_then(classify) else { continue };
+            let Some(kind) = f.file_name().to_str().and_then(classify) else {
+                continue;
+            };
             let len = f.metadata().map(|m| m.len()).unwrap_or(0);
             visit(&f.path(), kind, len)?;
         }

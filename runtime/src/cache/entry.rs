@@ -35,7 +35,9 @@ impl ImageKind {
     pub fn sniff(bytes: &[u8]) -> ImageKind {
         if bytes.starts_with(b"\x7fELF") {
             ImageKind::Cubin
-        } else if bytes.len() >= 4 && u32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]) == 0xBA55_ED50 {
+        } else if bytes.len() >= 4
+            && u32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]) == 0xBA55_ED50
+        {
             ImageKind::Fatbin
         } else {
             ImageKind::Ptx
@@ -74,7 +76,11 @@ impl CompiledImage {
 
     /// The record's bytes.
     pub fn encode(&self) -> Vec<u8> {
-        let names: usize = self.lowered_names.iter().map(|(a, b)| a.len() + b.len() + 8).sum();
+        let names: usize = self
+            .lowered_names
+            .iter()
+            .map(|(a, b)| a.len() + b.len() + 8)
+            .sum();
         let mut out = Vec::with_capacity(self.image.len() + names + 16);
         out.push(ENTRY_VERSION);
         out.push(self.kind.tag());
@@ -107,7 +113,11 @@ impl CompiledImage {
         if !r.0.is_empty() {
             return None;
         }
-        Some(CompiledImage { kind, image, lowered_names })
+        Some(CompiledImage {
+            kind,
+            image,
+            lowered_names,
+        })
     }
 }
 
@@ -167,7 +177,10 @@ mod tests {
     #[test]
     fn sniffing() {
         assert_eq!(ImageKind::sniff(b"\x7fELF...."), ImageKind::Cubin);
-        assert_eq!(ImageKind::sniff(&0xBA55_ED50u32.to_le_bytes()), ImageKind::Fatbin);
+        assert_eq!(
+            ImageKind::sniff(&0xBA55_ED50u32.to_le_bytes()),
+            ImageKind::Fatbin
+        );
         assert_eq!(ImageKind::sniff(b"//\n.version 8.0"), ImageKind::Ptx);
     }
 }

@@ -66,7 +66,11 @@ impl CacheConfig {
 
     /// The directory that is actually used: `None` in memory-only mode.
     pub fn disk_dir(&self) -> Option<&std::path::Path> {
-        if self.in_memory { None } else { self.dir.as_deref() }
+        if self.in_memory {
+            None
+        } else {
+            self.dir.as_deref()
+        }
     }
 }
 

@@ -18,7 +18,8 @@ const H0: [u32; 8] = [
     0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19,
 ];
 
-/// An incremental SHA-256 hasher.
+/// An incremental SHA-256 hasher. Every method is a `const fn`, so digests of data known at
+/// compile time (the embedded headers) cost nothing at run time.
 #[derive(Clone, Debug)]
 pub struct Sha256 {
     state: [u32; 8],
@@ -34,72 +35,111 @@ impl Default for Sha256 {
 }
 
 impl Sha256 {
-    pub fn new() -> Self {
-        Sha256 { state: H0, block: [0; 64], block_len: 0, total_len: 0 }
+    pub const fn new() -> Self {
+        Sha256 {
+            state: H0,
+            block: [0; 64],
+            block_len: 0,
+            total_len: 0,
+        }
     }
 
     /// The digest of `data` in one call.
-    pub fn digest(data: &[u8]) -> [u8; 32] {
+    pub const fn digest(data: &[u8]) -> [u8; 32] {
         let mut h = Sha256::new();
         h.update(data);
         h.finish()
     }
 
-    pub fn update(&mut self, mut data: &[u8]) {
+    pub const fn update(&mut self, data: &[u8]) {
         self.total_len = self.total_len.wrapping_add(data.len() as u64);
+        let mut i = 0;
+        // Fill a partial block first.
         if self.block_len > 0 {
-            let take = (64 - self.block_len).min(data.len());
-            self.block[self.block_len..self.block_len + take].copy_from_slice(&data[..take]);
-            self.block_len += take;
-            data = &data[take..];
+            while self.block_len < 64 && i < data.len() {
+                self.block[self.block_len] = data[i];
+                self.block_len += 1;
+                i += 1;
+            }
             if self.block_len < 64 {
                 return;
             }
             let block = self.block;
-            compress(&mut self.state, &block);
+            compress(&mut self.state, &block, 0);
             self.block_len = 0;
         }
-        let mut chunks = data.chunks_exact(64);
-        for chunk in &mut chunks {
-            compress(&mut self.state, chunk.try_into().expect("64-byte chunk"));
+        // Whole blocks straight from `data`.
+        while i + 64 <= data.len() {
+            compress(&mut self.state, data, i);
+            i += 64;
         }
-        let rest = chunks.remainder();
-        self.block[..rest.len()].copy_from_slice(rest);
-        self.block_len = rest.len();
+        while i < data.len() {
+            self.block[self.block_len] = data[i];
+            self.block_len += 1;
+            i += 1;
+        }
     }
 
-    pub fn finish(mut self) -> [u8; 32] {
+    pub const fn finish(mut self) -> [u8; 32] {
         let bit_len = self.total_len.wrapping_mul(8);
         let mut pad = [0u8; 72];
         pad[0] = 0x80;
         // Pad to 56 mod 64, then the 64-bit big-endian length.
-        let pad_len = if self.block_len < 56 { 56 - self.block_len } else { 120 - self.block_len };
-        pad[pad_len..pad_len + 8].copy_from_slice(&bit_len.to_be_bytes());
-        self.update(&pad[..pad_len + 8]);
-        debug_assert_eq!(self.block_len, 0);
+        let pad_len = if self.block_len < 56 {
+            56 - self.block_len
+        } else {
+            120 - self.block_len
+        };
+        let len = bit_len.to_be_bytes();
+        let mut k = 0;
+        while k < 8 {
+            pad[pad_len + k] = len[k];
+            k += 1;
+        }
+        let (head, _) = pad.split_at(pad_len + 8);
+        self.update(head);
         let mut out = [0u8; 32];
-        for (o, s) in out.chunks_exact_mut(4).zip(self.state) {
-            o.copy_from_slice(&s.to_be_bytes());
+        let mut w = 0;
+        while w < 8 {
+            let b = self.state[w].to_be_bytes();
+            out[4 * w] = b[0];
+            out[4 * w + 1] = b[1];
+            out[4 * w + 2] = b[2];
+            out[4 * w + 3] = b[3];
+            w += 1;
         }
         out
     }
 }
 
-fn compress(state: &mut [u32; 8], block: &[u8; 64]) {
+/// Compresses the 64 bytes of `data` at `at`.
+const fn compress(state: &mut [u32; 8], data: &[u8], at: usize) {
     let mut w = [0u32; 64];
-    for (i, word) in block.chunks_exact(4).enumerate() {
-        w[i] = u32::from_be_bytes([word[0], word[1], word[2], word[3]]);
+    let mut i = 0;
+    while i < 16 {
+        let o = at + 4 * i;
+        w[i] = u32::from_be_bytes([data[o], data[o + 1], data[o + 2], data[o + 3]]);
+        i += 1;
     }
-    for i in 16..64 {
+    while i < 64 {
         let s0 = w[i - 15].rotate_right(7) ^ w[i - 15].rotate_right(18) ^ (w[i - 15] >> 3);
         let s1 = w[i - 2].rotate_right(17) ^ w[i - 2].rotate_right(19) ^ (w[i - 2] >> 10);
-        w[i] = w[i - 16].wrapping_add(s0).wrapping_add(w[i - 7]).wrapping_add(s1);
+        w[i] = w[i - 16]
+            .wrapping_add(s0)
+            .wrapping_add(w[i - 7])
+            .wrapping_add(s1);
+        i += 1;
     }
     let [mut a, mut b, mut c, mut d, mut e, mut f, mut g, mut h] = *state;
-    for i in 0..64 {
+    i = 0;
+    while i < 64 {
         let s1 = e.rotate_right(6) ^ e.rotate_right(11) ^ e.rotate_right(25);
         let ch = (e & f) ^ (!e & g);
-        let t1 = h.wrapping_add(s1).wrapping_add(ch).wrapping_add(K[i]).wrapping_add(w[i]);
+        let t1 = h
+            .wrapping_add(s1)
+            .wrapping_add(ch)
+            .wrapping_add(K[i])
+            .wrapping_add(w[i]);
         let s0 = a.rotate_right(2) ^ a.rotate_right(13) ^ a.rotate_right(22);
         let maj = (a & b) ^ (a & c) ^ (b & c);
         let t2 = s0.wrapping_add(maj);
@@ -111,9 +151,13 @@ fn compress(state: &mut [u32; 8], block: &[u8; 64]) {
         c = b;
         b = a;
         a = t1.wrapping_add(t2);
+        i += 1;
     }
-    for (s, v) in state.iter_mut().zip([a, b, c, d, e, f, g, h]) {
-        *s = s.wrapping_add(v);
+    let v = [a, b, c, d, e, f, g, h];
+    i = 0;
+    while i < 8 {
+        state[i] = state[i].wrapping_add(v[i]);
+        i += 1;
     }
 }
 
@@ -143,7 +187,9 @@ mod tests {
             "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
         );
         assert_eq!(
-            to_hex(&Sha256::digest(b"abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq")),
+            to_hex(&Sha256::digest(
+                b"abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq"
+            )),
             "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1"
         );
         let million_a = vec![b'a'; 1_000_000];
@@ -151,6 +197,12 @@ mod tests {
             to_hex(&Sha256::digest(&million_a)),
             "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0"
         );
+    }
+
+    #[test]
+    fn const_evaluation() {
+        const D: [u8; 32] = Sha256::digest(b"abc");
+        assert_eq!(D, Sha256::digest(b"abc"));
     }
 
     #[test]

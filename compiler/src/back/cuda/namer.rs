@@ -17,11 +17,30 @@ const RESERVED: &[&str] = &[
     "typename", "union", "unsigned", "using", "virtual", "void", "volatile", "wchar_t", "while", "xor", "xor_eq",
     // CUDA builtins
     "threadIdx", "blockIdx", "blockDim", "gridDim", "warpSize", "dim3", "uint3",
-    // cuprum/types.h and generated names
+    // cuprum/types.h and generated names (`NAME` is the instantiation macro's parameter)
     "i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64", "f16", "bf16", "f32", "f64", "c32", "c64", "cuprum",
-    "main", "min", "max", "abs", "sqrt", "exp", "log", "sin", "cos", "pow", "fmod", "rem", "div", "add", "sub",
-    "mul", "neg", "shl", "shr",
+    "NAME", "main", "rem", "div", "add", "sub", "mul", "neg", "shl", "shr",
+    // global functions of the CUDA toolkit's device runtime and math library
+    "printf", "malloc", "free", "memcpy", "memset", "assert", "clock", "clock64", "make_uint3", "acos", "acosh",
+    "asin", "asinh", "atan", "atan2", "atanh", "cbrt", "ceil", "copysign", "cos", "cosh", "erf", "erfc", "exp",
+    "exp2", "exp10", "expm1", "fabs", "fdim", "floor", "fma", "fmax", "fmin", "fmod", "frexp", "hypot", "ilogb",
+    "isfinite", "isinf", "isnan", "ldexp", "lgamma", "llrint", "llround", "log", "log10", "log1p", "log2", "logb",
+    "lrint", "lround", "modf", "nan", "nearbyint", "nextafter", "norm", "pow", "rcbrt", "remainder", "remquo",
+    "rint", "round", "rsqrt", "scalbn", "signbit", "sin", "sincos", "sinh", "sinpi", "cospi", "sqrt", "tan", "tanh",
+    "tgamma", "trunc", "abs", "labs", "llabs", "min", "max", "umin", "umax", "llmin", "llmax",
 ];
+
+/// Whether `name` may not be used as is for a generated C++ name.
+fn reserved(name: &str) -> bool {
+    RESERVED.contains(&name) || name.starts_with("_c") || name.starts_with("__")
+}
+
+/// The C++ name of a `#[device]` function: its Rust name, unless that is reserved (`fn new`,
+/// `fn sqrt`), then `cuprum_fn_<name>`. Every call site uses this same function.
+pub fn item_name(name: &str) -> String {
+    let name = name.trim_start_matches("r#");
+    if reserved(name) { format!("cuprum_fn_{name}") } else { name.to_string() }
+}
 
 #[derive(Default)]
 pub struct Namer {
@@ -36,12 +55,18 @@ impl Namer {
             base = "_unused".into();
         }
         // Generated temporaries start with `_c`; user names that do too get a suffix.
-        if RESERVED.contains(&base.as_str()) || base.starts_with("_c") || base.starts_with("__") {
+        if reserved(&base) {
             base.push('_');
         }
         let n = self.used.entry(base.clone()).or_insert(0);
         *n += 1;
         if *n == 1 { base } else { format!("{base}_{}", *n - 1) }
+    }
+
+    /// Marks `name` as taken (a device function's name), so that a local of that name is renamed
+    /// and does not hide the function in C++.
+    pub fn reserve(&mut self, name: &str) {
+        *self.used.entry(name.to_string()).or_insert(0) += 1;
     }
 
     /// A compiler temporary (`_c0`, `_c1`, ...).
@@ -66,5 +91,21 @@ mod tests {
         assert_eq!(n.name("_cfoo"), "_cfoo_");
         assert_eq!(n.temp("t"), "_ct0");
         assert_eq!(n.temp("t"), "_ct1");
+        assert_eq!(n.name("_"), "_unused");
+        assert_eq!(n.name("_"), "_unused_1");
+        assert_eq!(n.name("r#loop"), "loop");
+        assert_eq!(n.name("NAME"), "NAME_");
+        assert_eq!(n.name("__x"), "__x_");
+    }
+
+    #[test]
+    fn device_functions_keep_their_names_or_are_prefixed() {
+        assert_eq!(super::item_name("lerp"), "lerp");
+        assert_eq!(super::item_name("new"), "cuprum_fn_new");
+        assert_eq!(super::item_name("sqrt"), "cuprum_fn_sqrt");
+        assert_eq!(super::item_name("float"), "cuprum_fn_float");
+        let mut n = Namer::default();
+        n.reserve("square");
+        assert_eq!(n.name("square"), "square_1");
     }
 }

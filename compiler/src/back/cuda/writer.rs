@@ -8,7 +8,7 @@
 use std::collections::HashMap;
 use std::fmt::Write as _;
 
-use super::namer::Namer;
+use super::namer::{self, Namer};
 use super::{c_type, Features};
 use crate::dtype::DType;
 use crate::ir::*;
@@ -43,14 +43,20 @@ pub struct Writer<'a> {
     loops: HashMap<LoopId, LoopInfo>,
     /// Loops being emitted, innermost last (for plain `break`/`continue` vs `goto`).
     loop_stack: Vec<LoopId>,
+    devices: &'a [&'a Item],
 }
 
 impl<'a> Writer<'a> {
-    pub(crate) fn new(item: &'a Item, types: &'a Types, features: &'a mut Features) -> Self {
+    /// A writer for `item`; `devices` are the file's device functions (their signatures shape the
+    /// arguments of calls; no local may take their C++ names).
+    pub(crate) fn new(item: &'a Item, types: &'a Types, features: &'a mut Features, devices: &'a [&'a Item]) -> Self {
         let mut namer = Namer::default();
+        for d in devices {
+            namer.reserve(&namer::item_name(&d.name.text));
+        }
         let generics: Vec<String> = item.generics.iter().map(|g| namer.name(&g.name.text)).collect();
         let locals = item.locals.iter().map(|l| namer.name(&l.name.text)).collect();
-        Writer { item, types, features, out: String::new(), indent: 0, namer, locals, generics, loops: HashMap::new(), loop_stack: Vec::new() }
+        Writer { item, types, features, out: String::new(), indent: 0, namer, locals, generics, loops: HashMap::new(), loop_stack: Vec::new(), devices }
     }
 
     pub fn finish(self) -> String {
@@ -96,7 +102,7 @@ impl<'a> Writer<'a> {
     pub(crate) fn device_signature(mut self) -> String {
         let ret = self.ty(&self.item.ret.clone());
         let params = self.params_c(&[]);
-        format!("{}__device__ {ret} {}({params})", self.template_prefix(), self.item.name.text)
+        format!("{}__device__ {ret} {}({params})", self.template_prefix(), namer::item_name(&self.item.name.text))
     }
 
     pub(crate) fn device_fn(&mut self) {
@@ -104,7 +110,7 @@ impl<'a> Writer<'a> {
         let params = self.params_c(&[]);
         let tp = self.template_prefix();
         self.out.push_str(&tp);
-        self.line(format!("__device__ {ret} {}({params}) {{", self.item.name.text));
+        self.line(format!("__device__ {ret} {}({params}) {{", namer::item_name(&self.item.name.text)));
         self.body_into_return();
         self.line("}");
     }
@@ -157,7 +163,7 @@ impl<'a> Writer<'a> {
         self.line("}");
         // Entry point.
         let mut kparams = Vec::new();
-        let mut call_args = vec!["_ci".to_string(), "shape.size".to_string()];
+        let mut call_args = vec!["_ci".to_string(), "_cshape.size".to_string()];
         for p in &self.item.params.clone() {
             let n = self.locals[p.local.0 as usize].clone();
             match &p.ty {
@@ -169,12 +175,12 @@ impl<'a> Writer<'a> {
                 Ty::Ref { inner, .. } => {
                     let t = self.ty(inner);
                     kparams.push(format!("cuprum::Operand<{t}> {n}"));
-                    call_args.push(format!("{n}.at(shape, _ci)"));
+                    call_args.push(format!("{n}.at(_cshape, _ci)"));
                 }
                 t => {
                     let t = self.ty(t);
                     kparams.push(format!("cuprum::Operand<const {t}> {n}"));
-                    call_args.push(format!("{n}.at(shape, _ci)"));
+                    call_args.push(format!("{n}.at(_cshape, _ci)"));
                 }
             }
         }
@@ -187,22 +193,22 @@ impl<'a> Writer<'a> {
             let t = self.ty(t);
             kparams.push(format!("cuprum::Operand<{t}> _cout{k}"));
         }
-        kparams.push("cuprum::Shape shape".into());
+        kparams.push("cuprum::Shape _cshape".into());
         let targs = self.template_args();
         let call = format!("{name}_map{targs}({})", call_args.join(", "));
         let store = match outs.len() {
             0 => format!("{call};"),
-            1 => format!("_cout0.at(shape, _ci) = {call};"),
+            1 => format!("_cout0.at(_cshape, _ci) = {call};"),
             n => {
                 let mut s = format!("{ret} _cr = {call};");
                 for k in 0..n {
-                    let _ = write!(s, " _cout{k}.at(shape, _ci) = _cr._{k};");
+                    let _ = write!(s, " _cout{k}.at(_cshape, _ci) = _cr._{k};");
                 }
                 s
             }
         };
         self.instantiate_macro(&format!(
-            "extern \"C\" __global__ void NAME({}) {{ \\\n        for (u64 _ci = (u64)blockIdx.x * blockDim.x + threadIdx.x; _ci < shape.size; _ci += (u64)gridDim.x * blockDim.x) {{ \\\n            {store} \\\n        }} \\\n    }}",
+            "extern \"C\" __global__ void NAME({}) {{ \\\n        for (u64 _ci = (u64)blockIdx.x * blockDim.x + threadIdx.x; _ci < _cshape.size; _ci += (u64)gridDim.x * blockDim.x) {{ \\\n            {store} \\\n        }} \\\n    }}",
             kparams.join(", ")
         ));
     }
@@ -261,9 +267,10 @@ impl<'a> Writer<'a> {
             self.indent -= 1;
             self.line("}");
         }
-        // Entry point: the loop shape is (outputs..., reduced...); `out_shape` has the outputs.
+        // Entry point: the loop shape `_cshape` is (outputs..., reduced...); `_coshape` has the
+        // outputs and `_cred` is the number of reduced elements per output.
         let mut kparams = Vec::new();
-        let mut call_args = vec!["_ci".to_string(), "shape.size".to_string()];
+        let mut call_args = vec!["_ci".to_string(), "_cshape.size".to_string()];
         for p in &self.item.params.clone() {
             let n = self.locals[p.local.0 as usize].clone();
             let t = self.ty(&p.ty);
@@ -272,13 +279,13 @@ impl<'a> Writer<'a> {
                 call_args.push(n);
             } else {
                 kparams.push(format!("cuprum::Operand<const {t}> {n}"));
-                call_args.push(format!("{n}.at(shape, _ci)"));
+                call_args.push(format!("{n}.at(_cshape, _ci)"));
             }
         }
         kparams.push(format!("cuprum::Operand<{out}> _cout"));
-        kparams.push("cuprum::Shape shape".into());
-        kparams.push("cuprum::Shape out_shape".into());
-        kparams.push("u64 red_size".into());
+        kparams.push("cuprum::Shape _cshape".into());
+        kparams.push("cuprum::Shape _coshape".into());
+        kparams.push("u64 _cred".into());
         let targs = self.template_args();
         let identity = if has_identity { format!("{name}_identity{targs}()") } else { format!("{acc}()") };
         let map_call = format!("{name}_map{targs}({})", call_args.join(", "));
@@ -288,10 +295,10 @@ impl<'a> Writer<'a> {
         let lines = [
             format!("extern \"C\" __global__ void NAME({}) {{", kparams.join(", ")),
             format!("    __shared__ {acc} _cs[CUPRUM_REDUCE_BLOCK]; __shared__ bool _ch[CUPRUM_REDUCE_BLOCK];"),
-            "    for (u64 _co = blockIdx.x; _co < out_shape.size; _co += gridDim.x) {".to_string(),
+            "    for (u64 _co = blockIdx.x; _co < _coshape.size; _co += gridDim.x) {".to_string(),
             format!("        {acc} _ca = {identity}; bool _chas = false;"),
-            "        for (u64 _cr = threadIdx.x; _cr < red_size; _cr += blockDim.x) {".to_string(),
-            "            u64 _ci = _co * red_size + _cr;".to_string(),
+            "        for (u64 _cr = threadIdx.x; _cr < _cred; _cr += blockDim.x) {".to_string(),
+            "            u64 _ci = _co * _cred + _cr;".to_string(),
             format!("            {acc} _cv = {map_to_acc};"),
             format!("            _ca = _chas ? {name}_reduce{targs}(_ca, _cv) : _cv; _chas = true;"),
             "        }".to_string(),
@@ -303,7 +310,7 @@ impl<'a> Writer<'a> {
             "            }".to_string(),
             "            __syncthreads();".to_string(),
             "        }".to_string(),
-            format!("        if (threadIdx.x == 0) _cout.at(out_shape, _co) = {name}_post{targs}(_ch[0] ? _cs[0] : {identity});"),
+            format!("        if (threadIdx.x == 0) _cout.at(_coshape, _co) = {name}_post{targs}(_ch[0] ? _cs[0] : {identity});"),
             "        __syncthreads();".to_string(),
             "    }".to_string(),
             "}".to_string(),
@@ -361,7 +368,7 @@ impl<'a> Writer<'a> {
                     None => self.line(format!("{ct} {name};")),
                     Some(e) if !needs_stmts(e) => {
                         let v = self.value(e);
-                        self.line(format!("{ct} {name} = {v};"));
+                        self.line(format!("{ct} {name} = {};", strip_parens(&v)));
                     }
                     Some(e) => {
                         self.line(format!("{ct} {name};"));
@@ -431,20 +438,35 @@ impl<'a> Writer<'a> {
             ExprKind::If { cond, then, els } => {
                 let c = self.value(cond);
                 self.line(format!("if ({}) {{", strip_parens(&c)));
-                self.indent += 1;
-                self.block_contents(then, dest);
-                self.indent -= 1;
-                match els {
-                    None => self.line("}"),
-                    Some(els) => {
-                        self.line("} else {");
-                        self.indent += 1;
-                        match &els.kind {
-                            ExprKind::Block(b) => self.block_contents(b, dest),
-                            _ => self.expr_into(els, dest),
+                let mut body = then;
+                let mut rest = els.as_deref();
+                loop {
+                    self.indent += 1;
+                    self.block_contents(body, dest);
+                    self.indent -= 1;
+                    match rest {
+                        None => {
+                            self.line("}");
+                            break;
                         }
-                        self.indent -= 1;
-                        self.line("}");
+                        // `else if` stays a chain when its condition needs no statements.
+                        Some(Expr { kind: ExprKind::If { cond, then, els }, .. }) if !needs_stmts(cond) => {
+                            let c = self.value(cond);
+                            self.line(format!("}} else if ({}) {{", strip_parens(&c)));
+                            body = then;
+                            rest = els.as_deref();
+                        }
+                        Some(e) => {
+                            self.line("} else {");
+                            self.indent += 1;
+                            match &e.kind {
+                                ExprKind::Block(b) => self.block_contents(b, dest),
+                                _ => self.expr_into(e, dest),
+                            }
+                            self.indent -= 1;
+                            self.line("}");
+                            break;
+                        }
                     }
                 }
             }
@@ -569,7 +591,9 @@ impl<'a> Writer<'a> {
         self.block_contents(body, &Dest::Discard);
         if self.loops[&id].used_continue_goto {
             let pad = "    ".repeat(self.indent);
-            self.out.insert_str(start, &format!("{pad}{{\n"));
+            let inner: String = self.out[start..].lines().map(|l| format!("    {l}\n")).collect();
+            self.out.truncate(start);
+            self.out.push_str(&format!("{pad}{{\n{inner}"));
             self.line("}");
             let l = self.loops[&id].label.clone();
             self.line(format!("{l}_continue:;"));
@@ -585,74 +609,87 @@ impl<'a> Writer<'a> {
     }
 
     /// Range loops keep Rust's semantics at the ends of the type's range (`0..=255u8` stops,
-    /// `.rev()` and `.step_by()` never overflow): an unsigned offset runs from 0 to `last`.
+    /// `.rev()` and `.step_by()` never overflow): an unsigned offset runs from 0 to `last`. The
+    /// start, end and step are evaluated once, in that order, as in Rust; a `for mut i` loop
+    /// variable is a copy, so assigning it does not change the iteration.
     fn for_loop(&mut self, id: LoopId, var: LocalId, r: &RangeLoop, body: &Block) {
         let t = self.types.local(var).clone();
         let ct = self.ty(&t);
         let v = self.locals[var.0 as usize].clone();
+        let konst = if self.item.locals[var.0 as usize].mutable { "" } else { "const " };
         let d = t.scalar().unwrap_or(DType::I32);
         let ut = unsigned_of(d);
-        let start = self.value(&r.start);
-        let end = self.value(&r.end);
         self.line("{");
         self.indent += 1;
-        if !r.inclusive && !r.rev && r.step.is_none() {
-            let e = self.namer.temp("end");
-            self.line(format!("const {ct} {e} = {end};"));
-            self.enter_loop(id, None);
-            self.line(format!("for ({ct} {v} = {start}; {v} < {e}; ++{v}) {{"));
+        let start = self.value(&r.start);
+        let start = if matches!(r.start.kind, ExprKind::Lit(_)) {
+            start
         } else {
-            let (s, e, k, last) = (self.namer.temp("s"), self.namer.temp("e"), self.namer.temp("k"), self.namer.temp("last"));
-            self.line(format!("const {ct} {s} = {start};"));
-            self.line(format!("const {ct} {e} = {end};"));
-            let step = match &r.step {
-                Some(st) => {
-                    let sv = self.value(st);
-                    let name = self.namer.temp("step");
-                    // `step_by(0)` panics in Rust; here it counts as 1.
-                    self.line(format!("const {ut} {name} = {sv} == 0 ? ({ut})1 : ({ut}){sv};"));
-                    Some(name)
-                }
-                None => None,
-            };
-            let (cond, last_expr) = if r.inclusive {
-                (format!("{s} <= {e}"), format!("({ut})(({ut}){e} - ({ut}){s})"))
-            } else {
-                (format!("{s} < {e}"), format!("({ut})(({ut}){e} - ({ut}){s} - 1)"))
-            };
-            self.line(format!("if ({cond}) {{"));
-            self.indent += 1;
-            self.line(format!("const {ut} {last} = {last_expr};"));
-            self.line(format!("{ut} {k} = 0;"));
+            let s = self.namer.temp("s");
+            self.line(format!("const {ct} {s} = {};", strip_parens(&start)));
+            s
+        };
+        let end = self.value(&r.end);
+        let e = self.namer.temp("e");
+        self.line(format!("const {ct} {e} = {};", strip_parens(&end)));
+        if !r.inclusive && !r.rev && r.step.is_none() {
             self.enter_loop(id, None);
-            self.line("do {");
-            self.indent += 1;
-            let value = if r.rev {
-                let hi = if r.inclusive { e.clone() } else { format!("({ut})(({ut}){e} - 1)") };
-                format!("({ct})(({ut}){hi} - {k})")
+            if konst.is_empty() {
+                let k = self.namer.temp("k");
+                self.line(format!("for ({ct} {k} = {start}; {k} < {e}; ++{k}) {{"));
+                self.indent += 1;
+                self.line(format!("{ct} {v} = {k};"));
             } else {
-                format!("({ct})(({ut}){s} + {k})")
-            };
-            self.line(format!("const {ct} {v} = {value};"));
+                self.line(format!("for ({ct} {v} = {start}; {v} < {e}; ++{v}) {{"));
+                self.indent += 1;
+            }
             self.loop_body(id, body);
             self.indent -= 1;
-            let advance = match &step {
-                Some(st) => format!("{last} - {k} >= {st} && (({k} += {st}), true)"),
-                None => format!("{k} < {last} && ((++{k}), true)"),
-            };
-            self.line(format!("}} while ({advance});"));
-            self.exit_loop(id);
-            self.indent -= 1;
             self.line("}");
+            self.exit_loop(id);
             self.indent -= 1;
             self.line("}");
             return;
         }
+        let step = match &r.step {
+            Some(st) => {
+                let sv = self.value(st);
+                let name = self.namer.temp("step");
+                // `step_by(0)` panics in Rust; here it counts as 1.
+                self.line(format!("const u64 {name} = {sv} == 0 ? (u64)1 : (u64){sv};"));
+                Some(name)
+            }
+            None => None,
+        };
+        let (k, last) = (self.namer.temp("k"), self.namer.temp("last"));
+        let (cond, last_expr) = if r.inclusive {
+            (format!("{start} <= {e}"), format!("({ut})(({ut}){e} - ({ut}){start})"))
+        } else {
+            (format!("{start} < {e}"), format!("({ut})(({ut}){e} - ({ut}){start} - 1)"))
+        };
+        self.line(format!("if ({cond}) {{"));
         self.indent += 1;
+        self.line(format!("const {ut} {last} = {last_expr};"));
+        self.line(format!("{ut} {k} = 0;"));
+        self.enter_loop(id, None);
+        self.line("do {");
+        self.indent += 1;
+        let value = match (r.rev, r.inclusive) {
+            (true, true) => format!("({ct})(({ut}){e} - {k})"),
+            (true, false) => format!("({ct})(({ut}){e} - 1 - {k})"),
+            (false, _) => format!("({ct})(({ut}){start} + {k})"),
+        };
+        self.line(format!("{konst}{ct} {v} = {value};"));
         self.loop_body(id, body);
         self.indent -= 1;
-        self.line("}");
+        let advance = match &step {
+            Some(st) => format!("(u64)({last} - {k}) >= {st} && (({k} += ({ut}){st}), true)"),
+            None => format!("{k} < {last} && ((++{k}), true)"),
+        };
+        self.line(format!("}} while ({advance});"));
         self.exit_loop(id);
+        self.indent -= 1;
+        self.line("}");
         self.indent -= 1;
         self.line("}");
     }
@@ -690,7 +727,10 @@ impl<'a> Writer<'a> {
             };
             self.line(open);
             self.indent += 1;
-            self.expr_into(&arm.body, dest);
+            match &arm.body.kind {
+                ExprKind::Block(b) => self.block_contents(b, dest),
+                _ => self.expr_into(&arm.body, dest),
+            }
             self.indent -= 1;
             if last || cond == "true" {
                 self.line("}");
@@ -718,19 +758,29 @@ impl<'a> Writer<'a> {
         }
     }
 
+    /// `place = value` and `place op= value`. As in Rust (and C++17), the value is evaluated
+    /// before the place; a place with a call in it (`a[f(i)] += 1`) is evaluated once, through a
+    /// reference, when the operator needs a helper (`p = cuprum::add(p, v)`).
     fn assign(&mut self, op: Option<BinOp>, place: &Expr, value: &Expr) {
-        let p = self.value(place);
         let v = self.value(value);
+        let p = self.value(place);
         match op {
             None => self.line(format!("{p} = {};", strip_parens(&v))),
             Some(op) => {
                 let t = self.ty_of(place);
-                let rhs = self.binary_c(op, &t, &p, &v, &self.ty_of(value));
+                let rt = self.ty_of(value);
+                let rhs = self.binary_c(op, &t, &p, &v, &rt);
                 let rhs = strip_parens(&rhs).to_string();
                 // `x += y` stays readable when the operator needs no helper.
                 let simple = format!("{p} {} {v}", op.symbol());
                 if rhs == strip_parens(&simple) {
                     self.line(format!("{p} {}= {};", op.symbol(), strip_parens(&v)));
+                } else if has_call(place) {
+                    let ct = self.ty(&t);
+                    let r = self.namer.temp("p");
+                    self.line(format!("{ct}& {r} = {p};"));
+                    let rhs = self.binary_c(op, &t, &r, &v, &rt);
+                    self.line(format!("{r} = {};", strip_parens(&rhs)));
                 } else {
                     self.line(format!("{p} = {rhs};"));
                 }
@@ -759,6 +809,7 @@ impl<'a> Writer<'a> {
                 self.expr_into(e, &Dest::Discard);
                 String::new()
             }
+            ExprKind::Error => unreachable!("the back end only runs on modules without errors"),
             ExprKind::Lit(l) => self.lit(l, &self.ty_of(e)),
             ExprKind::Local(l) => self.locals[l.0 as usize].clone(),
             ExprKind::Const { ty, name } => self.constant(ty, &name.text),
@@ -1003,8 +1054,12 @@ impl<'a> Writer<'a> {
                     let ts: Vec<String> = callee_item_generics.iter().map(|t| self.ty(t)).collect();
                     format!("<{}>", ts.join(", "))
                 };
-                let vs: Vec<String> = args.iter().map(|a| self.arg_value(a)).collect();
-                format!("{}{targs}({})", name.text, vs.join(", "))
+                let params: Vec<Ty> = match self.devices.iter().find(|d| d.name.text == name.text) {
+                    Some(d) => d.params.iter().map(|p| p.ty.clone()).collect(),
+                    None => Vec::new(),
+                };
+                let vs: Vec<String> = args.iter().enumerate().map(|(k, a)| self.arg_value(a, params.get(k))).collect();
+                format!("{}{targs}({})", namer::item_name(&name.text), vs.join(", "))
             }
             Callee::Assoc { ty, name } => {
                 self.features.need("cuprum/math.h");
@@ -1023,21 +1078,25 @@ impl<'a> Writer<'a> {
         }
     }
 
-    /// An argument value: slices made from shared or local arrays where a slice is expected.
-    fn arg_value(&mut self, a: &Expr) -> String {
+    /// An argument of a device function: an array reference (a shared array, `&a`, `&mut a`) passed
+    /// as a slice where the parameter is a slice, as a pointer where it is `&[T; N]`.
+    fn arg_value(&mut self, a: &Expr, param: Option<&Ty>) -> String {
         let t = self.ty_of(a);
         let v = self.value(a);
-        match t {
-            Ty::ArrayRef { elem, len, .. } => {
-                let et = self.ty(&elem);
-                format!("cuprum::Slice<{et}>{{{v}, {len}}}")
-            }
+        let (elem, len, ptr) = match t {
+            Ty::ArrayRef { elem, len, .. } => (elem, len, v),
             Ty::Ref { inner, .. } if matches!(*inner, Ty::Array(..)) => {
                 let Ty::Array(elem, len) = *inner else { unreachable!() };
-                let et = self.ty(&elem);
-                format!("cuprum::Slice<{et}>{{{v}.v, {len}}}")
+                (elem, len, format!("{v}.v"))
             }
-            _ => strip_parens(&v).to_string(),
+            _ => return strip_parens(&v).to_string(),
+        };
+        match param {
+            Some(Ty::Slice { .. }) => {
+                let et = self.ty(&elem);
+                format!("cuprum::Slice<{et}>{{{ptr}, {len}}}")
+            }
+            _ => ptr,
         }
     }
 
@@ -1137,6 +1196,16 @@ fn needs_stmts(e: &Expr) -> bool {
     }
 }
 
+/// Whether `e` contains a call (whose side effects must happen once).
+fn has_call(e: &Expr) -> bool {
+    if matches!(e.kind, ExprKind::Call { .. } | ExprKind::MethodCall { .. }) {
+        return true;
+    }
+    let any = std::cell::Cell::new(false);
+    visit_children(e, &mut |c| any.set(any.get() || has_call(c)), &mut |_| any.set(true));
+    any.get()
+}
+
 /// An integer literal of a given type, valid C for every value including the minimum.
 fn int_literal(v: i128, d: DType) -> String {
     let (bits, signed) = (d.bits(), d.is_signed_int());
@@ -1188,4 +1257,65 @@ fn strip_parens(s: &str) -> &str {
         }
     }
     &s[1..s.len() - 1]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn int_literals_are_valid_c_of_their_type() {
+        assert_eq!(int_literal(5, DType::I32), "5");
+        assert_eq!(int_literal(-5, DType::I32), "-5");
+        assert_eq!(int_literal(i32::MIN as i128, DType::I32), "(-2147483647 - 1)");
+        assert_eq!(int_literal(i64::MIN as i128, DType::I64), "(-9223372036854775807ll - 1)");
+        assert_eq!(int_literal(7, DType::I64), "7ll");
+        assert_eq!(int_literal(4294967295, DType::U32), "4294967295u");
+        assert_eq!(int_literal(u64::MAX as i128, DType::U64), "18446744073709551615ull");
+        assert_eq!(int_literal(200, DType::U8), "((u8)200)");
+        assert_eq!(int_literal(-2, DType::I8), "((i8)-2)");
+        // Negating an unsigned literal wraps, as `as` would.
+        assert_eq!(int_literal(-1, DType::U16), "((u16)65535)");
+        assert_eq!(int_literal(3, DType::F64), "3.0");
+        assert_eq!(int_literal(3, DType::F32), "3.0f");
+    }
+
+    #[test]
+    fn strip_parens_drops_one_enclosing_pair_only() {
+        assert_eq!(strip_parens("(a + b)"), "a + b");
+        assert_eq!(strip_parens("((a + b))"), "(a + b)");
+        assert_eq!(strip_parens("(a) + (b)"), "(a) + (b)");
+        assert_eq!(strip_parens("f(x)"), "f(x)");
+        assert_eq!(strip_parens("()"), "");
+        assert_eq!(strip_parens("x"), "x");
+    }
+
+    fn emit(src: &str) -> String {
+        crate::compile_source(src).expect("compiles").unit.source
+    }
+
+    #[test]
+    fn rust_semantics_in_the_c() {
+        let c = emit("#[device] fn f(a: u8, b: u8, s: u32) -> u8 { (a + b) << s }");
+        assert!(c.contains("cuprum::shl(cuprum::add(a, b), s)"), "{c}");
+        let c = emit("#[device] fn f(x: f32) -> i16 { x as i16 }");
+        assert!(c.contains("cuprum::cast_float<i16>(x)"), "{c}");
+        // Wide unsigned arithmetic wraps in C already.
+        let c = emit("#[device] fn f(a: u64, b: u64) -> u64 { a * b + 1 }");
+        assert!(c.contains("(a * b) + 1ull"), "{c}");
+    }
+
+    #[test]
+    fn shadowed_locals_get_distinct_c_names() {
+        let c = emit("#[device] fn f(x: i32) -> i32 { let x = x + 1; let x = x * 2; x }");
+        assert!(c.contains("i32 x_1 = cuprum::add(x, 1);") && c.contains("i32 x_2 = cuprum::mul(x_1, 2);"), "{c}");
+    }
+
+    #[test]
+    fn helpers_only_when_used() {
+        let c = emit("#[device] fn f(x: f32) -> f32 { x * 2.0 }");
+        assert!(!c.contains("arith.h") && !c.contains("math.h") && !c.contains("atomic.h"), "{c}");
+        let c = emit("#[device] fn f(x: f32) -> f32 { x.sqrt() }");
+        assert!(c.contains("#include <cuprum/math.h>"), "{c}");
+    }
 }
