@@ -7,22 +7,12 @@
 #[path = "kernels/quickstart.rs"]
 mod kernels;
 
-use cuprum::runtime::{Array, Device, DeviceRepr, LaunchConfig, RawModule, Scalar};
+use cuprum::runtime::{Array, Device, LaunchConfig, SliceArg, RawModule, Scalar};
 
 const KERNELS: &str = include_str!("kernels/quickstart.rs");
 
-/// `&[T]` as the generated kernels take it: device pointer and length.
-#[repr(C)]
-#[derive(Clone, Copy)]
-struct SliceArg {
-    ptr: u64,
-    len: u64,
-}
-// SAFETY: `#[repr(C)]` of two `u64`, the layout of `cuprum::Slice<T>` (include/cuprum/types.h).
-unsafe impl DeviceRepr for SliceArg {}
-
 fn arg<T: Scalar>(a: &Array<T>) -> SliceArg {
-    SliceArg { ptr: a.device_ptr(), len: a.len() as u64 }
+    SliceArg::of(a)
 }
 
 fn main() {

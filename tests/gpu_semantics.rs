@@ -8,24 +8,14 @@ mod semantics_kernels;
 
 use std::sync::OnceLock;
 
-use cuprum::runtime::{Array, DeviceRepr, LaunchConfig, RawKernel, RawModule, Scalar};
+use cuprum::runtime::{Array, LaunchConfig, SliceArg, RawKernel, RawModule, Scalar};
 use half::f16;
 use semantics_kernels as host;
 
 const SOURCE: &str = include_str!("semantics_kernels.rs");
 
-/// `&[T]` / `&mut [T]` as generated kernels take them: pointer and length.
-#[repr(C)]
-#[derive(Clone, Copy)]
-struct SliceArg {
-    ptr: u64,
-    len: u64,
-}
-// SAFETY: `#[repr(C)]` of two `u64`, the layout of `cuprum::Slice<T>` in include/cuprum/types.h.
-unsafe impl DeviceRepr for SliceArg {}
-
 fn arg<T: Scalar>(a: &Array<T>) -> SliceArg {
-    SliceArg { ptr: a.device_ptr(), len: a.len() as u64 }
+    SliceArg::of(a)
 }
 
 fn module() -> &'static RawModule {
