@@ -37,6 +37,32 @@ pub fn instantiate_line(name: &str, symbol: &str, instance: &[DType]) -> String 
     s
 }
 
+/// The identity of a generated translation unit (one kernel file): FNV-1a 64 over its CUDA C, as
+/// 16 hex digits. The build crate names a unit's fat binary by it and the macros find it by it, so
+/// a fat binary built from other source is never used.
+pub fn unit_id(source: &str) -> String {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in source.as_bytes() {
+        h ^= u64::from(*b);
+        h = h.wrapping_mul(0x0100_0000_01b3);
+    }
+    format!("{h:016x}")
+}
+
+/// The folder under `OUT_DIR` where `cuprum-build` writes its outputs.
+pub const AOT_DIR: &str = "cuprum";
+
+/// The fat binary of unit `id`, relative to `OUT_DIR`: `cuprum/<id>.fatbin`.
+pub fn fatbin_file(id: &str) -> String {
+    format!("{AOT_DIR}/{id}.fatbin")
+}
+
+/// The targets in the fat binary of unit `id`, relative to `OUT_DIR`: `cuprum/<id>.targets`, one
+/// per line (`sm_80`, `sm_90`, `compute_90`).
+pub fn targets_file(id: &str) -> String {
+    format!("{AOT_DIR}/{id}.targets")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -45,6 +71,8 @@ mod tests {
     fn symbols_are_stable() {
         assert_eq!(kernel_symbol("rawkernel", "copy", None, &[DType::F32]), "cuprum_rawkernel_copy__f32");
         assert_eq!(kernel_symbol("reduction", "l2", Some("full"), &[DType::C64, DType::I8]), "cuprum_reduction_l2_full__c64__i8");
+        assert_eq!(unit_id(""), "cbf29ce484222325");
+        assert_eq!(fatbin_file("00ff"), "cuprum/00ff.fatbin");
         assert_eq!(instantiate_line("copy", "cuprum_rawkernel_copy__f32", &[DType::F32]), "CUPRUM_INSTANTIATE_copy(cuprum_rawkernel_copy__f32, f32)");
     }
 }
