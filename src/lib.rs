@@ -12,7 +12,11 @@ pub mod prelude {
     pub use cuprum_runtime::lang::prelude::*;
 }
 
+// Generated code names `::cuprum::__private`, also inside this crate (the built-in kernels).
+extern crate self as cuprum;
+
 #[doc(hidden)]
 pub mod __private {
     pub use cuprum_runtime::*;
+    pub use inventory;
 }

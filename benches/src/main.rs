@@ -20,6 +20,9 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
+mod kernels;
+mod rawkernel;
+
 use cudarc::driver::{LaunchConfig as CuLaunchConfig, PushKernelArg};
 use cuprum_runtime::cache::{self, CacheConfig};
 use cuprum_runtime::kernel::RawKernel;
@@ -429,6 +432,12 @@ fn run(dev: &Device, opts: &Options) -> Result<()> {
         target: Some((">=", 0.95)),
         note: format!("grid {} x 256, timed alternately with the copy", sms * 2),
     });
+
+    rows.extend(rawkernel::rows(
+        dev,
+        &stream,
+        &rawkernel::Ceilings { bare_launch_us, target, launches, rounds, copy_elems },
+    )?);
 
     let ceilings = [
         Ceiling {

@@ -17,3 +17,18 @@ pub const HEADERS: &[(&str, &str)] = &[
 pub fn header(name: &str) -> Option<&'static str> {
     HEADERS.iter().find(|(n, _)| *n == name).map(|(_, t)| *t)
 }
+
+/// The `#include` lines an instance with these dtypes needs besides what its unit includes (a
+/// unit includes only the headers its default instances use): put before the instantiation line
+/// of an instance compiled on demand.
+pub fn includes_for(instance: &[crate::dtype::DType]) -> String {
+    use crate::dtype::DType;
+    let mut s = String::new();
+    if instance.iter().any(|d| matches!(d, DType::F16 | DType::BF16 | DType::C32 | DType::C64)) {
+        s.push_str("#include <cuprum/half.h>\n#include <cuprum/arith.h>\n#include <cuprum/math.h>\n");
+    }
+    if instance.iter().any(|d| matches!(d, DType::C32 | DType::C64)) {
+        s.push_str("#include <cuprum/complex.h>\n");
+    }
+    s
+}

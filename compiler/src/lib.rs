@@ -16,6 +16,7 @@
 pub mod back;
 pub mod diag;
 pub mod dtype;
+pub mod expand;
 pub mod front;
 pub mod headers;
 pub mod ir;

@@ -58,7 +58,7 @@ pub fn check_item(kind: AttrKind, attr: TokenStream, item: TokenStream) -> Token
     out
 }
 
-fn check_fn(kind: AttrKind, attr: TokenStream, f: &syn::ItemFn) -> Result<(), syn::Error> {
+pub(crate) fn check_fn(kind: AttrKind, attr: TokenStream, f: &syn::ItemFn) -> Result<(), syn::Error> {
     let mut diags = Diagnostics::new();
     let scope = front::FileScope::default();
     let item = front::lower_item(kind, attr, proc_macro2::Span::call_site(), f, &scope, &mut diags);
@@ -70,7 +70,7 @@ fn check_fn(kind: AttrKind, attr: TokenStream, f: &syn::ItemFn) -> Result<(), sy
     diags.finish()
 }
 
-fn attr_name(kind: AttrKind) -> &'static str {
+pub(crate) fn attr_name(kind: AttrKind) -> &'static str {
     match kind {
         AttrKind::Elementwise => "elementwise",
         AttrKind::Reduction => "reduction",

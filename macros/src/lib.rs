@@ -1,12 +1,17 @@
-//! cuprum's attribute macros. Each is three steps: parse, call the compiler, turn its errors into
-//! `compile_error!` next to the user's unchanged function (so other errors don't cascade).
+//! cuprum's attribute macros. Each is three steps: gather the context (the item's file, the
+//! crate's `OUT_DIR`), call the compiler's `expand_item`, return its tokens: the user's unchanged
+//! function, plus its errors as `compile_error!` or, when clean, the kernel's typed entry points.
 
 use proc_macro::TokenStream;
 
 use cuprum_compiler::front::AttrKind;
 
 fn expand(kind: AttrKind, attr: TokenStream, item: TokenStream) -> TokenStream {
-    cuprum_compiler::check_item(kind, attr.into(), item.into()).into()
+    let cx = cuprum_compiler::expand::Context {
+        file: Some(proc_macro::Span::call_site().local_file()).flatten(),
+        out_dir: std::env::var_os("OUT_DIR").map(Into::into),
+    };
+    cuprum_compiler::expand::expand_item(kind, attr.into(), item.into(), &cx).into()
 }
 
 /// A CuPy-style elementwise kernel: the parameters are per-element inputs, the return value the output.

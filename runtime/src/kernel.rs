@@ -309,8 +309,9 @@ impl RawKernel {
         self.function_at(device.ordinal())
     }
 
+    /// The kernel loaded on device `ordinal`.
     #[inline]
-    fn function_at(&self, ordinal: usize) -> Result<&KernelFunction> {
+    pub fn function_at(&self, ordinal: usize) -> Result<&KernelFunction> {
         if let Some(f) = self
             .inner
             .functions

@@ -30,7 +30,7 @@ pub use error::{Error, Result};
 pub use memory::{DeviceBuffer, MemoryPool};
 pub use stream::{Event, Stream, StreamGuard};
 pub use kernel::{KernelAttributes, KernelFunction, RawKernel};
-pub use launch::{ArgList, DevicePtr, DeviceRepr, Dim3, KernelArg, KernelArgs, LaunchConfig, SliceArg};
+pub use launch::{ArgList, DevicePtr, DeviceRepr, Dim3, KernelArg, KernelArgs, LaunchConfig, SliceArg, ViewArg};
 pub use module::{Global, RawModule};
 
 pub use cuprum_compiler::dtype::DType;

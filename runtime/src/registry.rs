@@ -16,9 +16,12 @@ use std::borrow::Cow;
 use std::collections::HashMap;
 use std::sync::{Mutex, OnceLock, RwLock};
 
+use crate::array::Array;
 use crate::device::Device;
 use crate::error::{Error, Result};
 use crate::kernel::RawKernel;
+use crate::lang::traits::Scalar;
+use crate::launch::{LaunchConfig, SliceArg, ViewArg};
 use crate::module::RawModule;
 use crate::stats::{self, Layer};
 use cuprum_compiler::dtype::DType;
@@ -244,7 +247,8 @@ impl Kernel {
         let device = Device::get(ordinal)?;
         let symbol = cuprum_compiler::mangle::kernel_symbol(self.kind, self.name, variant, instance);
         let (kernel, layer) = self.unit.kernel(&device, &symbol, &|| {
-            cuprum_compiler::mangle::instantiate_line(self.name, &symbol, instance)
+            let includes = cuprum_compiler::headers::includes_for(instance);
+            format!("{includes}{}", cuprum_compiler::mangle::instantiate_line(self.name, &symbol, instance))
         })?;
         record_served(Served { kernel: self.name, symbol: symbol.clone(), device: ordinal, layer });
         let mut loaded = self.loaded.write().unwrap_or_else(|e| e.into_inner());
@@ -295,6 +299,52 @@ inventory::collect!(KernelEntry);
 /// Every kernel generated into this program by cuprum's macros.
 pub fn kernels() -> impl Iterator<Item = &'static KernelEntry> {
     inventory::iter::<KernelEntry>.into_iter()
+}
+
+/// The device a launch with `cfg` runs on: the stream's, else the current device.
+#[inline]
+pub fn launch_device(cfg: &LaunchConfig<'_>) -> usize {
+    match cfg.stream {
+        Some(s) => s.device().ordinal(),
+        None => Device::current_ordinal(),
+    }
+}
+
+fn on_device<T: Scalar>(kernel: &str, param: &str, a: &Array<T>, device: usize) -> Result<()> {
+    if a.device().ordinal() == device {
+        return Ok(());
+    }
+    Err(Error::DeviceMismatch {
+        context: format!("argument `{param}` of kernel `{kernel}`"),
+        expected: device,
+        found: a.device().ordinal(),
+    })
+}
+
+/// A `&[T]` / `&mut [T]` argument: the whole array, which must be C-contiguous and on the launch's
+/// device.
+#[inline]
+pub fn slice_arg<T: Scalar>(kernel: &str, param: &str, a: &Array<T>, device: usize) -> Result<SliceArg> {
+    on_device(kernel, param, a, device)?;
+    if !a.is_c_contiguous() {
+        return Err(not_contiguous(kernel, param, a.shape(), a.strides()));
+    }
+    Ok(SliceArg::of(a))
+}
+
+/// A `View<T, N>` / `ViewMut<T, N>` argument: an array of `N` dimensions, any strides.
+#[inline]
+pub fn view_arg<T: Scalar, const N: usize>(kernel: &str, param: &str, a: &Array<T>, device: usize) -> Result<ViewArg<N>> {
+    on_device(kernel, param, a, device)?;
+    ViewArg::of(a).ok_or_else(|| Error::InvalidLaunch {
+        kernel: kernel.to_string(),
+        detail: format!(
+            "argument `{param}` is a `View<_, {N}>` but the array has {} dimension(s) (shape {:?}); \
+             reshape it first (`.reshape(..)?`)",
+            a.ndim(),
+            a.shape()
+        ),
+    })
 }
 
 /// The error for an array that cannot be passed as a kernel's slice parameter.

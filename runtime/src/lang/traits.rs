@@ -49,7 +49,7 @@ use num_complex::Complex;
 /// no padding bytes, and every value of the C type is a valid `Self`. The runtime relies on it to copy
 /// values and buffers to and from the device as raw bytes, and the host atomics compare values bit for
 /// bit.
-pub unsafe trait Scalar: Copy + Default + Send + Sync + 'static + Debug + PartialEq {
+pub unsafe trait Scalar: crate::launch::DeviceRepr + Default + Send + Sync + Debug + PartialEq {
     /// The dtype whose C type this type is.
     const DTYPE: DType;
 }

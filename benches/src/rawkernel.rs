@@ -1,0 +1,167 @@
+//! The `#[rawkernel]` rows: kernels written in Rust, launched through the API the macro generates
+//! (`kernel::launch(&config, args..)`), against the same ceilings as the RawKernel rows.
+
+use std::time::Instant;
+
+use cuprum_runtime::launch::LaunchConfig;
+use cuprum_runtime::{Array, Device, Event, Result, Stream, nvrtc, stats};
+use num_complex::Complex;
+
+use crate::kernels as k;
+use crate::{Row, median, ms};
+
+/// What the rows need from the run: the ceilings and the run's settings.
+pub struct Ceilings {
+    pub bare_launch_us: f64,
+    pub target: nvrtc::CodeTarget,
+    pub launches: usize,
+    pub rounds: usize,
+    pub copy_elems: usize,
+}
+
+pub fn rows(dev: &Device, stream: &Stream, c: &Ceilings) -> Result<Vec<Row>> {
+    let mut rows = Vec::new();
+
+    // Host cost of a launch through the generated API (instance lookup, argument checks).
+    let n_small = 1024usize;
+    let (a, b) = (Array::<f32>::zeros(n_small)?, Array::<f32>::zeros(n_small)?);
+    let mut z = Array::<f32>::zeros(n_small)?;
+    let cfg1 = LaunchConfig::new(1, 32);
+    let mut launch_n = |n: usize| -> Result<f64> {
+        let t = Instant::now();
+        for _ in 0..n {
+            k::empty4::launch(&cfg1, &a, &b, &mut z, n_small as u32)?;
+        }
+        stream.synchronize()?;
+        Ok(t.elapsed().as_secs_f64() * 1e6 / n as f64)
+    };
+    launch_n(c.launches / 10)?;
+    let us = median((0..c.rounds).map(|_| launch_n(c.launches)).collect::<Result<_>>()?);
+    rows.push(Row {
+        name: "#[rawkernel] launch, host cost per call",
+        value: us,
+        unit: "us",
+        ceiling_name: "bare cudarc launch",
+        ceiling: c.bare_launch_us,
+        target: Some(("<=", 1.15)),
+        note: format!("{} calls of empty4::launch(&cfg, &a, &b, &mut c, n), one synchronize", c.launches),
+    });
+
+    // First call of an instance that is not precompiled, with an empty cache: NVRTC compile of
+    // the unit + its instantiation line, load, launch. The ceiling: NVRTC compiling the same
+    // kind of source (another instance), with nothing around it.
+    let info = nvrtc::info()?;
+    let unit_src = cuprum_runtime::registry::kernels()
+        .find(|e| e.name == "copy_unrolled")
+        .map(|e| e.unit.source().to_string())
+        .unwrap_or_default();
+    let bare_ms = {
+        let options = nvrtc::effective_options(&[], c.target, false);
+        let src = format!("{unit_src}\nCUPRUM_INSTANTIATE_copy_unrolled(bench_ceiling, u64)\n");
+        let mut t = Vec::new();
+        for i in 0..c.rounds {
+            let src = format!("{src}// {i}\n");
+            let start = Instant::now();
+            nvrtc::compile(
+                &nvrtc::Program {
+                    name: "ceiling",
+                    file_name: "ceiling",
+                    source: &src,
+                    options: &options,
+                    name_expressions: &[],
+                    dump_source_on_error: false,
+                },
+                c.target,
+            )?;
+            t.push(ms(start.elapsed()));
+        }
+        median(t)
+    };
+    let _ = info;
+    let n = 1 << 16;
+    let before = stats::snapshot();
+    let mut first = Vec::new();
+    macro_rules! first_call {
+        ($t:ty) => {{
+            let x = Array::<$t>::zeros(n)?;
+            let mut y = Array::<$t>::zeros(n)?;
+            let t = Instant::now();
+            k::copy_unrolled::launch(&LaunchConfig::for_elements(n, 256), &x, &mut y, n as u32)?;
+            first.push(ms(t.elapsed()));
+        }};
+    }
+    first_call!(u8);
+    first_call!(i8);
+    first_call!(u16);
+    first_call!(i16);
+    first_call!(u32);
+    stream.synchronize()?;
+    let compiles = stats::snapshot().nvrtc - before.nvrtc;
+    rows.push(Row {
+        name: "#[rawkernel] first call of a JIT instance, empty cache",
+        value: median(first),
+        unit: "ms",
+        ceiling_name: "NVRTC compile of the same unit",
+        ceiling: bare_ms,
+        target: Some(("<=", 1.2)),
+        note: format!("copy_unrolled::<u8, i8, u16, i16, u32>: {compiles} NVRTC compiles"),
+    });
+
+    // Grid-stride copies, timed alternately with the driver's copy of the same bytes.
+    let elems = c.copy_elems;
+    let sms = dev.multiprocessor_count();
+    let x = Array::<f32>::from_vec((0..elems).map(|i| (i % 999_983) as f32).collect())?;
+    let mut y = Array::<f32>::zeros(elems)?;
+    let xc = Array::<Complex<f64>>::from_vec((0..elems / 4).map(|i| Complex::new(i as f64, -(i as f64))).collect())?;
+    let mut yc = Array::<Complex<f64>>::zeros(elems / 4)?;
+    let time = |f: &mut dyn FnMut() -> Result<()>| -> Result<f64> {
+        let start = Event::record(stream)?;
+        f()?;
+        let end = Event::record(stream)?;
+        end.synchronize()?;
+        Ok(Event::elapsed_ms(&start, &end)? as f64)
+    };
+    let (xp, yp) = (x.device_ptr(), y.device_ptr());
+    let bytes = (elems * 4) as f64;
+    let cfg = LaunchConfig::new(sms * 8, 256);
+    let (mut t_copy, mut t_f32, mut t_c64) = (Vec::new(), Vec::new(), Vec::new());
+    for i in 0..(c.rounds * 4 + 2) {
+        let a = time(&mut || {
+            // SAFETY: both buffers hold `elems` f32 on this device and outlive the copy
+            // (synchronized through the end event).
+            unsafe { cudarc::driver::result::memcpy_dtod_async(yp, xp, elems * 4, stream.handle()) }
+                .map_err(cuprum_runtime::Error::driver_fn("cuMemcpyDtoDAsync"))
+        })?;
+        let b = time(&mut || k::copy_unrolled::launch(&cfg, &x, &mut y, elems as u32))?;
+        let d = time(&mut || k::copy_unrolled::launch(&cfg, &xc, &mut yc, (elems / 4) as u32))?;
+        if i > 1 {
+            t_copy.push(a);
+            t_f32.push(b);
+            t_c64.push(d);
+        }
+    }
+    let gbs = |t: Vec<f64>| 2.0 * bytes / (median(t) * 1e-3) / 1e9;
+    let ceiling = gbs(t_copy);
+    if y.to_vec()? != x.to_vec()? || yc.to_vec()? != xc.to_vec()? {
+        return Err(cuprum_runtime::Error::Unsupported { what: "the #[rawkernel] copy produced wrong data".into() });
+    }
+    rows.push(Row {
+        name: "#[rawkernel] grid-stride copy, f32 (4 loads in flight)",
+        value: gbs(t_f32),
+        unit: "GB/s",
+        ceiling_name: "device-to-device copy",
+        ceiling,
+        target: Some((">=", 0.95)),
+        note: format!("copy_unrolled::<f32>, {elems} elements, grid {} x 256, timed alternately with the copy", sms * 8),
+    });
+    rows.push(Row {
+        name: "#[rawkernel] grid-stride copy, 16-byte elements",
+        value: gbs(t_c64),
+        unit: "GB/s",
+        ceiling_name: "device-to-device copy",
+        ceiling,
+        target: Some((">=", 0.95)),
+        note: "copy_unrolled::<Complex<f64>>: the same bytes as 16-byte loads".into(),
+    });
+    Ok(rows)
+}

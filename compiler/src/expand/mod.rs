@@ -1,0 +1,87 @@
+//! The Rust side of a kernel: what an attribute macro puts next to the user's function.
+//!
+//! Entry point: [`expand_item`]. It checks the item (every error at its span, as
+//! `compile_error!`), and for a clean kernel adds a module of the same name as the function (a
+//! function and a module live in different namespaces, so `copy(..)` still calls the Rust function
+//! and `copy::launch(..)` launches the kernel) holding:
+//!
+//! - the kernel's translation unit ([`unit::UnitInfo`]): the CUDA C of the kernel's whole file, as
+//!   `cuprum emit` and the build crate produce it, and the fat binary the build crate compiled from
+//!   exactly that source when there is one (found under `OUT_DIR` by [`crate::mangle::unit_id`]);
+//! - a `registry::Kernel` static, the per-device table of loaded instances;
+//! - an `inventory` entry, so the program can list its kernels;
+//! - the typed entry points of the kernel's kind (`rawkernel::launch_module`).
+//!
+//! Generated code reaches the runtime only through `::cuprum::__private`.
+
+mod rawkernel;
+pub mod unit;
+
+use std::path::PathBuf;
+
+use proc_macro2::TokenStream;
+use quote::{quote, ToTokens};
+
+use crate::front::AttrKind;
+
+/// What the macro knows besides the tokens: the file the item is in (to translate it whole, so
+/// that `#[device]` functions and consts of the file are part of the unit) and the crate's
+/// `OUT_DIR` (where the build crate wrote fat binaries).
+#[derive(Debug, Clone, Default)]
+pub struct Context {
+    pub file: Option<PathBuf>,
+    pub out_dir: Option<PathBuf>,
+}
+
+/// The expansion of `#[elementwise]`, `#[reduction]`, `#[rawkernel]` or `#[device]` on `item`.
+pub fn expand_item(kind: AttrKind, attr: TokenStream, item: TokenStream, cx: &Context) -> TokenStream {
+    let f: syn::ItemFn = match syn::parse2(item.clone()) {
+        Ok(f) => f,
+        Err(_) => return crate::check_item(kind, attr, item),
+    };
+    let mut out = if kind == AttrKind::Device {
+        f.to_token_stream()
+    } else {
+        // Often only launched, never called on the host: not dead code.
+        quote!(#[allow(dead_code)] #f)
+    };
+    if let Err(e) = crate::pipeline::check_fn(kind, attr.clone(), &f) {
+        out.extend(e.to_compile_error());
+        return out;
+    }
+    if kind == AttrKind::RawKernel {
+        let unit = unit::unit_for(cx, || {
+            let attr_name = syn::Ident::new(crate::pipeline::attr_name(kind), proc_macro2::Span::call_site());
+            quote!(#[#attr_name(#attr)] #f).to_string()
+        });
+        out.extend(rawkernel::launch_module(&f, &unit));
+    }
+    out
+}
+
+/// The statics every kernel module starts with: its unit, its `registry::Kernel`, its inventory
+/// entry.
+fn kernel_statics(kind: &str, name: &str, unit: &unit::UnitInfo) -> TokenStream {
+    let file = &unit.file;
+    let source = &unit.source;
+    let fast_math = unit.fast_math;
+    let fatbin = match &unit.fatbin {
+        Some(p) => {
+            let p = p.display().to_string();
+            quote!(::core::option::Option::Some(include_bytes!(#p)))
+        }
+        None => quote!(::core::option::Option::None),
+    };
+    let targets = &unit.targets;
+    let precompiled = &unit.precompiled;
+    quote! {
+        static __CUPRUM_UNIT: __cuprum::registry::KernelUnit = __cuprum::registry::KernelUnit::new(
+            #file, #source, #fast_math, #fatbin, &[#(#targets),*], &[#(#precompiled),*],
+        );
+        static __CUPRUM_KERNEL: __cuprum::registry::Kernel =
+            __cuprum::registry::Kernel::new(&__CUPRUM_UNIT, #kind, #name);
+        __cuprum::inventory::submit! {
+            __cuprum::registry::KernelEntry { kind: #kind, name: #name, unit: &__CUPRUM_UNIT }
+        }
+    }
+}

@@ -1,0 +1,149 @@
+//! The typed launch API of a `#[rawkernel]`: `NAME::launch(&config, args...)`.
+//!
+//! Each kernel parameter becomes a launch parameter whose type rustc checks at the call:
+//!
+//! | kernel parameter | launch argument | passed as |
+//! | --- | --- | --- |
+//! | `&[T]` / `&mut [T]` | `&Array<T>` / `&mut Array<T>` (C-contiguous, else an error) | `SliceArg` |
+//! | `View<T, N>` / `ViewMut<T, N>` | `&Array<T>` / `&mut Array<T>` with `N` dimensions | `ViewArg<N>` |
+//! | a scalar type or a generic `T` | the value | by value |
+//!
+//! Generic parameters are inferred from the arguments; their dtypes pick the instance.
+
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote};
+
+use super::unit::UnitInfo;
+
+enum ParamKind {
+    Slice { elem: syn::Type, mutable: bool },
+    View { elem: syn::Type, ndim: syn::Expr, mutable: bool },
+    Value(syn::Type),
+}
+
+fn classify(ty: &syn::Type) -> ParamKind {
+    if let syn::Type::Reference(r) = ty {
+        if let syn::Type::Slice(s) = &*r.elem {
+            return ParamKind::Slice { elem: (*s.elem).clone(), mutable: r.mutability.is_some() };
+        }
+    }
+    if let syn::Type::Path(p) = ty {
+        if let Some(last) = p.path.segments.last() {
+            let mutable = match last.ident.to_string().as_str() {
+                "View" => Some(false),
+                "ViewMut" => Some(true),
+                _ => None,
+            };
+            if let (Some(mutable), syn::PathArguments::AngleBracketed(a)) = (mutable, &last.arguments) {
+                let mut args = a.args.iter();
+                if let (Some(syn::GenericArgument::Type(elem)), Some(n)) = (args.next(), args.next()) {
+                    let ndim = match n {
+                        syn::GenericArgument::Const(e) => e.clone(),
+                        syn::GenericArgument::Type(t) => syn::parse_quote!(#t),
+                        _ => syn::parse_quote!(0),
+                    };
+                    return ParamKind::View { elem: elem.clone(), ndim, mutable };
+                }
+            }
+        }
+    }
+    ParamKind::Value(ty.clone())
+}
+
+/// `mod NAME { statics; pub fn launch(..) }`.
+pub(super) fn launch_module(f: &syn::ItemFn, unit: &UnitInfo) -> TokenStream {
+    let name = &f.sig.ident;
+    let name_str = name.to_string();
+    let vis = &f.vis;
+    let statics = super::kernel_statics("rawkernel", &name_str, unit);
+
+    let mut params = Vec::new();
+    let mut converts = Vec::new();
+    let mut passed = Vec::new();
+    let mut taken = Vec::new();
+    for (k, input) in f.sig.inputs.iter().enumerate() {
+        let syn::FnArg::Typed(pt) = input else { continue };
+        let ident = match &*pt.pat {
+            syn::Pat::Ident(p) => p.ident.clone(),
+            _ => format_ident!("arg{}", k),
+        };
+        let ident_str = ident.to_string();
+        taken.push(ident_str.clone());
+        let value = format_ident!("__cuprum_a{}", k);
+        match classify(&pt.ty) {
+            ParamKind::Slice { elem, mutable } => {
+                let m = mutable.then(|| quote!(mut));
+                params.push(quote!(#ident: &#m __cuprum::Array<#elem>));
+                converts.push(quote!(let #value = __cuprum::registry::slice_arg(#name_str, #ident_str, #ident, __device)?;));
+                passed.push(quote!(#value));
+            }
+            ParamKind::View { elem, ndim, mutable } => {
+                let m = mutable.then(|| quote!(mut));
+                params.push(quote!(#ident: &#m __cuprum::Array<#elem>));
+                converts.push(quote!(let #value = __cuprum::registry::view_arg::<#elem, { #ndim }>(#name_str, #ident_str, #ident, __device)?;));
+                passed.push(quote!(#value));
+            }
+            ParamKind::Value(ty) => {
+                params.push(quote!(#ident: #ty));
+                passed.push(quote!(#ident));
+            }
+        }
+    }
+    let config = if taken.iter().any(|t| t == "config") { format_ident!("launch_config") } else { format_ident!("config") };
+
+    // Generic parameters keep their bounds and are also `Scalar` (their dtype picks the instance).
+    let mut generics = f.sig.generics.clone();
+    let mut dtypes = Vec::new();
+    for gp in generics.params.iter_mut() {
+        if let syn::GenericParam::Type(tp) = gp {
+            tp.bounds.push(syn::parse_quote!(__cuprum::Scalar));
+            let t = &tp.ident;
+            dtypes.push(quote!(<#t as __cuprum::Scalar>::DTYPE));
+        }
+    }
+    let (impl_generics, _, where_clause) = generics.split_for_impl();
+
+    let doc_mod = format!(
+        "Launches the `#[rawkernel]` [`{name_str}`](fn@super::{name_str}) on the GPU (see `launch`)."
+    );
+    let doc_launch = format!(
+        "Launches `{name_str}` with `{config}` (grid, block, dynamic shared memory, stream).\n\n\
+         Slices are whole C-contiguous arrays, views are arrays of the view's dimensions, scalars \
+         are passed by value; generic parameters are inferred from the arguments and pick the \
+         instance, which is loaded on first use (precompiled fat binary, else the kernel cache, \
+         else NVRTC). Errors, with nothing launched: an argument on another device, a \
+         non-contiguous slice argument, a view of the wrong dimension, a configuration the \
+         device or kernel cannot run, a compile error. As in CUDA, indexing inside the kernel is \
+         not bounds-checked."
+    );
+    quote! {
+        #[doc = #doc_mod]
+        #[allow(non_snake_case, unused_imports, clippy::too_many_arguments)]
+        #vis mod #name {
+            use super::*;
+            use ::cuprum::__private as __cuprum;
+
+            #statics
+
+            #[doc = #doc_launch]
+            #[inline]
+            pub fn launch #impl_generics (
+                #config: &__cuprum::LaunchConfig<'_>,
+                #(#params),*
+            ) -> __cuprum::Result<()> #where_clause {
+                let __device = __cuprum::registry::launch_device(#config);
+                let __kernel = __CUPRUM_KERNEL.instance(__device, &[#(#dtypes),*], ::core::option::Option::None)?;
+                let __function = __kernel.function_at(__device)?;
+                #(#converts)*
+                // SAFETY: the arguments are exactly the parameters of the generated kernel, in
+                // order: a `cuprum::Slice<T>` (`SliceArg`) for each slice, a `cuprum::View<T, N>`
+                // (`ViewArg<N>`) for each view, each scalar by value as its C type (`Scalar`
+                // guarantees the layout), with the element types rustc checked against the
+                // instance chosen from them. Slices and views describe live arrays of this
+                // device. What the kernel does with them is the kernel's (as in CUDA, indexing is
+                // not bounds-checked).
+                unsafe { __cuprum::launch::launch(__function, #config, (#(#passed,)*)) }
+            }
+        }
+    }
+}

@@ -1,0 +1,83 @@
+//! The translation unit a macro-expanded kernel carries: the CUDA C of its whole file (the same
+//! text `cuprum emit` prints and the build crate compiles), and the build crate's fat binary of
+//! that text when it exists.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+use crate::mangle;
+
+/// What the generated statics embed.
+#[derive(Debug, Clone)]
+pub struct UnitInfo {
+    /// The kernel file, for messages.
+    pub file: String,
+    pub source: String,
+    pub fast_math: bool,
+    /// `OUT_DIR/cuprum/<id>.fatbin`, when the build crate made it.
+    pub fatbin: Option<PathBuf>,
+    /// The fat binary's targets (`sm_90`, `compute_90`).
+    pub targets: Vec<String>,
+    /// Every kernel symbol defined by `source`.
+    pub precompiled: Vec<String>,
+}
+
+/// The unit of the file that holds `f`: translated whole when the file can be read and
+/// translates cleanly (other items' errors are reported by their own attributes), else `f`
+/// alone (then calls to `#[device]` functions of the file fail at the first launch with NVRTC's
+/// message).
+pub fn unit_for(cx: &super::Context, item_alone: impl FnOnce() -> String) -> UnitInfo {
+    if let Some(path) = &cx.file {
+        if let Some(unit) = file_unit(path) {
+            let mut info = (*unit).clone();
+            attach_fatbin(&mut info, cx.out_dir.as_deref());
+            return info;
+        }
+    }
+    let file = cx.file.as_ref().map(|p| p.display().to_string()).unwrap_or_else(|| "<macro input>".into());
+    let mut info = match crate::compile_source(&item_alone()) {
+        Ok(c) => info_of(file, c.unit),
+        Err(_) => UnitInfo { file, source: String::new(), fast_math: false, fatbin: None, targets: Vec::new(), precompiled: Vec::new() },
+    };
+    attach_fatbin(&mut info, cx.out_dir.as_deref());
+    info
+}
+
+fn info_of(file: String, unit: crate::back::cuda::Unit) -> UnitInfo {
+    let precompiled = unit.kernels.iter().flat_map(|k| k.instances.iter().map(|(_, s)| s.clone())).collect();
+    UnitInfo { file, source: unit.source, fast_math: unit.fast_math, fatbin: None, targets: Vec::new(), precompiled }
+}
+
+/// Each file is translated once per compiler process, however many kernels it holds.
+fn file_unit(path: &Path) -> Option<Arc<UnitInfo>> {
+    static UNITS: Mutex<Option<HashMap<PathBuf, (String, Option<Arc<UnitInfo>>)>>> = Mutex::new(None);
+    let text = std::fs::read_to_string(path).ok()?;
+    let mut units = UNITS.lock().unwrap_or_else(|e| e.into_inner());
+    let units = units.get_or_insert_with(HashMap::new);
+    if let Some((t, u)) = units.get(path) {
+        if *t == text {
+            return u.clone();
+        }
+    }
+    let unit = crate::compile_source(&text).ok().map(|c| Arc::new(info_of(path.display().to_string(), c.unit)));
+    units.insert(path.to_path_buf(), (text, unit.clone()));
+    unit
+}
+
+/// Finds the fat binary the build crate compiled from exactly this source.
+fn attach_fatbin(info: &mut UnitInfo, out_dir: Option<&Path>) {
+    let Some(out_dir) = out_dir else { return };
+    if info.source.is_empty() {
+        return;
+    }
+    let id = mangle::unit_id(&info.source);
+    let fatbin = out_dir.join(mangle::fatbin_file(&id));
+    if !fatbin.is_file() {
+        return;
+    }
+    info.targets = std::fs::read_to_string(out_dir.join(mangle::targets_file(&id)))
+        .map(|t| t.lines().map(str::trim).filter(|l| !l.is_empty()).map(String::from).collect())
+        .unwrap_or_default();
+    info.fatbin = Some(fatbin);
+}

@@ -1,0 +1,629 @@
+//! `#[rawkernel]` end to end on the GPU, through the typed launch API the macro generates
+//! (`kernel::launch(&config, args..)`): every kernel of `rawkernel_kernels.rs` against a host
+//! reference, on fresh random inputs with outputs poisoned before the launch, plus the checks
+//! made before a launch and the instance lookup (precompiled instances and NVRTC on demand).
+
+mod rawkernel_kernels;
+
+use cuprum::runtime::registry;
+use cuprum::runtime::stats::Layer;
+use cuprum::runtime::{Array, LaunchConfig, Scalar};
+use half::{bf16, f16};
+use num_complex::Complex;
+use rawkernel_kernels as k;
+
+const GPU: &str = "needs a CUDA GPU";
+
+struct Rng(u64);
+impl Rng {
+    fn new() -> Rng {
+        let t = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_nanos() as u64;
+        Rng(t | 1)
+    }
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+    /// Uniform in [0, 1).
+    fn unit(&mut self) -> f64 {
+        (self.next() >> 11) as f64 / (1u64 << 53) as f64
+    }
+}
+
+/// Random values of a dtype (never all zeros), and a poison value.
+trait Gen: Scalar {
+    fn draw(r: &mut Rng) -> Self;
+    fn poison() -> Self;
+}
+macro_rules! gen_int {
+    ($($t:ty),*) => {$(
+        impl Gen for $t {
+            fn draw(r: &mut Rng) -> $t { r.next() as $t }
+            fn poison() -> $t { 0x5a as $t }
+        }
+    )*};
+}
+gen_int!(i8, i16, i32, i64, u8, u16, u32, u64);
+impl Gen for bool {
+    fn draw(r: &mut Rng) -> bool { r.next() & 1 == 1 }
+    fn poison() -> bool { true }
+}
+impl Gen for f32 {
+    fn draw(r: &mut Rng) -> f32 { (r.unit() * 200.0 - 100.0) as f32 }
+    fn poison() -> f32 { f32::NAN }
+}
+impl Gen for f64 {
+    fn draw(r: &mut Rng) -> f64 { r.unit() * 200.0 - 100.0 }
+    fn poison() -> f64 { f64::NAN }
+}
+impl Gen for f16 {
+    fn draw(r: &mut Rng) -> f16 { f16::from_f64(r.unit() * 20.0 - 10.0) }
+    fn poison() -> f16 { f16::NAN }
+}
+impl Gen for bf16 {
+    fn draw(r: &mut Rng) -> bf16 { bf16::from_f64(r.unit() * 20.0 - 10.0) }
+    fn poison() -> bf16 { bf16::NAN }
+}
+impl Gen for Complex<f32> {
+    fn draw(r: &mut Rng) -> Self { Complex::new(f32::draw(r), f32::draw(r)) }
+    fn poison() -> Self { Complex::new(f32::NAN, f32::NAN) }
+}
+impl Gen for Complex<f64> {
+    fn draw(r: &mut Rng) -> Self { Complex::new(f64::draw(r), f64::draw(r)) }
+    fn poison() -> Self { Complex::new(f64::NAN, f64::NAN) }
+}
+
+fn rand<T: Gen>(r: &mut Rng, n: usize) -> Vec<T> {
+    (0..n).map(|_| T::draw(r)).collect()
+}
+fn up<T: Scalar>(v: &[T]) -> Array<T> {
+    Array::from_slice(v).unwrap()
+}
+fn poisoned<T: Gen>(n: usize) -> Array<T> {
+    Array::from_vec(vec![T::poison(); n]).unwrap()
+}
+fn cfg(grid: impl Into<cuprum::runtime::Dim3>, block: impl Into<cuprum::runtime::Dim3>) -> LaunchConfig<'static> {
+    LaunchConfig::new(grid, block)
+}
+fn close(a: f64, b: f64, rel: f64) -> bool {
+    (a - b).abs() <= rel * b.abs().max(1.0)
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn grid_1d_and_size() {
+    let n = 7 * 64;
+    let (mut idx, mut size) = (poisoned::<u32>(n), poisoned::<u32>(n));
+    k::index_1d::launch(&cfg(7, 64), &mut idx, &mut size).unwrap();
+    assert_eq!(idx.to_vec().unwrap(), (0..n as u32).collect::<Vec<_>>());
+    assert!(size.to_vec().unwrap().iter().all(|&s| s == n as u32));
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn grid_2d_and_size() {
+    let (w, h) = (3 * 8, 2 * 4);
+    let mut out = poisoned::<u32>(3 * w * h);
+    k::index_2d::launch(&cfg((3, 2), (8, 4)), &mut out, w as u32).unwrap();
+    let out = out.to_vec().unwrap();
+    for y in 0..h {
+        for x in 0..w {
+            let kk = y * w + x;
+            assert_eq!(&out[3 * kk..3 * kk + 3], &[x as u32, y as u32, (w * 100_000 + h) as u32], "({x}, {y})");
+        }
+    }
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn grid_3d_and_size() {
+    let (w, h, d) = (2 * 4, 2 * 2, 3 * 2);
+    let mut out = poisoned::<u32>(2 * w * h * d);
+    k::index_3d::launch(&cfg((2, 2, 3), (4, 2, 2)), &mut out, w as u32, h as u32).unwrap();
+    let out = out.to_vec().unwrap();
+    for z in 0..d {
+        for y in 0..h {
+            for x in 0..w {
+                let kk = (z * h + y) * w + x;
+                assert_eq!(out[2 * kk] as usize, x + 1000 * y + 1_000_000 * z);
+                assert_eq!(out[2 * kk + 1] as usize, w + 1000 * h + 1_000_000 * d);
+            }
+        }
+    }
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn one_thread_kernel() {
+    let mut r = Rng::new();
+    let x: Vec<i64> = rand(&mut r, 1000);
+    let mut out = poisoned::<i64>(1000);
+    k::one_thread_scan::launch(&cfg(1, 1), &up(&x), &mut out).unwrap();
+    let mut acc = 0i64;
+    let want: Vec<i64> = x.iter().map(|v| { acc = acc.wrapping_add(*v); acc }).collect();
+    assert_eq!(out.to_vec().unwrap(), want);
+}
+
+fn copy_case<T: Gen>(r: &mut Rng) {
+    let n = 100_003;
+    let x: Vec<T> = rand(r, n);
+    let mut y = poisoned::<T>(n);
+    k::copy::launch(&cfg(120, 256), &up(&x), &mut y, n as u32).unwrap();
+    let got = y.to_vec().unwrap();
+    // Bitwise: NaN-free inputs, so equality is exact.
+    assert!(got == x, "copy::<{:?}> differs", T::DTYPE);
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn grid_stride_copy_every_dtype() {
+    let mut r = Rng::new();
+    copy_case::<bool>(&mut r);
+    copy_case::<i8>(&mut r);
+    copy_case::<i16>(&mut r);
+    copy_case::<i32>(&mut r);
+    copy_case::<i64>(&mut r);
+    copy_case::<u8>(&mut r);
+    copy_case::<u16>(&mut r);
+    copy_case::<u32>(&mut r);
+    copy_case::<u64>(&mut r);
+    copy_case::<f16>(&mut r);
+    copy_case::<bf16>(&mut r);
+    copy_case::<f32>(&mut r);
+    copy_case::<f64>(&mut r);
+    copy_case::<Complex<f32>>(&mut r);
+    copy_case::<Complex<f64>>(&mut r);
+    // f32 is precompiled (in the unit's source); i8 was compiled on demand.
+    let served = registry::served();
+    let layer = |sym: &str| served.iter().find(|s| s.symbol == sym).map(|s| s.layer);
+    assert!(layer("cuprum_rawkernel_copy__f32").is_some());
+    assert!(matches!(layer("cuprum_rawkernel_copy__i8"), Some(Layer::Nvrtc | Layer::Disk | Layer::Memory)), "{served:?}");
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn views_2d_indexing_any_strides() {
+    let mut r = Rng::new();
+    let (rows, cols) = (37usize, 53usize);
+    let a: Vec<f64> = rand(&mut r, rows * cols);
+    let s = 1.5f64;
+    // `a` as (cols, rows) contiguous, and the same values as a transposed (non-contiguous) view.
+    let da = Array::from_shape_vec([cols, rows], a.clone()).unwrap();
+    let dt = Array::from_shape_vec([rows, cols], (0..rows * cols).map(|q| a[(q % cols) * rows + q / cols]).collect::<Vec<_>>()).unwrap().transpose();
+    for input in [&da, &dt] {
+        let mut out = Array::from_shape_vec([rows, cols], vec![f64::NAN; rows * cols]).unwrap();
+        k::transpose_scale::launch(&cfg((cols.div_ceil(16) as u32, rows.div_ceil(16) as u32), (16, 16)), input, &mut out, s).unwrap();
+        let got = out.to_vec().unwrap();
+        for i in 0..rows {
+            for j in 0..cols {
+                assert_eq!(got[i * cols + j], a[j * rows + i] * s, "({i}, {j})");
+            }
+        }
+    }
+    // A view of the wrong dimension is an error, nothing launched.
+    let mut flat = Array::from_vec(vec![f64::NAN; rows * cols]).unwrap();
+    let e = k::transpose_scale::launch(&cfg(1, 1), &da, &mut flat, s).unwrap_err().to_string();
+    assert!(e.contains("View<_, 2>") && e.contains("1 dimension"), "{e}");
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn non_contiguous_slice_is_an_error() {
+    let a = Array::from_shape_vec([4, 8], (0..32).map(|v| v as f32).collect::<Vec<_>>()).unwrap();
+    let mut y = poisoned::<f32>(32);
+    let e = k::copy::launch(&cfg(1, 32), &a.transpose(), &mut y, 32).unwrap_err().to_string();
+    assert!(e.contains("not C-contiguous") && e.contains("`x`"), "{e}");
+    assert!(y.to_vec().unwrap().iter().all(|v| v.is_nan()), "nothing may be launched");
+}
+
+fn loops_host(x: u32) -> u32 {
+    let mut total = 0u32;
+    'outer: for round in 0..3u32 {
+        let mut j = 0u32;
+        loop {
+            j += 1;
+            if j > x {
+                break;
+            }
+            if j % 3 == 0 {
+                continue;
+            }
+            if j > 7 + round {
+                continue 'outer;
+            }
+            total += j;
+            if total > 50 {
+                break 'outer;
+            }
+        }
+    }
+    total
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn loops_break_continue_labels() {
+    let mut r = Rng::new();
+    let x: Vec<u32> = (0..5000).map(|_| (r.next() % 20) as u32).collect();
+    let mut out = poisoned::<u32>(5000);
+    k::loops::launch(&LaunchConfig::for_elements(5000, 128), &up(&x), &mut out).unwrap();
+    let want: Vec<u32> = x.iter().map(|&v| loops_host(v)).collect();
+    assert_eq!(out.to_vec().unwrap(), want);
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn reverse_through_static_and_dynamic_shared_memory() {
+    let mut r = Rng::new();
+    let x: Vec<f32> = rand(&mut r, 256 * 10);
+    let mut out = poisoned::<f32>(256 * 10);
+    k::reverse_static::launch(&cfg(10, 256), &up(&x), &mut out).unwrap();
+    let want: Vec<f32> = x.chunks(256).flat_map(|c| c.iter().rev().copied()).collect();
+    assert_eq!(out.to_vec().unwrap(), want);
+
+    let x: Vec<f64> = rand(&mut r, 128 * 9);
+    let mut out = poisoned::<f64>(128 * 9);
+    k::reverse_dynamic::launch(&cfg(9, 128).shared_mem(128 * 8), &up(&x), &mut out).unwrap();
+    let want: Vec<f64> = x.chunks(128).flat_map(|c| c.iter().rev().copied()).collect();
+    assert_eq!(out.to_vec().unwrap(), want);
+
+    let x: Vec<f16> = rand(&mut r, 64 * 5);
+    let mut out = poisoned::<f16>(64 * 5);
+    k::reverse_dynamic::launch(&cfg(5, 64).shared_mem(64 * 2), &up(&x), &mut out).unwrap();
+    let want: Vec<f16> = x.chunks(64).flat_map(|c| c.iter().rev().copied()).collect();
+    assert_eq!(out.to_vec().unwrap(), want);
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn sync_warp_partial_mask() {
+    let mut r = Rng::new();
+    let x: Vec<i32> = (0..128).map(|_| (r.next() % 1000) as i32 + 1).collect();
+    let mut out = poisoned::<i32>(128);
+    k::sync_warp_even::launch(&cfg(2, 64), &up(&x), &mut out).unwrap();
+    let got = out.to_vec().unwrap();
+    for i in 0..128 {
+        let lane = i % 32;
+        let want = if lane % 2 == 0 { x[i - lane + (lane + 2) % 32] } else { -x[i] };
+        assert_eq!(got[i], want, "thread {i}");
+    }
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn warp_shuffles_and_lane_id() {
+    let mut r = Rng::new();
+    let n = 96;
+    let x: Vec<i32> = rand(&mut r, n);
+    let mut out = poisoned::<i32>(10 * n);
+    k::shuffles::launch(&cfg(1, n as u32), &up(&x), &mut out).unwrap();
+    let got = out.to_vec().unwrap();
+    for i in 0..n {
+        let lane = i % 32;
+        let w = i - lane;
+        let seg = |width: usize| lane - lane % width;
+        let want = [
+            x[w + 3],
+            if lane < 1 { x[i] } else { x[i - 1] },
+            if lane + 2 >= 32 { x[i] } else { x[i + 2] },
+            x[w + (lane ^ 5)],
+            x[w + seg(8) + 1],
+            if lane % 16 < 3 { x[i] } else { x[i - 3] },
+            if lane % 16 + 3 >= 16 { x[i] } else { x[i + 3] },
+            x[w + (lane ^ 2)],
+            lane as i32,
+            32,
+        ];
+        assert_eq!(&got[10 * i..10 * i + 10], &want, "thread {i}");
+    }
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn warp_sums_by_xor_shuffle() {
+    let mut r = Rng::new();
+    let n = 256;
+    let xi: Vec<i32> = rand(&mut r, n);
+    let mut oi = poisoned::<i32>(n);
+    k::warp_sum::launch(&cfg(2, 128), &up(&xi), &mut oi).unwrap();
+    let got = oi.to_vec().unwrap();
+    for i in 0..n {
+        let w = i - i % 32;
+        let want = xi[w..w + 32].iter().fold(0i32, |a, b| a.wrapping_add(*b));
+        assert_eq!(got[i], want);
+    }
+    let xu: Vec<u64> = rand(&mut r, n);
+    let mut ou = poisoned::<u64>(n);
+    k::warp_sum::launch(&cfg(2, 128), &up(&xu), &mut ou).unwrap();
+    let got = ou.to_vec().unwrap();
+    for i in 0..n {
+        let w = i - i % 32;
+        assert_eq!(got[i], xu[w..w + 32].iter().fold(0u64, |a, b| a.wrapping_add(*b)));
+    }
+    let xf: Vec<f64> = rand(&mut r, n);
+    let mut of = poisoned::<f64>(n);
+    k::warp_sum::launch(&cfg(2, 128), &up(&xf), &mut of).unwrap();
+    let got = of.to_vec().unwrap();
+    for i in 0..n {
+        let w = i - i % 32;
+        assert!(close(got[i], xf[w..w + 32].iter().sum(), 1e-12));
+    }
+}
+
+/// `atomic_add` of `x` into 7 slots starting from random values, for one dtype; `to_f64` maps
+/// values for the comparison, `tol` is the relative tolerance (0: exact).
+fn atomic_add_case<T: Gen + cuprum::prelude::Number>(x: Vec<T>, start: Vec<T>, to_f64: impl Fn(T) -> f64, tol: f64, exact_sum: impl Fn(T, T) -> T) {
+    let mut acc = up(&start);
+    k::atomic_add_all::launch(&LaunchConfig::for_elements(x.len(), 256), &up(&x), &mut acc).unwrap();
+    let got = acc.to_vec().unwrap();
+    for s in 0..start.len() {
+        let want = x.iter().skip(s).step_by(start.len()).fold(start[s], |a, b| exact_sum(a, *b));
+        let (g, w) = (to_f64(got[s]), to_f64(want));
+        assert!(if tol == 0.0 { g == w } else { close(g, w, tol) }, "atomic_add::<{:?}> slot {s}: {g} vs {w}", T::DTYPE);
+    }
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn atomic_add_every_dtype() {
+    let mut r = Rng::new();
+    let n = 10_000;
+    atomic_add_case::<i32>(rand(&mut r, n), rand(&mut r, 7), |v| v as f64, 0.0, |a, b| a.wrapping_add(b));
+    atomic_add_case::<u32>(rand(&mut r, n), rand(&mut r, 7), |v| v as f64, 0.0, |a, b| a.wrapping_add(b));
+    atomic_add_case::<i64>(rand(&mut r, n), rand(&mut r, 7), |v| v as f64, 0.0, |a, b| a.wrapping_add(b));
+    atomic_add_case::<u64>(rand(&mut r, n), rand(&mut r, 7), |v| v as f64, 0.0, |a, b| a.wrapping_add(b));
+    // Floats: the order of additions is not fixed; compare in f64 with a tolerance.
+    let xf: Vec<f32> = rand(&mut r, n);
+    atomic_add_case::<f32>(xf, rand(&mut r, 7), |v| v as f64, 1e-4, |a, b| ((a as f64) + (b as f64)) as f32);
+    let xd: Vec<f64> = rand(&mut r, n);
+    atomic_add_case::<f64>(xd, rand(&mut r, 7), |v| v, 1e-10, |a, b| a + b);
+    // Half types: multiples of 1/4 whose every partial sum is exact in the type.
+    let q = |r: &mut Rng| ((r.next() % 8) + 1) as f64 / 4.0;
+    let xh: Vec<f16> = (0..700).map(|_| f16::from_f64(q(&mut r))).collect();
+    let sh: Vec<f16> = (0..7).map(|_| f16::from_f64(q(&mut r))).collect();
+    atomic_add_case::<f16>(xh, sh, |v| v.to_f64(), 0.0, |a, b| f16::from_f64(a.to_f64() + b.to_f64()));
+    let xb: Vec<bf16> = (0..140).map(|_| bf16::from_f64(q(&mut r))).collect();
+    let sb: Vec<bf16> = (0..7).map(|_| bf16::from_f64(q(&mut r))).collect();
+    atomic_add_case::<bf16>(xb, sb, |v| v.to_f64(), 0.0, |a, b| bf16::from_f64(a.to_f64() + b.to_f64()));
+}
+
+fn min_max_sub_case<T: Gen + PartialOrd + cuprum::prelude::Real>(r: &mut Rng, sub: impl Fn(T, T) -> T) {
+    let x: Vec<T> = rand(r, 5000);
+    let start: Vec<T> = rand(r, 3);
+    let mut acc = up(&start);
+    k::atomic_min_max_sub::launch(&LaunchConfig::for_elements(x.len(), 128), &up(&x), &mut acc).unwrap();
+    let got = acc.to_vec().unwrap();
+    let min = x.iter().fold(start[0], |a, &b| if b < a { b } else { a });
+    let max = x.iter().fold(start[1], |a, &b| if b > a { b } else { a });
+    assert_eq!(got[0], min, "atomic_min::<{:?}>", T::DTYPE);
+    assert_eq!(got[1], max, "atomic_max::<{:?}>", T::DTYPE);
+    let s = x.iter().fold(start[2], |a, &b| sub(a, b));
+    let _ = s;
+    assert!(got[2] == s || T::DTYPE.is_float(), "atomic_sub::<{:?}>", T::DTYPE);
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn atomic_min_max_sub_ints_and_floats() {
+    let mut r = Rng::new();
+    min_max_sub_case::<i32>(&mut r, |a, b| a.wrapping_sub(b));
+    min_max_sub_case::<i64>(&mut r, |a, b| a.wrapping_sub(b));
+    min_max_sub_case::<u32>(&mut r, |a, b| a.wrapping_sub(b));
+    min_max_sub_case::<u64>(&mut r, |a, b| a.wrapping_sub(b));
+    min_max_sub_case::<f32>(&mut r, |a, b| a - b);
+    min_max_sub_case::<f64>(&mut r, |a, b| a - b);
+}
+
+fn bits_case<T: Gen + cuprum::prelude::Int + std::ops::BitAnd<Output = T> + std::ops::BitOr<Output = T> + std::ops::BitXor<Output = T>>(r: &mut Rng) {
+    let x: Vec<T> = rand(r, 3000);
+    let start: Vec<T> = rand(r, 3);
+    let mut acc = up(&start);
+    k::atomic_bits::launch(&LaunchConfig::for_elements(x.len(), 128), &up(&x), &mut acc).unwrap();
+    let got = acc.to_vec().unwrap();
+    assert_eq!(got[0], x.iter().fold(start[0], |a, &b| a & b), "atomic_and::<{:?}>", T::DTYPE);
+    assert_eq!(got[1], x.iter().fold(start[1], |a, &b| a | b), "atomic_or::<{:?}>", T::DTYPE);
+    assert_eq!(got[2], x.iter().fold(start[2], |a, &b| a ^ b), "atomic_xor::<{:?}>", T::DTYPE);
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn atomic_and_or_xor() {
+    let mut r = Rng::new();
+    bits_case::<i32>(&mut r);
+    bits_case::<i64>(&mut r);
+    bits_case::<u32>(&mut r);
+    bits_case::<u64>(&mut r);
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn atomic_inc_dec_wrap_at_the_limit() {
+    let mut r = Rng::new();
+    let limit = 50 + (r.next() % 50) as u32;
+    let n = 1000 + (r.next() % 1000) as u32;
+    let start = [(r.next() % 200) as u32, (r.next() % 200) as u32];
+    let mut acc = up(&start);
+    k::atomic_counters::launch(&LaunchConfig::for_elements(n as usize, 128), &mut acc, limit, n).unwrap();
+    let (mut inc, mut dec) = (start[0], start[1]);
+    for _ in 0..n {
+        inc = if inc >= limit { 0 } else { inc + 1 };
+        dec = if dec == 0 || dec > limit { limit } else { dec - 1 };
+    }
+    assert_eq!(acc.to_vec().unwrap(), vec![inc, dec]);
+}
+
+fn exch_cas_case<T: Gen + cuprum::prelude::Int + Ord + TryFrom<u64> + Into<i128>>(r: &mut Rng) {
+    let n = 3000u32;
+    let start = T::try_from(r.next() % 1000 + 5000).ok().unwrap();
+    let mut slot = up(&[start]);
+    let mut taken = poisoned::<T>(n as usize);
+    let c0 = T::try_from(r.next() % 1000).ok().unwrap();
+    let mut counter = up(&[c0]);
+    k::atomic_exch_cas::launch(&LaunchConfig::for_elements(n as usize, 128), &mut slot, &mut taken, &mut counter, n).unwrap();
+    // The values taken out plus the one left in are the start value and 1..=n, each once.
+    let mut all: Vec<i128> = taken.to_vec().unwrap().into_iter().map(Into::into).collect();
+    all.push(slot.to_vec().unwrap()[0].into());
+    all.sort();
+    let mut want: Vec<i128> = (1..=n as i128).collect();
+    want.push(start.into());
+    want.sort();
+    assert_eq!(all, want, "atomic_exch::<{:?}>", T::DTYPE);
+    assert_eq!(counter.to_vec().unwrap()[0].into(), c0.into() + n as i128, "atomic_cas::<{:?}>", T::DTYPE);
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn atomic_exch_and_cas() {
+    let mut r = Rng::new();
+    exch_cas_case::<i32>(&mut r);
+    exch_cas_case::<i64>(&mut r);
+    exch_cas_case::<u32>(&mut r);
+    exch_cas_case::<u64>(&mut r);
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn device_functions_generic_min_max() {
+    let mut r = Rng::new();
+    let x: Vec<f64> = rand(&mut r, 4097);
+    let (lo, hi) = (-20.0, 35.0);
+    let mut out = poisoned::<f64>(x.len());
+    k::device_calls::launch(&LaunchConfig::for_elements(x.len(), 128), &up(&x), &mut out, lo, hi).unwrap();
+    let cs = |v: f64, s: f64| v.max(lo).min(hi) * s;
+    let want: Vec<f64> = x.iter().map(|&v| cs(v, 2.0) + cs(v * v, 1.0)).collect();
+    assert_eq!(out.to_vec().unwrap(), want);
+    let xf: Vec<f32> = x.iter().map(|&v| v as f32).collect();
+    let mut outf = poisoned::<f32>(x.len());
+    k::device_calls::launch(&LaunchConfig::for_elements(x.len(), 128), &up(&xf), &mut outf, lo as f32, hi as f32).unwrap();
+    let csf = |v: f32, s: f32| v.max(lo as f32).min(hi as f32) * s;
+    let want: Vec<f32> = xf.iter().map(|&v| csf(v, 2.0) + csf(v * v, 1.0)).collect();
+    assert_eq!(outf.to_vec().unwrap(), want);
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn local_arrays_dot_and_sort() {
+    let mut r = Rng::new();
+    let m = 1000;
+    let x: Vec<f32> = rand(&mut r, 8 * m);
+    let (mut dots, mut sorted) = (poisoned::<f32>(m), poisoned::<f32>(8 * m));
+    k::local_arrays::launch(&LaunchConfig::for_elements(m, 64), &up(&x), &mut dots, &mut sorted).unwrap();
+    let dots = dots.to_vec().unwrap();
+    let sorted = sorted.to_vec().unwrap();
+    for i in 0..m {
+        let c = &x[8 * i..8 * i + 8];
+        let want = c[0] * c[3] + c[1] * c[4] + c[2] * c[5];
+        assert!(close(dots[i] as f64, want as f64, 1e-5), "dot {i}");
+        let mut s = c.to_vec();
+        s.sort_by(|a, b| a.partial_cmp(b).unwrap());
+        assert_eq!(&sorted[8 * i..8 * i + 8], &s[..], "sort {i}");
+    }
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn scalar_arguments_of_every_dtype() {
+    let mut r = Rng::new();
+    let b = bool::draw(&mut r);
+    let (i8v, i16v, i32v, i64v) = (i8::draw(&mut r), i16::draw(&mut r), i32::draw(&mut r), (r.next() % (1 << 50)) as i64 - (1 << 49));
+    let (u8v, u16v, u32v, u64v) = (u8::draw(&mut r), u16::draw(&mut r), u32::draw(&mut r), r.next() % (1 << 52));
+    let (h, bh, f, d) = (f16::draw(&mut r), bf16::draw(&mut r), f32::draw(&mut r), f64::draw(&mut r));
+    let (c, z) = (Complex::<f32>::draw(&mut r), Complex::<f64>::draw(&mut r));
+    let mut out = poisoned::<f64>(17);
+    k::scalars::launch(&cfg(1, 32), &mut out, b, i8v, i16v, i32v, i64v, u8v, u16v, u32v, u64v, h, bh, f, d, c, z).unwrap();
+    let want = [
+        if b { 1.0 } else { 0.0 },
+        i8v as f64,
+        i16v as f64,
+        i32v as f64,
+        i64v as f64,
+        u8v as f64,
+        u16v as f64,
+        u32v as f64,
+        u64v as f64,
+        h.to_f64(),
+        bh.to_f64(),
+        f as f64,
+        d,
+        c.re as f64,
+        c.im as f64,
+        z.re,
+        z.im,
+    ];
+    assert_eq!(out.to_vec().unwrap(), want);
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn inf_nan_constants_and_early_return() {
+    let mut r = Rng::new();
+    let mut x: Vec<f64> = (0..3000).map(|_| r.unit() * 3.0 - 1.0).collect();
+    x[17] = 0.5;
+    x[1234] = 0.5;
+    let mut out = poisoned::<f64>(3000);
+    k::specials::launch(&LaunchConfig::for_elements(3000, 128), &up(&x), &mut out).unwrap();
+    let got = out.to_vec().unwrap();
+    for (i, &v) in x.iter().enumerate() {
+        let g = got[i];
+        if v < 0.0 {
+            assert_eq!(g, f64::NEG_INFINITY);
+        } else if v > 1.0 {
+            assert_eq!(g, f64::INFINITY);
+        } else if v == 0.5 {
+            assert!(g.is_nan());
+        } else {
+            assert_eq!(g, v);
+        }
+    }
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn checks_before_launch() {
+    let mut y = poisoned::<f32>(64);
+    let x = up(&vec![1.0f32; 64]);
+    let msg = |r: cuprum::runtime::Result<()>| r.unwrap_err().to_string();
+    let e = msg(k::copy::launch(&cfg(1, 2048), &x, &mut y, 64));
+    assert!(e.contains("2048") && e.contains("at most 1024"), "{e}");
+    let e = msg(k::copy::launch(&cfg(0, 32), &x, &mut y, 64));
+    assert!(e.contains("zero dimension"), "{e}");
+    let e = msg(k::reverse_dynamic::launch(&cfg(1, 32).shared_mem(1 << 20), &x, &mut y));
+    assert!(e.contains("max_dynamic_shared_size_bytes"), "{e}");
+    assert!(y.to_vec().unwrap().iter().all(|v| v.is_nan()), "nothing may be launched");
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn launches_from_several_threads() {
+    let handles: Vec<_> = (0..4)
+        .map(|t| {
+            std::thread::spawn(move || {
+                let n = 10_000 + t * 17;
+                let x: Vec<i16> = (0..n).map(|v| (v as i16).wrapping_mul(31).wrapping_add(t as i16)).collect();
+                let mut y = poisoned::<i16>(n);
+                k::copy::launch(&cfg(40, 128), &up(&x), &mut y, n as u32).unwrap();
+                assert_eq!(y.to_vec().unwrap(), x);
+            })
+        })
+        .collect();
+    for h in handles {
+        h.join().unwrap();
+    }
+    let _ = GPU;
+}
+
+#[test]
+fn kernels_are_listed_in_the_registry() {
+    // Works without a GPU: the inventory is filled at link time.
+    let names: Vec<&str> = registry::kernels().map(|e| e.name).collect();
+    for want in ["copy", "index_1d", "atomic_add_all", "scalars"] {
+        assert!(names.contains(&want), "{want} missing from {names:?}");
+    }
+    let copy = registry::kernels().find(|e| e.name == "copy").unwrap();
+    assert!(copy.unit.precompiled().contains(&"cuprum_rawkernel_copy__f32"));
+    assert!(copy.unit.source().contains("CUPRUM_INSTANTIATE_copy(cuprum_rawkernel_copy__f32, f32)"));
+    // The unit is the whole file: the device functions of the file are in it.
+    assert!(copy.unit.source().contains("clamp_scale"));
+}
