@@ -515,7 +515,8 @@ fn local_arrays_dot_and_sort() {
     for i in 0..m {
         let c = &x[8 * i..8 * i + 8];
         let want = c[0] * c[3] + c[1] * c[4] + c[2] * c[5];
-        assert!(close(dots[i] as f64, want as f64, 1e-5), "dot {i}");
+        let scale = (c[0] * c[3]).abs() + (c[1] * c[4]).abs() + (c[2] * c[5]).abs();
+        assert!((dots[i] - want).abs() <= 1e-5 * scale.max(1.0), "dot {i}: {} vs {want}", dots[i]);
         let mut s = c.to_vec();
         s.sort_by(|a, b| a.partial_cmp(b).unwrap());
         assert_eq!(&sorted[8 * i..8 * i + 8], &s[..], "sort {i}");

@@ -119,16 +119,18 @@ pub fn reverse_dynamic<T: Scalar>(x: &[T], out: &mut [T]) {
     out[base + t] = buf[nb - 1 - t];
 }
 
-/// `sync_warp` with a partial mask: the even lanes exchange through shared memory.
+/// `sync_warp` with a partial mask: the even lanes of each warp exchange through shared memory
+/// (32 slots per warp, blocks of up to 256 threads).
 #[rawkernel]
 pub fn sync_warp_even(x: &[i32], out: &mut [i32]) {
-    let buf = shared_array::<i32, 32>();
+    let buf = shared_array::<i32, 256>();
     let lane = lane_id();
+    let base = (thread_idx().x - lane) as usize;
     let i = grid_1d() as usize;
     if lane % 2 == 0 {
-        buf[lane as usize] = x[i];
+        buf[base + lane as usize] = x[i];
         sync_warp(0x5555_5555);
-        out[i] = buf[((lane + 2) % 32) as usize];
+        out[i] = buf[base + ((lane + 2) % 32) as usize];
     } else {
         out[i] = -x[i];
     }

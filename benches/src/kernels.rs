@@ -6,22 +6,21 @@ use cuprum::prelude::*;
 #[rawkernel]
 pub fn empty4(_x: &[f32], _y: &[f32], _z: &mut [f32], _n: u32) {}
 
-/// Grid-stride copy with four loads in flight per thread.
+/// Grid-stride copy with eight loads in flight per thread (all loads, then all stores).
 #[rawkernel]
 pub fn copy_unrolled<T: Scalar>(x: &[T], y: &mut [T], n: u32) {
     let s = grid_size_1d();
     let mut i = grid_1d();
-    let limit = if n > 3 * s { n - 3 * s } else { 0 };
+    let limit = if n > 7 * s { n - 7 * s } else { 0 };
     while i < limit {
-        let a = x[i as usize];
-        let b = x[(i + s) as usize];
-        let c = x[(i + 2 * s) as usize];
-        let d = x[(i + 3 * s) as usize];
-        y[i as usize] = a;
-        y[(i + s) as usize] = b;
-        y[(i + 2 * s) as usize] = c;
-        y[(i + 3 * s) as usize] = d;
-        i += 4 * s;
+        let mut v = [x[i as usize]; 8];
+        for k in 1..8u32 {
+            v[k as usize] = x[(i + k * s) as usize];
+        }
+        for k in 0..8u32 {
+            y[(i + k * s) as usize] = v[k as usize];
+        }
+        i += 8 * s;
     }
     while i < n {
         y[i as usize] = x[i as usize];

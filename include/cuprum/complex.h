@@ -4,8 +4,9 @@
 
 namespace cuprum {
 
+// Aligned to its size, as thrust::complex (CuPy) is: a 16-byte complex<double> is one vector load.
 template <typename T>
-struct complex { T re; T im; };
+struct alignas(2 * sizeof(T)) complex { T re; T im; };
 
 template <typename T>
 __device__ __forceinline__ complex<T> make_complex(T re, T im) { complex<T> c; c.re = re; c.im = im; return c; }
