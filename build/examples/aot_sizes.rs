@@ -42,7 +42,11 @@ fn main() {
     let scratch = std::env::temp_dir().join(format!("cuprum-aot-sizes-{}", std::process::id()));
     println!("| file | targets | nvcc time | fat binary |");
     println!("| --- | --- | ---: | ---: |");
-    let groups: Vec<Vec<PathBuf>> = if together { vec![files.clone()] } else { files.iter().map(|f| vec![f.clone()]).collect() };
+    let groups: Vec<Vec<PathBuf>> = if together {
+        vec![files.clone()]
+    } else {
+        files.iter().map(|f| vec![f.clone()]).collect()
+    };
     for group in &groups {
         for set in &sets {
             let _ = std::fs::remove_dir_all(&scratch);
@@ -66,14 +70,31 @@ fn main() {
             });
             let elapsed = start.elapsed();
             let f = &report.files[0];
-            let size: u64 = report.files.iter().filter_map(|f| f.fatbin.as_ref()).map(|p| std::fs::metadata(p).map_or(0, |m| m.len())).sum();
+            let size: u64 = report
+                .files
+                .iter()
+                .filter_map(|f| f.fatbin.as_ref())
+                .map(|p| std::fs::metadata(p).map_or(0, |m| m.len()))
+                .sum();
             let name = if together {
                 format!("{} files together", group.len())
             } else {
-                group[0].file_name().unwrap_or_default().to_string_lossy().into_owned()
+                group[0]
+                    .file_name()
+                    .unwrap_or_default()
+                    .to_string_lossy()
+                    .into_owned()
             };
-            let shown = if set == "default" { format!("default ({} targets)", f.targets.len()) } else { f.targets.join(", ") };
-            println!("| {name} | {shown} | {:.2} s | {} KiB |", elapsed.as_secs_f64(), size.div_ceil(1024));
+            let shown = if set == "default" {
+                format!("default ({} targets)", f.targets.len())
+            } else {
+                f.targets.join(", ")
+            };
+            println!(
+                "| {name} | {shown} | {:.2} s | {} KiB |",
+                elapsed.as_secs_f64(),
+                size.div_ceil(1024)
+            );
         }
     }
     let _ = std::fs::remove_dir_all(&scratch);

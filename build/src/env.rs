@@ -26,7 +26,14 @@ pub const OUT_DIR: &str = "OUT_DIR";
 
 /// Every variable whose change must re-run the build script (`cargo:rerun-if-env-changed`).
 /// `PATH` is one: installing nvcc onto it turns a JIT-only build into an ahead-of-time one.
-pub const TRACKED: &[&str] = &[GENERATE_CODE, NVCC, CUDA_PATH, NUM_BUILD_JOBS, NUM_NVCC_THREADS, PATH];
+pub const TRACKED: &[&str] = &[
+    GENERATE_CODE,
+    NVCC,
+    CUDA_PATH,
+    NUM_BUILD_JOBS,
+    NUM_NVCC_THREADS,
+    PATH,
+];
 
 pub const DEFAULT_BUILD_JOBS: usize = 4;
 pub const DEFAULT_NVCC_THREADS: usize = 2;
@@ -109,6 +116,9 @@ mod tests {
         assert_eq!(env.count("CUPRUM_BUILD_TEST_X", 4), Ok(4));
         env.set("CUPRUM_BUILD_TEST_X", "many");
         let e = env.count("CUPRUM_BUILD_TEST_X", 4).unwrap_err();
-        assert!(e.contains("CUPRUM_BUILD_TEST_X=\"many\" is not a number"), "{e}");
+        assert!(
+            e.contains("CUPRUM_BUILD_TEST_X=\"many\" is not a number"),
+            "{e}"
+        );
     }
 }

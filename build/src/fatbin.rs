@@ -68,7 +68,11 @@ pub struct FormatError {
 
 impl fmt::Display for FormatError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "not a valid fat binary: {} (at byte {})", self.message, self.offset)
+        write!(
+            f,
+            "not a valid fat binary: {} (at byte {})",
+            self.message, self.offset
+        )
     }
 }
 
@@ -83,21 +87,40 @@ pub fn entries(bytes: &[u8]) -> Result<Vec<Entry>, FormatError> {
         return Err(err(0, "the file is empty".into()));
     }
     while pos < bytes.len() {
-        let magic = read_u32(bytes, pos).ok_or_else(|| err(pos, "truncated container header".into()))?;
+        let magic =
+            read_u32(bytes, pos).ok_or_else(|| err(pos, "truncated container header".into()))?;
         if magic != MAGIC {
-            return Err(err(pos, format!("magic is {magic:#010x}, expected {MAGIC:#010x}")));
+            return Err(err(
+                pos,
+                format!("magic is {magic:#010x}, expected {MAGIC:#010x}"),
+            ));
         }
-        let header_size = usize::from(read_u16(bytes, pos + 6).ok_or_else(|| err(pos, "truncated container header".into()))?);
-        let size = read_u64(bytes, pos + 8).ok_or_else(|| err(pos, "truncated container header".into()))?;
+        let header_size = usize::from(
+            read_u16(bytes, pos + 6)
+                .ok_or_else(|| err(pos, "truncated container header".into()))?,
+        );
+        let size = read_u64(bytes, pos + 8)
+            .ok_or_else(|| err(pos, "truncated container header".into()))?;
         if header_size < CONTAINER_HEADER {
-            return Err(err(pos, format!("container header size {header_size} is below {CONTAINER_HEADER}")));
+            return Err(err(
+                pos,
+                format!("container header size {header_size} is below {CONTAINER_HEADER}"),
+            ));
         }
         let start = pos + header_size;
         let end = usize::try_from(size)
             .ok()
             .and_then(|s| start.checked_add(s))
             .filter(|&e| e <= bytes.len())
-            .ok_or_else(|| err(pos, format!("the container claims {size} bytes but the file has {} after its header", bytes.len().saturating_sub(start))))?;
+            .ok_or_else(|| {
+                err(
+                    pos,
+                    format!(
+                        "the container claims {size} bytes but the file has {} after its header",
+                        bytes.len().saturating_sub(start)
+                    ),
+                )
+            })?;
         let mut at = start;
         while at < end {
             if end - at < MIN_ENTRY_HEADER {
@@ -108,19 +131,33 @@ pub fn entries(bytes: &[u8]) -> Result<Vec<Entry>, FormatError> {
             let payload = read_u64(bytes, at + 8).unwrap_or_default();
             let arch = read_u32(bytes, at + 28).unwrap_or_default();
             if entry_header < MIN_ENTRY_HEADER {
-                return Err(err(at, format!("entry header size {entry_header} is below {MIN_ENTRY_HEADER}")));
+                return Err(err(
+                    at,
+                    format!("entry header size {entry_header} is below {MIN_ENTRY_HEADER}"),
+                ));
             }
             let next = usize::try_from(payload)
                 .ok()
                 .and_then(|p| at.checked_add(entry_header)?.checked_add(p))
                 .filter(|&n| n <= end)
-                .ok_or_else(|| err(at, format!("the entry's payload ({payload} bytes) runs past the container's end")))?;
+                .ok_or_else(|| {
+                    err(
+                        at,
+                        format!(
+                            "the entry's payload ({payload} bytes) runs past the container's end"
+                        ),
+                    )
+                })?;
             let kind = match kind {
                 1 => EntryKind::Ptx,
                 2 => EntryKind::Elf,
                 k => EntryKind::Other(k),
             };
-            out.push(Entry { kind, arch, size: payload });
+            out.push(Entry {
+                kind,
+                arch,
+                size: payload,
+            });
             at = next;
         }
         pos = end;
@@ -148,15 +185,21 @@ pub fn targets(bytes: &[u8]) -> Result<Vec<String>, FormatError> {
 }
 
 fn read_u16(b: &[u8], at: usize) -> Option<u16> {
-    Some(u16::from_le_bytes(b.get(at..at.checked_add(2)?)?.try_into().ok()?))
+    Some(u16::from_le_bytes(
+        b.get(at..at.checked_add(2)?)?.try_into().ok()?,
+    ))
 }
 
 fn read_u32(b: &[u8], at: usize) -> Option<u32> {
-    Some(u32::from_le_bytes(b.get(at..at.checked_add(4)?)?.try_into().ok()?))
+    Some(u32::from_le_bytes(
+        b.get(at..at.checked_add(4)?)?.try_into().ok()?,
+    ))
 }
 
 fn read_u64(b: &[u8], at: usize) -> Option<u64> {
-    Some(u64::from_le_bytes(b.get(at..at.checked_add(8)?)?.try_into().ok()?))
+    Some(u64::from_le_bytes(
+        b.get(at..at.checked_add(8)?)?.try_into().ok()?,
+    ))
 }
 
 #[cfg(test)]
@@ -189,10 +232,21 @@ mod tests {
 
     #[test]
     fn lists_cubins_and_ptx_in_order() {
-        let fb = container(&[entry(2, 80, 64, 24), entry(2, 90, 64, 8), entry(1, 90, 80, 16)]);
+        let fb = container(&[
+            entry(2, 80, 64, 24),
+            entry(2, 90, 64, 8),
+            entry(1, 90, 80, 16),
+        ]);
         assert_eq!(targets(&fb).unwrap(), ["sm_80", "sm_90", "compute_90"]);
         let e = entries(&fb).unwrap();
-        assert_eq!(e[0], Entry { kind: EntryKind::Elf, arch: 80, size: 24 });
+        assert_eq!(
+            e[0],
+            Entry {
+                kind: EntryKind::Elf,
+                arch: 80,
+                size: 24
+            }
+        );
     }
 
     #[test]

@@ -105,7 +105,9 @@ impl Report {
 
     /// The warnings ([`Kernels::compile`] prints them as `cargo:warning=`).
     pub fn warnings(&self) -> impl Iterator<Item = &str> {
-        self.directives.iter().filter_map(|d| d.strip_prefix("cargo:warning="))
+        self.directives
+            .iter()
+            .filter_map(|d| d.strip_prefix("cargo:warning="))
     }
 }
 
@@ -122,27 +124,44 @@ pub enum Error {
     /// An nvcc was found but does not work.
     Nvcc { message: String },
     /// nvcc rejected generated code (a bug in cuprum: the message says so).
-    NvccFailed { file: PathBuf, cu: PathBuf, command: String, output: String },
+    NvccFailed {
+        file: PathBuf,
+        cu: PathBuf,
+        command: String,
+        output: String,
+    },
     /// `CUPY_NVCC_GENERATE_CODE=current` on a machine without a usable GPU.
     NoGpu { message: String },
     /// A bad setting: `OUT_DIR` unset, a count that is not a number.
     Config { message: String },
     /// A file operation failed.
-    Io { path: PathBuf, action: &'static str, error: io::Error },
+    Io {
+        path: PathBuf,
+        action: &'static str,
+        error: io::Error,
+    },
     /// Several of the above (every kernel file with mistakes, every failed nvcc run).
     Several(Vec<Error>),
 }
 
 impl Error {
     pub(crate) fn io(path: &Path, action: &'static str, error: io::Error) -> Self {
-        Error::Io { path: path.to_path_buf(), action, error }
+        Error::Io {
+            path: path.to_path_buf(),
+            action,
+            error,
+        }
     }
 
     /// The text for stderr: every message starting with `error:`.
     pub fn rendered(&self) -> String {
         match self {
             Error::Kernel { message, .. } => message.trim_end().to_owned(),
-            Error::Several(all) => all.iter().map(Error::rendered).collect::<Vec<_>>().join("\n\n"),
+            Error::Several(all) => all
+                .iter()
+                .map(Error::rendered)
+                .collect::<Vec<_>>()
+                .join("\n\n"),
             other => format!("error: {other}"),
         }
     }
@@ -173,7 +192,12 @@ impl fmt::Display for Error {
             | Error::Nvcc { message }
             | Error::NoGpu { message }
             | Error::Config { message } => f.write_str(message),
-            Error::NvccFailed { file, cu, command, output } => write!(
+            Error::NvccFailed {
+                file,
+                cu,
+                command,
+                output,
+            } => write!(
                 f,
                 "nvcc failed on the CUDA C generated from {} (this is a bug in cuprum; please report it with the kernel file)\n  \
                  generated source: {}\n  command: {command}\n{}",
@@ -181,7 +205,11 @@ impl fmt::Display for Error {
                 cu.display(),
                 output.trim_end()
             ),
-            Error::Io { path, action, error } => write!(f, "cannot {action} {}: {error}", path.display()),
+            Error::Io {
+                path,
+                action,
+                error,
+            } => write!(f, "cannot {action} {}: {error}", path.display()),
             Error::Several(all) => {
                 let shown: Vec<String> = all.iter().map(Error::to_string).collect();
                 f.write_str(&shown.join("\n\n"))
@@ -276,10 +304,17 @@ impl Kernels {
                     .into(),
             })?,
         };
-        let jobs = self.env.count(env::NUM_BUILD_JOBS, env::DEFAULT_BUILD_JOBS).map_err(|message| Error::Config { message })?;
-        let threads = self.env.count(env::NUM_NVCC_THREADS, env::DEFAULT_NVCC_THREADS).map_err(|message| Error::Config { message })?;
+        let jobs = self
+            .env
+            .count(env::NUM_BUILD_JOBS, env::DEFAULT_BUILD_JOBS)
+            .map_err(|message| Error::Config { message })?;
+        let threads = self
+            .env
+            .count(env::NUM_NVCC_THREADS, env::DEFAULT_NVCC_THREADS)
+            .map_err(|message| Error::Config { message })?;
         let request_text = self.env.var(env::GENERATE_CODE);
-        let request = targets::parse(request_text.as_deref()).map_err(|message| Error::Targets { message })?;
+        let request = targets::parse(request_text.as_deref())
+            .map_err(|message| Error::Targets { message })?;
 
         // Translate every file; report every file's mistakes together.
         let mut units = Vec::new();
@@ -288,7 +323,10 @@ impl Kernels {
             let start = Instant::now();
             match cuprum_compiler::compile_file(path) {
                 Ok(compiled) => units.push((path.clone(), compiled.unit, start.elapsed())),
-                Err(message) => errors.push(Error::Kernel { file: path.clone(), message }),
+                Err(message) => errors.push(Error::Kernel {
+                    file: path.clone(),
+                    message,
+                }),
             }
         }
         if let Some(e) = Error::from_list(errors) {
@@ -311,7 +349,11 @@ impl Kernels {
                 kernels: unit.kernels.len(),
                 targets: Vec::new(),
                 fatbin: None,
-                status: if unit.kernels.is_empty() { Status::NoKernels } else { Status::NoNvcc },
+                status: if unit.kernels.is_empty() {
+                    Status::NoKernels
+                } else {
+                    Status::NoNvcc
+                },
                 time: *time,
             })
             .collect();
@@ -339,12 +381,23 @@ impl Kernels {
                         nvcc::HOW_TO_INSTALL
                     ));
                 }
-                return Ok(Report { files: files_report, nvcc: None, gencodes: Vec::new(), directives: Vec::new() });
+                return Ok(Report {
+                    files: files_report,
+                    nvcc: None,
+                    gencodes: Vec::new(),
+                    directives: Vec::new(),
+                });
             }
         };
 
         let gencodes = resolve_targets(&request, request_text.as_deref(), &nvcc, &self.env)?;
-        let plan = Plan { nvcc: &nvcc, gencodes: &gencodes, include: &include, out_dir: &out_dir, threads };
+        let plan = Plan {
+            nvcc: &nvcc,
+            gencodes: &gencodes,
+            include: &include,
+            out_dir: &out_dir,
+            threads,
+        };
 
         // One nvcc run per distinct unit with kernels, `jobs` at a time.
         let mut todo: Vec<usize> = Vec::new();
@@ -353,7 +406,8 @@ impl Kernels {
                 todo.push(i);
             }
         }
-        let results: Vec<Mutex<Option<Result<Built, Error>>>> = todo.iter().map(|_| Mutex::new(None)).collect();
+        let results: Vec<Mutex<Option<Result<Built, Error>>>> =
+            todo.iter().map(|_| Mutex::new(None)).collect();
         let next = AtomicUsize::new(0);
         std::thread::scope(|s| {
             for _ in 0..jobs.min(todo.len()) {
@@ -399,19 +453,32 @@ impl Kernels {
 }
 
 /// `CUPY_NVCC_GENERATE_CODE` resolved against this nvcc (and, for `current`, the GPUs).
-fn resolve_targets(request: &Request, text: Option<&str>, nvcc: &Nvcc, env: &Env) -> Result<Vec<Gencode>, Error> {
+fn resolve_targets(
+    request: &Request,
+    text: Option<&str>,
+    nvcc: &Nvcc,
+    env: &Env,
+) -> Result<Vec<Gencode>, Error> {
     let targets_error = |message| Error::Targets { message };
     match request {
-        Request::Default => targets::default_list(&nvcc.sass, &nvcc.virtual_archs).map_err(targets_error),
+        Request::Default => {
+            targets::default_list(&nvcc.sass, &nvcc.virtual_archs).map_err(targets_error)
+        }
         Request::Current => {
             let list = targets::current_list(&nvcc::gpu_capabilities(env)?);
-            targets::check_supported(&list, &nvcc.sass, &nvcc.virtual_archs, "CUPY_NVCC_GENERATE_CODE=current (the GPUs of this machine)")
-                .map_err(targets_error)?;
+            targets::check_supported(
+                &list,
+                &nvcc.sass,
+                &nvcc.virtual_archs,
+                "CUPY_NVCC_GENERATE_CODE=current (the GPUs of this machine)",
+            )
+            .map_err(targets_error)?;
             Ok(list)
         }
         Request::List(list) => {
             let source = format!("CUPY_NVCC_GENERATE_CODE={:?}", text.unwrap_or_default());
-            targets::check_supported(list, &nvcc.sass, &nvcc.virtual_archs, &source).map_err(targets_error)?;
+            targets::check_supported(list, &nvcc.sass, &nvcc.virtual_archs, &source)
+                .map_err(targets_error)?;
             Ok(list.clone())
         }
     }
@@ -437,7 +504,11 @@ struct Built {
 impl Plan<'_> {
     /// Runs nvcc for `unit` unless its stamp says the fat binary is current; then writes the
     /// `.targets` file from the fat binary's own headers.
-    fn build(&self, kernel_file: &Path, unit: &cuprum_compiler::back::cuda::Unit) -> Result<Built, Error> {
+    fn build(
+        &self,
+        kernel_file: &Path,
+        unit: &cuprum_compiler::back::cuda::Unit,
+    ) -> Result<Built, Error> {
         let start = Instant::now();
         let id = mangle::unit_id(&unit.source);
         let aot_dir = self.out_dir.join(mangle::AOT_DIR);
@@ -453,13 +524,18 @@ impl Plan<'_> {
             threads: self.threads,
             fast_math: unit.fast_math,
         };
-        let stamp = outputs::stamp(&id, &self.nvcc.version, &nvcc::show(&self.nvcc.command_line(&job)));
+        let stamp = outputs::stamp(
+            &id,
+            &self.nvcc.version,
+            &nvcc::show(&self.nvcc.command_line(&job)),
+        );
         let status = if outputs::up_to_date(&fatbin, &stamp_path, &stamp) {
             Status::UpToDate
         } else {
             outputs::remove(&stamp_path)?;
             self.nvcc.run(&job, kernel_file)?;
-            let bytes = std::fs::read(&part).map_err(|e| Error::io(&part, "read nvcc's output", e))?;
+            let bytes =
+                std::fs::read(&part).map_err(|e| Error::io(&part, "read nvcc's output", e))?;
             outputs::write_if_changed(&fatbin, &bytes)?;
             outputs::remove(&part)?;
             outputs::write_if_changed(&stamp_path, stamp.as_bytes())?;
@@ -467,12 +543,23 @@ impl Plan<'_> {
         };
         let bytes = std::fs::read(&fatbin).map_err(|e| Error::io(&fatbin, "read", e))?;
         let targets = fatbin::targets(&bytes).map_err(|e| Error::Nvcc {
-            message: format!("nvcc wrote {}, which cuprum-build cannot read: {e}", fatbin.display()),
+            message: format!(
+                "nvcc wrote {}, which cuprum-build cannot read: {e}",
+                fatbin.display()
+            ),
         })?;
         let mut listing = targets.join("\n");
         listing.push('\n');
-        outputs::write_if_changed(&self.out_dir.join(mangle::targets_file(&id)), listing.as_bytes())?;
-        Ok(Built { status, targets, fatbin, time: start.elapsed() })
+        outputs::write_if_changed(
+            &self.out_dir.join(mangle::targets_file(&id)),
+            listing.as_bytes(),
+        )?;
+        Ok(Built {
+            status,
+            targets,
+            fatbin,
+            time: start.elapsed(),
+        })
     }
 }
 

@@ -85,7 +85,11 @@ fn probe(command: Vec<OsString>, source: &'static str) -> Result<Nvcc, Error> {
             .output()
             .map_err(|e| fail(format!("`{shown} {arg}` cannot be started: {e}")))?;
         if !out.status.success() {
-            return Err(fail(format!("`{shown} {arg}` exited with {}: {}", out.status, output_text(&out).trim())));
+            return Err(fail(format!(
+                "`{shown} {arg}` exited with {}: {}",
+                out.status,
+                output_text(&out).trim()
+            )));
         }
         Ok(String::from_utf8_lossy(&out.stdout).into_owned())
     };
@@ -93,9 +97,17 @@ fn probe(command: Vec<OsString>, source: &'static str) -> Result<Nvcc, Error> {
     let sass = numbers(&run("--list-gpu-code")?, "sm_");
     let virtual_archs = numbers(&run("--list-gpu-arch")?, "compute_");
     if sass.is_empty() || virtual_archs.is_empty() {
-        return Err(fail("`--list-gpu-code` / `--list-gpu-arch` listed no architecture".into()));
+        return Err(fail(
+            "`--list-gpu-code` / `--list-gpu-arch` listed no architecture".into(),
+        ));
     }
-    Ok(Nvcc { command, source, version, sass, virtual_archs })
+    Ok(Nvcc {
+        command,
+        source,
+        version,
+        sass,
+        virtual_archs,
+    })
 }
 
 /// `sm_90`-style lines (no suffix such as `sm_90a`) -> their numbers, sorted.
@@ -156,7 +168,11 @@ impl Nvcc {
         if out.status.success() {
             Ok(())
         } else {
-            Err(failed(format!("exited with {}\n{}", out.status, output_text(&out))))
+            Err(failed(format!(
+                "exited with {}\n{}",
+                out.status,
+                output_text(&out)
+            )))
         }
     }
 }
@@ -171,17 +187,25 @@ pub fn gpu_capabilities(env: &Env) -> Result<Vec<u32>, Error> {
         ),
     };
     let exe = format!("nvidia-smi{}", std::env::consts::EXE_SUFFIX);
-    let smi: PathBuf = env
-        .find_program(&exe)
-        .ok_or_else(|| fail(format!("{exe} (which comes with the NVIDIA driver) is not on PATH")))?;
+    let smi: PathBuf = env.find_program(&exe).ok_or_else(|| {
+        fail(format!(
+            "{exe} (which comes with the NVIDIA driver) is not on PATH"
+        ))
+    })?;
     let out = Command::new(&smi)
         .args(["--query-gpu=compute_cap", "--format=csv,noheader"])
         .output()
         .map_err(|e| fail(format!("{} cannot be started: {e}", smi.display())))?;
     if !out.status.success() {
-        return Err(fail(format!("`{} --query-gpu=compute_cap` failed ({}): {}", smi.display(), out.status, output_text(&out).trim())));
+        return Err(fail(format!(
+            "`{} --query-gpu=compute_cap` failed ({}): {}",
+            smi.display(),
+            out.status,
+            output_text(&out).trim()
+        )));
     }
-    let caps = crate::targets::parse_compute_caps(&String::from_utf8_lossy(&out.stdout)).map_err(|e| fail(format!("nvidia-smi answered oddly: {e}")))?;
+    let caps = crate::targets::parse_compute_caps(&String::from_utf8_lossy(&out.stdout))
+        .map_err(|e| fail(format!("nvidia-smi answered oddly: {e}")))?;
     if caps.is_empty() {
         return Err(fail("nvidia-smi lists no GPU".into()));
     }
@@ -189,12 +213,20 @@ pub fn gpu_capabilities(env: &Env) -> Result<Vec<u32>, Error> {
 }
 
 fn output_text(out: &Output) -> String {
-    format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr))
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    )
 }
 
 /// A command line for messages and stamps.
 pub fn show(words: &[OsString]) -> String {
-    words.iter().map(|w| w.to_string_lossy()).collect::<Vec<_>>().join(" ")
+    words
+        .iter()
+        .map(|w| w.to_string_lossy())
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 #[cfg(test)]
@@ -203,7 +235,10 @@ mod tests {
 
     #[test]
     fn reads_architecture_listings() {
-        assert_eq!(numbers("sm_75\nsm_90\nsm_90a\nsm_100\nsm_80\n", "sm_"), [75, 80, 90, 100]);
+        assert_eq!(
+            numbers("sm_75\nsm_90\nsm_90a\nsm_100\nsm_80\n", "sm_"),
+            [75, 80, 90, 100]
+        );
         assert_eq!(numbers("compute_75\ncompute_121", "compute_"), [75, 121]);
     }
 }

@@ -45,7 +45,10 @@ pub fn write_headers(include_dir: &Path) -> Result<(), Error> {
 /// The stamp of a fat binary: everything that decides its bytes, as text (readable when debugging
 /// a rebuild). The unit's id covers its source; the headers are hashed because they are included.
 pub fn stamp(id: &str, nvcc_version: &str, command_line: &str) -> String {
-    let headers: String = cuprum_compiler::headers::HEADERS.iter().map(|(n, t)| format!("{n}\n{t}\n")).collect();
+    let headers: String = cuprum_compiler::headers::HEADERS
+        .iter()
+        .map(|(n, t)| format!("{n}\n{t}\n"))
+        .collect();
     format!(
         "cuprum-build stamp 1\nunit {id}\nheaders {}\nnvcc {}\ncommand {command_line}\n",
         cuprum_compiler::mangle::unit_id(&headers),
@@ -72,7 +75,9 @@ pub fn rust_files(dir: &Path) -> Result<Vec<PathBuf>, Error> {
     fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), Error> {
         let entries = fs::read_dir(dir).map_err(|e| Error::io(dir, "read the folder", e))?;
         for entry in entries {
-            let path = entry.map_err(|e| Error::io(dir, "read the folder", e))?.path();
+            let path = entry
+                .map_err(|e| Error::io(dir, "read the folder", e))?
+                .path();
             if path.is_dir() {
                 walk(&path, out)?;
             } else if path.extension().is_some_and(|e| e == "rs") {
@@ -102,7 +107,10 @@ mod tests {
         fs::write(dir.join("a/c.rs"), "").unwrap();
         fs::create_dir_all(dir.join("a/sub")).unwrap();
         fs::write(dir.join("a/sub/d.rs"), "").unwrap();
-        assert_eq!(rust_files(&dir).unwrap(), [dir.join("a/c.rs"), dir.join("a/sub/d.rs")]);
+        assert_eq!(
+            rust_files(&dir).unwrap(),
+            [dir.join("a/c.rs"), dir.join("a/sub/d.rs")]
+        );
         fs::remove_dir_all(&dir).unwrap();
     }
 
@@ -111,6 +119,9 @@ mod tests {
         let a = stamp("00ff", "nvcc 13.0", "nvcc -fatbin x.cu");
         assert_ne!(a, stamp("00fe", "nvcc 13.0", "nvcc -fatbin x.cu"));
         assert_ne!(a, stamp("00ff", "nvcc 13.1", "nvcc -fatbin x.cu"));
-        assert_ne!(a, stamp("00ff", "nvcc 13.0", "nvcc -fatbin -use_fast_math x.cu"));
+        assert_ne!(
+            a,
+            stamp("00ff", "nvcc 13.0", "nvcc -fatbin -use_fast_math x.cu")
+        );
     }
 }

@@ -82,12 +82,17 @@ pub fn parse(value: Option<&str>) -> Result<Request, String> {
             continue;
         }
         let gencode = parse_item(item).map_err(|why| {
-            format!("invalid CUPY_NVCC_GENERATE_CODE={value:?}: item {} `{item}`: {why}; {EXPECTED}", i + 1)
+            format!(
+                "invalid CUPY_NVCC_GENERATE_CODE={value:?}: item {} `{item}`: {why}; {EXPECTED}",
+                i + 1
+            )
         })?;
         list.push(gencode);
     }
     if list.is_empty() {
-        return Err(format!("invalid CUPY_NVCC_GENERATE_CODE={value:?}: no items; {EXPECTED}"));
+        return Err(format!(
+            "invalid CUPY_NVCC_GENERATE_CODE={value:?}: no items; {EXPECTED}"
+        ));
     }
     Ok(Request::List(list))
 }
@@ -106,23 +111,31 @@ fn parse_item(item: &str) -> Result<Gencode, String> {
         .ok_or_else(|| format!("`arch={arch}` names a virtual architecture `compute_XX`"))?;
     let code = code.trim();
     let code_list = match code.strip_prefix('[') {
-        Some(inner) => inner.strip_suffix(']').ok_or("`code=[` has no closing `]`")?,
+        Some(inner) => inner
+            .strip_suffix(']')
+            .ok_or("`code=[` has no closing `]`")?,
         None => code,
     };
     let mut codes = Vec::new();
     for c in code_list.split(',').map(str::trim) {
         let parsed = if let Some(n) = number(c, "sm_") {
             if n < arch {
-                return Err(format!("sm_{n} cannot be built from compute_{arch}: the machine code must be at least the virtual architecture"));
+                return Err(format!(
+                    "sm_{n} cannot be built from compute_{arch}: the machine code must be at least the virtual architecture"
+                ));
             }
             Code::Sass(n)
         } else if let Some(n) = number(c, "compute_") {
             if n != arch {
-                return Err(format!("PTX is for the virtual architecture itself: write `code=compute_{arch}` (or `arch=compute_{n}`)"));
+                return Err(format!(
+                    "PTX is for the virtual architecture itself: write `code=compute_{arch}` (or `arch=compute_{n}`)"
+                ));
             }
             Code::Ptx(n)
         } else {
-            return Err(format!("`{c}` is not `sm_XX` or `compute_XX` (arch-specific targets such as sm_90a are not supported)"));
+            return Err(format!(
+                "`{c}` is not `sm_XX` or `compute_XX` (arch-specific targets such as sm_90a are not supported)"
+            ));
         };
         if !codes.contains(&parsed) {
             codes.push(parsed);
@@ -146,7 +159,9 @@ pub fn default_list(sass: &[u32], virtual_archs: &[u32]) -> Result<Vec<Gencode>,
     let mut sass = sass.to_vec();
     sass.sort_unstable();
     sass.dedup();
-    let newest = *sass.last().ok_or("nvcc --list-gpu-code listed no sm_XX architecture")?;
+    let newest = *sass
+        .last()
+        .ok_or("nvcc --list-gpu-code listed no sm_XX architecture")?;
     let mut list = Vec::new();
     for &n in &sass {
         let arch = virtual_archs
@@ -154,7 +169,9 @@ pub fn default_list(sass: &[u32], virtual_archs: &[u32]) -> Result<Vec<Gencode>,
             .copied()
             .filter(|&v| v <= n)
             .max()
-            .ok_or_else(|| format!("nvcc --list-gpu-arch lists no virtual architecture for sm_{n}"))?;
+            .ok_or_else(|| {
+                format!("nvcc --list-gpu-arch lists no virtual architecture for sm_{n}")
+            })?;
         let mut codes = vec![Code::Sass(n)];
         if n == newest && arch == n {
             codes.push(Code::Ptx(n));
@@ -169,7 +186,10 @@ pub fn current_list(capabilities: &[u32]) -> Vec<Gencode> {
     let mut list: Vec<Gencode> = Vec::new();
     for &n in capabilities {
         if !list.iter().any(|g| g.arch == n) {
-            list.push(Gencode { arch: n, codes: vec![Code::Sass(n)] });
+            list.push(Gencode {
+                arch: n,
+                codes: vec![Code::Sass(n)],
+            });
         }
     }
     list
@@ -177,7 +197,12 @@ pub fn current_list(capabilities: &[u32]) -> Vec<Gencode> {
 
 /// Checks that nvcc supports every architecture of `list` (`sass`: its `sm_XX`, `virtual_archs`:
 /// its `compute_XX`), so that the error names the variable instead of being nvcc's.
-pub fn check_supported(list: &[Gencode], sass: &[u32], virtual_archs: &[u32], source: &str) -> Result<(), String> {
+pub fn check_supported(
+    list: &[Gencode],
+    sass: &[u32],
+    virtual_archs: &[u32],
+    source: &str,
+) -> Result<(), String> {
     let mut bad = Vec::new();
     for g in list {
         if !virtual_archs.contains(&g.arch) {
@@ -224,9 +249,15 @@ pub fn parse_compute_caps(output: &str) -> Result<Vec<u32>, String> {
         .map(str::trim)
         .filter(|l| !l.is_empty())
         .map(|l| {
-            let (major, minor) = l.split_once('.').ok_or_else(|| format!("unexpected compute capability `{l}`"))?;
-            let major: u32 = major.parse().map_err(|_| format!("unexpected compute capability `{l}`"))?;
-            let minor: u32 = minor.parse().map_err(|_| format!("unexpected compute capability `{l}`"))?;
+            let (major, minor) = l
+                .split_once('.')
+                .ok_or_else(|| format!("unexpected compute capability `{l}`"))?;
+            let major: u32 = major
+                .parse()
+                .map_err(|_| format!("unexpected compute capability `{l}`"))?;
+            let minor: u32 = minor
+                .parse()
+                .map_err(|_| format!("unexpected compute capability `{l}`"))?;
             Ok(major * 10 + minor)
         })
         .collect()
@@ -245,11 +276,23 @@ mod tests {
 
     #[test]
     fn parses_items_and_renders_nvcc_syntax() {
-        let l = list("arch=compute_80,code=sm_80; arch=compute_90,code=[sm_90,compute_90];arch=compute_80,code=sm_86;");
+        let l = list(
+            "arch=compute_80,code=sm_80; arch=compute_90,code=[sm_90,compute_90];arch=compute_80,code=sm_86;",
+        );
         let shown: Vec<String> = l.iter().map(Gencode::to_string).collect();
-        assert_eq!(shown, ["arch=compute_80,code=sm_80", "arch=compute_90,code=[sm_90,compute_90]", "arch=compute_80,code=sm_86"]);
+        assert_eq!(
+            shown,
+            [
+                "arch=compute_80,code=sm_80",
+                "arch=compute_90,code=[sm_90,compute_90]",
+                "arch=compute_80,code=sm_86"
+            ]
+        );
         assert_eq!(names(&l), ["sm_80", "sm_90", "compute_90", "sm_86"]);
-        assert_eq!(list("arch=compute_90,code=compute_90")[0].codes, [Code::Ptx(90)]);
+        assert_eq!(
+            list("arch=compute_90,code=compute_90")[0].codes,
+            [Code::Ptx(90)]
+        );
     }
 
     #[test]
@@ -265,11 +308,17 @@ mod tests {
             ("sm_90", "starts with `arch=compute_XX`"),
             ("arch=compute_90", "followed by `,code=...`"),
             ("arch=sm_90,code=sm_90", "names a virtual architecture"),
-            ("arch=compute_90,code=sm_80", "sm_80 cannot be built from compute_90"),
+            (
+                "arch=compute_90,code=sm_80",
+                "sm_80 cannot be built from compute_90",
+            ),
             ("arch=compute_80,code=compute_90", "write `code=compute_80`"),
             ("arch=compute_90,code=sm_90a", "sm_90a are not supported"),
             ("arch=compute_90,code=[sm_90", "no closing `]`"),
-            ("arch=compute_80,code=sm_80;current", "`current` must be the whole value"),
+            (
+                "arch=compute_80,code=sm_80;current",
+                "`current` must be the whole value",
+            ),
             (";;", "no items"),
         ];
         for (value, why) in cases {
@@ -278,7 +327,11 @@ mod tests {
             assert!(e.contains(why), "{value}: {e}");
             assert!(e.contains("arch=compute_90,code=sm_90"), "{e}");
         }
-        assert!(parse(Some("arch=compute_80,code=sm_80;x")).unwrap_err().contains("item 2 `x`"));
+        assert!(
+            parse(Some("arch=compute_80,code=sm_80;x"))
+                .unwrap_err()
+                .contains("item 2 `x`")
+        );
     }
 
     #[test]
@@ -287,21 +340,38 @@ mod tests {
         let shown: Vec<String> = l.iter().map(Gencode::to_string).collect();
         assert_eq!(
             shown,
-            ["arch=compute_75,code=sm_75", "arch=compute_80,code=sm_80", "arch=compute_90,code=sm_90", "arch=compute_120,code=[sm_120,compute_120]"]
+            [
+                "arch=compute_75,code=sm_75",
+                "arch=compute_80,code=sm_80",
+                "arch=compute_90,code=sm_90",
+                "arch=compute_120,code=[sm_120,compute_120]"
+            ]
         );
         // A SASS target without its own virtual architecture is built from the closest older one.
-        assert_eq!(default_list(&[80, 87], &[80]).unwrap()[1].to_string(), "arch=compute_80,code=sm_87");
+        assert_eq!(
+            default_list(&[80, 87], &[80]).unwrap()[1].to_string(),
+            "arch=compute_80,code=sm_87"
+        );
         assert!(default_list(&[], &[80]).is_err());
     }
 
     #[test]
     fn current_and_supported() {
-        assert_eq!(parse_compute_caps("9.0\n9.0\n12.0\n"), Ok(vec![90, 90, 120]));
+        assert_eq!(
+            parse_compute_caps("9.0\n9.0\n12.0\n"),
+            Ok(vec![90, 90, 120])
+        );
         assert!(parse_compute_caps("N/A").is_err());
         let l = current_list(&[90, 90, 120]);
         assert_eq!(names(&l), ["sm_90", "sm_120"]);
         assert!(check_supported(&l, &[75, 90, 120], &[75, 90, 120], "x").is_ok());
-        let e = check_supported(&list("arch=compute_70,code=sm_70"), &[75, 90], &[75, 90], "CUPY_NVCC_GENERATE_CODE").unwrap_err();
+        let e = check_supported(
+            &list("arch=compute_70,code=sm_70"),
+            &[75, 90],
+            &[75, 90],
+            "CUPY_NVCC_GENERATE_CODE",
+        )
+        .unwrap_err();
         assert!(e.contains("asks for compute_70, sm_70 but this nvcc does not support them; it supports sm_75, sm_90"), "{e}");
     }
 }

@@ -16,12 +16,16 @@ use cuprum_compiler::mangle;
 const TWO_ARCHS: &str = "arch=compute_80,code=sm_80;arch=compute_90,code=sm_90";
 
 fn fixture(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures").join(name)
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures")
+        .join(name)
 }
 
 /// A fresh, empty folder for one test.
 fn scratch(name: &str) -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("cuprum-build").join(name);
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join("cuprum-build")
+        .join(name);
     let _ = fs::remove_dir_all(&dir);
     fs::create_dir_all(&dir).unwrap();
     dir
@@ -32,7 +36,9 @@ fn nvcc_or_skip(test: &str) -> Option<nvcc::Nvcc> {
     match nvcc::find(&Env::default()) {
         Ok(Lookup::Found(n)) => Some(n),
         other => {
-            eprintln!("{test}: skipped, no working nvcc ({other:?}); run `source scripts/cuda-env.sh` first");
+            eprintln!(
+                "{test}: skipped, no working nvcc ({other:?}); run `source scripts/cuda-env.sh` first"
+            );
             None
         }
     }
@@ -43,7 +49,10 @@ fn without_nvcc(out: &Path) -> Kernels {
     let empty = out.join("empty-path");
     fs::create_dir_all(&empty).unwrap();
     let mut k = Kernels::new();
-    k.out_dir(out).env_remove("NVCC").env_remove("CUDA_PATH").env("PATH", &empty);
+    k.out_dir(out)
+        .env_remove("NVCC")
+        .env_remove("CUDA_PATH")
+        .env("PATH", &empty);
     k
 }
 
@@ -53,7 +62,9 @@ fn unit_id(file: &Path) -> String {
 
 #[test]
 fn both_cubins_are_in_the_fat_binary() {
-    let Some(_) = nvcc_or_skip("both_cubins_are_in_the_fat_binary") else { return };
+    let Some(_) = nvcc_or_skip("both_cubins_are_in_the_fat_binary") else {
+        return;
+    };
     let out = scratch("two-archs");
     let file = fixture("scale.rs");
     let report = Kernels::new()
@@ -65,45 +76,82 @@ fn both_cubins_are_in_the_fat_binary() {
 
     let id = unit_id(&file);
     let f = report.file("scale.rs").unwrap();
-    assert_eq!((f.id.as_str(), f.status, f.kernels), (id.as_str(), Status::Compiled, 1));
+    assert_eq!(
+        (f.id.as_str(), f.status, f.kernels),
+        (id.as_str(), Status::Compiled, 1)
+    );
     let fatbin_path = out.join(mangle::fatbin_file(&id));
     assert_eq!(f.fatbin.as_deref(), Some(fatbin_path.as_path()));
-    assert_eq!(report.gencodes, ["arch=compute_80,code=sm_80", "arch=compute_90,code=sm_90"]);
+    assert_eq!(
+        report.gencodes,
+        ["arch=compute_80,code=sm_80", "arch=compute_90,code=sm_90"]
+    );
 
     // The proof: the fat binary's own headers list an sm_80 and an sm_90 cubin, and nothing else.
     let bytes = fs::read(&fatbin_path).unwrap();
     let entries = fatbin::entries(&bytes).unwrap();
-    assert!(entries.iter().all(|e| e.kind == fatbin::EntryKind::Elf && e.size > 0), "{entries:?}");
+    assert!(
+        entries
+            .iter()
+            .all(|e| e.kind == fatbin::EntryKind::Elf && e.size > 0),
+        "{entries:?}"
+    );
     assert_eq!(fatbin::targets(&bytes).unwrap(), ["sm_80", "sm_90"]);
     assert_eq!(f.targets, ["sm_80", "sm_90"]);
-    assert_eq!(fs::read_to_string(out.join(mangle::targets_file(&id))).unwrap(), "sm_80\nsm_90\n");
+    assert_eq!(
+        fs::read_to_string(out.join(mangle::targets_file(&id))).unwrap(),
+        "sm_80\nsm_90\n"
+    );
 
     // The unit source is written exactly, with the headers it includes.
     let source = cuprum_compiler::compile_file(&file).unwrap().unit.source;
-    assert_eq!(fs::read_to_string(out.join(format!("cuprum/{id}.cu"))).unwrap(), source);
+    assert_eq!(
+        fs::read_to_string(out.join(format!("cuprum/{id}.cu"))).unwrap(),
+        source
+    );
     for (name, text) in cuprum_compiler::headers::HEADERS {
-        assert_eq!(&fs::read_to_string(out.join("cuprum/include").join(name)).unwrap(), text);
+        assert_eq!(
+            &fs::read_to_string(out.join("cuprum/include").join(name)).unwrap(),
+            text
+        );
     }
     assert!(!out.join(format!("cuprum/{id}.fatbin.part")).exists());
 
     // Cargo directives: the input and every knob.
     let d = &report.directives;
-    assert!(d.contains(&format!("cargo:rerun-if-changed={}", file.display())), "{d:?}");
-    for var in ["CUPY_NVCC_GENERATE_CODE", "NVCC", "CUDA_PATH", "CUPY_NUM_BUILD_JOBS", "CUPY_NUM_NVCC_THREADS"] {
-        assert!(d.contains(&format!("cargo:rerun-if-env-changed={var}")), "{var}: {d:?}");
+    assert!(
+        d.contains(&format!("cargo:rerun-if-changed={}", file.display())),
+        "{d:?}"
+    );
+    for var in [
+        "CUPY_NVCC_GENERATE_CODE",
+        "NVCC",
+        "CUDA_PATH",
+        "CUPY_NUM_BUILD_JOBS",
+        "CUPY_NUM_NVCC_THREADS",
+    ] {
+        assert!(
+            d.contains(&format!("cargo:rerun-if-env-changed={var}")),
+            "{var}: {d:?}"
+        );
     }
     assert_eq!(report.warnings().count(), 0);
 }
 
 #[test]
 fn ptx_and_sass_from_one_item() {
-    let Some(_) = nvcc_or_skip("ptx_and_sass_from_one_item") else { return };
+    let Some(_) = nvcc_or_skip("ptx_and_sass_from_one_item") else {
+        return;
+    };
     let out = scratch("ptx");
     let report = Kernels::new()
         .file(fixture("copy.rs"))
         .file(fixture("empty.rs"))
         .out_dir(&out)
-        .env("CUPY_NVCC_GENERATE_CODE", "arch=compute_90,code=[sm_90,compute_90]")
+        .env(
+            "CUPY_NVCC_GENERATE_CODE",
+            "arch=compute_90,code=[sm_90,compute_90]",
+        )
         .try_compile()
         .unwrap_or_else(|e| panic!("{}", e.rendered()));
     let copy = report.file("copy.rs").unwrap();
@@ -112,13 +160,18 @@ fn ptx_and_sass_from_one_item() {
     assert_eq!(fatbin::targets(&bytes).unwrap(), ["sm_90", "compute_90"]);
     // A file without kernels gets no fat binary.
     let empty = report.file("empty.rs").unwrap();
-    assert_eq!((empty.status, empty.fatbin.as_ref()), (Status::NoKernels, None));
+    assert_eq!(
+        (empty.status, empty.fatbin.as_ref()),
+        (Status::NoKernels, None)
+    );
     assert!(!out.join(mangle::fatbin_file(&empty.id)).exists());
 }
 
 #[test]
 fn default_targets_are_every_sass_plus_the_newest_ptx() {
-    let Some(nvcc) = nvcc_or_skip("default_targets_are_every_sass_plus_the_newest_ptx") else { return };
+    let Some(nvcc) = nvcc_or_skip("default_targets_are_every_sass_plus_the_newest_ptx") else {
+        return;
+    };
     let out = scratch("default");
     let report = Kernels::new()
         .file(fixture("scale.rs"))
@@ -137,7 +190,9 @@ fn default_targets_are_every_sass_plus_the_newest_ptx() {
 
 #[test]
 fn an_edit_recompiles_only_that_file() {
-    let Some(_) = nvcc_or_skip("an_edit_recompiles_only_that_file") else { return };
+    let Some(_) = nvcc_or_skip("an_edit_recompiles_only_that_file") else {
+        return;
+    };
     let out = scratch("incremental");
     let src = out.join("kernels");
     fs::create_dir_all(&src).unwrap();
@@ -157,7 +212,11 @@ fn an_edit_recompiles_only_that_file() {
 
     let first = build(sm80);
     assert_eq!(statuses(&first), [Status::Compiled, Status::Compiled]);
-    assert!(first.directives.contains(&format!("cargo:rerun-if-changed={}", src.display())));
+    assert!(
+        first
+            .directives
+            .contains(&format!("cargo:rerun-if-changed={}", src.display()))
+    );
     let copy_fatbin = first.file("b_copy.rs").unwrap().fatbin.clone().unwrap();
     let copy_time = fs::metadata(&copy_fatbin).unwrap().modified().unwrap();
 
@@ -170,10 +229,16 @@ fn an_edit_recompiles_only_that_file() {
     assert_eq!(statuses(&third), [Status::Compiled, Status::UpToDate]);
     assert_ne!(third.files[0].id, first.files[0].id);
     // The untouched file's fat binary was not rewritten.
-    assert_eq!(fs::metadata(&copy_fatbin).unwrap().modified().unwrap(), copy_time);
+    assert_eq!(
+        fs::metadata(&copy_fatbin).unwrap().modified().unwrap(),
+        copy_time
+    );
 
     // Other targets: both recompile.
-    assert_eq!(statuses(&build("arch=compute_90,code=sm_90")), [Status::Compiled, Status::Compiled]);
+    assert_eq!(
+        statuses(&build("arch=compute_90,code=sm_90")),
+        [Status::Compiled, Status::Compiled]
+    );
 }
 
 #[test]
@@ -185,14 +250,28 @@ fn kernel_errors_are_rendered_like_rustc() {
         .file(&broken)
         .try_compile()
         .unwrap_err();
-    let Error::Kernel { file, message } = &e else { panic!("{e:?}") };
+    let Error::Kernel { file, message } = &e else {
+        panic!("{e:?}")
+    };
     assert_eq!(file, &broken);
     let text = e.rendered();
     assert_eq!(&text, message.trim_end());
-    assert!(text.starts_with("error: `Vec` is not available in kernels"), "{text}");
-    assert!(text.contains(&format!(" --> {}:6:12\n", broken.display())), "{text}");
-    assert!(text.contains("6 |     let v: Vec<f32> = Vec::new();\n  |            ^^^^^^^^\n"), "{text}");
-    assert!(text.contains(&format!(" --> {}:7:5\n", broken.display())), "{text}");
+    assert!(
+        text.starts_with("error: `Vec` is not available in kernels"),
+        "{text}"
+    );
+    assert!(
+        text.contains(&format!(" --> {}:6:12\n", broken.display())),
+        "{text}"
+    );
+    assert!(
+        text.contains("6 |     let v: Vec<f32> = Vec::new();\n  |            ^^^^^^^^\n"),
+        "{text}"
+    );
+    assert!(
+        text.contains(&format!(" --> {}:7:5\n", broken.display())),
+        "{text}"
+    );
     // Every mistake of the file, not just the first.
     assert!(text.matches("error: ").count() >= 3, "{text}");
     // Nothing was written for a failed build.
@@ -216,16 +295,28 @@ fn kernel_errors_of_every_file_are_reported() {
         })
         .collect();
     assert_eq!(files, [src.join("one.rs"), src.join("two.rs")]);
-    assert!(e.rendered().contains(&format!("{}:6:12", src.join("two.rs").display())));
+    assert!(
+        e.rendered()
+            .contains(&format!("{}:6:12", src.join("two.rs").display()))
+    );
 }
 
 #[test]
 fn invalid_generate_code_is_a_clear_error() {
     let out = scratch("invalid-targets");
     for (value, says) in [
-        ("sm_90", "item 1 `sm_90`: an item starts with `arch=compute_XX`"),
-        ("arch=compute_80,code=sm_80;arch=compute_90,code=sm_80", "item 2 `arch=compute_90,code=sm_80`: sm_80 cannot be built from compute_90"),
-        ("arch=compute_90,code=sm_90a", "arch-specific targets such as sm_90a are not supported"),
+        (
+            "sm_90",
+            "item 1 `sm_90`: an item starts with `arch=compute_XX`",
+        ),
+        (
+            "arch=compute_80,code=sm_80;arch=compute_90,code=sm_80",
+            "item 2 `arch=compute_90,code=sm_80`: sm_80 cannot be built from compute_90",
+        ),
+        (
+            "arch=compute_90,code=sm_90a",
+            "arch-specific targets such as sm_90a are not supported",
+        ),
     ] {
         // Checked before nvcc is looked for: the same error with or without one.
         let e = without_nvcc(&out)
@@ -233,16 +324,26 @@ fn invalid_generate_code_is_a_clear_error() {
             .env("CUPY_NVCC_GENERATE_CODE", value)
             .try_compile()
             .unwrap_err();
-        let Error::Targets { message } = &e else { panic!("{e:?}") };
-        assert!(message.starts_with(&format!("invalid CUPY_NVCC_GENERATE_CODE={value:?}")), "{message}");
+        let Error::Targets { message } = &e else {
+            panic!("{e:?}")
+        };
+        assert!(
+            message.starts_with(&format!("invalid CUPY_NVCC_GENERATE_CODE={value:?}")),
+            "{message}"
+        );
         assert!(message.contains(says), "{message}");
-        assert!(message.contains("such as `arch=compute_90,code=sm_90`"), "{message}");
+        assert!(
+            message.contains("such as `arch=compute_90,code=sm_90`"),
+            "{message}"
+        );
     }
 }
 
 #[test]
 fn targets_nvcc_does_not_support_are_a_clear_error() {
-    let Some(_) = nvcc_or_skip("targets_nvcc_does_not_support_are_a_clear_error") else { return };
+    let Some(_) = nvcc_or_skip("targets_nvcc_does_not_support_are_a_clear_error") else {
+        return;
+    };
     let out = scratch("unsupported-targets");
     let e = Kernels::new()
         .file(fixture("scale.rs"))
@@ -250,8 +351,15 @@ fn targets_nvcc_does_not_support_are_a_clear_error() {
         .env("CUPY_NVCC_GENERATE_CODE", "arch=compute_35,code=sm_35")
         .try_compile()
         .unwrap_err();
-    let Error::Targets { message } = &e else { panic!("{e:?}") };
-    assert!(message.contains("asks for compute_35, sm_35 but this nvcc does not support them; it supports sm_"), "{message}");
+    let Error::Targets { message } = &e else {
+        panic!("{e:?}")
+    };
+    assert!(
+        message.contains(
+            "asks for compute_35, sm_35 but this nvcc does not support them; it supports sm_"
+        ),
+        "{message}"
+    );
 }
 
 #[test]
@@ -262,8 +370,16 @@ fn missing_nvcc_with_explicit_targets_is_an_error() {
         .env("CUPY_NVCC_GENERATE_CODE", TWO_ARCHS)
         .try_compile()
         .unwrap_err();
-    let Error::NvccMissing { message } = &e else { panic!("{e:?}") };
-    for says in ["asks for precompiled kernels, but nvcc was not found", "pip install nvidia-cuda-nvcc==13.0.88", "set CUDA_PATH", "set NVCC", "unset CUPY_NVCC_GENERATE_CODE"] {
+    let Error::NvccMissing { message } = &e else {
+        panic!("{e:?}")
+    };
+    for says in [
+        "asks for precompiled kernels, but nvcc was not found",
+        "pip install nvidia-cuda-nvcc==13.0.88",
+        "set CUDA_PATH",
+        "set NVCC",
+        "unset CUPY_NVCC_GENERATE_CODE",
+    ] {
         assert!(message.contains(says), "{says}: {message}");
     }
     assert!(e.rendered().starts_with("error: CUPY_NVCC_GENERATE_CODE="));
@@ -280,7 +396,12 @@ fn missing_nvcc_without_targets_is_one_warning() {
         .unwrap();
     let warnings: Vec<&str> = report.warnings().collect();
     assert_eq!(warnings.len(), 1, "{warnings:?}");
-    assert!(warnings[0].contains("nvcc not found") && warnings[0].contains("NVRTC will compile them at first use"), "{}", warnings[0]);
+    assert!(
+        warnings[0].contains("nvcc not found")
+            && warnings[0].contains("NVRTC will compile them at first use"),
+        "{}",
+        warnings[0]
+    );
     assert!(!warnings[0].contains('\n'));
     assert_eq!(report.nvcc, None);
     for f in &report.files {
@@ -289,7 +410,11 @@ fn missing_nvcc_without_targets_is_one_warning() {
         assert!(out.join(format!("cuprum/{}.cu", f.id)).is_file());
     }
     // Still tracked, so that installing nvcc re-runs the build script.
-    assert!(report.directives.contains(&"cargo:rerun-if-env-changed=PATH".to_string()));
+    assert!(
+        report
+            .directives
+            .contains(&"cargo:rerun-if-env-changed=PATH".to_string())
+    );
 }
 
 #[test]
@@ -301,13 +426,20 @@ fn nvcc_that_does_not_run_is_an_error() {
         .env("NVCC", "/nonexistent/bin/nvcc -O3")
         .try_compile()
         .unwrap_err();
-    let Error::Nvcc { message } = &e else { panic!("{e:?}") };
-    assert!(message.starts_with("nvcc from NVCC (`/nonexistent/bin/nvcc -O3`) does not work"), "{message}");
+    let Error::Nvcc { message } = &e else {
+        panic!("{e:?}")
+    };
+    assert!(
+        message.starts_with("nvcc from NVCC (`/nonexistent/bin/nvcc -O3`) does not work"),
+        "{message}"
+    );
 }
 
 #[test]
 fn nvcc_is_a_command_line() {
-    let Some(nvcc) = nvcc_or_skip("nvcc_is_a_command_line") else { return };
+    let Some(nvcc) = nvcc_or_skip("nvcc_is_a_command_line") else {
+        return;
+    };
     let out = scratch("nvcc-command-line");
     // `env` in front of nvcc, as `ccache` would be: the first word runs, the rest are its arguments.
     let line = format!("env {}", nvcc::show(&nvcc.command));
@@ -325,7 +457,9 @@ fn nvcc_is_a_command_line() {
 
 #[test]
 fn current_needs_a_gpu() {
-    let Some(nvcc) = nvcc_or_skip("current_needs_a_gpu") else { return };
+    let Some(nvcc) = nvcc_or_skip("current_needs_a_gpu") else {
+        return;
+    };
     let out = scratch("current");
     let empty = out.join("empty-path");
     fs::create_dir_all(&empty).unwrap();
@@ -337,20 +471,51 @@ fn current_needs_a_gpu() {
         .env("CUPY_NVCC_GENERATE_CODE", "current")
         .try_compile()
         .unwrap_err();
-    let Error::NoGpu { message } = &e else { panic!("{e:?}") };
-    assert!(message.contains("nvidia-smi (which comes with the NVIDIA driver) is not on PATH"), "{message}");
-    assert!(message.contains("CUPY_NVCC_GENERATE_CODE=\"arch=compute_90,code=sm_90\""), "{message}");
+    let Error::NoGpu { message } = &e else {
+        panic!("{e:?}")
+    };
+    assert!(
+        message.contains("nvidia-smi (which comes with the NVIDIA driver) is not on PATH"),
+        "{message}"
+    );
+    assert!(
+        message.contains("CUPY_NVCC_GENERATE_CODE=\"arch=compute_90,code=sm_90\""),
+        "{message}"
+    );
 }
 
 #[test]
 fn bad_settings_name_the_variable() {
     let out = scratch("bad-settings");
-    let e = without_nvcc(&out).file(fixture("scale.rs")).env("CUPY_NUM_BUILD_JOBS", "all").try_compile().unwrap_err();
-    assert!(matches!(&e, Error::Config { message } if message.starts_with("CUPY_NUM_BUILD_JOBS=\"all\" is not a number")), "{e:?}");
-    let e = Kernels::new().file(fixture("scale.rs")).env_remove("OUT_DIR").try_compile().unwrap_err();
+    let e = without_nvcc(&out)
+        .file(fixture("scale.rs"))
+        .env("CUPY_NUM_BUILD_JOBS", "all")
+        .try_compile()
+        .unwrap_err();
+    assert!(
+        matches!(&e, Error::Config { message } if message.starts_with("CUPY_NUM_BUILD_JOBS=\"all\" is not a number")),
+        "{e:?}"
+    );
+    let e = Kernels::new()
+        .file(fixture("scale.rs"))
+        .env_remove("OUT_DIR")
+        .try_compile()
+        .unwrap_err();
     assert!(e.to_string().starts_with("OUT_DIR is not set"), "{e}");
-    let e = without_nvcc(&out).dir(out.join("no-such-dir")).try_compile().unwrap_err();
-    assert!(matches!(&e, Error::Io { action: "read the folder", .. }), "{e:?}");
+    let e = without_nvcc(&out)
+        .dir(out.join("no-such-dir"))
+        .try_compile()
+        .unwrap_err();
+    assert!(
+        matches!(
+            &e,
+            Error::Io {
+                action: "read the folder",
+                ..
+            }
+        ),
+        "{e:?}"
+    );
 }
 
 /// `compile()` as a build script uses it, run in a child process (it exits on failure): the
@@ -360,7 +525,12 @@ fn compile_prints_directives_and_fails_the_build_script() {
     let out = scratch("compile-child");
     let run = |fixture_name: &str| {
         std::process::Command::new(std::env::current_exe().unwrap())
-            .args(["--exact", "compile_child", "--nocapture", "--test-threads=1"])
+            .args([
+                "--exact",
+                "compile_child",
+                "--nocapture",
+                "--test-threads=1",
+            ])
             .env("CUPRUM_BUILD_TEST_CHILD", fixture(fixture_name))
             .env("OUT_DIR", &out)
             .env("PATH", out.join("empty-path"))
@@ -373,8 +543,17 @@ fn compile_prints_directives_and_fails_the_build_script() {
     let ok = run("scale.rs");
     let stdout = String::from_utf8_lossy(&ok.stdout);
     assert!(ok.status.success(), "{ok:?}");
-    assert!(stdout.contains(&format!("cargo:rerun-if-changed={}\n", fixture("scale.rs").display())), "{stdout}");
-    assert!(stdout.contains("cargo:rerun-if-env-changed=CUPY_NVCC_GENERATE_CODE\n"), "{stdout}");
+    assert!(
+        stdout.contains(&format!(
+            "cargo:rerun-if-changed={}\n",
+            fixture("scale.rs").display()
+        )),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("cargo:rerun-if-env-changed=CUPY_NVCC_GENERATE_CODE\n"),
+        "{stdout}"
+    );
     assert_eq!(stdout.matches("cargo:warning=").count(), 1, "{stdout}");
 
     let failed = run("broken.rs");
