@@ -1,2 +1,569 @@
-//! cuprum-build: used from `build.rs` to emit CUDA C for kernel files, run nvcc and embed fat
-//! binaries. Not implemented yet (milestone 1, the ahead-of-time build issue).
+//! cuprum-build: compiles kernel files ahead of time, from `build.rs`.
+//!
+//! For each kernel file it runs the compiler crate (the same CUDA C as `cuprum emit`), writes the
+//! translation unit under `OUT_DIR/cuprum/`, and runs nvcc into a fat binary
+//! `OUT_DIR/cuprum/<id>.fatbin` (see [`cuprum_compiler::mangle::fatbin_file`]) that the kernel
+//! macros embed with `include_bytes!`. Without nvcc the build still succeeds, with one warning, and
+//! every kernel is compiled by NVRTC at first use.
+//!
+//! ```no_run
+//! // build.rs
+//! fn main() {
+//!     cuprum_build::Kernels::new()
+//!         .file("src/kernels.rs")
+//!         .dir("kernels") // every `.rs` file under it, recursively
+//!         .compile();
+//! }
+//! ```
+//!
+//! The knobs are CuPy's build variables (module [`env`]): `CUPY_NVCC_GENERATE_CODE` (the targets,
+//! module [`targets`]), `NVCC`, `CUDA_PATH`, `CUPY_NUM_BUILD_JOBS`, `CUPY_NUM_NVCC_THREADS`.
+//! `docs/building.md` is the user guide.
+
+// The example is a whole build.rs, `fn main` included.
+#![allow(clippy::needless_doctest_main)]
+
+pub mod env;
+pub mod fatbin;
+pub mod nvcc;
+mod outputs;
+pub mod targets;
+
+use std::ffi::OsString;
+use std::fmt;
+use std::io;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+use cuprum_compiler::mangle;
+
+use crate::env::Env;
+use crate::nvcc::{Lookup, Nvcc};
+use crate::targets::{Gencode, Request};
+
+/// The kernel files of a crate and how to build them; see the crate docs.
+#[derive(Debug, Clone, Default)]
+pub struct Kernels {
+    files: Vec<PathBuf>,
+    dirs: Vec<PathBuf>,
+    out_dir: Option<PathBuf>,
+    env: Env,
+}
+
+/// What happened to one kernel file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Status {
+    /// nvcc ran and wrote the fat binary.
+    Compiled,
+    /// The fat binary was built by an earlier run from the same source, headers, nvcc and flags.
+    UpToDate,
+    /// No nvcc: no fat binary; the kernels go to NVRTC at first use.
+    NoNvcc,
+    /// The file has no kernels: nothing to compile.
+    NoKernels,
+}
+
+/// One kernel file's outcome.
+#[derive(Debug, Clone)]
+pub struct FileReport {
+    /// The file as given (or as found in a directory).
+    pub path: PathBuf,
+    /// Its unit id ([`mangle::unit_id`] of the generated CUDA C).
+    pub id: String,
+    /// How many kernels it defines.
+    pub kernels: usize,
+    /// The targets in its fat binary, as read back from the file (`sm_80`, `compute_90`).
+    pub targets: Vec<String>,
+    /// The fat binary, when there is one.
+    pub fatbin: Option<PathBuf>,
+    pub status: Status,
+    /// Time spent on this file: translation plus nvcc.
+    pub time: Duration,
+}
+
+/// The outcome of [`Kernels::try_compile`].
+#[derive(Debug, Clone)]
+pub struct Report {
+    /// Every kernel file, in the order given (directories: sorted by path).
+    pub files: Vec<FileReport>,
+    /// The nvcc command used, if nvcc was found.
+    pub nvcc: Option<String>,
+    /// The `-gencode` values passed to nvcc.
+    pub gencodes: Vec<String>,
+    /// The `cargo:` lines [`Kernels::compile`] prints: `rerun-if-changed`, `rerun-if-env-changed`
+    /// and `warning`.
+    pub directives: Vec<String>,
+}
+
+impl Report {
+    /// The outcome of the file whose path ends with `path`.
+    pub fn file(&self, path: impl AsRef<Path>) -> Option<&FileReport> {
+        self.files.iter().find(|f| f.path.ends_with(path.as_ref()))
+    }
+
+    /// The warnings ([`Kernels::compile`] prints them as `cargo:warning=`).
+    pub fn warnings(&self) -> impl Iterator<Item = &str> {
+        self.directives
+            .iter()
+            .filter_map(|d| d.strip_prefix("cargo:warning="))
+    }
+}
+
+/// Why the build failed. [`Error::rendered`] is the text printed to stderr.
+#[derive(Debug)]
+pub enum Error {
+    /// A kernel file has mistakes: `message` is rendered like rustc (`error: ...`, `--> FILE:LINE:COL`,
+    /// the line, a caret), one block per mistake.
+    Kernel { file: PathBuf, message: String },
+    /// `CUPY_NVCC_GENERATE_CODE` is malformed or asks for targets this nvcc does not support.
+    Targets { message: String },
+    /// `CUPY_NVCC_GENERATE_CODE` is set (precompiling was asked for) but there is no nvcc.
+    NvccMissing { message: String },
+    /// An nvcc was found but does not work.
+    Nvcc { message: String },
+    /// nvcc rejected generated code (a bug in cuprum: the message says so).
+    NvccFailed {
+        file: PathBuf,
+        cu: PathBuf,
+        command: String,
+        output: String,
+    },
+    /// `CUPY_NVCC_GENERATE_CODE=current` on a machine without a usable GPU.
+    NoGpu { message: String },
+    /// A bad setting: `OUT_DIR` unset, a count that is not a number.
+    Config { message: String },
+    /// A file operation failed.
+    Io {
+        path: PathBuf,
+        action: &'static str,
+        error: io::Error,
+    },
+    /// Several of the above (every kernel file with mistakes, every failed nvcc run).
+    Several(Vec<Error>),
+}
+
+impl Error {
+    pub(crate) fn io(path: &Path, action: &'static str, error: io::Error) -> Self {
+        Error::Io {
+            path: path.to_path_buf(),
+            action,
+            error,
+        }
+    }
+
+    /// The text for stderr: every message starting with `error:`.
+    pub fn rendered(&self) -> String {
+        match self {
+            Error::Kernel { message, .. } => message.trim_end().to_owned(),
+            Error::Several(all) => all
+                .iter()
+                .map(Error::rendered)
+                .collect::<Vec<_>>()
+                .join("\n\n"),
+            other => format!("error: {other}"),
+        }
+    }
+
+    /// Every single error (a `Several` flattened).
+    pub fn all(&self) -> Vec<&Error> {
+        match self {
+            Error::Several(all) => all.iter().flat_map(Error::all).collect(),
+            one => vec![one],
+        }
+    }
+
+    fn from_list(mut errors: Vec<Error>) -> Option<Error> {
+        match errors.len() {
+            0 => None,
+            1 => errors.pop(),
+            _ => Some(Error::Several(errors)),
+        }
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Error::Kernel { message, .. } => f.write_str(message.trim_end()),
+            Error::Targets { message }
+            | Error::NvccMissing { message }
+            | Error::Nvcc { message }
+            | Error::NoGpu { message }
+            | Error::Config { message } => f.write_str(message),
+            Error::NvccFailed {
+                file,
+                cu,
+                command,
+                output,
+            } => write!(
+                f,
+                "nvcc failed on the CUDA C generated from {} (this is a bug in cuprum; please report it with the kernel file)\n  \
+                 generated source: {}\n  command: {command}\n{}",
+                file.display(),
+                cu.display(),
+                output.trim_end()
+            ),
+            Error::Io {
+                path,
+                action,
+                error,
+            } => write!(f, "cannot {action} {}: {error}", path.display()),
+            Error::Several(all) => {
+                let shown: Vec<String> = all.iter().map(Error::to_string).collect();
+                f.write_str(&shown.join("\n\n"))
+            }
+        }
+    }
+}
+
+impl std::error::Error for Error {}
+
+impl Kernels {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Adds one kernel file (relative paths: to the package root, where build scripts run).
+    pub fn file(&mut self, path: impl AsRef<Path>) -> &mut Self {
+        self.files.push(path.as_ref().to_path_buf());
+        self
+    }
+
+    /// Adds every `.rs` file under `dir`, recursively, sorted by path (after the files given with
+    /// [`Kernels::file`]). A file listed twice is compiled once.
+    pub fn dir(&mut self, dir: impl AsRef<Path>) -> &mut Self {
+        self.dirs.push(dir.as_ref().to_path_buf());
+        self
+    }
+
+    /// Writes the outputs under `dir` instead of `$OUT_DIR` (for tests and tools).
+    pub fn out_dir(&mut self, dir: impl AsRef<Path>) -> &mut Self {
+        self.out_dir = Some(dir.as_ref().to_path_buf());
+        self
+    }
+
+    /// Sets an environment variable for this build only, as seen by cuprum-build's own lookups
+    /// (`CUPY_*`, `NVCC`, `CUDA_PATH`, `PATH`, `OUT_DIR`); child processes keep the real environment.
+    /// For tests, which share one process environment.
+    pub fn env(&mut self, key: &str, value: impl Into<OsString>) -> &mut Self {
+        self.env.set(key, value);
+        self
+    }
+
+    /// Makes an environment variable unset for this build only (see [`Kernels::env`]).
+    pub fn env_remove(&mut self, key: &str) -> &mut Self {
+        self.env.remove(key);
+        self
+    }
+
+    /// Builds everything from a build script: prints the `cargo:` directives; on failure prints the
+    /// errors to stderr (kernel mistakes like rustc's) and exits the build script with status 1.
+    pub fn compile(&self) {
+        let mut directives = Vec::new();
+        let result = self.run(&mut directives);
+        for d in &directives {
+            println!("{d}");
+        }
+        if let Err(e) = result {
+            eprintln!("{}", e.rendered());
+            std::process::exit(1);
+        }
+    }
+
+    /// Builds everything and reports what happened; prints nothing (the directives are in the
+    /// report).
+    pub fn try_compile(&self) -> Result<Report, Error> {
+        let mut directives = Vec::new();
+        let mut report = self.run(&mut directives)?;
+        report.directives = directives;
+        Ok(report)
+    }
+
+    fn run(&self, directives: &mut Vec<String>) -> Result<Report, Error> {
+        // Directives first: a failed build must still re-run when an input changes.
+        for var in env::TRACKED {
+            directives.push(format!("cargo:rerun-if-env-changed={var}"));
+        }
+        let mut files = self.files.clone();
+        for dir in &self.dirs {
+            directives.push(format!("cargo:rerun-if-changed={}", dir.display()));
+            files.extend(outputs::rust_files(dir)?);
+        }
+        dedup_keep_order(&mut files);
+        for f in &files {
+            directives.push(format!("cargo:rerun-if-changed={}", f.display()));
+        }
+
+        let out_dir = match &self.out_dir {
+            Some(d) => d.clone(),
+            None => self.env.path(env::OUT_DIR).ok_or_else(|| Error::Config {
+                message: "OUT_DIR is not set: cuprum_build::Kernels runs from a build script (build.rs), \
+                          where cargo sets it, or needs Kernels::out_dir"
+                    .into(),
+            })?,
+        };
+        let jobs = self
+            .env
+            .count(env::NUM_BUILD_JOBS, env::DEFAULT_BUILD_JOBS)
+            .map_err(|message| Error::Config { message })?;
+        let threads = self
+            .env
+            .count(env::NUM_NVCC_THREADS, env::DEFAULT_NVCC_THREADS)
+            .map_err(|message| Error::Config { message })?;
+        let request_text = self.env.var(env::GENERATE_CODE);
+        let request = targets::parse(request_text.as_deref())
+            .map_err(|message| Error::Targets { message })?;
+
+        // Translate every file; report every file's mistakes together.
+        let mut units = Vec::new();
+        let mut errors = Vec::new();
+        for path in &files {
+            let start = Instant::now();
+            match cuprum_compiler::compile_file(path) {
+                Ok(compiled) => units.push((path.clone(), compiled.unit, start.elapsed())),
+                Err(message) => errors.push(Error::Kernel {
+                    file: path.clone(),
+                    message,
+                }),
+            }
+        }
+        if let Some(e) = Error::from_list(errors) {
+            return Err(e);
+        }
+
+        let aot_dir = out_dir.join(mangle::AOT_DIR);
+        let include = aot_dir.join("include");
+        outputs::write_headers(&include)?;
+        for (_, unit, _) in &units {
+            let id = mangle::unit_id(&unit.source);
+            outputs::write_if_changed(&aot_dir.join(format!("{id}.cu")), unit.source.as_bytes())?;
+        }
+
+        let mut files_report: Vec<FileReport> = units
+            .iter()
+            .map(|(path, unit, time)| FileReport {
+                path: path.clone(),
+                id: mangle::unit_id(&unit.source),
+                kernels: unit.kernels.len(),
+                targets: Vec::new(),
+                fatbin: None,
+                status: if unit.kernels.is_empty() {
+                    Status::NoKernels
+                } else {
+                    Status::NoNvcc
+                },
+                time: *time,
+            })
+            .collect();
+        let any_kernels = files_report.iter().any(|f| f.status != Status::NoKernels);
+
+        let nvcc = match nvcc::find(&self.env)? {
+            Lookup::Found(nvcc) => nvcc,
+            Lookup::Missing(looked) => {
+                if let Some(value) = &request_text {
+                    return Err(Error::NvccMissing {
+                        message: format!(
+                            "CUPY_NVCC_GENERATE_CODE={value:?} asks for precompiled kernels, but nvcc was not found \
+                             (looked at: {}). To get nvcc, {}. Or unset CUPY_NVCC_GENERATE_CODE to build without nvcc \
+                             (the kernels are then compiled by NVRTC at first use)",
+                            looked.join(", "),
+                            nvcc::HOW_TO_INSTALL
+                        ),
+                    });
+                }
+                if any_kernels {
+                    directives.push(format!(
+                        "cargo:warning=cuprum-build: nvcc not found (looked at: {}), so the kernels are not precompiled: \
+                         NVRTC will compile them at first use. To precompile them, {}",
+                        looked.join(", "),
+                        nvcc::HOW_TO_INSTALL
+                    ));
+                }
+                return Ok(Report {
+                    files: files_report,
+                    nvcc: None,
+                    gencodes: Vec::new(),
+                    directives: Vec::new(),
+                });
+            }
+        };
+
+        let gencodes = resolve_targets(&request, request_text.as_deref(), &nvcc, &self.env)?;
+        let plan = Plan {
+            nvcc: &nvcc,
+            gencodes: &gencodes,
+            include: &include,
+            out_dir: &out_dir,
+            threads,
+        };
+
+        // One nvcc run per distinct unit with kernels, `jobs` at a time.
+        let mut todo: Vec<usize> = Vec::new();
+        for (i, f) in files_report.iter().enumerate() {
+            if f.status != Status::NoKernels && !todo.iter().any(|&j| files_report[j].id == f.id) {
+                todo.push(i);
+            }
+        }
+        let results: Vec<Mutex<Option<Result<Built, Error>>>> =
+            todo.iter().map(|_| Mutex::new(None)).collect();
+        let next = AtomicUsize::new(0);
+        std::thread::scope(|s| {
+            for _ in 0..jobs.min(todo.len()) {
+                s.spawn(|| {
+                    loop {
+                        let k = next.fetch_add(1, Ordering::Relaxed);
+                        let Some(&i) = todo.get(k) else { break };
+                        let (path, unit, _) = &units[i];
+                        let built = plan.build(path, unit);
+                        *results[k].lock().unwrap_or_else(|e| e.into_inner()) = Some(built);
+                    }
+                });
+            }
+        });
+
+        let mut errors = Vec::new();
+        for (k, slot) in results.into_iter().enumerate() {
+            let i = todo[k];
+            match slot.into_inner().unwrap_or_else(|e| e.into_inner()) {
+                Some(Ok(built)) => {
+                    let id = files_report[i].id.clone();
+                    for f in files_report.iter_mut().filter(|f| f.id == id) {
+                        f.status = built.status;
+                        f.targets = built.targets.clone();
+                        f.fatbin = Some(built.fatbin.clone());
+                    }
+                    files_report[i].time += built.time;
+                }
+                Some(Err(e)) => errors.push(e),
+                None => unreachable!("every job is run by a worker"),
+            }
+        }
+        if let Some(e) = Error::from_list(errors) {
+            return Err(e);
+        }
+        Ok(Report {
+            files: files_report,
+            nvcc: Some(nvcc::show(&nvcc.command)),
+            gencodes: gencodes.iter().map(Gencode::to_string).collect(),
+            directives: Vec::new(),
+        })
+    }
+}
+
+/// `CUPY_NVCC_GENERATE_CODE` resolved against this nvcc (and, for `current`, the GPUs).
+fn resolve_targets(
+    request: &Request,
+    text: Option<&str>,
+    nvcc: &Nvcc,
+    env: &Env,
+) -> Result<Vec<Gencode>, Error> {
+    let targets_error = |message| Error::Targets { message };
+    match request {
+        Request::Default => {
+            targets::default_list(&nvcc.sass, &nvcc.virtual_archs).map_err(targets_error)
+        }
+        Request::Current => {
+            let list = targets::current_list(&nvcc::gpu_capabilities(env)?);
+            targets::check_supported(
+                &list,
+                &nvcc.sass,
+                &nvcc.virtual_archs,
+                "CUPY_NVCC_GENERATE_CODE=current (the GPUs of this machine)",
+            )
+            .map_err(targets_error)?;
+            Ok(list)
+        }
+        Request::List(list) => {
+            let source = format!("CUPY_NVCC_GENERATE_CODE={:?}", text.unwrap_or_default());
+            targets::check_supported(list, &nvcc.sass, &nvcc.virtual_archs, &source)
+                .map_err(targets_error)?;
+            Ok(list.clone())
+        }
+    }
+}
+
+/// What every nvcc run of one build shares.
+struct Plan<'a> {
+    nvcc: &'a Nvcc,
+    gencodes: &'a [Gencode],
+    include: &'a Path,
+    out_dir: &'a Path,
+    threads: usize,
+}
+
+/// A fat binary that is there after [`Plan::build`].
+struct Built {
+    status: Status,
+    targets: Vec<String>,
+    fatbin: PathBuf,
+    time: Duration,
+}
+
+impl Plan<'_> {
+    /// Runs nvcc for `unit` unless its stamp says the fat binary is current; then writes the
+    /// `.targets` file from the fat binary's own headers.
+    fn build(
+        &self,
+        kernel_file: &Path,
+        unit: &cuprum_compiler::back::cuda::Unit,
+    ) -> Result<Built, Error> {
+        let start = Instant::now();
+        let id = mangle::unit_id(&unit.source);
+        let aot_dir = self.out_dir.join(mangle::AOT_DIR);
+        let cu = aot_dir.join(format!("{id}.cu"));
+        let part = aot_dir.join(format!("{id}.fatbin.part"));
+        let stamp_path = aot_dir.join(format!("{id}.stamp"));
+        let fatbin = self.out_dir.join(mangle::fatbin_file(&id));
+        let job = nvcc::Job {
+            cu: &cu,
+            output: &part,
+            include: self.include,
+            gencodes: self.gencodes,
+            threads: self.threads,
+            fast_math: unit.fast_math,
+        };
+        let stamp = outputs::stamp(
+            &id,
+            &self.nvcc.version,
+            &nvcc::show(&self.nvcc.command_line(&job)),
+        );
+        let status = if outputs::up_to_date(&fatbin, &stamp_path, &stamp) {
+            Status::UpToDate
+        } else {
+            outputs::remove(&stamp_path)?;
+            self.nvcc.run(&job, kernel_file)?;
+            let bytes =
+                std::fs::read(&part).map_err(|e| Error::io(&part, "read nvcc's output", e))?;
+            outputs::write_if_changed(&fatbin, &bytes)?;
+            outputs::remove(&part)?;
+            outputs::write_if_changed(&stamp_path, stamp.as_bytes())?;
+            Status::Compiled
+        };
+        let bytes = std::fs::read(&fatbin).map_err(|e| Error::io(&fatbin, "read", e))?;
+        let targets = fatbin::targets(&bytes).map_err(|e| Error::Nvcc {
+            message: format!(
+                "nvcc wrote {}, which cuprum-build cannot read: {e}",
+                fatbin.display()
+            ),
+        })?;
+        let mut listing = targets.join("\n");
+        listing.push('\n');
+        outputs::write_if_changed(
+            &self.out_dir.join(mangle::targets_file(&id)),
+            listing.as_bytes(),
+        )?;
+        Ok(Built {
+            status,
+            targets,
+            fatbin,
+            time: start.elapsed(),
+        })
+    }
+}
+
+fn dedup_keep_order(paths: &mut Vec<PathBuf>) {
+    let mut seen = std::collections::HashSet::new();
+    paths.retain(|p| seen.insert(p.clone()));
+}

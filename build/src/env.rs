@@ -1,0 +1,124 @@
+//! The environment variables cuprum-build reads (CuPy's build variables, seed 000), read through
+//! [`Env`] so that a builder can override them: tests run in parallel in one process, where
+//! `std::env::set_var` would race.
+//!
+//! An unset, empty or whitespace-only variable means its default.
+
+use std::collections::BTreeMap;
+use std::ffi::OsString;
+use std::path::PathBuf;
+
+/// Which architectures to compile for (`;`-separated `arch=compute_XX,code=sm_XX` items, or
+/// `current`); unset: every SASS architecture nvcc supports plus PTX for the newest.
+pub const GENERATE_CODE: &str = "CUPY_NVCC_GENERATE_CODE";
+/// The nvcc command line, split on whitespace (`ccache nvcc`).
+pub const NVCC: &str = "NVCC";
+/// The CUDA toolkit root: `$CUDA_PATH/bin/nvcc`.
+pub const CUDA_PATH: &str = "CUDA_PATH";
+/// How many nvcc processes run at once (default 4).
+pub const NUM_BUILD_JOBS: &str = "CUPY_NUM_BUILD_JOBS";
+/// `nvcc --threads N` (default 2).
+pub const NUM_NVCC_THREADS: &str = "CUPY_NUM_NVCC_THREADS";
+/// Where `nvcc` and `nvidia-smi` are looked for last.
+pub const PATH: &str = "PATH";
+/// Set by cargo for build scripts: where the outputs go.
+pub const OUT_DIR: &str = "OUT_DIR";
+
+/// Every variable whose change must re-run the build script (`cargo:rerun-if-env-changed`).
+/// `PATH` is one: installing nvcc onto it turns a JIT-only build into an ahead-of-time one.
+pub const TRACKED: &[&str] = &[
+    GENERATE_CODE,
+    NVCC,
+    CUDA_PATH,
+    NUM_BUILD_JOBS,
+    NUM_NVCC_THREADS,
+    PATH,
+];
+
+pub const DEFAULT_BUILD_JOBS: usize = 4;
+pub const DEFAULT_NVCC_THREADS: usize = 2;
+
+/// The process environment, with per-builder overrides on top.
+#[derive(Debug, Clone, Default)]
+pub struct Env {
+    overrides: BTreeMap<String, Option<OsString>>,
+}
+
+impl Env {
+    /// Sets `key` to `value` for this builder only.
+    pub fn set(&mut self, key: &str, value: impl Into<OsString>) {
+        self.overrides.insert(key.to_owned(), Some(value.into()));
+    }
+
+    /// Makes `key` unset for this builder only.
+    pub fn remove(&mut self, key: &str) {
+        self.overrides.insert(key.to_owned(), None);
+    }
+
+    /// The raw value; `None` when unset, empty or only whitespace.
+    pub fn var_os(&self, key: &str) -> Option<OsString> {
+        let value = match self.overrides.get(key) {
+            Some(v) => v.clone(),
+            None => std::env::var_os(key),
+        }?;
+        (!value.to_string_lossy().trim().is_empty()).then_some(value)
+    }
+
+    /// The value as text (lossy for non-UTF-8); `None` when unset, empty or only whitespace.
+    pub fn var(&self, key: &str) -> Option<String> {
+        self.var_os(key).map(|v| v.to_string_lossy().into_owned())
+    }
+
+    /// A count such as `CUPY_NUM_BUILD_JOBS`: a non-negative integer, `default` when unset.
+    /// `0` means 1 (no parallelism), as in CuPy.
+    pub fn count(&self, key: &str, default: usize) -> Result<usize, String> {
+        match self.var(key) {
+            None => Ok(default),
+            Some(v) => v.trim().parse::<usize>().map(|n| n.max(1)).map_err(|_| {
+                format!("{key}={v:?} is not a number: set it to a count such as {default}, or unset it for the default ({default})")
+            }),
+        }
+    }
+
+    /// The first `name` on `PATH` that is a file.
+    pub fn find_program(&self, name: &str) -> Option<PathBuf> {
+        let path = self.var_os(PATH)?;
+        std::env::split_paths(&path)
+            .map(|dir| dir.join(name))
+            .find(|p| p.is_file())
+    }
+
+    /// The value of `key` as a path, when set.
+    pub fn path(&self, key: &str) -> Option<PathBuf> {
+        self.var_os(key).map(PathBuf::from)
+    }
+
+    /// Whether `key` has a (non-blank) value.
+    pub fn is_set(&self, key: &str) -> bool {
+        self.var_os(key).is_some()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn overrides_win_and_blank_means_unset() {
+        let mut env = Env::default();
+        env.set("CUPRUM_BUILD_TEST_X", "  ");
+        assert_eq!(env.var("CUPRUM_BUILD_TEST_X"), None);
+        env.set("CUPRUM_BUILD_TEST_X", "7");
+        assert_eq!(env.count("CUPRUM_BUILD_TEST_X", 4), Ok(7));
+        env.set("CUPRUM_BUILD_TEST_X", "0");
+        assert_eq!(env.count("CUPRUM_BUILD_TEST_X", 4), Ok(1));
+        env.remove("CUPRUM_BUILD_TEST_X");
+        assert_eq!(env.count("CUPRUM_BUILD_TEST_X", 4), Ok(4));
+        env.set("CUPRUM_BUILD_TEST_X", "many");
+        let e = env.count("CUPRUM_BUILD_TEST_X", 4).unwrap_err();
+        assert!(
+            e.contains("CUPRUM_BUILD_TEST_X=\"many\" is not a number"),
+            "{e}"
+        );
+    }
+}

@@ -1,0 +1,573 @@
+//! The ahead-of-time build end to end: kernel files -> `OUT_DIR/cuprum/<id>.fatbin`, checked with
+//! the fat binary parser; errors; the knobs; skipping unchanged kernels.
+//!
+//! Tests that run nvcc need it (`source scripts/cuda-env.sh`); without it they print why and pass.
+//! Every test sets its environment through `Kernels::env`, never `std::env::set_var`, and has its
+//! own output folder, so they run in parallel.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use cuprum_build::env::Env;
+use cuprum_build::nvcc::{self, Lookup};
+use cuprum_build::{Error, Kernels, Status, fatbin};
+use cuprum_compiler::mangle;
+
+const TWO_ARCHS: &str = "arch=compute_80,code=sm_80;arch=compute_90,code=sm_90";
+
+fn fixture(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures")
+        .join(name)
+}
+
+/// A fresh, empty folder for one test.
+fn scratch(name: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join("cuprum-build")
+        .join(name);
+    let _ = fs::remove_dir_all(&dir);
+    fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// The nvcc of the test environment, or `None` after printing why the test is skipped.
+fn nvcc_or_skip(test: &str) -> Option<nvcc::Nvcc> {
+    match nvcc::find(&Env::default()) {
+        Ok(Lookup::Found(n)) => Some(n),
+        other => {
+            eprintln!(
+                "{test}: skipped, no working nvcc ({other:?}); run `source scripts/cuda-env.sh` first"
+            );
+            None
+        }
+    }
+}
+
+/// A builder that cannot find nvcc: no `NVCC`, no `CUDA_PATH`, `PATH` an empty folder.
+fn without_nvcc(out: &Path) -> Kernels {
+    let empty = out.join("empty-path");
+    fs::create_dir_all(&empty).unwrap();
+    let mut k = Kernels::new();
+    k.out_dir(out)
+        .env_remove("NVCC")
+        .env_remove("CUDA_PATH")
+        .env("PATH", &empty);
+    k
+}
+
+fn unit_id(file: &Path) -> String {
+    mangle::unit_id(&cuprum_compiler::compile_file(file).unwrap().unit.source)
+}
+
+#[test]
+fn both_cubins_are_in_the_fat_binary() {
+    let Some(_) = nvcc_or_skip("both_cubins_are_in_the_fat_binary") else {
+        return;
+    };
+    let out = scratch("two-archs");
+    let file = fixture("scale.rs");
+    let report = Kernels::new()
+        .file(&file)
+        .out_dir(&out)
+        .env("CUPY_NVCC_GENERATE_CODE", TWO_ARCHS)
+        .try_compile()
+        .unwrap_or_else(|e| panic!("{}", e.rendered()));
+
+    let id = unit_id(&file);
+    let f = report.file("scale.rs").unwrap();
+    assert_eq!(
+        (f.id.as_str(), f.status, f.kernels),
+        (id.as_str(), Status::Compiled, 1)
+    );
+    let fatbin_path = out.join(mangle::fatbin_file(&id));
+    assert_eq!(f.fatbin.as_deref(), Some(fatbin_path.as_path()));
+    assert_eq!(
+        report.gencodes,
+        ["arch=compute_80,code=sm_80", "arch=compute_90,code=sm_90"]
+    );
+
+    // The proof: the fat binary's own headers list an sm_80 and an sm_90 cubin, and nothing else.
+    let bytes = fs::read(&fatbin_path).unwrap();
+    let entries = fatbin::entries(&bytes).unwrap();
+    assert!(
+        entries
+            .iter()
+            .all(|e| e.kind == fatbin::EntryKind::Elf && e.size > 0),
+        "{entries:?}"
+    );
+    assert_eq!(fatbin::targets(&bytes).unwrap(), ["sm_80", "sm_90"]);
+    assert_eq!(f.targets, ["sm_80", "sm_90"]);
+    assert_eq!(
+        fs::read_to_string(out.join(mangle::targets_file(&id))).unwrap(),
+        "sm_80\nsm_90\n"
+    );
+
+    // The unit source is written exactly, with the headers it includes.
+    let source = cuprum_compiler::compile_file(&file).unwrap().unit.source;
+    assert_eq!(
+        fs::read_to_string(out.join(format!("cuprum/{id}.cu"))).unwrap(),
+        source
+    );
+    for (name, text) in cuprum_compiler::headers::HEADERS {
+        assert_eq!(
+            &fs::read_to_string(out.join("cuprum/include").join(name)).unwrap(),
+            text
+        );
+    }
+    assert!(!out.join(format!("cuprum/{id}.fatbin.part")).exists());
+
+    // Cargo directives: the input and every knob.
+    let d = &report.directives;
+    assert!(
+        d.contains(&format!("cargo:rerun-if-changed={}", file.display())),
+        "{d:?}"
+    );
+    for var in [
+        "CUPY_NVCC_GENERATE_CODE",
+        "NVCC",
+        "CUDA_PATH",
+        "CUPY_NUM_BUILD_JOBS",
+        "CUPY_NUM_NVCC_THREADS",
+    ] {
+        assert!(
+            d.contains(&format!("cargo:rerun-if-env-changed={var}")),
+            "{var}: {d:?}"
+        );
+    }
+    assert_eq!(report.warnings().count(), 0);
+}
+
+#[test]
+fn ptx_and_sass_from_one_item() {
+    let Some(_) = nvcc_or_skip("ptx_and_sass_from_one_item") else {
+        return;
+    };
+    let out = scratch("ptx");
+    let report = Kernels::new()
+        .file(fixture("copy.rs"))
+        .file(fixture("empty.rs"))
+        .out_dir(&out)
+        .env(
+            "CUPY_NVCC_GENERATE_CODE",
+            "arch=compute_90,code=[sm_90,compute_90]",
+        )
+        .try_compile()
+        .unwrap_or_else(|e| panic!("{}", e.rendered()));
+    let copy = report.file("copy.rs").unwrap();
+    assert_eq!(copy.status, Status::Compiled);
+    let bytes = fs::read(copy.fatbin.as_ref().unwrap()).unwrap();
+    assert_eq!(fatbin::targets(&bytes).unwrap(), ["sm_90", "compute_90"]);
+    // A file without kernels gets no fat binary.
+    let empty = report.file("empty.rs").unwrap();
+    assert_eq!(
+        (empty.status, empty.fatbin.as_ref()),
+        (Status::NoKernels, None)
+    );
+    assert!(!out.join(mangle::fatbin_file(&empty.id)).exists());
+}
+
+#[test]
+fn default_targets_are_every_sass_plus_the_newest_ptx() {
+    let Some(nvcc) = nvcc_or_skip("default_targets_are_every_sass_plus_the_newest_ptx") else {
+        return;
+    };
+    let out = scratch("default");
+    let report = Kernels::new()
+        .file(fixture("scale.rs"))
+        .out_dir(&out)
+        .env_remove("CUPY_NVCC_GENERATE_CODE")
+        .try_compile()
+        .unwrap_or_else(|e| panic!("{}", e.rendered()));
+    let mut expected: Vec<String> = nvcc.sass.iter().map(|n| format!("sm_{n}")).collect();
+    expected.push(format!("compute_{}", nvcc.sass.last().unwrap()));
+    let f = report.file("scale.rs").unwrap();
+    let mut found = fatbin::targets(&fs::read(f.fatbin.as_ref().unwrap()).unwrap()).unwrap();
+    found.sort();
+    expected.sort();
+    assert_eq!(found, expected);
+}
+
+#[test]
+fn an_edit_recompiles_only_that_file() {
+    let Some(_) = nvcc_or_skip("an_edit_recompiles_only_that_file") else {
+        return;
+    };
+    let out = scratch("incremental");
+    let src = out.join("kernels");
+    fs::create_dir_all(&src).unwrap();
+    fs::copy(fixture("scale.rs"), src.join("a_scale.rs")).unwrap();
+    fs::copy(fixture("copy.rs"), src.join("b_copy.rs")).unwrap();
+    let build = |targets: &str| {
+        Kernels::new()
+            .dir(&src)
+            .out_dir(&out)
+            .env("CUPY_NVCC_GENERATE_CODE", targets)
+            .env("CUPY_NUM_BUILD_JOBS", "2")
+            .try_compile()
+            .unwrap_or_else(|e| panic!("{}", e.rendered()))
+    };
+    let statuses = |r: &cuprum_build::Report| r.files.iter().map(|f| f.status).collect::<Vec<_>>();
+    let sm80 = "arch=compute_80,code=sm_80";
+
+    let first = build(sm80);
+    assert_eq!(statuses(&first), [Status::Compiled, Status::Compiled]);
+    assert!(
+        first
+            .directives
+            .contains(&format!("cargo:rerun-if-changed={}", src.display()))
+    );
+    let copy_fatbin = first.file("b_copy.rs").unwrap().fatbin.clone().unwrap();
+    let copy_time = fs::metadata(&copy_fatbin).unwrap().modified().unwrap();
+
+    assert_eq!(statuses(&build(sm80)), [Status::UpToDate, Status::UpToDate]);
+
+    let scale = src.join("a_scale.rs");
+    let text = fs::read_to_string(&scale).unwrap();
+    fs::write(&scale, text.replace("a * x", "x * a")).unwrap();
+    let third = build(sm80);
+    assert_eq!(statuses(&third), [Status::Compiled, Status::UpToDate]);
+    assert_ne!(third.files[0].id, first.files[0].id);
+    // The untouched file's fat binary was not rewritten.
+    assert_eq!(
+        fs::metadata(&copy_fatbin).unwrap().modified().unwrap(),
+        copy_time
+    );
+
+    // Other targets: both recompile.
+    assert_eq!(
+        statuses(&build("arch=compute_90,code=sm_90")),
+        [Status::Compiled, Status::Compiled]
+    );
+}
+
+#[test]
+fn kernel_errors_are_rendered_like_rustc() {
+    let out = scratch("kernel-error");
+    let broken = fixture("broken.rs");
+    let e = without_nvcc(&out)
+        .file(fixture("scale.rs"))
+        .file(&broken)
+        .try_compile()
+        .unwrap_err();
+    let Error::Kernel { file, message } = &e else {
+        panic!("{e:?}")
+    };
+    assert_eq!(file, &broken);
+    let text = e.rendered();
+    assert_eq!(&text, message.trim_end());
+    assert!(
+        text.starts_with("error: `Vec` is not available in kernels"),
+        "{text}"
+    );
+    assert!(
+        text.contains(&format!(" --> {}:6:12\n", broken.display())),
+        "{text}"
+    );
+    assert!(
+        text.contains("6 |     let v: Vec<f32> = Vec::new();\n  |            ^^^^^^^^\n"),
+        "{text}"
+    );
+    assert!(
+        text.contains(&format!(" --> {}:7:5\n", broken.display())),
+        "{text}"
+    );
+    // Every mistake of the file, not just the first.
+    assert!(text.matches("error: ").count() >= 3, "{text}");
+    // Nothing was written for a failed build.
+    assert!(!out.join("cuprum").exists());
+}
+
+#[test]
+fn kernel_errors_of_every_file_are_reported() {
+    let out = scratch("kernel-errors");
+    let src = out.join("kernels");
+    fs::create_dir_all(&src).unwrap();
+    fs::copy(fixture("broken.rs"), src.join("one.rs")).unwrap();
+    fs::copy(fixture("broken.rs"), src.join("two.rs")).unwrap();
+    let e = without_nvcc(&out).dir(&src).try_compile().unwrap_err();
+    let files: Vec<&Path> = e
+        .all()
+        .into_iter()
+        .map(|e| match e {
+            Error::Kernel { file, .. } => file.as_path(),
+            other => panic!("{other:?}"),
+        })
+        .collect();
+    assert_eq!(files, [src.join("one.rs"), src.join("two.rs")]);
+    assert!(
+        e.rendered()
+            .contains(&format!("{}:6:12", src.join("two.rs").display()))
+    );
+}
+
+#[test]
+fn invalid_generate_code_is_a_clear_error() {
+    let out = scratch("invalid-targets");
+    for (value, says) in [
+        (
+            "sm_90",
+            "item 1 `sm_90`: an item starts with `arch=compute_XX`",
+        ),
+        (
+            "arch=compute_80,code=sm_80;arch=compute_90,code=sm_80",
+            "item 2 `arch=compute_90,code=sm_80`: sm_80 cannot be built from compute_90",
+        ),
+        (
+            "arch=compute_90,code=sm_90a",
+            "arch-specific targets such as sm_90a are not supported",
+        ),
+    ] {
+        // Checked before nvcc is looked for: the same error with or without one.
+        let e = without_nvcc(&out)
+            .file(fixture("scale.rs"))
+            .env("CUPY_NVCC_GENERATE_CODE", value)
+            .try_compile()
+            .unwrap_err();
+        let Error::Targets { message } = &e else {
+            panic!("{e:?}")
+        };
+        assert!(
+            message.starts_with(&format!("invalid CUPY_NVCC_GENERATE_CODE={value:?}")),
+            "{message}"
+        );
+        assert!(message.contains(says), "{message}");
+        assert!(
+            message.contains("such as `arch=compute_90,code=sm_90`"),
+            "{message}"
+        );
+    }
+}
+
+#[test]
+fn targets_nvcc_does_not_support_are_a_clear_error() {
+    let Some(_) = nvcc_or_skip("targets_nvcc_does_not_support_are_a_clear_error") else {
+        return;
+    };
+    let out = scratch("unsupported-targets");
+    let e = Kernels::new()
+        .file(fixture("scale.rs"))
+        .out_dir(&out)
+        .env("CUPY_NVCC_GENERATE_CODE", "arch=compute_35,code=sm_35")
+        .try_compile()
+        .unwrap_err();
+    let Error::Targets { message } = &e else {
+        panic!("{e:?}")
+    };
+    assert!(
+        message.contains(
+            "asks for compute_35, sm_35 but this nvcc does not support them; it supports sm_"
+        ),
+        "{message}"
+    );
+}
+
+#[test]
+fn missing_nvcc_with_explicit_targets_is_an_error() {
+    let out = scratch("missing-nvcc-explicit");
+    let e = without_nvcc(&out)
+        .file(fixture("scale.rs"))
+        .env("CUPY_NVCC_GENERATE_CODE", TWO_ARCHS)
+        .try_compile()
+        .unwrap_err();
+    let Error::NvccMissing { message } = &e else {
+        panic!("{e:?}")
+    };
+    for says in [
+        "asks for precompiled kernels, but nvcc was not found",
+        "pip install nvidia-cuda-nvcc==13.0.88",
+        "set CUDA_PATH",
+        "set NVCC",
+        "unset CUPY_NVCC_GENERATE_CODE",
+    ] {
+        assert!(message.contains(says), "{says}: {message}");
+    }
+    assert!(e.rendered().starts_with("error: CUPY_NVCC_GENERATE_CODE="));
+}
+
+#[test]
+fn missing_nvcc_without_targets_is_one_warning() {
+    let out = scratch("missing-nvcc-default");
+    let report = without_nvcc(&out)
+        .file(fixture("scale.rs"))
+        .file(fixture("copy.rs"))
+        .env_remove("CUPY_NVCC_GENERATE_CODE")
+        .try_compile()
+        .unwrap();
+    let warnings: Vec<&str> = report.warnings().collect();
+    assert_eq!(warnings.len(), 1, "{warnings:?}");
+    assert!(
+        warnings[0].contains("nvcc not found")
+            && warnings[0].contains("NVRTC will compile them at first use"),
+        "{}",
+        warnings[0]
+    );
+    assert!(!warnings[0].contains('\n'));
+    assert_eq!(report.nvcc, None);
+    for f in &report.files {
+        assert_eq!((f.status, f.fatbin.as_ref()), (Status::NoNvcc, None));
+        assert!(!out.join(mangle::fatbin_file(&f.id)).exists());
+        assert!(out.join(format!("cuprum/{}.cu", f.id)).is_file());
+    }
+    // Still tracked, so that installing nvcc re-runs the build script.
+    assert!(
+        report
+            .directives
+            .contains(&"cargo:rerun-if-env-changed=PATH".to_string())
+    );
+}
+
+#[test]
+fn nvcc_that_does_not_run_is_an_error() {
+    let out = scratch("bad-nvcc");
+    let e = Kernels::new()
+        .file(fixture("scale.rs"))
+        .out_dir(&out)
+        .env("NVCC", "/nonexistent/bin/nvcc -O3")
+        .try_compile()
+        .unwrap_err();
+    let Error::Nvcc { message } = &e else {
+        panic!("{e:?}")
+    };
+    assert!(
+        message.starts_with("nvcc from NVCC (`/nonexistent/bin/nvcc -O3`) does not work"),
+        "{message}"
+    );
+}
+
+#[test]
+fn nvcc_is_a_command_line() {
+    let Some(nvcc) = nvcc_or_skip("nvcc_is_a_command_line") else {
+        return;
+    };
+    let out = scratch("nvcc-command-line");
+    // `env` in front of nvcc, as `ccache` would be: the first word runs, the rest are its arguments.
+    let line = format!("env {}", nvcc::show(&nvcc.command));
+    let report = Kernels::new()
+        .file(fixture("copy.rs"))
+        .out_dir(&out)
+        .env("NVCC", &line)
+        .env("CUPY_NVCC_GENERATE_CODE", "arch=compute_80,code=sm_80")
+        .env("CUPY_NUM_NVCC_THREADS", "1")
+        .try_compile()
+        .unwrap_or_else(|e| panic!("{}", e.rendered()));
+    assert_eq!(report.nvcc.as_deref(), Some(line.as_str()));
+    assert_eq!(report.files[0].targets, ["sm_80"]);
+}
+
+#[test]
+fn current_needs_a_gpu() {
+    let Some(nvcc) = nvcc_or_skip("current_needs_a_gpu") else {
+        return;
+    };
+    let out = scratch("current");
+    let empty = out.join("empty-path");
+    fs::create_dir_all(&empty).unwrap();
+    let e = Kernels::new()
+        .file(fixture("scale.rs"))
+        .out_dir(&out)
+        .env("NVCC", nvcc::show(&nvcc.command))
+        .env("PATH", &empty)
+        .env("CUPY_NVCC_GENERATE_CODE", "current")
+        .try_compile()
+        .unwrap_err();
+    let Error::NoGpu { message } = &e else {
+        panic!("{e:?}")
+    };
+    assert!(
+        message.contains("nvidia-smi (which comes with the NVIDIA driver) is not on PATH"),
+        "{message}"
+    );
+    assert!(
+        message.contains("CUPY_NVCC_GENERATE_CODE=\"arch=compute_90,code=sm_90\""),
+        "{message}"
+    );
+}
+
+#[test]
+fn bad_settings_name_the_variable() {
+    let out = scratch("bad-settings");
+    let e = without_nvcc(&out)
+        .file(fixture("scale.rs"))
+        .env("CUPY_NUM_BUILD_JOBS", "all")
+        .try_compile()
+        .unwrap_err();
+    assert!(
+        matches!(&e, Error::Config { message } if message.starts_with("CUPY_NUM_BUILD_JOBS=\"all\" is not a number")),
+        "{e:?}"
+    );
+    let e = Kernels::new()
+        .file(fixture("scale.rs"))
+        .env_remove("OUT_DIR")
+        .try_compile()
+        .unwrap_err();
+    assert!(e.to_string().starts_with("OUT_DIR is not set"), "{e}");
+    let e = without_nvcc(&out)
+        .dir(out.join("no-such-dir"))
+        .try_compile()
+        .unwrap_err();
+    assert!(
+        matches!(
+            &e,
+            Error::Io {
+                action: "read the folder",
+                ..
+            }
+        ),
+        "{e:?}"
+    );
+}
+
+/// `compile()` as a build script uses it, run in a child process (it exits on failure): the
+/// directives on stdout, the rendered errors on stderr, exit status 1.
+#[test]
+fn compile_prints_directives_and_fails_the_build_script() {
+    let out = scratch("compile-child");
+    let run = |fixture_name: &str| {
+        std::process::Command::new(std::env::current_exe().unwrap())
+            .args([
+                "--exact",
+                "compile_child",
+                "--nocapture",
+                "--test-threads=1",
+            ])
+            .env("CUPRUM_BUILD_TEST_CHILD", fixture(fixture_name))
+            .env("OUT_DIR", &out)
+            .env("PATH", out.join("empty-path"))
+            .env_remove("NVCC")
+            .env_remove("CUDA_PATH")
+            .env_remove("CUPY_NVCC_GENERATE_CODE")
+            .output()
+            .unwrap()
+    };
+    let ok = run("scale.rs");
+    let stdout = String::from_utf8_lossy(&ok.stdout);
+    assert!(ok.status.success(), "{ok:?}");
+    assert!(
+        stdout.contains(&format!(
+            "cargo:rerun-if-changed={}\n",
+            fixture("scale.rs").display()
+        )),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("cargo:rerun-if-env-changed=CUPY_NVCC_GENERATE_CODE\n"),
+        "{stdout}"
+    );
+    assert_eq!(stdout.matches("cargo:warning=").count(), 1, "{stdout}");
+
+    let failed = run("broken.rs");
+    let stderr = String::from_utf8_lossy(&failed.stderr);
+    assert_eq!(failed.status.code(), Some(1), "{failed:?}");
+    assert!(stderr.contains(&format!("error: `Vec` is not available in kernels (no heap on the GPU); use a `&[T]` / `&mut [T]` argument or a local `[T; N]` array\n --> {}:6:12\n", fixture("broken.rs").display())), "{stderr}");
+    // The directives come even from a failed build.
+    assert!(String::from_utf8_lossy(&failed.stdout).contains("cargo:rerun-if-changed="));
+}
+
+/// The child of the test above; does nothing in a normal test run.
+#[test]
+fn compile_child() {
+    if let Some(file) = std::env::var_os("CUPRUM_BUILD_TEST_CHILD") {
+        Kernels::new().file(file).compile();
+    }
+}
