@@ -628,3 +628,69 @@ fn kernels_are_listed_in_the_registry() {
     // The unit is the whole file: the device functions of the file are in it.
     assert!(copy.unit.source().contains("clamp_scale"));
 }
+
+/// Runs this test executable again with only the test `name`, with `set` added to and `unset`
+/// removed from the environment; returns (success, stdout + stderr).
+fn run_child(name: &str, set: &[(&str, &str)], unset: &[&str]) -> (bool, String) {
+    let exe = std::env::current_exe().unwrap();
+    let mut cmd = std::process::Command::new(exe);
+    cmd.args(["--include-ignored", "--exact", "--nocapture", name]);
+    for (k, v) in set {
+        cmd.env(k, v);
+    }
+    for k in unset {
+        cmd.env_remove(k);
+    }
+    let out = cmd.output().unwrap();
+    let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    (out.status.success(), text)
+}
+
+/// The child of the two tests below (does nothing unless started by them): the first launch of a
+/// precompiled instance in this process.
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn aot_child() {
+    let Ok(mode) = std::env::var("CUPRUM_AOT_CHILD") else { return };
+    if mode == "no-nvrtc" {
+        assert!(cuprum::runtime::nvrtc::info().is_err(), "libnvrtc is still loadable: the test cannot hide it here");
+    }
+    let mut r = Rng::new();
+    let x: Vec<f32> = rand(&mut r, 5000);
+    let mut y = poisoned::<f32>(5000);
+    k::copy::launch(&cfg(20, 256), &up(&x), &mut y, 5000).unwrap();
+    assert_eq!(y.to_vec().unwrap(), x);
+    let served = registry::served();
+    let s = cuprum::runtime::stats::snapshot();
+    println!("AOT CHILD layer={:?} nvrtc={}", served.iter().map(|s| s.layer).collect::<Vec<_>>(), s.nvrtc);
+    assert_eq!(served.len(), 1);
+    assert_eq!(served[0].layer, Layer::Aot, "{served:?}");
+    assert_eq!(s.nvrtc, 0);
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn precompiled_first_call_does_no_nvrtc_compile() {
+    let copy = registry::kernels().find(|e| e.name == "copy").unwrap();
+    assert!(copy.unit.fatbin().is_some(), "build with nvcc (scripts/cuda-env.sh) so that the test kernels are precompiled");
+    let (ok, text) = run_child("aot_child", &[("CUPRUM_AOT_CHILD", "plain")], &[]);
+    assert!(ok && text.contains("AOT CHILD"), "{text}");
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn precompiled_kernel_runs_without_libnvrtc() {
+    // A folder of files named like libnvrtc that are not libraries, searched first.
+    let dir = std::env::temp_dir().join(format!("cuprum-no-nvrtc-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    for name in ["libnvrtc.so", "libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so.11.2"] {
+        std::fs::write(dir.join(name), b"not a library").unwrap();
+    }
+    let (ok, text) = run_child(
+        "aot_child",
+        &[("CUPRUM_AOT_CHILD", "no-nvrtc"), ("LD_LIBRARY_PATH", dir.to_str().unwrap())],
+        &["CUDA_PATH", "CUDA_HOME"],
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(ok && text.contains("AOT CHILD"), "{text}");
+}

@@ -135,6 +135,24 @@ fn main() -> ExitCode {
             }
         };
     }
+    if args.first().map(String::as_str) == Some("--nvrtc-diag") {
+        return match rawkernel::nvrtc_diag() {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => {
+                eprintln!("cuprum-bench: {e}");
+                ExitCode::FAILURE
+            }
+        };
+    }
+    if args.first().map(String::as_str) == Some("--child-aot") {
+        return match rawkernel::child_aot() {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => {
+                eprintln!("cuprum-bench child: {e}");
+                ExitCode::FAILURE
+            }
+        };
+    }
     let mut opts = Options {
         json: false,
         quick: false,
@@ -436,7 +454,7 @@ fn run(dev: &Device, opts: &Options) -> Result<()> {
     rows.extend(rawkernel::rows(
         dev,
         &stream,
-        &rawkernel::Ceilings { bare_launch_us, target, launches, rounds, copy_elems },
+        &rawkernel::Ceilings { bare_launch_us, target, launches, rounds, copy_elems, cubin_load_ms: warm.load_ms },
     )?);
 
     let ceilings = [

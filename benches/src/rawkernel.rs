@@ -5,6 +5,7 @@ use std::time::Instant;
 
 use cuprum_runtime::launch::LaunchConfig;
 use cuprum_runtime::{Array, Device, Event, Result, Stream, nvrtc, stats};
+use cuprum_runtime::DType;
 use num_complex::Complex;
 
 use crate::kernels as k;
@@ -17,6 +18,24 @@ pub struct Ceilings {
     pub launches: usize,
     pub rounds: usize,
     pub copy_elems: usize,
+    pub cubin_load_ms: f64,
+}
+
+/// The child of the precompiled first-call row: device and stream set up first (not timed), then
+/// the first launch of a precompiled instance. Prints `AOT <ms> <layer>`.
+pub fn child_aot() -> Result<()> {
+    let stream = Stream::current()?;
+    let n = 1 << 16;
+    let x = Array::<f32>::zeros(n)?;
+    let mut y = Array::<f32>::zeros(n)?;
+    stream.synchronize()?;
+    let t = Instant::now();
+    k::copy_unrolled::launch(&LaunchConfig::for_elements(n, 256), &x, &mut y, n as u32)?;
+    let first = ms(t.elapsed());
+    stream.synchronize()?;
+    let layer = cuprum_runtime::registry::served().first().map(|s| s.layer.name()).unwrap_or("?");
+    println!("AOT {first:.4} {layer}");
+    Ok(())
 }
 
 pub fn rows(dev: &Device, stream: &Stream, c: &Ceilings) -> Result<Vec<Row>> {
@@ -55,29 +74,36 @@ pub fn rows(dev: &Device, stream: &Stream, c: &Ceilings) -> Result<Vec<Row>> {
         .find(|e| e.name == "copy_unrolled")
         .map(|e| e.unit.source().to_string())
         .unwrap_or_default();
-    let bare_ms = {
-        let options = nvrtc::effective_options(&[], c.target, false);
-        let src = format!("{unit_src}\nCUPRUM_INSTANTIATE_copy_unrolled(bench_ceiling, u64)\n");
-        let mut t = Vec::new();
-        for i in 0..c.rounds {
-            let src = format!("{src}// {i}\n");
-            let start = Instant::now();
-            nvrtc::compile(
-                &nvrtc::Program {
-                    name: "ceiling",
-                    file_name: "ceiling",
-                    source: &src,
-                    options: &options,
-                    name_expressions: &[],
-                    dump_source_on_error: false,
-                },
-                c.target,
-            )?;
-            t.push(ms(start.elapsed()));
-        }
-        median(t)
-    };
+    // NVRTC keeps what it has compiled in this process: a source it has seen (or one differing
+    // only in comments) compiles several times faster the second time. So the ceiling compiles
+    // instances nobody compiled before, with the registry's source layout (unit, includes,
+    // instantiation line), and the first calls below use other instances again.
     let _ = info;
+    let options = nvrtc::effective_options(&[], c.target, false);
+    let ceiling_types = [DType::U64, DType::Bool, DType::F16, DType::BF16, DType::C32];
+    let mut ceiling_ms = Vec::new();
+    for d in ceiling_types.iter().take(c.rounds.max(1)) {
+        let src = format!(
+            "{}\n{}{}\n",
+            unit_src.trim_end(),
+            cuprum_compiler::headers::includes_for(&[*d]),
+            cuprum_compiler::mangle::instantiate_line("copy_unrolled", &format!("bench_ceiling_{}", d.short_name()), &[*d])
+        );
+        let start = Instant::now();
+        nvrtc::compile(
+            &nvrtc::Program {
+                name: "ceiling",
+                file_name: "ceiling",
+                source: &src,
+                options: &options,
+                name_expressions: &[],
+                dump_source_on_error: false,
+            },
+            c.target,
+        )?;
+        ceiling_ms.push(ms(start.elapsed()));
+    }
+    let bare_ms = median(ceiling_ms);
     let n = 1 << 16;
     let before = stats::snapshot();
     let mut first = Vec::new();
@@ -104,13 +130,40 @@ pub fn rows(dev: &Device, stream: &Stream, c: &Ceilings) -> Result<Vec<Row>> {
         name: "#[rawkernel] first call of a JIT instance, empty cache",
         value: median(first),
         unit: "ms",
-        ceiling_name: "NVRTC compile of the same unit",
+        ceiling_name: "NVRTC compile of a new instance",
         ceiling: bare_ms,
         target: Some(("<=", 1.2)),
         note: format!(
             "copy_unrolled::<u8, i8, u16, i16, u32>: {} ms; {compiles} NVRTC compiles of {compile_ms:.1} ms on average",
             each.join(" / ")
         ),
+    });
+
+    // First call of a precompiled instance in a fresh process: served by the embedded fat binary.
+    let exe = std::env::current_exe().map_err(crate::io_err)?;
+    let mut aot = Vec::new();
+    let mut layers = Vec::new();
+    for _ in 0..c.rounds {
+        let out = std::process::Command::new(&exe).arg("--child-aot").output().map_err(crate::io_err)?;
+        let text = String::from_utf8_lossy(&out.stdout);
+        let Some(line) = text.lines().find_map(|l| l.strip_prefix("AOT ")) else {
+            return Err(cuprum_runtime::Error::Unsupported {
+                what: format!("the AOT child failed:\n{text}\n{}", String::from_utf8_lossy(&out.stderr)),
+            });
+        };
+        let mut f = line.split_whitespace();
+        aot.push(f.next().and_then(|v| v.parse().ok()).unwrap_or(f64::NAN));
+        layers.push(f.next().unwrap_or("?").to_string());
+    }
+    layers.dedup();
+    rows.push(Row {
+        name: "#[rawkernel] first call of a precompiled kernel (new process)",
+        value: median(aot),
+        unit: "ms",
+        ceiling_name: "load a cubin (new process)",
+        ceiling: c.cubin_load_ms,
+        target: Some(("<", 1.0)),
+        note: format!("target < 1 ms; copy_unrolled::<f32> served by: {}", layers.join(", ")),
     });
 
     // Grid-stride copies, timed alternately with the driver's copy of the same bytes.
@@ -173,4 +226,35 @@ pub fn rows(dev: &Device, stream: &Stream, c: &Ceilings) -> Result<Vec<Row>> {
         note: format!("copy_unrolled::<Complex<f64>>: the same bytes as 16-byte loads, grid {} x 256", sms * 2),
     });
     Ok(rows)
+}
+
+/// Diagnostic (`cuprum-bench --nvrtc-diag`): NVRTC compile times of the bench unit, the same
+/// source three times, three sources differing only by a comment, three different instances.
+pub fn nvrtc_diag() -> Result<()> {
+    let dev = Device::current()?;
+    let info = nvrtc::info()?;
+    let target = nvrtc::choose_target(dev.compute_capability(), &info.supported_archs, false, info.version)?;
+    let options = nvrtc::effective_options(&[], target, false);
+    let unit = cuprum_runtime::registry::kernels()
+        .find(|e| e.name == "copy_unrolled")
+        .map(|e| e.unit.source().to_string())
+        .unwrap_or_default();
+    let compile = |src: &str| -> Result<f64> {
+        let t = Instant::now();
+        nvrtc::compile(
+            &nvrtc::Program { name: "diag", file_name: "diag", source: src, options: &options, name_expressions: &[], dump_source_on_error: false },
+            target,
+        )?;
+        Ok(ms(t.elapsed()))
+    };
+    compile("extern \"C\" __global__ void warm() {}")?;
+    let same = format!("{unit}\nCUPRUM_INSTANTIATE_copy_unrolled(diag_a, u64)\n");
+    for round in 0..3 {
+        let s = compile(&same)?;
+        let c = compile(&format!("{same}// {round} {}\n", std::process::id()))?;
+        let t = ["u8", "i16", "u32"][round];
+        let i = compile(&format!("{unit}\nCUPRUM_INSTANTIATE_copy_unrolled(diag_{t}, {t})\n"))?;
+        println!("unit {} bytes: same source {s:.1} ms, comment variant {c:.1} ms, instance {t} {i:.1} ms", unit.len());
+    }
+    Ok(())
 }
