@@ -489,7 +489,7 @@ impl<'a> Call<'a> {
             })?;
             let stream = match (self.stream, inputs.iter().find_map(|a| a.array())) {
                 (Some(s), _) => s.clone(),
-                (None, Some(x)) => Stream::current_for(x.device)?,
+                (None, Some(x)) => Stream::current_for(&crate::device::Device::get(x.device)?)?,
                 (None, None) => Stream::current()?,
             };
             for p in &def.outs {

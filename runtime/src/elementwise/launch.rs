@@ -170,7 +170,7 @@ pub fn launch(kernel: &Kernel, signature: &[Param], instance: &[DType], args: &[
         None => DEFAULT_BLOCK,
     };
     // Check every argument against its parameter; find the device.
-    let mut device: Option<&Device> = None;
+    let mut device: Option<usize> = None;
     let mut max_elem = 0usize;
     for (k, (p, a)) in signature.iter().zip(args).enumerate() {
         let dtype = p.ty.resolve(instance).ok_or_else(|| {
@@ -204,8 +204,8 @@ pub fn launch(kernel: &Kernel, signature: &[Param], instance: &[DType], args: &[
                 Some(d) if d != x.device => {
                     return Err(Error::DeviceMismatch {
                         context: format!("argument `{}` of elementwise kernel `{name}`", p.name),
-                        expected: d.ordinal(),
-                        found: x.device.ordinal(),
+                        expected: d,
+                        found: x.device,
                     });
                 }
                 _ => {}
@@ -249,24 +249,25 @@ pub fn launch(kernel: &Kernel, signature: &[Param], instance: &[DType], args: &[
     let plan = plan::plan(&shape, &operands, width)?;
 
     let current;
-    let (stream, device) = match (opts.stream, device) {
-        (Some(s), Some(d)) if s.device() != d => {
+    let stream = match (opts.stream, device) {
+        (Some(s), Some(d)) if s.device().ordinal() != d => {
             return Err(Error::DeviceMismatch {
                 context: format!("the stream of elementwise kernel `{name}`"),
-                expected: d.ordinal(),
+                expected: d,
                 found: s.device().ordinal(),
             });
         }
-        (Some(s), _) => (s, s.device()),
+        (Some(s), _) => s,
         (None, Some(d)) => {
-            current = Stream::current_for(d)?;
-            (&current, d)
+            current = Stream::current_for(&Device::get(d)?)?;
+            &current
         }
         (None, None) => {
             current = Stream::current()?;
-            (&current, current.device())
+            &current
         }
     };
+    let device = stream.device();
 
     let mut params = Params::default();
     for (k, (p, a)) in signature.iter().zip(args).enumerate() {

@@ -6,7 +6,6 @@ use half::{bf16, f16};
 use num_complex::Complex;
 
 use crate::array::Array;
-use crate::device::Device;
 use crate::lang::traits::Scalar;
 use crate::DType;
 
@@ -20,12 +19,13 @@ pub struct ArrayArg<'a> {
     pub shape: &'a [usize],
     /// Strides in elements.
     pub strides: &'a [isize],
-    pub device: &'a Device,
+    /// The ordinal of the device holding the array.
+    pub device: usize,
 }
 
 impl<'a> ArrayArg<'a> {
     pub fn of<T: Scalar>(a: &'a Array<T>) -> ArrayArg<'a> {
-        ArrayArg { ptr: a.device_ptr(), dtype: T::DTYPE, shape: a.shape(), strides: a.strides(), device: a.device() }
+        ArrayArg { ptr: a.device_ptr(), dtype: T::DTYPE, shape: a.shape(), strides: a.strides(), device: a.device().ordinal() }
     }
 
     /// The number of elements.

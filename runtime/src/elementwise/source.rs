@@ -44,10 +44,12 @@ pub(crate) fn generate(s: &SourceSpec<'_>) -> String {
     let mut operands = Vec::new();
     for (p, output) in s.ins.iter().map(|p| (p, false)).chain(s.outs.iter().map(|p| (p, true))) {
         let t = c_type(p.ty);
-        let arg = format!("_arg_{}", p.name);
+        let mut arg = format!("_arg_{}", p.name);
         if p.raw {
+            // Raw arguments keep their names in the whole body (`loop_prep` may use them too).
+            arg = p.name.clone();
             kparams.push(format!("cuprum::ew::CArray<{t}> {arg}"));
-            lparams.push(format!("const cuprum::ew::CArray<{t}>& {}", p.name));
+            lparams.push(format!("const cuprum::ew::CArray<{t}>&"));
         } else if output {
             kparams.push(format!("cuprum::ew::Out<{t}, CuprumV> {arg}"));
             lparams.push(format!("{t}& {}", p.name));
