@@ -133,7 +133,72 @@ value_from!(
     Complex<f64> => C64,
 );
 
+/// A per-element input of a typed wrapper: an array or a scalar of the element type. What the
+/// function `#[elementwise]` generates takes `impl Into<Input<'a, T>>` per input parameter.
+#[derive(Clone, Copy, Debug)]
+pub enum Input<'a, T: Scalar> {
+    Array(&'a Array<T>),
+    Scalar(T),
+}
+
+impl<'a, T: Scalar> From<&'a Array<T>> for Input<'a, T> {
+    fn from(a: &'a Array<T>) -> Self {
+        Input::Array(a)
+    }
+}
+
+impl<'a, T: Scalar> From<T> for Input<'a, T> {
+    fn from(x: T) -> Self {
+        Input::Scalar(x)
+    }
+}
+
+impl<'a, T: Scalar> Input<'a, T> {
+    /// The launch argument.
+    pub fn arg(&self) -> Arg<'a> {
+        match self {
+            Input::Array(a) => Arg::input(*a),
+            Input::Scalar(x) => Arg::Scalar(Value::of(*x)),
+        }
+    }
+
+    /// The array, if any (for the device and stream of the outputs).
+    pub fn array(&self) -> Option<&'a Array<T>> {
+        match self {
+            Input::Array(a) => Some(a),
+            Input::Scalar(_) => None,
+        }
+    }
+}
+
 impl Value {
+    /// The value of any scalar type.
+    pub fn of<T: Scalar>(x: T) -> Value {
+        let any = &x as &dyn std::any::Any;
+        macro_rules! try_types {
+            ($($t:ty),*) => {$(
+                if let Some(v) = any.downcast_ref::<$t>() {
+                    return Value::from(*v);
+                }
+            )*};
+        }
+        try_types!(bool, i8, i16, i32, i64, u8, u16, u32, u64, f16, bf16, f32, f64, Complex<f32>, Complex<f64>);
+        // Another type implementing `Scalar`: by its contract its bytes are the C value of
+        // `T::DTYPE`, so read it as the table's type of that dtype.
+        macro_rules! by_dtype {
+            ($($d:ident => $t:ty),*) => {
+                match T::DTYPE {
+                    // SAFETY: `Scalar`'s contract: `T` has the size, alignment and value bytes of
+                    // the dtype's C type, which is `$t`'s, and every such value is a valid `$t`
+                    // (bool: exactly 0 or 1 by the same contract).
+                    $(DType::$d => Value::from(unsafe { std::mem::transmute_copy::<T, $t>(&x) }),)*
+                }
+            };
+        }
+        by_dtype!(Bool => bool, I8 => i8, I16 => i16, I32 => i32, I64 => i64, U8 => u8, U16 => u16, U32 => u32,
+            U64 => u64, F16 => f16, BF16 => bf16, F32 => f32, F64 => f64, C32 => Complex<f32>, C64 => Complex<f64>)
+    }
+
     pub fn dtype(&self) -> DType {
         match self {
             Value::Bool(_) => DType::Bool,
