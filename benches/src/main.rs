@@ -15,6 +15,8 @@
 //! The warm-disk row re-runs this binary with the hidden flag `--child-warm-disk` (and
 //! `CUPY_CACHE_DIR` set), so its in-memory state is really empty.
 
+mod elementwise;
+
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -429,6 +431,9 @@ fn run(dev: &Device, opts: &Options) -> Result<()> {
         target: Some((">=", 0.95)),
         note: format!("grid {} x 256, timed alternately with the copy", sms * 2),
     });
+
+    // Elementwise rows (issue 6): `(x - y)^2` contiguous, broadcast, transposed; host cost.
+    rows.extend(elementwise::rows(copy_ceiling, bare_launch_us, opts.quick, &stream)?);
 
     let ceilings = [
         Ceiling {
