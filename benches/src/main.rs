@@ -15,6 +15,8 @@
 //! The warm-disk row re-runs this binary with the hidden flag `--child-warm-disk` (and
 //! `CUPY_CACHE_DIR` set), so its in-memory state is really empty.
 
+mod elementwise;
+
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -456,6 +458,9 @@ fn run(dev: &Device, opts: &Options) -> Result<()> {
         &stream,
         &rawkernel::Ceilings { bare_launch_us, target, launches, rounds, copy_elems, cubin_load_ms: warm.load_ms },
     )?);
+
+    // Elementwise rows (issue 6): `(x - y)^2` contiguous, broadcast, transposed; host cost.
+    rows.extend(elementwise::rows(copy_ceiling, bare_launch_us, opts.quick, &stream)?);
 
     let ceilings = [
         Ceiling {

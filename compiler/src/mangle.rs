@@ -28,7 +28,24 @@ pub fn instantiate_macro(name: &str) -> String {
 
 /// The line that instantiates one kernel instance (appended by the JIT for new instances).
 pub fn instantiate_line(name: &str, symbol: &str, instance: &[DType]) -> String {
+    instantiate_variant_line(name, symbol, None, instance)
+}
+
+/// The launch variants of an elementwise kernel, one entry point each (`include/cuprum/elementwise.h`
+/// defines a tag type `cuprum::ew::<variant>` per name): `contig` (every array operand C-contiguous,
+/// 1-D, vector loads), `s32` (strided or broadcast, 32-bit indexing), `s64` (64-bit indexing).
+pub const ELEMENTWISE_VARIANTS: [&str; 3] = ["contig", "s32", "s64"];
+
+/// The instantiation line of one instance of one launch variant. A kernel kind with variants
+/// takes the variant as the macro's second argument, an identifier:
+/// `CUPRUM_INSTANTIATE_<name>(SYMBOL, <variant>, T...)`; without a variant the line is
+/// `CUPRUM_INSTANTIATE_<name>(SYMBOL, T...)`.
+pub fn instantiate_variant_line(name: &str, symbol: &str, variant: Option<&str>, instance: &[DType]) -> String {
     let mut s = format!("{}({symbol}", instantiate_macro(name));
+    if let Some(v) = variant {
+        s.push_str(", ");
+        s.push_str(v);
+    }
     for d in instance {
         s.push_str(", ");
         s.push_str(d.short_name());
@@ -74,5 +91,9 @@ mod tests {
         assert_eq!(unit_id(""), "cbf29ce484222325");
         assert_eq!(fatbin_file("00ff"), "cuprum/00ff.fatbin");
         assert_eq!(instantiate_line("copy", "cuprum_rawkernel_copy__f32", &[DType::F32]), "CUPRUM_INSTANTIATE_copy(cuprum_rawkernel_copy__f32, f32)");
+        assert_eq!(
+            instantiate_variant_line("sq", "cuprum_elementwise_sq_s32__f16", Some("s32"), &[DType::F16]),
+            "CUPRUM_INSTANTIATE_sq(cuprum_elementwise_sq_s32__f16, s32, f16)"
+        );
     }
 }

@@ -195,6 +195,11 @@ pub enum Error {
     #[error("cannot launch kernel `{kernel}`: {detail}")]
     InvalidLaunch { kernel: String, detail: String },
 
+    /// A kernel definition from text (`ElementwiseKernel::new`) that is malformed: a parameter
+    /// list, a name or an option.
+    #[error("invalid definition of kernel `{kernel}`: {detail}")]
+    KernelDefinition { kernel: String, detail: String },
+
     /// More dynamic shared memory than the kernel currently allows (nothing was launched).
     #[error(
         "cannot launch kernel `{kernel}`: it asks for {requested} bytes of dynamic shared memory \

@@ -21,6 +21,7 @@ pub mod kernel;
 pub mod launch;
 pub mod module;
 pub mod nvrtc;
+pub mod elementwise;
 pub mod registry;
 pub mod stats;
 

@@ -34,6 +34,8 @@ pub struct KernelUnit {
     fatbin: Option<&'static [u8]>,
     targets: &'static [&'static str],
     precompiled: &'static [&'static str],
+    /// NVRTC options beyond fast-math (`ElementwiseKernel`'s `options`).
+    extra_options: Vec<String>,
     state: OnceLock<UnitState>,
 }
 
@@ -78,6 +80,7 @@ impl KernelUnit {
             fatbin,
             targets,
             precompiled,
+            extra_options: Vec::new(),
             state: OnceLock::new(),
         }
     }
@@ -92,8 +95,15 @@ impl KernelUnit {
             fatbin: None,
             targets: &[],
             precompiled: &[],
+            extra_options: Vec::new(),
             state: OnceLock::new(),
         }
+    }
+
+    /// The same unit compiled with these NVRTC options as well (a unit generated at run time).
+    pub fn with_options(mut self, options: Vec<String>) -> KernelUnit {
+        self.extra_options = options;
+        self
     }
 
     /// The source file the unit was generated from.
@@ -125,8 +135,12 @@ impl KernelUnit {
         self.state.get_or_init(UnitState::default)
     }
 
-    fn options(&self) -> Vec<&'static str> {
-        if self.fast_math { vec!["--use_fast_math"] } else { Vec::new() }
+    fn options(&self) -> Vec<String> {
+        let mut o = self.extra_options.clone();
+        if self.fast_math {
+            o.push("--use_fast_math".into());
+        }
+        o
     }
 
     /// The kernel `symbol` for `device`, and the layer that served it. `instantiate` is the line
@@ -248,7 +262,7 @@ impl Kernel {
         let symbol = cuprum_compiler::mangle::kernel_symbol(self.kind, self.name, variant, instance);
         let (kernel, layer) = self.unit.kernel(&device, &symbol, &|| {
             let includes = cuprum_compiler::headers::includes_for(instance);
-            format!("{includes}{}", cuprum_compiler::mangle::instantiate_line(self.name, &symbol, instance))
+            format!("{includes}{}", cuprum_compiler::mangle::instantiate_variant_line(self.name, &symbol, variant, instance))
         })?;
         record_served(Served { kernel: self.name, symbol: symbol.clone(), device: ordinal, layer });
         let mut loaded = self.loaded.write().unwrap_or_else(|e| e.into_inner());

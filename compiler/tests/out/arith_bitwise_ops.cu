@@ -2,7 +2,7 @@
 #include <cuprum/types.h>
 #include <cuprum/arith.h>
 #include <cuprum/math.h>
-#include <cuprum/kernel.h>
+#include <cuprum/elementwise.h>
 
 __device__ __forceinline__ cuprum::Tuple3<i32, i32, bool> int_ops_map(u64 _ci, u64 _cn, i32 a, i32 b) {
     i32 sum = cuprum::sub(cuprum::add(a, b), cuprum::mul(a, b));
@@ -16,14 +16,14 @@ __device__ __forceinline__ cuprum::Tuple3<i32, i32, bool> int_ops_map(u64 _ci, u
     bool cmp = (((a < b) || ((a <= b) && (a != b))) || ((a > b) && (a >= b))) || (a == b);
     return cuprum::Tuple3<i32, i32, bool>{cuprum::add(sum, quot), bits, cmp};
 }
-#define CUPRUM_INSTANTIATE_int_ops(NAME) \
-    extern "C" __global__ void NAME(cuprum::Operand<const i32> a, cuprum::Operand<const i32> b, cuprum::Operand<i32> _cout0, cuprum::Operand<i32> _cout1, cuprum::Operand<bool> _cout2, cuprum::Shape _cshape) { \
-        for (u64 _ci = (u64)blockIdx.x * blockDim.x + threadIdx.x; _ci < _cshape.size; _ci += (u64)gridDim.x * blockDim.x) { \
-            cuprum::Tuple3<i32, i32, bool> _cr = int_ops_map(_ci, _cshape.size, a.at(_cshape, _ci), b.at(_cshape, _ci)); _cout0.at(_cshape, _ci) = _cr._0; _cout1.at(_cshape, _ci) = _cr._1; _cout2.at(_cshape, _ci) = _cr._2; \
-        } \
+#define CUPRUM_INSTANTIATE_int_ops(NAME, VARIANT) \
+    extern "C" __global__ void NAME(cuprum::ew::In<i32, cuprum::ew::VARIANT> _ca0, cuprum::ew::In<i32, cuprum::ew::VARIANT> _ca1, cuprum::ew::Out<i32, cuprum::ew::VARIANT> _co0, cuprum::ew::Out<i32, cuprum::ew::VARIANT> _co1, cuprum::ew::Out<bool, cuprum::ew::VARIANT> _co2, cuprum::ew::Loop<cuprum::ew::VARIANT> _cloop) { \
+        cuprum::ew::run(_cloop, [&](u64 _ci, i32 a, i32 b, i32& _cout0, i32& _cout1, bool& _cout2) { cuprum::Tuple3<i32, i32, bool> _cr = int_ops_map(_ci, _cloop.size, a, b); _cout0 = _cr._0; _cout1 = _cr._1; _cout2 = _cr._2; }, _ca0, _ca1, _co0, _co1, _co2); \
     }
 
-CUPRUM_INSTANTIATE_int_ops(cuprum_elementwise_int_ops)
+CUPRUM_INSTANTIATE_int_ops(cuprum_elementwise_int_ops_contig, contig)
+CUPRUM_INSTANTIATE_int_ops(cuprum_elementwise_int_ops_s32, s32)
+CUPRUM_INSTANTIATE_int_ops(cuprum_elementwise_int_ops_s64, s64)
 
 __device__ __forceinline__ f64 float_ops_map(u64 _ci, u64 _cn, f64 a, f64 b) {
     f64 c = ((-a) + (b * 2.0)) - (a / b);
@@ -34,14 +34,14 @@ __device__ __forceinline__ f64 float_ops_map(u64 _ci, u64 _cn, f64 a, f64 b) {
         return -(c + r);
     }
 }
-#define CUPRUM_INSTANTIATE_float_ops(NAME) \
-    extern "C" __global__ void NAME(cuprum::Operand<const f64> a, cuprum::Operand<const f64> b, cuprum::Operand<f64> _cout0, cuprum::Shape _cshape) { \
-        for (u64 _ci = (u64)blockIdx.x * blockDim.x + threadIdx.x; _ci < _cshape.size; _ci += (u64)gridDim.x * blockDim.x) { \
-            _cout0.at(_cshape, _ci) = float_ops_map(_ci, _cshape.size, a.at(_cshape, _ci), b.at(_cshape, _ci)); \
-        } \
+#define CUPRUM_INSTANTIATE_float_ops(NAME, VARIANT) \
+    extern "C" __global__ void NAME(cuprum::ew::In<f64, cuprum::ew::VARIANT> _ca0, cuprum::ew::In<f64, cuprum::ew::VARIANT> _ca1, cuprum::ew::Out<f64, cuprum::ew::VARIANT> _co0, cuprum::ew::Loop<cuprum::ew::VARIANT> _cloop) { \
+        cuprum::ew::run(_cloop, [&](u64 _ci, f64 a, f64 b, f64& _cout0) { _cout0 = float_ops_map(_ci, _cloop.size, a, b); }, _ca0, _ca1, _co0); \
     }
 
-CUPRUM_INSTANTIATE_float_ops(cuprum_elementwise_float_ops)
+CUPRUM_INSTANTIATE_float_ops(cuprum_elementwise_float_ops_contig, contig)
+CUPRUM_INSTANTIATE_float_ops(cuprum_elementwise_float_ops_s32, s32)
+CUPRUM_INSTANTIATE_float_ops(cuprum_elementwise_float_ops_s64, s64)
 
 template <typename T>
 __device__ __forceinline__ T generic_bits_map(u64 _ci, u64 _cn, T a, T b) {
@@ -52,12 +52,14 @@ __device__ __forceinline__ T generic_bits_map(u64 _ci, u64 _cn, T a, T b) {
         return cuprum::rem(m, cuprum::bit_or(b, cuprum::num<T>::one()));
     }
 }
-#define CUPRUM_INSTANTIATE_generic_bits(NAME, T) \
-    extern "C" __global__ void NAME(cuprum::Operand<const T> a, cuprum::Operand<const T> b, cuprum::Operand<T> _cout0, cuprum::Shape _cshape) { \
-        for (u64 _ci = (u64)blockIdx.x * blockDim.x + threadIdx.x; _ci < _cshape.size; _ci += (u64)gridDim.x * blockDim.x) { \
-            _cout0.at(_cshape, _ci) = generic_bits_map<T>(_ci, _cshape.size, a.at(_cshape, _ci), b.at(_cshape, _ci)); \
-        } \
+#define CUPRUM_INSTANTIATE_generic_bits(NAME, VARIANT, T) \
+    extern "C" __global__ void NAME(cuprum::ew::In<T, cuprum::ew::VARIANT> _ca0, cuprum::ew::In<T, cuprum::ew::VARIANT> _ca1, cuprum::ew::Out<T, cuprum::ew::VARIANT> _co0, cuprum::ew::Loop<cuprum::ew::VARIANT> _cloop) { \
+        cuprum::ew::run(_cloop, [&](u64 _ci, T a, T b, T& _cout0) { _cout0 = generic_bits_map<T>(_ci, _cloop.size, a, b); }, _ca0, _ca1, _co0); \
     }
 
-CUPRUM_INSTANTIATE_generic_bits(cuprum_elementwise_generic_bits__u8, u8)
-CUPRUM_INSTANTIATE_generic_bits(cuprum_elementwise_generic_bits__i64, i64)
+CUPRUM_INSTANTIATE_generic_bits(cuprum_elementwise_generic_bits_contig__u8, contig, u8)
+CUPRUM_INSTANTIATE_generic_bits(cuprum_elementwise_generic_bits_s32__u8, s32, u8)
+CUPRUM_INSTANTIATE_generic_bits(cuprum_elementwise_generic_bits_s64__u8, s64, u8)
+CUPRUM_INSTANTIATE_generic_bits(cuprum_elementwise_generic_bits_contig__i64, contig, i64)
+CUPRUM_INSTANTIATE_generic_bits(cuprum_elementwise_generic_bits_s32__i64, s32, i64)
+CUPRUM_INSTANTIATE_generic_bits(cuprum_elementwise_generic_bits_s64__i64, s64, i64)

@@ -2,59 +2,63 @@
 #include <cuprum/types.h>
 #include <cuprum/arith.h>
 #include <cuprum/complex.h>
-#include <cuprum/kernel.h>
+#include <cuprum/elementwise.h>
 
 __device__ __forceinline__ c32 mul_conj_map(u64 _ci, u64 _cn, c32 a, c32 b) {
     return a * cuprum::conj(b);
 }
-#define CUPRUM_INSTANTIATE_mul_conj(NAME) \
-    extern "C" __global__ void NAME(cuprum::Operand<const c32> a, cuprum::Operand<const c32> b, cuprum::Operand<c32> _cout0, cuprum::Shape _cshape) { \
-        for (u64 _ci = (u64)blockIdx.x * blockDim.x + threadIdx.x; _ci < _cshape.size; _ci += (u64)gridDim.x * blockDim.x) { \
-            _cout0.at(_cshape, _ci) = mul_conj_map(_ci, _cshape.size, a.at(_cshape, _ci), b.at(_cshape, _ci)); \
-        } \
+#define CUPRUM_INSTANTIATE_mul_conj(NAME, VARIANT) \
+    extern "C" __global__ void NAME(cuprum::ew::In<c32, cuprum::ew::VARIANT> _ca0, cuprum::ew::In<c32, cuprum::ew::VARIANT> _ca1, cuprum::ew::Out<c32, cuprum::ew::VARIANT> _co0, cuprum::ew::Loop<cuprum::ew::VARIANT> _cloop) { \
+        cuprum::ew::run(_cloop, [&](u64 _ci, c32 a, c32 b, c32& _cout0) { _cout0 = mul_conj_map(_ci, _cloop.size, a, b); }, _ca0, _ca1, _co0); \
     }
 
-CUPRUM_INSTANTIATE_mul_conj(cuprum_elementwise_mul_conj)
+CUPRUM_INSTANTIATE_mul_conj(cuprum_elementwise_mul_conj_contig, contig)
+CUPRUM_INSTANTIATE_mul_conj(cuprum_elementwise_mul_conj_s32, s32)
+CUPRUM_INSTANTIATE_mul_conj(cuprum_elementwise_mul_conj_s64, s64)
 
 __device__ __forceinline__ cuprum::Tuple2<c64, f64> phase_rotate_map(u64 _ci, u64 _cn, c64 z, f64 theta) {
     c64 r = cuprum::exp(cuprum::make_complex(0.0, theta));
     c64 w = z * r;
     return cuprum::Tuple2<c64, f64>{w, ((w.re * w.re) + (w.im * w.im)) - cuprum::norm_sqr(z)};
 }
-#define CUPRUM_INSTANTIATE_phase_rotate(NAME) \
-    extern "C" __global__ void NAME(cuprum::Operand<const c64> z, cuprum::Operand<const f64> theta, cuprum::Operand<c64> _cout0, cuprum::Operand<f64> _cout1, cuprum::Shape _cshape) { \
-        for (u64 _ci = (u64)blockIdx.x * blockDim.x + threadIdx.x; _ci < _cshape.size; _ci += (u64)gridDim.x * blockDim.x) { \
-            cuprum::Tuple2<c64, f64> _cr = phase_rotate_map(_ci, _cshape.size, z.at(_cshape, _ci), theta.at(_cshape, _ci)); _cout0.at(_cshape, _ci) = _cr._0; _cout1.at(_cshape, _ci) = _cr._1; \
-        } \
+#define CUPRUM_INSTANTIATE_phase_rotate(NAME, VARIANT) \
+    extern "C" __global__ void NAME(cuprum::ew::In<c64, cuprum::ew::VARIANT> _ca0, cuprum::ew::In<f64, cuprum::ew::VARIANT> _ca1, cuprum::ew::Out<c64, cuprum::ew::VARIANT> _co0, cuprum::ew::Out<f64, cuprum::ew::VARIANT> _co1, cuprum::ew::Loop<cuprum::ew::VARIANT> _cloop) { \
+        cuprum::ew::run(_cloop, [&](u64 _ci, c64 z, f64 theta, c64& _cout0, f64& _cout1) { cuprum::Tuple2<c64, f64> _cr = phase_rotate_map(_ci, _cloop.size, z, theta); _cout0 = _cr._0; _cout1 = _cr._1; }, _ca0, _ca1, _co0, _co1); \
     }
 
-CUPRUM_INSTANTIATE_phase_rotate(cuprum_elementwise_phase_rotate)
+CUPRUM_INSTANTIATE_phase_rotate(cuprum_elementwise_phase_rotate_contig, contig)
+CUPRUM_INSTANTIATE_phase_rotate(cuprum_elementwise_phase_rotate_s32, s32)
+CUPRUM_INSTANTIATE_phase_rotate(cuprum_elementwise_phase_rotate_s64, s64)
 
 template <typename T>
 __device__ __forceinline__ T fma_number_map(u64 _ci, u64 _cn, T a, T b, T c) {
     return cuprum::add(cuprum::mul(a, b), c);
 }
-#define CUPRUM_INSTANTIATE_fma_number(NAME, T) \
-    extern "C" __global__ void NAME(cuprum::Operand<const T> a, cuprum::Operand<const T> b, cuprum::Operand<const T> c, cuprum::Operand<T> _cout0, cuprum::Shape _cshape) { \
-        for (u64 _ci = (u64)blockIdx.x * blockDim.x + threadIdx.x; _ci < _cshape.size; _ci += (u64)gridDim.x * blockDim.x) { \
-            _cout0.at(_cshape, _ci) = fma_number_map<T>(_ci, _cshape.size, a.at(_cshape, _ci), b.at(_cshape, _ci), c.at(_cshape, _ci)); \
-        } \
+#define CUPRUM_INSTANTIATE_fma_number(NAME, VARIANT, T) \
+    extern "C" __global__ void NAME(cuprum::ew::In<T, cuprum::ew::VARIANT> _ca0, cuprum::ew::In<T, cuprum::ew::VARIANT> _ca1, cuprum::ew::In<T, cuprum::ew::VARIANT> _ca2, cuprum::ew::Out<T, cuprum::ew::VARIANT> _co0, cuprum::ew::Loop<cuprum::ew::VARIANT> _cloop) { \
+        cuprum::ew::run(_cloop, [&](u64 _ci, T a, T b, T c, T& _cout0) { _cout0 = fma_number_map<T>(_ci, _cloop.size, a, b, c); }, _ca0, _ca1, _ca2, _co0); \
     }
 
-CUPRUM_INSTANTIATE_fma_number(cuprum_elementwise_fma_number__c32, c32)
-CUPRUM_INSTANTIATE_fma_number(cuprum_elementwise_fma_number__c64, c64)
-CUPRUM_INSTANTIATE_fma_number(cuprum_elementwise_fma_number__f32, f32)
+CUPRUM_INSTANTIATE_fma_number(cuprum_elementwise_fma_number_contig__c32, contig, c32)
+CUPRUM_INSTANTIATE_fma_number(cuprum_elementwise_fma_number_s32__c32, s32, c32)
+CUPRUM_INSTANTIATE_fma_number(cuprum_elementwise_fma_number_s64__c32, s64, c32)
+CUPRUM_INSTANTIATE_fma_number(cuprum_elementwise_fma_number_contig__c64, contig, c64)
+CUPRUM_INSTANTIATE_fma_number(cuprum_elementwise_fma_number_s32__c64, s32, c64)
+CUPRUM_INSTANTIATE_fma_number(cuprum_elementwise_fma_number_s64__c64, s64, c64)
+CUPRUM_INSTANTIATE_fma_number(cuprum_elementwise_fma_number_contig__f32, contig, f32)
+CUPRUM_INSTANTIATE_fma_number(cuprum_elementwise_fma_number_s32__f32, s32, f32)
+CUPRUM_INSTANTIATE_fma_number(cuprum_elementwise_fma_number_s64__f32, s64, f32)
 
 __device__ __forceinline__ cuprum::Tuple2<c64, f64> complex_misc_map(u64 _ci, u64 _cn, c64 a, c64 b) {
     c64 q = (a / b) - cuprum::make_complex(1.0, -1.0);
     c64 r = cuprum::ln(q) + cuprum::sqrt(q);
     return cuprum::Tuple2<c64, f64>{r, cuprum::norm(q) + cuprum::arg(q)};
 }
-#define CUPRUM_INSTANTIATE_complex_misc(NAME) \
-    extern "C" __global__ void NAME(cuprum::Operand<const c64> a, cuprum::Operand<const c64> b, cuprum::Operand<c64> _cout0, cuprum::Operand<f64> _cout1, cuprum::Shape _cshape) { \
-        for (u64 _ci = (u64)blockIdx.x * blockDim.x + threadIdx.x; _ci < _cshape.size; _ci += (u64)gridDim.x * blockDim.x) { \
-            cuprum::Tuple2<c64, f64> _cr = complex_misc_map(_ci, _cshape.size, a.at(_cshape, _ci), b.at(_cshape, _ci)); _cout0.at(_cshape, _ci) = _cr._0; _cout1.at(_cshape, _ci) = _cr._1; \
-        } \
+#define CUPRUM_INSTANTIATE_complex_misc(NAME, VARIANT) \
+    extern "C" __global__ void NAME(cuprum::ew::In<c64, cuprum::ew::VARIANT> _ca0, cuprum::ew::In<c64, cuprum::ew::VARIANT> _ca1, cuprum::ew::Out<c64, cuprum::ew::VARIANT> _co0, cuprum::ew::Out<f64, cuprum::ew::VARIANT> _co1, cuprum::ew::Loop<cuprum::ew::VARIANT> _cloop) { \
+        cuprum::ew::run(_cloop, [&](u64 _ci, c64 a, c64 b, c64& _cout0, f64& _cout1) { cuprum::Tuple2<c64, f64> _cr = complex_misc_map(_ci, _cloop.size, a, b); _cout0 = _cr._0; _cout1 = _cr._1; }, _ca0, _ca1, _co0, _co1); \
     }
 
-CUPRUM_INSTANTIATE_complex_misc(cuprum_elementwise_complex_misc)
+CUPRUM_INSTANTIATE_complex_misc(cuprum_elementwise_complex_misc_contig, contig)
+CUPRUM_INSTANTIATE_complex_misc(cuprum_elementwise_complex_misc_s32, s32)
+CUPRUM_INSTANTIATE_complex_misc(cuprum_elementwise_complex_misc_s64, s64)

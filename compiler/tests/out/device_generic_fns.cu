@@ -2,7 +2,7 @@
 #include <cuprum/types.h>
 #include <cuprum/math.h>
 #include <cuprum/thread.h>
-#include <cuprum/kernel.h>
+#include <cuprum/elementwise.h>
 
 template <typename T>
 __device__ T lerp(T a, T b, T t);
@@ -57,11 +57,11 @@ __device__ __forceinline__ f32 sum_of_squares_map(u64 _ci, u64 _cn, f32 x, f32 s
     f32 square_1 = square(x);
     return square_1 + cuprum_fn_norm(shape, shape);
 }
-#define CUPRUM_INSTANTIATE_sum_of_squares(NAME) \
-    extern "C" __global__ void NAME(cuprum::Operand<const f32> x, cuprum::Operand<const f32> shape, cuprum::Operand<f32> _cout0, cuprum::Shape _cshape) { \
-        for (u64 _ci = (u64)blockIdx.x * blockDim.x + threadIdx.x; _ci < _cshape.size; _ci += (u64)gridDim.x * blockDim.x) { \
-            _cout0.at(_cshape, _ci) = sum_of_squares_map(_ci, _cshape.size, x.at(_cshape, _ci), shape.at(_cshape, _ci)); \
-        } \
+#define CUPRUM_INSTANTIATE_sum_of_squares(NAME, VARIANT) \
+    extern "C" __global__ void NAME(cuprum::ew::In<f32, cuprum::ew::VARIANT> _ca0, cuprum::ew::In<f32, cuprum::ew::VARIANT> _ca1, cuprum::ew::Out<f32, cuprum::ew::VARIANT> _co0, cuprum::ew::Loop<cuprum::ew::VARIANT> _cloop) { \
+        cuprum::ew::run(_cloop, [&](u64 _ci, f32 x, f32 shape, f32& _cout0) { _cout0 = sum_of_squares_map(_ci, _cloop.size, x, shape); }, _ca0, _ca1, _co0); \
     }
 
-CUPRUM_INSTANTIATE_sum_of_squares(cuprum_elementwise_sum_of_squares)
+CUPRUM_INSTANTIATE_sum_of_squares(cuprum_elementwise_sum_of_squares_contig, contig)
+CUPRUM_INSTANTIATE_sum_of_squares(cuprum_elementwise_sum_of_squares_s32, s32)
+CUPRUM_INSTANTIATE_sum_of_squares(cuprum_elementwise_sum_of_squares_s64, s64)

@@ -2,7 +2,7 @@
 #include <cuprum/types.h>
 #include <cuprum/arith.h>
 #include <cuprum/thread.h>
-#include <cuprum/kernel.h>
+#include <cuprum/elementwise.h>
 
 __device__ f32 safe_div(f32 a, f32 b);
 __device__ i64 clamp_index(i64 i, i64 n);
@@ -42,11 +42,11 @@ __device__ __forceinline__ f32 relu_or_return_map(u64 _ci, u64 _cn, f32 x) {
     }
     return x;
 }
-#define CUPRUM_INSTANTIATE_relu_or_return(NAME) \
-    extern "C" __global__ void NAME(cuprum::Operand<const f32> x, cuprum::Operand<f32> _cout0, cuprum::Shape _cshape) { \
-        for (u64 _ci = (u64)blockIdx.x * blockDim.x + threadIdx.x; _ci < _cshape.size; _ci += (u64)gridDim.x * blockDim.x) { \
-            _cout0.at(_cshape, _ci) = relu_or_return_map(_ci, _cshape.size, x.at(_cshape, _ci)); \
-        } \
+#define CUPRUM_INSTANTIATE_relu_or_return(NAME, VARIANT) \
+    extern "C" __global__ void NAME(cuprum::ew::In<f32, cuprum::ew::VARIANT> _ca0, cuprum::ew::Out<f32, cuprum::ew::VARIANT> _co0, cuprum::ew::Loop<cuprum::ew::VARIANT> _cloop) { \
+        cuprum::ew::run(_cloop, [&](u64 _ci, f32 x, f32& _cout0) { _cout0 = relu_or_return_map(_ci, _cloop.size, x); }, _ca0, _co0); \
     }
 
-CUPRUM_INSTANTIATE_relu_or_return(cuprum_elementwise_relu_or_return)
+CUPRUM_INSTANTIATE_relu_or_return(cuprum_elementwise_relu_or_return_contig, contig)
+CUPRUM_INSTANTIATE_relu_or_return(cuprum_elementwise_relu_or_return_s32, s32)
+CUPRUM_INSTANTIATE_relu_or_return(cuprum_elementwise_relu_or_return_s64, s64)

@@ -2,7 +2,7 @@
 #include <cuprum/types.h>
 #include <cuprum/arith.h>
 #include <cuprum/math.h>
-#include <cuprum/kernel.h>
+#include <cuprum/elementwise.h>
 
 template <typename T>
 __device__ __forceinline__ cuprum::Tuple2<T, T> floor_divmod_map(u64 _ci, u64 _cn, T a, T b) {
@@ -14,25 +14,27 @@ __device__ __forceinline__ cuprum::Tuple2<T, T> floor_divmod_map(u64 _ci, u64 _c
         return cuprum::Tuple2<T, T>{q, r};
     }
 }
-#define CUPRUM_INSTANTIATE_floor_divmod(NAME, T) \
-    extern "C" __global__ void NAME(cuprum::Operand<const T> a, cuprum::Operand<const T> b, cuprum::Operand<T> _cout0, cuprum::Operand<T> _cout1, cuprum::Shape _cshape) { \
-        for (u64 _ci = (u64)blockIdx.x * blockDim.x + threadIdx.x; _ci < _cshape.size; _ci += (u64)gridDim.x * blockDim.x) { \
-            cuprum::Tuple2<T, T> _cr = floor_divmod_map<T>(_ci, _cshape.size, a.at(_cshape, _ci), b.at(_cshape, _ci)); _cout0.at(_cshape, _ci) = _cr._0; _cout1.at(_cshape, _ci) = _cr._1; \
-        } \
+#define CUPRUM_INSTANTIATE_floor_divmod(NAME, VARIANT, T) \
+    extern "C" __global__ void NAME(cuprum::ew::In<T, cuprum::ew::VARIANT> _ca0, cuprum::ew::In<T, cuprum::ew::VARIANT> _ca1, cuprum::ew::Out<T, cuprum::ew::VARIANT> _co0, cuprum::ew::Out<T, cuprum::ew::VARIANT> _co1, cuprum::ew::Loop<cuprum::ew::VARIANT> _cloop) { \
+        cuprum::ew::run(_cloop, [&](u64 _ci, T a, T b, T& _cout0, T& _cout1) { cuprum::Tuple2<T, T> _cr = floor_divmod_map<T>(_ci, _cloop.size, a, b); _cout0 = _cr._0; _cout1 = _cr._1; }, _ca0, _ca1, _co0, _co1); \
     }
 
-CUPRUM_INSTANTIATE_floor_divmod(cuprum_elementwise_floor_divmod__i32, i32)
-CUPRUM_INSTANTIATE_floor_divmod(cuprum_elementwise_floor_divmod__i64, i64)
+CUPRUM_INSTANTIATE_floor_divmod(cuprum_elementwise_floor_divmod_contig__i32, contig, i32)
+CUPRUM_INSTANTIATE_floor_divmod(cuprum_elementwise_floor_divmod_s32__i32, s32, i32)
+CUPRUM_INSTANTIATE_floor_divmod(cuprum_elementwise_floor_divmod_s64__i32, s64, i32)
+CUPRUM_INSTANTIATE_floor_divmod(cuprum_elementwise_floor_divmod_contig__i64, contig, i64)
+CUPRUM_INSTANTIATE_floor_divmod(cuprum_elementwise_floor_divmod_s32__i64, s32, i64)
+CUPRUM_INSTANTIATE_floor_divmod(cuprum_elementwise_floor_divmod_s64__i64, s64, i64)
 
 __device__ __forceinline__ cuprum::Tuple3<f64, f64, bool> split_float_map(u64 _ci, u64 _cn, f64 x) {
     f64 whole = cuprum::trunc(x);
     return cuprum::Tuple3<f64, f64, bool>{whole, x - whole, cuprum::is_sign_negative(x)};
 }
-#define CUPRUM_INSTANTIATE_split_float(NAME) \
-    extern "C" __global__ void NAME(cuprum::Operand<const f64> x, cuprum::Operand<f64> _cout0, cuprum::Operand<f64> _cout1, cuprum::Operand<bool> _cout2, cuprum::Shape _cshape) { \
-        for (u64 _ci = (u64)blockIdx.x * blockDim.x + threadIdx.x; _ci < _cshape.size; _ci += (u64)gridDim.x * blockDim.x) { \
-            cuprum::Tuple3<f64, f64, bool> _cr = split_float_map(_ci, _cshape.size, x.at(_cshape, _ci)); _cout0.at(_cshape, _ci) = _cr._0; _cout1.at(_cshape, _ci) = _cr._1; _cout2.at(_cshape, _ci) = _cr._2; \
-        } \
+#define CUPRUM_INSTANTIATE_split_float(NAME, VARIANT) \
+    extern "C" __global__ void NAME(cuprum::ew::In<f64, cuprum::ew::VARIANT> _ca0, cuprum::ew::Out<f64, cuprum::ew::VARIANT> _co0, cuprum::ew::Out<f64, cuprum::ew::VARIANT> _co1, cuprum::ew::Out<bool, cuprum::ew::VARIANT> _co2, cuprum::ew::Loop<cuprum::ew::VARIANT> _cloop) { \
+        cuprum::ew::run(_cloop, [&](u64 _ci, f64 x, f64& _cout0, f64& _cout1, bool& _cout2) { cuprum::Tuple3<f64, f64, bool> _cr = split_float_map(_ci, _cloop.size, x); _cout0 = _cr._0; _cout1 = _cr._1; _cout2 = _cr._2; }, _ca0, _co0, _co1, _co2); \
     }
 
-CUPRUM_INSTANTIATE_split_float(cuprum_elementwise_split_float)
+CUPRUM_INSTANTIATE_split_float(cuprum_elementwise_split_float_contig, contig)
+CUPRUM_INSTANTIATE_split_float(cuprum_elementwise_split_float_s32, s32)
+CUPRUM_INSTANTIATE_split_float(cuprum_elementwise_split_float_s64, s64)

@@ -2,7 +2,7 @@
 #include <cuprum/types.h>
 #include <cuprum/arith.h>
 #include <cuprum/math.h>
-#include <cuprum/kernel.h>
+#include <cuprum/elementwise.h>
 
 __device__ __forceinline__ cuprum::Tuple3<f32, f64, i64> constants_map(u64 _ci, u64 _cn, f32 x, i32 n) {
     f32 big;
@@ -22,14 +22,14 @@ __device__ __forceinline__ cuprum::Tuple3<f32, f64, i64> constants_map(u64 _ci, 
     i64 ints = cuprum::add(cuprum::add(cuprum::add(cuprum::add(cuprum::add(cuprum::add(cuprum::add((i64)cuprum::sub(cuprum::num<i32>::max_value(), n), cuprum::div(cuprum::num<i64>::min_value(), 2ll)), (i64)cuprum::num<u8>::max_value()), (i64)cuprum::num<i8>::min_value()), (i64)32u), (i64)64u), (i64)cuprum::num<i16>::max_value()), (i64)cuprum::num<u64>::min_value());
     return cuprum::Tuple3<f32, f64, i64>{nan_free + cuprum::num<f32>::pi(), angle, ints};
 }
-#define CUPRUM_INSTANTIATE_constants(NAME) \
-    extern "C" __global__ void NAME(cuprum::Operand<const f32> x, cuprum::Operand<const i32> n, cuprum::Operand<f32> _cout0, cuprum::Operand<f64> _cout1, cuprum::Operand<i64> _cout2, cuprum::Shape _cshape) { \
-        for (u64 _ci = (u64)blockIdx.x * blockDim.x + threadIdx.x; _ci < _cshape.size; _ci += (u64)gridDim.x * blockDim.x) { \
-            cuprum::Tuple3<f32, f64, i64> _cr = constants_map(_ci, _cshape.size, x.at(_cshape, _ci), n.at(_cshape, _ci)); _cout0.at(_cshape, _ci) = _cr._0; _cout1.at(_cshape, _ci) = _cr._1; _cout2.at(_cshape, _ci) = _cr._2; \
-        } \
+#define CUPRUM_INSTANTIATE_constants(NAME, VARIANT) \
+    extern "C" __global__ void NAME(cuprum::ew::In<f32, cuprum::ew::VARIANT> _ca0, cuprum::ew::In<i32, cuprum::ew::VARIANT> _ca1, cuprum::ew::Out<f32, cuprum::ew::VARIANT> _co0, cuprum::ew::Out<f64, cuprum::ew::VARIANT> _co1, cuprum::ew::Out<i64, cuprum::ew::VARIANT> _co2, cuprum::ew::Loop<cuprum::ew::VARIANT> _cloop) { \
+        cuprum::ew::run(_cloop, [&](u64 _ci, f32 x, i32 n, f32& _cout0, f64& _cout1, i64& _cout2) { cuprum::Tuple3<f32, f64, i64> _cr = constants_map(_ci, _cloop.size, x, n); _cout0 = _cr._0; _cout1 = _cr._1; _cout2 = _cr._2; }, _ca0, _ca1, _co0, _co1, _co2); \
     }
 
-CUPRUM_INSTANTIATE_constants(cuprum_elementwise_constants)
+CUPRUM_INSTANTIATE_constants(cuprum_elementwise_constants_contig, contig)
+CUPRUM_INSTANTIATE_constants(cuprum_elementwise_constants_s32, s32)
+CUPRUM_INSTANTIATE_constants(cuprum_elementwise_constants_s64, s64)
 
 __device__ __forceinline__ cuprum::Tuple3<f32, f64, i64> imported_consts_map(u64 _ci, u64 _cn, f32 x, i64 n) {
     f32 a;
@@ -41,11 +41,11 @@ __device__ __forceinline__ cuprum::Tuple3<f32, f64, i64> imported_consts_map(u64
     f64 b = (cuprum::num<f64>::sqrt_2() * 0.5) + cuprum::num<f64>::ln_2();
     return cuprum::Tuple3<f32, f64, i64>{a, b, cuprum::min(n, cuprum::shl(1ll, 40))};
 }
-#define CUPRUM_INSTANTIATE_imported_consts(NAME) \
-    extern "C" __global__ void NAME(cuprum::Operand<const f32> x, cuprum::Operand<const i64> n, cuprum::Operand<f32> _cout0, cuprum::Operand<f64> _cout1, cuprum::Operand<i64> _cout2, cuprum::Shape _cshape) { \
-        for (u64 _ci = (u64)blockIdx.x * blockDim.x + threadIdx.x; _ci < _cshape.size; _ci += (u64)gridDim.x * blockDim.x) { \
-            cuprum::Tuple3<f32, f64, i64> _cr = imported_consts_map(_ci, _cshape.size, x.at(_cshape, _ci), n.at(_cshape, _ci)); _cout0.at(_cshape, _ci) = _cr._0; _cout1.at(_cshape, _ci) = _cr._1; _cout2.at(_cshape, _ci) = _cr._2; \
-        } \
+#define CUPRUM_INSTANTIATE_imported_consts(NAME, VARIANT) \
+    extern "C" __global__ void NAME(cuprum::ew::In<f32, cuprum::ew::VARIANT> _ca0, cuprum::ew::In<i64, cuprum::ew::VARIANT> _ca1, cuprum::ew::Out<f32, cuprum::ew::VARIANT> _co0, cuprum::ew::Out<f64, cuprum::ew::VARIANT> _co1, cuprum::ew::Out<i64, cuprum::ew::VARIANT> _co2, cuprum::ew::Loop<cuprum::ew::VARIANT> _cloop) { \
+        cuprum::ew::run(_cloop, [&](u64 _ci, f32 x, i64 n, f32& _cout0, f64& _cout1, i64& _cout2) { cuprum::Tuple3<f32, f64, i64> _cr = imported_consts_map(_ci, _cloop.size, x, n); _cout0 = _cr._0; _cout1 = _cr._1; _cout2 = _cr._2; }, _ca0, _ca1, _co0, _co1, _co2); \
     }
 
-CUPRUM_INSTANTIATE_imported_consts(cuprum_elementwise_imported_consts)
+CUPRUM_INSTANTIATE_imported_consts(cuprum_elementwise_imported_consts_contig, contig)
+CUPRUM_INSTANTIATE_imported_consts(cuprum_elementwise_imported_consts_s32, s32)
+CUPRUM_INSTANTIATE_imported_consts(cuprum_elementwise_imported_consts_s64, s64)

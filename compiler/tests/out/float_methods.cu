@@ -2,7 +2,7 @@
 #include <cuprum/types.h>
 #include <cuprum/arith.h>
 #include <cuprum/math.h>
-#include <cuprum/kernel.h>
+#include <cuprum/elementwise.h>
 
 __device__ __forceinline__ f32 float_methods_f32_map(u64 _ci, u64 _cn, f32 x, f32 y) {
     f32 a = (((((cuprum::sqrt(x) + cuprum::cbrt(x)) + cuprum::exp(x)) + cuprum::exp2(x)) + cuprum::exp_m1(x)) + cuprum::ln(x)) + cuprum::ln_1p(x);
@@ -21,14 +21,14 @@ __device__ __forceinline__ f32 float_methods_f32_map(u64 _ci, u64 _cn, f32 x, f3
     }
     return ((((((a + b) + c) + d) + e) + f) + g) + h;
 }
-#define CUPRUM_INSTANTIATE_float_methods_f32(NAME) \
-    extern "C" __global__ void NAME(cuprum::Operand<const f32> x, cuprum::Operand<const f32> y, cuprum::Operand<f32> _cout0, cuprum::Shape _cshape) { \
-        for (u64 _ci = (u64)blockIdx.x * blockDim.x + threadIdx.x; _ci < _cshape.size; _ci += (u64)gridDim.x * blockDim.x) { \
-            _cout0.at(_cshape, _ci) = float_methods_f32_map(_ci, _cshape.size, x.at(_cshape, _ci), y.at(_cshape, _ci)); \
-        } \
+#define CUPRUM_INSTANTIATE_float_methods_f32(NAME, VARIANT) \
+    extern "C" __global__ void NAME(cuprum::ew::In<f32, cuprum::ew::VARIANT> _ca0, cuprum::ew::In<f32, cuprum::ew::VARIANT> _ca1, cuprum::ew::Out<f32, cuprum::ew::VARIANT> _co0, cuprum::ew::Loop<cuprum::ew::VARIANT> _cloop) { \
+        cuprum::ew::run(_cloop, [&](u64 _ci, f32 x, f32 y, f32& _cout0) { _cout0 = float_methods_f32_map(_ci, _cloop.size, x, y); }, _ca0, _ca1, _co0); \
     }
 
-CUPRUM_INSTANTIATE_float_methods_f32(cuprum_elementwise_float_methods_f32)
+CUPRUM_INSTANTIATE_float_methods_f32(cuprum_elementwise_float_methods_f32_contig, contig)
+CUPRUM_INSTANTIATE_float_methods_f32(cuprum_elementwise_float_methods_f32_s32, s32)
+CUPRUM_INSTANTIATE_float_methods_f32(cuprum_elementwise_float_methods_f32_s64, s64)
 
 template <typename T>
 __device__ __forceinline__ T float_methods_generic_map(u64 _ci, u64 _cn, T x, T y) {
@@ -41,26 +41,28 @@ __device__ __forceinline__ T float_methods_generic_map(u64 _ci, u64 _cn, T x, T 
         return (a + b) + c;
     }
 }
-#define CUPRUM_INSTANTIATE_float_methods_generic(NAME, T) \
-    extern "C" __global__ void NAME(cuprum::Operand<const T> x, cuprum::Operand<const T> y, cuprum::Operand<T> _cout0, cuprum::Shape _cshape) { \
-        for (u64 _ci = (u64)blockIdx.x * blockDim.x + threadIdx.x; _ci < _cshape.size; _ci += (u64)gridDim.x * blockDim.x) { \
-            _cout0.at(_cshape, _ci) = float_methods_generic_map<T>(_ci, _cshape.size, x.at(_cshape, _ci), y.at(_cshape, _ci)); \
-        } \
+#define CUPRUM_INSTANTIATE_float_methods_generic(NAME, VARIANT, T) \
+    extern "C" __global__ void NAME(cuprum::ew::In<T, cuprum::ew::VARIANT> _ca0, cuprum::ew::In<T, cuprum::ew::VARIANT> _ca1, cuprum::ew::Out<T, cuprum::ew::VARIANT> _co0, cuprum::ew::Loop<cuprum::ew::VARIANT> _cloop) { \
+        cuprum::ew::run(_cloop, [&](u64 _ci, T x, T y, T& _cout0) { _cout0 = float_methods_generic_map<T>(_ci, _cloop.size, x, y); }, _ca0, _ca1, _co0); \
     }
 
-CUPRUM_INSTANTIATE_float_methods_generic(cuprum_elementwise_float_methods_generic__f64, f64)
-CUPRUM_INSTANTIATE_float_methods_generic(cuprum_elementwise_float_methods_generic__f16, f16)
+CUPRUM_INSTANTIATE_float_methods_generic(cuprum_elementwise_float_methods_generic_contig__f64, contig, f64)
+CUPRUM_INSTANTIATE_float_methods_generic(cuprum_elementwise_float_methods_generic_s32__f64, s32, f64)
+CUPRUM_INSTANTIATE_float_methods_generic(cuprum_elementwise_float_methods_generic_s64__f64, s64, f64)
+CUPRUM_INSTANTIATE_float_methods_generic(cuprum_elementwise_float_methods_generic_contig__f16, contig, f16)
+CUPRUM_INSTANTIATE_float_methods_generic(cuprum_elementwise_float_methods_generic_s32__f16, s32, f16)
+CUPRUM_INSTANTIATE_float_methods_generic(cuprum_elementwise_float_methods_generic_s64__f16, s64, f16)
 
 __device__ __forceinline__ cuprum::Tuple2<u64, f32> flip_sign_bits_map(u64 _ci, u64 _cn, f64 x) {
     u64 bits = (u64)__double_as_longlong(x) ^ 9223372036854775808ull;
     f32 single = __uint_as_float(((u32)cuprum::shr(bits, 32)) & 2147483647u);
     return cuprum::Tuple2<u64, f32>{bits, single};
 }
-#define CUPRUM_INSTANTIATE_flip_sign_bits(NAME) \
-    extern "C" __global__ void NAME(cuprum::Operand<const f64> x, cuprum::Operand<u64> _cout0, cuprum::Operand<f32> _cout1, cuprum::Shape _cshape) { \
-        for (u64 _ci = (u64)blockIdx.x * blockDim.x + threadIdx.x; _ci < _cshape.size; _ci += (u64)gridDim.x * blockDim.x) { \
-            cuprum::Tuple2<u64, f32> _cr = flip_sign_bits_map(_ci, _cshape.size, x.at(_cshape, _ci)); _cout0.at(_cshape, _ci) = _cr._0; _cout1.at(_cshape, _ci) = _cr._1; \
-        } \
+#define CUPRUM_INSTANTIATE_flip_sign_bits(NAME, VARIANT) \
+    extern "C" __global__ void NAME(cuprum::ew::In<f64, cuprum::ew::VARIANT> _ca0, cuprum::ew::Out<u64, cuprum::ew::VARIANT> _co0, cuprum::ew::Out<f32, cuprum::ew::VARIANT> _co1, cuprum::ew::Loop<cuprum::ew::VARIANT> _cloop) { \
+        cuprum::ew::run(_cloop, [&](u64 _ci, f64 x, u64& _cout0, f32& _cout1) { cuprum::Tuple2<u64, f32> _cr = flip_sign_bits_map(_ci, _cloop.size, x); _cout0 = _cr._0; _cout1 = _cr._1; }, _ca0, _co0, _co1); \
     }
 
-CUPRUM_INSTANTIATE_flip_sign_bits(cuprum_elementwise_flip_sign_bits)
+CUPRUM_INSTANTIATE_flip_sign_bits(cuprum_elementwise_flip_sign_bits_contig, contig)
+CUPRUM_INSTANTIATE_flip_sign_bits(cuprum_elementwise_flip_sign_bits_s32, s32)
+CUPRUM_INSTANTIATE_flip_sign_bits(cuprum_elementwise_flip_sign_bits_s64, s64)

@@ -3,20 +3,20 @@
 #include <cuprum/half.h>
 #include <cuprum/math.h>
 #include <cuprum/thread.h>
-#include <cuprum/kernel.h>
+#include <cuprum/elementwise.h>
 
 __device__ __forceinline__ f16 scale_f16_map(u64 _ci, u64 _cn, f16 x, f32 s) {
     f16 y = cuprum::half_from_f32(cuprum::to_f32(x) * s);
     return y + (y * cuprum::half_from_f32(0.5f));
 }
-#define CUPRUM_INSTANTIATE_scale_f16(NAME) \
-    extern "C" __global__ void NAME(cuprum::Operand<const f16> x, cuprum::Operand<const f32> s, cuprum::Operand<f16> _cout0, cuprum::Shape _cshape) { \
-        for (u64 _ci = (u64)blockIdx.x * blockDim.x + threadIdx.x; _ci < _cshape.size; _ci += (u64)gridDim.x * blockDim.x) { \
-            _cout0.at(_cshape, _ci) = scale_f16_map(_ci, _cshape.size, x.at(_cshape, _ci), s.at(_cshape, _ci)); \
-        } \
+#define CUPRUM_INSTANTIATE_scale_f16(NAME, VARIANT) \
+    extern "C" __global__ void NAME(cuprum::ew::In<f16, cuprum::ew::VARIANT> _ca0, cuprum::ew::In<f32, cuprum::ew::VARIANT> _ca1, cuprum::ew::Out<f16, cuprum::ew::VARIANT> _co0, cuprum::ew::Loop<cuprum::ew::VARIANT> _cloop) { \
+        cuprum::ew::run(_cloop, [&](u64 _ci, f16 x, f32 s, f16& _cout0) { _cout0 = scale_f16_map(_ci, _cloop.size, x, s); }, _ca0, _ca1, _co0); \
     }
 
-CUPRUM_INSTANTIATE_scale_f16(cuprum_elementwise_scale_f16)
+CUPRUM_INSTANTIATE_scale_f16(cuprum_elementwise_scale_f16_contig, contig)
+CUPRUM_INSTANTIATE_scale_f16(cuprum_elementwise_scale_f16_s32, s32)
+CUPRUM_INSTANTIATE_scale_f16(cuprum_elementwise_scale_f16_s64, s64)
 
 template <typename T>
 __device__ __forceinline__ T gelu_map(u64 _ci, u64 _cn, T x) {
@@ -25,16 +25,20 @@ __device__ __forceinline__ T gelu_map(u64 _ci, u64 _cn, T x) {
     T half = cuprum::num<T>::from_f64(0.5);
     return (half * x) * (cuprum::num<T>::one() + cuprum::tanh(c * (x + (((k * x) * x) * x))));
 }
-#define CUPRUM_INSTANTIATE_gelu(NAME, T) \
-    extern "C" __global__ void NAME(cuprum::Operand<const T> x, cuprum::Operand<T> _cout0, cuprum::Shape _cshape) { \
-        for (u64 _ci = (u64)blockIdx.x * blockDim.x + threadIdx.x; _ci < _cshape.size; _ci += (u64)gridDim.x * blockDim.x) { \
-            _cout0.at(_cshape, _ci) = gelu_map<T>(_ci, _cshape.size, x.at(_cshape, _ci)); \
-        } \
+#define CUPRUM_INSTANTIATE_gelu(NAME, VARIANT, T) \
+    extern "C" __global__ void NAME(cuprum::ew::In<T, cuprum::ew::VARIANT> _ca0, cuprum::ew::Out<T, cuprum::ew::VARIANT> _co0, cuprum::ew::Loop<cuprum::ew::VARIANT> _cloop) { \
+        cuprum::ew::run(_cloop, [&](u64 _ci, T x, T& _cout0) { _cout0 = gelu_map<T>(_ci, _cloop.size, x); }, _ca0, _co0); \
     }
 
-CUPRUM_INSTANTIATE_gelu(cuprum_elementwise_gelu__f16, f16)
-CUPRUM_INSTANTIATE_gelu(cuprum_elementwise_gelu__bf16, bf16)
-CUPRUM_INSTANTIATE_gelu(cuprum_elementwise_gelu__f32, f32)
+CUPRUM_INSTANTIATE_gelu(cuprum_elementwise_gelu_contig__f16, contig, f16)
+CUPRUM_INSTANTIATE_gelu(cuprum_elementwise_gelu_s32__f16, s32, f16)
+CUPRUM_INSTANTIATE_gelu(cuprum_elementwise_gelu_s64__f16, s64, f16)
+CUPRUM_INSTANTIATE_gelu(cuprum_elementwise_gelu_contig__bf16, contig, bf16)
+CUPRUM_INSTANTIATE_gelu(cuprum_elementwise_gelu_s32__bf16, s32, bf16)
+CUPRUM_INSTANTIATE_gelu(cuprum_elementwise_gelu_s64__bf16, s64, bf16)
+CUPRUM_INSTANTIATE_gelu(cuprum_elementwise_gelu_contig__f32, contig, f32)
+CUPRUM_INSTANTIATE_gelu(cuprum_elementwise_gelu_s32__f32, s32, f32)
+CUPRUM_INSTANTIATE_gelu(cuprum_elementwise_gelu_s64__f32, s64, f32)
 
 __device__ __forceinline__ void clamp_bf16_body(cuprum::Slice<bf16> x, bf16 lo, bf16 hi, u32 n) {
     u32 i = cuprum::grid_1d();

@@ -2,7 +2,7 @@
 #include <cuprum/types.h>
 #include <cuprum/arith.h>
 #include <cuprum/math.h>
-#include <cuprum/kernel.h>
+#include <cuprum/elementwise.h>
 
 __device__ __forceinline__ cuprum::Tuple2<u32, u32> int_methods_u32_map(u64 _ci, u64 _cn, u32 x, u32 y) {
     u32 a = cuprum::wrapping_mul(cuprum::wrapping_sub(cuprum::wrapping_add(x, y), 7u), 3u) ^ cuprum::wrapping_neg(x);
@@ -18,14 +18,14 @@ __device__ __forceinline__ cuprum::Tuple2<u32, u32> int_methods_u32_map(u64 _ci,
     }
     return cuprum::Tuple2<u32, u32>{a ^ d, ((b + c) + e) + f};
 }
-#define CUPRUM_INSTANTIATE_int_methods_u32(NAME) \
-    extern "C" __global__ void NAME(cuprum::Operand<const u32> x, cuprum::Operand<const u32> y, cuprum::Operand<u32> _cout0, cuprum::Operand<u32> _cout1, cuprum::Shape _cshape) { \
-        for (u64 _ci = (u64)blockIdx.x * blockDim.x + threadIdx.x; _ci < _cshape.size; _ci += (u64)gridDim.x * blockDim.x) { \
-            cuprum::Tuple2<u32, u32> _cr = int_methods_u32_map(_ci, _cshape.size, x.at(_cshape, _ci), y.at(_cshape, _ci)); _cout0.at(_cshape, _ci) = _cr._0; _cout1.at(_cshape, _ci) = _cr._1; \
-        } \
+#define CUPRUM_INSTANTIATE_int_methods_u32(NAME, VARIANT) \
+    extern "C" __global__ void NAME(cuprum::ew::In<u32, cuprum::ew::VARIANT> _ca0, cuprum::ew::In<u32, cuprum::ew::VARIANT> _ca1, cuprum::ew::Out<u32, cuprum::ew::VARIANT> _co0, cuprum::ew::Out<u32, cuprum::ew::VARIANT> _co1, cuprum::ew::Loop<cuprum::ew::VARIANT> _cloop) { \
+        cuprum::ew::run(_cloop, [&](u64 _ci, u32 x, u32 y, u32& _cout0, u32& _cout1) { cuprum::Tuple2<u32, u32> _cr = int_methods_u32_map(_ci, _cloop.size, x, y); _cout0 = _cr._0; _cout1 = _cr._1; }, _ca0, _ca1, _co0, _co1); \
     }
 
-CUPRUM_INSTANTIATE_int_methods_u32(cuprum_elementwise_int_methods_u32)
+CUPRUM_INSTANTIATE_int_methods_u32(cuprum_elementwise_int_methods_u32_contig, contig)
+CUPRUM_INSTANTIATE_int_methods_u32(cuprum_elementwise_int_methods_u32_s32, s32)
+CUPRUM_INSTANTIATE_int_methods_u32(cuprum_elementwise_int_methods_u32_s64, s64)
 
 __device__ __forceinline__ cuprum::Tuple3<i8, u32, i16> int_methods_i8_map(u64 _ci, u64 _cn, i8 x, i8 y) {
     i8 a = cuprum::wrapping_neg(cuprum::abs(cuprum::saturating_sub(cuprum::wrapping_add(x, y), (i8)100)));
@@ -33,14 +33,14 @@ __device__ __forceinline__ cuprum::Tuple3<i8, u32, i16> int_methods_i8_map(u64 _
     i16 c = cuprum::pow(cuprum::rotate_left(cuprum::saturating_add((i16)x, cuprum::num<i16>::max_value()), 9u), 2u);
     return cuprum::Tuple3<i8, u32, i16>{a, b, c};
 }
-#define CUPRUM_INSTANTIATE_int_methods_i8(NAME) \
-    extern "C" __global__ void NAME(cuprum::Operand<const i8> x, cuprum::Operand<const i8> y, cuprum::Operand<i8> _cout0, cuprum::Operand<u32> _cout1, cuprum::Operand<i16> _cout2, cuprum::Shape _cshape) { \
-        for (u64 _ci = (u64)blockIdx.x * blockDim.x + threadIdx.x; _ci < _cshape.size; _ci += (u64)gridDim.x * blockDim.x) { \
-            cuprum::Tuple3<i8, u32, i16> _cr = int_methods_i8_map(_ci, _cshape.size, x.at(_cshape, _ci), y.at(_cshape, _ci)); _cout0.at(_cshape, _ci) = _cr._0; _cout1.at(_cshape, _ci) = _cr._1; _cout2.at(_cshape, _ci) = _cr._2; \
-        } \
+#define CUPRUM_INSTANTIATE_int_methods_i8(NAME, VARIANT) \
+    extern "C" __global__ void NAME(cuprum::ew::In<i8, cuprum::ew::VARIANT> _ca0, cuprum::ew::In<i8, cuprum::ew::VARIANT> _ca1, cuprum::ew::Out<i8, cuprum::ew::VARIANT> _co0, cuprum::ew::Out<u32, cuprum::ew::VARIANT> _co1, cuprum::ew::Out<i16, cuprum::ew::VARIANT> _co2, cuprum::ew::Loop<cuprum::ew::VARIANT> _cloop) { \
+        cuprum::ew::run(_cloop, [&](u64 _ci, i8 x, i8 y, i8& _cout0, u32& _cout1, i16& _cout2) { cuprum::Tuple3<i8, u32, i16> _cr = int_methods_i8_map(_ci, _cloop.size, x, y); _cout0 = _cr._0; _cout1 = _cr._1; _cout2 = _cr._2; }, _ca0, _ca1, _co0, _co1, _co2); \
     }
 
-CUPRUM_INSTANTIATE_int_methods_i8(cuprum_elementwise_int_methods_i8)
+CUPRUM_INSTANTIATE_int_methods_i8(cuprum_elementwise_int_methods_i8_contig, contig)
+CUPRUM_INSTANTIATE_int_methods_i8(cuprum_elementwise_int_methods_i8_s32, s32)
+CUPRUM_INSTANTIATE_int_methods_i8(cuprum_elementwise_int_methods_i8_s64, s64)
 
 template <typename T>
 __device__ __forceinline__ cuprum::Tuple2<T, u32> int_methods_generic_map(u64 _ci, u64 _cn, T x, T y) {
@@ -48,12 +48,14 @@ __device__ __forceinline__ cuprum::Tuple2<T, u32> int_methods_generic_map(u64 _c
     u32 n = (cuprum::count_ones(x) + cuprum::trailing_zeros(y)) + cuprum::leading_zeros(x);
     return cuprum::Tuple2<T, u32>{cuprum::max(cuprum::min(a, y), x), n};
 }
-#define CUPRUM_INSTANTIATE_int_methods_generic(NAME, T) \
-    extern "C" __global__ void NAME(cuprum::Operand<const T> x, cuprum::Operand<const T> y, cuprum::Operand<T> _cout0, cuprum::Operand<u32> _cout1, cuprum::Shape _cshape) { \
-        for (u64 _ci = (u64)blockIdx.x * blockDim.x + threadIdx.x; _ci < _cshape.size; _ci += (u64)gridDim.x * blockDim.x) { \
-            cuprum::Tuple2<T, u32> _cr = int_methods_generic_map<T>(_ci, _cshape.size, x.at(_cshape, _ci), y.at(_cshape, _ci)); _cout0.at(_cshape, _ci) = _cr._0; _cout1.at(_cshape, _ci) = _cr._1; \
-        } \
+#define CUPRUM_INSTANTIATE_int_methods_generic(NAME, VARIANT, T) \
+    extern "C" __global__ void NAME(cuprum::ew::In<T, cuprum::ew::VARIANT> _ca0, cuprum::ew::In<T, cuprum::ew::VARIANT> _ca1, cuprum::ew::Out<T, cuprum::ew::VARIANT> _co0, cuprum::ew::Out<u32, cuprum::ew::VARIANT> _co1, cuprum::ew::Loop<cuprum::ew::VARIANT> _cloop) { \
+        cuprum::ew::run(_cloop, [&](u64 _ci, T x, T y, T& _cout0, u32& _cout1) { cuprum::Tuple2<T, u32> _cr = int_methods_generic_map<T>(_ci, _cloop.size, x, y); _cout0 = _cr._0; _cout1 = _cr._1; }, _ca0, _ca1, _co0, _co1); \
     }
 
-CUPRUM_INSTANTIATE_int_methods_generic(cuprum_elementwise_int_methods_generic__u8, u8)
-CUPRUM_INSTANTIATE_int_methods_generic(cuprum_elementwise_int_methods_generic__i64, i64)
+CUPRUM_INSTANTIATE_int_methods_generic(cuprum_elementwise_int_methods_generic_contig__u8, contig, u8)
+CUPRUM_INSTANTIATE_int_methods_generic(cuprum_elementwise_int_methods_generic_s32__u8, s32, u8)
+CUPRUM_INSTANTIATE_int_methods_generic(cuprum_elementwise_int_methods_generic_s64__u8, s64, u8)
+CUPRUM_INSTANTIATE_int_methods_generic(cuprum_elementwise_int_methods_generic_contig__i64, contig, i64)
+CUPRUM_INSTANTIATE_int_methods_generic(cuprum_elementwise_int_methods_generic_s32__i64, s32, i64)
+CUPRUM_INSTANTIATE_int_methods_generic(cuprum_elementwise_int_methods_generic_s64__i64, s64, i64)

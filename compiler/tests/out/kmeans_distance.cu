@@ -3,7 +3,7 @@
 #include <cuprum/math.h>
 #include <cuprum/atomic.h>
 #include <cuprum/thread.h>
-#include <cuprum/kernel.h>
+#include <cuprum/elementwise.h>
 
 template <typename T>
 __device__ __forceinline__ T squared_distance_map(u64 _ci, u64 _cn, T x, T y, T cx, T cy) {
@@ -11,15 +11,17 @@ __device__ __forceinline__ T squared_distance_map(u64 _ci, u64 _cn, T x, T y, T 
     T dy = y - cy;
     return (dx * dx) + (dy * dy);
 }
-#define CUPRUM_INSTANTIATE_squared_distance(NAME, T) \
-    extern "C" __global__ void NAME(cuprum::Operand<const T> x, cuprum::Operand<const T> y, cuprum::Operand<const T> cx, cuprum::Operand<const T> cy, cuprum::Operand<T> _cout0, cuprum::Shape _cshape) { \
-        for (u64 _ci = (u64)blockIdx.x * blockDim.x + threadIdx.x; _ci < _cshape.size; _ci += (u64)gridDim.x * blockDim.x) { \
-            _cout0.at(_cshape, _ci) = squared_distance_map<T>(_ci, _cshape.size, x.at(_cshape, _ci), y.at(_cshape, _ci), cx.at(_cshape, _ci), cy.at(_cshape, _ci)); \
-        } \
+#define CUPRUM_INSTANTIATE_squared_distance(NAME, VARIANT, T) \
+    extern "C" __global__ void NAME(cuprum::ew::In<T, cuprum::ew::VARIANT> _ca0, cuprum::ew::In<T, cuprum::ew::VARIANT> _ca1, cuprum::ew::In<T, cuprum::ew::VARIANT> _ca2, cuprum::ew::In<T, cuprum::ew::VARIANT> _ca3, cuprum::ew::Out<T, cuprum::ew::VARIANT> _co0, cuprum::ew::Loop<cuprum::ew::VARIANT> _cloop) { \
+        cuprum::ew::run(_cloop, [&](u64 _ci, T x, T y, T cx, T cy, T& _cout0) { _cout0 = squared_distance_map<T>(_ci, _cloop.size, x, y, cx, cy); }, _ca0, _ca1, _ca2, _ca3, _co0); \
     }
 
-CUPRUM_INSTANTIATE_squared_distance(cuprum_elementwise_squared_distance__f32, f32)
-CUPRUM_INSTANTIATE_squared_distance(cuprum_elementwise_squared_distance__f64, f64)
+CUPRUM_INSTANTIATE_squared_distance(cuprum_elementwise_squared_distance_contig__f32, contig, f32)
+CUPRUM_INSTANTIATE_squared_distance(cuprum_elementwise_squared_distance_s32__f32, s32, f32)
+CUPRUM_INSTANTIATE_squared_distance(cuprum_elementwise_squared_distance_s64__f32, s64, f32)
+CUPRUM_INSTANTIATE_squared_distance(cuprum_elementwise_squared_distance_contig__f64, contig, f64)
+CUPRUM_INSTANTIATE_squared_distance(cuprum_elementwise_squared_distance_s32__f64, s32, f64)
+CUPRUM_INSTANTIATE_squared_distance(cuprum_elementwise_squared_distance_s64__f64, s64, f64)
 
 template <typename T>
 __device__ __forceinline__ void assign_clusters_body(cuprum::View<const T, 2> points, cuprum::View<const T, 2> centers, cuprum::Slice<i32> labels, cuprum::Slice<u32> counts) {

@@ -3,7 +3,7 @@
 #include <cuprum/arith.h>
 #include <cuprum/math.h>
 #include <cuprum/thread.h>
-#include <cuprum/kernel.h>
+#include <cuprum/elementwise.h>
 
 __device__ f32 dot4(cuprum::Array<f32, 4> a, cuprum::Array<f32, 4> b);
 __device__ f32 sum_slice(cuprum::Slice<const f32> xs);
@@ -84,15 +84,17 @@ __device__ __forceinline__ T poly_map(u64 _ci, u64 _cn, T x) {
     cuprum::Array<cuprum::Array<u8, 2>, 2> grid = cuprum::Array<cuprum::Array<u8, 2>, 2>{{cuprum::Array<u8, 2>{{(u8)1, (u8)2}}, cuprum::Array<u8, 2>{{(u8)3, (u8)4}}}};
     return acc + cuprum::num<T>::from_f64((f64)grid[1ull][0ull]);
 }
-#define CUPRUM_INSTANTIATE_poly(NAME, T) \
-    extern "C" __global__ void NAME(cuprum::Operand<const T> x, cuprum::Operand<T> _cout0, cuprum::Shape _cshape) { \
-        for (u64 _ci = (u64)blockIdx.x * blockDim.x + threadIdx.x; _ci < _cshape.size; _ci += (u64)gridDim.x * blockDim.x) { \
-            _cout0.at(_cshape, _ci) = poly_map<T>(_ci, _cshape.size, x.at(_cshape, _ci)); \
-        } \
+#define CUPRUM_INSTANTIATE_poly(NAME, VARIANT, T) \
+    extern "C" __global__ void NAME(cuprum::ew::In<T, cuprum::ew::VARIANT> _ca0, cuprum::ew::Out<T, cuprum::ew::VARIANT> _co0, cuprum::ew::Loop<cuprum::ew::VARIANT> _cloop) { \
+        cuprum::ew::run(_cloop, [&](u64 _ci, T x, T& _cout0) { _cout0 = poly_map<T>(_ci, _cloop.size, x); }, _ca0, _co0); \
     }
 
-CUPRUM_INSTANTIATE_poly(cuprum_elementwise_poly__f32, f32)
-CUPRUM_INSTANTIATE_poly(cuprum_elementwise_poly__f64, f64)
+CUPRUM_INSTANTIATE_poly(cuprum_elementwise_poly_contig__f32, contig, f32)
+CUPRUM_INSTANTIATE_poly(cuprum_elementwise_poly_s32__f32, s32, f32)
+CUPRUM_INSTANTIATE_poly(cuprum_elementwise_poly_s64__f32, s64, f32)
+CUPRUM_INSTANTIATE_poly(cuprum_elementwise_poly_contig__f64, contig, f64)
+CUPRUM_INSTANTIATE_poly(cuprum_elementwise_poly_s32__f64, s32, f64)
+CUPRUM_INSTANTIATE_poly(cuprum_elementwise_poly_s64__f64, s64, f64)
 
 __device__ void bump4(f32* a, f32 v) {
     {

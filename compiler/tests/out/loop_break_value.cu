@@ -2,7 +2,7 @@
 #include <cuprum/types.h>
 #include <cuprum/arith.h>
 #include <cuprum/math.h>
-#include <cuprum/kernel.h>
+#include <cuprum/elementwise.h>
 
 __device__ u32 first_set_bit(u32 x);
 
@@ -26,14 +26,14 @@ __device__ __forceinline__ f64 newton_sqrt_map(u64 _ci, u64 _cn, f64 x) {
     }
     return r;
 }
-#define CUPRUM_INSTANTIATE_newton_sqrt(NAME) \
-    extern "C" __global__ void NAME(cuprum::Operand<const f64> x, cuprum::Operand<f64> _cout0, cuprum::Shape _cshape) { \
-        for (u64 _ci = (u64)blockIdx.x * blockDim.x + threadIdx.x; _ci < _cshape.size; _ci += (u64)gridDim.x * blockDim.x) { \
-            _cout0.at(_cshape, _ci) = newton_sqrt_map(_ci, _cshape.size, x.at(_cshape, _ci)); \
-        } \
+#define CUPRUM_INSTANTIATE_newton_sqrt(NAME, VARIANT) \
+    extern "C" __global__ void NAME(cuprum::ew::In<f64, cuprum::ew::VARIANT> _ca0, cuprum::ew::Out<f64, cuprum::ew::VARIANT> _co0, cuprum::ew::Loop<cuprum::ew::VARIANT> _cloop) { \
+        cuprum::ew::run(_cloop, [&](u64 _ci, f64 x, f64& _cout0) { _cout0 = newton_sqrt_map(_ci, _cloop.size, x); }, _ca0, _co0); \
     }
 
-CUPRUM_INSTANTIATE_newton_sqrt(cuprum_elementwise_newton_sqrt)
+CUPRUM_INSTANTIATE_newton_sqrt(cuprum_elementwise_newton_sqrt_contig, contig)
+CUPRUM_INSTANTIATE_newton_sqrt(cuprum_elementwise_newton_sqrt_s32, s32)
+CUPRUM_INSTANTIATE_newton_sqrt(cuprum_elementwise_newton_sqrt_s64, s64)
 
 __device__ u32 first_set_bit(u32 x) {
     u32 i = 0u;
@@ -59,11 +59,11 @@ __device__ __forceinline__ u32 lowest_bit_map(u64 _ci, u64 _cn, u32 x) {
     }
     return first_set_bit(x) + spins;
 }
-#define CUPRUM_INSTANTIATE_lowest_bit(NAME) \
-    extern "C" __global__ void NAME(cuprum::Operand<const u32> x, cuprum::Operand<u32> _cout0, cuprum::Shape _cshape) { \
-        for (u64 _ci = (u64)blockIdx.x * blockDim.x + threadIdx.x; _ci < _cshape.size; _ci += (u64)gridDim.x * blockDim.x) { \
-            _cout0.at(_cshape, _ci) = lowest_bit_map(_ci, _cshape.size, x.at(_cshape, _ci)); \
-        } \
+#define CUPRUM_INSTANTIATE_lowest_bit(NAME, VARIANT) \
+    extern "C" __global__ void NAME(cuprum::ew::In<u32, cuprum::ew::VARIANT> _ca0, cuprum::ew::Out<u32, cuprum::ew::VARIANT> _co0, cuprum::ew::Loop<cuprum::ew::VARIANT> _cloop) { \
+        cuprum::ew::run(_cloop, [&](u64 _ci, u32 x, u32& _cout0) { _cout0 = lowest_bit_map(_ci, _cloop.size, x); }, _ca0, _co0); \
     }
 
-CUPRUM_INSTANTIATE_lowest_bit(cuprum_elementwise_lowest_bit)
+CUPRUM_INSTANTIATE_lowest_bit(cuprum_elementwise_lowest_bit_contig, contig)
+CUPRUM_INSTANTIATE_lowest_bit(cuprum_elementwise_lowest_bit_s32, s32)
+CUPRUM_INSTANTIATE_lowest_bit(cuprum_elementwise_lowest_bit_s64, s64)

@@ -3,7 +3,7 @@
 #include <cuprum/arith.h>
 #include <cuprum/math.h>
 #include <cuprum/thread.h>
-#include <cuprum/kernel.h>
+#include <cuprum/elementwise.h>
 
 __device__ __forceinline__ i32 classify_map(u64 _ci, u64 _cn, i32 code) {
     const i32 _cm0 = code;
@@ -25,14 +25,14 @@ __device__ __forceinline__ i32 classify_map(u64 _ci, u64 _cn, i32 code) {
         return cuprum::rem(other, 7);
     }
 }
-#define CUPRUM_INSTANTIATE_classify(NAME) \
-    extern "C" __global__ void NAME(cuprum::Operand<const i32> code, cuprum::Operand<i32> _cout0, cuprum::Shape _cshape) { \
-        for (u64 _ci = (u64)blockIdx.x * blockDim.x + threadIdx.x; _ci < _cshape.size; _ci += (u64)gridDim.x * blockDim.x) { \
-            _cout0.at(_cshape, _ci) = classify_map(_ci, _cshape.size, code.at(_cshape, _ci)); \
-        } \
+#define CUPRUM_INSTANTIATE_classify(NAME, VARIANT) \
+    extern "C" __global__ void NAME(cuprum::ew::In<i32, cuprum::ew::VARIANT> _ca0, cuprum::ew::Out<i32, cuprum::ew::VARIANT> _co0, cuprum::ew::Loop<cuprum::ew::VARIANT> _cloop) { \
+        cuprum::ew::run(_cloop, [&](u64 _ci, i32 code, i32& _cout0) { _cout0 = classify_map(_ci, _cloop.size, code); }, _ca0, _co0); \
     }
 
-CUPRUM_INSTANTIATE_classify(cuprum_elementwise_classify)
+CUPRUM_INSTANTIATE_classify(cuprum_elementwise_classify_contig, contig)
+CUPRUM_INSTANTIATE_classify(cuprum_elementwise_classify_s32, s32)
+CUPRUM_INSTANTIATE_classify(cuprum_elementwise_classify_s64, s64)
 
 __device__ __forceinline__ void opcode_body(cuprum::Slice<const u8> ops, cuprum::Slice<i64> acc, u32 n) {
     u32 i = cuprum::grid_1d();
@@ -69,11 +69,11 @@ __device__ __forceinline__ f32 select_map(u64 _ci, u64 _cn, bool c, f32 a, f32 b
         return b;
     }
 }
-#define CUPRUM_INSTANTIATE_select(NAME) \
-    extern "C" __global__ void NAME(cuprum::Operand<const bool> c, cuprum::Operand<const f32> a, cuprum::Operand<const f32> b, cuprum::Operand<f32> _cout0, cuprum::Shape _cshape) { \
-        for (u64 _ci = (u64)blockIdx.x * blockDim.x + threadIdx.x; _ci < _cshape.size; _ci += (u64)gridDim.x * blockDim.x) { \
-            _cout0.at(_cshape, _ci) = select_map(_ci, _cshape.size, c.at(_cshape, _ci), a.at(_cshape, _ci), b.at(_cshape, _ci)); \
-        } \
+#define CUPRUM_INSTANTIATE_select(NAME, VARIANT) \
+    extern "C" __global__ void NAME(cuprum::ew::In<bool, cuprum::ew::VARIANT> _ca0, cuprum::ew::In<f32, cuprum::ew::VARIANT> _ca1, cuprum::ew::In<f32, cuprum::ew::VARIANT> _ca2, cuprum::ew::Out<f32, cuprum::ew::VARIANT> _co0, cuprum::ew::Loop<cuprum::ew::VARIANT> _cloop) { \
+        cuprum::ew::run(_cloop, [&](u64 _ci, bool c, f32 a, f32 b, f32& _cout0) { _cout0 = select_map(_ci, _cloop.size, c, a, b); }, _ca0, _ca1, _ca2, _co0); \
     }
 
-CUPRUM_INSTANTIATE_select(cuprum_elementwise_select)
+CUPRUM_INSTANTIATE_select(cuprum_elementwise_select_contig, contig)
+CUPRUM_INSTANTIATE_select(cuprum_elementwise_select_s32, s32)
+CUPRUM_INSTANTIATE_select(cuprum_elementwise_select_s64, s64)

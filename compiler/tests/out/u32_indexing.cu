@@ -2,20 +2,20 @@
 #include <cuprum/types.h>
 #include <cuprum/math.h>
 #include <cuprum/thread.h>
-#include <cuprum/kernel.h>
+#include <cuprum/elementwise.h>
 
 __device__ __forceinline__ f32 gather32_map(u64 _ci, u64 _cn, cuprum::Raw<f32> table, u32 idx, i32 off) {
     u32 j = cuprum::wrapping_add(idx, (u32)off);
     return (table[j] + table[idx]) + table[_ci];
 }
-#define CUPRUM_INSTANTIATE_gather32(NAME) \
-    extern "C" __global__ void NAME(cuprum::Raw<f32> table, cuprum::Operand<const u32> idx, cuprum::Operand<const i32> off, cuprum::Operand<f32> _cout0, cuprum::Shape _cshape) { \
-        for (u64 _ci = (u64)blockIdx.x * blockDim.x + threadIdx.x; _ci < _cshape.size; _ci += (u64)gridDim.x * blockDim.x) { \
-            _cout0.at(_cshape, _ci) = gather32_map(_ci, _cshape.size, table, idx.at(_cshape, _ci), off.at(_cshape, _ci)); \
-        } \
+#define CUPRUM_INSTANTIATE_gather32(NAME, VARIANT) \
+    extern "C" __global__ void NAME(cuprum::Raw<f32> _ca0, cuprum::ew::In<u32, cuprum::ew::VARIANT> _ca1, cuprum::ew::In<i32, cuprum::ew::VARIANT> _ca2, cuprum::ew::Out<f32, cuprum::ew::VARIANT> _co0, cuprum::ew::Loop<cuprum::ew::VARIANT> _cloop) { \
+        cuprum::ew::run(_cloop, [&](u64 _ci, const cuprum::Raw<f32>& table, u32 idx, i32 off, f32& _cout0) { _cout0 = gather32_map(_ci, _cloop.size, table, idx, off); }, _ca0, _ca1, _ca2, _co0); \
     }
 
-CUPRUM_INSTANTIATE_gather32(cuprum_elementwise_gather32)
+CUPRUM_INSTANTIATE_gather32(cuprum_elementwise_gather32_contig, contig)
+CUPRUM_INSTANTIATE_gather32(cuprum_elementwise_gather32_s32, s32)
+CUPRUM_INSTANTIATE_gather32(cuprum_elementwise_gather32_s64, s64)
 
 __device__ __forceinline__ void scale_rows_body(cuprum::View<const f32, 2> m, cuprum::View<f32, 2> out, cuprum::Slice<const f32> s) {
     cuprum::Tuple2<u32, u32> _ct0 = cuprum::grid_2d();

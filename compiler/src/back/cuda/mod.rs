@@ -4,6 +4,7 @@
 //!
 //! Trusts the validator: every construct here is supported and every type is known.
 
+mod elementwise;
 pub(crate) mod namer;
 mod writer;
 
@@ -33,7 +34,8 @@ pub struct KernelInfo {
     pub name: String,
     /// `elementwise`, `reduction` or `rawkernel`.
     pub kind: &'static str,
-    /// `(instance, symbol)` for every precompiled instance.
+    /// `(instance, symbol)` for every precompiled instance (of an elementwise kernel: one per launch
+    /// variant, `mangle::ELEMENTWISE_VARIANTS`).
     pub instances: Vec<(Vec<DType>, String)>,
 }
 
@@ -87,10 +89,18 @@ pub fn write_module(module: &Module, types: &[Types]) -> Unit {
             let instances: Vec<Vec<DType>> =
                 if item.generics.is_empty() { vec![Vec::new()] } else { item.instances.clone() };
             let mut info = KernelInfo { name: item.name.text.clone(), kind, instances: Vec::new() };
+            // Elementwise kernels: every launch variant of every instance.
+            let variants: Vec<Option<&str>> = match item.kind {
+                ItemKind::Elementwise => mangle::ELEMENTWISE_VARIANTS.iter().map(|v| Some(*v)).collect(),
+                _ => vec![None],
+            };
             for inst in instances {
-                let sym = mangle::kernel_symbol(kind, &item.name.text, None, &inst);
-                let _ = writeln!(body, "{}", mangle::instantiate_line(&item.name.text, &sym, &inst));
-                info.instances.push((inst, sym));
+                for &variant in &variants {
+                    let sym = mangle::kernel_symbol(kind, &item.name.text, variant, &inst);
+                    let line = mangle::instantiate_variant_line(&item.name.text, &sym, variant, &inst);
+                    let _ = writeln!(body, "{line}");
+                    info.instances.push((inst.clone(), sym));
+                }
             }
             body.push('\n');
             kernels.push(info);

@@ -32,14 +32,14 @@ struct LoopInfo {
 }
 
 pub struct Writer<'a> {
-    item: &'a Item,
+    pub(super) item: &'a Item,
     types: &'a Types,
-    features: &'a mut Features,
-    out: String,
+    pub(super) features: &'a mut Features,
+    pub(super) out: String,
     indent: usize,
     namer: Namer,
-    locals: Vec<String>,
-    generics: Vec<String>,
+    pub(super) locals: Vec<String>,
+    pub(super) generics: Vec<String>,
     loops: HashMap<LoopId, LoopInfo>,
     /// Loops being emitted, innermost last (for plain `break`/`continue` vs `goto`).
     loop_stack: Vec<LoopId>,
@@ -63,7 +63,7 @@ impl<'a> Writer<'a> {
         self.out
     }
 
-    fn line(&mut self, s: impl AsRef<str>) {
+    pub(super) fn line(&mut self, s: impl AsRef<str>) {
         for _ in 0..self.indent {
             self.out.push_str("    ");
         }
@@ -71,7 +71,7 @@ impl<'a> Writer<'a> {
         self.out.push('\n');
     }
 
-    fn ty(&mut self, t: &Ty) -> String {
+    pub(super) fn ty(&mut self, t: &Ty) -> String {
         c_type(t, &self.generics, self.features)
     }
 
@@ -79,7 +79,7 @@ impl<'a> Writer<'a> {
         self.types.of(e).clone()
     }
 
-    fn template_prefix(&self) -> String {
+    pub(super) fn template_prefix(&self) -> String {
         if self.generics.is_empty() {
             String::new()
         } else {
@@ -88,7 +88,7 @@ impl<'a> Writer<'a> {
         }
     }
 
-    fn params_c(&mut self, extra_first: &[String]) -> String {
+    pub(super) fn params_c(&mut self, extra_first: &[String]) -> String {
         let mut ps: Vec<String> = extra_first.to_vec();
         for p in &self.item.params {
             let t = self.ty(&p.ty);
@@ -115,7 +115,7 @@ impl<'a> Writer<'a> {
         self.line("}");
     }
 
-    fn body_into_return(&mut self) {
+    pub(super) fn body_into_return(&mut self) {
         self.indent += 1;
         let body = &self.item.body;
         let dest = if self.item.ret.is_unit() { Dest::Discard } else { Dest::Return };
@@ -138,7 +138,7 @@ impl<'a> Writer<'a> {
         self.instantiate_macro(&format!("extern \"C\" __global__ void NAME({params}) {{ {name}_body{targs}({}); }}", args.join(", ")));
     }
 
-    fn template_args(&self) -> String {
+    pub(super) fn template_args(&self) -> String {
         if self.generics.is_empty() { String::new() } else { format!("<{}>", self.generics.join(", ")) }
     }
 
@@ -146,71 +146,6 @@ impl<'a> Writer<'a> {
         let mut ps = vec!["NAME".to_string()];
         ps.extend(self.generics.iter().cloned());
         let _ = writeln!(self.out, "#define {}({}) \\\n    {}", mangle::instantiate_macro(&self.item.name.text), ps.join(", "), definition);
-    }
-
-    /// An elementwise kernel: the body maps one element (`NAME_map`); the entry point loops over
-    /// the (collapsed) shape with a grid-stride loop, reading inputs and writing outputs through
-    /// strided operands.
-    pub(crate) fn elementwise(&mut self) {
-        self.features.need("cuprum/kernel.h");
-        let name = self.item.name.text.clone();
-        let ret = self.ty(&self.item.ret.clone());
-        let params = self.params_c(&["u64 _ci".into(), "u64 _cn".into()]);
-        let tp = self.template_prefix();
-        self.out.push_str(&tp);
-        self.line(format!("__device__ __forceinline__ {ret} {name}_map({params}) {{"));
-        self.body_into_return();
-        self.line("}");
-        // Entry point.
-        let mut kparams = Vec::new();
-        let mut call_args = vec!["_ci".to_string(), "_cshape.size".to_string()];
-        for p in &self.item.params.clone() {
-            let n = self.locals[p.local.0 as usize].clone();
-            match &p.ty {
-                Ty::Raw(_) => {
-                    let t = self.ty(&p.ty);
-                    kparams.push(format!("{t} {n}"));
-                    call_args.push(n);
-                }
-                Ty::Ref { inner, .. } => {
-                    let t = self.ty(inner);
-                    kparams.push(format!("cuprum::Operand<{t}> {n}"));
-                    call_args.push(format!("{n}.at(_cshape, _ci)"));
-                }
-                t => {
-                    let t = self.ty(t);
-                    kparams.push(format!("cuprum::Operand<const {t}> {n}"));
-                    call_args.push(format!("{n}.at(_cshape, _ci)"));
-                }
-            }
-        }
-        let outs: Vec<Ty> = match &self.item.ret {
-            Ty::Unit => Vec::new(),
-            Ty::Tuple(ts) => ts.clone(),
-            t => vec![t.clone()],
-        };
-        for (k, t) in outs.iter().enumerate() {
-            let t = self.ty(t);
-            kparams.push(format!("cuprum::Operand<{t}> _cout{k}"));
-        }
-        kparams.push("cuprum::Shape _cshape".into());
-        let targs = self.template_args();
-        let call = format!("{name}_map{targs}({})", call_args.join(", "));
-        let store = match outs.len() {
-            0 => format!("{call};"),
-            1 => format!("_cout0.at(_cshape, _ci) = {call};"),
-            n => {
-                let mut s = format!("{ret} _cr = {call};");
-                for k in 0..n {
-                    let _ = write!(s, " _cout{k}.at(_cshape, _ci) = _cr._{k};");
-                }
-                s
-            }
-        };
-        self.instantiate_macro(&format!(
-            "extern \"C\" __global__ void NAME({}) {{ \\\n        for (u64 _ci = (u64)blockIdx.x * blockDim.x + threadIdx.x; _ci < _cshape.size; _ci += (u64)gridDim.x * blockDim.x) {{ \\\n            {store} \\\n        }} \\\n    }}",
-            kparams.join(", ")
-        ));
     }
 
     /// A reduction: `NAME_map`, `NAME_reduce`, `NAME_post` (and `NAME_identity`), and an entry point

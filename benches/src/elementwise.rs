@@ -1,0 +1,146 @@
+//! Elementwise rows (issue 6): `(x - y)^2` through the launch path `#[elementwise]` kernels use
+//! (a kernel compiled from Rust source by `cuprum_compiler::compile_source`, launched by
+//! `elementwise::launch` from a typed wrapper like the macro's), as GB/s (bytes read + written /
+//! time, CUDA events, median) against the device-to-device copy ceiling, and the host cost per
+//! call on a 1-element array against a bare launch.
+
+use std::sync::OnceLock;
+use std::time::Instant;
+
+use cuprum_runtime::elementwise::{self, Arg, Input, Options, Param, ParamType, Role};
+use cuprum_runtime::registry::{Kernel, KernelUnit};
+use cuprum_runtime::{Array, Event, Float, Result, Stream};
+use half::f16;
+
+use super::{Row, median};
+
+const KERNELS: &str = r#"
+use cuprum::prelude::*;
+
+#[elementwise]
+pub fn squared_diff<T: Float>(x: T, y: T) -> T {
+    let d = x - y;
+    d * d
+}
+"#;
+
+fn kernel() -> Result<&'static Kernel> {
+    static K: OnceLock<&'static Kernel> = OnceLock::new();
+    if let Some(k) = K.get() {
+        return Ok(k);
+    }
+    let compiled = cuprum_compiler::compile_source(KERNELS).map_err(|e| cuprum_runtime::Error::Unsupported {
+        what: format!("the bench kernel does not compile: {e}"),
+    })?;
+    let unit: &'static KernelUnit =
+        Box::leak(Box::new(KernelUnit::from_source("bench_elementwise.rs", compiled.unit.source, false)));
+    Ok(K.get_or_init(|| Box::leak(Box::new(Kernel::new(unit, "elementwise", "squared_diff")))))
+}
+
+const SIG: [Param; 3] = [
+    Param::new("x", Role::In, ParamType::Generic(0)),
+    Param::new("y", Role::In, ParamType::Generic(0)),
+    Param::new("out", Role::Out, ParamType::Generic(0)),
+];
+
+/// The typed wrapper `#[elementwise]` generates, with an explicit output.
+fn squared_diff_into<'a, T: Float>(x: impl Into<Input<'a, T>>, y: impl Into<Input<'a, T>>, out: &mut Array<T>) -> Result<()> {
+    let (x, y) = (x.into(), y.into());
+    let args = [x.arg(), y.arg(), Arg::output(out)];
+    elementwise::launch(kernel()?, &SIG, &[T::DTYPE], &args, &Options::default())
+}
+
+fn filled<T: Float>(shape: &[usize], seed: u64) -> Result<Array<T>> {
+    let n: usize = shape.iter().product();
+    let v: Vec<T> = (0..n).map(|i| T::from_f64((((i as u64).wrapping_mul(2654435761) ^ seed) % 1009) as f64 / 97.0 + 0.25)).collect();
+    Array::from_shape_vec(shape.to_vec(), v)
+}
+
+/// GB/s of `squared_diff(x, y) -> out` (median of `rounds` event-timed launches after warm-up).
+fn gbs<T: Float>(x: &Array<T>, y: &Array<T>, out: &mut Array<T>, bytes: f64, rounds: usize, stream: &Stream) -> Result<f64> {
+    squared_diff_into(x, y, out)?;
+    stream.synchronize()?;
+    let mut t = Vec::new();
+    for _ in 0..rounds {
+        let a = Event::record(stream)?;
+        squared_diff_into(x, y, out)?;
+        let b = Event::record(stream)?;
+        b.synchronize()?;
+        t.push(Event::elapsed_ms(&a, &b)? as f64);
+    }
+    Ok(bytes / (median(t) * 1e-3) / 1e9)
+}
+
+/// The rows; `copy` is the in-run device-to-device copy ceiling (GB/s), `bare_us` a bare launch.
+pub fn rows(copy: f64, bare_us: f64, quick: bool, stream: &Stream) -> Result<Vec<Row>> {
+    let rounds = if quick { 5 } else { 20 };
+    let log2 = if quick { 26 } else { 28 };
+    let n = 1usize << log2;
+    let mut rows = Vec::new();
+    let mut push = |name: &'static str, value: f64, target: f64, note: String| {
+        rows.push(Row { name, value, unit: "GB/s", ceiling_name: "device-to-device copy", ceiling: copy, target: Some((">=", target)), note });
+    };
+    let before = elementwise::variant_counts();
+    {
+        let (x, y) = (filled::<f32>(&[n], 1)?, filled::<f32>(&[n], 2)?);
+        let mut z = Array::<f32>::empty([n])?;
+        push("(x-y)^2 contiguous f32", gbs(&x, &y, &mut z, 12.0 * n as f64, rounds, stream)?, 0.95, format!("2^{log2} elements, contig variant"));
+    }
+    {
+        let (x, y) = (filled::<f16>(&[n], 1)?, filled::<f16>(&[n], 2)?);
+        let mut z = Array::<f16>::empty([n])?;
+        push("(x-y)^2 contiguous f16", gbs(&x, &y, &mut z, 6.0 * n as f64, rounds, stream)?, 0.90, format!("2^{log2} elements"));
+    }
+    {
+        let (x, y) = (filled::<f64>(&[n], 1)?, filled::<f64>(&[n], 2)?);
+        let mut z = Array::<f64>::empty([n])?;
+        push("(x-y)^2 contiguous f64", gbs(&x, &y, &mut z, 24.0 * n as f64, rounds, stream)?, 1.00, format!("2^{log2} elements"));
+    }
+    let side = 1usize << (log2 / 2);
+    {
+        let x = filled::<f32>(&[side, side], 1)?;
+        let y = filled::<f32>(&[side], 2)?;
+        let mut z = Array::<f32>::empty([side, side])?;
+        let bytes = 8.0 * (side * side) as f64 + 4.0 * side as f64;
+        push("(x-y)^2 broadcast (n,n)-(n,) f32", gbs(&x, &y, &mut z, bytes, rounds, stream)?, 0.90, format!("n = 2^{}, s32 variant with vector items", log2 / 2));
+    }
+    {
+        let x = filled::<f32>(&[side, side], 1)?;
+        let xt = x.transpose();
+        let y = filled::<f32>(&[side, side], 2)?;
+        let mut z = Array::<f32>::empty([side, side])?;
+        let bytes = 12.0 * (side * side) as f64;
+        push("(x-y)^2 one input transposed f32", gbs(&xt, &y, &mut z, bytes, rounds, stream)?, 0.60, format!("n = 2^{}, s32 variant", log2 / 2));
+    }
+    let after = elementwise::variant_counts();
+    // Host cost per call on 1-element arrays.
+    let calls = if quick { 2_000 } else { 20_000 };
+    let (x, y) = (filled::<f32>(&[1], 1)?, filled::<f32>(&[1], 2)?);
+    let mut z = Array::<f32>::empty([1])?;
+    let mut per_call = |k: usize| -> Result<f64> {
+        let t = Instant::now();
+        for _ in 0..k {
+            squared_diff_into(&x, &y, &mut z)?;
+        }
+        stream.synchronize()?;
+        Ok(t.elapsed().as_secs_f64() * 1e6 / k as f64)
+    };
+    per_call(calls / 10)?;
+    let us = median((0..5).map(|_| per_call(calls)).collect::<Result<_>>()?);
+    rows.push(Row {
+        name: "elementwise launch, host cost per call (1 element)",
+        value: us,
+        unit: "us",
+        ceiling_name: "bare cudarc launch",
+        ceiling: bare_us,
+        target: Some(("<=", 1.15)),
+        note: format!(
+            "{calls} calls, one synchronize; variants in the GB/s rows: contig {}, s32 {}, s64 {}, vector {}",
+            after.contig - before.contig,
+            after.s32 - before.s32,
+            after.s64 - before.s64,
+            after.vector - before.vector
+        ),
+    });
+    Ok(rows)
+}

@@ -1,0 +1,308 @@
+//! The type-erased launch of an elementwise kernel: what the typed wrappers (`#[elementwise]`'s
+//! generated function, `ElementwiseKernel`'s call) end in.
+//!
+//! The caller gives the kernel's signature (one [`Param`] per kernel parameter, then one per
+//! returned output), the instance (one dtype per generic parameter) and the arguments. Everything
+//! is checked against the signature before anything runs (count, kind, dtype, device, shapes), so
+//! [`launch`] is safe: a mismatch is an error, never a kernel reading the wrong memory.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use super::operand::Arg;
+use super::params::Params;
+use super::plan::{self, DEFAULT_BLOCK, PlanOperand};
+use crate::device::Device;
+use crate::error::{Error, Result};
+use crate::launch::LaunchConfig;
+use crate::registry::Kernel;
+use crate::stream::Stream;
+use crate::DType;
+
+/// How a parameter takes part in the loop.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Role {
+    /// A per-element input: an array (broadcast) or a scalar (by value).
+    In,
+    /// A `&mut T` output parameter: an array of the loop shape, read and written.
+    InOut,
+    /// A raw argument (`Raw<T>`, CuPy's `raw`): an array indexed by the kernel.
+    Raw,
+    /// A returned output: an array of the loop shape, written.
+    Out,
+}
+
+/// The element type of a parameter.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ParamType {
+    /// The kernel's generic parameter number k: `instance[k]`.
+    Generic(u8),
+    /// A fixed dtype.
+    Fixed(DType),
+}
+
+impl ParamType {
+    pub fn resolve(self, instance: &[DType]) -> Option<DType> {
+        match self {
+            ParamType::Generic(k) => instance.get(k as usize).copied(),
+            ParamType::Fixed(d) => Some(d),
+        }
+    }
+}
+
+/// One parameter of an elementwise kernel's entry point.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Param {
+    pub name: &'static str,
+    pub role: Role,
+    pub ty: ParamType,
+}
+
+impl Param {
+    pub const fn new(name: &'static str, role: Role, ty: ParamType) -> Param {
+        Param { name, role, ty }
+    }
+}
+
+/// Options of one launch.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Options<'s> {
+    /// The stream; `None`: the current stream of the arrays' device.
+    pub stream: Option<&'s Stream>,
+    /// Threads per block (default [`DEFAULT_BLOCK`]); 0 is an error.
+    pub block_size: Option<u32>,
+    /// The loop size when every array argument is raw (CuPy's `size=`); an error otherwise.
+    pub size: Option<usize>,
+}
+
+/// How many launches ran each variant, since the start or [`reset_variant_counts`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct VariantCounts {
+    pub contig: u64,
+    pub s32: u64,
+    pub s64: u64,
+    /// Launches whose loop used vector accesses.
+    pub vector: u64,
+}
+
+static COUNTS: [AtomicU64; 4] = [AtomicU64::new(0), AtomicU64::new(0), AtomicU64::new(0), AtomicU64::new(0)];
+
+/// The launches per variant so far (process-wide).
+pub fn variant_counts() -> VariantCounts {
+    let g = |k: usize| COUNTS[k].load(Ordering::Relaxed);
+    VariantCounts { contig: g(0), s32: g(1), s64: g(2), vector: g(3) }
+}
+
+/// Sets the variant counters to zero.
+pub fn reset_variant_counts() {
+    for c in &COUNTS {
+        c.store(0, Ordering::Relaxed);
+    }
+}
+
+fn invalid(kernel: &str, detail: String) -> Error {
+    Error::InvalidLaunch { kernel: kernel.to_string(), detail }
+}
+
+/// The loop shape of a call: the broadcast shape of every non-raw array (inputs and outputs),
+/// or `[size]` when the size is given, which is allowed only when every array is raw. With no
+/// array at all, a loop of one element (shape `[]`) when some input is a scalar; otherwise the
+/// size is undecided (an error).
+pub fn broadcast_shape(kernel: &str, args: &[Arg<'_>], size: Option<usize>) -> Result<Vec<usize>> {
+    let mut shapes: Vec<&[usize]> = Vec::new();
+    let (mut raw, mut scalar) = (false, false);
+    for a in args {
+        match a {
+            Arg::In(x) | Arg::Out(x) => shapes.push(x.shape),
+            Arg::Raw(_) => raw = true,
+            Arg::Scalar(_) => scalar = true,
+        }
+    }
+    if let Some(n) = size {
+        if !shapes.is_empty() {
+            return Err(invalid(
+                kernel,
+                format!(
+                    "a loop size ({n}) was given, but some arguments are non-raw arrays (shapes \
+                     {shapes:?}), whose broadcast shape sets the loop; give the size only when \
+                     every array argument is raw"
+                ),
+            ));
+        }
+        return Ok(vec![n]);
+    }
+    if shapes.is_empty() {
+        if raw {
+            return Err(invalid(
+                kernel,
+                "every array argument is raw, so the loop size is undecided: give it (`size`)".into(),
+            ));
+        }
+        if !scalar {
+            return Err(invalid(
+                kernel,
+                "the loop size is undecided: the call has no array argument; pass an output array \
+                 or give the size"
+                    .into(),
+            ));
+        }
+        return Ok(Vec::new());
+    }
+    crate::array::broadcast_shapes(&shapes)
+}
+
+/// Launches `kernel` (an elementwise kernel whose entry points have the parameters `signature`)
+/// for `instance` over `args`. Outputs must be given here (the typed wrapper allocates them with
+/// [`broadcast_shape`]). Chooses the variant (see `plan`), counts it ([`variant_counts`]) and logs
+/// it (`log::debug!`, target `cuprum::elementwise`).
+pub fn launch(kernel: &Kernel, signature: &[Param], instance: &[DType], args: &[Arg<'_>], opts: &Options<'_>) -> Result<()> {
+    let name = kernel.name();
+    if args.len() != signature.len() {
+        return Err(invalid(
+            name,
+            format!("{} arguments were given but the kernel has {} parameters (outputs included)", args.len(), signature.len()),
+        ));
+    }
+    let block = match opts.block_size {
+        Some(0) => {
+            return Err(invalid(name, "the block size is 0: give at least 1 thread per block, or leave it unset for the default".into()));
+        }
+        Some(b) => b,
+        None => DEFAULT_BLOCK,
+    };
+    // Check every argument against its parameter; find the device.
+    let mut device: Option<usize> = None;
+    let mut max_elem = 0usize;
+    for (k, (p, a)) in signature.iter().zip(args).enumerate() {
+        let dtype = p.ty.resolve(instance).ok_or_else(|| {
+            invalid(name, format!("parameter `{}` is generic parameter {:?} but the instance {instance:?} has no such entry", p.name, p.ty))
+        })?;
+        let ok = matches!(
+            (p.role, a),
+            (Role::In, Arg::In(_) | Arg::Scalar(_)) | (Role::Raw, Arg::Raw(_)) | (Role::InOut | Role::Out, Arg::Out(_))
+        );
+        if !ok {
+            let want = match p.role {
+                Role::In => "an input array or a scalar",
+                Role::Raw => "a raw array",
+                Role::InOut | Role::Out => "an output array",
+            };
+            return Err(invalid(name, format!("argument {k} (`{}`) must be {want}, found {}", p.name, a.describe())));
+        }
+        if p.role != Role::Raw {
+            max_elem = max_elem.max(dtype.size());
+        }
+        if let Some(x) = a.array() {
+            if x.dtype != dtype {
+                return Err(Error::DtypeMismatch {
+                    context: format!("argument `{}` of elementwise kernel `{name}`", p.name),
+                    expected: dtype,
+                    found: x.dtype,
+                });
+            }
+            match device {
+                None => device = Some(x.device),
+                Some(d) if d != x.device => {
+                    return Err(Error::DeviceMismatch {
+                        context: format!("argument `{}` of elementwise kernel `{name}`", p.name),
+                        expected: d,
+                        found: x.device,
+                    });
+                }
+                _ => {}
+            }
+        }
+    }
+    let shape = broadcast_shape(name, args, opts.size)?;
+    for (p, a) in signature.iter().zip(args) {
+        if let Arg::Out(x) = a {
+            if x.shape != shape.as_slice() {
+                return Err(Error::ShapeMismatch {
+                    context: format!(
+                        "output `{}` of elementwise kernel `{name}` (an output must have the broadcast \
+                         shape of the arguments; pass one of that shape, or leave it out to have it allocated)",
+                        p.name
+                    ),
+                    expected: shape.clone(),
+                    found: x.shape.to_vec(),
+                });
+            }
+            if x.shape.iter().zip(x.strides).any(|(&d, &s)| d > 1 && s == 0) {
+                return Err(invalid(
+                    name,
+                    format!("output `{}` is a broadcast view (stride 0 on an axis of extent > 1, strides {:?}): every element would be written by several threads; pass a contiguous output", p.name, x.strides),
+                ));
+            }
+        }
+    }
+    let size: usize = shape.iter().product();
+    if size == 0 {
+        return Ok(());
+    }
+    let operands: Vec<PlanOperand<'_>> = args
+        .iter()
+        .map(|a| match a {
+            Arg::In(x) | Arg::Out(x) => PlanOperand::Array { shape: x.shape, strides: x.strides, ptr: x.ptr, elem: x.dtype.size() },
+            Arg::Raw(_) | Arg::Scalar(_) => PlanOperand::Other,
+        })
+        .collect();
+    let width = plan::vec_width((max_elem > 0).then_some(max_elem));
+    let plan = plan::plan(&shape, &operands, width)?;
+
+    let current;
+    let stream = match (opts.stream, device) {
+        (Some(s), Some(d)) if s.device().ordinal() != d => {
+            return Err(Error::DeviceMismatch {
+                context: format!("the stream of elementwise kernel `{name}`"),
+                expected: d,
+                found: s.device().ordinal(),
+            });
+        }
+        (Some(s), _) => s,
+        (None, Some(d)) => {
+            current = Stream::current_for(&Device::get(d)?)?;
+            &current
+        }
+        (None, None) => {
+            current = Stream::current()?;
+            &current
+        }
+    };
+    let device = stream.device();
+
+    let mut params = Params::default();
+    for (k, (p, a)) in signature.iter().zip(args).enumerate() {
+        let dtype = p.ty.resolve(instance).unwrap_or(DType::U8);
+        let strides = |k: usize| plan.strides[k].as_deref();
+        match a {
+            Arg::In(x) => params.input(&plan, dtype, x.ptr, strides(k), None),
+            Arg::Scalar(v) => params.input(&plan, dtype, 0, None, Some(v.cast(dtype).to_bytes().0)),
+            Arg::Out(x) => params.output(&plan, x.ptr, strides(k).unwrap_or(&[])),
+            Arg::Raw(x) => params.raw(x.ptr, x.shape, x.strides).map_err(|e| invalid(name, e))?,
+        }
+    }
+    params.loop_shape(&plan);
+
+    let raw = kernel.instance(device.ordinal(), instance, Some(plan.variant.name()))?;
+    let func = raw.function_for(device)?;
+    let cfg = LaunchConfig::new(plan.grid(block), block).stream(stream);
+    COUNTS[plan.variant.index()].fetch_add(1, Ordering::Relaxed);
+    if plan.vec > 1 {
+        COUNTS[3].fetch_add(1, Ordering::Relaxed);
+    }
+    log::debug!(
+        target: "cuprum::elementwise",
+        "{name}: variant {} (vector width {}), loop {:?} of {} elements, grid {} x {block}",
+        plan.variant.name(),
+        plan.vec,
+        plan.dims,
+        plan.size,
+        cfg.grid.x
+    );
+    // SAFETY: `params` holds one value per parameter of the entry point `symbol(variant)` in the
+    // layout of its C struct (params.rs), in the order of `signature`, which the kernel was
+    // generated from; every array was checked above to have the parameter's dtype and to be on
+    // the launch's device, and the plan's strides and loop shape keep every access inside the
+    // arrays' layouts (outputs have the loop shape; inputs broadcast to it); raw arguments are
+    // indexed by the kernel's own code, within their size as the kernel language requires.
+    unsafe { crate::launch::launch(func, &cfg, &params) }
+}

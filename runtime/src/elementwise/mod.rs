@@ -1,0 +1,28 @@
+//! Elementwise kernels (CuPy's ElementwiseKernel semantics): the launch machinery shared by
+//! `#[elementwise]` kernels and [`ElementwiseKernel`] (kernels from CUDA C text).
+//!
+//! - [`plan`]: the loop shape (broadcast), dimension collapsing, the launch variant (`contig`,
+//!   `s32`, `s64`) and vector accesses.
+//! - [`operand`]: the type-erased arguments ([`Arg`], [`Value`]).
+//! - `params`: the kernel parameters, laid out as `include/cuprum/elementwise.h`'s structs.
+//! - [`launch`](mod@launch): the checked launch ([`launch()`]) and [`broadcast_shape`].
+//! - `grammar`, `source`, [`kernel`]: `ElementwiseKernel`'s parameter grammar, its CUDA C, and the
+//!   kernel object with its call API.
+//!
+//! Which variant ran is visible in [`variant_counts`] and a `log::debug!` event (target
+//! `cuprum::elementwise`); which layer served the kernel (fat binary, cache, NVRTC) in
+//! [`crate::registry::served`].
+
+mod grammar;
+pub mod kernel;
+pub mod launch;
+pub mod operand;
+pub mod params;
+pub mod plan;
+mod source;
+
+pub use grammar::{ParamSpec, TypeSpec, parse_params};
+pub use kernel::{Call, ElementwiseKernel, Output};
+pub use launch::{Options, Param, ParamType, Role, VariantCounts, broadcast_shape, launch, reset_variant_counts, variant_counts};
+pub use operand::{Arg, ArrayArg, Input, Value};
+pub use plan::{DEFAULT_BLOCK, Plan, PlanOperand, Variant};

@@ -1,0 +1,219 @@
+//! The kernel parameters of an elementwise launch, laid out byte for byte as the C structs of
+//! `include/cuprum/elementwise.h` (`In`, `Out`, `InOut`, `Loop` per variant) and `Raw<T>` of
+//! `types.h`. C's rules: each field at the next multiple of its alignment, the struct padded to a
+//! multiple of its largest alignment. `tests/elementwise_layout.rs` checks these sizes and
+//! offsets against NVRTC's.
+
+use std::ffi::c_void;
+
+use super::plan::{MAX_NDIM, Plan, Variant};
+use crate::launch::KernelArgs;
+use crate::DType;
+
+/// C alignment of a dtype's C type (`complex<T>` is a struct of two T).
+pub fn align_of(d: DType) -> usize {
+    match d {
+        DType::C32 => 4,
+        DType::C64 => 8,
+        d => d.size(),
+    }
+}
+
+/// One C struct being laid out.
+#[derive(Default)]
+struct CStruct {
+    bytes: Vec<u8>,
+    align: usize,
+}
+
+impl CStruct {
+    fn field(&mut self, data: &[u8], align: usize) -> &mut Self {
+        let at = self.bytes.len().next_multiple_of(align);
+        self.bytes.resize(at, 0);
+        self.bytes.extend_from_slice(data);
+        self.align = self.align.max(align);
+        self
+    }
+    fn u32(&mut self, v: u32) -> &mut Self {
+        self.field(&v.to_le_bytes(), 4)
+    }
+    fn i32(&mut self, v: i32) -> &mut Self {
+        self.field(&v.to_le_bytes(), 4)
+    }
+    fn u64(&mut self, v: u64) -> &mut Self {
+        self.field(&v.to_le_bytes(), 8)
+    }
+    fn i64(&mut self, v: i64) -> &mut Self {
+        self.field(&v.to_le_bytes(), 8)
+    }
+    fn finish(mut self) -> Vec<u8> {
+        let n = self.bytes.len().next_multiple_of(self.align.max(1));
+        self.bytes.resize(n, 0);
+        self.bytes
+    }
+}
+
+/// A 16-byte aligned slot of parameter storage.
+#[derive(Clone, Copy)]
+#[repr(C, align(16))]
+struct Slot([u8; 16]);
+
+/// The parameters of one launch, each starting 16-byte aligned.
+#[derive(Default)]
+pub struct Params {
+    storage: Vec<Slot>,
+    /// First slot of each parameter.
+    starts: Vec<usize>,
+    /// Byte size of each parameter (for tests).
+    sizes: Vec<usize>,
+}
+
+impl std::fmt::Debug for Params {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Params").field("sizes", &self.sizes).finish()
+    }
+}
+
+impl Params {
+    fn push(&mut self, bytes: &[u8]) {
+        let first = self.storage.len();
+        let slots = bytes.len().div_ceil(16).max(1);
+        self.storage.resize(first + slots, Slot([0; 16]));
+        for (k, chunk) in bytes.chunks(16).enumerate() {
+            self.storage[first + k].0[..chunk.len()].copy_from_slice(chunk);
+        }
+        self.starts.push(first);
+        self.sizes.push(bytes.len());
+    }
+
+    /// The byte size of each parameter.
+    pub fn sizes(&self) -> &[usize] {
+        &self.sizes
+    }
+
+    /// The bytes of parameter `k`.
+    pub fn bytes(&self, k: usize) -> Vec<u8> {
+        let first = self.starts[k];
+        let flat: Vec<u8> = self.storage[first..].iter().flat_map(|s| s.0).collect();
+        flat[..self.sizes[k]].to_vec()
+    }
+
+    /// A per-element input: an array (`ptr` non-zero, strides from the plan) or a scalar.
+    pub fn input(&mut self, plan: &Plan, dtype: DType, ptr: u64, strides: Option<&[i64]>, scalar: Option<[u8; 16]>) {
+        let mut s = CStruct::default();
+        s.u64(ptr);
+        strides_field(&mut s, plan.variant, strides);
+        let value = scalar.unwrap_or([0; 16]);
+        s.field(&value[..dtype.size()], align_of(dtype));
+        self.push(&s.finish());
+    }
+
+    /// An output or output parameter (`Out` and `InOut` have one layout).
+    pub fn output(&mut self, plan: &Plan, ptr: u64, strides: &[i64]) {
+        let mut s = CStruct::default();
+        s.u64(ptr);
+        strides_field(&mut s, plan.variant, Some(strides));
+        self.push(&s.finish());
+    }
+
+    /// A raw argument: `cuprum::Raw<T>` (pointer, size, ndim, contiguous, shape, strides).
+    pub fn raw(&mut self, ptr: u64, shape: &[usize], strides: &[isize]) -> Result<(), String> {
+        if shape.len() > MAX_NDIM {
+            return Err(format!("a raw argument has {} dimensions; at most {MAX_NDIM} are supported", shape.len()));
+        }
+        let mut s = CStruct::default();
+        s.u64(ptr).u64(shape.iter().product::<usize>() as u64).i32(shape.len() as i32);
+        s.i32(crate::array::shape::is_c_contiguous(shape, strides) as i32);
+        for k in 0..MAX_NDIM {
+            s.i64(shape.get(k).map_or(0, |&d| d as i64));
+        }
+        for k in 0..MAX_NDIM {
+            s.i64(strides.get(k).map_or(0, |&d| d as i64));
+        }
+        self.push(&s.finish());
+        Ok(())
+    }
+
+    /// The loop (`cuprum::ew::Loop<V>`), last.
+    pub fn loop_shape(&mut self, plan: &Plan) {
+        let mut s = CStruct::default();
+        match plan.variant {
+            Variant::Contig => {
+                s.u64(plan.size).u32(plan.vec);
+            }
+            Variant::S32 => {
+                s.u64(plan.size).u32(plan.items as u32).i32(plan.dims.len() as i32).u32(plan.vec).u32(plan.bcast);
+                for k in 0..MAX_NDIM {
+                    let [d, m, sh] = super::plan::div32(plan.dims.get(k).map_or(1, |&d| d as u32));
+                    s.u32(d).u32(m).u32(sh);
+                }
+            }
+            Variant::S64 => {
+                s.u64(plan.size).u64(plan.items).i32(plan.dims.len() as i32).u32(plan.vec).u32(plan.bcast);
+                for k in 0..MAX_NDIM {
+                    s.u64(plan.dims.get(k).copied().unwrap_or(1));
+                }
+            }
+        }
+        self.push(&s.finish());
+    }
+}
+
+fn strides_field(s: &mut CStruct, variant: Variant, strides: Option<&[i64]>) {
+    let st = |k: usize| strides.and_then(|t| t.get(k)).copied().unwrap_or(0);
+    match variant {
+        Variant::Contig => {}
+        Variant::S32 => {
+            for k in 0..MAX_NDIM {
+                s.i32(st(k) as i32);
+            }
+        }
+        Variant::S64 => {
+            for k in 0..MAX_NDIM {
+                s.i64(st(k));
+            }
+        }
+    }
+}
+
+impl KernelArgs for Params {
+    fn with_params<R>(&self, f: impl FnOnce(&mut [*mut c_void]) -> R) -> R {
+        let base = self.storage.as_ptr();
+        let mut ptrs: Vec<*mut c_void> =
+            self.starts.iter().map(|&first| base.wrapping_add(first) as *mut c_void).collect();
+        f(&mut ptrs)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn plan(variant: Variant) -> Plan {
+        Plan { variant, size: 6, vec: 1, dims: vec![2, 3], strides: vec![], bcast: 0, items: 6 }
+    }
+
+    #[test]
+    fn c_layouts() {
+        let mut p = Params::default();
+        p.input(&plan(Variant::Contig), DType::F32, 16, None, None);
+        p.input(&plan(Variant::Contig), DType::C64, 16, None, None);
+        p.input(&plan(Variant::S32), DType::F64, 16, Some(&[3, 1]), None);
+        p.input(&plan(Variant::S32), DType::U8, 16, Some(&[3, 1]), Some([7; 16]));
+        p.input(&plan(Variant::S64), DType::F16, 16, Some(&[3, 1]), None);
+        p.output(&plan(Variant::Contig), 16, &[1]);
+        p.output(&plan(Variant::S32), 16, &[3, 1]);
+        p.output(&plan(Variant::S64), 16, &[3, 1]);
+        p.raw(16, &[2, 3], &[3, 1]).unwrap();
+        p.loop_shape(&plan(Variant::Contig));
+        p.loop_shape(&plan(Variant::S32));
+        p.loop_shape(&plan(Variant::S64));
+        assert_eq!(p.sizes(), &[16, 24, 48, 48, 80, 8, 40, 72, 152, 16, 120, 96]);
+        let b = p.bytes(3);
+        assert_eq!((b[8], b[12], b[40]), (3, 1, 7));
+        let l = p.bytes(10);
+        assert_eq!(l[12..16], 2i32.to_le_bytes());
+        assert_eq!(l[24..28], 2u32.to_le_bytes());
+        assert_eq!(l[36..40], 3u32.to_le_bytes());
+    }
+}

@@ -1,0 +1,103 @@
+//! NVRTC (no GPU needed) checks of the elementwise machinery: the runtime's parameter layouts equal
+//! the C structs of `elementwise.h`, and `ElementwiseKernel` sources compile for every variant.
+//!
+//! Needs libnvrtc (`source scripts/cuda-env.sh`); fails without it unless
+//! `CUPRUM_SKIP_CUDA_COMPILE=1`, like the compiler's `cuda_compile` test.
+
+use cuprum_compiler::mangle;
+use cuprum_runtime::elementwise::params::Params;
+use cuprum_runtime::elementwise::{ElementwiseKernel, Plan, Variant};
+use cuprum_runtime::nvrtc::{self, CodeTarget, Program};
+use cuprum_runtime::DType;
+
+fn skip() -> bool {
+    if nvrtc::is_available() {
+        return false;
+    }
+    if std::env::var("CUPRUM_SKIP_CUDA_COMPILE").as_deref() == Ok("1") {
+        eprintln!("skipped: no libnvrtc and CUPRUM_SKIP_CUDA_COMPILE=1");
+        return true;
+    }
+    panic!("libnvrtc is not available: run `source scripts/cuda-env.sh`, or set CUPRUM_SKIP_CUDA_COMPILE=1");
+}
+
+fn compile(name: &str, source: &str) {
+    let target = CodeTarget::Cubin(90);
+    let options = nvrtc::effective_options(&[], target, false);
+    let program = Program { name, file_name: name, source, options: &options, name_expressions: &[], dump_source_on_error: true };
+    if let Err(e) = nvrtc::compile(&program, target) {
+        panic!("{e}");
+    }
+}
+
+fn plan(variant: Variant) -> Plan {
+    Plan { variant, size: 1, vec: 1, dims: vec![1], strides: vec![], bcast: 0, items: 1 }
+}
+
+#[test]
+fn parameter_layouts_match_the_headers() {
+    if skip() {
+        return;
+    }
+    let mut src = String::from(
+        "#include <cuprum/types.h>\n#include <cuprum/half.h>\n#include <cuprum/complex.h>\n#include <cuprum/elementwise.h>\nusing namespace cuprum::ew;\n",
+    );
+    for v in [Variant::Contig, Variant::S32, Variant::S64] {
+        let tag = v.name();
+        for d in DType::ALL {
+            let t = d.short_name();
+            let mut p = Params::default();
+            p.input(&plan(v), d, 0, None, None);
+            p.output(&plan(v), 0, &[]);
+            p.loop_shape(&plan(v));
+            let s = p.sizes();
+            src += &format!("static_assert(sizeof(In<{t}, {tag}>) == {}, \"In<{t}, {tag}>\");\n", s[0]);
+            src += &format!("static_assert(sizeof(Out<{t}, {tag}>) == {}, \"Out<{t}, {tag}>\");\n", s[1]);
+            src += &format!("static_assert(sizeof(InOut<{t}, {tag}>) == {}, \"InOut<{t}, {tag}>\");\n", s[1]);
+            src += &format!("static_assert(sizeof(Loop<{tag}>) == {}, \"Loop<{tag}>\");\n", s[2]);
+            // With the sizes, the alignment fixes where the scalar sits (C's layout rules, which
+            // params.rs follows).
+            let align = cuprum_runtime::elementwise::params::align_of(d);
+            src += &format!("static_assert(alignof({t}) == {align}, \"alignof({t})\");\n");
+        }
+        let mut p = Params::default();
+        p.raw(0, &[2, 3], &[3, 1]).unwrap();
+        src += &format!("static_assert(sizeof(cuprum::Raw<f32>) == {0} && sizeof(CArray<c64>) == {0}, \"Raw\");\n", p.sizes()[0]);
+    }
+    // Field order of the loops (aggregate initialisation follows declaration order).
+    src += "constexpr Loop<s32> l32{1, 2, 3, 4, 5, {}};\nstatic_assert(l32.size == 1 && l32.items == 2 && l32.ndim == 3 && l32.vec == 4 && l32.bcast == 5, \"Loop<s32> fields\");\n";
+    src += "constexpr Loop<s64> l64{1, 2, 3, 4, 5, {}};\nstatic_assert(l64.size == 1 && l64.items == 2 && l64.ndim == 3 && l64.vec == 4 && l64.bcast == 5, \"Loop<s64> fields\");\n";
+    src += "static_assert(vec_width<In<f16, contig>, Out<f64, contig> >() == 2 && vec_width<In<u8, s32> >() == 16 && vec_width<cuprum::Raw<f32> >() == 1, \"vec\");\n";
+    compile("layouts", &src);
+}
+
+fn instantiate(k: &ElementwiseKernel, instances: &[&[DType]]) -> String {
+    let mut src = k.source().to_string();
+    for inst in instances {
+        for v in mangle::ELEMENTWISE_VARIANTS {
+            let sym = mangle::kernel_symbol("elementwise", k.name(), Some(v), inst);
+            src += &mangle::instantiate_variant_line(k.name(), &sym, Some(v), inst);
+            src.push('\n');
+        }
+    }
+    src
+}
+
+#[test]
+fn elementwise_kernel_sources_compile() {
+    if skip() {
+        return;
+    }
+    let k = ElementwiseKernel::new("T x, T y", "T z", "z = (x - y) * (x - y)", "squared_diff_ek").unwrap();
+    compile("squared_diff_ek", &instantiate(&k, &[&[DType::F32], &[DType::F16], &[DType::C64], &[DType::I8]]));
+    let k = ElementwiseKernel::new("T x, raw T y", "T z", "z = x + y[_ind.size() - i - 1]", "add_reverse_ek").unwrap();
+    compile("add_reverse_ek", &instantiate(&k, &[&[DType::F64], &[DType::U16]]));
+    let k = ElementwiseKernel::build("X x, float32 w", "Z z, raw int64 count", "T2 v = twice((float)x) * w; z = (Z)v; if (i == 0) count[0] = _ind.size() + y0", "options_ek")
+        .preamble("typedef float T2;\n__device__ float twice(float a) { return 2 * a; }  // a comment")
+        .loop_prep("const long long y0 = count.size();")
+        .after_loop("(void)y0;")
+        .options(["-DUNUSED=1"])
+        .finish()
+        .unwrap();
+    compile("options_ek", &instantiate(&k, &[&[DType::I32, DType::F64]]));
+}
