@@ -11,6 +11,7 @@ pub const HEADERS: &[(&str, &str)] = &[
     ("cuprum/atomic.h", include_str!("../../include/cuprum/atomic.h")),
     ("cuprum/thread.h", include_str!("../../include/cuprum/thread.h")),
     ("cuprum/kernel.h", include_str!("../../include/cuprum/kernel.h")),
+    ("cuprum/reduction.h", include_str!("../../include/cuprum/reduction.h")),
 ];
 
 /// The text of one header by its include name.

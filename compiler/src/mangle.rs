@@ -37,6 +37,25 @@ pub fn instantiate_line(name: &str, symbol: &str, instance: &[DType]) -> String 
     s
 }
 
+/// The C macro that defines one variant of a kernel (a launch strategy of a reduction):
+/// `CUPRUM_INSTANTIATE_<name>_<variant>(SYMBOL, T...)`.
+pub fn instantiate_variant_macro(name: &str, variant: &str) -> String {
+    format!("CUPRUM_INSTANTIATE_{name}_{variant}")
+}
+
+/// The line that instantiates one variant of one kernel instance; [`instantiate_line`] when
+/// `variant` is `None`.
+pub fn instantiate_variant_line(name: &str, variant: Option<&str>, symbol: &str, instance: &[DType]) -> String {
+    let Some(variant) = variant else { return instantiate_line(name, symbol, instance) };
+    let mut s = format!("{}({symbol}", instantiate_variant_macro(name, variant));
+    for d in instance {
+        s.push_str(", ");
+        s.push_str(d.short_name());
+    }
+    s.push(')');
+    s
+}
+
 /// The identity of a generated translation unit (one kernel file): FNV-1a 64 over its CUDA C, as
 /// 16 hex digits. The build crate names a unit's fat binary by it and the macros find it by it, so
 /// a fat binary built from other source is never used.
@@ -73,6 +92,10 @@ mod tests {
         assert_eq!(kernel_symbol("reduction", "l2", Some("full"), &[DType::C64, DType::I8]), "cuprum_reduction_l2_full__c64__i8");
         assert_eq!(unit_id(""), "cbf29ce484222325");
         assert_eq!(fatbin_file("00ff"), "cuprum/00ff.fatbin");
+        assert_eq!(
+            instantiate_variant_line("l2", Some("rows"), "cuprum_reduction_l2_rows__f32", &[DType::F32]),
+            "CUPRUM_INSTANTIATE_l2_rows(cuprum_reduction_l2_rows__f32, f32)"
+        );
         assert_eq!(instantiate_line("copy", "cuprum_rawkernel_copy__f32", &[DType::F32]), "CUPRUM_INSTANTIATE_copy(cuprum_rawkernel_copy__f32, f32)");
     }
 }

@@ -5,6 +5,7 @@
 //! Trusts the validator: every construct here is supported and every type is known.
 
 pub(crate) mod namer;
+pub mod reduction;
 mod writer;
 
 use std::collections::BTreeSet;
@@ -87,10 +88,17 @@ pub fn write_module(module: &Module, types: &[Types]) -> Unit {
             let instances: Vec<Vec<DType>> =
                 if item.generics.is_empty() { vec![Vec::new()] } else { item.instances.clone() };
             let mut info = KernelInfo { name: item.name.text.clone(), kind, instances: Vec::new() };
+            // A reduction has one kernel per launch strategy (its variants).
+            let variants: Vec<Option<&str>> = match item.kind {
+                ItemKind::Reduction(_) => reduction::VARIANT_NAMES.iter().map(|v| Some(*v)).collect(),
+                _ => vec![None],
+            };
             for inst in instances {
-                let sym = mangle::kernel_symbol(kind, &item.name.text, None, &inst);
-                let _ = writeln!(body, "{}", mangle::instantiate_line(&item.name.text, &sym, &inst));
-                info.instances.push((inst, sym));
+                for variant in &variants {
+                    let sym = mangle::kernel_symbol(kind, &item.name.text, *variant, &inst);
+                    let _ = writeln!(body, "{}", mangle::instantiate_variant_line(&item.name.text, *variant, &sym, &inst));
+                    info.instances.push((inst.clone(), sym));
+                }
             }
             body.push('\n');
             kernels.push(info);
