@@ -232,6 +232,7 @@ pub unsafe fn launch(
     }
     let strided_refs: Vec<&[isize]> = strided.iter().map(Vec::as_slice).collect();
     let has_raw = inputs.iter().any(|a| matches!(a, Arg::Raw(_)));
+    plan::check_empty(name, &shape, &mask, info.has_identity)?;
     if expected_len(&shape, &mask) == 0 {
         // No output element: nothing to compute (an empty reduction into no output is fine).
         return Ok(());

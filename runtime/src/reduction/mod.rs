@@ -79,6 +79,13 @@ impl<'a> Arg<'a> {
 #[derive(Debug)]
 pub struct OutArg<'a>(pub(crate) ArrayRef<'a>);
 
+impl<'a> OutArg<'a> {
+    /// The output described by `a` (its memory is written: the caller must own it mutably).
+    pub fn from_ref(a: ArrayRef<'a>) -> OutArg<'a> {
+        OutArg(a)
+    }
+}
+
 impl<'a, T: Scalar> From<&'a mut Array<T>> for OutArg<'a> {
     fn from(a: &'a mut Array<T>) -> OutArg<'a> {
         OutArg(ArrayRef::from(&*a))

@@ -118,6 +118,26 @@ pub fn output_shape(shape: &[usize], mask: &[bool], keepdims: bool) -> Vec<usize
         .collect()
 }
 
+/// An error when the reduction has outputs but no element to reduce into them and no identity
+/// to give them (NumPy's "zero-size array to reduction operation ... which has no identity").
+pub fn check_empty(kernel: &str, shape: &[usize], mask: &[bool], has_identity: bool) -> Result<()> {
+    let size = |reduced: bool| -> usize {
+        shape.iter().zip(mask).filter(|(_, m)| **m == reduced).map(|(d, _)| *d).product()
+    };
+    let (outs, red) = (size(false), size(true));
+    if outs > 0 && red == 0 && !has_identity {
+        return Err(Error::Reduction {
+            kernel: kernel.to_string(),
+            detail: format!(
+                "the reduced axes of the loop shape {shape:?} hold no element and the kernel has no \
+                 identity, so its {outs} output(s) have no value; give the reduction an identity or \
+                 reduce over non-empty axes"
+            ),
+        });
+    }
+    Ok(())
+}
+
 /// The strides of one array operand over the collapsed axes (zeros past the used axes).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct OperandStrides {
@@ -258,16 +278,7 @@ pub fn plan(
     }
     let outs: u64 = oaxes.iter().map(|a| a.extent).product();
     let red: u64 = raxes.iter().map(|a| a.extent).product();
-    if outs > 0 && red == 0 && !has_identity {
-        return Err(Error::Reduction {
-            kernel: kernel.to_string(),
-            detail: format!(
-                "the reduced axes of the loop shape {shape:?} hold no element and the kernel has no \
-                 identity, so its {outs} output(s) have no value; give the reduction an identity or \
-                 reduce over non-empty axes"
-            ),
-        });
-    }
+    check_empty(kernel, shape, mask, has_identity)?;
     let oaxes = collapse(oaxes, reorder);
     let raxes = if red == 0 { Vec::new() } else { collapse(raxes, reorder) };
     for (what, axes) in [("output", &oaxes), ("reduced", &raxes)] {
