@@ -250,6 +250,7 @@ fn span(axes: &[Axis], k: usize) -> u64 {
 /// - `out_strides`: the output's strides, one per non-reduced axis of `shape` in order;
 /// - `reorder`: whether axes may be reordered (false with raw arguments);
 /// - `has_identity`: whether an empty reduction has a value.
+#[allow(clippy::too_many_arguments)]
 pub fn plan(
     kernel: &str,
     shape: &[usize],
