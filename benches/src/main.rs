@@ -7,15 +7,17 @@
 //! - a bare NVRTC compile (CUBIN) of the small kernel the JIT rows compile;
 //! - loading a cubin (cuModuleLoadData + cuModuleGetFunction), in a fresh process.
 //!
-//! Rows (this issue): RawKernel launch host cost; first call with an empty cache; first call in a
+//! Rows: RawKernel launch host cost; first call with an empty cache; first call in a
 //! fresh process served by the disk cache; first call of a second RawKernel of the same source in
-//! one process (modules already loaded); a grid-stride copy RawKernel.
+//! one process (modules already loaded); a grid-stride copy RawKernel; reductions (full,
+//! contiguous axis, strided axis, 256^3, host cost per call: `reduction.rs`).
 //!
 //! `cuprum-bench [--json] [--quick]`. Without a GPU (or libnvrtc) it says so and exits 1.
 //! The warm-disk row re-runs this binary with the hidden flag `--child-warm-disk` (and
 //! `CUPY_CACHE_DIR` set), so its in-memory state is really empty.
 
 mod elementwise;
+mod reduction;
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -461,6 +463,8 @@ fn run(dev: &Device, opts: &Options) -> Result<()> {
 
     // Elementwise rows (issue 6): `(x - y)^2` contiguous, broadcast, transposed; host cost.
     rows.extend(elementwise::rows(copy_ceiling, bare_launch_us, opts.quick, &stream)?);
+    // Reductions (issue 7).
+    rows.extend(reduction::rows(&stream, copy_ceiling, bare_launch_us, opts.quick, rounds, launches)?);
 
     let ceilings = [
         Ceiling {

@@ -12,6 +12,7 @@ pub const HEADERS: &[(&str, &str)] = &[
     ("cuprum/thread.h", include_str!("../../include/cuprum/thread.h")),
     ("cuprum/kernel.h", include_str!("../../include/cuprum/kernel.h")),
     ("cuprum/elementwise.h", include_str!("../../include/cuprum/elementwise.h")),
+    ("cuprum/reduction.h", include_str!("../../include/cuprum/reduction.h")),
 ];
 
 /// The text of one header by its include name.

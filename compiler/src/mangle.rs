@@ -28,7 +28,13 @@ pub fn instantiate_macro(name: &str) -> String {
 
 /// The line that instantiates one kernel instance (appended by the JIT for new instances).
 pub fn instantiate_line(name: &str, symbol: &str, instance: &[DType]) -> String {
-    instantiate_variant_line(name, symbol, None, instance)
+    let mut s = format!("{}({symbol}", instantiate_macro(name));
+    for d in instance {
+        s.push_str(", ");
+        s.push_str(d.short_name());
+    }
+    s.push(')');
+    s
 }
 
 /// The launch variants of an elementwise kernel, one entry point each (`include/cuprum/elementwise.h`
@@ -36,16 +42,38 @@ pub fn instantiate_line(name: &str, symbol: &str, instance: &[DType]) -> String 
 /// 1-D, vector loads), `s32` (strided or broadcast, 32-bit indexing), `s64` (64-bit indexing).
 pub const ELEMENTWISE_VARIANTS: [&str; 3] = ["contig", "s32", "s64"];
 
-/// The instantiation line of one instance of one launch variant. A kernel kind with variants
-/// takes the variant as the macro's second argument, an identifier:
-/// `CUPRUM_INSTANTIATE_<name>(SYMBOL, <variant>, T...)`; without a variant the line is
-/// `CUPRUM_INSTANTIATE_<name>(SYMBOL, T...)`.
-pub fn instantiate_variant_line(name: &str, symbol: &str, variant: Option<&str>, instance: &[DType]) -> String {
-    let mut s = format!("{}({symbol}", instantiate_macro(name));
-    if let Some(v) = variant {
-        s.push_str(", ");
-        s.push_str(v);
+/// For a kernel whose one instantiation macro takes the variant as its second argument
+/// (`CUPRUM_INSTANTIATE_<name>(NAME, <variant>, T...)`, the elementwise kernels): one forwarding
+/// macro per variant, so that every variant is instantiated by [`instantiate_variant_line`].
+/// `params` are the type parameters (`T`, ...).
+pub fn variant_forwarding_macros(name: &str, variants: &[&str], params: &[String]) -> String {
+    let mut out = String::new();
+    for v in variants {
+        let (mut ps, mut args) = (vec!["NAME".to_string()], vec!["NAME".to_string(), v.to_string()]);
+        ps.extend(params.iter().cloned());
+        args.extend(params.iter().cloned());
+        out.push_str(&format!(
+            "#define {}({}) {}({})\n",
+            instantiate_variant_macro(name, v),
+            ps.join(", "),
+            instantiate_macro(name),
+            args.join(", ")
+        ));
     }
+    out
+}
+
+/// The C macro that defines one variant of a kernel (a launch strategy of a reduction):
+/// `CUPRUM_INSTANTIATE_<name>_<variant>(SYMBOL, T...)`.
+pub fn instantiate_variant_macro(name: &str, variant: &str) -> String {
+    format!("CUPRUM_INSTANTIATE_{name}_{variant}")
+}
+
+/// The line that instantiates one variant of one kernel instance; [`instantiate_line`] when
+/// `variant` is `None`.
+pub fn instantiate_variant_line(name: &str, variant: Option<&str>, symbol: &str, instance: &[DType]) -> String {
+    let Some(variant) = variant else { return instantiate_line(name, symbol, instance) };
+    let mut s = format!("{}({symbol}", instantiate_variant_macro(name, variant));
     for d in instance {
         s.push_str(", ");
         s.push_str(d.short_name());
@@ -90,10 +118,14 @@ mod tests {
         assert_eq!(kernel_symbol("reduction", "l2", Some("full"), &[DType::C64, DType::I8]), "cuprum_reduction_l2_full__c64__i8");
         assert_eq!(unit_id(""), "cbf29ce484222325");
         assert_eq!(fatbin_file("00ff"), "cuprum/00ff.fatbin");
+        assert_eq!(
+            instantiate_variant_line("l2", Some("rows"), "cuprum_reduction_l2_rows__f32", &[DType::F32]),
+            "CUPRUM_INSTANTIATE_l2_rows(cuprum_reduction_l2_rows__f32, f32)"
+        );
         assert_eq!(instantiate_line("copy", "cuprum_rawkernel_copy__f32", &[DType::F32]), "CUPRUM_INSTANTIATE_copy(cuprum_rawkernel_copy__f32, f32)");
         assert_eq!(
-            instantiate_variant_line("sq", "cuprum_elementwise_sq_s32__f16", Some("s32"), &[DType::F16]),
-            "CUPRUM_INSTANTIATE_sq(cuprum_elementwise_sq_s32__f16, s32, f16)"
+            variant_forwarding_macros("sq", &["s32"], &["T".into()]),
+            "#define CUPRUM_INSTANTIATE_sq_s32(NAME, T) CUPRUM_INSTANTIATE_sq(NAME, s32, T)\n"
         );
     }
 }

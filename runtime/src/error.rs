@@ -125,6 +125,11 @@ pub enum Error {
         expected: &'static str,
     },
 
+    /// A reduction that cannot run as asked (an empty reduction without an identity, a bad
+    /// argument list): what is wrong and what to write instead.
+    #[error("reduction `{kernel}`: {detail}")]
+    Reduction { kernel: String, detail: String },
+
     /// Something cuprum does not support (yet).
     #[error("unsupported: {what}")]
     Unsupported { what: String },

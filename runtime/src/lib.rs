@@ -6,6 +6,7 @@
 //! - `error`: the one error enum.
 //! - `device`, `stream`, `memory`, `array/`: devices and contexts, streams and events, the pool, `Array<T>`.
 //! - `nvrtc`, `module`, `launch`, `cache/`, `stats`: JIT, RawModule/RawKernel, launches, kernel cache.
+//! - `registry`, `reduction/`: generated kernels and their lookup; reduction launches and `ReductionKernel`.
 
 pub mod lang;
 
@@ -22,6 +23,7 @@ pub mod launch;
 pub mod module;
 pub mod nvrtc;
 pub mod elementwise;
+pub mod reduction;
 pub mod registry;
 pub mod stats;
 

@@ -295,11 +295,11 @@ pub fn headers() -> &'static [(&'static str, &'static str)] {
     cuprum_compiler::headers::HEADERS
 }
 
-/// [`headers_digest`] of [`headers`], computed at compile time (part of every JIT cache key).
+/// [`headers_digest`] of [`headers`], computed once (part of every JIT cache key). Not a
+/// `const`: rustc's const evaluator warns once the headers pass about 50 KB.
 pub fn embedded_headers_digest() -> [u8; 32] {
-    #[allow(long_running_const_eval)]
-    const DIGEST: [u8; 32] = headers_digest(cuprum_compiler::headers::HEADERS);
-    DIGEST
+    static DIGEST: OnceLock<[u8; 32]> = OnceLock::new();
+    *DIGEST.get_or_init(|| headers_digest(cuprum_compiler::headers::HEADERS))
 }
 
 /// The embedded headers as C strings, converted once.

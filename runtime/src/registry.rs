@@ -262,7 +262,7 @@ impl Kernel {
         let symbol = cuprum_compiler::mangle::kernel_symbol(self.kind, self.name, variant, instance);
         let (kernel, layer) = self.unit.kernel(&device, &symbol, &|| {
             let includes = cuprum_compiler::headers::includes_for(instance);
-            format!("{includes}{}", cuprum_compiler::mangle::instantiate_variant_line(self.name, &symbol, variant, instance))
+            format!("{includes}{}", cuprum_compiler::mangle::instantiate_variant_line(self.name, variant, &symbol, instance))
         })?;
         record_served(Served { kernel: self.name, symbol: symbol.clone(), device: ordinal, layer });
         let mut loaded = self.loaded.write().unwrap_or_else(|e| e.into_inner());

@@ -76,7 +76,7 @@ fn instantiate(k: &ElementwiseKernel, instances: &[&[DType]]) -> String {
     for inst in instances {
         for v in mangle::ELEMENTWISE_VARIANTS {
             let sym = mangle::kernel_symbol("elementwise", k.name(), Some(v), inst);
-            src += &mangle::instantiate_variant_line(k.name(), &sym, Some(v), inst);
+            src += &mangle::instantiate_variant_line(k.name(), Some(v), &sym, inst);
             src.push('\n');
         }
     }

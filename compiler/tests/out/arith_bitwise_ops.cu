@@ -20,10 +20,13 @@ __device__ __forceinline__ cuprum::Tuple3<i32, i32, bool> int_ops_map(u64 _ci, u
     extern "C" __global__ void NAME(cuprum::ew::In<i32, cuprum::ew::VARIANT> _ca0, cuprum::ew::In<i32, cuprum::ew::VARIANT> _ca1, cuprum::ew::Out<i32, cuprum::ew::VARIANT> _co0, cuprum::ew::Out<i32, cuprum::ew::VARIANT> _co1, cuprum::ew::Out<bool, cuprum::ew::VARIANT> _co2, cuprum::ew::Loop<cuprum::ew::VARIANT> _cloop) { \
         cuprum::ew::run(_cloop, [&](u64 _ci, i32 a, i32 b, i32& _cout0, i32& _cout1, bool& _cout2) { cuprum::Tuple3<i32, i32, bool> _cr = int_ops_map(_ci, _cloop.size, a, b); _cout0 = _cr._0; _cout1 = _cr._1; _cout2 = _cr._2; }, _ca0, _ca1, _co0, _co1, _co2); \
     }
+#define CUPRUM_INSTANTIATE_int_ops_contig(NAME) CUPRUM_INSTANTIATE_int_ops(NAME, contig)
+#define CUPRUM_INSTANTIATE_int_ops_s32(NAME) CUPRUM_INSTANTIATE_int_ops(NAME, s32)
+#define CUPRUM_INSTANTIATE_int_ops_s64(NAME) CUPRUM_INSTANTIATE_int_ops(NAME, s64)
 
-CUPRUM_INSTANTIATE_int_ops(cuprum_elementwise_int_ops_contig, contig)
-CUPRUM_INSTANTIATE_int_ops(cuprum_elementwise_int_ops_s32, s32)
-CUPRUM_INSTANTIATE_int_ops(cuprum_elementwise_int_ops_s64, s64)
+CUPRUM_INSTANTIATE_int_ops_contig(cuprum_elementwise_int_ops_contig)
+CUPRUM_INSTANTIATE_int_ops_s32(cuprum_elementwise_int_ops_s32)
+CUPRUM_INSTANTIATE_int_ops_s64(cuprum_elementwise_int_ops_s64)
 
 __device__ __forceinline__ f64 float_ops_map(u64 _ci, u64 _cn, f64 a, f64 b) {
     f64 c = ((-a) + (b * 2.0)) - (a / b);
@@ -38,10 +41,13 @@ __device__ __forceinline__ f64 float_ops_map(u64 _ci, u64 _cn, f64 a, f64 b) {
     extern "C" __global__ void NAME(cuprum::ew::In<f64, cuprum::ew::VARIANT> _ca0, cuprum::ew::In<f64, cuprum::ew::VARIANT> _ca1, cuprum::ew::Out<f64, cuprum::ew::VARIANT> _co0, cuprum::ew::Loop<cuprum::ew::VARIANT> _cloop) { \
         cuprum::ew::run(_cloop, [&](u64 _ci, f64 a, f64 b, f64& _cout0) { _cout0 = float_ops_map(_ci, _cloop.size, a, b); }, _ca0, _ca1, _co0); \
     }
+#define CUPRUM_INSTANTIATE_float_ops_contig(NAME) CUPRUM_INSTANTIATE_float_ops(NAME, contig)
+#define CUPRUM_INSTANTIATE_float_ops_s32(NAME) CUPRUM_INSTANTIATE_float_ops(NAME, s32)
+#define CUPRUM_INSTANTIATE_float_ops_s64(NAME) CUPRUM_INSTANTIATE_float_ops(NAME, s64)
 
-CUPRUM_INSTANTIATE_float_ops(cuprum_elementwise_float_ops_contig, contig)
-CUPRUM_INSTANTIATE_float_ops(cuprum_elementwise_float_ops_s32, s32)
-CUPRUM_INSTANTIATE_float_ops(cuprum_elementwise_float_ops_s64, s64)
+CUPRUM_INSTANTIATE_float_ops_contig(cuprum_elementwise_float_ops_contig)
+CUPRUM_INSTANTIATE_float_ops_s32(cuprum_elementwise_float_ops_s32)
+CUPRUM_INSTANTIATE_float_ops_s64(cuprum_elementwise_float_ops_s64)
 
 template <typename T>
 __device__ __forceinline__ T generic_bits_map(u64 _ci, u64 _cn, T a, T b) {
@@ -56,10 +62,13 @@ __device__ __forceinline__ T generic_bits_map(u64 _ci, u64 _cn, T a, T b) {
     extern "C" __global__ void NAME(cuprum::ew::In<T, cuprum::ew::VARIANT> _ca0, cuprum::ew::In<T, cuprum::ew::VARIANT> _ca1, cuprum::ew::Out<T, cuprum::ew::VARIANT> _co0, cuprum::ew::Loop<cuprum::ew::VARIANT> _cloop) { \
         cuprum::ew::run(_cloop, [&](u64 _ci, T a, T b, T& _cout0) { _cout0 = generic_bits_map<T>(_ci, _cloop.size, a, b); }, _ca0, _ca1, _co0); \
     }
+#define CUPRUM_INSTANTIATE_generic_bits_contig(NAME, T) CUPRUM_INSTANTIATE_generic_bits(NAME, contig, T)
+#define CUPRUM_INSTANTIATE_generic_bits_s32(NAME, T) CUPRUM_INSTANTIATE_generic_bits(NAME, s32, T)
+#define CUPRUM_INSTANTIATE_generic_bits_s64(NAME, T) CUPRUM_INSTANTIATE_generic_bits(NAME, s64, T)
 
-CUPRUM_INSTANTIATE_generic_bits(cuprum_elementwise_generic_bits_contig__u8, contig, u8)
-CUPRUM_INSTANTIATE_generic_bits(cuprum_elementwise_generic_bits_s32__u8, s32, u8)
-CUPRUM_INSTANTIATE_generic_bits(cuprum_elementwise_generic_bits_s64__u8, s64, u8)
-CUPRUM_INSTANTIATE_generic_bits(cuprum_elementwise_generic_bits_contig__i64, contig, i64)
-CUPRUM_INSTANTIATE_generic_bits(cuprum_elementwise_generic_bits_s32__i64, s32, i64)
-CUPRUM_INSTANTIATE_generic_bits(cuprum_elementwise_generic_bits_s64__i64, s64, i64)
+CUPRUM_INSTANTIATE_generic_bits_contig(cuprum_elementwise_generic_bits_contig__u8, u8)
+CUPRUM_INSTANTIATE_generic_bits_s32(cuprum_elementwise_generic_bits_s32__u8, u8)
+CUPRUM_INSTANTIATE_generic_bits_s64(cuprum_elementwise_generic_bits_s64__u8, u8)
+CUPRUM_INSTANTIATE_generic_bits_contig(cuprum_elementwise_generic_bits_contig__i64, i64)
+CUPRUM_INSTANTIATE_generic_bits_s32(cuprum_elementwise_generic_bits_s32__i64, i64)
+CUPRUM_INSTANTIATE_generic_bits_s64(cuprum_elementwise_generic_bits_s64__i64, i64)

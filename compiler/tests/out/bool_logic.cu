@@ -17,10 +17,13 @@ __device__ __forceinline__ bool in_band_map(u64 _ci, u64 _cn, f32 x, f32 lo, f32
     extern "C" __global__ void NAME(cuprum::ew::In<f32, cuprum::ew::VARIANT> _ca0, cuprum::ew::In<f32, cuprum::ew::VARIANT> _ca1, cuprum::ew::In<f32, cuprum::ew::VARIANT> _ca2, cuprum::ew::In<bool, cuprum::ew::VARIANT> _ca3, cuprum::ew::Out<bool, cuprum::ew::VARIANT> _co0, cuprum::ew::Loop<cuprum::ew::VARIANT> _cloop) { \
         cuprum::ew::run(_cloop, [&](u64 _ci, f32 x, f32 lo, f32 hi, bool strict, bool& _cout0) { _cout0 = in_band_map(_ci, _cloop.size, x, lo, hi, strict); }, _ca0, _ca1, _ca2, _ca3, _co0); \
     }
+#define CUPRUM_INSTANTIATE_in_band_contig(NAME) CUPRUM_INSTANTIATE_in_band(NAME, contig)
+#define CUPRUM_INSTANTIATE_in_band_s32(NAME) CUPRUM_INSTANTIATE_in_band(NAME, s32)
+#define CUPRUM_INSTANTIATE_in_band_s64(NAME) CUPRUM_INSTANTIATE_in_band(NAME, s64)
 
-CUPRUM_INSTANTIATE_in_band(cuprum_elementwise_in_band_contig, contig)
-CUPRUM_INSTANTIATE_in_band(cuprum_elementwise_in_band_s32, s32)
-CUPRUM_INSTANTIATE_in_band(cuprum_elementwise_in_band_s64, s64)
+CUPRUM_INSTANTIATE_in_band_contig(cuprum_elementwise_in_band_contig)
+CUPRUM_INSTANTIATE_in_band_s32(cuprum_elementwise_in_band_s32)
+CUPRUM_INSTANTIATE_in_band_s64(cuprum_elementwise_in_band_s64)
 
 __device__ __forceinline__ void mask_positive_body(cuprum::Slice<const f64> x, cuprum::Slice<bool> mask, bool invert, u32 n) {
     u32 i = cuprum::grid_1d();

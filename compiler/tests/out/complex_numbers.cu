@@ -11,10 +11,13 @@ __device__ __forceinline__ c32 mul_conj_map(u64 _ci, u64 _cn, c32 a, c32 b) {
     extern "C" __global__ void NAME(cuprum::ew::In<c32, cuprum::ew::VARIANT> _ca0, cuprum::ew::In<c32, cuprum::ew::VARIANT> _ca1, cuprum::ew::Out<c32, cuprum::ew::VARIANT> _co0, cuprum::ew::Loop<cuprum::ew::VARIANT> _cloop) { \
         cuprum::ew::run(_cloop, [&](u64 _ci, c32 a, c32 b, c32& _cout0) { _cout0 = mul_conj_map(_ci, _cloop.size, a, b); }, _ca0, _ca1, _co0); \
     }
+#define CUPRUM_INSTANTIATE_mul_conj_contig(NAME) CUPRUM_INSTANTIATE_mul_conj(NAME, contig)
+#define CUPRUM_INSTANTIATE_mul_conj_s32(NAME) CUPRUM_INSTANTIATE_mul_conj(NAME, s32)
+#define CUPRUM_INSTANTIATE_mul_conj_s64(NAME) CUPRUM_INSTANTIATE_mul_conj(NAME, s64)
 
-CUPRUM_INSTANTIATE_mul_conj(cuprum_elementwise_mul_conj_contig, contig)
-CUPRUM_INSTANTIATE_mul_conj(cuprum_elementwise_mul_conj_s32, s32)
-CUPRUM_INSTANTIATE_mul_conj(cuprum_elementwise_mul_conj_s64, s64)
+CUPRUM_INSTANTIATE_mul_conj_contig(cuprum_elementwise_mul_conj_contig)
+CUPRUM_INSTANTIATE_mul_conj_s32(cuprum_elementwise_mul_conj_s32)
+CUPRUM_INSTANTIATE_mul_conj_s64(cuprum_elementwise_mul_conj_s64)
 
 __device__ __forceinline__ cuprum::Tuple2<c64, f64> phase_rotate_map(u64 _ci, u64 _cn, c64 z, f64 theta) {
     c64 r = cuprum::exp(cuprum::make_complex(0.0, theta));
@@ -25,10 +28,13 @@ __device__ __forceinline__ cuprum::Tuple2<c64, f64> phase_rotate_map(u64 _ci, u6
     extern "C" __global__ void NAME(cuprum::ew::In<c64, cuprum::ew::VARIANT> _ca0, cuprum::ew::In<f64, cuprum::ew::VARIANT> _ca1, cuprum::ew::Out<c64, cuprum::ew::VARIANT> _co0, cuprum::ew::Out<f64, cuprum::ew::VARIANT> _co1, cuprum::ew::Loop<cuprum::ew::VARIANT> _cloop) { \
         cuprum::ew::run(_cloop, [&](u64 _ci, c64 z, f64 theta, c64& _cout0, f64& _cout1) { cuprum::Tuple2<c64, f64> _cr = phase_rotate_map(_ci, _cloop.size, z, theta); _cout0 = _cr._0; _cout1 = _cr._1; }, _ca0, _ca1, _co0, _co1); \
     }
+#define CUPRUM_INSTANTIATE_phase_rotate_contig(NAME) CUPRUM_INSTANTIATE_phase_rotate(NAME, contig)
+#define CUPRUM_INSTANTIATE_phase_rotate_s32(NAME) CUPRUM_INSTANTIATE_phase_rotate(NAME, s32)
+#define CUPRUM_INSTANTIATE_phase_rotate_s64(NAME) CUPRUM_INSTANTIATE_phase_rotate(NAME, s64)
 
-CUPRUM_INSTANTIATE_phase_rotate(cuprum_elementwise_phase_rotate_contig, contig)
-CUPRUM_INSTANTIATE_phase_rotate(cuprum_elementwise_phase_rotate_s32, s32)
-CUPRUM_INSTANTIATE_phase_rotate(cuprum_elementwise_phase_rotate_s64, s64)
+CUPRUM_INSTANTIATE_phase_rotate_contig(cuprum_elementwise_phase_rotate_contig)
+CUPRUM_INSTANTIATE_phase_rotate_s32(cuprum_elementwise_phase_rotate_s32)
+CUPRUM_INSTANTIATE_phase_rotate_s64(cuprum_elementwise_phase_rotate_s64)
 
 template <typename T>
 __device__ __forceinline__ T fma_number_map(u64 _ci, u64 _cn, T a, T b, T c) {
@@ -38,16 +44,19 @@ __device__ __forceinline__ T fma_number_map(u64 _ci, u64 _cn, T a, T b, T c) {
     extern "C" __global__ void NAME(cuprum::ew::In<T, cuprum::ew::VARIANT> _ca0, cuprum::ew::In<T, cuprum::ew::VARIANT> _ca1, cuprum::ew::In<T, cuprum::ew::VARIANT> _ca2, cuprum::ew::Out<T, cuprum::ew::VARIANT> _co0, cuprum::ew::Loop<cuprum::ew::VARIANT> _cloop) { \
         cuprum::ew::run(_cloop, [&](u64 _ci, T a, T b, T c, T& _cout0) { _cout0 = fma_number_map<T>(_ci, _cloop.size, a, b, c); }, _ca0, _ca1, _ca2, _co0); \
     }
+#define CUPRUM_INSTANTIATE_fma_number_contig(NAME, T) CUPRUM_INSTANTIATE_fma_number(NAME, contig, T)
+#define CUPRUM_INSTANTIATE_fma_number_s32(NAME, T) CUPRUM_INSTANTIATE_fma_number(NAME, s32, T)
+#define CUPRUM_INSTANTIATE_fma_number_s64(NAME, T) CUPRUM_INSTANTIATE_fma_number(NAME, s64, T)
 
-CUPRUM_INSTANTIATE_fma_number(cuprum_elementwise_fma_number_contig__c32, contig, c32)
-CUPRUM_INSTANTIATE_fma_number(cuprum_elementwise_fma_number_s32__c32, s32, c32)
-CUPRUM_INSTANTIATE_fma_number(cuprum_elementwise_fma_number_s64__c32, s64, c32)
-CUPRUM_INSTANTIATE_fma_number(cuprum_elementwise_fma_number_contig__c64, contig, c64)
-CUPRUM_INSTANTIATE_fma_number(cuprum_elementwise_fma_number_s32__c64, s32, c64)
-CUPRUM_INSTANTIATE_fma_number(cuprum_elementwise_fma_number_s64__c64, s64, c64)
-CUPRUM_INSTANTIATE_fma_number(cuprum_elementwise_fma_number_contig__f32, contig, f32)
-CUPRUM_INSTANTIATE_fma_number(cuprum_elementwise_fma_number_s32__f32, s32, f32)
-CUPRUM_INSTANTIATE_fma_number(cuprum_elementwise_fma_number_s64__f32, s64, f32)
+CUPRUM_INSTANTIATE_fma_number_contig(cuprum_elementwise_fma_number_contig__c32, c32)
+CUPRUM_INSTANTIATE_fma_number_s32(cuprum_elementwise_fma_number_s32__c32, c32)
+CUPRUM_INSTANTIATE_fma_number_s64(cuprum_elementwise_fma_number_s64__c32, c32)
+CUPRUM_INSTANTIATE_fma_number_contig(cuprum_elementwise_fma_number_contig__c64, c64)
+CUPRUM_INSTANTIATE_fma_number_s32(cuprum_elementwise_fma_number_s32__c64, c64)
+CUPRUM_INSTANTIATE_fma_number_s64(cuprum_elementwise_fma_number_s64__c64, c64)
+CUPRUM_INSTANTIATE_fma_number_contig(cuprum_elementwise_fma_number_contig__f32, f32)
+CUPRUM_INSTANTIATE_fma_number_s32(cuprum_elementwise_fma_number_s32__f32, f32)
+CUPRUM_INSTANTIATE_fma_number_s64(cuprum_elementwise_fma_number_s64__f32, f32)
 
 __device__ __forceinline__ cuprum::Tuple2<c64, f64> complex_misc_map(u64 _ci, u64 _cn, c64 a, c64 b) {
     c64 q = (a / b) - cuprum::make_complex(1.0, -1.0);
@@ -58,7 +67,10 @@ __device__ __forceinline__ cuprum::Tuple2<c64, f64> complex_misc_map(u64 _ci, u6
     extern "C" __global__ void NAME(cuprum::ew::In<c64, cuprum::ew::VARIANT> _ca0, cuprum::ew::In<c64, cuprum::ew::VARIANT> _ca1, cuprum::ew::Out<c64, cuprum::ew::VARIANT> _co0, cuprum::ew::Out<f64, cuprum::ew::VARIANT> _co1, cuprum::ew::Loop<cuprum::ew::VARIANT> _cloop) { \
         cuprum::ew::run(_cloop, [&](u64 _ci, c64 a, c64 b, c64& _cout0, f64& _cout1) { cuprum::Tuple2<c64, f64> _cr = complex_misc_map(_ci, _cloop.size, a, b); _cout0 = _cr._0; _cout1 = _cr._1; }, _ca0, _ca1, _co0, _co1); \
     }
+#define CUPRUM_INSTANTIATE_complex_misc_contig(NAME) CUPRUM_INSTANTIATE_complex_misc(NAME, contig)
+#define CUPRUM_INSTANTIATE_complex_misc_s32(NAME) CUPRUM_INSTANTIATE_complex_misc(NAME, s32)
+#define CUPRUM_INSTANTIATE_complex_misc_s64(NAME) CUPRUM_INSTANTIATE_complex_misc(NAME, s64)
 
-CUPRUM_INSTANTIATE_complex_misc(cuprum_elementwise_complex_misc_contig, contig)
-CUPRUM_INSTANTIATE_complex_misc(cuprum_elementwise_complex_misc_s32, s32)
-CUPRUM_INSTANTIATE_complex_misc(cuprum_elementwise_complex_misc_s64, s64)
+CUPRUM_INSTANTIATE_complex_misc_contig(cuprum_elementwise_complex_misc_contig)
+CUPRUM_INSTANTIATE_complex_misc_s32(cuprum_elementwise_complex_misc_s32)
+CUPRUM_INSTANTIATE_complex_misc_s64(cuprum_elementwise_complex_misc_s64)

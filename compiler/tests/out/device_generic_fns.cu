@@ -61,7 +61,10 @@ __device__ __forceinline__ f32 sum_of_squares_map(u64 _ci, u64 _cn, f32 x, f32 s
     extern "C" __global__ void NAME(cuprum::ew::In<f32, cuprum::ew::VARIANT> _ca0, cuprum::ew::In<f32, cuprum::ew::VARIANT> _ca1, cuprum::ew::Out<f32, cuprum::ew::VARIANT> _co0, cuprum::ew::Loop<cuprum::ew::VARIANT> _cloop) { \
         cuprum::ew::run(_cloop, [&](u64 _ci, f32 x, f32 shape, f32& _cout0) { _cout0 = sum_of_squares_map(_ci, _cloop.size, x, shape); }, _ca0, _ca1, _co0); \
     }
+#define CUPRUM_INSTANTIATE_sum_of_squares_contig(NAME) CUPRUM_INSTANTIATE_sum_of_squares(NAME, contig)
+#define CUPRUM_INSTANTIATE_sum_of_squares_s32(NAME) CUPRUM_INSTANTIATE_sum_of_squares(NAME, s32)
+#define CUPRUM_INSTANTIATE_sum_of_squares_s64(NAME) CUPRUM_INSTANTIATE_sum_of_squares(NAME, s64)
 
-CUPRUM_INSTANTIATE_sum_of_squares(cuprum_elementwise_sum_of_squares_contig, contig)
-CUPRUM_INSTANTIATE_sum_of_squares(cuprum_elementwise_sum_of_squares_s32, s32)
-CUPRUM_INSTANTIATE_sum_of_squares(cuprum_elementwise_sum_of_squares_s64, s64)
+CUPRUM_INSTANTIATE_sum_of_squares_contig(cuprum_elementwise_sum_of_squares_contig)
+CUPRUM_INSTANTIATE_sum_of_squares_s32(cuprum_elementwise_sum_of_squares_s32)
+CUPRUM_INSTANTIATE_sum_of_squares_s64(cuprum_elementwise_sum_of_squares_s64)

@@ -46,7 +46,10 @@ __device__ __forceinline__ f32 relu_or_return_map(u64 _ci, u64 _cn, f32 x) {
     extern "C" __global__ void NAME(cuprum::ew::In<f32, cuprum::ew::VARIANT> _ca0, cuprum::ew::Out<f32, cuprum::ew::VARIANT> _co0, cuprum::ew::Loop<cuprum::ew::VARIANT> _cloop) { \
         cuprum::ew::run(_cloop, [&](u64 _ci, f32 x, f32& _cout0) { _cout0 = relu_or_return_map(_ci, _cloop.size, x); }, _ca0, _co0); \
     }
+#define CUPRUM_INSTANTIATE_relu_or_return_contig(NAME) CUPRUM_INSTANTIATE_relu_or_return(NAME, contig)
+#define CUPRUM_INSTANTIATE_relu_or_return_s32(NAME) CUPRUM_INSTANTIATE_relu_or_return(NAME, s32)
+#define CUPRUM_INSTANTIATE_relu_or_return_s64(NAME) CUPRUM_INSTANTIATE_relu_or_return(NAME, s64)
 
-CUPRUM_INSTANTIATE_relu_or_return(cuprum_elementwise_relu_or_return_contig, contig)
-CUPRUM_INSTANTIATE_relu_or_return(cuprum_elementwise_relu_or_return_s32, s32)
-CUPRUM_INSTANTIATE_relu_or_return(cuprum_elementwise_relu_or_return_s64, s64)
+CUPRUM_INSTANTIATE_relu_or_return_contig(cuprum_elementwise_relu_or_return_contig)
+CUPRUM_INSTANTIATE_relu_or_return_s32(cuprum_elementwise_relu_or_return_s32)
+CUPRUM_INSTANTIATE_relu_or_return_s64(cuprum_elementwise_relu_or_return_s64)

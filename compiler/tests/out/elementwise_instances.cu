@@ -11,16 +11,19 @@ __device__ __forceinline__ T scale_by_int_map(u64 _ci, u64 _cn, T x, I k) {
     extern "C" __global__ void NAME(cuprum::ew::In<T, cuprum::ew::VARIANT> _ca0, cuprum::ew::In<I, cuprum::ew::VARIANT> _ca1, cuprum::ew::Out<T, cuprum::ew::VARIANT> _co0, cuprum::ew::Loop<cuprum::ew::VARIANT> _cloop) { \
         cuprum::ew::run(_cloop, [&](u64 _ci, T x, I k, T& _cout0) { _cout0 = scale_by_int_map<T, I>(_ci, _cloop.size, x, k); }, _ca0, _ca1, _co0); \
     }
+#define CUPRUM_INSTANTIATE_scale_by_int_contig(NAME, T, I) CUPRUM_INSTANTIATE_scale_by_int(NAME, contig, T, I)
+#define CUPRUM_INSTANTIATE_scale_by_int_s32(NAME, T, I) CUPRUM_INSTANTIATE_scale_by_int(NAME, s32, T, I)
+#define CUPRUM_INSTANTIATE_scale_by_int_s64(NAME, T, I) CUPRUM_INSTANTIATE_scale_by_int(NAME, s64, T, I)
 
-CUPRUM_INSTANTIATE_scale_by_int(cuprum_elementwise_scale_by_int_contig__f32__i32, contig, f32, i32)
-CUPRUM_INSTANTIATE_scale_by_int(cuprum_elementwise_scale_by_int_s32__f32__i32, s32, f32, i32)
-CUPRUM_INSTANTIATE_scale_by_int(cuprum_elementwise_scale_by_int_s64__f32__i32, s64, f32, i32)
-CUPRUM_INSTANTIATE_scale_by_int(cuprum_elementwise_scale_by_int_contig__f64__i64, contig, f64, i64)
-CUPRUM_INSTANTIATE_scale_by_int(cuprum_elementwise_scale_by_int_s32__f64__i64, s32, f64, i64)
-CUPRUM_INSTANTIATE_scale_by_int(cuprum_elementwise_scale_by_int_s64__f64__i64, s64, f64, i64)
-CUPRUM_INSTANTIATE_scale_by_int(cuprum_elementwise_scale_by_int_contig__f16__u8, contig, f16, u8)
-CUPRUM_INSTANTIATE_scale_by_int(cuprum_elementwise_scale_by_int_s32__f16__u8, s32, f16, u8)
-CUPRUM_INSTANTIATE_scale_by_int(cuprum_elementwise_scale_by_int_s64__f16__u8, s64, f16, u8)
+CUPRUM_INSTANTIATE_scale_by_int_contig(cuprum_elementwise_scale_by_int_contig__f32__i32, f32, i32)
+CUPRUM_INSTANTIATE_scale_by_int_s32(cuprum_elementwise_scale_by_int_s32__f32__i32, f32, i32)
+CUPRUM_INSTANTIATE_scale_by_int_s64(cuprum_elementwise_scale_by_int_s64__f32__i32, f32, i32)
+CUPRUM_INSTANTIATE_scale_by_int_contig(cuprum_elementwise_scale_by_int_contig__f64__i64, f64, i64)
+CUPRUM_INSTANTIATE_scale_by_int_s32(cuprum_elementwise_scale_by_int_s32__f64__i64, f64, i64)
+CUPRUM_INSTANTIATE_scale_by_int_s64(cuprum_elementwise_scale_by_int_s64__f64__i64, f64, i64)
+CUPRUM_INSTANTIATE_scale_by_int_contig(cuprum_elementwise_scale_by_int_contig__f16__u8, f16, u8)
+CUPRUM_INSTANTIATE_scale_by_int_s32(cuprum_elementwise_scale_by_int_s32__f16__u8, f16, u8)
+CUPRUM_INSTANTIATE_scale_by_int_s64(cuprum_elementwise_scale_by_int_s64__f16__u8, f16, u8)
 
 template <typename I>
 __device__ __forceinline__ u32 popcount_map(u64 _ci, u64 _cn, I x) {
@@ -30,19 +33,22 @@ __device__ __forceinline__ u32 popcount_map(u64 _ci, u64 _cn, I x) {
     extern "C" __global__ void NAME(cuprum::ew::In<I, cuprum::ew::VARIANT> _ca0, cuprum::ew::Out<u32, cuprum::ew::VARIANT> _co0, cuprum::ew::Loop<cuprum::ew::VARIANT> _cloop) { \
         cuprum::ew::run(_cloop, [&](u64 _ci, I x, u32& _cout0) { _cout0 = popcount_map<I>(_ci, _cloop.size, x); }, _ca0, _co0); \
     }
+#define CUPRUM_INSTANTIATE_popcount_contig(NAME, I) CUPRUM_INSTANTIATE_popcount(NAME, contig, I)
+#define CUPRUM_INSTANTIATE_popcount_s32(NAME, I) CUPRUM_INSTANTIATE_popcount(NAME, s32, I)
+#define CUPRUM_INSTANTIATE_popcount_s64(NAME, I) CUPRUM_INSTANTIATE_popcount(NAME, s64, I)
 
-CUPRUM_INSTANTIATE_popcount(cuprum_elementwise_popcount_contig__i32, contig, i32)
-CUPRUM_INSTANTIATE_popcount(cuprum_elementwise_popcount_s32__i32, s32, i32)
-CUPRUM_INSTANTIATE_popcount(cuprum_elementwise_popcount_s64__i32, s64, i32)
-CUPRUM_INSTANTIATE_popcount(cuprum_elementwise_popcount_contig__i64, contig, i64)
-CUPRUM_INSTANTIATE_popcount(cuprum_elementwise_popcount_s32__i64, s32, i64)
-CUPRUM_INSTANTIATE_popcount(cuprum_elementwise_popcount_s64__i64, s64, i64)
-CUPRUM_INSTANTIATE_popcount(cuprum_elementwise_popcount_contig__u32, contig, u32)
-CUPRUM_INSTANTIATE_popcount(cuprum_elementwise_popcount_s32__u32, s32, u32)
-CUPRUM_INSTANTIATE_popcount(cuprum_elementwise_popcount_s64__u32, s64, u32)
-CUPRUM_INSTANTIATE_popcount(cuprum_elementwise_popcount_contig__u64, contig, u64)
-CUPRUM_INSTANTIATE_popcount(cuprum_elementwise_popcount_s32__u64, s32, u64)
-CUPRUM_INSTANTIATE_popcount(cuprum_elementwise_popcount_s64__u64, s64, u64)
+CUPRUM_INSTANTIATE_popcount_contig(cuprum_elementwise_popcount_contig__i32, i32)
+CUPRUM_INSTANTIATE_popcount_s32(cuprum_elementwise_popcount_s32__i32, i32)
+CUPRUM_INSTANTIATE_popcount_s64(cuprum_elementwise_popcount_s64__i32, i32)
+CUPRUM_INSTANTIATE_popcount_contig(cuprum_elementwise_popcount_contig__i64, i64)
+CUPRUM_INSTANTIATE_popcount_s32(cuprum_elementwise_popcount_s32__i64, i64)
+CUPRUM_INSTANTIATE_popcount_s64(cuprum_elementwise_popcount_s64__i64, i64)
+CUPRUM_INSTANTIATE_popcount_contig(cuprum_elementwise_popcount_contig__u32, u32)
+CUPRUM_INSTANTIATE_popcount_s32(cuprum_elementwise_popcount_s32__u32, u32)
+CUPRUM_INSTANTIATE_popcount_s64(cuprum_elementwise_popcount_s64__u32, u32)
+CUPRUM_INSTANTIATE_popcount_contig(cuprum_elementwise_popcount_contig__u64, u64)
+CUPRUM_INSTANTIATE_popcount_s32(cuprum_elementwise_popcount_s32__u64, u64)
+CUPRUM_INSTANTIATE_popcount_s64(cuprum_elementwise_popcount_s64__u64, u64)
 
 template <typename T>
 __device__ __forceinline__ T where_bound_map(u64 _ci, u64 _cn, T x) {
@@ -52,7 +58,10 @@ __device__ __forceinline__ T where_bound_map(u64 _ci, u64 _cn, T x) {
     extern "C" __global__ void NAME(cuprum::ew::In<T, cuprum::ew::VARIANT> _ca0, cuprum::ew::Out<T, cuprum::ew::VARIANT> _co0, cuprum::ew::Loop<cuprum::ew::VARIANT> _cloop) { \
         cuprum::ew::run(_cloop, [&](u64 _ci, T x, T& _cout0) { _cout0 = where_bound_map<T>(_ci, _cloop.size, x); }, _ca0, _co0); \
     }
+#define CUPRUM_INSTANTIATE_where_bound_contig(NAME, T) CUPRUM_INSTANTIATE_where_bound(NAME, contig, T)
+#define CUPRUM_INSTANTIATE_where_bound_s32(NAME, T) CUPRUM_INSTANTIATE_where_bound(NAME, s32, T)
+#define CUPRUM_INSTANTIATE_where_bound_s64(NAME, T) CUPRUM_INSTANTIATE_where_bound(NAME, s64, T)
 
-CUPRUM_INSTANTIATE_where_bound(cuprum_elementwise_where_bound_contig__f32, contig, f32)
-CUPRUM_INSTANTIATE_where_bound(cuprum_elementwise_where_bound_s32__f32, s32, f32)
-CUPRUM_INSTANTIATE_where_bound(cuprum_elementwise_where_bound_s64__f32, s64, f32)
+CUPRUM_INSTANTIATE_where_bound_contig(cuprum_elementwise_where_bound_contig__f32, f32)
+CUPRUM_INSTANTIATE_where_bound_s32(cuprum_elementwise_where_bound_s32__f32, f32)
+CUPRUM_INSTANTIATE_where_bound_s64(cuprum_elementwise_where_bound_s64__f32, f32)

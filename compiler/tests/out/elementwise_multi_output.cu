@@ -18,13 +18,16 @@ __device__ __forceinline__ cuprum::Tuple2<T, T> floor_divmod_map(u64 _ci, u64 _c
     extern "C" __global__ void NAME(cuprum::ew::In<T, cuprum::ew::VARIANT> _ca0, cuprum::ew::In<T, cuprum::ew::VARIANT> _ca1, cuprum::ew::Out<T, cuprum::ew::VARIANT> _co0, cuprum::ew::Out<T, cuprum::ew::VARIANT> _co1, cuprum::ew::Loop<cuprum::ew::VARIANT> _cloop) { \
         cuprum::ew::run(_cloop, [&](u64 _ci, T a, T b, T& _cout0, T& _cout1) { cuprum::Tuple2<T, T> _cr = floor_divmod_map<T>(_ci, _cloop.size, a, b); _cout0 = _cr._0; _cout1 = _cr._1; }, _ca0, _ca1, _co0, _co1); \
     }
+#define CUPRUM_INSTANTIATE_floor_divmod_contig(NAME, T) CUPRUM_INSTANTIATE_floor_divmod(NAME, contig, T)
+#define CUPRUM_INSTANTIATE_floor_divmod_s32(NAME, T) CUPRUM_INSTANTIATE_floor_divmod(NAME, s32, T)
+#define CUPRUM_INSTANTIATE_floor_divmod_s64(NAME, T) CUPRUM_INSTANTIATE_floor_divmod(NAME, s64, T)
 
-CUPRUM_INSTANTIATE_floor_divmod(cuprum_elementwise_floor_divmod_contig__i32, contig, i32)
-CUPRUM_INSTANTIATE_floor_divmod(cuprum_elementwise_floor_divmod_s32__i32, s32, i32)
-CUPRUM_INSTANTIATE_floor_divmod(cuprum_elementwise_floor_divmod_s64__i32, s64, i32)
-CUPRUM_INSTANTIATE_floor_divmod(cuprum_elementwise_floor_divmod_contig__i64, contig, i64)
-CUPRUM_INSTANTIATE_floor_divmod(cuprum_elementwise_floor_divmod_s32__i64, s32, i64)
-CUPRUM_INSTANTIATE_floor_divmod(cuprum_elementwise_floor_divmod_s64__i64, s64, i64)
+CUPRUM_INSTANTIATE_floor_divmod_contig(cuprum_elementwise_floor_divmod_contig__i32, i32)
+CUPRUM_INSTANTIATE_floor_divmod_s32(cuprum_elementwise_floor_divmod_s32__i32, i32)
+CUPRUM_INSTANTIATE_floor_divmod_s64(cuprum_elementwise_floor_divmod_s64__i32, i32)
+CUPRUM_INSTANTIATE_floor_divmod_contig(cuprum_elementwise_floor_divmod_contig__i64, i64)
+CUPRUM_INSTANTIATE_floor_divmod_s32(cuprum_elementwise_floor_divmod_s32__i64, i64)
+CUPRUM_INSTANTIATE_floor_divmod_s64(cuprum_elementwise_floor_divmod_s64__i64, i64)
 
 __device__ __forceinline__ cuprum::Tuple3<f64, f64, bool> split_float_map(u64 _ci, u64 _cn, f64 x) {
     f64 whole = cuprum::trunc(x);
@@ -34,7 +37,10 @@ __device__ __forceinline__ cuprum::Tuple3<f64, f64, bool> split_float_map(u64 _c
     extern "C" __global__ void NAME(cuprum::ew::In<f64, cuprum::ew::VARIANT> _ca0, cuprum::ew::Out<f64, cuprum::ew::VARIANT> _co0, cuprum::ew::Out<f64, cuprum::ew::VARIANT> _co1, cuprum::ew::Out<bool, cuprum::ew::VARIANT> _co2, cuprum::ew::Loop<cuprum::ew::VARIANT> _cloop) { \
         cuprum::ew::run(_cloop, [&](u64 _ci, f64 x, f64& _cout0, f64& _cout1, bool& _cout2) { cuprum::Tuple3<f64, f64, bool> _cr = split_float_map(_ci, _cloop.size, x); _cout0 = _cr._0; _cout1 = _cr._1; _cout2 = _cr._2; }, _ca0, _co0, _co1, _co2); \
     }
+#define CUPRUM_INSTANTIATE_split_float_contig(NAME) CUPRUM_INSTANTIATE_split_float(NAME, contig)
+#define CUPRUM_INSTANTIATE_split_float_s32(NAME) CUPRUM_INSTANTIATE_split_float(NAME, s32)
+#define CUPRUM_INSTANTIATE_split_float_s64(NAME) CUPRUM_INSTANTIATE_split_float(NAME, s64)
 
-CUPRUM_INSTANTIATE_split_float(cuprum_elementwise_split_float_contig, contig)
-CUPRUM_INSTANTIATE_split_float(cuprum_elementwise_split_float_s32, s32)
-CUPRUM_INSTANTIATE_split_float(cuprum_elementwise_split_float_s64, s64)
+CUPRUM_INSTANTIATE_split_float_contig(cuprum_elementwise_split_float_contig)
+CUPRUM_INSTANTIATE_split_float_s32(cuprum_elementwise_split_float_s32)
+CUPRUM_INSTANTIATE_split_float_s64(cuprum_elementwise_split_float_s64)

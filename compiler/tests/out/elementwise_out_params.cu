@@ -12,13 +12,16 @@ __device__ __forceinline__ void sincos_map(u64 _ci, u64 _cn, T x, T& s, T& c) {
     extern "C" __global__ void NAME(cuprum::ew::In<T, cuprum::ew::VARIANT> _ca0, cuprum::ew::InOut<T, cuprum::ew::VARIANT> _ca1, cuprum::ew::InOut<T, cuprum::ew::VARIANT> _ca2, cuprum::ew::Loop<cuprum::ew::VARIANT> _cloop) { \
         cuprum::ew::run(_cloop, [&](u64 _ci, T x, T& s, T& c) { sincos_map<T>(_ci, _cloop.size, x, s, c); }, _ca0, _ca1, _ca2); \
     }
+#define CUPRUM_INSTANTIATE_sincos_contig(NAME, T) CUPRUM_INSTANTIATE_sincos(NAME, contig, T)
+#define CUPRUM_INSTANTIATE_sincos_s32(NAME, T) CUPRUM_INSTANTIATE_sincos(NAME, s32, T)
+#define CUPRUM_INSTANTIATE_sincos_s64(NAME, T) CUPRUM_INSTANTIATE_sincos(NAME, s64, T)
 
-CUPRUM_INSTANTIATE_sincos(cuprum_elementwise_sincos_contig__f32, contig, f32)
-CUPRUM_INSTANTIATE_sincos(cuprum_elementwise_sincos_s32__f32, s32, f32)
-CUPRUM_INSTANTIATE_sincos(cuprum_elementwise_sincos_s64__f32, s64, f32)
-CUPRUM_INSTANTIATE_sincos(cuprum_elementwise_sincos_contig__f64, contig, f64)
-CUPRUM_INSTANTIATE_sincos(cuprum_elementwise_sincos_s32__f64, s32, f64)
-CUPRUM_INSTANTIATE_sincos(cuprum_elementwise_sincos_s64__f64, s64, f64)
+CUPRUM_INSTANTIATE_sincos_contig(cuprum_elementwise_sincos_contig__f32, f32)
+CUPRUM_INSTANTIATE_sincos_s32(cuprum_elementwise_sincos_s32__f32, f32)
+CUPRUM_INSTANTIATE_sincos_s64(cuprum_elementwise_sincos_s64__f32, f32)
+CUPRUM_INSTANTIATE_sincos_contig(cuprum_elementwise_sincos_contig__f64, f64)
+CUPRUM_INSTANTIATE_sincos_s32(cuprum_elementwise_sincos_s32__f64, f64)
+CUPRUM_INSTANTIATE_sincos_s64(cuprum_elementwise_sincos_s64__f64, f64)
 
 __device__ __forceinline__ void accumulate_map(u64 _ci, u64 _cn, f32 x, f32& acc) {
     acc += x * x;
@@ -27,7 +30,10 @@ __device__ __forceinline__ void accumulate_map(u64 _ci, u64 _cn, f32 x, f32& acc
     extern "C" __global__ void NAME(cuprum::ew::In<f32, cuprum::ew::VARIANT> _ca0, cuprum::ew::InOut<f32, cuprum::ew::VARIANT> _ca1, cuprum::ew::Loop<cuprum::ew::VARIANT> _cloop) { \
         cuprum::ew::run(_cloop, [&](u64 _ci, f32 x, f32& acc) { accumulate_map(_ci, _cloop.size, x, acc); }, _ca0, _ca1); \
     }
+#define CUPRUM_INSTANTIATE_accumulate_contig(NAME) CUPRUM_INSTANTIATE_accumulate(NAME, contig)
+#define CUPRUM_INSTANTIATE_accumulate_s32(NAME) CUPRUM_INSTANTIATE_accumulate(NAME, s32)
+#define CUPRUM_INSTANTIATE_accumulate_s64(NAME) CUPRUM_INSTANTIATE_accumulate(NAME, s64)
 
-CUPRUM_INSTANTIATE_accumulate(cuprum_elementwise_accumulate_contig, contig)
-CUPRUM_INSTANTIATE_accumulate(cuprum_elementwise_accumulate_s32, s32)
-CUPRUM_INSTANTIATE_accumulate(cuprum_elementwise_accumulate_s64, s64)
+CUPRUM_INSTANTIATE_accumulate_contig(cuprum_elementwise_accumulate_contig)
+CUPRUM_INSTANTIATE_accumulate_s32(cuprum_elementwise_accumulate_s32)
+CUPRUM_INSTANTIATE_accumulate_s64(cuprum_elementwise_accumulate_s64)

@@ -10,19 +10,22 @@ __device__ __forceinline__ T reverse_map(u64 _ci, u64 _cn, cuprum::Raw<T> x) {
     extern "C" __global__ void NAME(cuprum::Raw<T> _ca0, cuprum::ew::Out<T, cuprum::ew::VARIANT> _co0, cuprum::ew::Loop<cuprum::ew::VARIANT> _cloop) { \
         cuprum::ew::run(_cloop, [&](u64 _ci, const cuprum::Raw<T>& x, T& _cout0) { _cout0 = reverse_map<T>(_ci, _cloop.size, x); }, _ca0, _co0); \
     }
+#define CUPRUM_INSTANTIATE_reverse_contig(NAME, T) CUPRUM_INSTANTIATE_reverse(NAME, contig, T)
+#define CUPRUM_INSTANTIATE_reverse_s32(NAME, T) CUPRUM_INSTANTIATE_reverse(NAME, s32, T)
+#define CUPRUM_INSTANTIATE_reverse_s64(NAME, T) CUPRUM_INSTANTIATE_reverse(NAME, s64, T)
 
-CUPRUM_INSTANTIATE_reverse(cuprum_elementwise_reverse_contig__i32, contig, i32)
-CUPRUM_INSTANTIATE_reverse(cuprum_elementwise_reverse_s32__i32, s32, i32)
-CUPRUM_INSTANTIATE_reverse(cuprum_elementwise_reverse_s64__i32, s64, i32)
-CUPRUM_INSTANTIATE_reverse(cuprum_elementwise_reverse_contig__i64, contig, i64)
-CUPRUM_INSTANTIATE_reverse(cuprum_elementwise_reverse_s32__i64, s32, i64)
-CUPRUM_INSTANTIATE_reverse(cuprum_elementwise_reverse_s64__i64, s64, i64)
-CUPRUM_INSTANTIATE_reverse(cuprum_elementwise_reverse_contig__f32, contig, f32)
-CUPRUM_INSTANTIATE_reverse(cuprum_elementwise_reverse_s32__f32, s32, f32)
-CUPRUM_INSTANTIATE_reverse(cuprum_elementwise_reverse_s64__f32, s64, f32)
-CUPRUM_INSTANTIATE_reverse(cuprum_elementwise_reverse_contig__f64, contig, f64)
-CUPRUM_INSTANTIATE_reverse(cuprum_elementwise_reverse_s32__f64, s32, f64)
-CUPRUM_INSTANTIATE_reverse(cuprum_elementwise_reverse_s64__f64, s64, f64)
+CUPRUM_INSTANTIATE_reverse_contig(cuprum_elementwise_reverse_contig__i32, i32)
+CUPRUM_INSTANTIATE_reverse_s32(cuprum_elementwise_reverse_s32__i32, i32)
+CUPRUM_INSTANTIATE_reverse_s64(cuprum_elementwise_reverse_s64__i32, i32)
+CUPRUM_INSTANTIATE_reverse_contig(cuprum_elementwise_reverse_contig__i64, i64)
+CUPRUM_INSTANTIATE_reverse_s32(cuprum_elementwise_reverse_s32__i64, i64)
+CUPRUM_INSTANTIATE_reverse_s64(cuprum_elementwise_reverse_s64__i64, i64)
+CUPRUM_INSTANTIATE_reverse_contig(cuprum_elementwise_reverse_contig__f32, f32)
+CUPRUM_INSTANTIATE_reverse_s32(cuprum_elementwise_reverse_s32__f32, f32)
+CUPRUM_INSTANTIATE_reverse_s64(cuprum_elementwise_reverse_s64__f32, f32)
+CUPRUM_INSTANTIATE_reverse_contig(cuprum_elementwise_reverse_contig__f64, f64)
+CUPRUM_INSTANTIATE_reverse_s32(cuprum_elementwise_reverse_s32__f64, f64)
+CUPRUM_INSTANTIATE_reverse_s64(cuprum_elementwise_reverse_s64__f64, f64)
 
 __device__ __forceinline__ f32 smooth3_map(u64 _ci, u64 _cn, cuprum::Raw<f32> x, f32 w) {
     u64 i = _ci;
@@ -45,7 +48,10 @@ __device__ __forceinline__ f32 smooth3_map(u64 _ci, u64 _cn, cuprum::Raw<f32> x,
     extern "C" __global__ void NAME(cuprum::Raw<f32> _ca0, cuprum::ew::In<f32, cuprum::ew::VARIANT> _ca1, cuprum::ew::Out<f32, cuprum::ew::VARIANT> _co0, cuprum::ew::Loop<cuprum::ew::VARIANT> _cloop) { \
         cuprum::ew::run(_cloop, [&](u64 _ci, const cuprum::Raw<f32>& x, f32 w, f32& _cout0) { _cout0 = smooth3_map(_ci, _cloop.size, x, w); }, _ca0, _ca1, _co0); \
     }
+#define CUPRUM_INSTANTIATE_smooth3_contig(NAME) CUPRUM_INSTANTIATE_smooth3(NAME, contig)
+#define CUPRUM_INSTANTIATE_smooth3_s32(NAME) CUPRUM_INSTANTIATE_smooth3(NAME, s32)
+#define CUPRUM_INSTANTIATE_smooth3_s64(NAME) CUPRUM_INSTANTIATE_smooth3(NAME, s64)
 
-CUPRUM_INSTANTIATE_smooth3(cuprum_elementwise_smooth3_contig, contig)
-CUPRUM_INSTANTIATE_smooth3(cuprum_elementwise_smooth3_s32, s32)
-CUPRUM_INSTANTIATE_smooth3(cuprum_elementwise_smooth3_s64, s64)
+CUPRUM_INSTANTIATE_smooth3_contig(cuprum_elementwise_smooth3_contig)
+CUPRUM_INSTANTIATE_smooth3_s32(cuprum_elementwise_smooth3_s32)
+CUPRUM_INSTANTIATE_smooth3_s64(cuprum_elementwise_smooth3_s64)

@@ -11,13 +11,16 @@ __device__ __forceinline__ T squared_diff_map(u64 _ci, u64 _cn, T x, T y) {
     extern "C" __global__ void NAME(cuprum::ew::In<T, cuprum::ew::VARIANT> _ca0, cuprum::ew::In<T, cuprum::ew::VARIANT> _ca1, cuprum::ew::Out<T, cuprum::ew::VARIANT> _co0, cuprum::ew::Loop<cuprum::ew::VARIANT> _cloop) { \
         cuprum::ew::run(_cloop, [&](u64 _ci, T x, T y, T& _cout0) { _cout0 = squared_diff_map<T>(_ci, _cloop.size, x, y); }, _ca0, _ca1, _co0); \
     }
+#define CUPRUM_INSTANTIATE_squared_diff_contig(NAME, T) CUPRUM_INSTANTIATE_squared_diff(NAME, contig, T)
+#define CUPRUM_INSTANTIATE_squared_diff_s32(NAME, T) CUPRUM_INSTANTIATE_squared_diff(NAME, s32, T)
+#define CUPRUM_INSTANTIATE_squared_diff_s64(NAME, T) CUPRUM_INSTANTIATE_squared_diff(NAME, s64, T)
 
-CUPRUM_INSTANTIATE_squared_diff(cuprum_elementwise_squared_diff_contig__f32, contig, f32)
-CUPRUM_INSTANTIATE_squared_diff(cuprum_elementwise_squared_diff_s32__f32, s32, f32)
-CUPRUM_INSTANTIATE_squared_diff(cuprum_elementwise_squared_diff_s64__f32, s64, f32)
-CUPRUM_INSTANTIATE_squared_diff(cuprum_elementwise_squared_diff_contig__f64, contig, f64)
-CUPRUM_INSTANTIATE_squared_diff(cuprum_elementwise_squared_diff_s32__f64, s32, f64)
-CUPRUM_INSTANTIATE_squared_diff(cuprum_elementwise_squared_diff_s64__f64, s64, f64)
+CUPRUM_INSTANTIATE_squared_diff_contig(cuprum_elementwise_squared_diff_contig__f32, f32)
+CUPRUM_INSTANTIATE_squared_diff_s32(cuprum_elementwise_squared_diff_s32__f32, f32)
+CUPRUM_INSTANTIATE_squared_diff_s64(cuprum_elementwise_squared_diff_s64__f32, f32)
+CUPRUM_INSTANTIATE_squared_diff_contig(cuprum_elementwise_squared_diff_contig__f64, f64)
+CUPRUM_INSTANTIATE_squared_diff_s32(cuprum_elementwise_squared_diff_s32__f64, f64)
+CUPRUM_INSTANTIATE_squared_diff_s64(cuprum_elementwise_squared_diff_s64__f64, f64)
 
 __device__ __forceinline__ f32 axpy_map(u64 _ci, u64 _cn, f32 a, f32 x, f32 y) {
     return (a * x) + y;
@@ -26,7 +29,10 @@ __device__ __forceinline__ f32 axpy_map(u64 _ci, u64 _cn, f32 a, f32 x, f32 y) {
     extern "C" __global__ void NAME(cuprum::ew::In<f32, cuprum::ew::VARIANT> _ca0, cuprum::ew::In<f32, cuprum::ew::VARIANT> _ca1, cuprum::ew::In<f32, cuprum::ew::VARIANT> _ca2, cuprum::ew::Out<f32, cuprum::ew::VARIANT> _co0, cuprum::ew::Loop<cuprum::ew::VARIANT> _cloop) { \
         cuprum::ew::run(_cloop, [&](u64 _ci, f32 a, f32 x, f32 y, f32& _cout0) { _cout0 = axpy_map(_ci, _cloop.size, a, x, y); }, _ca0, _ca1, _ca2, _co0); \
     }
+#define CUPRUM_INSTANTIATE_axpy_contig(NAME) CUPRUM_INSTANTIATE_axpy(NAME, contig)
+#define CUPRUM_INSTANTIATE_axpy_s32(NAME) CUPRUM_INSTANTIATE_axpy(NAME, s32)
+#define CUPRUM_INSTANTIATE_axpy_s64(NAME) CUPRUM_INSTANTIATE_axpy(NAME, s64)
 
-CUPRUM_INSTANTIATE_axpy(cuprum_elementwise_axpy_contig, contig)
-CUPRUM_INSTANTIATE_axpy(cuprum_elementwise_axpy_s32, s32)
-CUPRUM_INSTANTIATE_axpy(cuprum_elementwise_axpy_s64, s64)
+CUPRUM_INSTANTIATE_axpy_contig(cuprum_elementwise_axpy_contig)
+CUPRUM_INSTANTIATE_axpy_s32(cuprum_elementwise_axpy_s32)
+CUPRUM_INSTANTIATE_axpy_s64(cuprum_elementwise_axpy_s64)

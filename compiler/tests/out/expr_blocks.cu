@@ -33,7 +33,10 @@ __device__ __forceinline__ f32 blocks_map(u64 _ci, u64 _cn, f32 x, f32 y) {
     extern "C" __global__ void NAME(cuprum::ew::In<f32, cuprum::ew::VARIANT> _ca0, cuprum::ew::In<f32, cuprum::ew::VARIANT> _ca1, cuprum::ew::Out<f32, cuprum::ew::VARIANT> _co0, cuprum::ew::Loop<cuprum::ew::VARIANT> _cloop) { \
         cuprum::ew::run(_cloop, [&](u64 _ci, f32 x, f32 y, f32& _cout0) { _cout0 = blocks_map(_ci, _cloop.size, x, y); }, _ca0, _ca1, _co0); \
     }
+#define CUPRUM_INSTANTIATE_blocks_contig(NAME) CUPRUM_INSTANTIATE_blocks(NAME, contig)
+#define CUPRUM_INSTANTIATE_blocks_s32(NAME) CUPRUM_INSTANTIATE_blocks(NAME, s32)
+#define CUPRUM_INSTANTIATE_blocks_s64(NAME) CUPRUM_INSTANTIATE_blocks(NAME, s64)
 
-CUPRUM_INSTANTIATE_blocks(cuprum_elementwise_blocks_contig, contig)
-CUPRUM_INSTANTIATE_blocks(cuprum_elementwise_blocks_s32, s32)
-CUPRUM_INSTANTIATE_blocks(cuprum_elementwise_blocks_s64, s64)
+CUPRUM_INSTANTIATE_blocks_contig(cuprum_elementwise_blocks_contig)
+CUPRUM_INSTANTIATE_blocks_s32(cuprum_elementwise_blocks_s32)
+CUPRUM_INSTANTIATE_blocks_s64(cuprum_elementwise_blocks_s64)

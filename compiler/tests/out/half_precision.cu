@@ -13,10 +13,13 @@ __device__ __forceinline__ f16 scale_f16_map(u64 _ci, u64 _cn, f16 x, f32 s) {
     extern "C" __global__ void NAME(cuprum::ew::In<f16, cuprum::ew::VARIANT> _ca0, cuprum::ew::In<f32, cuprum::ew::VARIANT> _ca1, cuprum::ew::Out<f16, cuprum::ew::VARIANT> _co0, cuprum::ew::Loop<cuprum::ew::VARIANT> _cloop) { \
         cuprum::ew::run(_cloop, [&](u64 _ci, f16 x, f32 s, f16& _cout0) { _cout0 = scale_f16_map(_ci, _cloop.size, x, s); }, _ca0, _ca1, _co0); \
     }
+#define CUPRUM_INSTANTIATE_scale_f16_contig(NAME) CUPRUM_INSTANTIATE_scale_f16(NAME, contig)
+#define CUPRUM_INSTANTIATE_scale_f16_s32(NAME) CUPRUM_INSTANTIATE_scale_f16(NAME, s32)
+#define CUPRUM_INSTANTIATE_scale_f16_s64(NAME) CUPRUM_INSTANTIATE_scale_f16(NAME, s64)
 
-CUPRUM_INSTANTIATE_scale_f16(cuprum_elementwise_scale_f16_contig, contig)
-CUPRUM_INSTANTIATE_scale_f16(cuprum_elementwise_scale_f16_s32, s32)
-CUPRUM_INSTANTIATE_scale_f16(cuprum_elementwise_scale_f16_s64, s64)
+CUPRUM_INSTANTIATE_scale_f16_contig(cuprum_elementwise_scale_f16_contig)
+CUPRUM_INSTANTIATE_scale_f16_s32(cuprum_elementwise_scale_f16_s32)
+CUPRUM_INSTANTIATE_scale_f16_s64(cuprum_elementwise_scale_f16_s64)
 
 template <typename T>
 __device__ __forceinline__ T gelu_map(u64 _ci, u64 _cn, T x) {
@@ -29,16 +32,19 @@ __device__ __forceinline__ T gelu_map(u64 _ci, u64 _cn, T x) {
     extern "C" __global__ void NAME(cuprum::ew::In<T, cuprum::ew::VARIANT> _ca0, cuprum::ew::Out<T, cuprum::ew::VARIANT> _co0, cuprum::ew::Loop<cuprum::ew::VARIANT> _cloop) { \
         cuprum::ew::run(_cloop, [&](u64 _ci, T x, T& _cout0) { _cout0 = gelu_map<T>(_ci, _cloop.size, x); }, _ca0, _co0); \
     }
+#define CUPRUM_INSTANTIATE_gelu_contig(NAME, T) CUPRUM_INSTANTIATE_gelu(NAME, contig, T)
+#define CUPRUM_INSTANTIATE_gelu_s32(NAME, T) CUPRUM_INSTANTIATE_gelu(NAME, s32, T)
+#define CUPRUM_INSTANTIATE_gelu_s64(NAME, T) CUPRUM_INSTANTIATE_gelu(NAME, s64, T)
 
-CUPRUM_INSTANTIATE_gelu(cuprum_elementwise_gelu_contig__f16, contig, f16)
-CUPRUM_INSTANTIATE_gelu(cuprum_elementwise_gelu_s32__f16, s32, f16)
-CUPRUM_INSTANTIATE_gelu(cuprum_elementwise_gelu_s64__f16, s64, f16)
-CUPRUM_INSTANTIATE_gelu(cuprum_elementwise_gelu_contig__bf16, contig, bf16)
-CUPRUM_INSTANTIATE_gelu(cuprum_elementwise_gelu_s32__bf16, s32, bf16)
-CUPRUM_INSTANTIATE_gelu(cuprum_elementwise_gelu_s64__bf16, s64, bf16)
-CUPRUM_INSTANTIATE_gelu(cuprum_elementwise_gelu_contig__f32, contig, f32)
-CUPRUM_INSTANTIATE_gelu(cuprum_elementwise_gelu_s32__f32, s32, f32)
-CUPRUM_INSTANTIATE_gelu(cuprum_elementwise_gelu_s64__f32, s64, f32)
+CUPRUM_INSTANTIATE_gelu_contig(cuprum_elementwise_gelu_contig__f16, f16)
+CUPRUM_INSTANTIATE_gelu_s32(cuprum_elementwise_gelu_s32__f16, f16)
+CUPRUM_INSTANTIATE_gelu_s64(cuprum_elementwise_gelu_s64__f16, f16)
+CUPRUM_INSTANTIATE_gelu_contig(cuprum_elementwise_gelu_contig__bf16, bf16)
+CUPRUM_INSTANTIATE_gelu_s32(cuprum_elementwise_gelu_s32__bf16, bf16)
+CUPRUM_INSTANTIATE_gelu_s64(cuprum_elementwise_gelu_s64__bf16, bf16)
+CUPRUM_INSTANTIATE_gelu_contig(cuprum_elementwise_gelu_contig__f32, f32)
+CUPRUM_INSTANTIATE_gelu_s32(cuprum_elementwise_gelu_s32__f32, f32)
+CUPRUM_INSTANTIATE_gelu_s64(cuprum_elementwise_gelu_s64__f32, f32)
 
 __device__ __forceinline__ void clamp_bf16_body(cuprum::Slice<bf16> x, bf16 lo, bf16 hi, u32 n) {
     u32 i = cuprum::grid_1d();

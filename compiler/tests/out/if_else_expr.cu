@@ -30,10 +30,13 @@ __device__ __forceinline__ f32 piecewise_map(u64 _ci, u64 _cn, f32 x) {
     extern "C" __global__ void NAME(cuprum::ew::In<f32, cuprum::ew::VARIANT> _ca0, cuprum::ew::Out<f32, cuprum::ew::VARIANT> _co0, cuprum::ew::Loop<cuprum::ew::VARIANT> _cloop) { \
         cuprum::ew::run(_cloop, [&](u64 _ci, f32 x, f32& _cout0) { _cout0 = piecewise_map(_ci, _cloop.size, x); }, _ca0, _co0); \
     }
+#define CUPRUM_INSTANTIATE_piecewise_contig(NAME) CUPRUM_INSTANTIATE_piecewise(NAME, contig)
+#define CUPRUM_INSTANTIATE_piecewise_s32(NAME) CUPRUM_INSTANTIATE_piecewise(NAME, s32)
+#define CUPRUM_INSTANTIATE_piecewise_s64(NAME) CUPRUM_INSTANTIATE_piecewise(NAME, s64)
 
-CUPRUM_INSTANTIATE_piecewise(cuprum_elementwise_piecewise_contig, contig)
-CUPRUM_INSTANTIATE_piecewise(cuprum_elementwise_piecewise_s32, s32)
-CUPRUM_INSTANTIATE_piecewise(cuprum_elementwise_piecewise_s64, s64)
+CUPRUM_INSTANTIATE_piecewise_contig(cuprum_elementwise_piecewise_contig)
+CUPRUM_INSTANTIATE_piecewise_s32(cuprum_elementwise_piecewise_s32)
+CUPRUM_INSTANTIATE_piecewise_s64(cuprum_elementwise_piecewise_s64)
 
 __device__ i32 sign_i32(i32 x) {
     if (x > 0) {
@@ -58,7 +61,10 @@ __device__ __forceinline__ i32 sign_sum_map(u64 _ci, u64 _cn, i32 a, i32 b) {
     extern "C" __global__ void NAME(cuprum::ew::In<i32, cuprum::ew::VARIANT> _ca0, cuprum::ew::In<i32, cuprum::ew::VARIANT> _ca1, cuprum::ew::Out<i32, cuprum::ew::VARIANT> _co0, cuprum::ew::Loop<cuprum::ew::VARIANT> _cloop) { \
         cuprum::ew::run(_cloop, [&](u64 _ci, i32 a, i32 b, i32& _cout0) { _cout0 = sign_sum_map(_ci, _cloop.size, a, b); }, _ca0, _ca1, _co0); \
     }
+#define CUPRUM_INSTANTIATE_sign_sum_contig(NAME) CUPRUM_INSTANTIATE_sign_sum(NAME, contig)
+#define CUPRUM_INSTANTIATE_sign_sum_s32(NAME) CUPRUM_INSTANTIATE_sign_sum(NAME, s32)
+#define CUPRUM_INSTANTIATE_sign_sum_s64(NAME) CUPRUM_INSTANTIATE_sign_sum(NAME, s64)
 
-CUPRUM_INSTANTIATE_sign_sum(cuprum_elementwise_sign_sum_contig, contig)
-CUPRUM_INSTANTIATE_sign_sum(cuprum_elementwise_sign_sum_s32, s32)
-CUPRUM_INSTANTIATE_sign_sum(cuprum_elementwise_sign_sum_s64, s64)
+CUPRUM_INSTANTIATE_sign_sum_contig(cuprum_elementwise_sign_sum_contig)
+CUPRUM_INSTANTIATE_sign_sum_s32(cuprum_elementwise_sign_sum_s32)
+CUPRUM_INSTANTIATE_sign_sum_s64(cuprum_elementwise_sign_sum_s64)

@@ -22,10 +22,13 @@ __device__ __forceinline__ cuprum::Tuple2<u32, u32> int_methods_u32_map(u64 _ci,
     extern "C" __global__ void NAME(cuprum::ew::In<u32, cuprum::ew::VARIANT> _ca0, cuprum::ew::In<u32, cuprum::ew::VARIANT> _ca1, cuprum::ew::Out<u32, cuprum::ew::VARIANT> _co0, cuprum::ew::Out<u32, cuprum::ew::VARIANT> _co1, cuprum::ew::Loop<cuprum::ew::VARIANT> _cloop) { \
         cuprum::ew::run(_cloop, [&](u64 _ci, u32 x, u32 y, u32& _cout0, u32& _cout1) { cuprum::Tuple2<u32, u32> _cr = int_methods_u32_map(_ci, _cloop.size, x, y); _cout0 = _cr._0; _cout1 = _cr._1; }, _ca0, _ca1, _co0, _co1); \
     }
+#define CUPRUM_INSTANTIATE_int_methods_u32_contig(NAME) CUPRUM_INSTANTIATE_int_methods_u32(NAME, contig)
+#define CUPRUM_INSTANTIATE_int_methods_u32_s32(NAME) CUPRUM_INSTANTIATE_int_methods_u32(NAME, s32)
+#define CUPRUM_INSTANTIATE_int_methods_u32_s64(NAME) CUPRUM_INSTANTIATE_int_methods_u32(NAME, s64)
 
-CUPRUM_INSTANTIATE_int_methods_u32(cuprum_elementwise_int_methods_u32_contig, contig)
-CUPRUM_INSTANTIATE_int_methods_u32(cuprum_elementwise_int_methods_u32_s32, s32)
-CUPRUM_INSTANTIATE_int_methods_u32(cuprum_elementwise_int_methods_u32_s64, s64)
+CUPRUM_INSTANTIATE_int_methods_u32_contig(cuprum_elementwise_int_methods_u32_contig)
+CUPRUM_INSTANTIATE_int_methods_u32_s32(cuprum_elementwise_int_methods_u32_s32)
+CUPRUM_INSTANTIATE_int_methods_u32_s64(cuprum_elementwise_int_methods_u32_s64)
 
 __device__ __forceinline__ cuprum::Tuple3<i8, u32, i16> int_methods_i8_map(u64 _ci, u64 _cn, i8 x, i8 y) {
     i8 a = cuprum::wrapping_neg(cuprum::abs(cuprum::saturating_sub(cuprum::wrapping_add(x, y), (i8)100)));
@@ -37,10 +40,13 @@ __device__ __forceinline__ cuprum::Tuple3<i8, u32, i16> int_methods_i8_map(u64 _
     extern "C" __global__ void NAME(cuprum::ew::In<i8, cuprum::ew::VARIANT> _ca0, cuprum::ew::In<i8, cuprum::ew::VARIANT> _ca1, cuprum::ew::Out<i8, cuprum::ew::VARIANT> _co0, cuprum::ew::Out<u32, cuprum::ew::VARIANT> _co1, cuprum::ew::Out<i16, cuprum::ew::VARIANT> _co2, cuprum::ew::Loop<cuprum::ew::VARIANT> _cloop) { \
         cuprum::ew::run(_cloop, [&](u64 _ci, i8 x, i8 y, i8& _cout0, u32& _cout1, i16& _cout2) { cuprum::Tuple3<i8, u32, i16> _cr = int_methods_i8_map(_ci, _cloop.size, x, y); _cout0 = _cr._0; _cout1 = _cr._1; _cout2 = _cr._2; }, _ca0, _ca1, _co0, _co1, _co2); \
     }
+#define CUPRUM_INSTANTIATE_int_methods_i8_contig(NAME) CUPRUM_INSTANTIATE_int_methods_i8(NAME, contig)
+#define CUPRUM_INSTANTIATE_int_methods_i8_s32(NAME) CUPRUM_INSTANTIATE_int_methods_i8(NAME, s32)
+#define CUPRUM_INSTANTIATE_int_methods_i8_s64(NAME) CUPRUM_INSTANTIATE_int_methods_i8(NAME, s64)
 
-CUPRUM_INSTANTIATE_int_methods_i8(cuprum_elementwise_int_methods_i8_contig, contig)
-CUPRUM_INSTANTIATE_int_methods_i8(cuprum_elementwise_int_methods_i8_s32, s32)
-CUPRUM_INSTANTIATE_int_methods_i8(cuprum_elementwise_int_methods_i8_s64, s64)
+CUPRUM_INSTANTIATE_int_methods_i8_contig(cuprum_elementwise_int_methods_i8_contig)
+CUPRUM_INSTANTIATE_int_methods_i8_s32(cuprum_elementwise_int_methods_i8_s32)
+CUPRUM_INSTANTIATE_int_methods_i8_s64(cuprum_elementwise_int_methods_i8_s64)
 
 template <typename T>
 __device__ __forceinline__ cuprum::Tuple2<T, u32> int_methods_generic_map(u64 _ci, u64 _cn, T x, T y) {
@@ -52,10 +58,13 @@ __device__ __forceinline__ cuprum::Tuple2<T, u32> int_methods_generic_map(u64 _c
     extern "C" __global__ void NAME(cuprum::ew::In<T, cuprum::ew::VARIANT> _ca0, cuprum::ew::In<T, cuprum::ew::VARIANT> _ca1, cuprum::ew::Out<T, cuprum::ew::VARIANT> _co0, cuprum::ew::Out<u32, cuprum::ew::VARIANT> _co1, cuprum::ew::Loop<cuprum::ew::VARIANT> _cloop) { \
         cuprum::ew::run(_cloop, [&](u64 _ci, T x, T y, T& _cout0, u32& _cout1) { cuprum::Tuple2<T, u32> _cr = int_methods_generic_map<T>(_ci, _cloop.size, x, y); _cout0 = _cr._0; _cout1 = _cr._1; }, _ca0, _ca1, _co0, _co1); \
     }
+#define CUPRUM_INSTANTIATE_int_methods_generic_contig(NAME, T) CUPRUM_INSTANTIATE_int_methods_generic(NAME, contig, T)
+#define CUPRUM_INSTANTIATE_int_methods_generic_s32(NAME, T) CUPRUM_INSTANTIATE_int_methods_generic(NAME, s32, T)
+#define CUPRUM_INSTANTIATE_int_methods_generic_s64(NAME, T) CUPRUM_INSTANTIATE_int_methods_generic(NAME, s64, T)
 
-CUPRUM_INSTANTIATE_int_methods_generic(cuprum_elementwise_int_methods_generic_contig__u8, contig, u8)
-CUPRUM_INSTANTIATE_int_methods_generic(cuprum_elementwise_int_methods_generic_s32__u8, s32, u8)
-CUPRUM_INSTANTIATE_int_methods_generic(cuprum_elementwise_int_methods_generic_s64__u8, s64, u8)
-CUPRUM_INSTANTIATE_int_methods_generic(cuprum_elementwise_int_methods_generic_contig__i64, contig, i64)
-CUPRUM_INSTANTIATE_int_methods_generic(cuprum_elementwise_int_methods_generic_s32__i64, s32, i64)
-CUPRUM_INSTANTIATE_int_methods_generic(cuprum_elementwise_int_methods_generic_s64__i64, s64, i64)
+CUPRUM_INSTANTIATE_int_methods_generic_contig(cuprum_elementwise_int_methods_generic_contig__u8, u8)
+CUPRUM_INSTANTIATE_int_methods_generic_s32(cuprum_elementwise_int_methods_generic_s32__u8, u8)
+CUPRUM_INSTANTIATE_int_methods_generic_s64(cuprum_elementwise_int_methods_generic_s64__u8, u8)
+CUPRUM_INSTANTIATE_int_methods_generic_contig(cuprum_elementwise_int_methods_generic_contig__i64, i64)
+CUPRUM_INSTANTIATE_int_methods_generic_s32(cuprum_elementwise_int_methods_generic_s32__i64, i64)
+CUPRUM_INSTANTIATE_int_methods_generic_s64(cuprum_elementwise_int_methods_generic_s64__i64, i64)

@@ -15,13 +15,16 @@ __device__ __forceinline__ T squared_distance_map(u64 _ci, u64 _cn, T x, T y, T 
     extern "C" __global__ void NAME(cuprum::ew::In<T, cuprum::ew::VARIANT> _ca0, cuprum::ew::In<T, cuprum::ew::VARIANT> _ca1, cuprum::ew::In<T, cuprum::ew::VARIANT> _ca2, cuprum::ew::In<T, cuprum::ew::VARIANT> _ca3, cuprum::ew::Out<T, cuprum::ew::VARIANT> _co0, cuprum::ew::Loop<cuprum::ew::VARIANT> _cloop) { \
         cuprum::ew::run(_cloop, [&](u64 _ci, T x, T y, T cx, T cy, T& _cout0) { _cout0 = squared_distance_map<T>(_ci, _cloop.size, x, y, cx, cy); }, _ca0, _ca1, _ca2, _ca3, _co0); \
     }
+#define CUPRUM_INSTANTIATE_squared_distance_contig(NAME, T) CUPRUM_INSTANTIATE_squared_distance(NAME, contig, T)
+#define CUPRUM_INSTANTIATE_squared_distance_s32(NAME, T) CUPRUM_INSTANTIATE_squared_distance(NAME, s32, T)
+#define CUPRUM_INSTANTIATE_squared_distance_s64(NAME, T) CUPRUM_INSTANTIATE_squared_distance(NAME, s64, T)
 
-CUPRUM_INSTANTIATE_squared_distance(cuprum_elementwise_squared_distance_contig__f32, contig, f32)
-CUPRUM_INSTANTIATE_squared_distance(cuprum_elementwise_squared_distance_s32__f32, s32, f32)
-CUPRUM_INSTANTIATE_squared_distance(cuprum_elementwise_squared_distance_s64__f32, s64, f32)
-CUPRUM_INSTANTIATE_squared_distance(cuprum_elementwise_squared_distance_contig__f64, contig, f64)
-CUPRUM_INSTANTIATE_squared_distance(cuprum_elementwise_squared_distance_s32__f64, s32, f64)
-CUPRUM_INSTANTIATE_squared_distance(cuprum_elementwise_squared_distance_s64__f64, s64, f64)
+CUPRUM_INSTANTIATE_squared_distance_contig(cuprum_elementwise_squared_distance_contig__f32, f32)
+CUPRUM_INSTANTIATE_squared_distance_s32(cuprum_elementwise_squared_distance_s32__f32, f32)
+CUPRUM_INSTANTIATE_squared_distance_s64(cuprum_elementwise_squared_distance_s64__f32, f32)
+CUPRUM_INSTANTIATE_squared_distance_contig(cuprum_elementwise_squared_distance_contig__f64, f64)
+CUPRUM_INSTANTIATE_squared_distance_s32(cuprum_elementwise_squared_distance_s32__f64, f64)
+CUPRUM_INSTANTIATE_squared_distance_s64(cuprum_elementwise_squared_distance_s64__f64, f64)
 
 template <typename T>
 __device__ __forceinline__ void assign_clusters_body(cuprum::View<const T, 2> points, cuprum::View<const T, 2> centers, cuprum::Slice<i32> labels, cuprum::Slice<u32> counts) {

@@ -61,10 +61,13 @@ __device__ __forceinline__ u32 first_divisor_map(u64 _ci, u64 _cn, u32 x) {
     extern "C" __global__ void NAME(cuprum::ew::In<u32, cuprum::ew::VARIANT> _ca0, cuprum::ew::Out<u32, cuprum::ew::VARIANT> _co0, cuprum::ew::Loop<cuprum::ew::VARIANT> _cloop) { \
         cuprum::ew::run(_cloop, [&](u64 _ci, u32 x, u32& _cout0) { _cout0 = first_divisor_map(_ci, _cloop.size, x); }, _ca0, _co0); \
     }
+#define CUPRUM_INSTANTIATE_first_divisor_contig(NAME) CUPRUM_INSTANTIATE_first_divisor(NAME, contig)
+#define CUPRUM_INSTANTIATE_first_divisor_s32(NAME) CUPRUM_INSTANTIATE_first_divisor(NAME, s32)
+#define CUPRUM_INSTANTIATE_first_divisor_s64(NAME) CUPRUM_INSTANTIATE_first_divisor(NAME, s64)
 
-CUPRUM_INSTANTIATE_first_divisor(cuprum_elementwise_first_divisor_contig, contig)
-CUPRUM_INSTANTIATE_first_divisor(cuprum_elementwise_first_divisor_s32, s32)
-CUPRUM_INSTANTIATE_first_divisor(cuprum_elementwise_first_divisor_s64, s64)
+CUPRUM_INSTANTIATE_first_divisor_contig(cuprum_elementwise_first_divisor_contig)
+CUPRUM_INSTANTIATE_first_divisor_s32(cuprum_elementwise_first_divisor_s32)
+CUPRUM_INSTANTIATE_first_divisor_s64(cuprum_elementwise_first_divisor_s64)
 
 __device__ __forceinline__ void row_prefix_until_negative_body(cuprum::Slice<const f32> m, cuprum::Slice<f32> out, u32 rows, u32 cols) {
     {

@@ -88,13 +88,16 @@ __device__ __forceinline__ T poly_map(u64 _ci, u64 _cn, T x) {
     extern "C" __global__ void NAME(cuprum::ew::In<T, cuprum::ew::VARIANT> _ca0, cuprum::ew::Out<T, cuprum::ew::VARIANT> _co0, cuprum::ew::Loop<cuprum::ew::VARIANT> _cloop) { \
         cuprum::ew::run(_cloop, [&](u64 _ci, T x, T& _cout0) { _cout0 = poly_map<T>(_ci, _cloop.size, x); }, _ca0, _co0); \
     }
+#define CUPRUM_INSTANTIATE_poly_contig(NAME, T) CUPRUM_INSTANTIATE_poly(NAME, contig, T)
+#define CUPRUM_INSTANTIATE_poly_s32(NAME, T) CUPRUM_INSTANTIATE_poly(NAME, s32, T)
+#define CUPRUM_INSTANTIATE_poly_s64(NAME, T) CUPRUM_INSTANTIATE_poly(NAME, s64, T)
 
-CUPRUM_INSTANTIATE_poly(cuprum_elementwise_poly_contig__f32, contig, f32)
-CUPRUM_INSTANTIATE_poly(cuprum_elementwise_poly_s32__f32, s32, f32)
-CUPRUM_INSTANTIATE_poly(cuprum_elementwise_poly_s64__f32, s64, f32)
-CUPRUM_INSTANTIATE_poly(cuprum_elementwise_poly_contig__f64, contig, f64)
-CUPRUM_INSTANTIATE_poly(cuprum_elementwise_poly_s32__f64, s32, f64)
-CUPRUM_INSTANTIATE_poly(cuprum_elementwise_poly_s64__f64, s64, f64)
+CUPRUM_INSTANTIATE_poly_contig(cuprum_elementwise_poly_contig__f32, f32)
+CUPRUM_INSTANTIATE_poly_s32(cuprum_elementwise_poly_s32__f32, f32)
+CUPRUM_INSTANTIATE_poly_s64(cuprum_elementwise_poly_s64__f32, f32)
+CUPRUM_INSTANTIATE_poly_contig(cuprum_elementwise_poly_contig__f64, f64)
+CUPRUM_INSTANTIATE_poly_s32(cuprum_elementwise_poly_s32__f64, f64)
+CUPRUM_INSTANTIATE_poly_s64(cuprum_elementwise_poly_s64__f64, f64)
 
 __device__ void bump4(f32* a, f32 v) {
     {

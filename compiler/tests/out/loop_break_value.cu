@@ -30,10 +30,13 @@ __device__ __forceinline__ f64 newton_sqrt_map(u64 _ci, u64 _cn, f64 x) {
     extern "C" __global__ void NAME(cuprum::ew::In<f64, cuprum::ew::VARIANT> _ca0, cuprum::ew::Out<f64, cuprum::ew::VARIANT> _co0, cuprum::ew::Loop<cuprum::ew::VARIANT> _cloop) { \
         cuprum::ew::run(_cloop, [&](u64 _ci, f64 x, f64& _cout0) { _cout0 = newton_sqrt_map(_ci, _cloop.size, x); }, _ca0, _co0); \
     }
+#define CUPRUM_INSTANTIATE_newton_sqrt_contig(NAME) CUPRUM_INSTANTIATE_newton_sqrt(NAME, contig)
+#define CUPRUM_INSTANTIATE_newton_sqrt_s32(NAME) CUPRUM_INSTANTIATE_newton_sqrt(NAME, s32)
+#define CUPRUM_INSTANTIATE_newton_sqrt_s64(NAME) CUPRUM_INSTANTIATE_newton_sqrt(NAME, s64)
 
-CUPRUM_INSTANTIATE_newton_sqrt(cuprum_elementwise_newton_sqrt_contig, contig)
-CUPRUM_INSTANTIATE_newton_sqrt(cuprum_elementwise_newton_sqrt_s32, s32)
-CUPRUM_INSTANTIATE_newton_sqrt(cuprum_elementwise_newton_sqrt_s64, s64)
+CUPRUM_INSTANTIATE_newton_sqrt_contig(cuprum_elementwise_newton_sqrt_contig)
+CUPRUM_INSTANTIATE_newton_sqrt_s32(cuprum_elementwise_newton_sqrt_s32)
+CUPRUM_INSTANTIATE_newton_sqrt_s64(cuprum_elementwise_newton_sqrt_s64)
 
 __device__ u32 first_set_bit(u32 x) {
     u32 i = 0u;
@@ -63,7 +66,10 @@ __device__ __forceinline__ u32 lowest_bit_map(u64 _ci, u64 _cn, u32 x) {
     extern "C" __global__ void NAME(cuprum::ew::In<u32, cuprum::ew::VARIANT> _ca0, cuprum::ew::Out<u32, cuprum::ew::VARIANT> _co0, cuprum::ew::Loop<cuprum::ew::VARIANT> _cloop) { \
         cuprum::ew::run(_cloop, [&](u64 _ci, u32 x, u32& _cout0) { _cout0 = lowest_bit_map(_ci, _cloop.size, x); }, _ca0, _co0); \
     }
+#define CUPRUM_INSTANTIATE_lowest_bit_contig(NAME) CUPRUM_INSTANTIATE_lowest_bit(NAME, contig)
+#define CUPRUM_INSTANTIATE_lowest_bit_s32(NAME) CUPRUM_INSTANTIATE_lowest_bit(NAME, s32)
+#define CUPRUM_INSTANTIATE_lowest_bit_s64(NAME) CUPRUM_INSTANTIATE_lowest_bit(NAME, s64)
 
-CUPRUM_INSTANTIATE_lowest_bit(cuprum_elementwise_lowest_bit_contig, contig)
-CUPRUM_INSTANTIATE_lowest_bit(cuprum_elementwise_lowest_bit_s32, s32)
-CUPRUM_INSTANTIATE_lowest_bit(cuprum_elementwise_lowest_bit_s64, s64)
+CUPRUM_INSTANTIATE_lowest_bit_contig(cuprum_elementwise_lowest_bit_contig)
+CUPRUM_INSTANTIATE_lowest_bit_s32(cuprum_elementwise_lowest_bit_s32)
+CUPRUM_INSTANTIATE_lowest_bit_s64(cuprum_elementwise_lowest_bit_s64)

@@ -29,10 +29,13 @@ __device__ __forceinline__ i32 classify_map(u64 _ci, u64 _cn, i32 code) {
     extern "C" __global__ void NAME(cuprum::ew::In<i32, cuprum::ew::VARIANT> _ca0, cuprum::ew::Out<i32, cuprum::ew::VARIANT> _co0, cuprum::ew::Loop<cuprum::ew::VARIANT> _cloop) { \
         cuprum::ew::run(_cloop, [&](u64 _ci, i32 code, i32& _cout0) { _cout0 = classify_map(_ci, _cloop.size, code); }, _ca0, _co0); \
     }
+#define CUPRUM_INSTANTIATE_classify_contig(NAME) CUPRUM_INSTANTIATE_classify(NAME, contig)
+#define CUPRUM_INSTANTIATE_classify_s32(NAME) CUPRUM_INSTANTIATE_classify(NAME, s32)
+#define CUPRUM_INSTANTIATE_classify_s64(NAME) CUPRUM_INSTANTIATE_classify(NAME, s64)
 
-CUPRUM_INSTANTIATE_classify(cuprum_elementwise_classify_contig, contig)
-CUPRUM_INSTANTIATE_classify(cuprum_elementwise_classify_s32, s32)
-CUPRUM_INSTANTIATE_classify(cuprum_elementwise_classify_s64, s64)
+CUPRUM_INSTANTIATE_classify_contig(cuprum_elementwise_classify_contig)
+CUPRUM_INSTANTIATE_classify_s32(cuprum_elementwise_classify_s32)
+CUPRUM_INSTANTIATE_classify_s64(cuprum_elementwise_classify_s64)
 
 __device__ __forceinline__ void opcode_body(cuprum::Slice<const u8> ops, cuprum::Slice<i64> acc, u32 n) {
     u32 i = cuprum::grid_1d();
@@ -73,7 +76,10 @@ __device__ __forceinline__ f32 select_map(u64 _ci, u64 _cn, bool c, f32 a, f32 b
     extern "C" __global__ void NAME(cuprum::ew::In<bool, cuprum::ew::VARIANT> _ca0, cuprum::ew::In<f32, cuprum::ew::VARIANT> _ca1, cuprum::ew::In<f32, cuprum::ew::VARIANT> _ca2, cuprum::ew::Out<f32, cuprum::ew::VARIANT> _co0, cuprum::ew::Loop<cuprum::ew::VARIANT> _cloop) { \
         cuprum::ew::run(_cloop, [&](u64 _ci, bool c, f32 a, f32 b, f32& _cout0) { _cout0 = select_map(_ci, _cloop.size, c, a, b); }, _ca0, _ca1, _ca2, _co0); \
     }
+#define CUPRUM_INSTANTIATE_select_contig(NAME) CUPRUM_INSTANTIATE_select(NAME, contig)
+#define CUPRUM_INSTANTIATE_select_s32(NAME) CUPRUM_INSTANTIATE_select(NAME, s32)
+#define CUPRUM_INSTANTIATE_select_s64(NAME) CUPRUM_INSTANTIATE_select(NAME, s64)
 
-CUPRUM_INSTANTIATE_select(cuprum_elementwise_select_contig, contig)
-CUPRUM_INSTANTIATE_select(cuprum_elementwise_select_s32, s32)
-CUPRUM_INSTANTIATE_select(cuprum_elementwise_select_s64, s64)
+CUPRUM_INSTANTIATE_select_contig(cuprum_elementwise_select_contig)
+CUPRUM_INSTANTIATE_select_s32(cuprum_elementwise_select_s32)
+CUPRUM_INSTANTIATE_select_s64(cuprum_elementwise_select_s64)

@@ -2,7 +2,7 @@
 #include <cuprum/types.h>
 #include <cuprum/arith.h>
 #include <cuprum/math.h>
-#include <cuprum/kernel.h>
+#include <cuprum/reduction.h>
 
 template <typename T>
 __device__ __forceinline__ T max_all_map(u64 _ci, u64 _cn, T x) {
@@ -20,31 +20,41 @@ template <typename T>
 __device__ __forceinline__ T max_all_identity() {
     return cuprum::num<T>::neg_infinity();
 }
-#define CUPRUM_INSTANTIATE_max_all(NAME, T) \
-    extern "C" __global__ void NAME(cuprum::Operand<const T> x, cuprum::Operand<T> _cout, cuprum::Shape _cshape, cuprum::Shape _coshape, u64 _cred) { \
-        __shared__ T _cs[CUPRUM_REDUCE_BLOCK]; __shared__ bool _ch[CUPRUM_REDUCE_BLOCK]; \
-        for (u64 _co = blockIdx.x; _co < _coshape.size; _co += gridDim.x) { \
-            T _ca = max_all_identity<T>(); bool _chas = false; \
-            for (u64 _cr = threadIdx.x; _cr < _cred; _cr += blockDim.x) { \
-                u64 _ci = _co * _cred + _cr; \
-                T _cv = max_all_map<T>(_ci, _cshape.size, x.at(_cshape, _ci)); \
-                _ca = _chas ? max_all_reduce<T>(_ca, _cv) : _cv; _chas = true; \
-            } \
-            _cs[threadIdx.x] = _ca; _ch[threadIdx.x] = _chas; __syncthreads(); \
-            for (u32 _cw = blockDim.x / 2; _cw > 0; _cw /= 2) { \
-                if (threadIdx.x < _cw && _ch[threadIdx.x + _cw]) { \
-                    _cs[threadIdx.x] = _ch[threadIdx.x] ? max_all_reduce<T>(_cs[threadIdx.x], _cs[threadIdx.x + _cw]) : _cs[threadIdx.x + _cw]; \
-                    _ch[threadIdx.x] = true; \
-                } \
-                __syncthreads(); \
-            } \
-            if (threadIdx.x == 0) _cout.at(_coshape, _co) = max_all_post<T>(_ch[0] ? _cs[0] : max_all_identity<T>()); \
-            __syncthreads(); \
-        } \
+#define CUPRUM_REDUCTION_max_all(NAME, _cstrategy, _cidx, T) \
+    extern "C" __global__ void __launch_bounds__(CUPRUM_REDUCE_THREADS) NAME(cuprum::ReduceOperand<const T> x, cuprum::ReduceOperand<T> _cout, cuprum::ReduceArgs _cargs) { \
+        typedef T _cA; \
+        enum { _cV = cuprum::VecElems<T>::value }; \
+        struct _cRow { _cidx b[1]; }; \
+        struct _cPack { cuprum::Vec<T, _cV> x; }; \
+        const _cidx _cR = (_cidx)_cargs.rshape.size; \
+        auto _cbase = [&](_cidx _co) { _cRow _cw; _cw.b[0] = cuprum::offset_of<_cidx>(_cargs.oshape, x.ostrides, _co); return _cw; }; \
+        auto _celem = [&](const _cRow& _cw, _cidx _co, _cidx _cr) -> _cA { return max_all_map<T>((u64)(_co * _cR + _cr), _cargs.loop_size, x.ptr[_cw.b[0] + cuprum::offset_of<_cidx>(_cargs.rshape, x.rstrides, _cr)]); }; \
+        auto _cload = [&](const _cRow& _cw, _cidx _cr) { _cPack _cp; _cp.x = *reinterpret_cast<const cuprum::Vec<T, _cV>*>(x.ptr + _cw.b[0] + _cr); return _cp; }; \
+        auto _cmapk = [&](const _cPack& _cp, _cidx _co, _cidx _cr, int _ck) -> _cA { return max_all_map<T>((u64)(_co * _cR + _cr), _cargs.loop_size, _cp.x.v[_ck]); }; \
+        auto _calign = [&](const _cRow& _cw, _cidx _cr) -> int { int _ch = cuprum::align_head<_cV>(x.ptr + _cw.b[0] + _cr); return _ch; }; \
+        auto _cred = [](_cA _ca, _cA _cb) { return max_all_reduce<T>(_ca, _cb); }; \
+        auto _cfin = [&](_cidx _co, _cA _cv, bool _ch) { _cout.ptr[cuprum::offset_of<_cidx>(_cargs.oshape, _cout.ostrides, _co)] = max_all_post<T>(_ch ? _cv : max_all_identity<T>()); }; \
+        cuprum::reduce_##_cstrategy<_cV, _cA, _cidx>(_cargs, _cbase, _celem, _cload, _cmapk, _calign, _cred, _cfin); \
     }
+#define CUPRUM_INSTANTIATE_max_all_rows(NAME, T) CUPRUM_REDUCTION_max_all(NAME, rows, i32, T)
+#define CUPRUM_INSTANTIATE_max_all_warps(NAME, T) CUPRUM_REDUCTION_max_all(NAME, warps, i32, T)
+#define CUPRUM_INSTANTIATE_max_all_cols(NAME, T) CUPRUM_REDUCTION_max_all(NAME, cols, i32, T)
+#define CUPRUM_INSTANTIATE_max_all_rows64(NAME, T) CUPRUM_REDUCTION_max_all(NAME, rows, i64, T)
+#define CUPRUM_INSTANTIATE_max_all_warps64(NAME, T) CUPRUM_REDUCTION_max_all(NAME, warps, i64, T)
+#define CUPRUM_INSTANTIATE_max_all_cols64(NAME, T) CUPRUM_REDUCTION_max_all(NAME, cols, i64, T)
 
-CUPRUM_INSTANTIATE_max_all(cuprum_reduction_max_all__f32, f32)
-CUPRUM_INSTANTIATE_max_all(cuprum_reduction_max_all__f64, f64)
+CUPRUM_INSTANTIATE_max_all_rows(cuprum_reduction_max_all_rows__f32, f32)
+CUPRUM_INSTANTIATE_max_all_warps(cuprum_reduction_max_all_warps__f32, f32)
+CUPRUM_INSTANTIATE_max_all_cols(cuprum_reduction_max_all_cols__f32, f32)
+CUPRUM_INSTANTIATE_max_all_rows64(cuprum_reduction_max_all_rows64__f32, f32)
+CUPRUM_INSTANTIATE_max_all_warps64(cuprum_reduction_max_all_warps64__f32, f32)
+CUPRUM_INSTANTIATE_max_all_cols64(cuprum_reduction_max_all_cols64__f32, f32)
+CUPRUM_INSTANTIATE_max_all_rows(cuprum_reduction_max_all_rows__f64, f64)
+CUPRUM_INSTANTIATE_max_all_warps(cuprum_reduction_max_all_warps__f64, f64)
+CUPRUM_INSTANTIATE_max_all_cols(cuprum_reduction_max_all_cols__f64, f64)
+CUPRUM_INSTANTIATE_max_all_rows64(cuprum_reduction_max_all_rows64__f64, f64)
+CUPRUM_INSTANTIATE_max_all_warps64(cuprum_reduction_max_all_warps64__f64, f64)
+CUPRUM_INSTANTIATE_max_all_cols64(cuprum_reduction_max_all_cols64__f64, f64)
 
 template <typename T>
 __device__ __forceinline__ i64 count_nonzero_map(u64 _ci, u64 _cn, T x) {
@@ -66,31 +76,41 @@ template <typename T>
 __device__ __forceinline__ i64 count_nonzero_identity() {
     return 0ll;
 }
-#define CUPRUM_INSTANTIATE_count_nonzero(NAME, T) \
-    extern "C" __global__ void NAME(cuprum::Operand<const T> x, cuprum::Operand<i64> _cout, cuprum::Shape _cshape, cuprum::Shape _coshape, u64 _cred) { \
-        __shared__ i64 _cs[CUPRUM_REDUCE_BLOCK]; __shared__ bool _ch[CUPRUM_REDUCE_BLOCK]; \
-        for (u64 _co = blockIdx.x; _co < _coshape.size; _co += gridDim.x) { \
-            i64 _ca = count_nonzero_identity<T>(); bool _chas = false; \
-            for (u64 _cr = threadIdx.x; _cr < _cred; _cr += blockDim.x) { \
-                u64 _ci = _co * _cred + _cr; \
-                i64 _cv = count_nonzero_map<T>(_ci, _cshape.size, x.at(_cshape, _ci)); \
-                _ca = _chas ? count_nonzero_reduce<T>(_ca, _cv) : _cv; _chas = true; \
-            } \
-            _cs[threadIdx.x] = _ca; _ch[threadIdx.x] = _chas; __syncthreads(); \
-            for (u32 _cw = blockDim.x / 2; _cw > 0; _cw /= 2) { \
-                if (threadIdx.x < _cw && _ch[threadIdx.x + _cw]) { \
-                    _cs[threadIdx.x] = _ch[threadIdx.x] ? count_nonzero_reduce<T>(_cs[threadIdx.x], _cs[threadIdx.x + _cw]) : _cs[threadIdx.x + _cw]; \
-                    _ch[threadIdx.x] = true; \
-                } \
-                __syncthreads(); \
-            } \
-            if (threadIdx.x == 0) _cout.at(_coshape, _co) = count_nonzero_post<T>(_ch[0] ? _cs[0] : count_nonzero_identity<T>()); \
-            __syncthreads(); \
-        } \
+#define CUPRUM_REDUCTION_count_nonzero(NAME, _cstrategy, _cidx, T) \
+    extern "C" __global__ void __launch_bounds__(CUPRUM_REDUCE_THREADS) NAME(cuprum::ReduceOperand<const T> x, cuprum::ReduceOperand<i64> _cout, cuprum::ReduceArgs _cargs) { \
+        typedef i64 _cA; \
+        enum { _cV = cuprum::VecElems<T>::value }; \
+        struct _cRow { _cidx b[1]; }; \
+        struct _cPack { cuprum::Vec<T, _cV> x; }; \
+        const _cidx _cR = (_cidx)_cargs.rshape.size; \
+        auto _cbase = [&](_cidx _co) { _cRow _cw; _cw.b[0] = cuprum::offset_of<_cidx>(_cargs.oshape, x.ostrides, _co); return _cw; }; \
+        auto _celem = [&](const _cRow& _cw, _cidx _co, _cidx _cr) -> _cA { return count_nonzero_map<T>((u64)(_co * _cR + _cr), _cargs.loop_size, x.ptr[_cw.b[0] + cuprum::offset_of<_cidx>(_cargs.rshape, x.rstrides, _cr)]); }; \
+        auto _cload = [&](const _cRow& _cw, _cidx _cr) { _cPack _cp; _cp.x = *reinterpret_cast<const cuprum::Vec<T, _cV>*>(x.ptr + _cw.b[0] + _cr); return _cp; }; \
+        auto _cmapk = [&](const _cPack& _cp, _cidx _co, _cidx _cr, int _ck) -> _cA { return count_nonzero_map<T>((u64)(_co * _cR + _cr), _cargs.loop_size, _cp.x.v[_ck]); }; \
+        auto _calign = [&](const _cRow& _cw, _cidx _cr) -> int { int _ch = cuprum::align_head<_cV>(x.ptr + _cw.b[0] + _cr); return _ch; }; \
+        auto _cred = [](_cA _ca, _cA _cb) { return count_nonzero_reduce<T>(_ca, _cb); }; \
+        auto _cfin = [&](_cidx _co, _cA _cv, bool _ch) { _cout.ptr[cuprum::offset_of<_cidx>(_cargs.oshape, _cout.ostrides, _co)] = count_nonzero_post<T>(_ch ? _cv : count_nonzero_identity<T>()); }; \
+        cuprum::reduce_##_cstrategy<_cV, _cA, _cidx>(_cargs, _cbase, _celem, _cload, _cmapk, _calign, _cred, _cfin); \
     }
+#define CUPRUM_INSTANTIATE_count_nonzero_rows(NAME, T) CUPRUM_REDUCTION_count_nonzero(NAME, rows, i32, T)
+#define CUPRUM_INSTANTIATE_count_nonzero_warps(NAME, T) CUPRUM_REDUCTION_count_nonzero(NAME, warps, i32, T)
+#define CUPRUM_INSTANTIATE_count_nonzero_cols(NAME, T) CUPRUM_REDUCTION_count_nonzero(NAME, cols, i32, T)
+#define CUPRUM_INSTANTIATE_count_nonzero_rows64(NAME, T) CUPRUM_REDUCTION_count_nonzero(NAME, rows, i64, T)
+#define CUPRUM_INSTANTIATE_count_nonzero_warps64(NAME, T) CUPRUM_REDUCTION_count_nonzero(NAME, warps, i64, T)
+#define CUPRUM_INSTANTIATE_count_nonzero_cols64(NAME, T) CUPRUM_REDUCTION_count_nonzero(NAME, cols, i64, T)
 
-CUPRUM_INSTANTIATE_count_nonzero(cuprum_reduction_count_nonzero__i32, i32)
-CUPRUM_INSTANTIATE_count_nonzero(cuprum_reduction_count_nonzero__u8, u8)
+CUPRUM_INSTANTIATE_count_nonzero_rows(cuprum_reduction_count_nonzero_rows__i32, i32)
+CUPRUM_INSTANTIATE_count_nonzero_warps(cuprum_reduction_count_nonzero_warps__i32, i32)
+CUPRUM_INSTANTIATE_count_nonzero_cols(cuprum_reduction_count_nonzero_cols__i32, i32)
+CUPRUM_INSTANTIATE_count_nonzero_rows64(cuprum_reduction_count_nonzero_rows64__i32, i32)
+CUPRUM_INSTANTIATE_count_nonzero_warps64(cuprum_reduction_count_nonzero_warps64__i32, i32)
+CUPRUM_INSTANTIATE_count_nonzero_cols64(cuprum_reduction_count_nonzero_cols64__i32, i32)
+CUPRUM_INSTANTIATE_count_nonzero_rows(cuprum_reduction_count_nonzero_rows__u8, u8)
+CUPRUM_INSTANTIATE_count_nonzero_warps(cuprum_reduction_count_nonzero_warps__u8, u8)
+CUPRUM_INSTANTIATE_count_nonzero_cols(cuprum_reduction_count_nonzero_cols__u8, u8)
+CUPRUM_INSTANTIATE_count_nonzero_rows64(cuprum_reduction_count_nonzero_rows64__u8, u8)
+CUPRUM_INSTANTIATE_count_nonzero_warps64(cuprum_reduction_count_nonzero_warps64__u8, u8)
+CUPRUM_INSTANTIATE_count_nonzero_cols64(cuprum_reduction_count_nonzero_cols64__u8, u8)
 
 __device__ __forceinline__ u64 sum_u64_map(u64 _ci, u64 _cn, u32 x) {
     return (u64)x;
@@ -101,27 +121,32 @@ __device__ __forceinline__ u64 sum_u64_reduce(u64 a, u64 b) {
 __device__ __forceinline__ u64 sum_u64_post(u64 _cx) {
     return _cx;
 }
-#define CUPRUM_INSTANTIATE_sum_u64(NAME) \
-    extern "C" __global__ void NAME(cuprum::Operand<const u32> x, cuprum::Operand<u64> _cout, cuprum::Shape _cshape, cuprum::Shape _coshape, u64 _cred) { \
-        __shared__ u64 _cs[CUPRUM_REDUCE_BLOCK]; __shared__ bool _ch[CUPRUM_REDUCE_BLOCK]; \
-        for (u64 _co = blockIdx.x; _co < _coshape.size; _co += gridDim.x) { \
-            u64 _ca = u64(); bool _chas = false; \
-            for (u64 _cr = threadIdx.x; _cr < _cred; _cr += blockDim.x) { \
-                u64 _ci = _co * _cred + _cr; \
-                u64 _cv = sum_u64_map(_ci, _cshape.size, x.at(_cshape, _ci)); \
-                _ca = _chas ? sum_u64_reduce(_ca, _cv) : _cv; _chas = true; \
-            } \
-            _cs[threadIdx.x] = _ca; _ch[threadIdx.x] = _chas; __syncthreads(); \
-            for (u32 _cw = blockDim.x / 2; _cw > 0; _cw /= 2) { \
-                if (threadIdx.x < _cw && _ch[threadIdx.x + _cw]) { \
-                    _cs[threadIdx.x] = _ch[threadIdx.x] ? sum_u64_reduce(_cs[threadIdx.x], _cs[threadIdx.x + _cw]) : _cs[threadIdx.x + _cw]; \
-                    _ch[threadIdx.x] = true; \
-                } \
-                __syncthreads(); \
-            } \
-            if (threadIdx.x == 0) _cout.at(_coshape, _co) = sum_u64_post(_ch[0] ? _cs[0] : u64()); \
-            __syncthreads(); \
-        } \
+#define CUPRUM_REDUCTION_sum_u64(NAME, _cstrategy, _cidx) \
+    extern "C" __global__ void __launch_bounds__(CUPRUM_REDUCE_THREADS) NAME(cuprum::ReduceOperand<const u32> x, cuprum::ReduceOperand<u64> _cout, cuprum::ReduceArgs _cargs) { \
+        typedef u64 _cA; \
+        enum { _cV = cuprum::VecElems<u32>::value }; \
+        struct _cRow { _cidx b[1]; }; \
+        struct _cPack { cuprum::Vec<u32, _cV> x; }; \
+        const _cidx _cR = (_cidx)_cargs.rshape.size; \
+        auto _cbase = [&](_cidx _co) { _cRow _cw; _cw.b[0] = cuprum::offset_of<_cidx>(_cargs.oshape, x.ostrides, _co); return _cw; }; \
+        auto _celem = [&](const _cRow& _cw, _cidx _co, _cidx _cr) -> _cA { return sum_u64_map((u64)(_co * _cR + _cr), _cargs.loop_size, x.ptr[_cw.b[0] + cuprum::offset_of<_cidx>(_cargs.rshape, x.rstrides, _cr)]); }; \
+        auto _cload = [&](const _cRow& _cw, _cidx _cr) { _cPack _cp; _cp.x = *reinterpret_cast<const cuprum::Vec<u32, _cV>*>(x.ptr + _cw.b[0] + _cr); return _cp; }; \
+        auto _cmapk = [&](const _cPack& _cp, _cidx _co, _cidx _cr, int _ck) -> _cA { return sum_u64_map((u64)(_co * _cR + _cr), _cargs.loop_size, _cp.x.v[_ck]); }; \
+        auto _calign = [&](const _cRow& _cw, _cidx _cr) -> int { int _ch = cuprum::align_head<_cV>(x.ptr + _cw.b[0] + _cr); return _ch; }; \
+        auto _cred = [](_cA _ca, _cA _cb) { return sum_u64_reduce(_ca, _cb); }; \
+        auto _cfin = [&](_cidx _co, _cA _cv, bool _ch) { _cout.ptr[cuprum::offset_of<_cidx>(_cargs.oshape, _cout.ostrides, _co)] = sum_u64_post(_ch ? _cv : _cA()); }; \
+        cuprum::reduce_##_cstrategy<_cV, _cA, _cidx>(_cargs, _cbase, _celem, _cload, _cmapk, _calign, _cred, _cfin); \
     }
+#define CUPRUM_INSTANTIATE_sum_u64_rows(NAME) CUPRUM_REDUCTION_sum_u64(NAME, rows, i32)
+#define CUPRUM_INSTANTIATE_sum_u64_warps(NAME) CUPRUM_REDUCTION_sum_u64(NAME, warps, i32)
+#define CUPRUM_INSTANTIATE_sum_u64_cols(NAME) CUPRUM_REDUCTION_sum_u64(NAME, cols, i32)
+#define CUPRUM_INSTANTIATE_sum_u64_rows64(NAME) CUPRUM_REDUCTION_sum_u64(NAME, rows, i64)
+#define CUPRUM_INSTANTIATE_sum_u64_warps64(NAME) CUPRUM_REDUCTION_sum_u64(NAME, warps, i64)
+#define CUPRUM_INSTANTIATE_sum_u64_cols64(NAME) CUPRUM_REDUCTION_sum_u64(NAME, cols, i64)
 
-CUPRUM_INSTANTIATE_sum_u64(cuprum_reduction_sum_u64)
+CUPRUM_INSTANTIATE_sum_u64_rows(cuprum_reduction_sum_u64_rows)
+CUPRUM_INSTANTIATE_sum_u64_warps(cuprum_reduction_sum_u64_warps)
+CUPRUM_INSTANTIATE_sum_u64_cols(cuprum_reduction_sum_u64_cols)
+CUPRUM_INSTANTIATE_sum_u64_rows64(cuprum_reduction_sum_u64_rows64)
+CUPRUM_INSTANTIATE_sum_u64_warps64(cuprum_reduction_sum_u64_warps64)
+CUPRUM_INSTANTIATE_sum_u64_cols64(cuprum_reduction_sum_u64_cols64)

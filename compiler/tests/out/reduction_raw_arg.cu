@@ -2,7 +2,7 @@
 #include <cuprum/types.h>
 #include <cuprum/arith.h>
 #include <cuprum/math.h>
-#include <cuprum/kernel.h>
+#include <cuprum/reduction.h>
 
 __device__ __forceinline__ f64 weighted_sum_map(u64 _ci, u64 _cn, f32 x, cuprum::Raw<f32> w) {
     u64 k = cuprum::rem(_ci, w.size);
@@ -17,30 +17,35 @@ __device__ __forceinline__ f64 weighted_sum_post(f64 _cx) {
 __device__ __forceinline__ f64 weighted_sum_identity() {
     return 0.0;
 }
-#define CUPRUM_INSTANTIATE_weighted_sum(NAME) \
-    extern "C" __global__ void NAME(cuprum::Operand<const f32> x, cuprum::Raw<f32> w, cuprum::Operand<f64> _cout, cuprum::Shape _cshape, cuprum::Shape _coshape, u64 _cred) { \
-        __shared__ f64 _cs[CUPRUM_REDUCE_BLOCK]; __shared__ bool _ch[CUPRUM_REDUCE_BLOCK]; \
-        for (u64 _co = blockIdx.x; _co < _coshape.size; _co += gridDim.x) { \
-            f64 _ca = weighted_sum_identity(); bool _chas = false; \
-            for (u64 _cr = threadIdx.x; _cr < _cred; _cr += blockDim.x) { \
-                u64 _ci = _co * _cred + _cr; \
-                f64 _cv = weighted_sum_map(_ci, _cshape.size, x.at(_cshape, _ci), w); \
-                _ca = _chas ? weighted_sum_reduce(_ca, _cv) : _cv; _chas = true; \
-            } \
-            _cs[threadIdx.x] = _ca; _ch[threadIdx.x] = _chas; __syncthreads(); \
-            for (u32 _cw = blockDim.x / 2; _cw > 0; _cw /= 2) { \
-                if (threadIdx.x < _cw && _ch[threadIdx.x + _cw]) { \
-                    _cs[threadIdx.x] = _ch[threadIdx.x] ? weighted_sum_reduce(_cs[threadIdx.x], _cs[threadIdx.x + _cw]) : _cs[threadIdx.x + _cw]; \
-                    _ch[threadIdx.x] = true; \
-                } \
-                __syncthreads(); \
-            } \
-            if (threadIdx.x == 0) _cout.at(_coshape, _co) = weighted_sum_post(_ch[0] ? _cs[0] : weighted_sum_identity()); \
-            __syncthreads(); \
-        } \
+#define CUPRUM_REDUCTION_weighted_sum(NAME, _cstrategy, _cidx) \
+    extern "C" __global__ void __launch_bounds__(CUPRUM_REDUCE_THREADS) NAME(cuprum::ReduceOperand<const f32> x, cuprum::Raw<f32> w, cuprum::ReduceOperand<f64> _cout, cuprum::ReduceArgs _cargs) { \
+        typedef f64 _cA; \
+        enum { _cV = cuprum::VecElems<f32>::value }; \
+        struct _cRow { _cidx b[1]; }; \
+        struct _cPack { cuprum::Vec<f32, _cV> x; }; \
+        const _cidx _cR = (_cidx)_cargs.rshape.size; \
+        auto _cbase = [&](_cidx _co) { _cRow _cw; _cw.b[0] = cuprum::offset_of<_cidx>(_cargs.oshape, x.ostrides, _co); return _cw; }; \
+        auto _celem = [&](const _cRow& _cw, _cidx _co, _cidx _cr) -> _cA { return weighted_sum_map((u64)(_co * _cR + _cr), _cargs.loop_size, x.ptr[_cw.b[0] + cuprum::offset_of<_cidx>(_cargs.rshape, x.rstrides, _cr)], w); }; \
+        auto _cload = [&](const _cRow& _cw, _cidx _cr) { _cPack _cp; _cp.x = *reinterpret_cast<const cuprum::Vec<f32, _cV>*>(x.ptr + _cw.b[0] + _cr); return _cp; }; \
+        auto _cmapk = [&](const _cPack& _cp, _cidx _co, _cidx _cr, int _ck) -> _cA { return weighted_sum_map((u64)(_co * _cR + _cr), _cargs.loop_size, _cp.x.v[_ck], w); }; \
+        auto _calign = [&](const _cRow& _cw, _cidx _cr) -> int { int _ch = cuprum::align_head<_cV>(x.ptr + _cw.b[0] + _cr); return _ch; }; \
+        auto _cred = [](_cA _ca, _cA _cb) { return weighted_sum_reduce(_ca, _cb); }; \
+        auto _cfin = [&](_cidx _co, _cA _cv, bool _ch) { _cout.ptr[cuprum::offset_of<_cidx>(_cargs.oshape, _cout.ostrides, _co)] = weighted_sum_post(_ch ? _cv : weighted_sum_identity()); }; \
+        cuprum::reduce_##_cstrategy<_cV, _cA, _cidx>(_cargs, _cbase, _celem, _cload, _cmapk, _calign, _cred, _cfin); \
     }
+#define CUPRUM_INSTANTIATE_weighted_sum_rows(NAME) CUPRUM_REDUCTION_weighted_sum(NAME, rows, i32)
+#define CUPRUM_INSTANTIATE_weighted_sum_warps(NAME) CUPRUM_REDUCTION_weighted_sum(NAME, warps, i32)
+#define CUPRUM_INSTANTIATE_weighted_sum_cols(NAME) CUPRUM_REDUCTION_weighted_sum(NAME, cols, i32)
+#define CUPRUM_INSTANTIATE_weighted_sum_rows64(NAME) CUPRUM_REDUCTION_weighted_sum(NAME, rows, i64)
+#define CUPRUM_INSTANTIATE_weighted_sum_warps64(NAME) CUPRUM_REDUCTION_weighted_sum(NAME, warps, i64)
+#define CUPRUM_INSTANTIATE_weighted_sum_cols64(NAME) CUPRUM_REDUCTION_weighted_sum(NAME, cols, i64)
 
-CUPRUM_INSTANTIATE_weighted_sum(cuprum_reduction_weighted_sum)
+CUPRUM_INSTANTIATE_weighted_sum_rows(cuprum_reduction_weighted_sum_rows)
+CUPRUM_INSTANTIATE_weighted_sum_warps(cuprum_reduction_weighted_sum_warps)
+CUPRUM_INSTANTIATE_weighted_sum_cols(cuprum_reduction_weighted_sum_cols)
+CUPRUM_INSTANTIATE_weighted_sum_rows64(cuprum_reduction_weighted_sum_rows64)
+CUPRUM_INSTANTIATE_weighted_sum_warps64(cuprum_reduction_weighted_sum_warps64)
+CUPRUM_INSTANTIATE_weighted_sum_cols64(cuprum_reduction_weighted_sum_cols64)
 
 __device__ __forceinline__ bool any_nan_map(u64 _ci, u64 _cn, f64 x) {
     return cuprum::is_nan(x);
@@ -54,27 +59,32 @@ __device__ __forceinline__ bool any_nan_post(bool _cx) {
 __device__ __forceinline__ bool any_nan_identity() {
     return false;
 }
-#define CUPRUM_INSTANTIATE_any_nan(NAME) \
-    extern "C" __global__ void NAME(cuprum::Operand<const f64> x, cuprum::Operand<bool> _cout, cuprum::Shape _cshape, cuprum::Shape _coshape, u64 _cred) { \
-        __shared__ bool _cs[CUPRUM_REDUCE_BLOCK]; __shared__ bool _ch[CUPRUM_REDUCE_BLOCK]; \
-        for (u64 _co = blockIdx.x; _co < _coshape.size; _co += gridDim.x) { \
-            bool _ca = any_nan_identity(); bool _chas = false; \
-            for (u64 _cr = threadIdx.x; _cr < _cred; _cr += blockDim.x) { \
-                u64 _ci = _co * _cred + _cr; \
-                bool _cv = any_nan_map(_ci, _cshape.size, x.at(_cshape, _ci)); \
-                _ca = _chas ? any_nan_reduce(_ca, _cv) : _cv; _chas = true; \
-            } \
-            _cs[threadIdx.x] = _ca; _ch[threadIdx.x] = _chas; __syncthreads(); \
-            for (u32 _cw = blockDim.x / 2; _cw > 0; _cw /= 2) { \
-                if (threadIdx.x < _cw && _ch[threadIdx.x + _cw]) { \
-                    _cs[threadIdx.x] = _ch[threadIdx.x] ? any_nan_reduce(_cs[threadIdx.x], _cs[threadIdx.x + _cw]) : _cs[threadIdx.x + _cw]; \
-                    _ch[threadIdx.x] = true; \
-                } \
-                __syncthreads(); \
-            } \
-            if (threadIdx.x == 0) _cout.at(_coshape, _co) = any_nan_post(_ch[0] ? _cs[0] : any_nan_identity()); \
-            __syncthreads(); \
-        } \
+#define CUPRUM_REDUCTION_any_nan(NAME, _cstrategy, _cidx) \
+    extern "C" __global__ void __launch_bounds__(CUPRUM_REDUCE_THREADS) NAME(cuprum::ReduceOperand<const f64> x, cuprum::ReduceOperand<bool> _cout, cuprum::ReduceArgs _cargs) { \
+        typedef bool _cA; \
+        enum { _cV = cuprum::VecElems<f64>::value }; \
+        struct _cRow { _cidx b[1]; }; \
+        struct _cPack { cuprum::Vec<f64, _cV> x; }; \
+        const _cidx _cR = (_cidx)_cargs.rshape.size; \
+        auto _cbase = [&](_cidx _co) { _cRow _cw; _cw.b[0] = cuprum::offset_of<_cidx>(_cargs.oshape, x.ostrides, _co); return _cw; }; \
+        auto _celem = [&](const _cRow& _cw, _cidx _co, _cidx _cr) -> _cA { return any_nan_map((u64)(_co * _cR + _cr), _cargs.loop_size, x.ptr[_cw.b[0] + cuprum::offset_of<_cidx>(_cargs.rshape, x.rstrides, _cr)]); }; \
+        auto _cload = [&](const _cRow& _cw, _cidx _cr) { _cPack _cp; _cp.x = *reinterpret_cast<const cuprum::Vec<f64, _cV>*>(x.ptr + _cw.b[0] + _cr); return _cp; }; \
+        auto _cmapk = [&](const _cPack& _cp, _cidx _co, _cidx _cr, int _ck) -> _cA { return any_nan_map((u64)(_co * _cR + _cr), _cargs.loop_size, _cp.x.v[_ck]); }; \
+        auto _calign = [&](const _cRow& _cw, _cidx _cr) -> int { int _ch = cuprum::align_head<_cV>(x.ptr + _cw.b[0] + _cr); return _ch; }; \
+        auto _cred = [](_cA _ca, _cA _cb) { return any_nan_reduce(_ca, _cb); }; \
+        auto _cfin = [&](_cidx _co, _cA _cv, bool _ch) { _cout.ptr[cuprum::offset_of<_cidx>(_cargs.oshape, _cout.ostrides, _co)] = any_nan_post(_ch ? _cv : any_nan_identity()); }; \
+        cuprum::reduce_##_cstrategy<_cV, _cA, _cidx>(_cargs, _cbase, _celem, _cload, _cmapk, _calign, _cred, _cfin); \
     }
+#define CUPRUM_INSTANTIATE_any_nan_rows(NAME) CUPRUM_REDUCTION_any_nan(NAME, rows, i32)
+#define CUPRUM_INSTANTIATE_any_nan_warps(NAME) CUPRUM_REDUCTION_any_nan(NAME, warps, i32)
+#define CUPRUM_INSTANTIATE_any_nan_cols(NAME) CUPRUM_REDUCTION_any_nan(NAME, cols, i32)
+#define CUPRUM_INSTANTIATE_any_nan_rows64(NAME) CUPRUM_REDUCTION_any_nan(NAME, rows, i64)
+#define CUPRUM_INSTANTIATE_any_nan_warps64(NAME) CUPRUM_REDUCTION_any_nan(NAME, warps, i64)
+#define CUPRUM_INSTANTIATE_any_nan_cols64(NAME) CUPRUM_REDUCTION_any_nan(NAME, cols, i64)
 
-CUPRUM_INSTANTIATE_any_nan(cuprum_reduction_any_nan)
+CUPRUM_INSTANTIATE_any_nan_rows(cuprum_reduction_any_nan_rows)
+CUPRUM_INSTANTIATE_any_nan_warps(cuprum_reduction_any_nan_warps)
+CUPRUM_INSTANTIATE_any_nan_cols(cuprum_reduction_any_nan_cols)
+CUPRUM_INSTANTIATE_any_nan_rows64(cuprum_reduction_any_nan_rows64)
+CUPRUM_INSTANTIATE_any_nan_warps64(cuprum_reduction_any_nan_warps64)
+CUPRUM_INSTANTIATE_any_nan_cols64(cuprum_reduction_any_nan_cols64)

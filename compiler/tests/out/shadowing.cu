@@ -27,10 +27,13 @@ __device__ __forceinline__ i64 shadowing_map(u64 _ci, u64 _cn, i32 x) {
     extern "C" __global__ void NAME(cuprum::ew::In<i32, cuprum::ew::VARIANT> _ca0, cuprum::ew::Out<i64, cuprum::ew::VARIANT> _co0, cuprum::ew::Loop<cuprum::ew::VARIANT> _cloop) { \
         cuprum::ew::run(_cloop, [&](u64 _ci, i32 x, i64& _cout0) { _cout0 = shadowing_map(_ci, _cloop.size, x); }, _ca0, _co0); \
     }
+#define CUPRUM_INSTANTIATE_shadowing_contig(NAME) CUPRUM_INSTANTIATE_shadowing(NAME, contig)
+#define CUPRUM_INSTANTIATE_shadowing_s32(NAME) CUPRUM_INSTANTIATE_shadowing(NAME, s32)
+#define CUPRUM_INSTANTIATE_shadowing_s64(NAME) CUPRUM_INSTANTIATE_shadowing(NAME, s64)
 
-CUPRUM_INSTANTIATE_shadowing(cuprum_elementwise_shadowing_contig, contig)
-CUPRUM_INSTANTIATE_shadowing(cuprum_elementwise_shadowing_s32, s32)
-CUPRUM_INSTANTIATE_shadowing(cuprum_elementwise_shadowing_s64, s64)
+CUPRUM_INSTANTIATE_shadowing_contig(cuprum_elementwise_shadowing_contig)
+CUPRUM_INSTANTIATE_shadowing_s32(cuprum_elementwise_shadowing_s32)
+CUPRUM_INSTANTIATE_shadowing_s64(cuprum_elementwise_shadowing_s64)
 
 __device__ __forceinline__ f32 keyword_names_map(u64 _ci, u64 _cn, f32 int_, f32 float_, f32 threadIdx_) {
     f32 double_ = int_ + float_;
@@ -43,7 +46,10 @@ __device__ __forceinline__ f32 keyword_names_map(u64 _ci, u64 _cn, f32 int_, f32
     extern "C" __global__ void NAME(cuprum::ew::In<f32, cuprum::ew::VARIANT> _ca0, cuprum::ew::In<f32, cuprum::ew::VARIANT> _ca1, cuprum::ew::In<f32, cuprum::ew::VARIANT> _ca2, cuprum::ew::Out<f32, cuprum::ew::VARIANT> _co0, cuprum::ew::Loop<cuprum::ew::VARIANT> _cloop) { \
         cuprum::ew::run(_cloop, [&](u64 _ci, f32 int_, f32 float_, f32 threadIdx_, f32& _cout0) { _cout0 = keyword_names_map(_ci, _cloop.size, int_, float_, threadIdx_); }, _ca0, _ca1, _ca2, _co0); \
     }
+#define CUPRUM_INSTANTIATE_keyword_names_contig(NAME) CUPRUM_INSTANTIATE_keyword_names(NAME, contig)
+#define CUPRUM_INSTANTIATE_keyword_names_s32(NAME) CUPRUM_INSTANTIATE_keyword_names(NAME, s32)
+#define CUPRUM_INSTANTIATE_keyword_names_s64(NAME) CUPRUM_INSTANTIATE_keyword_names(NAME, s64)
 
-CUPRUM_INSTANTIATE_keyword_names(cuprum_elementwise_keyword_names_contig, contig)
-CUPRUM_INSTANTIATE_keyword_names(cuprum_elementwise_keyword_names_s32, s32)
-CUPRUM_INSTANTIATE_keyword_names(cuprum_elementwise_keyword_names_s64, s64)
+CUPRUM_INSTANTIATE_keyword_names_contig(cuprum_elementwise_keyword_names_contig)
+CUPRUM_INSTANTIATE_keyword_names_s32(cuprum_elementwise_keyword_names_s32)
+CUPRUM_INSTANTIATE_keyword_names_s64(cuprum_elementwise_keyword_names_s64)

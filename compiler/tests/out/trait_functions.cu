@@ -21,13 +21,16 @@ __device__ __forceinline__ T softplus_map(u64 _ci, u64 _cn, T x) {
     extern "C" __global__ void NAME(cuprum::ew::In<T, cuprum::ew::VARIANT> _ca0, cuprum::ew::Out<T, cuprum::ew::VARIANT> _co0, cuprum::ew::Loop<cuprum::ew::VARIANT> _cloop) { \
         cuprum::ew::run(_cloop, [&](u64 _ci, T x, T& _cout0) { _cout0 = softplus_map<T>(_ci, _cloop.size, x); }, _ca0, _co0); \
     }
+#define CUPRUM_INSTANTIATE_softplus_contig(NAME, T) CUPRUM_INSTANTIATE_softplus(NAME, contig, T)
+#define CUPRUM_INSTANTIATE_softplus_s32(NAME, T) CUPRUM_INSTANTIATE_softplus(NAME, s32, T)
+#define CUPRUM_INSTANTIATE_softplus_s64(NAME, T) CUPRUM_INSTANTIATE_softplus(NAME, s64, T)
 
-CUPRUM_INSTANTIATE_softplus(cuprum_elementwise_softplus_contig__f32, contig, f32)
-CUPRUM_INSTANTIATE_softplus(cuprum_elementwise_softplus_s32__f32, s32, f32)
-CUPRUM_INSTANTIATE_softplus(cuprum_elementwise_softplus_s64__f32, s64, f32)
-CUPRUM_INSTANTIATE_softplus(cuprum_elementwise_softplus_contig__f64, contig, f64)
-CUPRUM_INSTANTIATE_softplus(cuprum_elementwise_softplus_s32__f64, s32, f64)
-CUPRUM_INSTANTIATE_softplus(cuprum_elementwise_softplus_s64__f64, s64, f64)
+CUPRUM_INSTANTIATE_softplus_contig(cuprum_elementwise_softplus_contig__f32, f32)
+CUPRUM_INSTANTIATE_softplus_s32(cuprum_elementwise_softplus_s32__f32, f32)
+CUPRUM_INSTANTIATE_softplus_s64(cuprum_elementwise_softplus_s64__f32, f32)
+CUPRUM_INSTANTIATE_softplus_contig(cuprum_elementwise_softplus_contig__f64, f64)
+CUPRUM_INSTANTIATE_softplus_s32(cuprum_elementwise_softplus_s32__f64, f64)
+CUPRUM_INSTANTIATE_softplus_s64(cuprum_elementwise_softplus_s64__f64, f64)
 
 template <typename T>
 __device__ T safe_log(T x) {
@@ -57,13 +60,16 @@ __device__ __forceinline__ cuprum::Tuple3<T, T, f64> trait_consts_map(u64 _ci, u
     extern "C" __global__ void NAME(cuprum::ew::In<T, cuprum::ew::VARIANT> _ca0, cuprum::ew::Out<T, cuprum::ew::VARIANT> _co0, cuprum::ew::Out<T, cuprum::ew::VARIANT> _co1, cuprum::ew::Out<f64, cuprum::ew::VARIANT> _co2, cuprum::ew::Loop<cuprum::ew::VARIANT> _cloop) { \
         cuprum::ew::run(_cloop, [&](u64 _ci, T x, T& _cout0, T& _cout1, f64& _cout2) { cuprum::Tuple3<T, T, f64> _cr = trait_consts_map<T>(_ci, _cloop.size, x); _cout0 = _cr._0; _cout1 = _cr._1; _cout2 = _cr._2; }, _ca0, _co0, _co1, _co2); \
     }
+#define CUPRUM_INSTANTIATE_trait_consts_contig(NAME, T) CUPRUM_INSTANTIATE_trait_consts(NAME, contig, T)
+#define CUPRUM_INSTANTIATE_trait_consts_s32(NAME, T) CUPRUM_INSTANTIATE_trait_consts(NAME, s32, T)
+#define CUPRUM_INSTANTIATE_trait_consts_s64(NAME, T) CUPRUM_INSTANTIATE_trait_consts(NAME, s64, T)
 
-CUPRUM_INSTANTIATE_trait_consts(cuprum_elementwise_trait_consts_contig__f32, contig, f32)
-CUPRUM_INSTANTIATE_trait_consts(cuprum_elementwise_trait_consts_s32__f32, s32, f32)
-CUPRUM_INSTANTIATE_trait_consts(cuprum_elementwise_trait_consts_s64__f32, s64, f32)
-CUPRUM_INSTANTIATE_trait_consts(cuprum_elementwise_trait_consts_contig__f64, contig, f64)
-CUPRUM_INSTANTIATE_trait_consts(cuprum_elementwise_trait_consts_s32__f64, s32, f64)
-CUPRUM_INSTANTIATE_trait_consts(cuprum_elementwise_trait_consts_s64__f64, s64, f64)
+CUPRUM_INSTANTIATE_trait_consts_contig(cuprum_elementwise_trait_consts_contig__f32, f32)
+CUPRUM_INSTANTIATE_trait_consts_s32(cuprum_elementwise_trait_consts_s32__f32, f32)
+CUPRUM_INSTANTIATE_trait_consts_s64(cuprum_elementwise_trait_consts_s64__f32, f32)
+CUPRUM_INSTANTIATE_trait_consts_contig(cuprum_elementwise_trait_consts_contig__f64, f64)
+CUPRUM_INSTANTIATE_trait_consts_s32(cuprum_elementwise_trait_consts_s32__f64, f64)
+CUPRUM_INSTANTIATE_trait_consts_s64(cuprum_elementwise_trait_consts_s64__f64, f64)
 
 template <typename T>
 __device__ __forceinline__ f64 rescale_map(u64 _ci, u64 _cn, T x, T lo, T hi) {
@@ -81,10 +87,13 @@ __device__ __forceinline__ f64 rescale_map(u64 _ci, u64 _cn, T x, T lo, T hi) {
     extern "C" __global__ void NAME(cuprum::ew::In<T, cuprum::ew::VARIANT> _ca0, cuprum::ew::In<T, cuprum::ew::VARIANT> _ca1, cuprum::ew::In<T, cuprum::ew::VARIANT> _ca2, cuprum::ew::Out<f64, cuprum::ew::VARIANT> _co0, cuprum::ew::Loop<cuprum::ew::VARIANT> _cloop) { \
         cuprum::ew::run(_cloop, [&](u64 _ci, T x, T lo, T hi, f64& _cout0) { _cout0 = rescale_map<T>(_ci, _cloop.size, x, lo, hi); }, _ca0, _ca1, _ca2, _co0); \
     }
+#define CUPRUM_INSTANTIATE_rescale_contig(NAME, T) CUPRUM_INSTANTIATE_rescale(NAME, contig, T)
+#define CUPRUM_INSTANTIATE_rescale_s32(NAME, T) CUPRUM_INSTANTIATE_rescale(NAME, s32, T)
+#define CUPRUM_INSTANTIATE_rescale_s64(NAME, T) CUPRUM_INSTANTIATE_rescale(NAME, s64, T)
 
-CUPRUM_INSTANTIATE_rescale(cuprum_elementwise_rescale_contig__i16, contig, i16)
-CUPRUM_INSTANTIATE_rescale(cuprum_elementwise_rescale_s32__i16, s32, i16)
-CUPRUM_INSTANTIATE_rescale(cuprum_elementwise_rescale_s64__i16, s64, i16)
-CUPRUM_INSTANTIATE_rescale(cuprum_elementwise_rescale_contig__u32, contig, u32)
-CUPRUM_INSTANTIATE_rescale(cuprum_elementwise_rescale_s32__u32, s32, u32)
-CUPRUM_INSTANTIATE_rescale(cuprum_elementwise_rescale_s64__u32, s64, u32)
+CUPRUM_INSTANTIATE_rescale_contig(cuprum_elementwise_rescale_contig__i16, i16)
+CUPRUM_INSTANTIATE_rescale_s32(cuprum_elementwise_rescale_s32__i16, i16)
+CUPRUM_INSTANTIATE_rescale_s64(cuprum_elementwise_rescale_s64__i16, i16)
+CUPRUM_INSTANTIATE_rescale_contig(cuprum_elementwise_rescale_contig__u32, u32)
+CUPRUM_INSTANTIATE_rescale_s32(cuprum_elementwise_rescale_s32__u32, u32)
+CUPRUM_INSTANTIATE_rescale_s64(cuprum_elementwise_rescale_s64__u32, u32)

@@ -12,10 +12,13 @@ __device__ __forceinline__ f32 gather32_map(u64 _ci, u64 _cn, cuprum::Raw<f32> t
     extern "C" __global__ void NAME(cuprum::Raw<f32> _ca0, cuprum::ew::In<u32, cuprum::ew::VARIANT> _ca1, cuprum::ew::In<i32, cuprum::ew::VARIANT> _ca2, cuprum::ew::Out<f32, cuprum::ew::VARIANT> _co0, cuprum::ew::Loop<cuprum::ew::VARIANT> _cloop) { \
         cuprum::ew::run(_cloop, [&](u64 _ci, const cuprum::Raw<f32>& table, u32 idx, i32 off, f32& _cout0) { _cout0 = gather32_map(_ci, _cloop.size, table, idx, off); }, _ca0, _ca1, _ca2, _co0); \
     }
+#define CUPRUM_INSTANTIATE_gather32_contig(NAME) CUPRUM_INSTANTIATE_gather32(NAME, contig)
+#define CUPRUM_INSTANTIATE_gather32_s32(NAME) CUPRUM_INSTANTIATE_gather32(NAME, s32)
+#define CUPRUM_INSTANTIATE_gather32_s64(NAME) CUPRUM_INSTANTIATE_gather32(NAME, s64)
 
-CUPRUM_INSTANTIATE_gather32(cuprum_elementwise_gather32_contig, contig)
-CUPRUM_INSTANTIATE_gather32(cuprum_elementwise_gather32_s32, s32)
-CUPRUM_INSTANTIATE_gather32(cuprum_elementwise_gather32_s64, s64)
+CUPRUM_INSTANTIATE_gather32_contig(cuprum_elementwise_gather32_contig)
+CUPRUM_INSTANTIATE_gather32_s32(cuprum_elementwise_gather32_s32)
+CUPRUM_INSTANTIATE_gather32_s64(cuprum_elementwise_gather32_s64)
 
 __device__ __forceinline__ void scale_rows_body(cuprum::View<const f32, 2> m, cuprum::View<f32, 2> out, cuprum::Slice<const f32> s) {
     cuprum::Tuple2<u32, u32> _ct0 = cuprum::grid_2d();

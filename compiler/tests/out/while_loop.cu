@@ -22,10 +22,13 @@ __device__ __forceinline__ u32 collatz_steps_map(u64 _ci, u64 _cn, u64 start) {
     extern "C" __global__ void NAME(cuprum::ew::In<u64, cuprum::ew::VARIANT> _ca0, cuprum::ew::Out<u32, cuprum::ew::VARIANT> _co0, cuprum::ew::Loop<cuprum::ew::VARIANT> _cloop) { \
         cuprum::ew::run(_cloop, [&](u64 _ci, u64 start, u32& _cout0) { _cout0 = collatz_steps_map(_ci, _cloop.size, start); }, _ca0, _co0); \
     }
+#define CUPRUM_INSTANTIATE_collatz_steps_contig(NAME) CUPRUM_INSTANTIATE_collatz_steps(NAME, contig)
+#define CUPRUM_INSTANTIATE_collatz_steps_s32(NAME) CUPRUM_INSTANTIATE_collatz_steps(NAME, s32)
+#define CUPRUM_INSTANTIATE_collatz_steps_s64(NAME) CUPRUM_INSTANTIATE_collatz_steps(NAME, s64)
 
-CUPRUM_INSTANTIATE_collatz_steps(cuprum_elementwise_collatz_steps_contig, contig)
-CUPRUM_INSTANTIATE_collatz_steps(cuprum_elementwise_collatz_steps_s32, s32)
-CUPRUM_INSTANTIATE_collatz_steps(cuprum_elementwise_collatz_steps_s64, s64)
+CUPRUM_INSTANTIATE_collatz_steps_contig(cuprum_elementwise_collatz_steps_contig)
+CUPRUM_INSTANTIATE_collatz_steps_s32(cuprum_elementwise_collatz_steps_s32)
+CUPRUM_INSTANTIATE_collatz_steps_s64(cuprum_elementwise_collatz_steps_s64)
 
 __device__ __forceinline__ u32 digits_map(u64 _ci, u64 _cn, u32 x) {
     u32 v = x;
@@ -45,7 +48,10 @@ __device__ __forceinline__ u32 digits_map(u64 _ci, u64 _cn, u32 x) {
     extern "C" __global__ void NAME(cuprum::ew::In<u32, cuprum::ew::VARIANT> _ca0, cuprum::ew::Out<u32, cuprum::ew::VARIANT> _co0, cuprum::ew::Loop<cuprum::ew::VARIANT> _cloop) { \
         cuprum::ew::run(_cloop, [&](u64 _ci, u32 x, u32& _cout0) { _cout0 = digits_map(_ci, _cloop.size, x); }, _ca0, _co0); \
     }
+#define CUPRUM_INSTANTIATE_digits_contig(NAME) CUPRUM_INSTANTIATE_digits(NAME, contig)
+#define CUPRUM_INSTANTIATE_digits_s32(NAME) CUPRUM_INSTANTIATE_digits(NAME, s32)
+#define CUPRUM_INSTANTIATE_digits_s64(NAME) CUPRUM_INSTANTIATE_digits(NAME, s64)
 
-CUPRUM_INSTANTIATE_digits(cuprum_elementwise_digits_contig, contig)
-CUPRUM_INSTANTIATE_digits(cuprum_elementwise_digits_s32, s32)
-CUPRUM_INSTANTIATE_digits(cuprum_elementwise_digits_s64, s64)
+CUPRUM_INSTANTIATE_digits_contig(cuprum_elementwise_digits_contig)
+CUPRUM_INSTANTIATE_digits_s32(cuprum_elementwise_digits_s32)
+CUPRUM_INSTANTIATE_digits_s64(cuprum_elementwise_digits_s64)

@@ -94,5 +94,11 @@ pub(crate) fn generate(s: &SourceSpec<'_>) -> String {
         targs.join(", "),
         operands.join(", ")
     );
+    let placeholders: Vec<String> = s.placeholders.iter().map(|c| c.to_string()).collect();
+    out.push_str(&cuprum_compiler::mangle::variant_forwarding_macros(
+        s.name,
+        &cuprum_compiler::mangle::ELEMENTWISE_VARIANTS,
+        &placeholders,
+    ));
     out
 }

@@ -92,5 +92,6 @@ impl Writer<'_> {
             kparams.join(", "),
             lparams.join(", "),
         );
+        self.out.push_str(&crate::mangle::variant_forwarding_macros(&name, &crate::mangle::ELEMENTWISE_VARIANTS, &self.generics));
     }
 }

@@ -6,6 +6,7 @@
 
 mod elementwise;
 pub(crate) mod namer;
+pub mod reduction;
 mod writer;
 
 use std::collections::BTreeSet;
@@ -89,16 +90,16 @@ pub fn write_module(module: &Module, types: &[Types]) -> Unit {
             let instances: Vec<Vec<DType>> =
                 if item.generics.is_empty() { vec![Vec::new()] } else { item.instances.clone() };
             let mut info = KernelInfo { name: item.name.text.clone(), kind, instances: Vec::new() };
-            // Elementwise kernels: every launch variant of every instance.
+            // Kernels with launch variants get one entry point per variant and instance.
             let variants: Vec<Option<&str>> = match item.kind {
                 ItemKind::Elementwise => mangle::ELEMENTWISE_VARIANTS.iter().map(|v| Some(*v)).collect(),
+                ItemKind::Reduction(_) => reduction::VARIANT_NAMES.iter().map(|v| Some(*v)).collect(),
                 _ => vec![None],
             };
             for inst in instances {
-                for &variant in &variants {
-                    let sym = mangle::kernel_symbol(kind, &item.name.text, variant, &inst);
-                    let line = mangle::instantiate_variant_line(&item.name.text, &sym, variant, &inst);
-                    let _ = writeln!(body, "{line}");
+                for variant in &variants {
+                    let sym = mangle::kernel_symbol(kind, &item.name.text, *variant, &inst);
+                    let _ = writeln!(body, "{}", mangle::instantiate_variant_line(&item.name.text, *variant, &sym, &inst));
                     info.instances.push((inst.clone(), sym));
                 }
             }

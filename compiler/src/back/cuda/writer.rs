@@ -17,7 +17,7 @@ use crate::typeck::Types;
 
 /// Where the value of a lowered expression goes.
 #[derive(Clone)]
-enum Dest {
+pub(super) enum Dest {
     Discard,
     Assign(String),
     Return,
@@ -33,10 +33,10 @@ struct LoopInfo {
 
 pub struct Writer<'a> {
     pub(super) item: &'a Item,
-    types: &'a Types,
+    pub(super) types: &'a Types,
     pub(super) features: &'a mut Features,
     pub(super) out: String,
-    indent: usize,
+    pub(super) indent: usize,
     namer: Namer,
     pub(super) locals: Vec<String>,
     pub(super) generics: Vec<String>,
@@ -75,7 +75,7 @@ impl<'a> Writer<'a> {
         c_type(t, &self.generics, self.features)
     }
 
-    fn ty_of(&self, e: &Expr) -> Ty {
+    pub(super) fn ty_of(&self, e: &Expr) -> Ty {
         self.types.of(e).clone()
     }
 
@@ -148,111 +148,6 @@ impl<'a> Writer<'a> {
         let _ = writeln!(self.out, "#define {}({}) \\\n    {}", mangle::instantiate_macro(&self.item.name.text), ps.join(", "), definition);
     }
 
-    /// A reduction: `NAME_map`, `NAME_reduce`, `NAME_post` (and `NAME_identity`), and an entry point
-    /// in which each block reduces one output (a block-stride loop over the reduced extent, then
-    /// a shared-memory tree). The fast strategies come with the reduction launch planner.
-    pub(crate) fn reduction(&mut self) {
-        self.features.need("cuprum/kernel.h");
-        let ItemKind::Reduction(parts) = &self.item.kind else { unreachable!() };
-        let name = self.item.name.text.clone();
-        let tp = self.template_prefix();
-        let map_ret = self.ty(&self.item.ret.clone());
-        let acc_ty = self.types.acc.clone().unwrap_or_else(|| self.item.ret.clone());
-        let acc = self.ty(&acc_ty);
-        let params = self.params_c(&["u64 _ci".into(), "u64 _cn".into()]);
-        self.out.push_str(&tp);
-        self.line(format!("__device__ __forceinline__ {map_ret} {name}_map({params}) {{"));
-        self.body_into_return();
-        self.line("}");
-        // reduce
-        let (a, b) = (self.locals[parts.reduce.params[0].0 as usize].clone(), self.locals[parts.reduce.params[1].0 as usize].clone());
-        self.out.push_str(&tp);
-        self.line(format!("__device__ __forceinline__ {acc} {name}_reduce({acc} {a}, {acc} {b}) {{"));
-        self.indent += 1;
-        self.expr_into(&parts.reduce.body, &Dest::Return);
-        self.indent -= 1;
-        self.line("}");
-        // post
-        let out_ty = match &parts.post {
-            Some(p) => self.ty_of(&p.body),
-            None => acc_ty.clone(),
-        };
-        let out = self.ty(&out_ty);
-        self.out.push_str(&tp);
-        match &parts.post {
-            Some(p) => {
-                let x = self.locals[p.params[0].0 as usize].clone();
-                self.line(format!("__device__ __forceinline__ {out} {name}_post({acc} {x}) {{"));
-                self.indent += 1;
-                self.expr_into(&p.body, &Dest::Return);
-                self.indent -= 1;
-            }
-            None => {
-                self.line(format!("__device__ __forceinline__ {out} {name}_post({acc} _cx) {{"));
-                self.line("    return _cx;");
-            }
-        }
-        self.line("}");
-        let has_identity = parts.identity.is_some();
-        if let Some(id) = &parts.identity {
-            self.out.push_str(&tp);
-            self.line(format!("__device__ __forceinline__ {acc} {name}_identity() {{"));
-            self.indent += 1;
-            self.expr_into(id, &Dest::Return);
-            self.indent -= 1;
-            self.line("}");
-        }
-        // Entry point: the loop shape `_cshape` is (outputs..., reduced...); `_coshape` has the
-        // outputs and `_cred` is the number of reduced elements per output.
-        let mut kparams = Vec::new();
-        let mut call_args = vec!["_ci".to_string(), "_cshape.size".to_string()];
-        for p in &self.item.params.clone() {
-            let n = self.locals[p.local.0 as usize].clone();
-            let t = self.ty(&p.ty);
-            if matches!(p.ty, Ty::Raw(_)) {
-                kparams.push(format!("{t} {n}"));
-                call_args.push(n);
-            } else {
-                kparams.push(format!("cuprum::Operand<const {t}> {n}"));
-                call_args.push(format!("{n}.at(_cshape, _ci)"));
-            }
-        }
-        kparams.push(format!("cuprum::Operand<{out}> _cout"));
-        kparams.push("cuprum::Shape _cshape".into());
-        kparams.push("cuprum::Shape _coshape".into());
-        kparams.push("u64 _cred".into());
-        let targs = self.template_args();
-        let identity = if has_identity { format!("{name}_identity{targs}()") } else { format!("{acc}()") };
-        let map_call = format!("{name}_map{targs}({})", call_args.join(", "));
-        let map_to_acc = self.convert(&self.item.ret.clone(), &acc_ty, &map_call);
-        // Each block reduces one output at a time (block size: a power of two, at most
-        // CUPRUM_REDUCE_BLOCK); `_ch` marks slots that hold a value, so no identity is needed.
-        let lines = [
-            format!("extern \"C\" __global__ void NAME({}) {{", kparams.join(", ")),
-            format!("    __shared__ {acc} _cs[CUPRUM_REDUCE_BLOCK]; __shared__ bool _ch[CUPRUM_REDUCE_BLOCK];"),
-            "    for (u64 _co = blockIdx.x; _co < _coshape.size; _co += gridDim.x) {".to_string(),
-            format!("        {acc} _ca = {identity}; bool _chas = false;"),
-            "        for (u64 _cr = threadIdx.x; _cr < _cred; _cr += blockDim.x) {".to_string(),
-            "            u64 _ci = _co * _cred + _cr;".to_string(),
-            format!("            {acc} _cv = {map_to_acc};"),
-            format!("            _ca = _chas ? {name}_reduce{targs}(_ca, _cv) : _cv; _chas = true;"),
-            "        }".to_string(),
-            "        _cs[threadIdx.x] = _ca; _ch[threadIdx.x] = _chas; __syncthreads();".to_string(),
-            "        for (u32 _cw = blockDim.x / 2; _cw > 0; _cw /= 2) {".to_string(),
-            "            if (threadIdx.x < _cw && _ch[threadIdx.x + _cw]) {".to_string(),
-            format!("                _cs[threadIdx.x] = _ch[threadIdx.x] ? {name}_reduce{targs}(_cs[threadIdx.x], _cs[threadIdx.x + _cw]) : _cs[threadIdx.x + _cw];"),
-            "                _ch[threadIdx.x] = true;".to_string(),
-            "            }".to_string(),
-            "            __syncthreads();".to_string(),
-            "        }".to_string(),
-            format!("        if (threadIdx.x == 0) _cout.at(_coshape, _co) = {name}_post{targs}(_ch[0] ? _cs[0] : {identity});"),
-            "        __syncthreads();".to_string(),
-            "    }".to_string(),
-            "}".to_string(),
-        ];
-        let def = lines.join(" \\\n    ");
-        self.instantiate_macro(&def);
-    }
 
     // ---- statements -------------------------------------------------------------------------
 
@@ -367,7 +262,7 @@ impl<'a> Writer<'a> {
     }
 
     /// Emits `e` as statements, sending its value to `dest`.
-    fn expr_into(&mut self, e: &Expr, dest: &Dest) {
+    pub(super) fn expr_into(&mut self, e: &Expr, dest: &Dest) {
         match &e.kind {
             ExprKind::Block(b) => self.block_stmt(b, dest),
             ExprKind::If { cond, then, els } => {
@@ -965,7 +860,7 @@ impl<'a> Writer<'a> {
 
     /// Rust's `v as to` for primitive types: float -> int saturates (NaN -> 0) through a helper;
     /// the other conversions are C's (int -> int wraps or extends, to float rounds to nearest).
-    fn convert(&mut self, from: &Ty, to: &Ty, v: &str) -> String {
+    pub(super) fn convert(&mut self, from: &Ty, to: &Ty, v: &str) -> String {
         let (Some(f), Some(t)) = (from.scalar(), to.scalar()) else { return v.to_string() };
         if f == t {
             return v.to_string();

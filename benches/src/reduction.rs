@@ -1,0 +1,152 @@
+//! Reduction rows (issue 7): bytes read over time, divided by the copy ceiling of the same run
+//! (whose bandwidth counts bytes read + written), and the host cost of one reduction call next
+//! to a bare launch.
+//!
+//! The kernel is a `#[reduction]` f32 sum written in Rust, translated by `cuprum_compiler` and
+//! JIT-compiled through the registry (the built-in `sum` replaces it once the macro glue lands);
+//! each row checks its result against an f64 host sum before timing.
+
+use cuprum_runtime::reduction::{self, Arg, Axes, OutArg, Options, ReductionInfo};
+use cuprum_runtime::registry::{Kernel, KernelUnit};
+use cuprum_runtime::{Array, Error, Event, Result, Stream};
+
+use super::{Row, median};
+
+const SUM: &str = r#"
+#[reduction(identity = 0.0, reduce = |a, b| a + b)]
+pub fn bench_sum(x: f32) -> f32 {
+    x
+}
+"#;
+
+const INFO: ReductionInfo = ReductionInfo { has_identity: true, acc_bytes: 4 };
+
+fn sum_kernel() -> Result<&'static Kernel> {
+    let c = cuprum_compiler::compile_source(SUM).map_err(|e| Error::Unsupported { what: format!("bench kernel: {e}") })?;
+    let unit: &'static KernelUnit = Box::leak(Box::new(KernelUnit::from_source("bench_sum.rs", c.unit.source, false)));
+    Ok(Box::leak(Box::new(Kernel::new(unit, "reduction", "bench_sum"))))
+}
+
+fn run(k: &Kernel, x: &Array<f32>, out: &mut Array<f32>, axes: &Axes, stream: &Stream) -> Result<()> {
+    // SAFETY: bench_sum maps one f32 array to f32.
+    unsafe {
+        reduction::launch(k, &INFO, &[], &[Arg::array(x)], OutArg::from(out), axes, false, &Options { stream: Some(stream) })
+    }
+}
+
+/// Median milliseconds of one reduction, by CUDA events around `reps` back-to-back calls.
+fn time_ms(k: &Kernel, x: &Array<f32>, out: &mut Array<f32>, axes: &Axes, stream: &Stream, rounds: usize) -> Result<f64> {
+    let reps = 10;
+    run(k, x, out, axes, stream)?;
+    let mut t = Vec::new();
+    for _ in 0..rounds.max(3) {
+        let start = Event::record(stream)?;
+        for _ in 0..reps {
+            run(k, x, out, axes, stream)?;
+        }
+        let end = Event::record(stream)?;
+        end.synchronize()?;
+        t.push(Event::elapsed_ms(&start, &end)? as f64 / reps as f64);
+    }
+    Ok(median(t))
+}
+
+/// Checks `out` against f64 sums of `host` (shape `shape`) over `axes`.
+fn check(host: &[f32], shape: [usize; 2], axes: &Axes, out: &Array<f32>) -> Result<()> {
+    let got = out.to_vec()?;
+    let (r, c) = (shape[0], shape[1]);
+    let want: Vec<f64> = match axes {
+        Axes::All => vec![host.iter().map(|&v| v as f64).sum()],
+        Axes::One(1) => (0..r).map(|i| host[i * c..(i + 1) * c].iter().map(|&v| v as f64).sum()).collect(),
+        _ => {
+            let mut w = vec![0f64; c];
+            for i in 0..r {
+                for (j, s) in w.iter_mut().enumerate() {
+                    *s += host[i * c + j] as f64;
+                }
+            }
+            w
+        }
+    };
+    let n = host.len() / want.len();
+    for (i, (g, w)) in got.iter().zip(&want).enumerate() {
+        // |values| < 1: a sum of n terms is off by at most ~n * eps in the worst case.
+        if ((*g as f64) - w).abs() > 1e-6 * n as f64 + 1e-3 {
+            return Err(Error::Unsupported { what: format!("the reduction bench got {g} for output {i}, want {w}") });
+        }
+    }
+    Ok(())
+}
+
+/// The reduction rows: `copy_gbs` is the copy ceiling (read + write), `bare_launch_us` the bare
+/// launch ceiling.
+pub fn rows(stream: &Stream, copy_gbs: f64, bare_launch_us: f64, quick: bool, rounds: usize, launches: usize) -> Result<Vec<Row>> {
+    let k = sum_kernel()?;
+    let mut rows = Vec::new();
+    let side = if quick { 1 << 13 } else { 1 << 14 };
+    let full_n = if quick { 1 << 26 } else { 1 << 28 };
+    let cases: [(&'static str, [usize; 2], Axes, f64); 4] = [
+        ("reduction: full f32 sum of 2^28", [1, full_n], Axes::All, 1.00),
+        ("reduction: (2^14, 2^14) f32 sum, contiguous axis", [side, side], Axes::One(1), 1.00),
+        ("reduction: (2^14, 2^14) f32 sum, strided axis", [side, side], Axes::One(0), 0.95),
+        ("reduction: 256^3 f32 sum (64 MB)", [1, 1 << 24], Axes::All, 0.70),
+    ];
+    let mut state = 0x2545_F491_4F6C_DD1Du64;
+    for (name, shape, axes, target) in cases {
+        let n = shape[0] * shape[1];
+        let host: Vec<f32> = (0..n)
+            .map(|_| {
+                state ^= state << 13;
+                state ^= state >> 7;
+                state ^= state << 17;
+                (state >> 40) as f32 / (1u64 << 24) as f32 - 0.5
+            })
+            .collect();
+        let x = if name.contains("256^3") {
+            Array::from_shape_vec([256usize, 256, 256], host.clone())?
+        } else {
+            Array::from_shape_vec(shape, host.clone())?
+        };
+        let axes = if name.contains("256^3") { Axes::All } else { axes };
+        let out_shape = reduction::output_shape(&[Arg::array(&x)], &axes, false)?;
+        let mut out = Array::<f32>::full(out_shape, f32::NAN)?;
+        run(k, &x, &mut out, &axes, stream)?;
+        check(&host, shape, &axes, &out)?;
+        let t = time_ms(k, &x, &mut out, &axes, stream, rounds)?;
+        let gbs = (n * 4) as f64 / (t * 1e-3) / 1e9;
+        rows.push(Row {
+            name,
+            value: gbs,
+            unit: "GB/s",
+            ceiling_name: "device-to-device copy",
+            ceiling: copy_gbs,
+            target: Some((">=", target)),
+            note: format!("bytes read / time; {t:.3} ms per call"),
+        });
+    }
+
+    // Host cost per call: a 1024-element full sum (one block), same stream, one synchronize.
+    let x = Array::<f32>::from_vec((0..1024).map(|i| i as f32).collect())?;
+    let mut out = Array::<f32>::zeros(Vec::<usize>::new())?;
+    let axes = Axes::All;
+    let mut per_call = |n: usize| -> Result<f64> {
+        let t = std::time::Instant::now();
+        for _ in 0..n {
+            run(k, &x, &mut out, &axes, stream)?;
+        }
+        stream.synchronize()?;
+        Ok(t.elapsed().as_secs_f64() * 1e6 / n as f64)
+    };
+    per_call(launches / 10)?;
+    let us = median((0..rounds).map(|_| per_call(launches)).collect::<Result<_>>()?);
+    rows.push(Row {
+        name: "reduction call, host cost per call",
+        value: us,
+        unit: "us",
+        ceiling_name: "bare cudarc launch",
+        ceiling: bare_launch_us,
+        target: Some(("<=", 1.3)),
+        note: format!("{launches} full sums of 1024 f32, one synchronize"),
+    });
+    Ok(rows)
+}
