@@ -147,7 +147,7 @@ impl KernelUnit {
     /// that defines the instance, appended to the source when the symbol is not precompiled.
     pub fn kernel(&self, device: &Device, symbol: &str, instantiate: &dyn Fn() -> String) -> Result<(RawKernel, Layer)> {
         let state = self.state();
-        if self.precompiled.contains(&symbol) {
+        if self.defines(symbol) {
             if let Some(module) = self.fatbin_module(device)? {
                 let k = RawKernel::from_module(module, symbol);
                 k.function_for(device)?;
@@ -175,6 +175,14 @@ impl KernelUnit {
         let k = RawKernel::from_module(&module, symbol);
         k.function_for(device)?;
         Ok((k, module.served_by(device).unwrap_or(Layer::Loaded)))
+    }
+
+    /// Whether the unit's source already instantiates `symbol` (the listed precompiled symbols,
+    /// or, for a unit generated at run time, an instantiation line `MACRO(symbol, ...)` in it).
+    fn defines(&self, symbol: &str) -> bool {
+        self.precompiled.contains(&symbol)
+            || self.source.contains(&format!("({symbol},"))
+            || self.source.contains(&format!("({symbol})"))
     }
 
     /// The fat binary as a module when it has code for `device` (checked once per device: a
@@ -370,5 +378,22 @@ pub fn not_contiguous(kernel: &str, param: &str, shape: &[usize], strides: &[isi
              strides {strides:?}); pass a contiguous copy (`.copy()?`), or declare the parameter \
              `View<T, N>` to index it with its strides"
         ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_unit_knows_which_symbols_its_source_instantiates() {
+        let src = "#define CUPRUM_INSTANTIATE_k(NAME, T) ...\nCUPRUM_INSTANTIATE_k(cuprum_rawkernel_k__f32, f32)\nCUPRUM_INSTANTIATE_j(cuprum_rawkernel_j)\n";
+        let unit = KernelUnit::from_source("t", src.to_string(), false);
+        assert!(unit.defines("cuprum_rawkernel_k__f32"));
+        assert!(unit.defines("cuprum_rawkernel_j"));
+        assert!(!unit.defines("cuprum_rawkernel_k__f64"));
+        assert!(!unit.defines("cuprum_rawkernel_k__f3"));
+        static LISTED: KernelUnit = KernelUnit::new("t", "", false, None, &[], &["cuprum_rawkernel_x"]);
+        assert!(LISTED.defines("cuprum_rawkernel_x"));
     }
 }
