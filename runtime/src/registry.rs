@@ -222,6 +222,9 @@ pub struct Kernel {
     kind: &'static str,
     name: &'static str,
     loaded: RwLock<Vec<Loaded>>,
+    /// Held while an instance is loaded, so that threads racing for the same new instance
+    /// compile it once (launches of loaded instances never take it).
+    load_lock: Mutex<()>,
 }
 
 struct Loaded {
@@ -239,7 +242,7 @@ impl std::fmt::Debug for Kernel {
 
 impl Kernel {
     pub const fn new(unit: &'static KernelUnit, kind: &'static str, name: &'static str) -> Kernel {
-        Kernel { unit, kind, name, loaded: RwLock::new(Vec::new()) }
+        Kernel { unit, kind, name, loaded: RwLock::new(Vec::new()), load_lock: Mutex::new(()) }
     }
 
     pub fn name(&self) -> &'static str {
@@ -266,6 +269,13 @@ impl Kernel {
 
     #[cold]
     fn load(&self, ordinal: usize, instance: &[DType], variant: Option<&'static str>) -> Result<RawKernel> {
+        let _loading = self.load_lock.lock().unwrap_or_else(|e| e.into_inner());
+        {
+            let loaded = self.loaded.read().unwrap_or_else(|e| e.into_inner());
+            if let Some(l) = loaded.iter().find(|l| l.device == ordinal && l.variant == variant && l.instance == instance) {
+                return Ok(l.kernel.clone());
+            }
+        }
         let device = Device::get(ordinal)?;
         let symbol = cuprum_compiler::mangle::kernel_symbol(self.kind, self.name, variant, instance);
         let (kernel, layer) = self.unit.kernel(&device, &symbol, &|| {

@@ -150,6 +150,25 @@ pub fn broadcast_shape(kernel: &str, args: &[Arg<'_>], size: Option<usize>) -> R
     crate::array::broadcast_shapes(&shapes)
 }
 
+/// When the arguments do not broadcast together but the inputs alone do, the fault is an output
+/// of the wrong shape: say so (CuPy: "Out shape is mismatched").
+fn output_mismatch(name: &str, signature: &[Param], args: &[Arg<'_>]) -> Option<Error> {
+    let inputs: Vec<&[usize]> = args.iter().filter_map(|a| if let Arg::In(x) = a { Some(x.shape) } else { None }).collect();
+    let shape = crate::array::broadcast_shapes(&inputs).ok()?;
+    signature.iter().zip(args).find_map(|(p, a)| match a {
+        Arg::Out(x) if x.shape != shape.as_slice() => Some(Error::ShapeMismatch {
+            context: format!(
+                "output `{}` of elementwise kernel `{name}` (an output must have the broadcast shape of \
+                 the inputs; pass one of that shape, or leave it out to have it allocated)",
+                p.name
+            ),
+            expected: shape.clone(),
+            found: x.shape.to_vec(),
+        }),
+        _ => None,
+    })
+}
+
 /// Launches `kernel` (an elementwise kernel whose entry points have the parameters `signature`)
 /// for `instance` over `args`. Outputs must be given here (the typed wrapper allocates them with
 /// [`broadcast_shape`]). Chooses the variant (see `plan`), counts it ([`variant_counts`]) and logs
@@ -212,7 +231,10 @@ pub fn launch(kernel: &Kernel, signature: &[Param], instance: &[DType], args: &[
             }
         }
     }
-    let shape = broadcast_shape(name, args, opts.size)?;
+    let shape = match broadcast_shape(name, args, opts.size) {
+        Ok(s) => s,
+        Err(e) => return Err(output_mismatch(name, signature, args).unwrap_or(e)),
+    };
     for (p, a) in signature.iter().zip(args) {
         if let Arg::Out(x) = a {
             if x.shape != shape.as_slice() {
