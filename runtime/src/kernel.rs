@@ -3,7 +3,7 @@
 //! what a launch uses.
 
 use std::fmt;
-use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
 use cudarc::driver::result;
@@ -51,6 +51,8 @@ pub struct KernelFunction {
     max_block_dim: [u32; 3],
     max_grid_dim: [u32; 3],
     max_shared_optin: u32,
+    /// `(block size << 32) | resident blocks per SM` of the last occupancy query (0: none).
+    occupancy: AtomicU64,
 }
 
 // SAFETY: a CUfunction is a driver handle usable from any thread with its context bound (every
@@ -106,6 +108,7 @@ impl KernelFunction {
             max_threads_per_block: 0,
             static_shared_bytes: 0,
             max_dynamic_shared_bytes: AtomicU32::new(0),
+            occupancy: AtomicU64::new(0),
             max_block_dim: device.max_block_dim(),
             max_grid_dim: device.max_grid_dim(),
             max_shared_optin: u32::try_from(device.max_shared_memory_per_block_optin())
@@ -120,6 +123,26 @@ impl KernelFunction {
             .max(0) as u32;
         f.max_dynamic_shared_bytes = AtomicU32::new(dynamic);
         Ok(Some(f))
+    }
+
+    /// How many blocks of `block` threads (no dynamic shared memory) can be resident on one SM
+    /// at once (`cuOccupancyMaxActiveBlocksPerMultiprocessor`), remembered for the last block
+    /// size asked: launch planners size grids to whole waves with it.
+    pub fn resident_blocks_per_sm(&self, block: u32) -> Result<u32> {
+        let cached = self.occupancy.load(Ordering::Relaxed);
+        if cached != 0 && (cached >> 32) as u32 == block {
+            return Ok(cached as u32);
+        }
+        self.device().bind_to_thread()?;
+        let mut n: std::ffi::c_int = 0;
+        // SAFETY: `self.raw` is a function of a module this kernel keeps loaded, in the context
+        // bound to this thread just above; `n` is a valid out pointer.
+        unsafe { sys::cuOccupancyMaxActiveBlocksPerMultiprocessor(&mut n, self.raw, block as std::ffi::c_int, 0) }
+            .result()
+            .map_err(|e| Error::driver("cuOccupancyMaxActiveBlocksPerMultiprocessor", e))?;
+        let n = n.max(1) as u32;
+        self.occupancy.store((u64::from(block) << 32) | u64::from(n), Ordering::Relaxed);
+        Ok(n)
     }
 
     /// The kernel's name as the user gave it (a symbol or a name expression).

@@ -4,7 +4,7 @@
 use cuprum_runtime::array::shape::c_strides;
 use cuprum_runtime::reduction::plan::{self, Axes, DeviceShape, Plan, Strategy};
 
-const H200: DeviceShape = DeviceShape { multiprocessors: 132 };
+const H200: DeviceShape = DeviceShape { multiprocessors: 132, blocks_per_sm: 0 };
 
 fn mask(ndim: usize, axes: impl Into<Axes>) -> Vec<bool> {
     plan::reduced_mask(ndim, &axes.into()).unwrap()

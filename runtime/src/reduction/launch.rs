@@ -238,8 +238,16 @@ pub unsafe fn launch(
         return Ok(());
     }
     let device = Device::get(out.device)?;
-    let dev = DeviceShape { multiprocessors: device.multiprocessor_count() };
-    let plan = plan::plan(name, &shape, &strided_refs, &mask, &out_strides, !has_raw, info.has_identity, dev)?;
+    let dev = DeviceShape { multiprocessors: device.multiprocessor_count(), blocks_per_sm: 0 };
+    let mut plan = plan::plan(name, &shape, &strided_refs, &mask, &out_strides, !has_raw, info.has_identity, dev)?;
+    if plan.splits > 1 {
+        // A split reduction sizes its grid to whole waves: plan again with the occupancy of the
+        // kernel the first plan picked (its registers decide how many blocks fit on an SM).
+        let func = kernel.instance(device.ordinal(), instance, Some(plan.variant()))?;
+        let per_sm = func.function_for(&device)?.resident_blocks_per_sm(plan.block)?;
+        let dev = DeviceShape { blocks_per_sm: per_sm, ..dev };
+        plan = plan::plan(name, &shape, &strided_refs, &mask, &out_strides, !has_raw, info.has_identity, dev)?;
+    }
     let current;
     let stream = match opts.stream {
         Some(s) => s,

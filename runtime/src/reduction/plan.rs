@@ -149,6 +149,9 @@ pub struct OperandStrides {
 #[derive(Clone, Copy, Debug)]
 pub struct DeviceShape {
     pub multiprocessors: u32,
+    /// Blocks of `THREADS` resident per SM for the kernel (its occupancy); 0: assume
+    /// `BLOCKS_PER_SM`. Split reductions fill whole waves of resident blocks.
+    pub blocks_per_sm: u32,
 }
 
 /// A planned launch.
@@ -312,7 +315,8 @@ pub fn plan(
         || (0..n_ops).any(|k| span(&oaxes, k).saturating_add(span(&raxes, k)) >= INDEX_LIMIT);
 
     let sms = dev.multiprocessors.max(1) as u64;
-    let target_blocks = sms * BLOCKS_PER_SM;
+    let per_sm = if dev.blocks_per_sm > 0 { u64::from(dev.blocks_per_sm) } else { BLOCKS_PER_SM };
+    let target_blocks = sms * per_sm;
     let target_threads = target_blocks * THREADS as u64;
     // The innermost stride of the first input within each group: which one is contiguous.
     let inner = |axes: &[Axis]| axes.last().map_or(u64::MAX, |a| a.strides[0].unsigned_abs());
