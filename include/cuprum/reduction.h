@@ -37,7 +37,7 @@
 // `warps` (64 bytes in flight per thread, 128 KB per SM at 2048 threads), single elements in
 // `cols` (a thread walks down its column).
 #define CUPRUM_REDUCE_UNROLL 4
-#define CUPRUM_REDUCE_COL_UNROLL 8
+#define CUPRUM_REDUCE_COL_UNROLL 16
 
 namespace cuprum {
 

@@ -68,13 +68,14 @@ fn full_reduction_spreads_over_the_grid() {
     let p = plan_of(&[1 << 28], &[1], Axes::All, true);
     assert_eq!((p.strategy, p.outs, p.red), (Strategy::Rows, 1, 1 << 28));
     assert!(p.contiguous && !p.wide);
-    assert_eq!(p.grid, (132 * 8, 1));
-    assert_eq!(p.splits, 132 * 8);
+    // Four whole waves of resident blocks (8 per SM assumed here).
+    assert_eq!(p.grid, (4 * 132 * 8, 1));
+    assert_eq!(p.splits, 4 * 132 * 8);
     assert_eq!(p.variant(), "rows");
-    assert_eq!(p.scratch(), (132 * 8, 1));
-    // 256^3: one row of 2^24, split in parts of at least 16K elements.
+    assert_eq!(p.scratch(), (4 * 132 * 8, 1));
+    // 256^3: one row of 2^24 in 2048 parts of 8K elements: one whole wave of 1056 blocks.
     let p = plan_of(&[256, 256, 256], &c_strides(&[256, 256, 256]), Axes::All, true);
-    assert_eq!((p.rdims.clone(), p.splits), (vec![1 << 24], 1024));
+    assert_eq!((p.rdims.clone(), p.splits), (vec![1 << 24], 132 * 8));
     // A tiny one: one block.
     let p = plan_of(&[5], &[1], Axes::All, true);
     assert_eq!((p.strategy, p.grid), (Strategy::Rows, (1, 1)));

@@ -322,7 +322,17 @@ pub fn plan(
     let inner = |axes: &[Axis]| axes.last().map_or(u64::MAX, |a| a.strides[0].unsigned_abs());
     let along_rows = inner(&raxes) <= 1 || inner(&raxes) < inner(&oaxes);
     let (strategy, splits) = if outs <= 1 || (along_rows && red >= 4096) {
-        let s = if outs >= target_blocks { 1 } else { (target_blocks / outs.max(1)).min(red / MIN_ROW_PART).max(1) };
+        let s = if outs >= target_blocks {
+            1
+        } else if outs <= 1 {
+            // One output: whole waves of resident blocks (1 to 4, parts of at least 8K
+            // elements), so that no wave runs part-empty and blocks finishing early leave room
+            // to the next wave.
+            let parts = red / (MIN_ROW_PART / 2);
+            if parts >= target_blocks { target_blocks * (parts / target_blocks).min(4) } else { parts.max(1) }
+        } else {
+            (target_blocks / outs.max(1)).min(red / MIN_ROW_PART).max(1)
+        };
         (Strategy::Rows, s)
     } else if along_rows && red >= 64 {
         (Strategy::Warps, 1)
