@@ -438,6 +438,56 @@ __device__ __forceinline__ void strided_loop(const Loop<V>& L, F& f, const Ops&.
     with_bufs<CUPRUM_EW_UNROLL, W>(body, ops...);
 }
 
+// Tiled 2-D: when an operand is contiguous along the outer axis (a transposed input), items are
+// visited by tiles of (blockDim.x * U / 32) rows x 32 columns, one tile per block step, so that a
+// block reads whole 32-byte sectors of every operand (L1 serves the rest of each sector) instead of
+// one element per sector for the transposed one. The planner asks for it with bit 31 of `bcast`.
+template <typename V, typename F>
+struct TiledBody {
+    const Loop<V>& L;
+    F& f;
+    template <typename... B>
+    __device__ __forceinline__ void operator()(B&... b) {
+        typedef typename IndexOf<V>::uint I;
+        const int U = CUPRUM_EW_UNROLL;
+        (b.init(false), ...);
+        const u64 d0 = L.dim(0), d1 = L.dim(1);
+        const u64 rows = (u64)blockDim.x * U / 32;
+        const u64 tiles_c = (d1 + 31) / 32, tiles = ((d0 + rows - 1) / rows) * tiles_c;
+        for (u64 t = blockIdx.x; t < tiles; t += gridDim.x) {
+            const u64 r0 = (t / tiles_c) * rows, c0 = (t % tiles_c) * 32;
+            u64 r[U], c[U];
+            bool ok[U];
+#pragma unroll
+            for (int u = 0; u < U; ++u) {
+                const u64 w = threadIdx.x + (u64)u * blockDim.x;
+                r[u] = r0 + w / 32;
+                c[u] = c0 + w % 32;
+                ok[u] = r[u] < d0 && c[u] < d1;
+                if (ok[u]) {
+                    (b.reset(u), ...);
+                    (b.add(u, (I)r[u], 0), ...);
+                    (b.add(u, (I)c[u], 1), ...);
+                    (b.template load<1>(u), ...);
+                }
+            }
+#pragma unroll
+            for (int u = 0; u < U; ++u) {
+                if (ok[u]) f(r[u] * d1 + c[u], b[u]...);
+            }
+#pragma unroll
+            for (int u = 0; u < U; ++u) {
+                if (ok[u]) (b.template store<1>(u), ...);
+            }
+        }
+    }
+};
+template <typename V, typename F, typename... Ops>
+__device__ __forceinline__ void tiled_loop(const Loop<V>& L, F& f, const Ops&... ops) {
+    TiledBody<V, F> body{L, f};
+    with_bufs<CUPRUM_EW_UNROLL, 1>(body, ops...);
+}
+
 // The entry point of every elementwise kernel: `f(i, element...)` for every element i of the loop,
 // one `element` per operand (a value of an input, a reference to an output, a raw argument).
 template <typename F, typename... Ops>
@@ -451,6 +501,7 @@ template <typename V, typename F, typename... Ops>
 __device__ __forceinline__ void run(const Loop<V>& L, F f, const Ops&... ops) {
     const int VEC = vec_width<Ops...>();
     if (VEC > 1 && L.vec > 1) strided_loop<VEC>(L, f, ops...);
+    else if (L.ndim == 2 && (L.bcast >> 31) != 0 && blockDim.x % 32 == 0) tiled_loop(L, f, ops...);
     else strided_loop<1>(L, f, ops...);
 }
 

@@ -94,6 +94,11 @@ fn transposed_input_is_strided_without_vectors() {
     let tr = [1isize, n as isize];
     let p = elementwise::plan::plan(&s, &[op(&s, &tr, A, 4), op(&s, &c, A, 4), op(&s, &c, A, 4)], 4).unwrap();
     assert_eq!((p.variant, p.vec, p.dims.len()), (Variant::S32, 1, 2));
+    // ... visited by tiles; a plain broadcast is not.
+    assert_ne!(p.bcast & elementwise::plan::TILED, 0);
+    let row = [0isize, 1];
+    let p = elementwise::plan::plan(&s, &[op(&s, &c, A, 4), op(&s, &row, A, 4), op(&s, &c, A, 4)], 4).unwrap();
+    assert_eq!(p.bcast & elementwise::plan::TILED, 0);
 }
 
 #[test]

@@ -194,7 +194,7 @@ pub fn plan(shape: &[usize], operands: &[PlanOperand<'_>], width: u32) -> Result
     let mut out_strides = Vec::with_capacity(operands.len());
     for (p, (op, mut st)) in operands.iter().zip(strides).enumerate() {
         if let PlanOperand::Array { .. } = op {
-            if vec > 1 && st[last] == 0 && p < 32 {
+            if vec > 1 && st[last] == 0 && p < 31 {
                 bcast |= 1 << p;
             }
             st[last] *= vec as i64;
@@ -202,8 +202,18 @@ pub fn plan(shape: &[usize], operands: &[PlanOperand<'_>], width: u32) -> Result
         out_strides.push(keep(op, st));
     }
     dims[last] /= vec as u64;
+    // A 2-D loop with an operand contiguous along the outer axis (a transposed input or output):
+    // visit it by tiles (`TiledBody` in elementwise.h), flagged by bit 31.
+    let transposed = dims.len() == 2
+        && out_strides.iter().flatten().any(|st| st[0].abs() == 1 && st[1].abs() > 1);
+    if vec == 1 && transposed {
+        bcast |= TILED;
+    }
     Ok(Plan { variant, size, vec, items: size / vec as u64, dims, strides: out_strides, bcast })
 }
+
+/// Bit of `Plan::bcast` asking a strided 2-D loop to run by tiles (`TiledBody`).
+pub const TILED: u32 = 1 << 31;
 
 impl Plan {
     /// Blocks of `block` threads covering the items (a thread handles [`UNROLL`] items per step;
