@@ -156,6 +156,60 @@ pub fn broadcast_shape(kernel: &str, args: &[Arg<'_>], size: Option<usize>) -> R
 /// it (`log::debug!`, target `cuprum::elementwise`).
 pub fn launch(kernel: &Kernel, signature: &[Param], instance: &[DType], args: &[Arg<'_>], opts: &Options<'_>) -> Result<()> {
     let name = kernel.name();
+    let Some(call) = prepare(name, signature, instance, args, opts)? else {
+        return Ok(());
+    };
+    let Prepared { plan, params, block, device } = call;
+    let current;
+    let stream = match (opts.stream, device) {
+        (Some(s), _) => s,
+        (None, Some(d)) => {
+            current = Stream::current_for(&Device::get(d)?)?;
+            &current
+        }
+        (None, None) => {
+            current = Stream::current()?;
+            &current
+        }
+    };
+    let device = stream.device();
+    let raw = kernel.instance(device.ordinal(), instance, Some(plan.variant.name()))?;
+    let func = raw.function_for(device)?;
+    let cfg = LaunchConfig::new(plan.grid(block), block).stream(stream);
+    COUNTS[plan.variant.index()].fetch_add(1, Ordering::Relaxed);
+    if plan.vec > 1 {
+        COUNTS[3].fetch_add(1, Ordering::Relaxed);
+    }
+    log::debug!(
+        target: "cuprum::elementwise",
+        "{name}: variant {} (vector width {}), loop {:?} of {} elements, grid {} x {block}",
+        plan.variant.name(),
+        plan.vec,
+        plan.dims,
+        plan.size,
+        cfg.grid.x
+    );
+    // SAFETY: `params` holds one value per parameter of the entry point `symbol(variant)` in the
+    // layout of its C struct (params.rs), in the order of `signature`, which the kernel was
+    // generated from; every array was checked above to have the parameter's dtype and to be on
+    // the launch's device, and the plan's strides and loop shape keep every access inside the
+    // arrays' layouts (outputs have the loop shape; inputs broadcast to it); raw arguments are
+    // indexed by the kernel's own code, within their size as the kernel language requires.
+    unsafe { crate::launch::launch(func, &cfg, &params) }
+}
+
+/// A checked and planned call: what is left is finding the stream and the kernel, and launching.
+pub(crate) struct Prepared {
+    plan: plan::Plan,
+    params: Params,
+    block: u32,
+    /// The arrays' device (`None`: no array argument).
+    device: Option<usize>,
+}
+
+/// The host side of [`launch`] that needs no GPU: checks, loop shape, plan, parameters.
+/// `Ok(None)`: the loop is empty (nothing to launch).
+pub(crate) fn prepare(name: &str, signature: &[Param], instance: &[DType], args: &[Arg<'_>], opts: &Options<'_>) -> Result<Option<Prepared>> {
     if args.len() != signature.len() {
         return Err(invalid(
             name,
@@ -236,7 +290,7 @@ pub fn launch(kernel: &Kernel, signature: &[Param], instance: &[DType], args: &[
     }
     let size: usize = shape.iter().product();
     if size == 0 {
-        return Ok(());
+        return Ok(None);
     }
     let operands: Vec<PlanOperand<'_>> = args
         .iter()
@@ -248,26 +302,15 @@ pub fn launch(kernel: &Kernel, signature: &[Param], instance: &[DType], args: &[
     let width = plan::vec_width((max_elem > 0).then_some(max_elem));
     let plan = plan::plan(&shape, &operands, width)?;
 
-    let current;
-    let stream = match (opts.stream, device) {
-        (Some(s), Some(d)) if s.device().ordinal() != d => {
+    if let (Some(s), Some(d)) = (opts.stream, device) {
+        if s.device().ordinal() != d {
             return Err(Error::DeviceMismatch {
                 context: format!("the stream of elementwise kernel `{name}`"),
                 expected: d,
                 found: s.device().ordinal(),
             });
         }
-        (Some(s), _) => s,
-        (None, Some(d)) => {
-            current = Stream::current_for(&Device::get(d)?)?;
-            &current
-        }
-        (None, None) => {
-            current = Stream::current()?;
-            &current
-        }
-    };
-    let device = stream.device();
+    }
 
     let mut params = Params::default();
     for (k, (p, a)) in signature.iter().zip(args).enumerate() {
@@ -282,27 +325,43 @@ pub fn launch(kernel: &Kernel, signature: &[Param], instance: &[DType], args: &[
     }
     params.loop_shape(&plan);
 
-    let raw = kernel.instance(device.ordinal(), instance, Some(plan.variant.name()))?;
-    let func = raw.function_for(device)?;
-    let cfg = LaunchConfig::new(plan.grid(block), block).stream(stream);
-    COUNTS[plan.variant.index()].fetch_add(1, Ordering::Relaxed);
-    if plan.vec > 1 {
-        COUNTS[3].fetch_add(1, Ordering::Relaxed);
+    Ok(Some(Prepared { plan, params, block, device }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::elementwise::ArrayArg;
+    use crate::launch::KernelArgs;
+
+    /// The host cost of [`prepare`] (checks, plan, parameters and their pointer array) for the
+    /// bench's call, `squared_diff(x, y) -> out` on 1-element f32 arrays.
+    /// `cargo test --release -p cuprum-runtime --lib -- --ignored --nocapture host_cost`
+    #[test]
+    #[ignore = "CPU timing; run with --release"]
+    fn host_cost_of_a_one_element_call() {
+        let sig = [
+            Param::new("x", Role::In, ParamType::Generic(0)),
+            Param::new("y", Role::In, ParamType::Generic(0)),
+            Param::new("out", Role::Out, ParamType::Generic(0)),
+        ];
+        let shape = [1usize];
+        let strides = [1isize];
+        let arr = |ptr| ArrayArg { ptr, dtype: DType::F32, shape: &shape, strides: &strides, device: 0 };
+        let args = [Arg::In(arr(0x7000_0000)), Arg::In(arr(0x7000_0200)), Arg::Out(arr(0x7000_0400))];
+        let opts = Options::default();
+        let run = |n: usize| {
+            let t = std::time::Instant::now();
+            for _ in 0..n {
+                let p = prepare("squared_diff", &sig, &[DType::F32], std::hint::black_box(&args), &opts).unwrap().unwrap();
+                p.params.with_params(|ptrs| std::hint::black_box(ptrs.len()));
+                std::hint::black_box(&p);
+            }
+            t.elapsed().as_secs_f64() * 1e9 / n as f64
+        };
+        run(100_000);
+        let mut t: Vec<f64> = (0..5).map(|_| run(1_000_000)).collect();
+        t.sort_by(f64::total_cmp);
+        println!("elementwise prepare, 1-element f32 (x - y)^2: {:.0} ns per call (median of 5 x 1e6)", t[2]);
     }
-    log::debug!(
-        target: "cuprum::elementwise",
-        "{name}: variant {} (vector width {}), loop {:?} of {} elements, grid {} x {block}",
-        plan.variant.name(),
-        plan.vec,
-        plan.dims,
-        plan.size,
-        cfg.grid.x
-    );
-    // SAFETY: `params` holds one value per parameter of the entry point `symbol(variant)` in the
-    // layout of its C struct (params.rs), in the order of `signature`, which the kernel was
-    // generated from; every array was checked above to have the parameter's dtype and to be on
-    // the launch's device, and the plan's strides and loop shape keep every access inside the
-    // arrays' layouts (outputs have the loop shape; inputs broadcast to it); raw arguments are
-    // indexed by the kernel's own code, within their size as the kernel language requires.
-    unsafe { crate::launch::launch(func, &cfg, &params) }
 }

@@ -195,6 +195,52 @@ pub unsafe fn launch(
     opts: &Options<'_>,
 ) -> Result<()> {
     let name = kernel.name();
+    let mut device = None;
+    let dev = || -> Result<DeviceShape> {
+        let d = Device::get(out.0.device)?;
+        let shape = DeviceShape { multiprocessors: d.multiprocessor_count() };
+        device = Some(d);
+        Ok(shape)
+    };
+    let Some(call) = prepare(name, info, inputs, &out, axes, keepdims, dev)? else {
+        return Ok(());
+    };
+    let device = device.expect("prepare looked the device up");
+    let current;
+    let stream = match opts.stream {
+        Some(s) => s,
+        None => {
+            current = Stream::current_for(&device)?;
+            &current
+        }
+    };
+    launch_plan(kernel, info, instance, call, &device, stream)
+}
+
+fn expected_len(shape: &[usize], mask: &[bool]) -> usize {
+    shape.iter().zip(mask).filter(|(_, m)| !**m).map(|(d, _)| *d).product()
+}
+
+/// A checked and planned reduction: the plan and the parameters before `ReduceArgs` (which
+/// needs the stream's scratch memory).
+pub(crate) struct Prepared {
+    plan: Plan,
+    args: ArgList,
+}
+
+/// The host side of [`launch`] that needs no GPU: checks, loop shape, plan, operand parameters.
+/// `dev` is asked for the device's shape once the reduction is known to launch. `Ok(None)`: no
+/// output element (nothing to launch).
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn prepare(
+    name: &str,
+    info: &ReductionInfo,
+    inputs: &[Arg<'_>],
+    out: &OutArg<'_>,
+    axes: &Axes,
+    keepdims: bool,
+    dev: impl FnOnce() -> Result<DeviceShape>,
+) -> Result<Option<Prepared>> {
     let out = out.0;
     let shape = super::loop_shape(name, inputs)?;
     let mask = plan::reduced_mask(shape.len(), axes)?;
@@ -235,44 +281,9 @@ pub unsafe fn launch(
     plan::check_empty(name, &shape, &mask, info.has_identity)?;
     if expected_len(&shape, &mask) == 0 {
         // No output element: nothing to compute (an empty reduction into no output is fine).
-        return Ok(());
+        return Ok(None);
     }
-    let device = Device::get(out.device)?;
-    let dev = DeviceShape { multiprocessors: device.multiprocessor_count() };
-    let plan = plan::plan(name, &shape, &strided_refs, &mask, &out_strides, !has_raw, info.has_identity, dev)?;
-    let current;
-    let stream = match opts.stream {
-        Some(s) => s,
-        None => {
-            current = Stream::current_for(&device)?;
-            &current
-        }
-    };
-    launch_plan(kernel, info, instance, inputs, out.ptr, &plan, &device, stream)
-}
-
-fn expected_len(shape: &[usize], mask: &[bool]) -> usize {
-    shape.iter().zip(mask).filter(|(_, m)| !**m).map(|(d, _)| *d).product()
-}
-
-#[allow(clippy::too_many_arguments)]
-fn launch_plan(
-    kernel: &Kernel,
-    info: &ReductionInfo,
-    instance: &[DType],
-    inputs: &[Arg<'_>],
-    out_ptr: u64,
-    plan: &Plan,
-    device: &Device,
-    stream: &Stream,
-) -> Result<()> {
-    let name = kernel.name();
-    let raw = kernel.instance(device.ordinal(), instance, Some(plan.variant()))?;
-    let func = raw.function_for(device)?;
-    let slot = slot_bytes(info.acc_bytes);
-    let (slots, counters) = plan.scratch();
-    let (partials, counter_ptr) =
-        if slots > 0 { scratch(stream, slots as usize, slot, counters as usize)? } else { (0, 0) };
+    let plan = plan::plan(name, &shape, &strided_refs, &mask, &out_strides, !has_raw, info.has_identity, dev()?)?;
     let mut args = ArgList::new();
     let mut k = 0;
     for a in inputs {
@@ -286,18 +297,34 @@ fn launch_plan(
             }
         }
     }
-    args.push(operand(out_ptr, &plan.out));
-    args.push(CReduceArgs {
+    args.push(operand(out.ptr, &plan.out));
+    Ok(Some(Prepared { plan, args }))
+}
+
+/// `ReduceArgs` of a plan with its scratch memory.
+fn reduce_args(plan: &Plan, partials: u64, counters: u64, slot: usize) -> CReduceArgs {
+    CReduceArgs {
         oshape: CShape::new(plan.outs, &plan.odims),
         rshape: CShape::new(plan.red, &plan.rdims),
         loop_size: plan.outs * plan.red,
         partials,
-        counters: counter_ptr,
+        counters,
         splits: plan.splits,
         contiguous: plan.contiguous as u32,
         slot_bytes: slot as u32,
         pad: 0,
-    });
+    }
+}
+
+fn launch_plan(kernel: &Kernel, info: &ReductionInfo, instance: &[DType], call: Prepared, device: &Device, stream: &Stream) -> Result<()> {
+    let Prepared { plan, mut args } = call;
+    let raw = kernel.instance(device.ordinal(), instance, Some(plan.variant()))?;
+    let func = raw.function_for(device)?;
+    let slot = slot_bytes(info.acc_bytes);
+    let (slots, counters) = plan.scratch();
+    let (partials, counter_ptr) =
+        if slots > 0 { scratch(stream, slots as usize, slot, counters as usize)? } else { (0, 0) };
+    args.push(reduce_args(&plan, partials, counter_ptr, slot));
     let cfg = LaunchConfig::new(plan.grid, plan.block).stream(stream);
     // SAFETY: the parameters are those of every reduction variant (`reduction.h`, written by
     // `cuprum_compiler::back::cuda::reduction::entry_points`): one `ReduceOperand` per array
@@ -331,5 +358,36 @@ mod tests {
         assert_eq!(counter_bytes(1), 256);
         assert_eq!(counter_bytes(64), 256);
         assert_eq!(counter_bytes(65), 512);
+    }
+
+    /// The host cost of [`prepare`] plus `ReduceArgs` and the pointer array, for the bench's
+    /// call: a full f32 sum of 1024 elements.
+    /// `cargo test --release -p cuprum-runtime --lib -- --ignored --nocapture host_cost`
+    #[test]
+    #[ignore = "CPU timing; run with --release"]
+    fn host_cost_of_a_small_full_sum() {
+        use crate::launch::KernelArgs;
+        use crate::reduction::ArrayRef;
+        let (shape, strides) = ([1024usize], [1isize]);
+        let x = ArrayRef { ptr: 0x7000_0000, shape: &shape, strides: &strides, dtype: DType::F32, device: 0 };
+        let out = ArrayRef { ptr: 0x7000_1000, shape: &[], strides: &[], dtype: DType::F32, device: 0 };
+        let info = ReductionInfo { has_identity: true, acc_bytes: 4 };
+        let inputs = [Arg::Array(x)];
+        let run = |n: usize| {
+            let t = std::time::Instant::now();
+            for _ in 0..n {
+                let out = OutArg::from_ref(out);
+                let dev = || Ok(DeviceShape { multiprocessors: 132 });
+                let mut p = prepare("sum", &info, std::hint::black_box(&inputs), &out, &Axes::All, false, dev).unwrap().unwrap();
+                p.args.push(reduce_args(&p.plan, 0, 0, slot_bytes(info.acc_bytes)));
+                p.args.with_params(|ptrs| std::hint::black_box(ptrs.len()));
+                std::hint::black_box(&p);
+            }
+            t.elapsed().as_secs_f64() * 1e9 / n as f64
+        };
+        run(100_000);
+        let mut t: Vec<f64> = (0..5).map(|_| run(1_000_000)).collect();
+        t.sort_by(f64::total_cmp);
+        println!("reduction prepare, full f32 sum of 1024: {:.0} ns per call (median of 5 x 1e6)", t[2]);
     }
 }
