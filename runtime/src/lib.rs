@@ -23,6 +23,7 @@ pub mod launch;
 pub mod module;
 pub mod nvrtc;
 pub mod elementwise;
+mod inline_list;
 pub mod reduction;
 pub mod registry;
 pub mod stats;

@@ -6,11 +6,12 @@
 //! is checked against the signature before anything runs (count, kind, dtype, device, shapes), so
 //! [`launch`] is safe: a mismatch is an error, never a kernel reading the wrong memory.
 
+use std::borrow::Cow;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use super::operand::Arg;
 use super::params::Params;
-use super::plan::{self, DEFAULT_BLOCK, PlanOperand};
+use super::plan::{self, DEFAULT_BLOCK, LoopPlan, PlanOperand};
 use crate::device::Device;
 use crate::error::{Error, Result};
 use crate::launch::LaunchConfig;
@@ -169,12 +170,91 @@ fn output_mismatch(name: &str, signature: &[Param], args: &[Arg<'_>]) -> Option<
     })
 }
 
+/// How the planner sees an argument.
+fn plan_operand<'a>(a: &Arg<'a>) -> PlanOperand<'a> {
+    match a {
+        Arg::In(x) | Arg::Out(x) => PlanOperand::Array { shape: x.shape, strides: x.strides, ptr: x.ptr, elem: x.dtype.size() },
+        Arg::Raw(_) | Arg::Scalar(_) => PlanOperand::Other,
+    }
+}
+
+/// [`broadcast_shape`], borrowed from the arguments when every non-raw array has one shape
+/// (the common case: no broadcasting to compute).
+fn loop_shape<'a>(kernel: &str, args: &[Arg<'a>], size: Option<usize>) -> Result<Cow<'a, [usize]>> {
+    if size.is_none() {
+        let mut shapes = args.iter().filter_map(|a| match a {
+            Arg::In(x) | Arg::Out(x) => Some(x.shape),
+            Arg::Raw(_) | Arg::Scalar(_) => None,
+        });
+        if let Some(first) = shapes.next() {
+            if shapes.all(|s| s == first) {
+                return Ok(Cow::Borrowed(first));
+            }
+        }
+    }
+    broadcast_shape(kernel, args, size).map(Cow::Owned)
+}
+
 /// Launches `kernel` (an elementwise kernel whose entry points have the parameters `signature`)
 /// for `instance` over `args`. Outputs must be given here (the typed wrapper allocates them with
 /// [`broadcast_shape`]). Chooses the variant (see `plan`), counts it ([`variant_counts`]) and logs
 /// it (`log::debug!`, target `cuprum::elementwise`).
 pub fn launch(kernel: &Kernel, signature: &[Param], instance: &[DType], args: &[Arg<'_>], opts: &Options<'_>) -> Result<()> {
     let name = kernel.name();
+    let Some(call) = prepare(name, signature, instance, args, opts)? else {
+        return Ok(());
+    };
+    let Prepared { plan, params, block, device } = call;
+    let current;
+    let stream = match (opts.stream, device) {
+        (Some(s), _) => s,
+        (None, Some(d)) => {
+            current = Stream::current_for(&Device::get(d)?)?;
+            &current
+        }
+        (None, None) => {
+            current = Stream::current()?;
+            &current
+        }
+    };
+    let device = stream.device();
+    let raw = kernel.instance(device.ordinal(), instance, Some(plan.variant.name()))?;
+    let func = raw.function_for(device)?;
+    let cfg = LaunchConfig::new(plan.grid(block), block).stream(stream);
+    COUNTS[plan.variant.index()].fetch_add(1, Ordering::Relaxed);
+    if plan.vec > 1 {
+        COUNTS[3].fetch_add(1, Ordering::Relaxed);
+    }
+    log::debug!(
+        target: "cuprum::elementwise",
+        "{name}: variant {} (vector width {}), loop {:?} of {} elements, grid {} x {block}",
+        plan.variant.name(),
+        plan.vec,
+        plan.dims(),
+        plan.size,
+        cfg.grid.x
+    );
+    // SAFETY: `params` holds one value per parameter of the entry point `symbol(variant)` in the
+    // layout of its C struct (params.rs), in the order of `signature`, which the kernel was
+    // generated from; every array was checked above to have the parameter's dtype and to be on
+    // the launch's device, and the plan's strides and loop shape keep every access inside the
+    // arrays' layouts (outputs have the loop shape; inputs broadcast to it); raw arguments are
+    // indexed by the kernel's own code, within their size as the kernel language requires.
+    unsafe { crate::launch::launch(func, &cfg, &params) }
+}
+
+/// A checked and planned call: what is left is finding the stream and the kernel, and launching.
+pub(crate) struct Prepared {
+    plan: LoopPlan,
+    params: Params,
+    block: u32,
+    /// The arrays' device (`None`: no array argument).
+    device: Option<usize>,
+}
+
+/// The host side of [`launch`] that needs no GPU: checks, loop shape, plan, parameters.
+/// `Ok(None)`: the loop is empty (nothing to launch).
+pub(crate) fn prepare(name: &str, signature: &[Param], instance: &[DType], args: &[Arg<'_>], opts: &Options<'_>) -> Result<Option<Prepared>> {
     if args.len() != signature.len() {
         return Err(invalid(
             name,
@@ -231,20 +311,20 @@ pub fn launch(kernel: &Kernel, signature: &[Param], instance: &[DType], args: &[
             }
         }
     }
-    let shape = match broadcast_shape(name, args, opts.size) {
+    let shape = match loop_shape(name, args, opts.size) {
         Ok(s) => s,
         Err(e) => return Err(output_mismatch(name, signature, args).unwrap_or(e)),
     };
     for (p, a) in signature.iter().zip(args) {
         if let Arg::Out(x) = a {
-            if x.shape != shape.as_slice() {
+            if x.shape != &*shape {
                 return Err(Error::ShapeMismatch {
                     context: format!(
                         "output `{}` of elementwise kernel `{name}` (an output must have the broadcast \
                          shape of the arguments; pass one of that shape, or leave it out to have it allocated)",
                         p.name
                     ),
-                    expected: shape.clone(),
+                    expected: shape.to_vec(),
                     found: x.shape.to_vec(),
                 });
             }
@@ -258,73 +338,129 @@ pub fn launch(kernel: &Kernel, signature: &[Param], instance: &[DType], args: &[
     }
     let size: usize = shape.iter().product();
     if size == 0 {
-        return Ok(());
+        return Ok(None);
     }
-    let operands: Vec<PlanOperand<'_>> = args
-        .iter()
-        .map(|a| match a {
-            Arg::In(x) | Arg::Out(x) => PlanOperand::Array { shape: x.shape, strides: x.strides, ptr: x.ptr, elem: x.dtype.size() },
-            Arg::Raw(_) | Arg::Scalar(_) => PlanOperand::Other,
-        })
-        .collect();
     let width = plan::vec_width((max_elem > 0).then_some(max_elem));
-    let plan = plan::plan(&shape, &operands, width)?;
+    let plan = plan::plan_loop(&shape, args.iter().map(plan_operand), width)?;
 
-    let current;
-    let stream = match (opts.stream, device) {
-        (Some(s), Some(d)) if s.device().ordinal() != d => {
+    if let (Some(s), Some(d)) = (opts.stream, device) {
+        if s.device().ordinal() != d {
             return Err(Error::DeviceMismatch {
                 context: format!("the stream of elementwise kernel `{name}`"),
                 expected: d,
                 found: s.device().ordinal(),
             });
         }
-        (Some(s), _) => s,
-        (None, Some(d)) => {
-            current = Stream::current_for(&Device::get(d)?)?;
-            &current
-        }
-        (None, None) => {
-            current = Stream::current()?;
-            &current
-        }
-    };
-    let device = stream.device();
+    }
 
     let mut params = Params::default();
-    for (k, (p, a)) in signature.iter().zip(args).enumerate() {
+    let v = plan.variant;
+    for (p, a) in signature.iter().zip(args) {
         let dtype = p.ty.resolve(instance).unwrap_or(DType::U8);
-        let strides = |k: usize| plan.strides[k].as_deref();
+        let strides = plan.strides(&plan_operand(a));
+        let strides = strides.as_ref().map(|(st, n)| &st[..*n]);
         match a {
-            Arg::In(x) => params.input(&plan, dtype, x.ptr, strides(k), None),
-            Arg::Scalar(v) => params.input(&plan, dtype, 0, None, Some(v.cast(dtype).to_bytes().0)),
-            Arg::Out(x) => params.output(&plan, x.ptr, strides(k).unwrap_or(&[])),
+            Arg::In(x) => params.input_of(v, dtype, x.ptr, strides, None),
+            Arg::Scalar(x) => params.input_of(v, dtype, 0, None, Some(x.cast(dtype).to_bytes().0)),
+            Arg::Out(x) => params.output_of(v, x.ptr, strides.unwrap_or(&[])),
             Arg::Raw(x) => params.raw(x.ptr, x.shape, x.strides).map_err(|e| invalid(name, e))?,
         }
     }
-    params.loop_shape(&plan);
+    params.loop_of(v, plan.size, plan.items, plan.dims(), plan.vec, plan.bcast);
 
-    let raw = kernel.instance(device.ordinal(), instance, Some(plan.variant.name()))?;
-    let func = raw.function_for(device)?;
-    let cfg = LaunchConfig::new(plan.grid(block), block).stream(stream);
-    COUNTS[plan.variant.index()].fetch_add(1, Ordering::Relaxed);
-    if plan.vec > 1 {
-        COUNTS[3].fetch_add(1, Ordering::Relaxed);
+    Ok(Some(Prepared { plan, params, block, device }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::elementwise::{ArrayArg, Value};
+    use crate::launch::KernelArgs;
+
+    /// The launch's parameters (allocation-free planning) equal those built from the public
+    /// [`plan::plan`] over the broadcast shape, for broadcast, strided, transposed and
+    /// contiguous layouts and a scalar.
+    #[test]
+    #[allow(clippy::type_complexity)]
+    fn parameters_match_the_public_plan() {
+        let sig = [
+            Param::new("x", Role::In, ParamType::Generic(0)),
+            Param::new("y", Role::In, ParamType::Generic(0)),
+            Param::new("s", Role::In, ParamType::Fixed(DType::F64)),
+            Param::new("out", Role::Out, ParamType::Generic(0)),
+        ];
+        // (x shape, x strides, y shape, y strides, out shape)
+        let cases: [(&[usize], &[isize], &[usize], &[isize], &[usize]); 6] = [
+            (&[4, 6], &[6, 1], &[6], &[1], &[4, 6]),
+            (&[4, 6], &[1, 4], &[4, 6], &[6, 1], &[4, 6]),
+            (&[2, 1, 8], &[8, 8, 1], &[3, 1], &[1, 1], &[2, 3, 8]),
+            (&[5, 3, 4], &[24, 8, 2], &[5, 3, 4], &[12, 4, 1], &[5, 3, 4]),
+            (&[1, 64], &[64, 1], &[1, 64], &[64, 1], &[1, 64]),
+            (&[2, 3, 2, 3, 2, 3, 2, 3, 2, 3], &[0; 10], &[3], &[1], &[2, 3, 2, 3, 2, 3, 2, 3, 2, 3]),
+        ];
+        for (xs, xt, ys, yt, os) in cases {
+            let ot = crate::array::shape::c_strides(os);
+            let arr = |ptr, shape, strides| ArrayArg { ptr, dtype: DType::F32, shape, strides, device: 0 };
+            let args = [
+                Arg::In(arr(0x7000_0000, xs, xt)),
+                Arg::In(arr(0x7000_1000, ys, yt)),
+                Arg::Scalar(Value::F64(2.5)),
+                Arg::Out(arr(0x7000_2000, os, &ot)),
+            ];
+            let got = prepare("k", &sig, &[DType::F32], &args, &Options::default());
+            let shape = broadcast_shape("k", &args, None).unwrap();
+            let ops: Vec<PlanOperand<'_>> = args.iter().map(plan_operand).collect();
+            let want = plan::plan(&shape, &ops, plan::vec_width([4, 8]));
+            let (got, want) = match (got, want) {
+                (Ok(g), Ok(w)) => (g.unwrap(), w),
+                (Err(g), Err(w)) => {
+                    assert_eq!(g.to_string(), w.to_string());
+                    continue;
+                }
+                (g, w) => panic!("{xs:?}: prepare {:?}, plan {:?}", g.map(|_| ()), w.map(|_| ())),
+            };
+            let mut params = Params::default();
+            params.input(&want, DType::F32, 0x7000_0000, want.strides[0].as_deref(), None);
+            params.input(&want, DType::F32, 0x7000_1000, want.strides[1].as_deref(), None);
+            params.input(&want, DType::F64, 0, None, Some(Value::F64(2.5).to_bytes().0));
+            params.output(&want, 0x7000_2000, want.strides[3].as_deref().unwrap());
+            params.loop_shape(&want);
+            assert_eq!(got.params.sizes(), params.sizes(), "{xs:?} {ys:?}");
+            for k in 0..5 {
+                assert_eq!(got.params.bytes(k), params.bytes(k), "{xs:?} {ys:?} parameter {k}");
+            }
+            assert_eq!((got.plan.variant, got.plan.grid(256)), (want.variant, want.grid(256)));
+        }
     }
-    log::debug!(
-        target: "cuprum::elementwise",
-        "{name}: variant {} (vector width {}), loop {:?} of {} elements, grid {} x {block}",
-        plan.variant.name(),
-        plan.vec,
-        plan.dims,
-        plan.size,
-        cfg.grid.x
-    );
-    // SAFETY: `params` holds one value per parameter of the entry point `symbol(variant)` in the
-    // layout of its C struct (params.rs), in the order of `signature`, which the kernel was
-    // generated from; every array was checked above to have the parameter's dtype and to be on
-    // the launch's device, and the plan's strides and loop shape keep every access inside the
-    // arrays' layouts (outputs have the loop shape; inputs broadcast to it); raw arguments are
-    // indexed by the kernel's own code, within their size as the kernel language requires.
-    unsafe { crate::launch::launch(func, &cfg, &params) }
+
+    /// The host cost of [`prepare`] (checks, plan, parameters and their pointer array) for the
+    /// bench's call, `squared_diff(x, y) -> out` on 1-element f32 arrays.
+    /// `cargo test --release -p cuprum-runtime --lib -- --ignored --nocapture host_cost`
+    #[test]
+    #[ignore = "CPU timing; run with --release"]
+    fn host_cost_of_a_one_element_call() {
+        let sig = [
+            Param::new("x", Role::In, ParamType::Generic(0)),
+            Param::new("y", Role::In, ParamType::Generic(0)),
+            Param::new("out", Role::Out, ParamType::Generic(0)),
+        ];
+        let shape = [1usize];
+        let strides = [1isize];
+        let arr = |ptr| ArrayArg { ptr, dtype: DType::F32, shape: &shape, strides: &strides, device: 0 };
+        let args = [Arg::In(arr(0x7000_0000)), Arg::In(arr(0x7000_0200)), Arg::Out(arr(0x7000_0400))];
+        let opts = Options::default();
+        let run = |n: usize| {
+            let t = crate::inline_list::cpu_ns();
+            for _ in 0..n {
+                let p = prepare("squared_diff", &sig, &[DType::F32], std::hint::black_box(&args), &opts).unwrap().unwrap();
+                p.params.with_params(|ptrs| std::hint::black_box(ptrs.len()));
+                std::hint::black_box(&p);
+            }
+            (crate::inline_list::cpu_ns() - t) as f64 / n as f64
+        };
+        run(100_000);
+        let mut t: Vec<f64> = (0..5).map(|_| run(1_000_000)).collect();
+        t.sort_by(f64::total_cmp);
+        println!("elementwise prepare, 1-element f32 (x - y)^2: {:.0} ns of CPU time per call (median of 5 x 1e6)", t[2]);
+    }
 }

@@ -7,7 +7,8 @@
 use std::ffi::c_void;
 
 use super::plan::{MAX_NDIM, Plan, Variant};
-use crate::launch::KernelArgs;
+use crate::inline_list::InlineList;
+use crate::launch::{DeviceRepr, KernelArgs};
 use crate::DType;
 
 /// C alignment of a dtype's C type: its size (`cuprum::complex<T>` is aligned to its size, as
@@ -16,18 +17,27 @@ pub fn align_of(d: DType) -> usize {
     d.size()
 }
 
-/// One C struct being laid out.
-#[derive(Default)]
+/// The largest parameter struct (`Raw<T>`: 152 bytes).
+const MAX_STRUCT: usize = 160;
+
+/// One C struct being laid out (on the stack).
 struct CStruct {
-    bytes: Vec<u8>,
+    bytes: [u8; MAX_STRUCT],
+    len: usize,
     align: usize,
+}
+
+impl Default for CStruct {
+    fn default() -> CStruct {
+        CStruct { bytes: [0; MAX_STRUCT], len: 0, align: 1 }
+    }
 }
 
 impl CStruct {
     fn field(&mut self, data: &[u8], align: usize) -> &mut Self {
-        let at = self.bytes.len().next_multiple_of(align);
-        self.bytes.resize(at, 0);
-        self.bytes.extend_from_slice(data);
+        let at = self.len.next_multiple_of(align);
+        self.bytes[at..at + data.len()].copy_from_slice(data);
+        self.len = at + data.len();
         self.align = self.align.max(align);
         self
     }
@@ -43,10 +53,9 @@ impl CStruct {
     fn i64(&mut self, v: i64) -> &mut Self {
         self.field(&v.to_le_bytes(), 8)
     }
-    fn finish(mut self) -> Vec<u8> {
-        let n = self.bytes.len().next_multiple_of(self.align.max(1));
-        self.bytes.resize(n, 0);
-        self.bytes
+    /// The struct's bytes, padded to a multiple of its alignment.
+    fn finish(&self) -> &[u8] {
+        &self.bytes[..self.len.next_multiple_of(self.align)]
     }
 }
 
@@ -55,62 +64,98 @@ impl CStruct {
 #[repr(C, align(16))]
 struct Slot([u8; 16]);
 
-/// The parameters of one launch, each starting 16-byte aligned.
-#[derive(Default)]
+/// Slots kept inline: a few strided parameters, or many contiguous ones.
+const INLINE_SLOTS: usize = 48;
+/// Parameters kept inline.
+const INLINE_PARAMS: usize = 24;
+
+/// The parameters of one launch, each starting 16-byte aligned; on the stack unless there are
+/// many or large ones.
 pub struct Params {
-    storage: Vec<Slot>,
+    storage: InlineList<Slot, INLINE_SLOTS>,
     /// First slot of each parameter.
-    starts: Vec<usize>,
-    /// Byte size of each parameter (for tests).
-    sizes: Vec<usize>,
+    starts: InlineList<usize, INLINE_PARAMS>,
+    /// Byte size of each parameter.
+    sizes: InlineList<usize, INLINE_PARAMS>,
+}
+
+impl Default for Params {
+    fn default() -> Params {
+        Params { storage: InlineList::new(Slot([0; 16])), starts: InlineList::new(0), sizes: InlineList::new(0) }
+    }
 }
 
 impl std::fmt::Debug for Params {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Params").field("sizes", &self.sizes).finish()
+        f.debug_struct("Params").field("sizes", &self.sizes()).finish()
     }
 }
 
 impl Params {
+    /// Reserves zeroed slots for a parameter of `size` bytes; returns its first slot.
+    fn reserve(&mut self, size: usize) -> usize {
+        let first = self.storage.extend(size.div_ceil(16).max(1), Slot([0; 16]));
+        self.starts.extend(1, first);
+        self.sizes.extend(1, size);
+        first
+    }
+
     fn push(&mut self, bytes: &[u8]) {
-        let first = self.storage.len();
-        let slots = bytes.len().div_ceil(16).max(1);
-        self.storage.resize(first + slots, Slot([0; 16]));
-        for (k, chunk) in bytes.chunks(16).enumerate() {
-            self.storage[first + k].0[..chunk.len()].copy_from_slice(chunk);
+        let first = self.reserve(bytes.len());
+        let slots = &mut self.storage.as_mut_slice()[first..];
+        for (slot, chunk) in slots.iter_mut().zip(bytes.chunks(16)) {
+            slot.0[..chunk.len()].copy_from_slice(chunk);
         }
-        self.starts.push(first);
-        self.sizes.push(bytes.len());
+    }
+
+    /// Appends a plain-data parameter (a `#[repr(C)]` mirror of the kernel's parameter).
+    pub(crate) fn push_repr<T: DeviceRepr>(&mut self, value: T) {
+        let size = std::mem::size_of::<T>();
+        let first = self.reserve(size);
+        let dst = self.storage.as_mut_slice()[first..].as_mut_ptr() as *mut u8;
+        // SAFETY: `reserve` made `size.div_ceil(16)` slots from `first` on, so `dst` (16-byte
+        // aligned, at least `T`'s alignment for any parameter type) has room for `size` bytes;
+        // the source is a live `T` of `size` bytes; the regions do not overlap. `DeviceRepr`
+        // types are plain data, so an untyped copy of their bytes is a valid copy.
+        unsafe { std::ptr::copy_nonoverlapping(&value as *const T as *const u8, dst, size) };
     }
 
     /// The byte size of each parameter.
     pub fn sizes(&self) -> &[usize] {
-        &self.sizes
+        self.sizes.as_slice()
     }
 
     /// The bytes of parameter `k`.
     pub fn bytes(&self, k: usize) -> Vec<u8> {
-        let first = self.starts[k];
-        let flat: Vec<u8> = self.storage[first..].iter().flat_map(|s| s.0).collect();
-        flat[..self.sizes[k]].to_vec()
+        let first = self.starts.as_slice()[k];
+        let flat: Vec<u8> = self.storage.as_slice()[first..].iter().flat_map(|s| s.0).collect();
+        flat[..self.sizes.as_slice()[k]].to_vec()
     }
 
     /// A per-element input: an array (`ptr` non-zero, strides from the plan) or a scalar.
     pub fn input(&mut self, plan: &Plan, dtype: DType, ptr: u64, strides: Option<&[i64]>, scalar: Option<[u8; 16]>) {
+        self.input_of(plan.variant, dtype, ptr, strides, scalar);
+    }
+
+    pub(crate) fn input_of(&mut self, variant: Variant, dtype: DType, ptr: u64, strides: Option<&[i64]>, scalar: Option<[u8; 16]>) {
         let mut s = CStruct::default();
         s.u64(ptr);
-        strides_field(&mut s, plan.variant, strides);
+        strides_field(&mut s, variant, strides);
         let value = scalar.unwrap_or([0; 16]);
         s.field(&value[..dtype.size()], align_of(dtype));
-        self.push(&s.finish());
+        self.push(s.finish());
     }
 
     /// An output or output parameter (`Out` and `InOut` have one layout).
     pub fn output(&mut self, plan: &Plan, ptr: u64, strides: &[i64]) {
+        self.output_of(plan.variant, ptr, strides);
+    }
+
+    pub(crate) fn output_of(&mut self, variant: Variant, ptr: u64, strides: &[i64]) {
         let mut s = CStruct::default();
         s.u64(ptr);
-        strides_field(&mut s, plan.variant, Some(strides));
-        self.push(&s.finish());
+        strides_field(&mut s, variant, Some(strides));
+        self.push(s.finish());
     }
 
     /// A raw argument: `cuprum::Raw<T>` (pointer, size, ndim, contiguous, shape, strides).
@@ -127,32 +172,36 @@ impl Params {
         for k in 0..MAX_NDIM {
             s.i64(strides.get(k).map_or(0, |&d| d as i64));
         }
-        self.push(&s.finish());
+        self.push(s.finish());
         Ok(())
     }
 
     /// The loop (`cuprum::ew::Loop<V>`), last.
     pub fn loop_shape(&mut self, plan: &Plan) {
+        self.loop_of(plan.variant, plan.size, plan.items, &plan.dims, plan.vec, plan.bcast);
+    }
+
+    pub(crate) fn loop_of(&mut self, variant: Variant, size: u64, items: u64, dims: &[u64], vec: u32, bcast: u32) {
         let mut s = CStruct::default();
-        match plan.variant {
+        match variant {
             Variant::Contig => {
-                s.u64(plan.size).u32(plan.vec);
+                s.u64(size).u32(vec);
             }
             Variant::S32 => {
-                s.u64(plan.size).u32(plan.items as u32).i32(plan.dims.len() as i32).u32(plan.vec).u32(plan.bcast);
+                s.u64(size).u32(items as u32).i32(dims.len() as i32).u32(vec).u32(bcast);
                 for k in 0..MAX_NDIM {
-                    let [d, m, sh] = super::plan::div32(plan.dims.get(k).map_or(1, |&d| d as u32));
+                    let [d, m, sh] = super::plan::div32(dims.get(k).map_or(1, |&d| d as u32));
                     s.u32(d).u32(m).u32(sh);
                 }
             }
             Variant::S64 => {
-                s.u64(plan.size).u64(plan.items).i32(plan.dims.len() as i32).u32(plan.vec).u32(plan.bcast);
+                s.u64(size).u64(items).i32(dims.len() as i32).u32(vec).u32(bcast);
                 for k in 0..MAX_NDIM {
-                    s.u64(plan.dims.get(k).copied().unwrap_or(1));
+                    s.u64(dims.get(k).copied().unwrap_or(1));
                 }
             }
         }
-        self.push(&s.finish());
+        self.push(s.finish());
     }
 }
 
@@ -173,12 +222,25 @@ fn strides_field(s: &mut CStruct, variant: Variant, strides: Option<&[i64]>) {
     }
 }
 
+/// Parameters whose pointer array stays on the stack.
+const INLINE_POINTERS: usize = 32;
+
 impl KernelArgs for Params {
     fn with_params<R>(&self, f: impl FnOnce(&mut [*mut c_void]) -> R) -> R {
-        let base = self.storage.as_ptr();
-        let mut ptrs: Vec<*mut c_void> =
-            self.starts.iter().map(|&first| base.wrapping_add(first) as *mut c_void).collect();
-        f(&mut ptrs)
+        let base = self.storage.as_slice().as_ptr();
+        // `wrapping_add` stays inside `storage` (each first slot is a valid slot index).
+        let ptr = |&first: &usize| base.wrapping_add(first) as *mut c_void;
+        let params = self.starts.as_slice();
+        if params.len() <= INLINE_POINTERS {
+            let mut ptrs = [std::ptr::null_mut(); INLINE_POINTERS];
+            for (p, q) in ptrs.iter_mut().zip(params) {
+                *p = ptr(q);
+            }
+            f(&mut ptrs[..params.len()])
+        } else {
+            let mut ptrs: Vec<*mut c_void> = params.iter().map(ptr).collect();
+            f(&mut ptrs)
+        }
     }
 }
 

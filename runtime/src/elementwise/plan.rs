@@ -91,86 +91,155 @@ pub fn vec_width(elem_sizes: impl IntoIterator<Item = usize>) -> u32 {
 /// Plans a loop over `shape` (the broadcast shape, already checked against every output).
 /// `width` is [`vec_width`] of the kernel's parameters.
 pub fn plan(shape: &[usize], operands: &[PlanOperand<'_>], width: u32) -> Result<Plan> {
+    let lp = plan_loop(shape, operands.iter().copied(), width)?;
+    Ok(Plan {
+        variant: lp.variant,
+        size: lp.size,
+        vec: lp.vec,
+        dims: lp.dims().to_vec(),
+        strides: operands.iter().map(|op| lp.strides(op).map(|(st, n)| st[..n].to_vec())).collect(),
+        bcast: lp.bcast,
+        items: lp.items,
+    })
+}
+
+/// A [`Plan`] without its per-operand strides and without heap memory: what a launch uses.
+/// An operand's collapsed strides are its broadcast strides at the loop axis each collapsed
+/// axis ends with (merged axes take their innermost axis' stride), see [`LoopPlan::strides`].
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct LoopPlan {
+    pub variant: Variant,
+    pub size: u64,
+    pub vec: u32,
+    pub bcast: u32,
+    pub items: u64,
+    /// Collapsed axes (the `contig` variant: one, of `size` elements).
+    ndim: usize,
+    /// The collapsed loop shape in items (the innermost extent divided by `vec`).
+    dims: [u64; MAX_NDIM],
+    /// Per collapsed axis, the (innermost) loop axis whose strides it has.
+    axis: [usize; MAX_NDIM],
+    /// Axes of the loop shape.
+    loop_ndim: usize,
+}
+
+/// Operand `op`'s stride (elements) along axis `ax` of an `ndim`-axis loop it broadcasts to: 0 on
+/// new leading axes and stretched extent-1 axes.
+#[inline]
+fn broadcast_stride(ndim: usize, shape: &[usize], strides: &[isize], ax: usize) -> i64 {
+    let pad = ndim - shape.len();
+    if ax < pad || shape[ax - pad] == 1 { 0 } else { strides[ax - pad] as i64 }
+}
+
+impl LoopPlan {
+    /// The collapsed loop shape in items.
+    pub fn dims(&self) -> &[u64] {
+        &self.dims[..self.ndim]
+    }
+
+    /// An array operand's collapsed strides in elements (the first `n` of the array), the
+    /// innermost scaled by `vec`; `None` for scalars and raw arguments.
+    pub fn strides(&self, op: &PlanOperand<'_>) -> Option<([i64; MAX_NDIM], usize)> {
+        let PlanOperand::Array { shape, strides, .. } = op else {
+            return None;
+        };
+        let mut st = [0i64; MAX_NDIM];
+        if self.variant == Variant::Contig {
+            st[0] = 1;
+            return Some((st, 1));
+        }
+        for (s, &ax) in st.iter_mut().zip(&self.axis[..self.ndim]) {
+            *s = broadcast_stride(self.loop_ndim, shape, strides, ax);
+        }
+        st[self.ndim - 1] *= self.vec as i64;
+        Some((st, self.ndim))
+    }
+}
+
+/// [`plan`] without heap memory, over the operands `ops` (in parameter order; iterated several
+/// times). Collapsing merges each axis into the one before it (extent-1 axes dropped) when,
+/// for every array operand, the outer stride equals the inner stride times the inner extent.
+pub(crate) fn plan_loop<'a, I>(shape: &[usize], ops: I, width: u32) -> Result<LoopPlan>
+where
+    I: Iterator<Item = PlanOperand<'a>> + Clone,
+{
     let size: u64 = shape.iter().map(|&d| d as u64).product();
-    // Broadcast strides, then drop extent-1 axes.
-    let mut dims: Vec<u64> = Vec::with_capacity(shape.len());
-    let mut strides: Vec<Vec<i64>> = vec![Vec::with_capacity(shape.len()); operands.len()];
+    let nd = shape.len();
+    let stride = |op: &PlanOperand<'_>, ax: usize| match op {
+        PlanOperand::Array { shape: s, strides: t, .. } => Some(broadcast_stride(nd, s, t, ax)),
+        PlanOperand::Other => None,
+    };
+    let mut dims = [0u64; MAX_NDIM];
+    let mut axis = [0usize; MAX_NDIM];
+    // Collapsed axes so far (may pass MAX_NDIM: then only counted, for the message).
+    let mut n = 0usize;
+    let mut last: Option<usize> = None;
     for (ax, &d) in shape.iter().enumerate() {
         if d == 1 {
             continue;
         }
-        dims.push(d as u64);
-        for (op, st) in operands.iter().zip(strides.iter_mut()) {
-            if let PlanOperand::Array { shape: s, strides: t, .. } = op {
-                let pad = shape.len() - s.len();
-                let v = if ax < pad || s[ax - pad] == 1 { 0 } else { t[ax - pad] as i64 };
-                st.push(v);
-            }
-        }
-    }
-    // Merge adjacent axes whose strides allow it for every operand (inner to outer).
-    let mut k = dims.len();
-    while k >= 2 {
-        let (outer, inner) = (k - 2, k - 1);
-        let mergeable = operands.iter().zip(&strides).all(|(op, st)| match op {
-            PlanOperand::Array { .. } => st[outer] == st[inner] * dims[inner] as i64,
-            PlanOperand::Other => true,
+        let merges = last.is_some_and(|b| {
+            ops.clone().all(|op| match (stride(&op, b), stride(&op, ax)) {
+                (Some(outer), Some(inner)) => outer == inner * d as i64,
+                _ => true,
+            })
         });
-        if mergeable {
-            dims[outer] *= dims[inner];
-            dims.remove(inner);
-            for (op, st) in operands.iter().zip(strides.iter_mut()) {
-                if let PlanOperand::Array { .. } = op {
-                    st[outer] = st[inner];
-                    st.remove(inner);
-                }
+        if merges {
+            if n <= MAX_NDIM {
+                dims[n - 1] *= d as u64;
+                axis[n - 1] = ax;
             }
+        } else {
+            if n < MAX_NDIM {
+                dims[n] = d as u64;
+                axis[n] = ax;
+            }
+            n += 1;
         }
-        k -= 1;
+        last = Some(ax);
     }
-    if dims.len() > MAX_NDIM {
+    if n > MAX_NDIM {
         return Err(Error::Unsupported {
             what: format!(
-                "an elementwise loop of {} dimensions after collapsing (shape {shape:?}); at most \
-                 {MAX_NDIM} are supported: make some operands contiguous (`.copy()?`) first",
-                dims.len()
+                "an elementwise loop of {n} dimensions after collapsing (shape {shape:?}); at most \
+                 {MAX_NDIM} are supported: make some operands contiguous (`.copy()?`) first"
             ),
         });
     }
     let arrays = || {
-        operands.iter().zip(&strides).filter_map(|(op, st)| match op {
-            PlanOperand::Array { ptr, elem, .. } => Some((*ptr, *elem, st)),
+        ops.clone().filter_map(|op| match op {
+            PlanOperand::Array { ptr, elem, .. } => Some((op, ptr, elem)),
             PlanOperand::Other => None,
         })
     };
-    let contiguous = match dims.len() {
+    let st = |op: &PlanOperand<'_>, g: usize| stride(op, axis[g]).unwrap_or(0);
+    let contiguous = match n {
         0 => true,
-        1 => arrays().all(|(_, _, st)| st[0] == 1),
+        1 => arrays().all(|(op, _, _)| st(&op, 0) == 1),
         _ => false,
     };
-    let keep = |op: &PlanOperand<'_>, st: Vec<i64>| match op {
-        PlanOperand::Array { .. } => Some(st),
-        PlanOperand::Other => None,
-    };
     if contiguous {
-        let aligned = arrays().all(|(ptr, elem, _)| ptr % (width as u64 * elem as u64).min(16) == 0);
+        let aligned = arrays().all(|(_, ptr, elem)| ptr % (width as u64 * elem as u64).min(16) == 0);
         let vec = if width > 1 && aligned { width } else { 1 };
-        return Ok(Plan {
+        dims[0] = size;
+        return Ok(LoopPlan {
             variant: Variant::Contig,
             size,
             vec,
-            items: size / vec as u64,
-            dims: vec![size],
-            strides: operands.iter().map(|op| keep(op, vec![1])).collect(),
             bcast: 0,
+            items: size / vec as u64,
+            ndim: 1,
+            dims,
+            axis,
+            loop_ndim: nd,
         });
     }
     // 32-bit indexing when the loop and every operand's offsets fit in i32.
     let fits = size <= i32::MAX as u64
-        && arrays().all(|(_, _, st)| {
+        && arrays().all(|(op, _, _)| {
             let (mut lo, mut hi) = (0i128, 0i128);
-            for (d, s) in dims.iter().zip(st) {
-                let span = (*d as i128 - 1) * *s as i128;
+            for (g, d) in dims[..n].iter().enumerate() {
+                let span = (*d as i128 - 1) * st(&op, g) as i128;
                 if span < 0 { lo += span } else { hi += span }
             }
             lo >= i32::MIN as i128 && hi <= i32::MAX as i128
@@ -178,38 +247,33 @@ pub fn plan(shape: &[usize], operands: &[PlanOperand<'_>], width: u32) -> Result
     let variant = if fits { Variant::S32 } else { Variant::S64 };
     // Vector items along the innermost axis: every operand contiguous or broadcast there, the
     // extent a multiple of the width, and the contiguous ones aligned at every item.
-    let last = dims.len() - 1;
+    let last = n - 1;
     let vec_ok = width > 1
         && dims[last] % width as u64 == 0
-        && arrays().all(|(ptr, elem, st)| match st[last] {
+        && arrays().all(|(op, ptr, elem)| match st(&op, last) {
             0 => true,
             1 => {
                 ptr % (width as u64 * elem as u64).min(16) == 0
-                    && st[..last].iter().all(|s| s.rem_euclid(width as i64) == 0)
+                    && (0..last).all(|g| st(&op, g).rem_euclid(width as i64) == 0)
             }
             _ => false,
         });
     let vec = if vec_ok { width } else { 1 };
     let mut bcast = 0u32;
-    let mut out_strides = Vec::with_capacity(operands.len());
-    for (p, (op, mut st)) in operands.iter().zip(strides).enumerate() {
-        if let PlanOperand::Array { .. } = op {
-            if vec > 1 && st[last] == 0 && p < 31 {
+    if vec > 1 {
+        for (p, op) in ops.clone().enumerate() {
+            if p < 31 && stride(&op, axis[last]) == Some(0) {
                 bcast |= 1 << p;
             }
-            st[last] *= vec as i64;
         }
-        out_strides.push(keep(op, st));
     }
-    dims[last] /= vec as u64;
     // A 2-D loop with an operand contiguous along the outer axis (a transposed input or output):
     // visit it by tiles (`TiledBody` in elementwise.h), flagged by bit 31.
-    let transposed = dims.len() == 2
-        && out_strides.iter().flatten().any(|st| st[0].abs() == 1 && st[1].abs() > 1);
-    if vec == 1 && transposed {
+    if vec == 1 && n == 2 && arrays().any(|(op, _, _)| st(&op, 0).abs() == 1 && st(&op, 1).abs() > 1) {
         bcast |= TILED;
     }
-    Ok(Plan { variant, size, vec, items: size / vec as u64, dims, strides: out_strides, bcast })
+    dims[last] /= vec as u64;
+    Ok(LoopPlan { variant, size, vec, bcast, items: size / vec as u64, ndim: n, dims, axis, loop_ndim: nd })
 }
 
 /// Bit of `Plan::bcast` asking a strided 2-D loop to run by tiles (`TiledBody`).
@@ -219,9 +283,20 @@ impl Plan {
     /// Blocks of `block` threads covering the items (a thread handles [`UNROLL`] items per step;
     /// at most the device's grid limit, the kernels stride over the rest).
     pub fn grid(&self, block: u32) -> u32 {
-        let threads = self.items.div_ceil(UNROLL).max(1);
-        threads.div_ceil(block.max(1) as u64).clamp(1, MAX_GRID) as u32
+        grid(self.items, block)
     }
+}
+
+impl LoopPlan {
+    /// [`Plan::grid`].
+    pub fn grid(&self, block: u32) -> u32 {
+        grid(self.items, block)
+    }
+}
+
+fn grid(items: u64, block: u32) -> u32 {
+    let threads = items.div_ceil(UNROLL).max(1);
+    threads.div_ceil(block.max(1) as u64).clamp(1, MAX_GRID) as u32
 }
 
 /// `n / d` as the `s32` kernels compute it: `[d, m, s]` with `s = ceil(log2 d)` and

@@ -6,13 +6,16 @@
 //! scratch is allocated; each kernel resets the counters it used). Launches on one stream run in
 //! order, so they can share it.
 
+use std::borrow::Cow;
 use std::cell::RefCell;
 
-use super::plan::{self, DeviceShape, OperandStrides, Plan, MAX_NDIM};
+use super::plan::{self, DeviceShape, LaunchPlan, OperandStrides, MAX_NDIM};
 use super::{Arg, Axes, OutArg, Options, ReductionInfo};
 use crate::device::Device;
 use crate::error::{Error, Result};
-use crate::launch::{ArgList, DeviceRepr, LaunchConfig};
+use crate::elementwise::params::Params;
+use crate::inline_list::InlineList;
+use crate::launch::{DeviceRepr, LaunchConfig};
 use crate::memory::DeviceBuffer;
 use crate::registry::Kernel;
 use crate::stream::Stream;
@@ -195,16 +198,80 @@ pub unsafe fn launch(
     opts: &Options<'_>,
 ) -> Result<()> {
     let name = kernel.name();
+    // The device: the given stream's when it is the arrays' (no lookup), else looked up.
+    let given = opts.stream.map(Stream::device).filter(|d| d.ordinal() == out.0.device);
+    let mut looked_up = None;
+    let dev = || -> Result<DeviceShape> {
+        let multiprocessors = match given {
+            Some(d) => d.multiprocessor_count(),
+            None => looked_up.insert(Device::get(out.0.device)?).multiprocessor_count(),
+        };
+        Ok(DeviceShape { multiprocessors, blocks_per_sm: 0 })
+    };
+    let Some(mut call) = prepare(name, info, inputs, &out, axes, keepdims, dev)? else {
+        return Ok(());
+    };
+    let device = match (&looked_up, given) {
+        (Some(d), _) | (None, Some(d)) => d,
+        (None, None) => unreachable!("prepare asks for the device before planning"),
+    };
+    if call.plan.splits > 1 {
+        // A split reduction sizes its grid to whole waves: plan again with the occupancy of the
+        // kernel the first plan picked (its registers decide how many blocks fit on an SM).
+        let k = kernel.instance(device.ordinal(), instance, Some(call.plan.variant()))?;
+        let per_sm = k.function_for(device)?.resident_blocks_per_sm(call.plan.block)?;
+        let dev = || Ok(DeviceShape { multiprocessors: device.multiprocessor_count(), blocks_per_sm: per_sm });
+        if let Some(again) = prepare(name, info, inputs, &out, axes, keepdims, dev)? {
+            call = again;
+        }
+    }
+    let current;
+    let stream = match opts.stream {
+        Some(s) => s,
+        None => {
+            current = Stream::current_for(device)?;
+            &current
+        }
+    };
+    launch_plan(kernel, info, instance, call, device, stream)
+}
+
+fn expected_len(shape: &[usize], mask: &[bool]) -> usize {
+    shape.iter().zip(mask).filter(|(_, m)| !**m).map(|(d, _)| *d).product()
+}
+
+/// A checked and planned reduction: the plan and the parameters before `ReduceArgs` (which
+/// needs the stream's scratch memory).
+pub(crate) struct Prepared {
+    plan: LaunchPlan,
+    params: Params,
+}
+
+/// The host side of [`launch`] that needs no GPU: checks, loop shape, plan, operand parameters.
+/// `dev` is asked for the device's shape once the reduction is known to launch. `Ok(None)`: no
+/// output element (nothing to launch).
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn prepare(
+    name: &str,
+    info: &ReductionInfo,
+    inputs: &[Arg<'_>],
+    out: &OutArg<'_>,
+    axes: &Axes,
+    keepdims: bool,
+    dev: impl FnOnce() -> Result<DeviceShape>,
+) -> Result<Option<Prepared>> {
     let out = out.0;
-    let shape = super::loop_shape(name, inputs)?;
-    let mask = plan::reduced_mask(shape.len(), axes)?;
-    let expected = plan::output_shape(&shape, &mask, keepdims);
-    if out.shape != expected.as_slice() {
+    let shape = loop_shape(name, inputs)?;
+    let nd = shape.len();
+    let mut mask: InlineList<bool, 32> = InlineList::new(false);
+    mask.extend(nd, false);
+    plan::reduced_mask_into(axes, &mut mask)?;
+    if !out.shape.iter().copied().eq(plan::output_dims(&shape, &mask, keepdims)) {
         return Err(Error::ShapeMismatch {
             context: format!(
                 "the output of reduction `{name}` (loop shape {shape:?}, axes {axes:?}, keepdims {keepdims})"
             ),
-            expected,
+            expected: plan::output_shape(&shape, &mask, keepdims),
             found: out.shape.to_vec(),
         });
     }
@@ -218,94 +285,89 @@ pub unsafe fn launch(
             });
         }
     }
-    // The output's strides over the kept axes.
-    let out_strides: Vec<isize> = if keepdims {
-        out.strides.iter().zip(&mask).filter(|(_, m)| !**m).map(|(s, _)| *s).collect()
-    } else {
-        out.strides.to_vec()
-    };
-    let mut strided = Vec::with_capacity(inputs.len());
-    for a in inputs {
-        if let Arg::Array(a) = a {
-            strided.push(crate::array::shape::broadcast_strides(a.shape, a.strides, &shape)?);
+    // The output's stride along each loop axis (0 on reduced ones; its own strides cover the
+    // kept axes, or every axis with keepdims).
+    let mut out_axis: InlineList<i64, 32> = InlineList::new(0);
+    out_axis.extend(nd, 0);
+    let mut j = 0;
+    for (k, &m) in mask.iter().enumerate() {
+        if keepdims {
+            out_axis[k] = if m { 0 } else { out.strides[k] as i64 };
+        } else if !m {
+            out_axis[k] = out.strides[j] as i64;
+            j += 1;
         }
     }
-    let strided_refs: Vec<&[isize]> = strided.iter().map(Vec::as_slice).collect();
     let has_raw = inputs.iter().any(|a| matches!(a, Arg::Raw(_)));
     plan::check_empty(name, &shape, &mask, info.has_identity)?;
     if expected_len(&shape, &mask) == 0 {
         // No output element: nothing to compute (an empty reduction into no output is fine).
-        return Ok(());
+        return Ok(None);
     }
-    let device = Device::get(out.device)?;
-    let dev = DeviceShape { multiprocessors: device.multiprocessor_count(), blocks_per_sm: 0 };
-    let mut plan = plan::plan(name, &shape, &strided_refs, &mask, &out_strides, !has_raw, info.has_identity, dev)?;
-    if plan.splits > 1 {
-        // A split reduction sizes its grid to whole waves: plan again with the occupancy of the
-        // kernel the first plan picked (its registers decide how many blocks fit on an SM).
-        let func = kernel.instance(device.ordinal(), instance, Some(plan.variant()))?;
-        let per_sm = func.function_for(&device)?.resident_blocks_per_sm(plan.block)?;
-        let dev = DeviceShape { blocks_per_sm: per_sm, ..dev };
-        plan = plan::plan(name, &shape, &strided_refs, &mask, &out_strides, !has_raw, info.has_identity, dev)?;
-    }
-    let current;
-    let stream = match opts.stream {
-        Some(s) => s,
-        None => {
-            current = Stream::current_for(&device)?;
-            &current
-        }
+    // Operand k < n_in: the k-th strided input, broadcast to the loop shape; n_in: the output.
+    let strided = || inputs.iter().filter_map(|a| match a {
+        Arg::Array(a) => Some(a),
+        Arg::Raw(_) => None,
+    });
+    let n_in = strided().count();
+    let input_stride = |a: &super::ArrayRef<'_>, ax: usize| -> i64 {
+        let pad = nd - a.shape.len();
+        if ax >= pad && a.shape[ax - pad] == shape[ax] { a.strides[ax - pad] as i64 } else { 0 }
     };
-    launch_plan(kernel, info, instance, inputs, out.ptr, &plan, &device, stream)
+    let stride = |k: usize, ax: usize| -> i64 {
+        if k == n_in { out_axis[ax] } else { strided().nth(k).map_or(0, |a| input_stride(a, ax)) }
+    };
+    let plan = plan::plan_with(name, &shape, n_in, &stride, &mask, !has_raw, info.has_identity, dev()?)?;
+    let mut params = Params::default();
+    for a in inputs {
+        match a {
+            Arg::Array(a) => params.push_repr(operand(a.ptr, &plan.operand(|ax| input_stride(a, ax)))),
+            Arg::Raw(a) => params.push_repr(raw_param(name, a)?),
+        }
+    }
+    params.push_repr(operand(out.ptr, &plan.operand(|ax| out_axis[ax])));
+    Ok(Some(Prepared { plan, params }))
 }
 
-fn expected_len(shape: &[usize], mask: &[bool]) -> usize {
-    shape.iter().zip(mask).filter(|(_, m)| !**m).map(|(d, _)| *d).product()
+/// The broadcast shape of the non-raw inputs ([`super::loop_shape`]), borrowed when they all
+/// have one shape (no broadcasting to compute).
+fn loop_shape<'a>(kernel: &str, inputs: &[Arg<'a>]) -> Result<Cow<'a, [usize]>> {
+    let mut shapes = inputs.iter().filter_map(|a| match a {
+        Arg::Array(a) => Some(a.shape),
+        Arg::Raw(_) => None,
+    });
+    if let Some(first) = shapes.next() {
+        if shapes.all(|s| s == first) {
+            return Ok(Cow::Borrowed(first));
+        }
+    }
+    super::loop_shape(kernel, inputs).map(Cow::Owned)
 }
 
-#[allow(clippy::too_many_arguments)]
-fn launch_plan(
-    kernel: &Kernel,
-    info: &ReductionInfo,
-    instance: &[DType],
-    inputs: &[Arg<'_>],
-    out_ptr: u64,
-    plan: &Plan,
-    device: &Device,
-    stream: &Stream,
-) -> Result<()> {
-    let name = kernel.name();
+/// `ReduceArgs` of a plan with its scratch memory.
+fn reduce_args(plan: &LaunchPlan, partials: u64, counters: u64, slot: usize) -> CReduceArgs {
+    CReduceArgs {
+        oshape: CShape::new(plan.outs, plan.o.dims()),
+        rshape: CShape::new(plan.red, plan.r.dims()),
+        loop_size: plan.outs * plan.red,
+        partials,
+        counters,
+        splits: plan.splits,
+        contiguous: plan.contiguous as u32,
+        slot_bytes: slot as u32,
+        pad: 0,
+    }
+}
+
+fn launch_plan(kernel: &Kernel, info: &ReductionInfo, instance: &[DType], call: Prepared, device: &Device, stream: &Stream) -> Result<()> {
+    let Prepared { plan, mut params } = call;
     let raw = kernel.instance(device.ordinal(), instance, Some(plan.variant()))?;
     let func = raw.function_for(device)?;
     let slot = slot_bytes(info.acc_bytes);
     let (slots, counters) = plan.scratch();
     let (partials, counter_ptr) =
         if slots > 0 { scratch(stream, slots as usize, slot, counters as usize)? } else { (0, 0) };
-    let mut args = ArgList::new();
-    let mut k = 0;
-    for a in inputs {
-        match a {
-            Arg::Array(a) => {
-                args.push(operand(a.ptr, &plan.inputs[k]));
-                k += 1;
-            }
-            Arg::Raw(a) => {
-                args.push(raw_param(name, a)?);
-            }
-        }
-    }
-    args.push(operand(out_ptr, &plan.out));
-    args.push(CReduceArgs {
-        oshape: CShape::new(plan.outs, &plan.odims),
-        rshape: CShape::new(plan.red, &plan.rdims),
-        loop_size: plan.outs * plan.red,
-        partials,
-        counters: counter_ptr,
-        splits: plan.splits,
-        contiguous: plan.contiguous as u32,
-        slot_bytes: slot as u32,
-        pad: 0,
-    });
+    params.push_repr(reduce_args(&plan, partials, counter_ptr, slot));
     let cfg = LaunchConfig::new(plan.grid, plan.block).stream(stream);
     // SAFETY: the parameters are those of every reduction variant (`reduction.h`, written by
     // `cuprum_compiler::back::cuda::reduction::entry_points`): one `ReduceOperand` per array
@@ -314,7 +376,7 @@ fn launch_plan(
     // plan's strides keep every access inside the arrays: they come from the arrays' own
     // layouts over the checked loop shape, and the output has the checked output shape. The
     // scratch holds `slots` slots of `slot` bytes and `counters` zeroed counters, on `stream`.
-    unsafe { crate::launch::launch(func, &cfg, &args) }
+    unsafe { crate::launch::launch(func, &cfg, &params) }
 }
 
 #[cfg(test)]
@@ -339,5 +401,87 @@ mod tests {
         assert_eq!(counter_bytes(1), 256);
         assert_eq!(counter_bytes(64), 256);
         assert_eq!(counter_bytes(65), 512);
+    }
+
+    /// The launch's parameters (allocation-free planning, strides broadcast on the fly) equal
+    /// those built from the public [`plan::plan`], for broadcast inputs, keepdims, transposed
+    /// and strided layouts.
+    #[test]
+    #[allow(clippy::type_complexity)]
+    fn parameters_match_the_public_plan() {
+        use crate::array::shape::{broadcast_shapes, broadcast_strides, c_strides};
+        use crate::reduction::ArrayRef;
+        // (x shape, x strides, y shape, y strides, axes, keepdims)
+        let cases: [(&[usize], &[isize], &[usize], &[isize], Axes, bool); 6] = [
+            (&[4, 6], &[6, 1], &[6], &[1], Axes::One(1), false),
+            (&[4, 6], &[1, 4], &[4, 6], &[6, 1], Axes::All, false),
+            (&[2, 1, 8], &[8, 8, 1], &[3, 1], &[1, 1], Axes::Many(vec![0, 2]), true),
+            (&[5, 3, 4], &[24, 8, 2], &[5, 3, 4], &[12, 4, 1], Axes::One(-2), true),
+            (&[7, 1, 64], &[64, 64, 1], &[64], &[1], Axes::One(0), false),
+            (&[3, 5, 3], &[1, 9, 3], &[3, 5, 3], &[15, 3, 1], Axes::Many(vec![0, 2]), false),
+        ];
+        let info = ReductionInfo { has_identity: true, acc_bytes: 8 };
+        let dev = DeviceShape { multiprocessors: 132, blocks_per_sm: 0 };
+        for (xs, xt, ys, yt, axes, keepdims) in cases {
+            let x = ArrayRef { ptr: 0x7000_0000, shape: xs, strides: xt, dtype: DType::F32, device: 0 };
+            let y = ArrayRef { ptr: 0x7000_1000, shape: ys, strides: yt, dtype: DType::F32, device: 0 };
+            let inputs = [Arg::Array(x), Arg::Array(y)];
+            let shape = broadcast_shapes(&[xs, ys]).unwrap();
+            let mask = plan::reduced_mask(shape.len(), &axes).unwrap();
+            let os = plan::output_shape(&shape, &mask, keepdims);
+            let ot = c_strides(&os);
+            let out = OutArg::from_ref(ArrayRef { ptr: 0x7000_2000, shape: &os, strides: &ot, dtype: DType::F32, device: 0 });
+            let got = prepare("k", &info, &inputs, &out, &axes, keepdims, || Ok(dev)).unwrap().unwrap();
+            let kept: Vec<isize> = if keepdims {
+                ot.iter().zip(&mask).filter(|(_, m)| !**m).map(|(s, _)| *s).collect()
+            } else {
+                ot.clone()
+            };
+            let (bx, by) = (broadcast_strides(xs, xt, &shape).unwrap(), broadcast_strides(ys, yt, &shape).unwrap());
+            let want = plan::plan("k", &shape, &[&bx, &by], &mask, &kept, true, true, dev).unwrap();
+            let mut params = Params::default();
+            params.push_repr(operand(0x7000_0000, &want.inputs[0]));
+            params.push_repr(operand(0x7000_1000, &want.inputs[1]));
+            params.push_repr(operand(0x7000_2000, &want.out));
+            assert_eq!(got.params.sizes(), params.sizes());
+            for k in 0..3 {
+                assert_eq!(got.params.bytes(k), params.bytes(k), "{xs:?} {ys:?} {axes:?} operand {k}");
+            }
+            let p = &got.plan;
+            assert_eq!((p.outs, p.red, p.o.dims(), p.r.dims()), (want.outs, want.red, &want.odims[..], &want.rdims[..]));
+            assert_eq!((p.contiguous, p.strategy, p.splits, p.wide, p.grid), (want.contiguous, want.strategy, want.splits, want.wide, want.grid));
+            assert_eq!((p.variant(), p.scratch()), (want.variant(), want.scratch()));
+        }
+    }
+
+    /// The host cost of [`prepare`] plus `ReduceArgs` and the pointer array, for the bench's
+    /// call: a full f32 sum of 1024 elements.
+    /// `cargo test --release -p cuprum-runtime --lib -- --ignored --nocapture host_cost`
+    #[test]
+    #[ignore = "CPU timing; run with --release"]
+    fn host_cost_of_a_small_full_sum() {
+        use crate::launch::KernelArgs;
+        use crate::reduction::ArrayRef;
+        let (shape, strides) = ([1024usize], [1isize]);
+        let x = ArrayRef { ptr: 0x7000_0000, shape: &shape, strides: &strides, dtype: DType::F32, device: 0 };
+        let out = ArrayRef { ptr: 0x7000_1000, shape: &[], strides: &[], dtype: DType::F32, device: 0 };
+        let info = ReductionInfo { has_identity: true, acc_bytes: 4 };
+        let inputs = [Arg::Array(x)];
+        let run = |n: usize| {
+            let t = crate::inline_list::cpu_ns();
+            for _ in 0..n {
+                let out = OutArg::from_ref(out);
+                let dev = || Ok(DeviceShape { multiprocessors: 132, blocks_per_sm: 0 });
+                let mut p = prepare("sum", &info, std::hint::black_box(&inputs), &out, &Axes::All, false, dev).unwrap().unwrap();
+                p.params.push_repr(reduce_args(&p.plan, 0, 0, slot_bytes(info.acc_bytes)));
+                p.params.with_params(|ptrs| std::hint::black_box(ptrs.len()));
+                std::hint::black_box(&p);
+            }
+            (crate::inline_list::cpu_ns() - t) as f64 / n as f64
+        };
+        run(100_000);
+        let mut t: Vec<f64> = (0..5).map(|_| run(1_000_000)).collect();
+        t.sort_by(f64::total_cmp);
+        println!("reduction prepare, full f32 sum of 1024: {:.0} ns of CPU time per call (median of 5 x 1e6)", t[2]);
     }
 }

@@ -10,6 +10,7 @@
 //! axes as the original.
 
 use crate::error::{Error, Result};
+use crate::inline_list::InlineList;
 
 /// The most axes each of the output and reduced groups may keep after collapsing
 /// (`CUPRUM_MAX_NDIM`).
@@ -82,10 +83,17 @@ pub enum Strategy {
 /// or given twice.
 pub fn reduced_mask(ndim: usize, axes: &Axes) -> Result<Vec<bool>> {
     let mut mask = vec![false; ndim];
+    reduced_mask_into(axes, &mut mask)?;
+    Ok(mask)
+}
+
+/// [`reduced_mask`] into `mask` (all false, one entry per axis).
+pub(crate) fn reduced_mask_into(axes: &Axes, mask: &mut [bool]) -> Result<()> {
+    let ndim = mask.len();
     let list: &[isize] = match axes {
         Axes::All => {
             mask.iter_mut().for_each(|m| *m = true);
-            return Ok(mask);
+            return Ok(());
         }
         Axes::One(a) => std::slice::from_ref(a),
         Axes::Many(v) => v,
@@ -101,21 +109,22 @@ pub fn reduced_mask(ndim: usize, axes: &Axes) -> Result<Vec<bool>> {
             });
         }
     }
-    Ok(mask)
+    Ok(())
 }
 
 /// The output shape: the loop shape without the reduced axes, or with them as extent 1 when
 /// `keepdims`.
 pub fn output_shape(shape: &[usize], mask: &[bool], keepdims: bool) -> Vec<usize> {
-    shape
-        .iter()
-        .zip(mask)
-        .filter_map(|(&d, &m)| match (m, keepdims) {
-            (false, _) => Some(d),
-            (true, true) => Some(1),
-            (true, false) => None,
-        })
-        .collect()
+    output_dims(shape, mask, keepdims).collect()
+}
+
+/// The extents of [`output_shape`].
+pub(crate) fn output_dims<'a>(shape: &'a [usize], mask: &'a [bool], keepdims: bool) -> impl Iterator<Item = usize> + 'a {
+    shape.iter().zip(mask).filter_map(move |(&d, &m)| match (m, keepdims) {
+        (false, _) => Some(d),
+        (true, true) => Some(1),
+        (true, false) => None,
+    })
 }
 
 /// An error when the reduction has outputs but no element to reduce into them and no identity
@@ -181,7 +190,17 @@ pub struct Plan {
 impl Plan {
     /// The kernel variant (`mangle` name) of this plan.
     pub fn variant(&self) -> &'static str {
-        match (self.strategy, self.wide) {
+        variant(self.strategy, self.wide)
+    }
+
+    /// Partial slots and counters the launch needs in scratch memory.
+    pub fn scratch(&self) -> (u64, u64) {
+        scratch(self.strategy, self.splits, self.outs, self.grid)
+    }
+}
+
+fn variant(strategy: Strategy, wide: bool) -> &'static str {
+        match (strategy, wide) {
             (Strategy::Rows, false) => "rows",
             (Strategy::Warps, false) => "warps",
             (Strategy::Cols, false) => "cols",
@@ -189,60 +208,104 @@ impl Plan {
             (Strategy::Warps, true) => "warps64",
             (Strategy::Cols, true) => "cols64",
         }
-    }
+}
 
-    /// Partial slots and counters the launch needs in scratch memory.
-    pub fn scratch(&self) -> (u64, u64) {
-        if self.splits <= 1 {
-            return (0, 0);
-        }
-        let s = self.splits as u64;
-        match self.strategy {
-            Strategy::Rows => (self.outs * s, self.outs),
-            Strategy::Cols => (self.outs * s, self.grid.0 as u64),
-            Strategy::Warps => (0, 0),
-        }
+fn scratch(strategy: Strategy, splits: u32, outs: u64, grid: (u32, u32)) -> (u64, u64) {
+    if splits <= 1 {
+        return (0, 0);
+    }
+    let s = splits as u64;
+    match strategy {
+        Strategy::Rows => (outs * s, outs),
+        Strategy::Cols => (outs * s, grid.0 as u64),
+        Strategy::Warps => (0, 0),
     }
 }
 
-/// One axis of the loop: its extent and each operand's stride.
-#[derive(Clone, Debug)]
-struct Axis {
-    extent: u64,
-    strides: Vec<i64>,
+/// One group of collapsed axes (output or reduced), without heap memory: the extents and, per
+/// collapsed axis, the loop axis whose strides it has (merged axes take their innermost axis'
+/// strides).
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Group {
+    n: usize,
+    dims: [u64; MAX_NDIM],
+    axis: [usize; MAX_NDIM],
 }
 
-/// Drops extent-1 axes, orders by the first operand's |stride| (largest first) when `reorder`,
-/// and merges neighbours whose strides allow it for every operand.
-fn collapse(mut axes: Vec<Axis>, reorder: bool) -> Vec<Axis> {
-    axes.retain(|a| a.extent != 1);
+impl Group {
+    pub fn dims(&self) -> &[u64] {
+        &self.dims[..self.n]
+    }
+
+    fn axes(&self) -> &[usize] {
+        &self.axis[..self.n]
+    }
+
+    /// Operand strides over the group (zeros past the used axes).
+    fn strides(&self, stride: impl Fn(usize) -> i64) -> [i64; MAX_NDIM] {
+        let mut s = [0i64; MAX_NDIM];
+        for (s, &ax) in s.iter_mut().zip(self.axes()) {
+            *s = stride(ax);
+        }
+        s
+    }
+
+    /// The largest |offset| an operand reaches over the group (sum of |stride| * (extent - 1)).
+    fn span(&self, stride: impl Fn(usize) -> i64) -> u64 {
+        self.axes()
+            .iter()
+            .zip(self.dims())
+            .map(|(&ax, &d)| stride(ax).unsigned_abs().saturating_mul(d.saturating_sub(1)))
+            .fold(0u64, u64::saturating_add)
+    }
+}
+
+/// Collapses the loop axes `axes` (in loop order) of extents `shape`: drops extent-1 axes,
+/// orders by operand 0's |stride| (largest first, stable) when `reorder`, and merges each axis
+/// into the one before it when every operand's outer stride is the inner stride times the inner
+/// extent. `stride(op, axis)` for operands `0..n_ops`. Returns the group and its axis count
+/// (which may pass [`MAX_NDIM`]: then the group holds the first ones).
+fn collapse(shape: &[usize], axes: &mut [usize], n_ops: usize, stride: &impl Fn(usize, usize) -> i64, reorder: bool) -> (Group, usize) {
+    let mut kept = 0;
+    for k in 0..axes.len() {
+        if shape[axes[k]] != 1 {
+            axes[kept] = axes[k];
+            kept += 1;
+        }
+    }
+    let axes = &mut axes[..kept];
     if reorder {
-        axes.sort_by(|a, b| b.strides[0].unsigned_abs().cmp(&a.strides[0].unsigned_abs()));
-    }
-    let mut out: Vec<Axis> = Vec::with_capacity(axes.len());
-    for a in axes {
-        if let Some(last) = out.last_mut() {
-            let merges = last
-                .strides
-                .iter()
-                .zip(&a.strides)
-                .all(|(&outer, &inner)| outer == inner * a.extent as i64);
-            if merges {
-                last.extent *= a.extent;
-                last.strides = a.strides;
-                continue;
+        let key = |ax: usize| stride(0, ax).unsigned_abs();
+        for i in 1..axes.len() {
+            let mut j = i;
+            while j > 0 && key(axes[j - 1]) < key(axes[j]) {
+                axes.swap(j - 1, j);
+                j -= 1;
             }
         }
-        out.push(a);
     }
-    out
-}
-
-/// The largest |offset| an operand reaches over the axes (sum of |stride| * (extent - 1)).
-fn span(axes: &[Axis], k: usize) -> u64 {
-    axes.iter()
-        .map(|a| a.strides[k].unsigned_abs().saturating_mul(a.extent.saturating_sub(1)))
-        .fold(0u64, u64::saturating_add)
+    let mut g = Group::default();
+    let mut n = 0usize;
+    let mut last: Option<usize> = None;
+    for &ax in axes.iter() {
+        let d = shape[ax] as u64;
+        let merges = last.is_some_and(|b| (0..n_ops).all(|k| stride(k, b) == stride(k, ax) * d as i64));
+        if merges {
+            if n <= MAX_NDIM {
+                g.dims[n - 1] *= d;
+                g.axis[n - 1] = ax;
+            }
+        } else {
+            if n < MAX_NDIM {
+                g.dims[n] = d;
+                g.axis[n] = ax;
+            }
+            n += 1;
+        }
+        last = Some(ax);
+    }
+    g.n = n.min(MAX_NDIM);
+    (g, n)
 }
 
 /// Plans a reduction over a loop of `shape` (the inputs' broadcast shape).
@@ -265,62 +328,125 @@ pub fn plan(
     dev: DeviceShape,
 ) -> Result<Plan> {
     debug_assert!(!inputs.is_empty());
-    let n_ops = inputs.len() + 1;
-    let mut oaxes = Vec::new();
-    let mut raxes = Vec::new();
+    // The output's stride along each loop axis (0 on reduced axes).
     let mut out_k = 0;
-    for (k, (&extent, &reduced)) in shape.iter().zip(mask).enumerate() {
-        let mut strides: Vec<i64> = inputs.iter().map(|s| s[k] as i64).collect();
-        if reduced {
-            strides.push(0);
-            raxes.push(Axis { extent: extent as u64, strides });
-        } else {
-            strides.push(out_strides[out_k] as i64);
-            out_k += 1;
-            oaxes.push(Axis { extent: extent as u64, strides });
-        }
+    let out_axis: Vec<i64> = mask
+        .iter()
+        .map(|&m| {
+            if m {
+                0
+            } else {
+                out_k += 1;
+                out_strides[out_k - 1] as i64
+            }
+        })
+        .collect();
+    let n_in = inputs.len();
+    let stride = |k: usize, ax: usize| if k < n_in { inputs[k][ax] as i64 } else { out_axis[ax] };
+    let p = plan_with(kernel, shape, n_in, &stride, mask, reorder, has_identity, dev)?;
+    Ok(Plan {
+        outs: p.outs,
+        red: p.red,
+        odims: p.o.dims().to_vec(),
+        rdims: p.r.dims().to_vec(),
+        inputs: (0..n_in).map(|k| p.operand(|ax| stride(k, ax))).collect(),
+        out: p.operand(|ax| stride(n_in, ax)),
+        contiguous: p.contiguous,
+        strategy: p.strategy,
+        splits: p.splits,
+        wide: p.wide,
+        grid: p.grid,
+        block: p.block,
+    })
+}
+
+/// A [`Plan`] without its operand strides and without heap memory: what a launch uses.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct LaunchPlan {
+    pub outs: u64,
+    pub red: u64,
+    pub o: Group,
+    pub r: Group,
+    pub contiguous: bool,
+    pub strategy: Strategy,
+    pub splits: u32,
+    pub wide: bool,
+    pub grid: (u32, u32),
+    pub block: u32,
+}
+
+impl LaunchPlan {
+    /// The strides of the operand whose stride along each loop axis is `stride`.
+    pub fn operand(&self, stride: impl Fn(usize) -> i64) -> OperandStrides {
+        OperandStrides { ostrides: self.o.strides(&stride), rstrides: self.r.strides(&stride) }
     }
-    let outs: u64 = oaxes.iter().map(|a| a.extent).product();
-    let red: u64 = raxes.iter().map(|a| a.extent).product();
+
+    /// [`Plan::variant`].
+    pub fn variant(&self) -> &'static str {
+        variant(self.strategy, self.wide)
+    }
+
+    /// [`Plan::scratch`].
+    pub fn scratch(&self) -> (u64, u64) {
+        scratch(self.strategy, self.splits, self.outs, self.grid)
+    }
+}
+
+/// [`plan`] without heap memory for up to 32 loop axes: operands `0..n_in` are the strided
+/// inputs and `n_in` the output, `stride(operand, loop axis)` their strides (the output's 0
+/// on reduced axes).
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn plan_with(
+    kernel: &str,
+    shape: &[usize],
+    n_in: usize,
+    stride: &impl Fn(usize, usize) -> i64,
+    mask: &[bool],
+    reorder: bool,
+    has_identity: bool,
+    dev: DeviceShape,
+) -> Result<LaunchPlan> {
+    let n_ops = n_in + 1;
+    let outs: u64 = shape.iter().zip(mask).filter(|(_, m)| !**m).map(|(&d, _)| d as u64).product();
+    let red: u64 = shape.iter().zip(mask).filter(|(_, m)| **m).map(|(&d, _)| d as u64).product();
     check_empty(kernel, shape, mask, has_identity)?;
-    let oaxes = collapse(oaxes, reorder);
-    let raxes = if red == 0 { Vec::new() } else { collapse(raxes, reorder) };
-    for (what, axes) in [("output", &oaxes), ("reduced", &raxes)] {
-        if axes.len() > MAX_NDIM {
+    let mut axes: InlineList<usize, 32> = InlineList::new(0);
+    for (k, _) in mask.iter().enumerate().filter(|(_, m)| !**m) {
+        axes.push(k);
+    }
+    let (o, on) = collapse(shape, &mut axes, n_ops, stride, reorder);
+    let (r, rn) = if red == 0 {
+        (Group::default(), 0)
+    } else {
+        let mut axes: InlineList<usize, 32> = InlineList::new(0);
+        for (k, _) in mask.iter().enumerate().filter(|(_, m)| **m) {
+            axes.push(k);
+        }
+        collapse(shape, &mut axes, n_ops, stride, reorder)
+    };
+    for (what, n) in [("output", on), ("reduced", rn)] {
+        if n > MAX_NDIM {
             return Err(Error::Unsupported {
                 what: format!(
-                    "a reduction whose {what} axes keep {} dimensions after merging the contiguous \
-                     ones (at most {MAX_NDIM}); copy the input to a contiguous array first",
-                    axes.len()
+                    "a reduction whose {what} axes keep {n} dimensions after merging the contiguous \
+                     ones (at most {MAX_NDIM}); copy the input to a contiguous array first"
                 ),
             });
         }
     }
-    let mut ops = vec![OperandStrides::default(); n_ops];
-    for (j, a) in oaxes.iter().enumerate() {
-        for (k, op) in ops.iter_mut().enumerate() {
-            op.ostrides[j] = a.strides[k];
-        }
-    }
-    for (j, a) in raxes.iter().enumerate() {
-        for (k, op) in ops.iter_mut().enumerate() {
-            op.rstrides[j] = a.strides[k];
-        }
-    }
-    let out = ops.pop().expect("the output operand");
-    let contiguous = red > 0 && raxes.len() == 1 && raxes[0].strides[..inputs.len()].iter().all(|&s| s == 1);
+    let contiguous = red > 0 && r.n == 1 && (0..n_in).all(|k| stride(k, r.axis[0]) == 1);
 
     // 32-bit indexing when every index and offset fits.
     let wide = outs.saturating_mul(red.max(1)) >= INDEX_LIMIT
-        || (0..n_ops).any(|k| span(&oaxes, k).saturating_add(span(&raxes, k)) >= INDEX_LIMIT);
+        || (0..n_ops).any(|k| o.span(|ax| stride(k, ax)).saturating_add(r.span(|ax| stride(k, ax))) >= INDEX_LIMIT);
 
     let sms = dev.multiprocessors.max(1) as u64;
     let per_sm = if dev.blocks_per_sm > 0 { u64::from(dev.blocks_per_sm) } else { BLOCKS_PER_SM };
     let target_blocks = sms * per_sm;
     let target_threads = target_blocks * THREADS as u64;
     // The innermost stride of the first input within each group: which one is contiguous.
-    let inner = |axes: &[Axis]| axes.last().map_or(u64::MAX, |a| a.strides[0].unsigned_abs());
-    let along_rows = inner(&raxes) <= 1 || inner(&raxes) < inner(&oaxes);
+    let inner = |g: &Group| g.axes().last().map_or(u64::MAX, |&ax| stride(0, ax).unsigned_abs());
+    let along_rows = inner(&r) <= 1 || inner(&r) < inner(&o);
     let (strategy, splits) = if outs <= 1 || (along_rows && red >= 4096) {
         let s = if outs >= target_blocks {
             1
@@ -349,13 +475,11 @@ pub fn plan(
         }
         Strategy::Cols => (outs.div_ceil(THREADS as u64).clamp(1, i32::MAX as u64) as u32, splits as u32),
     };
-    Ok(Plan {
+    Ok(LaunchPlan {
         outs,
         red,
-        odims: oaxes.iter().map(|a| a.extent).collect(),
-        rdims: raxes.iter().map(|a| a.extent).collect(),
-        inputs: ops,
-        out,
+        o,
+        r,
         contiguous,
         strategy,
         splits: splits as u32,

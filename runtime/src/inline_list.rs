@@ -1,0 +1,85 @@
+//! A short list kept on the stack (spilling to the heap when long): the per-launch lists of
+//! the elementwise and reduction launches (parameters, axes), which allocate nothing on the
+//! common path.
+
+/// A list kept inline up to `N` items, on the heap beyond (launches with many or large
+/// parameters).
+#[derive(Clone)]
+pub(crate) struct InlineList<T: Copy, const N: usize> {
+    inline: [T; N],
+    len: usize,
+    heap: Vec<T>,
+}
+
+impl<T: Copy, const N: usize> InlineList<T, N> {
+    pub(crate) fn new(fill: T) -> Self {
+        InlineList { inline: [fill; N], len: 0, heap: Vec::new() }
+    }
+
+    pub(crate) fn as_slice(&self) -> &[T] {
+        if self.len <= N { &self.inline[..self.len] } else { &self.heap }
+    }
+
+    pub(crate) fn as_mut_slice(&mut self) -> &mut [T] {
+        if self.len <= N { &mut self.inline[..self.len] } else { &mut self.heap }
+    }
+
+    pub(crate) fn push(&mut self, value: T) {
+        self.extend(1, value);
+    }
+
+    /// Appends `n` copies of `fill`; returns where they start.
+    pub(crate) fn extend(&mut self, n: usize, fill: T) -> usize {
+        let at = self.len;
+        if at + n <= N {
+            self.inline[at..at + n].fill(fill);
+        } else {
+            if at <= N {
+                self.heap = self.inline[..at].to_vec();
+            }
+            self.heap.resize(at + n, fill);
+        }
+        self.len = at + n;
+        at
+    }
+}
+
+
+impl<T: Copy, const N: usize> std::ops::Deref for InlineList<T, N> {
+    type Target = [T];
+    fn deref(&self) -> &[T] {
+        self.as_slice()
+    }
+}
+
+impl<T: Copy, const N: usize> std::ops::DerefMut for InlineList<T, N> {
+    fn deref_mut(&mut self) -> &mut [T] {
+        self.as_mut_slice()
+    }
+}
+
+/// This thread's CPU time in ns (Linux `schedstat`), else wall time: host-cost timings that
+/// other processes on the machine do not inflate.
+#[cfg(test)]
+pub(crate) fn cpu_ns() -> u64 {
+    let cpu = std::fs::read_to_string("/proc/thread-self/schedstat").ok().and_then(|s| s.split_whitespace().next()?.parse().ok());
+    cpu.unwrap_or_else(|| {
+        static START: std::sync::OnceLock<std::time::Instant> = std::sync::OnceLock::new();
+        START.get_or_init(std::time::Instant::now).elapsed().as_nanos() as u64
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn spills_to_the_heap_keeping_the_items() {
+        let mut l = InlineList::<u32, 2>::new(0);
+        assert_eq!(l.extend(1, 7), 0);
+        assert_eq!(l.extend(2, 8), 1);
+        assert_eq!(l.extend(1, 9), 3);
+        l[0] = 6;
+        assert_eq!(&*l, &[6, 8, 8, 9]);
+    }
+}
