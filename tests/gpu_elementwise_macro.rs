@@ -9,6 +9,8 @@
 //! `cargo test -p cuprum --release --test gpu_elementwise_macro -- --include-ignored`.
 //! The tests without the marker (signatures, host calls) run anywhere.
 
+#![allow(clippy::type_complexity, clippy::needless_range_loop)]
+
 mod elementwise_kernels;
 
 use cuprum::prelude::{with_elementwise_index, Raw};
