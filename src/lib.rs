@@ -12,6 +12,8 @@ pub mod prelude {
     pub use cuprum_runtime::lang::prelude::*;
 }
 
+mod elementwise_ops;
+
 // Generated code names `::cuprum::__private`, also inside this crate (the built-in kernels).
 extern crate self as cuprum;
 

@@ -28,7 +28,7 @@ pub mod reduction;
 pub mod registry;
 pub mod stats;
 
-pub use array::{Array, IntoShape, Slice};
+pub use array::{Array, IntoShape, Slice, where_};
 pub use device::Device;
 pub use error::{Error, Result};
 pub use memory::{DeviceBuffer, MemoryPool};

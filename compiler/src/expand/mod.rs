@@ -10,10 +10,12 @@
 //!   exactly that source when there is one (found under `OUT_DIR` by [`crate::mangle::unit_id`]);
 //! - a `registry::Kernel` static, the per-device table of loaded instances;
 //! - an `inventory` entry, so the program can list its kernels;
-//! - the typed entry points of the kernel's kind (`rawkernel::launch_module`).
+//! - the typed entry points of the kernel's kind (`rawkernel::launch_module`,
+//!   `elementwise::call_module`).
 //!
 //! Generated code reaches the runtime only through `::cuprum::__private`.
 
+mod elementwise;
 mod rawkernel;
 pub mod unit;
 
@@ -56,7 +58,17 @@ pub fn expand_item(kind: AttrKind, attr: TokenStream, item: TokenStream, cx: &Co
         });
         out.extend(rawkernel::launch_module(&f, &unit));
     }
+    if kind == AttrKind::Elementwise {
+        let unit = unit::unit_for(cx, || item_source(kind, &attr, &f));
+        out.extend(elementwise::call_module(&f, &unit));
+    }
     out
+}
+
+/// The item alone, with its attribute, as source text (the unit when the file cannot be read).
+fn item_source(kind: AttrKind, attr: &TokenStream, f: &syn::ItemFn) -> String {
+    let attr_name = syn::Ident::new(crate::pipeline::attr_name(kind), proc_macro2::Span::call_site());
+    quote!(#[#attr_name(#attr)] #f).to_string()
 }
 
 /// The statics every kernel module starts with: its unit, its `registry::Kernel`, its inventory

@@ -8,13 +8,15 @@
 //!
 //! Creation allocates on the current device and copies on that device's current stream.
 //!
-//! For now, fills (`zeros`, `full`, `arange`, ...) are computed on the host and uploaded, and
-//! `copy()` of a non-contiguous view and `to_vec()` gather on the host; the built-in fill and
-//! copy kernels (kernels/) replace these paths when they land.
+//! For now, creation fills (`zeros`, `full`, `arange`, ...) are computed on the host and uploaded,
+//! and `to_vec()` of a non-contiguous view gathers on the host. `copy()` and `fill()` run the
+//! built-in copy kernel when the `cuprum` crate is linked (see [`ops`]: the operators, `astype`,
+//! comparisons and math functions, all through the built-in elementwise kernels).
 
 pub mod shape;
 
 mod interop;
+pub mod ops;
 
 use std::fmt;
 use std::marker::PhantomData;
@@ -26,6 +28,7 @@ use crate::memory::DeviceBuffer;
 use crate::stream::Stream;
 use crate::{DType, Float, Number, Real, Scalar};
 
+pub use ops::{BuiltinKernel, where_};
 pub use shape::{Layout, Slice, broadcast_shapes};
 
 /// Anything usable as a shape: `[2, 3]`, `&[2, 3][..]`, `vec![2, 3]`, or `5` for `[5]`.
@@ -446,9 +449,13 @@ impl<T: Scalar> Array<T> {
         }
     }
 
-    /// A new C-contiguous array with the same elements, on the same device (gathered on the
-    /// host for now; a copy kernel replaces this).
+    /// A new C-contiguous array with the same elements, on the same device: through the
+    /// built-in copy kernel when the `cuprum` crate (which holds it) is linked, else gathered on
+    /// the host.
     pub fn copy(&self) -> Result<Array<T>> {
+        if let Some(copied) = self.copy_on_device() {
+            return copied;
+        }
         let stream = self.stream()?;
         let data = self.to_vec()?;
         Array::from_shape_vec_on(self.layout.shape.clone(), &data, &stream)

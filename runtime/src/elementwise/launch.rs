@@ -75,6 +75,40 @@ pub struct Options<'s> {
     pub size: Option<usize>,
 }
 
+impl<'s> Options<'s> {
+    /// The defaults: the current stream, the default block size, no explicit size.
+    pub fn new() -> Options<'s> {
+        Options::default()
+    }
+    /// Launch on `stream` (outputs a call allocates are allocated on it).
+    pub fn stream(mut self, stream: &'s Stream) -> Self {
+        self.stream = Some(stream);
+        self
+    }
+    /// Threads per block (0 is an error at the launch).
+    pub fn block_size(mut self, threads: u32) -> Self {
+        self.block_size = Some(threads);
+        self
+    }
+    /// The loop size, for a call whose array arguments are all raw.
+    pub fn size(mut self, n: usize) -> Self {
+        self.size = Some(n);
+        self
+    }
+}
+
+/// The stream a call allocates its outputs on and launches on: the options' stream, else the
+/// current stream of the device of the first array argument, else the current stream.
+pub fn output_stream(opts: &Options<'_>, args: &[Arg<'_>]) -> Result<Stream> {
+    if let Some(s) = opts.stream {
+        return Ok(s.clone());
+    }
+    match args.iter().find_map(|a| a.array()) {
+        Some(a) => Stream::current_for(&Device::get(a.device)?),
+        None => Stream::current(),
+    }
+}
+
 /// How many launches ran each variant, since the start or [`reset_variant_counts`].
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct VariantCounts {

@@ -23,6 +23,6 @@ mod source;
 
 pub use grammar::{ParamSpec, TypeSpec, parse_params};
 pub use kernel::{Call, ElementwiseKernel, Output};
-pub use launch::{Options, Param, ParamType, Role, VariantCounts, broadcast_shape, launch, reset_variant_counts, variant_counts};
+pub use launch::{Options, Param, ParamType, Role, VariantCounts, broadcast_shape, launch, output_stream, reset_variant_counts, variant_counts};
 pub use operand::{Arg, ArrayArg, Input, Value};
 pub use plan::{DEFAULT_BLOCK, Plan, PlanOperand, Variant};

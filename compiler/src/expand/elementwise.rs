@@ -1,0 +1,302 @@
+//! The typed call API of an `#[elementwise]` kernel: `NAME::call(args...)` and its forms.
+//!
+//! Each kernel parameter becomes a call parameter whose type rustc checks at the call:
+//!
+//! | kernel parameter | call argument | role |
+//! | --- | --- | --- |
+//! | a scalar type or a generic `T` | `impl Into<Input<'a, T>>`: `&Array<T>` (broadcast) or a `T` (by value) | `In` |
+//! | `Raw<T>` / `&Raw<T>` | `&Array<T>` (indexed by the kernel, not broadcast) | `Raw` |
+//! | `&mut T` | `&mut Array<T>` of the broadcast shape (read and written) | `InOut` |
+//! | the return value (a tuple for several) | allocated and returned, or given to `call_into` | `Out` |
+//!
+//! The module has, besides the statics of every kernel:
+//!
+//! - `SIGNATURE`: the entry point's parameters (`elementwise::Param`), kernel parameters then
+//!   returned outputs, for `elementwise::launch`;
+//! - `kernel()`: the kernel's `registry::Kernel`;
+//! - `call(args..) -> Result<outputs>`: broadcast, allocate the outputs on the current stream of
+//!   the arrays' device, launch;
+//! - `call_with(&Options, args..)`: the same with a stream, a block size, or the loop size of an
+//!   all-raw call;
+//! - `call_into(args.., outs..)` and `call_into_with(&Options, args.., outs..)` (kernels that
+//!   return something): the outputs given by the caller.
+//!
+//! Generic parameters keep their bounds (plus `Scalar`); rustc infers them from the arguments
+//! and their dtypes pick the instance.
+
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote};
+
+use super::unit::UnitInfo;
+
+/// How a kernel parameter is passed.
+enum Kind {
+    In,
+    Raw,
+    InOut,
+}
+
+/// `Raw<T>` or `&Raw<T>`: the element type.
+fn raw_elem(ty: &syn::Type) -> Option<syn::Type> {
+    let ty = match ty {
+        syn::Type::Reference(r) if r.mutability.is_none() => &*r.elem,
+        t => t,
+    };
+    let syn::Type::Path(p) = ty else { return None };
+    let last = p.path.segments.last()?;
+    if last.ident != "Raw" {
+        return None;
+    }
+    let syn::PathArguments::AngleBracketed(a) = &last.arguments else { return None };
+    match a.args.first() {
+        Some(syn::GenericArgument::Type(t)) if a.args.len() == 1 => Some(t.clone()),
+        _ => None,
+    }
+}
+
+fn classify(ty: &syn::Type) -> (Kind, syn::Type) {
+    if let Some(elem) = raw_elem(ty) {
+        return (Kind::Raw, elem);
+    }
+    if let syn::Type::Reference(r) = ty {
+        if r.mutability.is_some() {
+            return (Kind::InOut, (*r.elem).clone());
+        }
+    }
+    (Kind::In, ty.clone())
+}
+
+/// `ParamType::Generic(k)` when `ty` is the k-th generic type parameter, else `Fixed(dtype)`.
+fn param_type(ty: &syn::Type, generics: &[syn::Ident]) -> TokenStream {
+    if let syn::Type::Path(p) = ty {
+        if p.qself.is_none() {
+            if let Some(id) = p.path.get_ident() {
+                if let Some(k) = generics.iter().position(|g| g == id) {
+                    let k = k as u8;
+                    return quote!(__cuprum::elementwise::ParamType::Generic(#k));
+                }
+            }
+        }
+    }
+    quote!(__cuprum::elementwise::ParamType::Fixed(<#ty as __cuprum::Scalar>::DTYPE))
+}
+
+/// `mod NAME { statics; SIGNATURE; kernel(); call..; }`.
+pub(super) fn call_module(f: &syn::ItemFn, unit: &UnitInfo) -> TokenStream {
+    let name = &f.sig.ident;
+    let name_str = name.to_string();
+    let vis = &f.vis;
+    let statics = super::kernel_statics("elementwise", &name_str, unit);
+
+    // Generic parameters keep their bounds and are also `Scalar` (their dtype picks the instance).
+    let mut generics = f.sig.generics.clone();
+    let mut generic_names = Vec::new();
+    let mut dtypes = Vec::new();
+    for gp in generics.params.iter_mut() {
+        if let syn::GenericParam::Type(tp) = gp {
+            tp.bounds.push(syn::parse_quote!(__cuprum::Scalar));
+            let t = &tp.ident;
+            generic_names.push(t.clone());
+            dtypes.push(quote!(<#t as __cuprum::Scalar>::DTYPE));
+        }
+    }
+
+    let mut taken: Vec<String> = Vec::new();
+    let mut params = Vec::new(); // call parameters (`x: impl Into<Input<'a, T>>`)
+    let mut forward = Vec::new(); // the same names, passed on
+    let mut converts = Vec::new(); // `let x = x.into();`
+    let mut args = Vec::new(); // `x.arg()` / `Arg::raw(y)` / `Arg::output(acc)`
+    let mut shape_args = Vec::new(); // the same, for the shape (shared borrows)
+    let mut sig = Vec::new();
+    let mut has_input = false;
+    for (k, input) in f.sig.inputs.iter().enumerate() {
+        let syn::FnArg::Typed(pt) = input else { continue };
+        let ident = match &*pt.pat {
+            syn::Pat::Ident(p) => p.ident.clone(),
+            _ => format_ident!("arg{}", k),
+        };
+        let ident_str = ident.to_string();
+        taken.push(ident_str.clone());
+        let (kind, elem) = classify(&pt.ty);
+        let pty = param_type(&elem, &generic_names);
+        match kind {
+            Kind::In => {
+                has_input = true;
+                params.push(quote!(#ident: impl ::core::convert::Into<__cuprum::elementwise::Input<'a, #elem>>));
+                converts.push(quote!(let #ident: __cuprum::elementwise::Input<'a, #elem> = #ident.into();));
+                args.push(quote!(#ident.arg()));
+                shape_args.push(quote!(#ident.arg()));
+                sig.push(quote!(__cuprum::elementwise::Param::new(#ident_str, __cuprum::elementwise::Role::In, #pty)));
+            }
+            Kind::Raw => {
+                params.push(quote!(#ident: &__cuprum::Array<#elem>));
+                args.push(quote!(__cuprum::elementwise::Arg::raw(#ident)));
+                shape_args.push(quote!(__cuprum::elementwise::Arg::raw(#ident)));
+                sig.push(quote!(__cuprum::elementwise::Param::new(#ident_str, __cuprum::elementwise::Role::Raw, #pty)));
+            }
+            Kind::InOut => {
+                params.push(quote!(#ident: &mut __cuprum::Array<#elem>));
+                args.push(quote!(__cuprum::elementwise::Arg::output(#ident)));
+                shape_args.push(quote!(__cuprum::elementwise::Arg::Out(__cuprum::elementwise::ArrayArg::of(&*#ident))));
+                sig.push(quote!(__cuprum::elementwise::Param::new(#ident_str, __cuprum::elementwise::Role::InOut, #pty)));
+            }
+        }
+        forward.push(quote!(#ident));
+    }
+
+    // Returned outputs.
+    let outs: Vec<syn::Type> = match &f.sig.output {
+        syn::ReturnType::Default => Vec::new(),
+        syn::ReturnType::Type(_, t) => match &**t {
+            syn::Type::Tuple(tt) => tt.elems.iter().cloned().collect(),
+            t => vec![t.clone()],
+        },
+    };
+    let fresh = |base: String, taken: &[String]| {
+        let mut n = base;
+        while taken.contains(&n) {
+            n.push('_');
+        }
+        n
+    };
+    let mut out_idents = Vec::new();
+    let mut out_params = Vec::new();
+    let mut out_allocs = Vec::new();
+    for (k, t) in outs.iter().enumerate() {
+        let base = if outs.len() == 1 { "out".to_string() } else { format!("out{k}") };
+        let n = fresh(base, &taken);
+        taken.push(n.clone());
+        let id = format_ident!("{}", n);
+        let pty = param_type(t, &generic_names);
+        sig.push(quote!(__cuprum::elementwise::Param::new(#n, __cuprum::elementwise::Role::Out, #pty)));
+        out_params.push(quote!(#id: &mut __cuprum::Array<#t>));
+        args.push(quote!(__cuprum::elementwise::Arg::output(#id)));
+        out_allocs.push(quote!(let mut #id = __cuprum::Array::<#t>::empty_on(&__cuprum_shape, &__cuprum_stream)?;));
+        out_idents.push(id);
+    }
+    let options = format_ident!("{}", fresh("options".into(), &taken));
+    let nsig = sig.len();
+
+    let mut call_generics = generics.clone();
+    if has_input {
+        call_generics.params.insert(0, syn::parse_quote!('a));
+    }
+    let (impl_generics, _, where_clause) = call_generics.split_for_impl();
+
+    let ret_ty = match outs.len() {
+        0 => quote!(()),
+        1 => {
+            let t = &outs[0];
+            quote!(__cuprum::Array<#t>)
+        }
+        _ => quote!((#(__cuprum::Array<#outs>),*)),
+    };
+    let ret_val = match out_idents.len() {
+        0 => quote!(()),
+        1 => {
+            let id = &out_idents[0];
+            quote!(#id)
+        }
+        _ => quote!((#(#out_idents),*)),
+    };
+    let launch = quote! {
+        let __cuprum_args = [#(#args),*];
+        __cuprum::elementwise::launch(&__CUPRUM_KERNEL, SIGNATURE, &[#(#dtypes),*], &__cuprum_args, #options)
+    };
+
+    let doc_mod = format!("Calls the `#[elementwise]` kernel [`{name_str}`](fn@super::{name_str}) on the GPU (see `call`).");
+    let doc_call = format!(
+        "Runs `{name_str}` over the broadcast shape of its array arguments and returns the \
+         outputs, allocated on the current stream of the arrays' device.\n\n\
+         Per-element inputs are arrays (broadcast together) or scalars (passed by value); `Raw` \
+         parameters take arrays indexed by the kernel; `&mut` parameters take arrays of the \
+         broadcast shape, read and written. Generic parameters are inferred from the arguments \
+         and pick the instance (precompiled fat binary, else the kernel cache, else NVRTC). \
+         Errors, with nothing launched: shapes that do not broadcast, arrays on different \
+         devices, a loop size that is undecided (every array raw: use `call_with` and \
+         `Options::size`), a compile error."
+    );
+    let doc_call_with = format!(
+        "[`call`] with launch options: the stream (outputs are allocated on it), the block size \
+         (0 is an error), and the loop size when every array argument of `{name_str}` is raw."
+    );
+    let doc_into = format!(
+        "[`call`] writing into given outputs, which take part in broadcasting and must have the \
+         broadcast shape of `{name_str}`'s arguments (else an error)."
+    );
+    let doc_into_with = "[`call_into`] with launch options (see [`call_with`]).".to_string();
+
+    let into_fns = (!outs.is_empty()).then(|| {
+        quote! {
+            #[doc = #doc_into]
+            #[inline]
+            pub fn call_into #impl_generics (#(#params,)* #(#out_params),*) -> __cuprum::Result<()> #where_clause {
+                call_into_with(&__cuprum::elementwise::Options::default(), #(#forward,)* #(#out_idents),*)
+            }
+
+            #[doc = #doc_into_with]
+            pub fn call_into_with #impl_generics (
+                #options: &__cuprum::elementwise::Options<'_>,
+                #(#params,)*
+                #(#out_params),*
+            ) -> __cuprum::Result<()> #where_clause {
+                #(#converts)*
+                #launch
+            }
+        }
+    });
+    let call_with_body = if outs.is_empty() {
+        quote! {
+            #(#converts)*
+            #launch
+        }
+    } else {
+        quote! {
+            #(#converts)*
+            let (__cuprum_shape, __cuprum_stream) = {
+                let __cuprum_args = [#(#shape_args),*];
+                (
+                    __cuprum::elementwise::broadcast_shape(#name_str, &__cuprum_args, #options.size)?,
+                    __cuprum::elementwise::output_stream(#options, &__cuprum_args)?,
+                )
+            };
+            #(#out_allocs)*
+            call_into_with(#options, #(#forward,)* #(&mut #out_idents),*)?;
+            ::core::result::Result::Ok(#ret_val)
+        }
+    };
+    quote! {
+        #[doc = #doc_mod]
+        #[allow(non_snake_case, unused_imports, unused_mut, clippy::too_many_arguments, clippy::needless_lifetimes)]
+        #vis mod #name {
+            use super::*;
+            use ::cuprum::__private as __cuprum;
+
+            #statics
+
+            /// The entry point's parameters: the kernel's, then its returned outputs.
+            pub const SIGNATURE: &[__cuprum::elementwise::Param; #nsig] = &[#(#sig),*];
+
+            /// The kernel's per-device table of loaded instances (for `elementwise::launch`).
+            pub fn kernel() -> &'static __cuprum::registry::Kernel {
+                &__CUPRUM_KERNEL
+            }
+
+            #[doc = #doc_call]
+            #[inline]
+            pub fn call #impl_generics (#(#params),*) -> __cuprum::Result<#ret_ty> #where_clause {
+                call_with(&__cuprum::elementwise::Options::default(), #(#forward),*)
+            }
+
+            #[doc = #doc_call_with]
+            pub fn call_with #impl_generics (
+                #options: &__cuprum::elementwise::Options<'_>,
+                #(#params),*
+            ) -> __cuprum::Result<#ret_ty> #where_clause {
+                #call_with_body
+            }
+
+            #into_fns
+        }
+    }
+}

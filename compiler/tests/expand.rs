@@ -1,0 +1,89 @@
+//! The Rust side of `#[elementwise]` (`expand::expand_item`): the shape of the generated module,
+//! asserted by key fragments of its tokens (whitespace-normalised). That the generated code
+//! compiles and runs is checked by the root crate's tests (`tests/gpu_elementwise_macro.rs`).
+
+use cuprum_compiler::expand::{expand_item, Context};
+use cuprum_compiler::front::AttrKind;
+use proc_macro2::TokenStream;
+
+fn expand(attr: &str, item: &str) -> String {
+    let attr: TokenStream = attr.parse().unwrap();
+    let item: TokenStream = item.parse().unwrap();
+    squash(&expand_item(AttrKind::Elementwise, attr, item, &Context::default()).to_string())
+}
+
+/// Without whitespace (token printing spaces `>>` and `> >` differently).
+fn squash(s: &str) -> String {
+    s.chars().filter(|c| !c.is_whitespace()).collect()
+}
+
+/// `fragment` (tokens) occurs in `out`.
+#[track_caller]
+fn has(out: &str, fragment: &str) {
+    let f = squash(fragment);
+    assert!(out.contains(&f), "missing `{f}` in\n{out}");
+}
+
+#[test]
+fn generic_kernel_gets_a_call_module() {
+    let out = expand("", "pub fn squared_diff<T: Float>(x: T, y: T) -> T { let d = x - y; d * d }");
+    // The user's function stays (host-callable), then the module of the same name.
+    has(&out, "pub fn squared_diff<T: Float>(x: T, y: T) -> T");
+    has(&out, "pub mod squared_diff");
+    has(&out, r#"__cuprum::registry::Kernel::new(&__CUPRUM_UNIT, "elementwise", "squared_diff")"#);
+    has(&out, r#"pub const SIGNATURE: &[__cuprum::elementwise::Param; 3usize] = &[
+        __cuprum::elementwise::Param::new("x", __cuprum::elementwise::Role::In, __cuprum::elementwise::ParamType::Generic(0u8)),
+        __cuprum::elementwise::Param::new("y", __cuprum::elementwise::Role::In, __cuprum::elementwise::ParamType::Generic(0u8)),
+        __cuprum::elementwise::Param::new("out", __cuprum::elementwise::Role::Out, __cuprum::elementwise::ParamType::Generic(0u8))
+    ];"#);
+    has(&out, "pub fn call<'a, T: Float + __cuprum::Scalar>(
+        x: impl ::core::convert::Into<__cuprum::elementwise::Input<'a, T>>,
+        y: impl ::core::convert::Into<__cuprum::elementwise::Input<'a, T>>
+    ) -> __cuprum::Result<__cuprum::Array<T>>");
+    has(&out, "pub fn call_with<'a, T: Float + __cuprum::Scalar>(options: &__cuprum::elementwise::Options<'_>,");
+    has(&out, "pub fn call_into<'a, T: Float + __cuprum::Scalar>(");
+    has(&out, "out: &mut __cuprum::Array<T>) -> __cuprum::Result<()>");
+    has(&out, "__cuprum::elementwise::launch(&__CUPRUM_KERNEL, SIGNATURE, &[<T as __cuprum::Scalar>::DTYPE], &__cuprum_args, options)");
+    has(&out, r#"__cuprum::elementwise::broadcast_shape("squared_diff", &__cuprum_args, options.size)?"#);
+}
+
+#[test]
+fn raw_inout_fixed_dtypes_and_tuples() {
+    let out = expand(
+        "",
+        "pub fn k<T: Float, I: Int>(x: &Raw<T>, s: f32, acc: &mut T, n: I, options: u32) -> (T, bool) { \
+         *acc += x[index()]; (x[index()] * T::from_f64(s as f64), n == I::zero() && options > 0) }",
+    );
+    has(&out, "x: &__cuprum::Array<T>");
+    has(&out, "s: impl ::core::convert::Into<__cuprum::elementwise::Input<'a, f32>>");
+    has(&out, "acc: &mut __cuprum::Array<T>");
+    has(&out, r#"Param::new("s", __cuprum::elementwise::Role::In, __cuprum::elementwise::ParamType::Fixed(<f32 as __cuprum::Scalar>::DTYPE))"#);
+    has(&out, r#"Param::new("x", __cuprum::elementwise::Role::Raw, __cuprum::elementwise::ParamType::Generic(0u8))"#);
+    has(&out, r#"Param::new("acc", __cuprum::elementwise::Role::InOut, __cuprum::elementwise::ParamType::Generic(0u8))"#);
+    has(&out, r#"Param::new("n", __cuprum::elementwise::Role::In, __cuprum::elementwise::ParamType::Generic(1u8))"#);
+    has(&out, r#"Param::new("out1", __cuprum::elementwise::Role::Out, __cuprum::elementwise::ParamType::Fixed(<bool as __cuprum::Scalar>::DTYPE))"#);
+    // A parameter named `options` moves the options parameter aside.
+    has(&out, "options_: &__cuprum::elementwise::Options<'_>");
+    has(&out, "-> __cuprum::Result<(__cuprum::Array<T>, __cuprum::Array<bool>)>");
+    has(&out, "&[<T as __cuprum::Scalar>::DTYPE, <I as __cuprum::Scalar>::DTYPE]");
+    has(&out, "out0: &mut __cuprum::Array<T>, out1: &mut __cuprum::Array<bool>");
+}
+
+#[test]
+fn output_parameters_only_and_no_inputs() {
+    // Outputs only through `&mut`: `call` returns nothing and there is no `call_into`.
+    let out = expand("", "pub fn sincos<T: Float>(x: T, s: &mut T, c: &mut T) { *s = x.sin(); *c = x.cos(); }");
+    has(&out, "-> __cuprum::Result<()>");
+    assert!(!out.contains("call_into"), "{out}");
+    // No per-element input: no lifetime parameter.
+    let out = expand("", "pub fn iota(x: &Raw<f32>) -> f32 { index() as f32 + x[0] }");
+    has(&out, "pub fn call(x: &__cuprum::Array<f32>) -> __cuprum::Result<__cuprum::Array<f32>>");
+    has(&out, "pub const SIGNATURE: &[__cuprum::elementwise::Param; 2usize]");
+}
+
+#[test]
+fn kernel_errors_leave_the_function_and_no_module() {
+    let out = expand("", "pub fn bad(x: &[f32]) -> f32 { x[0] }");
+    assert!(out.contains("compile_error"), "{out}");
+    assert!(!out.contains("pub mod bad"), "{out}");
+}
