@@ -15,6 +15,7 @@
 //! Generated code reaches the runtime only through `::cuprum::__private`.
 
 mod rawkernel;
+mod reduction;
 pub mod unit;
 
 use std::path::PathBuf;
@@ -55,6 +56,9 @@ pub fn expand_item(kind: AttrKind, attr: TokenStream, item: TokenStream, cx: &Co
             quote!(#[#attr_name(#attr)] #f).to_string()
         });
         out.extend(rawkernel::launch_module(&f, &unit));
+    }
+    if kind == AttrKind::Reduction {
+        out.extend(reduction::expand(&f, &attr, cx));
     }
     out
 }
