@@ -12,7 +12,7 @@
 //! - `mean_*` take `scale = [1 / n]` and sum `x * scale[0]` (n: the number of reduced elements);
 //! - `var_*`/`std_*` take the mean of each output (`mean[o]`, C order of the kept axes, from
 //!   `mean_f64`), `n = [n]` to find `o = index() / n`, and `scale = [1 / (n - ddof)]`;
-//! - `arg_of` (`argmin`/`argmax`) takes the minimum or maximum of each output (from `min_*` or
+//! - `arg_of_*` (`argmin`/`argmax`) takes the minimum or maximum of each output (from `min_*` or
 //!   `max_*`) and `n = [n]`, and reduces to the first index along the reduced axes (C order)
 //!   where the element equals it (or both are NaN): a `(value, index)` accumulator in two passes.
 //!
@@ -94,15 +94,23 @@ pub fn std_f64<T: Real>(x: T, mean: Raw<f64>, n: Raw<u64>, scale: Raw<f64>) -> f
     d * d * scale[0]
 }
 
-/// `argmin`/`argmax` given the minimum or maximum `m[o]` of each output: the first index along
-/// the reduced axes (C order) whose element equals it, or is NaN when it is NaN.
-#[reduction(identity = i64::MAX, reduce = |a, b| a.min(b), instances = [i32, i64, f32, f64])]
-pub fn arg_of<T: Real>(x: T, m: Raw<T>, n: Raw<u64>) -> i64 {
+/// `argmin`/`argmax` of floats given the minimum or maximum `m[o]` of each output: the first
+/// index along the reduced axes (C order) whose element equals it, or is NaN when it is NaN.
+#[reduction(identity = i64::MAX, reduce = |a, b| a.min(b), instances = [f32, f64])]
+pub fn arg_of_float<T: Float>(x: T, m: Raw<T>, n: Raw<u64>) -> i64 {
     let i = index();
     let r = n[0] as usize;
     let v = m[i / r];
-    // `x != x`: NaN (never true for integers).
-    if x == v || (x != x && v != v) { (i % r) as i64 } else { i64::MAX }
+    if x == v || (x.is_nan() && v.is_nan()) { (i % r) as i64 } else { i64::MAX }
+}
+
+/// `argmin`/`argmax` of integers given the minimum or maximum `m[o]` of each output: the first
+/// index along the reduced axes (C order) whose element equals it.
+#[reduction(identity = i64::MAX, reduce = |a, b| a.min(b), instances = [i32, i64])]
+pub fn arg_of_int<T: Int>(x: T, m: Raw<T>, n: Raw<u64>) -> i64 {
+    let i = index();
+    let r = n[0] as usize;
+    if x == m[i / r] { (i % r) as i64 } else { i64::MAX }
 }
 
 /// Whether every element is nonzero.

@@ -330,13 +330,15 @@ impl<'a, T: Real> ArgReduction<'a, T> {
         let stream = self.cfg.stream_for(x)?;
         let m = extremum(x, self.max).axes(self.cfg.axes.clone()).stream(&stream).run()?;
         let count = scalar_on(n as u64, &stream)?;
-        // SAFETY: `arg_of<T: Real>(x: T, m: Raw<T>, n: Raw<u64>) -> i64`, instance `[T]`: one
-        // array of `T`, a raw `T` array, a raw `u64` array, in that order; output i64 (no post),
-        // accumulator i64, with an identity.
+        let kernel = if T::DTYPE.is_float() { kernels::arg_of_float::__kernel() } else { kernels::arg_of_int::__kernel() };
+        // SAFETY: `arg_of_float<T: Float>` and `arg_of_int<T: Int>` (chosen by whether `T` is a
+        // float; every `Real` is an integer or a float) are `(x: T, m: Raw<T>, n: Raw<u64>) ->
+        // i64`, instance `[T]`: one array of `T`, a raw `T` array, a raw `u64` array, in that
+        // order; output i64 (no post), accumulator i64, with an identity.
         let call = unsafe {
             ReductionCall::new(
-                kernels::arg_of::__kernel(),
-                info(kernels::arg_of::__HAS_IDENTITY, 8),
+                kernel,
+                info(true, 8),
                 &[T::DTYPE],
                 vec![Arg::array(x), Arg::raw(&m), Arg::raw(&count)],
             )

@@ -167,7 +167,7 @@ fn kernels_are_registered_with_their_precompiled_instances() {
         }
     }
     // The built-in kernels of the facade, too.
-    for name in ["sum", "prod", "min_int", "max_float", "mean_float", "var_f64", "std_float", "arg_of", "all_bool", "any"] {
+    for name in ["sum", "prod", "min_int", "max_float", "mean_float", "var_f64", "std_float", "arg_of_float", "arg_of_int", "all_bool", "any"] {
         assert!(!find(name).unit.precompiled().is_empty(), "{name}");
     }
     assert!(find("sum").unit.precompiled().contains(&"cuprum_reduction_sum_rows__i8"));
