@@ -11,7 +11,12 @@ fn main() {
     if Path::new("examples/kernels").is_dir() {
         kernels.dir("examples/kernels");
     }
-    for file in ["tests/rawkernel_kernels.rs", "tests/semantics_kernels.rs", "tests/elementwise_kernels.rs"] {
+    for file in [
+        "tests/rawkernel_kernels.rs",
+        "tests/semantics_kernels.rs",
+        "tests/elementwise_kernels.rs",
+        "tests/reduction_kernels.rs",
+    ] {
         if Path::new(file).is_file() {
             kernels.file(file);
         }

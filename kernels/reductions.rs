@@ -1,76 +1,126 @@
-//! The built-in reductions behind `Array::sum`, `prod`, `min`, `max`, `argmin`, `argmax`, `mean`,
-//! `var`, `std`, `all` and `any` (issue 7, item 4), as `#[reduction]` kernels.
+//! The built-in reductions behind the array reductions of `cuprum::prelude::Reductions`
+//! (`x.sum()`, `prod`, `min`, `max`, `argmin`, `argmax`, `mean`, `var`, `std`, `all`, `any`;
+//! issue 7, item 4), as `#[reduction]` kernels, precompiled by the root build script.
 //!
 //! Accumulators: sums and products keep the element type (integers wrap, as NumPy's
 //! `sum(dtype=...)`). `min`/`max` have no identity: an empty reduction is an error, as in NumPy;
-//! for floats a NaN wins, as in NumPy. `mean`, `var` and `std` are built from `sum_f64` and
-//! `sum_sq_dev` plus a division by the reduced count.
+//! for floats a NaN wins, as in NumPy. `mean`, `var` and `std` accumulate in f64.
 //!
-//! Not here yet, because the kernel language cannot express them: `argmin`/`argmax` need a
-//! `(value, index)` accumulator (a reduction's map and accumulator must be one scalar today) and
-//! the element's index along the reduced axes (`index()` is its position in the whole loop);
-//! a one-pass `mean`/`var` needs either a tuple accumulator `(count, mean, m2)` or the number of
-//! reduced elements in `post`.
+//! A reduction's map cannot see how many elements it reduces, and its accumulator is one
+//! scalar, so some reductions take small `Raw` arguments that the array glue (`src/reductions.rs`)
+//! uploads:
+//! - `mean_*` take `scale = [1 / n]` and sum `x * scale[0]` (n: the number of reduced elements);
+//! - `var_*`/`std_*` take the mean of each output (`mean[o]`, C order of the kept axes, from
+//!   `mean_f64`), `n = [n]` to find `o = index() / n`, and `scale = [1 / (n - ddof)]`;
+//! - `arg_of_*` (`argmin`/`argmax`) takes the minimum or maximum of each output (from `min_*` or
+//!   `max_*`) and `n = [n]`, and reduces to the first index along the reduced axes (C order)
+//!   where the element equals it (or both are NaN): a `(value, index)` accumulator in two passes.
+//!
+//! `instances` lists what is precompiled; other dtypes are compiled by NVRTC on first use.
 
 use cuprum::prelude::*;
 
-#[reduction(identity = T::zero(), reduce = |a, b| a + b)]
+#[reduction(identity = T::zero(), reduce = |a, b| a + b, instances = [i8, i32, i64, u32, u64, f32, f64])]
 pub fn sum<T: Number>(x: T) -> T {
     x
 }
 
-#[reduction(identity = T::one(), reduce = |a, b| a * b)]
+#[reduction(identity = T::one(), reduce = |a, b| a * b, instances = [i32, i64, f32, f64])]
 pub fn prod<T: Number>(x: T) -> T {
     x
 }
 
 /// Minimum of integers (no identity).
-#[reduction(reduce = |a, b| a.min(b))]
+#[reduction(reduce = |a, b| a.min(b), instances = [i32, i64])]
 pub fn min_int<T: Int>(x: T) -> T {
     x
 }
 
 /// Maximum of integers (no identity).
-#[reduction(reduce = |a, b| a.max(b))]
+#[reduction(reduce = |a, b| a.max(b), instances = [i32, i64])]
 pub fn max_int<T: Int>(x: T) -> T {
     x
 }
 
 /// Minimum of floats; a NaN propagates (NumPy's `min`).
-#[reduction(reduce = |a, b| if a.is_nan() || a < b { a } else { b })]
+#[reduction(reduce = |a, b| if a.is_nan() || a < b { a } else { b }, instances = [f32, f64])]
 pub fn min_float<T: Float>(x: T) -> T {
     x
 }
 
 /// Maximum of floats; a NaN propagates (NumPy's `max`).
-#[reduction(reduce = |a, b| if a.is_nan() || a > b { a } else { b })]
+#[reduction(reduce = |a, b| if a.is_nan() || a > b { a } else { b }, instances = [f32, f64])]
 pub fn max_float<T: Float>(x: T) -> T {
     x
 }
 
-/// The sum in f64 of values of any real type: the numerator of `mean` (the glue divides by the
-/// number of reduced elements, which a kernel cannot see yet).
-#[reduction(identity = 0.0, reduce = |a, b| a + b)]
-pub fn sum_f64<T: Real>(x: T) -> f64 {
-    x.to_f64()
+/// The mean of floats, in f64, rounded to `T`: the sum of `x * scale[0]`, `scale = [1 / n]`.
+#[reduction(identity = 0.0, reduce = |a, b| a + b, post = |a| T::from_f64(a), instances = [f32, f64])]
+pub fn mean_float<T: Float>(x: T, scale: Raw<f64>) -> f64 {
+    x.to_f64() * scale[0]
 }
 
-/// Sum of squared deviations from a given mean (broadcast, e.g. the `mean` with keepdims): the
-/// numerator of `var` (divided by n - ddof) and `std`.
-#[reduction(identity = 0.0, reduce = |a, b| a + b)]
-pub fn sum_sq_dev<T: Real>(x: T, mean: f64) -> f64 {
-    let d = x.to_f64() - mean;
-    d * d
+/// The mean in f64 of any real type (integers' `mean`; the mean inside `var` and `std`).
+#[reduction(identity = 0.0, reduce = |a, b| a + b, instances = [i32, i64, f32, f64])]
+pub fn mean_f64<T: Real>(x: T, scale: Raw<f64>) -> f64 {
+    x.to_f64() * scale[0]
+}
+
+/// The variance of floats in f64, rounded to `T`: the sum of `(x - mean[o])^2 * scale[0]`.
+#[reduction(identity = 0.0, reduce = |a, b| a + b, post = |a| T::from_f64(a), instances = [f32, f64])]
+pub fn var_float<T: Float>(x: T, mean: Raw<f64>, n: Raw<u64>, scale: Raw<f64>) -> f64 {
+    let d = x.to_f64() - mean[index() / n[0] as usize];
+    d * d * scale[0]
+}
+
+/// The variance in f64 of integers.
+#[reduction(identity = 0.0, reduce = |a, b| a + b, instances = [i32, i64])]
+pub fn var_f64<T: Real>(x: T, mean: Raw<f64>, n: Raw<u64>, scale: Raw<f64>) -> f64 {
+    let d = x.to_f64() - mean[index() / n[0] as usize];
+    d * d * scale[0]
+}
+
+/// The standard deviation of floats: the square root of the variance, rounded to `T`.
+#[reduction(identity = 0.0, reduce = |a, b| a + b, post = |a| T::from_f64(a.sqrt()), instances = [f32, f64])]
+pub fn std_float<T: Float>(x: T, mean: Raw<f64>, n: Raw<u64>, scale: Raw<f64>) -> f64 {
+    let d = x.to_f64() - mean[index() / n[0] as usize];
+    d * d * scale[0]
+}
+
+/// The standard deviation in f64 of integers.
+#[reduction(identity = 0.0, reduce = |a, b| a + b, post = |a| a.sqrt(), instances = [i32, i64])]
+pub fn std_f64<T: Real>(x: T, mean: Raw<f64>, n: Raw<u64>, scale: Raw<f64>) -> f64 {
+    let d = x.to_f64() - mean[index() / n[0] as usize];
+    d * d * scale[0]
+}
+
+/// `argmin`/`argmax` of floats given the minimum or maximum `m[o]` of each output: the first
+/// index along the reduced axes (C order) whose element equals it, or is NaN when it is NaN.
+#[reduction(identity = i64::MAX, reduce = |a, b| a.min(b), instances = [f32, f64])]
+pub fn arg_of_float<T: Float>(x: T, m: Raw<T>, n: Raw<u64>) -> i64 {
+    let i = index();
+    let r = n[0] as usize;
+    let v = m[i / r];
+    if x == v || (x.is_nan() && v.is_nan()) { (i % r) as i64 } else { i64::MAX }
+}
+
+/// `argmin`/`argmax` of integers given the minimum or maximum `m[o]` of each output: the first
+/// index along the reduced axes (C order) whose element equals it.
+#[reduction(identity = i64::MAX, reduce = |a, b| a.min(b), instances = [i32, i64])]
+pub fn arg_of_int<T: Int>(x: T, m: Raw<T>, n: Raw<u64>) -> i64 {
+    let i = index();
+    let r = n[0] as usize;
+    if x == m[i / r] { (i % r) as i64 } else { i64::MAX }
 }
 
 /// Whether every element is nonzero.
-#[reduction(identity = true, reduce = |a, b| a && b)]
+#[reduction(identity = true, reduce = |a, b| a && b, instances = [i32, i64, f32, f64])]
 pub fn all<T: Number>(x: T) -> bool {
     x != T::zero()
 }
 
 /// Whether any element is nonzero.
-#[reduction(identity = false, reduce = |a, b| a || b)]
+#[reduction(identity = false, reduce = |a, b| a || b, instances = [i32, i64, f32, f64])]
 pub fn any<T: Number>(x: T) -> bool {
     x != T::zero()
 }

@@ -6,9 +6,14 @@
 pub use cuprum_macros::{device, elementwise, rawkernel, reduction};
 pub use cuprum_runtime as runtime;
 
+mod reduction_call;
+pub mod reductions;
+pub use reduction_call::ReductionCall;
+
 /// Everything a kernel file needs: the attribute macros, the numeric traits, the GPU intrinsics.
 pub mod prelude {
     pub use crate::{device, elementwise, rawkernel, reduction};
+    pub use crate::reductions::Reductions;
     pub use cuprum_runtime::lang::prelude::*;
 }
 
@@ -19,6 +24,7 @@ extern crate self as cuprum;
 
 #[doc(hidden)]
 pub mod __private {
+    pub use crate::ReductionCall;
     pub use cuprum_runtime::*;
     pub use inventory;
 }

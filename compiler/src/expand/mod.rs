@@ -17,6 +17,7 @@
 
 mod elementwise;
 mod rawkernel;
+mod reduction;
 pub mod unit;
 
 use std::path::PathBuf;
@@ -51,16 +52,17 @@ pub fn expand_item(kind: AttrKind, attr: TokenStream, item: TokenStream, cx: &Co
         out.extend(e.to_compile_error());
         return out;
     }
-    if kind == AttrKind::RawKernel {
-        let unit = unit::unit_for(cx, || {
-            let attr_name = syn::Ident::new(crate::pipeline::attr_name(kind), proc_macro2::Span::call_site());
-            quote!(#[#attr_name(#attr)] #f).to_string()
-        });
-        out.extend(rawkernel::launch_module(&f, &unit));
-    }
-    if kind == AttrKind::Elementwise {
-        let unit = unit::unit_for(cx, || item_source(kind, &attr, &f));
-        out.extend(elementwise::call_module(&f, &unit));
+    match kind {
+        AttrKind::RawKernel => {
+            let unit = unit::unit_for(cx, || item_source(kind, &attr, &f));
+            out.extend(rawkernel::launch_module(&f, &unit));
+        }
+        AttrKind::Elementwise => {
+            let unit = unit::unit_for(cx, || item_source(kind, &attr, &f));
+            out.extend(elementwise::call_module(&f, &unit));
+        }
+        AttrKind::Reduction => out.extend(reduction::expand(&f, &attr, cx)),
+        AttrKind::Device => {}
     }
     out
 }

@@ -1,0 +1,456 @@
+//! The array reductions: `x.sum()`, `prod`, `min`, `max`, `argmin`, `argmax`, `mean`, `var`,
+//! `std`, `all`, `any` ([`Reductions`], in the prelude), each a builder configured like a
+//! `#[reduction]` call (`.axis(k)`, `.axes([..])`, `.keepdims(b)`, `.out(&mut y)`, `.stream(&s)`,
+//! then `.run()`), running the built-in kernels of `kernels/reductions.rs`.
+
+use cuprum_runtime::lang::traits::{Float, Number, Real};
+use cuprum_runtime::reduction::{self, Arg, Axes, ReductionInfo};
+use cuprum_runtime::registry::Kernel;
+use cuprum_runtime::{Array, DType, Error, Result, Scalar, Stream};
+use half::{bf16, f16};
+
+use crate::ReductionCall;
+
+/// The built-in reduction kernels (precompiled by the root build script).
+#[path = "../kernels/reductions.rs"]
+#[allow(missing_docs)]
+pub(crate) mod kernels;
+
+/// The float type of `mean`, `var` and `std` of an element type: the type itself for floats,
+/// `f64` for integers (NumPy's rule).
+pub trait FloatResult: Real + sealed::Sealed {
+    type Float: Float;
+}
+
+mod sealed {
+    pub trait Sealed {}
+}
+
+macro_rules! float_result {
+    ($($t:ty => $f:ty),* $(,)?) => {$(
+        impl sealed::Sealed for $t {}
+        impl FloatResult for $t {
+            type Float = $f;
+        }
+    )*};
+}
+float_result!(
+    i8 => f64, i16 => f64, i32 => f64, i64 => f64, u8 => f64, u16 => f64, u32 => f64, u64 => f64,
+    f16 => f16, bf16 => bf16, f32 => f32, f64 => f64,
+);
+
+/// Reductions of an array, through the built-in `#[reduction]` kernels. Each returns a builder:
+///
+/// ```ignore
+/// let total = x.sum().run()?;                          // 0-d array
+/// let rows = x.max().axis(1).keepdims(true).run()?;    // shape (n, 1)
+/// let m = x.mean().axes([0, 2]).run()?;                // f32 for f32, f64 for integers
+/// let s = x.std().axis(0).ddof(1).run()?;              // sample standard deviation
+/// let i = x.argmin().axis(-1).run()?;                  // Array<i64>, first index of ties
+/// ```
+///
+/// Sums and products keep the element type (integers wrap: NumPy's `sum(dtype=x.dtype)`, not
+/// its default of summing small integers in int64). `min`, `max`, `argmin`, `argmax` of an empty
+/// reduction are errors; a NaN wins `min`/`max` and `argmin`/`argmax` return the first NaN.
+pub trait Reductions<T: Scalar> {
+    /// The sum (identity 0; integers wrap).
+    fn sum(&self) -> ReductionCall<'_, T>
+    where
+        T: Number;
+    /// The product (identity 1; integers wrap).
+    fn prod(&self) -> ReductionCall<'_, T>
+    where
+        T: Number;
+    /// The minimum (no identity: an empty reduction is an error); a NaN propagates.
+    fn min(&self) -> ReductionCall<'_, T>
+    where
+        T: Real;
+    /// The maximum (no identity: an empty reduction is an error); a NaN propagates.
+    fn max(&self) -> ReductionCall<'_, T>
+    where
+        T: Real;
+    /// The index of the minimum along the reduced axes (C order over several), the first of ties.
+    fn argmin(&self) -> ArgReduction<'_, T>
+    where
+        T: Real;
+    /// The index of the maximum along the reduced axes (C order over several), the first of ties.
+    fn argmax(&self) -> ArgReduction<'_, T>
+    where
+        T: Real;
+    /// The arithmetic mean, accumulated in f64; floats give their own type, integers `f64`.
+    fn mean(&self) -> Moments<'_, T>
+    where
+        T: FloatResult;
+    /// The variance `sum((x - mean)^2) / (n - ddof)` (`ddof` 0 unless set), in f64.
+    fn var(&self) -> Moments<'_, T>
+    where
+        T: FloatResult;
+    /// The standard deviation, the square root of [`var`](Reductions::var).
+    fn std(&self) -> Moments<'_, T>
+    where
+        T: FloatResult;
+    /// Whether every element is nonzero (`true` for an empty reduction).
+    fn all(&self) -> ReductionCall<'_, bool>;
+    /// Whether any element is nonzero (`false` for an empty reduction).
+    fn any(&self) -> ReductionCall<'_, bool>;
+}
+
+fn info(has_identity: bool, acc_bytes: usize) -> ReductionInfo {
+    ReductionInfo { has_identity, acc_bytes }
+}
+
+/// The min or max kernel for `T` (`min_int`/`max_int`, `min_float`/`max_float`).
+fn extremum_kernel<T: Real>(max: bool) -> &'static Kernel {
+    match (T::DTYPE.is_float(), max) {
+        (true, false) => kernels::min_float::__kernel(),
+        (true, true) => kernels::max_float::__kernel(),
+        (false, false) => kernels::min_int::__kernel(),
+        (false, true) => kernels::max_int::__kernel(),
+    }
+}
+
+/// A call of the min or max kernel on `x`.
+fn extremum<T: Real>(x: &Array<T>, max: bool) -> ReductionCall<'_, T> {
+    // SAFETY: `min_int`/`max_int` (`T: Int`) and `min_float`/`max_float` (`T: Float`) map one
+    // array of `T` to `T`, chosen by whether `T` is a float (every `Real` is an integer or a
+    // float); no identity; the accumulator is `T`.
+    unsafe { ReductionCall::new(extremum_kernel::<T>(max), info(false, size_of::<T>()), &[T::DTYPE], vec![Arg::array(x)]) }
+}
+
+impl<T: Scalar> Reductions<T> for Array<T> {
+    fn sum(&self) -> ReductionCall<'_, T>
+    where
+        T: Number,
+    {
+        kernels::sum::call(self)
+    }
+
+    fn prod(&self) -> ReductionCall<'_, T>
+    where
+        T: Number,
+    {
+        kernels::prod::call(self)
+    }
+
+    fn min(&self) -> ReductionCall<'_, T>
+    where
+        T: Real,
+    {
+        extremum(self, false)
+    }
+
+    fn max(&self) -> ReductionCall<'_, T>
+    where
+        T: Real,
+    {
+        extremum(self, true)
+    }
+
+    fn argmin(&self) -> ArgReduction<'_, T>
+    where
+        T: Real,
+    {
+        ArgReduction { x: self, max: false, cfg: Config::default() }
+    }
+
+    fn argmax(&self) -> ArgReduction<'_, T>
+    where
+        T: Real,
+    {
+        ArgReduction { x: self, max: true, cfg: Config::default() }
+    }
+
+    fn mean(&self) -> Moments<'_, T>
+    where
+        T: FloatResult,
+    {
+        Moments { x: self, kind: Moment::Mean, ddof: 0, cfg: Config::default() }
+    }
+
+    fn var(&self) -> Moments<'_, T>
+    where
+        T: FloatResult,
+    {
+        Moments { x: self, kind: Moment::Var, ddof: 0, cfg: Config::default() }
+    }
+
+    fn std(&self) -> Moments<'_, T>
+    where
+        T: FloatResult,
+    {
+        Moments { x: self, kind: Moment::Std, ddof: 0, cfg: Config::default() }
+    }
+
+    fn all(&self) -> ReductionCall<'_, bool> {
+        logical(self, false)
+    }
+
+    fn any(&self) -> ReductionCall<'_, bool> {
+        logical(self, true)
+    }
+}
+
+/// `all` (`any` when `any`) of `x`.
+fn logical<T: Scalar>(x: &Array<T>, any: bool) -> ReductionCall<'_, bool> {
+    let (kernel, instance): (&'static Kernel, &[DType]) = match (T::DTYPE == DType::Bool, any) {
+        (true, false) => (kernels::all_bool::__kernel(), &[]),
+        (true, true) => (kernels::any_bool::__kernel(), &[]),
+        (false, false) => (kernels::all::__kernel(), &[T::DTYPE]),
+        (false, true) => (kernels::any::__kernel(), &[T::DTYPE]),
+    };
+    // SAFETY: `all_bool`/`any_bool` map one bool array to bool (no generics); `all`/`any`
+    // (`T: Number`, every dtype but bool) map one array of `T` to bool, instance `[T]`. The
+    // accumulator is bool; both have an identity.
+    unsafe { ReductionCall::new(kernel, info(true, 1), instance, vec![Arg::array(x)]) }
+}
+
+/// The options shared by the builders below.
+struct Config<'a, Out: Scalar> {
+    axes: Axes,
+    keepdims: bool,
+    out: Option<&'a mut Array<Out>>,
+    stream: Option<&'a Stream>,
+}
+
+impl<Out: Scalar> Default for Config<'_, Out> {
+    fn default() -> Self {
+        Config { axes: Axes::All, keepdims: false, out: None, stream: None }
+    }
+}
+
+impl<'a, Out: Scalar> Config<'a, Out> {
+    /// The stream to run on: the given one, else the current stream of `x`'s device.
+    fn stream_for<T: Scalar>(&self, x: &Array<T>) -> Result<Stream> {
+        match self.stream {
+            Some(s) => Ok(s.clone()),
+            None => Stream::current_for(x.device()),
+        }
+    }
+
+    /// The reduced mask of `x` and the number of elements each output reduces.
+    fn reduced<T: Scalar>(&self, x: &Array<T>) -> Result<(Vec<bool>, usize)> {
+        let mask = reduction::plan::reduced_mask(x.ndim(), &self.axes)?;
+        let n = x.shape().iter().zip(&mask).filter(|(_, m)| **m).map(|(d, _)| *d).product();
+        Ok((mask, n))
+    }
+
+    /// Runs `call` with these options.
+    fn apply(self, call: ReductionCall<'a, Out>) -> ReductionCall<'a, Out> {
+        let mut call = call.axes(self.axes).keepdims(self.keepdims);
+        if let Some(o) = self.out {
+            call = call.out(o);
+        }
+        if let Some(s) = self.stream {
+            call = call.stream(s);
+        }
+        call
+    }
+}
+
+macro_rules! config_methods {
+    ($out:ty) => {
+        /// Reduce over one axis; negative counts from the end.
+        pub fn axis(mut self, axis: isize) -> Self {
+            self.cfg.axes = Axes::One(axis);
+            self
+        }
+
+        /// Reduce over several axes (`[0, 2]`, `vec![1, -1]`, `Axes::All`).
+        pub fn axes(mut self, axes: impl Into<Axes>) -> Self {
+            self.cfg.axes = axes.into();
+            self
+        }
+
+        /// Keep the reduced axes with extent 1.
+        pub fn keepdims(mut self, keepdims: bool) -> Self {
+            self.cfg.keepdims = keepdims;
+            self
+        }
+
+        /// Write into `out`, which must have exactly the output shape (any strides).
+        pub fn out(mut self, out: &'a mut Array<$out>) -> Self {
+            self.cfg.out = Some(out);
+            self
+        }
+
+        /// Run on `stream` (default: the current stream of the array's device).
+        pub fn stream(mut self, stream: &'a Stream) -> Self {
+            self.cfg.stream = Some(stream);
+            self
+        }
+    };
+}
+
+/// A one-element array holding `v`, on `stream`.
+fn scalar_on<V: Scalar>(v: V, stream: &Stream) -> Result<Array<V>> {
+    Array::from_shape_vec_on([1usize], &[v], stream)
+}
+
+/// `x.argmin()` / `x.argmax()`: an `Array<i64>` of indices along the reduced axes (the flat C-order
+/// index over several axes, like NumPy's `argmin` of `x` with those axes moved last and
+/// flattened), the first index among equal values. Two kernels run: the minimum (maximum), then
+/// the first index holding it.
+#[must_use = "a reduction does nothing until `run`"]
+pub struct ArgReduction<'a, T: Real> {
+    x: &'a Array<T>,
+    max: bool,
+    cfg: Config<'a, i64>,
+}
+
+impl<T: Real> std::fmt::Debug for ArgReduction<'_, T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct(if self.max { "ArgMax" } else { "ArgMin" })
+            .field("shape", &self.x.shape())
+            .field("axes", &self.cfg.axes)
+            .field("keepdims", &self.cfg.keepdims)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<'a, T: Real> ArgReduction<'a, T> {
+    config_methods!(i64);
+
+    /// Runs the reduction; returns the indices (a view of `out` when one was given).
+    pub fn run(self) -> Result<Array<i64>> {
+        let x = self.x;
+        let (mask, n) = self.cfg.reduced(x)?;
+        let what = if self.max { "argmax" } else { "argmin" };
+        let outs: usize = x.shape().iter().zip(&mask).filter(|(_, m)| !**m).map(|(d, _)| *d).product();
+        if n == 0 && outs > 0 {
+            return Err(Error::Reduction {
+                kernel: what.into(),
+                detail: format!(
+                    "an empty reduction (axes {:?} of shape {:?}) has no {what}; reduce over \
+                     axes with at least one element",
+                    self.cfg.axes,
+                    x.shape()
+                ),
+            });
+        }
+        let stream = self.cfg.stream_for(x)?;
+        let m = extremum(x, self.max).axes(self.cfg.axes.clone()).stream(&stream).run()?;
+        let count = scalar_on(n as u64, &stream)?;
+        let kernel = if T::DTYPE.is_float() { kernels::arg_of_float::__kernel() } else { kernels::arg_of_int::__kernel() };
+        // SAFETY: `arg_of_float<T: Float>` and `arg_of_int<T: Int>` (chosen by whether `T` is a
+        // float; every `Real` is an integer or a float) are `(x: T, m: Raw<T>, n: Raw<u64>) ->
+        // i64`, instance `[T]`: one array of `T`, a raw `T` array, a raw `u64` array, in that
+        // order; output i64 (no post), accumulator i64, with an identity.
+        let call = unsafe {
+            ReductionCall::new(
+                kernel,
+                info(true, 8),
+                &[T::DTYPE],
+                vec![Arg::array(x), Arg::raw(&m), Arg::raw(&count)],
+            )
+        };
+        self.cfg.apply(call).stream(&stream).run()
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Moment {
+    Mean,
+    Var,
+    Std,
+}
+
+/// `x.mean()`, `x.var()`, `x.std()`: accumulated in f64; the result is `T` for floats, `f64` for
+/// integers ([`FloatResult`]). `ddof` (variance and standard deviation) divides by `n - ddof`,
+/// NumPy's default being 0. The mean of an empty reduction is NaN, as in NumPy.
+#[must_use = "a reduction does nothing until `run`"]
+pub struct Moments<'a, T: FloatResult> {
+    x: &'a Array<T>,
+    kind: Moment,
+    ddof: usize,
+    cfg: Config<'a, T::Float>,
+}
+
+impl<T: FloatResult> std::fmt::Debug for Moments<'_, T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Moments")
+            .field("kind", &self.kind)
+            .field("ddof", &self.ddof)
+            .field("shape", &self.x.shape())
+            .field("axes", &self.cfg.axes)
+            .field("keepdims", &self.cfg.keepdims)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<'a, T: FloatResult> Moments<'a, T> {
+    config_methods!(T::Float);
+
+    /// Delta degrees of freedom: divide by `n - ddof` (default 0; 1 gives the sample variance).
+    pub fn ddof(mut self, ddof: usize) -> Self {
+        self.ddof = ddof;
+        self
+    }
+
+    /// Runs the reduction; returns the result (a view of `out` when one was given).
+    pub fn run(self) -> Result<Array<T::Float>> {
+        let x = self.x;
+        let float = T::DTYPE.is_float();
+        let (_, n) = self.cfg.reduced(x)?;
+        let stream = self.cfg.stream_for(x)?;
+        if n == 0 {
+            return self.empty(&stream);
+        }
+        let instance = [T::DTYPE];
+        if self.kind == Moment::Mean {
+            let scale = scalar_on(1.0 / n as f64, &stream)?;
+            let kernel = if float { kernels::mean_float::__kernel() } else { kernels::mean_f64::__kernel() };
+            // SAFETY: `mean_float<T: Float>` (output `T`) and `mean_f64<T: Real>` (output f64)
+            // both take one array of `T` and a raw f64 array, accumulate in f64 and have an
+            // identity; `T::Float` is `T` for floats and f64 for integers (`FloatResult`).
+            let call = unsafe { ReductionCall::new(kernel, info(true, 8), &instance, vec![Arg::array(x), Arg::raw(&scale)]) };
+            return self.cfg.apply(call).stream(&stream).run();
+        }
+        // The mean of each output, in f64, C order of the kept axes.
+        let inv_n = scalar_on(1.0 / n as f64, &stream)?;
+        // SAFETY: `mean_f64<T: Real>(x: T, scale: Raw<f64>) -> f64`, instance `[T]`.
+        let mean = unsafe {
+            ReductionCall::<f64>::new(kernels::mean_f64::__kernel(), info(true, 8), &instance, vec![Arg::array(x), Arg::raw(&inv_n)])
+        }
+        .axes(self.cfg.axes.clone())
+        .stream(&stream)
+        .run()?;
+        let count = scalar_on(n as u64, &stream)?;
+        // NumPy divides by max(n - ddof, 0).
+        let scale = scalar_on(1.0 / n.saturating_sub(self.ddof) as f64, &stream)?;
+        let kernel = match (self.kind, float) {
+            (Moment::Var, true) => kernels::var_float::__kernel(),
+            (Moment::Var, false) => kernels::var_f64::__kernel(),
+            (_, true) => kernels::std_float::__kernel(),
+            (_, false) => kernels::std_f64::__kernel(),
+        };
+        // SAFETY: `var_float`/`std_float<T: Float>` (output `T`) and `var_f64`/`std_f64<T: Real>`
+        // (output f64) take one array of `T`, then raw f64, u64 and f64 arrays; f64 accumulator,
+        // with an identity. `T::Float` is `T` for floats and f64 for integers (`FloatResult`).
+        let call = unsafe {
+            ReductionCall::new(
+                kernel,
+                info(true, 8),
+                &instance,
+                vec![Arg::array(x), Arg::raw(&mean), Arg::raw(&count), Arg::raw(&scale)],
+            )
+        };
+        self.cfg.apply(call).stream(&stream).run()
+    }
+
+    /// NaN for every output of an empty reduction (NumPy's `mean` and `var` of nothing).
+    fn empty(self, stream: &Stream) -> Result<Array<T::Float>> {
+        let shape = reduction::output_shape(&[Arg::array(self.x)], &self.cfg.axes, self.cfg.keepdims)?;
+        if self.cfg.out.is_some() {
+            return Err(Error::Unsupported {
+                what: format!(
+                    "an explicit output for the mean, variance or standard deviation of an empty \
+                     reduction (axes {:?} of shape {:?}): its result is NaN; leave out `out`",
+                    self.cfg.axes,
+                    self.x.shape()
+                ),
+            });
+        }
+        let size: usize = shape.iter().product();
+        Array::from_shape_vec_on(shape, &vec![<T::Float as Float>::nan(); size], stream)
+    }
+}

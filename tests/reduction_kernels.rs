@@ -1,0 +1,40 @@
+//! User `#[reduction]` kernels for `gpu_reduction_macro.rs`, precompiled by the root build script
+//! (listed in `build.rs`), so that their instances are served from the embedded fat binary.
+
+use cuprum::prelude::*;
+
+/// L2 norm (CuPy's ReductionKernel example): generic, accumulates in `T`.
+#[reduction(identity = T::zero(), reduce = |a, b| a + b, post = |a| a.sqrt(), instances = [f32, f64])]
+pub fn l2norm<T: Float>(x: T) -> T {
+    x * x
+}
+
+/// L2 norm of any float type accumulated in f64, rounded back to `T`.
+#[reduction(identity = 0.0, reduce = |a, b| a + b, post = |a| T::from_f64(a.sqrt()), acc = f64, instances = [f32])]
+pub fn l2norm_f64<T: Float>(x: T) -> f64 {
+    x.to_f64() * x.to_f64()
+}
+
+/// An int8 sum kept in int8: wraps like NumPy's `sum(dtype=int8)`.
+#[reduction(identity = 0, reduce = |a, b| a.wrapping_add(b))]
+pub fn sum_i8(x: i8) -> i8 {
+    x
+}
+
+/// The largest absolute value, no identity: an empty reduction is an error.
+#[reduction(reduce = |a, b| if a > b { a } else { b })]
+pub fn max_abs(x: f64) -> f64 {
+    x.abs()
+}
+
+/// A raw argument indexed with the loop index, the map's value converted to the accumulator.
+#[reduction(identity = 0.0, reduce = |a, b| a + b, acc = f64)]
+pub fn weighted_sum(x: f32, w: Raw<f32>) -> f32 {
+    x * w[index() % w.len()]
+}
+
+/// Two broadcast inputs, a post-map to another type.
+#[reduction(identity = 0.0, reduce = |a, b| a + b, post = |a| a as f32)]
+pub fn dot(x: f64, y: f64) -> f64 {
+    x * y
+}
