@@ -70,10 +70,10 @@ pub fn rows(dev: &Device, stream: &Stream, c: &Ceilings) -> Result<Vec<Row>> {
     // the unit + its instantiation line, load, launch. The ceiling: NVRTC compiling the same
     // kind of source (another instance), with nothing around it.
     let info = nvrtc::info()?;
-    let unit_src = cuprum_runtime::registry::kernels()
+    let unit = cuprum_runtime::registry::kernels()
         .find(|e| e.name == "copy_unrolled")
-        .map(|e| e.unit.source().to_string())
-        .unwrap_or_default();
+        .map(|e| e.unit)
+        .ok_or_else(|| cuprum_runtime::Error::Unsupported { what: "copy_unrolled is not registered".into() })?;
     // NVRTC keeps what it has compiled in this process: a source it has seen (or one differing
     // only in comments) compiles several times faster the second time. So the ceiling compiles
     // instances nobody compiled before, with the registry's source layout (unit, includes,
@@ -83,12 +83,11 @@ pub fn rows(dev: &Device, stream: &Stream, c: &Ceilings) -> Result<Vec<Row>> {
     let ceiling_types = [DType::U64, DType::Bool, DType::F16, DType::BF16, DType::C32];
     let mut ceiling_ms = Vec::new();
     for d in ceiling_types.iter().take(c.rounds.max(1)) {
-        let src = format!(
-            "{}\n{}{}\n",
-            unit_src.trim_end(),
+        let src = unit.instance_source(&format!(
+            "{}{}",
             cuprum_compiler::headers::includes_for(&[*d]),
             cuprum_compiler::mangle::instantiate_line("copy_unrolled", &format!("bench_ceiling_{}", d.short_name()), &[*d])
-        );
+        ));
         let start = Instant::now();
         nvrtc::compile(
             &nvrtc::Program {

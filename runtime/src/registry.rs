@@ -166,8 +166,10 @@ impl KernelUnit {
             extra
                 .entry(symbol.to_string())
                 .or_insert_with(|| {
-                    let source = format!("{}\n{}\n", self.source.trim_end(), instantiate());
-                    RawModule::new(source).options(self.options())
+                    // The unit's definitions without its own instantiation lines: the module
+                    // holds this one instance, not every precompiled one again (a file of many
+                    // kernels would otherwise recompile all of them for each new instance).
+                    RawModule::new(self.instance_source(&instantiate())).options(self.options())
                 })
                 .clone()
         };
@@ -183,6 +185,12 @@ impl KernelUnit {
         self.precompiled.contains(&symbol)
             || self.source.contains(&format!("({symbol},"))
             || self.source.contains(&format!("({symbol})"))
+    }
+
+    /// The source NVRTC compiles for an instance that is not precompiled: the unit's definitions
+    /// (without its own instantiation lines) and `instantiate`, the instance's line.
+    pub fn instance_source(&self, instantiate: &str) -> String {
+        format!("{}\n{instantiate}\n", definitions(&self.source))
     }
 
     /// The fat binary as a module when it has code for `device` (checked once per device: a
@@ -213,6 +221,17 @@ impl KernelUnit {
         });
         Ok(works.then_some(module))
     }
+}
+
+/// A unit's source without its instantiation lines (`CUPRUM_INSTANTIATE_<name>(SYMBOL, ...)` at the
+/// start of a line; the `#define`s of those macros stay).
+fn definitions(source: &str) -> String {
+    let mut out = String::with_capacity(source.len());
+    for line in source.lines().filter(|l| !l.starts_with("CUPRUM_INSTANTIATE_")) {
+        out.push_str(line);
+        out.push('\n');
+    }
+    out
 }
 
 /// One kernel as a generated launch function sees it: its unit, its name, and the instances
@@ -403,6 +422,8 @@ mod tests {
         assert!(unit.defines("cuprum_rawkernel_j"));
         assert!(!unit.defines("cuprum_rawkernel_k__f64"));
         assert!(!unit.defines("cuprum_rawkernel_k__f3"));
+        let defs = definitions(src);
+        assert!(defs.contains("#define CUPRUM_INSTANTIATE_k(NAME, T)") && !defs.contains("(cuprum_rawkernel_k__f32"));
         static LISTED: KernelUnit = KernelUnit::new("t", "", false, None, &[], &["cuprum_rawkernel_x"]);
         assert!(LISTED.defines("cuprum_rawkernel_x"));
     }
