@@ -79,7 +79,7 @@ pub fn rows(dev: &Device, stream: &Stream, c: &Ceilings) -> Result<Vec<Row>> {
     // instances nobody compiled before, with the registry's source layout (unit, includes,
     // instantiation line), and the first calls below use other instances again.
     let _ = info;
-    let options = nvrtc::effective_options(&[], c.target, false);
+    let options = nvrtc::effective_options(&["-fmad=false".to_string()], c.target, false);
     let ceiling_types = [DType::U64, DType::Bool, DType::F16, DType::BF16, DType::C32];
     let mut ceiling_ms = Vec::new();
     for d in ceiling_types.iter().take(c.rounds.max(1)) {

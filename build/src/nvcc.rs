@@ -138,9 +138,8 @@ impl Nvcc {
         let mut args = self.command.clone();
         args.extend(["-fatbin", "-std=c++17", "--threads"].map(OsString::from));
         args.push(job.threads.to_string().into());
-        if job.fast_math {
-            args.push("-use_fast_math".into());
-        }
+        // A generated unit keeps Rust's float semantics (no FMA contraction) unless fast-math.
+        args.extend(cuprum_compiler::back::cuda::unit_options(cuprum_compiler::back::cuda::UNIT_HEADER, job.fast_math).iter().map(OsString::from));
         for g in job.gencodes {
             args.push(format!("-gencode={g}").into());
         }

@@ -86,10 +86,10 @@ template <> struct int_limits<u8> { static __device__ __forceinline__ double lo(
 template <> struct int_limits<i16> { static __device__ __forceinline__ double lo() { return -32768.0; } static __device__ __forceinline__ double hi() { return 32767.0; } };
 template <> struct int_limits<u16> { static __device__ __forceinline__ double lo() { return 0.0; } static __device__ __forceinline__ double hi() { return 65535.0; } };
 template <typename I> __device__ __forceinline__ I cast_float(double x);
-template <> __device__ __forceinline__ i32 cast_float<i32>(double x) { return __double2int_rz(x); }
-template <> __device__ __forceinline__ u32 cast_float<u32>(double x) { return __double2uint_rz(x); }
-template <> __device__ __forceinline__ i64 cast_float<i64>(double x) { return __double2ll_rz(x); }
-template <> __device__ __forceinline__ u64 cast_float<u64>(double x) { return __double2ull_rz(x); }
+template <> __device__ __forceinline__ i32 cast_float<i32>(double x) { return x != x ? 0 : __double2int_rz(x); }
+template <> __device__ __forceinline__ u32 cast_float<u32>(double x) { return x != x ? 0u : __double2uint_rz(x); }
+template <> __device__ __forceinline__ i64 cast_float<i64>(double x) { return x != x ? 0ll : __double2ll_rz(x); }
+template <> __device__ __forceinline__ u64 cast_float<u64>(double x) { return x != x ? 0ull : __double2ull_rz(x); }
 template <typename I> __device__ __forceinline__ I cast_float_small(double x) {
     if (x != x) return 0;
     if (x <= int_limits<I>::lo()) return (I)int_limits<I>::lo();
@@ -100,12 +100,13 @@ template <> __device__ __forceinline__ i8 cast_float<i8>(double x) { return cast
 template <> __device__ __forceinline__ u8 cast_float<u8>(double x) { return cast_float_small<u8>(x); }
 template <> __device__ __forceinline__ i16 cast_float<i16>(double x) { return cast_float_small<i16>(x); }
 template <> __device__ __forceinline__ u16 cast_float<u16>(double x) { return cast_float_small<u16>(x); }
-// From f32, the 32-bit conversions are exact in f32 (the PTX conversions saturate, NaN -> 0).
+// From f32, the 32-bit conversions are exact in f32. The conversions saturate; NaN is tested
+// first because the double conversions give the most negative integer for it (seen on sm_90).
 template <typename I> __device__ __forceinline__ I cast_float(float x) { return cast_float<I>((double)x); }
-template <> __device__ __forceinline__ i32 cast_float<i32>(float x) { return __float2int_rz(x); }
-template <> __device__ __forceinline__ u32 cast_float<u32>(float x) { return __float2uint_rz(x); }
-template <> __device__ __forceinline__ i64 cast_float<i64>(float x) { return __float2ll_rz(x); }
-template <> __device__ __forceinline__ u64 cast_float<u64>(float x) { return __float2ull_rz(x); }
+template <> __device__ __forceinline__ i32 cast_float<i32>(float x) { return x != x ? 0 : __float2int_rz(x); }
+template <> __device__ __forceinline__ u32 cast_float<u32>(float x) { return x != x ? 0u : __float2uint_rz(x); }
+template <> __device__ __forceinline__ i64 cast_float<i64>(float x) { return x != x ? 0ll : __float2ll_rz(x); }
+template <> __device__ __forceinline__ u64 cast_float<u64>(float x) { return x != x ? 0ull : __float2ull_rz(x); }
 
 }  // namespace cuprum
 

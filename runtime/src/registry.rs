@@ -137,9 +137,7 @@ impl KernelUnit {
 
     fn options(&self) -> Vec<String> {
         let mut o = self.extra_options.clone();
-        if self.fast_math {
-            o.push("--use_fast_math".into());
-        }
+        o.extend(cuprum_compiler::back::cuda::unit_options(&self.source, self.fast_math).iter().map(|s| s.to_string()));
         o
     }
 

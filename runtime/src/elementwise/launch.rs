@@ -347,7 +347,9 @@ pub(crate) fn prepare(name: &str, signature: &[Param], instance: &[DType], args:
     }
     let shape = match loop_shape(name, args, opts.size) {
         Ok(s) => s,
-        Err(e) => return Err(output_mismatch(name, signature, args).unwrap_or(e)),
+        // Inputs that broadcast with an output that does not: report the output.
+        Err(e @ Error::Broadcast { .. }) => return Err(output_mismatch(name, signature, args).unwrap_or(e)),
+        Err(e) => return Err(e),
     };
     for (p, a) in signature.iter().zip(args) {
         if let Arg::Out(x) = a {
