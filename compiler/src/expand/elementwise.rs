@@ -261,7 +261,10 @@ pub(super) fn call_module(f: &syn::ItemFn, unit: &UnitInfo) -> TokenStream {
                 )
             };
             #(#out_allocs)*
-            call_into_with(#options, #(#forward,)* #(&mut #out_idents),*)?;
+            // The outputs now have the loop's shape: they set the loop (a size given with them
+            // would be rejected by `launch`).
+            let __cuprum_opts = __cuprum::elementwise::Options { size: ::core::option::Option::None, ..*#options };
+            call_into_with(&__cuprum_opts, #(#forward,)* #(&mut #out_idents),*)?;
             ::core::result::Result::Ok(#ret_val)
         }
     };
