@@ -12,8 +12,9 @@ mod kernels;
 use cuprum::runtime::{registry, Array, Device, Error, LaunchConfig, Result};
 
 fn main() {
-    println!("kernels in this program:");
-    for e in registry::kernels() {
+    let builtin = registry::kernels().filter(|e| e.unit.file().contains("kernels/elementwise.rs") || e.unit.file().contains("kernels/reductions.rs")).count();
+    println!("kernels in this program: {builtin} built-in (array operators and reductions), and the quickstart's:");
+    for e in registry::kernels().filter(|e| e.unit.file().contains("quickstart")) {
         let aot = match e.unit.fatbin() {
             Some(f) => format!("fat binary of {} bytes for {}", f.len(), e.unit.targets().join(", ")),
             None => "no fat binary (JIT through NVRTC on first use)".to_string(),
@@ -55,6 +56,25 @@ fn run() -> Result<()> {
     let rel = ((got - want) / want).abs();
     println!("sum_squares: {got:.1} (host, f64: {want:.1}; relative error {rel:.1e})");
 
+    // An elementwise kernel with broadcasting: (1024, 1024) against (1024,), output allocated.
+    let (rows, cols) = (1024usize, 1024usize);
+    let a = Array::from_shape_vec([rows, cols], x[..rows * cols].to_vec())?;
+    let b = Array::from_slice(&y[..cols])?;
+    let d = kernels::squared_diff_ew::call(&a, &b)?;
+    let dv = d.to_vec()?;
+    let bad_ew = (0..rows * cols).filter(|&i| dv[i] != kernels::squared_diff(x[i], y[i % cols])).count();
+    println!("squared_diff_ew::<f32> on {:?} - {:?}: {bad_ew} mismatches against the host", a.shape(), b.shape());
+
+    // A reduction along an axis: the L2 norm of each row.
+    let norms = kernels::l2norm::call(&a).axis(1).run()?.to_vec()?;
+    let worst = (0..rows)
+        .map(|r| {
+            let want: f64 = x[r * cols..(r + 1) * cols].iter().map(|&v| (v as f64) * (v as f64)).sum::<f64>().sqrt();
+            ((norms[r] - want) / want).abs()
+        })
+        .fold(0.0f64, f64::max);
+    println!("l2norm along axis 1 of {:?}: norms[0] = {:.4}, worst relative error {worst:.1e}", a.shape(), norms[0]);
+
     for s in registry::served() {
         let how = match s.layer.name() {
             "aot" => "the embedded fat binary",
@@ -65,7 +85,7 @@ fn run() -> Result<()> {
         };
         println!("  {} came from {how}", s.symbol);
     }
-    if bad != 0 || rel > 1e-4 {
+    if bad != 0 || rel > 1e-4 || bad_ew != 0 || worst > 1e-12 {
         return Err(Error::Unsupported { what: "quickstart results differ from the host reference".into() });
     }
     Ok(())

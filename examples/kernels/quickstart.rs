@@ -41,3 +41,16 @@ pub fn sum_squares(x: &[f32], out: &mut [f32]) {
         atomic_add(out, 0usize, s[0]);
     }
 }
+
+/// z = (x - y)^2 with broadcasting (CuPy's ElementwiseKernel): the same function as above, as an
+/// elementwise kernel.
+#[elementwise]
+pub fn squared_diff_ew<T: Float>(x: T, y: T) -> T {
+    squared_diff(x, y)
+}
+
+/// The L2 norm along axes (CuPy's ReductionKernel), accumulated in f64.
+#[reduction(identity = 0.0, reduce = |a, b| a + b, post = |a| a.sqrt(), acc = f64)]
+pub fn l2norm(x: f32) -> f64 {
+    (x as f64) * (x as f64)
+}
