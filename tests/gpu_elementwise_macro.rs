@@ -580,3 +580,27 @@ fn astype_between_every_real_dtype() {
     let layer = |s: &str| served.iter().find(|x| x.symbol == s).map(|x| x.layer);
     assert_eq!(layer("cuprum_elementwise_cast_f32_s32__i32"), Some(Layer::Aot), "{served:?}");
 }
+
+/// Creation fills run on the device (memset for zero bytes, the fill kernel otherwise) and a
+/// non-contiguous view is gathered on the device by the copy kernel before the download.
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn device_fills_and_gathers() {
+    use cuprum::runtime::Array;
+    let z = Array::<f64>::zeros([3, 1000]).unwrap();
+    assert!(z.to_vec().unwrap().iter().all(|&v| v == 0.0));
+    let f = Array::<f32>::full([7, 9], 2.5).unwrap();
+    assert!(f.to_vec().unwrap().iter().all(|&v| v == 2.5));
+    let m = Array::<i64>::full([1001], -1).unwrap();
+    assert!(m.to_vec().unwrap().iter().all(|&v| v == -1));
+    let b = Array::<bool>::full([33], true).unwrap();
+    assert!(b.to_vec().unwrap().iter().all(|&v| v));
+    let nz = Array::<f32>::full([5], -0.0).unwrap();
+    assert!(nz.to_vec().unwrap().iter().all(|v| v.to_bits() == (-0.0f32).to_bits()));
+    let (rows, cols) = (37usize, 53usize);
+    let host: Vec<i32> = (0..rows * cols).map(|v| (v as i32).wrapping_mul(2654435761u32 as i32)).collect();
+    let a = Array::from_shape_vec([rows, cols], host.clone()).unwrap();
+    let t = a.transpose();
+    let want: Vec<i32> = (0..rows * cols).map(|q| host[(q % rows) * cols + q / rows]).collect();
+    assert_eq!(t.to_vec().unwrap(), want);
+}

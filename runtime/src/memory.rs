@@ -448,6 +448,19 @@ impl DeviceBuffer {
             .map_err(Error::driver_fn("cuMemcpyHtoDAsync"))
     }
 
+    /// Sets every byte of the buffer to zero, queued on `stream`.
+    pub fn zero(&self, stream: &Stream) -> Result<()> {
+        if self.len == 0 {
+            return Ok(());
+        }
+        self.check_stream(stream)?;
+        self.device().bind_to_thread()?;
+        // SAFETY: the range is exactly this live allocation, and the stream belongs to its device
+        // (checked above); the memset is ordered on the stream like every other use of the buffer.
+        unsafe { result::memset_d8_async(self.ptr, 0, self.len, stream.handle()) }
+            .map_err(Error::driver_fn("cuMemsetD8Async"))
+    }
+
     /// Copies bytes from the buffer at `byte_offset` into `dst`, ordered on `stream`, and waits
     /// for the copy.
     pub fn read_bytes(&self, byte_offset: usize, dst: &mut [u8], stream: &Stream) -> Result<()> {

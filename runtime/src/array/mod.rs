@@ -209,12 +209,18 @@ impl<T: Scalar> Array<T> {
         Array::from_slice(&data)
     }
 
-    /// An array of `shape` filled with `value`.
+    /// An array of `shape` filled with `value`, filled on the device: a memset when the value's
+    /// bytes are all zero, else the built-in fill kernel (or, without the `cuprum` crate that
+    /// holds it, an upload from the host).
     pub fn full(shape: impl IntoShape, value: T) -> Result<Array<T>> {
-        let shape = shape.into_shape();
-        let n = shape::size_of(&shape)?;
-        // Filled on the host for now; the built-in fill kernel replaces this.
-        Array::from_shape_vec_on(shape, &vec![value; n], &Stream::current()?)
+        let stream = Stream::current()?;
+        let mut a = Array::empty_on(shape, &stream)?;
+        if as_bytes(std::slice::from_ref(&value)).iter().all(|&b| b == 0) {
+            a.buf.zero(&stream)?;
+        } else {
+            a.fill(value)?;
+        }
+        Ok(a)
     }
 
     /// An array of `shape` filled with zeros (`T::default()`: 0, `false`, `0+0i`).
@@ -334,6 +340,13 @@ impl<T: Scalar> Array<T> {
         let Some((lo, hi)) = self.layout.index_range() else {
             return Ok(Vec::new());
         };
+        if !self.is_c_contiguous() {
+            // Gathered on the device (only the elements cross the bus) when the copy kernel is
+            // linked.
+            if let Some(copied) = self.copy_on_device() {
+                return copied?.to_vec();
+            }
+        }
         let span = read_elems::<T>(&self.buf, lo, hi - lo + 1, &stream)?;
         if self.is_c_contiguous() {
             return Ok(span);
