@@ -11,6 +11,10 @@
 
 #![allow(clippy::type_complexity, clippy::needless_range_loop)]
 
+#[path = "../runtime/tests/support/mod.rs"]
+mod support;
+use support::Rng;
+
 mod elementwise_kernels;
 
 use cuprum::prelude::{with_elementwise_index, Raw};
@@ -24,24 +28,6 @@ use num_complex::Complex;
 
 const GPU: &str = "needs a CUDA GPU";
 
-struct Rng(u64);
-impl Rng {
-    fn new() -> Rng {
-        let t = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_nanos() as u64;
-        Rng(t | 1)
-    }
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    /// Uniform in [lo, hi), never exactly 0.
-    fn range(&mut self, lo: f64, hi: f64) -> f64 {
-        let v = lo + (self.next() >> 11) as f64 / (1u64 << 53) as f64 * (hi - lo);
-        if v == 0.0 { 0.25 } else { v }
-    }
-}
 
 /// Random values of a dtype (never all zeros) and a poison value.
 trait Gen: Scalar + Copy {

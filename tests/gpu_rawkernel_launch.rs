@@ -3,6 +3,10 @@
 //! reference, on fresh random inputs with outputs poisoned before the launch, plus the checks
 //! made before a launch and the instance lookup (precompiled instances and NVRTC on demand).
 
+#[path = "../runtime/tests/support/mod.rs"]
+mod support;
+use support::Rng;
+
 mod rawkernel_kernels;
 
 use cuprum::runtime::registry;
@@ -14,23 +18,6 @@ use rawkernel_kernels as k;
 
 const GPU: &str = "needs a CUDA GPU";
 
-struct Rng(u64);
-impl Rng {
-    fn new() -> Rng {
-        let t = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_nanos() as u64;
-        Rng(t | 1)
-    }
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    /// Uniform in [0, 1).
-    fn unit(&mut self) -> f64 {
-        (self.next() >> 11) as f64 / (1u64 << 53) as f64
-    }
-}
 
 /// Random values of a dtype (never all zeros), and a poison value.
 trait Gen: Scalar {

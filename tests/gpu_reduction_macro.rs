@@ -7,6 +7,10 @@
 //! `cargo test -p cuprum --test gpu_reduction_macro -- --include-ignored` (build with nvcc, e.g.
 //! after `source scripts/cuda-env.sh`, so that the precompiled instances are embedded).
 
+#[path = "../runtime/tests/support/mod.rs"]
+mod support;
+use support::Rng;
+
 mod reduction_kernels;
 
 use cuprum::prelude::*;
@@ -23,29 +27,7 @@ const GPU: &str = "needs a CUDA GPU";
 // Helpers
 // ------------------------------------------------------------------------------------------
 
-struct Rng(u64);
 
-impl Rng {
-    fn new() -> Rng {
-        let t = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_nanos() as u64;
-        Rng((t ^ 0xD1B5_4A32_D192_ED03) | 1)
-    }
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    /// Uniform in [lo, hi), never exactly 0.
-    fn uniform(&mut self, lo: f64, hi: f64) -> f64 {
-        let v = lo + (self.next() >> 11) as f64 / (1u64 << 53) as f64 * (hi - lo);
-        if v == 0.0 { (hi - lo) / 7.0 } else { v }
-    }
-    /// An integer in [lo, hi].
-    fn int(&mut self, lo: i64, hi: i64) -> i64 {
-        lo + (self.next() % (hi - lo + 1) as u64) as i64
-    }
-}
 
 /// The element types the array reductions are checked on.
 trait Elem: Scalar + FloatResult + Number {
@@ -72,8 +54,8 @@ elem_int!(i32, i64);
 macro_rules! elem_float {
     ($($t:ty),*) => {$(
         impl Elem for $t {
-            fn draw(r: &mut Rng) -> $t { r.uniform(-4.0, 4.0) as $t }
-            fn draw_near_one(r: &mut Rng) -> $t { r.uniform(0.9, 1.1) as $t }
+            fn draw(r: &mut Rng) -> $t { r.range(-4.0, 4.0) as $t }
+            fn draw_near_one(r: &mut Rng) -> $t { r.range(0.9, 1.1) as $t }
             fn poison() -> $t { <$t>::NAN }
             fn f(self) -> f64 { self as f64 }
         }
@@ -184,7 +166,7 @@ fn l2norm_over_axes_keepdims_out_and_stream() {
     let _ = GPU;
     let mut rng = Rng::new();
     let shape = [37usize, 129, 5];
-    let host: Vec<f32> = (0..shape.iter().product()).map(|_| rng.uniform(-4.0, 4.0) as f32).collect();
+    let host: Vec<f32> = (0..shape.iter().product()).map(|_| rng.range(-4.0, 4.0) as f32).collect();
     let x = Array::from_shape_vec(shape, host.clone()).unwrap();
     for (axes, keepdims) in axes_3d() {
         let m = mask_of(3, &axes);
@@ -248,8 +230,8 @@ fn int8_sums_wrap() {
 fn raw_and_broadcast_arguments() {
     let mut rng = Rng::new();
     let (rows, cols) = (4usize, 300usize);
-    let xs: Vec<f32> = (0..rows * cols).map(|_| rng.uniform(-4.0, 4.0) as f32).collect();
-    let ws: Vec<f32> = (0..7).map(|_| rng.uniform(-4.0, 4.0) as f32).collect();
+    let xs: Vec<f32> = (0..rows * cols).map(|_| rng.range(-4.0, 4.0) as f32).collect();
+    let ws: Vec<f32> = (0..7).map(|_| rng.range(-4.0, 4.0) as f32).collect();
     let x = Array::from_shape_vec([rows, cols], xs.clone()).unwrap();
     let w = Array::from_vec(ws.clone()).unwrap();
     let got = k::weighted_sum::call(&x, &w).axis(1).run().unwrap().to_vec().unwrap();
@@ -257,8 +239,8 @@ fn raw_and_broadcast_arguments() {
         let want: f64 = (0..cols).map(|r| (xs[o * cols + r] * ws[(o * cols + r) % 7]) as f64).sum();
         close(got[o], want, 1e-9 * (1.0 + want.abs()), &format!("weighted_sum row {o}"));
     }
-    let xs: Vec<f64> = (0..50 * 64).map(|_| rng.uniform(-4.0, 4.0)).collect();
-    let ys: Vec<f64> = (0..64).map(|_| rng.uniform(-4.0, 4.0)).collect();
+    let xs: Vec<f64> = (0..50 * 64).map(|_| rng.range(-4.0, 4.0)).collect();
+    let ys: Vec<f64> = (0..64).map(|_| rng.range(-4.0, 4.0)).collect();
     let x = Array::from_shape_vec([50usize, 64], xs.clone()).unwrap();
     let y = Array::from_vec(ys.clone()).unwrap();
     let mut out = Array::<f32>::full([50usize, 1], f32::NAN).unwrap();
@@ -308,7 +290,7 @@ fn precompiled_instances_are_served_from_the_fat_binary() {
         "tests/reduction_kernels.rs was built without nvcc; build with nvcc on PATH (source scripts/cuda-env.sh)"
     );
     let mut rng = Rng::new();
-    let host: Vec<f32> = (0..4096).map(|_| rng.uniform(-4.0, 4.0) as f32).collect();
+    let host: Vec<f32> = (0..4096).map(|_| rng.range(-4.0, 4.0) as f32).collect();
     let x = Array::from_shape_vec([64usize, 64], host).unwrap();
     k::l2norm::call(&x).run().unwrap();
     k::l2norm::call(&x).axis(0).run().unwrap();

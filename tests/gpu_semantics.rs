@@ -4,6 +4,10 @@
 //! poisoned before the launch. Host references assume release semantics (overflow wraps): run
 //! with `--release` (the GPU machine's runner does), the tests refuse to run otherwise.
 
+#[path = "../runtime/tests/support/mod.rs"]
+mod support;
+use support::Rng;
+
 mod semantics_kernels;
 
 use std::sync::OnceLock;
@@ -32,19 +36,6 @@ fn kernel(name: &str) -> RawKernel {
     module().get_function(&sym).unwrap_or_else(|e| panic!("{sym}: {e}"))
 }
 
-struct Rng(u64);
-impl Rng {
-    fn new() -> Rng {
-        let t = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_nanos() as u64;
-        Rng(t | 1)
-    }
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-}
 
 const N: usize = 4099;
 

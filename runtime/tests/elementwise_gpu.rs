@@ -7,7 +7,9 @@
 //! `#[ignore = "needs a CUDA GPU"]`: run on a GPU machine with
 //! `cargo test -p cuprum-runtime --release --test elementwise_gpu -- --include-ignored --test-threads 1`.
 
-use std::sync::atomic::{AtomicU64, Ordering};
+mod support;
+use support::Rng;
+
 use std::sync::OnceLock;
 
 use cuprum_runtime::elementwise::{
@@ -21,37 +23,16 @@ use num_complex::Complex;
 
 // ---- helpers -------------------------------------------------------------------------------
 
-struct Rng(u64);
 
-impl Rng {
-    fn new() -> Rng {
-        static N: AtomicU64 = AtomicU64::new(0);
-        let t = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_nanos() as u64;
-        Rng((t ^ N.fetch_add(0x9E37_79B9_7F4A_7C15, Ordering::Relaxed) ^ 0xD1B5_4A32_D192_ED03) | 1)
-    }
-    fn next(&mut self) -> u64 {
-        let mut x = self.0;
-        x ^= x >> 12;
-        x ^= x << 25;
-        x ^= x >> 27;
-        self.0 = x;
-        x.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-    /// Uniform in [-4, 4), never exactly 0.
-    fn f64(&mut self) -> f64 {
-        let v = (self.next() >> 11) as f64 / (1u64 << 53) as f64 * 8.0 - 4.0;
-        if v == 0.0 { 0.5 } else { v }
-    }
-}
 
 /// Random values of every dtype, as `Value`s (small integers so that sums stay exact in f64).
 fn random_value(d: DType, r: &mut Rng) -> Value {
-    let f = r.f64();
+    let f = r.range(-4.0, 4.0);
     let i = (r.next() % 200) as i64 - 100;
     match d {
         DType::Bool => Value::Bool(r.next() & 1 == 1),
         DType::F16 | DType::BF16 | DType::F32 | DType::F64 => Value::F64(f).cast(d),
-        DType::C32 | DType::C64 => Value::C64(Complex::new(f, r.f64())).cast(d),
+        DType::C32 | DType::C64 => Value::C64(Complex::new(f, r.range(-4.0, 4.0))).cast(d),
         _ => Value::I64(i).cast(d),
     }
 }
@@ -199,7 +180,7 @@ fn check_squared_diff<T: Float>(x: &Array<T>, y: &Array<T>, tol: f64) {
 
 fn random_array<T: Float>(shape: &[usize], r: &mut Rng) -> Array<T> {
     let n: usize = shape.iter().product();
-    let v: Vec<T> = (0..n).map(|_| T::from_f64(r.f64())).collect();
+    let v: Vec<T> = (0..n).map(|_| T::from_f64(r.range(-4.0, 4.0))).collect();
     Array::from_shape_vec(shape.to_vec(), v).unwrap()
 }
 

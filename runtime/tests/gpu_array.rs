@@ -2,35 +2,15 @@
 //! ndarray interop, creation functions. Run on a GPU machine with
 //! `cargo test -p cuprum-runtime --test gpu_array -- --include-ignored`.
 
+mod support;
+use support::Rng;
+
 use cuprum_runtime::{Array, Error, Slice};
 use half::{bf16, f16};
 use num_complex::Complex;
 
 /// xorshift64*: fresh random data per test (seeded from the clock), no external crate.
-struct Rng(u64);
 
-impl Rng {
-    fn new() -> Rng {
-        let t = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map(|d| d.as_nanos() as u64)
-            .unwrap_or(0x1234_5678);
-        let seed = t ^ 0x9e37_79b9_7f4a_7c15;
-        eprintln!("rng seed {seed:#x}");
-        Rng(seed | 1)
-    }
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-    /// Uniform in [-1, 1), never exactly 0.
-    fn unit(&mut self) -> f64 {
-        let v = (self.next() >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0;
-        if v == 0.0 { 0.5 } else { v }
-    }
-}
 
 trait Random: Sized {
     fn random(r: &mut Rng) -> Self;
@@ -56,22 +36,22 @@ impl Random for bool {
 }
 impl Random for f32 {
     fn random(r: &mut Rng) -> Self {
-        (r.unit() * 1000.0) as f32
+        (r.range(-1.0, 1.0) * 1000.0) as f32
     }
 }
 impl Random for f64 {
     fn random(r: &mut Rng) -> Self {
-        r.unit() * 1e6
+        r.range(-1.0, 1.0) * 1e6
     }
 }
 impl Random for f16 {
     fn random(r: &mut Rng) -> Self {
-        f16::from_f64(r.unit() * 100.0)
+        f16::from_f64(r.range(-1.0, 1.0) * 100.0)
     }
 }
 impl Random for bf16 {
     fn random(r: &mut Rng) -> Self {
-        bf16::from_f64(r.unit() * 100.0)
+        bf16::from_f64(r.range(-1.0, 1.0) * 100.0)
     }
 }
 impl Random for Complex<f32> {

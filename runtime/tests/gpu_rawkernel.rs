@@ -11,10 +11,38 @@
 //! Tests about processes and the environment re-run this binary (`child_entry`) with
 //! `CUPRUM_GPU_TEST_CHILD` naming what to do and the variables under test set.
 
+mod support;
+use support::Rng;
+
+/// This file's draws.
+trait Draws {
+    fn f32(&mut self) -> f32;
+    fn f64(&mut self) -> f64;
+    fn i32(&mut self) -> i32;
+    fn vec_f32(&mut self, n: usize) -> Vec<f32>;
+}
+
+impl Draws for Rng {
+    /// Uniform in [-8, 8), never exactly zero.
+    fn f32(&mut self) -> f32 {
+        let v = self.range(-8.0, 8.0) as f32;
+        if v == 0.0 { 0.5 } else { v }
+    }
+    fn f64(&mut self) -> f64 {
+        self.range(-8.0, 8.0)
+    }
+    fn i32(&mut self) -> i32 {
+        self.int(-(1 << 29), (1 << 31) - (1 << 29) - 1) as i32
+    }
+    fn vec_f32(&mut self, n: usize) -> Vec<f32> {
+        (0..n).map(|_| self.f32()).collect()
+    }
+}
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::OnceLock;
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use cuprum_runtime::cache::{self, CacheConfig};
 use cuprum_runtime::kernel::RawKernel;
@@ -30,43 +58,7 @@ use num_complex::Complex;
 // ------------------------------------------------------------------------------------------
 
 /// xorshift64*, seeded from the clock and a counter: fresh inputs on every run.
-struct Rng(u64);
 
-impl Rng {
-    fn new() -> Rng {
-        static N: AtomicU64 = AtomicU64::new(0);
-        let t = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .unwrap()
-            .as_nanos() as u64;
-        let seed =
-            t ^ N.fetch_add(0x9E37_79B9_7F4A_7C15, Ordering::Relaxed) ^ 0xD1B5_4A32_D192_ED03;
-        Rng(seed | 1)
-    }
-    fn next(&mut self) -> u64 {
-        let mut x = self.0;
-        x ^= x >> 12;
-        x ^= x << 25;
-        x ^= x >> 27;
-        self.0 = x;
-        x.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-    /// Uniform in [-8, 8), never exactly zero.
-    fn f32(&mut self) -> f32 {
-        let v = (self.next() >> 40) as f32 / (1u64 << 24) as f32 * 16.0 - 8.0;
-        if v == 0.0 { 0.5 } else { v }
-    }
-    fn f64(&mut self) -> f64 {
-        let v = (self.next() >> 11) as f64 / (1u64 << 53) as f64 * 16.0 - 8.0;
-        if v == 0.0 { 0.25 } else { v }
-    }
-    fn i32(&mut self) -> i32 {
-        (self.next() >> 33) as i32 - (1 << 29)
-    }
-    fn vec_f32(&mut self, n: usize) -> Vec<f32> {
-        (0..n).map(|_| self.f32()).collect()
-    }
-}
 
 /// A directory under the system temp dir, removed on success.
 struct TempDir(PathBuf);

@@ -9,8 +9,33 @@
 //! compared with a host reference (integers exactly, floats against f64 sums).
 //! The argument checks run before any device work, so they are tested on the CPU too.
 
+mod support;
+use support::Rng;
+
+/// This file's draws.
+trait Draws {
+    fn i8(&mut self) -> i8;
+    fn f32(&mut self) -> f32;
+    fn f64(&mut self) -> f64;
+}
+
+impl Draws for Rng {
+    /// Any int8 but 0.
+    fn i8(&mut self) -> i8 {
+        let v = (self.next() >> 56) as i8;
+        if v == 0 { 1 } else { v }
+    }
+    /// Uniform in [-4, 4), never 0.
+    fn f32(&mut self) -> f32 {
+        let v = self.range(-4.0, 4.0) as f32;
+        if v == 0.0 { 0.5 } else { v }
+    }
+    fn f64(&mut self) -> f64 {
+        self.range(-4.0, 4.0)
+    }
+}
+
 use std::sync::OnceLock;
-use std::sync::atomic::{AtomicU64, Ordering};
 
 use cuprum_runtime::reduction::{self, Arg, ArrayRef, Axes, OutArg, Options, ReductionInfo, ReductionKernel};
 use cuprum_runtime::registry::{Kernel, KernelUnit};
@@ -164,37 +189,7 @@ mod generated {
 // Helpers
 // ------------------------------------------------------------------------------------------
 
-struct Rng(u64);
 
-impl Rng {
-    fn new() -> Rng {
-        static N: AtomicU64 = AtomicU64::new(0);
-        let t = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_nanos() as u64;
-        Rng((t ^ N.fetch_add(0x9E37_79B9_7F4A_7C15, Ordering::Relaxed) ^ 0xD1B5_4A32_D192_ED03) | 1)
-    }
-    fn next(&mut self) -> u64 {
-        let mut x = self.0;
-        x ^= x >> 12;
-        x ^= x << 25;
-        x ^= x >> 27;
-        self.0 = x;
-        x.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-    /// Any int8 but 0.
-    fn i8(&mut self) -> i8 {
-        let v = (self.next() >> 56) as i8;
-        if v == 0 { 1 } else { v }
-    }
-    /// Uniform in [-4, 4), never 0.
-    fn f32(&mut self) -> f32 {
-        let v = (self.next() >> 40) as f32 / (1u64 << 24) as f32 * 8.0 - 4.0;
-        if v == 0.0 { 0.5 } else { v }
-    }
-    fn f64(&mut self) -> f64 {
-        let v = (self.next() >> 11) as f64 / (1u64 << 53) as f64 * 8.0 - 4.0;
-        if v == 0.0 { 0.25 } else { v }
-    }
-}
 
 fn setup() -> Device {
     Device::current().unwrap_or_else(|e| panic!("GPU tests need a CUDA GPU: {e}"))
