@@ -10,6 +10,12 @@
 mod support;
 use support::Rng;
 
+/// The tests of this file run one at a time: some read the process-wide variant counters.
+fn serial() -> std::sync::MutexGuard<'static, ()> {
+    static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    SERIAL.lock().unwrap_or_else(|e| e.into_inner())
+}
+
 use std::sync::OnceLock;
 
 use cuprum_runtime::elementwise::{
@@ -187,6 +193,7 @@ fn random_array<T: Float>(shape: &[usize], r: &mut Rng) -> Array<T> {
 #[test]
 #[ignore = "needs a CUDA GPU"]
 fn typed_wrapper_runs_every_variant() {
+    let _serial = serial();
     let mut r = Rng::new();
     elementwise::reset_variant_counts();
     // Contiguous, odd length (vector body and scalar tail).
@@ -227,6 +234,7 @@ fn typed_wrapper_runs_every_variant() {
 #[test]
 #[ignore = "needs a CUDA GPU"]
 fn explicit_output_block_sizes_and_shape_mismatch() {
+    let _serial = serial();
     let mut r = Rng::new();
     let x = random_array::<f32>(&[5000], &mut r);
     let y = random_array::<f32>(&[5000], &mut r);
@@ -255,6 +263,7 @@ fn add_kernel() -> ElementwiseKernel {
 #[test]
 #[ignore = "needs a CUDA GPU"]
 fn array_plus_scalar_every_dtype_and_scalars_wrap() {
+    let _serial = serial();
     let k = add_kernel();
     let mut r = Rng::new();
     for d in DType::ALL {
@@ -278,6 +287,7 @@ fn array_plus_scalar_every_dtype_and_scalars_wrap() {
 #[test]
 #[ignore = "needs a CUDA GPU"]
 fn strided_inputs_of_every_dtype_match_the_host() {
+    let _serial = serial();
     let k = add_kernel();
     let mut r = Rng::new();
     for d in DType::ALL {
@@ -311,6 +321,7 @@ fn strided_inputs_of_every_dtype_match_the_host() {
 #[test]
 #[ignore = "needs a CUDA GPU"]
 fn raw_manual_indexing_equals_the_broadcast_kernel() {
+    let _serial = serial();
     let mut r = Rng::new();
     let n = 1000;
     let x = random_array::<f32>(&[n], &mut r);
@@ -324,6 +335,7 @@ fn raw_manual_indexing_equals_the_broadcast_kernel() {
 #[test]
 #[ignore = "needs a CUDA GPU"]
 fn size_rules_on_the_gpu() {
+    let _serial = serial();
     let mut r = Rng::new();
     let x = random_array::<f32>(&[64], &mut r);
     // All raw: the size is required, then sets the loop.
@@ -355,6 +367,7 @@ fn size_rules_on_the_gpu() {
 #[test]
 #[ignore = "needs a CUDA GPU"]
 fn raw_arrays_size_shape_strides_and_flat_index() {
+    let _serial = serial();
     let mut r = Rng::new();
     let base = random_array::<f64>(&[6, 4], &mut r);
     let t = base.transpose(); // (4, 6), strides (1, 4)
@@ -375,6 +388,7 @@ fn raw_arrays_size_shape_strides_and_flat_index() {
 #[test]
 #[ignore = "needs a CUDA GPU"]
 fn concurrent_first_calls_compile_once() {
+    let _serial = serial();
     let tag = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_nanos();
     let op = format!("z = x * y /* {tag} */");
     let x = Array::<f32>::from_vec((0..256).map(|v| v as f32 + 0.5).collect()).unwrap();
@@ -401,6 +415,7 @@ fn concurrent_first_calls_compile_once() {
 #[test]
 #[ignore = "needs a CUDA GPU"]
 fn index_boundary_int8() {
+    let _serial = serial();
     let dev = Device::current().unwrap();
     let k = add_kernel();
     for n in [(1usize << 31) - 1024, (1usize << 31) + 1024, (1usize << 32) - 1024, (1usize << 32) + 1024] {
