@@ -98,7 +98,7 @@ impl DType {
     }
 
     /// Size in bytes.
-    pub fn size(self) -> usize {
+    pub const fn size(self) -> usize {
         match self {
             DType::Bool | DType::I8 | DType::U8 => 1,
             DType::I16 | DType::U16 | DType::F16 | DType::BF16 => 2,

@@ -11,6 +11,7 @@
 pub mod lang;
 
 pub mod array;
+pub mod element;
 pub mod device;
 pub mod env;
 pub mod error;
@@ -30,6 +31,7 @@ pub mod stats;
 
 pub use array::{Array, IntoShape, Slice, where_};
 pub use device::Device;
+pub use element::{Element, ElemType, StructType};
 pub use error::{Error, Result};
 pub use memory::{DeviceBuffer, MemoryPool};
 pub use stream::{Event, Stream, StreamGuard};

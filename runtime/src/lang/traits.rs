@@ -29,7 +29,6 @@
 //! wrap in a release build and panic on overflow in a debug build, whereas the device always wraps;
 //! use the `wrapping_*` methods where a test must overflow in a debug build.
 
-use std::fmt::Debug;
 use std::ops::{
     Add, AddAssign, BitAnd, BitAndAssign, BitOr, BitOrAssign, BitXor, BitXorAssign, Div, DivAssign,
     Mul, MulAssign, Neg, Not, Rem, RemAssign, Shl, ShlAssign, Shr, ShrAssign, Sub, SubAssign,
@@ -49,7 +48,7 @@ use num_complex::Complex;
 /// no padding bytes, and every value of the C type is a valid `Self`. The runtime relies on it to copy
 /// values and buffers to and from the device as raw bytes, and the host atomics compare values bit for
 /// bit.
-pub unsafe trait Scalar: crate::launch::DeviceRepr + Default + Send + Sync + Debug + PartialEq {
+pub unsafe trait Scalar: crate::element::Element + Default + PartialEq {
     /// The dtype whose C type this type is.
     const DTYPE: DType;
 }
