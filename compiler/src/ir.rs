@@ -30,10 +30,38 @@ use proc_macro2::Span;
 
 use crate::dtype::DType;
 
-/// One source file's kernels and device functions.
+/// One source file's kernels and device functions, and its `#[device]` structs.
 #[derive(Debug, Default)]
 pub struct Module {
     pub items: Vec<Item>,
+    pub structs: Vec<StructDef>,
+}
+
+impl Module {
+    pub fn find_struct(&self, name: &str) -> Option<&StructDef> {
+        self.structs.iter().find(|s| s.name.text == name)
+    }
+}
+
+/// A `#[device] #[repr(C)] struct`: plain data usable in kernels (by value, as array elements,
+/// as a parameter). Its fields are scalars, fixed-size arrays and other `#[device]` structs.
+#[derive(Debug, Clone)]
+pub struct StructDef {
+    pub name: Name,
+    pub fields: Vec<FieldDef>,
+    pub span: Span,
+}
+
+impl StructDef {
+    pub fn field(&self, name: &str) -> Option<&FieldDef> {
+        self.fields.iter().find(|f| f.name.text == name)
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct FieldDef {
+    pub name: Name,
+    pub ty: Ty,
 }
 
 /// What an item is, with the attribute arguments that matter to code generation.
@@ -218,6 +246,8 @@ pub enum Ty {
     Ref { inner: Box<Ty>, mutable: bool },
     /// `Dim3 { x, y, z }` of the thread/block intrinsics.
     Dim3,
+    /// A `#[device]` struct of the file, by name.
+    Struct(String),
     /// An integer literal whose type is not known yet (type checker only).
     IntVar(u32),
     /// A float literal whose type is not known yet (type checker only).
@@ -442,8 +472,11 @@ pub enum ExprKind {
     MethodCall { receiver: ExprRef, method: Name, args: Vec<Expr> },
     /// `a[i]`; a view's multi-index `v[[i, j]]` has several indices.
     Index { base: ExprRef, indices: Vec<Expr> },
-    /// `e.name` (`Dim3` fields, complex `re`/`im`) or `e.0` (tuples).
+    /// `e.name` (struct fields, `Dim3` fields, complex `re`/`im`) or `e.0` (tuples).
     Field { base: ExprRef, field: Name },
+    /// `Name { field: value, .. }`: a struct value, the fields in the order written (Rust's
+    /// evaluation order).
+    StructLit { name: Name, fields: Vec<(Name, Expr)> },
     TupleField { base: ExprRef, index: u32 },
     Tuple(Vec<Expr>),
     /// `[a, b, c]`.
@@ -485,6 +518,7 @@ pub fn visit_children<'a>(e: &'a Expr, on_expr: &mut dyn FnMut(&'a Expr), on_blo
         }
         ExprKind::Field { base, .. } | ExprKind::TupleField { base, .. } => on_expr(base),
         ExprKind::Tuple(es) | ExprKind::ArrayList(es) => es.iter().for_each(&mut *on_expr),
+        ExprKind::StructLit { fields, .. } => fields.iter().for_each(|(_, e)| on_expr(e)),
         ExprKind::ArrayRepeat { value, .. } => on_expr(value),
         ExprKind::Block(b) => on_block(b),
         ExprKind::If { cond, then, els } => {

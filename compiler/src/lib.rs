@@ -21,6 +21,7 @@ pub mod front;
 pub mod headers;
 pub mod ir;
 pub mod lang;
+pub mod layout;
 pub mod mangle;
 pub mod typeck;
 pub mod valid;

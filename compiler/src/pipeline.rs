@@ -45,24 +45,27 @@ pub fn check_item(kind: AttrKind, attr: TokenStream, item: TokenStream) -> Token
     let f: syn::ItemFn = match syn::parse2(item.clone()) {
         Ok(f) => f,
         Err(_) => {
-            let e = syn::Error::new_spanned(&item, format!("`#[{}]` applies to functions only", attr_name(kind)));
+            let what = if kind == AttrKind::Device { "functions and `#[repr(C)]` structs" } else { "functions only" };
+            let e = syn::Error::new_spanned(&item, format!("`#[{}]` applies to {what}", attr_name(kind)));
             let mut out = e.to_compile_error();
             out.extend(item);
             return out;
         }
     };
     let mut out = f.to_token_stream();
-    if let Err(e) = check_fn(kind, attr, &f) {
+    if let Err(e) = check_fn(kind, attr, &f, &front::FileScope::default()) {
         out.extend(e.to_compile_error());
     }
     out
 }
 
-pub(crate) fn check_fn(kind: AttrKind, attr: TokenStream, f: &syn::ItemFn) -> Result<(), syn::Error> {
+/// `scope` holds the `#[device]` structs of the item's file (their own errors are reported by
+/// their own attributes, not here).
+pub(crate) fn check_fn(kind: AttrKind, attr: TokenStream, f: &syn::ItemFn, scope: &front::FileScope) -> Result<(), syn::Error> {
     let mut diags = Diagnostics::new();
-    let scope = front::FileScope::default();
-    let item = front::lower_item(kind, attr, proc_macro2::Span::call_site(), f, &scope, &mut diags);
-    let module = crate::ir::Module { items: item.into_iter().collect() };
+    let structs = scope.lower_structs(&mut Diagnostics::new());
+    let item = front::lower_item(kind, attr, proc_macro2::Span::call_site(), f, scope, &mut diags);
+    let module = crate::ir::Module { items: item.into_iter().collect(), structs };
     // Device functions called from this item are not visible here: type-check the item with
     // calls to unknown functions typed `Ty::Error` (the file-level build checks them).
     typeck::check(&module, &mut diags);

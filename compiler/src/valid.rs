@@ -58,10 +58,18 @@ fn signature(item: &Item, diags: &mut Diagnostics) {
         ItemKind::Elementwise | ItemKind::Reduction(_) => {
             let is_ew = matches!(item.kind, ItemKind::Elementwise);
             let mut outputs = 0;
+            // Elementwise elements may be `#[device]` structs; reductions (whose runtime binds
+            // every input by dtype) take numbers only, for now.
+            let elem = |t: &Ty| matches!(t, Ty::Scalar(_) | Ty::Param(_)) || (is_ew && matches!(t, Ty::Struct(_)));
             for p in &item.params {
                 match &p.ty {
-                    Ty::Scalar(_) | Ty::Param(_) | Ty::Raw(_) | Ty::Error => {}
-                    Ty::Ref { inner, mutable: true } if is_ew && matches!(**inner, Ty::Scalar(_) | Ty::Param(_)) => outputs += 1,
+                    Ty::Scalar(_) | Ty::Param(_) | Ty::Error => {}
+                    Ty::Struct(_) | Ty::Raw(_) if !is_ew && contains_struct(&p.ty) => diags.error(
+                        p.span,
+                        "reductions over `#[device]` struct elements are not supported yet; map the struct array to numbers with an `#[elementwise]` kernel first",
+                    ),
+                    Ty::Struct(_) | Ty::Raw(_) => {}
+                    Ty::Ref { inner, mutable: true } if is_ew && elem(inner) => outputs += 1,
                     Ty::Slice { .. } | Ty::ArrayRef { .. } | Ty::View { .. } | Ty::Array(..) => diags.error(
                         p.span,
                         format!("{} parameters are per-element values; use `Raw<T>` for an array indexed by hand with `index()`", item.kind.attr_name()),
@@ -71,13 +79,14 @@ fn signature(item: &Item, diags: &mut Diagnostics) {
             }
             let ret_ok = match &item.ret {
                 Ty::Scalar(_) | Ty::Param(_) | Ty::Error => true,
-                Ty::Tuple(ts) => is_ew && ts.iter().all(|t| matches!(t, Ty::Scalar(_) | Ty::Param(_))),
+                Ty::Struct(_) => is_ew,
+                Ty::Tuple(ts) => is_ew && ts.iter().all(elem),
                 Ty::Unit => is_ew && outputs > 0,
                 _ => false,
             };
             if !ret_ok {
                 let what = if is_ew {
-                    "an elementwise kernel returns its output(s): a scalar or a tuple of scalars (or writes `&mut T` output parameters)"
+                    "an elementwise kernel returns its output(s): a scalar, a `#[device]` struct or a tuple of them (or writes `&mut T` output parameters)"
                 } else {
                     "a reduction's body is the map: it returns one scalar per element"
                 };
@@ -90,10 +99,10 @@ fn signature(item: &Item, diags: &mut Diagnostics) {
             }
             for p in &item.params {
                 match &p.ty {
-                    Ty::Scalar(_) | Ty::Param(_) | Ty::Slice { .. } | Ty::View { .. } | Ty::Error => {}
+                    Ty::Scalar(_) | Ty::Param(_) | Ty::Struct(_) | Ty::Slice { .. } | Ty::View { .. } | Ty::Error => {}
                     Ty::Raw(_) => diags.error(p.span, "`Raw<T>` belongs to elementwise kernels; a raw kernel takes `&[T]`, `&mut [T]` or `View<T, N>`"),
                     Ty::Ref { .. } => diags.error(p.span, "a raw kernel cannot return through a reference; take a `&mut [T]` and write element 0"),
-                    _ => diags.error(p.span, "raw kernel parameters are scalars, slices (`&[T]`, `&mut [T]`) and views (`View<T, N>`)"),
+                    _ => diags.error(p.span, "raw kernel parameters are scalars, `#[device]` structs, slices (`&[T]`, `&mut [T]`) and views (`View<T, N>`)"),
                 }
             }
         }
@@ -104,6 +113,13 @@ fn signature(item: &Item, diags: &mut Diagnostics) {
                 }
             }
         }
+    }
+}
+
+fn contains_struct(t: &Ty) -> bool {
+    match t {
+        Ty::Struct(_) => true,
+        other => other.elem().is_some_and(contains_struct),
     }
 }
 
@@ -208,6 +224,11 @@ impl BodyCheck<'_, '_> {
             ExprKind::Field { base, .. } | ExprKind::TupleField { base, .. } => self.expr(base),
             ExprKind::Tuple(es) | ExprKind::ArrayList(es) => {
                 for x in es {
+                    self.expr(x);
+                }
+            }
+            ExprKind::StructLit { fields, .. } => {
+                for (_, x) in fields {
                     self.expr(x);
                 }
             }

@@ -57,11 +57,11 @@ fn raw_inout_fixed_dtypes_and_tuples() {
     has(&out, "x: &__cuprum::Array<T>");
     has(&out, "s: impl ::core::convert::Into<__cuprum::elementwise::Input<'a, f32>>");
     has(&out, "acc: &mut __cuprum::Array<T>");
-    has(&out, r#"Param::new("s", __cuprum::elementwise::Role::In, __cuprum::elementwise::ParamType::Fixed(<f32 as __cuprum::Scalar>::DTYPE))"#);
+    has(&out, r#"Param::new("s", __cuprum::elementwise::Role::In, __cuprum::elementwise::ParamType::Fixed(<f32 as __cuprum::Element>::ELEM))"#);
     has(&out, r#"Param::new("x", __cuprum::elementwise::Role::Raw, __cuprum::elementwise::ParamType::Generic(0u8))"#);
     has(&out, r#"Param::new("acc", __cuprum::elementwise::Role::InOut, __cuprum::elementwise::ParamType::Generic(0u8))"#);
     has(&out, r#"Param::new("n", __cuprum::elementwise::Role::In, __cuprum::elementwise::ParamType::Generic(1u8))"#);
-    has(&out, r#"Param::new("out1", __cuprum::elementwise::Role::Out, __cuprum::elementwise::ParamType::Fixed(<bool as __cuprum::Scalar>::DTYPE))"#);
+    has(&out, r#"Param::new("out1", __cuprum::elementwise::Role::Out, __cuprum::elementwise::ParamType::Fixed(<bool as __cuprum::Element>::ELEM))"#);
     // A parameter named `options` moves the options parameter aside.
     has(&out, "options_: &__cuprum::elementwise::Options<'_>");
     has(&out, "-> __cuprum::Result<(__cuprum::Array<T>, __cuprum::Array<bool>)>");
@@ -86,4 +86,71 @@ fn kernel_errors_leave_the_function_and_no_module() {
     let out = expand("", "pub fn bad(x: &[f32]) -> f32 { x[0] }");
     assert!(out.contains("compile_error"), "{out}");
     assert!(!out.contains("pub mod bad"), "{out}");
+}
+
+/// A kernel file on disk, as the macros see it (`Span::local_file`).
+fn file_context(name: &str, source: &str) -> Context {
+    let dir = std::env::temp_dir().join(format!("cuprum-expand-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(name);
+    std::fs::write(&path, source).unwrap();
+    Context { file: Some(path), out_dir: None }
+}
+
+const STRUCT_FILE: &str = "
+#[device]
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct Particle { pub x: f32, pub v: f32, pub id: u32 }
+
+#[elementwise]
+pub fn speed(p: Particle, scale: f32) -> f32 { p.v * scale }
+";
+
+#[test]
+fn device_structs_get_checked_unsafe_impls() {
+    let cx = file_context("structs_ok.rs", STRUCT_FILE);
+    let item: TokenStream = "#[repr(C)] #[derive(Clone, Copy, Debug)] pub struct Particle { pub x: f32, pub v: f32, pub id: u32 }".parse().unwrap();
+    let out = squash(&expand_item(AttrKind::Device, TokenStream::new(), item, &cx).to_string());
+    assert!(!out.contains("compile_error"), "{out}");
+    has(&out, "pub struct Particle { pub x: f32, pub v: f32, pub id: u32 }");
+    has(&out, "element::<f32>(); element::<f32>(); element::<u32>();");
+    has(&out, "assert!(::core::mem::size_of::<Particle>() == 12usize");
+    has(&out, "unsafe impl ::cuprum::__private::DeviceRepr for Particle {}");
+    has(&out, r#"::cuprum::__private::StructType { name: "Particle", size: 12usize, align: 4usize }"#);
+}
+
+#[test]
+fn device_struct_errors_are_reported_at_their_fields() {
+    let source = "#[device] #[derive(Clone, Copy)] pub struct Bad { a: u8, b: f64, flag: bool, s: &'static str }";
+    let cx = file_context("structs_bad.rs", source);
+    let item: TokenStream = "#[derive(Clone, Copy)] pub struct Bad { a: u8, b: f64, flag: bool, s: &'static str }".parse().unwrap();
+    let out = expand_item(AttrKind::Device, TokenStream::new(), item, &cx).to_string();
+    // Three mistakes, three messages: no repr(C), a bool field, a reference field.
+    assert!(out.contains("add `#[repr(C)]`"), "{out}");
+    assert!(out.contains("`bool` fields are not allowed"), "{out}");
+    assert!(out.contains("references are only allowed"), "{out}");
+    assert!(!out.contains("unsafe impl"), "{out}");
+
+    // Padding (under CUDA's layout rules) inside and at the end.
+    let source = "#[device] #[repr(C)] pub struct Gappy { a: u8, b: f64, c: u16 }";
+    let cx = file_context("structs_gappy.rs", source);
+    let item: TokenStream = "#[repr(C)] pub struct Gappy { a: u8, b: f64, c: u16 }".parse().unwrap();
+    let out = expand_item(AttrKind::Device, TokenStream::new(), item, &cx).to_string();
+    assert!(out.contains("needs 7 bytes of padding before field `b`"), "{out}");
+    assert!(out.contains("needs 6 bytes of padding at its end"), "{out}");
+    assert!(!out.contains("unsafe impl"), "{out}");
+}
+
+#[test]
+fn struct_elements_are_array_arguments() {
+    let cx = file_context("structs_ew.rs", STRUCT_FILE);
+    let item: TokenStream = "pub fn speed(p: Particle, scale: f32) -> f32 { p.v * scale }".parse().unwrap();
+    let out = squash(&expand_item(AttrKind::Elementwise, TokenStream::new(), item, &cx).to_string());
+    assert!(!out.contains("compile_error"), "{out}");
+    has(&out, "p: &'a __cuprum::Array<Particle>");
+    has(&out, "__cuprum::elementwise::Arg::input(p)");
+    has(&out, r#"Param::new("p", __cuprum::elementwise::Role::In, __cuprum::elementwise::ParamType::Fixed(<Particle as __cuprum::Element>::ELEM))"#);
+    // The unit is the whole file: the struct's C definition is in it.
+    has(&out, "structParticle{");
 }

@@ -5,6 +5,7 @@
 //! | kernel parameter | call argument | role |
 //! | --- | --- | --- |
 //! | a scalar type or a generic `T` | `impl Into<Input<'a, T>>`: `&Array<T>` (broadcast) or a `T` (by value) | `In` |
+//! | a `#[device]` struct `S` | `&Array<S>` (broadcast) | `In` |
 //! | `Raw<T>` / `&Raw<T>` | `&Array<T>` (indexed by the kernel, not broadcast) | `Raw` |
 //! | `&mut T` | `&mut Array<T>` of the broadcast shape (read and written) | `InOut` |
 //! | the return value (a tuple for several) | allocated and returned, or given to `call_into` | `Out` |
@@ -78,7 +79,18 @@ fn param_type(ty: &syn::Type, generics: &[syn::Ident]) -> TokenStream {
             }
         }
     }
-    quote!(__cuprum::elementwise::ParamType::Fixed(<#ty as __cuprum::Scalar>::DTYPE))
+    quote!(__cuprum::elementwise::ParamType::Fixed(<#ty as __cuprum::Element>::ELEM))
+}
+
+/// Whether `ty` names a `#[device]` struct: a plain path that is neither a generic parameter nor
+/// a dtype (the front end has checked that such a name is a struct of the file).
+fn is_struct(ty: &syn::Type, generics: &[syn::Ident]) -> bool {
+    match ty {
+        syn::Type::Path(p) if p.qself.is_none() => {
+            !p.path.get_ident().is_some_and(|id| generics.contains(id)) && crate::front::dtype_of_path(&p.path).is_none()
+        }
+        _ => false,
+    }
 }
 
 /// `mod NAME { statics; SIGNATURE; kernel(); call..; }`.
@@ -120,6 +132,14 @@ pub(super) fn call_module(f: &syn::ItemFn, unit: &UnitInfo) -> TokenStream {
         let (kind, elem) = classify(&pt.ty);
         let pty = param_type(&elem, &generic_names);
         match kind {
+            Kind::In if is_struct(&elem, &generic_names) => {
+                // Struct elements come from arrays only (a host struct value is not broadcast).
+                has_input = true;
+                params.push(quote!(#ident: &'a __cuprum::Array<#elem>));
+                args.push(quote!(__cuprum::elementwise::Arg::input(#ident)));
+                shape_args.push(quote!(__cuprum::elementwise::Arg::input(#ident)));
+                sig.push(quote!(__cuprum::elementwise::Param::new(#ident_str, __cuprum::elementwise::Role::In, #pty)));
+            }
             Kind::In => {
                 has_input = true;
                 params.push(quote!(#ident: impl ::core::convert::Into<__cuprum::elementwise::Input<'a, #elem>>));

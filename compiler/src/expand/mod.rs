@@ -18,6 +18,7 @@
 mod elementwise;
 mod rawkernel;
 mod reduction;
+mod structs;
 pub mod unit;
 
 use std::path::PathBuf;
@@ -38,6 +39,11 @@ pub struct Context {
 
 /// The expansion of `#[elementwise]`, `#[reduction]`, `#[rawkernel]` or `#[device]` on `item`.
 pub fn expand_item(kind: AttrKind, attr: TokenStream, item: TokenStream, cx: &Context) -> TokenStream {
+    if kind == AttrKind::Device {
+        if let Ok(s) = syn::parse2::<syn::ItemStruct>(item.clone()) {
+            return structs::expand(&s, &attr, cx);
+        }
+    }
     let f: syn::ItemFn = match syn::parse2(item.clone()) {
         Ok(f) => f,
         Err(_) => return crate::check_item(kind, attr, item),
@@ -48,7 +54,8 @@ pub fn expand_item(kind: AttrKind, attr: TokenStream, item: TokenStream, cx: &Co
         // Often only launched, never called on the host: not dead code.
         quote!(#[allow(dead_code)] #f)
     };
-    if let Err(e) = crate::pipeline::check_fn(kind, attr.clone(), &f) {
+    let scope = crate::front::FileScope::for_macro(cx.file.as_deref());
+    if let Err(e) = crate::pipeline::check_fn(kind, attr.clone(), &f, &scope) {
         out.extend(e.to_compile_error());
         return out;
     }

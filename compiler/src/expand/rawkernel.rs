@@ -137,8 +137,9 @@ pub(super) fn launch_module(f: &syn::ItemFn, unit: &UnitInfo) -> TokenStream {
                 #(#converts)*
                 // SAFETY: the arguments are exactly the parameters of the generated kernel, in
                 // order: a `cuprum::Slice<T>` (`SliceArg`) for each slice, a `cuprum::View<T, N>`
-                // (`ViewArg<N>`) for each view, each scalar by value as its C type (`Scalar`
-                // guarantees the layout), with the element types rustc checked against the
+                // (`ViewArg<N>`) for each view, each scalar or `#[device]` struct by value as
+                // its C type (`Scalar` / the struct's checked `DeviceRepr` guarantee the layout),
+                // with the element types rustc checked against the
                 // instance chosen from them. Slices and views describe live arrays of this
                 // device. What the kernel does with them is the kernel's (as in CUDA, indexing is
                 // not bounds-checked).

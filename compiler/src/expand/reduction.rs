@@ -53,7 +53,7 @@ fn part_types(attr: &TokenStream, f: &syn::ItemFn, generics: &[syn::Ident]) -> O
     let mut diags = Diagnostics::new();
     let scope = front::FileScope::default();
     let item = front::lower_item(AttrKind::Reduction, attr.clone(), Span::call_site(), f, &scope, &mut diags)?;
-    let module = crate::ir::Module { items: vec![item] };
+    let module = crate::ir::Module { items: vec![item], structs: Vec::new() };
     let types = crate::typeck::check(&module, &mut diags).pop()?;
     let item = &module.items[0];
     let ItemKind::Reduction(parts) = &item.kind else { return None };

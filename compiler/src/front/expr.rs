@@ -614,7 +614,30 @@ impl<'d> Lowerer<'d> {
                 return self.mk(ExprKind::Call { callee, args: vec![re, im] }, span);
             }
         }
-        self.error(span, format!("struct literals (`{name} {{ .. }}`) are not supported in kernels; use tuples, or `Complex::new(re, im)`"))
+        if self.scope.has_struct(&name) && s.path.segments.len() == 1 {
+            if let Some(rest) = &s.rest {
+                return self.error(rest.span(), format!("`..base` is not supported in kernel struct literals; give every field of `{name}`"));
+            }
+            let mut fields = Vec::new();
+            for f in &s.fields {
+                match &f.member {
+                    syn::Member::Named(n) => {
+                        let value = self.expr(&f.expr);
+                        fields.push((Name { text: n.to_string(), span: n.span() }, value));
+                    }
+                    syn::Member::Unnamed(i) => {
+                        self.diags.error(i.span, format!("`{name}` has named fields; write `field: value`"));
+                    }
+                }
+            }
+            return self.mk(ExprKind::StructLit { name: Name { text: name, span: s.path.span() }, fields }, span);
+        }
+        let hint = if self.scope.whole_file || self.scope.structs.is_empty() {
+            "; declare the struct in this file with `#[device] #[repr(C)]`, or use tuples, or `Complex::new(re, im)`"
+        } else {
+            "; kernels use `#[device] #[repr(C)]` structs of their own file"
+        };
+        self.error(span, format!("unknown struct `{name}` in a kernel{hint}"))
     }
 
     fn if_expr(&mut self, i: &syn::ExprIf) -> Expr {

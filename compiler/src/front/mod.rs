@@ -8,6 +8,7 @@
 
 mod attr;
 mod expr;
+pub mod structs;
 mod ty;
 
 use std::collections::HashMap;
@@ -21,6 +22,7 @@ use crate::diag::Diagnostics;
 use crate::ir::{self, Bound, Generic, Item, ItemKind, Local, LocalId, Module, Name, Param, Ty};
 
 pub use attr::KernelAttr;
+pub use ty::dtype_of_path;
 
 /// What a kernel sees of its file besides its own tokens: the file's `const` items and its
 /// `use std::f32::consts::..` imports. Under a macro only the item is known (`whole_file` false):
@@ -35,6 +37,9 @@ pub struct FileScope {
     pub float_consts: HashMap<String, (DType, String)>,
     /// Names imported by name (a glob import does not hide them).
     named_imports: std::collections::HashSet<String>,
+    /// The file's `#[device]` structs, in file order (known under a macro too: the macro reads
+    /// the item's file for them).
+    pub structs: Vec<syn::ItemStruct>,
 }
 
 impl FileScope {
@@ -47,10 +52,33 @@ impl FileScope {
                     scope.consts.insert(c.ident.to_string(), ((*c.ty).clone(), (*c.expr).clone()));
                 }
                 syn::Item::Use(u) => scope.add_use(&u.tree, &mut Vec::new()),
+                syn::Item::Struct(s) if structs::is_device(&s.attrs) => scope.structs.push(s.clone()),
                 _ => {}
             }
         }
         scope
+    }
+
+    /// What a macro sees of its item's file: only the `#[device]` structs (the rest of the
+    /// scope stays unknown, `whole_file` false). An unreadable file gives an empty scope.
+    pub fn for_macro(file: Option<&std::path::Path>) -> FileScope {
+        let parsed = file.and_then(|p| std::fs::read_to_string(p).ok()).and_then(|t| syn::parse_file(&t).ok());
+        let mut scope = FileScope::default();
+        if let Some(f) = parsed {
+            scope.structs = FileScope::of_file(&f).structs;
+        }
+        scope
+    }
+
+    pub fn has_struct(&self, name: &str) -> bool {
+        self.structs.iter().any(|s| s.ident == name)
+    }
+
+    /// The file's structs lowered (their errors are reported into `diags`).
+    pub fn lower_structs(&self, diags: &mut Diagnostics) -> Vec<ir::StructDef> {
+        let defs: Vec<ir::StructDef> = self.structs.iter().filter_map(|s| structs::lower(s, self, diags)).collect();
+        structs::check_layouts(&defs, diags);
+        defs
     }
 
     /// Records the float constants a `use` tree imports (`std|core::f32|f64::consts::X`).
@@ -118,11 +146,11 @@ impl AttrKind {
     }
 }
 
-/// Lowers every annotated function of a file. Unannotated items are ignored (a kernel file is an
-/// ordinary Rust module); annotated ones that are not functions are errors.
+/// Lowers every annotated function and `#[device]` struct of a file. Unannotated items are
+/// ignored (a kernel file is an ordinary Rust module); other annotated items are errors.
 pub fn lower_file(file: &syn::File, diags: &mut Diagnostics) -> Module {
     let scope = FileScope::of_file(file);
-    let mut module = Module::default();
+    let mut module = Module { structs: scope.lower_structs(diags), ..Module::default() };
     for item in &file.items {
         let (attrs, span) = match item {
             syn::Item::Fn(f) => (&f.attrs, f.sig.ident.span()),
@@ -134,6 +162,9 @@ pub fn lower_file(file: &syn::File, diags: &mut Diagnostics) -> Module {
         };
         for a in attrs {
             let Some(kind) = AttrKind::from_path(a.path()) else { continue };
+            if kind == AttrKind::Device && matches!(item, syn::Item::Struct(_)) {
+                continue; // lowered above
+            }
             let syn::Item::Fn(f) = item else {
                 diags.error(span, format!("`#[{}]` applies to functions only", a.path().segments.last().unwrap().ident));
                 continue;

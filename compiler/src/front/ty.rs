@@ -150,6 +150,9 @@ fn lower_path(p: &syn::TypePath, generics: &[String], scope: &FileScope, diags: 
             _ => Vec::new(),
         }
     };
+    if path.segments.len() == 1 && last.arguments.is_empty() && scope.has_struct(&name) {
+        return Some(Ty::Struct(name));
+    }
     match name.as_str() {
         "Dim3" => Some(Ty::Dim3),
         "Raw" => {
@@ -211,7 +214,7 @@ fn lower_path(p: &syn::TypePath, generics: &[String], scope: &FileScope, diags: 
         _ => {
             diags.error(
                 p.span(),
-                format!("unknown type `{}` in a kernel; kernels use scalars (`f32`, `i64`, `f16`, `Complex<f64>`, ...), generic parameters, tuples, `[T; N]`, slices, `View`/`ViewMut`, `Raw<T>` and `Dim3`", quote::ToTokens::to_token_stream(path)),
+                format!("unknown type `{}` in a kernel; kernels use scalars (`f32`, `i64`, `f16`, `Complex<f64>`, ...), generic parameters, tuples, `[T; N]`, slices, `View`/`ViewMut`, `Raw<T>`, `Dim3`, and `#[device] #[repr(C)]` structs declared in the same file", quote::ToTokens::to_token_stream(path)),
             );
             None
         }

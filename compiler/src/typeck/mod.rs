@@ -52,7 +52,7 @@ impl Types {
 pub fn check(module: &Module, diags: &mut Diagnostics) -> Vec<Types> {
     let sigs: HashMap<&str, &Item> =
         module.items.iter().filter(|i| matches!(i.kind, ItemKind::Device)).map(|i| (i.name.text.as_str(), i)).collect();
-    module.items.iter().map(|item| Checker::new(item, &sigs, diags).run()).collect()
+    module.items.iter().map(|item| Checker::new(item, &sigs, &module.structs, diags).run()).collect()
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -64,6 +64,7 @@ enum VarKind {
 pub(crate) struct Checker<'a, 'd> {
     item: &'a Item,
     sigs: &'a HashMap<&'a str, &'a Item>,
+    structs: &'a [StructDef],
     diags: &'d mut Diagnostics,
     exprs: Vec<Option<Ty>>,
     locals: Vec<Option<Ty>>,
@@ -81,7 +82,7 @@ pub(crate) struct Checker<'a, 'd> {
 }
 
 impl<'a, 'd> Checker<'a, 'd> {
-    fn new(item: &'a Item, sigs: &'a HashMap<&'a str, &'a Item>, diags: &'d mut Diagnostics) -> Self {
+    fn new(item: &'a Item, sigs: &'a HashMap<&'a str, &'a Item>, structs: &'a [StructDef], diags: &'d mut Diagnostics) -> Self {
         let mut locals: Vec<Option<Ty>> = item.locals.iter().map(|l| l.declared.clone()).collect();
         for p in &item.params {
             locals[p.local.0 as usize] = Some(p.ty.clone());
@@ -89,6 +90,7 @@ impl<'a, 'd> Checker<'a, 'd> {
         Checker {
             item,
             sigs,
+            structs,
             diags,
             exprs: vec![None; item.expr_count as usize],
             locals,
@@ -309,6 +311,7 @@ impl<'a, 'd> Checker<'a, 'd> {
             Ty::Raw(e) => format!("Raw<{}>", self.show(&e)),
             Ty::Ref { inner, mutable } => format!("&{}{}", if mutable { "mut " } else { "" }, self.show(&inner)),
             Ty::Dim3 => "Dim3".into(),
+            Ty::Struct(n) => n,
             Ty::IntVar(_) => "{integer}".into(),
             Ty::FloatVar(_) => "{float}".into(),
             Ty::Error => "{unknown}".into(),
@@ -330,6 +333,49 @@ impl<'a, 'd> Checker<'a, 'd> {
     /// Whether `t` is (or resolves to) the error type.
     pub(crate) fn is_error(&self, t: &Ty) -> bool {
         matches!(self.resolve(t), Ty::Error)
+    }
+
+    // ---- structs ------------------------------------------------------------------------------
+
+    fn find_struct(&self, name: &str) -> Option<&'a StructDef> {
+        self.structs.iter().find(|s| s.name.text == name)
+    }
+
+    fn struct_field(&self, name: &str, field: &str) -> Option<Ty> {
+        self.find_struct(name)?.field(field).map(|f| f.ty.clone())
+    }
+
+    /// `Name { a: .., b: .. }`: every field exactly once, each of its declared type.
+    fn struct_lit(&mut self, name: &Name, fields: &[(Name, Expr)]) -> Ty {
+        let Some(def) = self.find_struct(&name.text) else {
+            // Only under a macro whose file could not be read: rustc checks the literal.
+            for (_, e) in fields {
+                self.expr(e, None);
+            }
+            return Ty::Error;
+        };
+        let mut given: Vec<&str> = Vec::new();
+        for (f, e) in fields {
+            match def.field(&f.text) {
+                Some(fd) => {
+                    if given.contains(&f.text.as_str()) {
+                        self.diags.error(f.span, format!("field `{}` is given twice", f.text));
+                    }
+                    given.push(&f.text);
+                    let t = self.expr(e, Some(&fd.ty));
+                    self.expect(&fd.ty, &t, e.span);
+                }
+                None => {
+                    self.expr(e, None);
+                    self.diags.error(f.span, format!("`{}` has no field `{}`", name.text, f.text));
+                }
+            }
+        }
+        let missing: Vec<String> = def.fields.iter().filter(|f| !given.contains(&f.name.text.as_str())).map(|f| format!("`{}`", f.name.text)).collect();
+        if !missing.is_empty() {
+            self.diags.error(name.span, format!("missing fields {} in this `{}` literal", missing.join(", "), name.text));
+        }
+        Ty::Struct(name.text.clone())
     }
 
     // ---- classification helpers used by the operator and method rules --------------------
@@ -497,6 +543,8 @@ impl<'a, 'd> Checker<'a, 'd> {
                     (Ty::Error, _) => Ty::Error,
                     (Ty::Dim3, "x" | "y" | "z") => Ty::Scalar(DType::U32),
                     (Ty::Scalar(d), "re" | "im") if d.is_complex() => Ty::Scalar(d.complex_part().unwrap()),
+                    (Ty::Struct(n), f) if self.struct_field(n, f).is_some() => self.struct_field(n, f).unwrap(),
+                    (Ty::Struct(n), _) if self.find_struct(n).is_none() => Ty::Error,
                     _ => {
                         let shown = self.show(&bt);
                         let hint = match &bt {
@@ -504,11 +552,21 @@ impl<'a, 'd> Checker<'a, 'd> {
                             Ty::Dim3 => "; `Dim3` has the fields `x`, `y` and `z`",
                             _ => "",
                         };
+                        let fields;
+                        let hint = match &bt {
+                            Ty::Struct(n) => {
+                                let names: Vec<String> = self.find_struct(n).map(|d| d.fields.iter().map(|f| format!("`{}`", f.name.text)).collect()).unwrap_or_default();
+                                fields = format!("; `{n}` has the fields {}", names.join(", "));
+                                fields.as_str()
+                            }
+                            _ => hint,
+                        };
                         self.diags.error(field.span, format!("no field `{}` on type `{shown}`{hint}", field.text));
                         Ty::Error
                     }
                 }
             }
+            ExprKind::StructLit { name, fields } => self.struct_lit(name, fields),
             ExprKind::TupleField { base, index } => {
                 let bt = self.expr(base, None);
                 match self.resolve(&bt) {

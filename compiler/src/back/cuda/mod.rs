@@ -13,7 +13,7 @@ use std::collections::BTreeSet;
 use std::fmt::Write as _;
 
 use crate::dtype::DType;
-use crate::ir::{Item, ItemKind, Module, Ty};
+use crate::ir::{Item, ItemKind, Module, StructDef, Ty};
 use crate::mangle;
 use crate::typeck::Types;
 
@@ -78,19 +78,20 @@ pub fn write_module(module: &Module, types: &[Types]) -> Unit {
     let mut kernels = Vec::new();
     let mut fast_math = false;
 
+    write_structs(module, &mut features, &mut body);
     let device_items: Vec<&Item> = module.items.iter().filter(|i| matches!(i.kind, ItemKind::Device)).collect();
     // Prototypes of every device function first, so definitions may come in any order.
     let devices: Vec<(&Item, &Types)> =
         module.items.iter().zip(types).filter(|(i, _)| matches!(i.kind, ItemKind::Device)).collect();
     if !devices.is_empty() {
         for (item, ty) in &devices {
-            let w = Writer::new(item, ty, &mut features, &device_items);
+            let w = Writer::new(item, ty, &mut features, &device_items, &module.structs);
             let _ = writeln!(body, "{};", w.device_signature());
         }
         body.push('\n');
     }
     for (item, ty) in module.items.iter().zip(types) {
-        let mut w = Writer::new(item, ty, &mut features, &device_items);
+        let mut w = Writer::new(item, ty, &mut features, &device_items, &module.structs);
         match &item.kind {
             ItemKind::Device => w.device_fn(),
             ItemKind::RawKernel { fast_math: fm } => {
@@ -148,6 +149,48 @@ pub fn write_module(module: &Module, types: &[Types]) -> Unit {
     Unit { source, kernels, fast_math }
 }
 
+/// The `#[device]` structs, each after the structs it contains, with their layout asserted (the
+/// Rust side asserts the same size: together they keep host and device in agreement).
+fn write_structs(module: &Module, features: &mut Features, body: &mut String) {
+    let mut done: Vec<&str> = Vec::new();
+    fn visit<'m>(s: &'m StructDef, module: &'m Module, features: &mut Features, body: &mut String, done: &mut Vec<&'m str>) {
+        if done.contains(&s.name.text.as_str()) {
+            return;
+        }
+        done.push(&s.name.text);
+        for f in &s.fields {
+            let mut t = &f.ty;
+            while let Ty::Array(e, _) = t {
+                t = e;
+            }
+            if let Ty::Struct(n) = t {
+                if let Some(inner) = module.find_struct(n) {
+                    visit(inner, module, features, body, done);
+                }
+            }
+        }
+        let name = namer::struct_name(&s.name.text);
+        let _ = writeln!(body, "struct {name} {{");
+        for f in &s.fields {
+            let _ = writeln!(body, "    {} {};", c_type(&f.ty, &[], features), namer::field_name(&f.name.text));
+        }
+        let _ = writeln!(body, "}};");
+        if let Some(l) = crate::layout::of_struct(s, &module.structs) {
+            let _ = writeln!(
+                body,
+                "static_assert(sizeof({name}) == {} && alignof({name}) == {}, \"{name}: the layout the Rust side was checked against\");",
+                l.layout.size, l.layout.align
+            );
+        }
+    }
+    for s in &module.structs {
+        visit(s, module, features, body, &mut done);
+    }
+    if !module.structs.is_empty() {
+        body.push('\n');
+    }
+}
+
 /// Headers in the order `headers::HEADERS` lists them (dependency order).
 fn ordered_headers(f: &Features) -> Vec<&'static str> {
     crate::headers::HEADERS.iter().map(|(n, _)| *n).filter(|n| f.headers.contains(n)).collect()
@@ -184,6 +227,7 @@ pub(crate) fn c_type(t: &Ty, generics: &[String], f: &mut Features) -> String {
             format!("{}{}&", if *mutable { "" } else { "const " }, c_type(inner, generics, f))
         }
         Ty::Dim3 => "uint3".into(),
+        Ty::Struct(n) => namer::struct_name(n),
         Ty::IntVar(_) => "i32".into(),
         Ty::FloatVar(_) => "f64".into(),
         Ty::Error => unreachable!("the back end only runs on modules without errors"),

@@ -42,6 +42,19 @@ pub fn item_name(name: &str) -> String {
     if reserved(name) { format!("cuprum_fn_{name}") } else { name.to_string() }
 }
 
+/// The C++ name of a `#[device]` struct: its Rust name, or `cuprum_struct_<name>` when reserved.
+pub fn struct_name(name: &str) -> String {
+    let name = name.trim_start_matches("r#");
+    if reserved(name) { format!("cuprum_struct_{name}") } else { name.to_string() }
+}
+
+/// The C++ name of a struct field: its Rust name, with a `_` appended when reserved (`new`,
+/// `default`, `float`). Field names live in their struct's scope, so nothing else can clash.
+pub fn field_name(name: &str) -> String {
+    let name = name.trim_start_matches("r#");
+    if reserved(name) { format!("{name}_") } else { name.to_string() }
+}
+
 #[derive(Default)]
 pub struct Namer {
     used: HashMap<String, u32>,

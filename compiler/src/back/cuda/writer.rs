@@ -44,19 +44,23 @@ pub struct Writer<'a> {
     /// Loops being emitted, innermost last (for plain `break`/`continue` vs `goto`).
     loop_stack: Vec<LoopId>,
     devices: &'a [&'a Item],
+    structs: &'a [StructDef],
 }
 
 impl<'a> Writer<'a> {
     /// A writer for `item`; `devices` are the file's device functions (their signatures shape the
     /// arguments of calls; no local may take their C++ names).
-    pub(crate) fn new(item: &'a Item, types: &'a Types, features: &'a mut Features, devices: &'a [&'a Item]) -> Self {
+    pub(crate) fn new(item: &'a Item, types: &'a Types, features: &'a mut Features, devices: &'a [&'a Item], structs: &'a [StructDef]) -> Self {
         let mut namer = Namer::default();
         for d in devices {
             namer.reserve(&namer::item_name(&d.name.text));
         }
+        for s in structs {
+            namer.reserve(&namer::struct_name(&s.name.text));
+        }
         let generics: Vec<String> = item.generics.iter().map(|g| namer.name(&g.name.text)).collect();
         let locals = item.locals.iter().map(|l| namer.name(&l.name.text)).collect();
-        Writer { item, types, features, out: String::new(), indent: 0, namer, locals, generics, loops: HashMap::new(), loop_stack: Vec::new(), devices }
+        Writer { item, types, features, out: String::new(), indent: 0, namer, locals, generics, loops: HashMap::new(), loop_stack: Vec::new(), devices, structs }
     }
 
     pub fn finish(self) -> String {
@@ -696,8 +700,10 @@ impl<'a> Writer<'a> {
                     }
                 }
                 let b = self.value(base);
-                format!("{b}.{}", field.text)
+                let is_struct = matches!(self.ty_of(base), Ty::Struct(_)) || matches!(self.ty_of(base), Ty::Ref { inner, .. } if matches!(*inner, Ty::Struct(_)));
+                if is_struct { format!("{b}.{}", namer::field_name(&field.text)) } else { format!("{b}.{}", field.text) }
             }
+            ExprKind::StructLit { name, fields } => self.struct_lit(e, name, fields),
             ExprKind::TupleField { base, index } => {
                 let b = self.value(base);
                 format!("{b}._{index}")
@@ -724,6 +730,32 @@ impl<'a> Writer<'a> {
                 format!("{ct}::splat({})", strip_parens(&v))
             }
         }
+    }
+
+    /// `S{a, b}` in declaration order. Rust evaluates the fields in the order written: when that
+    /// differs, each value is computed into a temporary first, in the written order.
+    fn struct_lit(&mut self, e: &Expr, name: &Name, fields: &[(Name, Expr)]) -> String {
+        let def = self.structs.iter().find(|s| s.name.text == name.text).expect("checked struct literal");
+        let ct = self.ty(&self.ty_of(e));
+        let in_order = fields.iter().map(|(n, _)| n.text.as_str()).eq(def.fields.iter().map(|f| f.name.text.as_str()));
+        let mut values: Vec<(String, String)> = Vec::new();
+        for (n, v) in fields {
+            let mut c = strip_parens(&self.value(v)).to_string();
+            if !in_order {
+                let t = self.ty_of(v);
+                let vt = self.ty(&t);
+                let tmp = self.namer.temp("f");
+                self.line(format!("const {vt} {tmp} = {c};"));
+                c = tmp;
+            }
+            values.push((n.text.clone(), c));
+        }
+        let ordered: Vec<String> = def
+            .fields
+            .iter()
+            .map(|f| values.iter().find(|(n, _)| *n == f.name.text).map(|(_, c)| c.clone()).expect("every field given"))
+            .collect();
+        format!("{ct}{{{}}}", ordered.join(", "))
     }
 
     fn lit(&mut self, l: &Lit, t: &Ty) -> String {
