@@ -306,11 +306,18 @@ __host__ __device__ constexpr int cmax(int a) { return a; }
 template <typename... R>
 __host__ __device__ constexpr int cmax(int a, int b, R... r) { return cmax(a > b ? a : b, r...); }
 
-// Elements per vector: 16 bytes of the widest operand (1 when there is none or it is 16 bytes).
-// The runtime computes the same number from the parameters' dtypes.
+__host__ __device__ constexpr bool all_pow2() { return true; }
+template <typename... R>
+__host__ __device__ constexpr bool all_pow2(int a, R... r) { return (a & (a - 1)) == 0 && all_pow2(r...); }
+
+// Elements per vector: 16 bytes of the widest operand; 1 when there is none, when it is 16 bytes
+// or wider (a struct element), or when an element size is not a power of two (a 12-byte struct
+// has no aligned vector type). The runtime computes the same number (`plan::vec_width`).
 template <typename... Ops>
 __host__ __device__ constexpr int vec_width() {
-    return cmax(0, ElemBytes<Ops>::value...) == 0 ? 1 : 16 / cmax(1, ElemBytes<Ops>::value...);
+    return (cmax(0, ElemBytes<Ops>::value...) == 0 || cmax(0, ElemBytes<Ops>::value...) >= 16 || !all_pow2(ElemBytes<Ops>::value...))
+        ? 1
+        : 16 / cmax(1, ElemBytes<Ops>::value...);
 }
 
 // Calls `k(buf...)` with one `Buf` per operand, living in this frame (registers once inlined).
