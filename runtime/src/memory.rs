@@ -3,36 +3,46 @@
 //! - Sizes are rounded up to multiples of 512 bytes ([`ROUNDING`]); a 400-byte array uses a
 //!   512-byte block, as in CuPy (`used_bytes() == 512`).
 //! - A dropped [`DeviceBuffer`] goes back to the pool (`used_bytes` falls, `total_bytes` does
-//!   not) and is reused by a later allocation of the same rounded size. A block freed on stream S
-//!   is reused on S at once (stream order protects it); an allocation on another stream T takes
-//!   it only after making T wait on an event recorded on S, so T's work cannot touch the block
-//!   before S's pending work on it is done. The host never blocks for this.
-//! - [`MemoryPool::free_all_blocks`] returns every cached block to the driver.
+//!   not). The pool works like CuPy's arena (`memory/arena.rs` keeps the books, as plain integers):
+//!   a request takes the smallest cached free chunk that is large enough (best fit) and splits
+//!   off the rest as a free chunk of the same driver allocation; a freed chunk merges with its
+//!   free neighbours in the same allocation on the same stream. Only when nothing fits does the
+//!   pool call `cuMemAlloc`, for exactly the rounded size.
+//! - Stream order: a chunk freed on stream S is reused on S at once (stream order protects it);
+//!   an allocation on another stream T takes it only after making T wait on an event recorded on
+//!   S, so T's work cannot touch the chunk before S's pending work on it is done. The host never
+//!   blocks for this. A stream's own chunks are preferred to other streams'; another thread's
+//!   per-thread default stream cannot be waited on from here, so its chunks are not taken.
+//! - [`MemoryPool::free_all_blocks`] returns to the driver every allocation with no live chunk;
+//!   a partly used allocation stays, with its free chunks cached (as in CuPy).
 //! - A limit (`CUPY_GPU_MEMORY_LIMIT` read when the pool is first used, or
 //!   [`MemoryPool::set_limit`]) caps the bytes the pool holds; going past it, or the driver
-//!   running out of memory, is [`Error::OutOfMemory`] after the pool has released its cached
-//!   blocks and retried once.
+//!   running out of memory, is [`Error::OutOfMemory`] after the pool has released its entirely
+//!   free allocations and retried once.
 //!
 //! A buffer belongs to the stream it was allocated on. If you use it on another stream, make
 //! sure that work is finished (or ordered before the allocating stream) before dropping it, as
 //! with CuPy.
 //!
-//! Not done (yet): splitting large cached blocks for smaller requests and merging neighbours
-//! (CuPy's arena); only blocks of exactly the rounded size are reused.
+//! Not done: CuPy's size bins for small requests (a `BTreeMap` by size does the best fit), and
+//! its `malloc_async` pool (`cuMemAllocAsync`).
 
-use std::collections::{BTreeMap, HashMap};
+mod arena;
+
 use std::fmt;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use cudarc::driver::DriverError;
 use cudarc::driver::result;
-use cudarc::driver::sys::{CUdeviceptr, CUresult};
+use cudarc::driver::sys::CUresult;
 
 use crate::device::Device;
 use crate::env;
 use crate::error::{Error, Result};
 use crate::stream::{Stream, StreamKind};
+
+use arena::{Arena, Released};
 
 /// Allocation granularity in bytes.
 pub const ROUNDING: usize = 512;
@@ -44,27 +54,13 @@ pub fn rounded_size(bytes: usize) -> Option<usize> {
         .map(|b| b / ROUNDING * ROUNDING)
 }
 
-/// Cached free blocks of one stream, by rounded size.
-struct FreeList {
-    stream: Stream,
-    blocks: BTreeMap<usize, Vec<CUdeviceptr>>,
-}
-
-#[derive(Default)]
-struct State {
-    /// By stream key.
-    free: HashMap<usize, FreeList>,
-}
-
 struct PoolInner {
     device: Device,
-    state: Mutex<State>,
-    /// Bytes (rounded) of live buffers.
-    used: AtomicUsize,
-    /// Bytes (rounded) allocated from the driver and not yet returned: used + cached.
+    arena: Mutex<Arena<Stream>>,
+    /// Bytes held from the driver, plus those reserved for a `cuMemAlloc` in flight: the
+    /// arena's `held` is this minus the reservations. Kept apart so that the limit check is
+    /// one atomic step without the lock.
     held: AtomicUsize,
-    /// Cached free blocks.
-    free_blocks: AtomicUsize,
     /// Limit in bytes; `usize::MAX` when unlimited.
     limit: AtomicUsize,
 }
@@ -75,7 +71,7 @@ pub struct MemoryPool {
     inner: Arc<PoolInner>,
 }
 
-fn lock(m: &Mutex<State>) -> MutexGuard<'_, State> {
+fn lock(m: &Mutex<Arena<Stream>>) -> MutexGuard<'_, Arena<Stream>> {
     m.lock().unwrap_or_else(|p| p.into_inner())
 }
 
@@ -97,10 +93,8 @@ impl MemoryPool {
         let pool = MemoryPool {
             inner: Arc::new(PoolInner {
                 device: device.clone(),
-                state: Mutex::new(State::default()),
-                used: AtomicUsize::new(0),
+                arena: Mutex::new(Arena::new()),
                 held: AtomicUsize::new(0),
-                free_blocks: AtomicUsize::new(0),
                 limit: AtomicUsize::new(limit),
             }),
         };
@@ -119,22 +113,22 @@ impl MemoryPool {
 
     /// Bytes in live buffers (rounded sizes).
     pub fn used_bytes(&self) -> usize {
-        self.inner.used.load(Ordering::Relaxed)
+        lock(&self.inner.arena).used()
     }
 
-    /// Bytes the pool holds from the driver: live buffers plus cached free blocks.
+    /// Bytes the pool holds from the driver: live buffers plus cached free chunks.
     pub fn total_bytes(&self) -> usize {
         self.inner.held.load(Ordering::Relaxed)
     }
 
-    /// Bytes in cached free blocks.
+    /// Bytes in cached free chunks.
     pub fn free_bytes(&self) -> usize {
-        self.total_bytes().saturating_sub(self.used_bytes())
+        lock(&self.inner.arena).free_bytes()
     }
 
-    /// Number of cached free blocks.
+    /// Number of cached free chunks (a split or merged chunk counts once).
     pub fn n_free_blocks(&self) -> usize {
-        self.inner.free_blocks.load(Ordering::Relaxed)
+        lock(&self.inner.arena).free_chunks()
     }
 
     /// The limit in bytes, `None` when unlimited.
@@ -167,43 +161,44 @@ impl MemoryPool {
         Ok(())
     }
 
-    /// Returns every cached free block to the driver (live buffers are untouched).
+    /// Returns to the driver every allocation with no live buffer in it. Free chunks of partly
+    /// used allocations stay cached (live buffers are untouched).
     pub fn free_all_blocks(&self) -> Result<()> {
-        let lists: Vec<FreeList> = {
-            let mut st = lock(&self.inner.state);
-            st.free.drain().map(|(_, l)| l).collect()
-        };
-        self.release(lists)
+        let released = lock(&self.inner.arena).release();
+        self.release(released)
     }
 
-    fn release(&self, lists: Vec<FreeList>) -> Result<()> {
-        if lists.is_empty() {
+    fn release(&self, released: Released<Stream>) -> Result<()> {
+        if released.allocations.is_empty() {
             return Ok(());
         }
-        self.inner.device.bind_to_thread()?;
-        let mut first_err = None;
-        for list in lists {
-            // Work queued before the blocks were freed may still use them. (Another thread's
-            // per-thread default stream can only be waited for through the whole device.)
-            let idle = if list.stream.kind() == StreamKind::PerThread {
-                self.inner.device.synchronize()
+        let inner = &self.inner;
+        // Work queued before the chunks were freed may still use them. (Another thread's
+        // per-thread default stream can only be waited for through the whole device.)
+        let idle = inner.device.bind_to_thread().and_then(|()| {
+            if released
+                .streams
+                .iter()
+                .any(|s| s.kind() == StreamKind::PerThread)
+            {
+                inner.device.synchronize()
             } else {
-                list.stream.synchronize()
-            };
-            if let Err(e) = idle {
-                first_err.get_or_insert(e);
+                released.streams.iter().try_for_each(Stream::synchronize)
             }
-            for (size, ptrs) in list.blocks {
-                for p in ptrs {
-                    // SAFETY: `p` came from `cuMemAlloc` in this pool, is in no live buffer (it
-                    // was in a free list, which we removed it from) and its stream is idle.
-                    if let Err(e) = unsafe { result::free_sync(p) } {
-                        first_err.get_or_insert(Error::driver("cuMemFree", e));
-                    }
-                    self.inner.held.fetch_sub(size, Ordering::Relaxed);
-                    self.inner.free_blocks.fetch_sub(1, Ordering::Relaxed);
+        });
+        let mut first_err = idle.err();
+        // After a failed wait the allocations are leaked rather than freed under pending work.
+        let may_free = first_err.is_none();
+        for (base, size) in released.allocations {
+            if may_free {
+                // SAFETY: `base` came from `cuMemAlloc` in this pool; the arena has just removed
+                // the allocation, which had no live chunk (so no buffer points into it), and
+                // every stream its free chunks were on is idle.
+                if let Err(e) = unsafe { result::free_sync(base) } {
+                    first_err.get_or_insert(Error::driver("cuMemFree", e));
                 }
             }
+            inner.held.fetch_sub(size, Ordering::Relaxed);
         }
         match first_err {
             Some(e) => Err(e),
@@ -242,29 +237,25 @@ impl MemoryPool {
         };
         let size = rounded_size(bytes).ok_or_else(|| oom(bytes))?;
 
-        // 1. A cached block of this size: this stream's first, else another stream's.
-        let reuse = {
-            let mut st = lock(&inner.state);
-            take_block(&mut st, key, size)
-        };
-        if let Some((ptr, from)) = reuse {
-            inner.free_blocks.fetch_sub(1, Ordering::Relaxed);
-            inner.used.fetch_add(size, Ordering::Relaxed);
-            if let Some((other, other_key)) = from {
-                // Order this stream after the work pending on the block's old stream.
+        // 1. The best-fitting cached chunk: this stream's first, else another stream's (not
+        //    another thread's per-thread default stream, which cannot be ordered against here).
+        let taken = lock(&inner.arena).take(size, key, |s| s.kind() != StreamKind::PerThread);
+        if let Some(t) = taken {
+            if let Some((other_key, other)) = t.from {
+                // Order this stream after the work pending on the chunk's old stream.
                 let ordered = other
                     .raw()
                     .record_event(None)
                     .and_then(|ev| stream.raw().wait(&ev));
                 if let Err(e) = ordered {
-                    MemoryPool::give_back(inner, ptr, size, &other, other_key);
+                    lock(&inner.arena).free(t.addr, other_key, &other);
                     return Err(Error::driver("cuStreamWaitEvent", e));
                 }
             }
-            return Ok(make(ptr, size));
+            return Ok(make(t.addr, size));
         }
 
-        // 2. Within the limit (releasing cached blocks if that makes room)?
+        // 2. Within the limit (releasing free allocations if that makes room)?
         if !self.reserve(size) {
             self.free_all_blocks()?;
             if !self.reserve(size) {
@@ -272,11 +263,11 @@ impl MemoryPool {
             }
         }
 
-        // 3. From the driver; on OOM release the cache and retry once.
+        // 3. From the driver; on OOM release the free allocations and retry once.
         inner.device.bind_to_thread().inspect_err(|_| {
             inner.held.fetch_sub(size, Ordering::Relaxed);
         })?;
-        // SAFETY: the context is bound; the memory is uninitialised bytes owned by the buffer.
+        // SAFETY: the context is bound; the memory is uninitialised bytes owned by the pool.
         let mut r = unsafe { result::malloc_sync(size) };
         if matches!(r, Err(DriverError(CUresult::CUDA_ERROR_OUT_OF_MEMORY))) {
             if let Err(e) = self.free_all_blocks() {
@@ -290,7 +281,7 @@ impl MemoryPool {
         }
         match r {
             Ok(ptr) => {
-                inner.used.fetch_add(size, Ordering::Relaxed);
+                lock(&inner.arena).add_allocation(ptr, size);
                 Ok(make(ptr, size))
             }
             Err(e) => {
@@ -314,55 +305,6 @@ impl MemoryPool {
             })
             .is_ok()
     }
-
-    fn give_back(inner: &PoolInner, ptr: CUdeviceptr, size: usize, stream: &Stream, key: usize) {
-        let mut st = lock(&inner.state);
-        let list = st.free.entry(key).or_insert_with(|| FreeList {
-            stream: stream.clone(),
-            blocks: BTreeMap::new(),
-        });
-        list.blocks.entry(size).or_default().push(ptr);
-        inner.free_blocks.fetch_add(1, Ordering::Relaxed);
-        inner.used.fetch_sub(size, Ordering::Relaxed);
-    }
-}
-
-/// Takes a free block of `size`, from `key`'s list if possible (then `None` as the stream),
-/// else from another stream's list (with that stream).
-fn take_block(
-    st: &mut State,
-    key: usize,
-    size: usize,
-) -> Option<(CUdeviceptr, Option<(Stream, usize)>)> {
-    fn pop(list: &mut FreeList, size: usize) -> Option<CUdeviceptr> {
-        let v = list.blocks.get_mut(&size)?;
-        let p = v.pop();
-        if v.is_empty() {
-            list.blocks.remove(&size);
-        }
-        p
-    }
-    if let Some(list) = st.free.get_mut(&key) {
-        if let Some(p) = pop(list, size) {
-            if list.blocks.is_empty() {
-                st.free.remove(&key);
-            }
-            return Some((p, None));
-        }
-    }
-    // Another thread's per-thread default stream cannot be ordered against from here: skip it.
-    let other = st
-        .free
-        .iter()
-        .find(|(_, l)| l.stream.kind() != StreamKind::PerThread && l.blocks.contains_key(&size))
-        .map(|(k, _)| *k)?;
-    let list = st.free.get_mut(&other)?;
-    let p = pop(list, size)?;
-    let s = list.stream.clone();
-    if list.blocks.is_empty() {
-        st.free.remove(&other);
-    }
-    Some((p, Some((s, other))))
 }
 
 impl fmt::Debug for MemoryPool {
@@ -379,13 +321,13 @@ impl fmt::Debug for MemoryPool {
 
 /// An owned device allocation from a [`MemoryPool`]; returned to the pool when dropped.
 pub struct DeviceBuffer {
-    ptr: CUdeviceptr,
+    ptr: u64,
     /// Requested bytes.
     len: usize,
-    /// Rounded bytes (the block's size).
+    /// Rounded bytes (the chunk's size).
     size: usize,
     stream: Stream,
-    /// The free-list key of `stream` on the allocating thread.
+    /// The pool's key of `stream` on the allocating thread.
     key: usize,
     pool: Arc<PoolInner>,
 }
@@ -406,7 +348,7 @@ impl DeviceBuffer {
         self.len
     }
 
-    /// The size of the pool block in bytes (the request rounded up to 512).
+    /// The size of the buffer's pool chunk in bytes (the request rounded up to 512).
     pub fn capacity_bytes(&self) -> usize {
         self.size
     }
@@ -493,7 +435,8 @@ impl DeviceBuffer {
 impl Drop for DeviceBuffer {
     fn drop(&mut self) {
         if self.size > 0 {
-            MemoryPool::give_back(&self.pool, self.ptr, self.size, &self.stream, self.key);
+            let back = lock(&self.pool.arena).free(self.ptr, self.key, &self.stream);
+            debug_assert!(back, "{self:?} was not a live chunk of its pool");
         }
     }
 }

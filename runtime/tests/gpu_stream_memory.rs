@@ -7,6 +7,9 @@
 
 use std::sync::{Mutex, MutexGuard};
 
+mod support;
+use support::Rng;
+
 use cuprum_runtime::stream::StreamKind;
 use cuprum_runtime::{Array, Device, DeviceBuffer, Error, Event, MemoryPool, Stream};
 
@@ -261,6 +264,162 @@ fn pool_limit_gives_out_of_memory() {
     let e = DeviceBuffer::alloc(too_big, &Stream::current().unwrap()).unwrap_err();
     assert!(e.is_out_of_memory(), "{e}");
     pool.free_all_blocks().unwrap();
+}
+
+const MIB: usize = 1 << 20;
+const QUARTER: usize = 256 << 10;
+
+fn random_bytes(rng: &mut Rng, n: usize) -> Vec<u8> {
+    (0..n).map(|_| rng.next() as u8).collect()
+}
+
+/// Reads `buf` back on `stream` into a poisoned host vector.
+fn read_back(buf: &DeviceBuffer, stream: &Stream) -> Vec<u8> {
+    let mut back = vec![0xa5u8; buf.len_bytes()];
+    buf.read_bytes(0, &mut back, stream).unwrap();
+    back
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn pool_splits_and_merges_chunks() {
+    let _g = serial();
+    let d = dev0();
+    let pool = MemoryPool::for_device(&d).unwrap();
+    pool.free_all_blocks().unwrap();
+    let (used0, total0) = (pool.used_bytes(), pool.total_bytes());
+    assert_eq!((pool.free_bytes(), pool.n_free_blocks()), (0, 0));
+    let s = Stream::new(&d).unwrap();
+    let mut rng = Rng::new();
+
+    let a = DeviceBuffer::alloc(MIB, &s).unwrap();
+    let base = a.ptr();
+    assert_eq!(pool.total_bytes(), total0 + MIB);
+    drop(a);
+    assert_eq!(
+        (pool.used_bytes(), pool.free_bytes(), pool.n_free_blocks()),
+        (used0, MIB, 1)
+    );
+
+    // two quarters split off the front of the cached MiB: no new driver allocation
+    let b = DeviceBuffer::alloc(QUARTER, &s).unwrap();
+    let c = DeviceBuffer::alloc(QUARTER, &s).unwrap();
+    assert_eq!(pool.total_bytes(), total0 + MIB, "one driver allocation");
+    assert_eq!((b.ptr(), c.ptr()), (base, base + QUARTER as u64));
+    assert_eq!(pool.used_bytes(), used0 + 2 * QUARTER);
+    assert_eq!(
+        (pool.free_bytes(), pool.n_free_blocks()),
+        (MIB - 2 * QUARTER, 1)
+    );
+    let (hb, hc) = (
+        random_bytes(&mut rng, QUARTER),
+        random_bytes(&mut rng, QUARTER),
+    );
+    b.write_bytes(0, &hb, &s).unwrap();
+    c.write_bytes(0, &hc, &s).unwrap();
+    assert!(read_back(&b, &s) == hb, "the first quarter was overwritten");
+    assert!(
+        read_back(&c, &s) == hc,
+        "the second quarter was overwritten"
+    );
+
+    // a partly used allocation is not returned to the driver
+    pool.free_all_blocks().unwrap();
+    assert_eq!(
+        (pool.total_bytes(), pool.n_free_blocks()),
+        (total0 + MIB, 1)
+    );
+
+    // fragmentation: b's quarter and the free half are not neighbours
+    drop(b);
+    assert_eq!(
+        (pool.free_bytes(), pool.n_free_blocks()),
+        (MIB - QUARTER, 2)
+    );
+    // 640 KiB fits in neither: a second driver allocation, released by free_all_blocks
+    let e = DeviceBuffer::alloc(640 << 10, &s).unwrap();
+    assert!(!(base..base + MIB as u64).contains(&e.ptr()));
+    assert_eq!(pool.total_bytes(), total0 + MIB + (640 << 10));
+    drop(e);
+    pool.free_all_blocks().unwrap();
+    assert_eq!(
+        (pool.total_bytes(), pool.n_free_blocks()),
+        (total0 + MIB, 2)
+    );
+    assert!(read_back(&c, &s) == hc);
+
+    // freeing c merges it with both neighbours: the whole MiB is one chunk again
+    drop(c);
+    assert_eq!(
+        (pool.used_bytes(), pool.free_bytes(), pool.n_free_blocks()),
+        (used0, MIB, 1)
+    );
+    let m = DeviceBuffer::alloc(MIB, &s).unwrap();
+    assert_eq!(m.ptr(), base);
+    assert_eq!(
+        (pool.total_bytes(), pool.n_free_blocks()),
+        (total0 + MIB, 0)
+    );
+    let hm = random_bytes(&mut rng, MIB);
+    m.write_bytes(0, &hm, &s).unwrap();
+    assert!(read_back(&m, &s) == hm);
+    drop(m);
+    pool.free_all_blocks().unwrap();
+    assert_eq!(
+        (pool.used_bytes(), pool.total_bytes(), pool.n_free_blocks()),
+        (used0, total0, 0)
+    );
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn pool_splits_across_streams_and_merges_within_one() {
+    let _g = serial();
+    let d = dev0();
+    let pool = MemoryPool::for_device(&d).unwrap();
+    pool.free_all_blocks().unwrap();
+    let total0 = pool.total_bytes();
+    let (s1, s2) = (Stream::new(&d).unwrap(), Stream::new(&d).unwrap());
+    let mut rng = Rng::new();
+
+    // s1 still has copies queued into the MiB when it is freed
+    let a = DeviceBuffer::alloc(MIB, &s1).unwrap();
+    let base = a.ptr();
+    let ha = random_bytes(&mut rng, MIB);
+    for _ in 0..4 {
+        a.write_bytes(0, &ha, &s1).unwrap();
+    }
+    drop(a);
+
+    // s2 takes the front quarter (ordered after s1); the rest stays s1's
+    let b = DeviceBuffer::alloc(QUARTER, &s2).unwrap();
+    assert_eq!(b.ptr(), base);
+    assert_eq!(
+        (pool.total_bytes(), pool.n_free_blocks()),
+        (total0 + MIB, 1)
+    );
+    let hb = random_bytes(&mut rng, QUARTER);
+    b.write_bytes(0, &hb, &s2).unwrap();
+    assert!(
+        read_back(&b, &s2) == hb,
+        "s1's earlier copies landed after s2's"
+    );
+    let c = DeviceBuffer::alloc(QUARTER, &s1).unwrap();
+    assert_eq!(c.ptr(), base + QUARTER as u64);
+
+    // b freed on s2 does not merge with s1's chunks; c freed on s1 merges with s1's rest only
+    drop(b);
+    assert_eq!(pool.n_free_blocks(), 2);
+    drop(c);
+    assert_eq!((pool.free_bytes(), pool.n_free_blocks()), (MIB, 2));
+    // so a MiB needs a new driver allocation
+    let m = DeviceBuffer::alloc(MIB, &s1).unwrap();
+    assert_ne!(m.ptr(), base);
+    assert_eq!(pool.total_bytes(), total0 + 2 * MIB);
+    drop(m);
+    // both allocations are entirely free (over two streams): both go back to the driver
+    pool.free_all_blocks().unwrap();
+    assert_eq!((pool.total_bytes(), pool.n_free_blocks()), (total0, 0));
 }
 
 /// Runs the named test of this binary in a child process with extra environment variables.

@@ -10,7 +10,9 @@ pub struct Rng(u64);
 impl Rng {
     pub fn new() -> Rng {
         static N: AtomicU64 = AtomicU64::new(0);
-        let t = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0x1234_5678, |d| d.as_nanos() as u64);
+        let t = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0x1234_5678, |d| d.as_nanos() as u64);
         Rng((t ^ N.fetch_add(0x9E37_79B9_7F4A_7C15, Ordering::Relaxed) ^ 0xD1B5_4A32_D192_ED03) | 1)
     }
 
