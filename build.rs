@@ -16,6 +16,7 @@ fn main() {
         "tests/semantics_kernels.rs",
         "tests/elementwise_kernels.rs",
         "tests/reduction_kernels.rs",
+        "tests/struct_kernels.rs",
     ] {
         if Path::new(file).is_file() {
             kernels.file(file);

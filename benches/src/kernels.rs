@@ -6,6 +6,18 @@ use cuprum::prelude::*;
 #[rawkernel]
 pub fn empty4(_x: &[f32], _y: &[f32], _z: &mut [f32], _n: u32) {}
 
+/// The plain grid-stride copy (cupyx.jit's example): one element per iteration. Launched with a
+/// grid that covers the array, each thread copies one element.
+#[rawkernel]
+pub fn copy_grid_stride<T: Scalar>(x: &[T], y: &mut [T], n: u32) {
+    let s = grid_size_1d();
+    let mut i = grid_1d();
+    while i < n {
+        y[i as usize] = x[i as usize];
+        i += s;
+    }
+}
+
 /// Grid-stride copy with eight loads in flight per thread (all loads, then all stores).
 #[rawkernel]
 pub fn copy_unrolled<T: Scalar>(x: &[T], y: &mut [T], n: u32) {
