@@ -153,7 +153,7 @@ struct ArrayBuf : Offsets<V>::template Of<U> {
     }
     template <int W>
     __device__ __forceinline__ void load_from(int u, const T* p) {
-        if (W == 1) {
+        if constexpr (W == 1) {  // no `Vec<T, 1>`: a 12-byte T has no such type
             v[u * VEC] = *p;
         } else {
             const Vec<T, W> w = *reinterpret_cast<const Vec<T, W>*>(p);
@@ -163,7 +163,7 @@ struct ArrayBuf : Offsets<V>::template Of<U> {
     }
     template <int W>
     __device__ __forceinline__ void store_to(int u, T* p) const {
-        if (W == 1) {
+        if constexpr (W == 1) {  // no `Vec<T, 1>`: a 12-byte T has no such type
             *p = v[u * VEC];
         } else {
             Vec<T, W> w;
@@ -306,11 +306,12 @@ __host__ __device__ constexpr int cmax(int a) { return a; }
 template <typename... R>
 __host__ __device__ constexpr int cmax(int a, int b, R... r) { return cmax(a > b ? a : b, r...); }
 
-// Elements per vector: 16 bytes of the widest operand (1 when there is none or it is 16 bytes).
-// The runtime computes the same number from the parameters' dtypes.
+// Elements per vector: 16 bytes of the widest operand; 1 when there is none, when it is 16 bytes
+// or wider, or when some operand's size is not a power of two (a 12-byte struct has no vector
+// type: `alignas` must be a power of two). The runtime computes the same number (plan.rs).
 template <typename... Ops>
 __host__ __device__ constexpr int vec_width() {
-    return cmax(0, ElemBytes<Ops>::value...) == 0 ? 1 : 16 / cmax(1, ElemBytes<Ops>::value...);
+    return (cmax(0, ElemBytes<Ops>::value...) == 0 || cmax(0, ElemBytes<Ops>::value...) >= 16 || (0 | ... | (ElemBytes<Ops>::value & (ElemBytes<Ops>::value - 1))) != 0) ? 1 : 16 / cmax(1, ElemBytes<Ops>::value...);
 }
 
 // Calls `k(buf...)` with one `Buf` per operand, living in this frame (registers once inlined).
