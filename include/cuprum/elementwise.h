@@ -153,7 +153,7 @@ struct ArrayBuf : Offsets<V>::template Of<U> {
     }
     template <int W>
     __device__ __forceinline__ void load_from(int u, const T* p) {
-        if (W == 1) {
+        if constexpr (W == 1) {  // no `Vec<T, 1>`: a 12-byte T has no such type
             v[u * VEC] = *p;
         } else {
             const Vec<T, W> w = *reinterpret_cast<const Vec<T, W>*>(p);
@@ -163,7 +163,7 @@ struct ArrayBuf : Offsets<V>::template Of<U> {
     }
     template <int W>
     __device__ __forceinline__ void store_to(int u, T* p) const {
-        if (W == 1) {
+        if constexpr (W == 1) {  // no `Vec<T, 1>`: a 12-byte T has no such type
             *p = v[u * VEC];
         } else {
             Vec<T, W> w;

@@ -40,6 +40,15 @@ impl ElemType {
         }
     }
 
+    /// The alignment of the C type in bytes (a scalar's C type is aligned to its size:
+    /// `cuprum::complex<T>` is aligned to its size, as thrust's is).
+    pub const fn align(self) -> usize {
+        match self {
+            ElemType::Scalar(d) => d.size(),
+            ElemType::Struct(s) => s.align,
+        }
+    }
+
     /// The dtype, for scalars.
     pub const fn dtype(self) -> Option<DType> {
         match self {

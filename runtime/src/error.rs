@@ -8,7 +8,7 @@
 use cudarc::driver::DriverError;
 use cudarc::driver::sys::CUresult;
 
-use crate::DType;
+use crate::element::ElemType;
 
 /// The runtime's result type.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
@@ -98,12 +98,13 @@ pub enum Error {
     #[error("{op} needs a copy: {detail}. Call `.copy()` first to get a C-contiguous array")]
     NeedsCopy { op: &'static str, detail: String },
 
-    /// An element type that does not match the expected one.
-    #[error("dtype mismatch in {context}: expected {expected:?}, found {found:?}")]
+    /// An element type (a dtype or a `#[device]` struct) that does not match the expected one;
+    /// both print as their Rust names.
+    #[error("dtype mismatch in {context}: expected {expected}, found {found}")]
     DtypeMismatch {
         context: String,
-        expected: DType,
-        found: DType,
+        expected: ElemType,
+        found: ElemType,
     },
 
     /// Arrays (or an array and a stream) that live on different devices.

@@ -2,10 +2,10 @@
 //! arguments, the checks made before a launch, and [`launch`], the one place that calls
 //! `cuLaunchKernel`.
 //!
-//! Arguments follow CuPy's rules ("Kernel arguments" in the seeds): an array is passed as its
-//! device pointer, a scalar by value (Rust's type is the C type: `u32` is `unsigned int`, `f16` is
-//! `half`, `Complex<f64>` is `complex<double>`), and a `#[repr(C)]` struct by value once it is
-//! marked [`DeviceRepr`]. Nothing checks that the arguments match the kernel's parameters: that is
+//! Arguments follow CuPy's rules ("Kernel arguments" in the seeds): an array (of scalars or of
+//! `#[device]` structs) is passed as its device pointer, a scalar by value (Rust's type is the C
+//! type: `u32` is `unsigned int`, `f16` is `half`, `Complex<f64>` is `complex<double>`), and a
+//! `#[repr(C)]` struct by value once it is marked [`DeviceRepr`]. Nothing checks that the arguments match the kernel's parameters: that is
 //! why [`launch`] (and `RawKernel::launch`) are `unsafe`.
 //!
 //! The hot path allocates nothing: arguments are turned into their parameter values in a tuple on
@@ -22,7 +22,7 @@ use crate::array::Array;
 use crate::error::{Error, Result};
 use crate::kernel::KernelFunction;
 pub use crate::lang::intrinsics::Dim3;
-use crate::lang::traits::Scalar;
+use crate::element::Element;
 use crate::stream::Stream;
 
 impl From<u32> for Dim3 {
@@ -299,7 +299,7 @@ impl<T: DeviceRepr> KernelArg for T {
     }
 }
 
-impl<T: Scalar> KernelArg for &Array<T> {
+impl<T: Element> KernelArg for &Array<T> {
     type Param = DevicePtr;
     #[inline(always)]
     fn param(&self) -> DevicePtr {
@@ -307,7 +307,7 @@ impl<T: Scalar> KernelArg for &Array<T> {
     }
 }
 
-impl<T: Scalar> KernelArg for &mut Array<T> {
+impl<T: Element> KernelArg for &mut Array<T> {
     type Param = DevicePtr;
     #[inline(always)]
     fn param(&self) -> DevicePtr {
@@ -624,7 +624,7 @@ unsafe impl DeviceRepr for SliceArg {}
 
 impl SliceArg {
     /// The slice of a whole array (its element at the offset, `len()` elements).
-    pub fn of<T: Scalar>(a: &Array<T>) -> SliceArg {
+    pub fn of<T: Element>(a: &Array<T>) -> SliceArg {
         SliceArg { ptr: a.device_ptr(), len: a.len() as u64 }
     }
 }
@@ -646,7 +646,7 @@ unsafe impl<const N: usize> DeviceRepr for ViewArg<N> {}
 
 impl<const N: usize> ViewArg<N> {
     /// The view of an array with exactly `N` dimensions; `None` for another number.
-    pub fn of<T: Scalar>(a: &Array<T>) -> Option<ViewArg<N>> {
+    pub fn of<T: Element>(a: &Array<T>) -> Option<ViewArg<N>> {
         if a.ndim() != N {
             return None;
         }

@@ -30,6 +30,7 @@
 mod arena;
 
 use std::fmt;
+use std::mem::MaybeUninit;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
@@ -415,6 +416,22 @@ impl DeviceBuffer {
         // SAFETY: the source range is inside this live allocation (checked above); `dst` is a
         // valid, exclusively borrowed host slice of the same length, and we synchronize the
         // stream before returning, so the copy has completed when `dst` is released.
+        unsafe { result::memcpy_dtoh_async(dst, self.ptr + byte_offset as u64, stream.handle()) }
+            .map_err(Error::driver_fn("cuMemcpyDtoHAsync"))?;
+        stream.synchronize()
+    }
+
+    /// [`read_bytes`](Self::read_bytes) into memory that need not be initialised (a vector's
+    /// spare capacity); when it returns `Ok`, every byte of `dst` has been written.
+    pub fn read_uninit(&self, byte_offset: usize, dst: &mut [MaybeUninit<u8>], stream: &Stream) -> Result<()> {
+        self.check_range(byte_offset, dst.len(), "a read")?;
+        if dst.is_empty() {
+            return Ok(());
+        }
+        self.check_stream(stream)?;
+        self.device().bind_to_thread()?;
+        // SAFETY: as in `read_bytes`; the driver only writes `dst` (never reads it), so its bytes
+        // need not be initialised, and after the synchronize below all of them are.
         unsafe { result::memcpy_dtoh_async(dst, self.ptr + byte_offset as u64, stream.handle()) }
             .map_err(Error::driver_fn("cuMemcpyDtoHAsync"))?;
         stream.synchronize()

@@ -20,7 +20,7 @@ use crate::array::Array;
 use crate::device::Device;
 use crate::error::{Error, Result};
 use crate::kernel::RawKernel;
-use crate::lang::traits::Scalar;
+use crate::element::Element;
 use crate::launch::{LaunchConfig, SliceArg, ViewArg};
 use crate::module::RawModule;
 use crate::stats::{self, Layer};
@@ -359,7 +359,7 @@ pub fn launch_device(cfg: &LaunchConfig<'_>) -> usize {
     }
 }
 
-fn on_device<T: Scalar>(kernel: &str, param: &str, a: &Array<T>, device: usize) -> Result<()> {
+fn on_device<T: Element>(kernel: &str, param: &str, a: &Array<T>, device: usize) -> Result<()> {
     if a.device().ordinal() == device {
         return Ok(());
     }
@@ -373,7 +373,7 @@ fn on_device<T: Scalar>(kernel: &str, param: &str, a: &Array<T>, device: usize) 
 /// A `&[T]` / `&mut [T]` argument: the whole array, which must be C-contiguous and on the launch's
 /// device.
 #[inline]
-pub fn slice_arg<T: Scalar>(kernel: &str, param: &str, a: &Array<T>, device: usize) -> Result<SliceArg> {
+pub fn slice_arg<T: Element>(kernel: &str, param: &str, a: &Array<T>, device: usize) -> Result<SliceArg> {
     on_device(kernel, param, a, device)?;
     if !a.is_c_contiguous() {
         return Err(not_contiguous(kernel, param, a.shape(), a.strides()));
@@ -383,7 +383,7 @@ pub fn slice_arg<T: Scalar>(kernel: &str, param: &str, a: &Array<T>, device: usi
 
 /// A `View<T, N>` / `ViewMut<T, N>` argument: an array of `N` dimensions, any strides.
 #[inline]
-pub fn view_arg<T: Scalar, const N: usize>(kernel: &str, param: &str, a: &Array<T>, device: usize) -> Result<ViewArg<N>> {
+pub fn view_arg<T: Element, const N: usize>(kernel: &str, param: &str, a: &Array<T>, device: usize) -> Result<ViewArg<N>> {
     on_device(kernel, param, a, device)?;
     ViewArg::of(a).ok_or_else(|| Error::InvalidLaunch {
         kernel: kernel.to_string(),

@@ -9,7 +9,7 @@ use cuprum_runtime::registry::{Kernel, KernelUnit};
 use cuprum_runtime::{DType, Error};
 
 fn arr<'a>(dtype: DType, shape: &'a [usize], strides: &'a [isize], ptr: u64) -> ArrayArg<'a> {
-    ArrayArg { ptr, dtype, shape, strides, device: 0 }
+    ArrayArg { ptr, elem: dtype.into(), shape, strides, device: 0 }
 }
 
 fn op<'a>(shape: &'a [usize], strides: &'a [isize], ptr: u64, elem: usize) -> PlanOperand<'a> {

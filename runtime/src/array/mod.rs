@@ -6,12 +6,18 @@
 //! ...) share the buffer and never copy; `clone()` is such a view too. `copy()` makes a new
 //! C-contiguous array.
 //!
-//! Creation allocates on the current device and copies on that device's current stream.
+//! The elements are any [`Element`]: a scalar of the dtype table or a `#[device]` struct. The
+//! structural methods (creation from host data, `empty`, `zeros`, transfers, views, `copy`) take
+//! any element; what needs a dtype (`dtype()`, `full`/`ones`/`arange`/`linspace`, arithmetic,
+//! `astype`, reductions, `ndarray` interop) is on `Array<T: Scalar>`.
 //!
-//! For now, creation fills (`zeros`, `full`, `arange`, ...) are computed on the host and uploaded,
-//! and `to_vec()` of a non-contiguous view gathers on the host. `copy()` and `fill()` run the
-//! built-in copy kernel when the `cuprum` crate is linked (see [`ops`]: the operators, `astype`,
-//! comparisons and math functions, all through the built-in elementwise kernels).
+//! Creation allocates on the current device and copies on that device's current stream.
+//! `zeros` is a memset; `full` and `fill` run the built-in fill kernel; `copy()` and the `to_vec()`
+//! of a non-contiguous view run the built-in copy kernel when the `cuprum` crate is linked (see
+//! [`ops`]: the operators, `astype`, comparisons and math functions, all through the built-in
+//! elementwise kernels). A struct array is copied by the copy kernel of the unsigned integer (or,
+//! for 16 bytes, `Complex<f64>`) of its size when its size is 1, 2, 4, 8 or 16 bytes, else
+//! gathered on the host.
 
 pub mod shape;
 
@@ -22,7 +28,10 @@ use std::fmt;
 use std::marker::PhantomData;
 use std::sync::Arc;
 
+use std::mem::MaybeUninit;
+
 use crate::device::Device;
+use crate::element::{ElemType, Element};
 use crate::error::{Error, Result};
 use crate::memory::DeviceBuffer;
 use crate::stream::Stream;
@@ -72,15 +81,15 @@ impl IntoShape for &Vec<usize> {
     }
 }
 
-/// An n-dimensional array of `T` in device memory.
-pub struct Array<T: Scalar> {
+/// An n-dimensional array of `T` (a scalar or a `#[device]` struct) in device memory.
+pub struct Array<T: Element> {
     buf: Arc<DeviceBuffer>,
     layout: Layout,
     _t: PhantomData<T>,
 }
 
 /// A view of the same data (like `ndarray::ArcArray`): no device memory is copied.
-impl<T: Scalar> Clone for Array<T> {
+impl<T: Element> Clone for Array<T> {
     fn clone(&self) -> Self {
         Array {
             buf: self.buf.clone(),
@@ -90,12 +99,12 @@ impl<T: Scalar> Clone for Array<T> {
     }
 }
 
-impl<T: Scalar> fmt::Debug for Array<T> {
+impl<T: Element> fmt::Debug for Array<T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
             "Array<{}>(shape {:?}, strides {:?}, offset {}, device {})",
-            T::DTYPE.rust_name(),
+            T::ELEM.rust_name(),
             self.layout.shape,
             self.layout.strides,
             self.layout.offset,
@@ -106,46 +115,49 @@ impl<T: Scalar> fmt::Debug for Array<T> {
 
 // ---- host <-> device element transfers -------------------------------------------------------
 
-fn as_bytes<T: Scalar>(v: &[T]) -> &[u8] {
-    // SAFETY: `Scalar` guarantees that `T` has no padding and that its bytes are the C value, so
+fn as_bytes<T: Element>(v: &[T]) -> &[u8] {
+    // SAFETY: `Element` guarantees that `T` has no padding and that its bytes are the C value, so
     // viewing initialised `T`s as bytes is sound; the length is the slice's size in bytes.
     unsafe { std::slice::from_raw_parts(v.as_ptr().cast::<u8>(), std::mem::size_of_val(v)) }
 }
 
-/// Reads `count` elements starting at element `start` of `buf` (synchronously on `stream`).
-fn read_elems<T: Scalar>(
+/// Reads `count` elements starting at element `start` of `buf` (synchronously on `stream`),
+/// straight into the returned vector's memory.
+fn read_elems<T: Element>(
     buf: &DeviceBuffer,
     start: usize,
     count: usize,
     stream: &Stream,
 ) -> Result<Vec<T>> {
     let size = std::mem::size_of::<T>();
-    let mut out = vec![T::default(); count];
+    let mut out: Vec<T> = Vec::with_capacity(count);
     if count == 0 {
         return Ok(out);
     }
-    if T::DTYPE == DType::Bool {
-        // Device bytes other than 0/1 are not valid Rust bools: read bytes and normalise.
-        let mut bytes = vec![0u8; count];
-        buf.read_bytes(start * size, &mut bytes, stream)?;
-        for (o, b) in out.iter_mut().zip(bytes) {
-            let v = b != 0;
-            // SAFETY: `T::DTYPE` is `Bool`, so by `Scalar`'s contract `T` is a one-byte type whose
-            // values are exactly C's bool, like `bool`: copying a `bool` into it is a valid `T`.
-            *o = unsafe { std::mem::transmute_copy::<bool, T>(&v) };
+    let spare = &mut out.spare_capacity_mut()[..count];
+    // SAFETY: `spare` is `count` uninitialised `T`s owned by `out`; as `MaybeUninit<u8>` (which
+    // has no validity requirement) they are exactly `count * size` bytes.
+    let bytes = unsafe {
+        std::slice::from_raw_parts_mut(spare.as_mut_ptr().cast::<MaybeUninit<u8>>(), count * size)
+    };
+    buf.read_uninit(start * size, bytes, stream)?;
+    if T::ELEM == ElemType::Scalar(DType::Bool) {
+        // Device bytes other than 0/1 are not valid Rust bools: normalise them before they are
+        // read as `T`.
+        for b in bytes.iter_mut() {
+            // SAFETY: `read_uninit` returned Ok, so it wrote every one of these bytes.
+            let v = unsafe { b.assume_init() };
+            b.write((v != 0) as u8);
         }
-    } else {
-        // SAFETY: by `Scalar`'s contract every bit pattern of the C type (all types but bool,
-        // handled above) is a valid `T` and `T` has no padding, so the elements may be
-        // overwritten through their bytes; the slice covers exactly `out`.
-        let bytes =
-            unsafe { std::slice::from_raw_parts_mut(out.as_mut_ptr().cast::<u8>(), count * size) };
-        buf.read_bytes(start * size, bytes, stream)?;
     }
+    // SAFETY: every byte of the first `count` elements was written above (the copy succeeded),
+    // and by `Element`'s contract every bit pattern of `T` is valid (for bool, which has only
+    // 0 and 1, the bytes were normalised above); `count <= capacity`.
+    unsafe { out.set_len(count) };
     Ok(out)
 }
 
-impl<T: Scalar> Array<T> {
+impl<T: Element> Array<T> {
     // ---- creation ----------------------------------------------------------------------------
 
     /// An uninitialised C-contiguous array on `stream`'s device, allocated for `stream`.
@@ -156,7 +168,7 @@ impl<T: Scalar> Array<T> {
             .checked_mul(std::mem::size_of::<T>())
             .ok_or_else(|| Error::InvalidShape {
                 op: "array creation",
-                detail: format!("{shape:?} of {} is too many bytes", T::DTYPE.rust_name()),
+                detail: format!("{shape:?} of {} is too many bytes", T::ELEM.rust_name()),
             })?;
         let buf = DeviceBuffer::alloc(bytes, stream)?;
         Ok(Array {
@@ -209,23 +221,13 @@ impl<T: Scalar> Array<T> {
         Array::from_slice(&data)
     }
 
-    /// An array of `shape` filled with `value`, filled on the device: a memset when the value's
-    /// bytes are all zero, else the built-in fill kernel (or, without the `cuprum` crate that
-    /// holds it, an upload from the host).
-    pub fn full(shape: impl IntoShape, value: T) -> Result<Array<T>> {
-        let stream = Stream::current()?;
-        let mut a = Array::empty_on(shape, &stream)?;
-        if as_bytes(std::slice::from_ref(&value)).iter().all(|&b| b == 0) {
-            a.buf.zero(&stream)?;
-        } else {
-            a.fill(value)?;
-        }
-        Ok(a)
-    }
-
-    /// An array of `shape` filled with zeros (`T::default()`: 0, `false`, `0+0i`).
+    /// An array of `shape` whose bytes are all zero (a memset): 0, `false`, `0+0i`, and for a
+    /// struct every field zero.
     pub fn zeros(shape: impl IntoShape) -> Result<Array<T>> {
-        Array::full(shape, T::default())
+        let stream = Stream::current()?;
+        let a = Array::empty_on(shape, &stream)?;
+        a.buf.zero(&stream)?;
+        Ok(a)
     }
 
     /// An array with the buffer, shape, strides (in elements) and offset given; an error if
@@ -301,8 +303,9 @@ impl<T: Scalar> Array<T> {
         self.layout.offset
     }
 
-    pub fn dtype(&self) -> DType {
-        T::DTYPE
+    /// The element type (a dtype or a `#[device]` struct); for a scalar array `dtype()` too.
+    pub fn elem_type(&self) -> ElemType {
+        T::ELEM
     }
 
     /// The device address of the first element (buffer address + offset), for launches.
@@ -472,6 +475,26 @@ impl<T: Scalar> Array<T> {
         let stream = self.stream()?;
         let data = self.to_vec()?;
         Array::from_shape_vec_on(self.layout.shape.clone(), &data, &stream)
+    }
+}
+
+impl<T: Scalar> Array<T> {
+    pub fn dtype(&self) -> DType {
+        T::DTYPE
+    }
+
+    /// An array of `shape` filled with `value`, filled on the device: a memset when the value's
+    /// bytes are all zero, else the built-in fill kernel (or, without the `cuprum` crate that
+    /// holds it, an upload from the host).
+    pub fn full(shape: impl IntoShape, value: T) -> Result<Array<T>> {
+        let stream = Stream::current()?;
+        let mut a = Array::empty_on(shape, &stream)?;
+        if as_bytes(std::slice::from_ref(&value)).iter().all(|&b| b == 0) {
+            a.buf.zero(&stream)?;
+        } else {
+            a.fill(value)?;
+        }
+        Ok(a)
     }
 }
 

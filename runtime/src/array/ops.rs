@@ -17,7 +17,8 @@ use std::ops::{Add, Div, Mul, Neg, Rem, Sub};
 use std::sync::OnceLock;
 
 use super::Array;
-use crate::elementwise::{self, Arg, Input, Options, Param};
+use crate::element::{ElemType, Element};
+use crate::elementwise::{self, Arg, ArrayArg, Input, Options, Param};
 use crate::error::{Error, Result};
 use crate::registry::Kernel;
 use crate::{DType, Float, Number, Real, Scalar};
@@ -302,9 +303,49 @@ impl<T: Scalar> Array<T> {
         launch_into("copy", &[T::DTYPE], &[Arg::input(src), Arg::output(self)])
     }
 
-    /// The device-side copy behind [`Array::copy`], when the built-in kernels are linked.
+}
+
+/// The dtype whose copy kernel copies elements of type `elem` bit for bit: its own for a scalar;
+/// for a struct of 1, 2, 4, 8 or 16 bytes the integer of that size (`u8`, `u16`, `i32`, `i64`:
+/// the signed ones have precompiled copy instances) or, for 16 bytes, `Complex<f64>` (a plain
+/// 16-byte load and store). Every element of an array sits at a multiple of its size
+/// from the buffer's start (the pool's blocks are 256-byte aligned), so that type's alignment
+/// holds even when the struct's own is smaller. `None` for other sizes.
+pub(crate) fn copy_dtype(elem: ElemType) -> Option<DType> {
+    match elem {
+        ElemType::Scalar(d) => Some(d),
+        ElemType::Struct(s) => match s.size {
+            1 => Some(DType::U8),
+            2 => Some(DType::U16),
+            4 => Some(DType::I32),
+            8 => Some(DType::I64),
+            16 => Some(DType::C64),
+            _ => None,
+        },
+    }
+}
+
+impl<T: Element> Array<T> {
+    /// The device-side copy behind [`Array::copy`] (and the `to_vec` of a non-contiguous view),
+    /// when the built-in kernels are linked and [`copy_dtype`] has a dtype for `T`.
     pub(super) fn copy_on_device(&self) -> Option<Result<Array<T>>> {
-        has_builtin("copy").then(|| unary::<T, T>("copy", self))
+        let dtype = copy_dtype(T::ELEM)?;
+        has_builtin("copy").then(|| self.copy_as(dtype))
+    }
+
+    /// A C-contiguous copy made by the copy kernel of `dtype`, whose size is `T`'s: both arrays
+    /// are described to the launch as arrays of `dtype` (same addresses, shape and strides).
+    fn copy_as(&self, dtype: DType) -> Result<Array<T>> {
+        let b = builtin("copy")?;
+        let stream = elementwise::output_stream(&Options::default(), &[Arg::input(self)])?;
+        let out = Array::<T>::empty_on(self.shape(), &stream)?;
+        let elem = ElemType::Scalar(dtype);
+        let args = [
+            Arg::In(ArrayArg { elem, ..ArrayArg::of(self) }),
+            Arg::Out(ArrayArg { elem, ..ArrayArg::of(&out) }),
+        ];
+        elementwise::launch((b.kernel)(), b.signature, &[dtype], &args, &Options::default())?;
+        Ok(out)
     }
 }
 

@@ -26,6 +26,7 @@ use super::launch::{self, Options, Param, ParamType, Role};
 use super::operand::{Arg, ArrayArg, Value};
 use super::source::{self, SourceSpec};
 use crate::array::Array;
+use crate::element::ElemType;
 use crate::error::{Error, Result};
 use crate::lang::traits::Scalar;
 use crate::registry::{Kernel, KernelUnit};
@@ -141,7 +142,7 @@ impl Builder {
                         TypeSpec::Placeholder(c) => {
                             ParamType::Generic(placeholders.iter().position(|&x| x == c).unwrap_or(0) as u8)
                         }
-                        TypeSpec::Fixed(d) => ParamType::Fixed(d),
+                        TypeSpec::Fixed(d) => ParamType::Fixed(ElemType::Scalar(d)),
                     };
                     Param::new(Box::leak(p.name.clone().into_boxed_str()), role, ty)
                 })
@@ -258,8 +259,8 @@ macro_rules! output_conversions {
                         Output::$v(a) => Ok(a),
                         other => Err(Error::DtypeMismatch {
                             context: "ElementwiseKernel output".into(),
-                            expected: DType::$v,
-                            found: other.dtype(),
+                            expected: DType::$v.into(),
+                            found: other.dtype().into(),
                         }),
                     }
                 }
@@ -306,6 +307,17 @@ impl Output {
     {
         Array::<T>::try_from(self)
     }
+}
+
+/// The dtype of an input array of a kernel from CUDA C text, whose parameters are dtypes only.
+fn scalar_dtype(x: &ArrayArg<'_>) -> Result<DType> {
+    x.elem.dtype().ok_or_else(|| Error::Unsupported {
+        what: format!(
+            "an ElementwiseKernel (CUDA C text) takes arrays of the dtype table, not of the struct `{}`; \
+             write the kernel as a `#[elementwise]` function to take `#[device]` structs",
+            x.elem
+        ),
+    })
 }
 
 /// Something [`Call::arg`] accepts: an array (`&Array<T>`) or a scalar (`2.0f32`, `7u8`, ...).
@@ -395,8 +407,8 @@ impl<'a> Call<'a> {
                                     "{what} `{}` of ElementwiseKernel `{name}` (type placeholder `{c}` is already {b})",
                                     p.name
                                 ),
-                                expected: b,
-                                found: d,
+                                expected: b.into(),
+                                found: d.into(),
                             });
                         }
                         _ => {}
@@ -405,8 +417,8 @@ impl<'a> Call<'a> {
                 TypeSpec::Fixed(f) if f != d && strict => {
                     return Err(Error::DtypeMismatch {
                         context: format!("{what} `{}` of ElementwiseKernel `{name}`", p.name),
-                        expected: f,
-                        found: d,
+                        expected: f.into(),
+                        found: d.into(),
                     });
                 }
                 TypeSpec::Fixed(_) => {}
@@ -418,7 +430,7 @@ impl<'a> Call<'a> {
         }
         for (p, a) in def.ins.iter().zip(&self.args) {
             if let CallInput::Array(x) = a {
-                bind(p, x.dtype, "input", true)?;
+                bind(p, scalar_dtype(x)?, "input", true)?;
             }
         }
         for (p, a) in def.ins.iter().zip(&self.args) {

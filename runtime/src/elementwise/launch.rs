@@ -13,6 +13,7 @@ use super::operand::Arg;
 use super::params::Params;
 use super::plan::{self, DEFAULT_BLOCK, LoopPlan, PlanOperand};
 use crate::device::Device;
+use crate::element::ElemType;
 use crate::error::{Error, Result};
 use crate::launch::LaunchConfig;
 use crate::registry::Kernel;
@@ -35,17 +36,20 @@ pub enum Role {
 /// The element type of a parameter.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum ParamType {
-    /// The kernel's generic parameter number k: `instance[k]`.
+    /// The kernel's generic parameter number k: `instance[k]` (always a dtype).
     Generic(u8),
-    /// A fixed dtype.
-    Fixed(DType),
+    /// A fixed element type: a dtype or a `#[device]` struct (the generated code writes
+    /// `Fixed(<Ty as Element>::ELEM)`).
+    Fixed(ElemType),
 }
 
 impl ParamType {
-    pub fn resolve(self, instance: &[DType]) -> Option<DType> {
+    /// The element type for `instance` (one dtype per generic parameter); `None` when the
+    /// instance has no entry for a generic parameter.
+    pub fn resolve(self, instance: &[DType]) -> Option<ElemType> {
         match self {
-            ParamType::Generic(k) => instance.get(k as usize).copied(),
-            ParamType::Fixed(d) => Some(d),
+            ParamType::Generic(k) => instance.get(k as usize).copied().map(ElemType::Scalar),
+            ParamType::Fixed(e) => Some(e),
         }
     }
 }
@@ -207,7 +211,7 @@ fn output_mismatch(name: &str, signature: &[Param], args: &[Arg<'_>]) -> Option<
 /// How the planner sees an argument.
 fn plan_operand<'a>(a: &Arg<'a>) -> PlanOperand<'a> {
     match a {
-        Arg::In(x) | Arg::Out(x) => PlanOperand::Array { shape: x.shape, strides: x.strides, ptr: x.ptr, elem: x.dtype.size() },
+        Arg::In(x) | Arg::Out(x) => PlanOperand::Array { shape: x.shape, strides: x.strides, ptr: x.ptr, elem: x.elem.size() },
         Arg::Raw(_) | Arg::Scalar(_) => PlanOperand::Other,
     }
 }
@@ -304,9 +308,8 @@ pub(crate) fn prepare(name: &str, signature: &[Param], instance: &[DType], args:
     };
     // Check every argument against its parameter; find the device.
     let mut device: Option<usize> = None;
-    let mut max_elem = 0usize;
     for (k, (p, a)) in signature.iter().zip(args).enumerate() {
-        let dtype = p.ty.resolve(instance).ok_or_else(|| {
+        let elem = p.ty.resolve(instance).ok_or_else(|| {
             invalid(name, format!("parameter `{}` is generic parameter {:?} but the instance {instance:?} has no such entry", p.name, p.ty))
         })?;
         let ok = matches!(
@@ -321,15 +324,23 @@ pub(crate) fn prepare(name: &str, signature: &[Param], instance: &[DType], args:
             };
             return Err(invalid(name, format!("argument {k} (`{}`) must be {want}, found {}", p.name, a.describe())));
         }
-        if p.role != Role::Raw {
-            max_elem = max_elem.max(dtype.size());
+        if let (Arg::Scalar(v), ElemType::Struct(s)) = (a, elem) {
+            return Err(invalid(
+                name,
+                format!(
+                    "argument {k} (`{}`) is of the struct type `{}`, but a scalar {v:?} was given: struct \
+                     inputs must be arrays; pass an `&Array<{}>` (for one value everywhere, a one-element \
+                     array broadcasts)",
+                    p.name, s.name, s.name
+                ),
+            ));
         }
         if let Some(x) = a.array() {
-            if x.dtype != dtype {
+            if x.elem != elem {
                 return Err(Error::DtypeMismatch {
                     context: format!("argument `{}` of elementwise kernel `{name}`", p.name),
-                    expected: dtype,
-                    found: x.dtype,
+                    expected: elem,
+                    found: x.elem,
                 });
             }
             match device {
@@ -376,7 +387,9 @@ pub(crate) fn prepare(name: &str, signature: &[Param], instance: &[DType], args:
     if size == 0 {
         return Ok(None);
     }
-    let width = plan::vec_width((max_elem > 0).then_some(max_elem));
+    // Every non-raw parameter's size (the kernel's `vec_width` sees the same operands).
+    let sizes = signature.iter().filter(|p| p.role != Role::Raw).filter_map(|p| p.ty.resolve(instance)).map(ElemType::size);
+    let width = plan::vec_width(sizes);
     let plan = plan::plan_loop(&shape, args.iter().map(plan_operand), width)?;
 
     if let (Some(s), Some(d)) = (opts.stream, device) {
@@ -392,12 +405,17 @@ pub(crate) fn prepare(name: &str, signature: &[Param], instance: &[DType], args:
     let mut params = Params::default();
     let v = plan.variant;
     for (p, a) in signature.iter().zip(args) {
-        let dtype = p.ty.resolve(instance).unwrap_or(DType::U8);
+        // Resolved and checked in the first loop.
+        let elem = p.ty.resolve(instance).unwrap_or(ElemType::Scalar(DType::U8));
         let strides = plan.strides(&plan_operand(a));
         let strides = strides.as_ref().map(|(st, n)| &st[..*n]);
         match a {
-            Arg::In(x) => params.input_of(v, dtype, x.ptr, strides, None),
-            Arg::Scalar(x) => params.input_of(v, dtype, 0, None, Some(x.cast(dtype).to_bytes().0)),
+            Arg::In(x) => params.input_of(v, elem, x.ptr, strides, None),
+            // A scalar's parameter is a dtype (a struct parameter was rejected above).
+            Arg::Scalar(x) => {
+                let value = elem.dtype().map(|d| x.cast(d).to_bytes().0);
+                params.input_of(v, elem, 0, None, value)
+            }
             Arg::Out(x) => params.output_of(v, x.ptr, strides.unwrap_or(&[])),
             Arg::Raw(x) => params.raw(x.ptr, x.shape, x.strides).map_err(|e| invalid(name, e))?,
         }
@@ -422,7 +440,7 @@ mod tests {
         let sig = [
             Param::new("x", Role::In, ParamType::Generic(0)),
             Param::new("y", Role::In, ParamType::Generic(0)),
-            Param::new("s", Role::In, ParamType::Fixed(DType::F64)),
+            Param::new("s", Role::In, ParamType::Fixed(ElemType::Scalar(DType::F64))),
             Param::new("out", Role::Out, ParamType::Generic(0)),
         ];
         // (x shape, x strides, y shape, y strides, out shape)
@@ -436,7 +454,7 @@ mod tests {
         ];
         for (xs, xt, ys, yt, os) in cases {
             let ot = crate::array::shape::c_strides(os);
-            let arr = |ptr, shape, strides| ArrayArg { ptr, dtype: DType::F32, shape, strides, device: 0 };
+            let arr = |ptr, shape, strides| ArrayArg { ptr, elem: ElemType::Scalar(DType::F32), shape, strides, device: 0 };
             let args = [
                 Arg::In(arr(0x7000_0000, xs, xt)),
                 Arg::In(arr(0x7000_1000, ys, yt)),
@@ -482,7 +500,7 @@ mod tests {
         ];
         let shape = [1usize];
         let strides = [1isize];
-        let arr = |ptr| ArrayArg { ptr, dtype: DType::F32, shape: &shape, strides: &strides, device: 0 };
+        let arr = |ptr| ArrayArg { ptr, elem: ElemType::Scalar(DType::F32), shape: &shape, strides: &strides, device: 0 };
         let args = [Arg::In(arr(0x7000_0000)), Arg::In(arr(0x7000_0200)), Arg::Out(arr(0x7000_0400))];
         let opts = Options::default();
         let run = |n: usize| {

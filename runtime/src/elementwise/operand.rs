@@ -1,11 +1,13 @@
-//! The arguments of an elementwise launch, type-erased: arrays (pointer, dtype, shape, strides,
-//! device) and scalar values. A typed wrapper (what `#[elementwise]` generates, or
+//! The arguments of an elementwise launch, type-erased: arrays (pointer, element type, shape,
+//! strides, device) and scalar values. Arrays may hold `#[device]` structs; scalar values are
+//! dtypes only (a struct input is always an array). A typed wrapper (what `#[elementwise]` generates, or
 //! `ElementwiseKernel`'s call) turns its Rust arguments into these.
 
 use half::{bf16, f16};
 use num_complex::Complex;
 
 use crate::array::Array;
+use crate::element::{ElemType, Element};
 use crate::lang::traits::Scalar;
 use crate::DType;
 
@@ -15,7 +17,8 @@ use crate::DType;
 pub struct ArrayArg<'a> {
     /// The device address of the first element.
     pub ptr: u64,
-    pub dtype: DType,
+    /// The element type (a dtype or a `#[device]` struct).
+    pub elem: ElemType,
     pub shape: &'a [usize],
     /// Strides in elements.
     pub strides: &'a [isize],
@@ -24,8 +27,8 @@ pub struct ArrayArg<'a> {
 }
 
 impl<'a> ArrayArg<'a> {
-    pub fn of<T: Scalar>(a: &'a Array<T>) -> ArrayArg<'a> {
-        ArrayArg { ptr: a.device_ptr(), dtype: T::DTYPE, shape: a.shape(), strides: a.strides(), device: a.device().ordinal() }
+    pub fn of<T: Element>(a: &'a Array<T>) -> ArrayArg<'a> {
+        ArrayArg { ptr: a.device_ptr(), elem: T::ELEM, shape: a.shape(), strides: a.strides(), device: a.device().ordinal() }
     }
 
     /// The number of elements.
@@ -59,7 +62,7 @@ pub enum Arg<'a> {
 
 impl<'a> Arg<'a> {
     /// An input array.
-    pub fn input<T: Scalar>(a: &'a Array<T>) -> Arg<'a> {
+    pub fn input<T: Element>(a: &'a Array<T>) -> Arg<'a> {
         Arg::In(ArrayArg::of(a))
     }
 
@@ -69,12 +72,12 @@ impl<'a> Arg<'a> {
     }
 
     /// A raw argument.
-    pub fn raw<T: Scalar>(a: &'a Array<T>) -> Arg<'a> {
+    pub fn raw<T: Element>(a: &'a Array<T>) -> Arg<'a> {
         Arg::Raw(ArrayArg::of(a))
     }
 
     /// An output array (written by the kernel).
-    pub fn output<T: Scalar>(a: &'a mut Array<T>) -> Arg<'a> {
+    pub fn output<T: Element>(a: &'a mut Array<T>) -> Arg<'a> {
         Arg::Out(ArrayArg::of(a))
     }
 
@@ -89,10 +92,10 @@ impl<'a> Arg<'a> {
     /// What kind of argument this is, for messages.
     pub fn describe(&self) -> String {
         match self {
-            Arg::In(a) => format!("an input array of {} with shape {:?}", a.dtype, a.shape),
+            Arg::In(a) => format!("an input array of {} with shape {:?}", a.elem, a.shape),
             Arg::Scalar(v) => format!("the scalar {v:?}"),
-            Arg::Raw(a) => format!("a raw array of {} with shape {:?}", a.dtype, a.shape),
-            Arg::Out(a) => format!("an output array of {} with shape {:?}", a.dtype, a.shape),
+            Arg::Raw(a) => format!("a raw array of {} with shape {:?}", a.elem, a.shape),
+            Arg::Out(a) => format!("an output array of {} with shape {:?}", a.elem, a.shape),
         }
     }
 }

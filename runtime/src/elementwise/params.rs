@@ -9,6 +9,7 @@ use std::ffi::c_void;
 use super::plan::{MAX_NDIM, Plan, Variant};
 use crate::inline_list::InlineList;
 use crate::launch::{DeviceRepr, KernelArgs};
+use crate::element::ElemType;
 use crate::DType;
 
 /// C alignment of a dtype's C type: its size (`cuprum::complex<T>` is aligned to its size, as
@@ -17,7 +18,9 @@ pub fn align_of(d: DType) -> usize {
     d.size()
 }
 
-/// The largest parameter struct (`Raw<T>`: 152 bytes).
+/// The bytes of a parameter struct kept while it is laid out: enough for every field but a
+/// struct element's zeroed value slot (`Raw<T>`, the largest without one, is 152 bytes). Past
+/// this, a struct's bytes are zero ([`CStruct::zeroed`]).
 const MAX_STRUCT: usize = 160;
 
 /// One C struct being laid out (on the stack).
@@ -41,6 +44,14 @@ impl CStruct {
         self.align = self.align.max(align);
         self
     }
+    /// A field of `size` zero bytes (the unused value slot of an array input, which for a
+    /// `#[device]` struct may be larger than the bytes kept here).
+    fn zeroed(&mut self, size: usize, align: usize) -> &mut Self {
+        let at = self.len.next_multiple_of(align);
+        self.len = at + size;
+        self.align = self.align.max(align);
+        self
+    }
     fn u32(&mut self, v: u32) -> &mut Self {
         self.field(&v.to_le_bytes(), 4)
     }
@@ -53,9 +64,11 @@ impl CStruct {
     fn i64(&mut self, v: i64) -> &mut Self {
         self.field(&v.to_le_bytes(), 8)
     }
-    /// The struct's bytes, padded to a multiple of its alignment.
-    fn finish(&self) -> &[u8] {
-        &self.bytes[..self.len.next_multiple_of(self.align)]
+    /// The struct's size, padded to a multiple of its alignment, and its bytes up to that size
+    /// or [`MAX_STRUCT`] (the rest is zero).
+    fn finish(&self) -> (usize, &[u8]) {
+        let size = self.len.next_multiple_of(self.align);
+        (size, &self.bytes[..size.min(MAX_STRUCT)])
     }
 }
 
@@ -100,8 +113,9 @@ impl Params {
         first
     }
 
-    fn push(&mut self, bytes: &[u8]) {
-        let first = self.reserve(bytes.len());
+    /// Appends a parameter of `size` bytes starting with `bytes` (zero after them).
+    fn push(&mut self, (size, bytes): (usize, &[u8])) {
+        let first = self.reserve(size);
         let slots = &mut self.storage.as_mut_slice()[first..];
         for (slot, chunk) in slots.iter_mut().zip(bytes.chunks(16)) {
             slot.0[..chunk.len()].copy_from_slice(chunk);
@@ -132,17 +146,20 @@ impl Params {
         flat[..self.sizes.as_slice()[k]].to_vec()
     }
 
-    /// A per-element input: an array (`ptr` non-zero, strides from the plan) or a scalar.
-    pub fn input(&mut self, plan: &Plan, dtype: DType, ptr: u64, strides: Option<&[i64]>, scalar: Option<[u8; 16]>) {
-        self.input_of(plan.variant, dtype, ptr, strides, scalar);
+    /// A per-element input: an array (`ptr` non-zero, strides from the plan) or a scalar (the
+    /// bytes of a value of a dtype; a `#[device]` struct input is always an array).
+    pub fn input(&mut self, plan: &Plan, elem: impl Into<ElemType>, ptr: u64, strides: Option<&[i64]>, scalar: Option<[u8; 16]>) {
+        self.input_of(plan.variant, elem.into(), ptr, strides, scalar);
     }
 
-    pub(crate) fn input_of(&mut self, variant: Variant, dtype: DType, ptr: u64, strides: Option<&[i64]>, scalar: Option<[u8; 16]>) {
+    pub(crate) fn input_of(&mut self, variant: Variant, elem: ElemType, ptr: u64, strides: Option<&[i64]>, scalar: Option<[u8; 16]>) {
         let mut s = CStruct::default();
         s.u64(ptr);
         strides_field(&mut s, variant, strides);
-        let value = scalar.unwrap_or([0; 16]);
-        s.field(&value[..dtype.size()], align_of(dtype));
+        match scalar {
+            Some(value) if elem.size() <= value.len() => s.field(&value[..elem.size()], elem.align()),
+            _ => s.zeroed(elem.size(), elem.align()),
+        };
         self.push(s.finish());
     }
 

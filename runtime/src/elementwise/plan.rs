@@ -79,13 +79,17 @@ pub struct Plan {
 }
 
 /// The elements per vector access of a kernel whose non-raw parameters have these element sizes:
-/// 16 bytes of the widest (1 when there is none or it is 16 bytes wide). The same number as
-/// `cuprum::ew::vec_width` computes in the kernel.
+/// 16 bytes of the widest; 1 when there is none, when the widest is 16 bytes or more, or when
+/// some size is not a power of two (a 6- or 12-byte `#[device]` struct: a vector type's
+/// `alignas` must be a power of two). The same number as `cuprum::ew::vec_width` computes in the
+/// kernel (`include/cuprum/elementwise.h`); change both together.
 pub fn vec_width(elem_sizes: impl IntoIterator<Item = usize>) -> u32 {
-    match elem_sizes.into_iter().max() {
-        None | Some(0) => 1,
-        Some(m) => (16 / m.min(16)).max(1) as u32,
+    let (mut widest, mut pow2) = (0usize, true);
+    for size in elem_sizes {
+        widest = widest.max(size);
+        pow2 &= size == 0 || size.is_power_of_two();
     }
+    if widest == 0 || widest >= 16 || !pow2 { 1 } else { (16 / widest) as u32 }
 }
 
 /// Plans a loop over `shape` (the broadcast shape, already checked against every output).

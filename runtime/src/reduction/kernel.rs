@@ -400,8 +400,8 @@ impl Spec {
                 ParamType::Fixed(f) if *f == d => Ok(()),
                 ParamType::Fixed(f) => Err(Error::DtypeMismatch {
                     context: format!("{who} of ReductionKernel `{}` (declared {f:?})", self.name),
-                    expected: *f,
-                    found: d,
+                    expected: (*f).into(),
+                    found: d.into(),
                 }),
                 ParamType::Placeholder(c) => {
                     let k = self.placeholders.iter().position(|p| p == c).expect("collected");
@@ -413,8 +413,8 @@ impl Spec {
                         Some(b) if b == d => Ok(()),
                         Some(b) => Err(Error::DtypeMismatch {
                             context: format!("{who} of ReductionKernel `{}`: placeholder `{c}` is already bound", self.name),
-                            expected: b,
-                            found: d,
+                            expected: b.into(),
+                            found: d.into(),
                         }),
                     }
                 }
@@ -494,8 +494,8 @@ impl<'k, 'a> ReductionCall<'k, 'a> {
         if out_dtype != O::DTYPE {
             return Err(Error::DtypeMismatch {
                 context: format!("the output of ReductionKernel `{}` (`run::<O>`)", self.kernel.spec.name),
-                expected: out_dtype,
-                found: O::DTYPE,
+                expected: out_dtype.into(),
+                found: O::DTYPE.into(),
             });
         }
         let mut out = match self.stream {
