@@ -103,8 +103,8 @@ fn signatures_follow_the_kernel_parameters() {
         &[Param::new("x", Role::In, g0), Param::new("s", Role::InOut, g0), Param::new("c", Role::InOut, g0)]
     );
     assert_eq!(k::reverse::SIGNATURE[0], Param::new("x", Role::Raw, g0));
-    assert_eq!(k::smooth3::SIGNATURE[1], Param::new("w", Role::In, ParamType::Fixed(DType::F32)));
-    let f = ParamType::Fixed;
+    assert_eq!(k::smooth3::SIGNATURE[1], Param::new("w", Role::In, ParamType::Fixed(DType::F32.into())));
+    let f = |d: DType| ParamType::Fixed(d.into());
     assert_eq!(
         k::split_float::SIGNATURE,
         &[
