@@ -8,7 +8,7 @@ use cuprum_compiler::mangle;
 use cuprum_runtime::elementwise::params::Params;
 use cuprum_runtime::elementwise::{ElementwiseKernel, Plan, Variant};
 use cuprum_runtime::nvrtc::{self, CodeTarget, Program};
-use cuprum_runtime::DType;
+use cuprum_runtime::{DType, ElemType, StructType};
 
 fn skip() -> bool {
     if nvrtc::is_available() {
@@ -100,4 +100,63 @@ fn elementwise_kernel_sources_compile() {
         .finish()
         .unwrap();
     compile("options_ek", &instantiate(&k, &[&[DType::I32, DType::F64]]));
+}
+
+// ---- `#[device]` struct elements -------------------------------------------------------------
+
+const STRUCT_KERNELS: &str = include_str!("kernels/struct_elementwise.cu");
+
+fn struct_elem(name: &'static str, size: usize, align: usize) -> ElemType {
+    ElemType::Struct(StructType { name, size, align })
+}
+
+/// The parameter structs of struct operands (12, 8 and 200 bytes) have the sizes the runtime
+/// lays out, and the kernel's `vec_width` is the planner's for operand lists with sizes that are
+/// and are not powers of two.
+#[test]
+fn struct_parameter_layouts_and_vector_widths_match_the_headers() {
+    if skip() {
+        return;
+    }
+    let mut src = format!("{STRUCT_KERNELS}\nstruct Big {{ f64 v[25]; }};\nusing namespace cuprum::ew;\n");
+    let elems = [("Particle", struct_elem("Particle", 12, 4)), ("Pair", struct_elem("Pair", 8, 4)), ("Big", struct_elem("Big", 200, 8))];
+    for v in [Variant::Contig, Variant::S32, Variant::S64] {
+        let tag = v.name();
+        for (t, e) in elems {
+            let mut p = Params::default();
+            p.input(&plan(v), e, 0, None, None);
+            src += &format!("static_assert(sizeof(In<{t}, {tag}>) == {}, \"In<{t}, {tag}>\");\n", p.sizes()[0]);
+        }
+    }
+    let cases: [(&[&str], &[usize]); 6] = [
+        (&["In<Particle, contig>", "Out<Particle, contig>"], &[12, 12]),
+        (&["In<Particle, s32>", "In<f32, s32>", "Out<Particle, s32>"], &[12, 4, 12]),
+        (&["In<Pair, contig>", "Out<f32, contig>"], &[8, 4]),
+        (&["In<Pair, s64>", "Out<u8, s64>"], &[8, 1]),
+        (&["In<Big, contig>", "Out<f32, contig>"], &[200, 4]),
+        (&["In<u8, contig>", "cuprum::Raw<Particle>"], &[1]),
+    ];
+    for (ops, sizes) in cases {
+        let w = cuprum_runtime::elementwise::plan::vec_width(sizes.iter().copied());
+        src += &format!("static_assert(vec_width<{}>() == {w}, \"vec_width {}\");\n", ops.join(", "), ops.join(", "));
+    }
+    compile("struct_layouts", &src);
+}
+
+/// The struct kernels compile for every variant: a 12-byte struct (no vector type) and an
+/// 8-byte one (vector accesses) through the loops of `elementwise.h`.
+#[test]
+fn struct_elementwise_kernels_compile() {
+    if skip() {
+        return;
+    }
+    let mut src = STRUCT_KERNELS.to_string();
+    for name in ["advance", "swap"] {
+        for v in mangle::ELEMENTWISE_VARIANTS {
+            let sym = mangle::kernel_symbol("elementwise", name, Some(v), &[]);
+            src += &mangle::instantiate_variant_line(name, Some(v), &sym, &[]);
+            src.push('\n');
+        }
+    }
+    compile("struct_elementwise", &src);
 }

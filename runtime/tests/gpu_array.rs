@@ -4,6 +4,7 @@
 
 mod support;
 use support::Rng;
+mod structs;
 
 use cuprum_runtime::{Array, Error, Slice};
 use half::{bf16, f16};
@@ -381,4 +382,116 @@ fn creation_functions() {
     assert_eq!(v.to_vec().unwrap(), vec![9.0, 7.0, 5.0, 3.0, 1.0]);
     assert!(Array::<f32>::from_parts(buf.clone(), vec![6], vec![-2], 9).is_err());
     assert!(Array::<f32>::from_parts(buf, vec![2], vec![1], 9).is_err());
+}
+
+// ---- arrays of `#[device]` structs (this binary links no built-in kernel: copies and
+// non-contiguous reads gather on the host) ------------------------------------------------------
+
+use structs::{Bytes2, Pair, Particle, Quad, random_structs, transposed};
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn struct_arrays_round_trip() {
+    let mut r = Rng::new();
+    for n in [1usize, 3, 1000, 100_003] {
+        let host = random_structs(&mut r, n, Particle::random);
+        let a = Array::from_vec(host.clone()).unwrap();
+        assert_eq!((a.shape(), a.len(), a.nbytes()), (&[n][..], n, 12 * n));
+        assert_eq!(a.elem_type(), <Particle as cuprum_runtime::Element>::ELEM);
+        assert_eq!(a.to_vec().unwrap(), host, "n={n}");
+        let q = random_structs(&mut r, n, Quad::random);
+        assert_eq!(Array::from_slice(&q).unwrap().to_vec().unwrap(), q);
+        let b = random_structs(&mut r, n, Bytes2::random);
+        assert_eq!(Array::from_slice(&b).unwrap().to_vec().unwrap(), b);
+    }
+    let host = random_structs(&mut r, 6, Pair::random);
+    let a = Array::from_shape_vec([2, 3], host.clone()).unwrap();
+    assert_eq!(a.to_vec().unwrap(), host);
+    assert!(format!("{a:?}").starts_with("Array<Pair>(shape [2, 3]"), "{a:?}");
+    // zeros is a memset: every field zero.
+    let z = Array::<Particle>::zeros([4, 5]).unwrap();
+    assert_eq!(z.to_vec().unwrap(), vec![Particle { x: 0.0, y: 0.0, mass: 0.0 }; 20]);
+    // copy_from_slice overwrites.
+    let mut e = Array::<Pair>::empty([6]).unwrap();
+    e.copy_from_slice(&host).unwrap();
+    assert_eq!(e.to_vec().unwrap(), host);
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn struct_views_and_copies_gather() {
+    let mut r = Rng::new();
+    let (rows, cols) = (37usize, 53usize);
+    let host = random_structs(&mut r, rows * cols, Particle::random);
+    let a = Array::from_shape_vec([rows, cols], host.clone()).unwrap();
+    let t = a.transpose();
+    assert_eq!((t.shape(), t.strides()), (&[cols, rows][..], &[1isize, cols as isize][..]));
+    let want = transposed(&host, rows, cols);
+    assert_eq!(t.to_vec().unwrap(), want);
+    let c = t.copy().unwrap();
+    assert!(c.is_c_contiguous());
+    assert_eq!(c.to_vec().unwrap(), want);
+    assert_eq!(t.ravel().unwrap().to_vec().unwrap(), want);
+    // A reversed, stepped slice, a broadcast and a reshape of a view.
+    let s = a.slice(1, Slice::new(None, None, -3)).unwrap();
+    let want_s: Vec<Particle> = (0..rows).flat_map(|i| (0..cols).rev().step_by(3).map(move |j| (i, j))).map(|(i, j)| host[i * cols + j]).collect();
+    assert_eq!(s.to_vec().unwrap(), want_s);
+    let row = a.index_axis(0, 5).unwrap();
+    let b = row.broadcast_to([3, cols]).unwrap();
+    let want_b: Vec<Particle> = (0..3).flat_map(|_| host[5 * cols..6 * cols].iter().copied()).collect();
+    assert_eq!(b.to_vec().unwrap(), want_b);
+    assert_eq!(a.reshape([cols, rows]).unwrap().to_vec().unwrap(), host);
+    assert!(matches!(t.reshape([rows * cols]), Err(Error::NeedsCopy { .. })));
+}
+
+/// A raw kernel takes struct arrays by pointer and a struct by value, and writes fields.
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn raw_kernels_take_struct_arrays_and_struct_values() {
+    use cuprum_runtime::launch::DeviceRepr;
+    use cuprum_runtime::{LaunchConfig, RawKernel};
+    /// Passed by value: `struct Step { float dt; float g; unsigned int n; }`.
+    #[derive(Clone, Copy)]
+    #[repr(C)]
+    struct Step {
+        dt: f32,
+        g: f32,
+        n: u32,
+    }
+    // SAFETY: `#[repr(C)]` of two f32 and a u32: the C struct `Step` below (12 bytes, align 4).
+    unsafe impl DeviceRepr for Step {}
+    const SRC: &str = r#"
+struct Particle { float x, y, mass; };
+struct Step { float dt; float g; unsigned int n; };
+extern "C" __global__ void step(const Particle* src, Particle* dst, Step s) {
+    unsigned int i = blockDim.x * blockIdx.x + threadIdx.x;
+    if (i >= s.n) return;
+    Particle p = src[i];
+    p.y = p.y + s.g * s.dt;
+    p.x = p.x + p.y * s.dt;
+    dst[i].x = p.x;
+    dst[i].y = p.y;
+    dst[i].mass = (float)i + p.mass;
+}
+"#;
+    let mut r = Rng::new();
+    let n = 4099usize;
+    let host = random_structs(&mut r, n, Particle::random);
+    let src = Array::from_vec(host.clone()).unwrap();
+    let mut dst = Array::from_vec(vec![Particle::POISON; n]).unwrap();
+    let s = Step { dt: r.range(0.01, 0.1) as f32, g: r.range(-10.0, -1.0) as f32, n: n as u32 };
+    let k = RawKernel::new(SRC, "step");
+    // SAFETY: step(const Particle*, Particle*, Step) with the Rust mirrors of those types; it
+    // reads and writes elements below `s.n`, the length of both arrays.
+    unsafe { k.launch(&LaunchConfig::for_elements(n, 128), (&src, &mut dst, s)) }.unwrap();
+    let got = dst.to_vec().unwrap();
+    for (i, (g, p)) in got.iter().zip(&host).enumerate() {
+        let (dt, gr) = (s.dt as f64, s.g as f64);
+        let y = p.y as f64 + gr * dt;
+        let x = p.x as f64 + y * dt;
+        let close = |a: f32, b: f64| (a as f64 - b).abs() <= 1e-5 * b.abs().max(1.0);
+        assert!(close(g.y, y) && close(g.x, x) && g.mass == i as f32 + p.mass, "element {i}: {g:?}, want x {x} y {y}");
+    }
+    // The source array is untouched.
+    assert_eq!(src.to_vec().unwrap(), host);
 }
