@@ -1,3 +1,4 @@
+# Copy variants against the driver copy (CuPy on the GPU machine): `python3 copy_variants.py`.
 import cupy as cp, numpy as np
 n = 1 << 28
 x = cp.arange(n, dtype=cp.float32)

@@ -181,10 +181,11 @@ pub fn rows(dev: &Device, stream: &Stream, c: &Ceilings) -> Result<Vec<Row>> {
     };
     let (xp, yp) = (x.device_ptr(), y.device_ptr());
     let bytes = (elems * 4) as f64;
-    // A grid that covers the array (one element per thread), as the driver's copy launches: on
-    // an H200 grids of 2 to 8 blocks of 256 per SM that loop reach only 0.72 to 0.95 of the
-    // driver's copy, a covering grid 1.00 (CuPy experiment, session 3: `docs/runtime.md`).
-    let cfg = LaunchConfig::for_elements(elems, 256);
+    // A grid that covers the array, as the driver's copy launches: on an H200 grids of 2 to 8
+    // blocks of 256 per SM that loop reach only 0.72 to 0.95 of the driver's copy, a covering
+    // grid 1.00 (benches/experiments/copy_variants.py). f32 takes four elements per thread
+    // (one per thread: 0.64; the experiment's f32 part).
+    let cfg = LaunchConfig::for_elements(elems.div_ceil(4), 128);
     let cfg16 = LaunchConfig::for_elements(elems / 4, 256);
     let _ = sms;
     let (mut t_copy, mut t_f32, mut t_c64) = (Vec::new(), Vec::new(), Vec::new());
@@ -195,7 +196,7 @@ pub fn rows(dev: &Device, stream: &Stream, c: &Ceilings) -> Result<Vec<Row>> {
             unsafe { cudarc::driver::result::memcpy_dtod_async(yp, xp, elems * 4, stream.handle()) }
                 .map_err(cuprum_runtime::Error::driver_fn("cuMemcpyDtoDAsync"))
         })?;
-        let b = time(&mut || k::copy_grid_stride::launch(&cfg, &x, &mut y, elems as u32))?;
+        let b = time(&mut || k::copy_grid_stride4::launch(&cfg, &x, &mut y, elems as u32))?;
         let d = time(&mut || k::copy_grid_stride::launch(&cfg16, &xc, &mut yc, (elems / 4) as u32))?;
         if i > 1 {
             t_copy.push(a);
@@ -209,13 +210,13 @@ pub fn rows(dev: &Device, stream: &Stream, c: &Ceilings) -> Result<Vec<Row>> {
         return Err(cuprum_runtime::Error::Unsupported { what: "the #[rawkernel] copy produced wrong data".into() });
     }
     rows.push(Row {
-        name: "#[rawkernel] grid-stride copy, f32",
+        name: "#[rawkernel] grid-stride copy, f32 (4 per thread)",
         value: gbs(t_f32),
         unit: "GB/s",
         ceiling_name: "device-to-device copy",
         ceiling,
         target: Some((">=", 0.95)),
-        note: format!("copy_grid_stride::<f32>, {elems} elements, a covering grid x 256, timed alternately with the copy"),
+        note: format!("copy_grid_stride4::<f32>, {elems} elements, a covering grid x 128, timed alternately with the copy"),
     });
     rows.push(Row {
         name: "#[rawkernel] grid-stride copy, 16-byte elements",
