@@ -169,6 +169,32 @@ fn grid_stride_copy_every_dtype() {
     assert!(matches!(layer("cuprum_rawkernel_copy__i8"), Some(Layer::Nvrtc | Layer::Disk | Layer::Memory)), "{served:?}");
 }
 
+/// `&[T]` parameters are read through the read-only data cache, which Rust's aliasing rule makes
+/// correct: the launch rejects a writable argument that shares memory with one.
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn read_only_slices_cannot_alias_writable_arguments() {
+    let mut r = Rng::new();
+    let n = 4096usize;
+    let x: Vec<f32> = rand(&mut r, 2 * n);
+    let mut a = up(&x);
+    // The same memory as `&[T]` and `&mut [T]` (a clone of an array is a view of it).
+    let alias = a.clone();
+    let e = k::copy::launch(&cfg(16, 256), &alias, &mut a, n as u32).unwrap_err().to_string();
+    assert!(e.contains("share device memory") && e.contains("`x`") && e.contains("`y`"), "{e}");
+    // Halves of one buffer that overlap by one element.
+    let lo = a.slice(0, 0..(n as isize + 1)).unwrap();
+    let mut hi = a.slice(0, n as isize..2 * n as isize).unwrap();
+    let e = k::copy::launch(&cfg(16, 256), &lo, &mut hi, n as u32).unwrap_err().to_string();
+    assert!(e.contains("share device memory"), "{e}");
+    // Disjoint halves of one buffer: allowed, and copied right.
+    let lo = a.slice(0, 0..n as isize).unwrap();
+    let mut hi = a.slice(0, n as isize..2 * n as isize).unwrap();
+    k::copy::launch(&cfg(16, 256), &lo, &mut hi, n as u32).unwrap();
+    let got = a.to_vec().unwrap();
+    assert!(got[..n] == x[..n] && got[n..] == x[..n], "disjoint halves");
+}
+
 #[test]
 #[ignore = "needs a CUDA GPU"]
 fn views_2d_indexing_any_strides() {

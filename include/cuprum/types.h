@@ -27,6 +27,51 @@ struct Slice {
     __device__ __forceinline__ operator Slice<const U>() const { return Slice<const U>{ptr, len}; }
 };
 
+// The bytes of `u` as a `T` of the same size (char copies: no aliasing rule broken; compiled to
+// register moves).
+template <typename T, typename U>
+__device__ __forceinline__ T bits_as(const U& u) {
+    T v;
+    const char* s = reinterpret_cast<const char*>(&u);
+    char* d = reinterpret_cast<char*>(&v);
+#pragma unroll
+    for (int k = 0; k < (int)sizeof(T); ++k) d[k] = s[k];
+    return v;
+}
+
+// A load through the read-only data cache (`ld.global.nc`), for memory no thread writes while the
+// kernel runs. Elements of 1, 2, 4, 8 or 16 bytes aligned to their size go through `__ldg` on the
+// unsigned type of that size; others are plain loads.
+template <typename T>
+__device__ __forceinline__ T load_ro(const T* p) {
+    if constexpr (sizeof(T) == 16 && alignof(T) >= 16) {
+        return bits_as<T>(__ldg(reinterpret_cast<const uint4*>(p)));
+    } else if constexpr (sizeof(T) == 8 && alignof(T) >= 8) {
+        return bits_as<T>(__ldg(reinterpret_cast<const unsigned long long*>(p)));
+    } else if constexpr (sizeof(T) == 4 && alignof(T) >= 4) {
+        return bits_as<T>(__ldg(reinterpret_cast<const unsigned int*>(p)));
+    } else if constexpr (sizeof(T) == 2 && alignof(T) >= 2) {
+        return bits_as<T>(__ldg(reinterpret_cast<const unsigned short*>(p)));
+    } else if constexpr (sizeof(T) == 1) {
+        return bits_as<T>(__ldg(reinterpret_cast<const unsigned char*>(p)));
+    } else {
+        return *p;
+    }
+}
+
+// A raw kernel's `&[T]` parameter (the layout of `Slice<const T>`): elements are read through the
+// read-only data cache. Sound because the launch rejects any argument that could write the same
+// memory (Rust's rule for `&[T]`), and a `&[T]` cannot be written through. Passed on to device
+// functions as an ordinary `Slice<const T>`.
+template <typename T>
+struct RoSlice {
+    const T* ptr;
+    u64 len;
+    template <typename I>
+    __device__ __forceinline__ T operator[](I i) const { return load_ro(ptr + i); }
+    __device__ __forceinline__ operator Slice<const T>() const { return Slice<const T>{ptr, len}; }
+};
+
 // `[T; N]`: a local array with value semantics.
 template <typename T, int N>
 struct Array {

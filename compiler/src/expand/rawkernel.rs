@@ -61,6 +61,8 @@ pub(super) fn launch_module(f: &syn::ItemFn, unit: &UnitInfo) -> TokenStream {
     let mut converts = Vec::new();
     let mut passed = Vec::new();
     let mut taken = Vec::new();
+    // Array arguments for the read-only check: (name, ident, is a `&[T]`, is writable).
+    let mut arrays: Vec<(String, syn::Ident, bool, bool)> = Vec::new();
     for (k, input) in f.sig.inputs.iter().enumerate() {
         let syn::FnArg::Typed(pt) = input else { continue };
         let ident = match &*pt.pat {
@@ -76,18 +78,26 @@ pub(super) fn launch_module(f: &syn::ItemFn, unit: &UnitInfo) -> TokenStream {
                 params.push(quote!(#ident: &#m __cuprum::Array<#elem>));
                 converts.push(quote!(let #value = __cuprum::registry::slice_arg(#name_str, #ident_str, #ident, __device)?;));
                 passed.push(quote!(#value));
+                arrays.push((ident_str.clone(), ident.clone(), !mutable, mutable));
             }
             ParamKind::View { elem, ndim, mutable } => {
                 let m = mutable.then(|| quote!(mut));
                 params.push(quote!(#ident: &#m __cuprum::Array<#elem>));
                 converts.push(quote!(let #value = __cuprum::registry::view_arg::<#elem, { #ndim }>(#name_str, #ident_str, #ident, __device)?;));
                 passed.push(quote!(#value));
+                arrays.push((ident_str.clone(), ident.clone(), false, mutable));
             }
             ParamKind::Value(ty) => {
                 params.push(quote!(#ident: #ty));
                 passed.push(quote!(#ident));
             }
         }
+    }
+    // `&[T]` arguments are read through the read-only data cache: check Rust's aliasing rule for
+    // them when the kernel also has writable array arguments.
+    if arrays.iter().any(|a| a.2) && arrays.iter().any(|a| a.3) {
+        let entries = arrays.iter().map(|(n, id, ro, w)| quote!((#n, __cuprum::registry::byte_span(#id), #ro, #w)));
+        converts.push(quote!(__cuprum::registry::check_read_only(#name_str, &[#(#entries),*])?;));
     }
     let config = if taken.iter().any(|t| t == "config") { format_ident!("launch_config") } else { format_ident!("config") };
 
@@ -136,7 +146,9 @@ pub(super) fn launch_module(f: &syn::ItemFn, unit: &UnitInfo) -> TokenStream {
                 let __function = __kernel.function_at(__device)?;
                 #(#converts)*
                 // SAFETY: the arguments are exactly the parameters of the generated kernel, in
-                // order: a `cuprum::Slice<T>` (`SliceArg`) for each slice, a `cuprum::View<T, N>`
+                // order: a `cuprum::Slice<T>` (`SliceArg`; `cuprum::RoSlice<T>` for a `&[T]`, the
+                // same layout, whose memory `check_read_only` showed no writable argument
+                // covers) for each slice, a `cuprum::View<T, N>`
                 // (`ViewArg<N>`) for each view, each scalar or `#[device]` struct by value as
                 // its C type (`Scalar` / the struct's checked `DeviceRepr` guarantee the layout),
                 // with the element types rustc checked against the

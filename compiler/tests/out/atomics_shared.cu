@@ -4,7 +4,7 @@
 #include <cuprum/atomic.h>
 #include <cuprum/thread.h>
 
-__device__ __forceinline__ void block_stats_body(cuprum::Slice<const i32> x, cuprum::Slice<i32> out, u32 n) {
+__device__ __forceinline__ void block_stats_body(cuprum::RoSlice<i32> x, cuprum::Slice<i32> out, u32 n) {
     __shared__ i32 s[8];
     __shared__ u32 u[2];
     __shared__ f32 f[1];
@@ -45,6 +45,6 @@ __device__ __forceinline__ void block_stats_body(cuprum::Slice<const i32> x, cup
     }
 }
 #define CUPRUM_INSTANTIATE_block_stats(NAME) \
-    extern "C" __global__ void NAME(cuprum::Slice<const i32> x, cuprum::Slice<i32> out, u32 n) { block_stats_body(x, out, n); }
+    extern "C" __global__ void NAME(cuprum::RoSlice<i32> x, cuprum::Slice<i32> out, u32 n) { block_stats_body(x, out, n); }
 
 CUPRUM_INSTANTIATE_block_stats(cuprum_rawkernel_block_stats)

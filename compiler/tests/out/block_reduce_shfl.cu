@@ -19,7 +19,7 @@ __device__ T warp_sum(T v) {
 }
 
 template <typename T>
-__device__ __forceinline__ void block_reduce_sum_body(cuprum::Slice<const T> x, cuprum::Slice<T> out, u32 n) {
+__device__ __forceinline__ void block_reduce_sum_body(cuprum::RoSlice<T> x, cuprum::Slice<T> out, u32 n) {
     __shared__ T partial[32];
     u32 tid = threadIdx.x;
     u32 lane = cuprum::rem(tid, (u32)warpSize);
@@ -51,7 +51,7 @@ __device__ __forceinline__ void block_reduce_sum_body(cuprum::Slice<const T> x, 
     }
 }
 #define CUPRUM_INSTANTIATE_block_reduce_sum(NAME, T) \
-    extern "C" __global__ void NAME(cuprum::Slice<const T> x, cuprum::Slice<T> out, u32 n) { block_reduce_sum_body<T>(x, out, n); }
+    extern "C" __global__ void NAME(cuprum::RoSlice<T> x, cuprum::Slice<T> out, u32 n) { block_reduce_sum_body<T>(x, out, n); }
 
 CUPRUM_INSTANTIATE_block_reduce_sum(cuprum_rawkernel_block_reduce_sum__f32, f32)
 CUPRUM_INSTANTIATE_block_reduce_sum(cuprum_rawkernel_block_reduce_sum__f64, f64)

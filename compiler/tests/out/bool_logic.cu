@@ -25,7 +25,7 @@ CUPRUM_INSTANTIATE_in_band_contig(cuprum_elementwise_in_band_contig)
 CUPRUM_INSTANTIATE_in_band_s32(cuprum_elementwise_in_band_s32)
 CUPRUM_INSTANTIATE_in_band_s64(cuprum_elementwise_in_band_s64)
 
-__device__ __forceinline__ void mask_positive_body(cuprum::Slice<const f64> x, cuprum::Slice<bool> mask, bool invert, u32 n) {
+__device__ __forceinline__ void mask_positive_body(cuprum::RoSlice<f64> x, cuprum::Slice<bool> mask, bool invert, u32 n) {
     u32 i = cuprum::grid_1d();
     if ((i < n) && (!(x[(u64)i] == 0.0))) {
         bool m = x[(u64)i] > 0.0;
@@ -36,6 +36,6 @@ __device__ __forceinline__ void mask_positive_body(cuprum::Slice<const f64> x, c
     }
 }
 #define CUPRUM_INSTANTIATE_mask_positive(NAME) \
-    extern "C" __global__ void NAME(cuprum::Slice<const f64> x, cuprum::Slice<bool> mask, bool invert, u32 n) { mask_positive_body(x, mask, invert, n); }
+    extern "C" __global__ void NAME(cuprum::RoSlice<f64> x, cuprum::Slice<bool> mask, bool invert, u32 n) { mask_positive_body(x, mask, invert, n); }
 
 CUPRUM_INSTANTIATE_mask_positive(cuprum_rawkernel_mask_positive)

@@ -3,7 +3,7 @@
 #include <cuprum/arith.h>
 #include <cuprum/thread.h>
 
-__device__ __forceinline__ void casts_body(cuprum::Slice<const f32> f, cuprum::Slice<const f64> d, cuprum::Slice<i32> ints, cuprum::Slice<u8> bytes, cuprum::Slice<u64> wide, cuprum::Slice<f32> out) {
+__device__ __forceinline__ void casts_body(cuprum::RoSlice<f32> f, cuprum::RoSlice<f64> d, cuprum::Slice<i32> ints, cuprum::Slice<u8> bytes, cuprum::Slice<u64> wide, cuprum::Slice<f32> out) {
     u64 i = (u64)cuprum::grid_1d();
     ints[i] = cuprum::cast_float<i32>(f[i]);
     bytes[i] = cuprum::cast_float<u8>(f[i]);
@@ -22,6 +22,6 @@ __device__ __forceinline__ void casts_body(cuprum::Slice<const f32> f, cuprum::S
     wide[i + 3ull] = ((u64)((u32)i)) + 7ull;
 }
 #define CUPRUM_INSTANTIATE_casts(NAME) \
-    extern "C" __global__ void NAME(cuprum::Slice<const f32> f, cuprum::Slice<const f64> d, cuprum::Slice<i32> ints, cuprum::Slice<u8> bytes, cuprum::Slice<u64> wide, cuprum::Slice<f32> out) { casts_body(f, d, ints, bytes, wide, out); }
+    extern "C" __global__ void NAME(cuprum::RoSlice<f32> f, cuprum::RoSlice<f64> d, cuprum::Slice<i32> ints, cuprum::Slice<u8> bytes, cuprum::Slice<u64> wide, cuprum::Slice<f32> out) { casts_body(f, d, ints, bytes, wide, out); }
 
 CUPRUM_INSTANTIATE_casts(cuprum_rawkernel_casts)

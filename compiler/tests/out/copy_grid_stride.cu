@@ -2,7 +2,7 @@
 #include <cuprum/types.h>
 
 template <typename T>
-__device__ __forceinline__ void elementwise_copy_body(cuprum::Slice<const T> x, cuprum::Slice<T> y, u32 size) {
+__device__ __forceinline__ void elementwise_copy_body(cuprum::RoSlice<T> x, cuprum::Slice<T> y, u32 size) {
     u32 tid = (blockIdx.x * blockDim.x) + threadIdx.x;
     u32 ntid = gridDim.x * blockDim.x;
     u32 i = tid;
@@ -12,7 +12,7 @@ __device__ __forceinline__ void elementwise_copy_body(cuprum::Slice<const T> x, 
     }
 }
 #define CUPRUM_INSTANTIATE_elementwise_copy(NAME, T) \
-    extern "C" __global__ void NAME(cuprum::Slice<const T> x, cuprum::Slice<T> y, u32 size) { elementwise_copy_body<T>(x, y, size); }
+    extern "C" __global__ void NAME(cuprum::RoSlice<T> x, cuprum::Slice<T> y, u32 size) { elementwise_copy_body<T>(x, y, size); }
 
 CUPRUM_INSTANTIATE_elementwise_copy(cuprum_rawkernel_elementwise_copy__f32, f32)
 CUPRUM_INSTANTIATE_elementwise_copy(cuprum_rawkernel_elementwise_copy__f64, f64)

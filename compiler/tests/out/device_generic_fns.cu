@@ -30,7 +30,7 @@ __device__ T smoothstep(T e0, T e1, T x) {
 }
 
 template <typename T>
-__device__ __forceinline__ void blend_body(cuprum::Slice<const T> a, cuprum::Slice<const T> b, cuprum::Slice<T> out, u32 n) {
+__device__ __forceinline__ void blend_body(cuprum::RoSlice<T> a, cuprum::RoSlice<T> b, cuprum::Slice<T> out, u32 n) {
     u32 i = cuprum::grid_1d();
     if (i < n) {
         u64 k = (u64)i;
@@ -40,7 +40,7 @@ __device__ __forceinline__ void blend_body(cuprum::Slice<const T> a, cuprum::Sli
     }
 }
 #define CUPRUM_INSTANTIATE_blend(NAME, T) \
-    extern "C" __global__ void NAME(cuprum::Slice<const T> a, cuprum::Slice<const T> b, cuprum::Slice<T> out, u32 n) { blend_body<T>(a, b, out, n); }
+    extern "C" __global__ void NAME(cuprum::RoSlice<T> a, cuprum::RoSlice<T> b, cuprum::Slice<T> out, u32 n) { blend_body<T>(a, b, out, n); }
 
 CUPRUM_INSTANTIATE_blend(cuprum_rawkernel_blend__f32, f32)
 CUPRUM_INSTANTIATE_blend(cuprum_rawkernel_blend__f64, f64)

@@ -23,7 +23,7 @@ __device__ bool bump(T& counter, T by) {
     return counter == cuprum::num<T>::zero();
 }
 
-__device__ __forceinline__ void order_pairs_body(cuprum::Slice<const f32> x, cuprum::Slice<const f32> y, cuprum::Slice<f32> lo, cuprum::Slice<f32> hi, u32 n) {
+__device__ __forceinline__ void order_pairs_body(cuprum::RoSlice<f32> x, cuprum::RoSlice<f32> y, cuprum::Slice<f32> lo, cuprum::Slice<f32> hi, u32 n) {
     u32 i = cuprum::grid_1d();
     if (i >= n) {
         return;
@@ -46,6 +46,6 @@ __device__ __forceinline__ void order_pairs_body(cuprum::Slice<const f32> x, cup
     }
 }
 #define CUPRUM_INSTANTIATE_order_pairs(NAME) \
-    extern "C" __global__ void NAME(cuprum::Slice<const f32> x, cuprum::Slice<const f32> y, cuprum::Slice<f32> lo, cuprum::Slice<f32> hi, u32 n) { order_pairs_body(x, y, lo, hi, n); }
+    extern "C" __global__ void NAME(cuprum::RoSlice<f32> x, cuprum::RoSlice<f32> y, cuprum::Slice<f32> lo, cuprum::Slice<f32> hi, u32 n) { order_pairs_body(x, y, lo, hi, n); }
 
 CUPRUM_INSTANTIATE_order_pairs(cuprum_rawkernel_order_pairs)

@@ -23,7 +23,7 @@ __device__ i64 clamp_index(i64 i, i64 n) {
     return i;
 }
 
-__device__ __forceinline__ void gather_div_body(cuprum::Slice<const f32> x, cuprum::Slice<const i64> idx, cuprum::Slice<f32> out, u32 n) {
+__device__ __forceinline__ void gather_div_body(cuprum::RoSlice<f32> x, cuprum::RoSlice<i64> idx, cuprum::Slice<f32> out, u32 n) {
     u32 i = cuprum::grid_1d();
     if (i >= n) {
         return;
@@ -32,7 +32,7 @@ __device__ __forceinline__ void gather_div_body(cuprum::Slice<const f32> x, cupr
     out[(u64)i] = safe_div(x[(u64)j], x[(u64)i]);
 }
 #define CUPRUM_INSTANTIATE_gather_div(NAME) \
-    extern "C" __global__ void NAME(cuprum::Slice<const f32> x, cuprum::Slice<const i64> idx, cuprum::Slice<f32> out, u32 n) { gather_div_body(x, idx, out, n); }
+    extern "C" __global__ void NAME(cuprum::RoSlice<f32> x, cuprum::RoSlice<i64> idx, cuprum::Slice<f32> out, u32 n) { gather_div_body(x, idx, out, n); }
 
 CUPRUM_INSTANTIATE_gather_div(cuprum_rawkernel_gather_div)
 

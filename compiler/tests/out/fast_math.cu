@@ -4,7 +4,7 @@
 #include <cuprum/math.h>
 #include <cuprum/thread.h>
 
-__device__ __forceinline__ void softmax_row_body(cuprum::Slice<const f32> x, cuprum::Slice<f32> y, u32 n) {
+__device__ __forceinline__ void softmax_row_body(cuprum::RoSlice<f32> x, cuprum::Slice<f32> y, u32 n) {
     u32 i = cuprum::grid_1d();
     if (i >= n) {
         return;
@@ -26,6 +26,6 @@ __device__ __forceinline__ void softmax_row_body(cuprum::Slice<const f32> x, cup
     y[(u64)i] = cuprum::exp(x[(u64)i] - m) / s;
 }
 #define CUPRUM_INSTANTIATE_softmax_row(NAME) \
-    extern "C" __global__ void NAME(cuprum::Slice<const f32> x, cuprum::Slice<f32> y, u32 n) { softmax_row_body(x, y, n); }
+    extern "C" __global__ void NAME(cuprum::RoSlice<f32> x, cuprum::Slice<f32> y, u32 n) { softmax_row_body(x, y, n); }
 
 CUPRUM_INSTANTIATE_softmax_row(cuprum_rawkernel_softmax_row)

@@ -5,7 +5,7 @@
 #include <cuprum/atomic.h>
 #include <cuprum/thread.h>
 
-__device__ __forceinline__ void histogram256_body(cuprum::Slice<const u8> data, cuprum::Slice<u32> hist, u32 n) {
+__device__ __forceinline__ void histogram256_body(cuprum::RoSlice<u8> data, cuprum::Slice<u32> hist, u32 n) {
     __shared__ u32 bins[256];
     u32 t = threadIdx.x;
     u32 b = t;
@@ -31,11 +31,11 @@ __device__ __forceinline__ void histogram256_body(cuprum::Slice<const u8> data, 
     }
 }
 #define CUPRUM_INSTANTIATE_histogram256(NAME) \
-    extern "C" __global__ void NAME(cuprum::Slice<const u8> data, cuprum::Slice<u32> hist, u32 n) { histogram256_body(data, hist, n); }
+    extern "C" __global__ void NAME(cuprum::RoSlice<u8> data, cuprum::Slice<u32> hist, u32 n) { histogram256_body(data, hist, n); }
 
 CUPRUM_INSTANTIATE_histogram256(cuprum_rawkernel_histogram256)
 
-__device__ __forceinline__ void histogram_f32_body(cuprum::Slice<const f32> x, cuprum::Slice<u32> hist, f32 lo, f32 hi, u32 nbins) {
+__device__ __forceinline__ void histogram_f32_body(cuprum::RoSlice<f32> x, cuprum::Slice<u32> hist, f32 lo, f32 hi, u32 nbins) {
     u64 i = (u64)cuprum::grid_1d();
     if (i >= x.len) {
         return;
@@ -49,6 +49,6 @@ __device__ __forceinline__ void histogram_f32_body(cuprum::Slice<const f32> x, c
     cuprum::atomic_inc(&hist[bin], cuprum::num<u32>::max_value());
 }
 #define CUPRUM_INSTANTIATE_histogram_f32(NAME) \
-    extern "C" __global__ void NAME(cuprum::Slice<const f32> x, cuprum::Slice<u32> hist, f32 lo, f32 hi, u32 nbins) { histogram_f32_body(x, hist, lo, hi, nbins); }
+    extern "C" __global__ void NAME(cuprum::RoSlice<f32> x, cuprum::Slice<u32> hist, f32 lo, f32 hi, u32 nbins) { histogram_f32_body(x, hist, lo, hi, nbins); }
 
 CUPRUM_INSTANTIATE_histogram_f32(cuprum_rawkernel_histogram_f32)

@@ -3,7 +3,7 @@
 #include <cuprum/arith.h>
 #include <cuprum/elementwise.h>
 
-__device__ __forceinline__ void find_pair_body(cuprum::Slice<const i32> a, i32 target, cuprum::Slice<u32> found, u32 n) {
+__device__ __forceinline__ void find_pair_body(cuprum::RoSlice<i32> a, i32 target, cuprum::Slice<u32> found, u32 n) {
     u32 hit_i = n;
     u32 hit_j = n;
     {
@@ -35,7 +35,7 @@ __device__ __forceinline__ void find_pair_body(cuprum::Slice<const i32> a, i32 t
     found[1ull] = hit_j;
 }
 #define CUPRUM_INSTANTIATE_find_pair(NAME) \
-    extern "C" __global__ void NAME(cuprum::Slice<const i32> a, i32 target, cuprum::Slice<u32> found, u32 n) { find_pair_body(a, target, found, n); }
+    extern "C" __global__ void NAME(cuprum::RoSlice<i32> a, i32 target, cuprum::Slice<u32> found, u32 n) { find_pair_body(a, target, found, n); }
 
 CUPRUM_INSTANTIATE_find_pair(cuprum_rawkernel_find_pair)
 
@@ -69,7 +69,7 @@ CUPRUM_INSTANTIATE_first_divisor_contig(cuprum_elementwise_first_divisor_contig)
 CUPRUM_INSTANTIATE_first_divisor_s32(cuprum_elementwise_first_divisor_s32)
 CUPRUM_INSTANTIATE_first_divisor_s64(cuprum_elementwise_first_divisor_s64)
 
-__device__ __forceinline__ void row_prefix_until_negative_body(cuprum::Slice<const f32> m, cuprum::Slice<f32> out, u32 rows, u32 cols) {
+__device__ __forceinline__ void row_prefix_until_negative_body(cuprum::RoSlice<f32> m, cuprum::Slice<f32> out, u32 rows, u32 cols) {
     {
         const u32 _ce0 = rows;
         for (u32 r = 0u; r < _ce0; ++r) {
@@ -93,6 +93,6 @@ __device__ __forceinline__ void row_prefix_until_negative_body(cuprum::Slice<con
     }
 }
 #define CUPRUM_INSTANTIATE_row_prefix_until_negative(NAME) \
-    extern "C" __global__ void NAME(cuprum::Slice<const f32> m, cuprum::Slice<f32> out, u32 rows, u32 cols) { row_prefix_until_negative_body(m, out, rows, cols); }
+    extern "C" __global__ void NAME(cuprum::RoSlice<f32> m, cuprum::Slice<f32> out, u32 rows, u32 cols) { row_prefix_until_negative_body(m, out, rows, cols); }
 
 CUPRUM_INSTANTIATE_row_prefix_until_negative(cuprum_rawkernel_row_prefix_until_negative)

@@ -42,7 +42,7 @@ __device__ void fill(cuprum::Slice<f32> xs, f32 v) {
     }
 }
 
-__device__ __forceinline__ void stencil_body(cuprum::Slice<const f32> x, cuprum::Slice<f32> y, u32 n) {
+__device__ __forceinline__ void stencil_body(cuprum::RoSlice<f32> x, cuprum::Slice<f32> y, u32 n) {
     u32 i = cuprum::grid_1d();
     if ((i < 2u) || ((i + 2u) >= n)) {
         return;
@@ -62,7 +62,7 @@ __device__ __forceinline__ void stencil_body(cuprum::Slice<const f32> x, cuprum:
     y[(u64)i] = ((dot4(w, window) + sum_slice(cuprum::Slice<f32>{scratch.v, 8})) + sum_slice(cuprum::Slice<f32>{w.v, 4})) + ((f32)total);
 }
 #define CUPRUM_INSTANTIATE_stencil(NAME) \
-    extern "C" __global__ void NAME(cuprum::Slice<const f32> x, cuprum::Slice<f32> y, u32 n) { stencil_body(x, y, n); }
+    extern "C" __global__ void NAME(cuprum::RoSlice<f32> x, cuprum::Slice<f32> y, u32 n) { stencil_body(x, y, n); }
 
 CUPRUM_INSTANTIATE_stencil(cuprum_rawkernel_stencil)
 

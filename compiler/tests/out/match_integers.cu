@@ -37,7 +37,7 @@ CUPRUM_INSTANTIATE_classify_contig(cuprum_elementwise_classify_contig)
 CUPRUM_INSTANTIATE_classify_s32(cuprum_elementwise_classify_s32)
 CUPRUM_INSTANTIATE_classify_s64(cuprum_elementwise_classify_s64)
 
-__device__ __forceinline__ void opcode_body(cuprum::Slice<const u8> ops, cuprum::Slice<i64> acc, u32 n) {
+__device__ __forceinline__ void opcode_body(cuprum::RoSlice<u8> ops, cuprum::Slice<i64> acc, u32 n) {
     u32 i = cuprum::grid_1d();
     if (i >= n) {
         return;
@@ -60,7 +60,7 @@ __device__ __forceinline__ void opcode_body(cuprum::Slice<const u8> ops, cuprum:
     acc[(u64)i] = v;
 }
 #define CUPRUM_INSTANTIATE_opcode(NAME) \
-    extern "C" __global__ void NAME(cuprum::Slice<const u8> ops, cuprum::Slice<i64> acc, u32 n) { opcode_body(ops, acc, n); }
+    extern "C" __global__ void NAME(cuprum::RoSlice<u8> ops, cuprum::Slice<i64> acc, u32 n) { opcode_body(ops, acc, n); }
 
 CUPRUM_INSTANTIATE_opcode(cuprum_rawkernel_opcode)
 

@@ -5,7 +5,7 @@
 
 __device__ void const_tile_check();
 
-__device__ __forceinline__ void sgemm_body(u32 m, u32 n, u32 k, f32 alpha, cuprum::Slice<const f32> a, cuprum::Slice<const f32> b, f32 beta, cuprum::Slice<f32> c) {
+__device__ __forceinline__ void sgemm_body(u32 m, u32 n, u32 k, f32 alpha, cuprum::RoSlice<f32> a, cuprum::RoSlice<f32> b, f32 beta, cuprum::Slice<f32> c) {
     const_tile_check();
     __shared__ f32 sa[256];
     __shared__ f32 sb[256];
@@ -50,7 +50,7 @@ __device__ __forceinline__ void sgemm_body(u32 m, u32 n, u32 k, f32 alpha, cupru
     }
 }
 #define CUPRUM_INSTANTIATE_sgemm(NAME) \
-    extern "C" __global__ void NAME(u32 m, u32 n, u32 k, f32 alpha, cuprum::Slice<const f32> a, cuprum::Slice<const f32> b, f32 beta, cuprum::Slice<f32> c) { sgemm_body(m, n, k, alpha, a, b, beta, c); }
+    extern "C" __global__ void NAME(u32 m, u32 n, u32 k, f32 alpha, cuprum::RoSlice<f32> a, cuprum::RoSlice<f32> b, f32 beta, cuprum::Slice<f32> c) { sgemm_body(m, n, k, alpha, a, b, beta, c); }
 
 CUPRUM_INSTANTIATE_sgemm(cuprum_rawkernel_sgemm)
 

@@ -5,7 +5,7 @@
 
 extern __shared__ __align__(16) unsigned char cuprum_dynamic_smem[];
 
-__device__ __forceinline__ void block_sum_dynamic_body(cuprum::Slice<const f64> x, cuprum::Slice<f64> out, u32 n) {
+__device__ __forceinline__ void block_sum_dynamic_body(cuprum::RoSlice<f64> x, cuprum::Slice<f64> out, u32 n) {
     cuprum::Slice<f64> buf = cuprum::Slice<f64>{reinterpret_cast<f64*>(cuprum_dynamic_smem), cuprum::dynamic_shared_bytes() / (u32)sizeof(f64)};
     u32 t = threadIdx.x;
     u32 i = cuprum::grid_1d();
@@ -30,6 +30,6 @@ __device__ __forceinline__ void block_sum_dynamic_body(cuprum::Slice<const f64> 
     }
 }
 #define CUPRUM_INSTANTIATE_block_sum_dynamic(NAME) \
-    extern "C" __global__ void NAME(cuprum::Slice<const f64> x, cuprum::Slice<f64> out, u32 n) { block_sum_dynamic_body(x, out, n); }
+    extern "C" __global__ void NAME(cuprum::RoSlice<f64> x, cuprum::Slice<f64> out, u32 n) { block_sum_dynamic_body(x, out, n); }
 
 CUPRUM_INSTANTIATE_block_sum_dynamic(cuprum_rawkernel_block_sum_dynamic)

@@ -3,7 +3,7 @@
 #include <cuprum/arith.h>
 #include <cuprum/math.h>
 
-__device__ __forceinline__ void reverse_tiles_body(cuprum::Slice<const f32> x, cuprum::Slice<f32> y, u32 n) {
+__device__ __forceinline__ void reverse_tiles_body(cuprum::RoSlice<f32> x, cuprum::Slice<f32> y, u32 n) {
     __shared__ f32 tile[256];
     u32 t = threadIdx.x;
     u32 i = (blockIdx.x * 256u) + t;
@@ -21,12 +21,12 @@ __device__ __forceinline__ void reverse_tiles_body(cuprum::Slice<const f32> x, c
     }
 }
 #define CUPRUM_INSTANTIATE_reverse_tiles(NAME) \
-    extern "C" __global__ void NAME(cuprum::Slice<const f32> x, cuprum::Slice<f32> y, u32 n) { reverse_tiles_body(x, y, n); }
+    extern "C" __global__ void NAME(cuprum::RoSlice<f32> x, cuprum::Slice<f32> y, u32 n) { reverse_tiles_body(x, y, n); }
 
 CUPRUM_INSTANTIATE_reverse_tiles(cuprum_rawkernel_reverse_tiles)
 
 template <typename T>
-__device__ __forceinline__ void shared_pairs_body(cuprum::Slice<const T> x, cuprum::Slice<T> out) {
+__device__ __forceinline__ void shared_pairs_body(cuprum::RoSlice<T> x, cuprum::Slice<T> out) {
     __shared__ T vals[128];
     __shared__ bool flags[128];
     u64 t = (u64)threadIdx.x;
@@ -46,7 +46,7 @@ __device__ __forceinline__ void shared_pairs_body(cuprum::Slice<const T> x, cupr
     }
 }
 #define CUPRUM_INSTANTIATE_shared_pairs(NAME, T) \
-    extern "C" __global__ void NAME(cuprum::Slice<const T> x, cuprum::Slice<T> out) { shared_pairs_body<T>(x, out); }
+    extern "C" __global__ void NAME(cuprum::RoSlice<T> x, cuprum::Slice<T> out) { shared_pairs_body<T>(x, out); }
 
 CUPRUM_INSTANTIATE_shared_pairs(cuprum_rawkernel_shared_pairs__i32, i32)
 CUPRUM_INSTANTIATE_shared_pairs(cuprum_rawkernel_shared_pairs__i64, i64)

@@ -18,7 +18,7 @@ __device__ cuprum::Tuple2<cuprum::Tuple2<f32, f32>, bool> bounds(f32 x, f32 y) {
     }
 }
 
-__device__ __forceinline__ void tuple_ops_body(cuprum::Slice<const f32> xs, cuprum::Slice<u32> q, cuprum::Slice<f32> out, u32 n) {
+__device__ __forceinline__ void tuple_ops_body(cuprum::RoSlice<f32> xs, cuprum::Slice<u32> q, cuprum::Slice<f32> out, u32 n) {
     u32 i = cuprum::grid_1d();
     if (i >= n) {
         return;
@@ -48,6 +48,6 @@ __device__ __forceinline__ void tuple_ops_body(cuprum::Slice<const f32> xs, cupr
     q[(u64)i] += acc._0;
 }
 #define CUPRUM_INSTANTIATE_tuple_ops(NAME) \
-    extern "C" __global__ void NAME(cuprum::Slice<const f32> xs, cuprum::Slice<u32> q, cuprum::Slice<f32> out, u32 n) { tuple_ops_body(xs, q, out, n); }
+    extern "C" __global__ void NAME(cuprum::RoSlice<f32> xs, cuprum::Slice<u32> q, cuprum::Slice<f32> out, u32 n) { tuple_ops_body(xs, q, out, n); }
 
 CUPRUM_INSTANTIATE_tuple_ops(cuprum_rawkernel_tuple_ops)

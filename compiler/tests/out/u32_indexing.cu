@@ -20,7 +20,7 @@ CUPRUM_INSTANTIATE_gather32_contig(cuprum_elementwise_gather32_contig)
 CUPRUM_INSTANTIATE_gather32_s32(cuprum_elementwise_gather32_s32)
 CUPRUM_INSTANTIATE_gather32_s64(cuprum_elementwise_gather32_s64)
 
-__device__ __forceinline__ void scale_rows_body(cuprum::View<const f32, 2> m, cuprum::View<f32, 2> out, cuprum::Slice<const f32> s) {
+__device__ __forceinline__ void scale_rows_body(cuprum::View<const f32, 2> m, cuprum::View<f32, 2> out, cuprum::RoSlice<f32> s) {
     cuprum::Tuple2<u32, u32> _ct0 = cuprum::grid_2d();
     u32 col = _ct0._0;
     u32 row = _ct0._1;
@@ -31,6 +31,6 @@ __device__ __forceinline__ void scale_rows_body(cuprum::View<const f32, 2> m, cu
     }
 }
 #define CUPRUM_INSTANTIATE_scale_rows(NAME) \
-    extern "C" __global__ void NAME(cuprum::View<const f32, 2> m, cuprum::View<f32, 2> out, cuprum::Slice<const f32> s) { scale_rows_body(m, out, s); }
+    extern "C" __global__ void NAME(cuprum::View<const f32, 2> m, cuprum::View<f32, 2> out, cuprum::RoSlice<f32> s) { scale_rows_body(m, out, s); }
 
 CUPRUM_INSTANTIATE_scale_rows(cuprum_rawkernel_scale_rows)

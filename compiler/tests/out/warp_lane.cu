@@ -5,7 +5,7 @@
 #include <cuprum/atomic.h>
 #include <cuprum/thread.h>
 
-__device__ __forceinline__ void warp_ballot_body(cuprum::Slice<const i32> x, cuprum::Slice<u32> out, u32 n) {
+__device__ __forceinline__ void warp_ballot_body(cuprum::RoSlice<i32> x, cuprum::Slice<u32> out, u32 n) {
     u32 i = cuprum::grid_1d();
     u32 lane = cuprum::lane_id();
     u32 warp = cuprum::div(threadIdx.x, (u32)warpSize);
@@ -27,7 +27,7 @@ __device__ __forceinline__ void warp_ballot_body(cuprum::Slice<const i32> x, cup
     }
 }
 #define CUPRUM_INSTANTIATE_warp_ballot(NAME) \
-    extern "C" __global__ void NAME(cuprum::Slice<const i32> x, cuprum::Slice<u32> out, u32 n) { warp_ballot_body(x, out, n); }
+    extern "C" __global__ void NAME(cuprum::RoSlice<i32> x, cuprum::Slice<u32> out, u32 n) { warp_ballot_body(x, out, n); }
 
 CUPRUM_INSTANTIATE_warp_ballot(cuprum_rawkernel_warp_ballot)
 

@@ -9,7 +9,7 @@
 template <typename T>
 __device__ T broadcast(T v);
 
-__device__ __forceinline__ void shuffles_body(cuprum::Slice<const f64> x, cuprum::Slice<const i32> y, cuprum::Slice<f64> out, u32 n) {
+__device__ __forceinline__ void shuffles_body(cuprum::RoSlice<f64> x, cuprum::RoSlice<i32> y, cuprum::Slice<f64> out, u32 n) {
     u32 i = cuprum::grid_1d();
     u32 lane = cuprum::lane_id();
     f64 v;
@@ -38,7 +38,7 @@ __device__ __forceinline__ void shuffles_body(cuprum::Slice<const f64> x, cuprum
     }
 }
 #define CUPRUM_INSTANTIATE_shuffles(NAME) \
-    extern "C" __global__ void NAME(cuprum::Slice<const f64> x, cuprum::Slice<const i32> y, cuprum::Slice<f64> out, u32 n) { shuffles_body(x, y, out, n); }
+    extern "C" __global__ void NAME(cuprum::RoSlice<f64> x, cuprum::RoSlice<i32> y, cuprum::Slice<f64> out, u32 n) { shuffles_body(x, y, out, n); }
 
 CUPRUM_INSTANTIATE_shuffles(cuprum_rawkernel_shuffles)
 

@@ -131,7 +131,17 @@ impl<'a> Writer<'a> {
     /// `extern "C" __global__` entry point of each instance.
     pub(crate) fn raw_kernel(&mut self) {
         let name = self.item.name.text.clone();
-        let params = self.params_c(&[]);
+        // `&[T]` parameters read through the read-only data cache (`cuprum::RoSlice`); the launch
+        // guarantees that no other argument writes their memory.
+        let mut ps = Vec::new();
+        for p in &self.item.params {
+            let t = match &p.ty {
+                Ty::Slice { elem, mutable: false } => format!("cuprum::RoSlice<{}>", self.ty(elem)),
+                t => self.ty(t),
+            };
+            ps.push(format!("{t} {}", self.locals[p.local.0 as usize]));
+        }
+        let params = ps.join(", ");
         let tp = self.template_prefix();
         self.out.push_str(&tp);
         self.line(format!("__device__ __forceinline__ void {name}_body({params}) {{"));
