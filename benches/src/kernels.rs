@@ -19,10 +19,10 @@ pub fn copy_grid_stride<T: Scalar>(x: &[T], y: &mut [T], n: u32) {
 }
 
 /// Grid-stride copy over chunks of `4 * block` elements: each thread loads four elements a
-/// block-width apart (every load coalesced across the warp), then stores them. With 4-byte
-/// elements one element per thread moves too few bytes per instruction (0.64 of the driver's
-/// copy on an H200); four per thread reach it, with `x` read through the read-only data cache
-/// (0.92 without it: benches/experiments/copy_f32_generated.py).
+/// block-width apart (every load coalesced across the warp), then stores them; a full chunk takes
+/// one bounds check, only the last one checks per element. With 4-byte elements one element per
+/// thread moves too few bytes per instruction (0.64 of the driver's copy on an H200), four per
+/// thread with a bounds check per load 0.91, this 1.00 (benches/experiments/copy_f32_rust.py).
 #[rawkernel]
 pub fn copy_grid_stride4<T: Scalar>(x: &[T], y: &mut [T], n: u32) {
     let b = block_dim().x;
@@ -30,17 +30,21 @@ pub fn copy_grid_stride4<T: Scalar>(x: &[T], y: &mut [T], n: u32) {
     let stride = grid_dim().x * chunk;
     let mut base = block_idx().x * chunk + thread_idx().x;
     while base < n {
-        let mut v = [x[base as usize]; 4];
-        for k in 1..4u32 {
-            let i = base + k * b;
-            if i < n {
-                v[k as usize] = x[i as usize];
-            }
-        }
-        for k in 0..4u32 {
-            let i = base + k * b;
-            if i < n {
-                y[i as usize] = v[k as usize];
+        if base + 3 * b < n {
+            let v0 = x[base as usize];
+            let v1 = x[(base + b) as usize];
+            let v2 = x[(base + 2 * b) as usize];
+            let v3 = x[(base + 3 * b) as usize];
+            y[base as usize] = v0;
+            y[(base + b) as usize] = v1;
+            y[(base + 2 * b) as usize] = v2;
+            y[(base + 3 * b) as usize] = v3;
+        } else {
+            for k in 0..4u32 {
+                let i = base + k * b;
+                if i < n {
+                    y[i as usize] = x[i as usize];
+                }
             }
         }
         base += stride;
