@@ -1,5 +1,6 @@
 # An earlier look at the #[rawkernel] f32 copy (CUDA C imitations). copy_f32_rust.py runs the generated code itself and finds the cause: the per-load bounds checks.
 import cupy as cp, numpy as np
+from timing import compare
 n = 1 << 28
 x = cp.arange(n, dtype=cp.float32); y = cp.empty_like(x)
 src = r'''
@@ -47,21 +48,10 @@ extern "C" __global__ void once(const float* x, float* y, u32 n) {
 }
 '''
 mod = cp.RawModule(code=src, options=('-fmad=false',))
-def ev(f, reps=5):
-    ts = []
-    for _ in range(reps):
-        a, b = cp.cuda.Event(), cp.cuda.Event(); a.record(); f(); b.record(); b.synchronize(); ts.append(cp.cuda.get_elapsed_time(a, b))
-    return ts
-def memcpy(): cp.cuda.runtime.memcpyAsync(y.data.ptr, x.data.ptr, n * 4, cp.cuda.runtime.memcpyDeviceToDevice, 0)
 V = []
 def add(name, k, grid, block): f = mod.get_function(k); V.append((name, lambda: f((grid,), (block,), (x, y, cp.uint32(n)))))
 for k in ('gen', 'gen_restrict', 'gen_ldg', 'once'):
     for b in (128, 256):
         add(f'{k} x{b}', k, n // (4 * b), b)
-for _, f in V: f()
-res = {k: [] for k, _ in V}; ceil = []
-for r in range(3):
-    for k, f in V: ceil += ev(memcpy); res[k] += ev(f)
-cm = np.median(ceil)
-for k, t in res.items(): print(f"{k:18s} ratio {cm/np.median(t):.4f}")
+compare(V, x, y)
 assert bool((y == x).all())

@@ -1,5 +1,6 @@
 # f32 copies on the GPU machine (CuPy): one element per thread vs K per thread, block-strided.
 import cupy as cp, numpy as np
+from timing import compare
 n = 1 << 28
 x = cp.arange(n, dtype=cp.float32); y = cp.empty_like(x)
 src = r'''
@@ -21,21 +22,10 @@ extern "C" __global__ void gs(const float* __restrict__ x, float* __restrict__ y
 '''
 mod = cp.RawModule(code=src)
 sms = cp.cuda.Device().attributes['MultiProcessorCount']
-def ev(f, reps=5):
-    ts = []
-    for _ in range(reps):
-        a, b = cp.cuda.Event(), cp.cuda.Event(); a.record(); f(); b.record(); b.synchronize(); ts.append(cp.cuda.get_elapsed_time(a, b))
-    return ts
-def memcpy(): cp.cuda.runtime.memcpyAsync(y.data.ptr, x.data.ptr, n * 4, cp.cuda.runtime.memcpyDeviceToDevice, 0)
 V = []
 def add(name, k, grid, block): f = mod.get_function(k); V.append((name, lambda: f((grid,), (block,), (x, y, cp.uint32(n)))))
 for b in (128, 256, 512, 1024): add(f'c1 x{b}', 'c1', n // b, b)
 for K in (2, 4, 8):
     for b in (128, 256): add(f'c{K} x{b}', f'c{K}', n // (b * K), b)
 for m in (4, 8, 16, 32): add(f'gs {m}xSM x256', 'gs', sms * m, 256)
-for _, f in V: f()
-res = {k: [] for k, _ in V}; ceil = []
-for r in range(3):
-    for k, f in V: ceil += ev(memcpy); res[k] += ev(f)
-cm = np.median(ceil)
-for k, t in res.items(): print(f"{k:14s} ratio {cm/np.median(t):.4f}")
+compare(V, x, y)

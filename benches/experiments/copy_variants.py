@@ -1,5 +1,6 @@
 # Copy variants against the driver copy (CuPy on the GPU machine): `python3 copy_variants.py`.
 import cupy as cp, numpy as np
+from timing import compare
 n = 1 << 28
 x = cp.arange(n, dtype=cp.float32)
 y = cp.empty_like(x)
@@ -38,15 +39,6 @@ extern "C" __global__ void gs4(const float4* __restrict__ x, float4* __restrict_
 '''
 mod = cp.RawModule(code=src, options=('-std=c++17',))
 sms = cp.cuda.Device().attributes['MultiProcessorCount']
-def ev_time(f, reps=15):
-    ts = []
-    for _ in range(reps):
-        a, b = cp.cuda.Event(), cp.cuda.Event()
-        a.record(); f(); b.record(); b.synchronize()
-        ts.append(cp.cuda.get_elapsed_time(a, b))
-    return ts
-def memcpy():
-    cp.cuda.runtime.memcpyAsync(y.data.ptr, x.data.ptr, n * 4, cp.cuda.runtime.memcpyDeviceToDevice, 0)
 variants = []
 def add(name, kname, grid, block):
     k = mod.get_function(kname)
@@ -67,16 +59,5 @@ add('c4cs x256', 'c4cs', n4 // 1024, 256)
 add('c8 x256', 'c8', n4 // 2048, 256)
 add('c4 x128', 'c4', n4 // 512, 128)
 add('c4 x512', 'c4', n4 // 2048, 512)
-for _, f in variants: f()
-memcpy(); cp.cuda.Device().synchronize()
-res = {name: [] for name, _ in variants}; ceil = []
-for rnd in range(4):
-    for name, f in variants:
-        ceil += ev_time(memcpy, 5)
-        res[name] += ev_time(f, 5)
-cm = np.median(ceil)
-print(f"memcpy median {cm:.4f} ms = {2*n*4/cm/1e6:.1f} GB/s; min {min(ceil):.4f}")
-for name, ts in res.items():
-    m = np.median(ts)
-    print(f"{name:16s} {m:.4f} ms {2*n*4/m/1e6:8.1f} GB/s ratio {cm/m:.4f}  (min ratio {min(ceil)/min(ts):.4f})")
+compare(variants, x, y, rounds=4)
 assert bool((y == x).all())

@@ -7,7 +7,6 @@
 //! the two layouts are the same field for field. [`of_struct`] reports every gap so the front
 //! end can say where to add a field or how to reorder.
 
-use crate::dtype::DType;
 use crate::ir::{StructDef, Ty};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -26,15 +25,6 @@ pub struct StructLayout {
     pub gaps: Vec<(usize, u64)>,
 }
 
-/// The C alignment of a dtype.
-pub fn dtype_align(d: DType) -> u64 {
-    match d {
-        DType::C32 => 8,
-        DType::C64 => 16,
-        other => other.size() as u64,
-    }
-}
-
 /// The layout of a field type; `None` for a type with no fixed layout, or a struct that (directly
 /// or not) contains itself, or one that is not in `structs`.
 pub fn of(t: &Ty, structs: &[StructDef]) -> Option<Layout> {
@@ -43,7 +33,7 @@ pub fn of(t: &Ty, structs: &[StructDef]) -> Option<Layout> {
 
 fn of_inner<'a>(t: &'a Ty, structs: &'a [StructDef], visiting: &mut Vec<&'a str>) -> Option<Layout> {
     match t {
-        Ty::Scalar(d) => Some(Layout { size: d.size() as u64, align: dtype_align(*d) }),
+        Ty::Scalar(d) => Some(Layout { size: d.size() as u64, align: d.c_align() as u64 }),
         Ty::Array(e, n) => {
             let l = of_inner(e, structs, visiting)?;
             Some(Layout { size: l.size.checked_mul(*n)?, align: l.align })
@@ -93,6 +83,7 @@ fn struct_inner<'a>(def: &'a StructDef, structs: &'a [StructDef], visiting: &mut
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::dtype::DType;
     use crate::ir::{FieldDef, Name};
     use proc_macro2::Span;
 

@@ -44,7 +44,7 @@ impl ElemType {
     /// `cuprum::complex<T>` is aligned to its size, as thrust's is).
     pub const fn align(self) -> usize {
         match self {
-            ElemType::Scalar(d) => d.size(),
+            ElemType::Scalar(d) => d.c_align(),
             ElemType::Struct(s) => s.align,
         }
     }

@@ -61,12 +61,30 @@ impl FileScope {
 
     /// What a macro sees of its item's file: only the `#[device]` structs (the rest of the
     /// scope stays unknown, `whole_file` false). An unreadable file gives an empty scope.
+    ///
+    /// Every annotated item of a file asks for this: the file is parsed once per compiler process
+    /// and text, and its structs kept as source (syn's trees cannot live in a static).
     pub fn for_macro(file: Option<&std::path::Path>) -> FileScope {
-        let parsed = file.and_then(|p| std::fs::read_to_string(p).ok()).and_then(|t| syn::parse_file(&t).ok());
+        use std::collections::HashMap;
+        use std::path::PathBuf;
+        use std::sync::Mutex;
+        static STRUCTS: Mutex<Option<HashMap<PathBuf, (String, Vec<String>)>>> = Mutex::new(None);
         let mut scope = FileScope::default();
-        if let Some(f) = parsed {
-            scope.structs = FileScope::of_file(&f).structs;
-        }
+        let Some(path) = file else { return scope };
+        let Ok(text) = std::fs::read_to_string(path) else { return scope };
+        let mut cache = STRUCTS.lock().unwrap_or_else(|e| e.into_inner());
+        let cache = cache.get_or_insert_with(HashMap::new);
+        let sources = match cache.get(path) {
+            Some((t, s)) if *t == text => s.clone(),
+            _ => {
+                let s: Vec<String> = syn::parse_file(&text)
+                    .map(|f| FileScope::of_file(&f).structs.iter().map(|s| quote::ToTokens::to_token_stream(s).to_string()).collect())
+                    .unwrap_or_default();
+                cache.insert(path.to_path_buf(), (text, s.clone()));
+                s
+            }
+        };
+        scope.structs = sources.iter().filter_map(|s| syn::parse_str(s).ok()).collect();
         scope
     }
 

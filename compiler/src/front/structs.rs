@@ -18,9 +18,9 @@ use crate::diag::Diagnostics;
 use crate::ir::{FieldDef, Name, StructDef, Ty};
 use crate::layout;
 
-/// Whether an item carries `#[device]` (any path ending in `device`).
+/// Whether an item carries `#[device]`.
 pub fn is_device(attrs: &[syn::Attribute]) -> bool {
-    attrs.iter().any(|a| a.path().segments.last().is_some_and(|s| s.ident == "device"))
+    attrs.iter().any(|a| super::AttrKind::from_path(a.path()) == Some(super::AttrKind::Device))
 }
 
 /// Lowers one `#[device]` struct (its field types may name other structs of `scope`).

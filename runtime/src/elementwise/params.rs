@@ -12,10 +12,9 @@ use crate::launch::{DeviceRepr, KernelArgs};
 use crate::element::ElemType;
 use crate::DType;
 
-/// C alignment of a dtype's C type: its size (`cuprum::complex<T>` is aligned to its size, as
-/// thrust's is, so that a complex<double> is one 16-byte access).
+/// C alignment of a dtype's C type ([`DType::c_align`]).
 pub fn align_of(d: DType) -> usize {
-    d.size()
+    d.c_align()
 }
 
 /// The bytes of a parameter struct kept while it is laid out: enough for every field but a

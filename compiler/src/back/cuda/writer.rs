@@ -710,8 +710,11 @@ impl<'a> Writer<'a> {
                     }
                 }
                 let b = self.value(base);
-                let is_struct = matches!(self.ty_of(base), Ty::Struct(_)) || matches!(self.ty_of(base), Ty::Ref { inner, .. } if matches!(*inner, Ty::Struct(_)));
-                if is_struct { format!("{b}.{}", namer::field_name(&field.text)) } else { format!("{b}.{}", field.text) }
+                let base_ty = match self.ty_of(base) {
+                    Ty::Ref { inner, .. } => *inner,
+                    t => t,
+                };
+                if matches!(base_ty, Ty::Struct(_)) { format!("{b}.{}", namer::field_name(&field.text)) } else { format!("{b}.{}", field.text) }
             }
             ExprKind::StructLit { name, fields } => self.struct_lit(e, name, fields),
             ExprKind::TupleField { base, index } => {
