@@ -3,6 +3,7 @@
 #   cargo run -p cuprum-cli -- emit benches/experiments/copy_f32_rust/kernels.rs > benches/experiments/copy_f32_rust/kernels.cu
 # then run this from the repository root there (it needs include/ for the headers).
 import cupy as cp, numpy as np, os
+from timing import compare
 n = 1 << 28
 x = cp.arange(n, dtype=cp.float32); y = cp.empty_like(x)
 src = open('benches/experiments/copy_f32_rust/kernels.cu').read()
