@@ -116,7 +116,7 @@ fn signatures_follow_the_kernel_parameters() {
     );
     assert_eq!(k::scale_by_int::SIGNATURE[1], Param::new("k", Role::In, ParamType::Generic(1)));
     // The unit of the kernel file lists the precompiled instances.
-    let unit = k::scale_by_int::kernel().unit();
+    let unit = k::scale_by_int::kernel().unit().unwrap();
     assert!(unit.precompiled().contains(&"cuprum_elementwise_scale_by_int_contig__f32__i32"), "{:?}", unit.precompiled());
     assert!(!unit.precompiled().iter().any(|s| s.contains("scale_by_int_contig__f64")));
 }
@@ -135,7 +135,7 @@ fn kernels_stay_callable_on_the_host() {
 
 #[test]
 fn builtin_kernels_are_registered() {
-    let names: Vec<&str> = registry::kernels().filter(|e| e.kind == "elementwise").map(|e| e.name).collect();
+    let names: Vec<&str> = registry::kernels().filter(|e| e.kind() == "elementwise").map(|e| e.name()).collect();
     for n in ["add", "sub", "mul", "div", "rem_int", "lt", "eq", "select", "copy", "clip", "sqrt", "cast_f32", "nonzero"] {
         assert!(names.contains(&n), "{n} missing from {names:?}");
     }

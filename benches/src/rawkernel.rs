@@ -71,8 +71,8 @@ pub fn rows(dev: &Device, stream: &Stream, c: &Ceilings) -> Result<Vec<Row>> {
     // kind of source (another instance), with nothing around it.
     let info = nvrtc::info()?;
     let unit = cuprum_runtime::registry::kernels()
-        .find(|e| e.name == "copy_unrolled")
-        .map(|e| e.unit)
+        .find(|e| e.name() == "copy_unrolled")
+        .and_then(|e| e.unit().ok())
         .ok_or_else(|| cuprum_runtime::Error::Unsupported { what: "copy_unrolled is not registered".into() })?;
     // NVRTC keeps what it has compiled in this process: a source it has seen (or one differing
     // only in comments) compiles several times faster the second time. So the ceiling compiles
@@ -238,8 +238,9 @@ pub fn nvrtc_diag() -> Result<()> {
     let target = nvrtc::choose_target(dev.compute_capability(), &info.supported_archs, false, info.version)?;
     let options = nvrtc::effective_options(&[], target, false);
     let unit = cuprum_runtime::registry::kernels()
-        .find(|e| e.name == "copy_unrolled")
-        .map(|e| e.unit.source().to_string())
+        .find(|e| e.name() == "copy_unrolled")
+        .and_then(|e| e.unit().ok())
+        .map(|u| u.source().to_string())
         .unwrap_or_default();
     let compile = |src: &str| -> Result<f64> {
         let t = Instant::now();
