@@ -3,8 +3,8 @@
 //! on the host, and a line saying which layer served each kernel (the fat binary embedded at build
 //! time, the kernel cache, or NVRTC).
 //!
-//! `bash scripts/quickstart.sh` (or `cargo run --release --example quickstart`). Without a GPU it
-//! lists the kernels the program carries and says that launches were skipped.
+//! `bash scripts/quickstart.sh` (or `cargo run --release -p cuprum-examples --example quickstart`).
+//! Without a GPU it lists the kernels the program carries and says that launches were skipped.
 
 #[path = "kernels/quickstart.rs"]
 mod kernels;

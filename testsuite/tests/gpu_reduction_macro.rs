@@ -4,10 +4,10 @@
 //! outputs poisoned before each launch.
 //!
 //! GPU tests are `#[ignore = "needs a CUDA GPU"]`; run them with
-//! `cargo test -p cuprum --test gpu_reduction_macro -- --include-ignored` (build with nvcc, e.g.
-//! after `source scripts/cuda-env.sh`, so that the precompiled instances are embedded).
+//! `cargo test -p cuprum-testsuite --test gpu_reduction_macro -- --include-ignored` (build with
+//! nvcc, e.g. after `source scripts/cuda-env.sh`, so that the precompiled instances are embedded).
 
-#[path = "../runtime/tests/support/mod.rs"]
+#[path = "../../runtime/tests/support/mod.rs"]
 mod support;
 use support::Rng;
 
@@ -287,7 +287,7 @@ fn precompiled_instances_are_served_from_the_fat_binary() {
     let l2 = registry::kernels().find(|e| e.kind() == "reduction" && e.name() == "l2norm").unwrap();
     assert!(
         l2.unit().unwrap().fatbin().is_some(),
-        "tests/reduction_kernels.rs was built without nvcc; build with nvcc on PATH (source scripts/cuda-env.sh)"
+        "testsuite/tests/reduction_kernels.rs was built without nvcc; build with nvcc on PATH (source scripts/cuda-env.sh)"
     );
     let mut rng = Rng::new();
     let host: Vec<f32> = (0..4096).map(|_| rng.range(-4.0, 4.0) as f32).collect();

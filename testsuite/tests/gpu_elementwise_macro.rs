@@ -6,12 +6,12 @@
 //! the host) or Rust's operators.
 //!
 //! GPU tests are `#[ignore = "needs a CUDA GPU"]`: run them on a GPU machine with
-//! `cargo test -p cuprum --release --test gpu_elementwise_macro -- --include-ignored`.
+//! `cargo test -p cuprum-testsuite --release --test gpu_elementwise_macro -- --include-ignored`.
 //! The tests without the marker (signatures, host calls) run anywhere.
 
 #![allow(clippy::type_complexity, clippy::needless_range_loop)]
 
-#[path = "../runtime/tests/support/mod.rs"]
+#[path = "../../runtime/tests/support/mod.rs"]
 mod support;
 use support::Rng;
 

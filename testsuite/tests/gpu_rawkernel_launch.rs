@@ -3,7 +3,7 @@
 //! reference, on fresh random inputs with outputs poisoned before the launch, plus the checks
 //! made before a launch and the instance lookup (precompiled instances and NVRTC on demand).
 
-#[path = "../runtime/tests/support/mod.rs"]
+#[path = "../../runtime/tests/support/mod.rs"]
 mod support;
 use support::Rng;
 
