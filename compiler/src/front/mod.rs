@@ -131,8 +131,8 @@ impl FileScope {
             syn::UseTree::Glob(_) => {
                 if let Some(d) = float(path) {
                     // A glob import never hides a name imported by name, as in Rust.
-                    for c in crate::lang::FLOAT_CONSTS.iter().filter(|c| !matches!(**c, "INFINITY" | "NEG_INFINITY" | "NAN" | "EPSILON" | "MAX" | "MIN" | "MIN_POSITIVE")) {
-                        if !self.named_imports.contains(*c) {
+                    for c in crate::lang::NumConst::ALL.iter().filter(|c| c.in_consts_module()).map(|c| c.rust_name()) {
+                        if !self.named_imports.contains(c) {
                             self.float_consts.insert(c.to_string(), (d, c.to_string()));
                         }
                     }
