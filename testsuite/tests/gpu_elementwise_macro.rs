@@ -564,7 +564,7 @@ fn astype_between_every_real_dtype() {
     check_casts_from::<f64>(&mut r, &[f64::NAN, 1e300, -1e20, -2.7, 65504.5, 0.0]);
     let served = registry::served();
     let layer = |s: &str| served.iter().find(|x| x.symbol == s).map(|x| x.layer);
-    assert_eq!(layer("cuprum_elementwise_cast_f32_s32__i32"), Some(Layer::Aot), "{served:?}");
+    assert_eq!(layer("cuprum_elementwise_cast_f32_s32__i64"), Some(Layer::Aot), "{served:?}");
 }
 
 /// Creation fills run on the device (memset for zero bytes, the fill kernel otherwise) and a
