@@ -13,12 +13,16 @@
 //! - the typed entry points of the kernel's kind (`rawkernel::launch_module`,
 //!   `elementwise::call_module`).
 //!
-//! Generated code reaches the runtime only through `::cuprum::__private`.
+//! Generated code reaches the runtime only through `<crate>::__private` (`crate = path` on the
+//! attribute; `::cuprum` by default), aliased `__cuprum` inside the module.
 
 mod elementwise;
 mod rawkernel;
 mod reduction;
+mod rust_types;
 mod structs;
+#[cfg(test)]
+mod tests;
 pub mod unit;
 
 use std::path::PathBuf;
@@ -55,22 +59,23 @@ pub fn expand_item(kind: AttrKind, attr: TokenStream, item: TokenStream, cx: &Co
         quote!(#[allow(dead_code)] #f)
     };
     let scope = crate::front::FileScope::for_macro(cx.file.as_deref());
-    if let Err(e) = crate::pipeline::check_fn(kind, attr.clone(), &f, &scope) {
-        out.extend(e.to_compile_error());
+    let checked = match crate::pipeline::check_fn(kind, attr.clone(), &f, &scope) {
+        Ok(c) => c,
+        Err(e) => {
+            out.extend(e.to_compile_error());
+            return out;
+        }
+    };
+    if kind == AttrKind::Device {
         return out;
     }
-    match kind {
-        AttrKind::RawKernel => {
-            let unit = unit::unit_for(cx, || item_source(kind, &attr, &f));
-            out.extend(rawkernel::launch_module(&f, &unit));
-        }
-        AttrKind::Elementwise => {
-            let unit = unit::unit_for(cx, || item_source(kind, &attr, &f));
-            out.extend(elementwise::call_module(&f, &unit));
-        }
-        AttrKind::Reduction => out.extend(reduction::expand(&f, &attr, cx)),
-        AttrKind::Device => {}
-    }
+    let unit = unit::unit_for(cx, || item_source(kind, &attr, &f));
+    out.extend(match kind {
+        AttrKind::RawKernel => rawkernel::launch_module(&f, &checked, &unit),
+        AttrKind::Elementwise => elementwise::call_module(&f, &checked, &unit),
+        AttrKind::Reduction => reduction::reduction_module(&f, &checked, &unit),
+        AttrKind::Device => unreachable!("returned above"),
+    });
     out
 }
 
