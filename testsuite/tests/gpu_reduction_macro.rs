@@ -298,10 +298,15 @@ fn precompiled_instances_are_served_from_the_fat_binary() {
     k::l2norm::call(&x).axis(0).run().unwrap();
     x.sum().axis(1).run().unwrap();
     x.max().run().unwrap();
+    // Which variant serves a call is the planner's choice (a warp per row for these short rows):
+    // every f32 instance of these kernels served so far came from the fat binary.
     let served = registry::served();
-    for sym in ["cuprum_reduction_l2norm_rows__f32", "cuprum_reduction_sum_rows__f32", "cuprum_reduction_max_float_rows__f32"] {
-        let s = served.iter().find(|s| s.symbol == sym).unwrap_or_else(|| panic!("{sym} not served: {served:?}"));
-        assert_eq!(s.layer, Layer::Aot, "{sym}");
+    for kernel in ["l2norm", "sum", "max_float"] {
+        let of: Vec<_> = served.iter().filter(|s| s.kernel == kernel && s.symbol.ends_with("__f32")).collect();
+        assert!(!of.is_empty(), "no f32 instance of {kernel} served: {served:?}");
+        for s in of {
+            assert_eq!(s.layer, Layer::Aot, "{s:?}");
+        }
     }
     // A dtype that is not precompiled goes through the JIT (or its cache), and still works.
     let h = Array::<half::f16>::from_vec(vec![half::f16::from_f32(3.0), half::f16::from_f32(4.0)]).unwrap();
