@@ -720,6 +720,15 @@ impl Plan<'_> {
             Status::Compiled
         };
         let bytes = std::fs::read(&fatbin).map_err(|e| Error::io(&fatbin, "read", e))?;
+        // A fat binary built before the cache existed (or with it off) joins it, so that the other
+        // profiles find it.
+        if status == Status::UpToDate {
+            if let Some(dir) = self.cache {
+                if !dir.join(format!("{key}.stamp")).is_file() {
+                    let _ = cache::store(dir, &key, &key_text, &bytes);
+                }
+            }
+        }
         let targets = fatbin::targets(&bytes).map_err(|e| Error::Nvcc {
             message: format!(
                 "nvcc wrote {}, which cuprum-build cannot read: {e}",

@@ -756,6 +756,12 @@ fn a_changed_target_list_is_a_new_entry() {
     // Both entries serve: back to sm_80 in yet another OUT_DIR.
     let again = build("doc", sm80);
     assert_eq!((again.files[0].status, again.files[0].targets.as_slice()), (Status::Cached, &["sm_80".to_string()][..]));
+
+    // A fat binary an OUT_DIR already has joins a cache that lacks it (one made before the cache
+    // existed), without nvcc.
+    fs::remove_dir_all(&cache).unwrap();
+    assert_eq!(build("debug", sm80).files[0].status, Status::UpToDate);
+    assert_eq!(build("bench", sm80).files[0].status, Status::Cached);
 }
 
 #[test]
