@@ -5,6 +5,9 @@
 
 pub use cuprum_macros::{device, elementwise, rawkernel, reduction};
 pub use cuprum_runtime as runtime;
+/// What the running program embeds and how each kernel will reach the GPU:
+/// `println!("{}", cuprum::audit::report(device.as_ref()))` (see `docs/runtime.md`).
+pub use cuprum_runtime::audit;
 
 mod reduction_call;
 pub mod reductions;

@@ -11,7 +11,8 @@
 //!
 //! Target sets: `CUPY_NVCC_GENERATE_CODE` values given with `--targets VALUE` (repeatable; `default`
 //! means unset); without any, `sm_90` alone and the default list. Every build starts from an empty
-//! output folder, so nvcc always runs (`CUPY_NUM_BUILD_JOBS=1`, one file at a time).
+//! output folder and without the shared fat binary cache, so nvcc always runs
+//! (`CUPY_NUM_BUILD_JOBS=1`, one file at a time).
 
 use std::path::PathBuf;
 use std::time::Instant;
@@ -51,7 +52,8 @@ fn main() {
         for set in &sets {
             let _ = std::fs::remove_dir_all(&scratch);
             let mut k = Kernels::new();
-            k.out_dir(&scratch);
+            // No shared fat binary cache: every build runs nvcc.
+            k.out_dir(&scratch).env("CUPRUM_FATBIN_CACHE", "off");
             for file in group {
                 k.file(file);
             }

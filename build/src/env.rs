@@ -23,9 +23,19 @@ pub const NUM_NVCC_THREADS: &str = "CUPY_NUM_NVCC_THREADS";
 pub const PATH: &str = "PATH";
 /// Set by cargo for build scripts: where the outputs go.
 pub const OUT_DIR: &str = "OUT_DIR";
+/// Where fat binaries are cached by content, shared by every profile and `OUT_DIR` (module
+/// [`crate::cache`]); `off` turns the shared cache off. Default: `<target dir>/cuprum-fatbin`.
+pub const FATBIN_CACHE: &str = "CUPRUM_FATBIN_CACHE";
+/// The target directory when cargo's is moved (`--target-dir`); only used when `OUT_DIR` does not
+/// show where the target directory is.
+pub const CARGO_TARGET_DIR: &str = "CARGO_TARGET_DIR";
+/// `1`: [`crate::Kernels::compile`] prints one summary line per build (as a `cargo:warning`).
+pub const BUILD_VERBOSE: &str = "CUPRUM_BUILD_VERBOSE";
 
 /// Every variable whose change must re-run the build script (`cargo:rerun-if-env-changed`).
 /// `PATH` is one: installing nvcc onto it turns a JIT-only build into an ahead-of-time one.
+/// `CUPRUM_BUILD_VERBOSE` is one so that setting it shows the summary; `CUPRUM_FATBIN_CACHE` is not
+/// (it changes where fat binaries are shared, never what they hold).
 pub const TRACKED: &[&str] = &[
     GENERATE_CODE,
     NVCC,
@@ -33,6 +43,7 @@ pub const TRACKED: &[&str] = &[
     NUM_BUILD_JOBS,
     NUM_NVCC_THREADS,
     PATH,
+    BUILD_VERBOSE,
 ];
 
 pub const DEFAULT_BUILD_JOBS: usize = 4;

@@ -17,17 +17,25 @@
 //! ```
 //!
 //! The knobs are CuPy's build variables (module [`env`]): `CUPY_NVCC_GENERATE_CODE` (the targets,
-//! module [`targets`]), `NVCC`, `CUDA_PATH`, `CUPY_NUM_BUILD_JOBS`, `CUPY_NUM_NVCC_THREADS`.
+//! module [`targets`]), `NVCC`, `CUDA_PATH`, `CUPY_NUM_BUILD_JOBS`, `CUPY_NUM_NVCC_THREADS`; and
+//! cuprum's own: `CUPRUM_FATBIN_CACHE` (where fat binaries are shared between `OUT_DIR`s, module
+//! [`cache`]) and `CUPRUM_BUILD_VERBOSE` (one summary line per build).
 //! `docs/building.md` is the user guide.
+//!
+//! Each unit's outcome is also written to `OUT_DIR/cuprum/<id>.build` (format:
+//! [`build_info_format`]), which the macros embed next to the fat binary.
 
 // The example is a whole build.rs, `fn main` included.
 #![allow(clippy::needless_doctest_main)]
 
+pub mod cache;
 pub mod env;
 pub mod fatbin;
 pub mod nvcc;
 mod outputs;
 pub mod targets;
+
+pub use outputs::{build_file, build_info as build_info_format};
 
 use std::ffi::OsString;
 use std::fmt;
@@ -59,10 +67,26 @@ pub enum Status {
     Compiled,
     /// The fat binary was built by an earlier run from the same source, headers, nvcc and flags.
     UpToDate,
+    /// The fat binary came from the shared cache ([`cache`]): built by another `OUT_DIR` (another
+    /// profile, `cargo check`, clippy, ...) from the same source, headers, targets, nvcc and flags.
+    Cached,
     /// No nvcc: no fat binary; the kernels go to NVRTC at first use.
     NoNvcc,
     /// The file has no kernels: nothing to compile.
     NoKernels,
+}
+
+impl Status {
+    /// Its name in `<id>.build` files: `compiled`, `up-to-date`, `cached`, `no-nvcc`, `no-kernels`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Status::Compiled => "compiled",
+            Status::UpToDate => "up-to-date",
+            Status::Cached => "cached",
+            Status::NoNvcc => "no-nvcc",
+            Status::NoKernels => "no-kernels",
+        }
+    }
 }
 
 /// One kernel file's outcome.
@@ -74,11 +98,20 @@ pub struct FileReport {
     pub id: String,
     /// How many kernels it defines.
     pub kernels: usize,
+    /// How many kernel entry points (instances) it defines: what the fat binary holds per target.
+    pub instances: usize,
     /// The targets in its fat binary, as read back from the file (`sm_80`, `compute_90`).
     pub targets: Vec<String>,
     /// The fat binary, when there is one.
     pub fatbin: Option<PathBuf>,
+    /// Its size in bytes (0 without one).
+    pub fatbin_bytes: u64,
     pub status: Status,
+    /// Time nvcc ran for this file in this build (zero unless [`Status::Compiled`]; a file whose
+    /// unit another file of the build shares counts it once, on the first).
+    pub nvcc_time: Duration,
+    /// `OUT_DIR/cuprum/<id>.build`, the record of this outcome (none for a file without kernels).
+    pub build_info: Option<PathBuf>,
     /// Time spent on this file: translation plus nvcc.
     pub time: Duration,
 }
@@ -92,6 +125,8 @@ pub struct Report {
     pub nvcc: Option<String>,
     /// The `-gencode` values passed to nvcc.
     pub gencodes: Vec<String>,
+    /// The shared fat binary cache used, if any ([`cache`]).
+    pub cache: Option<PathBuf>,
     /// The `cargo:` lines [`Kernels::compile`] prints: `rerun-if-changed`, `rerun-if-env-changed`
     /// and `warning`.
     pub directives: Vec<String>,
@@ -101,6 +136,60 @@ impl Report {
     /// The outcome of the file whose path ends with `path`.
     pub fn file(&self, path: impl AsRef<Path>) -> Option<&FileReport> {
         self.files.iter().find(|f| f.path.ends_with(path.as_ref()))
+    }
+
+    /// One line about the whole build: files, instances, what nvcc did and what it cost, the fat
+    /// binaries' size. [`Kernels::compile`] prints it (as a `cargo:warning`) when
+    /// `CUPRUM_BUILD_VERBOSE=1`.
+    pub fn summary(&self) -> String {
+        let with_kernels: Vec<&FileReport> = self
+            .files
+            .iter()
+            .filter(|f| f.status != Status::NoKernels)
+            .collect();
+        let instances: usize = with_kernels.iter().map(|f| f.instances).sum();
+        let mut line = format!(
+            "cuprum-build: {} kernel file{} ({instances} instance{})",
+            with_kernels.len(),
+            plural(with_kernels.len()),
+            plural(instances)
+        );
+        if self.nvcc.is_none() {
+            if !with_kernels.is_empty() {
+                line.push_str(": no nvcc, nothing precompiled (NVRTC compiles each instance at first use)");
+            }
+            return line;
+        }
+        let count = |s: Status| with_kernels.iter().filter(|f| f.status == s).count();
+        let nvcc_secs: f64 = with_kernels.iter().map(|f| f.nvcc_time.as_secs_f64()).sum();
+        let mut parts = vec![format!(
+            "{} compiled by nvcc in {nvcc_secs:.1} s",
+            count(Status::Compiled)
+        )];
+        let cached = count(Status::Cached);
+        if cached > 0 {
+            parts.push(format!("{cached} from the fat binary cache"));
+        }
+        let current = count(Status::UpToDate);
+        if current > 0 {
+            parts.push(format!("{current} up to date"));
+        }
+        let mut seen = std::collections::HashSet::new();
+        let bytes: u64 = with_kernels
+            .iter()
+            .filter(|f| seen.insert(f.id.as_str()))
+            .map(|f| f.fatbin_bytes)
+            .sum();
+        line.push_str(&format!(
+            ": {}; {:.1} KiB of fat binaries for {}",
+            parts.join(", "),
+            bytes as f64 / 1024.0,
+            self.gencodes.join(" ")
+        ));
+        if let Some(dir) = &self.cache {
+            line.push_str(&format!("; cache {}", dir.display()));
+        }
+        line
     }
 
     /// The warnings ([`Kernels::compile`] prints them as `cargo:warning=`).
@@ -347,13 +436,17 @@ impl Kernels {
                 path: path.clone(),
                 id: mangle::unit_id(&unit.source),
                 kernels: unit.kernels.len(),
+                instances: instances(unit),
                 targets: Vec::new(),
                 fatbin: None,
+                fatbin_bytes: 0,
                 status: if unit.kernels.is_empty() {
                     Status::NoKernels
                 } else {
                     Status::NoNvcc
                 },
+                nvcc_time: Duration::ZERO,
+                build_info: None,
                 time: *time,
             })
             .collect();
@@ -381,22 +474,35 @@ impl Kernels {
                         nvcc::HOW_TO_INSTALL
                     ));
                 }
-                return Ok(Report {
+                for f in files_report.iter_mut().filter(|f| f.status == Status::NoNvcc) {
+                    let record = out_dir.join(build_file(&f.id));
+                    let text = outputs::build_info(Status::NoNvcc, &[], f.instances, 0, 0.0, None);
+                    outputs::write_if_changed(&record, text.as_bytes())?;
+                    f.build_info = Some(record);
+                }
+                let report = Report {
                     files: files_report,
                     nvcc: None,
                     gencodes: Vec::new(),
+                    cache: None,
                     directives: Vec::new(),
-                });
+                };
+                self.summarize(&report, directives);
+                return Ok(report);
             }
         };
 
         let gencodes = resolve_targets(&request, request_text.as_deref(), &nvcc, &self.env)?;
+        let cache_dir = cache::dir(&self.env, &out_dir);
+        let headers_hash = outputs::headers_hash();
         let plan = Plan {
             nvcc: &nvcc,
             gencodes: &gencodes,
             include: &include,
             out_dir: &out_dir,
             threads,
+            cache: cache_dir.as_deref(),
+            headers_hash: &headers_hash,
         };
 
         // One nvcc run per distinct unit with kernels, `jobs` at a time.
@@ -433,8 +539,14 @@ impl Kernels {
                         f.status = built.status;
                         f.targets = built.targets.clone();
                         f.fatbin = Some(built.fatbin.clone());
+                        f.fatbin_bytes = built.fatbin_bytes;
+                        f.build_info = Some(built.record.clone());
                     }
                     files_report[i].time += built.time;
+                    files_report[i].nvcc_time = built.nvcc_time;
+                    if let Some(w) = built.warning {
+                        directives.push(format!("cargo:warning={w}"));
+                    }
                 }
                 Some(Err(e)) => errors.push(e),
                 None => unreachable!("every job is run by a worker"),
@@ -443,13 +555,37 @@ impl Kernels {
         if let Some(e) = Error::from_list(errors) {
             return Err(e);
         }
-        Ok(Report {
+        let report = Report {
             files: files_report,
             nvcc: Some(nvcc::show(&nvcc.command)),
             gencodes: gencodes.iter().map(Gencode::to_string).collect(),
+            cache: cache_dir,
             directives: Vec::new(),
-        })
+        };
+        self.summarize(&report, directives);
+        Ok(report)
     }
+
+    /// With `CUPRUM_BUILD_VERBOSE=1`: the report's summary line as a warning (cargo shows build
+    /// scripts' output only through warnings).
+    fn summarize(&self, report: &Report, directives: &mut Vec<String>) {
+        if self
+            .env
+            .var(env::BUILD_VERBOSE)
+            .is_some_and(|v| !matches!(v.trim(), "0" | "false" | "no" | "off"))
+        {
+            directives.push(format!("cargo:warning={}", report.summary()));
+        }
+    }
+}
+
+/// The kernel entry points a unit defines.
+fn instances(unit: &cuprum_compiler::back::cuda::Unit) -> usize {
+    unit.kernels.iter().map(|k| k.instances.len()).sum()
+}
+
+fn plural(n: usize) -> &'static str {
+    if n == 1 { "" } else { "s" }
 }
 
 /// `CUPY_NVCC_GENERATE_CODE` resolved against this nvcc (and, for `current`, the GPUs).
@@ -491,6 +627,10 @@ struct Plan<'a> {
     include: &'a Path,
     out_dir: &'a Path,
     threads: usize,
+    /// The shared fat binary cache, if any.
+    cache: Option<&'a Path>,
+    /// [`outputs::headers_hash`], computed once.
+    headers_hash: &'a str,
 }
 
 /// A fat binary that is there after [`Plan::build`].
@@ -498,12 +638,19 @@ struct Built {
     status: Status,
     targets: Vec<String>,
     fatbin: PathBuf,
+    fatbin_bytes: u64,
+    /// `OUT_DIR/cuprum/<id>.build`.
+    record: PathBuf,
+    nvcc_time: Duration,
     time: Duration,
+    /// A problem that does not fail the build (the shared cache could not be written).
+    warning: Option<String>,
 }
 
 impl Plan<'_> {
-    /// Runs nvcc for `unit` unless its stamp says the fat binary is current; then writes the
-    /// `.targets` file from the fat binary's own headers.
+    /// Makes `OUT_DIR`'s fat binary of `unit`: kept when its stamp says it is current, else copied
+    /// from the shared cache on a hit, else built by nvcc (and stored in the cache). Then writes
+    /// the `.targets` file from the fat binary's own headers, and the `.build` record.
     fn build(
         &self,
         kernel_file: &Path,
@@ -529,19 +676,59 @@ impl Plan<'_> {
             &self.nvcc.version,
             &nvcc::show(&self.nvcc.command_line(&job)),
         );
+        // The cache key: the same command line with this build's paths replaced by placeholders.
+        let key_text = cache::key_text(
+            &id,
+            self.headers_hash,
+            &self.gencodes.iter().map(Gencode::to_string).collect::<Vec<_>>(),
+            &self.nvcc.version,
+            &nvcc::show(&self.nvcc.command_line(&nvcc::Job {
+                cu: Path::new("unit.cu"),
+                output: Path::new("unit.fatbin"),
+                include: Path::new("include"),
+                ..job
+            })),
+        );
+        let key = cache::key(&key_text);
+        let mut nvcc_time = Duration::ZERO;
+        let mut warning = None;
         let status = if outputs::up_to_date(&fatbin, &stamp_path, &stamp) {
             Status::UpToDate
+        } else if let Some(bytes) = self.cache.and_then(|dir| cache::lookup(dir, &key, &key_text)) {
+            outputs::remove(&stamp_path)?;
+            cache::install(&bytes, &fatbin)?;
+            outputs::write_if_changed(&stamp_path, stamp.as_bytes())?;
+            Status::Cached
         } else {
             outputs::remove(&stamp_path)?;
+            let nvcc_start = Instant::now();
             self.nvcc.run(&job, kernel_file)?;
+            nvcc_time = nvcc_start.elapsed();
             let bytes =
                 std::fs::read(&part).map_err(|e| Error::io(&part, "read nvcc's output", e))?;
             outputs::write_if_changed(&fatbin, &bytes)?;
             outputs::remove(&part)?;
             outputs::write_if_changed(&stamp_path, stamp.as_bytes())?;
+            if let Some(dir) = self.cache {
+                if let Err(e) = cache::store(dir, &key, &key_text, &bytes) {
+                    warning = Some(format!(
+                        "cuprum-build: the fat binary cache cannot be written ({e}); other profiles will run nvcc again. \
+                         Set CUPRUM_FATBIN_CACHE to a writable folder, or to `off`"
+                    ));
+                }
+            }
             Status::Compiled
         };
         let bytes = std::fs::read(&fatbin).map_err(|e| Error::io(&fatbin, "read", e))?;
+        // A fat binary built before the cache existed (or with it off) joins it, so that the other
+        // profiles find it.
+        if status == Status::UpToDate {
+            if let Some(dir) = self.cache {
+                if !dir.join(format!("{key}.stamp")).is_file() {
+                    let _ = cache::store(dir, &key, &key_text, &bytes);
+                }
+            }
+        }
         let targets = fatbin::targets(&bytes).map_err(|e| Error::Nvcc {
             message: format!(
                 "nvcc wrote {}, which cuprum-build cannot read: {e}",
@@ -554,11 +741,25 @@ impl Plan<'_> {
             &self.out_dir.join(mangle::targets_file(&id)),
             listing.as_bytes(),
         )?;
+        let record = self.out_dir.join(build_file(&id));
+        let text = outputs::build_info(
+            status,
+            &targets,
+            instances(unit),
+            bytes.len() as u64,
+            nvcc_time.as_secs_f64(),
+            Some(&self.nvcc.version),
+        );
+        outputs::write_if_changed(&record, text.as_bytes())?;
         Ok(Built {
             status,
             targets,
             fatbin,
+            fatbin_bytes: bytes.len() as u64,
+            record,
+            nvcc_time,
             time: start.elapsed(),
+            warning,
         })
     }
 }

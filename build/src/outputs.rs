@@ -9,7 +9,10 @@
 //! | `<id>.fatbin` | nvcc's fat binary (only when nvcc ran) |
 //! | `<id>.targets` | the fat binary's targets, one per line (`sm_80`, `compute_90`) |
 //! | `<id>.stamp` | what produced the fat binary: the source, headers, nvcc and its command line |
+//! | `<id>.build` | what this build did for the unit and what it cost ([`build_info`]) |
 //! | `include/cuprum/*.h` | the headers generated code includes |
+//!
+//! The fat binary cache shared by every `OUT_DIR` is described in [`crate::cache`].
 
 use std::fs;
 use std::io;
@@ -42,18 +45,82 @@ pub fn write_headers(include_dir: &Path) -> Result<(), Error> {
     Ok(())
 }
 
-/// The stamp of a fat binary: everything that decides its bytes, as text (readable when debugging
-/// a rebuild). The unit's id covers its source; the headers are hashed because they are included.
-pub fn stamp(id: &str, nvcc_version: &str, command_line: &str) -> String {
+/// A hash of every header generated code may include (16 hex digits).
+pub fn headers_hash() -> String {
     let headers: String = cuprum_compiler::headers::HEADERS
         .iter()
         .map(|(n, t)| format!("{n}\n{t}\n"))
         .collect();
+    cuprum_compiler::mangle::unit_id(&headers)
+}
+
+/// The stamp of a fat binary: everything that decides its bytes, as text (readable when debugging
+/// a rebuild). The unit's id covers its source; the headers are hashed because they are included.
+pub fn stamp(id: &str, nvcc_version: &str, command_line: &str) -> String {
     format!(
         "cuprum-build stamp 1\nunit {id}\nheaders {}\nnvcc {}\ncommand {command_line}\n",
-        cuprum_compiler::mangle::unit_id(&headers),
+        headers_hash(),
         nvcc_version.trim().replace('\n', " | "),
     )
+}
+
+/// The build record of unit `id`, relative to `OUT_DIR`: `cuprum/<id>.build`.
+pub fn build_file(id: &str) -> String {
+    format!("{}/{id}.build", cuprum_compiler::mangle::AOT_DIR)
+}
+
+/// The text of a `<id>.build` file: what one build did for one unit. Line-based, one
+/// `key value` per line (the value runs to the end of the line), after a first line naming the
+/// format; readers skip keys they do not know:
+///
+/// ```text
+/// cuprum-build 1
+/// status compiled
+/// targets sm_80 sm_90 compute_90
+/// instances 3
+/// fatbin_bytes 84016
+/// nvcc_seconds 0.812
+/// nvcc 13.0.88
+/// ```
+///
+/// `status`: `compiled` (nvcc ran), `cached` (the fat binary came from the shared cache),
+/// `up-to-date` (this `OUT_DIR` already had it) or `no-nvcc` (no fat binary). `targets`: read back
+/// from the fat binary, space-separated, empty without one. `instances`: the kernel entry points
+/// the unit defines. `nvcc_seconds`: the time nvcc ran in this build (`0` unless `compiled`).
+/// `nvcc`: its version (absent without nvcc). The runtime parses it with
+/// `cuprum_runtime::audit::BuildInfo::parse`.
+pub fn build_info(
+    status: crate::Status,
+    targets: &[String],
+    instances: usize,
+    fatbin_bytes: u64,
+    nvcc_seconds: f64,
+    nvcc_version: Option<&str>,
+) -> String {
+    let mut text = format!(
+        "cuprum-build 1\nstatus {}\ntargets {}\ninstances {instances}\nfatbin_bytes {fatbin_bytes}\nnvcc_seconds {nvcc_seconds:.3}\n",
+        status.name(),
+        targets.join(" "),
+    );
+    if let Some(v) = nvcc_version {
+        text.push_str(&format!("nvcc {}\n", short_version(v)));
+    }
+    text
+}
+
+/// `13.0.88` from `nvcc --version` (its `Cuda compilation tools, release 13.0, V13.0.88` line);
+/// else the output's last line.
+pub fn short_version(version: &str) -> String {
+    let line = version
+        .lines()
+        .find(|l| l.contains("release"))
+        .or_else(|| version.lines().rfind(|l| !l.trim().is_empty()))
+        .unwrap_or("unknown")
+        .trim();
+    match line.rsplit([' ', ',']).next() {
+        Some(v) if v.starts_with('V') && v.len() > 1 => v[1..].to_owned(),
+        _ => line.to_owned(),
+    }
 }
 
 /// Whether the fat binary at `fatbin` exists and its stamp at `stamp_path` equals `stamp`.
@@ -112,6 +179,29 @@ mod tests {
             [dir.join("a/c.rs"), dir.join("a/sub/d.rs")]
         );
         fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn build_info_is_line_based() {
+        let text = build_info(
+            crate::Status::Compiled,
+            &["sm_80".into(), "compute_90".into()],
+            3,
+            84016,
+            0.8124,
+            Some("nvcc: NVIDIA (R) Cuda compiler driver\nCuda compilation tools, release 13.0, V13.0.88\nBuild cuda_13.0\n"),
+        );
+        assert_eq!(
+            text,
+            "cuprum-build 1\nstatus compiled\ntargets sm_80 compute_90\ninstances 3\nfatbin_bytes 84016\nnvcc_seconds 0.812\nnvcc 13.0.88\n"
+        );
+        let none = build_info(crate::Status::NoNvcc, &[], 2, 0, 0.0, None);
+        assert_eq!(
+            none,
+            "cuprum-build 1\nstatus no-nvcc\ntargets \ninstances 2\nfatbin_bytes 0\nnvcc_seconds 0.000\n"
+        );
+        assert_eq!(build_file("00ff"), "cuprum/00ff.build");
+        assert_eq!(short_version("odd nvcc 1.2"), "odd nvcc 1.2");
     }
 
     #[test]

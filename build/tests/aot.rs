@@ -1,9 +1,11 @@
 //! The ahead-of-time build end to end: kernel files -> `OUT_DIR/cuprum/<id>.fatbin`, checked with
 //! the fat binary parser; errors; the knobs; skipping unchanged kernels.
 //!
-//! Tests that run nvcc need it (`source scripts/cuda-env.sh`); without it they print why and pass.
+//! Tests that run nvcc need it (`source scripts/cuda-env.sh`); without it they fail saying so,
+//! unless `CUPRUM_SKIP_CUDA_COMPILE=1` (then they print why and pass).
 //! Every test sets its environment through `Kernels::env`, never `std::env::set_var`, and has its
-//! own output folder, so they run in parallel.
+//! own output folder and fat binary cache (`CUPRUM_FATBIN_CACHE`), so they run in parallel and
+//! never see each other's (or an earlier run's) cached fat binaries.
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -31,15 +33,21 @@ fn scratch(name: &str) -> PathBuf {
     dir
 }
 
-/// The nvcc of the test environment, or `None` after printing why the test is skipped.
+/// The nvcc of the test environment, or `None` after printing why the test is skipped
+/// (`CUPRUM_SKIP_CUDA_COMPILE=1`); without nvcc and without that variable, the test fails.
 fn nvcc_or_skip(test: &str) -> Option<nvcc::Nvcc> {
     match nvcc::find(&Env::default()) {
         Ok(Lookup::Found(n)) => Some(n),
         other => {
-            eprintln!(
-                "{test}: skipped, no working nvcc ({other:?}); run `source scripts/cuda-env.sh` first"
+            if std::env::var("CUPRUM_SKIP_CUDA_COMPILE").as_deref() == Ok("1") {
+                eprintln!("{test}: skipped, no working nvcc ({other:?}) and CUPRUM_SKIP_CUDA_COMPILE=1");
+                return None;
+            }
+            panic!(
+                "{test}: no working nvcc ({other:?}): run `source scripts/cuda-env.sh` first \
+                 (it installs the CUDA compiler wheels if needed), or set CUPRUM_SKIP_CUDA_COMPILE=1 \
+                 to skip the tests that run nvcc"
             );
-            None
         }
     }
 }
@@ -70,6 +78,7 @@ fn both_cubins_are_in_the_fat_binary() {
     let report = Kernels::new()
         .file(&file)
         .out_dir(&out)
+        .env("CUPRUM_FATBIN_CACHE", out.join("fatbin-cache"))
         .env("CUPY_NVCC_GENERATE_CODE", TWO_ARCHS)
         .try_compile()
         .unwrap_or_else(|e| panic!("{}", e.rendered()));
@@ -117,6 +126,26 @@ fn both_cubins_are_in_the_fat_binary() {
     }
     assert!(!out.join(format!("cuprum/{id}.fatbin.part")).exists());
 
+    // The build record: what nvcc did and what it cost.
+    let record = fs::read_to_string(out.join(cuprum_build::build_file(&id))).unwrap();
+    assert_eq!(f.build_info.as_deref(), Some(out.join(format!("cuprum/{id}.build")).as_path()));
+    assert_eq!(f.fatbin_bytes, bytes.len() as u64);
+    assert!(f.nvcc_time > std::time::Duration::ZERO);
+    let lines: Vec<&str> = record.lines().collect();
+    assert_eq!(
+        lines[..5],
+        [
+            "cuprum-build 1",
+            "status compiled",
+            "targets sm_80 sm_90",
+            &format!("instances {}", f.instances),
+            &format!("fatbin_bytes {}", bytes.len()),
+        ],
+        "{record}"
+    );
+    assert!(lines[5].starts_with("nvcc_seconds 0.") || lines[5].starts_with("nvcc_seconds "), "{record}");
+    assert!(lines[6].starts_with("nvcc 1"), "{record}");
+
     // Cargo directives: the input and every knob.
     let d = &report.directives;
     assert!(
@@ -148,6 +177,7 @@ fn ptx_and_sass_from_one_item() {
         .file(fixture("copy.rs"))
         .file(fixture("empty.rs"))
         .out_dir(&out)
+        .env("CUPRUM_FATBIN_CACHE", out.join("fatbin-cache"))
         .env(
             "CUPY_NVCC_GENERATE_CODE",
             "arch=compute_90,code=[sm_90,compute_90]",
@@ -176,6 +206,7 @@ fn default_targets_are_every_sass_plus_the_newest_ptx() {
     let report = Kernels::new()
         .file(fixture("scale.rs"))
         .out_dir(&out)
+        .env("CUPRUM_FATBIN_CACHE", out.join("fatbin-cache"))
         .env_remove("CUPY_NVCC_GENERATE_CODE")
         .try_compile()
         .unwrap_or_else(|e| panic!("{}", e.rendered()));
@@ -202,6 +233,8 @@ fn an_edit_recompiles_only_that_file() {
         Kernels::new()
             .dir(&src)
             .out_dir(&out)
+            .env("CUPRUM_FATBIN_CACHE", out.join("fatbin-cache"))
+        .env("CUPRUM_FATBIN_CACHE", out.join("fatbin-cache"))
             .env("CUPY_NVCC_GENERATE_CODE", targets)
             .env("CUPY_NUM_BUILD_JOBS", "2")
             .try_compile()
@@ -348,6 +381,7 @@ fn targets_nvcc_does_not_support_are_a_clear_error() {
     let e = Kernels::new()
         .file(fixture("scale.rs"))
         .out_dir(&out)
+        .env("CUPRUM_FATBIN_CACHE", out.join("fatbin-cache"))
         .env("CUPY_NVCC_GENERATE_CODE", "arch=compute_35,code=sm_35")
         .try_compile()
         .unwrap_err();
@@ -423,6 +457,7 @@ fn nvcc_that_does_not_run_is_an_error() {
     let e = Kernels::new()
         .file(fixture("scale.rs"))
         .out_dir(&out)
+        .env("CUPRUM_FATBIN_CACHE", out.join("fatbin-cache"))
         .env("NVCC", "/nonexistent/bin/nvcc -O3")
         .try_compile()
         .unwrap_err();
@@ -446,6 +481,7 @@ fn nvcc_is_a_command_line() {
     let report = Kernels::new()
         .file(fixture("copy.rs"))
         .out_dir(&out)
+        .env("CUPRUM_FATBIN_CACHE", out.join("fatbin-cache"))
         .env("NVCC", &line)
         .env("CUPY_NVCC_GENERATE_CODE", "arch=compute_80,code=sm_80")
         .env("CUPY_NUM_NVCC_THREADS", "1")
@@ -466,6 +502,7 @@ fn current_needs_a_gpu() {
     let e = Kernels::new()
         .file(fixture("scale.rs"))
         .out_dir(&out)
+        .env("CUPRUM_FATBIN_CACHE", out.join("fatbin-cache"))
         .env("NVCC", nvcc::show(&nvcc.command))
         .env("PATH", &empty)
         .env("CUPY_NVCC_GENERATE_CODE", "current")
@@ -570,4 +607,184 @@ fn compile_child() {
     if let Some(file) = std::env::var_os("CUPRUM_BUILD_TEST_CHILD") {
         Kernels::new().file(file).compile();
     }
+}
+
+/// A shell script in front of nvcc that counts the runs that compile (`-fatbin`) in `count`.
+#[cfg(unix)]
+fn counting_nvcc(dir: &Path, nvcc: &nvcc::Nvcc) -> (String, PathBuf) {
+    use std::os::unix::fs::PermissionsExt;
+    let script = dir.join("count-nvcc.sh");
+    let count = dir.join("count");
+    fs::write(
+        &script,
+        format!(
+            "#!/bin/sh\ncase \"$*\" in *-fatbin*) echo run >> '{}' ;; esac\nexec {} \"$@\"\n",
+            count.display(),
+            nvcc::show(&nvcc.command)
+        ),
+    )
+    .unwrap();
+    fs::set_permissions(&script, fs::Permissions::from_mode(0o755)).unwrap();
+    (script.display().to_string(), count)
+}
+
+#[cfg(unix)]
+fn runs(count: &Path) -> usize {
+    fs::read_to_string(count).map(|c| c.lines().count()).unwrap_or(0)
+}
+
+/// Two `OUT_DIR`s (say debug and `cargo check`) with one shared cache: nvcc runs once; the second
+/// copies the cached fat binary. A damaged entry is rebuilt.
+#[cfg(unix)]
+#[test]
+fn one_nvcc_run_serves_every_out_dir() {
+    let Some(nvcc) = nvcc_or_skip("one_nvcc_run_serves_every_out_dir") else {
+        return;
+    };
+    let root = scratch("shared-cache");
+    let cache = root.join("cache");
+    let (wrapper, count) = counting_nvcc(&root, &nvcc);
+    let build = |out: &str, verbose: bool| {
+        let mut k = Kernels::new();
+        k.file(fixture("copy.rs"))
+            .out_dir(root.join(out))
+            .env("NVCC", &wrapper)
+            .env("CUPRUM_FATBIN_CACHE", &cache)
+            .env("CUPY_NVCC_GENERATE_CODE", "arch=compute_90,code=sm_90");
+        if verbose {
+            k.env("CUPRUM_BUILD_VERBOSE", "1");
+        } else {
+            k.env_remove("CUPRUM_BUILD_VERBOSE");
+        }
+        k.try_compile().unwrap_or_else(|e| panic!("{}", e.rendered()))
+    };
+    let id = unit_id(&fixture("copy.rs"));
+    let record = |out: &str| fs::read_to_string(root.join(out).join(cuprum_build::build_file(&id))).unwrap();
+
+    let debug = build("debug", false);
+    assert_eq!(debug.files[0].status, Status::Compiled);
+    assert_eq!(runs(&count), 1);
+    assert_eq!(debug.cache.as_deref(), Some(cache.as_path()));
+    assert_eq!(debug.warnings().count(), 0, "quiet by default: {:?}", debug.directives);
+    let entries = |ext: &str| {
+        fs::read_dir(&cache)
+            .unwrap()
+            .filter(|e| e.as_ref().unwrap().path().extension().is_some_and(|x| x == ext))
+            .count()
+    };
+    assert_eq!((entries("fatbin"), entries("stamp")), (1, 1));
+
+    let check = build("check", true);
+    let f = &check.files[0];
+    assert_eq!(f.status, Status::Cached);
+    assert_eq!(runs(&count), 1, "the second OUT_DIR ran nvcc");
+    assert_eq!(f.nvcc_time, std::time::Duration::ZERO);
+    assert_eq!(f.targets, ["sm_90"]);
+    let fatbin = fs::read(f.fatbin.as_ref().unwrap()).unwrap();
+    assert_eq!(fatbin, fs::read(debug.files[0].fatbin.as_ref().unwrap()).unwrap());
+    assert_eq!(
+        fs::read_to_string(root.join("check").join(mangle::targets_file(&id))).unwrap(),
+        "sm_90\n"
+    );
+    assert!(record("debug").contains("\nstatus compiled\n"), "{}", record("debug"));
+    assert!(record("check").contains("\nstatus cached\n"), "{}", record("check"));
+    assert!(record("check").contains("\nnvcc_seconds 0.000\n"), "{}", record("check"));
+    // CUPRUM_BUILD_VERBOSE=1: one summary line, as a warning.
+    let warnings: Vec<&str> = check.warnings().collect();
+    assert_eq!(warnings.len(), 1, "{warnings:?}");
+    assert!(
+        warnings[0].starts_with("cuprum-build: 1 kernel file (")
+            && warnings[0].contains("0 compiled by nvcc in 0.0 s, 1 from the fat binary cache")
+            && warnings[0].contains("KiB of fat binaries for arch=compute_90,code=sm_90"),
+        "{}",
+        warnings[0]
+    );
+
+    // The same OUT_DIR again: up to date, neither nvcc nor the cache.
+    assert_eq!(build("check", false).files[0].status, Status::UpToDate);
+    assert!(record("check").contains("\nstatus up-to-date\n"));
+
+    // A damaged entry (a truncated fat binary) is a miss: nvcc runs and the entry is whole again.
+    let entry = fs::read_dir(&cache)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.extension().is_some_and(|x| x == "fatbin"))
+        .unwrap();
+    fs::write(&entry, &fatbin[..fatbin.len() / 2]).unwrap();
+    assert_eq!(build("doc", false).files[0].status, Status::Compiled);
+    assert_eq!(runs(&count), 2);
+    assert_eq!(fatbin::targets(&fs::read(&entry).unwrap()).unwrap(), ["sm_90"]);
+    assert_eq!(build("clippy", false).files[0].status, Status::Cached);
+    assert_eq!(runs(&count), 2);
+    // No temporary file is left in the cache.
+    assert_eq!(fs::read_dir(&cache).unwrap().count(), 2);
+}
+
+/// The cache's default place: the target directory found from cargo-shaped `OUT_DIR`s, shared by
+/// the profiles. Another target list is another entry.
+#[test]
+fn a_changed_target_list_is_a_new_entry() {
+    let Some(_) = nvcc_or_skip("a_changed_target_list_is_a_new_entry") else {
+        return;
+    };
+    let target = scratch("target-dir").join("target");
+    let out = |profile: &str| target.join(profile).join("build/app-0123abcd/out");
+    let build = |profile: &str, targets: &str| {
+        Kernels::new()
+            .file(fixture("copy.rs"))
+            .out_dir(out(profile))
+            .env_remove("CUPRUM_FATBIN_CACHE")
+            .env("CUPY_NVCC_GENERATE_CODE", targets)
+            .try_compile()
+            .unwrap_or_else(|e| panic!("{}", e.rendered()))
+    };
+    let cache = target.join("cuprum-fatbin");
+    let sm80 = "arch=compute_80,code=sm_80";
+    let first = build("debug", sm80);
+    assert_eq!(first.cache.as_deref(), Some(cache.as_path()));
+    assert_eq!(first.files[0].status, Status::Compiled);
+    assert_eq!(build("release", sm80).files[0].status, Status::Cached);
+
+    let sm90 = build("check", "arch=compute_90,code=sm_90");
+    assert_eq!(sm90.files[0].status, Status::Compiled);
+    assert_eq!(sm90.files[0].targets, ["sm_90"]);
+    let fatbins = fs::read_dir(&cache)
+        .unwrap()
+        .filter(|e| e.as_ref().unwrap().path().extension().is_some_and(|x| x == "fatbin"))
+        .count();
+    assert_eq!(fatbins, 2);
+    // Both entries serve: back to sm_80 in yet another OUT_DIR.
+    let again = build("doc", sm80);
+    assert_eq!((again.files[0].status, again.files[0].targets.as_slice()), (Status::Cached, &["sm_80".to_string()][..]));
+
+    // A fat binary an OUT_DIR already has joins a cache that lacks it (one made before the cache
+    // existed), without nvcc.
+    fs::remove_dir_all(&cache).unwrap();
+    assert_eq!(build("debug", sm80).files[0].status, Status::UpToDate);
+    assert_eq!(build("bench", sm80).files[0].status, Status::Cached);
+}
+
+#[test]
+fn without_nvcc_the_record_says_so() {
+    let out = scratch("record-no-nvcc");
+    let report = without_nvcc(&out)
+        .file(fixture("copy.rs"))
+        .file(fixture("empty.rs"))
+        .env_remove("CUPY_NVCC_GENERATE_CODE")
+        .env("CUPRUM_BUILD_VERBOSE", "1")
+        .try_compile()
+        .unwrap();
+    let copy = report.file("copy.rs").unwrap();
+    let text = fs::read_to_string(copy.build_info.as_ref().unwrap()).unwrap();
+    assert!(text.starts_with("cuprum-build 1\nstatus no-nvcc\ntargets \ninstances "), "{text}");
+    assert!(!text.contains("\nnvcc "), "{text}");
+    assert_eq!(report.file("empty.rs").unwrap().build_info, None);
+    let warnings: Vec<&str> = report.warnings().collect();
+    assert_eq!(warnings.len(), 2, "{warnings:?}");
+    assert!(
+        warnings[1].starts_with(&format!("cuprum-build: 1 kernel file ({} instance", copy.instances))
+            && warnings[1].ends_with("no nvcc, nothing precompiled (NVRTC compiles each instance at first use)"),
+        "{}",
+        warnings[1]
+    );
 }

@@ -2,7 +2,7 @@
 //! so and still exits 0 (each part is reported on its own).
 
 use cuprum_runtime::cache::{self, CacheConfig};
-use cuprum_runtime::{Device, device, env, nvrtc};
+use cuprum_runtime::{Device, audit, device, env, nvrtc};
 
 pub fn run(args: &[String]) -> i32 {
     if !args.is_empty() {
@@ -14,7 +14,27 @@ pub fn run(args: &[String]) -> i32 {
     report_nvrtc(&devices);
     report_cache();
     report_environment();
+    report_audit(&devices);
     0
+}
+
+/// The audit of the kernels this binary links (none: `cuprum` itself has no kernels). A program's
+/// own audit comes from `cuprum::audit::report`, called inside that program.
+fn report_audit(devices: &[(usize, (u32, u32))]) {
+    let device = devices.first().and_then(|(i, _)| Device::get(*i).ok());
+    let audit = audit::report(device.as_ref());
+    if audit.units.is_empty() {
+        println!(
+            "kernels: the cuprum command embeds none. To see which kernels a program carries and how each \
+             reaches the GPU (precompiled, PTX JIT by the driver, NVRTC at first use), print \
+             `cuprum::audit::report(Some(&device))` in that program"
+        );
+    } else {
+        println!("kernels embedded in this binary (`cuprum::audit::report`):");
+        for line in audit.to_string().lines() {
+            println!("  {line}");
+        }
+    }
 }
 
 /// Prints the driver and devices; returns the compute capabilities found.

@@ -2,7 +2,7 @@
 //!
 //! ```text
 //! cuprum emit FILE.rs        the CUDA C translation unit for a kernel file
-//! cuprum info                devices, driver and NVRTC versions, the kernel cache
+//! cuprum info                devices, driver and NVRTC versions, the kernel cache, embedded kernels
 //! cuprum cache stats|clear   what the on-disk kernel cache holds / empty it
 //! ```
 
@@ -15,7 +15,8 @@ usage: cuprum <command> [args]
 
 commands:
   emit FILE.rs           print the CUDA C that the build hands nvcc for FILE.rs
-  info                   devices, compute capabilities, driver and NVRTC versions, kernel cache
+  info                   devices, compute capabilities, driver and NVRTC versions, kernel cache,
+                         the kernels this binary embeds (a program: cuprum::audit::report)
   cache stats [--dir D]  entries and bytes in the on-disk kernel cache
   cache clear [--dir D]  delete cuprum's entries from the on-disk kernel cache
   help                   this text

@@ -11,6 +11,7 @@
 pub mod lang;
 
 pub mod array;
+pub mod audit;
 pub mod element;
 pub mod device;
 pub mod env;

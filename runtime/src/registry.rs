@@ -42,6 +42,9 @@ pub struct KernelUnit {
     fatbin: Option<&'static [u8]>,
     targets: &'static [&'static str],
     precompiled: &'static [&'static str],
+    /// The build record (`OUT_DIR/cuprum/<id>.build`, see [`crate::audit::BuildInfo`]); empty when
+    /// the build made none.
+    build: &'static str,
     /// NVRTC options beyond fast-math (`ElementwiseKernel`'s `options`).
     extra_options: Vec<String>,
     state: OnceLock<UnitState>,
@@ -73,7 +76,8 @@ struct UnitState {
 }
 
 impl KernelUnit {
-    /// A unit embedded in the program (what the macros generate, once per kernel file).
+    /// A unit embedded in the program (what the macros generate, once per kernel file). `build`
+    /// is the build crate's record of the unit, verbatim (empty when there is none).
     #[allow(clippy::too_many_arguments)]
     pub const fn new(
         id: &'static str,
@@ -83,6 +87,7 @@ impl KernelUnit {
         fatbin: Option<&'static [u8]>,
         targets: &'static [&'static str],
         precompiled: &'static [&'static str],
+        build: &'static str,
     ) -> KernelUnit {
         KernelUnit {
             id,
@@ -92,6 +97,7 @@ impl KernelUnit {
             fatbin,
             targets,
             precompiled,
+            build,
             extra_options: Vec::new(),
             state: OnceLock::new(),
         }
@@ -108,6 +114,7 @@ impl KernelUnit {
             fatbin: None,
             targets: &[],
             precompiled: &[],
+            build: "",
             extra_options: Vec::new(),
             state: OnceLock::new(),
         }
@@ -147,6 +154,18 @@ impl KernelUnit {
     /// The symbols compiled into the unit's source (and its fat binary).
     pub fn precompiled(&self) -> &'static [&'static str] {
         self.precompiled
+    }
+
+    /// The build crate's record of the unit as embedded (`OUT_DIR/cuprum/<id>.build`); empty when
+    /// the build made none (no `cuprum-build`, or a unit generated at run time).
+    pub fn build_record(&self) -> &'static str {
+        self.build
+    }
+
+    /// The build record, parsed: how the fat binary was made and what it cost. `None` without a
+    /// record or when it cannot be read (another format version).
+    pub fn build_info(&self) -> Option<crate::audit::BuildInfo> {
+        crate::audit::BuildInfo::parse(self.build)
     }
 
     fn state(&self) -> &UnitState {
@@ -610,7 +629,7 @@ mod tests {
         assert!(!unit.defines("cuprum_rawkernel_k__f3"));
         let defs = definitions(src);
         assert!(defs.contains("#define CUPRUM_INSTANTIATE_k(NAME, T)") && !defs.contains("(cuprum_rawkernel_k__f32"));
-        static LISTED: KernelUnit = KernelUnit::new("", "t", "", false, None, &[], &["cuprum_rawkernel_x"]);
+        static LISTED: KernelUnit = KernelUnit::new("", "t", "", false, None, &[], &["cuprum_rawkernel_x"], "");
         assert!(LISTED.defines("cuprum_rawkernel_x"));
     }
 }

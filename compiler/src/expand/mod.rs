@@ -86,8 +86,8 @@ fn item_source(kind: AttrKind, attr: &TokenStream, f: &syn::ItemFn) -> String {
 }
 
 /// The statics every kernel module starts with: its `registry::Kernel` and its inventory entry,
-/// and, in the file's owner kernel only, the unit (source and fat binary, embedded once per file)
-/// with its entry in the runtime's unit table. The file's other kernels find the unit by id.
+/// and, in the file's owner kernel only, the unit (source, fat binary and build record, embedded
+/// once per file) with its entry in the runtime's unit table. The file's other kernels find the unit by id.
 fn kernel_statics(kind: &str, name: &str, unit: &unit::UnitInfo) -> TokenStream {
     let file = &unit.file;
     let id = unit.id();
@@ -103,9 +103,10 @@ fn kernel_statics(kind: &str, name: &str, unit: &unit::UnitInfo) -> TokenStream 
         };
         let targets = &unit.targets;
         let precompiled = &unit.precompiled;
+        let build = &unit.build;
         quote! {
             static __CUPRUM_UNIT: __cuprum::registry::KernelUnit = __cuprum::registry::KernelUnit::new(
-                #id, #file, #source, #fast_math, #fatbin, &[#(#targets),*], &[#(#precompiled),*],
+                #id, #file, #source, #fast_math, #fatbin, &[#(#targets),*], &[#(#precompiled),*], #build,
             );
             __cuprum::inventory::submit! { __cuprum::registry::UnitEntry(&__CUPRUM_UNIT) }
             static __CUPRUM_KERNEL: __cuprum::registry::Kernel =

@@ -23,6 +23,9 @@ pub struct UnitInfo {
     pub fatbin: Option<PathBuf>,
     /// The fat binary's targets (`sm_90`, `compute_90`).
     pub targets: Vec<String>,
+    /// The build crate's record of the unit, `OUT_DIR/cuprum/<id>.build` (what nvcc did and what it
+    /// cost; the format is `cuprum_build::build_info_format`'s), verbatim; empty when there is none.
+    pub build: String,
     /// Every kernel symbol defined by `source`.
     pub precompiled: Vec<String>,
     /// The kernel that embeds the unit for the whole file (`None`: the unit is the item alone, or
@@ -57,7 +60,7 @@ pub fn unit_for(cx: &super::Context, item_alone: impl FnOnce() -> String) -> Uni
     let file = cx.file.as_ref().map(|p| p.display().to_string()).unwrap_or_else(|| "<macro input>".into());
     let mut info = match crate::compile_source(&item_alone()) {
         Ok(c) => info_of(file, c.unit),
-        Err(_) => UnitInfo { file, source: String::new(), fast_math: false, fatbin: None, targets: Vec::new(), precompiled: Vec::new(), owner: None },
+        Err(_) => UnitInfo { file, source: String::new(), fast_math: false, fatbin: None, targets: Vec::new(), build: String::new(), precompiled: Vec::new(), owner: None },
     };
     attach_fatbin(&mut info, cx.out_dir.as_deref());
     info
@@ -65,7 +68,7 @@ pub fn unit_for(cx: &super::Context, item_alone: impl FnOnce() -> String) -> Uni
 
 fn info_of(file: String, unit: crate::back::cuda::Unit) -> UnitInfo {
     let precompiled = unit.kernels.iter().flat_map(|k| k.instances.iter().map(|(_, s)| s.clone())).collect();
-    UnitInfo { file, source: unit.source, fast_math: unit.fast_math, fatbin: None, targets: Vec::new(), precompiled, owner: None }
+    UnitInfo { file, source: unit.source, fast_math: unit.fast_math, fatbin: None, targets: Vec::new(), build: String::new(), precompiled, owner: None }
 }
 
 /// The file's first top-level kernel (`#[rawkernel]`, `#[elementwise]`, `#[reduction]`) without a
@@ -102,13 +105,15 @@ fn file_unit(path: &Path) -> Option<Arc<UnitInfo>> {
     unit
 }
 
-/// Finds the fat binary the build crate compiled from exactly this source.
+/// Finds the fat binary the build crate compiled from exactly this source, and its build record
+/// (there is a record without a fat binary when the build had no nvcc).
 fn attach_fatbin(info: &mut UnitInfo, out_dir: Option<&Path>) {
     let Some(out_dir) = out_dir else { return };
     if info.source.is_empty() {
         return;
     }
     let id = mangle::unit_id(&info.source);
+    info.build = std::fs::read_to_string(out_dir.join(build_file(&id))).unwrap_or_default();
     let fatbin = out_dir.join(mangle::fatbin_file(&id));
     if !fatbin.is_file() {
         return;
@@ -117,4 +122,10 @@ fn attach_fatbin(info: &mut UnitInfo, out_dir: Option<&Path>) {
         .map(|t| t.lines().map(str::trim).filter(|l| !l.is_empty()).map(String::from).collect())
         .unwrap_or_default();
     info.fatbin = Some(fatbin);
+}
+
+/// The build record of unit `id`, relative to `OUT_DIR`: `cuprum/<id>.build` (written by
+/// `cuprum_build`, whose `build_file` names the same file).
+fn build_file(id: &str) -> String {
+    format!("{}/{id}.build", mangle::AOT_DIR)
 }

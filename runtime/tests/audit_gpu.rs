@@ -1,0 +1,54 @@
+//! `audit::report` on a GPU: a unit without a fat binary (as a build without nvcc leaves it) is
+//! audited as `NVRTC at first use`, and its first launch is indeed served by NVRTC (or by the
+//! disk cache a previous run filled).
+//!
+//! Needs a CUDA GPU and libnvrtc: `cargo test -p cuprum-runtime --test audit_gpu -- --include-ignored`.
+//! The CPU side (parsing, routes, the text) is tested in `runtime/src/audit.rs`.
+
+use cuprum_runtime::audit::{self, BuildStatus, Route};
+use cuprum_runtime::registry::{self, Kernel, KernelEntry, KernelUnit, UnitEntry};
+use cuprum_runtime::stats::Layer;
+use cuprum_runtime::Device;
+
+/// What the macros would generate for a file `tests/audit_probe.rs` holding one raw kernel, built
+/// without nvcc.
+static UNIT: KernelUnit = KernelUnit::new(
+    "a0d17a0d17a0d17a",
+    "tests/audit_probe.rs",
+    "extern \"C\" __global__ void cuprum_rawkernel_audit_probe(float* x) { x[threadIdx.x] = 1.0f; }\n",
+    false,
+    None,
+    &[],
+    &["cuprum_rawkernel_audit_probe"],
+    "cuprum-build 1\nstatus no-nvcc\ntargets \ninstances 1\nfatbin_bytes 0\nnvcc_seconds 0.000\n",
+);
+inventory::submit! { UnitEntry(&UNIT) }
+static KERNEL: Kernel = Kernel::new(&UNIT, "rawkernel", "audit_probe");
+inventory::submit! { KernelEntry { kernel: &KERNEL } }
+
+#[test]
+fn the_audit_lists_the_program_without_a_gpu() {
+    let audit = audit::report(None);
+    let unit = audit.unit("tests/audit_probe.rs").expect("the probe unit is listed");
+    assert_eq!(unit.build.as_ref().map(|b| b.status.clone()), Some(BuildStatus::NoNvcc));
+    assert_eq!(unit.kernels[0].instances, ["cuprum_rawkernel_audit_probe"]);
+    let text = audit.to_string();
+    assert!(text.contains("  on any GPU: NVRTC at first use (no fat binary in this build)\n"), "{text}");
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn the_audit_matches_what_serves_the_kernel() {
+    let device = Device::get(0).expect("a CUDA GPU");
+    let audit = audit::report(Some(&device));
+    println!("{audit}");
+    let unit = audit.unit("tests/audit_probe.rs").unwrap();
+    assert_eq!(unit.route, Some(Route::Nvrtc("no fat binary in this build".into())));
+    let (ma, mi) = device.compute_capability();
+    assert!(audit.to_string().contains(&format!("; for device 0: {} (sm_{ma}{mi})", device.name())));
+
+    KERNEL.instance(0, &[], None).expect("the probe compiles and loads");
+    let served = registry::served();
+    let probe = served.iter().find(|s| s.symbol == "cuprum_rawkernel_audit_probe").unwrap();
+    assert!(matches!(probe.layer, Layer::Nvrtc | Layer::Disk), "{probe:?}");
+}
