@@ -139,7 +139,7 @@ impl Nvcc {
         args.extend(["-fatbin", "-std=c++17", "--threads"].map(OsString::from));
         args.push(job.threads.to_string().into());
         // A generated unit keeps Rust's float semantics (no FMA contraction) unless fast-math.
-        args.extend(cuprum_compiler::back::cuda::unit_options(cuprum_compiler::back::cuda::UNIT_HEADER, job.fast_math).iter().map(OsString::from));
+        args.extend(cuprum_abi::unit_options(cuprum_abi::UNIT_HEADER, job.fast_math).iter().map(OsString::from));
         for g in job.gencodes {
             args.push(format!("-gencode={g}").into());
         }

@@ -1,7 +1,7 @@
 //! Files under `OUT_DIR`: written only when their bytes change (so cargo and rustc see no change
 //! when there is none), and the stamps that let an unchanged kernel skip nvcc.
 //!
-//! For a unit `<id>` (see `cuprum_compiler::mangle`), `OUT_DIR/cuprum/` holds:
+//! For a unit `<id>` (see `cuprum_abi::mangle`), `OUT_DIR/cuprum/` holds:
 //!
 //! | file | what |
 //! | --- | --- |
@@ -33,10 +33,10 @@ pub fn write_if_changed(path: &Path, bytes: &[u8]) -> Result<bool, Error> {
     Ok(true)
 }
 
-/// Writes every header of `cuprum_compiler::headers::HEADERS` under `include_dir` (each only when
+/// Writes every header of `cuprum_abi::headers::HEADERS` under `include_dir` (each only when
 /// its bytes change).
 pub fn write_headers(include_dir: &Path) -> Result<(), Error> {
-    for (name, text) in cuprum_compiler::headers::HEADERS {
+    for (name, text) in cuprum_abi::headers::HEADERS {
         write_if_changed(&include_dir.join(name), text.as_bytes())?;
     }
     Ok(())
@@ -45,13 +45,13 @@ pub fn write_headers(include_dir: &Path) -> Result<(), Error> {
 /// The stamp of a fat binary: everything that decides its bytes, as text (readable when debugging
 /// a rebuild). The unit's id covers its source; the headers are hashed because they are included.
 pub fn stamp(id: &str, nvcc_version: &str, command_line: &str) -> String {
-    let headers: String = cuprum_compiler::headers::HEADERS
+    let headers: String = cuprum_abi::headers::HEADERS
         .iter()
         .map(|(n, t)| format!("{n}\n{t}\n"))
         .collect();
     format!(
         "cuprum-build stamp 1\nunit {id}\nheaders {}\nnvcc {}\ncommand {command_line}\n",
-        cuprum_compiler::mangle::unit_id(&headers),
+        cuprum_abi::mangle::unit_id(&headers),
         nvcc_version.trim().replace('\n', " | "),
     )
 }

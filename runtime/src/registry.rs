@@ -5,7 +5,7 @@
 //!
 //! A [`KernelUnit`] is one generated translation unit (one kernel file): its CUDA C with the
 //! precompiled instances, and the fat binary `cuprum-build` made of exactly that source (found by
-//! [`cuprum_compiler::mangle::unit_id`], so a stale fat binary is never used). An instance that is
+//! [`cuprum_abi::mangle::unit_id`], so a stale fat binary is never used). An instance that is
 //! not precompiled is compiled from the unit's source plus its instantiation line, in a module of
 //! its own, so compiling it does not block launches of the others.
 //!
@@ -24,7 +24,8 @@ use crate::element::Element;
 use crate::launch::{LaunchConfig, SliceArg, ViewArg};
 use crate::module::RawModule;
 use crate::stats::{self, Layer};
-use cuprum_compiler::dtype::DType;
+use cuprum_abi::dtype::DType;
+use cuprum_abi::{mangle, KernelKind, Variant};
 
 /// One generated translation unit, as a program carries it.
 pub struct KernelUnit {
@@ -137,7 +138,7 @@ impl KernelUnit {
 
     fn options(&self) -> Vec<String> {
         let mut o = self.extra_options.clone();
-        o.extend(cuprum_compiler::back::cuda::unit_options(&self.source, self.fast_math).iter().map(|s| s.to_string()));
+        o.extend(cuprum_abi::unit_options(&self.source, self.fast_math).iter().map(|s| s.to_string()));
         o
     }
 
@@ -236,7 +237,7 @@ fn definitions(source: &str) -> String {
 /// loaded so far, per device.
 pub struct Kernel {
     unit: &'static KernelUnit,
-    kind: &'static str,
+    kind: KernelKind,
     name: &'static str,
     loaded: RwLock<Vec<Loaded>>,
     /// Held while an instance is loaded, so that threads racing for the same new instance
@@ -247,7 +248,7 @@ pub struct Kernel {
 struct Loaded {
     device: usize,
     instance: Vec<DType>,
-    variant: Option<&'static str>,
+    variant: Option<Variant>,
     kernel: RawKernel,
 }
 
@@ -258,8 +259,19 @@ impl std::fmt::Debug for Kernel {
 }
 
 impl Kernel {
+    /// The kernel `name` of `kind` (by its name, `rawkernel`, `elementwise` or `reduction`, as
+    /// the macros generate it: an unknown name fails the constant evaluation of the `static`).
     pub const fn new(unit: &'static KernelUnit, kind: &'static str, name: &'static str) -> Kernel {
+        Kernel::of(unit, KernelKind::from_name_const(kind), name)
+    }
+
+    /// The kernel `name` of `kind`.
+    pub const fn of(unit: &'static KernelUnit, kind: KernelKind, name: &'static str) -> Kernel {
         Kernel { unit, kind, name, loaded: RwLock::new(Vec::new()), load_lock: Mutex::new(()) }
+    }
+
+    pub fn kind(&self) -> KernelKind {
+        self.kind
     }
 
     pub fn name(&self) -> &'static str {
@@ -271,10 +283,10 @@ impl Kernel {
     }
 
     /// The instance for `instance` (one dtype per generic parameter) and `variant` (the launch
-    /// strategy of an elementwise or reduction kernel) on device `ordinal`: from this table on
-    /// every launch but the first.
+    /// strategy of an elementwise or reduction kernel, one of `kind().variants()`; `None` for a
+    /// raw kernel) on device `ordinal`: from this table on every launch but the first.
     #[inline]
-    pub fn instance(&self, ordinal: usize, instance: &[DType], variant: Option<&'static str>) -> Result<RawKernel> {
+    pub fn instance(&self, ordinal: usize, instance: &[DType], variant: Option<Variant>) -> Result<RawKernel> {
         {
             let loaded = self.loaded.read().unwrap_or_else(|e| e.into_inner());
             if let Some(l) = loaded.iter().find(|l| l.device == ordinal && l.variant == variant && l.instance == instance) {
@@ -285,7 +297,7 @@ impl Kernel {
     }
 
     #[cold]
-    fn load(&self, ordinal: usize, instance: &[DType], variant: Option<&'static str>) -> Result<RawKernel> {
+    fn load(&self, ordinal: usize, instance: &[DType], variant: Option<Variant>) -> Result<RawKernel> {
         let _loading = self.load_lock.lock().unwrap_or_else(|e| e.into_inner());
         {
             let loaded = self.loaded.read().unwrap_or_else(|e| e.into_inner());
@@ -294,10 +306,10 @@ impl Kernel {
             }
         }
         let device = Device::get(ordinal)?;
-        let symbol = cuprum_compiler::mangle::kernel_symbol(self.kind, self.name, variant, instance);
+        let symbol = mangle::kernel_symbol(self.kind, self.name, variant, instance);
         let (kernel, layer) = self.unit.kernel(&device, &symbol, &|| {
-            let includes = cuprum_compiler::headers::includes_for(instance);
-            format!("{includes}{}", cuprum_compiler::mangle::instantiate_variant_line(self.name, variant, &symbol, instance))
+            let includes = cuprum_abi::headers::includes_for(instance);
+            format!("{includes}{}", mangle::instantiate_variant_line(self.name, variant, &symbol, instance))
         })?;
         record_served(Served { kernel: self.name, symbol: symbol.clone(), device: ordinal, layer });
         let mut loaded = self.loaded.write().unwrap_or_else(|e| e.into_inner());
@@ -338,9 +350,17 @@ pub fn served() -> Vec<Served> {
 /// A kernel the program carries, listed with `inventory` by the macros.
 #[derive(Debug)]
 pub struct KernelEntry {
+    /// The kind's name ([`KernelKind::name`]), as the macros write it.
     pub kind: &'static str,
     pub name: &'static str,
     pub unit: &'static KernelUnit,
+}
+
+impl KernelEntry {
+    /// The kernel's kind (`None` only for a name no macro writes).
+    pub fn kernel_kind(&self) -> Option<KernelKind> {
+        KernelKind::from_name(self.kind)
+    }
 }
 
 inventory::collect!(KernelEntry);
