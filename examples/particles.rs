@@ -3,7 +3,7 @@
 //! by an `#[elementwise]` kernel reading struct fields, summed by the array reduction. Everything is
 //! checked against the same Rust functions run on the host.
 //!
-//! `cargo run --release --example particles`. Without a GPU it says so and exits.
+//! `cargo run --release -p cuprum-examples --example particles`. Without a GPU it says so and exits.
 
 #[path = "kernels/particles.rs"]
 mod kernels;

@@ -3,8 +3,8 @@
 //! on the host, and a line saying which layer served each kernel (the fat binary embedded at build
 //! time, the kernel cache, or NVRTC).
 //!
-//! `bash scripts/quickstart.sh` (or `cargo run --release --example quickstart`). Without a GPU it
-//! lists the kernels the program carries and says that launches were skipped.
+//! `bash scripts/quickstart.sh` (or `cargo run --release -p cuprum-examples --example quickstart`).
+//! Without a GPU it lists the kernels the program carries and says that launches were skipped.
 
 #[path = "kernels/quickstart.rs"]
 mod kernels;
@@ -12,14 +12,14 @@ mod kernels;
 use cuprum::runtime::{registry, Array, Device, Error, LaunchConfig, Result};
 
 fn main() {
-    let builtin = registry::kernels().filter(|e| e.unit.file().contains("kernels/elementwise.rs") || e.unit.file().contains("kernels/reductions.rs")).count();
+    let builtin = registry::kernels().filter(|e| e.file().contains("kernels/elementwise.rs") || e.file().contains("kernels/reductions.rs")).count();
     println!("kernels in this program: {builtin} built-in (array operators and reductions), and the quickstart's:");
-    for e in registry::kernels().filter(|e| e.unit.file().contains("quickstart")) {
-        let aot = match e.unit.fatbin() {
-            Some(f) => format!("fat binary of {} bytes for {}", f.len(), e.unit.targets().join(", ")),
+    for e in registry::kernels().filter(|e| e.file().contains("quickstart")) {
+        let aot = match e.unit().ok().and_then(|u| u.fatbin().map(|f| (f, u.targets()))) {
+            Some((f, targets)) => format!("fat binary of {} bytes for {} (one per kernel file)", f.len(), targets.join(", ")),
             None => "no fat binary (JIT through NVRTC on first use)".to_string(),
         };
-        println!("  #[{}] {} ({}): {aot}", e.kind, e.name, e.unit.file());
+        println!("  #[{}] {} ({}): {aot}", e.kind(), e.name(), e.file());
     }
     match Device::count() {
         Ok(n) if n > 0 => {}

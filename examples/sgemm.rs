@@ -1,8 +1,9 @@
 //! CuPy's SGEMM example in Rust: a MAGMA-style tiled `#[rawkernel]` (examples/kernels/sgemm.rs),
 //! checked against a host reference in f64 on sampled entries, timed with CUDA events.
 //!
-//! `cargo run --release --example sgemm -- [M N K]` (default 4096 4096 4096). Prints TFLOP/s;
-//! compare with cuBLAS on the same GPU, e.g. `python3 -c "import torch; ..."` (docs/kernel-language.md).
+//! `cargo run --release -p cuprum-examples --example sgemm -- [M N K]` (default 4096 4096 4096).
+//! Prints TFLOP/s; compare with cuBLAS on the same GPU, e.g. `python3 -c "import torch; ..."`
+//! (docs/kernel-language.md).
 
 #[path = "kernels/sgemm.rs"]
 mod kernels;

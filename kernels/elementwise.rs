@@ -8,37 +8,37 @@
 //! remainder by zero give 0, `%` is the truncated remainder (Rust's, not NumPy's floored one),
 //! float `min`/`max` ignore a NaN operand (`f32::min`; NumPy's `fmin`/`fmax`), `clip` keeps a NaN.
 //!
-//! Precompiled instances: each bound's default (`Number`/`Real`: i32, i64, f32, f64; `Float`: f32,
-//! f64; `Int`: i32, i64, u32, u64) unless listed; every other dtype is compiled by NVRTC on first
-//! use and kept in the kernel cache.
+//! Precompiled instances: the dtypes NumPy programs use by default, f32, f64 and i64 (NumPy's
+//! default integer), and bool where a kernel takes it; every other dtype is compiled by NVRTC on
+//! first use and kept in the disk cache (docs/building.md, "What the built-ins precompile").
 
 use cuprum::prelude::*;
 
 // ---- arithmetic ---------------------------------------------------------------------------
 
-#[elementwise]
+#[elementwise(instances = [i64, f32, f64])]
 pub fn add<T: Number>(x: T, y: T) -> T {
     x + y
 }
 
-#[elementwise]
+#[elementwise(instances = [i64, f32, f64])]
 pub fn sub<T: Number>(x: T, y: T) -> T {
     x - y
 }
 
-#[elementwise]
+#[elementwise(instances = [i64, f32, f64])]
 pub fn mul<T: Number>(x: T, y: T) -> T {
     x * y
 }
 
 /// Integer division truncates; by zero it gives 0.
-#[elementwise]
+#[elementwise(instances = [i64, f32, f64])]
 pub fn div<T: Number>(x: T, y: T) -> T {
     x / y
 }
 
 /// Truncated remainder of integers; by zero it gives 0.
-#[elementwise(instances = [i32, i64])]
+#[elementwise(instances = [i64])]
 pub fn rem_int<T: Int>(x: T, y: T) -> T {
     x % y
 }
@@ -56,39 +56,39 @@ pub fn neg_float<T: Float>(x: T) -> T {
 }
 
 /// `-x` of integers (wrapping: `-MIN` is `MIN`; unsigned `-x` is `0 - x` mod 2^n) and complex numbers.
-#[elementwise(instances = [i32, i64])]
+#[elementwise(instances = [i64])]
 pub fn neg_number<T: Number>(x: T) -> T {
     T::zero() - x
 }
 
 // ---- comparisons --------------------------------------------------------------------------
 
-#[elementwise]
+#[elementwise(instances = [i64, f32, f64])]
 pub fn lt<T: Real>(x: T, y: T) -> bool {
     x < y
 }
 
-#[elementwise]
+#[elementwise(instances = [i64, f32, f64])]
 pub fn le<T: Real>(x: T, y: T) -> bool {
     x <= y
 }
 
-#[elementwise]
+#[elementwise(instances = [i64, f32, f64])]
 pub fn gt<T: Real>(x: T, y: T) -> bool {
     x > y
 }
 
-#[elementwise]
+#[elementwise(instances = [i64, f32, f64])]
 pub fn ge<T: Real>(x: T, y: T) -> bool {
     x >= y
 }
 
-#[elementwise]
+#[elementwise(instances = [i64, f32, f64])]
 pub fn eq<T: Number>(x: T, y: T) -> bool {
     x == y
 }
 
-#[elementwise]
+#[elementwise(instances = [i64, f32, f64])]
 pub fn ne<T: Number>(x: T, y: T) -> bool {
     x != y
 }
@@ -96,7 +96,7 @@ pub fn ne<T: Number>(x: T, y: T) -> bool {
 // ---- selection, copies --------------------------------------------------------------------
 
 /// `cond ? x : y` (NumPy's `where`).
-#[elementwise]
+#[elementwise(instances = [i64, f32, f64])]
 pub fn select<T: Scalar>(cond: bool, x: T, y: T) -> T {
     if cond { x } else { y }
 }
@@ -108,19 +108,19 @@ pub fn copy<T: Scalar>(x: T) -> T {
     x
 }
 
-#[elementwise]
+#[elementwise(instances = [i64, f32, f64])]
 pub fn minimum<T: Real>(x: T, y: T) -> T {
     x.min(y)
 }
 
-#[elementwise]
+#[elementwise(instances = [i64, f32, f64])]
 pub fn maximum<T: Real>(x: T, y: T) -> T {
     x.max(y)
 }
 
 /// `x` limited to `[lo, hi]` (NumPy's `minimum(maximum(x, lo), hi)`: `hi` when `lo > hi`); a
 /// NaN `x` stays NaN.
-#[elementwise]
+#[elementwise(instances = [i64, f32, f64])]
 pub fn clip<T: Real>(x: T, lo: T, hi: T) -> T {
     let y = if x < lo { lo } else { x };
     if y > hi { hi } else { y }
@@ -134,7 +134,7 @@ pub fn abs_float<T: Float>(x: T) -> T {
 }
 
 /// `|x|` of integers (wrapping: `|MIN|` is `MIN`).
-#[elementwise(instances = [i32, i64])]
+#[elementwise(instances = [i64])]
 pub fn abs_int<T: Int>(x: T) -> T {
     if x < T::zero() { T::zero() - x } else { x }
 }
@@ -177,7 +177,7 @@ pub fn tanh<T: Float>(x: T) -> T {
 // `from_i64`/`from_f64`, which are exact for every source value that reaches them. Casting to
 // `bool` is `nonzero` ("x != 0", NumPy's rule).
 
-#[elementwise(instances = [f32, f64, i32, i64])]
+#[elementwise(instances = [f32, f64, i64])]
 pub fn cast_bool<U: Real>(x: bool) -> U {
     if x { U::one() } else { U::zero() }
 }
@@ -197,7 +197,7 @@ pub fn cast_i32<U: Real>(x: i32) -> U {
     U::from_i64(x as i64)
 }
 
-#[elementwise(instances = [f32, f64, i32])]
+#[elementwise(instances = [f32, f64])]
 pub fn cast_i64<U: Real>(x: i64) -> U {
     U::from_i64(x)
 }
@@ -234,18 +234,18 @@ pub fn cast_bf16<U: Real>(x: bf16) -> U {
     U::from_f64(x.to_f64())
 }
 
-#[elementwise(instances = [f64, i32, i64])]
+#[elementwise(instances = [f64, i64])]
 pub fn cast_f32<U: Real>(x: f32) -> U {
     U::from_f64(x as f64)
 }
 
-#[elementwise(instances = [f32, i32, i64])]
+#[elementwise(instances = [f32, i64])]
 pub fn cast_f64<U: Real>(x: f64) -> U {
     U::from_f64(x)
 }
 
 /// `x != 0` (astype to `bool`).
-#[elementwise(instances = [f32, f64, i32, i64])]
+#[elementwise(instances = [f32, f64, i64])]
 pub fn nonzero<T: Number>(x: T) -> bool {
     x != T::zero()
 }

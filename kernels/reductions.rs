@@ -16,28 +16,31 @@
 //!   `max_*`) and `n = [n]`, and reduces to the first index along the reduced axes (C order)
 //!   where the element equals it (or both are NaN): a `(value, index)` accumulator in two passes.
 //!
-//! `instances` lists what is precompiled; other dtypes are compiled by NVRTC on first use.
+//! `instances` lists what is precompiled: the dtypes NumPy programs use by default (f32, f64, and
+//! i64, NumPy's default integer). Other dtypes (and integer `var`/`std`, `all`/`any` of numbers)
+//! are compiled by NVRTC on first use and kept in the disk cache (docs/building.md, "What the
+//! built-ins precompile").
 
 use cuprum::prelude::*;
 
-#[reduction(identity = T::zero(), reduce = |a, b| a + b, instances = [i8, i32, i64, u32, u64, f32, f64])]
+#[reduction(identity = T::zero(), reduce = |a, b| a + b, instances = [i64, f32, f64])]
 pub fn sum<T: Number>(x: T) -> T {
     x
 }
 
-#[reduction(identity = T::one(), reduce = |a, b| a * b, instances = [i32, i64, f32, f64])]
+#[reduction(identity = T::one(), reduce = |a, b| a * b, instances = [f32, f64])]
 pub fn prod<T: Number>(x: T) -> T {
     x
 }
 
 /// Minimum of integers (no identity).
-#[reduction(reduce = |a, b| a.min(b), instances = [i32, i64])]
+#[reduction(reduce = |a, b| a.min(b), instances = [i64])]
 pub fn min_int<T: Int>(x: T) -> T {
     x
 }
 
 /// Maximum of integers (no identity).
-#[reduction(reduce = |a, b| a.max(b), instances = [i32, i64])]
+#[reduction(reduce = |a, b| a.max(b), instances = [i64])]
 pub fn max_int<T: Int>(x: T) -> T {
     x
 }
@@ -61,7 +64,7 @@ pub fn mean_float<T: Float>(x: T, scale: Raw<f64>) -> f64 {
 }
 
 /// The mean in f64 of any real type (integers' `mean`; the mean inside `var` and `std`).
-#[reduction(identity = 0.0, reduce = |a, b| a + b, instances = [i32, i64, f32, f64])]
+#[reduction(identity = 0.0, reduce = |a, b| a + b, instances = [i64, f32, f64])]
 pub fn mean_f64<T: Real>(x: T, scale: Raw<f64>) -> f64 {
     x.to_f64() * scale[0]
 }
@@ -74,7 +77,7 @@ pub fn var_float<T: Float>(x: T, mean: Raw<f64>, n: Raw<u64>, scale: Raw<f64>) -
 }
 
 /// The variance in f64 of integers.
-#[reduction(identity = 0.0, reduce = |a, b| a + b, instances = [i32, i64])]
+#[reduction(identity = 0.0, reduce = |a, b| a + b, instances = [])]
 pub fn var_f64<T: Real>(x: T, mean: Raw<f64>, n: Raw<u64>, scale: Raw<f64>) -> f64 {
     let d = x.to_f64() - mean[index() / n[0] as usize];
     d * d * scale[0]
@@ -88,7 +91,7 @@ pub fn std_float<T: Float>(x: T, mean: Raw<f64>, n: Raw<u64>, scale: Raw<f64>) -
 }
 
 /// The standard deviation in f64 of integers.
-#[reduction(identity = 0.0, reduce = |a, b| a + b, post = |a| a.sqrt(), instances = [i32, i64])]
+#[reduction(identity = 0.0, reduce = |a, b| a + b, post = |a| a.sqrt(), instances = [])]
 pub fn std_f64<T: Real>(x: T, mean: Raw<f64>, n: Raw<u64>, scale: Raw<f64>) -> f64 {
     let d = x.to_f64() - mean[index() / n[0] as usize];
     d * d * scale[0]
@@ -106,7 +109,7 @@ pub fn arg_of_float<T: Float>(x: T, m: Raw<T>, n: Raw<u64>) -> i64 {
 
 /// `argmin`/`argmax` of integers given the minimum or maximum `m[o]` of each output: the first
 /// index along the reduced axes (C order) whose element equals it.
-#[reduction(identity = i64::MAX, reduce = |a, b| a.min(b), instances = [i32, i64])]
+#[reduction(identity = i64::MAX, reduce = |a, b| a.min(b), instances = [i64])]
 pub fn arg_of_int<T: Int>(x: T, m: Raw<T>, n: Raw<u64>) -> i64 {
     let i = index();
     let r = n[0] as usize;
@@ -114,13 +117,13 @@ pub fn arg_of_int<T: Int>(x: T, m: Raw<T>, n: Raw<u64>) -> i64 {
 }
 
 /// Whether every element is nonzero.
-#[reduction(identity = true, reduce = |a, b| a && b, instances = [i32, i64, f32, f64])]
+#[reduction(identity = true, reduce = |a, b| a && b, instances = [])]
 pub fn all<T: Number>(x: T) -> bool {
     x != T::zero()
 }
 
 /// Whether any element is nonzero.
-#[reduction(identity = false, reduce = |a, b| a || b, instances = [i32, i64, f32, f64])]
+#[reduction(identity = false, reduce = |a, b| a || b, instances = [])]
 pub fn any<T: Number>(x: T) -> bool {
     x != T::zero()
 }

@@ -6,4 +6,4 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 source scripts/cuda-env.sh
 export CUPY_NVCC_GENERATE_CODE="${CUPY_NVCC_GENERATE_CODE:-arch=compute_90,code=[sm_90,compute_90]}"
-exec cargo run --release --example quickstart "$@"
+exec cargo run --release -p cuprum-examples --example quickstart "$@"

@@ -114,6 +114,15 @@ impl Variant {
         }
     }
 
+    /// Whether it indexes with 64-bit integers (`s64`, `rows64`, ...): needed only for arrays
+    /// whose offsets pass 2^31 elements.
+    pub const fn wide(self) -> bool {
+        match self {
+            Variant::Elementwise(v) => matches!(v, ElementwiseVariant::S64),
+            Variant::Reduction(v) => v.wide(),
+        }
+    }
+
     /// The kind of kernel that has this variant.
     pub const fn kind(self) -> KernelKind {
         match self {
@@ -178,5 +187,12 @@ mod tests {
         assert_eq!(ElementwiseVariant::ALL.map(ElementwiseVariant::name), ["contig", "s32", "s64"]);
         assert!(ElementwiseVariant::ALL.iter().enumerate().all(|(i, v)| v.index() == i));
         assert_eq!(Variant::from(ReductionVariant::Cols64).to_string(), "cols64");
+        let wide: Vec<&str> = [KernelKind::Elementwise, KernelKind::Reduction]
+            .iter()
+            .flat_map(|k| k.variants())
+            .filter(|v| v.wide())
+            .map(|v| v.name())
+            .collect();
+        assert_eq!(wide, ["s64", "rows64", "warps64", "cols64"]);
     }
 }

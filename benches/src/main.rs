@@ -25,6 +25,7 @@ use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 mod kernels;
+mod many_kernels;
 mod rawkernel;
 
 use cudarc::driver::{LaunchConfig as CuLaunchConfig, PushKernelArg};
@@ -144,7 +145,7 @@ fn main() -> ExitCode {
         };
     }
     if args.first().map(String::as_str) == Some("--child-aot") {
-        return match rawkernel::child_aot() {
+        return match rawkernel::child_aot(args.get(1).map_or("copy", String::as_str)) {
             Ok(()) => ExitCode::SUCCESS,
             Err(e) => {
                 eprintln!("cuprum-bench child: {e}");

@@ -21,18 +21,27 @@ pub struct Ceilings {
     pub cubin_load_ms: f64,
 }
 
-/// The child of the precompiled first-call row: device and stream set up first (not timed), then
-/// the first launch of a precompiled instance. Prints `AOT <ms> <layer>`.
-pub fn child_aot() -> Result<()> {
+/// The child of the precompiled first-call rows: device and stream set up first (not timed), then
+/// the first call of a precompiled kernel: `copy` (a `#[rawkernel]` of a small file), `op` (the
+/// built-in `+`), `sum` (the built-in full `sum`), `many` (one kernel of `many_kernels.rs`, a file
+/// of 20+ instances). Prints `AOT <ms> <layer>`.
+pub fn child_aot(what: &str) -> Result<()> {
     let stream = Stream::current()?;
     let n = 1 << 16;
     let x = Array::<f32>::zeros(n)?;
     let mut y = Array::<f32>::zeros(n)?;
     stream.synchronize()?;
     let t = Instant::now();
-    k::copy_unrolled::launch(&LaunchConfig::for_elements(n, 256), &x, &mut y, n as u32)?;
+    match what {
+        "copy" => k::copy_unrolled::launch(&LaunchConfig::for_elements(n, 256), &x, &mut y, n as u32)?,
+        "op" => y = (&x + &y)?,
+        "sum" => y = cuprum::prelude::Reductions::sum(&x).run()?,
+        "many" => y = crate::many_kernels::axpy::call(2.0f32, &x, &y)?,
+        other => return Err(cuprum_runtime::Error::Unsupported { what: format!("unknown --child-aot kernel `{other}`") }),
+    }
     let first = ms(t.elapsed());
     stream.synchronize()?;
+    drop(y);
     let layer = cuprum_runtime::registry::served().first().map(|s| s.layer.name()).unwrap_or("?");
     println!("AOT {first:.4} {layer}");
     Ok(())
@@ -71,8 +80,8 @@ pub fn rows(dev: &Device, stream: &Stream, c: &Ceilings) -> Result<Vec<Row>> {
     // kind of source (another instance), with nothing around it.
     let info = nvrtc::info()?;
     let unit = cuprum_runtime::registry::kernels()
-        .find(|e| e.name == "copy_unrolled")
-        .map(|e| e.unit)
+        .find(|e| e.name() == "copy_unrolled")
+        .and_then(|e| e.unit().ok())
         .ok_or_else(|| cuprum_runtime::Error::Unsupported { what: "copy_unrolled is not registered".into() })?;
     // NVRTC keeps what it has compiled in this process: a source it has seen (or one differing
     // only in comments) compiles several times faster the second time. So the ceiling compiles
@@ -140,30 +149,38 @@ pub fn rows(dev: &Device, stream: &Stream, c: &Ceilings) -> Result<Vec<Row>> {
 
     // First call of a precompiled instance in a fresh process: served by the embedded fat binary.
     let exe = std::env::current_exe().map_err(crate::io_err)?;
-    let mut aot = Vec::new();
-    let mut layers = Vec::new();
-    for _ in 0..c.rounds {
-        let out = std::process::Command::new(&exe).arg("--child-aot").output().map_err(crate::io_err)?;
-        let text = String::from_utf8_lossy(&out.stdout);
-        let Some(line) = text.lines().find_map(|l| l.strip_prefix("AOT ")) else {
-            return Err(cuprum_runtime::Error::Unsupported {
-                what: format!("the AOT child failed:\n{text}\n{}", String::from_utf8_lossy(&out.stderr)),
-            });
-        };
-        let mut f = line.split_whitespace();
-        aot.push(f.next().and_then(|v| v.parse().ok()).unwrap_or(f64::NAN));
-        layers.push(f.next().unwrap_or("?").to_string());
+    let first_calls: [(&'static str, &str, &str); 4] = [
+        ("#[rawkernel] first call of a precompiled kernel (new process)", "copy", "copy_unrolled::<f32> of benches/src/kernels.rs"),
+        ("first built-in operator `&a + &b` (new process)", "op", "add::<f32>, kernels/elementwise.rs"),
+        ("first built-in reduction `x.sum()` (new process)", "sum", "sum::<f32>, kernels/reductions.rs"),
+        ("first kernel of a file with 20+ instances (new process)", "many", "axpy::<f32> of benches/src/many_kernels.rs (14 elementwise instances x 2 variants, 4 raw kernel instances)"),
+    ];
+    for (name, what, detail) in first_calls {
+        let mut aot = Vec::new();
+        let mut layers = Vec::new();
+        for _ in 0..c.rounds {
+            let out = std::process::Command::new(&exe).args(["--child-aot", what]).output().map_err(crate::io_err)?;
+            let text = String::from_utf8_lossy(&out.stdout);
+            let Some(line) = text.lines().find_map(|l| l.strip_prefix("AOT ")) else {
+                return Err(cuprum_runtime::Error::Unsupported {
+                    what: format!("the AOT child ({what}) failed:\n{text}\n{}", String::from_utf8_lossy(&out.stderr)),
+                });
+            };
+            let mut f = line.split_whitespace();
+            aot.push(f.next().and_then(|v| v.parse().ok()).unwrap_or(f64::NAN));
+            layers.push(f.next().unwrap_or("?").to_string());
+        }
+        layers.dedup();
+        rows.push(Row {
+            name,
+            value: median(aot),
+            unit: "ms",
+            ceiling_name: "load a cubin (new process)",
+            ceiling: c.cubin_load_ms,
+            target: Some(("<", 1.0)),
+            note: format!("target < 1 ms; {detail}; served by: {}", layers.join(", ")),
+        });
     }
-    layers.dedup();
-    rows.push(Row {
-        name: "#[rawkernel] first call of a precompiled kernel (new process)",
-        value: median(aot),
-        unit: "ms",
-        ceiling_name: "load a cubin (new process)",
-        ceiling: c.cubin_load_ms,
-        target: Some(("<", 1.0)),
-        note: format!("target < 1 ms; copy_unrolled::<f32> served by: {}", layers.join(", ")),
-    });
 
     // Grid-stride copies, timed alternately with the driver's copy of the same bytes.
     let elems = c.copy_elems;
@@ -238,8 +255,9 @@ pub fn nvrtc_diag() -> Result<()> {
     let target = nvrtc::choose_target(dev.compute_capability(), &info.supported_archs, false, info.version)?;
     let options = nvrtc::effective_options(&[], target, false);
     let unit = cuprum_runtime::registry::kernels()
-        .find(|e| e.name == "copy_unrolled")
-        .map(|e| e.unit.source().to_string())
+        .find(|e| e.name() == "copy_unrolled")
+        .and_then(|e| e.unit().ok())
+        .map(|u| u.source().to_string())
         .unwrap_or_default();
     let compile = |src: &str| -> Result<f64> {
         let t = Instant::now();

@@ -110,6 +110,14 @@ fn probe(command: Vec<OsString>, source: &'static str) -> Result<Nvcc, Error> {
     })
 }
 
+/// `(major, minor)` of the `release X.Y` in `nvcc --version`'s text.
+fn release_of(version: &str) -> (u32, u32) {
+    let Some(rest) = version.split("release ").nth(1) else { return (0, 0) };
+    let number: String = rest.chars().take_while(|c| c.is_ascii_digit() || *c == '.').collect();
+    let mut parts = number.split('.').map(|p| p.parse().unwrap_or(0));
+    (parts.next().unwrap_or(0), parts.next().unwrap_or(0))
+}
+
 /// `sm_90`-style lines (no suffix such as `sm_90a`) -> their numbers, sorted.
 fn numbers(listing: &str, prefix: &str) -> Vec<u32> {
     let mut out: Vec<u32> = listing
@@ -133,6 +141,11 @@ pub struct Job<'a> {
 }
 
 impl Nvcc {
+    /// The CUDA release of this nvcc (`release 13.0` in `--version`), `(0, 0)` if not found.
+    pub fn release(&self) -> (u32, u32) {
+        release_of(&self.version)
+    }
+
     /// The full command line of `job`: program first.
     pub fn command_line(&self, job: &Job<'_>) -> Vec<OsString> {
         let mut args = self.command.clone();
@@ -140,6 +153,12 @@ impl Nvcc {
         args.push(job.threads.to_string().into());
         // A generated unit keeps Rust's float semantics (no FMA contraction) unless fast-math.
         args.extend(cuprum_abi::unit_options(cuprum_abi::UNIT_HEADER, job.fast_math).iter().map(OsString::from));
+        // Machine code compresses 8-10x (a fat binary is mostly unrolled loops); nvcc's default
+        // mode leaves large cubins uncompressed. Needs nvcc 12.8+ to build and a driver of that
+        // release to load, which CUDA 13 code needs anyway (docs/building.md, "Size").
+        if self.release() >= (12, 8) {
+            args.push("-compress-mode=size".into());
+        }
         for g in job.gencodes {
             args.push(format!("-gencode={g}").into());
         }
@@ -239,5 +258,13 @@ mod tests {
             [75, 80, 90, 100]
         );
         assert_eq!(numbers("compute_75\ncompute_121", "compute_"), [75, 121]);
+    }
+
+    #[test]
+    fn reads_the_release() {
+        let text = "nvcc: NVIDIA (R) Cuda compiler driver\nCuda compilation tools, release 13.0, V13.0.88\nBuild cuda_13.0.r13.0/compiler.36424714_0";
+        assert_eq!(release_of(text), (13, 0));
+        assert_eq!(release_of("Cuda compilation tools, release 12.8, V12.8.93"), (12, 8));
+        assert_eq!(release_of("no version here"), (0, 0));
     }
 }

@@ -16,8 +16,10 @@
 //! - `break`/`continue` refer to an enclosing loop (`LoopId`), labelled or not.
 //!
 //! Established by the type checker (see `typeck`): every expression has a type, with no inference
-//! variables left; integer literals fit their type. A module with errors may hold `ExprKind::Error`
-//! and `Ty::Error` (each stands for a reported error); the back end only sees modules without.
+//! variables left; integer literals fit their type; every method call, associated function and
+//! associated constant is resolved to its `lang` variant (in `Types`). A module with errors may
+//! hold `ExprKind::Error` and `Ty::Error` (each stands for a reported error); the back end only
+//! sees modules without.
 //!
 //! Established by the validator (`valid.rs`): no recursion among device functions, every called
 //! device function exists, kernel-kind rules (elementwise parameters are scalars or `Raw<T>`,
@@ -29,6 +31,7 @@
 use proc_macro2::Span;
 
 use crate::dtype::DType;
+use crate::lang::Intrinsic;
 
 /// One source file's kernels and device functions, and its `#[device]` structs.
 #[derive(Debug, Default)]
@@ -454,12 +457,13 @@ pub struct RangeLoop {
 /// A resolved call target.
 #[derive(Debug, Clone)]
 pub enum Callee {
-    /// A prelude intrinsic (`thread_idx`, `atomic_add`, `sync_threads`, ...), by name; with the
-    /// turbofish types if any (`shared_array::<f32, 256>`).
-    Intrinsic { name: &'static str, tys: Vec<Ty>, consts: Vec<u64> },
+    /// A prelude intrinsic (`thread_idx`, `atomic_add`, `sync_threads`, ...), with the turbofish
+    /// types and lengths if any (`shared_array::<f32, 256>`).
+    Intrinsic { intrinsic: Intrinsic, tys: Vec<Ty>, consts: Vec<u64> },
     /// A `#[device]` function of the same file, with explicit generic arguments if given.
     Device { name: Name, tys: Vec<Ty> },
     /// An associated function of a type: `T::zero()`, `f32::from_bits(..)`, `f16::from_f32(..)`.
+    /// Which one depends on the type: the type checker resolves it (`Types::assoc_fns`).
     Assoc { ty: Ty, name: Name },
 }
 
@@ -469,7 +473,8 @@ pub enum ExprKind {
     Error,
     Lit(Lit),
     Local(LocalId),
-    /// An associated constant: `f32::INFINITY`, `i32::MAX`, `f64::consts::PI`, `u32::BITS`.
+    /// An associated constant: `f32::INFINITY`, `i32::MAX`, `f64::consts::PI`, `u32::BITS`;
+    /// resolved against the type by the type checker (`Types::consts`).
     Const { ty: Ty, name: Name },
     Unary(UnOp, ExprRef),
     Binary(BinOp, ExprRef, ExprRef),
@@ -479,6 +484,8 @@ pub enum ExprKind {
     /// `&place` / `&mut place`: an argument to a device function's reference parameter.
     Ref { mutable: bool, expr: ExprRef },
     Call { callee: Callee, args: Vec<Expr> },
+    /// `receiver.method(args)`: which method depends on the receiver's type, so the type checker
+    /// resolves the name (`Types::methods`).
     MethodCall { receiver: ExprRef, method: Name, args: Vec<Expr> },
     /// `a[i]`; a view's multi-index `v[[i, j]]` has several indices.
     Index { base: ExprRef, indices: Vec<Expr> },

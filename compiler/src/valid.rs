@@ -16,6 +16,7 @@ use std::collections::{HashMap, HashSet};
 
 use crate::diag::Diagnostics;
 use crate::ir::*;
+use crate::lang::Intrinsic;
 
 /// Whether the whole file is being compiled (`Module` has every device function) or one item
 /// under a macro, which cannot see its neighbours.
@@ -135,7 +136,7 @@ impl BodyCheck<'_, '_> {
         for s in &b.stmts {
             match s {
                 Stmt::Let { init: Some(e), .. } => {
-                    if let ExprKind::Call { callee: Callee::Intrinsic { name: "shared_array", .. }, args } = &e.kind {
+                    if let ExprKind::Call { callee: Callee::Intrinsic { intrinsic: Intrinsic::SharedArray, .. }, args } = &e.kind {
                         self.shared(e.span);
                         for a in args {
                             self.expr(a);
@@ -159,28 +160,39 @@ impl BodyCheck<'_, '_> {
         }
     }
 
+    /// Where each intrinsic may be used: the loop index in the bodies that have one, shared
+    /// memory and barriers where the user manages the block's threads.
+    fn intrinsic(&mut self, f: Intrinsic, span: proc_macro2::Span) {
+        use Intrinsic::*;
+        let name = f.rust_name();
+        let elementwise = matches!(self.item.kind, ItemKind::Elementwise | ItemKind::Reduction(_));
+        match f {
+            Index | LoopSize => {
+                if !elementwise {
+                    let what = if f == Index { "the elementwise loop index" } else { "the elementwise loop size" };
+                    self.diags.error(
+                        span,
+                        format!("`{name}()` is {what}; in a raw kernel or device function compute indices from `thread_idx()`, `block_idx()` and `block_dim()` (or `grid_1d()`)"),
+                    );
+                }
+            }
+            SharedArray => self.diags.error(span, "bind shared memory to a name first: `let s = shared_array::<f32, 256>();`"),
+            DynamicShared => self.shared(span),
+            SyncThreads | SyncWarp => {
+                if elementwise {
+                    self.diags.error(span, format!("`{name}()` is not meaningful in a `#[{}]` kernel; write a `#[rawkernel]`", self.item.kind.attr_name()))
+                }
+            }
+            ThreadIdx | BlockIdx | BlockDim | GridDim | Grid1d | Grid2d | Grid3d | GridSize1d | GridSize2d | GridSize3d | LaneId | WarpSize
+            | ThreadFence | ThreadFenceBlock | ComplexNew | Atomic(_) | Shuffle(_) => {}
+        }
+    }
+
     fn expr(&mut self, e: &Expr) {
         match &e.kind {
             ExprKind::Call { callee, args } => {
                 match callee {
-                    Callee::Intrinsic { name, .. } => match *name {
-                        "index" | "loop_size" if !matches!(self.item.kind, ItemKind::Elementwise | ItemKind::Reduction(_)) => {
-                            let what = if *name == "index" { "the elementwise loop index" } else { "the elementwise loop size" };
-                            self.diags.error(
-                                e.span,
-                                format!("`{name}()` is {what}; in a raw kernel or device function compute indices from `thread_idx()`, `block_idx()` and `block_dim()` (or `grid_1d()`)"),
-                            );
-                        }
-                        "shared_array" => self.diags.error(
-                            e.span,
-                            "bind shared memory to a name first: `let s = shared_array::<f32, 256>();`",
-                        ),
-                        "dynamic_shared" => self.shared(e.span),
-                        "sync_threads" | "sync_warp" if matches!(self.item.kind, ItemKind::Elementwise | ItemKind::Reduction(_)) => {
-                            self.diags.error(e.span, format!("`{name}()` is not meaningful in a `#[{}]` kernel; write a `#[rawkernel]`", self.item.kind.attr_name()))
-                        }
-                        _ => {}
-                    },
+                    Callee::Intrinsic { intrinsic, .. } => self.intrinsic(*intrinsic, e.span),
                     Callee::Device { name, .. } => match self.by_name.get(name.text.as_str()) {
                         Some(target) if target.kind.is_kernel() => self.diags.error(
                             name.span,
@@ -283,8 +295,8 @@ fn reduction_part(item: &Item, e: &Expr, what: &str, diags: &mut Diagnostics) {
                 format!("`{what}` cannot use the kernel parameter `{name}`: the reduction's attribute parts see only their own parameters; use `{name}` in the body (the map)"),
             );
         }
-        ExprKind::Call { callee: Callee::Intrinsic { name: n @ ("index" | "loop_size"), .. }, .. } => {
-            diags.error(e.span, format!("`{n}()` is only meaningful in the body (the map), not in `{what}`"));
+        ExprKind::Call { callee: Callee::Intrinsic { intrinsic: f @ (Intrinsic::Index | Intrinsic::LoopSize), .. }, .. } => {
+            diags.error(e.span, format!("`{}()` is only meaningful in the body (the map), not in `{what}`", f.rust_name()));
         }
         _ => {}
     }

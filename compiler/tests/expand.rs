@@ -1,6 +1,6 @@
 //! The Rust side of `#[elementwise]` (`expand::expand_item`): the shape of the generated module,
 //! asserted by key fragments of its tokens (whitespace-normalised). That the generated code
-//! compiles and runs is checked by the root crate's tests (`tests/gpu_elementwise_macro.rs`).
+//! compiles and runs is checked by the root crate's tests (`testsuite/tests/gpu_elementwise_macro.rs`).
 
 use cuprum_compiler::expand::{expand_item, Context};
 use cuprum_compiler::front::AttrKind;

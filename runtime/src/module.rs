@@ -172,6 +172,7 @@ fn load_image(
                 detail: e.to_string(),
             }
         })?;
+    crate::stats::record_module_load();
     Ok(Arc::new(ModuleHandle {
         raw,
         device: device.clone(),

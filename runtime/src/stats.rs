@@ -58,6 +58,10 @@ pub struct Stats {
     pub disk_writes: u64,
     /// Damaged disk entries found (each counted as a miss and rewritten).
     pub disk_corrupt: u64,
+    /// Module images handed to the driver (`cuModuleLoadData`): one per fat binary, cached image or
+    /// NVRTC output loaded onto a device. A kernel file's fat binary is loaded once per device,
+    /// however many of its kernels run.
+    pub module_loads: u64,
 }
 
 struct Counters {
@@ -69,6 +73,7 @@ struct Counters {
     compile_nanos: AtomicU64,
     disk_writes: AtomicU64,
     disk_corrupt: AtomicU64,
+    module_loads: AtomicU64,
 }
 
 static COUNTERS: Counters = Counters {
@@ -80,6 +85,7 @@ static COUNTERS: Counters = Counters {
     compile_nanos: AtomicU64::new(0),
     disk_writes: AtomicU64::new(0),
     disk_corrupt: AtomicU64::new(0),
+    module_loads: AtomicU64::new(0),
 };
 
 /// The counters now.
@@ -95,6 +101,7 @@ pub fn snapshot() -> Stats {
         compile_time: Duration::from_nanos(get(&c.compile_nanos)),
         disk_writes: get(&c.disk_writes),
         disk_corrupt: get(&c.disk_corrupt),
+        module_loads: get(&c.module_loads),
     }
 }
 
@@ -110,6 +117,7 @@ pub fn reset() {
         &c.compile_nanos,
         &c.disk_writes,
         &c.disk_corrupt,
+        &c.module_loads,
     ] {
         a.store(0, Ordering::Relaxed);
     }
@@ -149,6 +157,10 @@ pub(crate) fn record_compile(name: &str, target: &str, elapsed: Duration, ok: bo
 
 pub(crate) fn record_disk_write() {
     COUNTERS.disk_writes.fetch_add(1, Ordering::Relaxed);
+}
+
+pub(crate) fn record_module_load() {
+    COUNTERS.module_loads.fetch_add(1, Ordering::Relaxed);
 }
 
 pub(crate) fn record_disk_corrupt() {

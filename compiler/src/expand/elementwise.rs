@@ -28,90 +28,40 @@
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
+use super::rust_types;
 use super::unit::UnitInfo;
+use crate::ir::{Generic, Ty};
+use crate::pipeline::{Checked, Role, Typed};
 
-/// How a kernel parameter is passed.
-enum Kind {
-    In,
-    Raw,
-    InOut,
-}
-
-/// `Raw<T>` or `&Raw<T>`: the element type.
-fn raw_elem(ty: &syn::Type) -> Option<syn::Type> {
-    let ty = match ty {
-        syn::Type::Reference(r) if r.mutability.is_none() => &*r.elem,
-        t => t,
-    };
-    let syn::Type::Path(p) = ty else { return None };
-    let last = p.path.segments.last()?;
-    if last.ident != "Raw" {
-        return None;
+/// `ParamType::Generic(k)` for the k-th generic type parameter, else `Fixed(dtype)`.
+fn param_type(t: &Typed, generics: &[Generic]) -> TokenStream {
+    if let Ty::Param(k) = t.ty {
+        let k = k as u8;
+        return quote!(__cuprum::elementwise::ParamType::Generic(#k));
     }
-    let syn::PathArguments::AngleBracketed(a) = &last.arguments else { return None };
-    match a.args.first() {
-        Some(syn::GenericArgument::Type(t)) if a.args.len() == 1 => Some(t.clone()),
-        _ => None,
-    }
-}
-
-fn classify(ty: &syn::Type) -> (Kind, syn::Type) {
-    if let Some(elem) = raw_elem(ty) {
-        return (Kind::Raw, elem);
-    }
-    if let syn::Type::Reference(r) = ty {
-        if r.mutability.is_some() {
-            return (Kind::InOut, (*r.elem).clone());
-        }
-    }
-    (Kind::In, ty.clone())
-}
-
-/// `ParamType::Generic(k)` when `ty` is the k-th generic type parameter, else `Fixed(dtype)`.
-fn param_type(ty: &syn::Type, generics: &[syn::Ident]) -> TokenStream {
-    if let syn::Type::Path(p) = ty {
-        if p.qself.is_none() {
-            if let Some(id) = p.path.get_ident() {
-                if let Some(k) = generics.iter().position(|g| g == id) {
-                    let k = k as u8;
-                    return quote!(__cuprum::elementwise::ParamType::Generic(#k));
-                }
-            }
-        }
-    }
+    let ty = rust_types::named(t, generics);
     quote!(__cuprum::elementwise::ParamType::Fixed(<#ty as __cuprum::Element>::ELEM))
 }
 
-/// Whether `ty` names a `#[device]` struct: a plain path that is neither a generic parameter nor
-/// a dtype (the front end has checked that such a name is a struct of the file).
-fn is_struct(ty: &syn::Type, generics: &[syn::Ident]) -> bool {
-    match ty {
-        syn::Type::Path(p) if p.qself.is_none() => {
-            !p.path.get_ident().is_some_and(|id| generics.contains(id)) && crate::front::dtype_of_path(&p.path).is_none()
-        }
-        _ => false,
-    }
-}
-
 /// `mod NAME { statics; SIGNATURE; kernel(); call..; }`.
-pub(super) fn call_module(f: &syn::ItemFn, unit: &UnitInfo) -> TokenStream {
+pub(super) fn call_module(f: &syn::ItemFn, checked: &Checked, unit: &UnitInfo) -> TokenStream {
     let name = &f.sig.ident;
     let name_str = name.to_string();
     let vis = &f.vis;
+    let private = checked.attr.private_path();
     let statics = super::kernel_statics("elementwise", &name_str, unit);
 
     // Generic parameters keep their bounds and are also `Scalar` (their dtype picks the instance).
     let mut generics = f.sig.generics.clone();
-    let mut generic_names = Vec::new();
     let mut dtypes = Vec::new();
     for gp in generics.params.iter_mut() {
         if let syn::GenericParam::Type(tp) = gp {
             tp.bounds.push(syn::parse_quote!(__cuprum::Scalar));
             let t = &tp.ident;
-            generic_names.push(t.clone());
             dtypes.push(quote!(<#t as __cuprum::Scalar>::DTYPE));
         }
     }
+    let item_generics = &checked.item.generics;
 
     let mut taken: Vec<String> = Vec::new();
     let mut params = Vec::new(); // call parameters (`x: impl Into<Input<'a, T>>`)
@@ -121,18 +71,14 @@ pub(super) fn call_module(f: &syn::ItemFn, unit: &UnitInfo) -> TokenStream {
     let mut shape_args = Vec::new(); // the same, for the shape (shared borrows)
     let mut sig = Vec::new();
     let mut has_input = false;
-    for (k, input) in f.sig.inputs.iter().enumerate() {
-        let syn::FnArg::Typed(pt) = input else { continue };
-        let ident = match &*pt.pat {
-            syn::Pat::Ident(p) => p.ident.clone(),
-            _ => format_ident!("arg{}", k),
-        };
+    for p in &checked.sig.params {
+        let ident = &p.name;
         let ident_str = ident.to_string();
         taken.push(ident_str.clone());
-        let (kind, elem) = classify(&pt.ty);
-        let pty = param_type(&elem, &generic_names);
-        match kind {
-            Kind::In if is_struct(&elem, &generic_names) => {
+        let elem = rust_types::named(&p.elem, item_generics);
+        let pty = param_type(&p.elem, item_generics);
+        match p.role {
+            Role::Struct => {
                 // Struct elements come from arrays only (a host struct value is not broadcast).
                 has_input = true;
                 params.push(quote!(#ident: &'a __cuprum::Array<#elem>));
@@ -140,7 +86,7 @@ pub(super) fn call_module(f: &syn::ItemFn, unit: &UnitInfo) -> TokenStream {
                 shape_args.push(quote!(__cuprum::elementwise::Arg::input(#ident)));
                 sig.push(quote!(__cuprum::elementwise::Param::new(#ident_str, __cuprum::elementwise::Role::In, #pty)));
             }
-            Kind::In => {
+            Role::Scalar => {
                 has_input = true;
                 params.push(quote!(#ident: impl ::core::convert::Into<__cuprum::elementwise::Input<'a, #elem>>));
                 converts.push(quote!(let #ident: __cuprum::elementwise::Input<'a, #elem> = #ident.into();));
@@ -148,30 +94,25 @@ pub(super) fn call_module(f: &syn::ItemFn, unit: &UnitInfo) -> TokenStream {
                 shape_args.push(quote!(#ident.arg()));
                 sig.push(quote!(__cuprum::elementwise::Param::new(#ident_str, __cuprum::elementwise::Role::In, #pty)));
             }
-            Kind::Raw => {
+            Role::Raw => {
                 params.push(quote!(#ident: &__cuprum::Array<#elem>));
                 args.push(quote!(__cuprum::elementwise::Arg::raw(#ident)));
                 shape_args.push(quote!(__cuprum::elementwise::Arg::raw(#ident)));
                 sig.push(quote!(__cuprum::elementwise::Param::new(#ident_str, __cuprum::elementwise::Role::Raw, #pty)));
             }
-            Kind::InOut => {
+            Role::InOut => {
                 params.push(quote!(#ident: &mut __cuprum::Array<#elem>));
                 args.push(quote!(__cuprum::elementwise::Arg::output(#ident)));
                 shape_args.push(quote!(__cuprum::elementwise::Arg::Out(__cuprum::elementwise::ArrayArg::of(&*#ident))));
                 sig.push(quote!(__cuprum::elementwise::Param::new(#ident_str, __cuprum::elementwise::Role::InOut, #pty)));
             }
+            Role::Slice { .. } | Role::View { .. } => unreachable!("`valid` rejects slices and views in elementwise kernels"),
         }
         forward.push(quote!(#ident));
     }
 
     // Returned outputs.
-    let outs: Vec<syn::Type> = match &f.sig.output {
-        syn::ReturnType::Default => Vec::new(),
-        syn::ReturnType::Type(_, t) => match &**t {
-            syn::Type::Tuple(tt) => tt.elems.iter().cloned().collect(),
-            t => vec![t.clone()],
-        },
-    };
+    let outs: Vec<TokenStream> = checked.sig.outputs.iter().map(|t| rust_types::named(t, item_generics)).collect();
     let fresh = |base: String, taken: &[String]| {
         let mut n = base;
         while taken.contains(&n) {
@@ -182,12 +123,12 @@ pub(super) fn call_module(f: &syn::ItemFn, unit: &UnitInfo) -> TokenStream {
     let mut out_idents = Vec::new();
     let mut out_params = Vec::new();
     let mut out_allocs = Vec::new();
-    for (k, t) in outs.iter().enumerate() {
+    for (k, (t, typed)) in outs.iter().zip(&checked.sig.outputs).enumerate() {
         let base = if outs.len() == 1 { "out".to_string() } else { format!("out{k}") };
         let n = fresh(base, &taken);
         taken.push(n.clone());
         let id = format_ident!("{}", n);
-        let pty = param_type(t, &generic_names);
+        let pty = param_type(typed, item_generics);
         sig.push(quote!(__cuprum::elementwise::Param::new(#n, __cuprum::elementwise::Role::Out, #pty)));
         out_params.push(quote!(#id: &mut __cuprum::Array<#t>));
         args.push(quote!(__cuprum::elementwise::Arg::output(#id)));
@@ -293,7 +234,7 @@ pub(super) fn call_module(f: &syn::ItemFn, unit: &UnitInfo) -> TokenStream {
         #[allow(non_snake_case, unused_imports, unused_mut, clippy::too_many_arguments, clippy::needless_lifetimes)]
         #vis mod #name {
             use super::*;
-            use ::cuprum::__private as __cuprum;
+            use #private as __cuprum;
 
             #statics
 

@@ -13,12 +13,16 @@
 //! - the typed entry points of the kernel's kind (`rawkernel::launch_module`,
 //!   `elementwise::call_module`).
 //!
-//! Generated code reaches the runtime only through `::cuprum::__private`.
+//! Generated code reaches the runtime only through `<crate>::__private` (`crate = path` on the
+//! attribute; `::cuprum` by default), aliased `__cuprum` inside the module.
 
 mod elementwise;
 mod rawkernel;
 mod reduction;
+mod rust_types;
 mod structs;
+#[cfg(test)]
+mod tests;
 pub mod unit;
 
 use std::path::PathBuf;
@@ -55,22 +59,23 @@ pub fn expand_item(kind: AttrKind, attr: TokenStream, item: TokenStream, cx: &Co
         quote!(#[allow(dead_code)] #f)
     };
     let scope = crate::front::FileScope::for_macro(cx.file.as_deref());
-    if let Err(e) = crate::pipeline::check_fn(kind, attr.clone(), &f, &scope) {
-        out.extend(e.to_compile_error());
+    let checked = match crate::pipeline::check_fn(kind, attr.clone(), &f, &scope) {
+        Ok(c) => c,
+        Err(e) => {
+            out.extend(e.to_compile_error());
+            return out;
+        }
+    };
+    if kind == AttrKind::Device {
         return out;
     }
-    match kind {
-        AttrKind::RawKernel => {
-            let unit = unit::unit_for(cx, || item_source(kind, &attr, &f));
-            out.extend(rawkernel::launch_module(&f, &unit));
-        }
-        AttrKind::Elementwise => {
-            let unit = unit::unit_for(cx, || item_source(kind, &attr, &f));
-            out.extend(elementwise::call_module(&f, &unit));
-        }
-        AttrKind::Reduction => out.extend(reduction::expand(&f, &attr, cx)),
-        AttrKind::Device => {}
-    }
+    let unit = unit::unit_for(cx, || item_source(kind, &attr, &f));
+    out.extend(match kind {
+        AttrKind::RawKernel => rawkernel::launch_module(&f, &checked, &unit),
+        AttrKind::Elementwise => elementwise::call_module(&f, &checked, &unit),
+        AttrKind::Reduction => reduction::reduction_module(&f, &checked, &unit),
+        AttrKind::Device => unreachable!("returned above"),
+    });
     out
 }
 
@@ -80,29 +85,40 @@ fn item_source(kind: AttrKind, attr: &TokenStream, f: &syn::ItemFn) -> String {
     quote!(#[#attr_name(#attr)] #f).to_string()
 }
 
-/// The statics every kernel module starts with: its unit, its `registry::Kernel`, its inventory
-/// entry.
+/// The statics every kernel module starts with: its `registry::Kernel` and its inventory entry,
+/// and, in the file's owner kernel only, the unit (source and fat binary, embedded once per file)
+/// with its entry in the runtime's unit table. The file's other kernels find the unit by id.
 fn kernel_statics(kind: &str, name: &str, unit: &unit::UnitInfo) -> TokenStream {
     let file = &unit.file;
-    let source = &unit.source;
-    let fast_math = unit.fast_math;
-    let fatbin = match &unit.fatbin {
-        Some(p) => {
-            let p = p.display().to_string();
-            quote!(::core::option::Option::Some(include_bytes!(#p)))
+    let id = unit.id();
+    let kernel = if unit.embeds(name) {
+        let source = &unit.source;
+        let fast_math = unit.fast_math;
+        let fatbin = match &unit.fatbin {
+            Some(p) => {
+                let p = p.display().to_string();
+                quote!(::core::option::Option::Some(include_bytes!(#p)))
+            }
+            None => quote!(::core::option::Option::None),
+        };
+        let targets = &unit.targets;
+        let precompiled = &unit.precompiled;
+        quote! {
+            static __CUPRUM_UNIT: __cuprum::registry::KernelUnit = __cuprum::registry::KernelUnit::new(
+                #id, #file, #source, #fast_math, #fatbin, &[#(#targets),*], &[#(#precompiled),*],
+            );
+            __cuprum::inventory::submit! { __cuprum::registry::UnitEntry(&__CUPRUM_UNIT) }
+            static __CUPRUM_KERNEL: __cuprum::registry::Kernel =
+                __cuprum::registry::Kernel::new(&__CUPRUM_UNIT, #kind, #name);
         }
-        None => quote!(::core::option::Option::None),
+    } else {
+        quote! {
+            static __CUPRUM_KERNEL: __cuprum::registry::Kernel =
+                __cuprum::registry::Kernel::shared(#id, #file, #kind, #name);
+        }
     };
-    let targets = &unit.targets;
-    let precompiled = &unit.precompiled;
     quote! {
-        static __CUPRUM_UNIT: __cuprum::registry::KernelUnit = __cuprum::registry::KernelUnit::new(
-            #file, #source, #fast_math, #fatbin, &[#(#targets),*], &[#(#precompiled),*],
-        );
-        static __CUPRUM_KERNEL: __cuprum::registry::Kernel =
-            __cuprum::registry::Kernel::new(&__CUPRUM_UNIT, #kind, #name);
-        __cuprum::inventory::submit! {
-            __cuprum::registry::KernelEntry { kind: #kind, name: #name, unit: &__CUPRUM_UNIT }
-        }
+        #kernel
+        __cuprum::inventory::submit! { __cuprum::registry::KernelEntry { kernel: &__CUPRUM_KERNEL } }
     }
 }

@@ -13,48 +13,16 @@
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
+use super::rust_types;
 use super::unit::UnitInfo;
-
-enum ParamKind {
-    Slice { elem: syn::Type, mutable: bool },
-    View { elem: syn::Type, ndim: syn::Expr, mutable: bool },
-    Value(syn::Type),
-}
-
-fn classify(ty: &syn::Type) -> ParamKind {
-    if let syn::Type::Reference(r) = ty {
-        if let syn::Type::Slice(s) = &*r.elem {
-            return ParamKind::Slice { elem: (*s.elem).clone(), mutable: r.mutability.is_some() };
-        }
-    }
-    if let syn::Type::Path(p) = ty {
-        if let Some(last) = p.path.segments.last() {
-            let mutable = match last.ident.to_string().as_str() {
-                "View" => Some(false),
-                "ViewMut" => Some(true),
-                _ => None,
-            };
-            if let (Some(mutable), syn::PathArguments::AngleBracketed(a)) = (mutable, &last.arguments) {
-                let mut args = a.args.iter();
-                if let (Some(syn::GenericArgument::Type(elem)), Some(n)) = (args.next(), args.next()) {
-                    let ndim = match n {
-                        syn::GenericArgument::Const(e) => e.clone(),
-                        syn::GenericArgument::Type(t) => syn::parse_quote!(#t),
-                        _ => syn::parse_quote!(0),
-                    };
-                    return ParamKind::View { elem: elem.clone(), ndim, mutable };
-                }
-            }
-        }
-    }
-    ParamKind::Value(ty.clone())
-}
+use crate::pipeline::{Checked, Role};
 
 /// `mod NAME { statics; pub fn launch(..) }`.
-pub(super) fn launch_module(f: &syn::ItemFn, unit: &UnitInfo) -> TokenStream {
+pub(super) fn launch_module(f: &syn::ItemFn, checked: &Checked, unit: &UnitInfo) -> TokenStream {
     let name = &f.sig.ident;
     let name_str = name.to_string();
     let vis = &f.vis;
+    let private = checked.attr.private_path();
     let statics = super::kernel_statics("rawkernel", &name_str, unit);
 
     let mut params = Vec::new();
@@ -63,34 +31,33 @@ pub(super) fn launch_module(f: &syn::ItemFn, unit: &UnitInfo) -> TokenStream {
     let mut taken = Vec::new();
     // Array arguments for the read-only check: (name, ident, is a `&[T]`, is writable).
     let mut arrays: Vec<(String, syn::Ident, bool, bool)> = Vec::new();
-    for (k, input) in f.sig.inputs.iter().enumerate() {
-        let syn::FnArg::Typed(pt) = input else { continue };
-        let ident = match &*pt.pat {
-            syn::Pat::Ident(p) => p.ident.clone(),
-            _ => format_ident!("arg{}", k),
-        };
+    for (k, p) in checked.sig.params.iter().enumerate() {
+        let ident = &p.name;
         let ident_str = ident.to_string();
         taken.push(ident_str.clone());
         let value = format_ident!("__cuprum_a{}", k);
-        match classify(&pt.ty) {
-            ParamKind::Slice { elem, mutable } => {
+        let elem = rust_types::named(&p.elem, &checked.item.generics);
+        match p.role {
+            Role::Slice { mutable } => {
                 let m = mutable.then(|| quote!(mut));
                 params.push(quote!(#ident: &#m __cuprum::Array<#elem>));
                 converts.push(quote!(let #value = __cuprum::registry::slice_arg(#name_str, #ident_str, #ident, __device)?;));
                 passed.push(quote!(#value));
                 arrays.push((ident_str.clone(), ident.clone(), !mutable, mutable));
             }
-            ParamKind::View { elem, ndim, mutable } => {
+            Role::View { ndim, mutable } => {
                 let m = mutable.then(|| quote!(mut));
+                let ndim = proc_macro2::Literal::u32_unsuffixed(ndim);
                 params.push(quote!(#ident: &#m __cuprum::Array<#elem>));
                 converts.push(quote!(let #value = __cuprum::registry::view_arg::<#elem, { #ndim }>(#name_str, #ident_str, #ident, __device)?;));
                 passed.push(quote!(#value));
                 arrays.push((ident_str.clone(), ident.clone(), false, mutable));
             }
-            ParamKind::Value(ty) => {
-                params.push(quote!(#ident: #ty));
+            Role::Scalar | Role::Struct => {
+                params.push(quote!(#ident: #elem));
                 passed.push(quote!(#ident));
             }
+            Role::Raw | Role::InOut => unreachable!("`valid` rejects `Raw<T>` and `&mut T` in raw kernels"),
         }
     }
     // `&[T]` arguments are read through the read-only data cache: check Rust's aliasing rule for
@@ -131,7 +98,7 @@ pub(super) fn launch_module(f: &syn::ItemFn, unit: &UnitInfo) -> TokenStream {
         #[allow(non_snake_case, unused_imports, clippy::too_many_arguments)]
         #vis mod #name {
             use super::*;
-            use ::cuprum::__private as __cuprum;
+            use #private as __cuprum;
 
             #statics
 

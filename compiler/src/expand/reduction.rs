@@ -13,57 +13,13 @@
 //! checker found it. Generic parameters are inferred from the arguments; their dtypes pick the
 //! instance.
 
-use proc_macro2::{Span, TokenStream, TokenTree};
+use proc_macro2::{TokenStream, TokenTree};
 use quote::{format_ident, quote};
 
+use super::rust_types;
 use super::unit::UnitInfo;
-use crate::diag::Diagnostics;
-use crate::dtype::DType;
-use crate::front::{self, AttrKind};
-use crate::ir::{ItemKind, Ty};
-
-/// The types the expansion needs from the type checker: the accumulator's and the output's.
-struct PartTypes {
-    acc: TokenStream,
-    out: TokenStream,
-}
-
-/// Rust tokens for a checked type (generic parameters by name, the non-primitive dtypes through
-/// `__cuprum`); `None` for a type a reduction's accumulator or output cannot have.
-fn ty_tokens(t: &Ty, generics: &[syn::Ident]) -> Option<TokenStream> {
-    match t {
-        Ty::Param(k) => generics.get(*k as usize).map(|g| quote!(#g)),
-        Ty::Scalar(d) => Some(match d {
-            DType::F16 => quote!(__cuprum::lang::prelude::f16),
-            DType::BF16 => quote!(__cuprum::lang::prelude::bf16),
-            DType::C32 => quote!(__cuprum::lang::prelude::Complex<f32>),
-            DType::C64 => quote!(__cuprum::lang::prelude::Complex<f64>),
-            d => {
-                let i = syn::Ident::new(d.rust_name(), Span::call_site());
-                quote!(#i)
-            }
-        }),
-        _ => None,
-    }
-}
-
-/// Lowers and type-checks the (already checked, clean) item again to read the accumulator and
-/// post-map types.
-fn part_types(attr: &TokenStream, f: &syn::ItemFn, generics: &[syn::Ident]) -> Option<PartTypes> {
-    let mut diags = Diagnostics::new();
-    let scope = front::FileScope::default();
-    let item = front::lower_item(AttrKind::Reduction, attr.clone(), Span::call_site(), f, &scope, &mut diags)?;
-    let module = crate::ir::Module { items: vec![item], structs: Vec::new() };
-    let types = crate::typeck::check(&module, &mut diags).pop()?;
-    let item = &module.items[0];
-    let ItemKind::Reduction(parts) = &item.kind else { return None };
-    let acc_ty = types.acc.clone().unwrap_or_else(|| item.ret.clone());
-    let out_ty = match &parts.post {
-        Some(p) => types.of(&p.body).clone(),
-        None => acc_ty.clone(),
-    };
-    Some(PartTypes { acc: ty_tokens(&acc_ty, generics)?, out: ty_tokens(&out_ty, generics)? })
-}
+use crate::ir::{ItemKind, LocalId, Ty};
+use crate::pipeline::{Checked, Role};
 
 /// Whether `ident` occurs anywhere in `tokens`.
 fn mentions(tokens: &TokenStream, ident: &syn::Ident) -> bool {
@@ -74,94 +30,32 @@ fn mentions(tokens: &TokenStream, ident: &syn::Ident) -> bool {
     })
 }
 
-/// The attribute's `name = value` arguments that the host parts need.
-#[derive(Default)]
-struct HostParts {
-    identity: Option<syn::Expr>,
-    reduce: Option<syn::ExprClosure>,
-    post: Option<syn::ExprClosure>,
-}
-
-/// One `name = value` argument; `instances` and `acc` take types (`acc = Complex<f32>` is not
-/// an expression), the others expressions. The front end has checked the arguments already.
-struct NamedArg {
-    name: syn::Ident,
-    value: Option<syn::Expr>,
-}
-
-impl syn::parse::Parse for NamedArg {
-    fn parse(input: syn::parse::ParseStream) -> syn::Result<Self> {
-        let name: syn::Ident = input.parse()?;
-        if !input.peek(syn::Token![=]) {
-            return Ok(NamedArg { name, value: None });
-        }
-        input.parse::<syn::Token![=]>()?;
-        match name.to_string().as_str() {
-            "instances" => {
-                let content;
-                syn::bracketed!(content in input);
-                content.parse::<TokenStream>()?;
-                Ok(NamedArg { name, value: None })
-            }
-            "acc" => {
-                input.parse::<syn::Type>()?;
-                Ok(NamedArg { name, value: None })
-            }
-            _ => Ok(NamedArg { name, value: Some(input.parse()?) }),
-        }
-    }
-}
-
-fn host_parts(attr: &TokenStream) -> HostParts {
-    let mut out = HostParts::default();
-    let parser = syn::punctuated::Punctuated::<NamedArg, syn::Token![,]>::parse_terminated;
-    let Ok(list) = syn::parse::Parser::parse2(parser, attr.clone()) else { return out };
-    for arg in list {
-        match (arg.name.to_string().as_str(), arg.value) {
-            ("identity", Some(v)) => out.identity = Some(v),
-            ("reduce", Some(syn::Expr::Closure(c))) => out.reduce = Some(c),
-            ("post", Some(syn::Expr::Closure(c))) => out.post = Some(c),
-            _ => {}
-        }
-    }
-    out
-}
-
-/// The name of a closure parameter (`a` or `a: f64`).
-fn closure_param(p: &syn::Pat) -> Option<syn::Ident> {
-    match p {
-        syn::Pat::Ident(pi) => Some(pi.ident.clone()),
-        syn::Pat::Type(pt) => closure_param(&pt.pat),
-        _ => None,
-    }
-}
-
-/// The module of a clean `#[reduction]` item, with the translation unit of its file.
-pub(super) fn expand(f: &syn::ItemFn, attr: &TokenStream, cx: &super::Context) -> TokenStream {
-    let unit = super::unit::unit_for(cx, || super::item_source(AttrKind::Reduction, attr, f));
-    reduction_module(f, attr, &unit)
-}
-
 /// `mod NAME { statics; host parts; pub fn call(..) -> ReductionCall }`.
-pub(super) fn reduction_module(f: &syn::ItemFn, attr: &TokenStream, unit: &UnitInfo) -> TokenStream {
+pub(super) fn reduction_module(f: &syn::ItemFn, checked: &Checked, unit: &UnitInfo) -> TokenStream {
     let name = &f.sig.ident;
     let name_str = name.to_string();
     let vis = &f.vis;
+    let private = checked.attr.private_path();
     let statics = super::kernel_statics("reduction", &name_str, unit);
 
     // Generic parameters keep their bounds and are also `Scalar` (their dtype picks the instance).
     let mut generics = f.sig.generics.clone();
     let mut dtypes = Vec::new();
-    let mut idents = Vec::new();
     for gp in generics.params.iter_mut() {
         if let syn::GenericParam::Type(tp) = gp {
             tp.bounds.push(syn::parse_quote!(__cuprum::Scalar));
             let t = &tp.ident;
-            idents.push(t.clone());
             dtypes.push(quote!(<#t as __cuprum::Scalar>::DTYPE));
         }
     }
-    let Some(PartTypes { acc, out }) = part_types(attr, f, &idents) else {
+    let item = &checked.item;
+    let (ItemKind::Reduction(parts), Some(types)) = (&item.kind, checked.reduction_types()) else {
+        return quote!(::core::compile_error!("cuprum: a reduction without its parts; report this as a cuprum bug"););
+    };
+    // The accumulator and the output are scalars or generic parameters (a part typed `Ty::Error`
+    // calls a function this check cannot see).
+    let number = |t: &Ty| matches!(t, Ty::Scalar(_) | Ty::Param(_)).then(|| rust_types::checked(t, &item.generics)).flatten();
+    let (Some(acc), Some(out)) = (number(&types.acc), number(&types.out)) else {
         let msg = format!("cuprum: could not determine the accumulator and output types of reduction `{name_str}`");
         return quote!(::core::compile_error!(#msg););
     };
@@ -170,29 +64,29 @@ pub(super) fn reduction_module(f: &syn::ItemFn, attr: &TokenStream, unit: &UnitI
     // `call`'s parameters: every kernel parameter as an array.
     let mut params = Vec::new();
     let mut args = Vec::new();
-    for (k, input) in f.sig.inputs.iter().enumerate() {
-        let syn::FnArg::Typed(pt) = input else { continue };
-        let ident = match &*pt.pat {
-            syn::Pat::Ident(p) => p.ident.clone(),
-            _ => format_ident!("arg{}", k),
-        };
-        match raw_elem(&pt.ty) {
-            Some(elem) => {
-                params.push(quote!(#ident: &'__a __cuprum::Array<#elem>));
-                args.push(quote!(__cuprum::reduction::Arg::raw(#ident)));
-            }
-            None => {
-                let ty = &pt.ty;
-                params.push(quote!(#ident: &'__a __cuprum::Array<#ty>));
-                args.push(quote!(__cuprum::reduction::Arg::array(#ident)));
-            }
-        }
+    for p in &checked.sig.params {
+        let ident = &p.name;
+        let elem = rust_types::named(&p.elem, &item.generics);
+        params.push(quote!(#ident: &'__a __cuprum::Array<#elem>));
+        args.push(match p.role {
+            Role::Raw => quote!(__cuprum::reduction::Arg::raw(#ident)),
+            _ => quote!(__cuprum::reduction::Arg::array(#ident)),
+        });
     }
     let gparams = generics.params.iter();
     let call_generics = quote!(<'__a, #(#gparams),*>);
 
-    // The host parts, each generic over the parameters it mentions.
-    let parts = host_parts(attr);
+    // The host parts, each generic over the parameters it mentions: the attribute's Rust, with
+    // the closures' parameters (locals of the checked item) as the functions' parameters.
+    let attr = &checked.attr;
+    let local = |l: &LocalId| {
+        let name = &item.locals[l.0 as usize].name;
+        syn::Ident::new(&name.text, name.span)
+    };
+    let closure_body = |e: &Option<syn::Expr>| match e {
+        Some(syn::Expr::Closure(c)) => Some(c.body.clone()),
+        _ => None,
+    };
     let host_fn = |fn_name: &str, inputs: TokenStream, ret: &TokenStream, body: TokenStream, doc: String| {
         let fn_name = format_ident!("{}", fn_name);
         let all = quote!(#inputs #ret #body);
@@ -213,8 +107,8 @@ pub(super) fn reduction_module(f: &syn::ItemFn, attr: &TokenStream, unit: &UnitI
             pub fn #fn_name #g (#inputs) -> #ret #where_clause { #body }
         }
     };
-    let has_identity = parts.identity.is_some();
-    let identity_fn = parts.identity.as_ref().map(|e| {
+    let has_identity = attr.identity.is_some();
+    let identity_fn = attr.identity.as_ref().map(|e| {
         host_fn(
             "identity_host",
             quote!(),
@@ -223,9 +117,8 @@ pub(super) fn reduction_module(f: &syn::ItemFn, attr: &TokenStream, unit: &UnitI
             format!("The identity of `{name_str}` on the host (the attribute's `identity`)."),
         )
     });
-    let reduce_fn = parts.reduce.as_ref().and_then(|c| {
-        let (a, b) = (closure_param(c.inputs.first()?)?, closure_param(c.inputs.get(1)?)?);
-        let body = &c.body;
+    let reduce_fn = closure_body(&attr.reduce).and_then(|body| {
+        let (a, b) = (local(parts.reduce.params.first()?), local(parts.reduce.params.get(1)?));
         Some(host_fn(
             "reduce_host",
             quote!(#a: #acc, #b: #acc),
@@ -234,9 +127,8 @@ pub(super) fn reduction_module(f: &syn::ItemFn, attr: &TokenStream, unit: &UnitI
             format!("The reduce function of `{name_str}` on the host (the attribute's `reduce`)."),
         ))
     });
-    let post_fn = match &parts.post {
-        Some(c) => c.inputs.first().and_then(closure_param).map(|a| {
-            let body = &c.body;
+    let post_fn = match (&parts.post, closure_body(&attr.post)) {
+        (Some(c), Some(body)) => c.params.first().map(local).map(|a| {
             host_fn(
                 "post_host",
                 quote!(#a: #acc),
@@ -245,7 +137,7 @@ pub(super) fn reduction_module(f: &syn::ItemFn, attr: &TokenStream, unit: &UnitI
                 format!("The post-map of `{name_str}` on the host (the attribute's `post`)."),
             )
         }),
-        None => Some(host_fn(
+        _ => Some(host_fn(
             "post_host",
             quote!(a: #acc),
             &out,
@@ -270,7 +162,7 @@ pub(super) fn reduction_module(f: &syn::ItemFn, attr: &TokenStream, unit: &UnitI
         #[allow(non_snake_case, unused_imports, unused_variables, clippy::too_many_arguments)]
         #vis mod #name {
             use super::*;
-            use ::cuprum::__private as __cuprum;
+            use #private as __cuprum;
 
             #statics
 
@@ -310,19 +202,5 @@ pub(super) fn reduction_module(f: &syn::ItemFn, attr: &TokenStream, unit: &UnitI
                 }
             }
         }
-    }
-}
-
-/// `T` of a `Raw<T>` parameter type.
-fn raw_elem(ty: &syn::Type) -> Option<syn::Type> {
-    let syn::Type::Path(p) = ty else { return None };
-    let last = p.path.segments.last()?;
-    if last.ident != "Raw" {
-        return None;
-    }
-    let syn::PathArguments::AngleBracketed(a) = &last.arguments else { return None };
-    match a.args.first()? {
-        syn::GenericArgument::Type(t) => Some(t.clone()),
-        _ => None,
     }
 }

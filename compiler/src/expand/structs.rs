@@ -11,15 +11,19 @@ use proc_macro2::TokenStream;
 use quote::{quote, ToTokens};
 
 use crate::diag::Diagnostics;
-use crate::front::{self, FileScope};
+use crate::front::{self, AttrKind, FileScope};
 use crate::layout;
 
 pub(super) fn expand(s: &syn::ItemStruct, attr: &TokenStream, cx: &super::Context) -> TokenStream {
     let mut out = s.to_token_stream();
     let mut diags = Diagnostics::new();
-    if !attr.is_empty() {
+    // `crate = path` only.
+    let mut attr_diags = Diagnostics::new();
+    let parsed = front::parse_attr(AttrKind::Device, attr.clone(), proc_macro2::Span::call_site(), &mut attr_diags);
+    if !attr_diags.is_empty() {
         diags.error(syn::spanned::Spanned::span(attr), "`#[device]` on a struct takes no arguments");
     }
+    let private = parsed.private_path();
     let mut scope = FileScope::for_macro(cx.file.as_deref());
     if !scope.has_struct(&s.ident.to_string()) {
         scope.structs.push(s.clone());
@@ -48,7 +52,7 @@ pub(super) fn expand(s: &syn::ItemStruct, attr: &TokenStream, cx: &super::Contex
         #out
         const _: () = {
             fn __cuprum_fields_are_elements() {
-                fn element<T: ::cuprum::__private::Element>() {}
+                fn element<T: #private::Element>() {}
                 #(element::<#field_elems>();)*
             }
             assert!(::core::mem::size_of::<#name>() == #size, #size_msg);
@@ -58,11 +62,11 @@ pub(super) fn expand(s: &syn::ItemStruct, attr: &TokenStream, cx: &super::Contex
         // checks the bound above), and that CUDA C lays it out with no padding, so every field is
         // at the same offset on both sides, there are no uninitialised bytes, and every bit
         // pattern is a valid value; the assertion above checks the size.
-        unsafe impl ::cuprum::__private::DeviceRepr for #name {}
+        unsafe impl #private::DeviceRepr for #name {}
         // SAFETY: as above.
-        unsafe impl ::cuprum::__private::Element for #name {
-            const ELEM: ::cuprum::__private::ElemType = ::cuprum::__private::ElemType::Struct(
-                ::cuprum::__private::StructType { name: #name_str, size: #size, align: #align },
+        unsafe impl #private::Element for #name {
+            const ELEM: #private::ElemType = #private::ElemType::Struct(
+                #private::StructType { name: #name_str, size: #size, align: #align },
             );
         }
     }

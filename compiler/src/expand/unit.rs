@@ -1,6 +1,10 @@
 //! The translation unit a macro-expanded kernel carries: the CUDA C of its whole file (the same
 //! text `cuprum emit` prints and the build crate compiles), and the build crate's fat binary of
 //! that text when it exists.
+//!
+//! A program embeds each unit once: the file's *owner*, its first top-level kernel without a
+//! `#[cfg]`/`#[cfg_attr]` attribute (so it is compiled whenever the file is), embeds the unit and
+//! lists it in the runtime's unit table; the file's other kernels refer to it by id.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -21,6 +25,21 @@ pub struct UnitInfo {
     pub targets: Vec<String>,
     /// Every kernel symbol defined by `source`.
     pub precompiled: Vec<String>,
+    /// The kernel that embeds the unit for the whole file (`None`: the unit is the item alone, or
+    /// no kernel of the file can own it; then every kernel embeds it).
+    pub owner: Option<String>,
+}
+
+impl UnitInfo {
+    /// The unit id ([`mangle::unit_id`] of the source).
+    pub fn id(&self) -> String {
+        mangle::unit_id(&self.source)
+    }
+
+    /// Whether the kernel `name` embeds the unit (else it refers to the owner's by id).
+    pub fn embeds(&self, name: &str) -> bool {
+        self.owner.as_deref().is_none_or(|o| o == name)
+    }
 }
 
 /// The unit of the file that holds `f`: translated whole when the file can be read and
@@ -38,7 +57,7 @@ pub fn unit_for(cx: &super::Context, item_alone: impl FnOnce() -> String) -> Uni
     let file = cx.file.as_ref().map(|p| p.display().to_string()).unwrap_or_else(|| "<macro input>".into());
     let mut info = match crate::compile_source(&item_alone()) {
         Ok(c) => info_of(file, c.unit),
-        Err(_) => UnitInfo { file, source: String::new(), fast_math: false, fatbin: None, targets: Vec::new(), precompiled: Vec::new() },
+        Err(_) => UnitInfo { file, source: String::new(), fast_math: false, fatbin: None, targets: Vec::new(), precompiled: Vec::new(), owner: None },
     };
     attach_fatbin(&mut info, cx.out_dir.as_deref());
     info
@@ -46,7 +65,22 @@ pub fn unit_for(cx: &super::Context, item_alone: impl FnOnce() -> String) -> Uni
 
 fn info_of(file: String, unit: crate::back::cuda::Unit) -> UnitInfo {
     let precompiled = unit.kernels.iter().flat_map(|k| k.instances.iter().map(|(_, s)| s.clone())).collect();
-    UnitInfo { file, source: unit.source, fast_math: unit.fast_math, fatbin: None, targets: Vec::new(), precompiled }
+    UnitInfo { file, source: unit.source, fast_math: unit.fast_math, fatbin: None, targets: Vec::new(), precompiled, owner: None }
+}
+
+/// The file's first top-level kernel (`#[rawkernel]`, `#[elementwise]`, `#[reduction]`) without a
+/// `#[cfg]` or `#[cfg_attr]`, among the kernels the unit defines.
+fn owner(text: &str, unit: &crate::back::cuda::Unit) -> Option<String> {
+    let file = syn::parse_file(text).ok()?;
+    file.items.iter().find_map(|item| {
+        let syn::Item::Fn(f) = item else { return None };
+        let is_kernel = f.attrs.iter().any(|a| {
+            a.path().segments.last().is_some_and(|s| matches!(s.ident.to_string().as_str(), "rawkernel" | "elementwise" | "reduction"))
+        });
+        let conditional = f.attrs.iter().any(|a| a.path().is_ident("cfg") || a.path().is_ident("cfg_attr"));
+        let name = f.sig.ident.to_string();
+        (is_kernel && !conditional && unit.kernels.iter().any(|k| k.name == name)).then_some(name)
+    })
 }
 
 /// Each file is translated once per compiler process, however many kernels it holds.
@@ -60,7 +94,10 @@ fn file_unit(path: &Path) -> Option<Arc<UnitInfo>> {
             return u.clone();
         }
     }
-    let unit = crate::compile_source(&text).ok().map(|c| Arc::new(info_of(path.display().to_string(), c.unit)));
+    let unit = crate::compile_source(&text).ok().map(|c| {
+        let owner = owner(&text, &c.unit);
+        Arc::new(UnitInfo { owner, ..info_of(path.display().to_string(), c.unit) })
+    });
     units.insert(path.to_path_buf(), (text, unit.clone()));
     unit
 }

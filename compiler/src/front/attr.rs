@@ -6,6 +6,9 @@
 //!   several parameters take every combination.
 //! - `#[rawkernel(fast_math)]`: compile with fast-math.
 //! - `#[reduction(identity = 0, reduce = |a, b| a + b, post = |a| a.sqrt(), acc = f64)]`.
+//! - every attribute, `#[device]` structs included: `crate = path` (or `crate = "path"`, as serde
+//!   spells it) names the crate whose `__private` module the generated code reaches the runtime
+//!   through; `::cuprum` by default, so that a crate other than the facade can use the macros.
 
 use proc_macro2::{Span, TokenStream};
 use syn::parse::{Parse, ParseStream};
@@ -20,7 +23,7 @@ use crate::ir::{Closure, Generic, ReductionParts};
 use crate::lang;
 
 /// The parsed attribute arguments, before lowering.
-#[derive(Default)]
+#[derive(Debug, Default)]
 pub struct KernelAttr {
     pub fast_math: bool,
     /// The listed instances (each a type, or a tuple of types) and the span of `instances`.
@@ -29,7 +32,19 @@ pub struct KernelAttr {
     pub reduce: Option<syn::Expr>,
     pub post: Option<syn::Expr>,
     pub acc: Option<syn::Type>,
+    /// `crate = path`.
+    pub krate: Option<syn::Path>,
     pub span: Option<Span>,
+}
+
+impl KernelAttr {
+    /// The path the generated code reaches the runtime through: `<crate>::__private`.
+    pub fn private_path(&self) -> TokenStream {
+        match &self.krate {
+            Some(p) => quote::quote!(#p::__private),
+            None => quote::quote!(::cuprum::__private),
+        }
+    }
 }
 
 /// An argument's value: types for `instances` and `acc` (so that `Complex<f32>` parses), an
@@ -38,6 +53,7 @@ enum Value {
     Expr(syn::Expr),
     Types(Vec<syn::Type>),
     Type(syn::Type),
+    Path(syn::Path),
 }
 
 struct Arg {
@@ -47,7 +63,8 @@ struct Arg {
 
 impl Parse for Arg {
     fn parse(input: ParseStream) -> syn::Result<Self> {
-        let name: syn::Ident = input.parse()?;
+        // `crate` is a keyword.
+        let name = syn::ext::IdentExt::parse_any(input)?;
         if !input.peek(syn::Token![=]) {
             return Ok(Arg { name, value: None });
         }
@@ -65,12 +82,23 @@ impl Parse for Arg {
                 return Err(syn::Error::new_spanned(e, "`instances` takes a list of types: `instances = [f32, f64]`"));
             }
             "acc" => Value::Type(input.parse().map_err(|e| syn::Error::new(e.span(), "`acc` takes a type: `acc = f64`"))?),
+            "crate" => {
+                let expected = |e: syn::Error| syn::Error::new(e.span(), "`crate` takes a path: `crate = ::cuprum`");
+                let path = if input.peek(syn::LitStr) {
+                    input.parse::<syn::LitStr>()?.parse_with(syn::Path::parse_mod_style).map_err(expected)?
+                } else {
+                    input.call(syn::Path::parse_mod_style).map_err(expected)?
+                };
+                Value::Path(path)
+            }
             _ => Value::Expr(input.parse()?),
         };
         Ok(Arg { name, value: Some((value, span)) })
     }
 }
 
+/// The arguments of an attribute of `kind` (every error into `diags`). `crate` is taken by every
+/// attribute and named in no hint (it is for crates that wrap cuprum, not for kernels).
 pub fn parse(kind: AttrKind, args: TokenStream, attr_span: Span, diags: &mut Diagnostics) -> KernelAttr {
     let mut out = KernelAttr::default();
     if args.is_empty() {
@@ -93,6 +121,13 @@ pub fn parse(kind: AttrKind, args: TokenStream, attr_span: Span, diags: &mut Dia
     };
     for arg in list {
         let name = arg.name.to_string();
+        if name == "crate" {
+            match arg.value {
+                Some((Value::Path(p), _)) => out.krate = Some(p),
+                _ => diags.error(arg.name.span(), "`crate` needs a value: `crate = ::cuprum`"),
+            }
+            continue;
+        }
         let allowed: &[&str] = match kind {
             AttrKind::Elementwise => &["instances"],
             AttrKind::RawKernel => &["instances", "fast_math"],

@@ -9,7 +9,7 @@ use super::ty::{self, Position};
 use crate::diag::Diagnostics;
 use crate::dtype::DType;
 use crate::ir::*;
-use crate::lang;
+use crate::lang::Intrinsic;
 
 pub struct Lowerer<'d> {
     pub diags: &'d mut Diagnostics,
@@ -395,7 +395,7 @@ impl<'d> Lowerer<'d> {
             if self.generics.contains(&name) {
                 return self.error(span, format!("`{name}` is a type; to make a value of it write `{name}::from_f64(..)`, `{name}::zero()` or `{name}::one()`"));
             }
-            if lang::intrinsic(&name).is_some() {
+            if Intrinsic::from_name(&name).is_some() {
                 return self.error(span, format!("`{name}` is a function; call it: `{name}()`"));
             }
             if name == "None" || name == "Some" {
@@ -492,8 +492,8 @@ impl<'d> Lowerer<'d> {
             let Some((tys, consts)) = self.turbofish(&seg.arguments) else {
                 return self.mk(ExprKind::Error, span);
             };
-            if let Some(intr) = lang::intrinsic(&name) {
-                return self.mk(ExprKind::Call { callee: Callee::Intrinsic { name: intr, tys, consts }, args }, span);
+            if let Some(intrinsic) = Intrinsic::from_name(&name) {
+                return self.mk(ExprKind::Call { callee: Callee::Intrinsic { intrinsic, tys, consts }, args }, span);
             }
             match name.as_str() {
                 "Some" | "Ok" | "Err" => {
@@ -517,7 +517,7 @@ impl<'d> Lowerer<'d> {
                     return self.error(span, format!("`{head}` is not available in kernels (no heap on the GPU); use a `&[T]` / `&mut [T]` argument or a local `[T; N]` array"))
                 }
                 "Complex" if name.text == "new" => {
-                    return self.mk(ExprKind::Call { callee: Callee::Intrinsic { name: "complex_new", tys: Vec::new(), consts: Vec::new() }, args }, span);
+                    return self.mk(ExprKind::Call { callee: Callee::Intrinsic { intrinsic: Intrinsic::ComplexNew, tys: Vec::new(), consts: Vec::new() }, args }, span);
                 }
                 _ => {}
             }
@@ -610,7 +610,7 @@ impl<'d> Lowerer<'d> {
                 }
             }
             if let (Some(re), Some(im)) = (re, im) {
-                let callee = Callee::Intrinsic { name: "complex_new", tys: Vec::new(), consts: Vec::new() };
+                let callee = Callee::Intrinsic { intrinsic: Intrinsic::ComplexNew, tys: Vec::new(), consts: Vec::new() };
                 return self.mk(ExprKind::Call { callee, args: vec![re, im] }, span);
             }
         }

@@ -22,7 +22,7 @@ use crate::diag::Diagnostics;
 use crate::ir::{self, Bound, Generic, Item, ItemKind, Local, LocalId, Module, Name, Param, Ty};
 
 pub use attr::KernelAttr;
-pub use ty::dtype_of_path;
+pub use ty::{dtype_of_path, Leaf, Written};
 
 /// What a kernel sees of its file besides its own tokens: the file's `const` items and its
 /// `use std::f32::consts::..` imports. Under a macro only the item is known (`whole_file` false):
@@ -131,8 +131,8 @@ impl FileScope {
             syn::UseTree::Glob(_) => {
                 if let Some(d) = float(path) {
                     // A glob import never hides a name imported by name, as in Rust.
-                    for c in crate::lang::FLOAT_CONSTS.iter().filter(|c| !matches!(**c, "INFINITY" | "NEG_INFINITY" | "NAN" | "EPSILON" | "MAX" | "MIN" | "MIN_POSITIVE")) {
-                        if !self.named_imports.contains(*c) {
+                    for c in crate::lang::NumConst::ALL.iter().filter(|c| c.in_consts_module()).map(|c| c.rust_name()) {
+                        if !self.named_imports.contains(c) {
                             self.float_consts.insert(c.to_string(), (d, c.to_string()));
                         }
                     }
@@ -203,6 +203,11 @@ pub fn lower_file(file: &syn::File, diags: &mut Diagnostics) -> Module {
     module
 }
 
+/// The arguments of an attribute of `kind`, parsed and checked (every error into `diags`).
+pub fn parse_attr(kind: AttrKind, args: TokenStream, attr_span: Span, diags: &mut Diagnostics) -> KernelAttr {
+    attr::parse(kind, args, attr_span, diags)
+}
+
 /// Lowers one annotated function. `attr_span` is the attribute's (errors about missing arguments
 /// point there). Returns `None` only when nothing usable could be lowered (the errors are in
 /// `diags`).
@@ -214,6 +219,29 @@ pub fn lower_item(
     scope: &FileScope,
     diags: &mut Diagnostics,
 ) -> Option<Item> {
+    lower_kernel(kind, args, attr_span, f, scope, diags).map(|l| l.item)
+}
+
+/// One annotated function lowered, with what the macro's host API needs besides the IR: the
+/// attribute's arguments as parsed (a reduction's host parts are its closures, as Rust) and how
+/// each parameter and the return type were written (spans and `usize` spellings).
+pub struct Lowered {
+    pub item: Item,
+    pub attr: KernelAttr,
+    /// One per `item.params` entry.
+    pub params_written: Vec<Written>,
+    pub ret_written: Written,
+}
+
+/// [`lower_item`], keeping the attribute and the written types.
+pub fn lower_kernel(
+    kind: AttrKind,
+    args: TokenStream,
+    attr_span: Span,
+    f: &syn::ItemFn,
+    scope: &FileScope,
+    diags: &mut Diagnostics,
+) -> Option<Lowered> {
     let attr = attr::parse(kind, args, attr_span, diags);
     let mut cx = expr::Lowerer::new(diags, scope);
     let sig = &f.sig;
@@ -252,6 +280,7 @@ pub fn lower_item(
 
     // Parameters.
     let mut params = Vec::new();
+    let mut params_written = Vec::new();
     cx.push_scope();
     for input in &sig.inputs {
         match input {
@@ -259,7 +288,7 @@ pub fn lower_item(
                 cx.diags.error(r.span(), "kernels are free functions; `self` parameters are not available");
             }
             syn::FnArg::Typed(pt) => {
-                let t = ty::lower(&pt.ty, &cx.generics, scope, ty::Position::Param, cx.diags);
+                let (t, written) = ty::lower_written(&pt.ty, &cx.generics, scope, ty::Position::Param, cx.diags);
                 match &*pt.pat {
                     syn::Pat::Ident(pi) => {
                         if let Some(r) = &pi.by_ref {
@@ -270,6 +299,7 @@ pub fn lower_item(
                             cx.poisoned.insert(local);
                         }
                         params.push(Param { local, ty: t.unwrap_or(Ty::Error), span: pt.span() });
+                        params_written.push(written);
                     }
                     other => {
                         cx.diags.error(other.span(), "kernel parameters must be plain names (`x: f32`)");
@@ -279,10 +309,11 @@ pub fn lower_item(
         }
     }
 
-    let (ret, ret_span) = match &sig.output {
-        syn::ReturnType::Default => (Ty::Unit, sig.ident.span()),
+    let (ret, ret_span, ret_written) = match &sig.output {
+        syn::ReturnType::Default => (Ty::Unit, sig.ident.span(), Written::default()),
         syn::ReturnType::Type(_, t) => {
-            (ty::lower(t, &cx.generics, scope, ty::Position::Return, cx.diags).unwrap_or(Ty::Error), t.span())
+            let (ty, written) = ty::lower_written(t, &cx.generics, scope, ty::Position::Return, cx.diags);
+            (ty.unwrap_or(Ty::Error), t.span(), written)
         }
     };
 
@@ -308,7 +339,7 @@ pub fn lower_item(
     let instances = attr::instances(&attr, &generics, cx.diags);
     let expr_count = cx.next_expr;
     let locals: Vec<Local> = std::mem::take(&mut cx.locals);
-    Some(Item {
+    let item = Item {
         kind: kind_ir,
         name: Name { text: sig.ident.to_string(), span: sig.ident.span() },
         generics,
@@ -320,7 +351,8 @@ pub fn lower_item(
         expr_count,
         instances,
         span: sig.ident.span(),
-    })
+    };
+    Some(Lowered { item, attr, params_written, ret_written })
 }
 
 fn placeholder_closure(cx: &mut expr::Lowerer<'_>) -> ir::Closure {

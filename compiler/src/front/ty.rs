@@ -41,18 +41,72 @@ pub fn dtype_of_path(path: &syn::Path) -> Option<DType> {
 }
 
 pub fn lower(t: &syn::Type, generics: &[String], scope: &FileScope, pos: Position, diags: &mut Diagnostics) -> Option<Ty> {
+    lower_in(t, generics, scope, pos, diags, &mut Written::default())
+}
+
+/// How a type was written, leaf by leaf: one [`Leaf`] per scalar, generic parameter and struct
+/// name, in the order a walk of its [`Ty`] meets them (tuple and array elements in order, the
+/// element of a slice, reference, `Raw` or view). The generated host API names the types the
+/// IR holds with these spans and spellings, so that rustc's messages about them point at the
+/// user's tokens.
+#[derive(Debug, Clone, Default)]
+pub struct Written {
+    pub leaves: Vec<Leaf>,
+}
+
+impl Written {
+    /// How each element of a tuple type written this way was written.
+    pub fn split(&self, elems: &[Ty]) -> Vec<Written> {
+        let mut rest = self.leaves.as_slice();
+        elems
+            .iter()
+            .map(|t| {
+                let (these, others) = rest.split_at(leaf_count(t).min(rest.len()));
+                rest = others;
+                Written { leaves: these.to_vec() }
+            })
+            .collect()
+    }
+}
+
+/// How many leaves a type written by the user has.
+fn leaf_count(t: &Ty) -> usize {
     match t {
-        syn::Type::Paren(p) => lower(&p.elem, generics, scope, pos, diags),
-        syn::Type::Group(g) => lower(&g.elem, generics, scope, pos, diags),
+        Ty::Scalar(_) | Ty::Param(_) | Ty::Struct(_) => 1,
+        Ty::Tuple(ts) => ts.iter().map(leaf_count).sum(),
+        Ty::Ref { inner, .. } => leaf_count(inner),
+        other => other.elem().map_or(0, leaf_count),
+    }
+}
+
+#[derive(Debug, Clone, Copy)]
+pub struct Leaf {
+    pub span: proc_macro2::Span,
+    /// A 64-bit integer written `usize` / `isize` (the same C type; not the same Rust type).
+    pub pointer_sized: bool,
+}
+
+/// [`lower`], also recording how the type was written.
+pub fn lower_written(t: &syn::Type, generics: &[String], scope: &FileScope, pos: Position, diags: &mut Diagnostics) -> (Option<Ty>, Written) {
+    let mut written = Written::default();
+    let ty = lower_in(t, generics, scope, pos, diags, &mut written);
+    (ty, written)
+}
+
+fn lower_in(t: &syn::Type, generics: &[String], scope: &FileScope, pos: Position, diags: &mut Diagnostics, w: &mut Written) -> Option<Ty> {
+    let lower = |t: &syn::Type, pos: Position, diags: &mut Diagnostics, w: &mut Written| lower_in(t, generics, scope, pos, diags, w);
+    match t {
+        syn::Type::Paren(p) => lower(&p.elem, pos, diags, w),
+        syn::Type::Group(g) => lower(&g.elem, pos, diags, w),
         syn::Type::Tuple(tt) => {
             if tt.elems.is_empty() {
                 return Some(Ty::Unit);
             }
-            let elems: Vec<Option<Ty>> = tt.elems.iter().map(|e| lower(e, generics, scope, pos, diags)).collect();
+            let elems: Vec<Option<Ty>> = tt.elems.iter().map(|e| lower(e, pos, diags, w)).collect();
             elems.into_iter().collect::<Option<Vec<_>>>().map(Ty::Tuple)
         }
         syn::Type::Array(a) => {
-            let elem = lower(&a.elem, generics, scope, Position::Local, diags)?;
+            let elem = lower(&a.elem, Position::Local, diags, w)?;
             let len = const_len(&a.len, scope, diags)?;
             Some(Ty::Array(Box::new(elem), len))
         }
@@ -64,11 +118,11 @@ pub fn lower(t: &syn::Type, generics: &[String], scope: &FileScope, pos: Positio
             let mutable = r.mutability.is_some();
             match &*r.elem {
                 syn::Type::Slice(s) => {
-                    let elem = lower(&s.elem, generics, scope, Position::Local, diags)?;
+                    let elem = lower(&s.elem, Position::Local, diags, w)?;
                     Some(Ty::Slice { elem: Box::new(elem), mutable })
                 }
                 syn::Type::Array(a) => {
-                    let elem = lower(&a.elem, generics, scope, Position::Local, diags)?;
+                    let elem = lower(&a.elem, Position::Local, diags, w)?;
                     let len = const_len(&a.len, scope, diags)?;
                     Some(Ty::ArrayRef { elem: Box::new(elem), len, mutable })
                 }
@@ -77,7 +131,7 @@ pub fn lower(t: &syn::Type, generics: &[String], scope: &FileScope, pos: Positio
                     None
                 }
                 inner => {
-                    let inner = lower(inner, generics, scope, Position::Local, diags)?;
+                    let inner = lower(inner, Position::Local, diags, w)?;
                     match inner {
                         // `&Raw<T>` (callable on the host without a move) is the same argument.
                         Ty::Raw(_) if !mutable => Some(inner),
@@ -118,7 +172,7 @@ pub fn lower(t: &syn::Type, generics: &[String], scope: &FileScope, pos: Positio
             diags.error(i.span(), "write the type out; `_` is not allowed here");
             None
         }
-        syn::Type::Path(p) => lower_path(p, generics, scope, diags),
+        syn::Type::Path(p) => lower_path(p, generics, scope, diags, w),
         other => {
             diags.error(other.span(), "this type is not available in kernels");
             None
@@ -126,7 +180,7 @@ pub fn lower(t: &syn::Type, generics: &[String], scope: &FileScope, pos: Positio
     }
 }
 
-fn lower_path(p: &syn::TypePath, generics: &[String], scope: &FileScope, diags: &mut Diagnostics) -> Option<Ty> {
+fn lower_path(p: &syn::TypePath, generics: &[String], scope: &FileScope, diags: &mut Diagnostics, w: &mut Written) -> Option<Ty> {
     if p.qself.is_some() {
         diags.error(p.span(), "qualified paths (`<T as Trait>::X`) are not available in kernels");
         return None;
@@ -134,10 +188,13 @@ fn lower_path(p: &syn::TypePath, generics: &[String], scope: &FileScope, diags: 
     let path = &p.path;
     if let Some(id) = path.get_ident() {
         if let Some(i) = generics.iter().position(|g| id == g) {
+            w.leaves.push(Leaf { span: id.span(), pointer_sized: false });
             return Some(Ty::Param(i as u32));
         }
     }
     if let Some(d) = dtype_of_path(path) {
+        let pointer_sized = path.segments.last().is_some_and(|s| s.ident == "usize" || s.ident == "isize");
+        w.leaves.push(Leaf { span: p.span(), pointer_sized });
         return Some(Ty::Scalar(d));
     }
     let last = path.segments.last()?;
@@ -151,6 +208,7 @@ fn lower_path(p: &syn::TypePath, generics: &[String], scope: &FileScope, diags: 
         }
     };
     if path.segments.len() == 1 && last.arguments.is_empty() && scope.has_struct(&name) {
+        w.leaves.push(Leaf { span: last.ident.span(), pointer_sized: false });
         return Some(Ty::Struct(name));
     }
     match name.as_str() {
@@ -159,7 +217,7 @@ fn lower_path(p: &syn::TypePath, generics: &[String], scope: &FileScope, diags: 
             let args = type_args();
             match args.as_slice() {
                 [syn::GenericArgument::Type(t)] => {
-                    let elem = lower(t, generics, scope, Position::Local, diags)?;
+                    let elem = lower_in(t, generics, scope, Position::Local, diags, w)?;
                     Some(Ty::Raw(Box::new(elem)))
                 }
                 _ => {
@@ -172,7 +230,7 @@ fn lower_path(p: &syn::TypePath, generics: &[String], scope: &FileScope, diags: 
             let args = type_args();
             match args.as_slice() {
                 [syn::GenericArgument::Type(t), syn::GenericArgument::Const(n)] => {
-                    let elem = lower(t, generics, scope, Position::Local, diags)?;
+                    let elem = lower_in(t, generics, scope, Position::Local, diags, w)?;
                     let ndim = const_len(n, scope, diags)? as u32;
                     Some(Ty::View { elem: Box::new(elem), ndim, mutable: name == "ViewMut" })
                 }

@@ -7,29 +7,16 @@ use proc_macro2::Span;
 use super::Checker;
 use crate::dtype::DType;
 use crate::ir::*;
+use crate::lang::{AssocFn, AtomicOp, Intrinsic, NumFn};
 
 const U32: Ty = Ty::Scalar(DType::U32);
-
-/// Which element types CUDA's atomics support, per operation (others: a clear error).
-pub fn atomic_supports(op: &str, d: DType) -> bool {
-    use DType::*;
-    match op {
-        "atomic_add" => matches!(d, I32 | U32 | I64 | U64 | F16 | BF16 | F32 | F64),
-        "atomic_sub" => matches!(d, I32 | U32 | I64 | U64 | F32 | F64),
-        "atomic_exch" | "atomic_cas" => matches!(d, I32 | U32 | I64 | U64 | F32 | F64 | U16),
-        "atomic_min" | "atomic_max" => matches!(d, I32 | U32 | I64 | U64 | F32 | F64),
-        "atomic_inc" | "atomic_dec" => d == U32,
-        "atomic_and" | "atomic_or" | "atomic_xor" => matches!(d, I32 | U32 | I64 | U64),
-        _ => false,
-    }
-}
 
 impl Checker<'_, '_> {
     pub(super) fn call(&mut self, e: &Expr, callee: &Callee, args: &[Expr], expected: Option<&Ty>) -> Ty {
         match callee {
-            Callee::Intrinsic { name, tys, consts } => self.intrinsic(name, tys, consts, args, expected, e.span),
+            Callee::Intrinsic { intrinsic, tys, consts } => self.intrinsic(*intrinsic, tys, consts, args, expected, e.span),
             Callee::Device { name, tys } => self.device_call(e, name, tys, args, expected),
-            Callee::Assoc { ty, name } => self.assoc(ty, name, args, expected, e.span),
+            Callee::Assoc { ty, name } => self.assoc(e.id, ty, name, args, e.span),
         }
     }
 
@@ -49,63 +36,41 @@ impl Checker<'_, '_> {
         self.expect(t, &at, a.span)
     }
 
-    fn intrinsic(&mut self, name: &str, tys: &[Ty], consts: &[u64], args: &[Expr], expected: Option<&Ty>, span: Span) -> Ty {
+    fn intrinsic(&mut self, f: Intrinsic, tys: &[Ty], consts: &[u64], args: &[Expr], expected: Option<&Ty>, span: Span) -> Ty {
+        use Intrinsic::*;
         let dim_tuple = |n: usize| if n == 1 { U32 } else { Ty::Tuple(vec![U32; n]) };
-        match name {
-            "thread_idx" | "block_idx" | "block_dim" | "grid_dim" => {
-                self.arity(name, args, 0, span);
-                Ty::Dim3
-            }
-            "grid_1d" | "grid_size_1d" | "lane_id" | "warp_size" => {
-                self.arity(name, args, 0, span);
-                U32
-            }
-            "grid_2d" | "grid_size_2d" => {
-                self.arity(name, args, 0, span);
-                dim_tuple(2)
-            }
-            "grid_3d" | "grid_size_3d" => {
-                self.arity(name, args, 0, span);
-                dim_tuple(3)
-            }
-            "sync_threads" | "thread_fence" | "thread_fence_block" => {
-                self.arity(name, args, 0, span);
-                Ty::Unit
-            }
-            "sync_warp" => {
-                if self.arity(name, args, 1, span) {
+        // A wrong argument count is reported once; intrinsics whose type does not depend on their
+        // arguments keep it, the others give up.
+        let arity_ok = self.arity(f.rust_name(), args, f.arity(), span);
+        match f {
+            ThreadIdx | BlockIdx | BlockDim | GridDim => Ty::Dim3,
+            Grid1d | GridSize1d | LaneId | WarpSize => U32,
+            Grid2d | GridSize2d => dim_tuple(2),
+            Grid3d | GridSize3d => dim_tuple(3),
+            SyncThreads | ThreadFence | ThreadFenceBlock => Ty::Unit,
+            SyncWarp => {
+                if arity_ok {
                     self.arg(&args[0], &U32);
                 }
                 Ty::Unit
             }
-            "index" | "loop_size" => {
-                self.arity(name, args, 0, span);
-                Ty::Scalar(DType::U64)
-            }
-            "shared_array" => {
-                self.arity(name, args, 0, span);
-                match (tys, consts) {
-                    ([t], [n]) => Ty::ArrayRef { elem: Box::new(t.clone()), len: *n, mutable: true },
-                    _ => {
-                        self.diags.error(span, "write the element type and length: `shared_array::<f32, 256>()`");
-                        Ty::Error
-                    }
+            Index | LoopSize => Ty::Scalar(DType::U64),
+            SharedArray => match (tys, consts) {
+                ([t], [n]) => Ty::ArrayRef { elem: Box::new(t.clone()), len: *n, mutable: true },
+                _ => {
+                    self.diags.error(span, "write the element type and length: `shared_array::<f32, 256>()`");
+                    Ty::Error
                 }
-            }
-            "dynamic_shared" => {
-                self.arity(name, args, 0, span);
-                match tys {
-                    [t] => Ty::Slice { elem: Box::new(t.clone()), mutable: true },
-                    _ => {
-                        self.diags.error(span, "write the element type: `dynamic_shared::<f32>()`");
-                        Ty::Error
-                    }
+            },
+            DynamicShared => match tys {
+                [t] => Ty::Slice { elem: Box::new(t.clone()), mutable: true },
+                _ => {
+                    self.diags.error(span, "write the element type: `dynamic_shared::<f32>()`");
+                    Ty::Error
                 }
-            }
-            "complex_new" => {
-                if !self.arity("Complex::new", args, 2, span) {
-                    return Ty::Error;
-                }
+            },
+            ComplexNew | Atomic(_) | Shuffle(_) if !arity_ok => Ty::Error,
+            ComplexNew => {
                 let part_exp = match expected.map(|t| self.resolve(t)) {
                     Some(Ty::Scalar(d)) if d.is_complex() => Some(Ty::Scalar(d.complex_part().unwrap())),
                     _ => None,
@@ -128,12 +93,8 @@ impl Checker<'_, '_> {
                     }
                 }
             }
-            n if n.starts_with("atomic_") => self.atomic(n, args, span),
-            n if n.starts_with("shfl_") => {
-                let width = n.ends_with("_width");
-                if !self.arity(n, args, if width { 4 } else { 3 }, span) {
-                    return Ty::Error;
-                }
+            Atomic(op) => self.atomic(op, args, span),
+            Shuffle(s) => {
                 self.arg(&args[0], &U32);
                 let vt = self.expr(&args[1], expected);
                 let ok = matches!(self.resolve(&vt), Ty::Scalar(_) | Ty::Param(_) | Ty::IntVar(_) | Ty::FloatVar(_) | Ty::Error);
@@ -142,23 +103,17 @@ impl Checker<'_, '_> {
                     self.diags.error(args[1].span, format!("warp shuffles move scalars, found `{shown}`"));
                 }
                 self.arg(&args[2], &U32);
-                if width {
+                if s.has_width() {
                     self.arg(&args[3], &U32);
                 }
                 vt
             }
-            other => {
-                self.diags.error(span, format!("`{other}` is not callable here"));
-                Ty::Error
-            }
         }
     }
 
-    fn atomic(&mut self, name: &str, args: &[Expr], span: Span) -> Ty {
-        let n = if name == "atomic_cas" { 4 } else { 3 };
-        if !self.arity(name, args, n, span) {
-            return Ty::Error;
-        }
+    /// `atomic_*(array, index, operand..)`, its argument count already checked.
+    fn atomic(&mut self, op: AtomicOp, args: &[Expr], span: Span) -> Ty {
+        let name = op.rust_name();
         let at = self.expr(&args[0], None);
         let elem = match self.resolve(&at) {
             Ty::Slice { elem, mutable: true } | Ty::ArrayRef { elem, mutable: true, .. } => *elem,
@@ -196,27 +151,17 @@ impl Checker<'_, '_> {
             self.arg(a, &elem);
         }
         match self.resolve(&elem) {
-            Ty::Scalar(d) if !atomic_supports(name, d) => {
+            Ty::Scalar(d) if !op.supports(d) => {
                 self.diags.error(span, format!("CUDA has no `{name}` for `{d}`"));
             }
-            Ty::Param(p) => {
-                let need = match name {
-                    "atomic_and" | "atomic_or" | "atomic_xor" => Some(Bound::Int),
-                    "atomic_min" | "atomic_max" => Some(Bound::Real),
-                    "atomic_add" | "atomic_sub" => Some(Bound::Number),
-                    "atomic_inc" | "atomic_dec" => {
-                        self.diags.error(span, format!("`{name}` works on `u32` only"));
-                        None
-                    }
-                    _ => None,
-                };
-                if let Some(b) = need {
-                    if !self.bound_implies(p, b) {
-                        let g = self.item.generics[p as usize].name.text.clone();
-                        self.diags.error(span, format!("`{name}` needs `{g}: {}`", b.name()));
-                    }
+            Ty::Param(p) => match op.generic_bound() {
+                None => self.diags.error(span, format!("`{name}` works on `u32` only")),
+                Some(b) if !self.bound_implies(p, b) => {
+                    let g = self.item.generics[p as usize].name.text.clone();
+                    self.diags.error(span, format!("`{name}` needs `{g}: {}`", b.name()));
                 }
-            }
+                Some(_) => {}
+            },
             _ => {}
         }
         elem
@@ -355,69 +300,66 @@ impl Checker<'_, '_> {
         }
     }
 
-    fn assoc(&mut self, ty: &Ty, name: &Name, args: &[Expr], expected: Option<&Ty>, span: Span) -> Ty {
+    fn assoc(&mut self, id: ExprId, ty: &Ty, name: &Name, args: &[Expr], span: Span) -> Ty {
         let n = name.text.as_str();
         // `Complex::new` is handled as an intrinsic; `Complex` alone reaches here otherwise.
-        let f64_ty = Ty::Scalar(DType::F64);
-        let i64_ty = Ty::Scalar(DType::I64);
-        let _ = expected;
-        if let Some((_, need)) = crate::lang::ASSOC_FNS.iter().find(|(f, _)| *f == n) {
-            let ok = match self.resolve(ty) {
-                Ty::Scalar(d) => need.admits(d),
-                Ty::Param(p) => self.bound_implies(p, *need),
-                _ => false,
-            };
-            if !ok {
-                let shown = self.show(ty);
-                self.diags.error(span, format!("`{shown}::{n}` needs a `{}` type", need.name()));
-            }
-            match n {
-                "from_f64" => {
-                    if self.arity(n, args, 1, span) {
-                        self.arg(&args[0], &f64_ty);
-                    }
-                }
-                "from_i64" => {
-                    if self.arity(n, args, 1, span) {
-                        self.arg(&args[0], &i64_ty);
-                    }
-                }
-                _ => {
-                    self.arity(n, args, 0, span);
-                }
-            }
-            return ty.clone();
-        }
-        match (self.resolve(ty), n) {
-            (Ty::Scalar(d), "from_f32") if d.is_half() => {
-                if self.arity(n, args, 1, span) {
-                    self.arg(&args[0], &Ty::Scalar(DType::F32));
-                }
-                ty.clone()
-            }
-            (Ty::Scalar(d), "from_bits") if matches!(d, DType::F32 | DType::F64 | DType::F16 | DType::BF16) => {
-                let bits = match d {
-                    DType::F32 => DType::U32,
-                    DType::F64 => DType::U64,
-                    _ => DType::U16,
+        let concrete = self.resolve(ty).scalar();
+        let arg = match AssocFn::from_name(n) {
+            Some(f @ AssocFn::Num(num)) => {
+                let need = num.bound();
+                let ok = match self.resolve(ty) {
+                    Ty::Scalar(d) => need.admits(d),
+                    Ty::Param(p) => self.bound_implies(p, need),
+                    _ => false,
                 };
-                if self.arity(n, args, 1, span) {
-                    self.arg(&args[0], &Ty::Scalar(bits));
+                if !ok {
+                    let shown = self.show(ty);
+                    self.diags.error(span, format!("`{shown}::{n}` needs a `{}` type", need.name()));
                 }
-                ty.clone()
+                Some((f, num.arg()))
             }
-            _ => {
-                let shown = self.show(ty);
-                for a in args {
-                    self.expr(a, None);
+            Some(f @ AssocFn::FromF32) if concrete.is_some_and(|d| d.is_half()) => Some((f, Some(DType::F32))),
+            Some(f @ AssocFn::FromBits) if concrete.is_some_and(|d| d.is_float()) => Some((f, concrete.map(bits_of))),
+            Some(AssocFn::FromF32 | AssocFn::FromBits) | None => None,
+        };
+        let Some((f, arg)) = arg else {
+            let shown = self.show(ty);
+            for a in args {
+                self.expr(a, None);
+            }
+            let num: Vec<&str> = NumFn::ALL.iter().map(|f| f.rust_name()).collect();
+            self.diags.error(
+                name.span,
+                format!(
+                    "no function `{n}` on `{shown}` in kernels; available: {} (and {} / {} on float types)",
+                    num.join(", "),
+                    AssocFn::FromF32.rust_name(),
+                    AssocFn::FromBits.rust_name()
+                ),
+            );
+            return Ty::Error;
+        };
+        self.assoc_fns.insert(id.0, f);
+        match arg {
+            Some(d) => {
+                if self.arity(n, args, 1, span) {
+                    self.arg(&args[0], &Ty::Scalar(d));
                 }
-                self.diags.error(
-                    name.span,
-                    format!("no function `{n}` on `{shown}` in kernels; available: zero, one, from_f64, from_i64, min_value, max_value, infinity, neg_infinity, nan, epsilon, pi, e (and from_f32 / from_bits on float types)"),
-                );
-                Ty::Error
+            }
+            None => {
+                self.arity(n, args, 0, span);
             }
         }
+        ty.clone()
+    }
+}
+
+/// The unsigned integer type of a float's width: what `to_bits` returns and `from_bits` takes.
+pub(super) fn bits_of(d: DType) -> DType {
+    match d.size() {
+        8 => DType::U64,
+        4 => DType::U32,
+        _ => DType::U16,
     }
 }
 

@@ -25,6 +25,7 @@ use proc_macro2::Span;
 use crate::diag::Diagnostics;
 use crate::dtype::DType;
 use crate::ir::*;
+use crate::lang::{AssocConst, AssocFn, Method, NumConst, NumFn};
 
 /// The type checker's results for one item (the side table the back end reads).
 #[derive(Debug, Clone, Default)]
@@ -35,6 +36,12 @@ pub struct Types {
     pub locals: Vec<Ty>,
     /// Generic arguments of each device-function call, by the call's `ExprId`.
     pub call_args: HashMap<u32, Vec<Ty>>,
+    /// The method each method call resolved to, by the call's `ExprId`.
+    pub methods: HashMap<u32, Method>,
+    /// The function each associated-function call (`Callee::Assoc`) resolved to, by `ExprId`.
+    pub assoc_fns: HashMap<u32, AssocFn>,
+    /// The constant each `ExprKind::Const` resolved to, by `ExprId`.
+    pub consts: HashMap<u32, AssocConst>,
     /// The accumulator type of a reduction (its map's type unless `acc` was given).
     pub acc: Option<Ty>,
 }
@@ -45,6 +52,18 @@ impl Types {
     }
     pub fn local(&self, l: LocalId) -> &Ty {
         &self.locals[l.0 as usize]
+    }
+    /// The method of a checked method call.
+    pub fn method(&self, call: &Expr) -> Method {
+        *self.methods.get(&call.id.0).expect("the type checker resolves every method call")
+    }
+    /// The function of a checked `Callee::Assoc` call.
+    pub fn assoc_fn(&self, call: &Expr) -> AssocFn {
+        *self.assoc_fns.get(&call.id.0).expect("the type checker resolves every associated function")
+    }
+    /// The constant of a checked `ExprKind::Const`.
+    pub fn constant(&self, e: &Expr) -> AssocConst {
+        *self.consts.get(&e.id.0).expect("the type checker resolves every associated constant")
     }
 }
 
@@ -71,6 +90,9 @@ pub(crate) struct Checker<'a, 'd> {
     vars: Vec<(VarKind, Option<Ty>)>,
     loop_breaks: HashMap<LoopId, Ty>,
     call_args: HashMap<u32, Vec<Ty>>,
+    methods: HashMap<u32, Method>,
+    assoc_fns: HashMap<u32, AssocFn>,
+    consts: HashMap<u32, AssocConst>,
     /// The return type `return` checks against (the item's, or the closure's being checked).
     ret: Ty,
     /// Integer literals, to check that each fits its type once types are known: the literal's
@@ -97,6 +119,9 @@ impl<'a, 'd> Checker<'a, 'd> {
             vars: Vec::new(),
             loop_breaks: HashMap::new(),
             call_args: HashMap::new(),
+            methods: HashMap::new(),
+            assoc_fns: HashMap::new(),
+            consts: HashMap::new(),
             ret: item.ret.clone(),
             deferred: vec![false; item.locals.len()],
             int_lits: Vec::new(),
@@ -191,7 +216,7 @@ impl<'a, 'd> Checker<'a, 'd> {
             .map(|(k, v)| (k, v.iter().map(|t| self.zonk(t)).collect()))
             .collect();
         let acc = acc.map(|t| self.zonk(&t));
-        Types { exprs, locals, call_args, acc }
+        Types { exprs, locals, call_args, methods: self.methods, assoc_fns: self.assoc_fns, consts: self.consts, acc }
     }
 
     // ---- inference variables -------------------------------------------------------------
@@ -500,7 +525,7 @@ impl<'a, 'd> Checker<'a, 'd> {
                     Ty::Error
                 }
             },
-            ExprKind::Const { ty, name } => self.constant(ty, name),
+            ExprKind::Const { ty, name } => self.constant(e.id, ty, name),
             ExprKind::Unary(op, inner) => self.unary(*op, inner, expected, e.span),
             ExprKind::Binary(op, l, r) => self.binary(*op, l, r, expected, e.span),
             ExprKind::Assign { op: None, place, value }
@@ -534,7 +559,7 @@ impl<'a, 'd> Checker<'a, 'd> {
                 Ty::Ref { inner: Box::new(t), mutable: *mutable }
             }
             ExprKind::Call { callee, args } => self.call(e, callee, args, expected),
-            ExprKind::MethodCall { receiver, method, args } => self.method(receiver, method, args, expected, e.span),
+            ExprKind::MethodCall { receiver, method, args } => self.method(e.id, receiver, method, args, expected, e.span),
             ExprKind::Index { base, indices } => self.index(base, indices, e.span),
             ExprKind::Field { base, field } => {
                 let bt = self.expr(base, None);
@@ -736,41 +761,42 @@ impl<'a, 'd> Checker<'a, 'd> {
         }
     }
 
-    fn constant(&mut self, ty: &Ty, name: &Name) -> Ty {
+    fn constant(&mut self, id: ExprId, ty: &Ty, name: &Name) -> Ty {
         let n = name.text.as_str();
-        match ty {
-            Ty::Scalar(d) if d.is_float() && crate::lang::FLOAT_CONSTS.contains(&n) => Ty::Scalar(*d),
-            Ty::Scalar(d) if d.is_int() && n == "BITS" => Ty::Scalar(DType::U32),
-            Ty::Scalar(d) if d.is_int() && crate::lang::INT_CONSTS.contains(&n) => Ty::Scalar(*d),
-            Ty::Param(p) => {
+        let resolved = AssocConst::from_name(n);
+        let t = match (ty, resolved) {
+            (Ty::Scalar(d), Some(c)) if d.is_float() && c.on_float() => Ty::Scalar(*d),
+            (Ty::Scalar(d), Some(AssocConst::Bits)) if d.is_int() => Ty::Scalar(DType::U32),
+            (Ty::Scalar(d), Some(c)) if d.is_int() && c.on_int() => Ty::Scalar(*d),
+            (Ty::Param(p), _) => {
                 let g = &self.item.generics[*p as usize].name.text;
-                let lower = n.to_lowercase();
+                // Matched without case: `T::max` also means `T::max_value()`.
+                let f = NumConst::from_name(&n.to_uppercase()).and_then(NumConst::trait_fn).unwrap_or(NumFn::Zero);
                 self.diags.error(
                     name.span,
-                    format!("generic `{g}` has no associated constants; call the trait function instead: `{g}::{}()`", match lower.as_str() {
-                        "max" => "max_value",
-                        "min" => "min_value",
-                        "infinity" => "infinity",
-                        "nan" => "nan",
-                        "epsilon" => "epsilon",
-                        "pi" => "pi",
-                        _ => "zero",
-                    }),
+                    format!("generic `{g}` has no associated constants; call the trait function instead: `{g}::{}()`", f.rust_name()),
                 );
-                ty.clone()
+                return ty.clone();
             }
-            Ty::Error => Ty::Error,
-            other => {
+            (Ty::Error, _) => return Ty::Error,
+            (other, _) => {
                 let shown = self.show(other);
                 let known = match other {
-                    Ty::Scalar(d) if d.is_float() => format!("; float types have {}", crate::lang::FLOAT_CONSTS.join(", ")),
+                    Ty::Scalar(d) if d.is_float() => {
+                        let names: Vec<&str> = NumConst::ALL.iter().map(|c| c.rust_name()).collect();
+                        format!("; float types have {}", names.join(", "))
+                    }
                     Ty::Scalar(d) if d.is_int() => "; integer types have MAX, MIN and BITS".to_string(),
                     _ => String::new(),
                 };
                 self.diags.error(name.span, format!("no associated constant `{n}` on `{shown}` in kernels{known}"));
-                Ty::Error
+                return Ty::Error;
             }
+        };
+        if let Some(c) = resolved {
+            self.consts.insert(id.0, c);
         }
+        t
     }
 
     fn unary(&mut self, op: UnOp, inner: &Expr, expected: Option<&Ty>, span: Span) -> Ty {
@@ -1131,10 +1157,10 @@ fn pattern_value(e: &Expr, d: DType) -> Option<i128> {
         ExprKind::Lit(Lit::Int { value, .. }) => i128::try_from(*value).ok(),
         ExprKind::Lit(Lit::Bool(b)) => Some(*b as i128),
         ExprKind::Unary(UnOp::Neg, inner) => pattern_value(inner, d).map(|v| -v),
-        ExprKind::Const { name, .. } => match name.text.as_str() {
-            "MIN" => Some(int_range(d).0),
-            "MAX" => Some(int_range(d).1),
-            _ => None,
+        ExprKind::Const { name, .. } => match AssocConst::from_name(&name.text)? {
+            AssocConst::Num(NumConst::Min) => Some(int_range(d).0),
+            AssocConst::Num(NumConst::Max) => Some(int_range(d).1),
+            AssocConst::Bits | AssocConst::Num(_) => None,
         },
         _ => None,
     }

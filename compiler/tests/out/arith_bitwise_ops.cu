@@ -26,7 +26,6 @@ __device__ __forceinline__ cuprum::Tuple3<i32, i32, bool> int_ops_map(u64 _ci, u
 
 CUPRUM_INSTANTIATE_int_ops_contig(cuprum_elementwise_int_ops_contig)
 CUPRUM_INSTANTIATE_int_ops_s32(cuprum_elementwise_int_ops_s32)
-CUPRUM_INSTANTIATE_int_ops_s64(cuprum_elementwise_int_ops_s64)
 
 __device__ __forceinline__ f64 float_ops_map(u64 _ci, u64 _cn, f64 a, f64 b) {
     f64 c = ((-a) + (b * 2.0)) - (a / b);
@@ -47,7 +46,6 @@ __device__ __forceinline__ f64 float_ops_map(u64 _ci, u64 _cn, f64 a, f64 b) {
 
 CUPRUM_INSTANTIATE_float_ops_contig(cuprum_elementwise_float_ops_contig)
 CUPRUM_INSTANTIATE_float_ops_s32(cuprum_elementwise_float_ops_s32)
-CUPRUM_INSTANTIATE_float_ops_s64(cuprum_elementwise_float_ops_s64)
 
 template <typename T>
 __device__ __forceinline__ T generic_bits_map(u64 _ci, u64 _cn, T a, T b) {
@@ -68,7 +66,5 @@ __device__ __forceinline__ T generic_bits_map(u64 _ci, u64 _cn, T a, T b) {
 
 CUPRUM_INSTANTIATE_generic_bits_contig(cuprum_elementwise_generic_bits_contig__u8, u8)
 CUPRUM_INSTANTIATE_generic_bits_s32(cuprum_elementwise_generic_bits_s32__u8, u8)
-CUPRUM_INSTANTIATE_generic_bits_s64(cuprum_elementwise_generic_bits_s64__u8, u8)
 CUPRUM_INSTANTIATE_generic_bits_contig(cuprum_elementwise_generic_bits_contig__i64, i64)
 CUPRUM_INSTANTIATE_generic_bits_s32(cuprum_elementwise_generic_bits_s32__i64, i64)
-CUPRUM_INSTANTIATE_generic_bits_s64(cuprum_elementwise_generic_bits_s64__i64, i64)

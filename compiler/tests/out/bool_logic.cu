@@ -23,7 +23,6 @@ __device__ __forceinline__ bool in_band_map(u64 _ci, u64 _cn, f32 x, f32 lo, f32
 
 CUPRUM_INSTANTIATE_in_band_contig(cuprum_elementwise_in_band_contig)
 CUPRUM_INSTANTIATE_in_band_s32(cuprum_elementwise_in_band_s32)
-CUPRUM_INSTANTIATE_in_band_s64(cuprum_elementwise_in_band_s64)
 
 __device__ __forceinline__ void mask_positive_body(cuprum::RoSlice<f64> x, cuprum::Slice<bool> mask, bool invert, u32 n) {
     u32 i = cuprum::grid_1d();

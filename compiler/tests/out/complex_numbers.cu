@@ -17,7 +17,6 @@ __device__ __forceinline__ c32 mul_conj_map(u64 _ci, u64 _cn, c32 a, c32 b) {
 
 CUPRUM_INSTANTIATE_mul_conj_contig(cuprum_elementwise_mul_conj_contig)
 CUPRUM_INSTANTIATE_mul_conj_s32(cuprum_elementwise_mul_conj_s32)
-CUPRUM_INSTANTIATE_mul_conj_s64(cuprum_elementwise_mul_conj_s64)
 
 __device__ __forceinline__ cuprum::Tuple2<c64, f64> phase_rotate_map(u64 _ci, u64 _cn, c64 z, f64 theta) {
     c64 r = cuprum::exp(cuprum::make_complex(0.0, theta));
@@ -34,7 +33,6 @@ __device__ __forceinline__ cuprum::Tuple2<c64, f64> phase_rotate_map(u64 _ci, u6
 
 CUPRUM_INSTANTIATE_phase_rotate_contig(cuprum_elementwise_phase_rotate_contig)
 CUPRUM_INSTANTIATE_phase_rotate_s32(cuprum_elementwise_phase_rotate_s32)
-CUPRUM_INSTANTIATE_phase_rotate_s64(cuprum_elementwise_phase_rotate_s64)
 
 template <typename T>
 __device__ __forceinline__ T fma_number_map(u64 _ci, u64 _cn, T a, T b, T c) {
@@ -50,13 +48,10 @@ __device__ __forceinline__ T fma_number_map(u64 _ci, u64 _cn, T a, T b, T c) {
 
 CUPRUM_INSTANTIATE_fma_number_contig(cuprum_elementwise_fma_number_contig__c32, c32)
 CUPRUM_INSTANTIATE_fma_number_s32(cuprum_elementwise_fma_number_s32__c32, c32)
-CUPRUM_INSTANTIATE_fma_number_s64(cuprum_elementwise_fma_number_s64__c32, c32)
 CUPRUM_INSTANTIATE_fma_number_contig(cuprum_elementwise_fma_number_contig__c64, c64)
 CUPRUM_INSTANTIATE_fma_number_s32(cuprum_elementwise_fma_number_s32__c64, c64)
-CUPRUM_INSTANTIATE_fma_number_s64(cuprum_elementwise_fma_number_s64__c64, c64)
 CUPRUM_INSTANTIATE_fma_number_contig(cuprum_elementwise_fma_number_contig__f32, f32)
 CUPRUM_INSTANTIATE_fma_number_s32(cuprum_elementwise_fma_number_s32__f32, f32)
-CUPRUM_INSTANTIATE_fma_number_s64(cuprum_elementwise_fma_number_s64__f32, f32)
 
 __device__ __forceinline__ cuprum::Tuple2<c64, f64> complex_misc_map(u64 _ci, u64 _cn, c64 a, c64 b) {
     c64 q = (a / b) - cuprum::make_complex(1.0, -1.0);
@@ -73,4 +68,3 @@ __device__ __forceinline__ cuprum::Tuple2<c64, f64> complex_misc_map(u64 _ci, u6
 
 CUPRUM_INSTANTIATE_complex_misc_contig(cuprum_elementwise_complex_misc_contig)
 CUPRUM_INSTANTIATE_complex_misc_s32(cuprum_elementwise_complex_misc_s32)
-CUPRUM_INSTANTIATE_complex_misc_s64(cuprum_elementwise_complex_misc_s64)

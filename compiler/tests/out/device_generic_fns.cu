@@ -67,4 +67,3 @@ __device__ __forceinline__ f32 sum_of_squares_map(u64 _ci, u64 _cn, f32 x, f32 s
 
 CUPRUM_INSTANTIATE_sum_of_squares_contig(cuprum_elementwise_sum_of_squares_contig)
 CUPRUM_INSTANTIATE_sum_of_squares_s32(cuprum_elementwise_sum_of_squares_s32)
-CUPRUM_INSTANTIATE_sum_of_squares_s64(cuprum_elementwise_sum_of_squares_s64)

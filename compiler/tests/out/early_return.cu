@@ -52,4 +52,3 @@ __device__ __forceinline__ f32 relu_or_return_map(u64 _ci, u64 _cn, f32 x) {
 
 CUPRUM_INSTANTIATE_relu_or_return_contig(cuprum_elementwise_relu_or_return_contig)
 CUPRUM_INSTANTIATE_relu_or_return_s32(cuprum_elementwise_relu_or_return_s32)
-CUPRUM_INSTANTIATE_relu_or_return_s64(cuprum_elementwise_relu_or_return_s64)

@@ -17,13 +17,10 @@ __device__ __forceinline__ T scale_by_int_map(u64 _ci, u64 _cn, T x, I k) {
 
 CUPRUM_INSTANTIATE_scale_by_int_contig(cuprum_elementwise_scale_by_int_contig__f32__i32, f32, i32)
 CUPRUM_INSTANTIATE_scale_by_int_s32(cuprum_elementwise_scale_by_int_s32__f32__i32, f32, i32)
-CUPRUM_INSTANTIATE_scale_by_int_s64(cuprum_elementwise_scale_by_int_s64__f32__i32, f32, i32)
 CUPRUM_INSTANTIATE_scale_by_int_contig(cuprum_elementwise_scale_by_int_contig__f64__i64, f64, i64)
 CUPRUM_INSTANTIATE_scale_by_int_s32(cuprum_elementwise_scale_by_int_s32__f64__i64, f64, i64)
-CUPRUM_INSTANTIATE_scale_by_int_s64(cuprum_elementwise_scale_by_int_s64__f64__i64, f64, i64)
 CUPRUM_INSTANTIATE_scale_by_int_contig(cuprum_elementwise_scale_by_int_contig__f16__u8, f16, u8)
 CUPRUM_INSTANTIATE_scale_by_int_s32(cuprum_elementwise_scale_by_int_s32__f16__u8, f16, u8)
-CUPRUM_INSTANTIATE_scale_by_int_s64(cuprum_elementwise_scale_by_int_s64__f16__u8, f16, u8)
 
 template <typename I>
 __device__ __forceinline__ u32 popcount_map(u64 _ci, u64 _cn, I x) {
@@ -39,16 +36,12 @@ __device__ __forceinline__ u32 popcount_map(u64 _ci, u64 _cn, I x) {
 
 CUPRUM_INSTANTIATE_popcount_contig(cuprum_elementwise_popcount_contig__i32, i32)
 CUPRUM_INSTANTIATE_popcount_s32(cuprum_elementwise_popcount_s32__i32, i32)
-CUPRUM_INSTANTIATE_popcount_s64(cuprum_elementwise_popcount_s64__i32, i32)
 CUPRUM_INSTANTIATE_popcount_contig(cuprum_elementwise_popcount_contig__i64, i64)
 CUPRUM_INSTANTIATE_popcount_s32(cuprum_elementwise_popcount_s32__i64, i64)
-CUPRUM_INSTANTIATE_popcount_s64(cuprum_elementwise_popcount_s64__i64, i64)
 CUPRUM_INSTANTIATE_popcount_contig(cuprum_elementwise_popcount_contig__u32, u32)
 CUPRUM_INSTANTIATE_popcount_s32(cuprum_elementwise_popcount_s32__u32, u32)
-CUPRUM_INSTANTIATE_popcount_s64(cuprum_elementwise_popcount_s64__u32, u32)
 CUPRUM_INSTANTIATE_popcount_contig(cuprum_elementwise_popcount_contig__u64, u64)
 CUPRUM_INSTANTIATE_popcount_s32(cuprum_elementwise_popcount_s32__u64, u64)
-CUPRUM_INSTANTIATE_popcount_s64(cuprum_elementwise_popcount_s64__u64, u64)
 
 template <typename T>
 __device__ __forceinline__ T where_bound_map(u64 _ci, u64 _cn, T x) {
@@ -64,4 +57,3 @@ __device__ __forceinline__ T where_bound_map(u64 _ci, u64 _cn, T x) {
 
 CUPRUM_INSTANTIATE_where_bound_contig(cuprum_elementwise_where_bound_contig__f32, f32)
 CUPRUM_INSTANTIATE_where_bound_s32(cuprum_elementwise_where_bound_s32__f32, f32)
-CUPRUM_INSTANTIATE_where_bound_s64(cuprum_elementwise_where_bound_s64__f32, f32)

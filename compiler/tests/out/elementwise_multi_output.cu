@@ -24,10 +24,8 @@ __device__ __forceinline__ cuprum::Tuple2<T, T> floor_divmod_map(u64 _ci, u64 _c
 
 CUPRUM_INSTANTIATE_floor_divmod_contig(cuprum_elementwise_floor_divmod_contig__i32, i32)
 CUPRUM_INSTANTIATE_floor_divmod_s32(cuprum_elementwise_floor_divmod_s32__i32, i32)
-CUPRUM_INSTANTIATE_floor_divmod_s64(cuprum_elementwise_floor_divmod_s64__i32, i32)
 CUPRUM_INSTANTIATE_floor_divmod_contig(cuprum_elementwise_floor_divmod_contig__i64, i64)
 CUPRUM_INSTANTIATE_floor_divmod_s32(cuprum_elementwise_floor_divmod_s32__i64, i64)
-CUPRUM_INSTANTIATE_floor_divmod_s64(cuprum_elementwise_floor_divmod_s64__i64, i64)
 
 __device__ __forceinline__ cuprum::Tuple3<f64, f64, bool> split_float_map(u64 _ci, u64 _cn, f64 x) {
     f64 whole = cuprum::trunc(x);
@@ -43,4 +41,3 @@ __device__ __forceinline__ cuprum::Tuple3<f64, f64, bool> split_float_map(u64 _c
 
 CUPRUM_INSTANTIATE_split_float_contig(cuprum_elementwise_split_float_contig)
 CUPRUM_INSTANTIATE_split_float_s32(cuprum_elementwise_split_float_s32)
-CUPRUM_INSTANTIATE_split_float_s64(cuprum_elementwise_split_float_s64)

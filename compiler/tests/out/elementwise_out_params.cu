@@ -18,10 +18,8 @@ __device__ __forceinline__ void sincos_map(u64 _ci, u64 _cn, T x, T& s, T& c) {
 
 CUPRUM_INSTANTIATE_sincos_contig(cuprum_elementwise_sincos_contig__f32, f32)
 CUPRUM_INSTANTIATE_sincos_s32(cuprum_elementwise_sincos_s32__f32, f32)
-CUPRUM_INSTANTIATE_sincos_s64(cuprum_elementwise_sincos_s64__f32, f32)
 CUPRUM_INSTANTIATE_sincos_contig(cuprum_elementwise_sincos_contig__f64, f64)
 CUPRUM_INSTANTIATE_sincos_s32(cuprum_elementwise_sincos_s32__f64, f64)
-CUPRUM_INSTANTIATE_sincos_s64(cuprum_elementwise_sincos_s64__f64, f64)
 
 __device__ __forceinline__ void accumulate_map(u64 _ci, u64 _cn, f32 x, f32& acc) {
     acc += x * x;
@@ -36,4 +34,3 @@ __device__ __forceinline__ void accumulate_map(u64 _ci, u64 _cn, f32 x, f32& acc
 
 CUPRUM_INSTANTIATE_accumulate_contig(cuprum_elementwise_accumulate_contig)
 CUPRUM_INSTANTIATE_accumulate_s32(cuprum_elementwise_accumulate_s32)
-CUPRUM_INSTANTIATE_accumulate_s64(cuprum_elementwise_accumulate_s64)

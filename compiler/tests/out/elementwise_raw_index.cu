@@ -16,16 +16,12 @@ __device__ __forceinline__ T reverse_map(u64 _ci, u64 _cn, cuprum::Raw<T> x) {
 
 CUPRUM_INSTANTIATE_reverse_contig(cuprum_elementwise_reverse_contig__i32, i32)
 CUPRUM_INSTANTIATE_reverse_s32(cuprum_elementwise_reverse_s32__i32, i32)
-CUPRUM_INSTANTIATE_reverse_s64(cuprum_elementwise_reverse_s64__i32, i32)
 CUPRUM_INSTANTIATE_reverse_contig(cuprum_elementwise_reverse_contig__i64, i64)
 CUPRUM_INSTANTIATE_reverse_s32(cuprum_elementwise_reverse_s32__i64, i64)
-CUPRUM_INSTANTIATE_reverse_s64(cuprum_elementwise_reverse_s64__i64, i64)
 CUPRUM_INSTANTIATE_reverse_contig(cuprum_elementwise_reverse_contig__f32, f32)
 CUPRUM_INSTANTIATE_reverse_s32(cuprum_elementwise_reverse_s32__f32, f32)
-CUPRUM_INSTANTIATE_reverse_s64(cuprum_elementwise_reverse_s64__f32, f32)
 CUPRUM_INSTANTIATE_reverse_contig(cuprum_elementwise_reverse_contig__f64, f64)
 CUPRUM_INSTANTIATE_reverse_s32(cuprum_elementwise_reverse_s32__f64, f64)
-CUPRUM_INSTANTIATE_reverse_s64(cuprum_elementwise_reverse_s64__f64, f64)
 
 __device__ __forceinline__ f32 smooth3_map(u64 _ci, u64 _cn, cuprum::Raw<f32> x, f32 w) {
     u64 i = _ci;
@@ -54,4 +50,3 @@ __device__ __forceinline__ f32 smooth3_map(u64 _ci, u64 _cn, cuprum::Raw<f32> x,
 
 CUPRUM_INSTANTIATE_smooth3_contig(cuprum_elementwise_smooth3_contig)
 CUPRUM_INSTANTIATE_smooth3_s32(cuprum_elementwise_smooth3_s32)
-CUPRUM_INSTANTIATE_smooth3_s64(cuprum_elementwise_smooth3_s64)

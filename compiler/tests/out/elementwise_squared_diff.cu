@@ -17,10 +17,8 @@ __device__ __forceinline__ T squared_diff_map(u64 _ci, u64 _cn, T x, T y) {
 
 CUPRUM_INSTANTIATE_squared_diff_contig(cuprum_elementwise_squared_diff_contig__f32, f32)
 CUPRUM_INSTANTIATE_squared_diff_s32(cuprum_elementwise_squared_diff_s32__f32, f32)
-CUPRUM_INSTANTIATE_squared_diff_s64(cuprum_elementwise_squared_diff_s64__f32, f32)
 CUPRUM_INSTANTIATE_squared_diff_contig(cuprum_elementwise_squared_diff_contig__f64, f64)
 CUPRUM_INSTANTIATE_squared_diff_s32(cuprum_elementwise_squared_diff_s32__f64, f64)
-CUPRUM_INSTANTIATE_squared_diff_s64(cuprum_elementwise_squared_diff_s64__f64, f64)
 
 __device__ __forceinline__ f32 axpy_map(u64 _ci, u64 _cn, f32 a, f32 x, f32 y) {
     return (a * x) + y;
@@ -35,4 +33,3 @@ __device__ __forceinline__ f32 axpy_map(u64 _ci, u64 _cn, f32 a, f32 x, f32 y) {
 
 CUPRUM_INSTANTIATE_axpy_contig(cuprum_elementwise_axpy_contig)
 CUPRUM_INSTANTIATE_axpy_s32(cuprum_elementwise_axpy_s32)
-CUPRUM_INSTANTIATE_axpy_s64(cuprum_elementwise_axpy_s64)

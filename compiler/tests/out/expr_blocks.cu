@@ -39,4 +39,3 @@ __device__ __forceinline__ f32 blocks_map(u64 _ci, u64 _cn, f32 x, f32 y) {
 
 CUPRUM_INSTANTIATE_blocks_contig(cuprum_elementwise_blocks_contig)
 CUPRUM_INSTANTIATE_blocks_s32(cuprum_elementwise_blocks_s32)
-CUPRUM_INSTANTIATE_blocks_s64(cuprum_elementwise_blocks_s64)

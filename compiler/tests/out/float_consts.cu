@@ -32,7 +32,6 @@ __device__ __forceinline__ cuprum::Tuple3<f32, f64, i64> constants_map(u64 _ci, 
 
 CUPRUM_INSTANTIATE_constants_contig(cuprum_elementwise_constants_contig)
 CUPRUM_INSTANTIATE_constants_s32(cuprum_elementwise_constants_s32)
-CUPRUM_INSTANTIATE_constants_s64(cuprum_elementwise_constants_s64)
 
 __device__ __forceinline__ cuprum::Tuple3<f32, f64, i64> imported_consts_map(u64 _ci, u64 _cn, f32 x, i64 n) {
     f32 a;
@@ -54,4 +53,3 @@ __device__ __forceinline__ cuprum::Tuple3<f32, f64, i64> imported_consts_map(u64
 
 CUPRUM_INSTANTIATE_imported_consts_contig(cuprum_elementwise_imported_consts_contig)
 CUPRUM_INSTANTIATE_imported_consts_s32(cuprum_elementwise_imported_consts_s32)
-CUPRUM_INSTANTIATE_imported_consts_s64(cuprum_elementwise_imported_consts_s64)

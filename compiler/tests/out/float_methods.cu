@@ -31,7 +31,6 @@ __device__ __forceinline__ f32 float_methods_f32_map(u64 _ci, u64 _cn, f32 x, f3
 
 CUPRUM_INSTANTIATE_float_methods_f32_contig(cuprum_elementwise_float_methods_f32_contig)
 CUPRUM_INSTANTIATE_float_methods_f32_s32(cuprum_elementwise_float_methods_f32_s32)
-CUPRUM_INSTANTIATE_float_methods_f32_s64(cuprum_elementwise_float_methods_f32_s64)
 
 template <typename T>
 __device__ __forceinline__ T float_methods_generic_map(u64 _ci, u64 _cn, T x, T y) {
@@ -54,10 +53,8 @@ __device__ __forceinline__ T float_methods_generic_map(u64 _ci, u64 _cn, T x, T 
 
 CUPRUM_INSTANTIATE_float_methods_generic_contig(cuprum_elementwise_float_methods_generic_contig__f64, f64)
 CUPRUM_INSTANTIATE_float_methods_generic_s32(cuprum_elementwise_float_methods_generic_s32__f64, f64)
-CUPRUM_INSTANTIATE_float_methods_generic_s64(cuprum_elementwise_float_methods_generic_s64__f64, f64)
 CUPRUM_INSTANTIATE_float_methods_generic_contig(cuprum_elementwise_float_methods_generic_contig__f16, f16)
 CUPRUM_INSTANTIATE_float_methods_generic_s32(cuprum_elementwise_float_methods_generic_s32__f16, f16)
-CUPRUM_INSTANTIATE_float_methods_generic_s64(cuprum_elementwise_float_methods_generic_s64__f16, f16)
 
 __device__ __forceinline__ cuprum::Tuple2<u64, f32> flip_sign_bits_map(u64 _ci, u64 _cn, f64 x) {
     u64 bits = (u64)__double_as_longlong(x) ^ 9223372036854775808ull;
@@ -74,4 +71,3 @@ __device__ __forceinline__ cuprum::Tuple2<u64, f32> flip_sign_bits_map(u64 _ci, 
 
 CUPRUM_INSTANTIATE_flip_sign_bits_contig(cuprum_elementwise_flip_sign_bits_contig)
 CUPRUM_INSTANTIATE_flip_sign_bits_s32(cuprum_elementwise_flip_sign_bits_s32)
-CUPRUM_INSTANTIATE_flip_sign_bits_s64(cuprum_elementwise_flip_sign_bits_s64)

@@ -19,7 +19,6 @@ __device__ __forceinline__ f16 scale_f16_map(u64 _ci, u64 _cn, f16 x, f32 s) {
 
 CUPRUM_INSTANTIATE_scale_f16_contig(cuprum_elementwise_scale_f16_contig)
 CUPRUM_INSTANTIATE_scale_f16_s32(cuprum_elementwise_scale_f16_s32)
-CUPRUM_INSTANTIATE_scale_f16_s64(cuprum_elementwise_scale_f16_s64)
 
 template <typename T>
 __device__ __forceinline__ T gelu_map(u64 _ci, u64 _cn, T x) {
@@ -38,13 +37,10 @@ __device__ __forceinline__ T gelu_map(u64 _ci, u64 _cn, T x) {
 
 CUPRUM_INSTANTIATE_gelu_contig(cuprum_elementwise_gelu_contig__f16, f16)
 CUPRUM_INSTANTIATE_gelu_s32(cuprum_elementwise_gelu_s32__f16, f16)
-CUPRUM_INSTANTIATE_gelu_s64(cuprum_elementwise_gelu_s64__f16, f16)
 CUPRUM_INSTANTIATE_gelu_contig(cuprum_elementwise_gelu_contig__bf16, bf16)
 CUPRUM_INSTANTIATE_gelu_s32(cuprum_elementwise_gelu_s32__bf16, bf16)
-CUPRUM_INSTANTIATE_gelu_s64(cuprum_elementwise_gelu_s64__bf16, bf16)
 CUPRUM_INSTANTIATE_gelu_contig(cuprum_elementwise_gelu_contig__f32, f32)
 CUPRUM_INSTANTIATE_gelu_s32(cuprum_elementwise_gelu_s32__f32, f32)
-CUPRUM_INSTANTIATE_gelu_s64(cuprum_elementwise_gelu_s64__f32, f32)
 
 __device__ __forceinline__ void clamp_bf16_body(cuprum::Slice<bf16> x, bf16 lo, bf16 hi, u32 n) {
     u32 i = cuprum::grid_1d();

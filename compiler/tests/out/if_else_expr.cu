@@ -36,7 +36,6 @@ __device__ __forceinline__ f32 piecewise_map(u64 _ci, u64 _cn, f32 x) {
 
 CUPRUM_INSTANTIATE_piecewise_contig(cuprum_elementwise_piecewise_contig)
 CUPRUM_INSTANTIATE_piecewise_s32(cuprum_elementwise_piecewise_s32)
-CUPRUM_INSTANTIATE_piecewise_s64(cuprum_elementwise_piecewise_s64)
 
 __device__ i32 sign_i32(i32 x) {
     if (x > 0) {
@@ -67,4 +66,3 @@ __device__ __forceinline__ i32 sign_sum_map(u64 _ci, u64 _cn, i32 a, i32 b) {
 
 CUPRUM_INSTANTIATE_sign_sum_contig(cuprum_elementwise_sign_sum_contig)
 CUPRUM_INSTANTIATE_sign_sum_s32(cuprum_elementwise_sign_sum_s32)
-CUPRUM_INSTANTIATE_sign_sum_s64(cuprum_elementwise_sign_sum_s64)

@@ -28,7 +28,6 @@ __device__ __forceinline__ cuprum::Tuple2<u32, u32> int_methods_u32_map(u64 _ci,
 
 CUPRUM_INSTANTIATE_int_methods_u32_contig(cuprum_elementwise_int_methods_u32_contig)
 CUPRUM_INSTANTIATE_int_methods_u32_s32(cuprum_elementwise_int_methods_u32_s32)
-CUPRUM_INSTANTIATE_int_methods_u32_s64(cuprum_elementwise_int_methods_u32_s64)
 
 __device__ __forceinline__ cuprum::Tuple3<i8, u32, i16> int_methods_i8_map(u64 _ci, u64 _cn, i8 x, i8 y) {
     i8 a = cuprum::wrapping_neg(cuprum::abs(cuprum::saturating_sub(cuprum::wrapping_add(x, y), (i8)100)));
@@ -46,7 +45,6 @@ __device__ __forceinline__ cuprum::Tuple3<i8, u32, i16> int_methods_i8_map(u64 _
 
 CUPRUM_INSTANTIATE_int_methods_i8_contig(cuprum_elementwise_int_methods_i8_contig)
 CUPRUM_INSTANTIATE_int_methods_i8_s32(cuprum_elementwise_int_methods_i8_s32)
-CUPRUM_INSTANTIATE_int_methods_i8_s64(cuprum_elementwise_int_methods_i8_s64)
 
 template <typename T>
 __device__ __forceinline__ cuprum::Tuple2<T, u32> int_methods_generic_map(u64 _ci, u64 _cn, T x, T y) {
@@ -64,7 +62,5 @@ __device__ __forceinline__ cuprum::Tuple2<T, u32> int_methods_generic_map(u64 _c
 
 CUPRUM_INSTANTIATE_int_methods_generic_contig(cuprum_elementwise_int_methods_generic_contig__u8, u8)
 CUPRUM_INSTANTIATE_int_methods_generic_s32(cuprum_elementwise_int_methods_generic_s32__u8, u8)
-CUPRUM_INSTANTIATE_int_methods_generic_s64(cuprum_elementwise_int_methods_generic_s64__u8, u8)
 CUPRUM_INSTANTIATE_int_methods_generic_contig(cuprum_elementwise_int_methods_generic_contig__i64, i64)
 CUPRUM_INSTANTIATE_int_methods_generic_s32(cuprum_elementwise_int_methods_generic_s32__i64, i64)
-CUPRUM_INSTANTIATE_int_methods_generic_s64(cuprum_elementwise_int_methods_generic_s64__i64, i64)

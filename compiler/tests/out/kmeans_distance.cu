@@ -21,10 +21,8 @@ __device__ __forceinline__ T squared_distance_map(u64 _ci, u64 _cn, T x, T y, T 
 
 CUPRUM_INSTANTIATE_squared_distance_contig(cuprum_elementwise_squared_distance_contig__f32, f32)
 CUPRUM_INSTANTIATE_squared_distance_s32(cuprum_elementwise_squared_distance_s32__f32, f32)
-CUPRUM_INSTANTIATE_squared_distance_s64(cuprum_elementwise_squared_distance_s64__f32, f32)
 CUPRUM_INSTANTIATE_squared_distance_contig(cuprum_elementwise_squared_distance_contig__f64, f64)
 CUPRUM_INSTANTIATE_squared_distance_s32(cuprum_elementwise_squared_distance_s32__f64, f64)
-CUPRUM_INSTANTIATE_squared_distance_s64(cuprum_elementwise_squared_distance_s64__f64, f64)
 
 template <typename T>
 __device__ __forceinline__ void assign_clusters_body(cuprum::View<const T, 2> points, cuprum::View<const T, 2> centers, cuprum::Slice<i32> labels, cuprum::Slice<u32> counts) {

@@ -67,7 +67,6 @@ __device__ __forceinline__ u32 first_divisor_map(u64 _ci, u64 _cn, u32 x) {
 
 CUPRUM_INSTANTIATE_first_divisor_contig(cuprum_elementwise_first_divisor_contig)
 CUPRUM_INSTANTIATE_first_divisor_s32(cuprum_elementwise_first_divisor_s32)
-CUPRUM_INSTANTIATE_first_divisor_s64(cuprum_elementwise_first_divisor_s64)
 
 __device__ __forceinline__ void row_prefix_until_negative_body(cuprum::RoSlice<f32> m, cuprum::Slice<f32> out, u32 rows, u32 cols) {
     {

@@ -94,10 +94,8 @@ __device__ __forceinline__ T poly_map(u64 _ci, u64 _cn, T x) {
 
 CUPRUM_INSTANTIATE_poly_contig(cuprum_elementwise_poly_contig__f32, f32)
 CUPRUM_INSTANTIATE_poly_s32(cuprum_elementwise_poly_s32__f32, f32)
-CUPRUM_INSTANTIATE_poly_s64(cuprum_elementwise_poly_s64__f32, f32)
 CUPRUM_INSTANTIATE_poly_contig(cuprum_elementwise_poly_contig__f64, f64)
 CUPRUM_INSTANTIATE_poly_s32(cuprum_elementwise_poly_s32__f64, f64)
-CUPRUM_INSTANTIATE_poly_s64(cuprum_elementwise_poly_s64__f64, f64)
 
 __device__ void bump4(f32* a, f32 v) {
     {

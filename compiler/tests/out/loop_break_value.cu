@@ -36,7 +36,6 @@ __device__ __forceinline__ f64 newton_sqrt_map(u64 _ci, u64 _cn, f64 x) {
 
 CUPRUM_INSTANTIATE_newton_sqrt_contig(cuprum_elementwise_newton_sqrt_contig)
 CUPRUM_INSTANTIATE_newton_sqrt_s32(cuprum_elementwise_newton_sqrt_s32)
-CUPRUM_INSTANTIATE_newton_sqrt_s64(cuprum_elementwise_newton_sqrt_s64)
 
 __device__ u32 first_set_bit(u32 x) {
     u32 i = 0u;
@@ -72,4 +71,3 @@ __device__ __forceinline__ u32 lowest_bit_map(u64 _ci, u64 _cn, u32 x) {
 
 CUPRUM_INSTANTIATE_lowest_bit_contig(cuprum_elementwise_lowest_bit_contig)
 CUPRUM_INSTANTIATE_lowest_bit_s32(cuprum_elementwise_lowest_bit_s32)
-CUPRUM_INSTANTIATE_lowest_bit_s64(cuprum_elementwise_lowest_bit_s64)

@@ -35,7 +35,6 @@ __device__ __forceinline__ i32 classify_map(u64 _ci, u64 _cn, i32 code) {
 
 CUPRUM_INSTANTIATE_classify_contig(cuprum_elementwise_classify_contig)
 CUPRUM_INSTANTIATE_classify_s32(cuprum_elementwise_classify_s32)
-CUPRUM_INSTANTIATE_classify_s64(cuprum_elementwise_classify_s64)
 
 __device__ __forceinline__ void opcode_body(cuprum::RoSlice<u8> ops, cuprum::Slice<i64> acc, u32 n) {
     u32 i = cuprum::grid_1d();
@@ -82,4 +81,3 @@ __device__ __forceinline__ f32 select_map(u64 _ci, u64 _cn, bool c, f32 a, f32 b
 
 CUPRUM_INSTANTIATE_select_contig(cuprum_elementwise_select_contig)
 CUPRUM_INSTANTIATE_select_s32(cuprum_elementwise_select_s32)
-CUPRUM_INSTANTIATE_select_s64(cuprum_elementwise_select_s64)

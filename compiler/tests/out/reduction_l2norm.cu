@@ -45,15 +45,9 @@ __device__ __forceinline__ T l2norm_identity() {
 CUPRUM_INSTANTIATE_l2norm_rows(cuprum_reduction_l2norm_rows__f32, f32)
 CUPRUM_INSTANTIATE_l2norm_warps(cuprum_reduction_l2norm_warps__f32, f32)
 CUPRUM_INSTANTIATE_l2norm_cols(cuprum_reduction_l2norm_cols__f32, f32)
-CUPRUM_INSTANTIATE_l2norm_rows64(cuprum_reduction_l2norm_rows64__f32, f32)
-CUPRUM_INSTANTIATE_l2norm_warps64(cuprum_reduction_l2norm_warps64__f32, f32)
-CUPRUM_INSTANTIATE_l2norm_cols64(cuprum_reduction_l2norm_cols64__f32, f32)
 CUPRUM_INSTANTIATE_l2norm_rows(cuprum_reduction_l2norm_rows__f64, f64)
 CUPRUM_INSTANTIATE_l2norm_warps(cuprum_reduction_l2norm_warps__f64, f64)
 CUPRUM_INSTANTIATE_l2norm_cols(cuprum_reduction_l2norm_cols__f64, f64)
-CUPRUM_INSTANTIATE_l2norm_rows64(cuprum_reduction_l2norm_rows64__f64, f64)
-CUPRUM_INSTANTIATE_l2norm_warps64(cuprum_reduction_l2norm_warps64__f64, f64)
-CUPRUM_INSTANTIATE_l2norm_cols64(cuprum_reduction_l2norm_cols64__f64, f64)
 
 __device__ __forceinline__ f32 l2norm_acc64_map(u64 _ci, u64 _cn, f32 x) {
     return x * x;
@@ -93,9 +87,6 @@ __device__ __forceinline__ f64 l2norm_acc64_identity() {
 CUPRUM_INSTANTIATE_l2norm_acc64_rows(cuprum_reduction_l2norm_acc64_rows)
 CUPRUM_INSTANTIATE_l2norm_acc64_warps(cuprum_reduction_l2norm_acc64_warps)
 CUPRUM_INSTANTIATE_l2norm_acc64_cols(cuprum_reduction_l2norm_acc64_cols)
-CUPRUM_INSTANTIATE_l2norm_acc64_rows64(cuprum_reduction_l2norm_acc64_rows64)
-CUPRUM_INSTANTIATE_l2norm_acc64_warps64(cuprum_reduction_l2norm_acc64_warps64)
-CUPRUM_INSTANTIATE_l2norm_acc64_cols64(cuprum_reduction_l2norm_acc64_cols64)
 
 __device__ __forceinline__ f64 l2norm_f64acc_map(u64 _ci, u64 _cn, f32 x) {
     f64 w = (f64)x;
@@ -136,6 +127,3 @@ __device__ __forceinline__ f64 l2norm_f64acc_identity() {
 CUPRUM_INSTANTIATE_l2norm_f64acc_rows(cuprum_reduction_l2norm_f64acc_rows)
 CUPRUM_INSTANTIATE_l2norm_f64acc_warps(cuprum_reduction_l2norm_f64acc_warps)
 CUPRUM_INSTANTIATE_l2norm_f64acc_cols(cuprum_reduction_l2norm_f64acc_cols)
-CUPRUM_INSTANTIATE_l2norm_f64acc_rows64(cuprum_reduction_l2norm_f64acc_rows64)
-CUPRUM_INSTANTIATE_l2norm_f64acc_warps64(cuprum_reduction_l2norm_f64acc_warps64)
-CUPRUM_INSTANTIATE_l2norm_f64acc_cols64(cuprum_reduction_l2norm_f64acc_cols64)

@@ -46,15 +46,9 @@ __device__ __forceinline__ T max_all_identity() {
 CUPRUM_INSTANTIATE_max_all_rows(cuprum_reduction_max_all_rows__f32, f32)
 CUPRUM_INSTANTIATE_max_all_warps(cuprum_reduction_max_all_warps__f32, f32)
 CUPRUM_INSTANTIATE_max_all_cols(cuprum_reduction_max_all_cols__f32, f32)
-CUPRUM_INSTANTIATE_max_all_rows64(cuprum_reduction_max_all_rows64__f32, f32)
-CUPRUM_INSTANTIATE_max_all_warps64(cuprum_reduction_max_all_warps64__f32, f32)
-CUPRUM_INSTANTIATE_max_all_cols64(cuprum_reduction_max_all_cols64__f32, f32)
 CUPRUM_INSTANTIATE_max_all_rows(cuprum_reduction_max_all_rows__f64, f64)
 CUPRUM_INSTANTIATE_max_all_warps(cuprum_reduction_max_all_warps__f64, f64)
 CUPRUM_INSTANTIATE_max_all_cols(cuprum_reduction_max_all_cols__f64, f64)
-CUPRUM_INSTANTIATE_max_all_rows64(cuprum_reduction_max_all_rows64__f64, f64)
-CUPRUM_INSTANTIATE_max_all_warps64(cuprum_reduction_max_all_warps64__f64, f64)
-CUPRUM_INSTANTIATE_max_all_cols64(cuprum_reduction_max_all_cols64__f64, f64)
 
 template <typename T>
 __device__ __forceinline__ i64 count_nonzero_map(u64 _ci, u64 _cn, T x) {
@@ -102,15 +96,9 @@ __device__ __forceinline__ i64 count_nonzero_identity() {
 CUPRUM_INSTANTIATE_count_nonzero_rows(cuprum_reduction_count_nonzero_rows__i32, i32)
 CUPRUM_INSTANTIATE_count_nonzero_warps(cuprum_reduction_count_nonzero_warps__i32, i32)
 CUPRUM_INSTANTIATE_count_nonzero_cols(cuprum_reduction_count_nonzero_cols__i32, i32)
-CUPRUM_INSTANTIATE_count_nonzero_rows64(cuprum_reduction_count_nonzero_rows64__i32, i32)
-CUPRUM_INSTANTIATE_count_nonzero_warps64(cuprum_reduction_count_nonzero_warps64__i32, i32)
-CUPRUM_INSTANTIATE_count_nonzero_cols64(cuprum_reduction_count_nonzero_cols64__i32, i32)
 CUPRUM_INSTANTIATE_count_nonzero_rows(cuprum_reduction_count_nonzero_rows__u8, u8)
 CUPRUM_INSTANTIATE_count_nonzero_warps(cuprum_reduction_count_nonzero_warps__u8, u8)
 CUPRUM_INSTANTIATE_count_nonzero_cols(cuprum_reduction_count_nonzero_cols__u8, u8)
-CUPRUM_INSTANTIATE_count_nonzero_rows64(cuprum_reduction_count_nonzero_rows64__u8, u8)
-CUPRUM_INSTANTIATE_count_nonzero_warps64(cuprum_reduction_count_nonzero_warps64__u8, u8)
-CUPRUM_INSTANTIATE_count_nonzero_cols64(cuprum_reduction_count_nonzero_cols64__u8, u8)
 
 __device__ __forceinline__ u64 sum_u64_map(u64 _ci, u64 _cn, u32 x) {
     return (u64)x;
@@ -147,6 +135,3 @@ __device__ __forceinline__ u64 sum_u64_post(u64 _cx) {
 CUPRUM_INSTANTIATE_sum_u64_rows(cuprum_reduction_sum_u64_rows)
 CUPRUM_INSTANTIATE_sum_u64_warps(cuprum_reduction_sum_u64_warps)
 CUPRUM_INSTANTIATE_sum_u64_cols(cuprum_reduction_sum_u64_cols)
-CUPRUM_INSTANTIATE_sum_u64_rows64(cuprum_reduction_sum_u64_rows64)
-CUPRUM_INSTANTIATE_sum_u64_warps64(cuprum_reduction_sum_u64_warps64)
-CUPRUM_INSTANTIATE_sum_u64_cols64(cuprum_reduction_sum_u64_cols64)

@@ -43,9 +43,6 @@ __device__ __forceinline__ f64 weighted_sum_identity() {
 CUPRUM_INSTANTIATE_weighted_sum_rows(cuprum_reduction_weighted_sum_rows)
 CUPRUM_INSTANTIATE_weighted_sum_warps(cuprum_reduction_weighted_sum_warps)
 CUPRUM_INSTANTIATE_weighted_sum_cols(cuprum_reduction_weighted_sum_cols)
-CUPRUM_INSTANTIATE_weighted_sum_rows64(cuprum_reduction_weighted_sum_rows64)
-CUPRUM_INSTANTIATE_weighted_sum_warps64(cuprum_reduction_weighted_sum_warps64)
-CUPRUM_INSTANTIATE_weighted_sum_cols64(cuprum_reduction_weighted_sum_cols64)
 
 __device__ __forceinline__ bool any_nan_map(u64 _ci, u64 _cn, f64 x) {
     return cuprum::is_nan(x);
@@ -85,6 +82,3 @@ __device__ __forceinline__ bool any_nan_identity() {
 CUPRUM_INSTANTIATE_any_nan_rows(cuprum_reduction_any_nan_rows)
 CUPRUM_INSTANTIATE_any_nan_warps(cuprum_reduction_any_nan_warps)
 CUPRUM_INSTANTIATE_any_nan_cols(cuprum_reduction_any_nan_cols)
-CUPRUM_INSTANTIATE_any_nan_rows64(cuprum_reduction_any_nan_rows64)
-CUPRUM_INSTANTIATE_any_nan_warps64(cuprum_reduction_any_nan_warps64)
-CUPRUM_INSTANTIATE_any_nan_cols64(cuprum_reduction_any_nan_cols64)

@@ -33,7 +33,6 @@ __device__ __forceinline__ i64 shadowing_map(u64 _ci, u64 _cn, i32 x) {
 
 CUPRUM_INSTANTIATE_shadowing_contig(cuprum_elementwise_shadowing_contig)
 CUPRUM_INSTANTIATE_shadowing_s32(cuprum_elementwise_shadowing_s32)
-CUPRUM_INSTANTIATE_shadowing_s64(cuprum_elementwise_shadowing_s64)
 
 __device__ __forceinline__ f32 keyword_names_map(u64 _ci, u64 _cn, f32 int_, f32 float_, f32 threadIdx_) {
     f32 double_ = int_ + float_;
@@ -52,4 +51,3 @@ __device__ __forceinline__ f32 keyword_names_map(u64 _ci, u64 _cn, f32 int_, f32
 
 CUPRUM_INSTANTIATE_keyword_names_contig(cuprum_elementwise_keyword_names_contig)
 CUPRUM_INSTANTIATE_keyword_names_s32(cuprum_elementwise_keyword_names_s32)
-CUPRUM_INSTANTIATE_keyword_names_s64(cuprum_elementwise_keyword_names_s64)

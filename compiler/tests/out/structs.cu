@@ -61,7 +61,6 @@ __device__ __forceinline__ f32 kinetic_map(u64 _ci, u64 _cn, Body b) {
 
 CUPRUM_INSTANTIATE_kinetic_contig(cuprum_elementwise_kinetic_contig)
 CUPRUM_INSTANTIATE_kinetic_s32(cuprum_elementwise_kinetic_s32)
-CUPRUM_INSTANTIATE_kinetic_s64(cuprum_elementwise_kinetic_s64)
 
 __device__ __forceinline__ Params make_params_map(u64 _ci, u64 _cn, f32 dt, f32 damping) {
     const f32 _cf0 = damping * 2.0f;
@@ -78,4 +77,3 @@ __device__ __forceinline__ Params make_params_map(u64 _ci, u64 _cn, f32 dt, f32 
 
 CUPRUM_INSTANTIATE_make_params_contig(cuprum_elementwise_make_params_contig)
 CUPRUM_INSTANTIATE_make_params_s32(cuprum_elementwise_make_params_s32)
-CUPRUM_INSTANTIATE_make_params_s64(cuprum_elementwise_make_params_s64)

@@ -27,10 +27,8 @@ __device__ __forceinline__ T softplus_map(u64 _ci, u64 _cn, T x) {
 
 CUPRUM_INSTANTIATE_softplus_contig(cuprum_elementwise_softplus_contig__f32, f32)
 CUPRUM_INSTANTIATE_softplus_s32(cuprum_elementwise_softplus_s32__f32, f32)
-CUPRUM_INSTANTIATE_softplus_s64(cuprum_elementwise_softplus_s64__f32, f32)
 CUPRUM_INSTANTIATE_softplus_contig(cuprum_elementwise_softplus_contig__f64, f64)
 CUPRUM_INSTANTIATE_softplus_s32(cuprum_elementwise_softplus_s32__f64, f64)
-CUPRUM_INSTANTIATE_softplus_s64(cuprum_elementwise_softplus_s64__f64, f64)
 
 template <typename T>
 __device__ T safe_log(T x) {
@@ -66,10 +64,8 @@ __device__ __forceinline__ cuprum::Tuple3<T, T, f64> trait_consts_map(u64 _ci, u
 
 CUPRUM_INSTANTIATE_trait_consts_contig(cuprum_elementwise_trait_consts_contig__f32, f32)
 CUPRUM_INSTANTIATE_trait_consts_s32(cuprum_elementwise_trait_consts_s32__f32, f32)
-CUPRUM_INSTANTIATE_trait_consts_s64(cuprum_elementwise_trait_consts_s64__f32, f32)
 CUPRUM_INSTANTIATE_trait_consts_contig(cuprum_elementwise_trait_consts_contig__f64, f64)
 CUPRUM_INSTANTIATE_trait_consts_s32(cuprum_elementwise_trait_consts_s32__f64, f64)
-CUPRUM_INSTANTIATE_trait_consts_s64(cuprum_elementwise_trait_consts_s64__f64, f64)
 
 template <typename T>
 __device__ __forceinline__ f64 rescale_map(u64 _ci, u64 _cn, T x, T lo, T hi) {
@@ -93,7 +89,5 @@ __device__ __forceinline__ f64 rescale_map(u64 _ci, u64 _cn, T x, T lo, T hi) {
 
 CUPRUM_INSTANTIATE_rescale_contig(cuprum_elementwise_rescale_contig__i16, i16)
 CUPRUM_INSTANTIATE_rescale_s32(cuprum_elementwise_rescale_s32__i16, i16)
-CUPRUM_INSTANTIATE_rescale_s64(cuprum_elementwise_rescale_s64__i16, i16)
 CUPRUM_INSTANTIATE_rescale_contig(cuprum_elementwise_rescale_contig__u32, u32)
 CUPRUM_INSTANTIATE_rescale_s32(cuprum_elementwise_rescale_s32__u32, u32)
-CUPRUM_INSTANTIATE_rescale_s64(cuprum_elementwise_rescale_s64__u32, u32)

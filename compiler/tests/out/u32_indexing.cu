@@ -18,7 +18,6 @@ __device__ __forceinline__ f32 gather32_map(u64 _ci, u64 _cn, cuprum::Raw<f32> t
 
 CUPRUM_INSTANTIATE_gather32_contig(cuprum_elementwise_gather32_contig)
 CUPRUM_INSTANTIATE_gather32_s32(cuprum_elementwise_gather32_s32)
-CUPRUM_INSTANTIATE_gather32_s64(cuprum_elementwise_gather32_s64)
 
 __device__ __forceinline__ void scale_rows_body(cuprum::View<const f32, 2> m, cuprum::View<f32, 2> out, cuprum::RoSlice<f32> s) {
     cuprum::Tuple2<u32, u32> _ct0 = cuprum::grid_2d();

@@ -28,7 +28,6 @@ __device__ __forceinline__ u32 collatz_steps_map(u64 _ci, u64 _cn, u64 start) {
 
 CUPRUM_INSTANTIATE_collatz_steps_contig(cuprum_elementwise_collatz_steps_contig)
 CUPRUM_INSTANTIATE_collatz_steps_s32(cuprum_elementwise_collatz_steps_s32)
-CUPRUM_INSTANTIATE_collatz_steps_s64(cuprum_elementwise_collatz_steps_s64)
 
 __device__ __forceinline__ u32 digits_map(u64 _ci, u64 _cn, u32 x) {
     u32 v = x;
@@ -54,4 +53,3 @@ __device__ __forceinline__ u32 digits_map(u64 _ci, u64 _cn, u32 x) {
 
 CUPRUM_INSTANTIATE_digits_contig(cuprum_elementwise_digits_contig)
 CUPRUM_INSTANTIATE_digits_s32(cuprum_elementwise_digits_s32)
-CUPRUM_INSTANTIATE_digits_s64(cuprum_elementwise_digits_s64)

@@ -209,7 +209,7 @@ impl ElementwiseKernel {
 
     /// The generated CUDA C (before instantiation).
     pub fn source(&self) -> &'static str {
-        self.def.kernel.unit().source()
+        self.def.kernel.embedded_unit().map_or("", |u| u.source())
     }
 
     /// The registry kernel (its `served` records carry this name).

@@ -282,7 +282,7 @@ impl ReductionKernel {
 
     /// The generated CUDA C (without instantiations).
     pub fn source(&self) -> &str {
-        self.kernel.unit().source()
+        self.kernel.embedded_unit().map_or("", |u| u.source())
     }
 
     pub fn name(&self) -> &str {

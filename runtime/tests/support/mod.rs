@@ -1,5 +1,5 @@
 //! What the GPU tests share: their random source. Included by the runtime's tests (`mod support;`)
-//! and by the facade's (`#[path = "../runtime/tests/support/mod.rs"] mod support;`).
+//! and by the facade's (`#[path = "../../runtime/tests/support/mod.rs"] mod support;`).
 #![allow(dead_code)]
 
 use std::sync::atomic::{AtomicU64, Ordering};

@@ -91,10 +91,13 @@ pub fn write_module(module: &Module, types: &[Types]) -> Unit {
             let instances: Vec<Vec<DType>> =
                 if item.generics.is_empty() { vec![Vec::new()] } else { item.instances.clone() };
             let mut info = KernelInfo { name: item.name.text.clone(), kind, instances: Vec::new() };
-            // Kernels with launch variants get one entry point per variant and instance.
+            // Kernels with launch variants get one entry point per variant and instance, except
+            // the 64-bit index variants (`s64`, `rows64`, ...): they serve only arrays whose
+            // offsets pass 2^31 elements, cost as much as the others together, and are compiled
+            // by NVRTC at first use instead (docs/building.md, "What is precompiled").
             let variants: Vec<Option<Variant>> = match kind.variants() {
                 [] => vec![None],
-                vs => vs.iter().copied().map(Some).collect(),
+                vs => vs.iter().copied().filter(|v| !v.wide()).map(Some).collect(),
             };
             for inst in instances {
                 for variant in &variants {

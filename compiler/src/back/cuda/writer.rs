@@ -12,6 +12,7 @@ use super::namer::{self, Namer};
 use super::{c_type, Features};
 use crate::dtype::DType;
 use crate::ir::*;
+use crate::lang::{AssocConst, AssocFn, Intrinsic, Method};
 use crate::mangle;
 use crate::typeck::Types;
 
@@ -200,10 +201,10 @@ impl<'a> Writer<'a> {
                 let name = self.locals[l.0 as usize].clone();
                 let t = self.types.local(*l).clone();
                 // Static shared memory: `let s = shared_array::<T, N>();`
-                if let Some(Expr { kind: ExprKind::Call { callee: Callee::Intrinsic { name: "shared_array", .. }, .. }, .. }) = init {
+                if let Some(Expr { kind: ExprKind::Call { callee: Callee::Intrinsic { intrinsic: Intrinsic::SharedArray, .. }, .. }, .. }) = init {
                     if let Ty::ArrayRef { elem, len, .. } = &t {
                         let et = self.ty(elem);
-                        self.line(format!("__shared__ {et} {name}[{len}];"));
+                        self.line(format!("{} {et} {name}[{len}];", Intrinsic::SharedArray.c_name()));
                         return;
                     }
                 }
@@ -656,7 +657,7 @@ impl<'a> Writer<'a> {
             ExprKind::Error => unreachable!("the back end only runs on modules without errors"),
             ExprKind::Lit(l) => self.lit(l, &self.ty_of(e)),
             ExprKind::Local(l) => self.locals[l.0 as usize].clone(),
-            ExprKind::Const { ty, name } => self.constant(ty, &name.text),
+            ExprKind::Const { ty, .. } => self.constant(e, ty),
             ExprKind::Unary(op, inner) => self.unary(*op, inner, e),
             ExprKind::Binary(op, l, r) => {
                 if op.is_logical() && needs_stmts(r) {
@@ -681,7 +682,7 @@ impl<'a> Writer<'a> {
             ExprKind::Cast(inner, to) => self.cast(inner, to),
             ExprKind::Ref { expr, .. } => self.value(expr),
             ExprKind::Call { callee, args } => self.call(e, callee, args),
-            ExprKind::MethodCall { receiver, method, args } => self.method(receiver, &method.text, args),
+            ExprKind::MethodCall { receiver, args, .. } => self.method(e, receiver, args),
             ExprKind::Index { base, indices } => {
                 let bt = match self.ty_of(base) {
                     Ty::Ref { inner, .. } => *inner,
@@ -695,18 +696,9 @@ impl<'a> Writer<'a> {
                 }
             }
             ExprKind::Field { base, field } => {
-                if let ExprKind::Call { callee: Callee::Intrinsic { name, .. }, args } = &base.kind {
-                    if args.is_empty() {
-                        let builtin = match *name {
-                            "thread_idx" => Some("threadIdx"),
-                            "block_idx" => Some("blockIdx"),
-                            "block_dim" => Some("blockDim"),
-                            "grid_dim" => Some("gridDim"),
-                            _ => None,
-                        };
-                        if let Some(b) = builtin {
-                            return format!("{b}.{}", field.text);
-                        }
+                if let ExprKind::Call { callee: Callee::Intrinsic { intrinsic, .. }, args } = &base.kind {
+                    if let (true, Some(b)) = (args.is_empty(), intrinsic.c_builtin()) {
+                        return format!("{b}.{}", field.text);
                     }
                 }
                 let b = self.value(base);
@@ -788,16 +780,13 @@ impl<'a> Writer<'a> {
         }
     }
 
-    fn constant(&mut self, ty: &Ty, name: &str) -> String {
+    fn constant(&mut self, e: &Expr, ty: &Ty) -> String {
         self.features.need("cuprum/math.h");
         let ct = self.ty(ty);
-        let f = match name {
-            "BITS" => return format!("{}u", ty.scalar().map(|d| d.bits()).unwrap_or(32)),
-            "MAX" => "max_value".to_string(),
-            "MIN" => "min_value".to_string(),
-            other => other.to_lowercase(),
-        };
-        format!("cuprum::num<{ct}>::{f}()")
+        match self.types.constant(e) {
+            AssocConst::Bits => format!("{}u", ty.scalar().map(|d| d.bits()).unwrap_or(32)),
+            AssocConst::Num(c) => format!("cuprum::num<{ct}>::{}()", c.c_name()),
+        }
     }
 
     fn unary(&mut self, op: UnOp, inner: &Expr, e: &Expr) -> String {
@@ -920,7 +909,7 @@ impl<'a> Writer<'a> {
 
     fn call(&mut self, e: &Expr, callee: &Callee, args: &[Expr]) -> String {
         match callee {
-            Callee::Intrinsic { name, tys, .. } => self.intrinsic(name, tys, args),
+            Callee::Intrinsic { intrinsic, tys, .. } => self.intrinsic(*intrinsic, tys, args),
             Callee::Device { name, .. } => {
                 let callee_item_generics = self.types.call_args.get(&e.id.0).cloned().unwrap_or_default();
                 let targs = if callee_item_generics.is_empty() {
@@ -936,18 +925,19 @@ impl<'a> Writer<'a> {
                 let vs: Vec<String> = args.iter().enumerate().map(|(k, a)| self.arg_value(a, params.get(k))).collect();
                 format!("{}{targs}({})", namer::item_name(&name.text), vs.join(", "))
             }
-            Callee::Assoc { ty, name } => {
+            Callee::Assoc { ty, .. } => {
                 self.features.need("cuprum/math.h");
                 let vs: Vec<String> = args.iter().map(|a| strip_parens(&self.value(a)).to_string()).collect();
                 let ct = self.ty(ty);
-                match (ty.scalar(), name.text.as_str()) {
-                    (Some(DType::F16), "from_f32") => format!("cuprum::half_from_f32({})", vs[0]),
-                    (Some(DType::BF16), "from_f32") => format!("cuprum::bf16_from_f32({})", vs[0]),
-                    (Some(DType::F32), "from_bits") => format!("__uint_as_float({})", vs[0]),
-                    (Some(DType::F64), "from_bits") => format!("__longlong_as_double((i64){})", vs[0]),
-                    (Some(DType::F16), "from_bits") => format!("cuprum::half_bits({})", vs[0]),
-                    (Some(DType::BF16), "from_bits") => format!("cuprum::bf16_bits({})", vs[0]),
-                    (_, f) => format!("cuprum::num<{ct}>::{f}({})", vs.join(", ")),
+                match (self.types.assoc_fn(e), ty.scalar()) {
+                    (AssocFn::FromF32, Some(DType::F16)) => format!("cuprum::half_from_f32({})", vs[0]),
+                    (AssocFn::FromF32, Some(DType::BF16)) => format!("cuprum::bf16_from_f32({})", vs[0]),
+                    (AssocFn::FromBits, Some(DType::F32)) => format!("__uint_as_float({})", vs[0]),
+                    (AssocFn::FromBits, Some(DType::F64)) => format!("__longlong_as_double((i64){})", vs[0]),
+                    (AssocFn::FromBits, Some(DType::F16)) => format!("cuprum::half_bits({})", vs[0]),
+                    (AssocFn::FromBits, Some(DType::BF16)) => format!("cuprum::bf16_bits({})", vs[0]),
+                    (AssocFn::FromF32 | AssocFn::FromBits, _) => unreachable!("the type checker admits `from_f32` on halves and `from_bits` on floats only"),
+                    (AssocFn::Num(f), _) => format!("cuprum::num<{ct}>::{}({})", f.c_name(), vs.join(", ")),
                 }
             }
         }
@@ -975,47 +965,45 @@ impl<'a> Writer<'a> {
         }
     }
 
-    fn intrinsic(&mut self, name: &str, tys: &[Ty], args: &[Expr]) -> String {
+    fn intrinsic(&mut self, f: Intrinsic, tys: &[Ty], args: &[Expr]) -> String {
+        use Intrinsic::*;
         let vs: Vec<String> = args.iter().map(|a| strip_parens(&self.value(a)).to_string()).collect();
-        match name {
-            "thread_idx" => "threadIdx".into(),
-            "block_idx" => "blockIdx".into(),
-            "block_dim" | "grid_dim" | "grid_1d" | "grid_2d" | "grid_3d" | "grid_size_1d" | "grid_size_2d" | "grid_size_3d" | "lane_id" => {
+        let c = f.c_name();
+        match f {
+            ThreadIdx | BlockIdx | Index | LoopSize => c.into(),
+            BlockDim | GridDim | Grid1d | Grid2d | Grid3d | GridSize1d | GridSize2d | GridSize3d | LaneId => {
                 self.features.need("cuprum/thread.h");
-                format!("cuprum::{name}()")
+                format!("{c}()")
             }
-            "warp_size" => "(u32)warpSize".into(),
-            "sync_threads" => "__syncthreads()".into(),
-            "sync_warp" => format!("__syncwarp({})", vs[0]),
-            "thread_fence" => "__threadfence()".into(),
-            "thread_fence_block" => "__threadfence_block()".into(),
-            "index" => "_ci".into(),
-            "loop_size" => "_cn".into(),
-            "complex_new" => {
+            WarpSize => format!("(u32){c}"),
+            SyncThreads | ThreadFence | ThreadFenceBlock => format!("{c}()"),
+            SyncWarp => format!("{c}({})", vs[0]),
+            ComplexNew => {
                 self.features.need("cuprum/complex.h");
-                format!("cuprum::make_complex({}, {})", vs[0], vs[1])
+                format!("{c}({}, {})", vs[0], vs[1])
             }
-            "dynamic_shared" => {
+            DynamicShared => {
                 self.features.need("cuprum/thread.h");
                 self.features.dynamic_shared = true;
                 let et = self.ty(&tys[0]);
-                format!("cuprum::Slice<{et}>{{reinterpret_cast<{et}*>(cuprum_dynamic_smem), cuprum::dynamic_shared_bytes() / (u32)sizeof({et})}}")
+                format!("cuprum::Slice<{et}>{{reinterpret_cast<{et}*>({c}), cuprum::dynamic_shared_bytes() / (u32)sizeof({et})}}")
             }
-            n if n.starts_with("atomic_") => {
+            // Declared by `let_stmt` (the validator admits it only as a `let` initializer); an
+            // ignored `let _ = shared_array()` declares nothing.
+            SharedArray => String::new(),
+            Atomic(_) => {
                 self.features.need("cuprum/atomic.h");
                 let rest = vs[2..].join(", ");
-                format!("cuprum::{n}(&{}[{}], {rest})", vs[0], vs[1])
+                format!("{c}(&{}[{}], {rest})", vs[0], vs[1])
             }
-            n if n.starts_with("shfl_") => {
+            Shuffle(_) => {
                 self.features.need("cuprum/thread.h");
-                let base = n.trim_end_matches("_width");
-                format!("cuprum::{base}({})", vs.join(", "))
+                format!("{c}({})", vs.join(", "))
             }
-            other => format!("/* unsupported intrinsic {other} */"),
         }
     }
 
-    fn method(&mut self, receiver: &Expr, m: &str, args: &[Expr]) -> String {
+    fn method(&mut self, e: &Expr, receiver: &Expr, args: &[Expr]) -> String {
         let rt = match self.ty_of(receiver) {
             Ty::Ref { inner, .. } => *inner,
             t => t,
@@ -1023,30 +1011,34 @@ impl<'a> Writer<'a> {
         let r = self.value(receiver);
         let r = strip_parens(&r).to_string();
         let vs: Vec<String> = args.iter().map(|a| strip_parens(&self.value(a)).to_string()).collect();
-        match (&rt, m) {
-            (Ty::Slice { .. }, "len") => return format!("{r}.len"),
-            (Ty::ArrayRef { len, .. } | Ty::Array(_, len), "len") => return format!("(u64){len}"),
-            (Ty::View { .. }, "len") => return format!("{r}.size()"),
-            (Ty::Raw(_), "len") => return format!("{r}.size"),
-            (Ty::View { .. }, "shape") => return format!("{r}.shape_array()"),
-            (Ty::View { .. }, "strides") => return format!("{r}.strides_array()"),
-            (Ty::Scalar(DType::F32), "to_bits") => return format!("__float_as_uint({r})"),
-            (Ty::Scalar(DType::F64), "to_bits") => return format!("(u64)__double_as_longlong({r})"),
-            (Ty::Scalar(DType::F16 | DType::BF16), "to_bits") => return format!("{r}.bits"),
-            (Ty::Scalar(DType::F16 | DType::BF16), "to_f32") => {
+        match self.types.method(e) {
+            Method::Len => match &rt {
+                Ty::Slice { .. } => format!("{r}.len"),
+                Ty::ArrayRef { len, .. } | Ty::Array(_, len) => format!("(u64){len}"),
+                Ty::View { .. } => format!("{r}.size()"),
+                Ty::Raw(_) => format!("{r}.size"),
+                _ => unreachable!("the type checker admits `len` on arrays only"),
+            },
+            Method::Shape => format!("{r}.shape_array()"),
+            Method::Strides => format!("{r}.strides_array()"),
+            Method::ToBits => match rt.scalar() {
+                Some(DType::F32) => format!("__float_as_uint({r})"),
+                Some(DType::F64) => format!("(u64)__double_as_longlong({r})"),
+                Some(DType::F16 | DType::BF16) => format!("{r}.bits"),
+                _ => unreachable!("the type checker admits `to_bits` on floats only"),
+            },
+            Method::ToF32 => {
                 self.features.need("cuprum/half.h");
-                return format!("cuprum::to_f32({r})");
+                format!("cuprum::to_f32({r})")
             }
-            (Ty::Scalar(d), _) if d.is_complex() => {
-                self.features.need("cuprum/complex.h");
-                return format!("cuprum::{m}({r})");
+            Method::Math(f) => {
+                let complex = rt.scalar().is_some_and(|d| d.is_complex());
+                self.features.need(if complex { "cuprum/complex.h" } else { "cuprum/math.h" });
+                let mut all = vec![r];
+                all.extend(vs);
+                format!("cuprum::{}({})", f.c_name(), all.join(", "))
             }
-            _ => {}
         }
-        self.features.need("cuprum/math.h");
-        let mut all = vec![r];
-        all.extend(vs);
-        format!("cuprum::{m}({})", all.join(", "))
     }
 }
 

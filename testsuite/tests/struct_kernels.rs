@@ -1,7 +1,7 @@
 //! Kernels over `#[device]` structs, for `gpu_structs.rs`: a struct passed by value, slices and
 //! 2-D views of structs, elementwise kernels reading fields of struct elements and returning
 //! structs, nested structs with array fields, a field whose name is a C++ keyword, and a literal
-//! written out of declaration order. Precompiled by the root `build.rs`.
+//! written out of declaration order. Precompiled by `testsuite/build.rs`.
 
 use cuprum::prelude::*;
 

@@ -6,12 +6,12 @@
 //! the host) or Rust's operators.
 //!
 //! GPU tests are `#[ignore = "needs a CUDA GPU"]`: run them on a GPU machine with
-//! `cargo test -p cuprum --release --test gpu_elementwise_macro -- --include-ignored`.
+//! `cargo test -p cuprum-testsuite --release --test gpu_elementwise_macro -- --include-ignored`.
 //! The tests without the marker (signatures, host calls) run anywhere.
 
 #![allow(clippy::type_complexity, clippy::needless_range_loop)]
 
-#[path = "../runtime/tests/support/mod.rs"]
+#[path = "../../runtime/tests/support/mod.rs"]
 mod support;
 use support::Rng;
 
@@ -116,7 +116,7 @@ fn signatures_follow_the_kernel_parameters() {
     );
     assert_eq!(k::scale_by_int::SIGNATURE[1], Param::new("k", Role::In, ParamType::Generic(1)));
     // The unit of the kernel file lists the precompiled instances.
-    let unit = k::scale_by_int::kernel().unit();
+    let unit = k::scale_by_int::kernel().unit().unwrap();
     assert!(unit.precompiled().contains(&"cuprum_elementwise_scale_by_int_contig__f32__i32"), "{:?}", unit.precompiled());
     assert!(!unit.precompiled().iter().any(|s| s.contains("scale_by_int_contig__f64")));
 }
@@ -135,7 +135,7 @@ fn kernels_stay_callable_on_the_host() {
 
 #[test]
 fn builtin_kernels_are_registered() {
-    let names: Vec<&str> = registry::kernels().filter(|e| e.kind == "elementwise").map(|e| e.name).collect();
+    let names: Vec<&str> = registry::kernels().filter(|e| e.kind() == "elementwise").map(|e| e.name()).collect();
     for n in ["add", "sub", "mul", "div", "rem_int", "lt", "eq", "select", "copy", "clip", "sqrt", "cast_f32", "nonzero"] {
         assert!(names.contains(&n), "{n} missing from {names:?}");
     }
@@ -564,7 +564,7 @@ fn astype_between_every_real_dtype() {
     check_casts_from::<f64>(&mut r, &[f64::NAN, 1e300, -1e20, -2.7, 65504.5, 0.0]);
     let served = registry::served();
     let layer = |s: &str| served.iter().find(|x| x.symbol == s).map(|x| x.layer);
-    assert_eq!(layer("cuprum_elementwise_cast_f32_s32__i32"), Some(Layer::Aot), "{served:?}");
+    assert_eq!(layer("cuprum_elementwise_cast_f32_s32__i64"), Some(Layer::Aot), "{served:?}");
 }
 
 /// Creation fills run on the device (memset for zero bytes, the fill kernel otherwise) and a

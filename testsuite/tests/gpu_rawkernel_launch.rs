@@ -3,7 +3,7 @@
 //! reference, on fresh random inputs with outputs poisoned before the launch, plus the checks
 //! made before a launch and the instance lookup (precompiled instances and NVRTC on demand).
 
-#[path = "../runtime/tests/support/mod.rs"]
+#[path = "../../runtime/tests/support/mod.rs"]
 mod support;
 use support::Rng;
 
@@ -631,15 +631,15 @@ fn launches_from_several_threads() {
 #[test]
 fn kernels_are_listed_in_the_registry() {
     // Works without a GPU: the inventory is filled at link time.
-    let names: Vec<&str> = registry::kernels().map(|e| e.name).collect();
+    let names: Vec<&str> = registry::kernels().map(|e| e.name()).collect();
     for want in ["copy", "index_1d", "atomic_add_all", "scalars"] {
         assert!(names.contains(&want), "{want} missing from {names:?}");
     }
-    let copy = registry::kernels().find(|e| e.name == "copy" && e.kind == "rawkernel").unwrap();
-    assert!(copy.unit.precompiled().contains(&"cuprum_rawkernel_copy__f32"));
-    assert!(copy.unit.source().contains("CUPRUM_INSTANTIATE_copy(cuprum_rawkernel_copy__f32, f32)"));
+    let copy = registry::kernels().find(|e| e.name() == "copy" && e.kind() == "rawkernel").unwrap().unit().unwrap();
+    assert!(copy.precompiled().contains(&"cuprum_rawkernel_copy__f32"));
+    assert!(copy.source().contains("CUPRUM_INSTANTIATE_copy(cuprum_rawkernel_copy__f32, f32)"));
     // The unit is the whole file: the device functions of the file are in it.
-    assert!(copy.unit.source().contains("clamp_scale"));
+    assert!(copy.source().contains("clamp_scale"));
 }
 
 /// Runs this test executable again with only the test `name`, with `set` added to and `unset`
@@ -684,8 +684,8 @@ fn aot_child() {
 #[test]
 #[ignore = "needs a CUDA GPU"]
 fn precompiled_first_call_does_no_nvrtc_compile() {
-    let copy = registry::kernels().find(|e| e.name == "copy" && e.kind == "rawkernel").unwrap();
-    assert!(copy.unit.fatbin().is_some(), "build with nvcc (scripts/cuda-env.sh) so that the test kernels are precompiled");
+    let copy = registry::kernels().find(|e| e.name() == "copy" && e.kind() == "rawkernel").unwrap().unit().unwrap();
+    assert!(copy.fatbin().is_some(), "build with nvcc (scripts/cuda-env.sh) so that the test kernels are precompiled");
     let (ok, text) = run_child("aot_child", &[("CUPRUM_AOT_CHILD", "plain")], &[]);
     assert!(ok && text.contains("AOT CHILD"), "{text}");
 }

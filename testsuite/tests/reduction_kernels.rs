@@ -1,5 +1,5 @@
-//! User `#[reduction]` kernels for `gpu_reduction_macro.rs`, precompiled by the root build script
-//! (listed in `build.rs`), so that their instances are served from the embedded fat binary.
+//! User `#[reduction]` kernels for `gpu_reduction_macro.rs`, precompiled by this crate's build
+//! script (listed in `testsuite/build.rs`), so that their instances are served from the embedded fat binary.
 
 use cuprum::prelude::*;
 

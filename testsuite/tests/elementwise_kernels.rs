@@ -1,5 +1,5 @@
-//! `#[elementwise]` kernels for `tests/gpu_elementwise_macro.rs` (precompiled by the root
-//! build.rs). Each body is also the test's host reference.
+//! `#[elementwise]` kernels for `tests/gpu_elementwise_macro.rs` (precompiled by
+//! testsuite/build.rs). Each body is also the test's host reference.
 
 use cuprum::prelude::*;
 

@@ -4,7 +4,7 @@
 //! poisoned before the launch. Host references assume release semantics (overflow wraps): run
 //! with `--release` (the GPU machine's runner does), the tests refuse to run otherwise.
 
-#[path = "../runtime/tests/support/mod.rs"]
+#[path = "../../runtime/tests/support/mod.rs"]
 mod support;
 use support::Rng;
 

@@ -6,9 +6,9 @@
 //! f32 results are equal bit for bit) and, for `kinetic`, with an f64 reference.
 //!
 //! GPU tests are `#[ignore = "needs a CUDA GPU"]`: run them on a GPU machine with
-//! `cargo test -p cuprum --release --test gpu_structs -- --include-ignored`.
+//! `cargo test -p cuprum-testsuite --release --test gpu_structs -- --include-ignored`.
 
-#[path = "../runtime/tests/support/mod.rs"]
+#[path = "../../runtime/tests/support/mod.rs"]
 mod support;
 use support::Rng;
 

@@ -1,6 +1,6 @@
 //! The attribute macros reject kernels outside the kernel language with errors at the user's
 //! tokens (trybuild; expected output in `tests/ui/*.stderr`, regenerate with
-//! `TRYBUILD=overwrite cargo test --test compile_fail`).
+//! `TRYBUILD=overwrite cargo test -p cuprum-testsuite --test compile_fail`).
 
 #[test]
 fn ui() {

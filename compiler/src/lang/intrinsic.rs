@@ -1,0 +1,244 @@
+//! The prelude's free functions callable in kernels (`thread_idx()`, `sync_threads()`,
+//! `atomic_add(..)`, `shfl_sync(..)`, ...): what the front end resolves a call's name to.
+//!
+//! The type checker gives each its type (`typeck/calls.rs`), the validator says where each may be
+//! used (`valid.rs`) and the CUDA writer spells it (`back/cuda/writer.rs`), each by an exhaustive
+//! `match`.
+
+use crate::dtype::DType;
+use crate::ir::Bound;
+
+vocabulary! {
+    /// A prelude intrinsic.
+    pub enum Intrinsic {
+        /// `thread_idx() -> Dim3`
+        ThreadIdx = "thread_idx",
+        /// `block_idx() -> Dim3`
+        BlockIdx = "block_idx",
+        /// `block_dim() -> Dim3`
+        BlockDim = "block_dim",
+        /// `grid_dim() -> Dim3`
+        GridDim = "grid_dim",
+        /// `grid_1d() -> u32`: the global thread index along x.
+        Grid1d = "grid_1d",
+        /// `grid_2d() -> (u32, u32)`
+        Grid2d = "grid_2d",
+        /// `grid_3d() -> (u32, u32, u32)`
+        Grid3d = "grid_3d",
+        /// `grid_size_1d() -> u32`: the number of threads of the grid along x.
+        GridSize1d = "grid_size_1d",
+        /// `grid_size_2d() -> (u32, u32)`
+        GridSize2d = "grid_size_2d",
+        /// `grid_size_3d() -> (u32, u32, u32)`
+        GridSize3d = "grid_size_3d",
+        /// `lane_id() -> u32`
+        LaneId = "lane_id",
+        /// `warp_size() -> u32`
+        WarpSize = "warp_size",
+        /// `sync_threads()`: the block barrier.
+        SyncThreads = "sync_threads",
+        /// `sync_warp(mask: u32)`
+        SyncWarp = "sync_warp",
+        /// `thread_fence()`
+        ThreadFence = "thread_fence",
+        /// `thread_fence_block()`
+        ThreadFenceBlock = "thread_fence_block",
+        /// `shared_array::<T, N>() -> &mut [T; N]`: static shared memory, bound by a `let`.
+        SharedArray = "shared_array",
+        /// `dynamic_shared::<T>() -> &mut [T]`: the launch's dynamic shared memory.
+        DynamicShared = "dynamic_shared",
+        /// `index() -> usize`: the element an elementwise or reduction body maps.
+        Index = "index",
+        /// `loop_size() -> usize`: the number of elements of that loop.
+        LoopSize = "loop_size",
+        /// `Complex::new(re, im)` (also the literal `Complex { re, im }`); the front end builds it
+        /// from the path, never from a single name.
+        ComplexNew = "Complex::new",
+        ;
+        /// `atomic_*(array, index, operand..) -> T`
+        Atomic(AtomicOp),
+        /// `shfl_*_sync(mask, value, lane_or_delta[, width]) -> T`
+        Shuffle(Shuffle),
+    }
+}
+
+impl Intrinsic {
+    /// The number of (value) arguments; `shared_array` and `dynamic_shared` take their type and
+    /// length as generic arguments.
+    pub fn arity(self) -> usize {
+        use Intrinsic::*;
+        match self {
+            ThreadIdx | BlockIdx | BlockDim | GridDim | Grid1d | Grid2d | Grid3d | GridSize1d | GridSize2d | GridSize3d | LaneId
+            | WarpSize | SyncThreads | ThreadFence | ThreadFenceBlock | SharedArray | DynamicShared | Index | LoopSize => 0,
+            SyncWarp => 1,
+            ComplexNew => 2,
+            Atomic(op) => op.arity(),
+            Shuffle(s) => s.arity(),
+        }
+    }
+
+    /// The C spelling: a CUDA builtin (`threadIdx`, `__syncthreads`), a helper of
+    /// `include/cuprum/` (`cuprum::grid_1d`), or a name the generated code defines (`_ci`, the
+    /// index parameter of the elementwise loop; `cuprum_dynamic_smem`, the dynamic shared buffer).
+    pub fn c_name(self) -> &'static str {
+        use Intrinsic::*;
+        match self {
+            ThreadIdx => "threadIdx",
+            BlockIdx => "blockIdx",
+            BlockDim => "cuprum::block_dim",
+            GridDim => "cuprum::grid_dim",
+            Grid1d => "cuprum::grid_1d",
+            Grid2d => "cuprum::grid_2d",
+            Grid3d => "cuprum::grid_3d",
+            GridSize1d => "cuprum::grid_size_1d",
+            GridSize2d => "cuprum::grid_size_2d",
+            GridSize3d => "cuprum::grid_size_3d",
+            LaneId => "cuprum::lane_id",
+            WarpSize => "warpSize",
+            SyncThreads => "__syncthreads",
+            SyncWarp => "__syncwarp",
+            ThreadFence => "__threadfence",
+            ThreadFenceBlock => "__threadfence_block",
+            SharedArray => "__shared__",
+            DynamicShared => "cuprum_dynamic_smem",
+            Index => "_ci",
+            LoopSize => "_cn",
+            ComplexNew => "cuprum::make_complex",
+            Atomic(op) => op.c_name(),
+            Shuffle(s) => s.c_name(),
+        }
+    }
+
+    /// The CUDA builtin variable holding a `Dim3` intrinsic's value: `block_dim().x` is read as
+    /// `blockDim.x` rather than through the helper.
+    pub fn c_builtin(self) -> Option<&'static str> {
+        use Intrinsic::*;
+        match self {
+            ThreadIdx => Some("threadIdx"),
+            BlockIdx => Some("blockIdx"),
+            BlockDim => Some("blockDim"),
+            GridDim => Some("gridDim"),
+            Grid1d | Grid2d | Grid3d | GridSize1d | GridSize2d | GridSize3d | LaneId | WarpSize | SyncThreads | SyncWarp | ThreadFence
+            | ThreadFenceBlock | SharedArray | DynamicShared | Index | LoopSize | ComplexNew | Atomic(_) | Shuffle(_) => None,
+        }
+    }
+}
+
+vocabulary! {
+    /// CUDA's atomic read-modify-write operations on an element of a `&mut [T]` or a shared
+    /// array; each returns the old value.
+    pub enum AtomicOp {
+        Add = "atomic_add",
+        Sub = "atomic_sub",
+        Exch = "atomic_exch",
+        Min = "atomic_min",
+        Max = "atomic_max",
+        /// `u32` only, as CUDA's `atomicInc`.
+        Inc = "atomic_inc",
+        /// `u32` only, as CUDA's `atomicDec`.
+        Dec = "atomic_dec",
+        And = "atomic_and",
+        Or = "atomic_or",
+        Xor = "atomic_xor",
+        /// Compare-and-swap: `atomic_cas(array, index, compare, value)`.
+        Cas = "atomic_cas",
+    }
+}
+
+impl AtomicOp {
+    /// The array, the index, then one operand (two for compare-and-swap).
+    pub fn arity(self) -> usize {
+        use AtomicOp::*;
+        match self {
+            Cas => 4,
+            Add | Sub | Exch | Min | Max | Inc | Dec | And | Or | Xor => 3,
+        }
+    }
+
+    /// The helper of `cuprum/atomic.h`, called with the element's address.
+    pub fn c_name(self) -> &'static str {
+        use AtomicOp::*;
+        match self {
+            Add => "cuprum::atomic_add",
+            Sub => "cuprum::atomic_sub",
+            Exch => "cuprum::atomic_exch",
+            Min => "cuprum::atomic_min",
+            Max => "cuprum::atomic_max",
+            Inc => "cuprum::atomic_inc",
+            Dec => "cuprum::atomic_dec",
+            And => "cuprum::atomic_and",
+            Or => "cuprum::atomic_or",
+            Xor => "cuprum::atomic_xor",
+            Cas => "cuprum::atomic_cas",
+        }
+    }
+
+    /// Whether CUDA has the operation for elements of type `d` (others: a clear error rather than
+    /// one from nvcc).
+    pub fn supports(self, d: DType) -> bool {
+        use AtomicOp::*;
+        use DType::*;
+        match self {
+            Add => matches!(d, I32 | U32 | I64 | U64 | F16 | BF16 | F32 | F64),
+            Sub => matches!(d, I32 | U32 | I64 | U64 | F32 | F64),
+            Exch | Cas => matches!(d, I32 | U32 | I64 | U64 | F32 | F64 | U16),
+            Min | Max => matches!(d, I32 | U32 | I64 | U64 | F32 | F64),
+            Inc | Dec => d == U32,
+            And | Or | Xor => matches!(d, I32 | U32 | I64 | U64),
+        }
+    }
+
+    /// The bound a generic element type needs; `None` when no generic element will do (the
+    /// operation exists for one concrete type only).
+    pub fn generic_bound(self) -> Option<Bound> {
+        use AtomicOp::*;
+        match self {
+            And | Or | Xor => Some(Bound::Int),
+            Min | Max => Some(Bound::Real),
+            Add | Sub => Some(Bound::Number),
+            Exch | Cas => Some(Bound::Scalar),
+            Inc | Dec => None,
+        }
+    }
+}
+
+vocabulary! {
+    /// Warp shuffles: `shfl_sync(mask, value, src_lane)` and its `up`/`down`/`xor` forms; the
+    /// `_width` forms take a sub-warp width last.
+    pub enum Shuffle {
+        Idx = "shfl_sync",
+        Up = "shfl_up_sync",
+        Down = "shfl_down_sync",
+        Xor = "shfl_xor_sync",
+        IdxWidth = "shfl_sync_width",
+        UpWidth = "shfl_up_sync_width",
+        DownWidth = "shfl_down_sync_width",
+        XorWidth = "shfl_xor_sync_width",
+    }
+}
+
+impl Shuffle {
+    /// Whether the sub-warp width is given (the last argument).
+    pub fn has_width(self) -> bool {
+        use Shuffle::*;
+        match self {
+            Idx | Up | Down | Xor => false,
+            IdxWidth | UpWidth | DownWidth | XorWidth => true,
+        }
+    }
+
+    pub fn arity(self) -> usize {
+        if self.has_width() { 4 } else { 3 }
+    }
+
+    /// The helper of `cuprum/thread.h`; the width forms are overloads of the same helper.
+    pub fn c_name(self) -> &'static str {
+        use Shuffle::*;
+        match self {
+            Idx | IdxWidth => "cuprum::shfl_sync",
+            Up | UpWidth => "cuprum::shfl_up_sync",
+            Down | DownWidth => "cuprum::shfl_down_sync",
+            Xor | XorWidth => "cuprum::shfl_xor_sync",
+        }
+    }
+}

@@ -1,0 +1,92 @@
+//! A program embeds each kernel file's fat binary once, and loads it once per process and device,
+//! however many kernels the file holds (docs/architecture.md, "The unit table").
+//!
+//! This executable links four kernel files: the built-ins (`kernels/elementwise.rs`,
+//! `kernels/reductions.rs`) and two test files. The embedded copies are counted in the executable
+//! itself: every fat binary container starts with the magic `0xBA55ED50`, version 1, a 16-byte
+//! header and the size of what follows.
+
+mod elementwise_kernels;
+mod rawkernel_kernels;
+
+use cuprum::runtime::{Array, LaunchConfig, Stream, registry, stats};
+
+/// `(offset, total size)` of every fat binary container in `bytes`.
+fn containers(bytes: &[u8]) -> Vec<(usize, u64)> {
+    let magic = 0xBA55_ED50u32.to_le_bytes();
+    let mut found = Vec::new();
+    let mut at = 0;
+    while let Some(k) = bytes[at..].windows(4).position(|w| w == magic) {
+        let off = at + k;
+        at = off + 4;
+        let Some(h) = bytes.get(off..off + 16) else { break };
+        let version = u16::from_le_bytes([h[4], h[5]]);
+        let header = u16::from_le_bytes([h[6], h[7]]);
+        let size = u64::from_le_bytes(h[8..16].try_into().unwrap());
+        if version == 1 && header == 16 && (off as u64 + 16 + size) <= bytes.len() as u64 {
+            found.push((off, 16 + size));
+        }
+    }
+    found
+}
+
+#[test]
+fn each_kernel_file_is_embedded_once() {
+    if std::env::var("CUPRUM_SKIP_CUDA_COMPILE").is_ok_and(|v| v == "1") {
+        eprintln!("CUPRUM_SKIP_CUDA_COMPILE=1: the kernel files were not precompiled, nothing to count");
+        return;
+    }
+    // Use kernels of both test files, so that neither is dropped by the linker.
+    let _ = (elementwise_kernels::squared_diff::kernel(), elementwise_kernels::axpb::kernel());
+    let _ = &rawkernel_kernels::index_1d::launch;
+    let units: Vec<_> = registry::units().into_iter().filter(|u| u.fatbin().is_some()).collect();
+    let files: Vec<&str> = units.iter().map(|u| u.file()).collect();
+    assert!(
+        units.len() >= 4,
+        "expected the fat binaries of kernels/elementwise.rs, kernels/reductions.rs and the two test files, found {files:?}: \
+         build with nvcc (source scripts/cuda-env.sh) or set CUPRUM_SKIP_CUDA_COMPILE=1"
+    );
+    let exe = std::fs::read(std::env::current_exe().unwrap()).unwrap();
+    let found = containers(&exe);
+    for u in &units {
+        let bin = u.fatbin().unwrap();
+        let copies = found.iter().filter(|(off, size)| *size == bin.len() as u64 && &exe[*off..*off + bin.len()] == bin).count();
+        assert_eq!(copies, 1, "{} is embedded {copies} times", u.file());
+    }
+    assert_eq!(found.len(), units.len(), "fat binaries in the executable: {found:?}; units: {files:?}");
+    // Every kernel of a file shares its unit.
+    let of = |name: &str| registry::kernels().find(|e| e.name() == name).unwrap().unit().unwrap().id();
+    assert_eq!(of("squared_diff"), of("axpb"));
+    assert_ne!(of("squared_diff"), of("index_1d"));
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn a_file_is_loaded_once_whatever_the_number_of_its_kernels() {
+    let n = 4096;
+    let x = Array::from_vec((0..n).map(|i| (i as f32 * 0.37).sin()).collect()).unwrap();
+    let y = Array::from_vec((0..n).map(|i| (i as f32 * 0.11).cos()).collect()).unwrap();
+    Stream::current().unwrap().synchronize().unwrap();
+    let before = stats::snapshot().module_loads;
+    // Two kernels of one file, then a kernel of another file.
+    let d = elementwise_kernels::squared_diff::call(&x, &y).unwrap();
+    let e = elementwise_kernels::axpb::call(2.0f32, &x, &y).unwrap();
+    let after_one_file = stats::snapshot().module_loads;
+    let mut idx = Array::<u32>::from_vec(vec![u32::MAX; 256]).unwrap();
+    let mut size = Array::<u32>::from_vec(vec![u32::MAX; 256]).unwrap();
+    rawkernel_kernels::index_1d::launch(&LaunchConfig::new(2, 128), &mut idx, &mut size).unwrap();
+    let after_two_files = stats::snapshot().module_loads;
+    let (xs, ys) = (x.to_vec().unwrap(), y.to_vec().unwrap());
+    let (ds, es) = (d.to_vec().unwrap(), e.to_vec().unwrap());
+    for i in 0..n {
+        let want = ((xs[i] as f64 - ys[i] as f64).powi(2)) as f32;
+        assert!((ds[i] - want).abs() <= 1e-6 * want.abs().max(1.0), "squared_diff[{i}]");
+        let want = 2.0 * xs[i] + ys[i];
+        assert!((es[i] - want).abs() <= 1e-6 * want.abs().max(1.0), "axpb[{i}]");
+    }
+    assert_eq!(idx.to_vec().unwrap(), (0..256).collect::<Vec<u32>>());
+    let served = registry::served();
+    assert!(served.iter().all(|s| s.layer == stats::Layer::Aot), "{served:?}");
+    assert_eq!(after_one_file - before, 1, "two kernels of one file loaded {} modules", after_one_file - before);
+    assert_eq!(after_two_files - after_one_file, 1);
+}
