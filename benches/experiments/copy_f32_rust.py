@@ -1,13 +1,13 @@
 # The #[rawkernel] f32 copy as our compiler emits it, three ways, launched from CuPy against the
 # driver copy. The GPU machine has no Rust: emit the unit here first,
 #   cargo run -p cuprum-cli -- emit benches/experiments/copy_f32_rust/kernels.rs > benches/experiments/copy_f32_rust/kernels.cu
-# then run this from the repository root there (it needs include/ for the headers).
+# then run this from the repository root there (it needs abi/include/ for the headers).
 import cupy as cp, numpy as np, os
 from timing import compare
 n = 1 << 28
 x = cp.arange(n, dtype=cp.float32); y = cp.empty_like(x)
 src = open('benches/experiments/copy_f32_rust/kernels.cu').read()
-mod = cp.RawModule(code=src, options=('-std=c++17', '-fmad=false', '-I' + os.path.abspath('include')))
+mod = cp.RawModule(code=src, options=('-std=c++17', '-fmad=false', '-I' + os.path.abspath('abi/include')))
 sl = np.dtype([('p', '<u8'), ('l', '<u8')])
 def S(a): return np.array((a.data.ptr, a.size), dtype=sl)[()]
 V = []

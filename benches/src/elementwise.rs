@@ -133,7 +133,7 @@ pub fn rows(copy: f64, bare_us: f64, quick: bool, stream: &Stream) -> Result<Vec
     // launch the call is compared with; the difference is cuprum's host work.
     let same_us = {
         let device = stream.device();
-        let k = kernel()?.instance(device.ordinal(), &[cuprum_runtime::DType::F32], Some("contig"))?;
+        let k = kernel()?.instance(device.ordinal(), &[cuprum_runtime::DType::F32], Some(cuprum_runtime::abi::ElementwiseVariant::Contig.into()))?;
         let func = k.function_for(device)?;
         fn op(a: &Array<f32>) -> elementwise::PlanOperand<'_> {
             elementwise::PlanOperand::Array { shape: a.shape(), strides: a.strides(), ptr: a.device_ptr(), elem: 4 }

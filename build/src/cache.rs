@@ -87,7 +87,7 @@ pub fn key_text(
 
 /// The key of `key_text`: its hash, 16 hex digits.
 pub fn key(key_text: &str) -> String {
-    cuprum_compiler::mangle::unit_id(key_text)
+    cuprum_abi::mangle::unit_id(key_text)
 }
 
 /// The fat binary of entry `key` in `dir`, when the entry is whole: its stamp equals `key_text`

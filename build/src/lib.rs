@@ -2,7 +2,7 @@
 //!
 //! For each kernel file it runs the compiler crate (the same CUDA C as `cuprum emit`), writes the
 //! translation unit under `OUT_DIR/cuprum/`, and runs nvcc into a fat binary
-//! `OUT_DIR/cuprum/<id>.fatbin` (see [`cuprum_compiler::mangle::fatbin_file`]) that the kernel
+//! `OUT_DIR/cuprum/<id>.fatbin` (see [`cuprum_abi::mangle::fatbin_file`]) that the kernel
 //! macros embed with `include_bytes!`. Without nvcc the build still succeeds, with one warning, and
 //! every kernel is compiled by NVRTC at first use.
 //!
@@ -45,7 +45,7 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-use cuprum_compiler::mangle;
+use cuprum_abi::mangle;
 
 use crate::env::Env;
 use crate::nvcc::{Lookup, Nvcc};

@@ -152,7 +152,7 @@ impl Nvcc {
         args.extend(["-fatbin", "-std=c++17", "--threads"].map(OsString::from));
         args.push(job.threads.to_string().into());
         // A generated unit keeps Rust's float semantics (no FMA contraction) unless fast-math.
-        args.extend(cuprum_compiler::back::cuda::unit_options(cuprum_compiler::back::cuda::UNIT_HEADER, job.fast_math).iter().map(OsString::from));
+        args.extend(cuprum_abi::unit_options(cuprum_abi::UNIT_HEADER, job.fast_math).iter().map(OsString::from));
         // Machine code compresses 8-10x (a fat binary is mostly unrolled loops); nvcc's default
         // mode leaves large cubins uncompressed. Needs nvcc 12.8+ to build and a driver of that
         // release to load, which CUDA 13 code needs anyway (docs/building.md, "Size").

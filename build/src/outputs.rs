@@ -1,7 +1,7 @@
 //! Files under `OUT_DIR`: written only when their bytes change (so cargo and rustc see no change
 //! when there is none), and the stamps that let an unchanged kernel skip nvcc.
 //!
-//! For a unit `<id>` (see `cuprum_compiler::mangle`), `OUT_DIR/cuprum/` holds:
+//! For a unit `<id>` (see `cuprum_abi::mangle`), `OUT_DIR/cuprum/` holds:
 //!
 //! | file | what |
 //! | --- | --- |
@@ -36,10 +36,10 @@ pub fn write_if_changed(path: &Path, bytes: &[u8]) -> Result<bool, Error> {
     Ok(true)
 }
 
-/// Writes every header of `cuprum_compiler::headers::HEADERS` under `include_dir` (each only when
+/// Writes every header of `cuprum_abi::headers::HEADERS` under `include_dir` (each only when
 /// its bytes change).
 pub fn write_headers(include_dir: &Path) -> Result<(), Error> {
-    for (name, text) in cuprum_compiler::headers::HEADERS {
+    for (name, text) in cuprum_abi::headers::HEADERS {
         write_if_changed(&include_dir.join(name), text.as_bytes())?;
     }
     Ok(())
@@ -47,11 +47,11 @@ pub fn write_headers(include_dir: &Path) -> Result<(), Error> {
 
 /// A hash of every header generated code may include (16 hex digits).
 pub fn headers_hash() -> String {
-    let headers: String = cuprum_compiler::headers::HEADERS
+    let headers: String = cuprum_abi::headers::HEADERS
         .iter()
         .map(|(n, t)| format!("{n}\n{t}\n"))
         .collect();
-    cuprum_compiler::mangle::unit_id(&headers)
+    cuprum_abi::mangle::unit_id(&headers)
 }
 
 /// The stamp of a fat binary: everything that decides its bytes, as text (readable when debugging
@@ -66,7 +66,7 @@ pub fn stamp(id: &str, nvcc_version: &str, command_line: &str) -> String {
 
 /// The build record of unit `id`, relative to `OUT_DIR`: `cuprum/<id>.build`.
 pub fn build_file(id: &str) -> String {
-    format!("{}/{id}.build", cuprum_compiler::mangle::AOT_DIR)
+    format!("{}/{id}.build", cuprum_abi::mangle::AOT_DIR)
 }
 
 /// The text of a `<id>.build` file: what one build did for one unit. Line-based, one

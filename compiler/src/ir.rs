@@ -92,6 +92,16 @@ impl ItemKind {
     pub fn is_kernel(&self) -> bool {
         !matches!(self, ItemKind::Device)
     }
+    /// The kernel kind (in symbols); `None` for a `#[device]` function.
+    pub fn kernel_kind(&self) -> Option<cuprum_abi::KernelKind> {
+        use cuprum_abi::KernelKind;
+        match self {
+            ItemKind::Elementwise => Some(KernelKind::Elementwise),
+            ItemKind::Reduction(_) => Some(KernelKind::Reduction),
+            ItemKind::RawKernel { .. } => Some(KernelKind::RawKernel),
+            ItemKind::Device => None,
+        }
+    }
 }
 
 /// The parts of a reduction given on its attribute. Closure parameters are locals of the item.

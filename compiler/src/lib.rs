@@ -10,21 +10,24 @@
 //!
 //! The phases share one [`diag::Diagnostics`] and each keeps going after an error (a rejected
 //! construct becomes `ExprKind::Error` / `Ty::Error`, accepted silently later), so every mistake
-//! of a file is reported in one run; the back end runs only on a clean result. [`mangle`] is the
-//! one place that names generated symbols.
+//! of a file is reported in one run; the back end runs only on a clean result.
+//!
+//! What the generated code and the runtime must agree on (dtypes, symbol names, headers, unit
+//! options, the entry-point templates) is the `cuprum-abi` crate; [`dtype`], [`mangle`] and
+//! [`headers`] are its modules, re-exported here under their old paths.
 
 pub mod back;
 pub mod diag;
-pub mod dtype;
 pub mod expand;
 pub mod front;
-pub mod headers;
 pub mod ir;
 pub mod lang;
 pub mod layout;
-pub mod mangle;
 pub mod typeck;
 pub mod valid;
+
+pub use cuprum_abi as abi;
+pub use cuprum_abi::{dtype, headers, mangle};
 
 mod pipeline;
 

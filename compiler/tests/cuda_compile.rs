@@ -1,9 +1,9 @@
 //! Every generated CUDA file in `compiler/tests/out/` must compile, with nvcc and with NVRTC
 //! (DESIGN.md §7), so that invalid C fails CI even without a GPU.
 //!
-//! - nvcc: `nvcc -arch=sm_90 -cubin -I <repo>/include`, from `$NVCC` (a command line such as
+//! - nvcc: `nvcc -arch=sm_90 -cubin -I <repo>/abi/include`, from `$NVCC` (a command line such as
 //!   `ccache nvcc`), else `nvcc` on PATH, else `$CUDA_PATH/bin/nvcc`.
-//! - NVRTC through cudarc, for `sm_90`, `--std=c++17`, with only `<repo>/include` on the include path:
+//! - NVRTC through cudarc, for `sm_90`, `--std=c++17`, with only `<repo>/abi/include` on the include path:
 //!   the runtime has nothing else when only libnvrtc is installed.
 //!
 //! `source scripts/cuda-env.sh` provides both. Without them the test fails, unless
@@ -171,7 +171,7 @@ fn generated_cuda_compiles_with_nvcc_and_nvrtc() {
         nvcc.join(" ")
     );
 
-    let include = root.join("include");
+    let include = root.join("abi/include");
     let out_dir =
         Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("cuda_compile-{}", std::process::id()));
     fs::create_dir_all(&out_dir)

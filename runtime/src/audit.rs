@@ -279,7 +279,7 @@ pub fn report(device: Option<&Device>) -> Audit {
                 UnitRef::Embedded(u) => u.id(),
                 UnitRef::Shared { id, .. } => id,
             };
-            (!id.is_empty()).then_some((e.kind(), e.name(), id))
+            (!id.is_empty()).then_some((e.kind().name(), e.name(), id))
         })
         .collect();
     let device = device.map(|d| DeviceSummary {

@@ -9,7 +9,7 @@
 
 use std::fmt;
 
-use cuprum_compiler::dtype::DType;
+use cuprum_abi::dtype::DType;
 
 use crate::launch::DeviceRepr;
 use crate::lang::traits::Scalar;

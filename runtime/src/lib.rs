@@ -40,5 +40,7 @@ pub use kernel::{KernelAttributes, KernelFunction, RawKernel};
 pub use launch::{ArgList, DevicePtr, DeviceRepr, Dim3, KernelArg, KernelArgs, LaunchConfig, SliceArg, ViewArg};
 pub use module::{Global, RawModule};
 
-pub use cuprum_compiler::dtype::DType;
+/// The contract with the code generator (dtypes, symbol names, launch variants, headers).
+pub use cuprum_abi as abi;
+pub use cuprum_abi::{DType, KernelKind};
 pub use lang::traits::{Float, Int, Number, Real, Scalar};

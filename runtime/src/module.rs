@@ -89,7 +89,8 @@ impl ModuleHandle {
 
 /// Checks that `image` is self-consistent enough for the driver, which reads it without being
 /// told its length: PTX must be NUL-terminated (a copy with the NUL is made when needed), an ELF
-/// cubin's headers and tables must lie inside the buffer, a fatbin's declared size must fit.
+/// cubin's headers and tables must lie inside the buffer, a fatbin's containers and entries must
+/// lie inside it (read by `cuprum_abi::fatbin`, the reader the build crate uses too).
 fn checked_image<'a>(
     kind: ImageKind,
     image: &'a [u8],
@@ -144,19 +145,10 @@ fn checked_image<'a>(
             }
             Ok(std::borrow::Cow::Borrowed(image))
         }
-        ImageKind::Fatbin => {
-            // Header: magic u32, version u16, header size u16, size of the rest u64.
-            let (Some(hsize), Some(fsize)) = (u16_at(6), u64_at(8)) else {
-                return Err(bad("truncated fatbin header"));
-            };
-            if hsize
-                .checked_add(fsize)
-                .is_none_or(|e| e > image.len() as u64)
-            {
-                return Err(bad("truncated fatbin"));
-            }
-            Ok(std::borrow::Cow::Borrowed(image))
-        }
+        ImageKind::Fatbin => match cuprum_abi::fatbin::entries(image) {
+            Ok(_) => Ok(std::borrow::Cow::Borrowed(image)),
+            Err(e) => Err(bad(&e.to_string())),
+        },
     }
 }
 
@@ -739,7 +731,7 @@ mod tests {
         fat.extend_from_slice(&[1, 0, 16, 0]);
         fat.extend_from_slice(&1000u64.to_le_bytes());
         let e = RawModule::from_bytes(fat).unwrap_err().to_string();
-        assert!(e.contains("truncated fatbin"), "{e}");
+        assert!(e.contains("not a valid fat binary") && e.contains("claims 1000 bytes"), "{e}");
         assert!(RawModule::from_bytes(Vec::new()).is_err());
         // PTX text gets its NUL.
         let m = RawModule::from_bytes(b".version 8.0\n.target sm_90\n".to_vec()).unwrap();

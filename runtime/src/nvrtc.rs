@@ -8,7 +8,7 @@
 //!   ([`effective_options`]); `CUPY_DUMP_CUDA_SOURCE_ON_ERROR=1` puts the numbered source into
 //!   [`Error::Compile`] ([`Program::dump_source_on_error`]). The callers read these variables;
 //!   this module reads only `CUDA_PATH`.
-//! - cuprum's headers (`include/cuprum`, embedded by `cuprum_compiler::headers::HEADERS`) are
+//! - cuprum's headers (`abi/include/cuprum`, embedded by `cuprum_abi::headers::HEADERS`) are
 //!   handed to NVRTC in memory, so `#include <cuprum/...>` works with only the driver and libnvrtc.
 //! - Name expressions (`fx3<float>`) are registered before compiling and their lowered (mangled)
 //!   names are returned with the image.
@@ -292,14 +292,14 @@ pub fn effective_options(user: &[String], target: CodeTarget, debug: bool) -> Ve
 
 /// The headers embedded for NVRTC: `(include name, text)`.
 pub fn headers() -> &'static [(&'static str, &'static str)] {
-    cuprum_compiler::headers::HEADERS
+    cuprum_abi::headers::HEADERS
 }
 
 /// [`headers_digest`] of [`headers`], computed once (part of every JIT cache key). Not a
 /// `const`: rustc's const evaluator warns once the headers pass about 50 KB.
 pub fn embedded_headers_digest() -> [u8; 32] {
     static DIGEST: OnceLock<[u8; 32]> = OnceLock::new();
-    *DIGEST.get_or_init(|| headers_digest(cuprum_compiler::headers::HEADERS))
+    *DIGEST.get_or_init(|| headers_digest(cuprum_abi::headers::HEADERS))
 }
 
 /// The embedded headers as C strings, converted once.

@@ -6,7 +6,7 @@
 //!
 //! A [`KernelUnit`] is one generated translation unit (one kernel file): its CUDA C with the
 //! precompiled instances, and the fat binary `cuprum-build` made of exactly that source (found by
-//! its unit id, a hash of the source, so a stale fat binary is never used). A program embeds each
+//! its unit id ([`cuprum_abi::mangle::unit_id`], a hash of the source), so a stale fat binary is never used). A program embeds each
 //! unit once, in the module of the file's first kernel, and lists it in the process-wide unit
 //! table ([`UnitEntry`], keyed by the unit id); the file's other kernels find it there by id
 //! ([`UnitRef::Shared`]). So a file's fat binary is stored once in the program and loaded once per
@@ -29,7 +29,8 @@ use crate::element::Element;
 use crate::launch::{LaunchConfig, SliceArg, ViewArg};
 use crate::module::RawModule;
 use crate::stats::{self, Layer};
-use cuprum_compiler::dtype::DType;
+use cuprum_abi::dtype::DType;
+use cuprum_abi::{mangle, KernelKind, Variant};
 
 /// One generated translation unit, as a program carries it.
 pub struct KernelUnit {
@@ -174,7 +175,7 @@ impl KernelUnit {
 
     fn options(&self) -> Vec<String> {
         let mut o = self.extra_options.clone();
-        o.extend(cuprum_compiler::back::cuda::unit_options(&self.source, self.fast_math).iter().map(|s| s.to_string()));
+        o.extend(cuprum_abi::unit_options(&self.source, self.fast_math).iter().map(|s| s.to_string()));
         o
     }
 
@@ -344,7 +345,7 @@ pub fn units() -> Vec<&'static KernelUnit> {
 /// loaded so far, per device.
 pub struct Kernel {
     unit: UnitRef,
-    kind: &'static str,
+    kind: KernelKind,
     name: &'static str,
     loaded: RwLock<Vec<Loaded>>,
     /// Held while an instance is loaded, so that threads racing for the same new instance
@@ -355,7 +356,7 @@ pub struct Kernel {
 struct Loaded {
     device: usize,
     instance: Vec<DType>,
-    variant: Option<&'static str>,
+    variant: Option<Variant>,
     kernel: RawKernel,
 }
 
@@ -366,17 +367,24 @@ impl std::fmt::Debug for Kernel {
 }
 
 impl Kernel {
-    /// A kernel whose unit is `unit` (embedded next to it, or made at run time).
+    /// A kernel whose unit is `unit` (embedded next to it, or made at run time). `kind` is the
+    /// kind's name (`rawkernel`, `elementwise` or `reduction`, as the macros generate it: an
+    /// unknown name fails the constant evaluation of the `static`).
     pub const fn new(unit: &'static KernelUnit, kind: &'static str, name: &'static str) -> Kernel {
+        Kernel::of(unit, KernelKind::from_name_const(kind), name)
+    }
+
+    /// [`Kernel::new`] with the kind as a [`KernelKind`].
+    pub const fn of(unit: &'static KernelUnit, kind: KernelKind, name: &'static str) -> Kernel {
         Kernel::with_unit(UnitRef::Embedded(unit), kind, name)
     }
 
     /// A kernel whose unit another kernel of its file embeds (found in the unit table by `id`).
     pub const fn shared(id: &'static str, file: &'static str, kind: &'static str, name: &'static str) -> Kernel {
-        Kernel::with_unit(UnitRef::Shared { id, file }, kind, name)
+        Kernel::with_unit(UnitRef::Shared { id, file }, KernelKind::from_name_const(kind), name)
     }
 
-    const fn with_unit(unit: UnitRef, kind: &'static str, name: &'static str) -> Kernel {
+    const fn with_unit(unit: UnitRef, kind: KernelKind, name: &'static str) -> Kernel {
         Kernel { unit, kind, name, loaded: RwLock::new(Vec::new()), load_lock: Mutex::new(()) }
     }
 
@@ -384,8 +392,8 @@ impl Kernel {
         self.name
     }
 
-    /// `rawkernel`, `elementwise` or `reduction`.
-    pub fn kind(&self) -> &'static str {
+    /// `rawkernel`, `elementwise` or `reduction` (compares with the name: `kind() == "reduction"`).
+    pub fn kind(&self) -> KernelKind {
         self.kind
     }
 
@@ -408,10 +416,10 @@ impl Kernel {
     }
 
     /// The instance for `instance` (one dtype per generic parameter) and `variant` (the launch
-    /// strategy of an elementwise or reduction kernel) on device `ordinal`: from this table on
-    /// every launch but the first.
+    /// strategy of an elementwise or reduction kernel, one of `kind().variants()`; `None` for a
+    /// raw kernel) on device `ordinal`: from this table on every launch but the first.
     #[inline]
-    pub fn instance(&self, ordinal: usize, instance: &[DType], variant: Option<&'static str>) -> Result<RawKernel> {
+    pub fn instance(&self, ordinal: usize, instance: &[DType], variant: Option<Variant>) -> Result<RawKernel> {
         {
             let loaded = self.loaded.read().unwrap_or_else(|e| e.into_inner());
             if let Some(l) = loaded.iter().find(|l| l.device == ordinal && l.variant == variant && l.instance == instance) {
@@ -422,7 +430,7 @@ impl Kernel {
     }
 
     #[cold]
-    fn load(&self, ordinal: usize, instance: &[DType], variant: Option<&'static str>) -> Result<RawKernel> {
+    fn load(&self, ordinal: usize, instance: &[DType], variant: Option<Variant>) -> Result<RawKernel> {
         let _loading = self.load_lock.lock().unwrap_or_else(|e| e.into_inner());
         {
             let loaded = self.loaded.read().unwrap_or_else(|e| e.into_inner());
@@ -431,10 +439,10 @@ impl Kernel {
             }
         }
         let device = Device::get(ordinal)?;
-        let symbol = cuprum_compiler::mangle::kernel_symbol(self.kind, self.name, variant, instance);
+        let symbol = mangle::kernel_symbol(self.kind, self.name, variant, instance);
         let (kernel, layer) = self.unit()?.kernel(&device, &symbol, &|| {
-            let includes = cuprum_compiler::headers::includes_for(instance);
-            format!("{includes}{}", cuprum_compiler::mangle::instantiate_variant_line(self.name, variant, &symbol, instance))
+            let includes = cuprum_abi::headers::includes_for(instance);
+            format!("{includes}{}", mangle::instantiate_variant_line(self.name, variant, &symbol, instance))
         })?;
         record_served(Served { kernel: self.name, symbol: symbol.clone(), device: ordinal, layer });
         let mut loaded = self.loaded.write().unwrap_or_else(|e| e.into_inner());
@@ -479,8 +487,8 @@ pub struct KernelEntry {
 }
 
 impl KernelEntry {
-    /// `rawkernel`, `elementwise` or `reduction`.
-    pub fn kind(&self) -> &'static str {
+    /// `rawkernel`, `elementwise` or `reduction` (compares with the name: `kind() == "reduction"`).
+    pub fn kind(&self) -> KernelKind {
         self.kernel.kind
     }
 

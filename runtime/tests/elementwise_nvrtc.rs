@@ -4,7 +4,7 @@
 //! Needs libnvrtc (`source scripts/cuda-env.sh`); fails without it unless
 //! `CUPRUM_SKIP_CUDA_COMPILE=1`, like the compiler's `cuda_compile` test.
 
-use cuprum_compiler::mangle;
+use cuprum_runtime::abi::{mangle, ElementwiseVariant, KernelKind};
 use cuprum_runtime::elementwise::params::Params;
 use cuprum_runtime::elementwise::{ElementwiseKernel, Plan, Variant};
 use cuprum_runtime::nvrtc::{self, CodeTarget, Program};
@@ -74,8 +74,8 @@ fn parameter_layouts_match_the_headers() {
 fn instantiate(k: &ElementwiseKernel, instances: &[&[DType]]) -> String {
     let mut src = k.source().to_string();
     for inst in instances {
-        for v in mangle::ELEMENTWISE_VARIANTS {
-            let sym = mangle::kernel_symbol("elementwise", k.name(), Some(v), inst);
+        for v in ElementwiseVariant::ALL.map(Into::into) {
+            let sym = mangle::kernel_symbol(KernelKind::Elementwise, k.name(), Some(v), inst);
             src += &mangle::instantiate_variant_line(k.name(), Some(v), &sym, inst);
             src.push('\n');
         }
@@ -152,8 +152,8 @@ fn struct_elementwise_kernels_compile() {
     }
     let mut src = STRUCT_KERNELS.to_string();
     for name in ["advance", "swap"] {
-        for v in mangle::ELEMENTWISE_VARIANTS {
-            let sym = mangle::kernel_symbol("elementwise", name, Some(v), &[]);
+        for v in ElementwiseVariant::ALL.map(Into::into) {
+            let sym = mangle::kernel_symbol(KernelKind::Elementwise, name, Some(v), &[]);
             src += &mangle::instantiate_variant_line(name, Some(v), &sym, &[]);
             src.push('\n');
         }

@@ -11,6 +11,7 @@ use structs::{Bytes2, Pair, Particle, Quad, random_structs, transposed};
 
 use std::sync::OnceLock;
 
+use cuprum_runtime::abi::{headers, mangle, ElementwiseVariant, KernelKind};
 use cuprum_runtime::array::BuiltinKernel;
 use cuprum_runtime::elementwise::{self, Arg, Options, Param, ParamType, Role, Value};
 use cuprum_runtime::registry::{self, Kernel, KernelUnit};
@@ -177,12 +178,12 @@ fn the_registered_copy_kernel_compiles() {
         return;
     }
     for d in [DType::U8, DType::U16, DType::I32, DType::I64, DType::C64] {
-        for v in cuprum_compiler::mangle::ELEMENTWISE_VARIANTS {
-            let sym = cuprum_compiler::mangle::kernel_symbol("elementwise", "copy", Some(v), &[d]);
+        for v in ElementwiseVariant::ALL.map(Into::into) {
+            let sym = mangle::kernel_symbol(KernelKind::Elementwise, "copy", Some(v), &[d]);
             let line = format!(
                 "{}{}",
-                cuprum_compiler::headers::includes_for(&[d]),
-                cuprum_compiler::mangle::instantiate_variant_line("copy", Some(v), &sym, &[d])
+                headers::includes_for(&[d]),
+                mangle::instantiate_variant_line("copy", Some(v), &sym, &[d])
             );
             let src = unit.instance_source(&line);
             let target = cuprum_runtime::nvrtc::CodeTarget::Cubin(90);

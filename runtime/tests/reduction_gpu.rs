@@ -38,6 +38,7 @@ impl Draws for Rng {
 use std::sync::OnceLock;
 
 use cuprum_runtime::reduction::{self, Arg, ArrayRef, Axes, OutArg, Options, ReductionInfo, ReductionKernel};
+use cuprum_runtime::abi::{mangle, KernelKind, ReductionVariant};
 use cuprum_runtime::registry::{Kernel, KernelUnit};
 use cuprum_runtime::{Array, DType, Device, Scalar};
 
@@ -281,9 +282,9 @@ fn reduction_kernel_source_compiles_with_nvcc() {
         .reduce_type("float64")
         .unwrap();
     let mut src = k.source().to_string();
-    for v in cuprum_compiler::back::cuda::reduction::VARIANT_NAMES {
-        let sym = cuprum_compiler::mangle::kernel_symbol("reduction", "wsum", Some(v), &[DType::F32]);
-        src.push_str(&cuprum_compiler::mangle::instantiate_variant_line("wsum", Some(v), &sym, &[DType::F32]));
+    for v in ReductionVariant::ALL.map(Into::into) {
+        let sym = mangle::kernel_symbol(KernelKind::Reduction, "wsum", Some(v), &[DType::F32]);
+        src.push_str(&mangle::instantiate_variant_line("wsum", Some(v), &sym, &[DType::F32]));
         src.push('\n');
     }
     let dir = std::env::temp_dir().join(format!("cuprum-reduction-kernel-{}", std::process::id()));
@@ -292,7 +293,7 @@ fn reduction_kernel_source_compiles_with_nvcc() {
     std::fs::write(&cu, &src).unwrap();
     // The embedded headers, written next to the source.
     let include = dir.join("include");
-    for (name, text) in cuprum_compiler::headers::HEADERS {
+    for (name, text) in cuprum_runtime::abi::headers::HEADERS {
         let p = include.join(name);
         std::fs::create_dir_all(p.parent().unwrap()).unwrap();
         std::fs::write(p, text).unwrap();

@@ -1,6 +1,7 @@
 //! Reduction planning on the CPU: NumPy's axis rules, output shapes, collapsing of transposed and
 //! permuted layouts, the strategy and index width chosen, and the errors.
 
+use cuprum_runtime::abi::ReductionVariant;
 use cuprum_runtime::array::shape::c_strides;
 use cuprum_runtime::reduction::plan::{self, Axes, DeviceShape, Plan, Strategy};
 
@@ -71,7 +72,7 @@ fn full_reduction_spreads_over_the_grid() {
     // Four whole waves of resident blocks (8 per SM assumed here).
     assert_eq!(p.grid, (4 * 132 * 8, 1));
     assert_eq!(p.splits, 4 * 132 * 8);
-    assert_eq!(p.variant(), "rows");
+    assert_eq!(p.variant(), ReductionVariant::Rows);
     assert_eq!(p.scratch(), (4 * 132 * 8, 1));
     // 256^3: one row of 2^24 in 1024 parts of 16K elements (fewer than a wave of 1056 here; with
     // the real occupancy of 6 blocks per SM it is one wave of 792).
@@ -91,7 +92,7 @@ fn contiguous_axis_uses_a_block_or_a_warp_per_row() {
     // Rows of 1000: a warp each.
     let p = plan_of(&[511, 1000], &c_strides(&[511, 1000]), 1, true);
     assert_eq!(p.strategy, Strategy::Warps);
-    assert_eq!(p.variant(), "warps");
+    assert_eq!(p.variant(), ReductionVariant::Warps);
     // Few long rows: each row split over blocks, combined by the last.
     let p = plan_of(&[4, 1 << 24], &c_strides(&[4, 1 << 24]), -1, true);
     assert_eq!(p.strategy, Strategy::Rows);
@@ -176,7 +177,7 @@ fn index_width_is_64_bit_only_when_needed() {
     assert!(!p.wide);
     let p = plan_of(&[1 << 31], &[1], Axes::All, true);
     assert!(p.wide);
-    assert_eq!(p.variant(), "rows64");
+    assert_eq!(p.variant(), ReductionVariant::Rows64);
     // The ((2 << 32) // 512, 1) input of CuPy's tests: 2^24 elements, 32-bit.
     let p = plan_of(&[(2usize << 32) / 512, 1], &[1, 1], Axes::All, true);
     assert!(!p.wide);

@@ -32,7 +32,7 @@ fn module() -> &'static RawModule {
 
 fn kernel(name: &str) -> RawKernel {
     assert!(!cfg!(debug_assertions), "GPU semantics tests compare with release-build host code: run with --release");
-    let sym = cuprum_compiler::mangle::kernel_symbol("rawkernel", name, None, &[]);
+    let sym = cuprum_compiler::mangle::kernel_symbol(cuprum_compiler::abi::KernelKind::RawKernel, name, None, &[]);
     module().get_function(&sym).unwrap_or_else(|e| panic!("{sym}: {e}"))
 }
 

@@ -256,7 +256,7 @@ pub fn launch(kernel: &Kernel, signature: &[Param], instance: &[DType], args: &[
         }
     };
     let device = stream.device();
-    let raw = kernel.instance(device.ordinal(), instance, Some(plan.variant.name()))?;
+    let raw = kernel.instance(device.ordinal(), instance, Some(plan.variant.into()))?;
     let func = raw.function_for(device)?;
     let cfg = LaunchConfig::new(plan.grid(block), block).stream(stream);
     COUNTS[plan.variant.index()].fetch_add(1, Ordering::Relaxed);

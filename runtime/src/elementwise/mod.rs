@@ -4,7 +4,7 @@
 //! - [`plan`]: the loop shape (broadcast), dimension collapsing, the launch variant (`contig`,
 //!   `s32`, `s64`) and vector accesses.
 //! - [`operand`]: the type-erased arguments ([`Arg`], [`Value`]).
-//! - `params`: the kernel parameters, laid out as `include/cuprum/elementwise.h`'s structs.
+//! - `params`: the kernel parameters, laid out as `abi/include/cuprum/elementwise.h`'s structs.
 //! - [`launch`](mod@launch): the checked launch ([`launch()`]) and [`broadcast_shape`].
 //! - `grammar`, `source`, [`kernel`]: `ElementwiseKernel`'s parameter grammar, its CUDA C, and the
 //!   kernel object with its call API.

@@ -1,5 +1,5 @@
 //! The kernel parameters of an elementwise launch, laid out byte for byte as the C structs of
-//! `include/cuprum/elementwise.h` (`In`, `Out`, `InOut`, `Loop` per variant) and `Raw<T>` of
+//! `abi/include/cuprum/elementwise.h` (`In`, `Out`, `InOut`, `Loop` per variant) and `Raw<T>` of
 //! `types.h`. C's rules: each field at the next multiple of its alignment, the struct padded to a
 //! multiple of its largest alignment. `tests/elementwise_layout.rs` checks these sizes and
 //! offsets against NVRTC's.

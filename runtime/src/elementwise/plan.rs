@@ -12,7 +12,7 @@ use crate::error::{Error, Result};
 
 /// The most dimensions a loop may have after collapsing (`CUPRUM_MAX_NDIM`).
 pub const MAX_NDIM: usize = 8;
-/// Items per thread per step (`CUPRUM_EW_UNROLL` in `include/cuprum/elementwise.h`).
+/// Items per thread per step (`CUPRUM_EW_UNROLL` in `abi/include/cuprum/elementwise.h`).
 pub const UNROLL: u64 = 4;
 /// Threads per block unless the caller says otherwise. 256 threads with four 16-byte items each
 /// keep 32 KiB or more in flight per SM at the occupancy these kernels reach (2 to 4 blocks per SM
@@ -22,32 +22,9 @@ pub const DEFAULT_BLOCK: u32 = 256;
 /// The largest grid a launch uses (the device limit along x); the kernels stride over the rest.
 const MAX_GRID: u64 = (1 << 31) - 1;
 
-/// The launch variant: which entry point of the kernel runs.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Variant {
-    /// Every array operand C-contiguous with the same layout: a 1-D loop, vector accesses when
-    /// aligned.
-    Contig,
-    /// Strided or broadcast operands, 32-bit index arithmetic.
-    S32,
-    /// Strided or broadcast operands, 64-bit index arithmetic.
-    S64,
-}
-
-impl Variant {
-    /// The variant's name in symbols (`mangle::ELEMENTWISE_VARIANTS`).
-    pub fn name(self) -> &'static str {
-        match self {
-            Variant::Contig => "contig",
-            Variant::S32 => "s32",
-            Variant::S64 => "s64",
-        }
-    }
-
-    pub(crate) fn index(self) -> usize {
-        self as usize
-    }
-}
+/// The launch variant: which entry point of the kernel runs (`contig`, `s32`, `s64`; the
+/// entry points are `cuprum_abi::elementwise`'s).
+pub use cuprum_abi::ElementwiseVariant as Variant;
 
 /// One operand of the kernel, in parameter order, as the planner sees it.
 #[derive(Clone, Copy, Debug)]
@@ -82,7 +59,7 @@ pub struct Plan {
 /// 16 bytes of the widest; 1 when there is none, when the widest is 16 bytes or more, or when
 /// some size is not a power of two (a 6- or 12-byte `#[device]` struct: a vector type's
 /// `alignas` must be a power of two). The same number as `cuprum::ew::vec_width` computes in the
-/// kernel (`include/cuprum/elementwise.h`); change both together.
+/// kernel (`abi/include/cuprum/elementwise.h`); change both together.
 pub fn vec_width(elem_sizes: impl IntoIterator<Item = usize>) -> u32 {
     let (mut widest, mut pow2) = (0usize, true);
     for size in elem_sizes {

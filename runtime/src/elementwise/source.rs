@@ -1,11 +1,14 @@
 //! The CUDA C of an `ElementwiseKernel`: the user's `operation` inside the element function of
-//! `cuprum::ew::run` (`include/cuprum/elementwise.h`, the loops `#[elementwise]` kernels use),
+//! `cuprum::ew::run` (`abi/include/cuprum/elementwise.h`, the loops `#[elementwise]` kernels use), in a
+//! helper called by the entry point of `cuprum_abi::elementwise` (the one `#[elementwise]` has),
 //! with CuPy's names: inputs as `const` values, outputs as references, raw arguments as
 //! `cuprum::ew::CArray<T>`, `i` the loop index and `_ind.size()` the loop size. Type placeholders
 //! are template parameters; `preamble` goes before the kernel, `loop_prep` and `after_loop` around
 //! the loop (per thread).
 
 use std::fmt::Write as _;
+
+use cuprum_abi::elementwise::{self, ElementwiseEntry, Operand};
 
 use super::grammar::{ParamSpec, TypeSpec};
 
@@ -39,66 +42,58 @@ pub(crate) fn generate(s: &SourceSpec<'_>) -> String {
     if !s.preamble.trim().is_empty() {
         let _ = writeln!(out, "\n{}", s.preamble.trim_end());
     }
-    let mut kparams = Vec::new();
-    let mut lparams = vec!["u64 _ci".to_string()];
+    // The kernel's operands; the body is a helper templated on the variant (`CuprumV`), so that
+    // the user's text is never inside a macro.
     let mut operands = Vec::new();
+    let mut lparams = Vec::new();
     for (p, output) in s.ins.iter().map(|p| (p, false)).chain(s.outs.iter().map(|p| (p, true))) {
         let t = c_type(p.ty);
-        let mut arg = format!("_arg_{}", p.name);
         if p.raw {
             // Raw arguments keep their names in the whole body (`loop_prep` may use them too).
-            arg = p.name.clone();
-            kparams.push(format!("cuprum::ew::CArray<{t}> {arg}"));
             lparams.push(format!("const cuprum::ew::CArray<{t}>&"));
+            operands.push((Operand::Raw(format!("cuprum::ew::CArray<{t}>")), p.name.clone()));
         } else if output {
-            kparams.push(format!("cuprum::ew::Out<{t}, CuprumV> {arg}"));
             lparams.push(format!("{t}& {}", p.name));
+            operands.push((Operand::Out(t), format!("_arg_{}", p.name)));
         } else {
-            kparams.push(format!("cuprum::ew::In<{t}, CuprumV> {arg}"));
             lparams.push(format!("const {t} {}", p.name));
+            operands.push((Operand::In(t), format!("_arg_{}", p.name)));
         }
-        operands.push(arg);
     }
-    kparams.push("cuprum::ew::Loop<CuprumV> _cloop".into());
     let mut tps = vec!["typename CuprumV".to_string()];
     tps.extend(s.placeholders.iter().map(|c| format!("typename {c}")));
     let _ = writeln!(out, "\ntemplate <{}>", tps.join(", "));
-    let _ = writeln!(out, "__device__ __forceinline__ void {}_body({}) {{", s.name, kparams.join(", "));
-    out.push_str("    const cuprum::ew::Ind _ind{_cloop.size};\n");
+    let _ = writeln!(
+        out,
+        "__device__ __forceinline__ void {}_body({}) {{",
+        s.name,
+        elementwise::kernel_params(&operands, "CuprumV").join(", ")
+    );
+    let _ = writeln!(out, "    const cuprum::ew::Ind _ind{{{}.size}};", elementwise::LOOP_PARAM);
     if !s.loop_prep.trim().is_empty() {
         let _ = writeln!(out, "    {}", s.loop_prep.trim());
     }
-    let ops: String = operands.iter().map(|o| format!(", {o}")).collect();
-    let _ = writeln!(out, "    cuprum::ew::run(_cloop, [&]({}) {{", lparams.join(", "));
-    out.push_str("        const i64 i = (i64)_ci;\n        (void)i;\n");
-    let _ = writeln!(out, "        {};", s.operation.trim().trim_end_matches(';'));
-    let _ = writeln!(out, "    }}{ops});");
+    let body = format!(
+        "\n        const i64 i = (i64)_ci;\n        (void)i;\n        {};\n    ",
+        s.operation.trim().trim_end_matches(';')
+    );
+    let mut args: Vec<String> = operands.iter().map(|(_, a)| a.clone()).collect();
+    let _ = writeln!(out, "    {}", elementwise::run_call(&lparams, &body, &args));
     if !s.after_loop.trim().is_empty() {
         let _ = writeln!(out, "    {}", s.after_loop.trim());
     }
     out.push_str("}\n");
-    // The instantiation macro: (NAME, VARIANT, placeholders...).
-    let mut mps = vec!["NAME".to_string(), "VARIANT".to_string()];
-    mps.extend(s.placeholders.iter().map(|c| c.to_string()));
-    let kp: Vec<String> = kparams.iter().map(|p| p.replace("CuprumV", "cuprum::ew::VARIANT")).collect();
-    let mut targs = vec!["cuprum::ew::VARIANT".to_string()];
+    // The entry point calls the helper with the variant's tag type.
+    let mut targs = vec![elementwise::VARIANT_TAG.to_string()];
     targs.extend(s.placeholders.iter().map(|c| c.to_string()));
-    operands.push("_cloop".into());
-    let _ = writeln!(
-        out,
-        "#define {}({}) \\\n    extern \"C\" __global__ void NAME({}) {{ {}_body<{}>({}); }}",
-        cuprum_compiler::mangle::instantiate_macro(s.name),
-        mps.join(", "),
-        kp.join(", "),
-        s.name,
-        targs.join(", "),
-        operands.join(", ")
-    );
+    args.push(elementwise::LOOP_PARAM.into());
+    let call = format!("{}_body<{}>({});", s.name, targs.join(", "), args.join(", "));
     let placeholders: Vec<String> = s.placeholders.iter().map(|c| c.to_string()).collect();
-    out.push_str(&cuprum_compiler::mangle::variant_forwarding_macros(
-        s.name,
-        &cuprum_compiler::mangle::ELEMENTWISE_VARIANTS,
-        &placeholders,
-    ));
+    out.push_str(&elementwise::entry_point(&ElementwiseEntry {
+        name: s.name,
+        generics: &placeholders,
+        operands: &operands,
+        body: &call,
+    }));
     out
 }

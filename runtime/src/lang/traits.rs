@@ -34,7 +34,7 @@ use std::ops::{
     Mul, MulAssign, Neg, Not, Rem, RemAssign, Shl, ShlAssign, Shr, ShrAssign, Sub, SubAssign,
 };
 
-use cuprum_compiler::dtype::DType;
+use cuprum_abi::dtype::DType;
 use half::{bf16, f16};
 use num_complex::Complex;
 

@@ -22,7 +22,7 @@ use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::sync::{Mutex, OnceLock};
 
-use cuprum_compiler::back::cuda::reduction::{entry_points, PostStyle, ReductionEntry, ReductionInput};
+use cuprum_abi::reduction::{entry_points, PostStyle, ReductionEntry, ReductionInput};
 
 use super::{Arg, Axes, OutArg, Options, ReductionInfo};
 use crate::array::Array;

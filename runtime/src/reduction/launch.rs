@@ -1,5 +1,5 @@
 //! The reduction launch: checks the arguments, plans, finds the kernel variant, and launches it
-//! with the parameters of `include/cuprum/reduction.h` (mirrored here as `#[repr(C)]` structs).
+//! with the parameters of `abi/include/cuprum/reduction.h` (mirrored here as `#[repr(C)]` structs).
 //!
 //! Split reductions combine their parts through scratch memory kept per (thread, device,
 //! stream): partial slots, and counters that are zero between launches (zeroed once when the
@@ -218,7 +218,7 @@ pub unsafe fn launch(
     if call.plan.splits > 1 {
         // A split reduction sizes its grid to whole waves: plan again with the occupancy of the
         // kernel the first plan picked (its registers decide how many blocks fit on an SM).
-        let k = kernel.instance(device.ordinal(), instance, Some(call.plan.variant()))?;
+        let k = kernel.instance(device.ordinal(), instance, Some(call.plan.variant().into()))?;
         let per_sm = k.function_for(device)?.resident_blocks_per_sm(call.plan.block)?;
         let dev = || Ok(DeviceShape { multiprocessors: device.multiprocessor_count(), blocks_per_sm: per_sm });
         if let Some(again) = prepare(name, info, inputs, &out, axes, keepdims, dev)? {
@@ -361,7 +361,7 @@ fn reduce_args(plan: &LaunchPlan, partials: u64, counters: u64, slot: usize) -> 
 
 fn launch_plan(kernel: &Kernel, info: &ReductionInfo, instance: &[DType], call: Prepared, device: &Device, stream: &Stream) -> Result<()> {
     let Prepared { plan, mut params } = call;
-    let raw = kernel.instance(device.ordinal(), instance, Some(plan.variant()))?;
+    let raw = kernel.instance(device.ordinal(), instance, Some(plan.variant().into()))?;
     let func = raw.function_for(device)?;
     let slot = slot_bytes(info.acc_bytes);
     let (slots, counters) = plan.scratch();
@@ -370,7 +370,7 @@ fn launch_plan(kernel: &Kernel, info: &ReductionInfo, instance: &[DType], call: 
     params.push_repr(reduce_args(&plan, partials, counter_ptr, slot));
     let cfg = LaunchConfig::new(plan.grid, plan.block).stream(stream);
     // SAFETY: the parameters are those of every reduction variant (`reduction.h`, written by
-    // `cuprum_compiler::back::cuda::reduction::entry_points`): one `ReduceOperand` per array
+    // `cuprum_abi::reduction::entry_points`): one `ReduceOperand` per array
     // argument and one `Raw` per raw argument in the map's order, the output operand, then
     // `ReduceArgs`; their element types are the caller's contract (`launch`'s `# Safety`). The
     // plan's strides keep every access inside the arrays: they come from the arrays' own

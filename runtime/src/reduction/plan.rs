@@ -1,6 +1,6 @@
 //! Planning a reduction launch (no GPU involved): axes as NumPy normalizes them, the output
 //! shape, the iteration space split into output axes and reduced axes, both collapsed, and the
-//! strategy (`rows`, `warps` or `cols`, see `include/cuprum/reduction.h`) with its grid.
+//! strategy (`rows`, `warps` or `cols`, see `abi/include/cuprum/reduction.h`) with its grid.
 //!
 //! Collapsing: extent-1 axes are dropped; unless the kernel has raw arguments (whose loop index
 //! must keep its meaning), each group of axes is ordered by the first input's strides, largest
@@ -8,6 +8,8 @@
 //! associative and commutative, as CuPy's); then neighbouring axes merge wherever every operand's
 //! strides allow. A transposed or permuted C-contiguous input thus becomes the same one or two
 //! axes as the original.
+
+use cuprum_abi::ReductionVariant;
 
 use crate::error::{Error, Result};
 use crate::inline_list::InlineList;
@@ -188,8 +190,8 @@ pub struct Plan {
 }
 
 impl Plan {
-    /// The kernel variant (`mangle` name) of this plan.
-    pub fn variant(&self) -> &'static str {
+    /// The kernel variant of this plan.
+    pub fn variant(&self) -> ReductionVariant {
         variant(self.strategy, self.wide)
     }
 
@@ -199,15 +201,15 @@ impl Plan {
     }
 }
 
-fn variant(strategy: Strategy, wide: bool) -> &'static str {
-        match (strategy, wide) {
-            (Strategy::Rows, false) => "rows",
-            (Strategy::Warps, false) => "warps",
-            (Strategy::Cols, false) => "cols",
-            (Strategy::Rows, true) => "rows64",
-            (Strategy::Warps, true) => "warps64",
-            (Strategy::Cols, true) => "cols64",
-        }
+fn variant(strategy: Strategy, wide: bool) -> ReductionVariant {
+    match (strategy, wide) {
+        (Strategy::Rows, false) => ReductionVariant::Rows,
+        (Strategy::Warps, false) => ReductionVariant::Warps,
+        (Strategy::Cols, false) => ReductionVariant::Cols,
+        (Strategy::Rows, true) => ReductionVariant::Rows64,
+        (Strategy::Warps, true) => ReductionVariant::Warps64,
+        (Strategy::Cols, true) => ReductionVariant::Cols64,
+    }
 }
 
 fn scratch(strategy: Strategy, splits: u32, outs: u64, grid: (u32, u32)) -> (u64, u64) {
@@ -382,7 +384,7 @@ impl LaunchPlan {
     }
 
     /// [`Plan::variant`].
-    pub fn variant(&self) -> &'static str {
+    pub fn variant(&self) -> ReductionVariant {
         variant(self.strategy, self.wide)
     }
 

@@ -1,8 +1,8 @@
-//! The CUDA C of an `#[elementwise]` kernel: the user's body as `NAME_map` (one element), and one
-//! instantiation macro whose entry point hands the operands to `cuprum::ew::run` of
-//! `include/cuprum/elementwise.h`, where all the loops live. The macro takes the launch variant as
-//! its second argument (`contig`, `s32`, `s64`: `mangle::ELEMENTWISE_VARIANTS`); the runtime's
-//! planner picks the variant per launch.
+//! The CUDA C of an `#[elementwise]` kernel: the user's body as `NAME_map` (one element), and the
+//! entry point of `cuprum_abi::elementwise` (shared with the runtime's `ElementwiseKernel`), which
+//! hands the operands to `cuprum::ew::run` of `abi/include/cuprum/elementwise.h`, where all the loops
+//! live. Its macro takes the launch variant as its second argument (`ElementwiseVariant`); the
+//! runtime's planner picks the variant per launch.
 //!
 //! Parameters of the entry point, in order: one per kernel parameter (`cuprum::ew::In<T, V>` for a
 //! per-element input, which the caller passes as an array or as a scalar by value;
@@ -10,6 +10,8 @@
 //! one `cuprum::ew::Out<T, V>` per returned value, then the loop `cuprum::ew::Loop<V>`.
 
 use std::fmt::Write as _;
+
+use cuprum_abi::elementwise::{self, ElementwiseEntry, Operand};
 
 use super::writer::Writer;
 use crate::ir::Ty;
@@ -26,34 +28,31 @@ impl Writer<'_> {
         self.body_into_return();
         self.line("}");
 
-        // Entry point: kernel parameters `_caK` / `_coK`, and the element function's parameters
-        // under the user's names.
-        let variant = "cuprum::ew::VARIANT";
-        let mut kparams = Vec::new();
-        let mut operands = Vec::new();
-        let mut lparams = vec!["u64 _ci".to_string()];
+        // Entry point (`cuprum_abi::elementwise`): kernel parameters `_caK` / `_coK`, and the
+        // element function's parameters under the user's names.
+        let mut operands: Vec<(Operand, String)> = Vec::new();
+        let mut lparams = Vec::new();
         let mut map_args = vec!["_ci".to_string(), "_cloop.size".to_string()];
         for (k, p) in self.item.params.clone().iter().enumerate() {
             let n = self.locals[p.local.0 as usize].clone();
-            let arg = format!("_ca{k}");
-            match &p.ty {
+            let operand = match &p.ty {
                 Ty::Raw(_) => {
                     let t = self.ty(&p.ty);
-                    kparams.push(format!("{t} {arg}"));
                     lparams.push(format!("const {t}& {n}"));
+                    Operand::Raw(t)
                 }
                 Ty::Ref { inner, .. } => {
                     let t = self.ty(inner);
-                    kparams.push(format!("cuprum::ew::InOut<{t}, {variant}> {arg}"));
                     lparams.push(format!("{t}& {n}"));
+                    Operand::InOut(t)
                 }
                 t => {
                     let t = self.ty(t);
-                    kparams.push(format!("cuprum::ew::In<{t}, {variant}> {arg}"));
                     lparams.push(format!("{t} {n}"));
+                    Operand::In(t)
                 }
-            }
-            operands.push(arg);
+            };
+            operands.push((operand, format!("_ca{k}")));
             map_args.push(n);
         }
         let outs: Vec<Ty> = match &self.item.ret {
@@ -63,11 +62,9 @@ impl Writer<'_> {
         };
         for (k, t) in outs.iter().enumerate() {
             let t = self.ty(t);
-            kparams.push(format!("cuprum::ew::Out<{t}, {variant}> _co{k}"));
             lparams.push(format!("{t}& _cout{k}"));
-            operands.push(format!("_co{k}"));
+            operands.push((Operand::Out(t), format!("_co{k}")));
         }
-        kparams.push(format!("cuprum::ew::Loop<{variant}> _cloop"));
         let targs = self.template_args();
         let call = format!("{name}_map{targs}({})", map_args.join(", "));
         let store = match outs.len() {
@@ -81,17 +78,9 @@ impl Writer<'_> {
                 s
             }
         };
-        let mut ps = vec!["NAME".to_string(), "VARIANT".to_string()];
-        ps.extend(self.generics.iter().cloned());
-        let operands: String = operands.iter().map(|o| format!(", {o}")).collect();
-        let _ = writeln!(
-            self.out,
-            "#define {}({}) \\\n    extern \"C\" __global__ void NAME({}) {{ \\\n        cuprum::ew::run(_cloop, [&]({}) {{ {store} }}{operands}); \\\n    }}",
-            crate::mangle::instantiate_macro(&name),
-            ps.join(", "),
-            kparams.join(", "),
-            lparams.join(", "),
-        );
-        self.out.push_str(&crate::mangle::variant_forwarding_macros(&name, &crate::mangle::ELEMENTWISE_VARIANTS, &self.generics));
+        let args: Vec<String> = operands.iter().map(|(_, a)| a.clone()).collect();
+        let body = elementwise::run_call(&lparams, &format!(" {store} "), &args);
+        let generics = self.generics.clone();
+        self.out.push_str(&elementwise::entry_point(&ElementwiseEntry { name: &name, generics: &generics, operands: &operands, body: &body }));
     }
 }

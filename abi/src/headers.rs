@@ -1,18 +1,19 @@
-//! The CUDA headers generated code includes (`include/cuprum/`), embedded so that NVRTC needs only
-//! the driver and libnvrtc: the runtime passes them to NVRTC as in-memory headers.
+//! The CUDA headers generated code includes (`abi/include/cuprum/`, shipped with this crate),
+//! embedded so that NVRTC needs only the driver and libnvrtc: the runtime passes them to NVRTC as
+//! in-memory headers, and the build crate writes them next to a unit for nvcc.
 
 /// `(include name, text)` for every header, in dependency order.
 pub const HEADERS: &[(&str, &str)] = &[
-    ("cuprum/types.h", include_str!("../../include/cuprum/types.h")),
-    ("cuprum/half.h", include_str!("../../include/cuprum/half.h")),
-    ("cuprum/arith.h", include_str!("../../include/cuprum/arith.h")),
-    ("cuprum/math.h", include_str!("../../include/cuprum/math.h")),
-    ("cuprum/complex.h", include_str!("../../include/cuprum/complex.h")),
-    ("cuprum/atomic.h", include_str!("../../include/cuprum/atomic.h")),
-    ("cuprum/thread.h", include_str!("../../include/cuprum/thread.h")),
-    ("cuprum/kernel.h", include_str!("../../include/cuprum/kernel.h")),
-    ("cuprum/elementwise.h", include_str!("../../include/cuprum/elementwise.h")),
-    ("cuprum/reduction.h", include_str!("../../include/cuprum/reduction.h")),
+    ("cuprum/types.h", include_str!("../include/cuprum/types.h")),
+    ("cuprum/half.h", include_str!("../include/cuprum/half.h")),
+    ("cuprum/arith.h", include_str!("../include/cuprum/arith.h")),
+    ("cuprum/math.h", include_str!("../include/cuprum/math.h")),
+    ("cuprum/complex.h", include_str!("../include/cuprum/complex.h")),
+    ("cuprum/atomic.h", include_str!("../include/cuprum/atomic.h")),
+    ("cuprum/thread.h", include_str!("../include/cuprum/thread.h")),
+    ("cuprum/kernel.h", include_str!("../include/cuprum/kernel.h")),
+    ("cuprum/elementwise.h", include_str!("../include/cuprum/elementwise.h")),
+    ("cuprum/reduction.h", include_str!("../include/cuprum/reduction.h")),
 ];
 
 /// The text of one header by its include name.

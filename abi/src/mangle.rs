@@ -1,18 +1,22 @@
-//! The one place that names generated symbols. The macros, the build crate and the runtime agree
-//! on kernel names through these functions and nothing else.
+//! The one place that names generated symbols and files. The macros, the build crate and the
+//! runtime agree on kernel names through these functions and nothing else.
 //!
 //! A kernel instance is `cuprum_<kind>_<name>[_<variant>]__<dtype>...`, e.g.
 //! `cuprum_rawkernel_elementwise_copy__f32`, `cuprum_elementwise_squared_diff__f64`. Every
 //! instance is an `extern "C"` function, so NVRTC and nvcc produce the same, unmangled name.
 
 use crate::dtype::DType;
+use crate::kind::KernelKind;
+use crate::variant::{ElementwiseVariant, Variant};
 
-/// The symbol of one kernel instance.
-pub fn kernel_symbol(kind: &str, name: &str, variant: Option<&str>, instance: &[DType]) -> String {
+/// The symbol of one kernel instance (`variant` is one of `kind.variants()`, or `None` for a
+/// kind without variants).
+pub fn kernel_symbol(kind: KernelKind, name: &str, variant: Option<Variant>, instance: &[DType]) -> String {
+    debug_assert!(variant.is_none_or(|v| v.kind() == kind), "{variant:?} is not a variant of a {kind} kernel");
     let mut s = format!("cuprum_{kind}_{name}");
     if let Some(v) = variant {
         s.push('_');
-        s.push_str(v);
+        s.push_str(v.name());
     }
     for d in instance {
         s.push_str("__");
@@ -37,24 +41,19 @@ pub fn instantiate_line(name: &str, symbol: &str, instance: &[DType]) -> String 
     s
 }
 
-/// The launch variants of an elementwise kernel, one entry point each (`include/cuprum/elementwise.h`
-/// defines a tag type `cuprum::ew::<variant>` per name): `contig` (every array operand C-contiguous,
-/// 1-D, vector loads), `s32` (strided or broadcast, 32-bit indexing), `s64` (64-bit indexing).
-pub const ELEMENTWISE_VARIANTS: [&str; 3] = ["contig", "s32", "s64"];
-
 /// For a kernel whose one instantiation macro takes the variant as its second argument
 /// (`CUPRUM_INSTANTIATE_<name>(NAME, <variant>, T...)`, the elementwise kernels): one forwarding
 /// macro per variant, so that every variant is instantiated by [`instantiate_variant_line`].
 /// `params` are the type parameters (`T`, ...).
-pub fn variant_forwarding_macros(name: &str, variants: &[&str], params: &[String]) -> String {
+pub fn variant_forwarding_macros(name: &str, variants: &[ElementwiseVariant], params: &[String]) -> String {
     let mut out = String::new();
-    for v in variants {
-        let (mut ps, mut args) = (vec!["NAME".to_string()], vec!["NAME".to_string(), v.to_string()]);
+    for &v in variants {
+        let (mut ps, mut args) = (vec!["NAME".to_string()], vec!["NAME".to_string(), v.name().to_string()]);
         ps.extend(params.iter().cloned());
         args.extend(params.iter().cloned());
         out.push_str(&format!(
             "#define {}({}) {}({})\n",
-            instantiate_variant_macro(name, v),
+            instantiate_variant_macro(name, v.into()),
             ps.join(", "),
             instantiate_macro(name),
             args.join(", ")
@@ -65,13 +64,13 @@ pub fn variant_forwarding_macros(name: &str, variants: &[&str], params: &[String
 
 /// The C macro that defines one variant of a kernel (a launch strategy of a reduction):
 /// `CUPRUM_INSTANTIATE_<name>_<variant>(SYMBOL, T...)`.
-pub fn instantiate_variant_macro(name: &str, variant: &str) -> String {
-    format!("CUPRUM_INSTANTIATE_{name}_{variant}")
+pub fn instantiate_variant_macro(name: &str, variant: Variant) -> String {
+    format!("CUPRUM_INSTANTIATE_{name}_{}", variant.name())
 }
 
 /// The line that instantiates one variant of one kernel instance; [`instantiate_line`] when
 /// `variant` is `None`.
-pub fn instantiate_variant_line(name: &str, variant: Option<&str>, symbol: &str, instance: &[DType]) -> String {
+pub fn instantiate_variant_line(name: &str, variant: Option<Variant>, symbol: &str, instance: &[DType]) -> String {
     let Some(variant) = variant else { return instantiate_line(name, symbol, instance) };
     let mut s = format!("{}({symbol}", instantiate_variant_macro(name, variant));
     for d in instance {
@@ -111,20 +110,28 @@ pub fn targets_file(id: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::variant::ReductionVariant;
 
     #[test]
     fn symbols_are_stable() {
-        assert_eq!(kernel_symbol("rawkernel", "copy", None, &[DType::F32]), "cuprum_rawkernel_copy__f32");
-        assert_eq!(kernel_symbol("reduction", "l2", Some("full"), &[DType::C64, DType::I8]), "cuprum_reduction_l2_full__c64__i8");
+        assert_eq!(kernel_symbol(KernelKind::RawKernel, "copy", None, &[DType::F32]), "cuprum_rawkernel_copy__f32");
+        assert_eq!(
+            kernel_symbol(KernelKind::Reduction, "l2", Some(ReductionVariant::Cols64.into()), &[DType::C64, DType::I8]),
+            "cuprum_reduction_l2_cols64__c64__i8"
+        );
+        assert_eq!(
+            kernel_symbol(KernelKind::Elementwise, "sq", Some(ElementwiseVariant::Contig.into()), &[DType::F16]),
+            "cuprum_elementwise_sq_contig__f16"
+        );
         assert_eq!(unit_id(""), "cbf29ce484222325");
         assert_eq!(fatbin_file("00ff"), "cuprum/00ff.fatbin");
         assert_eq!(
-            instantiate_variant_line("l2", Some("rows"), "cuprum_reduction_l2_rows__f32", &[DType::F32]),
+            instantiate_variant_line("l2", Some(ReductionVariant::Rows.into()), "cuprum_reduction_l2_rows__f32", &[DType::F32]),
             "CUPRUM_INSTANTIATE_l2_rows(cuprum_reduction_l2_rows__f32, f32)"
         );
         assert_eq!(instantiate_line("copy", "cuprum_rawkernel_copy__f32", &[DType::F32]), "CUPRUM_INSTANTIATE_copy(cuprum_rawkernel_copy__f32, f32)");
         assert_eq!(
-            variant_forwarding_macros("sq", &["s32"], &["T".into()]),
+            variant_forwarding_macros("sq", &[ElementwiseVariant::S32], &["T".into()]),
             "#define CUPRUM_INSTANTIATE_sq_s32(NAME, T) CUPRUM_INSTANTIATE_sq(NAME, s32, T)\n"
         );
     }

@@ -1,7 +1,7 @@
 //! The scalar types a kernel can use: one table shared by the compiler (C names, literal typing),
 //! the mangler (instantiation names) and the runtime (array element types).
 //!
-//! The C names are the typedefs of `include/cuprum/types.h`; they follow the seeds' dtype table
+//! The C names are the typedefs of `include/cuprum/types.h` (of this crate); they follow the seeds' dtype table
 //! (bool -> `bool`, int8 -> `signed char`, ..., complex128 -> `complex<double>`).
 
 use std::fmt;

@@ -1,0 +1,133 @@
+//! The kinds of generated kernels. The kind is part of every kernel symbol
+//! (`cuprum_<kind>_<name>...`, see [`crate::mangle`]) and decides which launch variants a kernel
+//! has ([`KernelKind::variants`]).
+
+use std::fmt;
+
+use crate::variant::{ElementwiseVariant, ReductionVariant, Variant};
+
+/// What generated a kernel: which attribute (`#[rawkernel]`, `#[elementwise]`, `#[reduction]`) or
+/// which run-time definition (`ElementwiseKernel`, `ReductionKernel`) of the same shape.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum KernelKind {
+    /// `#[rawkernel]`: the user manages the parallelism; one entry point per instance.
+    RawKernel,
+    /// `#[elementwise]` / `ElementwiseKernel`: one entry point per [`ElementwiseVariant`].
+    Elementwise,
+    /// `#[reduction]` / `ReductionKernel`: one entry point per [`ReductionVariant`].
+    Reduction,
+}
+
+const ELEMENTWISE: [Variant; 3] = [
+    Variant::Elementwise(ElementwiseVariant::Contig),
+    Variant::Elementwise(ElementwiseVariant::S32),
+    Variant::Elementwise(ElementwiseVariant::S64),
+];
+
+const REDUCTION: [Variant; 6] = [
+    Variant::Reduction(ReductionVariant::Rows),
+    Variant::Reduction(ReductionVariant::Warps),
+    Variant::Reduction(ReductionVariant::Cols),
+    Variant::Reduction(ReductionVariant::Rows64),
+    Variant::Reduction(ReductionVariant::Warps64),
+    Variant::Reduction(ReductionVariant::Cols64),
+];
+
+impl KernelKind {
+    /// Every kind.
+    pub const ALL: [KernelKind; 3] = [KernelKind::RawKernel, KernelKind::Elementwise, KernelKind::Reduction];
+
+    /// The name in symbols, which is also the attribute's name: `rawkernel`, `elementwise`,
+    /// `reduction`.
+    pub const fn name(self) -> &'static str {
+        match self {
+            KernelKind::RawKernel => "rawkernel",
+            KernelKind::Elementwise => "elementwise",
+            KernelKind::Reduction => "reduction",
+        }
+    }
+
+    /// The kind named `name` ([`KernelKind::name`]).
+    pub fn from_name(name: &str) -> Option<KernelKind> {
+        KernelKind::ALL.into_iter().find(|k| k.name() == name)
+    }
+
+    /// [`KernelKind::from_name`] in constant context, for tables that generated code initializes
+    /// with the kind's name. Panics (a compile error in a `static`) on an unknown name.
+    pub const fn from_name_const(name: &str) -> KernelKind {
+        let b = name.as_bytes();
+        if bytes_eq(b, b"rawkernel") {
+            KernelKind::RawKernel
+        } else if bytes_eq(b, b"elementwise") {
+            KernelKind::Elementwise
+        } else if bytes_eq(b, b"reduction") {
+            KernelKind::Reduction
+        } else {
+            panic!("not a cuprum kernel kind (rawkernel, elementwise, reduction)")
+        }
+    }
+
+    /// The launch variants of a kernel of this kind, one entry point each; empty for a raw
+    /// kernel (its one entry point has no variant).
+    pub const fn variants(self) -> &'static [Variant] {
+        match self {
+            KernelKind::RawKernel => &[],
+            KernelKind::Elementwise => &ELEMENTWISE,
+            KernelKind::Reduction => &REDUCTION,
+        }
+    }
+}
+
+const fn bytes_eq(a: &[u8], b: &[u8]) -> bool {
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < a.len() {
+        if a[i] != b[i] {
+            return false;
+        }
+        i += 1;
+    }
+    true
+}
+
+impl fmt::Display for KernelKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Compares with the kind's name (`kind == "reduction"`), as tables keyed by name do.
+impl PartialEq<&str> for KernelKind {
+    fn eq(&self, other: &&str) -> bool {
+        self.name() == *other
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_round_trip() {
+        for k in KernelKind::ALL {
+            assert_eq!(KernelKind::from_name(k.name()), Some(k));
+            assert_eq!(KernelKind::from_name_const(k.name()), k);
+        }
+        assert_eq!(KernelKind::from_name("device"), None);
+        const R: KernelKind = KernelKind::from_name_const("reduction");
+        assert_eq!(R, KernelKind::Reduction);
+    }
+
+    #[test]
+    fn variants_belong_to_their_kind() {
+        assert!(KernelKind::RawKernel.variants().is_empty());
+        for k in [KernelKind::Elementwise, KernelKind::Reduction] {
+            assert!(!k.variants().is_empty());
+            assert!(k.variants().iter().all(|v| v.kind() == k));
+        }
+        assert_eq!(KernelKind::Elementwise.variants().len(), ElementwiseVariant::ALL.len());
+        assert_eq!(KernelKind::Reduction.variants().len(), ReductionVariant::ALL.len());
+    }
+}

@@ -1,0 +1,39 @@
+//! cuprum's ABI: the contract between the code generator and the runtime.
+//!
+//! Everything both sides must agree on for a kernel generated at build time (by the compiler, from
+//! Rust) or at run time (by the runtime, from CuPy-style C text) to be found, compiled and launched
+//! lives here, and only that:
+//!
+//! | module | what |
+//! |---|---|
+//! | [`dtype`] | the scalar types, their Rust, C and symbol names, sizes and alignments |
+//! | [`kind`] | [`KernelKind`]: rawkernel, elementwise, reduction |
+//! | [`variant`] | the launch variants of elementwise and reduction kernels |
+//! | [`mangle`] | symbol, macro and file names: the one place that names generated things |
+//! | [`headers`] | the CUDA headers generated code includes (`include/cuprum/*.h`, embedded) |
+//! | [`unit`] | the first line of a generated unit and the compiler options it needs |
+//! | [`elementwise`] | the entry point of an elementwise kernel (C template) |
+//! | [`reduction`] | the entry points of a reduction (C template) |
+//! | [`fatbin`] | the fat binary format (which targets a fat binary holds) |
+//!
+//! # Who depends on it
+//!
+//! The compiler (which re-exports `dtype`, `mangle` and `headers`), the build crate and the runtime.
+//! It depends on nothing but `std` and knows nothing of the compiler's IR or of the driver: the
+//! C templates take strings, so a program that only launches kernels carries no parser. Anything
+//! that needs the IR belongs to the compiler; anything that needs a GPU belongs to the runtime.
+
+pub mod dtype;
+pub mod elementwise;
+pub mod fatbin;
+pub mod headers;
+pub mod kind;
+pub mod mangle;
+pub mod reduction;
+pub mod unit;
+pub mod variant;
+
+pub use dtype::DType;
+pub use kind::KernelKind;
+pub use unit::{unit_options, UNIT_HEADER};
+pub use variant::{ElementwiseVariant, ReductionVariant, Variant};

@@ -1,0 +1,198 @@
+//! Launch variants: a kernel of some kinds has several entry points per instance, one per launch
+//! strategy, and the runtime's planner picks one per launch. The variant is part of the symbol
+//! (`cuprum_elementwise_add_contig__f32`) and of the instantiation macro's name
+//! (`CUPRUM_INSTANTIATE_add_contig`).
+
+use std::fmt;
+
+use crate::kind::KernelKind;
+
+/// An entry point of an elementwise kernel (`include/cuprum/elementwise.h` defines a tag type
+/// `cuprum::ew::<name>` per variant).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum ElementwiseVariant {
+    /// Every array operand C-contiguous with the same layout: a 1-D loop, vector accesses when
+    /// aligned.
+    Contig,
+    /// Strided or broadcast operands, 32-bit index arithmetic.
+    S32,
+    /// Strided or broadcast operands, 64-bit index arithmetic.
+    S64,
+}
+
+impl ElementwiseVariant {
+    /// Every variant, in entry-point order.
+    pub const ALL: [ElementwiseVariant; 3] = [ElementwiseVariant::Contig, ElementwiseVariant::S32, ElementwiseVariant::S64];
+
+    /// The name in symbols and in C (`contig`, `s32`, `s64`).
+    pub const fn name(self) -> &'static str {
+        match self {
+            ElementwiseVariant::Contig => "contig",
+            ElementwiseVariant::S32 => "s32",
+            ElementwiseVariant::S64 => "s64",
+        }
+    }
+
+    /// The position in [`ElementwiseVariant::ALL`].
+    pub const fn index(self) -> usize {
+        self as usize
+    }
+}
+
+/// An entry point of a reduction: one loop of `include/cuprum/reduction.h` with one index type.
+/// `rows` (a block per output, rows split over the grid when outputs are few; the full
+/// reduction), `warps` (a warp per output), `cols` (a thread per output, the reduced axis split
+/// over blocks when outputs are few); the `64` variants index with 64-bit integers, the others
+/// with 32-bit ones.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum ReductionVariant {
+    Rows,
+    Warps,
+    Cols,
+    Rows64,
+    Warps64,
+    Cols64,
+}
+
+impl ReductionVariant {
+    /// Every variant, in entry-point order.
+    pub const ALL: [ReductionVariant; 6] = [
+        ReductionVariant::Rows,
+        ReductionVariant::Warps,
+        ReductionVariant::Cols,
+        ReductionVariant::Rows64,
+        ReductionVariant::Warps64,
+        ReductionVariant::Cols64,
+    ];
+
+    /// The name in symbols (`rows`, ..., `cols64`).
+    pub const fn name(self) -> &'static str {
+        match self {
+            ReductionVariant::Rows => "rows",
+            ReductionVariant::Warps => "warps",
+            ReductionVariant::Cols => "cols",
+            ReductionVariant::Rows64 => "rows64",
+            ReductionVariant::Warps64 => "warps64",
+            ReductionVariant::Cols64 => "cols64",
+        }
+    }
+
+    /// The loop of `include/cuprum/reduction.h` it runs (`cuprum::reduce_<strategy>`): `rows`,
+    /// `warps` or `cols`.
+    pub const fn strategy(self) -> &'static str {
+        match self {
+            ReductionVariant::Rows | ReductionVariant::Rows64 => "rows",
+            ReductionVariant::Warps | ReductionVariant::Warps64 => "warps",
+            ReductionVariant::Cols | ReductionVariant::Cols64 => "cols",
+        }
+    }
+
+    /// Whether it indexes with 64-bit integers.
+    pub const fn wide(self) -> bool {
+        matches!(self, ReductionVariant::Rows64 | ReductionVariant::Warps64 | ReductionVariant::Cols64)
+    }
+
+    /// The C index type of its loop (`i32` or `i64`).
+    pub const fn index_type(self) -> &'static str {
+        if self.wide() { "i64" } else { "i32" }
+    }
+}
+
+/// A launch variant of any kind.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Variant {
+    Elementwise(ElementwiseVariant),
+    Reduction(ReductionVariant),
+}
+
+impl Variant {
+    /// The name in symbols.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Variant::Elementwise(v) => v.name(),
+            Variant::Reduction(v) => v.name(),
+        }
+    }
+
+    /// Whether it indexes with 64-bit integers (`s64`, `rows64`, ...): needed only for arrays
+    /// whose offsets pass 2^31 elements.
+    pub const fn wide(self) -> bool {
+        match self {
+            Variant::Elementwise(v) => matches!(v, ElementwiseVariant::S64),
+            Variant::Reduction(v) => v.wide(),
+        }
+    }
+
+    /// The kind of kernel that has this variant.
+    pub const fn kind(self) -> KernelKind {
+        match self {
+            Variant::Elementwise(_) => KernelKind::Elementwise,
+            Variant::Reduction(_) => KernelKind::Reduction,
+        }
+    }
+}
+
+impl From<ElementwiseVariant> for Variant {
+    fn from(v: ElementwiseVariant) -> Variant {
+        Variant::Elementwise(v)
+    }
+}
+
+impl From<ReductionVariant> for Variant {
+    fn from(v: ReductionVariant) -> Variant {
+        Variant::Reduction(v)
+    }
+}
+
+impl fmt::Display for ElementwiseVariant {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl fmt::Display for ReductionVariant {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl fmt::Display for Variant {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reduction_variants_name_their_loop_and_index() {
+        let table: Vec<(&str, &str, &str)> = ReductionVariant::ALL.iter().map(|v| (v.name(), v.strategy(), v.index_type())).collect();
+        assert_eq!(
+            table,
+            [
+                ("rows", "rows", "i32"),
+                ("warps", "warps", "i32"),
+                ("cols", "cols", "i32"),
+                ("rows64", "rows", "i64"),
+                ("warps64", "warps", "i64"),
+                ("cols64", "cols", "i64"),
+            ]
+        );
+    }
+
+    #[test]
+    fn elementwise_variants_in_order() {
+        assert_eq!(ElementwiseVariant::ALL.map(ElementwiseVariant::name), ["contig", "s32", "s64"]);
+        assert!(ElementwiseVariant::ALL.iter().enumerate().all(|(i, v)| v.index() == i));
+        assert_eq!(Variant::from(ReductionVariant::Cols64).to_string(), "cols64");
+        let wide: Vec<&str> = [KernelKind::Elementwise, KernelKind::Reduction]
+            .iter()
+            .flat_map(|k| k.variants())
+            .filter(|v| v.wide())
+            .map(|v| v.name())
+            .collect();
+        assert_eq!(wide, ["s64", "rows64", "warps64", "cols64"]);
+    }
+}
