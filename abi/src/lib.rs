@@ -10,6 +10,7 @@
 //! | [`kind`] | [`KernelKind`]: rawkernel, elementwise, reduction |
 //! | [`variant`] | the launch variants of elementwise and reduction kernels |
 //! | [`mangle`] | symbol, macro and file names: the one place that names generated things |
+//! | [`parts`] | a unit's fat binary as one piece per kernel, and the listing of the pieces |
 //! | [`headers`] | the CUDA headers generated code includes (`include/cuprum/*.h`, embedded) |
 //! | [`unit`] | the first line of a generated unit and the compiler options it needs |
 //! | [`elementwise`] | the entry point of an elementwise kernel (C template) |
@@ -29,6 +30,7 @@ pub mod fatbin;
 pub mod headers;
 pub mod kind;
 pub mod mangle;
+pub mod parts;
 pub mod reduction;
 pub mod unit;
 pub mod variant;

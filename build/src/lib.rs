@@ -45,7 +45,7 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-use cuprum_abi::mangle;
+use cuprum_abi::{mangle, parts};
 
 use crate::env::Env;
 use crate::nvcc::{Lookup, Nvcc};
@@ -505,55 +505,66 @@ impl Kernels {
             headers_hash: &headers_hash,
         };
 
-        // One nvcc run per distinct unit with kernels, `jobs` at a time.
+        // One nvcc run per kernel of each distinct unit (a part of the unit's fat binary, loaded
+        // alone at run time: cuprum_abi::parts), `jobs` at a time.
         let mut todo: Vec<usize> = Vec::new();
         for (i, f) in files_report.iter().enumerate() {
             if f.status != Status::NoKernels && !todo.iter().any(|&j| files_report[j].id == f.id) {
                 todo.push(i);
             }
         }
+        let jobs_list: Vec<(usize, usize)> = todo
+            .iter()
+            .flat_map(|&i| {
+                let unit = &units[i].1;
+                (0..unit.kernels.len()).filter(move |&k| !unit.kernels[k].instances.is_empty()).map(move |k| (i, k))
+            })
+            .collect();
         let results: Vec<Mutex<Option<Result<Built, Error>>>> =
-            todo.iter().map(|_| Mutex::new(None)).collect();
+            jobs_list.iter().map(|_| Mutex::new(None)).collect();
         let next = AtomicUsize::new(0);
         std::thread::scope(|s| {
-            for _ in 0..jobs.min(todo.len()) {
+            for _ in 0..jobs.min(jobs_list.len()) {
                 s.spawn(|| {
                     loop {
-                        let k = next.fetch_add(1, Ordering::Relaxed);
-                        let Some(&i) = todo.get(k) else { break };
+                        let j = next.fetch_add(1, Ordering::Relaxed);
+                        let Some(&(i, k)) = jobs_list.get(j) else { break };
                         let (path, unit, _) = &units[i];
-                        let built = plan.build(path, unit);
-                        *results[k].lock().unwrap_or_else(|e| e.into_inner()) = Some(built);
+                        let built = plan.build_part(path, unit, k);
+                        *results[j].lock().unwrap_or_else(|e| e.into_inner()) = Some(built);
                     }
                 });
             }
         });
 
         let mut errors = Vec::new();
-        for (k, slot) in results.into_iter().enumerate() {
-            let i = todo[k];
+        let mut parts: Vec<Vec<(String, Built)>> = (0..units.len()).map(|_| Vec::new()).collect();
+        for (j, slot) in results.into_iter().enumerate() {
+            let (i, k) = jobs_list[j];
             match slot.into_inner().unwrap_or_else(|e| e.into_inner()) {
-                Some(Ok(built)) => {
-                    let id = files_report[i].id.clone();
-                    for f in files_report.iter_mut().filter(|f| f.id == id) {
-                        f.status = built.status;
-                        f.targets = built.targets.clone();
-                        f.fatbin = Some(built.fatbin.clone());
-                        f.fatbin_bytes = built.fatbin_bytes;
-                        f.build_info = Some(built.record.clone());
-                    }
-                    files_report[i].time += built.time;
-                    files_report[i].nvcc_time = built.nvcc_time;
-                    if let Some(w) = built.warning {
-                        directives.push(format!("cargo:warning={w}"));
-                    }
-                }
+                Some(Ok(built)) => parts[i].push((units[i].1.kernels[k].name.clone(), built)),
                 Some(Err(e)) => errors.push(e),
                 None => unreachable!("every job is run by a worker"),
             }
         }
         if let Some(e) = Error::from_list(errors) {
             return Err(e);
+        }
+        for &i in &todo {
+            let built = plan.assemble(&units[i].1, std::mem::take(&mut parts[i]))?;
+            let id = files_report[i].id.clone();
+            for f in files_report.iter_mut().filter(|f| f.id == id) {
+                f.status = built.status;
+                f.targets = built.targets.clone();
+                f.fatbin = Some(built.fatbin.clone());
+                f.fatbin_bytes = built.fatbin_bytes;
+                f.build_info = Some(built.record.clone());
+            }
+            files_report[i].time += built.time;
+            files_report[i].nvcc_time = built.nvcc_time;
+            if let Some(w) = built.warning {
+                directives.push(format!("cargo:warning={w}"));
+            }
         }
         let report = Report {
             files: files_report,
@@ -648,18 +659,24 @@ struct Built {
 }
 
 impl Plan<'_> {
-    /// Makes `OUT_DIR`'s fat binary of `unit`: kept when its stamp says it is current, else copied
-    /// from the shared cache on a hit, else built by nvcc (and stored in the cache). Then writes
-    /// the `.targets` file from the fat binary's own headers, and the `.build` record.
-    fn build(
+    /// Makes `OUT_DIR`'s fat binary of kernel `k` of `unit` (`cuprum/<id>.<kernel>.fatbin`, from the
+    /// unit's definitions and the kernel's instantiation lines): kept when its stamp says it is
+    /// current, else copied from the shared cache on a hit, else built by nvcc (and stored in the
+    /// cache).
+    fn build_part(
         &self,
         kernel_file: &Path,
         unit: &cuprum_compiler::back::cuda::Unit,
+        k: usize,
     ) -> Result<Built, Error> {
         let start = Instant::now();
-        let id = mangle::unit_id(&unit.source);
+        let kernel = &unit.kernels[k];
+        let symbols: Vec<String> = kernel.instances.iter().map(|(_, s)| s.clone()).collect();
+        let source = parts::part_source(&unit.source, &symbols);
+        let id = format!("{}.{}", mangle::unit_id(&unit.source), kernel.name);
         let aot_dir = self.out_dir.join(mangle::AOT_DIR);
         let cu = aot_dir.join(format!("{id}.cu"));
+        outputs::write_if_changed(&cu, source.as_bytes())?;
         let part = aot_dir.join(format!("{id}.fatbin.part"));
         let stamp_path = aot_dir.join(format!("{id}.stamp"));
         let fatbin = self.out_dir.join(mangle::fatbin_file(&id));
@@ -735,14 +752,54 @@ impl Plan<'_> {
                 fatbin.display()
             ),
         })?;
-        let mut listing = targets.join("\n");
-        listing.push('\n');
-        outputs::write_if_changed(
-            &self.out_dir.join(mangle::targets_file(&id)),
-            listing.as_bytes(),
-        )?;
+        Ok(Built {
+            status,
+            targets,
+            fatbin_bytes: bytes.len() as u64,
+            fatbin,
+            record: PathBuf::new(),
+            nvcc_time,
+            time: start.elapsed(),
+            warning,
+        })
+    }
+
+    /// The unit's fat binary: its kernels' parts back to back (`cuprum/<id>.fatbin`), their
+    /// listing (`<id>.parts`), its targets (`<id>.targets`) and its build record (`<id>.build`).
+    fn assemble(&self, unit: &cuprum_compiler::back::cuda::Unit, parts: Vec<(String, Built)>) -> Result<Built, Error> {
+        let id = mangle::unit_id(&unit.source);
+        let mut bytes = Vec::new();
+        let mut listing = Vec::new();
+        let mut targets: Vec<String> = Vec::new();
+        let (mut nvcc_time, mut time) = (Duration::ZERO, Duration::ZERO);
+        let mut warning = None;
+        for (kernel, built) in &parts {
+            let part = std::fs::read(&built.fatbin).map_err(|e| Error::io(&built.fatbin, "read", e))?;
+            listing.push(parts::Part { kernel: kernel.clone(), offset: bytes.len(), len: part.len() });
+            bytes.extend_from_slice(&part);
+            for t in &built.targets {
+                if !targets.contains(t) {
+                    targets.push(t.clone());
+                }
+            }
+            nvcc_time += built.nvcc_time;
+            time += built.time;
+            warning = warning.or_else(|| built.warning.clone());
+        }
+        // The unit's status: compiled if nvcc ran for any part, else cached if any part came from
+        // the shared cache, else up to date.
+        let status = [Status::Compiled, Status::Cached]
+            .into_iter()
+            .find(|s| parts.iter().any(|(_, b)| b.status == *s))
+            .unwrap_or(Status::UpToDate);
+        let fatbin = self.out_dir.join(mangle::fatbin_file(&id));
+        outputs::write_if_changed(&fatbin, &bytes)?;
+        outputs::write_if_changed(&self.out_dir.join(parts::parts_file(&id)), parts::write_parts(&listing).as_bytes())?;
+        let mut text = targets.join("\n");
+        text.push('\n');
+        outputs::write_if_changed(&self.out_dir.join(mangle::targets_file(&id)), text.as_bytes())?;
         let record = self.out_dir.join(build_file(&id));
-        let text = outputs::build_info(
+        let info = outputs::build_info(
             status,
             &targets,
             instances(unit),
@@ -750,17 +807,8 @@ impl Plan<'_> {
             nvcc_time.as_secs_f64(),
             Some(&self.nvcc.version),
         );
-        outputs::write_if_changed(&record, text.as_bytes())?;
-        Ok(Built {
-            status,
-            targets,
-            fatbin,
-            fatbin_bytes: bytes.len() as u64,
-            record,
-            nvcc_time,
-            time: start.elapsed(),
-            warning,
-        })
+        outputs::write_if_changed(&record, info.as_bytes())?;
+        Ok(Built { status, targets, fatbin, fatbin_bytes: bytes.len() as u64, record, nvcc_time, time, warning })
     }
 }
 

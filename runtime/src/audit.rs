@@ -478,8 +478,9 @@ mod tests {
         &["sm_80", "sm_90", "compute_90"],
         &["cuprum_rawkernel_scale__f32", "cuprum_rawkernel_scale__f64", "cuprum_rawkernel_scale_rows__f32", "cuprum_elementwise_gone__f32"],
         RECORD,
+        &[],
     );
-    static BARE: KernelUnit = KernelUnit::new("00fe", "kernels/jit.rs", "", false, None, &[], &[], "");
+    static BARE: KernelUnit = KernelUnit::new("00fe", "kernels/jit.rs", "", false, None, &[], &[], "", &[]);
 
     fn kernels() -> Vec<(&'static str, &'static str, &'static str)> {
         vec![

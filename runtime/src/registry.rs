@@ -46,6 +46,9 @@ pub struct KernelUnit {
     /// The build record (`OUT_DIR/cuprum/<id>.build`, see [`crate::audit::BuildInfo`]); empty when
     /// the build made none.
     build: &'static str,
+    /// Each kernel's piece of `fatbin`: `(kernel, byte offset, byte length)` (`cuprum_abi::parts`);
+    /// empty: the fat binary is loaded whole.
+    parts: &'static [(&'static str, usize, usize)],
     /// NVRTC options beyond fast-math (`ElementwiseKernel`'s `options`).
     extra_options: Vec<String>,
     state: OnceLock<UnitState>,
@@ -68,10 +71,12 @@ struct UnitState {
     /// The unit's source compiled as is (the precompiled instances), for devices the fat binary
     /// does not serve.
     source_module: OnceLock<RawModule>,
-    /// The fat binary as a module.
-    fatbin_module: OnceLock<Option<RawModule>>,
-    /// Per device: whether the fat binary loads there.
-    fatbin_ok: Mutex<HashMap<usize, bool>>,
+    /// The fat binary's parts as modules, by part (`WHOLE`: a fat binary without a parts
+    /// listing), made on first use: a part is one kernel's code, so a kernel's first call loads
+    /// that kernel, not the whole file.
+    fatbin_modules: Mutex<HashMap<usize, Option<RawModule>>>,
+    /// Per (part, device): whether the part loads there.
+    fatbin_ok: Mutex<HashMap<(usize, usize), bool>>,
     /// Instances that are not precompiled: symbol -> their own module.
     extra: Mutex<HashMap<String, RawModule>>,
 }
@@ -89,6 +94,7 @@ impl KernelUnit {
         targets: &'static [&'static str],
         precompiled: &'static [&'static str],
         build: &'static str,
+        parts: &'static [(&'static str, usize, usize)],
     ) -> KernelUnit {
         KernelUnit {
             id,
@@ -99,6 +105,7 @@ impl KernelUnit {
             targets,
             precompiled,
             build,
+            parts,
             extra_options: Vec::new(),
             state: OnceLock::new(),
         }
@@ -116,6 +123,7 @@ impl KernelUnit {
             targets: &[],
             precompiled: &[],
             build: "",
+            parts: &[],
             extra_options: Vec::new(),
             state: OnceLock::new(),
         }
@@ -152,6 +160,11 @@ impl KernelUnit {
         self.targets
     }
 
+    /// Each kernel's piece of the fat binary: `(kernel, byte offset, byte length)`.
+    pub fn parts(&self) -> &'static [(&'static str, usize, usize)] {
+        self.parts
+    }
+
     /// The symbols compiled into the unit's source (and its fat binary).
     pub fn precompiled(&self) -> &'static [&'static str] {
         self.precompiled
@@ -181,11 +194,11 @@ impl KernelUnit {
 
     /// The kernel `symbol` for `device`, and the layer that served it. `instantiate` is the line
     /// that defines the instance, appended to the source when the symbol is not precompiled.
-    pub fn kernel(&self, device: &Device, symbol: &str, instantiate: &dyn Fn() -> String) -> Result<(RawKernel, Layer)> {
+    pub fn kernel(&self, device: &Device, kernel: &str, symbol: &str, instantiate: &dyn Fn() -> String) -> Result<(RawKernel, Layer)> {
         let state = self.state();
         if self.defines(symbol) {
-            if let Some(module) = self.fatbin_module(device)? {
-                let k = RawKernel::from_module(module, symbol);
+            if let Some(module) = self.fatbin_module(device, kernel) {
+                let k = RawKernel::from_module(&module, symbol);
                 k.function_for(device)?;
                 stats::record_hit(Layer::Aot);
                 return Ok((k, Layer::Aot));
@@ -229,23 +242,35 @@ impl KernelUnit {
         format!("{}\n{instantiate}\n", definitions(&self.source))
     }
 
-    /// The fat binary as a module when it has code for `device` (checked once per device: a
-    /// fat binary without SASS for the device and without PTX it can JIT falls back to source).
-    fn fatbin_module(&self, device: &Device) -> Result<Option<&RawModule>> {
-        let state = self.state();
-        let Some(module) = state
-            .fatbin_module
-            .get_or_init(|| self.fatbin.and_then(|b| RawModule::from_bytes(b.to_vec()).ok()))
-        else {
-            return Ok(None);
+    /// The piece of the fat binary holding `kernel` (`cuprum_abi::parts`; the whole fat binary
+    /// when the unit has no parts listing), as a module, when it has code for `device` (checked
+    /// once per part and device: a fat binary without SASS for the device and without PTX it can
+    /// JIT falls back to source).
+    fn fatbin_module(&self, device: &Device, kernel: &str) -> Option<RawModule> {
+        const WHOLE: usize = usize::MAX;
+        let fatbin = self.fatbin?;
+        let (part, bytes) = if self.parts.is_empty() {
+            (WHOLE, fatbin)
+        } else {
+            let k = self.parts.iter().position(|p| p.0 == kernel)?;
+            let (_, offset, len) = self.parts[k];
+            (k, fatbin.get(offset..offset.checked_add(len)?)?)
         };
+        let state = self.state();
+        let module = state
+            .fatbin_modules
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .entry(part)
+            .or_insert_with(|| RawModule::from_bytes(bytes.to_vec()).ok())
+            .clone()?;
         let mut ok = state.fatbin_ok.lock().unwrap_or_else(|e| e.into_inner());
-        let works = *ok.entry(device.ordinal()).or_insert_with(|| match module.compile_for(device) {
+        let works = *ok.entry((part, device.ordinal())).or_insert_with(|| match module.compile_for(device) {
             Ok(()) => true,
             Err(e) => {
                 log::warn!(
                     target: "cuprum::jit",
-                    "the fat binary of {} (targets {:?}) does not load on device {} (sm_{}{}): {e}; compiling from source",
+                    "the fat binary of {} (kernel `{kernel}`, targets {:?}) does not load on device {} (sm_{}{}): {e}; compiling from source",
                     self.file,
                     self.targets,
                     device.ordinal(),
@@ -255,19 +280,13 @@ impl KernelUnit {
                 false
             }
         });
-        Ok(works.then_some(module))
+        works.then_some(module)
     }
 }
 
-/// A unit's source without its instantiation lines (`CUPRUM_INSTANTIATE_<name>(SYMBOL, ...)` at the
-/// start of a line; the `#define`s of those macros stay).
+/// A unit's source without its instantiation lines (the `#define`s of their macros stay).
 fn definitions(source: &str) -> String {
-    let mut out = String::with_capacity(source.len());
-    for line in source.lines().filter(|l| !l.starts_with("CUPRUM_INSTANTIATE_")) {
-        out.push_str(line);
-        out.push('\n');
-    }
-    out
+    cuprum_abi::parts::definitions(source)
 }
 
 /// How a kernel reaches its unit.
@@ -440,7 +459,7 @@ impl Kernel {
         }
         let device = Device::get(ordinal)?;
         let symbol = mangle::kernel_symbol(self.kind, self.name, variant, instance);
-        let (kernel, layer) = self.unit()?.kernel(&device, &symbol, &|| {
+        let (kernel, layer) = self.unit()?.kernel(&device, self.name, &symbol, &|| {
             let includes = cuprum_abi::headers::includes_for(instance);
             format!("{includes}{}", mangle::instantiate_variant_line(self.name, variant, &symbol, instance))
         })?;
@@ -637,7 +656,7 @@ mod tests {
         assert!(!unit.defines("cuprum_rawkernel_k__f3"));
         let defs = definitions(src);
         assert!(defs.contains("#define CUPRUM_INSTANTIATE_k(NAME, T)") && !defs.contains("(cuprum_rawkernel_k__f32"));
-        static LISTED: KernelUnit = KernelUnit::new("", "t", "", false, None, &[], &["cuprum_rawkernel_x"], "");
+        static LISTED: KernelUnit = KernelUnit::new("", "t", "", false, None, &[], &["cuprum_rawkernel_x"], "", &[]);
         assert!(LISTED.defines("cuprum_rawkernel_x"));
     }
 }

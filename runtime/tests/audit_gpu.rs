@@ -21,6 +21,7 @@ static UNIT: KernelUnit = KernelUnit::new(
     &[],
     &["cuprum_rawkernel_audit_probe"],
     "cuprum-build 1\nstatus no-nvcc\ntargets \ninstances 1\nfatbin_bytes 0\nnvcc_seconds 0.000\n",
+    &[],
 );
 inventory::submit! { UnitEntry(&UNIT) }
 static KERNEL: Kernel = Kernel::new(&UNIT, "rawkernel", "audit_probe");

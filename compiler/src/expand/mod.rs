@@ -104,9 +104,14 @@ fn kernel_statics(kind: &str, name: &str, unit: &unit::UnitInfo) -> TokenStream 
         let targets = &unit.targets;
         let precompiled = &unit.precompiled;
         let build = &unit.build;
+        let parts = unit.parts.iter().map(|p| {
+            let (kernel, offset, len) = (&p.kernel, p.offset, p.len);
+            quote!((#kernel, #offset, #len))
+        });
         quote! {
             static __CUPRUM_UNIT: __cuprum::registry::KernelUnit = __cuprum::registry::KernelUnit::new(
                 #id, #file, #source, #fast_math, #fatbin, &[#(#targets),*], &[#(#precompiled),*], #build,
+                &[#(#parts),*],
             );
             __cuprum::inventory::submit! { __cuprum::registry::UnitEntry(&__CUPRUM_UNIT) }
             static __CUPRUM_KERNEL: __cuprum::registry::Kernel =

@@ -28,6 +28,8 @@ pub struct UnitInfo {
     pub build: String,
     /// Every kernel symbol defined by `source`.
     pub precompiled: Vec<String>,
+    /// Each kernel's piece of the fat binary (`cuprum_abi::parts`).
+    pub parts: Vec<crate::abi::parts::Part>,
     /// The kernel that embeds the unit for the whole file (`None`: the unit is the item alone, or
     /// no kernel of the file can own it; then every kernel embeds it).
     pub owner: Option<String>,
@@ -60,7 +62,7 @@ pub fn unit_for(cx: &super::Context, item_alone: impl FnOnce() -> String) -> Uni
     let file = cx.file.as_ref().map(|p| p.display().to_string()).unwrap_or_else(|| "<macro input>".into());
     let mut info = match crate::compile_source(&item_alone()) {
         Ok(c) => info_of(file, c.unit),
-        Err(_) => UnitInfo { file, source: String::new(), fast_math: false, fatbin: None, targets: Vec::new(), build: String::new(), precompiled: Vec::new(), owner: None },
+        Err(_) => UnitInfo { file, source: String::new(), fast_math: false, fatbin: None, targets: Vec::new(), build: String::new(), precompiled: Vec::new(), parts: Vec::new(), owner: None },
     };
     attach_fatbin(&mut info, cx.out_dir.as_deref());
     info
@@ -68,7 +70,7 @@ pub fn unit_for(cx: &super::Context, item_alone: impl FnOnce() -> String) -> Uni
 
 fn info_of(file: String, unit: crate::back::cuda::Unit) -> UnitInfo {
     let precompiled = unit.kernels.iter().flat_map(|k| k.instances.iter().map(|(_, s)| s.clone())).collect();
-    UnitInfo { file, source: unit.source, fast_math: unit.fast_math, fatbin: None, targets: Vec::new(), build: String::new(), precompiled, owner: None }
+    UnitInfo { file, source: unit.source, fast_math: unit.fast_math, fatbin: None, targets: Vec::new(), build: String::new(), precompiled, parts: Vec::new(), owner: None }
 }
 
 /// The file's first top-level kernel (`#[rawkernel]`, `#[elementwise]`, `#[reduction]`) without a
@@ -121,6 +123,15 @@ fn attach_fatbin(info: &mut UnitInfo, out_dir: Option<&Path>) {
     info.targets = std::fs::read_to_string(out_dir.join(mangle::targets_file(&id)))
         .map(|t| t.lines().map(str::trim).filter(|l| !l.is_empty()).map(String::from).collect())
         .unwrap_or_default();
+    // The per-kernel parts of the fat binary; a listing that cannot be read leaves the unit to
+    // NVRTC rather than loading the wrong bytes.
+    match std::fs::read_to_string(out_dir.join(crate::abi::parts::parts_file(&id))) {
+        Ok(text) => match crate::abi::parts::read_parts(&text) {
+            Some(parts) => info.parts = parts,
+            None => return,
+        },
+        Err(_) => return,
+    }
     info.fatbin = Some(fatbin);
 }
 

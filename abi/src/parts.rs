@@ -1,0 +1,100 @@
+//! A unit's *parts*: one piece of its fat binary per kernel.
+//!
+//! The build crate compiles each kernel of a file separately (the file's definitions plus that
+//! kernel's instantiation lines) and stores the pieces back to back in the file's one fat binary
+//! (`cuprum/<id>.fatbin`, a sequence of fat binary containers), listed in `cuprum/<id>.parts`.
+//! The runtime loads only the piece of the kernel it launches: a module's load time grows with its
+//! machine code (and with its decompression), so a file of many kernels loads one kernel's worth,
+//! not the whole file's, at each kernel's first call (docs/architecture.md, "The unit table").
+//!
+//! `cuprum/<id>.parts` has one line per kernel with precompiled instances, in the fat binary's
+//! order: `<kernel name> <byte offset> <byte length>`.
+
+use crate::mangle::AOT_DIR;
+
+/// The parts listing of unit `id`, relative to `OUT_DIR`: `cuprum/<id>.parts`.
+pub fn parts_file(id: &str) -> String {
+    format!("{AOT_DIR}/{id}.parts")
+}
+
+/// One kernel's piece of a unit's fat binary.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Part {
+    pub kernel: String,
+    pub offset: usize,
+    pub len: usize,
+}
+
+/// The listing's text.
+pub fn write_parts(parts: &[Part]) -> String {
+    parts.iter().map(|p| format!("{} {} {}\n", p.kernel, p.offset, p.len)).collect()
+}
+
+/// Reads a listing; `None` if any line is malformed.
+pub fn read_parts(text: &str) -> Option<Vec<Part>> {
+    text.lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| {
+            let mut w = l.split_whitespace();
+            let part = Part { kernel: w.next()?.to_string(), offset: w.next()?.parse().ok()?, len: w.next()?.parse().ok()? };
+            w.next().is_none().then_some(part)
+        })
+        .collect()
+}
+
+/// The symbol an instantiation line defines (`CUPRUM_INSTANTIATE_<...>(SYMBOL, ...)` or
+/// `(SYMBOL)`), `None` for any other line.
+pub fn instantiated_symbol(line: &str) -> Option<&str> {
+    let rest = line.strip_prefix("CUPRUM_INSTANTIATE_")?;
+    let args = &rest[rest.find('(')? + 1..];
+    let end = args.find([',', ')'])?;
+    Some(args[..end].trim())
+}
+
+/// A unit's source without its instantiation lines (the `#define`s of their macros stay).
+pub fn definitions(source: &str) -> String {
+    let mut out = String::with_capacity(source.len());
+    for line in source.lines().filter(|l| instantiated_symbol(l).is_none()) {
+        out.push_str(line);
+        out.push('\n');
+    }
+    out
+}
+
+/// The source of one part: the unit's definitions and the instantiation lines of `symbols`.
+pub fn part_source(source: &str, symbols: &[String]) -> String {
+    let mut out = definitions(source);
+    for line in source.lines() {
+        if instantiated_symbol(line).is_some_and(|s| symbols.iter().any(|k| k == s)) {
+            out.push_str(line);
+            out.push('\n');
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SRC: &str = "#define CUPRUM_INSTANTIATE_k(NAME, T) x\nint f();\nCUPRUM_INSTANTIATE_k(cuprum_rawkernel_k__f32, f32)\nCUPRUM_INSTANTIATE_j(cuprum_rawkernel_j)\n";
+
+    #[test]
+    fn a_part_keeps_the_definitions_and_its_own_instances() {
+        assert_eq!(instantiated_symbol("CUPRUM_INSTANTIATE_k(cuprum_rawkernel_k__f32, f32)"), Some("cuprum_rawkernel_k__f32"));
+        assert_eq!(instantiated_symbol("CUPRUM_INSTANTIATE_j(cuprum_rawkernel_j)"), Some("cuprum_rawkernel_j"));
+        assert_eq!(instantiated_symbol("#define CUPRUM_INSTANTIATE_k(NAME, T) x"), None);
+        assert_eq!(definitions(SRC), "#define CUPRUM_INSTANTIATE_k(NAME, T) x\nint f();\n");
+        let j = part_source(SRC, &["cuprum_rawkernel_j".to_string()]);
+        assert!(j.ends_with("int f();\nCUPRUM_INSTANTIATE_j(cuprum_rawkernel_j)\n") && !j.contains("(cuprum_rawkernel_k__f32"), "{j}");
+    }
+
+    #[test]
+    fn listings_round_trip_and_reject_garbage() {
+        let parts = vec![Part { kernel: "add".into(), offset: 0, len: 100 }, Part { kernel: "sub".into(), offset: 100, len: 7 }];
+        assert_eq!(read_parts(&write_parts(&parts)), Some(parts));
+        assert_eq!(read_parts("add 0\n"), None);
+        assert_eq!(read_parts("add 0 1 2\n"), None);
+        assert_eq!(read_parts(""), Some(vec![]));
+    }
+}
