@@ -1,4 +1,4 @@
-//! `cuprum-bench`: cuprum's benchmark table (DESIGN.md §8). Every figure is printed next to a
+//! `cuprum-bench`: cuprum's benchmark table (docs/architecture.md; each figure next to a ceiling). Every figure is printed next to a
 //! ceiling measured in the same run on the same GPU, so the ratios hold across machines:
 //!
 //! - device-to-device copy bandwidth (bytes read + written, 2^28 f32, CUDA events, median);

@@ -1,5 +1,5 @@
 //! Every generated CUDA file in `compiler/tests/out/` must compile, with nvcc and with NVRTC
-//! (DESIGN.md §7), so that invalid C fails CI even without a GPU.
+//! (docs/architecture.md), so that invalid C fails CI even without a GPU.
 //!
 //! - nvcc: `nvcc -arch=sm_90 -cubin -I <repo>/abi/include`, from `$NVCC` (a command line such as
 //!   `ccache nvcc`), else `nvcc` on PATH, else `$CUDA_PATH/bin/nvcc`.

@@ -1,5 +1,5 @@
 //! cuprum's runtime: the array type, devices, streams, the memory pool, kernel launches, the NVRTC
-//! JIT and the kernel cache (DESIGN.md §5), plus the host side of the kernel language (`lang`).
+//! JIT and the kernel cache (docs/architecture.md), plus the host side of the kernel language (`lang`).
 //!
 //! Module ownership (one concept per file):
 //! - `lang/`: the kernel language's host definitions (traits, intrinsics, `Raw`, views).

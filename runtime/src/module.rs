@@ -2,7 +2,7 @@
 //! from a compiled image (cubin, PTX or fatbin, from a file or from bytes), loaded lazily on each
 //! device that uses it (CuPy's `cupy.RawModule`).
 //!
-//! Lookup for source modules, per device (DESIGN.md §5): modules already loaded in this process
+//! Lookup for source modules, per device (docs/architecture.md): modules already loaded in this process
 //! (keyed by the cache key and the device) -> compiled images in memory -> the disk cache -> NVRTC.
 //! [`crate::stats`] counts which layer served each lookup.
 

@@ -1,4 +1,4 @@
-//! `Array<T>`: an n-dimensional array in device memory (DESIGN.md §5).
+//! `Array<T>`: an n-dimensional array in device memory (docs/architecture.md).
 //!
 //! An array is a reference-counted [`DeviceBuffer`] plus a shape, strides **in elements** (0 for
 //! broadcast axes, negative for reversed ones) and an offset (the element index of the first

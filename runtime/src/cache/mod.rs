@@ -1,4 +1,4 @@
-//! The kernel cache (DESIGN.md §5): compiled images in memory, then on disk, keyed by a hash of
+//! The kernel cache (docs/architecture.md): compiled images in memory, then on disk, keyed by a hash of
 //! everything that determines them.
 //!
 //! This layer stores opaque compiled images ([`CompiledImage`]) under a [`CacheKey`] and knows

@@ -1,4 +1,4 @@
-//! The GPU intrinsics of the kernel language (DESIGN.md §3), with their host definitions.
+//! The GPU intrinsics of the kernel language (docs/kernel-language.md), with their host definitions.
 //!
 //! The names and signatures here are fixed: the compiler recognises calls to them by name and
 //! translates each to its CUDA equivalent (given in each function's documentation). The host
@@ -395,7 +395,7 @@ mod tests {
 
     #[test]
     fn raw_kernel_body_runs_on_host() {
-        // The DESIGN.md example, run as one thread.
+        // The README's example, run as one thread.
         fn elementwise_copy<T: Scalar>(x: &[T], y: &mut [T], size: u32) {
             let tid = block_idx().x * block_dim().x + thread_idx().x;
             let ntid = grid_dim().x * block_dim().x;

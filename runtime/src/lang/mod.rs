@@ -1,4 +1,4 @@
-//! The host side of the kernel language (DESIGN.md §3).
+//! The host side of the kernel language (docs/kernel-language.md).
 //!
 //! A kernel body is ordinary Rust that rustc type-checks: every numeric trait ([`traits`]), every GPU
 //! intrinsic ([`intrinsics`]) and every kernel argument type ([`views`]) has a host definition here,

@@ -1,4 +1,4 @@
-//! The numeric traits of the kernel language (DESIGN.md §3).
+//! The numeric traits of the kernel language (docs/kernel-language.md).
 //!
 //! These traits play two roles at once:
 //!

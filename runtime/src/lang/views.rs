@@ -1,5 +1,5 @@
 //! Kernel argument types with a shape: [`Raw`] for elementwise and reduction kernels, [`View`] and
-//! [`ViewMut`] for raw kernels (DESIGN.md §3, §4).
+//! [`ViewMut`] for raw kernels (docs/kernel-language.md).
 //!
 //! These are the host types: they make kernel bodies type-check and run on the host. On the device
 //! the compiler passes the same information (pointer, shape, strides) in CuPy's `CArray` layout, and

@@ -1,4 +1,4 @@
-//! Reductions (CuPy's ReductionKernel semantics, DESIGN.md §4): the type-erased launch that the
+//! Reductions (CuPy's ReductionKernel semantics, docs/reduction.md): the type-erased launch that the
 //! `#[reduction]` glue and [`ReductionKernel`] call, the planner that picks a strategy from the
 //! layout, and `ReductionKernel` itself (CuPy's CUDA C grammar).
 //!
