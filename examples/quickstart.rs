@@ -15,8 +15,11 @@ fn main() {
     let builtin = registry::kernels().filter(|e| e.file().contains("kernels/elementwise.rs") || e.file().contains("kernels/reductions.rs")).count();
     println!("kernels in this program: {builtin} built-in (array operators and reductions), and the quickstart's:");
     for e in registry::kernels().filter(|e| e.file().contains("quickstart")) {
-        let aot = match e.unit().ok().and_then(|u| u.fatbin().map(|f| (f, u.targets()))) {
-            Some((f, targets)) => format!("fat binary of {} bytes for {} (one per kernel file)", f.len(), targets.join(", ")),
+        let aot = match e.unit().ok().and_then(|u| u.fatbin().map(|f| (u, f))) {
+            Some((u, f)) => {
+                let part = u.parts().iter().find(|p| p.0 == e.name()).map_or(0, |p| p.2);
+                format!("{part} bytes of the file's {}-byte fat binary for {}", f.len(), u.targets().join(", "))
+            }
             None => "no fat binary (JIT through NVRTC on first use)".to_string(),
         };
         println!("  #[{}] {} ({}): {aot}", e.kind(), e.name(), e.file());
