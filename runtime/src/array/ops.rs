@@ -4,9 +4,9 @@
 //! `kernels/elementwise.rs`, precompiled by the runtime's build.rs and included below as the
 //! module `kernels`. The operators pick a kernel (`Builtin`: its kernel table and its entry
 //! point's signature, as the macro generated them) and launch it through
-//! [`elementwise::launch`](fn@elementwise::launch), which checks every argument against the signature: the type-erased
-//! launch lets one generic operator choose between kernels of different bounds (`rem_int` and
-//! `rem_float`) by dtype.
+//! [`elementwise::launch`](fn@elementwise::launch), which checks every argument against the
+//! signature: the type-erased launch lets one generic operator choose between kernels of
+//! different bounds (`rem_int` and `rem_float`) by dtype.
 //!
 //! Operators return `Result` (a launch can fail; std's operator traits cannot): `(&a + &b)?`,
 //! `(&a * 2.0)?`, `(2.0 * &a)?`, `(-&a)?`. Every binary operation broadcasts (NumPy's rules) and
