@@ -2,6 +2,10 @@
 //!
 //! See the README and `docs/` for the kernel language and the runtime. Kernel files import
 //! [`prelude`]; generated code reaches the runtime only through the hidden `__private` module.
+//!
+//! The facade holds no code of its own: the attribute macros (`cuprum-macros`) and re-exports of
+//! the runtime (`cuprum-runtime`), whose built-in kernels (the array operators, functions and
+//! reductions) it builds itself (docs/architecture.md, The crates).
 
 pub use cuprum_macros::{device, elementwise, rawkernel, reduction};
 pub use cuprum_runtime as runtime;
@@ -9,9 +13,9 @@ pub use cuprum_runtime as runtime;
 /// `println!("{}", cuprum::audit::report(device.as_ref()))` (see `docs/runtime.md`).
 pub use cuprum_runtime::audit;
 
-mod reduction_call;
-pub mod reductions;
-pub use reduction_call::ReductionCall;
+/// The array reductions (`x.sum()`, `x.mean()`, ...; the runtime's `reduction::array`).
+pub use cuprum_runtime::reduction::array as reductions;
+pub use cuprum_runtime::ReductionCall;
 
 /// Everything a kernel file needs: the attribute macros, the numeric traits, the GPU intrinsics.
 pub mod prelude {
@@ -20,14 +24,7 @@ pub mod prelude {
     pub use cuprum_runtime::lang::prelude::*;
 }
 
-mod elementwise_ops;
-
-// Generated code names `::cuprum::__private`, also inside this crate (the built-in kernels).
-extern crate self as cuprum;
-
+/// Generated code names `::cuprum::__private` (the macros' default `crate = ::cuprum`): the
+/// runtime's `__private`.
 #[doc(hidden)]
-pub mod __private {
-    pub use crate::ReductionCall;
-    pub use cuprum_runtime::*;
-    pub use inventory;
-}
+pub use cuprum_runtime::__private;

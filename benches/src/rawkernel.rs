@@ -151,8 +151,8 @@ pub fn rows(dev: &Device, stream: &Stream, c: &Ceilings) -> Result<Vec<Row>> {
     let exe = std::env::current_exe().map_err(crate::io_err)?;
     let first_calls: [(&'static str, &str, &str); 4] = [
         ("#[rawkernel] first call of a precompiled kernel (new process)", "copy", "copy_unrolled::<f32> of benches/src/kernels.rs"),
-        ("first built-in operator `&a + &b` (new process)", "op", "add::<f32>, kernels/elementwise.rs"),
-        ("first built-in reduction `x.sum()` (new process)", "sum", "sum::<f32>, kernels/reductions.rs"),
+        ("first built-in operator `&a + &b` (new process)", "op", "add::<f32>, runtime/kernels/elementwise.rs"),
+        ("first built-in reduction `x.sum()` (new process)", "sum", "sum::<f32>, runtime/kernels/reductions.rs"),
         ("first kernel of a file with 20+ instances (new process)", "many", "axpy::<f32> of benches/src/many_kernels.rs (14 elementwise instances x 2 variants, 4 raw kernel instances)"),
     ];
     for (name, what, detail) in first_calls {

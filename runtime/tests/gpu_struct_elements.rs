@@ -1,6 +1,5 @@
-//! GPU tests of `#[device]` struct elements through device kernels: copies by the built-in copy
-//! kernel (registered here, compiled by cuprum's compiler from the same Rust as
-//! `kernels/elementwise.rs`'s `copy`, as the `cuprum` facade registers it), and elementwise
+//! GPU tests of `#[device]` struct elements through device kernels: copies by the runtime's
+//! built-in copy kernel (`kernels/elementwise.rs`'s `copy`), and elementwise
 //! launches whose operands are structs (`kernels/struct_elementwise.cu`). Run on a GPU machine
 //! with `cargo test -p cuprum-runtime --test gpu_struct_elements -- --include-ignored`.
 
@@ -12,28 +11,17 @@ use structs::{Bytes2, Pair, Particle, Quad, random_structs, transposed};
 use std::sync::OnceLock;
 
 use cuprum_runtime::abi::{headers, mangle, ElementwiseVariant, KernelKind};
-use cuprum_runtime::array::BuiltinKernel;
 use cuprum_runtime::elementwise::{self, Arg, Options, Param, ParamType, Role, Value};
 use cuprum_runtime::registry::{self, Kernel, KernelUnit};
 use cuprum_runtime::{Array, DType, ElemType, Element};
 
-// ---- the copy kernel, as the facade registers it --------------------------------------------
+// ---- the runtime's built-in copy kernel -----------------------------------------------------
 
-const COPY_RS: &str = "use cuprum::prelude::*;\n#[elementwise]\npub fn copy<T: Scalar>(x: T) -> T {\n    x\n}\n";
-
-fn copy_kernel() -> &'static Kernel {
-    static K: OnceLock<&'static Kernel> = OnceLock::new();
-    K.get_or_init(|| {
-        let unit = cuprum_compiler::compile_source(COPY_RS).expect("the copy kernel translates").unit;
-        let unit: &'static KernelUnit = Box::leak(Box::new(KernelUnit::from_source("copy (test)", unit.source, unit.fast_math)));
-        Box::leak(Box::new(Kernel::new(unit, "elementwise", "copy")))
-    })
-}
-
-static COPY_SIG: [Param; 2] = [Param::new("x", Role::In, ParamType::Generic(0)), Param::new("out0", Role::Out, ParamType::Generic(0))];
-
-inventory::submit! {
-    BuiltinKernel { name: "copy", kernel: copy_kernel, signature: &COPY_SIG }
+/// The runtime's built-in copy kernel, as the unit table lists it.
+fn copy_entry() -> &'static registry::KernelEntry {
+    registry::kernels()
+        .find(|e| e.name() == "copy" && e.file().ends_with("kernels/elementwise.rs"))
+        .expect("the runtime lists its built-in copy kernel")
 }
 
 /// Whether an instance of the copy kernel for `dtype` has been loaded (the device path ran).
@@ -165,13 +153,12 @@ fn eight_byte_structs_take_vector_accesses_and_scalar_ones_off_alignment() {
     }
 }
 
-/// No GPU needed: the registered copy kernel translates, and its instances for the dtypes that
-/// struct copies use compile with NVRTC (when libnvrtc is there), so the GPU tests above fail
-/// only for what they test.
+/// No GPU needed: the built-in copy kernel is in the unit table, and its instances for the
+/// dtypes that struct copies use compile with NVRTC (when libnvrtc is there), so the GPU tests
+/// above fail only for what they test.
 #[test]
-fn the_registered_copy_kernel_compiles() {
-    let k = copy_kernel();
-    let unit = k.unit().unwrap();
+fn the_builtin_copy_kernel_compiles() {
+    let unit = copy_entry().unit().unwrap();
     assert!(unit.source().contains("copy"), "{}", unit.source());
     if !cuprum_runtime::nvrtc::is_available() {
         eprintln!("skipped the NVRTC part: no libnvrtc (source scripts/cuda-env.sh)");

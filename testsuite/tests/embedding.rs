@@ -2,10 +2,11 @@
 //! loads each kernel's part of it once per process and device, when the kernel is first called
 //! (docs/architecture.md, "The unit table").
 //!
-//! This executable links four kernel files: the built-ins (`kernels/elementwise.rs`,
-//! `kernels/reductions.rs`) and two test files. The embedded copies are counted in the executable
-//! itself: every fat binary container starts with the magic `0xBA55ED50`, version 1, a 16-byte
-//! header and the size of what follows; a unit's fat binary is one container per kernel.
+//! This executable links four kernel files: the runtime's built-ins
+//! (`runtime/kernels/elementwise.rs`, `runtime/kernels/reductions.rs`) and two test files. The
+//! embedded copies are counted in the executable itself: every fat binary container starts with
+//! the magic `0xBA55ED50`, version 1, a 16-byte header and the size of what follows; a unit's fat
+//! binary is one container per kernel.
 
 mod elementwise_kernels;
 mod rawkernel_kernels;
@@ -44,7 +45,7 @@ fn each_kernel_file_is_embedded_once() {
     let files: Vec<&str> = units.iter().map(|u| u.file()).collect();
     assert!(
         units.len() >= 4,
-        "expected the fat binaries of kernels/elementwise.rs, kernels/reductions.rs and the two test files, found {files:?}: \
+        "expected the fat binaries of runtime/kernels/elementwise.rs, runtime/kernels/reductions.rs and the two test files, found {files:?}: \
          build with nvcc (source scripts/cuda-env.sh) or set CUPRUM_SKIP_CUDA_COMPILE=1"
     );
     let exe = std::fs::read(std::env::current_exe().unwrap()).unwrap();

@@ -1,7 +1,7 @@
 //! `#[elementwise]` end to end (issue 6): the typed call module the macro generates
 //! (`NAME::call`, `call_with`, `call_into`, `call_into_with`) on the kernels of
 //! `elementwise_kernels.rs`, and the array operators and functions, which run the built-in kernels
-//! of `kernels/elementwise.rs`. Inputs are fresh random numbers, given outputs are poisoned
+//! of `runtime/kernels/elementwise.rs`. Inputs are fresh random numbers, given outputs are poisoned
 //! first, and every result is compared with a host reference: the kernel's own Rust body (run on
 //! the host) or Rust's operators.
 //!

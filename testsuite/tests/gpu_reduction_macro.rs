@@ -150,7 +150,7 @@ fn kernels_are_registered_with_their_precompiled_instances() {
             assert_eq!(listed, precompiled, "{sym} in {:?}", l2.unit().unwrap().precompiled());
         }
     }
-    // The built-in kernels of the facade, too.
+    // The runtime's built-in kernels, too.
     for name in ["sum", "prod", "min_int", "max_float", "mean_float", "mean_f64", "std_float", "arg_of_float", "arg_of_int", "all_bool", "any_bool"] {
         assert!(!find(name).unit().unwrap().precompiled().is_empty(), "{name}");
     }

@@ -105,3 +105,13 @@ fn crate_path_replaces_the_facade() {
     let out = expand(AttrKind::RawKernel, "crate = 1", "fn k(x: &mut [f32]) { x[0] = 1.0; }");
     has(&out, "::core::compile_error!{\"`crate` takes a path: `crate = ::cuprum`\"}");
 }
+
+#[test]
+fn kernel_file_names_drop_dir_dotdot_pairs() {
+    use super::unit::display_path;
+    use std::path::Path;
+    assert_eq!(display_path(Path::new("runtime/src/array/../../kernels/elementwise.rs")), "runtime/kernels/elementwise.rs");
+    assert_eq!(display_path(Path::new("./kernels/./a.rs")), "kernels/a.rs");
+    assert_eq!(display_path(Path::new("../x/kernels/a.rs")), "../x/kernels/a.rs");
+    assert_eq!(display_path(Path::new("/w/runtime/src/../kernels/a.rs")), "/w/runtime/kernels/a.rs");
+}

@@ -59,7 +59,7 @@ pub fn unit_for(cx: &super::Context, item_alone: impl FnOnce() -> String) -> Uni
             return info;
         }
     }
-    let file = cx.file.as_ref().map(|p| p.display().to_string()).unwrap_or_else(|| "<macro input>".into());
+    let file = cx.file.as_deref().map(display_path).unwrap_or_else(|| "<macro input>".into());
     let mut info = match crate::compile_source(&item_alone()) {
         Ok(c) => info_of(file, c.unit),
         Err(_) => UnitInfo { file, source: String::new(), fast_math: false, fatbin: None, targets: Vec::new(), build: String::new(), precompiled: Vec::new(), parts: Vec::new(), owner: None },
@@ -101,10 +101,29 @@ fn file_unit(path: &Path) -> Option<Arc<UnitInfo>> {
     }
     let unit = crate::compile_source(&text).ok().map(|c| {
         let owner = owner(&text, &c.unit);
-        Arc::new(UnitInfo { owner, ..info_of(path.display().to_string(), c.unit) })
+        Arc::new(UnitInfo { owner, ..info_of(display_path(path), c.unit) })
     });
     units.insert(path.to_path_buf(), (text, unit.clone()));
     unit
+}
+
+/// The name of a kernel file in messages and the unit table: `path` with each `dir/..` pair
+/// removed, so that a module included with `#[path = "../../kernels/elementwise.rs"]` from
+/// `runtime/src/array/ops.rs` is `runtime/kernels/elementwise.rs` (only the name: the file is
+/// read at `path`).
+pub fn display_path(path: &Path) -> String {
+    use std::path::Component;
+    let mut out: Vec<Component<'_>> = Vec::new();
+    for c in path.components() {
+        match c {
+            Component::CurDir => {}
+            Component::ParentDir if matches!(out.last(), Some(Component::Normal(_))) => {
+                out.pop();
+            }
+            c => out.push(c),
+        }
+    }
+    out.iter().collect::<PathBuf>().display().to_string()
 }
 
 /// Finds the fat binary the build crate compiled from exactly this source, and its build record

@@ -13,11 +13,11 @@
 //!
 //! Creation allocates on the current device and copies on that device's current stream.
 //! `zeros` is a memset; `full` and `fill` run the built-in fill kernel; `copy()` and the `to_vec()`
-//! of a non-contiguous view run the built-in copy kernel when the `cuprum` crate is linked (see
-//! [`ops`]: the operators, `astype`, comparisons and math functions, all through the built-in
-//! elementwise kernels). A struct array is copied by the copy kernel of the unsigned integer (or,
-//! for 16 bytes, `Complex<f64>`) of its size when its size is 1, 2, 4, 8 or 16 bytes, else
-//! gathered on the host.
+//! of a non-contiguous view run the built-in copy kernel on the device (see [`ops`]: the
+//! operators, `astype`, comparisons and math functions, all through the runtime's built-in
+//! elementwise kernels). A struct array is copied by the copy kernel of the integer (or, for 16
+//! bytes, `Complex<f64>`) of its size when its size is 1, 2, 4, 8 or 16 bytes, else gathered on
+//! the host.
 
 pub mod shape;
 
@@ -37,7 +37,7 @@ use crate::memory::DeviceBuffer;
 use crate::stream::Stream;
 use crate::{DType, Float, Number, Real, Scalar};
 
-pub use ops::{BuiltinKernel, where_};
+pub use ops::where_;
 pub use shape::{Layout, Slice, broadcast_shapes};
 
 /// Anything usable as a shape: `[2, 3]`, `&[2, 3][..]`, `vec![2, 3]`, or `5` for `[5]`.
@@ -336,16 +336,17 @@ impl<T: Element> Array<T> {
 
     // ---- host transfers ----------------------------------------------------------------------
 
-    /// The elements in C order. Works for any view (gathered on the host for non-contiguous
-    /// layouts for now). Waits for the copy.
+    /// The elements in C order. Works for any view (a non-contiguous one is first gathered on the
+    /// device by the copy kernel, except a struct of a size it cannot copy, gathered on the
+    /// host). Waits for the copy.
     pub fn to_vec(&self) -> Result<Vec<T>> {
         let stream = self.stream()?;
         let Some((lo, hi)) = self.layout.index_range() else {
             return Ok(Vec::new());
         };
         if !self.is_c_contiguous() {
-            // Gathered on the device (only the elements cross the bus) when the copy kernel is
-            // linked.
+            // Gathered on the device (only the elements cross the bus) when the copy kernel can
+            // copy the element type.
             if let Some(copied) = self.copy_on_device() {
                 return copied?.to_vec();
             }
@@ -466,8 +467,7 @@ impl<T: Element> Array<T> {
     }
 
     /// A new C-contiguous array with the same elements, on the same device: through the
-    /// built-in copy kernel when the `cuprum` crate (which holds it) is linked, else gathered on
-    /// the host.
+    /// built-in copy kernel (a struct of a size it cannot copy is gathered on the host).
     pub fn copy(&self) -> Result<Array<T>> {
         if let Some(copied) = self.copy_on_device() {
             return copied;
@@ -484,8 +484,7 @@ impl<T: Scalar> Array<T> {
     }
 
     /// An array of `shape` filled with `value`, filled on the device: a memset when the value's
-    /// bytes are all zero, else the built-in fill kernel (or, without the `cuprum` crate that
-    /// holds it, an upload from the host).
+    /// bytes are all zero, else the built-in fill kernel.
     pub fn full(shape: impl IntoShape, value: T) -> Result<Array<T>> {
         let stream = Stream::current()?;
         let mut a = Array::empty_on(shape, &stream)?;

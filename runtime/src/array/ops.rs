@@ -1,20 +1,18 @@
 //! Array operators and functions through the built-in elementwise kernels (issue 6, item 5).
 //!
-//! The kernels are `#[elementwise]` functions in the repository's `kernels/elementwise.rs`,
-//! precompiled into the `cuprum` facade crate. This crate cannot name them (the facade depends on
-//! it, not the other way round), yet the operator traits must be implemented here, where `Array`
-//! is defined (Rust's orphan rule). So the facade registers each kernel under its name
-//! ([`BuiltinKernel`], collected with `inventory`) and the operators look it up, then launch it
-//! through [`elementwise::launch`], which checks every argument against the kernel's signature.
-//! A program linking only `cuprum-runtime` gets an error that says to depend on `cuprum`.
+//! The kernels are `#[elementwise(crate = crate)]` functions in the runtime's
+//! `kernels/elementwise.rs`, precompiled by the runtime's build.rs and included below as the
+//! module `kernels`. The operators pick a kernel (`Builtin`: its kernel table and its entry
+//! point's signature, as the macro generated them) and launch it through
+//! [`elementwise::launch`](fn@elementwise::launch), which checks every argument against the
+//! signature: the type-erased launch lets one generic operator choose between kernels of
+//! different bounds (`rem_int` and `rem_float`) by dtype.
 //!
 //! Operators return `Result` (a launch can fail; std's operator traits cannot): `(&a + &b)?`,
 //! `(&a * 2.0)?`, `(2.0 * &a)?`, `(-&a)?`. Every binary operation broadcasts (NumPy's rules) and
 //! takes an array or a scalar of the element type on either side.
 
-use std::collections::HashMap;
 use std::ops::{Add, Div, Mul, Neg, Rem, Sub};
-use std::sync::OnceLock;
 
 use super::Array;
 use crate::element::{ElemType, Element};
@@ -23,71 +21,67 @@ use crate::error::{Error, Result};
 use crate::registry::Kernel;
 use crate::{DType, Float, Number, Real, Scalar};
 
-/// A built-in elementwise kernel, registered by the `cuprum` facade (`inventory::submit!`): its
-/// name in `kernels/elementwise.rs`, its kernel table and its entry point's signature, both as
-/// the macro generated them (`NAME::kernel`, `NAME::SIGNATURE`).
-#[derive(Debug)]
-pub struct BuiltinKernel {
-    pub name: &'static str,
-    pub kernel: fn() -> &'static Kernel,
-    pub signature: &'static [Param],
+/// The built-in elementwise kernels.
+#[allow(dead_code)]
+#[path = "../../kernels/elementwise.rs"]
+mod kernels;
+
+/// A built-in kernel of `kernels/elementwise.rs`: its kernel table and its entry point's
+/// signature (`NAME::kernel()`, `NAME::SIGNATURE`).
+#[derive(Clone, Copy)]
+struct Builtin {
+    kernel: &'static Kernel,
+    signature: &'static [Param],
 }
 
-inventory::collect!(BuiltinKernel);
-
-fn builtin(name: &str) -> Result<&'static BuiltinKernel> {
-    static TABLE: OnceLock<HashMap<&'static str, &'static BuiltinKernel>> = OnceLock::new();
-    let table = TABLE.get_or_init(|| inventory::iter::<BuiltinKernel>.into_iter().map(|b| (b.name, b)).collect());
-    table.get(name).copied().ok_or_else(|| Error::Unsupported {
-        what: format!(
-            "the array operation needs the built-in kernel `{name}`, which is not linked into this \
-             program: the built-in kernels live in the `cuprum` crate; depend on `cuprum` (not \
-             only `cuprum-runtime`) and use it (e.g. `use cuprum::prelude::*;`)"
-        ),
-    })
+/// The [`Builtin`] of kernel `$name` of `kernels/elementwise.rs`.
+macro_rules! builtin {
+    ($name:ident) => {
+        Builtin { kernel: kernels::$name::kernel(), signature: kernels::$name::SIGNATURE }
+    };
 }
 
-/// Whether the built-in kernel `name` is registered (the facade is linked).
-fn has_builtin(name: &str) -> bool {
-    builtin(name).is_ok()
+impl Builtin {
+    /// The kernel's name, for messages.
+    fn name(self) -> &'static str {
+        self.kernel.name()
+    }
 }
 
-/// Launches built-in `name` for `instance` over `args` (its outputs included).
-fn launch_into(name: &str, instance: &[DType], args: &[Arg<'_>]) -> Result<()> {
-    let b = builtin(name)?;
-    elementwise::launch((b.kernel)(), b.signature, instance, args, &Options::default())
+/// Launches `b` for `instance` over `args` (its outputs included).
+fn launch_into(b: Builtin, instance: &[DType], args: &[Arg<'_>]) -> Result<()> {
+    elementwise::launch(b.kernel, b.signature, instance, args, &Options::default())
 }
 
-/// Launches built-in `name` for `instance` over `inputs` with one output of element type `U`,
-/// allocated with their broadcast shape on the current stream of their device.
-fn launch_new<U: Scalar>(name: &str, instance: &[DType], inputs: &[Arg<'_>]) -> Result<Array<U>> {
-    let b = builtin(name)?;
-    let shape = elementwise::broadcast_shape(name, inputs, None)?;
+/// Launches `b` for `instance` over `inputs` with one output of element type `U`, allocated
+/// with their broadcast shape on the current stream of their device.
+fn launch_new<U: Scalar>(b: Builtin, instance: &[DType], inputs: &[Arg<'_>]) -> Result<Array<U>> {
+    let shape = elementwise::broadcast_shape(b.name(), inputs, None)?;
     let stream = elementwise::output_stream(&Options::default(), inputs)?;
     let mut out = Array::<U>::empty_on(&shape, &stream)?;
     {
         let mut args = inputs.to_vec();
         args.push(Arg::output(&mut out));
-        elementwise::launch((b.kernel)(), b.signature, instance, &args, &Options::default())?;
+        elementwise::launch(b.kernel, b.signature, instance, &args, &Options::default())?;
     }
     Ok(out)
 }
 
-fn unary<T: Scalar, U: Scalar>(name: &str, x: &Array<T>) -> Result<Array<U>> {
-    launch_new::<U>(name, &[T::DTYPE], &[Arg::input(x)])
+fn unary<T: Scalar, U: Scalar>(b: Builtin, x: &Array<T>) -> Result<Array<U>> {
+    launch_new::<U>(b, &[T::DTYPE], &[Arg::input(x)])
 }
 
-fn binary<'a, 'b, T: Scalar, U: Scalar>(name: &str, x: impl Into<Input<'a, T>>, y: impl Into<Input<'b, T>>) -> Result<Array<U>> {
-    launch_new::<U>(name, &[T::DTYPE], &[x.into().arg(), y.into().arg()])
+fn binary<'a, 'b, T: Scalar, U: Scalar>(b: Builtin, x: impl Into<Input<'a, T>>, y: impl Into<Input<'b, T>>) -> Result<Array<U>> {
+    launch_new::<U>(b, &[T::DTYPE], &[x.into().arg(), y.into().arg()])
 }
 
 /// `%` and negation have one kernel for integers and one for floats.
-fn rem_kernel(d: DType) -> &'static str {
-    if d.is_float() || d.is_half() { "rem_float" } else { "rem_int" }
+fn rem_kernel(d: DType) -> Builtin {
+    if d.is_float() || d.is_half() { builtin!(rem_float) } else { builtin!(rem_int) }
 }
 
-fn neg_kernel(d: DType) -> &'static str {
-    if d.is_float() || d.is_half() { "neg_float" } else { "neg_number" }
+fn neg_kernel(d: DType) -> Builtin {
+    if d.is_float() || d.is_half() { builtin!(neg_float) } else { builtin!(neg_number) }
 }
 
 // ---- operators ------------------------------------------------------------------------------
@@ -133,10 +127,10 @@ macro_rules! binary_op {
     };
 }
 
-binary_op!(Add, add, Number, |_| "add");
-binary_op!(Sub, sub, Number, |_| "sub");
-binary_op!(Mul, mul, Number, |_| "mul");
-binary_op!(Div, div, Number, |_| "div");
+binary_op!(Add, add, Number, |_| builtin!(add));
+binary_op!(Sub, sub, Number, |_| builtin!(sub));
+binary_op!(Mul, mul, Number, |_| builtin!(mul));
+binary_op!(Div, div, Number, |_| builtin!(div));
 binary_op!(Rem, rem, Real, rem_kernel);
 
 /// A scalar on the left: `2.0 * &a`, `1 - &a`.
@@ -144,19 +138,19 @@ macro_rules! scalar_lhs {
     ($($t:ty),*) => {$(
         impl<'b> Add<&'b Array<$t>> for $t {
             type Output = Result<Array<$t>>;
-            fn add(self, rhs: &'b Array<$t>) -> Result<Array<$t>> { binary("add", self, rhs) }
+            fn add(self, rhs: &'b Array<$t>) -> Result<Array<$t>> { binary(builtin!(add), self, rhs) }
         }
         impl<'b> Sub<&'b Array<$t>> for $t {
             type Output = Result<Array<$t>>;
-            fn sub(self, rhs: &'b Array<$t>) -> Result<Array<$t>> { binary("sub", self, rhs) }
+            fn sub(self, rhs: &'b Array<$t>) -> Result<Array<$t>> { binary(builtin!(sub), self, rhs) }
         }
         impl<'b> Mul<&'b Array<$t>> for $t {
             type Output = Result<Array<$t>>;
-            fn mul(self, rhs: &'b Array<$t>) -> Result<Array<$t>> { binary("mul", self, rhs) }
+            fn mul(self, rhs: &'b Array<$t>) -> Result<Array<$t>> { binary(builtin!(mul), self, rhs) }
         }
         impl<'b> Div<&'b Array<$t>> for $t {
             type Output = Result<Array<$t>>;
-            fn div(self, rhs: &'b Array<$t>) -> Result<Array<$t>> { binary("div", self, rhs) }
+            fn div(self, rhs: &'b Array<$t>) -> Result<Array<$t>> { binary(builtin!(div), self, rhs) }
         }
         impl<'b> Rem<&'b Array<$t>> for $t {
             type Output = Result<Array<$t>>;
@@ -186,82 +180,82 @@ impl<T: Number> Neg for Array<T> {
 
 /// `cond ? x : y` elementwise (NumPy's `where`), broadcast; `x` and `y` are arrays or scalars.
 pub fn where_<'a, 'b, T: Scalar>(cond: &Array<bool>, x: impl Into<Input<'a, T>>, y: impl Into<Input<'b, T>>) -> Result<Array<T>> {
-    launch_new::<T>("select", &[T::DTYPE], &[Arg::input(cond), x.into().arg(), y.into().arg()])
+    launch_new::<T>(builtin!(select), &[T::DTYPE], &[Arg::input(cond), x.into().arg(), y.into().arg()])
 }
 
 impl<T: Real> Array<T> {
     /// `self < other` elementwise (broadcast; `other` an array or a scalar).
     pub fn lt<'a>(&self, other: impl Into<Input<'a, T>>) -> Result<Array<bool>> {
-        binary("lt", self, other)
+        binary(builtin!(lt), self, other)
     }
     /// `self <= other` elementwise.
     pub fn le<'a>(&self, other: impl Into<Input<'a, T>>) -> Result<Array<bool>> {
-        binary("le", self, other)
+        binary(builtin!(le), self, other)
     }
     /// `self > other` elementwise.
     pub fn gt<'a>(&self, other: impl Into<Input<'a, T>>) -> Result<Array<bool>> {
-        binary("gt", self, other)
+        binary(builtin!(gt), self, other)
     }
     /// `self >= other` elementwise.
     pub fn ge<'a>(&self, other: impl Into<Input<'a, T>>) -> Result<Array<bool>> {
-        binary("ge", self, other)
+        binary(builtin!(ge), self, other)
     }
     /// The smaller of each pair (broadcast); for floats a NaN operand is ignored (Rust's
     /// `f32::min`, NumPy's `fmin`).
     pub fn minimum<'a>(&self, other: impl Into<Input<'a, T>>) -> Result<Array<T>> {
-        binary("minimum", self, other)
+        binary(builtin!(minimum), self, other)
     }
     /// The larger of each pair (broadcast); for floats a NaN operand is ignored.
     pub fn maximum<'a>(&self, other: impl Into<Input<'a, T>>) -> Result<Array<T>> {
-        binary("maximum", self, other)
+        binary(builtin!(maximum), self, other)
     }
     /// Each element limited to `[lo, hi]` (arrays or scalars, broadcast): NumPy's
     /// `minimum(maximum(x, lo), hi)`, so `hi` wins when `lo > hi`; a NaN stays NaN.
     pub fn clip<'a, 'b>(&self, lo: impl Into<Input<'a, T>>, hi: impl Into<Input<'b, T>>) -> Result<Array<T>> {
-        launch_new::<T>("clip", &[T::DTYPE], &[Arg::input(self), lo.into().arg(), hi.into().arg()])
+        launch_new::<T>(builtin!(clip), &[T::DTYPE], &[Arg::input(self), lo.into().arg(), hi.into().arg()])
     }
     /// `|x|`; for signed integers `|MIN|` is `MIN` (wrapping).
     pub fn abs(&self) -> Result<Array<T>> {
         let d = T::DTYPE;
-        unary(if d.is_float() || d.is_half() { "abs_float" } else { "abs_int" }, self)
+        unary(if d.is_float() || d.is_half() { builtin!(abs_float) } else { builtin!(abs_int) }, self)
     }
 }
 
 impl<T: Number> Array<T> {
     /// `self == other` elementwise (broadcast; `other` an array or a scalar).
     pub fn eq<'a>(&self, other: impl Into<Input<'a, T>>) -> Result<Array<bool>> {
-        binary("eq", self, other)
+        binary(builtin!(eq), self, other)
     }
     /// `self != other` elementwise.
     pub fn ne<'a>(&self, other: impl Into<Input<'a, T>>) -> Result<Array<bool>> {
-        binary("ne", self, other)
+        binary(builtin!(ne), self, other)
     }
 }
 
 impl<T: Float> Array<T> {
     /// `sqrt(x)` elementwise (NaN for negative `x`).
     pub fn sqrt(&self) -> Result<Array<T>> {
-        unary("sqrt", self)
+        unary(builtin!(sqrt), self)
     }
     /// `e^x` elementwise.
     pub fn exp(&self) -> Result<Array<T>> {
-        unary("exp", self)
+        unary(builtin!(exp), self)
     }
     /// The natural logarithm elementwise.
     pub fn log(&self) -> Result<Array<T>> {
-        unary("log", self)
+        unary(builtin!(log), self)
     }
     /// `sin(x)` elementwise.
     pub fn sin(&self) -> Result<Array<T>> {
-        unary("sin", self)
+        unary(builtin!(sin), self)
     }
     /// `cos(x)` elementwise.
     pub fn cos(&self) -> Result<Array<T>> {
-        unary("cos", self)
+        unary(builtin!(cos), self)
     }
     /// `tanh(x)` elementwise.
     pub fn tanh(&self) -> Result<Array<T>> {
-        unary("tanh", self)
+        unary(builtin!(tanh), self)
     }
 }
 
@@ -274,35 +268,45 @@ impl<T: Scalar> Array<T> {
     pub fn astype<U: Scalar>(&self) -> Result<Array<U>> {
         let (from, to) = (T::DTYPE, U::DTYPE);
         if from == to {
-            return unary::<T, U>("copy", self);
+            return unary::<T, U>(builtin!(copy), self);
         }
         if to == DType::Bool {
-            return unary::<T, U>("nonzero", self);
+            return unary::<T, U>(builtin!(nonzero), self);
         }
         if from.is_complex() || to.is_complex() {
             return Err(Error::Unsupported {
                 what: format!("astype from {from} to {to}: casts involving complex numbers are not implemented yet (only to bool)"),
             });
         }
-        let name = format!("cast_{}", from.rust_name());
-        launch_new::<U>(&name, &[to], &[Arg::input(self)])
+        let cast = match from {
+            DType::Bool => builtin!(cast_bool),
+            DType::I8 => builtin!(cast_i8),
+            DType::I16 => builtin!(cast_i16),
+            DType::I32 => builtin!(cast_i32),
+            DType::I64 => builtin!(cast_i64),
+            DType::U8 => builtin!(cast_u8),
+            DType::U16 => builtin!(cast_u16),
+            DType::U32 => builtin!(cast_u32),
+            DType::U64 => builtin!(cast_u64),
+            DType::F16 => builtin!(cast_f16),
+            DType::BF16 => builtin!(cast_bf16),
+            DType::F32 => builtin!(cast_f32),
+            DType::F64 => builtin!(cast_f64),
+            DType::C32 | DType::C64 => unreachable!("complex casts are rejected above"),
+        };
+        launch_new::<U>(cast, &[to], &[Arg::input(self)])
     }
 
     /// Sets every element to `value`; any layout (a strided view writes only its elements). A
     /// broadcast view (stride 0) is an error.
     pub fn fill(&mut self, value: T) -> Result<()> {
-        if !has_builtin("copy") && self.is_c_contiguous() {
-            let n = self.len();
-            return self.copy_from_slice(&vec![value; n]);
-        }
-        launch_into("copy", &[T::DTYPE], &[Arg::scalar(elementwise::Value::of(value)), Arg::output(self)])
+        launch_into(builtin!(copy), &[T::DTYPE], &[Arg::scalar(elementwise::Value::of(value)), Arg::output(self)])
     }
 
     /// Copies `src` (broadcast to this array's shape) into this array, in any layout.
     pub fn assign(&mut self, src: &Array<T>) -> Result<()> {
-        launch_into("copy", &[T::DTYPE], &[Arg::input(src), Arg::output(self)])
+        launch_into(builtin!(copy), &[T::DTYPE], &[Arg::input(src), Arg::output(self)])
     }
-
 }
 
 /// The dtype whose copy kernel copies elements of type `elem` bit for bit: its own for a scalar;
@@ -327,16 +331,16 @@ pub(crate) fn copy_dtype(elem: ElemType) -> Option<DType> {
 
 impl<T: Element> Array<T> {
     /// The device-side copy behind [`Array::copy`] (and the `to_vec` of a non-contiguous view),
-    /// when the built-in kernels are linked and [`copy_dtype`] has a dtype for `T`.
+    /// when [`copy_dtype`] has a dtype for `T` (`None` for a struct of another size).
     pub(super) fn copy_on_device(&self) -> Option<Result<Array<T>>> {
         let dtype = copy_dtype(T::ELEM)?;
-        has_builtin("copy").then(|| self.copy_as(dtype))
+        Some(self.copy_as(dtype))
     }
 
     /// A C-contiguous copy made by the copy kernel of `dtype`, whose size is `T`'s: both arrays
     /// are described to the launch as arrays of `dtype` (same addresses, shape and strides).
     fn copy_as(&self, dtype: DType) -> Result<Array<T>> {
-        let b = builtin("copy")?;
+        let b = builtin!(copy);
         let stream = elementwise::output_stream(&Options::default(), &[Arg::input(self)])?;
         let out = Array::<T>::empty_on(self.shape(), &stream)?;
         let elem = ElemType::Scalar(dtype);
@@ -344,7 +348,7 @@ impl<T: Element> Array<T> {
             Arg::In(ArrayArg { elem, ..ArrayArg::of(self) }),
             Arg::Out(ArrayArg { elem, ..ArrayArg::of(&out) }),
         ];
-        elementwise::launch((b.kernel)(), b.signature, &[dtype], &args, &Options::default())?;
+        elementwise::launch(b.kernel, b.signature, &[dtype], &args, &Options::default())?;
         Ok(out)
     }
 }

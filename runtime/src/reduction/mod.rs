@@ -1,6 +1,8 @@
 //! Reductions (CuPy's ReductionKernel semantics, docs/reduction.md): the type-erased launch that the
 //! `#[reduction]` glue and [`ReductionKernel`] call, the planner that picks a strategy from the
-//! layout, and `ReductionKernel` itself (CuPy's CUDA C grammar).
+//! layout, `ReductionKernel` itself (CuPy's CUDA C grammar), [`ReductionCall`] (the builder every
+//! `#[reduction]` kernel's `NAME::call(..)` returns) and the array reductions ([`array`](mod@array):
+//! [`Reductions`], `x.sum()`, `x.max()`, ..., on the built-in kernels of `kernels/reductions.rs`).
 //!
 //! A reduction maps every element of its (broadcast) inputs, combines the mapped values along
 //! the reduced axes with its reduce function, and applies its post-map to each result. The axes
@@ -18,10 +20,14 @@
 //! unsafe { reduction::launch(&L2NORM, &INFO, &[T::DTYPE], &inputs, OutArg::from(&mut out), &axes, keepdims, &opts)? };
 //! ```
 
+pub mod array;
+mod call;
 mod kernel;
 mod launch;
 pub mod plan;
 
+pub use array::Reductions;
+pub use call::ReductionCall;
 pub use kernel::ReductionKernel;
 pub use launch::launch;
 pub use plan::{Axes, Plan, Strategy};

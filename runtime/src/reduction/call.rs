@@ -1,9 +1,9 @@
 //! [`ReductionCall`]: the builder every `#[reduction]` kernel's `NAME::call(..)` returns, and the
 //! array reductions (`x.sum()`, `x.max()`, ...) too.
 
-use cuprum_runtime::reduction::{self, Arg, Axes, OutArg, Options, ReductionInfo};
-use cuprum_runtime::registry::Kernel;
-use cuprum_runtime::{Array, DType, Device, Result, Scalar, Stream};
+use crate::reduction::{self, Arg, Axes, OutArg, Options, ReductionInfo};
+use crate::registry::Kernel;
+use crate::{Array, DType, Device, Result, Scalar, Stream};
 
 /// One reduction call, configured by chaining, run by [`run`](ReductionCall::run):
 ///

@@ -1,8 +1,10 @@
 //! The built-in elementwise kernels behind the array operators and functions (issue 6, item 5):
 //! `+ - * / %`, negation, comparisons, `astype`, `fill`/`copy`, `where`, `minimum`/`maximum`,
-//! `abs`, `sqrt`, `exp`, `log`, `sin`, `cos`, `tanh`, `clip`. The runtime's `Array` methods and
-//! operators (`cuprum_runtime::array::ops`) launch them by name through the `cuprum` facade's
-//! registration (`src/elementwise_ops.rs`), which must list every kernel here.
+//! `abs`, `sqrt`, `exp`, `log`, `sin`, `cos`, `tanh`, `clip`. A module of the runtime
+//! (`array::ops` includes it as `kernels`), written with cuprum's own macros (`crate = crate`:
+//! the generated code reaches the runtime through `crate::__private`) and precompiled by the
+//! runtime's build.rs; the `Array` methods and operators launch each kernel through its
+//! generated module (`kernels::add::kernel()`, `kernels::add::SIGNATURE`).
 //!
 //! Semantics are Rust's (docs/semantics.md): integer arithmetic wraps, integer division and
 //! remainder by zero give 0, `%` is the truncated remainder (Rust's, not NumPy's floored one),
@@ -12,83 +14,84 @@
 //! default integer), and bool where a kernel takes it; every other dtype is compiled by NVRTC on
 //! first use and kept in the disk cache (docs/building.md, "What the built-ins precompile").
 
-use cuprum::prelude::*;
+use crate::lang::prelude::*;
+use cuprum_macros::elementwise;
 
 // ---- arithmetic ---------------------------------------------------------------------------
 
-#[elementwise(instances = [i64, f32, f64])]
+#[elementwise(crate = crate, instances = [i64, f32, f64])]
 pub fn add<T: Number>(x: T, y: T) -> T {
     x + y
 }
 
-#[elementwise(instances = [i64, f32, f64])]
+#[elementwise(crate = crate, instances = [i64, f32, f64])]
 pub fn sub<T: Number>(x: T, y: T) -> T {
     x - y
 }
 
-#[elementwise(instances = [i64, f32, f64])]
+#[elementwise(crate = crate, instances = [i64, f32, f64])]
 pub fn mul<T: Number>(x: T, y: T) -> T {
     x * y
 }
 
 /// Integer division truncates; by zero it gives 0.
-#[elementwise(instances = [i64, f32, f64])]
+#[elementwise(crate = crate, instances = [i64, f32, f64])]
 pub fn div<T: Number>(x: T, y: T) -> T {
     x / y
 }
 
 /// Truncated remainder of integers; by zero it gives 0.
-#[elementwise(instances = [i64])]
+#[elementwise(crate = crate, instances = [i64])]
 pub fn rem_int<T: Int>(x: T, y: T) -> T {
     x % y
 }
 
 /// Truncated remainder of floats (C's `fmod`, Rust's `%`).
-#[elementwise]
+#[elementwise(crate = crate)]
 pub fn rem_float<T: Float>(x: T, y: T) -> T {
     x % y
 }
 
 /// `-x` of floats (flips the sign of zeros and NaNs).
-#[elementwise]
+#[elementwise(crate = crate)]
 pub fn neg_float<T: Float>(x: T) -> T {
     -x
 }
 
 /// `-x` of integers (wrapping: `-MIN` is `MIN`; unsigned `-x` is `0 - x` mod 2^n) and complex numbers.
-#[elementwise(instances = [i64])]
+#[elementwise(crate = crate, instances = [i64])]
 pub fn neg_number<T: Number>(x: T) -> T {
     T::zero() - x
 }
 
 // ---- comparisons --------------------------------------------------------------------------
 
-#[elementwise(instances = [i64, f32, f64])]
+#[elementwise(crate = crate, instances = [i64, f32, f64])]
 pub fn lt<T: Real>(x: T, y: T) -> bool {
     x < y
 }
 
-#[elementwise(instances = [i64, f32, f64])]
+#[elementwise(crate = crate, instances = [i64, f32, f64])]
 pub fn le<T: Real>(x: T, y: T) -> bool {
     x <= y
 }
 
-#[elementwise(instances = [i64, f32, f64])]
+#[elementwise(crate = crate, instances = [i64, f32, f64])]
 pub fn gt<T: Real>(x: T, y: T) -> bool {
     x > y
 }
 
-#[elementwise(instances = [i64, f32, f64])]
+#[elementwise(crate = crate, instances = [i64, f32, f64])]
 pub fn ge<T: Real>(x: T, y: T) -> bool {
     x >= y
 }
 
-#[elementwise(instances = [i64, f32, f64])]
+#[elementwise(crate = crate, instances = [i64, f32, f64])]
 pub fn eq<T: Number>(x: T, y: T) -> bool {
     x == y
 }
 
-#[elementwise(instances = [i64, f32, f64])]
+#[elementwise(crate = crate, instances = [i64, f32, f64])]
 pub fn ne<T: Number>(x: T, y: T) -> bool {
     x != y
 }
@@ -96,31 +99,31 @@ pub fn ne<T: Number>(x: T, y: T) -> bool {
 // ---- selection, copies --------------------------------------------------------------------
 
 /// `cond ? x : y` (NumPy's `where`).
-#[elementwise(instances = [i64, f32, f64])]
+#[elementwise(crate = crate, instances = [i64, f32, f64])]
 pub fn select<T: Scalar>(cond: bool, x: T, y: T) -> T {
     if cond { x } else { y }
 }
 
 /// The identity: a copy into a given layout (`copy`, contiguous copies), and with a scalar
 /// input, `fill`.
-#[elementwise(instances = [f32, f64, i32, i64, u8, bool])]
+#[elementwise(crate = crate, instances = [f32, f64, i32, i64, u8, bool])]
 pub fn copy<T: Scalar>(x: T) -> T {
     x
 }
 
-#[elementwise(instances = [i64, f32, f64])]
+#[elementwise(crate = crate, instances = [i64, f32, f64])]
 pub fn minimum<T: Real>(x: T, y: T) -> T {
     x.min(y)
 }
 
-#[elementwise(instances = [i64, f32, f64])]
+#[elementwise(crate = crate, instances = [i64, f32, f64])]
 pub fn maximum<T: Real>(x: T, y: T) -> T {
     x.max(y)
 }
 
 /// `x` limited to `[lo, hi]` (NumPy's `minimum(maximum(x, lo), hi)`: `hi` when `lo > hi`); a
 /// NaN `x` stays NaN.
-#[elementwise(instances = [i64, f32, f64])]
+#[elementwise(crate = crate, instances = [i64, f32, f64])]
 pub fn clip<T: Real>(x: T, lo: T, hi: T) -> T {
     let y = if x < lo { lo } else { x };
     if y > hi { hi } else { y }
@@ -128,44 +131,44 @@ pub fn clip<T: Real>(x: T, lo: T, hi: T) -> T {
 
 // ---- math ---------------------------------------------------------------------------------
 
-#[elementwise]
+#[elementwise(crate = crate)]
 pub fn abs_float<T: Float>(x: T) -> T {
     x.abs()
 }
 
 /// `|x|` of integers (wrapping: `|MIN|` is `MIN`).
-#[elementwise(instances = [i64])]
+#[elementwise(crate = crate, instances = [i64])]
 pub fn abs_int<T: Int>(x: T) -> T {
     if x < T::zero() { T::zero() - x } else { x }
 }
 
-#[elementwise]
+#[elementwise(crate = crate)]
 pub fn sqrt<T: Float>(x: T) -> T {
     x.sqrt()
 }
 
-#[elementwise]
+#[elementwise(crate = crate)]
 pub fn exp<T: Float>(x: T) -> T {
     x.exp()
 }
 
 /// The natural logarithm.
-#[elementwise]
+#[elementwise(crate = crate)]
 pub fn log<T: Float>(x: T) -> T {
     x.ln()
 }
 
-#[elementwise]
+#[elementwise(crate = crate)]
 pub fn sin<T: Float>(x: T) -> T {
     x.sin()
 }
 
-#[elementwise]
+#[elementwise(crate = crate)]
 pub fn cos<T: Float>(x: T) -> T {
     x.cos()
 }
 
-#[elementwise]
+#[elementwise(crate = crate)]
 pub fn tanh<T: Float>(x: T) -> T {
     x.tanh()
 }
@@ -177,75 +180,75 @@ pub fn tanh<T: Float>(x: T) -> T {
 // `from_i64`/`from_f64`, which are exact for every source value that reaches them. Casting to
 // `bool` is `nonzero` ("x != 0", NumPy's rule).
 
-#[elementwise(instances = [f32, f64, i64])]
+#[elementwise(crate = crate, instances = [f32, f64, i64])]
 pub fn cast_bool<U: Real>(x: bool) -> U {
     if x { U::one() } else { U::zero() }
 }
 
-#[elementwise(instances = [])]
+#[elementwise(crate = crate, instances = [])]
 pub fn cast_i8<U: Real>(x: i8) -> U {
     U::from_i64(x as i64)
 }
 
-#[elementwise(instances = [])]
+#[elementwise(crate = crate, instances = [])]
 pub fn cast_i16<U: Real>(x: i16) -> U {
     U::from_i64(x as i64)
 }
 
-#[elementwise(instances = [f32, f64, i64])]
+#[elementwise(crate = crate, instances = [f32, f64, i64])]
 pub fn cast_i32<U: Real>(x: i32) -> U {
     U::from_i64(x as i64)
 }
 
-#[elementwise(instances = [f32, f64])]
+#[elementwise(crate = crate, instances = [f32, f64])]
 pub fn cast_i64<U: Real>(x: i64) -> U {
     U::from_i64(x)
 }
 
-#[elementwise(instances = [f32, f64])]
+#[elementwise(crate = crate, instances = [f32, f64])]
 pub fn cast_u8<U: Real>(x: u8) -> U {
     U::from_i64(x as i64)
 }
 
-#[elementwise(instances = [])]
+#[elementwise(crate = crate, instances = [])]
 pub fn cast_u16<U: Real>(x: u16) -> U {
     U::from_i64(x as i64)
 }
 
-#[elementwise(instances = [])]
+#[elementwise(crate = crate, instances = [])]
 pub fn cast_u32<U: Real>(x: u32) -> U {
     U::from_i64(x as i64)
 }
 
 /// To integers the bits wrap (`x as i64` then `as U`); to floats from `x as f64` (exact below
 /// 2^53; above, rounded twice for an `f32`/`f16` target).
-#[elementwise(instances = [])]
+#[elementwise(crate = crate, instances = [])]
 pub fn cast_u64<U: Real>(x: u64) -> U {
     if U::from_f64(0.5) == U::zero() { U::from_i64(x as i64) } else { U::from_f64(x as f64) }
 }
 
-#[elementwise(instances = [])]
+#[elementwise(crate = crate, instances = [])]
 pub fn cast_f16<U: Real>(x: f16) -> U {
     U::from_f64(x.to_f64())
 }
 
-#[elementwise(instances = [])]
+#[elementwise(crate = crate, instances = [])]
 pub fn cast_bf16<U: Real>(x: bf16) -> U {
     U::from_f64(x.to_f64())
 }
 
-#[elementwise(instances = [f64, i64])]
+#[elementwise(crate = crate, instances = [f64, i64])]
 pub fn cast_f32<U: Real>(x: f32) -> U {
     U::from_f64(x as f64)
 }
 
-#[elementwise(instances = [f32, i64])]
+#[elementwise(crate = crate, instances = [f32, i64])]
 pub fn cast_f64<U: Real>(x: f64) -> U {
     U::from_f64(x)
 }
 
 /// `x != 0` (astype to `bool`).
-#[elementwise(instances = [f32, f64, i64])]
+#[elementwise(crate = crate, instances = [f32, f64, i64])]
 pub fn nonzero<T: Number>(x: T) -> bool {
     x != T::zero()
 }

@@ -1,18 +1,18 @@
 //! The array reductions: `x.sum()`, `prod`, `min`, `max`, `argmin`, `argmax`, `mean`, `var`,
 //! `std`, `all`, `any` ([`Reductions`], in the prelude), each a builder configured like a
 //! `#[reduction]` call (`.axis(k)`, `.axes([..])`, `.keepdims(b)`, `.out(&mut y)`, `.stream(&s)`,
-//! then `.run()`), running the built-in kernels of `kernels/reductions.rs`.
+//! then `.run()`), running the runtime's built-in kernels of `kernels/reductions.rs`. The facade
+//! re-exports this module as `cuprum::reductions` and [`Reductions`] in `cuprum::prelude`.
 
-use cuprum_runtime::lang::traits::{Float, Number, Real};
-use cuprum_runtime::reduction::{self, Arg, Axes, ReductionInfo};
-use cuprum_runtime::registry::Kernel;
-use cuprum_runtime::{Array, DType, Error, Result, Scalar, Stream};
 use half::{bf16, f16};
 
-use crate::ReductionCall;
+use crate::lang::traits::{Float, Number, Real};
+use crate::reduction::{self, Arg, Axes, ReductionCall, ReductionInfo};
+use crate::registry::Kernel;
+use crate::{Array, DType, Error, Result, Scalar, Stream};
 
-/// The built-in reduction kernels (precompiled by the root build script).
-#[path = "../kernels/reductions.rs"]
+/// The built-in reduction kernels (`kernels/reductions.rs`, precompiled by the runtime's build.rs).
+#[path = "../../kernels/reductions.rs"]
 #[allow(missing_docs)]
 pub(crate) mod kernels;
 

@@ -1,14 +1,16 @@
 //! The built-in reductions behind the array reductions of `cuprum::prelude::Reductions`
 //! (`x.sum()`, `prod`, `min`, `max`, `argmin`, `argmax`, `mean`, `var`, `std`, `all`, `any`;
-//! issue 7, item 4), as `#[reduction]` kernels, precompiled by the root build script.
+//! issue 7, item 4), as `#[reduction]` kernels: a module of the runtime (`reduction::array`
+//! includes it as `kernels`), written with cuprum's own macros (`crate = crate`) and precompiled
+//! by the runtime's build.rs.
 //!
 //! Accumulators: sums and products keep the element type (integers wrap, as NumPy's
 //! `sum(dtype=...)`). `min`/`max` have no identity: an empty reduction is an error, as in NumPy;
 //! for floats a NaN wins, as in NumPy. `mean`, `var` and `std` accumulate in f64.
 //!
 //! A reduction's map cannot see how many elements it reduces, and its accumulator is one
-//! scalar, so some reductions take small `Raw` arguments that the array glue (`src/reductions.rs`)
-//! uploads:
+//! scalar, so some reductions take small `Raw` arguments that the array glue
+//! (`runtime/src/reduction/array.rs`) uploads:
 //! - `mean_*` take `scale = [1 / n]` and sum `x * scale[0]` (n: the number of reduced elements);
 //! - `var_*`/`std_*` take the mean of each output (`mean[o]`, C order of the kept axes, from
 //!   `mean_f64`), `n = [n]` to find `o = index() / n`, and `scale = [1 / (n - ddof)]`;
@@ -21,77 +23,78 @@
 //! are compiled by NVRTC on first use and kept in the disk cache (docs/building.md, "What the
 //! built-ins precompile").
 
-use cuprum::prelude::*;
+use crate::lang::prelude::*;
+use cuprum_macros::reduction;
 
-#[reduction(identity = T::zero(), reduce = |a, b| a + b, instances = [i64, f32, f64])]
+#[reduction(crate = crate, identity = T::zero(), reduce = |a, b| a + b, instances = [i64, f32, f64])]
 pub fn sum<T: Number>(x: T) -> T {
     x
 }
 
-#[reduction(identity = T::one(), reduce = |a, b| a * b, instances = [f32, f64])]
+#[reduction(crate = crate, identity = T::one(), reduce = |a, b| a * b, instances = [f32, f64])]
 pub fn prod<T: Number>(x: T) -> T {
     x
 }
 
 /// Minimum of integers (no identity).
-#[reduction(reduce = |a, b| a.min(b), instances = [i64])]
+#[reduction(crate = crate, reduce = |a, b| a.min(b), instances = [i64])]
 pub fn min_int<T: Int>(x: T) -> T {
     x
 }
 
 /// Maximum of integers (no identity).
-#[reduction(reduce = |a, b| a.max(b), instances = [i64])]
+#[reduction(crate = crate, reduce = |a, b| a.max(b), instances = [i64])]
 pub fn max_int<T: Int>(x: T) -> T {
     x
 }
 
 /// Minimum of floats; a NaN propagates (NumPy's `min`).
-#[reduction(reduce = |a, b| if a.is_nan() || a < b { a } else { b }, instances = [f32, f64])]
+#[reduction(crate = crate, reduce = |a, b| if a.is_nan() || a < b { a } else { b }, instances = [f32, f64])]
 pub fn min_float<T: Float>(x: T) -> T {
     x
 }
 
 /// Maximum of floats; a NaN propagates (NumPy's `max`).
-#[reduction(reduce = |a, b| if a.is_nan() || a > b { a } else { b }, instances = [f32, f64])]
+#[reduction(crate = crate, reduce = |a, b| if a.is_nan() || a > b { a } else { b }, instances = [f32, f64])]
 pub fn max_float<T: Float>(x: T) -> T {
     x
 }
 
 /// The mean of floats, in f64, rounded to `T`: the sum of `x * scale[0]`, `scale = [1 / n]`.
-#[reduction(identity = 0.0, reduce = |a, b| a + b, post = |a| T::from_f64(a), instances = [f32, f64])]
+#[reduction(crate = crate, identity = 0.0, reduce = |a, b| a + b, post = |a| T::from_f64(a), instances = [f32, f64])]
 pub fn mean_float<T: Float>(x: T, scale: Raw<f64>) -> f64 {
     x.to_f64() * scale[0]
 }
 
 /// The mean in f64 of any real type (integers' `mean`; the mean inside `var` and `std`).
-#[reduction(identity = 0.0, reduce = |a, b| a + b, instances = [i64, f32, f64])]
+#[reduction(crate = crate, identity = 0.0, reduce = |a, b| a + b, instances = [i64, f32, f64])]
 pub fn mean_f64<T: Real>(x: T, scale: Raw<f64>) -> f64 {
     x.to_f64() * scale[0]
 }
 
 /// The variance of floats in f64, rounded to `T`: the sum of `(x - mean[o])^2 * scale[0]`.
-#[reduction(identity = 0.0, reduce = |a, b| a + b, post = |a| T::from_f64(a), instances = [f32, f64])]
+#[reduction(crate = crate, identity = 0.0, reduce = |a, b| a + b, post = |a| T::from_f64(a), instances = [f32, f64])]
 pub fn var_float<T: Float>(x: T, mean: Raw<f64>, n: Raw<u64>, scale: Raw<f64>) -> f64 {
     let d = x.to_f64() - mean[index() / n[0] as usize];
     d * d * scale[0]
 }
 
 /// The variance in f64 of integers.
-#[reduction(identity = 0.0, reduce = |a, b| a + b, instances = [])]
+#[reduction(crate = crate, identity = 0.0, reduce = |a, b| a + b, instances = [])]
 pub fn var_f64<T: Real>(x: T, mean: Raw<f64>, n: Raw<u64>, scale: Raw<f64>) -> f64 {
     let d = x.to_f64() - mean[index() / n[0] as usize];
     d * d * scale[0]
 }
 
 /// The standard deviation of floats: the square root of the variance, rounded to `T`.
-#[reduction(identity = 0.0, reduce = |a, b| a + b, post = |a| T::from_f64(a.sqrt()), instances = [f32, f64])]
+#[reduction(crate = crate, identity = 0.0, reduce = |a, b| a + b, post = |a| T::from_f64(a.sqrt()), instances = [f32, f64])]
 pub fn std_float<T: Float>(x: T, mean: Raw<f64>, n: Raw<u64>, scale: Raw<f64>) -> f64 {
     let d = x.to_f64() - mean[index() / n[0] as usize];
     d * d * scale[0]
 }
 
 /// The standard deviation in f64 of integers.
-#[reduction(identity = 0.0, reduce = |a, b| a + b, post = |a| a.sqrt(), instances = [])]
+#[reduction(crate = crate, identity = 0.0, reduce = |a, b| a + b, post = |a| a.sqrt(), instances = [])]
 pub fn std_f64<T: Real>(x: T, mean: Raw<f64>, n: Raw<u64>, scale: Raw<f64>) -> f64 {
     let d = x.to_f64() - mean[index() / n[0] as usize];
     d * d * scale[0]
@@ -99,7 +102,7 @@ pub fn std_f64<T: Real>(x: T, mean: Raw<f64>, n: Raw<u64>, scale: Raw<f64>) -> f
 
 /// `argmin`/`argmax` of floats given the minimum or maximum `m[o]` of each output: the first
 /// index along the reduced axes (C order) whose element equals it, or is NaN when it is NaN.
-#[reduction(identity = i64::MAX, reduce = |a, b| a.min(b), instances = [f32, f64])]
+#[reduction(crate = crate, identity = i64::MAX, reduce = |a, b| a.min(b), instances = [f32, f64])]
 pub fn arg_of_float<T: Float>(x: T, m: Raw<T>, n: Raw<u64>) -> i64 {
     let i = index();
     let r = n[0] as usize;
@@ -109,7 +112,7 @@ pub fn arg_of_float<T: Float>(x: T, m: Raw<T>, n: Raw<u64>) -> i64 {
 
 /// `argmin`/`argmax` of integers given the minimum or maximum `m[o]` of each output: the first
 /// index along the reduced axes (C order) whose element equals it.
-#[reduction(identity = i64::MAX, reduce = |a, b| a.min(b), instances = [i64])]
+#[reduction(crate = crate, identity = i64::MAX, reduce = |a, b| a.min(b), instances = [i64])]
 pub fn arg_of_int<T: Int>(x: T, m: Raw<T>, n: Raw<u64>) -> i64 {
     let i = index();
     let r = n[0] as usize;
@@ -117,25 +120,25 @@ pub fn arg_of_int<T: Int>(x: T, m: Raw<T>, n: Raw<u64>) -> i64 {
 }
 
 /// Whether every element is nonzero.
-#[reduction(identity = true, reduce = |a, b| a && b, instances = [])]
+#[reduction(crate = crate, identity = true, reduce = |a, b| a && b, instances = [])]
 pub fn all<T: Number>(x: T) -> bool {
     x != T::zero()
 }
 
 /// Whether any element is nonzero.
-#[reduction(identity = false, reduce = |a, b| a || b, instances = [])]
+#[reduction(crate = crate, identity = false, reduce = |a, b| a || b, instances = [])]
 pub fn any<T: Number>(x: T) -> bool {
     x != T::zero()
 }
 
 /// `all` of a bool array.
-#[reduction(identity = true, reduce = |a, b| a && b)]
+#[reduction(crate = crate, identity = true, reduce = |a, b| a && b)]
 pub fn all_bool(x: bool) -> bool {
     x
 }
 
 /// `any` of a bool array.
-#[reduction(identity = false, reduce = |a, b| a || b)]
+#[reduction(crate = crate, identity = false, reduce = |a, b| a || b)]
 pub fn any_bool(x: bool) -> bool {
     x
 }
