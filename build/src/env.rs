@@ -31,6 +31,12 @@ pub const FATBIN_CACHE: &str = "CUPRUM_FATBIN_CACHE";
 pub const CARGO_TARGET_DIR: &str = "CARGO_TARGET_DIR";
 /// `1`: [`crate::Kernels::compile`] prints one summary line per build (as a `cargo:warning`).
 pub const BUILD_VERBOSE: &str = "CUPRUM_BUILD_VERBOSE";
+/// nvcc's `-compress-mode` for every fat binary: `size` (the default: smallest), `balance` or
+/// `speed` (larger, faster to load), `none`, or `default` (nvcc's own choice). Needs nvcc 12.8+;
+/// older ones get no flag.
+pub const NVCC_COMPRESS: &str = "CUPRUM_NVCC_COMPRESS";
+/// The values [`NVCC_COMPRESS`] accepts; the first is the default.
+pub const COMPRESS_MODES: &[&str] = &["size", "balance", "speed", "none", "default"];
 
 /// Every variable whose change must re-run the build script (`cargo:rerun-if-env-changed`).
 /// `PATH` is one: installing nvcc onto it turns a JIT-only build into an ahead-of-time one.
@@ -44,6 +50,7 @@ pub const TRACKED: &[&str] = &[
     NUM_NVCC_THREADS,
     PATH,
     BUILD_VERBOSE,
+    NVCC_COMPRESS,
 ];
 
 pub const DEFAULT_BUILD_JOBS: usize = 4;

@@ -401,6 +401,7 @@ impl Kernels {
             .env
             .count(env::NUM_NVCC_THREADS, env::DEFAULT_NVCC_THREADS)
             .map_err(|message| Error::Config { message })?;
+        let compress = compress_mode(self.env.var(env::NVCC_COMPRESS).as_deref())?;
         let request_text = self.env.var(env::GENERATE_CODE);
         let request = targets::parse(request_text.as_deref())
             .map_err(|message| Error::Targets { message })?;
@@ -503,6 +504,7 @@ impl Kernels {
             threads,
             cache: cache_dir.as_deref(),
             headers_hash: &headers_hash,
+            compress,
         };
 
         // One nvcc run per kernel of each distinct unit (a part of the unit's fat binary, loaded
@@ -599,6 +601,17 @@ fn plural(n: usize) -> &'static str {
     if n == 1 { "" } else { "s" }
 }
 
+/// `CUPRUM_NVCC_COMPRESS` checked: one of [`env::COMPRESS_MODES`], the first when unset.
+fn compress_mode(value: Option<&str>) -> Result<&'static str, Error> {
+    let Some(v) = value.map(str::trim).filter(|v| !v.is_empty()) else { return Ok(env::COMPRESS_MODES[0]) };
+    env::COMPRESS_MODES.iter().copied().find(|m| *m == v).ok_or_else(|| Error::Config {
+        message: format!(
+            "CUPRUM_NVCC_COMPRESS={v:?} is not a compression mode: use one of {} (docs/building.md, \"Size and load time\")",
+            env::COMPRESS_MODES.join(", ")
+        ),
+    })
+}
+
 /// `CUPY_NVCC_GENERATE_CODE` resolved against this nvcc (and, for `current`, the GPUs).
 fn resolve_targets(
     request: &Request,
@@ -642,9 +655,11 @@ struct Plan<'a> {
     cache: Option<&'a Path>,
     /// [`outputs::headers_hash`], computed once.
     headers_hash: &'a str,
+    /// nvcc's `-compress-mode` (`CUPRUM_NVCC_COMPRESS`).
+    compress: &'static str,
 }
 
-/// A fat binary that is there after [`Plan::build`].
+/// A fat binary that is there after [`Plan::build_part`] or [`Plan::assemble`].
 struct Built {
     status: Status,
     targets: Vec<String>,
@@ -687,6 +702,7 @@ impl Plan<'_> {
             gencodes: self.gencodes,
             threads: self.threads,
             fast_math: unit.fast_math,
+            compress: self.compress,
         };
         let stamp = outputs::stamp(
             &id,
@@ -815,4 +831,19 @@ impl Plan<'_> {
 fn dedup_keep_order(paths: &mut Vec<PathBuf>) {
     let mut seen = std::collections::HashSet::new();
     paths.retain(|p| seen.insert(p.clone()));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn compress_modes_are_checked() {
+        assert_eq!(compress_mode(None).unwrap(), "size");
+        assert_eq!(compress_mode(Some(" ")).unwrap(), "size");
+        assert_eq!(compress_mode(Some("balance")).unwrap(), "balance");
+        assert_eq!(compress_mode(Some("default")).unwrap(), "default");
+        let e = compress_mode(Some("zstd")).unwrap_err().to_string();
+        assert!(e.contains("CUPRUM_NVCC_COMPRESS=\"zstd\"") && e.contains("size, balance, speed, none, default"), "{e}");
+    }
 }

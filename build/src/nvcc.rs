@@ -138,6 +138,8 @@ pub struct Job<'a> {
     pub gencodes: &'a [Gencode],
     pub threads: usize,
     pub fast_math: bool,
+    /// `-compress-mode` (one of `env::COMPRESS_MODES`; `default` passes none).
+    pub compress: &'a str,
 }
 
 impl Nvcc {
@@ -153,11 +155,12 @@ impl Nvcc {
         args.push(job.threads.to_string().into());
         // A generated unit keeps Rust's float semantics (no FMA contraction) unless fast-math.
         args.extend(cuprum_abi::unit_options(cuprum_abi::UNIT_HEADER, job.fast_math).iter().map(OsString::from));
-        // Machine code compresses 8-10x (a fat binary is mostly unrolled loops); nvcc's default
-        // mode leaves large cubins uncompressed. Needs nvcc 12.8+ to build and a driver of that
-        // release to load, which CUDA 13 code needs anyway (docs/building.md, "Size").
-        if self.release() >= (12, 8) {
-            args.push("-compress-mode=size".into());
+        // Machine code compresses 10-25x with `size` (a fat binary is mostly unrolled loops), at
+        // about 0.3-0.6 ms more to load a kernel's part; nvcc's default mode leaves large cubins
+        // uncompressed. Needs nvcc 12.8+ to build and a driver of that release to load, which CUDA
+        // 13 code needs anyway (docs/building.md, "Size and load time").
+        if self.release() >= (12, 8) && job.compress != "default" {
+            args.push(format!("-compress-mode={}", job.compress).into());
         }
         for g in job.gencodes {
             args.push(format!("-gencode={g}").into());
