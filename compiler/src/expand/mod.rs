@@ -58,7 +58,12 @@ pub fn expand_item(kind: AttrKind, attr: TokenStream, item: TokenStream, cx: &Co
         // Often only launched, never called on the host: not dead code.
         quote!(#[allow(dead_code)] #f)
     };
-    let scope = crate::front::FileScope::for_macro(cx.file.as_deref());
+    // The item's file, read once for this call: its structs (the scope) and its whole unit.
+    let text = cx.file.as_deref().and_then(|p| std::fs::read_to_string(p).ok());
+    let scope = match (cx.file.as_deref(), text.as_deref()) {
+        (Some(path), Some(text)) => crate::front::FileScope::for_source(path, text),
+        _ => crate::front::FileScope::default(),
+    };
     let checked = match crate::pipeline::check_fn(kind, attr.clone(), &f, &scope) {
         Ok(c) => c,
         Err(e) => {
@@ -69,7 +74,7 @@ pub fn expand_item(kind: AttrKind, attr: TokenStream, item: TokenStream, cx: &Co
     if kind == AttrKind::Device {
         return out;
     }
-    let unit = unit::unit_for(cx, || item_source(kind, &attr, &f));
+    let unit = unit::unit_for(cx, text.as_deref(), || item_source(kind, &attr, &f));
     out.extend(match kind {
         AttrKind::RawKernel => rawkernel::launch_module(&f, &checked, &unit),
         AttrKind::Elementwise => elementwise::call_module(&f, &checked, &unit),

@@ -50,10 +50,10 @@ impl UnitInfo {
 /// The unit of the file that holds `f`: translated whole when the file can be read and
 /// translates cleanly (other items' errors are reported by their own attributes), else `f`
 /// alone (then calls to `#[device]` functions of the file fail at the first launch with NVRTC's
-/// message).
-pub fn unit_for(cx: &super::Context, item_alone: impl FnOnce() -> String) -> UnitInfo {
-    if let Some(path) = &cx.file {
-        if let Some(unit) = file_unit(path) {
+/// message). `text` is the file's text, read once by the caller.
+pub fn unit_for(cx: &super::Context, text: Option<&str>, item_alone: impl FnOnce() -> String) -> UnitInfo {
+    if let (Some(path), Some(text)) = (&cx.file, text) {
+        if let Some(unit) = file_unit(path, text) {
             let mut info = (*unit).clone();
             attach_fatbin(&mut info, cx.out_dir.as_deref());
             return info;
@@ -89,21 +89,20 @@ fn owner(text: &str, unit: &crate::back::cuda::Unit) -> Option<String> {
 }
 
 /// Each file is translated once per compiler process, however many kernels it holds.
-fn file_unit(path: &Path) -> Option<Arc<UnitInfo>> {
+fn file_unit(path: &Path, text: &str) -> Option<Arc<UnitInfo>> {
     static UNITS: Mutex<Option<HashMap<PathBuf, (String, Option<Arc<UnitInfo>>)>>> = Mutex::new(None);
-    let text = std::fs::read_to_string(path).ok()?;
     let mut units = UNITS.lock().unwrap_or_else(|e| e.into_inner());
     let units = units.get_or_insert_with(HashMap::new);
     if let Some((t, u)) = units.get(path) {
-        if *t == text {
+        if t == text {
             return u.clone();
         }
     }
-    let unit = crate::compile_source(&text).ok().map(|c| {
-        let owner = owner(&text, &c.unit);
+    let unit = crate::compile_source(text).ok().map(|c| {
+        let owner = owner(text, &c.unit);
         Arc::new(UnitInfo { owner, ..info_of(display_path(path), c.unit) })
     });
-    units.insert(path.to_path_buf(), (text, unit.clone()));
+    units.insert(path.to_path_buf(), (text.to_string(), unit.clone()));
     unit
 }
 

@@ -65,22 +65,27 @@ impl FileScope {
     /// Every annotated item of a file asks for this: the file is parsed once per compiler process
     /// and text, and its structs kept as source (syn's trees cannot live in a static).
     pub fn for_macro(file: Option<&std::path::Path>) -> FileScope {
+        let Some(path) = file else { return FileScope::default() };
+        let Ok(text) = std::fs::read_to_string(path) else { return FileScope::default() };
+        FileScope::for_source(path, &text)
+    }
+
+    /// [`FileScope::for_macro`] of a file already read: `text` is the file at `path`.
+    pub fn for_source(path: &std::path::Path, text: &str) -> FileScope {
         use std::collections::HashMap;
         use std::path::PathBuf;
         use std::sync::Mutex;
         static STRUCTS: Mutex<Option<HashMap<PathBuf, (String, Vec<String>)>>> = Mutex::new(None);
         let mut scope = FileScope::default();
-        let Some(path) = file else { return scope };
-        let Ok(text) = std::fs::read_to_string(path) else { return scope };
         let mut cache = STRUCTS.lock().unwrap_or_else(|e| e.into_inner());
         let cache = cache.get_or_insert_with(HashMap::new);
         let sources = match cache.get(path) {
-            Some((t, s)) if *t == text => s.clone(),
+            Some((t, s)) if t == text => s.clone(),
             _ => {
-                let s: Vec<String> = syn::parse_file(&text)
+                let s: Vec<String> = syn::parse_file(text)
                     .map(|f| FileScope::of_file(&f).structs.iter().map(|s| quote::ToTokens::to_token_stream(s).to_string()).collect())
                     .unwrap_or_default();
-                cache.insert(path.to_path_buf(), (text, s.clone()));
+                cache.insert(path.to_path_buf(), (text.to_string(), s.clone()));
                 s
             }
         };
