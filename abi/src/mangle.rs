@@ -101,6 +101,12 @@ pub fn fatbin_file(id: &str) -> String {
     format!("{AOT_DIR}/{id}.fatbin")
 }
 
+/// The build record of unit `id` (what `cuprum-build` did and what it cost), relative to
+/// `OUT_DIR`: `cuprum/<id>.build`.
+pub fn build_file(id: &str) -> String {
+    format!("{AOT_DIR}/{id}.build")
+}
+
 /// The targets in the fat binary of unit `id`, relative to `OUT_DIR`: `cuprum/<id>.targets`, one
 /// per line (`sm_80`, `sm_90`, `compute_90`).
 pub fn targets_file(id: &str) -> String {

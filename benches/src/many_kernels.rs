@@ -23,7 +23,7 @@ pub fn smoothstep<T: Float>(x: T) -> T {
     t * t * (T::from_f64(3.0) - T::from_f64(2.0) * t)
 }
 
-/// A per-block scaled copy.
+/// A copy, one element per thread (a raw kernel in the same file).
 #[rawkernel]
 pub fn scale_copy<T: Scalar>(x: &[T], y: &mut [T], n: u32) {
     let i = grid_1d();

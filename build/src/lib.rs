@@ -664,6 +664,8 @@ struct Built {
     status: Status,
     targets: Vec<String>,
     fatbin: PathBuf,
+    /// The fat binary's bytes, as read back (a part's, for [`Plan::assemble`]).
+    bytes: Vec<u8>,
     fatbin_bytes: u64,
     /// `OUT_DIR/cuprum/<id>.build`.
     record: PathBuf,
@@ -772,6 +774,7 @@ impl Plan<'_> {
             status,
             targets,
             fatbin_bytes: bytes.len() as u64,
+            bytes,
             fatbin,
             record: PathBuf::new(),
             nvcc_time,
@@ -790,9 +793,8 @@ impl Plan<'_> {
         let (mut nvcc_time, mut time) = (Duration::ZERO, Duration::ZERO);
         let mut warning = None;
         for (kernel, built) in &parts {
-            let part = std::fs::read(&built.fatbin).map_err(|e| Error::io(&built.fatbin, "read", e))?;
-            listing.push(parts::Part { kernel: kernel.clone(), offset: bytes.len(), len: part.len() });
-            bytes.extend_from_slice(&part);
+            listing.push(parts::Part { kernel: kernel.clone(), offset: bytes.len(), len: built.bytes.len() });
+            bytes.extend_from_slice(&built.bytes);
             for t in &built.targets {
                 if !targets.contains(t) {
                     targets.push(t.clone());
@@ -824,7 +826,7 @@ impl Plan<'_> {
             Some(&self.nvcc.version),
         );
         outputs::write_if_changed(&record, info.as_bytes())?;
-        Ok(Built { status, targets, fatbin, fatbin_bytes: bytes.len() as u64, record, nvcc_time, time, warning })
+        Ok(Built { status, targets, fatbin, fatbin_bytes: bytes.len() as u64, bytes: Vec::new(), record, nvcc_time, time, warning })
     }
 }
 

@@ -64,10 +64,7 @@ pub fn stamp(id: &str, nvcc_version: &str, command_line: &str) -> String {
     )
 }
 
-/// The build record of unit `id`, relative to `OUT_DIR`: `cuprum/<id>.build`.
-pub fn build_file(id: &str) -> String {
-    format!("{}/{id}.build", cuprum_abi::mangle::AOT_DIR)
-}
+pub use cuprum_abi::mangle::build_file;
 
 /// The text of a `<id>.build` file: what one build did for one unit. Line-based, one
 /// `key value` per line (the value runs to the end of the line), after a first line naming the

@@ -239,7 +239,7 @@ impl KernelUnit {
     /// The source NVRTC compiles for an instance that is not precompiled: the unit's definitions
     /// (without its own instantiation lines) and `instantiate`, the instance's line.
     pub fn instance_source(&self, instantiate: &str) -> String {
-        format!("{}\n{instantiate}\n", definitions(&self.source))
+        format!("{}\n{instantiate}\n", cuprum_abi::parts::definitions(&self.source))
     }
 
     /// The piece of the fat binary holding `kernel` (`cuprum_abi::parts`; the whole fat binary
@@ -282,11 +282,6 @@ impl KernelUnit {
         });
         works.then_some(module)
     }
-}
-
-/// A unit's source without its instantiation lines (the `#define`s of their macros stay).
-fn definitions(source: &str) -> String {
-    cuprum_abi::parts::definitions(source)
 }
 
 /// How a kernel reaches its unit.
@@ -654,7 +649,7 @@ mod tests {
         assert!(unit.defines("cuprum_rawkernel_j"));
         assert!(!unit.defines("cuprum_rawkernel_k__f64"));
         assert!(!unit.defines("cuprum_rawkernel_k__f3"));
-        let defs = definitions(src);
+        let defs = cuprum_abi::parts::definitions(src);
         assert!(defs.contains("#define CUPRUM_INSTANTIATE_k(NAME, T)") && !defs.contains("(cuprum_rawkernel_k__f32"));
         static LISTED: KernelUnit = KernelUnit::new("", "t", "", false, None, &[], &["cuprum_rawkernel_x"], "", &[]);
         assert!(LISTED.defines("cuprum_rawkernel_x"));

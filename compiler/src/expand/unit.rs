@@ -133,7 +133,7 @@ fn attach_fatbin(info: &mut UnitInfo, out_dir: Option<&Path>) {
         return;
     }
     let id = mangle::unit_id(&info.source);
-    info.build = std::fs::read_to_string(out_dir.join(build_file(&id))).unwrap_or_default();
+    info.build = std::fs::read_to_string(out_dir.join(mangle::build_file(&id))).unwrap_or_default();
     let fatbin = out_dir.join(mangle::fatbin_file(&id));
     if !fatbin.is_file() {
         return;
@@ -153,8 +153,3 @@ fn attach_fatbin(info: &mut UnitInfo, out_dir: Option<&Path>) {
     info.fatbin = Some(fatbin);
 }
 
-/// The build record of unit `id`, relative to `OUT_DIR`: `cuprum/<id>.build` (written by
-/// `cuprum_build`, whose `build_file` names the same file).
-fn build_file(id: &str) -> String {
-    format!("{}/{id}.build", mangle::AOT_DIR)
-}
