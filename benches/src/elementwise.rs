@@ -8,7 +8,7 @@ use std::sync::OnceLock;
 use std::time::Instant;
 
 use cuprum_runtime::elementwise::{self, Arg, Input, Options, Param, ParamType, Role};
-use cuprum_runtime::registry::{Kernel, KernelUnit};
+use cuprum_runtime::registry::{Kernel, KernelUnit, Signature, UnitRef};
 use cuprum_runtime::{Array, Event, Float, Result, Stream};
 use half::f16;
 
@@ -34,7 +34,8 @@ fn kernel() -> Result<&'static Kernel> {
     })?;
     let unit: &'static KernelUnit =
         Box::leak(Box::new(KernelUnit::from_source("bench_elementwise.rs", compiled.unit.source, false)));
-    Ok(K.get_or_init(|| Box::leak(Box::new(Kernel::new(unit, "elementwise", "squared_diff")))))
+    // SAFETY: SIG is `squared_diff`'s signature (what the macro generates); the code is cuprum's.
+    Ok(K.get_or_init(|| Box::leak(Box::new(unsafe { Kernel::new(UnitRef::Embedded(unit), "squared_diff", Signature::Elementwise(&SIG)) }))))
 }
 
 const SIG: [Param; 3] = [
@@ -47,7 +48,7 @@ const SIG: [Param; 3] = [
 fn squared_diff_into<'a, T: Float>(x: impl Into<Input<'a, T>>, y: impl Into<Input<'a, T>>, out: &mut Array<T>) -> Result<()> {
     let (x, y) = (x.into(), y.into());
     let args = [x.arg(), y.arg(), Arg::output(out)];
-    elementwise::launch(kernel()?, &SIG, &[T::DTYPE], &args, &Options::default())
+    elementwise::launch(kernel()?, &[T::DTYPE], &args, &Options::default())
 }
 
 fn filled<T: Float>(shape: &[usize], seed: u64) -> Result<Array<T>> {
@@ -139,7 +140,7 @@ pub fn rows(copy: f64, bare_us: f64, quick: bool, stream: &Stream) -> Result<Vec
             elementwise::PlanOperand::Array { shape: a.shape(), strides: a.strides(), ptr: a.device_ptr(), elem: 4 }
         }
         let plan = elementwise::plan::plan(&[1], &[op(&x), op(&y), op(&z)], 4)?;
-        let mut params = elementwise::params::Params::default();
+        let mut params = cuprum_runtime::ArgList::new();
         params.input(&plan, cuprum_runtime::DType::F32, x.device_ptr(), plan.strides[0].as_deref(), None);
         params.input(&plan, cuprum_runtime::DType::F32, y.device_ptr(), plan.strides[1].as_deref(), None);
         params.output(&plan, z.device_ptr(), plan.strides[2].as_deref().unwrap_or(&[]));

@@ -6,8 +6,10 @@
 //! JIT-compiled through the registry (the built-in `sum` replaces it once the macro glue lands);
 //! each row checks its result against an f64 host sum before timing.
 
-use cuprum_runtime::reduction::{self, Arg, Axes, OutArg, Options, ReductionInfo};
-use cuprum_runtime::registry::{Kernel, KernelUnit};
+use cuprum_runtime::launch::signature::{Param, ParamType, ReductionSignature, Role, Signature};
+use cuprum_runtime::reduction::{self, Arg, Axes, Options};
+use cuprum_runtime::registry::{Kernel, KernelUnit, UnitRef};
+use cuprum_runtime::{DType, ElemType};
 use cuprum_runtime::{Array, Error, Event, Result, Stream};
 
 use super::{Row, median};
@@ -19,19 +21,21 @@ pub fn bench_sum(x: f32) -> f32 {
 }
 "#;
 
-const INFO: ReductionInfo = ReductionInfo { has_identity: true, acc_bytes: 4 };
+const F32: ParamType = ParamType::Fixed(ElemType::Scalar(DType::F32));
+
+/// `bench_sum`'s signature (what the macro generates).
+static SIG: ReductionSignature =
+    ReductionSignature { params: &[Param::new("x", Role::In, F32)], out: F32, acc: F32, has_identity: true };
 
 fn sum_kernel() -> Result<&'static Kernel> {
     let c = cuprum_compiler::compile_source(SUM).map_err(|e| Error::Unsupported { what: format!("bench kernel: {e}") })?;
     let unit: &'static KernelUnit = Box::leak(Box::new(KernelUnit::from_source("bench_sum.rs", c.unit.source, false)));
-    Ok(Box::leak(Box::new(Kernel::new(unit, "reduction", "bench_sum"))))
+    // SAFETY: SIG is `bench_sum`'s signature; the code is cuprum's.
+    Ok(Box::leak(Box::new(unsafe { Kernel::new(UnitRef::Embedded(unit), "bench_sum", Signature::Reduction(&SIG)) })))
 }
 
 fn run(k: &Kernel, x: &Array<f32>, out: &mut Array<f32>, axes: &Axes, stream: &Stream) -> Result<()> {
-    // SAFETY: bench_sum maps one f32 array to f32.
-    unsafe {
-        reduction::launch(k, &INFO, &[], &[Arg::array(x)], OutArg::from(out), axes, false, &Options { stream: Some(stream) })
-    }
+    reduction::launch(k, &[], &[Arg::input(x)], Arg::output(out), axes, false, &Options { stream: Some(stream) })
 }
 
 /// Median milliseconds of one reduction, by CUDA events around `reps` back-to-back calls.
@@ -108,7 +112,7 @@ pub fn rows(stream: &Stream, copy_gbs: f64, bare_launch_us: f64, quick: bool, ro
             Array::from_shape_vec(shape, host.clone())?
         };
         let axes = if name.contains("256^3") { Axes::All } else { axes };
-        let out_shape = reduction::output_shape(&[Arg::array(&x)], &axes, false)?;
+        let out_shape = reduction::output_shape(&[Arg::input(&x)], &axes, false)?;
         let mut out = Array::<f32>::full(out_shape, f32::NAN)?;
         run(k, &x, &mut out, &axes, stream)?;
         check(&host, shape, &axes, &out)?;

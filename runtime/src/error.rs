@@ -8,7 +8,7 @@
 use cudarc::driver::DriverError;
 use cudarc::driver::sys::CUresult;
 
-use crate::element::ElemType;
+use crate::elem_type::ElemType;
 
 /// The runtime's result type.
 pub type Result<T, E = Error> = std::result::Result<T, E>;

@@ -1,46 +1,67 @@
 //! cuprum's runtime: the array type, devices, streams, the memory pool, kernel launches, the NVRTC
 //! JIT and the kernel cache (docs/architecture.md), plus the host side of the kernel language (`lang`).
 //!
-//! Module ownership (one concept per file):
-//! - `lang/`: the kernel language's host definitions (traits, intrinsics, `Raw`, views).
-//! - `error`: the one error enum.
-//! - `device`, `stream`, `memory`, `array/`: devices and contexts, streams and events, the pool, `Array<T>`.
-//! - `nvrtc`, `module`, `launch`, `cache/`, `stats`: JIT, RawModule/RawKernel, launches, kernel cache.
-//! - `registry`, `reduction/`: generated kernels and their lookup; reduction launches, `ReductionKernel`,
-//!   `ReductionCall` and the array reductions (`Reductions`).
+//! Module ownership (one concept per file; each module imports only modules listed above it):
+//! - `stats`, `inline_list`, `elem_type`, `error`, `env`: counters, a small-vector, the element
+//!   type descriptor, the one error enum, environment variables.
+//! - `device`, `stream`, `memory/`: devices and contexts, streams and events, the pool.
+//! - `repr`, `element`, `lang/`: plain data for parameters, what arrays hold, the kernel
+//!   language's host definitions (traits, intrinsics, `Raw`, views).
+//! - `cache/`, `nvrtc`, `module/`, `function`: the kernel cache, the JIT, loaded modules
+//!   (`RawModule`, `Global`, image checks), a kernel loaded on one device.
+//! - `array/`: `Array<T>` (shape, layout, transfers).
+//! - `launch/`: configuration, typed arguments, the one parameter buffer (`ArgList`), the erased
+//!   operands and signatures, `launch()`.
+//! - `kernel`: `RawKernel`; `registry/`: the unit table, `Kernel` (with its signature), which
+//!   layer served what; `rawkernel`: the checks of `#[rawkernel]` launch functions.
+//! - `elementwise/`, `reduction/`: the erased launches, `ElementwiseKernel`, `ReductionKernel`,
+//!   `ReductionCall`, the array reductions (`Reductions`).
+//! - `ops`: the array operators and functions on the built-in elementwise kernels; `audit`.
 //! - `kernels/` (outside `src/`): the built-in kernels, written with cuprum's own macros
 //!   (`#[elementwise(crate = crate)]`) and precompiled by build.rs; `elementwise.rs` is a module of
-//!   `array::ops`, `reductions.rs` of `reduction::array`. `__private` is what generated code names.
+//!   `ops`, `reductions.rs` of `reduction::array`. `__private` is what generated code names.
 
+mod inline_list;
+pub mod stats;
+pub mod elem_type;
+pub mod error;
+pub mod env;
+
+pub mod device;
+pub mod stream;
+pub mod memory;
+
+pub mod repr;
+pub mod element;
 pub mod lang;
 
-pub mod array;
-pub mod audit;
-pub mod element;
-pub mod device;
-pub mod env;
-pub mod error;
-pub mod memory;
-pub mod stream;
-
 pub mod cache;
-pub mod kernel;
-pub mod launch;
-pub mod module;
 pub mod nvrtc;
-pub mod elementwise;
-mod inline_list;
-pub mod reduction;
-pub mod registry;
-pub mod stats;
+pub mod module;
+pub mod function;
 
-pub use array::{Array, IntoShape, Slice, where_};
+pub mod array;
+
+pub mod launch;
+pub mod kernel;
+pub mod registry;
+pub mod rawkernel;
+
+pub mod elementwise;
+pub mod reduction;
+
+pub mod ops;
+pub mod audit;
+
+pub use array::{Array, IntoShape, Slice};
+pub use ops::where_;
 pub use device::Device;
 pub use element::{Element, ElemType, StructType};
 pub use error::{Error, Result};
 pub use memory::{DeviceBuffer, MemoryPool};
 pub use stream::{Event, Stream, StreamGuard};
-pub use kernel::{KernelAttributes, KernelFunction, RawKernel};
+pub use function::{KernelAttributes, KernelFunction};
+pub use kernel::RawKernel;
 pub use launch::{ArgList, DevicePtr, DeviceRepr, Dim3, KernelArg, KernelArgs, LaunchConfig, SliceArg, ViewArg};
 pub use module::{Global, RawModule};
 pub use reduction::{ReductionCall, Reductions};

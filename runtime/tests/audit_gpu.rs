@@ -6,7 +6,7 @@
 //! The CPU side (parsing, routes, the text) is tested in `runtime/src/audit.rs`.
 
 use cuprum_runtime::audit::{self, BuildStatus, Route};
-use cuprum_runtime::registry::{self, Kernel, KernelEntry, KernelUnit, UnitEntry};
+use cuprum_runtime::registry::{self, Kernel, KernelEntry, KernelUnit, Signature, UnitEntry, UnitRef};
 use cuprum_runtime::stats::Layer;
 use cuprum_runtime::Device;
 
@@ -23,8 +23,10 @@ static UNIT: KernelUnit = KernelUnit::new(
     "cuprum-build 1\nstatus no-nvcc\ntargets \ninstances 1\nfatbin_bytes 0\nnvcc_seconds 0.000\n",
     &[],
 );
-inventory::submit! { UnitEntry(&UNIT) }
-static KERNEL: Kernel = Kernel::new(&UNIT, "rawkernel", "audit_probe");
+// SAFETY: the unit has no fat binary (nothing compiled from anything else).
+inventory::submit! { unsafe { UnitEntry::new(&UNIT) } }
+// SAFETY: a rawkernel signature (no erased launch exists for it).
+static KERNEL: Kernel = unsafe { Kernel::new(UnitRef::Embedded(&UNIT), "audit_probe", Signature::RawKernel) };
 inventory::submit! { KernelEntry { kernel: &KERNEL } }
 
 #[test]

@@ -21,7 +21,7 @@ use std::sync::OnceLock;
 use cuprum_runtime::elementwise::{
     self, Arg, ElementwiseKernel, Input, Options, Param, ParamType, Role, Value,
 };
-use cuprum_runtime::registry::{self, Kernel, KernelUnit};
+use cuprum_runtime::registry::{self, Kernel, KernelUnit, Signature, UnitRef};
 use cuprum_runtime::stats::Layer;
 use cuprum_runtime::{Array, DType, Device, Float, Result, Scalar, Stream};
 use half::{bf16, f16};
@@ -137,7 +137,9 @@ fn unit() -> &'static KernelUnit {
 
 fn squared_diff_kernel() -> &'static Kernel {
     static K: OnceLock<Kernel> = OnceLock::new();
-    K.get_or_init(|| Kernel::new(unit(), "elementwise", "squared_diff"))
+    // SAFETY: SQUARED_DIFF_SIG is the signature of KERNELS' `squared_diff` (what the macro
+    // generates), whose code is cuprum's.
+    K.get_or_init(|| unsafe { Kernel::new(UnitRef::Embedded(unit()), "squared_diff", Signature::Elementwise(&SQUARED_DIFF_SIG)) })
 }
 
 /// The kernel's signature: parameters, then the returned output.
@@ -169,7 +171,7 @@ fn squared_diff_into<'a, T: Float>(
 ) -> Result<()> {
     let (x, y) = (x.into(), y.into());
     let args = [x.arg(), y.arg(), Arg::output(out)];
-    elementwise::launch(squared_diff_kernel(), &SQUARED_DIFF_SIG, &[T::DTYPE], &args, opts)
+    elementwise::launch(squared_diff_kernel(), &[T::DTYPE], &args, opts)
 }
 
 fn check_squared_diff<T: Float>(x: &Array<T>, y: &Array<T>, tol: f64) {

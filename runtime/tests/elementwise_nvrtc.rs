@@ -5,7 +5,7 @@
 //! `CUPRUM_SKIP_CUDA_COMPILE=1`, like the compiler's `cuda_compile` test.
 
 use cuprum_runtime::abi::{mangle, ElementwiseVariant, KernelKind};
-use cuprum_runtime::elementwise::params::Params;
+use cuprum_runtime::ArgList as Params;
 use cuprum_runtime::elementwise::{ElementwiseKernel, Plan, Variant};
 use cuprum_runtime::nvrtc::{self, CodeTarget, Program};
 use cuprum_runtime::{DType, ElemType, StructType};
@@ -46,7 +46,7 @@ fn parameter_layouts_match_the_headers() {
         let tag = v.name();
         for d in DType::ALL {
             let t = d.short_name();
-            let mut p = Params::default();
+            let mut p = Params::new();
             p.input(&plan(v), d, 0, None, None);
             p.output(&plan(v), 0, &[]);
             p.loop_shape(&plan(v));
@@ -60,7 +60,7 @@ fn parameter_layouts_match_the_headers() {
             let align = cuprum_runtime::elementwise::params::align_of(d);
             src += &format!("static_assert(alignof({t}) == {align}, \"alignof({t})\");\n");
         }
-        let mut p = Params::default();
+        let mut p = Params::new();
         p.raw(0, &[2, 3], &[3, 1]).unwrap();
         src += &format!("static_assert(sizeof(cuprum::Raw<f32>) == {0} && sizeof(CArray<c64>) == {0}, \"Raw\");\n", p.sizes()[0]);
     }
@@ -123,7 +123,7 @@ fn struct_parameter_layouts_and_vector_widths_match_the_headers() {
     for v in [Variant::Contig, Variant::S32, Variant::S64] {
         let tag = v.name();
         for (t, e) in elems {
-            let mut p = Params::default();
+            let mut p = Params::new();
             p.input(&plan(v), e, 0, None, None);
             src += &format!("static_assert(sizeof(In<{t}, {tag}>) == {}, \"In<{t}, {tag}>\");\n", p.sizes()[0]);
         }

@@ -5,11 +5,16 @@
 use cuprum_runtime::elementwise::{
     self, Arg, ArrayArg, ElementwiseKernel, Options, Param, ParamType, PlanOperand, Role, Value, Variant,
 };
-use cuprum_runtime::registry::{Kernel, KernelUnit};
+use cuprum_runtime::registry::{Kernel, KernelUnit, Signature, UnitRef};
 use cuprum_runtime::{DType, Error};
 
 fn arr<'a>(dtype: DType, shape: &'a [usize], strides: &'a [isize], ptr: u64) -> ArrayArg<'a> {
-    ArrayArg { ptr, elem: dtype.into(), shape, strides, device: 0 }
+    arr_on(dtype, shape, strides, ptr, 0)
+}
+
+fn arr_on<'a>(dtype: DType, shape: &'a [usize], strides: &'a [isize], ptr: u64, device: usize) -> ArrayArg<'a> {
+    // SAFETY: made-up addresses, never launched: these tests stop at the host-side checks.
+    unsafe { ArrayArg::from_raw_parts(ptr, dtype.into(), shape, strides, device) }
 }
 
 fn op<'a>(shape: &'a [usize], strides: &'a [isize], ptr: u64, elem: usize) -> PlanOperand<'a> {
@@ -188,7 +193,8 @@ fn size_rules() {
 
 fn kernel() -> &'static Kernel {
     let unit: &'static KernelUnit = Box::leak(Box::new(KernelUnit::from_source("test", String::new(), false)));
-    Box::leak(Box::new(Kernel::new(unit, "elementwise", "squared_diff")))
+    // SAFETY: SIG is `squared_diff`'s signature; the unit is empty and nothing is launched.
+    Box::leak(Box::new(unsafe { Kernel::new(UnitRef::Embedded(unit), "squared_diff", Signature::Elementwise(&SIG)) }))
 }
 
 const SIG: [Param; 3] = [
@@ -204,7 +210,7 @@ fn launch_checks_before_touching_a_device() {
     let xt = [3isize, 1];
     let a = arr(DType::F32, &x, &xt, A);
     let msg = |args: &[Arg<'_>], opts: Options<'_>| {
-        elementwise::launch(k, &SIG, &[DType::F32], args, &opts).unwrap_err().to_string()
+        elementwise::launch(k, &[DType::F32], args, &opts).unwrap_err().to_string()
     };
     // Block size 0.
     let m = msg(&[Arg::In(a), Arg::In(a), Arg::Out(a)], Options { block_size: Some(0), ..Default::default() });
@@ -235,8 +241,7 @@ fn launch_checks_before_touching_a_device() {
     let m = msg(&[Arg::In(a), Arg::In(a), Arg::Out(a)], Options { size: Some(6), ..Default::default() });
     assert!(m.contains("only when every array argument is raw"), "{m}");
     // Arrays on two devices.
-    let mut other = arr(DType::F32, &x, &xt, A);
-    other.device = 1;
+    let other = arr_on(DType::F32, &x, &xt, A, 1);
     let m = msg(&[Arg::In(a), Arg::In(other), Arg::Out(a)], Options::default());
     assert!(m.contains("device mismatch"), "{m}");
 }

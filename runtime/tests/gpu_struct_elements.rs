@@ -12,7 +12,7 @@ use std::sync::OnceLock;
 
 use cuprum_runtime::abi::{headers, mangle, ElementwiseVariant, KernelKind};
 use cuprum_runtime::elementwise::{self, Arg, Options, Param, ParamType, Role, Value};
-use cuprum_runtime::registry::{self, Kernel, KernelUnit};
+use cuprum_runtime::registry::{self, Kernel, KernelUnit, Signature, UnitRef};
 use cuprum_runtime::{Array, DType, ElemType, Element};
 
 // ---- the runtime's built-in copy kernel -----------------------------------------------------
@@ -62,13 +62,14 @@ fn struct_copies_run_the_copy_kernel_of_their_size() {
 
 // ---- elementwise launches over structs ------------------------------------------------------
 
-fn struct_kernel(name: &'static str) -> &'static Kernel {
+fn struct_kernel(name: &'static str, sig: &'static [Param]) -> &'static Kernel {
     static UNIT: OnceLock<&'static KernelUnit> = OnceLock::new();
     let unit = *UNIT.get_or_init(|| {
         let source = include_str!("kernels/struct_elementwise.cu").to_string();
         Box::leak(Box::new(KernelUnit::from_source("struct_elementwise", source, false)))
     });
-    Box::leak(Box::new(Kernel::new(unit, "elementwise", name)))
+    // SAFETY: `sig` is the signature of kernel `name` of struct_elementwise.cu (no raw parameters).
+    Box::leak(Box::new(unsafe { Kernel::new(UnitRef::Embedded(unit), name, Signature::Elementwise(sig)) }))
 }
 
 /// `advance(p: Particle, dt: f32) -> Particle`.
@@ -101,7 +102,7 @@ fn check_advanced(got: &[Particle], inputs: &[Particle], dts: &[f32]) {
 #[test]
 #[ignore = "needs a CUDA GPU"]
 fn elementwise_kernels_read_and_write_struct_arrays() {
-    let k = struct_kernel("advance");
+    let k = struct_kernel("advance", &ADVANCE);
     let mut r = Rng::new();
     // Contiguous, with a scalar dt.
     let n = 100_003usize;
@@ -109,7 +110,7 @@ fn elementwise_kernels_read_and_write_struct_arrays() {
     let x = Array::from_vec(host.clone()).unwrap();
     let mut out = Array::from_vec(vec![Particle::POISON; n]).unwrap();
     let dt = r.range(0.1, 1.0) as f32;
-    elementwise::launch(k, &ADVANCE, &[], &[Arg::input(&x), Arg::scalar(dt), Arg::output(&mut out)], &Options::default()).unwrap();
+    elementwise::launch(k, &[], &[Arg::input(&x), Arg::scalar(dt), Arg::output(&mut out)], &Options::default()).unwrap();
     check_advanced(&out.to_vec().unwrap(), &host, &vec![dt; n]);
 
     // A transposed input and a dt per row broadcast along the columns (strided variant).
@@ -119,13 +120,13 @@ fn elementwise_kernels_read_and_write_struct_arrays() {
     let dts: Vec<f32> = (0..cols).map(|_| r.range(0.1, 1.0) as f32).collect();
     let d = Array::from_shape_vec([cols, 1], dts.clone()).unwrap();
     let mut out = Array::from_shape_vec([cols, rows], vec![Particle::POISON; rows * cols]).unwrap();
-    elementwise::launch(k, &ADVANCE, &[], &[Arg::input(&x), Arg::input(&d), Arg::output(&mut out)], &Options::default()).unwrap();
+    elementwise::launch(k, &[], &[Arg::input(&x), Arg::input(&d), Arg::output(&mut out)], &Options::default()).unwrap();
     let want_in = transposed(&host, rows, cols);
     let want_dt: Vec<f32> = (0..cols).flat_map(|j| std::iter::repeat_n(dts[j], rows)).collect();
     check_advanced(&out.to_vec().unwrap(), &want_in, &want_dt);
 
     // A scalar for the struct parameter is an error, before anything runs.
-    let e = elementwise::launch(k, &ADVANCE, &[], &[Arg::Scalar(Value::F32(1.0)), Arg::scalar(dt), Arg::output(&mut out)], &Options::default())
+    let e = elementwise::launch(k, &[], &[Arg::Scalar(Value::F32(1.0)), Arg::scalar(dt), Arg::output(&mut out)], &Options::default())
         .unwrap_err();
     assert!(e.to_string().contains("struct inputs must be arrays"), "{e}");
 }
@@ -133,7 +134,7 @@ fn elementwise_kernels_read_and_write_struct_arrays() {
 #[test]
 #[ignore = "needs a CUDA GPU"]
 fn eight_byte_structs_take_vector_accesses_and_scalar_ones_off_alignment() {
-    let k = struct_kernel("swap");
+    let k = struct_kernel("swap", &SWAP);
     let mut r = Rng::new();
     let n = 4 * 4099usize;
     let host = random_structs(&mut r, n, Pair::random);
@@ -145,7 +146,7 @@ fn eight_byte_structs_take_vector_accesses_and_scalar_ones_off_alignment() {
         let m = n - start;
         let mut o0 = Array::from_vec(vec![Pair::POISON; n]).unwrap().slice(0, start as isize..).unwrap();
         let mut o1 = Array::from_vec(vec![f32::NAN; m]).unwrap();
-        elementwise::launch(k, &SWAP, &[], &[Arg::input(&xv), Arg::output(&mut o0), Arg::output(&mut o1)], &Options::default()).unwrap();
+        elementwise::launch(k, &[], &[Arg::input(&xv), Arg::output(&mut o0), Arg::output(&mut o1)], &Options::default()).unwrap();
         let want0: Vec<Pair> = host[start..].iter().map(|p| Pair { a: p.b, b: p.a }).collect();
         let want1: Vec<f32> = host[start..].iter().map(|p| p.a + p.b).collect();
         assert_eq!(o0.to_vec().unwrap(), want0, "start {start}");

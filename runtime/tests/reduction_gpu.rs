@@ -37,9 +37,11 @@ impl Draws for Rng {
 
 use std::sync::OnceLock;
 
-use cuprum_runtime::reduction::{self, Arg, ArrayRef, Axes, OutArg, Options, ReductionInfo, ReductionKernel};
+use cuprum_runtime::reduction::{self, Arg, ArrayArg, Axes, Options, ReductionKernel};
+use cuprum_runtime::launch::signature::{Param, ParamType, ReductionSignature, Role, Signature};
+use cuprum_runtime::ElemType;
 use cuprum_runtime::abi::{mangle, KernelKind, ReductionVariant};
-use cuprum_runtime::registry::{Kernel, KernelUnit};
+use cuprum_runtime::registry::{Kernel, KernelUnit, UnitRef};
 use cuprum_runtime::{Array, DType, Device, Scalar};
 
 const SOURCE: &str = r#"
@@ -94,7 +96,27 @@ fn kernel(name: &'static str) -> &'static Kernel {
         let c = cuprum_compiler::compile_source(SOURCE).expect("the test kernels compile");
         Box::leak(Box::new(KernelUnit::from_source("reduction_gpu.rs", c.unit.source, c.unit.fast_math)))
     });
-    Box::leak(Box::new(Kernel::new(unit, "reduction", name)))
+    let fixed = |d: DType| ParamType::Fixed(ElemType::Scalar(d));
+    let (params, out, acc, has_identity): (Vec<Param>, ParamType, ParamType, bool) = match name {
+        "l2norm" => (vec![Param::new("x", Role::In, ParamType::Generic(0))], ParamType::Generic(0), ParamType::Generic(0), true),
+        "sum_i8_i64" => (vec![Param::new("x", Role::In, fixed(DType::I8))], fixed(DType::I64), fixed(DType::I64), true),
+        "sum_i8_wrap" => (vec![Param::new("x", Role::In, fixed(DType::I8))], fixed(DType::I8), fixed(DType::I8), true),
+        "sum_f32" => (vec![Param::new("x", Role::In, fixed(DType::F32))], fixed(DType::F32), fixed(DType::F32), true),
+        "max_f64" => (vec![Param::new("x", Role::In, fixed(DType::F64))], fixed(DType::F64), fixed(DType::F64), false),
+        "weighted_sum" => (
+            vec![Param::new("x", Role::In, fixed(DType::F32)), Param::new("w", Role::Raw, fixed(DType::F32))],
+            fixed(DType::F64),
+            fixed(DType::F64),
+            true,
+        ),
+        "dot" => (vec![Param::new("x", Role::In, fixed(DType::F64)), Param::new("y", Role::In, fixed(DType::F64))], fixed(DType::F64), fixed(DType::F64), true),
+        other => panic!("no kernel {other} in SOURCE"),
+    };
+    let sig: &'static ReductionSignature =
+        Box::leak(Box::new(ReductionSignature { params: Box::leak(params.into_boxed_slice()), out, acc, has_identity }));
+    // SAFETY: the signatures above are those of SOURCE's reductions (what the macro would
+    // generate), and their code is cuprum's (indexing checked).
+    Box::leak(Box::new(unsafe { Kernel::new(UnitRef::Embedded(unit), name, Signature::Reduction(sig)) }))
 }
 
 fn kernels() -> &'static std::collections::HashMap<&'static str, &'static Kernel> {
@@ -107,82 +129,15 @@ fn kernels() -> &'static std::collections::HashMap<&'static str, &'static Kernel
     })
 }
 
-/// What the `#[reduction]` macro generates for `l2norm`, written by hand: a `static` kernel of
-/// the file's unit, and a builder whose `run` allocates the output and calls the type-erased
-/// launch.
+/// What the `#[reduction]` macro generates for `l2norm`, written by hand: a call of the one
+/// reduction builder with the kernel, the instance and the operands.
 mod generated {
-    use cuprum_runtime::reduction::{self, Arg, Axes, OutArg, Options, ReductionInfo};
-    use cuprum_runtime::{Array, Float, Result, Stream};
+    use cuprum_runtime::reduction::Arg;
+    use cuprum_runtime::{Array, Float, ReductionCall};
 
     /// `l2norm(&x).axis(1).keepdims(true).run()?`
-    pub fn l2norm<T: Float>(x: &Array<T>) -> L2norm<'_, T> {
-        L2norm { x, axes: Axes::All, keepdims: false, out: None, stream: None }
-    }
-
-    #[must_use = "a reduction does nothing until `run`"]
-    pub struct L2norm<'a, T: Float> {
-        x: &'a Array<T>,
-        axes: Axes,
-        keepdims: bool,
-        out: Option<&'a mut Array<T>>,
-        stream: Option<&'a Stream>,
-    }
-
-    impl<'a, T: Float> L2norm<'a, T> {
-        pub fn axis(mut self, axis: isize) -> Self {
-            self.axes = Axes::One(axis);
-            self
-        }
-        pub fn axes(mut self, axes: impl Into<Axes>) -> Self {
-            self.axes = axes.into();
-            self
-        }
-        pub fn keepdims(mut self, keepdims: bool) -> Self {
-            self.keepdims = keepdims;
-            self
-        }
-        pub fn out(mut self, out: &'a mut Array<T>) -> Self {
-            self.out = Some(out);
-            self
-        }
-        pub fn stream(mut self, stream: &'a Stream) -> Self {
-            self.stream = Some(stream);
-            self
-        }
-        /// Runs the reduction; returns the output (a view of `out` when one was given).
-        pub fn run(self) -> Result<Array<T>> {
-            const INFO_HAS_IDENTITY: bool = true;
-            let inputs = [Arg::array(self.x)];
-            let info = ReductionInfo { has_identity: INFO_HAS_IDENTITY, acc_bytes: std::mem::size_of::<T>() };
-            let mut owned;
-            let out = match self.out {
-                Some(o) => o,
-                None => {
-                    let shape = reduction::output_shape(&inputs, &self.axes, self.keepdims)?;
-                    owned = match self.stream {
-                        Some(s) => Array::<T>::empty_on(shape, s)?,
-                        None => Array::<T>::empty_on(shape, &Stream::current_for(self.x.device())?)?,
-                    };
-                    &mut owned
-                }
-            };
-            let result = out.clone();
-            // SAFETY: `l2norm`'s map takes one array of `T` and its output is `T`; the instance
-            // is `[T::DTYPE]` (its one generic parameter).
-            unsafe {
-                reduction::launch(
-                    super::kernels()["l2norm"],
-                    &info,
-                    &[T::DTYPE],
-                    &inputs,
-                    OutArg::from(out),
-                    &self.axes,
-                    self.keepdims,
-                    &Options { stream: self.stream },
-                )?
-            };
-            Ok(result)
-        }
+    pub fn l2norm<T: Float>(x: &Array<T>) -> ReductionCall<'_, T> {
+        ReductionCall::new(super::kernels()["l2norm"], &[T::DTYPE], vec![Arg::input(x)])
     }
 }
 
@@ -225,19 +180,15 @@ fn mask_of(ndim: usize, axes: &Axes) -> Vec<bool> {
 }
 
 /// Runs kernel `name` (no generics) of one array input into a poisoned output of `O`.
-fn run1<I: Scalar, O: Scalar>(name: &str, x: &Array<I>, axes: &Axes, keepdims: bool, poison: O, info: ReductionInfo) -> Vec<O> {
-    let inputs = [Arg::array(x)];
+fn run1<I: Scalar, O: Scalar>(name: &str, x: &Array<I>, axes: &Axes, keepdims: bool, poison: O) -> Vec<O> {
+    let inputs = [Arg::input(x)];
     let shape = reduction::output_shape(&inputs, axes, keepdims).unwrap();
     let mut out = Array::<O>::full(shape, poison).unwrap();
-    // SAFETY: the caller names a kernel of SOURCE whose map takes one `I` and returns `O`.
-    unsafe {
-        reduction::launch(kernels()[name], &info, &[], &inputs, OutArg::from(&mut out), axes, keepdims, &Options::default())
-    }
+    reduction::launch(kernels()[name], &[], &inputs, Arg::output(&mut out), axes, keepdims, &Options::default())
     .unwrap_or_else(|e| panic!("{name} over {axes:?}: {e}"));
     out.to_vec().unwrap()
 }
 
-const ID8: ReductionInfo = ReductionInfo { has_identity: true, acc_bytes: 8 };
 
 fn i8_array(rng: &mut Rng, shape: &[usize]) -> (Array<i8>, Vec<i8>) {
     let n = shape.iter().product();
@@ -249,10 +200,10 @@ fn check_i8_sums(x: &Array<i8>, host: &[i8], axes: &Axes) {
     let shape = x.shape().to_vec();
     let m = mask_of(shape.len(), axes);
     let want64 = host_reduce(host, &shape, &m, 0i64, |a, v| a + v as i64);
-    let got64 = run1::<i8, i64>("sum_i8_i64", x, axes, false, i64::MIN, ID8);
+    let got64 = run1::<i8, i64>("sum_i8_i64", x, axes, false, i64::MIN);
     assert_eq!(got64, want64, "int8 -> int64 sum of {shape:?} over {axes:?}");
     let want8 = host_reduce(host, &shape, &m, 0i8, |a, v| a.wrapping_add(v));
-    let got8 = run1::<i8, i8>("sum_i8_wrap", x, axes, false, 0x5a, ReductionInfo { has_identity: true, acc_bytes: 1 });
+    let got8 = run1::<i8, i8>("sum_i8_wrap", x, axes, false, 0x5a);
     assert_eq!(got8, want8, "wrapping int8 sum of {shape:?} over {axes:?}");
 }
 
@@ -264,8 +215,9 @@ fn lengths() -> Vec<usize> {
 // CPU: argument checks before any device work
 // ------------------------------------------------------------------------------------------
 
-fn fake<'a>(shape: &'a [usize], strides: &'a [isize], dtype: DType) -> ArrayRef<'a> {
-    ArrayRef { ptr: 0, shape, strides, dtype, device: 0 }
+fn fake<'a>(shape: &'a [usize], strides: &'a [isize], dtype: DType) -> ArrayArg<'a> {
+    // SAFETY: never launched: the checks these fakes are for fail first.
+    unsafe { ArrayArg::from_raw_parts(0, ElemType::Scalar(dtype), shape, strides, 0) }
 }
 
 /// The source `ReductionKernel` generates, with an instance of every variant, compiles (NVRTC's
@@ -314,38 +266,54 @@ fn reduction_kernel_source_compiles_with_nvcc() {
 fn invalid_axes_and_output_shapes_are_errors_before_any_launch() {
     let (shape, strides) = ([3usize, 4], [4isize, 1]);
     let x = fake(&shape, &strides, DType::F32);
-    let inputs = [Arg::Array(x)];
+    let inputs = [Arg::In(x)];
     assert_eq!(reduction::output_shape(&inputs, &Axes::One(-1), false).unwrap(), vec![3]);
     assert_eq!(reduction::output_shape(&inputs, &Axes::One(0), true).unwrap(), vec![1, 4]);
     let e = reduction::output_shape(&inputs, &Axes::One(2), false).unwrap_err().to_string();
     assert!(e.contains("out of range"), "{e}");
     let e = reduction::output_shape(&inputs, &Axes::from([1, -1]), false).unwrap_err().to_string();
     assert!(e.contains("repeated"), "{e}");
-    let launch = |out_shape: &[usize], axes: Axes, info: ReductionInfo, in_shape: &[usize]| {
+    let launch = |out_shape: &[usize], axes: Axes, kernel: &str, dtype: DType, in_shape: &[usize]| {
         let in_strides = cuprum_runtime::array::shape::c_strides(in_shape);
         let out_strides = cuprum_runtime::array::shape::c_strides(out_shape);
-        let x = fake(in_shape, &in_strides, DType::F32);
-        let out = fake(out_shape, &out_strides, DType::F32);
-        // SAFETY: the checks fail before any kernel is loaded or launched.
-        unsafe {
-            reduction::launch(kernels()["sum_f32"], &info, &[], &[Arg::Array(x)], fake_out(out), &axes, false, &Options::default())
-        }
-        .unwrap_err()
-        .to_string()
+        let x = fake(in_shape, &in_strides, dtype);
+        let out = fake(out_shape, &out_strides, dtype);
+        reduction::launch(kernels()[kernel], &[], &[Arg::In(x)], Arg::Out(out), &axes, false, &Options::default())
+            .unwrap_err()
+            .to_string()
     };
-    let e = launch(&[4], Axes::One(1), ID8, &[3, 4]);
+    let e = launch(&[4], Axes::One(1), "sum_f32", DType::F32, &[3, 4]);
     assert!(e.contains("shape mismatch") && e.contains("[3]") && e.contains("[4]"), "{e}");
-    let e = launch(&[3], Axes::One(5), ID8, &[3, 4]);
+    let e = launch(&[3], Axes::One(5), "sum_f32", DType::F32, &[3, 4]);
     assert!(e.contains("axis 5"), "{e}");
-    let no_id = ReductionInfo { has_identity: false, acc_bytes: 8 };
-    let e = launch(&[4, 3], Axes::One(0), no_id, &[0, 4, 3]);
+    let e = launch(&[4, 3], Axes::One(0), "max_f64", DType::F64, &[0, 4, 3]);
     assert!(e.contains("no identity"), "{e}");
     let e = reduction::output_shape(&[Arg::Raw(x)], &Axes::All, false).unwrap_err().to_string();
     assert!(e.contains("raw"), "{e}");
 }
 
-fn fake_out(a: ArrayRef<'_>) -> OutArg<'_> {
-    OutArg::from_ref(a)
+/// The operands are checked against the kernel's signature before anything is loaded.
+#[test]
+fn operands_are_checked_against_the_signature() {
+    let (shape, strides) = ([3usize, 4], [4isize, 1]);
+    let (oshape, ostrides) = ([3usize], [1isize]);
+    let out = |d| fake(&oshape, &ostrides, d);
+    let run = |inputs: &[Arg<'_>], out: Arg<'_>| {
+        reduction::launch(kernels()["weighted_sum"], &[], inputs, out, &Axes::One(1), false, &Options::default())
+            .unwrap_err()
+            .to_string()
+    };
+    let (x, w) = (fake(&shape, &strides, DType::F32), fake(&oshape, &ostrides, DType::F32));
+    let e = run(&[Arg::In(x)], Arg::Out(out(DType::F64)));
+    assert!(e.contains("1 arguments were given") && e.contains("2 parameters"), "{e}");
+    let e = run(&[Arg::In(x), Arg::In(w)], Arg::Out(out(DType::F64)));
+    assert!(e.contains("`w`") && e.contains("raw array"), "{e}");
+    let e = run(&[Arg::In(fake(&shape, &strides, DType::F64)), Arg::Raw(w)], Arg::Out(out(DType::F64)));
+    assert!(e.contains("dtype mismatch") && e.contains("`x`"), "{e}");
+    let e = run(&[Arg::In(x), Arg::Raw(w)], Arg::Out(out(DType::F32)));
+    assert!(e.contains("dtype mismatch") && e.contains("output"), "{e}");
+    let e = run(&[Arg::In(x), Arg::Raw(w)], Arg::In(out(DType::F64)));
+    assert!(e.contains("output array"), "{e}");
 }
 
 // ------------------------------------------------------------------------------------------
@@ -382,7 +350,7 @@ fn check_f32_sum(x: &Array<f32>, host: &[f32], axes: &Axes) {
     let m = mask_of(shape.len(), axes);
     let want = host_reduce(host, &shape, &m, 0f64, |a, v| a + v as f64);
     let abs = host_reduce(host, &shape, &m, 0f64, |a, v| a + (v as f64).abs());
-    let got = run1::<f32, f32>("sum_f32", x, axes, false, f32::NAN, ReductionInfo { has_identity: true, acc_bytes: 4 });
+    let got = run1::<f32, f32>("sum_f32", x, axes, false, f32::NAN);
     assert_eq!(got.len(), want.len());
     for (i, ((g, w), s)) in got.iter().zip(&want).zip(&abs).enumerate() {
         let tol = 2e-6 * s + 1e-6;
@@ -439,18 +407,14 @@ fn transposed_and_permuted_inputs_with_several_axes() {
 fn empty_input_gives_the_identity_or_nothing() {
     setup();
     let x = Array::<i8>::zeros([0usize, 4, 3]).unwrap();
-    assert_eq!(run1::<i8, i64>("sum_i8_i64", &x, &Axes::One(0), false, 77, ID8), vec![0i64; 12]);
-    assert_eq!(run1::<i8, i64>("sum_i8_i64", &x, &Axes::All, false, 77, ID8), vec![0i64]);
-    assert!(run1::<i8, i64>("sum_i8_i64", &x, &Axes::One(1), false, 77, ID8).is_empty());
+    assert_eq!(run1::<i8, i64>("sum_i8_i64", &x, &Axes::One(0), false, 77), vec![0i64; 12]);
+    assert_eq!(run1::<i8, i64>("sum_i8_i64", &x, &Axes::All, false, 77), vec![0i64]);
+    assert!(run1::<i8, i64>("sum_i8_i64", &x, &Axes::One(1), false, 77).is_empty());
     // Without identity: an error, whatever the output.
     let y = Array::<f64>::zeros([0usize, 4, 3]).unwrap();
-    let inputs = [Arg::array(&y)];
+    let inputs = [Arg::input(&y)];
     let mut out = Array::<f64>::full([4usize, 3], 1.0).unwrap();
-    let info = ReductionInfo { has_identity: false, acc_bytes: 8 };
-    // SAFETY: max_f64 maps one f64 array to f64.
-    let e = unsafe {
-        reduction::launch(kernels()["max_f64"], &info, &[], &inputs, OutArg::from(&mut out), &Axes::One(0), false, &Options::default())
-    }
+        let e = reduction::launch(kernels()["max_f64"], &[], &inputs, Arg::output(&mut out), &Axes::One(0), false, &Options::default())
     .unwrap_err();
     assert!(e.to_string().contains("identity"), "{e}");
 }
@@ -465,9 +429,9 @@ fn seven_dims_over_four_axes_with_keepdims() {
     let axes = Axes::from([1, 4, 3, 6]);
     let m = mask_of(7, &axes);
     let want = host_reduce(&host, &shape, &m, 0i64, |a, v| a + v as i64);
-    let got = run1::<i8, i64>("sum_i8_i64", &x, &axes, true, -1, ID8);
+    let got = run1::<i8, i64>("sum_i8_i64", &x, &axes, true, -1);
     assert_eq!(got, want);
-    let out_shape = reduction::output_shape(&[Arg::array(&x)], &axes, true).unwrap();
+    let out_shape = reduction::output_shape(&[Arg::input(&x)], &axes, true).unwrap();
     assert_eq!(out_shape, vec![4, 1, 2, 1, 1, 2, 1]);
 }
 
@@ -502,7 +466,7 @@ fn no_identity_reduction_is_correct_everywhere() {
         for axes in [Axes::All, Axes::One(0), Axes::One(1)] {
             let m = mask_of(2, &axes);
             let want = host_reduce(&host, &shape, &m, f64::NEG_INFINITY, f64::max);
-            let got = run1::<f64, f64>("max_f64", &x, &axes, false, f64::NAN, ReductionInfo { has_identity: false, acc_bytes: 8 });
+            let got = run1::<f64, f64>("max_f64", &x, &axes, false, f64::NAN);
             assert_eq!(got, want, "max of {shape:?} over {axes:?}");
         }
     }
@@ -520,7 +484,7 @@ fn typed_wrapper_l2norm_with_axes_keepdims_and_out() {
         let m = mask_of(3, &axes);
         let want: Vec<f64> = host_reduce(&host, &shape, &m, 0f64, |a, v| a + (v as f64) * (v as f64)).iter().map(|s| s.sqrt()).collect();
         let got = generated::l2norm(&x).axes(axes.clone()).keepdims(keepdims).run().unwrap();
-        assert_eq!(got.shape(), reduction::output_shape(&[Arg::array(&x)], &axes, keepdims).unwrap().as_slice());
+        assert_eq!(got.shape(), reduction::output_shape(&[Arg::input(&x)], &axes, keepdims).unwrap().as_slice());
         for (g, w) in got.to_vec().unwrap().iter().zip(&want) {
             assert!(((*g as f64) - w).abs() <= 1e-5 * w, "l2norm over {axes:?}: got {g}, want {w}");
         }
@@ -554,12 +518,10 @@ fn raw_and_broadcast_arguments() {
     let ws: Vec<f32> = (0..7).map(|_| rng.f32()).collect();
     let x = Array::from_shape_vec([rows, cols], xs.clone()).unwrap();
     let w = Array::from_vec(ws.clone()).unwrap();
-    let inputs = [Arg::array(&x), Arg::raw(&w)];
+    let inputs = [Arg::input(&x), Arg::raw(&w)];
     let mut out = Array::<f64>::full([rows], f64::NAN).unwrap();
     // SAFETY: weighted_sum(x: f32, w: Raw<f32>) -> f64 (acc f64).
-    unsafe {
-        reduction::launch(kernels()["weighted_sum"], &ID8, &[], &inputs, OutArg::from(&mut out), &Axes::One(1), false, &Options::default())
-    }
+    reduction::launch(kernels()["weighted_sum"], &[], &inputs, Arg::output(&mut out), &Axes::One(1), false, &Options::default())
     .unwrap();
     let got = out.to_vec().unwrap();
     for o in 0..rows {
@@ -573,9 +535,7 @@ fn raw_and_broadcast_arguments() {
     let y = Array::from_vec(ys.clone()).unwrap();
     let mut out = Array::<f64>::full([50usize], f64::NAN).unwrap();
     // SAFETY: dot(x: f64, y: f64) -> f64.
-    unsafe {
-        reduction::launch(kernels()["dot"], &ID8, &[], &[Arg::array(&x), Arg::array(&y)], OutArg::from(&mut out), &Axes::One(1), false, &Options::default())
-    }
+    reduction::launch(kernels()["dot"], &[], &[Arg::input(&x), Arg::input(&y)], Arg::output(&mut out), &Axes::One(1), false, &Options::default())
     .unwrap();
     for (o, g) in out.to_vec().unwrap().iter().enumerate() {
         let want: f64 = (0..64).map(|r| xs[o * 64 + r] * ys[r]).sum();
@@ -589,7 +549,7 @@ fn reduction_kernel_from_cupy_text() {
     setup();
     let l2norm = ReductionKernel::new("T x", "T y", "x * x", "a + b", "y = sqrt(a)", Some("0"), "l2norm").unwrap();
     let x = Array::<f32>::arange(10).unwrap().reshape([2, 5]).unwrap();
-    let got = l2norm.call(&[Arg::array(&x)]).axis(1).run::<f32>().unwrap().to_vec().unwrap();
+    let got: Vec<f32> = l2norm.call(&[Arg::input(&x)]).axis(1).run().unwrap().to_vec().unwrap();
     let want = [5.477226f32, 15.9687195];
     for (g, w) in got.iter().zip(want) {
         assert!((g - w).abs() <= 1e-6 * w, "{got:?}");
@@ -604,7 +564,9 @@ fn reduction_kernel_from_cupy_text() {
         .unwrap();
     let w = Array::from_vec(vec![0.5f32, -2.0, 3.0]).unwrap();
     let mut out = Array::<f64>::full([3usize, 1], f64::NAN).unwrap();
-    k.call(&[Arg::array(&x), Arg::raw(&w)]).axis(1).keepdims(true).run_into(&mut out).unwrap();
+    let call = k.call(&[Arg::input(&x), Arg::raw(&w)]).axis(1).keepdims(true).out(&mut out);
+    // SAFETY: `w[i % w.size]` stays inside `w`.
+    unsafe { call.run_raw() }.unwrap();
     let ws = [0.5f32, -2.0, 3.0];
     for (o, g) in out.to_vec().unwrap().iter().enumerate() {
         let want: f64 = (0..1000).map(|r| (xs[o * 1000 + r] * ws[(o * 1000 + r) % 3]) as f64).sum();
@@ -612,6 +574,10 @@ fn reduction_kernel_from_cupy_text() {
     }
     // Type errors at the call.
     let xi = Array::<i32>::zeros([3usize]).unwrap();
-    let e = k.call(&[Arg::array(&xi), Arg::raw(&w)]).run::<f64>().unwrap_err();
+    // SAFETY: not launched (the dtype check fails first).
+    let e = unsafe { k.call::<f64>(&[Arg::input(&xi), Arg::raw(&w)]).run_raw() }.unwrap_err();
     assert!(e.to_string().contains("dtype mismatch"), "{e}");
+    // Text that indexes a raw argument launches only through the unsafe `run_raw`.
+    let e = k.call::<f64>(&[Arg::input(&x), Arg::raw(&w)]).run().unwrap_err();
+    assert!(e.to_string().contains("run_raw"), "{e}");
 }

@@ -4,10 +4,9 @@
 //! not a power of two and lays out the parameters as C does, and every mismatch is an error that
 //! names the Rust types. No GPU needed (`gpu_struct_elements.rs` runs them).
 
-use cuprum_runtime::elementwise::params::Params;
 use cuprum_runtime::elementwise::{self, Arg, ArrayArg, Options, Param, ParamType, PlanOperand, Role, Value, Variant};
 use cuprum_runtime::launch::{DeviceRepr, KernelArg, SliceArg, ViewArg};
-use cuprum_runtime::registry::{Kernel, KernelUnit};
+use cuprum_runtime::registry::{Kernel, KernelUnit, Signature, UnitRef};
 use cuprum_runtime::{Array, DType, ElemType, Element, StructType};
 
 /// Three `f32`: 12 bytes, aligned to 4 (no vector type exists for it).
@@ -88,8 +87,8 @@ fn struct_arrays_are_launch_arguments() {
         let _ = Arg::input(a);
         let _ = Arg::raw(a);
         let _ = Arg::output(b);
-        let _ = cuprum_runtime::registry::slice_arg("k", "p", a, 0);
-        let _ = cuprum_runtime::registry::view_arg::<Particle, 2>("k", "p", a, 0);
+        let _ = cuprum_runtime::rawkernel::slice_arg("k", "p", a, 0);
+        let _ = cuprum_runtime::rawkernel::view_arg::<Particle, 2>("k", "p", a, 0);
     }
     let _ = uses;
     if cuprum_runtime::Device::count().is_ok() {
@@ -133,7 +132,8 @@ fn sizes_that_are_not_powers_of_two_disable_vector_accesses() {
 
 fn kernel() -> &'static Kernel {
     let unit: &'static KernelUnit = Box::leak(Box::new(KernelUnit::from_source("test", String::new(), false)));
-    Box::leak(Box::new(Kernel::new(unit, "elementwise", "advance")))
+    // SAFETY: SIG is the signature of `advance` (what the macro generates); cuprum's code.
+    Box::leak(Box::new(unsafe { Kernel::new(UnitRef::Embedded(unit), "advance", Signature::Elementwise(&SIG)) }))
 }
 
 /// `advance(p: Particle, dt: T) -> Particle`.
@@ -144,7 +144,8 @@ const SIG: [Param; 3] = [
 ];
 
 fn arr<'a>(elem: ElemType, shape: &'a [usize], strides: &'a [isize], ptr: u64) -> ArrayArg<'a> {
-    ArrayArg { ptr, elem, shape, strides, device: 0 }
+    // SAFETY: made-up addresses, never launched (host-side checks only).
+    unsafe { ArrayArg::from_raw_parts(ptr, elem, shape, strides, 0) }
 }
 
 #[test]
@@ -173,7 +174,7 @@ fn struct_operands_plan_scalar_accesses() {
 #[test]
 fn struct_parameters_have_c_layouts() {
     let plan = |variant| elementwise::Plan { variant, size: 1, vec: 1, dims: vec![1], strides: vec![], bcast: 0, items: 1 };
-    let mut p = Params::default();
+    let mut p = cuprum_runtime::ArgList::new();
     p.input(&plan(Variant::Contig), Particle::ELEM, A, None, None);
     p.input(&plan(Variant::S32), Particle::ELEM, A, Some(&[3, 1]), None);
     p.input(&plan(Variant::S64), Pair::ELEM, A, Some(&[3, 1]), None);
@@ -193,7 +194,7 @@ fn struct_launches_check_element_types_by_name() {
     let xt = [3isize, 1];
     let parts = arr(Particle::ELEM, &x, &xt, A);
     let floats = arr(DType::F32.into(), &x, &xt, A + 4096);
-    let msg = |args: &[Arg<'_>]| elementwise::launch(k, &SIG, &[DType::F32], args, &Options::default()).unwrap_err().to_string();
+    let msg = |args: &[Arg<'_>]| elementwise::launch(k, &[DType::F32], args, &Options::default()).unwrap_err().to_string();
     // An f32 array for a struct parameter.
     let m = msg(&[Arg::In(floats), Arg::Scalar(Value::F32(0.5)), Arg::Out(parts)]);
     assert!(m.contains("dtype mismatch") && m.contains("`p`") && m.contains("expected Particle, found f32"), "{m}");

@@ -30,18 +30,8 @@ use quote::{format_ident, quote};
 
 use super::rust_types;
 use super::unit::UnitInfo;
-use crate::ir::{Generic, Ty};
-use crate::pipeline::{Checked, Role, Typed};
 
-/// `ParamType::Generic(k)` for the k-th generic type parameter, else `Fixed(dtype)`.
-fn param_type(t: &Typed, generics: &[Generic]) -> TokenStream {
-    if let Ty::Param(k) = t.ty {
-        let k = k as u8;
-        return quote!(__cuprum::elementwise::ParamType::Generic(#k));
-    }
-    let ty = rust_types::named(t, generics);
-    quote!(__cuprum::elementwise::ParamType::Fixed(<#ty as __cuprum::Element>::ELEM))
-}
+use crate::pipeline::{Checked, Role};
 
 /// `mod NAME { statics; SIGNATURE; kernel(); call..; }`.
 pub(super) fn call_module(f: &syn::ItemFn, checked: &Checked, unit: &UnitInfo) -> TokenStream {
@@ -49,7 +39,7 @@ pub(super) fn call_module(f: &syn::ItemFn, checked: &Checked, unit: &UnitInfo) -
     let name_str = name.to_string();
     let vis = &f.vis;
     let private = checked.attr.private_path();
-    let statics = super::kernel_statics("elementwise", &name_str, unit);
+    let statics = super::kernel_statics(&name_str, unit, quote!(__cuprum::launch::signature::Signature::Elementwise(SIGNATURE)));
 
     // Generic parameters keep their bounds and are also `Scalar` (their dtype picks the instance).
     let mut generics = f.sig.generics.clone();
@@ -76,7 +66,7 @@ pub(super) fn call_module(f: &syn::ItemFn, checked: &Checked, unit: &UnitInfo) -
         let ident_str = ident.to_string();
         taken.push(ident_str.clone());
         let elem = rust_types::named(&p.elem, item_generics);
-        let pty = param_type(&p.elem, item_generics);
+        let pty = rust_types::param_type(&p.elem, item_generics);
         match p.role {
             Role::Struct => {
                 // Struct elements come from arrays only (a host struct value is not broadcast).
@@ -128,7 +118,7 @@ pub(super) fn call_module(f: &syn::ItemFn, checked: &Checked, unit: &UnitInfo) -
         let n = fresh(base, &taken);
         taken.push(n.clone());
         let id = format_ident!("{}", n);
-        let pty = param_type(typed, item_generics);
+        let pty = rust_types::param_type(typed, item_generics);
         sig.push(quote!(__cuprum::elementwise::Param::new(#n, __cuprum::elementwise::Role::Out, #pty)));
         out_params.push(quote!(#id: &mut __cuprum::Array<#t>));
         args.push(quote!(__cuprum::elementwise::Arg::output(#id)));
@@ -162,7 +152,7 @@ pub(super) fn call_module(f: &syn::ItemFn, checked: &Checked, unit: &UnitInfo) -
     };
     let launch = quote! {
         let __cuprum_args = [#(#args),*];
-        __cuprum::elementwise::launch(&__CUPRUM_KERNEL, SIGNATURE, &[#(#dtypes),*], &__cuprum_args, #options)
+        __cuprum::elementwise::launch(&__CUPRUM_KERNEL, &[#(#dtypes),*], &__cuprum_args, #options)
     };
 
     let doc_mod = format!("Calls the `#[elementwise]` kernel [`{name_str}`](fn@super::{name_str}) on the GPU (see `call`).");

@@ -93,7 +93,11 @@ fn item_source(kind: AttrKind, attr: &TokenStream, f: &syn::ItemFn) -> String {
 /// The statics every kernel module starts with: its `registry::Kernel` and its inventory entry,
 /// and, in the file's owner kernel only, the unit (source, fat binary and build record, embedded
 /// once per file) with its entry in the runtime's unit table. The file's other kernels find the unit by id.
-fn kernel_statics(kind: &str, name: &str, unit: &unit::UnitInfo) -> TokenStream {
+///
+/// `signature` is the kernel's `launch::signature::Signature` (an expression of the generated
+/// module); the kernel's `static` is made with `Kernel::new`, whose contract (the signature
+/// describes the entry points this unit's code defines) the code generator keeps.
+fn kernel_statics(name: &str, unit: &unit::UnitInfo, signature: TokenStream) -> TokenStream {
     let file = &unit.file;
     let id = unit.id();
     let kernel = if unit.embeds(name) {
@@ -118,14 +122,20 @@ fn kernel_statics(kind: &str, name: &str, unit: &unit::UnitInfo) -> TokenStream 
                 #id, #file, #source, #fast_math, #fatbin, &[#(#targets),*], &[#(#precompiled),*], #build,
                 &[#(#parts),*],
             );
-            __cuprum::inventory::submit! { __cuprum::registry::UnitEntry(&__CUPRUM_UNIT) }
-            static __CUPRUM_KERNEL: __cuprum::registry::Kernel =
-                __cuprum::registry::Kernel::new(&__CUPRUM_UNIT, #kind, #name);
+            // SAFETY: the fat binary and its parts were compiled by cuprum-build from this source.
+            __cuprum::inventory::submit! { unsafe { __cuprum::registry::UnitEntry::new(&__CUPRUM_UNIT) } }
+            // SAFETY: the signature is the one the code generator wrote this kernel's entry
+            // points with, and their code indexes only through checked accesses.
+            static __CUPRUM_KERNEL: __cuprum::registry::Kernel = unsafe {
+                __cuprum::registry::Kernel::new(__cuprum::registry::UnitRef::Embedded(&__CUPRUM_UNIT), #name, #signature)
+            };
         }
     } else {
         quote! {
-            static __CUPRUM_KERNEL: __cuprum::registry::Kernel =
-                __cuprum::registry::Kernel::shared(#id, #file, #kind, #name);
+            // SAFETY: as for the file's first kernel, which embeds the unit found by `id`.
+            static __CUPRUM_KERNEL: __cuprum::registry::Kernel = unsafe {
+                __cuprum::registry::Kernel::new(__cuprum::registry::UnitRef::Shared { id: #id, file: #file }, #name, #signature)
+            };
         }
     };
     quote! {

@@ -23,7 +23,7 @@ pub(super) fn launch_module(f: &syn::ItemFn, checked: &Checked, unit: &UnitInfo)
     let name_str = name.to_string();
     let vis = &f.vis;
     let private = checked.attr.private_path();
-    let statics = super::kernel_statics("rawkernel", &name_str, unit);
+    let statics = super::kernel_statics(&name_str, unit, quote!(__cuprum::launch::signature::Signature::RawKernel));
 
     let mut params = Vec::new();
     let mut converts = Vec::new();
@@ -41,7 +41,7 @@ pub(super) fn launch_module(f: &syn::ItemFn, checked: &Checked, unit: &UnitInfo)
             Role::Slice { mutable } => {
                 let m = mutable.then(|| quote!(mut));
                 params.push(quote!(#ident: &#m __cuprum::Array<#elem>));
-                converts.push(quote!(let #value = __cuprum::registry::slice_arg(#name_str, #ident_str, #ident, __device)?;));
+                converts.push(quote!(let #value = __cuprum::rawkernel::slice_arg(#name_str, #ident_str, #ident, __device)?;));
                 passed.push(quote!(#value));
                 arrays.push((ident_str.clone(), ident.clone(), !mutable, mutable));
             }
@@ -49,7 +49,7 @@ pub(super) fn launch_module(f: &syn::ItemFn, checked: &Checked, unit: &UnitInfo)
                 let m = mutable.then(|| quote!(mut));
                 let ndim = proc_macro2::Literal::u32_unsuffixed(ndim);
                 params.push(quote!(#ident: &#m __cuprum::Array<#elem>));
-                converts.push(quote!(let #value = __cuprum::registry::view_arg::<#elem, { #ndim }>(#name_str, #ident_str, #ident, __device)?;));
+                converts.push(quote!(let #value = __cuprum::rawkernel::view_arg::<#elem, { #ndim }>(#name_str, #ident_str, #ident, __device)?;));
                 passed.push(quote!(#value));
                 arrays.push((ident_str.clone(), ident.clone(), false, mutable));
             }
@@ -63,8 +63,8 @@ pub(super) fn launch_module(f: &syn::ItemFn, checked: &Checked, unit: &UnitInfo)
     // `&[T]` arguments are read through the read-only data cache: check Rust's aliasing rule for
     // them when the kernel also has writable array arguments.
     if arrays.iter().any(|a| a.2) && arrays.iter().any(|a| a.3) {
-        let entries = arrays.iter().map(|(n, id, ro, w)| quote!((#n, __cuprum::registry::byte_span(#id), #ro, #w)));
-        converts.push(quote!(__cuprum::registry::check_read_only(#name_str, &[#(#entries),*])?;));
+        let entries = arrays.iter().map(|(n, id, ro, w)| quote!((#n, __cuprum::rawkernel::byte_span(#id), #ro, #w)));
+        converts.push(quote!(__cuprum::rawkernel::check_read_only(#name_str, &[#(#entries),*])?;));
     }
     let config = if taken.iter().any(|t| t == "config") { format_ident!("launch_config") } else { format_ident!("config") };
 
@@ -108,7 +108,7 @@ pub(super) fn launch_module(f: &syn::ItemFn, checked: &Checked, unit: &UnitInfo)
                 #config: &__cuprum::LaunchConfig<'_>,
                 #(#params),*
             ) -> __cuprum::Result<()> #where_clause {
-                let __device = __cuprum::registry::launch_device(#config);
+                let __device = __cuprum::rawkernel::launch_device(#config);
                 let __kernel = __CUPRUM_KERNEL.instance(__device, &[#(#dtypes),*], ::core::option::Option::None)?;
                 let __function = __kernel.function_at(__device)?;
                 #(#converts)*

@@ -36,7 +36,7 @@ pub(super) fn reduction_module(f: &syn::ItemFn, checked: &Checked, unit: &UnitIn
     let name_str = name.to_string();
     let vis = &f.vis;
     let private = checked.attr.private_path();
-    let statics = super::kernel_statics("reduction", &name_str, unit);
+    let statics = super::kernel_statics(&name_str, unit, quote!(__cuprum::launch::signature::Signature::Reduction(&__CUPRUM_SIGNATURE)));
 
     // Generic parameters keep their bounds and are also `Scalar` (their dtype picks the instance).
     let mut generics = f.sig.generics.clone();
@@ -60,18 +60,24 @@ pub(super) fn reduction_module(f: &syn::ItemFn, checked: &Checked, unit: &UnitIn
         return quote!(::core::compile_error!(#msg););
     };
     let where_clause = &generics.where_clause;
+    let (acc_pty, out_pty) = (rust_types::param_type_of(&types.acc, &acc), rust_types::param_type_of(&types.out, &out));
 
     // `call`'s parameters: every kernel parameter as an array.
     let mut params = Vec::new();
     let mut args = Vec::new();
+    let mut sig = Vec::new();
     for p in &checked.sig.params {
         let ident = &p.name;
+        let ident_str = ident.to_string();
         let elem = rust_types::named(&p.elem, &item.generics);
+        let pty = rust_types::param_type(&p.elem, &item.generics);
         params.push(quote!(#ident: &'__a __cuprum::Array<#elem>));
-        args.push(match p.role {
-            Role::Raw => quote!(__cuprum::reduction::Arg::raw(#ident)),
-            _ => quote!(__cuprum::reduction::Arg::array(#ident)),
-        });
+        let (arg, role) = match p.role {
+            Role::Raw => (quote!(__cuprum::launch::operand::Arg::raw(#ident)), quote!(Raw)),
+            _ => (quote!(__cuprum::launch::operand::Arg::input(#ident)), quote!(In)),
+        };
+        args.push(arg);
+        sig.push(quote!(__cuprum::launch::signature::Param::new(#ident_str, __cuprum::launch::signature::Role::#role, #pty)));
     }
     let gparams = generics.params.iter();
     let call_generics = quote!(<'__a, #(#gparams),*>);
@@ -166,6 +172,16 @@ pub(super) fn reduction_module(f: &syn::ItemFn, checked: &Checked, unit: &UnitIn
 
             #statics
 
+            /// The map's parameters, the output's and the accumulator's types: what launches of
+            /// this reduction are checked against.
+            static __CUPRUM_SIGNATURE: __cuprum::launch::signature::ReductionSignature =
+                __cuprum::launch::signature::ReductionSignature {
+                    params: &[#(#sig),*],
+                    out: #out_pty,
+                    acc: #acc_pty,
+                    has_identity: #has_identity,
+                };
+
             /// Whether the reduction has an identity (an empty reduction is then `post(identity)`).
             #[doc(hidden)]
             pub const __HAS_IDENTITY: bool = #has_identity;
@@ -183,23 +199,7 @@ pub(super) fn reduction_module(f: &syn::ItemFn, checked: &Checked, unit: &UnitIn
             #[doc = #doc_call]
             #[inline]
             pub fn call #call_generics (#(#params),*) -> __cuprum::ReductionCall<'__a, #out> #where_clause {
-                let __info = __cuprum::reduction::ReductionInfo {
-                    has_identity: #has_identity,
-                    acc_bytes: ::core::mem::size_of::<#acc>(),
-                };
-                // SAFETY: the arguments are the map's parameters in order, `Arg::Raw` exactly for
-                // its `Raw<T>` parameters, with the element types rustc checked against the
-                // instance chosen from the generic parameters; the output type is the kernel's
-                // output type for that instance (the post-map's result type, as the compiler's
-                // type checker found it).
-                unsafe {
-                    __cuprum::ReductionCall::new(
-                        &__CUPRUM_KERNEL,
-                        __info,
-                        &[#(#dtypes),*],
-                        ::std::vec![#(#args),*],
-                    )
-                }
+                __cuprum::ReductionCall::new(&__CUPRUM_KERNEL, &[#(#dtypes),*], ::std::vec![#(#args),*])
             }
         }
     }

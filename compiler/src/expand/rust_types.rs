@@ -80,3 +80,22 @@ fn scalar(d: DType, span: Span, pointer_sized: bool) -> TokenStream {
         }
     }
 }
+
+/// `ParamType::Generic(k)` for the k-th generic type parameter, else `Fixed(dtype)`.
+pub(super) fn param_type(t: &Typed, generics: &[Generic]) -> TokenStream {
+    if let Ty::Param(k) = t.ty {
+        let k = k as u8;
+        return quote!(__cuprum::launch::signature::ParamType::Generic(#k));
+    }
+    let ty = named(t, generics);
+    quote!(__cuprum::launch::signature::ParamType::Fixed(<#ty as __cuprum::Element>::ELEM))
+}
+
+/// [`param_type`] of a type the caller has already named as Rust tokens (`ty`).
+pub(super) fn param_type_of(t: &Ty, ty: &TokenStream) -> TokenStream {
+    if let Ty::Param(k) = t {
+        let k = *k as u8;
+        return quote!(__cuprum::launch::signature::ParamType::Generic(#k));
+    }
+    quote!(__cuprum::launch::signature::ParamType::Fixed(<#ty as __cuprum::Element>::ELEM))
+}

@@ -61,7 +61,7 @@ fn raw_kernel_types_are_named_as_written() {
     has(&out, "x: &__cuprum::Array<__cuprum::lang::prelude::Complex<f32>>");
     has(&out, "y: &mut __cuprum::Array<T>");
     has(&out, "v: &__cuprum::Array<__cuprum::lang::prelude::f16>");
-    has(&out, "__cuprum::registry::view_arg::<__cuprum::lang::prelude::f16, { 2 }>(\"k\", \"v\", v, __device)?");
+    has(&out, "__cuprum::rawkernel::view_arg::<__cuprum::lang::prelude::f16, { 2 }>(\"k\", \"v\", v, __device)?");
     // `usize` and `isize` are `u64` / `i64` on the GPU, but stay what they are on the host.
     has(&out, "n: usize, m: isize, c: u64");
 }
@@ -75,7 +75,7 @@ fn reduction_raw_parameters_by_reference_are_raw_too() {
     );
     assert!(!out.contains("compile_error"), "{out}");
     has(&out, "w: &'__a __cuprum::Array<f32>");
-    has(&out, "__cuprum::reduction::Arg::array(x), __cuprum::reduction::Arg::raw(w)");
+    has(&out, "__cuprum::launch::operand::Arg::input(x), __cuprum::launch::operand::Arg::raw(w)");
 }
 
 #[test]

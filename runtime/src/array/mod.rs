@@ -13,7 +13,7 @@
 //!
 //! Creation allocates on the current device and copies on that device's current stream.
 //! `zeros` is a memset; `full` and `fill` run the built-in fill kernel; `copy()` and the `to_vec()`
-//! of a non-contiguous view run the built-in copy kernel on the device (see [`ops`]: the
+//! of a non-contiguous view run the built-in copy kernel on the device (see [`crate::ops`]: the
 //! operators, `astype`, comparisons and math functions, all through the runtime's built-in
 //! elementwise kernels). A struct array is copied by the copy kernel of the integer (or, for 16
 //! bytes, `Complex<f64>`) of its size when its size is 1, 2, 4, 8 or 16 bytes, else gathered on
@@ -22,7 +22,6 @@
 pub mod shape;
 
 mod interop;
-pub mod ops;
 
 use std::fmt;
 use std::marker::PhantomData;
@@ -37,7 +36,6 @@ use crate::memory::DeviceBuffer;
 use crate::stream::Stream;
 use crate::{DType, Float, Number, Real, Scalar};
 
-pub use ops::where_;
 pub use shape::{Layout, Slice, broadcast_shapes};
 
 /// Anything usable as a shape: `[2, 3]`, `&[2, 3][..]`, `vec![2, 3]`, or `5` for `[5]`.

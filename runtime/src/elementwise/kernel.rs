@@ -22,14 +22,15 @@ use half::{bf16, f16};
 use num_complex::Complex;
 
 use super::grammar::{self, ParamSpec, TypeSpec};
-use super::launch::{self, Options, Param, ParamType, Role};
-use super::operand::{Arg, ArrayArg, Value};
+use super::launch::{self, Options};
+use crate::launch::operand::{Arg, ArrayArg, Value};
+use crate::launch::signature::{Param, ParamType, Role, Signature};
 use super::source::{self, SourceSpec};
 use crate::array::Array;
 use crate::element::ElemType;
 use crate::error::{Error, Result};
 use crate::lang::traits::Scalar;
-use crate::registry::{Kernel, KernelUnit};
+use crate::registry::{Kernel, KernelUnit, UnitRef};
 use crate::stream::Stream;
 use crate::DType;
 
@@ -40,7 +41,6 @@ struct Definition {
     ins: Vec<ParamSpec>,
     outs: Vec<ParamSpec>,
     placeholders: Vec<char>,
-    signature: &'static [Param],
     kernel: &'static Kernel,
 }
 
@@ -167,15 +167,22 @@ fn intern(source: String, options: Vec<String>, parts: impl FnOnce() -> Parts) -
     let (name, ins, outs, placeholders, signature) = parts();
     let unit: &'static KernelUnit =
         Box::leak(Box::new(KernelUnit::from_source(name, key.0.clone(), false).with_options(key.1.clone())));
-    let kernel: &'static Kernel = Box::leak(Box::new(Kernel::new(unit, "elementwise", name)));
-    let def: &'static Definition = Box::leak(Box::new(Definition {
-        name,
-        ins,
-        outs,
-        placeholders,
-        signature: Box::leak(signature.into_boxed_slice()),
-        kernel,
-    }));
+    let signature: &'static [Param] = Box::leak(signature.into_boxed_slice());
+    let (unit, sig) = (UnitRef::Embedded(unit), Signature::Elementwise(signature));
+    // SAFETY: `signature` lists the parameters of the entry points `source::generate` wrote for
+    // these specs, in their order (inputs, then outputs; raw ones `Role::Raw`), each with its
+    // placeholder's index or fixed dtype. Per-element operands are accessed at the loop's
+    // element by the generated loop; text that indexes raw arguments cannot be checked, so
+    // such a kernel is `unchecked` (only unsafe launches take it).
+    let kernel = unsafe {
+        if signature.iter().any(|p| p.role == Role::Raw) {
+            Kernel::unchecked(unit, name, sig)
+        } else {
+            Kernel::new(unit, name, sig)
+        }
+    };
+    let kernel: &'static Kernel = Box::leak(Box::new(kernel));
+    let def: &'static Definition = Box::leak(Box::new(Definition { name, ins, outs, placeholders, kernel }));
     map.insert(key, def);
     def
 }
@@ -454,7 +461,26 @@ impl<'a> Call<'a> {
     }
 
     /// Launches; returns the outputs (allocated unless given), none with `no_return`.
-    pub fn run(mut self) -> Result<Vec<Output>> {
+    ///
+    /// A kernel with `raw` parameters is refused (its text indexes them, which cuprum cannot
+    /// check): use [`run_raw`](Call::run_raw).
+    pub fn run(self) -> Result<Vec<Output>> {
+        if !self.k.def.kernel.is_checked() {
+            return Err(launch::unchecked_code(self.k.def.name));
+        }
+        // SAFETY: the kernel has no raw parameter: its text accesses only the elements the
+        // generated loop gives it.
+        unsafe { self.run_raw() }
+    }
+
+    /// [`run`](Call::run) for a kernel with `raw` parameters (CuPy's `raw`).
+    ///
+    /// # Safety
+    ///
+    /// Every index the kernel's text computes into a raw argument must lie inside that array
+    /// for these arguments (cuprum checks the operands' kinds, dtypes, devices and shapes, but
+    /// not what the CUDA C text does with a raw pointer).
+    pub unsafe fn run_raw(mut self) -> Result<Vec<Output>> {
         let def = self.k.def;
         let name = def.name;
         if self.args.len() != def.ins.len() {
@@ -523,7 +549,8 @@ impl<'a> Call<'a> {
             // next to non-raw arrays of the caller's is an error (launch reports it).
             let size = if allocate && def.outs.iter().any(|p| !p.raw) { None } else { self.size };
             let opts = Options { stream: self.stream, block_size: self.block_size, size };
-            launch::launch(def.kernel, def.signature, &instance, &args, &opts)?;
+            // SAFETY: raw arguments are indexed within their sizes: this function's contract.
+            unsafe { launch::launch_unchecked(def.kernel, &instance, &args, &opts)? };
         }
         Ok(if self.k.no_return { Vec::new() } else { outs })
     }

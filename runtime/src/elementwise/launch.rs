@@ -1,72 +1,26 @@
 //! The type-erased launch of an elementwise kernel: what the typed wrappers (`#[elementwise]`'s
 //! generated function, `ElementwiseKernel`'s call) end in.
 //!
-//! The caller gives the kernel's signature (one [`Param`] per kernel parameter, then one per
-//! returned output), the instance (one dtype per generic parameter) and the arguments. Everything
-//! is checked against the signature before anything runs (count, kind, dtype, device, shapes), so
-//! [`launch`] is safe: a mismatch is an error, never a kernel reading the wrong memory.
+//! The caller gives the kernel, the instance (one dtype per generic parameter) and the
+//! arguments. Everything is checked against the kernel's signature (one [`Param`] per kernel
+//! parameter, then one per returned output; written by the code generator with the kernel, see
+//! [`Signature`]) before anything runs (count, kind, dtype, device, shapes), so [`launch`] is
+//! safe: a mismatch is an error, never a kernel reading the wrong memory.
 
 use std::borrow::Cow;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use super::operand::Arg;
-use super::params::Params;
 use super::plan::{self, DEFAULT_BLOCK, LoopPlan, PlanOperand};
 use crate::device::Device;
 use crate::element::ElemType;
 use crate::error::{Error, Result};
-use crate::launch::LaunchConfig;
+use crate::launch::operand::Arg;
+pub use crate::launch::signature::{Param, ParamType, Role};
+use crate::launch::signature::Signature;
+use crate::launch::{ArgList, LaunchConfig};
 use crate::registry::Kernel;
 use crate::stream::Stream;
 use crate::DType;
-
-/// How a parameter takes part in the loop.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Role {
-    /// A per-element input: an array (broadcast) or a scalar (by value).
-    In,
-    /// A `&mut T` output parameter: an array of the loop shape, read and written.
-    InOut,
-    /// A raw argument (`Raw<T>`, CuPy's `raw`): an array indexed by the kernel.
-    Raw,
-    /// A returned output: an array of the loop shape, written.
-    Out,
-}
-
-/// The element type of a parameter.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum ParamType {
-    /// The kernel's generic parameter number k: `instance[k]` (always a dtype).
-    Generic(u8),
-    /// A fixed element type: a dtype or a `#[device]` struct (the generated code writes
-    /// `Fixed(<Ty as Element>::ELEM)`).
-    Fixed(ElemType),
-}
-
-impl ParamType {
-    /// The element type for `instance` (one dtype per generic parameter); `None` when the
-    /// instance has no entry for a generic parameter.
-    pub fn resolve(self, instance: &[DType]) -> Option<ElemType> {
-        match self {
-            ParamType::Generic(k) => instance.get(k as usize).copied().map(ElemType::Scalar),
-            ParamType::Fixed(e) => Some(e),
-        }
-    }
-}
-
-/// One parameter of an elementwise kernel's entry point.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct Param {
-    pub name: &'static str,
-    pub role: Role,
-    pub ty: ParamType,
-}
-
-impl Param {
-    pub const fn new(name: &'static str, role: Role, ty: ParamType) -> Param {
-        Param { name, role, ty }
-    }
-}
 
 /// Options of one launch.
 #[derive(Clone, Copy, Debug, Default)]
@@ -233,12 +187,44 @@ fn loop_shape<'a>(kernel: &str, args: &[Arg<'a>], size: Option<usize>) -> Result
     broadcast_shape(kernel, args, size).map(Cow::Owned)
 }
 
-/// Launches `kernel` (an elementwise kernel whose entry points have the parameters `signature`)
-/// for `instance` over `args`. Outputs must be given here (the typed wrapper allocates them with
+/// Launches `kernel` (an elementwise kernel) for `instance` over `args`, checked against the
+/// kernel's signature. Outputs must be given here (the typed wrapper allocates them with
 /// [`broadcast_shape`]). Chooses the variant (see `plan`), counts it ([`variant_counts`]) and logs
 /// it (`log::debug!`, target `cuprum::elementwise`).
-pub fn launch(kernel: &Kernel, signature: &[Param], instance: &[DType], args: &[Arg<'_>], opts: &Options<'_>) -> Result<()> {
+///
+/// A kernel whose code cuprum cannot check (`ElementwiseKernel` text with raw parameters,
+/// [`Kernel::unchecked`]) is refused: it launches only through [`launch_unchecked`].
+pub fn launch(kernel: &Kernel, instance: &[DType], args: &[Arg<'_>], opts: &Options<'_>) -> Result<()> {
+    if !kernel.is_checked() {
+        return Err(unchecked_code(kernel.name()));
+    }
+    // SAFETY: the kernel's code stays inside its operands by itself (`Kernel::new`'s contract).
+    unsafe { launch_unchecked(kernel, instance, args, opts) }
+}
+
+/// The error of a safe launch of a kernel whose code cuprum cannot check.
+pub(crate) fn unchecked_code(name: &str) -> Error {
+    invalid(
+        name,
+        "its CUDA C text indexes raw arguments, which cuprum cannot check: launch it with the unsafe \
+         `run_raw` (`unsafe { kernel.call()...run_raw() }`), after making sure every index stays \
+         inside its array"
+            .into(),
+    )
+}
+
+/// [`launch`] for any kernel, including one whose code cuprum cannot check.
+///
+/// # Safety
+///
+/// Unless the kernel is checked ([`Kernel::is_checked`]), its code must access its raw
+/// arguments only within their sizes for these arguments (the operands themselves are checked
+/// against the signature as in [`launch`]).
+pub unsafe fn launch_unchecked(kernel: &Kernel, instance: &[DType], args: &[Arg<'_>], opts: &Options<'_>) -> Result<()> {
     let name = kernel.name();
+    let Signature::Elementwise(signature) = kernel.signature() else {
+        return Err(invalid(name, format!("`{name}` is a {} kernel, not an elementwise kernel", kernel.kind())));
+    };
     let Some(call) = prepare(name, signature, instance, args, opts)? else {
         return Ok(());
     };
@@ -273,18 +259,19 @@ pub fn launch(kernel: &Kernel, signature: &[Param], instance: &[DType], args: &[
         cfg.grid.x
     );
     // SAFETY: `params` holds one value per parameter of the entry point `symbol(variant)` in the
-    // layout of its C struct (params.rs), in the order of `signature`, which the kernel was
-    // generated from; every array was checked above to have the parameter's dtype and to be on
+    // layout of its C struct (params.rs), in the order of `signature`, which the code generator
+    // wrote with the kernel (`Kernel::new`'s contract); every array was checked above to have the parameter's dtype and to be on
     // the launch's device, and the plan's strides and loop shape keep every access inside the
     // arrays' layouts (outputs have the loop shape; inputs broadcast to it); raw arguments are
-    // indexed by the kernel's own code, within their size as the kernel language requires.
+    // indexed by the kernel's own code, within their size: the kernel language checks every
+    // index, and CUDA C text that cuprum cannot check is this function's caller's contract.
     unsafe { crate::launch::launch(func, &cfg, &params) }
 }
 
 /// A checked and planned call: what is left is finding the stream and the kernel, and launching.
 pub(crate) struct Prepared {
     plan: LoopPlan,
-    params: Params,
+    params: ArgList,
     block: u32,
     /// The arrays' device (`None`: no array argument).
     device: Option<usize>,
@@ -402,7 +389,7 @@ pub(crate) fn prepare(name: &str, signature: &[Param], instance: &[DType], args:
         }
     }
 
-    let mut params = Params::default();
+    let mut params = ArgList::new();
     let v = plan.variant;
     for (p, a) in signature.iter().zip(args) {
         // Resolved and checked in the first loop.
@@ -428,7 +415,7 @@ pub(crate) fn prepare(name: &str, signature: &[Param], instance: &[DType], args:
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::elementwise::{ArrayArg, Value};
+    use crate::launch::operand::{ArrayArg, Value};
     use crate::launch::KernelArgs;
 
     /// The launch's parameters (allocation-free planning) equal those built from the public
@@ -473,7 +460,7 @@ mod tests {
                 }
                 (g, w) => panic!("{xs:?}: prepare {:?}, plan {:?}", g.map(|_| ()), w.map(|_| ())),
             };
-            let mut params = Params::default();
+            let mut params = ArgList::new();
             params.input(&want, DType::F32, 0x7000_0000, want.strides[0].as_deref(), None);
             params.input(&want, DType::F32, 0x7000_1000, want.strides[1].as_deref(), None);
             params.input(&want, DType::F64, 0, None, Some(Value::F64(2.5).to_bytes().0));

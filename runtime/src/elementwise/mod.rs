@@ -3,8 +3,10 @@
 //!
 //! - [`plan`]: the loop shape (broadcast), dimension collapsing, the launch variant (`contig`,
 //!   `s32`, `s64`) and vector accesses.
-//! - [`operand`]: the type-erased arguments ([`Arg`], [`Value`]).
-//! - `params`: the kernel parameters, laid out as `abi/include/cuprum/elementwise.h`'s structs.
+//! - the type-erased arguments ([`Arg`], [`ArrayArg`], [`Value`]) and the signature ([`Param`])
+//!   are the launch vocabulary's (`crate::launch::{operand, signature}`), shared with reductions.
+//! - `params`: the kernel parameters, laid out as `abi/include/cuprum/elementwise.h`'s structs in
+//!   the one parameter buffer ([`crate::launch::ArgList`]).
 //! - [`launch`](mod@launch): the checked launch ([`launch()`]) and [`broadcast_shape`].
 //! - `grammar`, `source`, [`kernel`]: `ElementwiseKernel`'s parameter grammar, its CUDA C, and the
 //!   kernel object with its call API.
@@ -16,13 +18,13 @@
 mod grammar;
 pub mod kernel;
 pub mod launch;
-pub mod operand;
 pub mod params;
 pub mod plan;
 mod source;
 
 pub use grammar::{ParamSpec, TypeSpec, parse_params};
 pub use kernel::{Call, ElementwiseKernel, Output};
-pub use launch::{Options, Param, ParamType, Role, VariantCounts, broadcast_shape, launch, output_stream, reset_variant_counts, variant_counts};
-pub use operand::{Arg, ArrayArg, Input, Value};
+pub use launch::{Options, VariantCounts, broadcast_shape, launch, output_stream, reset_variant_counts, variant_counts};
+pub use crate::launch::operand::{Arg, ArrayArg, Input, Value};
+pub use crate::launch::signature::{Param, ParamType, Role};
 pub use plan::{DEFAULT_BLOCK, Plan, PlanOperand, Variant};

@@ -1,14 +1,12 @@
-//! The kernel parameters of an elementwise launch, laid out byte for byte as the C structs of
+//! The kernel parameters of an elementwise launch, laid out in the one parameter buffer
+//! ([`ArgList`]) byte for byte as the C structs of
 //! `abi/include/cuprum/elementwise.h` (`In`, `Out`, `InOut`, `Loop` per variant) and `Raw<T>` of
 //! `types.h`. C's rules: each field at the next multiple of its alignment, the struct padded to a
 //! multiple of its largest alignment. `tests/elementwise_layout.rs` checks these sizes and
 //! offsets against NVRTC's.
 
-use std::ffi::c_void;
-
 use super::plan::{MAX_NDIM, Plan, Variant};
-use crate::inline_list::InlineList;
-use crate::launch::{DeviceRepr, KernelArgs};
+use crate::launch::ArgList;
 use crate::element::ElemType;
 use crate::DType;
 
@@ -71,80 +69,8 @@ impl CStruct {
     }
 }
 
-/// A 16-byte aligned slot of parameter storage.
-#[derive(Clone, Copy)]
-#[repr(C, align(16))]
-struct Slot([u8; 16]);
-
-/// Slots kept inline: a few strided parameters, or many contiguous ones.
-const INLINE_SLOTS: usize = 48;
-/// Parameters kept inline.
-const INLINE_PARAMS: usize = 24;
-
-/// The parameters of one launch, each starting 16-byte aligned; on the stack unless there are
-/// many or large ones.
-pub struct Params {
-    storage: InlineList<Slot, INLINE_SLOTS>,
-    /// First slot of each parameter.
-    starts: InlineList<usize, INLINE_PARAMS>,
-    /// Byte size of each parameter.
-    sizes: InlineList<usize, INLINE_PARAMS>,
-}
-
-impl Default for Params {
-    fn default() -> Params {
-        Params { storage: InlineList::new(Slot([0; 16])), starts: InlineList::new(0), sizes: InlineList::new(0) }
-    }
-}
-
-impl std::fmt::Debug for Params {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Params").field("sizes", &self.sizes()).finish()
-    }
-}
-
-impl Params {
-    /// Reserves zeroed slots for a parameter of `size` bytes; returns its first slot.
-    fn reserve(&mut self, size: usize) -> usize {
-        let first = self.storage.extend(size.div_ceil(16).max(1), Slot([0; 16]));
-        self.starts.extend(1, first);
-        self.sizes.extend(1, size);
-        first
-    }
-
-    /// Appends a parameter of `size` bytes starting with `bytes` (zero after them).
-    fn push(&mut self, (size, bytes): (usize, &[u8])) {
-        let first = self.reserve(size);
-        let slots = &mut self.storage.as_mut_slice()[first..];
-        for (slot, chunk) in slots.iter_mut().zip(bytes.chunks(16)) {
-            slot.0[..chunk.len()].copy_from_slice(chunk);
-        }
-    }
-
-    /// Appends a plain-data parameter (a `#[repr(C)]` mirror of the kernel's parameter).
-    pub(crate) fn push_repr<T: DeviceRepr>(&mut self, value: T) {
-        let size = std::mem::size_of::<T>();
-        let first = self.reserve(size);
-        let dst = self.storage.as_mut_slice()[first..].as_mut_ptr() as *mut u8;
-        // SAFETY: `reserve` made `size.div_ceil(16)` slots from `first` on, so `dst` (16-byte
-        // aligned, at least `T`'s alignment for any parameter type) has room for `size` bytes;
-        // the source is a live `T` of `size` bytes; the regions do not overlap. `DeviceRepr`
-        // types are plain data, so an untyped copy of their bytes is a valid copy.
-        unsafe { std::ptr::copy_nonoverlapping(&value as *const T as *const u8, dst, size) };
-    }
-
-    /// The byte size of each parameter.
-    pub fn sizes(&self) -> &[usize] {
-        self.sizes.as_slice()
-    }
-
-    /// The bytes of parameter `k`.
-    pub fn bytes(&self, k: usize) -> Vec<u8> {
-        let first = self.starts.as_slice()[k];
-        let flat: Vec<u8> = self.storage.as_slice()[first..].iter().flat_map(|s| s.0).collect();
-        flat[..self.sizes.as_slice()[k]].to_vec()
-    }
-
+/// The elementwise layouts, written into the one parameter buffer ([`ArgList`]).
+impl ArgList {
     /// A per-element input: an array (`ptr` non-zero, strides from the plan) or a scalar (the
     /// bytes of a value of a dtype; a `#[device]` struct input is always an array).
     pub fn input(&mut self, plan: &Plan, elem: impl Into<ElemType>, ptr: u64, strides: Option<&[i64]>, scalar: Option<[u8; 16]>) {
@@ -159,7 +85,7 @@ impl Params {
             Some(value) if elem.size() <= value.len() => s.field(&value[..elem.size()], elem.align()),
             _ => s.zeroed(elem.size(), elem.align()),
         };
-        self.push(s.finish());
+        self.push_bytes(s.finish());
     }
 
     /// An output or output parameter (`Out` and `InOut` have one layout).
@@ -171,7 +97,7 @@ impl Params {
         let mut s = CStruct::default();
         s.u64(ptr);
         strides_field(&mut s, variant, Some(strides));
-        self.push(s.finish());
+        self.push_bytes(s.finish());
     }
 
     /// A raw argument: `cuprum::Raw<T>` (pointer, size, ndim, contiguous, shape, strides).
@@ -188,7 +114,7 @@ impl Params {
         for k in 0..MAX_NDIM {
             s.i64(strides.get(k).map_or(0, |&d| d as i64));
         }
-        self.push(s.finish());
+        self.push_bytes(s.finish());
         Ok(())
     }
 
@@ -217,7 +143,7 @@ impl Params {
                 }
             }
         }
-        self.push(s.finish());
+        self.push_bytes(s.finish());
     }
 }
 
@@ -238,28 +164,6 @@ fn strides_field(s: &mut CStruct, variant: Variant, strides: Option<&[i64]>) {
     }
 }
 
-/// Parameters whose pointer array stays on the stack.
-const INLINE_POINTERS: usize = 32;
-
-impl KernelArgs for Params {
-    fn with_params<R>(&self, f: impl FnOnce(&mut [*mut c_void]) -> R) -> R {
-        let base = self.storage.as_slice().as_ptr();
-        // `wrapping_add` stays inside `storage` (each first slot is a valid slot index).
-        let ptr = |&first: &usize| base.wrapping_add(first) as *mut c_void;
-        let params = self.starts.as_slice();
-        if params.len() <= INLINE_POINTERS {
-            let mut ptrs = [std::ptr::null_mut(); INLINE_POINTERS];
-            for (p, q) in ptrs.iter_mut().zip(params) {
-                *p = ptr(q);
-            }
-            f(&mut ptrs[..params.len()])
-        } else {
-            let mut ptrs: Vec<*mut c_void> = params.iter().map(ptr).collect();
-            f(&mut ptrs)
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -270,7 +174,7 @@ mod tests {
 
     #[test]
     fn c_layouts() {
-        let mut p = Params::default();
+        let mut p = ArgList::new();
         p.input(&plan(Variant::Contig), DType::F32, 16, None, None);
         p.input(&plan(Variant::Contig), DType::C64, 16, None, None);
         p.input(&plan(Variant::S32), DType::F64, 16, Some(&[3, 1]), None);

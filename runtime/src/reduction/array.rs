@@ -7,7 +7,7 @@
 use half::{bf16, f16};
 
 use crate::lang::traits::{Float, Number, Real};
-use crate::reduction::{self, Arg, Axes, ReductionCall, ReductionInfo};
+use crate::reduction::{self, Arg, Axes, ReductionCall};
 use crate::registry::Kernel;
 use crate::{Array, DType, Error, Result, Scalar, Stream};
 
@@ -95,10 +95,6 @@ pub trait Reductions<T: Scalar> {
     fn any(&self) -> ReductionCall<'_, bool>;
 }
 
-fn info(has_identity: bool, acc_bytes: usize) -> ReductionInfo {
-    ReductionInfo { has_identity, acc_bytes }
-}
-
 /// The min or max kernel for `T` (`min_int`/`max_int`, `min_float`/`max_float`).
 fn extremum_kernel<T: Real>(max: bool) -> &'static Kernel {
     match (T::DTYPE.is_float(), max) {
@@ -111,10 +107,10 @@ fn extremum_kernel<T: Real>(max: bool) -> &'static Kernel {
 
 /// A call of the min or max kernel on `x`.
 fn extremum<T: Real>(x: &Array<T>, max: bool) -> ReductionCall<'_, T> {
-    // SAFETY: `min_int`/`max_int` (`T: Int`) and `min_float`/`max_float` (`T: Float`) map one
+    // The kernel: `min_int`/`max_int` (`T: Int`) and `min_float`/`max_float` (`T: Float`) map one
     // array of `T` to `T`, chosen by whether `T` is a float (every `Real` is an integer or a
     // float); no identity; the accumulator is `T`.
-    unsafe { ReductionCall::new(extremum_kernel::<T>(max), info(false, size_of::<T>()), &[T::DTYPE], vec![Arg::array(x)]) }
+    ReductionCall::new(extremum_kernel::<T>(max), &[T::DTYPE], vec![Arg::input(x)])
 }
 
 impl<T: Scalar> Reductions<T> for Array<T> {
@@ -198,10 +194,10 @@ fn logical<T: Scalar>(x: &Array<T>, any: bool) -> ReductionCall<'_, bool> {
         (false, false) => (kernels::all::__kernel(), &[T::DTYPE]),
         (false, true) => (kernels::any::__kernel(), &[T::DTYPE]),
     };
-    // SAFETY: `all_bool`/`any_bool` map one bool array to bool (no generics); `all`/`any`
+    // The kernel: `all_bool`/`any_bool` map one bool array to bool (no generics); `all`/`any`
     // (`T: Number`, every dtype but bool) map one array of `T` to bool, instance `[T]`. The
     // accumulator is bool; both have an identity.
-    unsafe { ReductionCall::new(kernel, info(true, 1), instance, vec![Arg::array(x)]) }
+    ReductionCall::new(kernel, instance, vec![Arg::input(x)])
 }
 
 /// The options shared by the builders below.
@@ -331,18 +327,11 @@ impl<'a, T: Real> ArgReduction<'a, T> {
         let m = extremum(x, self.max).axes(self.cfg.axes.clone()).stream(&stream).run()?;
         let count = scalar_on(n as u64, &stream)?;
         let kernel = if T::DTYPE.is_float() { kernels::arg_of_float::__kernel() } else { kernels::arg_of_int::__kernel() };
-        // SAFETY: `arg_of_float<T: Float>` and `arg_of_int<T: Int>` (chosen by whether `T` is a
+        // The kernel: `arg_of_float<T: Float>` and `arg_of_int<T: Int>` (chosen by whether `T` is a
         // float; every `Real` is an integer or a float) are `(x: T, m: Raw<T>, n: Raw<u64>) ->
         // i64`, instance `[T]`: one array of `T`, a raw `T` array, a raw `u64` array, in that
         // order; output i64 (no post), accumulator i64, with an identity.
-        let call = unsafe {
-            ReductionCall::new(
-                kernel,
-                info(true, 8),
-                &[T::DTYPE],
-                vec![Arg::array(x), Arg::raw(&m), Arg::raw(&count)],
-            )
-        };
+        let call = ReductionCall::new(kernel, &[T::DTYPE], vec![Arg::input(x), Arg::raw(&m), Arg::raw(&count)]);
         self.cfg.apply(call).stream(&stream).run()
     }
 }
@@ -399,18 +388,16 @@ impl<'a, T: FloatResult> Moments<'a, T> {
         if self.kind == Moment::Mean {
             let scale = scalar_on(1.0 / n as f64, &stream)?;
             let kernel = if float { kernels::mean_float::__kernel() } else { kernels::mean_f64::__kernel() };
-            // SAFETY: `mean_float<T: Float>` (output `T`) and `mean_f64<T: Real>` (output f64)
+            // The kernel: `mean_float<T: Float>` (output `T`) and `mean_f64<T: Real>` (output f64)
             // both take one array of `T` and a raw f64 array, accumulate in f64 and have an
             // identity; `T::Float` is `T` for floats and f64 for integers (`FloatResult`).
-            let call = unsafe { ReductionCall::new(kernel, info(true, 8), &instance, vec![Arg::array(x), Arg::raw(&scale)]) };
+            let call = ReductionCall::new(kernel, &instance, vec![Arg::input(x), Arg::raw(&scale)]);
             return self.cfg.apply(call).stream(&stream).run();
         }
         // The mean of each output, in f64, C order of the kept axes.
         let inv_n = scalar_on(1.0 / n as f64, &stream)?;
-        // SAFETY: `mean_f64<T: Real>(x: T, scale: Raw<f64>) -> f64`, instance `[T]`.
-        let mean = unsafe {
-            ReductionCall::<f64>::new(kernels::mean_f64::__kernel(), info(true, 8), &instance, vec![Arg::array(x), Arg::raw(&inv_n)])
-        }
+        // The kernel: `mean_f64<T: Real>(x: T, scale: Raw<f64>) -> f64`, instance `[T]`.
+        let mean = ReductionCall::<f64>::new(kernels::mean_f64::__kernel(), &instance, vec![Arg::input(x), Arg::raw(&inv_n)])
         .axes(self.cfg.axes.clone())
         .stream(&stream)
         .run()?;
@@ -423,23 +410,16 @@ impl<'a, T: FloatResult> Moments<'a, T> {
             (_, true) => kernels::std_float::__kernel(),
             (_, false) => kernels::std_f64::__kernel(),
         };
-        // SAFETY: `var_float`/`std_float<T: Float>` (output `T`) and `var_f64`/`std_f64<T: Real>`
+        // The kernel: `var_float`/`std_float<T: Float>` (output `T`) and `var_f64`/`std_f64<T: Real>`
         // (output f64) take one array of `T`, then raw f64, u64 and f64 arrays; f64 accumulator,
         // with an identity. `T::Float` is `T` for floats and f64 for integers (`FloatResult`).
-        let call = unsafe {
-            ReductionCall::new(
-                kernel,
-                info(true, 8),
-                &instance,
-                vec![Arg::array(x), Arg::raw(&mean), Arg::raw(&count), Arg::raw(&scale)],
-            )
-        };
+        let call = ReductionCall::new(kernel, &instance, vec![Arg::input(x), Arg::raw(&mean), Arg::raw(&count), Arg::raw(&scale)]);
         self.cfg.apply(call).stream(&stream).run()
     }
 
     /// NaN for every output of an empty reduction (NumPy's `mean` and `var` of nothing).
     fn empty(self, stream: &Stream) -> Result<Array<T::Float>> {
-        let shape = reduction::output_shape(&[Arg::array(self.x)], &self.cfg.axes, self.cfg.keepdims)?;
+        let shape = reduction::output_shape(&[Arg::input(self.x)], &self.cfg.axes, self.cfg.keepdims)?;
         if self.cfg.out.is_some() {
             return Err(Error::Unsupported {
                 what: format!(

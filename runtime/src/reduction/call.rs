@@ -1,9 +1,18 @@
-//! [`ReductionCall`]: the builder every `#[reduction]` kernel's `NAME::call(..)` returns, and the
-//! array reductions (`x.sum()`, `x.max()`, ...) too.
+//! [`ReductionCall`]: the one reduction call builder. `#[reduction]` kernels' `NAME::call(..)`,
+//! the array reductions (`x.sum()`, `x.max()`, ...) and `ReductionKernel::call` all return it.
 
-use crate::reduction::{self, Arg, Axes, OutArg, Options, ReductionInfo};
+use super::kernel::ReductionKernel;
+use crate::launch::operand::{Arg, ArrayArg};
+use crate::reduction::{self, Axes, Options};
 use crate::registry::Kernel;
 use crate::{Array, DType, Device, Result, Scalar, Stream};
+
+/// What a call runs: a generated kernel with its instance, or a `ReductionKernel` whose
+/// instance is bound from the operands at `run`.
+enum Target<'a> {
+    Generated { kernel: &'static Kernel, instance: Vec<DType> },
+    Text(&'a ReductionKernel),
+}
 
 /// One reduction call, configured by chaining, run by [`run`](ReductionCall::run):
 ///
@@ -13,12 +22,11 @@ use crate::{Array, DType, Device, Result, Scalar, Stream};
 /// l2norm::call(&x).axis(-1).out(&mut y).stream(&s).run()?; // into `y`, on stream `s`
 /// ```
 ///
-/// `Out` is the kernel's output type; rustc checks an explicit output against it.
+/// `Out` is the kernel's output type: rustc checks an explicit output against it, and the
+/// launch checks it against the kernel's signature for the instance.
 #[must_use = "a reduction does nothing until `run`"]
 pub struct ReductionCall<'a, Out: Scalar> {
-    kernel: &'static Kernel,
-    info: ReductionInfo,
-    instance: Vec<DType>,
+    target: Target<'a>,
     inputs: Vec<Arg<'a>>,
     axes: Axes,
     keepdims: bool,
@@ -28,9 +36,13 @@ pub struct ReductionCall<'a, Out: Scalar> {
 
 impl<Out: Scalar> std::fmt::Debug for ReductionCall<'_, Out> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let (kernel, instance) = match &self.target {
+            Target::Generated { kernel, instance } => (kernel.name(), instance.clone()),
+            Target::Text(k) => (k.name(), Vec::new()),
+        };
         f.debug_struct("ReductionCall")
-            .field("kernel", &self.kernel.name())
-            .field("instance", &self.instance)
+            .field("kernel", &kernel)
+            .field("instance", &instance)
             .field("axes", &self.axes)
             .field("keepdims", &self.keepdims)
             .field("out", &self.out.as_ref().map(|o| o.shape().to_vec()))
@@ -39,16 +51,20 @@ impl<Out: Scalar> std::fmt::Debug for ReductionCall<'_, Out> {
 }
 
 impl<'a, Out: Scalar> ReductionCall<'a, Out> {
-    /// A call of instance `instance` of reduction `kernel` over `inputs`, over all axes.
-    ///
-    /// # Safety
-    ///
-    /// `inputs` must match the kernel's map parameters in number, order, kind (`Arg::Raw`
-    /// exactly for its `Raw<T>` parameters) and element type for `instance`, and `Out` must be
-    /// the kernel's output type for `instance` (the contract of `reduction::launch`). The
-    /// `#[reduction]` macro's `NAME::call` guarantees it through its typed signature.
-    pub unsafe fn new(kernel: &'static Kernel, info: ReductionInfo, instance: &[DType], inputs: Vec<Arg<'a>>) -> Self {
-        ReductionCall { kernel, info, instance: instance.to_vec(), inputs, axes: Axes::All, keepdims: false, out: None, stream: None }
+    /// A call of instance `instance` of the reduction `kernel` over `inputs` (`Arg::input` for
+    /// the map's array parameters, `Arg::raw` for its `Raw<T>` ones), over all axes. The
+    /// operands are checked against the kernel's signature when the call runs.
+    pub fn new(kernel: &'static Kernel, instance: &[DType], inputs: Vec<Arg<'a>>) -> Self {
+        ReductionCall::with_target(Target::Generated { kernel, instance: instance.to_vec() }, inputs)
+    }
+
+    /// A call of a `ReductionKernel` (its instance is bound from the operands at `run`).
+    pub(crate) fn of_text(kernel: &'a ReductionKernel, inputs: Vec<Arg<'a>>) -> Self {
+        ReductionCall::with_target(Target::Text(kernel), inputs)
+    }
+
+    fn with_target(target: Target<'a>, inputs: Vec<Arg<'a>>) -> Self {
+        ReductionCall { target, inputs, axes: Axes::All, keepdims: false, out: None, stream: None }
     }
 
     /// Reduce over one axis; negative counts from the end.
@@ -69,7 +85,7 @@ impl<'a, Out: Scalar> ReductionCall<'a, Out> {
         self
     }
 
-    /// Write into `out`, which must have exactly the output shape (any strides).
+    /// Write into `out` (CuPy's `out=`), which must have exactly the output shape (any strides).
     pub fn out(mut self, out: &'a mut Array<Out>) -> Self {
         self.out = Some(out);
         self
@@ -93,10 +109,32 @@ impl<'a, Out: Scalar> ReductionCall<'a, Out> {
 
     /// Runs the reduction; returns the output (a view of `out` when one was given).
     ///
-    /// Errors, with nothing launched: inputs that do not broadcast, an axis out of range or
-    /// repeated, an output of another shape, arrays on different devices, an empty reduction of
-    /// a kernel without identity, a compile error of a non-precompiled instance.
+    /// Errors, with nothing launched: operands that do not match the kernel's parameters,
+    /// inputs that do not broadcast, an axis out of range or repeated, an output of another
+    /// shape or dtype, arrays on different devices, an empty reduction of a kernel without
+    /// identity, a compile error of a non-precompiled instance, and a `ReductionKernel` whose
+    /// text indexes raw arguments (use [`run_raw`](ReductionCall::run_raw)).
     pub fn run(self) -> Result<Array<Out>> {
+        self.run_with(false)
+    }
+
+    /// [`run`](ReductionCall::run) for a `ReductionKernel` with `raw` parameters.
+    ///
+    /// # Safety
+    ///
+    /// Every index the kernel's CUDA C text computes into a raw argument must lie inside that
+    /// array for these arguments (cuprum checks the operands' kinds, dtypes, devices and shapes,
+    /// not what the text does with them). Kernels written in Rust need no such promise (their
+    /// indexing is checked): for them this is [`run`](ReductionCall::run).
+    pub unsafe fn run_raw(self) -> Result<Array<Out>> {
+        self.run_with(true)
+    }
+
+    fn run_with(self, unchecked: bool) -> Result<Array<Out>> {
+        let (kernel, instance) = match self.target {
+            Target::Generated { kernel, instance } => (kernel, instance),
+            Target::Text(k) => (k.kernel(), k.bind(&self.inputs, Out::DTYPE)?),
+        };
         let mut owned;
         let out = match self.out {
             Some(o) => o,
@@ -105,28 +143,22 @@ impl<'a, Out: Scalar> ReductionCall<'a, Out> {
                 owned = match self.stream {
                     Some(s) => Array::<Out>::empty_on(shape, s)?,
                     None => {
-                        let device = Device::get(self.inputs[0].array_ref().device)?;
-                        Array::<Out>::empty_on(shape, &Stream::current_for(&device)?)?
+                        let first = self.inputs.iter().find_map(Arg::array).map(ArrayArg::device).unwrap_or(0);
+                        Array::<Out>::empty_on(shape, &Stream::current_for(&Device::get(first)?)?)?
                     }
                 };
                 &mut owned
             }
         };
         let result = out.clone();
-        // SAFETY: the inputs and `Out` match the kernel's parameters and output for `instance`:
-        // the contract of `new`, which is unsafe.
-        unsafe {
-            reduction::launch(
-                self.kernel,
-                &self.info,
-                &self.instance,
-                &self.inputs,
-                OutArg::from(out),
-                &self.axes,
-                self.keepdims,
-                &Options { stream: self.stream },
-            )?
-        };
+        let opts = Options { stream: self.stream };
+        let out = Arg::output(out);
+        if unchecked {
+            // SAFETY: raw arguments are indexed within their sizes: `run_raw`'s contract.
+            unsafe { reduction::launch_unchecked(kernel, &instance, &self.inputs, out, &self.axes, self.keepdims, &opts)? }
+        } else {
+            reduction::launch(kernel, &instance, &self.inputs, out, &self.axes, self.keepdims, &opts)?
+        }
         Ok(result)
     }
 }

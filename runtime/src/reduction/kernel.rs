@@ -24,12 +24,13 @@ use std::sync::{Mutex, OnceLock};
 
 use cuprum_abi::reduction::{entry_points, PostStyle, ReductionEntry, ReductionInput};
 
-use super::{Arg, Axes, OutArg, Options, ReductionInfo};
-use crate::array::Array;
+use super::call::ReductionCall;
+use crate::elem_type::ElemType;
 use crate::error::{Error, Result};
 use crate::lang::traits::Scalar;
-use crate::registry::{Kernel, KernelUnit};
-use crate::stream::Stream;
+use crate::launch::operand::Arg;
+use crate::launch::signature::{Param as SigParam, ParamType as SigType, ReductionSignature, Role, Signature};
+use crate::registry::{Kernel, KernelUnit, UnitRef};
 use crate::DType;
 
 /// A parameter's type: a dtype, or a placeholder bound at the call.
@@ -52,7 +53,7 @@ struct Param {
 /// # use cuprum_runtime::{Array, reduction::{Arg, ReductionKernel}};
 /// let l2norm = ReductionKernel::new("T x", "T y", "x * x", "a + b", "y = sqrt(a)", Some("0"), "l2norm")?;
 /// let x = Array::<f32>::arange(10)?.reshape([2, 5])?;
-/// let n = l2norm.call(&[Arg::array(&x)]).axis(1).run::<f32>()?;
+/// let n: Array<f32> = l2norm.call(&[Arg::input(&x)]).axis(1).run()?;
 /// # Ok::<(), cuprum_runtime::Error>(())
 /// ```
 #[derive(Clone, Debug)]
@@ -177,7 +178,7 @@ fn parse_params(kernel: &str, list: &str, what: &str) -> Result<Vec<Param>> {
 
 /// One leaked unit and kernel per distinct source (reduction kernels are few; a program that
 /// creates the same one again reuses it).
-fn register(name: &str, source: String, fast_math: bool) -> &'static Kernel {
+fn register(name: &str, source: String, fast_math: bool, signature: impl FnOnce() -> (ReductionSignature, bool)) -> &'static Kernel {
     static UNITS: OnceLock<Mutex<HashMap<(String, bool), &'static Kernel>>> = OnceLock::new();
     let mut units = UNITS.get_or_init(Default::default).lock().unwrap_or_else(|e| e.into_inner());
     if let Some(k) = units.get(&(source.clone(), fast_math)) {
@@ -185,7 +186,16 @@ fn register(name: &str, source: String, fast_math: bool) -> &'static Kernel {
     }
     let name: &'static str = Box::leak(name.to_string().into_boxed_str());
     let unit: &'static KernelUnit = Box::leak(Box::new(KernelUnit::from_source(name, source.clone(), fast_math)));
-    let kernel: &'static Kernel = Box::leak(Box::new(Kernel::new(unit, "reduction", name)));
+    let (sig, has_raw) = signature();
+    let sig = Signature::Reduction(Box::leak(Box::new(sig)));
+    let unit = UnitRef::Embedded(unit);
+    // SAFETY: the signature lists the parameters of the entry points `Spec::generate` wrote for
+    // this source (`cuprum_abi::reduction::entry_points`: one operand per map parameter, raw
+    // ones `Raw<T>`), with each placeholder's index or fixed dtype, and the output's and the
+    // accumulator's types. Map arguments are read at the element the loop gives; text that
+    // indexes raw arguments cannot be checked, so such a kernel is `unchecked`.
+    let kernel = unsafe { if has_raw { Kernel::unchecked(unit, name, sig) } else { Kernel::new(unit, name, sig) } };
+    let kernel: &'static Kernel = Box::leak(Box::new(kernel));
     units.insert((source, fast_math), kernel);
     kernel
 }
@@ -245,7 +255,7 @@ impl ReductionKernel {
 
     fn build(mut spec: Spec) -> ReductionKernel {
         spec.collect_placeholders();
-        let kernel = register(&spec.name, spec.generate(), spec.fast_math);
+        let kernel = register(&spec.name, spec.generate(), spec.fast_math, || spec.signature());
         ReductionKernel { spec, kernel }
     }
 
@@ -289,14 +299,47 @@ impl ReductionKernel {
         &self.spec.name
     }
 
-    /// A call of the kernel on `inputs` (in the order of the input parameters); choose the axes
-    /// and run it with the returned builder.
-    pub fn call<'k, 'a>(&'k self, inputs: &'k [Arg<'a>]) -> ReductionCall<'k, 'a> {
-        ReductionCall { kernel: self, inputs, axes: Axes::All, keepdims: false, stream: None }
+    /// A call of the kernel on `inputs` (in the order of the input parameters: `Arg::input(&x)`,
+    /// `Arg::raw(&w)` for `raw` ones); choose the axes and the output and run it with the
+    /// returned builder ([`ReductionCall`], the one every reduction returns). `O` is the output's
+    /// type, usually inferred (`let y: Array<f32> = k.call(&args).axis(1).run()?`).
+    pub fn call<'a, O: Scalar>(&'a self, inputs: &[Arg<'a>]) -> ReductionCall<'a, O> {
+        ReductionCall::of_text(self, inputs.to_vec())
+    }
+
+    /// The registry kernel.
+    pub(crate) fn kernel(&self) -> &'static Kernel {
+        self.kernel
+    }
+
+    /// The instance for `inputs` and an output of dtype `out` (placeholders bound from the
+    /// output, then the inputs, as CuPy does).
+    pub(crate) fn bind(&self, inputs: &[Arg<'_>], out: DType) -> Result<Vec<DType>> {
+        self.spec.bind(inputs, Some(out)).map(|(instance, _, _)| instance)
     }
 }
 
 impl Spec {
+    /// The signature of the entry points `generate` writes, and whether some parameter is raw.
+    fn signature(&self) -> (ReductionSignature, bool) {
+        let ty = |t: &ParamType| match t {
+            ParamType::Fixed(d) => SigType::Fixed(ElemType::Scalar(*d)),
+            ParamType::Placeholder(c) => SigType::Generic(self.placeholders.iter().position(|p| p == c).unwrap_or(0) as u8),
+        };
+        let params: Vec<SigParam> = self
+            .inputs
+            .iter()
+            .map(|p| SigParam::new(Box::leak(p.name.clone().into_boxed_str()), if p.raw { Role::Raw } else { Role::In }, ty(&p.ty)))
+            .collect();
+        let sig = ReductionSignature {
+            params: Box::leak(params.into_boxed_slice()),
+            out: ty(&self.output.ty),
+            acc: ty(&self.acc_type()),
+            has_identity: self.identity.is_some(),
+        };
+        (sig, self.inputs.iter().any(|p| p.raw))
+    }
+
     fn acc_type(&self) -> ParamType {
         self.reduce_type.clone().unwrap_or_else(|| self.output.ty.clone())
     }
@@ -424,15 +467,19 @@ impl Spec {
             bind_one(&self.output.ty, d, &format!("the output `{}`", self.output.name))?;
         }
         for (p, a) in self.inputs.iter().zip(inputs) {
+            let (Some(x), false) = (a.array(), matches!(a, Arg::Out(_))) else {
+                return Err(fail(format!("argument `{}` must be an array (`Arg::input` or `Arg::raw`), found {}", p.name, a.describe())));
+            };
             if p.raw != matches!(a, Arg::Raw(_)) {
                 return Err(fail(format!(
                     "argument `{}` is declared {}raw but passed as {}",
                     p.name,
                     if p.raw { "" } else { "not " },
-                    if p.raw { "`Arg::array`; pass `Arg::raw`" } else { "`Arg::raw`; pass `Arg::array`" }
+                    if p.raw { "`Arg::input`; pass `Arg::raw`" } else { "`Arg::raw`; pass `Arg::input`" }
                 )));
             }
-            bind_one(&p.ty, a.array_ref().dtype, &format!("input `{}`", p.name))?;
+            let d = x.elem().dtype().ok_or_else(|| fail(format!("argument `{}` holds structs; a ReductionKernel takes dtypes", p.name)))?;
+            bind_one(&p.ty, d, &format!("input `{}`", p.name))?;
         }
         let resolve = |t: &ParamType| -> Result<DType> {
             match t {
@@ -440,7 +487,7 @@ impl Spec {
                 ParamType::Placeholder(c) => {
                     let k = self.placeholders.iter().position(|p| p == c).expect("collected");
                     bound[k].ok_or_else(|| {
-                        fail(format!("type placeholder `{c}` is not bound by any argument; pass the output (`run_into`) or declare its type"))
+                        fail(format!("type placeholder `{c}` is not bound by any argument; pass the output (`.out(&mut y)`) or declare its type"))
                     })
                 }
             }
@@ -449,85 +496,6 @@ impl Spec {
         let out_dtype = resolve(&self.output.ty)?;
         let acc = resolve(&self.acc_type())?;
         Ok((instance, out_dtype, acc.size()))
-    }
-}
-
-/// A pending call of a [`ReductionKernel`]: `kernel.call(&args).axis(1).keepdims(true).run::<f32>()`.
-#[must_use = "a reduction call does nothing until `run` or `run_into`"]
-pub struct ReductionCall<'k, 'a> {
-    kernel: &'k ReductionKernel,
-    inputs: &'k [Arg<'a>],
-    axes: Axes,
-    keepdims: bool,
-    stream: Option<&'k Stream>,
-}
-
-impl<'k, 'a> ReductionCall<'k, 'a> {
-    /// Reduce one axis (negative counts from the end).
-    pub fn axis(mut self, axis: isize) -> Self {
-        self.axes = Axes::One(axis);
-        self
-    }
-
-    /// Reduce these axes (`Axes::All` for every axis, the default).
-    pub fn axes(mut self, axes: impl Into<Axes>) -> Self {
-        self.axes = axes.into();
-        self
-    }
-
-    /// Keep the reduced axes as extent 1.
-    pub fn keepdims(mut self, keepdims: bool) -> Self {
-        self.keepdims = keepdims;
-        self
-    }
-
-    /// Launch on `stream` instead of the current stream.
-    pub fn stream(mut self, stream: &'k Stream) -> Self {
-        self.stream = Some(stream);
-        self
-    }
-
-    /// Runs into a new array of the output shape; `O` must be the output's bound type.
-    pub fn run<O: Scalar>(self) -> Result<Array<O>> {
-        let shape = super::output_shape(self.inputs, &self.axes, self.keepdims)?;
-        let (_, out_dtype, _) = self.kernel.spec.bind(self.inputs, None)?;
-        if out_dtype != O::DTYPE {
-            return Err(Error::DtypeMismatch {
-                context: format!("the output of ReductionKernel `{}` (`run::<O>`)", self.kernel.spec.name),
-                expected: out_dtype.into(),
-                found: O::DTYPE.into(),
-            });
-        }
-        let mut out = match self.stream {
-            Some(s) => Array::<O>::empty_on(shape, s)?,
-            None => {
-                let dev = crate::device::Device::get(self.inputs[0].array_ref().device)?;
-                Array::<O>::empty_on(shape, &Stream::current_for(&dev)?)?
-            }
-        };
-        self.run_into(&mut out)?;
-        Ok(out)
-    }
-
-    /// Runs into `out` (CuPy's `out=`), which must have the output shape.
-    pub fn run_into<O: Scalar>(self, out: &mut Array<O>) -> Result<()> {
-        let (instance, _, acc_bytes) = self.kernel.spec.bind(self.inputs, Some(O::DTYPE))?;
-        let info = ReductionInfo { has_identity: self.kernel.spec.identity.is_some(), acc_bytes };
-        // SAFETY: `bind` checked every input's kind (raw or not) and dtype against the parameter
-        // list the source was generated from, and the output's dtype; `instance` is the
-        // placeholders' dtypes in the order of the template parameters.
-        unsafe {
-            super::launch(
-                self.kernel.kernel,
-                &info,
-                &instance,
-                self.inputs,
-                OutArg::from(out),
-                &self.axes,
-                self.keepdims,
-                &Options { stream: self.stream },
-            )
-        }
     }
 }
 

@@ -10,12 +10,13 @@ use std::borrow::Cow;
 use std::cell::RefCell;
 
 use super::plan::{self, DeviceShape, LaunchPlan, OperandStrides, MAX_NDIM};
-use super::{Arg, Axes, OutArg, Options, ReductionInfo};
+use super::{Axes, Options, ReductionInfo};
 use crate::device::Device;
 use crate::error::{Error, Result};
-use crate::elementwise::params::Params;
 use crate::inline_list::InlineList;
-use crate::launch::{DeviceRepr, LaunchConfig};
+use crate::launch::operand::{Arg, ArrayArg};
+use crate::launch::signature::{ReductionSignature, Role, Signature};
+use crate::launch::{ArgList, DeviceRepr, LaunchConfig};
 use crate::memory::DeviceBuffer;
 use crate::registry::Kernel;
 use crate::stream::Stream;
@@ -92,7 +93,7 @@ fn operand(ptr: u64, s: &OperandStrides) -> COperand {
     COperand { ptr, ostrides: s.ostrides, rstrides: s.rstrides }
 }
 
-fn raw_param(kernel: &str, a: &super::ArrayRef<'_>) -> Result<CRaw> {
+fn raw_param(kernel: &str, a: &ArrayArg<'_>) -> Result<CRaw> {
     if a.shape.len() > MAX_NDIM {
         return Err(Error::Unsupported {
             what: format!("raw argument of kernel `{kernel}` with {} dimensions (at most {MAX_NDIM})", a.shape.len()),
@@ -176,35 +177,105 @@ fn slot_bytes(acc_bytes: usize) -> usize {
 
 /// Launches reduction `kernel` (instance `instance`) of `inputs` over `axes` into `out`.
 ///
-/// Checks: the inputs broadcast together; the axes are in range and distinct; `out` has the
-/// output shape ([`super::output_shape`]); every array is on one device; an empty reduction has
-/// an identity. An output with no element launches nothing.
+/// Checks, with nothing launched on an error: the operands against the kernel's signature
+/// (number, kind: `Arg::In` or `Arg::Raw` as the map's parameters are, `Arg::Out` for the
+/// output, element types for `instance`); the inputs broadcast together; the axes are in range
+/// and distinct; `out` has the output shape ([`super::output_shape`]); every array is on one
+/// device; an empty reduction has an identity. An output with no element launches nothing. A
+/// kernel whose code cuprum cannot check (`ReductionKernel` text with raw parameters) is
+/// refused: it launches only through [`launch_unchecked`].
+#[allow(clippy::too_many_arguments)]
+pub fn launch(
+    kernel: &Kernel,
+    instance: &[DType],
+    inputs: &[Arg<'_>],
+    out: Arg<'_>,
+    axes: &Axes,
+    keepdims: bool,
+    opts: &Options<'_>,
+) -> Result<()> {
+    if !kernel.is_checked() {
+        return Err(crate::elementwise::launch::unchecked_code(kernel.name()));
+    }
+    // SAFETY: the kernel's code stays inside its operands by itself (`Kernel::new`'s contract).
+    unsafe { launch_unchecked(kernel, instance, inputs, out, axes, keepdims, opts) }
+}
+
+/// The operands checked against the kernel's signature: the output array and what the launch
+/// needs to know about the instance.
+fn check_operands<'a>(
+    name: &str,
+    sig: &ReductionSignature,
+    instance: &[DType],
+    inputs: &[Arg<'_>],
+    out: Arg<'a>,
+) -> Result<(ArrayArg<'a>, ReductionInfo)> {
+    let invalid = |detail: String| Error::InvalidLaunch { kernel: name.to_string(), detail };
+    let resolve = |ty: crate::launch::signature::ParamType, what: &str| {
+        ty.resolve(instance)
+            .ok_or_else(|| invalid(format!("{what} is of generic parameter {ty:?} but the instance {instance:?} has no such entry")))
+    };
+    if inputs.len() != sig.params.len() {
+        return Err(invalid(format!(
+            "{} arguments were given but the reduction's map has {} parameters",
+            inputs.len(),
+            sig.params.len()
+        )));
+    }
+    for (k, (p, a)) in sig.params.iter().zip(inputs).enumerate() {
+        let x = match (p.role, a) {
+            (Role::Raw, Arg::Raw(x)) | (Role::In, Arg::In(x)) => x,
+            (role, _) => {
+                let want = if role == Role::Raw { "a raw array (`Arg::raw`)" } else { "an input array (`Arg::input`)" };
+                return Err(invalid(format!("argument {k} (`{}`) must be {want}, found {}", p.name, a.describe())));
+            }
+        };
+        let elem = resolve(p.ty, &format!("parameter `{}`", p.name))?;
+        if x.elem != elem {
+            return Err(Error::DtypeMismatch { context: format!("argument `{}` of reduction `{name}`", p.name), expected: elem, found: x.elem });
+        }
+    }
+    let Arg::Out(o) = out else {
+        return Err(invalid(format!("the output must be an output array (`Arg::output`), found {}", out.describe())));
+    };
+    let elem = resolve(sig.out, "the output")?;
+    if o.elem != elem {
+        return Err(Error::DtypeMismatch { context: format!("the output of reduction `{name}`"), expected: elem, found: o.elem });
+    }
+    let acc_bytes = resolve(sig.acc, "the accumulator")?.size();
+    Ok((o, ReductionInfo { has_identity: sig.has_identity, acc_bytes }))
+}
+
+/// [`launch`] for any reduction, including one whose code cuprum cannot check.
 ///
 /// # Safety
 ///
-/// `inputs` must match the kernel's map parameters in number, order, kind (`Arg::Raw` exactly
-/// for its `Raw<T>` parameters) and element type for `instance`, and `out` must have the
-/// element type of the kernel's output for `instance`: the kernel reads and writes them as those
-/// types. (The generated typed wrappers and `ReductionKernel` guarantee this.)
+/// Unless the kernel is checked ([`Kernel::is_checked`]), its code must access its raw
+/// arguments only within their sizes for these arguments (the operands themselves are checked
+/// as in [`launch`]).
 #[allow(clippy::too_many_arguments)]
-pub unsafe fn launch(
+pub unsafe fn launch_unchecked(
     kernel: &Kernel,
-    info: &ReductionInfo,
     instance: &[DType],
     inputs: &[Arg<'_>],
-    out: OutArg<'_>,
+    out: Arg<'_>,
     axes: &Axes,
     keepdims: bool,
     opts: &Options<'_>,
 ) -> Result<()> {
     let name = kernel.name();
+    let Signature::Reduction(sig) = kernel.signature() else {
+        return Err(Error::InvalidLaunch { kernel: name.to_string(), detail: format!("`{name}` is a {} kernel, not a reduction", kernel.kind()) });
+    };
+    let (out, info) = check_operands(name, sig, instance, inputs, out)?;
+    let info = &info;
     // The device: the given stream's when it is the arrays' (no lookup), else looked up.
-    let given = opts.stream.map(Stream::device).filter(|d| d.ordinal() == out.0.device);
+    let given = opts.stream.map(Stream::device).filter(|d| d.ordinal() == out.device);
     let mut looked_up = None;
     let dev = || -> Result<DeviceShape> {
         let multiprocessors = match given {
             Some(d) => d.multiprocessor_count(),
-            None => looked_up.insert(Device::get(out.0.device)?).multiprocessor_count(),
+            None => looked_up.insert(Device::get(out.device)?).multiprocessor_count(),
         };
         Ok(DeviceShape { multiprocessors, blocks_per_sm: 0 })
     };
@@ -244,7 +315,7 @@ fn expected_len(shape: &[usize], mask: &[bool]) -> usize {
 /// needs the stream's scratch memory).
 pub(crate) struct Prepared {
     plan: LaunchPlan,
-    params: Params,
+    params: ArgList,
 }
 
 /// The host side of [`launch`] that needs no GPU: checks, loop shape, plan, operand parameters.
@@ -255,12 +326,12 @@ pub(crate) fn prepare(
     name: &str,
     info: &ReductionInfo,
     inputs: &[Arg<'_>],
-    out: &OutArg<'_>,
+    out: &ArrayArg<'_>,
     axes: &Axes,
     keepdims: bool,
     dev: impl FnOnce() -> Result<DeviceShape>,
 ) -> Result<Option<Prepared>> {
-    let out = out.0;
+    let out = *out;
     let shape = loop_shape(name, inputs)?;
     let nd = shape.len();
     let mut mask: InlineList<bool, 32> = InlineList::new(false);
@@ -276,7 +347,7 @@ pub(crate) fn prepare(
         });
     }
     for a in inputs {
-        let a = a.array_ref();
+        let Some(a) = a.array() else { continue };
         if a.device != out.device {
             return Err(Error::DeviceMismatch {
                 context: format!("the arguments of reduction `{name}`"),
@@ -306,11 +377,11 @@ pub(crate) fn prepare(
     }
     // Operand k < n_in: the k-th strided input, broadcast to the loop shape; n_in: the output.
     let strided = || inputs.iter().filter_map(|a| match a {
-        Arg::Array(a) => Some(a),
-        Arg::Raw(_) => None,
+        Arg::In(a) => Some(a),
+        Arg::Raw(_) | Arg::Scalar(_) | Arg::Out(_) => None,
     });
     let n_in = strided().count();
-    let input_stride = |a: &super::ArrayRef<'_>, ax: usize| -> i64 {
+    let input_stride = |a: &ArrayArg<'_>, ax: usize| -> i64 {
         let pad = nd - a.shape.len();
         if ax >= pad && a.shape[ax - pad] == shape[ax] { a.strides[ax - pad] as i64 } else { 0 }
     };
@@ -318,11 +389,14 @@ pub(crate) fn prepare(
         if k == n_in { out_axis[ax] } else { strided().nth(k).map_or(0, |a| input_stride(a, ax)) }
     };
     let plan = plan::plan_with(name, &shape, n_in, &stride, &mask, !has_raw, info.has_identity, dev()?)?;
-    let mut params = Params::default();
+    let mut params = ArgList::new();
     for a in inputs {
         match a {
-            Arg::Array(a) => params.push_repr(operand(a.ptr, &plan.operand(|ax| input_stride(a, ax)))),
+            Arg::In(a) => params.push_repr(operand(a.ptr, &plan.operand(|ax| input_stride(a, ax)))),
             Arg::Raw(a) => params.push_repr(raw_param(name, a)?),
+            Arg::Scalar(_) | Arg::Out(_) => {
+                return Err(Error::InvalidLaunch { kernel: name.to_string(), detail: format!("a reduction's map takes arrays, not {}", a.describe()) });
+            }
         }
     }
     params.push_repr(operand(out.ptr, &plan.operand(|ax| out_axis[ax])));
@@ -333,8 +407,8 @@ pub(crate) fn prepare(
 /// have one shape (no broadcasting to compute).
 fn loop_shape<'a>(kernel: &str, inputs: &[Arg<'a>]) -> Result<Cow<'a, [usize]>> {
     let mut shapes = inputs.iter().filter_map(|a| match a {
-        Arg::Array(a) => Some(a.shape),
-        Arg::Raw(_) => None,
+        Arg::In(a) => Some(a.shape),
+        Arg::Raw(_) | Arg::Scalar(_) | Arg::Out(_) => None,
     });
     if let Some(first) = shapes.next() {
         if shapes.all(|s| s == first) {
@@ -372,7 +446,7 @@ fn launch_plan(kernel: &Kernel, info: &ReductionInfo, instance: &[DType], call: 
     // SAFETY: the parameters are those of every reduction variant (`reduction.h`, written by
     // `cuprum_abi::reduction::entry_points`): one `ReduceOperand` per array
     // argument and one `Raw` per raw argument in the map's order, the output operand, then
-    // `ReduceArgs`; their element types are the caller's contract (`launch`'s `# Safety`). The
+    // `ReduceArgs`; their kinds and element types were checked against the signature the code generator wrote with the kernel (`check_operands`, `Kernel::new`'s contract). The
     // plan's strides keep every access inside the arrays: they come from the arrays' own
     // layouts over the checked loop shape, and the output has the checked output shape. The
     // scratch holds `slots` slots of `slot` bytes and `counters` zeroed counters, on `stream`.
@@ -410,7 +484,6 @@ mod tests {
     #[allow(clippy::type_complexity)]
     fn parameters_match_the_public_plan() {
         use crate::array::shape::{broadcast_shapes, broadcast_strides, c_strides};
-        use crate::reduction::ArrayRef;
         // (x shape, x strides, y shape, y strides, axes, keepdims)
         let cases: [(&[usize], &[isize], &[usize], &[isize], Axes, bool); 6] = [
             (&[4, 6], &[6, 1], &[6], &[1], Axes::One(1), false),
@@ -423,14 +496,14 @@ mod tests {
         let info = ReductionInfo { has_identity: true, acc_bytes: 8 };
         let dev = DeviceShape { multiprocessors: 132, blocks_per_sm: 0 };
         for (xs, xt, ys, yt, axes, keepdims) in cases {
-            let x = ArrayRef { ptr: 0x7000_0000, shape: xs, strides: xt, dtype: DType::F32, device: 0 };
-            let y = ArrayRef { ptr: 0x7000_1000, shape: ys, strides: yt, dtype: DType::F32, device: 0 };
-            let inputs = [Arg::Array(x), Arg::Array(y)];
+            let x = ArrayArg { ptr: 0x7000_0000, shape: xs, strides: xt, elem: DType::F32.into(), device: 0 };
+            let y = ArrayArg { ptr: 0x7000_1000, shape: ys, strides: yt, elem: DType::F32.into(), device: 0 };
+            let inputs = [Arg::In(x), Arg::In(y)];
             let shape = broadcast_shapes(&[xs, ys]).unwrap();
             let mask = plan::reduced_mask(shape.len(), &axes).unwrap();
             let os = plan::output_shape(&shape, &mask, keepdims);
             let ot = c_strides(&os);
-            let out = OutArg::from_ref(ArrayRef { ptr: 0x7000_2000, shape: &os, strides: &ot, dtype: DType::F32, device: 0 });
+            let out = ArrayArg { ptr: 0x7000_2000, shape: &os, strides: &ot, elem: DType::F32.into(), device: 0 };
             let got = prepare("k", &info, &inputs, &out, &axes, keepdims, || Ok(dev)).unwrap().unwrap();
             let kept: Vec<isize> = if keepdims {
                 ot.iter().zip(&mask).filter(|(_, m)| !**m).map(|(s, _)| *s).collect()
@@ -439,7 +512,7 @@ mod tests {
             };
             let (bx, by) = (broadcast_strides(xs, xt, &shape).unwrap(), broadcast_strides(ys, yt, &shape).unwrap());
             let want = plan::plan("k", &shape, &[&bx, &by], &mask, &kept, true, true, dev).unwrap();
-            let mut params = Params::default();
+            let mut params = ArgList::new();
             params.push_repr(operand(0x7000_0000, &want.inputs[0]));
             params.push_repr(operand(0x7000_1000, &want.inputs[1]));
             params.push_repr(operand(0x7000_2000, &want.out));
@@ -461,16 +534,14 @@ mod tests {
     #[ignore = "CPU timing; run with --release"]
     fn host_cost_of_a_small_full_sum() {
         use crate::launch::KernelArgs;
-        use crate::reduction::ArrayRef;
         let (shape, strides) = ([1024usize], [1isize]);
-        let x = ArrayRef { ptr: 0x7000_0000, shape: &shape, strides: &strides, dtype: DType::F32, device: 0 };
-        let out = ArrayRef { ptr: 0x7000_1000, shape: &[], strides: &[], dtype: DType::F32, device: 0 };
+        let x = ArrayArg { ptr: 0x7000_0000, shape: &shape, strides: &strides, elem: DType::F32.into(), device: 0 };
+        let out = ArrayArg { ptr: 0x7000_1000, shape: &[], strides: &[], elem: DType::F32.into(), device: 0 };
         let info = ReductionInfo { has_identity: true, acc_bytes: 4 };
-        let inputs = [Arg::Array(x)];
+        let inputs = [Arg::In(x)];
         let run = |n: usize| {
             let t = crate::inline_list::cpu_ns();
             for _ in 0..n {
-                let out = OutArg::from_ref(out);
                 let dev = || Ok(DeviceShape { multiprocessors: 132, blocks_per_sm: 0 });
                 let mut p = prepare("sum", &info, std::hint::black_box(&inputs), &out, &Axes::All, false, dev).unwrap().unwrap();
                 p.params.push_repr(reduce_args(&p.plan, 0, 0, slot_bytes(info.acc_bytes)));

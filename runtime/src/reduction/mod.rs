@@ -10,15 +10,11 @@
 //! output must have the output shape. An empty reduction gives `post(identity)`, and is an error
 //! for a kernel without identity.
 //!
-//! The macro glue calls [`output_shape`] to allocate the output, then [`launch`]:
-//!
-//! ```ignore
-//! let inputs = [Arg::array(x)];
-//! let shape = reduction::output_shape(&inputs, &axes, keepdims)?;
-//! let mut out = Array::<T>::empty_on(shape, &stream)?;
-//! // SAFETY: `l2norm`'s map takes one `T` array and its output is `T`.
-//! unsafe { reduction::launch(&L2NORM, &INFO, &[T::DTYPE], &inputs, OutArg::from(&mut out), &axes, keepdims, &opts)? };
-//! ```
+//! The erased launch ([`launch`]) takes the kernel (whose signature it checks the operands
+//! against: kinds, dtypes for the instance, the output's dtype), the instance, the map's
+//! operands (`Arg::In` arrays, broadcast together, and `Arg::Raw` ones), the output
+//! (`Arg::Out`), the axes and `keepdims`. [`ReductionCall`] is the builder every caller uses:
+//! `#[reduction]`'s `NAME::call`, the array reductions and `ReductionKernel::call`.
 
 pub mod array;
 mod call;
@@ -29,83 +25,22 @@ pub mod plan;
 pub use array::Reductions;
 pub use call::ReductionCall;
 pub use kernel::ReductionKernel;
-pub use launch::launch;
+pub use launch::{launch, launch_unchecked};
+pub use crate::launch::operand::{Arg, ArrayArg};
+pub use crate::launch::signature::ReductionSignature;
 pub use plan::{Axes, Plan, Strategy};
 
-use crate::array::Array;
 use crate::error::{Error, Result};
-use crate::lang::traits::Scalar;
 use crate::stream::Stream;
-use crate::DType;
 
-/// An array as a reduction argument, without its element type.
+/// What the launch needs to know about a reduction beyond its instance, read from its
+/// signature for the instance.
 #[derive(Clone, Copy, Debug)]
-pub struct ArrayRef<'a> {
-    /// The device address of the first element.
-    pub ptr: u64,
-    pub shape: &'a [usize],
-    /// Strides in elements.
-    pub strides: &'a [isize],
-    pub dtype: DType,
-    pub device: usize,
-}
-
-impl<'a, T: Scalar> From<&'a Array<T>> for ArrayRef<'a> {
-    fn from(a: &'a Array<T>) -> ArrayRef<'a> {
-        ArrayRef { ptr: a.device_ptr(), shape: a.shape(), strides: a.strides(), dtype: T::DTYPE, device: a.device().ordinal() }
-    }
-}
-
-/// One argument of a reduction's map, in the order of its parameters.
-#[derive(Clone, Copy, Debug)]
-pub enum Arg<'a> {
-    /// Broadcast with the other arrays; element (o, r) is passed to the map.
-    Array(ArrayRef<'a>),
-    /// `Raw<T>` (CuPy's `raw T`): passed whole, indexed by hand; not broadcast.
-    Raw(ArrayRef<'a>),
-}
-
-impl<'a> Arg<'a> {
-    pub fn array<T: Scalar>(a: &'a Array<T>) -> Arg<'a> {
-        Arg::Array(a.into())
-    }
-
-    pub fn raw<T: Scalar>(a: &'a Array<T>) -> Arg<'a> {
-        Arg::Raw(a.into())
-    }
-
-    pub fn array_ref(&self) -> &ArrayRef<'a> {
-        match self {
-            Arg::Array(a) | Arg::Raw(a) => a,
-        }
-    }
-}
-
-/// The output array of a reduction (written).
-#[derive(Debug)]
-pub struct OutArg<'a>(pub(crate) ArrayRef<'a>);
-
-impl<'a> OutArg<'a> {
-    /// The output described by `a` (its memory is written: the caller must own it mutably).
-    pub fn from_ref(a: ArrayRef<'a>) -> OutArg<'a> {
-        OutArg(a)
-    }
-}
-
-impl<'a, T: Scalar> From<&'a mut Array<T>> for OutArg<'a> {
-    fn from(a: &'a mut Array<T>) -> OutArg<'a> {
-        OutArg(ArrayRef::from(&*a))
-    }
-}
-
-/// What the launch needs to know about a reduction kernel beyond its instances.
-#[derive(Clone, Copy, Debug)]
-pub struct ReductionInfo {
+pub(crate) struct ReductionInfo {
     /// The kernel has an identity (an empty reduction is then `post(identity)`, not an error).
-    pub has_identity: bool,
-    /// `size_of` the accumulator (an upper bound is fine): sizes the partial results of split
-    /// reductions.
-    pub acc_bytes: usize,
+    pub(crate) has_identity: bool,
+    /// `size_of` the accumulator: sizes the partial results of split reductions.
+    pub(crate) acc_bytes: usize,
 }
 
 /// Per-call options.
@@ -120,8 +55,8 @@ pub fn loop_shape(kernel: &str, inputs: &[Arg<'_>]) -> Result<Vec<usize>> {
     let shapes: Vec<&[usize]> = inputs
         .iter()
         .filter_map(|a| match a {
-            Arg::Array(a) => Some(a.shape),
-            Arg::Raw(_) => None,
+            Arg::In(a) => Some(a.shape),
+            Arg::Raw(_) | Arg::Scalar(_) | Arg::Out(_) => None,
         })
         .collect();
     if shapes.is_empty() {

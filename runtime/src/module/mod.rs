@@ -9,8 +9,6 @@
 use std::collections::HashMap;
 use std::ffi::{CString, c_void};
 use std::fmt;
-use std::marker::PhantomData;
-use std::mem::MaybeUninit;
 use std::path::Path;
 use std::sync::{Arc, LazyLock, Mutex, OnceLock};
 
@@ -21,11 +19,14 @@ use crate::cache::{self, CacheKey, CompiledImage, ImageKind, KeyInputs};
 use crate::device::Device;
 use crate::env;
 use crate::error::{Error, Result};
-use crate::kernel::RawKernel;
-use crate::launch::DeviceRepr;
 use crate::nvrtc;
 use crate::stats::{self, Layer};
-use crate::stream::Stream;
+
+mod global;
+mod image;
+
+pub use global::Global;
+use image::checked_image;
 
 /// The file name NVRTC sees for every JIT source (kept fixed so it need not be part of the key).
 const PROGRAM_FILE: &str = "cuprum_jit";
@@ -87,70 +88,6 @@ impl ModuleHandle {
     }
 }
 
-/// Checks that `image` is self-consistent enough for the driver, which reads it without being
-/// told its length: PTX must be NUL-terminated (a copy with the NUL is made when needed), an ELF
-/// cubin's headers and tables must lie inside the buffer, a fatbin's containers and entries must
-/// lie inside it (read by `cuprum_abi::fatbin`, the reader the build crate uses too).
-fn checked_image<'a>(
-    kind: ImageKind,
-    image: &'a [u8],
-    what: &str,
-) -> Result<std::borrow::Cow<'a, [u8]>> {
-    let bad = |detail: &str| Error::ModuleLoad {
-        what: what.to_string(),
-        detail: detail.to_string(),
-    };
-    let u16_at = |o: usize| {
-        image
-            .get(o..o + 2)
-            .map(|b| u16::from_le_bytes([b[0], b[1]]) as u64)
-    };
-    let u64_at = |o: usize| {
-        image
-            .get(o..o + 8)
-            .map(|b| u64::from_le_bytes(b.try_into().unwrap_or([0; 8])))
-    };
-    match kind {
-        ImageKind::Ptx => {
-            if image.is_empty() {
-                return Err(bad("empty PTX"));
-            }
-            if image.ends_with(&[0]) {
-                Ok(std::borrow::Cow::Borrowed(image))
-            } else {
-                let mut v = image.to_vec();
-                v.push(0);
-                Ok(std::borrow::Cow::Owned(v))
-            }
-        }
-        ImageKind::Cubin => {
-            // ELF64 little-endian only (what nvcc and NVRTC produce).
-            if image.len() < 64 || image[4] != 2 || image[5] != 1 {
-                return Err(bad("not a 64-bit little-endian ELF file"));
-            }
-            let len = image.len() as u64;
-            let (phoff, shoff) = (u64_at(0x20), u64_at(0x28));
-            let (phentsize, phnum) = (u16_at(0x36), u16_at(0x38));
-            let (shentsize, shnum) = (u16_at(0x3A), u16_at(0x3C));
-            let (Some(phoff), Some(shoff), Some(phe), Some(phn), Some(she), Some(shn)) =
-                (phoff, shoff, phentsize, phnum, shentsize, shnum)
-            else {
-                return Err(bad("truncated ELF header"));
-            };
-            let fits = |off: u64, n: u64, size: u64| {
-                n == 0 || off.checked_add(n * size).is_some_and(|e| e <= len)
-            };
-            if !fits(phoff, phn, phe) || !fits(shoff, shn, she) {
-                return Err(bad("truncated ELF file"));
-            }
-            Ok(std::borrow::Cow::Borrowed(image))
-        }
-        ImageKind::Fatbin => match cuprum_abi::fatbin::entries(image) {
-            Ok(_) => Ok(std::borrow::Cow::Borrowed(image)),
-            Err(e) => Err(bad(&e.to_string())),
-        },
-    }
-}
 
 /// Loads a module image onto `device`.
 fn load_image(
@@ -396,14 +333,6 @@ impl RawModule {
         }
     }
 
-    /// A kernel of this module, loaded on the current device now (so a missing kernel is an
-    /// error here); other devices load it on first launch. `name` is a name expression given to
-    /// [`RawModule::name_expressions`] or the kernel's symbol (`extern "C"` name).
-    pub fn get_function(&self, name: &str) -> Result<RawKernel> {
-        let kernel = RawKernel::from_module(self, name);
-        kernel.function()?;
-        Ok(kernel)
-    }
 
     /// The lowered (mangled) name of a name expression on the current device.
     pub fn lowered_name(&self, name_expression: &str) -> Result<String> {
@@ -422,41 +351,6 @@ impl RawModule {
             })
     }
 
-    /// A `__device__` or `__constant__` variable of this module on the current device, as `len`
-    /// elements of `T` (its size must be a multiple of `T`'s). `name` is a name expression or the
-    /// variable's symbol.
-    pub fn get_global<T: DeviceRepr>(&self, name: &str) -> Result<Global<T>> {
-        let device = Device::current()?;
-        let loaded = self.loaded_on(&device)?;
-        let symbol = resolve_symbol(&loaded, name);
-        let Some((ptr, bytes)) = loaded.handle.global(symbol)? else {
-            return Err(Error::Global {
-                name: name.to_string(),
-                detail: "the module has no __device__ or __constant__ variable of that name \
-                         (a variable in a namespace needs its lowered name: list `&name` in \
-                         name_expressions)"
-                    .to_string(),
-            });
-        };
-        let size = std::mem::size_of::<T>();
-        if size == 0 || bytes % size != 0 {
-            return Err(Error::Global {
-                name: name.to_string(),
-                detail: format!(
-                    "it holds {bytes} bytes, not a whole number of {}-byte `{}` elements",
-                    size,
-                    std::any::type_name::<T>()
-                ),
-            });
-        }
-        Ok(Global {
-            ptr,
-            len: bytes / size,
-            handle: loaded.handle.clone(),
-            name: name.to_string(),
-            _t: PhantomData,
-        })
-    }
 
     /// The module loaded on `device`, loading (and compiling) it when needed.
     pub(crate) fn loaded_on(&self, device: &Device) -> Result<Arc<LoadedModule>> {
@@ -632,85 +526,6 @@ pub(crate) fn resolve_symbol<'a>(loaded: &'a LoadedModule, name: &'a str) -> &'a
         .unwrap_or(name)
 }
 
-/// A `__device__` or `__constant__` variable of a loaded module (from [`RawModule::get_global`]),
-/// as `len()` elements of `T`. Copies are ordered on the device's current stream and wait for it.
-pub struct Global<T> {
-    ptr: u64,
-    len: usize,
-    handle: Arc<ModuleHandle>,
-    name: String,
-    _t: PhantomData<T>,
-}
-
-impl<T> fmt::Debug for Global<T> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "Global({}: {} x {}, {:#x})",
-            self.name,
-            self.len,
-            std::any::type_name::<T>(),
-            self.ptr
-        )
-    }
-}
-
-impl<T: DeviceRepr> Global<T> {
-    /// The number of `T` elements.
-    pub fn len(&self) -> usize {
-        self.len
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.len == 0
-    }
-
-    /// The variable's device address (valid while this `Global` or its module is alive).
-    pub fn device_ptr(&self) -> u64 {
-        self.ptr
-    }
-
-    /// The device the variable lives on.
-    pub fn device(&self) -> &Device {
-        self.handle.device()
-    }
-
-    /// Copies `values` into the variable's first `values.len()` elements.
-    pub fn write(&self, values: &[T]) -> Result<()> {
-        if values.len() > self.len {
-            return Err(Error::Global {
-                name: self.name.clone(),
-                detail: format!("cannot write {} elements into {}", values.len(), self.len),
-            });
-        }
-        let stream = Stream::current_for(self.device())?;
-        self.device().bind_to_thread()?;
-        // SAFETY: the destination is `self.len >= values.len()` elements of `T` inside a module
-        // that `self.handle` keeps loaded; the source slice is alive until the stream is
-        // synchronized below, before this function returns.
-        unsafe { result::memcpy_htod_async(self.ptr, values, stream.handle()) }
-            .map_err(Error::driver_fn("cuMemcpyHtoDAsync"))?;
-        stream.synchronize()
-    }
-
-    /// Copies the variable's elements to the host.
-    pub fn read(&self) -> Result<Vec<T>> {
-        let stream = Stream::current_for(self.device())?;
-        self.device().bind_to_thread()?;
-        let mut out: Vec<T> = Vec::with_capacity(self.len);
-        let spare: &mut [MaybeUninit<T>] = &mut out.spare_capacity_mut()[..self.len];
-        // SAFETY: the source is `self.len` elements of `T` in a module `self.handle` keeps loaded;
-        // the destination is `self.len` writable elements, alive until the synchronize below.
-        unsafe { result::memcpy_dtoh_async(spare, self.ptr, stream.handle()) }
-            .map_err(Error::driver_fn("cuMemcpyDtoHAsync"))?;
-        stream.synchronize()?;
-        // SAFETY: the copy above has completed and wrote all `self.len` elements; `DeviceRepr`
-        // promises that the device's bytes are valid values of `T`.
-        unsafe { out.set_len(self.len) };
-        Ok(out)
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -722,24 +537,6 @@ mod tests {
             Some("my_add")
         );
         assert_eq!(first_kernel_name("int x;"), None);
-    }
-
-    #[test]
-    fn images_are_checked_before_the_driver_sees_them() {
-        assert!(RawModule::from_bytes(b"\x7fELF\x02\x01 short".to_vec()).is_err());
-        let mut fat = 0xBA55_ED50u32.to_le_bytes().to_vec();
-        fat.extend_from_slice(&[1, 0, 16, 0]);
-        fat.extend_from_slice(&1000u64.to_le_bytes());
-        let e = RawModule::from_bytes(fat).unwrap_err().to_string();
-        assert!(e.contains("not a valid fat binary") && e.contains("claims 1000 bytes"), "{e}");
-        assert!(RawModule::from_bytes(Vec::new()).is_err());
-        // PTX text gets its NUL.
-        let m = RawModule::from_bytes(b".version 8.0\n.target sm_90\n".to_vec()).unwrap();
-        assert!(m.code().is_none());
-        let e = RawModule::from_file("no/such/file.cubin")
-            .unwrap_err()
-            .to_string();
-        assert!(e.contains("no/such/file.cubin"), "{e}");
     }
 
     #[test]

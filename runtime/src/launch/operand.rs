@@ -1,4 +1,4 @@
-//! The arguments of an elementwise launch, type-erased: arrays (pointer, element type, shape,
+//! The operands of the erased launches (elementwise and reduction), type-erased: arrays (pointer, element type, shape,
 //! strides, device) and scalar values. Arrays may hold `#[device]` structs; scalar values are
 //! dtypes only (a struct input is always an array). A typed wrapper (what `#[elementwise]` generates, or
 //! `ElementwiseKernel`'s call) turns its Rust arguments into these.
@@ -16,19 +16,58 @@ use crate::DType;
 #[derive(Clone, Copy, Debug)]
 pub struct ArrayArg<'a> {
     /// The device address of the first element.
-    pub ptr: u64,
+    pub(crate) ptr: u64,
     /// The element type (a dtype or a `#[device]` struct).
-    pub elem: ElemType,
-    pub shape: &'a [usize],
+    pub(crate) elem: ElemType,
+    pub(crate) shape: &'a [usize],
     /// Strides in elements.
-    pub strides: &'a [isize],
+    pub(crate) strides: &'a [isize],
     /// The ordinal of the device holding the array.
-    pub device: usize,
+    pub(crate) device: usize,
 }
 
 impl<'a> ArrayArg<'a> {
+    /// The array `a` as a launch sees it (the only safe way to make one: a launch writes through
+    /// it, so it must describe memory cuprum owns).
     pub fn of<T: Element>(a: &'a Array<T>) -> ArrayArg<'a> {
         ArrayArg { ptr: a.device_ptr(), elem: T::ELEM, shape: a.shape(), strides: a.strides(), device: a.device().ordinal() }
+    }
+
+    /// An array described by its parts, for memory cuprum does not own (or for host-side
+    /// tests of the planner with made-up addresses that are never launched).
+    ///
+    /// # Safety
+    ///
+    /// If the argument is launched, `ptr` must be the address of the first element of an
+    /// allocation on device `device` that holds every element the shape and strides (in
+    /// elements of `elem`) reach, valid until the launch's work completes.
+    pub unsafe fn from_raw_parts(ptr: u64, elem: ElemType, shape: &'a [usize], strides: &'a [isize], device: usize) -> ArrayArg<'a> {
+        ArrayArg { ptr, elem, shape, strides, device }
+    }
+
+    /// The device address of the first element.
+    pub fn ptr(&self) -> u64 {
+        self.ptr
+    }
+
+    /// The element type.
+    pub fn elem(&self) -> ElemType {
+        self.elem
+    }
+
+    /// The shape.
+    pub fn shape(&self) -> &'a [usize] {
+        self.shape
+    }
+
+    /// The strides, in elements.
+    pub fn strides(&self) -> &'a [isize] {
+        self.strides
+    }
+
+    /// The ordinal of the device holding the array.
+    pub fn device(&self) -> usize {
+        self.device
     }
 
     /// The number of elements.

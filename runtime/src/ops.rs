@@ -14,43 +14,31 @@
 
 use std::ops::{Add, Div, Mul, Neg, Rem, Sub};
 
-use super::Array;
+use crate::array::Array;
 use crate::element::{ElemType, Element};
-use crate::elementwise::{self, Arg, ArrayArg, Input, Options, Param};
+use crate::elementwise::{self, Arg, ArrayArg, Input, Options};
 use crate::error::{Error, Result};
 use crate::registry::Kernel;
 use crate::{DType, Float, Number, Real, Scalar};
 
 /// The built-in elementwise kernels.
 #[allow(dead_code)]
-#[path = "../../kernels/elementwise.rs"]
+#[path = "../kernels/elementwise.rs"]
 mod kernels;
 
-/// A built-in kernel of `kernels/elementwise.rs`: its kernel table and its entry point's
-/// signature (`NAME::kernel()`, `NAME::SIGNATURE`).
-#[derive(Clone, Copy)]
-struct Builtin {
-    kernel: &'static Kernel,
-    signature: &'static [Param],
-}
+/// A built-in kernel of `kernels/elementwise.rs` (its signature is part of it).
+type Builtin = &'static Kernel;
 
 /// The [`Builtin`] of kernel `$name` of `kernels/elementwise.rs`.
 macro_rules! builtin {
     ($name:ident) => {
-        Builtin { kernel: kernels::$name::kernel(), signature: kernels::$name::SIGNATURE }
+        kernels::$name::kernel()
     };
-}
-
-impl Builtin {
-    /// The kernel's name, for messages.
-    fn name(self) -> &'static str {
-        self.kernel.name()
-    }
 }
 
 /// Launches `b` for `instance` over `args` (its outputs included).
 fn launch_into(b: Builtin, instance: &[DType], args: &[Arg<'_>]) -> Result<()> {
-    elementwise::launch(b.kernel, b.signature, instance, args, &Options::default())
+    elementwise::launch(b, instance, args, &Options::default())
 }
 
 /// Launches `b` for `instance` over `inputs` with one output of element type `U`, allocated
@@ -62,7 +50,7 @@ fn launch_new<U: Scalar>(b: Builtin, instance: &[DType], inputs: &[Arg<'_>]) -> 
     {
         let mut args = inputs.to_vec();
         args.push(Arg::output(&mut out));
-        elementwise::launch(b.kernel, b.signature, instance, &args, &Options::default())?;
+        elementwise::launch(b, instance, &args, &Options::default())?;
     }
     Ok(out)
 }
@@ -348,7 +336,7 @@ impl<T: Element> Array<T> {
             Arg::In(ArrayArg { elem, ..ArrayArg::of(self) }),
             Arg::Out(ArrayArg { elem, ..ArrayArg::of(&out) }),
         ];
-        elementwise::launch(b.kernel, b.signature, &[dtype], &args, &Options::default())?;
+        elementwise::launch(b, &[dtype], &args, &Options::default())?;
         Ok(out)
     }
 }

@@ -1,0 +1,235 @@
+//! A launch's geometry: [`LaunchConfig`] (grid, block, dynamic shared memory, stream) and
+//! [`check_config`], which checks it against a kernel's [`LaunchLimits`] before anything runs.
+
+pub use crate::function::LaunchLimits;
+pub use crate::lang::intrinsics::Dim3;
+use crate::error::{Error, Result};
+use crate::stream::Stream;
+
+impl From<u32> for Dim3 {
+    fn from(x: u32) -> Dim3 {
+        Dim3 { x, y: 1, z: 1 }
+    }
+}
+
+impl From<(u32,)> for Dim3 {
+    fn from((x,): (u32,)) -> Dim3 {
+        Dim3 { x, y: 1, z: 1 }
+    }
+}
+
+impl From<(u32, u32)> for Dim3 {
+    fn from((x, y): (u32, u32)) -> Dim3 {
+        Dim3 { x, y, z: 1 }
+    }
+}
+
+impl From<(u32, u32, u32)> for Dim3 {
+    fn from((x, y, z): (u32, u32, u32)) -> Dim3 {
+        Dim3 { x, y, z }
+    }
+}
+
+impl From<[u32; 1]> for Dim3 {
+    fn from([x]: [u32; 1]) -> Dim3 {
+        Dim3 { x, y: 1, z: 1 }
+    }
+}
+
+impl From<[u32; 2]> for Dim3 {
+    fn from([x, y]: [u32; 2]) -> Dim3 {
+        Dim3 { x, y, z: 1 }
+    }
+}
+
+impl From<[u32; 3]> for Dim3 {
+    fn from([x, y, z]: [u32; 3]) -> Dim3 {
+        Dim3 { x, y, z }
+    }
+}
+
+fn dims_text(d: Dim3) -> String {
+    format!("({}, {}, {})", d.x, d.y, d.z)
+}
+
+/// Grid, block, dynamic shared memory and stream of a launch (CuPy's
+/// `kernel(grid, block, args, shared_mem=..., stream=...)`).
+///
+/// ```
+/// # use cuprum_runtime::launch::LaunchConfig;
+/// let cfg = LaunchConfig::new(80, 256).shared_mem(4096);
+/// let cfg2 = LaunchConfig::new((16, 16), (8, 8, 4));
+/// # let _ = (cfg, cfg2);
+/// ```
+#[derive(Clone, Copy, Debug)]
+pub struct LaunchConfig<'s> {
+    /// Blocks in the grid (each dimension at least 1).
+    pub grid: Dim3,
+    /// Threads per block (each dimension at least 1).
+    pub block: Dim3,
+    /// Dynamic shared memory per block, in bytes (`extern __shared__`).
+    pub shared_mem_bytes: u32,
+    /// The stream; `None`: the current stream of the current device.
+    pub stream: Option<&'s Stream>,
+}
+
+impl<'s> LaunchConfig<'s> {
+    /// A launch of `grid` blocks of `block` threads (1 to 3 dimensions each: `n`, `(x, y)`,
+    /// `(x, y, z)` or arrays), no dynamic shared memory, on the current stream.
+    pub fn new(grid: impl Into<Dim3>, block: impl Into<Dim3>) -> LaunchConfig<'static> {
+        LaunchConfig {
+            grid: grid.into(),
+            block: block.into(),
+            shared_mem_bytes: 0,
+            stream: None,
+        }
+    }
+
+    /// A 1-D launch covering `n` threads with blocks of `block` threads.
+    pub fn for_elements(n: usize, block: u32) -> LaunchConfig<'static> {
+        let block = block.max(1);
+        let blocks = n.div_ceil(block as usize).max(1);
+        LaunchConfig::new(u32::try_from(blocks).unwrap_or(u32::MAX), block)
+    }
+
+    /// Sets the dynamic shared memory per block, in bytes.
+    pub fn shared_mem(mut self, bytes: u32) -> Self {
+        self.shared_mem_bytes = bytes;
+        self
+    }
+
+    /// Launches on `stream` instead of the current stream.
+    pub fn stream<'t>(self, stream: &'t Stream) -> LaunchConfig<'t> {
+        LaunchConfig {
+            grid: self.grid,
+            block: self.block,
+            shared_mem_bytes: self.shared_mem_bytes,
+            stream: Some(stream),
+        }
+    }
+}
+
+/// Checks a configuration against the limits; the error says which limit and what to change.
+pub fn check_config(
+    kernel: &str,
+    grid: Dim3,
+    block: Dim3,
+    shared_mem: u32,
+    limits: &LaunchLimits,
+) -> Result<()> {
+    let fail = |detail: String| {
+        Err(Error::InvalidLaunch {
+            kernel: kernel.to_string(),
+            detail,
+        })
+    };
+    let axes = ["x", "y", "z"];
+    let g = [grid.x, grid.y, grid.z];
+    let b = [block.x, block.y, block.z];
+    if g.contains(&0) {
+        return fail(format!(
+            "the grid {} has a zero dimension: every dimension must be at least 1",
+            dims_text(grid)
+        ));
+    }
+    if b.contains(&0) {
+        return fail(format!(
+            "the block {} has a zero dimension: every dimension must be at least 1",
+            dims_text(block)
+        ));
+    }
+    for i in 0..3 {
+        if b[i] > limits.max_block_dim[i] {
+            return fail(format!(
+                "the block {} is {} threads along {}, but this device allows at most {}",
+                dims_text(block),
+                b[i],
+                axes[i],
+                limits.max_block_dim[i]
+            ));
+        }
+    }
+    let threads = b.iter().map(|&v| v as u64).product::<u64>();
+    if threads > limits.max_threads_per_block as u64 {
+        return fail(format!(
+            "the block {} has {threads} threads, but this kernel allows at most {} per block \
+             (its max_threads_per_block attribute: the device's limit, lowered by register use \
+             or __launch_bounds__); use smaller blocks",
+            dims_text(block),
+            limits.max_threads_per_block
+        ));
+    }
+    for i in 0..3 {
+        if g[i] > limits.max_grid_dim[i] {
+            return fail(format!(
+                "the grid {} is {} blocks along {}, but this device allows at most {}",
+                dims_text(grid),
+                g[i],
+                axes[i],
+                limits.max_grid_dim[i]
+            ));
+        }
+    }
+    if shared_mem > limits.max_dynamic_shared_bytes {
+        return Err(Error::SharedMemory {
+            kernel: kernel.to_string(),
+            requested: shared_mem,
+            limit: limits.max_dynamic_shared_bytes,
+            optin: limits.max_shared_optin,
+            static_bytes: limits.static_shared_bytes,
+        });
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const LIMITS: LaunchLimits = LaunchLimits {
+        max_threads_per_block: 1024,
+        max_block_dim: [1024, 1024, 64],
+        max_grid_dim: [2147483647, 65535, 65535],
+        max_dynamic_shared_bytes: 48 * 1024,
+        max_shared_optin: 227 * 1024,
+        static_shared_bytes: 0,
+    };
+
+    fn check(grid: impl Into<Dim3>, block: impl Into<Dim3>, smem: u32) -> Result<()> {
+        check_config("k", grid.into(), block.into(), smem, &LIMITS)
+    }
+
+    #[test]
+    fn dims_from_tuples() {
+        assert_eq!(Dim3::from(5), Dim3 { x: 5, y: 1, z: 1 });
+        assert_eq!(Dim3::from((5, 2)), Dim3 { x: 5, y: 2, z: 1 });
+        assert_eq!(Dim3::from([5, 2, 3]), Dim3 { x: 5, y: 2, z: 3 });
+        let c = LaunchConfig::for_elements(1000, 256);
+        assert_eq!((c.grid.x, c.block.x), (4, 256));
+        assert_eq!(LaunchConfig::for_elements(0, 256).grid.x, 1);
+    }
+
+    #[test]
+    fn launch_checks() {
+        assert!(check(100, 256, 0).is_ok());
+        assert!(check((1, 65535), (32, 32), 48 * 1024).is_ok());
+        let msg = |r: Result<()>| r.unwrap_err().to_string();
+        assert!(msg(check(0, 32, 0)).contains("zero dimension"));
+        assert!(msg(check(1, (32, 0), 0)).contains("zero dimension"));
+        assert!(msg(check(1, 2048, 0)).contains("at most 1024"));
+        assert!(msg(check(1, (1, 1, 65), 0)).contains("along z"));
+        let m = msg(check(1, (32, 32, 2), 0));
+        assert!(
+            m.contains("2048 threads") && m.contains("max_threads_per_block"),
+            "{m}"
+        );
+        assert!(msg(check((1, 65536), 1, 0)).contains("along y"));
+        let m = msg(check(1, 32, 48 * 1024 + 1));
+        assert!(
+            m.contains("max_dynamic_shared_size_bytes")
+                && m.contains("set_max_dynamic_shared_size_bytes"),
+            "{m}"
+        );
+    }
+
+}

@@ -1,0 +1,97 @@
+//! Kernel launches (docs/architecture.md, The crates): the configuration ([`config`]), typed
+//! arguments ([`args`]), the one parameter buffer ([`ArgList`]), the type-erased operands and
+//! signatures that `#[elementwise]`, `#[reduction]`, `ElementwiseKernel` and `ReductionKernel`
+//! launch with ([`operand`], [`signature`]), and [`launch`], the one place that calls
+//! `cuLaunchKernel`.
+//!
+//! Nothing here checks that arguments match a kernel's parameters: that is why [`launch`] (and
+//! `RawKernel::launch`) are `unsafe`. The erased launches (`elementwise::launch`,
+//! `reduction::launch`) are safe because they check their operands against the signature the
+//! kernel was generated with ([`signature::Signature`]).
+
+pub mod arg_list;
+pub mod args;
+pub mod config;
+pub mod operand;
+pub mod signature;
+
+use cudarc::driver::sys;
+
+pub use crate::repr::{DevicePtr, DeviceRepr, SliceArg, ViewArg};
+pub use arg_list::ArgList;
+pub use args::{KernelArg, KernelArgs};
+pub use config::{check_config, Dim3, LaunchConfig, LaunchLimits};
+use crate::error::{Error, Result};
+use crate::function::KernelFunction;
+use crate::stream::Stream;
+
+/// Launches `func` with `cfg` and `args`, after checking the configuration against the device's
+/// and the kernel's limits (a bad configuration is an error and nothing is launched). Without a
+/// stream in `cfg`, the current stream of `func`'s device is used.
+///
+/// # Safety
+///
+/// `args` must match the kernel's parameter list in number, order and type (an array for a
+/// pointer parameter of its element type, a scalar of the parameter's exact C type, a
+/// [`DeviceRepr`] struct of the parameter's layout), and the kernel must only access memory that
+/// stays valid until it finishes (arrays it indexes must be large enough and outlive the work
+/// queued on the stream). Nothing here can check either: the kernel is arbitrary device code.
+#[inline]
+pub unsafe fn launch<A: KernelArgs>(
+    func: &KernelFunction,
+    cfg: &LaunchConfig<'_>,
+    args: A,
+) -> Result<()> {
+    let current;
+    let stream = match cfg.stream {
+        Some(s) => s,
+        None => {
+            current = Stream::current_for(func.device())?;
+            &current
+        }
+    };
+    if stream.device() != func.device() {
+        return Err(Error::DeviceMismatch {
+            context: format!("launching kernel `{}`", func.name()),
+            expected: func.device().ordinal(),
+            found: stream.device().ordinal(),
+        });
+    }
+    check_config(
+        func.name(),
+        cfg.grid,
+        cfg.block,
+        cfg.shared_mem_bytes,
+        &func.limits(),
+    )?;
+    func.device().bind_to_thread()?;
+    let raw = func.raw();
+    let handle = stream.handle();
+    let result = args.with_params(|params| {
+        // SAFETY: `raw` is a function of a module that `func` keeps loaded, in the context of
+        // `func`'s device, which is bound to this thread (above); `handle` is a live stream of
+        // that device (checked above); the geometry was checked against the device's and the
+        // kernel's limits; `params` holds one pointer per argument to a value that lives until
+        // `with_params` returns (the driver copies the values during the call). That the
+        // arguments match the kernel's parameters, and that the kernel stays in bounds, is the
+        // caller's contract (this function's `# Safety`).
+        unsafe {
+            sys::cuLaunchKernel(
+                raw,
+                cfg.grid.x,
+                cfg.grid.y,
+                cfg.grid.z,
+                cfg.block.x,
+                cfg.block.y,
+                cfg.block.z,
+                cfg.shared_mem_bytes,
+                handle,
+                params.as_mut_ptr(),
+                std::ptr::null_mut(),
+            )
+        }
+    });
+    result
+        .result()
+        .map_err(|e| Error::driver("cuLaunchKernel", e))
+}

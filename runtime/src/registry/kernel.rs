@@ -1,0 +1,180 @@
+//! [`Kernel`]: one generated kernel (its unit, its kind, its name, its signature) and the
+//! instances loaded so far per device; [`KernelEntry`], the program's list of kernels.
+
+use std::sync::{Mutex, RwLock};
+
+use crate::device::Device;
+use crate::error::Result;
+use crate::kernel::RawKernel;
+use crate::launch::signature::Signature;
+use cuprum_abi::dtype::DType;
+use cuprum_abi::{mangle, KernelKind, Variant};
+
+use super::served::{record_served, Served};
+use super::unit::{KernelUnit, UnitRef};
+
+/// One kernel as a generated launch function sees it: its unit, its name, its signature (what
+/// the erased launches check their operands against), and the instances loaded so far, per
+/// device.
+pub struct Kernel {
+    unit: UnitRef,
+    name: &'static str,
+    signature: Signature,
+    /// Whether the kernel's code stays inside its operands by itself (cuprum's own kernels:
+    /// `false` for CUDA C text that indexes raw arguments, which only unsafe launches take).
+    checked: bool,
+    loaded: RwLock<Vec<Loaded>>,
+    /// Held while an instance is loaded, so that threads racing for the same new instance
+    /// compile it once (launches of loaded instances never take it).
+    load_lock: Mutex<()>,
+}
+
+struct Loaded {
+    device: usize,
+    instance: Vec<DType>,
+    variant: Option<Variant>,
+    kernel: RawKernel,
+}
+
+impl std::fmt::Debug for Kernel {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Kernel(#[{}] {} in {})", self.kind(), self.name, self.unit.file())
+    }
+}
+
+impl Kernel {
+    /// Kernel `name` of `unit`, whose entry points take the parameters `signature` describes
+    /// (its kind is the signature's). What the macros generate, once per kernel, in a `static`.
+    ///
+    /// # Safety
+    ///
+    /// `signature` must describe the parameters of the kernel's entry points in the unit's code
+    /// (their number, order, roles and element types for every instance), and the code must
+    /// touch memory only through those parameters as their roles allow: per-element operands
+    /// at the element the loop gives it, raw operands within their size. The safe erased
+    /// launches (`elementwise::launch`, `reduction::launch`) rely on both. The code generator
+    /// guarantees them for the kernels it writes.
+    pub const unsafe fn new(unit: UnitRef, name: &'static str, signature: Signature) -> Kernel {
+        Kernel { unit, name, signature, checked: true, loaded: RwLock::new(Vec::new()), load_lock: Mutex::new(()) }
+    }
+
+    /// [`Kernel::new`] for code cuprum cannot check (CUDA C text that indexes raw arguments):
+    /// the safe erased launches refuse it, and only their `unsafe` forms launch it.
+    ///
+    /// # Safety
+    ///
+    /// `signature` must describe the parameters of the kernel's entry points, as for
+    /// [`Kernel::new`].
+    pub const unsafe fn unchecked(unit: UnitRef, name: &'static str, signature: Signature) -> Kernel {
+        Kernel { unit, name, signature, checked: false, loaded: RwLock::new(Vec::new()), load_lock: Mutex::new(()) }
+    }
+
+    /// The signature the erased launches check operands against.
+    pub fn signature(&self) -> Signature {
+        self.signature
+    }
+
+    /// Whether the kernel's code stays inside its operands by itself (see [`Kernel::unchecked`]).
+    pub fn is_checked(&self) -> bool {
+        self.checked
+    }
+
+    pub fn name(&self) -> &'static str {
+        self.name
+    }
+
+    /// `rawkernel`, `elementwise` or `reduction` (compares with the name: `kind() == "reduction"`).
+    pub fn kind(&self) -> KernelKind {
+        self.signature.kind()
+    }
+
+    /// How the kernel reaches its unit (the file it comes from, without resolving it).
+    pub fn unit_ref(&self) -> UnitRef {
+        self.unit
+    }
+
+    /// The kernel's unit (an error only if the program lacks the kernel file's embedded code).
+    pub fn unit(&self) -> Result<&'static KernelUnit> {
+        self.unit.resolve()
+    }
+
+    /// The unit given to [`Kernel::new`] (kernels made at run time always have one).
+    pub fn embedded_unit(&self) -> Option<&'static KernelUnit> {
+        match self.unit {
+            UnitRef::Embedded(u) => Some(u),
+            UnitRef::Shared { .. } => None,
+        }
+    }
+
+    /// The instance for `instance` (one dtype per generic parameter) and `variant` (the launch
+    /// strategy of an elementwise or reduction kernel, one of `kind().variants()`; `None` for a
+    /// raw kernel) on device `ordinal`: from this table on every launch but the first.
+    #[inline]
+    pub fn instance(&self, ordinal: usize, instance: &[DType], variant: Option<Variant>) -> Result<RawKernel> {
+        {
+            let loaded = self.loaded.read().unwrap_or_else(|e| e.into_inner());
+            if let Some(l) = loaded.iter().find(|l| l.device == ordinal && l.variant == variant && l.instance == instance) {
+                return Ok(l.kernel.clone());
+            }
+        }
+        self.load(ordinal, instance, variant)
+    }
+
+    #[cold]
+    fn load(&self, ordinal: usize, instance: &[DType], variant: Option<Variant>) -> Result<RawKernel> {
+        let _loading = self.load_lock.lock().unwrap_or_else(|e| e.into_inner());
+        {
+            let loaded = self.loaded.read().unwrap_or_else(|e| e.into_inner());
+            if let Some(l) = loaded.iter().find(|l| l.device == ordinal && l.variant == variant && l.instance == instance) {
+                return Ok(l.kernel.clone());
+            }
+        }
+        let device = Device::get(ordinal)?;
+        let symbol = mangle::kernel_symbol(self.kind(), self.name, variant, instance);
+        let (kernel, layer) = self.unit()?.kernel(&device, self.name, &symbol, &|| {
+            let includes = cuprum_abi::headers::includes_for(instance);
+            format!("{includes}{}", mangle::instantiate_variant_line(self.name, variant, &symbol, instance))
+        })?;
+        record_served(Served { kernel: self.name, symbol: symbol.clone(), device: ordinal, layer });
+        let mut loaded = self.loaded.write().unwrap_or_else(|e| e.into_inner());
+        if !loaded.iter().any(|l| l.device == ordinal && l.variant == variant && l.instance == instance) {
+            loaded.push(Loaded { device: ordinal, instance: instance.to_vec(), variant, kernel: kernel.clone() });
+        }
+        Ok(kernel)
+    }
+}
+
+/// A kernel the program carries, listed with `inventory` by the macros.
+#[derive(Debug)]
+pub struct KernelEntry {
+    pub kernel: &'static Kernel,
+}
+
+impl KernelEntry {
+    /// `rawkernel`, `elementwise` or `reduction` (compares with the name: `kind() == "reduction"`).
+    pub fn kind(&self) -> KernelKind {
+        self.kernel.kind()
+    }
+
+    /// The kernel's name (its Rust function's).
+    pub fn name(&self) -> &'static str {
+        self.kernel.name
+    }
+
+    /// The kernel file it was generated from.
+    pub fn file(&self) -> &'static str {
+        self.kernel.unit.file()
+    }
+
+    /// Its unit (see [`Kernel::unit`]).
+    pub fn unit(&self) -> Result<&'static KernelUnit> {
+        self.kernel.unit()
+    }
+}
+
+inventory::collect!(KernelEntry);
+
+/// Every kernel generated into this program by cuprum's macros.
+pub fn kernels() -> impl Iterator<Item = &'static KernelEntry> {
+    inventory::iter::<KernelEntry>.into_iter()
+}
