@@ -30,11 +30,11 @@ fn generic_kernel_gets_a_call_module() {
     // The user's function stays (host-callable), then the module of the same name.
     has(&out, "pub fn squared_diff<T: Float>(x: T, y: T) -> T");
     has(&out, "pub mod squared_diff");
-    has(&out, r#"__cuprum::registry::Kernel::new(&__CUPRUM_UNIT, "elementwise", "squared_diff")"#);
-    has(&out, r#"pub const SIGNATURE: &[__cuprum::elementwise::Param; 3usize] = &[
-        __cuprum::elementwise::Param::new("x", __cuprum::elementwise::Role::In, __cuprum::elementwise::ParamType::Generic(0u8)),
-        __cuprum::elementwise::Param::new("y", __cuprum::elementwise::Role::In, __cuprum::elementwise::ParamType::Generic(0u8)),
-        __cuprum::elementwise::Param::new("out", __cuprum::elementwise::Role::Out, __cuprum::elementwise::ParamType::Generic(0u8))
+    has(&out, r#"__cuprum::registry::Kernel::new(__cuprum::registry::UnitRef::Embedded(&__CUPRUM_UNIT), "squared_diff", __cuprum::launch::signature::Signature::Elementwise(SIGNATURE))"#);
+    has(&out, r#"pub const SIGNATURE: &[__cuprum::launch::signature::Param; 3usize] = &[
+        __cuprum::launch::signature::Param::new("x", __cuprum::launch::signature::Role::In, __cuprum::launch::signature::ParamType::Generic(0u8)),
+        __cuprum::launch::signature::Param::new("y", __cuprum::launch::signature::Role::In, __cuprum::launch::signature::ParamType::Generic(0u8)),
+        __cuprum::launch::signature::Param::new("out", __cuprum::launch::signature::Role::Out, __cuprum::launch::signature::ParamType::Generic(0u8))
     ];"#);
     has(&out, "pub fn call<'a, T: Float + __cuprum::Scalar>(
         x: impl ::core::convert::Into<__cuprum::elementwise::Input<'a, T>>,
@@ -43,7 +43,7 @@ fn generic_kernel_gets_a_call_module() {
     has(&out, "pub fn call_with<'a, T: Float + __cuprum::Scalar>(options: &__cuprum::elementwise::Options<'_>,");
     has(&out, "pub fn call_into<'a, T: Float + __cuprum::Scalar>(");
     has(&out, "out: &mut __cuprum::Array<T>) -> __cuprum::Result<()>");
-    has(&out, "__cuprum::elementwise::launch(&__CUPRUM_KERNEL, SIGNATURE, &[<T as __cuprum::Scalar>::DTYPE], &__cuprum_args, options)");
+    has(&out, "__cuprum::elementwise::launch(&__CUPRUM_KERNEL, &[<T as __cuprum::Scalar>::DTYPE], &__cuprum_args, options)");
     has(&out, r#"__cuprum::elementwise::broadcast_shape("squared_diff", &__cuprum_args, options.size)?"#);
 }
 
@@ -57,11 +57,11 @@ fn raw_inout_fixed_dtypes_and_tuples() {
     has(&out, "x: &__cuprum::Array<T>");
     has(&out, "s: impl ::core::convert::Into<__cuprum::elementwise::Input<'a, f32>>");
     has(&out, "acc: &mut __cuprum::Array<T>");
-    has(&out, r#"Param::new("s", __cuprum::elementwise::Role::In, __cuprum::elementwise::ParamType::Fixed(<f32 as __cuprum::Element>::ELEM))"#);
-    has(&out, r#"Param::new("x", __cuprum::elementwise::Role::Raw, __cuprum::elementwise::ParamType::Generic(0u8))"#);
-    has(&out, r#"Param::new("acc", __cuprum::elementwise::Role::InOut, __cuprum::elementwise::ParamType::Generic(0u8))"#);
-    has(&out, r#"Param::new("n", __cuprum::elementwise::Role::In, __cuprum::elementwise::ParamType::Generic(1u8))"#);
-    has(&out, r#"Param::new("out1", __cuprum::elementwise::Role::Out, __cuprum::elementwise::ParamType::Fixed(<bool as __cuprum::Element>::ELEM))"#);
+    has(&out, r#"Param::new("s", __cuprum::launch::signature::Role::In, __cuprum::launch::signature::ParamType::Fixed(<f32 as __cuprum::Element>::ELEM))"#);
+    has(&out, r#"Param::new("x", __cuprum::launch::signature::Role::Raw, __cuprum::launch::signature::ParamType::Generic(0u8))"#);
+    has(&out, r#"Param::new("acc", __cuprum::launch::signature::Role::InOut, __cuprum::launch::signature::ParamType::Generic(0u8))"#);
+    has(&out, r#"Param::new("n", __cuprum::launch::signature::Role::In, __cuprum::launch::signature::ParamType::Generic(1u8))"#);
+    has(&out, r#"Param::new("out1", __cuprum::launch::signature::Role::Out, __cuprum::launch::signature::ParamType::Fixed(<bool as __cuprum::Element>::ELEM))"#);
     // A parameter named `options` moves the options parameter aside.
     has(&out, "options_: &__cuprum::elementwise::Options<'_>");
     has(&out, "-> __cuprum::Result<(__cuprum::Array<T>, __cuprum::Array<bool>)>");
@@ -78,7 +78,7 @@ fn output_parameters_only_and_no_inputs() {
     // No per-element input: no lifetime parameter.
     let out = expand("", "pub fn iota(x: &Raw<f32>) -> f32 { index() as f32 + x[0] }");
     has(&out, "pub fn call(x: &__cuprum::Array<f32>) -> __cuprum::Result<__cuprum::Array<f32>>");
-    has(&out, "pub const SIGNATURE: &[__cuprum::elementwise::Param; 2usize]");
+    has(&out, "pub const SIGNATURE: &[__cuprum::launch::signature::Param; 2usize]");
 }
 
 #[test]
@@ -150,7 +150,7 @@ fn struct_elements_are_array_arguments() {
     assert!(!out.contains("compile_error"), "{out}");
     has(&out, "p: &'a __cuprum::Array<Particle>");
     has(&out, "__cuprum::elementwise::Arg::input(p)");
-    has(&out, r#"Param::new("p", __cuprum::elementwise::Role::In, __cuprum::elementwise::ParamType::Fixed(<Particle as __cuprum::Element>::ELEM))"#);
+    has(&out, r#"Param::new("p", __cuprum::launch::signature::Role::In, __cuprum::launch::signature::ParamType::Fixed(<Particle as __cuprum::Element>::ELEM))"#);
     // The unit is the whole file: the struct's C definition is in it.
     has(&out, "structParticle{");
 }

@@ -26,12 +26,12 @@ fn l2norm_keeps_the_function_and_adds_call_and_host_parts() {
     );
     has(&out, "pub fn l2norm<T: Float>(x: T) -> T { x * x }");
     has(&out, "pub mod l2norm");
-    has(&out, "__cuprum::registry::Kernel::new(&__CUPRUM_UNIT, \"reduction\", \"l2norm\")");
+    has(&out, "__cuprum::registry::Kernel::new(__cuprum::registry::UnitRef::Embedded(&__CUPRUM_UNIT), \"l2norm\", __cuprum::launch::signature::Signature::Reduction(&__CUPRUM_SIGNATURE))");
     has(&out, "pub fn call<'__a, T: Float + __cuprum::Scalar>(x: &'__a __cuprum::Array<T>) -> __cuprum::ReductionCall<'__a, T>");
     has(&out, "&[<T as __cuprum::Scalar>::DTYPE]");
-    has(&out, "::std::vec![__cuprum::reduction::Arg::array(x)]");
+    has(&out, "::std::vec![__cuprum::launch::operand::Arg::input(x)]");
     has(&out, "has_identity: true");
-    has(&out, "acc_bytes: ::core::mem::size_of::<T>()");
+    has(&out, "acc: __cuprum::launch::signature::ParamType::Generic(0u8)");
     has(&out, "pub fn identity_host<T: Float>() -> T { T::zero() }");
     has(&out, "pub fn reduce_host<T: Float>(a: T, b: T) -> T { a + b }");
     has(&out, "pub fn post_host<T: Float>(a: T) -> T { a.sqrt() }");
@@ -46,7 +46,7 @@ fn output_type_is_the_posts_and_accumulator_the_acc_attribute() {
         "pub fn l2<T: Float>(x: T) -> f64 { x.to_f64() * x.to_f64() }",
     );
     has(&out, "-> __cuprum::ReductionCall<'__a, T>");
-    has(&out, "acc_bytes: ::core::mem::size_of::<f64>()");
+    has(&out, "acc: __cuprum::launch::signature::ParamType::Fixed(<f64 as __cuprum::Element>::ELEM)");
     // Host parts are generic only over the parameters they mention.
     has(&out, "pub fn identity_host() -> f64 { 0.0 }");
     has(&out, "pub fn reduce_host(a: f64, b: f64) -> f64 { a + b }");
@@ -55,7 +55,7 @@ fn output_type_is_the_posts_and_accumulator_the_acc_attribute() {
     // A post to a concrete type; no post: the output is the accumulator.
     let out = expand("identity = 0.0, reduce = |a, b| a + b, post = |a| a as f32", "fn dot(x: f64, y: f64) -> f64 { x * y }");
     has(&out, "-> __cuprum::ReductionCall<'__a, f32>");
-    has(&out, "__cuprum::reduction::Arg::array(x), __cuprum::reduction::Arg::array(y)");
+    has(&out, "__cuprum::launch::operand::Arg::input(x), __cuprum::launch::operand::Arg::input(y)");
     let out = expand("identity = 0, reduce = |a, b| a + b, acc = i64", "fn s(x: i8) -> i8 { x }");
     has(&out, "-> __cuprum::ReductionCall<'__a, i64>");
     has(&out, "pub fn post_host(a: i64) -> i64 { a }");
@@ -69,7 +69,7 @@ fn raw_parameters_become_raw_arguments_and_no_identity_is_recorded() {
         "pub fn wmax<T: Float>(x: T, w: Raw<f32>) -> f32 { x.to_f64() as f32 * w[index()] }",
     );
     has(&out, "w: &'__a __cuprum::Array<f32>");
-    has(&out, "__cuprum::reduction::Arg::raw(w)");
+    has(&out, "__cuprum::launch::operand::Arg::raw(w)");
     has(&out, "has_identity: false");
     has(&out, "pub const __HAS_IDENTITY: bool = false;");
     has(&out, "pub fn reduce_host(a: f32, b: f32) -> f32 { a.max(b) }");

@@ -12,7 +12,7 @@
 //!
 //! The module has, besides the statics of every kernel:
 //!
-//! - `SIGNATURE`: the entry point's parameters (`elementwise::Param`), kernel parameters then
+//! - `SIGNATURE`: the entry point's parameters (`launch::signature::Param`), kernel parameters then
 //!   returned outputs, for `elementwise::launch`;
 //! - `kernel()`: the kernel's `registry::Kernel`;
 //! - `call(args..) -> Result<outputs>`: broadcast, allocate the outputs on the current stream of
@@ -74,7 +74,7 @@ pub(super) fn call_module(f: &syn::ItemFn, checked: &Checked, unit: &UnitInfo) -
                 params.push(quote!(#ident: &'a __cuprum::Array<#elem>));
                 args.push(quote!(__cuprum::elementwise::Arg::input(#ident)));
                 shape_args.push(quote!(__cuprum::elementwise::Arg::input(#ident)));
-                sig.push(quote!(__cuprum::elementwise::Param::new(#ident_str, __cuprum::elementwise::Role::In, #pty)));
+                sig.push(quote!(__cuprum::launch::signature::Param::new(#ident_str, __cuprum::launch::signature::Role::In, #pty)));
             }
             Role::Scalar => {
                 has_input = true;
@@ -82,19 +82,19 @@ pub(super) fn call_module(f: &syn::ItemFn, checked: &Checked, unit: &UnitInfo) -
                 converts.push(quote!(let #ident: __cuprum::elementwise::Input<'a, #elem> = #ident.into();));
                 args.push(quote!(#ident.arg()));
                 shape_args.push(quote!(#ident.arg()));
-                sig.push(quote!(__cuprum::elementwise::Param::new(#ident_str, __cuprum::elementwise::Role::In, #pty)));
+                sig.push(quote!(__cuprum::launch::signature::Param::new(#ident_str, __cuprum::launch::signature::Role::In, #pty)));
             }
             Role::Raw => {
                 params.push(quote!(#ident: &__cuprum::Array<#elem>));
                 args.push(quote!(__cuprum::elementwise::Arg::raw(#ident)));
                 shape_args.push(quote!(__cuprum::elementwise::Arg::raw(#ident)));
-                sig.push(quote!(__cuprum::elementwise::Param::new(#ident_str, __cuprum::elementwise::Role::Raw, #pty)));
+                sig.push(quote!(__cuprum::launch::signature::Param::new(#ident_str, __cuprum::launch::signature::Role::Raw, #pty)));
             }
             Role::InOut => {
                 params.push(quote!(#ident: &mut __cuprum::Array<#elem>));
                 args.push(quote!(__cuprum::elementwise::Arg::output(#ident)));
                 shape_args.push(quote!(__cuprum::elementwise::Arg::Out(__cuprum::elementwise::ArrayArg::of(&*#ident))));
-                sig.push(quote!(__cuprum::elementwise::Param::new(#ident_str, __cuprum::elementwise::Role::InOut, #pty)));
+                sig.push(quote!(__cuprum::launch::signature::Param::new(#ident_str, __cuprum::launch::signature::Role::InOut, #pty)));
             }
             Role::Slice { .. } | Role::View { .. } => unreachable!("`valid` rejects slices and views in elementwise kernels"),
         }
@@ -119,7 +119,7 @@ pub(super) fn call_module(f: &syn::ItemFn, checked: &Checked, unit: &UnitInfo) -
         taken.push(n.clone());
         let id = format_ident!("{}", n);
         let pty = rust_types::param_type(typed, item_generics);
-        sig.push(quote!(__cuprum::elementwise::Param::new(#n, __cuprum::elementwise::Role::Out, #pty)));
+        sig.push(quote!(__cuprum::launch::signature::Param::new(#n, __cuprum::launch::signature::Role::Out, #pty)));
         out_params.push(quote!(#id: &mut __cuprum::Array<#t>));
         args.push(quote!(__cuprum::elementwise::Arg::output(#id)));
         out_allocs.push(quote!(let mut #id = __cuprum::Array::<#t>::empty_on(&__cuprum_shape, &__cuprum_stream)?;));
@@ -229,7 +229,7 @@ pub(super) fn call_module(f: &syn::ItemFn, checked: &Checked, unit: &UnitInfo) -
             #statics
 
             /// The entry point's parameters: the kernel's, then its returned outputs.
-            pub const SIGNATURE: &[__cuprum::elementwise::Param; #nsig] = &[#(#sig),*];
+            pub const SIGNATURE: &[__cuprum::launch::signature::Param; #nsig] = &[#(#sig),*];
 
             /// The kernel's per-device table of loaded instances (for `elementwise::launch`).
             pub fn kernel() -> &'static __cuprum::registry::Kernel {
