@@ -133,14 +133,23 @@ fn report_cache() {
         );
         return;
     }
-    match cache::disk::usage(dir) {
-        Ok(u) => println!(
-            "kernel cache: {} ({source}): {} entries, {} saved sources, {}",
-            dir.display(),
-            u.entries,
-            u.sources,
-            crate::cache::human_bytes(u.bytes)
-        ),
+    match cache::scan::usage(dir) {
+        Ok(u) => {
+            println!(
+                "kernel cache: {} ({source}): {} entries, {} saved sources, {}",
+                dir.display(),
+                u.entries,
+                u.sources,
+                crate::cache::human_bytes(u.bytes)
+            );
+            if u.damaged > 0 {
+                println!(
+                    "  {} damaged entries (`cuprum cache verify` lists them, `--remove` deletes \
+                     them)",
+                    u.damaged
+                );
+            }
+        }
         Err(e) => println!(
             "kernel cache: {} ({source}): cannot be read: {e}",
             dir.display()
@@ -157,6 +166,7 @@ fn report_environment() {
         env::CACHE_DIR,
         env::CACHE_IN_MEMORY,
         env::CACHE_SAVE_CUDA_SOURCE,
+        env::CACHE_QUIET,
         env::COMPILE_WITH_PTX,
         env::CUDA_COMPILE_WITH_DEBUG,
         env::DUMP_CUDA_SOURCE_ON_ERROR,

@@ -3,7 +3,7 @@
 //! ```text
 //! cuprum emit FILE.rs        the CUDA C translation unit for a kernel file
 //! cuprum info                devices, driver and NVRTC versions, the kernel cache, embedded kernels
-//! cuprum cache stats|clear   what the on-disk kernel cache holds / empty it
+//! cuprum cache stats|verify|clear   what the on-disk kernel cache holds / check it / empty it
 //! ```
 
 mod cache;
@@ -17,8 +17,11 @@ commands:
   emit FILE.rs           print the CUDA C that the build hands nvcc for FILE.rs
   info                   devices, compute capabilities, driver and NVRTC versions, kernel cache,
                          the kernels this binary embeds (a program: cuprum::audit::report)
-  cache stats [--dir D]  entries and bytes in the on-disk kernel cache
+  cache stats [--dir D]  valid and damaged entries and bytes in the on-disk kernel cache
+  cache verify [--remove] [--dir D]
+                         check every entry, list the damaged ones (--remove: delete them)
   cache clear [--dir D]  delete cuprum's entries from the on-disk kernel cache
+                         (cuprum cache --help: details)
   help                   this text
 
 The kernel cache directory is CUPY_CACHE_DIR, default ${HOME}/.cupy/kernel_cache.";

@@ -1,4 +1,5 @@
-//! The one place that reads cuprum's environment variables (CuPy's names and meanings, seed 000).
+//! The one place that reads cuprum's environment variables (CuPy's names and meanings, seed 000;
+//! cuprum's own start with `CUPRUM_`).
 //!
 //! | variable | default | meaning |
 //! | --- | --- | --- |
@@ -7,6 +8,7 @@
 //! | `CUPY_CACHE_DIR` | `${HOME}/.cupy/kernel_cache` | directory of the on-disk kernel cache; read when the kernel cache is first used |
 //! | `CUPY_CACHE_IN_MEMORY` | `0` | `1`: keep compiled kernels in memory only, write nothing to disk |
 //! | `CUPY_CACHE_SAVE_CUDA_SOURCE` | `0` | `1`: save the CUDA source next to each new cache entry |
+//! | `CUPRUM_CACHE_QUIET` | `0` | `1`: the kernel cache's warnings are not printed to stderr when no logger takes them (they still go to `log`, target `cuprum::cache`) |
 //! | `CUPY_COMPILE_WITH_PTX` | `0` | `1`: NVRTC emits PTX (the driver finishes it) instead of CUBIN |
 //! | `CUPY_CUDA_COMPILE_WITH_DEBUG` | `0` | `1`: compile with `--device-debug` and `--generate-line-info` |
 //! | `CUPY_DUMP_CUDA_SOURCE_ON_ERROR` | `0` | `1`: a compile error carries the numbered CUDA source |
@@ -29,6 +31,8 @@ pub const CACHE_DIR: &str = "CUPY_CACHE_DIR";
 pub const CACHE_IN_MEMORY: &str = "CUPY_CACHE_IN_MEMORY";
 /// `CUPY_CACHE_SAVE_CUDA_SOURCE`: save the `.cu` source next to new cache entries.
 pub const CACHE_SAVE_CUDA_SOURCE: &str = "CUPY_CACHE_SAVE_CUDA_SOURCE";
+/// `CUPRUM_CACHE_QUIET`: keep the kernel cache's warnings off stderr.
+pub const CACHE_QUIET: &str = "CUPRUM_CACHE_QUIET";
 /// `CUPY_COMPILE_WITH_PTX`: JIT to PTX instead of CUBIN.
 pub const COMPILE_WITH_PTX: &str = "CUPY_COMPILE_WITH_PTX";
 /// `CUPY_CUDA_COMPILE_WITH_DEBUG`: JIT with device debug information and line info.

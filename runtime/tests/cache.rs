@@ -12,8 +12,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Barrier, Mutex, OnceLock};
 
 use cuprum_runtime::cache::{
-    self, CacheConfig, CacheKey, CompiledImage, DiskCache, ImageKind, KernelCache, KeyInputs,
-    Lookup, headers_digest,
+    self, CacheConfig, CacheKey, CompiledImage, Damage, DiskCache, ImageKind, KernelCache,
+    KeyInputs, Lookup, headers_digest,
 };
 use cuprum_runtime::stats::Layer;
 use cuprum_runtime::{Error, nvrtc};
@@ -169,6 +169,25 @@ fn child_entry() {
                 "{e}"
             );
             println!("BAD-FLAG ok");
+        }
+        "warn" => {
+            // No logger is installed in this process: warnings go to stderr unless quiet.
+            let g = cache::global().unwrap();
+            for i in 0..3 {
+                let (_, layer) = g
+                    .get_or_compile(&key(&format!("warn{i}")), None, || Ok(image("w")))
+                    .unwrap();
+                assert_eq!(layer, Layer::Nvrtc);
+            }
+            println!("WARN quiet={}", g.config().quiet);
+        }
+        "bad-quiet" => {
+            let e = CacheConfig::from_env().unwrap_err().to_string();
+            assert!(
+                e.contains("CUPRUM_CACHE_QUIET") && e.contains("0 or 1"),
+                "{e}"
+            );
+            println!("BAD-QUIET ok");
         }
         "nvrtc-info" => match nvrtc::info() {
             Ok(i) => println!("NVRTC ok {:?} from {:?}", i.version, i.loaded_from),
@@ -397,13 +416,21 @@ fn disk_round_trip_layout_and_lazy_creation() {
         dir.join(&hex[..2]).join(format!("{hex}.cuprum"))
     );
 
+    // The directory's usage checks payloads as the kernel cache reads them: compiled images.
+    let u = cache::scan::usage(&dir).unwrap();
+    assert_eq!((u.entries, u.damaged), (0, 1));
+
     // Replacing an entry.
-    assert!(disk.put(&k, b"other", None));
-    assert_eq!(disk.get(&k), Lookup::Hit(b"other".to_vec()));
+    let other = image("other").encode();
+    assert!(disk.put(&k, &other, None));
+    assert_eq!(disk.get(&k), Lookup::Hit(other));
     assert_eq!(files(&dir).len(), 1);
 
-    let u = cache::disk::usage(&dir).unwrap();
-    assert_eq!((u.entries, u.sources, u.temporaries), (1, 0, 0));
+    let u = cache::scan::usage(&dir).unwrap();
+    assert_eq!(
+        (u.entries, u.damaged, u.sources, u.temporaries),
+        (1, 0, 0, 0)
+    );
     assert!(u.bytes > 5);
 }
 
@@ -414,6 +441,7 @@ fn save_source_writes_the_cu_next_to_new_entries() {
         dir: Some(tmp.path().to_path_buf()),
         in_memory: false,
         save_source: true,
+        quiet: false,
     });
     let k = key("with-source");
     kc.get_or_compile(&k, Some("__global__ void k() {}"), || Ok(image("s")))
@@ -480,7 +508,11 @@ fn corrupt_entries_are_misses_and_get_rewritten() {
     for (what, bytes) in damage {
         std::fs::write(&path, &bytes).unwrap();
         let disk = DiskCache::new(tmp.path());
-        assert_eq!(disk.get(&k), Lookup::Corrupt, "{what}");
+        assert!(
+            matches!(disk.get(&k), Lookup::Corrupt(_)),
+            "{what}: {:?}",
+            disk.get(&k)
+        );
         // A fresh process-like cache: recompiles, rewrites, and the next one hits the disk.
         let before = compiles.load(Ordering::SeqCst);
         let (img, layer) = KernelCache::new(cfg.clone())
@@ -511,40 +543,306 @@ fn corrupt_entries_are_misses_and_get_rewritten() {
 }
 
 #[test]
-fn unwritable_directory_falls_back_to_memory_with_one_warning() {
+fn a_failed_write_costs_one_entry_and_writing_stays_on() {
     capture_logs();
-    let tmp = TempDir::new("readonly");
-    // A directory that cannot be created, even by root: its parent is a regular file.
-    std::fs::write(tmp.path().join("file"), b"x").unwrap();
-    let dir = tmp.path().join("file").join("cache");
+    let tmp = TempDir::new("per-entry");
+    // The cache directory cannot be made while a regular file has its parent's name (not even by
+    // root): every write fails with "not a directory", a cause that can go away.
+    let blocker = tmp.path().join("file");
+    std::fs::write(&blocker, b"x").unwrap();
+    let dir = blocker.join("cache");
     let dir_text = dir.display().to_string();
     let kc = KernelCache::new(CacheConfig::at(&dir));
-    for i in 0..5 {
-        let k = key(&format!("ro{i}"));
+    for i in 0..3 {
+        let k = key(&format!("pe{i}"));
         let (img, layer) = kc
-            .get_or_compile(&k, Some("src"), || Ok(image("ro")))
+            .get_or_compile(&k, Some("src"), || Ok(image("pe")))
             .unwrap();
-        assert_eq!((layer, &*img), (Layer::Nvrtc, &image("ro")));
+        assert_eq!((layer, &*img), (Layer::Nvrtc, &image("pe")));
         // Served from memory afterwards.
         let (_, layer) = kc
             .get_or_compile(&k, None, || panic!("no compile"))
             .unwrap();
         assert_eq!(layer, Layer::Memory);
     }
-    assert!(!kc.disk().unwrap().is_writable());
-    assert_eq!(
-        warnings_mentioning(&dir_text),
-        1,
-        "{:?}",
-        LOGS.lock().unwrap_or_else(|e| e.into_inner())
+    assert_eq!(kc.memory_len(), 3);
+    assert!(
+        kc.disk().unwrap().is_writable(),
+        "only permission and read-only errors turn writing off"
     );
-    assert_eq!(kc.memory_len(), 5);
+    // One warning for the three failures, saying what is in the way (not "not writable").
+    let logs = LOGS.lock().unwrap_or_else(|e| e.into_inner()).clone();
+    let ours: Vec<&String> = logs
+        .iter()
+        .filter(|(l, m)| *l == log::Level::Warn && m.contains(&dir_text))
+        .map(|(_, m)| m)
+        .collect();
+    assert_eq!(ours.len(), 1, "{logs:?}");
+    assert!(
+        ours[0].contains("a file is where a folder of")
+            && ours[0].contains("other entries are still written")
+            && !ours[0].contains("not writable"),
+        "{}",
+        ours[0]
+    );
 
-    // A read-only directory (permissions; root ignores them, so this part runs only where
-    // they apply).
+    // The obstacle goes: the next entry is written, by the same cache.
+    std::fs::remove_file(&blocker).unwrap();
+    let k = key("pe-after");
+    kc.get_or_compile(&k, None, || Ok(image("after"))).unwrap();
+    assert_eq!(
+        DiskCache::new(&dir).get(&k),
+        Lookup::Hit(image("after").encode())
+    );
+}
+
+#[test]
+fn a_directory_in_place_of_an_entry_is_skipped() {
+    capture_logs();
+    let tmp = TempDir::new("eisdir");
+    let kc = KernelCache::new(CacheConfig::at(tmp.path()));
+    let disk = kc.disk().unwrap();
+    let k = key("eisdir");
+    let path = disk.entry_path(&k);
+    std::fs::create_dir_all(path.join("inside")).unwrap();
+    assert_eq!(
+        disk.get(&k),
+        Lookup::Corrupt(Damage::NotAFile("a directory"))
+    );
+    // A miss, compiled; the rename over the directory fails (EISDIR), which costs this entry.
+    let (_, layer) = kc.get_or_compile(&k, None, || Ok(image("d"))).unwrap();
+    assert_eq!(layer, Layer::Nvrtc);
+    assert!(path.is_dir());
+    assert!(disk.is_writable());
+    let path_text = path.display().to_string();
+    assert_eq!(
+        warnings_mentioning(&path_text),
+        2,
+        "damaged, then unwritable"
+    );
+    let logs = LOGS.lock().unwrap_or_else(|e| e.into_inner()).clone();
+    assert!(
+        logs.iter()
+            .any(|(_, m)| m.contains(&path_text) && m.contains("a directory has the entry's name")),
+        "{logs:?}"
+    );
+    // The next entry is written, and no temporary file is left behind.
+    let k2 = key("eisdir-next");
+    kc.get_or_compile(&k2, None, || Ok(image("n"))).unwrap();
+    assert!(matches!(disk.get(&k2), Lookup::Hit(_)));
+    let u = cache::scan::usage(tmp.path()).unwrap();
+    assert_eq!((u.entries, u.damaged, u.temporaries), (1, 1, 0));
+}
+
+/// Runs `f` in a thread and fails the test if it does not finish within a minute (a read that
+/// blocks on a FIFO never would).
+#[cfg(unix)]
+fn within<T: Send + 'static>(what: &str, f: impl FnOnce() -> T + Send + 'static) -> T {
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(f());
+    });
+    match rx.recv_timeout(std::time::Duration::from_secs(60)) {
+        Ok(v) => v,
+        Err(_) => panic!("{what} did not return within a minute: blocked on the FIFO"),
+    }
+}
+
+#[cfg(unix)]
+#[test]
+fn a_fifo_in_place_of_an_entry_does_not_block() {
+    let tmp = TempDir::new("fifo");
+    let dir = tmp.path().to_path_buf();
+    let k = key("fifo");
+    let path = DiskCache::new(&dir).entry_path(&k);
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    let status = Command::new("mkfifo")
+        .arg(&path)
+        .status()
+        .expect("this test makes its FIFO with `mkfifo` (coreutils); install it");
+    assert!(status.success(), "mkfifo {}: {status}", path.display());
+
+    let d = dir.clone();
+    let got = within("a lookup", move || DiskCache::new(&d).get(&k));
+    assert_eq!(got, Lookup::Corrupt(Damage::NotAFile("a FIFO")));
+    let d = dir.clone();
+    let u = within("stats", move || cache::scan::usage(&d).unwrap());
+    assert_eq!((u.entries, u.damaged), (0, 1));
+    let d = dir.clone();
+    let v = within("verify", move || cache::scan::verify(&d, false).unwrap());
+    assert_eq!((v.valid, v.damaged.len()), (0, 1));
+    assert_eq!(v.damaged[0].path, path);
+    assert_eq!(v.damaged[0].damage, Damage::NotAFile("a FIFO"));
+    assert!(
+        v.damaged[0]
+            .damage
+            .to_string()
+            .contains("a FIFO, not a regular file")
+    );
+
+    // A compile replaces the FIFO with a valid entry, which the next cache reads.
+    let d = dir.clone();
+    let layer = within("a compile", move || {
+        let kc = KernelCache::new(CacheConfig {
+            quiet: true,
+            ..CacheConfig::at(&d)
+        });
+        kc.get_or_compile(&k, None, || Ok(image("f"))).unwrap().1
+    });
+    assert_eq!(layer, Layer::Nvrtc);
+    assert!(std::fs::symlink_metadata(&path).unwrap().is_file());
+    let (_, layer) = KernelCache::new(CacheConfig::at(&dir))
+        .get_or_compile(&k, None, || panic!("no compile"))
+        .unwrap();
+    assert_eq!(layer, Layer::Disk);
+
+    // verify --remove deletes a FIFO too.
+    std::fs::remove_file(&path).unwrap();
+    assert!(
+        Command::new("mkfifo")
+            .arg(&path)
+            .status()
+            .unwrap()
+            .success()
+    );
+    let d = dir.clone();
+    let v = within("verify --remove", move || {
+        cache::scan::verify(&d, true).unwrap()
+    });
+    assert_eq!(v.damaged.len(), 1);
+    assert!(matches!(v.damaged[0].removed, Some(Ok(()))), "{v:?}");
+    assert!(std::fs::symlink_metadata(&path).is_err());
+}
+
+#[test]
+fn verify_finds_and_removes_damaged_entries_and_stats_count_them_apart() {
+    let tmp = TempDir::new("verify");
+    let kc = KernelCache::new(CacheConfig {
+        save_source: true,
+        ..CacheConfig::at(tmp.path())
+    });
+    let disk = kc.disk().unwrap();
+    for tag in ["good", "flipped", "not-an-image"] {
+        kc.get_or_compile(&key(tag), Some("src"), || Ok(image(tag)))
+            .unwrap();
+    }
+    let flipped = disk.entry_path(&key("flipped"));
+    let mut bytes = std::fs::read(&flipped).unwrap();
+    let mid = bytes.len() / 2;
+    bytes[mid] ^= 0x10;
+    std::fs::write(&flipped, &bytes).unwrap();
+    // A whole entry whose payload is not a compiled image.
+    assert!(disk.put(&key("not-an-image"), b"garbage", None));
+    // CuPy's file in the shared directory is never read or removed.
+    std::fs::write(tmp.path().join("0123abcd.cubin"), b"cupy").unwrap();
+
+    let u = cache::scan::usage(tmp.path()).unwrap();
+    assert_eq!((u.entries, u.damaged, u.sources), (1, 2, 3));
+
+    let v = cache::scan::verify(tmp.path(), false).unwrap();
+    assert_eq!(v.valid, 1);
+    let mut found: Vec<(PathBuf, Damage)> = v
+        .damaged
+        .iter()
+        .map(|d| (d.path.clone(), d.damage.clone()))
+        .collect();
+    found.sort_by(|a, b| a.0.cmp(&b.0));
+    let mut expected = vec![
+        (flipped.clone(), Damage::Checksum),
+        (disk.entry_path(&key("not-an-image")), Damage::Payload),
+    ];
+    expected.sort_by(|a, b| a.0.cmp(&b.0));
+    assert_eq!(found, expected);
+    assert!(v.damaged.iter().all(|d| d.removed.is_none()));
+    assert!(flipped.exists(), "verify without --remove removes nothing");
+
+    let v = cache::scan::verify(tmp.path(), true).unwrap();
+    assert_eq!((v.valid, v.damaged.len()), (1, 2));
+    assert!(
+        v.damaged.iter().all(|d| matches!(d.removed, Some(Ok(())))),
+        "{v:?}"
+    );
+    assert!(!flipped.exists());
+    let u = cache::scan::usage(tmp.path()).unwrap();
+    assert_eq!((u.entries, u.damaged), (1, 0));
+    assert!(tmp.path().join("0123abcd.cubin").exists());
+    assert_eq!(
+        KernelCache::new(CacheConfig::at(tmp.path()))
+            .get_or_compile(&key("good"), None, || panic!("no compile"))
+            .unwrap()
+            .1,
+        Layer::Disk
+    );
+}
+
+#[test]
+fn clear_while_writing_does_not_turn_writers_off() {
+    let tmp = TempDir::new("clear-race");
+    let writers = 4;
+    // Writers keep writing until the clearer has run this many times, so the two overlap.
+    let min_clears = 50;
+    let done = Arc::new(AtomicUsize::new(0));
+    let clears = Arc::new(AtomicUsize::new(0));
+    let clearer = {
+        let (dir, done, clears) = (tmp.path().to_path_buf(), done.clone(), clears.clone());
+        std::thread::spawn(move || {
+            while done.load(Ordering::SeqCst) < writers {
+                let c = cache::scan::clear(&dir).unwrap();
+                assert!(c.failed.is_empty(), "{:?}", c.failed);
+                clears.fetch_add(1, Ordering::SeqCst);
+            }
+        })
+    };
+    let handles: Vec<_> = (0..writers)
+        .map(|w| {
+            let (dir, done, clears) = (tmp.path().to_path_buf(), done.clone(), clears.clone());
+            std::thread::spawn(move || {
+                // One cache per thread, as separate processes would have.
+                let disk = DiskCache::new(dir).with_quiet(true);
+                let payload = image("w").encode();
+                let (mut tried, mut written) = (0, 0);
+                while tried < 100 || clears.load(Ordering::SeqCst) < min_clears {
+                    // 50 keys per writer, rewritten: the directory stays small, clears fast.
+                    let k = key(&format!("w{w}-{}", tried % 50));
+                    written += disk.put(&k, &payload, None) as usize;
+                    tried += 1;
+                }
+                done.fetch_add(1, Ordering::SeqCst);
+                (disk, tried, written)
+            })
+        })
+        .collect();
+    let caches: Vec<(DiskCache, usize, usize)> =
+        handles.into_iter().map(|h| h.join().unwrap()).collect();
+    clearer.join().unwrap();
+    for (w, (disk, tried, written)) in caches.iter().enumerate() {
+        assert!(disk.is_writable(), "writer {w}");
+        // A write is tried again when a clear takes its folder or temporary file; one that lost
+        // every try costs only its entry.
+        assert!(
+            *written * 10 >= *tried * 9,
+            "writer {w}: {written} of {tried} written"
+        );
+        let k = key(&format!("after-{w}"));
+        assert!(disk.put(&k, &image("after").encode(), None), "writer {w}");
+        assert_eq!(disk.get(&k), Lookup::Hit(image("after").encode()));
+    }
+    let u = cache::scan::usage(tmp.path()).unwrap();
+    assert_eq!((u.damaged, u.temporaries), (0, 0));
+    eprintln!(
+        "{} clears while {writers} writers wrote; (tried, written): {:?}",
+        clears.load(Ordering::SeqCst),
+        caches.iter().map(|c| (c.1, c.2)).collect::<Vec<_>>()
+    );
+}
+
+#[test]
+fn permission_denied_turns_writing_off_with_one_warning() {
+    capture_logs();
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;
+        let tmp = TempDir::new("perm");
         let ro = tmp.path().join("ro");
         std::fs::create_dir(&ro).unwrap();
         std::fs::set_permissions(&ro, std::fs::Permissions::from_mode(0o555)).unwrap();
@@ -555,8 +853,20 @@ fn unwritable_directory_falls_back_to_memory_with_one_warning() {
                 kc.get_or_compile(&key(&format!("ro-perm{i}")), None, || Ok(image("p")))
                     .unwrap();
             }
-            assert_eq!(warnings_mentioning(&ro.display().to_string()), 1);
+            assert!(!kc.disk().unwrap().is_writable());
+            let logs = LOGS.lock().unwrap_or_else(|e| e.into_inner()).clone();
+            let ro_text = ro.display().to_string();
+            let ours: Vec<_> = logs.iter().filter(|(_, m)| m.contains(&ro_text)).collect();
+            assert_eq!(ours.len(), 1, "{logs:?}");
+            assert!(ours[0].1.contains("permission denied"), "{}", ours[0].1);
             assert!(files(&ro).is_empty());
+        } else {
+            eprintln!(
+                "permission_denied_turns_writing_off_with_one_warning: permissions are not \
+                 enforced for this user (root), so only the unit test \
+                 cache::disk::tests::read_only_and_permission_errors_turn_writing_off (an \
+                 injected error) checks this"
+            );
         }
         std::fs::set_permissions(&ro, std::fs::Permissions::from_mode(0o755)).unwrap();
     }
@@ -660,6 +970,7 @@ fn in_memory_mode_writes_nothing() {
         dir: Some(dir.clone()),
         in_memory: true,
         save_source: true,
+        quiet: false,
     });
     assert!(kc.disk().is_none());
     for i in 0..3 {
@@ -686,6 +997,7 @@ fn usage_and_clear_touch_only_cuprums_files() {
         dir: Some(tmp.path().to_path_buf()),
         in_memory: false,
         save_source: true,
+        quiet: false,
     });
     for i in 0..4 {
         kc.get_or_compile(&key(&format!("c{i}")), Some("src"), || Ok(image("x")))
@@ -702,10 +1014,12 @@ fn usage_and_clear_touch_only_cuprums_files() {
         .to_path_buf();
     std::fs::write(shard.join("notes.txt"), b"mine").unwrap();
     std::fs::write(shard.join(".tmp.leftover.1.2"), b"half").unwrap();
-    let u = cache::disk::usage(tmp.path()).unwrap();
+    let u = cache::scan::usage(tmp.path()).unwrap();
     assert_eq!((u.entries, u.sources, u.temporaries), (4, 4, 1));
 
-    let removed = cache::disk::clear(tmp.path()).unwrap();
+    let cleared = cache::scan::clear(tmp.path()).unwrap();
+    assert!(cleared.failed.is_empty(), "{:?}", cleared.failed);
+    let removed = cleared.removed;
     assert_eq!(
         (removed.entries, removed.sources, removed.temporaries),
         (4, 4, 1)
@@ -719,10 +1033,10 @@ fn usage_and_clear_touch_only_cuprums_files() {
             format!("{shard_name}/notes.txt")
         ]
     );
-    assert_eq!(cache::disk::usage(tmp.path()).unwrap().entries, 0);
+    assert_eq!(cache::scan::usage(tmp.path()).unwrap().entries, 0);
     // A missing directory is empty, not an error.
     assert_eq!(
-        cache::disk::usage(&tmp.path().join("none"))
+        cache::scan::usage(&tmp.path().join("none"))
             .unwrap()
             .entries,
         0
@@ -745,7 +1059,7 @@ fn environment_configures_the_process_cache() {
         &["CUPY_CACHE_IN_MEMORY"],
     );
     assert!(String::from_utf8_lossy(&out.stdout).contains("in_memory=false save=true"));
-    let u = cache::disk::usage(&dir).unwrap();
+    let u = cache::scan::usage(&dir).unwrap();
     assert_eq!((u.entries, u.sources), (1, 1));
 
     // CUPY_CACHE_IN_MEMORY=1: nothing is written.
@@ -774,7 +1088,7 @@ fn environment_configures_the_process_cache() {
     );
     assert!(String::from_utf8_lossy(&out.stdout).contains(".cupy/kernel_cache"));
     assert_eq!(
-        cache::disk::usage(&home.join(".cupy").join("kernel_cache"))
+        cache::scan::usage(&home.join(".cupy").join("kernel_cache"))
             .unwrap()
             .entries,
         1
@@ -782,6 +1096,44 @@ fn environment_configures_the_process_cache() {
 
     // A malformed flag is an error that names the variable.
     run_child("bad-flag", &[("CUPY_CACHE_IN_MEMORY", "yes")], &[]);
+}
+
+#[test]
+fn warnings_reach_stderr_without_a_logger_once_per_cause() {
+    let tmp = TempDir::new("stderr");
+    // Every write fails (a file is where the cache's parent folder should be).
+    std::fs::write(tmp.path().join("file"), b"x").unwrap();
+    let dir = tmp.path().join("file").join("cache");
+    let d = dir.to_str().unwrap();
+    let out = run_child(
+        "warn",
+        &[("CUPY_CACHE_DIR", d)],
+        &["CUPY_CACHE_IN_MEMORY", "CUPRUM_CACHE_QUIET"],
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let warnings: Vec<&str> = stderr
+        .lines()
+        .filter(|l| l.starts_with("cuprum: warning: kernel cache"))
+        .collect();
+    assert_eq!(
+        warnings.len(),
+        1,
+        "three failed writes, one cause:\n{stderr}"
+    );
+    assert!(warnings[0].contains(d), "{}", warnings[0]);
+
+    // CUPRUM_CACHE_QUIET=1: nothing on stderr, the program runs the same.
+    let out = run_child(
+        "warn",
+        &[("CUPY_CACHE_DIR", d), ("CUPRUM_CACHE_QUIET", "1")],
+        &["CUPY_CACHE_IN_MEMORY"],
+    );
+    assert!(String::from_utf8_lossy(&out.stdout).contains("WARN quiet=true"));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!stderr.contains("cuprum: warning"), "{stderr}");
+
+    // Anything but 0 or 1 is an error that names the variable.
+    run_child("bad-quiet", &[("CUPRUM_CACHE_QUIET", "yes")], &[]);
 }
 
 // ------------------------------------------------------------------------------------------

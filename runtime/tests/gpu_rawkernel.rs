@@ -932,7 +932,7 @@ fn second_process_is_served_from_the_disk_cache() {
         (0, 1),
         "second process: disk hit, no NVRTC: {second:?}"
     );
-    assert_eq!(cache::disk::usage(tmp.path()).unwrap().entries, 1);
+    assert_eq!(cache::scan::usage(tmp.path()).unwrap().entries, 1);
 }
 
 #[test]
@@ -948,6 +948,8 @@ fn corrupted_entry_is_recompiled_and_rewritten() {
     let mid = bad.len() / 2;
     bad[mid] ^= 0xFF;
     std::fs::write(&entry[0], &bad).unwrap();
+    let u = cache::scan::usage(tmp.path()).unwrap();
+    assert_eq!((u.entries, u.damaged), (0, 1), "stats count it damaged");
     let s = child_stats(&run_child("add", &[("CUPY_CACHE_DIR", tmp.path())], &[]));
     assert_eq!(
         (s[0], s[5], s[4]),
@@ -990,7 +992,7 @@ fn two_threads_compiling_one_kernel_leave_one_entry() {
     ));
     assert_eq!(s[0], 1, "one NVRTC compile: {s:?}");
     assert_eq!(find_entries(tmp.path()).len(), 1);
-    let u = cache::disk::usage(tmp.path()).unwrap();
+    let u = cache::scan::usage(tmp.path()).unwrap();
     assert_eq!((u.entries, u.temporaries), (1, 0));
 }
 
@@ -1024,7 +1026,7 @@ fn save_source_ptx_and_debug_variables() {
         &[("CUPY_CACHE_DIR", tmp.path())],
         &[("CUPY_CACHE_SAVE_CUDA_SOURCE", "1")],
     );
-    let u = cache::disk::usage(tmp.path()).unwrap();
+    let u = cache::scan::usage(tmp.path()).unwrap();
     assert_eq!((u.entries, u.sources), (1, 1));
 
     // CUPY_COMPILE_WITH_PTX=1: another entry (the target is part of the key), holding PTX.

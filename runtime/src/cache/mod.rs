@@ -5,21 +5,28 @@
 //! nothing about GPUs or compilers: [`KernelCache::get_or_compile`] takes the compile step as a
 //! closure. Loading an image onto a device (and the per-device map of loaded modules) lives in
 //! `module.rs`. The process-wide instance ([`global`]) is configured from the environment on first
-//! use (`CUPY_CACHE_DIR`, `CUPY_CACHE_IN_MEMORY`, `CUPY_CACHE_SAVE_CUDA_SOURCE`) or by
-//! [`set_global`].
+//! use (`CUPY_CACHE_DIR`, `CUPY_CACHE_IN_MEMORY`, `CUPY_CACHE_SAVE_CUDA_SOURCE`,
+//! `CUPRUM_CACHE_QUIET`) or by [`set_global`]. The disk layer degrades per entry (`disk.rs`); its
+//! warnings reach the user once per cause, with or without a logger (`warn.rs`).
 
 pub mod disk;
 pub mod entry;
+pub mod format;
 pub mod key;
+pub mod scan;
 pub mod sha256;
+mod warn;
 
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, MutexGuard, RwLock};
 
-pub use disk::{DiskCache, Lookup, Usage};
+pub use disk::{DiskCache, Lookup};
 pub use entry::{CompiledImage, ImageKind};
+pub use format::Damage;
 pub use key::{CacheKey, KeyInputs, headers_digest};
+pub use scan::Usage;
+pub use warn::TARGET as LOG_TARGET;
 
 use crate::env;
 use crate::error::Result;
@@ -34,6 +41,9 @@ pub struct CacheConfig {
     pub in_memory: bool,
     /// Save the CUDA source next to each new entry (`CUPY_CACHE_SAVE_CUDA_SOURCE=1`).
     pub save_source: bool,
+    /// Never print the cache's warnings to stderr; they still go to `log`
+    /// (`CUPRUM_CACHE_QUIET=1`).
+    pub quiet: bool,
 }
 
 impl CacheConfig {
@@ -43,6 +53,7 @@ impl CacheConfig {
             dir: env::cache_dir(),
             in_memory: env::flag(env::CACHE_IN_MEMORY)?,
             save_source: env::flag(env::CACHE_SAVE_CUDA_SOURCE)?,
+            quiet: env::flag(env::CACHE_QUIET)?,
         })
     }
 
@@ -52,6 +63,7 @@ impl CacheConfig {
             dir: Some(dir.into()),
             in_memory: false,
             save_source: false,
+            quiet: false,
         }
     }
 
@@ -61,6 +73,7 @@ impl CacheConfig {
             dir: None,
             in_memory: true,
             save_source: false,
+            quiet: false,
         }
     }
 
@@ -93,7 +106,11 @@ impl KernelCache {
     pub fn new(config: CacheConfig) -> KernelCache {
         let disk = config
             .disk_dir()
-            .map(|d| DiskCache::new(d).with_save_source(config.save_source));
+            .map(|d| {
+                DiskCache::new(d)
+                    .with_save_source(config.save_source)
+                    .with_quiet(config.quiet)
+            });
         KernelCache {
             config,
             disk,
@@ -159,9 +176,9 @@ impl KernelCache {
                         stats::record_hit(Layer::Disk);
                         return Ok((img, Layer::Disk));
                     }
-                    None => self.note_corrupt(disk, key),
+                    None => self.note_corrupt(disk, key, &Damage::Payload),
                 },
-                Lookup::Corrupt => self.note_corrupt(disk, key),
+                Lookup::Corrupt(damage) => self.note_corrupt(disk, key, &damage),
                 Lookup::Miss => {}
             }
         }
@@ -175,13 +192,9 @@ impl KernelCache {
         Ok((img, Layer::Nvrtc))
     }
 
-    fn note_corrupt(&self, disk: &DiskCache, key: &CacheKey) {
+    fn note_corrupt(&self, disk: &DiskCache, key: &CacheKey, damage: &Damage) {
         stats::record_disk_corrupt();
-        log::warn!(
-            target: "cuprum::jit",
-            "kernel cache entry {} is damaged; recompiling and rewriting it",
-            disk.entry_path(key).display()
-        );
+        disk.warn_damaged(key, damage);
     }
 
     /// The image for `key` if this process holds it in memory.
