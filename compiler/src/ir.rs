@@ -481,6 +481,10 @@ pub enum ExprKind {
     /// `place = value` or `place op= value`.
     Assign { op: Option<BinOp>, place: ExprRef, value: ExprRef },
     Cast(ExprRef, Ty),
+    /// An expression that must have the type (rustc's type ascription): the initializer of a
+    /// file's `const N: T = init;` at each use of `N`. Unlike `init as T`, the type constrains the
+    /// initializer, so that `const LIMIT: i64 = 1 << 40;` shifts an `i64`.
+    Ascribed(ExprRef, Ty),
     /// `&place` / `&mut place`: an argument to a device function's reference parameter.
     Ref { mutable: bool, expr: ExprRef },
     Call { callee: Callee, args: Vec<Expr> },
@@ -515,7 +519,7 @@ pub enum ExprKind {
 pub fn visit_children<'a>(e: &'a Expr, on_expr: &mut dyn FnMut(&'a Expr), on_block: &mut dyn FnMut(&'a Block)) {
     match &e.kind {
         ExprKind::Error | ExprKind::Lit(_) | ExprKind::Local(_) | ExprKind::Const { .. } | ExprKind::Continue { .. } => {}
-        ExprKind::Unary(_, a) | ExprKind::Cast(a, _) | ExprKind::Ref { expr: a, .. } => on_expr(a),
+        ExprKind::Unary(_, a) | ExprKind::Cast(a, _) | ExprKind::Ascribed(a, _) | ExprKind::Ref { expr: a, .. } => on_expr(a),
         ExprKind::Binary(_, a, b) => {
             on_expr(a);
             on_expr(b);

@@ -212,7 +212,7 @@ impl BodyCheck<'_, '_> {
                 }
             }
             ExprKind::Error | ExprKind::Lit(_) | ExprKind::Local(_) | ExprKind::Const { .. } | ExprKind::Continue { .. } => {}
-            ExprKind::Unary(_, a) | ExprKind::Cast(a, _) | ExprKind::Ref { expr: a, .. } => self.expr(a),
+            ExprKind::Unary(_, a) | ExprKind::Cast(a, _) | ExprKind::Ascribed(a, _) | ExprKind::Ref { expr: a, .. } => self.expr(a),
             ExprKind::Binary(_, a, b) => {
                 self.expr(a);
                 self.expr(b);

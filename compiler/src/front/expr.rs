@@ -411,7 +411,7 @@ impl<'d> Lowerer<'d> {
                 return match ty::lower(t, &[], scope, Position::Local, self.diags) {
                     Some(t @ Ty::Scalar(d)) if d.is_primitive() => {
                         let inner = self.expr(init);
-                        self.mk(ExprKind::Cast(Box::new(inner), t), span)
+                        self.mk(ExprKind::Ascribed(Box::new(inner), t), span)
                     }
                     Some(_) => self.error(span, format!("`{name}` is not a constant of a primitive number type; kernels can use `const` items of `bool`, integer and `f32`/`f64` types")),
                     None => self.mk(ExprKind::Error, span),

@@ -136,12 +136,11 @@ impl Checker<'_, '_> {
                 return Ty::Error;
             }
         };
-        let it = self.expr(&args[1], Some(&Ty::Scalar(DType::U64)));
+        // The index is the prelude's `I: KernelIndex`: a literal keeps its own type (`i32` by
+        // default), as rustc infers it.
+        let it = self.expr(&args[1], None);
         match self.resolve(&it) {
-            Ty::Scalar(DType::U64 | DType::U32 | DType::I32 | DType::I64) | Ty::Error => {}
-            Ty::IntVar(_) => {
-                self.unify(&it, &Ty::Scalar(DType::U64));
-            }
+            Ty::Scalar(DType::U64 | DType::U32 | DType::I32 | DType::I64) | Ty::IntVar(_) | Ty::Error => {}
             other => {
                 let shown = self.show(&other);
                 self.diags.error(args[1].span, format!("the index must be `usize`, `u32`, `i32`, `u64` or `i64`, found `{shown}`"));
@@ -216,7 +215,9 @@ impl Checker<'_, '_> {
                     let ok = match &t {
                         Ty::Scalar(d) => bound.admits(*d),
                         Ty::Param(p) => self.bound_implies(*p, bound),
-                        Ty::IntVar(_) | Ty::FloatVar(_) | Ty::Error => true,
+                        // Every type a literal can become meets the same bounds: `2` is no `Float`.
+                        Ty::IntVar(_) | Ty::FloatVar(_) => self.has(&t, bound),
+                        Ty::Error => true,
                         _ => false,
                     };
                     if !ok {

@@ -1,6 +1,12 @@
 //! Method calls, resolved against the receiver's type: `lang::Method::from_name` gives the
 //! method a name denotes, its `receivers` say whether this receiver has it, and its signature
 //! class gives the argument and result types. The resolved method is recorded for the back end.
+//!
+//! As in rustc, the receiver is checked with no expectation, and a receiver that is a literal of
+//! unknown type (`2.0.sqrt()`, `let k = 1; k.min(n)`) stays one: the methods that a prelude trait
+//! gives every integer or every float type (those a generic `T: Int` / `T: Float` / `T: Real`
+//! has) apply to it, typed in terms of it, and the literal's type is decided later; the others
+//! exist only on concrete types, and calling them is rustc's E0689.
 
 use proc_macro2::Span;
 
@@ -11,8 +17,8 @@ use crate::ir::*;
 use crate::lang::{MathFn, Method, MethodSig, Receiver};
 
 impl Checker<'_, '_> {
-    pub(super) fn method(&mut self, id: ExprId, receiver: &Expr, method: &Name, args: &[Expr], expected: Option<&Ty>, span: Span) -> Ty {
-        let rt = self.expr(receiver, expected);
+    pub(super) fn method(&mut self, id: ExprId, receiver: &Expr, method: &Name, args: &[Expr], span: Span) -> Ty {
+        let rt = self.expr(receiver, None);
         if self.is_error(&rt) {
             for a in args {
                 self.expr(a, None);
@@ -20,14 +26,26 @@ impl Checker<'_, '_> {
             return Ty::Error;
         }
         let rt = match self.resolve(&rt) {
-            Ty::Ref { inner, .. } => *inner,
-            // rustc needs the literal's type before a method call; we default as it would later.
-            Ty::IntVar(_) => self.unify(&rt, &Ty::Scalar(DType::I32)).unwrap_or(rt),
-            Ty::FloatVar(_) => self.unify(&rt, &Ty::Scalar(DType::F64)).unwrap_or(rt),
+            Ty::Ref { inner, .. } => self.resolve(&inner),
             other => other,
         };
         let m = method.text.as_str();
-        let Some(resolved) = Method::from_name(m).filter(|r| r.receivers().iter().any(|k| self.receives(*k, &rt))) else {
+        let ambiguous = matches!(rt, Ty::IntVar(_) | Ty::FloatVar(_));
+        let named = Method::from_name(m);
+        // Integers have `abs` as an inherent method only (the prelude's is `Float::abs`).
+        let inherent_only = |r: &Method| *r == Method::Math(MathFn::Abs) && matches!(rt, Ty::IntVar(_));
+        if ambiguous && named.is_some_and(|r| inherent_only(&r) || self.concrete_receivers(r, &rt)) {
+            for a in args {
+                self.expr(a, None);
+            }
+            let (shown, like) = if matches!(rt, Ty::IntVar(_)) { ("{integer}", "i32") } else { ("{float}", "f32") };
+            self.diags.error(
+                method.span,
+                format!("can't call method `{m}` on ambiguous numeric type `{shown}`; give the value a type, like `{like}` (a suffix such as `2{like}`, or `let x: {like} = ..`)"),
+            );
+            return Ty::Error;
+        }
+        let Some(resolved) = named.filter(|r| r.receivers().iter().any(|k| self.receives(*k, &rt))) else {
             for a in args {
                 self.expr(a, None);
             }
@@ -79,6 +97,20 @@ impl Checker<'_, '_> {
             }
         }
         ret
+    }
+
+    /// Whether `m` is found on concrete types of the literal kind of `t` (an integer or float
+    /// variable) but on none of its prelude traits: the receivers that would take `t` once its
+    /// type is known are all concrete ones.
+    fn concrete_receivers(&self, m: Method, t: &Ty) -> bool {
+        let kinds = m.receivers();
+        let generic = kinds.iter().any(|k| self.receives(*k, t));
+        let concrete = kinds.iter().any(|k| match (k, t) {
+            (Receiver::ConcreteFloat, Ty::FloatVar(_)) | (Receiver::Unsigned, Ty::IntVar(_)) => true,
+            // `f16`/`bf16` and complex numbers are not primitive: no literal can become one.
+            _ => false,
+        });
+        !generic && concrete
     }
 
     /// Whether a receiver of type `t` (resolved, not a reference) is of kind `k`.

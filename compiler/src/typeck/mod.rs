@@ -2,12 +2,14 @@
 //!
 //! Entry point: [`check`]. Rules (docs/semantics.md states them for users):
 //! - no implicit conversions or promotions: both operands of `+` have one type, `u8 + u8` is `u8`;
-//! - unsuffixed integer literals take their type from context and default to `i32`, float
-//!   literals default to `f64`; a literal never becomes a generic `T` (write `T::from_f64(2.0)`);
+//! - unsuffixed literals are typed as rustc types them (`literals.rs`): inference variables that
+//!   unify with what they meet, `i32` / `f64` when nothing constrains them; a cast never
+//!   constrains its operand, it only offers its target to a literal operand (`expect.rs`:
+//!   `300 as u8` is a `u8` literal, `(n - 1) as usize` a `u32` subtraction when `n: u32`); a
+//!   literal never becomes a generic `T` (write `T::from_f64(2.0)`); every integer literal must
+//!   fit its type (rustc's `overflowing_literals`);
 //! - generic parameters stay generic: operations on `T` are those its prelude bound allows;
 //! - method calls resolve against the receiver's type (see `methods.rs`);
-//! - a cast's target is the expectation of an unsuffixed literal operand (`300 as u8` is a `u8`
-//!   literal), and every integer literal must fit its type (rustc's `overflowing_literals`);
 //! - `match` on integers and `bool` is exhaustive (range coverage, as rustc checks it);
 //! - slices and arrays are indexed by `usize`; `Raw` and `View` also by `u32`/`i32`/`u64`/`i64`;
 //! - `let x;` takes its type from its first assignment.
@@ -16,6 +18,8 @@
 //! the macro path cannot see) has `Ty::Error`, which every rule accepts: one mistake, one message.
 
 mod calls;
+mod expect;
+mod literals;
 mod methods;
 
 use std::collections::HashMap;
@@ -26,6 +30,7 @@ use crate::diag::Diagnostics;
 use crate::dtype::DType;
 use crate::ir::*;
 use crate::lang::{AssocConst, AssocFn, Method, NumConst, NumFn};
+use expect::Expect;
 
 /// The type checker's results for one item (the side table the back end reads).
 #[derive(Debug, Clone, Default)]
@@ -98,6 +103,12 @@ pub(crate) struct Checker<'a, 'd> {
     /// Integer literals, to check that each fits its type once types are known: the literal's
     /// expression, its value, and whether it is directly negated (`-128i8`).
     int_lits: Vec<(ExprId, u128, bool, Span)>,
+    /// Negations whose operand was a literal of unknown type: its final type must be signed
+    /// (rustc's `Neg` obligation, solved once the literal's type is known).
+    negated_vars: Vec<(ExprId, Span)>,
+    /// `match`es on a literal of unknown type: the scrutinee, and the patterns of the unguarded
+    /// arms, checked for exhaustiveness once its type is known (as rustc checks after typing).
+    pending_matches: Vec<(ExprId, Span, Vec<MatchPat>)>,
     /// Locals declared by `let x;` without an initializer: the first assignment initialises them
     /// (and gives their type when none was written); rustc checks that they are assigned once.
     deferred: Vec<bool>,
@@ -125,13 +136,15 @@ impl<'a, 'd> Checker<'a, 'd> {
             ret: item.ret.clone(),
             deferred: vec![false; item.locals.len()],
             int_lits: Vec::new(),
+            negated_vars: Vec::new(),
+            pending_matches: Vec::new(),
         }
     }
 
     fn run(mut self) -> Types {
         let item = self.item;
         let ret = item.ret.clone();
-        let body_ty = self.block(&item.body, Some(&ret));
+        let body_ty = self.block(&item.body, Expect::Has(&ret));
         if !matches!(item.kind, ItemKind::Reduction(_)) || !ret.is_unit() {
             self.expect(&ret, &body_ty, item.body.tail.as_ref().map(|t| t.span).unwrap_or(item.ret_span));
         }
@@ -183,26 +196,10 @@ impl<'a, 'd> Checker<'a, 'd> {
         acc
     }
 
-    /// rustc's `overflowing_literals` (deny by default): every integer literal fits its type.
-    fn check_literals(&mut self) {
-        for (id, value, negated, span) in std::mem::take(&mut self.int_lits) {
-            let Some(t) = self.exprs[id.0 as usize].clone() else { continue };
-            let Ty::Scalar(d) = self.zonk(&t) else { continue };
-            if !d.is_int() {
-                continue;
-            }
-            let (lo, hi) = int_range(d);
-            let v = value as i128;
-            let fits = if negated { -v >= lo } else { v <= hi };
-            if !fits || value > u64::MAX as u128 {
-                let shown = if negated { format!("-{value}") } else { value.to_string() };
-                self.diags.error(span, format!("literal out of range for `{d}`: `{shown}` is not in `{lo}..={hi}`; use a wider type or a wrapping method"));
-            }
-        }
-    }
-
     fn finish(mut self, acc: Option<Ty>) -> Types {
         self.check_literals();
+        self.check_negations();
+        self.check_pending_matches();
         let exprs: Vec<Ty> = std::mem::take(&mut self.exprs)
             .into_iter()
             .map(|t| t.map(|t| self.zonk(&t)).unwrap_or(Ty::Unit))
@@ -424,7 +421,7 @@ impl<'a, 'd> Checker<'a, 'd> {
 
     // ---- statements and blocks --------------------------------------------------------------
 
-    fn block(&mut self, b: &Block, expected: Option<&Ty>) -> Ty {
+    fn block(&mut self, b: &Block, expected: Expect<'_>) -> Ty {
         let mut diverges = false;
         for s in &b.stmts {
             match s {
@@ -454,7 +451,7 @@ impl<'a, 'd> Checker<'a, 'd> {
             }
         }
         match &b.tail {
-            Some(t) => self.expr(t, expected),
+            Some(t) => self.expr_with(t, expected),
             None if diverges => Ty::Never,
             None => Ty::Unit,
         }
@@ -501,13 +498,19 @@ impl<'a, 'd> Checker<'a, 'd> {
 
     // ---- expressions ------------------------------------------------------------------------
 
+    /// Checks `e` where the context requires `expected` when given (the caller unifies).
     pub(crate) fn expr(&mut self, e: &Expr, expected: Option<&Ty>) -> Ty {
+        self.expr_with(e, Expect::from(expected))
+    }
+
+    /// Checks `e` under an expectation (`expect.rs`).
+    pub(crate) fn expr_with(&mut self, e: &Expr, expected: Expect<'_>) -> Ty {
         let t = self.expr_inner(e, expected);
         self.exprs[e.id.0 as usize] = Some(t.clone());
         t
     }
 
-    fn expr_inner(&mut self, e: &Expr, expected: Option<&Ty>) -> Ty {
+    fn expr_inner(&mut self, e: &Expr, expected: Expect<'_>) -> Ty {
         match &e.kind {
             ExprKind::Error => Ty::Error,
             ExprKind::Lit(l) => {
@@ -527,7 +530,7 @@ impl<'a, 'd> Checker<'a, 'd> {
             },
             ExprKind::Const { ty, name } => self.constant(e.id, ty, name),
             ExprKind::Unary(op, inner) => self.unary(*op, inner, expected, e.span),
-            ExprKind::Binary(op, l, r) => self.binary(*op, l, r, expected, e.span),
+            ExprKind::Binary(op, l, r) => self.binary(*op, l, r, e.span),
             ExprKind::Assign { op: None, place, value }
                 if matches!(&place.kind, ExprKind::Local(l) if self.deferred[l.0 as usize] && self.locals[l.0 as usize].is_none()) =>
             {
@@ -553,13 +556,17 @@ impl<'a, 'd> Checker<'a, 'd> {
                 Ty::Unit
             }
             ExprKind::Cast(inner, to) => self.cast(inner, to, e.span),
+            ExprKind::Ascribed(inner, ty) => {
+                let t = self.expr(inner, Some(ty));
+                self.expect(ty, &t, inner.span)
+            }
             ExprKind::Ref { mutable, expr } => {
                 let t = self.expr(expr, None);
                 self.check_place(expr, *mutable);
                 Ty::Ref { inner: Box::new(t), mutable: *mutable }
             }
-            ExprKind::Call { callee, args } => self.call(e, callee, args, expected),
-            ExprKind::MethodCall { receiver, method, args } => self.method(e.id, receiver, method, args, expected, e.span),
+            ExprKind::Call { callee, args } => self.call(e, callee, args, expected.only_has_type()),
+            ExprKind::MethodCall { receiver, method, args } => self.method(e.id, receiver, method, args, e.span),
             ExprKind::Index { base, indices } => self.index(base, indices, e.span),
             ExprKind::Field { base, field } => {
                 let bt = self.expr(base, None);
@@ -605,7 +612,7 @@ impl<'a, 'd> Checker<'a, 'd> {
                 }
             }
             ExprKind::Tuple(elems) => {
-                let exp: Vec<Option<Ty>> = match expected.map(|t| self.resolve(t)) {
+                let exp: Vec<Option<Ty>> = match expected.only_has_type().map(|t| self.resolve(t)) {
                     Some(Ty::Tuple(ts)) if ts.len() == elems.len() => ts.into_iter().map(Some).collect(),
                     _ => vec![None; elems.len()],
                 };
@@ -615,7 +622,7 @@ impl<'a, 'd> Checker<'a, 'd> {
                 Ty::Tuple(elems.iter().zip(exp).map(|(e, x)| self.expr(e, x.as_ref())).collect())
             }
             ExprKind::ArrayList(elems) => {
-                let elem_exp = match expected.map(|t| self.resolve(t)) {
+                let elem_exp = match expected.only_has_type().map(|t| self.resolve(t)) {
                     Some(Ty::Array(e, _)) => Some(*e),
                     _ => None,
                 };
@@ -636,7 +643,7 @@ impl<'a, 'd> Checker<'a, 'd> {
                 }
             }
             ExprKind::ArrayRepeat { value, len } => {
-                let elem_exp = match expected.map(|t| self.resolve(t)) {
+                let elem_exp = match expected.only_has_type().map(|t| self.resolve(t)) {
                     Some(Ty::Array(e, _)) => Some(*e),
                     _ => None,
                 };
@@ -649,14 +656,15 @@ impl<'a, 'd> Checker<'a, 'd> {
                 self.expect(&Ty::Scalar(DType::Bool), &ct, cond.span);
                 match els {
                     None => {
-                        let tt = self.block(then, Some(&Ty::Unit));
+                        let tt = self.block(then, Expect::Has(&Ty::Unit));
                         let span = then.tail.as_ref().map(|t| t.span).unwrap_or(then.span);
                         self.expect(&Ty::Unit, &tt, span);
                         Ty::Unit
                     }
                     Some(els) => {
-                        let tt = self.block(then, expected);
-                        let et = self.expr(els, Some(&tt).or(expected));
+                        let branch = expected.for_branches();
+                        let tt = self.block(then, branch);
+                        let et = if matches!(self.resolve(&tt), Ty::Never) { self.expr_with(els, branch) } else { self.expr(els, Some(&tt)) };
                         match self.unify(&tt, &et) {
                             Some(t) => t,
                             None => {
@@ -668,16 +676,16 @@ impl<'a, 'd> Checker<'a, 'd> {
                     }
                 }
             }
-            ExprKind::Match { scrutinee, arms } => self.match_expr(scrutinee, arms, expected, e.span),
+            ExprKind::Match { scrutinee, arms } => self.match_expr(scrutinee, arms, expected.for_branches()),
             ExprKind::While { cond, body, .. } => {
                 let ct = self.expr(cond, Some(&Ty::Scalar(DType::Bool)));
                 self.expect(&Ty::Scalar(DType::Bool), &ct, cond.span);
-                let bt = self.block(body, Some(&Ty::Unit));
+                let bt = self.block(body, Expect::Has(&Ty::Unit));
                 self.expect(&Ty::Unit, &bt, body.span);
                 Ty::Unit
             }
             ExprKind::Loop { id, body, .. } => {
-                let bt = self.block(body, Some(&Ty::Unit));
+                let bt = self.block(body, Expect::Has(&Ty::Unit));
                 self.expect(&Ty::Unit, &bt, body.span);
                 self.loop_breaks.remove(id).unwrap_or(Ty::Never)
             }
@@ -695,7 +703,7 @@ impl<'a, 'd> Checker<'a, 'd> {
                     self.expect(&usize_ty, &s, step.span);
                 }
                 self.locals[var.0 as usize] = Some(t);
-                let bt = self.block(body, Some(&Ty::Unit));
+                let bt = self.block(body, Expect::Has(&Ty::Unit));
                 self.expect(&Ty::Unit, &bt, body.span);
                 Ty::Unit
             }
@@ -727,36 +735,6 @@ impl<'a, 'd> Checker<'a, 'd> {
                     }
                 }
                 Ty::Never
-            }
-        }
-    }
-
-    fn lit(&mut self, l: &Lit, expected: Option<&Ty>) -> Ty {
-        match l {
-            Lit::Bool(_) => Ty::Scalar(DType::Bool),
-            Lit::Int { suffix: Some(d), .. } | Lit::Float { suffix: Some(d), .. } => Ty::Scalar(*d),
-            Lit::Int { suffix: None, .. } => {
-                let v = self.fresh(VarKind::Int);
-                if let Some(x) = expected {
-                    if self.is_int(x) && !matches!(self.resolve(x), Ty::Param(_)) {
-                        return self.unify(&v, x).unwrap_or(v);
-                    }
-                }
-                v
-            }
-            Lit::Float { suffix: None, .. } => {
-                let v = self.fresh(VarKind::Float);
-                if let Some(x) = expected {
-                    if let Ty::Scalar(d) = self.resolve(x) {
-                        if d.is_float() && !d.is_half() {
-                            return Ty::Scalar(d);
-                        }
-                    }
-                    if matches!(self.resolve(x), Ty::FloatVar(_)) {
-                        return self.unify(&v, x).unwrap_or(v);
-                    }
-                }
-                v
             }
         }
     }
@@ -799,7 +777,9 @@ impl<'a, 'd> Checker<'a, 'd> {
         t
     }
 
-    fn unary(&mut self, op: UnOp, inner: &Expr, expected: Option<&Ty>, span: Span) -> Ty {
+    /// `-x`, `!x`, `*x`. As in rustc, `-` and `!` pass their expectation to the operand (so that
+    /// `-1 as i8` is an `i8` literal), `*` none.
+    fn unary(&mut self, op: UnOp, inner: &Expr, expected: Expect<'_>, span: Span) -> Ty {
         match op {
             UnOp::Deref => {
                 let t = self.expr(inner, None);
@@ -814,7 +794,7 @@ impl<'a, 'd> Checker<'a, 'd> {
                 }
             }
             UnOp::Neg => {
-                let t = self.expr(inner, expected);
+                let t = self.expr_with(inner, expected);
                 if let ExprKind::Lit(Lit::Int { .. }) = inner.kind {
                     if let Some(l) = self.int_lits.iter_mut().rev().find(|l| l.0 == inner.id) {
                         l.2 = true;
@@ -823,18 +803,21 @@ impl<'a, 'd> Checker<'a, 'd> {
                 let ok = match self.resolve(&t) {
                     Ty::Scalar(d) => d.is_signed_int() || d.is_float() || d.is_complex(),
                     Ty::Param(p) => self.bound_implies(p, Bound::Float),
-                    Ty::IntVar(_) | Ty::FloatVar(_) | Ty::Error => true,
+                    Ty::IntVar(_) => {
+                        // Checked once the literal's type is known (`check_negations`).
+                        self.negated_vars.push((inner.id, span));
+                        true
+                    }
+                    Ty::FloatVar(_) | Ty::Error => true,
                     _ => false,
                 };
                 if !ok {
-                    let shown = self.show(&t);
-                    let hint = if self.is_int(&t) { "; use `x.wrapping_neg()`" } else { "" };
-                    self.diags.error(span, format!("cannot negate a value of type `{shown}`{hint}"));
+                    self.negation_error(&t, span);
                 }
                 t
             }
             UnOp::Not => {
-                let t = self.expr(inner, expected);
+                let t = self.expr_with(inner, expected);
                 let ok = matches!(self.resolve(&t), Ty::Scalar(DType::Bool) | Ty::Error) || self.is_int(&t);
                 if !ok {
                     let shown = self.show(&t);
@@ -845,7 +828,10 @@ impl<'a, 'd> Checker<'a, 'd> {
         }
     }
 
-    fn binary(&mut self, op: BinOp, l: &Expr, r: &Expr, expected: Option<&Ty>, span: Span) -> Ty {
+    /// A binary operator. As in rustc, the operands get no expectation from the context: the
+    /// left one is checked alone, the right one against it (except for shifts), and the operator
+    /// unifies them; a literal operand takes its type from the other operand, else defaults.
+    fn binary(&mut self, op: BinOp, l: &Expr, r: &Expr, span: Span) -> Ty {
         if op.is_logical() {
             let b = Ty::Scalar(DType::Bool);
             let lt = self.expr(l, Some(&b));
@@ -870,7 +856,7 @@ impl<'a, 'd> Checker<'a, 'd> {
             }
             return Ty::Scalar(DType::Bool);
         }
-        let lt = self.expr(l, expected);
+        let lt = self.expr(l, None);
         self.binary_types(op, &lt, r, span)
     }
 
@@ -924,13 +910,9 @@ impl<'a, 'd> Checker<'a, 'd> {
     }
 
     fn cast(&mut self, inner: &Expr, to: &Ty, span: Span) -> Ty {
-        // As in rustc, the target type is the expectation of an unsuffixed literal operand
-        // (`300 as u8` types `300` as `u8`, and is out of range).
-        let hint = match to {
-            Ty::Scalar(d) if d.is_primitive() && !d.is_bool() => Some(to),
-            _ => None,
-        };
-        let from = self.expr(inner, hint);
+        // The target never constrains the operand; it is only offered to a literal operand
+        // (`300 as u8` types `300` as `u8`, and is out of range): see `expect.rs`.
+        let from = self.expr_with(inner, Expect::Cast(to));
         let from_r = self.resolve(&from);
         let target_ok = matches!(to, Ty::Scalar(d) if d.is_primitive());
         let source_ok = match &from_r {
@@ -1010,8 +992,10 @@ impl<'a, 'd> Checker<'a, 'd> {
     }
 
     /// `a[i]` and `v[[i, j]]`. Slices and arrays take `usize` indices, as in Rust; `Raw` and
-    /// `View` arguments also take `u32`, `i32`, `u64` and `i64` (the prelude's `KernelIndex`), the
-    /// indices of one multi-index all of one type.
+    /// `View` arguments also take `u32`, `i32`, `u64` and `i64` (the prelude's
+    /// `Index<I: KernelIndex>`), the indices of one multi-index all of one type. So, as rustc infers
+    /// it, a literal index of a slice is a `usize`, one of a `Raw` or `View` keeps its own type
+    /// (`i32` unless something else constrains it).
     fn index(&mut self, base: &Expr, indices: &[Expr], span: Span) -> Ty {
         let bt = self.expr(base, None);
         let bt = self.deref(&bt);
@@ -1019,13 +1003,15 @@ impl<'a, 'd> Checker<'a, 'd> {
         let any_int = matches!(bt, Ty::View { .. } | Ty::Raw(_) | Ty::Error);
         let mut first: Option<Ty> = None;
         for i in indices {
-            let exp = first.clone().unwrap_or_else(|| usize_ty.clone());
-            let it = self.expr(i, Some(&exp));
+            let exp = if any_int { first.clone() } else { Some(usize_ty.clone()) };
+            let it = self.expr(i, exp.as_ref());
             let ok = match self.resolve(&it) {
                 Ty::Scalar(DType::U64) | Ty::Error => true,
                 Ty::Scalar(DType::U32 | DType::I32 | DType::I64) => any_int,
                 Ty::IntVar(_) => {
-                    self.unify(&it, &exp);
+                    if !any_int {
+                        self.unify(&it, &usize_ty);
+                    }
                     true
                 }
                 _ => false,
@@ -1069,7 +1055,7 @@ impl<'a, 'd> Checker<'a, 'd> {
         }
     }
 
-    fn match_expr(&mut self, scrutinee: &Expr, arms: &[Arm], expected: Option<&Ty>, span: Span) -> Ty {
+    fn match_expr(&mut self, scrutinee: &Expr, arms: &[Arm], expected: Expect<'_>) -> Ty {
         let st = self.expr(scrutinee, None);
         let sr = self.resolve(&st);
         let ok = matches!(sr, Ty::Scalar(DType::Bool) | Ty::IntVar(_)) || matches!(sr, Ty::Scalar(d) if d.is_int());
@@ -1084,8 +1070,10 @@ impl<'a, 'd> Checker<'a, 'd> {
                 let gt = self.expr(g, Some(&Ty::Scalar(DType::Bool)));
                 self.expect(&Ty::Scalar(DType::Bool), &gt, g.span);
             }
-            let exp = result.clone().or_else(|| expected.cloned());
-            let bt = self.expr(&arm.body, exp.as_ref());
+            let bt = match result.clone() {
+                Some(r) => self.expr(&arm.body, Some(&r)),
+                None => self.expr_with(&arm.body, expected),
+            };
             result = Some(match result {
                 Some(r) => match self.unify(&r, &bt) {
                     Some(t) => t,
@@ -1099,20 +1087,32 @@ impl<'a, 'd> Checker<'a, 'd> {
             });
         }
         if ok {
-            let d = match self.resolve(&st) {
-                Ty::Scalar(d) => d,
-                _ => DType::I32,
-            };
-            if let Some(missing) = uncovered(d, arms) {
-                let shown = if d.is_bool() { (missing != 0).to_string() } else { missing.to_string() };
-                self.diags.error(
-                    scrutinee.span,
-                    format!("non-exhaustive `match`: `{shown}` is not covered; add a `_ => ...` arm"),
-                );
+            let pats: Vec<&MatchPat> = arms.iter().filter(|a| a.guard.is_none()).map(|a| &a.pat).collect();
+            match self.resolve(&st) {
+                Ty::Scalar(d) => self.exhaustive(d, &pats, scrutinee.span),
+                // A literal's type may still be decided by a later use: checked at the end.
+                _ => self.pending_matches.push((scrutinee.id, scrutinee.span, pats.into_iter().cloned().collect())),
             }
         }
-        let _ = span;
         result.unwrap_or(Ty::Never)
+    }
+
+    /// rustc's exhaustiveness check of a `match` on `d`, given the patterns of its unguarded arms.
+    fn exhaustive(&mut self, d: DType, pats: &[&MatchPat], span: Span) {
+        if let Some(missing) = uncovered(d, pats) {
+            let shown = if d.is_bool() { (missing != 0).to_string() } else { missing.to_string() };
+            self.diags.error(span, format!("non-exhaustive `match`: `{shown}` is not covered; add a `_ => ...` arm"));
+        }
+    }
+
+    /// The `match`es whose scrutinee was a literal of unknown type, now that it is known.
+    fn check_pending_matches(&mut self) {
+        for (scrutinee, span, pats) in std::mem::take(&mut self.pending_matches) {
+            let Some(t) = self.exprs[scrutinee.0 as usize].clone() else { continue };
+            if let Ty::Scalar(d) = self.zonk(&t) {
+                self.exhaustive(d, &pats.iter().collect::<Vec<_>>(), span);
+            }
+        }
     }
 
     fn match_pat(&mut self, p: &MatchPat, st: &Ty) {
@@ -1188,12 +1188,12 @@ fn pattern_intervals(p: &MatchPat, d: DType, out: &mut Vec<(i128, i128)>) {
     }
 }
 
-/// The smallest value of `d` that no unguarded arm matches, if any (rustc's exhaustiveness check
-/// for integers and bools; guarded arms count as matching nothing).
-pub(crate) fn uncovered(d: DType, arms: &[Arm]) -> Option<i128> {
+/// The smallest value of `d` that none of the patterns (of the unguarded arms: guarded arms count
+/// as matching nothing) matches, if any (rustc's exhaustiveness check for integers and bools).
+pub(crate) fn uncovered(d: DType, pats: &[&MatchPat]) -> Option<i128> {
     let mut iv = Vec::new();
-    for a in arms.iter().filter(|a| a.guard.is_none()) {
-        pattern_intervals(&a.pat, d, &mut iv);
+    for p in pats {
+        pattern_intervals(p, d, &mut iv);
     }
     iv.sort();
     let (lo, hi) = int_range(d);

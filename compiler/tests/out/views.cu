@@ -15,7 +15,7 @@ __device__ __forceinline__ void transpose_body(cuprum::View<const f32, 2> a, cup
         out(y, x) = a(x, y);
     }
     if ((x == 0u) && (y == 0u)) {
-        out[0ull] = out[0ull] + (((f32)a.size()) * 0.0f);
+        out[0] = out[0] + (((f32)a.size()) * 0.0f);
     }
 }
 #define CUPRUM_INSTANTIATE_transpose(NAME) \

@@ -679,7 +679,8 @@ impl<'a> Writer<'a> {
                 let rt = self.ty_of(r);
                 self.binary_c(*op, &lt, &lv, &rv, &rt)
             }
-            ExprKind::Cast(inner, to) => self.cast(inner, to),
+            // `Ascribed`: the type checker gave the initializer that type, so no conversion is written.
+            ExprKind::Cast(inner, to) | ExprKind::Ascribed(inner, to) => self.cast(inner, to),
             ExprKind::Ref { expr, .. } => self.value(expr),
             ExprKind::Call { callee, args } => self.call(e, callee, args),
             ExprKind::MethodCall { receiver, args, .. } => self.method(e, receiver, args),
