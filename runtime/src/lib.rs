@@ -34,6 +34,11 @@ pub mod reduction;
 pub mod registry;
 pub mod stats;
 
+/// The random source of the unit tests: the integration tests' (`tests/support`), shared with them.
+#[cfg(test)]
+#[path = "../tests/support/mod.rs"]
+mod test_support;
+
 pub use array::{Array, IntoShape, Slice, where_};
 pub use device::Device;
 pub use element::{Element, ElemType, StructType};
