@@ -9,6 +9,8 @@
 mod kernels;
 
 use cuprum::runtime::{Array, Device, Error, Event, LaunchConfig, Result, Stream};
+use rand::rngs::StdRng;
+use rand::{RngExt as _, SeedableRng as _};
 
 fn main() {
     let args: Vec<usize> = std::env::args().skip(1).filter_map(|a| a.parse().ok()).collect();
@@ -27,14 +29,15 @@ fn main() {
 }
 
 fn run(m: usize, n: usize, k: usize) -> Result<()> {
-    // Fortran order (column-major), as CuPy's example enforces with `asfortranarray`.
-    let mut seed = 0x9e37_79b9_7f4a_7c15u64 ^ std::process::id() as u64;
-    let mut rnd = || {
-        seed ^= seed << 13;
-        seed ^= seed >> 7;
-        seed ^= seed << 17;
-        (seed >> 40) as f32 / (1u64 << 24) as f32 - 0.5
+    // Fortran order (column-major), as CuPy's example enforces with `asfortranarray`. Uniform
+    // inputs in [-0.5, 0.5), from a printed seed (`CUPRUM_TEST_SEED=N` replays one).
+    let seed = match std::env::var("CUPRUM_TEST_SEED") {
+        Ok(v) => v.trim().parse().unwrap_or_else(|e| panic!("CUPRUM_TEST_SEED={v:?} is not a decimal u64: {e}")),
+        Err(_) => rand::random(),
     };
+    println!("seed = {seed} (set CUPRUM_TEST_SEED={seed} to reproduce)");
+    let mut rng = StdRng::seed_from_u64(seed);
+    let mut rnd = || rng.random_range(-0.5f32..0.5);
     let a: Vec<f32> = (0..m * k).map(|_| rnd()).collect();
     let b: Vec<f32> = (0..k * n).map(|_| rnd()).collect();
     let c0: Vec<f32> = (0..m * n).map(|_| rnd()).collect();

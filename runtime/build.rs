@@ -2,7 +2,26 @@
 //! the kernels of the array operators, functions and reductions) with cuprum-build, so that they
 //! run from the embedded fat binaries. Knobs: `CUPY_NVCC_GENERATE_CODE`, `NVCC`, `CUDA_PATH`, ...
 //! (docs/building.md).
+//!
+//! Also computes the digest of the embedded CUDA headers (part of every JIT cache key) with the
+//! runtime's own code (`src/cache/key.rs`, `src/cache/sha256.rs`, compiled into this script too),
+//! so that `nvrtc::EMBEDDED_HEADERS_DIGEST` is a constant: rustc's const evaluator takes seconds
+//! over the headers' 85 KB, and a run-time digest costs every process that JIT-compiles.
+
+#[allow(dead_code)]
+#[path = "src/cache/sha256.rs"]
+mod sha256;
+
+#[allow(dead_code)]
+#[path = "src/cache/key.rs"]
+mod key;
 
 fn main() {
+    let out = std::path::PathBuf::from(std::env::var_os("OUT_DIR").expect("OUT_DIR"));
+    let digest = key::headers_digest(cuprum_abi::headers::HEADERS);
+    std::fs::write(out.join("headers_digest.rs"), format!("{digest:?}\n"))
+        .expect("write headers_digest.rs");
+    println!("cargo:rerun-if-changed=src/cache/sha256.rs");
+    println!("cargo:rerun-if-changed=src/cache/key.rs");
     cuprum_build::Kernels::new().dir("kernels").compile();
 }

@@ -53,6 +53,11 @@ pub mod reduction;
 pub mod ops;
 pub mod audit;
 
+/// The random source of the unit tests: the integration tests' (`tests/support`), shared with them.
+#[cfg(test)]
+#[path = "../tests/support/mod.rs"]
+mod test_support;
+
 pub use array::{Array, IntoShape, Slice};
 pub use ops::where_;
 pub use device::Device;

@@ -25,7 +25,7 @@ use std::time::{Duration, Instant};
 
 use cudarc::nvrtc::sys::{self, nvrtcProgram, nvrtcResult};
 
-use crate::cache::{CompiledImage, ImageKind, headers_digest};
+use crate::cache::{CompiledImage, ImageKind};
 use crate::env;
 use crate::error::{Error, Result};
 use crate::stats;
@@ -295,11 +295,15 @@ pub fn headers() -> &'static [(&'static str, &'static str)] {
     cuprum_abi::headers::HEADERS
 }
 
-/// [`headers_digest`] of [`headers`], computed once (part of every JIT cache key). Not a
-/// `const`: rustc's const evaluator warns once the headers pass about 50 KB.
+/// [`headers_digest`](crate::cache::headers_digest) of [`headers`] (part of every JIT cache key),
+/// computed by the build script with the same code (`build.rs`): rustc's const evaluator takes
+/// seconds over the headers' 85 KB.
+pub const EMBEDDED_HEADERS_DIGEST: [u8; 32] =
+    include!(concat!(env!("OUT_DIR"), "/headers_digest.rs"));
+
+/// [`EMBEDDED_HEADERS_DIGEST`].
 pub fn embedded_headers_digest() -> [u8; 32] {
-    static DIGEST: OnceLock<[u8; 32]> = OnceLock::new();
-    *DIGEST.get_or_init(|| headers_digest(cuprum_abi::headers::HEADERS))
+    EMBEDDED_HEADERS_DIGEST
 }
 
 /// The embedded headers as C strings, converted once.
@@ -564,6 +568,7 @@ pub fn compile(program: &Program<'_>, target: CodeTarget) -> Result<Compiled> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::cache::headers_digest;
 
     const ARCHS: [u32; 8] = [75, 80, 86, 87, 89, 90, 100, 120];
 
@@ -618,10 +623,12 @@ mod tests {
         );
     }
 
+    /// The digest fixed at build time (build.rs) is the one of the headers NVRTC gets, computed now.
     #[test]
     fn header_digest_at_compile_time_matches_run_time() {
         let headers = std::hint::black_box(headers());
-        assert_eq!(embedded_headers_digest(), headers_digest(headers));
+        assert_eq!(EMBEDDED_HEADERS_DIGEST, headers_digest(headers));
+        assert_eq!(embedded_headers_digest(), EMBEDDED_HEADERS_DIGEST);
     }
 
     #[test]

@@ -1,6 +1,7 @@
 //! CPU tests of the kernel cache (no GPU, and no compiler for the cache itself: the cache stores
 //! opaque images and takes the compile step as a closure), and of NVRTC without a GPU (needs
-//! libnvrtc: `source scripts/cuda-env.sh`).
+//! libnvrtc: `source scripts/cuda-env.sh`; without it they fail unless
+//! `CUPRUM_SKIP_CUDA_COMPILE=1`).
 //!
 //! Environment variables are tested in child processes (this test binary re-run with the
 //! variable set and `CUPRUM_CACHE_TEST_CHILD` naming the check), so no test changes the
@@ -17,6 +18,8 @@ use cuprum_runtime::cache::{
 };
 use cuprum_runtime::stats::Layer;
 use cuprum_runtime::{Error, nvrtc};
+
+mod support;
 
 // ------------------------------------------------------------------------------------------
 // Helpers
@@ -1140,11 +1143,16 @@ fn warnings_reach_stderr_without_a_logger_once_per_cause() {
 // NVRTC without a GPU
 // ------------------------------------------------------------------------------------------
 
-fn nvrtc_or_explain() -> &'static nvrtc::NvrtcInfo {
-    match nvrtc::info() {
-        Ok(i) => i,
-        Err(e) => panic!("these tests need libnvrtc: run `source scripts/cuda-env.sh` first ({e})"),
+/// libnvrtc, or `None` after printing why `test` is skipped (`CUPRUM_SKIP_CUDA_COMPILE=1`);
+/// without libnvrtc and without that variable, the test fails.
+#[track_caller]
+fn nvrtc_or_skip(test: &str) -> Option<&'static nvrtc::NvrtcInfo> {
+    let info = nvrtc::info();
+    let missing = info.as_ref().err().map(|e| format!("no libnvrtc ({e})"));
+    if support::skip_without(info.is_ok(), test, missing.as_deref().unwrap_or("")) {
+        return None;
     }
+    info.ok()
 }
 
 fn program<'a>(source: &'a str, options: &'a [String], names: &'a [String]) -> nvrtc::Program<'a> {
@@ -1166,7 +1174,9 @@ const ADD: &str = r#"extern "C" __global__ void my_add(const float* x1, const fl
 
 #[test]
 fn nvrtc_compiles_cubin_and_ptx_without_a_gpu() {
-    let info = nvrtc_or_explain();
+    let Some(info) = nvrtc_or_skip("nvrtc_compiles_cubin_and_ptx_without_a_gpu") else {
+        return;
+    };
     assert!(info.version.0 >= 11, "{info:?}");
     assert!(info.supported_archs.contains(&90), "{info:?}");
 
@@ -1193,7 +1203,9 @@ fn nvrtc_compiles_cubin_and_ptx_without_a_gpu() {
 
 #[test]
 fn nvrtc_lowers_name_expressions() {
-    let info = nvrtc_or_explain();
+    let Some(info) = nvrtc_or_skip("nvrtc_lowers_name_expressions") else {
+        return;
+    };
     let src = r#"
 template <typename T> __global__ void fx3(T* a, int n) {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -1221,7 +1233,9 @@ template <typename T> __global__ void fx3(T* a, int n) {
 
 #[test]
 fn nvrtc_errors_carry_the_log_and_on_request_the_source() {
-    let info = nvrtc_or_explain();
+    let Some(info) = nvrtc_or_skip("nvrtc_errors_carry_the_log_and_on_request_the_source") else {
+        return;
+    };
     let target = nvrtc::choose_target((9, 0), &info.supported_archs, false, info.version).unwrap();
     let opts = nvrtc::effective_options(&[], target, false);
     let src = "// line one\n#error cuprum test error\n";
@@ -1252,7 +1266,9 @@ fn nvrtc_errors_carry_the_log_and_on_request_the_source() {
 
 #[test]
 fn nvrtc_sees_the_embedded_headers() {
-    let info = nvrtc_or_explain();
+    let Some(info) = nvrtc_or_skip("nvrtc_sees_the_embedded_headers") else {
+        return;
+    };
     let headers = nvrtc::headers();
     assert!(!headers.is_empty());
     let target = nvrtc::choose_target((9, 0), &info.supported_archs, false, info.version).unwrap();
@@ -1266,50 +1282,63 @@ fn nvrtc_sees_the_embedded_headers() {
     }
 }
 
+/// The file of the libnvrtc this process has loaded (from `CUDA_PATH`, `LD_LIBRARY_PATH` or the
+/// loader's default path), read from the process's memory map.
+fn loaded_libnvrtc() -> PathBuf {
+    let maps = std::fs::read_to_string("/proc/self/maps").unwrap();
+    maps.lines()
+        .filter_map(|l| l.split_whitespace().nth(5))
+        .map(PathBuf::from)
+        .find(|p| {
+            p.file_name()
+                .is_some_and(|n| n.to_string_lossy().starts_with("libnvrtc.so"))
+        })
+        .unwrap_or_else(|| panic!("libnvrtc is loaded but not in /proc/self/maps:\n{maps}"))
+}
+
 #[test]
 fn cuda_path_is_honoured_and_a_missing_nvrtc_is_an_error() {
-    let info = nvrtc_or_explain();
-    // Find the folder of the libnvrtc that is loaded now, via CUDA_PATH or LD_LIBRARY_PATH.
-    let dir = info
-        .loaded_from
-        .as_ref()
-        .and_then(|p| p.parent().map(Path::to_path_buf))
-        .or_else(|| {
-            std::env::var("LD_LIBRARY_PATH").ok().and_then(|v| {
-                v.split(':').map(PathBuf::from).find(|d| {
-                    std::fs::read_dir(d).is_ok_and(|mut r| {
-                        r.any(|e| {
-                            e.is_ok_and(|e| {
-                                e.file_name().to_string_lossy().starts_with("libnvrtc.so")
-                            })
-                        })
-                    })
-                })
-            })
-        });
-    let Some(dir) = dir else {
-        eprintln!("libnvrtc comes from the system loader path; CUDA_PATH check skipped");
+    if nvrtc_or_skip("cuda_path_is_honoured_and_a_missing_nvrtc_is_an_error").is_none() {
         return;
-    };
-    // CUDA_PATH alone (no LD_LIBRARY_PATH): found in $CUDA_PATH/lib or lib64.
-    let root = dir.parent().unwrap();
+    }
+    // A CUDA root of its own, `lib64/` holding links to the loaded libnvrtc and the files beside it
+    // (libnvrtc-builtins): with LD_LIBRARY_PATH removed, only CUDA_PATH leads the child there,
+    // wherever this process found its libnvrtc.
+    let lib = loaded_libnvrtc();
+    let tmp = TempDir::new("cuda-root");
+    let lib64 = tmp.path().join("lib64");
+    std::fs::create_dir_all(&lib64).unwrap();
+    for e in std::fs::read_dir(lib.parent().unwrap()).unwrap().flatten() {
+        if e.file_name().to_string_lossy().starts_with("libnvrtc") {
+            std::os::unix::fs::symlink(e.path(), lib64.join(e.file_name())).unwrap();
+        }
+    }
     let out = run_child(
         "nvrtc-info",
-        &[("CUDA_PATH", root.to_str().unwrap())],
+        &[("CUDA_PATH", tmp.path().to_str().unwrap())],
         &["LD_LIBRARY_PATH"],
     );
     let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("NVRTC ok"), "{text}");
+    let from_root = format!("from Some(\"{}/libnvrtc.so", lib64.display());
     assert!(
-        text.contains("NVRTC ok") && text.contains("libnvrtc"),
-        "{text}"
+        text.contains(&from_root),
+        "not loaded from CUDA_PATH={}:\n{text}",
+        tmp.path().display()
     );
 
-    // Neither: a clean NoNvrtc error (unless the system has one on its default path).
+    // Neither: a clean NoNvrtc error, or, where the system has a libnvrtc on the loader's default
+    // path, that one (not from a CUDA_PATH).
     let out = run_child("nvrtc-info", &[], &["LD_LIBRARY_PATH", "CUDA_PATH"]);
     let text = String::from_utf8_lossy(&out.stdout);
     if text.contains("NVRTC missing") {
         assert!(
             text.contains("nvidia-cuda-nvrtc") && text.contains("CUDA_PATH"),
+            "{text}"
+        );
+    } else {
+        assert!(
+            text.contains("NVRTC ok") && text.contains("from None"),
             "{text}"
         );
     }

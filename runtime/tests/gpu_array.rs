@@ -10,9 +10,6 @@ use cuprum_runtime::{Array, Error, Slice};
 use half::{bf16, f16};
 use num_complex::Complex;
 
-/// xorshift64*: fresh random data per test (seeded from the clock), no external crate.
-
-
 trait Random: Sized {
     fn random(r: &mut Rng) -> Self;
 }

@@ -5,11 +5,12 @@
 //! lists them as ignored; a GPU machine runs them with
 //! `cargo test -p cuprum-runtime --test gpu_rawkernel -- --include-ignored`.
 //!
-//! Inputs are fresh random numbers (a small xorshift seeded from the clock), outputs are
-//! poisoned before each launch, and results are compared with a host reference. The process-wide
-//! kernel cache of this test process lives in a temporary directory (never the user's cache).
-//! Tests about processes and the environment re-run this binary (`child_entry`) with
-//! `CUPRUM_GPU_TEST_CHILD` naming what to do and the variables under test set.
+//! Inputs are fresh random numbers (`support::Rng`: `rand`, seeded per run; the seed is printed and
+//! `CUPRUM_TEST_SEED` replays it), outputs are poisoned before each launch, and results are
+//! compared with a host reference. The process-wide kernel cache of this test process lives in a
+//! temporary directory (never the user's cache). Tests about processes and the environment re-run
+//! this binary (`child_entry`) with `CUPRUM_GPU_TEST_CHILD` naming what to do and the variables
+//! under test set.
 
 mod support;
 use support::Rng;
@@ -56,9 +57,6 @@ use num_complex::Complex;
 // ------------------------------------------------------------------------------------------
 // Helpers
 // ------------------------------------------------------------------------------------------
-
-/// xorshift64*, seeded from the clock and a counter: fresh inputs on every run.
-
 
 /// A directory under the system temp dir, removed on success.
 struct TempDir(PathBuf);
@@ -464,11 +462,11 @@ fn find_nvcc() -> Option<PathBuf> {
 #[ignore = "needs a CUDA GPU"]
 fn load_a_fatbin_built_by_nvcc() {
     let dev = setup();
-    let Some(nvcc) = find_nvcc() else {
-        // Only the fatbin producer is missing; the loader is covered by the cubin/PTX test.
-        eprintln!("no nvcc on PATH or in $CUDA_PATH/bin: fatbin loading not exercised");
+    let nvcc = find_nvcc();
+    if support::skip_without(nvcc.is_some(), "load_a_fatbin_built_by_nvcc", "no nvcc on PATH or in $CUDA_PATH/bin") {
         return;
-    };
+    }
+    let nvcc = nvcc.unwrap();
     let tmp = TempDir::new("fatbin");
     let cu = tmp.path().join("my_add.cu");
     std::fs::write(&cu, ADD).unwrap();

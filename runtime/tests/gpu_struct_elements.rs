@@ -155,14 +155,14 @@ fn eight_byte_structs_take_vector_accesses_and_scalar_ones_off_alignment() {
 }
 
 /// No GPU needed: the built-in copy kernel is in the unit table, and its instances for the
-/// dtypes that struct copies use compile with NVRTC (when libnvrtc is there), so the GPU tests
-/// above fail only for what they test.
+/// dtypes that struct copies use compile with NVRTC, so the GPU tests above fail only for what
+/// they test. Needs libnvrtc: fails without it unless `CUPRUM_SKIP_CUDA_COMPILE=1`.
 #[test]
 fn the_builtin_copy_kernel_compiles() {
     let unit = copy_entry().unit().unwrap();
     assert!(unit.source().contains("copy"), "{}", unit.source());
-    if !cuprum_runtime::nvrtc::is_available() {
-        eprintln!("skipped the NVRTC part: no libnvrtc (source scripts/cuda-env.sh)");
+    let nvrtc = cuprum_runtime::nvrtc::is_available();
+    if support::skip_without(nvrtc, "the_builtin_copy_kernel_compiles (its NVRTC part)", "no libnvrtc") {
         return;
     }
     for d in [DType::U8, DType::U16, DType::I32, DType::I64, DType::C64] {

@@ -679,6 +679,7 @@ impl From<isize> for Slice {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use rand::RngExt as _;
 
     /// Host model of a strided view, for checking the arithmetic against plain indexing.
     fn gather(data: &[i64], shape: &[usize], strides: &[isize], offset: isize) -> Vec<i64> {
@@ -837,16 +838,12 @@ mod tests {
         assert_eq!(reshape_strides(&[2, 3], &[3, 1], &[5]), None);
     }
 
-    /// Random layouts (views of a 200-element buffer) reshaped into random factorisations.
+    /// Random layouts (views of a 200-element buffer) reshaped into random factorisations (a
+    /// fresh seed each run, printed; `CUPRUM_TEST_SEED` replays one).
     #[test]
     fn reshape_fuzz() {
-        let mut seed = 0x9e3779b97f4a7c15u64;
-        let mut rnd = |n: u64| {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed % n
-        };
+        let mut rng = crate::test_support::seeded();
+        let mut rnd = |n: u64| rng.random_range(0..n);
         let mut ok = 0;
         for _ in 0..3000 {
             let nd = 1 + rnd(4) as usize;
@@ -869,7 +866,7 @@ mod tests {
             let mut rest = total;
             let mut new = Vec::new();
             while rest > 1 {
-                let divs: Vec<usize> = (2..=rest).filter(|d| rest % d == 0).collect();
+                let divs: Vec<usize> = (2..=rest).filter(|d| rest.is_multiple_of(*d)).collect();
                 let d = divs[rnd(divs.len() as u64) as usize];
                 new.push(d);
                 rest /= d;
@@ -940,37 +937,38 @@ mod tests {
         assert_eq!(format!("{:?}", s(Some(1), None, -1)), "1::-1");
     }
 
+    /// `range(len)[start:stop:step]` straight from the Python docs: normalise, clamp, walk.
+    fn python_slice(
+        len: isize,
+        start: Option<isize>,
+        stop: Option<isize>,
+        step: isize,
+    ) -> Vec<usize> {
+        let adj = |v: isize| if v < 0 { v + len } else { v };
+        let mut out = Vec::new();
+        if step > 0 {
+            let a = start.map(adj).unwrap_or(0).clamp(0, len);
+            let b = stop.map(adj).unwrap_or(len).clamp(0, len);
+            let mut i = a;
+            while i < b {
+                out.push(i as usize);
+                i += step;
+            }
+        } else {
+            let a = start.map(adj).unwrap_or(len - 1).clamp(-1, len - 1);
+            let b = stop.map(adj).unwrap_or(-1).clamp(-1, len - 1);
+            let mut i = a;
+            while i > b {
+                out.push(i as usize);
+                i += step;
+            }
+        }
+        out
+    }
+
     /// Exhaustive check of `indices` against a direct simulation of Python's semantics.
     #[test]
     fn slice_exhaustive() {
-        fn reference(
-            len: isize,
-            start: Option<isize>,
-            stop: Option<isize>,
-            step: isize,
-        ) -> Vec<usize> {
-            // Straight from the Python docs: normalise, clamp, walk.
-            let adj = |v: isize| if v < 0 { v + len } else { v };
-            let mut out = Vec::new();
-            if step > 0 {
-                let a = start.map(adj).unwrap_or(0).clamp(0, len);
-                let b = stop.map(adj).unwrap_or(len).clamp(0, len);
-                let mut i = a;
-                while i < b {
-                    out.push(i as usize);
-                    i += step;
-                }
-            } else {
-                let a = start.map(adj).unwrap_or(len - 1).clamp(-1, len - 1);
-                let b = stop.map(adj).unwrap_or(-1).clamp(-1, len - 1);
-                let mut i = a;
-                while i > b {
-                    out.push(i as usize);
-                    i += step;
-                }
-            }
-            out
-        }
         let bounds: Vec<Option<isize>> = std::iter::once(None).chain((-8..=8).map(Some)).collect();
         for len in 0..6isize {
             for &a in &bounds {
@@ -979,7 +977,7 @@ mod tests {
                         let got = py(len as usize, Slice::new(a, b, step));
                         assert_eq!(
                             got,
-                            reference(len, a, b, step),
+                            python_slice(len, a, b, step),
                             "len {len} {a:?}:{b:?}:{step}"
                         );
                     }
@@ -1080,59 +1078,186 @@ mod tests {
         assert!(msg.contains(".copy()"), "{msg}");
     }
 
-    /// Random chains of views checked against an index-level reference model.
+    /// The host model of a view for [`layout_fuzz`]: its shape and its elements in C order,
+    /// changed by each view operation through plain index arithmetic (no strides).
+    #[derive(Debug)]
+    struct Model {
+        shape: Vec<usize>,
+        vals: Vec<i64>,
+    }
+
+    impl Model {
+        /// The model whose element at `new` index `idx` is this model's element at `old(idx)`.
+        fn map(&self, shape: Vec<usize>, old: impl Fn(&[usize]) -> Vec<usize>) -> Model {
+            let n: usize = shape.iter().product();
+            let mut vals = Vec::with_capacity(n);
+            for flat in 0..n {
+                // C-order multi-index of `flat` in `shape`.
+                let mut idx = vec![0; shape.len()];
+                let mut rest = flat;
+                for (i, &d) in idx.iter_mut().zip(&shape).rev() {
+                    *i = rest % d;
+                    rest /= d;
+                }
+                let o = old(&idx);
+                let at = o.iter().zip(&self.shape).fold(0, |acc, (&i, &d)| {
+                    assert!(i < d);
+                    acc * d + i
+                });
+                vals.push(self.vals[at]);
+            }
+            Model { shape, vals }
+        }
+    }
+
+    /// Random chains of view operations (reverse or step along an axis, permute, transpose, index
+    /// an axis, reshape, expand, broadcast, squeeze) on layouts, each step compared element by
+    /// element with [`Model`] (a fresh seed each run, printed; `CUPRUM_TEST_SEED` replays one).
     #[test]
     fn layout_fuzz() {
-        let mut seed = 0x2545f4914f6cdd1du64;
-        let mut rnd = |n: u64| {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed % n
-        };
+        let mut rng = crate::test_support::seeded();
         for _ in 0..500 {
-            let nd = 1 + rnd(3) as usize;
-            let shape: Vec<usize> = (0..nd).map(|_| 1 + rnd(4) as usize).collect();
+            let nd = 1 + rng.random_range(0..3usize);
+            let shape: Vec<usize> = (0..nd).map(|_| 1 + rng.random_range(0..4usize)).collect();
             let (d, mut l) = host(&shape);
-            // reference: explicit n-d index lists of the current view
-            let mut reference = vals(&d, &l);
-            for _ in 0..4 {
+            let mut m = Model {
+                shape: shape.clone(),
+                vals: d.clone(),
+            };
+            let mut ops = Vec::new();
+            for _ in 0..6 {
                 let nd = l.ndim();
-                match rnd(4) {
-                    0 if nd > 0 => {
-                        // reverse an axis: reference = reversed along it
-                        let ax = rnd(nd as u64) as usize;
-                        let nl = l.slice(ax, Slice::rev()).unwrap();
-                        let inner: usize = l.shape[ax + 1..].iter().product();
-                        let outer: usize = l.shape[..ax].iter().product();
-                        let n = l.shape[ax];
-                        let mut r = Vec::new();
-                        for o in 0..outer {
-                            for k in (0..n).rev() {
-                                let b = (o * n + k) * inner;
-                                r.extend_from_slice(&reference[b..b + inner]);
+                let op = rng.random_range(0..8u32);
+                ops.push(op);
+                match op {
+                    // a slice `start:stop:step` of one axis (reversals among them)
+                    0 | 1 if nd > 0 => {
+                        let ax = rng.random_range(0..nd);
+                        let n = l.shape[ax] as isize;
+                        let r = n as i64 + 1;
+                        let mut bound = || {
+                            rng.random_bool(0.7)
+                                .then(|| rng.random_range(-r..=r) as isize)
+                        };
+                        let (start, stop) = (bound(), bound());
+                        let step = [-3, -2, -1, 1, 2, 3][rng.random_range(0..6)];
+                        let sl = Slice::new(start, stop, step);
+                        let picks = python_slice(n, start, stop, step);
+                        l = l.slice(ax, sl).unwrap();
+                        let mut shape = m.shape.clone();
+                        shape[ax] = picks.len();
+                        m = m.map(shape, |idx| {
+                            let mut o = idx.to_vec();
+                            o[ax] = picks[idx[ax]];
+                            o
+                        });
+                    }
+                    // a random permutation of the axes
+                    2 => {
+                        let mut axes: Vec<usize> = (0..nd).collect();
+                        for i in (1..nd).rev() {
+                            axes.swap(i, rng.random_range(0..=i));
+                        }
+                        l = l.permute(&axes).unwrap();
+                        let shape = axes.iter().map(|&a| m.shape[a]).collect();
+                        m = m.map(shape, |idx| {
+                            let mut o = vec![0; nd];
+                            for (k, &a) in axes.iter().enumerate() {
+                                o[a] = idx[k];
+                            }
+                            o
+                        });
+                    }
+                    // the transpose: axes reversed
+                    3 => {
+                        l = l.transpose();
+                        let shape = m.shape.iter().rev().copied().collect();
+                        m = m.map(shape, |idx| idx.iter().rev().copied().collect());
+                    }
+                    // one index along an axis (the axis goes away)
+                    4 if nd > 1 && l.shape.iter().all(|&n| n > 0) => {
+                        let ax = rng.random_range(0..nd);
+                        let i = rng.random_range(0..l.shape[ax]);
+                        l = l.index_axis(ax, i as isize).unwrap();
+                        let mut shape = m.shape.clone();
+                        shape.remove(ax);
+                        m = m.map(shape, |idx| {
+                            let mut o = idx.to_vec();
+                            o.insert(ax, i);
+                            o
+                        });
+                    }
+                    // a reshape to a random factorisation: the same elements in C order; only a
+                    // layout that is not C-contiguous may need a copy
+                    5 => {
+                        let mut rest = l.len();
+                        let mut new = Vec::new();
+                        while rest > 1 {
+                            let divs: Vec<usize> =
+                                (2..=rest).filter(|d| rest.is_multiple_of(*d)).collect();
+                            let f = divs[rng.random_range(0..divs.len())];
+                            new.push(f);
+                            rest /= f;
+                        }
+                        if rest == 0 {
+                            new = vec![0];
+                        }
+                        match l.reshape(&new) {
+                            Ok(nl) => {
+                                l = nl;
+                                m = Model {
+                                    shape: new,
+                                    vals: m.vals,
+                                };
+                            }
+                            Err(e) => {
+                                assert!(matches!(e, Error::NeedsCopy { .. }), "{e}");
+                                assert!(!l.is_c_contiguous(), "{l:?} -> {new:?}: {e}");
                             }
                         }
-                        reference = r;
-                        l = nl;
                     }
-                    1 => {
-                        // transpose twice is identity; once changes order: compare via reshape
-                        l = l.transpose().transpose();
-                    }
-                    2 => {
-                        if let Ok(nl) = l.reshape(&[l.len()]) {
-                            l = nl;
+                    // a new extent-1 axis, then sometimes a broadcast of it
+                    6 if nd < 4 => {
+                        let ax = rng.random_range(0..=nd);
+                        l = l.expand_dims(ax).unwrap();
+                        let mut shape = m.shape.clone();
+                        shape.insert(ax, 1);
+                        m = m.map(shape, |idx| {
+                            let mut o = idx.to_vec();
+                            o.remove(ax);
+                            o
+                        });
+                        if rng.random_bool(0.5) {
+                            let k = rng.random_range(0..4usize);
+                            let mut target = m.shape.clone();
+                            target[ax] = k;
+                            l = l.broadcast_to(&target).unwrap();
+                            m = m.map(target, |idx| {
+                                let mut o = idx.to_vec();
+                                o[ax] = 0;
+                                o
+                            });
                         }
                     }
+                    // every extent-1 axis removed
                     _ => {
-                        if nd > 0 {
-                            let ax = rnd(nd as u64) as usize;
-                            l = l.expand_dims(ax).unwrap();
-                        }
+                        l = l.squeeze();
+                        let keep: Vec<usize> = (0..nd).filter(|&a| m.shape[a] != 1).collect();
+                        let shape = keep.iter().map(|&a| m.shape[a]).collect();
+                        m = m.map(shape, |idx| {
+                            let mut o = vec![0; nd];
+                            for (k, &a) in keep.iter().enumerate() {
+                                o[a] = idx[k];
+                            }
+                            o
+                        });
                     }
                 }
-                assert_eq!(vals(&d, &l), reference, "{l:?}");
+                assert_eq!(l.shape, m.shape, "after ops {ops:?}: {l:?}");
+                if let Some((lo, hi)) = l.index_range() {
+                    assert!(hi < d.len(), "after ops {ops:?}: {l:?} reaches {lo}..={hi}");
+                }
+                assert_eq!(vals(&d, &l), m.vals, "after ops {ops:?}: {l:?}");
             }
         }
     }

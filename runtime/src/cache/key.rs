@@ -60,8 +60,8 @@ impl fmt::Display for CacheKey {
     }
 }
 
-/// The digest of a set of headers (name and text of each, in order). A `const fn`: the runtime
-/// computes the digest of its embedded headers at compile time.
+/// The digest of a set of headers (name and text of each, in order). The runtime's build script
+/// computes the digest of the embedded headers with it (`nvrtc::EMBEDDED_HEADERS_DIGEST`).
 pub const fn headers_digest(headers: &[(&str, &str)]) -> [u8; 32] {
     let mut h = Sha256::new();
     field(&mut h, b"nheaders", &(headers.len() as u64).to_le_bytes());

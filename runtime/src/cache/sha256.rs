@@ -18,8 +18,9 @@ const H0: [u32; 8] = [
     0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19,
 ];
 
-/// An incremental SHA-256 hasher. Every method is a `const fn`, so digests of data known at
-/// compile time (the embedded headers) cost nothing at run time.
+/// An incremental SHA-256 hasher. Every method is a `const fn`, so a digest of small data known at
+/// compile time can be a constant (the embedded headers are too large for the const evaluator:
+/// the runtime's build script, which compiles this file too, digests them).
 #[derive(Clone, Debug)]
 pub struct Sha256 {
     state: [u32; 8],

@@ -491,7 +491,9 @@ mod tests {
     }
 
     #[test]
-    #[should_panic]
+    #[should_panic(
+        expected = "index out of bounds: the len is 1 but the index is 18446744073709551615"
+    )]
     fn atomics_panic_on_negative_index() {
         let mut a = [1i32];
         atomic_add(&mut a, -1i32, 1);

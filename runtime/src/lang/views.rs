@@ -409,7 +409,9 @@ mod tests {
     }
 
     #[test]
-    #[should_panic]
+    #[should_panic(
+        expected = "index out of bounds: the len is 2 but the index is 18446744073709551615"
+    )]
     fn raw_negative_index_is_out_of_bounds() {
         let r = Raw::new(vec![1u8, 2]);
         let _ = r[-1i32];
@@ -493,7 +495,7 @@ mod tests {
     }
 
     #[test]
-    #[should_panic]
+    #[should_panic(expected = "the extent of axis 1 is 4 but the index is 18446744073709551615")]
     fn view_negative_multi_index_panics() {
         let data = [0u8; 12];
         let v = View::new(&data, [3, 4]).unwrap();
@@ -501,7 +503,7 @@ mod tests {
     }
 
     #[test]
-    #[should_panic]
+    #[should_panic(expected = "index out of bounds: the len is 2 but the index is 2")]
     fn view_flat_index_out_of_bounds_panics() {
         let data = [0u8; 4];
         let v = View::with_strides(&data, [2], [2]).unwrap();
