@@ -329,7 +329,11 @@ fn raw_manual_indexing_equals_the_broadcast_kernel() {
     let x = random_array::<f32>(&[n], &mut r);
     let y = random_array::<f32>(&[n], &mut r);
     let add_reverse = ElementwiseKernel::new("T x, raw T y", "T z", "z = x + y[_ind.size() - i - 1]", "add_reverse").unwrap();
-    let a = add_reverse.call().arg(&x).arg(&y).run_one::<f32>().unwrap();
+    // A raw argument indexed by C text: the safe `run` refuses, the unsafe `run_raw` launches.
+    let e = add_reverse.call().arg(&x).arg(&y).run_one::<f32>().unwrap_err();
+    assert!(e.to_string().contains("run_raw"), "{e}");
+    // SAFETY: `_ind.size() - i - 1` lies in 0..n, inside `y` (n elements).
+    let a: Array<f32> = unsafe { add_reverse.call().arg(&x).arg(&y).run_raw() }.unwrap().remove(0).into_array().unwrap();
     let b = add_kernel().call().arg(&x).arg(&y.slice(0, cuprum_runtime::Slice::rev()).unwrap()).run_one::<f32>().unwrap();
     assert_eq!(a.to_vec().unwrap(), b.to_vec().unwrap());
 }
@@ -342,10 +346,12 @@ fn size_rules_on_the_gpu() {
     let x = random_array::<f32>(&[64], &mut r);
     // All raw: the size is required, then sets the loop.
     let k = ElementwiseKernel::new("raw T x", "raw T y", "y[i] = x[i] * 2", "double_raw").unwrap();
-    let e = k.call().arg(&x).run().unwrap_err();
-    assert!(e.to_string().contains("raw"), "{e}");
+    // SAFETY: `i` < 64, the size of `x` and `y` (and nothing launches without the size).
+    let e = unsafe { k.call().arg(&x).run_raw() }.unwrap_err();
+    assert!(e.to_string().contains("every array argument is raw"), "{e}");
     let y = Array::<f32>::zeros([64]).unwrap();
-    k.call().arg(&x).out(&y).size(64).run().unwrap();
+    // SAFETY: as above.
+    unsafe { k.call().arg(&x).out(&y).size(64).run_raw() }.unwrap();
     let want: Vec<f32> = x.to_vec().unwrap().iter().map(|v| v * 2.0).collect();
     assert_eq!(y.to_vec().unwrap(), want);
     // A size with a non-raw argument is an error.
@@ -382,7 +388,8 @@ fn raw_arrays_size_shape_strides_and_flat_index() {
     .unwrap();
     let info = Array::<i64>::zeros([6]).unwrap();
     let flat = Array::<f64>::zeros([24]).unwrap();
-    k.call().arg(&t).out(&info).out(&flat).size(24).run().unwrap();
+    // SAFETY: `i` < 24, the size of `x` and `flat`; `info` has the 6 elements written.
+    unsafe { k.call().arg(&t).out(&info).out(&flat).size(24).run_raw() }.unwrap();
     assert_eq!(info.to_vec().unwrap(), vec![24, 2, 4, 6, 1, 4]);
     assert_eq!(flat.to_vec().unwrap(), t.to_vec().unwrap());
 }

@@ -502,13 +502,28 @@ impl HostAs for f64 {
     fn num(self) -> Num { Num::F(self) }
     fn from_num(n: Num) -> f64 { match n { Num::I(i) => i as f64, Num::F(f) => f } }
 }
+/// `i` rounded once to `bits` significant bits (round half to even), as an f64 (exact: at most 53
+/// bits): the correctly rounded conversion of an integer to a narrow float, which `i as f64`
+/// followed by a second rounding to the narrow type can miss (double rounding).
+fn round_sig(i: i128, bits: u32) -> f64 {
+    let m = i.unsigned_abs();
+    let width = 128 - m.leading_zeros();
+    if width <= bits {
+        return i as f64;
+    }
+    let shift = width - bits;
+    let (q, r, half) = (m >> shift, m & ((1u128 << shift) - 1), 1u128 << (shift - 1));
+    let q = if r > half || (r == half && q & 1 == 1) { q + 1 } else { q };
+    let v = q as f64 * 2f64.powi(shift as i32);
+    if i < 0 { -v } else { v }
+}
 impl HostAs for f16 {
     fn num(self) -> Num { Num::F(self.to_f64()) }
-    fn from_num(n: Num) -> f16 { match n { Num::I(i) => f16::from_f64(i as f64), Num::F(f) => f16::from_f64(f) } }
+    fn from_num(n: Num) -> f16 { match n { Num::I(i) => f16::from_f64(round_sig(i, 11)), Num::F(f) => f16::from_f64(f) } }
 }
 impl HostAs for bf16 {
     fn num(self) -> Num { Num::F(self.to_f64()) }
-    fn from_num(n: Num) -> bf16 { match n { Num::I(i) => bf16::from_f64(i as f64), Num::F(f) => bf16::from_f64(f) } }
+    fn from_num(n: Num) -> bf16 { match n { Num::I(i) => bf16::from_f64(round_sig(i, 8)), Num::F(f) => bf16::from_f64(f) } }
 }
 impl HostAs for bool {
     fn num(self) -> Num { Num::I(self as i128) }
