@@ -16,6 +16,18 @@ impl Rng {
         Rng((t ^ N.fetch_add(0x9E37_79B9_7F4A_7C15, Ordering::Relaxed) ^ 0xD1B5_4A32_D192_ED03) | 1)
     }
 
+    /// A generator from `CUPRUM_TEST_SEED` when set, else seeded as [`Rng::new`]; prints the seed
+    /// on stderr (shown for a failing test) so that a failure can be repeated with
+    /// `CUPRUM_TEST_SEED=<seed>`.
+    pub fn seeded(test: &str) -> Rng {
+        let seed = match std::env::var("CUPRUM_TEST_SEED") {
+            Ok(s) => s.trim().parse::<u64>().unwrap_or_else(|e| panic!("CUPRUM_TEST_SEED={s}: {e}")),
+            Err(_) => Rng::new().0,
+        };
+        eprintln!("{test}: seed {seed} (repeat with CUPRUM_TEST_SEED={seed})");
+        Rng(seed | 1)
+    }
+
     pub fn next(&mut self) -> u64 {
         let mut x = self.0;
         x ^= x >> 12;
