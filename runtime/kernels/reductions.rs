@@ -6,7 +6,9 @@
 //!
 //! Accumulators: sums and products keep the element type (integers wrap, as NumPy's
 //! `sum(dtype=...)`). `min`/`max` have no identity: an empty reduction is an error, as in NumPy;
-//! for floats a NaN wins, as in NumPy. `mean`, `var` and `std` accumulate in f64.
+//! for floats a NaN wins, as in NumPy. `mean`, `var` and `std` accumulate in f64; the mean of
+//! complex numbers (`mean_c32`, `mean_c64`: the kernel language has no bound for "a complex
+//! type", so one concrete kernel each) in `Complex<f64>`.
 //!
 //! A reduction's map cannot see how many elements it reduces, and its accumulator is one
 //! scalar, so some reductions take small `Raw` arguments that the array glue
@@ -19,19 +21,20 @@
 //!   where the element equals it (or both are NaN): a `(value, index)` accumulator in two passes.
 //!
 //! `instances` lists what is precompiled: the dtypes NumPy programs use by default (f32, f64, and
-//! i64, NumPy's default integer). Other dtypes (and integer `var`/`std`, `all`/`any` of numbers)
-//! are compiled by NVRTC on first use and kept in the disk cache (docs/building.md, "What the
-//! built-ins precompile").
+//! i64, NumPy's default integer), and complex64/complex128 for `sum`, `prod` and `mean` (where
+//! f32/f64 are; 132 KB at sm_90 + compute_90, docs/building.md). Other dtypes (and integer
+//! `var`/`std`, `all`/`any` of numbers) are compiled by NVRTC on first use and kept in the disk
+//! cache (docs/building.md, "What the built-ins precompile").
 
 use crate::lang::prelude::*;
 use cuprum_macros::reduction;
 
-#[reduction(crate = crate, identity = T::zero(), reduce = |a, b| a + b, instances = [i64, f32, f64])]
+#[reduction(crate = crate, identity = T::zero(), reduce = |a, b| a + b, instances = [i64, f32, f64, Complex<f32>, Complex<f64>])]
 pub fn sum<T: Number>(x: T) -> T {
     x
 }
 
-#[reduction(crate = crate, identity = T::one(), reduce = |a, b| a * b, instances = [f32, f64])]
+#[reduction(crate = crate, identity = T::one(), reduce = |a, b| a * b, instances = [f32, f64, Complex<f32>, Complex<f64>])]
 pub fn prod<T: Number>(x: T) -> T {
     x
 }
@@ -64,6 +67,21 @@ pub fn max_float<T: Float>(x: T) -> T {
 #[reduction(crate = crate, identity = 0.0, reduce = |a, b| a + b, post = |a| T::from_f64(a), instances = [f32, f64])]
 pub fn mean_float<T: Float>(x: T, scale: Raw<f64>) -> f64 {
     x.to_f64() * scale[0]
+}
+
+/// The mean of `Complex<f32>`, in `Complex<f64>`, rounded to `Complex<f32>` (NumPy's and CuPy's
+/// result type; CuPy accumulates in complex64): the sum of `x * scale[0]`, `scale = [1 / n]`.
+#[reduction(crate = crate, identity = Complex::new(0.0, 0.0), reduce = |a, b| a + b, post = |a| Complex::new(a.re as f32, a.im as f32))]
+pub fn mean_c32(x: Complex<f32>, scale: Raw<f64>) -> Complex<f64> {
+    let s = scale[0];
+    Complex::new(x.re as f64 * s, x.im as f64 * s)
+}
+
+/// The mean of `Complex<f64>`: the sum of `x * scale[0]`, `scale = [1 / n]`.
+#[reduction(crate = crate, identity = Complex::new(0.0, 0.0), reduce = |a, b| a + b)]
+pub fn mean_c64(x: Complex<f64>, scale: Raw<f64>) -> Complex<f64> {
+    let s = scale[0];
+    Complex::new(x.re * s, x.im * s)
 }
 
 /// The mean in f64 of any real type (integers' `mean`; the mean inside `var` and `std`).

@@ -14,11 +14,12 @@ use support::Rng;
 mod reduction_kernels;
 
 use cuprum::prelude::*;
-use cuprum::reductions::FloatResult;
+use cuprum::reductions::{FloatResult, MeanResult};
 use cuprum::runtime::reduction::{plan, Axes};
 use cuprum::runtime::registry;
 use cuprum::runtime::stats::Layer;
 use cuprum::runtime::{Array, Scalar, Stream};
+use num_complex::Complex;
 use reduction_kernels as k;
 
 const GPU: &str = "needs a CUDA GPU";
@@ -478,4 +479,337 @@ fn argmin_and_max_with_nan_follow_numpy() {
     assert_eq!(a.argmax().axis(1).run().unwrap().to_vec().unwrap(), vec![1, 1]);
     assert!(a.max().run().unwrap().to_vec().unwrap()[0].is_nan());
     assert!(a.min().axis(0).run().unwrap().to_vec().unwrap()[1].is_nan());
+}
+
+// ------------------------------------------------------------------------------------------
+// Complex numbers: the array reductions (`sum`, `prod`, `mean`, `all`, `any`) and `#[reduction]`
+// over `Complex<f32>`/`Complex<f64>` (CuPy's complex64/complex128), against host references in
+// f64 (sums compensated, so that the complex128 reference is more exact than the device's)
+// ------------------------------------------------------------------------------------------
+
+/// The complex element types.
+trait CElem: Scalar + Number + MeanResult<Mean = Self> {
+    /// The machine epsilon of the part type.
+    const EPS: f64;
+    fn new(re: f64, im: f64) -> Self;
+    fn parts(self) -> (f64, f64);
+    fn poison() -> Self {
+        Self::new(f64::NAN, f64::NAN)
+    }
+}
+
+impl CElem for Complex<f32> {
+    const EPS: f64 = f32::EPSILON as f64;
+    fn new(re: f64, im: f64) -> Self {
+        Complex::new(re as f32, im as f32)
+    }
+    fn parts(self) -> (f64, f64) {
+        (self.re as f64, self.im as f64)
+    }
+}
+
+impl CElem for Complex<f64> {
+    const EPS: f64 = f64::EPSILON;
+    fn new(re: f64, im: f64) -> Self {
+        Complex::new(re, im)
+    }
+    fn parts(self) -> (f64, f64) {
+        (self.re, self.im)
+    }
+}
+
+/// A Neumaier-compensated f64 sum: the reference's own rounding stays far below an f64 device
+/// sum's, so the tolerance measures the device.
+#[derive(Clone, Copy, Default)]
+struct KahanSum {
+    s: f64,
+    c: f64,
+}
+
+impl KahanSum {
+    fn add(self, v: f64) -> KahanSum {
+        let t = self.s + v;
+        let c = if self.s.abs() >= v.abs() { self.c + ((self.s - t) + v) } else { self.c + ((v - t) + self.s) };
+        KahanSum { s: t, c }
+    }
+    fn value(self) -> f64 {
+        self.s + self.c
+    }
+}
+
+/// Per output: the compensated sums of the real and imaginary parts, and of their magnitudes.
+#[derive(Clone, Copy, Default)]
+struct ComplexSums {
+    re: KahanSum,
+    im: KahanSum,
+    abs_re: f64,
+    abs_im: f64,
+}
+
+fn complex_sums(xs: &[(f64, f64)], shape: &[usize], m: &[bool]) -> Vec<ComplexSums> {
+    host_reduce(xs, shape, m, ComplexSums::default(), |a, (re, im), _| ComplexSums {
+        re: a.re.add(re),
+        im: a.im.add(im),
+        abs_re: a.abs_re + re.abs(),
+        abs_im: a.abs_im + im.abs(),
+    })
+}
+
+fn complex_close(got: (f64, f64), want: (f64, f64), tol: (f64, f64), what: &str) {
+    close(got.0, want.0, tol.0, &format!("{what} (real part)"));
+    close(got.1, want.1, tol.1, &format!("{what} (imaginary part)"));
+}
+
+/// `sum`, `prod` and `mean` of a random complex `shape` input over each of [`axes_3d`], on the
+/// array and on a transposed view, with poisoned outputs; `all`/`any` (compiled by NVRTC).
+///
+/// Tolerances, per part: sums `16 eps(T) sum|x|` (the device adds in `T`); means
+/// `4 eps(T) |mean| + 64 eps(f64) mean|x|` (accumulated in `Complex<f64>`, rounded to `T`);
+/// products `16 eps(T) n |prod|` in modulus (each complex product rounds a few times).
+fn check_complex_reductions<T: CElem>(rng: &mut Rng, shape: [usize; 3]) {
+    let n: usize = shape.iter().product();
+    let t = std::any::type_name::<T>();
+    let host: Vec<T> = (0..n).map(|_| T::new(rng.range(-4.0, 4.0), rng.range(-4.0, 4.0))).collect();
+    let base = Array::from_shape_vec(shape, host).unwrap();
+    // Moduli near 1, small phases: products stay in range.
+    let near_one: Vec<T> = (0..n).map(|_| T::new(rng.range(0.9, 1.1), rng.range(-0.1, 0.1))).collect();
+    let ones = Array::from_shape_vec(shape, near_one).unwrap();
+    for permuted in [false, true] {
+        let view = |a: &Array<T>| if permuted { a.permute(&[2, 0, 1]).unwrap() } else { a.clone() };
+        let x = view(&base);
+        let ox = view(&ones);
+        let xs: Vec<(f64, f64)> = x.to_vec().unwrap().into_iter().map(T::parts).collect();
+        let os: Vec<(f64, f64)> = ox.to_vec().unwrap().into_iter().map(T::parts).collect();
+        let shape = x.shape().to_vec();
+        for (axes, keepdims) in axes_3d() {
+            let m = mask_of(3, &axes);
+            let oshape = out_shape(&shape, &axes, keepdims);
+            let what = |op: &str| format!("{op} of {t} {shape:?} over {axes:?} (keepdims {keepdims})");
+            let count = shape.iter().zip(&m).filter(|(_, r)| **r).map(|(d, _)| *d).product::<usize>() as f64;
+            let sums = complex_sums(&xs, &shape, &m);
+
+            // sum: into a poisoned output, and allocated
+            let mut out = Array::<T>::full(oshape.clone(), T::poison()).unwrap();
+            x.sum().axes(axes.clone()).keepdims(keepdims).out(&mut out).run().unwrap();
+            let got = x.sum().axes(axes.clone()).keepdims(keepdims).run().unwrap();
+            assert_eq!(got.shape(), oshape.as_slice(), "{}", what("sum"));
+            assert_eq!(out.to_vec().unwrap(), got.to_vec().unwrap(), "{}", what("sum"));
+            for (g, s) in out.to_vec().unwrap().into_iter().zip(&sums) {
+                let tol = (16.0 * T::EPS * s.abs_re, 16.0 * T::EPS * s.abs_im);
+                complex_close(g.parts(), (s.re.value(), s.im.value()), tol, &what("sum"));
+            }
+
+            // mean: of the complex type itself (NumPy's and CuPy's rule), poisoned output
+            let mut out = Array::<T>::full(oshape.clone(), T::poison()).unwrap();
+            x.mean().axes(axes.clone()).keepdims(keepdims).out(&mut out).run().unwrap();
+            for (g, s) in out.to_vec().unwrap().into_iter().zip(&sums) {
+                let want = (s.re.value() / count, s.im.value() / count);
+                let tol = (
+                    4.0 * T::EPS * want.0.abs() + 64.0 * f64::EPSILON * s.abs_re / count,
+                    4.0 * T::EPS * want.1.abs() + 64.0 * f64::EPSILON * s.abs_im / count,
+                );
+                complex_close(g.parts(), want, tol, &what("mean"));
+            }
+
+            // prod of values near 1, poisoned output; compared in modulus
+            let mut out = Array::<T>::full(oshape.clone(), T::poison()).unwrap();
+            ox.prod().axes(axes.clone()).keepdims(keepdims).out(&mut out).run().unwrap();
+            let want = host_reduce(&os, &shape, &m, Complex::new(1.0f64, 0.0), |a, (re, im), _| a * Complex::new(re, im));
+            for (g, w) in out.to_vec().unwrap().into_iter().zip(&want) {
+                let (re, im) = g.parts();
+                let err = (Complex::new(re, im) - w).norm();
+                let tol = 16.0 * T::EPS * count * w.norm();
+                assert!(err <= tol, "{}: got {re}{im:+}i, want {w}, |error| {err:e} > {tol:e}", what("prod"));
+            }
+
+            // all / any: every element is nonzero
+            assert!(x.all().axes(axes.clone()).keepdims(keepdims).run().unwrap().to_vec().unwrap().iter().all(|b| *b), "{}", what("all"));
+            assert!(x.any().axes(axes.clone()).keepdims(keepdims).run().unwrap().to_vec().unwrap().iter().all(|b| *b), "{}", what("any"));
+        }
+    }
+    // all / any with zeros: a complex number is zero only when both parts are.
+    let kinds: Vec<u8> = (0..n).map(|i| if i % 5 == 3 { 0 } else { rng.int(0, 9) as u8 }).collect();
+    let numbers: Vec<T> = kinds
+        .iter()
+        .map(|k| match k {
+            0 => T::new(0.0, 0.0),
+            1 => T::new(0.0, 1.5),
+            2 => T::new(-2.0, 0.0),
+            _ => T::new(0.5, 0.25),
+        })
+        .collect();
+    let nonzero: Vec<bool> = kinds.iter().map(|k| *k != 0).collect();
+    let xn = Array::from_shape_vec(shape, numbers).unwrap();
+    for (axes, keepdims) in axes_3d() {
+        let m = mask_of(3, &axes);
+        let all = host_reduce(&nonzero, &shape, &m, true, |a, v, _| a && v);
+        let any = host_reduce(&nonzero, &shape, &m, false, |a, v, _| a || v);
+        assert_eq!(xn.all().axes(axes.clone()).keepdims(keepdims).run().unwrap().to_vec().unwrap(), all, "all of {t} over {axes:?}");
+        assert_eq!(xn.any().axes(axes.clone()).keepdims(keepdims).run().unwrap().to_vec().unwrap(), any, "any of {t} over {axes:?}");
+    }
+}
+
+/// Large reductions that split each output over several blocks (`rows` with `gridDim.x` > 1, a
+/// full reduction; `cols` with `gridDim.y` > 1, few outputs with long columns): the partial
+/// results of a `Complex<f64>` accumulator are 32 bytes (16-byte aligned).
+fn check_complex_split_reductions<T: CElem>(rng: &mut Rng) {
+    let t = std::any::type_name::<T>();
+    for shape in [vec![1usize << 20], vec![1 << 17, 3], vec![3, 1 << 17]] {
+        let n: usize = shape.iter().product();
+        let host: Vec<T> = (0..n).map(|_| T::new(rng.range(-4.0, 4.0), rng.range(-4.0, 4.0))).collect();
+        let xs: Vec<(f64, f64)> = host.iter().map(|v| v.parts()).collect();
+        let x = Array::from_shape_vec(shape.clone(), host).unwrap();
+        let axes_list = if shape.len() == 1 { vec![Axes::All] } else { vec![Axes::All, Axes::One(0), Axes::One(1)] };
+        for axes in axes_list {
+            let m = mask_of(shape.len(), &axes);
+            let what = |op: &str| format!("{op} of {t} {shape:?} over {axes:?}");
+            let count = shape.iter().zip(&m).filter(|(_, r)| **r).map(|(d, _)| *d).product::<usize>() as f64;
+            let sums = complex_sums(&xs, &shape, &m);
+            let got = x.sum().axes(axes.clone()).run().unwrap().to_vec().unwrap();
+            for (g, s) in got.into_iter().zip(&sums) {
+                let tol = (16.0 * T::EPS * s.abs_re, 16.0 * T::EPS * s.abs_im);
+                complex_close(g.parts(), (s.re.value(), s.im.value()), tol, &what("sum"));
+            }
+            let got = x.mean().axes(axes.clone()).run().unwrap().to_vec().unwrap();
+            for (g, s) in got.into_iter().zip(&sums) {
+                let want = (s.re.value() / count, s.im.value() / count);
+                let tol = (
+                    4.0 * T::EPS * want.0.abs() + 64.0 * f64::EPSILON * s.abs_re / count,
+                    4.0 * T::EPS * want.1.abs() + 64.0 * f64::EPSILON * s.abs_im / count,
+                );
+                complex_close(g.parts(), want, tol, &what("mean"));
+            }
+        }
+    }
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn array_reductions_complex64() {
+    let mut rng = Rng::seeded("array_reductions_complex64");
+    check_complex_reductions::<Complex<f32>>(&mut rng, [7, 33, 130]);
+    check_complex_reductions::<Complex<f32>>(&mut rng, [3, 2, 5000]);
+    check_complex_split_reductions::<Complex<f32>>(&mut rng);
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn array_reductions_complex128() {
+    let mut rng = Rng::seeded("array_reductions_complex128");
+    check_complex_reductions::<Complex<f64>>(&mut rng, [7, 33, 130]);
+    check_complex_reductions::<Complex<f64>>(&mut rng, [3, 2, 5000]);
+    check_complex_split_reductions::<Complex<f64>>(&mut rng);
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn complex_reductions_of_empty_inputs_and_their_layers() {
+    // sum and prod of nothing are their identities; mean is NaN + NaN i (NumPy).
+    let z = Array::<Complex<f32>>::zeros([3usize, 0]).unwrap();
+    assert_eq!(z.sum().axis(1).run().unwrap().to_vec().unwrap(), vec![Complex::new(0.0, 0.0); 3]);
+    assert_eq!(z.prod().axis(1).run().unwrap().to_vec().unwrap(), vec![Complex::new(1.0, 0.0); 3]);
+    let m = Array::<Complex<f64>>::zeros([0usize, 2]).unwrap().mean().axis(0).run().unwrap().to_vec().unwrap();
+    assert!(m.len() == 2 && m.iter().all(|v| v.re.is_nan() && v.im.is_nan()), "{m:?}");
+    assert!(z.any().run().unwrap().to_vec().unwrap() == vec![false] && z.all().run().unwrap().to_vec().unwrap() == vec![true]);
+    // Small exact cases: (1+2i)(3-i) = 5+5i; the mean of 1+2i and 3-i is 2+0.5i.
+    let a = Array::from_vec(vec![Complex::new(1.0f32, 2.0), Complex::new(3.0, -1.0)]).unwrap();
+    assert_eq!(a.sum().run().unwrap().to_vec().unwrap(), vec![Complex::new(4.0, 1.0)]);
+    assert_eq!(a.prod().run().unwrap().to_vec().unwrap(), vec![Complex::new(5.0, 5.0)]);
+    assert_eq!(a.mean().run().unwrap().to_vec().unwrap(), vec![Complex::new(2.0, 0.5)]);
+    // sum, prod and mean of both complex types are precompiled (when built with nvcc), as the
+    // f32/f64 ones are; the 32-bit variants that ran came from the fat binary.
+    let builtin_sum = registry::kernels().find(|e| e.name() == "sum" && e.file().ends_with("kernels/reductions.rs")).expect("the built-in sum is listed");
+    if builtin_sum.unit().unwrap().fatbin().is_none() {
+        eprintln!("the runtime was built without nvcc: not checking the aot layer");
+        return;
+    }
+    let b = Array::from_vec(vec![Complex::new(1.0f64, 2.0), Complex::new(3.0, -1.0)]).unwrap();
+    assert_eq!(b.sum().run().unwrap().to_vec().unwrap(), vec![Complex::new(4.0, 1.0)]);
+    assert_eq!(b.prod().run().unwrap().to_vec().unwrap(), vec![Complex::new(5.0, 5.0)]);
+    assert_eq!(b.mean().run().unwrap().to_vec().unwrap(), vec![Complex::new(2.0, 0.5)]);
+    let served = registry::served();
+    for (kernel, suffix) in [("sum", "__c32"), ("sum", "__c64"), ("prod", "__c32"), ("prod", "__c64"), ("mean_c32", ""), ("mean_c64", "")] {
+        let of: Vec<_> = served.iter().filter(|s| s.kernel == kernel && s.symbol.ends_with(suffix)).collect();
+        assert!(!of.is_empty(), "no {kernel}{suffix} served: {served:?}");
+        for s in of {
+            assert_eq!(s.layer, Layer::Aot, "{s:?}");
+        }
+    }
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn reduction_macro_over_complex() {
+    let mut rng = Rng::seeded("reduction_macro_over_complex");
+    // Generic over Number: Complex<f32> precompiled, Complex<f64> through NVRTC.
+    let shape = [37usize, 129, 5];
+    let n: usize = shape.iter().product();
+    let h32: Vec<Complex<f32>> = (0..n).map(|_| Complex::new(rng.range(-2.0, 2.0) as f32, rng.range(-2.0, 2.0) as f32)).collect();
+    let h64: Vec<Complex<f64>> = (0..n).map(|_| Complex::new(rng.range(-2.0, 2.0), rng.range(-2.0, 2.0))).collect();
+    let x32 = Array::from_shape_vec(shape, h32.clone()).unwrap();
+    let x64 = Array::from_shape_vec(shape, h64.clone()).unwrap();
+    for (axes, keepdims) in axes_3d() {
+        let m = mask_of(3, &axes);
+        let oshape = out_shape(&shape, &axes, keepdims);
+        let what = |t: &str| format!("sum_sq of {t} over {axes:?} (keepdims {keepdims})");
+        // The squares, in f64, and their magnitudes (|z^2| = |z|^2 bounds each part).
+        let squares = |xs: Vec<(f64, f64)>| -> Vec<(f64, f64)> { xs.into_iter().map(|(re, im)| (re * re - im * im, 2.0 * re * im)).collect() };
+        let abs_sq = |xs: &[(f64, f64)]| host_reduce(xs, &shape, &m, 0f64, |a, (re, im), _| a + re * re + im * im);
+        let p32: Vec<(f64, f64)> = h32.iter().map(|v| v.parts()).collect();
+        let p64: Vec<(f64, f64)> = h64.iter().map(|v| v.parts()).collect();
+        for (parts, eps, got, t) in [
+            (&p32, f32::EPSILON as f64, {
+                let mut out = Array::<Complex<f32>>::full(oshape.clone(), <Complex<f32> as CElem>::poison()).unwrap();
+                k::sum_sq::call(&x32).axes(axes.clone()).keepdims(keepdims).out(&mut out).run().unwrap();
+                out.to_vec().unwrap().into_iter().map(CElem::parts).collect::<Vec<_>>()
+            }, "Complex<f32>"),
+            (&p64, f64::EPSILON, {
+                let mut out = Array::<Complex<f64>>::full(oshape.clone(), <Complex<f64> as CElem>::poison()).unwrap();
+                k::sum_sq::call(&x64).axes(axes.clone()).keepdims(keepdims).out(&mut out).run().unwrap();
+                out.to_vec().unwrap().into_iter().map(CElem::parts).collect::<Vec<_>>()
+            }, "Complex<f64>"),
+        ] {
+            let want = complex_sums(&squares(parts.clone()), &shape, &m);
+            let mag = abs_sq(parts);
+            assert_eq!(got.len(), want.len(), "{}", what(t));
+            for ((g, w), a) in got.into_iter().zip(&want).zip(&mag) {
+                complex_close(g, (w.re.value(), w.im.value()), (32.0 * eps * a, 32.0 * eps * a), &what(t));
+            }
+        }
+    }
+    let served = registry::served();
+    let c64 = served.iter().find(|s| s.kernel == "sum_sq" && s.symbol.ends_with("__c64")).expect("sum_sq of Complex<f64> was served");
+    assert_ne!(c64.layer, Layer::Aot, "Complex<f64> is not a precompiled instance of sum_sq: {c64:?}");
+    if k::sum_sq::__kernel().unit().unwrap().fatbin().is_some() {
+        for s in served.iter().filter(|s| s.kernel == "sum_sq" && s.symbol.ends_with("__c32")) {
+            assert_eq!(s.layer, Layer::Aot, "{s:?}");
+        }
+    }
+
+    // Concrete complex types, an accumulator wider than the map's inputs, a broadcast input, a
+    // real post-map; short rows (a warp per row) and a split full reduction.
+    for (rows, cols) in [(300usize, 70usize), (1, 1 << 20)] {
+        let xs: Vec<Complex<f32>> = (0..rows * cols).map(|_| Complex::new(rng.range(-2.0, 2.0) as f32, rng.range(-2.0, 2.0) as f32)).collect();
+        let ys: Vec<Complex<f32>> = (0..cols).map(|_| Complex::new(rng.range(-2.0, 2.0) as f32, rng.range(-2.0, 2.0) as f32)).collect();
+        let x = Array::from_shape_vec([rows, cols], xs.clone()).unwrap();
+        let y = Array::from_vec(ys.clone()).unwrap();
+        let mut out = Array::<f64>::full([rows], f64::NAN).unwrap();
+        k::cdot_abs::call(&x, &y).axis(1).out(&mut out).run().unwrap();
+        for (o, g) in out.to_vec().unwrap().iter().enumerate() {
+            // The map on the host (the product rounds in f32 as on the device), summed in f64.
+            let (mut re, mut im, mut mag) = (KahanSum::default(), KahanSum::default(), 0f64);
+            for r in 0..cols {
+                let p = k::cdot_abs(xs[o * cols + r], ys[r]);
+                re = re.add(p.re);
+                im = im.add(p.im);
+                mag += p.norm();
+            }
+            let want = Complex::new(re.value(), im.value()).norm();
+            // f64 sums; a device that contracts the product into FMAs rounds it differently in f32.
+            let tol = (16.0 * f64::EPSILON + 4.0 * f32::EPSILON as f64) * mag;
+            close(*g, want, tol, &format!("cdot_abs row {o} of ({rows}, {cols})"));
+        }
+    }
+    assert_eq!(k::cdot_abs::post_host(Complex::new(3.0, 4.0)), 5.0);
+    assert_eq!(k::sum_sq::identity_host::<Complex<f32>>(), Complex::new(0.0, 0.0));
 }

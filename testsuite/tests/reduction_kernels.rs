@@ -38,3 +38,18 @@ pub fn weighted_sum(x: f32, w: Raw<f32>) -> f32 {
 pub fn dot(x: f64, y: f64) -> f64 {
     x * y
 }
+
+/// A sum of squares generic over `Number`, precompiled for `Complex<f32>` only: `Complex<f64>`
+/// goes through NVRTC (`T::zero()` is `cuprum::num<c64>::zero()` there).
+#[reduction(identity = T::zero(), reduce = |a, b| a + b, instances = [Complex<f32>])]
+pub fn sum_sq<T: Number>(x: T) -> T {
+    x * x
+}
+
+/// `|sum(x * conj(y))|` of `Complex<f32>` accumulated in `Complex<f64>` (32-byte partials when
+/// split), with `y` broadcast; the modulus as the result.
+#[reduction(identity = Complex::new(0.0, 0.0), reduce = |a, b| a + b, post = |a| a.norm())]
+pub fn cdot_abs(x: Complex<f32>, y: Complex<f32>) -> Complex<f64> {
+    let p = x * y.conj();
+    Complex::new(p.re as f64, p.im as f64)
+}

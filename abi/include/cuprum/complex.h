@@ -1,6 +1,8 @@
-// cuprum/complex.h: `Complex<f32>` / `Complex<f64>` with num-complex's arithmetic.
+// cuprum/complex.h: `Complex<f32>` / `Complex<f64>` with num-complex's arithmetic, and their
+// `num<T>` (the `Number` functions: `T::zero()`, `one`, `from_f64`, `from_i64`).
 #pragma once
 #include <cuprum/types.h>
+#include <cuprum/math.h>
 
 namespace cuprum {
 
@@ -66,6 +68,16 @@ __device__ __forceinline__ complex<T> sqrt(complex<T> a) {
     T t = arg(a) / (T)2;
     return make_complex(r * ::cos(t), r * ::sin(t));
 }
+
+// `Number` for complex types: a real value `v` becomes `v + 0i`, its part converted as the real
+// type converts it (num-complex's `from_f64`/`from_i64` through the part type; the identities of
+// `sum` and `prod` of a generic `T: Number`).
+template <typename T> struct num<complex<T>> {
+    static __device__ __forceinline__ complex<T> zero() { return make_complex(num<T>::zero(), num<T>::zero()); }
+    static __device__ __forceinline__ complex<T> one() { return make_complex(num<T>::one(), num<T>::zero()); }
+    static __device__ __forceinline__ complex<T> from_f64(double v) { return make_complex(num<T>::from_f64(v), num<T>::zero()); }
+    static __device__ __forceinline__ complex<T> from_i64(i64 v) { return make_complex(num<T>::from_i64(v), num<T>::zero()); }
+};
 
 }  // namespace cuprum
 

@@ -3,8 +3,13 @@
 //! `#[reduction]` call (`.axis(k)`, `.axes([..])`, `.keepdims(b)`, `.out(&mut y)`, `.stream(&s)`,
 //! then `.run()`), running the runtime's built-in kernels of `kernels/reductions.rs`. The facade
 //! re-exports this module as `cuprum::reductions` and [`Reductions`] in `cuprum::prelude`.
+//!
+//! Complex arrays (`Complex<f32>`, `Complex<f64>`: CuPy's complex64, complex128) have `sum`,
+//! `prod` and `mean`, each of their own type, as in CuPy, and `all`/`any`; they are not ordered,
+//! so `min`, `max`, `argmin`, `argmax`, `var` and `std` are for real types only.
 
 use half::{bf16, f16};
+use num_complex::Complex;
 
 use crate::lang::traits::{Float, Number, Real};
 use crate::reduction::{self, Arg, Axes, ReductionCall};
@@ -16,9 +21,17 @@ use crate::{Array, DType, Error, Result, Scalar, Stream};
 #[allow(missing_docs)]
 pub(crate) mod kernels;
 
-/// The float type of `mean`, `var` and `std` of an element type: the type itself for floats,
-/// `f64` for integers (NumPy's rule).
-pub trait FloatResult: Real + sealed::Sealed {
+/// The type of `mean` of an element type (NumPy's rule): the type itself for floats and complex
+/// numbers, `f64` for integers.
+pub trait MeanResult: Number + sealed::Sealed {
+    type Mean: Number;
+    /// The mean of no elements: NaN (`NaN + NaN i` for complex numbers), as in NumPy.
+    fn nan_mean() -> Self::Mean;
+}
+
+/// The float type of `mean`, `var` and `std` of a real element type: the type itself for floats,
+/// `f64` for integers (NumPy's rule). It is the type of [`MeanResult::Mean`].
+pub trait FloatResult: Real + MeanResult<Mean = <Self as FloatResult>::Float> {
     type Float: Float;
 }
 
@@ -29,6 +42,12 @@ mod sealed {
 macro_rules! float_result {
     ($($t:ty => $f:ty),* $(,)?) => {$(
         impl sealed::Sealed for $t {}
+        impl MeanResult for $t {
+            type Mean = $f;
+            fn nan_mean() -> $f {
+                <$f as Float>::nan()
+            }
+        }
         impl FloatResult for $t {
             type Float = $f;
         }
@@ -38,6 +57,19 @@ float_result!(
     i8 => f64, i16 => f64, i32 => f64, i64 => f64, u8 => f64, u16 => f64, u32 => f64, u64 => f64,
     f16 => f16, bf16 => bf16, f32 => f32, f64 => f64,
 );
+
+macro_rules! complex_mean {
+    ($($t:ty),*) => {$(
+        impl sealed::Sealed for Complex<$t> {}
+        impl MeanResult for Complex<$t> {
+            type Mean = Complex<$t>;
+            fn nan_mean() -> Complex<$t> {
+                Complex::new(<$t>::NAN, <$t>::NAN)
+            }
+        }
+    )*};
+}
+complex_mean!(f32, f64);
 
 /// Reductions of an array, through the built-in `#[reduction]` kernels. Each returns a builder:
 ///
@@ -77,10 +109,11 @@ pub trait Reductions<T: Scalar> {
     fn argmax(&self) -> ArgReduction<'_, T>
     where
         T: Real;
-    /// The arithmetic mean, accumulated in f64; floats give their own type, integers `f64`.
+    /// The arithmetic mean, accumulated in f64 (`Complex<f64>` for complex numbers); floats and
+    /// complex numbers give their own type, integers `f64`.
     fn mean(&self) -> Moments<'_, T>
     where
-        T: FloatResult;
+        T: MeanResult;
     /// The variance `sum((x - mean)^2) / (n - ddof)` (`ddof` 0 unless set), in f64.
     fn var(&self) -> Moments<'_, T>
     where
@@ -158,7 +191,7 @@ impl<T: Scalar> Reductions<T> for Array<T> {
 
     fn mean(&self) -> Moments<'_, T>
     where
-        T: FloatResult,
+        T: MeanResult,
     {
         Moments { x: self, kind: Moment::Mean, ddof: 0, cfg: Config::default() }
     }
@@ -343,18 +376,20 @@ enum Moment {
     Std,
 }
 
-/// `x.mean()`, `x.var()`, `x.std()`: accumulated in f64; the result is `T` for floats, `f64` for
-/// integers ([`FloatResult`]). `ddof` (variance and standard deviation) divides by `n - ddof`,
-/// NumPy's default being 0. The mean of an empty reduction is NaN, as in NumPy.
+/// `x.mean()`, `x.var()`, `x.std()`: accumulated in f64 (`Complex<f64>`); the result is `T` for
+/// floats and complex numbers, `f64` for integers ([`MeanResult`], [`FloatResult`]). `ddof`
+/// (variance and standard deviation) divides by `n - ddof`, NumPy's default being 0. The mean of
+/// an empty reduction is NaN, as in NumPy. `var` and `std` exist for real types only (they build
+/// this with `T: FloatResult`, whose `Float` is `Mean`).
 #[must_use = "a reduction does nothing until `run`"]
-pub struct Moments<'a, T: FloatResult> {
+pub struct Moments<'a, T: MeanResult> {
     x: &'a Array<T>,
     kind: Moment,
     ddof: usize,
-    cfg: Config<'a, T::Float>,
+    cfg: Config<'a, T::Mean>,
 }
 
-impl<T: FloatResult> std::fmt::Debug for Moments<'_, T> {
+impl<T: MeanResult> std::fmt::Debug for Moments<'_, T> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Moments")
             .field("kind", &self.kind)
@@ -366,8 +401,8 @@ impl<T: FloatResult> std::fmt::Debug for Moments<'_, T> {
     }
 }
 
-impl<'a, T: FloatResult> Moments<'a, T> {
-    config_methods!(T::Float);
+impl<'a, T: MeanResult> Moments<'a, T> {
+    config_methods!(T::Mean);
 
     /// Delta degrees of freedom: divide by `n - ddof` (default 0; 1 gives the sample variance).
     pub fn ddof(mut self, ddof: usize) -> Self {
@@ -376,7 +411,7 @@ impl<'a, T: FloatResult> Moments<'a, T> {
     }
 
     /// Runs the reduction; returns the result (a view of `out` when one was given).
-    pub fn run(self) -> Result<Array<T::Float>> {
+    pub fn run(self) -> Result<Array<T::Mean>> {
         let x = self.x;
         let float = T::DTYPE.is_float();
         let (_, n) = self.cfg.reduced(x)?;
@@ -385,12 +420,25 @@ impl<'a, T: FloatResult> Moments<'a, T> {
             return self.empty(&stream);
         }
         let instance = [T::DTYPE];
+        if T::DTYPE.is_complex() {
+            // Only `mean` builds `Moments` of a complex type (`var`/`std` need `FloatResult`).
+            debug_assert_eq!(self.kind, Moment::Mean);
+            let scale = scalar_on(1.0 / n as f64, &stream)?;
+            let kernel = if T::DTYPE == DType::C32 { kernels::mean_c32::__kernel() } else { kernels::mean_c64::__kernel() };
+            // The kernel: `mean_c32(x: Complex<f32>, scale: Raw<f64>) -> Complex<f32>` and
+            // `mean_c64(x: Complex<f64>, scale: Raw<f64>) -> Complex<f64>` (no generics: instance
+            // `[]`), chosen by `T`'s dtype: one array of `T`, a raw f64 array; output `T`, which
+            // is `T::Mean` for complex types (`MeanResult`); accumulator `Complex<f64>` (16
+            // bytes), with an identity.
+            let call = ReductionCall::new(kernel, &[], vec![Arg::input(x), Arg::raw(&scale)]);
+            return self.cfg.apply(call).stream(&stream).run();
+        }
         if self.kind == Moment::Mean {
             let scale = scalar_on(1.0 / n as f64, &stream)?;
             let kernel = if float { kernels::mean_float::__kernel() } else { kernels::mean_f64::__kernel() };
             // The kernel: `mean_float<T: Float>` (output `T`) and `mean_f64<T: Real>` (output f64)
             // both take one array of `T` and a raw f64 array, accumulate in f64 and have an
-            // identity; `T::Float` is `T` for floats and f64 for integers (`FloatResult`).
+            // identity; `T::Mean` is `T` for floats and f64 for integers (`MeanResult`).
             let call = ReductionCall::new(kernel, &instance, vec![Arg::input(x), Arg::raw(&scale)]);
             return self.cfg.apply(call).stream(&stream).run();
         }
@@ -412,13 +460,14 @@ impl<'a, T: FloatResult> Moments<'a, T> {
         };
         // The kernel: `var_float`/`std_float<T: Float>` (output `T`) and `var_f64`/`std_f64<T: Real>`
         // (output f64) take one array of `T`, then raw f64, u64 and f64 arrays; f64 accumulator,
-        // with an identity. `T::Float` is `T` for floats and f64 for integers (`FloatResult`).
+        // with an identity. `T::Mean` is `T` for floats and f64 for integers (`MeanResult`; only
+        // real types reach here: `var` and `std` need `FloatResult`).
         let call = ReductionCall::new(kernel, &instance, vec![Arg::input(x), Arg::raw(&mean), Arg::raw(&count), Arg::raw(&scale)]);
         self.cfg.apply(call).stream(&stream).run()
     }
 
     /// NaN for every output of an empty reduction (NumPy's `mean` and `var` of nothing).
-    fn empty(self, stream: &Stream) -> Result<Array<T::Float>> {
+    fn empty(self, stream: &Stream) -> Result<Array<T::Mean>> {
         let shape = reduction::output_shape(&[Arg::input(self.x)], &self.cfg.axes, self.cfg.keepdims)?;
         if self.cfg.out.is_some() {
             return Err(Error::Unsupported {
@@ -431,6 +480,6 @@ impl<'a, T: FloatResult> Moments<'a, T> {
             });
         }
         let size: usize = shape.iter().product();
-        Array::from_shape_vec_on(shape, &vec![<T::Float as Float>::nan(); size], stream)
+        Array::from_shape_vec_on(shape, &vec![T::nan_mean(); size], stream)
     }
 }

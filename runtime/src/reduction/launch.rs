@@ -170,9 +170,13 @@ fn scratch(stream: &Stream, slots: usize, slot_bytes: usize, counters: usize) ->
 }
 
 /// Bytes of one partial slot for an accumulator of `acc_bytes`: at least
-/// `sizeof(cuprum::Partial<A>)` (the value, padded, then a 4-byte flag).
+/// `sizeof(cuprum::Partial<A>)` (the value, then a 4-byte flag, padded to `A`'s alignment), and a
+/// multiple of that alignment so that every slot is aligned. An accumulator of 16 bytes or more
+/// may be aligned to 16 (`cuprum::complex<double>` is: its `Partial` is 32 bytes), so its slots
+/// are rounded to 16; smaller ones are aligned to at most 8.
 fn slot_bytes(acc_bytes: usize) -> usize {
-    acc_bytes.div_ceil(8) * 8 + 8
+    let align = if acc_bytes >= 16 { 16 } else { 8 };
+    (acc_bytes + 4).div_ceil(align) * align
 }
 
 /// Launches reduction `kernel` (instance `instance`) of `inputs` over `axes` into `out`.
@@ -470,8 +474,14 @@ mod tests {
 
     #[test]
     fn slots_hold_a_value_and_its_flag() {
-        // sizeof(Partial<A>) for A of 1, 4, 8, 16 bytes is 8, 8, 16, 24.
-        assert!(slot_bytes(1) >= 8 && slot_bytes(4) >= 8 && slot_bytes(8) >= 16 && slot_bytes(16) >= 24);
+        // sizeof(Partial<A>) for A of 1, 4, 8 bytes is 8, 8, 16; for 16 bytes 24 (8-aligned, a
+        // tuple) or 32 (`complex<double>`, 16-aligned). Slots are multiples of 8, and of 16 from
+        // 16 bytes on, so that every slot is aligned.
+        assert!(slot_bytes(1) >= 8 && slot_bytes(4) >= 8 && slot_bytes(8) >= 16 && slot_bytes(16) >= 32);
+        for a in 1..64 {
+            assert_eq!(slot_bytes(a) % if a >= 16 { 16 } else { 8 }, 0, "{a}");
+            assert!(slot_bytes(a) >= a + 4, "{a}");
+        }
         assert_eq!(counter_bytes(1), 256);
         assert_eq!(counter_bytes(64), 256);
         assert_eq!(counter_bytes(65), 512);

@@ -52,6 +52,19 @@ impl Features {
     pub fn need(&mut self, h: &'static str) {
         self.headers.insert(h);
     }
+
+    /// The header that defines dtype `d`, for an instance of a generic kernel (whose code names
+    /// only `T`): `half.h` for `f16`/`bf16`, `complex.h` (which includes `math.h`, where
+    /// `cuprum::num` is) for complex types. An instance compiled on demand gets the same from
+    /// `cuprum_abi::headers::includes_for`.
+    pub fn need_dtype(&mut self, d: DType) {
+        if d.is_half() {
+            self.need("cuprum/half.h");
+        }
+        if d.is_complex() {
+            self.need("cuprum/complex.h");
+        }
+    }
 }
 
 /// Writes the translation unit of a checked module.
@@ -100,6 +113,11 @@ pub fn write_module(module: &Module, types: &[Types]) -> Unit {
                 vs => vs.iter().copied().filter(|v| !v.wide()).map(Some).collect(),
             };
             for inst in instances {
+                // A generic kernel's code names only `T`: the headers of the instance's dtypes
+                // (complex.h for `Complex<f32>`, ...) come from its instances.
+                for d in &inst {
+                    features.need_dtype(*d);
+                }
                 for variant in &variants {
                     let sym = mangle::kernel_symbol(kind, &item.name.text, *variant, &inst);
                     let _ = writeln!(body, "{}", mangle::instantiate_variant_line(&item.name.text, *variant, &sym, &inst));

@@ -128,6 +128,17 @@ mod tests {
     }
 
     #[test]
+    fn instances_of_a_generic_kernel_bring_their_dtypes_headers() {
+        // The code names only `T`; `c32`, `cuprum::num<c32>` and `f16` come from the instances.
+        let c = emit("#[reduction(identity = T::zero(), reduce = |a, b| a + b, instances = [Complex<f32>])] fn s<T: Number>(x: T) -> T { x }");
+        assert!(c.contains("#include <cuprum/complex.h>"), "{c}");
+        assert!(c.contains("return cuprum::num<T>::zero();"), "{c}");
+        let c = emit("#[reduction(identity = T::zero(), reduce = |a, b| a + b, instances = [f16])] fn s<T: Number>(x: T) -> T { x }");
+        assert!(c.contains("#include <cuprum/half.h>"), "{c}");
+        assert!(!c.contains("complex.h"), "{c}");
+    }
+
+    #[test]
     fn without_identity_the_empty_case_has_no_identity_call() {
         let c = emit("#[reduction(reduce = |a, b| a.max(b))] fn m(x: i32) -> i32 { x }");
         assert!(!c.contains("m_identity"), "{c}");
