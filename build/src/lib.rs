@@ -58,6 +58,7 @@ pub struct Kernels {
     dirs: Vec<PathBuf>,
     out_dir: Option<PathBuf>,
     env: Env,
+    machine_code_only: bool,
 }
 
 /// What happened to one kernel file.
@@ -327,6 +328,16 @@ impl Kernels {
         self
     }
 
+    /// Leaves PTX (`compute_XX`) out of the fat binaries and keeps only the machine code
+    /// (`sm_XX`) of the requested targets: about half the bytes. A GPU the machine code does not
+    /// serve then compiles the kernels through NVRTC at their first use (kept in the disk
+    /// cache), as CuPy does for all of its kernels. When the request has no machine code at all
+    /// (PTX only), the PTX is kept. What the runtime's built-ins use (docs/building.md).
+    pub fn machine_code_only(&mut self) -> &mut Self {
+        self.machine_code_only = true;
+        self
+    }
+
     /// Writes the outputs under `dir` instead of `$OUT_DIR` (for tests and tools).
     pub fn out_dir(&mut self, dir: impl AsRef<Path>) -> &mut Self {
         self.out_dir = Some(dir.as_ref().to_path_buf());
@@ -493,7 +504,10 @@ impl Kernels {
             }
         };
 
-        let gencodes = resolve_targets(&request, request_text.as_deref(), &nvcc, &self.env)?;
+        let mut gencodes = resolve_targets(&request, request_text.as_deref(), &nvcc, &self.env)?;
+        if self.machine_code_only {
+            gencodes = targets::machine_code_only(gencodes);
+        }
         let cache_dir = cache::dir(&self.env, &out_dir);
         let headers_hash = outputs::headers_hash();
         let plan = Plan {
