@@ -10,15 +10,27 @@
 //!   +4  u16 version      1
 //!   +6  u16 header size  16 (the entries start here)
 //!   +8  u64 size         bytes of entries that follow the header
-//! entry header, `header size` bytes (64 for ELF, 80 for PTX), then the payload:
+//! entry header, `header size` bytes (64 for ELF, 80 for PTX, 112 for sm_100 ELF), then the payload:
 //!   +0  u16 kind         1 = PTX, 2 = ELF (a cubin), others (e.g. LTO IR) exist
 //!   +2  u16 version      0x0101
 //!   +4  u32 header size  offset of the payload from the start of the entry
 //!   +8  u64 payload size (padded); the next entry starts at +header size +payload size
+//!   +16 u32 compressed size   bytes of compressed data at the payload's start (0: not compressed)
+//!   +20 u32 options offset    from the entry's start, of a (u32 offset, u32 size) pair locating
+//!                             the ptxas options (PTX entries; 0: none)
 //!   +28 u32 arch         the SM version: 80 for sm_80 / compute_80
+//!   +32 u32 name offset, +36 u32 name size: the object's name, from the entry's start (0: none)
+//!   +40 u64 flags        0x1 64-bit, 0x10 Linux, 0x2000 LZ4-compressed, 0x8000 zstd-compressed
+//!   +56 u64 uncompressed size (compressed entries)
 //! ```
 //!
 //! A file may hold several containers back to back (a linker concatenates them); all are read.
+//! [`entries`] lists them; [`check`] also checks what the driver reads inside each entry, since it
+//! is not told the file's length: the options and name it locates through the header, an
+//! uncompressed cubin's own tables ([`crate::cubin::check`]), an uncompressed PTX text's NUL, and
+//! a compressed payload's declared sizes (the compressed bytes inside the payload; for zstd, the
+//! frame's own content size equal to the declared uncompressed size). The offsets of the header
+//! fields past +8 were read from nvcc 13's output (`-compress-mode` none, speed, balance, size).
 
 use std::fmt;
 
@@ -82,6 +94,151 @@ impl std::error::Error for FormatError {}
 
 /// Every entry of every container in `bytes`, in file order.
 pub fn entries(bytes: &[u8]) -> Result<Vec<Entry>, FormatError> {
+    Ok(walk(bytes)?.into_iter().map(|p| p.entry).collect())
+}
+
+/// [`entries`], after checking that everything the driver reads inside each entry lies inside
+/// it (see the module documentation): the check the runtime makes before the driver sees a fat
+/// binary.
+pub fn check(bytes: &[u8]) -> Result<Vec<Entry>, FormatError> {
+    let placed = walk(bytes)?;
+    for p in &placed {
+        check_entry(bytes, p)?;
+    }
+    Ok(placed.into_iter().map(|p| p.entry).collect())
+}
+
+/// An entry and where it lies in the file.
+struct Placed {
+    entry: Entry,
+    /// The entry header's offset.
+    at: usize,
+    /// The header's size: the payload starts at `at + header`.
+    header: usize,
+    /// The offset one past the payload.
+    end: usize,
+}
+
+/// Flags (+40) of compressed payloads.
+const FLAG_LZ4: u64 = 0x2000;
+const FLAG_ZSTD: u64 = 0x8000;
+/// The header fields [`check`] reads end at +64 (every real header is at least that long).
+const CHECKED_ENTRY_HEADER: usize = 64;
+/// Neither LZ4 (at most 255:1) nor zstd (at most 128 KiB out of a 4-byte block: 32768:1) expands
+/// data by more than this.
+const MAX_EXPANSION: u64 = 65536;
+const ZSTD_MAGIC: [u8; 4] = [0x28, 0xb5, 0x2f, 0xfd];
+
+fn check_entry(bytes: &[u8], p: &Placed) -> Result<(), FormatError> {
+    let err = |offset: usize, message: String| FormatError { offset, message };
+    let at = p.at;
+    let extent = p.end - at;
+    if p.header < CHECKED_ENTRY_HEADER {
+        return Err(err(
+            at,
+            format!("entry header size {} is below {CHECKED_ENTRY_HEADER}", p.header),
+        ));
+    }
+    let field32 = |o: usize| read_u32(bytes, at + o).map_or(u64::MAX, u64::from);
+    let field64 = |o: usize| read_u64(bytes, at + o).unwrap_or(u64::MAX);
+    let inside = |offset: u64, size: u64| offset.checked_add(size).is_some_and(|e| e <= extent as u64);
+    // What the header locates: the ptxas options and the object's name.
+    let options = field32(20);
+    if options != 0 {
+        if !inside(options, 8) || options + 8 > p.header as u64 {
+            return Err(err(
+                at,
+                format!("the entry's options field (at +{options}) lies outside its {}-byte header", p.header),
+            ));
+        }
+        let (offset, size) = (field32(options as usize), field32(options as usize + 4));
+        if size > 0 && !inside(offset, size) {
+            return Err(err(
+                at,
+                format!("the entry's options ({size} bytes at +{offset}) run past the entry's {extent} bytes"),
+            ));
+        }
+    }
+    let (name, name_len) = (field32(32), field32(36));
+    if (name != 0 || name_len != 0) && !inside(name, name_len) {
+        return Err(err(
+            at,
+            format!("the entry's name ({name_len} bytes at +{name}) runs past the entry's {extent} bytes"),
+        ));
+    }
+    let payload = bytes.get(at + p.header..p.end).unwrap_or_default();
+    let flags = field64(40);
+    if flags & (FLAG_LZ4 | FLAG_ZSTD) != 0 {
+        let compressed = field32(16);
+        let uncompressed = field64(56);
+        if compressed == 0 || compressed > payload.len() as u64 {
+            return Err(err(
+                at,
+                format!(
+                    "the entry's compressed size {compressed} is not within its {}-byte payload",
+                    payload.len()
+                ),
+            ));
+        }
+        if uncompressed == 0 || uncompressed > compressed.saturating_mul(MAX_EXPANSION) {
+            return Err(err(
+                at,
+                format!(
+                    "the entry's uncompressed size {uncompressed} is impossible for {compressed} compressed bytes"
+                ),
+            ));
+        }
+        if payload.starts_with(&ZSTD_MAGIC) {
+            if let Some(declared) = zstd_content_size(payload) {
+                if declared != uncompressed {
+                    return Err(err(
+                        at + p.header,
+                        format!(
+                            "the zstd frame holds {declared} bytes but the entry declares {uncompressed}"
+                        ),
+                    ));
+                }
+            }
+        }
+        return Ok(());
+    }
+    match p.entry.kind {
+        EntryKind::Elf => crate::cubin::check(payload).map_err(|e| {
+            err(
+                (at + p.header).saturating_add(usize::try_from(e.offset).unwrap_or(usize::MAX)),
+                format!("its sm_{} cubin: {}", p.entry.arch, e.message),
+            )
+        }),
+        EntryKind::Ptx if !payload.contains(&0) => Err(err(
+            at + p.header,
+            format!("the compute_{} PTX text is not NUL-terminated within its entry", p.entry.arch),
+        )),
+        _ => Ok(()),
+    }
+}
+
+/// The content size a zstd frame header declares, when it declares one (RFC 8878, 3.1.1.1).
+fn zstd_content_size(frame: &[u8]) -> Option<u64> {
+    let descriptor = *frame.get(4)?;
+    let single_segment = descriptor & 0x20 != 0;
+    let fcs_bytes = match descriptor >> 6 {
+        0 if single_segment => 1,
+        0 => return None,
+        1 => 2,
+        2 => 4,
+        _ => 8,
+    };
+    let dict_bytes = [0usize, 1, 2, 4][usize::from(descriptor & 3)];
+    let start = 5 + usize::from(!single_segment) + dict_bytes;
+    let field = frame.get(start..start + fcs_bytes)?;
+    let mut v = [0u8; 8];
+    v[..fcs_bytes].copy_from_slice(field);
+    let v = u64::from_le_bytes(v);
+    Some(if fcs_bytes == 2 { v + 256 } else { v })
+}
+
+/// Every entry of every container, with its place; checks the containers' and entries' sizes.
+fn walk(bytes: &[u8]) -> Result<Vec<Placed>, FormatError> {
     let err = |offset: usize, message: String| FormatError { offset, message };
     let mut out = Vec::new();
     let mut pos = 0;
@@ -155,19 +312,24 @@ pub fn entries(bytes: &[u8]) -> Result<Vec<Entry>, FormatError> {
                 2 => EntryKind::Elf,
                 k => EntryKind::Other(k),
             };
-            out.push(Entry {
-                kind,
-                arch,
-                size: payload,
+            out.push(Placed {
+                entry: Entry {
+                    kind,
+                    arch,
+                    size: payload,
+                },
+                at,
+                header: entry_header,
+                end: next,
             });
             at = next;
         }
         pos = end;
         // Containers are 8-byte aligned; zero padding may follow the last one.
-        while pos < bytes.len() && pos % 8 != 0 && bytes[pos] == 0 {
+        while bytes.get(pos) == Some(&0) && pos % 8 != 0 {
             pos += 1;
         }
-        if bytes[pos..].iter().all(|&b| b == 0) {
+        if bytes.get(pos..).unwrap_or_default().iter().all(|&b| b == 0) {
             break;
         }
     }
@@ -258,6 +420,83 @@ mod tests {
         fb.extend([0; 8]);
         assert_eq!(entries(&fb).unwrap().len(), 3);
         assert_eq!(targets(&fb).unwrap(), ["sm_75"]);
+    }
+
+    /// An entry as nvcc writes it: `header` bytes of header with the flags, the sizes and (for
+    /// PTX) the options pair, then `payload`.
+    fn real_entry(kind: u16, header: u32, flags: u64, compressed: u32, uncompressed: u64, payload: &[u8]) -> Vec<u8> {
+        let mut e = entry(kind, 90, header, 0);
+        e.truncate(32);
+        e.resize(header as usize, 0);
+        e[8..16].copy_from_slice(&(payload.len() as u64).to_le_bytes());
+        e[16..20].copy_from_slice(&compressed.to_le_bytes());
+        e[40..48].copy_from_slice(&flags.to_le_bytes());
+        e[56..64].copy_from_slice(&uncompressed.to_le_bytes());
+        if kind == 1 {
+            e[20..24].copy_from_slice(&64u32.to_le_bytes());
+            e[64..68].copy_from_slice(&72u32.to_le_bytes());
+        }
+        e.extend_from_slice(payload);
+        e
+    }
+
+    fn ptx() -> Vec<u8> {
+        b".version 9.0\n.target sm_90\n\0\0\0".to_vec()
+    }
+
+    #[test]
+    fn check_reads_inside_each_entry() {
+        let cubin = crate::cubin::tests::tiny();
+        let good = container(&[real_entry(1, 80, 0x11, 0, 0, &ptx()), real_entry(2, 64, 0x11, 0, 0, &cubin)]);
+        assert_eq!(check(&good).unwrap(), entries(&good).unwrap());
+
+        let fails = |fb: &[u8], what: &str| -> String {
+            let e = check(fb).expect_err(what).to_string();
+            assert!(entries(fb).is_ok(), "{what}: the listing still reads it");
+            e
+        };
+        // A damaged cubin inside: the error names the entry's cubin and the cubin's problem.
+        let mut bad = cubin.clone();
+        bad[0x28..0x30].copy_from_slice(&(cubin.len() as u64).to_le_bytes());
+        let e = fails(&container(&[real_entry(2, 64, 0x11, 0, 0, &bad)]), "cubin");
+        assert!(e.contains("sm_90 cubin") && e.contains("section headers"), "{e}");
+        // PTX without its NUL.
+        let e = fails(&container(&[real_entry(1, 80, 0x11, 0, 0, b".version 9.0\n")]), "ptx");
+        assert!(e.contains("NUL"), "{e}");
+        // The options pair outside the header, the options or the name outside the entry.
+        let mut e1 = real_entry(1, 80, 0x11, 0, 0, &ptx());
+        e1[20..24].copy_from_slice(&76u32.to_le_bytes());
+        assert!(fails(&container(&[e1]), "options offset").contains("options field"));
+        let mut e2 = real_entry(1, 80, 0x11, 0, 0, &ptx());
+        e2[68..72].copy_from_slice(&1000u32.to_le_bytes());
+        assert!(fails(&container(&[e2]), "options size").contains("options ("));
+        let mut e3 = real_entry(2, 64, 0x11, 0, 0, &cubin);
+        e3[32..36].copy_from_slice(&60u32.to_le_bytes());
+        e3[36..40].copy_from_slice(&u32::MAX.to_le_bytes());
+        assert!(fails(&container(&[e3]), "name").contains("name"));
+        // A header too short to hold the fields read.
+        assert!(fails(&container(&[entry(2, 90, 48, 8)]), "short header").contains("below 64"));
+    }
+
+    #[test]
+    fn check_compressed_sizes() {
+        // A zstd frame header declaring 1238 bytes (2-byte content size: 1238 - 256 = 0x3d6).
+        let mut frame = vec![0x28, 0xb5, 0x2f, 0xfd, 0x60, 0xd6, 0x03];
+        frame.resize(40, 0x55);
+        let zstd = |c: u32, u: u64| container(&[real_entry(1, 80, 0x8011, c, u, &frame)]);
+        check(&zstd(38, 1238)).unwrap();
+        assert!(check(&zstd(38, 1239)).unwrap_err().message.contains("zstd frame holds 1238"));
+        assert!(check(&zstd(41, 1238)).unwrap_err().message.contains("compressed size 41"));
+        assert!(check(&zstd(0, 1238)).unwrap_err().message.contains("compressed size 0"));
+        assert!(check(&zstd(38, 0)).unwrap_err().message.contains("uncompressed size 0"));
+        assert!(check(&zstd(38, u64::MAX)).unwrap_err().message.contains("impossible"));
+        // LZ4 (no frame header): only the sizes.
+        let lz4 = container(&[real_entry(2, 64, 0x2011, 40, 6152, &[0x13; 40])]);
+        check(&lz4).unwrap();
+        assert_eq!(zstd_content_size(&[0x28, 0xb5, 0x2f, 0xfd, 0x20, 7]), Some(7));
+        assert_eq!(zstd_content_size(&[0x28, 0xb5, 0x2f, 0xfd, 0x00, 7]), None);
+        assert_eq!(zstd_content_size(&[0x28, 0xb5, 0x2f, 0xfd, 0xa0, 1, 0, 0]), None);
+        assert_eq!(zstd_content_size(&[0x28, 0xb5, 0x2f, 0xfd, 0xa0, 1, 0, 0, 0]), Some(1));
     }
 
     #[test]

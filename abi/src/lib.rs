@@ -15,7 +15,8 @@
 //! | [`unit`] | the first line of a generated unit and the compiler options it needs |
 //! | [`elementwise`] | the entry point of an elementwise kernel (C template) |
 //! | [`reduction`] | the entry points of a reduction (C template) |
-//! | [`fatbin`] | the fat binary format (which targets a fat binary holds) |
+//! | [`fatbin`] | the fat binary format (which targets a fat binary holds), and its checks |
+//! | [`cubin`] | the checks a cubin (CUDA ELF) passes before the driver reads it |
 //!
 //! # Who depends on it
 //!
@@ -24,6 +25,7 @@
 //! C templates take strings, so a program that only launches kernels carries no parser. Anything
 //! that needs the IR belongs to the compiler; anything that needs a GPU belongs to the runtime.
 
+pub mod cubin;
 pub mod dtype;
 pub mod elementwise;
 pub mod fatbin;

@@ -14,7 +14,8 @@ use std::sync::{Arc, Mutex, OnceLock};
 use cudarc::driver::sys::{self, CUdevice_attribute, CUresult};
 use cudarc::driver::{CudaContext, CudaStream, DriverError, result};
 
-use crate::error::{Error, Result};
+use crate::error::{Error, Fault, Result};
+use crate::fault::FaultRecord;
 
 /// What the one-time driver initialisation found.
 enum DriverState {
@@ -107,6 +108,8 @@ pub(crate) struct DeviceInner {
     /// The legacy default stream (handle 0) and the per-thread default stream (handle 2).
     pub(crate) legacy_stream: Arc<CudaStream>,
     pub(crate) per_thread_stream: Arc<CudaStream>,
+    /// The fault that lost the context, once one has (`fault.rs`), and the last kernel launched.
+    pub(crate) faults: FaultRecord,
 }
 
 /// A CUDA device and its context. Cheap to clone; equal when the ordinals are equal.
@@ -169,6 +172,7 @@ fn open(ordinal: usize) -> Result<Device> {
             props,
             legacy_stream,
             per_thread_stream,
+            faults: FaultRecord::new(),
         }),
     })
 }
@@ -241,11 +245,40 @@ impl Device {
     }
 
     /// Binds this device's context to the calling thread (needed before raw driver calls).
+    /// Once the context is lost to a fault this is [`Error::ContextLost`], and nothing is bound.
+    #[inline]
     pub fn bind_to_thread(&self) -> Result<()> {
+        self.check_alive()?;
         self.inner
             .ctx
             .bind_to_thread()
-            .map_err(Error::driver_fn("cuCtxSetCurrent"))
+            .map_err(self.driver_fn("cuCtxSetCurrent"))
+    }
+
+    /// `Err(ContextLost)` once this device's context is lost (one atomic load): what every
+    /// fallible entry point checks before calling the driver.
+    #[inline]
+    pub(crate) fn check_alive(&self) -> Result<()> {
+        self.inner.faults.check()
+    }
+
+    /// The fault that lost this device's CUDA context, `None` while it is usable. Once it is
+    /// lost every call on the device returns [`Error::ContextLost`] naming this fault, until the
+    /// process ends.
+    pub fn fault(&self) -> Option<&Fault> {
+        self.inner.faults.fault()
+    }
+
+    /// The error for a failed driver call on this device: a sticky result (a kernel fault) is
+    /// recorded and becomes [`Error::KernelFault`], every failure after it [`Error::ContextLost`];
+    /// anything else is [`Error::driver`].
+    pub(crate) fn driver_error(&self, call: &'static str, e: DriverError) -> Error {
+        self.inner.faults.driver_error(self.inner.ordinal, call, e)
+    }
+
+    /// [`driver_error`](Self::driver_error) as a closure for `map_err`.
+    pub(crate) fn driver_fn(&self, call: &'static str) -> impl FnOnce(DriverError) -> Error + '_ {
+        move |e| self.driver_error(call, e)
     }
 
     /// The device ordinal.
@@ -275,10 +308,11 @@ impl Device {
 
     /// `(free, total)` device memory in bytes right now, as the driver reports it.
     pub fn memory_info(&self) -> Result<(usize, usize)> {
+        self.check_alive()?;
         self.inner
             .ctx
             .mem_get_info()
-            .map_err(Error::driver_fn("cuMemGetInfo"))
+            .map_err(self.driver_fn("cuMemGetInfo"))
     }
 
     pub fn max_threads_per_block(&self) -> u32 {
@@ -324,10 +358,11 @@ impl Device {
 
     /// Waits for all work on this device to finish.
     pub fn synchronize(&self) -> Result<()> {
+        self.check_alive()?;
         self.inner
             .ctx
             .synchronize()
-            .map_err(Error::driver_fn("cuCtxSynchronize"))
+            .map_err(self.driver_fn("cuCtxSynchronize"))
     }
 
     pub(crate) fn inner(&self) -> &DeviceInner {

@@ -13,6 +13,7 @@
 //! | `CUPY_CUDA_COMPILE_WITH_DEBUG` | `0` | `1`: compile with `--device-debug` and `--generate-line-info` |
 //! | `CUPY_DUMP_CUDA_SOURCE_ON_ERROR` | `0` | `1`: a compile error carries the numbered CUDA source |
 //! | `CUDA_PATH` | unset | CUDA installation root: libnvrtc is looked for in its `lib64`, `lib` and `targets/*/lib` first |
+//! | `CUDA_LAUNCH_BLOCKING` | `0` | the driver's own: `1` makes every launch wait for its kernel, so a fault is reported by the launch that caused it; cuprum then names that kernel as the one that faulted (`Error::KernelFault`); read once per process |
 //!
 //! Values are parsed strictly: anything else is an [`Error::InvalidEnv`] naming the variable, the
 //! value and what is expected. An unset or empty variable means the default.
@@ -41,6 +42,9 @@ pub const CUDA_COMPILE_WITH_DEBUG: &str = "CUPY_CUDA_COMPILE_WITH_DEBUG";
 pub const DUMP_CUDA_SOURCE_ON_ERROR: &str = "CUPY_DUMP_CUDA_SOURCE_ON_ERROR";
 /// `CUDA_PATH`: the CUDA installation root (where libnvrtc is looked for first).
 pub const CUDA_PATH: &str = "CUDA_PATH";
+
+/// `CUDA_LAUNCH_BLOCKING`: the driver's; `1` makes launches synchronous.
+pub const CUDA_LAUNCH_BLOCKING: &str = "CUDA_LAUNCH_BLOCKING";
 
 /// The value of a variable, `None` when unset, empty or only whitespace (= its default).
 pub fn var(name: &str) -> Option<String> {
@@ -158,6 +162,13 @@ pub fn per_thread_default_stream() -> Result<bool> {
             expected: "0 or 1",
         }),
     }
+}
+
+/// Whether `CUDA_LAUNCH_BLOCKING=1`, read once per process. The driver reads the variable, not
+/// cuprum: any other value is the driver's business, so nothing here is an error.
+pub fn launch_blocking() -> bool {
+    static CACHE: OnceLock<bool> = OnceLock::new();
+    *CACHE.get_or_init(|| var(CUDA_LAUNCH_BLOCKING).is_some_and(|v| v.trim() == "1"))
 }
 
 /// `CUPY_CACHE_DIR`, else `${HOME}/.cupy/kernel_cache`; `None` when neither is set (then the

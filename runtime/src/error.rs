@@ -4,6 +4,12 @@
 //! mismatch, out of memory, and the JIT's compile and cache errors) is a variant of [`Error`], and
 //! its message says what went wrong and what to do about it. Nothing in the runtime panics for
 //! these conditions.
+//!
+//! Driver results become errors here: [`Error::driver`] for a call with no device at hand, and
+//! `Device::driver_error` (which goes through [`Error::driver`] after recording a device's fault,
+//! `fault.rs`) for everything that runs on a device. A *sticky* result ([`sticky_fault`]: an
+//! illegal address, a trap, ...) loses the device's CUDA context: the first is
+//! [`Error::KernelFault`], every later call on the device [`Error::ContextLost`].
 
 use cudarc::driver::DriverError;
 use cudarc::driver::sys::CUresult;
@@ -45,6 +51,17 @@ pub enum Error {
         #[source]
         source: DriverError,
     },
+
+    /// A kernel faulted (an illegal address, a trap, a failed device-side assert, ...): the first
+    /// report of a fault that lost the device's CUDA context. Every later call on the device
+    /// returns [`Error::ContextLost`]; only a new process can use the device again.
+    #[error("{}", kernel_fault_text(.fault))]
+    KernelFault { fault: Fault },
+
+    /// The device's CUDA context was lost to an earlier fault (`original`, first reported as
+    /// [`Error::KernelFault`]): nothing can run on the device until the process restarts.
+    #[error("{}", context_lost_text(.original))]
+    ContextLost { original: Fault },
 
     /// An allocation would exceed the pool's limit, or the device itself is out of memory even
     /// after the pool released its cached blocks.
@@ -222,6 +239,105 @@ pub enum Error {
     },
 }
 
+/// A fault that lost a device's CUDA context: what the driver reported, by which call, and the
+/// kernel that was launched last on the device.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Fault {
+    /// The device whose context is lost.
+    pub device: usize,
+    /// The sticky result the driver returned (see [`sticky_fault`]).
+    pub code: CUresult,
+    /// The driver call that reported it (`cuStreamSynchronize`, `cuMemcpyDtoHAsync`, ...):
+    /// launches run asynchronously, so this is often not the launch that faulted.
+    pub call: &'static str,
+    /// The kernel launched last on the device (through cuprum) before the fault was reported.
+    pub kernel: Option<String>,
+    /// True when `kernel` is known to be the kernel that faulted: its own launch reported the
+    /// fault while launches were synchronous (`CUDA_LAUNCH_BLOCKING=1`).
+    pub at_launch: bool,
+}
+
+impl Fault {
+    /// What the code means, in words (`sticky_fault`'s text).
+    pub fn description(&self) -> &'static str {
+        sticky_fault(self.code).unwrap_or("the device failed")
+    }
+}
+
+impl std::fmt::Display for Fault {
+    /// One sentence: which kernel, on which device, what happened, and who reported it.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let (device, what, code, call) = (self.device, self.description(), self.code, self.call);
+        match (&self.kernel, self.at_launch) {
+            (Some(k), true) => write!(f, "kernel `{k}` faulted on device {device}: {what} ({code:?})"),
+            (Some(k), false) => write!(
+                f,
+                "a kernel faulted on device {device}: {what} ({code:?}, reported by `{call}`); the \
+                 last kernel launched there was `{k}`"
+            ),
+            (None, _) => write!(
+                f,
+                "device {device} failed: {what} ({code:?}, reported by `{call}`), with no kernel \
+                 launched there through cuprum"
+            ),
+        }
+    }
+}
+
+/// Whether a driver result is *sticky*, losing the CUDA context for the rest of the process (the
+/// CUDA documentation: "the process must be terminated and relaunched"), and what it means.
+pub fn sticky_fault(code: CUresult) -> Option<&'static str> {
+    use CUresult::*;
+    Some(match code {
+        CUDA_ERROR_ILLEGAL_ADDRESS => "a kernel accessed an illegal memory address",
+        CUDA_ERROR_LAUNCH_FAILED => {
+            "a kernel stopped with an exception (`__trap()`, or an invalid pointer or memory access)"
+        }
+        CUDA_ERROR_ILLEGAL_INSTRUCTION => "a kernel executed an illegal instruction",
+        CUDA_ERROR_MISALIGNED_ADDRESS => "a kernel accessed a misaligned memory address",
+        CUDA_ERROR_INVALID_ADDRESS_SPACE => {
+            "a kernel used an address in the wrong memory space (e.g. a shared-memory address as a \
+             global one)"
+        }
+        CUDA_ERROR_INVALID_PC => "a kernel's program counter became invalid",
+        CUDA_ERROR_HARDWARE_STACK_ERROR => {
+            "a kernel's call stack overflowed or was corrupted (deep recursion, or a stack too small)"
+        }
+        CUDA_ERROR_ASSERT => "a device-side `assert` failed",
+        CUDA_ERROR_LAUNCH_TIMEOUT => "a kernel ran longer than the display watchdog allows",
+        CUDA_ERROR_TENSOR_MEMORY_LEAK => "a kernel exited without releasing its tensor memory",
+        CUDA_ERROR_ECC_UNCORRECTABLE => "an uncorrectable ECC error was detected in device memory",
+        CUDA_ERROR_NVLINK_UNCORRECTABLE => "an uncorrectable NVLink error was detected",
+        CUDA_ERROR_CONTAINED => "the device reported a contained error",
+        CUDA_ERROR_EXTERNAL_DEVICE => "an external device reported an error",
+        _ => return None,
+    })
+}
+
+fn kernel_fault_text(fault: &Fault) -> String {
+    let mut t = fault.to_string();
+    if fault.kernel.is_some() && !fault.at_launch {
+        t.push_str(
+            ". Launches run asynchronously, so an earlier launch may be the one that faulted: set \
+             CUDA_LAUNCH_BLOCKING=1 to have each launch report its own fault",
+        );
+    }
+    t.push_str(&format!(
+        ". The CUDA context of device {0} is lost: every later call on device {0} fails \
+         (Error::ContextLost); restart the process to use it again",
+        fault.device
+    ));
+    t
+}
+
+fn context_lost_text(original: &Fault) -> String {
+    format!(
+        "device {0} cannot be used: its CUDA context was lost earlier, when {original}. Every call \
+         on device {0} fails from now on; restart the process to use it again",
+        original.device
+    )
+}
+
 fn compile_text(name: &str, options: &[String], log: &str, numbered: Option<&str>) -> String {
     let mut t = format!(
         "CUDA compilation of `{name}` failed (NVRTC options: {}):\n{}",
@@ -277,6 +393,21 @@ impl Error {
     pub fn is_out_of_memory(&self) -> bool {
         matches!(self, Error::OutOfMemory { .. })
     }
+
+    /// True when the error means the device's CUDA context is lost ([`Error::KernelFault`], the
+    /// first report, or [`Error::ContextLost`], every later one): nothing more can run on that
+    /// device in this process.
+    pub fn is_context_lost(&self) -> bool {
+        matches!(self, Error::KernelFault { .. } | Error::ContextLost { .. })
+    }
+
+    /// The fault that lost the context, for [`Error::KernelFault`] and [`Error::ContextLost`].
+    pub fn fault(&self) -> Option<&Fault> {
+        match self {
+            Error::KernelFault { fault } | Error::ContextLost { original: fault } => Some(fault),
+            _ => None,
+        }
+    }
 }
 
 #[cfg(test)]
@@ -319,5 +450,82 @@ mod tests {
             detail: "x".into(),
         };
         assert!(e.to_string().contains(".copy()"));
+    }
+
+    #[test]
+    fn sticky_results_are_classified() {
+        use CUresult::*;
+        for code in [
+            CUDA_ERROR_ILLEGAL_ADDRESS,
+            CUDA_ERROR_LAUNCH_FAILED,
+            CUDA_ERROR_ILLEGAL_INSTRUCTION,
+            CUDA_ERROR_MISALIGNED_ADDRESS,
+            CUDA_ERROR_INVALID_ADDRESS_SPACE,
+            CUDA_ERROR_INVALID_PC,
+            CUDA_ERROR_HARDWARE_STACK_ERROR,
+            CUDA_ERROR_ASSERT,
+            CUDA_ERROR_LAUNCH_TIMEOUT,
+            CUDA_ERROR_ECC_UNCORRECTABLE,
+        ] {
+            assert!(sticky_fault(code).is_some(), "{code:?}");
+        }
+        for code in [
+            CUDA_SUCCESS,
+            CUDA_ERROR_OUT_OF_MEMORY,
+            CUDA_ERROR_INVALID_VALUE,
+            CUDA_ERROR_INVALID_IMAGE,
+            CUDA_ERROR_NOT_READY,
+            CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES,
+            CUDA_ERROR_NO_BINARY_FOR_GPU,
+        ] {
+            assert!(sticky_fault(code).is_none(), "{code:?}");
+        }
+    }
+
+    #[test]
+    fn faults_name_the_kernel_the_fault_and_the_way_out() {
+        let fault = Fault {
+            device: 1,
+            code: CUresult::CUDA_ERROR_ILLEGAL_ADDRESS,
+            call: "cuStreamSynchronize",
+            kernel: Some("scatter".into()),
+            at_launch: false,
+        };
+        let first = Error::KernelFault { fault: fault.clone() };
+        let m = first.to_string();
+        for part in [
+            "a kernel faulted on device 1",
+            "illegal memory address",
+            "CUDA_ERROR_ILLEGAL_ADDRESS",
+            "reported by `cuStreamSynchronize`",
+            "the last kernel launched there was `scatter`",
+            "CUDA_LAUNCH_BLOCKING=1",
+            "context of device 1 is lost",
+            "restart the process",
+        ] {
+            assert!(m.contains(part), "missing {part:?} in: {m}");
+        }
+        assert!(first.is_context_lost() && !first.is_no_gpu());
+        assert_eq!(first.fault(), Some(&fault));
+
+        let later = Error::ContextLost { original: fault.clone() };
+        let m = later.to_string();
+        for part in ["device 1 cannot be used", "lost earlier", "`scatter`", "CUDA_ERROR_ILLEGAL_ADDRESS", "restart the process"] {
+            assert!(m.contains(part), "missing {part:?} in: {m}");
+        }
+        assert!(later.is_context_lost());
+        assert_eq!(later.fault(), Some(&fault));
+
+        // Known exactly (a blocking launch reported it), and unknown (no kernel launched).
+        let exact = Fault { call: "cuLaunchKernel", at_launch: true, code: CUresult::CUDA_ERROR_LAUNCH_FAILED, ..fault.clone() };
+        let m = Error::KernelFault { fault: exact }.to_string();
+        assert!(m.starts_with("kernel `scatter` faulted on device 1: a kernel stopped"), "{m}");
+        assert!(!m.contains("CUDA_LAUNCH_BLOCKING"), "{m}");
+        let nobody = Fault { kernel: None, ..fault };
+        let m = Error::KernelFault { fault: nobody }.to_string();
+        assert!(m.contains("device 1 failed") && m.contains("no kernel launched"), "{m}");
+
+        let other = Error::driver("cuMemAlloc", DriverError(CUresult::CUDA_ERROR_INVALID_VALUE));
+        assert!(!other.is_context_lost() && other.fault().is_none());
     }
 }

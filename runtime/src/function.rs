@@ -42,7 +42,8 @@ pub struct KernelAttributes {
 pub struct KernelFunction {
     raw: sys::CUfunction,
     module: Arc<ModuleHandle>,
-    name: String,
+    /// Interned (`fault::intern`): launches record it as their device's last kernel.
+    name: &'static String,
     max_threads_per_block: u32,
     static_shared_bytes: u32,
     max_dynamic_shared_bytes: AtomicU32,
@@ -102,7 +103,7 @@ impl KernelFunction {
         let mut f = KernelFunction {
             raw,
             module: module.clone(),
-            name: name.to_string(),
+            name: crate::fault::intern(name),
             max_threads_per_block: 0,
             static_shared_bytes: 0,
             max_dynamic_shared_bytes: AtomicU32::new(0),
@@ -137,7 +138,7 @@ impl KernelFunction {
         // bound to this thread just above; `n` is a valid out pointer.
         unsafe { sys::cuOccupancyMaxActiveBlocksPerMultiprocessor(&mut n, self.raw, block as std::ffi::c_int, 0) }
             .result()
-            .map_err(|e| Error::driver("cuOccupancyMaxActiveBlocksPerMultiprocessor", e))?;
+            .map_err(self.device().driver_fn("cuOccupancyMaxActiveBlocksPerMultiprocessor"))?;
         let n = n.max(1) as u32;
         self.occupancy.store((u64::from(block) << 32) | u64::from(n), Ordering::Relaxed);
         Ok(n)
@@ -145,7 +146,13 @@ impl KernelFunction {
 
     /// The kernel's name as the user gave it (a symbol or a name expression).
     pub fn name(&self) -> &str {
-        &self.name
+        self.name
+    }
+
+    /// The name, interned: what a launch records as its device's last kernel (`fault.rs`).
+    #[inline]
+    pub(crate) fn interned_name(&self) -> &'static String {
+        self.name
     }
 
     /// The device it is loaded on.
@@ -177,7 +184,7 @@ impl KernelFunction {
         // SAFETY: `self.raw` is a function of a module `self.module` keeps loaded, in the
         // context bound above.
         unsafe { result::function::get_function_attribute(self.raw, a) }
-            .map_err(Error::driver_fn("cuFuncGetAttribute"))
+            .map_err(self.device().driver_fn("cuFuncGetAttribute"))
     }
 
     /// Sets one attribute (the driver accepts `max_dynamic_shared_size_bytes`,
@@ -199,7 +206,7 @@ impl KernelFunction {
                     ),
                 }
             } else {
-                Error::driver("cuFuncSetAttribute", e)
+                self.device().driver_error("cuFuncSetAttribute", e)
             }
         })?;
         if a == CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES {

@@ -4,6 +4,7 @@
 //! Module ownership (one concept per file; each module imports only modules listed above it):
 //! - `stats`, `inline_list`, `elem_type`, `error`, `env`: counters, a small-vector, the element
 //!   type descriptor, the one error enum, environment variables.
+//! - `fault`: a device's record of the fault that lost its context (held by `device`, so above it).
 //! - `device`, `stream`, `memory/`: devices and contexts, streams and events, the pool.
 //! - `repr`, `element`, `lang/`: plain data for parameters, what arrays hold, the kernel
 //!   language's host definitions (traits, intrinsics, `Raw`, views).
@@ -26,6 +27,8 @@ pub mod stats;
 pub mod elem_type;
 pub mod error;
 pub mod env;
+
+mod fault;
 
 pub mod device;
 pub mod stream;
@@ -62,7 +65,7 @@ pub use array::{Array, IntoShape, Slice};
 pub use ops::where_;
 pub use device::Device;
 pub use element::{Element, ElemType, StructType};
-pub use error::{Error, Result};
+pub use error::{Error, Fault, Result};
 pub use memory::{DeviceBuffer, MemoryPool};
 pub use stream::{Event, Stream, StreamGuard};
 pub use function::{KernelAttributes, KernelFunction};

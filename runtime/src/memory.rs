@@ -196,7 +196,7 @@ impl MemoryPool {
                 // the allocation, which had no live chunk (so no buffer points into it), and
                 // every stream its free chunks were on is idle.
                 if let Err(e) = unsafe { result::free_sync(base) } {
-                    first_err.get_or_insert(Error::driver("cuMemFree", e));
+                    first_err.get_or_insert(inner.device.driver_error("cuMemFree", e));
                 }
             }
             inner.held.fetch_sub(size, Ordering::Relaxed);
@@ -210,6 +210,8 @@ impl MemoryPool {
     /// Allocates `bytes` for use on `stream` (which must belong to this pool's device).
     pub fn alloc(&self, bytes: usize, stream: &Stream) -> Result<DeviceBuffer> {
         let inner = &self.inner;
+        // A cached chunk needs no driver call: check here that the context is not lost.
+        inner.device.check_alive()?;
         if stream.device() != &inner.device {
             return Err(Error::DeviceMismatch {
                 context: "MemoryPool::alloc (the stream's device)".into(),
@@ -250,7 +252,7 @@ impl MemoryPool {
                     .and_then(|ev| stream.raw().wait(&ev));
                 if let Err(e) = ordered {
                     lock(&inner.arena).free(t.addr, other_key, &other);
-                    return Err(Error::driver("cuStreamWaitEvent", e));
+                    return Err(inner.device.driver_error("cuStreamWaitEvent", e));
                 }
             }
             return Ok(make(t.addr, size));
@@ -290,7 +292,7 @@ impl MemoryPool {
                 if e.0 == CUresult::CUDA_ERROR_OUT_OF_MEMORY {
                     Err(oom(size))
                 } else {
-                    Err(Error::driver("cuMemAlloc", e))
+                    Err(inner.device.driver_error("cuMemAlloc", e))
                 }
             }
         }
@@ -388,7 +390,7 @@ impl DeviceBuffer {
         // stream belongs to its device. From pageable host memory the driver copies `src` to a
         // staging buffer before returning, so `src` need not outlive the call.
         unsafe { result::memcpy_htod_async(self.ptr + byte_offset as u64, src, stream.handle()) }
-            .map_err(Error::driver_fn("cuMemcpyHtoDAsync"))
+            .map_err(self.device().driver_fn("cuMemcpyHtoDAsync"))
     }
 
     /// Sets every byte of the buffer to zero, queued on `stream`.
@@ -401,7 +403,7 @@ impl DeviceBuffer {
         // SAFETY: the range is exactly this live allocation, and the stream belongs to its device
         // (checked above); the memset is ordered on the stream like every other use of the buffer.
         unsafe { result::memset_d8_async(self.ptr, 0, self.len, stream.handle()) }
-            .map_err(Error::driver_fn("cuMemsetD8Async"))
+            .map_err(self.device().driver_fn("cuMemsetD8Async"))
     }
 
     /// Copies bytes from the buffer at `byte_offset` into `dst`, ordered on `stream`, and waits
@@ -417,7 +419,7 @@ impl DeviceBuffer {
         // valid, exclusively borrowed host slice of the same length, and we synchronize the
         // stream before returning, so the copy has completed when `dst` is released.
         unsafe { result::memcpy_dtoh_async(dst, self.ptr + byte_offset as u64, stream.handle()) }
-            .map_err(Error::driver_fn("cuMemcpyDtoHAsync"))?;
+            .map_err(self.device().driver_fn("cuMemcpyDtoHAsync"))?;
         stream.synchronize()
     }
 
@@ -433,7 +435,7 @@ impl DeviceBuffer {
         // SAFETY: as in `read_bytes`; the driver only writes `dst` (never reads it), so its bytes
         // need not be initialised, and after the synchronize below all of them are.
         unsafe { result::memcpy_dtoh_async(dst, self.ptr + byte_offset as u64, stream.handle()) }
-            .map_err(Error::driver_fn("cuMemcpyDtoHAsync"))?;
+            .map_err(self.device().driver_fn("cuMemcpyDtoHAsync"))?;
         stream.synchronize()
     }
 

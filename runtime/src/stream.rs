@@ -91,7 +91,7 @@ impl Stream {
     pub fn new(device: &Device) -> Result<Stream> {
         device.bind_to_thread()?;
         let handle =
-            result::stream::create(RawKind::Default).map_err(Error::driver_fn("cuStreamCreate"))?;
+            result::stream::create(RawKind::Default).map_err(device.driver_fn("cuStreamCreate"))?;
         // SAFETY: `handle` is a live stream of this device's context, created just above; it is
         // destroyed only by `OwnedHandle::drop`, after every `Stream` clone (each holding the
         // owner) is gone and no raw clone is left.
@@ -111,10 +111,11 @@ impl Stream {
     /// Creates a new stream on `device` that does not synchronize with the legacy default
     /// stream (CuPy's `Stream(non_blocking=True)`).
     pub fn new_non_blocking(device: &Device) -> Result<Stream> {
+        device.check_alive()?;
         let raw = device
             .context()
             .new_stream()
-            .map_err(Error::driver_fn("cuStreamCreate"))?;
+            .map_err(device.driver_fn("cuStreamCreate"))?;
         Ok(Stream {
             raw,
             device: device.clone(),
@@ -188,9 +189,10 @@ impl Stream {
 
     /// Blocks until all work queued on the stream has finished.
     pub fn synchronize(&self) -> Result<()> {
+        self.device.check_alive()?;
         self.raw
             .synchronize()
-            .map_err(Error::driver_fn("cuStreamSynchronize"))
+            .map_err(self.device.driver_fn("cuStreamSynchronize"))
     }
 
     /// True when all work queued so far has finished (does not block).
@@ -200,18 +202,18 @@ impl Stream {
         match unsafe { sys::cuStreamQuery(self.raw.cu_stream()) } {
             sys::CUresult::CUDA_SUCCESS => Ok(true),
             sys::CUresult::CUDA_ERROR_NOT_READY => Ok(false),
-            e => Err(Error::driver(
-                "cuStreamQuery",
-                cudarc::driver::DriverError(e),
-            )),
+            e => Err(self
+                .device
+                .driver_error("cuStreamQuery", cudarc::driver::DriverError(e))),
         }
     }
 
     /// Makes later work on this stream wait for `event` (without blocking the host).
     pub fn wait_event(&self, event: &Event) -> Result<()> {
+        self.device.check_alive()?;
         self.raw
             .wait(&event.raw)
-            .map_err(Error::driver_fn("cuStreamWaitEvent"))
+            .map_err(self.device.driver_fn("cuStreamWaitEvent"))
     }
 
     /// The cudarc stream (for launches). Keep this `Stream` alive while the handle is in use.
@@ -297,10 +299,11 @@ pub struct Event {
 impl Event {
     /// A new event with timing enabled, not yet recorded.
     pub fn new(device: &Device) -> Result<Event> {
+        device.check_alive()?;
         let raw = device
             .context()
             .new_event(Some(CUevent_flags::CU_EVENT_DEFAULT))
-            .map_err(Error::driver_fn("cuEventCreate"))?;
+            .map_err(device.driver_fn("cuEventCreate"))?;
         Ok(Event {
             raw,
             device: device.clone(),
@@ -323,16 +326,18 @@ impl Event {
                 found: stream.device().ordinal(),
             });
         }
+        self.device.check_alive()?;
         self.raw
             .record(stream.raw())
-            .map_err(Error::driver_fn("cuEventRecord"))
+            .map_err(self.device.driver_fn("cuEventRecord"))
     }
 
     /// Blocks until the recorded work has finished.
     pub fn synchronize(&self) -> Result<()> {
+        self.device.check_alive()?;
         self.raw
             .synchronize()
-            .map_err(Error::driver_fn("cuEventSynchronize"))
+            .map_err(self.device.driver_fn("cuEventSynchronize"))
     }
 
     /// True when the recorded work has finished (does not block).
@@ -340,15 +345,16 @@ impl Event {
         self.device.bind_to_thread()?;
         self.raw
             .try_is_complete()
-            .map_err(Error::driver_fn("cuEventQuery"))
+            .map_err(self.device.driver_fn("cuEventQuery"))
     }
 
     /// Milliseconds between two recorded events (waits for both).
     pub fn elapsed_ms(start: &Event, end: &Event) -> Result<f32> {
+        start.device.check_alive()?;
         start
             .raw
             .elapsed_ms(&end.raw)
-            .map_err(Error::driver_fn("cuEventElapsedTime"))
+            .map_err(start.device.driver_fn("cuEventElapsedTime"))
     }
 
     pub fn device(&self) -> &Device {

@@ -192,6 +192,37 @@ impl KernelCache {
         Ok((img, Layer::Nvrtc))
     }
 
+    /// Compiles the image for `key` again and replaces what both layers hold: for an entry whose
+    /// checksum is right but whose image the loader refused (`module.rs` reports it). Concurrent
+    /// callers with one key wait for one another, as in [`get_or_compile`](Self::get_or_compile).
+    pub fn recompile(
+        &self,
+        key: &CacheKey,
+        source: Option<&str>,
+        compile: impl FnOnce() -> Result<CompiledImage>,
+    ) -> Result<Arc<CompiledImage>> {
+        let key_lock = lock(&self.inflight).entry(*key).or_default().clone();
+        let result = {
+            let _guard = lock(&key_lock);
+            lock(&self.images).remove(key);
+            compile().map(|img| {
+                let img = Arc::new(img);
+                if let Some(disk) = &self.disk {
+                    if disk.put(key, &img.encode(), source) {
+                        stats::record_disk_write();
+                    }
+                }
+                lock(&self.images).insert(*key, img.clone());
+                img
+            })
+        };
+        let mut inflight = lock(&self.inflight);
+        if Arc::strong_count(&key_lock) == 2 {
+            inflight.remove(key);
+        }
+        result
+    }
+
     fn note_corrupt(&self, disk: &DiskCache, key: &CacheKey, damage: &Damage) {
         stats::record_disk_corrupt();
         disk.warn_damaged(key, damage);

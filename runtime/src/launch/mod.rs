@@ -64,7 +64,9 @@ pub unsafe fn launch<A: KernelArgs>(
         cfg.shared_mem_bytes,
         &func.limits(),
     )?;
-    func.device().bind_to_thread()?;
+    let device = func.device();
+    device.bind_to_thread()?;
+    device.inner().faults.note_launch(func.interned_name());
     let raw = func.raw();
     let handle = stream.handle();
     let result = args.with_params(|params| {
@@ -93,5 +95,5 @@ pub unsafe fn launch<A: KernelArgs>(
     });
     result
         .result()
-        .map_err(|e| Error::driver("cuLaunchKernel", e))
+        .map_err(|e| device.driver_error(crate::fault::LAUNCH_CALL, e))
 }

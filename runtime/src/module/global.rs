@@ -110,7 +110,7 @@ impl<T: DeviceRepr> Global<T> {
         // that `self.handle` keeps loaded; the source slice is alive until the stream is
         // synchronized below, before this function returns.
         unsafe { result::memcpy_htod_async(self.ptr, values, stream.handle()) }
-            .map_err(Error::driver_fn("cuMemcpyHtoDAsync"))?;
+            .map_err(self.device().driver_fn("cuMemcpyHtoDAsync"))?;
         stream.synchronize()
     }
 }
@@ -131,7 +131,7 @@ impl<T: DeviceRepr + Element> Global<T> {
         // SAFETY: the source is `self.len` elements of `T` in a module `self.handle` keeps loaded;
         // the destination is `self.len * size` writable bytes, alive until the synchronize below.
         unsafe { result::memcpy_dtoh_async(bytes, self.ptr, stream.handle()) }
-            .map_err(Error::driver_fn("cuMemcpyDtoHAsync"))?;
+            .map_err(self.device().driver_fn("cuMemcpyDtoHAsync"))?;
         stream.synchronize()?;
         if T::ELEM == crate::elem_type::ElemType::Scalar(cuprum_abi::DType::Bool) {
             for b in bytes.iter_mut() {

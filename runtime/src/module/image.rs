@@ -7,32 +7,53 @@ use crate::cache::ImageKind;
 use crate::error::{Error, Result};
 
 /// Checks that `image` is self-consistent enough for the driver, which reads it without being
-/// told its length: PTX must be NUL-terminated (a copy with the NUL is made when needed), an ELF
-/// cubin's headers and tables must lie inside the buffer, a fatbin's containers and entries must
-/// lie inside it (read by `cuprum_abi::fatbin`, the reader the build crate uses too).
+/// told its length: PTX must be NUL-terminated (a copy with the NUL is made when needed); a cubin's
+/// header, program and section header tables, segments, sections, names, symbols, relocations,
+/// notes and attribute records must lie inside the buffer (`cuprum_abi::cubin::check`); a fat
+/// binary's containers and entries must lie inside it, and inside each entry its options, its
+/// name, an uncompressed cubin (checked as above), an uncompressed PTX text's NUL and a compressed
+/// payload's declared sizes (`cuprum_abi::fatbin::check`, the reader the build crate uses too).
+/// Every load goes through here: user images, the parts of embedded fat binaries, disk cache
+/// entries and NVRTC's output.
 pub(super) fn checked_image<'a>(
     kind: ImageKind,
     image: &'a [u8],
     what: &str,
 ) -> Result<Cow<'a, [u8]>> {
-    let bad = |detail: &str| Error::ModuleLoad {
+    let bad = |detail: String| Error::ModuleLoad {
         what: what.to_string(),
-        detail: detail.to_string(),
-    };
-    let u16_at = |o: usize| {
-        image
-            .get(o..o + 2)
-            .map(|b| u16::from_le_bytes([b[0], b[1]]) as u64)
-    };
-    let u64_at = |o: usize| {
-        image
-            .get(o..o + 8)
-            .map(|b| u64::from_le_bytes(b.try_into().unwrap_or([0; 8])))
+        detail,
     };
     match kind {
         ImageKind::Ptx => {
-            if image.is_empty() {
-                return Err(bad("empty PTX"));
+            // Whatever starts with neither magic number is taken for PTX: text, then NULs.
+            let text_len = image.iter().rposition(|&b| b != 0).map_or(0, |i| i + 1);
+            let text = &image[..text_len];
+            if text.is_empty() {
+                return Err(bad("empty PTX".to_string()));
+            }
+            if let Some(at) = text.iter().position(|&b| b == 0) {
+                return Err(bad(format!(
+                    "not a cubin, a fat binary or PTX text: no ELF or fat binary magic number, \
+                     and a NUL byte at byte {at} (PTX is text)"
+                )));
+            }
+            match std::str::from_utf8(text) {
+                Err(e) => {
+                    return Err(bad(format!(
+                        "not a cubin, a fat binary or PTX text: no ELF or fat binary magic \
+                         number, and bytes that are not UTF-8 at byte {} (PTX is text)",
+                        e.valid_up_to()
+                    )));
+                }
+                Ok(t) if !t.contains(".version") => {
+                    return Err(bad(
+                        "not a cubin, a fat binary or PTX text: no ELF or fat binary magic \
+                         number, and no `.version` directive (every PTX text starts with one)"
+                            .to_string(),
+                    ));
+                }
+                Ok(_) => {}
             }
             if image.ends_with(&[0]) {
                 Ok(Cow::Borrowed(image))
@@ -42,31 +63,13 @@ pub(super) fn checked_image<'a>(
                 Ok(Cow::Owned(v))
             }
         }
-        ImageKind::Cubin => {
-            // ELF64 little-endian only (what nvcc and NVRTC produce).
-            if image.len() < 64 || image[4] != 2 || image[5] != 1 {
-                return Err(bad("not a 64-bit little-endian ELF file"));
-            }
-            let len = image.len() as u64;
-            let (phoff, shoff) = (u64_at(0x20), u64_at(0x28));
-            let (phentsize, phnum) = (u16_at(0x36), u16_at(0x38));
-            let (shentsize, shnum) = (u16_at(0x3A), u16_at(0x3C));
-            let (Some(phoff), Some(shoff), Some(phe), Some(phn), Some(she), Some(shn)) =
-                (phoff, shoff, phentsize, phnum, shentsize, shnum)
-            else {
-                return Err(bad("truncated ELF header"));
-            };
-            let fits = |off: u64, n: u64, size: u64| {
-                n == 0 || off.checked_add(n * size).is_some_and(|e| e <= len)
-            };
-            if !fits(phoff, phn, phe) || !fits(shoff, shn, she) {
-                return Err(bad("truncated ELF file"));
-            }
-            Ok(Cow::Borrowed(image))
-        }
-        ImageKind::Fatbin => match cuprum_abi::fatbin::entries(image) {
+        ImageKind::Cubin => match cuprum_abi::cubin::check(image) {
+            Ok(()) => Ok(Cow::Borrowed(image)),
+            Err(e) => Err(bad(e.to_string())),
+        },
+        ImageKind::Fatbin => match cuprum_abi::fatbin::check(image) {
             Ok(_) => Ok(Cow::Borrowed(image)),
-            Err(e) => Err(bad(&e.to_string())),
+            Err(e) => Err(bad(e.to_string())),
         },
     }
 }

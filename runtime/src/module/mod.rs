@@ -69,7 +69,7 @@ impl ModuleHandle {
         match unsafe { result::module::get_function(self.raw, c) } {
             Ok(f) => Ok(Some(f)),
             Err(e) if e.0 == CUresult::CUDA_ERROR_NOT_FOUND => Ok(None),
-            Err(e) => Err(Error::driver("cuModuleGetFunction", e)),
+            Err(e) => Err(self.device.driver_error("cuModuleGetFunction", e)),
         }
     }
 
@@ -83,7 +83,7 @@ impl ModuleHandle {
         match unsafe { result::module::get_global(self.raw, c) } {
             Ok(g) => Ok(Some(g)),
             Err(e) if e.0 == CUresult::CUDA_ERROR_NOT_FOUND => Ok(None),
-            Err(e) => Err(Error::driver("cuModuleGetGlobal", e)),
+            Err(e) => Err(self.device.driver_error("cuModuleGetGlobal", e)),
         }
     }
 }
@@ -427,24 +427,53 @@ impl RawModule {
         }
         let cache = cache::global()?;
         let display = self.display_name();
-        let (image, layer) = cache.get_or_compile(&plan.key, Some(code), || {
-            let program = nvrtc::Program {
-                name: &display,
-                file_name: PROGRAM_FILE,
-                source: code,
-                options: &plan.options,
-                name_expressions: &self.inner.name_expressions,
-                dump_source_on_error: plan.dump_source,
-            };
-            nvrtc::compile(&program, plan.target).map(|c| c.image)
-        })?;
+        let compile = || self.compile_now(code, &plan, &display);
+        let (image, layer) = cache.get_or_compile(&plan.key, Some(code), compile)?;
         let what = format!("the {} compiled for {}", display, plan.target.name());
+        let (handle, image, layer) = match load_image(device, image.kind, &image.image, &what) {
+            Ok(handle) => (handle, image, layer),
+            // A cached image (its checksum right, so written whole) that is malformed or that the
+            // driver refuses: report it and compile again, once; a fresh image that fails is an
+            // error.
+            Err(e @ Error::ModuleLoad { .. }) if matches!(layer, Layer::Disk | Layer::Memory) => {
+                let entry = cache
+                    .disk()
+                    .map(|d| d.entry_path(&plan.key).display().to_string())
+                    .unwrap_or_else(|| "in memory".to_string());
+                log::warn!(
+                    target: "cuprum::jit",
+                    "the kernel cache's image of the {display} ({entry}, from the {} layer) cannot \
+                     be loaded; compiling it again and replacing the entry: {e}",
+                    layer.name()
+                );
+                if layer == Layer::Disk {
+                    stats::record_disk_corrupt();
+                }
+                let image = cache.recompile(&plan.key, Some(code), compile)?;
+                let handle = load_image(device, image.kind, &image.image, &what)?;
+                (handle, image, Layer::Nvrtc)
+            }
+            Err(e) => return Err(e),
+        };
         let m = Arc::new(LoadedModule {
-            handle: load_image(device, image.kind, &image.image, &what)?,
+            handle,
             lowered: image.lowered_names.clone(),
             layer: Some(layer),
         });
         Ok(loaded_map().entry(map_key).or_insert(m).clone())
+    }
+
+    /// Compiles the module with NVRTC now (the kernel cache's compile step).
+    fn compile_now(&self, code: &str, plan: &Plan, display: &str) -> Result<CompiledImage> {
+        let program = nvrtc::Program {
+            name: display,
+            file_name: PROGRAM_FILE,
+            source: code,
+            options: &plan.options,
+            name_expressions: &self.inner.name_expressions,
+            dump_source_on_error: plan.dump_source,
+        };
+        nvrtc::compile(&program, plan.target).map(|c| c.image)
     }
 
     fn display_name(&self) -> String {
@@ -470,17 +499,8 @@ impl RawModule {
         let plan = self.plan(code, device)?;
         let display = self.display_name();
         let cache = cache::global()?;
-        let (image, _) = cache.get_or_compile(&plan.key, Some(code), || {
-            let program = nvrtc::Program {
-                name: &display,
-                file_name: PROGRAM_FILE,
-                source: code,
-                options: &plan.options,
-                name_expressions: &self.inner.name_expressions,
-                dump_source_on_error: plan.dump_source,
-            };
-            nvrtc::compile(&program, plan.target).map(|c| c.image)
-        })?;
+        let (image, _) =
+            cache.get_or_compile(&plan.key, Some(code), || self.compile_now(code, &plan, &display))?;
         Ok(Some(image))
     }
 
