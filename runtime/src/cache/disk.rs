@@ -265,8 +265,8 @@ fn describe(t: fs::FileType) -> &'static str {
 
 /// The bytes of the entry file at `path` (symbolic links followed); `Ok(None)` when there is
 /// none. A non-regular file is `Damage::NotAFile` and is not opened (a FIFO would block the open).
-/// The opened file's type is checked again, for one swapped in between; a FIFO swapped in
-/// within that instant would still block the open, which takes a process that means to.
+/// The file is opened non-blocking (on Unix), so that a FIFO swapped in between the check and the
+/// open does not block either, and the opened file's type is checked again.
 pub(super) fn read_entry_file(path: &Path) -> Result<Option<Vec<u8>>, Damage> {
     let unreadable = |e: io::Error| match e.kind() {
         io::ErrorKind::NotFound | io::ErrorKind::NotADirectory => Ok(None),
@@ -279,7 +279,7 @@ pub(super) fn read_entry_file(path: &Path) -> Result<Option<Vec<u8>>, Damage> {
     if !meta.is_file() {
         return Err(Damage::NotAFile(describe(meta.file_type())));
     }
-    let mut f = match fs::File::open(path) {
+    let mut f = match open_nonblocking(path) {
         Ok(f) => f,
         Err(e) => return unreadable(e),
     };
@@ -295,6 +295,19 @@ pub(super) fn read_entry_file(path: &Path) -> Result<Option<Vec<u8>>, Damage> {
         Ok(_) => Ok(Some(bytes)),
         Err(e) => unreadable(e),
     }
+}
+
+/// Opens `path` for reading without blocking on a FIFO (`O_NONBLOCK`, which changes nothing for
+/// the regular files that are read).
+fn open_nonblocking(path: &Path) -> io::Result<fs::File> {
+    let mut options = fs::OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.custom_flags(libc::O_NONBLOCK);
+    }
+    options.open(path)
 }
 
 /// Writes `bytes` to `dest` through a fresh temporary file in its folder, making the folder when
@@ -348,6 +361,27 @@ mod tests {
     use std::sync::atomic::AtomicUsize;
 
     type Hook = Box<dyn FnMut(&Path)>;
+
+    /// The open itself does not block on a FIFO (what a FIFO swapped in after the type check
+    /// would otherwise do): it returns at once, and the type check after it refuses the file.
+    #[cfg(unix)]
+    #[test]
+    fn opening_a_fifo_does_not_block() {
+        let dir = std::env::temp_dir().join(format!("cuprum-fifo-open-{}", std::process::id()));
+        fs::create_dir_all(&dir).unwrap();
+        let fifo = dir.join("entry");
+        let made = std::process::Command::new("mkfifo").arg(&fifo).status().expect("mkfifo runs");
+        assert!(made.success());
+        let (tx, rx) = std::sync::mpsc::channel();
+        let path = fifo.clone();
+        std::thread::spawn(move || {
+            let f = open_nonblocking(&path).expect("the FIFO opens");
+            tx.send(f.metadata().unwrap().file_type().is_file()).unwrap();
+        });
+        let is_file = rx.recv_timeout(std::time::Duration::from_secs(10)).expect("the open returned within 10 s");
+        assert!(!is_file);
+        let _ = fs::remove_dir_all(&dir);
+    }
 
     thread_local! {
         /// Runs in this thread's writes between writing the temporary file and renaming it.
