@@ -322,12 +322,14 @@ impl Device {
         driver_version()
     }
 
-    /// Waits for all work on this device to finish.
+    /// Waits for all work on this device to finish. Reports the first out-of-range index of a
+    /// kernel on this device since the last report ([`Error::IndexOutOfBounds`]).
     pub fn synchronize(&self) -> Result<()> {
         self.inner
             .ctx
             .synchronize()
-            .map_err(Error::driver_fn("cuCtxSynchronize"))
+            .map_err(Error::driver_fn("cuCtxSynchronize"))?;
+        crate::bounds::check(self)
     }
 
     pub(crate) fn inner(&self) -> &DeviceInner {

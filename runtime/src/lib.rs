@@ -6,6 +6,8 @@
 //! - `error`: the one error enum.
 //! - `device`, `stream`, `memory`, `array/`: devices and contexts, streams and events, the pool, `Array<T>`.
 //! - `nvrtc`, `module`, `launch`, `cache/`, `stats`: JIT, RawModule/RawKernel, launches, kernel cache.
+//! - `bounds`: the host side of the index checks in kernels (the record each context's kernels
+//!   report their first out-of-range index into, read at every synchronising call).
 //! - `registry`, `reduction/`: generated kernels and their lookup; reduction launches, `ReductionKernel`,
 //!   `ReductionCall` and the array reductions (`Reductions`).
 //! - `kernels/` (outside `src/`): the built-in kernels, written with cuprum's own macros
@@ -16,6 +18,7 @@ pub mod lang;
 
 pub mod array;
 pub mod audit;
+pub mod bounds;
 pub mod element;
 pub mod device;
 pub mod env;

@@ -182,9 +182,9 @@ impl MemoryPool {
                 .iter()
                 .any(|s| s.kind() == StreamKind::PerThread)
             {
-                inner.device.synchronize()
+                crate::bounds::wait_device(&inner.device)
             } else {
-                released.streams.iter().try_for_each(Stream::synchronize)
+                released.streams.iter().try_for_each(crate::bounds::wait_stream)
             }
         });
         let mut first_err = idle.err();

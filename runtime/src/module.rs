@@ -173,10 +173,13 @@ fn load_image(
             }
         })?;
     crate::stats::record_module_load();
-    Ok(Arc::new(ModuleHandle {
+    let handle = Arc::new(ModuleHandle {
         raw,
         device: device.clone(),
-    }))
+    });
+    // Index checks: point the module's record slot at the context's record (docs/runtime.md).
+    crate::bounds::on_module_load(device, raw)?;
+    Ok(handle)
 }
 
 /// A module loaded on one device.

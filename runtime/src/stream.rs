@@ -186,11 +186,13 @@ impl Stream {
         }
     }
 
-    /// Blocks until all work queued on the stream has finished.
+    /// Blocks until all work queued on the stream has finished. Reports the first out-of-range
+    /// index of a kernel on this device since the last report ([`Error::IndexOutOfBounds`]).
     pub fn synchronize(&self) -> Result<()> {
         self.raw
             .synchronize()
-            .map_err(Error::driver_fn("cuStreamSynchronize"))
+            .map_err(Error::driver_fn("cuStreamSynchronize"))?;
+        crate::bounds::check(&self.device)
     }
 
     /// True when all work queued so far has finished (does not block).
@@ -328,11 +330,13 @@ impl Event {
             .map_err(Error::driver_fn("cuEventRecord"))
     }
 
-    /// Blocks until the recorded work has finished.
+    /// Blocks until the recorded work has finished. Reports the first out-of-range index of a
+    /// kernel on this device since the last report ([`Error::IndexOutOfBounds`]).
     pub fn synchronize(&self) -> Result<()> {
         self.raw
             .synchronize()
-            .map_err(Error::driver_fn("cuEventSynchronize"))
+            .map_err(Error::driver_fn("cuEventSynchronize"))?;
+        crate::bounds::check(&self.device)
     }
 
     /// True when the recorded work has finished (does not block).

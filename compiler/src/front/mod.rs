@@ -260,6 +260,7 @@ pub fn lower_kernel(
         if kind != AttrKind::RawKernel && kind != AttrKind::Device {
             cx.diags.error(u.span, "`unsafe` is not needed on this kernel; remove it");
         }
+        cx.unsafe_depth = 1;
     }
     if let Some(v) = &sig.variadic {
         cx.diags.error(v.span(), "variadic functions are not available in kernels");
@@ -355,6 +356,7 @@ pub fn lower_kernel(
         locals,
         expr_count,
         instances,
+        bounds_checks: !attr.unchecked,
         span: sig.ident.span(),
     };
     Some(Lowered { item, attr, params_written, ret_written })
