@@ -5,8 +5,9 @@
 //!   without it, the default of each parameter's bound (`lang::default_instances`) is used and
 //!   several parameters take every combination.
 //! - `#[rawkernel(fast_math)]`: compile with fast-math.
-//! - every kernel and `#[device]` function: `unchecked` drops the index checks of its body
-//!   (docs/semantics.md, row 18); the default is checked.
+//! - `#[rawkernel(unchecked)]` and `#[device(unchecked)] unsafe fn`: no index checks in the body
+//!   (docs/semantics.md, row 18), so the kernel's `launch` is an `unsafe fn`; the default is
+//!   checked.
 //! - `#[reduction(identity = 0, reduce = |a, b| a + b, post = |a| a.sqrt(), acc = f64)]`.
 //! - every attribute, `#[device]` structs included: `crate = path` (or `crate = "path"`, as serde
 //!   spells it) names the crate whose `__private` module the generated code reaches the runtime
@@ -133,9 +134,9 @@ pub fn parse(kind: AttrKind, args: TokenStream, attr_span: Span, diags: &mut Dia
             continue;
         }
         let allowed: &[&str] = match kind {
-            AttrKind::Elementwise => &["instances", "unchecked"],
+            AttrKind::Elementwise => &["instances"],
             AttrKind::RawKernel => &["instances", "fast_math", "unchecked"],
-            AttrKind::Reduction => &["instances", "identity", "reduce", "post", "acc", "unchecked"],
+            AttrKind::Reduction => &["instances", "identity", "reduce", "post", "acc"],
             AttrKind::Device => &["unchecked"],
         };
         if !allowed.contains(&name.as_str()) {
@@ -146,6 +147,10 @@ pub fn parse(kind: AttrKind, args: TokenStream, attr_span: Span, diags: &mut Dia
                 AttrKind::Device => "device",
             };
             let hint = match allowed.iter().find(|a| similar(a, &name)) {
+                _ if name == "unchecked" => format!(
+                    "`#[{attr}]` keeps its index checks, as its call is safe; for the accesses that need none write \
+                     `unsafe {{ *x.get_unchecked(i) }}`"
+                ),
                 _ if allowed.is_empty() => format!("`#[{attr}]` takes no arguments: write `#[{attr}]`"),
                 Some(a) => format!("did you mean `{a}`?"),
                 None => format!("`#[{attr}]` takes: {}", allowed.join(", ")),

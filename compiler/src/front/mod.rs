@@ -262,6 +262,12 @@ pub fn lower_kernel(
         }
         cx.unsafe_depth = 1;
     }
+    if kind == AttrKind::Device && attr.unchecked && sig.unsafety.is_none() {
+        cx.diags.error(
+            sig.ident.span(),
+            "`#[device(unchecked)]` indexes without checks, so a call can reach outside its arrays: declare it `unsafe fn` (callers then call it in an `unsafe` block)",
+        );
+    }
     if let Some(v) = &sig.variadic {
         cx.diags.error(v.span(), "variadic functions are not available in kernels");
     }

@@ -23,3 +23,13 @@ pub fn raw_write(x: f32, r: Raw<f32>) -> f32 {
 pub fn with_value(y: &mut [f32]) {
     unsafe { *y.get_unchecked_mut(0usize, 1usize) = 0.0; }
 }
+
+#[elementwise(unchecked)]
+pub fn elementwise_opt_out(x: f32) -> f32 {
+    x
+}
+
+#[device(unchecked)]
+fn safe_but_unchecked(a: &[f32], i: usize) -> f32 {
+    a[i]
+}

@@ -1446,7 +1446,7 @@ mod tests {
         let c = emit("#[rawkernel] fn k(x: &[f32], y: &mut [f32]) { let i = grid_1d() as usize; unsafe { *y.get_unchecked_mut(i) = *x.get_unchecked(i); } }");
         assert!(c.contains("y[i] = x[i];") && !c.contains("cuprum::get") && !c.contains("cuprum::has"), "{c}");
         // `#[device(unchecked)]` drops a device function's own checks.
-        let c = emit("#[device(unchecked)] fn f(x: &[f32], i: usize) -> f32 { x[i] }");
+        let c = emit("#[device(unchecked)] unsafe fn f(x: &[f32], i: usize) -> f32 { x[i] }");
         assert!(c.contains("return x[i];"), "{c}");
     }
 }
