@@ -145,10 +145,10 @@ impl Cx<'_> {
                     }
                 }
             }
-            ExprKind::Call { callee: Callee::Intrinsic { intrinsic: Intrinsic::Atomic(_), .. }, args } if args.len() >= 2 => {
-                if self.in_range(&args[0], &args[1]) {
-                    self.out.insert(e.id);
-                }
+            ExprKind::Call { callee: Callee::Intrinsic { intrinsic: Intrinsic::Atomic(_), .. }, args }
+                if args.len() >= 2 && self.in_range(&args[0], &args[1]) =>
+            {
+                self.out.insert(e.id);
             }
             ExprKind::For { var, range, body, .. } => {
                 for x in [Some(&*range.start), Some(&*range.end), range.step.as_deref()].into_iter().flatten() {
@@ -237,7 +237,7 @@ impl Cx<'_> {
             return None;
         }
         let unsigned = self.types.local(var).scalar().is_some_and(|d| d.is_unsigned_int());
-        if !unsigned && !self.range(&r.start).is_some_and(|(lo, _)| lo >= 0) {
+        if !unsigned && self.range(&r.start).is_none_or(|(lo, _)| lo < 0) {
             return None;
         }
         if !r.inclusive {

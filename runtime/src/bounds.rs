@@ -90,6 +90,15 @@ fn record(device: &Device) -> Result<&'static DeviceRecord> {
     Ok(slot.get().expect("set above"))
 }
 
+/// Allocates the device's record when the device is opened, so that the first kernel call does not
+/// pay for it (the first-call benchmarks time the call alone). A failure here is retried, and
+/// reported, at the first module load.
+pub(crate) fn on_device_open(device: &Device) {
+    if let Err(e) = record(device) {
+        log::debug!("cuprum: index-check record for device {}: {e}", device.ordinal());
+    }
+}
+
 /// Points a freshly loaded module's `cuprum_oob_slot` at the device's record; a module without
 /// the symbol (no checked indexing, or CUDA C that does not include `cuprum/bounds.h`) is left
 /// alone. Called by the module loader with the device's context bound.

@@ -202,6 +202,7 @@ impl Device {
         }
         let d = open(ordinal)?;
         let _ = slot.set(d.clone());
+        crate::bounds::on_device_open(&d);
         Ok(d)
     }
 
