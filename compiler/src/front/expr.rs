@@ -254,7 +254,11 @@ impl<'d> Lowerer<'d> {
                 self.unsafe_depth += 1;
                 let blk = self.block(&u.block);
                 self.unsafe_depth -= 1;
-                self.mk(ExprKind::Block(blk), span)
+                // `unsafe { *a.get_unchecked(i) }` is its expression (no temporary in the C).
+                match blk {
+                    Block { stmts, tail: Some(t), .. } if stmts.is_empty() => *t,
+                    blk => self.mk(ExprKind::Block(blk), span),
+                }
             }
             syn::Expr::If(i) => self.if_expr(i),
             syn::Expr::Match(m) => self.match_expr(m),
