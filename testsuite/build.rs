@@ -8,5 +8,6 @@ fn main() {
         .file("tests/elementwise_kernels.rs")
         .file("tests/reduction_kernels.rs")
         .file("tests/struct_kernels.rs")
+        .file("tests/bounds_kernels.rs")
         .compile();
 }

@@ -5,6 +5,7 @@
 /// `(include name, text)` for every header, in dependency order.
 pub const HEADERS: &[(&str, &str)] = &[
     ("cuprum/types.h", include_str!("../include/cuprum/types.h")),
+    ("cuprum/bounds.h", include_str!("../include/cuprum/bounds.h")),
     ("cuprum/half.h", include_str!("../include/cuprum/half.h")),
     ("cuprum/arith.h", include_str!("../include/cuprum/arith.h")),
     ("cuprum/math.h", include_str!("../include/cuprum/math.h")),

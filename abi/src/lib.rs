@@ -6,6 +6,7 @@
 //!
 //! | module | what |
 //! |---|---|
+//! | [`bounds`] | the record of an out-of-range index, which kernels write and the runtime reads |
 //! | [`dtype`] | the scalar types, their Rust, C and symbol names, sizes and alignments |
 //! | [`kind`] | [`KernelKind`]: rawkernel, elementwise, reduction |
 //! | [`variant`] | the launch variants of elementwise and reduction kernels |
@@ -25,6 +26,7 @@
 //! C templates take strings, so a program that only launches kernels carries no parser. Anything
 //! that needs the IR belongs to the compiler; anything that needs a GPU belongs to the runtime.
 
+pub mod bounds;
 pub mod cubin;
 pub mod dtype;
 pub mod elementwise;

@@ -148,6 +148,9 @@ pub struct Item {
     pub expr_count: u32,
     /// Instantiations to precompile: one dtype per generic parameter.
     pub instances: Vec<Vec<DType>>,
+    /// Whether indexing in the body is checked at run time (docs/semantics.md, row 18): true unless
+    /// the attribute says `unchecked`.
+    pub bounds_checks: bool,
     pub span: Span,
 }
 

@@ -17,6 +17,7 @@
 //! [`headers`] are its modules, re-exported here under their old paths.
 
 pub mod back;
+pub mod bounds;
 pub mod diag;
 pub mod expand;
 pub mod front;

@@ -66,7 +66,8 @@ pub fn max_float<T: Float>(x: T) -> T {
 /// The mean of floats, in f64, rounded to `T`: the sum of `x * scale[0]`, `scale = [1 / n]`.
 #[reduction(crate = crate, identity = 0.0, reduce = |a, b| a + b, post = |a| T::from_f64(a), instances = [f32, f64])]
 pub fn mean_float<T: Float>(x: T, scale: Raw<f64>) -> f64 {
-    x.to_f64() * scale[0]
+    // SAFETY: the runtime passes `scale` as one element (runtime/src/reduction/array.rs); no index check.
+    x.to_f64() * unsafe { *scale.get_unchecked(0) }
 }
 
 /// The mean of `Complex<f32>`, in `Complex<f64>`, rounded to `Complex<f32>` (NumPy's and CuPy's
@@ -87,35 +88,44 @@ pub fn mean_c64(x: Complex<f64>, scale: Raw<f64>) -> Complex<f64> {
 /// The mean in f64 of any real type (integers' `mean`; the mean inside `var` and `std`).
 #[reduction(crate = crate, identity = 0.0, reduce = |a, b| a + b, instances = [i64, f32, f64])]
 pub fn mean_f64<T: Real>(x: T, scale: Raw<f64>) -> f64 {
-    x.to_f64() * scale[0]
+    // SAFETY: the runtime passes `scale` as one element (runtime/src/reduction/array.rs); no index check.
+    x.to_f64() * unsafe { *scale.get_unchecked(0) }
 }
 
 /// The variance of floats in f64, rounded to `T`: the sum of `(x - mean[o])^2 * scale[0]`.
 #[reduction(crate = crate, identity = 0.0, reduce = |a, b| a + b, post = |a| T::from_f64(a), instances = [f32, f64])]
 pub fn var_float<T: Float>(x: T, mean: Raw<f64>, n: Raw<u64>, scale: Raw<f64>) -> f64 {
-    let d = x.to_f64() - mean[index() / n[0] as usize];
-    d * d * scale[0]
+    // SAFETY: the runtime passes `n` and `scale` as one element each and `mean` as one per
+    // output, and `index() / n` is this element's output (runtime/src/reduction/array.rs); no index checks.
+    let d = x.to_f64() - unsafe { *mean.get_unchecked(index() / *n.get_unchecked(0) as usize) };
+    d * d * unsafe { *scale.get_unchecked(0) }
 }
 
 /// The variance in f64 of integers.
 #[reduction(crate = crate, identity = 0.0, reduce = |a, b| a + b, instances = [])]
 pub fn var_f64<T: Real>(x: T, mean: Raw<f64>, n: Raw<u64>, scale: Raw<f64>) -> f64 {
-    let d = x.to_f64() - mean[index() / n[0] as usize];
-    d * d * scale[0]
+    // SAFETY: the runtime passes `n` and `scale` as one element each and `mean` as one per
+    // output, and `index() / n` is this element's output (runtime/src/reduction/array.rs); no index checks.
+    let d = x.to_f64() - unsafe { *mean.get_unchecked(index() / *n.get_unchecked(0) as usize) };
+    d * d * unsafe { *scale.get_unchecked(0) }
 }
 
 /// The standard deviation of floats: the square root of the variance, rounded to `T`.
 #[reduction(crate = crate, identity = 0.0, reduce = |a, b| a + b, post = |a| T::from_f64(a.sqrt()), instances = [f32, f64])]
 pub fn std_float<T: Float>(x: T, mean: Raw<f64>, n: Raw<u64>, scale: Raw<f64>) -> f64 {
-    let d = x.to_f64() - mean[index() / n[0] as usize];
-    d * d * scale[0]
+    // SAFETY: the runtime passes `n` and `scale` as one element each and `mean` as one per
+    // output, and `index() / n` is this element's output (runtime/src/reduction/array.rs); no index checks.
+    let d = x.to_f64() - unsafe { *mean.get_unchecked(index() / *n.get_unchecked(0) as usize) };
+    d * d * unsafe { *scale.get_unchecked(0) }
 }
 
 /// The standard deviation in f64 of integers.
 #[reduction(crate = crate, identity = 0.0, reduce = |a, b| a + b, post = |a| a.sqrt(), instances = [])]
 pub fn std_f64<T: Real>(x: T, mean: Raw<f64>, n: Raw<u64>, scale: Raw<f64>) -> f64 {
-    let d = x.to_f64() - mean[index() / n[0] as usize];
-    d * d * scale[0]
+    // SAFETY: the runtime passes `n` and `scale` as one element each and `mean` as one per
+    // output, and `index() / n` is this element's output (runtime/src/reduction/array.rs); no index checks.
+    let d = x.to_f64() - unsafe { *mean.get_unchecked(index() / *n.get_unchecked(0) as usize) };
+    d * d * unsafe { *scale.get_unchecked(0) }
 }
 
 /// `argmin`/`argmax` of floats given the minimum or maximum `m[o]` of each output: the first

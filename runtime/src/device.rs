@@ -206,6 +206,7 @@ impl Device {
         }
         let d = open(ordinal)?;
         let _ = slot.set(d.clone());
+        crate::bounds::on_device_open(d.ordinal(), || d.bind_to_thread());
         Ok(d)
     }
 
@@ -356,13 +357,15 @@ impl Device {
         driver_version()
     }
 
-    /// Waits for all work on this device to finish.
+    /// Waits for all work on this device to finish. Reports the first out-of-range index of a
+    /// kernel on this device since the last report ([`Error::IndexOutOfBounds`]).
     pub fn synchronize(&self) -> Result<()> {
         self.check_alive()?;
         self.inner
             .ctx
             .synchronize()
-            .map_err(self.driver_fn("cuCtxSynchronize"))
+            .map_err(self.driver_fn("cuCtxSynchronize"))?;
+        crate::bounds::check(self.ordinal())
     }
 
     pub(crate) fn inner(&self) -> &DeviceInner {

@@ -223,6 +223,29 @@ pub enum Error {
     #[error("invalid definition of kernel `{kernel}`: {detail}")]
     KernelDefinition { kernel: String, detail: String },
 
+    /// A kernel indexed out of range (docs/semantics.md, row 18). The access was skipped (a read
+    /// gave `T::default()`, a write or atomic did nothing), so outputs of the work since the
+    /// previous synchronisation may be wrong; the device stays usable. Reported by the first
+    /// synchronising call on the device after the kernel ran; only the first violation is kept.
+    #[error(
+        "index out of bounds in `{kernel}`: the len is {len} but the index is {index} (block \
+         ({}, {}, {}), thread ({}, {}, {})). The access was skipped, so results since the last \
+         synchronisation may be wrong; fix the index or its bound in `{kernel}` (`#[device]` \
+         functions report their own name). Only the first out-of-range index is reported",
+        .block[0], .block[1], .block[2], .thread[0], .thread[1], .thread[2]
+    )]
+    IndexOutOfBounds {
+        /// The Rust function (kernel or `#[device]` function) whose code holds the access.
+        kernel: String,
+        /// The index (negative for a signed index type).
+        index: i128,
+        /// The length indexed; for a view's multi-index, the extent of the axis out of range.
+        len: u64,
+        /// `block_idx()` and `thread_idx()` of the thread that made the access.
+        block: [u32; 3],
+        thread: [u32; 3],
+    },
+
     /// More dynamic shared memory than the kernel currently allows (nothing was launched).
     #[error(
         "cannot launch kernel `{kernel}`: it asks for {requested} bytes of dynamic shared memory \

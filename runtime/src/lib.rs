@@ -4,6 +4,8 @@
 //! Module ownership (one concept per file; each module imports only modules listed above it):
 //! - `stats`, `inline_list`, `elem_type`, `error`, `env`: counters, a small-vector, the element
 //!   type descriptor, the one error enum, environment variables.
+//! - `bounds`: the record each device's kernels report their first out-of-range index into,
+//!   read at every synchronising call (docs/runtime.md, Index checks).
 //! - `fault`: a device's record of the fault that lost its context (held by `device`, so above it).
 //! - `device`, `stream`, `memory/`: devices and contexts, streams and events, the pool.
 //! - `repr`, `element`, `lang/`: plain data for parameters, what arrays hold, the kernel
@@ -27,6 +29,7 @@ pub mod stats;
 pub mod elem_type;
 pub mod error;
 pub mod env;
+pub mod bounds;
 
 mod fault;
 

@@ -182,9 +182,9 @@ impl MemoryPool {
                 .iter()
                 .any(|s| s.kind() == StreamKind::PerThread)
             {
-                inner.device.synchronize()
+                wait_device(&inner.device)
             } else {
-                released.streams.iter().try_for_each(Stream::synchronize)
+                released.streams.iter().try_for_each(wait_stream)
             }
         });
         let mut first_err = idle.err();
@@ -471,6 +471,18 @@ impl fmt::Debug for DeviceBuffer {
         )
     }
 }
+
+/// Waits for `stream` without reporting index errors (for the runtime's own waits, such as the
+/// memory pool's before it frees memory, which must not consume the user's report).
+pub(crate) fn wait_stream(stream: &Stream) -> Result<()> {
+    stream.raw().synchronize().map_err(Error::driver_fn("cuStreamSynchronize"))
+}
+
+/// Waits for all work on `device` without reporting index errors (see [`wait_stream`]).
+pub(crate) fn wait_device(device: &Device) -> Result<()> {
+    device.context().synchronize().map_err(Error::driver_fn("cuCtxSynchronize"))
+}
+
 
 #[cfg(test)]
 mod tests {

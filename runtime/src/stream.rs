@@ -187,12 +187,14 @@ impl Stream {
         }
     }
 
-    /// Blocks until all work queued on the stream has finished.
+    /// Blocks until all work queued on the stream has finished. Reports the first out-of-range
+    /// index of a kernel on this device since the last report ([`Error::IndexOutOfBounds`]).
     pub fn synchronize(&self) -> Result<()> {
         self.device.check_alive()?;
         self.raw
             .synchronize()
-            .map_err(self.device.driver_fn("cuStreamSynchronize"))
+            .map_err(self.device.driver_fn("cuStreamSynchronize"))?;
+        crate::bounds::check(self.device.ordinal())
     }
 
     /// True when all work queued so far has finished (does not block).
@@ -332,12 +334,14 @@ impl Event {
             .map_err(self.device.driver_fn("cuEventRecord"))
     }
 
-    /// Blocks until the recorded work has finished.
+    /// Blocks until the recorded work has finished. Reports the first out-of-range index of a
+    /// kernel on this device since the last report ([`Error::IndexOutOfBounds`]).
     pub fn synchronize(&self) -> Result<()> {
         self.device.check_alive()?;
         self.raw
             .synchronize()
-            .map_err(self.device.driver_fn("cuEventSynchronize"))
+            .map_err(self.device.driver_fn("cuEventSynchronize"))?;
+        crate::bounds::check(self.device.ordinal())
     }
 
     /// True when the recorded work has finished (does not block).

@@ -90,9 +90,20 @@ pub(super) fn launch_module(f: &syn::ItemFn, checked: &Checked, unit: &UnitInfo)
          instance, which is loaded on first use (precompiled fat binary, else the kernel cache, \
          else NVRTC). Errors, with nothing launched: an argument on another device, a \
          non-contiguous slice argument, a view of the wrong dimension, a configuration the \
-         device or kernel cannot run, a compile error. As in CUDA, indexing inside the kernel is \
-         not bounds-checked."
+         device or kernel cannot run, a compile error. Indexing inside the kernel is checked: an \
+         out-of-range access is skipped and reported as `Error::IndexOutOfBounds` by the next \
+         synchronising call on the device (docs/semantics.md, row 18).{}",
+        if checked.item.bounds_checks {
+            String::new()
+        } else {
+            format!(
+                "\n\n# Safety\n\n`{name_str}` is `#[rawkernel(unchecked)]`: its indices are not checked, so \
+                 every index it computes from these arguments must be in range (out of range it \
+                 reads or writes outside its arrays, as CUDA C does)."
+            )
+        }
     );
+    let unsafety = (!checked.item.bounds_checks).then(|| quote!(unsafe));
     quote! {
         #[doc = #doc_mod]
         #[allow(non_snake_case, unused_imports, clippy::too_many_arguments)]
@@ -104,7 +115,7 @@ pub(super) fn launch_module(f: &syn::ItemFn, checked: &Checked, unit: &UnitInfo)
 
             #[doc = #doc_launch]
             #[inline]
-            pub fn launch #impl_generics (
+            pub #unsafety fn launch #impl_generics (
                 #config: &__cuprum::LaunchConfig<'_>,
                 #(#params),*
             ) -> __cuprum::Result<()> #where_clause {
@@ -120,8 +131,8 @@ pub(super) fn launch_module(f: &syn::ItemFn, checked: &Checked, unit: &UnitInfo)
                 // its C type (`Scalar` / the struct's checked `DeviceRepr` guarantee the layout),
                 // with the element types rustc checked against the
                 // instance chosen from them. Slices and views describe live arrays of this
-                // device. What the kernel does with them is the kernel's (as in CUDA, indexing is
-                // not bounds-checked).
+                // device. The kernel checks its indices (unless `unchecked`, when this function
+                // is `unsafe` and its caller promises them in range).
                 unsafe { __cuprum::launch::launch(__function, #config, (#(#passed,)*)) }
             }
         }

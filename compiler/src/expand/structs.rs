@@ -20,7 +20,7 @@ pub(super) fn expand(s: &syn::ItemStruct, attr: &TokenStream, cx: &super::Contex
     // `crate = path` only.
     let mut attr_diags = Diagnostics::new();
     let parsed = front::parse_attr(AttrKind::Device, attr.clone(), proc_macro2::Span::call_site(), &mut attr_diags);
-    if !attr_diags.is_empty() {
+    if !attr_diags.is_empty() || parsed.unchecked {
         diags.error(syn::spanned::Spanned::span(attr), "`#[device]` on a struct takes no arguments");
     }
     let private = parsed.private_path();

@@ -115,3 +115,12 @@ fn kernel_file_names_drop_dir_dotdot_pairs() {
     assert_eq!(display_path(Path::new("../x/kernels/a.rs")), "../x/kernels/a.rs");
     assert_eq!(display_path(Path::new("/w/runtime/src/../kernels/a.rs")), "/w/runtime/kernels/a.rs");
 }
+
+#[test]
+fn unchecked_raw_kernels_launch_through_an_unsafe_fn() {
+    let out = squash(&expand(AttrKind::RawKernel, "unchecked", "pub fn k(x: &mut [f32]) { x[0] = 1.0; }"));
+    has(&out, "pub unsafe fn launch");
+    has(&out, "# Safety");
+    let out = squash(&expand(AttrKind::RawKernel, "", "pub fn k(x: &mut [f32]) { x[0] = 1.0; }"));
+    assert!(!out.contains("unsafe fn launch"), "{out}");
+}

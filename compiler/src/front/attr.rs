@@ -5,6 +5,9 @@
 //!   without it, the default of each parameter's bound (`lang::default_instances`) is used and
 //!   several parameters take every combination.
 //! - `#[rawkernel(fast_math)]`: compile with fast-math.
+//! - `#[rawkernel(unchecked)]` and `#[device(unchecked)] unsafe fn`: no index checks in the body
+//!   (docs/semantics.md, row 18), so the kernel's `launch` is an `unsafe fn`; the default is
+//!   checked.
 //! - `#[reduction(identity = 0, reduce = |a, b| a + b, post = |a| a.sqrt(), acc = f64)]`.
 //! - every attribute, `#[device]` structs included: `crate = path` (or `crate = "path"`, as serde
 //!   spells it) names the crate whose `__private` module the generated code reaches the runtime
@@ -26,6 +29,8 @@ use crate::lang;
 #[derive(Debug, Default)]
 pub struct KernelAttr {
     pub fast_math: bool,
+    /// `unchecked`: no index checks in this function's body.
+    pub unchecked: bool,
     /// The listed instances (each a type, or a tuple of types) and the span of `instances`.
     pub instances: Option<(Vec<syn::Type>, Span)>,
     pub identity: Option<syn::Expr>,
@@ -130,9 +135,9 @@ pub fn parse(kind: AttrKind, args: TokenStream, attr_span: Span, diags: &mut Dia
         }
         let allowed: &[&str] = match kind {
             AttrKind::Elementwise => &["instances"],
-            AttrKind::RawKernel => &["instances", "fast_math"],
+            AttrKind::RawKernel => &["instances", "fast_math", "unchecked"],
             AttrKind::Reduction => &["instances", "identity", "reduce", "post", "acc"],
-            AttrKind::Device => &[],
+            AttrKind::Device => &["unchecked"],
         };
         if !allowed.contains(&name.as_str()) {
             let attr = match kind {
@@ -142,6 +147,10 @@ pub fn parse(kind: AttrKind, args: TokenStream, attr_span: Span, diags: &mut Dia
                 AttrKind::Device => "device",
             };
             let hint = match allowed.iter().find(|a| similar(a, &name)) {
+                _ if name == "unchecked" => format!(
+                    "`#[{attr}]` keeps its index checks, as its call is safe; for the accesses that need none write \
+                     `unsafe {{ *x.get_unchecked(i) }}`"
+                ),
                 _ if allowed.is_empty() => format!("`#[{attr}]` takes no arguments: write `#[{attr}]`"),
                 Some(a) => format!("did you mean `{a}`?"),
                 None => format!("`#[{attr}]` takes: {}", allowed.join(", ")),
@@ -152,6 +161,8 @@ pub fn parse(kind: AttrKind, args: TokenStream, attr_span: Span, diags: &mut Dia
         match (name.as_str(), arg.value) {
             ("fast_math", None) => out.fast_math = true,
             ("fast_math", Some((_, span))) => diags.error(span, "write `fast_math` alone, without a value"),
+            ("unchecked", None) => out.unchecked = true,
+            ("unchecked", Some((_, span))) => diags.error(span, "write `unchecked` alone, without a value"),
             (_, None) => diags.error(arg.name.span(), format!("`{name}` needs a value: `{name} = ...`")),
             ("instances", Some((Value::Types(ts), _))) => out.instances = Some((ts, arg.name.span())),
             ("acc", Some((Value::Type(t), _))) => out.acc = Some(t),

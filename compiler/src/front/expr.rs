@@ -23,6 +23,8 @@ pub struct Lowerer<'d> {
     pub poisoned: std::collections::HashSet<LocalId>,
     pub next_expr: u32,
     next_loop: u32,
+    /// Nesting of `unsafe` blocks (1 in an `unsafe fn`): `get_unchecked` needs one, as in Rust.
+    pub unsafe_depth: u32,
 }
 
 impl<'d> Lowerer<'d> {
@@ -37,6 +39,7 @@ impl<'d> Lowerer<'d> {
             poisoned: Default::default(),
             next_expr: 0,
             next_loop: 0,
+            unsafe_depth: 0,
         }
     }
 
@@ -248,8 +251,14 @@ impl<'d> Lowerer<'d> {
                 self.mk(ExprKind::Block(blk), span)
             }
             syn::Expr::Unsafe(u) => {
+                self.unsafe_depth += 1;
                 let blk = self.block(&u.block);
-                self.mk(ExprKind::Block(blk), span)
+                self.unsafe_depth -= 1;
+                // `unsafe { *a.get_unchecked(i) }` is its expression (no temporary in the C).
+                match blk {
+                    Block { stmts, tail: Some(t), .. } if stmts.is_empty() => *t,
+                    blk => self.mk(ExprKind::Block(blk), span),
+                }
             }
             syn::Expr::If(i) => self.if_expr(i),
             syn::Expr::Match(m) => self.match_expr(m),
@@ -587,6 +596,12 @@ impl<'d> Lowerer<'d> {
         }
         if let Some(t) = &m.turbofish {
             return self.error(t.span(), "method turbofish is not supported in kernels");
+        }
+        if matches!(method.as_str(), "get_unchecked" | "get_unchecked_mut") && self.unsafe_depth == 0 {
+            self.diags.error(
+                m.method.span(),
+                format!("`{method}` skips the index check, so it needs an `unsafe` block: `unsafe {{ *a.{method}(i) }}`; index with `a[i]` to keep the check"),
+            );
         }
         let receiver = self.expr(&m.receiver);
         let args = m.args.iter().map(|a| self.expr(a)).collect();

@@ -260,6 +260,13 @@ pub fn lower_kernel(
         if kind != AttrKind::RawKernel && kind != AttrKind::Device {
             cx.diags.error(u.span, "`unsafe` is not needed on this kernel; remove it");
         }
+        cx.unsafe_depth = 1;
+    }
+    if kind == AttrKind::Device && attr.unchecked && sig.unsafety.is_none() {
+        cx.diags.error(
+            sig.ident.span(),
+            "`#[device(unchecked)]` indexes without checks, so a call can reach outside its arrays: declare it `unsafe fn` (callers then call it in an `unsafe` block)",
+        );
     }
     if let Some(v) = &sig.variadic {
         cx.diags.error(v.span(), "variadic functions are not available in kernels");
@@ -355,6 +362,7 @@ pub fn lower_kernel(
         locals,
         expr_count,
         instances,
+        bounds_checks: !attr.unchecked,
         span: sig.ident.span(),
     };
     Some(Lowered { item, attr, params_written, ret_written })

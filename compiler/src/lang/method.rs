@@ -18,6 +18,11 @@ vocabulary! {
         ToBits = "to_bits",
         /// `x.to_f32()` of `f16` / `bf16`.
         ToF32 = "to_f32",
+        /// `unsafe { a.get_unchecked(i) } -> &T` of slices, arrays, `Raw` and views (a view also
+        /// takes a multi-index `[i, j]`): the element without the run-time index check.
+        GetUnchecked = "get_unchecked",
+        /// `unsafe { a.get_unchecked_mut(i) } -> &mut T` of writable slices, arrays and views.
+        GetUncheckedMut = "get_unchecked_mut",
         ;
         /// A function of `cuprum/math.h` (or `cuprum/complex.h`) called as a method.
         Math(MathFn),
@@ -32,6 +37,8 @@ impl Method {
             Method::Strides => MethodSig::Strides,
             Method::ToBits => MethodSig::ToBits,
             Method::ToF32 => MethodSig::ToF32,
+            Method::GetUnchecked => MethodSig::GetUnchecked { mutable: false },
+            Method::GetUncheckedMut => MethodSig::GetUnchecked { mutable: true },
             Method::Math(f) => f.sig(),
         }
     }
@@ -39,7 +46,7 @@ impl Method {
     /// The receivers that have the method (any one of them will do).
     pub fn receivers(self) -> &'static [Receiver] {
         match self {
-            Method::Len => &[Receiver::Array],
+            Method::Len | Method::GetUnchecked | Method::GetUncheckedMut => &[Receiver::Array],
             Method::Shape | Method::Strides => &[Receiver::View],
             Method::ToBits => &[Receiver::ConcreteFloat],
             Method::ToF32 => &[Receiver::Half],
@@ -79,6 +86,8 @@ pub enum MethodSig {
     Shape,
     /// `v.strides() -> [i64; N]`
     Strides,
+    /// `a.get_unchecked(i) -> &T` / `a.get_unchecked_mut(i) -> &mut T`: an index as `a[i]` takes.
+    GetUnchecked { mutable: bool },
 }
 
 /// The kinds of receiver a method can be defined on. Float, integer and real receivers may be

@@ -67,6 +67,9 @@ impl Checker<'_, '_> {
             self.diags.error(method.span, "`abs` is defined on signed integer types only");
         }
         self.methods.insert(id.0, resolved);
+        if let MethodSig::GetUnchecked { mutable } = resolved.sig() {
+            return self.get_unchecked(receiver, &rt, args, mutable, m, span);
+        }
         let this = rt.clone();
         let ndim = match &rt {
             Ty::View { ndim, .. } => *ndim as u64,
@@ -87,6 +90,7 @@ impl Checker<'_, '_> {
             MethodSig::Len => (vec![], Ty::Scalar(DType::U64)),
             MethodSig::Shape => (vec![], Ty::Array(Box::new(Ty::Scalar(DType::U64)), ndim)),
             MethodSig::Strides => (vec![], Ty::Array(Box::new(Ty::Scalar(DType::I64)), ndim)),
+            MethodSig::GetUnchecked { .. } => unreachable!("typed by `get_unchecked` above"),
         };
         if args.len() != params.len() {
             self.diags.error(span, format!("`{m}` takes {} argument(s) but {} were given", params.len(), args.len()));
@@ -111,6 +115,43 @@ impl Checker<'_, '_> {
             _ => false,
         });
         !generic && concrete
+    }
+
+    /// `a.get_unchecked(i)` / `a.get_unchecked_mut(i)`: one index as `a[i]` takes it (a view also
+    /// a multi-index written as an array, `v.get_unchecked([i, j])`); `&T` / `&mut T` of the
+    /// element. The `_mut` form needs a receiver that can be written through.
+    fn get_unchecked(&mut self, receiver: &Expr, rt: &Ty, args: &[Expr], mutable: bool, m: &str, span: Span) -> Ty {
+        let [arg] = args else {
+            for a in args {
+                self.expr(a, None);
+            }
+            self.diags.error(span, format!("`{m}` takes one index (a view also a multi-index `[i, j]`)"));
+            return Ty::Error;
+        };
+        let elem = match (rt, &arg.kind) {
+            (Ty::View { ndim, .. }, ExprKind::ArrayList(ix)) if *ndim > 1 => {
+                let t = self.indexed(rt, receiver.span, ix, span);
+                let it = ix.first().and_then(|i| self.exprs[i.id.0 as usize].clone()).unwrap_or(Ty::Scalar(DType::U64));
+                self.exprs[arg.id.0 as usize] = Some(Ty::Array(Box::new(it), ix.len() as u64));
+                t
+            }
+            _ => self.indexed(rt, receiver.span, std::slice::from_ref(arg), span),
+        };
+        if mutable {
+            match rt {
+                Ty::Raw(_) => self.diags.error(receiver.span, "a `Raw<T>` argument is read-only: use `get_unchecked`"),
+                Ty::Array(..) => self.check_place(receiver, true),
+                Ty::Slice { mutable: false, .. } | Ty::ArrayRef { mutable: false, .. } | Ty::View { mutable: false, .. } => {
+                    let shown = self.show(rt);
+                    self.diags.error(receiver.span, format!("cannot write through `{shown}`: it is read-only; take the argument as writable (`&mut [T]`, `ViewMut`), or read with `get_unchecked`"));
+                }
+                _ => {}
+            }
+        }
+        if matches!(elem, Ty::Error) {
+            return Ty::Error;
+        }
+        Ty::Ref { inner: Box::new(elem), mutable }
     }
 
     /// Whether a receiver of type `t` (resolved, not a reference) is of kind `k`.

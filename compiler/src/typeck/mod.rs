@@ -948,7 +948,7 @@ impl<'a, 'd> Checker<'a, 'd> {
     }
 
     /// Checks that `e` denotes a place (and a mutable one when `mutable`).
-    fn check_place(&mut self, e: &Expr, mutable: bool) {
+    pub(crate) fn check_place(&mut self, e: &Expr, mutable: bool) {
         match &e.kind {
             ExprKind::Local(l) => {
                 let local = &self.item.locals[l.0 as usize];
@@ -999,6 +999,12 @@ impl<'a, 'd> Checker<'a, 'd> {
     fn index(&mut self, base: &Expr, indices: &[Expr], span: Span) -> Ty {
         let bt = self.expr(base, None);
         let bt = self.deref(&bt);
+        self.indexed(&bt, base.span, indices, span)
+    }
+
+    /// The element type of `bt` indexed by `indices` (each checked as an index of `bt`): `a[i]`,
+    /// `v[[i, j]]`, and the argument of `get_unchecked`.
+    pub(crate) fn indexed(&mut self, bt: &Ty, base_span: Span, indices: &[Expr], span: Span) -> Ty {
         let usize_ty = Ty::Scalar(DType::U64);
         let any_int = matches!(bt, Ty::View { .. } | Ty::Raw(_) | Ty::Error);
         let mut first: Option<Ty> = None;
@@ -1033,7 +1039,7 @@ impl<'a, 'd> Checker<'a, 'd> {
                 first = Some(it);
             }
         }
-        match &bt {
+        match bt {
             Ty::Error => Ty::Error,
             Ty::View { elem, ndim, .. } => {
                 if indices.len() != 1 && indices.len() != *ndim as usize {
@@ -1049,7 +1055,7 @@ impl<'a, 'd> Checker<'a, 'd> {
             }
             other => {
                 let shown = self.show(other);
-                self.diags.error(base.span, format!("cannot index into a value of type `{shown}`"));
+                self.diags.error(base_span, format!("cannot index into a value of type `{shown}`"));
                 Ty::Error
             }
         }

@@ -92,6 +92,19 @@ impl<T> Raw<T> {
     pub fn as_slice(&self) -> &[T] {
         &self.data
     }
+
+    /// `x[i]` without the kernel's run-time index check (docs/semantics.md, row 18).
+    ///
+    /// # Safety
+    ///
+    /// `i` must be in range: on the device an out-of-range index reads outside the argument
+    /// (undefined behaviour). This host definition checks anyway (it panics, as `x[i]` does).
+    pub unsafe fn get_unchecked<I>(&self, i: I) -> &T
+    where
+        Self: Index<I, Output = T>,
+    {
+        &self[i]
+    }
 }
 
 impl<T> From<Vec<T>> for Raw<T> {
@@ -256,6 +269,21 @@ impl<'a, T, const N: usize> View<'a, T, N> {
     pub fn is_empty(&self) -> bool {
         self.layout.len == 0
     }
+
+    /// `x[ix]` (a flat index or a multi-index `[i, j]`) without the kernel's run-time index check
+    /// (docs/semantics.md, row 18).
+    ///
+    /// # Safety
+    ///
+    /// Every index must be in range: on the device an out-of-range index reads outside the
+    /// argument (undefined behaviour). This host definition checks anyway (it panics, as
+    /// `x[ix]` does).
+    pub unsafe fn get_unchecked<Ix>(&self, ix: Ix) -> &T
+    where
+        Self: Index<Ix, Output = T>,
+    {
+        &self[ix]
+    }
 }
 
 /// `x[[i, j, ...]]`: the element at a multi-index (of any [`KernelIndex`] type), through the
@@ -338,6 +366,32 @@ impl<'a, T, const N: usize> ViewMut<'a, T, N> {
             data: self.data,
             layout: self.layout,
         }
+    }
+
+    /// `x[ix]` (a flat index or a multi-index `[i, j]`) without the kernel's run-time index check
+    /// (docs/semantics.md, row 18).
+    ///
+    /// # Safety
+    ///
+    /// As [`View::get_unchecked`].
+    pub unsafe fn get_unchecked<Ix>(&self, ix: Ix) -> &T
+    where
+        Self: Index<Ix, Output = T>,
+    {
+        &self[ix]
+    }
+
+    /// `&mut x[ix]` without the kernel's run-time index check (docs/semantics.md, row 18).
+    ///
+    /// # Safety
+    ///
+    /// Every index must be in range: on the device an out-of-range index writes outside the
+    /// argument (undefined behaviour). This host definition checks anyway (it panics).
+    pub unsafe fn get_unchecked_mut<Ix>(&mut self, ix: Ix) -> &mut T
+    where
+        Self: IndexMut<Ix, Output = T>,
+    {
+        &mut self[ix]
     }
 }
 
@@ -557,5 +611,26 @@ mod tests {
             ViewMut::new(&mut out, [3, 2]).unwrap(),
         );
         assert_eq!(out, [1.0, 4.0, 2.0, 5.0, 3.0, 6.0]);
+    }
+
+    #[test]
+    fn get_unchecked_is_indexing_on_the_host() {
+        let r = Raw::with_shape((0..6).collect::<Vec<i32>>(), &[2, 3]).unwrap();
+        // SAFETY: in range.
+        assert_eq!(unsafe { *r.get_unchecked(4u32) }, 4);
+        let data: Vec<f32> = (0..6).map(|x| x as f32).collect();
+        let v = View::new(&data, [2, 3]).unwrap();
+        // SAFETY: in range.
+        assert_eq!(unsafe { (*v.get_unchecked([1usize, 2]), *v.get_unchecked(4i32)) }, (5.0, 4.0));
+        let mut out = vec![0.0f32; 6];
+        let mut w = ViewMut::new(&mut out, [3, 2]).unwrap();
+        // SAFETY: in range.
+        unsafe {
+            *w.get_unchecked_mut([2u32, 1]) = 9.0;
+            *w.get_unchecked_mut(0usize) = 1.0;
+        }
+        // SAFETY: in range.
+        assert_eq!(unsafe { *w.get_unchecked([2u32, 1]) }, 9.0);
+        assert_eq!(out, [1.0, 0.0, 0.0, 0.0, 0.0, 9.0]);
     }
 }

@@ -110,10 +110,13 @@ fn load_image(
             }
         })?;
     crate::stats::record_module_load();
-    Ok(Arc::new(ModuleHandle {
+    let handle = Arc::new(ModuleHandle {
         raw,
         device: device.clone(),
-    }))
+    });
+    // Index checks: point the module's record slot at the context's record (docs/runtime.md).
+    crate::bounds::on_module_load(device.ordinal(), || device.bind_to_thread(), raw)?;
+    Ok(handle)
 }
 
 /// A module loaded on one device.

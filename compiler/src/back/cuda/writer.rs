@@ -5,7 +5,7 @@
 //! to C statements that store into a destination ([`Dest`]); a value needed inside a larger
 //! expression is first computed into a temporary. Indentation lives in one place (`line`).
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::fmt::Write as _;
 
 use super::namer::{self, Namer};
@@ -46,6 +46,8 @@ pub struct Writer<'a> {
     loop_stack: Vec<LoopId>,
     devices: &'a [&'a Item],
     structs: &'a [StructDef],
+    /// Index expressions proven in range (`crate::bounds`): emitted without a check.
+    proven: HashSet<ExprId>,
 }
 
 impl<'a> Writer<'a> {
@@ -61,7 +63,8 @@ impl<'a> Writer<'a> {
         }
         let generics: Vec<String> = item.generics.iter().map(|g| namer.name(&g.name.text)).collect();
         let locals = item.locals.iter().map(|l| namer.name(&l.name.text)).collect();
-        Writer { item, types, features, out: String::new(), indent: 0, namer, locals, generics, loops: HashMap::new(), loop_stack: Vec::new(), devices, structs }
+        let proven = if item.bounds_checks { crate::bounds::proven(item, types) } else { HashSet::new() };
+        Writer { item, types, features, out: String::new(), indent: 0, namer, locals, generics, loops: HashMap::new(), loop_stack: Vec::new(), devices, structs, proven }
     }
 
     pub fn finish(self) -> String {
@@ -393,6 +396,17 @@ impl<'a> Writer<'a> {
                 None => self.line("return;"),
             },
             ExprKind::Assign { op, place, value } => self.assign(*op, place, value),
+            // A checked atomic whose result is dropped: `if (cuprum::has(a, "f", i)) atomic(..);`.
+            ExprKind::Call { callee: Callee::Intrinsic { intrinsic: Intrinsic::Atomic(_), .. }, args }
+                if matches!(dest, Dest::Discard) && self.needs_check(e) && args[1..].iter().all(duplicable) =>
+            {
+                let vs: Vec<String> = args.iter().map(|a| strip_parens(&self.value(a)).to_string()).collect();
+                let bt = self.indexed_ty(&args[0]);
+                let has = self.checked_access("has", &bt, &vs[0], &vs[1..2]);
+                self.features.need("cuprum/atomic.h");
+                let Callee::Intrinsic { intrinsic, .. } = e_callee(e) else { unreachable!() };
+                self.line(format!("if ({has}) {}(&{}[{}], {});", intrinsic.c_name(), vs[0], vs[1], vs[2..].join(", ")));
+            }
             ExprKind::Tuple(es) if es.is_empty() => {
                 if let Dest::Return = dest {
                     self.line("return;");
@@ -607,8 +621,42 @@ impl<'a> Writer<'a> {
     /// before the place; a place with a call in it (`a[f(i)] += 1`) is evaluated once, through a
     /// reference, when the operator needs a helper (`p = cuprum::add(p, v)`).
     fn assign(&mut self, op: Option<BinOp>, place: &Expr, value: &Expr) {
-        let v = self.value(value);
-        let p = self.value(place);
+        let mut v = self.value(value);
+        if !self.place_checks(place) {
+            let p = self.value(place);
+            return self.assign_to(op, place, &p, value, &v);
+        }
+        // A checked place (docs/semantics.md, row 18): the store happens only when every index
+        // of the place is in range. The value comes first (Rust's order), then the place's
+        // indices, each evaluated once.
+        if !needs_stmts(value) && !duplicable(value) && !v.is_empty() {
+            let t = self.ty_of(value);
+            let ct = self.ty(&t);
+            let tmp = self.namer.temp("v");
+            self.line(format!("const {ct} {tmp} = {};", strip_parens(&v)));
+            v = tmp;
+        }
+        let mut guards = Vec::new();
+        let p = self.place_guarded(place, &mut guards);
+        let start = self.out.len();
+        self.indent += 1;
+        self.assign_to(op, place, &p, value, &v);
+        self.indent -= 1;
+        let inner = self.out.split_off(start);
+        let cond = guards.join(" && ");
+        if inner.lines().count() == 1 {
+            self.line(format!("if ({cond}) {}", inner.trim()));
+        } else {
+            self.line(format!("if ({cond}) {{"));
+            self.out.push_str(&inner);
+            self.line("}");
+        }
+    }
+
+    /// `p = v` / `p op= v` for a place already written as `p`.
+    fn assign_to(&mut self, op: Option<BinOp>, place: &Expr, p: &str, value: &Expr, v: &str) {
+        let p = p.to_string();
+        let v = v.to_string();
         match op {
             None => self.line(format!("{p} = {};", strip_parens(&v))),
             Some(op) => {
@@ -616,6 +664,7 @@ impl<'a> Writer<'a> {
                 let rt = self.ty_of(value);
                 let rhs = self.binary_c(op, &t, &p, &v, &rt);
                 let rhs = strip_parens(&rhs).to_string();
+                let _ = value;
                 // `x += y` stays readable when the operator needs no helper.
                 let simple = format!("{p} {} {v}", op.symbol());
                 if rhs == strip_parens(&simple) {
@@ -681,19 +730,20 @@ impl<'a> Writer<'a> {
             }
             // `Ascribed`: the type checker gave the initializer that type, so no conversion is written.
             ExprKind::Cast(inner, to) | ExprKind::Ascribed(inner, to) => self.cast(inner, to),
+            // `&mut a[i]` (to a device function's `&mut T`): out of range, a scratch element.
+            ExprKind::Ref { expr, mutable: true } if self.place_checks(expr) => self.place_sink(expr),
             ExprKind::Ref { expr, .. } => self.value(expr),
             ExprKind::Call { callee, args } => self.call(e, callee, args),
             ExprKind::MethodCall { receiver, args, .. } => self.method(e, receiver, args),
             ExprKind::Index { base, indices } => {
-                let bt = match self.ty_of(base) {
-                    Ty::Ref { inner, .. } => *inner,
-                    t => t,
-                };
+                let bt = self.indexed_ty(base);
                 let b = self.value(base);
-                let is: Vec<String> = indices.iter().map(|i| self.value(i)).collect();
-                match bt {
-                    Ty::View { ndim, .. } if is.len() == ndim as usize && ndim > 1 => format!("{b}({})", is.join(", ")),
-                    _ => format!("{b}[{}]", strip_parens(&is[0])),
+                let is: Vec<String> = indices.iter().map(|i| strip_parens(&self.value(i)).to_string()).collect();
+                if self.needs_check(e) {
+                    // A checked read: `T{}` out of range (docs/semantics.md, row 18).
+                    self.checked_access("get", &bt, &b, &is)
+                } else {
+                    element(&bt, &b, &is)
                 }
             }
             ExprKind::Field { base, field } => {
@@ -703,11 +753,7 @@ impl<'a> Writer<'a> {
                     }
                 }
                 let b = self.value(base);
-                let base_ty = match self.ty_of(base) {
-                    Ty::Ref { inner, .. } => *inner,
-                    t => t,
-                };
-                if matches!(base_ty, Ty::Struct(_)) { format!("{b}.{}", namer::field_name(&field.text)) } else { format!("{b}.{}", field.text) }
+                self.field_text(base, &b, field)
             }
             ExprKind::StructLit { name, fields } => self.struct_lit(e, name, fields),
             ExprKind::TupleField { base, index } => {
@@ -735,6 +781,116 @@ impl<'a> Writer<'a> {
                 let v = self.value(value);
                 format!("{ct}::splat({})", strip_parens(&v))
             }
+        }
+    }
+
+    /// `b.field` for a field of `base`'s type (struct fields get their C names).
+    fn field_text(&self, base: &Expr, b: &str, field: &Name) -> String {
+        let base_ty = match self.ty_of(base) {
+            Ty::Ref { inner, .. } => *inner,
+            t => t,
+        };
+        if matches!(base_ty, Ty::Struct(_)) { format!("{b}.{}", namer::field_name(&field.text)) } else { format!("{b}.{}", field.text) }
+    }
+
+    // ---- index checks (docs/semantics.md, row 18; abi/include/cuprum/bounds.h) ---------------
+
+    /// Whether the index expression (or atomic call) `e` is emitted with a run-time check.
+    fn needs_check(&self, e: &Expr) -> bool {
+        self.item.bounds_checks && !self.proven.contains(&e.id)
+    }
+
+    /// The type indexed by `base[..]`, through a reference.
+    fn indexed_ty(&self, base: &Expr) -> Ty {
+        match self.ty_of(base) {
+            Ty::Ref { inner, .. } => *inner,
+            t => t,
+        }
+    }
+
+    /// `cuprum::get(b, "fn", i..)` (a read), `cuprum::has(..)` (a write's guard) or
+    /// `cuprum::at(..)` (a reference); a shared array gives its length as `<N>`. The name is the
+    /// Rust function holding the access, which the first violation reports.
+    fn checked_access(&mut self, f: &str, bt: &Ty, b: &str, is: &[String]) -> String {
+        self.features.need("cuprum/bounds.h");
+        let n = match bt {
+            Ty::ArrayRef { len, .. } => format!("<{len}>"),
+            _ => String::new(),
+        };
+        let b = strip_parens(b);
+        format!("cuprum::{f}{n}({b}, \"{}\", {})", self.item.name.text, is.join(", "))
+    }
+
+    /// Whether writing `place` needs a check: an index of its place (`a[i]`, `a[i].f`, `s.f[k]`)
+    /// that is not proven in range.
+    fn place_checks(&self, place: &Expr) -> bool {
+        match &place.kind {
+            ExprKind::Index { base, .. } => self.needs_check(place) || self.place_checks(base),
+            ExprKind::Field { base, .. } | ExprKind::TupleField { base, .. } => self.place_checks(base),
+            _ => false,
+        }
+    }
+
+    /// The C place of `place`, pushing onto `guards` a `cuprum::has(..)` per checked index (outer
+    /// indices after inner ones, so that `&&` tests them in order). Indices that are not a plain
+    /// local or literal are computed once, into a temporary, before the guarded statement.
+    fn place_guarded(&mut self, place: &Expr, guards: &mut Vec<String>) -> String {
+        match &place.kind {
+            ExprKind::Index { base, indices } => {
+                let bt = self.indexed_ty(base);
+                let b = self.place_guarded(base, guards);
+                let check = self.needs_check(place);
+                let mut is = Vec::new();
+                for i in indices {
+                    let v = strip_parens(&self.value(i)).to_string();
+                    let v = if check && !plain_index(i) {
+                        let t = self.ty_of(i);
+                        let ct = self.ty(&t);
+                        let tmp = self.namer.temp("i");
+                        self.line(format!("const {ct} {tmp} = {v};"));
+                        tmp
+                    } else {
+                        v
+                    };
+                    is.push(v);
+                }
+                if check {
+                    let g = self.checked_access("has", &bt, &b, &is);
+                    guards.push(g);
+                }
+                element(&bt, &b, &is)
+            }
+            ExprKind::Field { base, field } => {
+                let b = self.place_guarded(base, guards);
+                self.field_text(base, &b, field)
+            }
+            ExprKind::TupleField { base, index } => {
+                let b = self.place_guarded(base, guards);
+                format!("{b}._{index}")
+            }
+            _ => self.value(place),
+        }
+    }
+
+    /// The C place of `place` as a reference that is the element, or a scratch element when an
+    /// index is out of range (`cuprum::at`): for `&mut a[i]` inside an expression.
+    fn place_sink(&mut self, place: &Expr) -> String {
+        match &place.kind {
+            ExprKind::Index { base, indices } => {
+                let bt = self.indexed_ty(base);
+                let b = self.place_sink(base);
+                let is: Vec<String> = indices.iter().map(|i| strip_parens(&self.value(i)).to_string()).collect();
+                if self.needs_check(place) { self.checked_access("at", &bt, &b, &is) } else { element(&bt, &b, &is) }
+            }
+            ExprKind::Field { base, field } => {
+                let b = self.place_sink(base);
+                self.field_text(base, &b, field)
+            }
+            ExprKind::TupleField { base, index } => {
+                let b = self.place_sink(base);
+                format!("{b}._{index}")
+            }
+            _ => self.value(place),
         }
     }
 
@@ -910,6 +1066,7 @@ impl<'a> Writer<'a> {
 
     fn call(&mut self, e: &Expr, callee: &Callee, args: &[Expr]) -> String {
         match callee {
+            Callee::Intrinsic { intrinsic: Intrinsic::Atomic(_), .. } if self.needs_check(e) => self.checked_atomic(e, callee, args),
             Callee::Intrinsic { intrinsic, tys, .. } => self.intrinsic(*intrinsic, tys, args),
             Callee::Device { name, .. } => {
                 let callee_item_generics = self.types.call_args.get(&e.id.0).cloned().unwrap_or_default();
@@ -941,6 +1098,28 @@ impl<'a> Writer<'a> {
                     (AssocFn::Num(f), _) => format!("cuprum::num<{ct}>::{}({})", f.c_name(), vs.join(", ")),
                 }
             }
+        }
+    }
+
+    /// `atomic_op(a, i, v..)` with `i` checked: out of range, nothing is touched and the result is
+    /// `T{}`. When the index or the values cannot be evaluated twice or conditionally (a call with
+    /// effects), the atomic goes to a scratch element instead (`cuprum::at`), with the same effect
+    /// on memory.
+    fn checked_atomic(&mut self, e: &Expr, callee: &Callee, args: &[Expr]) -> String {
+        let Callee::Intrinsic { intrinsic, .. } = callee else { unreachable!() };
+        self.features.need("cuprum/atomic.h");
+        let c = intrinsic.c_name();
+        let bt = self.indexed_ty(&args[0]);
+        let vs: Vec<String> = args.iter().map(|a| strip_parens(&self.value(a)).to_string()).collect();
+        let rest = vs[2..].join(", ");
+        if args[1..].iter().all(duplicable) {
+            let has = self.checked_access("has", &bt, &vs[0], &vs[1..2]);
+            let t = self.ty_of(e);
+            let ct = self.ty(&t);
+            format!("({has} ? {c}(&{}[{}], {rest}) : {ct}{{}})", vs[0], vs[1])
+        } else {
+            let at = self.checked_access("at", &bt, &vs[0], &vs[1..2]);
+            format!("{c}(&{at}, {rest})")
         }
     }
 
@@ -1011,6 +1190,15 @@ impl<'a> Writer<'a> {
         };
         let r = self.value(receiver);
         let r = strip_parens(&r).to_string();
+        if let Method::GetUnchecked | Method::GetUncheckedMut = self.types.method(e) {
+            // The element itself, unchecked (an lvalue: `*a.get_unchecked_mut(i) = v`).
+            let ix: &[Expr] = match (&rt, &args[0].kind) {
+                (Ty::View { ndim, .. }, ExprKind::ArrayList(ix)) if *ndim > 1 => ix,
+                _ => args,
+            };
+            let is: Vec<String> = ix.iter().map(|i| strip_parens(&self.value(i)).to_string()).collect();
+            return element(&rt, &r, &is);
+        }
         let vs: Vec<String> = args.iter().map(|a| strip_parens(&self.value(a)).to_string()).collect();
         match self.types.method(e) {
             Method::Len => match &rt {
@@ -1032,6 +1220,7 @@ impl<'a> Writer<'a> {
                 self.features.need("cuprum/half.h");
                 format!("cuprum::to_f32({r})")
             }
+            Method::GetUnchecked | Method::GetUncheckedMut => unreachable!("written above"),
             Method::Math(f) => {
                 let complex = rt.scalar().is_some_and(|d| d.is_complex());
                 self.features.need(if complex { "cuprum/complex.h" } else { "cuprum/math.h" });
@@ -1062,6 +1251,54 @@ fn needs_stmts(e: &Expr) -> bool {
             any.get()
         }
     }
+}
+
+fn e_callee(e: &Expr) -> &Callee {
+    match &e.kind {
+        ExprKind::Call { callee, .. } => callee,
+        _ => unreachable!("a call"),
+    }
+}
+
+/// `b[i]`, or `b(i, j, ..)` for a view's multi-index: the element, unchecked.
+fn element(bt: &Ty, b: &str, is: &[String]) -> String {
+    match bt {
+        Ty::View { ndim, .. } if is.len() == *ndim as usize && *ndim > 1 => format!("{b}({})", is.join(", ")),
+        _ => format!("{b}[{}]", is[0]),
+    }
+}
+
+/// An index written twice as it is (in the guard and in the place): locals, literals, casts and
+/// arithmetic of those. Others are computed once, into a temporary.
+fn plain_index(e: &Expr) -> bool {
+    match &e.kind {
+        ExprKind::Local(_) | ExprKind::Lit(_) => true,
+        ExprKind::Cast(a, _) | ExprKind::Unary(_, a) => plain_index(a),
+        ExprKind::Binary(_, a, b) => plain_index(a) && plain_index(b),
+        _ => false,
+    }
+}
+
+/// Whether `e` may be evaluated twice, or not at all, with no difference: no call with effects
+/// (device functions, atomics, barriers, warp collectives), no statements.
+fn duplicable(e: &Expr) -> bool {
+    use Intrinsic::*;
+    let ok = match &e.kind {
+        ExprKind::Call { callee: Callee::Intrinsic { intrinsic, .. }, .. } => matches!(
+            intrinsic,
+            ThreadIdx | BlockIdx | BlockDim | GridDim | Grid1d | Grid2d | Grid3d | GridSize1d | GridSize2d | GridSize3d | LaneId | WarpSize
+                | Index | LoopSize | ComplexNew
+        ),
+        ExprKind::Call { callee: Callee::Assoc { .. }, .. } => true,
+        ExprKind::Call { .. } => false,
+        _ => !needs_stmts(e),
+    };
+    if !ok {
+        return false;
+    }
+    let all = std::cell::Cell::new(true);
+    visit_children(e, &mut |c| all.set(all.get() && duplicable(c)), &mut |_| all.set(false));
+    all.get()
 }
 
 /// Whether `e` contains a call (whose side effects must happen once).
@@ -1185,5 +1422,32 @@ mod tests {
         assert!(!c.contains("arith.h") && !c.contains("math.h") && !c.contains("atomic.h"), "{c}");
         let c = emit("#[device] fn f(x: f32) -> f32 { x.sqrt() }");
         assert!(c.contains("#include <cuprum/math.h>"), "{c}");
+    }
+
+    #[test]
+    fn index_checks_guard_only_the_access() {
+        // The value (with its barrier) is computed before the guarded store: an out-of-range
+        // thread still reaches every `__syncthreads()`.
+        let c = emit("#[rawkernel] fn k(y: &mut [f32]) { let i = grid_1d() as usize; y[i] = { sync_threads(); 1.0 }; }");
+        let (sync, guard) = (c.find("__syncthreads();").unwrap(), c.find("if (cuprum::has(y, \"k\", i)) y[i] = _cv0;").expect(&c));
+        assert!(sync < guard, "{c}");
+        // Reads are expressions giving T{} out of range; the name is the function's.
+        let c = emit("#[device] fn f(x: &[f32], i: usize) -> f32 { x[i] * 2.0 }");
+        assert!(c.contains("return cuprum::get(x, \"f\", i) * 2.0f;") && c.contains("#include <cuprum/bounds.h>"), "{c}");
+        // An index with a call is computed once, after the value (Rust's order).
+        let c = emit("#[rawkernel] fn k(y: &mut [u32], n: &mut [u32]) { y[atomic_add(n, 0usize, 1u32) as usize] = atomic_add(n, 1usize, 1u32); }");
+        let (v, i) = (c.find("const u32 _cv0 = ").expect(&c), c.find("const u64 _ci0 = ").expect(&c));
+        assert!(v < i && c.contains("if (cuprum::has(y, \"k\", _ci0)) y[_ci0] = _cv0;"), "{c}");
+    }
+
+    #[test]
+    fn unchecked_items_and_get_unchecked_index_plainly() {
+        let c = emit("#[rawkernel(unchecked)] fn k(x: &[f32], y: &mut [f32]) { let i = grid_1d() as usize; y[i] = x[i]; }");
+        assert!(c.contains("y[i] = x[i];") && !c.contains("bounds.h"), "{c}");
+        let c = emit("#[rawkernel] fn k(x: &[f32], y: &mut [f32]) { let i = grid_1d() as usize; unsafe { *y.get_unchecked_mut(i) = *x.get_unchecked(i); } }");
+        assert!(c.contains("y[i] = x[i];") && !c.contains("cuprum::get") && !c.contains("cuprum::has"), "{c}");
+        // `#[device(unchecked)]` drops a device function's own checks.
+        let c = emit("#[device(unchecked)] unsafe fn f(x: &[f32], i: usize) -> f32 { x[i] }");
+        assert!(c.contains("return x[i];"), "{c}");
     }
 }
