@@ -34,6 +34,7 @@ const PHDR_SIZE: u64 = 56;
 const SHDR_SIZE: u64 = 64;
 const SYM_SIZE: u64 = 24;
 
+const SHT_NULL: u32 = 0;
 const SHT_SYMTAB: u32 = 2;
 const SHT_STRTAB: u32 = 3;
 const SHT_RELA: u32 = 4;
@@ -326,6 +327,23 @@ fn check_symbols(
                 format!("symbol {k} of table {i} is in section {shndx}, past the {shnum} sections"),
             ));
         }
+        // A symbol defined in a section lies inside it (the loader resolves kernels, constant
+        // banks and globals through these extents).
+        if shndx != 0 && shndx < SHN_LORESERVE {
+            let (value, size) = (img.u64(at + 8).unwrap_or(u64::MAX), img.u64(at + 16).unwrap_or(u64::MAX));
+            let host = usize::try_from(shndx).ok().and_then(|h| sections.get(h));
+            if let Some(host) = host.filter(|h| h.kind != SHT_NULL) {
+                if value.checked_add(size).is_none_or(|end| end > host.size) {
+                    return Err(err(
+                        at,
+                        format!(
+                            "symbol {k} of table {i} covers bytes {value}..+{size} of section {shndx}, which has {} bytes",
+                            host.size
+                        ),
+                    ));
+                }
+            }
+        }
     }
     Ok(())
 }
@@ -371,6 +389,20 @@ fn check_relocations(
                 at,
                 format!("relocation {k} of table {i} names symbol {sym}, past the {nsyms} symbols"),
             ));
+        }
+        // The place it patches lies inside the section it applies to (4 bytes at least).
+        let offset = img.u64(at).unwrap_or(u64::MAX);
+        let target = usize::try_from(s.info).ok().and_then(|t| sections.get(t));
+        if let Some(target) = target.filter(|t| s.info != 0 && t.kind != SHT_NULL) {
+            if offset.checked_add(4).is_none_or(|end| end > target.size) {
+                return Err(err(
+                    at,
+                    format!(
+                        "relocation {k} of table {i} patches byte {offset} of section {}, which has {} bytes",
+                        s.info, target.size
+                    ),
+                ));
+            }
         }
     }
     Ok(())

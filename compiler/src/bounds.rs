@@ -326,6 +326,8 @@ impl Cx<'_> {
                 r?
             }
             ExprKind::Cast(inner, _) => self.range(inner)?,
+            // A file `const`'s initializer, typed as the const (its value is the initializer's).
+            ExprKind::Ascribed(inner, _) => self.range(inner)?,
             ExprKind::Binary(op, a, b) => {
                 let (al, ah) = self.range(a)?;
                 let (bl, bh) = self.range(b)?;
@@ -464,6 +466,23 @@ mod tests {
             }",
         );
         assert_eq!(c, ["y[i]", "y[0]", "y[j as usize]"]);
+    }
+
+    /// A file `const` (typed as the const: `Ascribed`) bounds an index like its literal value:
+    /// `examples/kernels/sgemm.rs`'s tiles are indexed through `DIM`.
+    #[test]
+    fn file_consts_bound_indices() {
+        let c = checked(
+            "#[rawkernel] fn k(y: &mut [f32]) {
+                let s = shared_array::<f32, 256>();
+                let t = thread_idx().x;
+                if t >= DIM { return; }
+                for i in 0..DIM { s[(i * DIM + t) as usize] = 1.0; }
+                y[0] = s[(t * DIM) as usize];
+            }
+            const DIM: u32 = 16;",
+        );
+        assert_eq!(c, ["y[0]"]);
     }
 
     #[test]

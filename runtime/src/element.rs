@@ -9,12 +9,11 @@
 
 use std::fmt;
 
-use cuprum_abi::dtype::DType;
-
 pub use crate::elem_type::{ElemType, StructType};
 use crate::repr::DeviceRepr;
 
-/// A type arrays can hold and kernels can read and write in device memory.
+/// A type arrays can hold and kernels can read and write in device memory. The scalars of the
+/// dtype table implement it with [`Scalar`](crate::Scalar) (`lang/traits.rs`).
 ///
 /// # Safety
 ///
@@ -29,32 +28,3 @@ pub unsafe trait Element: DeviceRepr + Send + Sync + fmt::Debug {
     /// What the launch checks see.
     const ELEM: ElemType;
 }
-
-// SAFETY: `Scalar`'s contract is this trait's, for the dtype's C type (bool values are
-// normalised on the way back, see `array::read_elems`).
-macro_rules! scalar_elements {
-    ($($t:ty => $d:ident),* $(,)?) => {$(
-        // SAFETY: see above.
-        unsafe impl Element for $t {
-            const ELEM: ElemType = ElemType::Scalar(DType::$d);
-        }
-    )*};
-}
-
-scalar_elements!(
-    bool => Bool,
-    i8 => I8,
-    i16 => I16,
-    i32 => I32,
-    i64 => I64,
-    u8 => U8,
-    u16 => U16,
-    u32 => U32,
-    u64 => U64,
-    half::f16 => F16,
-    half::bf16 => BF16,
-    f32 => F32,
-    f64 => F64,
-    num_complex::Complex<f32> => C32,
-    num_complex::Complex<f64> => C64,
-);

@@ -52,7 +52,8 @@ fn run_child(case: &str, blocking: bool) -> (String, Vec<(String, Step)>) {
     );
     let steps = stdout
         .lines()
-        .filter_map(|l| l.strip_prefix("STEP "))
+        // libtest prints `test child_entry ... ` before the child's first line, on the same line.
+        .filter_map(|l| l.find("STEP ").map(|i| &l[i + "STEP ".len()..]))
         .map(|l| {
             let mut w = l.splitn(4, ' ');
             let name = w.next().unwrap().to_string();

@@ -116,6 +116,20 @@ fn the_fixtures_pass() {
     );
 }
 
+/// Damage that framing alone does not show, found by `gpu_images.rs` crashing the driver on an
+/// H100: a constant bank (`.nv.constant3`, section 14) whose size becomes 0 while its symbols
+/// and relocations still reach into it. Symbols must lie inside their sections, and relocations
+/// patch bytes inside theirs.
+#[test]
+fn extents_of_symbols_and_relocations_are_checked() {
+    let mut b = fixture("tiny.sm_90.cubin").to_vec();
+    let size_field = 4408 + 14 * 64 + 32; // section header 14's `sh_size`
+    assert_eq!(le(&b, size_field as u64, 8), Some(16), "the fixture's layout");
+    b[size_field..size_field + 8].copy_from_slice(&0u64.to_le_bytes());
+    let e = checks(&b).unwrap_err();
+    assert!(e.contains("section 14") && (e.contains("symbol") || e.contains("relocation")), "{e}");
+}
+
 #[test]
 fn the_gpu_tests_damage_is_refused() {
     // `gpu_images.rs` loads these on a GPU and expects `ModuleLoad` before the driver sees them.

@@ -61,6 +61,11 @@ macro_rules! impl_scalar {
         unsafe impl Scalar for $t {
             const DTYPE: DType = DType::$dtype;
         }
+        // SAFETY: `Scalar`'s contract is `Element`'s, for the dtype's C type (bool values are
+        // normalised on the way back, see `array::read_elems`).
+        unsafe impl crate::element::Element for $t {
+            const ELEM: crate::elem_type::ElemType = crate::elem_type::ElemType::Scalar(DType::$dtype);
+        }
     )*};
 }
 
