@@ -173,6 +173,32 @@ impl Mutator {
     }
 
     /// How many locating fields fixture `i` has.
+    /// A fixture with one to three of its *extents* damaged (an ELF header's table offsets and
+    /// counts, a segment's or a section's file offset and size): what the checks answer for
+    /// ("every section and program header lies inside the image"). Damage to what the bytes mean
+    /// (types, links, code) is the driver's to interpret.
+    pub fn next_extent(&mut self) -> (&'static str, Vec<u8>, String) {
+        let elf: Vec<usize> = (0..FIXTURES.len()).filter(|&i| FIXTURES[i].bytes.starts_with(b"\x7fELF")).collect();
+        let i = elf[self.rng.random_range(0..elf.len())];
+        let b0 = FIXTURES[i].bytes;
+        let g = |o: usize, w: usize| le(b0, o, w).unwrap_or(0) as usize;
+        let (phoff, phnum, shoff, shnum) = (g(0x20, 8), g(0x38, 2), g(0x28, 8), g(0x3C, 2));
+        let mut extents: Vec<(usize, usize)> = vec![(0x20, 8), (0x28, 8), (0x38, 2), (0x3C, 2)];
+        extents.extend((0..phnum).flat_map(|k| [(phoff + 56 * k + 8, 8), (phoff + 56 * k + 32, 8)]));
+        extents.extend((0..shnum).flat_map(|k| [(shoff + 64 * k + 24, 8), (shoff + 64 * k + 32, 8)]));
+        let mut b = b0.to_vec();
+        let len = b.len();
+        let mut what = Vec::new();
+        for _ in 0..self.rng.random_range(1..=3u32) {
+            let (at, w) = extents[self.rng.random_range(0..extents.len())];
+            let old = le(&b, at, w).unwrap_or(0);
+            let v = self.value(old, len, w);
+            b[at..at + w].copy_from_slice(&v.to_le_bytes()[..w]);
+            what.push(format!("extent at {at} ({w} bytes) {old:#x} -> {v:#x}"));
+        }
+        (FIXTURES[i].name, b, what.join("; "))
+    }
+
     pub fn field_count(&self, i: usize) -> usize {
         self.fields[i].len()
     }
