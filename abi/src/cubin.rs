@@ -16,8 +16,15 @@
 //! - symbol tables (24-byte entries) linked to a string table, with section indices in range;
 //!   relocation tables (16/24-byte entries) linked to a symbol table, applying to a section that
 //!   exists and naming symbols that exist;
-//! - notes (`SHT_NOTE`) and the CUDA attribute records of `.nv.info*` (`SHT_CUDA_INFO`), which the
-//!   driver parses, framed inside their sections.
+//! - notes (`SHT_NOTE`) and the CUDA attribute records of `.nv.info*` (`SHT_CUDA_INFO`) and
+//!   `.nv.compat`, which the driver parses, framed inside their sections;
+//! - the layout a compiler writes: the ELF header, the header tables and the sections do not share
+//!   bytes (two sections may name the same bytes exactly) and are aligned; every segment with file
+//!   bytes is the program header table or runs from the start of one section to the end of
+//!   another, cutting none; a memory-only segment starts where a section does; no section or
+//!   segment reserves more than 1 TiB; tables of fixed-size entries hold whole entries; section 0
+//!   is all zeros; `e_phoff` is 0 without program headers. Images that break these broke the
+//!   driver on an H100 (a segment moved over the section headers crashed it).
 //!
 //! Everything is read with bounds-checked accessors and checked arithmetic: no input panics
 //! (`runtime/tests/image_fuzz.rs` feeds it hundreds of thousands of damaged images). It checks
@@ -34,6 +41,13 @@ const PHDR_SIZE: u64 = 56;
 const SHDR_SIZE: u64 = 64;
 const SYM_SIZE: u64 = 24;
 
+const ET_REL: u64 = 1;
+const ET_EXEC: u64 = 2;
+const PT_PHDR: u64 = 6;
+/// The most memory a section or segment may reserve (1 TiB, past any GPU's memory): a larger
+/// size is damage, not a program.
+const MAX_MEMORY: u64 = 1 << 40;
+
 const SHT_NULL: u32 = 0;
 const SHT_SYMTAB: u32 = 2;
 const SHT_STRTAB: u32 = 3;
@@ -44,6 +58,8 @@ const SHT_REL: u32 = 9;
 const SHT_DYNSYM: u32 = 11;
 /// `.nv.info` and `.nv.info.<kernel>`: attribute records the driver reads at load time.
 const SHT_CUDA_INFO: u32 = 0x7000_0000;
+/// `.nv.compat` and sm_100's `.nv.merc.nv.info*`: records framed as `.nv.info`'s.
+const SHT_CUDA_RECORDS: [u32; 2] = [0x7000_0086, 0x7000_0083];
 /// Sections of relocatable cubins that, like `SHT_NOBITS`, occupy no bytes of the file (their
 /// size is the memory they reserve): `.nv.global`, `.nv.local.*`, `.nv.shared.*`.
 const SHT_CUDA_NOBITS: [u32; 3] = [0x7000_0007, 0x7000_0009, 0x7000_000a];
@@ -110,7 +126,9 @@ impl Image<'_> {
 
     /// Whether `[offset, offset + size)` lies inside the image.
     fn holds(&self, offset: u64, size: u64) -> bool {
-        offset.checked_add(size).is_some_and(|end| end <= self.len())
+        offset
+            .checked_add(size)
+            .is_some_and(|end| end <= self.len())
     }
 }
 
@@ -125,7 +143,18 @@ struct Section {
     size: u64,
     link: u64,
     info: u64,
+    align: u64,
     entsize: u64,
+}
+
+/// The fields of one program header that the checks use.
+#[derive(Clone, Copy)]
+struct Segment {
+    at: u64,
+    kind: u64,
+    offset: u64,
+    filesz: u64,
+    memsz: u64,
 }
 
 impl Section {
@@ -138,7 +167,10 @@ impl Section {
 pub fn check(bytes: &[u8]) -> Result<(), FormatError> {
     let img = Image(bytes);
     if img.len() < EHDR_SIZE {
-        return Err(err(0, format!("{} bytes is shorter than an ELF header (64)", img.len())));
+        return Err(err(
+            0,
+            format!("{} bytes is shorter than an ELF header (64)", img.len()),
+        ));
     }
     if bytes.get(..4) != Some(b"\x7fELF".as_slice()) {
         return Err(err(0, "no ELF magic number"));
@@ -153,7 +185,10 @@ pub fn check(bytes: &[u8]) -> Result<(), FormatError> {
         return Err(err(4, "not a 64-bit ELF file (EI_CLASS is not ELFCLASS64)"));
     }
     if byte(5) != 1 {
-        return Err(err(5, "not a little-endian ELF file (EI_DATA is not ELFDATA2LSB)"));
+        return Err(err(
+            5,
+            "not a little-endian ELF file (EI_DATA is not ELFDATA2LSB)",
+        ));
     }
     if byte(6) != 1 || word(0x14) != 1 {
         return Err(err(6, "unknown ELF version (expected 1)"));
@@ -165,36 +200,64 @@ pub fn check(bytes: &[u8]) -> Result<(), FormatError> {
         ));
     }
     if half(0x34) != EHDR_SIZE {
-        return Err(err(0x34, format!("ELF header size {} is not 64", half(0x34))));
+        return Err(err(
+            0x34,
+            format!("ELF header size {} is not 64", half(0x34)),
+        ));
     }
 
     // Program headers: the table, then each segment's file bytes.
     let (phoff, phentsize, phnum) = (quad(0x20), half(0x36), half(0x38));
     if phnum > 0 {
         if phnum == PN_XNUM {
-            return Err(err(0x38, "extended program header numbering is not supported"));
+            return Err(err(
+                0x38,
+                "extended program header numbering is not supported",
+            ));
         }
         if phentsize != PHDR_SIZE {
-            return Err(err(0x36, format!("program header size {phentsize} is not 56")));
+            return Err(err(
+                0x36,
+                format!("program header size {phentsize} is not 56"),
+            ));
         }
         if !img.holds(phoff, phnum * PHDR_SIZE) {
             return Err(err(
                 0x20,
-                format!("the {phnum} program headers at byte {phoff} run past the end ({} bytes)", img.len()),
+                format!(
+                    "the {phnum} program headers at byte {phoff} run past the end ({} bytes)",
+                    img.len()
+                ),
             ));
         }
-        for i in 0..phnum {
+    }
+    let segments: Vec<Segment> = (0..phnum)
+        .map(|i| {
             let at = phoff + i * PHDR_SIZE;
-            let (offset, filesz) = (quad(at + 8), quad(at + 32));
-            if filesz > 0 && !img.holds(offset, filesz) {
-                return Err(err(
-                    at,
-                    format!(
-                        "segment {i} ({filesz} bytes at byte {offset}) runs past the end ({} bytes)",
-                        img.len()
-                    ),
-                ));
+            Segment {
+                at,
+                kind: word(at),
+                offset: quad(at + 8),
+                filesz: quad(at + 32),
+                memsz: quad(at + 40),
             }
+        })
+        .collect();
+    for (
+        i,
+        &Segment {
+            at, offset, filesz, ..
+        },
+    ) in segments.iter().enumerate()
+    {
+        if filesz > 0 && !img.holds(offset, filesz) {
+            return Err(err(
+                at,
+                format!(
+                    "segment {i} ({filesz} bytes at byte {offset}) runs past the end ({} bytes)",
+                    img.len()
+                ),
+            ));
         }
     }
 
@@ -207,15 +270,24 @@ pub fn check(bytes: &[u8]) -> Result<(), FormatError> {
         ));
     }
     if shnum >= SHN_LORESERVE {
-        return Err(err(0x3C, format!("section count {shnum} is in the reserved range")));
+        return Err(err(
+            0x3C,
+            format!("section count {shnum} is in the reserved range"),
+        ));
     }
     if shentsize != SHDR_SIZE {
-        return Err(err(0x3A, format!("section header size {shentsize} is not 64")));
+        return Err(err(
+            0x3A,
+            format!("section header size {shentsize} is not 64"),
+        ));
     }
     if !img.holds(shoff, shnum * SHDR_SIZE) {
         return Err(err(
             0x28,
-            format!("the {shnum} section headers at byte {shoff} run past the end ({} bytes)", img.len()),
+            format!(
+                "the {shnum} section headers at byte {shoff} run past the end ({} bytes)",
+                img.len()
+            ),
         ));
     }
     let sections: Vec<Section> = (0..shnum)
@@ -229,6 +301,7 @@ pub fn check(bytes: &[u8]) -> Result<(), FormatError> {
                 size: quad(at + 32),
                 link: word(at + 40),
                 info: word(at + 44),
+                align: quad(at + 48),
                 entsize: quad(at + 56),
             }
         })
@@ -251,8 +324,14 @@ pub fn check(bytes: &[u8]) -> Result<(), FormatError> {
     let strtab = |index: u64, what: &str, at: u64| -> Result<Section, FormatError> {
         match section(index) {
             Some(s) if s.kind == SHT_STRTAB => Ok(*s),
-            Some(_) => Err(err(at, format!("{what} (section {index}) is not a string table"))),
-            None => Err(err(at, format!("{what} is section {index}, past the {shnum} sections"))),
+            Some(_) => Err(err(
+                at,
+                format!("{what} (section {index}) is not a string table"),
+            )),
+            None => Err(err(
+                at,
+                format!("{what} is section {index}, past the {shnum} sections"),
+            )),
         }
     };
     if shstrndx == 0 {
@@ -262,7 +341,10 @@ pub fn check(bytes: &[u8]) -> Result<(), FormatError> {
 
     for (i, s) in sections.iter().enumerate() {
         if s.kind == SHT_STRTAB && s.size > 0 && byte(s.offset + s.size - 1) != 0 {
-            return Err(err(s.at, format!("string table {i} does not end with a NUL")));
+            return Err(err(
+                s.at,
+                format!("string table {i} does not end with a NUL"),
+            ));
         }
     }
     for (i, s) in sections.iter().enumerate() {
@@ -280,7 +362,191 @@ pub fn check(bytes: &[u8]) -> Result<(), FormatError> {
             SHT_REL | SHT_RELA => check_relocations(&img, i, s, &sections, shnum)?,
             SHT_NOTE => check_notes(&img, i, s)?,
             SHT_CUDA_INFO => check_attributes(&img, i, s)?,
+            k if SHT_CUDA_RECORDS.contains(&k) => check_attributes(&img, i, s)?,
             _ => {}
+        }
+    }
+    check_layout(&img, (phoff, phnum, shoff, shnum), &sections, &segments)
+}
+
+/// The image's parts do not overlap and the segments are made of whole sections: the ELF
+/// header, the two header tables and every section with file bytes are disjoint and aligned,
+/// and a segment's file bytes are the program header table (`PT_PHDR`, or a `PT_LOAD` of it)
+/// or run from the start of one section to the end of another, cutting none. The driver copies
+/// segments to the GPU and reads sections through their own offsets; an image where the two
+/// disagree, or where one table lies over another's bytes, is not one a compiler wrote (and
+/// such images crashed the driver on an H100).
+fn check_layout(
+    img: &Image<'_>,
+    (phoff, phnum, shoff, shnum): (u64, u64, u64, u64),
+    sections: &[Section],
+    segments: &[Segment],
+) -> Result<(), FormatError> {
+    let e_type = img.u16(0x10).unwrap_or(0);
+    if e_type != ET_REL && e_type != ET_EXEC {
+        return Err(err(
+            0x10,
+            format!("file type {e_type} is neither ET_REL (1) nor ET_EXEC (2)"),
+        ));
+    }
+    if shoff % 8 != 0 {
+        return Err(err(
+            0x28,
+            format!("the section headers at byte {shoff} are not 8-byte aligned"),
+        ));
+    }
+    if phnum > 0 && phoff % 8 != 0 {
+        return Err(err(
+            0x20,
+            format!("the program headers at byte {phoff} are not 8-byte aligned"),
+        ));
+    }
+    if phnum == 0 && phoff != 0 {
+        return Err(err(
+            0x20,
+            format!("no program headers, but e_phoff is {phoff} (not 0)"),
+        ));
+    }
+    if let Some(s) = sections.first() {
+        if (
+            s.name, s.kind, s.offset, s.size, s.link, s.info, s.align, s.entsize,
+        ) != (0, SHT_NULL, 0, 0, 0, 0, 0, 0)
+            || img.u64(s.at + 8) != Some(0)
+            || img.u64(s.at + 16) != Some(0)
+        {
+            return Err(err(s.at, "section 0 (SHN_UNDEF) is not all zeros"));
+        }
+    }
+    for (i, s) in sections.iter().enumerate() {
+        if s.has_file_bytes() {
+            if s.entsize > 0 && s.size % s.entsize != 0 {
+                return Err(err(
+                    s.at,
+                    format!(
+                        "section {i} ({} bytes) is not a whole number of its {}-byte entries",
+                        s.size, s.entsize
+                    ),
+                ));
+            }
+        } else if s.offset > img.len() || s.size > MAX_MEMORY {
+            return Err(err(
+                s.at,
+                format!(
+                    "section {i} reserves {} bytes of memory at file position {}: past the end ({} bytes) or more than {MAX_MEMORY}",
+                    s.size,
+                    s.offset,
+                    img.len()
+                ),
+            ));
+        }
+    }
+    // (start, end, what) of every part with file bytes; table extents were checked, so no
+    // overflow.
+    let mut parts: Vec<(u64, u64, String)> = vec![
+        (0, EHDR_SIZE, "the ELF header".to_string()),
+        (
+            shoff,
+            shoff + shnum * SHDR_SIZE,
+            "the section headers".to_string(),
+        ),
+    ];
+    if phnum > 0 {
+        parts.push((
+            phoff,
+            phoff + phnum * PHDR_SIZE,
+            "the program headers".to_string(),
+        ));
+    }
+    for (i, s) in sections.iter().enumerate() {
+        if !s.has_file_bytes() || s.size == 0 {
+            continue;
+        }
+        if s.align > 1 && (!s.align.is_power_of_two() || s.offset % s.align != 0) {
+            return Err(err(
+                s.at,
+                format!(
+                    "section {i} at byte {} is not aligned to its alignment {}",
+                    s.offset, s.align
+                ),
+            ));
+        }
+        parts.push((s.offset, s.offset + s.size, format!("section {i}")));
+    }
+    parts.sort_by_key(|p| (p.0, p.1));
+    // Two sections may name the same bytes (sm_100's `.nv.merc.*` sections alias constant banks
+    // exactly); anything else that shares bytes is refused.
+    parts.dedup_by(|b, a| {
+        (a.0, a.1) == (b.0, b.1) && a.2.starts_with("section") && b.2.starts_with("section")
+    });
+    for w in parts.windows(2) {
+        if w[1].0 < w[0].1 {
+            return Err(err(
+                w[1].0,
+                format!(
+                    "{} (bytes {}..{}) overlaps {} (bytes {}..{})",
+                    w[1].2, w[1].0, w[1].1, w[0].2, w[0].0, w[0].1
+                ),
+            ));
+        }
+    }
+    let table = (phoff, phoff + phnum * PHDR_SIZE);
+    for (i, g) in segments.iter().enumerate() {
+        if g.memsz < g.filesz {
+            return Err(err(
+                g.at,
+                format!(
+                    "segment {i} has fewer bytes in memory ({}) than in the file ({})",
+                    g.memsz, g.filesz
+                ),
+            ));
+        }
+        if g.kind == PT_PHDR && (g.offset, g.offset + g.filesz) != table {
+            return Err(err(
+                g.at,
+                format!("segment {i} (PT_PHDR) is not the program header table"),
+            ));
+        }
+        if g.memsz > MAX_MEMORY {
+            return Err(err(
+                g.at,
+                format!(
+                    "segment {i} takes {} bytes of memory (more than {MAX_MEMORY})",
+                    g.memsz
+                ),
+            ));
+        }
+        if g.filesz == 0 {
+            // Memory only: it starts where a section does (the sections it reserves).
+            if !sections.iter().skip(1).any(|s| s.offset == g.offset) {
+                return Err(err(
+                    g.at,
+                    format!(
+                        "segment {i} (memory only) starts at byte {}, where no section starts",
+                        g.offset
+                    ),
+                ));
+            }
+            continue;
+        }
+        let (start, end) = (g.offset, g.offset + g.filesz);
+        if (start, end) == table {
+            continue;
+        }
+        // Sections with file bytes lie inside the image (checked), so their ends do not overflow.
+        let mut filled = sections
+            .iter()
+            .filter(|s| s.has_file_bytes() && s.size > 0)
+            .map(|s| (s.offset, s.offset + s.size));
+        let whole =
+            filled.clone().any(|(a, _)| a == start) && filled.clone().any(|(_, b)| b == end);
+        let cut = filled.any(|(a, b)| a < end && start < b && !(start <= a && b <= end));
+        if !whole || cut {
+            return Err(err(
+                g.at,
+                format!(
+                    "segment {i} (bytes {start}..{end}) does not run from the start of a section to the end of one"
+                ),
+            ));
         }
     }
     Ok(())
@@ -307,7 +573,10 @@ fn check_symbols(
         _ => {
             return Err(err(
                 s.at,
-                format!("symbol table {i} links section {}, not a string table", s.link),
+                format!(
+                    "symbol table {i} links section {}, not a string table",
+                    s.link
+                ),
             ));
         }
     };
@@ -318,7 +587,10 @@ fn check_symbols(
         if name >= strings.size {
             return Err(err(
                 at,
-                format!("symbol {k} of table {i}: its name is at byte {name} of a {}-byte string table", strings.size),
+                format!(
+                    "symbol {k} of table {i}: its name is at byte {name} of a {}-byte string table",
+                    strings.size
+                ),
             ));
         }
         if shndx >= shnum && shndx < SHN_LORESERVE {
@@ -330,7 +602,10 @@ fn check_symbols(
         // A symbol defined in a section lies inside it (the loader resolves kernels, constant
         // banks and globals through these extents).
         if shndx != 0 && shndx < SHN_LORESERVE {
-            let (value, size) = (img.u64(at + 8).unwrap_or(u64::MAX), img.u64(at + 16).unwrap_or(u64::MAX));
+            let (value, size) = (
+                img.u64(at + 8).unwrap_or(u64::MAX),
+                img.u64(at + 16).unwrap_or(u64::MAX),
+            );
             let host = usize::try_from(shndx).ok().and_then(|h| sections.get(h));
             if let Some(host) = host.filter(|h| h.kind != SHT_NULL) {
                 if value.checked_add(size).is_none_or(|end| end > host.size) {
@@ -370,14 +645,20 @@ fn check_relocations(
         _ => {
             return Err(err(
                 s.at,
-                format!("relocation table {i} links section {}, not a symbol table", s.link),
+                format!(
+                    "relocation table {i} links section {}, not a symbol table",
+                    s.link
+                ),
             ));
         }
     };
     if s.info >= shnum {
         return Err(err(
             s.at,
-            format!("relocation table {i} applies to section {}, past the {shnum} sections", s.info),
+            format!(
+                "relocation table {i} applies to section {}, past the {shnum} sections",
+                s.info
+            ),
         ));
     }
     let nsyms = symbols.size / SYM_SIZE;
@@ -425,7 +706,10 @@ fn check_notes(img: &Image<'_>, i: usize, s: &Section) -> Result<(), FormatError
             _ => {
                 return Err(err(
                     at,
-                    format!("a note at byte {pos} of note section {i} runs past its {} bytes", s.size),
+                    format!(
+                        "a note at byte {pos} of note section {i} runs past its {} bytes",
+                        s.size
+                    ),
                 ));
             }
         }
@@ -451,7 +735,7 @@ fn check_attributes(img: &Image<'_>, i: usize, s: &Section) -> Result<(), Format
                 return Err(err(
                     at,
                     format!(
-                        "an attribute record at byte {pos} of section {i} (.nv.info) runs past its {} bytes",
+                        "an attribute record at byte {pos} of section {i} runs past its {} bytes",
                         s.size
                     ),
                 ));
@@ -508,6 +792,7 @@ pub(crate) mod tests {
         ph[..4].copy_from_slice(&1u32.to_le_bytes());
         ph[8..16].copy_from_slice(&syms_at.to_le_bytes());
         ph[32..40].copy_from_slice(&48u64.to_le_bytes());
+        ph[40..48].copy_from_slice(&48u64.to_le_bytes());
         b.extend_from_slice(&ph);
         let shoff = b.len() as u64;
         let mut sh = |name: u32, kind: u32, off: u64, size: u64, link: u32, info: u32, ent: u64| {
@@ -528,7 +813,7 @@ pub(crate) mod tests {
         sh(27, SHT_NOTE, note_at, 20, 0, 0, 0);
         sh(33, SHT_CUDA_INFO, info_at, 12, 3, 0, 0);
         sh(42, SHT_RELA, rela_at, 24, 3, 1, 24);
-        sh(33, SHT_NOBITS, 1 << 40, 1 << 40, 0, 0, 0);
+        sh(33, SHT_NOBITS, shoff, 1 << 30, 0, 0, 0);
         b[0x20..0x28].copy_from_slice(&phoff.to_le_bytes());
         b[0x28..0x30].copy_from_slice(&shoff.to_le_bytes());
         b[0x36..0x38].copy_from_slice(&56u16.to_le_bytes());
@@ -630,7 +915,8 @@ pub(crate) mod tests {
         b[at as usize + 7] = b'x';
         assert!(rejects(&b, "strtab NUL").contains("does not end with a NUL"));
         // A symbol's name and section.
-        let syms = u64::from_le_bytes(b[shdr(&b, 3) + 24..shdr(&b, 3) + 32].try_into().unwrap()) as usize;
+        let syms =
+            u64::from_le_bytes(b[shdr(&b, 3) + 24..shdr(&b, 3) + 32].try_into().unwrap()) as usize;
         let mut b = tiny();
         b[syms + 24] = 8;
         assert!(rejects(&b, "st_name").contains("symbol 1"));
@@ -645,7 +931,8 @@ pub(crate) mod tests {
         b[h + 40] = 4;
         assert!(rejects(&b, "sh_link").contains("not a string table"));
         // Relocations: the symbol, the target section, the entry size.
-        let rela = u64::from_le_bytes(b[shdr(&b, 6) + 24..shdr(&b, 6) + 32].try_into().unwrap()) as usize;
+        let rela =
+            u64::from_le_bytes(b[shdr(&b, 6) + 24..shdr(&b, 6) + 32].try_into().unwrap()) as usize;
         let mut b = tiny();
         b[rela + 12] = 2;
         assert!(rejects(&b, "r_sym").contains("symbol 2"));
@@ -658,7 +945,8 @@ pub(crate) mod tests {
         b[h + 56] = 16;
         assert!(rejects(&b, "rela entsize").contains("entries are 24"));
         // A note whose descriptor runs past its section.
-        let note = u64::from_le_bytes(b[shdr(&b, 4) + 24..shdr(&b, 4) + 32].try_into().unwrap()) as usize;
+        let note =
+            u64::from_le_bytes(b[shdr(&b, 4) + 24..shdr(&b, 4) + 32].try_into().unwrap()) as usize;
         let mut b = tiny();
         b[note + 4] = 5;
         assert!(rejects(&b, "descsz").contains("note"));
@@ -666,13 +954,86 @@ pub(crate) mod tests {
         b[note + 3] = 0xff;
         assert!(rejects(&b, "namesz").contains("note"));
         // An attribute record whose size runs past its section; an unknown format ends the walk.
-        let info = u64::from_le_bytes(b[shdr(&b, 5) + 24..shdr(&b, 5) + 32].try_into().unwrap()) as usize;
+        let info =
+            u64::from_le_bytes(b[shdr(&b, 5) + 24..shdr(&b, 5) + 32].try_into().unwrap()) as usize;
         let mut b = tiny();
         b[info + 2] = 9;
         assert!(rejects(&b, "SVAL size").contains("attribute record"));
         let mut b = tiny();
         b[info + 8] = 0x77;
         check(&b).unwrap();
+    }
+
+    #[test]
+    fn the_layout_is_one_a_compiler_writes() {
+        let phoff = |b: &[u8]| u64::from_le_bytes(b[0x20..0x28].try_into().unwrap()) as usize;
+        let off = |b: &[u8], i: usize| {
+            u64::from_le_bytes(b[shdr(b, i) + 24..shdr(b, i) + 32].try_into().unwrap())
+        };
+        // Two sections sharing bytes: the string table moved into the symbol table.
+        let mut b = tiny();
+        let (h, syms) = (shdr(&b, 2), off(&b, 3));
+        b[h + 24..h + 32].copy_from_slice(&(syms + 16).to_le_bytes());
+        b[(syms + 16 + 7) as usize] = 0; // keep its final NUL
+        assert!(rejects(&b, "overlap").contains("overlaps"));
+        // The program headers moved over the section headers.
+        let mut b = tiny();
+        let shoff = u64::from_le_bytes(b[0x28..0x30].try_into().unwrap());
+        b[0x20..0x28].copy_from_slice(&shoff.to_le_bytes());
+        assert!(rejects(&b, "phdrs over shdrs").contains("overlaps"));
+        // A segment that cuts its section, or ends inside one.
+        let mut b = tiny();
+        let p = phoff(&b);
+        let inside = off(&b, 3) + 8;
+        b[p + 8..p + 16].copy_from_slice(&inside.to_le_bytes());
+        b[p + 32..p + 40].copy_from_slice(&40u64.to_le_bytes());
+        assert!(rejects(&b, "cut").contains("segment 0"));
+        let mut b = tiny();
+        b[p + 32..p + 40].copy_from_slice(&24u64.to_le_bytes());
+        assert!(rejects(&b, "short segment").contains("segment 0"));
+        // Less memory than file bytes; a memory-only segment where no section starts; too much.
+        let mut b = tiny();
+        b[p + 40..p + 48].copy_from_slice(&8u64.to_le_bytes());
+        assert!(rejects(&b, "memsz").contains("fewer bytes in memory"));
+        let mut b = tiny();
+        b[p + 32..p + 40].copy_from_slice(&0u64.to_le_bytes());
+        b[p + 8..p + 16].copy_from_slice(&3u64.to_le_bytes());
+        assert!(rejects(&b, "memory-only").contains("where no section starts"));
+        let mut b = tiny();
+        b[p + 40..p + 48].copy_from_slice(&(1u64 << 41).to_le_bytes());
+        assert!(rejects(&b, "huge memsz").contains("more than"));
+        // PT_PHDR must be the table.
+        let mut b = tiny();
+        b[p..p + 4].copy_from_slice(&6u32.to_le_bytes());
+        assert!(rejects(&b, "PT_PHDR").contains("PT_PHDR"));
+        // Whole entries; section 0; e_phoff without program headers; alignment; e_type.
+        let mut b = tiny();
+        let h = shdr(&b, 4); // the 20-byte note, given 8-byte entries
+        b[h + 56] = 8;
+        assert!(rejects(&b, "entries").contains("whole number"));
+        let mut b = tiny();
+        let h = shdr(&b, 0);
+        b[h + 8] = 1;
+        assert!(rejects(&b, "section 0").contains("section 0"));
+        let mut b = tiny();
+        b[0x38] = 0;
+        assert!(rejects(&b, "phoff").contains("e_phoff"));
+        let mut b = tiny();
+        let h = shdr(&b, 3);
+        b[h + 48] = 16;
+        if off(&b, 3) % 16 != 0 {
+            assert!(rejects(&b, "align").contains("aligned"));
+        }
+        b[h + 48] = 3;
+        assert!(rejects(&b, "align 3").contains("aligned"));
+        let mut b = tiny();
+        b[0x10] = 3;
+        assert!(rejects(&b, "ET_DYN").contains("file type"));
+        // NOBITS memory past 1 TiB.
+        let mut b = tiny();
+        let h = shdr(&b, 7);
+        b[h + 32..h + 40].copy_from_slice(&(1u64 << 41).to_le_bytes());
+        assert!(rejects(&b, "nobits").contains("section 7"));
     }
 
     #[test]

@@ -27,7 +27,10 @@ pub struct Part {
 
 /// The listing's text.
 pub fn write_parts(parts: &[Part]) -> String {
-    parts.iter().map(|p| format!("{} {} {}\n", p.kernel, p.offset, p.len)).collect()
+    parts
+        .iter()
+        .map(|p| format!("{} {} {}\n", p.kernel, p.offset, p.len))
+        .collect()
 }
 
 /// Reads a listing; `None` if any line is malformed.
@@ -36,7 +39,11 @@ pub fn read_parts(text: &str) -> Option<Vec<Part>> {
         .filter(|l| !l.trim().is_empty())
         .map(|l| {
             let mut w = l.split_whitespace();
-            let part = Part { kernel: w.next()?.to_string(), offset: w.next()?.parse().ok()?, len: w.next()?.parse().ok()? };
+            let part = Part {
+                kernel: w.next()?.to_string(),
+                offset: w.next()?.parse().ok()?,
+                len: w.next()?.parse().ok()?,
+            };
             w.next().is_none().then_some(part)
         })
         .collect()
@@ -81,17 +88,44 @@ mod tests {
 
     #[test]
     fn a_part_keeps_the_definitions_and_its_own_instances() {
-        assert_eq!(instantiated_symbol("CUPRUM_INSTANTIATE_k(cuprum_rawkernel_k__f32, f32)"), Some("cuprum_rawkernel_k__f32"));
-        assert_eq!(instantiated_symbol("CUPRUM_INSTANTIATE_j(cuprum_rawkernel_j)"), Some("cuprum_rawkernel_j"));
-        assert_eq!(instantiated_symbol("#define CUPRUM_INSTANTIATE_k(NAME, T) x"), None);
-        assert_eq!(definitions(SRC), "#define CUPRUM_INSTANTIATE_k(NAME, T) x\nint f();\n");
+        assert_eq!(
+            instantiated_symbol("CUPRUM_INSTANTIATE_k(cuprum_rawkernel_k__f32, f32)"),
+            Some("cuprum_rawkernel_k__f32")
+        );
+        assert_eq!(
+            instantiated_symbol("CUPRUM_INSTANTIATE_j(cuprum_rawkernel_j)"),
+            Some("cuprum_rawkernel_j")
+        );
+        assert_eq!(
+            instantiated_symbol("#define CUPRUM_INSTANTIATE_k(NAME, T) x"),
+            None
+        );
+        assert_eq!(
+            definitions(SRC),
+            "#define CUPRUM_INSTANTIATE_k(NAME, T) x\nint f();\n"
+        );
         let j = part_source(SRC, &["cuprum_rawkernel_j".to_string()]);
-        assert!(j.ends_with("int f();\nCUPRUM_INSTANTIATE_j(cuprum_rawkernel_j)\n") && !j.contains("(cuprum_rawkernel_k__f32"), "{j}");
+        assert!(
+            j.ends_with("int f();\nCUPRUM_INSTANTIATE_j(cuprum_rawkernel_j)\n")
+                && !j.contains("(cuprum_rawkernel_k__f32"),
+            "{j}"
+        );
     }
 
     #[test]
     fn listings_round_trip_and_reject_garbage() {
-        let parts = vec![Part { kernel: "add".into(), offset: 0, len: 100 }, Part { kernel: "sub".into(), offset: 100, len: 7 }];
+        let parts = vec![
+            Part {
+                kernel: "add".into(),
+                offset: 0,
+                len: 100,
+            },
+            Part {
+                kernel: "sub".into(),
+                offset: 100,
+                len: 7,
+            },
+        ];
         assert_eq!(read_parts(&write_parts(&parts)), Some(parts));
         assert_eq!(read_parts("add 0\n"), None);
         assert_eq!(read_parts("add 0 1 2\n"), None);

@@ -29,13 +29,26 @@ fn kernel() -> Result<&'static Kernel> {
     if let Some(k) = K.get() {
         return Ok(k);
     }
-    let compiled = cuprum_compiler::compile_source(KERNELS).map_err(|e| cuprum_runtime::Error::Unsupported {
-        what: format!("the bench kernel does not compile: {e}"),
+    let compiled = cuprum_compiler::compile_source(KERNELS).map_err(|e| {
+        cuprum_runtime::Error::Unsupported {
+            what: format!("the bench kernel does not compile: {e}"),
+        }
     })?;
-    let unit: &'static KernelUnit =
-        Box::leak(Box::new(KernelUnit::from_source("bench_elementwise.rs", compiled.unit.source, false)));
+    let unit: &'static KernelUnit = Box::leak(Box::new(KernelUnit::from_source(
+        "bench_elementwise.rs",
+        compiled.unit.source,
+        false,
+    )));
     // SAFETY: SIG is `squared_diff`'s signature (what the macro generates); the code is cuprum's.
-    Ok(K.get_or_init(|| Box::leak(Box::new(unsafe { Kernel::new(UnitRef::Embedded(unit), "squared_diff", Signature::Elementwise(&SIG)) }))))
+    Ok(K.get_or_init(|| {
+        Box::leak(Box::new(unsafe {
+            Kernel::new(
+                UnitRef::Embedded(unit),
+                "squared_diff",
+                Signature::Elementwise(&SIG),
+            )
+        }))
+    }))
 }
 
 const SIG: [Param; 3] = [
@@ -45,7 +58,11 @@ const SIG: [Param; 3] = [
 ];
 
 /// The typed wrapper `#[elementwise]` generates, with an explicit output.
-fn squared_diff_into<'a, T: Float>(x: impl Into<Input<'a, T>>, y: impl Into<Input<'a, T>>, out: &mut Array<T>) -> Result<()> {
+fn squared_diff_into<'a, T: Float>(
+    x: impl Into<Input<'a, T>>,
+    y: impl Into<Input<'a, T>>,
+    out: &mut Array<T>,
+) -> Result<()> {
     let (x, y) = (x.into(), y.into());
     let args = [x.arg(), y.arg(), Arg::output(out)];
     elementwise::launch(kernel()?, &[T::DTYPE], &args, &Options::default())
@@ -53,12 +70,23 @@ fn squared_diff_into<'a, T: Float>(x: impl Into<Input<'a, T>>, y: impl Into<Inpu
 
 fn filled<T: Float>(shape: &[usize], seed: u64) -> Result<Array<T>> {
     let n: usize = shape.iter().product();
-    let v: Vec<T> = (0..n).map(|i| T::from_f64((((i as u64).wrapping_mul(2654435761) ^ seed) % 1009) as f64 / 97.0 + 0.25)).collect();
+    let v: Vec<T> = (0..n)
+        .map(|i| {
+            T::from_f64((((i as u64).wrapping_mul(2654435761) ^ seed) % 1009) as f64 / 97.0 + 0.25)
+        })
+        .collect();
     Array::from_shape_vec(shape.to_vec(), v)
 }
 
 /// GB/s of `squared_diff(x, y) -> out` (median of `rounds` event-timed launches after warm-up).
-fn gbs<T: Float>(x: &Array<T>, y: &Array<T>, out: &mut Array<T>, bytes: f64, rounds: usize, stream: &Stream) -> Result<f64> {
+fn gbs<T: Float>(
+    x: &Array<T>,
+    y: &Array<T>,
+    out: &mut Array<T>,
+    bytes: f64,
+    rounds: usize,
+    stream: &Stream,
+) -> Result<f64> {
     squared_diff_into(x, y, out)?;
     stream.synchronize()?;
     let mut t = Vec::new();
@@ -79,23 +107,46 @@ pub fn rows(copy: f64, bare_us: f64, quick: bool, stream: &Stream) -> Result<Vec
     let n = 1usize << log2;
     let mut rows = Vec::new();
     let mut push = |name: &'static str, value: f64, target: f64, note: String| {
-        rows.push(Row { name, value, unit: "GB/s", ceiling_name: "device-to-device copy", ceiling: copy, target: Some((">=", target)), note });
+        rows.push(Row {
+            name,
+            value,
+            unit: "GB/s",
+            ceiling_name: "device-to-device copy",
+            ceiling: copy,
+            target: Some((">=", target)),
+            note,
+        });
     };
     let before = elementwise::variant_counts();
     {
         let (x, y) = (filled::<f32>(&[n], 1)?, filled::<f32>(&[n], 2)?);
         let mut z = Array::<f32>::empty([n])?;
-        push("(x-y)^2 contiguous f32", gbs(&x, &y, &mut z, 12.0 * n as f64, rounds, stream)?, 0.95, format!("2^{log2} elements, contig variant"));
+        push(
+            "(x-y)^2 contiguous f32",
+            gbs(&x, &y, &mut z, 12.0 * n as f64, rounds, stream)?,
+            0.95,
+            format!("2^{log2} elements, contig variant"),
+        );
     }
     {
         let (x, y) = (filled::<f16>(&[n], 1)?, filled::<f16>(&[n], 2)?);
         let mut z = Array::<f16>::empty([n])?;
-        push("(x-y)^2 contiguous f16", gbs(&x, &y, &mut z, 6.0 * n as f64, rounds, stream)?, 0.90, format!("2^{log2} elements"));
+        push(
+            "(x-y)^2 contiguous f16",
+            gbs(&x, &y, &mut z, 6.0 * n as f64, rounds, stream)?,
+            0.90,
+            format!("2^{log2} elements"),
+        );
     }
     {
         let (x, y) = (filled::<f64>(&[n], 1)?, filled::<f64>(&[n], 2)?);
         let mut z = Array::<f64>::empty([n])?;
-        push("(x-y)^2 contiguous f64", gbs(&x, &y, &mut z, 24.0 * n as f64, rounds, stream)?, 1.00, format!("2^{log2} elements"));
+        push(
+            "(x-y)^2 contiguous f64",
+            gbs(&x, &y, &mut z, 24.0 * n as f64, rounds, stream)?,
+            1.00,
+            format!("2^{log2} elements"),
+        );
     }
     let side = 1usize << (log2 / 2);
     {
@@ -103,7 +154,12 @@ pub fn rows(copy: f64, bare_us: f64, quick: bool, stream: &Stream) -> Result<Vec
         let y = filled::<f32>(&[side], 2)?;
         let mut z = Array::<f32>::empty([side, side])?;
         let bytes = 8.0 * (side * side) as f64 + 4.0 * side as f64;
-        push("(x-y)^2 broadcast (n,n)-(n,) f32", gbs(&x, &y, &mut z, bytes, rounds, stream)?, 0.90, format!("n = 2^{}, s32 variant with vector items", log2 / 2));
+        push(
+            "(x-y)^2 broadcast (n,n)-(n,) f32",
+            gbs(&x, &y, &mut z, bytes, rounds, stream)?,
+            0.90,
+            format!("n = 2^{}, s32 variant with vector items", log2 / 2),
+        );
     }
     {
         let x = filled::<f32>(&[side, side], 1)?;
@@ -111,7 +167,12 @@ pub fn rows(copy: f64, bare_us: f64, quick: bool, stream: &Stream) -> Result<Vec
         let y = filled::<f32>(&[side, side], 2)?;
         let mut z = Array::<f32>::empty([side, side])?;
         let bytes = 12.0 * (side * side) as f64;
-        push("(x-y)^2 one input transposed f32", gbs(&xt, &y, &mut z, bytes, rounds, stream)?, 0.60, format!("n = 2^{}, s32 variant", log2 / 2));
+        push(
+            "(x-y)^2 one input transposed f32",
+            gbs(&xt, &y, &mut z, bytes, rounds, stream)?,
+            0.60,
+            format!("n = 2^{}, s32 variant", log2 / 2),
+        );
     }
     let after = elementwise::variant_counts();
     // Host cost per call on 1-element arrays.
@@ -134,18 +195,47 @@ pub fn rows(copy: f64, bare_us: f64, quick: bool, stream: &Stream) -> Result<Vec
     // launch the call is compared with; the difference is cuprum's host work.
     let same_us = {
         let device = stream.device();
-        let k = kernel()?.instance(device.ordinal(), &[cuprum_runtime::DType::F32], Some(cuprum_runtime::abi::ElementwiseVariant::Contig.into()))?;
+        let k = kernel()?.instance(
+            device.ordinal(),
+            &[cuprum_runtime::DType::F32],
+            Some(cuprum_runtime::abi::ElementwiseVariant::Contig.into()),
+        )?;
         let func = k.function_for(device)?;
         fn op(a: &Array<f32>) -> elementwise::PlanOperand<'_> {
-            elementwise::PlanOperand::Array { shape: a.shape(), strides: a.strides(), ptr: a.device_ptr(), elem: 4 }
+            elementwise::PlanOperand::Array {
+                shape: a.shape(),
+                strides: a.strides(),
+                ptr: a.device_ptr(),
+                elem: 4,
+            }
         }
         let plan = elementwise::plan::plan(&[1], &[op(&x), op(&y), op(&z)], 4)?;
         let mut params = cuprum_runtime::ArgList::new();
-        params.input(&plan, cuprum_runtime::DType::F32, x.device_ptr(), plan.strides[0].as_deref(), None);
-        params.input(&plan, cuprum_runtime::DType::F32, y.device_ptr(), plan.strides[1].as_deref(), None);
-        params.output(&plan, z.device_ptr(), plan.strides[2].as_deref().unwrap_or(&[]));
+        params.input(
+            &plan,
+            cuprum_runtime::DType::F32,
+            x.device_ptr(),
+            plan.strides[0].as_deref(),
+            None,
+        );
+        params.input(
+            &plan,
+            cuprum_runtime::DType::F32,
+            y.device_ptr(),
+            plan.strides[1].as_deref(),
+            None,
+        );
+        params.output(
+            &plan,
+            z.device_ptr(),
+            plan.strides[2].as_deref().unwrap_or(&[]),
+        );
         params.loop_shape(&plan);
-        let cfg = cuprum_runtime::LaunchConfig::new(plan.grid(elementwise::DEFAULT_BLOCK), elementwise::DEFAULT_BLOCK).stream(stream);
+        let cfg = cuprum_runtime::LaunchConfig::new(
+            plan.grid(elementwise::DEFAULT_BLOCK),
+            elementwise::DEFAULT_BLOCK,
+        )
+        .stream(stream);
         let bare = |k: usize| -> Result<f64> {
             let t = Instant::now();
             for _ in 0..k {

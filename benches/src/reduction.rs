@@ -9,8 +9,8 @@
 use cuprum_runtime::launch::signature::{Param, ParamType, ReductionSignature, Role, Signature};
 use cuprum_runtime::reduction::{self, Arg, Axes, Options};
 use cuprum_runtime::registry::{Kernel, KernelUnit, UnitRef};
-use cuprum_runtime::{DType, ElemType};
 use cuprum_runtime::{Array, Error, Event, Result, Stream};
+use cuprum_runtime::{DType, ElemType};
 
 use super::{Row, median};
 
@@ -24,22 +24,61 @@ pub fn bench_sum(x: f32) -> f32 {
 const F32: ParamType = ParamType::Fixed(ElemType::Scalar(DType::F32));
 
 /// `bench_sum`'s signature (what the macro generates).
-static SIG: ReductionSignature =
-    ReductionSignature { params: &[Param::new("x", Role::In, F32)], out: F32, acc: F32, has_identity: true };
+static SIG: ReductionSignature = ReductionSignature {
+    params: &[Param::new("x", Role::In, F32)],
+    out: F32,
+    acc: F32,
+    has_identity: true,
+};
 
 fn sum_kernel() -> Result<&'static Kernel> {
-    let c = cuprum_compiler::compile_source(SUM).map_err(|e| Error::Unsupported { what: format!("bench kernel: {e}") })?;
-    let unit: &'static KernelUnit = Box::leak(Box::new(KernelUnit::from_source("bench_sum.rs", c.unit.source, false)));
+    let c = cuprum_compiler::compile_source(SUM).map_err(|e| Error::Unsupported {
+        what: format!("bench kernel: {e}"),
+    })?;
+    let unit: &'static KernelUnit = Box::leak(Box::new(KernelUnit::from_source(
+        "bench_sum.rs",
+        c.unit.source,
+        false,
+    )));
     // SAFETY: SIG is `bench_sum`'s signature; the code is cuprum's.
-    Ok(Box::leak(Box::new(unsafe { Kernel::new(UnitRef::Embedded(unit), "bench_sum", Signature::Reduction(&SIG)) })))
+    Ok(Box::leak(Box::new(unsafe {
+        Kernel::new(
+            UnitRef::Embedded(unit),
+            "bench_sum",
+            Signature::Reduction(&SIG),
+        )
+    })))
 }
 
-fn run(k: &Kernel, x: &Array<f32>, out: &mut Array<f32>, axes: &Axes, stream: &Stream) -> Result<()> {
-    reduction::launch(k, &[], &[Arg::input(x)], Arg::output(out), axes, false, &Options { stream: Some(stream) })
+fn run(
+    k: &Kernel,
+    x: &Array<f32>,
+    out: &mut Array<f32>,
+    axes: &Axes,
+    stream: &Stream,
+) -> Result<()> {
+    reduction::launch(
+        k,
+        &[],
+        &[Arg::input(x)],
+        Arg::output(out),
+        axes,
+        false,
+        &Options {
+            stream: Some(stream),
+        },
+    )
 }
 
 /// Median milliseconds of one reduction, by CUDA events around `reps` back-to-back calls.
-fn time_ms(k: &Kernel, x: &Array<f32>, out: &mut Array<f32>, axes: &Axes, stream: &Stream, rounds: usize) -> Result<f64> {
+fn time_ms(
+    k: &Kernel,
+    x: &Array<f32>,
+    out: &mut Array<f32>,
+    axes: &Axes,
+    stream: &Stream,
+    rounds: usize,
+) -> Result<f64> {
     let reps = 10;
     run(k, x, out, axes, stream)?;
     let mut t = Vec::new();
@@ -61,7 +100,9 @@ fn check(host: &[f32], shape: [usize; 2], axes: &Axes, out: &Array<f32>) -> Resu
     let (r, c) = (shape[0], shape[1]);
     let want: Vec<f64> = match axes {
         Axes::All => vec![host.iter().map(|&v| v as f64).sum()],
-        Axes::One(1) => (0..r).map(|i| host[i * c..(i + 1) * c].iter().map(|&v| v as f64).sum()).collect(),
+        Axes::One(1) => (0..r)
+            .map(|i| host[i * c..(i + 1) * c].iter().map(|&v| v as f64).sum())
+            .collect(),
         _ => {
             let mut w = vec![0f64; c];
             for i in 0..r {
@@ -76,7 +117,9 @@ fn check(host: &[f32], shape: [usize; 2], axes: &Axes, out: &Array<f32>) -> Resu
     for (i, (g, w)) in got.iter().zip(&want).enumerate() {
         // |values| < 1: a sum of n terms is off by at most ~n * eps in the worst case.
         if ((*g as f64) - w).abs() > 1e-6 * n as f64 + 1e-3 {
-            return Err(Error::Unsupported { what: format!("the reduction bench got {g} for output {i}, want {w}") });
+            return Err(Error::Unsupported {
+                what: format!("the reduction bench got {g} for output {i}, want {w}"),
+            });
         }
     }
     Ok(())
@@ -84,16 +127,43 @@ fn check(host: &[f32], shape: [usize; 2], axes: &Axes, out: &Array<f32>) -> Resu
 
 /// The reduction rows: `copy_gbs` is the copy ceiling (read + write), `bare_launch_us` the bare
 /// launch ceiling.
-pub fn rows(stream: &Stream, copy_gbs: f64, bare_launch_us: f64, quick: bool, rounds: usize, launches: usize) -> Result<Vec<Row>> {
+pub fn rows(
+    stream: &Stream,
+    copy_gbs: f64,
+    bare_launch_us: f64,
+    quick: bool,
+    rounds: usize,
+    launches: usize,
+) -> Result<Vec<Row>> {
     let k = sum_kernel()?;
     let mut rows = Vec::new();
     let side = if quick { 1 << 13 } else { 1 << 14 };
     let full_n = if quick { 1 << 26 } else { 1 << 28 };
     let cases: [(&'static str, [usize; 2], Axes, f64); 4] = [
-        ("reduction: full f32 sum of 2^28", [1, full_n], Axes::All, 1.00),
-        ("reduction: (2^14, 2^14) f32 sum, contiguous axis", [side, side], Axes::One(1), 1.00),
-        ("reduction: (2^14, 2^14) f32 sum, strided axis", [side, side], Axes::One(0), 0.95),
-        ("reduction: 256^3 f32 sum (64 MB)", [1, 1 << 24], Axes::All, 0.70),
+        (
+            "reduction: full f32 sum of 2^28",
+            [1, full_n],
+            Axes::All,
+            1.00,
+        ),
+        (
+            "reduction: (2^14, 2^14) f32 sum, contiguous axis",
+            [side, side],
+            Axes::One(1),
+            1.00,
+        ),
+        (
+            "reduction: (2^14, 2^14) f32 sum, strided axis",
+            [side, side],
+            Axes::One(0),
+            0.95,
+        ),
+        (
+            "reduction: 256^3 f32 sum (64 MB)",
+            [1, 1 << 24],
+            Axes::All,
+            0.70,
+        ),
     ];
     let mut state = 0x2545_F491_4F6C_DD1Du64;
     for (name, shape, axes, target) in cases {
@@ -111,7 +181,11 @@ pub fn rows(stream: &Stream, copy_gbs: f64, bare_launch_us: f64, quick: bool, ro
         } else {
             Array::from_shape_vec(shape, host.clone())?
         };
-        let axes = if name.contains("256^3") { Axes::All } else { axes };
+        let axes = if name.contains("256^3") {
+            Axes::All
+        } else {
+            axes
+        };
         let out_shape = reduction::output_shape(&[Arg::input(&x)], &axes, false)?;
         let mut out = Array::<f32>::full(out_shape, f32::NAN)?;
         run(k, &x, &mut out, &axes, stream)?;
@@ -142,7 +216,11 @@ pub fn rows(stream: &Stream, copy_gbs: f64, bare_launch_us: f64, quick: bool, ro
         Ok(t.elapsed().as_secs_f64() * 1e6 / n as f64)
     };
     per_call(launches / 10)?;
-    let us = median((0..rounds).map(|_| per_call(launches)).collect::<Result<_>>()?);
+    let us = median(
+        (0..rounds)
+            .map(|_| per_call(launches))
+            .collect::<Result<_>>()?,
+    );
     rows.push(Row {
         name: "reduction call, host cost per call",
         value: us,

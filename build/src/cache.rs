@@ -114,7 +114,10 @@ pub fn store(dir: &Path, key: &str, key_text: &str, fatbin: &[u8]) -> Result<(),
 /// the old file or the new one, never a part.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), Error> {
     static COUNTER: AtomicUsize = AtomicUsize::new(0);
-    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
     let tmp = path.with_file_name(format!(
         ".{name}.tmp-{}-{}",
         std::process::id(),
@@ -154,10 +157,16 @@ mod tests {
         let out = root.join("target/debug/build/app-0123abcd/out");
         assert_eq!(target_dir_of(&out), Some(root.join("target")));
         assert_eq!(target_dir_of(&root.join("elsewhere/out")), None);
-        assert_eq!(target_dir_of(&root.join("target/debug/build/app-0123abcd")), None);
+        assert_eq!(
+            target_dir_of(&root.join("target/debug/build/app-0123abcd")),
+            None
+        );
         // Cross-compiling: the triple's folder sits between; cargo's CACHEDIR.TAG marks the root.
         let cross = root.join("target/x86_64-unknown-linux-gnu/release/build/app-1/out");
-        assert_eq!(target_dir_of(&cross), Some(root.join("target/x86_64-unknown-linux-gnu")));
+        assert_eq!(
+            target_dir_of(&cross),
+            Some(root.join("target/x86_64-unknown-linux-gnu"))
+        );
         fs::create_dir_all(root.join("target")).unwrap();
         fs::write(root.join("target/CACHEDIR.TAG"), "").unwrap();
         assert_eq!(target_dir_of(&cross), Some(root.join("target")));
@@ -171,7 +180,10 @@ mod tests {
         env.set(env::CARGO_TARGET_DIR, "relative/target");
         assert_eq!(dir(&env, Path::new("/tmp/x")), None);
         env.set(env::CARGO_TARGET_DIR, "/abs/target");
-        assert_eq!(dir(&env, Path::new("/tmp/x")), Some(PathBuf::from("/abs/target/cuprum-fatbin")));
+        assert_eq!(
+            dir(&env, Path::new("/tmp/x")),
+            Some(PathBuf::from("/abs/target/cuprum-fatbin"))
+        );
         env.set(env::FATBIN_CACHE, "/shared/fatbins");
         assert_eq!(dir(&env, &out), Some(PathBuf::from("/shared/fatbins")));
         env.set(env::FATBIN_CACHE, "off");
@@ -181,7 +193,8 @@ mod tests {
 
     #[test]
     fn a_damaged_or_foreign_entry_is_a_miss() {
-        let dir = std::env::temp_dir().join(format!("cuprum-build-cache-entries-{}", std::process::id()));
+        let dir =
+            std::env::temp_dir().join(format!("cuprum-build-cache-entries-{}", std::process::id()));
         let _ = fs::remove_dir_all(&dir);
         let text = key_text("00ff", "11", &["sm_90".into()], "nvcc 13.0", "nvcc -fatbin");
         let k = key(&text);
@@ -214,14 +227,32 @@ mod tests {
     #[test]
     fn the_key_changes_with_every_input() {
         let t = |id: &str, h: &str, targets: &[&str], v: &str, c: &str| {
-            key(&key_text(id, h, &targets.iter().map(|s| s.to_string()).collect::<Vec<_>>(), v, c))
+            key(&key_text(
+                id,
+                h,
+                &targets.iter().map(|s| s.to_string()).collect::<Vec<_>>(),
+                v,
+                c,
+            ))
         };
         let a = t("00ff", "11", &["sm_90"], "13.0", "nvcc -fatbin");
         assert_eq!(a, t("00ff", "11", &["sm_90"], "13.0", "nvcc -fatbin"));
         assert_ne!(a, t("00fe", "11", &["sm_90"], "13.0", "nvcc -fatbin"));
         assert_ne!(a, t("00ff", "12", &["sm_90"], "13.0", "nvcc -fatbin"));
-        assert_ne!(a, t("00ff", "11", &["sm_80", "sm_90"], "13.0", "nvcc -fatbin"));
+        assert_ne!(
+            a,
+            t("00ff", "11", &["sm_80", "sm_90"], "13.0", "nvcc -fatbin")
+        );
         assert_ne!(a, t("00ff", "11", &["sm_90"], "13.1", "nvcc -fatbin"));
-        assert_ne!(a, t("00ff", "11", &["sm_90"], "13.0", "nvcc -fatbin -use_fast_math"));
+        assert_ne!(
+            a,
+            t(
+                "00ff",
+                "11",
+                &["sm_90"],
+                "13.0",
+                "nvcc -fatbin -use_fast_math"
+            )
+        );
     }
 }

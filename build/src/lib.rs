@@ -157,7 +157,9 @@ impl Report {
         );
         if self.nvcc.is_none() {
             if !with_kernels.is_empty() {
-                line.push_str(": no nvcc, nothing precompiled (NVRTC compiles each instance at first use)");
+                line.push_str(
+                    ": no nvcc, nothing precompiled (NVRTC compiles each instance at first use)",
+                );
             }
             return line;
         }
@@ -486,7 +488,10 @@ impl Kernels {
                         nvcc::HOW_TO_INSTALL
                     ));
                 }
-                for f in files_report.iter_mut().filter(|f| f.status == Status::NoNvcc) {
+                for f in files_report
+                    .iter_mut()
+                    .filter(|f| f.status == Status::NoNvcc)
+                {
                     let record = out_dir.join(build_file(&f.id));
                     let text = outputs::build_info(Status::NoNvcc, &[], f.instances, 0, 0.0, None);
                     outputs::write_if_changed(&record, text.as_bytes())?;
@@ -533,7 +538,9 @@ impl Kernels {
             .iter()
             .flat_map(|&i| {
                 let unit = &units[i].1;
-                (0..unit.kernels.len()).filter(move |&k| !unit.kernels[k].instances.is_empty()).map(move |k| (i, k))
+                (0..unit.kernels.len())
+                    .filter(move |&k| !unit.kernels[k].instances.is_empty())
+                    .map(move |k| (i, k))
             })
             .collect();
         let results: Vec<Mutex<Option<Result<Built, Error>>>> =
@@ -544,7 +551,9 @@ impl Kernels {
                 s.spawn(|| {
                     loop {
                         let j = next.fetch_add(1, Ordering::Relaxed);
-                        let Some(&(i, k)) = jobs_list.get(j) else { break };
+                        let Some(&(i, k)) = jobs_list.get(j) else {
+                            break;
+                        };
                         let (path, unit, _) = &units[i];
                         let built = plan.build_part(path, unit, k);
                         *results[j].lock().unwrap_or_else(|e| e.into_inner()) = Some(built);
@@ -617,7 +626,9 @@ fn plural(n: usize) -> &'static str {
 
 /// `CUPRUM_NVCC_COMPRESS` checked: one of [`env::COMPRESS_MODES`], the first when unset.
 fn compress_mode(value: Option<&str>) -> Result<&'static str, Error> {
-    let Some(v) = value.map(str::trim).filter(|v| !v.is_empty()) else { return Ok(env::COMPRESS_MODES[0]) };
+    let Some(v) = value.map(str::trim).filter(|v| !v.is_empty()) else {
+        return Ok(env::COMPRESS_MODES[0]);
+    };
     env::COMPRESS_MODES.iter().copied().find(|m| *m == v).ok_or_else(|| Error::Config {
         message: format!(
             "CUPRUM_NVCC_COMPRESS={v:?} is not a compression mode: use one of {} (docs/building.md, \"Size and load time\")",
@@ -729,7 +740,11 @@ impl Plan<'_> {
         let key_text = cache::key_text(
             &id,
             self.headers_hash,
-            &self.gencodes.iter().map(Gencode::to_string).collect::<Vec<_>>(),
+            &self
+                .gencodes
+                .iter()
+                .map(Gencode::to_string)
+                .collect::<Vec<_>>(),
             &self.nvcc.version,
             &nvcc::show(&self.nvcc.command_line(&nvcc::Job {
                 cu: Path::new("unit.cu"),
@@ -743,7 +758,10 @@ impl Plan<'_> {
         let mut warning = None;
         let status = if outputs::up_to_date(&fatbin, &stamp_path, &stamp) {
             Status::UpToDate
-        } else if let Some(bytes) = self.cache.and_then(|dir| cache::lookup(dir, &key, &key_text)) {
+        } else if let Some(bytes) = self
+            .cache
+            .and_then(|dir| cache::lookup(dir, &key, &key_text))
+        {
             outputs::remove(&stamp_path)?;
             cache::install(&bytes, &fatbin)?;
             outputs::write_if_changed(&stamp_path, stamp.as_bytes())?;
@@ -799,7 +817,11 @@ impl Plan<'_> {
 
     /// The unit's fat binary: its kernels' parts back to back (`cuprum/<id>.fatbin`), their
     /// listing (`<id>.parts`), its targets (`<id>.targets`) and its build record (`<id>.build`).
-    fn assemble(&self, unit: &cuprum_compiler::back::cuda::Unit, parts: Vec<(String, Built)>) -> Result<Built, Error> {
+    fn assemble(
+        &self,
+        unit: &cuprum_compiler::back::cuda::Unit,
+        parts: Vec<(String, Built)>,
+    ) -> Result<Built, Error> {
         let id = mangle::unit_id(&unit.source);
         let mut bytes = Vec::new();
         let mut listing = Vec::new();
@@ -807,7 +829,11 @@ impl Plan<'_> {
         let (mut nvcc_time, mut time) = (Duration::ZERO, Duration::ZERO);
         let mut warning = None;
         for (kernel, built) in &parts {
-            listing.push(parts::Part { kernel: kernel.clone(), offset: bytes.len(), len: built.bytes.len() });
+            listing.push(parts::Part {
+                kernel: kernel.clone(),
+                offset: bytes.len(),
+                len: built.bytes.len(),
+            });
             bytes.extend_from_slice(&built.bytes);
             for t in &built.targets {
                 if !targets.contains(t) {
@@ -826,10 +852,16 @@ impl Plan<'_> {
             .unwrap_or(Status::UpToDate);
         let fatbin = self.out_dir.join(mangle::fatbin_file(&id));
         outputs::write_if_changed(&fatbin, &bytes)?;
-        outputs::write_if_changed(&self.out_dir.join(parts::parts_file(&id)), parts::write_parts(&listing).as_bytes())?;
+        outputs::write_if_changed(
+            &self.out_dir.join(parts::parts_file(&id)),
+            parts::write_parts(&listing).as_bytes(),
+        )?;
         let mut text = targets.join("\n");
         text.push('\n');
-        outputs::write_if_changed(&self.out_dir.join(mangle::targets_file(&id)), text.as_bytes())?;
+        outputs::write_if_changed(
+            &self.out_dir.join(mangle::targets_file(&id)),
+            text.as_bytes(),
+        )?;
         let record = self.out_dir.join(build_file(&id));
         let info = outputs::build_info(
             status,
@@ -840,7 +872,17 @@ impl Plan<'_> {
             Some(&self.nvcc.version),
         );
         outputs::write_if_changed(&record, info.as_bytes())?;
-        Ok(Built { status, targets, fatbin, fatbin_bytes: bytes.len() as u64, bytes: Vec::new(), record, nvcc_time, time, warning })
+        Ok(Built {
+            status,
+            targets,
+            fatbin,
+            fatbin_bytes: bytes.len() as u64,
+            bytes: Vec::new(),
+            record,
+            nvcc_time,
+            time,
+            warning,
+        })
     }
 }
 
@@ -860,6 +902,10 @@ mod tests {
         assert_eq!(compress_mode(Some("balance")).unwrap(), "balance");
         assert_eq!(compress_mode(Some("default")).unwrap(), "default");
         let e = compress_mode(Some("zstd")).unwrap_err().to_string();
-        assert!(e.contains("CUPRUM_NVCC_COMPRESS=\"zstd\"") && e.contains("size, balance, speed, none, default"), "{e}");
+        assert!(
+            e.contains("CUPRUM_NVCC_COMPRESS=\"zstd\"")
+                && e.contains("size, balance, speed, none, default"),
+            "{e}"
+        );
     }
 }

@@ -112,8 +112,13 @@ fn probe(command: Vec<OsString>, source: &'static str) -> Result<Nvcc, Error> {
 
 /// `(major, minor)` of the `release X.Y` in `nvcc --version`'s text.
 fn release_of(version: &str) -> (u32, u32) {
-    let Some(rest) = version.split("release ").nth(1) else { return (0, 0) };
-    let number: String = rest.chars().take_while(|c| c.is_ascii_digit() || *c == '.').collect();
+    let Some(rest) = version.split("release ").nth(1) else {
+        return (0, 0);
+    };
+    let number: String = rest
+        .chars()
+        .take_while(|c| c.is_ascii_digit() || *c == '.')
+        .collect();
     let mut parts = number.split('.').map(|p| p.parse().unwrap_or(0));
     (parts.next().unwrap_or(0), parts.next().unwrap_or(0))
 }
@@ -154,7 +159,11 @@ impl Nvcc {
         args.extend(["-fatbin", "-std=c++17", "--threads"].map(OsString::from));
         args.push(job.threads.to_string().into());
         // A generated unit keeps Rust's float semantics (no FMA contraction) unless fast-math.
-        args.extend(cuprum_abi::unit_options(cuprum_abi::UNIT_HEADER, job.fast_math).iter().map(OsString::from));
+        args.extend(
+            cuprum_abi::unit_options(cuprum_abi::UNIT_HEADER, job.fast_math)
+                .iter()
+                .map(OsString::from),
+        );
         // Machine code compresses 10-25x with `size` (a fat binary is mostly unrolled loops), at
         // about 0.3-0.6 ms more to load a kernel's part; nvcc's default mode leaves large cubins
         // uncompressed. Needs nvcc 12.8+ to build and a driver of that release to load, which CUDA
@@ -267,7 +276,10 @@ mod tests {
     fn reads_the_release() {
         let text = "nvcc: NVIDIA (R) Cuda compiler driver\nCuda compilation tools, release 13.0, V13.0.88\nBuild cuda_13.0.r13.0/compiler.36424714_0";
         assert_eq!(release_of(text), (13, 0));
-        assert_eq!(release_of("Cuda compilation tools, release 12.8, V12.8.93"), (12, 8));
+        assert_eq!(
+            release_of("Cuda compilation tools, release 12.8, V12.8.93"),
+            (12, 8)
+        );
         assert_eq!(release_of("no version here"), (0, 0));
     }
 }

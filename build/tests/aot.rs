@@ -40,7 +40,9 @@ fn nvcc_or_skip(test: &str) -> Option<nvcc::Nvcc> {
         Ok(Lookup::Found(n)) => Some(n),
         other => {
             if std::env::var("CUPRUM_SKIP_CUDA_COMPILE").as_deref() == Ok("1") {
-                eprintln!("{test}: skipped, no working nvcc ({other:?}) and CUPRUM_SKIP_CUDA_COMPILE=1");
+                eprintln!(
+                    "{test}: skipped, no working nvcc ({other:?}) and CUPRUM_SKIP_CUDA_COMPILE=1"
+                );
                 return None;
             }
             panic!(
@@ -128,7 +130,10 @@ fn both_cubins_are_in_the_fat_binary() {
 
     // The build record: what nvcc did and what it cost.
     let record = fs::read_to_string(out.join(cuprum_build::build_file(&id))).unwrap();
-    assert_eq!(f.build_info.as_deref(), Some(out.join(format!("cuprum/{id}.build")).as_path()));
+    assert_eq!(
+        f.build_info.as_deref(),
+        Some(out.join(format!("cuprum/{id}.build")).as_path())
+    );
     assert_eq!(f.fatbin_bytes, bytes.len() as u64);
     assert!(f.nvcc_time > std::time::Duration::ZERO);
     let lines: Vec<&str> = record.lines().collect();
@@ -143,7 +148,10 @@ fn both_cubins_are_in_the_fat_binary() {
         ],
         "{record}"
     );
-    assert!(lines[5].starts_with("nvcc_seconds 0.") || lines[5].starts_with("nvcc_seconds "), "{record}");
+    assert!(
+        lines[5].starts_with("nvcc_seconds 0.") || lines[5].starts_with("nvcc_seconds "),
+        "{record}"
+    );
     assert!(lines[6].starts_with("nvcc 1"), "{record}");
 
     // Cargo directives: the input and every knob.
@@ -234,7 +242,7 @@ fn an_edit_recompiles_only_that_file() {
             .dir(&src)
             .out_dir(&out)
             .env("CUPRUM_FATBIN_CACHE", out.join("fatbin-cache"))
-        .env("CUPRUM_FATBIN_CACHE", out.join("fatbin-cache"))
+            .env("CUPRUM_FATBIN_CACHE", out.join("fatbin-cache"))
             .env("CUPY_NVCC_GENERATE_CODE", targets)
             .env("CUPY_NUM_BUILD_JOBS", "2")
             .try_compile()
@@ -630,7 +638,9 @@ fn counting_nvcc(dir: &Path, nvcc: &nvcc::Nvcc) -> (String, PathBuf) {
 
 #[cfg(unix)]
 fn runs(count: &Path) -> usize {
-    fs::read_to_string(count).map(|c| c.lines().count()).unwrap_or(0)
+    fs::read_to_string(count)
+        .map(|c| c.lines().count())
+        .unwrap_or(0)
 }
 
 /// Two `OUT_DIR`s (say debug and `cargo check`) with one shared cache: nvcc runs once; the second
@@ -656,20 +666,33 @@ fn one_nvcc_run_serves_every_out_dir() {
         } else {
             k.env_remove("CUPRUM_BUILD_VERBOSE");
         }
-        k.try_compile().unwrap_or_else(|e| panic!("{}", e.rendered()))
+        k.try_compile()
+            .unwrap_or_else(|e| panic!("{}", e.rendered()))
     };
     let id = unit_id(&fixture("copy.rs"));
-    let record = |out: &str| fs::read_to_string(root.join(out).join(cuprum_build::build_file(&id))).unwrap();
+    let record =
+        |out: &str| fs::read_to_string(root.join(out).join(cuprum_build::build_file(&id))).unwrap();
 
     let debug = build("debug", false);
     assert_eq!(debug.files[0].status, Status::Compiled);
     assert_eq!(runs(&count), 1);
     assert_eq!(debug.cache.as_deref(), Some(cache.as_path()));
-    assert_eq!(debug.warnings().count(), 0, "quiet by default: {:?}", debug.directives);
+    assert_eq!(
+        debug.warnings().count(),
+        0,
+        "quiet by default: {:?}",
+        debug.directives
+    );
     let entries = |ext: &str| {
         fs::read_dir(&cache)
             .unwrap()
-            .filter(|e| e.as_ref().unwrap().path().extension().is_some_and(|x| x == ext))
+            .filter(|e| {
+                e.as_ref()
+                    .unwrap()
+                    .path()
+                    .extension()
+                    .is_some_and(|x| x == ext)
+            })
             .count()
     };
     assert_eq!((entries("fatbin"), entries("stamp")), (1, 1));
@@ -681,14 +704,29 @@ fn one_nvcc_run_serves_every_out_dir() {
     assert_eq!(f.nvcc_time, std::time::Duration::ZERO);
     assert_eq!(f.targets, ["sm_90"]);
     let fatbin = fs::read(f.fatbin.as_ref().unwrap()).unwrap();
-    assert_eq!(fatbin, fs::read(debug.files[0].fatbin.as_ref().unwrap()).unwrap());
+    assert_eq!(
+        fatbin,
+        fs::read(debug.files[0].fatbin.as_ref().unwrap()).unwrap()
+    );
     assert_eq!(
         fs::read_to_string(root.join("check").join(mangle::targets_file(&id))).unwrap(),
         "sm_90\n"
     );
-    assert!(record("debug").contains("\nstatus compiled\n"), "{}", record("debug"));
-    assert!(record("check").contains("\nstatus cached\n"), "{}", record("check"));
-    assert!(record("check").contains("\nnvcc_seconds 0.000\n"), "{}", record("check"));
+    assert!(
+        record("debug").contains("\nstatus compiled\n"),
+        "{}",
+        record("debug")
+    );
+    assert!(
+        record("check").contains("\nstatus cached\n"),
+        "{}",
+        record("check")
+    );
+    assert!(
+        record("check").contains("\nnvcc_seconds 0.000\n"),
+        "{}",
+        record("check")
+    );
     // CUPRUM_BUILD_VERBOSE=1: one summary line, as a warning.
     let warnings: Vec<&str> = check.warnings().collect();
     assert_eq!(warnings.len(), 1, "{warnings:?}");
@@ -713,7 +751,10 @@ fn one_nvcc_run_serves_every_out_dir() {
     fs::write(&entry, &fatbin[..fatbin.len() / 2]).unwrap();
     assert_eq!(build("doc", false).files[0].status, Status::Compiled);
     assert_eq!(runs(&count), 2);
-    assert_eq!(fatbin::targets(&fs::read(&entry).unwrap()).unwrap(), ["sm_90"]);
+    assert_eq!(
+        fatbin::targets(&fs::read(&entry).unwrap()).unwrap(),
+        ["sm_90"]
+    );
     assert_eq!(build("clippy", false).files[0].status, Status::Cached);
     assert_eq!(runs(&count), 2);
     // No temporary file is left in the cache.
@@ -750,12 +791,21 @@ fn a_changed_target_list_is_a_new_entry() {
     assert_eq!(sm90.files[0].targets, ["sm_90"]);
     let fatbins = fs::read_dir(&cache)
         .unwrap()
-        .filter(|e| e.as_ref().unwrap().path().extension().is_some_and(|x| x == "fatbin"))
+        .filter(|e| {
+            e.as_ref()
+                .unwrap()
+                .path()
+                .extension()
+                .is_some_and(|x| x == "fatbin")
+        })
         .count();
     assert_eq!(fatbins, 2);
     // Both entries serve: back to sm_80 in yet another OUT_DIR.
     let again = build("doc", sm80);
-    assert_eq!((again.files[0].status, again.files[0].targets.as_slice()), (Status::Cached, &["sm_80".to_string()][..]));
+    assert_eq!(
+        (again.files[0].status, again.files[0].targets.as_slice()),
+        (Status::Cached, &["sm_80".to_string()][..])
+    );
 
     // A fat binary an OUT_DIR already has joins a cache that lacks it (one made before the cache
     // existed), without nvcc.
@@ -776,14 +826,20 @@ fn without_nvcc_the_record_says_so() {
         .unwrap();
     let copy = report.file("copy.rs").unwrap();
     let text = fs::read_to_string(copy.build_info.as_ref().unwrap()).unwrap();
-    assert!(text.starts_with("cuprum-build 1\nstatus no-nvcc\ntargets \ninstances "), "{text}");
+    assert!(
+        text.starts_with("cuprum-build 1\nstatus no-nvcc\ntargets \ninstances "),
+        "{text}"
+    );
     assert!(!text.contains("\nnvcc "), "{text}");
     assert_eq!(report.file("empty.rs").unwrap().build_info, None);
     let warnings: Vec<&str> = report.warnings().collect();
     assert_eq!(warnings.len(), 2, "{warnings:?}");
     assert!(
-        warnings[1].starts_with(&format!("cuprum-build: 1 kernel file ({} instance", copy.instances))
-            && warnings[1].ends_with("no nvcc, nothing precompiled (NVRTC compiles each instance at first use)"),
+        warnings[1].starts_with(&format!(
+            "cuprum-build: 1 kernel file ({} instance",
+            copy.instances
+        )) && warnings[1]
+            .ends_with("no nvcc, nothing precompiled (NVRTC compiles each instance at first use)"),
         "{}",
         warnings[1]
     );

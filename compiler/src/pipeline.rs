@@ -30,12 +30,16 @@ pub fn compile_source(source: &str) -> Result<CompiledFile, syn::Error> {
     let types = typeck::check(&module, &mut diags);
     valid::check(&module, valid::Scope::File, &mut diags);
     diags.finish()?;
-    Ok(CompiledFile { unit: cuda::write_module(&module, &types), items: module.items.len() })
+    Ok(CompiledFile {
+        unit: cuda::write_module(&module, &types),
+        items: module.items.len(),
+    })
 }
 
 /// Translates a kernel file, rendering errors like rustc (`FILE:LINE:COL`, the line, a caret).
 pub fn compile_file(path: &Path) -> Result<CompiledFile, String> {
-    let source = std::fs::read_to_string(path).map_err(|e| format!("error: cannot read {}: {e}", path.display()))?;
+    let source = std::fs::read_to_string(path)
+        .map_err(|e| format!("error: cannot read {}: {e}", path.display()))?;
     compile_source(&source).map_err(|e| diag::render(&path.display().to_string(), &source, &e))
 }
 
@@ -46,8 +50,15 @@ pub fn check_item(kind: AttrKind, attr: TokenStream, item: TokenStream) -> Token
     let f: syn::ItemFn = match syn::parse2(item.clone()) {
         Ok(f) => f,
         Err(_) => {
-            let what = if kind == AttrKind::Device { "functions and `#[repr(C)]` structs" } else { "functions only" };
-            let e = syn::Error::new_spanned(&item, format!("`#[{}]` applies to {what}", attr_name(kind)));
+            let what = if kind == AttrKind::Device {
+                "functions and `#[repr(C)]` structs"
+            } else {
+                "functions only"
+            };
+            let e = syn::Error::new_spanned(
+                &item,
+                format!("`#[{}]` applies to {what}", attr_name(kind)),
+            );
             let mut out = e.to_compile_error();
             out.extend(item);
             return out;
@@ -120,8 +131,14 @@ pub(crate) enum Role {
 impl Checked {
     /// A reduction's accumulator and output types, as the type checker found them.
     pub fn reduction_types(&self) -> Option<ReductionTypes> {
-        let ir::ItemKind::Reduction(parts) = &self.item.kind else { return None };
-        let acc = self.types.acc.clone().unwrap_or_else(|| self.item.ret.clone());
+        let ir::ItemKind::Reduction(parts) = &self.item.kind else {
+            return None;
+        };
+        let acc = self
+            .types
+            .acc
+            .clone()
+            .unwrap_or_else(|| self.item.ret.clone());
         let out = match &parts.post {
             Some(p) => self.types.of(&p.body).clone(),
             None => acc.clone(),
@@ -140,29 +157,65 @@ pub(crate) struct ReductionTypes {
 
 /// `scope` holds the `#[device]` structs of the item's file (their own errors are reported by
 /// their own attributes, not here).
-pub(crate) fn check_fn(kind: AttrKind, attr: TokenStream, f: &syn::ItemFn, scope: &front::FileScope) -> Result<Checked, syn::Error> {
+pub(crate) fn check_fn(
+    kind: AttrKind,
+    attr: TokenStream,
+    f: &syn::ItemFn,
+    scope: &front::FileScope,
+) -> Result<Checked, syn::Error> {
     let mut diags = Diagnostics::new();
     let structs = scope.lower_structs(&mut Diagnostics::new());
-    let lowered = front::lower_kernel(kind, attr, proc_macro2::Span::call_site(), f, scope, &mut diags);
+    let lowered = front::lower_kernel(
+        kind,
+        attr,
+        proc_macro2::Span::call_site(),
+        f,
+        scope,
+        &mut diags,
+    );
     let (item, attr, params_written, ret_written) = match lowered {
         Some(l) => (Some(l.item), l.attr, l.params_written, l.ret_written),
-        None => (None, front::KernelAttr::default(), Vec::new(), front::Written::default()),
+        None => (
+            None,
+            front::KernelAttr::default(),
+            Vec::new(),
+            front::Written::default(),
+        ),
     };
-    let mut module = ir::Module { items: item.into_iter().collect(), structs };
+    let mut module = ir::Module {
+        items: item.into_iter().collect(),
+        structs,
+    };
     // Device functions called from this item are not visible here: type-check the item with
     // calls to unknown functions typed `Ty::Error` (the file-level build checks them).
     let types = typeck::check(&module, &mut diags).pop();
     valid::check(&module, valid::Scope::Item, &mut diags);
     diags.finish()?;
     let (Some(item), Some(types)) = (module.items.pop(), types) else {
-        return Err(syn::Error::new(f.sig.ident.span(), "cuprum: this item could not be lowered; report this as a cuprum bug"));
+        return Err(syn::Error::new(
+            f.sig.ident.span(),
+            "cuprum: this item could not be lowered; report this as a cuprum bug",
+        ));
     };
-    let sig = if item.kind.is_kernel() { signature(&item, params_written, ret_written)? } else { Signature::default() };
-    Ok(Checked { item, types, attr, sig })
+    let sig = if item.kind.is_kernel() {
+        signature(&item, params_written, ret_written)?
+    } else {
+        Signature::default()
+    };
+    Ok(Checked {
+        item,
+        types,
+        attr,
+        sig,
+    })
 }
 
 /// The host signature of a clean kernel, read from its typed IR.
-fn signature(item: &ir::Item, params_written: Vec<front::Written>, ret_written: front::Written) -> Result<Signature, syn::Error> {
+fn signature(
+    item: &ir::Item,
+    params_written: Vec<front::Written>,
+    ret_written: front::Written,
+) -> Result<Signature, syn::Error> {
     let mut diags = Diagnostics::new();
     let mut params = Vec::new();
     for (p, written) in item.params.iter().zip(params_written) {
@@ -173,9 +226,22 @@ fn signature(item: &ir::Item, params_written: Vec<front::Written>, ret_written: 
         };
         let (role, elem) = match &p.ty {
             Ty::Slice { elem, mutable } => (Role::Slice { mutable: *mutable }, (**elem).clone()),
-            Ty::View { elem, ndim, mutable } => (Role::View { ndim: *ndim, mutable: *mutable }, (**elem).clone()),
+            Ty::View {
+                elem,
+                ndim,
+                mutable,
+            } => (
+                Role::View {
+                    ndim: *ndim,
+                    mutable: *mutable,
+                },
+                (**elem).clone(),
+            ),
             Ty::Raw(elem) => (Role::Raw, (**elem).clone()),
-            Ty::Ref { inner, mutable: true } => (Role::InOut, (**inner).clone()),
+            Ty::Ref {
+                inner,
+                mutable: true,
+            } => (Role::InOut, (**inner).clone()),
             t @ (Ty::Scalar(_) | Ty::Param(_)) => (Role::Scalar, t.clone()),
             t @ Ty::Struct(_) => (Role::Struct, t.clone()),
             // Under a macro a length or dimension count named by a `const` of the file cannot be
@@ -185,19 +251,32 @@ fn signature(item: &ir::Item, params_written: Vec<front::Written>, ret_written: 
                 continue;
             }
             _ => {
-                diags.error(p.span, "cuprum: no host type for this parameter; report this as a cuprum bug");
+                diags.error(
+                    p.span,
+                    "cuprum: no host type for this parameter; report this as a cuprum bug",
+                );
                 continue;
             }
         };
-        params.push(SigParam { name, role, elem: Typed { ty: elem, written } });
+        params.push(SigParam {
+            name,
+            role,
+            elem: Typed { ty: elem, written },
+        });
     }
     diags.finish()?;
     let outputs = match (&item.kind, &item.ret) {
         (ir::ItemKind::Elementwise, Ty::Unit) => Vec::new(),
-        (ir::ItemKind::Elementwise, Ty::Tuple(ts)) => {
-            ts.iter().cloned().zip(ret_written.split(ts)).map(|(ty, written)| Typed { ty, written }).collect()
-        }
-        (ir::ItemKind::Elementwise, t) => vec![Typed { ty: t.clone(), written: ret_written }],
+        (ir::ItemKind::Elementwise, Ty::Tuple(ts)) => ts
+            .iter()
+            .cloned()
+            .zip(ret_written.split(ts))
+            .map(|(ty, written)| Typed { ty, written })
+            .collect(),
+        (ir::ItemKind::Elementwise, t) => vec![Typed {
+            ty: t.clone(),
+            written: ret_written,
+        }],
         _ => Vec::new(),
     };
     Ok(Signature { params, outputs })

@@ -2,7 +2,7 @@
 //! the same name with the kernel statics, the host parts and the typed `call`, with the output
 //! and accumulator types the type checker found.
 
-use cuprum_compiler::expand::{expand_item, Context};
+use cuprum_compiler::expand::{Context, expand_item};
 use cuprum_compiler::front::AttrKind;
 use proc_macro2::TokenStream;
 
@@ -10,7 +10,10 @@ fn expand(attr: &str, item: &str) -> String {
     let attr: TokenStream = attr.parse().unwrap();
     let item: TokenStream = item.parse().unwrap();
     // Without whitespace, so that fragments can be written as Rust is usually written.
-    expand_item(AttrKind::Reduction, attr, item, &Context::default()).to_string().split_whitespace().collect()
+    expand_item(AttrKind::Reduction, attr, item, &Context::default())
+        .to_string()
+        .split_whitespace()
+        .collect()
 }
 
 fn has(out: &str, fragment: &str) {
@@ -26,14 +29,29 @@ fn l2norm_keeps_the_function_and_adds_call_and_host_parts() {
     );
     has(&out, "pub fn l2norm<T: Float>(x: T) -> T { x * x }");
     has(&out, "pub mod l2norm");
-    has(&out, "__cuprum::registry::Kernel::new(__cuprum::registry::UnitRef::Embedded(&__CUPRUM_UNIT), \"l2norm\", __cuprum::launch::signature::Signature::Reduction(&__CUPRUM_SIGNATURE))");
-    has(&out, "pub fn call<'__a, T: Float + __cuprum::Scalar>(x: &'__a __cuprum::Array<T>) -> __cuprum::ReductionCall<'__a, T>");
+    has(
+        &out,
+        "__cuprum::registry::Kernel::new(__cuprum::registry::UnitRef::Embedded(&__CUPRUM_UNIT), \"l2norm\", __cuprum::launch::signature::Signature::Reduction(&__CUPRUM_SIGNATURE))",
+    );
+    has(
+        &out,
+        "pub fn call<'__a, T: Float + __cuprum::Scalar>(x: &'__a __cuprum::Array<T>) -> __cuprum::ReductionCall<'__a, T>",
+    );
     has(&out, "&[<T as __cuprum::Scalar>::DTYPE]");
-    has(&out, "::std::vec![__cuprum::launch::operand::Arg::input(x)]");
+    has(
+        &out,
+        "::std::vec![__cuprum::launch::operand::Arg::input(x)]",
+    );
     has(&out, "has_identity: true");
-    has(&out, "acc: __cuprum::launch::signature::ParamType::Generic(0u8)");
+    has(
+        &out,
+        "acc: __cuprum::launch::signature::ParamType::Generic(0u8)",
+    );
     has(&out, "pub fn identity_host<T: Float>() -> T { T::zero() }");
-    has(&out, "pub fn reduce_host<T: Float>(a: T, b: T) -> T { a + b }");
+    has(
+        &out,
+        "pub fn reduce_host<T: Float>(a: T, b: T) -> T { a + b }",
+    );
     has(&out, "pub fn post_host<T: Float>(a: T) -> T { a.sqrt() }");
     has(&out, "pub const __HAS_IDENTITY: bool = true;");
     assert!(!out.contains("compile_error"), "{out}");
@@ -46,17 +64,32 @@ fn output_type_is_the_posts_and_accumulator_the_acc_attribute() {
         "pub fn l2<T: Float>(x: T) -> f64 { x.to_f64() * x.to_f64() }",
     );
     has(&out, "-> __cuprum::ReductionCall<'__a, T>");
-    has(&out, "acc: __cuprum::launch::signature::ParamType::Fixed(<f64 as __cuprum::Element>::ELEM)");
+    has(
+        &out,
+        "acc: __cuprum::launch::signature::ParamType::Fixed(<f64 as __cuprum::Element>::ELEM)",
+    );
     // Host parts are generic only over the parameters they mention.
     has(&out, "pub fn identity_host() -> f64 { 0.0 }");
     has(&out, "pub fn reduce_host(a: f64, b: f64) -> f64 { a + b }");
-    has(&out, "pub fn post_host<T: Float>(a: f64) -> T { T::from_f64(a.sqrt()) }");
+    has(
+        &out,
+        "pub fn post_host<T: Float>(a: f64) -> T { T::from_f64(a.sqrt()) }",
+    );
 
     // A post to a concrete type; no post: the output is the accumulator.
-    let out = expand("identity = 0.0, reduce = |a, b| a + b, post = |a| a as f32", "fn dot(x: f64, y: f64) -> f64 { x * y }");
+    let out = expand(
+        "identity = 0.0, reduce = |a, b| a + b, post = |a| a as f32",
+        "fn dot(x: f64, y: f64) -> f64 { x * y }",
+    );
     has(&out, "-> __cuprum::ReductionCall<'__a, f32>");
-    has(&out, "__cuprum::launch::operand::Arg::input(x), __cuprum::launch::operand::Arg::input(y)");
-    let out = expand("identity = 0, reduce = |a, b| a + b, acc = i64", "fn s(x: i8) -> i8 { x }");
+    has(
+        &out,
+        "__cuprum::launch::operand::Arg::input(x), __cuprum::launch::operand::Arg::input(y)",
+    );
+    let out = expand(
+        "identity = 0, reduce = |a, b| a + b, acc = i64",
+        "fn s(x: i8) -> i8 { x }",
+    );
     has(&out, "-> __cuprum::ReductionCall<'__a, i64>");
     has(&out, "pub fn post_host(a: i64) -> i64 { a }");
     has(&out, "&[]");
@@ -72,14 +105,23 @@ fn raw_parameters_become_raw_arguments_and_no_identity_is_recorded() {
     has(&out, "__cuprum::launch::operand::Arg::raw(w)");
     has(&out, "has_identity: false");
     has(&out, "pub const __HAS_IDENTITY: bool = false;");
-    has(&out, "pub fn reduce_host(a: f32, b: f32) -> f32 { a.max(b) }");
+    has(
+        &out,
+        "pub fn reduce_host(a: f32, b: f32) -> f32 { a.max(b) }",
+    );
     assert!(!out.contains("pubfnidentity_host"), "{out}");
 }
 
 #[test]
 fn non_primitive_output_types_are_named_through_the_private_module() {
-    let out = expand("identity = 0.0, reduce = |a, b| a + b, post = |a| f16::from_f64(a)", "fn h(x: f64) -> f64 { x }");
-    has(&out, "-> __cuprum::ReductionCall<'__a, __cuprum::lang::prelude::f16>");
+    let out = expand(
+        "identity = 0.0, reduce = |a, b| a + b, post = |a| f16::from_f64(a)",
+        "fn h(x: f64) -> f64 { x }",
+    );
+    has(
+        &out,
+        "-> __cuprum::ReductionCall<'__a, __cuprum::lang::prelude::f16>",
+    );
 }
 
 #[test]

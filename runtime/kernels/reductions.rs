@@ -135,7 +135,11 @@ pub fn arg_of_float<T: Float>(x: T, m: Raw<T>, n: Raw<u64>) -> i64 {
     let i = index();
     let r = n[0] as usize;
     let v = m[i / r];
-    if x == v || (x.is_nan() && v.is_nan()) { (i % r) as i64 } else { i64::MAX }
+    if x == v || (x.is_nan() && v.is_nan()) {
+        (i % r) as i64
+    } else {
+        i64::MAX
+    }
 }
 
 /// `argmin`/`argmax` of integers given the minimum or maximum `m[o]` of each output: the first
@@ -144,7 +148,11 @@ pub fn arg_of_float<T: Float>(x: T, m: Raw<T>, n: Raw<u64>) -> i64 {
 pub fn arg_of_int<T: Int>(x: T, m: Raw<T>, n: Raw<u64>) -> i64 {
     let i = index();
     let r = n[0] as usize;
-    if x == m[i / r] { (i % r) as i64 } else { i64::MAX }
+    if x == m[i / r] {
+        (i % r) as i64
+    } else {
+        i64::MAX
+    }
 }
 
 /// Whether every element is nonzero.

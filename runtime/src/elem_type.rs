@@ -68,4 +68,3 @@ impl fmt::Display for ElemType {
         f.write_str(self.rust_name())
     }
 }
-

@@ -37,10 +37,10 @@ impl Draws for Rng {
 
 use std::sync::OnceLock;
 
-use cuprum_runtime::reduction::{self, Arg, ArrayArg, Axes, Options, ReductionKernel};
-use cuprum_runtime::launch::signature::{Param, ParamType, ReductionSignature, Role, Signature};
 use cuprum_runtime::ElemType;
-use cuprum_runtime::abi::{mangle, KernelKind, ReductionVariant};
+use cuprum_runtime::abi::{KernelKind, ReductionVariant, mangle};
+use cuprum_runtime::launch::signature::{Param, ParamType, ReductionSignature, Role, Signature};
+use cuprum_runtime::reduction::{self, Arg, ArrayArg, Axes, Options, ReductionKernel};
 use cuprum_runtime::registry::{Kernel, KernelUnit, UnitRef};
 use cuprum_runtime::{Array, DType, Device, Scalar};
 
@@ -94,38 +94,92 @@ fn kernel(name: &'static str) -> &'static Kernel {
     static UNIT: OnceLock<&'static KernelUnit> = OnceLock::new();
     let unit = UNIT.get_or_init(|| {
         let c = cuprum_compiler::compile_source(SOURCE).expect("the test kernels compile");
-        Box::leak(Box::new(KernelUnit::from_source("reduction_gpu.rs", c.unit.source, c.unit.fast_math)))
+        Box::leak(Box::new(KernelUnit::from_source(
+            "reduction_gpu.rs",
+            c.unit.source,
+            c.unit.fast_math,
+        )))
     });
     let fixed = |d: DType| ParamType::Fixed(ElemType::Scalar(d));
     let (params, out, acc, has_identity): (Vec<Param>, ParamType, ParamType, bool) = match name {
-        "l2norm" => (vec![Param::new("x", Role::In, ParamType::Generic(0))], ParamType::Generic(0), ParamType::Generic(0), true),
-        "sum_i8_i64" => (vec![Param::new("x", Role::In, fixed(DType::I8))], fixed(DType::I64), fixed(DType::I64), true),
-        "sum_i8_wrap" => (vec![Param::new("x", Role::In, fixed(DType::I8))], fixed(DType::I8), fixed(DType::I8), true),
-        "sum_f32" => (vec![Param::new("x", Role::In, fixed(DType::F32))], fixed(DType::F32), fixed(DType::F32), true),
-        "max_f64" => (vec![Param::new("x", Role::In, fixed(DType::F64))], fixed(DType::F64), fixed(DType::F64), false),
+        "l2norm" => (
+            vec![Param::new("x", Role::In, ParamType::Generic(0))],
+            ParamType::Generic(0),
+            ParamType::Generic(0),
+            true,
+        ),
+        "sum_i8_i64" => (
+            vec![Param::new("x", Role::In, fixed(DType::I8))],
+            fixed(DType::I64),
+            fixed(DType::I64),
+            true,
+        ),
+        "sum_i8_wrap" => (
+            vec![Param::new("x", Role::In, fixed(DType::I8))],
+            fixed(DType::I8),
+            fixed(DType::I8),
+            true,
+        ),
+        "sum_f32" => (
+            vec![Param::new("x", Role::In, fixed(DType::F32))],
+            fixed(DType::F32),
+            fixed(DType::F32),
+            true,
+        ),
+        "max_f64" => (
+            vec![Param::new("x", Role::In, fixed(DType::F64))],
+            fixed(DType::F64),
+            fixed(DType::F64),
+            false,
+        ),
         "weighted_sum" => (
-            vec![Param::new("x", Role::In, fixed(DType::F32)), Param::new("w", Role::Raw, fixed(DType::F32))],
+            vec![
+                Param::new("x", Role::In, fixed(DType::F32)),
+                Param::new("w", Role::Raw, fixed(DType::F32)),
+            ],
             fixed(DType::F64),
             fixed(DType::F64),
             true,
         ),
-        "dot" => (vec![Param::new("x", Role::In, fixed(DType::F64)), Param::new("y", Role::In, fixed(DType::F64))], fixed(DType::F64), fixed(DType::F64), true),
+        "dot" => (
+            vec![
+                Param::new("x", Role::In, fixed(DType::F64)),
+                Param::new("y", Role::In, fixed(DType::F64)),
+            ],
+            fixed(DType::F64),
+            fixed(DType::F64),
+            true,
+        ),
         other => panic!("no kernel {other} in SOURCE"),
     };
-    let sig: &'static ReductionSignature =
-        Box::leak(Box::new(ReductionSignature { params: Box::leak(params.into_boxed_slice()), out, acc, has_identity }));
+    let sig: &'static ReductionSignature = Box::leak(Box::new(ReductionSignature {
+        params: Box::leak(params.into_boxed_slice()),
+        out,
+        acc,
+        has_identity,
+    }));
     // SAFETY: the signatures above are those of SOURCE's reductions (what the macro would
     // generate), and their code is cuprum's (indexing checked).
-    Box::leak(Box::new(unsafe { Kernel::new(UnitRef::Embedded(unit), name, Signature::Reduction(sig)) }))
+    Box::leak(Box::new(unsafe {
+        Kernel::new(UnitRef::Embedded(unit), name, Signature::Reduction(sig))
+    }))
 }
 
 fn kernels() -> &'static std::collections::HashMap<&'static str, &'static Kernel> {
     static K: OnceLock<std::collections::HashMap<&'static str, &'static Kernel>> = OnceLock::new();
     K.get_or_init(|| {
-        ["l2norm", "sum_i8_i64", "sum_i8_wrap", "sum_f32", "max_f64", "weighted_sum", "dot"]
-            .into_iter()
-            .map(|n| (n, kernel(n)))
-            .collect()
+        [
+            "l2norm",
+            "sum_i8_i64",
+            "sum_i8_wrap",
+            "sum_f32",
+            "max_f64",
+            "weighted_sum",
+            "dot",
+        ]
+        .into_iter()
+        .map(|n| (n, kernel(n)))
+        .collect()
     })
 }
 
@@ -145,15 +199,19 @@ mod generated {
 // Helpers
 // ------------------------------------------------------------------------------------------
 
-
-
 fn setup() -> Device {
     Device::current().unwrap_or_else(|e| panic!("GPU tests need a CUDA GPU: {e}"))
 }
 
 /// The host reference: folds each output's elements (C order of `shape`, `mask` = reduced axes)
 /// into `init` with `f`; outputs in C order of the kept axes.
-fn host_reduce<T: Copy, A: Copy>(data: &[T], shape: &[usize], mask: &[bool], init: A, f: impl Fn(A, T) -> A) -> Vec<A> {
+fn host_reduce<T: Copy, A: Copy>(
+    data: &[T],
+    shape: &[usize],
+    mask: &[bool],
+    init: A,
+    f: impl Fn(A, T) -> A,
+) -> Vec<A> {
     let kept: Vec<usize> = (0..shape.len()).filter(|&k| !mask[k]).collect();
     let outs: usize = kept.iter().map(|&k| shape[k]).product();
     let mut acc = vec![init; outs];
@@ -180,20 +238,36 @@ fn mask_of(ndim: usize, axes: &Axes) -> Vec<bool> {
 }
 
 /// Runs kernel `name` (no generics) of one array input into a poisoned output of `O`.
-fn run1<I: Scalar, O: Scalar>(name: &str, x: &Array<I>, axes: &Axes, keepdims: bool, poison: O) -> Vec<O> {
+fn run1<I: Scalar, O: Scalar>(
+    name: &str,
+    x: &Array<I>,
+    axes: &Axes,
+    keepdims: bool,
+    poison: O,
+) -> Vec<O> {
     let inputs = [Arg::input(x)];
     let shape = reduction::output_shape(&inputs, axes, keepdims).unwrap();
     let mut out = Array::<O>::full(shape, poison).unwrap();
-    reduction::launch(kernels()[name], &[], &inputs, Arg::output(&mut out), axes, keepdims, &Options::default())
+    reduction::launch(
+        kernels()[name],
+        &[],
+        &inputs,
+        Arg::output(&mut out),
+        axes,
+        keepdims,
+        &Options::default(),
+    )
     .unwrap_or_else(|e| panic!("{name} over {axes:?}: {e}"));
     out.to_vec().unwrap()
 }
 
-
 fn i8_array(rng: &mut Rng, shape: &[usize]) -> (Array<i8>, Vec<i8>) {
     let n = shape.iter().product();
     let host: Vec<i8> = (0..n).map(|_| rng.i8()).collect();
-    (Array::from_shape_vec(shape.to_vec(), host.clone()).unwrap(), host)
+    (
+        Array::from_shape_vec(shape.to_vec(), host.clone()).unwrap(),
+        host,
+    )
 }
 
 fn check_i8_sums(x: &Array<i8>, host: &[i8], axes: &Axes) {
@@ -201,14 +275,19 @@ fn check_i8_sums(x: &Array<i8>, host: &[i8], axes: &Axes) {
     let m = mask_of(shape.len(), axes);
     let want64 = host_reduce(host, &shape, &m, 0i64, |a, v| a + v as i64);
     let got64 = run1::<i8, i64>("sum_i8_i64", x, axes, false, i64::MIN);
-    assert_eq!(got64, want64, "int8 -> int64 sum of {shape:?} over {axes:?}");
+    assert_eq!(
+        got64, want64,
+        "int8 -> int64 sum of {shape:?} over {axes:?}"
+    );
     let want8 = host_reduce(host, &shape, &m, 0i8, |a, v| a.wrapping_add(v));
     let got8 = run1::<i8, i8>("sum_i8_wrap", x, axes, false, 0x5a);
     assert_eq!(got8, want8, "wrapping int8 sum of {shape:?} over {axes:?}");
 }
 
 fn lengths() -> Vec<usize> {
-    (1..=9).flat_map(|i| [(1usize << i) - 1, 1 << i, (1 << i) + 1]).collect()
+    (1..=9)
+        .flat_map(|i| [(1usize << i) - 1, 1 << i, (1 << i) + 1])
+        .collect()
 }
 
 // ------------------------------------------------------------------------------------------
@@ -227,17 +306,34 @@ fn fake<'a>(shape: &'a [usize], strides: &'a [isize], dtype: DType) -> ArrayArg<
 fn reduction_kernel_source_compiles_with_nvcc() {
     let version = std::process::Command::new("nvcc").arg("--version").output();
     let works = version.as_ref().is_ok_and(|o| o.status.success());
-    if support::skip_without(works, "reduction_kernel_source_compiles_with_nvcc", "no working nvcc on PATH") {
+    if support::skip_without(
+        works,
+        "reduction_kernel_source_compiles_with_nvcc",
+        "no working nvcc on PATH",
+    ) {
         return;
     }
-    let k = ReductionKernel::new("T x, raw float32 w", "float64 y", "x * w[i % w.size]", "a + b", "y = a", Some("0"), "wsum")
-        .unwrap()
-        .reduce_type("float64")
-        .unwrap();
+    let k = ReductionKernel::new(
+        "T x, raw float32 w",
+        "float64 y",
+        "x * w[i % w.size]",
+        "a + b",
+        "y = a",
+        Some("0"),
+        "wsum",
+    )
+    .unwrap()
+    .reduce_type("float64")
+    .unwrap();
     let mut src = k.source().to_string();
     for v in ReductionVariant::ALL.map(Into::into) {
         let sym = mangle::kernel_symbol(KernelKind::Reduction, "wsum", Some(v), &[DType::F32]);
-        src.push_str(&mangle::instantiate_variant_line("wsum", Some(v), &sym, &[DType::F32]));
+        src.push_str(&mangle::instantiate_variant_line(
+            "wsum",
+            Some(v),
+            &sym,
+            &[DType::F32],
+        ));
         src.push('\n');
     }
     let dir = std::env::temp_dir().join(format!("cuprum-reduction-kernel-{}", std::process::id()));
@@ -260,7 +356,11 @@ fn reduction_kernel_source_compiles_with_nvcc() {
         .output()
         .unwrap();
     let _ = std::fs::remove_dir_all(&dir);
-    assert!(out.status.success(), "{}\n{src}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}\n{src}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }
 
 #[test]
@@ -268,28 +368,52 @@ fn invalid_axes_and_output_shapes_are_errors_before_any_launch() {
     let (shape, strides) = ([3usize, 4], [4isize, 1]);
     let x = fake(&shape, &strides, DType::F32);
     let inputs = [Arg::In(x)];
-    assert_eq!(reduction::output_shape(&inputs, &Axes::One(-1), false).unwrap(), vec![3]);
-    assert_eq!(reduction::output_shape(&inputs, &Axes::One(0), true).unwrap(), vec![1, 4]);
-    let e = reduction::output_shape(&inputs, &Axes::One(2), false).unwrap_err().to_string();
+    assert_eq!(
+        reduction::output_shape(&inputs, &Axes::One(-1), false).unwrap(),
+        vec![3]
+    );
+    assert_eq!(
+        reduction::output_shape(&inputs, &Axes::One(0), true).unwrap(),
+        vec![1, 4]
+    );
+    let e = reduction::output_shape(&inputs, &Axes::One(2), false)
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("out of range"), "{e}");
-    let e = reduction::output_shape(&inputs, &Axes::from([1, -1]), false).unwrap_err().to_string();
+    let e = reduction::output_shape(&inputs, &Axes::from([1, -1]), false)
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("repeated"), "{e}");
-    let launch = |out_shape: &[usize], axes: Axes, kernel: &str, dtype: DType, in_shape: &[usize]| {
-        let in_strides = cuprum_runtime::array::shape::c_strides(in_shape);
-        let out_strides = cuprum_runtime::array::shape::c_strides(out_shape);
-        let x = fake(in_shape, &in_strides, dtype);
-        let out = fake(out_shape, &out_strides, dtype);
-        reduction::launch(kernels()[kernel], &[], &[Arg::In(x)], Arg::Out(out), &axes, false, &Options::default())
+    let launch =
+        |out_shape: &[usize], axes: Axes, kernel: &str, dtype: DType, in_shape: &[usize]| {
+            let in_strides = cuprum_runtime::array::shape::c_strides(in_shape);
+            let out_strides = cuprum_runtime::array::shape::c_strides(out_shape);
+            let x = fake(in_shape, &in_strides, dtype);
+            let out = fake(out_shape, &out_strides, dtype);
+            reduction::launch(
+                kernels()[kernel],
+                &[],
+                &[Arg::In(x)],
+                Arg::Out(out),
+                &axes,
+                false,
+                &Options::default(),
+            )
             .unwrap_err()
             .to_string()
-    };
+        };
     let e = launch(&[4], Axes::One(1), "sum_f32", DType::F32, &[3, 4]);
-    assert!(e.contains("shape mismatch") && e.contains("[3]") && e.contains("[4]"), "{e}");
+    assert!(
+        e.contains("shape mismatch") && e.contains("[3]") && e.contains("[4]"),
+        "{e}"
+    );
     let e = launch(&[3], Axes::One(5), "sum_f32", DType::F32, &[3, 4]);
     assert!(e.contains("axis 5"), "{e}");
     let e = launch(&[4, 3], Axes::One(0), "max_f64", DType::F64, &[0, 4, 3]);
     assert!(e.contains("no identity"), "{e}");
-    let e = reduction::output_shape(&[Arg::Raw(x)], &Axes::All, false).unwrap_err().to_string();
+    let e = reduction::output_shape(&[Arg::Raw(x)], &Axes::All, false)
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("raw"), "{e}");
 }
 
@@ -300,16 +424,33 @@ fn operands_are_checked_against_the_signature() {
     let (oshape, ostrides) = ([3usize], [1isize]);
     let out = |d| fake(&oshape, &ostrides, d);
     let run = |inputs: &[Arg<'_>], out: Arg<'_>| {
-        reduction::launch(kernels()["weighted_sum"], &[], inputs, out, &Axes::One(1), false, &Options::default())
-            .unwrap_err()
-            .to_string()
+        reduction::launch(
+            kernels()["weighted_sum"],
+            &[],
+            inputs,
+            out,
+            &Axes::One(1),
+            false,
+            &Options::default(),
+        )
+        .unwrap_err()
+        .to_string()
     };
-    let (x, w) = (fake(&shape, &strides, DType::F32), fake(&oshape, &ostrides, DType::F32));
+    let (x, w) = (
+        fake(&shape, &strides, DType::F32),
+        fake(&oshape, &ostrides, DType::F32),
+    );
     let e = run(&[Arg::In(x)], Arg::Out(out(DType::F64)));
-    assert!(e.contains("1 arguments were given") && e.contains("2 parameters"), "{e}");
+    assert!(
+        e.contains("1 arguments were given") && e.contains("2 parameters"),
+        "{e}"
+    );
     let e = run(&[Arg::In(x), Arg::In(w)], Arg::Out(out(DType::F64)));
     assert!(e.contains("`w`") && e.contains("raw array"), "{e}");
-    let e = run(&[Arg::In(fake(&shape, &strides, DType::F64)), Arg::Raw(w)], Arg::Out(out(DType::F64)));
+    let e = run(
+        &[Arg::In(fake(&shape, &strides, DType::F64)), Arg::Raw(w)],
+        Arg::Out(out(DType::F64)),
+    );
     assert!(e.contains("dtype mismatch") && e.contains("`x`"), "{e}");
     let e = run(&[Arg::In(x), Arg::Raw(w)], Arg::Out(out(DType::F32)));
     assert!(e.contains("dtype mismatch") && e.contains("output"), "{e}");
@@ -355,7 +496,10 @@ fn check_f32_sum(x: &Array<f32>, host: &[f32], axes: &Axes) {
     assert_eq!(got.len(), want.len());
     for (i, ((g, w), s)) in got.iter().zip(&want).zip(&abs).enumerate() {
         let tol = 2e-6 * s + 1e-6;
-        assert!(((*g as f64) - w).abs() <= tol, "sum of {shape:?} over {axes:?}, output {i}: got {g}, want {w} (tolerance {tol})");
+        assert!(
+            ((*g as f64) - w).abs() <= tol,
+            "sum of {shape:?} over {axes:?}, output {i}: got {g}, want {w} (tolerance {tol})"
+        );
     }
 }
 
@@ -378,7 +522,12 @@ fn large_shapes_along_both_axes() {
 fn split_rows_and_split_columns_combine_across_blocks_twice_in_a_row() {
     setup();
     let mut rng = Rng::new();
-    for (shape, axis) in [([3usize, 1 << 21], 1isize), ([1 << 20, 5], 0), ([1, 1 << 22], 1), ([7, 1 << 16], 0)] {
+    for (shape, axis) in [
+        ([3usize, 1 << 21], 1isize),
+        ([1 << 20, 5], 0),
+        ([1, 1 << 22], 1),
+        ([7, 1 << 16], 0),
+    ] {
         let host: Vec<f32> = (0..shape[0] * shape[1]).map(|_| rng.f32()).collect();
         let x = Array::from_shape_vec(shape, host.clone()).unwrap();
         // Twice: the counters must be back at zero after each launch.
@@ -395,9 +544,20 @@ fn transposed_and_permuted_inputs_with_several_axes() {
     let base = [6usize, 5, 40, 33];
     let host: Vec<f32> = (0..base.iter().product()).map(|_| rng.f32()).collect();
     let a = Array::from_shape_vec(base, host).unwrap();
-    for view in [a.transpose(), a.permute(&[2, 0, 3, 1]).unwrap(), a.slice(2, cuprum_runtime::Slice::new(None, None, 3)).unwrap()] {
+    for view in [
+        a.transpose(),
+        a.permute(&[2, 0, 3, 1]).unwrap(),
+        a.slice(2, cuprum_runtime::Slice::new(None, None, 3))
+            .unwrap(),
+    ] {
         let logical = view.to_vec().unwrap();
-        for axes in [Axes::All, Axes::from([0, 2]), Axes::from([1, 3]), Axes::from([-1, 0, 1]), Axes::One(2)] {
+        for axes in [
+            Axes::All,
+            Axes::from([0, 2]),
+            Axes::from([1, 3]),
+            Axes::from([-1, 0, 1]),
+            Axes::One(2),
+        ] {
             check_f32_sum(&view, &logical, &axes);
         }
     }
@@ -408,14 +568,28 @@ fn transposed_and_permuted_inputs_with_several_axes() {
 fn empty_input_gives_the_identity_or_nothing() {
     setup();
     let x = Array::<i8>::zeros([0usize, 4, 3]).unwrap();
-    assert_eq!(run1::<i8, i64>("sum_i8_i64", &x, &Axes::One(0), false, 77), vec![0i64; 12]);
-    assert_eq!(run1::<i8, i64>("sum_i8_i64", &x, &Axes::All, false, 77), vec![0i64]);
+    assert_eq!(
+        run1::<i8, i64>("sum_i8_i64", &x, &Axes::One(0), false, 77),
+        vec![0i64; 12]
+    );
+    assert_eq!(
+        run1::<i8, i64>("sum_i8_i64", &x, &Axes::All, false, 77),
+        vec![0i64]
+    );
     assert!(run1::<i8, i64>("sum_i8_i64", &x, &Axes::One(1), false, 77).is_empty());
     // Without identity: an error, whatever the output.
     let y = Array::<f64>::zeros([0usize, 4, 3]).unwrap();
     let inputs = [Arg::input(&y)];
     let mut out = Array::<f64>::full([4usize, 3], 1.0).unwrap();
-        let e = reduction::launch(kernels()["max_f64"], &[], &inputs, Arg::output(&mut out), &Axes::One(0), false, &Options::default())
+    let e = reduction::launch(
+        kernels()["max_f64"],
+        &[],
+        &inputs,
+        Arg::output(&mut out),
+        &Axes::One(0),
+        false,
+        &Options::default(),
+    )
     .unwrap_err();
     assert!(e.to_string().contains("identity"), "{e}");
 }
@@ -481,21 +655,51 @@ fn typed_wrapper_l2norm_with_axes_keepdims_and_out() {
     let shape = [37usize, 129, 5];
     let host: Vec<f32> = (0..shape.iter().product()).map(|_| rng.f32()).collect();
     let x = Array::from_shape_vec(shape, host.clone()).unwrap();
-    for (axes, keepdims) in [(Axes::One(1), true), (Axes::from([0, 2]), false), (Axes::All, false), (Axes::One(-1), false)] {
+    for (axes, keepdims) in [
+        (Axes::One(1), true),
+        (Axes::from([0, 2]), false),
+        (Axes::All, false),
+        (Axes::One(-1), false),
+    ] {
         let m = mask_of(3, &axes);
-        let want: Vec<f64> = host_reduce(&host, &shape, &m, 0f64, |a, v| a + (v as f64) * (v as f64)).iter().map(|s| s.sqrt()).collect();
-        let got = generated::l2norm(&x).axes(axes.clone()).keepdims(keepdims).run().unwrap();
-        assert_eq!(got.shape(), reduction::output_shape(&[Arg::input(&x)], &axes, keepdims).unwrap().as_slice());
+        let want: Vec<f64> =
+            host_reduce(&host, &shape, &m, 0f64, |a, v| a + (v as f64) * (v as f64))
+                .iter()
+                .map(|s| s.sqrt())
+                .collect();
+        let got = generated::l2norm(&x)
+            .axes(axes.clone())
+            .keepdims(keepdims)
+            .run()
+            .unwrap();
+        assert_eq!(
+            got.shape(),
+            reduction::output_shape(&[Arg::input(&x)], &axes, keepdims)
+                .unwrap()
+                .as_slice()
+        );
         for (g, w) in got.to_vec().unwrap().iter().zip(&want) {
-            assert!(((*g as f64) - w).abs() <= 1e-5 * w, "l2norm over {axes:?}: got {g}, want {w}");
+            assert!(
+                ((*g as f64) - w).abs() <= 1e-5 * w,
+                "l2norm over {axes:?}: got {g}, want {w}"
+            );
         }
     }
     // An explicit output (poisoned) of the right shape, and one of the wrong shape.
     let mut out = Array::<f32>::full([37usize, 5], f32::NAN).unwrap();
     generated::l2norm(&x).axis(1).out(&mut out).run().unwrap();
-    assert!(out.to_vec().unwrap().iter().all(|v| v.is_finite() && *v > 0.0));
+    assert!(
+        out.to_vec()
+            .unwrap()
+            .iter()
+            .all(|v| v.is_finite() && *v > 0.0)
+    );
     let mut bad = Array::<f32>::zeros([5usize, 37]).unwrap();
-    let e = generated::l2norm(&x).axis(1).out(&mut bad).run().unwrap_err();
+    let e = generated::l2norm(&x)
+        .axis(1)
+        .out(&mut bad)
+        .run()
+        .unwrap_err();
     assert!(e.to_string().contains("shape mismatch"), "{e}");
     // On another stream.
     let stream = cuprum_runtime::Stream::new(x.device()).unwrap();
@@ -505,7 +709,10 @@ fn typed_wrapper_l2norm_with_axes_keepdims_and_out() {
     assert_eq!(on_stream.to_vec().unwrap(), direct.to_vec().unwrap());
     // f64 instance.
     let y = Array::<f64>::from_vec(vec![3.0, 4.0]).unwrap();
-    assert_eq!(generated::l2norm(&y).run().unwrap().to_vec().unwrap(), vec![5.0]);
+    assert_eq!(
+        generated::l2norm(&y).run().unwrap().to_vec().unwrap(),
+        vec![5.0]
+    );
 }
 
 #[test]
@@ -522,12 +729,26 @@ fn raw_and_broadcast_arguments() {
     let inputs = [Arg::input(&x), Arg::raw(&w)];
     let mut out = Array::<f64>::full([rows], f64::NAN).unwrap();
     // SAFETY: weighted_sum(x: f32, w: Raw<f32>) -> f64 (acc f64).
-    reduction::launch(kernels()["weighted_sum"], &[], &inputs, Arg::output(&mut out), &Axes::One(1), false, &Options::default())
+    reduction::launch(
+        kernels()["weighted_sum"],
+        &[],
+        &inputs,
+        Arg::output(&mut out),
+        &Axes::One(1),
+        false,
+        &Options::default(),
+    )
     .unwrap();
     let got = out.to_vec().unwrap();
     for o in 0..rows {
-        let want: f64 = (0..cols).map(|r| (xs[o * cols + r] * ws[(o * cols + r) % 7]) as f64).sum();
-        assert!((got[o] - want).abs() <= 1e-4 * (1.0 + want.abs()), "row {o}: {} vs {want}", got[o]);
+        let want: f64 = (0..cols)
+            .map(|r| (xs[o * cols + r] * ws[(o * cols + r) % 7]) as f64)
+            .sum();
+        assert!(
+            (got[o] - want).abs() <= 1e-4 * (1.0 + want.abs()),
+            "row {o}: {} vs {want}",
+            got[o]
+        );
     }
     // dot: x (50, 64) with y (64,) broadcast, over axis 1.
     let xs: Vec<f64> = (0..50 * 64).map(|_| rng.f64()).collect();
@@ -536,11 +757,22 @@ fn raw_and_broadcast_arguments() {
     let y = Array::from_vec(ys.clone()).unwrap();
     let mut out = Array::<f64>::full([50usize], f64::NAN).unwrap();
     // SAFETY: dot(x: f64, y: f64) -> f64.
-    reduction::launch(kernels()["dot"], &[], &[Arg::input(&x), Arg::input(&y)], Arg::output(&mut out), &Axes::One(1), false, &Options::default())
+    reduction::launch(
+        kernels()["dot"],
+        &[],
+        &[Arg::input(&x), Arg::input(&y)],
+        Arg::output(&mut out),
+        &Axes::One(1),
+        false,
+        &Options::default(),
+    )
     .unwrap();
     for (o, g) in out.to_vec().unwrap().iter().enumerate() {
         let want: f64 = (0..64).map(|r| xs[o * 64 + r] * ys[r]).sum();
-        assert!((g - want).abs() <= 1e-12 * 64.0 * 16.0, "dot row {o}: {g} vs {want}");
+        assert!(
+            (g - want).abs() <= 1e-12 * 64.0 * 16.0,
+            "dot row {o}: {g} vs {want}"
+        );
     }
 }
 
@@ -548,9 +780,24 @@ fn raw_and_broadcast_arguments() {
 #[ignore = "needs a CUDA GPU"]
 fn reduction_kernel_from_cupy_text() {
     setup();
-    let l2norm = ReductionKernel::new("T x", "T y", "x * x", "a + b", "y = sqrt(a)", Some("0"), "l2norm").unwrap();
+    let l2norm = ReductionKernel::new(
+        "T x",
+        "T y",
+        "x * x",
+        "a + b",
+        "y = sqrt(a)",
+        Some("0"),
+        "l2norm",
+    )
+    .unwrap();
     let x = Array::<f32>::arange(10).unwrap().reshape([2, 5]).unwrap();
-    let got: Vec<f32> = l2norm.call(&[Arg::input(&x)]).axis(1).run().unwrap().to_vec().unwrap();
+    let got: Vec<f32> = l2norm
+        .call(&[Arg::input(&x)])
+        .axis(1)
+        .run()
+        .unwrap()
+        .to_vec()
+        .unwrap();
     let want = [5.477226f32, 15.9687195];
     for (g, w) in got.iter().zip(want) {
         assert!((g - w).abs() <= 1e-6 * w, "{got:?}");
@@ -559,19 +806,36 @@ fn reduction_kernel_from_cupy_text() {
     let mut rng = Rng::new();
     let xs: Vec<f32> = (0..3 * 1000).map(|_| rng.f32()).collect();
     let x = Array::from_shape_vec([3usize, 1000], xs.clone()).unwrap();
-    let k = ReductionKernel::new("float32 x, raw float32 w", "float64 y", "x * w[i % w.size]", "a + b", "y = a", Some("0"), "wsum")
-        .unwrap()
-        .reduce_type("float64")
-        .unwrap();
+    let k = ReductionKernel::new(
+        "float32 x, raw float32 w",
+        "float64 y",
+        "x * w[i % w.size]",
+        "a + b",
+        "y = a",
+        Some("0"),
+        "wsum",
+    )
+    .unwrap()
+    .reduce_type("float64")
+    .unwrap();
     let w = Array::from_vec(vec![0.5f32, -2.0, 3.0]).unwrap();
     let mut out = Array::<f64>::full([3usize, 1], f64::NAN).unwrap();
-    let call = k.call(&[Arg::input(&x), Arg::raw(&w)]).axis(1).keepdims(true).out(&mut out);
+    let call = k
+        .call(&[Arg::input(&x), Arg::raw(&w)])
+        .axis(1)
+        .keepdims(true)
+        .out(&mut out);
     // SAFETY: `w[i % w.size]` stays inside `w`.
     unsafe { call.run_raw() }.unwrap();
     let ws = [0.5f32, -2.0, 3.0];
     for (o, g) in out.to_vec().unwrap().iter().enumerate() {
-        let want: f64 = (0..1000).map(|r| (xs[o * 1000 + r] * ws[(o * 1000 + r) % 3]) as f64).sum();
-        assert!((g - want).abs() <= 1e-9 * 1000.0 * 16.0, "wsum row {o}: {g} vs {want}");
+        let want: f64 = (0..1000)
+            .map(|r| (xs[o * 1000 + r] * ws[(o * 1000 + r) % 3]) as f64)
+            .sum();
+        assert!(
+            (g - want).abs() <= 1e-9 * 1000.0 * 16.0,
+            "wsum row {o}: {g} vs {want}"
+        );
     }
     // Type errors at the call.
     let xi = Array::<i32>::zeros([3usize]).unwrap();
@@ -579,6 +843,9 @@ fn reduction_kernel_from_cupy_text() {
     let e = unsafe { k.call::<f64>(&[Arg::input(&xi), Arg::raw(&w)]).run_raw() }.unwrap_err();
     assert!(e.to_string().contains("dtype mismatch"), "{e}");
     // Text that indexes a raw argument launches only through the unsafe `run_raw`.
-    let e = k.call::<f64>(&[Arg::input(&x), Arg::raw(&w)]).run().unwrap_err();
+    let e = k
+        .call::<f64>(&[Arg::input(&x), Arg::raw(&w)])
+        .run()
+        .unwrap_err();
     assert!(e.to_string().contains("run_raw"), "{e}");
 }

@@ -21,7 +21,9 @@ fn containers(bytes: &[u8]) -> Vec<(usize, u64)> {
     while let Some(k) = bytes[at..].windows(4).position(|w| w == magic) {
         let off = at + k;
         at = off + 4;
-        let Some(h) = bytes.get(off..off + 16) else { break };
+        let Some(h) = bytes.get(off..off + 16) else {
+            break;
+        };
         let version = u16::from_le_bytes([h[4], h[5]]);
         let header = u16::from_le_bytes([h[6], h[7]]);
         let size = u64::from_le_bytes(h[8..16].try_into().unwrap());
@@ -35,12 +37,20 @@ fn containers(bytes: &[u8]) -> Vec<(usize, u64)> {
 #[test]
 fn each_kernel_file_is_embedded_once() {
     // Use kernels of both test files, so that neither is dropped by the linker.
-    let _ = (elementwise_kernels::squared_diff::kernel(), elementwise_kernels::axpb::kernel());
+    let _ = (
+        elementwise_kernels::squared_diff::kernel(),
+        elementwise_kernels::axpb::kernel(),
+    );
     let _ = &rawkernel_kernels::index_1d::launch;
-    let units: Vec<_> = registry::units().into_iter().filter(|u| u.fatbin().is_some()).collect();
+    let units: Vec<_> = registry::units()
+        .into_iter()
+        .filter(|u| u.fatbin().is_some())
+        .collect();
     let files: Vec<&str> = units.iter().map(|u| u.file()).collect();
     if units.len() < 4 && std::env::var("CUPRUM_SKIP_CUDA_COMPILE").is_ok_and(|v| v == "1") {
-        eprintln!("CUPRUM_SKIP_CUDA_COMPILE=1 and the kernel files were not precompiled ({files:?}): nothing to count");
+        eprintln!(
+            "CUPRUM_SKIP_CUDA_COMPILE=1 and the kernel files were not precompiled ({files:?}): nothing to count"
+        );
         return;
     }
     assert!(
@@ -52,22 +62,44 @@ fn each_kernel_file_is_embedded_once() {
     let found = containers(&exe);
     for u in &units {
         let bin = u.fatbin().unwrap();
-        let starts = found.iter().filter(|(off, _)| exe[*off..].starts_with(bin)).count();
+        let starts = found
+            .iter()
+            .filter(|(off, _)| exe[*off..].starts_with(bin))
+            .count();
         assert_eq!(starts, 1, "{} is embedded {starts} times", u.file());
         // Its parts tile it: one container per kernel, back to back.
         assert!(!u.parts().is_empty(), "{} has no parts listing", u.file());
         let mut at = 0;
         for &(kernel, offset, len) in u.parts() {
             assert_eq!(offset, at, "{}: part {kernel}", u.file());
-            assert_eq!(containers(&bin[offset..offset + len]).first().map(|c| c.1), Some(len as u64), "{}: part {kernel}", u.file());
+            // What nvcc wrote passes the checks every image passes before the driver sees it.
+            cuprum::runtime::abi::fatbin::check(&bin[offset..offset + len])
+                .unwrap_or_else(|e| panic!("{}: part {kernel}: {e}", u.file()));
+            assert_eq!(
+                containers(&bin[offset..offset + len]).first().map(|c| c.1),
+                Some(len as u64),
+                "{}: part {kernel}",
+                u.file()
+            );
             at += len;
         }
         assert_eq!(at, bin.len(), "{}", u.file());
     }
     let parts: usize = units.iter().map(|u| u.parts().len()).sum();
-    assert_eq!(found.len(), parts, "fat binary containers in the executable: {found:?}; units: {files:?}");
+    assert_eq!(
+        found.len(),
+        parts,
+        "fat binary containers in the executable: {found:?}; units: {files:?}"
+    );
     // Every kernel of a file shares its unit.
-    let of = |name: &str| registry::kernels().find(|e| e.name() == name).unwrap().unit().unwrap().id();
+    let of = |name: &str| {
+        registry::kernels()
+            .find(|e| e.name() == name)
+            .unwrap()
+            .unit()
+            .unwrap()
+            .id()
+    };
     assert_eq!(of("squared_diff"), of("axpb"));
     assert_ne!(of("squared_diff"), of("index_1d"));
 }
@@ -94,14 +126,33 @@ fn each_kernel_loads_its_own_part_once() {
     let (ds, es) = (d.to_vec().unwrap(), e.to_vec().unwrap());
     for i in 0..n {
         let want = ((xs[i] as f64 - ys[i] as f64).powi(2)) as f32;
-        assert!((ds[i] - want).abs() <= 1e-6 * want.abs().max(1.0), "squared_diff[{i}]");
+        assert!(
+            (ds[i] - want).abs() <= 1e-6 * want.abs().max(1.0),
+            "squared_diff[{i}]"
+        );
         let want = 2.0 * xs[i] + ys[i];
-        assert!((es[i] - want).abs() <= 1e-6 * want.abs().max(1.0), "axpb[{i}]");
+        assert!(
+            (es[i] - want).abs() <= 1e-6 * want.abs().max(1.0),
+            "axpb[{i}]"
+        );
     }
     assert_eq!(idx.to_vec().unwrap(), (0..256).collect::<Vec<u32>>());
     let served = registry::served();
-    assert!(served.iter().all(|s| s.layer == stats::Layer::Aot), "{served:?}");
-    assert_eq!(after_first - before, 1, "the first kernel loaded {} modules", after_first - before);
-    assert_eq!(after_one_file - after_first, 1, "a second call and a second kernel loaded {} modules", after_one_file - after_first);
+    assert!(
+        served.iter().all(|s| s.layer == stats::Layer::Aot),
+        "{served:?}"
+    );
+    assert_eq!(
+        after_first - before,
+        1,
+        "the first kernel loaded {} modules",
+        after_first - before
+    );
+    assert_eq!(
+        after_one_file - after_first,
+        1,
+        "a second call and a second kernel loaded {} modules",
+        after_one_file - after_first
+    );
     assert_eq!(after_two_files - after_one_file, 1);
 }

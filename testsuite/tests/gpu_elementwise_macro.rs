@@ -17,7 +17,7 @@ use support::Rng;
 
 mod elementwise_kernels;
 
-use cuprum::prelude::{with_elementwise_index, Raw};
+use cuprum::prelude::{Raw, with_elementwise_index};
 use cuprum::runtime::elementwise::{Options, Param, ParamType, Role};
 use cuprum::runtime::registry;
 use cuprum::runtime::stats::Layer;
@@ -27,7 +27,6 @@ use half::{bf16, f16};
 use num_complex::Complex;
 
 const GPU: &str = "needs a CUDA GPU";
-
 
 /// Random values of a dtype (never all zeros) and a poison value.
 trait Gen: Scalar + Copy {
@@ -44,28 +43,52 @@ macro_rules! gen_int {
 }
 gen_int!(i8, i16, i32, i64, u8, u16, u32, u64);
 impl Gen for bool {
-    fn draw(r: &mut Rng) -> bool { r.next() & 1 == 1 }
-    fn poison() -> bool { true }
+    fn draw(r: &mut Rng) -> bool {
+        r.next() & 1 == 1
+    }
+    fn poison() -> bool {
+        true
+    }
 }
 impl Gen for f32 {
-    fn draw(r: &mut Rng) -> f32 { r.range(-100.0, 100.0) as f32 }
-    fn poison() -> f32 { f32::NAN }
+    fn draw(r: &mut Rng) -> f32 {
+        r.range(-100.0, 100.0) as f32
+    }
+    fn poison() -> f32 {
+        f32::NAN
+    }
 }
 impl Gen for f64 {
-    fn draw(r: &mut Rng) -> f64 { r.range(-100.0, 100.0) }
-    fn poison() -> f64 { f64::NAN }
+    fn draw(r: &mut Rng) -> f64 {
+        r.range(-100.0, 100.0)
+    }
+    fn poison() -> f64 {
+        f64::NAN
+    }
 }
 impl Gen for f16 {
-    fn draw(r: &mut Rng) -> f16 { f16::from_f64(r.range(-10.0, 10.0)) }
-    fn poison() -> f16 { f16::NAN }
+    fn draw(r: &mut Rng) -> f16 {
+        f16::from_f64(r.range(-10.0, 10.0))
+    }
+    fn poison() -> f16 {
+        f16::NAN
+    }
 }
 impl Gen for bf16 {
-    fn draw(r: &mut Rng) -> bf16 { bf16::from_f64(r.range(-10.0, 10.0)) }
-    fn poison() -> bf16 { bf16::NAN }
+    fn draw(r: &mut Rng) -> bf16 {
+        bf16::from_f64(r.range(-10.0, 10.0))
+    }
+    fn poison() -> bf16 {
+        bf16::NAN
+    }
 }
 impl Gen for Complex<f32> {
-    fn draw(r: &mut Rng) -> Self { Complex::new(f32::draw(r), f32::draw(r)) }
-    fn poison() -> Self { Complex::new(f32::NAN, f32::NAN) }
+    fn draw(r: &mut Rng) -> Self {
+        Complex::new(f32::draw(r), f32::draw(r))
+    }
+    fn poison() -> Self {
+        Complex::new(f32::NAN, f32::NAN)
+    }
 }
 
 fn random<T: Gen>(shape: &[usize], r: &mut Rng) -> (Array<T>, Vec<T>) {
@@ -85,7 +108,9 @@ fn host_broadcast<T: Scalar>(a: &Array<T>, shape: &[usize]) -> Vec<T> {
 
 #[track_caller]
 fn close(got: f64, want: f64, tol: f64, what: &str) {
-    let ok = (got.is_nan() && want.is_nan()) || got == want || (got - want).abs() <= tol * want.abs().max(1.0);
+    let ok = (got.is_nan() && want.is_nan())
+        || got == want
+        || (got - want).abs() <= tol * want.abs().max(1.0);
     assert!(ok, "{what}: got {got}, want {want}");
 }
 
@@ -96,14 +121,25 @@ fn signatures_follow_the_kernel_parameters() {
     let g0 = ParamType::Generic(0);
     assert_eq!(
         k::squared_diff::SIGNATURE,
-        &[Param::new("x", Role::In, g0), Param::new("y", Role::In, g0), Param::new("out", Role::Out, g0)]
+        &[
+            Param::new("x", Role::In, g0),
+            Param::new("y", Role::In, g0),
+            Param::new("out", Role::Out, g0)
+        ]
     );
     assert_eq!(
         k::sincos::SIGNATURE,
-        &[Param::new("x", Role::In, g0), Param::new("s", Role::InOut, g0), Param::new("c", Role::InOut, g0)]
+        &[
+            Param::new("x", Role::In, g0),
+            Param::new("s", Role::InOut, g0),
+            Param::new("c", Role::InOut, g0)
+        ]
     );
     assert_eq!(k::reverse::SIGNATURE[0], Param::new("x", Role::Raw, g0));
-    assert_eq!(k::smooth3::SIGNATURE[1], Param::new("w", Role::In, ParamType::Fixed(DType::F32.into())));
+    assert_eq!(
+        k::smooth3::SIGNATURE[1],
+        Param::new("w", Role::In, ParamType::Fixed(DType::F32.into()))
+    );
     let f = |d: DType| ParamType::Fixed(d.into());
     assert_eq!(
         k::split_float::SIGNATURE,
@@ -114,11 +150,24 @@ fn signatures_follow_the_kernel_parameters() {
             Param::new("out2", Role::Out, f(DType::Bool)),
         ]
     );
-    assert_eq!(k::scale_by_int::SIGNATURE[1], Param::new("k", Role::In, ParamType::Generic(1)));
+    assert_eq!(
+        k::scale_by_int::SIGNATURE[1],
+        Param::new("k", Role::In, ParamType::Generic(1))
+    );
     // The unit of the kernel file lists the precompiled instances.
     let unit = k::scale_by_int::kernel().unit().unwrap();
-    assert!(unit.precompiled().contains(&"cuprum_elementwise_scale_by_int_contig__f32__i32"), "{:?}", unit.precompiled());
-    assert!(!unit.precompiled().iter().any(|s| s.contains("scale_by_int_contig__f64")));
+    assert!(
+        unit.precompiled()
+            .contains(&"cuprum_elementwise_scale_by_int_contig__f32__i32"),
+        "{:?}",
+        unit.precompiled()
+    );
+    assert!(
+        !unit
+            .precompiled()
+            .iter()
+            .any(|s| s.contains("scale_by_int_contig__f64"))
+    );
 }
 
 #[test]
@@ -135,8 +184,14 @@ fn kernels_stay_callable_on_the_host() {
 
 #[test]
 fn builtin_kernels_are_registered() {
-    let names: Vec<&str> = registry::kernels().filter(|e| e.kind() == "elementwise").map(|e| e.name()).collect();
-    for n in ["add", "sub", "mul", "div", "rem_int", "lt", "eq", "select", "copy", "clip", "sqrt", "cast_f32", "nonzero"] {
+    let names: Vec<&str> = registry::kernels()
+        .filter(|e| e.kind() == "elementwise")
+        .map(|e| e.name())
+        .collect();
+    for n in [
+        "add", "sub", "mul", "div", "rem_int", "lt", "eq", "select", "copy", "clip", "sqrt",
+        "cast_f32", "nonzero",
+    ] {
         assert!(names.contains(&n), "{n} missing from {names:?}");
     }
 }
@@ -148,7 +203,12 @@ fn check_squared_diff<T: Float + Gen>(x: &Array<T>, y: &Array<T>, tol: f64) {
     let shape = z.shape().to_vec();
     let (xs, ys) = (host_broadcast(x, &shape), host_broadcast(y, &shape));
     for (i, ((a, b), c)) in xs.iter().zip(&ys).zip(z.to_vec().unwrap()).enumerate() {
-        close(c.to_f64(), k::squared_diff(a.to_f64(), b.to_f64()), tol, &format!("element {i}"));
+        close(
+            c.to_f64(),
+            k::squared_diff(a.to_f64(), b.to_f64()),
+            tol,
+            &format!("element {i}"),
+        );
     }
 }
 
@@ -167,11 +227,22 @@ fn squared_diff_contiguous_broadcast_transposed() {
     let (a, _) = random::<f64>(&[120, 90], &mut r);
     let (b, _) = random::<f64>(&[90, 120], &mut r);
     check_squared_diff(&a.transpose(), &b, 1e-14);
-    check_squared_diff(&a.slice(1, cuprum::runtime::Slice::new(None, None, -3)).unwrap(), &b.transpose().slice(1, 0..30).unwrap(), 1e-14);
+    check_squared_diff(
+        &a.slice(1, cuprum::runtime::Slice::new(None, None, -3))
+            .unwrap(),
+        &b.transpose().slice(1, 0..30).unwrap(),
+        1e-14,
+    );
     // Precompiled instances come from the embedded fat binary.
     let served = registry::served();
     let layer = |s: &str| served.iter().find(|x| x.symbol == s).map(|x| x.layer);
-    assert!(matches!(layer("cuprum_elementwise_squared_diff_contig__f32"), Some(Layer::Aot | Layer::Loaded)), "{served:?}");
+    assert!(
+        matches!(
+            layer("cuprum_elementwise_squared_diff_contig__f32"),
+            Some(Layer::Aot | Layer::Loaded)
+        ),
+        "{served:?}"
+    );
 }
 
 #[test]
@@ -181,10 +252,22 @@ fn scalars_in_any_position() {
     let (x, xs) = random::<f64>(&[1000], &mut r);
     let (y, ys) = random::<f64>(&[1000], &mut r);
     let cases: Vec<(Array<f64>, Box<dyn Fn(usize) -> f64>)> = vec![
-        (k::axpb::call(2.5, &x, &y).unwrap(), Box::new(|i| k::axpb(2.5, xs[i], ys[i]))),
-        (k::axpb::call(&x, -1.5, &y).unwrap(), Box::new(|i| k::axpb(xs[i], -1.5, ys[i]))),
-        (k::axpb::call(&x, &y, 0.75).unwrap(), Box::new(|i| k::axpb(xs[i], ys[i], 0.75))),
-        (k::axpb::call(3.0, 4.0, &y).unwrap(), Box::new(|i| k::axpb(3.0, 4.0, ys[i]))),
+        (
+            k::axpb::call(2.5, &x, &y).unwrap(),
+            Box::new(|i| k::axpb(2.5, xs[i], ys[i])),
+        ),
+        (
+            k::axpb::call(&x, -1.5, &y).unwrap(),
+            Box::new(|i| k::axpb(xs[i], -1.5, ys[i])),
+        ),
+        (
+            k::axpb::call(&x, &y, 0.75).unwrap(),
+            Box::new(|i| k::axpb(xs[i], ys[i], 0.75)),
+        ),
+        (
+            k::axpb::call(3.0, 4.0, &y).unwrap(),
+            Box::new(|i| k::axpb(3.0, 4.0, ys[i])),
+        ),
     ];
     for (z, want) in cases {
         for (i, v) in z.to_vec().unwrap().into_iter().enumerate() {
@@ -201,17 +284,34 @@ fn scalars_in_any_position() {
 fn multiple_outputs_and_output_parameters() {
     let mut r = Rng::new();
     let (a, av) = random::<i64>(&[50, 40], &mut r);
-    let bv: Vec<i64> = (0..40).map(|_| (r.next() % 1000) as i64 - 500).map(|v| if v == 0 { 7 } else { v }).collect();
+    let bv: Vec<i64> = (0..40)
+        .map(|_| (r.next() % 1000) as i64 - 500)
+        .map(|v| if v == 0 { 7 } else { v })
+        .collect();
     let b = Array::from_vec(bv.clone()).unwrap();
     let (q, m) = k::floor_divmod::call(&a, &b).unwrap();
-    for (i, (q, m)) in q.to_vec().unwrap().into_iter().zip(m.to_vec().unwrap()).enumerate() {
+    for (i, (q, m)) in q
+        .to_vec()
+        .unwrap()
+        .into_iter()
+        .zip(m.to_vec().unwrap())
+        .enumerate()
+    {
         assert_eq!((q, m), k::floor_divmod(av[i], bv[i % 40]), "element {i}");
     }
     // Explicit outputs, poisoned.
     let (x, xv) = random::<f64>(&[777], &mut r);
-    let (mut w, mut f, mut s) = (poisoned::<f64>(&[777]), poisoned::<f64>(&[777]), poisoned::<bool>(&[777]));
+    let (mut w, mut f, mut s) = (
+        poisoned::<f64>(&[777]),
+        poisoned::<f64>(&[777]),
+        poisoned::<bool>(&[777]),
+    );
     k::split_float::call_into(&x, &mut w, &mut f, &mut s).unwrap();
-    let (w, f, s) = (w.to_vec().unwrap(), f.to_vec().unwrap(), s.to_vec().unwrap());
+    let (w, f, s) = (
+        w.to_vec().unwrap(),
+        f.to_vec().unwrap(),
+        s.to_vec().unwrap(),
+    );
     for i in 0..777 {
         assert_eq!((w[i], f[i], s[i]), k::split_float(xv[i]), "element {i}");
     }
@@ -219,7 +319,13 @@ fn multiple_outputs_and_output_parameters() {
     let (x, xv) = random::<f32>(&[33, 65], &mut r);
     let (mut sn, mut cs) = (poisoned::<f32>(&[33, 65]), poisoned::<f32>(&[33, 65]));
     k::sincos::call(&x, &mut sn, &mut cs).unwrap();
-    for (i, (s, c)) in sn.to_vec().unwrap().into_iter().zip(cs.to_vec().unwrap()).enumerate() {
+    for (i, (s, c)) in sn
+        .to_vec()
+        .unwrap()
+        .into_iter()
+        .zip(cs.to_vec().unwrap())
+        .enumerate()
+    {
         let (mut hs, mut hc) = (0.0f64, 0.0f64);
         k::sincos(xv[i] as f64, &mut hs, &mut hc);
         close(s as f64, hs, 1e-6, "sin");
@@ -257,7 +363,11 @@ fn raw_arguments_and_sizes() {
     let z = k::smooth3::call_with(&Options::new().size(1001), &x, 0.25).unwrap();
     let raw = Raw::new(xv.clone());
     for (i, v) in z.to_vec().unwrap().into_iter().enumerate() {
-        assert_eq!(v, with_elementwise_index(i, 1001, || k::smooth3(&raw, 0.25)), "element {i}");
+        assert_eq!(
+            v,
+            with_elementwise_index(i, 1001, || k::smooth3(&raw, 0.25)),
+            "element {i}"
+        );
     }
     // Another dtype, through NVRTC or the cache when not precompiled (i64).
     let xi = Array::from_vec((0..100i64).collect()).unwrap();
@@ -279,19 +389,37 @@ fn explicit_outputs_options_and_errors() {
     }
     // Wrong output shapes.
     let mut small = poisoned::<f32>(&[1, 64]);
-    let e = k::squared_diff::call_into(&x, &y.reshape([1, 64]).unwrap().broadcast_to([2, 64]).unwrap(), &mut small).unwrap_err();
+    let e = k::squared_diff::call_into(
+        &x,
+        &y.reshape([1, 64]).unwrap().broadcast_to([2, 64]).unwrap(),
+        &mut small,
+    )
+    .unwrap_err();
     assert!(e.to_string().contains("shape mismatch"), "{e}");
     let mut wrong = poisoned::<f32>(&[65]);
-    assert!(k::squared_diff::call_into(&x, &y, &mut wrong).unwrap_err().to_string().contains("shape mismatch"));
+    assert!(
+        k::squared_diff::call_into(&x, &y, &mut wrong)
+            .unwrap_err()
+            .to_string()
+            .contains("shape mismatch")
+    );
     // Shapes that do not broadcast.
     let (z, _) = random::<f32>(&[63], &mut r);
     assert!(k::squared_diff::call(&x, &z).is_err());
     // Block sizes and a stream.
     let stream = Stream::new(x.device()).unwrap();
     for block in [1u32, 32, 1024] {
-        let z = k::squared_diff::call_with(&Options::new().block_size(block).stream(&stream), &x, &y).unwrap();
+        let z =
+            k::squared_diff::call_with(&Options::new().block_size(block).stream(&stream), &x, &y)
+                .unwrap();
         stream.synchronize().unwrap();
-        assert_eq!(z.to_vec().unwrap(), xv.iter().zip(&yv).map(|(a, b)| k::squared_diff(*a, *b)).collect::<Vec<_>>());
+        assert_eq!(
+            z.to_vec().unwrap(),
+            xv.iter()
+                .zip(&yv)
+                .map(|(a, b)| k::squared_diff(*a, *b))
+                .collect::<Vec<_>>()
+        );
     }
     let e = k::squared_diff::call_with(&Options::new().block_size(0), &x, &y).unwrap_err();
     assert!(e.to_string().contains("block size is 0"), "{e}");
@@ -303,7 +431,10 @@ fn explicit_outputs_options_and_errors() {
         assert_eq!(v, k::scale_by_int(xdv[i], i as u8));
     }
     let served = registry::served();
-    let s = served.iter().find(|s| s.symbol == "cuprum_elementwise_scale_by_int_contig__f64__u8").expect("served");
+    let s = served
+        .iter()
+        .find(|s| s.symbol == "cuprum_elementwise_scale_by_int_contig__f64__u8")
+        .expect("served");
     assert_ne!(s.layer, Layer::Aot);
 }
 
@@ -320,7 +451,11 @@ fn host_int_div<T: Int>(a: T, b: T) -> T {
 }
 
 fn host_int_rem<T: Int>(a: T, b: T) -> T {
-    if b == T::zero() || (a == T::min_value() && b == T::zero().wrapping_sub(T::one())) { T::zero() } else { a % b }
+    if b == T::zero() || (a == T::min_value() && b == T::zero().wrapping_sub(T::one())) {
+        T::zero()
+    } else {
+        a % b
+    }
 }
 
 /// Every operator on an integer dtype, (37, 19) against (19,) and scalars.
@@ -347,11 +482,33 @@ fn check_int_ops<T: Int + Gen>(r: &mut Rng) {
     eq((&a + s).unwrap(), &|i| av[i].wrapping_add(s), "+ scalar");
     eq((&a / s).unwrap(), &|i| host_int_div(av[i], s), "/ scalar");
     eq((-&a).unwrap(), &|i| av[i].wrapping_neg(), "neg");
-    eq(a.abs().unwrap(), &|i| if av[i] < T::zero() { av[i].wrapping_neg() } else { av[i] }, "abs");
+    eq(
+        a.abs().unwrap(),
+        &|i| {
+            if av[i] < T::zero() {
+                av[i].wrapping_neg()
+            } else {
+                av[i]
+            }
+        },
+        "abs",
+    );
     eq(a.minimum(&b).unwrap(), &|i| av[i].min(bb(i)), "minimum");
     eq(a.maximum(s).unwrap(), &|i| av[i].max(s), "maximum");
     let (lo, hi) = if s < bv[0] { (s, bv[0]) } else { (bv[0], s) };
-    eq(a.clip(lo, hi).unwrap(), &|i| if av[i] < lo { lo } else if av[i] > hi { hi } else { av[i] }, "clip");
+    eq(
+        a.clip(lo, hi).unwrap(),
+        &|i| {
+            if av[i] < lo {
+                lo
+            } else if av[i] > hi {
+                hi
+            } else {
+                av[i]
+            }
+        },
+        "clip",
+    );
     check_compare(&a, &av, &b, &bv);
 }
 
@@ -377,17 +534,27 @@ fn check_compare<T: Real + Gen>(a: &Array<T>, av: &[T], b: &Array<T>, bv: &[T]) 
     let cond = a.lt(b).unwrap();
     let w = cuprum::runtime::where_(&cond, a, b).unwrap();
     for (i, g) in w.to_vec().unwrap().into_iter().enumerate() {
-        assert_eq!(g, if av[i] < bv[i % m] { av[i] } else { bv[i % m] }, "{d} where element {i}");
+        assert_eq!(
+            g,
+            if av[i] < bv[i % m] { av[i] } else { bv[i % m] },
+            "{d} where element {i}"
+        );
     }
     let t = a.transpose();
     let c = t.copy().unwrap();
     assert!(c.is_c_contiguous());
     assert_eq!(c.to_vec().unwrap(), t.to_vec().unwrap(), "{d} copy");
     let f = a.copy().unwrap();
-    let mut view = f.slice(1, cuprum::runtime::Slice::new(None, None, 2)).unwrap();
+    let mut view = f
+        .slice(1, cuprum::runtime::Slice::new(None, None, 2))
+        .unwrap();
     view.fill(bv[0]).unwrap();
     for (i, g) in f.to_vec().unwrap().into_iter().enumerate() {
-        assert_eq!(g, if (i % m) % 2 == 0 { bv[0] } else { av[i] }, "{d} fill element {i}");
+        assert_eq!(
+            g,
+            if (i % m) % 2 == 0 { bv[0] } else { av[i] },
+            "{d} fill element {i}"
+        );
     }
 }
 
@@ -404,7 +571,10 @@ fn check_float_ops<T: Float + Gen>(r: &mut Rng, tol: f64) {
         let got = got.to_vec().unwrap();
         for i in 0..n {
             let (g, w) = (got[i].to_f64(), want(i).to_f64());
-            assert!(g == w || (g.is_nan() && w.is_nan()), "{d} {what} element {i}: got {g}, want {w}");
+            assert!(
+                g == w || (g.is_nan() && w.is_nan()),
+                "{d} {what} element {i}: got {g}, want {w}"
+            );
         }
     };
     exact((&a + &b).unwrap(), &|i| av[i] + bb(i), "+");
@@ -416,10 +586,30 @@ fn check_float_ops<T: Float + Gen>(r: &mut Rng, tol: f64) {
     exact((-&a).unwrap(), &|i| -av[i], "neg");
     exact(a.abs().unwrap(), &|i| av[i].abs(), "abs");
     exact(a.sqrt().unwrap(), &|i| av[i].sqrt(), "sqrt");
-    exact(a.minimum(&b).unwrap(), &|i| Real::min(&av[i], bb(i)), "minimum");
-    exact(a.maximum(&b).unwrap(), &|i| Real::max(&av[i], bb(i)), "maximum");
+    exact(
+        a.minimum(&b).unwrap(),
+        &|i| Real::min(&av[i], bb(i)),
+        "minimum",
+    );
+    exact(
+        a.maximum(&b).unwrap(),
+        &|i| Real::max(&av[i], bb(i)),
+        "maximum",
+    );
     let (lo, hi) = (T::from_f64(-1.0), T::from_f64(2.0));
-    exact(a.clip(lo, hi).unwrap(), &|i| if av[i] < lo { lo } else if av[i] > hi { hi } else { av[i] }, "clip");
+    exact(
+        a.clip(lo, hi).unwrap(),
+        &|i| {
+            if av[i] < lo {
+                lo
+            } else if av[i] > hi {
+                hi
+            } else {
+                av[i]
+            }
+        },
+        "clip",
+    );
     let math: [(Array<T>, fn(f64) -> f64, &str); 5] = [
         (a.exp().unwrap(), f64::exp, "exp"),
         (a.abs().unwrap().log().unwrap(), |x| x.abs().ln(), "log"),
@@ -430,7 +620,12 @@ fn check_float_ops<T: Float + Gen>(r: &mut Rng, tol: f64) {
     for (got, f, what) in math {
         for (i, g) in got.to_vec().unwrap().into_iter().enumerate() {
             // The reference in f64, rounded to T (exp overflows to inf in f32 as on the GPU).
-            close(g.to_f64(), T::from_f64(f(av[i].to_f64())).to_f64(), tol, &format!("{d} {what} element {i}"));
+            close(
+                g.to_f64(),
+                T::from_f64(f(av[i].to_f64())).to_f64(),
+                tol,
+                &format!("{d} {what} element {i}"),
+            );
         }
     }
     check_compare(&a, &av, &b, &bv);
@@ -459,19 +654,35 @@ fn operators_on_every_dtype() {
         assert_eq!(v, (2.0 - xv[i]) * xv[i]);
     }
     let z = (1.0f32 / &x).unwrap();
-    assert_eq!(z.to_vec().unwrap(), xv.iter().map(|v| 1.0 / v).collect::<Vec<_>>());
+    assert_eq!(
+        z.to_vec().unwrap(),
+        xv.iter().map(|v| 1.0 / v).collect::<Vec<_>>()
+    );
     // Complex numbers: + and *.
     let (c, cv) = random::<Complex<f32>>(&[50], &mut r);
     let z = (&c * &c).unwrap();
     for (i, v) in z.to_vec().unwrap().into_iter().enumerate() {
         let w = cv[i] * cv[i];
-        assert!((v - w).norm() <= 1e-5 * w.norm().max(1.0), "complex * element {i}");
+        assert!(
+            (v - w).norm() <= 1e-5 * w.norm().max(1.0),
+            "complex * element {i}"
+        );
     }
     // Precompiled instances come from the embedded fat binary; other dtypes are compiled.
     let served = registry::served();
     let layer = |s: &str| served.iter().find(|x| x.symbol == s).map(|x| x.layer);
-    assert_eq!(layer("cuprum_elementwise_add_s32__f32"), Some(Layer::Aot), "{served:?}");
-    assert!(matches!(layer("cuprum_elementwise_add_s32__i8"), Some(Layer::Nvrtc | Layer::Disk | Layer::Memory)), "{served:?}");
+    assert_eq!(
+        layer("cuprum_elementwise_add_s32__f32"),
+        Some(Layer::Aot),
+        "{served:?}"
+    );
+    assert!(
+        matches!(
+            layer("cuprum_elementwise_add_s32__i8"),
+            Some(Layer::Nvrtc | Layer::Disk | Layer::Memory)
+        ),
+        "{served:?}"
+    );
 }
 
 /// Rust's `as` on the host, for every pair of the real dtypes and bool: each source value is
@@ -495,12 +706,26 @@ macro_rules! host_as_int {
 }
 host_as_int!(i8, i16, i32, i64, u8, u16, u32, u64);
 impl HostAs for f32 {
-    fn num(self) -> Num { Num::F(self as f64) }
-    fn from_num(n: Num) -> f32 { match n { Num::I(i) => i as f32, Num::F(f) => f as f32 } }
+    fn num(self) -> Num {
+        Num::F(self as f64)
+    }
+    fn from_num(n: Num) -> f32 {
+        match n {
+            Num::I(i) => i as f32,
+            Num::F(f) => f as f32,
+        }
+    }
 }
 impl HostAs for f64 {
-    fn num(self) -> Num { Num::F(self) }
-    fn from_num(n: Num) -> f64 { match n { Num::I(i) => i as f64, Num::F(f) => f } }
+    fn num(self) -> Num {
+        Num::F(self)
+    }
+    fn from_num(n: Num) -> f64 {
+        match n {
+            Num::I(i) => i as f64,
+            Num::F(f) => f,
+        }
+    }
 }
 /// `i` rounded once to `bits` significant bits (round half to even), as an f64 (exact: at most 53
 /// bits): the correctly rounded conversion of an integer to a narrow float, which `i as f64`
@@ -513,21 +738,46 @@ fn round_sig(i: i128, bits: u32) -> f64 {
     }
     let shift = width - bits;
     let (q, r, half) = (m >> shift, m & ((1u128 << shift) - 1), 1u128 << (shift - 1));
-    let q = if r > half || (r == half && q & 1 == 1) { q + 1 } else { q };
+    let q = if r > half || (r == half && q & 1 == 1) {
+        q + 1
+    } else {
+        q
+    };
     let v = q as f64 * 2f64.powi(shift as i32);
     if i < 0 { -v } else { v }
 }
 impl HostAs for f16 {
-    fn num(self) -> Num { Num::F(self.to_f64()) }
-    fn from_num(n: Num) -> f16 { match n { Num::I(i) => f16::from_f64(round_sig(i, 11)), Num::F(f) => f16::from_f64(f) } }
+    fn num(self) -> Num {
+        Num::F(self.to_f64())
+    }
+    fn from_num(n: Num) -> f16 {
+        match n {
+            Num::I(i) => f16::from_f64(round_sig(i, 11)),
+            Num::F(f) => f16::from_f64(f),
+        }
+    }
 }
 impl HostAs for bf16 {
-    fn num(self) -> Num { Num::F(self.to_f64()) }
-    fn from_num(n: Num) -> bf16 { match n { Num::I(i) => bf16::from_f64(round_sig(i, 8)), Num::F(f) => bf16::from_f64(f) } }
+    fn num(self) -> Num {
+        Num::F(self.to_f64())
+    }
+    fn from_num(n: Num) -> bf16 {
+        match n {
+            Num::I(i) => bf16::from_f64(round_sig(i, 8)),
+            Num::F(f) => bf16::from_f64(f),
+        }
+    }
 }
 impl HostAs for bool {
-    fn num(self) -> Num { Num::I(self as i128) }
-    fn from_num(n: Num) -> bool { match n { Num::I(i) => i != 0, Num::F(f) => f != 0.0 } }
+    fn num(self) -> Num {
+        Num::I(self as i128)
+    }
+    fn from_num(n: Num) -> bool {
+        match n {
+            Num::I(i) => i != 0,
+            Num::F(f) => f != 0.0,
+        }
+    }
 }
 
 fn check_cast<S: HostAs, D: HostAs>(x: &Array<S>, xv: &[S]) {
@@ -535,7 +785,13 @@ fn check_cast<S: HostAs, D: HostAs>(x: &Array<S>, xv: &[S]) {
     for (i, g) in y.to_vec().unwrap().into_iter().enumerate() {
         let w = D::from_num(xv[i].num());
         let same = g == w || (format!("{g:?}") == format!("{w:?}"));
-        assert!(same, "astype {} -> {} element {i}: {:?} gave {g:?}, want {w:?}", S::DTYPE, D::DTYPE, xv[i]);
+        assert!(
+            same,
+            "astype {} -> {} element {i}: {:?} gave {g:?}, want {w:?}",
+            S::DTYPE,
+            D::DTYPE,
+            xv[i]
+        );
     }
 }
 
@@ -543,7 +799,9 @@ fn check_casts_from<S: HostAs>(r: &mut Rng, specials: &[S]) {
     let (_, mut xv) = random::<S>(&[200], r);
     xv[..specials.len()].copy_from_slice(specials);
     // A transposed source: the cast reads strided.
-    let x = Array::from_shape_vec([10, 20], xv.clone()).unwrap().transpose();
+    let x = Array::from_shape_vec([10, 20], xv.clone())
+        .unwrap()
+        .transpose();
     let xv = x.to_vec().unwrap();
     check_cast::<S, bool>(&x, &xv);
     check_cast::<S, i8>(&x, &xv);
@@ -573,13 +831,23 @@ fn astype_between_every_real_dtype() {
     check_casts_from::<u16>(&mut r, &[65535, 0]);
     check_casts_from::<u32>(&mut r, &[u32::MAX, 0]);
     check_casts_from::<u64>(&mut r, &[u64::MAX, 1 << 63, 0]);
-    check_casts_from::<f16>(&mut r, &[f16::NAN, f16::INFINITY, f16::from_f32(-300.5), f16::ZERO]);
-    check_casts_from::<bf16>(&mut r, &[bf16::NAN, bf16::NEG_INFINITY, bf16::from_f32(1e10)]);
+    check_casts_from::<f16>(
+        &mut r,
+        &[f16::NAN, f16::INFINITY, f16::from_f32(-300.5), f16::ZERO],
+    );
+    check_casts_from::<bf16>(
+        &mut r,
+        &[bf16::NAN, bf16::NEG_INFINITY, bf16::from_f32(1e10)],
+    );
     check_casts_from::<f32>(&mut r, &[f32::NAN, 1e10, -1e10, -2.7, 300.0, 0.0]);
     check_casts_from::<f64>(&mut r, &[f64::NAN, 1e300, -1e20, -2.7, 65504.5, 0.0]);
     let served = registry::served();
     let layer = |s: &str| served.iter().find(|x| x.symbol == s).map(|x| x.layer);
-    assert_eq!(layer("cuprum_elementwise_cast_f32_s32__i64"), Some(Layer::Aot), "{served:?}");
+    assert_eq!(
+        layer("cuprum_elementwise_cast_f32_s32__i64"),
+        Some(Layer::Aot),
+        "{served:?}"
+    );
 }
 
 /// Creation fills run on the device (memset for zero bytes, the fill kernel otherwise) and a
@@ -597,11 +865,20 @@ fn device_fills_and_gathers() {
     let b = Array::<bool>::full([33], true).unwrap();
     assert!(b.to_vec().unwrap().iter().all(|&v| v));
     let nz = Array::<f32>::full([5], -0.0).unwrap();
-    assert!(nz.to_vec().unwrap().iter().all(|v| v.to_bits() == (-0.0f32).to_bits()));
+    assert!(
+        nz.to_vec()
+            .unwrap()
+            .iter()
+            .all(|v| v.to_bits() == (-0.0f32).to_bits())
+    );
     let (rows, cols) = (37usize, 53usize);
-    let host: Vec<i32> = (0..rows * cols).map(|v| (v as i32).wrapping_mul(2654435761u32 as i32)).collect();
+    let host: Vec<i32> = (0..rows * cols)
+        .map(|v| (v as i32).wrapping_mul(2654435761u32 as i32))
+        .collect();
     let a = Array::from_shape_vec([rows, cols], host.clone()).unwrap();
     let t = a.transpose();
-    let want: Vec<i32> = (0..rows * cols).map(|q| host[(q % rows) * cols + q / rows]).collect();
+    let want: Vec<i32> = (0..rows * cols)
+        .map(|q| host[(q % rows) * cols + q / rows])
+        .collect();
     assert_eq!(t.to_vec().unwrap(), want);
 }

@@ -36,7 +36,13 @@ pub(super) fn reduction_module(f: &syn::ItemFn, checked: &Checked, unit: &UnitIn
     let name_str = name.to_string();
     let vis = &f.vis;
     let private = checked.attr.private_path();
-    let statics = super::kernel_statics(&name_str, unit, quote!(__cuprum::launch::signature::Signature::Reduction(&__CUPRUM_SIGNATURE)));
+    let statics = super::kernel_statics(
+        &name_str,
+        unit,
+        quote!(__cuprum::launch::signature::Signature::Reduction(
+            &__CUPRUM_SIGNATURE
+        )),
+    );
 
     // Generic parameters keep their bounds and are also `Scalar` (their dtype picks the instance).
     let mut generics = f.sig.generics.clone();
@@ -54,13 +60,22 @@ pub(super) fn reduction_module(f: &syn::ItemFn, checked: &Checked, unit: &UnitIn
     };
     // The accumulator and the output are scalars or generic parameters (a part typed `Ty::Error`
     // calls a function this check cannot see).
-    let number = |t: &Ty| matches!(t, Ty::Scalar(_) | Ty::Param(_)).then(|| rust_types::checked(t, &item.generics)).flatten();
+    let number = |t: &Ty| {
+        matches!(t, Ty::Scalar(_) | Ty::Param(_))
+            .then(|| rust_types::checked(t, &item.generics))
+            .flatten()
+    };
     let (Some(acc), Some(out)) = (number(&types.acc), number(&types.out)) else {
-        let msg = format!("cuprum: could not determine the accumulator and output types of reduction `{name_str}`");
+        let msg = format!(
+            "cuprum: could not determine the accumulator and output types of reduction `{name_str}`"
+        );
         return quote!(::core::compile_error!(#msg););
     };
     let where_clause = &generics.where_clause;
-    let (acc_pty, out_pty) = (rust_types::param_type_of(&types.acc, &acc), rust_types::param_type_of(&types.out, &out));
+    let (acc_pty, out_pty) = (
+        rust_types::param_type_of(&types.acc, &acc),
+        rust_types::param_type_of(&types.out, &out),
+    );
 
     // `call`'s parameters: every kernel parameter as an array.
     let mut params = Vec::new();
@@ -73,8 +88,14 @@ pub(super) fn reduction_module(f: &syn::ItemFn, checked: &Checked, unit: &UnitIn
         let pty = rust_types::param_type(&p.elem, &item.generics);
         params.push(quote!(#ident: &'__a __cuprum::Array<#elem>));
         let (arg, role) = match p.role {
-            Role::Raw => (quote!(__cuprum::launch::operand::Arg::raw(#ident)), quote!(Raw)),
-            _ => (quote!(__cuprum::launch::operand::Arg::input(#ident)), quote!(In)),
+            Role::Raw => (
+                quote!(__cuprum::launch::operand::Arg::raw(#ident)),
+                quote!(Raw),
+            ),
+            _ => (
+                quote!(__cuprum::launch::operand::Arg::input(#ident)),
+                quote!(In),
+            ),
         };
         args.push(arg);
         sig.push(quote!(__cuprum::launch::signature::Param::new(#ident_str, __cuprum::launch::signature::Role::#role, #pty)));
@@ -93,26 +114,31 @@ pub(super) fn reduction_module(f: &syn::ItemFn, checked: &Checked, unit: &UnitIn
         Some(syn::Expr::Closure(c)) => Some(c.body.clone()),
         _ => None,
     };
-    let host_fn = |fn_name: &str, inputs: TokenStream, ret: &TokenStream, body: TokenStream, doc: String| {
-        let fn_name = format_ident!("{}", fn_name);
-        let all = quote!(#inputs #ret #body);
-        let used: Vec<&syn::GenericParam> = f
-            .sig
-            .generics
-            .params
-            .iter()
-            .filter(|gp| match gp {
-                syn::GenericParam::Type(tp) => mentions(&all, &tp.ident),
-                _ => false,
-            })
-            .collect();
-        let g = if used.is_empty() { quote!() } else { quote!(<#(#used),*>) };
-        quote! {
-            #[doc = #doc]
-            #[inline]
-            pub fn #fn_name #g (#inputs) -> #ret #where_clause { #body }
-        }
-    };
+    let host_fn =
+        |fn_name: &str, inputs: TokenStream, ret: &TokenStream, body: TokenStream, doc: String| {
+            let fn_name = format_ident!("{}", fn_name);
+            let all = quote!(#inputs #ret #body);
+            let used: Vec<&syn::GenericParam> = f
+                .sig
+                .generics
+                .params
+                .iter()
+                .filter(|gp| match gp {
+                    syn::GenericParam::Type(tp) => mentions(&all, &tp.ident),
+                    _ => false,
+                })
+                .collect();
+            let g = if used.is_empty() {
+                quote!()
+            } else {
+                quote!(<#(#used),*>)
+            };
+            quote! {
+                #[doc = #doc]
+                #[inline]
+                pub fn #fn_name #g (#inputs) -> #ret #where_clause { #body }
+            }
+        };
     let has_identity = attr.identity.is_some();
     let identity_fn = attr.identity.as_ref().map(|e| {
         host_fn(
@@ -124,7 +150,10 @@ pub(super) fn reduction_module(f: &syn::ItemFn, checked: &Checked, unit: &UnitIn
         )
     });
     let reduce_fn = closure_body(&attr.reduce).and_then(|body| {
-        let (a, b) = (local(parts.reduce.params.first()?), local(parts.reduce.params.get(1)?));
+        let (a, b) = (
+            local(parts.reduce.params.first()?),
+            local(parts.reduce.params.get(1)?),
+        );
         Some(host_fn(
             "reduce_host",
             quote!(#a: #acc, #b: #acc),
@@ -148,7 +177,9 @@ pub(super) fn reduction_module(f: &syn::ItemFn, checked: &Checked, unit: &UnitIn
             quote!(a: #acc),
             &out,
             quote!(a),
-            format!("The post-map of `{name_str}` on the host: `{name_str}` has no `post`, so the accumulator itself."),
+            format!(
+                "The post-map of `{name_str}` on the host: `{name_str}` has no `post`, so the accumulator itself."
+            ),
         )),
     };
 

@@ -56,7 +56,9 @@ impl NumFn {
         match self {
             FromF64 => Some(DType::F64),
             FromI64 => Some(DType::I64),
-            Zero | One | MinValue | MaxValue | Infinity | NegInfinity | Nan | Epsilon | Pi | E => None,
+            Zero | One | MinValue | MaxValue | Infinity | NegInfinity | Nan | Epsilon | Pi | E => {
+                None
+            }
         }
     }
 

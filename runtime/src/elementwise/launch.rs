@@ -11,16 +11,16 @@ use std::borrow::Cow;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use super::plan::{self, DEFAULT_BLOCK, LoopPlan, PlanOperand};
+use crate::DType;
 use crate::device::Device;
 use crate::element::ElemType;
 use crate::error::{Error, Result};
 use crate::launch::operand::Arg;
-pub use crate::launch::signature::{Param, ParamType, Role};
 use crate::launch::signature::Signature;
+pub use crate::launch::signature::{Param, ParamType, Role};
 use crate::launch::{ArgList, LaunchConfig};
 use crate::registry::Kernel;
 use crate::stream::Stream;
-use crate::DType;
 
 /// Options of one launch.
 #[derive(Clone, Copy, Debug, Default)]
@@ -77,12 +77,22 @@ pub struct VariantCounts {
     pub vector: u64,
 }
 
-static COUNTS: [AtomicU64; 4] = [AtomicU64::new(0), AtomicU64::new(0), AtomicU64::new(0), AtomicU64::new(0)];
+static COUNTS: [AtomicU64; 4] = [
+    AtomicU64::new(0),
+    AtomicU64::new(0),
+    AtomicU64::new(0),
+    AtomicU64::new(0),
+];
 
 /// The launches per variant so far (process-wide).
 pub fn variant_counts() -> VariantCounts {
     let g = |k: usize| COUNTS[k].load(Ordering::Relaxed);
-    VariantCounts { contig: g(0), s32: g(1), s64: g(2), vector: g(3) }
+    VariantCounts {
+        contig: g(0),
+        s32: g(1),
+        s64: g(2),
+        vector: g(3),
+    }
 }
 
 /// Sets the variant counters to zero.
@@ -93,7 +103,10 @@ pub fn reset_variant_counts() {
 }
 
 fn invalid(kernel: &str, detail: String) -> Error {
-    Error::InvalidLaunch { kernel: kernel.to_string(), detail }
+    Error::InvalidLaunch {
+        kernel: kernel.to_string(),
+        detail,
+    }
 }
 
 /// The loop shape of a call: the broadcast shape of every non-raw array (inputs and outputs),
@@ -127,7 +140,8 @@ pub fn broadcast_shape(kernel: &str, args: &[Arg<'_>], size: Option<usize>) -> R
         if raw {
             return Err(invalid(
                 kernel,
-                "every array argument is raw, so the loop size is undecided: give it (`size`)".into(),
+                "every array argument is raw, so the loop size is undecided: give it (`size`)"
+                    .into(),
             ));
         }
         if !scalar {
@@ -146,7 +160,16 @@ pub fn broadcast_shape(kernel: &str, args: &[Arg<'_>], size: Option<usize>) -> R
 /// When the arguments do not broadcast together but the inputs alone do, the fault is an output
 /// of the wrong shape: say so (CuPy: "Out shape is mismatched").
 fn output_mismatch(name: &str, signature: &[Param], args: &[Arg<'_>]) -> Option<Error> {
-    let inputs: Vec<&[usize]> = args.iter().filter_map(|a| if let Arg::In(x) = a { Some(x.shape) } else { None }).collect();
+    let inputs: Vec<&[usize]> = args
+        .iter()
+        .filter_map(|a| {
+            if let Arg::In(x) = a {
+                Some(x.shape)
+            } else {
+                None
+            }
+        })
+        .collect();
     let shape = crate::array::broadcast_shapes(&inputs).ok()?;
     signature.iter().zip(args).find_map(|(p, a)| match a {
         Arg::Out(x) if x.shape != shape.as_slice() => Some(Error::ShapeMismatch {
@@ -165,7 +188,12 @@ fn output_mismatch(name: &str, signature: &[Param], args: &[Arg<'_>]) -> Option<
 /// How the planner sees an argument.
 fn plan_operand<'a>(a: &Arg<'a>) -> PlanOperand<'a> {
     match a {
-        Arg::In(x) | Arg::Out(x) => PlanOperand::Array { shape: x.shape, strides: x.strides, ptr: x.ptr, elem: x.elem.size() },
+        Arg::In(x) | Arg::Out(x) => PlanOperand::Array {
+            shape: x.shape,
+            strides: x.strides,
+            ptr: x.ptr,
+            elem: x.elem.size(),
+        },
         Arg::Raw(_) | Arg::Scalar(_) => PlanOperand::Other,
     }
 }
@@ -194,7 +222,12 @@ fn loop_shape<'a>(kernel: &str, args: &[Arg<'a>], size: Option<usize>) -> Result
 ///
 /// A kernel whose code cuprum cannot check (`ElementwiseKernel` text with raw parameters,
 /// [`Kernel::unchecked`]) is refused: it launches only through [`launch_unchecked`].
-pub fn launch(kernel: &Kernel, instance: &[DType], args: &[Arg<'_>], opts: &Options<'_>) -> Result<()> {
+pub fn launch(
+    kernel: &Kernel,
+    instance: &[DType],
+    args: &[Arg<'_>],
+    opts: &Options<'_>,
+) -> Result<()> {
     if !kernel.is_checked() {
         return Err(unchecked_code(kernel.name()));
     }
@@ -220,15 +253,31 @@ pub(crate) fn unchecked_code(name: &str) -> Error {
 /// Unless the kernel is checked ([`Kernel::is_checked`]), its code must access its raw
 /// arguments only within their sizes for these arguments (the operands themselves are checked
 /// against the signature as in [`launch`]).
-pub unsafe fn launch_unchecked(kernel: &Kernel, instance: &[DType], args: &[Arg<'_>], opts: &Options<'_>) -> Result<()> {
+pub unsafe fn launch_unchecked(
+    kernel: &Kernel,
+    instance: &[DType],
+    args: &[Arg<'_>],
+    opts: &Options<'_>,
+) -> Result<()> {
     let name = kernel.name();
     let Signature::Elementwise(signature) = kernel.signature() else {
-        return Err(invalid(name, format!("`{name}` is a {} kernel, not an elementwise kernel", kernel.kind())));
+        return Err(invalid(
+            name,
+            format!(
+                "`{name}` is a {} kernel, not an elementwise kernel",
+                kernel.kind()
+            ),
+        ));
     };
     let Some(call) = prepare(name, signature, instance, args, opts)? else {
         return Ok(());
     };
-    let Prepared { plan, params, block, device } = call;
+    let Prepared {
+        plan,
+        params,
+        block,
+        device,
+    } = call;
     let current;
     let stream = match (opts.stream, device) {
         (Some(s), _) => s,
@@ -279,11 +328,21 @@ pub(crate) struct Prepared {
 
 /// The host side of [`launch`] that needs no GPU: checks, loop shape, plan, parameters.
 /// `Ok(None)`: the loop is empty (nothing to launch).
-pub(crate) fn prepare(name: &str, signature: &[Param], instance: &[DType], args: &[Arg<'_>], opts: &Options<'_>) -> Result<Option<Prepared>> {
+pub(crate) fn prepare(
+    name: &str,
+    signature: &[Param],
+    instance: &[DType],
+    args: &[Arg<'_>],
+    opts: &Options<'_>,
+) -> Result<Option<Prepared>> {
     if args.len() != signature.len() {
         return Err(invalid(
             name,
-            format!("{} arguments were given but the kernel has {} parameters (outputs included)", args.len(), signature.len()),
+            format!(
+                "{} arguments were given but the kernel has {} parameters (outputs included)",
+                args.len(),
+                signature.len()
+            ),
         ));
     }
     let block = match opts.block_size {
@@ -301,7 +360,9 @@ pub(crate) fn prepare(name: &str, signature: &[Param], instance: &[DType], args:
         })?;
         let ok = matches!(
             (p.role, a),
-            (Role::In, Arg::In(_) | Arg::Scalar(_)) | (Role::Raw, Arg::Raw(_)) | (Role::InOut | Role::Out, Arg::Out(_))
+            (Role::In, Arg::In(_) | Arg::Scalar(_))
+                | (Role::Raw, Arg::Raw(_))
+                | (Role::InOut | Role::Out, Arg::Out(_))
         );
         if !ok {
             let want = match p.role {
@@ -309,7 +370,14 @@ pub(crate) fn prepare(name: &str, signature: &[Param], instance: &[DType], args:
                 Role::Raw => "a raw array",
                 Role::InOut | Role::Out => "an output array",
             };
-            return Err(invalid(name, format!("argument {k} (`{}`) must be {want}, found {}", p.name, a.describe())));
+            return Err(invalid(
+                name,
+                format!(
+                    "argument {k} (`{}`) must be {want}, found {}",
+                    p.name,
+                    a.describe()
+                ),
+            ));
         }
         if let (Arg::Scalar(v), ElemType::Struct(s)) = (a, elem) {
             return Err(invalid(
@@ -346,7 +414,9 @@ pub(crate) fn prepare(name: &str, signature: &[Param], instance: &[DType], args:
     let shape = match loop_shape(name, args, opts.size) {
         Ok(s) => s,
         // Inputs that broadcast with an output that does not: report the output.
-        Err(e @ Error::Broadcast { .. }) => return Err(output_mismatch(name, signature, args).unwrap_or(e)),
+        Err(e @ Error::Broadcast { .. }) => {
+            return Err(output_mismatch(name, signature, args).unwrap_or(e));
+        }
         Err(e) => return Err(e),
     };
     for (p, a) in signature.iter().zip(args) {
@@ -362,10 +432,17 @@ pub(crate) fn prepare(name: &str, signature: &[Param], instance: &[DType], args:
                     found: x.shape.to_vec(),
                 });
             }
-            if x.shape.iter().zip(x.strides).any(|(&d, &s)| d > 1 && s == 0) {
+            if x.shape
+                .iter()
+                .zip(x.strides)
+                .any(|(&d, &s)| d > 1 && s == 0)
+            {
                 return Err(invalid(
                     name,
-                    format!("output `{}` is a broadcast view (stride 0 on an axis of extent > 1, strides {:?}): every element would be written by several threads; pass a contiguous output", p.name, x.strides),
+                    format!(
+                        "output `{}` is a broadcast view (stride 0 on an axis of extent > 1, strides {:?}): every element would be written by several threads; pass a contiguous output",
+                        p.name, x.strides
+                    ),
                 ));
             }
         }
@@ -375,7 +452,11 @@ pub(crate) fn prepare(name: &str, signature: &[Param], instance: &[DType], args:
         return Ok(None);
     }
     // Every non-raw parameter's size (the kernel's `vec_width` sees the same operands).
-    let sizes = signature.iter().filter(|p| p.role != Role::Raw).filter_map(|p| p.ty.resolve(instance)).map(ElemType::size);
+    let sizes = signature
+        .iter()
+        .filter(|p| p.role != Role::Raw)
+        .filter_map(|p| p.ty.resolve(instance))
+        .map(ElemType::size);
     let width = plan::vec_width(sizes);
     let plan = plan::plan_loop(&shape, args.iter().map(plan_operand), width)?;
 
@@ -393,7 +474,9 @@ pub(crate) fn prepare(name: &str, signature: &[Param], instance: &[DType], args:
     let v = plan.variant;
     for (p, a) in signature.iter().zip(args) {
         // Resolved and checked in the first loop.
-        let elem = p.ty.resolve(instance).unwrap_or(ElemType::Scalar(DType::U8));
+        let elem =
+            p.ty.resolve(instance)
+                .unwrap_or(ElemType::Scalar(DType::U8));
         let strides = plan.strides(&plan_operand(a));
         let strides = strides.as_ref().map(|(st, n)| &st[..*n]);
         match a {
@@ -404,19 +487,26 @@ pub(crate) fn prepare(name: &str, signature: &[Param], instance: &[DType], args:
                 params.input_of(v, elem, 0, None, value)
             }
             Arg::Out(x) => params.output_of(v, x.ptr, strides.unwrap_or(&[])),
-            Arg::Raw(x) => params.raw(x.ptr, x.shape, x.strides).map_err(|e| invalid(name, e))?,
+            Arg::Raw(x) => params
+                .raw(x.ptr, x.shape, x.strides)
+                .map_err(|e| invalid(name, e))?,
         }
     }
     params.loop_of(v, plan.size, plan.items, plan.dims(), plan.vec, plan.bcast);
 
-    Ok(Some(Prepared { plan, params, block, device }))
+    Ok(Some(Prepared {
+        plan,
+        params,
+        block,
+        device,
+    }))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::launch::operand::{ArrayArg, Value};
     use crate::launch::KernelArgs;
+    use crate::launch::operand::{ArrayArg, Value};
 
     /// The launch's parameters (allocation-free planning) equal those built from the public
     /// [`plan::plan`] over the broadcast shape, for broadcast, strided, transposed and
@@ -427,7 +517,11 @@ mod tests {
         let sig = [
             Param::new("x", Role::In, ParamType::Generic(0)),
             Param::new("y", Role::In, ParamType::Generic(0)),
-            Param::new("s", Role::In, ParamType::Fixed(ElemType::Scalar(DType::F64))),
+            Param::new(
+                "s",
+                Role::In,
+                ParamType::Fixed(ElemType::Scalar(DType::F64)),
+            ),
             Param::new("out", Role::Out, ParamType::Generic(0)),
         ];
         // (x shape, x strides, y shape, y strides, out shape)
@@ -437,11 +531,23 @@ mod tests {
             (&[2, 1, 8], &[8, 8, 1], &[3, 1], &[1, 1], &[2, 3, 8]),
             (&[5, 3, 4], &[24, 8, 2], &[5, 3, 4], &[12, 4, 1], &[5, 3, 4]),
             (&[1, 64], &[64, 1], &[1, 64], &[64, 1], &[1, 64]),
-            (&[2, 3, 2, 3, 2, 3, 2, 3, 2, 3], &[0; 10], &[3], &[1], &[2, 3, 2, 3, 2, 3, 2, 3, 2, 3]),
+            (
+                &[2, 3, 2, 3, 2, 3, 2, 3, 2, 3],
+                &[0; 10],
+                &[3],
+                &[1],
+                &[2, 3, 2, 3, 2, 3, 2, 3, 2, 3],
+            ),
         ];
         for (xs, xt, ys, yt, os) in cases {
             let ot = crate::array::shape::c_strides(os);
-            let arr = |ptr, shape, strides| ArrayArg { ptr, elem: ElemType::Scalar(DType::F32), shape, strides, device: 0 };
+            let arr = |ptr, shape, strides| ArrayArg {
+                ptr,
+                elem: ElemType::Scalar(DType::F32),
+                shape,
+                strides,
+                device: 0,
+            };
             let args = [
                 Arg::In(arr(0x7000_0000, xs, xt)),
                 Arg::In(arr(0x7000_1000, ys, yt)),
@@ -458,19 +564,48 @@ mod tests {
                     assert_eq!(g.to_string(), w.to_string());
                     continue;
                 }
-                (g, w) => panic!("{xs:?}: prepare {:?}, plan {:?}", g.map(|_| ()), w.map(|_| ())),
+                (g, w) => panic!(
+                    "{xs:?}: prepare {:?}, plan {:?}",
+                    g.map(|_| ()),
+                    w.map(|_| ())
+                ),
             };
             let mut params = ArgList::new();
-            params.input(&want, DType::F32, 0x7000_0000, want.strides[0].as_deref(), None);
-            params.input(&want, DType::F32, 0x7000_1000, want.strides[1].as_deref(), None);
-            params.input(&want, DType::F64, 0, None, Some(Value::F64(2.5).to_bytes().0));
+            params.input(
+                &want,
+                DType::F32,
+                0x7000_0000,
+                want.strides[0].as_deref(),
+                None,
+            );
+            params.input(
+                &want,
+                DType::F32,
+                0x7000_1000,
+                want.strides[1].as_deref(),
+                None,
+            );
+            params.input(
+                &want,
+                DType::F64,
+                0,
+                None,
+                Some(Value::F64(2.5).to_bytes().0),
+            );
             params.output(&want, 0x7000_2000, want.strides[3].as_deref().unwrap());
             params.loop_shape(&want);
             assert_eq!(got.params.sizes(), params.sizes(), "{xs:?} {ys:?}");
             for k in 0..5 {
-                assert_eq!(got.params.bytes(k), params.bytes(k), "{xs:?} {ys:?} parameter {k}");
+                assert_eq!(
+                    got.params.bytes(k),
+                    params.bytes(k),
+                    "{xs:?} {ys:?} parameter {k}"
+                );
             }
-            assert_eq!((got.plan.variant, got.plan.grid(256)), (want.variant, want.grid(256)));
+            assert_eq!(
+                (got.plan.variant, got.plan.grid(256)),
+                (want.variant, want.grid(256))
+            );
         }
     }
 
@@ -487,14 +622,33 @@ mod tests {
         ];
         let shape = [1usize];
         let strides = [1isize];
-        let arr = |ptr| ArrayArg { ptr, elem: ElemType::Scalar(DType::F32), shape: &shape, strides: &strides, device: 0 };
-        let args = [Arg::In(arr(0x7000_0000)), Arg::In(arr(0x7000_0200)), Arg::Out(arr(0x7000_0400))];
+        let arr = |ptr| ArrayArg {
+            ptr,
+            elem: ElemType::Scalar(DType::F32),
+            shape: &shape,
+            strides: &strides,
+            device: 0,
+        };
+        let args = [
+            Arg::In(arr(0x7000_0000)),
+            Arg::In(arr(0x7000_0200)),
+            Arg::Out(arr(0x7000_0400)),
+        ];
         let opts = Options::default();
         let run = |n: usize| {
             let t = crate::inline_list::cpu_ns();
             for _ in 0..n {
-                let p = prepare("squared_diff", &sig, &[DType::F32], std::hint::black_box(&args), &opts).unwrap().unwrap();
-                p.params.with_params(|ptrs| std::hint::black_box(ptrs.len()));
+                let p = prepare(
+                    "squared_diff",
+                    &sig,
+                    &[DType::F32],
+                    std::hint::black_box(&args),
+                    &opts,
+                )
+                .unwrap()
+                .unwrap();
+                p.params
+                    .with_params(|ptrs| std::hint::black_box(ptrs.len()));
                 std::hint::black_box(&p);
             }
             (crate::inline_list::cpu_ns() - t) as f64 / n as f64
@@ -502,6 +656,9 @@ mod tests {
         run(100_000);
         let mut t: Vec<f64> = (0..5).map(|_| run(1_000_000)).collect();
         t.sort_by(f64::total_cmp);
-        println!("elementwise prepare, 1-element f32 (x - y)^2: {:.0} ns of CPU time per call (median of 5 x 1e6)", t[2]);
+        println!(
+            "elementwise prepare, 1-element f32 (x - y)^2: {:.0} ns of CPU time per call (median of 5 x 1e6)",
+            t[2]
+        );
     }
 }

@@ -179,35 +179,58 @@ impl<T: Scalar> Reductions<T> for Array<T> {
     where
         T: Real,
     {
-        ArgReduction { x: self, max: false, cfg: Config::default() }
+        ArgReduction {
+            x: self,
+            max: false,
+            cfg: Config::default(),
+        }
     }
 
     fn argmax(&self) -> ArgReduction<'_, T>
     where
         T: Real,
     {
-        ArgReduction { x: self, max: true, cfg: Config::default() }
+        ArgReduction {
+            x: self,
+            max: true,
+            cfg: Config::default(),
+        }
     }
 
     fn mean(&self) -> Moments<'_, T>
     where
         T: MeanResult,
     {
-        Moments { x: self, kind: Moment::Mean, ddof: 0, cfg: Config::default() }
+        Moments {
+            x: self,
+            kind: Moment::Mean,
+            ddof: 0,
+            cfg: Config::default(),
+        }
     }
 
     fn var(&self) -> Moments<'_, T>
     where
         T: FloatResult,
     {
-        Moments { x: self, kind: Moment::Var, ddof: 0, cfg: Config::default() }
+        Moments {
+            x: self,
+            kind: Moment::Var,
+            ddof: 0,
+            cfg: Config::default(),
+        }
     }
 
     fn std(&self) -> Moments<'_, T>
     where
         T: FloatResult,
     {
-        Moments { x: self, kind: Moment::Std, ddof: 0, cfg: Config::default() }
+        Moments {
+            x: self,
+            kind: Moment::Std,
+            ddof: 0,
+            cfg: Config::default(),
+        }
     }
 
     fn all(&self) -> ReductionCall<'_, bool> {
@@ -243,7 +266,12 @@ struct Config<'a, Out: Scalar> {
 
 impl<Out: Scalar> Default for Config<'_, Out> {
     fn default() -> Self {
-        Config { axes: Axes::All, keepdims: false, out: None, stream: None }
+        Config {
+            axes: Axes::All,
+            keepdims: false,
+            out: None,
+            stream: None,
+        }
     }
 }
 
@@ -259,7 +287,13 @@ impl<'a, Out: Scalar> Config<'a, Out> {
     /// The reduced mask of `x` and the number of elements each output reduces.
     fn reduced<T: Scalar>(&self, x: &Array<T>) -> Result<(Vec<bool>, usize)> {
         let mask = reduction::plan::reduced_mask(x.ndim(), &self.axes)?;
-        let n = x.shape().iter().zip(&mask).filter(|(_, m)| **m).map(|(d, _)| *d).product();
+        let n = x
+            .shape()
+            .iter()
+            .zip(&mask)
+            .filter(|(_, m)| **m)
+            .map(|(d, _)| *d)
+            .product();
         Ok((mask, n))
     }
 
@@ -344,7 +378,13 @@ impl<'a, T: Real> ArgReduction<'a, T> {
         let x = self.x;
         let (mask, n) = self.cfg.reduced(x)?;
         let what = if self.max { "argmax" } else { "argmin" };
-        let outs: usize = x.shape().iter().zip(&mask).filter(|(_, m)| !**m).map(|(d, _)| *d).product();
+        let outs: usize = x
+            .shape()
+            .iter()
+            .zip(&mask)
+            .filter(|(_, m)| !**m)
+            .map(|(d, _)| *d)
+            .product();
         if n == 0 && outs > 0 {
             return Err(Error::Reduction {
                 kernel: what.into(),
@@ -357,14 +397,25 @@ impl<'a, T: Real> ArgReduction<'a, T> {
             });
         }
         let stream = self.cfg.stream_for(x)?;
-        let m = extremum(x, self.max).axes(self.cfg.axes.clone()).stream(&stream).run()?;
+        let m = extremum(x, self.max)
+            .axes(self.cfg.axes.clone())
+            .stream(&stream)
+            .run()?;
         let count = scalar_on(n as u64, &stream)?;
-        let kernel = if T::DTYPE.is_float() { kernels::arg_of_float::__kernel() } else { kernels::arg_of_int::__kernel() };
+        let kernel = if T::DTYPE.is_float() {
+            kernels::arg_of_float::__kernel()
+        } else {
+            kernels::arg_of_int::__kernel()
+        };
         // The kernel: `arg_of_float<T: Float>` and `arg_of_int<T: Int>` (chosen by whether `T` is a
         // float; every `Real` is an integer or a float) are `(x: T, m: Raw<T>, n: Raw<u64>) ->
         // i64`, instance `[T]`: one array of `T`, a raw `T` array, a raw `u64` array, in that
         // order; output i64 (no post), accumulator i64, with an identity.
-        let call = ReductionCall::new(kernel, &[T::DTYPE], vec![Arg::input(x), Arg::raw(&m), Arg::raw(&count)]);
+        let call = ReductionCall::new(
+            kernel,
+            &[T::DTYPE],
+            vec![Arg::input(x), Arg::raw(&m), Arg::raw(&count)],
+        );
         self.cfg.apply(call).stream(&stream).run()
     }
 }
@@ -424,7 +475,11 @@ impl<'a, T: MeanResult> Moments<'a, T> {
             // Only `mean` builds `Moments` of a complex type (`var`/`std` need `FloatResult`).
             debug_assert_eq!(self.kind, Moment::Mean);
             let scale = scalar_on(1.0 / n as f64, &stream)?;
-            let kernel = if T::DTYPE == DType::C32 { kernels::mean_c32::__kernel() } else { kernels::mean_c64::__kernel() };
+            let kernel = if T::DTYPE == DType::C32 {
+                kernels::mean_c32::__kernel()
+            } else {
+                kernels::mean_c64::__kernel()
+            };
             // The kernel: `mean_c32(x: Complex<f32>, scale: Raw<f64>) -> Complex<f32>` and
             // `mean_c64(x: Complex<f64>, scale: Raw<f64>) -> Complex<f64>` (no generics: instance
             // `[]`), chosen by `T`'s dtype: one array of `T`, a raw f64 array; output `T`, which
@@ -435,7 +490,11 @@ impl<'a, T: MeanResult> Moments<'a, T> {
         }
         if self.kind == Moment::Mean {
             let scale = scalar_on(1.0 / n as f64, &stream)?;
-            let kernel = if float { kernels::mean_float::__kernel() } else { kernels::mean_f64::__kernel() };
+            let kernel = if float {
+                kernels::mean_float::__kernel()
+            } else {
+                kernels::mean_f64::__kernel()
+            };
             // The kernel: `mean_float<T: Float>` (output `T`) and `mean_f64<T: Real>` (output f64)
             // both take one array of `T` and a raw f64 array, accumulate in f64 and have an
             // identity; `T::Mean` is `T` for floats and f64 for integers (`MeanResult`).
@@ -445,7 +504,11 @@ impl<'a, T: MeanResult> Moments<'a, T> {
         // The mean of each output, in f64, C order of the kept axes.
         let inv_n = scalar_on(1.0 / n as f64, &stream)?;
         // The kernel: `mean_f64<T: Real>(x: T, scale: Raw<f64>) -> f64`, instance `[T]`.
-        let mean = ReductionCall::<f64>::new(kernels::mean_f64::__kernel(), &instance, vec![Arg::input(x), Arg::raw(&inv_n)])
+        let mean = ReductionCall::<f64>::new(
+            kernels::mean_f64::__kernel(),
+            &instance,
+            vec![Arg::input(x), Arg::raw(&inv_n)],
+        )
         .axes(self.cfg.axes.clone())
         .stream(&stream)
         .run()?;
@@ -462,13 +525,23 @@ impl<'a, T: MeanResult> Moments<'a, T> {
         // (output f64) take one array of `T`, then raw f64, u64 and f64 arrays; f64 accumulator,
         // with an identity. `T::Mean` is `T` for floats and f64 for integers (`MeanResult`; only
         // real types reach here: `var` and `std` need `FloatResult`).
-        let call = ReductionCall::new(kernel, &instance, vec![Arg::input(x), Arg::raw(&mean), Arg::raw(&count), Arg::raw(&scale)]);
+        let call = ReductionCall::new(
+            kernel,
+            &instance,
+            vec![
+                Arg::input(x),
+                Arg::raw(&mean),
+                Arg::raw(&count),
+                Arg::raw(&scale),
+            ],
+        );
         self.cfg.apply(call).stream(&stream).run()
     }
 
     /// NaN for every output of an empty reduction (NumPy's `mean` and `var` of nothing).
     fn empty(self, stream: &Stream) -> Result<Array<T::Mean>> {
-        let shape = reduction::output_shape(&[Arg::input(self.x)], &self.cfg.axes, self.cfg.keepdims)?;
+        let shape =
+            reduction::output_shape(&[Arg::input(self.x)], &self.cfg.axes, self.cfg.keepdims)?;
         if self.cfg.out.is_some() {
             return Err(Error::Unsupported {
                 what: format!(

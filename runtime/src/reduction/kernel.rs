@@ -22,16 +22,18 @@ use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::sync::{Mutex, OnceLock};
 
-use cuprum_abi::reduction::{entry_points, PostStyle, ReductionEntry, ReductionInput};
+use cuprum_abi::reduction::{PostStyle, ReductionEntry, ReductionInput, entry_points};
 
 use super::call::ReductionCall;
+use crate::DType;
 use crate::elem_type::ElemType;
 use crate::error::{Error, Result};
 use crate::lang::traits::Scalar;
 use crate::launch::operand::Arg;
-use crate::launch::signature::{Param as SigParam, ParamType as SigType, ReductionSignature, Role, Signature};
+use crate::launch::signature::{
+    Param as SigParam, ParamType as SigType, ReductionSignature, Role, Signature,
+};
 use crate::registry::{Kernel, KernelUnit, UnitRef};
-use crate::DType;
 
 /// A parameter's type: a dtype, or a placeholder bound at the call.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -79,8 +81,6 @@ struct Spec {
     placeholders: Vec<char>,
 }
 
-
-
 /// NumPy's dtype names (and the short ones of cuprum).
 fn parse_dtype(t: &str) -> Option<DType> {
     Some(match t {
@@ -110,7 +110,9 @@ fn parse_type(kernel: &str, t: &str) -> Result<ParamType> {
             if matches!(c, 'a' | 'b' | 'i') {
                 return Err(Error::Reduction {
                     kernel: kernel.to_string(),
-                    detail: format!("`{c}` cannot be a type placeholder: `a`, `b` and `i` are the kernel's variables; use another letter"),
+                    detail: format!(
+                        "`{c}` cannot be a type placeholder: `a`, `b` and `i` are the kernel's variables; use another letter"
+                    ),
                 });
             }
             return Ok(ParamType::Placeholder(c));
@@ -126,11 +128,64 @@ fn parse_type(kernel: &str, t: &str) -> Result<ParamType> {
 }
 
 const C_KEYWORDS: &[&str] = &[
-    "auto", "bool", "break", "case", "char", "const", "continue", "default", "do", "double", "else", "enum",
-    "extern", "false", "float", "for", "goto", "if", "int", "long", "return", "short", "signed", "sizeof",
-    "static", "struct", "switch", "template", "true", "typedef", "typename", "union", "unsigned", "void",
-    "volatile", "while", "class", "namespace", "new", "delete", "this", "operator", "cuprum", "NAME",
-    "i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64", "f16", "bf16", "f32", "f64", "c32", "c64",
+    "auto",
+    "bool",
+    "break",
+    "case",
+    "char",
+    "const",
+    "continue",
+    "default",
+    "do",
+    "double",
+    "else",
+    "enum",
+    "extern",
+    "false",
+    "float",
+    "for",
+    "goto",
+    "if",
+    "int",
+    "long",
+    "return",
+    "short",
+    "signed",
+    "sizeof",
+    "static",
+    "struct",
+    "switch",
+    "template",
+    "true",
+    "typedef",
+    "typename",
+    "union",
+    "unsigned",
+    "void",
+    "volatile",
+    "while",
+    "class",
+    "namespace",
+    "new",
+    "delete",
+    "this",
+    "operator",
+    "cuprum",
+    "NAME",
+    "i8",
+    "i16",
+    "i32",
+    "i64",
+    "u8",
+    "u16",
+    "u32",
+    "u64",
+    "f16",
+    "bf16",
+    "f32",
+    "f64",
+    "c32",
+    "c64",
 ];
 
 fn check_name(kernel: &str, name: &str, what: &str) -> Result<()> {
@@ -139,13 +194,17 @@ fn check_name(kernel: &str, name: &str, what: &str) -> Result<()> {
         detail: format!("{what} `{name}` {why}"),
     };
     let mut chars = name.chars();
-    let legal = chars.next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+    let legal = chars
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
         && chars.all(|c| c.is_ascii_alphanumeric() || c == '_');
     if !legal {
         return Err(bad("is not a C identifier"));
     }
     if name.starts_with('_') || name == "i" {
-        return Err(bad("is reserved (`i` and names starting with `_` are the kernel's own, as in CuPy); rename it"));
+        return Err(bad(
+            "is reserved (`i` and names starting with `_` are the kernel's own, as in CuPy); rename it",
+        ));
     }
     if C_KEYWORDS.contains(&name) {
         return Err(bad("is a C++ keyword or a cuprum type name; rename it"));
@@ -163,29 +222,50 @@ fn parse_params(kernel: &str, list: &str, what: &str) -> Result<Vec<Param>> {
             _ => {
                 return Err(Error::Reduction {
                     kernel: kernel.to_string(),
-                    detail: format!("cannot parse the {what} parameter `{item}`: write `[raw] TYPE NAME`, e.g. `T x` or `raw float32 w`"),
-                })
+                    detail: format!(
+                        "cannot parse the {what} parameter `{item}`: write `[raw] TYPE NAME`, e.g. `T x` or `raw float32 w`"
+                    ),
+                });
             }
         };
         check_name(kernel, name, &format!("{what} parameter"))?;
         if out.iter().any(|p: &Param| p.name == name) {
-            return Err(Error::Reduction { kernel: kernel.to_string(), detail: format!("parameter `{name}` is declared twice") });
+            return Err(Error::Reduction {
+                kernel: kernel.to_string(),
+                detail: format!("parameter `{name}` is declared twice"),
+            });
         }
-        out.push(Param { name: name.to_string(), ty: parse_type(kernel, ty)?, raw });
+        out.push(Param {
+            name: name.to_string(),
+            ty: parse_type(kernel, ty)?,
+            raw,
+        });
     }
     Ok(out)
 }
 
 /// One leaked unit and kernel per distinct source (reduction kernels are few; a program that
 /// creates the same one again reuses it).
-fn register(name: &str, source: String, fast_math: bool, signature: impl FnOnce() -> (ReductionSignature, bool)) -> &'static Kernel {
+fn register(
+    name: &str,
+    source: String,
+    fast_math: bool,
+    signature: impl FnOnce() -> (ReductionSignature, bool),
+) -> &'static Kernel {
     static UNITS: OnceLock<Mutex<HashMap<(String, bool), &'static Kernel>>> = OnceLock::new();
-    let mut units = UNITS.get_or_init(Default::default).lock().unwrap_or_else(|e| e.into_inner());
+    let mut units = UNITS
+        .get_or_init(Default::default)
+        .lock()
+        .unwrap_or_else(|e| e.into_inner());
     if let Some(k) = units.get(&(source.clone(), fast_math)) {
         return k;
     }
     let name: &'static str = Box::leak(name.to_string().into_boxed_str());
-    let unit: &'static KernelUnit = Box::leak(Box::new(KernelUnit::from_source(name, source.clone(), fast_math)));
+    let unit: &'static KernelUnit = Box::leak(Box::new(KernelUnit::from_source(
+        name,
+        source.clone(),
+        fast_math,
+    )));
     let (sig, has_raw) = signature();
     let sig = Signature::Reduction(Box::leak(Box::new(sig)));
     let unit = UnitRef::Embedded(unit);
@@ -194,7 +274,13 @@ fn register(name: &str, source: String, fast_math: bool, signature: impl FnOnce(
     // ones `Raw<T>`), with each placeholder's index or fixed dtype, and the output's and the
     // accumulator's types. Map arguments are read at the element the loop gives; text that
     // indexes raw arguments cannot be checked, so such a kernel is `unchecked`.
-    let kernel = unsafe { if has_raw { Kernel::unchecked(unit, name, sig) } else { Kernel::new(unit, name, sig) } };
+    let kernel = unsafe {
+        if has_raw {
+            Kernel::unchecked(unit, name, sig)
+        } else {
+            Kernel::new(unit, name, sig)
+        }
+    };
     let kernel: &'static Kernel = Box::leak(Box::new(kernel));
     units.insert((source, fast_math), kernel);
     kernel
@@ -214,7 +300,10 @@ impl ReductionKernel {
         identity: Option<&str>,
         name: &str,
     ) -> Result<ReductionKernel> {
-        let fail = |detail: String| Error::Reduction { kernel: name.to_string(), detail };
+        let fail = |detail: String| Error::Reduction {
+            kernel: name.to_string(),
+            detail,
+        };
         check_name(name, name, "the kernel name")?;
         let inputs = parse_params(name, in_params, "input")?;
         let mut outputs = parse_params(name, out_params, "output")?;
@@ -229,10 +318,15 @@ impl ReductionKernel {
             return Err(fail("the output parameter cannot be `raw`".into()));
         }
         if inputs.iter().any(|p| p.name == output.name) {
-            return Err(fail(format!("`{}` is both an input and the output", output.name)));
+            return Err(fail(format!(
+                "`{}` is both an input and the output",
+                output.name
+            )));
         }
         if output.name == "a" {
-            return Err(fail("the output may not be named `a`: the post-map's `a` is the reduced value".into()));
+            return Err(fail(
+                "the output may not be named `a`: the post-map's `a` is the reduced value".into(),
+            ));
         }
         if !inputs.iter().any(|p| !p.raw) {
             return Err(fail("at least one input must be an array that is not `raw` (it gives the shape to reduce)".into()));
@@ -255,7 +349,9 @@ impl ReductionKernel {
 
     fn build(mut spec: Spec) -> ReductionKernel {
         spec.collect_placeholders();
-        let kernel = register(&spec.name, spec.generate(), spec.fast_math, || spec.signature());
+        let kernel = register(&spec.name, spec.generate(), spec.fast_math, || {
+            spec.signature()
+        });
         ReductionKernel { spec, kernel }
     }
 
@@ -282,8 +378,10 @@ impl ReductionKernel {
                 "--use_fast_math" | "-use_fast_math" => spec.fast_math = true,
                 other => {
                     return Err(Error::Unsupported {
-                        what: format!("ReductionKernel option `{other}` (only `--use_fast_math` is supported)"),
-                    })
+                        what: format!(
+                            "ReductionKernel option `{other}` (only `--use_fast_math` is supported)"
+                        ),
+                    });
                 }
             }
         }
@@ -315,7 +413,9 @@ impl ReductionKernel {
     /// The instance for `inputs` and an output of dtype `out` (placeholders bound from the
     /// output, then the inputs, as CuPy does).
     pub(crate) fn bind(&self, inputs: &[Arg<'_>], out: DType) -> Result<Vec<DType>> {
-        self.spec.bind(inputs, Some(out)).map(|(instance, _, _)| instance)
+        self.spec
+            .bind(inputs, Some(out))
+            .map(|(instance, _, _)| instance)
     }
 }
 
@@ -324,12 +424,20 @@ impl Spec {
     fn signature(&self) -> (ReductionSignature, bool) {
         let ty = |t: &ParamType| match t {
             ParamType::Fixed(d) => SigType::Fixed(ElemType::Scalar(*d)),
-            ParamType::Placeholder(c) => SigType::Generic(self.placeholders.iter().position(|p| p == c).unwrap_or(0) as u8),
+            ParamType::Placeholder(c) => {
+                SigType::Generic(self.placeholders.iter().position(|p| p == c).unwrap_or(0) as u8)
+            }
         };
         let params: Vec<SigParam> = self
             .inputs
             .iter()
-            .map(|p| SigParam::new(Box::leak(p.name.clone().into_boxed_str()), if p.raw { Role::Raw } else { Role::In }, ty(&p.ty)))
+            .map(|p| {
+                SigParam::new(
+                    Box::leak(p.name.clone().into_boxed_str()),
+                    if p.raw { Role::Raw } else { Role::In },
+                    ty(&p.ty),
+                )
+            })
             .collect();
         let sig = ReductionSignature {
             params: Box::leak(params.into_boxed_slice()),
@@ -341,13 +449,20 @@ impl Spec {
     }
 
     fn acc_type(&self) -> ParamType {
-        self.reduce_type.clone().unwrap_or_else(|| self.output.ty.clone())
+        self.reduce_type
+            .clone()
+            .unwrap_or_else(|| self.output.ty.clone())
     }
 
     fn collect_placeholders(&mut self) {
         let mut placeholders = Vec::new();
         let acc = self.acc_type();
-        for t in self.inputs.iter().map(|p| &p.ty).chain([&self.output.ty, &acc]) {
+        for t in self
+            .inputs
+            .iter()
+            .map(|p| &p.ty)
+            .chain([&self.output.ty, &acc])
+        {
             if let ParamType::Placeholder(c) = t {
                 if !placeholders.contains(c) {
                     placeholders.push(*c);
@@ -379,14 +494,25 @@ impl Spec {
         let inputs: Vec<ReductionInput> = self
             .inputs
             .iter()
-            .map(|p| ReductionInput { name: p.name.clone(), ty: Self::c_type(&p.ty, &mut headers), raw: p.raw })
+            .map(|p| ReductionInput {
+                name: p.name.clone(),
+                ty: Self::c_type(&p.ty, &mut headers),
+                raw: p.raw,
+            })
             .collect();
         headers.push("cuprum/reduction.h");
         let generics: Vec<String> = self.placeholders.iter().map(char::to_string).collect();
         let tp = if generics.is_empty() {
             String::new()
         } else {
-            format!("template <{}>\n", generics.iter().map(|g| format!("typename {g}")).collect::<Vec<_>>().join(", "))
+            format!(
+                "template <{}>\n",
+                generics
+                    .iter()
+                    .map(|g| format!("typename {g}"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )
         };
         let name = &self.name;
         let mut s = String::from("// Generated by cuprum's ReductionKernel. Do not edit.\n");
@@ -398,7 +524,13 @@ impl Spec {
         }
         let params: Vec<String> = inputs
             .iter()
-            .map(|p| if p.raw { format!("cuprum::Raw<{}> {}", p.ty, p.name) } else { format!("{} {}", p.ty, p.name) })
+            .map(|p| {
+                if p.raw {
+                    format!("cuprum::Raw<{}> {}", p.ty, p.name)
+                } else {
+                    format!("{} {}", p.ty, p.name)
+                }
+            })
             .collect();
         let mut map_params = vec!["u64 _ci".to_string(), "u64 _cn".to_string()];
         map_params.extend(params);
@@ -408,14 +540,21 @@ impl Spec {
             map_params.join(", "),
             self.map_expr
         );
-        let _ = write!(s, "{tp}__device__ __forceinline__ {acc} {name}_reduce({acc} a, {acc} b) {{\n    return ({acc})({});\n}}\n", self.reduce_expr);
+        let _ = write!(
+            s,
+            "{tp}__device__ __forceinline__ {acc} {name}_reduce({acc} a, {acc} b) {{\n    return ({acc})({});\n}}\n",
+            self.reduce_expr
+        );
         let _ = write!(
             s,
             "{tp}__device__ __forceinline__ void {name}_post({acc} a, {out}& {}) {{\n    {};\n}}\n",
             self.output.name, self.post_map_expr
         );
         if let Some(id) = &self.identity {
-            let _ = write!(s, "{tp}__device__ __forceinline__ {acc} {name}_identity() {{\n    return ({acc})({id});\n}}\n");
+            let _ = write!(
+                s,
+                "{tp}__device__ __forceinline__ {acc} {name}_identity() {{\n    return ({acc})({id});\n}}\n"
+            );
         }
         s.push_str(&entry_points(&ReductionEntry {
             name: name.clone(),
@@ -433,9 +572,16 @@ impl Spec {
     /// Binds the placeholders from the output (when given) then the inputs, as CuPy does; the
     /// instance's dtypes and the output's dtype.
     fn bind(&self, inputs: &[Arg<'_>], out: Option<DType>) -> Result<(Vec<DType>, DType, usize)> {
-        let fail = |detail: String| Error::Reduction { kernel: self.name.clone(), detail };
+        let fail = |detail: String| Error::Reduction {
+            kernel: self.name.clone(),
+            detail,
+        };
         if inputs.len() != self.inputs.len() {
-            return Err(fail(format!("takes {} input(s), {} given", self.inputs.len(), inputs.len())));
+            return Err(fail(format!(
+                "takes {} input(s), {} given",
+                self.inputs.len(),
+                inputs.len()
+            )));
         }
         let mut bound: Vec<Option<DType>> = vec![None; self.placeholders.len()];
         let mut bind_one = |t: &ParamType, d: DType, who: &str| -> Result<()> {
@@ -447,7 +593,11 @@ impl Spec {
                     found: d.into(),
                 }),
                 ParamType::Placeholder(c) => {
-                    let k = self.placeholders.iter().position(|p| p == c).expect("collected");
+                    let k = self
+                        .placeholders
+                        .iter()
+                        .position(|p| p == c)
+                        .expect("collected");
                     match bound[k] {
                         None => {
                             bound[k] = Some(d);
@@ -455,7 +605,10 @@ impl Spec {
                         }
                         Some(b) if b == d => Ok(()),
                         Some(b) => Err(Error::DtypeMismatch {
-                            context: format!("{who} of ReductionKernel `{}`: placeholder `{c}` is already bound", self.name),
+                            context: format!(
+                                "{who} of ReductionKernel `{}`: placeholder `{c}` is already bound",
+                                self.name
+                            ),
                             expected: b.into(),
                             found: d.into(),
                         }),
@@ -464,35 +617,60 @@ impl Spec {
             }
         };
         if let Some(d) = out {
-            bind_one(&self.output.ty, d, &format!("the output `{}`", self.output.name))?;
+            bind_one(
+                &self.output.ty,
+                d,
+                &format!("the output `{}`", self.output.name),
+            )?;
         }
         for (p, a) in self.inputs.iter().zip(inputs) {
             let (Some(x), false) = (a.array(), matches!(a, Arg::Out(_))) else {
-                return Err(fail(format!("argument `{}` must be an array (`Arg::input` or `Arg::raw`), found {}", p.name, a.describe())));
+                return Err(fail(format!(
+                    "argument `{}` must be an array (`Arg::input` or `Arg::raw`), found {}",
+                    p.name,
+                    a.describe()
+                )));
             };
             if p.raw != matches!(a, Arg::Raw(_)) {
                 return Err(fail(format!(
                     "argument `{}` is declared {}raw but passed as {}",
                     p.name,
                     if p.raw { "" } else { "not " },
-                    if p.raw { "`Arg::input`; pass `Arg::raw`" } else { "`Arg::raw`; pass `Arg::input`" }
+                    if p.raw {
+                        "`Arg::input`; pass `Arg::raw`"
+                    } else {
+                        "`Arg::raw`; pass `Arg::input`"
+                    }
                 )));
             }
-            let d = x.elem().dtype().ok_or_else(|| fail(format!("argument `{}` holds structs; a ReductionKernel takes dtypes", p.name)))?;
+            let d = x.elem().dtype().ok_or_else(|| {
+                fail(format!(
+                    "argument `{}` holds structs; a ReductionKernel takes dtypes",
+                    p.name
+                ))
+            })?;
             bind_one(&p.ty, d, &format!("input `{}`", p.name))?;
         }
         let resolve = |t: &ParamType| -> Result<DType> {
             match t {
                 ParamType::Fixed(d) => Ok(*d),
                 ParamType::Placeholder(c) => {
-                    let k = self.placeholders.iter().position(|p| p == c).expect("collected");
+                    let k = self
+                        .placeholders
+                        .iter()
+                        .position(|p| p == c)
+                        .expect("collected");
                     bound[k].ok_or_else(|| {
                         fail(format!("type placeholder `{c}` is not bound by any argument; pass the output (`.out(&mut y)`) or declare its type"))
                     })
                 }
             }
         };
-        let instance = self.placeholders.iter().map(|c| resolve(&ParamType::Placeholder(*c))).collect::<Result<Vec<_>>>()?;
+        let instance = self
+            .placeholders
+            .iter()
+            .map(|c| resolve(&ParamType::Placeholder(*c)))
+            .collect::<Result<Vec<_>>>()?;
         let out_dtype = resolve(&self.output.ty)?;
         let acc = resolve(&self.acc_type())?;
         Ok((instance, out_dtype, acc.size()))
@@ -505,25 +683,51 @@ mod tests {
 
     #[test]
     fn cupy_grammar() {
-        let k = ReductionKernel::new("T x", "T y", "x * x", "a + b", "y = sqrt(a)", Some("0"), "l2norm").unwrap();
+        let k = ReductionKernel::new(
+            "T x",
+            "T y",
+            "x * x",
+            "a + b",
+            "y = sqrt(a)",
+            Some("0"),
+            "l2norm",
+        )
+        .unwrap();
         let s = k.source();
         assert!(s.contains("template <typename T>\n__device__ __forceinline__ T l2norm_map(u64 _ci, u64 _cn, T x)"), "{s}");
         assert!(s.contains("return (T)(x * x);"), "{s}");
         assert!(s.contains("T l2norm_reduce(T a, T b)"), "{s}");
-        assert!(s.contains("void l2norm_post(T a, T& y) {\n    y = sqrt(a);\n}"), "{s}");
+        assert!(
+            s.contains("void l2norm_post(T a, T& y) {\n    y = sqrt(a);\n}"),
+            "{s}"
+        );
         assert!(s.contains("CUPRUM_INSTANTIATE_l2norm_rows(NAME, T)"), "{s}");
         assert_eq!(k.spec.placeholders, vec!['T']);
     }
 
     #[test]
     fn raw_fixed_types_and_reduce_type() {
-        let k = ReductionKernel::new("float32 x, raw float32 w", "float64 y", "x * w[i % w.size]", "a + b", "y = a", None, "wsum")
-            .unwrap()
-            .reduce_type("float64")
-            .unwrap();
+        let k = ReductionKernel::new(
+            "float32 x, raw float32 w",
+            "float64 y",
+            "x * w[i % w.size]",
+            "a + b",
+            "y = a",
+            None,
+            "wsum",
+        )
+        .unwrap()
+        .reduce_type("float64")
+        .unwrap();
         let s = k.source();
-        assert!(s.contains("f64 wsum_map(u64 _ci, u64 _cn, f32 x, cuprum::Raw<f32> w)"), "{s}");
-        assert!(s.contains("cuprum::Raw<f32> w, cuprum::ReduceOperand<f64> _cout"), "{s}");
+        assert!(
+            s.contains("f64 wsum_map(u64 _ci, u64 _cn, f32 x, cuprum::Raw<f32> w)"),
+            "{s}"
+        );
+        assert!(
+            s.contains("cuprum::Raw<f32> w, cuprum::ReduceOperand<f64> _cout"),
+            "{s}"
+        );
         assert!(!s.contains("wsum_identity"), "{s}");
         assert!(k.spec.placeholders.is_empty());
     }
@@ -531,20 +735,64 @@ mod tests {
     #[test]
     fn grammar_errors_name_the_part() {
         let e = |r: Result<ReductionKernel>| r.unwrap_err().to_string();
-        assert!(e(ReductionKernel::new("T", "T y", "x", "a + b", "y = a", None, "k")).contains("`[raw] TYPE NAME`"));
-        assert!(e(ReductionKernel::new("floaty x", "T y", "x", "a + b", "y = a", None, "k")).contains("unknown type `floaty`"));
-        assert!(e(ReductionKernel::new("T i", "T y", "i", "a + b", "y = a", None, "k")).contains("reserved"));
-        assert!(e(ReductionKernel::new("T x", "T y, T z", "x", "a + b", "y = a", None, "k")).contains("exactly one output"));
-        assert!(e(ReductionKernel::new("raw T x", "T y", "x[i]", "a + b", "y = a", None, "k")).contains("not `raw`"));
-        assert!(e(ReductionKernel::new("T x, T x", "T y", "x", "a + b", "y = a", None, "k")).contains("twice"));
-        assert!(e(ReductionKernel::new("T x", "T a", "x", "a + b", "a = a", None, "k")).contains("`a`"));
-        assert!(e(ReductionKernel::new("T x", "T y", "x", "a + b", "y = a", None, "k").unwrap().options(&["-O3"])).contains("-O3"));
+        assert!(
+            e(ReductionKernel::new(
+                "T", "T y", "x", "a + b", "y = a", None, "k"
+            ))
+            .contains("`[raw] TYPE NAME`")
+        );
+        assert!(
+            e(ReductionKernel::new(
+                "floaty x", "T y", "x", "a + b", "y = a", None, "k"
+            ))
+            .contains("unknown type `floaty`")
+        );
+        assert!(
+            e(ReductionKernel::new(
+                "T i", "T y", "i", "a + b", "y = a", None, "k"
+            ))
+            .contains("reserved")
+        );
+        assert!(
+            e(ReductionKernel::new(
+                "T x", "T y, T z", "x", "a + b", "y = a", None, "k"
+            ))
+            .contains("exactly one output")
+        );
+        assert!(
+            e(ReductionKernel::new(
+                "raw T x", "T y", "x[i]", "a + b", "y = a", None, "k"
+            ))
+            .contains("not `raw`")
+        );
+        assert!(
+            e(ReductionKernel::new(
+                "T x, T x", "T y", "x", "a + b", "y = a", None, "k"
+            ))
+            .contains("twice")
+        );
+        assert!(
+            e(ReductionKernel::new(
+                "T x", "T a", "x", "a + b", "a = a", None, "k"
+            ))
+            .contains("`a`")
+        );
+        assert!(
+            e(
+                ReductionKernel::new("T x", "T y", "x", "a + b", "y = a", None, "k")
+                    .unwrap()
+                    .options(&["-O3"])
+            )
+            .contains("-O3")
+        );
     }
 
     #[test]
     fn same_source_same_kernel() {
-        let a = ReductionKernel::new("T x", "T y", "x", "a + b", "y = a", Some("0"), "sum_same").unwrap();
-        let b = ReductionKernel::new("T x", "T y", "x", "a + b", "y = a", Some("0"), "sum_same").unwrap();
+        let a = ReductionKernel::new("T x", "T y", "x", "a + b", "y = a", Some("0"), "sum_same")
+            .unwrap();
+        let b = ReductionKernel::new("T x", "T y", "x", "a + b", "y = a", Some("0"), "sum_same")
+            .unwrap();
         assert!(std::ptr::eq(a.kernel, b.kernel));
     }
 }

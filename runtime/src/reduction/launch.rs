@@ -9,8 +9,9 @@
 use std::borrow::Cow;
 use std::cell::RefCell;
 
-use super::plan::{self, DeviceShape, LaunchPlan, OperandStrides, MAX_NDIM};
+use super::plan::{self, DeviceShape, LaunchPlan, MAX_NDIM, OperandStrides};
 use super::{Axes, Options, ReductionInfo};
+use crate::DType;
 use crate::device::Device;
 use crate::error::{Error, Result};
 use crate::inline_list::InlineList;
@@ -20,7 +21,6 @@ use crate::launch::{ArgList, DeviceRepr, LaunchConfig};
 use crate::memory::DeviceBuffer;
 use crate::registry::Kernel;
 use crate::stream::Stream;
-use crate::DType;
 
 /// `cuprum::Shape`.
 #[repr(C)]
@@ -34,7 +34,11 @@ struct CShape {
 
 impl CShape {
     fn new(size: u64, dims: &[u64]) -> CShape {
-        let mut s = CShape { size, ndim: dims.len() as i32, ..CShape::default() };
+        let mut s = CShape {
+            size,
+            ndim: dims.len() as i32,
+            ..CShape::default()
+        };
         for (d, &e) in s.dims.iter_mut().zip(dims) {
             *d = e as i64;
         }
@@ -90,13 +94,20 @@ unsafe impl DeviceRepr for COperand {}
 unsafe impl DeviceRepr for CRaw {}
 
 fn operand(ptr: u64, s: &OperandStrides) -> COperand {
-    COperand { ptr, ostrides: s.ostrides, rstrides: s.rstrides }
+    COperand {
+        ptr,
+        ostrides: s.ostrides,
+        rstrides: s.rstrides,
+    }
 }
 
 fn raw_param(kernel: &str, a: &ArrayArg<'_>) -> Result<CRaw> {
     if a.shape.len() > MAX_NDIM {
         return Err(Error::Unsupported {
-            what: format!("raw argument of kernel `{kernel}` with {} dimensions (at most {MAX_NDIM})", a.shape.len()),
+            what: format!(
+                "raw argument of kernel `{kernel}` with {} dimensions (at most {MAX_NDIM})",
+                a.shape.len()
+            ),
         });
     }
     let mut r = CRaw {
@@ -133,7 +144,12 @@ fn counter_bytes(n: usize) -> usize {
 
 /// `(partials, counters)` device addresses with room for `slots` slots of `slot_bytes` and
 /// `counters` zeroed counters, for launches on `stream`.
-fn scratch(stream: &Stream, slots: usize, slot_bytes: usize, counters: usize) -> Result<(u64, u64)> {
+fn scratch(
+    stream: &Stream,
+    slots: usize,
+    slot_bytes: usize,
+    counters: usize,
+) -> Result<(u64, u64)> {
     let key = (stream.device().ordinal(), stream.handle() as usize);
     SCRATCH.with(|cell| {
         let mut all = cell.borrow_mut();
@@ -160,7 +176,12 @@ fn scratch(stream: &Stream, slots: usize, slot_bytes: usize, counters: usize) ->
         buf.write_bytes(0, &vec![0u8; counter_bytes(counters)], stream)?;
         let base = counter_bytes(counters) as u64;
         let (p, c) = (buf.ptr() + base, buf.ptr());
-        let entry = Scratch { device: key.0, stream: key.1, counters, buf };
+        let entry = Scratch {
+            device: key.0,
+            stream: key.1,
+            counters,
+            buf,
+        };
         match old {
             Some(i) => all[i] = entry,
             None => all.push(entry),
@@ -214,7 +235,10 @@ fn check_operands<'a>(
     inputs: &[Arg<'_>],
     out: Arg<'a>,
 ) -> Result<(ArrayArg<'a>, ReductionInfo)> {
-    let invalid = |detail: String| Error::InvalidLaunch { kernel: name.to_string(), detail };
+    let invalid = |detail: String| Error::InvalidLaunch {
+        kernel: name.to_string(),
+        detail,
+    };
     let resolve = |ty: crate::launch::signature::ParamType, what: &str| {
         ty.resolve(instance)
             .ok_or_else(|| invalid(format!("{what} is of generic parameter {ty:?} but the instance {instance:?} has no such entry")))
@@ -230,24 +254,49 @@ fn check_operands<'a>(
         let x = match (p.role, a) {
             (Role::Raw, Arg::Raw(x)) | (Role::In, Arg::In(x)) => x,
             (role, _) => {
-                let want = if role == Role::Raw { "a raw array (`Arg::raw`)" } else { "an input array (`Arg::input`)" };
-                return Err(invalid(format!("argument {k} (`{}`) must be {want}, found {}", p.name, a.describe())));
+                let want = if role == Role::Raw {
+                    "a raw array (`Arg::raw`)"
+                } else {
+                    "an input array (`Arg::input`)"
+                };
+                return Err(invalid(format!(
+                    "argument {k} (`{}`) must be {want}, found {}",
+                    p.name,
+                    a.describe()
+                )));
             }
         };
         let elem = resolve(p.ty, &format!("parameter `{}`", p.name))?;
         if x.elem != elem {
-            return Err(Error::DtypeMismatch { context: format!("argument `{}` of reduction `{name}`", p.name), expected: elem, found: x.elem });
+            return Err(Error::DtypeMismatch {
+                context: format!("argument `{}` of reduction `{name}`", p.name),
+                expected: elem,
+                found: x.elem,
+            });
         }
     }
     let Arg::Out(o) = out else {
-        return Err(invalid(format!("the output must be an output array (`Arg::output`), found {}", out.describe())));
+        return Err(invalid(format!(
+            "the output must be an output array (`Arg::output`), found {}",
+            out.describe()
+        )));
     };
     let elem = resolve(sig.out, "the output")?;
     if o.elem != elem {
-        return Err(Error::DtypeMismatch { context: format!("the output of reduction `{name}`"), expected: elem, found: o.elem });
+        return Err(Error::DtypeMismatch {
+            context: format!("the output of reduction `{name}`"),
+            expected: elem,
+            found: o.elem,
+        });
     }
     let acc_bytes = resolve(sig.acc, "the accumulator")?.size();
-    Ok((o, ReductionInfo { has_identity: sig.has_identity, acc_bytes }))
+    Ok((
+        o,
+        ReductionInfo {
+            has_identity: sig.has_identity,
+            acc_bytes,
+        },
+    ))
 }
 
 /// [`launch`] for any reduction, including one whose code cuprum cannot check.
@@ -269,19 +318,30 @@ pub unsafe fn launch_unchecked(
 ) -> Result<()> {
     let name = kernel.name();
     let Signature::Reduction(sig) = kernel.signature() else {
-        return Err(Error::InvalidLaunch { kernel: name.to_string(), detail: format!("`{name}` is a {} kernel, not a reduction", kernel.kind()) });
+        return Err(Error::InvalidLaunch {
+            kernel: name.to_string(),
+            detail: format!("`{name}` is a {} kernel, not a reduction", kernel.kind()),
+        });
     };
     let (out, info) = check_operands(name, sig, instance, inputs, out)?;
     let info = &info;
     // The device: the given stream's when it is the arrays' (no lookup), else looked up.
-    let given = opts.stream.map(Stream::device).filter(|d| d.ordinal() == out.device);
+    let given = opts
+        .stream
+        .map(Stream::device)
+        .filter(|d| d.ordinal() == out.device);
     let mut looked_up = None;
     let dev = || -> Result<DeviceShape> {
         let multiprocessors = match given {
             Some(d) => d.multiprocessor_count(),
-            None => looked_up.insert(Device::get(out.device)?).multiprocessor_count(),
+            None => looked_up
+                .insert(Device::get(out.device)?)
+                .multiprocessor_count(),
         };
-        Ok(DeviceShape { multiprocessors, blocks_per_sm: 0 })
+        Ok(DeviceShape {
+            multiprocessors,
+            blocks_per_sm: 0,
+        })
     };
     let Some(mut call) = prepare(name, info, inputs, &out, axes, keepdims, dev)? else {
         return Ok(());
@@ -294,8 +354,15 @@ pub unsafe fn launch_unchecked(
         // A split reduction sizes its grid to whole waves: plan again with the occupancy of the
         // kernel the first plan picked (its registers decide how many blocks fit on an SM).
         let k = kernel.instance(device.ordinal(), instance, Some(call.plan.variant().into()))?;
-        let per_sm = k.function_for(device)?.resident_blocks_per_sm(call.plan.block)?;
-        let dev = || Ok(DeviceShape { multiprocessors: device.multiprocessor_count(), blocks_per_sm: per_sm });
+        let per_sm = k
+            .function_for(device)?
+            .resident_blocks_per_sm(call.plan.block)?;
+        let dev = || {
+            Ok(DeviceShape {
+                multiprocessors: device.multiprocessor_count(),
+                blocks_per_sm: per_sm,
+            })
+        };
         if let Some(again) = prepare(name, info, inputs, &out, axes, keepdims, dev)? {
             call = again;
         }
@@ -312,7 +379,12 @@ pub unsafe fn launch_unchecked(
 }
 
 fn expected_len(shape: &[usize], mask: &[bool]) -> usize {
-    shape.iter().zip(mask).filter(|(_, m)| !**m).map(|(d, _)| *d).product()
+    shape
+        .iter()
+        .zip(mask)
+        .filter(|(_, m)| !**m)
+        .map(|(d, _)| *d)
+        .product()
 }
 
 /// A checked and planned reduction: the plan and the parameters before `ReduceArgs` (which
@@ -341,7 +413,12 @@ pub(crate) fn prepare(
     let mut mask: InlineList<bool, 32> = InlineList::new(false);
     mask.extend(nd, false);
     plan::reduced_mask_into(axes, &mut mask)?;
-    if !out.shape.iter().copied().eq(plan::output_dims(&shape, &mask, keepdims)) {
+    if !out
+        .shape
+        .iter()
+        .copied()
+        .eq(plan::output_dims(&shape, &mask, keepdims))
+    {
         return Err(Error::ShapeMismatch {
             context: format!(
                 "the output of reduction `{name}` (loop shape {shape:?}, axes {axes:?}, keepdims {keepdims})"
@@ -380,26 +457,48 @@ pub(crate) fn prepare(
         return Ok(None);
     }
     // Operand k < n_in: the k-th strided input, broadcast to the loop shape; n_in: the output.
-    let strided = || inputs.iter().filter_map(|a| match a {
-        Arg::In(a) => Some(a),
-        Arg::Raw(_) | Arg::Scalar(_) | Arg::Out(_) => None,
-    });
+    let strided = || {
+        inputs.iter().filter_map(|a| match a {
+            Arg::In(a) => Some(a),
+            Arg::Raw(_) | Arg::Scalar(_) | Arg::Out(_) => None,
+        })
+    };
     let n_in = strided().count();
     let input_stride = |a: &ArrayArg<'_>, ax: usize| -> i64 {
         let pad = nd - a.shape.len();
-        if ax >= pad && a.shape[ax - pad] == shape[ax] { a.strides[ax - pad] as i64 } else { 0 }
+        if ax >= pad && a.shape[ax - pad] == shape[ax] {
+            a.strides[ax - pad] as i64
+        } else {
+            0
+        }
     };
     let stride = |k: usize, ax: usize| -> i64 {
-        if k == n_in { out_axis[ax] } else { strided().nth(k).map_or(0, |a| input_stride(a, ax)) }
+        if k == n_in {
+            out_axis[ax]
+        } else {
+            strided().nth(k).map_or(0, |a| input_stride(a, ax))
+        }
     };
-    let plan = plan::plan_with(name, &shape, n_in, &stride, &mask, !has_raw, info.has_identity, dev()?)?;
+    let plan = plan::plan_with(
+        name,
+        &shape,
+        n_in,
+        &stride,
+        &mask,
+        !has_raw,
+        info.has_identity,
+        dev()?,
+    )?;
     let mut params = ArgList::new();
     for a in inputs {
         match a {
             Arg::In(a) => params.push_repr(operand(a.ptr, &plan.operand(|ax| input_stride(a, ax)))),
             Arg::Raw(a) => params.push_repr(raw_param(name, a)?),
             Arg::Scalar(_) | Arg::Out(_) => {
-                return Err(Error::InvalidLaunch { kernel: name.to_string(), detail: format!("a reduction's map takes arrays, not {}", a.describe()) });
+                return Err(Error::InvalidLaunch {
+                    kernel: name.to_string(),
+                    detail: format!("a reduction's map takes arrays, not {}", a.describe()),
+                });
             }
         }
     }
@@ -437,14 +536,24 @@ fn reduce_args(plan: &LaunchPlan, partials: u64, counters: u64, slot: usize) -> 
     }
 }
 
-fn launch_plan(kernel: &Kernel, info: &ReductionInfo, instance: &[DType], call: Prepared, device: &Device, stream: &Stream) -> Result<()> {
+fn launch_plan(
+    kernel: &Kernel,
+    info: &ReductionInfo,
+    instance: &[DType],
+    call: Prepared,
+    device: &Device,
+    stream: &Stream,
+) -> Result<()> {
     let Prepared { plan, mut params } = call;
     let raw = kernel.instance(device.ordinal(), instance, Some(plan.variant().into()))?;
     let func = raw.function_for(device)?;
     let slot = slot_bytes(info.acc_bytes);
     let (slots, counters) = plan.scratch();
-    let (partials, counter_ptr) =
-        if slots > 0 { scratch(stream, slots as usize, slot, counters as usize)? } else { (0, 0) };
+    let (partials, counter_ptr) = if slots > 0 {
+        scratch(stream, slots as usize, slot, counters as usize)?
+    } else {
+        (0, 0)
+    };
     params.push_repr(reduce_args(&plan, partials, counter_ptr, slot));
     let cfg = LaunchConfig::new(plan.grid, plan.block).stream(stream);
     // SAFETY: the parameters are those of every reduction variant (`reduction.h`, written by
@@ -477,7 +586,9 @@ mod tests {
         // sizeof(Partial<A>) for A of 1, 4, 8 bytes is 8, 8, 16; for 16 bytes 24 (8-aligned, a
         // tuple) or 32 (`complex<double>`, 16-aligned). Slots are multiples of 8, and of 16 from
         // 16 bytes on, so that every slot is aligned.
-        assert!(slot_bytes(1) >= 8 && slot_bytes(4) >= 8 && slot_bytes(8) >= 16 && slot_bytes(16) >= 32);
+        assert!(
+            slot_bytes(1) >= 8 && slot_bytes(4) >= 8 && slot_bytes(8) >= 16 && slot_bytes(16) >= 32
+        );
         for a in 1..64 {
             assert_eq!(slot_bytes(a) % if a >= 16 { 16 } else { 8 }, 0, "{a}");
             assert!(slot_bytes(a) >= a + 4, "{a}");
@@ -498,29 +609,83 @@ mod tests {
         let cases: [(&[usize], &[isize], &[usize], &[isize], Axes, bool); 6] = [
             (&[4, 6], &[6, 1], &[6], &[1], Axes::One(1), false),
             (&[4, 6], &[1, 4], &[4, 6], &[6, 1], Axes::All, false),
-            (&[2, 1, 8], &[8, 8, 1], &[3, 1], &[1, 1], Axes::Many(vec![0, 2]), true),
-            (&[5, 3, 4], &[24, 8, 2], &[5, 3, 4], &[12, 4, 1], Axes::One(-2), true),
+            (
+                &[2, 1, 8],
+                &[8, 8, 1],
+                &[3, 1],
+                &[1, 1],
+                Axes::Many(vec![0, 2]),
+                true,
+            ),
+            (
+                &[5, 3, 4],
+                &[24, 8, 2],
+                &[5, 3, 4],
+                &[12, 4, 1],
+                Axes::One(-2),
+                true,
+            ),
             (&[7, 1, 64], &[64, 64, 1], &[64], &[1], Axes::One(0), false),
-            (&[3, 5, 3], &[1, 9, 3], &[3, 5, 3], &[15, 3, 1], Axes::Many(vec![0, 2]), false),
+            (
+                &[3, 5, 3],
+                &[1, 9, 3],
+                &[3, 5, 3],
+                &[15, 3, 1],
+                Axes::Many(vec![0, 2]),
+                false,
+            ),
         ];
-        let info = ReductionInfo { has_identity: true, acc_bytes: 8 };
-        let dev = DeviceShape { multiprocessors: 132, blocks_per_sm: 0 };
+        let info = ReductionInfo {
+            has_identity: true,
+            acc_bytes: 8,
+        };
+        let dev = DeviceShape {
+            multiprocessors: 132,
+            blocks_per_sm: 0,
+        };
         for (xs, xt, ys, yt, axes, keepdims) in cases {
-            let x = ArrayArg { ptr: 0x7000_0000, shape: xs, strides: xt, elem: DType::F32.into(), device: 0 };
-            let y = ArrayArg { ptr: 0x7000_1000, shape: ys, strides: yt, elem: DType::F32.into(), device: 0 };
+            let x = ArrayArg {
+                ptr: 0x7000_0000,
+                shape: xs,
+                strides: xt,
+                elem: DType::F32.into(),
+                device: 0,
+            };
+            let y = ArrayArg {
+                ptr: 0x7000_1000,
+                shape: ys,
+                strides: yt,
+                elem: DType::F32.into(),
+                device: 0,
+            };
             let inputs = [Arg::In(x), Arg::In(y)];
             let shape = broadcast_shapes(&[xs, ys]).unwrap();
             let mask = plan::reduced_mask(shape.len(), &axes).unwrap();
             let os = plan::output_shape(&shape, &mask, keepdims);
             let ot = c_strides(&os);
-            let out = ArrayArg { ptr: 0x7000_2000, shape: &os, strides: &ot, elem: DType::F32.into(), device: 0 };
-            let got = prepare("k", &info, &inputs, &out, &axes, keepdims, || Ok(dev)).unwrap().unwrap();
+            let out = ArrayArg {
+                ptr: 0x7000_2000,
+                shape: &os,
+                strides: &ot,
+                elem: DType::F32.into(),
+                device: 0,
+            };
+            let got = prepare("k", &info, &inputs, &out, &axes, keepdims, || Ok(dev))
+                .unwrap()
+                .unwrap();
             let kept: Vec<isize> = if keepdims {
-                ot.iter().zip(&mask).filter(|(_, m)| !**m).map(|(s, _)| *s).collect()
+                ot.iter()
+                    .zip(&mask)
+                    .filter(|(_, m)| !**m)
+                    .map(|(s, _)| *s)
+                    .collect()
             } else {
                 ot.clone()
             };
-            let (bx, by) = (broadcast_strides(xs, xt, &shape).unwrap(), broadcast_strides(ys, yt, &shape).unwrap());
+            let (bx, by) = (
+                broadcast_strides(xs, xt, &shape).unwrap(),
+                broadcast_strides(ys, yt, &shape).unwrap(),
+            );
             let want = plan::plan("k", &shape, &[&bx, &by], &mask, &kept, true, true, dev).unwrap();
             let mut params = ArgList::new();
             params.push_repr(operand(0x7000_0000, &want.inputs[0]));
@@ -528,11 +693,27 @@ mod tests {
             params.push_repr(operand(0x7000_2000, &want.out));
             assert_eq!(got.params.sizes(), params.sizes());
             for k in 0..3 {
-                assert_eq!(got.params.bytes(k), params.bytes(k), "{xs:?} {ys:?} {axes:?} operand {k}");
+                assert_eq!(
+                    got.params.bytes(k),
+                    params.bytes(k),
+                    "{xs:?} {ys:?} {axes:?} operand {k}"
+                );
             }
             let p = &got.plan;
-            assert_eq!((p.outs, p.red, p.o.dims(), p.r.dims()), (want.outs, want.red, &want.odims[..], &want.rdims[..]));
-            assert_eq!((p.contiguous, p.strategy, p.splits, p.wide, p.grid), (want.contiguous, want.strategy, want.splits, want.wide, want.grid));
+            assert_eq!(
+                (p.outs, p.red, p.o.dims(), p.r.dims()),
+                (want.outs, want.red, &want.odims[..], &want.rdims[..])
+            );
+            assert_eq!(
+                (p.contiguous, p.strategy, p.splits, p.wide, p.grid),
+                (
+                    want.contiguous,
+                    want.strategy,
+                    want.splits,
+                    want.wide,
+                    want.grid
+                )
+            );
             assert_eq!((p.variant(), p.scratch()), (want.variant(), want.scratch()));
         }
     }
@@ -545,17 +726,49 @@ mod tests {
     fn host_cost_of_a_small_full_sum() {
         use crate::launch::KernelArgs;
         let (shape, strides) = ([1024usize], [1isize]);
-        let x = ArrayArg { ptr: 0x7000_0000, shape: &shape, strides: &strides, elem: DType::F32.into(), device: 0 };
-        let out = ArrayArg { ptr: 0x7000_1000, shape: &[], strides: &[], elem: DType::F32.into(), device: 0 };
-        let info = ReductionInfo { has_identity: true, acc_bytes: 4 };
+        let x = ArrayArg {
+            ptr: 0x7000_0000,
+            shape: &shape,
+            strides: &strides,
+            elem: DType::F32.into(),
+            device: 0,
+        };
+        let out = ArrayArg {
+            ptr: 0x7000_1000,
+            shape: &[],
+            strides: &[],
+            elem: DType::F32.into(),
+            device: 0,
+        };
+        let info = ReductionInfo {
+            has_identity: true,
+            acc_bytes: 4,
+        };
         let inputs = [Arg::In(x)];
         let run = |n: usize| {
             let t = crate::inline_list::cpu_ns();
             for _ in 0..n {
-                let dev = || Ok(DeviceShape { multiprocessors: 132, blocks_per_sm: 0 });
-                let mut p = prepare("sum", &info, std::hint::black_box(&inputs), &out, &Axes::All, false, dev).unwrap().unwrap();
-                p.params.push_repr(reduce_args(&p.plan, 0, 0, slot_bytes(info.acc_bytes)));
-                p.params.with_params(|ptrs| std::hint::black_box(ptrs.len()));
+                let dev = || {
+                    Ok(DeviceShape {
+                        multiprocessors: 132,
+                        blocks_per_sm: 0,
+                    })
+                };
+                let mut p = prepare(
+                    "sum",
+                    &info,
+                    std::hint::black_box(&inputs),
+                    &out,
+                    &Axes::All,
+                    false,
+                    dev,
+                )
+                .unwrap()
+                .unwrap();
+                p.params
+                    .push_repr(reduce_args(&p.plan, 0, 0, slot_bytes(info.acc_bytes)));
+                p.params
+                    .with_params(|ptrs| std::hint::black_box(ptrs.len()));
                 std::hint::black_box(&p);
             }
             (crate::inline_list::cpu_ns() - t) as f64 / n as f64
@@ -563,6 +776,9 @@ mod tests {
         run(100_000);
         let mut t: Vec<f64> = (0..5).map(|_| run(1_000_000)).collect();
         t.sort_by(f64::total_cmp);
-        println!("reduction prepare, full f32 sum of 1024: {:.0} ns of CPU time per call (median of 5 x 1e6)", t[2]);
+        println!(
+            "reduction prepare, full f32 sum of 1024: {:.0} ns of CPU time per call (median of 5 x 1e6)",
+            t[2]
+        );
     }
 }

@@ -22,12 +22,12 @@ mod kernel;
 mod launch;
 pub mod plan;
 
+pub use crate::launch::operand::{Arg, ArrayArg};
+pub use crate::launch::signature::ReductionSignature;
 pub use array::Reductions;
 pub use call::ReductionCall;
 pub use kernel::ReductionKernel;
 pub use launch::{launch, launch_unchecked};
-pub use crate::launch::operand::{Arg, ArrayArg};
-pub use crate::launch::signature::ReductionSignature;
 pub use plan::{Axes, Plan, Strategy};
 
 use crate::error::{Error, Result};

@@ -8,9 +8,9 @@ use crate::error::Result;
 use crate::kernel::RawKernel;
 use crate::launch::signature::Signature;
 use cuprum_abi::dtype::DType;
-use cuprum_abi::{mangle, KernelKind, Variant};
+use cuprum_abi::{KernelKind, Variant, mangle};
 
-use super::served::{record_served, Served};
+use super::served::{Served, record_served};
 use super::unit::{KernelUnit, UnitRef};
 
 /// One kernel as a generated launch function sees it: its unit, its name, its signature (what
@@ -38,7 +38,13 @@ struct Loaded {
 
 impl std::fmt::Debug for Kernel {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "Kernel(#[{}] {} in {})", self.kind(), self.name, self.unit.file())
+        write!(
+            f,
+            "Kernel(#[{}] {} in {})",
+            self.kind(),
+            self.name,
+            self.unit.file()
+        )
     }
 }
 
@@ -55,7 +61,14 @@ impl Kernel {
     /// launches (`elementwise::launch`, `reduction::launch`) rely on both. The code generator
     /// guarantees them for the kernels it writes.
     pub const unsafe fn new(unit: UnitRef, name: &'static str, signature: Signature) -> Kernel {
-        Kernel { unit, name, signature, checked: true, loaded: RwLock::new(Vec::new()), load_lock: Mutex::new(()) }
+        Kernel {
+            unit,
+            name,
+            signature,
+            checked: true,
+            loaded: RwLock::new(Vec::new()),
+            load_lock: Mutex::new(()),
+        }
     }
 
     /// [`Kernel::new`] for code cuprum cannot check (CUDA C text that indexes raw arguments):
@@ -65,8 +78,19 @@ impl Kernel {
     ///
     /// `signature` must describe the parameters of the kernel's entry points, as for
     /// [`Kernel::new`].
-    pub const unsafe fn unchecked(unit: UnitRef, name: &'static str, signature: Signature) -> Kernel {
-        Kernel { unit, name, signature, checked: false, loaded: RwLock::new(Vec::new()), load_lock: Mutex::new(()) }
+    pub const unsafe fn unchecked(
+        unit: UnitRef,
+        name: &'static str,
+        signature: Signature,
+    ) -> Kernel {
+        Kernel {
+            unit,
+            name,
+            signature,
+            checked: false,
+            loaded: RwLock::new(Vec::new()),
+            load_lock: Mutex::new(()),
+        }
     }
 
     /// The signature the erased launches check operands against.
@@ -110,10 +134,18 @@ impl Kernel {
     /// strategy of an elementwise or reduction kernel, one of `kind().variants()`; `None` for a
     /// raw kernel) on device `ordinal`: from this table on every launch but the first.
     #[inline]
-    pub fn instance(&self, ordinal: usize, instance: &[DType], variant: Option<Variant>) -> Result<RawKernel> {
+    pub fn instance(
+        &self,
+        ordinal: usize,
+        instance: &[DType],
+        variant: Option<Variant>,
+    ) -> Result<RawKernel> {
         {
             let loaded = self.loaded.read().unwrap_or_else(|e| e.into_inner());
-            if let Some(l) = loaded.iter().find(|l| l.device == ordinal && l.variant == variant && l.instance == instance) {
+            if let Some(l) = loaded
+                .iter()
+                .find(|l| l.device == ordinal && l.variant == variant && l.instance == instance)
+            {
                 return Ok(l.kernel.clone());
             }
         }
@@ -121,11 +153,19 @@ impl Kernel {
     }
 
     #[cold]
-    fn load(&self, ordinal: usize, instance: &[DType], variant: Option<Variant>) -> Result<RawKernel> {
+    fn load(
+        &self,
+        ordinal: usize,
+        instance: &[DType],
+        variant: Option<Variant>,
+    ) -> Result<RawKernel> {
         let _loading = self.load_lock.lock().unwrap_or_else(|e| e.into_inner());
         {
             let loaded = self.loaded.read().unwrap_or_else(|e| e.into_inner());
-            if let Some(l) = loaded.iter().find(|l| l.device == ordinal && l.variant == variant && l.instance == instance) {
+            if let Some(l) = loaded
+                .iter()
+                .find(|l| l.device == ordinal && l.variant == variant && l.instance == instance)
+            {
                 return Ok(l.kernel.clone());
             }
         }
@@ -133,12 +173,28 @@ impl Kernel {
         let symbol = mangle::kernel_symbol(self.kind(), self.name, variant, instance);
         let (kernel, layer) = self.unit()?.kernel(&device, self.name, &symbol, &|| {
             let includes = cuprum_abi::headers::includes_for(instance);
-            format!("{includes}{}", mangle::instantiate_variant_line(self.name, variant, &symbol, instance))
+            format!(
+                "{includes}{}",
+                mangle::instantiate_variant_line(self.name, variant, &symbol, instance)
+            )
         })?;
-        record_served(Served { kernel: self.name, symbol: symbol.clone(), device: ordinal, layer });
+        record_served(Served {
+            kernel: self.name,
+            symbol: symbol.clone(),
+            device: ordinal,
+            layer,
+        });
         let mut loaded = self.loaded.write().unwrap_or_else(|e| e.into_inner());
-        if !loaded.iter().any(|l| l.device == ordinal && l.variant == variant && l.instance == instance) {
-            loaded.push(Loaded { device: ordinal, instance: instance.to_vec(), variant, kernel: kernel.clone() });
+        if !loaded
+            .iter()
+            .any(|l| l.device == ordinal && l.variant == variant && l.instance == instance)
+        {
+            loaded.push(Loaded {
+                device: ordinal,
+                instance: instance.to_vec(),
+                variant,
+                kernel: kernel.clone(),
+            });
         }
         Ok(kernel)
     }

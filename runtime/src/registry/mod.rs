@@ -22,8 +22,8 @@ mod kernel;
 mod served;
 mod unit;
 
+pub use crate::launch::signature::{ReductionSignature, Signature};
 pub use build_info::{BuildInfo, BuildStatus};
 pub use kernel::{Kernel, KernelEntry, kernels};
-pub use crate::launch::signature::{ReductionSignature, Signature};
 pub use served::{Served, served};
 pub use unit::{KernelUnit, UnitEntry, UnitRef, unit_by_id, units};

@@ -14,7 +14,6 @@ use crate::stats::{self, Layer};
 
 use super::build_info::BuildInfo;
 
-
 /// One generated translation unit, as a program carries it.
 pub struct KernelUnit {
     /// The unit id (`mangle::unit_id` of the source); empty for units generated at run time,
@@ -171,13 +170,23 @@ impl KernelUnit {
 
     fn options(&self) -> Vec<String> {
         let mut o = self.extra_options.clone();
-        o.extend(cuprum_abi::unit_options(&self.source, self.fast_math).iter().map(|s| s.to_string()));
+        o.extend(
+            cuprum_abi::unit_options(&self.source, self.fast_math)
+                .iter()
+                .map(|s| s.to_string()),
+        );
         o
     }
 
     /// The kernel `symbol` for `device`, and the layer that served it. `instantiate` is the line
     /// that defines the instance, appended to the source when the symbol is not precompiled.
-    pub fn kernel(&self, device: &Device, kernel: &str, symbol: &str, instantiate: &dyn Fn() -> String) -> Result<(RawKernel, Layer)> {
+    pub fn kernel(
+        &self,
+        device: &Device,
+        kernel: &str,
+        symbol: &str,
+        instantiate: &dyn Fn() -> String,
+    ) -> Result<(RawKernel, Layer)> {
         let state = self.state();
         if self.defines(symbol) {
             if let Some(module) = self.fatbin_module(device, kernel) {
@@ -222,7 +231,10 @@ impl KernelUnit {
     /// The source NVRTC compiles for an instance that is not precompiled: the unit's definitions
     /// (without its own instantiation lines) and `instantiate`, the instance's line.
     pub fn instance_source(&self, instantiate: &str) -> String {
-        format!("{}\n{instantiate}\n", cuprum_abi::parts::definitions(&self.source))
+        format!(
+            "{}\n{instantiate}\n",
+            cuprum_abi::parts::definitions(&self.source)
+        )
     }
 
     /// The piece of the fat binary holding `kernel` (`cuprum_abi::parts`; the whole fat binary
@@ -355,7 +367,6 @@ pub fn units() -> Vec<&'static KernelUnit> {
 mod tests {
     use super::*;
 
-
     #[test]
     fn a_unit_knows_which_symbols_its_source_instantiates() {
         let src = "#define CUPRUM_INSTANTIATE_k(NAME, T) ...\nCUPRUM_INSTANTIATE_k(cuprum_rawkernel_k__f32, f32)\nCUPRUM_INSTANTIATE_j(cuprum_rawkernel_j)\n";
@@ -365,8 +376,21 @@ mod tests {
         assert!(!unit.defines("cuprum_rawkernel_k__f64"));
         assert!(!unit.defines("cuprum_rawkernel_k__f3"));
         let defs = cuprum_abi::parts::definitions(src);
-        assert!(defs.contains("#define CUPRUM_INSTANTIATE_k(NAME, T)") && !defs.contains("(cuprum_rawkernel_k__f32"));
-        static LISTED: KernelUnit = KernelUnit::new("", "t", "", false, None, &[], &["cuprum_rawkernel_x"], "", &[]);
+        assert!(
+            defs.contains("#define CUPRUM_INSTANTIATE_k(NAME, T)")
+                && !defs.contains("(cuprum_rawkernel_k__f32")
+        );
+        static LISTED: KernelUnit = KernelUnit::new(
+            "",
+            "t",
+            "",
+            false,
+            None,
+            &[],
+            &["cuprum_rawkernel_x"],
+            "",
+            &[],
+        );
         assert!(LISTED.defines("cuprum_rawkernel_x"));
     }
 }

@@ -72,8 +72,17 @@ fn le(b: &[u8], at: usize, width: usize) -> Option<u64> {
 /// `.nv.info` records). Read from the intact fixture.
 fn elf_fields(b: &[u8], base: usize, out: &mut Vec<(usize, usize)>) {
     for (o, w) in [
-        (4, 1), (5, 1), (0x12, 2), (0x20, 8), (0x28, 8), (0x34, 2), (0x36, 2), (0x38, 2),
-        (0x3A, 2), (0x3C, 2), (0x3E, 2),
+        (4, 1),
+        (5, 1),
+        (0x12, 2),
+        (0x20, 8),
+        (0x28, 8),
+        (0x34, 2),
+        (0x36, 2),
+        (0x38, 2),
+        (0x3A, 2),
+        (0x3C, 2),
+        (0x3E, 2),
     ] {
         out.push((base + o, w));
     }
@@ -85,13 +94,23 @@ fn elf_fields(b: &[u8], base: usize, out: &mut Vec<(usize, usize)>) {
     }
     for i in 0..shnum {
         let at = base + shoff + 64 * i;
-        out.extend([(at, 4), (at + 4, 4), (at + 24, 8), (at + 32, 8), (at + 40, 4), (at + 44, 4), (at + 56, 8)]);
+        out.extend([
+            (at, 4),
+            (at + 4, 4),
+            (at + 24, 8),
+            (at + 32, 8),
+            (at + 40, 4),
+            (at + 44, 4),
+            (at + 56, 8),
+        ]);
         let kind = le(b, at + 4, 4).unwrap_or(0);
         let off = base + le(b, at + 24, 8).unwrap_or(0) as usize;
         let size = le(b, at + 32, 8).unwrap_or(0) as usize;
         match kind {
             // Symbols: name and section index; relocations: the symbol.
-            2 => (0..size / 24).for_each(|k| out.extend([(off + 24 * k, 4), (off + 24 * k + 6, 2)])),
+            2 => {
+                (0..size / 24).for_each(|k| out.extend([(off + 24 * k, 4), (off + 24 * k + 6, 2)]))
+            }
             4 => (0..size / 24).for_each(|k| out.push((off + 24 * k + 8, 8))),
             9 => (0..size / 16).for_each(|k| out.push((off + 16 * k + 8, 8))),
             // Notes: the name and descriptor sizes.
@@ -109,7 +128,11 @@ fn elf_fields(b: &[u8], base: usize, out: &mut Vec<(usize, usize)>) {
                 let mut p = 0;
                 while p + 4 <= size {
                     out.extend([(off + p, 1), (off + p + 2, 2)]);
-                    p += if b.get(off + p) == Some(&4) { 4 + le(b, off + p + 2, 2).unwrap_or(0) as usize } else { 4 };
+                    p += if b.get(off + p) == Some(&4) {
+                        4 + le(b, off + p + 2, 2).unwrap_or(0) as usize
+                    } else {
+                        4
+                    };
                 }
             }
             _ => {}
@@ -123,10 +146,24 @@ fn fatbin_fields(b: &[u8], out: &mut Vec<(usize, usize)>) {
     let mut pos = 0;
     while pos + 16 <= b.len() {
         out.extend([(pos + 4, 2), (pos + 6, 2), (pos + 8, 8)]);
-        let (header, size) = (le(b, pos + 6, 2).unwrap_or(16) as usize, le(b, pos + 8, 8).unwrap_or(0) as usize);
+        let (header, size) = (
+            le(b, pos + 6, 2).unwrap_or(16) as usize,
+            le(b, pos + 8, 8).unwrap_or(0) as usize,
+        );
         let (mut at, end) = (pos + header, pos + header + size);
         while at + 64 <= end {
-            for (o, w) in [(0, 2), (4, 4), (8, 8), (16, 4), (20, 4), (28, 4), (32, 4), (36, 4), (40, 8), (56, 8)] {
+            for (o, w) in [
+                (0, 2),
+                (4, 4),
+                (8, 8),
+                (16, 4),
+                (20, 4),
+                (28, 4),
+                (32, 4),
+                (36, 4),
+                (40, 8),
+                (56, 8),
+            ] {
                 out.push((at + o, w));
             }
             let eh = le(b, at + 4, 4).unwrap_or(64) as usize;
@@ -178,14 +215,18 @@ impl Mutator {
     /// ("every section and program header lies inside the image"). Damage to what the bytes mean
     /// (types, links, code) is the driver's to interpret.
     pub fn next_extent(&mut self) -> (&'static str, Vec<u8>, String) {
-        let elf: Vec<usize> = (0..FIXTURES.len()).filter(|&i| FIXTURES[i].bytes.starts_with(b"\x7fELF")).collect();
+        let elf: Vec<usize> = (0..FIXTURES.len())
+            .filter(|&i| FIXTURES[i].bytes.starts_with(b"\x7fELF"))
+            .collect();
         let i = elf[self.rng.random_range(0..elf.len())];
         let b0 = FIXTURES[i].bytes;
         let g = |o: usize, w: usize| le(b0, o, w).unwrap_or(0) as usize;
         let (phoff, phnum, shoff, shnum) = (g(0x20, 8), g(0x38, 2), g(0x28, 8), g(0x3C, 2));
         let mut extents: Vec<(usize, usize)> = vec![(0x20, 8), (0x28, 8), (0x38, 2), (0x3C, 2)];
-        extents.extend((0..phnum).flat_map(|k| [(phoff + 56 * k + 8, 8), (phoff + 56 * k + 32, 8)]));
-        extents.extend((0..shnum).flat_map(|k| [(shoff + 64 * k + 24, 8), (shoff + 64 * k + 32, 8)]));
+        extents
+            .extend((0..phnum).flat_map(|k| [(phoff + 56 * k + 8, 8), (phoff + 56 * k + 32, 8)]));
+        extents
+            .extend((0..shnum).flat_map(|k| [(shoff + 64 * k + 24, 8), (shoff + 64 * k + 32, 8)]));
         let mut b = b0.to_vec();
         let len = b.len();
         let mut what = Vec::new();
@@ -218,7 +259,11 @@ impl Mutator {
     fn value(&mut self, old: u64, len: usize, width: usize) -> u64 {
         let len = len as u64;
         let bits = 8 * width as u32;
-        let max = if bits == 64 { u64::MAX } else { (1u64 << bits) - 1 };
+        let max = if bits == 64 {
+            u64::MAX
+        } else {
+            (1u64 << bits) - 1
+        };
         let v = match self.rng.random_range(0..14u32) {
             0 => 0,
             1 => 1,
@@ -307,7 +352,10 @@ impl Mutator {
             // A block copied over another place.
             92..96 => {
                 let n = self.rng.random_range(1..=64usize).min(len);
-                let (from, to) = (self.rng.random_range(0..=len - n), self.rng.random_range(0..=len - n));
+                let (from, to) = (
+                    self.rng.random_range(0..=len - n),
+                    self.rng.random_range(0..=len - n),
+                );
                 b.copy_within(from..from + n, to);
                 format!("{n} bytes copied from {from} to {to}")
             }
@@ -316,7 +364,10 @@ impl Mutator {
                 let n = self.rng.random_range(1..=256usize);
                 let zero = self.rng.random_bool(0.5);
                 b.extend((0..n).map(|_| if zero { 0 } else { self.rng.random::<u8>() }));
-                format!("{n} {} bytes appended", if zero { "zero" } else { "random" })
+                format!(
+                    "{n} {} bytes appended",
+                    if zero { "zero" } else { "random" }
+                )
             }
         }
     }
@@ -352,8 +403,17 @@ pub fn fatbin_entries(b: &[u8]) -> Vec<(usize, usize, usize, u16, u32)> {
     let mut at = 16;
     let mut out = Vec::new();
     while at < end {
-        let (eh, payload) = (le(b, at + 4, 4).unwrap() as usize, le(b, at + 8, 8).unwrap() as usize);
-        out.push((at, eh, payload, le(b, at, 2).unwrap() as u16, le(b, at + 28, 4).unwrap() as u32));
+        let (eh, payload) = (
+            le(b, at + 4, 4).unwrap() as usize,
+            le(b, at + 8, 8).unwrap() as usize,
+        );
+        out.push((
+            at,
+            eh,
+            payload,
+            le(b, at, 2).unwrap() as u16,
+            le(b, at + 28, 4).unwrap() as u32,
+        ));
         at += eh + payload;
     }
     out
@@ -371,17 +431,27 @@ pub fn refused_damage() -> Vec<(String, Vec<u8>)> {
         out.push((what.to_string(), b));
     };
     let text = section_of_kind(cubin, 0, 1);
-    edit("a section offset past the end", cubin, &|b| put(b, section_header(cubin, 0, text) + 24, 8, len));
-    edit("a section size past the end", cubin, &|b| put(b, section_header(cubin, 0, text) + 32, 8, u64::MAX - 8));
-    edit("the section headers past the end", cubin, &|b| put(b, 0x28, 8, len - 64));
-    edit("the program headers past the end", cubin, &|b| put(b, 0x20, 8, len));
+    edit("a section offset past the end", cubin, &|b| {
+        put(b, section_header(cubin, 0, text) + 24, 8, len)
+    });
+    edit("a section size past the end", cubin, &|b| {
+        put(b, section_header(cubin, 0, text) + 32, 8, u64::MAX - 8)
+    });
+    edit("the section headers past the end", cubin, &|b| {
+        put(b, 0x28, 8, len - 64)
+    });
+    edit("the program headers past the end", cubin, &|b| {
+        put(b, 0x20, 8, len)
+    });
     edit("a segment past the end", cubin, &|b| {
         let phoff = le(cubin, 0x20, 8).unwrap() as usize;
         put(b, phoff + 32, 8, len * 4)
     });
     edit("too many sections", cubin, &|b| put(b, 0x3C, 2, 0xfeff));
     edit("no such name table", cubin, &|b| put(b, 0x3E, 2, 0x7fff));
-    edit("a section name past its table", cubin, &|b| put(b, section_header(cubin, 0, 2), 4, 0x7fff_ffff));
+    edit("a section name past its table", cubin, &|b| {
+        put(b, section_header(cubin, 0, 2), 4, 0x7fff_ffff)
+    });
     edit("a symbol name past its table", cubin, &|b| {
         let symtab = section_offset(cubin, 0, section_of_kind(cubin, 0, 2));
         put(b, symtab + 24, 4, 0xffff_fff0)
@@ -402,19 +472,31 @@ pub fn refused_damage() -> Vec<(String, Vec<u8>)> {
     });
     edit("a 32-bit ELF header", cubin, &|b| b[4] = 1);
     edit("another machine", cubin, &|b| put(b, 0x12, 2, 62));
-    edit("the first half of a cubin", &cubin[..cubin.len() / 2], &|_| {});
+    edit(
+        "the first half of a cubin",
+        &cubin[..cubin.len() / 2],
+        &|_| {},
+    );
     edit("a cubin's ELF header alone", &cubin[..64], &|_| {});
 
     let fat = fixture("tiny.fatbin");
     let entries = fatbin_entries(fat);
     let (sm90, eh90, _, _, _) = *entries.iter().find(|e| e.3 == 2 && e.4 == 90).unwrap();
     let (ptx, ehptx, ptx_len, _, _) = *entries.iter().find(|e| e.3 == 1).unwrap();
-    edit("a fat binary container longer than the file", fat, &|b| put(b, 8, 8, fat.len() as u64));
-    edit("a fat binary entry longer than its container", fat, &|b| put(b, sm90 + 8, 8, fat.len() as u64));
-    edit("a fat binary's sm_90 cubin with a section past its end", fat, &|b| {
-        let base = sm90 + eh90;
-        put(b, section_header(fat, base, text) + 24, 8, 1 << 40)
+    edit("a fat binary container longer than the file", fat, &|b| {
+        put(b, 8, 8, fat.len() as u64)
     });
+    edit("a fat binary entry longer than its container", fat, &|b| {
+        put(b, sm90 + 8, 8, fat.len() as u64)
+    });
+    edit(
+        "a fat binary's sm_90 cubin with a section past its end",
+        fat,
+        &|b| {
+            let base = sm90 + eh90;
+            put(b, section_header(fat, base, text) + 24, 8, 1 << 40)
+        },
+    );
     edit("a fat binary's PTX without its NUL", fat, &|b| {
         for x in &mut b[ptx + ehptx..ptx + ehptx + ptx_len] {
             if *x == 0 {
@@ -422,7 +504,9 @@ pub fn refused_damage() -> Vec<(String, Vec<u8>)> {
             }
         }
     });
-    edit("a fat binary's PTX options past the entry", fat, &|b| put(b, ptx + 68, 4, 0xffff));
+    edit("a fat binary's PTX options past the entry", fat, &|b| {
+        put(b, ptx + 68, 4, 0xffff)
+    });
     edit("a fat binary entry's name past the entry", fat, &|b| {
         put(b, sm90 + 32, 4, 8);
         put(b, sm90 + 36, 4, 0x0100_0000)
@@ -433,11 +517,19 @@ pub fn refused_damage() -> Vec<(String, Vec<u8>)> {
         let u = le(zstd, z.0 + 56, 8).unwrap();
         put(b, z.0 + 56, 8, 2 * u)
     });
-    edit("a zstd entry with more compressed bytes than its payload", zstd, &|b| put(b, z.0 + 16, 4, z.2 as u64 + 1));
+    edit(
+        "a zstd entry with more compressed bytes than its payload",
+        zstd,
+        &|b| put(b, z.0 + 16, 4, z.2 as u64 + 1),
+    );
     let lz4 = fixture("tiny.lz4.fatbin");
     let l = *fatbin_entries(lz4).iter().find(|e| e.3 == 1).unwrap();
-    edit("an LZ4 entry declaring no uncompressed size", lz4, &|b| put(b, l.0 + 56, 8, 0));
+    edit("an LZ4 entry declaring no uncompressed size", lz4, &|b| {
+        put(b, l.0 + 56, 8, 0)
+    });
     edit("an empty image", &[], &|_| {});
-    edit("binary garbage", &[], &|b| b.extend((0..4096u32).map(|i| (i.wrapping_mul(2654435761) >> 24) as u8)));
+    edit("binary garbage", &[], &|b| {
+        b.extend((0..4096u32).map(|i| (i.wrapping_mul(2654435761) >> 24) as u8))
+    });
     out
 }
