@@ -194,60 +194,48 @@ pub fn rows(copy: f64, bare_us: f64, quick: bool, stream: &Stream) -> Result<Vec
     // of the bare cudarc row, and back-to-back launches are paced by the GPU, so this is the
     // launch the call is compared with; the difference is cuprum's host work.
     let same_us = {
-        let device = stream.device();
-        let k = kernel()?.instance(
-            device.ordinal(),
+        let args = [Arg::input(&x), Arg::input(&y), Arg::output(&mut z)];
+        let mut us = None;
+        elementwise::launch::staged_launch(
+            kernel()?,
             &[cuprum_runtime::DType::F32],
-            Some(cuprum_runtime::abi::ElementwiseVariant::Contig.into()),
+            &args,
+            &Options::default(),
+            |func, cfg, params| {
+                let bare = |k: usize| -> Result<f64> {
+                    let t = Instant::now();
+                    for _ in 0..k {
+                        // SAFETY: what `elementwise::launch` would launch for these arguments
+                        // (`staged_launch` hands it over instead of launching).
+                        unsafe { cuprum_runtime::launch::launch(func, cfg, params)? };
+                    }
+                    stream.synchronize()?;
+                    Ok(t.elapsed().as_secs_f64() * 1e6 / k as f64)
+                };
+                bare(calls / 10)?;
+                us = Some(median((0..5).map(|_| bare(calls)).collect::<Result<_>>()?));
+                Ok(())
+            },
         )?;
-        let func = k.function_for(device)?;
-        fn op(a: &Array<f32>) -> elementwise::PlanOperand<'_> {
-            elementwise::PlanOperand::Array {
-                shape: a.shape(),
-                strides: a.strides(),
-                ptr: a.device_ptr(),
-                elem: 4,
-            }
-        }
-        let plan = elementwise::plan::plan(&[1], &[op(&x), op(&y), op(&z)], 4)?;
-        let mut params = cuprum_runtime::ArgList::new();
-        params.input(
-            &plan,
-            cuprum_runtime::DType::F32,
-            x.device_ptr(),
-            plan.strides[0].as_deref(),
-            None,
-        );
-        params.input(
-            &plan,
-            cuprum_runtime::DType::F32,
-            y.device_ptr(),
-            plan.strides[1].as_deref(),
-            None,
-        );
-        params.output(
-            &plan,
-            z.device_ptr(),
-            plan.strides[2].as_deref().unwrap_or(&[]),
-        );
-        params.loop_shape(&plan);
-        let cfg = cuprum_runtime::LaunchConfig::new(
-            plan.grid(elementwise::DEFAULT_BLOCK),
-            elementwise::DEFAULT_BLOCK,
-        )
-        .stream(stream);
-        let bare = |k: usize| -> Result<f64> {
+        us.expect("a 1-element call launches")
+    };
+    // The host work alone: everything the call does but the launch.
+    let work_us = {
+        let mut work = |k: usize| -> Result<f64> {
             let t = Instant::now();
             for _ in 0..k {
-                // SAFETY: the parameters of the contig entry point of squared_diff::<f32>, built
-                // from a plan of these three live 1-element arrays as `elementwise::launch` does.
-                unsafe { cuprum_runtime::launch::launch(func, &cfg, &params)? };
+                let args = [Arg::input(&x), Arg::input(&y), Arg::output(&mut z)];
+                elementwise::launch::host_work_only(
+                    kernel()?,
+                    &[cuprum_runtime::DType::F32],
+                    &args,
+                    &Options::default(),
+                )?;
             }
-            stream.synchronize()?;
             Ok(t.elapsed().as_secs_f64() * 1e6 / k as f64)
         };
-        bare(calls / 10)?;
-        median((0..5).map(|_| bare(calls)).collect::<Result<_>>()?)
+        work(calls / 10)?;
+        median((0..5).map(|_| work(calls)).collect::<Result<_>>()?)
     };
     rows.push(Row {
         name: "elementwise launch, host cost per call (1 element)",
@@ -257,7 +245,7 @@ pub fn rows(copy: f64, bare_us: f64, quick: bool, stream: &Stream) -> Result<Vec
         ceiling: same_us,
         target: Some(("<=", 1.15)),
         note: format!(
-            "{calls} calls, one synchronize; bare cudarc launch of an empty kernel: {bare_us:.2} us; variants in the GB/s rows: contig {}, s32 {}, s64 {}, vector {}",
+            "{calls} calls, one synchronize; cuprum's host work without the launch: {work_us:.3} us; bare cudarc launch of an empty kernel: {bare_us:.2} us; variants in the GB/s rows: contig {}, s32 {}, s64 {}, vector {}",
             after.contig - before.contig,
             after.s32 - before.s32,
             after.s64 - before.s64,

@@ -15,6 +15,7 @@ use crate::DType;
 use crate::device::Device;
 use crate::element::ElemType;
 use crate::error::{Error, Result};
+use crate::function::KernelFunction;
 use crate::launch::operand::Arg;
 use crate::launch::signature::Signature;
 pub use crate::launch::signature::{Param, ParamType, Role};
@@ -259,6 +260,46 @@ pub unsafe fn launch_unchecked(
     args: &[Arg<'_>],
     opts: &Options<'_>,
 ) -> Result<()> {
+    // SAFETY: the launch's parameters are those `staged_launch` checked and built (see there); raw
+    // arguments are indexed within their size: this function's caller's contract.
+    staged_launch(kernel, instance, args, opts, |func, cfg, params| unsafe {
+        crate::launch::launch(func, cfg, params)
+    })
+}
+
+/// Everything [`launch`] does on the host except the launch itself: what the bench's host-cost
+/// breakdown times (`cuprum-bench`). Launches nothing.
+#[doc(hidden)]
+pub fn host_work_only(
+    kernel: &Kernel,
+    instance: &[DType],
+    args: &[Arg<'_>],
+    opts: &Options<'_>,
+) -> Result<()> {
+    staged_launch(kernel, instance, args, opts, |func, cfg, params| {
+        std::hint::black_box((func, cfg, params));
+        Ok(())
+    })
+}
+
+/// Checks, plans, finds the stream and the kernel, and hands the launch to `go` instead of
+/// launching (for [`launch_unchecked`], and for the bench, which launches the same kernel bare
+/// with these parameters: `cuprum-bench`'s host-cost rows). The parameters
+/// `params` hold one value per parameter of the entry point `symbol(variant)` of `func` in the
+/// layout of its C struct (params.rs), in the order of the kernel's signature, which the code
+/// generator wrote with the kernel (`Kernel::new`'s contract); every array was checked to have
+/// the parameter's dtype and to be on the launch's device, and the plan's strides and loop shape
+/// keep every access inside the arrays' layouts (outputs have the loop shape; inputs broadcast to
+/// it); raw arguments are indexed by the kernel's own code (checked for kernels written in
+/// Rust; CUDA C text is [`launch_unchecked`]'s caller's contract).
+#[doc(hidden)]
+pub fn staged_launch(
+    kernel: &Kernel,
+    instance: &[DType],
+    args: &[Arg<'_>],
+    opts: &Options<'_>,
+    go: impl FnOnce(&KernelFunction, &LaunchConfig<'_>, &ArgList) -> Result<()>,
+) -> Result<()> {
     let name = kernel.name();
     let Signature::Elementwise(signature) = kernel.signature() else {
         return Err(invalid(
@@ -307,14 +348,7 @@ pub unsafe fn launch_unchecked(
         plan.size,
         cfg.grid.x
     );
-    // SAFETY: `params` holds one value per parameter of the entry point `symbol(variant)` in the
-    // layout of its C struct (params.rs), in the order of `signature`, which the code generator
-    // wrote with the kernel (`Kernel::new`'s contract); every array was checked above to have the parameter's dtype and to be on
-    // the launch's device, and the plan's strides and loop shape keep every access inside the
-    // arrays' layouts (outputs have the loop shape; inputs broadcast to it); raw arguments are
-    // indexed by the kernel's own code, within their size: the kernel language checks every
-    // index, and CUDA C text that cuprum cannot check is this function's caller's contract.
-    unsafe { crate::launch::launch(func, &cfg, &params) }
+    go(func, &cfg, &params)
 }
 
 /// A checked and planned call: what is left is finding the stream and the kernel, and launching.

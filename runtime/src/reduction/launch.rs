@@ -14,6 +14,7 @@ use super::{Axes, Options, ReductionInfo};
 use crate::DType;
 use crate::device::Device;
 use crate::error::{Error, Result};
+use crate::function::KernelFunction;
 use crate::inline_list::InlineList;
 use crate::launch::operand::{Arg, ArrayArg};
 use crate::launch::signature::{ReductionSignature, Role, Signature};
@@ -316,6 +317,64 @@ pub unsafe fn launch_unchecked(
     keepdims: bool,
     opts: &Options<'_>,
 ) -> Result<()> {
+    // SAFETY: the parameters are those `staged_launch` checked and built (see `launch_plan`);
+    // raw arguments are indexed within their sizes: this function's caller's contract.
+    staged_launch(
+        kernel,
+        instance,
+        inputs,
+        out,
+        axes,
+        keepdims,
+        opts,
+        |func, cfg, params| unsafe { crate::launch::launch(func, cfg, params) },
+    )
+}
+
+/// Everything [`launch`] does on the host except the launch itself: what the bench's host-cost
+/// breakdown times (`cuprum-bench`). Launches nothing.
+#[doc(hidden)]
+#[allow(clippy::too_many_arguments)]
+pub fn host_work_only(
+    kernel: &Kernel,
+    instance: &[DType],
+    inputs: &[Arg<'_>],
+    out: Arg<'_>,
+    axes: &Axes,
+    keepdims: bool,
+    opts: &Options<'_>,
+) -> Result<()> {
+    staged_launch(
+        kernel,
+        instance,
+        inputs,
+        out,
+        axes,
+        keepdims,
+        opts,
+        |func, cfg, params| {
+            std::hint::black_box((func, cfg, params));
+            Ok(())
+        },
+    )
+}
+
+/// Checks, plans, finds the stream, the kernel and the scratch, and hands the launch to `go`
+/// instead of launching (for [`launch_unchecked`], and for the bench, which launches the same
+/// kernel bare with these parameters: `cuprum-bench`'s host-cost rows). What the parameters
+/// hold: `launch_plan`.
+#[doc(hidden)]
+#[allow(clippy::too_many_arguments)]
+pub fn staged_launch(
+    kernel: &Kernel,
+    instance: &[DType],
+    inputs: &[Arg<'_>],
+    out: Arg<'_>,
+    axes: &Axes,
+    keepdims: bool,
+    opts: &Options<'_>,
+    go: impl FnOnce(&KernelFunction, &LaunchConfig<'_>, &ArgList) -> Result<()>,
+) -> Result<()> {
     let name = kernel.name();
     let Signature::Reduction(sig) = kernel.signature() else {
         return Err(Error::InvalidLaunch {
@@ -375,7 +434,7 @@ pub unsafe fn launch_unchecked(
             &current
         }
     };
-    launch_plan(kernel, info, instance, call, device, stream)
+    launch_plan(kernel, info, instance, call, device, stream, go)
 }
 
 fn expected_len(shape: &[usize], mask: &[bool]) -> usize {
@@ -543,6 +602,7 @@ fn launch_plan(
     call: Prepared,
     device: &Device,
     stream: &Stream,
+    go: impl FnOnce(&KernelFunction, &LaunchConfig<'_>, &ArgList) -> Result<()>,
 ) -> Result<()> {
     let Prepared { plan, mut params } = call;
     let raw = kernel.instance(device.ordinal(), instance, Some(plan.variant().into()))?;
@@ -556,14 +616,14 @@ fn launch_plan(
     };
     params.push_repr(reduce_args(&plan, partials, counter_ptr, slot));
     let cfg = LaunchConfig::new(plan.grid, plan.block).stream(stream);
-    // SAFETY: the parameters are those of every reduction variant (`reduction.h`, written by
+    // What `go` gets: the parameters are those of every reduction variant (`reduction.h`, written by
     // `cuprum_abi::reduction::entry_points`): one `ReduceOperand` per array
     // argument and one `Raw` per raw argument in the map's order, the output operand, then
     // `ReduceArgs`; their kinds and element types were checked against the signature the code generator wrote with the kernel (`check_operands`, `Kernel::new`'s contract). The
     // plan's strides keep every access inside the arrays: they come from the arrays' own
     // layouts over the checked loop shape, and the output has the checked output shape. The
     // scratch holds `slots` slots of `slot` bytes and `counters` zeroed counters, on `stream`.
-    unsafe { crate::launch::launch(func, &cfg, &params) }
+    go(func, &cfg, &params)
 }
 
 #[cfg(test)]

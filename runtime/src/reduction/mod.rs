@@ -27,6 +27,8 @@ pub use crate::launch::signature::ReductionSignature;
 pub use array::Reductions;
 pub use call::ReductionCall;
 pub use kernel::ReductionKernel;
+#[doc(hidden)]
+pub use launch::{host_work_only, staged_launch};
 pub use launch::{launch, launch_unchecked};
 pub use plan::{Axes, Plan, Strategy};
 
