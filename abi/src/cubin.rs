@@ -21,10 +21,11 @@
 //! - the layout a compiler writes: the ELF header, the header tables and the sections do not share
 //!   bytes (two sections may name the same bytes exactly) and are aligned; every segment with file
 //!   bytes is the program header table or runs from the start of one section to the end of
-//!   another, cutting none; a memory-only segment starts where a section does; no section or
-//!   segment reserves more than 1 TiB; tables of fixed-size entries hold whole entries; section 0
-//!   is all zeros; `e_phoff` is 0 without program headers. Images that break these broke the
-//!   driver on an H100 (a segment moved over the section headers crashed it).
+//!   another (padded to the segment's alignment), cutting none; a memory-only segment starts
+//!   where a section does; no section or segment reserves more than 1 TiB; tables of fixed-size
+//!   entries hold whole entries; section 0 is all zeros; `e_phoff` is 0 without program headers.
+//!   The driver trusts this layout: before these checks, images whose damaged extents still lay
+//!   inside the file crashed it on an H100 (`runtime/tests/gpu_images.rs`).
 //!
 //! Everything is read with bounds-checked accessors and checked arithmetic: no input panics
 //! (`runtime/tests/image_fuzz.rs` feeds it hundreds of thousands of damaged images). It checks
@@ -155,6 +156,7 @@ struct Segment {
     offset: u64,
     filesz: u64,
     memsz: u64,
+    align: u64,
 }
 
 impl Section {
@@ -240,6 +242,7 @@ pub fn check(bytes: &[u8]) -> Result<(), FormatError> {
                 offset: quad(at + 8),
                 filesz: quad(at + 32),
                 memsz: quad(at + 40),
+                align: quad(at + 48),
             }
         })
         .collect();
@@ -372,10 +375,10 @@ pub fn check(bytes: &[u8]) -> Result<(), FormatError> {
 /// The image's parts do not overlap and the segments are made of whole sections: the ELF
 /// header, the two header tables and every section with file bytes are disjoint and aligned,
 /// and a segment's file bytes are the program header table (`PT_PHDR`, or a `PT_LOAD` of it)
-/// or run from the start of one section to the end of another, cutting none. The driver copies
-/// segments to the GPU and reads sections through their own offsets; an image where the two
-/// disagree, or where one table lies over another's bytes, is not one a compiler wrote (and
-/// such images crashed the driver on an H100).
+/// or run from the start of one section to the end of another (padded to the segment's
+/// alignment), cutting none. The driver copies segments to the GPU and reads sections through
+/// their own offsets; an image where the two disagree, or where one table lies over another's
+/// bytes, is not one a compiler wrote.
 fn check_layout(
     img: &Image<'_>,
     (phoff, phnum, shoff, shnum): (u64, u64, u64, u64),
@@ -537,8 +540,17 @@ fn check_layout(
             .iter()
             .filter(|s| s.has_file_bytes() && s.size > 0)
             .map(|s| (s.offset, s.offset + s.size));
-        let whole =
-            filled.clone().any(|(a, _)| a == start) && filled.clone().any(|(_, b)| b == end);
+        // The end is a section's end, or that end padded to the segment's alignment (nvcc pads a
+        // 23-byte `.nv.global.init` to a 24-byte segment).
+        let pad = if g.align.is_power_of_two() && g.align <= 4096 {
+            g.align.max(8)
+        } else {
+            8
+        };
+        let whole = filled.clone().any(|(a, _)| a == start)
+            && filled
+                .clone()
+                .any(|(_, b)| b <= end && end <= b.next_multiple_of(pad));
         let cut = filled.any(|(a, b)| a < end && start < b && !(start <= a && b <= end));
         if !whole || cut {
             return Err(err(

@@ -281,11 +281,17 @@ fn nvrtc_output_passes() {
             "libnvrtc is not available ({e}): run `source scripts/cuda-env.sh`, or set CUPRUM_SKIP_CUDA_COMPILE=1"
         ),
     };
-    let source = include_str!("fixtures/tiny.cu");
-    for target in [
-        CodeTarget::Cubin(90),
-        CodeTarget::Ptx(90),
-        CodeTarget::Cubin(75),
+    let (tiny, globals) = (
+        include_str!("fixtures/tiny.cu"),
+        include_str!("fixtures/globals.cu"),
+    );
+    for (name, source, target) in [
+        ("tiny.cu", tiny, CodeTarget::Cubin(90)),
+        ("tiny.cu", tiny, CodeTarget::Ptx(90)),
+        ("tiny.cu", tiny, CodeTarget::Cubin(75)),
+        // Initialised globals (a segment padded past its section's end), as cuprum/bounds.h makes.
+        ("globals.cu", globals, CodeTarget::Cubin(90)),
+        ("globals.cu", globals, CodeTarget::Cubin(75)),
     ] {
         let (CodeTarget::Cubin(arch) | CodeTarget::Ptx(arch)) = target;
         if !info.supported_archs.contains(&arch) {
@@ -293,15 +299,15 @@ fn nvrtc_output_passes() {
         }
         let options = nvrtc::effective_options(&[], target, false);
         let program = Program {
-            name: "tiny",
-            file_name: "tiny.cu",
+            name,
+            file_name: name,
             source,
             options: &options,
             name_expressions: &[],
             dump_source_on_error: false,
         };
         let image = nvrtc::compile(&program, target).unwrap().image;
-        checks(&image.image).unwrap_or_else(|e| panic!("{target:?}: {e}"));
+        checks(&image.image).unwrap_or_else(|e| panic!("{name} for {target:?}: {e}"));
         if image.image.starts_with(b"\x7fELF") {
             cubin::check(&image.image).unwrap();
         }

@@ -1,4 +1,4 @@
-//! Module image fixtures (`tests/fixtures/`, made from `tiny.cu` by `fixtures/make.sh` with nvcc
+//! Module image fixtures (`tests/fixtures/`, made from `tiny.cu` and `globals.cu` by `fixtures/make.sh` with nvcc
 //! 13.0) and the seeded damage that `image_fuzz.rs` (CPU) and `gpu_images.rs` (GPU) do to them.
 //! Included by both as `mod images;`.
 #![allow(dead_code)]
@@ -21,12 +21,14 @@ macro_rules! fixture {
     };
 }
 
-/// Every fixture: cubins (sm_90, sm_75, a relocatable sm_90) and fat binaries (uncompressed with
+/// Every fixture: cubins (sm_90, sm_75, a relocatable sm_90, one with initialised globals from
+/// `globals.cu`) and fat binaries (uncompressed with
 /// sm_75, sm_90, compute_90 and sm_100 entries; zstd; LZ4).
 pub const FIXTURES: &[Fixture] = &[
     fixture!("tiny.sm_90.cubin"),
     fixture!("tiny.sm_75.cubin"),
     fixture!("tiny.sm_90.rdc.cubin"),
+    fixture!("globals.sm_90.cubin"),
     fixture!("tiny.fatbin"),
     fixture!("tiny.zstd.fatbin"),
     fixture!("tiny.lz4.fatbin"),
