@@ -8,9 +8,15 @@
 //! not the whole file's, at each kernel's first call (docs/architecture.md, "The unit table").
 //!
 //! `cuprum/<id>.parts` has one line per kernel with precompiled instances, in the fat binary's
-//! order: `<kernel name> <byte offset> <byte length>`.
+//! order: `<kernel name> <byte offset> <byte length>`. With cuprum-build's compression (the
+//! default, `CUPRUM_NVCC_COMPRESS=zstd`) each piece is a zstd frame of the kernel's fat binary, and
+//! a first line named [`DICTIONARY`] locates the zstd dictionary the unit's frames were compressed
+//! with (when it has one).
 
 use crate::mangle::AOT_DIR;
+
+/// The listing name of a unit's zstd dictionary (not a Rust identifier: never a kernel's name).
+pub const DICTIONARY: &str = ".zstd-dictionary";
 
 /// The parts listing of unit `id`, relative to `OUT_DIR`: `cuprum/<id>.parts`.
 pub fn parts_file(id: &str) -> String {

@@ -98,7 +98,7 @@ pub fn lookup(dir: &Path, key: &str, key_text: &str) -> Option<Vec<u8>> {
         return None;
     }
     let bytes = fs::read(dir.join(format!("{key}.fatbin"))).ok()?;
-    crate::fatbin::targets(&bytes).ok()?;
+    crate::compress::targets(&bytes).ok()?;
     Some(bytes)
 }
 

@@ -31,12 +31,16 @@ pub const FATBIN_CACHE: &str = "CUPRUM_FATBIN_CACHE";
 pub const CARGO_TARGET_DIR: &str = "CARGO_TARGET_DIR";
 /// `1`: [`crate::Kernels::compile`] prints one summary line per build (as a `cargo:warning`).
 pub const BUILD_VERBOSE: &str = "CUPRUM_BUILD_VERBOSE";
-/// nvcc's `-compress-mode` for every fat binary: `size` (the default: smallest), `balance` or
-/// `speed` (larger, faster to load), `none`, or `default` (nvcc's own choice). Needs nvcc 12.8+;
-/// older ones get no flag.
+/// How fat binaries are compressed: `zstd` (the default: nvcc writes them uncompressed and
+/// cuprum-build compresses each kernel's part into a zstd frame, which the runtime decompresses;
+/// as small as `size` and faster to load), or nvcc's own `-compress-mode`: `size`, `balance` or
+/// `speed` (larger, faster to load), `none`, or `default` (nvcc's own choice). nvcc's modes need
+/// nvcc 12.8+; older ones get no flag.
 pub const NVCC_COMPRESS: &str = "CUPRUM_NVCC_COMPRESS";
+/// [`NVCC_COMPRESS`]'s value for parts compressed by cuprum-build.
+pub const ZSTD: &str = "zstd";
 /// The values [`NVCC_COMPRESS`] accepts; the first is the default.
-pub const COMPRESS_MODES: &[&str] = &["size", "balance", "speed", "none", "default"];
+pub const COMPRESS_MODES: &[&str] = &[ZSTD, "size", "balance", "speed", "none", "default"];
 
 /// Every variable whose change must re-run the build script (`cargo:rerun-if-env-changed`).
 /// `PATH` is one: installing nvcc onto it turns a JIT-only build into an ahead-of-time one.

@@ -29,6 +29,7 @@
 #![allow(clippy::needless_doctest_main)]
 
 pub mod cache;
+pub mod compress;
 pub mod env;
 pub mod fatbin;
 pub mod nvcc;
@@ -731,14 +732,16 @@ impl Plan<'_> {
             fast_math: unit.fast_math,
             compress: self.compress,
         };
+        // `zstd` runs nvcc as `none` does, then compresses: the mode is part of what was built.
+        let tagged = format!("{id} (compress {})", self.compress);
         let stamp = outputs::stamp(
-            &id,
+            &tagged,
             &self.nvcc.version,
             &nvcc::show(&self.nvcc.command_line(&job)),
         );
         // The cache key: the same command line with this build's paths replaced by placeholders.
         let key_text = cache::key_text(
-            &id,
+            &tagged,
             self.headers_hash,
             &self
                 .gencodes
@@ -796,7 +799,7 @@ impl Plan<'_> {
                 }
             }
         }
-        let targets = fatbin::targets(&bytes).map_err(|e| Error::Nvcc {
+        let targets = compress::targets(&bytes).map_err(|e| Error::Nvcc {
             message: format!(
                 "nvcc wrote {}, which cuprum-build cannot read: {e}",
                 fatbin.display()
@@ -828,13 +831,39 @@ impl Plan<'_> {
         let mut targets: Vec<String> = Vec::new();
         let (mut nvcc_time, mut time) = (Duration::ZERO, Duration::ZERO);
         let mut warning = None;
-        for (kernel, built) in &parts {
+        // `zstd`: each part becomes a zstd frame, with a dictionary of the unit first when one
+        // helps (crate::compress).
+        let compressed = (self.compress == env::ZSTD)
+            .then(|| {
+                let raw: Vec<&[u8]> = parts.iter().map(|(_, b)| b.bytes.as_slice()).collect();
+                compress::compress_unit(&raw)
+            })
+            .transpose()
+            .map_err(|e| {
+                Error::io(
+                    &self.out_dir.join(mangle::fatbin_file(&id)),
+                    "compress (zstd)",
+                    e,
+                )
+            })?;
+        if let Some((Some(dict), _)) = &compressed {
+            listing.push(parts::Part {
+                kernel: parts::DICTIONARY.to_string(),
+                offset: 0,
+                len: dict.len(),
+            });
+            bytes.extend_from_slice(dict);
+        }
+        for (k, (kernel, built)) in parts.iter().enumerate() {
+            let part = compressed
+                .as_ref()
+                .map_or(built.bytes.as_slice(), |(_, frames)| &frames[k]);
             listing.push(parts::Part {
                 kernel: kernel.clone(),
                 offset: bytes.len(),
-                len: built.bytes.len(),
+                len: part.len(),
             });
-            bytes.extend_from_slice(&built.bytes);
+            bytes.extend_from_slice(part);
             for t in &built.targets {
                 if !targets.contains(t) {
                     targets.push(t.clone());
@@ -897,14 +926,15 @@ mod tests {
 
     #[test]
     fn compress_modes_are_checked() {
-        assert_eq!(compress_mode(None).unwrap(), "size");
-        assert_eq!(compress_mode(Some(" ")).unwrap(), "size");
+        assert_eq!(compress_mode(None).unwrap(), "zstd");
+        assert_eq!(compress_mode(Some(" ")).unwrap(), "zstd");
+        assert_eq!(compress_mode(Some("size")).unwrap(), "size");
         assert_eq!(compress_mode(Some("balance")).unwrap(), "balance");
         assert_eq!(compress_mode(Some("default")).unwrap(), "default");
-        let e = compress_mode(Some("zstd")).unwrap_err().to_string();
+        let e = compress_mode(Some("lz4")).unwrap_err().to_string();
         assert!(
-            e.contains("CUPRUM_NVCC_COMPRESS=\"zstd\"")
-                && e.contains("size, balance, speed, none, default"),
+            e.contains("CUPRUM_NVCC_COMPRESS=\"lz4\"")
+                && e.contains("zstd, size, balance, speed, none, default"),
             "{e}"
         );
     }

@@ -143,7 +143,7 @@ pub struct Job<'a> {
     pub gencodes: &'a [Gencode],
     pub threads: usize,
     pub fast_math: bool,
-    /// `-compress-mode` (one of `env::COMPRESS_MODES`; `default` passes none).
+    /// `-compress-mode` (one of `env::COMPRESS_MODES`; `default` passes none, `zstd` passes `none`).
     pub compress: &'a str,
 }
 
@@ -168,8 +168,14 @@ impl Nvcc {
         // about 0.3-0.6 ms more to load a kernel's part; nvcc's default mode leaves large cubins
         // uncompressed. Needs nvcc 12.8+ to build and a driver of that release to load, which CUDA
         // 13 code needs anyway (docs/building.md, "Size and load time").
+        // `zstd`: nvcc writes the part uncompressed, cuprum-build compresses it (crate::compress).
         if self.release() >= (12, 8) && job.compress != "default" {
-            args.push(format!("-compress-mode={}", job.compress).into());
+            let mode = if job.compress == crate::env::ZSTD {
+                "none"
+            } else {
+                job.compress
+            };
+            args.push(format!("-compress-mode={mode}").into());
         }
         for g in job.gencodes {
             args.push(format!("-gencode={g}").into());

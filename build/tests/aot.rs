@@ -13,6 +13,13 @@ use std::path::{Path, PathBuf};
 use cuprum_build::env::Env;
 use cuprum_build::nvcc::{self, Lookup};
 use cuprum_build::{Error, Kernels, Status, fatbin};
+
+/// A built part's fat binary (parts are zstd frames by default: `CUPRUM_NVCC_COMPRESS`).
+fn fatbin_of(bytes: &[u8]) -> Vec<u8> {
+    cuprum_build::compress::fatbin_of(bytes, &[])
+        .unwrap()
+        .into_owned()
+}
 use cuprum_compiler::mangle;
 
 const TWO_ARCHS: &str = "arch=compute_80,code=sm_80;arch=compute_90,code=sm_90";
@@ -99,7 +106,7 @@ fn both_cubins_are_in_the_fat_binary() {
     );
 
     // The proof: the fat binary's own headers list an sm_80 and an sm_90 cubin, and nothing else.
-    let bytes = fs::read(&fatbin_path).unwrap();
+    let bytes = fatbin_of(&fs::read(&fatbin_path).unwrap());
     let entries = fatbin::entries(&bytes).unwrap();
     assert!(
         entries
@@ -134,7 +141,7 @@ fn both_cubins_are_in_the_fat_binary() {
         f.build_info.as_deref(),
         Some(out.join(format!("cuprum/{id}.build")).as_path())
     );
-    assert_eq!(f.fatbin_bytes, bytes.len() as u64);
+    assert_eq!(f.fatbin_bytes, fs::metadata(&fatbin_path).unwrap().len());
     assert!(f.nvcc_time > std::time::Duration::ZERO);
     let lines: Vec<&str> = record.lines().collect();
     assert_eq!(
@@ -144,7 +151,7 @@ fn both_cubins_are_in_the_fat_binary() {
             "status compiled",
             "targets sm_80 sm_90",
             &format!("instances {}", f.instances),
-            &format!("fatbin_bytes {}", bytes.len()),
+            &format!("fatbin_bytes {}", f.fatbin_bytes),
         ],
         "{record}"
     );
@@ -194,7 +201,7 @@ fn ptx_and_sass_from_one_item() {
         .unwrap_or_else(|e| panic!("{}", e.rendered()));
     let copy = report.file("copy.rs").unwrap();
     assert_eq!(copy.status, Status::Compiled);
-    let bytes = fs::read(copy.fatbin.as_ref().unwrap()).unwrap();
+    let bytes = fatbin_of(&fs::read(copy.fatbin.as_ref().unwrap()).unwrap());
     assert_eq!(fatbin::targets(&bytes).unwrap(), ["sm_90", "compute_90"]);
     // A file without kernels gets no fat binary.
     let empty = report.file("empty.rs").unwrap();
@@ -221,7 +228,8 @@ fn default_targets_are_every_sass_plus_the_newest_ptx() {
     let mut expected: Vec<String> = nvcc.sass.iter().map(|n| format!("sm_{n}")).collect();
     expected.push(format!("compute_{}", nvcc.sass.last().unwrap()));
     let f = report.file("scale.rs").unwrap();
-    let mut found = fatbin::targets(&fs::read(f.fatbin.as_ref().unwrap()).unwrap()).unwrap();
+    let mut found =
+        fatbin::targets(&fatbin_of(&fs::read(f.fatbin.as_ref().unwrap()).unwrap())).unwrap();
     found.sort();
     expected.sort();
     assert_eq!(found, expected);
@@ -752,7 +760,7 @@ fn one_nvcc_run_serves_every_out_dir() {
     assert_eq!(build("doc", false).files[0].status, Status::Compiled);
     assert_eq!(runs(&count), 2);
     assert_eq!(
-        fatbin::targets(&fs::read(&entry).unwrap()).unwrap(),
+        fatbin::targets(&fatbin_of(&fs::read(&entry).unwrap())).unwrap(),
         ["sm_90"]
     );
     assert_eq!(build("clippy", false).files[0].status, Status::Cached);

@@ -14,11 +14,16 @@
 //! scalar, so some reductions take small `Raw` arguments that the array glue
 //! (`runtime/src/reduction/array.rs`) uploads:
 //! - `mean_*` take `scale = [1 / n]` and sum `x * scale[0]` (n: the number of reduced elements);
-//! - `var_*`/`std_*` take the mean of each output (`mean[o]`, C order of the kept axes, from
-//!   `mean_f64`), `n = [n]` to find `o = index() / n`, and `scale = [1 / (n - ddof)]`;
+//! - `var_*`/`std_*` take the mean of each output (from `mean_f64` with the kept dimensions, so
+//!   that it broadcasts along the reduced axes) and `scale = [1 / (n - ddof)]`;
 //! - `arg_of_*` (`argmin`/`argmax`) takes the minimum or maximum of each output (from `min_*` or
-//!   `max_*`) and `n = [n]`, and reduces to the first index along the reduced axes (C order)
-//!   where the element equals it (or both are NaN): a `(value, index)` accumulator in two passes.
+//!   `max_*`, broadcast the same way) and reduces to the first loop index where the element
+//!   equals it (or both are NaN): a `(value, index)` accumulator in two passes; the elementwise
+//!   `in_row_index` then takes it modulo `n` (the index along the reduced axes, C order).
+//!
+//! No map divides per element: an integer division is about a hundred instructions, and a map is
+//! inlined at every element read of every strategy (the maps that did, `index() / n`, were 1 MB
+//! of machine code per kernel at sm_90, against 0.3 MB for `sum`).
 //!
 //! `instances` lists what is precompiled: the dtypes NumPy programs use by default (f32, f64, and
 //! i64, NumPy's default integer), and complex64/complex128 for `sum`, `prod` and `mean` (where
@@ -27,7 +32,7 @@
 //! cache (docs/building.md, "What the built-ins precompile").
 
 use crate::lang::prelude::*;
-use cuprum_macros::reduction;
+use cuprum_macros::{elementwise, reduction};
 
 #[reduction(crate = crate, identity = T::zero(), reduce = |a, b| a + b, instances = [i64, f32, f64, Complex<f32>, Complex<f64>])]
 pub fn sum<T: Number>(x: T) -> T {
@@ -94,65 +99,64 @@ pub fn mean_f64<T: Real>(x: T, scale: Raw<f64>) -> f64 {
 
 /// The variance of floats in f64, rounded to `T`: the sum of `(x - mean[o])^2 * scale[0]`.
 #[reduction(crate = crate, identity = 0.0, reduce = |a, b| a + b, post = |a| T::from_f64(a), instances = [f32, f64])]
-pub fn var_float<T: Float>(x: T, mean: Raw<f64>, n: Raw<u64>, scale: Raw<f64>) -> f64 {
-    // SAFETY: the runtime passes `n` and `scale` as one element each and `mean` as one per
-    // output, and `index() / n` is this element's output (runtime/src/reduction/array.rs); no index checks.
-    let d = x.to_f64() - unsafe { *mean.get_unchecked(index() / *n.get_unchecked(0) as usize) };
+pub fn var_float<T: Float>(x: T, mean: f64, scale: Raw<f64>) -> f64 {
+    // `mean` broadcasts along the reduced axes (the runtime passes it with the kept dimensions).
+    let d = x.to_f64() - mean;
+    // SAFETY: the runtime passes `scale` as one element (runtime/src/reduction/array.rs).
     d * d * unsafe { *scale.get_unchecked(0) }
 }
 
 /// The variance in f64 of integers.
 #[reduction(crate = crate, identity = 0.0, reduce = |a, b| a + b, instances = [])]
-pub fn var_f64<T: Real>(x: T, mean: Raw<f64>, n: Raw<u64>, scale: Raw<f64>) -> f64 {
-    // SAFETY: the runtime passes `n` and `scale` as one element each and `mean` as one per
-    // output, and `index() / n` is this element's output (runtime/src/reduction/array.rs); no index checks.
-    let d = x.to_f64() - unsafe { *mean.get_unchecked(index() / *n.get_unchecked(0) as usize) };
+pub fn var_f64<T: Real>(x: T, mean: f64, scale: Raw<f64>) -> f64 {
+    // `mean` broadcasts along the reduced axes (the runtime passes it with the kept dimensions).
+    let d = x.to_f64() - mean;
+    // SAFETY: the runtime passes `scale` as one element (runtime/src/reduction/array.rs).
     d * d * unsafe { *scale.get_unchecked(0) }
 }
 
 /// The standard deviation of floats: the square root of the variance, rounded to `T`.
 #[reduction(crate = crate, identity = 0.0, reduce = |a, b| a + b, post = |a| T::from_f64(a.sqrt()), instances = [f32, f64])]
-pub fn std_float<T: Float>(x: T, mean: Raw<f64>, n: Raw<u64>, scale: Raw<f64>) -> f64 {
-    // SAFETY: the runtime passes `n` and `scale` as one element each and `mean` as one per
-    // output, and `index() / n` is this element's output (runtime/src/reduction/array.rs); no index checks.
-    let d = x.to_f64() - unsafe { *mean.get_unchecked(index() / *n.get_unchecked(0) as usize) };
+pub fn std_float<T: Float>(x: T, mean: f64, scale: Raw<f64>) -> f64 {
+    // `mean` broadcasts along the reduced axes (the runtime passes it with the kept dimensions).
+    let d = x.to_f64() - mean;
+    // SAFETY: the runtime passes `scale` as one element (runtime/src/reduction/array.rs).
     d * d * unsafe { *scale.get_unchecked(0) }
 }
 
 /// The standard deviation in f64 of integers.
 #[reduction(crate = crate, identity = 0.0, reduce = |a, b| a + b, post = |a| a.sqrt(), instances = [])]
-pub fn std_f64<T: Real>(x: T, mean: Raw<f64>, n: Raw<u64>, scale: Raw<f64>) -> f64 {
-    // SAFETY: the runtime passes `n` and `scale` as one element each and `mean` as one per
-    // output, and `index() / n` is this element's output (runtime/src/reduction/array.rs); no index checks.
-    let d = x.to_f64() - unsafe { *mean.get_unchecked(index() / *n.get_unchecked(0) as usize) };
+pub fn std_f64<T: Real>(x: T, mean: f64, scale: Raw<f64>) -> f64 {
+    // `mean` broadcasts along the reduced axes (the runtime passes it with the kept dimensions).
+    let d = x.to_f64() - mean;
+    // SAFETY: the runtime passes `scale` as one element (runtime/src/reduction/array.rs).
     d * d * unsafe { *scale.get_unchecked(0) }
 }
 
-/// `argmin`/`argmax` of floats given the minimum or maximum `m[o]` of each output: the first
-/// index along the reduced axes (C order) whose element equals it, or is NaN when it is NaN.
+/// `argmin`/`argmax` of floats given the minimum or maximum `m` of each output (broadcast along
+/// the reduced axes): the first loop index (`index()`, C order) whose element equals it, or is NaN
+/// when it is NaN; [`in_row_index`] then makes it an index along the reduced axes.
 #[reduction(crate = crate, identity = i64::MAX, reduce = |a, b| a.min(b), instances = [f32, f64])]
-pub fn arg_of_float<T: Float>(x: T, m: Raw<T>, n: Raw<u64>) -> i64 {
-    let i = index();
-    let r = n[0] as usize;
-    let v = m[i / r];
-    if x == v || (x.is_nan() && v.is_nan()) {
-        (i % r) as i64
+pub fn arg_of_float<T: Float>(x: T, m: T) -> i64 {
+    if x == m || (x.is_nan() && m.is_nan()) {
+        index() as i64
     } else {
         i64::MAX
     }
 }
 
-/// `argmin`/`argmax` of integers given the minimum or maximum `m[o]` of each output: the first
-/// index along the reduced axes (C order) whose element equals it.
+/// `argmin`/`argmax` of integers given the minimum or maximum `m` of each output (broadcast
+/// along the reduced axes): the first loop index whose element equals it.
 #[reduction(crate = crate, identity = i64::MAX, reduce = |a, b| a.min(b), instances = [i64])]
-pub fn arg_of_int<T: Int>(x: T, m: Raw<T>, n: Raw<u64>) -> i64 {
-    let i = index();
-    let r = n[0] as usize;
-    if x == m[i / r] {
-        (i % r) as i64
-    } else {
-        i64::MAX
-    }
+pub fn arg_of_int<T: Int>(x: T, m: T) -> i64 {
+    if x == m { index() as i64 } else { i64::MAX }
+}
+
+/// The loop index of output `o`'s first match (`o * n + r`, from `arg_of_*`) made an index along
+/// the reduced axes (`r`): one division per output instead of one per element in the map.
+#[elementwise(crate = crate)]
+pub fn in_row_index(g: &mut i64, n: i64) {
+    *g %= n;
 }
 
 /// Whether every element is nonzero.

@@ -4,9 +4,9 @@
 //!
 //! This executable links four kernel files: the runtime's built-ins
 //! (`runtime/kernels/elementwise.rs`, `runtime/kernels/reductions.rs`) and two test files. The
-//! embedded copies are counted in the executable itself: every fat binary container starts with
-//! the magic `0xBA55ED50`, version 1, a 16-byte header and the size of what follows; a unit's fat
-//! binary is one container per kernel.
+//! embedded copies are counted in the executable itself: a unit's bytes occur once, and they are
+//! one part per kernel, each a fat binary of one container (the magic `0xBA55ED50`, version 1, a
+//! 16-byte header and the size of what follows) or, by default, a zstd frame of one.
 
 mod elementwise_kernels;
 mod rawkernel_kernels;
@@ -32,6 +32,21 @@ fn containers(bytes: &[u8]) -> Vec<(usize, u64)> {
         }
     }
     found
+}
+
+/// Where `needle` occurs in `hay`.
+fn positions<'a>(hay: &'a [u8], needle: &'a [u8]) -> impl Iterator<Item = usize> + 'a {
+    let head = &needle[..needle.len().min(16)];
+    (0..hay.len().saturating_sub(needle.len()) + 1)
+        .filter(move |&i| hay[i..i + head.len()] == *head && hay[i..].starts_with(needle))
+}
+
+fn occurrences(hay: &[u8], needle: &[u8]) -> usize {
+    positions(hay, needle).count()
+}
+
+fn position(hay: &[u8], needle: &[u8]) -> Option<usize> {
+    positions(hay, needle).next()
 }
 
 #[test]
@@ -60,35 +75,64 @@ fn each_kernel_file_is_embedded_once() {
     );
     let exe = std::fs::read(std::env::current_exe().unwrap()).unwrap();
     let found = containers(&exe);
+    let mut raw_parts = 0;
     for u in &units {
         let bin = u.fatbin().unwrap();
-        let starts = found
-            .iter()
-            .filter(|(off, _)| exe[*off..].starts_with(bin))
-            .count();
-        assert_eq!(starts, 1, "{} is embedded {starts} times", u.file());
-        // Its parts tile it: one container per kernel, back to back.
+        assert_eq!(
+            occurrences(&exe, bin),
+            1,
+            "{} is not embedded exactly once",
+            u.file()
+        );
+        // Its parts tile it: one per kernel, back to back, each a fat binary of one container
+        // (nvcc's) or a zstd frame of one (cuprum-build's default, `CUPRUM_NVCC_COMPRESS=zstd`).
         assert!(!u.parts().is_empty(), "{} has no parts listing", u.file());
         let mut at = 0;
         for &(kernel, offset, len) in u.parts() {
             assert_eq!(offset, at, "{}: part {kernel}", u.file());
-            // What nvcc wrote passes the checks every image passes before the driver sees it.
-            cuprum::runtime::abi::fatbin::check(&bin[offset..offset + len])
+            at += len;
+            if kernel == cuprum::runtime::abi::parts::DICTIONARY {
+                assert_eq!(offset, 0, "{}: the dictionary comes first", u.file());
+                continue;
+            }
+            let part = &bin[offset..offset + len];
+            let image = registry::part::fatbin_of(part, u.dictionary())
                 .unwrap_or_else(|e| panic!("{}: part {kernel}: {e}", u.file()));
+            raw_parts += usize::from(image.as_ref() == part);
             assert_eq!(
-                containers(&bin[offset..offset + len]).first().map(|c| c.1),
-                Some(len as u64),
+                containers(&image).first().map(|c| c.1),
+                Some(image.len() as u64),
                 "{}: part {kernel}",
                 u.file()
             );
-            at += len;
+            // What nvcc wrote passes the checks every image passes before the driver sees it
+            // (uncompressed cubins whole: sections, segments, symbols, relocations).
+            cuprum::runtime::abi::fatbin::check(&image)
+                .unwrap_or_else(|e| panic!("{}: part {kernel}: {e}", u.file()));
         }
         assert_eq!(at, bin.len(), "{}", u.file());
     }
-    let parts: usize = units.iter().map(|u| u.parts().len()).sum();
-    assert_eq!(
-        found.len(),
-        parts,
+    // Every fat binary container in the program lies inside a unit's bytes (a compressed part's
+    // frame may hold the start of its container verbatim), and there is one per uncompressed part
+    // at least: no copy of a part outside its unit.
+    let spans: Vec<(usize, usize)> = units
+        .iter()
+        .map(|u| {
+            let bin = u.fatbin().unwrap();
+            let at = position(&exe, bin).unwrap();
+            (at, at + bin.len())
+        })
+        .collect();
+    for &(off, size) in &found {
+        assert!(
+            spans
+                .iter()
+                .any(|&(a, b)| a <= off && off + size as usize <= b),
+            "a fat binary container at byte {off} ({size} bytes) outside every unit: {spans:?}; units: {files:?}"
+        );
+    }
+    assert!(
+        found.len() >= raw_parts,
         "fat binary containers in the executable: {found:?}; units: {files:?}"
     );
     // Every kernel of a file shares its unit.

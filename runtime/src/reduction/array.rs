@@ -397,26 +397,33 @@ impl<'a, T: Real> ArgReduction<'a, T> {
             });
         }
         let stream = self.cfg.stream_for(x)?;
+        // The extremum of each output with the kept dimensions, so that it broadcasts along the
+        // reduced axes.
         let m = extremum(x, self.max)
             .axes(self.cfg.axes.clone())
+            .keepdims(true)
             .stream(&stream)
             .run()?;
-        let count = scalar_on(n as u64, &stream)?;
         let kernel = if T::DTYPE.is_float() {
             kernels::arg_of_float::__kernel()
         } else {
             kernels::arg_of_int::__kernel()
         };
         // The kernel: `arg_of_float<T: Float>` and `arg_of_int<T: Int>` (chosen by whether `T` is a
-        // float; every `Real` is an integer or a float) are `(x: T, m: Raw<T>, n: Raw<u64>) ->
-        // i64`, instance `[T]`: one array of `T`, a raw `T` array, a raw `u64` array, in that
-        // order; output i64 (no post), accumulator i64, with an identity.
-        let call = ReductionCall::new(
-            kernel,
-            &[T::DTYPE],
-            vec![Arg::input(x), Arg::raw(&m), Arg::raw(&count)],
-        );
-        self.cfg.apply(call).stream(&stream).run()
+        // float; every `Real` is an integer or a float) are `(x: T, m: T) -> i64`, instance `[T]`:
+        // two arrays of `T` (`m` broadcasts); output i64 (no post), accumulator i64, with an
+        // identity. It gives the loop index of the first match, `o * n + r`.
+        let call = ReductionCall::new(kernel, &[T::DTYPE], vec![Arg::input(x), Arg::input(&m)]);
+        let mut first = self.cfg.apply(call).stream(&stream).run()?;
+        let n = i64::try_from(n).map_err(|_| Error::Unsupported {
+            what: format!("{what} over {n} elements (more than i64::MAX)"),
+        })?;
+        let opts = crate::elementwise::Options {
+            stream: Some(&stream),
+            ..Default::default()
+        };
+        kernels::in_row_index::call_with(&opts, &mut first, n)?;
+        Ok(first)
     }
 }
 
@@ -501,7 +508,8 @@ impl<'a, T: MeanResult> Moments<'a, T> {
             let call = ReductionCall::new(kernel, &instance, vec![Arg::input(x), Arg::raw(&scale)]);
             return self.cfg.apply(call).stream(&stream).run();
         }
-        // The mean of each output, in f64, C order of the kept axes.
+        // The mean of each output, in f64, with the kept dimensions (it broadcasts along the
+        // reduced axes).
         let inv_n = scalar_on(1.0 / n as f64, &stream)?;
         // The kernel: `mean_f64<T: Real>(x: T, scale: Raw<f64>) -> f64`, instance `[T]`.
         let mean = ReductionCall::<f64>::new(
@@ -510,9 +518,9 @@ impl<'a, T: MeanResult> Moments<'a, T> {
             vec![Arg::input(x), Arg::raw(&inv_n)],
         )
         .axes(self.cfg.axes.clone())
+        .keepdims(true)
         .stream(&stream)
         .run()?;
-        let count = scalar_on(n as u64, &stream)?;
         // NumPy divides by max(n - ddof, 0).
         let scale = scalar_on(1.0 / n.saturating_sub(self.ddof) as f64, &stream)?;
         let kernel = match (self.kind, float) {
@@ -522,18 +530,13 @@ impl<'a, T: MeanResult> Moments<'a, T> {
             (_, false) => kernels::std_f64::__kernel(),
         };
         // The kernel: `var_float`/`std_float<T: Float>` (output `T`) and `var_f64`/`std_f64<T: Real>`
-        // (output f64) take one array of `T`, then raw f64, u64 and f64 arrays; f64 accumulator,
-        // with an identity. `T::Mean` is `T` for floats and f64 for integers (`MeanResult`; only
-        // real types reach here: `var` and `std` need `FloatResult`).
+        // (output f64) take one array of `T`, an f64 array (`mean`, which broadcasts) and a raw
+        // f64 array; f64 accumulator, with an identity. `T::Mean` is `T` for floats and f64 for
+        // integers (`MeanResult`; only real types reach here: `var` and `std` need `FloatResult`).
         let call = ReductionCall::new(
             kernel,
             &instance,
-            vec![
-                Arg::input(x),
-                Arg::raw(&mean),
-                Arg::raw(&count),
-                Arg::raw(&scale),
-            ],
+            vec![Arg::input(x), Arg::input(&mean), Arg::raw(&scale)],
         );
         self.cfg.apply(call).stream(&stream).run()
     }

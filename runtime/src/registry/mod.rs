@@ -19,6 +19,7 @@
 
 mod build_info;
 mod kernel;
+pub mod part;
 mod served;
 mod unit;
 

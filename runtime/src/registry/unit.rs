@@ -142,9 +142,22 @@ impl KernelUnit {
         self.targets
     }
 
-    /// Each kernel's piece of the fat binary: `(kernel, byte offset, byte length)`.
+    /// Each kernel's piece of the fat binary: `(kernel, byte offset, byte length)`; a first entry
+    /// named [`cuprum_abi::parts::DICTIONARY`] is the zstd dictionary of compressed pieces.
     pub fn parts(&self) -> &'static [(&'static str, usize, usize)] {
         self.parts
+    }
+
+    /// The zstd dictionary the parts were compressed with; empty when there is none.
+    pub fn dictionary(&self) -> &'static [u8] {
+        let Some(fatbin) = self.fatbin else {
+            return &[];
+        };
+        self.parts
+            .iter()
+            .find(|p| p.0 == cuprum_abi::parts::DICTIONARY)
+            .and_then(|&(_, offset, len)| fatbin.get(offset..offset.checked_add(len)?))
+            .unwrap_or(&[])
     }
 
     /// The symbols compiled into the unit's source (and its fat binary).
@@ -257,7 +270,17 @@ impl KernelUnit {
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .entry(part)
-            .or_insert_with(|| RawModule::from_bytes(bytes.to_vec()).ok())
+            .or_insert_with(|| match super::part::fatbin_of(bytes, self.dictionary()) {
+                Ok(image) => RawModule::from_bytes(image.into_owned()).ok(),
+                Err(e) => {
+                    log::warn!(
+                        target: "cuprum::jit",
+                        "the fat binary of {} (kernel `{kernel}`) cannot be read: {e}; compiling from source",
+                        self.file
+                    );
+                    None
+                }
+            })
             .clone()?;
         let mut ok = state.fatbin_ok.lock().unwrap_or_else(|e| e.into_inner());
         let works = *ok.entry((part, device.ordinal())).or_insert_with(|| match module.compile_for(device) {
