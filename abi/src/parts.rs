@@ -8,12 +8,27 @@
 //! not the whole file's, at each kernel's first call (docs/architecture.md, "The unit table").
 //!
 //! `cuprum/<id>.parts` has one line per kernel with precompiled instances, in the fat binary's
-//! order: `<kernel name> <byte offset> <byte length>`. With cuprum-build's compression (the
+//! order: `<kernel name> <byte offset> <byte length>`; a kernel with more than [`SPLIT_ABOVE`]
+//! instances has one line per instance instead ([`instance_part`]). With cuprum-build's compression (the
 //! default, `CUPRUM_NVCC_COMPRESS=zstd`) each piece is a zstd frame of the kernel's fat binary, and
 //! a first line named [`DICTIONARY`] locates the zstd dictionary the unit's frames were compressed
 //! with (when it has one).
 
 use crate::mangle::AOT_DIR;
+
+/// A kernel with more precompiled instances than this gets one part per instance, named
+/// [`instance_part`]: its first call then loads one instance's machine code (all its variants),
+/// not every dtype's (the built-in `sum`'s five dtypes are 319 KB of machine code at sm_90, one
+/// is 64 KB). Each part costs an nvcc run (about 0.2 s) and a little of the shared code again,
+/// which the unit's zstd dictionary mostly takes back.
+pub const SPLIT_ABOVE: usize = 3;
+
+/// The part name of one instance of `kernel` when its instances have parts of their own:
+/// `sum[f32]`, `axpy[f32,i64]`.
+pub fn instance_part(kernel: &str, instance: &[crate::DType]) -> String {
+    let dtypes: Vec<&str> = instance.iter().map(|d| d.short_name()).collect();
+    format!("{kernel}[{}]", dtypes.join(","))
+}
 
 /// The listing name of a unit's zstd dictionary (not a Rust identifier: never a kernel's name).
 pub const DICTIONARY: &str = ".zstd-dictionary";

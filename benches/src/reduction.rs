@@ -29,6 +29,7 @@ static SIG: ReductionSignature = ReductionSignature {
     out: F32,
     acc: F32,
     has_identity: true,
+    positional: false,
 };
 
 fn sum_kernel() -> Result<&'static Kernel> {

@@ -535,13 +535,38 @@ impl Kernels {
                 todo.push(i);
             }
         }
-        let jobs_list: Vec<(usize, usize)> = todo
+        // (unit, part name, symbols): one part per kernel, or per instance for kernels of many
+        // (cuprum_abi::parts::SPLIT_ABOVE).
+        let jobs_list: Vec<(usize, String, Vec<String>)> = todo
             .iter()
             .flat_map(|&i| {
-                let unit = &units[i].1;
-                (0..unit.kernels.len())
-                    .filter(move |&k| !unit.kernels[k].instances.is_empty())
-                    .map(move |k| (i, k))
+                units[i].1.kernels.iter().flat_map(move |kernel| {
+                    let mut groups: Vec<(&[cuprum_abi::DType], Vec<String>)> = Vec::new();
+                    for (inst, symbol) in &kernel.instances {
+                        match groups.iter_mut().find(|g| g.0 == inst.as_slice()) {
+                            Some(g) => g.1.push(symbol.clone()),
+                            None => groups.push((inst, vec![symbol.clone()])),
+                        }
+                    }
+                    let parts: Vec<(usize, String, Vec<String>)> =
+                        if groups.len() > parts::SPLIT_ABOVE {
+                            groups
+                                .into_iter()
+                                .map(|(inst, symbols)| {
+                                    (i, parts::instance_part(&kernel.name, inst), symbols)
+                                })
+                                .collect()
+                        } else if groups.is_empty() {
+                            Vec::new()
+                        } else {
+                            vec![(
+                                i,
+                                kernel.name.clone(),
+                                kernel.instances.iter().map(|(_, s)| s.clone()).collect(),
+                            )]
+                        };
+                    parts
+                })
             })
             .collect();
         let results: Vec<Mutex<Option<Result<Built, Error>>>> =
@@ -552,11 +577,11 @@ impl Kernels {
                 s.spawn(|| {
                     loop {
                         let j = next.fetch_add(1, Ordering::Relaxed);
-                        let Some(&(i, k)) = jobs_list.get(j) else {
+                        let Some((i, name, symbols)) = jobs_list.get(j) else {
                             break;
                         };
-                        let (path, unit, _) = &units[i];
-                        let built = plan.build_part(path, unit, k);
+                        let (path, unit, _) = &units[*i];
+                        let built = plan.build_part(path, unit, name, symbols);
                         *results[j].lock().unwrap_or_else(|e| e.into_inner()) = Some(built);
                     }
                 });
@@ -566,9 +591,9 @@ impl Kernels {
         let mut errors = Vec::new();
         let mut parts: Vec<Vec<(String, Built)>> = (0..units.len()).map(|_| Vec::new()).collect();
         for (j, slot) in results.into_iter().enumerate() {
-            let (i, k) = jobs_list[j];
+            let (i, name, _) = &jobs_list[j];
             match slot.into_inner().unwrap_or_else(|e| e.into_inner()) {
-                Some(Ok(built)) => parts[i].push((units[i].1.kernels[k].name.clone(), built)),
+                Some(Ok(built)) => parts[*i].push((name.clone(), built)),
                 Some(Err(e)) => errors.push(e),
                 None => unreachable!("every job is run by a worker"),
             }
@@ -702,21 +727,26 @@ struct Built {
 }
 
 impl Plan<'_> {
-    /// Makes `OUT_DIR`'s fat binary of kernel `k` of `unit` (`cuprum/<id>.<kernel>.fatbin`, from the
-    /// unit's definitions and the kernel's instantiation lines): kept when its stamp says it is
+    /// Makes `OUT_DIR`'s fat binary of part `name` of `unit` (`cuprum/<id>.<name>.fatbin`: a kernel,
+    /// or one instance of it, `cuprum_abi::parts`), from the unit's definitions and the
+    /// instantiation lines of `symbols`: kept when its stamp says it is
     /// current, else copied from the shared cache on a hit, else built by nvcc (and stored in the
     /// cache).
     fn build_part(
         &self,
         kernel_file: &Path,
         unit: &cuprum_compiler::back::cuda::Unit,
-        k: usize,
+        name: &str,
+        symbols: &[String],
     ) -> Result<Built, Error> {
         let start = Instant::now();
-        let kernel = &unit.kernels[k];
-        let symbols: Vec<String> = kernel.instances.iter().map(|(_, s)| s.clone()).collect();
-        let source = parts::part_source(&unit.source, &symbols);
-        let id = format!("{}.{}", mangle::unit_id(&unit.source), kernel.name);
+        let source = parts::part_source(&unit.source, symbols);
+        // `sum[f32]` is the part's name; its files are `<unit id>.sum_f32_...`.
+        let file_name: String = name
+            .chars()
+            .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+            .collect();
+        let id = format!("{}.{file_name}", mangle::unit_id(&unit.source));
         let aot_dir = self.out_dir.join(mangle::AOT_DIR);
         let cu = aot_dir.join(format!("{id}.cu"));
         outputs::write_if_changed(&cu, source.as_bytes())?;

@@ -43,6 +43,8 @@ fn l2norm_keeps_the_function_and_adds_call_and_host_parts() {
         "::std::vec![__cuprum::launch::operand::Arg::input(x)]",
     );
     has(&out, "has_identity: true");
+    // `x * x` does not read the loop index: its axes may be reordered.
+    has(&out, "positional: false");
     has(
         &out,
         "acc: __cuprum::launch::signature::ParamType::Generic(0u8)",
@@ -104,6 +106,8 @@ fn raw_parameters_become_raw_arguments_and_no_identity_is_recorded() {
     has(&out, "w: &'__a __cuprum::Array<f32>");
     has(&out, "__cuprum::launch::operand::Arg::raw(w)");
     has(&out, "has_identity: false");
+    // `w[index()]` reads the loop index: the reduced axes keep their C order.
+    has(&out, "positional: true");
     has(&out, "pub const __HAS_IDENTITY: bool = false;");
     has(
         &out,

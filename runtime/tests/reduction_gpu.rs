@@ -157,6 +157,7 @@ fn kernel(name: &'static str) -> &'static Kernel {
         out,
         acc,
         has_identity,
+        positional: true,
     }));
     // SAFETY: the signatures above are those of SOURCE's reductions (what the macro would
     // generate), and their code is cuprum's (indexing checked).

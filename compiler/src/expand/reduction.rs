@@ -140,6 +140,7 @@ pub(super) fn reduction_module(f: &syn::ItemFn, checked: &Checked, unit: &UnitIn
             }
         };
     let has_identity = attr.identity.is_some();
+    let positional = checked.uses_index();
     let identity_fn = attr.identity.as_ref().map(|e| {
         host_fn(
             "identity_host",
@@ -211,6 +212,7 @@ pub(super) fn reduction_module(f: &syn::ItemFn, checked: &Checked, unit: &UnitIn
                     out: #out_pty,
                     acc: #acc_pty,
                     has_identity: #has_identity,
+                    positional: #positional,
                 };
 
             /// Whether the reduction has an identity (an empty reduction is then `post(identity)`).

@@ -63,6 +63,9 @@ pub struct ReductionSignature {
     pub out: ParamType,
     pub acc: ParamType,
     pub has_identity: bool,
+    /// The map reads the loop index (`index()`): the reduced axes are walked in C order, never
+    /// reordered by their strides (the index of an element is its position in C order).
+    pub positional: bool,
 }
 
 /// What a kernel's launches are checked against.

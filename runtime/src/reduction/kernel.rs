@@ -444,6 +444,11 @@ impl Spec {
             out: ty(&self.output.ty),
             acc: ty(&self.acc_type()),
             has_identity: self.identity.is_some(),
+            // The map text names the loop index `i` (`_ci` in the generated code).
+            positional: self
+                .map_expr
+                .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                .any(|w| w == "i" || w == "_ci"),
         };
         (sig, self.inputs.iter().any(|p| p.raw))
     }

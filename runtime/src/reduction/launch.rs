@@ -296,6 +296,7 @@ fn check_operands<'a>(
         ReductionInfo {
             has_identity: sig.has_identity,
             acc_bytes,
+            positional: sig.positional,
         },
     ))
 }
@@ -544,7 +545,9 @@ pub(crate) fn prepare(
         n_in,
         &stride,
         &mask,
-        !has_raw,
+        // Reordering the axes by stride changes which element a loop index names: not for maps
+        // that read it, nor for raw arguments (indexed by the map, typically by the index).
+        !has_raw && !info.positional,
         info.has_identity,
         dev()?,
     )?;
@@ -698,6 +701,7 @@ mod tests {
         let info = ReductionInfo {
             has_identity: true,
             acc_bytes: 8,
+            positional: false,
         };
         let dev = DeviceShape {
             multiprocessors: 132,
@@ -803,6 +807,7 @@ mod tests {
         let info = ReductionInfo {
             has_identity: true,
             acc_bytes: 4,
+            positional: false,
         };
         let inputs = [Arg::In(x)];
         let run = |n: usize| {

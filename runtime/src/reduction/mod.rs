@@ -43,6 +43,8 @@ pub(crate) struct ReductionInfo {
     pub(crate) has_identity: bool,
     /// `size_of` the accumulator: sizes the partial results of split reductions.
     pub(crate) acc_bytes: usize,
+    /// The map reads the loop index: the reduced axes keep their C order.
+    pub(crate) positional: bool,
 }
 
 /// Per-call options.

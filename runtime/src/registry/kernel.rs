@@ -171,13 +171,15 @@ impl Kernel {
         }
         let device = Device::get(ordinal)?;
         let symbol = mangle::kernel_symbol(self.kind(), self.name, variant, instance);
-        let (kernel, layer) = self.unit()?.kernel(&device, self.name, &symbol, &|| {
-            let includes = cuprum_abi::headers::includes_for(instance);
-            format!(
-                "{includes}{}",
-                mangle::instantiate_variant_line(self.name, variant, &symbol, instance)
-            )
-        })?;
+        let (kernel, layer) =
+            self.unit()?
+                .kernel(&device, self.name, instance, &symbol, &|| {
+                    let includes = cuprum_abi::headers::includes_for(instance);
+                    format!(
+                        "{includes}{}",
+                        mangle::instantiate_variant_line(self.name, variant, &symbol, instance)
+                    )
+                })?;
         record_served(Served {
             kernel: self.name,
             symbol: symbol.clone(),

@@ -6,6 +6,7 @@ use std::borrow::Cow;
 use std::collections::HashMap;
 use std::sync::{Mutex, OnceLock};
 
+use crate::DType;
 use crate::device::Device;
 use crate::error::{Error, Result};
 use crate::kernel::RawKernel;
@@ -197,12 +198,13 @@ impl KernelUnit {
         &self,
         device: &Device,
         kernel: &str,
+        instance: &[DType],
         symbol: &str,
         instantiate: &dyn Fn() -> String,
     ) -> Result<(RawKernel, Layer)> {
         let state = self.state();
         if self.defines(symbol) {
-            if let Some(module) = self.fatbin_module(device, kernel) {
+            if let Some(module) = self.fatbin_module(device, kernel, instance) {
                 let k = RawKernel::from_module(&module, symbol);
                 k.function_for(device)?;
                 stats::record_hit(Layer::Aot);
@@ -254,13 +256,24 @@ impl KernelUnit {
     /// when the unit has no parts listing), as a module, when it has code for `device` (checked
     /// once per part and device: a fat binary without SASS for the device and without PTX it can
     /// JIT falls back to source).
-    fn fatbin_module(&self, device: &Device, kernel: &str) -> Option<RawModule> {
+    fn fatbin_module(
+        &self,
+        device: &Device,
+        kernel: &str,
+        instance: &[DType],
+    ) -> Option<RawModule> {
         const WHOLE: usize = usize::MAX;
         let fatbin = self.fatbin?;
         let (part, bytes) = if self.parts.is_empty() {
             (WHOLE, fatbin)
         } else {
-            let k = self.parts.iter().position(|p| p.0 == kernel)?;
+            // The instance's own part (a kernel of many instances), else the kernel's.
+            let own = cuprum_abi::parts::instance_part(kernel, instance);
+            let k = self
+                .parts
+                .iter()
+                .position(|p| p.0 == own)
+                .or_else(|| self.parts.iter().position(|p| p.0 == kernel))?;
             let (_, offset, len) = self.parts[k];
             (k, fatbin.get(offset..offset.checked_add(len)?)?)
         };
