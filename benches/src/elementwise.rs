@@ -237,6 +237,26 @@ pub fn rows(copy: f64, bare_us: f64, quick: bool, stream: &Stream) -> Result<Vec
         work(calls / 10)?;
         median((0..5).map(|_| work(calls)).collect::<Result<_>>()?)
     };
+    // Of which the lookups: the current stream and the loaded kernel (what the call does after
+    // its checks and plan).
+    let lookup_us = {
+        let variant = Some(cuprum_runtime::abi::ElementwiseVariant::Contig.into());
+        let lookup = |k: usize| -> Result<f64> {
+            let t = Instant::now();
+            for _ in 0..k {
+                let s = Stream::current()?;
+                let raw = kernel()?.instance(
+                    s.device().ordinal(),
+                    &[cuprum_runtime::DType::F32],
+                    variant,
+                )?;
+                std::hint::black_box(raw.function_for(s.device())?);
+            }
+            Ok(t.elapsed().as_secs_f64() * 1e6 / k as f64)
+        };
+        lookup(calls / 10)?;
+        median((0..5).map(|_| lookup(calls)).collect::<Result<_>>()?)
+    };
     rows.push(Row {
         name: "elementwise launch, host cost per call (1 element)",
         value: us,
@@ -245,7 +265,7 @@ pub fn rows(copy: f64, bare_us: f64, quick: bool, stream: &Stream) -> Result<Vec
         ceiling: same_us,
         target: Some(("<=", 1.15)),
         note: format!(
-            "{calls} calls, one synchronize; cuprum's host work without the launch: {work_us:.3} us; bare cudarc launch of an empty kernel: {bare_us:.2} us; variants in the GB/s rows: contig {}, s32 {}, s64 {}, vector {}",
+            "{calls} calls, one synchronize; cuprum's host work without the launch: {work_us:.3} us, of which stream and kernel lookups {lookup_us:.3} us; bare cudarc launch of an empty kernel: {bare_us:.2} us; variants in the GB/s rows: contig {}, s32 {}, s64 {}, vector {}",
             after.contig - before.contig,
             after.s32 - before.s32,
             after.s64 - before.s64,

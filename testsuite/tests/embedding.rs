@@ -137,10 +137,19 @@ fn each_kernel_file_is_embedded_once() {
     );
     // A kernel of more than three instances has a part per instance (the built-in `sum` has
     // five); one of fewer has one part (`min_int`).
-    let reductions = units.iter().find(|u| u.file().ends_with("kernels/reductions.rs")).unwrap();
+    let reductions = units
+        .iter()
+        .find(|u| u.file().ends_with("kernels/reductions.rs"))
+        .unwrap();
     let names: Vec<&str> = reductions.parts().iter().map(|p| p.0).collect();
-    assert!(names.contains(&"sum[f32]") && names.contains(&"sum[c64]") && !names.contains(&"sum"), "{names:?}");
-    assert!(names.contains(&"min_int") && !names.iter().any(|n| n.starts_with("min_int[")), "{names:?}");
+    assert!(
+        names.contains(&"sum[f32]") && names.contains(&"sum[c64]") && !names.contains(&"sum"),
+        "{names:?}"
+    );
+    assert!(
+        names.contains(&"min_int") && !names.iter().any(|n| n.starts_with("min_int[")),
+        "{names:?}"
+    );
     // Every kernel of a file shares its unit.
     let of = |name: &str| {
         registry::kernels()
