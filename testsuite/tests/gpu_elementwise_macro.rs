@@ -746,6 +746,34 @@ fn round_sig(i: i128, bits: u32) -> f64 {
     let v = q as f64 * 2f64.powi(shift as i32);
     if i < 0 { -v } else { v }
 }
+/// `f` rounded once to the nearest 16-bit float, ties to even. `half`'s `from_f64` drops the low 32
+/// bits of `f` before it rounds, which decides some ties wrongly (f32 98.25005 became bf16 98.0;
+/// the GPU's 98.5 is right): its result, or a neighbour, is the nearest.
+fn nearest_16<H: Copy>(
+    f: f64,
+    guess: H,
+    to_f64: fn(H) -> f64,
+    bits: fn(H) -> u16,
+    from_bits: fn(u16) -> H,
+) -> H {
+    if !f.is_finite() || !to_f64(guess).is_finite() {
+        return guess;
+    }
+    let b = bits(guess);
+    let mut best = guess;
+    for n in [b.checked_sub(1), b.checked_add(1)]
+        .into_iter()
+        .flatten()
+        .map(from_bits)
+    {
+        let (dn, db) = ((to_f64(n) - f).abs(), (to_f64(best) - f).abs());
+        if dn < db || (dn == db && bits(n) & 1 == 0) {
+            best = n;
+        }
+    }
+    best
+}
+
 impl HostAs for f16 {
     fn num(self) -> Num {
         Num::F(self.to_f64())
@@ -753,7 +781,13 @@ impl HostAs for f16 {
     fn from_num(n: Num) -> f16 {
         match n {
             Num::I(i) => f16::from_f64(round_sig(i, 11)),
-            Num::F(f) => f16::from_f64(f),
+            Num::F(f) => nearest_16(
+                f,
+                f16::from_f64(f),
+                f16::to_f64,
+                f16::to_bits,
+                f16::from_bits,
+            ),
         }
     }
 }
@@ -764,7 +798,13 @@ impl HostAs for bf16 {
     fn from_num(n: Num) -> bf16 {
         match n {
             Num::I(i) => bf16::from_f64(round_sig(i, 8)),
-            Num::F(f) => bf16::from_f64(f),
+            Num::F(f) => nearest_16(
+                f,
+                bf16::from_f64(f),
+                bf16::to_f64,
+                bf16::to_bits,
+                bf16::from_bits,
+            ),
         }
     }
 }
