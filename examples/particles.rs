@@ -29,34 +29,16 @@ fn run() -> Result<()> {
     let host: Vec<Particle> = (0..n)
         .map(|i| {
             let f = |k: usize| ((i * 7919 + k * 104_729) % 10_007) as f32 / 10_007.0;
-            Particle {
-                pos: [f(0) * 10.0, 1.0 + f(1) * 5.0, f(2)],
-                vel: [f(3) - 0.5, f(4), f(5) - 0.5],
-                mass: 0.5 + f(6),
-                id: i as u32,
-            }
+            Particle { pos: [f(0) * 10.0, 1.0 + f(1) * 5.0, f(2)], vel: [f(3) - 0.5, f(4), f(5) - 0.5], mass: 0.5 + f(6), id: i as u32 }
         })
         .collect();
-    let step = Step {
-        dt: 1e-3,
-        gravity: 9.81,
-        floor: 0.0,
-        bounce: 0.8,
-    };
+    let step = Step { dt: 1e-3, gravity: 9.81, floor: 0.0, bounce: 0.8 };
     let steps = 500;
 
     let mut particles = Array::from_vec(host.clone())?;
-    kernels::integrate::launch(
-        &LaunchConfig::for_elements(n, 256),
-        &mut particles,
-        step,
-        steps,
-    )?;
+    kernels::integrate::launch(&LaunchConfig::for_elements(n, 256), &mut particles, step, steps)?;
     let got = particles.to_vec()?;
-    let want: Vec<Particle> = host
-        .iter()
-        .map(|p| (0..steps).fold(*p, |q, _| kernels::advance(q, step)))
-        .collect();
+    let want: Vec<Particle> = host.iter().map(|p| (0..steps).fold(*p, |q, _| kernels::advance(q, step))).collect();
     let bad = got.iter().zip(&want).filter(|(g, w)| g != w).count();
     println!("integrate: {n} particles x {steps} steps, {bad} differ from the host (bit for bit)");
 

@@ -9,31 +9,16 @@
 #[path = "kernels/quickstart.rs"]
 mod kernels;
 
-use cuprum::runtime::{Array, Device, Error, LaunchConfig, Result, registry};
+use cuprum::runtime::{registry, Array, Device, Error, LaunchConfig, Result};
 
 fn main() {
-    let builtin = registry::kernels()
-        .filter(|e| {
-            e.file().contains("kernels/elementwise.rs")
-                || e.file().contains("kernels/reductions.rs")
-        })
-        .count();
-    println!(
-        "kernels in this program: {builtin} built-in (array operators and reductions), and the quickstart's:"
-    );
+    let builtin = registry::kernels().filter(|e| e.file().contains("kernels/elementwise.rs") || e.file().contains("kernels/reductions.rs")).count();
+    println!("kernels in this program: {builtin} built-in (array operators and reductions), and the quickstart's:");
     for e in registry::kernels().filter(|e| e.file().contains("quickstart")) {
         let aot = match e.unit().ok().and_then(|u| u.fatbin().map(|f| (u, f))) {
             Some((u, f)) => {
-                let part = u
-                    .parts()
-                    .iter()
-                    .find(|p| p.0 == e.name())
-                    .map_or(0, |p| p.2);
-                format!(
-                    "{part} bytes of the file's {}-byte fat binary for {}",
-                    f.len(),
-                    u.targets().join(", ")
-                )
+                let part = u.parts().iter().find(|p| p.0 == e.name()).map_or(0, |p| p.2);
+                format!("{part} bytes of the file's {}-byte fat binary for {}", f.len(), u.targets().join(", "))
             }
             None => "no fat binary (JIT through NVRTC on first use)".to_string(),
         };
@@ -55,9 +40,7 @@ fn run() -> Result<()> {
     let (major, minor) = device.compute_capability();
     println!("device 0: {} (sm_{major}{minor})", device.name());
     let n = 1 << 20;
-    let x: Vec<f32> = (0..n)
-        .map(|i| ((i * 7919) % 1000) as f32 * 0.01 - 3.0)
-        .collect();
+    let x: Vec<f32> = (0..n).map(|i| ((i * 7919) % 1000) as f32 * 0.01 - 3.0).collect();
     let y: Vec<f32> = (0..n).map(|i| ((i * 104729) % 997) as f32 * 0.02).collect();
     let (dx, dy) = (Array::from_slice(&x)?, Array::from_slice(&y)?);
     let mut dz = Array::from_vec(vec![f32::NAN; n])?;
@@ -65,13 +48,8 @@ fn run() -> Result<()> {
     // A generic raw kernel: `T = f32` is inferred from the arrays.
     kernels::squared_diff_kernel::launch(&LaunchConfig::new(264, 256), &dx, &dy, &mut dz)?;
     let z = dz.to_vec()?;
-    let bad = (0..n)
-        .filter(|&i| z[i] != kernels::squared_diff(x[i], y[i]))
-        .count();
-    println!(
-        "squared_diff_kernel::<f32> on {n} elements: z[1] = {}, {bad} mismatches against the host",
-        z[1]
-    );
+    let bad = (0..n).filter(|&i| z[i] != kernels::squared_diff(x[i], y[i])).count();
+    println!("squared_diff_kernel::<f32> on {n} elements: z[1] = {}, {bad} mismatches against the host", z[1]);
 
     // Shared memory and an atomic per block.
     let mut total = Array::from_vec(vec![0.0f32])?;
@@ -87,32 +65,18 @@ fn run() -> Result<()> {
     let b = Array::from_slice(&y[..cols])?;
     let d = kernels::squared_diff_ew::call(&a, &b)?;
     let dv = d.to_vec()?;
-    let bad_ew = (0..rows * cols)
-        .filter(|&i| dv[i] != kernels::squared_diff(x[i], y[i % cols]))
-        .count();
-    println!(
-        "squared_diff_ew::<f32> on {:?} - {:?}: {bad_ew} mismatches against the host",
-        a.shape(),
-        b.shape()
-    );
+    let bad_ew = (0..rows * cols).filter(|&i| dv[i] != kernels::squared_diff(x[i], y[i % cols])).count();
+    println!("squared_diff_ew::<f32> on {:?} - {:?}: {bad_ew} mismatches against the host", a.shape(), b.shape());
 
     // A reduction along an axis: the L2 norm of each row.
     let norms = kernels::l2norm::call(&a).axis(1).run()?.to_vec()?;
     let worst = (0..rows)
         .map(|r| {
-            let want: f64 = x[r * cols..(r + 1) * cols]
-                .iter()
-                .map(|&v| (v as f64) * (v as f64))
-                .sum::<f64>()
-                .sqrt();
+            let want: f64 = x[r * cols..(r + 1) * cols].iter().map(|&v| (v as f64) * (v as f64)).sum::<f64>().sqrt();
             ((norms[r] - want) / want).abs()
         })
         .fold(0.0f64, f64::max);
-    println!(
-        "l2norm along axis 1 of {:?}: norms[0] = {:.4}, worst relative error {worst:.1e}",
-        a.shape(),
-        norms[0]
-    );
+    println!("l2norm along axis 1 of {:?}: norms[0] = {:.4}, worst relative error {worst:.1e}", a.shape(), norms[0]);
 
     for s in registry::served() {
         let how = match s.layer.name() {
@@ -125,9 +89,7 @@ fn run() -> Result<()> {
         println!("  {} came from {how}", s.symbol);
     }
     if bad != 0 || rel > 1e-4 || bad_ew != 0 || worst > 1e-12 {
-        return Err(Error::Unsupported {
-            what: "quickstart results differ from the host reference".into(),
-        });
+        return Err(Error::Unsupported { what: "quickstart results differ from the host reference".into() });
     }
     Ok(())
 }

@@ -26,8 +26,5 @@ fn main() {
     // Machine code only: PTX doubles the built-ins' bytes (2.63 MB against 1.22 MB at sm_90 +
     // compute_90) to serve GPUs newer than the list, which NVRTC serves as well from the same
     // embedded source (docs/building.md, What the built-ins precompile).
-    cuprum_build::Kernels::new()
-        .dir("kernels")
-        .machine_code_only()
-        .compile();
+    cuprum_build::Kernels::new().dir("kernels").machine_code_only().compile();
 }

@@ -13,14 +13,14 @@ pub use cuprum_runtime as runtime;
 /// `println!("{}", cuprum::audit::report(device.as_ref()))` (see `docs/runtime.md`).
 pub use cuprum_runtime::audit;
 
-pub use cuprum_runtime::ReductionCall;
 /// The array reductions (`x.sum()`, `x.mean()`, ...; the runtime's `reduction::array`).
 pub use cuprum_runtime::reduction::array as reductions;
+pub use cuprum_runtime::ReductionCall;
 
 /// Everything a kernel file needs: the attribute macros, the numeric traits, the GPU intrinsics.
 pub mod prelude {
-    pub use crate::reductions::Reductions;
     pub use crate::{device, elementwise, rawkernel, reduction};
+    pub use crate::reductions::Reductions;
     pub use cuprum_runtime::lang::prelude::*;
 }
 

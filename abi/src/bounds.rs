@@ -34,32 +34,16 @@ pub struct OobRecord {
 
 impl OobRecord {
     /// An empty record (flag [`FLAG_EMPTY`]).
-    pub const EMPTY: OobRecord = OobRecord {
-        flag: 0,
-        info: 0,
-        index: 0,
-        len: 0,
-        block: [0; 3],
-        thread: [0; 3],
-        kernel: [0; 64],
-    };
+    pub const EMPTY: OobRecord = OobRecord { flag: 0, info: 0, index: 0, len: 0, block: [0; 3], thread: [0; 3], kernel: [0; 64] };
 
     /// The index as Rust would print it: unsigned, or negative for a signed index type.
     pub fn index_value(&self) -> i128 {
-        if self.info & INFO_SIGNED != 0 {
-            self.index as i64 as i128
-        } else {
-            self.index as i128
-        }
+        if self.info & INFO_SIGNED != 0 { self.index as i64 as i128 } else { self.index as i128 }
     }
 
     /// The function's name (up to the first NUL, at most 63 bytes).
     pub fn kernel_name(&self) -> String {
-        let end = self
-            .kernel
-            .iter()
-            .position(|&b| b == 0)
-            .unwrap_or(self.kernel.len());
+        let end = self.kernel.iter().position(|&b| b == 0).unwrap_or(self.kernel.len());
         String::from_utf8_lossy(&self.kernel[..end]).into_owned()
     }
 }
@@ -73,10 +57,7 @@ mod tests {
         assert_eq!(std::mem::size_of::<OobRecord>(), 112);
         assert_eq!(std::mem::align_of::<OobRecord>(), 8);
         let h = crate::headers::header("cuprum/bounds.h").unwrap();
-        assert!(
-            h.contains(SLOT_SYMBOL) && h.contains("char kernel[64]"),
-            "{h}"
-        );
+        assert!(h.contains(SLOT_SYMBOL) && h.contains("char kernel[64]"), "{h}");
     }
 
     #[test]

@@ -63,10 +63,7 @@ impl Operand {
 
 /// The kernel parameters of an entry point: one per `(operand, name)` in order, then the loop.
 pub fn kernel_params(operands: &[(Operand, String)], variant: &str) -> Vec<String> {
-    let mut ps: Vec<String> = operands
-        .iter()
-        .map(|(o, n)| o.kernel_param(variant, n))
-        .collect();
+    let mut ps: Vec<String> = operands.iter().map(|(o, n)| o.kernel_param(variant, n)).collect();
     ps.push(format!("cuprum::ew::Loop<{variant}> {LOOP_PARAM}"));
     ps
 }
@@ -79,10 +76,7 @@ pub fn run_call(element_params: &[String], body: &str, operands: &[String]) -> S
     let mut lparams = vec![format!("u64 {INDEX_PARAM}")];
     lparams.extend(element_params.iter().cloned());
     let operands: String = operands.iter().map(|o| format!(", {o}")).collect();
-    format!(
-        "cuprum::ew::run({LOOP_PARAM}, [&]({}) {{{body}}}{operands});",
-        lparams.join(", ")
-    )
+    format!("cuprum::ew::run({LOOP_PARAM}, [&]({}) {{{body}}}{operands});", lparams.join(", "))
 }
 
 /// One elementwise kernel's entry point.
@@ -113,11 +107,7 @@ pub fn entry_point(e: &ElementwiseEntry<'_>) -> String {
         kernel_params(e.operands, VARIANT_TAG).join(", "),
         e.body,
     );
-    out.push_str(&mangle::variant_forwarding_macros(
-        e.name,
-        &ElementwiseVariant::ALL,
-        e.generics,
-    ));
+    out.push_str(&mangle::variant_forwarding_macros(e.name, &ElementwiseVariant::ALL, e.generics));
     out
 }
 
@@ -132,22 +122,9 @@ mod tests {
             (Operand::Raw("cuprum::Raw<f32>".into()), "_ca1".into()),
             (Operand::Out("T".into()), "_co0".into()),
         ];
-        let body = run_call(
-            &[
-                "T x".into(),
-                "const cuprum::Raw<f32>& w".into(),
-                "T& _cout0".into(),
-            ],
-            " _cout0 = x; ",
-            &["_ca0".into(), "_ca1".into(), "_co0".into()],
-        );
+        let body = run_call(&["T x".into(), "const cuprum::Raw<f32>& w".into(), "T& _cout0".into()], " _cout0 = x; ", &["_ca0".into(), "_ca1".into(), "_co0".into()]);
         let generics = ["T".to_string()];
-        let s = entry_point(&ElementwiseEntry {
-            name: "k",
-            generics: &generics,
-            operands: &operands,
-            body: &body,
-        });
+        let s = entry_point(&ElementwiseEntry { name: "k", generics: &generics, operands: &operands, body: &body });
         assert_eq!(
             s,
             "#define CUPRUM_INSTANTIATE_k(NAME, VARIANT, T) \\\n    extern \"C\" __global__ void NAME(cuprum::ew::In<T, cuprum::ew::VARIANT> _ca0, \

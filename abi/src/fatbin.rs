@@ -136,35 +136,26 @@ fn check_entry(bytes: &[u8], p: &Placed) -> Result<(), FormatError> {
     if p.header < CHECKED_ENTRY_HEADER {
         return Err(err(
             at,
-            format!(
-                "entry header size {} is below {CHECKED_ENTRY_HEADER}",
-                p.header
-            ),
+            format!("entry header size {} is below {CHECKED_ENTRY_HEADER}", p.header),
         ));
     }
     let field32 = |o: usize| read_u32(bytes, at + o).map_or(u64::MAX, u64::from);
     let field64 = |o: usize| read_u64(bytes, at + o).unwrap_or(u64::MAX);
-    let inside =
-        |offset: u64, size: u64| offset.checked_add(size).is_some_and(|e| e <= extent as u64);
+    let inside = |offset: u64, size: u64| offset.checked_add(size).is_some_and(|e| e <= extent as u64);
     // What the header locates: the ptxas options and the object's name.
     let options = field32(20);
     if options != 0 {
         if !inside(options, 8) || options + 8 > p.header as u64 {
             return Err(err(
                 at,
-                format!(
-                    "the entry's options field (at +{options}) lies outside its {}-byte header",
-                    p.header
-                ),
+                format!("the entry's options field (at +{options}) lies outside its {}-byte header", p.header),
             ));
         }
         let (offset, size) = (field32(options as usize), field32(options as usize + 4));
         if size > 0 && !inside(offset, size) {
             return Err(err(
                 at,
-                format!(
-                    "the entry's options ({size} bytes at +{offset}) run past the entry's {extent} bytes"
-                ),
+                format!("the entry's options ({size} bytes at +{offset}) run past the entry's {extent} bytes"),
             ));
         }
     }
@@ -172,9 +163,7 @@ fn check_entry(bytes: &[u8], p: &Placed) -> Result<(), FormatError> {
     if (name != 0 || name_len != 0) && !inside(name, name_len) {
         return Err(err(
             at,
-            format!(
-                "the entry's name ({name_len} bytes at +{name}) runs past the entry's {extent} bytes"
-            ),
+            format!("the entry's name ({name_len} bytes at +{name}) runs past the entry's {extent} bytes"),
         ));
     }
     let payload = bytes.get(at + p.header..p.end).unwrap_or_default();
@@ -222,10 +211,7 @@ fn check_entry(bytes: &[u8], p: &Placed) -> Result<(), FormatError> {
         }),
         EntryKind::Ptx if !payload.contains(&0) => Err(err(
             at + p.header,
-            format!(
-                "the compute_{} PTX text is not NUL-terminated within its entry",
-                p.entry.arch
-            ),
+            format!("the compute_{} PTX text is not NUL-terminated within its entry", p.entry.arch),
         )),
         _ => Ok(()),
     }
@@ -438,14 +424,7 @@ mod tests {
 
     /// An entry as nvcc writes it: `header` bytes of header with the flags, the sizes and (for
     /// PTX) the options pair, then `payload`.
-    fn real_entry(
-        kind: u16,
-        header: u32,
-        flags: u64,
-        compressed: u32,
-        uncompressed: u64,
-        payload: &[u8],
-    ) -> Vec<u8> {
+    fn real_entry(kind: u16, header: u32, flags: u64, compressed: u32, uncompressed: u64, payload: &[u8]) -> Vec<u8> {
         let mut e = entry(kind, 90, header, 0);
         e.truncate(32);
         e.resize(header as usize, 0);
@@ -468,10 +447,7 @@ mod tests {
     #[test]
     fn check_reads_inside_each_entry() {
         let cubin = crate::cubin::tests::tiny();
-        let good = container(&[
-            real_entry(1, 80, 0x11, 0, 0, &ptx()),
-            real_entry(2, 64, 0x11, 0, 0, &cubin),
-        ]);
+        let good = container(&[real_entry(1, 80, 0x11, 0, 0, &ptx()), real_entry(2, 64, 0x11, 0, 0, &cubin)]);
         assert_eq!(check(&good).unwrap(), entries(&good).unwrap());
 
         let fails = |fb: &[u8], what: &str| -> String {
@@ -483,15 +459,9 @@ mod tests {
         let mut bad = cubin.clone();
         bad[0x28..0x30].copy_from_slice(&(cubin.len() as u64).to_le_bytes());
         let e = fails(&container(&[real_entry(2, 64, 0x11, 0, 0, &bad)]), "cubin");
-        assert!(
-            e.contains("sm_90 cubin") && e.contains("section headers"),
-            "{e}"
-        );
+        assert!(e.contains("sm_90 cubin") && e.contains("section headers"), "{e}");
         // PTX without its NUL.
-        let e = fails(
-            &container(&[real_entry(1, 80, 0x11, 0, 0, b".version 9.0\n")]),
-            "ptx",
-        );
+        let e = fails(&container(&[real_entry(1, 80, 0x11, 0, 0, b".version 9.0\n")]), "ptx");
         assert!(e.contains("NUL"), "{e}");
         // The options pair outside the header, the options or the name outside the entry.
         let mut e1 = real_entry(1, 80, 0x11, 0, 0, &ptx());
@@ -515,52 +485,18 @@ mod tests {
         frame.resize(40, 0x55);
         let zstd = |c: u32, u: u64| container(&[real_entry(1, 80, 0x8011, c, u, &frame)]);
         check(&zstd(38, 1238)).unwrap();
-        assert!(
-            check(&zstd(38, 1239))
-                .unwrap_err()
-                .message
-                .contains("zstd frame holds 1238")
-        );
-        assert!(
-            check(&zstd(41, 1238))
-                .unwrap_err()
-                .message
-                .contains("compressed size 41")
-        );
-        assert!(
-            check(&zstd(0, 1238))
-                .unwrap_err()
-                .message
-                .contains("compressed size 0")
-        );
-        assert!(
-            check(&zstd(38, 0))
-                .unwrap_err()
-                .message
-                .contains("uncompressed size 0")
-        );
-        assert!(
-            check(&zstd(38, u64::MAX))
-                .unwrap_err()
-                .message
-                .contains("impossible")
-        );
+        assert!(check(&zstd(38, 1239)).unwrap_err().message.contains("zstd frame holds 1238"));
+        assert!(check(&zstd(41, 1238)).unwrap_err().message.contains("compressed size 41"));
+        assert!(check(&zstd(0, 1238)).unwrap_err().message.contains("compressed size 0"));
+        assert!(check(&zstd(38, 0)).unwrap_err().message.contains("uncompressed size 0"));
+        assert!(check(&zstd(38, u64::MAX)).unwrap_err().message.contains("impossible"));
         // LZ4 (no frame header): only the sizes.
         let lz4 = container(&[real_entry(2, 64, 0x2011, 40, 6152, &[0x13; 40])]);
         check(&lz4).unwrap();
-        assert_eq!(
-            zstd_content_size(&[0x28, 0xb5, 0x2f, 0xfd, 0x20, 7]),
-            Some(7)
-        );
+        assert_eq!(zstd_content_size(&[0x28, 0xb5, 0x2f, 0xfd, 0x20, 7]), Some(7));
         assert_eq!(zstd_content_size(&[0x28, 0xb5, 0x2f, 0xfd, 0x00, 7]), None);
-        assert_eq!(
-            zstd_content_size(&[0x28, 0xb5, 0x2f, 0xfd, 0xa0, 1, 0, 0]),
-            None
-        );
-        assert_eq!(
-            zstd_content_size(&[0x28, 0xb5, 0x2f, 0xfd, 0xa0, 1, 0, 0, 0]),
-            Some(1)
-        );
+        assert_eq!(zstd_content_size(&[0x28, 0xb5, 0x2f, 0xfd, 0xa0, 1, 0, 0]), None);
+        assert_eq!(zstd_content_size(&[0x28, 0xb5, 0x2f, 0xfd, 0xa0, 1, 0, 0, 0]), Some(1));
     }
 
     #[test]

@@ -5,37 +5,16 @@
 /// `(include name, text)` for every header, in dependency order.
 pub const HEADERS: &[(&str, &str)] = &[
     ("cuprum/types.h", include_str!("../include/cuprum/types.h")),
-    (
-        "cuprum/bounds.h",
-        include_str!("../include/cuprum/bounds.h"),
-    ),
+    ("cuprum/bounds.h", include_str!("../include/cuprum/bounds.h")),
     ("cuprum/half.h", include_str!("../include/cuprum/half.h")),
     ("cuprum/arith.h", include_str!("../include/cuprum/arith.h")),
     ("cuprum/math.h", include_str!("../include/cuprum/math.h")),
-    (
-        "cuprum/complex.h",
-        include_str!("../include/cuprum/complex.h"),
-    ),
-    (
-        "cuprum/atomic.h",
-        include_str!("../include/cuprum/atomic.h"),
-    ),
-    (
-        "cuprum/thread.h",
-        include_str!("../include/cuprum/thread.h"),
-    ),
-    (
-        "cuprum/kernel.h",
-        include_str!("../include/cuprum/kernel.h"),
-    ),
-    (
-        "cuprum/elementwise.h",
-        include_str!("../include/cuprum/elementwise.h"),
-    ),
-    (
-        "cuprum/reduction.h",
-        include_str!("../include/cuprum/reduction.h"),
-    ),
+    ("cuprum/complex.h", include_str!("../include/cuprum/complex.h")),
+    ("cuprum/atomic.h", include_str!("../include/cuprum/atomic.h")),
+    ("cuprum/thread.h", include_str!("../include/cuprum/thread.h")),
+    ("cuprum/kernel.h", include_str!("../include/cuprum/kernel.h")),
+    ("cuprum/elementwise.h", include_str!("../include/cuprum/elementwise.h")),
+    ("cuprum/reduction.h", include_str!("../include/cuprum/reduction.h")),
 ];
 
 /// The text of one header by its include name.
@@ -49,18 +28,10 @@ pub fn header(name: &str) -> Option<&'static str> {
 pub fn includes_for(instance: &[crate::dtype::DType]) -> String {
     use crate::dtype::DType;
     let mut s = String::new();
-    if instance
-        .iter()
-        .any(|d| matches!(d, DType::F16 | DType::BF16 | DType::C32 | DType::C64))
-    {
-        s.push_str(
-            "#include <cuprum/half.h>\n#include <cuprum/arith.h>\n#include <cuprum/math.h>\n",
-        );
+    if instance.iter().any(|d| matches!(d, DType::F16 | DType::BF16 | DType::C32 | DType::C64)) {
+        s.push_str("#include <cuprum/half.h>\n#include <cuprum/arith.h>\n#include <cuprum/math.h>\n");
     }
-    if instance
-        .iter()
-        .any(|d| matches!(d, DType::C32 | DType::C64))
-    {
+    if instance.iter().any(|d| matches!(d, DType::C32 | DType::C64)) {
         s.push_str("#include <cuprum/complex.h>\n");
     }
     s

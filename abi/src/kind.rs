@@ -35,11 +35,7 @@ const REDUCTION: [Variant; 6] = [
 
 impl KernelKind {
     /// Every kind.
-    pub const ALL: [KernelKind; 3] = [
-        KernelKind::RawKernel,
-        KernelKind::Elementwise,
-        KernelKind::Reduction,
-    ];
+    pub const ALL: [KernelKind; 3] = [KernelKind::RawKernel, KernelKind::Elementwise, KernelKind::Reduction];
 
     /// The name in symbols, which is also the attribute's name: `rawkernel`, `elementwise`,
     /// `reduction`.
@@ -131,13 +127,7 @@ mod tests {
             assert!(!k.variants().is_empty());
             assert!(k.variants().iter().all(|v| v.kind() == k));
         }
-        assert_eq!(
-            KernelKind::Elementwise.variants().len(),
-            ElementwiseVariant::ALL.len()
-        );
-        assert_eq!(
-            KernelKind::Reduction.variants().len(),
-            ReductionVariant::ALL.len()
-        );
+        assert_eq!(KernelKind::Elementwise.variants().len(), ElementwiseVariant::ALL.len());
+        assert_eq!(KernelKind::Reduction.variants().len(), ReductionVariant::ALL.len());
     }
 }

@@ -41,5 +41,5 @@ pub mod variant;
 
 pub use dtype::DType;
 pub use kind::KernelKind;
-pub use unit::{UNIT_HEADER, unit_options};
+pub use unit::{unit_options, UNIT_HEADER};
 pub use variant::{ElementwiseVariant, ReductionVariant, Variant};

@@ -11,16 +11,8 @@ use crate::variant::{ElementwiseVariant, Variant};
 
 /// The symbol of one kernel instance (`variant` is one of `kind.variants()`, or `None` for a
 /// kind without variants).
-pub fn kernel_symbol(
-    kind: KernelKind,
-    name: &str,
-    variant: Option<Variant>,
-    instance: &[DType],
-) -> String {
-    debug_assert!(
-        variant.is_none_or(|v| v.kind() == kind),
-        "{variant:?} is not a variant of a {kind} kernel"
-    );
+pub fn kernel_symbol(kind: KernelKind, name: &str, variant: Option<Variant>, instance: &[DType]) -> String {
+    debug_assert!(variant.is_none_or(|v| v.kind() == kind), "{variant:?} is not a variant of a {kind} kernel");
     let mut s = format!("cuprum_{kind}_{name}");
     if let Some(v) = variant {
         s.push('_');
@@ -53,17 +45,10 @@ pub fn instantiate_line(name: &str, symbol: &str, instance: &[DType]) -> String 
 /// (`CUPRUM_INSTANTIATE_<name>(NAME, <variant>, T...)`, the elementwise kernels): one forwarding
 /// macro per variant, so that every variant is instantiated by [`instantiate_variant_line`].
 /// `params` are the type parameters (`T`, ...).
-pub fn variant_forwarding_macros(
-    name: &str,
-    variants: &[ElementwiseVariant],
-    params: &[String],
-) -> String {
+pub fn variant_forwarding_macros(name: &str, variants: &[ElementwiseVariant], params: &[String]) -> String {
     let mut out = String::new();
     for &v in variants {
-        let (mut ps, mut args) = (
-            vec!["NAME".to_string()],
-            vec!["NAME".to_string(), v.name().to_string()],
-        );
+        let (mut ps, mut args) = (vec!["NAME".to_string()], vec!["NAME".to_string(), v.name().to_string()]);
         ps.extend(params.iter().cloned());
         args.extend(params.iter().cloned());
         out.push_str(&format!(
@@ -85,15 +70,8 @@ pub fn instantiate_variant_macro(name: &str, variant: Variant) -> String {
 
 /// The line that instantiates one variant of one kernel instance; [`instantiate_line`] when
 /// `variant` is `None`.
-pub fn instantiate_variant_line(
-    name: &str,
-    variant: Option<Variant>,
-    symbol: &str,
-    instance: &[DType],
-) -> String {
-    let Some(variant) = variant else {
-        return instantiate_line(name, symbol, instance);
-    };
+pub fn instantiate_variant_line(name: &str, variant: Option<Variant>, symbol: &str, instance: &[DType]) -> String {
+    let Some(variant) = variant else { return instantiate_line(name, symbol, instance) };
     let mut s = format!("{}({symbol}", instantiate_variant_macro(name, variant));
     for d in instance {
         s.push_str(", ");
@@ -142,43 +120,22 @@ mod tests {
 
     #[test]
     fn symbols_are_stable() {
+        assert_eq!(kernel_symbol(KernelKind::RawKernel, "copy", None, &[DType::F32]), "cuprum_rawkernel_copy__f32");
         assert_eq!(
-            kernel_symbol(KernelKind::RawKernel, "copy", None, &[DType::F32]),
-            "cuprum_rawkernel_copy__f32"
-        );
-        assert_eq!(
-            kernel_symbol(
-                KernelKind::Reduction,
-                "l2",
-                Some(ReductionVariant::Cols64.into()),
-                &[DType::C64, DType::I8]
-            ),
+            kernel_symbol(KernelKind::Reduction, "l2", Some(ReductionVariant::Cols64.into()), &[DType::C64, DType::I8]),
             "cuprum_reduction_l2_cols64__c64__i8"
         );
         assert_eq!(
-            kernel_symbol(
-                KernelKind::Elementwise,
-                "sq",
-                Some(ElementwiseVariant::Contig.into()),
-                &[DType::F16]
-            ),
+            kernel_symbol(KernelKind::Elementwise, "sq", Some(ElementwiseVariant::Contig.into()), &[DType::F16]),
             "cuprum_elementwise_sq_contig__f16"
         );
         assert_eq!(unit_id(""), "cbf29ce484222325");
         assert_eq!(fatbin_file("00ff"), "cuprum/00ff.fatbin");
         assert_eq!(
-            instantiate_variant_line(
-                "l2",
-                Some(ReductionVariant::Rows.into()),
-                "cuprum_reduction_l2_rows__f32",
-                &[DType::F32]
-            ),
+            instantiate_variant_line("l2", Some(ReductionVariant::Rows.into()), "cuprum_reduction_l2_rows__f32", &[DType::F32]),
             "CUPRUM_INSTANTIATE_l2_rows(cuprum_reduction_l2_rows__f32, f32)"
         );
-        assert_eq!(
-            instantiate_line("copy", "cuprum_rawkernel_copy__f32", &[DType::F32]),
-            "CUPRUM_INSTANTIATE_copy(cuprum_rawkernel_copy__f32, f32)"
-        );
+        assert_eq!(instantiate_line("copy", "cuprum_rawkernel_copy__f32", &[DType::F32]), "CUPRUM_INSTANTIATE_copy(cuprum_rawkernel_copy__f32, f32)");
         assert_eq!(
             variant_forwarding_macros("sq", &[ElementwiseVariant::S32], &["T".into()]),
             "#define CUPRUM_INSTANTIATE_sq_s32(NAME, T) CUPRUM_INSTANTIATE_sq(NAME, s32, T)\n"

@@ -64,11 +64,7 @@ pub struct ReductionEntry {
 /// instantiation macro per variant. Needs `cuprum/reduction.h`.
 pub fn entry_points(e: &ReductionEntry) -> String {
     let name = &e.name;
-    let targs = if e.generics.is_empty() {
-        String::new()
-    } else {
-        format!("<{}>", e.generics.join(", "))
-    };
+    let targs = if e.generics.is_empty() { String::new() } else { format!("<{}>", e.generics.join(", ")) };
     let strided: Vec<&ReductionInput> = e.inputs.iter().filter(|p| !p.raw).collect();
     let nrow = strided.len().max(1);
     let mut kparams = Vec::new();
@@ -82,11 +78,7 @@ pub fn entry_points(e: &ReductionEntry) -> String {
     kparams.push(format!("cuprum::ReduceOperand<{}> _cout", e.out));
     kparams.push("cuprum::ReduceArgs _cargs".into());
     let vec_types: Vec<&str> = strided.iter().map(|p| p.ty.as_str()).collect();
-    let vec_elems = if vec_types.is_empty() {
-        "1".to_string()
-    } else {
-        format!("cuprum::VecElems<{}>::value", vec_types.join(", "))
-    };
+    let vec_elems = if vec_types.is_empty() { "1".to_string() } else { format!("cuprum::VecElems<{}>::value", vec_types.join(", ")) };
 
     let ci = "(u64)(_co * _cR + _cr)";
     let map_args = |value: &dyn Fn(usize, &ReductionInput) -> String| -> String {
@@ -100,19 +92,9 @@ pub fn entry_points(e: &ReductionEntry) -> String {
                 k += 1;
             }
         }
-        format!(
-            "{}{name}_map{targs}({}){}",
-            e.map_to_acc.0,
-            args.join(", "),
-            e.map_to_acc.1
-        )
+        format!("{}{name}_map{targs}({}){}", e.map_to_acc.0, args.join(", "), e.map_to_acc.1)
     };
-    let elem_call = map_args(&|k, p| {
-        format!(
-            "{n}.ptr[_cw.b[{k}] + cuprum::offset_of<_cidx>(_cargs.rshape, {n}.rstrides, _cr)]",
-            n = p.name
-        )
-    });
+    let elem_call = map_args(&|k, p| format!("{n}.ptr[_cw.b[{k}] + cuprum::offset_of<_cidx>(_cargs.rshape, {n}.rstrides, _cr)]", n = p.name));
     let mapk_call = map_args(&|_, p| format!("_cp.{}.v[_ck]", p.name));
 
     let mut lines: Vec<String> = Vec::new();
@@ -123,10 +105,7 @@ pub fn entry_points(e: &ReductionEntry) -> String {
     lines.push(format!("    typedef {} _cA;", e.acc));
     lines.push(format!("    enum {{ _cV = {vec_elems} }};"));
     lines.push(format!("    struct _cRow {{ _cidx b[{nrow}]; }};"));
-    let pack_fields: String = strided
-        .iter()
-        .map(|p| format!(" cuprum::Vec<{}, _cV> {};", p.ty, p.name))
-        .collect();
+    let pack_fields: String = strided.iter().map(|p| format!(" cuprum::Vec<{}, _cV> {};", p.ty, p.name)).collect();
     lines.push(format!("    struct _cPack {{{pack_fields} }};"));
     lines.push("    const _cidx _cR = (_cidx)_cargs.rshape.size;".into());
     // base(o)
@@ -135,11 +114,7 @@ pub fn entry_points(e: &ReductionEntry) -> String {
         base.push_str(" _cw.b[0] = 0;");
     }
     for (k, p) in strided.iter().enumerate() {
-        let _ = write!(
-            base,
-            " _cw.b[{k}] = cuprum::offset_of<_cidx>(_cargs.oshape, {}.ostrides, _co);",
-            p.name
-        );
+        let _ = write!(base, " _cw.b[{k}] = cuprum::offset_of<_cidx>(_cargs.oshape, {}.ostrides, _co);", p.name);
     }
     base.push_str(" return _cw; };");
     lines.push(base);
@@ -160,39 +135,22 @@ pub fn entry_points(e: &ReductionEntry) -> String {
     match strided.split_first() {
         None => align.push_str(" return -1; };"),
         Some((first, rest)) => {
-            let _ = write!(
-                align,
-                " int _ch = cuprum::align_head<_cV>({}.ptr + _cw.b[0] + _cr);",
-                first.name
-            );
+            let _ = write!(align, " int _ch = cuprum::align_head<_cV>({}.ptr + _cw.b[0] + _cr);", first.name);
             for (k, p) in rest.iter().enumerate() {
-                let _ = write!(
-                    align,
-                    " if (cuprum::align_head<_cV>({}.ptr + _cw.b[{}] + _cr) != _ch) return -1;",
-                    p.name,
-                    k + 1
-                );
+                let _ = write!(align, " if (cuprum::align_head<_cV>({}.ptr + _cw.b[{}] + _cr) != _ch) return -1;", p.name, k + 1);
             }
             align.push_str(" return _ch; };");
         }
     }
     lines.push(align);
-    lines.push(format!(
-        "    auto _cred = [](_cA _ca, _cA _cb) {{ return {name}_reduce{targs}(_ca, _cb); }};"
-    ));
-    let identity = if e.has_identity {
-        format!("{name}_identity{targs}()")
-    } else {
-        "_cA()".to_string()
-    };
+    lines.push(format!("    auto _cred = [](_cA _ca, _cA _cb) {{ return {name}_reduce{targs}(_ca, _cb); }};"));
+    let identity = if e.has_identity { format!("{name}_identity{targs}()") } else { "_cA()".to_string() };
     let dest = "_cout.ptr[cuprum::offset_of<_cidx>(_cargs.oshape, _cout.ostrides, _co)]";
     let store = match e.post {
         PostStyle::Return => format!("{dest} = {name}_post{targs}(_ch ? _cv : {identity});"),
         PostStyle::Assign => format!("{name}_post{targs}(_ch ? _cv : {identity}, {dest});"),
     };
-    lines.push(format!(
-        "    auto _cfin = [&](_cidx _co, _cA _cv, bool _ch) {{ {store} }};"
-    ));
+    lines.push(format!("    auto _cfin = [&](_cidx _co, _cA _cv, bool _ch) {{ {store} }};"));
     lines.push(
         "    cuprum::reduce_##_cstrategy<_cV, _cA, _cidx>(_cargs, _cbase, _celem, _cload, _cmapk, _calign, _cred, _cfin);"
             .into(),
@@ -200,27 +158,13 @@ pub fn entry_points(e: &ReductionEntry) -> String {
     lines.push("}".into());
 
     let mut out = String::new();
-    let mut ps = vec![
-        "NAME".to_string(),
-        "_cstrategy".to_string(),
-        "_cidx".to_string(),
-    ];
+    let mut ps = vec!["NAME".to_string(), "_cstrategy".to_string(), "_cidx".to_string()];
     ps.extend(e.generics.iter().cloned());
-    let _ = writeln!(
-        out,
-        "#define {}({}) \\\n    {}",
-        body_macro(name),
-        ps.join(", "),
-        lines.join(" \\\n    ")
-    );
+    let _ = writeln!(out, "#define {}({}) \\\n    {}", body_macro(name), ps.join(", "), lines.join(" \\\n    "));
     for variant in ReductionVariant::ALL {
         let mut ps = vec!["NAME".to_string()];
         ps.extend(e.generics.iter().cloned());
-        let mut args = vec![
-            "NAME".to_string(),
-            variant.strategy().to_string(),
-            variant.index_type().to_string(),
-        ];
+        let mut args = vec!["NAME".to_string(), variant.strategy().to_string(), variant.index_type().to_string()];
         args.extend(e.generics.iter().cloned());
         let _ = writeln!(
             out,
@@ -258,46 +202,18 @@ mod tests {
 
     #[test]
     fn one_instantiation_macro_per_variant() {
-        let s = entry(
-            vec![ReductionInput {
-                name: "x".into(),
-                ty: "T".into(),
-                raw: false,
-            }],
-            true,
-            PostStyle::Return,
-        );
+        let s = entry(vec![ReductionInput { name: "x".into(), ty: "T".into(), raw: false }], true, PostStyle::Return);
         for v in ReductionVariant::ALL {
-            let line = format!(
-                "#define CUPRUM_INSTANTIATE_s_{v}(NAME, T) CUPRUM_REDUCTION_s(NAME, {}, {}, T)\n",
-                v.strategy(),
-                v.index_type()
-            );
+            let line = format!("#define CUPRUM_INSTANTIATE_s_{v}(NAME, T) CUPRUM_REDUCTION_s(NAME, {}, {}, T)\n", v.strategy(), v.index_type());
             assert!(s.contains(&line), "{line}\n{s}");
         }
-        assert!(
-            s.contains("_cout.ostrides, _co)] = s_post<T>(_ch ? _cv : s_identity<T>());"),
-            "{s}"
-        );
+        assert!(s.contains("_cout.ostrides, _co)] = s_post<T>(_ch ? _cv : s_identity<T>());"), "{s}");
     }
 
     #[test]
     fn raw_inputs_pass_through_and_assigning_posts_take_the_output() {
-        let s = entry(
-            vec![ReductionInput {
-                name: "w".into(),
-                ty: "T".into(),
-                raw: true,
-            }],
-            false,
-            PostStyle::Assign,
-        );
-        assert!(
-            s.contains(
-                "NAME(cuprum::Raw<T> w, cuprum::ReduceOperand<T> _cout, cuprum::ReduceArgs _cargs)"
-            ),
-            "{s}"
-        );
+        let s = entry(vec![ReductionInput { name: "w".into(), ty: "T".into(), raw: true }], false, PostStyle::Assign);
+        assert!(s.contains("NAME(cuprum::Raw<T> w, cuprum::ReduceOperand<T> _cout, cuprum::ReduceArgs _cargs)"), "{s}");
         assert!(s.contains("enum { _cV = 1 };"), "{s}");
         assert!(s.contains("s_post<T>(_ch ? _cv : _cA(), _cout.ptr["), "{s}");
     }

@@ -26,10 +26,7 @@ mod tests {
     #[test]
     fn only_generated_units_get_rust_float_semantics() {
         assert_eq!(unit_options(UNIT_HEADER, false), ["-fmad=false"]);
-        assert_eq!(
-            unit_options("extern \"C\" __global__ void k() {}", false),
-            [] as [&str; 0]
-        );
+        assert_eq!(unit_options("extern \"C\" __global__ void k() {}", false), [] as [&str; 0]);
         assert_eq!(unit_options(UNIT_HEADER, true), ["-use_fast_math"]);
     }
 }

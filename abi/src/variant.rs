@@ -22,11 +22,7 @@ pub enum ElementwiseVariant {
 
 impl ElementwiseVariant {
     /// Every variant, in entry-point order.
-    pub const ALL: [ElementwiseVariant; 3] = [
-        ElementwiseVariant::Contig,
-        ElementwiseVariant::S32,
-        ElementwiseVariant::S64,
-    ];
+    pub const ALL: [ElementwiseVariant; 3] = [ElementwiseVariant::Contig, ElementwiseVariant::S32, ElementwiseVariant::S64];
 
     /// The name in symbols and in C (`contig`, `s32`, `s64`).
     pub const fn name(self) -> &'static str {
@@ -93,10 +89,7 @@ impl ReductionVariant {
 
     /// Whether it indexes with 64-bit integers.
     pub const fn wide(self) -> bool {
-        matches!(
-            self,
-            ReductionVariant::Rows64 | ReductionVariant::Warps64 | ReductionVariant::Cols64
-        )
+        matches!(self, ReductionVariant::Rows64 | ReductionVariant::Warps64 | ReductionVariant::Cols64)
     }
 
     /// The C index type of its loop (`i32` or `i64`).
@@ -175,10 +168,7 @@ mod tests {
 
     #[test]
     fn reduction_variants_name_their_loop_and_index() {
-        let table: Vec<(&str, &str, &str)> = ReductionVariant::ALL
-            .iter()
-            .map(|v| (v.name(), v.strategy(), v.index_type()))
-            .collect();
+        let table: Vec<(&str, &str, &str)> = ReductionVariant::ALL.iter().map(|v| (v.name(), v.strategy(), v.index_type())).collect();
         assert_eq!(
             table,
             [
@@ -194,20 +184,9 @@ mod tests {
 
     #[test]
     fn elementwise_variants_in_order() {
-        assert_eq!(
-            ElementwiseVariant::ALL.map(ElementwiseVariant::name),
-            ["contig", "s32", "s64"]
-        );
-        assert!(
-            ElementwiseVariant::ALL
-                .iter()
-                .enumerate()
-                .all(|(i, v)| v.index() == i)
-        );
-        assert_eq!(
-            Variant::from(ReductionVariant::Cols64).to_string(),
-            "cols64"
-        );
+        assert_eq!(ElementwiseVariant::ALL.map(ElementwiseVariant::name), ["contig", "s32", "s64"]);
+        assert!(ElementwiseVariant::ALL.iter().enumerate().all(|(i, v)| v.index() == i));
+        assert_eq!(Variant::from(ReductionVariant::Cols64).to_string(), "cols64");
         let wide: Vec<&str> = [KernelKind::Elementwise, KernelKind::Reduction]
             .iter()
             .flat_map(|k| k.variants())

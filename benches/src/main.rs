@@ -454,32 +454,13 @@ fn run(dev: &Device, opts: &Options) -> Result<()> {
     rows.extend(rawkernel::rows(
         dev,
         &stream,
-        &rawkernel::Ceilings {
-            bare_launch_us,
-            target,
-            launches,
-            rounds,
-            copy_elems,
-            cubin_load_ms: warm.load_ms,
-        },
+        &rawkernel::Ceilings { bare_launch_us, target, launches, rounds, copy_elems, cubin_load_ms: warm.load_ms },
     )?);
 
     // Elementwise rows (issue 6): `(x - y)^2` contiguous, broadcast, transposed; host cost.
-    rows.extend(elementwise::rows(
-        copy_ceiling,
-        bare_launch_us,
-        opts.quick,
-        &stream,
-    )?);
+    rows.extend(elementwise::rows(copy_ceiling, bare_launch_us, opts.quick, &stream)?);
     // Reductions (issue 7).
-    rows.extend(reduction::rows(
-        &stream,
-        copy_ceiling,
-        bare_launch_us,
-        opts.quick,
-        rounds,
-        launches,
-    )?);
+    rows.extend(reduction::rows(&stream, copy_ceiling, bare_launch_us, opts.quick, rounds, launches)?);
 
     let ceilings = [
         Ceiling {

@@ -3,9 +3,9 @@
 
 use std::time::Instant;
 
-use cuprum_runtime::DType;
 use cuprum_runtime::launch::LaunchConfig;
 use cuprum_runtime::{Array, Device, Event, Result, Stream, nvrtc, stats};
+use cuprum_runtime::DType;
 use num_complex::Complex;
 
 use crate::kernels as k;
@@ -33,25 +33,16 @@ pub fn child_aot(what: &str) -> Result<()> {
     stream.synchronize()?;
     let t = Instant::now();
     match what {
-        "copy" => {
-            k::copy_unrolled::launch(&LaunchConfig::for_elements(n, 256), &x, &mut y, n as u32)?
-        }
+        "copy" => k::copy_unrolled::launch(&LaunchConfig::for_elements(n, 256), &x, &mut y, n as u32)?,
         "op" => y = (&x + &y)?,
         "sum" => y = cuprum::prelude::Reductions::sum(&x).run()?,
         "many" => y = crate::many_kernels::axpy::call(2.0f32, &x, &y)?,
-        other => {
-            return Err(cuprum_runtime::Error::Unsupported {
-                what: format!("unknown --child-aot kernel `{other}`"),
-            });
-        }
+        other => return Err(cuprum_runtime::Error::Unsupported { what: format!("unknown --child-aot kernel `{other}`") }),
     }
     let first = ms(t.elapsed());
     stream.synchronize()?;
     drop(y);
-    let layer = cuprum_runtime::registry::served()
-        .first()
-        .map(|s| s.layer.name())
-        .unwrap_or("?");
+    let layer = cuprum_runtime::registry::served().first().map(|s| s.layer.name()).unwrap_or("?");
     println!("AOT {first:.4} {layer}");
     Ok(())
 }
@@ -73,11 +64,7 @@ pub fn rows(dev: &Device, stream: &Stream, c: &Ceilings) -> Result<Vec<Row>> {
         Ok(t.elapsed().as_secs_f64() * 1e6 / n as f64)
     };
     launch_n(c.launches / 10)?;
-    let us = median(
-        (0..c.rounds)
-            .map(|_| launch_n(c.launches))
-            .collect::<Result<_>>()?,
-    );
+    let us = median((0..c.rounds).map(|_| launch_n(c.launches)).collect::<Result<_>>()?);
     rows.push(Row {
         name: "#[rawkernel] launch, host cost per call",
         value: us,
@@ -85,10 +72,7 @@ pub fn rows(dev: &Device, stream: &Stream, c: &Ceilings) -> Result<Vec<Row>> {
         ceiling_name: "bare cudarc launch",
         ceiling: c.bare_launch_us,
         target: Some(("<=", 1.15)),
-        note: format!(
-            "{} calls of empty4::launch(&cfg, &a, &b, &mut c, n), one synchronize",
-            c.launches
-        ),
+        note: format!("{} calls of empty4::launch(&cfg, &a, &b, &mut c, n), one synchronize", c.launches),
     });
 
     // First call of an instance that is not precompiled, with an empty cache: NVRTC compile of
@@ -98,9 +82,7 @@ pub fn rows(dev: &Device, stream: &Stream, c: &Ceilings) -> Result<Vec<Row>> {
     let unit = cuprum_runtime::registry::kernels()
         .find(|e| e.name() == "copy_unrolled")
         .and_then(|e| e.unit().ok())
-        .ok_or_else(|| cuprum_runtime::Error::Unsupported {
-            what: "copy_unrolled is not registered".into(),
-        })?;
+        .ok_or_else(|| cuprum_runtime::Error::Unsupported { what: "copy_unrolled is not registered".into() })?;
     // NVRTC keeps what it has compiled in this process: a source it has seen (or one differing
     // only in comments) compiles several times faster the second time. So the ceiling compiles
     // instances nobody compiled before, with the registry's source layout (unit, includes,
@@ -113,11 +95,7 @@ pub fn rows(dev: &Device, stream: &Stream, c: &Ceilings) -> Result<Vec<Row>> {
         let src = unit.instance_source(&format!(
             "{}{}",
             cuprum_compiler::headers::includes_for(&[*d]),
-            cuprum_compiler::mangle::instantiate_line(
-                "copy_unrolled",
-                &format!("bench_ceiling_{}", d.short_name()),
-                &[*d]
-            )
+            cuprum_compiler::mangle::instantiate_line("copy_unrolled", &format!("bench_ceiling_{}", d.short_name()), &[*d])
         ));
         let start = Instant::now();
         nvrtc::compile(
@@ -172,42 +150,20 @@ pub fn rows(dev: &Device, stream: &Stream, c: &Ceilings) -> Result<Vec<Row>> {
     // First call of a precompiled instance in a fresh process: served by the embedded fat binary.
     let exe = std::env::current_exe().map_err(crate::io_err)?;
     let first_calls: [(&'static str, &str, &str); 4] = [
-        (
-            "#[rawkernel] first call of a precompiled kernel (new process)",
-            "copy",
-            "copy_unrolled::<f32> of benches/src/kernels.rs",
-        ),
-        (
-            "first built-in operator `&a + &b` (new process)",
-            "op",
-            "add::<f32>, runtime/kernels/elementwise.rs",
-        ),
-        (
-            "first built-in reduction `x.sum()` (new process)",
-            "sum",
-            "sum::<f32>, runtime/kernels/reductions.rs",
-        ),
-        (
-            "first kernel of a file with 20+ instances (new process)",
-            "many",
-            "axpy::<f32> of benches/src/many_kernels.rs (14 elementwise instances x 2 variants, 4 raw kernel instances)",
-        ),
+        ("#[rawkernel] first call of a precompiled kernel (new process)", "copy", "copy_unrolled::<f32> of benches/src/kernels.rs"),
+        ("first built-in operator `&a + &b` (new process)", "op", "add::<f32>, runtime/kernels/elementwise.rs"),
+        ("first built-in reduction `x.sum()` (new process)", "sum", "sum::<f32>, runtime/kernels/reductions.rs"),
+        ("first kernel of a file with 20+ instances (new process)", "many", "axpy::<f32> of benches/src/many_kernels.rs (14 elementwise instances x 2 variants, 4 raw kernel instances)"),
     ];
     for (name, what, detail) in first_calls {
         let mut aot = Vec::new();
         let mut layers = Vec::new();
         for _ in 0..c.rounds {
-            let out = std::process::Command::new(&exe)
-                .args(["--child-aot", what])
-                .output()
-                .map_err(crate::io_err)?;
+            let out = std::process::Command::new(&exe).args(["--child-aot", what]).output().map_err(crate::io_err)?;
             let text = String::from_utf8_lossy(&out.stdout);
             let Some(line) = text.lines().find_map(|l| l.strip_prefix("AOT ")) else {
                 return Err(cuprum_runtime::Error::Unsupported {
-                    what: format!(
-                        "the AOT child ({what}) failed:\n{text}\n{}",
-                        String::from_utf8_lossy(&out.stderr)
-                    ),
+                    what: format!("the AOT child ({what}) failed:\n{text}\n{}", String::from_utf8_lossy(&out.stderr)),
                 });
             };
             let mut f = line.split_whitespace();
@@ -231,11 +187,7 @@ pub fn rows(dev: &Device, stream: &Stream, c: &Ceilings) -> Result<Vec<Row>> {
     let sms = dev.multiprocessor_count();
     let x = Array::<f32>::from_vec((0..elems).map(|i| (i % 999_983) as f32).collect())?;
     let mut y = Array::<f32>::zeros(elems)?;
-    let xc = Array::<Complex<f64>>::from_vec(
-        (0..elems / 4)
-            .map(|i| Complex::new(i as f64, -(i as f64)))
-            .collect(),
-    )?;
+    let xc = Array::<Complex<f64>>::from_vec((0..elems / 4).map(|i| Complex::new(i as f64, -(i as f64))).collect())?;
     let mut yc = Array::<Complex<f64>>::zeros(elems / 4)?;
     let time = |f: &mut dyn FnMut() -> Result<()>| -> Result<f64> {
         let start = Event::record(stream)?;
@@ -262,8 +214,7 @@ pub fn rows(dev: &Device, stream: &Stream, c: &Ceilings) -> Result<Vec<Row>> {
                 .map_err(cuprum_runtime::Error::driver_fn("cuMemcpyDtoDAsync"))
         })?;
         let b = time(&mut || k::copy_grid_stride4::launch(&cfg, &x, &mut y, elems as u32))?;
-        let d =
-            time(&mut || k::copy_grid_stride::launch(&cfg16, &xc, &mut yc, (elems / 4) as u32))?;
+        let d = time(&mut || k::copy_grid_stride::launch(&cfg16, &xc, &mut yc, (elems / 4) as u32))?;
         if i > 1 {
             t_copy.push(a);
             t_f32.push(b);
@@ -273,9 +224,7 @@ pub fn rows(dev: &Device, stream: &Stream, c: &Ceilings) -> Result<Vec<Row>> {
     let gbs = |t: Vec<f64>| 2.0 * bytes / (median(t) * 1e-3) / 1e9;
     let ceiling = gbs(t_copy);
     if y.to_vec()? != x.to_vec()? || yc.to_vec()? != xc.to_vec()? {
-        return Err(cuprum_runtime::Error::Unsupported {
-            what: "the #[rawkernel] copy produced wrong data".into(),
-        });
+        return Err(cuprum_runtime::Error::Unsupported { what: "the #[rawkernel] copy produced wrong data".into() });
     }
     rows.push(Row {
         name: "#[rawkernel] grid-stride copy, f32 (4 per thread)",
@@ -303,12 +252,7 @@ pub fn rows(dev: &Device, stream: &Stream, c: &Ceilings) -> Result<Vec<Row>> {
 pub fn nvrtc_diag() -> Result<()> {
     let dev = Device::current()?;
     let info = nvrtc::info()?;
-    let target = nvrtc::choose_target(
-        dev.compute_capability(),
-        &info.supported_archs,
-        false,
-        info.version,
-    )?;
+    let target = nvrtc::choose_target(dev.compute_capability(), &info.supported_archs, false, info.version)?;
     let options = nvrtc::effective_options(&[], target, false);
     let unit = cuprum_runtime::registry::kernels()
         .find(|e| e.name() == "copy_unrolled")
@@ -318,14 +262,7 @@ pub fn nvrtc_diag() -> Result<()> {
     let compile = |src: &str| -> Result<f64> {
         let t = Instant::now();
         nvrtc::compile(
-            &nvrtc::Program {
-                name: "diag",
-                file_name: "diag",
-                source: src,
-                options: &options,
-                name_expressions: &[],
-                dump_source_on_error: false,
-            },
+            &nvrtc::Program { name: "diag", file_name: "diag", source: src, options: &options, name_expressions: &[], dump_source_on_error: false },
             target,
         )?;
         Ok(ms(t.elapsed()))
@@ -336,13 +273,8 @@ pub fn nvrtc_diag() -> Result<()> {
         let s = compile(&same)?;
         let c = compile(&format!("{same}// {round} {}\n", std::process::id()))?;
         let t = ["u8", "i16", "u32"][round];
-        let i = compile(&format!(
-            "{unit}\nCUPRUM_INSTANTIATE_copy_unrolled(diag_{t}, {t})\n"
-        ))?;
-        println!(
-            "unit {} bytes: same source {s:.1} ms, comment variant {c:.1} ms, instance {t} {i:.1} ms",
-            unit.len()
-        );
+        let i = compile(&format!("{unit}\nCUPRUM_INSTANTIATE_copy_unrolled(diag_{t}, {t})\n"))?;
+        println!("unit {} bytes: same source {s:.1} ms, comment variant {c:.1} ms, instance {t} {i:.1} ms", unit.len());
     }
     Ok(())
 }

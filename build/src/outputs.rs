@@ -186,9 +186,7 @@ mod tests {
             3,
             84016,
             0.8124,
-            Some(
-                "nvcc: NVIDIA (R) Cuda compiler driver\nCuda compilation tools, release 13.0, V13.0.88\nBuild cuda_13.0\n",
-            ),
+            Some("nvcc: NVIDIA (R) Cuda compiler driver\nCuda compilation tools, release 13.0, V13.0.88\nBuild cuda_13.0\n"),
         );
         assert_eq!(
             text,

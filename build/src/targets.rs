@@ -381,15 +381,7 @@ mod tests {
 pub fn machine_code_only(list: Vec<Gencode>) -> Vec<Gencode> {
     let sass: Vec<Gencode> = list
         .iter()
-        .map(|g| Gencode {
-            arch: g.arch,
-            codes: g
-                .codes
-                .iter()
-                .copied()
-                .filter(|c| matches!(c, Code::Sass(_)))
-                .collect(),
-        })
+        .map(|g| Gencode { arch: g.arch, codes: g.codes.iter().copied().filter(|c| matches!(c, Code::Sass(_))).collect() })
         .filter(|g| !g.codes.is_empty())
         .collect();
     if sass.is_empty() { list } else { sass }
@@ -401,19 +393,9 @@ mod machine_code_tests {
 
     #[test]
     fn machine_code_only_drops_ptx_unless_it_is_all_there_is() {
-        let g = |arch, codes: &[Code]| Gencode {
-            arch,
-            codes: codes.to_vec(),
-        };
-        let list = vec![
-            g(80, &[Code::Sass(80)]),
-            g(90, &[Code::Sass(90), Code::Ptx(90)]),
-            g(100, &[Code::Ptx(100)]),
-        ];
-        assert_eq!(
-            machine_code_only(list),
-            vec![g(80, &[Code::Sass(80)]), g(90, &[Code::Sass(90)])]
-        );
+        let g = |arch, codes: &[Code]| Gencode { arch, codes: codes.to_vec() };
+        let list = vec![g(80, &[Code::Sass(80)]), g(90, &[Code::Sass(90), Code::Ptx(90)]), g(100, &[Code::Ptx(100)])];
+        assert_eq!(machine_code_only(list), vec![g(80, &[Code::Sass(80)]), g(90, &[Code::Sass(90)])]);
         let ptx = vec![g(90, &[Code::Ptx(90)])];
         assert_eq!(machine_code_only(ptx.clone()), ptx);
     }

@@ -17,20 +17,10 @@ fn emit_prints_the_snapshot_of_every_input() {
         if path.extension().is_none_or(|e| e != "rs") {
             continue;
         }
-        let out = Command::new(env!("CARGO_BIN_EXE_cuprum"))
-            .arg("emit")
-            .arg(&path)
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{}: {}",
-            path.display(),
-            String::from_utf8_lossy(&out.stderr)
-        );
+        let out = Command::new(env!("CARGO_BIN_EXE_cuprum")).arg("emit").arg(&path).output().unwrap();
+        assert!(out.status.success(), "{}: {}", path.display(), String::from_utf8_lossy(&out.stderr));
         let stem = path.file_stem().unwrap().to_str().unwrap();
-        let expected =
-            std::fs::read_to_string(repo().join(format!("compiler/tests/out/{stem}.cu"))).unwrap();
+        let expected = std::fs::read_to_string(repo().join(format!("compiler/tests/out/{stem}.cu"))).unwrap();
         assert_eq!(String::from_utf8(out.stdout).unwrap(), expected, "{stem}");
         n += 1;
     }
@@ -40,11 +30,7 @@ fn emit_prints_the_snapshot_of_every_input() {
 #[test]
 fn emit_reports_every_mistake_and_fails() {
     let path = repo().join("compiler/tests/errors/three_mistakes.rs");
-    let out = Command::new(env!("CARGO_BIN_EXE_cuprum"))
-        .arg("emit")
-        .arg(&path)
-        .output()
-        .unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_cuprum")).arg("emit").arg(&path).output().unwrap();
     assert_eq!(out.status.code(), Some(1));
     let stderr = String::from_utf8(out.stderr).unwrap();
     assert_eq!(stderr.matches("error: ").count(), 3, "{stderr}");
@@ -54,9 +40,6 @@ fn emit_reports_every_mistake_and_fails() {
 
 #[test]
 fn emit_without_a_file_is_a_usage_error() {
-    let out = Command::new(env!("CARGO_BIN_EXE_cuprum"))
-        .arg("emit")
-        .output()
-        .unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_cuprum")).arg("emit").output().unwrap();
     assert_eq!(out.status.code(), Some(2));
 }

@@ -34,20 +34,9 @@ use crate::typeck::Types;
 /// two arguments are an array and an index) that need no run-time check.
 pub fn proven(item: &Item, types: &Types) -> HashSet<ExprId> {
     let mut unstable = HashSet::new();
-    let mut cx = Cx {
-        types,
-        unstable: HashSet::new(),
-        lens: HashMap::new(),
-        lets: HashMap::new(),
-        facts: Vec::new(),
-        out: HashSet::new(),
-    };
+    let mut cx = Cx { types, unstable: HashSet::new(), lens: HashMap::new(), lets: HashMap::new(), facts: Vec::new(), out: HashSet::new() };
     each_expr_of_item(item, &mut |e| match &e.kind {
-        ExprKind::Assign { place, .. }
-        | ExprKind::Ref {
-            mutable: true,
-            expr: place,
-        } => {
+        ExprKind::Assign { place, .. } | ExprKind::Ref { mutable: true, expr: place } => {
             if let ExprKind::Local(l) = place.kind {
                 unstable.insert(l);
             }
@@ -57,14 +46,7 @@ pub fn proven(item: &Item, types: &Types) -> HashSet<ExprId> {
     cx.unstable = unstable;
     cx.block(&item.body);
     if let ItemKind::Reduction(parts) = &item.kind {
-        for e in [
-            parts.identity.as_deref(),
-            Some(&*parts.reduce.body),
-            parts.post.as_ref().map(|p| &*p.body),
-        ]
-        .into_iter()
-        .flatten()
-        {
+        for e in [parts.identity.as_deref(), Some(&*parts.reduce.body), parts.post.as_ref().map(|p| &*p.body)].into_iter().flatten() {
             cx.expr(e);
         }
     }
@@ -111,12 +93,7 @@ impl Cx<'_> {
                 Stmt::Expr(e) => {
                     self.expr(e);
                     // `if i >= n { return; }`: below, `i < n`.
-                    if let ExprKind::If {
-                        cond,
-                        then,
-                        els: None,
-                    } = &e.kind
-                    {
+                    if let ExprKind::If { cond, then, els: None } = &e.kind {
                         if diverges(then) {
                             let mut fs = Vec::new();
                             self.exit_facts(cond, &mut fs);
@@ -168,27 +145,13 @@ impl Cx<'_> {
                     }
                 }
             }
-            ExprKind::Call {
-                callee:
-                    Callee::Intrinsic {
-                        intrinsic: Intrinsic::Atomic(_),
-                        ..
-                    },
-                args,
-            } if args.len() >= 2 && self.in_range(&args[0], &args[1]) => {
+            ExprKind::Call { callee: Callee::Intrinsic { intrinsic: Intrinsic::Atomic(_), .. }, args }
+                if args.len() >= 2 && self.in_range(&args[0], &args[1]) =>
+            {
                 self.out.insert(e.id);
             }
-            ExprKind::For {
-                var, range, body, ..
-            } => {
-                for x in [
-                    Some(&*range.start),
-                    Some(&*range.end),
-                    range.step.as_deref(),
-                ]
-                .into_iter()
-                .flatten()
-                {
+            ExprKind::For { var, range, body, .. } => {
+                for x in [Some(&*range.start), Some(&*range.end), range.step.as_deref()].into_iter().flatten() {
                     self.expr(x);
                 }
                 let mark = self.facts.len();
@@ -231,20 +194,13 @@ impl Cx<'_> {
             t => t.clone(),
         };
         if let Ty::Array(_, n) | Ty::ArrayRef { len: n, .. } = bt {
-            if self
-                .range(index)
-                .is_some_and(|(lo, hi)| lo >= 0 && hi < n as i128)
-            {
+            if self.range(index).is_some_and(|(lo, hi)| lo >= 0 && hi < n as i128) {
                 return true;
             }
         }
         // `x[i]` with `i < x.len()` known.
-        let (Some(i), Some(x)) = (self.index_local(index), self.base_local(base)) else {
-            return false;
-        };
-        self.facts
-            .iter()
-            .any(|(l, f)| *l == i && *f == Limit::Len(x))
+        let (Some(i), Some(x)) = (self.index_local(index), self.base_local(base)) else { return false };
+        self.facts.iter().any(|(l, f)| *l == i && *f == Limit::Len(x))
     }
 
     /// The stable local an index is, through value-preserving casts (`i as usize` of an unsigned
@@ -252,9 +208,7 @@ impl Cx<'_> {
     fn index_local(&self, e: &Expr) -> Option<LocalId> {
         match &e.kind {
             ExprKind::Local(l) if self.stable(*l) => Some(*l),
-            ExprKind::Cast(inner, to) if widening(self.types.of(inner), to) => {
-                self.index_local(inner)
-            }
+            ExprKind::Cast(inner, to) if widening(self.types.of(inner), to) => self.index_local(inner),
             _ => None,
         }
     }
@@ -271,11 +225,7 @@ impl Cx<'_> {
     /// not a constant.
     fn len_of(&self, e: &Expr) -> Option<LocalId> {
         match &e.kind {
-            ExprKind::MethodCall { receiver, .. }
-                if self.types.methods.get(&e.id.0) == Some(&Method::Len) =>
-            {
-                self.base_local(receiver)
-            }
+            ExprKind::MethodCall { receiver, .. } if self.types.methods.get(&e.id.0) == Some(&Method::Len) => self.base_local(receiver),
             ExprKind::Local(l) => self.lens.get(l).copied(),
             _ => None,
         }
@@ -286,11 +236,7 @@ impl Cx<'_> {
         if !self.stable(var) {
             return None;
         }
-        let unsigned = self
-            .types
-            .local(var)
-            .scalar()
-            .is_some_and(|d| d.is_unsigned_int());
+        let unsigned = self.types.local(var).scalar().is_some_and(|d| d.is_unsigned_int());
         if !unsigned && self.range(&r.start).is_none_or(|(lo, _)| lo < 0) {
             return None;
         }
@@ -311,8 +257,7 @@ impl Cx<'_> {
                 self.true_facts(a, out);
                 self.true_facts(b, out);
             }
-            ExprKind::Binary(op @ (BinOp::Lt | BinOp::Le), i, b)
-            | ExprKind::Binary(op @ (BinOp::Gt | BinOp::Ge), b, i) => {
+            ExprKind::Binary(op @ (BinOp::Lt | BinOp::Le), i, b) | ExprKind::Binary(op @ (BinOp::Gt | BinOp::Ge), b, i) => {
                 let strict = matches!(op, BinOp::Lt | BinOp::Gt);
                 out.extend(self.below(i, b, strict));
             }
@@ -328,8 +273,7 @@ impl Cx<'_> {
                 self.exit_facts(a, out);
                 self.exit_facts(b, out);
             }
-            ExprKind::Binary(op @ (BinOp::Ge | BinOp::Gt), i, b)
-            | ExprKind::Binary(op @ (BinOp::Le | BinOp::Lt), b, i) => {
+            ExprKind::Binary(op @ (BinOp::Ge | BinOp::Gt), i, b) | ExprKind::Binary(op @ (BinOp::Le | BinOp::Lt), b, i) => {
                 // not (i >= b) is i < b; not (i > b) is i <= b.
                 let strict = matches!(op, BinOp::Ge | BinOp::Le);
                 out.extend(self.below(i, b, strict));
@@ -342,12 +286,7 @@ impl Cx<'_> {
     /// The fact `i < b` (`strict`) or `i <= b`, when `i` is a stable local that cannot be negative.
     fn below(&self, i: &Expr, b: &Expr, strict: bool) -> Option<(LocalId, Limit)> {
         let l = self.index_local(i)?;
-        if !self
-            .types
-            .local(l)
-            .scalar()
-            .is_some_and(|d| d.is_unsigned_int())
-        {
+        if !self.types.local(l).scalar().is_some_and(|d| d.is_unsigned_int()) {
             return None;
         }
         if strict {
@@ -364,9 +303,7 @@ impl Cx<'_> {
     fn range(&self, e: &Expr) -> Option<(i128, i128)> {
         let d = self.types.of(e).scalar().filter(|d| d.is_int())?;
         let (min, max) = int_range(d);
-        let r = self
-            .known(e)
-            .filter(|r| r.0 >= min && r.1 <= max && r.0 <= r.1);
+        let r = self.known(e).filter(|r| r.0 >= min && r.1 <= max && r.0 <= r.1);
         Some(r.unwrap_or((min, max)))
     }
 
@@ -398,23 +335,14 @@ impl Cx<'_> {
                     BinOp::Add => (al + bl, ah + bh),
                     BinOp::Sub => (al - bh, ah - bl),
                     BinOp::Mul => {
-                        let ps = [
-                            al.checked_mul(bl)?,
-                            al.checked_mul(bh)?,
-                            ah.checked_mul(bl)?,
-                            ah.checked_mul(bh)?,
-                        ];
+                        let ps = [al.checked_mul(bl)?, al.checked_mul(bh)?, ah.checked_mul(bl)?, ah.checked_mul(bh)?];
                         (*ps.iter().min()?, *ps.iter().max()?)
                     }
                     BinOp::Div if bl > 0 && al >= 0 => (al / bh, ah / bl),
                     BinOp::Rem if bl > 0 && al >= 0 => (0, ah.min(bh - 1)),
                     BinOp::BitAnd if al >= 0 && bl >= 0 => (0, ah.min(bh)),
                     // The amount is masked to the type's width (row 7): exact only below it.
-                    BinOp::Shr
-                        if al >= 0 && bl >= 0 && bh < self.types.of(e).scalar()?.bits() as i128 =>
-                    {
-                        (al >> bh, ah >> bl)
-                    }
+                    BinOp::Shr if al >= 0 && bl >= 0 && bh < self.types.of(e).scalar()?.bits() as i128 => (al >> bh, ah >> bl),
                     _ => return None,
                 }
             }
@@ -426,11 +354,8 @@ impl Cx<'_> {
 /// Whether a cast from `from` to `to` keeps every non-negative value below the source's bound: an
 /// integer to `u64`, `usize`, `i64`, or to an unsigned type at least as wide.
 fn widening(from: &Ty, to: &Ty) -> bool {
-    let (Some(f), Some(t)) = (from.scalar(), to.scalar()) else {
-        return false;
-    };
-    f.is_int()
-        && (matches!(t, DType::U64 | DType::I64) || (t.is_unsigned_int() && t.bits() >= f.bits()))
+    let (Some(f), Some(t)) = (from.scalar(), to.scalar()) else { return false };
+    f.is_int() && (matches!(t, DType::U64 | DType::I64) || (t.is_unsigned_int() && t.bits() >= f.bits()))
 }
 
 fn int_range(d: DType) -> (i128, i128) {
@@ -448,10 +373,7 @@ fn diverges(b: &Block) -> bool {
         Some(Stmt::Expr(e)) => Some(e),
         _ => None,
     });
-    matches!(
-        last.map(|e| &e.kind),
-        Some(ExprKind::Return(_) | ExprKind::Break { .. } | ExprKind::Continue { .. })
-    )
+    matches!(last.map(|e| &e.kind), Some(ExprKind::Return(_) | ExprKind::Break { .. } | ExprKind::Continue { .. }))
 }
 
 /// Calls `f` on every expression of the item (body and reduction parts).
@@ -480,14 +402,7 @@ fn each_expr_of_item(item: &Item, f: &mut dyn FnMut(&Expr)) {
     }
     block(&item.body, f);
     if let ItemKind::Reduction(parts) = &item.kind {
-        for e in [
-            parts.identity.as_deref(),
-            Some(&*parts.reduce.body),
-            parts.post.as_ref().map(|p| &*p.body),
-        ]
-        .into_iter()
-        .flatten()
-        {
+        for e in [parts.identity.as_deref(), Some(&*parts.reduce.body), parts.post.as_ref().map(|p| &*p.body)].into_iter().flatten() {
             expr(e, f);
         }
     }
@@ -503,24 +418,13 @@ mod tests {
         let mut diags = crate::diag::Diagnostics::new();
         let module = crate::front::lower_file(&file, &mut diags);
         let types = crate::typeck::check(&module, &mut diags);
-        diags
-            .finish()
-            .unwrap_or_else(|e| panic!("{}", crate::diag::render("test.rs", src, &e)));
+        diags.finish().unwrap_or_else(|e| panic!("{}", crate::diag::render("test.rs", src, &e)));
         let item = &module.items[0];
         let proven = proven(item, &types[0]);
         let mut out = Vec::new();
         each_expr_of_item(item, &mut |e| {
             let is_access = matches!(&e.kind, ExprKind::Index { .. })
-                || matches!(
-                    &e.kind,
-                    ExprKind::Call {
-                        callee: Callee::Intrinsic {
-                            intrinsic: Intrinsic::Atomic(_),
-                            ..
-                        },
-                        ..
-                    }
-                );
+                || matches!(&e.kind, ExprKind::Call { callee: Callee::Intrinsic { intrinsic: Intrinsic::Atomic(_), .. }, .. });
             if is_access && !proven.contains(&e.id) {
                 out.push(span_text(src, e));
             }
@@ -532,10 +436,7 @@ mod tests {
     fn span_text(src: &str, e: &Expr) -> String {
         let (a, b) = (e.span.start(), e.span.end());
         let line = src.lines().nth(a.line - 1).unwrap_or("");
-        line.chars()
-            .skip(a.column)
-            .take(b.column.saturating_sub(a.column))
-            .collect()
+        line.chars().skip(a.column).take(b.column.saturating_sub(a.column)).collect()
     }
 
     #[test]
@@ -602,15 +503,7 @@ mod tests {
                 atomic_add(s, 64usize, 1.0);
             }",
         );
-        assert_eq!(
-            c,
-            [
-                "s[(i * 4 + 4) as usize]",
-                "acc[(t >> 27) as usize]",
-                "y[0]",
-                "atomic_add(s, 64usize, 1.0)"
-            ]
-        );
+        assert_eq!(c, ["s[(i * 4 + 4) as usize]", "acc[(t >> 27) as usize]", "y[0]", "atomic_add(s, 64usize, 1.0)"]);
     }
 
     #[test]
@@ -624,18 +517,7 @@ mod tests {
                 for k in 0..4i32 { let a = [1.0f32; 4]; y[3] = a[k as usize]; }
             }",
         );
-        assert_eq!(
-            c,
-            [
-                "y[0]",
-                "x[i]",
-                "y[1]",
-                "x[j]",
-                "y[2]",
-                "x[k as usize]",
-                "y[3]"
-            ]
-        );
+        assert_eq!(c, ["y[0]", "x[i]", "y[1]", "x[j]", "y[2]", "x[k as usize]", "y[3]"]);
     }
 
     #[test]

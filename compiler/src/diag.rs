@@ -73,11 +73,7 @@ pub fn render(file: &str, source: &str, error: &syn::Error) -> String {
         out.push_str(&format!("{pad}--> {file}:{line_no}:{}\n", col + 1));
         out.push_str(&format!("{pad} |\n"));
         out.push_str(&format!("{line_no} | {text}\n"));
-        let lead: String = text
-            .chars()
-            .take(col)
-            .map(|c| if c == '\t' { '\t' } else { ' ' })
-            .collect();
+        let lead: String = text.chars().take(col).map(|c| if c == '\t' { '\t' } else { ' ' }).collect();
         out.push_str(&format!("{pad} | {lead}{}\n\n", "^".repeat(width)));
     }
     out

@@ -250,30 +250,16 @@ pub enum Ty {
     /// `[T; N]`, a value (local arrays).
     Array(Box<Ty>, u64),
     /// `&[T]` / `&mut [T]`: a device pointer and a length.
-    Slice {
-        elem: Box<Ty>,
-        mutable: bool,
-    },
+    Slice { elem: Box<Ty>, mutable: bool },
     /// `&mut [T; N]` from `shared_array::<T, N>()`.
-    ArrayRef {
-        elem: Box<Ty>,
-        len: u64,
-        mutable: bool,
-    },
+    ArrayRef { elem: Box<Ty>, len: u64, mutable: bool },
     /// `View<T, N>` / `ViewMut<T, N>`: an n-d strided array argument of a raw kernel.
-    View {
-        elem: Box<Ty>,
-        ndim: u32,
-        mutable: bool,
-    },
+    View { elem: Box<Ty>, ndim: u32, mutable: bool },
     /// `Raw<T>`: an elementwise argument indexed by hand.
     Raw(Box<Ty>),
     /// `&T` / `&mut T` to a scalar or local value: elementwise output parameters, device-function
     /// out-parameters (a C++ reference).
-    Ref {
-        inner: Box<Ty>,
-        mutable: bool,
-    },
+    Ref { inner: Box<Ty>, mutable: bool },
     /// `Dim3 { x, y, z }` of the thread/block intrinsics.
     Dim3,
     /// A `#[device]` struct of the file, by name.
@@ -320,11 +306,7 @@ pub struct Block {
 #[derive(Debug, Clone)]
 pub enum Stmt {
     /// `let pat (: ty)? (= init)?;`
-    Let {
-        pat: Pat,
-        init: Option<Expr>,
-        span: Span,
-    },
+    Let { pat: Pat, init: Option<Expr>, span: Span },
     /// An expression statement (`x += 1;`, `if ... {}`).
     Expr(Expr),
 }
@@ -343,11 +325,7 @@ pub enum Pat {
 pub enum MatchPat {
     Lit(Expr),
     /// `a..=b` or `a..b`.
-    Range {
-        lo: Expr,
-        hi: Expr,
-        inclusive: bool,
-    },
+    Range { lo: Expr, hi: Expr, inclusive: bool },
     Or(Vec<MatchPat>),
     /// `_` or a binding name (bound to the scrutinee).
     Wild(Option<LocalId>),
@@ -484,11 +462,7 @@ pub struct RangeLoop {
 pub enum Callee {
     /// A prelude intrinsic (`thread_idx`, `atomic_add`, `sync_threads`, ...), with the turbofish
     /// types and lengths if any (`shared_array::<f32, 256>`).
-    Intrinsic {
-        intrinsic: Intrinsic,
-        tys: Vec<Ty>,
-        consts: Vec<u64>,
-    },
+    Intrinsic { intrinsic: Intrinsic, tys: Vec<Ty>, consts: Vec<u64> },
     /// A `#[device]` function of the same file, with explicit generic arguments if given.
     Device { name: Name, tys: Vec<Ty> },
     /// An associated function of a type: `T::zero()`, `f32::from_bits(..)`, `f16::from_f32(..)`.
@@ -504,121 +478,51 @@ pub enum ExprKind {
     Local(LocalId),
     /// An associated constant: `f32::INFINITY`, `i32::MAX`, `f64::consts::PI`, `u32::BITS`;
     /// resolved against the type by the type checker (`Types::consts`).
-    Const {
-        ty: Ty,
-        name: Name,
-    },
+    Const { ty: Ty, name: Name },
     Unary(UnOp, ExprRef),
     Binary(BinOp, ExprRef, ExprRef),
     /// `place = value` or `place op= value`.
-    Assign {
-        op: Option<BinOp>,
-        place: ExprRef,
-        value: ExprRef,
-    },
+    Assign { op: Option<BinOp>, place: ExprRef, value: ExprRef },
     Cast(ExprRef, Ty),
     /// An expression that must have the type (rustc's type ascription): the initializer of a
     /// file's `const N: T = init;` at each use of `N`. Unlike `init as T`, the type constrains the
     /// initializer, so that `const LIMIT: i64 = 1 << 40;` shifts an `i64`.
     Ascribed(ExprRef, Ty),
     /// `&place` / `&mut place`: an argument to a device function's reference parameter.
-    Ref {
-        mutable: bool,
-        expr: ExprRef,
-    },
-    Call {
-        callee: Callee,
-        args: Vec<Expr>,
-    },
+    Ref { mutable: bool, expr: ExprRef },
+    Call { callee: Callee, args: Vec<Expr> },
     /// `receiver.method(args)`: which method depends on the receiver's type, so the type checker
     /// resolves the name (`Types::methods`).
-    MethodCall {
-        receiver: ExprRef,
-        method: Name,
-        args: Vec<Expr>,
-    },
+    MethodCall { receiver: ExprRef, method: Name, args: Vec<Expr> },
     /// `a[i]`; a view's multi-index `v[[i, j]]` has several indices.
-    Index {
-        base: ExprRef,
-        indices: Vec<Expr>,
-    },
+    Index { base: ExprRef, indices: Vec<Expr> },
     /// `e.name` (struct fields, `Dim3` fields, complex `re`/`im`) or `e.0` (tuples).
-    Field {
-        base: ExprRef,
-        field: Name,
-    },
+    Field { base: ExprRef, field: Name },
     /// `Name { field: value, .. }`: a struct value, the fields in the order written (Rust's
     /// evaluation order).
-    StructLit {
-        name: Name,
-        fields: Vec<(Name, Expr)>,
-    },
-    TupleField {
-        base: ExprRef,
-        index: u32,
-    },
+    StructLit { name: Name, fields: Vec<(Name, Expr)> },
+    TupleField { base: ExprRef, index: u32 },
     Tuple(Vec<Expr>),
     /// `[a, b, c]`.
     ArrayList(Vec<Expr>),
     /// `[v; N]`.
-    ArrayRepeat {
-        value: ExprRef,
-        len: u64,
-    },
+    ArrayRepeat { value: ExprRef, len: u64 },
     Block(Block),
-    If {
-        cond: ExprRef,
-        then: Block,
-        els: Option<ExprRef>,
-    },
-    Match {
-        scrutinee: ExprRef,
-        arms: Vec<Arm>,
-    },
-    While {
-        label: Option<Name>,
-        id: LoopId,
-        cond: ExprRef,
-        body: Block,
-    },
-    Loop {
-        label: Option<Name>,
-        id: LoopId,
-        body: Block,
-    },
-    For {
-        label: Option<Name>,
-        id: LoopId,
-        var: LocalId,
-        range: RangeLoop,
-        body: Block,
-    },
-    Break {
-        target: LoopId,
-        value: Option<ExprRef>,
-    },
-    Continue {
-        target: LoopId,
-    },
+    If { cond: ExprRef, then: Block, els: Option<ExprRef> },
+    Match { scrutinee: ExprRef, arms: Vec<Arm> },
+    While { label: Option<Name>, id: LoopId, cond: ExprRef, body: Block },
+    Loop { label: Option<Name>, id: LoopId, body: Block },
+    For { label: Option<Name>, id: LoopId, var: LocalId, range: RangeLoop, body: Block },
+    Break { target: LoopId, value: Option<ExprRef> },
+    Continue { target: LoopId },
     Return(Option<ExprRef>),
 }
 
 /// Calls `on_expr` for each direct sub-expression of `e` and `on_block` for each direct block.
-pub fn visit_children<'a>(
-    e: &'a Expr,
-    on_expr: &mut dyn FnMut(&'a Expr),
-    on_block: &mut dyn FnMut(&'a Block),
-) {
+pub fn visit_children<'a>(e: &'a Expr, on_expr: &mut dyn FnMut(&'a Expr), on_block: &mut dyn FnMut(&'a Block)) {
     match &e.kind {
-        ExprKind::Error
-        | ExprKind::Lit(_)
-        | ExprKind::Local(_)
-        | ExprKind::Const { .. }
-        | ExprKind::Continue { .. } => {}
-        ExprKind::Unary(_, a)
-        | ExprKind::Cast(a, _)
-        | ExprKind::Ascribed(a, _)
-        | ExprKind::Ref { expr: a, .. } => on_expr(a),
+        ExprKind::Error | ExprKind::Lit(_) | ExprKind::Local(_) | ExprKind::Const { .. } | ExprKind::Continue { .. } => {}
+        ExprKind::Unary(_, a) | ExprKind::Cast(a, _) | ExprKind::Ascribed(a, _) | ExprKind::Ref { expr: a, .. } => on_expr(a),
         ExprKind::Binary(_, a, b) => {
             on_expr(a);
             on_expr(b);

@@ -31,22 +31,12 @@ pub fn of(t: &Ty, structs: &[StructDef]) -> Option<Layout> {
     of_inner(t, structs, &mut Vec::new())
 }
 
-fn of_inner<'a>(
-    t: &'a Ty,
-    structs: &'a [StructDef],
-    visiting: &mut Vec<&'a str>,
-) -> Option<Layout> {
+fn of_inner<'a>(t: &'a Ty, structs: &'a [StructDef], visiting: &mut Vec<&'a str>) -> Option<Layout> {
     match t {
-        Ty::Scalar(d) => Some(Layout {
-            size: d.size() as u64,
-            align: d.c_align() as u64,
-        }),
+        Ty::Scalar(d) => Some(Layout { size: d.size() as u64, align: d.c_align() as u64 }),
         Ty::Array(e, n) => {
             let l = of_inner(e, structs, visiting)?;
-            Some(Layout {
-                size: l.size.checked_mul(*n)?,
-                align: l.align,
-            })
+            Some(Layout { size: l.size.checked_mul(*n)?, align: l.align })
         }
         Ty::Struct(name) => {
             if visiting.contains(&name.as_str()) {
@@ -68,11 +58,7 @@ pub fn of_struct(def: &StructDef, structs: &[StructDef]) -> Option<StructLayout>
     struct_inner(def, structs, &mut visiting)
 }
 
-fn struct_inner<'a>(
-    def: &'a StructDef,
-    structs: &'a [StructDef],
-    visiting: &mut Vec<&'a str>,
-) -> Option<StructLayout> {
+fn struct_inner<'a>(def: &'a StructDef, structs: &'a [StructDef], visiting: &mut Vec<&'a str>) -> Option<StructLayout> {
     let mut offset = 0u64;
     let mut align = 1u64;
     let mut offsets = Vec::new();
@@ -91,11 +77,7 @@ fn struct_inner<'a>(
     if size > offset {
         gaps.push((def.fields.len(), size - offset));
     }
-    Some(StructLayout {
-        layout: Layout { size, align },
-        offsets,
-        gaps,
-    })
+    Some(StructLayout { layout: Layout { size, align }, offsets, gaps })
 }
 
 #[cfg(test)]
@@ -106,33 +88,13 @@ mod tests {
     use proc_macro2::Span;
 
     fn def(name: &str, fields: &[(&str, Ty)]) -> StructDef {
-        let n = |t: &str| Name {
-            text: t.into(),
-            span: Span::call_site(),
-        };
-        StructDef {
-            name: n(name),
-            fields: fields
-                .iter()
-                .map(|(f, t)| FieldDef {
-                    name: n(f),
-                    ty: t.clone(),
-                })
-                .collect(),
-            span: Span::call_site(),
-        }
+        let n = |t: &str| Name { text: t.into(), span: Span::call_site() };
+        StructDef { name: n(name), fields: fields.iter().map(|(f, t)| FieldDef { name: n(f), ty: t.clone() }).collect(), span: Span::call_site() }
     }
 
     #[test]
     fn packed_structs_have_no_gaps() {
-        let p = def(
-            "P",
-            &[
-                ("x", Ty::Scalar(DType::F32)),
-                ("y", Ty::Scalar(DType::F32)),
-                ("id", Ty::Scalar(DType::U32)),
-            ],
-        );
+        let p = def("P", &[("x", Ty::Scalar(DType::F32)), ("y", Ty::Scalar(DType::F32)), ("id", Ty::Scalar(DType::U32))]);
         let l = of_struct(&p, &[]).unwrap();
         assert_eq!(l.layout, Layout { size: 12, align: 4 });
         assert_eq!(l.offsets, vec![0, 4, 8]);
@@ -141,14 +103,7 @@ mod tests {
 
     #[test]
     fn gaps_inside_and_at_the_tail_are_found() {
-        let s = def(
-            "S",
-            &[
-                ("a", Ty::Scalar(DType::U8)),
-                ("b", Ty::Scalar(DType::F64)),
-                ("c", Ty::Scalar(DType::U16)),
-            ],
-        );
+        let s = def("S", &[("a", Ty::Scalar(DType::U8)), ("b", Ty::Scalar(DType::F64)), ("c", Ty::Scalar(DType::U16))]);
         let l = of_struct(&s, &[]).unwrap();
         assert_eq!(l.offsets, vec![0, 8, 16]);
         assert_eq!(l.gaps, vec![(1, 7), (3, 6)]);
@@ -158,27 +113,14 @@ mod tests {
     #[test]
     fn complex_is_aligned_to_twice_its_part() {
         // Rust would put `c` at 4; CUDA's complex<float> is at 8: a gap, so the struct is rejected.
-        let s = def(
-            "S",
-            &[("a", Ty::Scalar(DType::F32)), ("c", Ty::Scalar(DType::C32))],
-        );
+        let s = def("S", &[("a", Ty::Scalar(DType::F32)), ("c", Ty::Scalar(DType::C32))]);
         assert_eq!(of_struct(&s, &[]).unwrap().gaps, vec![(1, 4)]);
     }
 
     #[test]
     fn nested_structs_and_arrays() {
-        let inner = def(
-            "V3",
-            &[("v", Ty::Array(Box::new(Ty::Scalar(DType::F32)), 3))],
-        );
-        let outer = def(
-            "B",
-            &[
-                ("pos", Ty::Struct("V3".into())),
-                ("vel", Ty::Struct("V3".into())),
-                ("m", Ty::Scalar(DType::F32)),
-            ],
-        );
+        let inner = def("V3", &[("v", Ty::Array(Box::new(Ty::Scalar(DType::F32)), 3))]);
+        let outer = def("B", &[("pos", Ty::Struct("V3".into())), ("vel", Ty::Struct("V3".into())), ("m", Ty::Scalar(DType::F32))]);
         let all = [inner, outer];
         let l = of_struct(&all[1], &all).unwrap();
         assert_eq!(l.layout, Layout { size: 28, align: 4 });

@@ -32,4 +32,4 @@ pub use cuprum_abi::{dtype, headers, mangle};
 
 mod pipeline;
 
-pub use pipeline::{CompiledFile, check_item, compile_file, compile_source};
+pub use pipeline::{check_item, compile_file, compile_source, CompiledFile};

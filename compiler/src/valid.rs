@@ -27,31 +27,16 @@ pub enum Scope {
 }
 
 pub fn check(module: &Module, scope: Scope, diags: &mut Diagnostics) {
-    let by_name: HashMap<&str, &Item> = module
-        .items
-        .iter()
-        .map(|i| (i.name.text.as_str(), i))
-        .collect();
+    let by_name: HashMap<&str, &Item> = module.items.iter().map(|i| (i.name.text.as_str(), i)).collect();
     let mut seen = HashSet::new();
     for item in &module.items {
         if !seen.insert(item.name.text.as_str()) {
-            diags.error(
-                item.name.span,
-                format!(
-                    "the name `{}` is defined more than once in this file",
-                    item.name.text
-                ),
-            );
+            diags.error(item.name.span, format!("the name `{}` is defined more than once in this file", item.name.text));
         }
     }
     for item in &module.items {
         signature(item, diags);
-        let mut v = BodyCheck {
-            item,
-            by_name: &by_name,
-            scope,
-            diags,
-        };
+        let mut v = BodyCheck { item, by_name: &by_name, scope, diags };
         v.block(&item.body);
         if let ItemKind::Reduction(parts) = &item.kind {
             if let Some(id) = &parts.identity {
@@ -76,9 +61,7 @@ fn signature(item: &Item, diags: &mut Diagnostics) {
             let mut outputs = 0;
             // Elementwise elements may be `#[device]` structs; reductions (whose runtime binds
             // every input by dtype) take numbers only, for now.
-            let elem = |t: &Ty| {
-                matches!(t, Ty::Scalar(_) | Ty::Param(_)) || (is_ew && matches!(t, Ty::Struct(_)))
-            };
+            let elem = |t: &Ty| matches!(t, Ty::Scalar(_) | Ty::Param(_)) || (is_ew && matches!(t, Ty::Struct(_)));
             for p in &item.params {
                 match &p.ty {
                     Ty::Scalar(_) | Ty::Param(_) | Ty::Error => {}
@@ -113,10 +96,7 @@ fn signature(item: &Item, diags: &mut Diagnostics) {
         }
         ItemKind::RawKernel { .. } => {
             if !item.ret.is_unit() && item.ret != Ty::Error {
-                diags.error(
-                    item.ret_span,
-                    "a raw kernel returns nothing; write results to a `&mut [T]` argument",
-                );
+                diags.error(item.ret_span, "a raw kernel returns nothing; write results to a `&mut [T]` argument");
             }
             for p in &item.params {
                 match &p.ty {
@@ -156,15 +136,7 @@ impl BodyCheck<'_, '_> {
         for s in &b.stmts {
             match s {
                 Stmt::Let { init: Some(e), .. } => {
-                    if let ExprKind::Call {
-                        callee:
-                            Callee::Intrinsic {
-                                intrinsic: Intrinsic::SharedArray,
-                                ..
-                            },
-                        args,
-                    } = &e.kind
-                    {
+                    if let ExprKind::Call { callee: Callee::Intrinsic { intrinsic: Intrinsic::SharedArray, .. }, args } = &e.kind {
                         self.shared(e.span);
                         for a in args {
                             self.expr(a);
@@ -183,14 +155,8 @@ impl BodyCheck<'_, '_> {
     }
 
     fn shared(&mut self, span: proc_macro2::Span) {
-        if !matches!(
-            self.item.kind,
-            ItemKind::RawKernel { .. } | ItemKind::Device
-        ) {
-            self.diags.error(
-                span,
-                "shared memory is available in raw kernels and device functions only",
-            );
+        if !matches!(self.item.kind, ItemKind::RawKernel { .. } | ItemKind::Device) {
+            self.diags.error(span, "shared memory is available in raw kernels and device functions only");
         }
     }
 
@@ -199,37 +165,26 @@ impl BodyCheck<'_, '_> {
     fn intrinsic(&mut self, f: Intrinsic, span: proc_macro2::Span) {
         use Intrinsic::*;
         let name = f.rust_name();
-        let elementwise = matches!(
-            self.item.kind,
-            ItemKind::Elementwise | ItemKind::Reduction(_)
-        );
+        let elementwise = matches!(self.item.kind, ItemKind::Elementwise | ItemKind::Reduction(_));
         match f {
             Index | LoopSize => {
                 if !elementwise {
-                    let what = if f == Index {
-                        "the elementwise loop index"
-                    } else {
-                        "the elementwise loop size"
-                    };
+                    let what = if f == Index { "the elementwise loop index" } else { "the elementwise loop size" };
                     self.diags.error(
                         span,
                         format!("`{name}()` is {what}; in a raw kernel or device function compute indices from `thread_idx()`, `block_idx()` and `block_dim()` (or `grid_1d()`)"),
                     );
                 }
             }
-            SharedArray => self.diags.error(
-                span,
-                "bind shared memory to a name first: `let s = shared_array::<f32, 256>();`",
-            ),
+            SharedArray => self.diags.error(span, "bind shared memory to a name first: `let s = shared_array::<f32, 256>();`"),
             DynamicShared => self.shared(span),
             SyncThreads | SyncWarp => {
                 if elementwise {
                     self.diags.error(span, format!("`{name}()` is not meaningful in a `#[{}]` kernel; write a `#[rawkernel]`", self.item.kind.attr_name()))
                 }
             }
-            ThreadIdx | BlockIdx | BlockDim | GridDim | Grid1d | Grid2d | Grid3d | GridSize1d
-            | GridSize2d | GridSize3d | LaneId | WarpSize | ThreadFence | ThreadFenceBlock
-            | ComplexNew | Atomic(_) | Shuffle(_) => {}
+            ThreadIdx | BlockIdx | BlockDim | GridDim | Grid1d | Grid2d | Grid3d | GridSize1d | GridSize2d | GridSize3d | LaneId | WarpSize
+            | ThreadFence | ThreadFenceBlock | ComplexNew | Atomic(_) | Shuffle(_) => {}
         }
     }
 
@@ -256,15 +211,8 @@ impl BodyCheck<'_, '_> {
                     self.expr(a);
                 }
             }
-            ExprKind::Error
-            | ExprKind::Lit(_)
-            | ExprKind::Local(_)
-            | ExprKind::Const { .. }
-            | ExprKind::Continue { .. } => {}
-            ExprKind::Unary(_, a)
-            | ExprKind::Cast(a, _)
-            | ExprKind::Ascribed(a, _)
-            | ExprKind::Ref { expr: a, .. } => self.expr(a),
+            ExprKind::Error | ExprKind::Lit(_) | ExprKind::Local(_) | ExprKind::Const { .. } | ExprKind::Continue { .. } => {}
+            ExprKind::Unary(_, a) | ExprKind::Cast(a, _) | ExprKind::Ascribed(a, _) | ExprKind::Ref { expr: a, .. } => self.expr(a),
             ExprKind::Binary(_, a, b) => {
                 self.expr(a);
                 self.expr(b);
@@ -347,21 +295,8 @@ fn reduction_part(item: &Item, e: &Expr, what: &str, diags: &mut Diagnostics) {
                 format!("`{what}` cannot use the kernel parameter `{name}`: the reduction's attribute parts see only their own parameters; use `{name}` in the body (the map)"),
             );
         }
-        ExprKind::Call {
-            callee:
-                Callee::Intrinsic {
-                    intrinsic: f @ (Intrinsic::Index | Intrinsic::LoopSize),
-                    ..
-                },
-            ..
-        } => {
-            diags.error(
-                e.span,
-                format!(
-                    "`{}()` is only meaningful in the body (the map), not in `{what}`",
-                    f.rust_name()
-                ),
-            );
+        ExprKind::Call { callee: Callee::Intrinsic { intrinsic: f @ (Intrinsic::Index | Intrinsic::LoopSize), .. }, .. } => {
+            diags.error(e.span, format!("`{}()` is only meaningful in the body (the map), not in `{what}`", f.rust_name()));
         }
         _ => {}
     }
@@ -373,9 +308,7 @@ fn reduction_part(item: &Item, e: &Expr, what: &str, diags: &mut Diagnostics) {
     for b in blocks {
         for st in &b.stmts {
             match st {
-                Stmt::Let { init: Some(x), .. } | Stmt::Expr(x) => {
-                    reduction_part(item, x, what, diags)
-                }
+                Stmt::Let { init: Some(x), .. } | Stmt::Expr(x) => reduction_part(item, x, what, diags),
                 Stmt::Let { init: None, .. } => {}
             }
         }
@@ -393,17 +326,8 @@ fn recursion(module: &Module, diags: &mut Diagnostics) {
         collect_calls_block(&item.body, &mut calls);
         graph.insert(item.name.text.as_str(), calls);
     }
-    let names: HashSet<&str> = module
-        .items
-        .iter()
-        .filter(|i| matches!(i.kind, ItemKind::Device))
-        .map(|i| i.name.text.as_str())
-        .collect();
-    for item in module
-        .items
-        .iter()
-        .filter(|i| matches!(i.kind, ItemKind::Device))
-    {
+    let names: HashSet<&str> = module.items.iter().filter(|i| matches!(i.kind, ItemKind::Device)).map(|i| i.name.text.as_str()).collect();
+    for item in module.items.iter().filter(|i| matches!(i.kind, ItemKind::Device)) {
         let start = item.name.text.as_str();
         // Depth-first search for a path back to `start`.
         let mut stack: Vec<&str> = vec![start];
@@ -447,11 +371,7 @@ fn collect_calls<'a>(e: &'a Expr, out: &mut Vec<(&'a str, proc_macro2::Span)>) {
     crate::ir::visit_children(e, &mut |c| exprs.push(c), &mut |b| blocks.push(b));
     exprs.into_iter().for_each(|c| collect_calls(c, out));
     blocks.into_iter().for_each(|b| collect_calls_block(b, out));
-    if let ExprKind::Call {
-        callee: Callee::Device { name, .. },
-        ..
-    } = &e.kind
-    {
+    if let ExprKind::Call { callee: Callee::Device { name, .. }, .. } = &e.kind {
         out.push((name.text.as_str(), name.span));
     }
 }

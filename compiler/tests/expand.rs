@@ -2,7 +2,7 @@
 //! asserted by key fragments of its tokens (whitespace-normalised). That the generated code
 //! compiles and runs is checked by the root crate's tests (`testsuite/tests/gpu_elementwise_macro.rs`).
 
-use cuprum_compiler::expand::{Context, expand_item};
+use cuprum_compiler::expand::{expand_item, Context};
 use cuprum_compiler::front::AttrKind;
 use proc_macro2::TokenStream;
 
@@ -26,49 +26,25 @@ fn has(out: &str, fragment: &str) {
 
 #[test]
 fn generic_kernel_gets_a_call_module() {
-    let out = expand(
-        "",
-        "pub fn squared_diff<T: Float>(x: T, y: T) -> T { let d = x - y; d * d }",
-    );
+    let out = expand("", "pub fn squared_diff<T: Float>(x: T, y: T) -> T { let d = x - y; d * d }");
     // The user's function stays (host-callable), then the module of the same name.
     has(&out, "pub fn squared_diff<T: Float>(x: T, y: T) -> T");
     has(&out, "pub mod squared_diff");
-    has(
-        &out,
-        r#"__cuprum::registry::Kernel::new(__cuprum::registry::UnitRef::Embedded(&__CUPRUM_UNIT), "squared_diff", __cuprum::launch::signature::Signature::Elementwise(SIGNATURE))"#,
-    );
-    has(
-        &out,
-        r#"pub const SIGNATURE: &[__cuprum::launch::signature::Param; 3usize] = &[
+    has(&out, r#"__cuprum::registry::Kernel::new(__cuprum::registry::UnitRef::Embedded(&__CUPRUM_UNIT), "squared_diff", __cuprum::launch::signature::Signature::Elementwise(SIGNATURE))"#);
+    has(&out, r#"pub const SIGNATURE: &[__cuprum::launch::signature::Param; 3usize] = &[
         __cuprum::launch::signature::Param::new("x", __cuprum::launch::signature::Role::In, __cuprum::launch::signature::ParamType::Generic(0u8)),
         __cuprum::launch::signature::Param::new("y", __cuprum::launch::signature::Role::In, __cuprum::launch::signature::ParamType::Generic(0u8)),
         __cuprum::launch::signature::Param::new("out", __cuprum::launch::signature::Role::Out, __cuprum::launch::signature::ParamType::Generic(0u8))
-    ];"#,
-    );
-    has(
-        &out,
-        "pub fn call<'a, T: Float + __cuprum::Scalar>(
+    ];"#);
+    has(&out, "pub fn call<'a, T: Float + __cuprum::Scalar>(
         x: impl ::core::convert::Into<__cuprum::elementwise::Input<'a, T>>,
         y: impl ::core::convert::Into<__cuprum::elementwise::Input<'a, T>>
-    ) -> __cuprum::Result<__cuprum::Array<T>>",
-    );
-    has(
-        &out,
-        "pub fn call_with<'a, T: Float + __cuprum::Scalar>(options: &__cuprum::elementwise::Options<'_>,",
-    );
+    ) -> __cuprum::Result<__cuprum::Array<T>>");
+    has(&out, "pub fn call_with<'a, T: Float + __cuprum::Scalar>(options: &__cuprum::elementwise::Options<'_>,");
     has(&out, "pub fn call_into<'a, T: Float + __cuprum::Scalar>(");
-    has(
-        &out,
-        "out: &mut __cuprum::Array<T>) -> __cuprum::Result<()>",
-    );
-    has(
-        &out,
-        "__cuprum::elementwise::launch(&__CUPRUM_KERNEL, &[<T as __cuprum::Scalar>::DTYPE], &__cuprum_args, options)",
-    );
-    has(
-        &out,
-        r#"__cuprum::elementwise::broadcast_shape("squared_diff", &__cuprum_args, options.size)?"#,
-    );
+    has(&out, "out: &mut __cuprum::Array<T>) -> __cuprum::Result<()>");
+    has(&out, "__cuprum::elementwise::launch(&__CUPRUM_KERNEL, &[<T as __cuprum::Scalar>::DTYPE], &__cuprum_args, options)");
+    has(&out, r#"__cuprum::elementwise::broadcast_shape("squared_diff", &__cuprum_args, options.size)?"#);
 }
 
 #[test]
@@ -79,69 +55,30 @@ fn raw_inout_fixed_dtypes_and_tuples() {
          *acc += x[index()]; (x[index()] * T::from_f64(s as f64), n == I::zero() && options > 0) }",
     );
     has(&out, "x: &__cuprum::Array<T>");
-    has(
-        &out,
-        "s: impl ::core::convert::Into<__cuprum::elementwise::Input<'a, f32>>",
-    );
+    has(&out, "s: impl ::core::convert::Into<__cuprum::elementwise::Input<'a, f32>>");
     has(&out, "acc: &mut __cuprum::Array<T>");
-    has(
-        &out,
-        r#"Param::new("s", __cuprum::launch::signature::Role::In, __cuprum::launch::signature::ParamType::Fixed(<f32 as __cuprum::Element>::ELEM))"#,
-    );
-    has(
-        &out,
-        r#"Param::new("x", __cuprum::launch::signature::Role::Raw, __cuprum::launch::signature::ParamType::Generic(0u8))"#,
-    );
-    has(
-        &out,
-        r#"Param::new("acc", __cuprum::launch::signature::Role::InOut, __cuprum::launch::signature::ParamType::Generic(0u8))"#,
-    );
-    has(
-        &out,
-        r#"Param::new("n", __cuprum::launch::signature::Role::In, __cuprum::launch::signature::ParamType::Generic(1u8))"#,
-    );
-    has(
-        &out,
-        r#"Param::new("out1", __cuprum::launch::signature::Role::Out, __cuprum::launch::signature::ParamType::Fixed(<bool as __cuprum::Element>::ELEM))"#,
-    );
+    has(&out, r#"Param::new("s", __cuprum::launch::signature::Role::In, __cuprum::launch::signature::ParamType::Fixed(<f32 as __cuprum::Element>::ELEM))"#);
+    has(&out, r#"Param::new("x", __cuprum::launch::signature::Role::Raw, __cuprum::launch::signature::ParamType::Generic(0u8))"#);
+    has(&out, r#"Param::new("acc", __cuprum::launch::signature::Role::InOut, __cuprum::launch::signature::ParamType::Generic(0u8))"#);
+    has(&out, r#"Param::new("n", __cuprum::launch::signature::Role::In, __cuprum::launch::signature::ParamType::Generic(1u8))"#);
+    has(&out, r#"Param::new("out1", __cuprum::launch::signature::Role::Out, __cuprum::launch::signature::ParamType::Fixed(<bool as __cuprum::Element>::ELEM))"#);
     // A parameter named `options` moves the options parameter aside.
     has(&out, "options_: &__cuprum::elementwise::Options<'_>");
-    has(
-        &out,
-        "-> __cuprum::Result<(__cuprum::Array<T>, __cuprum::Array<bool>)>",
-    );
-    has(
-        &out,
-        "&[<T as __cuprum::Scalar>::DTYPE, <I as __cuprum::Scalar>::DTYPE]",
-    );
-    has(
-        &out,
-        "out0: &mut __cuprum::Array<T>, out1: &mut __cuprum::Array<bool>",
-    );
+    has(&out, "-> __cuprum::Result<(__cuprum::Array<T>, __cuprum::Array<bool>)>");
+    has(&out, "&[<T as __cuprum::Scalar>::DTYPE, <I as __cuprum::Scalar>::DTYPE]");
+    has(&out, "out0: &mut __cuprum::Array<T>, out1: &mut __cuprum::Array<bool>");
 }
 
 #[test]
 fn output_parameters_only_and_no_inputs() {
     // Outputs only through `&mut`: `call` returns nothing and there is no `call_into`.
-    let out = expand(
-        "",
-        "pub fn sincos<T: Float>(x: T, s: &mut T, c: &mut T) { *s = x.sin(); *c = x.cos(); }",
-    );
+    let out = expand("", "pub fn sincos<T: Float>(x: T, s: &mut T, c: &mut T) { *s = x.sin(); *c = x.cos(); }");
     has(&out, "-> __cuprum::Result<()>");
     assert!(!out.contains("call_into"), "{out}");
     // No per-element input: no lifetime parameter.
-    let out = expand(
-        "",
-        "pub fn iota(x: &Raw<f32>) -> f32 { index() as f32 + x[0] }",
-    );
-    has(
-        &out,
-        "pub fn call(x: &__cuprum::Array<f32>) -> __cuprum::Result<__cuprum::Array<f32>>",
-    );
-    has(
-        &out,
-        "pub const SIGNATURE: &[__cuprum::launch::signature::Param; 2usize]",
-    );
+    let out = expand("", "pub fn iota(x: &Raw<f32>) -> f32 { index() as f32 + x[0] }");
+    has(&out, "pub fn call(x: &__cuprum::Array<f32>) -> __cuprum::Result<__cuprum::Array<f32>>");
+    has(&out, "pub const SIGNATURE: &[__cuprum::launch::signature::Param; 2usize]");
 }
 
 #[test]
@@ -157,10 +94,7 @@ fn file_context(name: &str, source: &str) -> Context {
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join(name);
     std::fs::write(&path, source).unwrap();
-    Context {
-        file: Some(path),
-        out_dir: None,
-    }
+    Context { file: Some(path), out_dir: None }
 }
 
 const STRUCT_FILE: &str = "
@@ -179,36 +113,18 @@ fn device_structs_get_checked_unsafe_impls() {
     let item: TokenStream = "#[repr(C)] #[derive(Clone, Copy, Debug)] pub struct Particle { pub x: f32, pub v: f32, pub id: u32 }".parse().unwrap();
     let out = squash(&expand_item(AttrKind::Device, TokenStream::new(), item, &cx).to_string());
     assert!(!out.contains("compile_error"), "{out}");
-    has(
-        &out,
-        "pub struct Particle { pub x: f32, pub v: f32, pub id: u32 }",
-    );
-    has(
-        &out,
-        "element::<f32>(); element::<f32>(); element::<u32>();",
-    );
-    has(
-        &out,
-        "assert!(::core::mem::size_of::<Particle>() == 12usize",
-    );
-    has(
-        &out,
-        "unsafe impl ::cuprum::__private::DeviceRepr for Particle {}",
-    );
-    has(
-        &out,
-        r#"::cuprum::__private::StructType { name: "Particle", size: 12usize, align: 4usize }"#,
-    );
+    has(&out, "pub struct Particle { pub x: f32, pub v: f32, pub id: u32 }");
+    has(&out, "element::<f32>(); element::<f32>(); element::<u32>();");
+    has(&out, "assert!(::core::mem::size_of::<Particle>() == 12usize");
+    has(&out, "unsafe impl ::cuprum::__private::DeviceRepr for Particle {}");
+    has(&out, r#"::cuprum::__private::StructType { name: "Particle", size: 12usize, align: 4usize }"#);
 }
 
 #[test]
 fn device_struct_errors_are_reported_at_their_fields() {
     let source = "#[device] #[derive(Clone, Copy)] pub struct Bad { a: u8, b: f64, flag: bool, s: &'static str }";
     let cx = file_context("structs_bad.rs", source);
-    let item: TokenStream =
-        "#[derive(Clone, Copy)] pub struct Bad { a: u8, b: f64, flag: bool, s: &'static str }"
-            .parse()
-            .unwrap();
+    let item: TokenStream = "#[derive(Clone, Copy)] pub struct Bad { a: u8, b: f64, flag: bool, s: &'static str }".parse().unwrap();
     let out = expand_item(AttrKind::Device, TokenStream::new(), item, &cx).to_string();
     // Three mistakes, three messages: no repr(C), a bool field, a reference field.
     assert!(out.contains("add `#[repr(C)]`"), "{out}");
@@ -219,14 +135,9 @@ fn device_struct_errors_are_reported_at_their_fields() {
     // Padding (under CUDA's layout rules) inside and at the end.
     let source = "#[device] #[repr(C)] pub struct Gappy { a: u8, b: f64, c: u16 }";
     let cx = file_context("structs_gappy.rs", source);
-    let item: TokenStream = "#[repr(C)] pub struct Gappy { a: u8, b: f64, c: u16 }"
-        .parse()
-        .unwrap();
+    let item: TokenStream = "#[repr(C)] pub struct Gappy { a: u8, b: f64, c: u16 }".parse().unwrap();
     let out = expand_item(AttrKind::Device, TokenStream::new(), item, &cx).to_string();
-    assert!(
-        out.contains("needs 7 bytes of padding before field `b`"),
-        "{out}"
-    );
+    assert!(out.contains("needs 7 bytes of padding before field `b`"), "{out}");
     assert!(out.contains("needs 6 bytes of padding at its end"), "{out}");
     assert!(!out.contains("unsafe impl"), "{out}");
 }
@@ -234,18 +145,12 @@ fn device_struct_errors_are_reported_at_their_fields() {
 #[test]
 fn struct_elements_are_array_arguments() {
     let cx = file_context("structs_ew.rs", STRUCT_FILE);
-    let item: TokenStream = "pub fn speed(p: Particle, scale: f32) -> f32 { p.v * scale }"
-        .parse()
-        .unwrap();
-    let out =
-        squash(&expand_item(AttrKind::Elementwise, TokenStream::new(), item, &cx).to_string());
+    let item: TokenStream = "pub fn speed(p: Particle, scale: f32) -> f32 { p.v * scale }".parse().unwrap();
+    let out = squash(&expand_item(AttrKind::Elementwise, TokenStream::new(), item, &cx).to_string());
     assert!(!out.contains("compile_error"), "{out}");
     has(&out, "p: &'a __cuprum::Array<Particle>");
     has(&out, "__cuprum::elementwise::Arg::input(p)");
-    has(
-        &out,
-        r#"Param::new("p", __cuprum::launch::signature::Role::In, __cuprum::launch::signature::ParamType::Fixed(<Particle as __cuprum::Element>::ELEM))"#,
-    );
+    has(&out, r#"Param::new("p", __cuprum::launch::signature::Role::In, __cuprum::launch::signature::ParamType::Fixed(<Particle as __cuprum::Element>::ELEM))"#);
     // The unit is the whole file: the struct's C definition is in it.
     has(&out, "structParticle{");
 }

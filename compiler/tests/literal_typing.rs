@@ -5,7 +5,7 @@
 //! rustc itself). Cases that rustc rejects must be rejected too, at the same place.
 
 use cuprum_compiler::diag::Diagnostics;
-use cuprum_compiler::ir::{Block, Expr, ExprKind, MatchPat, Module, Stmt, Ty, visit_children};
+use cuprum_compiler::ir::{visit_children, Block, Expr, ExprKind, MatchPat, Module, Stmt, Ty};
 use cuprum_compiler::{front, typeck};
 
 /// The parameters every case can use.
@@ -71,18 +71,7 @@ fn check(src: &str) -> (Errors, Option<(Module, Vec<typeck::Types>)>) {
     let types = typeck::check(&module, &mut diags);
     match diags.finish() {
         Ok(()) => (Vec::new(), Some((module, types))),
-        Err(e) => (
-            e.into_iter()
-                .map(|e| {
-                    (
-                        e.to_string(),
-                        e.span().start().line,
-                        e.span().start().column + 1,
-                    )
-                })
-                .collect(),
-            None,
-        ),
+        Err(e) => (e.into_iter().map(|e| (e.to_string(), e.span().start().line, e.span().start().column + 1)).collect(), None),
     }
 }
 
@@ -90,24 +79,14 @@ fn check(src: &str) -> (Errors, Option<(Module, Vec<typeck::Types>)>) {
 fn typed(expr: &str) -> Result<(String, Vec<String>), Errors> {
     let src = format!("#[device]\nfn probe({PARAMS}) {{\n    let v = {expr};\n}}\n");
     let (errors, typed) = check(&src);
-    let Some((module, types)) = typed else {
-        return Err(errors);
-    };
+    let Some((module, types)) = typed else { return Err(errors) };
     let item = &module.items[0];
-    let Stmt::Let {
-        init: Some(init), ..
-    } = &item.body.stmts[0]
-    else {
-        panic!("the probe starts with `let v`")
-    };
+    let Stmt::Let { init: Some(init), .. } = &item.body.stmts[0] else { panic!("the probe starts with `let v`") };
     let v = item.locals.iter().position(|l| l.name.text == "v").unwrap();
     let mut lits = Vec::new();
     literals_in(init, &mut lits);
     lits.sort_by_key(|e| (e.span.start().line, e.span.start().column));
-    Ok((
-        name(&types[0].locals[v]),
-        lits.iter().map(|e| name(types[0].of(e))).collect(),
-    ))
+    Ok((name(&types[0].locals[v]), lits.iter().map(|e| name(types[0].of(e))).collect()))
 }
 
 #[test]
@@ -116,10 +95,7 @@ fn the_reported_case_is_accepted() {
     let src = "#[device]\nfn rev(x: &[f32], y: &mut [f32], n: u32, i: u32) {\n    y[(n - 1 - i) as usize] = x[i as usize];\n    y[(2 * n - 1 - i) as usize] = x[(i + 1) as usize];\n}\n";
     let (errors, _) = check(src);
     assert!(errors.is_empty(), "{errors:?}");
-    assert_eq!(
-        typed("(2 * n - 1 - i) as usize"),
-        Ok(("u64".into(), vec!["u32".into(), "u32".into()]))
-    );
+    assert_eq!(typed("(2 * n - 1 - i) as usize"), Ok(("u64".into(), vec!["u32".into(), "u32".into()])));
 }
 
 #[test]
@@ -132,11 +108,7 @@ fn literals_are_typed_as_rustc_types_them() {
         ("(k - 1) as u8", "u8", &["i64"]),
         ("(1 << 31) as u64", "u64", &["i32", "i32"]),
         ("(200 + 100) as u8", "u8", &["i32", "i32"]),
-        (
-            "(if n > 0 { 300 } else { 1 }) as u8",
-            "u8",
-            &[u32_, "i32", "i32"],
-        ),
+        ("(if n > 0 { 300 } else { 1 }) as u8", "u8", &[u32_, "i32", "i32"]),
         ("1.max(2) as u64", "u64", &["i32", "i32"]),
         ("3 as f32", "f32", &["i32"]),
         ("[1, 2, 3][2] as u8", "u8", &["i32", "i32", "i32", "u64"]),
@@ -177,30 +149,18 @@ fn literals_are_typed_as_rustc_types_them() {
         ("5.count_ones()", u32_, &["i32"]),
         ("2.0.sqrt()", "f64", &["f64"]),
         ("{ let a = 2.0.sqrt(); let c: f32 = a; a }", "f32", &["f32"]),
-        (
-            "{ let d = 1.min(2); let e: u8 = d; d }",
-            "u8",
-            &["u8", "u8"],
-        ),
+        ("{ let d = 1.min(2); let e: u8 = d; d }", "u8", &["u8", "u8"]),
         // Locals: a literal bound by `let` takes the type of a later use.
         ("{ let e = 0; let g = e + n; e }", u32_, &[u32_]),
         ("{ let e = 7; e }", "i32", &["i32"]),
         ("{ let z; z = 5; let q: u16 = z; z }", "u16", &["u16"]),
-        (
-            "{ let mut c = 0; for j in 0..n { c += j; } c }",
-            u32_,
-            &[u32_, u32_],
-        ),
+        ("{ let mut c = 0; for j in 0..n { c += j; } c }", u32_, &[u32_, u32_]),
         ("{ let a = -1; a }", "i32", &["i32"]),
         ("{ let t = (1, 2.0); t.0 }", "i32", &["i32", "f64"]),
         // Branches unify; `match` exhaustiveness is judged at the scrutinee's final type.
         ("if n > 2 { 1 } else { 2 }", "i32", &[u32_, "i32", "i32"]),
         ("match n { 0 => 1u8, _ => 2 }", "u8", &[u32_, "u8", "u8"]),
-        (
-            "{ let q = 5; let o = match q { 0..=255 => 1, }; let c: u8 = q; o }",
-            "i32",
-            &["u8", "u8", "u8", "i32"],
-        ),
+        ("{ let q = 5; let o = match q { 0..=255 => 1, }; let c: u8 = q; o }", "i32", &["u8", "u8", "u8", "i32"]),
         // Indices: a slice takes `usize`; `Raw` and `View` take any `KernelIndex`, `i32` by default.
         ("s[1]", "f32", &["u64"]),
         ("r[1]", "f32", &["i32"]),
@@ -209,10 +169,7 @@ fn literals_are_typed_as_rustc_types_them() {
     ];
     let mut failures = Vec::new();
     for (expr, ty, lits) in cases {
-        let want = Ok((
-            ty.to_string(),
-            lits.iter().map(|t| t.to_string()).collect::<Vec<_>>(),
-        ));
+        let want = Ok((ty.to_string(), lits.iter().map(|t| t.to_string()).collect::<Vec<_>>()));
         let got = typed(expr);
         if got != want {
             failures.push(format!("`{expr}`: expected {want:?}, got {got:?}"));
@@ -228,62 +185,27 @@ fn typing_errors_rustc_gives_are_reported_at_their_spans() {
     let cases: &[(&str, &str, usize)] = &[
         ("300 as u8", "literal out of range for `u8`", at(0)),
         ("(300) as u8", "literal out of range for `u8`", at(1)),
-        (
-            "(3_000_000_000 + 0) as u64",
-            "literal out of range for `i32`",
-            at(1),
-        ),
-        (
-            "{ let big = 3_000_000_000; big }",
-            "literal out of range for `i32`",
-            at(12),
-        ),
+        ("(3_000_000_000 + 0) as u64", "literal out of range for `i32`", at(1)),
+        ("{ let big = 3_000_000_000; big }", "literal out of range for `i32`", at(12)),
         ("-1 as u8", "cannot negate a value of type `u8`", at(0)),
-        (
-            "{ let a = -1; let c: u32 = a; a }",
-            "cannot negate a value of type `u32`",
-            at(10),
-        ),
-        (
-            "(-3).abs()",
-            "can't call method `abs` on ambiguous numeric type `{integer}`",
-            at(5),
-        ),
-        (
-            "5.is_power_of_two()",
-            "ambiguous numeric type `{integer}`",
-            at(2),
-        ),
+        ("{ let a = -1; let c: u32 = a; a }", "cannot negate a value of type `u32`", at(10)),
+        ("(-3).abs()", "can't call method `abs` on ambiguous numeric type `{integer}`", at(5)),
+        ("5.is_power_of_two()", "ambiguous numeric type `{integer}`", at(2)),
         ("2.0.to_bits()", "ambiguous numeric type `{float}`", at(4)),
-        (
-            "s[1 + i]",
-            "slices and arrays are indexed by `usize`, found `u32`",
-            at(2),
-        ),
+        ("s[1 + i]", "slices and arrays are indexed by `usize`, found `u32`", at(2)),
         ("1 + 2.0", "expected `{integer}`, found `{float}`", at(4)),
-        (
-            "{ let q = 5; match q { 0..=127 => 1, 128..=255 => 2 } }",
-            "non-exhaustive `match`: `-2147483648` is not covered",
-            at(19),
-        ),
+        ("{ let q = 5; match q { 0..=127 => 1, 128..=255 => 2 } }", "non-exhaustive `match`: `-2147483648` is not covered", at(19)),
     ];
     let mut failures = Vec::new();
     for (expr, message, col) in cases {
         match typed(expr) {
             Ok(t) => failures.push(format!("`{expr}` was accepted as {t:?}; rustc rejects it")),
             Err(errors) => {
-                if !errors
-                    .iter()
-                    .any(|(m, line, c)| m.contains(message) && *line == 3 && c == col)
-                {
-                    failures.push(format!(
-                        "`{expr}`: expected `{message}` at 3:{col}, got {errors:?}"
-                    ));
+                if !errors.iter().any(|(m, line, c)| m.contains(message) && *line == 3 && c == col) {
+                    failures.push(format!("`{expr}`: expected `{message}` at 3:{col}, got {errors:?}"));
                 }
                 if errors.len() != 1 {
-                    failures.push(format!(
-                        "`{expr}`: one mistake, one message; got {errors:?}"
-                    ));
+                    failures.push(format!("`{expr}`: one mistake, one message; got {errors:?}"));
                 }
             }
         }
@@ -297,10 +219,7 @@ fn a_literal_argument_meets_the_generic_bound_of_its_callee() {
     let (errors, _) = check(src);
     assert_eq!(errors.len(), 1, "{errors:?}");
     let (m, line, col) = &errors[0];
-    assert!(
-        m.contains("`{integer}` does not satisfy `T: Float` of `half`"),
-        "{m}"
-    );
+    assert!(m.contains("`{integer}` does not satisfy `T: Float` of `half`"), "{m}");
     assert_eq!((*line, *col), (6, 13));
     // Accepted: `half(2.0)` alone is `f64`, `half(1.0)` added to an `f32` is `f32`.
     let src = "#[device]\nfn half<T: Float>(a: T) -> T { a }\n#[device]\nfn probe(x: f32) -> f32 {\n    let p = half(2.0);\n    x + half(1.0)\n}\n";
@@ -308,16 +227,10 @@ fn a_literal_argument_meets_the_generic_bound_of_its_callee() {
     assert!(errors.is_empty(), "{errors:?}");
     let (module, types) = typed.unwrap();
     let probe = &module.items[1];
-    let p = probe
-        .locals
-        .iter()
-        .position(|l| l.name.text == "p")
-        .unwrap();
+    let p = probe.locals.iter().position(|l| l.name.text == "p").unwrap();
     assert_eq!(name(&types[1].locals[p]), "f64");
     let tail = probe.body.tail.as_ref().unwrap();
-    let ExprKind::Binary(_, _, call) = &tail.kind else {
-        panic!("x + half(1.0)")
-    };
+    let ExprKind::Binary(_, _, call) = &tail.kind else { panic!("x + half(1.0)") };
     assert_eq!(name(types[1].of(call)), "f32");
 }
 
@@ -327,9 +240,6 @@ fn a_file_const_types_its_initializer() {
     let src = "const LIMIT: i64 = 1 << 40;\nconst SMALL: u8 = 300;\n#[device]\nfn probe(n: i64) -> i64 {\n    n.min(LIMIT)\n}\n#[device]\nfn small() -> u8 {\n    SMALL\n}\n";
     let (errors, _) = check(src);
     assert_eq!(errors.len(), 1, "{errors:?}");
-    assert!(
-        errors[0].0.contains("literal out of range for `u8`"),
-        "{errors:?}"
-    );
+    assert!(errors[0].0.contains("literal out of range for `u8`"), "{errors:?}");
     assert_eq!((errors[0].1, errors[0].2), (2, 19));
 }

@@ -224,11 +224,7 @@ pub fn cast_u32<U: Real>(x: u32) -> U {
 /// 2^53; above, rounded twice for an `f32`/`f16` target).
 #[elementwise(crate = crate, instances = [])]
 pub fn cast_u64<U: Real>(x: u64) -> U {
-    if U::from_f64(0.5) == U::zero() {
-        U::from_i64(x as i64)
-    } else {
-        U::from_f64(x as f64)
-    }
+    if U::from_f64(0.5) == U::zero() { U::from_i64(x as i64) } else { U::from_f64(x as f64) }
 }
 
 #[elementwise(crate = crate, instances = [])]

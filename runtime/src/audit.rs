@@ -54,9 +54,7 @@ fn parse_target(t: &str) -> Option<(bool, u32)> {
     if let Some(n) = t.strip_prefix("sm_") {
         return n.parse().ok().map(|n| (true, n));
     }
-    t.strip_prefix("compute_")
-        .and_then(|n| n.parse().ok())
-        .map(|n| (false, n))
+    t.strip_prefix("compute_").and_then(|n| n.parse().ok()).map(|n| (false, n))
 }
 
 /// How the precompiled instances of a fat binary with `targets` reach a GPU of compute capability
@@ -79,20 +77,13 @@ pub fn route(targets: &[&str], has_fatbin: bool, cc: (u32, u32)) -> Route {
     if let Some((_, _, t)) = sass {
         return Route::Precompiled((*t).to_owned());
     }
-    let ptx = parsed
-        .iter()
-        .filter(|(sass, n, _)| !*sass && *n <= device)
-        .max_by_key(|(_, n, _)| *n);
+    let ptx = parsed.iter().filter(|(sass, n, _)| !*sass && *n <= device).max_by_key(|(_, n, _)| *n);
     if let Some((_, _, t)) = ptx {
         return Route::PtxJit((*t).to_owned());
     }
     Route::Nvrtc(format!(
         "the fat binary ({}) has no code for sm_{device}",
-        if targets.is_empty() {
-            "no targets listed".to_owned()
-        } else {
-            targets.join(" ")
-        }
+        if targets.is_empty() { "no targets listed".to_owned() } else { targets.join(" ") }
     ))
 }
 
@@ -163,9 +154,7 @@ impl Audit {
     pub fn instances(&self) -> usize {
         self.units
             .iter()
-            .map(|u| {
-                u.kernels.iter().map(|k| k.instances.len()).sum::<usize>() + u.other_symbols.len()
-            })
+            .map(|u| u.kernels.iter().map(|k| k.instances.len()).sum::<usize>() + u.other_symbols.len())
             .sum()
     }
 
@@ -206,11 +195,7 @@ pub fn audit_units(
             let mut mine: Vec<KernelAudit> = kernels
                 .iter()
                 .filter(|(_, _, id)| *id == u.id())
-                .map(|&(kind, name, _)| KernelAudit {
-                    kind,
-                    name,
-                    instances: Vec::new(),
-                })
+                .map(|&(kind, name, _)| KernelAudit { kind, name, instances: Vec::new() })
                 .collect();
             mine.sort_by_key(|k| k.name);
             mine.dedup_by(|a, b| a.name == b.name && a.kind == b.kind);
@@ -283,27 +268,17 @@ impl fmt::Display for Audit {
                     f,
                     "  fat binary: {:.1} KiB, targets {}",
                     bytes as f64 / 1024.0,
-                    if u.targets.is_empty() {
-                        "not listed".to_owned()
-                    } else {
-                        u.targets.join(" ")
-                    }
+                    if u.targets.is_empty() { "not listed".to_owned() } else { u.targets.join(" ") }
                 )?,
                 None => writeln!(f, "  fat binary: none")?,
             }
             match &u.build {
                 Some(b) => writeln!(f, "  build: {b}")?,
-                None => writeln!(
-                    f,
-                    "  build: no record (built without cuprum-build's record)"
-                )?,
+                None => writeln!(f, "  build: no record (built without cuprum-build's record)")?,
             }
             match (&u.route, u.fatbin_bytes) {
                 (Some(r), _) => writeln!(f, "  on this GPU: {r}")?,
-                (None, None) => writeln!(
-                    f,
-                    "  on any GPU: NVRTC at first use (no fat binary in this build)"
-                )?,
+                (None, None) => writeln!(f, "  on any GPU: NVRTC at first use (no fat binary in this build)")?,
                 (None, Some(_)) => {
                     for t in &u.targets {
                         writeln!(f, "  {t}: {}", target_serves(t))?;
@@ -313,11 +288,7 @@ impl fmt::Display for Audit {
             }
             for k in &u.kernels {
                 if k.instances.is_empty() {
-                    writeln!(
-                        f,
-                        "  #[{}] {}: no precompiled instance (each: NVRTC at first use)",
-                        k.kind, k.name
-                    )?;
+                    writeln!(f, "  #[{}] {}: no precompiled instance (each: NVRTC at first use)", k.kind, k.name)?;
                     continue;
                 }
                 writeln!(f, "  #[{}] {}", k.kind, k.name)?;
@@ -362,24 +333,12 @@ mod tests {
                 nvcc: Some("13.0.88".into()),
             }
         );
-        assert_eq!(
-            b.to_string(),
-            "compiled by nvcc 13.0.88 in 0.81 s; 3 instances"
-        );
+        assert_eq!(b.to_string(), "compiled by nvcc 13.0.88 in 0.81 s; 3 instances");
         let none = BuildInfo::parse("cuprum-build 1\nstatus no-nvcc\ntargets \ninstances 1\nfatbin_bytes 0\nnvcc_seconds 0.000\n").unwrap();
-        assert_eq!(
-            (none.status.clone(), none.targets.len(), none.nvcc.clone()),
-            (BuildStatus::NoNvcc, 0, None)
-        );
-        assert_eq!(
-            none.to_string(),
-            "no nvcc at build time: nothing precompiled; 1 instance"
-        );
+        assert_eq!((none.status.clone(), none.targets.len(), none.nvcc.clone()), (BuildStatus::NoNvcc, 0, None));
+        assert_eq!(none.to_string(), "no nvcc at build time: nothing precompiled; 1 instance");
         let cached = BuildInfo::parse(&RECORD.replace("status compiled", "status cached")).unwrap();
-        assert!(
-            cached.to_string().starts_with("from the fat binary cache"),
-            "{cached}"
-        );
+        assert!(cached.to_string().starts_with("from the fat binary cache"), "{cached}");
         assert_eq!(BuildInfo::parse(""), None);
         assert_eq!(BuildInfo::parse("cuprum-build 2\nstatus compiled\n"), None);
     }
@@ -390,39 +349,16 @@ mod tests {
         assert_eq!(route(&t, true, (9, 0)), Route::Precompiled("sm_90".into()));
         // sm_80 SASS runs on 8.6; nothing runs on 7.5.
         assert_eq!(route(&t, true, (8, 6)), Route::Precompiled("sm_80".into()));
-        assert!(
-            matches!(route(&t, true, (7, 5)), Route::Nvrtc(w) if w.contains("no code for sm_75"))
-        );
+        assert!(matches!(route(&t, true, (7, 5)), Route::Nvrtc(w) if w.contains("no code for sm_75")));
         // Newer than every SASS target: the PTX.
         assert_eq!(route(&t, true, (12, 0)), Route::PtxJit("compute_90".into()));
-        assert_eq!(
-            route(&["sm_90"], true, (10, 0)),
-            Route::Nvrtc("the fat binary (sm_90) has no code for sm_100".into())
-        );
-        assert_eq!(
-            route(&["sm_120", "sm_121"], true, (12, 1)),
-            Route::Precompiled("sm_121".into())
-        );
-        assert_eq!(
-            route(&t, false, (9, 0)),
-            Route::Nvrtc("no fat binary in this build".into())
-        );
-        assert_eq!(
-            route(&t, true, (9, 0)).to_string(),
-            "precompiled for this GPU (sm_90)"
-        );
-        assert_eq!(
-            route(&t, true, (12, 0)).to_string(),
-            "PTX JIT by the driver (compute_90)"
-        );
-        assert_eq!(
-            target_serves("sm_86"),
-            "precompiled on GPUs of compute capability 8.6 to 8.9"
-        );
-        assert!(
-            target_serves("compute_121")
-                .starts_with("PTX JIT by the driver on GPUs of compute capability 12.1 and newer")
-        );
+        assert_eq!(route(&["sm_90"], true, (10, 0)), Route::Nvrtc("the fat binary (sm_90) has no code for sm_100".into()));
+        assert_eq!(route(&["sm_120", "sm_121"], true, (12, 1)), Route::Precompiled("sm_121".into()));
+        assert_eq!(route(&t, false, (9, 0)), Route::Nvrtc("no fat binary in this build".into()));
+        assert_eq!(route(&t, true, (9, 0)).to_string(), "precompiled for this GPU (sm_90)");
+        assert_eq!(route(&t, true, (12, 0)).to_string(), "PTX JIT by the driver (compute_90)");
+        assert_eq!(target_serves("sm_86"), "precompiled on GPUs of compute capability 8.6 to 8.9");
+        assert!(target_serves("compute_121").starts_with("PTX JIT by the driver on GPUs of compute capability 12.1 and newer"));
     }
 
     static FATBIN: [u8; 4] = [0; 4];
@@ -433,17 +369,11 @@ mod tests {
         false,
         Some(&FATBIN),
         &["sm_80", "sm_90", "compute_90"],
-        &[
-            "cuprum_rawkernel_scale__f32",
-            "cuprum_rawkernel_scale__f64",
-            "cuprum_rawkernel_scale_rows__f32",
-            "cuprum_elementwise_gone__f32",
-        ],
+        &["cuprum_rawkernel_scale__f32", "cuprum_rawkernel_scale__f64", "cuprum_rawkernel_scale_rows__f32", "cuprum_elementwise_gone__f32"],
         RECORD,
         &[],
     );
-    static BARE: KernelUnit =
-        KernelUnit::new("00fe", "kernels/jit.rs", "", false, None, &[], &[], "", &[]);
+    static BARE: KernelUnit = KernelUnit::new("00fe", "kernels/jit.rs", "", false, None, &[], &[], "", &[]);
 
     fn kernels() -> Vec<(&'static str, &'static str, &'static str)> {
         vec![
@@ -456,21 +386,10 @@ mod tests {
 
     #[test]
     fn an_audit_for_a_gpu() {
-        let device = DeviceSummary {
-            ordinal: 0,
-            name: "NVIDIA H100".into(),
-            compute_capability: (9, 0),
-        };
+        let device = DeviceSummary { ordinal: 0, name: "NVIDIA H100".into(), compute_capability: (9, 0) };
         let audit = audit_units(&[&UNIT, &BARE], &kernels(), Some(device));
         let scale = audit.unit("scale.rs").unwrap();
-        assert_eq!(
-            scale
-                .kernels
-                .iter()
-                .map(|k| (k.name, k.instances.len()))
-                .collect::<Vec<_>>(),
-            [("generic", 0), ("scale", 2), ("scale_rows", 1)]
-        );
+        assert_eq!(scale.kernels.iter().map(|k| (k.name, k.instances.len())).collect::<Vec<_>>(), [("generic", 0), ("scale", 2), ("scale_rows", 1)]);
         assert_eq!(scale.other_symbols, ["cuprum_elementwise_gone__f32"]);
         assert_eq!(audit.instances(), 4);
         let text = audit.to_string();
@@ -498,9 +417,6 @@ mod tests {
             assert!(text.contains(line), "{line}\nnot in:\n{text}");
         }
         let empty = audit_units(&[], &[], None).to_string();
-        assert!(
-            empty.starts_with("cuprum audit: this program embeds no kernel files"),
-            "{empty}"
-        );
+        assert!(empty.starts_with("cuprum audit: this program embeds no kernel files"), "{empty}");
     }
 }

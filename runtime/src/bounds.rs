@@ -24,8 +24,8 @@ use cudarc::driver::sys::{self, CUresult};
 
 use crate::error::{Error, Result};
 
-use cuprum_abi::bounds::{FLAG_COMPLETE, FLAG_EMPTY};
 pub use cuprum_abi::bounds::{OobRecord, SLOT_SYMBOL};
+use cuprum_abi::bounds::{FLAG_COMPLETE, FLAG_EMPTY};
 
 /// [`OobRecord::flag`] while a host thread copies the record out (device threads see it taken).
 const FLAG_READING: u32 = 3;
@@ -63,10 +63,7 @@ fn slots() -> Option<&'static [OnceLock<DeviceRecord>]> {
 fn record(ordinal: usize, bind: impl FnOnce() -> Result<()>) -> Result<&'static DeviceRecord> {
     let slot = slots()
         .and_then(|s| s.get(ordinal))
-        .ok_or(Error::InvalidDevice {
-            ordinal,
-            count: slots().map_or(0, <[_]>::len),
-        })?;
+        .ok_or(Error::InvalidDevice { ordinal, count: slots().map_or(0, <[_]>::len) })?;
     if let Some(r) = slot.get() {
         return Ok(r);
     }
@@ -90,11 +87,7 @@ fn record(ordinal: usize, bind: impl FnOnce() -> Result<()>) -> Result<&'static 
         .map_err(Error::driver_fn("cuMemHostGetDevicePointer"))?;
     let stream = result::stream::create(result::stream::StreamKind::NonBlocking)
         .map_err(Error::driver_fn("cuStreamCreate"))?;
-    let _ = slot.set(DeviceRecord {
-        host,
-        device_ptr,
-        stream,
-    });
+    let _ = slot.set(DeviceRecord { host, device_ptr, stream });
     Ok(slot.get().expect("set above"))
 }
 
@@ -110,11 +103,7 @@ pub(crate) fn on_device_open(ordinal: usize, bind: impl FnOnce() -> Result<()>) 
 /// Points a freshly loaded module's `cuprum_oob_slot` at the device's record; a module without
 /// the symbol (no checked indexing, or CUDA C that does not include `cuprum/bounds.h`) is left
 /// alone. Called by the module loader with the device's context bound.
-pub(crate) fn on_module_load(
-    ordinal: usize,
-    bind: impl FnOnce() -> Result<()>,
-    module: sys::CUmodule,
-) -> Result<()> {
+pub(crate) fn on_module_load(ordinal: usize, bind: impl FnOnce() -> Result<()>, module: sys::CUmodule) -> Result<()> {
     let name = CString::new(SLOT_SYMBOL).expect("no NUL in the symbol");
     // SAFETY: `module` was just loaded in the bound context.
     let (ptr, size) = match unsafe { result::module::get_global(module, name) } {
@@ -125,20 +114,16 @@ pub(crate) fn on_module_load(
     if size != std::mem::size_of::<u64>() {
         return Err(Error::Global {
             name: SLOT_SYMBOL.into(),
-            detail: format!(
-                "is {size} bytes, expected a pointer (8): a module defines it other than cuprum/bounds.h does"
-            ),
+            detail: format!("is {size} bytes, expected a pointer (8): a module defines it other than cuprum/bounds.h does"),
         });
     }
     let rec = record(ordinal, bind)?;
     let value = [rec.device_ptr];
     // SAFETY: `ptr` is the module's 8-byte global; `value` lives until the stream is synchronized
     // below, on a non-blocking stream of this context that nothing else uses.
-    unsafe { result::memcpy_htod_async(ptr, &value, rec.stream) }
-        .map_err(Error::driver_fn("cuMemcpyHtoDAsync"))?;
+    unsafe { result::memcpy_htod_async(ptr, &value, rec.stream) }.map_err(Error::driver_fn("cuMemcpyHtoDAsync"))?;
     // SAFETY: the stream handle is alive (never destroyed).
-    unsafe { result::stream::synchronize(rec.stream) }
-        .map_err(Error::driver_fn("cuStreamSynchronize"))
+    unsafe { result::stream::synchronize(rec.stream) }.map_err(Error::driver_fn("cuStreamSynchronize"))
 }
 
 /// The first out-of-range index recorded on `device` since the last report, as
@@ -163,13 +148,7 @@ fn take(host: *mut OobRecord) -> Option<OobRecord> {
         return None;
     }
     // Another host thread may be reporting the same record: only one takes it.
-    flag.compare_exchange(
-        FLAG_COMPLETE,
-        FLAG_READING,
-        Ordering::Acquire,
-        Ordering::Relaxed,
-    )
-    .ok()?;
+    flag.compare_exchange(FLAG_COMPLETE, FLAG_READING, Ordering::Acquire, Ordering::Relaxed).ok()?;
     // SAFETY: as above; the device finished writing before it set FLAG_COMPLETE (after a
     // system-wide fence), and no device thread writes while the flag is not empty.
     let r = unsafe { host.read_volatile() };
@@ -178,13 +157,7 @@ fn take(host: *mut OobRecord) -> Option<OobRecord> {
 }
 
 fn error_of(r: &OobRecord) -> Error {
-    Error::IndexOutOfBounds {
-        kernel: r.kernel_name(),
-        index: r.index_value(),
-        len: r.len,
-        block: r.block,
-        thread: r.thread,
-    }
+    Error::IndexOutOfBounds { kernel: r.kernel_name(), index: r.index_value(), len: r.len, block: r.block, thread: r.thread }
 }
 
 #[cfg(test)]
@@ -215,26 +188,12 @@ mod tests {
         drop(unsafe { Box::from_raw(p) });
         let e = error_of(&got);
         match &e {
-            Error::IndexOutOfBounds {
-                kernel,
-                index,
-                len,
-                block,
-                thread,
-            } => {
-                assert_eq!(
-                    (kernel.as_str(), *index, *len, *block, *thread),
-                    ("gather", 7, 4, [1, 0, 0], [3, 0, 0])
-                );
+            Error::IndexOutOfBounds { kernel, index, len, block, thread } => {
+                assert_eq!((kernel.as_str(), *index, *len, *block, *thread), ("gather", 7, 4, [1, 0, 0], [3, 0, 0]));
             }
             other => panic!("{other}"),
         }
         let m = e.to_string();
-        assert!(
-            m.contains("`gather`")
-                && m.contains("the len is 4 but the index is 7")
-                && m.contains("block (1, 0, 0)"),
-            "{m}"
-        );
+        assert!(m.contains("`gather`") && m.contains("the len is 4 but the index is 7") && m.contains("block (1, 0, 0)"), "{m}");
     }
 }

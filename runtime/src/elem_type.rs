@@ -68,3 +68,4 @@ impl fmt::Display for ElemType {
         f.write_str(self.rust_name())
     }
 }
+

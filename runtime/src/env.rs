@@ -178,11 +178,7 @@ pub fn cache_dir() -> Option<std::path::PathBuf> {
         return Some(std::path::PathBuf::from(dir));
     }
     let home = var("HOME").or_else(|| var("USERPROFILE"))?;
-    Some(
-        std::path::Path::new(&home)
-            .join(".cupy")
-            .join("kernel_cache"),
-    )
+    Some(std::path::Path::new(&home).join(".cupy").join("kernel_cache"))
 }
 
 /// `CUDA_PATH` as a path, `None` when unset. Read now.

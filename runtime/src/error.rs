@@ -292,10 +292,7 @@ impl std::fmt::Display for Fault {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let (device, what, code, call) = (self.device, self.description(), self.code, self.call);
         match (&self.kernel, self.at_launch) {
-            (Some(k), true) => write!(
-                f,
-                "kernel `{k}` faulted on device {device}: {what} ({code:?})"
-            ),
+            (Some(k), true) => write!(f, "kernel `{k}` faulted on device {device}: {what} ({code:?})"),
             (Some(k), false) => write!(
                 f,
                 "a kernel faulted on device {device}: {what} ({code:?}, reported by `{call}`); the \
@@ -517,9 +514,7 @@ mod tests {
             kernel: Some("scatter".into()),
             at_launch: false,
         };
-        let first = Error::KernelFault {
-            fault: fault.clone(),
-        };
+        let first = Error::KernelFault { fault: fault.clone() };
         let m = first.to_string();
         for part in [
             "a kernel faulted on device 1",
@@ -536,49 +531,24 @@ mod tests {
         assert!(first.is_context_lost() && !first.is_no_gpu());
         assert_eq!(first.fault(), Some(&fault));
 
-        let later = Error::ContextLost {
-            original: fault.clone(),
-        };
+        let later = Error::ContextLost { original: fault.clone() };
         let m = later.to_string();
-        for part in [
-            "device 1 cannot be used",
-            "lost earlier",
-            "`scatter`",
-            "CUDA_ERROR_ILLEGAL_ADDRESS",
-            "restart the process",
-        ] {
+        for part in ["device 1 cannot be used", "lost earlier", "`scatter`", "CUDA_ERROR_ILLEGAL_ADDRESS", "restart the process"] {
             assert!(m.contains(part), "missing {part:?} in: {m}");
         }
         assert!(later.is_context_lost());
         assert_eq!(later.fault(), Some(&fault));
 
         // Known exactly (a blocking launch reported it), and unknown (no kernel launched).
-        let exact = Fault {
-            call: "cuLaunchKernel",
-            at_launch: true,
-            code: CUresult::CUDA_ERROR_LAUNCH_FAILED,
-            ..fault.clone()
-        };
+        let exact = Fault { call: "cuLaunchKernel", at_launch: true, code: CUresult::CUDA_ERROR_LAUNCH_FAILED, ..fault.clone() };
         let m = Error::KernelFault { fault: exact }.to_string();
-        assert!(
-            m.starts_with("kernel `scatter` faulted on device 1: a kernel stopped"),
-            "{m}"
-        );
+        assert!(m.starts_with("kernel `scatter` faulted on device 1: a kernel stopped"), "{m}");
         assert!(!m.contains("CUDA_LAUNCH_BLOCKING"), "{m}");
-        let nobody = Fault {
-            kernel: None,
-            ..fault
-        };
+        let nobody = Fault { kernel: None, ..fault };
         let m = Error::KernelFault { fault: nobody }.to_string();
-        assert!(
-            m.contains("device 1 failed") && m.contains("no kernel launched"),
-            "{m}"
-        );
+        assert!(m.contains("device 1 failed") && m.contains("no kernel launched"), "{m}");
 
-        let other = Error::driver(
-            "cuMemAlloc",
-            DriverError(CUresult::CUDA_ERROR_INVALID_VALUE),
-        );
+        let other = Error::driver("cuMemAlloc", DriverError(CUresult::CUDA_ERROR_INVALID_VALUE));
         assert!(!other.is_context_lost() && other.fault().is_none());
     }
 }

@@ -134,70 +134,31 @@ mod tests {
         let r = FaultRecord::new();
         assert!(r.check().is_ok() && r.fault().is_none() && r.last_kernel().is_none());
         // Ordinary failures pass through and lose nothing.
-        let e = r.driver_error(
-            0,
-            "cuMemAlloc",
-            DriverError(CUresult::CUDA_ERROR_INVALID_VALUE),
-        );
-        assert!(
-            matches!(
-                e,
-                Error::Driver {
-                    call: "cuMemAlloc",
-                    ..
-                }
-            ),
-            "{e}"
-        );
+        let e = r.driver_error(0, "cuMemAlloc", DriverError(CUresult::CUDA_ERROR_INVALID_VALUE));
+        assert!(matches!(e, Error::Driver { call: "cuMemAlloc", .. }), "{e}");
         assert!(r.check().is_ok());
 
         r.note_launch(intern("first_kernel"));
         r.note_launch(intern("faulty"));
         assert_eq!(r.last_kernel(), Some("faulty"));
-        let e = r.driver_error(
-            3,
-            "cuStreamSynchronize",
-            DriverError(CUresult::CUDA_ERROR_ILLEGAL_ADDRESS),
-        );
+        let e = r.driver_error(3, "cuStreamSynchronize", DriverError(CUresult::CUDA_ERROR_ILLEGAL_ADDRESS));
         let Error::KernelFault { fault } = &e else {
             panic!("{e}")
         };
         assert_eq!(
-            (
-                fault.device,
-                fault.code,
-                fault.call,
-                fault.kernel.as_deref(),
-                fault.at_launch
-            ),
-            (
-                3,
-                CUresult::CUDA_ERROR_ILLEGAL_ADDRESS,
-                "cuStreamSynchronize",
-                Some("faulty"),
-                false
-            )
+            (fault.device, fault.code, fault.call, fault.kernel.as_deref(), fault.at_launch),
+            (3, CUresult::CUDA_ERROR_ILLEGAL_ADDRESS, "cuStreamSynchronize", Some("faulty"), false)
         );
         assert!(e.is_context_lost());
 
         // Later: the check fails before any driver call, and every driver failure (the same
         // sticky code, another one, or an ordinary one) names the original fault.
         let later = r.check().unwrap_err();
-        assert!(
-            matches!(&later, Error::ContextLost { original } if original == fault),
-            "{later}"
-        );
+        assert!(matches!(&later, Error::ContextLost { original } if original == fault), "{later}");
         assert!(later.to_string().contains("`faulty`"), "{later}");
-        for code in [
-            CUresult::CUDA_ERROR_ILLEGAL_ADDRESS,
-            CUresult::CUDA_ERROR_LAUNCH_FAILED,
-            CUresult::CUDA_ERROR_INVALID_VALUE,
-        ] {
+        for code in [CUresult::CUDA_ERROR_ILLEGAL_ADDRESS, CUresult::CUDA_ERROR_LAUNCH_FAILED, CUresult::CUDA_ERROR_INVALID_VALUE] {
             let e = r.driver_error(3, "cuMemAlloc", DriverError(code));
-            assert!(
-                matches!(&e, Error::ContextLost { original } if original == fault),
-                "{e}"
-            );
+            assert!(matches!(&e, Error::ContextLost { original } if original == fault), "{e}");
         }
         // A launch after the fault does not change the record.
         r.note_launch(intern("innocent"));

@@ -2,8 +2,8 @@
 //! launch is checked against), which is what a launch uses.
 
 use std::fmt;
-use std::sync::Arc;
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+use std::sync::Arc;
 
 use cudarc::driver::result;
 use cudarc::driver::sys::{self, CUfunction_attribute};
@@ -136,22 +136,11 @@ impl KernelFunction {
         let mut n: std::ffi::c_int = 0;
         // SAFETY: `self.raw` is a function of a module this kernel keeps loaded, in the context
         // bound to this thread just above; `n` is a valid out pointer.
-        unsafe {
-            sys::cuOccupancyMaxActiveBlocksPerMultiprocessor(
-                &mut n,
-                self.raw,
-                block as std::ffi::c_int,
-                0,
-            )
-        }
-        .result()
-        .map_err(
-            self.device()
-                .driver_fn("cuOccupancyMaxActiveBlocksPerMultiprocessor"),
-        )?;
+        unsafe { sys::cuOccupancyMaxActiveBlocksPerMultiprocessor(&mut n, self.raw, block as std::ffi::c_int, 0) }
+            .result()
+            .map_err(self.device().driver_fn("cuOccupancyMaxActiveBlocksPerMultiprocessor"))?;
         let n = n.max(1) as u32;
-        self.occupancy
-            .store((u64::from(block) << 32) | u64::from(n), Ordering::Relaxed);
+        self.occupancy.store((u64::from(block) << 32) | u64::from(n), Ordering::Relaxed);
         Ok(n)
     }
 

@@ -13,27 +13,15 @@ pub(crate) struct InlineList<T: Copy, const N: usize> {
 
 impl<T: Copy, const N: usize> InlineList<T, N> {
     pub(crate) fn new(fill: T) -> Self {
-        InlineList {
-            inline: [fill; N],
-            len: 0,
-            heap: Vec::new(),
-        }
+        InlineList { inline: [fill; N], len: 0, heap: Vec::new() }
     }
 
     pub(crate) fn as_slice(&self) -> &[T] {
-        if self.len <= N {
-            &self.inline[..self.len]
-        } else {
-            &self.heap
-        }
+        if self.len <= N { &self.inline[..self.len] } else { &self.heap }
     }
 
     pub(crate) fn as_mut_slice(&mut self) -> &mut [T] {
-        if self.len <= N {
-            &mut self.inline[..self.len]
-        } else {
-            &mut self.heap
-        }
+        if self.len <= N { &mut self.inline[..self.len] } else { &mut self.heap }
     }
 
     pub(crate) fn push(&mut self, value: T) {
@@ -56,6 +44,7 @@ impl<T: Copy, const N: usize> InlineList<T, N> {
     }
 }
 
+
 impl<T: Copy, const N: usize> std::ops::Deref for InlineList<T, N> {
     type Target = [T];
     fn deref(&self) -> &[T] {
@@ -73,15 +62,10 @@ impl<T: Copy, const N: usize> std::ops::DerefMut for InlineList<T, N> {
 /// other processes on the machine do not inflate.
 #[cfg(test)]
 pub(crate) fn cpu_ns() -> u64 {
-    let cpu = std::fs::read_to_string("/proc/thread-self/schedstat")
-        .ok()
-        .and_then(|s| s.split_whitespace().next()?.parse().ok());
+    let cpu = std::fs::read_to_string("/proc/thread-self/schedstat").ok().and_then(|s| s.split_whitespace().next()?.parse().ok());
     cpu.unwrap_or_else(|| {
         static START: std::sync::OnceLock<std::time::Instant> = std::sync::OnceLock::new();
-        START
-            .get_or_init(std::time::Instant::now)
-            .elapsed()
-            .as_nanos() as u64
+        START.get_or_init(std::time::Instant::now).elapsed().as_nanos() as u64
     })
 }
 

@@ -12,6 +12,7 @@ use crate::function::{KernelAttributes, KernelFunction};
 use crate::launch::{self, KernelArgs, LaunchConfig};
 use crate::module::{RawModule, resolve_symbol};
 
+
 /// Attribute values set through a `RawKernel`, applied to every device it is (or gets) loaded on.
 #[derive(Default)]
 struct Settings {
@@ -294,3 +295,5 @@ impl RawModule {
         Ok(kernel)
     }
 }
+
+

@@ -24,40 +24,40 @@
 //!   (`#[elementwise(crate = crate)]`) and precompiled by build.rs; `elementwise.rs` is a module of
 //!   `ops`, `reductions.rs` of `reduction::array`. `__private` is what generated code names.
 
-pub mod bounds;
-pub mod elem_type;
-pub mod env;
-pub mod error;
 mod inline_list;
 pub mod stats;
+pub mod elem_type;
+pub mod error;
+pub mod env;
+pub mod bounds;
 
 mod fault;
 
 pub mod device;
-pub mod memory;
 pub mod stream;
+pub mod memory;
 
+pub mod repr;
 pub mod element;
 pub mod lang;
-pub mod repr;
 
 pub mod cache;
-pub mod function;
-pub mod module;
 pub mod nvrtc;
+pub mod module;
+pub mod function;
 
 pub mod array;
 
-pub mod kernel;
 pub mod launch;
-pub mod rawkernel;
+pub mod kernel;
 pub mod registry;
+pub mod rawkernel;
 
 pub mod elementwise;
 pub mod reduction;
 
-pub mod audit;
 pub mod ops;
+pub mod audit;
 
 /// The random source of the unit tests: the integration tests' (`tests/support`), shared with them.
 #[cfg(test)]
@@ -65,19 +65,17 @@ pub mod ops;
 mod test_support;
 
 pub use array::{Array, IntoShape, Slice};
+pub use ops::where_;
 pub use device::Device;
-pub use element::{ElemType, Element, StructType};
+pub use element::{Element, ElemType, StructType};
 pub use error::{Error, Fault, Result};
+pub use memory::{DeviceBuffer, MemoryPool};
+pub use stream::{Event, Stream, StreamGuard};
 pub use function::{KernelAttributes, KernelFunction};
 pub use kernel::RawKernel;
-pub use launch::{
-    ArgList, DevicePtr, DeviceRepr, Dim3, KernelArg, KernelArgs, LaunchConfig, SliceArg, ViewArg,
-};
-pub use memory::{DeviceBuffer, MemoryPool};
+pub use launch::{ArgList, DevicePtr, DeviceRepr, Dim3, KernelArg, KernelArgs, LaunchConfig, SliceArg, ViewArg};
 pub use module::{Global, RawModule};
-pub use ops::where_;
 pub use reduction::{ReductionCall, Reductions};
-pub use stream::{Event, Stream, StreamGuard};
 
 /// The contract with the code generator (dtypes, symbol names, launch variants, headers).
 pub use cuprum_abi as abi;

@@ -425,12 +425,7 @@ impl DeviceBuffer {
 
     /// [`read_bytes`](Self::read_bytes) into memory that need not be initialised (a vector's
     /// spare capacity); when it returns `Ok`, every byte of `dst` has been written.
-    pub fn read_uninit(
-        &self,
-        byte_offset: usize,
-        dst: &mut [MaybeUninit<u8>],
-        stream: &Stream,
-    ) -> Result<()> {
+    pub fn read_uninit(&self, byte_offset: usize, dst: &mut [MaybeUninit<u8>], stream: &Stream) -> Result<()> {
         self.check_range(byte_offset, dst.len(), "a read")?;
         if dst.is_empty() {
             return Ok(());
@@ -480,19 +475,14 @@ impl fmt::Debug for DeviceBuffer {
 /// Waits for `stream` without reporting index errors (for the runtime's own waits, such as the
 /// memory pool's before it frees memory, which must not consume the user's report).
 pub(crate) fn wait_stream(stream: &Stream) -> Result<()> {
-    stream
-        .raw()
-        .synchronize()
-        .map_err(Error::driver_fn("cuStreamSynchronize"))
+    stream.raw().synchronize().map_err(Error::driver_fn("cuStreamSynchronize"))
 }
 
 /// Waits for all work on `device` without reporting index errors (see [`wait_stream`]).
 pub(crate) fn wait_device(device: &Device) -> Result<()> {
-    device
-        .context()
-        .synchronize()
-        .map_err(Error::driver_fn("cuCtxSynchronize"))
+    device.context().synchronize().map_err(Error::driver_fn("cuCtxSynchronize"))
 }
+
 
 #[cfg(test)]
 mod tests {

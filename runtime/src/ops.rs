@@ -59,29 +59,17 @@ fn unary<T: Scalar, U: Scalar>(b: Builtin, x: &Array<T>) -> Result<Array<U>> {
     launch_new::<U>(b, &[T::DTYPE], &[Arg::input(x)])
 }
 
-fn binary<'a, 'b, T: Scalar, U: Scalar>(
-    b: Builtin,
-    x: impl Into<Input<'a, T>>,
-    y: impl Into<Input<'b, T>>,
-) -> Result<Array<U>> {
+fn binary<'a, 'b, T: Scalar, U: Scalar>(b: Builtin, x: impl Into<Input<'a, T>>, y: impl Into<Input<'b, T>>) -> Result<Array<U>> {
     launch_new::<U>(b, &[T::DTYPE], &[x.into().arg(), y.into().arg()])
 }
 
 /// `%` and negation have one kernel for integers and one for floats.
 fn rem_kernel(d: DType) -> Builtin {
-    if d.is_float() || d.is_half() {
-        builtin!(rem_float)
-    } else {
-        builtin!(rem_int)
-    }
+    if d.is_float() || d.is_half() { builtin!(rem_float) } else { builtin!(rem_int) }
 }
 
 fn neg_kernel(d: DType) -> Builtin {
-    if d.is_float() || d.is_half() {
-        builtin!(neg_float)
-    } else {
-        builtin!(neg_number)
-    }
+    if d.is_float() || d.is_half() { builtin!(neg_float) } else { builtin!(neg_number) }
 }
 
 // ---- operators ------------------------------------------------------------------------------
@@ -159,20 +147,7 @@ macro_rules! scalar_lhs {
     )*};
 }
 
-scalar_lhs!(
-    i8,
-    i16,
-    i32,
-    i64,
-    u8,
-    u16,
-    u32,
-    u64,
-    half::f16,
-    half::bf16,
-    f32,
-    f64
-);
+scalar_lhs!(i8, i16, i32, i64, u8, u16, u32, u64, half::f16, half::bf16, f32, f64);
 
 impl<T: Number> Neg for &Array<T> {
     type Output = Result<Array<T>>;
@@ -192,16 +167,8 @@ impl<T: Number> Neg for Array<T> {
 // ---- functions ------------------------------------------------------------------------------
 
 /// `cond ? x : y` elementwise (NumPy's `where`), broadcast; `x` and `y` are arrays or scalars.
-pub fn where_<'a, 'b, T: Scalar>(
-    cond: &Array<bool>,
-    x: impl Into<Input<'a, T>>,
-    y: impl Into<Input<'b, T>>,
-) -> Result<Array<T>> {
-    launch_new::<T>(
-        builtin!(select),
-        &[T::DTYPE],
-        &[Arg::input(cond), x.into().arg(), y.into().arg()],
-    )
+pub fn where_<'a, 'b, T: Scalar>(cond: &Array<bool>, x: impl Into<Input<'a, T>>, y: impl Into<Input<'b, T>>) -> Result<Array<T>> {
+    launch_new::<T>(builtin!(select), &[T::DTYPE], &[Arg::input(cond), x.into().arg(), y.into().arg()])
 }
 
 impl<T: Real> Array<T> {
@@ -232,28 +199,13 @@ impl<T: Real> Array<T> {
     }
     /// Each element limited to `[lo, hi]` (arrays or scalars, broadcast): NumPy's
     /// `minimum(maximum(x, lo), hi)`, so `hi` wins when `lo > hi`; a NaN stays NaN.
-    pub fn clip<'a, 'b>(
-        &self,
-        lo: impl Into<Input<'a, T>>,
-        hi: impl Into<Input<'b, T>>,
-    ) -> Result<Array<T>> {
-        launch_new::<T>(
-            builtin!(clip),
-            &[T::DTYPE],
-            &[Arg::input(self), lo.into().arg(), hi.into().arg()],
-        )
+    pub fn clip<'a, 'b>(&self, lo: impl Into<Input<'a, T>>, hi: impl Into<Input<'b, T>>) -> Result<Array<T>> {
+        launch_new::<T>(builtin!(clip), &[T::DTYPE], &[Arg::input(self), lo.into().arg(), hi.into().arg()])
     }
     /// `|x|`; for signed integers `|MIN|` is `MIN` (wrapping).
     pub fn abs(&self) -> Result<Array<T>> {
         let d = T::DTYPE;
-        unary(
-            if d.is_float() || d.is_half() {
-                builtin!(abs_float)
-            } else {
-                builtin!(abs_int)
-            },
-            self,
-        )
+        unary(if d.is_float() || d.is_half() { builtin!(abs_float) } else { builtin!(abs_int) }, self)
     }
 }
 
@@ -311,9 +263,7 @@ impl<T: Scalar> Array<T> {
         }
         if from.is_complex() || to.is_complex() {
             return Err(Error::Unsupported {
-                what: format!(
-                    "astype from {from} to {to}: casts involving complex numbers are not implemented yet (only to bool)"
-                ),
+                what: format!("astype from {from} to {to}: casts involving complex numbers are not implemented yet (only to bool)"),
             });
         }
         let cast = match from {
@@ -338,23 +288,12 @@ impl<T: Scalar> Array<T> {
     /// Sets every element to `value`; any layout (a strided view writes only its elements). A
     /// broadcast view (stride 0) is an error.
     pub fn fill(&mut self, value: T) -> Result<()> {
-        launch_into(
-            builtin!(copy),
-            &[T::DTYPE],
-            &[
-                Arg::scalar(elementwise::Value::of(value)),
-                Arg::output(self),
-            ],
-        )
+        launch_into(builtin!(copy), &[T::DTYPE], &[Arg::scalar(elementwise::Value::of(value)), Arg::output(self)])
     }
 
     /// Copies `src` (broadcast to this array's shape) into this array, in any layout.
     pub fn assign(&mut self, src: &Array<T>) -> Result<()> {
-        launch_into(
-            builtin!(copy),
-            &[T::DTYPE],
-            &[Arg::input(src), Arg::output(self)],
-        )
+        launch_into(builtin!(copy), &[T::DTYPE], &[Arg::input(src), Arg::output(self)])
     }
 }
 
@@ -394,16 +333,11 @@ impl<T: Element> Array<T> {
         let out = Array::<T>::empty_on(self.shape(), &stream)?;
         let elem = ElemType::Scalar(dtype);
         let args = [
-            Arg::In(ArrayArg {
-                elem,
-                ..ArrayArg::of(self)
-            }),
-            Arg::Out(ArrayArg {
-                elem,
-                ..ArrayArg::of(&out)
-            }),
+            Arg::In(ArrayArg { elem, ..ArrayArg::of(self) }),
+            Arg::Out(ArrayArg { elem, ..ArrayArg::of(&out) }),
         ];
         elementwise::launch(b, &[dtype], &args, &Options::default())?;
         Ok(out)
     }
 }
+

@@ -31,12 +31,7 @@ fn on_device<T: Element>(kernel: &str, param: &str, a: &Array<T>, device: usize)
 /// A `&[T]` / `&mut [T]` argument: the whole array, which must be C-contiguous and on the launch's
 /// device.
 #[inline]
-pub fn slice_arg<T: Element>(
-    kernel: &str,
-    param: &str,
-    a: &Array<T>,
-    device: usize,
-) -> Result<SliceArg> {
+pub fn slice_arg<T: Element>(kernel: &str, param: &str, a: &Array<T>, device: usize) -> Result<SliceArg> {
     on_device(kernel, param, a, device)?;
     if !a.is_c_contiguous() {
         return Err(not_contiguous(kernel, param, a.shape(), a.strides()));
@@ -65,10 +60,7 @@ pub fn byte_span<T: Element>(a: &Array<T>) -> std::ops::Range<u64> {
 /// reads go through the read-only data cache, which is only correct for memory nothing writes
 /// during the kernel): no writable argument (`&mut [T]`, `ViewMut`) may cover bytes of a `&[T]`
 /// argument. `args` are `(parameter, byte span, is a &[T], is writable)`.
-pub fn check_read_only(
-    kernel: &str,
-    args: &[(&str, std::ops::Range<u64>, bool, bool)],
-) -> Result<()> {
+pub fn check_read_only(kernel: &str, args: &[(&str, std::ops::Range<u64>, bool, bool)]) -> Result<()> {
     for (ro, span, _, _) in args.iter().filter(|a| a.2) {
         for (w, wspan, _, _) in args.iter().filter(|a| a.3) {
             if span.start < wspan.end && wspan.start < span.end {
@@ -87,12 +79,7 @@ pub fn check_read_only(
 
 /// A `View<T, N>` / `ViewMut<T, N>` argument: an array of `N` dimensions, any strides.
 #[inline]
-pub fn view_arg<T: Element, const N: usize>(
-    kernel: &str,
-    param: &str,
-    a: &Array<T>,
-    device: usize,
-) -> Result<ViewArg<N>> {
+pub fn view_arg<T: Element, const N: usize>(kernel: &str, param: &str, a: &Array<T>, device: usize) -> Result<ViewArg<N>> {
     on_device(kernel, param, a, device)?;
     ViewArg::of(a).ok_or_else(|| Error::InvalidLaunch {
         kernel: kernel.to_string(),
@@ -121,36 +108,12 @@ pub fn not_contiguous(kernel: &str, param: &str, shape: &[usize], strides: &[isi
 mod tests {
     #[test]
     fn read_only_slices_must_not_share_memory_with_writable_arguments() {
-        let ok = super::check_read_only(
-            "k",
-            &[
-                ("x", 0..100, true, false),
-                ("y", 100..200, false, true),
-                ("v", 0..50, false, false),
-            ],
-        );
+        let ok = super::check_read_only("k", &[("x", 0..100, true, false), ("y", 100..200, false, true), ("v", 0..50, false, false)]);
         assert!(ok.is_ok());
-        let e = super::check_read_only(
-            "k",
-            &[("x", 0..100, true, false), ("y", 99..200, false, true)],
-        )
-        .unwrap_err()
-        .to_string();
-        assert!(
-            e.contains("`x`") && e.contains("`y`") && e.contains("share device memory"),
-            "{e}"
-        );
+        let e = super::check_read_only("k", &[("x", 0..100, true, false), ("y", 99..200, false, true)]).unwrap_err().to_string();
+        assert!(e.contains("`x`") && e.contains("`y`") && e.contains("share device memory"), "{e}");
         // Empty spans never overlap; two writable arguments are not this check's business.
-        assert!(
-            super::check_read_only("k", &[("x", 0..0, true, false), ("y", 0..200, false, true)])
-                .is_ok()
-        );
-        assert!(
-            super::check_read_only(
-                "k",
-                &[("a", 0..100, false, true), ("b", 0..100, false, true)]
-            )
-            .is_ok()
-        );
+        assert!(super::check_read_only("k", &[("x", 0..0, true, false), ("y", 0..200, false, true)]).is_ok());
+        assert!(super::check_read_only("k", &[("a", 0..100, false, true), ("b", 0..100, false, true)]).is_ok());
     }
 }

@@ -29,6 +29,8 @@ use num_complex::Complex;
 
 // ---- helpers -------------------------------------------------------------------------------
 
+
+
 /// Random values of every dtype, as `Value`s (small integers so that sums stay exact in f64).
 fn random_value(d: DType, r: &mut Rng) -> Value {
     let f = r.range(-4.0, 4.0);
@@ -68,66 +70,21 @@ fn host_add(a: Value, b: Value) -> Value {
 macro_rules! with_dtype {
     ($d:expr, $T:ident => $body:expr) => {
         match $d {
-            DType::Bool => {
-                type $T = bool;
-                $body
-            }
-            DType::I8 => {
-                type $T = i8;
-                $body
-            }
-            DType::I16 => {
-                type $T = i16;
-                $body
-            }
-            DType::I32 => {
-                type $T = i32;
-                $body
-            }
-            DType::I64 => {
-                type $T = i64;
-                $body
-            }
-            DType::U8 => {
-                type $T = u8;
-                $body
-            }
-            DType::U16 => {
-                type $T = u16;
-                $body
-            }
-            DType::U32 => {
-                type $T = u32;
-                $body
-            }
-            DType::U64 => {
-                type $T = u64;
-                $body
-            }
-            DType::F16 => {
-                type $T = f16;
-                $body
-            }
-            DType::BF16 => {
-                type $T = bf16;
-                $body
-            }
-            DType::F32 => {
-                type $T = f32;
-                $body
-            }
-            DType::F64 => {
-                type $T = f64;
-                $body
-            }
-            DType::C32 => {
-                type $T = Complex<f32>;
-                $body
-            }
-            DType::C64 => {
-                type $T = Complex<f64>;
-                $body
-            }
+            DType::Bool => { type $T = bool; $body }
+            DType::I8 => { type $T = i8; $body }
+            DType::I16 => { type $T = i16; $body }
+            DType::I32 => { type $T = i32; $body }
+            DType::I64 => { type $T = i64; $body }
+            DType::U8 => { type $T = u8; $body }
+            DType::U16 => { type $T = u16; $body }
+            DType::U32 => { type $T = u32; $body }
+            DType::U64 => { type $T = u64; $body }
+            DType::F16 => { type $T = f16; $body }
+            DType::BF16 => { type $T = bf16; $body }
+            DType::F32 => { type $T = f32; $body }
+            DType::F64 => { type $T = f64; $body }
+            DType::C32 => { type $T = Complex<f32>; $body }
+            DType::C64 => { type $T = Complex<f64>; $body }
         }
     };
 }
@@ -174,11 +131,7 @@ fn unit() -> &'static KernelUnit {
     static UNIT: OnceLock<&'static KernelUnit> = OnceLock::new();
     UNIT.get_or_init(|| {
         let compiled = cuprum_compiler::compile_source(KERNELS).expect("the kernel file compiles");
-        Box::leak(Box::new(KernelUnit::from_source(
-            "elementwise_gpu.rs",
-            compiled.unit.source,
-            compiled.unit.fast_math,
-        )))
+        Box::leak(Box::new(KernelUnit::from_source("elementwise_gpu.rs", compiled.unit.source, compiled.unit.fast_math)))
     })
 }
 
@@ -186,13 +139,7 @@ fn squared_diff_kernel() -> &'static Kernel {
     static K: OnceLock<Kernel> = OnceLock::new();
     // SAFETY: SQUARED_DIFF_SIG is the signature of KERNELS' `squared_diff` (what the macro
     // generates), whose code is cuprum's.
-    K.get_or_init(|| unsafe {
-        Kernel::new(
-            UnitRef::Embedded(unit()),
-            "squared_diff",
-            Signature::Elementwise(&SQUARED_DIFF_SIG),
-        )
-    })
+    K.get_or_init(|| unsafe { Kernel::new(UnitRef::Embedded(unit()), "squared_diff", Signature::Elementwise(&SQUARED_DIFF_SIG)) })
 }
 
 /// The kernel's signature: parameters, then the returned output.
@@ -203,10 +150,7 @@ const SQUARED_DIFF_SIG: [Param; 3] = [
 ];
 
 /// `squared_diff(&x, &y)?`: broadcast, output allocated on the arrays' device.
-fn squared_diff<'a, T: Float>(
-    x: impl Into<Input<'a, T>>,
-    y: impl Into<Input<'a, T>>,
-) -> Result<Array<T>> {
+fn squared_diff<'a, T: Float>(x: impl Into<Input<'a, T>>, y: impl Into<Input<'a, T>>) -> Result<Array<T>> {
     let (x, y) = (x.into(), y.into());
     let shape = elementwise::broadcast_shape("squared_diff", &[x.arg(), y.arg()], None)?;
     let stream = match x.array().or(y.array()) {
@@ -238,10 +182,7 @@ fn check_squared_diff<T: Float>(x: &Array<T>, y: &Array<T>, tol: f64) {
     for (k, ((a, b), c)) in xs.iter().zip(&ys).zip(z.to_vec().unwrap()).enumerate() {
         let want = (a.to_f64() - b.to_f64()).powi(2);
         let got = c.to_f64();
-        assert!(
-            (got - want).abs() <= tol * want.abs().max(1.0),
-            "element {k}: {got} vs {want}"
-        );
+        assert!((got - want).abs() <= tol * want.abs().max(1.0), "element {k}: {got} vs {want}");
     }
 }
 
@@ -271,12 +212,7 @@ fn typed_wrapper_runs_every_variant() {
     let sq = random_array::<f64>(&[300, 300], &mut r);
     let sq2 = random_array::<f64>(&[300, 300], &mut r);
     check_squared_diff(&sq.transpose(), &sq2, 1e-12);
-    check_squared_diff(
-        &sq.slice(0, cuprum_runtime::Slice::new(None, None, 2))
-            .unwrap(),
-        &sq2.slice(0, 0..150).unwrap(),
-        1e-12,
-    );
+    check_squared_diff(&sq.slice(0, cuprum_runtime::Slice::new(None, None, 2)).unwrap(), &sq2.slice(0, 0..150).unwrap(), 1e-12);
     let h = random_array::<f16>(&[64, 64], &mut r);
     let h2 = random_array::<f16>(&[64], &mut r);
     check_squared_diff(&h, &h2, 2e-3);
@@ -293,18 +229,8 @@ fn typed_wrapper_runs_every_variant() {
     }
     // The served records carry the variant symbols.
     let served = registry::served();
-    assert!(
-        served
-            .iter()
-            .any(|s| s.symbol == "cuprum_elementwise_squared_diff_contig__f32"),
-        "{served:?}"
-    );
-    assert!(
-        served
-            .iter()
-            .any(|s| s.symbol == "cuprum_elementwise_squared_diff_s32__f16"),
-        "{served:?}"
-    );
+    assert!(served.iter().any(|s| s.symbol == "cuprum_elementwise_squared_diff_contig__f32"), "{served:?}");
+    assert!(served.iter().any(|s| s.symbol == "cuprum_elementwise_squared_diff_s32__f16"), "{served:?}");
 }
 
 #[test]
@@ -317,40 +243,13 @@ fn explicit_output_block_sizes_and_shape_mismatch() {
     for block in [1u32, 32, 1024] {
         let mut out = Array::<f32>::zeros([5000]).unwrap();
         poison(&mut out, f32::NAN);
-        squared_diff_into(
-            &x,
-            &y,
-            &mut out,
-            &Options {
-                block_size: Some(block),
-                ..Default::default()
-            },
-        )
-        .unwrap();
-        for ((a, b), c) in x
-            .to_vec()
-            .unwrap()
-            .iter()
-            .zip(y.to_vec().unwrap())
-            .zip(out.to_vec().unwrap())
-        {
-            assert!(
-                (c - (a - b) * (a - b)).abs() <= 1e-5 * c.abs().max(1.0),
-                "block {block}"
-            );
+        squared_diff_into(&x, &y, &mut out, &Options { block_size: Some(block), ..Default::default() }).unwrap();
+        for ((a, b), c) in x.to_vec().unwrap().iter().zip(y.to_vec().unwrap()).zip(out.to_vec().unwrap()) {
+            assert!((c - (a - b) * (a - b)).abs() <= 1e-5 * c.abs().max(1.0), "block {block}");
         }
     }
     let mut out = Array::<f32>::zeros([5000]).unwrap();
-    let e = squared_diff_into(
-        &x,
-        &y,
-        &mut out,
-        &Options {
-            block_size: Some(0),
-            ..Default::default()
-        },
-    )
-    .unwrap_err();
+    let e = squared_diff_into(&x, &y, &mut out, &Options { block_size: Some(0), ..Default::default() }).unwrap_err();
     assert!(e.to_string().contains("block size is 0"), "{e}");
     let mut small = Array::<f32>::zeros([10]).unwrap();
     let e = squared_diff_into(&x, &y, &mut small, &Options::default()).unwrap_err();
@@ -429,33 +328,13 @@ fn raw_manual_indexing_equals_the_broadcast_kernel() {
     let n = 1000;
     let x = random_array::<f32>(&[n], &mut r);
     let y = random_array::<f32>(&[n], &mut r);
-    let add_reverse = ElementwiseKernel::new(
-        "T x, raw T y",
-        "T z",
-        "z = x + y[_ind.size() - i - 1]",
-        "add_reverse",
-    )
-    .unwrap();
+    let add_reverse = ElementwiseKernel::new("T x, raw T y", "T z", "z = x + y[_ind.size() - i - 1]", "add_reverse").unwrap();
     // A raw argument indexed by C text: the safe `run` refuses, the unsafe `run_raw` launches.
-    let e = add_reverse
-        .call()
-        .arg(&x)
-        .arg(&y)
-        .run_one::<f32>()
-        .unwrap_err();
+    let e = add_reverse.call().arg(&x).arg(&y).run_one::<f32>().unwrap_err();
     assert!(e.to_string().contains("run_raw"), "{e}");
     // SAFETY: `_ind.size() - i - 1` lies in 0..n, inside `y` (n elements).
-    let a: Array<f32> = unsafe { add_reverse.call().arg(&x).arg(&y).run_raw() }
-        .unwrap()
-        .remove(0)
-        .into_array()
-        .unwrap();
-    let b = add_kernel()
-        .call()
-        .arg(&x)
-        .arg(&y.slice(0, cuprum_runtime::Slice::rev()).unwrap())
-        .run_one::<f32>()
-        .unwrap();
+    let a: Array<f32> = unsafe { add_reverse.call().arg(&x).arg(&y).run_raw() }.unwrap().remove(0).into_array().unwrap();
+    let b = add_kernel().call().arg(&x).arg(&y.slice(0, cuprum_runtime::Slice::rev()).unwrap()).run_one::<f32>().unwrap();
     assert_eq!(a.to_vec().unwrap(), b.to_vec().unwrap());
 }
 
@@ -476,18 +355,8 @@ fn size_rules_on_the_gpu() {
     let want: Vec<f32> = x.to_vec().unwrap().iter().map(|v| v * 2.0).collect();
     assert_eq!(y.to_vec().unwrap(), want);
     // A size with a non-raw argument is an error.
-    let e = add_kernel()
-        .call()
-        .arg(&x)
-        .arg(&x)
-        .size(64)
-        .run()
-        .unwrap_err();
-    assert!(
-        e.to_string()
-            .contains("only when every array argument is raw"),
-        "{e}"
-    );
+    let e = add_kernel().call().arg(&x).arg(&x).size(64).run().unwrap_err();
+    assert!(e.to_string().contains("only when every array argument is raw"), "{e}");
     // The size taken from a given output; a kernel with no inputs.
     let iota = ElementwiseKernel::new("", "T y", "y = (T)i", "iota").unwrap();
     let mut out = Array::<i64>::zeros([3, 5]).unwrap();
@@ -495,10 +364,7 @@ fn size_rules_on_the_gpu() {
     iota.call().out(&out).run().unwrap();
     assert_eq!(out.to_vec().unwrap(), (0..15).collect::<Vec<i64>>());
     let e = iota.call().run().unwrap_err();
-    assert!(
-        e.to_string().contains("not bound") || e.to_string().contains("undecided"),
-        "{e}"
-    );
+    assert!(e.to_string().contains("not bound") || e.to_string().contains("undecided"), "{e}");
     let fixed = ElementwiseKernel::new("", "int32 y", "y = (int)i * 3", "iota3").unwrap();
     let v = fixed.call().size(4).run_one::<i32>().unwrap();
     assert_eq!(v.to_vec().unwrap(), vec![0, 3, 6, 9]);
@@ -532,10 +398,7 @@ fn raw_arrays_size_shape_strides_and_flat_index() {
 #[ignore = "needs a CUDA GPU"]
 fn concurrent_first_calls_compile_once() {
     let _serial = serial();
-    let tag = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .unwrap()
-        .as_nanos();
+    let tag = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_nanos();
     let op = format!("z = x * y /* {tag} */");
     let x = Array::<f32>::from_vec((0..256).map(|v| v as f32 + 0.5).collect()).unwrap();
     std::thread::scope(|s| {
@@ -564,12 +427,7 @@ fn index_boundary_int8() {
     let _serial = serial();
     let dev = Device::current().unwrap();
     let k = add_kernel();
-    for n in [
-        (1usize << 31) - 1024,
-        (1usize << 31) + 1024,
-        (1usize << 32) - 1024,
-        (1usize << 32) + 1024,
-    ] {
+    for n in [(1usize << 31) - 1024, (1usize << 31) + 1024, (1usize << 32) - 1024, (1usize << 32) + 1024] {
         let (free, _) = dev.memory_info().unwrap();
         if free < 2 * n + (1 << 30) {
             eprintln!("skipped n = {n}: {free} bytes free on the device");
@@ -583,20 +441,12 @@ fn index_boundary_int8() {
         let want_s64 = n > i32::MAX as usize;
         assert_eq!((c.s32, c.s64), (!want_s64 as u64, want_s64 as u64), "{n}");
         for start in [0, n / 2, n - 4096] {
-            let v = z
-                .slice(0, (start as isize)..(start as isize + 4096))
-                .unwrap()
-                .to_vec()
-                .unwrap();
+            let v = z.slice(0, (start as isize)..(start as isize + 4096)).unwrap().to_vec().unwrap();
             assert!(v.iter().all(|&e| e == 8), "n = {n}, around {start}");
         }
         drop(z);
         let z = k.call().arg(&x).arg(&x).run_one::<i8>().unwrap();
-        let v = z
-            .slice(0, ((n - 4096) as isize)..(n as isize))
-            .unwrap()
-            .to_vec()
-            .unwrap();
+        let v = z.slice(0, ((n - 4096) as isize)..(n as isize)).unwrap().to_vec().unwrap();
         assert!(v.iter().all(|&e| e == 6), "n = {n}, contiguous");
     }
 }

@@ -4,8 +4,8 @@
 //! Needs libnvrtc (`source scripts/cuda-env.sh`); fails without it unless
 //! `CUPRUM_SKIP_CUDA_COMPILE=1`, like the compiler's `cuda_compile` test.
 
+use cuprum_runtime::abi::{mangle, ElementwiseVariant, KernelKind};
 use cuprum_runtime::ArgList as Params;
-use cuprum_runtime::abi::{ElementwiseVariant, KernelKind, mangle};
 use cuprum_runtime::elementwise::{ElementwiseKernel, Plan, Variant};
 use cuprum_runtime::nvrtc::{self, CodeTarget, Program};
 use cuprum_runtime::{DType, ElemType, StructType};
@@ -18,37 +18,20 @@ fn skip() -> bool {
         eprintln!("skipped: no libnvrtc and CUPRUM_SKIP_CUDA_COMPILE=1");
         return true;
     }
-    panic!(
-        "libnvrtc is not available: run `source scripts/cuda-env.sh`, or set CUPRUM_SKIP_CUDA_COMPILE=1"
-    );
+    panic!("libnvrtc is not available: run `source scripts/cuda-env.sh`, or set CUPRUM_SKIP_CUDA_COMPILE=1");
 }
 
 fn compile(name: &str, source: &str) {
     let target = CodeTarget::Cubin(90);
     let options = nvrtc::effective_options(&[], target, false);
-    let program = Program {
-        name,
-        file_name: name,
-        source,
-        options: &options,
-        name_expressions: &[],
-        dump_source_on_error: true,
-    };
+    let program = Program { name, file_name: name, source, options: &options, name_expressions: &[], dump_source_on_error: true };
     if let Err(e) = nvrtc::compile(&program, target) {
         panic!("{e}");
     }
 }
 
 fn plan(variant: Variant) -> Plan {
-    Plan {
-        variant,
-        size: 1,
-        vec: 1,
-        dims: vec![1],
-        strides: vec![],
-        bcast: 0,
-        items: 1,
-    }
+    Plan { variant, size: 1, vec: 1, dims: vec![1], strides: vec![], bcast: 0, items: 1 }
 }
 
 #[test]
@@ -68,22 +51,10 @@ fn parameter_layouts_match_the_headers() {
             p.output(&plan(v), 0, &[]);
             p.loop_shape(&plan(v));
             let s = p.sizes();
-            src += &format!(
-                "static_assert(sizeof(In<{t}, {tag}>) == {}, \"In<{t}, {tag}>\");\n",
-                s[0]
-            );
-            src += &format!(
-                "static_assert(sizeof(Out<{t}, {tag}>) == {}, \"Out<{t}, {tag}>\");\n",
-                s[1]
-            );
-            src += &format!(
-                "static_assert(sizeof(InOut<{t}, {tag}>) == {}, \"InOut<{t}, {tag}>\");\n",
-                s[1]
-            );
-            src += &format!(
-                "static_assert(sizeof(Loop<{tag}>) == {}, \"Loop<{tag}>\");\n",
-                s[2]
-            );
+            src += &format!("static_assert(sizeof(In<{t}, {tag}>) == {}, \"In<{t}, {tag}>\");\n", s[0]);
+            src += &format!("static_assert(sizeof(Out<{t}, {tag}>) == {}, \"Out<{t}, {tag}>\");\n", s[1]);
+            src += &format!("static_assert(sizeof(InOut<{t}, {tag}>) == {}, \"InOut<{t}, {tag}>\");\n", s[1]);
+            src += &format!("static_assert(sizeof(Loop<{tag}>) == {}, \"Loop<{tag}>\");\n", s[2]);
             // With the sizes, the alignment fixes where the scalar sits (C's layout rules, which
             // params.rs follows).
             let align = cuprum_runtime::elementwise::params::align_of(d);
@@ -91,10 +62,7 @@ fn parameter_layouts_match_the_headers() {
         }
         let mut p = Params::new();
         p.raw(0, &[2, 3], &[3, 1]).unwrap();
-        src += &format!(
-            "static_assert(sizeof(cuprum::Raw<f32>) == {0} && sizeof(CArray<c64>) == {0}, \"Raw\");\n",
-            p.sizes()[0]
-        );
+        src += &format!("static_assert(sizeof(cuprum::Raw<f32>) == {0} && sizeof(CArray<c64>) == {0}, \"Raw\");\n", p.sizes()[0]);
     }
     // Field order of the loops (aggregate initialisation follows declaration order).
     src += "constexpr Loop<s32> l32{1, 2, 3, 4, 5, {}};\nstatic_assert(l32.size == 1 && l32.items == 2 && l32.ndim == 3 && l32.vec == 4 && l32.bcast == 5, \"Loop<s32> fields\");\n";
@@ -120,43 +88,17 @@ fn elementwise_kernel_sources_compile() {
     if skip() {
         return;
     }
-    let k = ElementwiseKernel::new(
-        "T x, T y",
-        "T z",
-        "z = (x - y) * (x - y)",
-        "squared_diff_ek",
-    )
-    .unwrap();
-    compile(
-        "squared_diff_ek",
-        &instantiate(
-            &k,
-            &[&[DType::F32], &[DType::F16], &[DType::C64], &[DType::I8]],
-        ),
-    );
-    let k = ElementwiseKernel::new(
-        "T x, raw T y",
-        "T z",
-        "z = x + y[_ind.size() - i - 1]",
-        "add_reverse_ek",
-    )
-    .unwrap();
-    compile(
-        "add_reverse_ek",
-        &instantiate(&k, &[&[DType::F64], &[DType::U16]]),
-    );
-    let k = ElementwiseKernel::build(
-        "X x, float32 w",
-        "Z z, raw int64 count",
-        "T2 v = twice((float)x) * w; z = (Z)v; if (i == 0) count[0] = _ind.size() + y0",
-        "options_ek",
-    )
-    .preamble("typedef float T2;\n__device__ float twice(float a) { return 2 * a; }  // a comment")
-    .loop_prep("const long long y0 = count.size();")
-    .after_loop("(void)y0;")
-    .options(["-DUNUSED=1"])
-    .finish()
-    .unwrap();
+    let k = ElementwiseKernel::new("T x, T y", "T z", "z = (x - y) * (x - y)", "squared_diff_ek").unwrap();
+    compile("squared_diff_ek", &instantiate(&k, &[&[DType::F32], &[DType::F16], &[DType::C64], &[DType::I8]]));
+    let k = ElementwiseKernel::new("T x, raw T y", "T z", "z = x + y[_ind.size() - i - 1]", "add_reverse_ek").unwrap();
+    compile("add_reverse_ek", &instantiate(&k, &[&[DType::F64], &[DType::U16]]));
+    let k = ElementwiseKernel::build("X x, float32 w", "Z z, raw int64 count", "T2 v = twice((float)x) * w; z = (Z)v; if (i == 0) count[0] = _ind.size() + y0", "options_ek")
+        .preamble("typedef float T2;\n__device__ float twice(float a) { return 2 * a; }  // a comment")
+        .loop_prep("const long long y0 = count.size();")
+        .after_loop("(void)y0;")
+        .options(["-DUNUSED=1"])
+        .finish()
+        .unwrap();
     compile("options_ek", &instantiate(&k, &[&[DType::I32, DType::F64]]));
 }
 
@@ -176,33 +118,19 @@ fn struct_parameter_layouts_and_vector_widths_match_the_headers() {
     if skip() {
         return;
     }
-    let mut src =
-        format!("{STRUCT_KERNELS}\nstruct Big {{ f64 v[25]; }};\nusing namespace cuprum::ew;\n");
-    let elems = [
-        ("Particle", struct_elem("Particle", 12, 4)),
-        ("Pair", struct_elem("Pair", 8, 4)),
-        ("Big", struct_elem("Big", 200, 8)),
-    ];
+    let mut src = format!("{STRUCT_KERNELS}\nstruct Big {{ f64 v[25]; }};\nusing namespace cuprum::ew;\n");
+    let elems = [("Particle", struct_elem("Particle", 12, 4)), ("Pair", struct_elem("Pair", 8, 4)), ("Big", struct_elem("Big", 200, 8))];
     for v in [Variant::Contig, Variant::S32, Variant::S64] {
         let tag = v.name();
         for (t, e) in elems {
             let mut p = Params::new();
             p.input(&plan(v), e, 0, None, None);
-            src += &format!(
-                "static_assert(sizeof(In<{t}, {tag}>) == {}, \"In<{t}, {tag}>\");\n",
-                p.sizes()[0]
-            );
+            src += &format!("static_assert(sizeof(In<{t}, {tag}>) == {}, \"In<{t}, {tag}>\");\n", p.sizes()[0]);
         }
     }
     let cases: [(&[&str], &[usize]); 6] = [
-        (
-            &["In<Particle, contig>", "Out<Particle, contig>"],
-            &[12, 12],
-        ),
-        (
-            &["In<Particle, s32>", "In<f32, s32>", "Out<Particle, s32>"],
-            &[12, 4, 12],
-        ),
+        (&["In<Particle, contig>", "Out<Particle, contig>"], &[12, 12]),
+        (&["In<Particle, s32>", "In<f32, s32>", "Out<Particle, s32>"], &[12, 4, 12]),
         (&["In<Pair, contig>", "Out<f32, contig>"], &[8, 4]),
         (&["In<Pair, s64>", "Out<u8, s64>"], &[8, 1]),
         (&["In<Big, contig>", "Out<f32, contig>"], &[200, 4]),
@@ -210,11 +138,7 @@ fn struct_parameter_layouts_and_vector_widths_match_the_headers() {
     ];
     for (ops, sizes) in cases {
         let w = cuprum_runtime::elementwise::plan::vec_width(sizes.iter().copied());
-        src += &format!(
-            "static_assert(vec_width<{}>() == {w}, \"vec_width {}\");\n",
-            ops.join(", "),
-            ops.join(", ")
-        );
+        src += &format!("static_assert(vec_width<{}>() == {w}, \"vec_width {}\");\n", ops.join(", "), ops.join(", "));
     }
     compile("struct_layouts", &src);
 }

@@ -404,23 +404,10 @@ fn struct_arrays_round_trip() {
     let host = random_structs(&mut r, 6, Pair::random);
     let a = Array::from_shape_vec([2, 3], host.clone()).unwrap();
     assert_eq!(a.to_vec().unwrap(), host);
-    assert!(
-        format!("{a:?}").starts_with("Array<Pair>(shape [2, 3]"),
-        "{a:?}"
-    );
+    assert!(format!("{a:?}").starts_with("Array<Pair>(shape [2, 3]"), "{a:?}");
     // zeros is a memset: every field zero.
     let z = Array::<Particle>::zeros([4, 5]).unwrap();
-    assert_eq!(
-        z.to_vec().unwrap(),
-        vec![
-            Particle {
-                x: 0.0,
-                y: 0.0,
-                mass: 0.0
-            };
-            20
-        ]
-    );
+    assert_eq!(z.to_vec().unwrap(), vec![Particle { x: 0.0, y: 0.0, mass: 0.0 }; 20]);
     // copy_from_slice overwrites.
     let mut e = Array::<Pair>::empty([6]).unwrap();
     e.copy_from_slice(&host).unwrap();
@@ -435,10 +422,7 @@ fn struct_views_and_copies_gather() {
     let host = random_structs(&mut r, rows * cols, Particle::random);
     let a = Array::from_shape_vec([rows, cols], host.clone()).unwrap();
     let t = a.transpose();
-    assert_eq!(
-        (t.shape(), t.strides()),
-        (&[cols, rows][..], &[1isize, cols as isize][..])
-    );
+    assert_eq!((t.shape(), t.strides()), (&[cols, rows][..], &[1isize, cols as isize][..]));
     let want = transposed(&host, rows, cols);
     assert_eq!(t.to_vec().unwrap(), want);
     let c = t.copy().unwrap();
@@ -447,22 +431,14 @@ fn struct_views_and_copies_gather() {
     assert_eq!(t.ravel().unwrap().to_vec().unwrap(), want);
     // A reversed, stepped slice, a broadcast and a reshape of a view.
     let s = a.slice(1, Slice::new(None, None, -3)).unwrap();
-    let want_s: Vec<Particle> = (0..rows)
-        .flat_map(|i| (0..cols).rev().step_by(3).map(move |j| (i, j)))
-        .map(|(i, j)| host[i * cols + j])
-        .collect();
+    let want_s: Vec<Particle> = (0..rows).flat_map(|i| (0..cols).rev().step_by(3).map(move |j| (i, j))).map(|(i, j)| host[i * cols + j]).collect();
     assert_eq!(s.to_vec().unwrap(), want_s);
     let row = a.index_axis(0, 5).unwrap();
     let b = row.broadcast_to([3, cols]).unwrap();
-    let want_b: Vec<Particle> = (0..3)
-        .flat_map(|_| host[5 * cols..6 * cols].iter().copied())
-        .collect();
+    let want_b: Vec<Particle> = (0..3).flat_map(|_| host[5 * cols..6 * cols].iter().copied()).collect();
     assert_eq!(b.to_vec().unwrap(), want_b);
     assert_eq!(a.reshape([cols, rows]).unwrap().to_vec().unwrap(), host);
-    assert!(matches!(
-        t.reshape([rows * cols]),
-        Err(Error::NeedsCopy { .. })
-    ));
+    assert!(matches!(t.reshape([rows * cols]), Err(Error::NeedsCopy { .. })));
 }
 
 /// A raw kernel takes struct arrays by pointer and a struct by value, and writes fields.
@@ -500,11 +476,7 @@ extern "C" __global__ void step(const Particle* src, Particle* dst, Step s) {
     let host = random_structs(&mut r, n, Particle::random);
     let src = Array::from_vec(host.clone()).unwrap();
     let mut dst = Array::from_vec(vec![Particle::POISON; n]).unwrap();
-    let s = Step {
-        dt: r.range(0.01, 0.1) as f32,
-        g: r.range(-10.0, -1.0) as f32,
-        n: n as u32,
-    };
+    let s = Step { dt: r.range(0.01, 0.1) as f32, g: r.range(-10.0, -1.0) as f32, n: n as u32 };
     let k = RawKernel::new(SRC, "step");
     // SAFETY: step(const Particle*, Particle*, Step) with the Rust mirrors of those types; it
     // reads and writes elements below `s.n`, the length of both arrays.
@@ -515,10 +487,7 @@ extern "C" __global__ void step(const Particle* src, Particle* dst, Step s) {
         let y = p.y as f64 + gr * dt;
         let x = p.x as f64 + y * dt;
         let close = |a: f32, b: f64| (a as f64 - b).abs() <= 1e-5 * b.abs().max(1.0);
-        assert!(
-            close(g.y, y) && close(g.x, x) && g.mass == i as f32 + p.mass,
-            "element {i}: {g:?}, want x {x} y {y}"
-        );
+        assert!(close(g.y, y) && close(g.x, x) && g.mass == i as f32 + p.mass, "element {i}: {g:?}, want x {x} y {y}");
     }
     // The source array is untouched.
     assert_eq!(src.to_vec().unwrap(), host);

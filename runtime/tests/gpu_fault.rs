@@ -35,14 +35,8 @@ struct Step {
 
 fn run_child(case: &str, blocking: bool) -> (String, Vec<(String, Step)>) {
     let mut cmd = Command::new(std::env::current_exe().unwrap());
-    cmd.args([
-        "--exact",
-        "child_entry",
-        "--include-ignored",
-        "--nocapture",
-        "--test-threads=1",
-    ])
-    .env("CUPRUM_GPU_FAULT_CHILD", case);
+    cmd.args(["--exact", "child_entry", "--include-ignored", "--nocapture", "--test-threads=1"])
+        .env("CUPRUM_GPU_FAULT_CHILD", case);
     if blocking {
         cmd.env("CUDA_LAUNCH_BLOCKING", "1");
     } else {
@@ -80,43 +74,17 @@ fn check(case: &str, blocking: bool, kernel: &str, codes: &[&str]) {
     let (stdout, steps) = run_child(case, blocking);
     println!("{stdout}");
     let names: Vec<&str> = steps.iter().map(|(n, _)| n.as_str()).collect();
-    assert_eq!(
-        names,
-        [
-            "fault",
-            "alloc",
-            "launch",
-            "to_vec",
-            "copy_in",
-            "synchronize",
-            "stream"
-        ],
-        "{stdout}"
-    );
+    assert_eq!(names, ["fault", "alloc", "launch", "to_vec", "copy_in", "synchronize", "stream"], "{stdout}");
     let (_, first) = &steps[0];
     assert_eq!(first.variant, "KernelFault", "{stdout}");
     assert!(first.lost, "{stdout}");
-    assert!(
-        first.message.contains(&format!("`{kernel}`")),
-        "the fault does not name {kernel}: {}",
-        first.message
-    );
-    assert!(
-        codes.iter().any(|c| first.message.contains(c)),
-        "none of {codes:?} in: {}",
-        first.message
-    );
-    assert!(
-        first.message.contains("restart the process"),
-        "{}",
-        first.message
-    );
+    assert!(first.message.contains(&format!("`{kernel}`")), "the fault does not name {kernel}: {}", first.message);
+    assert!(codes.iter().any(|c| first.message.contains(c)), "none of {codes:?} in: {}", first.message);
+    assert!(first.message.contains("restart the process"), "{}", first.message);
     if blocking {
         // The launch itself reported it: the kernel is known to be the one.
         assert!(
-            first
-                .message
-                .starts_with(&format!("kernel `{kernel}` faulted on device")),
+            first.message.starts_with(&format!("kernel `{kernel}` faulted on device")),
             "{}",
             first.message
         );
@@ -124,17 +92,8 @@ fn check(case: &str, blocking: bool, kernel: &str, codes: &[&str]) {
     for (name, step) in &steps[1..] {
         assert_eq!(step.variant, "ContextLost", "{name}: {stdout}");
         assert!(step.lost, "{name}");
-        assert!(
-            step.message.contains("cannot be used")
-                && step.message.contains(&format!("`{kernel}`")),
-            "{name}: {}",
-            step.message
-        );
-        assert!(
-            codes.iter().any(|c| step.message.contains(c)),
-            "{name}: {}",
-            step.message
-        );
+        assert!(step.message.contains("cannot be used") && step.message.contains(&format!("`{kernel}`")), "{name}: {}", step.message);
+        assert!(codes.iter().any(|c| step.message.contains(c)), "{name}: {}", step.message);
     }
     assert!(stdout.contains("DEVICE-FAULT Some"), "{stdout}");
 }
@@ -142,35 +101,20 @@ fn check(case: &str, blocking: bool, kernel: &str, codes: &[&str]) {
 #[test]
 #[ignore = "needs a CUDA GPU"]
 fn an_illegal_address_loses_the_context_and_every_later_call_says_so() {
-    check(
-        "wild-store",
-        false,
-        "cuprum_test_wild_store",
-        &["CUDA_ERROR_ILLEGAL_ADDRESS"],
-    );
+    check("wild-store", false, "cuprum_test_wild_store", &["CUDA_ERROR_ILLEGAL_ADDRESS"]);
 }
 
 #[test]
 #[ignore = "needs a CUDA GPU"]
 fn a_trap_loses_the_context_and_every_later_call_says_so() {
     // `__trap()` is reported as a launch failure (or, on some GPUs, an illegal instruction).
-    check(
-        "trap",
-        false,
-        "cuprum_test_trap",
-        &["CUDA_ERROR_LAUNCH_FAILED", "CUDA_ERROR_ILLEGAL_INSTRUCTION"],
-    );
+    check("trap", false, "cuprum_test_trap", &["CUDA_ERROR_LAUNCH_FAILED", "CUDA_ERROR_ILLEGAL_INSTRUCTION"]);
 }
 
 #[test]
 #[ignore = "needs a CUDA GPU"]
 fn with_blocking_launches_the_faulting_launch_is_named() {
-    check(
-        "wild-store",
-        true,
-        "cuprum_test_wild_store",
-        &["CUDA_ERROR_ILLEGAL_ADDRESS"],
-    );
+    check("wild-store", true, "cuprum_test_wild_store", &["CUDA_ERROR_ILLEGAL_ADDRESS"]);
 }
 
 fn variant(e: &Error) -> &'static str {
@@ -184,12 +128,7 @@ fn variant(e: &Error) -> &'static str {
 fn print_step<T>(name: &str, r: Result<T, Error>) {
     match r {
         Ok(_) => println!("STEP {name} Ok false -"),
-        Err(e) => println!(
-            "STEP {name} {} {} {}",
-            variant(&e),
-            e.is_context_lost(),
-            e.to_string().replace('\n', " ")
-        ),
+        Err(e) => println!("STEP {name} {} {} {}", variant(&e), e.is_context_lost(), e.to_string().replace('\n', " ")),
     }
 }
 
@@ -223,11 +162,7 @@ fn child_entry() {
     // The fault: a trap (the other threads store into `y`), or a store to address 16 (never
     // mapped). With blocking launches the launch reports it; otherwise the synchronize after it.
     let y = Array::<i32>::zeros(32).unwrap();
-    let target = if case == "trap" {
-        DevicePtr(y.device_ptr())
-    } else {
-        DevicePtr(16)
-    };
+    let target = if case == "trap" { DevicePtr(y.device_ptr()) } else { DevicePtr(16) };
     // SAFETY: deliberately not: the kernel faults, which is what this test is about. The fault
     // is contained by the driver (the context is lost); no host memory is touched.
     let launched = unsafe { faulty.launch(&LaunchConfig::new(1, 32), (target,)) };
@@ -235,9 +170,7 @@ fn child_entry() {
 
     print_step("alloc", Array::<f32>::zeros(16));
     // SAFETY: as above for `fill` (never reached the device: the context is lost).
-    print_step("launch", unsafe {
-        fill.launch(&LaunchConfig::new(1, 256), (&mut x, 2.0f32, 256i32))
-    });
+    print_step("launch", unsafe { fill.launch(&LaunchConfig::new(1, 256), (&mut x, 2.0f32, 256i32)) });
     print_step("to_vec", x.to_vec());
     print_step("copy_in", x.copy_from_slice(&[3.0; 256]));
     print_step("synchronize", dev.synchronize());

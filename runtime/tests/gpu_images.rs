@@ -30,9 +30,7 @@ fn device() -> Device {
 
 /// Runs `scale` (x[i] *= a) of a loaded fixture module and checks it.
 fn run_scale(module: &RawModule, what: &str) {
-    let kernel = module
-        .get_function("scale")
-        .unwrap_or_else(|e| panic!("{what}: {e}"));
+    let kernel = module.get_function("scale").unwrap_or_else(|e| panic!("{what}: {e}"));
     let x = Array::from_slice(&[1.0f32, 2.0, 3.0, 4.0]).unwrap();
     // SAFETY: scale(float* x, float a, int n) touches x[0..n).
     unsafe { kernel.launch(&LaunchConfig::new(1, 32), (&x, 2.5f32, 4i32)) }.unwrap();
@@ -54,16 +52,10 @@ fn damaged_images_are_module_load_errors() {
     // The intact images load and run: the fat binaries wherever their compute_90 PTX can be
     // compiled, the sm_90 cubin on sm_90.
     for name in ["tiny.fatbin", "tiny.zstd.fatbin", "tiny.lz4.fatbin"] {
-        run_scale(
-            &load(fixture(name).to_vec(), &dev).unwrap_or_else(|e| panic!("{name}: {e}")),
-            name,
-        );
+        run_scale(&load(fixture(name).to_vec(), &dev).unwrap_or_else(|e| panic!("{name}: {e}")), name);
     }
     if sm90 {
-        run_scale(
-            &load(fixture("tiny.sm_90.cubin").to_vec(), &dev).unwrap(),
-            "tiny.sm_90.cubin",
-        );
+        run_scale(&load(fixture("tiny.sm_90.cubin").to_vec(), &dev).unwrap(), "tiny.sm_90.cubin");
     }
 
     // Refused by the checks, before the driver sees them.
@@ -76,27 +68,15 @@ fn damaged_images_are_module_load_errors() {
     }
 
     // Well formed, refused by the driver: code for another GPU, PTX the driver cannot compile.
-    let other = if dev.compute_capability() == (7, 5) {
-        "tiny.sm_90.cubin"
-    } else {
-        "tiny.sm_75.cubin"
-    };
+    let other = if dev.compute_capability() == (7, 5) { "tiny.sm_90.cubin" } else { "tiny.sm_75.cubin" };
     let driver_refused: Vec<(&str, Vec<u8>)> = vec![
         ("a cubin for another GPU", fixture(other).to_vec()),
-        (
-            "PTX of an unknown version",
-            b".version 99.9\n.target sm_90\n.address_size 64\n".to_vec(),
-        ),
-        (
-            "PTX with nonsense",
-            b".version 8.0\n.target sm_90\n.address_size 64\n.entry k( { ret }".to_vec(),
-        ),
+        ("PTX of an unknown version", b".version 99.9\n.target sm_90\n.address_size 64\n".to_vec()),
+        ("PTX with nonsense", b".version 8.0\n.target sm_90\n.address_size 64\n.entry k( { ret }".to_vec()),
     ];
     for (what, bytes) in driver_refused {
         match load(bytes, &dev) {
-            Err(Error::ModuleLoad { detail, .. }) => {
-                println!("{what}: refused by the driver: {detail}")
-            }
+            Err(Error::ModuleLoad { detail, .. }) => println!("{what}: refused by the driver: {detail}"),
             Err(e) => panic!("{what}: {e}"),
             Ok(_) => panic!("{what}: loaded"),
         }
@@ -111,11 +91,7 @@ fn damaged_images_are_module_load_errors() {
 fn a_damaged_disk_cache_entry_is_reported_and_compiled_again() {
     let dir = std::env::temp_dir().join(format!("cuprum-gpu-images-cache-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
-    let out = run_child(
-        "cache",
-        &[("CUPY_CACHE_DIR", dir.display().to_string())],
-        Duration::from_secs(300),
-    );
+    let out = run_child("cache", &[("CUPY_CACHE_DIR", dir.display().to_string())], Duration::from_secs(300));
     assert!(out.contains("CACHE ok"), "{out}");
     let _ = std::fs::remove_dir_all(&dir);
 }
@@ -134,16 +110,10 @@ fn images_whose_extents_the_checks_accept_do_not_crash_the_driver() {
     let count = std::env::var("CUPRUM_GPU_IMAGES_COUNT").unwrap_or_else(|_| "2000".into());
     let out = run_child(
         "accepted-damage",
-        &[
-            ("CUPRUM_TEST_SEED", seed.to_string()),
-            ("CUPRUM_GPU_IMAGES_COUNT", count),
-        ],
+        &[("CUPRUM_TEST_SEED", seed.to_string()), ("CUPRUM_GPU_IMAGES_COUNT", count)],
         Duration::from_secs(480),
     );
-    let summary = out
-        .lines()
-        .find(|l| l.starts_with("SUMMARY"))
-        .unwrap_or_else(|| panic!("{out}"));
+    let summary = out.lines().find(|l| l.starts_with("SUMMARY")).unwrap_or_else(|| panic!("{out}"));
     println!("{summary}");
 }
 
@@ -152,21 +122,11 @@ fn images_whose_extents_the_checks_accept_do_not_crash_the_driver() {
 /// what it was doing).
 fn run_child(check: &str, env: &[(&str, String)], limit: Duration) -> String {
     let mut cmd = Command::new(std::env::current_exe().unwrap());
-    cmd.args([
-        "--exact",
-        "child_entry",
-        "--include-ignored",
-        "--nocapture",
-        "--test-threads=1",
-    ])
-    .env("CUPRUM_GPU_IMAGES_CHILD", check)
-    .stdout(Stdio::piped())
-    .stderr(Stdio::piped());
-    for var in [
-        "CUPY_CACHE_DIR",
-        "CUPY_CACHE_IN_MEMORY",
-        "CUPY_CACHE_SAVE_CUDA_SOURCE",
-    ] {
+    cmd.args(["--exact", "child_entry", "--include-ignored", "--nocapture", "--test-threads=1"])
+        .env("CUPRUM_GPU_IMAGES_CHILD", check)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    for var in ["CUPY_CACHE_DIR", "CUPY_CACHE_IN_MEMORY", "CUPY_CACHE_SAVE_CUDA_SOURCE"] {
         cmd.env_remove(var);
     }
     for (k, v) in env {
@@ -197,28 +157,11 @@ fn run_child(check: &str, env: &[(&str, String)], limit: Duration) -> String {
         std::thread::sleep(Duration::from_millis(50));
     };
     let (out, err) = (out_reader.join().unwrap(), err_reader.join().unwrap());
-    let tail = |s: &str| {
-        s.lines()
-            .rev()
-            .take(30)
-            .collect::<Vec<_>>()
-            .into_iter()
-            .rev()
-            .collect::<Vec<_>>()
-            .join("\n")
-    };
+    let tail = |s: &str| s.lines().rev().take(30).collect::<Vec<_>>().into_iter().rev().collect::<Vec<_>>().join("\n");
     match status {
         Some(s) if s.success() => out,
-        Some(s) => panic!(
-            "child `{check}` failed ({s}):\n--- stdout (end) ---\n{}\n--- stderr (end) ---\n{}",
-            tail(&out),
-            tail(&err)
-        ),
-        None => panic!(
-            "child `{check}` ran past {limit:?}:\n--- stdout (end) ---\n{}\n--- stderr (end) ---\n{}",
-            tail(&out),
-            tail(&err)
-        ),
+        Some(s) => panic!("child `{check}` failed ({s}):\n--- stdout (end) ---\n{}\n--- stderr (end) ---\n{}", tail(&out), tail(&err)),
+        None => panic!("child `{check}` ran past {limit:?}:\n--- stdout (end) ---\n{}\n--- stderr (end) ---\n{}", tail(&out), tail(&err)),
     }
 }
 
@@ -259,59 +202,27 @@ fn child_entry() {
             log::set_logger(&Capture).unwrap();
             log::set_max_level(log::LevelFilter::Warn);
             let dir = PathBuf::from(std::env::var("CUPY_CACHE_DIR").unwrap());
-            let other = if dev.compute_capability() == (7, 5) {
-                "tiny.sm_90.cubin"
-            } else {
-                "tiny.sm_75.cubin"
-            };
+            let other = if dev.compute_capability() == (7, 5) { "tiny.sm_90.cubin" } else { "tiny.sm_75.cubin" };
             let damaged: Vec<(&str, ImageKind, Vec<u8>)> = vec![
                 // Refused by the checks.
-                (
-                    "a cubin with a section past its end",
-                    ImageKind::Cubin,
-                    refused_damage().swap_remove(0).1,
-                ),
+                ("a cubin with a section past its end", ImageKind::Cubin, refused_damage().swap_remove(0).1),
                 ("garbage after the ELF header", ImageKind::Cubin, {
                     let all = refused_damage();
-                    all.into_iter()
-                        .find(|(w, _)| w == "garbage after the ELF header")
-                        .unwrap()
-                        .1
+                    all.into_iter().find(|(w, _)| w == "garbage after the ELF header").unwrap().1
                 }),
-                (
-                    "a fat binary longer than its file",
-                    ImageKind::Fatbin,
-                    refused_damage()
-                        .into_iter()
-                        .find(|(w, _)| w.starts_with("a fat binary container"))
-                        .unwrap()
-                        .1,
-                ),
+                ("a fat binary longer than its file", ImageKind::Fatbin, refused_damage().into_iter().find(|(w, _)| w.starts_with("a fat binary container")).unwrap().1),
                 // Well formed, refused by the driver.
-                (
-                    "a cubin for another GPU",
-                    ImageKind::Cubin,
-                    fixture(other).to_vec(),
-                ),
+                ("a cubin for another GPU", ImageKind::Cubin, fixture(other).to_vec()),
             ];
             for (i, (what, kind, image)) in damaged.into_iter().enumerate() {
                 // A source of its own per case (another key), so no case finds another's module.
                 let module = RawModule::new(format!("{SCALE}// damaged cache entry {i}\n"));
                 let key = module.cache_key(&dev).unwrap().unwrap();
                 let disk = DiskCache::new(&dir);
-                let entry = CompiledImage {
-                    kind,
-                    image: image.clone(),
-                    lowered_names: Vec::new(),
-                };
-                assert!(
-                    disk.put(&key, &entry.encode(), None),
-                    "{what}: could not write the entry"
-                );
+                let entry = CompiledImage { kind, image: image.clone(), lowered_names: Vec::new() };
+                assert!(disk.put(&key, &entry.encode(), None), "{what}: could not write the entry");
                 let before = stats::snapshot();
-                module
-                    .compile_for(&dev)
-                    .unwrap_or_else(|e| panic!("{what}: {e}"));
+                module.compile_for(&dev).unwrap_or_else(|e| panic!("{what}: {e}"));
                 let after = stats::snapshot();
                 assert_eq!(module.served_by(&dev), Some(Layer::Nvrtc), "{what}");
                 assert_eq!(after.disk_corrupt, before.disk_corrupt + 1, "{what}");
@@ -322,28 +233,15 @@ fn child_entry() {
                 let fresh = CompiledImage::decode(&bytes).unwrap();
                 assert_ne!(fresh.image, image, "{what}: entry not replaced");
                 run_scale(&module, what);
-                let warned = WARNINGS
-                    .lock()
-                    .unwrap()
-                    .iter()
-                    .filter(|w| w.contains("cannot be loaded"))
-                    .count();
-                assert_eq!(
-                    warned,
-                    i + 1,
-                    "{what}: warnings {:?}",
-                    WARNINGS.lock().unwrap()
-                );
+                let warned = WARNINGS.lock().unwrap().iter().filter(|w| w.contains("cannot be loaded")).count();
+                assert_eq!(warned, i + 1, "{what}: warnings {:?}", WARNINGS.lock().unwrap());
                 println!("{what}: reported, compiled again, runs");
             }
             println!("CACHE ok");
         }
         "accepted-damage" => {
             let seed = images::seed("accepted-damage");
-            let want: usize = std::env::var("CUPRUM_GPU_IMAGES_COUNT")
-                .unwrap()
-                .parse()
-                .unwrap();
+            let want: usize = std::env::var("CUPRUM_GPU_IMAGES_COUNT").unwrap().parse().unwrap();
             let mut m = Mutator::new(seed);
             let (mut tried, mut loaded, mut refused, mut found) = (0usize, 0usize, 0usize, 0usize);
             while loaded + refused < want && tried < 200 * want {

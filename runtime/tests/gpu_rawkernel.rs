@@ -463,11 +463,7 @@ fn find_nvcc() -> Option<PathBuf> {
 fn load_a_fatbin_built_by_nvcc() {
     let dev = setup();
     let nvcc = find_nvcc();
-    if support::skip_without(
-        nvcc.is_some(),
-        "load_a_fatbin_built_by_nvcc",
-        "no nvcc on PATH or in $CUDA_PATH/bin",
-    ) {
+    if support::skip_without(nvcc.is_some(), "load_a_fatbin_built_by_nvcc", "no nvcc on PATH or in $CUDA_PATH/bin") {
         return;
     }
     let nvcc = nvcc.unwrap();
@@ -534,10 +530,7 @@ fn missing_file_and_missing_function_are_errors() {
     assert!(RawModule::from_bytes(b"\x7fELF\x02\x01garbage".to_vec()).is_err());
     // Text that is not PTX (no `.version`) is refused when the module is made.
     let e = RawModule::from_bytes(b"this is not ptx".to_vec()).unwrap_err();
-    assert!(
-        matches!(e, Error::ModuleLoad { .. }) && e.to_string().contains(".version"),
-        "{e}"
-    );
+    assert!(matches!(e, Error::ModuleLoad { .. }) && e.to_string().contains(".version"), "{e}");
 }
 
 #[test]

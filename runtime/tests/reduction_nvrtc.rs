@@ -7,20 +7,16 @@
 //! Needs libnvrtc for the compiling part (`source scripts/cuda-env.sh`); fails without it unless
 //! `CUPRUM_SKIP_CUDA_COMPILE=1`, like the compiler's `cuda_compile` test.
 
-use cuprum_runtime::DType;
-use cuprum_runtime::abi::{KernelKind, ReductionVariant, Variant, headers, mangle};
+use cuprum_runtime::abi::{headers, mangle, KernelKind, ReductionVariant, Variant};
 use cuprum_runtime::nvrtc::{self, CodeTarget, Program};
 use cuprum_runtime::registry;
+use cuprum_runtime::DType;
 
 const COMPLEX: [DType; 2] = [DType::C32, DType::C64];
 
 fn entry(name: &str) -> &'static registry::KernelEntry {
     registry::kernels()
-        .find(|e| {
-            e.kind() == KernelKind::Reduction
-                && e.name() == name
-                && e.file().ends_with("kernels/reductions.rs")
-        })
+        .find(|e| e.kind() == KernelKind::Reduction && e.name() == name && e.file().ends_with("kernels/reductions.rs"))
         .unwrap_or_else(|| panic!("the runtime lists its built-in reduction `{name}`"))
 }
 
@@ -32,9 +28,7 @@ fn skip() -> bool {
         eprintln!("skipped: no libnvrtc and CUPRUM_SKIP_CUDA_COMPILE=1");
         return true;
     }
-    panic!(
-        "libnvrtc is not available: run `source scripts/cuda-env.sh`, or set CUPRUM_SKIP_CUDA_COMPILE=1"
-    );
+    panic!("libnvrtc is not available: run `source scripts/cuda-env.sh`, or set CUPRUM_SKIP_CUDA_COMPILE=1");
 }
 
 /// Compiles, in one NVRTC program, the instances `instances` of built-in reduction `name` in
@@ -48,10 +42,7 @@ fn compile_on_demand(name: &str, instances: &[&[DType]], variants: &[ReductionVa
         for v in variants {
             let v: Variant = (*v).into();
             let sym = mangle::kernel_symbol(KernelKind::Reduction, name, Some(v), inst);
-            assert!(
-                !unit.precompiled().contains(&sym.as_str()),
-                "{sym} is precompiled: test another instance"
-            );
+            assert!(!unit.precompiled().contains(&sym.as_str()), "{sym} is precompiled: test another instance");
             lines += &mangle::instantiate_variant_line(name, Some(v), &sym, inst);
             lines.push('\n');
             symbols.push(sym);
@@ -60,14 +51,7 @@ fn compile_on_demand(name: &str, instances: &[&[DType]], variants: &[ReductionVa
     let src = unit.instance_source(&lines);
     let target = CodeTarget::Cubin(90);
     let options = nvrtc::effective_options(&[], target, false);
-    let program = Program {
-        name,
-        file_name: name,
-        source: &src,
-        options: &options,
-        name_expressions: &[],
-        dump_source_on_error: true,
-    };
+    let program = Program { name, file_name: name, source: &src, options: &options, name_expressions: &[], dump_source_on_error: true };
     if let Err(e) = nvrtc::compile(&program, target) {
         panic!("{name} ({symbols:?}): {e}");
     }
@@ -75,33 +59,18 @@ fn compile_on_demand(name: &str, instances: &[&[DType]], variants: &[ReductionVa
 
 #[test]
 fn complex_sum_prod_and_mean_are_precompiled_where_the_real_ones_are() {
-    for v in [
-        ReductionVariant::Rows,
-        ReductionVariant::Warps,
-        ReductionVariant::Cols,
-    ] {
+    for v in [ReductionVariant::Rows, ReductionVariant::Warps, ReductionVariant::Cols] {
         let v: Variant = v.into();
         for name in ["sum", "prod"] {
             let unit = entry(name).unit().unwrap();
             for d in [DType::F32, DType::F64, DType::C32, DType::C64] {
                 let sym = mangle::kernel_symbol(KernelKind::Reduction, name, Some(v), &[d]);
-                assert!(
-                    unit.precompiled().contains(&sym.as_str()),
-                    "{sym} in {:?}",
-                    unit.precompiled()
-                );
+                assert!(unit.precompiled().contains(&sym.as_str()), "{sym} in {:?}", unit.precompiled());
             }
         }
         for name in ["mean_c32", "mean_c64"] {
             let sym = mangle::kernel_symbol(KernelKind::Reduction, name, Some(v), &[]);
-            assert!(
-                entry(name)
-                    .unit()
-                    .unwrap()
-                    .precompiled()
-                    .contains(&sym.as_str()),
-                "{sym}"
-            );
+            assert!(entry(name).unit().unwrap().precompiled().contains(&sym.as_str()), "{sym}");
         }
     }
 }
@@ -111,11 +80,7 @@ fn complex_instances_compiled_on_demand_compile_with_nvrtc() {
     if skip() {
         return;
     }
-    let wide = [
-        ReductionVariant::Rows64,
-        ReductionVariant::Warps64,
-        ReductionVariant::Cols64,
-    ];
+    let wide = [ReductionVariant::Rows64, ReductionVariant::Warps64, ReductionVariant::Cols64];
     let complex: Vec<&[DType]> = COMPLEX.iter().map(std::slice::from_ref).collect();
     compile_on_demand("sum", &complex, &wide);
     compile_on_demand("prod", &complex, &wide);

@@ -5,10 +5,7 @@ use cuprum_runtime::abi::ReductionVariant;
 use cuprum_runtime::array::shape::c_strides;
 use cuprum_runtime::reduction::plan::{self, Axes, DeviceShape, Plan, Strategy};
 
-const H200: DeviceShape = DeviceShape {
-    multiprocessors: 132,
-    blocks_per_sm: 0,
-};
+const H200: DeviceShape = DeviceShape { multiprocessors: 132, blocks_per_sm: 0 };
 
 fn mask(ndim: usize, axes: impl Into<Axes>) -> Vec<bool> {
     plan::reduced_mask(ndim, &axes.into()).unwrap()
@@ -19,25 +16,12 @@ fn plan_of(shape: &[usize], strides: &[isize], axes: impl Into<Axes>, reorder: b
     let m = mask(shape.len(), axes);
     let out_shape = plan::output_shape(shape, &m, false);
     let out_strides = c_strides(&out_shape);
-    plan::plan(
-        "test",
-        shape,
-        &[strides],
-        &m,
-        &out_strides,
-        reorder,
-        true,
-        H200,
-    )
-    .unwrap()
+    plan::plan("test", shape, &[strides], &m, &out_strides, reorder, true, H200).unwrap()
 }
 
 fn permuted(shape: &[usize], perm: &[usize]) -> (Vec<usize>, Vec<isize>) {
     let s = c_strides(shape);
-    (
-        perm.iter().map(|&p| shape[p]).collect(),
-        perm.iter().map(|&p| s[p]).collect(),
-    )
+    (perm.iter().map(|&p| shape[p]).collect(), perm.iter().map(|&p| s[p]).collect())
 }
 
 #[test]
@@ -50,37 +34,19 @@ fn axes_follow_numpy() {
     assert_eq!(mask(2, Axes::from(None)), vec![true, true]);
     let shape = [4, 3, 2, 4, 3, 2, 2];
     let m = mask(7, [1, 4, 3, 6]);
-    assert_eq!(
-        plan::output_shape(&shape, &m, true),
-        vec![4, 1, 2, 1, 1, 2, 1]
-    );
+    assert_eq!(plan::output_shape(&shape, &m, true), vec![4, 1, 2, 1, 1, 2, 1]);
     assert_eq!(plan::output_shape(&shape, &m, false), vec![4, 2, 2]);
-    assert_eq!(
-        plan::output_shape(&[0, 4, 3], &mask(3, Axes::All), false),
-        Vec::<usize>::new()
-    );
-    assert_eq!(
-        plan::output_shape(&[0, 4, 3], &mask(3, 1), false),
-        vec![0, 3]
-    );
+    assert_eq!(plan::output_shape(&[0, 4, 3], &mask(3, Axes::All), false), Vec::<usize>::new());
+    assert_eq!(plan::output_shape(&[0, 4, 3], &mask(3, 1), false), vec![0, 3]);
 }
 
 #[test]
 fn invalid_axes_are_errors() {
-    let e = plan::reduced_mask(2, &Axes::One(2))
-        .unwrap_err()
-        .to_string();
-    assert!(
-        e.contains("axis 2 is out of range") && e.contains("2 dimension"),
-        "{e}"
-    );
-    let e = plan::reduced_mask(2, &Axes::One(-3))
-        .unwrap_err()
-        .to_string();
+    let e = plan::reduced_mask(2, &Axes::One(2)).unwrap_err().to_string();
+    assert!(e.contains("axis 2 is out of range") && e.contains("2 dimension"), "{e}");
+    let e = plan::reduced_mask(2, &Axes::One(-3)).unwrap_err().to_string();
     assert!(e.contains("axis -3"), "{e}");
-    let e = plan::reduced_mask(3, &Axes::from([0, 1, -3]))
-        .unwrap_err()
-        .to_string();
+    let e = plan::reduced_mask(3, &Axes::from([0, 1, -3])).unwrap_err().to_string();
     assert!(e.contains("repeated") && e.contains("-3"), "{e}");
     assert!(plan::reduced_mask(0, &Axes::One(0)).is_err());
 }
@@ -90,31 +56,11 @@ fn zero_size_without_identity_is_an_error() {
     let shape = [0, 4, 3];
     let m = mask(3, 0);
     let out = c_strides(&[4, 3]);
-    let e = plan::plan(
-        "argmax",
-        &shape,
-        &[&c_strides(&shape)],
-        &m,
-        &out,
-        true,
-        false,
-        H200,
-    )
-    .unwrap_err();
+    let e = plan::plan("argmax", &shape, &[&c_strides(&shape)], &m, &out, true, false, H200).unwrap_err();
     let t = e.to_string();
     assert!(t.contains("argmax") && t.contains("identity"), "{t}");
     // With an identity: outputs get post(identity), nothing reduced.
-    let p = plan::plan(
-        "sum",
-        &shape,
-        &[&c_strides(&shape)],
-        &m,
-        &out,
-        true,
-        true,
-        H200,
-    )
-    .unwrap();
+    let p = plan::plan("sum", &shape, &[&c_strides(&shape)], &m, &out, true, true, H200).unwrap();
     assert_eq!((p.outs, p.red), (12, 0));
 }
 
@@ -130,12 +76,7 @@ fn full_reduction_spreads_over_the_grid() {
     assert_eq!(p.scratch(), (4 * 132 * 8, 1));
     // 256^3: one row of 2^24 in 1024 parts of 16K elements (fewer than a wave of 1056 here; with
     // the real occupancy of 6 blocks per SM it is one wave of 792).
-    let p = plan_of(
-        &[256, 256, 256],
-        &c_strides(&[256, 256, 256]),
-        Axes::All,
-        true,
-    );
+    let p = plan_of(&[256, 256, 256], &c_strides(&[256, 256, 256]), Axes::All, true);
     assert_eq!((p.rdims.clone(), p.splits), (vec![1 << 24], 1024));
     // A tiny one: one block.
     let p = plan_of(&[5], &[1], Axes::All, true);
@@ -146,10 +87,7 @@ fn full_reduction_spreads_over_the_grid() {
 fn contiguous_axis_uses_a_block_or_a_warp_per_row() {
     let n = 1 << 14;
     let p = plan_of(&[n, n], &c_strides(&[n, n]), 1, true);
-    assert_eq!(
-        (p.strategy, p.splits, p.grid),
-        (Strategy::Rows, 1, (1, n as u32))
-    );
+    assert_eq!((p.strategy, p.splits, p.grid), (Strategy::Rows, 1, (1, n as u32)));
     assert!(p.contiguous);
     // Rows of 1000: a warp each.
     let p = plan_of(&[511, 1000], &c_strides(&[511, 1000]), 1, true);
@@ -188,10 +126,7 @@ fn transposed_and_permuted_inputs_collapse_like_the_original() {
     assert_eq!((p.rdims.clone(), p.contiguous), (vec![300 * 700], true));
     // Reducing axis 0 of the transpose (700, 300) = the original's contiguous axis.
     let p = plan_of(&shape, &strides, 0, true);
-    assert_eq!(
-        (p.odims.clone(), p.rdims.clone(), p.contiguous),
-        (vec![300], vec![700], true)
-    );
+    assert_eq!((p.odims.clone(), p.rdims.clone(), p.contiguous), (vec![300], vec![700], true));
     assert_eq!(p.out.ostrides[0], 1);
     // A permuted 4-d array reduced over two axes that are adjacent in memory.
     let base = [6, 5, 4, 3];
@@ -213,17 +148,7 @@ fn keepdims_output_strides_and_extent_one_axes() {
     let shape = [4, 3, 2, 4, 3, 2, 2];
     let m = mask(7, [1, 4, 3, 6]);
     let out_shape = plan::output_shape(&shape, &m, false);
-    let p = plan::plan(
-        "t",
-        &shape,
-        &[&c_strides(&shape)],
-        &m,
-        &c_strides(&out_shape),
-        true,
-        true,
-        H200,
-    )
-    .unwrap();
+    let p = plan::plan("t", &shape, &[&c_strides(&shape)], &m, &c_strides(&out_shape), true, true, H200).unwrap();
     assert_eq!((p.outs, p.red), (16, 36 * 2));
     // (4,3,2,4,3,2,2): kept axes 0,2,5 (4,2,2) and reduced axes 1,3,4,6 (3,4,3,2).
     assert_eq!(p.rdims.iter().product::<u64>(), 72);
@@ -267,8 +192,6 @@ fn too_many_axes_after_collapsing_is_an_error() {
     let shape = vec![2usize; 9];
     let strides: Vec<isize> = (0..9).map(|k| 1isize << (2 * (8 - k) + 1)).collect();
     let m = mask(9, Axes::All);
-    let e = plan::plan("t", &shape, &[&strides], &m, &[], true, true, H200)
-        .unwrap_err()
-        .to_string();
+    let e = plan::plan("t", &shape, &[&strides], &m, &[], true, true, H200).unwrap_err().to_string();
     assert!(e.contains("at most 8"), "{e}");
 }

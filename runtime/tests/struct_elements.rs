@@ -4,9 +4,7 @@
 //! not a power of two and lays out the parameters as C does, and every mismatch is an error that
 //! names the Rust types. No GPU needed (`gpu_struct_elements.rs` runs them).
 
-use cuprum_runtime::elementwise::{
-    self, Arg, ArrayArg, Options, Param, ParamType, PlanOperand, Role, Value, Variant,
-};
+use cuprum_runtime::elementwise::{self, Arg, ArrayArg, Options, Param, ParamType, PlanOperand, Role, Value, Variant};
 use cuprum_runtime::launch::{DeviceRepr, KernelArg, SliceArg, ViewArg};
 use cuprum_runtime::registry::{Kernel, KernelUnit, Signature, UnitRef};
 use cuprum_runtime::{Array, DType, ElemType, Element, StructType};
@@ -25,11 +23,7 @@ struct Particle {
 unsafe impl DeviceRepr for Particle {}
 // SAFETY: as above, and no padding bytes; `ELEM` states that size and alignment.
 unsafe impl Element for Particle {
-    const ELEM: ElemType = ElemType::Struct(StructType {
-        name: "Particle",
-        size: 12,
-        align: 4,
-    });
+    const ELEM: ElemType = ElemType::Struct(StructType { name: "Particle", size: 12, align: 4 });
 }
 
 /// Two `f32`: 8 bytes, aligned to 4 (a power-of-two size: vector accesses are possible).
@@ -44,11 +38,7 @@ struct Pair {
 unsafe impl DeviceRepr for Pair {}
 // SAFETY: as above.
 unsafe impl Element for Pair {
-    const ELEM: ElemType = ElemType::Struct(StructType {
-        name: "Pair",
-        size: 8,
-        align: 4,
-    });
+    const ELEM: ElemType = ElemType::Struct(StructType { name: "Pair", size: 8, align: 4 });
 }
 
 /// 25 `f64`: 200 bytes, a parameter slot larger than the runtime keeps on its stack.
@@ -62,11 +52,7 @@ struct Big {
 unsafe impl DeviceRepr for Big {}
 // SAFETY: as above.
 unsafe impl Element for Big {
-    const ELEM: ElemType = ElemType::Struct(StructType {
-        name: "Big",
-        size: 200,
-        align: 8,
-    });
+    const ELEM: ElemType = ElemType::Struct(StructType { name: "Big", size: 200, align: 8 });
 }
 
 const A: u64 = 0x7f00_0000_0000; // 256-byte aligned, as allocations are
@@ -74,11 +60,7 @@ const A: u64 = 0x7f00_0000_0000; // 256-byte aligned, as allocations are
 #[test]
 fn the_declared_layouts_are_rusts() {
     for (e, size, align) in [
-        (
-            Particle::ELEM,
-            size_of::<Particle>(),
-            align_of::<Particle>(),
-        ),
+        (Particle::ELEM, size_of::<Particle>(), align_of::<Particle>()),
         (Pair::ELEM, size_of::<Pair>(), align_of::<Pair>()),
         (Big::ELEM, size_of::<Big>(), align_of::<Big>()),
     ] {
@@ -112,18 +94,10 @@ fn struct_arrays_are_launch_arguments() {
     if cuprum_runtime::Device::count().is_ok() {
         return;
     }
-    let p = Particle {
-        x: 1.5,
-        y: -2.0,
-        mass: 3.25,
-    };
+    let p = Particle { x: 1.5, y: -2.0, mass: 3.25 };
     let errs = [
-        Array::<Particle>::from_vec(vec![p; 3])
-            .map(|_| ())
-            .unwrap_err(),
-        Array::<Particle>::from_shape_vec([1, 2], vec![p; 2])
-            .map(|_| ())
-            .unwrap_err(),
+        Array::<Particle>::from_vec(vec![p; 3]).map(|_| ()).unwrap_err(),
+        Array::<Particle>::from_shape_vec([1, 2], vec![p; 2]).map(|_| ()).unwrap_err(),
         Array::<Particle>::zeros([2, 3]).map(|_| ()).unwrap_err(),
         Array::<Particle>::empty([4]).map(|_| ()).unwrap_err(),
     ];
@@ -157,19 +131,9 @@ fn sizes_that_are_not_powers_of_two_disable_vector_accesses() {
 // ---- planning and parameters -------------------------------------------------------------------
 
 fn kernel() -> &'static Kernel {
-    let unit: &'static KernelUnit = Box::leak(Box::new(KernelUnit::from_source(
-        "test",
-        String::new(),
-        false,
-    )));
+    let unit: &'static KernelUnit = Box::leak(Box::new(KernelUnit::from_source("test", String::new(), false)));
     // SAFETY: SIG is the signature of `advance` (what the macro generates); cuprum's code.
-    Box::leak(Box::new(unsafe {
-        Kernel::new(
-            UnitRef::Embedded(unit),
-            "advance",
-            Signature::Elementwise(&SIG),
-        )
-    }))
+    Box::leak(Box::new(unsafe { Kernel::new(UnitRef::Embedded(unit), "advance", Signature::Elementwise(&SIG)) }))
 }
 
 /// `advance(p: Particle, dt: T) -> Particle`.
@@ -189,32 +153,17 @@ fn struct_operands_plan_scalar_accesses() {
     let s = [64usize, 32];
     let c = [32isize, 1];
     let t = [1isize, 64];
-    let op = |strides, elem: ElemType| PlanOperand::Array {
-        shape: &s,
-        strides,
-        ptr: A,
-        elem: elem.size(),
-    };
+    let op = |strides, elem: ElemType| PlanOperand::Array { shape: &s, strides, ptr: A, elem: elem.size() };
     // Contiguous 12-byte structs next to f32: one element per access (f32 alone would take 4).
     let width = elementwise::plan::vec_width([Particle::ELEM.size(), 4, Particle::ELEM.size()]);
-    let p = elementwise::plan::plan(
-        &s,
-        &[
-            op(&c, Particle::ELEM),
-            PlanOperand::Other,
-            op(&c, Particle::ELEM),
-        ],
-        width,
-    )
-    .unwrap();
+    let p = elementwise::plan::plan(&s, &[op(&c, Particle::ELEM), PlanOperand::Other, op(&c, Particle::ELEM)], width).unwrap();
     assert_eq!((p.variant, p.vec, p.items), (Variant::Contig, 1, 64 * 32));
     // 8-byte structs vectorise like f64: two per 16-byte access.
     let width = elementwise::plan::vec_width([Pair::ELEM.size(), 4]);
     let p = elementwise::plan::plan(&s, &[op(&c, Pair::ELEM), op(&c, Pair::ELEM)], width).unwrap();
     assert_eq!((p.variant, p.vec), (Variant::Contig, 2));
     // A transposed struct input: strided, in elements (not bytes).
-    let p =
-        elementwise::plan::plan(&s, &[op(&t, Particle::ELEM), op(&c, Particle::ELEM)], 1).unwrap();
+    let p = elementwise::plan::plan(&s, &[op(&t, Particle::ELEM), op(&c, Particle::ELEM)], 1).unwrap();
     assert_eq!(p.variant, Variant::S32);
     assert_eq!(p.strides[0], Some(vec![1, 64]));
 }
@@ -224,15 +173,7 @@ fn struct_operands_plan_scalar_accesses() {
 /// (`elementwise_nvrtc.rs` checks these numbers against NVRTC's `sizeof`.)
 #[test]
 fn struct_parameters_have_c_layouts() {
-    let plan = |variant| elementwise::Plan {
-        variant,
-        size: 1,
-        vec: 1,
-        dims: vec![1],
-        strides: vec![],
-        bcast: 0,
-        items: 1,
-    };
+    let plan = |variant| elementwise::Plan { variant, size: 1, vec: 1, dims: vec![1], strides: vec![], bcast: 0, items: 1 };
     let mut p = cuprum_runtime::ArgList::new();
     p.input(&plan(Variant::Contig), Particle::ELEM, A, None, None);
     p.input(&plan(Variant::S32), Particle::ELEM, A, Some(&[3, 1]), None);
@@ -243,10 +184,7 @@ fn struct_parameters_have_c_layouts() {
     let big = p.bytes(3);
     assert_eq!(big[..8], A.to_le_bytes());
     assert_eq!(big[8..16], 5i64.to_le_bytes());
-    assert!(
-        big[72..].iter().all(|&b| b == 0),
-        "the unused value slot is zero"
-    );
+    assert!(big[72..].iter().all(|&b| b == 0), "the unused value slot is zero");
 }
 
 #[test]
@@ -256,52 +194,20 @@ fn struct_launches_check_element_types_by_name() {
     let xt = [3isize, 1];
     let parts = arr(Particle::ELEM, &x, &xt, A);
     let floats = arr(DType::F32.into(), &x, &xt, A + 4096);
-    let msg = |args: &[Arg<'_>]| {
-        elementwise::launch(k, &[DType::F32], args, &Options::default())
-            .unwrap_err()
-            .to_string()
-    };
+    let msg = |args: &[Arg<'_>]| elementwise::launch(k, &[DType::F32], args, &Options::default()).unwrap_err().to_string();
     // An f32 array for a struct parameter.
-    let m = msg(&[
-        Arg::In(floats),
-        Arg::Scalar(Value::F32(0.5)),
-        Arg::Out(parts),
-    ]);
-    assert!(
-        m.contains("dtype mismatch")
-            && m.contains("`p`")
-            && m.contains("expected Particle, found f32"),
-        "{m}"
-    );
+    let m = msg(&[Arg::In(floats), Arg::Scalar(Value::F32(0.5)), Arg::Out(parts)]);
+    assert!(m.contains("dtype mismatch") && m.contains("`p`") && m.contains("expected Particle, found f32"), "{m}");
     // Another struct of another type.
     let pairs = arr(Pair::ELEM, &x, &xt, A);
-    let m = msg(&[
-        Arg::In(parts),
-        Arg::Scalar(Value::F32(0.5)),
-        Arg::Out(pairs),
-    ]);
-    assert!(
-        m.contains("`out`") && m.contains("expected Particle, found Pair"),
-        "{m}"
-    );
+    let m = msg(&[Arg::In(parts), Arg::Scalar(Value::F32(0.5)), Arg::Out(pairs)]);
+    assert!(m.contains("`out`") && m.contains("expected Particle, found Pair"), "{m}");
     // A struct array for the generic (dtype) parameter.
     let m = msg(&[Arg::In(parts), Arg::In(parts), Arg::Out(parts)]);
-    assert!(
-        m.contains("`dt`") && m.contains("expected f32, found Particle"),
-        "{m}"
-    );
+    assert!(m.contains("`dt`") && m.contains("expected f32, found Particle"), "{m}");
     // A scalar for a struct parameter.
-    let m = msg(&[
-        Arg::Scalar(Value::F32(1.0)),
-        Arg::Scalar(Value::F32(0.5)),
-        Arg::Out(parts),
-    ]);
-    assert!(
-        m.contains("struct inputs must be arrays")
-            && m.contains("`p`")
-            && m.contains("&Array<Particle>"),
-        "{m}"
-    );
+    let m = msg(&[Arg::Scalar(Value::F32(1.0)), Arg::Scalar(Value::F32(0.5)), Arg::Out(parts)]);
+    assert!(m.contains("struct inputs must be arrays") && m.contains("`p`") && m.contains("&Array<Particle>"), "{m}");
     // The description of a struct array in a kind mismatch names the struct.
     let m = msg(&[Arg::In(parts), Arg::Scalar(Value::F32(0.5)), Arg::In(parts)]);
     assert!(m.contains("an input array of Particle"), "{m}");

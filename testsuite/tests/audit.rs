@@ -23,28 +23,15 @@ fn an_embedded_kernel_file_carries_its_build_record() {
             assert!(build.targets.is_empty());
         }
         BuildStatus::Compiled | BuildStatus::Cached | BuildStatus::UpToDate => {
-            assert_eq!(
-                unit.fatbin_bytes.map(|b| b as u64),
-                Some(build.fatbin_bytes)
-            );
+            assert_eq!(unit.fatbin_bytes.map(|b| b as u64), Some(build.fatbin_bytes));
             assert_eq!(build.targets, unit.targets);
             assert!(build.nvcc.is_some());
         }
         BuildStatus::Other(ref s) => panic!("unknown status {s}"),
     }
-    let listed: usize = unit
-        .kernels
-        .iter()
-        .map(|k| k.instances.len())
-        .sum::<usize>()
-        + unit.other_symbols.len();
+    let listed: usize = unit.kernels.iter().map(|k| k.instances.len()).sum::<usize>() + unit.other_symbols.len();
     assert_eq!(build.instances, listed, "{audit}");
-    assert!(
-        unit.kernels
-            .iter()
-            .any(|k| k.name == "index_1d" && k.kind == "rawkernel" && !k.instances.is_empty()),
-        "{audit}"
-    );
+    assert!(unit.kernels.iter().any(|k| k.name == "index_1d" && k.kind == "rawkernel" && !k.instances.is_empty()), "{audit}");
     let text = audit.to_string();
     assert!(text.contains("tests/rawkernel_kernels.rs (unit "), "{text}");
     assert!(text.contains("  #[rawkernel] index_1d\n"), "{text}");

@@ -35,14 +35,7 @@ pub fn slices(x: &[f32], y: &mut [f32], bad: u32, at: u32, write: bool) {
 /// A 2-D view read and written with a multi-index `[row, col]`; the bad thread's index is
 /// `[at_row, at_col]`. One thread per element, the grid's x over columns.
 #[rawkernel]
-pub fn views_2d(
-    a: View<f32, 2>,
-    mut b: ViewMut<f32, 2>,
-    bad: u32,
-    at_row: u32,
-    at_col: u32,
-    write: bool,
-) {
+pub fn views_2d(a: View<f32, 2>, mut b: ViewMut<f32, 2>, bad: u32, at_row: u32, at_col: u32, write: bool) {
     let (c, r) = grid_2d();
     let s = a.shape();
     if r as usize >= s[0] || c as usize >= s[1] {

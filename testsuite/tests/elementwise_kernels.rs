@@ -21,11 +21,7 @@ pub fn axpb<T: Float>(a: T, x: T, b: T) -> T {
 pub fn floor_divmod<T: Int>(a: T, b: T) -> (T, T) {
     let q = a / b;
     let r = a % b;
-    if r != T::zero() && (r < T::zero()) != (b < T::zero()) {
-        (q - T::one(), r + b)
-    } else {
-        (q, r)
-    }
+    if r != T::zero() && (r < T::zero()) != (b < T::zero()) { (q - T::one(), r + b) } else { (q, r) }
 }
 
 /// Three outputs of fixed, different dtypes.

@@ -58,18 +58,8 @@ fn fenced_out(n: usize) -> (Array<f32>, Array<f32>) {
 #[track_caller]
 fn assert_oob(e: Error, kernel: &str, index: i128, len: u64, block: [u32; 3], thread: [u32; 3]) {
     match e {
-        Error::IndexOutOfBounds {
-            kernel: k,
-            index: i,
-            len: l,
-            block: b,
-            thread: t,
-        } => {
-            assert_eq!(
-                (k.as_str(), i, l, b, t),
-                (kernel, index, len, block, thread),
-                "the reported violation"
-            );
+        Error::IndexOutOfBounds { kernel: k, index: i, len: l, block: b, thread: t } => {
+            assert_eq!((k.as_str(), i, l, b, t), (kernel, index, len, block, thread), "the reported violation");
         }
         other => panic!("expected Error::IndexOutOfBounds, got: {other}"),
     }
@@ -80,23 +70,9 @@ fn assert_oob(e: Error, kernel: &str, index: i128, len: u64, block: [u32; 3], th
 #[track_caller]
 fn assert_oob_1d(e: Error, kernel: &str, index: i128, len: u64) {
     match e {
-        Error::IndexOutOfBounds {
-            kernel: k,
-            index: i,
-            len: l,
-            block,
-            thread,
-        } => {
-            assert_eq!(
-                (k.as_str(), i, l),
-                (kernel, index, len),
-                "the reported violation"
-            );
-            assert_eq!(
-                (block[1], block[2], thread[1], thread[2]),
-                (0, 0, 0, 0),
-                "a 1-D launch: {block:?} {thread:?}"
-            );
+        Error::IndexOutOfBounds { kernel: k, index: i, len: l, block, thread } => {
+            assert_eq!((k.as_str(), i, l), (kernel, index, len), "the reported violation");
+            assert_eq!((block[1], block[2], thread[1], thread[2]), (0, 0, 0, 0), "a 1-D launch: {block:?} {thread:?}");
             assert!(thread[0] < 1024, "{thread:?}");
         }
         other => panic!("expected Error::IndexOutOfBounds, got: {other}"),
@@ -121,14 +97,7 @@ fn slice_read_gives_zero_and_reports() {
     let (ybuf, mut y) = fenced_out(N);
     // Thread 777 reads x[1000]: the sentinel right after `x` in its buffer must not be seen.
     k::slices::launch(&cfg(), &x, &mut y, BAD, N as u32, false).unwrap();
-    assert_oob(
-        y.to_vec().unwrap_err(),
-        "slices",
-        N as i128,
-        N as u64,
-        BAD_BLOCK,
-        BAD_THREAD,
-    );
+    assert_oob(y.to_vec().unwrap_err(), "slices", N as i128, N as u64, BAD_BLOCK, BAD_THREAD);
     // The record is cleared: the data reads without an error now.
     let mut want = with_bad(&xs, 0.0);
     want.push(SENTINEL);
@@ -149,28 +118,14 @@ fn slice_write_is_skipped_and_reports() {
     let (ybuf, mut y) = fenced_out(N);
     // Thread 777 writes y[1000], which is the sentinel of y's buffer: it must stay.
     k::slices::launch(&cfg(), &x, &mut y, BAD, N as u32, true).unwrap();
-    assert_oob(
-        ybuf.to_vec().unwrap_err(),
-        "slices",
-        N as i128,
-        N as u64,
-        BAD_BLOCK,
-        BAD_THREAD,
-    );
+    assert_oob(ybuf.to_vec().unwrap_err(), "slices", N as i128, N as u64, BAD_BLOCK, BAD_THREAD);
     let mut want = with_bad(&xs, POISON);
     want.push(SENTINEL);
     assert_eq!(ybuf.to_vec().unwrap(), want);
     // A write far away is skipped too.
     let (ybuf, mut y) = fenced_out(N);
     k::slices::launch(&cfg(), &x, &mut y, BAD, u32::MAX - 1, true).unwrap();
-    assert_oob(
-        y.to_vec().unwrap_err(),
-        "slices",
-        (u32::MAX - 1) as i128,
-        N as u64,
-        BAD_BLOCK,
-        BAD_THREAD,
-    );
+    assert_oob(y.to_vec().unwrap_err(), "slices", (u32::MAX - 1) as i128, N as u64, BAD_BLOCK, BAD_THREAD);
     let mut want = with_bad(&xs, POISON);
     want.push(SENTINEL);
     assert_eq!(ybuf.to_vec().unwrap(), want);
@@ -189,10 +144,7 @@ const COLS: usize = 50;
 const BAD_RC: (u32, u32) = (13, 37);
 
 fn cfg_2d() -> LaunchConfig<'static> {
-    LaunchConfig::new(
-        ((COLS as u32).div_ceil(16), (ROWS as u32).div_ceil(8)),
-        (16, 8),
-    )
+    LaunchConfig::new(((COLS as u32).div_ceil(16), (ROWS as u32).div_ceil(8)), (16, 8))
 }
 
 #[test]
@@ -207,14 +159,7 @@ fn view_multi_index_is_checked_axis_by_axis() {
     // Read a[[20, 3]]: row 20 is out of range (its flat offset, 1003, is not in the array).
     let mut b = Array::from_shape_vec([ROWS, COLS], vec![POISON; ROWS * COLS]).unwrap();
     k::views_2d::launch(&cfg_2d(), &a, &mut b, bad, ROWS as u32, 3, false).unwrap();
-    assert_oob(
-        b.to_vec().unwrap_err(),
-        "views_2d",
-        ROWS as i128,
-        ROWS as u64,
-        bad_at,
-        bad_thread,
-    );
+    assert_oob(b.to_vec().unwrap_err(), "views_2d", ROWS as i128, ROWS as u64, bad_at, bad_thread);
     let mut want = xs.clone();
     want[bad as usize] = 0.0;
     assert_eq!(b.to_vec().unwrap(), want);
@@ -222,14 +167,7 @@ fn view_multi_index_is_checked_axis_by_axis() {
     // [4, 0]) is inside the array: element [4, 0] keeps its own value.
     let mut b = Array::from_shape_vec([ROWS, COLS], vec![POISON; ROWS * COLS]).unwrap();
     k::views_2d::launch(&cfg_2d(), &a, &mut b, bad, 3, COLS as u32, true).unwrap();
-    assert_oob(
-        b.to_vec().unwrap_err(),
-        "views_2d",
-        COLS as i128,
-        COLS as u64,
-        bad_at,
-        bad_thread,
-    );
+    assert_oob(b.to_vec().unwrap_err(), "views_2d", COLS as i128, COLS as u64, bad_at, bad_thread);
     let mut want = xs.clone();
     want[bad as usize] = POISON;
     assert_eq!(b.to_vec().unwrap(), want);
@@ -249,26 +187,12 @@ fn view_flat_index_and_negative_indices() {
     // Read a[-3] (an `i32` flat index): reported as negative.
     let mut b = Array::from_shape_vec([ROWS, COLS], vec![POISON; ROWS * COLS]).unwrap();
     k::views_flat::launch(&cfg, &a, &mut b, BAD, -3, false).unwrap();
-    assert_oob(
-        b.to_vec().unwrap_err(),
-        "views_flat",
-        -3,
-        (ROWS * COLS) as u64,
-        BAD_BLOCK,
-        BAD_THREAD,
-    );
+    assert_oob(b.to_vec().unwrap_err(), "views_flat", -3, (ROWS * COLS) as u64, BAD_BLOCK, BAD_THREAD);
     assert_eq!(b.to_vec().unwrap(), with_bad(&xs, 0.0));
     // Write b[1000].
     let mut b = Array::from_shape_vec([ROWS, COLS], vec![POISON; ROWS * COLS]).unwrap();
     k::views_flat::launch(&cfg, &a, &mut b, BAD, (ROWS * COLS) as i32, true).unwrap();
-    assert_oob(
-        b.to_vec().unwrap_err(),
-        "views_flat",
-        (ROWS * COLS) as i128,
-        (ROWS * COLS) as u64,
-        BAD_BLOCK,
-        BAD_THREAD,
-    );
+    assert_oob(b.to_vec().unwrap_err(), "views_flat", (ROWS * COLS) as i128, (ROWS * COLS) as u64, BAD_BLOCK, BAD_THREAD);
     assert_eq!(b.to_vec().unwrap(), with_bad(&xs, POISON));
     // The next launch on the same stream works.
     let mut b = Array::from_shape_vec([ROWS, COLS], vec![POISON; ROWS * COLS]).unwrap();
@@ -292,34 +216,12 @@ fn read_write_case(
     let x = Array::from_vec(xs.clone()).unwrap();
     let mut y = Array::from_vec(vec![POISON; N]).unwrap();
     launch(&x, &mut y, BAD, at_read, false);
-    assert_oob(
-        y.to_vec().unwrap_err(),
-        name,
-        at_read as i128,
-        len,
-        BAD_BLOCK,
-        BAD_THREAD,
-    );
-    assert_eq!(
-        y.to_vec().unwrap(),
-        with_bad(&xs, 0.0),
-        "{name}: a skipped read gives 0"
-    );
+    assert_oob(y.to_vec().unwrap_err(), name, at_read as i128, len, BAD_BLOCK, BAD_THREAD);
+    assert_eq!(y.to_vec().unwrap(), with_bad(&xs, 0.0), "{name}: a skipped read gives 0");
     let mut y = Array::from_vec(vec![POISON; N]).unwrap();
     launch(&x, &mut y, BAD, at_write, true);
-    assert_oob(
-        y.to_vec().unwrap_err(),
-        name,
-        at_write as i128,
-        len,
-        BAD_BLOCK,
-        BAD_THREAD,
-    );
-    assert_eq!(
-        y.to_vec().unwrap(),
-        with_bad(&xs, skipped_write_leaves),
-        "{name}: a skipped write"
-    );
+    assert_oob(y.to_vec().unwrap_err(), name, at_write as i128, len, BAD_BLOCK, BAD_THREAD);
+    assert_eq!(y.to_vec().unwrap(), with_bad(&xs, skipped_write_leaves), "{name}: a skipped write");
     let mut y = Array::from_vec(vec![POISON; N]).unwrap();
     launch(&x, &mut y, NONE, 0, false);
     assert_eq!(y.to_vec().unwrap(), xs, "{name}: the next launch");
@@ -339,16 +241,9 @@ fn local_array_read_and_write() {
 fn shared_array_read_and_write_keep_the_barriers() {
     let _serial = serial();
     // The bad thread skips its access and still reaches both barriers (no deadlock).
-    read_write_case(
-        "shared_static",
-        128,
-        128,
-        130,
-        -1.0,
-        &|x, y, bad, at, write| {
-            k::shared_static::launch(&cfg(), x, y, bad, at, write).unwrap();
-        },
-    );
+    read_write_case("shared_static", 128, 128, 130, -1.0, &|x, y, bad, at, write| {
+        k::shared_static::launch(&cfg(), x, y, bad, at, write).unwrap();
+    });
 }
 
 #[test]
@@ -356,16 +251,9 @@ fn shared_array_read_and_write_keep_the_barriers() {
 fn dynamic_shared_read_and_write() {
     let _serial = serial();
     // 128 f32 of dynamic shared memory: its length is 128.
-    read_write_case(
-        "shared_dynamic",
-        128,
-        200,
-        128,
-        -1.0,
-        &|x, y, bad, at, write| {
-            k::shared_dynamic::launch(&cfg().shared_mem(128 * 4), x, y, bad, at, write).unwrap();
-        },
-    );
+    read_write_case("shared_dynamic", 128, 200, 128, -1.0, &|x, y, bad, at, write| {
+        k::shared_dynamic::launch(&cfg().shared_mem(128 * 4), x, y, bad, at, write).unwrap();
+    });
 }
 
 // ---- #[rawkernel]: atomics, `&mut a[i]`, device functions, unchecked forms ---------------------
@@ -384,42 +272,21 @@ fn atomics_out_of_range_are_skipped() {
     let mut total = Array::from_vec(vec![0u32]).unwrap();
     k::atomics::launch(&cfg(), &mut counts, &mut old, &mut total, BAD, m as u32).unwrap();
     // The first violation is the slice atomic (the same thread's shared one comes after it).
-    assert_oob(
-        old.to_vec().unwrap_err(),
-        "atomics",
-        m as i128,
-        m as u64,
-        BAD_BLOCK,
-        BAD_THREAD,
-    );
+    assert_oob(old.to_vec().unwrap_err(), "atomics", m as i128, m as u64, BAD_BLOCK, BAD_THREAD);
     let got = cbuf.to_vec().unwrap();
     let mut want = vec![0u32; m + 1];
     for i in (0..N).filter(|&i| i != BAD as usize) {
         want[i % m] += 1;
     }
-    assert_eq!(
-        got, want,
-        "the bad atomic touched nothing (not even the element after `counts`)"
-    );
+    assert_eq!(got, want, "the bad atomic touched nothing (not even the element after `counts`)");
     let old = old.to_vec().unwrap();
     assert_eq!(old[BAD as usize], 0, "a skipped atomic returns 0");
     for r in 0..m {
-        let mut seen: Vec<u32> = (0..N)
-            .filter(|&i| i != BAD as usize && i % m == r)
-            .map(|i| old[i])
-            .collect();
+        let mut seen: Vec<u32> = (0..N).filter(|&i| i != BAD as usize && i % m == r).map(|i| old[i]).collect();
         seen.sort_unstable();
-        assert_eq!(
-            seen,
-            (0..want[r]).collect::<Vec<_>>(),
-            "old values of counts[{r}]"
-        );
+        assert_eq!(seen, (0..want[r]).collect::<Vec<_>>(), "old values of counts[{r}]");
     }
-    assert_eq!(
-        total.to_vec().unwrap(),
-        [N as u32 - 1],
-        "the shared counter lost only the skipped atomic"
-    );
+    assert_eq!(total.to_vec().unwrap(), [N as u32 - 1], "the shared counter lost only the skipped atomic");
     // The next launch on the same stream works.
     let mut counts = Array::from_vec(vec![0u32; m]).unwrap();
     let mut total = Array::from_vec(vec![0u32]).unwrap();
@@ -439,24 +306,14 @@ fn mut_ref_to_an_element_out_of_range_reaches_no_memory() {
     let xs = input();
     let (ybuf, mut y) = fenced(&xs);
     k::mut_ref::launch(&cfg(), &mut y, BAD, N as u32).unwrap();
-    assert_oob(
-        y.to_vec().unwrap_err(),
-        "mut_ref",
-        N as i128,
-        N as u64,
-        BAD_BLOCK,
-        BAD_THREAD,
-    );
+    assert_oob(y.to_vec().unwrap_err(), "mut_ref", N as i128, N as u64, BAD_BLOCK, BAD_THREAD);
     let mut want: Vec<f32> = xs.iter().map(|v| v + 1.0).collect();
     want[BAD as usize] = xs[BAD as usize];
     want.push(SENTINEL);
     assert_eq!(ybuf.to_vec().unwrap(), want);
     let mut y = Array::from_vec(xs.clone()).unwrap();
     k::mut_ref::launch(&cfg(), &mut y, NONE, 0).unwrap();
-    assert_eq!(
-        y.to_vec().unwrap(),
-        xs.iter().map(|v| v + 1.0).collect::<Vec<_>>()
-    );
+    assert_eq!(y.to_vec().unwrap(), xs.iter().map(|v| v + 1.0).collect::<Vec<_>>());
 }
 
 #[test]
@@ -467,14 +324,7 @@ fn a_device_function_reports_its_own_name() {
     let x = Array::from_vec(xs.clone()).unwrap();
     let mut y = Array::from_vec(vec![POISON; N]).unwrap();
     k::via_device::launch(&cfg(), &x, &mut y, BAD, 5000).unwrap();
-    assert_oob(
-        y.to_vec().unwrap_err(),
-        "fetch",
-        5000,
-        N as u64,
-        BAD_BLOCK,
-        BAD_THREAD,
-    );
+    assert_oob(y.to_vec().unwrap_err(), "fetch", 5000, N as u64, BAD_BLOCK, BAD_THREAD);
     assert_eq!(y.to_vec().unwrap(), with_bad(&xs, 0.0));
     k::via_device::launch(&cfg(), &x, &mut y, NONE, 0).unwrap();
     assert_eq!(y.to_vec().unwrap(), xs);
@@ -488,16 +338,10 @@ fn unchecked_forms_in_range() {
     let x = Array::from_vec(xs.clone()).unwrap();
     let mut y = Array::from_vec(vec![POISON; N]).unwrap();
     k::get_unchecked_copy::launch(&cfg(), &x, &mut y).unwrap();
-    assert_eq!(
-        y.to_vec().unwrap(),
-        xs.iter().map(|v| v * 2.0).collect::<Vec<_>>()
-    );
+    assert_eq!(y.to_vec().unwrap(), xs.iter().map(|v| v * 2.0).collect::<Vec<_>>());
     // SAFETY: `unchecked_copy` indexes `x` and `y` below `n`, which is their length.
     unsafe { k::unchecked_copy::launch(&cfg(), &x, &mut y, N as u32) }.unwrap();
-    assert_eq!(
-        y.to_vec().unwrap(),
-        xs.iter().map(|v| v * 3.0).collect::<Vec<_>>()
-    );
+    assert_eq!(y.to_vec().unwrap(), xs.iter().map(|v| v * 3.0).collect::<Vec<_>>());
 }
 
 // ---- #[elementwise] and #[reduction]: raw arguments --------------------------------------------
@@ -514,16 +358,11 @@ fn elementwise_raw_index() {
         j[BAD as usize] = bad_j;
         let out = k::gather::call(&x, &Array::from_vec(j).unwrap()).unwrap();
         assert_oob_1d(out.to_vec().unwrap_err(), "gather", bad_j as i128, 100);
-        let want: Vec<f32> = (0..N)
-            .map(|i| if i == BAD as usize { 0.0 } else { xs[i % 100] })
-            .collect();
+        let want: Vec<f32> = (0..N).map(|i| if i == BAD as usize { 0.0 } else { xs[i % 100] }).collect();
         assert_eq!(out.to_vec().unwrap(), want);
     }
     let out = k::gather::call(&x, &Array::from_vec(js).unwrap()).unwrap();
-    assert_eq!(
-        out.to_vec().unwrap(),
-        (0..N).map(|i| xs[i % 100]).collect::<Vec<_>>()
-    );
+    assert_eq!(out.to_vec().unwrap(), (0..N).map(|i| xs[i % 100]).collect::<Vec<_>>());
 }
 
 #[test]
@@ -535,18 +374,11 @@ fn reduction_map_raw_index() {
     let js: Vec<i64> = (0..N as i64).map(|i| (i * 7) % 100).collect();
     let mut j = js.clone();
     j[BAD as usize] = 250;
-    let sum = k::gather_sum::call(&Array::from_vec(j).unwrap(), &x)
-        .run()
-        .unwrap();
+    let sum = k::gather_sum::call(&Array::from_vec(j).unwrap(), &x).run().unwrap();
     assert_oob_1d(sum.to_vec().unwrap_err(), "gather_sum", 250, 100);
-    let want: f64 = (0..N)
-        .filter(|&i| i != BAD as usize)
-        .map(|i| xs[js[i] as usize] as f64)
-        .sum();
+    let want: f64 = (0..N).filter(|&i| i != BAD as usize).map(|i| xs[js[i] as usize] as f64).sum();
     assert_eq!(sum.to_vec().unwrap(), [want]);
-    let sum = k::gather_sum::call(&Array::from_vec(js.clone()).unwrap(), &x)
-        .run()
-        .unwrap();
+    let sum = k::gather_sum::call(&Array::from_vec(js.clone()).unwrap(), &x).run().unwrap();
     let want: f64 = js.iter().map(|&j| xs[j as usize] as f64).sum();
     assert_eq!(sum.to_vec().unwrap(), [want]);
 }
@@ -566,51 +398,20 @@ fn reported_once_by_the_first_synchronising_call() {
     // Two bad launches: only the first violation is kept.
     k::slices::launch(&on, &x, &mut y, BAD, 4000, false).unwrap();
     k::slices::launch(&on, &x, &mut y, 3, 5000, false).unwrap();
-    assert_oob(
-        stream.synchronize().unwrap_err(),
-        "slices",
-        4000,
-        N as u64,
-        BAD_BLOCK,
-        BAD_THREAD,
-    );
+    assert_oob(stream.synchronize().unwrap_err(), "slices", 4000, N as u64, BAD_BLOCK, BAD_THREAD);
     stream.synchronize().unwrap();
     dev.synchronize().unwrap();
     // An event's synchronize reports too, and so does the device's.
     k::slices::launch(&on, &x, &mut y, BAD, 6000, true).unwrap();
     let e = Event::record(&stream).unwrap();
-    assert_oob(
-        e.synchronize().unwrap_err(),
-        "slices",
-        6000,
-        N as u64,
-        BAD_BLOCK,
-        BAD_THREAD,
-    );
+    assert_oob(e.synchronize().unwrap_err(), "slices", 6000, N as u64, BAD_BLOCK, BAD_THREAD);
     k::slices::launch(&on, &x, &mut y, BAD, 7000, true).unwrap();
-    assert_oob(
-        dev.synchronize().unwrap_err(),
-        "slices",
-        7000,
-        N as u64,
-        BAD_BLOCK,
-        BAD_THREAD,
-    );
+    assert_oob(dev.synchronize().unwrap_err(), "slices", 7000, N as u64, BAD_BLOCK, BAD_THREAD);
     // The stream and the device stay usable.
     k::slices::launch(&on, &x, &mut y, NONE, 0, false).unwrap();
     stream.synchronize().unwrap();
     assert_eq!(y.to_vec().unwrap(), xs);
-    let e = Error::IndexOutOfBounds {
-        kernel: "k".into(),
-        index: 5,
-        len: 4,
-        block: [1, 2, 3],
-        thread: [4, 5, 6],
-    };
+    let e = Error::IndexOutOfBounds { kernel: "k".into(), index: 5, len: 4, block: [1, 2, 3], thread: [4, 5, 6] };
     let m = e.to_string();
-    assert!(
-        m.contains("the len is 4 but the index is 5")
-            && m.contains("block (1, 2, 3), thread (4, 5, 6)"),
-        "{m}"
-    );
+    assert!(m.contains("the len is 4 but the index is 5") && m.contains("block (1, 2, 3), thread (4, 5, 6)"), "{m}");
 }

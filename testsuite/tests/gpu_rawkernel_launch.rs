@@ -18,6 +18,7 @@ use rawkernel_kernels as k;
 
 const GPU: &str = "needs a CUDA GPU";
 
+
 /// Random values of a dtype (never all zeros), and a poison value.
 trait Gen: Scalar {
     fn draw(r: &mut Rng) -> Self;
@@ -33,60 +34,32 @@ macro_rules! gen_int {
 }
 gen_int!(i8, i16, i32, i64, u8, u16, u32, u64);
 impl Gen for bool {
-    fn draw(r: &mut Rng) -> bool {
-        r.next() & 1 == 1
-    }
-    fn poison() -> bool {
-        true
-    }
+    fn draw(r: &mut Rng) -> bool { r.next() & 1 == 1 }
+    fn poison() -> bool { true }
 }
 impl Gen for f32 {
-    fn draw(r: &mut Rng) -> f32 {
-        (r.unit() * 200.0 - 100.0) as f32
-    }
-    fn poison() -> f32 {
-        f32::NAN
-    }
+    fn draw(r: &mut Rng) -> f32 { (r.unit() * 200.0 - 100.0) as f32 }
+    fn poison() -> f32 { f32::NAN }
 }
 impl Gen for f64 {
-    fn draw(r: &mut Rng) -> f64 {
-        r.unit() * 200.0 - 100.0
-    }
-    fn poison() -> f64 {
-        f64::NAN
-    }
+    fn draw(r: &mut Rng) -> f64 { r.unit() * 200.0 - 100.0 }
+    fn poison() -> f64 { f64::NAN }
 }
 impl Gen for f16 {
-    fn draw(r: &mut Rng) -> f16 {
-        f16::from_f64(r.unit() * 20.0 - 10.0)
-    }
-    fn poison() -> f16 {
-        f16::NAN
-    }
+    fn draw(r: &mut Rng) -> f16 { f16::from_f64(r.unit() * 20.0 - 10.0) }
+    fn poison() -> f16 { f16::NAN }
 }
 impl Gen for bf16 {
-    fn draw(r: &mut Rng) -> bf16 {
-        bf16::from_f64(r.unit() * 20.0 - 10.0)
-    }
-    fn poison() -> bf16 {
-        bf16::NAN
-    }
+    fn draw(r: &mut Rng) -> bf16 { bf16::from_f64(r.unit() * 20.0 - 10.0) }
+    fn poison() -> bf16 { bf16::NAN }
 }
 impl Gen for Complex<f32> {
-    fn draw(r: &mut Rng) -> Self {
-        Complex::new(f32::draw(r), f32::draw(r))
-    }
-    fn poison() -> Self {
-        Complex::new(f32::NAN, f32::NAN)
-    }
+    fn draw(r: &mut Rng) -> Self { Complex::new(f32::draw(r), f32::draw(r)) }
+    fn poison() -> Self { Complex::new(f32::NAN, f32::NAN) }
 }
 impl Gen for Complex<f64> {
-    fn draw(r: &mut Rng) -> Self {
-        Complex::new(f64::draw(r), f64::draw(r))
-    }
-    fn poison() -> Self {
-        Complex::new(f64::NAN, f64::NAN)
-    }
+    fn draw(r: &mut Rng) -> Self { Complex::new(f64::draw(r), f64::draw(r)) }
+    fn poison() -> Self { Complex::new(f64::NAN, f64::NAN) }
 }
 
 fn rand<T: Gen>(r: &mut Rng, n: usize) -> Vec<T> {
@@ -98,10 +71,7 @@ fn up<T: Scalar>(v: &[T]) -> Array<T> {
 fn poisoned<T: Gen>(n: usize) -> Array<T> {
     Array::from_vec(vec![T::poison(); n]).unwrap()
 }
-fn cfg(
-    grid: impl Into<cuprum::runtime::Dim3>,
-    block: impl Into<cuprum::runtime::Dim3>,
-) -> LaunchConfig<'static> {
+fn cfg(grid: impl Into<cuprum::runtime::Dim3>, block: impl Into<cuprum::runtime::Dim3>) -> LaunchConfig<'static> {
     LaunchConfig::new(grid, block)
 }
 fn close(a: f64, b: f64, rel: f64) -> bool {
@@ -128,11 +98,7 @@ fn grid_2d_and_size() {
     for y in 0..h {
         for x in 0..w {
             let kk = y * w + x;
-            assert_eq!(
-                &out[3 * kk..3 * kk + 3],
-                &[x as u32, y as u32, (w * 100_000 + h) as u32],
-                "({x}, {y})"
-            );
+            assert_eq!(&out[3 * kk..3 * kk + 3], &[x as u32, y as u32, (w * 100_000 + h) as u32], "({x}, {y})");
         }
     }
 }
@@ -163,13 +129,7 @@ fn one_thread_kernel() {
     let mut out = poisoned::<i64>(1000);
     k::one_thread_scan::launch(&cfg(1, 1), &up(&x), &mut out).unwrap();
     let mut acc = 0i64;
-    let want: Vec<i64> = x
-        .iter()
-        .map(|v| {
-            acc = acc.wrapping_add(*v);
-            acc
-        })
-        .collect();
+    let want: Vec<i64> = x.iter().map(|v| { acc = acc.wrapping_add(*v); acc }).collect();
     assert_eq!(out.to_vec().unwrap(), want);
 }
 
@@ -206,13 +166,7 @@ fn grid_stride_copy_every_dtype() {
     let served = registry::served();
     let layer = |sym: &str| served.iter().find(|s| s.symbol == sym).map(|s| s.layer);
     assert!(layer("cuprum_rawkernel_copy__f32").is_some());
-    assert!(
-        matches!(
-            layer("cuprum_rawkernel_copy__i8"),
-            Some(Layer::Nvrtc | Layer::Disk | Layer::Memory)
-        ),
-        "{served:?}"
-    );
+    assert!(matches!(layer("cuprum_rawkernel_copy__i8"), Some(Layer::Nvrtc | Layer::Disk | Layer::Memory)), "{served:?}");
 }
 
 /// `&[T]` parameters are read through the read-only data cache, which Rust's aliasing rule makes
@@ -226,19 +180,12 @@ fn read_only_slices_cannot_alias_writable_arguments() {
     let mut a = up(&x);
     // The same memory as `&[T]` and `&mut [T]` (a clone of an array is a view of it).
     let alias = a.clone();
-    let e = k::copy::launch(&cfg(16, 256), &alias, &mut a, n as u32)
-        .unwrap_err()
-        .to_string();
-    assert!(
-        e.contains("share device memory") && e.contains("`x`") && e.contains("`y`"),
-        "{e}"
-    );
+    let e = k::copy::launch(&cfg(16, 256), &alias, &mut a, n as u32).unwrap_err().to_string();
+    assert!(e.contains("share device memory") && e.contains("`x`") && e.contains("`y`"), "{e}");
     // Halves of one buffer that overlap by one element.
     let lo = a.slice(0, 0..(n as isize + 1)).unwrap();
     let mut hi = a.slice(0, n as isize..2 * n as isize).unwrap();
-    let e = k::copy::launch(&cfg(16, 256), &lo, &mut hi, n as u32)
-        .unwrap_err()
-        .to_string();
+    let e = k::copy::launch(&cfg(16, 256), &lo, &mut hi, n as u32).unwrap_err().to_string();
     assert!(e.contains("share device memory"), "{e}");
     // Disjoint halves of one buffer: allowed, and copied right.
     let lo = a.slice(0, 0..n as isize).unwrap();
@@ -257,26 +204,10 @@ fn views_2d_indexing_any_strides() {
     let s = 1.5f64;
     // `a` as (cols, rows) contiguous, and the same values as a transposed (non-contiguous) view.
     let da = Array::from_shape_vec([cols, rows], a.clone()).unwrap();
-    let dt = Array::from_shape_vec(
-        [rows, cols],
-        (0..rows * cols)
-            .map(|q| a[(q % cols) * rows + q / cols])
-            .collect::<Vec<_>>(),
-    )
-    .unwrap()
-    .transpose();
+    let dt = Array::from_shape_vec([rows, cols], (0..rows * cols).map(|q| a[(q % cols) * rows + q / cols]).collect::<Vec<_>>()).unwrap().transpose();
     for input in [&da, &dt] {
         let mut out = Array::from_shape_vec([rows, cols], vec![f64::NAN; rows * cols]).unwrap();
-        k::transpose_scale::launch(
-            &cfg(
-                (cols.div_ceil(16) as u32, rows.div_ceil(16) as u32),
-                (16, 16),
-            ),
-            input,
-            &mut out,
-            s,
-        )
-        .unwrap();
+        k::transpose_scale::launch(&cfg((cols.div_ceil(16) as u32, rows.div_ceil(16) as u32), (16, 16)), input, &mut out, s).unwrap();
         let got = out.to_vec().unwrap();
         for i in 0..rows {
             for j in 0..cols {
@@ -286,9 +217,7 @@ fn views_2d_indexing_any_strides() {
     }
     // A view of the wrong dimension is an error, nothing launched.
     let mut flat = Array::from_vec(vec![f64::NAN; rows * cols]).unwrap();
-    let e = k::transpose_scale::launch(&cfg(1, 1), &da, &mut flat, s)
-        .unwrap_err()
-        .to_string();
+    let e = k::transpose_scale::launch(&cfg(1, 1), &da, &mut flat, s).unwrap_err().to_string();
     assert!(e.contains("View<_, 2>") && e.contains("1 dimension"), "{e}");
 }
 
@@ -297,14 +226,9 @@ fn views_2d_indexing_any_strides() {
 fn non_contiguous_slice_is_an_error() {
     let a = Array::from_shape_vec([4, 8], (0..32).map(|v| v as f32).collect::<Vec<_>>()).unwrap();
     let mut y = poisoned::<f32>(32);
-    let e = k::copy::launch(&cfg(1, 32), &a.transpose(), &mut y, 32)
-        .unwrap_err()
-        .to_string();
+    let e = k::copy::launch(&cfg(1, 32), &a.transpose(), &mut y, 32).unwrap_err().to_string();
     assert!(e.contains("not C-contiguous") && e.contains("`x`"), "{e}");
-    assert!(
-        y.to_vec().unwrap().iter().all(|v| v.is_nan()),
-        "nothing may be launched"
-    );
+    assert!(y.to_vec().unwrap().iter().all(|v| v.is_nan()), "nothing may be launched");
 }
 
 fn loops_host(x: u32) -> u32 {
@@ -349,19 +273,13 @@ fn reverse_through_static_and_dynamic_shared_memory() {
     let x: Vec<f32> = rand(&mut r, 256 * 10);
     let mut out = poisoned::<f32>(256 * 10);
     k::reverse_static::launch(&cfg(10, 256), &up(&x), &mut out).unwrap();
-    let want: Vec<f32> = x
-        .chunks(256)
-        .flat_map(|c| c.iter().rev().copied())
-        .collect();
+    let want: Vec<f32> = x.chunks(256).flat_map(|c| c.iter().rev().copied()).collect();
     assert_eq!(out.to_vec().unwrap(), want);
 
     let x: Vec<f64> = rand(&mut r, 128 * 9);
     let mut out = poisoned::<f64>(128 * 9);
     k::reverse_dynamic::launch(&cfg(9, 128).shared_mem(128 * 8), &up(&x), &mut out).unwrap();
-    let want: Vec<f64> = x
-        .chunks(128)
-        .flat_map(|c| c.iter().rev().copied())
-        .collect();
+    let want: Vec<f64> = x.chunks(128).flat_map(|c| c.iter().rev().copied()).collect();
     assert_eq!(out.to_vec().unwrap(), want);
 
     let x: Vec<f16> = rand(&mut r, 64 * 5);
@@ -381,11 +299,7 @@ fn sync_warp_partial_mask() {
     let got = out.to_vec().unwrap();
     for i in 0..128 {
         let lane = i % 32;
-        let want = if lane % 2 == 0 {
-            x[i - lane + (lane + 2) % 32]
-        } else {
-            -x[i]
-        };
+        let want = if lane % 2 == 0 { x[i - lane + (lane + 2) % 32] } else { -x[i] };
         assert_eq!(got[i], want, "thread {i}");
     }
 }
@@ -439,10 +353,7 @@ fn warp_sums_by_xor_shuffle() {
     let got = ou.to_vec().unwrap();
     for i in 0..n {
         let w = i - i % 32;
-        assert_eq!(
-            got[i],
-            xu[w..w + 32].iter().fold(0u64, |a, b| a.wrapping_add(*b))
-        );
+        assert_eq!(got[i], xu[w..w + 32].iter().fold(0u64, |a, b| a.wrapping_add(*b)));
     }
     let xf: Vec<f64> = rand(&mut r, n);
     let mut of = poisoned::<f64>(n);
@@ -456,41 +367,18 @@ fn warp_sums_by_xor_shuffle() {
 
 /// `atomic_add` of `x` into 7 slots starting from random values, for one dtype; `to_f64` maps
 /// values for the comparison, `tol` is the relative tolerance (0: exact).
-fn atomic_add_case<T: Gen + cuprum::prelude::Number>(
-    x: Vec<T>,
-    start: Vec<T>,
-    to_f64: impl Fn(T) -> f64,
-    tol: f64,
-    exact_sum: impl Fn(T, T) -> T,
-) {
+fn atomic_add_case<T: Gen + cuprum::prelude::Number>(x: Vec<T>, start: Vec<T>, to_f64: impl Fn(T) -> f64, tol: f64, exact_sum: impl Fn(T, T) -> T) {
     let mut acc = up(&start);
-    k::atomic_add_all::launch(&LaunchConfig::for_elements(x.len(), 256), &up(&x), &mut acc)
-        .unwrap();
+    k::atomic_add_all::launch(&LaunchConfig::for_elements(x.len(), 256), &up(&x), &mut acc).unwrap();
     let got = acc.to_vec().unwrap();
     for s in 0..start.len() {
-        let want = x
-            .iter()
-            .skip(s)
-            .step_by(start.len())
-            .fold(start[s], |a, b| exact_sum(a, *b));
+        let want = x.iter().skip(s).step_by(start.len()).fold(start[s], |a, b| exact_sum(a, *b));
         let (g, w) = (to_f64(got[s]), to_f64(want));
         // Atomics add in any order: the rounding error grows with the terms' magnitudes, not with
         // the (possibly cancelled) result's.
-        let scale = x
-            .iter()
-            .skip(s)
-            .step_by(start.len())
-            .fold(to_f64(start[s]).abs(), |a, b| a + to_f64(*b).abs());
-        let ok = if tol == 0.0 {
-            g == w
-        } else {
-            (g - w).abs() <= tol * scale.max(1.0)
-        };
-        assert!(
-            ok,
-            "atomic_add::<{:?}> slot {s}: {g} vs {w} (sum of |terms| {scale})",
-            T::DTYPE
-        );
+        let scale = x.iter().skip(s).step_by(start.len()).fold(to_f64(start[s]).abs(), |a, b| a + to_f64(*b).abs());
+        let ok = if tol == 0.0 { g == w } else { (g - w).abs() <= tol * scale.max(1.0) };
+        assert!(ok, "atomic_add::<{:?}> slot {s}: {g} vs {w} (sum of |terms| {scale})", T::DTYPE);
     }
 }
 
@@ -499,76 +387,30 @@ fn atomic_add_case<T: Gen + cuprum::prelude::Number>(
 fn atomic_add_every_dtype() {
     let mut r = Rng::new();
     let n = 10_000;
-    atomic_add_case::<i32>(
-        rand(&mut r, n),
-        rand(&mut r, 7),
-        |v| v as f64,
-        0.0,
-        |a, b| a.wrapping_add(b),
-    );
-    atomic_add_case::<u32>(
-        rand(&mut r, n),
-        rand(&mut r, 7),
-        |v| v as f64,
-        0.0,
-        |a, b| a.wrapping_add(b),
-    );
-    atomic_add_case::<i64>(
-        rand(&mut r, n),
-        rand(&mut r, 7),
-        |v| v as f64,
-        0.0,
-        |a, b| a.wrapping_add(b),
-    );
-    atomic_add_case::<u64>(
-        rand(&mut r, n),
-        rand(&mut r, 7),
-        |v| v as f64,
-        0.0,
-        |a, b| a.wrapping_add(b),
-    );
+    atomic_add_case::<i32>(rand(&mut r, n), rand(&mut r, 7), |v| v as f64, 0.0, |a, b| a.wrapping_add(b));
+    atomic_add_case::<u32>(rand(&mut r, n), rand(&mut r, 7), |v| v as f64, 0.0, |a, b| a.wrapping_add(b));
+    atomic_add_case::<i64>(rand(&mut r, n), rand(&mut r, 7), |v| v as f64, 0.0, |a, b| a.wrapping_add(b));
+    atomic_add_case::<u64>(rand(&mut r, n), rand(&mut r, 7), |v| v as f64, 0.0, |a, b| a.wrapping_add(b));
     // Floats: the order of additions is not fixed; compare in f64 with a tolerance.
     let xf: Vec<f32> = rand(&mut r, n);
-    atomic_add_case::<f32>(
-        xf,
-        rand(&mut r, 7),
-        |v| v as f64,
-        1e-4,
-        |a, b| ((a as f64) + (b as f64)) as f32,
-    );
+    atomic_add_case::<f32>(xf, rand(&mut r, 7), |v| v as f64, 1e-4, |a, b| ((a as f64) + (b as f64)) as f32);
     let xd: Vec<f64> = rand(&mut r, n);
     atomic_add_case::<f64>(xd, rand(&mut r, 7), |v| v, 1e-10, |a, b| a + b);
     // Half types: multiples of 1/4 whose every partial sum is exact in the type.
     let q = |r: &mut Rng| ((r.next() % 8) + 1) as f64 / 4.0;
     let xh: Vec<f16> = (0..700).map(|_| f16::from_f64(q(&mut r))).collect();
     let sh: Vec<f16> = (0..7).map(|_| f16::from_f64(q(&mut r))).collect();
-    atomic_add_case::<f16>(
-        xh,
-        sh,
-        |v| v.to_f64(),
-        0.0,
-        |a, b| f16::from_f64(a.to_f64() + b.to_f64()),
-    );
+    atomic_add_case::<f16>(xh, sh, |v| v.to_f64(), 0.0, |a, b| f16::from_f64(a.to_f64() + b.to_f64()));
     let xb: Vec<bf16> = (0..140).map(|_| bf16::from_f64(q(&mut r))).collect();
     let sb: Vec<bf16> = (0..7).map(|_| bf16::from_f64(q(&mut r))).collect();
-    atomic_add_case::<bf16>(
-        xb,
-        sb,
-        |v| v.to_f64(),
-        0.0,
-        |a, b| bf16::from_f64(a.to_f64() + b.to_f64()),
-    );
+    atomic_add_case::<bf16>(xb, sb, |v| v.to_f64(), 0.0, |a, b| bf16::from_f64(a.to_f64() + b.to_f64()));
 }
 
-fn min_max_sub_case<T: Gen + PartialOrd + cuprum::prelude::Real>(
-    r: &mut Rng,
-    sub: impl Fn(T, T) -> T,
-) {
+fn min_max_sub_case<T: Gen + PartialOrd + cuprum::prelude::Real>(r: &mut Rng, sub: impl Fn(T, T) -> T) {
     let x: Vec<T> = rand(r, 5000);
     let start: Vec<T> = rand(r, 3);
     let mut acc = up(&start);
-    k::atomic_min_max_sub::launch(&LaunchConfig::for_elements(x.len(), 128), &up(&x), &mut acc)
-        .unwrap();
+    k::atomic_min_max_sub::launch(&LaunchConfig::for_elements(x.len(), 128), &up(&x), &mut acc).unwrap();
     let got = acc.to_vec().unwrap();
     let min = x.iter().fold(start[0], |a, &b| if b < a { b } else { a });
     let max = x.iter().fold(start[1], |a, &b| if b > a { b } else { a });
@@ -576,11 +418,7 @@ fn min_max_sub_case<T: Gen + PartialOrd + cuprum::prelude::Real>(
     assert_eq!(got[1], max, "atomic_max::<{:?}>", T::DTYPE);
     let s = x.iter().fold(start[2], |a, &b| sub(a, b));
     let _ = s;
-    assert!(
-        got[2] == s || T::DTYPE.is_float(),
-        "atomic_sub::<{:?}>",
-        T::DTYPE
-    );
+    assert!(got[2] == s || T::DTYPE.is_float(), "atomic_sub::<{:?}>", T::DTYPE);
 }
 
 #[test]
@@ -595,38 +433,15 @@ fn atomic_min_max_sub_ints_and_floats() {
     min_max_sub_case::<f64>(&mut r, |a, b| a - b);
 }
 
-fn bits_case<
-    T: Gen
-        + cuprum::prelude::Int
-        + std::ops::BitAnd<Output = T>
-        + std::ops::BitOr<Output = T>
-        + std::ops::BitXor<Output = T>,
->(
-    r: &mut Rng,
-) {
+fn bits_case<T: Gen + cuprum::prelude::Int + std::ops::BitAnd<Output = T> + std::ops::BitOr<Output = T> + std::ops::BitXor<Output = T>>(r: &mut Rng) {
     let x: Vec<T> = rand(r, 3000);
     let start: Vec<T> = rand(r, 3);
     let mut acc = up(&start);
     k::atomic_bits::launch(&LaunchConfig::for_elements(x.len(), 128), &up(&x), &mut acc).unwrap();
     let got = acc.to_vec().unwrap();
-    assert_eq!(
-        got[0],
-        x.iter().fold(start[0], |a, &b| a & b),
-        "atomic_and::<{:?}>",
-        T::DTYPE
-    );
-    assert_eq!(
-        got[1],
-        x.iter().fold(start[1], |a, &b| a | b),
-        "atomic_or::<{:?}>",
-        T::DTYPE
-    );
-    assert_eq!(
-        got[2],
-        x.iter().fold(start[2], |a, &b| a ^ b),
-        "atomic_xor::<{:?}>",
-        T::DTYPE
-    );
+    assert_eq!(got[0], x.iter().fold(start[0], |a, &b| a & b), "atomic_and::<{:?}>", T::DTYPE);
+    assert_eq!(got[1], x.iter().fold(start[1], |a, &b| a | b), "atomic_or::<{:?}>", T::DTYPE);
+    assert_eq!(got[2], x.iter().fold(start[2], |a, &b| a ^ b), "atomic_xor::<{:?}>", T::DTYPE);
 }
 
 #[test]
@@ -647,21 +462,11 @@ fn atomic_inc_dec_wrap_at_the_limit() {
     let n = 1000 + (r.next() % 1000) as u32;
     let start = [(r.next() % 200) as u32, (r.next() % 200) as u32];
     let mut acc = up(&start);
-    k::atomic_counters::launch(
-        &LaunchConfig::for_elements(n as usize, 128),
-        &mut acc,
-        limit,
-        n,
-    )
-    .unwrap();
+    k::atomic_counters::launch(&LaunchConfig::for_elements(n as usize, 128), &mut acc, limit, n).unwrap();
     let (mut inc, mut dec) = (start[0], start[1]);
     for _ in 0..n {
         inc = if inc >= limit { 0 } else { inc + 1 };
-        dec = if dec == 0 || dec > limit {
-            limit
-        } else {
-            dec - 1
-        };
+        dec = if dec == 0 || dec > limit { limit } else { dec - 1 };
     }
     assert_eq!(acc.to_vec().unwrap(), vec![inc, dec]);
 }
@@ -673,33 +478,16 @@ fn exch_cas_case<T: Gen + cuprum::prelude::Int + Ord + TryFrom<u64> + Into<i128>
     let mut taken = poisoned::<T>(n as usize);
     let c0 = T::try_from(r.next() % 1000).ok().unwrap();
     let mut counter = up(&[c0]);
-    k::atomic_exch_cas::launch(
-        &LaunchConfig::for_elements(n as usize, 128),
-        &mut slot,
-        &mut taken,
-        &mut counter,
-        n,
-    )
-    .unwrap();
+    k::atomic_exch_cas::launch(&LaunchConfig::for_elements(n as usize, 128), &mut slot, &mut taken, &mut counter, n).unwrap();
     // The values taken out plus the one left in are the start value and 1..=n, each once.
-    let mut all: Vec<i128> = taken
-        .to_vec()
-        .unwrap()
-        .into_iter()
-        .map(Into::into)
-        .collect();
+    let mut all: Vec<i128> = taken.to_vec().unwrap().into_iter().map(Into::into).collect();
     all.push(slot.to_vec().unwrap()[0].into());
     all.sort();
     let mut want: Vec<i128> = (1..=n as i128).collect();
     want.push(start.into());
     want.sort();
     assert_eq!(all, want, "atomic_exch::<{:?}>", T::DTYPE);
-    assert_eq!(
-        counter.to_vec().unwrap()[0].into(),
-        c0.into() + n as i128,
-        "atomic_cas::<{:?}>",
-        T::DTYPE
-    );
+    assert_eq!(counter.to_vec().unwrap()[0].into(), c0.into() + n as i128, "atomic_cas::<{:?}>", T::DTYPE);
 }
 
 #[test]
@@ -719,27 +507,13 @@ fn device_functions_generic_min_max() {
     let x: Vec<f64> = rand(&mut r, 4097);
     let (lo, hi) = (-20.0, 35.0);
     let mut out = poisoned::<f64>(x.len());
-    k::device_calls::launch(
-        &LaunchConfig::for_elements(x.len(), 128),
-        &up(&x),
-        &mut out,
-        lo,
-        hi,
-    )
-    .unwrap();
+    k::device_calls::launch(&LaunchConfig::for_elements(x.len(), 128), &up(&x), &mut out, lo, hi).unwrap();
     let cs = |v: f64, s: f64| v.max(lo).min(hi) * s;
     let want: Vec<f64> = x.iter().map(|&v| cs(v, 2.0) + cs(v * v, 1.0)).collect();
     assert_eq!(out.to_vec().unwrap(), want);
     let xf: Vec<f32> = x.iter().map(|&v| v as f32).collect();
     let mut outf = poisoned::<f32>(x.len());
-    k::device_calls::launch(
-        &LaunchConfig::for_elements(x.len(), 128),
-        &up(&xf),
-        &mut outf,
-        lo as f32,
-        hi as f32,
-    )
-    .unwrap();
+    k::device_calls::launch(&LaunchConfig::for_elements(x.len(), 128), &up(&xf), &mut outf, lo as f32, hi as f32).unwrap();
     let csf = |v: f32, s: f32| v.max(lo as f32).min(hi as f32) * s;
     let want: Vec<f32> = xf.iter().map(|&v| csf(v, 2.0) + csf(v * v, 1.0)).collect();
     assert_eq!(outf.to_vec().unwrap(), want);
@@ -752,24 +526,14 @@ fn local_arrays_dot_and_sort() {
     let m = 1000;
     let x: Vec<f32> = rand(&mut r, 8 * m);
     let (mut dots, mut sorted) = (poisoned::<f32>(m), poisoned::<f32>(8 * m));
-    k::local_arrays::launch(
-        &LaunchConfig::for_elements(m, 64),
-        &up(&x),
-        &mut dots,
-        &mut sorted,
-    )
-    .unwrap();
+    k::local_arrays::launch(&LaunchConfig::for_elements(m, 64), &up(&x), &mut dots, &mut sorted).unwrap();
     let dots = dots.to_vec().unwrap();
     let sorted = sorted.to_vec().unwrap();
     for i in 0..m {
         let c = &x[8 * i..8 * i + 8];
         let want = c[0] * c[3] + c[1] * c[4] + c[2] * c[5];
         let scale = (c[0] * c[3]).abs() + (c[1] * c[4]).abs() + (c[2] * c[5]).abs();
-        assert!(
-            (dots[i] - want).abs() <= 1e-5 * scale.max(1.0),
-            "dot {i}: {} vs {want}",
-            dots[i]
-        );
+        assert!((dots[i] - want).abs() <= 1e-5 * scale.max(1.0), "dot {i}: {} vs {want}", dots[i]);
         let mut s = c.to_vec();
         s.sort_by(|a, b| a.partial_cmp(b).unwrap());
         assert_eq!(&sorted[8 * i..8 * i + 8], &s[..], "sort {i}");
@@ -781,46 +545,12 @@ fn local_arrays_dot_and_sort() {
 fn scalar_arguments_of_every_dtype() {
     let mut r = Rng::new();
     let b = bool::draw(&mut r);
-    let (i8v, i16v, i32v, i64v) = (
-        i8::draw(&mut r),
-        i16::draw(&mut r),
-        i32::draw(&mut r),
-        (r.next() % (1 << 50)) as i64 - (1 << 49),
-    );
-    let (u8v, u16v, u32v, u64v) = (
-        u8::draw(&mut r),
-        u16::draw(&mut r),
-        u32::draw(&mut r),
-        r.next() % (1 << 52),
-    );
-    let (h, bh, f, d) = (
-        f16::draw(&mut r),
-        bf16::draw(&mut r),
-        f32::draw(&mut r),
-        f64::draw(&mut r),
-    );
+    let (i8v, i16v, i32v, i64v) = (i8::draw(&mut r), i16::draw(&mut r), i32::draw(&mut r), (r.next() % (1 << 50)) as i64 - (1 << 49));
+    let (u8v, u16v, u32v, u64v) = (u8::draw(&mut r), u16::draw(&mut r), u32::draw(&mut r), r.next() % (1 << 52));
+    let (h, bh, f, d) = (f16::draw(&mut r), bf16::draw(&mut r), f32::draw(&mut r), f64::draw(&mut r));
     let (c, z) = (Complex::<f32>::draw(&mut r), Complex::<f64>::draw(&mut r));
     let mut out = poisoned::<f64>(17);
-    k::scalars::launch(
-        &cfg(1, 32),
-        &mut out,
-        b,
-        i8v,
-        i16v,
-        i32v,
-        i64v,
-        u8v,
-        u16v,
-        u32v,
-        u64v,
-        h,
-        bh,
-        f,
-        d,
-        c,
-        z,
-    )
-    .unwrap();
+    k::scalars::launch(&cfg(1, 32), &mut out, b, i8v, i16v, i32v, i64v, u8v, u16v, u32v, u64v, h, bh, f, d, c, z).unwrap();
     let want = [
         if b { 1.0 } else { 0.0 },
         i8v as f64,
@@ -877,16 +607,9 @@ fn checks_before_launch() {
     assert!(e.contains("2048") && e.contains("at most 1024"), "{e}");
     let e = msg(k::copy::launch(&cfg(0, 32), &x, &mut y, 64));
     assert!(e.contains("zero dimension"), "{e}");
-    let e = msg(k::reverse_dynamic::launch(
-        &cfg(1, 32).shared_mem(1 << 20),
-        &x,
-        &mut y,
-    ));
+    let e = msg(k::reverse_dynamic::launch(&cfg(1, 32).shared_mem(1 << 20), &x, &mut y));
     assert!(e.contains("max_dynamic_shared_size_bytes"), "{e}");
-    assert!(
-        y.to_vec().unwrap().iter().all(|v| v.is_nan()),
-        "nothing may be launched"
-    );
+    assert!(y.to_vec().unwrap().iter().all(|v| v.is_nan()), "nothing may be launched");
 }
 
 #[test]
@@ -896,9 +619,7 @@ fn launches_from_several_threads() {
         .map(|t| {
             std::thread::spawn(move || {
                 let n = 10_000 + t * 17;
-                let x: Vec<i16> = (0..n)
-                    .map(|v| (v as i16).wrapping_mul(31).wrapping_add(t as i16))
-                    .collect();
+                let x: Vec<i16> = (0..n).map(|v| (v as i16).wrapping_mul(31).wrapping_add(t as i16)).collect();
                 let mut y = poisoned::<i16>(n);
                 k::copy::launch(&cfg(40, 128), &up(&x), &mut y, n as u32).unwrap();
                 assert_eq!(y.to_vec().unwrap(), x);
@@ -918,16 +639,9 @@ fn kernels_are_listed_in_the_registry() {
     for want in ["copy", "index_1d", "atomic_add_all", "scalars"] {
         assert!(names.contains(&want), "{want} missing from {names:?}");
     }
-    let copy = registry::kernels()
-        .find(|e| e.name() == "copy" && e.kind() == "rawkernel")
-        .unwrap()
-        .unit()
-        .unwrap();
+    let copy = registry::kernels().find(|e| e.name() == "copy" && e.kind() == "rawkernel").unwrap().unit().unwrap();
     assert!(copy.precompiled().contains(&"cuprum_rawkernel_copy__f32"));
-    assert!(
-        copy.source()
-            .contains("CUPRUM_INSTANTIATE_copy(cuprum_rawkernel_copy__f32, f32)")
-    );
+    assert!(copy.source().contains("CUPRUM_INSTANTIATE_copy(cuprum_rawkernel_copy__f32, f32)"));
     // The unit is the whole file: the device functions of the file are in it.
     assert!(copy.source().contains("clamp_scale"));
 }
@@ -945,11 +659,7 @@ fn run_child(name: &str, set: &[(&str, &str)], unset: &[&str]) -> (bool, String)
         cmd.env_remove(k);
     }
     let out = cmd.output().unwrap();
-    let text = format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
     (out.status.success(), text)
 }
 
@@ -958,14 +668,9 @@ fn run_child(name: &str, set: &[(&str, &str)], unset: &[&str]) -> (bool, String)
 #[test]
 #[ignore = "needs a CUDA GPU"]
 fn aot_child() {
-    let Ok(mode) = std::env::var("CUPRUM_AOT_CHILD") else {
-        return;
-    };
+    let Ok(mode) = std::env::var("CUPRUM_AOT_CHILD") else { return };
     if mode == "no-nvrtc" {
-        assert!(
-            cuprum::runtime::nvrtc::info().is_err(),
-            "libnvrtc is still loadable: the test cannot hide it here"
-        );
+        assert!(cuprum::runtime::nvrtc::info().is_err(), "libnvrtc is still loadable: the test cannot hide it here");
     }
     let mut r = Rng::new();
     let x: Vec<f32> = rand(&mut r, 5000);
@@ -974,11 +679,7 @@ fn aot_child() {
     assert_eq!(y.to_vec().unwrap(), x);
     let served = registry::served();
     let s = cuprum::runtime::stats::snapshot();
-    println!(
-        "AOT CHILD layer={:?} nvrtc={}",
-        served.iter().map(|s| s.layer).collect::<Vec<_>>(),
-        s.nvrtc
-    );
+    println!("AOT CHILD layer={:?} nvrtc={}", served.iter().map(|s| s.layer).collect::<Vec<_>>(), s.nvrtc);
     assert_eq!(served.len(), 1);
     assert_eq!(served[0].layer, Layer::Aot, "{served:?}");
     assert_eq!(s.nvrtc, 0);
@@ -987,15 +688,8 @@ fn aot_child() {
 #[test]
 #[ignore = "needs a CUDA GPU"]
 fn precompiled_first_call_does_no_nvrtc_compile() {
-    let copy = registry::kernels()
-        .find(|e| e.name() == "copy" && e.kind() == "rawkernel")
-        .unwrap()
-        .unit()
-        .unwrap();
-    assert!(
-        copy.fatbin().is_some(),
-        "build with nvcc (scripts/cuda-env.sh) so that the test kernels are precompiled"
-    );
+    let copy = registry::kernels().find(|e| e.name() == "copy" && e.kind() == "rawkernel").unwrap().unit().unwrap();
+    assert!(copy.fatbin().is_some(), "build with nvcc (scripts/cuda-env.sh) so that the test kernels are precompiled");
     let (ok, text) = run_child("aot_child", &[("CUPRUM_AOT_CHILD", "plain")], &[]);
     assert!(ok && text.contains("AOT CHILD"), "{text}");
 }
@@ -1006,20 +700,12 @@ fn precompiled_kernel_runs_without_libnvrtc() {
     // A folder of files named like libnvrtc that are not libraries, searched first.
     let dir = std::env::temp_dir().join(format!("cuprum-no-nvrtc-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    for name in [
-        "libnvrtc.so",
-        "libnvrtc.so.13",
-        "libnvrtc.so.12",
-        "libnvrtc.so.11.2",
-    ] {
+    for name in ["libnvrtc.so", "libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so.11.2"] {
         std::fs::write(dir.join(name), b"not a library").unwrap();
     }
     let (ok, text) = run_child(
         "aot_child",
-        &[
-            ("CUPRUM_AOT_CHILD", "no-nvrtc"),
-            ("LD_LIBRARY_PATH", dir.to_str().unwrap()),
-        ],
+        &[("CUPRUM_AOT_CHILD", "no-nvrtc"), ("LD_LIBRARY_PATH", dir.to_str().unwrap())],
         &["CUDA_PATH", "CUDA_HOME"],
     );
     let _ = std::fs::remove_dir_all(&dir);

@@ -15,7 +15,7 @@ mod reduction_kernels;
 
 use cuprum::prelude::*;
 use cuprum::reductions::{FloatResult, MeanResult};
-use cuprum::runtime::reduction::{Axes, plan};
+use cuprum::runtime::reduction::{plan, Axes};
 use cuprum::runtime::registry;
 use cuprum::runtime::stats::Layer;
 use cuprum::runtime::{Array, Scalar, Stream};
@@ -27,6 +27,8 @@ const GPU: &str = "needs a CUDA GPU";
 // ------------------------------------------------------------------------------------------
 // Helpers
 // ------------------------------------------------------------------------------------------
+
+
 
 /// The element types the array reductions are checked on.
 trait Elem: Scalar + FloatResult + Number {
@@ -64,13 +66,7 @@ elem_float!(f32, f64);
 
 /// Folds each output's elements (C order of `shape`; `mask` = reduced axes) with `f`, outputs in C
 /// order of the kept axes; `f` gets the element's index along the reduced axes (C order) too.
-fn host_reduce<T: Copy, A: Copy>(
-    data: &[T],
-    shape: &[usize],
-    mask: &[bool],
-    init: A,
-    f: impl Fn(A, T, usize) -> A,
-) -> Vec<A> {
+fn host_reduce<T: Copy, A: Copy>(data: &[T], shape: &[usize], mask: &[bool], init: A, f: impl Fn(A, T, usize) -> A) -> Vec<A> {
     let kept: Vec<usize> = (0..shape.len()).filter(|&k| !mask[k]).collect();
     let red: Vec<usize> = (0..shape.len()).filter(|&k| mask[k]).collect();
     let outs: usize = kept.iter().map(|&k| shape[k]).product();
@@ -100,10 +96,7 @@ fn out_shape(shape: &[usize], axes: &Axes, keepdims: bool) -> Vec<usize> {
 }
 
 fn close(got: f64, want: f64, tol: f64, what: &str) {
-    assert!(
-        (got - want).abs() <= tol || (got.is_nan() && want.is_nan()),
-        "{what}: got {got}, want {want} (tolerance {tol})"
-    );
+    assert!((got - want).abs() <= tol || (got.is_nan() && want.is_nan()), "{what}: got {got}, want {want} (tolerance {tol})");
 }
 
 /// The axes every reduction is checked over, for a 3-d input.
@@ -138,10 +131,7 @@ fn host_parts_are_the_attribute_closures() {
     assert_eq!(k::dot::post_host(1.5), 1.5f32);
     // A host reference from the parts and the map (the user's function).
     let xs = [3.0f64, -4.0, 12.0];
-    let folded = xs
-        .iter()
-        .map(|&x| k::l2norm(x))
-        .fold(k::l2norm::identity_host(), k::l2norm::reduce_host);
+    let folded = xs.iter().map(|&x| k::l2norm(x)).fold(k::l2norm::identity_host(), k::l2norm::reduce_host);
     assert_eq!(k::l2norm::post_host(folded), 13.0);
 }
 
@@ -154,51 +144,18 @@ fn kernels_are_registered_with_their_precompiled_instances() {
     };
     let l2 = find("l2norm");
     // The 32-bit index variants are precompiled; the 64-bit ones are compiled at first use.
-    for (v, precompiled) in [
-        ("rows", true),
-        ("warps", true),
-        ("cols", true),
-        ("rows64", false),
-        ("warps64", false),
-        ("cols64", false),
-    ] {
+    for (v, precompiled) in [("rows", true), ("warps", true), ("cols", true), ("rows64", false), ("warps64", false), ("cols64", false)] {
         for t in ["f32", "f64"] {
             let sym = format!("cuprum_reduction_l2norm_{v}__{t}");
             let listed = l2.unit().unwrap().precompiled().contains(&sym.as_str());
-            assert_eq!(
-                listed,
-                precompiled,
-                "{sym} in {:?}",
-                l2.unit().unwrap().precompiled()
-            );
+            assert_eq!(listed, precompiled, "{sym} in {:?}", l2.unit().unwrap().precompiled());
         }
     }
     // The runtime's built-in kernels, too.
-    for name in [
-        "sum",
-        "prod",
-        "min_int",
-        "max_float",
-        "mean_float",
-        "mean_f64",
-        "std_float",
-        "arg_of_float",
-        "arg_of_int",
-        "all_bool",
-        "any_bool",
-    ] {
-        assert!(
-            !find(name).unit().unwrap().precompiled().is_empty(),
-            "{name}"
-        );
+    for name in ["sum", "prod", "min_int", "max_float", "mean_float", "mean_f64", "std_float", "arg_of_float", "arg_of_int", "all_bool", "any_bool"] {
+        assert!(!find(name).unit().unwrap().precompiled().is_empty(), "{name}");
     }
-    assert!(
-        find("sum")
-            .unit()
-            .unwrap()
-            .precompiled()
-            .contains(&"cuprum_reduction_sum_rows__i64")
-    );
+    assert!(find("sum").unit().unwrap().precompiled().contains(&"cuprum_reduction_sum_rows__i64"));
     assert!(k::l2norm::__HAS_IDENTITY && !k::max_abs::__HAS_IDENTITY);
 }
 
@@ -212,86 +169,42 @@ fn l2norm_over_axes_keepdims_out_and_stream() {
     let _ = GPU;
     let mut rng = Rng::new();
     let shape = [37usize, 129, 5];
-    let host: Vec<f32> = (0..shape.iter().product())
-        .map(|_| rng.range(-4.0, 4.0) as f32)
-        .collect();
+    let host: Vec<f32> = (0..shape.iter().product()).map(|_| rng.range(-4.0, 4.0) as f32).collect();
     let x = Array::from_shape_vec(shape, host.clone()).unwrap();
     for (axes, keepdims) in axes_3d() {
         let m = mask_of(3, &axes);
-        let want: Vec<f64> = host_reduce(&host, &shape, &m, 0f64, |a, v, _| {
-            a + (v as f64) * (v as f64)
-        })
-        .iter()
-        .map(|s| s.sqrt())
-        .collect();
+        let want: Vec<f64> = host_reduce(&host, &shape, &m, 0f64, |a, v, _| a + (v as f64) * (v as f64)).iter().map(|s| s.sqrt()).collect();
         // Poisoned explicit output, and an allocated one.
         let mut out = Array::<f32>::full(out_shape(&shape, &axes, keepdims), f32::NAN).unwrap();
-        k::l2norm::call(&x)
-            .axes(axes.clone())
-            .keepdims(keepdims)
-            .out(&mut out)
-            .run()
-            .unwrap();
-        let got = k::l2norm::call(&x)
-            .axes(axes.clone())
-            .keepdims(keepdims)
-            .run()
-            .unwrap();
-        assert_eq!(
-            got.shape(),
-            out_shape(&shape, &axes, keepdims).as_slice(),
-            "{axes:?}"
-        );
+        k::l2norm::call(&x).axes(axes.clone()).keepdims(keepdims).out(&mut out).run().unwrap();
+        let got = k::l2norm::call(&x).axes(axes.clone()).keepdims(keepdims).run().unwrap();
+        assert_eq!(got.shape(), out_shape(&shape, &axes, keepdims).as_slice(), "{axes:?}");
         for (g, w) in got.to_vec().unwrap().iter().zip(&want) {
             close(*g as f64, *w, 1e-5 * w, &format!("l2norm over {axes:?}"));
         }
         assert_eq!(out.to_vec().unwrap(), got.to_vec().unwrap());
         // acc = f64: the same result, more exactly.
-        let got = k::l2norm_f64::call(&x)
-            .axes(axes.clone())
-            .keepdims(keepdims)
-            .run()
-            .unwrap();
+        let got = k::l2norm_f64::call(&x).axes(axes.clone()).keepdims(keepdims).run().unwrap();
         for (g, w) in got.to_vec().unwrap().iter().zip(&want) {
-            close(
-                *g as f64,
-                *w,
-                1e-6 * w,
-                &format!("l2norm_f64 over {axes:?}"),
-            );
+            close(*g as f64, *w, 1e-6 * w, &format!("l2norm_f64 over {axes:?}"));
         }
     }
     // An output of the wrong shape; an axis out of range; a repeated axis.
     let mut bad = Array::<f32>::zeros([5usize, 37]).unwrap();
-    let e = k::l2norm::call(&x)
-        .axis(1)
-        .out(&mut bad)
-        .run()
-        .unwrap_err()
-        .to_string();
+    let e = k::l2norm::call(&x).axis(1).out(&mut bad).run().unwrap_err().to_string();
     assert!(e.contains("shape mismatch"), "{e}");
     let e = k::l2norm::call(&x).axis(3).run().unwrap_err().to_string();
     assert!(e.contains("out of range"), "{e}");
-    let e = k::l2norm::call(&x)
-        .axes([1, -2])
-        .run()
-        .unwrap_err()
-        .to_string();
+    let e = k::l2norm::call(&x).axes([1, -2]).run().unwrap_err().to_string();
     assert!(e.contains("repeated"), "{e}");
     // Another stream.
     let stream = Stream::new(x.device()).unwrap();
     let on_stream = k::l2norm::call(&x).axis(0).stream(&stream).run().unwrap();
     stream.synchronize().unwrap();
-    assert_eq!(
-        on_stream.to_vec().unwrap(),
-        k::l2norm::call(&x).axis(0).run().unwrap().to_vec().unwrap()
-    );
+    assert_eq!(on_stream.to_vec().unwrap(), k::l2norm::call(&x).axis(0).run().unwrap().to_vec().unwrap());
     // The f64 instance; the host parts give the same.
     let y = Array::<f64>::from_vec(vec![3.0, 4.0]).unwrap();
-    assert_eq!(
-        k::l2norm::call(&y).run().unwrap().to_vec().unwrap(),
-        vec![5.0]
-    );
+    assert_eq!(k::l2norm::call(&y).run().unwrap().to_vec().unwrap(), vec![5.0]);
 }
 
 #[test]
@@ -300,40 +213,16 @@ fn int8_sums_wrap() {
     let mut rng = Rng::new();
     for n in (1..=9).flat_map(|i| [(1usize << i) - 1, 1 << i, (1 << i) + 1]) {
         for shape in [vec![n], vec![n, 1000]] {
-            let host: Vec<i8> = (0..shape.iter().product())
-                .map(|_| rng.int(-128, 127).max(1) as i8)
-                .collect();
+            let host: Vec<i8> = (0..shape.iter().product()).map(|_| rng.int(-128, 127).max(1) as i8).collect();
             let x = Array::from_shape_vec(shape.clone(), host.clone()).unwrap();
-            let axes_list = if shape.len() == 1 {
-                vec![Axes::All]
-            } else {
-                vec![Axes::All, Axes::One(0), Axes::One(-1)]
-            };
+            let axes_list = if shape.len() == 1 { vec![Axes::All] } else { vec![Axes::All, Axes::One(0), Axes::One(-1)] };
             for axes in axes_list {
-                let want = host_reduce(
-                    &host,
-                    &shape,
-                    &mask_of(shape.len(), &axes),
-                    0i8,
-                    |a, v, _| a.wrapping_add(v),
-                );
+                let want = host_reduce(&host, &shape, &mask_of(shape.len(), &axes), 0i8, |a, v, _| a.wrapping_add(v));
                 let mut out = Array::<i8>::full(out_shape(&shape, &axes, false), 0x5a).unwrap();
-                k::sum_i8::call(&x)
-                    .axes(axes.clone())
-                    .out(&mut out)
-                    .run()
-                    .unwrap();
-                assert_eq!(
-                    out.to_vec().unwrap(),
-                    want,
-                    "sum_i8 of {shape:?} over {axes:?}"
-                );
+                k::sum_i8::call(&x).axes(axes.clone()).out(&mut out).run().unwrap();
+                assert_eq!(out.to_vec().unwrap(), want, "sum_i8 of {shape:?} over {axes:?}");
                 // The built-in sum keeps int8 too (JIT-free: i8 is precompiled).
-                assert_eq!(
-                    x.sum().axes(axes.clone()).run().unwrap().to_vec().unwrap(),
-                    want,
-                    "x.sum() of {shape:?} over {axes:?}"
-                );
+                assert_eq!(x.sum().axes(axes.clone()).run().unwrap().to_vec().unwrap(), want, "x.sum() of {shape:?} over {axes:?}");
             }
         }
     }
@@ -344,48 +233,24 @@ fn int8_sums_wrap() {
 fn raw_and_broadcast_arguments() {
     let mut rng = Rng::new();
     let (rows, cols) = (4usize, 300usize);
-    let xs: Vec<f32> = (0..rows * cols)
-        .map(|_| rng.range(-4.0, 4.0) as f32)
-        .collect();
+    let xs: Vec<f32> = (0..rows * cols).map(|_| rng.range(-4.0, 4.0) as f32).collect();
     let ws: Vec<f32> = (0..7).map(|_| rng.range(-4.0, 4.0) as f32).collect();
     let x = Array::from_shape_vec([rows, cols], xs.clone()).unwrap();
     let w = Array::from_vec(ws.clone()).unwrap();
-    let got = k::weighted_sum::call(&x, &w)
-        .axis(1)
-        .run()
-        .unwrap()
-        .to_vec()
-        .unwrap();
+    let got = k::weighted_sum::call(&x, &w).axis(1).run().unwrap().to_vec().unwrap();
     for o in 0..rows {
-        let want: f64 = (0..cols)
-            .map(|r| (xs[o * cols + r] * ws[(o * cols + r) % 7]) as f64)
-            .sum();
-        close(
-            got[o],
-            want,
-            1e-9 * (1.0 + want.abs()),
-            &format!("weighted_sum row {o}"),
-        );
+        let want: f64 = (0..cols).map(|r| (xs[o * cols + r] * ws[(o * cols + r) % 7]) as f64).sum();
+        close(got[o], want, 1e-9 * (1.0 + want.abs()), &format!("weighted_sum row {o}"));
     }
     let xs: Vec<f64> = (0..50 * 64).map(|_| rng.range(-4.0, 4.0)).collect();
     let ys: Vec<f64> = (0..64).map(|_| rng.range(-4.0, 4.0)).collect();
     let x = Array::from_shape_vec([50usize, 64], xs.clone()).unwrap();
     let y = Array::from_vec(ys.clone()).unwrap();
     let mut out = Array::<f32>::full([50usize, 1], f32::NAN).unwrap();
-    k::dot::call(&x, &y)
-        .axis(-1)
-        .keepdims(true)
-        .out(&mut out)
-        .run()
-        .unwrap();
+    k::dot::call(&x, &y).axis(-1).keepdims(true).out(&mut out).run().unwrap();
     for (o, g) in out.to_vec().unwrap().iter().enumerate() {
         let want: f64 = (0..64).map(|r| xs[o * 64 + r] * ys[r]).sum();
-        close(
-            *g as f64,
-            want,
-            1e-6 * (1.0 + want.abs()),
-            &format!("dot row {o}"),
-        );
+        close(*g as f64, want, 1e-6 * (1.0 + want.abs()), &format!("dot row {o}"));
     }
 }
 
@@ -393,74 +258,28 @@ fn raw_and_broadcast_arguments() {
 #[ignore = "needs a CUDA GPU"]
 fn empty_inputs_with_and_without_identity() {
     let x = Array::<i8>::zeros([0usize, 4, 3]).unwrap();
-    assert_eq!(
-        k::sum_i8::call(&x).axis(0).run().unwrap().to_vec().unwrap(),
-        vec![0i8; 12]
-    );
-    assert_eq!(
-        k::sum_i8::call(&x).run().unwrap().to_vec().unwrap(),
-        vec![0i8]
-    );
-    assert!(
-        k::sum_i8::call(&x)
-            .axis(1)
-            .run()
-            .unwrap()
-            .to_vec()
-            .unwrap()
-            .is_empty()
-    );
+    assert_eq!(k::sum_i8::call(&x).axis(0).run().unwrap().to_vec().unwrap(), vec![0i8; 12]);
+    assert_eq!(k::sum_i8::call(&x).run().unwrap().to_vec().unwrap(), vec![0i8]);
+    assert!(k::sum_i8::call(&x).axis(1).run().unwrap().to_vec().unwrap().is_empty());
     let y = Array::<f64>::zeros([0usize, 4]).unwrap();
     let e = k::max_abs::call(&y).axis(0).run().unwrap_err().to_string();
     assert!(e.contains("identity"), "{e}");
     // Reducing over non-empty axes of an empty array is fine without identity: no output.
-    assert!(
-        k::max_abs::call(&y)
-            .axis(1)
-            .run()
-            .unwrap()
-            .to_vec()
-            .unwrap()
-            .is_empty()
-    );
+    assert!(k::max_abs::call(&y).axis(1).run().unwrap().to_vec().unwrap().is_empty());
     // Array reductions: sum/prod/all/any give their identity, min/max/argmin/argmax are errors,
     // mean/var/std are NaN.
     let z = Array::<f32>::zeros([3usize, 0]).unwrap();
-    assert_eq!(
-        z.sum().axis(1).run().unwrap().to_vec().unwrap(),
-        vec![0.0; 3]
-    );
-    assert_eq!(
-        z.prod().axis(1).run().unwrap().to_vec().unwrap(),
-        vec![1.0; 3]
-    );
-    assert_eq!(
-        z.all().axis(1).run().unwrap().to_vec().unwrap(),
-        vec![true; 3]
-    );
+    assert_eq!(z.sum().axis(1).run().unwrap().to_vec().unwrap(), vec![0.0; 3]);
+    assert_eq!(z.prod().axis(1).run().unwrap().to_vec().unwrap(), vec![1.0; 3]);
+    assert_eq!(z.all().axis(1).run().unwrap().to_vec().unwrap(), vec![true; 3]);
     assert_eq!(z.any().run().unwrap().to_vec().unwrap(), vec![false]);
-    for e in [
-        z.min().axis(1).run().unwrap_err(),
-        z.max().run().unwrap_err(),
-    ] {
+    for e in [z.min().axis(1).run().unwrap_err(), z.max().run().unwrap_err()] {
         assert!(e.to_string().contains("identity"), "{e}");
     }
-    for e in [
-        z.argmin().axis(1).run().unwrap_err(),
-        z.argmax().run().unwrap_err(),
-    ] {
+    for e in [z.argmin().axis(1).run().unwrap_err(), z.argmax().run().unwrap_err()] {
         assert!(e.to_string().contains("empty"), "{e}");
     }
-    assert!(
-        z.mean()
-            .axis(1)
-            .run()
-            .unwrap()
-            .to_vec()
-            .unwrap()
-            .iter()
-            .all(|v| v.is_nan())
-    );
+    assert!(z.mean().axis(1).run().unwrap().to_vec().unwrap().iter().all(|v| v.is_nan()));
     assert!(z.var().run().unwrap().to_vec().unwrap()[0].is_nan());
     assert_eq!(z.std().axis(0).run().unwrap().shape(), &[0usize]);
 }
@@ -468,9 +287,7 @@ fn empty_inputs_with_and_without_identity() {
 #[test]
 #[ignore = "needs a CUDA GPU"]
 fn precompiled_instances_are_served_from_the_fat_binary() {
-    let l2 = registry::kernels()
-        .find(|e| e.kind() == "reduction" && e.name() == "l2norm")
-        .unwrap();
+    let l2 = registry::kernels().find(|e| e.kind() == "reduction" && e.name() == "l2norm").unwrap();
     assert!(
         l2.unit().unwrap().fatbin().is_some(),
         "testsuite/tests/reduction_kernels.rs was built without nvcc; build with nvcc on PATH (source scripts/cuda-env.sh)"
@@ -486,30 +303,17 @@ fn precompiled_instances_are_served_from_the_fat_binary() {
     // every f32 instance of these kernels served so far came from the fat binary.
     let served = registry::served();
     for kernel in ["l2norm", "sum", "max_float"] {
-        let of: Vec<_> = served
-            .iter()
-            .filter(|s| s.kernel == kernel && s.symbol.ends_with("__f32"))
-            .collect();
-        assert!(
-            !of.is_empty(),
-            "no f32 instance of {kernel} served: {served:?}"
-        );
+        let of: Vec<_> = served.iter().filter(|s| s.kernel == kernel && s.symbol.ends_with("__f32")).collect();
+        assert!(!of.is_empty(), "no f32 instance of {kernel} served: {served:?}");
         for s in of {
             assert_eq!(s.layer, Layer::Aot, "{s:?}");
         }
     }
     // A dtype that is not precompiled goes through the JIT (or its cache), and still works.
-    let h = Array::<half::f16>::from_vec(vec![half::f16::from_f32(3.0), half::f16::from_f32(4.0)])
-        .unwrap();
-    assert_eq!(
-        k::l2norm::call(&h).run().unwrap().to_vec().unwrap(),
-        vec![half::f16::from_f32(5.0)]
-    );
+    let h = Array::<half::f16>::from_vec(vec![half::f16::from_f32(3.0), half::f16::from_f32(4.0)]).unwrap();
+    assert_eq!(k::l2norm::call(&h).run().unwrap().to_vec().unwrap(), vec![half::f16::from_f32(5.0)]);
     let served = registry::served();
-    let s = served
-        .iter()
-        .find(|s| s.symbol == "cuprum_reduction_l2norm_rows__f16")
-        .expect("the f16 instance was served");
+    let s = served.iter().find(|s| s.symbol == "cuprum_reduction_l2norm_rows__f16").expect("the f16 instance was served");
     assert_ne!(s.layer, Layer::Aot);
 }
 
@@ -528,13 +332,7 @@ fn check_array_reductions<T: Elem + Real>(shape: [usize; 3], tol: f64) {
     let ones = Array::from_shape_vec(shape, near_one).unwrap();
     let t = std::any::type_name::<T>();
     for permuted in [false, true] {
-        let view = |a: &Array<T>| {
-            if permuted {
-                a.permute(&[2, 0, 1]).unwrap()
-            } else {
-                a.clone()
-            }
-        };
+        let view = |a: &Array<T>| if permuted { a.permute(&[2, 0, 1]).unwrap() } else { a.clone() };
         let x = view(&base);
         let ox = view(&ones);
         let xs = x.to_vec().unwrap();
@@ -544,117 +342,50 @@ fn check_array_reductions<T: Elem + Real>(shape: [usize; 3], tol: f64) {
             let m = mask_of(3, &axes);
             let oshape = out_shape(&shape, &axes, keepdims);
             let what = |op: &str| format!("{op} of {t} {shape:?} over {axes:?}");
-            let count = shape
-                .iter()
-                .zip(&m)
-                .filter(|(_, r)| **r)
-                .map(|(d, _)| *d)
-                .product::<usize>() as f64;
+            let count = shape.iter().zip(&m).filter(|(_, r)| **r).map(|(d, _)| *d).product::<usize>() as f64;
             let poisoned = || Array::<T>::full(oshape.clone(), T::poison()).unwrap();
 
             // sum, with an explicit poisoned output
             let mut out = poisoned();
-            x.sum()
-                .axes(axes.clone())
-                .keepdims(keepdims)
-                .out(&mut out)
-                .run()
-                .unwrap();
+            x.sum().axes(axes.clone()).keepdims(keepdims).out(&mut out).run().unwrap();
             let want = host_reduce(&xs, &shape, &m, 0f64, |a, v, _| a + v.f());
             let abs = host_reduce(&xs, &shape, &m, 0f64, |a, v, _| a + v.f().abs());
             for ((g, w), s) in out.to_vec().unwrap().iter().zip(&want).zip(&abs) {
                 close(g.f(), *w, tol * s, &what("sum"));
             }
             // prod of values near 1 (integers: +-1, exact); rounding grows with the count
-            let got = ox
-                .prod()
-                .axes(axes.clone())
-                .keepdims(keepdims)
-                .run()
-                .unwrap()
-                .to_vec()
-                .unwrap();
+            let got = ox.prod().axes(axes.clone()).keepdims(keepdims).run().unwrap().to_vec().unwrap();
             let want = host_reduce(&os, &shape, &m, 1f64, |a, v, _| a * v.f());
             for (g, w) in got.iter().zip(&want) {
                 close(g.f(), *w, tol * count * w.abs(), &what("prod"));
             }
             // min / max: exact
-            let got = x
-                .min()
-                .axes(axes.clone())
-                .keepdims(keepdims)
-                .run()
-                .unwrap()
-                .to_vec()
-                .unwrap();
+            let got = x.min().axes(axes.clone()).keepdims(keepdims).run().unwrap().to_vec().unwrap();
             let want = host_reduce(&xs, &shape, &m, f64::INFINITY, |a, v, _| a.min(v.f()));
-            assert_eq!(
-                got.iter().map(|v| v.f()).collect::<Vec<_>>(),
-                want,
-                "{}",
-                what("min")
-            );
-            let got = x
-                .max()
-                .axes(axes.clone())
-                .keepdims(keepdims)
-                .run()
-                .unwrap()
-                .to_vec()
-                .unwrap();
+            assert_eq!(got.iter().map(|v| v.f()).collect::<Vec<_>>(), want, "{}", what("min"));
+            let got = x.max().axes(axes.clone()).keepdims(keepdims).run().unwrap().to_vec().unwrap();
             let want = host_reduce(&xs, &shape, &m, f64::NEG_INFINITY, |a, v, _| a.max(v.f()));
-            assert_eq!(
-                got.iter().map(|v| v.f()).collect::<Vec<_>>(),
-                want,
-                "{}",
-                what("max")
-            );
+            assert_eq!(got.iter().map(|v| v.f()).collect::<Vec<_>>(), want, "{}", what("max"));
             // argmin / argmax: the first index of ties (C order over the reduced axes)
             let mut iout = Array::<i64>::full(oshape.clone(), -7).unwrap();
-            x.argmin()
-                .axes(axes.clone())
-                .keepdims(keepdims)
-                .out(&mut iout)
-                .run()
-                .unwrap();
-            let want: Vec<i64> = host_reduce(&xs, &shape, &m, (f64::INFINITY, -1i64), |a, v, r| {
-                if v.f() < a.0 { (v.f(), r as i64) } else { a }
-            })
-            .iter()
-            .map(|p| p.1)
-            .collect();
+            x.argmin().axes(axes.clone()).keepdims(keepdims).out(&mut iout).run().unwrap();
+            let want: Vec<i64> = host_reduce(&xs, &shape, &m, (f64::INFINITY, -1i64), |a, v, r| if v.f() < a.0 { (v.f(), r as i64) } else { a })
+                .iter()
+                .map(|p| p.1)
+                .collect();
             assert_eq!(iout.to_vec().unwrap(), want, "{}", what("argmin"));
-            let got = x
-                .argmax()
-                .axes(axes.clone())
-                .keepdims(keepdims)
-                .run()
-                .unwrap()
-                .to_vec()
-                .unwrap();
-            let want: Vec<i64> =
-                host_reduce(&xs, &shape, &m, (f64::NEG_INFINITY, -1i64), |a, v, r| {
-                    if v.f() > a.0 { (v.f(), r as i64) } else { a }
-                })
+            let got = x.argmax().axes(axes.clone()).keepdims(keepdims).run().unwrap().to_vec().unwrap();
+            let want: Vec<i64> = host_reduce(&xs, &shape, &m, (f64::NEG_INFINITY, -1i64), |a, v, r| if v.f() > a.0 { (v.f(), r as i64) } else { a })
                 .iter()
                 .map(|p| p.1)
                 .collect();
             assert_eq!(got, want, "{}", what("argmax"));
             // mean / var / std (ddof 0 and 1), in f64 then rounded to the float result
             let mean = host_reduce(&xs, &shape, &m, 0f64, |a, v, _| a + v.f() / count);
-            let got = x
-                .mean()
-                .axes(axes.clone())
-                .keepdims(keepdims)
-                .run()
-                .unwrap();
+            let got = x.mean().axes(axes.clone()).keepdims(keepdims).run().unwrap();
             assert_eq!(got.shape(), oshape.as_slice());
             let got_f: Vec<f64> = got.to_vec().unwrap().iter().map(|v| v.to_f64()).collect();
-            let rounding = if T::DTYPE == cuprum::runtime::DType::F32 {
-                1e-6
-            } else {
-                1e-12
-            };
+            let rounding = if T::DTYPE == cuprum::runtime::DType::F32 { 1e-6 } else { 1e-12 };
             for (g, w) in got_f.iter().zip(&mean) {
                 close(*g, *w, rounding * (1.0 + w.abs()) * 4.0, &what("mean"));
             }
@@ -682,126 +413,34 @@ fn check_array_reductions<T: Elem + Real>(shape: [usize; 3], tol: f64) {
             assert_eq!(k, xs.len());
             for ddof in [0usize, 1] {
                 let var: Vec<f64> = sq.iter().map(|s| s / (count - ddof as f64)).collect();
-                let mut vout =
-                    Array::<T::Float>::full(oshape.clone(), <T::Float as Float>::nan()).unwrap();
-                x.var()
-                    .axes(axes.clone())
-                    .keepdims(keepdims)
-                    .ddof(ddof)
-                    .out(&mut vout)
-                    .run()
-                    .unwrap();
+                let mut vout = Array::<T::Float>::full(oshape.clone(), <T::Float as Float>::nan()).unwrap();
+                x.var().axes(axes.clone()).keepdims(keepdims).ddof(ddof).out(&mut vout).run().unwrap();
                 for (g, w) in vout.to_vec().unwrap().iter().zip(&var) {
-                    close(
-                        g.to_f64(),
-                        *w,
-                        rounding * 16.0 * (1.0 + w.abs()),
-                        &what(&format!("var ddof {ddof}")),
-                    );
+                    close(g.to_f64(), *w, rounding * 16.0 * (1.0 + w.abs()), &what(&format!("var ddof {ddof}")));
                 }
-                let got = x
-                    .std()
-                    .axes(axes.clone())
-                    .keepdims(keepdims)
-                    .ddof(ddof)
-                    .run()
-                    .unwrap()
-                    .to_vec()
-                    .unwrap();
+                let got = x.std().axes(axes.clone()).keepdims(keepdims).ddof(ddof).run().unwrap().to_vec().unwrap();
                 for (g, w) in got.iter().zip(&var) {
-                    close(
-                        g.to_f64(),
-                        w.sqrt(),
-                        rounding * 16.0 * (1.0 + w.sqrt()),
-                        &what(&format!("std ddof {ddof}")),
-                    );
+                    close(g.to_f64(), w.sqrt(), rounding * 16.0 * (1.0 + w.sqrt()), &what(&format!("std ddof {ddof}")));
                 }
             }
             // all / any: every element nonzero, then some zeros
-            assert!(
-                x.all()
-                    .axes(axes.clone())
-                    .keepdims(keepdims)
-                    .run()
-                    .unwrap()
-                    .to_vec()
-                    .unwrap()
-                    .iter()
-                    .all(|b| *b),
-                "{}",
-                what("all")
-            );
-            assert!(
-                x.any()
-                    .axes(axes.clone())
-                    .keepdims(keepdims)
-                    .run()
-                    .unwrap()
-                    .to_vec()
-                    .unwrap()
-                    .iter()
-                    .all(|b| *b),
-                "{}",
-                what("any")
-            );
+            assert!(x.all().axes(axes.clone()).keepdims(keepdims).run().unwrap().to_vec().unwrap().iter().all(|b| *b), "{}", what("all"));
+            assert!(x.any().axes(axes.clone()).keepdims(keepdims).run().unwrap().to_vec().unwrap().iter().all(|b| *b), "{}", what("any"));
         }
     }
     // all / any with zeros, on bools and numbers.
     let bools: Vec<bool> = (0..n).map(|i| i % 5 != 3 && rng.int(0, 9) != 0).collect();
-    let numbers: Vec<T> = bools
-        .iter()
-        .map(|b| if *b { T::one() } else { T::zero() })
-        .collect();
+    let numbers: Vec<T> = bools.iter().map(|b| if *b { T::one() } else { T::zero() }).collect();
     let xb = Array::from_shape_vec(shape, bools.clone()).unwrap();
     let xn = Array::from_shape_vec(shape, numbers).unwrap();
     for (axes, keepdims) in axes_3d() {
         let m = mask_of(3, &axes);
         let all = host_reduce(&bools, &shape, &m, true, |a, v, _| a && v);
         let any = host_reduce(&bools, &shape, &m, false, |a, v, _| a || v);
-        assert_eq!(
-            xb.all()
-                .axes(axes.clone())
-                .keepdims(keepdims)
-                .run()
-                .unwrap()
-                .to_vec()
-                .unwrap(),
-            all,
-            "all of bools over {axes:?}"
-        );
-        assert_eq!(
-            xn.all()
-                .axes(axes.clone())
-                .keepdims(keepdims)
-                .run()
-                .unwrap()
-                .to_vec()
-                .unwrap(),
-            all,
-            "all of {t} over {axes:?}"
-        );
-        assert_eq!(
-            xb.any()
-                .axes(axes.clone())
-                .keepdims(keepdims)
-                .run()
-                .unwrap()
-                .to_vec()
-                .unwrap(),
-            any,
-            "any of bools over {axes:?}"
-        );
-        assert_eq!(
-            xn.any()
-                .axes(axes.clone())
-                .keepdims(keepdims)
-                .run()
-                .unwrap()
-                .to_vec()
-                .unwrap(),
-            any,
-            "any of {t} over {axes:?}"
-        );
+        assert_eq!(xb.all().axes(axes.clone()).keepdims(keepdims).run().unwrap().to_vec().unwrap(), all, "all of bools over {axes:?}");
+        assert_eq!(xn.all().axes(axes.clone()).keepdims(keepdims).run().unwrap().to_vec().unwrap(), all, "all of {t} over {axes:?}");
+        assert_eq!(xb.any().axes(axes.clone()).keepdims(keepdims).run().unwrap().to_vec().unwrap(), any, "any of bools over {axes:?}");
+        assert_eq!(xn.any().axes(axes.clone()).keepdims(keepdims).run().unwrap().to_vec().unwrap(), any, "any of {t} over {axes:?}");
     }
 }
 
@@ -832,22 +471,12 @@ fn argmin_and_max_with_nan_follow_numpy() {
     let a = Array::from_shape_vec([2usize, 3], x.clone()).unwrap();
     assert_eq!(a.argmin().run().unwrap().to_vec().unwrap(), vec![2]);
     assert_eq!(a.argmax().run().unwrap().to_vec().unwrap(), vec![3]);
-    assert_eq!(
-        a.argmin().axis(1).run().unwrap().to_vec().unwrap(),
-        vec![2, 2]
-    );
+    assert_eq!(a.argmin().axis(1).run().unwrap().to_vec().unwrap(), vec![2, 2]);
     x[4] = f64::NAN;
     x[1] = f64::NAN;
     let a = Array::from_shape_vec([2usize, 3], x).unwrap();
-    assert_eq!(
-        a.argmin().run().unwrap().to_vec().unwrap(),
-        vec![1],
-        "the first NaN"
-    );
-    assert_eq!(
-        a.argmax().axis(1).run().unwrap().to_vec().unwrap(),
-        vec![1, 1]
-    );
+    assert_eq!(a.argmin().run().unwrap().to_vec().unwrap(), vec![1], "the first NaN");
+    assert_eq!(a.argmax().axis(1).run().unwrap().to_vec().unwrap(), vec![1, 1]);
     assert!(a.max().run().unwrap().to_vec().unwrap()[0].is_nan());
     assert!(a.min().axis(0).run().unwrap().to_vec().unwrap()[1].is_nan());
 }
@@ -900,11 +529,7 @@ struct KahanSum {
 impl KahanSum {
     fn add(self, v: f64) -> KahanSum {
         let t = self.s + v;
-        let c = if self.s.abs() >= v.abs() {
-            self.c + ((self.s - t) + v)
-        } else {
-            self.c + ((v - t) + self.s)
-        };
+        let c = if self.s.abs() >= v.abs() { self.c + ((self.s - t) + v) } else { self.c + ((v - t) + self.s) };
         KahanSum { s: t, c }
     }
     fn value(self) -> f64 {
@@ -922,13 +547,11 @@ struct ComplexSums {
 }
 
 fn complex_sums(xs: &[(f64, f64)], shape: &[usize], m: &[bool]) -> Vec<ComplexSums> {
-    host_reduce(xs, shape, m, ComplexSums::default(), |a, (re, im), _| {
-        ComplexSums {
-            re: a.re.add(re),
-            im: a.im.add(im),
-            abs_re: a.abs_re + re.abs(),
-            abs_im: a.abs_im + im.abs(),
-        }
+    host_reduce(xs, shape, m, ComplexSums::default(), |a, (re, im), _| ComplexSums {
+        re: a.re.add(re),
+        im: a.im.add(im),
+        abs_re: a.abs_re + re.abs(),
+        abs_im: a.abs_im + im.abs(),
     })
 }
 
@@ -946,23 +569,13 @@ fn complex_close(got: (f64, f64), want: (f64, f64), tol: (f64, f64), what: &str)
 fn check_complex_reductions<T: CElem>(rng: &mut Rng, shape: [usize; 3]) {
     let n: usize = shape.iter().product();
     let t = std::any::type_name::<T>();
-    let host: Vec<T> = (0..n)
-        .map(|_| T::new(rng.range(-4.0, 4.0), rng.range(-4.0, 4.0)))
-        .collect();
+    let host: Vec<T> = (0..n).map(|_| T::new(rng.range(-4.0, 4.0), rng.range(-4.0, 4.0))).collect();
     let base = Array::from_shape_vec(shape, host).unwrap();
     // Moduli near 1, small phases: products stay in range.
-    let near_one: Vec<T> = (0..n)
-        .map(|_| T::new(rng.range(0.9, 1.1), rng.range(-0.1, 0.1)))
-        .collect();
+    let near_one: Vec<T> = (0..n).map(|_| T::new(rng.range(0.9, 1.1), rng.range(-0.1, 0.1))).collect();
     let ones = Array::from_shape_vec(shape, near_one).unwrap();
     for permuted in [false, true] {
-        let view = |a: &Array<T>| {
-            if permuted {
-                a.permute(&[2, 0, 1]).unwrap()
-            } else {
-                a.clone()
-            }
-        };
+        let view = |a: &Array<T>| if permuted { a.permute(&[2, 0, 1]).unwrap() } else { a.clone() };
         let x = view(&base);
         let ox = view(&ones);
         let xs: Vec<(f64, f64)> = x.to_vec().unwrap().into_iter().map(T::parts).collect();
@@ -971,32 +584,16 @@ fn check_complex_reductions<T: CElem>(rng: &mut Rng, shape: [usize; 3]) {
         for (axes, keepdims) in axes_3d() {
             let m = mask_of(3, &axes);
             let oshape = out_shape(&shape, &axes, keepdims);
-            let what =
-                |op: &str| format!("{op} of {t} {shape:?} over {axes:?} (keepdims {keepdims})");
-            let count = shape
-                .iter()
-                .zip(&m)
-                .filter(|(_, r)| **r)
-                .map(|(d, _)| *d)
-                .product::<usize>() as f64;
+            let what = |op: &str| format!("{op} of {t} {shape:?} over {axes:?} (keepdims {keepdims})");
+            let count = shape.iter().zip(&m).filter(|(_, r)| **r).map(|(d, _)| *d).product::<usize>() as f64;
             let sums = complex_sums(&xs, &shape, &m);
 
             // sum: into a poisoned output, and allocated
             let mut out = Array::<T>::full(oshape.clone(), T::poison()).unwrap();
-            x.sum()
-                .axes(axes.clone())
-                .keepdims(keepdims)
-                .out(&mut out)
-                .run()
-                .unwrap();
+            x.sum().axes(axes.clone()).keepdims(keepdims).out(&mut out).run().unwrap();
             let got = x.sum().axes(axes.clone()).keepdims(keepdims).run().unwrap();
             assert_eq!(got.shape(), oshape.as_slice(), "{}", what("sum"));
-            assert_eq!(
-                out.to_vec().unwrap(),
-                got.to_vec().unwrap(),
-                "{}",
-                what("sum")
-            );
+            assert_eq!(out.to_vec().unwrap(), got.to_vec().unwrap(), "{}", what("sum"));
             for (g, s) in out.to_vec().unwrap().into_iter().zip(&sums) {
                 let tol = (16.0 * T::EPS * s.abs_re, 16.0 * T::EPS * s.abs_im);
                 complex_close(g.parts(), (s.re.value(), s.im.value()), tol, &what("sum"));
@@ -1004,12 +601,7 @@ fn check_complex_reductions<T: CElem>(rng: &mut Rng, shape: [usize; 3]) {
 
             // mean: of the complex type itself (NumPy's and CuPy's rule), poisoned output
             let mut out = Array::<T>::full(oshape.clone(), T::poison()).unwrap();
-            x.mean()
-                .axes(axes.clone())
-                .keepdims(keepdims)
-                .out(&mut out)
-                .run()
-                .unwrap();
+            x.mean().axes(axes.clone()).keepdims(keepdims).out(&mut out).run().unwrap();
             for (g, s) in out.to_vec().unwrap().into_iter().zip(&sums) {
                 let want = (s.re.value() / count, s.im.value() / count);
                 let tol = (
@@ -1021,63 +613,22 @@ fn check_complex_reductions<T: CElem>(rng: &mut Rng, shape: [usize; 3]) {
 
             // prod of values near 1, poisoned output; compared in modulus
             let mut out = Array::<T>::full(oshape.clone(), T::poison()).unwrap();
-            ox.prod()
-                .axes(axes.clone())
-                .keepdims(keepdims)
-                .out(&mut out)
-                .run()
-                .unwrap();
-            let want = host_reduce(
-                &os,
-                &shape,
-                &m,
-                Complex::new(1.0f64, 0.0),
-                |a, (re, im), _| a * Complex::new(re, im),
-            );
+            ox.prod().axes(axes.clone()).keepdims(keepdims).out(&mut out).run().unwrap();
+            let want = host_reduce(&os, &shape, &m, Complex::new(1.0f64, 0.0), |a, (re, im), _| a * Complex::new(re, im));
             for (g, w) in out.to_vec().unwrap().into_iter().zip(&want) {
                 let (re, im) = g.parts();
                 let err = (Complex::new(re, im) - w).norm();
                 let tol = 16.0 * T::EPS * count * w.norm();
-                assert!(
-                    err <= tol,
-                    "{}: got {re}{im:+}i, want {w}, |error| {err:e} > {tol:e}",
-                    what("prod")
-                );
+                assert!(err <= tol, "{}: got {re}{im:+}i, want {w}, |error| {err:e} > {tol:e}", what("prod"));
             }
 
             // all / any: every element is nonzero
-            assert!(
-                x.all()
-                    .axes(axes.clone())
-                    .keepdims(keepdims)
-                    .run()
-                    .unwrap()
-                    .to_vec()
-                    .unwrap()
-                    .iter()
-                    .all(|b| *b),
-                "{}",
-                what("all")
-            );
-            assert!(
-                x.any()
-                    .axes(axes.clone())
-                    .keepdims(keepdims)
-                    .run()
-                    .unwrap()
-                    .to_vec()
-                    .unwrap()
-                    .iter()
-                    .all(|b| *b),
-                "{}",
-                what("any")
-            );
+            assert!(x.all().axes(axes.clone()).keepdims(keepdims).run().unwrap().to_vec().unwrap().iter().all(|b| *b), "{}", what("all"));
+            assert!(x.any().axes(axes.clone()).keepdims(keepdims).run().unwrap().to_vec().unwrap().iter().all(|b| *b), "{}", what("any"));
         }
     }
     // all / any with zeros: a complex number is zero only when both parts are.
-    let kinds: Vec<u8> = (0..n)
-        .map(|i| if i % 5 == 3 { 0 } else { rng.int(0, 9) as u8 })
-        .collect();
+    let kinds: Vec<u8> = (0..n).map(|i| if i % 5 == 3 { 0 } else { rng.int(0, 9) as u8 }).collect();
     let numbers: Vec<T> = kinds
         .iter()
         .map(|k| match k {
@@ -1093,28 +644,8 @@ fn check_complex_reductions<T: CElem>(rng: &mut Rng, shape: [usize; 3]) {
         let m = mask_of(3, &axes);
         let all = host_reduce(&nonzero, &shape, &m, true, |a, v, _| a && v);
         let any = host_reduce(&nonzero, &shape, &m, false, |a, v, _| a || v);
-        assert_eq!(
-            xn.all()
-                .axes(axes.clone())
-                .keepdims(keepdims)
-                .run()
-                .unwrap()
-                .to_vec()
-                .unwrap(),
-            all,
-            "all of {t} over {axes:?}"
-        );
-        assert_eq!(
-            xn.any()
-                .axes(axes.clone())
-                .keepdims(keepdims)
-                .run()
-                .unwrap()
-                .to_vec()
-                .unwrap(),
-            any,
-            "any of {t} over {axes:?}"
-        );
+        assert_eq!(xn.all().axes(axes.clone()).keepdims(keepdims).run().unwrap().to_vec().unwrap(), all, "all of {t} over {axes:?}");
+        assert_eq!(xn.any().axes(axes.clone()).keepdims(keepdims).run().unwrap().to_vec().unwrap(), any, "any of {t} over {axes:?}");
     }
 }
 
@@ -1125,25 +656,14 @@ fn check_complex_split_reductions<T: CElem>(rng: &mut Rng) {
     let t = std::any::type_name::<T>();
     for shape in [vec![1usize << 20], vec![1 << 17, 3], vec![3, 1 << 17]] {
         let n: usize = shape.iter().product();
-        let host: Vec<T> = (0..n)
-            .map(|_| T::new(rng.range(-4.0, 4.0), rng.range(-4.0, 4.0)))
-            .collect();
+        let host: Vec<T> = (0..n).map(|_| T::new(rng.range(-4.0, 4.0), rng.range(-4.0, 4.0))).collect();
         let xs: Vec<(f64, f64)> = host.iter().map(|v| v.parts()).collect();
         let x = Array::from_shape_vec(shape.clone(), host).unwrap();
-        let axes_list = if shape.len() == 1 {
-            vec![Axes::All]
-        } else {
-            vec![Axes::All, Axes::One(0), Axes::One(1)]
-        };
+        let axes_list = if shape.len() == 1 { vec![Axes::All] } else { vec![Axes::All, Axes::One(0), Axes::One(1)] };
         for axes in axes_list {
             let m = mask_of(shape.len(), &axes);
             let what = |op: &str| format!("{op} of {t} {shape:?} over {axes:?}");
-            let count = shape
-                .iter()
-                .zip(&m)
-                .filter(|(_, r)| **r)
-                .map(|(d, _)| *d)
-                .product::<usize>() as f64;
+            let count = shape.iter().zip(&m).filter(|(_, r)| **r).map(|(d, _)| *d).product::<usize>() as f64;
             let sums = complex_sums(&xs, &shape, &m);
             let got = x.sum().axes(axes.clone()).run().unwrap().to_vec().unwrap();
             for (g, s) in got.into_iter().zip(&sums) {
@@ -1186,79 +706,30 @@ fn array_reductions_complex128() {
 fn complex_reductions_of_empty_inputs_and_their_layers() {
     // sum and prod of nothing are their identities; mean is NaN + NaN i (NumPy).
     let z = Array::<Complex<f32>>::zeros([3usize, 0]).unwrap();
-    assert_eq!(
-        z.sum().axis(1).run().unwrap().to_vec().unwrap(),
-        vec![Complex::new(0.0, 0.0); 3]
-    );
-    assert_eq!(
-        z.prod().axis(1).run().unwrap().to_vec().unwrap(),
-        vec![Complex::new(1.0, 0.0); 3]
-    );
-    let m = Array::<Complex<f64>>::zeros([0usize, 2])
-        .unwrap()
-        .mean()
-        .axis(0)
-        .run()
-        .unwrap()
-        .to_vec()
-        .unwrap();
-    assert!(
-        m.len() == 2 && m.iter().all(|v| v.re.is_nan() && v.im.is_nan()),
-        "{m:?}"
-    );
-    assert!(
-        z.any().run().unwrap().to_vec().unwrap() == vec![false]
-            && z.all().run().unwrap().to_vec().unwrap() == vec![true]
-    );
+    assert_eq!(z.sum().axis(1).run().unwrap().to_vec().unwrap(), vec![Complex::new(0.0, 0.0); 3]);
+    assert_eq!(z.prod().axis(1).run().unwrap().to_vec().unwrap(), vec![Complex::new(1.0, 0.0); 3]);
+    let m = Array::<Complex<f64>>::zeros([0usize, 2]).unwrap().mean().axis(0).run().unwrap().to_vec().unwrap();
+    assert!(m.len() == 2 && m.iter().all(|v| v.re.is_nan() && v.im.is_nan()), "{m:?}");
+    assert!(z.any().run().unwrap().to_vec().unwrap() == vec![false] && z.all().run().unwrap().to_vec().unwrap() == vec![true]);
     // Small exact cases: (1+2i)(3-i) = 5+5i; the mean of 1+2i and 3-i is 2+0.5i.
     let a = Array::from_vec(vec![Complex::new(1.0f32, 2.0), Complex::new(3.0, -1.0)]).unwrap();
-    assert_eq!(
-        a.sum().run().unwrap().to_vec().unwrap(),
-        vec![Complex::new(4.0, 1.0)]
-    );
-    assert_eq!(
-        a.prod().run().unwrap().to_vec().unwrap(),
-        vec![Complex::new(5.0, 5.0)]
-    );
-    assert_eq!(
-        a.mean().run().unwrap().to_vec().unwrap(),
-        vec![Complex::new(2.0, 0.5)]
-    );
+    assert_eq!(a.sum().run().unwrap().to_vec().unwrap(), vec![Complex::new(4.0, 1.0)]);
+    assert_eq!(a.prod().run().unwrap().to_vec().unwrap(), vec![Complex::new(5.0, 5.0)]);
+    assert_eq!(a.mean().run().unwrap().to_vec().unwrap(), vec![Complex::new(2.0, 0.5)]);
     // sum, prod and mean of both complex types are precompiled (when built with nvcc), as the
     // f32/f64 ones are; the 32-bit variants that ran came from the fat binary.
-    let builtin_sum = registry::kernels()
-        .find(|e| e.name() == "sum" && e.file().ends_with("kernels/reductions.rs"))
-        .expect("the built-in sum is listed");
+    let builtin_sum = registry::kernels().find(|e| e.name() == "sum" && e.file().ends_with("kernels/reductions.rs")).expect("the built-in sum is listed");
     if builtin_sum.unit().unwrap().fatbin().is_none() {
         eprintln!("the runtime was built without nvcc: not checking the aot layer");
         return;
     }
     let b = Array::from_vec(vec![Complex::new(1.0f64, 2.0), Complex::new(3.0, -1.0)]).unwrap();
-    assert_eq!(
-        b.sum().run().unwrap().to_vec().unwrap(),
-        vec![Complex::new(4.0, 1.0)]
-    );
-    assert_eq!(
-        b.prod().run().unwrap().to_vec().unwrap(),
-        vec![Complex::new(5.0, 5.0)]
-    );
-    assert_eq!(
-        b.mean().run().unwrap().to_vec().unwrap(),
-        vec![Complex::new(2.0, 0.5)]
-    );
+    assert_eq!(b.sum().run().unwrap().to_vec().unwrap(), vec![Complex::new(4.0, 1.0)]);
+    assert_eq!(b.prod().run().unwrap().to_vec().unwrap(), vec![Complex::new(5.0, 5.0)]);
+    assert_eq!(b.mean().run().unwrap().to_vec().unwrap(), vec![Complex::new(2.0, 0.5)]);
     let served = registry::served();
-    for (kernel, suffix) in [
-        ("sum", "__c32"),
-        ("sum", "__c64"),
-        ("prod", "__c32"),
-        ("prod", "__c64"),
-        ("mean_c32", ""),
-        ("mean_c64", ""),
-    ] {
-        let of: Vec<_> = served
-            .iter()
-            .filter(|s| s.kernel == kernel && s.symbol.ends_with(suffix))
-            .collect();
+    for (kernel, suffix) in [("sum", "__c32"), ("sum", "__c64"), ("prod", "__c32"), ("prod", "__c64"), ("mean_c32", ""), ("mean_c64", "")] {
+        let of: Vec<_> = served.iter().filter(|s| s.kernel == kernel && s.symbol.ends_with(suffix)).collect();
         assert!(!of.is_empty(), "no {kernel}{suffix} served: {served:?}");
         for s in of {
             assert_eq!(s.layer, Layer::Aot, "{s:?}");
@@ -1273,12 +744,8 @@ fn reduction_macro_over_complex() {
     // Generic over Number: Complex<f32> precompiled, Complex<f64> through NVRTC.
     let shape = [37usize, 129, 5];
     let n: usize = shape.iter().product();
-    let h32: Vec<Complex<f32>> = (0..n)
-        .map(|_| Complex::new(rng.range(-2.0, 2.0) as f32, rng.range(-2.0, 2.0) as f32))
-        .collect();
-    let h64: Vec<Complex<f64>> = (0..n)
-        .map(|_| Complex::new(rng.range(-2.0, 2.0), rng.range(-2.0, 2.0)))
-        .collect();
+    let h32: Vec<Complex<f32>> = (0..n).map(|_| Complex::new(rng.range(-2.0, 2.0) as f32, rng.range(-2.0, 2.0) as f32)).collect();
+    let h64: Vec<Complex<f64>> = (0..n).map(|_| Complex::new(rng.range(-2.0, 2.0), rng.range(-2.0, 2.0))).collect();
     let x32 = Array::from_shape_vec(shape, h32.clone()).unwrap();
     let x64 = Array::from_shape_vec(shape, h64.clone()).unwrap();
     for (axes, keepdims) in axes_3d() {
@@ -1286,92 +753,35 @@ fn reduction_macro_over_complex() {
         let oshape = out_shape(&shape, &axes, keepdims);
         let what = |t: &str| format!("sum_sq of {t} over {axes:?} (keepdims {keepdims})");
         // The squares, in f64, and their magnitudes (|z^2| = |z|^2 bounds each part).
-        let squares = |xs: Vec<(f64, f64)>| -> Vec<(f64, f64)> {
-            xs.into_iter()
-                .map(|(re, im)| (re * re - im * im, 2.0 * re * im))
-                .collect()
-        };
-        let abs_sq = |xs: &[(f64, f64)]| {
-            host_reduce(xs, &shape, &m, 0f64, |a, (re, im), _| a + re * re + im * im)
-        };
+        let squares = |xs: Vec<(f64, f64)>| -> Vec<(f64, f64)> { xs.into_iter().map(|(re, im)| (re * re - im * im, 2.0 * re * im)).collect() };
+        let abs_sq = |xs: &[(f64, f64)]| host_reduce(xs, &shape, &m, 0f64, |a, (re, im), _| a + re * re + im * im);
         let p32: Vec<(f64, f64)> = h32.iter().map(|v| v.parts()).collect();
         let p64: Vec<(f64, f64)> = h64.iter().map(|v| v.parts()).collect();
         for (parts, eps, got, t) in [
-            (
-                &p32,
-                f32::EPSILON as f64,
-                {
-                    let mut out = Array::<Complex<f32>>::full(
-                        oshape.clone(),
-                        <Complex<f32> as CElem>::poison(),
-                    )
-                    .unwrap();
-                    k::sum_sq::call(&x32)
-                        .axes(axes.clone())
-                        .keepdims(keepdims)
-                        .out(&mut out)
-                        .run()
-                        .unwrap();
-                    out.to_vec()
-                        .unwrap()
-                        .into_iter()
-                        .map(CElem::parts)
-                        .collect::<Vec<_>>()
-                },
-                "Complex<f32>",
-            ),
-            (
-                &p64,
-                f64::EPSILON,
-                {
-                    let mut out = Array::<Complex<f64>>::full(
-                        oshape.clone(),
-                        <Complex<f64> as CElem>::poison(),
-                    )
-                    .unwrap();
-                    k::sum_sq::call(&x64)
-                        .axes(axes.clone())
-                        .keepdims(keepdims)
-                        .out(&mut out)
-                        .run()
-                        .unwrap();
-                    out.to_vec()
-                        .unwrap()
-                        .into_iter()
-                        .map(CElem::parts)
-                        .collect::<Vec<_>>()
-                },
-                "Complex<f64>",
-            ),
+            (&p32, f32::EPSILON as f64, {
+                let mut out = Array::<Complex<f32>>::full(oshape.clone(), <Complex<f32> as CElem>::poison()).unwrap();
+                k::sum_sq::call(&x32).axes(axes.clone()).keepdims(keepdims).out(&mut out).run().unwrap();
+                out.to_vec().unwrap().into_iter().map(CElem::parts).collect::<Vec<_>>()
+            }, "Complex<f32>"),
+            (&p64, f64::EPSILON, {
+                let mut out = Array::<Complex<f64>>::full(oshape.clone(), <Complex<f64> as CElem>::poison()).unwrap();
+                k::sum_sq::call(&x64).axes(axes.clone()).keepdims(keepdims).out(&mut out).run().unwrap();
+                out.to_vec().unwrap().into_iter().map(CElem::parts).collect::<Vec<_>>()
+            }, "Complex<f64>"),
         ] {
             let want = complex_sums(&squares(parts.clone()), &shape, &m);
             let mag = abs_sq(parts);
             assert_eq!(got.len(), want.len(), "{}", what(t));
             for ((g, w), a) in got.into_iter().zip(&want).zip(&mag) {
-                complex_close(
-                    g,
-                    (w.re.value(), w.im.value()),
-                    (32.0 * eps * a, 32.0 * eps * a),
-                    &what(t),
-                );
+                complex_close(g, (w.re.value(), w.im.value()), (32.0 * eps * a, 32.0 * eps * a), &what(t));
             }
         }
     }
     let served = registry::served();
-    let c64 = served
-        .iter()
-        .find(|s| s.kernel == "sum_sq" && s.symbol.ends_with("__c64"))
-        .expect("sum_sq of Complex<f64> was served");
-    assert_ne!(
-        c64.layer,
-        Layer::Aot,
-        "Complex<f64> is not a precompiled instance of sum_sq: {c64:?}"
-    );
+    let c64 = served.iter().find(|s| s.kernel == "sum_sq" && s.symbol.ends_with("__c64")).expect("sum_sq of Complex<f64> was served");
+    assert_ne!(c64.layer, Layer::Aot, "Complex<f64> is not a precompiled instance of sum_sq: {c64:?}");
     if k::sum_sq::__kernel().unit().unwrap().fatbin().is_some() {
-        for s in served
-            .iter()
-            .filter(|s| s.kernel == "sum_sq" && s.symbol.ends_with("__c32"))
-        {
+        for s in served.iter().filter(|s| s.kernel == "sum_sq" && s.symbol.ends_with("__c32")) {
             assert_eq!(s.layer, Layer::Aot, "{s:?}");
         }
     }
@@ -1379,20 +789,12 @@ fn reduction_macro_over_complex() {
     // Concrete complex types, an accumulator wider than the map's inputs, a broadcast input, a
     // real post-map; short rows (a warp per row) and a split full reduction.
     for (rows, cols) in [(300usize, 70usize), (1, 1 << 20)] {
-        let xs: Vec<Complex<f32>> = (0..rows * cols)
-            .map(|_| Complex::new(rng.range(-2.0, 2.0) as f32, rng.range(-2.0, 2.0) as f32))
-            .collect();
-        let ys: Vec<Complex<f32>> = (0..cols)
-            .map(|_| Complex::new(rng.range(-2.0, 2.0) as f32, rng.range(-2.0, 2.0) as f32))
-            .collect();
+        let xs: Vec<Complex<f32>> = (0..rows * cols).map(|_| Complex::new(rng.range(-2.0, 2.0) as f32, rng.range(-2.0, 2.0) as f32)).collect();
+        let ys: Vec<Complex<f32>> = (0..cols).map(|_| Complex::new(rng.range(-2.0, 2.0) as f32, rng.range(-2.0, 2.0) as f32)).collect();
         let x = Array::from_shape_vec([rows, cols], xs.clone()).unwrap();
         let y = Array::from_vec(ys.clone()).unwrap();
         let mut out = Array::<f64>::full([rows], f64::NAN).unwrap();
-        k::cdot_abs::call(&x, &y)
-            .axis(1)
-            .out(&mut out)
-            .run()
-            .unwrap();
+        k::cdot_abs::call(&x, &y).axis(1).out(&mut out).run().unwrap();
         for (o, g) in out.to_vec().unwrap().iter().enumerate() {
             // The map on the host (the product rounds in f32 as on the device), summed in f64.
             let (mut re, mut im, mut mag) = (KahanSum::default(), KahanSum::default(), 0f64);
@@ -1405,17 +807,9 @@ fn reduction_macro_over_complex() {
             let want = Complex::new(re.value(), im.value()).norm();
             // f64 sums; a device that contracts the product into FMAs rounds it differently in f32.
             let tol = (16.0 * f64::EPSILON + 4.0 * f32::EPSILON as f64) * mag;
-            close(
-                *g,
-                want,
-                tol,
-                &format!("cdot_abs row {o} of ({rows}, {cols})"),
-            );
+            close(*g, want, tol, &format!("cdot_abs row {o} of ({rows}, {cols})"));
         }
     }
     assert_eq!(k::cdot_abs::post_host(Complex::new(3.0, 4.0)), 5.0);
-    assert_eq!(
-        k::sum_sq::identity_host::<Complex<f32>>(),
-        Complex::new(0.0, 0.0)
-    );
+    assert_eq!(k::sum_sq::identity_host::<Complex<f32>>(), Complex::new(0.0, 0.0));
 }

@@ -30,10 +30,7 @@ pub fn fill_index(out: &mut [u32]) {
 #[test]
 fn bodies_run_on_the_host() {
     assert_eq!(squared_diff(3.0f32, 1.5), 2.25);
-    assert_eq!(
-        squared_diff(f16::from_f32(3.0), f16::from_f32(1.0)),
-        f16::from_f32(4.0)
-    );
+    assert_eq!(squared_diff(f16::from_f32(3.0), f16::from_f32(1.0)), f16::from_f32(4.0));
     assert_eq!(l2norm(3.0), 9.0);
     assert_eq!(clamp_add(i32::MAX, 1), -100);
     let mut out = [7u32; 2];

@@ -14,13 +14,7 @@
 //! `compiler/tests/literal_typing.rs`. `usize` is the kernel language's `u64`.
 
 // The expressions are written to exercise typing, not to be good Rust.
-#![allow(
-    unused,
-    clippy::precedence,
-    clippy::identity_op,
-    clippy::unnecessary_cast,
-    clippy::let_and_return
-)]
+#![allow(unused, clippy::precedence, clippy::identity_op, clippy::unnecessary_cast, clippy::let_and_return)]
 #![allow(clippy::unnecessary_min_or_max, clippy::needless_late_init)]
 
 use std::collections::HashMap;
@@ -56,11 +50,7 @@ fn row<T: Debug>(text: &'static str, v: T) -> Row {
         "usize" => "u64",
         t => t,
     };
-    Row {
-        text,
-        host_type,
-        host_value: format!("{v:?}"),
-    }
+    Row { text, host_type, host_value: format!("{v:?}") }
 }
 
 /// `rows![e1, e2, ..]`: each expression evaluated on the host, with its text.
@@ -178,11 +168,7 @@ struct Eval<'a> {
 fn wrap(v: i128, d: DType) -> i128 {
     let bits = d.bits();
     let m = v & ((1i128 << bits) - 1);
-    if d.is_signed_int() && m >> (bits - 1) == 1 {
-        m - (1i128 << bits)
-    } else {
-        m
-    }
+    if d.is_signed_int() && m >> (bits - 1) == 1 { m - (1i128 << bits) } else { m }
 }
 
 /// `v` as a value of type `t`: Rust's `as` between primitive types.
@@ -195,16 +181,8 @@ fn convert(v: Val, t: &Ty) -> Val {
         (Val::Float(f), DType::F32) => Val::Float(f as f32 as f64),
         (Val::Float(f), DType::F64) => Val::Float(f),
         (Val::Float(f), d) if d.is_int() => {
-            let (lo, hi) = if d.is_signed_int() {
-                (-(1i128 << (d.bits() - 1)), (1i128 << (d.bits() - 1)) - 1)
-            } else {
-                (0, (1i128 << d.bits()) - 1)
-            };
-            Val::Int(if f.is_nan() {
-                0
-            } else {
-                (f.trunc() as i128).clamp(lo, hi)
-            })
+            let (lo, hi) = if d.is_signed_int() { (-(1i128 << (d.bits() - 1)), (1i128 << (d.bits() - 1)) - 1) } else { (0, (1i128 << d.bits()) - 1) };
+            Val::Int(if f.is_nan() { 0 } else { (f.trunc() as i128).clamp(lo, hi) })
         }
         (Val::Bool(b), d) if d.is_int() => Val::Int(b as i128),
         (v, _) => v,
@@ -225,11 +203,7 @@ impl Eval<'_> {
     fn block(&mut self, b: &Block) -> Option<Val> {
         for s in &b.stmts {
             match s {
-                Stmt::Let {
-                    pat: Pat::Bind(l, _),
-                    init: Some(e),
-                    ..
-                } => {
+                Stmt::Let { pat: Pat::Bind(l, _), init: Some(e), .. } => {
                     let v = self.expr(e)?;
                     self.locals.insert(l.0, v);
                 }
@@ -256,20 +230,9 @@ impl Eval<'_> {
             },
             ExprKind::Lit(Lit::Bool(b)) => Val::Bool(*b),
             ExprKind::Local(l) => self.locals.get(&l.0)?.clone(),
-            ExprKind::Const {
-                ty: Ty::Scalar(d),
-                name,
-            } if d.is_int() => match name.text.as_str() {
-                "MAX" => Val::Int(if d.is_signed_int() {
-                    (1i128 << (d.bits() - 1)) - 1
-                } else {
-                    (1i128 << d.bits()) - 1
-                }),
-                "MIN" => Val::Int(if d.is_signed_int() {
-                    -(1i128 << (d.bits() - 1))
-                } else {
-                    0
-                }),
+            ExprKind::Const { ty: Ty::Scalar(d), name } if d.is_int() => match name.text.as_str() {
+                "MAX" => Val::Int(if d.is_signed_int() { (1i128 << (d.bits() - 1)) - 1 } else { (1i128 << d.bits()) - 1 }),
+                "MIN" => Val::Int(if d.is_signed_int() { -(1i128 << (d.bits() - 1)) } else { 0 }),
                 _ => return None,
             },
             ExprKind::Unary(UnOp::Neg, a) => match self.expr(a)? {
@@ -288,40 +251,26 @@ impl Eval<'_> {
             }
             ExprKind::Cast(a, to) | ExprKind::Ascribed(a, to) => convert(self.expr(a)?, to),
             ExprKind::Assign { op, place, value } => {
-                let ExprKind::Local(l) = place.kind else {
-                    return None;
-                };
+                let ExprKind::Local(l) = place.kind else { return None };
                 let v = self.expr(value)?;
                 let v = match op {
                     None => v,
-                    Some(op) => convert(
-                        binary(*op, self.locals.get(&l.0)?.clone(), v)?,
-                        self.types.of(place),
-                    ),
+                    Some(op) => convert(binary(*op, self.locals.get(&l.0)?.clone(), v)?, self.types.of(place)),
                 };
                 self.locals.insert(l.0, v);
                 Val::Tuple(Vec::new())
             }
-            ExprKind::MethodCall {
-                receiver,
-                method,
-                args,
-            } => {
+            ExprKind::MethodCall { receiver, method, args } => {
                 let recv = self.expr(receiver)?;
                 let args: Vec<Val> = args.iter().map(|a| self.expr(a)).collect::<Option<_>>()?;
                 method_call(&method.text, recv, self.types.of(receiver), &args)?
             }
             ExprKind::Index { base, indices } => {
-                let Val::Array(vs, row) = self.expr(base)? else {
-                    return None;
-                };
-                let is: Vec<i128> = indices
-                    .iter()
-                    .map(|i| match self.expr(i)? {
-                        Val::Int(i) => Some(i),
-                        _ => None,
-                    })
-                    .collect::<Option<_>>()?;
+                let Val::Array(vs, row) = self.expr(base)? else { return None };
+                let is: Vec<i128> = indices.iter().map(|i| match self.expr(i)? {
+                    Val::Int(i) => Some(i),
+                    _ => None,
+                }).collect::<Option<_>>()?;
                 let flat = match (is.as_slice(), row) {
                     ([i], _) => *i,
                     ([i, j], Some(row)) => i * row as i128 + j,
@@ -329,31 +278,20 @@ impl Eval<'_> {
                 };
                 vs.get(usize::try_from(flat).ok()?)?.clone()
             }
-            ExprKind::ArrayList(es) => Val::Array(
-                es.iter().map(|e| self.expr(e)).collect::<Option<_>>()?,
-                None,
-            ),
-            ExprKind::Tuple(es) => {
-                Val::Tuple(es.iter().map(|e| self.expr(e)).collect::<Option<_>>()?)
-            }
+            ExprKind::ArrayList(es) => Val::Array(es.iter().map(|e| self.expr(e)).collect::<Option<_>>()?, None),
+            ExprKind::Tuple(es) => Val::Tuple(es.iter().map(|e| self.expr(e)).collect::<Option<_>>()?),
             ExprKind::TupleField { base, index } => match self.expr(base)? {
                 Val::Tuple(vs) => vs.get(*index as usize)?.clone(),
                 _ => return None,
             },
             ExprKind::Block(b) => self.block(b)?,
-            ExprKind::If {
-                cond,
-                then,
-                els: Some(els),
-            } => match self.expr(cond)? {
+            ExprKind::If { cond, then, els: Some(els) } => match self.expr(cond)? {
                 Val::Bool(true) => self.block(then)?,
                 Val::Bool(false) => self.expr(els)?,
                 _ => return None,
             },
             ExprKind::Match { scrutinee, arms } => {
-                let Val::Int(s) = self.expr(scrutinee)? else {
-                    return None;
-                };
+                let Val::Int(s) = self.expr(scrutinee)? else { return None };
                 let mut chosen = None;
                 for a in arms {
                     if a.guard.is_none() && self.matches(&a.pat, s)? {
@@ -363,14 +301,8 @@ impl Eval<'_> {
                 }
                 self.expr(chosen?)?
             }
-            ExprKind::For {
-                var, range, body, ..
-            } if !range.rev && range.step.is_none() => {
-                let (Val::Int(lo), Val::Int(hi)) =
-                    (self.expr(&range.start)?, self.expr(&range.end)?)
-                else {
-                    return None;
-                };
+            ExprKind::For { var, range, body, .. } if !range.rev && range.step.is_none() => {
+                let (Val::Int(lo), Val::Int(hi)) = (self.expr(&range.start)?, self.expr(&range.end)?) else { return None };
                 let hi = if range.inclusive { hi + 1 } else { hi };
                 for j in lo..hi {
                     self.locals.insert(var.0, Val::Int(j));
@@ -459,9 +391,7 @@ fn binary(op: BinOp, a: Val, b: Val) -> Option<Val> {
 /// The methods the table calls (their results are converted to the call's type by the caller).
 fn method_call(name: &str, recv: Val, recv_ty: &Ty, args: &[Val]) -> Option<Val> {
     Some(match (name, recv, args) {
-        ("count_ones", Val::Int(a), []) => {
-            Val::Int((a & ((1i128 << recv_ty.scalar()?.bits()) - 1)).count_ones() as i128)
-        }
+        ("count_ones", Val::Int(a), []) => Val::Int((a & ((1i128 << recv_ty.scalar()?.bits()) - 1)).count_ones() as i128),
         ("min", Val::Int(a), [Val::Int(b)]) => Val::Int(a.min(*b)),
         ("max", Val::Int(a), [Val::Int(b)]) => Val::Int(a.max(*b)),
         ("min", Val::Float(a), [Val::Float(b)]) => Val::Float(a.min(*b)),
@@ -484,25 +414,12 @@ fn compiled(expr: &str) -> Result<(Ty, Option<String>), String> {
     let module = front::lower_file(&file, &mut diags);
     let types = typeck::check(&module, &mut diags);
     if let Err(e) = diags.finish() {
-        return Err(e
-            .into_iter()
-            .map(|e| e.to_string())
-            .collect::<Vec<_>>()
-            .join("; "));
+        return Err(e.into_iter().map(|e| e.to_string()).collect::<Vec<_>>().join("; "));
     }
     let (item, types) = (&module.items[0], &types[0]);
-    let local = |name: &str| {
-        item.locals
-            .iter()
-            .position(|l| l.name.text == name)
-            .unwrap() as u32
-    };
+    let local = |name: &str| item.locals.iter().position(|l| l.name.text == name).unwrap() as u32;
     let v = local("v");
-    let data = || {
-        DATA.iter()
-            .map(|&f| Val::Float(f as f64))
-            .collect::<Vec<_>>()
-    };
+    let data = || DATA.iter().map(|&f| Val::Float(f as f64)).collect::<Vec<_>>();
     let locals = HashMap::from([
         (local("n"), Val::Int(N as i128)),
         (local("i"), Val::Int(I as i128)),
@@ -517,9 +434,7 @@ fn compiled(expr: &str) -> Result<(Ty, Option<String>), String> {
     ]);
     let mut eval = Eval { types, locals };
     let ty = types.locals[v as usize].clone();
-    let value = eval
-        .block(&item.body)
-        .and_then(|_| eval.locals.get(&v).map(|val| render(val, &ty)));
+    let value = eval.block(&item.body).and_then(|_| eval.locals.get(&v).map(|val| render(val, &ty)));
     Ok((ty, value))
 }
 
@@ -530,45 +445,25 @@ fn literals_are_typed_as_rustc_types_them() {
     let mut values = 0;
     for r in &rows {
         match compiled(r.text) {
-            Err(e) => failures.push(format!(
-                "`{}`: rustc accepts it, the compiler says: {e}",
-                r.text
-            )),
+            Err(e) => failures.push(format!("`{}`: rustc accepts it, the compiler says: {e}", r.text)),
             Ok((ty, value)) => {
                 let shown = match &ty {
                     Ty::Scalar(d) => d.rust_name().to_string(),
                     other => format!("{other:?}"),
                 };
                 if shown != r.host_type {
-                    failures.push(format!(
-                        "`{}`: rustc types it `{}`, the compiler `{shown}`",
-                        r.text, r.host_type
-                    ));
+                    failures.push(format!("`{}`: rustc types it `{}`, the compiler `{shown}`", r.text, r.host_type));
                 }
                 if let Some(value) = value {
                     values += 1;
                     if value != r.host_value {
-                        failures.push(format!(
-                            "`{}`: rustc computes {}, the compiler's types give {value}",
-                            r.text, r.host_value
-                        ));
+                        failures.push(format!("`{}`: rustc computes {}, the compiler's types give {value}", r.text, r.host_value));
                     }
                 }
             }
         }
     }
-    assert!(
-        failures.is_empty(),
-        "{} of {} rows differ:\n{}",
-        failures.len(),
-        rows.len(),
-        failures.join("\n")
-    );
+    assert!(failures.is_empty(), "{} of {} rows differ:\n{}", failures.len(), rows.len(), failures.join("\n"));
     // The evaluator covers the table but for the rows it cannot (none today): keep it so.
-    assert_eq!(
-        values,
-        rows.len(),
-        "rows compared by type only: {}",
-        rows.len() - values
-    );
+    assert_eq!(values, rows.len(), "rows compared by type only: {}", rows.len() - values);
 }

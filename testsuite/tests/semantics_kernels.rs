@@ -124,14 +124,7 @@ pub fn k_shifts(a: &[i32], s: &[u32], b: &[u8], out: &mut [i32], out2: &mut [u8]
     }
 }
 #[rawkernel]
-pub fn k_casts(
-    x: &[f32],
-    y: &[f64],
-    a: &[i64],
-    out: &mut [i32],
-    out2: &mut [u8],
-    out3: &mut [i32],
-) {
+pub fn k_casts(x: &[f32], y: &[f64], a: &[i64], out: &mut [i32], out2: &mut [u8], out3: &mut [i32]) {
     let i = grid_1d() as usize;
     if i < out.len() {
         out[i] = f2i(x[i]);
@@ -154,14 +147,7 @@ pub fn k_float_methods(x: &[f32], y: &[f32], out: &mut [f32]) {
     }
 }
 #[rawkernel]
-pub fn k_loops(
-    lo: &[u8],
-    hi: &[u8],
-    s: &[u32],
-    out: &mut [u32],
-    out2: &mut [i32],
-    out3: &mut [u32],
-) {
+pub fn k_loops(lo: &[u8], hi: &[u8], s: &[u32], out: &mut [u32], out2: &mut [i32], out3: &mut [u32]) {
     let i = grid_1d() as usize;
     if i < out.len() {
         out[i] = range_incl(lo[i], hi[i]);

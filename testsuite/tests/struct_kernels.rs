@@ -73,12 +73,7 @@ pub fn rotate_channels(img: View<Px, 2>, out: &mut [Px]) {
     let cols = img.shape()[1];
     if i < rows && j < cols {
         let p = img[[i, j]];
-        out[i * cols + j] = Px {
-            r: p.g,
-            g: p.b,
-            b: p.a,
-            a: p.r,
-        };
+        out[i * cols + j] = Px { r: p.g, g: p.b, b: p.a, a: p.r };
     }
 }
 
@@ -92,10 +87,7 @@ pub fn kinetic(b: Body) -> f32 {
 /// Struct outputs from scalar inputs; the literal is written out of declaration order.
 #[elementwise]
 pub fn make_params(dt: f32, damping: f32) -> Params {
-    Params {
-        damping: damping * 2.0,
-        dt,
-    }
+    Params { damping: damping * 2.0, dt }
 }
 
 /// A struct input (broadcast from one element) and a struct output.
@@ -107,10 +99,5 @@ pub fn advance_all(b: Body, p: Params) -> Body {
 /// 8-byte struct elements, in and out (vector accesses when contiguous).
 #[elementwise]
 pub fn brighten(p: Px, by: u16) -> Px {
-    Px {
-        r: p.r.wrapping_add(by),
-        g: p.g.wrapping_add(by),
-        b: p.b.wrapping_add(by),
-        a: p.a,
-    }
+    Px { r: p.r.wrapping_add(by), g: p.g.wrapping_add(by), b: p.b.wrapping_add(by), a: p.a }
 }

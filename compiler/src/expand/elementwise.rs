@@ -39,13 +39,7 @@ pub(super) fn call_module(f: &syn::ItemFn, checked: &Checked, unit: &UnitInfo) -
     let name_str = name.to_string();
     let vis = &f.vis;
     let private = checked.attr.private_path();
-    let statics = super::kernel_statics(
-        &name_str,
-        unit,
-        quote!(__cuprum::launch::signature::Signature::Elementwise(
-            SIGNATURE
-        )),
-    );
+    let statics = super::kernel_statics(&name_str, unit, quote!(__cuprum::launch::signature::Signature::Elementwise(SIGNATURE)));
 
     // Generic parameters keep their bounds and are also `Scalar` (their dtype picks the instance).
     let mut generics = f.sig.generics.clone();
@@ -85,9 +79,7 @@ pub(super) fn call_module(f: &syn::ItemFn, checked: &Checked, unit: &UnitInfo) -
             Role::Scalar => {
                 has_input = true;
                 params.push(quote!(#ident: impl ::core::convert::Into<__cuprum::elementwise::Input<'a, #elem>>));
-                converts.push(
-                    quote!(let #ident: __cuprum::elementwise::Input<'a, #elem> = #ident.into();),
-                );
+                converts.push(quote!(let #ident: __cuprum::elementwise::Input<'a, #elem> = #ident.into();));
                 args.push(quote!(#ident.arg()));
                 shape_args.push(quote!(#ident.arg()));
                 sig.push(quote!(__cuprum::launch::signature::Param::new(#ident_str, __cuprum::launch::signature::Role::In, #pty)));
@@ -104,20 +96,13 @@ pub(super) fn call_module(f: &syn::ItemFn, checked: &Checked, unit: &UnitInfo) -
                 shape_args.push(quote!(__cuprum::elementwise::Arg::Out(__cuprum::elementwise::ArrayArg::of(&*#ident))));
                 sig.push(quote!(__cuprum::launch::signature::Param::new(#ident_str, __cuprum::launch::signature::Role::InOut, #pty)));
             }
-            Role::Slice { .. } | Role::View { .. } => {
-                unreachable!("`valid` rejects slices and views in elementwise kernels")
-            }
+            Role::Slice { .. } | Role::View { .. } => unreachable!("`valid` rejects slices and views in elementwise kernels"),
         }
         forward.push(quote!(#ident));
     }
 
     // Returned outputs.
-    let outs: Vec<TokenStream> = checked
-        .sig
-        .outputs
-        .iter()
-        .map(|t| rust_types::named(t, item_generics))
-        .collect();
+    let outs: Vec<TokenStream> = checked.sig.outputs.iter().map(|t| rust_types::named(t, item_generics)).collect();
     let fresh = |base: String, taken: &[String]| {
         let mut n = base;
         while taken.contains(&n) {
@@ -129,11 +114,7 @@ pub(super) fn call_module(f: &syn::ItemFn, checked: &Checked, unit: &UnitInfo) -
     let mut out_params = Vec::new();
     let mut out_allocs = Vec::new();
     for (k, (t, typed)) in outs.iter().zip(&checked.sig.outputs).enumerate() {
-        let base = if outs.len() == 1 {
-            "out".to_string()
-        } else {
-            format!("out{k}")
-        };
+        let base = if outs.len() == 1 { "out".to_string() } else { format!("out{k}") };
         let n = fresh(base, &taken);
         taken.push(n.clone());
         let id = format_ident!("{}", n);
@@ -174,9 +155,7 @@ pub(super) fn call_module(f: &syn::ItemFn, checked: &Checked, unit: &UnitInfo) -
         __cuprum::elementwise::launch(&__CUPRUM_KERNEL, &[#(#dtypes),*], &__cuprum_args, #options)
     };
 
-    let doc_mod = format!(
-        "Calls the `#[elementwise]` kernel [`{name_str}`](fn@super::{name_str}) on the GPU (see `call`)."
-    );
+    let doc_mod = format!("Calls the `#[elementwise]` kernel [`{name_str}`](fn@super::{name_str}) on the GPU (see `call`).");
     let doc_call = format!(
         "Runs `{name_str}` over the broadcast shape of its array arguments and returns the \
          outputs, allocated on the current stream of the arrays' device.\n\n\

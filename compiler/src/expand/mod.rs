@@ -28,7 +28,7 @@ pub mod unit;
 use std::path::PathBuf;
 
 use proc_macro2::TokenStream;
-use quote::{ToTokens, quote};
+use quote::{quote, ToTokens};
 
 use crate::front::AttrKind;
 
@@ -42,12 +42,7 @@ pub struct Context {
 }
 
 /// The expansion of `#[elementwise]`, `#[reduction]`, `#[rawkernel]` or `#[device]` on `item`.
-pub fn expand_item(
-    kind: AttrKind,
-    attr: TokenStream,
-    item: TokenStream,
-    cx: &Context,
-) -> TokenStream {
+pub fn expand_item(kind: AttrKind, attr: TokenStream, item: TokenStream, cx: &Context) -> TokenStream {
     if kind == AttrKind::Device {
         if let Ok(s) = syn::parse2::<syn::ItemStruct>(item.clone()) {
             return structs::expand(&s, &attr, cx);
@@ -64,10 +59,7 @@ pub fn expand_item(
         quote!(#[allow(dead_code)] #f)
     };
     // The item's file, read once for this call: its structs (the scope) and its whole unit.
-    let text = cx
-        .file
-        .as_deref()
-        .and_then(|p| std::fs::read_to_string(p).ok());
+    let text = cx.file.as_deref().and_then(|p| std::fs::read_to_string(p).ok());
     let scope = match (cx.file.as_deref(), text.as_deref()) {
         (Some(path), Some(text)) => crate::front::FileScope::for_source(path, text),
         _ => crate::front::FileScope::default(),
@@ -94,10 +86,7 @@ pub fn expand_item(
 
 /// The item alone, with its attribute, as source text (the unit when the file cannot be read).
 fn item_source(kind: AttrKind, attr: &TokenStream, f: &syn::ItemFn) -> String {
-    let attr_name = syn::Ident::new(
-        crate::pipeline::attr_name(kind),
-        proc_macro2::Span::call_site(),
-    );
+    let attr_name = syn::Ident::new(crate::pipeline::attr_name(kind), proc_macro2::Span::call_site());
     quote!(#[#attr_name(#attr)] #f).to_string()
 }
 

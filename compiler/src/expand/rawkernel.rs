@@ -23,11 +23,7 @@ pub(super) fn launch_module(f: &syn::ItemFn, checked: &Checked, unit: &UnitInfo)
     let name_str = name.to_string();
     let vis = &f.vis;
     let private = checked.attr.private_path();
-    let statics = super::kernel_statics(
-        &name_str,
-        unit,
-        quote!(__cuprum::launch::signature::Signature::RawKernel),
-    );
+    let statics = super::kernel_statics(&name_str, unit, quote!(__cuprum::launch::signature::Signature::RawKernel));
 
     let mut params = Vec::new();
     let mut converts = Vec::new();
@@ -61,24 +57,16 @@ pub(super) fn launch_module(f: &syn::ItemFn, checked: &Checked, unit: &UnitInfo)
                 params.push(quote!(#ident: #elem));
                 passed.push(quote!(#ident));
             }
-            Role::Raw | Role::InOut => {
-                unreachable!("`valid` rejects `Raw<T>` and `&mut T` in raw kernels")
-            }
+            Role::Raw | Role::InOut => unreachable!("`valid` rejects `Raw<T>` and `&mut T` in raw kernels"),
         }
     }
     // `&[T]` arguments are read through the read-only data cache: check Rust's aliasing rule for
     // them when the kernel also has writable array arguments.
     if arrays.iter().any(|a| a.2) && arrays.iter().any(|a| a.3) {
-        let entries = arrays
-            .iter()
-            .map(|(n, id, ro, w)| quote!((#n, __cuprum::rawkernel::byte_span(#id), #ro, #w)));
+        let entries = arrays.iter().map(|(n, id, ro, w)| quote!((#n, __cuprum::rawkernel::byte_span(#id), #ro, #w)));
         converts.push(quote!(__cuprum::rawkernel::check_read_only(#name_str, &[#(#entries),*])?;));
     }
-    let config = if taken.iter().any(|t| t == "config") {
-        format_ident!("launch_config")
-    } else {
-        format_ident!("config")
-    };
+    let config = if taken.iter().any(|t| t == "config") { format_ident!("launch_config") } else { format_ident!("config") };
 
     // Generic parameters keep their bounds and are also `Scalar` (their dtype picks the instance).
     let mut generics = f.sig.generics.clone();

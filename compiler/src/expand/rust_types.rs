@@ -26,11 +26,7 @@ pub(super) fn tokens(t: &Typed, generics: &[Generic]) -> Option<TokenStream> {
 /// [`tokens`], or a `compile_error!` where the type has no host name (not a clean kernel's
 /// parameter or output type: a cuprum bug).
 pub(super) fn named(t: &Typed, generics: &[Generic]) -> TokenStream {
-    tokens(t, generics).unwrap_or_else(|| {
-        quote!(::core::compile_error!(
-            "cuprum: a kernel type has no host name; report this as a cuprum bug"
-        ))
-    })
+    tokens(t, generics).unwrap_or_else(|| quote!(::core::compile_error!("cuprum: a kernel type has no host name; report this as a cuprum bug")))
 }
 
 /// [`tokens`] of a type the user did not write (the type checker's): names at the call site,
@@ -39,20 +35,12 @@ pub(super) fn checked(t: &Ty, generics: &[Generic]) -> Option<TokenStream> {
     walk(t, generics, &mut [].iter())
 }
 
-fn walk<'a>(
-    t: &Ty,
-    generics: &[Generic],
-    leaves: &mut impl Iterator<Item = &'a Leaf>,
-) -> Option<TokenStream> {
+fn walk<'a>(t: &Ty, generics: &[Generic], leaves: &mut impl Iterator<Item = &'a Leaf>) -> Option<TokenStream> {
     Some(match t {
         Ty::Unit => quote!(()),
         Ty::Scalar(d) => {
             let leaf = leaves.next();
-            scalar(
-                *d,
-                leaf.map_or_else(Span::call_site, |l| l.span),
-                leaf.is_some_and(|l| l.pointer_sized),
-            )
+            scalar(*d, leaf.map_or_else(Span::call_site, |l| l.span), leaf.is_some_and(|l| l.pointer_sized))
         }
         Ty::Param(k) => {
             let g = generics.get(*k as usize)?;
@@ -66,10 +54,7 @@ fn walk<'a>(
             quote!(#id)
         }
         Ty::Tuple(ts) => {
-            let ts = ts
-                .iter()
-                .map(|t| walk(t, generics, leaves))
-                .collect::<Option<Vec<_>>>()?;
+            let ts = ts.iter().map(|t| walk(t, generics, leaves)).collect::<Option<Vec<_>>>()?;
             quote!((#(#ts,)*))
         }
         Ty::Array(elem, len) => {

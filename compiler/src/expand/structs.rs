@@ -8,7 +8,7 @@
 //! the C struct in the kernel's unit and the Rust struct agree byte for byte).
 
 use proc_macro2::TokenStream;
-use quote::{ToTokens, quote};
+use quote::{quote, ToTokens};
 
 use crate::diag::Diagnostics;
 use crate::front::{self, AttrKind, FileScope};
@@ -19,17 +19,9 @@ pub(super) fn expand(s: &syn::ItemStruct, attr: &TokenStream, cx: &super::Contex
     let mut diags = Diagnostics::new();
     // `crate = path` only.
     let mut attr_diags = Diagnostics::new();
-    let parsed = front::parse_attr(
-        AttrKind::Device,
-        attr.clone(),
-        proc_macro2::Span::call_site(),
-        &mut attr_diags,
-    );
+    let parsed = front::parse_attr(AttrKind::Device, attr.clone(), proc_macro2::Span::call_site(), &mut attr_diags);
     if !attr_diags.is_empty() || parsed.unchecked {
-        diags.error(
-            syn::spanned::Spanned::span(attr),
-            "`#[device]` on a struct takes no arguments",
-        );
+        diags.error(syn::spanned::Spanned::span(attr), "`#[device]` on a struct takes no arguments");
     }
     let private = parsed.private_path();
     let mut scope = FileScope::for_macro(cx.file.as_deref());
@@ -37,12 +29,7 @@ pub(super) fn expand(s: &syn::ItemStruct, attr: &TokenStream, cx: &super::Contex
         scope.structs.push(s.clone());
     }
     // The other structs of the file (their errors are theirs to report), then this one.
-    let others: Vec<_> = scope
-        .structs
-        .iter()
-        .filter(|o| o.ident != s.ident)
-        .filter_map(|o| front::structs::lower(o, &scope, &mut Diagnostics::new()))
-        .collect();
+    let others: Vec<_> = scope.structs.iter().filter(|o| o.ident != s.ident).filter_map(|o| front::structs::lower(o, &scope, &mut Diagnostics::new())).collect();
     let def = front::structs::lower(s, &scope, &mut diags);
     let mut all = others;
     if let Some(d) = &def {
@@ -54,17 +41,13 @@ pub(super) fn expand(s: &syn::ItemStruct, attr: &TokenStream, cx: &super::Contex
         return out;
     }
     let Some(def) = def else { return out };
-    let Some(l) = layout::of_struct(&def, &all) else {
-        return out;
-    };
+    let Some(l) = layout::of_struct(&def, &all) else { return out };
 
     let name = &s.ident;
     let name_str = name.to_string();
     let (size, align) = (l.layout.size as usize, l.layout.align as usize);
     let field_elems = s.fields.iter().map(|f| innermost(&f.ty));
-    let size_msg = format!(
-        "`{name_str}`: rustc's size differs from the CUDA struct's {size} bytes; report this as a cuprum bug"
-    );
+    let size_msg = format!("`{name_str}`: rustc's size differs from the CUDA struct's {size} bytes; report this as a cuprum bug");
     quote! {
         #out
         const _: () = {

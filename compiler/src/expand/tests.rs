@@ -3,9 +3,9 @@
 
 use proc_macro2::TokenStream;
 
-use super::{Context, expand_item};
+use super::{expand_item, Context};
 use crate::front::{AttrKind, FileScope};
-use crate::pipeline::{Role, check_fn};
+use crate::pipeline::{check_fn, Role};
 
 fn expand(kind: AttrKind, attr: &str, item: &str) -> String {
     let attr: TokenStream = attr.parse().unwrap();
@@ -29,55 +29,23 @@ fn check_fn_returns_the_roles_of_the_parameters() {
         "fn k<T: Float>(x: &[T], y: &mut [T], v: View<f32, 2>, w: ViewMut<T, 3>, n: usize, s: T) {}",
     )
     .unwrap();
-    let checked = check_fn(
-        AttrKind::RawKernel,
-        TokenStream::new(),
-        &f,
-        &FileScope::default(),
-    )
-    .unwrap();
-    let roles: Vec<(String, Role)> = checked
-        .sig
-        .params
-        .iter()
-        .map(|p| (p.name.to_string(), p.role))
-        .collect();
+    let checked = check_fn(AttrKind::RawKernel, TokenStream::new(), &f, &FileScope::default()).unwrap();
+    let roles: Vec<(String, Role)> = checked.sig.params.iter().map(|p| (p.name.to_string(), p.role)).collect();
     assert_eq!(
         roles,
         [
             ("x".into(), Role::Slice { mutable: false }),
             ("y".into(), Role::Slice { mutable: true }),
-            (
-                "v".into(),
-                Role::View {
-                    ndim: 2,
-                    mutable: false
-                }
-            ),
-            (
-                "w".into(),
-                Role::View {
-                    ndim: 3,
-                    mutable: true
-                }
-            ),
+            ("v".into(), Role::View { ndim: 2, mutable: false }),
+            ("w".into(), Role::View { ndim: 3, mutable: true }),
             ("n".into(), Role::Scalar),
             ("s".into(), Role::Scalar),
         ]
     );
     assert_eq!(checked.types.locals.len(), checked.item.locals.len());
 
-    let f: syn::ItemFn = syn::parse_str(
-        "fn e(x: &Raw<f32>, a: &mut f64, s: f32) -> (f32, bool) { (x[0] * s, *a > 0.0) }",
-    )
-    .unwrap();
-    let checked = check_fn(
-        AttrKind::Elementwise,
-        TokenStream::new(),
-        &f,
-        &FileScope::default(),
-    )
-    .unwrap();
+    let f: syn::ItemFn = syn::parse_str("fn e(x: &Raw<f32>, a: &mut f64, s: f32) -> (f32, bool) { (x[0] * s, *a > 0.0) }").unwrap();
+    let checked = check_fn(AttrKind::Elementwise, TokenStream::new(), &f, &FileScope::default()).unwrap();
     let roles: Vec<Role> = checked.sig.params.iter().map(|p| p.role).collect();
     assert_eq!(roles, [Role::Raw, Role::InOut, Role::Scalar]);
     assert_eq!(checked.sig.outputs.len(), 2);
@@ -90,16 +58,10 @@ fn raw_kernel_types_are_named_as_written() {
         "",
         "pub fn k<T: Float>(x: &[Complex<f32>], y: &mut [T], v: View<f16, 2>, n: usize, m: isize, c: u64) {}",
     );
-    has(
-        &out,
-        "x: &__cuprum::Array<__cuprum::lang::prelude::Complex<f32>>",
-    );
+    has(&out, "x: &__cuprum::Array<__cuprum::lang::prelude::Complex<f32>>");
     has(&out, "y: &mut __cuprum::Array<T>");
     has(&out, "v: &__cuprum::Array<__cuprum::lang::prelude::f16>");
-    has(
-        &out,
-        "__cuprum::rawkernel::view_arg::<__cuprum::lang::prelude::f16, { 2 }>(\"k\", \"v\", v, __device)?",
-    );
+    has(&out, "__cuprum::rawkernel::view_arg::<__cuprum::lang::prelude::f16, { 2 }>(\"k\", \"v\", v, __device)?");
     // `usize` and `isize` are `u64` / `i64` on the GPU, but stay what they are on the host.
     has(&out, "n: usize, m: isize, c: u64");
 }
@@ -113,115 +75,52 @@ fn reduction_raw_parameters_by_reference_are_raw_too() {
     );
     assert!(!out.contains("compile_error"), "{out}");
     has(&out, "w: &'__a __cuprum::Array<f32>");
-    has(
-        &out,
-        "__cuprum::launch::operand::Arg::input(x), __cuprum::launch::operand::Arg::raw(w)",
-    );
+    has(&out, "__cuprum::launch::operand::Arg::input(x), __cuprum::launch::operand::Arg::raw(w)");
 }
 
 #[test]
 fn crate_path_replaces_the_facade() {
     for (kind, attr, item) in [
-        (
-            AttrKind::RawKernel,
-            "crate = ::cuprum_runtime",
-            "fn k(x: &mut [f32]) { x[0] = 1.0; }",
-        ),
-        (
-            AttrKind::Elementwise,
-            "instances = [f32], crate = crate",
-            "fn e<T: Float>(x: T) -> T { x }",
-        ),
-        (
-            AttrKind::Reduction,
-            "crate = \"::cuprum_runtime\", identity = 0.0, reduce = |a, b| a + b",
-            "fn r(x: f32) -> f32 { x }",
-        ),
+        (AttrKind::RawKernel, "crate = ::cuprum_runtime", "fn k(x: &mut [f32]) { x[0] = 1.0; }"),
+        (AttrKind::Elementwise, "instances = [f32], crate = crate", "fn e<T: Float>(x: T) -> T { x }"),
+        (AttrKind::Reduction, "crate = \"::cuprum_runtime\", identity = 0.0, reduce = |a, b| a + b", "fn r(x: f32) -> f32 { x }"),
     ] {
         let out = expand(kind, attr, item);
         assert!(!out.contains("compile_error"), "{out}");
         assert!(!out.contains("::cuprum::"), "{out}");
-        let expected = if attr.contains("crate = crate") {
-            "use crate::__private as __cuprum;"
-        } else {
-            "use ::cuprum_runtime::__private as __cuprum;"
-        };
+        let expected = if attr.contains("crate = crate") { "use crate::__private as __cuprum;" } else { "use ::cuprum_runtime::__private as __cuprum;" };
         has(&out, expected);
     }
     // Without it, the facade.
-    let out = expand(
-        AttrKind::RawKernel,
-        "",
-        "fn k(x: &mut [f32]) { x[0] = 1.0; }",
-    );
+    let out = expand(AttrKind::RawKernel, "", "fn k(x: &mut [f32]) { x[0] = 1.0; }");
     has(&out, "use ::cuprum::__private as __cuprum;");
     // A `#[device]` struct takes it too (and nothing else).
-    let item: TokenStream = "#[repr(C)] #[derive(Clone, Copy, Debug)] pub struct P { pub x: f32 }"
-        .parse()
-        .unwrap();
-    let out = squash(
-        &expand_item(
-            AttrKind::Device,
-            "crate = crate".parse().unwrap(),
-            item.clone(),
-            &Context::default(),
-        )
-        .to_string(),
-    );
+    let item: TokenStream = "#[repr(C)] #[derive(Clone, Copy, Debug)] pub struct P { pub x: f32 }".parse().unwrap();
+    let out = squash(&expand_item(AttrKind::Device, "crate = crate".parse().unwrap(), item.clone(), &Context::default()).to_string());
     assert!(!out.contains("compile_error"), "{out}");
     has(&out, "unsafe impl crate::__private::DeviceRepr for P {}");
-    let out = expand_item(
-        AttrKind::Device,
-        "inline".parse().unwrap(),
-        item,
-        &Context::default(),
-    )
-    .to_string();
+    let out = expand_item(AttrKind::Device, "inline".parse().unwrap(), item, &Context::default()).to_string();
     assert!(out.contains("takes no arguments"), "{out}");
     // A bad value is an error at it.
-    let out = expand(
-        AttrKind::RawKernel,
-        "crate = 1",
-        "fn k(x: &mut [f32]) { x[0] = 1.0; }",
-    );
-    has(
-        &out,
-        "::core::compile_error!{\"`crate` takes a path: `crate = ::cuprum`\"}",
-    );
+    let out = expand(AttrKind::RawKernel, "crate = 1", "fn k(x: &mut [f32]) { x[0] = 1.0; }");
+    has(&out, "::core::compile_error!{\"`crate` takes a path: `crate = ::cuprum`\"}");
 }
 
 #[test]
 fn kernel_file_names_drop_dir_dotdot_pairs() {
     use super::unit::display_path;
     use std::path::Path;
-    assert_eq!(
-        display_path(Path::new("runtime/src/array/../../kernels/elementwise.rs")),
-        "runtime/kernels/elementwise.rs"
-    );
+    assert_eq!(display_path(Path::new("runtime/src/array/../../kernels/elementwise.rs")), "runtime/kernels/elementwise.rs");
     assert_eq!(display_path(Path::new("./kernels/./a.rs")), "kernels/a.rs");
-    assert_eq!(
-        display_path(Path::new("../x/kernels/a.rs")),
-        "../x/kernels/a.rs"
-    );
-    assert_eq!(
-        display_path(Path::new("/w/runtime/src/../kernels/a.rs")),
-        "/w/runtime/kernels/a.rs"
-    );
+    assert_eq!(display_path(Path::new("../x/kernels/a.rs")), "../x/kernels/a.rs");
+    assert_eq!(display_path(Path::new("/w/runtime/src/../kernels/a.rs")), "/w/runtime/kernels/a.rs");
 }
 
 #[test]
 fn unchecked_raw_kernels_launch_through_an_unsafe_fn() {
-    let out = squash(&expand(
-        AttrKind::RawKernel,
-        "unchecked",
-        "pub fn k(x: &mut [f32]) { x[0] = 1.0; }",
-    ));
+    let out = squash(&expand(AttrKind::RawKernel, "unchecked", "pub fn k(x: &mut [f32]) { x[0] = 1.0; }"));
     has(&out, "pub unsafe fn launch");
     has(&out, "# Safety");
-    let out = squash(&expand(
-        AttrKind::RawKernel,
-        "",
-        "pub fn k(x: &mut [f32]) { x[0] = 1.0; }",
-    ));
+    let out = squash(&expand(AttrKind::RawKernel, "", "pub fn k(x: &mut [f32]) { x[0] = 1.0; }"));
     assert!(!out.contains("unsafe fn launch"), "{out}");
 }

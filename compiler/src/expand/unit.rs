@@ -51,11 +51,7 @@ impl UnitInfo {
 /// translates cleanly (other items' errors are reported by their own attributes), else `f`
 /// alone (then calls to `#[device]` functions of the file fail at the first launch with NVRTC's
 /// message). `text` is the file's text, read once by the caller.
-pub fn unit_for(
-    cx: &super::Context,
-    text: Option<&str>,
-    item_alone: impl FnOnce() -> String,
-) -> UnitInfo {
+pub fn unit_for(cx: &super::Context, text: Option<&str>, item_alone: impl FnOnce() -> String) -> UnitInfo {
     if let (Some(path), Some(text)) = (&cx.file, text) {
         if let Some(unit) = file_unit(path, text) {
             let mut info = (*unit).clone();
@@ -63,46 +59,18 @@ pub fn unit_for(
             return info;
         }
     }
-    let file = cx
-        .file
-        .as_deref()
-        .map(display_path)
-        .unwrap_or_else(|| "<macro input>".into());
+    let file = cx.file.as_deref().map(display_path).unwrap_or_else(|| "<macro input>".into());
     let mut info = match crate::compile_source(&item_alone()) {
         Ok(c) => info_of(file, c.unit),
-        Err(_) => UnitInfo {
-            file,
-            source: String::new(),
-            fast_math: false,
-            fatbin: None,
-            targets: Vec::new(),
-            build: String::new(),
-            precompiled: Vec::new(),
-            parts: Vec::new(),
-            owner: None,
-        },
+        Err(_) => UnitInfo { file, source: String::new(), fast_math: false, fatbin: None, targets: Vec::new(), build: String::new(), precompiled: Vec::new(), parts: Vec::new(), owner: None },
     };
     attach_fatbin(&mut info, cx.out_dir.as_deref());
     info
 }
 
 fn info_of(file: String, unit: crate::back::cuda::Unit) -> UnitInfo {
-    let precompiled = unit
-        .kernels
-        .iter()
-        .flat_map(|k| k.instances.iter().map(|(_, s)| s.clone()))
-        .collect();
-    UnitInfo {
-        file,
-        source: unit.source,
-        fast_math: unit.fast_math,
-        fatbin: None,
-        targets: Vec::new(),
-        build: String::new(),
-        precompiled,
-        parts: Vec::new(),
-        owner: None,
-    }
+    let precompiled = unit.kernels.iter().flat_map(|k| k.instances.iter().map(|(_, s)| s.clone())).collect();
+    UnitInfo { file, source: unit.source, fast_math: unit.fast_math, fatbin: None, targets: Vec::new(), build: String::new(), precompiled, parts: Vec::new(), owner: None }
 }
 
 /// The file's first top-level kernel (`#[rawkernel]`, `#[elementwise]`, `#[reduction]`) without a
@@ -112,17 +80,9 @@ fn owner(text: &str, unit: &crate::back::cuda::Unit) -> Option<String> {
     file.items.iter().find_map(|item| {
         let syn::Item::Fn(f) = item else { return None };
         let is_kernel = f.attrs.iter().any(|a| {
-            a.path().segments.last().is_some_and(|s| {
-                matches!(
-                    s.ident.to_string().as_str(),
-                    "rawkernel" | "elementwise" | "reduction"
-                )
-            })
+            a.path().segments.last().is_some_and(|s| matches!(s.ident.to_string().as_str(), "rawkernel" | "elementwise" | "reduction"))
         });
-        let conditional = f
-            .attrs
-            .iter()
-            .any(|a| a.path().is_ident("cfg") || a.path().is_ident("cfg_attr"));
+        let conditional = f.attrs.iter().any(|a| a.path().is_ident("cfg") || a.path().is_ident("cfg_attr"));
         let name = f.sig.ident.to_string();
         (is_kernel && !conditional && unit.kernels.iter().any(|k| k.name == name)).then_some(name)
     })
@@ -130,8 +90,7 @@ fn owner(text: &str, unit: &crate::back::cuda::Unit) -> Option<String> {
 
 /// Each file is translated once per compiler process, however many kernels it holds.
 fn file_unit(path: &Path, text: &str) -> Option<Arc<UnitInfo>> {
-    static UNITS: Mutex<Option<HashMap<PathBuf, (String, Option<Arc<UnitInfo>>)>>> =
-        Mutex::new(None);
+    static UNITS: Mutex<Option<HashMap<PathBuf, (String, Option<Arc<UnitInfo>>)>>> = Mutex::new(None);
     let mut units = UNITS.lock().unwrap_or_else(|e| e.into_inner());
     let units = units.get_or_insert_with(HashMap::new);
     if let Some((t, u)) = units.get(path) {
@@ -141,10 +100,7 @@ fn file_unit(path: &Path, text: &str) -> Option<Arc<UnitInfo>> {
     }
     let unit = crate::compile_source(text).ok().map(|c| {
         let owner = owner(text, &c.unit);
-        Arc::new(UnitInfo {
-            owner,
-            ..info_of(display_path(path), c.unit)
-        })
+        Arc::new(UnitInfo { owner, ..info_of(display_path(path), c.unit) })
     });
     units.insert(path.to_path_buf(), (text.to_string(), unit.clone()));
     unit
@@ -183,13 +139,7 @@ fn attach_fatbin(info: &mut UnitInfo, out_dir: Option<&Path>) {
         return;
     }
     info.targets = std::fs::read_to_string(out_dir.join(mangle::targets_file(&id)))
-        .map(|t| {
-            t.lines()
-                .map(str::trim)
-                .filter(|l| !l.is_empty())
-                .map(String::from)
-                .collect()
-        })
+        .map(|t| t.lines().map(str::trim).filter(|l| !l.is_empty()).map(String::from).collect())
         .unwrap_or_default();
     // The per-kernel parts of the fat binary; a listing that cannot be read leaves the unit to
     // NVRTC rather than loading the wrong bytes.
@@ -202,3 +152,4 @@ fn attach_fatbin(info: &mut UnitInfo, out_dir: Option<&Path>) {
     }
     info.fatbin = Some(fatbin);
 }
+

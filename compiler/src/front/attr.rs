@@ -19,7 +19,7 @@ use syn::punctuated::Punctuated;
 use syn::spanned::Spanned;
 
 use super::expr::Lowerer;
-use super::{AttrKind, ty};
+use super::{ty, AttrKind};
 use crate::diag::Diagnostics;
 use crate::dtype::DType;
 use crate::ir::{Closure, Generic, ReductionParts};
@@ -84,25 +84,13 @@ impl Parse for Arg {
             }
             "instances" => {
                 let e: syn::Expr = input.parse()?;
-                return Err(syn::Error::new_spanned(
-                    e,
-                    "`instances` takes a list of types: `instances = [f32, f64]`",
-                ));
+                return Err(syn::Error::new_spanned(e, "`instances` takes a list of types: `instances = [f32, f64]`"));
             }
-            "acc" => Value::Type(
-                input
-                    .parse()
-                    .map_err(|e| syn::Error::new(e.span(), "`acc` takes a type: `acc = f64`"))?,
-            ),
+            "acc" => Value::Type(input.parse().map_err(|e| syn::Error::new(e.span(), "`acc` takes a type: `acc = f64`"))?),
             "crate" => {
-                let expected = |e: syn::Error| {
-                    syn::Error::new(e.span(), "`crate` takes a path: `crate = ::cuprum`")
-                };
+                let expected = |e: syn::Error| syn::Error::new(e.span(), "`crate` takes a path: `crate = ::cuprum`");
                 let path = if input.peek(syn::LitStr) {
-                    input
-                        .parse::<syn::LitStr>()?
-                        .parse_with(syn::Path::parse_mod_style)
-                        .map_err(expected)?
+                    input.parse::<syn::LitStr>()?.parse_with(syn::Path::parse_mod_style).map_err(expected)?
                 } else {
                     input.call(syn::Path::parse_mod_style).map_err(expected)?
                 };
@@ -110,21 +98,13 @@ impl Parse for Arg {
             }
             _ => Value::Expr(input.parse()?),
         };
-        Ok(Arg {
-            name,
-            value: Some((value, span)),
-        })
+        Ok(Arg { name, value: Some((value, span)) })
     }
 }
 
 /// The arguments of an attribute of `kind` (every error into `diags`). `crate` is taken by every
 /// attribute and named in no hint (it is for crates that wrap cuprum, not for kernels).
-pub fn parse(
-    kind: AttrKind,
-    args: TokenStream,
-    attr_span: Span,
-    diags: &mut Diagnostics,
-) -> KernelAttr {
+pub fn parse(kind: AttrKind, args: TokenStream, attr_span: Span, diags: &mut Diagnostics) -> KernelAttr {
     let mut out = KernelAttr::default();
     if args.is_empty() {
         if kind == AttrKind::Reduction {
@@ -136,8 +116,7 @@ pub fn parse(
         return out;
     }
     out.span = Some(args.span());
-    let parsed =
-        syn::parse::Parser::parse2(Punctuated::<Arg, syn::Token![,]>::parse_terminated, args);
+    let parsed = syn::parse::Parser::parse2(Punctuated::<Arg, syn::Token![,]>::parse_terminated, args);
     let list = match parsed {
         Ok(l) => l,
         Err(e) => {
@@ -172,34 +151,20 @@ pub fn parse(
                     "`#[{attr}]` keeps its index checks, as its call is safe; for the accesses that need none write \
                      `unsafe {{ *x.get_unchecked(i) }}`"
                 ),
-                _ if allowed.is_empty() => {
-                    format!("`#[{attr}]` takes no arguments: write `#[{attr}]`")
-                }
+                _ if allowed.is_empty() => format!("`#[{attr}]` takes no arguments: write `#[{attr}]`"),
                 Some(a) => format!("did you mean `{a}`?"),
                 None => format!("`#[{attr}]` takes: {}", allowed.join(", ")),
             };
-            diags.error(
-                arg.name.span(),
-                format!("unknown attribute argument `{name}`; {hint}"),
-            );
+            diags.error(arg.name.span(), format!("unknown attribute argument `{name}`; {hint}"));
             continue;
         }
         match (name.as_str(), arg.value) {
             ("fast_math", None) => out.fast_math = true,
-            ("fast_math", Some((_, span))) => {
-                diags.error(span, "write `fast_math` alone, without a value")
-            }
+            ("fast_math", Some((_, span))) => diags.error(span, "write `fast_math` alone, without a value"),
             ("unchecked", None) => out.unchecked = true,
-            ("unchecked", Some((_, span))) => {
-                diags.error(span, "write `unchecked` alone, without a value")
-            }
-            (_, None) => diags.error(
-                arg.name.span(),
-                format!("`{name}` needs a value: `{name} = ...`"),
-            ),
-            ("instances", Some((Value::Types(ts), _))) => {
-                out.instances = Some((ts, arg.name.span()))
-            }
+            ("unchecked", Some((_, span))) => diags.error(span, "write `unchecked` alone, without a value"),
+            (_, None) => diags.error(arg.name.span(), format!("`{name}` needs a value: `{name} = ...`")),
+            ("instances", Some((Value::Types(ts), _))) => out.instances = Some((ts, arg.name.span())),
             ("acc", Some((Value::Type(t), _))) => out.acc = Some(t),
             ("identity", Some((Value::Expr(v), _))) => out.identity = Some(v),
             ("reduce", Some((Value::Expr(v), _))) => out.reduce = Some(v),
@@ -215,30 +180,17 @@ pub fn parse(
 
 /// Whether two argument names differ only in case and underscores, or by one edit.
 fn similar(a: &str, b: &str) -> bool {
-    let norm = |s: &str| {
-        s.chars()
-            .filter(|c| *c != '_')
-            .flat_map(char::to_lowercase)
-            .collect::<Vec<char>>()
-    };
+    let norm = |s: &str| s.chars().filter(|c| *c != '_').flat_map(char::to_lowercase).collect::<Vec<char>>();
     let (x, y) = (norm(a), norm(b));
     if x == y {
         return true;
     }
     // One substitution, insertion or deletion.
-    let (short, long) = if x.len() <= y.len() {
-        (&x, &y)
-    } else {
-        (&y, &x)
-    };
+    let (short, long) = if x.len() <= y.len() { (&x, &y) } else { (&y, &x) };
     if long.len() - short.len() > 1 {
         return false;
     }
-    let prefix = short
-        .iter()
-        .zip(long.iter())
-        .take_while(|(p, q)| p == q)
-        .count();
+    let prefix = short.iter().zip(long.iter()).take_while(|(p, q)| p == q).count();
     if short.len() == long.len() {
         short[prefix + 1..] == long[prefix + 1..]
     } else {
@@ -248,52 +200,26 @@ fn similar(a: &str, b: &str) -> bool {
 
 /// Lowers the reduction's parts; the closures' parameters become locals of the item.
 pub fn lower_reduction(attr: &KernelAttr, cx: &mut Lowerer<'_>) -> Option<ReductionParts> {
-    let acc = attr
-        .acc
-        .as_ref()
-        .and_then(|t| ty::lower(t, &cx.generics, cx.scope, ty::Position::Local, cx.diags));
+    let acc = attr.acc.as_ref().and_then(|t| ty::lower(t, &cx.generics, cx.scope, ty::Position::Local, cx.diags));
     let identity = attr.identity.as_ref().map(|e| Box::new(cx.expr(e)));
     let reduce = closure(attr.reduce.as_ref()?, 2, "reduce", cx)?;
     let post = match &attr.post {
         Some(p) => Some(closure(p, 1, "post", cx)?),
         None => None,
     };
-    Some(ReductionParts {
-        identity,
-        reduce,
-        post,
-        acc,
-    })
+    Some(ReductionParts { identity, reduce, post, acc })
 }
 
 fn closure(e: &syn::Expr, arity: usize, what: &str, cx: &mut Lowerer<'_>) -> Option<Closure> {
     let syn::Expr::Closure(c) = e else {
-        let example = if arity == 2 {
-            "|a, b| a + b"
-        } else {
-            "|a| a.sqrt()"
-        };
-        cx.diags.error(
-            e.span(),
-            format!("`{what}` takes a closure: `{what} = {example}`"),
-        );
+        let example = if arity == 2 { "|a, b| a + b" } else { "|a| a.sqrt()" };
+        cx.diags.error(e.span(), format!("`{what}` takes a closure: `{what} = {example}`"));
         return None;
     };
     if c.inputs.len() != arity {
-        let example = if arity == 2 {
-            "|a, b| a + b"
-        } else {
-            "|a| a.sqrt()"
-        };
-        let n = if arity == 2 {
-            "two parameters"
-        } else {
-            "one parameter"
-        };
-        cx.diags.error(
-            c.inputs.span(),
-            format!("`{what}` takes a closure of {n}: `{what} = {example}`"),
-        );
+        let example = if arity == 2 { "|a, b| a + b" } else { "|a| a.sqrt()" };
+        let n = if arity == 2 { "two parameters" } else { "one parameter" };
+        cx.diags.error(c.inputs.span(), format!("`{what}` takes a closure of {n}: `{what} = {example}`"));
         return None;
     }
     cx.push_scope();
@@ -302,26 +228,15 @@ fn closure(e: &syn::Expr, arity: usize, what: &str, cx: &mut Lowerer<'_>) -> Opt
         let (ident, declared) = match p {
             syn::Pat::Ident(pi) => (&pi.ident, None),
             syn::Pat::Type(pt) => match &*pt.pat {
-                syn::Pat::Ident(pi) => (
-                    &pi.ident,
-                    ty::lower(
-                        &pt.ty,
-                        &cx.generics,
-                        cx.scope,
-                        ty::Position::Local,
-                        cx.diags,
-                    ),
-                ),
+                syn::Pat::Ident(pi) => (&pi.ident, ty::lower(&pt.ty, &cx.generics, cx.scope, ty::Position::Local, cx.diags)),
                 other => {
-                    cx.diags
-                        .error(other.span(), "closure parameters must be plain names");
+                    cx.diags.error(other.span(), "closure parameters must be plain names");
                     cx.pop_scope();
                     return None;
                 }
             },
             other => {
-                cx.diags
-                    .error(other.span(), "closure parameters must be plain names");
+                cx.diags.error(other.span(), "closure parameters must be plain names");
                 cx.pop_scope();
                 return None;
             }
@@ -330,25 +245,14 @@ fn closure(e: &syn::Expr, arity: usize, what: &str, cx: &mut Lowerer<'_>) -> Opt
     }
     let body = Box::new(cx.expr(&c.body));
     cx.pop_scope();
-    Some(Closure {
-        params,
-        body,
-        span: c.span(),
-    })
+    Some(Closure { params, body, span: c.span() })
 }
 
 /// The instantiations to precompile: the attribute's list, or each bound's default.
-pub fn instances(
-    attr: &KernelAttr,
-    generics: &[Generic],
-    diags: &mut Diagnostics,
-) -> Vec<Vec<DType>> {
+pub fn instances(attr: &KernelAttr, generics: &[Generic], diags: &mut Diagnostics) -> Vec<Vec<DType>> {
     if let Some((list, span)) = &attr.instances {
         if generics.is_empty() {
-            diags.error(
-                *span,
-                "`instances` is only meaningful for a generic kernel; remove it",
-            );
+            diags.error(*span, "`instances` is only meaningful for a generic kernel; remove it");
             return Vec::new();
         }
         let mut out = Vec::new();
@@ -361,11 +265,7 @@ pub fn instances(
             if dtypes.len() != generics.len() {
                 diags.error(
                     elem.span(),
-                    format!(
-                        "this instance names {} type(s) but the kernel has {} generic parameter(s)",
-                        dtypes.len(),
-                        generics.len()
-                    ),
+                    format!("this instance names {} type(s) but the kernel has {} generic parameter(s)", dtypes.len(), generics.len()),
                 );
                 continue;
             }
@@ -378,25 +278,11 @@ pub fn instances(
                 match dt {
                     Some(dt) if g.bound.admits(dt) => inst.push(dt),
                     Some(dt) => {
-                        let ok: Vec<&str> = DType::ALL
-                            .iter()
-                            .filter(|d| g.bound.admits(**d))
-                            .map(|d| d.rust_name())
-                            .collect();
+                        let ok: Vec<&str> = DType::ALL.iter().filter(|d| g.bound.admits(**d)).map(|d| d.rust_name()).collect();
                         let n = &g.name.text;
-                        diags.error(
-                            d.span(),
-                            format!(
-                                "`{dt}` does not satisfy `{n}: {}`; `{n}` can be {}",
-                                g.bound.name(),
-                                ok.join(", ")
-                            ),
-                        )
+                        diags.error(d.span(), format!("`{dt}` does not satisfy `{n}: {}`; `{n}` can be {}", g.bound.name(), ok.join(", ")))
                     }
-                    None => diags.error(
-                        d.span(),
-                        "expected a scalar type such as `f32`, `i64`, `f16` or `Complex<f64>`",
-                    ),
+                    None => diags.error(d.span(), "expected a scalar type such as `f32`, `i64`, `f16` or `Complex<f64>`"),
                 }
             }
             if inst.len() == generics.len() {

@@ -104,21 +104,14 @@ impl<'d> Lowerer<'d> {
             }
         }
         self.pop_scope();
-        Block {
-            stmts,
-            tail,
-            span: b.span(),
-        }
+        Block { stmts, tail, span: b.span() }
     }
 
     fn local(&mut self, l: &syn::Local) -> Option<Stmt> {
         let init = match &l.init {
             Some(init) => {
                 if let Some((_, els)) = &init.diverge {
-                    self.diags.error(
-                        els.span(),
-                        "`let ... else` is not supported in kernels; use `if`/`match`",
-                    );
+                    self.diags.error(els.span(), "`let ... else` is not supported in kernels; use `if`/`match`");
                 }
                 Some(self.expr(&init.expr))
             }
@@ -127,53 +120,32 @@ impl<'d> Lowerer<'d> {
         // The initializer is lowered before the pattern declares its names (`let x = x + 1;`).
         let errors = self.diags.len();
         let pat = self.pat(&l.pat, None)?;
-        if self.diags.len() > errors
-            || matches!(
-                init,
-                Some(Expr {
-                    kind: ExprKind::Error,
-                    ..
-                })
-            )
-        {
+        if self.diags.len() > errors || matches!(init, Some(Expr { kind: ExprKind::Error, .. })) {
             let mut ids = Vec::new();
             pat_locals(&pat, &mut ids);
             self.poisoned.extend(ids);
         }
-        Some(Stmt::Let {
-            pat,
-            init,
-            span: l.span(),
-        })
+        Some(Stmt::Let { pat, init, span: l.span() })
     }
 
     fn pat(&mut self, p: &syn::Pat, declared: Option<Ty>) -> Option<Pat> {
         match p {
             syn::Pat::Ident(pi) => {
                 if pi.by_ref.is_some() || pi.subpat.is_some() {
-                    self.diags
-                        .error(pi.span(), "write a plain binding (`let x` or `let mut x`)");
+                    self.diags.error(pi.span(), "write a plain binding (`let x` or `let mut x`)");
                     return None;
                 }
                 let id = self.declare(&pi.ident, pi.mutability.is_some(), declared);
                 Some(Pat::Bind(id, pi.ident.span()))
             }
             syn::Pat::Type(pt) => {
-                let t = ty::lower(
-                    &pt.ty,
-                    &self.generics,
-                    self.scope,
-                    Position::Local,
-                    self.diags,
-                );
+                let t = ty::lower(&pt.ty, &self.generics, self.scope, Position::Local, self.diags);
                 self.pat(&pt.pat, t)
             }
             syn::Pat::Wild(w) => Some(Pat::Wild(w.span())),
             syn::Pat::Tuple(t) => {
                 let declared: Vec<Option<Ty>> = match declared {
-                    Some(Ty::Tuple(ts)) if ts.len() == t.elems.len() => {
-                        ts.into_iter().map(Some).collect()
-                    }
+                    Some(Ty::Tuple(ts)) if ts.len() == t.elems.len() => ts.into_iter().map(Some).collect(),
                     _ => vec![None; t.elems.len()],
                 };
                 let mut pats = Vec::new();
@@ -184,35 +156,23 @@ impl<'d> Lowerer<'d> {
             }
             syn::Pat::Paren(pp) => self.pat(&pp.pat, declared),
             other => {
-                self.diags.error(
-                    other.span(),
-                    "this pattern is not supported in `let`; use a name, `_` or a tuple of those",
-                );
+                self.diags.error(other.span(), "this pattern is not supported in `let`; use a name, `_` or a tuple of those");
                 None
             }
         }
     }
 
     fn mac(&mut self, m: &syn::Macro) -> Expr {
-        let name = m
-            .path
-            .segments
-            .last()
-            .map(|s| s.ident.to_string())
-            .unwrap_or_default();
+        let name = m.path.segments.last().map(|s| s.ident.to_string()).unwrap_or_default();
         let hint = match name.as_str() {
-            "println" | "print" | "eprintln" | "eprint" | "dbg" | "format" | "write"
-            | "writeln" => "printing is not available in kernels; write results to an output array",
-            "panic" | "assert" | "assert_eq" | "assert_ne" | "unreachable" | "todo"
-            | "unimplemented" | "debug_assert" => {
+            "println" | "print" | "eprintln" | "eprint" | "dbg" | "format" | "write" | "writeln" => {
+                "printing is not available in kernels; write results to an output array"
+            }
+            "panic" | "assert" | "assert_eq" | "assert_ne" | "unreachable" | "todo" | "unimplemented" | "debug_assert" => {
                 "panics are not available in kernels; check the condition with `if` and write a flag to an output array"
             }
-            "vec" => {
-                "`vec!` is not available in kernels (no heap on the GPU); use a local `[T; N]` array"
-            }
-            _ => {
-                "macros are not available in kernels; write the code out or use a `#[device]` function"
-            }
+            "vec" => "`vec!` is not available in kernels (no heap on the GPU); use a local `[T; N]` array",
+            _ => "macros are not available in kernels; write the code out or use a `#[device]` function",
         };
         self.error(m.span(), format!("`{name}!`: {hint}"))
     }
@@ -360,14 +320,8 @@ impl<'d> Lowerer<'d> {
         let span = l.span();
         // A negative literal (patterns such as `-1 => ..` parse as one literal): `-(1)`.
         let positive = match l {
-            syn::Lit::Int(i) => i
-                .base10_digits()
-                .strip_prefix('-')
-                .map(|d| syn::Lit::Int(syn::LitInt::new(&format!("{d}{}", i.suffix()), span))),
-            syn::Lit::Float(f) => f
-                .base10_digits()
-                .strip_prefix('-')
-                .map(|d| syn::Lit::Float(syn::LitFloat::new(&format!("{d}{}", f.suffix()), span))),
+            syn::Lit::Int(i) => i.base10_digits().strip_prefix('-').map(|d| syn::Lit::Int(syn::LitInt::new(&format!("{d}{}", i.suffix()), span))),
+            syn::Lit::Float(f) => f.base10_digits().strip_prefix('-').map(|d| syn::Lit::Float(syn::LitFloat::new(&format!("{d}{}", f.suffix()), span))),
             _ => None,
         };
         if let Some(p) = positive {
@@ -420,15 +374,8 @@ impl<'d> Lowerer<'d> {
     /// The type named by the first segments of a path (`f32` in `f32::MAX`, `T` in `T::zero`,
     /// skipping `std::`/`core::` and `consts::`).
     fn path_type(&mut self, segs: &[&syn::PathSegment], span: Span) -> Option<Ty> {
-        let segs: Vec<&&syn::PathSegment> = segs
-            .iter()
-            .filter(|s| {
-                !matches!(
-                    s.ident.to_string().as_str(),
-                    "std" | "core" | "consts" | "num_complex" | "half"
-                )
-            })
-            .collect();
+        let segs: Vec<&&syn::PathSegment> =
+            segs.iter().filter(|s| !matches!(s.ident.to_string().as_str(), "std" | "core" | "consts" | "num_complex" | "half")).collect();
         let [seg] = segs.as_slice() else {
             self.diags.error(span, "unsupported path in a kernel");
             return None;
@@ -441,22 +388,13 @@ impl<'d> Lowerer<'d> {
             return Some(Ty::Scalar(DType::C64)); // refined from the arguments by the type checker
         }
         let path = syn::Path::from((**seg).clone());
-        ty::lower(
-            &syn::Type::Path(syn::TypePath { qself: None, path }),
-            &self.generics,
-            self.scope,
-            Position::Local,
-            self.diags,
-        )
+        ty::lower(&syn::Type::Path(syn::TypePath { qself: None, path }), &self.generics, self.scope, Position::Local, self.diags)
     }
 
     fn path_expr(&mut self, p: &syn::ExprPath) -> Expr {
         let span = p.span();
         if p.qself.is_some() {
-            return self.error(
-                span,
-                "qualified paths (`<T as Trait>::X`) are not available in kernels",
-            );
+            return self.error(span, "qualified paths (`<T as Trait>::X`) are not available in kernels");
         }
         if let Some(id) = p.path.get_ident() {
             let name = id.to_string();
@@ -473,17 +411,8 @@ impl<'d> Lowerer<'d> {
                 return self.error(span, "`Option` is not available in kernels; return a value and a `bool` flag in a tuple");
             }
             if let Some((d, c)) = self.scope.float_consts.get(&name) {
-                let name = Name {
-                    text: c.clone(),
-                    span,
-                };
-                return self.mk(
-                    ExprKind::Const {
-                        ty: Ty::Scalar(*d),
-                        name,
-                    },
-                    span,
-                );
+                let name = Name { text: c.clone(), span };
+                return self.mk(ExprKind::Const { ty: Ty::Scalar(*d), name }, span);
             }
             if let Some((t, init)) = self.scope.consts.get(&name) {
                 // A file-level `const`: its initializer, typed as declared, at each use.
@@ -505,13 +434,8 @@ impl<'d> Lowerer<'d> {
         }
         let segs: Vec<&syn::PathSegment> = p.path.segments.iter().collect();
         let (last, prefix) = segs.split_last().expect("paths have at least one segment");
-        let name = Name {
-            text: last.ident.to_string(),
-            span: last.ident.span(),
-        };
-        let Some(ty) = self.path_type(prefix, span) else {
-            return self.mk(ExprKind::Error, span);
-        };
+        let name = Name { text: last.ident.to_string(), span: last.ident.span() };
+        let Some(ty) = self.path_type(prefix, span) else { return self.mk(ExprKind::Error, span) };
         self.mk(ExprKind::Const { ty, name }, span)
     }
 
@@ -552,14 +476,7 @@ impl<'d> Lowerer<'d> {
         let l = self.expr(&b.left);
         let r = self.expr(&b.right);
         if assign {
-            self.mk(
-                ExprKind::Assign {
-                    op: Some(op),
-                    place: Box::new(l),
-                    value: Box::new(r),
-                },
-                span,
-            )
+            self.mk(ExprKind::Assign { op: Some(op), place: Box::new(l), value: Box::new(r) }, span)
         } else {
             self.mk(ExprKind::Binary(op, Box::new(l), Box::new(r)), span)
         }
@@ -568,10 +485,7 @@ impl<'d> Lowerer<'d> {
     fn call(&mut self, c: &syn::ExprCall) -> Expr {
         let span = c.span();
         let syn::Expr::Path(p) = &*c.func else {
-            return self.error(
-                c.func.span(),
-                "only named functions can be called in kernels",
-            );
+            return self.error(c.func.span(), "only named functions can be called in kernels");
         };
         let args: Vec<Expr> = c.args.iter().map(|a| self.expr(a)).collect();
         let segs: Vec<&syn::PathSegment> = p.path.segments.iter().collect();
@@ -588,17 +502,7 @@ impl<'d> Lowerer<'d> {
                 return self.mk(ExprKind::Error, span);
             };
             if let Some(intrinsic) = Intrinsic::from_name(&name) {
-                return self.mk(
-                    ExprKind::Call {
-                        callee: Callee::Intrinsic {
-                            intrinsic,
-                            tys,
-                            consts,
-                        },
-                        args,
-                    },
-                    span,
-                );
+                return self.mk(ExprKind::Call { callee: Callee::Intrinsic { intrinsic, tys, consts }, args }, span);
             }
             match name.as_str() {
                 "Some" | "Ok" | "Err" => {
@@ -607,23 +511,11 @@ impl<'d> Lowerer<'d> {
                 "drop" | "print" | "panic" => return self.error(span, format!("`{name}` is not available in kernels")),
                 _ => {}
             }
-            let name = Name {
-                text: name,
-                span: seg.ident.span(),
-            };
-            return self.mk(
-                ExprKind::Call {
-                    callee: Callee::Device { name, tys },
-                    args,
-                },
-                span,
-            );
+            let name = Name { text: name, span: seg.ident.span() };
+            return self.mk(ExprKind::Call { callee: Callee::Device { name, tys }, args }, span);
         }
         let (last, prefix) = segs.split_last().expect("non-empty path");
-        let name = Name {
-            text: last.ident.to_string(),
-            span: last.ident.span(),
-        };
+        let name = Name { text: last.ident.to_string(), span: last.ident.span() };
         if prefix.len() == 1 {
             let head = prefix[0].ident.to_string();
             match head.as_str() {
@@ -639,16 +531,8 @@ impl<'d> Lowerer<'d> {
                 _ => {}
             }
         }
-        let Some(ty) = self.path_type(prefix, span) else {
-            return self.mk(ExprKind::Error, span);
-        };
-        self.mk(
-            ExprKind::Call {
-                callee: Callee::Assoc { ty, name },
-                args,
-            },
-            span,
-        )
+        let Some(ty) = self.path_type(prefix, span) else { return self.mk(ExprKind::Error, span) };
+        self.mk(ExprKind::Call { callee: Callee::Assoc { ty, name }, args }, span)
     }
 
     /// Generic arguments of a call: types and constant lengths (`shared_array::<f32, 256>`, or a
@@ -667,45 +551,29 @@ impl<'d> Lowerer<'d> {
                             && p.path.get_ident().is_some_and(|i| {
                                 let i = i.to_string();
                                 self.scope.consts.contains_key(&i)
-                                    || (!self.scope.whole_file
-                                        && !self.generics.contains(&i)
-                                        && crate::dtype::DType::from_rust_name(&i).is_none())
+                                    || (!self.scope.whole_file && !self.generics.contains(&i) && crate::dtype::DType::from_rust_name(&i).is_none())
                             }) =>
                     {
-                        let e = syn::Expr::Path(syn::ExprPath {
-                            attrs: Vec::new(),
-                            qself: None,
-                            path: p.path.clone(),
-                        });
+                        let e = syn::Expr::Path(syn::ExprPath { attrs: Vec::new(), qself: None, path: p.path.clone() });
                         match ty::const_len(&e, self.scope, self.diags) {
                             Some(n) => consts.push(n),
                             None => unknown = true,
                         }
                     }
                     syn::GenericArgument::Type(t) => {
-                        if let Some(t) =
-                            ty::lower(t, &self.generics, self.scope, Position::Local, self.diags)
-                        {
+                        if let Some(t) = ty::lower(t, &self.generics, self.scope, Position::Local, self.diags) {
                             tys.push(t);
                         }
                     }
-                    syn::GenericArgument::Const(e) => {
-                        match ty::const_len(e, self.scope, self.diags) {
-                            Some(n) => consts.push(n),
-                            None => unknown = true,
-                        }
-                    }
-                    other => self
-                        .diags
-                        .error(other.span(), "unsupported generic argument"),
+                    syn::GenericArgument::Const(e) => match ty::const_len(e, self.scope, self.diags) {
+                        Some(n) => consts.push(n),
+                        None => unknown = true,
+                    },
+                    other => self.diags.error(other.span(), "unsupported generic argument"),
                 }
             }
         }
-        if unknown && !self.scope.whole_file {
-            None
-        } else {
-            Some((tys, consts))
-        }
+        if unknown && !self.scope.whole_file { None } else { Some((tys, consts)) }
     }
 
     fn method_call(&mut self, m: &syn::ExprMethodCall) -> Expr {
@@ -729,9 +597,7 @@ impl<'d> Lowerer<'d> {
         if let Some(t) = &m.turbofish {
             return self.error(t.span(), "method turbofish is not supported in kernels");
         }
-        if matches!(method.as_str(), "get_unchecked" | "get_unchecked_mut")
-            && self.unsafe_depth == 0
-        {
+        if matches!(method.as_str(), "get_unchecked" | "get_unchecked_mut") && self.unsafe_depth == 0 {
             self.diags.error(
                 m.method.span(),
                 format!("`{method}` skips the index check, so it needs an `unsafe` block: `unsafe {{ *a.{method}(i) }}`; index with `a[i]` to keep the check"),
@@ -739,28 +605,13 @@ impl<'d> Lowerer<'d> {
         }
         let receiver = self.expr(&m.receiver);
         let args = m.args.iter().map(|a| self.expr(a)).collect();
-        let method = Name {
-            text: method,
-            span: m.method.span(),
-        };
-        self.mk(
-            ExprKind::MethodCall {
-                receiver: Box::new(receiver),
-                method,
-                args,
-            },
-            span,
-        )
+        let method = Name { text: method, span: m.method.span() };
+        self.mk(ExprKind::MethodCall { receiver: Box::new(receiver), method, args }, span)
     }
 
     fn struct_lit(&mut self, s: &syn::ExprStruct) -> Expr {
         let span = s.span();
-        let name = s
-            .path
-            .segments
-            .last()
-            .map(|x| x.ident.to_string())
-            .unwrap_or_default();
+        let name = s.path.segments.last().map(|x| x.ident.to_string()).unwrap_or_default();
         if name == "Complex" && s.fields.len() == 2 && s.rest.is_none() {
             let mut re = None;
             let mut im = None;
@@ -774,18 +625,8 @@ impl<'d> Lowerer<'d> {
                 }
             }
             if let (Some(re), Some(im)) = (re, im) {
-                let callee = Callee::Intrinsic {
-                    intrinsic: Intrinsic::ComplexNew,
-                    tys: Vec::new(),
-                    consts: Vec::new(),
-                };
-                return self.mk(
-                    ExprKind::Call {
-                        callee,
-                        args: vec![re, im],
-                    },
-                    span,
-                );
+                let callee = Callee::Intrinsic { intrinsic: Intrinsic::ComplexNew, tys: Vec::new(), consts: Vec::new() };
+                return self.mk(ExprKind::Call { callee, args: vec![re, im] }, span);
             }
         }
         if self.scope.has_struct(&name) && s.path.segments.len() == 1 {
@@ -797,32 +638,14 @@ impl<'d> Lowerer<'d> {
                 match &f.member {
                     syn::Member::Named(n) => {
                         let value = self.expr(&f.expr);
-                        fields.push((
-                            Name {
-                                text: n.to_string(),
-                                span: n.span(),
-                            },
-                            value,
-                        ));
+                        fields.push((Name { text: n.to_string(), span: n.span() }, value));
                     }
                     syn::Member::Unnamed(i) => {
-                        self.diags.error(
-                            i.span,
-                            format!("`{name}` has named fields; write `field: value`"),
-                        );
+                        self.diags.error(i.span, format!("`{name}` has named fields; write `field: value`"));
                     }
                 }
             }
-            return self.mk(
-                ExprKind::StructLit {
-                    name: Name {
-                        text: name,
-                        span: s.path.span(),
-                    },
-                    fields,
-                },
-                span,
-            );
+            return self.mk(ExprKind::StructLit { name: Name { text: name, span: s.path.span() }, fields }, span);
         }
         let hint = if self.scope.whole_file || self.scope.structs.is_empty() {
             "; declare the struct in this file with `#[device] #[repr(C)]`, or use tuples, or `Complex::new(re, im)`"
@@ -837,14 +660,7 @@ impl<'d> Lowerer<'d> {
         let cond = self.expr(&i.cond);
         let then = self.block(&i.then_branch);
         let els = i.else_branch.as_ref().map(|(_, e)| Box::new(self.expr(e)));
-        self.mk(
-            ExprKind::If {
-                cond: Box::new(cond),
-                then,
-                els,
-            },
-            span,
-        )
+        self.mk(ExprKind::If { cond: Box::new(cond), then, els }, span)
     }
 
     fn match_expr(&mut self, m: &syn::ExprMatch) -> Expr {
@@ -858,21 +674,10 @@ impl<'d> Lowerer<'d> {
             let body = self.expr(&arm.body);
             self.pop_scope();
             if let Some(pat) = pat {
-                arms.push(Arm {
-                    pat,
-                    guard,
-                    body,
-                    span: arm.span(),
-                });
+                arms.push(Arm { pat, guard, body, span: arm.span() });
             }
         }
-        self.mk(
-            ExprKind::Match {
-                scrutinee: Box::new(scrutinee),
-                arms,
-            },
-            span,
-        )
+        self.mk(ExprKind::Match { scrutinee: Box::new(scrutinee), arms }, span)
     }
 
     fn match_pat(&mut self, p: &syn::Pat) -> Option<MatchPat> {
@@ -880,21 +685,15 @@ impl<'d> Lowerer<'d> {
             syn::Pat::Lit(l) => Some(MatchPat::Lit(self.lit(&l.lit))),
             syn::Pat::Range(r) => {
                 let (Some(lo), Some(hi)) = (&r.start, &r.end) else {
-                    self.diags
-                        .error(r.span(), "write both ends of a range pattern: `1..=9`");
+                    self.diags.error(r.span(), "write both ends of a range pattern: `1..=9`");
                     return None;
                 };
                 let lo = self.expr(lo);
                 let hi = self.expr(hi);
-                Some(MatchPat::Range {
-                    lo,
-                    hi,
-                    inclusive: matches!(r.limits, syn::RangeLimits::Closed(_)),
-                })
+                Some(MatchPat::Range { lo, hi, inclusive: matches!(r.limits, syn::RangeLimits::Closed(_)) })
             }
             syn::Pat::Or(o) => {
-                let cases: Option<Vec<MatchPat>> =
-                    o.cases.iter().map(|c| self.match_pat(c)).collect();
+                let cases: Option<Vec<MatchPat>> = o.cases.iter().map(|c| self.match_pat(c)).collect();
                 Some(MatchPat::Or(cases?))
             }
             syn::Pat::Wild(_) => Some(MatchPat::Wild(None)),
@@ -913,11 +712,7 @@ impl<'d> Lowerer<'d> {
             syn::Pat::Verbatim(_) | syn::Pat::Path(_) => {
                 // Constants such as `i32::MAX` as patterns.
                 if let syn::Pat::Path(pp) = p {
-                    let e = self.path_expr(&syn::ExprPath {
-                        attrs: Vec::new(),
-                        qself: pp.qself.clone(),
-                        path: pp.path.clone(),
-                    });
+                    let e = self.path_expr(&syn::ExprPath { attrs: Vec::new(), qself: pp.qself.clone(), path: pp.path.clone() });
                     return Some(MatchPat::Lit(e));
                 }
                 self.diags.error(p.span(), "unsupported pattern; `match` in kernels takes integer literals, ranges, `|`, `_` and names");
@@ -937,33 +732,21 @@ impl<'d> Lowerer<'d> {
         id
     }
 
-    fn loop_target(
-        &mut self,
-        label: Option<&syn::Lifetime>,
-        span: Span,
-        what: &str,
-    ) -> Option<LoopId> {
+    fn loop_target(&mut self, label: Option<&syn::Lifetime>, span: Span, what: &str) -> Option<LoopId> {
         match label {
             None => match self.loops.last() {
                 Some((_, id)) => Some(*id),
                 None => {
-                    self.diags
-                        .error(span, format!("`{what}` outside of a loop"));
+                    self.diags.error(span, format!("`{what}` outside of a loop"));
                     None
                 }
             },
             Some(l) => {
                 let name = l.ident.to_string();
-                match self
-                    .loops
-                    .iter()
-                    .rev()
-                    .find(|(n, _)| n.as_deref() == Some(name.as_str()))
-                {
+                match self.loops.iter().rev().find(|(n, _)| n.as_deref() == Some(name.as_str())) {
                     Some((_, id)) => Some(*id),
                     None => {
-                        self.diags
-                            .error(l.span(), format!("use of undeclared label `'{name}`"));
+                        self.diags.error(l.span(), format!("use of undeclared label `'{name}`"));
                         None
                     }
                 }
@@ -974,35 +757,21 @@ impl<'d> Lowerer<'d> {
     fn for_loop(&mut self, f: &syn::ExprForLoop) -> Expr {
         let span = f.span();
         let label = f.label.as_ref().map(label_name);
-        let Some(range) = self.range_iter(&f.expr) else {
-            return self.mk(ExprKind::Error, span);
-        };
+        let Some(range) = self.range_iter(&f.expr) else { return self.mk(ExprKind::Error, span) };
         let id = self.enter_loop(label.as_ref());
         self.push_scope();
         let var = match &*f.pat {
-            syn::Pat::Ident(pi) if pi.subpat.is_none() && pi.by_ref.is_none() => {
-                self.declare(&pi.ident, pi.mutability.is_some(), None)
-            }
+            syn::Pat::Ident(pi) if pi.subpat.is_none() && pi.by_ref.is_none() => self.declare(&pi.ident, pi.mutability.is_some(), None),
             syn::Pat::Wild(w) => self.declare(&syn::Ident::new("_", w.span()), false, None),
             other => {
-                self.diags
-                    .error(other.span(), "the loop variable must be a name or `_`");
+                self.diags.error(other.span(), "the loop variable must be a name or `_`");
                 self.declare(&syn::Ident::new("_", other.span()), false, None)
             }
         };
         let body = self.block(&f.body);
         self.pop_scope();
         self.loops.pop();
-        self.mk(
-            ExprKind::For {
-                label,
-                id,
-                var,
-                range,
-                body,
-            },
-            span,
-        )
+        self.mk(ExprKind::For { label, id, var, range, body }, span)
     }
 
     /// `a..b`, `a..=b`, then optionally `.rev()`, then optionally `.step_by(s)`.
@@ -1012,20 +781,13 @@ impl<'d> Lowerer<'d> {
             syn::Expr::Paren(p) => self.range_iter(&p.expr),
             syn::Expr::Range(r) => {
                 let (Some(start), Some(end)) = (&r.start, &r.end) else {
-                    self.diags
-                        .error(r.span(), "write both ends of the range: `0..n`");
+                    self.diags.error(r.span(), "write both ends of the range: `0..n`");
                     return None;
                 };
                 let start = Box::new(self.expr(start));
                 let end = Box::new(self.expr(end));
                 let inclusive = matches!(r.limits, syn::RangeLimits::Closed(_));
-                Some(RangeLoop {
-                    start,
-                    end,
-                    inclusive,
-                    rev: false,
-                    step: None,
-                })
+                Some(RangeLoop { start, end, inclusive, rev: false, step: None })
             }
             syn::Expr::MethodCall(m) if m.method == "rev" && m.args.is_empty() => {
                 let mut r = self.range_iter(&m.receiver)?;
@@ -1070,8 +832,5 @@ fn pat_locals(p: &Pat, out: &mut Vec<LocalId>) {
 }
 
 fn label_name(l: &syn::Label) -> Name {
-    Name {
-        text: l.name.ident.to_string(),
-        span: l.name.span(),
-    }
+    Name { text: l.name.ident.to_string(), span: l.name.span() }
 }

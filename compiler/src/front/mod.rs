@@ -22,7 +22,7 @@ use crate::diag::Diagnostics;
 use crate::ir::{self, Bound, Generic, Item, ItemKind, Local, LocalId, Module, Name, Param, Ty};
 
 pub use attr::KernelAttr;
-pub use ty::{Leaf, Written, dtype_of_path};
+pub use ty::{dtype_of_path, Leaf, Written};
 
 /// What a kernel sees of its file besides its own tokens: the file's `const` items and its
 /// `use std::f32::consts::..` imports. Under a macro only the item is known (`whole_file` false):
@@ -45,21 +45,14 @@ pub struct FileScope {
 impl FileScope {
     /// The scope of a whole file: its `const` items and float-constant imports.
     pub fn of_file(file: &syn::File) -> FileScope {
-        let mut scope = FileScope {
-            whole_file: true,
-            ..FileScope::default()
-        };
+        let mut scope = FileScope { whole_file: true, ..FileScope::default() };
         for item in &file.items {
             match item {
                 syn::Item::Const(c) => {
-                    scope
-                        .consts
-                        .insert(c.ident.to_string(), ((*c.ty).clone(), (*c.expr).clone()));
+                    scope.consts.insert(c.ident.to_string(), ((*c.ty).clone(), (*c.expr).clone()));
                 }
                 syn::Item::Use(u) => scope.add_use(&u.tree, &mut Vec::new()),
-                syn::Item::Struct(s) if structs::is_device(&s.attrs) => {
-                    scope.structs.push(s.clone())
-                }
+                syn::Item::Struct(s) if structs::is_device(&s.attrs) => scope.structs.push(s.clone()),
                 _ => {}
             }
         }
@@ -72,12 +65,8 @@ impl FileScope {
     /// Every annotated item of a file asks for this: the file is parsed once per compiler process
     /// and text, and its structs kept as source (syn's trees cannot live in a static).
     pub fn for_macro(file: Option<&std::path::Path>) -> FileScope {
-        let Some(path) = file else {
-            return FileScope::default();
-        };
-        let Ok(text) = std::fs::read_to_string(path) else {
-            return FileScope::default();
-        };
+        let Some(path) = file else { return FileScope::default() };
+        let Ok(text) = std::fs::read_to_string(path) else { return FileScope::default() };
         FileScope::for_source(path, &text)
     }
 
@@ -94,22 +83,13 @@ impl FileScope {
             Some((t, s)) if t == text => s.clone(),
             _ => {
                 let s: Vec<String> = syn::parse_file(text)
-                    .map(|f| {
-                        FileScope::of_file(&f)
-                            .structs
-                            .iter()
-                            .map(|s| quote::ToTokens::to_token_stream(s).to_string())
-                            .collect()
-                    })
+                    .map(|f| FileScope::of_file(&f).structs.iter().map(|s| quote::ToTokens::to_token_stream(s).to_string()).collect())
                     .unwrap_or_default();
                 cache.insert(path.to_path_buf(), (text.to_string(), s.clone()));
                 s
             }
         };
-        scope.structs = sources
-            .iter()
-            .filter_map(|s| syn::parse_str(s).ok())
-            .collect();
+        scope.structs = sources.iter().filter_map(|s| syn::parse_str(s).ok()).collect();
         scope
     }
 
@@ -119,11 +99,7 @@ impl FileScope {
 
     /// The file's structs lowered (their errors are reported into `diags`).
     pub fn lower_structs(&self, diags: &mut Diagnostics) -> Vec<ir::StructDef> {
-        let defs: Vec<ir::StructDef> = self
-            .structs
-            .iter()
-            .filter_map(|s| structs::lower(s, self, diags))
-            .collect();
+        let defs: Vec<ir::StructDef> = self.structs.iter().filter_map(|s| structs::lower(s, self, diags)).collect();
         structs::check_layouts(&defs, diags);
         defs
     }
@@ -131,13 +107,11 @@ impl FileScope {
     /// Records the float constants a `use` tree imports (`std|core::f32|f64::consts::X`).
     fn add_use(&mut self, tree: &syn::UseTree, path: &mut Vec<String>) {
         let float = |path: &[String]| match path {
-            [root, f, consts] if (root == "std" || root == "core") && consts == "consts" => {
-                match f.as_str() {
-                    "f32" => Some(DType::F32),
-                    "f64" => Some(DType::F64),
-                    _ => None,
-                }
-            }
+            [root, f, consts] if (root == "std" || root == "core") && consts == "consts" => match f.as_str() {
+                "f32" => Some(DType::F32),
+                "f64" => Some(DType::F64),
+                _ => None,
+            },
             _ => None,
         };
         match tree {
@@ -150,25 +124,19 @@ impl FileScope {
             syn::UseTree::Name(n) => {
                 if let Some(d) = float(path) {
                     self.named_imports.insert(n.ident.to_string());
-                    self.float_consts
-                        .insert(n.ident.to_string(), (d, n.ident.to_string()));
+                    self.float_consts.insert(n.ident.to_string(), (d, n.ident.to_string()));
                 }
             }
             syn::UseTree::Rename(r) => {
                 if let Some(d) = float(path) {
                     self.named_imports.insert(r.rename.to_string());
-                    self.float_consts
-                        .insert(r.rename.to_string(), (d, r.ident.to_string()));
+                    self.float_consts.insert(r.rename.to_string(), (d, r.ident.to_string()));
                 }
             }
             syn::UseTree::Glob(_) => {
                 if let Some(d) = float(path) {
                     // A glob import never hides a name imported by name, as in Rust.
-                    for c in crate::lang::NumConst::ALL
-                        .iter()
-                        .filter(|c| c.in_consts_module())
-                        .map(|c| c.rust_name())
-                    {
+                    for c in crate::lang::NumConst::ALL.iter().filter(|c| c.in_consts_module()).map(|c| c.rust_name()) {
                         if !self.named_imports.contains(c) {
                             self.float_consts.insert(c.to_string(), (d, c.to_string()));
                         }
@@ -205,10 +173,7 @@ impl AttrKind {
 /// ignored (a kernel file is an ordinary Rust module); other annotated items are errors.
 pub fn lower_file(file: &syn::File, diags: &mut Diagnostics) -> Module {
     let scope = FileScope::of_file(file);
-    let mut module = Module {
-        structs: scope.lower_structs(diags),
-        ..Module::default()
-    };
+    let mut module = Module { structs: scope.lower_structs(diags), ..Module::default() };
     for item in &file.items {
         let (attrs, span) = match item {
             syn::Item::Fn(f) => (&f.attrs, f.sig.ident.span()),
@@ -219,20 +184,12 @@ pub fn lower_file(file: &syn::File, diags: &mut Diagnostics) -> Module {
             _ => continue,
         };
         for a in attrs {
-            let Some(kind) = AttrKind::from_path(a.path()) else {
-                continue;
-            };
+            let Some(kind) = AttrKind::from_path(a.path()) else { continue };
             if kind == AttrKind::Device && matches!(item, syn::Item::Struct(_)) {
                 continue; // lowered above
             }
             let syn::Item::Fn(f) = item else {
-                diags.error(
-                    span,
-                    format!(
-                        "`#[{}]` applies to functions only",
-                        a.path().segments.last().unwrap().ident
-                    ),
-                );
+                diags.error(span, format!("`#[{}]` applies to functions only", a.path().segments.last().unwrap().ident));
                 continue;
             };
             let args = match &a.meta {
@@ -252,12 +209,7 @@ pub fn lower_file(file: &syn::File, diags: &mut Diagnostics) -> Module {
 }
 
 /// The arguments of an attribute of `kind`, parsed and checked (every error into `diags`).
-pub fn parse_attr(
-    kind: AttrKind,
-    args: TokenStream,
-    attr_span: Span,
-    diags: &mut Diagnostics,
-) -> KernelAttr {
+pub fn parse_attr(kind: AttrKind, args: TokenStream, attr_span: Span, diags: &mut Diagnostics) -> KernelAttr {
     attr::parse(kind, args, attr_span, diags)
 }
 
@@ -299,17 +251,14 @@ pub fn lower_kernel(
     let mut cx = expr::Lowerer::new(diags, scope);
     let sig = &f.sig;
     if let Some(c) = &sig.constness {
-        cx.diags
-            .error(c.span, "kernels cannot be `const fn`; remove `const`");
+        cx.diags.error(c.span, "kernels cannot be `const fn`; remove `const`");
     }
     if let Some(a) = &sig.asyncness {
-        cx.diags
-            .error(a.span, "kernels cannot be `async`; remove `async`");
+        cx.diags.error(a.span, "kernels cannot be `async`; remove `async`");
     }
     if let Some(u) = &sig.unsafety {
         if kind != AttrKind::RawKernel && kind != AttrKind::Device {
-            cx.diags
-                .error(u.span, "`unsafe` is not needed on this kernel; remove it");
+            cx.diags.error(u.span, "`unsafe` is not needed on this kernel; remove it");
         }
         cx.unsafe_depth = 1;
     }
@@ -320,8 +269,7 @@ pub fn lower_kernel(
         );
     }
     if let Some(v) = &sig.variadic {
-        cx.diags
-            .error(v.span(), "variadic functions are not available in kernels");
+        cx.diags.error(v.span(), "variadic functions are not available in kernels");
     }
 
     // Generic parameters become C++ template parameters with a prelude bound.
@@ -332,14 +280,7 @@ pub fn lower_kernel(
                 let errors = cx.diags.len();
                 let bound = generic_bound(tp, sig.generics.where_clause.as_ref(), cx.diags);
                 let unchecked = cx.diags.len() > errors;
-                generics.push(Generic {
-                    name: Name {
-                        text: tp.ident.to_string(),
-                        span: tp.ident.span(),
-                    },
-                    bound,
-                    unchecked,
-                });
+                generics.push(Generic { name: Name { text: tp.ident.to_string(), span: tp.ident.span() }, bound, unchecked });
             }
             syn::GenericParam::Lifetime(_) => {}
             syn::GenericParam::Const(c) => {
@@ -356,38 +297,24 @@ pub fn lower_kernel(
     for input in &sig.inputs {
         match input {
             syn::FnArg::Receiver(r) => {
-                cx.diags.error(
-                    r.span(),
-                    "kernels are free functions; `self` parameters are not available",
-                );
+                cx.diags.error(r.span(), "kernels are free functions; `self` parameters are not available");
             }
             syn::FnArg::Typed(pt) => {
-                let (t, written) =
-                    ty::lower_written(&pt.ty, &cx.generics, scope, ty::Position::Param, cx.diags);
+                let (t, written) = ty::lower_written(&pt.ty, &cx.generics, scope, ty::Position::Param, cx.diags);
                 match &*pt.pat {
                     syn::Pat::Ident(pi) => {
                         if let Some(r) = &pi.by_ref {
-                            cx.diags.error(
-                                r.span,
-                                "`ref` bindings are not supported in kernel parameters",
-                            );
+                            cx.diags.error(r.span, "`ref` bindings are not supported in kernel parameters");
                         }
                         let local = cx.declare(&pi.ident, pi.mutability.is_some(), t.clone());
                         if t.is_none() {
                             cx.poisoned.insert(local);
                         }
-                        params.push(Param {
-                            local,
-                            ty: t.unwrap_or(Ty::Error),
-                            span: pt.span(),
-                        });
+                        params.push(Param { local, ty: t.unwrap_or(Ty::Error), span: pt.span() });
                         params_written.push(written);
                     }
                     other => {
-                        cx.diags.error(
-                            other.span(),
-                            "kernel parameters must be plain names (`x: f32`)",
-                        );
+                        cx.diags.error(other.span(), "kernel parameters must be plain names (`x: f32`)");
                     }
                 }
             }
@@ -397,8 +324,7 @@ pub fn lower_kernel(
     let (ret, ret_span, ret_written) = match &sig.output {
         syn::ReturnType::Default => (Ty::Unit, sig.ident.span(), Written::default()),
         syn::ReturnType::Type(_, t) => {
-            let (ty, written) =
-                ty::lower_written(t, &cx.generics, scope, ty::Position::Return, cx.diags);
+            let (ty, written) = ty::lower_written(t, &cx.generics, scope, ty::Position::Return, cx.diags);
             (ty.unwrap_or(Ty::Error), t.span(), written)
         }
     };
@@ -406,9 +332,7 @@ pub fn lower_kernel(
     // The reduction's attribute closures see the item's generics; their parameters are locals.
     let kind_ir = match kind {
         AttrKind::Elementwise => ItemKind::Elementwise,
-        AttrKind::RawKernel => ItemKind::RawKernel {
-            fast_math: attr.fast_math,
-        },
+        AttrKind::RawKernel => ItemKind::RawKernel { fast_math: attr.fast_math },
         AttrKind::Device => ItemKind::Device,
         AttrKind::Reduction => match attr::lower_reduction(&attr, &mut cx) {
             Some(parts) => ItemKind::Reduction(parts),
@@ -429,10 +353,7 @@ pub fn lower_kernel(
     let locals: Vec<Local> = std::mem::take(&mut cx.locals);
     let item = Item {
         kind: kind_ir,
-        name: Name {
-            text: sig.ident.to_string(),
-            span: sig.ident.span(),
-        },
+        name: Name { text: sig.ident.to_string(), span: sig.ident.span() },
         generics,
         params,
         ret,
@@ -444,29 +365,16 @@ pub fn lower_kernel(
         bounds_checks: !attr.unchecked,
         span: sig.ident.span(),
     };
-    Some(Lowered {
-        item,
-        attr,
-        params_written,
-        ret_written,
-    })
+    Some(Lowered { item, attr, params_written, ret_written })
 }
 
 fn placeholder_closure(cx: &mut expr::Lowerer<'_>) -> ir::Closure {
     let e = cx.mk(ir::ExprKind::Error, Span::call_site());
-    ir::Closure {
-        params: Vec::new(),
-        body: Box::new(e),
-        span: Span::call_site(),
-    }
+    ir::Closure { params: Vec::new(), body: Box::new(e), span: Span::call_site() }
 }
 
 /// The strongest prelude bound on a type parameter, from `T: Bound` or a where clause.
-fn generic_bound(
-    tp: &syn::TypeParam,
-    wc: Option<&syn::WhereClause>,
-    diags: &mut Diagnostics,
-) -> Bound {
+fn generic_bound(tp: &syn::TypeParam, wc: Option<&syn::WhereClause>, diags: &mut Diagnostics) -> Bound {
     let mut bounds: Vec<&syn::TypeParamBound> = tp.bounds.iter().collect();
     if let Some(wc) = wc {
         for pred in &wc.predicates {
@@ -483,20 +391,14 @@ fn generic_bound(
     for b in bounds {
         match b {
             syn::TypeParamBound::Trait(t) => {
-                let name = t
-                    .path
-                    .segments
-                    .last()
-                    .map(|s| s.ident.to_string())
-                    .unwrap_or_default();
+                let name = t.path.segments.last().map(|s| s.ident.to_string()).unwrap_or_default();
                 let found = match name.as_str() {
                     "Scalar" => Some(Bound::Scalar),
                     "Number" => Some(Bound::Number),
                     "Real" => Some(Bound::Real),
                     "Float" => Some(Bound::Float),
                     "Int" => Some(Bound::Int),
-                    "Copy" | "Clone" | "Send" | "Sync" | "Default" | "Debug" | "PartialEq"
-                    | "PartialOrd" => None,
+                    "Copy" | "Clone" | "Send" | "Sync" | "Default" | "Debug" | "PartialEq" | "PartialOrd" => None,
                     _ => {
                         diags.error(
                             t.span(),
@@ -518,10 +420,7 @@ fn generic_bound(
                 }
             }
             syn::TypeParamBound::Lifetime(_) => {}
-            other => diags.error(
-                other.span(),
-                "unsupported bound; use one of `Scalar`, `Number`, `Real`, `Float`, `Int`",
-            ),
+            other => diags.error(other.span(), "unsupported bound; use one of `Scalar`, `Number`, `Real`, `Float`, `Int`"),
         }
     }
     match best {
@@ -537,21 +436,9 @@ fn generic_bound(
 }
 
 /// Used by the lowering of locals: the binding table of an item.
-pub(crate) fn new_local(
-    locals: &mut Vec<Local>,
-    name: &syn::Ident,
-    mutable: bool,
-    declared: Option<Ty>,
-) -> LocalId {
+pub(crate) fn new_local(locals: &mut Vec<Local>, name: &syn::Ident, mutable: bool, declared: Option<Ty>) -> LocalId {
     let id = LocalId(locals.len() as u32);
-    locals.push(Local {
-        name: Name {
-            text: name.to_string(),
-            span: name.span(),
-        },
-        declared,
-        mutable,
-    });
+    locals.push(Local { name: Name { text: name.to_string(), span: name.span() }, declared, mutable });
     id
 }
 
@@ -581,24 +468,11 @@ mod tests {
         let item = &m.items[0];
         // The parameter and the two `let`s are three locals named `x`.
         assert_eq!(item.locals.iter().filter(|l| l.name.text == "x").count(), 3);
-        let ExprKind::Binary(_, lhs, _) = &let_init(item, 0).kind else {
-            panic!()
-        };
-        assert!(
-            matches!(lhs.kind, ExprKind::Local(LocalId(0))),
-            "the first initializer reads the parameter"
-        );
-        let ExprKind::Binary(_, lhs, _) = &let_init(item, 1).kind else {
-            panic!()
-        };
-        assert!(
-            matches!(lhs.kind, ExprKind::Local(LocalId(1))),
-            "the second reads the first `let`"
-        );
-        assert!(matches!(
-            item.body.tail.as_ref().unwrap().kind,
-            ExprKind::Local(LocalId(2))
-        ));
+        let ExprKind::Binary(_, lhs, _) = &let_init(item, 0).kind else { panic!() };
+        assert!(matches!(lhs.kind, ExprKind::Local(LocalId(0))), "the first initializer reads the parameter");
+        let ExprKind::Binary(_, lhs, _) = &let_init(item, 1).kind else { panic!() };
+        assert!(matches!(lhs.kind, ExprKind::Local(LocalId(1))), "the second reads the first `let`");
+        assert!(matches!(item.body.tail.as_ref().unwrap().kind, ExprKind::Local(LocalId(2))));
     }
 
     #[test]
@@ -606,13 +480,8 @@ mod tests {
         let (m, d) = lower("#[device] fn f(a: i32) -> i32 { let b = { let a = 1; a }; a + b }");
         assert!(d.is_empty());
         let tail = m.items[0].body.tail.as_ref().unwrap();
-        let ExprKind::Binary(_, lhs, _) = &tail.kind else {
-            panic!()
-        };
-        assert!(
-            matches!(lhs.kind, ExprKind::Local(LocalId(0))),
-            "`a` after the block is the parameter again"
-        );
+        let ExprKind::Binary(_, lhs, _) = &tail.kind else { panic!() };
+        assert!(matches!(lhs.kind, ExprKind::Local(LocalId(0))), "`a` after the block is the parameter again");
     }
 
     #[test]
@@ -620,33 +489,13 @@ mod tests {
         let src = "#[device] fn f(n: u32) { 'outer: for i in 0..n { loop { if i > 2 { break 'outer; } continue 'outer; } } }";
         let (m, d) = lower(src);
         assert!(d.is_empty());
-        let Some(outer) = m.items[0].body.tail.as_ref() else {
-            panic!("the loop is the tail")
-        };
-        let ExprKind::For {
-            id: outer_id, body, ..
-        } = &outer.kind
-        else {
-            panic!()
-        };
-        let ExprKind::Loop {
-            id: inner_id,
-            body: inner,
-            ..
-        } = &body.tail.as_ref().unwrap().kind
-        else {
-            panic!()
-        };
+        let Some(outer) = m.items[0].body.tail.as_ref() else { panic!("the loop is the tail") };
+        let ExprKind::For { id: outer_id, body, .. } = &outer.kind else { panic!() };
+        let ExprKind::Loop { id: inner_id, body: inner, .. } = &body.tail.as_ref().unwrap().kind else { panic!() };
         assert_ne!(outer_id, inner_id);
-        let Stmt::Expr(if_expr) = &inner.stmts[0] else {
-            panic!()
-        };
-        let ExprKind::If { then, .. } = &if_expr.kind else {
-            panic!()
-        };
-        let Stmt::Expr(brk) = &then.stmts[0] else {
-            panic!()
-        };
+        let Stmt::Expr(if_expr) = &inner.stmts[0] else { panic!() };
+        let ExprKind::If { then, .. } = &if_expr.kind else { panic!() };
+        let Stmt::Expr(brk) = &then.stmts[0] else { panic!() };
         assert!(matches!(brk.kind, ExprKind::Break { target, .. } if target == *outer_id));
         let cont = inner.stmts.get(1).map(|s| match s {
             Stmt::Expr(e) => e,
@@ -665,51 +514,22 @@ mod tests {
 
     #[test]
     fn literals() {
-        let (m, d) =
-            lower("#[device] fn f() { let a = -5; let b = b'a'; let c = 2f32; let d = 0x10u8; }");
+        let (m, d) = lower("#[device] fn f() { let a = -5; let b = b'a'; let c = 2f32; let d = 0x10u8; }");
         assert!(d.is_empty());
         let item = &m.items[0];
-        let ExprKind::Unary(UnOp::Neg, inner) = &let_init(item, 0).kind else {
-            panic!()
-        };
-        assert!(matches!(
-            inner.kind,
-            ExprKind::Lit(Lit::Int {
-                value: 5,
-                suffix: None
-            })
-        ));
-        assert!(matches!(
-            let_init(item, 1).kind,
-            ExprKind::Lit(Lit::Int {
-                value: 97,
-                suffix: Some(crate::dtype::DType::U8)
-            })
-        ));
-        assert!(matches!(
-            &let_init(item, 2).kind,
-            ExprKind::Lit(Lit::Float {
-                suffix: Some(crate::dtype::DType::F32),
-                ..
-            })
-        ));
-        assert!(matches!(
-            let_init(item, 3).kind,
-            ExprKind::Lit(Lit::Int { value: 16, .. })
-        ));
+        let ExprKind::Unary(UnOp::Neg, inner) = &let_init(item, 0).kind else { panic!() };
+        assert!(matches!(inner.kind, ExprKind::Lit(Lit::Int { value: 5, suffix: None })));
+        assert!(matches!(let_init(item, 1).kind, ExprKind::Lit(Lit::Int { value: 97, suffix: Some(crate::dtype::DType::U8) })));
+        assert!(matches!(&let_init(item, 2).kind, ExprKind::Lit(Lit::Float { suffix: Some(crate::dtype::DType::F32), .. })));
+        assert!(matches!(let_init(item, 3).kind, ExprKind::Lit(Lit::Int { value: 16, .. })));
     }
 
     #[test]
     fn negative_literal_patterns_are_negations() {
-        let (m, d) =
-            lower("#[device] fn f(x: i32) -> i32 { match x { -1 => 0, -3..=-2 => 1, _ => 2 } }");
+        let (m, d) = lower("#[device] fn f(x: i32) -> i32 { match x { -1 => 0, -3..=-2 => 1, _ => 2 } }");
         assert!(d.is_empty(), "{d:?}");
-        let ExprKind::Match { arms, .. } = &m.items[0].body.tail.as_ref().unwrap().kind else {
-            panic!()
-        };
-        assert!(
-            matches!(&arms[0].pat, ir::MatchPat::Lit(e) if matches!(e.kind, ExprKind::Unary(UnOp::Neg, _)))
-        );
+        let ExprKind::Match { arms, .. } = &m.items[0].body.tail.as_ref().unwrap().kind else { panic!() };
+        assert!(matches!(&arms[0].pat, ir::MatchPat::Lit(e) if matches!(e.kind, ExprKind::Unary(UnOp::Neg, _))));
     }
 
     #[test]
@@ -721,16 +541,8 @@ mod tests {
 
     #[test]
     fn attribute_instances_parse_complex_types() {
-        let (m, d) = lower(
-            "#[elementwise(instances = [Complex<f32>, (f64)])] fn f<T: Number>(x: T) -> T { x }",
-        );
+        let (m, d) = lower("#[elementwise(instances = [Complex<f32>, (f64)])] fn f<T: Number>(x: T) -> T { x }");
         assert!(d.is_empty(), "{d:?}");
-        assert_eq!(
-            m.items[0].instances,
-            vec![
-                vec![crate::dtype::DType::C32],
-                vec![crate::dtype::DType::F64]
-            ]
-        );
+        assert_eq!(m.items[0].instances, vec![vec![crate::dtype::DType::C32], vec![crate::dtype::DType::F64]]);
     }
 }

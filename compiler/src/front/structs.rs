@@ -12,31 +12,23 @@ use std::collections::HashSet;
 
 use syn::spanned::Spanned;
 
-use super::FileScope;
 use super::ty::{self, Position};
+use super::FileScope;
 use crate::diag::Diagnostics;
 use crate::ir::{FieldDef, Name, StructDef, Ty};
 use crate::layout;
 
 /// Whether an item carries `#[device]`.
 pub fn is_device(attrs: &[syn::Attribute]) -> bool {
-    attrs
-        .iter()
-        .any(|a| super::AttrKind::from_path(a.path()) == Some(super::AttrKind::Device))
+    attrs.iter().any(|a| super::AttrKind::from_path(a.path()) == Some(super::AttrKind::Device))
 }
 
 /// Lowers one `#[device]` struct (its field types may name other structs of `scope`).
 pub fn lower(s: &syn::ItemStruct, scope: &FileScope, diags: &mut Diagnostics) -> Option<StructDef> {
-    let name = Name {
-        text: s.ident.to_string(),
-        span: s.ident.span(),
-    };
+    let name = Name { text: s.ident.to_string(), span: s.ident.span() };
     check_repr(s, diags);
     if !s.generics.params.is_empty() {
-        diags.error(
-            s.generics.span(),
-            "`#[device]` structs cannot be generic yet; write one struct per element type",
-        );
+        diags.error(s.generics.span(), "`#[device]` structs cannot be generic yet; write one struct per element type");
     }
     let fields = match &s.fields {
         syn::Fields::Named(f) => &f.named,
@@ -69,29 +61,13 @@ pub fn lower(s: &syn::ItemStruct, scope: &FileScope, diags: &mut Diagnostics) ->
             ok = false;
             continue;
         }
-        out.push(FieldDef {
-            name: Name {
-                text: ident.to_string(),
-                span: ident.span(),
-            },
-            ty: t,
-        });
+        out.push(FieldDef { name: Name { text: ident.to_string(), span: ident.span() }, ty: t });
     }
     if out.is_empty() && ok {
-        diags.error(
-            s.ident.span(),
-            format!(
-                "`{}` has no fields; a `#[device]` struct needs at least one",
-                name.text
-            ),
-        );
+        diags.error(s.ident.span(), format!("`{}` has no fields; a `#[device]` struct needs at least one", name.text));
         return None;
     }
-    ok.then_some(StructDef {
-        name,
-        fields: out,
-        span: s.ident.span(),
-    })
+    ok.then_some(StructDef { name, fields: out, span: s.ident.span() })
 }
 
 fn check_repr(s: &syn::ItemStruct, diags: &mut Diagnostics) {
@@ -107,13 +83,7 @@ fn check_repr(s: &syn::ItemStruct, diags: &mut Diagnostics) {
         });
     }
     if !c {
-        diags.error(
-            s.ident.span(),
-            format!(
-                "add `#[repr(C)]` to `{}`: a struct shared with the GPU needs C's field order",
-                s.ident
-            ),
-        );
+        diags.error(s.ident.span(), format!("add `#[repr(C)]` to `{}`: a struct shared with the GPU needs C's field order", s.ident));
     }
 }
 
@@ -138,13 +108,7 @@ pub fn check_layouts(structs: &[StructDef], diags: &mut Diagnostics) {
     let mut seen = HashSet::new();
     for s in structs {
         if !seen.insert(s.name.text.as_str()) {
-            diags.error(
-                s.name.span,
-                format!(
-                    "the struct `{}` is declared twice in this file",
-                    s.name.text
-                ),
-            );
+            diags.error(s.name.span, format!("the struct `{}` is declared twice in this file", s.name.text));
             continue;
         }
         check_layout(s, structs, diags);

@@ -24,12 +24,8 @@ pub fn dtype_of_path(path: &syn::Path) -> Option<DType> {
         "usize" => return Some(DType::U64),
         "isize" => return Some(DType::I64),
         "Complex" => {
-            let syn::PathArguments::AngleBracketed(args) = &last.arguments else {
-                return None;
-            };
-            let Some(syn::GenericArgument::Type(syn::Type::Path(inner))) = args.args.first() else {
-                return None;
-            };
+            let syn::PathArguments::AngleBracketed(args) = &last.arguments else { return None };
+            let Some(syn::GenericArgument::Type(syn::Type::Path(inner))) = args.args.first() else { return None };
             return match dtype_of_path(&inner.path)? {
                 DType::F32 => Some(DType::C32),
                 DType::F64 => Some(DType::C64),
@@ -44,13 +40,7 @@ pub fn dtype_of_path(path: &syn::Path) -> Option<DType> {
     DType::from_rust_name(&name)
 }
 
-pub fn lower(
-    t: &syn::Type,
-    generics: &[String],
-    scope: &FileScope,
-    pos: Position,
-    diags: &mut Diagnostics,
-) -> Option<Ty> {
+pub fn lower(t: &syn::Type, generics: &[String], scope: &FileScope, pos: Position, diags: &mut Diagnostics) -> Option<Ty> {
     lower_in(t, generics, scope, pos, diags, &mut Written::default())
 }
 
@@ -73,9 +63,7 @@ impl Written {
             .map(|t| {
                 let (these, others) = rest.split_at(leaf_count(t).min(rest.len()));
                 rest = others;
-                Written {
-                    leaves: these.to_vec(),
-                }
+                Written { leaves: these.to_vec() }
             })
             .collect()
     }
@@ -99,29 +87,14 @@ pub struct Leaf {
 }
 
 /// [`lower`], also recording how the type was written.
-pub fn lower_written(
-    t: &syn::Type,
-    generics: &[String],
-    scope: &FileScope,
-    pos: Position,
-    diags: &mut Diagnostics,
-) -> (Option<Ty>, Written) {
+pub fn lower_written(t: &syn::Type, generics: &[String], scope: &FileScope, pos: Position, diags: &mut Diagnostics) -> (Option<Ty>, Written) {
     let mut written = Written::default();
     let ty = lower_in(t, generics, scope, pos, diags, &mut written);
     (ty, written)
 }
 
-fn lower_in(
-    t: &syn::Type,
-    generics: &[String],
-    scope: &FileScope,
-    pos: Position,
-    diags: &mut Diagnostics,
-    w: &mut Written,
-) -> Option<Ty> {
-    let lower = |t: &syn::Type, pos: Position, diags: &mut Diagnostics, w: &mut Written| {
-        lower_in(t, generics, scope, pos, diags, w)
-    };
+fn lower_in(t: &syn::Type, generics: &[String], scope: &FileScope, pos: Position, diags: &mut Diagnostics, w: &mut Written) -> Option<Ty> {
+    let lower = |t: &syn::Type, pos: Position, diags: &mut Diagnostics, w: &mut Written| lower_in(t, generics, scope, pos, diags, w);
     match t {
         syn::Type::Paren(p) => lower(&p.elem, pos, diags, w),
         syn::Type::Group(g) => lower(&g.elem, pos, diags, w),
@@ -146,25 +119,15 @@ fn lower_in(
             match &*r.elem {
                 syn::Type::Slice(s) => {
                     let elem = lower(&s.elem, Position::Local, diags, w)?;
-                    Some(Ty::Slice {
-                        elem: Box::new(elem),
-                        mutable,
-                    })
+                    Some(Ty::Slice { elem: Box::new(elem), mutable })
                 }
                 syn::Type::Array(a) => {
                     let elem = lower(&a.elem, Position::Local, diags, w)?;
                     let len = const_len(&a.len, scope, diags)?;
-                    Some(Ty::ArrayRef {
-                        elem: Box::new(elem),
-                        len,
-                        mutable,
-                    })
+                    Some(Ty::ArrayRef { elem: Box::new(elem), len, mutable })
                 }
                 syn::Type::Path(p) if p.path.is_ident("str") => {
-                    diags.error(
-                        r.span(),
-                        "strings are not available in kernels; pass numbers, or a `&[u8]` of bytes",
-                    );
+                    diags.error(r.span(), "strings are not available in kernels; pass numbers, or a `&[u8]` of bytes");
                     None
                 }
                 inner => {
@@ -176,19 +139,13 @@ fn lower_in(
                             diags.error(r.span(), "a `Raw<T>` argument is read-only; take it as `Raw<T>` or `&Raw<T>`");
                             None
                         }
-                        _ => Some(Ty::Ref {
-                            inner: Box::new(inner),
-                            mutable,
-                        }),
+                        _ => Some(Ty::Ref { inner: Box::new(inner), mutable }),
                     }
                 }
             }
         }
         syn::Type::Slice(s) => {
-            diags.error(
-                s.span(),
-                "an unsized slice cannot be a value; take it by reference: `&[T]` or `&mut [T]`",
-            );
+            diags.error(s.span(), "an unsized slice cannot be a value; take it by reference: `&[T]` or `&mut [T]`");
             None
         }
         syn::Type::Ptr(p) => {
@@ -223,58 +180,35 @@ fn lower_in(
     }
 }
 
-fn lower_path(
-    p: &syn::TypePath,
-    generics: &[String],
-    scope: &FileScope,
-    diags: &mut Diagnostics,
-    w: &mut Written,
-) -> Option<Ty> {
+fn lower_path(p: &syn::TypePath, generics: &[String], scope: &FileScope, diags: &mut Diagnostics, w: &mut Written) -> Option<Ty> {
     if p.qself.is_some() {
-        diags.error(
-            p.span(),
-            "qualified paths (`<T as Trait>::X`) are not available in kernels",
-        );
+        diags.error(p.span(), "qualified paths (`<T as Trait>::X`) are not available in kernels");
         return None;
     }
     let path = &p.path;
     if let Some(id) = path.get_ident() {
         if let Some(i) = generics.iter().position(|g| id == g) {
-            w.leaves.push(Leaf {
-                span: id.span(),
-                pointer_sized: false,
-            });
+            w.leaves.push(Leaf { span: id.span(), pointer_sized: false });
             return Some(Ty::Param(i as u32));
         }
     }
     if let Some(d) = dtype_of_path(path) {
-        let pointer_sized = path
-            .segments
-            .last()
-            .is_some_and(|s| s.ident == "usize" || s.ident == "isize");
-        w.leaves.push(Leaf {
-            span: p.span(),
-            pointer_sized,
-        });
+        let pointer_sized = path.segments.last().is_some_and(|s| s.ident == "usize" || s.ident == "isize");
+        w.leaves.push(Leaf { span: p.span(), pointer_sized });
         return Some(Ty::Scalar(d));
     }
     let last = path.segments.last()?;
     let name = last.ident.to_string();
     let type_args = || -> Vec<&syn::GenericArgument> {
         match &last.arguments {
-            syn::PathArguments::AngleBracketed(a) => a
-                .args
-                .iter()
-                .filter(|g| !matches!(g, syn::GenericArgument::Lifetime(_)))
-                .collect(),
+            syn::PathArguments::AngleBracketed(a) => {
+                a.args.iter().filter(|g| !matches!(g, syn::GenericArgument::Lifetime(_))).collect()
+            }
             _ => Vec::new(),
         }
     };
     if path.segments.len() == 1 && last.arguments.is_empty() && scope.has_struct(&name) {
-        w.leaves.push(Leaf {
-            span: last.ident.span(),
-            pointer_sized: false,
-        });
+        w.leaves.push(Leaf { span: last.ident.span(), pointer_sized: false });
         return Some(Ty::Struct(name));
     }
     match name.as_str() {
@@ -295,37 +229,19 @@ fn lower_path(
         "View" | "ViewMut" => {
             let args = type_args();
             match args.as_slice() {
-                [
-                    syn::GenericArgument::Type(t),
-                    syn::GenericArgument::Const(n),
-                ] => {
+                [syn::GenericArgument::Type(t), syn::GenericArgument::Const(n)] => {
                     let elem = lower_in(t, generics, scope, Position::Local, diags, w)?;
                     let ndim = const_len(n, scope, diags)? as u32;
-                    Some(Ty::View {
-                        elem: Box::new(elem),
-                        ndim,
-                        mutable: name == "ViewMut",
-                    })
+                    Some(Ty::View { elem: Box::new(elem), ndim, mutable: name == "ViewMut" })
                 }
-                [
-                    syn::GenericArgument::Type(t),
-                    syn::GenericArgument::Type(syn::Type::Path(n)),
-                ] => {
+                [syn::GenericArgument::Type(t), syn::GenericArgument::Type(syn::Type::Path(n))] => {
                     // `View<f32, 2>` parses its `2` as a const argument; a named const is a path.
                     let _ = n;
-                    diags.error(
-                        t.span(),
-                        format!("write the number of dimensions as a literal: `{name}<T, 2>`"),
-                    );
+                    diags.error(t.span(), format!("write the number of dimensions as a literal: `{name}<T, 2>`"));
                     None
                 }
                 _ => {
-                    diags.error(
-                        last.span(),
-                        format!(
-                            "write `{name}<T, N>` with an element type and a number of dimensions"
-                        ),
-                    );
+                    diags.error(last.span(), format!("write `{name}<T, N>` with an element type and a number of dimensions"));
                     None
                 }
             }
@@ -338,10 +254,7 @@ fn lower_path(
             None
         }
         "String" => {
-            diags.error(
-                p.span(),
-                "`String` is not available in kernels; pass numbers, or a `&[u8]` of bytes",
-            );
+            diags.error(p.span(), "`String` is not available in kernels; pass numbers, or a `&[u8]` of bytes");
             None
         }
         "Option" | "Result" => {
@@ -371,10 +284,7 @@ fn lower_path(
 /// rustc checks it, and no C is generated there.
 pub fn const_len(e: &syn::Expr, scope: &FileScope, diags: &mut Diagnostics) -> Option<u64> {
     match e {
-        syn::Expr::Lit(syn::ExprLit {
-            lit: syn::Lit::Int(i),
-            ..
-        }) => match i.base10_parse::<u64>() {
+        syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Int(i), .. }) => match i.base10_parse::<u64>() {
             Ok(v) => Some(v),
             Err(err) => {
                 diags.push(err);
@@ -384,19 +294,12 @@ pub fn const_len(e: &syn::Expr, scope: &FileScope, diags: &mut Diagnostics) -> O
         syn::Expr::Block(b) if b.block.stmts.len() == 1 => match &b.block.stmts[0] {
             syn::Stmt::Expr(e, None) => const_len(e, scope, diags),
             _ => {
-                diags.error(
-                    e.span(),
-                    "write the length as an integer literal or a `const` name",
-                );
+                diags.error(e.span(), "write the length as an integer literal or a `const` name");
                 None
             }
         },
         syn::Expr::Path(p) if p.path.get_ident().is_some() => {
-            let name = p
-                .path
-                .get_ident()
-                .map(|i| i.to_string())
-                .unwrap_or_default();
+            let name = p.path.get_ident().map(|i| i.to_string()).unwrap_or_default();
             match scope.consts.get(&name) {
                 Some((_, init)) => match const_len(init, scope, diags) {
                     Some(v) => Some(v),
@@ -416,10 +319,7 @@ pub fn const_len(e: &syn::Expr, scope: &FileScope, diags: &mut Diagnostics) -> O
         // `N as usize`: lengths are non-negative integers whatever the constant's type.
         syn::Expr::Cast(c) => const_len(&c.expr, scope, diags),
         syn::Expr::Binary(b) => {
-            let (l, r) = (
-                const_len(&b.left, scope, diags)?,
-                const_len(&b.right, scope, diags)?,
-            );
+            let (l, r) = (const_len(&b.left, scope, diags)?, const_len(&b.right, scope, diags)?);
             let v = match b.op {
                 syn::BinOp::Add(_) => l.checked_add(r),
                 syn::BinOp::Sub(_) => l.checked_sub(r),
@@ -428,10 +328,7 @@ pub fn const_len(e: &syn::Expr, scope: &FileScope, diags: &mut Diagnostics) -> O
                 syn::BinOp::Rem(_) => l.checked_rem(r),
                 syn::BinOp::Shl(_) => u32::try_from(r).ok().and_then(|r| l.checked_shl(r)),
                 _ => {
-                    diags.error(
-                        b.op.span(),
-                        "array lengths use `+ - * / % <<` of integer constants",
-                    );
+                    diags.error(b.op.span(), "array lengths use `+ - * / % <<` of integer constants");
                     return None;
                 }
             };
@@ -441,10 +338,7 @@ pub fn const_len(e: &syn::Expr, scope: &FileScope, diags: &mut Diagnostics) -> O
             v
         }
         other => {
-            diags.error(
-                other.span(),
-                "write the length as an integer literal or the name of a `const` of this file",
-            );
+            diags.error(other.span(), "write the length as an integer literal or the name of a `const` of this file");
             None
         }
     }

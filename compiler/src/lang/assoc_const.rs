@@ -67,8 +67,8 @@ impl NumConst {
         use NumConst::*;
         match self {
             Max | Min => true,
-            Infinity | NegInfinity | Nan | Epsilon | MinPositive | Pi | E | Tau | Sqrt2 | Ln2
-            | Ln10 | FracPi2 | FracPi4 | Frac1Pi | Frac1Sqrt2 | Log2E | Log10E => false,
+            Infinity | NegInfinity | Nan | Epsilon | MinPositive | Pi | E | Tau | Sqrt2 | Ln2 | Ln10 | FracPi2 | FracPi4 | Frac1Pi
+            | Frac1Sqrt2 | Log2E | Log10E => false,
         }
     }
 
@@ -78,8 +78,7 @@ impl NumConst {
         use NumConst::*;
         match self {
             Infinity | NegInfinity | Nan | Epsilon | Max | Min | MinPositive => false,
-            Pi | E | Tau | Sqrt2 | Ln2 | Ln10 | FracPi2 | FracPi4 | Frac1Pi | Frac1Sqrt2
-            | Log2E | Log10E => true,
+            Pi | E | Tau | Sqrt2 | Ln2 | Ln10 | FracPi2 | FracPi4 | Frac1Pi | Frac1Sqrt2 | Log2E | Log10E => true,
         }
     }
 
@@ -96,8 +95,7 @@ impl NumConst {
             Min => Some(NumFn::MinValue),
             Pi => Some(NumFn::Pi),
             E => Some(NumFn::E),
-            MinPositive | Tau | Sqrt2 | Ln2 | Ln10 | FracPi2 | FracPi4 | Frac1Pi | Frac1Sqrt2
-            | Log2E | Log10E => None,
+            MinPositive | Tau | Sqrt2 | Ln2 | Ln10 | FracPi2 | FracPi4 | Frac1Pi | Frac1Sqrt2 | Log2E | Log10E => None,
         }
     }
 

@@ -56,9 +56,7 @@ impl NumFn {
         match self {
             FromF64 => Some(DType::F64),
             FromI64 => Some(DType::I64),
-            Zero | One | MinValue | MaxValue | Infinity | NegInfinity | Nan | Epsilon | Pi | E => {
-                None
-            }
+            Zero | One | MinValue | MaxValue | Infinity | NegInfinity | Nan | Epsilon | Pi | E => None,
         }
     }
 

@@ -68,9 +68,8 @@ impl Intrinsic {
     pub fn arity(self) -> usize {
         use Intrinsic::*;
         match self {
-            ThreadIdx | BlockIdx | BlockDim | GridDim | Grid1d | Grid2d | Grid3d | GridSize1d
-            | GridSize2d | GridSize3d | LaneId | WarpSize | SyncThreads | ThreadFence
-            | ThreadFenceBlock | SharedArray | DynamicShared | Index | LoopSize => 0,
+            ThreadIdx | BlockIdx | BlockDim | GridDim | Grid1d | Grid2d | Grid3d | GridSize1d | GridSize2d | GridSize3d | LaneId
+            | WarpSize | SyncThreads | ThreadFence | ThreadFenceBlock | SharedArray | DynamicShared | Index | LoopSize => 0,
             SyncWarp => 1,
             ComplexNew => 2,
             Atomic(op) => op.arity(),
@@ -119,9 +118,8 @@ impl Intrinsic {
             BlockIdx => Some("blockIdx"),
             BlockDim => Some("blockDim"),
             GridDim => Some("gridDim"),
-            Grid1d | Grid2d | Grid3d | GridSize1d | GridSize2d | GridSize3d | LaneId | WarpSize
-            | SyncThreads | SyncWarp | ThreadFence | ThreadFenceBlock | SharedArray
-            | DynamicShared | Index | LoopSize | ComplexNew | Atomic(_) | Shuffle(_) => None,
+            Grid1d | Grid2d | Grid3d | GridSize1d | GridSize2d | GridSize3d | LaneId | WarpSize | SyncThreads | SyncWarp | ThreadFence
+            | ThreadFenceBlock | SharedArray | DynamicShared | Index | LoopSize | ComplexNew | Atomic(_) | Shuffle(_) => None,
         }
     }
 }

@@ -192,12 +192,12 @@ impl MathFn {
     pub fn sig(self) -> MethodSig {
         use MathFn::*;
         match self {
-            Sqrt | Cbrt | Exp | Exp2 | ExpM1 | Ln | Ln1p | Log2 | Log10 | Sin | Cos | Tan
-            | Asin | Acos | Atan | Sinh | Cosh | Tanh | Asinh | Acosh | Atanh | Abs | Floor
-            | Ceil | Round | Trunc | Fract | Signum | Recip | ToDegrees | ToRadians
-            | WrappingNeg | SwapBytes | ReverseBits | Conj => MethodSig::Unary,
-            Powf | Atan2 | Hypot | Copysign | Min | Max | WrappingAdd | WrappingSub
-            | WrappingMul | SaturatingAdd | SaturatingSub => MethodSig::Binary,
+            Sqrt | Cbrt | Exp | Exp2 | ExpM1 | Ln | Ln1p | Log2 | Log10 | Sin | Cos | Tan | Asin | Acos | Atan | Sinh | Cosh | Tanh
+            | Asinh | Acosh | Atanh | Abs | Floor | Ceil | Round | Trunc | Fract | Signum | Recip | ToDegrees | ToRadians | WrappingNeg
+            | SwapBytes | ReverseBits | Conj => MethodSig::Unary,
+            Powf | Atan2 | Hypot | Copysign | Min | Max | WrappingAdd | WrappingSub | WrappingMul | SaturatingAdd | SaturatingSub => {
+                MethodSig::Binary
+            }
             MulAdd | Clamp => MethodSig::Ternary,
             RotateLeft | RotateRight | Pow => MethodSig::ByU32,
             Powi => MethodSig::ByI32,
@@ -212,16 +212,14 @@ impl MathFn {
         use MathFn::*;
         use Receiver as R;
         match self {
-            Cbrt | Exp2 | ExpM1 | Ln1p | Log2 | Log10 | Sin | Cos | Tan | Asin | Acos | Atan
-            | Sinh | Cosh | Tanh | Asinh | Acosh | Atanh | Floor | Ceil | Round | Trunc | Fract
-            | Signum | Recip | ToDegrees | ToRadians | Powf | Atan2 | Hypot | Copysign | IsNan
+            Cbrt | Exp2 | ExpM1 | Ln1p | Log2 | Log10 | Sin | Cos | Tan | Asin | Acos | Atan | Sinh | Cosh | Tanh | Asinh | Acosh | Atanh
+            | Floor | Ceil | Round | Trunc | Fract | Signum | Recip | ToDegrees | ToRadians | Powf | Atan2 | Hypot | Copysign | IsNan
             | IsFinite | IsInfinite | IsSignNegative | Powi | MulAdd => &[R::Float],
             Sqrt | Exp | Ln => &[R::Float, R::Complex],
             Abs | Clamp => &[R::Float, R::Int],
             Min | Max | ToF64 => &[R::Real],
-            WrappingAdd | WrappingSub | WrappingMul | SaturatingAdd | SaturatingSub | CountOnes
-            | CountZeros | LeadingZeros | TrailingZeros | WrappingNeg | SwapBytes | ReverseBits
-            | RotateLeft | RotateRight | Pow => &[R::Int],
+            WrappingAdd | WrappingSub | WrappingMul | SaturatingAdd | SaturatingSub | CountOnes | CountZeros | LeadingZeros
+            | TrailingZeros | WrappingNeg | SwapBytes | ReverseBits | RotateLeft | RotateRight | Pow => &[R::Int],
             IsPowerOfTwo => &[R::Unsigned],
             Conj | Norm | NormSqr | Arg => &[R::Complex],
         }

@@ -29,9 +29,7 @@ pub fn default_instances(bound: Bound) -> &'static [DType] {
     match bound {
         Bound::Float => &[DType::F32, DType::F64],
         Bound::Int => &[DType::I32, DType::I64, DType::U32, DType::U64],
-        Bound::Real | Bound::Number | Bound::Scalar => {
-            &[DType::I32, DType::I64, DType::F32, DType::F64]
-        }
+        Bound::Real | Bound::Number | Bound::Scalar => &[DType::I32, DType::I64, DType::F32, DType::F64],
     }
 }
 
@@ -48,16 +46,10 @@ mod tests {
             assert_eq!(Method::from_name(m.rust_name()), Some(*m));
         }
         for op in AtomicOp::ALL {
-            assert_eq!(
-                Intrinsic::from_name(op.rust_name()),
-                Some(Intrinsic::Atomic(*op))
-            );
+            assert_eq!(Intrinsic::from_name(op.rust_name()), Some(Intrinsic::Atomic(*op)));
         }
         for s in Shuffle::ALL {
-            assert_eq!(
-                Intrinsic::from_name(s.rust_name()),
-                Some(Intrinsic::Shuffle(*s))
-            );
+            assert_eq!(Intrinsic::from_name(s.rust_name()), Some(Intrinsic::Shuffle(*s)));
         }
         for i in Intrinsic::ALL {
             assert_eq!(Intrinsic::from_name(i.rust_name()), Some(*i));
@@ -66,10 +58,7 @@ mod tests {
             assert_eq!(AssocFn::from_name(f.rust_name()), Some(AssocFn::Num(*f)));
         }
         for c in NumConst::ALL {
-            assert_eq!(
-                AssocConst::from_name(c.rust_name()),
-                Some(AssocConst::Num(*c))
-            );
+            assert_eq!(AssocConst::from_name(c.rust_name()), Some(AssocConst::Num(*c)));
         }
         assert_eq!(Intrinsic::from_name("sigmoid"), None);
     }

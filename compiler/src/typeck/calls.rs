@@ -12,19 +12,9 @@ use crate::lang::{AssocFn, AtomicOp, Intrinsic, NumFn};
 const U32: Ty = Ty::Scalar(DType::U32);
 
 impl Checker<'_, '_> {
-    pub(super) fn call(
-        &mut self,
-        e: &Expr,
-        callee: &Callee,
-        args: &[Expr],
-        expected: Option<&Ty>,
-    ) -> Ty {
+    pub(super) fn call(&mut self, e: &Expr, callee: &Callee, args: &[Expr], expected: Option<&Ty>) -> Ty {
         match callee {
-            Callee::Intrinsic {
-                intrinsic,
-                tys,
-                consts,
-            } => self.intrinsic(*intrinsic, tys, consts, args, expected, e.span),
+            Callee::Intrinsic { intrinsic, tys, consts } => self.intrinsic(*intrinsic, tys, consts, args, expected, e.span),
             Callee::Device { name, tys } => self.device_call(e, name, tys, args, expected),
             Callee::Assoc { ty, name } => self.assoc(e.id, ty, name, args, e.span),
         }
@@ -32,13 +22,7 @@ impl Checker<'_, '_> {
 
     fn arity(&mut self, name: &str, args: &[Expr], n: usize, span: Span) -> bool {
         if args.len() != n {
-            self.diags.error(
-                span,
-                format!(
-                    "`{name}` takes {n} argument(s) but {} were given",
-                    args.len()
-                ),
-            );
+            self.diags.error(span, format!("`{name}` takes {n} argument(s) but {} were given", args.len()));
             for a in args {
                 self.expr(a, None);
             }
@@ -52,15 +36,7 @@ impl Checker<'_, '_> {
         self.expect(t, &at, a.span)
     }
 
-    fn intrinsic(
-        &mut self,
-        f: Intrinsic,
-        tys: &[Ty],
-        consts: &[u64],
-        args: &[Expr],
-        expected: Option<&Ty>,
-        span: Span,
-    ) -> Ty {
+    fn intrinsic(&mut self, f: Intrinsic, tys: &[Ty], consts: &[u64], args: &[Expr], expected: Option<&Ty>, span: Span) -> Ty {
         use Intrinsic::*;
         let dim_tuple = |n: usize| if n == 1 { U32 } else { Ty::Tuple(vec![U32; n]) };
         // A wrong argument count is reported once; intrinsics whose type does not depend on their
@@ -80,36 +56,23 @@ impl Checker<'_, '_> {
             }
             Index | LoopSize => Ty::Scalar(DType::U64),
             SharedArray => match (tys, consts) {
-                ([t], [n]) => Ty::ArrayRef {
-                    elem: Box::new(t.clone()),
-                    len: *n,
-                    mutable: true,
-                },
+                ([t], [n]) => Ty::ArrayRef { elem: Box::new(t.clone()), len: *n, mutable: true },
                 _ => {
-                    self.diags.error(
-                        span,
-                        "write the element type and length: `shared_array::<f32, 256>()`",
-                    );
+                    self.diags.error(span, "write the element type and length: `shared_array::<f32, 256>()`");
                     Ty::Error
                 }
             },
             DynamicShared => match tys {
-                [t] => Ty::Slice {
-                    elem: Box::new(t.clone()),
-                    mutable: true,
-                },
+                [t] => Ty::Slice { elem: Box::new(t.clone()), mutable: true },
                 _ => {
-                    self.diags
-                        .error(span, "write the element type: `dynamic_shared::<f32>()`");
+                    self.diags.error(span, "write the element type: `dynamic_shared::<f32>()`");
                     Ty::Error
                 }
             },
             ComplexNew | Atomic(_) | Shuffle(_) if !arity_ok => Ty::Error,
             ComplexNew => {
                 let part_exp = match expected.map(|t| self.resolve(t)) {
-                    Some(Ty::Scalar(d)) if d.is_complex() => {
-                        Some(Ty::Scalar(d.complex_part().unwrap()))
-                    }
+                    Some(Ty::Scalar(d)) if d.is_complex() => Some(Ty::Scalar(d.complex_part().unwrap())),
                     _ => None,
                 };
                 let re = self.expr(&args[0], part_exp.as_ref());
@@ -125,10 +88,7 @@ impl Checker<'_, '_> {
                     Ty::Error => Ty::Error,
                     other => {
                         let shown = self.show(&other);
-                        self.diags.error(
-                            span,
-                            format!("`Complex::new` takes two `f32` or two `f64`, found `{shown}`"),
-                        );
+                        self.diags.error(span, format!("`Complex::new` takes two `f32` or two `f64`, found `{shown}`"));
                         Ty::Scalar(DType::C64)
                     }
                 }
@@ -137,16 +97,10 @@ impl Checker<'_, '_> {
             Shuffle(s) => {
                 self.arg(&args[0], &U32);
                 let vt = self.expr(&args[1], expected);
-                let ok = matches!(
-                    self.resolve(&vt),
-                    Ty::Scalar(_) | Ty::Param(_) | Ty::IntVar(_) | Ty::FloatVar(_) | Ty::Error
-                );
+                let ok = matches!(self.resolve(&vt), Ty::Scalar(_) | Ty::Param(_) | Ty::IntVar(_) | Ty::FloatVar(_) | Ty::Error);
                 if !ok {
                     let shown = self.show(&vt);
-                    self.diags.error(
-                        args[1].span,
-                        format!("warp shuffles move scalars, found `{shown}`"),
-                    );
+                    self.diags.error(args[1].span, format!("warp shuffles move scalars, found `{shown}`"));
                 }
                 self.arg(&args[2], &U32);
                 if s.has_width() {
@@ -162,19 +116,8 @@ impl Checker<'_, '_> {
         let name = op.rust_name();
         let at = self.expr(&args[0], None);
         let elem = match self.resolve(&at) {
-            Ty::Slice {
-                elem,
-                mutable: true,
-            }
-            | Ty::ArrayRef {
-                elem,
-                mutable: true,
-                ..
-            } => *elem,
-            Ty::Ref {
-                inner,
-                mutable: true,
-            } if matches!(*inner, Ty::Array(..)) => match *inner {
+            Ty::Slice { elem, mutable: true } | Ty::ArrayRef { elem, mutable: true, .. } => *elem,
+            Ty::Ref { inner, mutable: true } if matches!(*inner, Ty::Array(..)) => match *inner {
                 Ty::Array(e, _) => *e,
                 _ => unreachable!(),
             },
@@ -197,17 +140,10 @@ impl Checker<'_, '_> {
         // default), as rustc infers it.
         let it = self.expr(&args[1], None);
         match self.resolve(&it) {
-            Ty::Scalar(DType::U64 | DType::U32 | DType::I32 | DType::I64)
-            | Ty::IntVar(_)
-            | Ty::Error => {}
+            Ty::Scalar(DType::U64 | DType::U32 | DType::I32 | DType::I64) | Ty::IntVar(_) | Ty::Error => {}
             other => {
                 let shown = self.show(&other);
-                self.diags.error(
-                    args[1].span,
-                    format!(
-                        "the index must be `usize`, `u32`, `i32`, `u64` or `i64`, found `{shown}`"
-                    ),
-                );
+                self.diags.error(args[1].span, format!("the index must be `usize`, `u32`, `i32`, `u64` or `i64`, found `{shown}`"));
             }
         }
         for a in &args[2..] {
@@ -215,17 +151,13 @@ impl Checker<'_, '_> {
         }
         match self.resolve(&elem) {
             Ty::Scalar(d) if !op.supports(d) => {
-                self.diags
-                    .error(span, format!("CUDA has no `{name}` for `{d}`"));
+                self.diags.error(span, format!("CUDA has no `{name}` for `{d}`"));
             }
             Ty::Param(p) => match op.generic_bound() {
-                None => self
-                    .diags
-                    .error(span, format!("`{name}` works on `u32` only")),
+                None => self.diags.error(span, format!("`{name}` works on `u32` only")),
                 Some(b) if !self.bound_implies(p, b) => {
                     let g = self.item.generics[p as usize].name.text.clone();
-                    self.diags
-                        .error(span, format!("`{name}` needs `{g}: {}`", b.name()));
+                    self.diags.error(span, format!("`{name}` needs `{g}: {}`", b.name()));
                 }
                 Some(_) => {}
             },
@@ -234,14 +166,7 @@ impl Checker<'_, '_> {
         elem
     }
 
-    fn device_call(
-        &mut self,
-        e: &Expr,
-        name: &Name,
-        tys: &[Ty],
-        args: &[Expr],
-        expected: Option<&Ty>,
-    ) -> Ty {
+    fn device_call(&mut self, e: &Expr, name: &Name, tys: &[Ty], args: &[Expr], expected: Option<&Ty>) -> Ty {
         let Some(callee) = self.sigs.get(name.text.as_str()).copied() else {
             for a in args {
                 self.expr(a, None);
@@ -251,15 +176,7 @@ impl Checker<'_, '_> {
             return Ty::Error;
         };
         if args.len() != callee.params.len() {
-            self.diags.error(
-                e.span,
-                format!(
-                    "`{}` takes {} argument(s) but {} were given",
-                    name.text,
-                    callee.params.len(),
-                    args.len()
-                ),
-            );
+            self.diags.error(e.span, format!("`{}` takes {} argument(s) but {} were given", name.text, callee.params.len(), args.len()));
             for a in args {
                 self.expr(a, None);
             }
@@ -269,10 +186,7 @@ impl Checker<'_, '_> {
         let mut binding: HashMap<u32, Ty> = HashMap::new();
         if !tys.is_empty() {
             if tys.len() != ng {
-                self.diags.error(
-                    name.span,
-                    format!("`{}` takes {ng} generic argument(s)", name.text),
-                );
+                self.diags.error(name.span, format!("`{}` takes {ng} generic argument(s)", name.text));
             }
             for (i, t) in tys.iter().enumerate() {
                 binding.insert(i as u32, t.clone());
@@ -281,11 +195,7 @@ impl Checker<'_, '_> {
         // First pass: argument types without expectations, to infer the callee's generics.
         let mut arg_tys = Vec::new();
         for (a, p) in args.iter().zip(&callee.params) {
-            let exp = if ng == 0 {
-                Some(p.ty.clone())
-            } else {
-                subst_known(&p.ty, &binding)
-            };
+            let exp = if ng == 0 { Some(p.ty.clone()) } else { subst_known(&p.ty, &binding) };
             let at = self.expr(a, exp.as_ref());
             self.infer_generics(&p.ty, &at, &mut binding);
             arg_tys.push(at);
@@ -312,25 +222,14 @@ impl Checker<'_, '_> {
                     };
                     if !ok {
                         let shown = self.show(&t);
-                        self.diags.error(
-                            e.span,
-                            format!(
-                                "`{shown}` does not satisfy `{}: {}` of `{}`",
-                                callee.generics[i as usize].name.text,
-                                bound.name(),
-                                name.text
-                            ),
-                        );
+                        self.diags.error(e.span, format!("`{shown}` does not satisfy `{}: {}` of `{}`", callee.generics[i as usize].name.text, bound.name(), name.text));
                     }
                     resolved.push(t);
                 }
                 None => {
                     self.diags.error(
                         e.span,
-                        format!(
-                            "cannot infer `{}` of `{}`; write it: `{}::<f32>(..)`",
-                            callee.generics[i as usize].name.text, name.text, name.text
-                        ),
+                        format!("cannot infer `{}` of `{}`; write it: `{}::<f32>(..)`", callee.generics[i as usize].name.text, name.text, name.text),
                     );
                     resolved.push(Ty::Error);
                 }
@@ -360,19 +259,8 @@ impl Checker<'_, '_> {
         };
         let from_elem = match (want, &have_r, &array_ref) {
             (Ty::Slice { mutable, .. }, _, Some((e, _, m))) if *m || !mutable => Some(e.clone()),
-            (
-                Ty::Slice { mutable: false, .. },
-                Ty::Slice {
-                    elem: e,
-                    mutable: true,
-                },
-                _,
-            ) => Some(e.clone()),
-            (Ty::ArrayRef { len, mutable, .. }, _, Some((e, n, m)))
-                if n == len && (*m || !mutable) =>
-            {
-                Some(e.clone())
-            }
+            (Ty::Slice { mutable: false, .. }, Ty::Slice { elem: e, mutable: true }, _) => Some(e.clone()),
+            (Ty::ArrayRef { len, mutable, .. }, _, Some((e, n, m))) if n == len && (*m || !mutable) => Some(e.clone()),
             _ => None,
         };
         match (want, from_elem) {
@@ -404,16 +292,11 @@ impl Checker<'_, '_> {
                 }
             }
             (Ty::Array(p, _), Ty::Array(a, _)) => self.infer_generics(p, a, binding),
-            (
-                Ty::Slice { elem: p, .. },
-                Ty::Slice { elem: a, .. } | Ty::ArrayRef { elem: a, .. },
-            ) => self.infer_generics(p, a, binding),
-            (Ty::View { elem: p, .. }, Ty::View { elem: a, .. }) => {
+            (Ty::Slice { elem: p, .. }, Ty::Slice { elem: a, .. } | Ty::ArrayRef { elem: a, .. }) => {
                 self.infer_generics(p, a, binding)
             }
-            (Ty::Ref { inner: p, .. }, Ty::Ref { inner: a, .. }) => {
-                self.infer_generics(p, a, binding)
-            }
+            (Ty::View { elem: p, .. }, Ty::View { elem: a, .. }) => self.infer_generics(p, a, binding),
+            (Ty::Ref { inner: p, .. }, Ty::Ref { inner: a, .. }) => self.infer_generics(p, a, binding),
             _ => {}
         }
     }
@@ -432,19 +315,12 @@ impl Checker<'_, '_> {
                 };
                 if !ok {
                     let shown = self.show(ty);
-                    self.diags.error(
-                        span,
-                        format!("`{shown}::{n}` needs a `{}` type", need.name()),
-                    );
+                    self.diags.error(span, format!("`{shown}::{n}` needs a `{}` type", need.name()));
                 }
                 Some((f, num.arg()))
             }
-            Some(f @ AssocFn::FromF32) if concrete.is_some_and(|d| d.is_half()) => {
-                Some((f, Some(DType::F32)))
-            }
-            Some(f @ AssocFn::FromBits) if concrete.is_some_and(|d| d.is_float()) => {
-                Some((f, concrete.map(bits_of)))
-            }
+            Some(f @ AssocFn::FromF32) if concrete.is_some_and(|d| d.is_half()) => Some((f, Some(DType::F32))),
+            Some(f @ AssocFn::FromBits) if concrete.is_some_and(|d| d.is_float()) => Some((f, concrete.map(bits_of))),
             Some(AssocFn::FromF32 | AssocFn::FromBits) | None => None,
         };
         let Some((f, arg)) = arg else {
@@ -489,11 +365,7 @@ pub(super) fn bits_of(d: DType) -> DType {
 }
 
 fn callee_ret_or_error(callee: &Item) -> Ty {
-    if callee.generics.is_empty() {
-        callee.ret.clone()
-    } else {
-        Ty::Error
-    }
+    if callee.generics.is_empty() { callee.ret.clone() } else { Ty::Error }
 }
 
 /// Substitutes resolved generic arguments into a callee's type.
@@ -502,29 +374,11 @@ pub fn subst(t: &Ty, args: &[Ty]) -> Ty {
         Ty::Param(i) => args.get(*i as usize).cloned().unwrap_or(Ty::Error),
         Ty::Tuple(ts) => Ty::Tuple(ts.iter().map(|t| subst(t, args)).collect()),
         Ty::Array(e, n) => Ty::Array(Box::new(subst(e, args)), *n),
-        Ty::Slice { elem, mutable } => Ty::Slice {
-            elem: Box::new(subst(elem, args)),
-            mutable: *mutable,
-        },
-        Ty::ArrayRef { elem, len, mutable } => Ty::ArrayRef {
-            elem: Box::new(subst(elem, args)),
-            len: *len,
-            mutable: *mutable,
-        },
-        Ty::View {
-            elem,
-            ndim,
-            mutable,
-        } => Ty::View {
-            elem: Box::new(subst(elem, args)),
-            ndim: *ndim,
-            mutable: *mutable,
-        },
+        Ty::Slice { elem, mutable } => Ty::Slice { elem: Box::new(subst(elem, args)), mutable: *mutable },
+        Ty::ArrayRef { elem, len, mutable } => Ty::ArrayRef { elem: Box::new(subst(elem, args)), len: *len, mutable: *mutable },
+        Ty::View { elem, ndim, mutable } => Ty::View { elem: Box::new(subst(elem, args)), ndim: *ndim, mutable: *mutable },
         Ty::Raw(e) => Ty::Raw(Box::new(subst(e, args))),
-        Ty::Ref { inner, mutable } => Ty::Ref {
-            inner: Box::new(subst(inner, args)),
-            mutable: *mutable,
-        },
+        Ty::Ref { inner, mutable } => Ty::Ref { inner: Box::new(subst(inner, args)), mutable: *mutable },
         other => other.clone(),
     }
 }

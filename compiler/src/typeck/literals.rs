@@ -20,7 +20,7 @@
 use proc_macro2::Span;
 
 use super::expect::Expect;
-use super::{Checker, VarKind, int_range};
+use super::{int_range, Checker, VarKind};
 use crate::dtype::DType;
 use crate::ir::*;
 
@@ -30,12 +30,7 @@ impl Checker<'_, '_> {
         let offered = expected.for_literal().map(|t| self.resolve(t));
         match l {
             Lit::Bool(_) => Ty::Scalar(DType::Bool),
-            Lit::Int {
-                suffix: Some(d), ..
-            }
-            | Lit::Float {
-                suffix: Some(d), ..
-            } => Ty::Scalar(*d),
+            Lit::Int { suffix: Some(d), .. } | Lit::Float { suffix: Some(d), .. } => Ty::Scalar(*d),
             Lit::Int { suffix: None, .. } => {
                 let v = self.fresh(VarKind::Int);
                 match offered {
@@ -48,9 +43,7 @@ impl Checker<'_, '_> {
                 let v = self.fresh(VarKind::Float);
                 match offered {
                     // `f16` and `bf16` are not primitive: no literal is one (`f16::from_f32(..)`).
-                    Some(t @ Ty::Scalar(d)) if d.is_float() && !d.is_half() => {
-                        self.unify(&v, &t).unwrap_or(v)
-                    }
+                    Some(t @ Ty::Scalar(d)) if d.is_float() && !d.is_half() => self.unify(&v, &t).unwrap_or(v),
                     Some(t @ Ty::FloatVar(_)) => self.unify(&v, &t).unwrap_or(v),
                     _ => v,
                 }
@@ -61,12 +54,8 @@ impl Checker<'_, '_> {
     /// rustc's `overflowing_literals` (deny by default): every integer literal fits its type.
     pub(super) fn check_literals(&mut self) {
         for (id, value, negated, span) in std::mem::take(&mut self.int_lits) {
-            let Some(t) = self.exprs[id.0 as usize].clone() else {
-                continue;
-            };
-            let Ty::Scalar(d) = self.zonk(&t) else {
-                continue;
-            };
+            let Some(t) = self.exprs[id.0 as usize].clone() else { continue };
+            let Ty::Scalar(d) = self.zonk(&t) else { continue };
             // A negated unsigned literal is the negation's error (`check_negations`, `unary`).
             if !d.is_int() || (negated && d.is_unsigned_int()) {
                 continue;
@@ -75,11 +64,7 @@ impl Checker<'_, '_> {
             let v = value as i128;
             let fits = if negated { -v >= lo } else { v <= hi };
             if !fits || value > u64::MAX as u128 {
-                let shown = if negated {
-                    format!("-{value}")
-                } else {
-                    value.to_string()
-                };
+                let shown = if negated { format!("-{value}") } else { value.to_string() };
                 self.diags.error(span, format!("literal out of range for `{d}`: `{shown}` is not in `{lo}..={hi}`; use a wider type or a wrapping method"));
             }
         }
@@ -89,9 +74,7 @@ impl Checker<'_, '_> {
     /// turns out unsigned (`let a = -1; let b: u32 = a;`), with the message `unary` gives.
     pub(super) fn check_negations(&mut self) {
         for (operand, span) in std::mem::take(&mut self.negated_vars) {
-            let Some(t) = self.exprs[operand.0 as usize].clone() else {
-                continue;
-            };
+            let Some(t) = self.exprs[operand.0 as usize].clone() else { continue };
             if let Ty::Scalar(d) = self.zonk(&t) {
                 if d.is_unsigned_int() {
                     self.negation_error(&Ty::Scalar(d), span);
@@ -102,14 +85,7 @@ impl Checker<'_, '_> {
 
     pub(super) fn negation_error(&mut self, t: &Ty, span: Span) {
         let shown = self.show(t);
-        let hint = if self.is_int(t) {
-            "; use `x.wrapping_neg()`"
-        } else {
-            ""
-        };
-        self.diags.error(
-            span,
-            format!("cannot negate a value of type `{shown}`{hint}"),
-        );
+        let hint = if self.is_int(t) { "; use `x.wrapping_neg()`" } else { "" };
+        self.diags.error(span, format!("cannot negate a value of type `{shown}`{hint}"));
     }
 }

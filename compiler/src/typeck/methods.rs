@@ -10,21 +10,14 @@
 
 use proc_macro2::Span;
 
-use super::Checker;
 use super::calls::bits_of;
+use super::Checker;
 use crate::dtype::DType;
 use crate::ir::*;
 use crate::lang::{MathFn, Method, MethodSig, Receiver};
 
 impl Checker<'_, '_> {
-    pub(super) fn method(
-        &mut self,
-        id: ExprId,
-        receiver: &Expr,
-        method: &Name,
-        args: &[Expr],
-        span: Span,
-    ) -> Ty {
+    pub(super) fn method(&mut self, id: ExprId, receiver: &Expr, method: &Name, args: &[Expr], span: Span) -> Ty {
         let rt = self.expr(receiver, None);
         if self.is_error(&rt) {
             for a in args {
@@ -40,26 +33,19 @@ impl Checker<'_, '_> {
         let ambiguous = matches!(rt, Ty::IntVar(_) | Ty::FloatVar(_));
         let named = Method::from_name(m);
         // Integers have `abs` as an inherent method only (the prelude's is `Float::abs`).
-        let inherent_only =
-            |r: &Method| *r == Method::Math(MathFn::Abs) && matches!(rt, Ty::IntVar(_));
-        if ambiguous && named.is_some_and(|r| inherent_only(&r) || self.concrete_receivers(r, &rt))
-        {
+        let inherent_only = |r: &Method| *r == Method::Math(MathFn::Abs) && matches!(rt, Ty::IntVar(_));
+        if ambiguous && named.is_some_and(|r| inherent_only(&r) || self.concrete_receivers(r, &rt)) {
             for a in args {
                 self.expr(a, None);
             }
-            let (shown, like) = if matches!(rt, Ty::IntVar(_)) {
-                ("{integer}", "i32")
-            } else {
-                ("{float}", "f32")
-            };
+            let (shown, like) = if matches!(rt, Ty::IntVar(_)) { ("{integer}", "i32") } else { ("{float}", "f32") };
             self.diags.error(
                 method.span,
                 format!("can't call method `{m}` on ambiguous numeric type `{shown}`; give the value a type, like `{like}` (a suffix such as `2{like}`, or `let x: {like} = ..`)"),
             );
             return Ty::Error;
         }
-        let Some(resolved) = named.filter(|r| r.receivers().iter().any(|k| self.receives(*k, &rt)))
-        else {
+        let Some(resolved) = named.filter(|r| r.receivers().iter().any(|k| self.receives(*k, &rt))) else {
             for a in args {
                 self.expr(a, None);
             }
@@ -77,12 +63,8 @@ impl Checker<'_, '_> {
         };
         let concrete = rt.scalar();
         // `abs` of an integer receiver (not a float one) needs a signed type.
-        if resolved == Method::Math(MathFn::Abs)
-            && !self.receives(Receiver::Float, &rt)
-            && !concrete.is_some_and(|d| d.is_signed_int())
-        {
-            self.diags
-                .error(method.span, "`abs` is defined on signed integer types only");
+        if resolved == Method::Math(MathFn::Abs) && !self.receives(Receiver::Float, &rt) && !concrete.is_some_and(|d| d.is_signed_int()) {
+            self.diags.error(method.span, "`abs` is defined on signed integer types only");
         }
         self.methods.insert(id.0, resolved);
         if let MethodSig::GetUnchecked { mutable } = resolved.sig() {
@@ -103,34 +85,15 @@ impl Checker<'_, '_> {
             MethodSig::Count => (vec![], Ty::Scalar(DType::U32)),
             MethodSig::ToF32 => (vec![], Ty::Scalar(DType::F32)),
             MethodSig::ToF64 => (vec![], Ty::Scalar(DType::F64)),
-            MethodSig::ToBits => (
-                vec![],
-                Ty::Scalar(bits_of(
-                    concrete.expect("`to_bits` receivers are concrete floats"),
-                )),
-            ),
-            MethodSig::Part => (
-                vec![],
-                Ty::Scalar(
-                    concrete
-                        .and_then(DType::complex_part)
-                        .expect("complex receivers are concrete"),
-                ),
-            ),
+            MethodSig::ToBits => (vec![], Ty::Scalar(bits_of(concrete.expect("`to_bits` receivers are concrete floats")))),
+            MethodSig::Part => (vec![], Ty::Scalar(concrete.and_then(DType::complex_part).expect("complex receivers are concrete"))),
             MethodSig::Len => (vec![], Ty::Scalar(DType::U64)),
             MethodSig::Shape => (vec![], Ty::Array(Box::new(Ty::Scalar(DType::U64)), ndim)),
             MethodSig::Strides => (vec![], Ty::Array(Box::new(Ty::Scalar(DType::I64)), ndim)),
             MethodSig::GetUnchecked { .. } => unreachable!("typed by `get_unchecked` above"),
         };
         if args.len() != params.len() {
-            self.diags.error(
-                span,
-                format!(
-                    "`{m}` takes {} argument(s) but {} were given",
-                    params.len(),
-                    args.len()
-                ),
-            );
+            self.diags.error(span, format!("`{m}` takes {} argument(s) but {} were given", params.len(), args.len()));
         } else {
             for (a, t) in args.iter().zip(&params) {
                 let at = self.expr(a, Some(t));
@@ -147,9 +110,7 @@ impl Checker<'_, '_> {
         let kinds = m.receivers();
         let generic = kinds.iter().any(|k| self.receives(*k, t));
         let concrete = kinds.iter().any(|k| match (k, t) {
-            (Receiver::ConcreteFloat, Ty::FloatVar(_)) | (Receiver::Unsigned, Ty::IntVar(_)) => {
-                true
-            }
+            (Receiver::ConcreteFloat, Ty::FloatVar(_)) | (Receiver::Unsigned, Ty::IntVar(_)) => true,
             // `f16`/`bf16` and complex numbers are not primitive: no literal can become one.
             _ => false,
         });
@@ -159,32 +120,18 @@ impl Checker<'_, '_> {
     /// `a.get_unchecked(i)` / `a.get_unchecked_mut(i)`: one index as `a[i]` takes it (a view also
     /// a multi-index written as an array, `v.get_unchecked([i, j])`); `&T` / `&mut T` of the
     /// element. The `_mut` form needs a receiver that can be written through.
-    fn get_unchecked(
-        &mut self,
-        receiver: &Expr,
-        rt: &Ty,
-        args: &[Expr],
-        mutable: bool,
-        m: &str,
-        span: Span,
-    ) -> Ty {
+    fn get_unchecked(&mut self, receiver: &Expr, rt: &Ty, args: &[Expr], mutable: bool, m: &str, span: Span) -> Ty {
         let [arg] = args else {
             for a in args {
                 self.expr(a, None);
             }
-            self.diags.error(
-                span,
-                format!("`{m}` takes one index (a view also a multi-index `[i, j]`)"),
-            );
+            self.diags.error(span, format!("`{m}` takes one index (a view also a multi-index `[i, j]`)"));
             return Ty::Error;
         };
         let elem = match (rt, &arg.kind) {
             (Ty::View { ndim, .. }, ExprKind::ArrayList(ix)) if *ndim > 1 => {
                 let t = self.indexed(rt, receiver.span, ix, span);
-                let it = ix
-                    .first()
-                    .and_then(|i| self.exprs[i.id.0 as usize].clone())
-                    .unwrap_or(Ty::Scalar(DType::U64));
+                let it = ix.first().and_then(|i| self.exprs[i.id.0 as usize].clone()).unwrap_or(Ty::Scalar(DType::U64));
                 self.exprs[arg.id.0 as usize] = Some(Ty::Array(Box::new(it), ix.len() as u64));
                 t
             }
@@ -192,14 +139,9 @@ impl Checker<'_, '_> {
         };
         if mutable {
             match rt {
-                Ty::Raw(_) => self.diags.error(
-                    receiver.span,
-                    "a `Raw<T>` argument is read-only: use `get_unchecked`",
-                ),
+                Ty::Raw(_) => self.diags.error(receiver.span, "a `Raw<T>` argument is read-only: use `get_unchecked`"),
                 Ty::Array(..) => self.check_place(receiver, true),
-                Ty::Slice { mutable: false, .. }
-                | Ty::ArrayRef { mutable: false, .. }
-                | Ty::View { mutable: false, .. } => {
+                Ty::Slice { mutable: false, .. } | Ty::ArrayRef { mutable: false, .. } | Ty::View { mutable: false, .. } => {
                     let shown = self.show(rt);
                     self.diags.error(receiver.span, format!("cannot write through `{shown}`: it is read-only; take the argument as writable (`&mut [T]`, `ViewMut`), or read with `get_unchecked`"));
                 }
@@ -209,10 +151,7 @@ impl Checker<'_, '_> {
         if matches!(elem, Ty::Error) {
             return Ty::Error;
         }
-        Ty::Ref {
-            inner: Box::new(elem),
-            mutable,
-        }
+        Ty::Ref { inner: Box::new(elem), mutable }
     }
 
     /// Whether a receiver of type `t` (resolved, not a reference) is of kind `k`.
@@ -226,14 +165,7 @@ impl Checker<'_, '_> {
             Receiver::Half => concrete(DType::is_half),
             Receiver::ConcreteFloat => concrete(DType::is_float),
             Receiver::Unsigned => concrete(DType::is_unsigned_int),
-            Receiver::Array => matches!(
-                t,
-                Ty::Slice { .. }
-                    | Ty::ArrayRef { .. }
-                    | Ty::Array(..)
-                    | Ty::Raw(_)
-                    | Ty::View { .. }
-            ),
+            Receiver::Array => matches!(t, Ty::Slice { .. } | Ty::ArrayRef { .. } | Ty::Array(..) | Ty::Raw(_) | Ty::View { .. }),
             Receiver::View => matches!(t, Ty::View { .. }),
         }
     }

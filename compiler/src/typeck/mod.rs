@@ -60,40 +60,23 @@ impl Types {
     }
     /// The method of a checked method call.
     pub fn method(&self, call: &Expr) -> Method {
-        *self
-            .methods
-            .get(&call.id.0)
-            .expect("the type checker resolves every method call")
+        *self.methods.get(&call.id.0).expect("the type checker resolves every method call")
     }
     /// The function of a checked `Callee::Assoc` call.
     pub fn assoc_fn(&self, call: &Expr) -> AssocFn {
-        *self
-            .assoc_fns
-            .get(&call.id.0)
-            .expect("the type checker resolves every associated function")
+        *self.assoc_fns.get(&call.id.0).expect("the type checker resolves every associated function")
     }
     /// The constant of a checked `ExprKind::Const`.
     pub fn constant(&self, e: &Expr) -> AssocConst {
-        *self
-            .consts
-            .get(&e.id.0)
-            .expect("the type checker resolves every associated constant")
+        *self.consts.get(&e.id.0).expect("the type checker resolves every associated constant")
     }
 }
 
 /// Type-checks every item of a module. Returns one `Types` per item, in order.
 pub fn check(module: &Module, diags: &mut Diagnostics) -> Vec<Types> {
-    let sigs: HashMap<&str, &Item> = module
-        .items
-        .iter()
-        .filter(|i| matches!(i.kind, ItemKind::Device))
-        .map(|i| (i.name.text.as_str(), i))
-        .collect();
-    module
-        .items
-        .iter()
-        .map(|item| Checker::new(item, &sigs, &module.structs, diags).run())
-        .collect()
+    let sigs: HashMap<&str, &Item> =
+        module.items.iter().filter(|i| matches!(i.kind, ItemKind::Device)).map(|i| (i.name.text.as_str(), i)).collect();
+    module.items.iter().map(|item| Checker::new(item, &sigs, &module.structs, diags).run()).collect()
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -132,12 +115,7 @@ pub(crate) struct Checker<'a, 'd> {
 }
 
 impl<'a, 'd> Checker<'a, 'd> {
-    fn new(
-        item: &'a Item,
-        sigs: &'a HashMap<&'a str, &'a Item>,
-        structs: &'a [StructDef],
-        diags: &'d mut Diagnostics,
-    ) -> Self {
+    fn new(item: &'a Item, sigs: &'a HashMap<&'a str, &'a Item>, structs: &'a [StructDef], diags: &'d mut Diagnostics) -> Self {
         let mut locals: Vec<Option<Ty>> = item.locals.iter().map(|l| l.declared.clone()).collect();
         for p in &item.params {
             locals[p.local.0 as usize] = Some(p.ty.clone());
@@ -168,15 +146,7 @@ impl<'a, 'd> Checker<'a, 'd> {
         let ret = item.ret.clone();
         let body_ty = self.block(&item.body, Expect::Has(&ret));
         if !matches!(item.kind, ItemKind::Reduction(_)) || !ret.is_unit() {
-            self.expect(
-                &ret,
-                &body_ty,
-                item.body
-                    .tail
-                    .as_ref()
-                    .map(|t| t.span)
-                    .unwrap_or(item.ret_span),
-            );
+            self.expect(&ret, &body_ty, item.body.tail.as_ref().map(|t| t.span).unwrap_or(item.ret_span));
         }
         let mut acc = None;
         if let ItemKind::Reduction(parts) = &item.kind {
@@ -219,12 +189,8 @@ impl<'a, 'd> Checker<'a, 'd> {
             self.ret = Ty::Unit;
             let t = self.expr(&post.body, None);
             let t = self.resolve(&t);
-            if !matches!(
-                t,
-                Ty::Scalar(_) | Ty::Param(_) | Ty::IntVar(_) | Ty::FloatVar(_)
-            ) {
-                self.diags
-                    .error(post.body.span, "`post` must produce a scalar");
+            if !matches!(t, Ty::Scalar(_) | Ty::Param(_) | Ty::IntVar(_) | Ty::FloatVar(_)) {
+                self.diags.error(post.body.span, "`post` must produce a scalar");
             }
         }
         acc
@@ -247,15 +213,7 @@ impl<'a, 'd> Checker<'a, 'd> {
             .map(|(k, v)| (k, v.iter().map(|t| self.zonk(t)).collect()))
             .collect();
         let acc = acc.map(|t| self.zonk(&t));
-        Types {
-            exprs,
-            locals,
-            call_args,
-            methods: self.methods,
-            assoc_fns: self.assoc_fns,
-            consts: self.consts,
-            acc,
-        }
+        Types { exprs, locals, call_args, methods: self.methods, assoc_fns: self.assoc_fns, consts: self.consts, acc }
     }
 
     // ---- inference variables -------------------------------------------------------------
@@ -286,10 +244,7 @@ impl<'a, 'd> Checker<'a, 'd> {
             Ty::FloatVar(_) => Ty::Scalar(DType::F64),
             Ty::Tuple(ts) => Ty::Tuple(ts.iter().map(|t| self.zonk(t)).collect()),
             Ty::Array(e, n) => Ty::Array(Box::new(self.zonk(&e)), n),
-            Ty::Ref { inner, mutable } => Ty::Ref {
-                inner: Box::new(self.zonk(&inner)),
-                mutable,
-            },
+            Ty::Ref { inner, mutable } => Ty::Ref { inner: Box::new(self.zonk(&inner)), mutable },
             other => other,
         }
     }
@@ -318,9 +273,7 @@ impl<'a, 'd> Checker<'a, 'd> {
                 self.vars[*x as usize].1 = Some(Ty::Scalar(*d));
                 Some(Ty::Scalar(*d))
             }
-            (Ty::FloatVar(x), Ty::Scalar(d)) | (Ty::Scalar(d), Ty::FloatVar(x))
-                if d.is_float() && !d.is_half() =>
-            {
+            (Ty::FloatVar(x), Ty::Scalar(d)) | (Ty::Scalar(d), Ty::FloatVar(x)) if d.is_float() && !d.is_half() => {
                 self.vars[*x as usize].1 = Some(Ty::Scalar(*d));
                 Some(Ty::Scalar(*d))
             }
@@ -331,9 +284,7 @@ impl<'a, 'd> Checker<'a, 'd> {
                 }
                 Some(Ty::Tuple(out))
             }
-            (Ty::Array(x, n), Ty::Array(y, m)) if n == m => {
-                Some(Ty::Array(Box::new(self.unify(x, y)?), *n))
-            }
+            (Ty::Array(x, n), Ty::Array(y, m)) if n == m => Some(Ty::Array(Box::new(self.unify(x, y)?), *n)),
             _ => None,
         }
     }
@@ -345,10 +296,7 @@ impl<'a, 'd> Checker<'a, 'd> {
             None => {
                 let (e, a) = (self.show(expected), self.show(actual));
                 let hint = self.conversion_hint(expected, actual);
-                self.diags.error(
-                    span,
-                    format!("mismatched types: expected `{e}`, found `{a}`{hint}"),
-                );
+                self.diags.error(span, format!("mismatched types: expected `{e}`, found `{a}`{hint}"));
                 expected.clone()
             }
         }
@@ -356,16 +304,12 @@ impl<'a, 'd> Checker<'a, 'd> {
 
     fn conversion_hint(&self, expected: &Ty, actual: &Ty) -> String {
         match (self.resolve(expected), self.resolve(actual)) {
-            (Ty::Scalar(e), Ty::Scalar(a))
-                if e.is_primitive() && a.is_primitive() && !e.is_bool() =>
-            {
+            (Ty::Scalar(e), Ty::Scalar(a)) if e.is_primitive() && a.is_primitive() && !e.is_bool() => {
                 format!("; convert explicitly with `as {e}` (no implicit conversions in kernels)")
             }
             (Ty::Param(p), Ty::IntVar(_) | Ty::FloatVar(_)) => {
                 let n = &self.item.generics[p as usize].name.text;
-                format!(
-                    "; a literal is not a `{n}`: write `{n}::from_f64(..)`, `{n}::from_i64(..)`, `{n}::zero()` or `{n}::one()`"
-                )
+                format!("; a literal is not a `{n}`: write `{n}::from_f64(..)`, `{n}::from_i64(..)`, `{n}::zero()` or `{n}::one()`")
             }
             (Ty::Scalar(d), Ty::FloatVar(_)) if d.is_half() => {
                 format!("; write `{d}::from_f32(..)` for a `{d}` constant")
@@ -380,45 +324,14 @@ impl<'a, 'd> Checker<'a, 'd> {
             Ty::Unit => "()".into(),
             Ty::Never => "!".into(),
             Ty::Scalar(d) => d.rust_name().into(),
-            Ty::Param(i) => self
-                .item
-                .generics
-                .get(i as usize)
-                .map(|g| g.name.text.clone())
-                .unwrap_or_else(|| format!("T{i}")),
-            Ty::Tuple(ts) => format!(
-                "({})",
-                ts.iter()
-                    .map(|t| self.show(t))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ),
+            Ty::Param(i) => self.item.generics.get(i as usize).map(|g| g.name.text.clone()).unwrap_or_else(|| format!("T{i}")),
+            Ty::Tuple(ts) => format!("({})", ts.iter().map(|t| self.show(t)).collect::<Vec<_>>().join(", ")),
             Ty::Array(e, n) => format!("[{}; {n}]", self.show(&e)),
-            Ty::Slice { elem, mutable } => format!(
-                "&{}[{}]",
-                if mutable { "mut " } else { "" },
-                self.show(&elem)
-            ),
-            Ty::ArrayRef { elem, len, mutable } => format!(
-                "&{}[{}; {len}]",
-                if mutable { "mut " } else { "" },
-                self.show(&elem)
-            ),
-            Ty::View {
-                elem,
-                ndim,
-                mutable,
-            } => format!(
-                "{}<{}, {ndim}>",
-                if mutable { "ViewMut" } else { "View" },
-                self.show(&elem)
-            ),
+            Ty::Slice { elem, mutable } => format!("&{}[{}]", if mutable { "mut " } else { "" }, self.show(&elem)),
+            Ty::ArrayRef { elem, len, mutable } => format!("&{}[{}; {len}]", if mutable { "mut " } else { "" }, self.show(&elem)),
+            Ty::View { elem, ndim, mutable } => format!("{}<{}, {ndim}>", if mutable { "ViewMut" } else { "View" }, self.show(&elem)),
             Ty::Raw(e) => format!("Raw<{}>", self.show(&e)),
-            Ty::Ref { inner, mutable } => format!(
-                "&{}{}",
-                if mutable { "mut " } else { "" },
-                self.show(&inner)
-            ),
+            Ty::Ref { inner, mutable } => format!("&{}{}", if mutable { "mut " } else { "" }, self.show(&inner)),
             Ty::Dim3 => "Dim3".into(),
             Ty::Struct(n) => n,
             Ty::IntVar(_) => "{integer}".into(),
@@ -468,8 +381,7 @@ impl<'a, 'd> Checker<'a, 'd> {
             match def.field(&f.text) {
                 Some(fd) => {
                     if given.contains(&f.text.as_str()) {
-                        self.diags
-                            .error(f.span, format!("field `{}` is given twice", f.text));
+                        self.diags.error(f.span, format!("field `{}` is given twice", f.text));
                     }
                     given.push(&f.text);
                     let t = self.expr(e, Some(&fd.ty));
@@ -477,26 +389,13 @@ impl<'a, 'd> Checker<'a, 'd> {
                 }
                 None => {
                     self.expr(e, None);
-                    self.diags
-                        .error(f.span, format!("`{}` has no field `{}`", name.text, f.text));
+                    self.diags.error(f.span, format!("`{}` has no field `{}`", name.text, f.text));
                 }
             }
         }
-        let missing: Vec<String> = def
-            .fields
-            .iter()
-            .filter(|f| !given.contains(&f.name.text.as_str()))
-            .map(|f| format!("`{}`", f.name.text))
-            .collect();
+        let missing: Vec<String> = def.fields.iter().filter(|f| !given.contains(&f.name.text.as_str())).map(|f| format!("`{}`", f.name.text)).collect();
         if !missing.is_empty() {
-            self.diags.error(
-                name.span,
-                format!(
-                    "missing fields {} in this `{}` literal",
-                    missing.join(", "),
-                    name.text
-                ),
-            );
+            self.diags.error(name.span, format!("missing fields {} in this `{}` literal", missing.join(", "), name.text));
         }
         Ty::Struct(name.text.clone())
     }
@@ -510,14 +409,8 @@ impl<'a, 'd> Checker<'a, 'd> {
             Ty::Scalar(d) => cap.admits(d),
             Ty::Param(p) => self.bound_implies(p, cap),
             Ty::Error => true,
-            Ty::IntVar(_) => matches!(
-                cap,
-                Bound::Int | Bound::Real | Bound::Number | Bound::Scalar
-            ),
-            Ty::FloatVar(_) => matches!(
-                cap,
-                Bound::Float | Bound::Real | Bound::Number | Bound::Scalar
-            ),
+            Ty::IntVar(_) => matches!(cap, Bound::Int | Bound::Real | Bound::Number | Bound::Scalar),
+            Ty::FloatVar(_) => matches!(cap, Bound::Float | Bound::Real | Bound::Number | Bound::Scalar),
             _ => false,
         }
     }
@@ -588,20 +481,18 @@ impl<'a, 'd> Checker<'a, 'd> {
         match p {
             Pat::Bind(l, _) => self.locals[l.0 as usize] = Some(t.clone()),
             Pat::Wild(_) => {}
-            Pat::Tuple(ps, span) => {
-                match self.resolve(t) {
-                    Ty::Error => ps.iter().for_each(|p| self.bind_pat(p, &Ty::Error)),
-                    Ty::Tuple(ts) if ts.len() == ps.len() => {
-                        for (p, t) in ps.iter().zip(ts.iter()) {
-                            self.bind_pat(p, t);
-                        }
-                    }
-                    other => {
-                        let shown = self.show(&other);
-                        self.diags.error(*span, format!("this pattern destructures a tuple of {} but the value is `{shown}`", ps.len()));
+            Pat::Tuple(ps, span) => match self.resolve(t) {
+                Ty::Error => ps.iter().for_each(|p| self.bind_pat(p, &Ty::Error)),
+                Ty::Tuple(ts) if ts.len() == ps.len() => {
+                    for (p, t) in ps.iter().zip(ts.iter()) {
+                        self.bind_pat(p, t);
                     }
                 }
-            }
+                other => {
+                    let shown = self.show(&other);
+                    self.diags.error(*span, format!("this pattern destructures a tuple of {} but the value is `{shown}`", ps.len()));
+                }
+            },
         }
     }
 
@@ -640,16 +531,11 @@ impl<'a, 'd> Checker<'a, 'd> {
             ExprKind::Const { ty, name } => self.constant(e.id, ty, name),
             ExprKind::Unary(op, inner) => self.unary(*op, inner, expected, e.span),
             ExprKind::Binary(op, l, r) => self.binary(*op, l, r, e.span),
-            ExprKind::Assign {
-                op: None,
-                place,
-                value,
-            } if matches!(&place.kind, ExprKind::Local(l) if self.deferred[l.0 as usize] && self.locals[l.0 as usize].is_none()) =>
+            ExprKind::Assign { op: None, place, value }
+                if matches!(&place.kind, ExprKind::Local(l) if self.deferred[l.0 as usize] && self.locals[l.0 as usize].is_none()) =>
             {
                 // The first assignment of `let x;` gives `x` its type.
-                let ExprKind::Local(l) = &place.kind else {
-                    unreachable!()
-                };
+                let ExprKind::Local(l) = &place.kind else { unreachable!() };
                 let vt = self.expr(value, None);
                 self.locals[l.0 as usize] = Some(vt.clone());
                 self.exprs[place.id.0 as usize] = Some(vt);
@@ -677,17 +563,10 @@ impl<'a, 'd> Checker<'a, 'd> {
             ExprKind::Ref { mutable, expr } => {
                 let t = self.expr(expr, None);
                 self.check_place(expr, *mutable);
-                Ty::Ref {
-                    inner: Box::new(t),
-                    mutable: *mutable,
-                }
+                Ty::Ref { inner: Box::new(t), mutable: *mutable }
             }
             ExprKind::Call { callee, args } => self.call(e, callee, args, expected.only_has_type()),
-            ExprKind::MethodCall {
-                receiver,
-                method,
-                args,
-            } => self.method(e.id, receiver, method, args, e.span),
+            ExprKind::MethodCall { receiver, method, args } => self.method(e.id, receiver, method, args, e.span),
             ExprKind::Index { base, indices } => self.index(base, indices, e.span),
             ExprKind::Field { base, field } => {
                 let bt = self.expr(base, None);
@@ -695,12 +574,8 @@ impl<'a, 'd> Checker<'a, 'd> {
                 match (&bt, field.text.as_str()) {
                     (Ty::Error, _) => Ty::Error,
                     (Ty::Dim3, "x" | "y" | "z") => Ty::Scalar(DType::U32),
-                    (Ty::Scalar(d), "re" | "im") if d.is_complex() => {
-                        Ty::Scalar(d.complex_part().unwrap())
-                    }
-                    (Ty::Struct(n), f) if self.struct_field(n, f).is_some() => {
-                        self.struct_field(n, f).unwrap()
-                    }
+                    (Ty::Scalar(d), "re" | "im") if d.is_complex() => Ty::Scalar(d.complex_part().unwrap()),
+                    (Ty::Struct(n), f) if self.struct_field(n, f).is_some() => self.struct_field(n, f).unwrap(),
                     (Ty::Struct(n), _) if self.find_struct(n).is_none() => Ty::Error,
                     _ => {
                         let shown = self.show(&bt);
@@ -712,24 +587,13 @@ impl<'a, 'd> Checker<'a, 'd> {
                         let fields;
                         let hint = match &bt {
                             Ty::Struct(n) => {
-                                let names: Vec<String> = self
-                                    .find_struct(n)
-                                    .map(|d| {
-                                        d.fields
-                                            .iter()
-                                            .map(|f| format!("`{}`", f.name.text))
-                                            .collect()
-                                    })
-                                    .unwrap_or_default();
+                                let names: Vec<String> = self.find_struct(n).map(|d| d.fields.iter().map(|f| format!("`{}`", f.name.text)).collect()).unwrap_or_default();
                                 fields = format!("; `{n}` has the fields {}", names.join(", "));
                                 fields.as_str()
                             }
                             _ => hint,
                         };
-                        self.diags.error(
-                            field.span,
-                            format!("no field `{}` on type `{shown}`{hint}", field.text),
-                        );
+                        self.diags.error(field.span, format!("no field `{}` on type `{shown}`{hint}", field.text));
                         Ty::Error
                     }
                 }
@@ -742,29 +606,20 @@ impl<'a, 'd> Checker<'a, 'd> {
                     Ty::Tuple(ts) if (*index as usize) < ts.len() => ts[*index as usize].clone(),
                     other => {
                         let shown = self.show(&other);
-                        self.diags
-                            .error(e.span, format!("no field `{index}` on type `{shown}`"));
+                        self.diags.error(e.span, format!("no field `{index}` on type `{shown}`"));
                         Ty::Error
                     }
                 }
             }
             ExprKind::Tuple(elems) => {
                 let exp: Vec<Option<Ty>> = match expected.only_has_type().map(|t| self.resolve(t)) {
-                    Some(Ty::Tuple(ts)) if ts.len() == elems.len() => {
-                        ts.into_iter().map(Some).collect()
-                    }
+                    Some(Ty::Tuple(ts)) if ts.len() == elems.len() => ts.into_iter().map(Some).collect(),
                     _ => vec![None; elems.len()],
                 };
                 if elems.is_empty() {
                     return Ty::Unit;
                 }
-                Ty::Tuple(
-                    elems
-                        .iter()
-                        .zip(exp)
-                        .map(|(e, x)| self.expr(e, x.as_ref()))
-                        .collect(),
-                )
+                Ty::Tuple(elems.iter().zip(exp).map(|(e, x)| self.expr(e, x.as_ref())).collect())
             }
             ExprKind::ArrayList(elems) => {
                 let elem_exp = match expected.only_has_type().map(|t| self.resolve(t)) {
@@ -782,10 +637,7 @@ impl<'a, 'd> Checker<'a, 'd> {
                 match t {
                     Some(t) => Ty::Array(Box::new(t), elems.len() as u64),
                     None => {
-                        self.diags.error(
-                            e.span,
-                            "give the empty array a type: `let a: [f32; 0] = [];`",
-                        );
+                        self.diags.error(e.span, "give the empty array a type: `let a: [f32; 0] = [];`");
                         Ty::Error
                     }
                 }
@@ -812,30 +664,19 @@ impl<'a, 'd> Checker<'a, 'd> {
                     Some(els) => {
                         let branch = expected.for_branches();
                         let tt = self.block(then, branch);
-                        let et = if matches!(self.resolve(&tt), Ty::Never) {
-                            self.expr_with(els, branch)
-                        } else {
-                            self.expr(els, Some(&tt))
-                        };
+                        let et = if matches!(self.resolve(&tt), Ty::Never) { self.expr_with(els, branch) } else { self.expr(els, Some(&tt)) };
                         match self.unify(&tt, &et) {
                             Some(t) => t,
                             None => {
                                 let (a, b) = (self.show(&tt), self.show(&et));
-                                self.diags.error(
-                                    els.span,
-                                    format!(
-                                        "`if` and `else` have incompatible types: `{a}` and `{b}`"
-                                    ),
-                                );
+                                self.diags.error(els.span, format!("`if` and `else` have incompatible types: `{a}` and `{b}`"));
                                 tt
                             }
                         }
                     }
                 }
             }
-            ExprKind::Match { scrutinee, arms } => {
-                self.match_expr(scrutinee, arms, expected.for_branches())
-            }
+            ExprKind::Match { scrutinee, arms } => self.match_expr(scrutinee, arms, expected.for_branches()),
             ExprKind::While { cond, body, .. } => {
                 let ct = self.expr(cond, Some(&Ty::Scalar(DType::Bool)));
                 self.expect(&Ty::Scalar(DType::Bool), &ct, cond.span);
@@ -848,20 +689,13 @@ impl<'a, 'd> Checker<'a, 'd> {
                 self.expect(&Ty::Unit, &bt, body.span);
                 self.loop_breaks.remove(id).unwrap_or(Ty::Never)
             }
-            ExprKind::For {
-                var, range, body, ..
-            } => {
+            ExprKind::For { var, range, body, .. } => {
                 let st = self.expr(&range.start, None);
                 let et = self.expr(&range.end, Some(&st));
                 let t = self.expect(&st, &et, range.end.span);
                 if !self.is_int(&t) || matches!(self.resolve(&t), Ty::Param(_)) {
                     let shown = self.show(&t);
-                    self.diags.error(
-                        range.start.span,
-                        format!(
-                            "`for` ranges must be over a concrete integer type, found `{shown}`"
-                        ),
-                    );
+                    self.diags.error(range.start.span, format!("`for` ranges must be over a concrete integer type, found `{shown}`"));
                 }
                 if let Some(step) = &range.step {
                     let usize_ty = Ty::Scalar(DType::U64);
@@ -915,9 +749,7 @@ impl<'a, 'd> Checker<'a, 'd> {
             (Ty::Param(p), _) => {
                 let g = &self.item.generics[*p as usize].name.text;
                 // Matched without case: `T::max` also means `T::max_value()`.
-                let f = NumConst::from_name(&n.to_uppercase())
-                    .and_then(NumConst::trait_fn)
-                    .unwrap_or(NumFn::Zero);
+                let f = NumConst::from_name(&n.to_uppercase()).and_then(NumConst::trait_fn).unwrap_or(NumFn::Zero);
                 self.diags.error(
                     name.span,
                     format!("generic `{g}` has no associated constants; call the trait function instead: `{g}::{}()`", f.rust_name()),
@@ -929,19 +761,13 @@ impl<'a, 'd> Checker<'a, 'd> {
                 let shown = self.show(other);
                 let known = match other {
                     Ty::Scalar(d) if d.is_float() => {
-                        let names: Vec<&str> =
-                            NumConst::ALL.iter().map(|c| c.rust_name()).collect();
+                        let names: Vec<&str> = NumConst::ALL.iter().map(|c| c.rust_name()).collect();
                         format!("; float types have {}", names.join(", "))
                     }
-                    Ty::Scalar(d) if d.is_int() => {
-                        "; integer types have MAX, MIN and BITS".to_string()
-                    }
+                    Ty::Scalar(d) if d.is_int() => "; integer types have MAX, MIN and BITS".to_string(),
                     _ => String::new(),
                 };
-                self.diags.error(
-                    name.span,
-                    format!("no associated constant `{n}` on `{shown}` in kernels{known}"),
-                );
+                self.diags.error(name.span, format!("no associated constant `{n}` on `{shown}` in kernels{known}"));
                 return Ty::Error;
             }
         };
@@ -992,12 +818,10 @@ impl<'a, 'd> Checker<'a, 'd> {
             }
             UnOp::Not => {
                 let t = self.expr_with(inner, expected);
-                let ok = matches!(self.resolve(&t), Ty::Scalar(DType::Bool) | Ty::Error)
-                    || self.is_int(&t);
+                let ok = matches!(self.resolve(&t), Ty::Scalar(DType::Bool) | Ty::Error) || self.is_int(&t);
                 if !ok {
                     let shown = self.show(&t);
-                    self.diags
-                        .error(span, format!("cannot apply `!` to type `{shown}`"));
+                    self.diags.error(span, format!("cannot apply `!` to type `{shown}`"));
                 }
                 t
             }
@@ -1024,17 +848,11 @@ impl<'a, 'd> Checker<'a, 'd> {
             let ok = if ordered {
                 self.has(&t, Bound::Real) || matches!(self.resolve(&t), Ty::Scalar(DType::Bool))
             } else {
-                matches!(
-                    self.resolve(&t),
-                    Ty::Scalar(_) | Ty::Param(_) | Ty::IntVar(_) | Ty::FloatVar(_) | Ty::Error
-                )
+                matches!(self.resolve(&t), Ty::Scalar(_) | Ty::Param(_) | Ty::IntVar(_) | Ty::FloatVar(_) | Ty::Error)
             };
             if !ok {
                 let shown = self.show(&t);
-                self.diags.error(
-                    span,
-                    format!("`{}` cannot compare values of type `{shown}`", op.symbol()),
-                );
+                self.diags.error(span, format!("`{}` cannot compare values of type `{shown}`", op.symbol()));
             }
             return Ty::Scalar(DType::Bool);
         }
@@ -1052,13 +870,7 @@ impl<'a, 'd> Checker<'a, 'd> {
             }
             if !self.is_int(lt) {
                 let shown = self.show(lt);
-                self.diags.error(
-                    span,
-                    format!(
-                        "`{}` needs an integer on the left, found `{shown}`",
-                        op.symbol()
-                    ),
-                );
+                self.diags.error(span, format!("`{}` needs an integer on the left, found `{shown}`", op.symbol()));
             }
             match self.resolve(lt) {
                 Ty::Param(_) => {
@@ -1067,10 +879,7 @@ impl<'a, 'd> Checker<'a, 'd> {
                 _ => {
                     if !self.is_int(&rt) || matches!(self.resolve(&rt), Ty::Param(_)) {
                         let shown = self.show(&rt);
-                        self.diags.error(
-                            r.span,
-                            format!("the shift amount must be an integer, found `{shown}`"),
-                        );
+                        self.diags.error(r.span, format!("the shift amount must be an integer, found `{shown}`"));
                     }
                 }
             }
@@ -1082,9 +891,7 @@ impl<'a, 'd> Checker<'a, 'd> {
         let ok = match op {
             BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::Div => self.has(&rt, Bound::Number),
             BinOp::Rem => self.has(&rt, Bound::Float) || self.has(&rt, Bound::Int),
-            BinOp::BitAnd | BinOp::BitOr | BinOp::BitXor => {
-                self.is_int(&rt) || rt == Ty::Scalar(DType::Bool)
-            }
+            BinOp::BitAnd | BinOp::BitOr | BinOp::BitXor => self.is_int(&rt) || rt == Ty::Scalar(DType::Bool),
             _ => unreachable!("comparison and logical operators are handled by the caller"),
         };
         if !ok {
@@ -1097,13 +904,7 @@ impl<'a, 'd> Checker<'a, 'd> {
                 ),
                 _ => String::new(),
             };
-            self.diags.error(
-                span,
-                format!(
-                    "cannot apply `{}` to values of type `{shown}`{hint}",
-                    op.symbol()
-                ),
-            );
+            self.diags.error(span, format!("cannot apply `{}` to values of type `{shown}`{hint}", op.symbol()));
         }
         t
     }
@@ -1115,21 +916,16 @@ impl<'a, 'd> Checker<'a, 'd> {
         let from_r = self.resolve(&from);
         let target_ok = matches!(to, Ty::Scalar(d) if d.is_primitive());
         let source_ok = match &from_r {
-            Ty::Scalar(d) => {
-                d.is_primitive() && !(d.is_bool() && matches!(to, Ty::Scalar(t) if t.is_float()))
-            }
+            Ty::Scalar(d) => d.is_primitive() && !(d.is_bool() && matches!(to, Ty::Scalar(t) if t.is_float())),
             Ty::IntVar(_) | Ty::FloatVar(_) => true,
             Ty::Error => return to.clone(),
             _ => false,
         };
-        let bool_target =
-            matches!(to, Ty::Scalar(DType::Bool)) && !matches!(from_r, Ty::Scalar(DType::Bool));
+        let bool_target = matches!(to, Ty::Scalar(DType::Bool)) && !matches!(from_r, Ty::Scalar(DType::Bool));
         if !target_ok || !source_ok || bool_target {
             let (f, t) = (self.show(&from), self.show(to));
             let hint = match (&from_r, to) {
-                (Ty::Param(_), _) => {
-                    "; for a generic value use `x.to_f64()` and `T::from_f64(..)`".to_string()
-                }
+                (Ty::Param(_), _) => "; for a generic value use `x.to_f64()` and `T::from_f64(..)`".to_string(),
                 (_, Ty::Param(p)) => {
                     let n = &self.item.generics[*p as usize].name.text;
                     format!("; use `{n}::from_f64(..)` or `{n}::from_i64(..)`")
@@ -1139,8 +935,7 @@ impl<'a, 'd> Checker<'a, 'd> {
                 (_, Ty::Scalar(DType::Bool)) => "; compare instead: `x != 0`".to_string(),
                 _ => String::new(),
             };
-            self.diags
-                .error(span, format!("cannot cast `{f}` as `{t}`{hint}"));
+            self.diags.error(span, format!("cannot cast `{f}` as `{t}`{hint}"));
         }
         to.clone()
     }
@@ -1159,10 +954,7 @@ impl<'a, 'd> Checker<'a, 'd> {
                 let local = &self.item.locals[l.0 as usize];
                 if mutable && !local.mutable && !self.deferred[l.0 as usize] {
                     // A `&mut` reference held in an immutable binding is fine: writing through it.
-                    if !matches!(
-                        self.locals[l.0 as usize].as_ref().map(|t| self.resolve(t)),
-                        Some(Ty::Ref { mutable: true, .. })
-                    ) {
+                    if !matches!(self.locals[l.0 as usize].as_ref().map(|t| self.resolve(t)), Some(Ty::Ref { mutable: true, .. })) {
                         self.diags.error(e.span, format!("cannot assign to `{}`: it is not mutable; declare it with `let mut {}`", local.name.text, local.name.text));
                     }
                 }
@@ -1188,22 +980,14 @@ impl<'a, 'd> Checker<'a, 'd> {
                     _ => {}
                 }
             }
-            ExprKind::Field { base, .. } | ExprKind::TupleField { base, .. } => {
-                self.check_place(base, mutable)
-            }
+            ExprKind::Field { base, .. } | ExprKind::TupleField { base, .. } => self.check_place(base, mutable),
             ExprKind::Unary(UnOp::Deref, inner) => {
                 let t = self.exprs[inner.id.0 as usize].clone().unwrap_or(Ty::Unit);
                 if mutable && matches!(self.resolve(&t), Ty::Ref { mutable: false, .. }) {
-                    self.diags.error(
-                        e.span,
-                        "cannot write through a `&` reference; take it as `&mut`",
-                    );
+                    self.diags.error(e.span, "cannot write through a `&` reference; take it as `&mut`");
                 }
             }
-            _ => self.diags.error(
-                e.span,
-                "this expression is not a place that can be assigned or borrowed",
-            ),
+            _ => self.diags.error(e.span, "this expression is not a place that can be assigned or borrowed"),
         }
     }
 
@@ -1225,11 +1009,7 @@ impl<'a, 'd> Checker<'a, 'd> {
         let any_int = matches!(bt, Ty::View { .. } | Ty::Raw(_) | Ty::Error);
         let mut first: Option<Ty> = None;
         for i in indices {
-            let exp = if any_int {
-                first.clone()
-            } else {
-                Some(usize_ty.clone())
-            };
+            let exp = if any_int { first.clone() } else { Some(usize_ty.clone()) };
             let it = self.expr(i, exp.as_ref());
             let ok = match self.resolve(&it) {
                 Ty::Scalar(DType::U64) | Ty::Error => true,
@@ -1245,13 +1025,9 @@ impl<'a, 'd> Checker<'a, 'd> {
             if !ok {
                 let shown = self.show(&it);
                 let msg = if any_int {
-                    format!(
-                        "`Raw` and `View` arguments are indexed by `usize`, `u32`, `i32`, `u64` or `i64`, found `{shown}`; convert with `as usize`"
-                    )
+                    format!("`Raw` and `View` arguments are indexed by `usize`, `u32`, `i32`, `u64` or `i64`, found `{shown}`; convert with `as usize`")
                 } else {
-                    format!(
-                        "slices and arrays are indexed by `usize`, found `{shown}`; write `[i as usize]` (`Raw` and `View` arguments also take `u32` and `i32` indices)"
-                    )
+                    format!("slices and arrays are indexed by `usize`, found `{shown}`; write `[i as usize]` (`Raw` and `View` arguments also take `u32` and `i32` indices)")
                 };
                 self.diags.error(i.span, msg);
             } else if let Some(f) = &first {
@@ -1271,10 +1047,7 @@ impl<'a, 'd> Checker<'a, 'd> {
                 }
                 (**elem).clone()
             }
-            Ty::Slice { elem, .. }
-            | Ty::ArrayRef { elem, .. }
-            | Ty::Array(elem, _)
-            | Ty::Raw(elem) => {
+            Ty::Slice { elem, .. } | Ty::ArrayRef { elem, .. } | Ty::Array(elem, _) | Ty::Raw(elem) => {
                 if indices.len() != 1 {
                     self.diags.error(span, "only `View` arguments take a multi-index (`v[[i, j]]`); index with one integer");
                 }
@@ -1282,10 +1055,7 @@ impl<'a, 'd> Checker<'a, 'd> {
             }
             other => {
                 let shown = self.show(other);
-                self.diags.error(
-                    base_span,
-                    format!("cannot index into a value of type `{shown}`"),
-                );
+                self.diags.error(base_span, format!("cannot index into a value of type `{shown}`"));
                 Ty::Error
             }
         }
@@ -1294,8 +1064,7 @@ impl<'a, 'd> Checker<'a, 'd> {
     fn match_expr(&mut self, scrutinee: &Expr, arms: &[Arm], expected: Expect<'_>) -> Ty {
         let st = self.expr(scrutinee, None);
         let sr = self.resolve(&st);
-        let ok = matches!(sr, Ty::Scalar(DType::Bool) | Ty::IntVar(_))
-            || matches!(sr, Ty::Scalar(d) if d.is_int());
+        let ok = matches!(sr, Ty::Scalar(DType::Bool) | Ty::IntVar(_)) || matches!(sr, Ty::Scalar(d) if d.is_int());
         if !ok && sr != Ty::Error {
             let shown = self.show(&st);
             self.diags.error(scrutinee.span, format!("`match` in kernels works on integers and `bool`, found `{shown}`; use `if`/`else` for other types"));
@@ -1316,10 +1085,7 @@ impl<'a, 'd> Checker<'a, 'd> {
                     Some(t) => t,
                     None => {
                         let (a, b) = (self.show(&r), self.show(&bt));
-                        self.diags.error(
-                            arm.body.span,
-                            format!("`match` arms have incompatible types: `{a}` and `{b}`"),
-                        );
+                        self.diags.error(arm.body.span, format!("`match` arms have incompatible types: `{a}` and `{b}`"));
                         r
                     }
                 },
@@ -1327,19 +1093,11 @@ impl<'a, 'd> Checker<'a, 'd> {
             });
         }
         if ok {
-            let pats: Vec<&MatchPat> = arms
-                .iter()
-                .filter(|a| a.guard.is_none())
-                .map(|a| &a.pat)
-                .collect();
+            let pats: Vec<&MatchPat> = arms.iter().filter(|a| a.guard.is_none()).map(|a| &a.pat).collect();
             match self.resolve(&st) {
                 Ty::Scalar(d) => self.exhaustive(d, &pats, scrutinee.span),
                 // A literal's type may still be decided by a later use: checked at the end.
-                _ => self.pending_matches.push((
-                    scrutinee.id,
-                    scrutinee.span,
-                    pats.into_iter().cloned().collect(),
-                )),
+                _ => self.pending_matches.push((scrutinee.id, scrutinee.span, pats.into_iter().cloned().collect())),
             }
         }
         result.unwrap_or(Ty::Never)
@@ -1348,24 +1106,15 @@ impl<'a, 'd> Checker<'a, 'd> {
     /// rustc's exhaustiveness check of a `match` on `d`, given the patterns of its unguarded arms.
     fn exhaustive(&mut self, d: DType, pats: &[&MatchPat], span: Span) {
         if let Some(missing) = uncovered(d, pats) {
-            let shown = if d.is_bool() {
-                (missing != 0).to_string()
-            } else {
-                missing.to_string()
-            };
-            self.diags.error(
-                span,
-                format!("non-exhaustive `match`: `{shown}` is not covered; add a `_ => ...` arm"),
-            );
+            let shown = if d.is_bool() { (missing != 0).to_string() } else { missing.to_string() };
+            self.diags.error(span, format!("non-exhaustive `match`: `{shown}` is not covered; add a `_ => ...` arm"));
         }
     }
 
     /// The `match`es whose scrutinee was a literal of unknown type, now that it is known.
     fn check_pending_matches(&mut self) {
         for (scrutinee, span, pats) in std::mem::take(&mut self.pending_matches) {
-            let Some(t) = self.exprs[scrutinee.0 as usize].clone() else {
-                continue;
-            };
+            let Some(t) = self.exprs[scrutinee.0 as usize].clone() else { continue };
             if let Ty::Scalar(d) = self.zonk(&t) {
                 self.exhaustive(d, &pats.iter().collect::<Vec<_>>(), span);
             }
@@ -1405,11 +1154,7 @@ pub(crate) fn int_range(d: DType) -> (i128, i128) {
         return (0, 1);
     }
     let bits = d.bits();
-    if d.is_signed_int() {
-        (-(1i128 << (bits - 1)), (1i128 << (bits - 1)) - 1)
-    } else {
-        (0, (1i128 << bits) - 1)
-    }
+    if d.is_signed_int() { (-(1i128 << (bits - 1)), (1i128 << (bits - 1)) - 1) } else { (0, (1i128 << bits) - 1) }
 }
 
 /// The value of a constant pattern expression: a literal, a negated literal, `MIN`/`MAX`.
@@ -1494,11 +1239,7 @@ mod tests {
     /// The type of each local, by name (the last binding of that name).
     fn local(module: &Module, types: &[Types], name: &str) -> Ty {
         let item = &module.items[0];
-        let i = item
-            .locals
-            .iter()
-            .rposition(|l| l.name.text == name)
-            .expect("a local of that name");
+        let i = item.locals.iter().rposition(|l| l.name.text == name).expect("a local of that name");
         types[0].locals[i].clone()
     }
 
@@ -1528,9 +1269,7 @@ mod tests {
 
     #[test]
     fn deferred_initialisation_takes_the_assigned_type() {
-        let (m, t, e) = check_src(
-            "#[device] fn f(c: bool) -> i64 { let z; if c { z = 1i64; } else { z = 2; } z }",
-        );
+        let (m, t, e) = check_src("#[device] fn f(c: bool) -> i64 { let z; if c { z = 1i64; } else { z = 2; } z }");
         assert!(e.is_empty(), "{e:?}");
         assert_eq!(local(&m, &t, "z"), Ty::Scalar(DType::I64));
     }
@@ -1539,10 +1278,7 @@ mod tests {
     fn no_implicit_conversions() {
         let (_, _, e) = check_src("#[device] fn f(a: f32, b: f64) -> f32 { a * b }");
         assert_eq!(e.len(), 1);
-        assert!(
-            e[0].contains("expected `f32`, found `f64`") && e[0].contains("as f32"),
-            "{e:?}"
-        );
+        assert!(e[0].contains("expected `f32`, found `f64`") && e[0].contains("as f32"), "{e:?}");
         let (_, _, e) = check_src("#[device] fn f<T: Float>(x: T) -> T { x * 2.0 }");
         assert_eq!(e.len(), 1);
         assert!(e[0].contains("T::from_f64"), "{e:?}");
@@ -1551,27 +1287,20 @@ mod tests {
     #[test]
     fn an_error_is_reported_once() {
         // The unknown method's result feeds three more operations: one message.
-        let (_, _, e) = check_src(
-            "#[device] fn f(x: f32) -> f32 { let y = x.frobnicate(); let z = y * 2.0 + y.sqrt(); z }",
-        );
+        let (_, _, e) = check_src("#[device] fn f(x: f32) -> f32 { let y = x.frobnicate(); let z = y * 2.0 + y.sqrt(); z }");
         assert_eq!(e.len(), 1, "{e:?}");
     }
 
     #[test]
     fn exhaustiveness_of_integer_matches() {
-        let (_, _, e) =
-            check_src("#[device] fn f(x: u8) -> i32 { match x { 0..=127 => 0, 128..=255 => 1 } }");
+        let (_, _, e) = check_src("#[device] fn f(x: u8) -> i32 { match x { 0..=127 => 0, 128..=255 => 1 } }");
         assert!(e.is_empty(), "{e:?}");
-        let (_, _, e) =
-            check_src("#[device] fn f(x: u8) -> i32 { match x { 0..=127 => 0, 129..=255 => 1 } }");
+        let (_, _, e) = check_src("#[device] fn f(x: u8) -> i32 { match x { 0..=127 => 0, 129..=255 => 1 } }");
         assert_eq!(e.len(), 1);
         assert!(e[0].contains("`128` is not covered"), "{e:?}");
-        let (_, _, e) =
-            check_src("#[device] fn f(x: bool) -> i32 { match x { true => 0, false => 1 } }");
+        let (_, _, e) = check_src("#[device] fn f(x: bool) -> i32 { match x { true => 0, false => 1 } }");
         assert!(e.is_empty(), "{e:?}");
-        let (_, _, e) = check_src(
-            "#[device] fn f(x: i8) -> i32 { match x { i8::MIN..=-1 => 0, 0 => 1, y if y > 0 => 2 } }",
-        );
+        let (_, _, e) = check_src("#[device] fn f(x: i8) -> i32 { match x { i8::MIN..=-1 => 0, 0 => 1, y if y > 0 => 2 } }");
         assert_eq!(e.len(), 1, "a guarded arm covers nothing: {e:?}");
     }
 
@@ -1580,8 +1309,7 @@ mod tests {
         let (_, _, e) = check_src("#[device] fn f() -> u8 { 300 as u8 }");
         assert_eq!(e.len(), 1);
         assert!(e[0].contains("literal out of range for `u8`"), "{e:?}");
-        let (_, _, e) =
-            check_src("#[device] fn f() -> i8 { let a: i8 = -128; let b = 127i8; a + b }");
+        let (_, _, e) = check_src("#[device] fn f() -> i8 { let a: i8 = -128; let b = 127i8; a + b }");
         assert!(e.is_empty(), "{e:?}");
         let (_, _, e) = check_src("#[device] fn f() -> i8 { 128 }");
         assert_eq!(e.len(), 1, "{e:?}");
@@ -1601,30 +1329,17 @@ mod tests {
                    (x * PI + s[0], N * 2 + a[1] as u32, SCALE) }";
         let (m, t, e) = check_src(src);
         assert!(e.is_empty(), "{e:?}");
-        assert_eq!(
-            local(&m, &t, "a"),
-            Ty::Array(Box::new(Ty::Scalar(DType::U8)), 4)
-        );
-        assert_eq!(
-            local(&m, &t, "s"),
-            Ty::ArrayRef {
-                elem: Box::new(Ty::Scalar(DType::F32)),
-                len: 8,
-                mutable: true
-            }
-        );
+        assert_eq!(local(&m, &t, "a"), Ty::Array(Box::new(Ty::Scalar(DType::U8)), 4));
+        assert_eq!(local(&m, &t, "s"), Ty::ArrayRef { elem: Box::new(Ty::Scalar(DType::F32)), len: 8, mutable: true });
     }
 
     #[test]
     fn slices_index_with_usize_views_also_with_u32() {
         let (_, _, e) = check_src("#[device] fn f(s: &[f32], i: u32) -> f32 { s[i] }");
         assert_eq!(e.len(), 1);
-        let (_, _, e) = check_src(
-            "#[device] fn f(v: View<f32, 2>, i: u32, j: i32) -> f32 { v[[i, i]] + v[j] }",
-        );
+        let (_, _, e) = check_src("#[device] fn f(v: View<f32, 2>, i: u32, j: i32) -> f32 { v[[i, i]] + v[j] }");
         assert!(e.is_empty(), "{e:?}");
-        let (_, _, e) =
-            check_src("#[device] fn f(v: View<f32, 2>, i: u32, j: i32) -> f32 { v[[i, j]] }");
+        let (_, _, e) = check_src("#[device] fn f(v: View<f32, 2>, i: u32, j: i32) -> f32 { v[[i, j]] }");
         assert_eq!(e.len(), 1, "one multi-index, one index type: {e:?}");
     }
 }

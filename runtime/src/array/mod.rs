@@ -486,10 +486,7 @@ impl<T: Scalar> Array<T> {
     pub fn full(shape: impl IntoShape, value: T) -> Result<Array<T>> {
         let stream = Stream::current()?;
         let mut a = Array::empty_on(shape, &stream)?;
-        if as_bytes(std::slice::from_ref(&value))
-            .iter()
-            .all(|&b| b == 0)
-        {
+        if as_bytes(std::slice::from_ref(&value)).iter().all(|&b| b == 0) {
             a.buf.zero(&stream)?;
         } else {
             a.fill(value)?;

@@ -370,21 +370,15 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("cuprum-fifo-open-{}", std::process::id()));
         fs::create_dir_all(&dir).unwrap();
         let fifo = dir.join("entry");
-        let made = std::process::Command::new("mkfifo")
-            .arg(&fifo)
-            .status()
-            .expect("mkfifo runs");
+        let made = std::process::Command::new("mkfifo").arg(&fifo).status().expect("mkfifo runs");
         assert!(made.success());
         let (tx, rx) = std::sync::mpsc::channel();
         let path = fifo.clone();
         std::thread::spawn(move || {
             let f = open_nonblocking(&path).expect("the FIFO opens");
-            tx.send(f.metadata().unwrap().file_type().is_file())
-                .unwrap();
+            tx.send(f.metadata().unwrap().file_type().is_file()).unwrap();
         });
-        let is_file = rx
-            .recv_timeout(std::time::Duration::from_secs(10))
-            .expect("the open returned within 10 s");
+        let is_file = rx.recv_timeout(std::time::Duration::from_secs(10)).expect("the open returned within 10 s");
         assert!(!is_file);
         let _ = fs::remove_dir_all(&dir);
     }

@@ -36,8 +36,7 @@ impl ImageKind {
         if bytes.starts_with(b"\x7fELF") {
             ImageKind::Cubin
         } else if bytes.len() >= 4
-            && u32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]])
-                == cuprum_abi::fatbin::MAGIC
+            && u32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]) == cuprum_abi::fatbin::MAGIC
         {
             ImageKind::Fatbin
         } else {

@@ -104,11 +104,13 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 impl KernelCache {
     /// A cache with this configuration; nothing is created on disk until an entry is written.
     pub fn new(config: CacheConfig) -> KernelCache {
-        let disk = config.disk_dir().map(|d| {
-            DiskCache::new(d)
-                .with_save_source(config.save_source)
-                .with_quiet(config.quiet)
-        });
+        let disk = config
+            .disk_dir()
+            .map(|d| {
+                DiskCache::new(d)
+                    .with_save_source(config.save_source)
+                    .with_quiet(config.quiet)
+            });
         KernelCache {
             config,
             disk,

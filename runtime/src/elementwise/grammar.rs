@@ -52,59 +52,14 @@ pub fn dtype_of(name: &str) -> Option<DType> {
 /// Whether `s` is a C identifier.
 pub fn is_identifier(s: &str) -> bool {
     let mut cs = s.chars();
-    matches!(cs.next(), Some(c) if c.is_ascii_alphabetic() || c == '_')
-        && cs.all(|c| c.is_ascii_alphanumeric() || c == '_')
+    matches!(cs.next(), Some(c) if c.is_ascii_alphabetic() || c == '_') && cs.all(|c| c.is_ascii_alphanumeric() || c == '_')
 }
 
 const C_KEYWORDS: &[&str] = &[
-    "auto",
-    "bool",
-    "break",
-    "case",
-    "char",
-    "class",
-    "const",
-    "continue",
-    "default",
-    "delete",
-    "do",
-    "double",
-    "else",
-    "enum",
-    "extern",
-    "false",
-    "float",
-    "for",
-    "goto",
-    "if",
-    "inline",
-    "int",
-    "long",
-    "namespace",
-    "new",
-    "operator",
-    "private",
-    "public",
-    "register",
-    "return",
-    "short",
-    "signed",
-    "sizeof",
-    "static",
-    "struct",
-    "switch",
-    "template",
-    "this",
-    "true",
-    "typedef",
-    "typename",
-    "union",
-    "unsigned",
-    "using",
-    "virtual",
-    "void",
-    "volatile",
-    "while",
+    "auto", "bool", "break", "case", "char", "class", "const", "continue", "default", "delete", "do", "double", "else",
+    "enum", "extern", "false", "float", "for", "goto", "if", "inline", "int", "long", "namespace", "new", "operator",
+    "private", "public", "register", "return", "short", "signed", "sizeof", "static", "struct", "switch", "template",
+    "this", "true", "typedef", "typename", "union", "unsigned", "using", "virtual", "void", "volatile", "while",
 ];
 
 /// Parses a parameter list (`"T x, raw T y"`; empty for none).
@@ -118,12 +73,7 @@ pub fn parse_params(s: &str) -> Result<Vec<ParamSpec>, String> {
         let (raw, ty, name) = match words.as_slice() {
             [ty, name] => (false, *ty, *name),
             ["raw", ty, name] => (true, *ty, *name),
-            [kw, _, _] => {
-                return Err(format!(
-                    "unknown keyword `{kw}` in parameter `{}`: the only keyword is `raw`",
-                    item.trim()
-                ));
-            }
+            [kw, _, _] => return Err(format!("unknown keyword `{kw}` in parameter `{}`: the only keyword is `raw`", item.trim())),
             _ => {
                 return Err(format!(
                     "syntax error in parameter `{}`: write `TYPE NAME` or `raw TYPE NAME` (e.g. `float32 x`, `raw T y`)",
@@ -134,9 +84,7 @@ pub fn parse_params(s: &str) -> Result<Vec<ParamSpec>, String> {
         let ty = if ty.chars().count() == 1 {
             let c = ty.chars().next().unwrap_or('?');
             if !c.is_ascii_alphabetic() {
-                return Err(format!(
-                    "type placeholder `{ty}` of parameter `{name}` must be a letter"
-                ));
+                return Err(format!("type placeholder `{ty}` of parameter `{name}` must be a letter"));
             }
             TypeSpec::Placeholder(c)
         } else {
@@ -148,11 +96,7 @@ pub fn parse_params(s: &str) -> Result<Vec<ParamSpec>, String> {
                 )
             })?)
         };
-        out.push(ParamSpec {
-            name: name.to_string(),
-            ty,
-            raw,
-        });
+        out.push(ParamSpec { name: name.to_string(), ty, raw });
     }
     Ok(out)
 }
@@ -160,16 +104,12 @@ pub fn parse_params(s: &str) -> Result<Vec<ParamSpec>, String> {
 /// Checks parameter names (valid, not reserved, distinct) and the kernel name.
 pub fn check_names(kernel: &str, params: &[&ParamSpec]) -> Result<(), String> {
     if !is_identifier(kernel) || C_KEYWORDS.contains(&kernel) {
-        return Err(format!(
-            "invalid kernel name `{kernel}`: it must be a C identifier (letters, digits, `_`, not starting with a digit)"
-        ));
+        return Err(format!("invalid kernel name `{kernel}`: it must be a C identifier (letters, digits, `_`, not starting with a digit)"));
     }
     for (k, p) in params.iter().enumerate() {
         let n = p.name.as_str();
         if !is_identifier(n) || C_KEYWORDS.contains(&n) {
-            return Err(format!(
-                "invalid parameter name `{n}`: it must be a C identifier that is not a keyword"
-            ));
+            return Err(format!("invalid parameter name `{n}`: it must be a C identifier that is not a keyword"));
         }
         if n == "i" || n == "n" || n.starts_with('_') {
             return Err(format!(
@@ -191,38 +131,13 @@ mod tests {
     #[test]
     fn parses_cupy_lists() {
         let ps = parse_params("T x, raw T y ,float32  z").unwrap();
-        assert_eq!(
-            ps[0],
-            ParamSpec {
-                name: "x".into(),
-                ty: TypeSpec::Placeholder('T'),
-                raw: false
-            }
-        );
-        assert_eq!(
-            ps[1],
-            ParamSpec {
-                name: "y".into(),
-                ty: TypeSpec::Placeholder('T'),
-                raw: true
-            }
-        );
+        assert_eq!(ps[0], ParamSpec { name: "x".into(), ty: TypeSpec::Placeholder('T'), raw: false });
+        assert_eq!(ps[1], ParamSpec { name: "y".into(), ty: TypeSpec::Placeholder('T'), raw: true });
         assert_eq!(ps[2].ty, TypeSpec::Fixed(DType::F32));
         assert!(parse_params("").unwrap().is_empty());
-        assert!(
-            parse_params("float x")
-                .unwrap_err()
-                .contains("unknown type `float`")
-        );
+        assert!(parse_params("float x").unwrap_err().contains("unknown type `float`"));
         assert!(parse_params("x").unwrap_err().contains("syntax error"));
-        assert!(
-            parse_params("const T x")
-                .unwrap_err()
-                .contains("unknown keyword `const`")
-        );
-        assert_eq!(
-            parse_params("complex128 c").unwrap()[0].ty,
-            TypeSpec::Fixed(DType::C64)
-        );
+        assert!(parse_params("const T x").unwrap_err().contains("unknown keyword `const`"));
+        assert_eq!(parse_params("complex128 c").unwrap()[0].ty, TypeSpec::Fixed(DType::C64));
     }
 }

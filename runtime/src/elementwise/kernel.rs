@@ -23,16 +23,16 @@ use num_complex::Complex;
 
 use super::grammar::{self, ParamSpec, TypeSpec};
 use super::launch::{self, Options};
+use crate::launch::operand::{Arg, ArrayArg, Value};
+use crate::launch::signature::{Param, ParamType, Role, Signature};
 use super::source::{self, SourceSpec};
-use crate::DType;
 use crate::array::Array;
 use crate::element::ElemType;
 use crate::error::{Error, Result};
 use crate::lang::traits::Scalar;
-use crate::launch::operand::{Arg, ArrayArg, Value};
-use crate::launch::signature::{Param, ParamType, Role, Signature};
 use crate::registry::{Kernel, KernelUnit, UnitRef};
 use crate::stream::Stream;
+use crate::DType;
 
 /// A defined kernel: shared by every `ElementwiseKernel` with the same definition.
 #[derive(Debug)]
@@ -95,23 +95,15 @@ impl Builder {
     }
     /// NVRTC options (e.g. `-DN=4`).
     pub fn options<I: IntoIterator<Item = S>, S: AsRef<str>>(mut self, options: I) -> Self {
-        self.options = options
-            .into_iter()
-            .map(|s| s.as_ref().to_string())
-            .collect();
+        self.options = options.into_iter().map(|s| s.as_ref().to_string()).collect();
         self
     }
 
     /// Checks the definition and generates the kernel (compiled on first call).
     pub fn finish(self) -> Result<ElementwiseKernel> {
-        let fail = |detail: String| Error::KernelDefinition {
-            kernel: self.name.clone(),
-            detail,
-        };
-        let ins =
-            grammar::parse_params(&self.in_params).map_err(|e| fail(format!("in_params: {e}")))?;
-        let outs = grammar::parse_params(&self.out_params)
-            .map_err(|e| fail(format!("out_params: {e}")))?;
+        let fail = |detail: String| Error::KernelDefinition { kernel: self.name.clone(), detail };
+        let ins = grammar::parse_params(&self.in_params).map_err(|e| fail(format!("in_params: {e}")))?;
+        let outs = grammar::parse_params(&self.out_params).map_err(|e| fail(format!("out_params: {e}")))?;
         let all: Vec<&ParamSpec> = ins.iter().chain(&outs).collect();
         grammar::check_names(&self.name, &all).map_err(fail)?;
         if outs.is_empty() && !self.no_return {
@@ -147,59 +139,34 @@ impl Builder {
                         (false, true) => Role::Out,
                     };
                     let ty = match p.ty {
-                        TypeSpec::Placeholder(c) => ParamType::Generic(
-                            placeholders.iter().position(|&x| x == c).unwrap_or(0) as u8,
-                        ),
+                        TypeSpec::Placeholder(c) => {
+                            ParamType::Generic(placeholders.iter().position(|&x| x == c).unwrap_or(0) as u8)
+                        }
                         TypeSpec::Fixed(d) => ParamType::Fixed(ElemType::Scalar(d)),
                     };
                     Param::new(Box::leak(p.name.clone().into_boxed_str()), role, ty)
                 })
                 .collect();
-            (
-                name,
-                ins.clone(),
-                outs.clone(),
-                placeholders.clone(),
-                signature,
-            )
+            (name, ins.clone(), outs.clone(), placeholders.clone(), signature)
         });
-        Ok(ElementwiseKernel {
-            def,
-            no_return: self.no_return,
-            return_tuple: self.return_tuple,
-        })
+        Ok(ElementwiseKernel { def, no_return: self.no_return, return_tuple: self.return_tuple })
     }
 }
 
-type Parts = (
-    &'static str,
-    Vec<ParamSpec>,
-    Vec<ParamSpec>,
-    Vec<char>,
-    Vec<Param>,
-);
+type Parts = (&'static str, Vec<ParamSpec>, Vec<ParamSpec>, Vec<char>, Vec<Param>);
 
 /// One definition per distinct (source, options), leaked once: the registry's `Kernel` needs a
 /// `'static` unit, and CuPy keeps its kernels for the life of the process too.
-fn intern(
-    source: String,
-    options: Vec<String>,
-    parts: impl FnOnce() -> Parts,
-) -> &'static Definition {
-    static DEFS: OnceLock<Mutex<HashMap<(String, Vec<String>), &'static Definition>>> =
-        OnceLock::new();
-    let mut map = DEFS
-        .get_or_init(Default::default)
-        .lock()
-        .unwrap_or_else(|e| e.into_inner());
+fn intern(source: String, options: Vec<String>, parts: impl FnOnce() -> Parts) -> &'static Definition {
+    static DEFS: OnceLock<Mutex<HashMap<(String, Vec<String>), &'static Definition>>> = OnceLock::new();
+    let mut map = DEFS.get_or_init(Default::default).lock().unwrap_or_else(|e| e.into_inner());
     let key = (source, options);
     if let Some(d) = map.get(&key) {
         return d;
     }
     let (name, ins, outs, placeholders, signature) = parts();
-    let unit: &'static KernelUnit = Box::leak(Box::new(
-        KernelUnit::from_source(name, key.0.clone(), false).with_options(key.1.clone()),
-    ));
+    let unit: &'static KernelUnit =
+        Box::leak(Box::new(KernelUnit::from_source(name, key.0.clone(), false).with_options(key.1.clone())));
     let signature: &'static [Param] = Box::leak(signature.into_boxed_slice());
     let (unit, sig) = (UnitRef::Embedded(unit), Signature::Elementwise(signature));
     // SAFETY: `signature` lists the parameters of the entry points `source::generate` wrote for
@@ -215,25 +182,14 @@ fn intern(
         }
     };
     let kernel: &'static Kernel = Box::leak(Box::new(kernel));
-    let def: &'static Definition = Box::leak(Box::new(Definition {
-        name,
-        ins,
-        outs,
-        placeholders,
-        kernel,
-    }));
+    let def: &'static Definition = Box::leak(Box::new(Definition { name, ins, outs, placeholders, kernel }));
     map.insert(key, def);
     def
 }
 
 impl ElementwiseKernel {
     /// CuPy's `ElementwiseKernel(in_params, out_params, operation, name)`.
-    pub fn new(
-        in_params: &str,
-        out_params: &str,
-        operation: &str,
-        name: &str,
-    ) -> Result<ElementwiseKernel> {
+    pub fn new(in_params: &str, out_params: &str, operation: &str, name: &str) -> Result<ElementwiseKernel> {
         ElementwiseKernel::build(in_params, out_params, operation, name).finish()
     }
 
@@ -271,14 +227,7 @@ impl ElementwiseKernel {
     /// A call: add the inputs with [`Call::arg`] (arrays or scalars, in order), optionally every
     /// output with [`Call::out`], then [`Call::run`].
     pub fn call(&self) -> Call<'_> {
-        Call {
-            k: *self,
-            args: Vec::new(),
-            outs: Vec::new(),
-            size: None,
-            block_size: None,
-            stream: None,
-        }
+        Call { k: *self, args: Vec::new(), outs: Vec::new(), size: None, block_size: None, stream: None }
     }
 }
 
@@ -353,21 +302,8 @@ macro_rules! output_conversions {
 }
 
 output_conversions!(
-    Bool(bool),
-    I8(i8),
-    I16(i16),
-    I32(i32),
-    I64(i64),
-    U8(u8),
-    U16(u16),
-    U32(u32),
-    U64(u64),
-    F16(f16),
-    BF16(bf16),
-    F32(f32),
-    F64(f64),
-    C32(Complex<f32>),
-    C64(Complex<f64>),
+    Bool(bool), I8(i8), I16(i16), I32(i32), I64(i64), U8(u8), U16(u16), U32(u32), U64(u64),
+    F16(f16), BF16(bf16), F32(f32), F64(f64), C32(Complex<f32>), C64(Complex<f64>),
 );
 
 impl Output {
@@ -550,11 +486,7 @@ impl<'a> Call<'a> {
         if self.args.len() != def.ins.len() {
             return Err(Error::InvalidLaunch {
                 kernel: name.into(),
-                detail: format!(
-                    "{} inputs were given but the kernel takes {}",
-                    self.args.len(),
-                    def.ins.len()
-                ),
+                detail: format!("{} inputs were given but the kernel takes {}", self.args.len(), def.ins.len()),
             });
         }
         if !self.outs.is_empty() && self.outs.len() != def.outs.len() {
@@ -578,10 +510,7 @@ impl<'a> Call<'a> {
                 (true, CallInput::Scalar(v)) => {
                     return Err(Error::InvalidLaunch {
                         kernel: name.into(),
-                        detail: format!(
-                            "raw parameter `{}` needs an array, found the scalar {v:?}",
-                            p.name
-                        ),
+                        detail: format!("raw parameter `{}` needs an array, found the scalar {v:?}", p.name),
                     });
                 }
             });
@@ -590,16 +519,10 @@ impl<'a> Call<'a> {
         if allocate {
             // Allocate with the loop shape of the inputs (or `[size]`).
             let shape = launch::broadcast_shape(name, &inputs, self.size).map_err(|e| match e {
-                Error::InvalidLaunch { detail, .. }
-                    if def.ins.is_empty() && self.size.is_none() =>
-                {
-                    Error::InvalidLaunch {
-                        kernel: name.into(),
-                        detail: format!(
-                            "{detail}; a kernel without inputs needs its outputs or the size"
-                        ),
-                    }
-                }
+                Error::InvalidLaunch { detail, .. } if def.ins.is_empty() && self.size.is_none() => Error::InvalidLaunch {
+                    kernel: name.into(),
+                    detail: format!("{detail}; a kernel without inputs needs its outputs or the size"),
+                },
                 e => e,
             })?;
             let stream = match (self.stream, inputs.iter().find_map(|a| a.array())) {
@@ -609,9 +532,7 @@ impl<'a> Call<'a> {
             };
             for p in &def.outs {
                 let d = match p.ty {
-                    TypeSpec::Placeholder(c) => {
-                        instance[def.placeholders.iter().position(|&x| x == c).unwrap_or(0)]
-                    }
+                    TypeSpec::Placeholder(c) => instance[def.placeholders.iter().position(|&x| x == c).unwrap_or(0)],
                     TypeSpec::Fixed(d) => d,
                 };
                 self.outs.push(Output::empty(d, &shape, &stream)?);
@@ -626,16 +547,8 @@ impl<'a> Call<'a> {
             }
             // Outputs allocated here with `[size]` set the loop shape themselves; a size given
             // next to non-raw arrays of the caller's is an error (launch reports it).
-            let size = if allocate && def.outs.iter().any(|p| !p.raw) {
-                None
-            } else {
-                self.size
-            };
-            let opts = Options {
-                stream: self.stream,
-                block_size: self.block_size,
-                size,
-            };
+            let size = if allocate && def.outs.iter().any(|p| !p.raw) { None } else { self.size };
+            let opts = Options { stream: self.stream, block_size: self.block_size, size };
             // SAFETY: raw arguments are indexed within their sizes: this function's contract.
             unsafe { launch::launch_unchecked(def.kernel, &instance, &args, &opts)? };
         }

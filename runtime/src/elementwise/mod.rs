@@ -22,12 +22,9 @@ pub mod params;
 pub mod plan;
 mod source;
 
-pub use crate::launch::operand::{Arg, ArrayArg, Input, Value};
-pub use crate::launch::signature::{Param, ParamType, Role};
 pub use grammar::{ParamSpec, TypeSpec, parse_params};
 pub use kernel::{Call, ElementwiseKernel, Output};
-pub use launch::{
-    Options, VariantCounts, broadcast_shape, launch, output_stream, reset_variant_counts,
-    variant_counts,
-};
+pub use launch::{Options, VariantCounts, broadcast_shape, launch, output_stream, reset_variant_counts, variant_counts};
+pub use crate::launch::operand::{Arg, ArrayArg, Input, Value};
+pub use crate::launch::signature::{Param, ParamType, Role};
 pub use plan::{DEFAULT_BLOCK, Plan, PlanOperand, Variant};

@@ -6,9 +6,9 @@
 //! offsets against NVRTC's.
 
 use super::plan::{MAX_NDIM, Plan, Variant};
-use crate::DType;
-use crate::element::ElemType;
 use crate::launch::ArgList;
+use crate::element::ElemType;
+use crate::DType;
 
 /// C alignment of a dtype's C type ([`DType::c_align`]).
 pub fn align_of(d: DType) -> usize {
@@ -29,11 +29,7 @@ struct CStruct {
 
 impl Default for CStruct {
     fn default() -> CStruct {
-        CStruct {
-            bytes: [0; MAX_STRUCT],
-            len: 0,
-            align: 1,
-        }
+        CStruct { bytes: [0; MAX_STRUCT], len: 0, align: 1 }
     }
 }
 
@@ -77,32 +73,16 @@ impl CStruct {
 impl ArgList {
     /// A per-element input: an array (`ptr` non-zero, strides from the plan) or a scalar (the
     /// bytes of a value of a dtype; a `#[device]` struct input is always an array).
-    pub fn input(
-        &mut self,
-        plan: &Plan,
-        elem: impl Into<ElemType>,
-        ptr: u64,
-        strides: Option<&[i64]>,
-        scalar: Option<[u8; 16]>,
-    ) {
+    pub fn input(&mut self, plan: &Plan, elem: impl Into<ElemType>, ptr: u64, strides: Option<&[i64]>, scalar: Option<[u8; 16]>) {
         self.input_of(plan.variant, elem.into(), ptr, strides, scalar);
     }
 
-    pub(crate) fn input_of(
-        &mut self,
-        variant: Variant,
-        elem: ElemType,
-        ptr: u64,
-        strides: Option<&[i64]>,
-        scalar: Option<[u8; 16]>,
-    ) {
+    pub(crate) fn input_of(&mut self, variant: Variant, elem: ElemType, ptr: u64, strides: Option<&[i64]>, scalar: Option<[u8; 16]>) {
         let mut s = CStruct::default();
         s.u64(ptr);
         strides_field(&mut s, variant, strides);
         match scalar {
-            Some(value) if elem.size() <= value.len() => {
-                s.field(&value[..elem.size()], elem.align())
-            }
+            Some(value) if elem.size() <= value.len() => s.field(&value[..elem.size()], elem.align()),
             _ => s.zeroed(elem.size(), elem.align()),
         };
         self.push_bytes(s.finish());
@@ -123,15 +103,10 @@ impl ArgList {
     /// A raw argument: `cuprum::Raw<T>` (pointer, size, ndim, contiguous, shape, strides).
     pub fn raw(&mut self, ptr: u64, shape: &[usize], strides: &[isize]) -> Result<(), String> {
         if shape.len() > MAX_NDIM {
-            return Err(format!(
-                "a raw argument has {} dimensions; at most {MAX_NDIM} are supported",
-                shape.len()
-            ));
+            return Err(format!("a raw argument has {} dimensions; at most {MAX_NDIM} are supported", shape.len()));
         }
         let mut s = CStruct::default();
-        s.u64(ptr)
-            .u64(shape.iter().product::<usize>() as u64)
-            .i32(shape.len() as i32);
+        s.u64(ptr).u64(shape.iter().product::<usize>() as u64).i32(shape.len() as i32);
         s.i32(crate::array::shape::is_c_contiguous(shape, strides) as i32);
         for k in 0..MAX_NDIM {
             s.i64(shape.get(k).map_or(0, |&d| d as i64));
@@ -145,47 +120,24 @@ impl ArgList {
 
     /// The loop (`cuprum::ew::Loop<V>`), last.
     pub fn loop_shape(&mut self, plan: &Plan) {
-        self.loop_of(
-            plan.variant,
-            plan.size,
-            plan.items,
-            &plan.dims,
-            plan.vec,
-            plan.bcast,
-        );
+        self.loop_of(plan.variant, plan.size, plan.items, &plan.dims, plan.vec, plan.bcast);
     }
 
-    pub(crate) fn loop_of(
-        &mut self,
-        variant: Variant,
-        size: u64,
-        items: u64,
-        dims: &[u64],
-        vec: u32,
-        bcast: u32,
-    ) {
+    pub(crate) fn loop_of(&mut self, variant: Variant, size: u64, items: u64, dims: &[u64], vec: u32, bcast: u32) {
         let mut s = CStruct::default();
         match variant {
             Variant::Contig => {
                 s.u64(size).u32(vec);
             }
             Variant::S32 => {
-                s.u64(size)
-                    .u32(items as u32)
-                    .i32(dims.len() as i32)
-                    .u32(vec)
-                    .u32(bcast);
+                s.u64(size).u32(items as u32).i32(dims.len() as i32).u32(vec).u32(bcast);
                 for k in 0..MAX_NDIM {
                     let [d, m, sh] = super::plan::div32(dims.get(k).map_or(1, |&d| d as u32));
                     s.u32(d).u32(m).u32(sh);
                 }
             }
             Variant::S64 => {
-                s.u64(size)
-                    .u64(items)
-                    .i32(dims.len() as i32)
-                    .u32(vec)
-                    .u32(bcast);
+                s.u64(size).u64(items).i32(dims.len() as i32).u32(vec).u32(bcast);
                 for k in 0..MAX_NDIM {
                     s.u64(dims.get(k).copied().unwrap_or(1));
                 }
@@ -217,15 +169,7 @@ mod tests {
     use super::*;
 
     fn plan(variant: Variant) -> Plan {
-        Plan {
-            variant,
-            size: 6,
-            vec: 1,
-            dims: vec![2, 3],
-            strides: vec![],
-            bcast: 0,
-            items: 6,
-        }
+        Plan { variant, size: 6, vec: 1, dims: vec![2, 3], strides: vec![], bcast: 0, items: 6 }
     }
 
     #[test]
@@ -234,13 +178,7 @@ mod tests {
         p.input(&plan(Variant::Contig), DType::F32, 16, None, None);
         p.input(&plan(Variant::Contig), DType::C64, 16, None, None);
         p.input(&plan(Variant::S32), DType::F64, 16, Some(&[3, 1]), None);
-        p.input(
-            &plan(Variant::S32),
-            DType::U8,
-            16,
-            Some(&[3, 1]),
-            Some([7; 16]),
-        );
+        p.input(&plan(Variant::S32), DType::U8, 16, Some(&[3, 1]), Some([7; 16]));
         p.input(&plan(Variant::S64), DType::F16, 16, Some(&[3, 1]), None);
         p.output(&plan(Variant::Contig), 16, &[1]);
         p.output(&plan(Variant::S32), 16, &[3, 1]);
@@ -250,10 +188,7 @@ mod tests {
         p.loop_shape(&plan(Variant::S32));
         p.loop_shape(&plan(Variant::S64));
         // `In<c64, contig>`: pointer, then the 16-aligned complex value: 32 bytes.
-        assert_eq!(
-            p.sizes(),
-            &[16, 32, 48, 48, 80, 8, 40, 72, 152, 16, 120, 96]
-        );
+        assert_eq!(p.sizes(), &[16, 32, 48, 48, 80, 8, 40, 72, 152, 16, 120, 96]);
         let b = p.bytes(3);
         assert_eq!((b[8], b[12], b[40]), (3, 1, 7));
         let l = p.bytes(10);

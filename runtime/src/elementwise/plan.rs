@@ -31,12 +31,7 @@ pub use cuprum_abi::ElementwiseVariant as Variant;
 pub enum PlanOperand<'a> {
     /// A non-raw array (input, output or output parameter): its shape, strides (elements), device
     /// address of its first element, and element size.
-    Array {
-        shape: &'a [usize],
-        strides: &'a [isize],
-        ptr: u64,
-        elem: usize,
-    },
+    Array { shape: &'a [usize], strides: &'a [isize], ptr: u64, elem: usize },
     /// A scalar passed by value or a raw argument: not part of the loop.
     Other,
 }
@@ -71,11 +66,7 @@ pub fn vec_width(elem_sizes: impl IntoIterator<Item = usize>) -> u32 {
         widest = widest.max(size);
         pow2 &= size == 0 || size.is_power_of_two();
     }
-    if widest == 0 || widest >= 16 || !pow2 {
-        1
-    } else {
-        (16 / widest) as u32
-    }
+    if widest == 0 || widest >= 16 || !pow2 { 1 } else { (16 / widest) as u32 }
 }
 
 /// Plans a loop over `shape` (the broadcast shape, already checked against every output).
@@ -87,10 +78,7 @@ pub fn plan(shape: &[usize], operands: &[PlanOperand<'_>], width: u32) -> Result
         size: lp.size,
         vec: lp.vec,
         dims: lp.dims().to_vec(),
-        strides: operands
-            .iter()
-            .map(|op| lp.strides(op).map(|(st, n)| st[..n].to_vec()))
-            .collect(),
+        strides: operands.iter().map(|op| lp.strides(op).map(|(st, n)| st[..n].to_vec())).collect(),
         bcast: lp.bcast,
         items: lp.items,
     })
@@ -121,11 +109,7 @@ pub(crate) struct LoopPlan {
 #[inline]
 fn broadcast_stride(ndim: usize, shape: &[usize], strides: &[isize], ax: usize) -> i64 {
     let pad = ndim - shape.len();
-    if ax < pad || shape[ax - pad] == 1 {
-        0
-    } else {
-        strides[ax - pad] as i64
-    }
+    if ax < pad || shape[ax - pad] == 1 { 0 } else { strides[ax - pad] as i64 }
 }
 
 impl LoopPlan {
@@ -163,11 +147,7 @@ where
     let size: u64 = shape.iter().map(|&d| d as u64).product();
     let nd = shape.len();
     let stride = |op: &PlanOperand<'_>, ax: usize| match op {
-        PlanOperand::Array {
-            shape: s,
-            strides: t,
-            ..
-        } => Some(broadcast_stride(nd, s, t, ax)),
+        PlanOperand::Array { shape: s, strides: t, .. } => Some(broadcast_stride(nd, s, t, ax)),
         PlanOperand::Other => None,
     };
     let mut dims = [0u64; MAX_NDIM];
@@ -180,11 +160,10 @@ where
             continue;
         }
         let merges = last.is_some_and(|b| {
-            ops.clone()
-                .all(|op| match (stride(&op, b), stride(&op, ax)) {
-                    (Some(outer), Some(inner)) => outer == inner * d as i64,
-                    _ => true,
-                })
+            ops.clone().all(|op| match (stride(&op, b), stride(&op, ax)) {
+                (Some(outer), Some(inner)) => outer == inner * d as i64,
+                _ => true,
+            })
         });
         if merges {
             if n <= MAX_NDIM {
@@ -221,8 +200,7 @@ where
         _ => false,
     };
     if contiguous {
-        let aligned =
-            arrays().all(|(_, ptr, elem)| ptr % (width as u64 * elem as u64).min(16) == 0);
+        let aligned = arrays().all(|(_, ptr, elem)| ptr % (width as u64 * elem as u64).min(16) == 0);
         let vec = if width > 1 && aligned { width } else { 1 };
         dims[0] = size;
         return Ok(LoopPlan {
@@ -272,24 +250,11 @@ where
     }
     // A 2-D loop with an operand contiguous along the outer axis (a transposed input or output):
     // visit it by tiles (`TiledBody` in elementwise.h), flagged by bit 31.
-    if vec == 1
-        && n == 2
-        && arrays().any(|(op, _, _)| st(&op, 0).abs() == 1 && st(&op, 1).abs() > 1)
-    {
+    if vec == 1 && n == 2 && arrays().any(|(op, _, _)| st(&op, 0).abs() == 1 && st(&op, 1).abs() > 1) {
         bcast |= TILED;
     }
     dims[last] /= vec as u64;
-    Ok(LoopPlan {
-        variant,
-        size,
-        vec,
-        bcast,
-        items: size / vec as u64,
-        ndim: n,
-        dims,
-        axis,
-        loop_ndim: nd,
-    })
+    Ok(LoopPlan { variant, size, vec, bcast, items: size / vec as u64, ndim: n, dims, axis, loop_ndim: nd })
 }
 
 /// Bit of `Plan::bcast` asking a strided 2-D loop to run by tiles (`TiledBody`).
@@ -335,53 +300,13 @@ mod tests {
     use super::*;
 
     fn arr<'a>(shape: &'a [usize], strides: &'a [isize]) -> PlanOperand<'a> {
-        PlanOperand::Array {
-            shape,
-            strides,
-            ptr: 0x1000,
-            elem: 4,
-        }
+        PlanOperand::Array { shape, strides, ptr: 0x1000, elem: 4 }
     }
 
     #[test]
     fn magic_division_is_exact() {
-        let ds = [
-            1u32,
-            2,
-            3,
-            5,
-            7,
-            10,
-            11,
-            255,
-            256,
-            641,
-            1000,
-            16384,
-            65535,
-            65537,
-            1 << 20,
-            999_999_937,
-            (1 << 31) - 1,
-            1 << 31,
-            u32::MAX - 1,
-            u32::MAX,
-        ];
-        let ns = [
-            0u32,
-            1,
-            2,
-            3,
-            7,
-            100,
-            65535,
-            65536,
-            1 << 24,
-            (1 << 31) - 1,
-            1 << 31,
-            u32::MAX - 1,
-            u32::MAX,
-        ];
+        let ds = [1u32, 2, 3, 5, 7, 10, 11, 255, 256, 641, 1000, 16384, 65535, 65537, 1 << 20, 999_999_937, (1 << 31) - 1, 1 << 31, u32::MAX - 1, u32::MAX];
+        let ns = [0u32, 1, 2, 3, 7, 100, 65535, 65536, 1 << 24, (1 << 31) - 1, 1 << 31, u32::MAX - 1, u32::MAX];
         for &d in &ds {
             let t = div32(d);
             for &n in &ns {
@@ -396,20 +321,8 @@ mod tests {
 
     #[test]
     fn all_contiguous_is_one_dimension() {
-        let p = plan(
-            &[4, 5, 6],
-            &[
-                arr(&[4, 5, 6], &[30, 6, 1]),
-                PlanOperand::Other,
-                arr(&[4, 5, 6], &[30, 6, 1]),
-            ],
-            4,
-        )
-        .unwrap();
-        assert_eq!(
-            (p.variant, p.size, p.vec, p.items),
-            (Variant::Contig, 120, 4, 30)
-        );
+        let p = plan(&[4, 5, 6], &[arr(&[4, 5, 6], &[30, 6, 1]), PlanOperand::Other, arr(&[4, 5, 6], &[30, 6, 1])], 4).unwrap();
+        assert_eq!((p.variant, p.size, p.vec, p.items), (Variant::Contig, 120, 4, 30));
         assert_eq!(p.strides[1], None);
     }
 }

@@ -621,10 +621,7 @@ mod tests {
         let data: Vec<f32> = (0..6).map(|x| x as f32).collect();
         let v = View::new(&data, [2, 3]).unwrap();
         // SAFETY: in range.
-        assert_eq!(
-            unsafe { (*v.get_unchecked([1usize, 2]), *v.get_unchecked(4i32)) },
-            (5.0, 4.0)
-        );
+        assert_eq!(unsafe { (*v.get_unchecked([1usize, 2]), *v.get_unchecked(4i32)) }, (5.0, 4.0));
         let mut out = vec![0.0f32; 6];
         let mut w = ViewMut::new(&mut out, [3, 2]).unwrap();
         // SAFETY: in range.

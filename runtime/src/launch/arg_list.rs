@@ -42,19 +42,13 @@ pub struct ArgList {
 
 impl Default for ArgList {
     fn default() -> ArgList {
-        ArgList {
-            storage: InlineList::new(Slot([0; 16])),
-            starts: InlineList::new(0),
-            sizes: InlineList::new(0),
-        }
+        ArgList { storage: InlineList::new(Slot([0; 16])), starts: InlineList::new(0), sizes: InlineList::new(0) }
     }
 }
 
 impl std::fmt::Debug for ArgList {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("ArgList")
-            .field("sizes", &self.sizes())
-            .finish()
+        f.debug_struct("ArgList").field("sizes", &self.sizes()).finish()
     }
 }
 
@@ -120,10 +114,7 @@ impl ArgList {
     /// The bytes of parameter `k`.
     pub fn bytes(&self, k: usize) -> Vec<u8> {
         let first = self.starts.as_slice()[k];
-        let flat: Vec<u8> = self.storage.as_slice()[first..]
-            .iter()
-            .flat_map(|s| s.0)
-            .collect();
+        let flat: Vec<u8> = self.storage.as_slice()[first..].iter().flat_map(|s| s.0).collect();
         flat[..self.sizes.as_slice()[k]].to_vec()
     }
 }

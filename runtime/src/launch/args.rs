@@ -107,10 +107,7 @@ impl<A: KernelArgs + ?Sized> KernelArgs for &A {
 impl SliceArg {
     /// The slice of a whole array (its element at the offset, `len()` elements).
     pub fn of<T: Element>(a: &Array<T>) -> SliceArg {
-        SliceArg {
-            ptr: a.device_ptr(),
-            len: a.len() as u64,
-        }
+        SliceArg { ptr: a.device_ptr(), len: a.len() as u64 }
     }
 }
 
@@ -120,11 +117,7 @@ impl<const N: usize> ViewArg<N> {
         if a.ndim() != N {
             return None;
         }
-        let mut v = ViewArg {
-            ptr: a.device_ptr(),
-            shape: [0; N],
-            strides: [0; N],
-        };
+        let mut v = ViewArg { ptr: a.device_ptr(), shape: [0; N], strides: [0; N] };
         for k in 0..N {
             v.shape[k] = a.shape()[k] as i64;
             v.strides[k] = a.strides()[k] as i64;

@@ -1,9 +1,9 @@
 //! A launch's geometry: [`LaunchConfig`] (grid, block, dynamic shared memory, stream) and
 //! [`check_config`], which checks it against a kernel's [`LaunchLimits`] before anything runs.
 
-use crate::error::{Error, Result};
 pub use crate::function::LaunchLimits;
 pub use crate::lang::intrinsics::Dim3;
+use crate::error::{Error, Result};
 use crate::stream::Stream;
 
 impl From<u32> for Dim3 {
@@ -231,4 +231,5 @@ mod tests {
             "{m}"
         );
     }
+
 }

@@ -17,13 +17,13 @@ pub mod signature;
 
 use cudarc::driver::sys;
 
-use crate::error::{Error, Result};
-use crate::function::KernelFunction;
 pub use crate::repr::{DevicePtr, DeviceRepr, SliceArg, ViewArg};
-use crate::stream::Stream;
 pub use arg_list::ArgList;
 pub use args::{KernelArg, KernelArgs};
-pub use config::{Dim3, LaunchConfig, LaunchLimits, check_config};
+pub use config::{check_config, Dim3, LaunchConfig, LaunchLimits};
+use crate::error::{Error, Result};
+use crate::function::KernelFunction;
+use crate::stream::Stream;
 
 /// Launches `func` with `cfg` and `args`, after checking the configuration against the device's
 /// and the kernel's limits (a bad configuration is an error and nothing is launched). Without a

@@ -6,10 +6,10 @@
 use half::{bf16, f16};
 use num_complex::Complex;
 
-use crate::DType;
 use crate::array::Array;
 use crate::element::{ElemType, Element};
 use crate::lang::traits::Scalar;
+use crate::DType;
 
 /// An array as a launch sees it. Borrowed from an [`Array`], so the array outlives the call (the
 /// memory pool orders any reuse of its memory after the kernel on the stream).
@@ -30,13 +30,7 @@ impl<'a> ArrayArg<'a> {
     /// The array `a` as a launch sees it (the only safe way to make one: a launch writes through
     /// it, so it must describe memory cuprum owns).
     pub fn of<T: Element>(a: &'a Array<T>) -> ArrayArg<'a> {
-        ArrayArg {
-            ptr: a.device_ptr(),
-            elem: T::ELEM,
-            shape: a.shape(),
-            strides: a.strides(),
-            device: a.device().ordinal(),
-        }
+        ArrayArg { ptr: a.device_ptr(), elem: T::ELEM, shape: a.shape(), strides: a.strides(), device: a.device().ordinal() }
     }
 
     /// An array described by its parts, for memory cuprum does not own (or for host-side
@@ -47,20 +41,8 @@ impl<'a> ArrayArg<'a> {
     /// If the argument is launched, `ptr` must be the address of the first element of an
     /// allocation on device `device` that holds every element the shape and strides (in
     /// elements of `elem`) reach, valid until the launch's work completes.
-    pub unsafe fn from_raw_parts(
-        ptr: u64,
-        elem: ElemType,
-        shape: &'a [usize],
-        strides: &'a [isize],
-        device: usize,
-    ) -> ArrayArg<'a> {
-        ArrayArg {
-            ptr,
-            elem,
-            shape,
-            strides,
-            device,
-        }
+    pub unsafe fn from_raw_parts(ptr: u64, elem: ElemType, shape: &'a [usize], strides: &'a [isize], device: usize) -> ArrayArg<'a> {
+        ArrayArg { ptr, elem, shape, strides, device }
     }
 
     /// The device address of the first element.
@@ -242,23 +224,7 @@ impl Value {
                 }
             )*};
         }
-        try_types!(
-            bool,
-            i8,
-            i16,
-            i32,
-            i64,
-            u8,
-            u16,
-            u32,
-            u64,
-            f16,
-            bf16,
-            f32,
-            f64,
-            Complex<f32>,
-            Complex<f64>
-        );
+        try_types!(bool, i8, i16, i32, i64, u8, u16, u32, u64, f16, bf16, f32, f64, Complex<f32>, Complex<f64>);
         // Another type implementing `Scalar`: by its contract its bytes are the C value of
         // `T::DTYPE`, so read it as the table's type of that dtype.
         macro_rules! by_dtype {
@@ -411,22 +377,10 @@ mod tests {
         assert_eq!(Value::F64(f64::NAN).cast(DType::I16), Value::I16(0));
         assert_eq!(Value::F64(0.5).cast(DType::Bool), Value::Bool(true));
         assert_eq!(Value::I32(0).cast(DType::Bool), Value::Bool(false));
-        assert_eq!(
-            Value::I32(3).cast(DType::F16),
-            Value::F16(f16::from_f32(3.0))
-        );
-        assert_eq!(
-            Value::F32(1.5).cast(DType::C64),
-            Value::C64(Complex::new(1.5, 0.0))
-        );
-        assert_eq!(
-            Value::C32(Complex::new(2.0, 9.0)).cast(DType::F64),
-            Value::F64(2.0)
-        );
-        assert_eq!(
-            Value::U64(1 << 63).cast(DType::F64),
-            Value::F64(9.223372036854775808e18)
-        );
+        assert_eq!(Value::I32(3).cast(DType::F16), Value::F16(f16::from_f32(3.0)));
+        assert_eq!(Value::F32(1.5).cast(DType::C64), Value::C64(Complex::new(1.5, 0.0)));
+        assert_eq!(Value::C32(Complex::new(2.0, 9.0)).cast(DType::F64), Value::F64(2.0));
+        assert_eq!(Value::U64(1 << 63).cast(DType::F64), Value::F64(9.223372036854775808e18));
         assert_eq!(Value::F32(2.0).cast(DType::F32), Value::F32(2.0));
     }
 
@@ -437,9 +391,6 @@ mod tests {
         let (b, n) = Value::C64(Complex::new(1.0, -1.0)).to_bytes();
         assert_eq!(n, 16);
         assert_eq!(b[8..16], (-1.0f64).to_le_bytes());
-        assert_eq!(
-            Value::F16(f16::ONE).to_bytes().0[..2],
-            f16::ONE.to_bits().to_le_bytes()
-        );
+        assert_eq!(Value::F16(f16::ONE).to_bytes().0[..2], f16::ONE.to_bits().to_le_bytes());
     }
 }

@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use cudarc::driver::result;
 
-use super::{ModuleHandle, RawModule, resolve_symbol};
+use super::{resolve_symbol, ModuleHandle, RawModule};
 use crate::device::Device;
 use crate::element::Element;
 use crate::error::{Error, Result};
@@ -127,12 +127,7 @@ impl<T: DeviceRepr + Element> Global<T> {
         let spare = &mut out.spare_capacity_mut()[..self.len];
         // SAFETY: `spare` is `self.len` uninitialised `T`s owned by `out`; as `MaybeUninit<u8>`
         // (no validity requirement) they are exactly `self.len * size` bytes.
-        let bytes = unsafe {
-            std::slice::from_raw_parts_mut(
-                spare.as_mut_ptr().cast::<MaybeUninit<u8>>(),
-                self.len * size,
-            )
-        };
+        let bytes = unsafe { std::slice::from_raw_parts_mut(spare.as_mut_ptr().cast::<MaybeUninit<u8>>(), self.len * size) };
         // SAFETY: the source is `self.len` elements of `T` in a module `self.handle` keeps loaded;
         // the destination is `self.len * size` writable bytes, alive until the synchronize below.
         unsafe { result::memcpy_dtoh_async(bytes, self.ptr, stream.handle()) }

@@ -85,10 +85,7 @@ mod tests {
         fat.extend_from_slice(&[1, 0, 16, 0]);
         fat.extend_from_slice(&1000u64.to_le_bytes());
         let e = RawModule::from_bytes(fat).unwrap_err().to_string();
-        assert!(
-            e.contains("not a valid fat binary") && e.contains("claims 1000 bytes"),
-            "{e}"
-        );
+        assert!(e.contains("not a valid fat binary") && e.contains("claims 1000 bytes"), "{e}");
         assert!(RawModule::from_bytes(Vec::new()).is_err());
         // PTX text gets its NUL.
         let m = RawModule::from_bytes(b".version 8.0\n.target sm_90\n".to_vec()).unwrap();

@@ -88,6 +88,7 @@ impl ModuleHandle {
     }
 }
 
+
 /// Loads a module image onto `device`.
 fn load_image(
     device: &Device,
@@ -335,6 +336,7 @@ impl RawModule {
         }
     }
 
+
     /// The lowered (mangled) name of a name expression on the current device.
     pub fn lowered_name(&self, name_expression: &str) -> Result<String> {
         let loaded = self.loaded_on(&Device::current()?)?;
@@ -351,6 +353,7 @@ impl RawModule {
                 ),
             })
     }
+
 
     /// The module loaded on `device`, loading (and compiling) it when needed.
     pub(crate) fn loaded_on(&self, device: &Device) -> Result<Arc<LoadedModule>> {
@@ -499,9 +502,8 @@ impl RawModule {
         let plan = self.plan(code, device)?;
         let display = self.display_name();
         let cache = cache::global()?;
-        let (image, _) = cache.get_or_compile(&plan.key, Some(code), || {
-            self.compile_now(code, &plan, &display)
-        })?;
+        let (image, _) =
+            cache.get_or_compile(&plan.key, Some(code), || self.compile_now(code, &plan, &display))?;
         Ok(Some(image))
     }
 

@@ -10,10 +10,7 @@ use crate::{Array, DType, Device, Result, Scalar, Stream};
 /// What a call runs: a generated kernel with its instance, or a `ReductionKernel` whose
 /// instance is bound from the operands at `run`.
 enum Target<'a> {
-    Generated {
-        kernel: &'static Kernel,
-        instance: Vec<DType>,
-    },
+    Generated { kernel: &'static Kernel, instance: Vec<DType> },
     Text(&'a ReductionKernel),
 }
 
@@ -58,13 +55,7 @@ impl<'a, Out: Scalar> ReductionCall<'a, Out> {
     /// the map's array parameters, `Arg::raw` for its `Raw<T>` ones), over all axes. The
     /// operands are checked against the kernel's signature when the call runs.
     pub fn new(kernel: &'static Kernel, instance: &[DType], inputs: Vec<Arg<'a>>) -> Self {
-        ReductionCall::with_target(
-            Target::Generated {
-                kernel,
-                instance: instance.to_vec(),
-            },
-            inputs,
-        )
+        ReductionCall::with_target(Target::Generated { kernel, instance: instance.to_vec() }, inputs)
     }
 
     /// A call of a `ReductionKernel` (its instance is bound from the operands at `run`).
@@ -73,14 +64,7 @@ impl<'a, Out: Scalar> ReductionCall<'a, Out> {
     }
 
     fn with_target(target: Target<'a>, inputs: Vec<Arg<'a>>) -> Self {
-        ReductionCall {
-            target,
-            inputs,
-            axes: Axes::All,
-            keepdims: false,
-            out: None,
-            stream: None,
-        }
+        ReductionCall { target, inputs, axes: Axes::All, keepdims: false, out: None, stream: None }
     }
 
     /// Reduce over one axis; negative counts from the end.
@@ -159,12 +143,7 @@ impl<'a, Out: Scalar> ReductionCall<'a, Out> {
                 owned = match self.stream {
                     Some(s) => Array::<Out>::empty_on(shape, s)?,
                     None => {
-                        let first = self
-                            .inputs
-                            .iter()
-                            .find_map(Arg::array)
-                            .map(ArrayArg::device)
-                            .unwrap_or(0);
+                        let first = self.inputs.iter().find_map(Arg::array).map(ArrayArg::device).unwrap_or(0);
                         Array::<Out>::empty_on(shape, &Stream::current_for(&Device::get(first)?)?)?
                     }
                 };
@@ -172,33 +151,13 @@ impl<'a, Out: Scalar> ReductionCall<'a, Out> {
             }
         };
         let result = out.clone();
-        let opts = Options {
-            stream: self.stream,
-        };
+        let opts = Options { stream: self.stream };
         let out = Arg::output(out);
         if unchecked {
             // SAFETY: raw arguments are indexed within their sizes: `run_raw`'s contract.
-            unsafe {
-                reduction::launch_unchecked(
-                    kernel,
-                    &instance,
-                    &self.inputs,
-                    out,
-                    &self.axes,
-                    self.keepdims,
-                    &opts,
-                )?
-            }
+            unsafe { reduction::launch_unchecked(kernel, &instance, &self.inputs, out, &self.axes, self.keepdims, &opts)? }
         } else {
-            reduction::launch(
-                kernel,
-                &instance,
-                &self.inputs,
-                out,
-                &self.axes,
-                self.keepdims,
-                &opts,
-            )?
+            reduction::launch(kernel, &instance, &self.inputs, out, &self.axes, self.keepdims, &opts)?
         }
         Ok(result)
     }

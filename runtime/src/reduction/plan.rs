@@ -121,31 +121,19 @@ pub fn output_shape(shape: &[usize], mask: &[bool], keepdims: bool) -> Vec<usize
 }
 
 /// The extents of [`output_shape`].
-pub(crate) fn output_dims<'a>(
-    shape: &'a [usize],
-    mask: &'a [bool],
-    keepdims: bool,
-) -> impl Iterator<Item = usize> + 'a {
-    shape
-        .iter()
-        .zip(mask)
-        .filter_map(move |(&d, &m)| match (m, keepdims) {
-            (false, _) => Some(d),
-            (true, true) => Some(1),
-            (true, false) => None,
-        })
+pub(crate) fn output_dims<'a>(shape: &'a [usize], mask: &'a [bool], keepdims: bool) -> impl Iterator<Item = usize> + 'a {
+    shape.iter().zip(mask).filter_map(move |(&d, &m)| match (m, keepdims) {
+        (false, _) => Some(d),
+        (true, true) => Some(1),
+        (true, false) => None,
+    })
 }
 
 /// An error when the reduction has outputs but no element to reduce into them and no identity
 /// to give them (NumPy's "zero-size array to reduction operation ... which has no identity").
 pub fn check_empty(kernel: &str, shape: &[usize], mask: &[bool], has_identity: bool) -> Result<()> {
     let size = |reduced: bool| -> usize {
-        shape
-            .iter()
-            .zip(mask)
-            .filter(|(_, m)| **m == reduced)
-            .map(|(d, _)| *d)
-            .product()
+        shape.iter().zip(mask).filter(|(_, m)| **m == reduced).map(|(d, _)| *d).product()
     };
     let (outs, red) = (size(false), size(true));
     if outs > 0 && red == 0 && !has_identity {
@@ -269,11 +257,7 @@ impl Group {
         self.axes()
             .iter()
             .zip(self.dims())
-            .map(|(&ax, &d)| {
-                stride(ax)
-                    .unsigned_abs()
-                    .saturating_mul(d.saturating_sub(1))
-            })
+            .map(|(&ax, &d)| stride(ax).unsigned_abs().saturating_mul(d.saturating_sub(1)))
             .fold(0u64, u64::saturating_add)
     }
 }
@@ -283,13 +267,7 @@ impl Group {
 /// into the one before it when every operand's outer stride is the inner stride times the inner
 /// extent. `stride(op, axis)` for operands `0..n_ops`. Returns the group and its axis count
 /// (which may pass [`MAX_NDIM`]: then the group holds the first ones).
-fn collapse(
-    shape: &[usize],
-    axes: &mut [usize],
-    n_ops: usize,
-    stride: &impl Fn(usize, usize) -> i64,
-    reorder: bool,
-) -> (Group, usize) {
+fn collapse(shape: &[usize], axes: &mut [usize], n_ops: usize, stride: &impl Fn(usize, usize) -> i64, reorder: bool) -> (Group, usize) {
     let mut kept = 0;
     for k in 0..axes.len() {
         if shape[axes[k]] != 1 {
@@ -313,8 +291,7 @@ fn collapse(
     let mut last: Option<usize> = None;
     for &ax in axes.iter() {
         let d = shape[ax] as u64;
-        let merges =
-            last.is_some_and(|b| (0..n_ops).all(|k| stride(k, b) == stride(k, ax) * d as i64));
+        let merges = last.is_some_and(|b| (0..n_ops).all(|k| stride(k, b) == stride(k, ax) * d as i64));
         if merges {
             if n <= MAX_NDIM {
                 g.dims[n - 1] *= d;
@@ -367,23 +344,8 @@ pub fn plan(
         })
         .collect();
     let n_in = inputs.len();
-    let stride = |k: usize, ax: usize| {
-        if k < n_in {
-            inputs[k][ax] as i64
-        } else {
-            out_axis[ax]
-        }
-    };
-    let p = plan_with(
-        kernel,
-        shape,
-        n_in,
-        &stride,
-        mask,
-        reorder,
-        has_identity,
-        dev,
-    )?;
+    let stride = |k: usize, ax: usize| if k < n_in { inputs[k][ax] as i64 } else { out_axis[ax] };
+    let p = plan_with(kernel, shape, n_in, &stride, mask, reorder, has_identity, dev)?;
     Ok(Plan {
         outs: p.outs,
         red: p.red,
@@ -418,10 +380,7 @@ pub(crate) struct LaunchPlan {
 impl LaunchPlan {
     /// The strides of the operand whose stride along each loop axis is `stride`.
     pub fn operand(&self, stride: impl Fn(usize) -> i64) -> OperandStrides {
-        OperandStrides {
-            ostrides: self.o.strides(&stride),
-            rstrides: self.r.strides(&stride),
-        }
+        OperandStrides { ostrides: self.o.strides(&stride), rstrides: self.r.strides(&stride) }
     }
 
     /// [`Plan::variant`].
@@ -450,18 +409,8 @@ pub(crate) fn plan_with(
     dev: DeviceShape,
 ) -> Result<LaunchPlan> {
     let n_ops = n_in + 1;
-    let outs: u64 = shape
-        .iter()
-        .zip(mask)
-        .filter(|(_, m)| !**m)
-        .map(|(&d, _)| d as u64)
-        .product();
-    let red: u64 = shape
-        .iter()
-        .zip(mask)
-        .filter(|(_, m)| **m)
-        .map(|(&d, _)| d as u64)
-        .product();
+    let outs: u64 = shape.iter().zip(mask).filter(|(_, m)| !**m).map(|(&d, _)| d as u64).product();
+    let red: u64 = shape.iter().zip(mask).filter(|(_, m)| **m).map(|(&d, _)| d as u64).product();
     check_empty(kernel, shape, mask, has_identity)?;
     let mut axes: InlineList<usize, 32> = InlineList::new(0);
     for (k, _) in mask.iter().enumerate().filter(|(_, m)| !**m) {
@@ -491,26 +440,14 @@ pub(crate) fn plan_with(
 
     // 32-bit indexing when every index and offset fits.
     let wide = outs.saturating_mul(red.max(1)) >= INDEX_LIMIT
-        || (0..n_ops).any(|k| {
-            o.span(|ax| stride(k, ax))
-                .saturating_add(r.span(|ax| stride(k, ax)))
-                >= INDEX_LIMIT
-        });
+        || (0..n_ops).any(|k| o.span(|ax| stride(k, ax)).saturating_add(r.span(|ax| stride(k, ax))) >= INDEX_LIMIT);
 
     let sms = dev.multiprocessors.max(1) as u64;
-    let per_sm = if dev.blocks_per_sm > 0 {
-        u64::from(dev.blocks_per_sm)
-    } else {
-        BLOCKS_PER_SM
-    };
+    let per_sm = if dev.blocks_per_sm > 0 { u64::from(dev.blocks_per_sm) } else { BLOCKS_PER_SM };
     let target_blocks = sms * per_sm;
     let target_threads = target_blocks * THREADS as u64;
     // The innermost stride of the first input within each group: which one is contiguous.
-    let inner = |g: &Group| {
-        g.axes()
-            .last()
-            .map_or(u64::MAX, |&ax| stride(0, ax).unsigned_abs())
-    };
+    let inner = |g: &Group| g.axes().last().map_or(u64::MAX, |&ax| stride(0, ax).unsigned_abs());
     let along_rows = inner(&r) <= 1 || inner(&r) < inner(&o);
     let (strategy, splits) = if outs <= 1 || (along_rows && red >= 4096) {
         let s = if outs >= target_blocks {
@@ -521,11 +458,7 @@ pub(crate) fn plan_with(
             // to the next wave (measured on the H200: 2^28 f32 at 4 waves 1.02x the copy
             // ceiling, 1 wave 0.995x; 2^24 at 1 wave 0.70x, 2 waves 0.63x).
             let parts = red / MIN_ROW_PART;
-            if parts >= target_blocks {
-                target_blocks * (parts / target_blocks).min(4)
-            } else {
-                parts.max(1)
-            }
+            if parts >= target_blocks { target_blocks * (parts / target_blocks).min(4) } else { parts.max(1) }
         } else {
             (target_blocks / outs.max(1)).min(red / MIN_ROW_PART).max(1)
         };
@@ -533,13 +466,7 @@ pub(crate) fn plan_with(
     } else if along_rows && red >= 64 {
         (Strategy::Warps, 1)
     } else {
-        let s = if outs >= target_threads {
-            1
-        } else {
-            (target_threads / outs)
-                .min(red / MIN_COL_PART)
-                .clamp(1, 65535)
-        };
+        let s = if outs >= target_threads { 1 } else { (target_threads / outs).min(red / MIN_COL_PART).clamp(1, 65535) };
         (Strategy::Cols, s)
     };
     let block = THREADS;
@@ -549,10 +476,7 @@ pub(crate) fn plan_with(
             let per_block = (THREADS / 32) as u64;
             (outs.div_ceil(per_block).min(sms * 64).max(1) as u32, 1)
         }
-        Strategy::Cols => (
-            outs.div_ceil(THREADS as u64).clamp(1, i32::MAX as u64) as u32,
-            splits as u32,
-        ),
+        Strategy::Cols => (outs.div_ceil(THREADS as u64).clamp(1, i32::MAX as u64) as u32, splits as u32),
     };
     Ok(LaunchPlan {
         outs,

@@ -101,20 +101,11 @@ impl fmt::Display for BuildInfo {
                 }
                 write!(f, " in {:.2} s", self.nvcc_seconds)
             }
-            BuildStatus::Cached => {
-                f.write_str("from the fat binary cache (no nvcc run in this build)")
-            }
-            BuildStatus::UpToDate => {
-                f.write_str("up to date from an earlier build (no nvcc run in this build)")
-            }
+            BuildStatus::Cached => f.write_str("from the fat binary cache (no nvcc run in this build)"),
+            BuildStatus::UpToDate => f.write_str("up to date from an earlier build (no nvcc run in this build)"),
             BuildStatus::NoNvcc => f.write_str("no nvcc at build time: nothing precompiled"),
             BuildStatus::Other(s) => write!(f, "status `{s}`"),
         }?;
-        write!(
-            f,
-            "; {} instance{}",
-            self.instances,
-            if self.instances == 1 { "" } else { "s" }
-        )
+        write!(f, "; {} instance{}", self.instances, if self.instances == 1 { "" } else { "s" })
     }
 }

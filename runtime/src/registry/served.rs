@@ -23,17 +23,11 @@ fn served_list() -> &'static Mutex<Vec<Served>> {
 
 pub(super) fn record_served(s: Served) {
     log::info!(target: "cuprum::jit", "kernel `{}` on device {} served by the {} layer", s.symbol, s.device, s.layer.name());
-    served_list()
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .push(s);
+    served_list().lock().unwrap_or_else(|e| e.into_inner()).push(s);
 }
 
 /// Every generated kernel instance loaded so far in this process and the layer that served it
 /// (`aot`: the embedded fat binary; `disk`/`memory`: the kernel cache; `nvrtc`: compiled now).
 pub fn served() -> Vec<Served> {
-    served_list()
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .clone()
+    served_list().lock().unwrap_or_else(|e| e.into_inner()).clone()
 }

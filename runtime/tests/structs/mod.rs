@@ -45,50 +45,28 @@ fn nonzero_u32(r: &mut Rng) -> u32 {
 
 impl Particle {
     pub fn random(r: &mut Rng) -> Particle {
-        Particle {
-            x: f32_in(r, -100.0, 100.0),
-            y: f32_in(r, -10.0, 10.0),
-            mass: f32_in(r, 0.5, 2.0),
-        }
+        Particle { x: f32_in(r, -100.0, 100.0), y: f32_in(r, -10.0, 10.0), mass: f32_in(r, 0.5, 2.0) }
     }
     /// A value no kernel writes: NaN fields.
-    pub const POISON: Particle = Particle {
-        x: f32::NAN,
-        y: f32::NAN,
-        mass: f32::NAN,
-    };
+    pub const POISON: Particle = Particle { x: f32::NAN, y: f32::NAN, mass: f32::NAN };
 }
 
 impl Pair {
     pub fn random(r: &mut Rng) -> Pair {
-        Pair {
-            a: f32_in(r, -1e3, 1e3),
-            b: f32_in(r, -1e3, 1e3),
-        }
+        Pair { a: f32_in(r, -1e3, 1e3), b: f32_in(r, -1e3, 1e3) }
     }
-    pub const POISON: Pair = Pair {
-        a: f32::NAN,
-        b: f32::NAN,
-    };
+    pub const POISON: Pair = Pair { a: f32::NAN, b: f32::NAN };
 }
 
 impl Quad {
     pub fn random(r: &mut Rng) -> Quad {
-        Quad {
-            v0: nonzero_u32(r),
-            v1: nonzero_u32(r),
-            v2: nonzero_u32(r),
-            v3: nonzero_u32(r),
-        }
+        Quad { v0: nonzero_u32(r), v1: nonzero_u32(r), v2: nonzero_u32(r), v3: nonzero_u32(r) }
     }
 }
 
 impl Bytes2 {
     pub fn random(r: &mut Rng) -> Bytes2 {
-        Bytes2 {
-            lo: (r.next() as u8).max(1),
-            hi: (r.next() as u8).max(1),
-        }
+        Bytes2 { lo: (r.next() as u8).max(1), hi: (r.next() as u8).max(1) }
     }
 }
 
@@ -99,7 +77,5 @@ pub fn random_structs<T>(r: &mut Rng, n: usize, f: fn(&mut Rng) -> T) -> Vec<T> 
 
 /// The C-order elements of the transpose of a row-major `rows x cols` matrix.
 pub fn transposed<T: Copy>(h: &[T], rows: usize, cols: usize) -> Vec<T> {
-    (0..cols)
-        .flat_map(|j| (0..rows).map(move |i| h[i * cols + j]))
-        .collect()
+    (0..cols).flat_map(|j| (0..rows).map(move |i| h[i * cols + j])).collect()
 }

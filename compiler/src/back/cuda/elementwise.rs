@@ -24,9 +24,7 @@ impl Writer<'_> {
         let params = self.params_c(&["u64 _ci".into(), "u64 _cn".into()]);
         let tp = self.template_prefix();
         self.out.push_str(&tp);
-        self.line(format!(
-            "__device__ __forceinline__ {ret} {name}_map({params}) {{"
-        ));
+        self.line(format!("__device__ __forceinline__ {ret} {name}_map({params}) {{"));
         self.body_into_return();
         self.line("}");
 
@@ -83,12 +81,6 @@ impl Writer<'_> {
         let args: Vec<String> = operands.iter().map(|(_, a)| a.clone()).collect();
         let body = elementwise::run_call(&lparams, &format!(" {store} "), &args);
         let generics = self.generics.clone();
-        self.out
-            .push_str(&elementwise::entry_point(&ElementwiseEntry {
-                name: &name,
-                generics: &generics,
-                operands: &operands,
-                body: &body,
-            }));
+        self.out.push_str(&elementwise::entry_point(&ElementwiseEntry { name: &name, generics: &generics, operands: &operands, body: &body }));
     }
 }

@@ -18,7 +18,7 @@ use crate::mangle;
 use crate::typeck::Types;
 use cuprum_abi::{KernelKind, Variant};
 
-pub use cuprum_abi::unit::{UNIT_HEADER, unit_options};
+pub use cuprum_abi::unit::{unit_options, UNIT_HEADER};
 pub use writer::Writer;
 
 /// The generated translation unit and what the build and JIT need to know about it.
@@ -76,18 +76,10 @@ pub fn write_module(module: &Module, types: &[Types]) -> Unit {
     let mut fast_math = false;
 
     write_structs(module, &mut features, &mut body);
-    let device_items: Vec<&Item> = module
-        .items
-        .iter()
-        .filter(|i| matches!(i.kind, ItemKind::Device))
-        .collect();
+    let device_items: Vec<&Item> = module.items.iter().filter(|i| matches!(i.kind, ItemKind::Device)).collect();
     // Prototypes of every device function first, so definitions may come in any order.
-    let devices: Vec<(&Item, &Types)> = module
-        .items
-        .iter()
-        .zip(types)
-        .filter(|(i, _)| matches!(i.kind, ItemKind::Device))
-        .collect();
+    let devices: Vec<(&Item, &Types)> =
+        module.items.iter().zip(types).filter(|(i, _)| matches!(i.kind, ItemKind::Device)).collect();
     if !devices.is_empty() {
         for (item, ty) in &devices {
             let w = Writer::new(item, ty, &mut features, &device_items, &module.structs);
@@ -109,16 +101,9 @@ pub fn write_module(module: &Module, types: &[Types]) -> Unit {
         body.push_str(&w.finish());
         body.push('\n');
         if let Some(kind) = item.kind.kernel_kind() {
-            let instances: Vec<Vec<DType>> = if item.generics.is_empty() {
-                vec![Vec::new()]
-            } else {
-                item.instances.clone()
-            };
-            let mut info = KernelInfo {
-                name: item.name.text.clone(),
-                kind,
-                instances: Vec::new(),
-            };
+            let instances: Vec<Vec<DType>> =
+                if item.generics.is_empty() { vec![Vec::new()] } else { item.instances.clone() };
+            let mut info = KernelInfo { name: item.name.text.clone(), kind, instances: Vec::new() };
             // Kernels with launch variants get one entry point per variant and instance, except
             // the 64-bit index variants (`s64`, `rows64`, ...): they serve only arrays whose
             // offsets pass 2^31 elements, cost as much as the others together, and are compiled
@@ -135,11 +120,7 @@ pub fn write_module(module: &Module, types: &[Types]) -> Unit {
                 }
                 for variant in &variants {
                     let sym = mangle::kernel_symbol(kind, &item.name.text, *variant, &inst);
-                    let _ = writeln!(
-                        body,
-                        "{}",
-                        mangle::instantiate_variant_line(&item.name.text, *variant, &sym, &inst)
-                    );
+                    let _ = writeln!(body, "{}", mangle::instantiate_variant_line(&item.name.text, *variant, &sym, &inst));
                     info.instances.push((inst.clone(), sym));
                 }
             }
@@ -157,11 +138,7 @@ pub fn write_module(module: &Module, types: &[Types]) -> Unit {
             .filter(|i| matches!(i.kind, ItemKind::RawKernel { fast_math: true }))
             .map(|i| i.name.text.as_str())
             .collect();
-        let _ = writeln!(
-            source,
-            "// Fast-math ({}): compile this unit with --use_fast_math.",
-            names.join(", ")
-        );
+        let _ = writeln!(source, "// Fast-math ({}): compile this unit with --use_fast_math.", names.join(", "));
     }
     for h in ordered_headers(&features) {
         let _ = writeln!(source, "#include <{h}>");
@@ -172,24 +149,14 @@ pub fn write_module(module: &Module, types: &[Types]) -> Unit {
     source.push('\n');
     source.push_str(body.trim_end());
     source.push('\n');
-    Unit {
-        source,
-        kernels,
-        fast_math,
-    }
+    Unit { source, kernels, fast_math }
 }
 
 /// The `#[device]` structs, each after the structs it contains, with their layout asserted (the
 /// Rust side asserts the same size: together they keep host and device in agreement).
 fn write_structs(module: &Module, features: &mut Features, body: &mut String) {
     let mut done: Vec<&str> = Vec::new();
-    fn visit<'m>(
-        s: &'m StructDef,
-        module: &'m Module,
-        features: &mut Features,
-        body: &mut String,
-        done: &mut Vec<&'m str>,
-    ) {
+    fn visit<'m>(s: &'m StructDef, module: &'m Module, features: &mut Features, body: &mut String, done: &mut Vec<&'m str>) {
         if done.contains(&s.name.text.as_str()) {
             return;
         }
@@ -208,12 +175,7 @@ fn write_structs(module: &Module, features: &mut Features, body: &mut String) {
         let name = namer::struct_name(&s.name.text);
         let _ = writeln!(body, "struct {name} {{");
         for f in &s.fields {
-            let _ = writeln!(
-                body,
-                "    {} {};",
-                c_type(&f.ty, &[], features),
-                namer::field_name(&f.name.text)
-            );
+            let _ = writeln!(body, "    {} {};", c_type(&f.ty, &[], features), namer::field_name(&f.name.text));
         }
         let _ = writeln!(body, "}};");
         if let Some(l) = crate::layout::of_struct(s, &module.structs) {
@@ -234,11 +196,7 @@ fn write_structs(module: &Module, features: &mut Features, body: &mut String) {
 
 /// Headers in the order `headers::HEADERS` lists them (dependency order).
 fn ordered_headers(f: &Features) -> Vec<&'static str> {
-    crate::headers::HEADERS
-        .iter()
-        .map(|(n, _)| *n)
-        .filter(|n| f.headers.contains(n))
-        .collect()
+    crate::headers::HEADERS.iter().map(|(n, _)| *n).filter(|n| f.headers.contains(n)).collect()
 }
 
 /// The C spelling of a type (generic parameters by their escaped names).
@@ -261,31 +219,15 @@ pub(crate) fn c_type(t: &Ty, generics: &[String], f: &mut Features) -> String {
         }
         Ty::Array(e, n) => format!("cuprum::Array<{}, {n}>", c_type(e, generics, f)),
         Ty::Slice { elem, mutable } => {
-            format!(
-                "cuprum::Slice<{}{}>",
-                if *mutable { "" } else { "const " },
-                c_type(elem, generics, f)
-            )
+            format!("cuprum::Slice<{}{}>", if *mutable { "" } else { "const " }, c_type(elem, generics, f))
         }
         Ty::ArrayRef { elem, .. } => format!("{}*", c_type(elem, generics, f)),
-        Ty::View {
-            elem,
-            ndim,
-            mutable,
-        } => {
-            format!(
-                "cuprum::View<{}{}, {ndim}>",
-                if *mutable { "" } else { "const " },
-                c_type(elem, generics, f)
-            )
+        Ty::View { elem, ndim, mutable } => {
+            format!("cuprum::View<{}{}, {ndim}>", if *mutable { "" } else { "const " }, c_type(elem, generics, f))
         }
         Ty::Raw(e) => format!("cuprum::Raw<{}>", c_type(e, generics, f)),
         Ty::Ref { inner, mutable } => {
-            format!(
-                "{}{}&",
-                if *mutable { "" } else { "const " },
-                c_type(inner, generics, f)
-            )
+            format!("{}{}&", if *mutable { "" } else { "const " }, c_type(inner, generics, f))
         }
         Ty::Dim3 => "uint3".into(),
         Ty::Struct(n) => namer::struct_name(n),

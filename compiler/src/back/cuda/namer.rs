@@ -7,209 +7,27 @@ use std::collections::HashMap;
 /// Names generated code must not take.
 const RESERVED: &[&str] = &[
     // C++ keywords
-    "alignas",
-    "alignof",
-    "and",
-    "and_eq",
-    "asm",
-    "auto",
-    "bitand",
-    "bitor",
-    "bool",
-    "break",
-    "case",
-    "catch",
-    "char",
-    "char16_t",
-    "char32_t",
-    "class",
-    "compl",
-    "const",
-    "constexpr",
-    "const_cast",
-    "continue",
-    "decltype",
-    "default",
-    "delete",
-    "do",
-    "double",
-    "dynamic_cast",
-    "else",
-    "enum",
-    "explicit",
-    "export",
-    "extern",
-    "false",
-    "float",
-    "for",
-    "friend",
-    "goto",
-    "if",
-    "inline",
-    "int",
-    "long",
-    "mutable",
-    "namespace",
-    "new",
-    "noexcept",
-    "not",
-    "not_eq",
-    "nullptr",
-    "operator",
-    "or",
-    "or_eq",
-    "private",
-    "protected",
-    "public",
-    "register",
-    "reinterpret_cast",
-    "return",
-    "short",
-    "signed",
-    "sizeof",
-    "static",
-    "static_assert",
-    "static_cast",
-    "struct",
-    "switch",
-    "template",
-    "this",
-    "thread_local",
-    "throw",
-    "true",
-    "try",
-    "typedef",
-    "typeid",
-    "typename",
-    "union",
-    "unsigned",
-    "using",
-    "virtual",
-    "void",
-    "volatile",
-    "wchar_t",
-    "while",
-    "xor",
-    "xor_eq",
+    "alignas", "alignof", "and", "and_eq", "asm", "auto", "bitand", "bitor", "bool", "break", "case", "catch",
+    "char", "char16_t", "char32_t", "class", "compl", "const", "constexpr", "const_cast", "continue", "decltype",
+    "default", "delete", "do", "double", "dynamic_cast", "else", "enum", "explicit", "export", "extern", "false",
+    "float", "for", "friend", "goto", "if", "inline", "int", "long", "mutable", "namespace", "new", "noexcept",
+    "not", "not_eq", "nullptr", "operator", "or", "or_eq", "private", "protected", "public", "register",
+    "reinterpret_cast", "return", "short", "signed", "sizeof", "static", "static_assert", "static_cast",
+    "struct", "switch", "template", "this", "thread_local", "throw", "true", "try", "typedef", "typeid",
+    "typename", "union", "unsigned", "using", "virtual", "void", "volatile", "wchar_t", "while", "xor", "xor_eq",
     // CUDA builtins
-    "threadIdx",
-    "blockIdx",
-    "blockDim",
-    "gridDim",
-    "warpSize",
-    "dim3",
-    "uint3",
+    "threadIdx", "blockIdx", "blockDim", "gridDim", "warpSize", "dim3", "uint3",
     // cuprum/types.h and generated names (`NAME` is the instantiation macro's parameter)
-    "i8",
-    "i16",
-    "i32",
-    "i64",
-    "u8",
-    "u16",
-    "u32",
-    "u64",
-    "f16",
-    "bf16",
-    "f32",
-    "f64",
-    "c32",
-    "c64",
-    "cuprum",
-    "NAME",
-    "main",
-    "rem",
-    "div",
-    "add",
-    "sub",
-    "mul",
-    "neg",
-    "shl",
-    "shr",
+    "i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64", "f16", "bf16", "f32", "f64", "c32", "c64", "cuprum",
+    "NAME", "main", "rem", "div", "add", "sub", "mul", "neg", "shl", "shr",
     // global functions of the CUDA toolkit's device runtime and math library
-    "printf",
-    "malloc",
-    "free",
-    "memcpy",
-    "memset",
-    "assert",
-    "clock",
-    "clock64",
-    "make_uint3",
-    "acos",
-    "acosh",
-    "asin",
-    "asinh",
-    "atan",
-    "atan2",
-    "atanh",
-    "cbrt",
-    "ceil",
-    "copysign",
-    "cos",
-    "cosh",
-    "erf",
-    "erfc",
-    "exp",
-    "exp2",
-    "exp10",
-    "expm1",
-    "fabs",
-    "fdim",
-    "floor",
-    "fma",
-    "fmax",
-    "fmin",
-    "fmod",
-    "frexp",
-    "hypot",
-    "ilogb",
-    "isfinite",
-    "isinf",
-    "isnan",
-    "ldexp",
-    "lgamma",
-    "llrint",
-    "llround",
-    "log",
-    "log10",
-    "log1p",
-    "log2",
-    "logb",
-    "lrint",
-    "lround",
-    "modf",
-    "nan",
-    "nearbyint",
-    "nextafter",
-    "norm",
-    "pow",
-    "rcbrt",
-    "remainder",
-    "remquo",
-    "rint",
-    "round",
-    "rsqrt",
-    "scalbn",
-    "signbit",
-    "sin",
-    "sincos",
-    "sinh",
-    "sinpi",
-    "cospi",
-    "sqrt",
-    "tan",
-    "tanh",
-    "tgamma",
-    "trunc",
-    "abs",
-    "labs",
-    "llabs",
-    "min",
-    "max",
-    "umin",
-    "umax",
-    "llmin",
-    "llmax",
+    "printf", "malloc", "free", "memcpy", "memset", "assert", "clock", "clock64", "make_uint3", "acos", "acosh",
+    "asin", "asinh", "atan", "atan2", "atanh", "cbrt", "ceil", "copysign", "cos", "cosh", "erf", "erfc", "exp",
+    "exp2", "exp10", "expm1", "fabs", "fdim", "floor", "fma", "fmax", "fmin", "fmod", "frexp", "hypot", "ilogb",
+    "isfinite", "isinf", "isnan", "ldexp", "lgamma", "llrint", "llround", "log", "log10", "log1p", "log2", "logb",
+    "lrint", "lround", "modf", "nan", "nearbyint", "nextafter", "norm", "pow", "rcbrt", "remainder", "remquo",
+    "rint", "round", "rsqrt", "scalbn", "signbit", "sin", "sincos", "sinh", "sinpi", "cospi", "sqrt", "tan", "tanh",
+    "tgamma", "trunc", "abs", "labs", "llabs", "min", "max", "umin", "umax", "llmin", "llmax",
 ];
 
 /// Whether `name` may not be used as is for a generated C++ name.
@@ -221,32 +39,20 @@ fn reserved(name: &str) -> bool {
 /// `fn sqrt`), then `cuprum_fn_<name>`. Every call site uses this same function.
 pub fn item_name(name: &str) -> String {
     let name = name.trim_start_matches("r#");
-    if reserved(name) {
-        format!("cuprum_fn_{name}")
-    } else {
-        name.to_string()
-    }
+    if reserved(name) { format!("cuprum_fn_{name}") } else { name.to_string() }
 }
 
 /// The C++ name of a `#[device]` struct: its Rust name, or `cuprum_struct_<name>` when reserved.
 pub fn struct_name(name: &str) -> String {
     let name = name.trim_start_matches("r#");
-    if reserved(name) {
-        format!("cuprum_struct_{name}")
-    } else {
-        name.to_string()
-    }
+    if reserved(name) { format!("cuprum_struct_{name}") } else { name.to_string() }
 }
 
 /// The C++ name of a struct field: its Rust name, with a `_` appended when reserved (`new`,
 /// `default`, `float`). Field names live in their struct's scope, so nothing else can clash.
 pub fn field_name(name: &str) -> String {
     let name = name.trim_start_matches("r#");
-    if reserved(name) {
-        format!("{name}_")
-    } else {
-        name.to_string()
-    }
+    if reserved(name) { format!("{name}_") } else { name.to_string() }
 }
 
 #[derive(Default)]
@@ -267,11 +73,7 @@ impl Namer {
         }
         let n = self.used.entry(base.clone()).or_insert(0);
         *n += 1;
-        if *n == 1 {
-            base
-        } else {
-            format!("{base}_{}", *n - 1)
-        }
+        if *n == 1 { base } else { format!("{base}_{}", *n - 1) }
     }
 
     /// Marks `name` as taken (a device function's name), so that a local of that name is renamed

@@ -9,41 +9,28 @@
 use super::writer::{Dest, Writer};
 use crate::ir::*;
 
-pub use cuprum_abi::reduction::{PostStyle, ReductionEntry, ReductionInput, entry_points};
+pub use cuprum_abi::reduction::{entry_points, PostStyle, ReductionEntry, ReductionInput};
 
 impl Writer<'_> {
     /// A reduction: `NAME_map` (the body), `NAME_reduce`, `NAME_post` (identity when absent),
     /// `NAME_identity` when given, then the entry points of every variant.
     pub(crate) fn reduction(&mut self) {
         self.features.need("cuprum/reduction.h");
-        let ItemKind::Reduction(parts) = &self.item.kind else {
-            unreachable!()
-        };
+        let ItemKind::Reduction(parts) = &self.item.kind else { unreachable!() };
         let name = self.item.name.text.clone();
         let tp = self.template_prefix();
         let map_ret = self.ty(&self.item.ret.clone());
-        let acc_ty = self
-            .types
-            .acc
-            .clone()
-            .unwrap_or_else(|| self.item.ret.clone());
+        let acc_ty = self.types.acc.clone().unwrap_or_else(|| self.item.ret.clone());
         let acc = self.ty(&acc_ty);
         let params = self.params_c(&["u64 _ci".into(), "u64 _cn".into()]);
         self.out.push_str(&tp);
-        self.line(format!(
-            "__device__ __forceinline__ {map_ret} {name}_map({params}) {{"
-        ));
+        self.line(format!("__device__ __forceinline__ {map_ret} {name}_map({params}) {{"));
         self.body_into_return();
         self.line("}");
         // reduce
-        let (a, b) = (
-            self.locals[parts.reduce.params[0].0 as usize].clone(),
-            self.locals[parts.reduce.params[1].0 as usize].clone(),
-        );
+        let (a, b) = (self.locals[parts.reduce.params[0].0 as usize].clone(), self.locals[parts.reduce.params[1].0 as usize].clone());
         self.out.push_str(&tp);
-        self.line(format!(
-            "__device__ __forceinline__ {acc} {name}_reduce({acc} {a}, {acc} {b}) {{"
-        ));
+        self.line(format!("__device__ __forceinline__ {acc} {name}_reduce({acc} {a}, {acc} {b}) {{"));
         self.indent += 1;
         self.expr_into(&parts.reduce.body, &Dest::Return);
         self.indent -= 1;
@@ -58,26 +45,20 @@ impl Writer<'_> {
         match &parts.post {
             Some(p) => {
                 let x = self.locals[p.params[0].0 as usize].clone();
-                self.line(format!(
-                    "__device__ __forceinline__ {out} {name}_post({acc} {x}) {{"
-                ));
+                self.line(format!("__device__ __forceinline__ {out} {name}_post({acc} {x}) {{"));
                 self.indent += 1;
                 self.expr_into(&p.body, &Dest::Return);
                 self.indent -= 1;
             }
             None => {
-                self.line(format!(
-                    "__device__ __forceinline__ {out} {name}_post({acc} _cx) {{"
-                ));
+                self.line(format!("__device__ __forceinline__ {out} {name}_post({acc} _cx) {{"));
                 self.line("    return _cx;");
             }
         }
         self.line("}");
         if let Some(id) = &parts.identity {
             self.out.push_str(&tp);
-            self.line(format!(
-                "__device__ __forceinline__ {acc} {name}_identity() {{"
-            ));
+            self.line(format!("__device__ __forceinline__ {acc} {name}_identity() {{"));
             self.indent += 1;
             self.expr_into(id, &Dest::Return);
             self.indent -= 1;
@@ -87,24 +68,14 @@ impl Writer<'_> {
         for p in &self.item.params.clone() {
             let n = self.locals[p.local.0 as usize].clone();
             match &p.ty {
-                Ty::Raw(inner) => inputs.push(ReductionInput {
-                    name: n,
-                    ty: self.ty(inner),
-                    raw: true,
-                }),
-                t => inputs.push(ReductionInput {
-                    name: n,
-                    ty: self.ty(t),
-                    raw: false,
-                }),
+                Ty::Raw(inner) => inputs.push(ReductionInput { name: n, ty: self.ty(inner), raw: true }),
+                t => inputs.push(ReductionInput { name: n, ty: self.ty(t), raw: false }),
             }
         }
         // The map's value enters the accumulator as by `as` (the type checker allows only that).
         let marker = "\u{1}";
         let converted = self.convert(&self.item.ret.clone(), &acc_ty, marker);
-        let (pre, post) = converted
-            .split_once(marker)
-            .expect("the conversion keeps its operand");
+        let (pre, post) = converted.split_once(marker).expect("the conversion keeps its operand");
         let entry = ReductionEntry {
             name,
             generics: self.generics.clone(),
@@ -130,34 +101,21 @@ mod tests {
 
     #[test]
     fn every_32_bit_variant_is_instantiated_with_its_symbol() {
-        let c =
-            emit("#[reduction(identity = 0.0, reduce = |a, b| a + b)] fn s(x: f32) -> f32 { x }");
+        let c = emit("#[reduction(identity = 0.0, reduce = |a, b| a + b)] fn s(x: f32) -> f32 { x }");
         for v in ReductionVariant::ALL {
             let sym = mangle::kernel_symbol(KernelKind::Reduction, "s", Some(v.into()), &[]);
             // Every variant has its instantiation macro; the 64-bit ones are instantiated at
             // first use (by NVRTC), not in the unit.
-            assert!(
-                c.contains(&format!("#define CUPRUM_INSTANTIATE_s_{v}(")),
-                "{v}:\n{c}"
-            );
-            assert_eq!(
-                c.contains(&format!("CUPRUM_INSTANTIATE_s_{v}({sym})")),
-                !v.wide(),
-                "{v}:\n{c}"
-            );
+            assert!(c.contains(&format!("#define CUPRUM_INSTANTIATE_s_{v}(")), "{v}:\n{c}");
+            assert_eq!(c.contains(&format!("CUPRUM_INSTANTIATE_s_{v}({sym})")), !v.wide(), "{v}:\n{c}");
         }
         assert!(c.contains("#include <cuprum/reduction.h>"), "{c}");
     }
 
     #[test]
     fn map_values_convert_to_the_accumulator_as_by_as() {
-        let c = emit(
-            "#[reduction(identity = 0, reduce = |a, b| a + b, acc = i32)] fn s(x: f32) -> f32 { x }",
-        );
-        assert!(
-            c.contains("cuprum::cast_float<i32>(s_map((u64)(_co * _cR + _cr)"),
-            "{c}"
-        );
+        let c = emit("#[reduction(identity = 0, reduce = |a, b| a + b, acc = i32)] fn s(x: f32) -> f32 { x }");
+        assert!(c.contains("cuprum::cast_float<i32>(s_map((u64)(_co * _cR + _cr)"), "{c}");
     }
 
     #[test]
@@ -165,24 +123,17 @@ mod tests {
         let c = emit(
             "#[reduction(identity = 0.0, reduce = |a, b| a + b)] fn s(x: f32, w: Raw<f32>) -> f32 { x * w[index()] }",
         );
-        assert!(
-            c.contains("cuprum::Raw<f32> w, cuprum::ReduceOperand<f32> _cout"),
-            "{c}"
-        );
+        assert!(c.contains("cuprum::Raw<f32> w, cuprum::ReduceOperand<f32> _cout"), "{c}");
         assert!(c.contains("cuprum::VecElems<f32>::value"), "{c}");
     }
 
     #[test]
     fn instances_of_a_generic_kernel_bring_their_dtypes_headers() {
         // The code names only `T`; `c32`, `cuprum::num<c32>` and `f16` come from the instances.
-        let c = emit(
-            "#[reduction(identity = T::zero(), reduce = |a, b| a + b, instances = [Complex<f32>])] fn s<T: Number>(x: T) -> T { x }",
-        );
+        let c = emit("#[reduction(identity = T::zero(), reduce = |a, b| a + b, instances = [Complex<f32>])] fn s<T: Number>(x: T) -> T { x }");
         assert!(c.contains("#include <cuprum/complex.h>"), "{c}");
         assert!(c.contains("return cuprum::num<T>::zero();"), "{c}");
-        let c = emit(
-            "#[reduction(identity = T::zero(), reduce = |a, b| a + b, instances = [f16])] fn s<T: Number>(x: T) -> T { x }",
-        );
+        let c = emit("#[reduction(identity = T::zero(), reduce = |a, b| a + b, instances = [f16])] fn s<T: Number>(x: T) -> T { x }");
         assert!(c.contains("#include <cuprum/half.h>"), "{c}");
         assert!(!c.contains("complex.h"), "{c}");
     }

@@ -9,7 +9,7 @@ use std::collections::{HashMap, HashSet};
 use std::fmt::Write as _;
 
 use super::namer::{self, Namer};
-use super::{Features, c_type};
+use super::{c_type, Features};
 use crate::dtype::DType;
 use crate::ir::*;
 use crate::lang::{AssocConst, AssocFn, Intrinsic, Method};
@@ -53,13 +53,7 @@ pub struct Writer<'a> {
 impl<'a> Writer<'a> {
     /// A writer for `item`; `devices` are the file's device functions (their signatures shape the
     /// arguments of calls; no local may take their C++ names).
-    pub(crate) fn new(
-        item: &'a Item,
-        types: &'a Types,
-        features: &'a mut Features,
-        devices: &'a [&'a Item],
-        structs: &'a [StructDef],
-    ) -> Self {
+    pub(crate) fn new(item: &'a Item, types: &'a Types, features: &'a mut Features, devices: &'a [&'a Item], structs: &'a [StructDef]) -> Self {
         let mut namer = Namer::default();
         for d in devices {
             namer.reserve(&namer::item_name(&d.name.text));
@@ -67,36 +61,10 @@ impl<'a> Writer<'a> {
         for s in structs {
             namer.reserve(&namer::struct_name(&s.name.text));
         }
-        let generics: Vec<String> = item
-            .generics
-            .iter()
-            .map(|g| namer.name(&g.name.text))
-            .collect();
-        let locals = item
-            .locals
-            .iter()
-            .map(|l| namer.name(&l.name.text))
-            .collect();
-        let proven = if item.bounds_checks {
-            crate::bounds::proven(item, types)
-        } else {
-            HashSet::new()
-        };
-        Writer {
-            item,
-            types,
-            features,
-            out: String::new(),
-            indent: 0,
-            namer,
-            locals,
-            generics,
-            loops: HashMap::new(),
-            loop_stack: Vec::new(),
-            devices,
-            structs,
-            proven,
-        }
+        let generics: Vec<String> = item.generics.iter().map(|g| namer.name(&g.name.text)).collect();
+        let locals = item.locals.iter().map(|l| namer.name(&l.name.text)).collect();
+        let proven = if item.bounds_checks { crate::bounds::proven(item, types) } else { HashSet::new() };
+        Writer { item, types, features, out: String::new(), indent: 0, namer, locals, generics, loops: HashMap::new(), loop_stack: Vec::new(), devices, structs, proven }
     }
 
     pub fn finish(self) -> String {
@@ -123,11 +91,7 @@ impl<'a> Writer<'a> {
         if self.generics.is_empty() {
             String::new()
         } else {
-            let ps: Vec<String> = self
-                .generics
-                .iter()
-                .map(|g| format!("typename {g}"))
-                .collect();
+            let ps: Vec<String> = self.generics.iter().map(|g| format!("typename {g}")).collect();
             format!("template <{}>\n", ps.join(", "))
         }
     }
@@ -146,11 +110,7 @@ impl<'a> Writer<'a> {
     pub(crate) fn device_signature(mut self) -> String {
         let ret = self.ty(&self.item.ret.clone());
         let params = self.params_c(&[]);
-        format!(
-            "{}__device__ {ret} {}({params})",
-            self.template_prefix(),
-            namer::item_name(&self.item.name.text)
-        )
+        format!("{}__device__ {ret} {}({params})", self.template_prefix(), namer::item_name(&self.item.name.text))
     }
 
     pub(crate) fn device_fn(&mut self) {
@@ -158,10 +118,7 @@ impl<'a> Writer<'a> {
         let params = self.params_c(&[]);
         let tp = self.template_prefix();
         self.out.push_str(&tp);
-        self.line(format!(
-            "__device__ {ret} {}({params}) {{",
-            namer::item_name(&self.item.name.text)
-        ));
+        self.line(format!("__device__ {ret} {}({params}) {{", namer::item_name(&self.item.name.text)));
         self.body_into_return();
         self.line("}");
     }
@@ -169,11 +126,7 @@ impl<'a> Writer<'a> {
     pub(super) fn body_into_return(&mut self) {
         self.indent += 1;
         let body = &self.item.body;
-        let dest = if self.item.ret.is_unit() {
-            Dest::Discard
-        } else {
-            Dest::Return
-        };
+        let dest = if self.item.ret.is_unit() { Dest::Discard } else { Dest::Return };
         self.block_contents(body, &dest);
         self.indent -= 1;
     }
@@ -187,10 +140,7 @@ impl<'a> Writer<'a> {
         let mut ps = Vec::new();
         for p in &self.item.params {
             let t = match &p.ty {
-                Ty::Slice {
-                    elem,
-                    mutable: false,
-                } => format!("cuprum::RoSlice<{}>", self.ty(elem)),
+                Ty::Slice { elem, mutable: false } => format!("cuprum::RoSlice<{}>", self.ty(elem)),
                 t => self.ty(t),
             };
             ps.push(format!("{t} {}", self.locals[p.local.0 as usize]));
@@ -198,43 +148,24 @@ impl<'a> Writer<'a> {
         let params = ps.join(", ");
         let tp = self.template_prefix();
         self.out.push_str(&tp);
-        self.line(format!(
-            "__device__ __forceinline__ void {name}_body({params}) {{"
-        ));
+        self.line(format!("__device__ __forceinline__ void {name}_body({params}) {{"));
         self.body_into_return();
         self.line("}");
-        let args: Vec<String> = self
-            .item
-            .params
-            .iter()
-            .map(|p| self.locals[p.local.0 as usize].clone())
-            .collect();
+        let args: Vec<String> = self.item.params.iter().map(|p| self.locals[p.local.0 as usize].clone()).collect();
         let targs = self.template_args();
-        self.instantiate_macro(&format!(
-            "extern \"C\" __global__ void NAME({params}) {{ {name}_body{targs}({}); }}",
-            args.join(", ")
-        ));
+        self.instantiate_macro(&format!("extern \"C\" __global__ void NAME({params}) {{ {name}_body{targs}({}); }}", args.join(", ")));
     }
 
     pub(super) fn template_args(&self) -> String {
-        if self.generics.is_empty() {
-            String::new()
-        } else {
-            format!("<{}>", self.generics.join(", "))
-        }
+        if self.generics.is_empty() { String::new() } else { format!("<{}>", self.generics.join(", ")) }
     }
 
     fn instantiate_macro(&mut self, definition: &str) {
         let mut ps = vec!["NAME".to_string()];
         ps.extend(self.generics.iter().cloned());
-        let _ = writeln!(
-            self.out,
-            "#define {}({}) \\\n    {}",
-            mangle::instantiate_macro(&self.item.name.text),
-            ps.join(", "),
-            definition
-        );
+        let _ = writeln!(self.out, "#define {}({}) \\\n    {}", mangle::instantiate_macro(&self.item.name.text), ps.join(", "), definition);
     }
+
 
     // ---- statements -------------------------------------------------------------------------
 
@@ -273,25 +204,10 @@ impl<'a> Writer<'a> {
                 let name = self.locals[l.0 as usize].clone();
                 let t = self.types.local(*l).clone();
                 // Static shared memory: `let s = shared_array::<T, N>();`
-                if let Some(Expr {
-                    kind:
-                        ExprKind::Call {
-                            callee:
-                                Callee::Intrinsic {
-                                    intrinsic: Intrinsic::SharedArray,
-                                    ..
-                                },
-                            ..
-                        },
-                    ..
-                }) = init
-                {
+                if let Some(Expr { kind: ExprKind::Call { callee: Callee::Intrinsic { intrinsic: Intrinsic::SharedArray, .. }, .. }, .. }) = init {
                     if let Ty::ArrayRef { elem, len, .. } = &t {
                         let et = self.ty(elem);
-                        self.line(format!(
-                            "{} {et} {name}[{len}];",
-                            Intrinsic::SharedArray.c_name()
-                        ));
+                        self.line(format!("{} {et} {name}[{len}];", Intrinsic::SharedArray.c_name()));
                         return;
                     }
                 }
@@ -382,10 +298,7 @@ impl<'a> Writer<'a> {
                             break;
                         }
                         // `else if` stays a chain when its condition needs no statements.
-                        Some(Expr {
-                            kind: ExprKind::If { cond, then, els },
-                            ..
-                        }) if !needs_stmts(cond) => {
+                        Some(Expr { kind: ExprKind::If { cond, then, els }, .. }) if !needs_stmts(cond) => {
                             let c = self.value(cond);
                             self.line(format!("}} else if ({}) {{", strip_parens(&c)));
                             body = then;
@@ -450,13 +363,7 @@ impl<'a> Writer<'a> {
                     self.line(format!("return {v};"));
                 }
             }
-            ExprKind::For {
-                id,
-                var,
-                range,
-                body,
-                ..
-            } => self.for_loop(*id, *var, range, body),
+            ExprKind::For { id, var, range, body, .. } => self.for_loop(*id, *var, range, body),
             ExprKind::Break { target, value } => {
                 if let Some(v) = value {
                     let var = self.loops.get(target).and_then(|l| l.value.clone());
@@ -490,34 +397,15 @@ impl<'a> Writer<'a> {
             },
             ExprKind::Assign { op, place, value } => self.assign(*op, place, value),
             // A checked atomic whose result is dropped: `if (cuprum::has(a, "f", i)) atomic(..);`.
-            ExprKind::Call {
-                callee:
-                    Callee::Intrinsic {
-                        intrinsic: Intrinsic::Atomic(_),
-                        ..
-                    },
-                args,
-            } if matches!(dest, Dest::Discard)
-                && self.needs_check(e)
-                && args[1..].iter().all(duplicable) =>
+            ExprKind::Call { callee: Callee::Intrinsic { intrinsic: Intrinsic::Atomic(_), .. }, args }
+                if matches!(dest, Dest::Discard) && self.needs_check(e) && args[1..].iter().all(duplicable) =>
             {
-                let vs: Vec<String> = args
-                    .iter()
-                    .map(|a| strip_parens(&self.value(a)).to_string())
-                    .collect();
+                let vs: Vec<String> = args.iter().map(|a| strip_parens(&self.value(a)).to_string()).collect();
                 let bt = self.indexed_ty(&args[0]);
                 let has = self.checked_access("has", &bt, &vs[0], &vs[1..2]);
                 self.features.need("cuprum/atomic.h");
-                let Callee::Intrinsic { intrinsic, .. } = e_callee(e) else {
-                    unreachable!()
-                };
-                self.line(format!(
-                    "if ({has}) {}(&{}[{}], {});",
-                    intrinsic.c_name(),
-                    vs[0],
-                    vs[1],
-                    vs[2..].join(", ")
-                ));
+                let Callee::Intrinsic { intrinsic, .. } = e_callee(e) else { unreachable!() };
+                self.line(format!("if ({has}) {}(&{}[{}], {});", intrinsic.c_name(), vs[0], vs[1], vs[2..].join(", ")));
             }
             ExprKind::Tuple(es) if es.is_empty() => {
                 if let Dest::Return = dest {
@@ -551,15 +439,7 @@ impl<'a> Writer<'a> {
 
     fn enter_loop(&mut self, id: LoopId, value: Option<String>) {
         let label = self.namer.temp("loop");
-        self.loops.insert(
-            id,
-            LoopInfo {
-                value,
-                label,
-                used_break_goto: false,
-                used_continue_goto: false,
-            },
-        );
+        self.loops.insert(id, LoopInfo { value, label, used_break_goto: false, used_continue_goto: false });
         self.loop_stack.push(id);
     }
 
@@ -570,10 +450,7 @@ impl<'a> Writer<'a> {
         self.block_contents(body, &Dest::Discard);
         if self.loops[&id].used_continue_goto {
             let pad = "    ".repeat(self.indent);
-            let inner: String = self.out[start..]
-                .lines()
-                .map(|l| format!("    {l}\n"))
-                .collect();
+            let inner: String = self.out[start..].lines().map(|l| format!("    {l}\n")).collect();
             self.out.truncate(start);
             self.out.push_str(&format!("{pad}{{\n{inner}"));
             self.line("}");
@@ -598,11 +475,7 @@ impl<'a> Writer<'a> {
         let t = self.types.local(var).clone();
         let ct = self.ty(&t);
         let v = self.locals[var.0 as usize].clone();
-        let konst = if self.item.locals[var.0 as usize].mutable {
-            ""
-        } else {
-            "const "
-        };
+        let konst = if self.item.locals[var.0 as usize].mutable { "" } else { "const " };
         let d = t.scalar().unwrap_or(DType::I32);
         let ut = unsigned_of(d);
         self.line("{");
@@ -642,24 +515,16 @@ impl<'a> Writer<'a> {
                 let sv = self.value(st);
                 let name = self.namer.temp("step");
                 // `step_by(0)` panics in Rust; here it counts as 1.
-                self.line(format!(
-                    "const u64 {name} = {sv} == 0 ? (u64)1 : (u64){sv};"
-                ));
+                self.line(format!("const u64 {name} = {sv} == 0 ? (u64)1 : (u64){sv};"));
                 Some(name)
             }
             None => None,
         };
         let (k, last) = (self.namer.temp("k"), self.namer.temp("last"));
         let (cond, last_expr) = if r.inclusive {
-            (
-                format!("{start} <= {e}"),
-                format!("({ut})(({ut}){e} - ({ut}){start})"),
-            )
+            (format!("{start} <= {e}"), format!("({ut})(({ut}){e} - ({ut}){start})"))
         } else {
-            (
-                format!("{start} < {e}"),
-                format!("({ut})(({ut}){e} - ({ut}){start} - 1)"),
-            )
+            (format!("{start} < {e}"), format!("({ut})(({ut}){e} - ({ut}){start} - 1)"))
         };
         self.line(format!("if ({cond}) {{"));
         self.indent += 1;
@@ -703,27 +568,15 @@ impl<'a> Writer<'a> {
         }
         for l in binds {
             let n = self.locals[l.0 as usize].clone();
-            let c = if self.item.locals[l.0 as usize].mutable {
-                ""
-            } else {
-                "const "
-            };
+            let c = if self.item.locals[l.0 as usize].mutable { "" } else { "const " };
             self.line(format!("{c}{ct} {n} = {s};"));
         }
         for (k, arm) in arms.iter().enumerate() {
             let last = k + 1 == arms.len();
-            let mut cond = if last && arm.guard.is_none() {
-                "true".to_string()
-            } else {
-                self.pat_cond(&arm.pat, &s)
-            };
+            let mut cond = if last && arm.guard.is_none() { "true".to_string() } else { self.pat_cond(&arm.pat, &s) };
             if let Some(g) = &arm.guard {
                 let gv = self.value(g);
-                cond = if cond == "true" {
-                    gv
-                } else {
-                    format!("{cond} && {gv}")
-                };
+                cond = if cond == "true" { gv } else { format!("{cond} && {gv}") };
             }
             let open = match (k, cond.as_str()) {
                 (0, "true") => "{".to_string(),
@@ -753,18 +606,11 @@ impl<'a> Writer<'a> {
             }
             MatchPat::Range { lo, hi, inclusive } => {
                 let (l, h) = (self.value(lo), self.value(hi));
-                format!(
-                    "({s} >= {l} && {s} {} {h})",
-                    if *inclusive { "<=" } else { "<" }
-                )
+                format!("({s} >= {l} && {s} {} {h})", if *inclusive { "<=" } else { "<" })
             }
             MatchPat::Or(ps) => {
                 let cs: Vec<String> = ps.iter().map(|p| self.pat_cond(p, s)).collect();
-                if cs.iter().any(|c| c == "true") {
-                    "true".into()
-                } else {
-                    format!("({})", cs.join(" || "))
-                }
+                if cs.iter().any(|c| c == "true") { "true".into() } else { format!("({})", cs.join(" || ")) }
             }
             MatchPat::Bind(_, p) => self.pat_cond(p, s),
             MatchPat::Wild(_) => "true".into(),
@@ -841,10 +687,7 @@ impl<'a> Writer<'a> {
     /// A C expression for `e`, emitting statements first when `e` needs them.
     fn value(&mut self, e: &Expr) -> String {
         match &e.kind {
-            ExprKind::Block(_)
-            | ExprKind::If { .. }
-            | ExprKind::Match { .. }
-            | ExprKind::Loop { .. } => {
+            ExprKind::Block(_) | ExprKind::If { .. } | ExprKind::Match { .. } | ExprKind::Loop { .. } => {
                 let t = self.ty_of(e);
                 if matches!(t, Ty::Unit | Ty::Never) {
                     self.expr_into(e, &Dest::Discard);
@@ -856,12 +699,7 @@ impl<'a> Writer<'a> {
                 self.expr_into(e, &Dest::Assign(tmp.clone()));
                 tmp
             }
-            ExprKind::While { .. }
-            | ExprKind::For { .. }
-            | ExprKind::Break { .. }
-            | ExprKind::Continue { .. }
-            | ExprKind::Return(_)
-            | ExprKind::Assign { .. } => {
+            ExprKind::While { .. } | ExprKind::For { .. } | ExprKind::Break { .. } | ExprKind::Continue { .. } | ExprKind::Return(_) | ExprKind::Assign { .. } => {
                 self.expr_into(e, &Dest::Discard);
                 String::new()
             }
@@ -876,11 +714,7 @@ impl<'a> Writer<'a> {
                     let lv = self.value(l);
                     let tmp = self.namer.temp("b");
                     self.line(format!("bool {tmp} = {};", strip_parens(&lv)));
-                    let guard = if *op == BinOp::And {
-                        tmp.clone()
-                    } else {
-                        format!("!{tmp}")
-                    };
+                    let guard = if *op == BinOp::And { tmp.clone() } else { format!("!{tmp}") };
                     self.line(format!("if ({guard}) {{"));
                     self.indent += 1;
                     self.expr_into(r, &Dest::Assign(tmp.clone()));
@@ -897,20 +731,14 @@ impl<'a> Writer<'a> {
             // `Ascribed`: the type checker gave the initializer that type, so no conversion is written.
             ExprKind::Cast(inner, to) | ExprKind::Ascribed(inner, to) => self.cast(inner, to),
             // `&mut a[i]` (to a device function's `&mut T`): out of range, a scratch element.
-            ExprKind::Ref {
-                expr,
-                mutable: true,
-            } if self.place_checks(expr) => self.place_sink(expr),
+            ExprKind::Ref { expr, mutable: true } if self.place_checks(expr) => self.place_sink(expr),
             ExprKind::Ref { expr, .. } => self.value(expr),
             ExprKind::Call { callee, args } => self.call(e, callee, args),
             ExprKind::MethodCall { receiver, args, .. } => self.method(e, receiver, args),
             ExprKind::Index { base, indices } => {
                 let bt = self.indexed_ty(base);
                 let b = self.value(base);
-                let is: Vec<String> = indices
-                    .iter()
-                    .map(|i| strip_parens(&self.value(i)).to_string())
-                    .collect();
+                let is: Vec<String> = indices.iter().map(|i| strip_parens(&self.value(i)).to_string()).collect();
                 if self.needs_check(e) {
                     // A checked read: `T{}` out of range (docs/semantics.md, row 18).
                     self.checked_access("get", &bt, &b, &is)
@@ -919,11 +747,7 @@ impl<'a> Writer<'a> {
                 }
             }
             ExprKind::Field { base, field } => {
-                if let ExprKind::Call {
-                    callee: Callee::Intrinsic { intrinsic, .. },
-                    args,
-                } = &base.kind
-                {
+                if let ExprKind::Call { callee: Callee::Intrinsic { intrinsic, .. }, args } = &base.kind {
                     if let (true, Some(b)) = (args.is_empty(), intrinsic.c_builtin()) {
                         return format!("{b}.{}", field.text);
                     }
@@ -942,19 +766,13 @@ impl<'a> Writer<'a> {
                 }
                 let t = self.ty_of(e);
                 let ct = self.ty(&t);
-                let vs: Vec<String> = es
-                    .iter()
-                    .map(|x| strip_parens(&self.value(x)).to_string())
-                    .collect();
+                let vs: Vec<String> = es.iter().map(|x| strip_parens(&self.value(x)).to_string()).collect();
                 format!("{ct}{{{}}}", vs.join(", "))
             }
             ExprKind::ArrayList(es) => {
                 let t = self.ty_of(e);
                 let ct = self.ty(&t);
-                let vs: Vec<String> = es
-                    .iter()
-                    .map(|x| strip_parens(&self.value(x)).to_string())
-                    .collect();
+                let vs: Vec<String> = es.iter().map(|x| strip_parens(&self.value(x)).to_string()).collect();
                 format!("{ct}{{{{{}}}}}", vs.join(", "))
             }
             ExprKind::ArrayRepeat { value, .. } => {
@@ -972,11 +790,7 @@ impl<'a> Writer<'a> {
             Ty::Ref { inner, .. } => *inner,
             t => t,
         };
-        if matches!(base_ty, Ty::Struct(_)) {
-            format!("{b}.{}", namer::field_name(&field.text))
-        } else {
-            format!("{b}.{}", field.text)
-        }
+        if matches!(base_ty, Ty::Struct(_)) { format!("{b}.{}", namer::field_name(&field.text)) } else { format!("{b}.{}", field.text) }
     }
 
     // ---- index checks (docs/semantics.md, row 18; abi/include/cuprum/bounds.h) ---------------
@@ -1004,11 +818,7 @@ impl<'a> Writer<'a> {
             _ => String::new(),
         };
         let b = strip_parens(b);
-        format!(
-            "cuprum::{f}{n}({b}, \"{}\", {})",
-            self.item.name.text,
-            is.join(", ")
-        )
+        format!("cuprum::{f}{n}({b}, \"{}\", {})", self.item.name.text, is.join(", "))
     }
 
     /// Whether writing `place` needs a check: an index of its place (`a[i]`, `a[i].f`, `s.f[k]`)
@@ -1016,9 +826,7 @@ impl<'a> Writer<'a> {
     fn place_checks(&self, place: &Expr) -> bool {
         match &place.kind {
             ExprKind::Index { base, .. } => self.needs_check(place) || self.place_checks(base),
-            ExprKind::Field { base, .. } | ExprKind::TupleField { base, .. } => {
-                self.place_checks(base)
-            }
+            ExprKind::Field { base, .. } | ExprKind::TupleField { base, .. } => self.place_checks(base),
             _ => false,
         }
     }
@@ -1071,15 +879,8 @@ impl<'a> Writer<'a> {
             ExprKind::Index { base, indices } => {
                 let bt = self.indexed_ty(base);
                 let b = self.place_sink(base);
-                let is: Vec<String> = indices
-                    .iter()
-                    .map(|i| strip_parens(&self.value(i)).to_string())
-                    .collect();
-                if self.needs_check(place) {
-                    self.checked_access("at", &bt, &b, &is)
-                } else {
-                    element(&bt, &b, &is)
-                }
+                let is: Vec<String> = indices.iter().map(|i| strip_parens(&self.value(i)).to_string()).collect();
+                if self.needs_check(place) { self.checked_access("at", &bt, &b, &is) } else { element(&bt, &b, &is) }
             }
             ExprKind::Field { base, field } => {
                 let b = self.place_sink(base);
@@ -1096,16 +897,9 @@ impl<'a> Writer<'a> {
     /// `S{a, b}` in declaration order. Rust evaluates the fields in the order written: when that
     /// differs, each value is computed into a temporary first, in the written order.
     fn struct_lit(&mut self, e: &Expr, name: &Name, fields: &[(Name, Expr)]) -> String {
-        let def = self
-            .structs
-            .iter()
-            .find(|s| s.name.text == name.text)
-            .expect("checked struct literal");
+        let def = self.structs.iter().find(|s| s.name.text == name.text).expect("checked struct literal");
         let ct = self.ty(&self.ty_of(e));
-        let in_order = fields
-            .iter()
-            .map(|(n, _)| n.text.as_str())
-            .eq(def.fields.iter().map(|f| f.name.text.as_str()));
+        let in_order = fields.iter().map(|(n, _)| n.text.as_str()).eq(def.fields.iter().map(|f| f.name.text.as_str()));
         let mut values: Vec<(String, String)> = Vec::new();
         for (n, v) in fields {
             let mut c = strip_parens(&self.value(v)).to_string();
@@ -1121,13 +915,7 @@ impl<'a> Writer<'a> {
         let ordered: Vec<String> = def
             .fields
             .iter()
-            .map(|f| {
-                values
-                    .iter()
-                    .find(|(n, _)| *n == f.name.text)
-                    .map(|(_, c)| c.clone())
-                    .expect("every field given")
-            })
+            .map(|f| values.iter().find(|(n, _)| *n == f.name.text).map(|(_, c)| c.clone()).expect("every field given"))
             .collect();
         format!("{ct}{{{}}}", ordered.join(", "))
     }
@@ -1163,13 +951,10 @@ impl<'a> Writer<'a> {
         match op {
             UnOp::Deref => self.value(inner),
             UnOp::Neg => {
-                if let (ExprKind::Lit(Lit::Int { value, .. }), Some(d)) = (&inner.kind, t.scalar())
-                {
+                if let (ExprKind::Lit(Lit::Int { value, .. }), Some(d)) = (&inner.kind, t.scalar()) {
                     return int_literal(-(*value as i128), d);
                 }
-                if let (ExprKind::Lit(Lit::Float { .. }), Some(DType::F32 | DType::F64)) =
-                    (&inner.kind, t.scalar())
-                {
+                if let (ExprKind::Lit(Lit::Float { .. }), Some(DType::F32 | DType::F64)) = (&inner.kind, t.scalar()) {
                     let v = self.value(inner);
                     return format!("-{v}");
                 }
@@ -1267,9 +1052,7 @@ impl<'a> Writer<'a> {
     /// Rust's `v as to` for primitive types: float -> int saturates (NaN -> 0) through a helper;
     /// the other conversions are C's (int -> int wraps or extends, to float rounds to nearest).
     pub(super) fn convert(&mut self, from: &Ty, to: &Ty, v: &str) -> String {
-        let (Some(f), Some(t)) = (from.scalar(), to.scalar()) else {
-            return v.to_string();
-        };
+        let (Some(f), Some(t)) = (from.scalar(), to.scalar()) else { return v.to_string() };
         if f == t {
             return v.to_string();
         }
@@ -1283,18 +1066,10 @@ impl<'a> Writer<'a> {
 
     fn call(&mut self, e: &Expr, callee: &Callee, args: &[Expr]) -> String {
         match callee {
-            Callee::Intrinsic {
-                intrinsic: Intrinsic::Atomic(_),
-                ..
-            } if self.needs_check(e) => self.checked_atomic(e, callee, args),
+            Callee::Intrinsic { intrinsic: Intrinsic::Atomic(_), .. } if self.needs_check(e) => self.checked_atomic(e, callee, args),
             Callee::Intrinsic { intrinsic, tys, .. } => self.intrinsic(*intrinsic, tys, args),
             Callee::Device { name, .. } => {
-                let callee_item_generics = self
-                    .types
-                    .call_args
-                    .get(&e.id.0)
-                    .cloned()
-                    .unwrap_or_default();
+                let callee_item_generics = self.types.call_args.get(&e.id.0).cloned().unwrap_or_default();
                 let targs = if callee_item_generics.is_empty() {
                     String::new()
                 } else {
@@ -1305,43 +1080,22 @@ impl<'a> Writer<'a> {
                     Some(d) => d.params.iter().map(|p| p.ty.clone()).collect(),
                     None => Vec::new(),
                 };
-                let vs: Vec<String> = args
-                    .iter()
-                    .enumerate()
-                    .map(|(k, a)| self.arg_value(a, params.get(k)))
-                    .collect();
+                let vs: Vec<String> = args.iter().enumerate().map(|(k, a)| self.arg_value(a, params.get(k))).collect();
                 format!("{}{targs}({})", namer::item_name(&name.text), vs.join(", "))
             }
             Callee::Assoc { ty, .. } => {
                 self.features.need("cuprum/math.h");
-                let vs: Vec<String> = args
-                    .iter()
-                    .map(|a| strip_parens(&self.value(a)).to_string())
-                    .collect();
+                let vs: Vec<String> = args.iter().map(|a| strip_parens(&self.value(a)).to_string()).collect();
                 let ct = self.ty(ty);
                 match (self.types.assoc_fn(e), ty.scalar()) {
-                    (AssocFn::FromF32, Some(DType::F16)) => {
-                        format!("cuprum::half_from_f32({})", vs[0])
-                    }
-                    (AssocFn::FromF32, Some(DType::BF16)) => {
-                        format!("cuprum::bf16_from_f32({})", vs[0])
-                    }
+                    (AssocFn::FromF32, Some(DType::F16)) => format!("cuprum::half_from_f32({})", vs[0]),
+                    (AssocFn::FromF32, Some(DType::BF16)) => format!("cuprum::bf16_from_f32({})", vs[0]),
                     (AssocFn::FromBits, Some(DType::F32)) => format!("__uint_as_float({})", vs[0]),
-                    (AssocFn::FromBits, Some(DType::F64)) => {
-                        format!("__longlong_as_double((i64){})", vs[0])
-                    }
-                    (AssocFn::FromBits, Some(DType::F16)) => {
-                        format!("cuprum::half_bits({})", vs[0])
-                    }
-                    (AssocFn::FromBits, Some(DType::BF16)) => {
-                        format!("cuprum::bf16_bits({})", vs[0])
-                    }
-                    (AssocFn::FromF32 | AssocFn::FromBits, _) => unreachable!(
-                        "the type checker admits `from_f32` on halves and `from_bits` on floats only"
-                    ),
-                    (AssocFn::Num(f), _) => {
-                        format!("cuprum::num<{ct}>::{}({})", f.c_name(), vs.join(", "))
-                    }
+                    (AssocFn::FromBits, Some(DType::F64)) => format!("__longlong_as_double((i64){})", vs[0]),
+                    (AssocFn::FromBits, Some(DType::F16)) => format!("cuprum::half_bits({})", vs[0]),
+                    (AssocFn::FromBits, Some(DType::BF16)) => format!("cuprum::bf16_bits({})", vs[0]),
+                    (AssocFn::FromF32 | AssocFn::FromBits, _) => unreachable!("the type checker admits `from_f32` on halves and `from_bits` on floats only"),
+                    (AssocFn::Num(f), _) => format!("cuprum::num<{ct}>::{}({})", f.c_name(), vs.join(", ")),
                 }
             }
         }
@@ -1352,16 +1106,11 @@ impl<'a> Writer<'a> {
     /// effects), the atomic goes to a scratch element instead (`cuprum::at`), with the same effect
     /// on memory.
     fn checked_atomic(&mut self, e: &Expr, callee: &Callee, args: &[Expr]) -> String {
-        let Callee::Intrinsic { intrinsic, .. } = callee else {
-            unreachable!()
-        };
+        let Callee::Intrinsic { intrinsic, .. } = callee else { unreachable!() };
         self.features.need("cuprum/atomic.h");
         let c = intrinsic.c_name();
         let bt = self.indexed_ty(&args[0]);
-        let vs: Vec<String> = args
-            .iter()
-            .map(|a| strip_parens(&self.value(a)).to_string())
-            .collect();
+        let vs: Vec<String> = args.iter().map(|a| strip_parens(&self.value(a)).to_string()).collect();
         let rest = vs[2..].join(", ");
         if args[1..].iter().all(duplicable) {
             let has = self.checked_access("has", &bt, &vs[0], &vs[1..2]);
@@ -1382,9 +1131,7 @@ impl<'a> Writer<'a> {
         let (elem, len, ptr) = match t {
             Ty::ArrayRef { elem, len, .. } => (elem, len, v),
             Ty::Ref { inner, .. } if matches!(*inner, Ty::Array(..)) => {
-                let Ty::Array(elem, len) = *inner else {
-                    unreachable!()
-                };
+                let Ty::Array(elem, len) = *inner else { unreachable!() };
                 (elem, len, format!("{v}.v"))
             }
             _ => return strip_parens(&v).to_string(),
@@ -1400,15 +1147,11 @@ impl<'a> Writer<'a> {
 
     fn intrinsic(&mut self, f: Intrinsic, tys: &[Ty], args: &[Expr]) -> String {
         use Intrinsic::*;
-        let vs: Vec<String> = args
-            .iter()
-            .map(|a| strip_parens(&self.value(a)).to_string())
-            .collect();
+        let vs: Vec<String> = args.iter().map(|a| strip_parens(&self.value(a)).to_string()).collect();
         let c = f.c_name();
         match f {
             ThreadIdx | BlockIdx | Index | LoopSize => c.into(),
-            BlockDim | GridDim | Grid1d | Grid2d | Grid3d | GridSize1d | GridSize2d
-            | GridSize3d | LaneId => {
+            BlockDim | GridDim | Grid1d | Grid2d | Grid3d | GridSize1d | GridSize2d | GridSize3d | LaneId => {
                 self.features.need("cuprum/thread.h");
                 format!("{c}()")
             }
@@ -1423,9 +1166,7 @@ impl<'a> Writer<'a> {
                 self.features.need("cuprum/thread.h");
                 self.features.dynamic_shared = true;
                 let et = self.ty(&tys[0]);
-                format!(
-                    "cuprum::Slice<{et}>{{reinterpret_cast<{et}*>({c}), cuprum::dynamic_shared_bytes() / (u32)sizeof({et})}}"
-                )
+                format!("cuprum::Slice<{et}>{{reinterpret_cast<{et}*>({c}), cuprum::dynamic_shared_bytes() / (u32)sizeof({et})}}")
             }
             // Declared by `let_stmt` (the validator admits it only as a `let` initializer); an
             // ignored `let _ = shared_array()` declares nothing.
@@ -1455,16 +1196,10 @@ impl<'a> Writer<'a> {
                 (Ty::View { ndim, .. }, ExprKind::ArrayList(ix)) if *ndim > 1 => ix,
                 _ => args,
             };
-            let is: Vec<String> = ix
-                .iter()
-                .map(|i| strip_parens(&self.value(i)).to_string())
-                .collect();
+            let is: Vec<String> = ix.iter().map(|i| strip_parens(&self.value(i)).to_string()).collect();
             return element(&rt, &r, &is);
         }
-        let vs: Vec<String> = args
-            .iter()
-            .map(|a| strip_parens(&self.value(a)).to_string())
-            .collect();
+        let vs: Vec<String> = args.iter().map(|a| strip_parens(&self.value(a)).to_string()).collect();
         match self.types.method(e) {
             Method::Len => match &rt {
                 Ty::Slice { .. } => format!("{r}.len"),
@@ -1488,11 +1223,7 @@ impl<'a> Writer<'a> {
             Method::GetUnchecked | Method::GetUncheckedMut => unreachable!("written above"),
             Method::Math(f) => {
                 let complex = rt.scalar().is_some_and(|d| d.is_complex());
-                self.features.need(if complex {
-                    "cuprum/complex.h"
-                } else {
-                    "cuprum/math.h"
-                });
+                self.features.need(if complex { "cuprum/complex.h" } else { "cuprum/math.h" });
                 let mut all = vec![r];
                 all.extend(vs);
                 format!("cuprum::{}({})", f.c_name(), all.join(", "))
@@ -1516,11 +1247,7 @@ fn needs_stmts(e: &Expr) -> bool {
         | ExprKind::Assign { .. } => true,
         _ => {
             let any = std::cell::Cell::new(false);
-            visit_children(
-                e,
-                &mut |c| any.set(any.get() || needs_stmts(c)),
-                &mut |_| any.set(true),
-            );
+            visit_children(e, &mut |c| any.set(any.get() || needs_stmts(c)), &mut |_| any.set(true));
             any.get()
         }
     }
@@ -1536,9 +1263,7 @@ fn e_callee(e: &Expr) -> &Callee {
 /// `b[i]`, or `b(i, j, ..)` for a view's multi-index: the element, unchecked.
 fn element(bt: &Ty, b: &str, is: &[String]) -> String {
     match bt {
-        Ty::View { ndim, .. } if is.len() == *ndim as usize && *ndim > 1 => {
-            format!("{b}({})", is.join(", "))
-        }
+        Ty::View { ndim, .. } if is.len() == *ndim as usize && *ndim > 1 => format!("{b}({})", is.join(", ")),
         _ => format!("{b}[{}]", is[0]),
     }
 }
@@ -1559,31 +1284,12 @@ fn plain_index(e: &Expr) -> bool {
 fn duplicable(e: &Expr) -> bool {
     use Intrinsic::*;
     let ok = match &e.kind {
-        ExprKind::Call {
-            callee: Callee::Intrinsic { intrinsic, .. },
-            ..
-        } => matches!(
+        ExprKind::Call { callee: Callee::Intrinsic { intrinsic, .. }, .. } => matches!(
             intrinsic,
-            ThreadIdx
-                | BlockIdx
-                | BlockDim
-                | GridDim
-                | Grid1d
-                | Grid2d
-                | Grid3d
-                | GridSize1d
-                | GridSize2d
-                | GridSize3d
-                | LaneId
-                | WarpSize
-                | Index
-                | LoopSize
-                | ComplexNew
+            ThreadIdx | BlockIdx | BlockDim | GridDim | Grid1d | Grid2d | Grid3d | GridSize1d | GridSize2d | GridSize3d | LaneId | WarpSize
+                | Index | LoopSize | ComplexNew
         ),
-        ExprKind::Call {
-            callee: Callee::Assoc { .. },
-            ..
-        } => true,
+        ExprKind::Call { callee: Callee::Assoc { .. }, .. } => true,
         ExprKind::Call { .. } => false,
         _ => !needs_stmts(e),
     };
@@ -1591,9 +1297,7 @@ fn duplicable(e: &Expr) -> bool {
         return false;
     }
     let all = std::cell::Cell::new(true);
-    visit_children(e, &mut |c| all.set(all.get() && duplicable(c)), &mut |_| {
-        all.set(false)
-    });
+    visit_children(e, &mut |c| all.set(all.get() && duplicable(c)), &mut |_| all.set(false));
     all.get()
 }
 
@@ -1603,9 +1307,7 @@ fn has_call(e: &Expr) -> bool {
         return true;
     }
     let any = std::cell::Cell::new(false);
-    visit_children(e, &mut |c| any.set(any.get() || has_call(c)), &mut |_| {
-        any.set(true)
-    });
+    visit_children(e, &mut |c| any.set(any.get() || has_call(c)), &mut |_| any.set(true));
     any.get()
 }
 
@@ -1613,30 +1315,14 @@ fn has_call(e: &Expr) -> bool {
 fn int_literal(v: i128, d: DType) -> String {
     let (bits, signed) = (d.bits(), d.is_signed_int());
     // Wrap to the type, as `as` would (the type checker rejects out-of-range literals).
-    let m = if bits == 128 {
-        v
-    } else {
-        v.rem_euclid(1i128 << bits)
-    };
-    let v = if signed && m >= 1i128 << (bits - 1) {
-        m - (1i128 << bits)
-    } else {
-        m
-    };
+    let m = if bits == 128 { v } else { v.rem_euclid(1i128 << bits) };
+    let v = if signed && m >= 1i128 << (bits - 1) { m - (1i128 << bits) } else { m };
     match d {
         DType::I32 => {
-            if v == i32::MIN as i128 {
-                "(-2147483647 - 1)".into()
-            } else {
-                v.to_string()
-            }
+            if v == i32::MIN as i128 { "(-2147483647 - 1)".into() } else { v.to_string() }
         }
         DType::I64 => {
-            if v == i64::MIN as i128 {
-                "(-9223372036854775807ll - 1)".into()
-            } else {
-                format!("{v}ll")
-            }
+            if v == i64::MIN as i128 { "(-9223372036854775807ll - 1)".into() } else { format!("{v}ll") }
         }
         DType::U32 => format!("{v}u"),
         DType::U64 => format!("{v}ull"),
@@ -1686,20 +1372,11 @@ mod tests {
     fn int_literals_are_valid_c_of_their_type() {
         assert_eq!(int_literal(5, DType::I32), "5");
         assert_eq!(int_literal(-5, DType::I32), "-5");
-        assert_eq!(
-            int_literal(i32::MIN as i128, DType::I32),
-            "(-2147483647 - 1)"
-        );
-        assert_eq!(
-            int_literal(i64::MIN as i128, DType::I64),
-            "(-9223372036854775807ll - 1)"
-        );
+        assert_eq!(int_literal(i32::MIN as i128, DType::I32), "(-2147483647 - 1)");
+        assert_eq!(int_literal(i64::MIN as i128, DType::I64), "(-9223372036854775807ll - 1)");
         assert_eq!(int_literal(7, DType::I64), "7ll");
         assert_eq!(int_literal(4294967295, DType::U32), "4294967295u");
-        assert_eq!(
-            int_literal(u64::MAX as i128, DType::U64),
-            "18446744073709551615ull"
-        );
+        assert_eq!(int_literal(u64::MAX as i128, DType::U64), "18446744073709551615ull");
         assert_eq!(int_literal(200, DType::U8), "((u8)200)");
         assert_eq!(int_literal(-2, DType::I8), "((i8)-2)");
         // Negating an unsigned literal wraps, as `as` would.
@@ -1736,20 +1413,13 @@ mod tests {
     #[test]
     fn shadowed_locals_get_distinct_c_names() {
         let c = emit("#[device] fn f(x: i32) -> i32 { let x = x + 1; let x = x * 2; x }");
-        assert!(
-            c.contains("i32 x_1 = cuprum::add(x, 1);")
-                && c.contains("i32 x_2 = cuprum::mul(x_1, 2);"),
-            "{c}"
-        );
+        assert!(c.contains("i32 x_1 = cuprum::add(x, 1);") && c.contains("i32 x_2 = cuprum::mul(x_1, 2);"), "{c}");
     }
 
     #[test]
     fn helpers_only_when_used() {
         let c = emit("#[device] fn f(x: f32) -> f32 { x * 2.0 }");
-        assert!(
-            !c.contains("arith.h") && !c.contains("math.h") && !c.contains("atomic.h"),
-            "{c}"
-        );
+        assert!(!c.contains("arith.h") && !c.contains("math.h") && !c.contains("atomic.h"), "{c}");
         let c = emit("#[device] fn f(x: f32) -> f32 { x.sqrt() }");
         assert!(c.contains("#include <cuprum/math.h>"), "{c}");
     }
@@ -1758,49 +1428,24 @@ mod tests {
     fn index_checks_guard_only_the_access() {
         // The value (with its barrier) is computed before the guarded store: an out-of-range
         // thread still reaches every `__syncthreads()`.
-        let c = emit(
-            "#[rawkernel] fn k(y: &mut [f32]) { let i = grid_1d() as usize; y[i] = { sync_threads(); 1.0 }; }",
-        );
-        let (sync, guard) = (
-            c.find("__syncthreads();").unwrap(),
-            c.find("if (cuprum::has(y, \"k\", i)) y[i] = _cv0;")
-                .expect(&c),
-        );
+        let c = emit("#[rawkernel] fn k(y: &mut [f32]) { let i = grid_1d() as usize; y[i] = { sync_threads(); 1.0 }; }");
+        let (sync, guard) = (c.find("__syncthreads();").unwrap(), c.find("if (cuprum::has(y, \"k\", i)) y[i] = _cv0;").expect(&c));
         assert!(sync < guard, "{c}");
         // Reads are expressions giving T{} out of range; the name is the function's.
         let c = emit("#[device] fn f(x: &[f32], i: usize) -> f32 { x[i] * 2.0 }");
-        assert!(
-            c.contains("return cuprum::get(x, \"f\", i) * 2.0f;")
-                && c.contains("#include <cuprum/bounds.h>"),
-            "{c}"
-        );
+        assert!(c.contains("return cuprum::get(x, \"f\", i) * 2.0f;") && c.contains("#include <cuprum/bounds.h>"), "{c}");
         // An index with a call is computed once, after the value (Rust's order).
-        let c = emit(
-            "#[rawkernel] fn k(y: &mut [u32], n: &mut [u32]) { y[atomic_add(n, 0usize, 1u32) as usize] = atomic_add(n, 1usize, 1u32); }",
-        );
-        let (v, i) = (
-            c.find("const u32 _cv0 = ").expect(&c),
-            c.find("const u64 _ci0 = ").expect(&c),
-        );
-        assert!(
-            v < i && c.contains("if (cuprum::has(y, \"k\", _ci0)) y[_ci0] = _cv0;"),
-            "{c}"
-        );
+        let c = emit("#[rawkernel] fn k(y: &mut [u32], n: &mut [u32]) { y[atomic_add(n, 0usize, 1u32) as usize] = atomic_add(n, 1usize, 1u32); }");
+        let (v, i) = (c.find("const u32 _cv0 = ").expect(&c), c.find("const u64 _ci0 = ").expect(&c));
+        assert!(v < i && c.contains("if (cuprum::has(y, \"k\", _ci0)) y[_ci0] = _cv0;"), "{c}");
     }
 
     #[test]
     fn unchecked_items_and_get_unchecked_index_plainly() {
-        let c = emit(
-            "#[rawkernel(unchecked)] fn k(x: &[f32], y: &mut [f32]) { let i = grid_1d() as usize; y[i] = x[i]; }",
-        );
+        let c = emit("#[rawkernel(unchecked)] fn k(x: &[f32], y: &mut [f32]) { let i = grid_1d() as usize; y[i] = x[i]; }");
         assert!(c.contains("y[i] = x[i];") && !c.contains("bounds.h"), "{c}");
-        let c = emit(
-            "#[rawkernel] fn k(x: &[f32], y: &mut [f32]) { let i = grid_1d() as usize; unsafe { *y.get_unchecked_mut(i) = *x.get_unchecked(i); } }",
-        );
-        assert!(
-            c.contains("y[i] = x[i];") && !c.contains("cuprum::get") && !c.contains("cuprum::has"),
-            "{c}"
-        );
+        let c = emit("#[rawkernel] fn k(x: &[f32], y: &mut [f32]) { let i = grid_1d() as usize; unsafe { *y.get_unchecked_mut(i) = *x.get_unchecked(i); } }");
+        assert!(c.contains("y[i] = x[i];") && !c.contains("cuprum::get") && !c.contains("cuprum::has"), "{c}");
         // `#[device(unchecked)]` drops a device function's own checks.
         let c = emit("#[device(unchecked)] unsafe fn f(x: &[f32], i: usize) -> f32 { x[i] }");
         assert!(c.contains("return x[i];"), "{c}");
