@@ -23,28 +23,48 @@ const MAX_DICTIONARY: usize = 64 << 10;
 /// dictionary they were compressed with when one makes the unit smaller: trained on the parts
 /// themselves (kernels of one file share most of their machine code), at most a tenth of their
 /// size. Without enough parts to train on, or when it does not pay, there is none.
-pub(crate) fn compress_unit(parts: &[&[u8]]) -> std::io::Result<(Option<Vec<u8>>, Vec<Vec<u8>>)> {
+pub(crate) fn compress_unit(parts: &[&[u8]]) -> std::io::Result<Compressed> {
     let plain: Vec<Vec<u8>> = parts
         .iter()
         .map(|p| compress(p))
         .collect::<Result<_, _>>()?;
+    let without = Compressed {
+        dictionary: None,
+        frames: plain,
+    };
     let total: usize = parts.iter().map(|p| p.len()).sum();
     if parts.len() < 4 {
-        return Ok((None, plain));
+        return Ok(without);
     }
     let Ok(dict) = zstd::dict::from_samples(parts, MAX_DICTIONARY.min(total / 10)) else {
-        return Ok((None, plain));
+        return Ok(without);
     };
     let mut c = zstd::bulk::Compressor::with_dictionary(LEVEL, &dict)?;
-    let framed: Vec<Vec<u8>> = parts
+    let frames: Vec<Vec<u8>> = parts
         .iter()
         .map(|p| c.compress(p))
         .collect::<Result<_, _>>()?;
-    let size = |v: &[Vec<u8>]| v.iter().map(Vec::len).sum::<usize>();
-    if dict.len() + size(&framed) < size(&plain) {
-        Ok((Some(dict), framed))
+    let with = Compressed {
+        dictionary: Some(dict),
+        frames,
+    };
+    Ok(if with.bytes() < without.bytes() {
+        with
     } else {
-        Ok((None, plain))
+        without
+    })
+}
+
+/// A unit's parts as zstd frames, and the dictionary they need (if any).
+pub(crate) struct Compressed {
+    pub dictionary: Option<Vec<u8>>,
+    pub frames: Vec<Vec<u8>>,
+}
+
+impl Compressed {
+    fn bytes(&self) -> usize {
+        self.dictionary.as_ref().map_or(0, Vec::len)
+            + self.frames.iter().map(Vec::len).sum::<usize>()
     }
 }
 
@@ -121,15 +141,15 @@ mod tests {
             .map(|_| [shared.clone(), random(500)].concat())
             .collect();
         let refs: Vec<&[u8]> = parts.iter().map(Vec::as_slice).collect();
-        let (dict, frames) = compress_unit(&refs).unwrap();
-        let dict = dict.expect("similar parts pay for a dictionary");
+        let Compressed { dictionary, frames } = compress_unit(&refs).unwrap();
+        let dict = dictionary.expect("similar parts pay for a dictionary");
         for (p, f) in parts.iter().zip(&frames) {
             assert_eq!(fatbin_of(f, &dict).unwrap().as_ref(), p.as_slice());
             assert!(fatbin_of(f, &[]).is_err(), "a frame needs its dictionary");
         }
         // Too few parts: plain frames.
-        let (none, frames) = compress_unit(&refs[..2]).unwrap();
-        assert!(none.is_none());
+        let Compressed { dictionary, frames } = compress_unit(&refs[..2]).unwrap();
+        assert!(dictionary.is_none());
         assert_eq!(
             fatbin_of(&frames[1], &[]).unwrap().as_ref(),
             parts[1].as_slice()

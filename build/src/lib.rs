@@ -876,7 +876,11 @@ impl Plan<'_> {
                     e,
                 )
             })?;
-        if let Some((Some(dict), _)) = &compressed {
+        if let Some(compress::Compressed {
+            dictionary: Some(dict),
+            ..
+        }) = &compressed
+        {
             listing.push(parts::Part {
                 kernel: parts::DICTIONARY.to_string(),
                 offset: 0,
@@ -887,7 +891,7 @@ impl Plan<'_> {
         for (k, (kernel, built)) in parts.iter().enumerate() {
             let part = compressed
                 .as_ref()
-                .map_or(built.bytes.as_slice(), |(_, frames)| &frames[k]);
+                .map_or(built.bytes.as_slice(), |c| &c.frames[k]);
             listing.push(parts::Part {
                 kernel: kernel.clone(),
                 offset: bytes.len(),
