@@ -39,8 +39,8 @@ fn kernel() -> Result<&'static Kernel> {
         compiled.unit.source,
         false,
     )));
-    // SAFETY: SIG is `squared_diff`'s signature (what the macro generates); the code is cuprum's.
     Ok(K.get_or_init(|| {
+        // SAFETY: SIG is `squared_diff`'s signature (what the macro generates); the code is cuprum's.
         Box::leak(Box::new(unsafe {
             Kernel::new(
                 UnitRef::Embedded(unit),
