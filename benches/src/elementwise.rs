@@ -193,6 +193,10 @@ pub fn rows(copy: f64, bare_us: f64, quick: bool, stream: &Stream) -> Result<Vec
     // launched bare in the same loop. A 1-element call costs the GPU more than the empty kernel
     // of the bare cudarc row, and back-to-back launches are paced by the GPU, so this is the
     // launch the call is compared with; the difference is cuprum's host work.
+    // Also the bare launch with the host work of a call (into another output) between launches:
+    // what the host work costs next to the driver's launch, caches shared.
+    let mut z2 = Array::<f32>::empty([1])?;
+    let mut interleaved_us = None;
     let same_us = {
         let args = [Arg::input(&x), Arg::input(&y), Arg::output(&mut z)];
         let mut us = None;
@@ -214,11 +218,30 @@ pub fn rows(copy: f64, bare_us: f64, quick: bool, stream: &Stream) -> Result<Vec
                 };
                 bare(calls / 10)?;
                 us = Some(median((0..5).map(|_| bare(calls)).collect::<Result<_>>()?));
+                let mut interleaved = |k: usize| -> Result<f64> {
+                    let t = Instant::now();
+                    for _ in 0..k {
+                        let other = [Arg::input(&x), Arg::input(&y), Arg::output(&mut z2)];
+                        elementwise::launch::host_work_only(
+                            kernel()?,
+                            &[cuprum_runtime::DType::F32],
+                            &other,
+                            &Options::default(),
+                        )?;
+                        // SAFETY: as above.
+                        unsafe { cuprum_runtime::launch::launch(func, cfg, params)? };
+                    }
+                    stream.synchronize()?;
+                    Ok(t.elapsed().as_secs_f64() * 1e6 / k as f64)
+                };
+                interleaved(calls / 10)?;
+                interleaved_us = Some(median((0..5).map(|_| interleaved(calls)).collect::<Result<_>>()?));
                 Ok(())
             },
         )?;
         us.expect("a 1-element call launches")
     };
+    let interleaved_us = interleaved_us.expect("measured with the bare launch");
     // The host work alone: everything the call does but the launch.
     let work_us = {
         let mut work = |k: usize| -> Result<f64> {
@@ -265,7 +288,7 @@ pub fn rows(copy: f64, bare_us: f64, quick: bool, stream: &Stream) -> Result<Vec
         ceiling: same_us,
         target: Some(("<=", 1.15)),
         note: format!(
-            "{calls} calls, one synchronize; cuprum's host work without the launch: {work_us:.3} us, of which stream and kernel lookups {lookup_us:.3} us; bare cudarc launch of an empty kernel: {bare_us:.2} us; variants in the GB/s rows: contig {}, s32 {}, s64 {}, vector {}",
+            "{calls} calls, one synchronize; cuprum's host work without the launch: {work_us:.3} us, of which stream and kernel lookups {lookup_us:.3} us; bare launches with that host work between them: {interleaved_us:.2} us; bare cudarc launch of an empty kernel: {bare_us:.2} us; variants in the GB/s rows: contig {}, s32 {}, s64 {}, vector {}",
             after.contig - before.contig,
             after.s32 - before.s32,
             after.s64 - before.s64,

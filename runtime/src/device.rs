@@ -187,6 +187,12 @@ impl Device {
     /// The device with this ordinal; its context is created on first use and shared by the
     /// whole process.
     pub fn get(ordinal: usize) -> Result<Device> {
+        Device::get_static(ordinal).cloned()
+    }
+
+    /// [`Device::get`] without the reference count: an open device lives for the rest of the
+    /// process (what launches use on every call).
+    pub(crate) fn get_static(ordinal: usize) -> Result<&'static Device> {
         let slots = devices()?;
         if slots.is_empty() {
             return Err(Error::NoDevice);
@@ -196,18 +202,18 @@ impl Device {
             count: slots.len(),
         })?;
         if let Some(d) = slot.get() {
-            return Ok(d.clone());
+            return Ok(d);
         }
         // Open under a lock so that two threads do not both retain the context.
         static OPENING: Mutex<()> = Mutex::new(());
         let _g = OPENING.lock().unwrap_or_else(|p| p.into_inner());
         if let Some(d) = slot.get() {
-            return Ok(d.clone());
+            return Ok(d);
         }
         let d = open(ordinal)?;
         let _ = slot.set(d.clone());
         crate::bounds::on_device_open(d.ordinal(), || d.bind_to_thread());
-        Ok(d)
+        Ok(slot.get().expect("set above"))
     }
 
     /// This thread's current device (device 0 unless changed with [`Device::use_device`],

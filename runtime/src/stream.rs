@@ -156,7 +156,7 @@ impl Stream {
 
     /// The current stream of this thread's current device.
     pub fn current() -> Result<Stream> {
-        Stream::current_for(&Device::current()?)
+        Stream::current_for(Device::get_static(Device::current_ordinal())?)
     }
 
     /// The current stream of `device` for this thread (its null stream when none was set).

@@ -323,7 +323,7 @@ pub fn staged_launch(
     let stream = match (opts.stream, device) {
         (Some(s), _) => s,
         (None, Some(d)) => {
-            current = Stream::current_for(&Device::get(d)?)?;
+            current = Stream::current_for(Device::get_static(d)?)?;
             &current
         }
         (None, None) => {
@@ -332,8 +332,7 @@ pub fn staged_launch(
         }
     };
     let device = stream.device();
-    let raw = kernel.instance(device.ordinal(), instance, Some(plan.variant.into()))?;
-    let func = raw.function_for(device)?;
+    let func = kernel.function(device.ordinal(), instance, Some(plan.variant.into()))?;
     let cfg = LaunchConfig::new(plan.grid(block), block).stream(stream);
     COUNTS[plan.variant.index()].fetch_add(1, Ordering::Relaxed);
     if plan.vec > 1 {

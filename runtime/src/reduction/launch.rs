@@ -400,7 +400,7 @@ pub fn staged_launch(
         let multiprocessors = match given {
             Some(d) => d.multiprocessor_count(),
             None => looked_up
-                .insert(Device::get(out.device)?)
+                .insert(Device::get_static(out.device)?)
                 .multiprocessor_count(),
         };
         Ok(DeviceShape {
@@ -411,16 +411,15 @@ pub fn staged_launch(
     let Some(mut call) = prepare(name, info, inputs, &out, axes, keepdims, dev)? else {
         return Ok(());
     };
-    let device = match (&looked_up, given) {
+    let device = match (looked_up, given) {
         (Some(d), _) | (None, Some(d)) => d,
         (None, None) => unreachable!("prepare asks for the device before planning"),
     };
     if call.plan.splits > 1 {
         // A split reduction sizes its grid to whole waves: plan again with the occupancy of the
         // kernel the first plan picked (its registers decide how many blocks fit on an SM).
-        let k = kernel.instance(device.ordinal(), instance, Some(call.plan.variant().into()))?;
-        let per_sm = k
-            .function_for(device)?
+        let per_sm = kernel
+            .function(device.ordinal(), instance, Some(call.plan.variant().into()))?
             .resident_blocks_per_sm(call.plan.block)?;
         let dev = || {
             Ok(DeviceShape {
@@ -613,8 +612,7 @@ fn launch_plan(
     go: impl FnOnce(&KernelFunction, &LaunchConfig<'_>, &ArgList) -> Result<()>,
 ) -> Result<()> {
     let Prepared { plan, mut params } = call;
-    let raw = kernel.instance(device.ordinal(), instance, Some(plan.variant().into()))?;
-    let func = raw.function_for(device)?;
+    let func = kernel.function(device.ordinal(), instance, Some(plan.variant().into()))?;
     let slot = slot_bytes(info.acc_bytes);
     let (slots, counters) = plan.scratch();
     let (partials, counter_ptr) = if slots > 0 {

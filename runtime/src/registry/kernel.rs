@@ -1,10 +1,12 @@
 //! [`Kernel`]: one generated kernel (its unit, its kind, its name, its signature) and the
 //! instances loaded so far per device; [`KernelEntry`], the program's list of kernels.
 
+use std::sync::atomic::{AtomicPtr, Ordering};
 use std::sync::{Mutex, RwLock};
 
 use crate::device::Device;
 use crate::error::Result;
+use crate::function::KernelFunction;
 use crate::kernel::RawKernel;
 use crate::launch::signature::Signature;
 use cuprum_abi::dtype::DType;
@@ -23,7 +25,11 @@ pub struct Kernel {
     /// Whether the kernel's code stays inside its operands by itself (cuprum's own kernels:
     /// `false` for CUDA C text that indexes raw arguments, which only unsafe launches take).
     checked: bool,
-    loaded: RwLock<Vec<Loaded>>,
+    /// Boxed, only ever pushed: an entry stays where it is for as long as the kernel.
+    loaded: RwLock<Vec<Box<Loaded>>>,
+    /// The entry of `loaded` served last (null before the first): a launch of the same instance,
+    /// the common case, finds it with one atomic load and no lock ([`Kernel::function`]).
+    last: AtomicPtr<Loaded>,
     /// Held while an instance is loaded, so that threads racing for the same new instance
     /// compile it once (launches of loaded instances never take it).
     load_lock: Mutex<()>,
@@ -34,6 +40,12 @@ struct Loaded {
     instance: Vec<DType>,
     variant: Option<Variant>,
     kernel: RawKernel,
+}
+
+impl Loaded {
+    fn is(&self, device: usize, instance: &[DType], variant: Option<Variant>) -> bool {
+        self.device == device && self.variant == variant && self.instance == instance
+    }
 }
 
 impl std::fmt::Debug for Kernel {
@@ -67,6 +79,7 @@ impl Kernel {
             signature,
             checked: true,
             loaded: RwLock::new(Vec::new()),
+            last: AtomicPtr::new(std::ptr::null_mut()),
             load_lock: Mutex::new(()),
         }
     }
@@ -89,6 +102,7 @@ impl Kernel {
             signature,
             checked: false,
             loaded: RwLock::new(Vec::new()),
+            last: AtomicPtr::new(std::ptr::null_mut()),
             load_lock: Mutex::new(()),
         }
     }
@@ -130,6 +144,53 @@ impl Kernel {
         }
     }
 
+    /// The loaded function of [`Kernel::instance`] on device `ordinal`: what a launch needs, found
+    /// without a lock or a reference count when it is the instance served last.
+    #[inline]
+    pub fn function(
+        &self,
+        ordinal: usize,
+        instance: &[DType],
+        variant: Option<Variant>,
+    ) -> Result<&KernelFunction> {
+        let last = self.last.load(Ordering::Acquire);
+        // SAFETY: `last` is null or was stored by `function_slow` from an entry of `self.loaded`:
+        // a `Box<Loaded>` that is never removed, moved or changed while `self` lives.
+        if let Some(l) = unsafe { last.as_ref() } {
+            if l.is(ordinal, instance, variant) {
+                return l.kernel.function_at(ordinal);
+            }
+        }
+        self.function_slow(ordinal, instance, variant)
+    }
+
+    #[cold]
+    fn function_slow(
+        &self,
+        ordinal: usize,
+        instance: &[DType],
+        variant: Option<Variant>,
+    ) -> Result<&KernelFunction> {
+        let find = || -> Option<*const Loaded> {
+            let loaded = self.loaded.read().unwrap_or_else(|e| e.into_inner());
+            loaded
+                .iter()
+                .find(|l| l.is(ordinal, instance, variant))
+                .map(|b| &**b as *const Loaded)
+        };
+        let entry = match find() {
+            Some(e) => e,
+            None => {
+                self.instance(ordinal, instance, variant)?;
+                find().expect("`instance` loads the entry")
+            }
+        };
+        self.last.store(entry.cast_mut(), Ordering::Release);
+        // SAFETY: `entry` points into a `Box<Loaded>` of `self.loaded`, which lives as long as
+        // `self` and is never removed, moved or changed.
+        unsafe { &*entry }.kernel.function_at(ordinal)
+    }
+
     /// The instance for `instance` (one dtype per generic parameter) and `variant` (the launch
     /// strategy of an elementwise or reduction kernel, one of `kind().variants()`; `None` for a
     /// raw kernel) on device `ordinal`: from this table on every launch but the first.
@@ -144,7 +205,7 @@ impl Kernel {
             let loaded = self.loaded.read().unwrap_or_else(|e| e.into_inner());
             if let Some(l) = loaded
                 .iter()
-                .find(|l| l.device == ordinal && l.variant == variant && l.instance == instance)
+                .find(|l| l.is(ordinal, instance, variant))
             {
                 return Ok(l.kernel.clone());
             }
@@ -164,7 +225,7 @@ impl Kernel {
             let loaded = self.loaded.read().unwrap_or_else(|e| e.into_inner());
             if let Some(l) = loaded
                 .iter()
-                .find(|l| l.device == ordinal && l.variant == variant && l.instance == instance)
+                .find(|l| l.is(ordinal, instance, variant))
             {
                 return Ok(l.kernel.clone());
             }
@@ -189,14 +250,14 @@ impl Kernel {
         let mut loaded = self.loaded.write().unwrap_or_else(|e| e.into_inner());
         if !loaded
             .iter()
-            .any(|l| l.device == ordinal && l.variant == variant && l.instance == instance)
+            .any(|l| l.is(ordinal, instance, variant))
         {
-            loaded.push(Loaded {
+            loaded.push(Box::new(Loaded {
                 device: ordinal,
                 instance: instance.to_vec(),
                 variant,
                 kernel: kernel.clone(),
-            });
+            }));
         }
         Ok(kernel)
     }
