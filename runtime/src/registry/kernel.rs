@@ -25,7 +25,9 @@ pub struct Kernel {
     /// Whether the kernel's code stays inside its operands by itself (cuprum's own kernels:
     /// `false` for CUDA C text that indexes raw arguments, which only unsafe launches take).
     checked: bool,
-    /// Boxed, only ever pushed: an entry stays where it is for as long as the kernel.
+    /// Boxed, only ever pushed: an entry stays where it is for as long as the kernel, however the
+    /// vector grows (`last` points at one).
+    #[allow(clippy::vec_box)]
     loaded: RwLock<Vec<Box<Loaded>>>,
     /// The entry of `loaded` served last (null before the first): a launch of the same instance,
     /// the common case, finds it with one atomic load and no lock ([`Kernel::function`]).
