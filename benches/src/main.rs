@@ -9,8 +9,11 @@
 //!
 //! Rows: RawKernel launch host cost; first call with an empty cache; first call in a
 //! fresh process served by the disk cache; first call of a second RawKernel of the same source in
-//! one process (modules already loaded); a grid-stride copy RawKernel; reductions (full,
-//! contiguous axis, strided axis, 256^3, host cost per call: `reduction.rs`).
+//! one process (modules already loaded); a grid-stride copy RawKernel; `#[rawkernel]` rows and
+//! first calls in a fresh process of a precompiled kernel, a built-in operator, `sum`, `argmax`,
+//! `var` and a kernel of a 20-instance file (`rawkernel.rs`, through `--child-aot`); elementwise
+//! rows (`elementwise.rs`); reductions (full, contiguous axis, strided axis, 256^3, host cost per
+//! call: `reduction.rs`).
 //!
 //! `cuprum-bench [--json] [--quick]`. Without a GPU (or libnvrtc) it says so and exits 1.
 //! The warm-disk row re-runs this binary with the hidden flag `--child-warm-disk` (and

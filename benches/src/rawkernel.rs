@@ -36,6 +36,11 @@ pub fn child_aot(what: &str) -> Result<()> {
         "copy" => k::copy_unrolled::launch(&LaunchConfig::for_elements(n, 256), &x, &mut y, n as u32)?,
         "op" => y = (&x + &y)?,
         "sum" => y = cuprum::prelude::Reductions::sum(&x).run()?,
+        // Three kernels, three parts: max, then the first index equal to it, then that index
+        // along the axis.
+        "argmax" => drop(cuprum::prelude::Reductions::argmax(&x).run()?),
+        // Two: the mean, then the sum of squared differences.
+        "var" => y = cuprum::prelude::Reductions::var(&x).run()?,
         "many" => y = crate::many_kernels::axpy::call(2.0f32, &x, &y)?,
         other => return Err(cuprum_runtime::Error::Unsupported { what: format!("unknown --child-aot kernel `{other}`") }),
     }
@@ -149,10 +154,12 @@ pub fn rows(dev: &Device, stream: &Stream, c: &Ceilings) -> Result<Vec<Row>> {
 
     // First call of a precompiled instance in a fresh process: served by the embedded fat binary.
     let exe = std::env::current_exe().map_err(crate::io_err)?;
-    let first_calls: [(&'static str, &str, &str); 4] = [
+    let first_calls: [(&'static str, &str, &str); 6] = [
         ("#[rawkernel] first call of a precompiled kernel (new process)", "copy", "copy_unrolled::<f32> of benches/src/kernels.rs"),
         ("first built-in operator `&a + &b` (new process)", "op", "add::<f32>, runtime/kernels/elementwise.rs"),
         ("first built-in reduction `x.sum()` (new process)", "sum", "sum::<f32>, runtime/kernels/reductions.rs"),
+        ("first built-in `x.argmax()` (new process)", "argmax", "max_float, arg_of_float, in_row_index: three kernels' first calls"),
+        ("first built-in `x.var()` (new process)", "var", "mean_f64, var_float: two kernels' first calls"),
         ("first kernel of a file with 20+ instances (new process)", "many", "axpy::<f32> of benches/src/many_kernels.rs (14 elementwise instances x 2 variants, 4 raw kernel instances)"),
     ];
     for (name, what, detail) in first_calls {
