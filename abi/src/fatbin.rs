@@ -127,7 +127,9 @@ const CHECKED_ENTRY_HEADER: usize = 64;
 /// Neither LZ4 (at most 255:1) nor zstd (at most 128 KiB out of a 4-byte block: 32768:1) expands
 /// data by more than this.
 const MAX_EXPANSION: u64 = 65536;
-const ZSTD_MAGIC: [u8; 4] = [0x28, 0xb5, 0x2f, 0xfd];
+/// The first bytes of a zstd frame (nvcc's `-compress-mode=size` payloads, and cuprum-build's
+/// compressed parts).
+pub const ZSTD_MAGIC: [u8; 4] = [0x28, 0xb5, 0x2f, 0xfd];
 
 fn check_entry(bytes: &[u8], p: &Placed) -> Result<(), FormatError> {
     let err = |offset: usize, message: String| FormatError { offset, message };

@@ -61,7 +61,47 @@ pub(crate) struct Compressed {
     pub frames: Vec<Vec<u8>>,
 }
 
+/// What a unit's compressed parts are made from: the parts' names and bytes. Level 19 with a
+/// dictionary takes seconds for the built-ins (tens at the default target list), so
+/// [`Compressed::reuse`] keeps the last result while this stays the same.
+pub(crate) fn stamp(parts: &[(&str, &[u8])]) -> String {
+    use std::hash::{Hash, Hasher};
+    let mut text = format!("cuprum-build zstd 1 level {LEVEL} dictionary {MAX_DICTIONARY}\n");
+    for (name, bytes) in parts {
+        let mut h = std::hash::DefaultHasher::new();
+        bytes.hash(&mut h);
+        text.push_str(&format!("{name} {} {:016x}\n", bytes.len(), h.finish()));
+    }
+    text
+}
+
 impl Compressed {
+    /// The parts compressed by an earlier build of the same unit: `fatbin` and `listing` as it
+    /// wrote them, when they hold exactly `names` (and a dictionary first, if any).
+    pub(crate) fn reuse(
+        fatbin: &[u8],
+        listing: &[cuprum_abi::parts::Part],
+        names: &[&str],
+    ) -> Option<Compressed> {
+        let bytes = |p: &cuprum_abi::parts::Part| {
+            fatbin
+                .get(p.offset..p.offset.checked_add(p.len)?)
+                .map(<[u8]>::to_vec)
+        };
+        let (dictionary, rest) = match listing.split_first() {
+            Some((d, rest)) if d.kernel == cuprum_abi::parts::DICTIONARY => (Some(bytes(d)?), rest),
+            _ => (None, listing),
+        };
+        if rest.len() != names.len() || rest.iter().zip(names).any(|(p, n)| p.kernel != *n) {
+            return None;
+        }
+        let frames = rest.iter().map(bytes).collect::<Option<Vec<_>>>()?;
+        frames
+            .iter()
+            .all(|f| is_frame(f))
+            .then_some(Compressed { dictionary, frames })
+    }
+
     fn bytes(&self) -> usize {
         self.dictionary.as_ref().map_or(0, Vec::len)
             + self.frames.iter().map(Vec::len).sum::<usize>()
@@ -75,7 +115,7 @@ pub(crate) fn compress(fatbin: &[u8]) -> std::io::Result<Vec<u8>> {
 
 /// Whether `bytes` is a zstd frame (its magic number) rather than a fat binary.
 pub fn is_frame(bytes: &[u8]) -> bool {
-    bytes.starts_with(&[0x28, 0xB5, 0x2F, 0xFD])
+    bytes.starts_with(&cuprum_abi::fatbin::ZSTD_MAGIC)
 }
 
 /// The fat binary of a part: the bytes themselves, or what their zstd frame holds (`dictionary`:
@@ -118,6 +158,56 @@ mod tests {
         assert_eq!(size, Some(data.len() as u64));
         assert_eq!(zstd::bulk::decompress(&z, data.len()).unwrap(), data);
         assert!(targets(&z[..z.len() - 1]).is_err());
+    }
+
+    #[test]
+    fn an_earlier_units_frames_are_reused_only_when_they_match() {
+        let parts: Vec<Vec<u8>> = (0..5u8).map(|k| vec![k; 3000]).collect();
+        let refs: Vec<&[u8]> = parts.iter().map(Vec::as_slice).collect();
+        let c = compress_unit(&refs).unwrap();
+        // The unit as assemble writes it: the dictionary first (if any), then the frames.
+        let (mut blob, mut listing) = (Vec::new(), Vec::new());
+        let mut push = |name: &str, bytes: &[u8]| {
+            listing.push(cuprum_abi::parts::Part {
+                kernel: name.into(),
+                offset: blob.len(),
+                len: bytes.len(),
+            });
+            blob.extend_from_slice(bytes);
+        };
+        if let Some(d) = &c.dictionary {
+            push(cuprum_abi::parts::DICTIONARY, d);
+        }
+        let names = ["a", "b", "c[f32]", "c[f64]", "d"];
+        for (n, f) in names.iter().zip(&c.frames) {
+            push(n, f);
+        }
+        let again = Compressed::reuse(&blob, &listing, &names).expect("the same unit");
+        assert_eq!(
+            (again.dictionary, again.frames),
+            (c.dictionary.clone(), c.frames.clone())
+        );
+        assert!(
+            Compressed::reuse(&blob, &listing, &names[..4]).is_none(),
+            "a part fewer"
+        );
+        assert!(
+            Compressed::reuse(&blob, &listing, &["a", "b", "x", "c[f64]", "d"]).is_none(),
+            "another name"
+        );
+        assert!(
+            Compressed::reuse(&blob[..blob.len() - 1], &listing, &names).is_none(),
+            "a short file"
+        );
+        // The stamp changes with any part's bytes or name.
+        let named: Vec<(&str, &[u8])> = names.iter().copied().zip(refs.iter().copied()).collect();
+        let mut other = named.clone();
+        other[2].1 = &parts[0];
+        assert_ne!(stamp(&named), stamp(&other));
+        other = named.clone();
+        other[4].0 = "e";
+        assert_ne!(stamp(&named), stamp(&other));
+        assert_eq!(stamp(&named), stamp(&named.clone()));
     }
 
     #[test]

@@ -863,19 +863,34 @@ impl Plan<'_> {
         let mut warning = None;
         // `zstd`: each part becomes a zstd frame, with a dictionary of the unit first when one
         // helps (crate::compress).
-        let compressed = (self.compress == env::ZSTD)
-            .then(|| {
-                let raw: Vec<&[u8]> = parts.iter().map(|(_, b)| b.bytes.as_slice()).collect();
-                compress::compress_unit(&raw)
+        // The parts of an earlier build are taken again when they were made from the same bytes
+        // (`<id>.zstd` records from what), so an unchanged unit is not compressed again.
+        let fatbin = self.out_dir.join(mangle::fatbin_file(&id));
+        let listing_path = self.out_dir.join(parts::parts_file(&id));
+        let zstd_stamp_path = self.out_dir.join(mangle::AOT_DIR).join(format!("{id}.zstd"));
+        let mut zstd_stamp = None;
+        let compressed = if self.compress == env::ZSTD {
+            let named: Vec<(&str, &[u8])> = parts.iter().map(|(n, b)| (n.as_str(), b.bytes.as_slice())).collect();
+            let stamp = compress::stamp(&named);
+            let names: Vec<&str> = named.iter().map(|p| p.0).collect();
+            let earlier = (std::fs::read_to_string(&zstd_stamp_path).ok().as_deref() == Some(stamp.as_str()))
+                .then(|| {
+                    let listing = parts::read_parts(&std::fs::read_to_string(&listing_path).ok()?)?;
+                    compress::Compressed::reuse(&std::fs::read(&fatbin).ok()?, &listing, &names)
+                })
+                .flatten();
+            zstd_stamp = Some(stamp);
+            Some(match earlier {
+                Some(c) => c,
+                None => {
+                    outputs::remove(&zstd_stamp_path)?;
+                    let raw: Vec<&[u8]> = named.iter().map(|p| p.1).collect();
+                    compress::compress_unit(&raw).map_err(|e| Error::io(&fatbin, "compress (zstd)", e))?
+                }
             })
-            .transpose()
-            .map_err(|e| {
-                Error::io(
-                    &self.out_dir.join(mangle::fatbin_file(&id)),
-                    "compress (zstd)",
-                    e,
-                )
-            })?;
+        } else {
+            None
+        };
         if let Some(compress::Compressed {
             dictionary: Some(dict),
             ..
@@ -913,12 +928,12 @@ impl Plan<'_> {
             .into_iter()
             .find(|s| parts.iter().any(|(_, b)| b.status == *s))
             .unwrap_or(Status::UpToDate);
-        let fatbin = self.out_dir.join(mangle::fatbin_file(&id));
         outputs::write_if_changed(&fatbin, &bytes)?;
-        outputs::write_if_changed(
-            &self.out_dir.join(parts::parts_file(&id)),
-            parts::write_parts(&listing).as_bytes(),
-        )?;
+        outputs::write_if_changed(&listing_path, parts::write_parts(&listing).as_bytes())?;
+        // Last: a stamp never names outputs that are not written yet.
+        if let Some(stamp) = zstd_stamp {
+            outputs::write_if_changed(&zstd_stamp_path, stamp.as_bytes())?;
+        }
         let mut text = targets.join("\n");
         text.push('\n');
         outputs::write_if_changed(

@@ -376,37 +376,6 @@ fn diverges(b: &Block) -> bool {
     matches!(last.map(|e| &e.kind), Some(ExprKind::Return(_) | ExprKind::Break { .. } | ExprKind::Continue { .. }))
 }
 
-/// Calls `f` on every expression of the item (body and reduction parts).
-fn each_expr_of_item(item: &Item, f: &mut dyn FnMut(&Expr)) {
-    fn block(b: &Block, f: &mut dyn FnMut(&Expr)) {
-        for s in &b.stmts {
-            match s {
-                Stmt::Let { init: Some(e), .. } | Stmt::Expr(e) => expr(e, f),
-                Stmt::Let { init: None, .. } => {}
-            }
-        }
-        if let Some(t) = &b.tail {
-            expr(t, f);
-        }
-    }
-    fn expr(e: &Expr, f: &mut dyn FnMut(&Expr)) {
-        f(e);
-        let (mut exprs, mut blocks) = (Vec::new(), Vec::new());
-        visit_children(e, &mut |c| exprs.push(c), &mut |b| blocks.push(b));
-        for c in exprs {
-            expr(c, f);
-        }
-        for b in blocks {
-            block(b, f);
-        }
-    }
-    block(&item.body, f);
-    if let ItemKind::Reduction(parts) = &item.kind {
-        for e in [parts.identity.as_deref(), Some(&*parts.reduce.body), parts.post.as_ref().map(|p| &*p.body)].into_iter().flatten() {
-            expr(e, f);
-        }
-    }
-}
 
 #[cfg(test)]
 mod tests {

@@ -518,6 +518,38 @@ pub enum ExprKind {
     Return(Option<ExprRef>),
 }
 
+/// Calls `f` on every expression of the item (body and reduction parts).
+pub fn each_expr_of_item(item: &Item, f: &mut dyn FnMut(&Expr)) {
+    fn block(b: &Block, f: &mut dyn FnMut(&Expr)) {
+        for s in &b.stmts {
+            match s {
+                Stmt::Let { init: Some(e), .. } | Stmt::Expr(e) => expr(e, f),
+                Stmt::Let { init: None, .. } => {}
+            }
+        }
+        if let Some(t) = &b.tail {
+            expr(t, f);
+        }
+    }
+    fn expr(e: &Expr, f: &mut dyn FnMut(&Expr)) {
+        f(e);
+        let (mut exprs, mut blocks) = (Vec::new(), Vec::new());
+        visit_children(e, &mut |c| exprs.push(c), &mut |b| blocks.push(b));
+        for c in exprs {
+            expr(c, f);
+        }
+        for b in blocks {
+            block(b, f);
+        }
+    }
+    block(&item.body, f);
+    if let ItemKind::Reduction(parts) = &item.kind {
+        for e in [parts.identity.as_deref(), Some(&*parts.reduce.body), parts.post.as_ref().map(|p| &*p.body)].into_iter().flatten() {
+            expr(e, f);
+        }
+    }
+}
+
 /// Calls `on_expr` for each direct sub-expression of `e` and `on_block` for each direct block.
 pub fn visit_children<'a>(e: &'a Expr, on_expr: &mut dyn FnMut(&'a Expr), on_block: &mut dyn FnMut(&'a Block)) {
     match &e.kind {

@@ -132,29 +132,20 @@ impl Checked {
     /// Whether the item's body reads the loop index (`index()`): a reduction whose map does must
     /// walk its reduced axes in C order (`ReductionSignature::positional`).
     pub fn uses_index(&self) -> bool {
-        fn expr(e: &ir::Expr) -> bool {
-            if let ir::ExprKind::Call {
-                callee:
-                    ir::Callee::Intrinsic {
+        let mut found = false;
+        ir::each_expr_of_item(&self.item, &mut |e| {
+            found |= matches!(
+                e.kind,
+                ir::ExprKind::Call {
+                    callee: ir::Callee::Intrinsic {
                         intrinsic: crate::lang::Intrinsic::Index,
                         ..
                     },
-                ..
-            } = &e.kind
-            {
-                return true;
-            }
-            let (mut exprs, mut blocks) = (Vec::new(), Vec::new());
-            ir::visit_children(e, &mut |c| exprs.push(c), &mut |b| blocks.push(b));
-            exprs.into_iter().any(expr) || blocks.into_iter().any(block)
-        }
-        fn block(b: &ir::Block) -> bool {
-            b.stmts.iter().any(|st| match st {
-                ir::Stmt::Let { init: Some(x), .. } | ir::Stmt::Expr(x) => expr(x),
-                ir::Stmt::Let { init: None, .. } => false,
-            }) || b.tail.as_deref().is_some_and(expr)
-        }
-        block(&self.item.body)
+                    ..
+                }
+            )
+        });
+        found
     }
 
     /// A reduction's accumulator and output types, as the type checker found them.

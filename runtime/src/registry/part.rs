@@ -7,8 +7,6 @@
 
 use std::borrow::Cow;
 
-/// The first bytes of a zstd frame.
-const ZSTD_MAGIC: [u8; 4] = [0x28, 0xB5, 0x2F, 0xFD];
 /// The most a frame may declare (a fat binary of one kernel is a few MB at most): a larger
 /// declared size is damage, not a part, and is not allocated.
 const MAX_PART: u64 = 1 << 30;
@@ -18,7 +16,7 @@ const MAX_PART: u64 = 1 << 30;
 /// declares more than 1 GiB, or does not decompress to exactly that size is an error that says
 /// which.
 pub fn fatbin_of<'a>(bytes: &'a [u8], dictionary: &[u8]) -> Result<Cow<'a, [u8]>, String> {
-    if !bytes.starts_with(&ZSTD_MAGIC) {
+    if !bytes.starts_with(&cuprum_abi::fatbin::ZSTD_MAGIC) {
         return Ok(Cow::Borrowed(bytes));
     }
     let size = match zstd::zstd_safe::get_frame_content_size(bytes) {
