@@ -147,6 +147,15 @@ fn main() -> ExitCode {
             }
         };
     }
+    if args.first().map(String::as_str) == Some("--child-steps") {
+        return match rawkernel::child_steps() {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => {
+                eprintln!("cuprum-bench child: {e}");
+                ExitCode::FAILURE
+            }
+        };
+    }
     if args.first().map(String::as_str) == Some("--child-aot") {
         return match rawkernel::child_aot(args.get(1).map_or("copy", String::as_str)) {
             Ok(()) => ExitCode::SUCCESS,

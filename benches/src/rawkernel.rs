@@ -48,7 +48,45 @@ pub fn child_aot(what: &str) -> Result<()> {
     stream.synchronize()?;
     drop(y);
     let layer = cuprum_runtime::registry::served().first().map(|s| s.layer.name()).unwrap_or("?");
-    println!("AOT {first:.4} {layer}");
+    let loads = stats::snapshot();
+    println!("AOT {first:.4} {layer} {} {:.4}", loads.module_loads, ms(loads.module_load_time));
+    Ok(())
+}
+
+/// The child of the first-call breakdown: built-ins called one after another in one fresh
+/// process, each timed to its end (synchronized), with the modules it loaded and their load time.
+/// Prints `STEP <what> <ms> <module loads> <load ms>` per call.
+pub fn child_steps() -> Result<()> {
+    use cuprum::prelude::Reductions;
+    let stream = Stream::current()?;
+    let n = 1 << 16;
+    let a = Array::<f32>::zeros(n)?;
+    let b = Array::<f32>::zeros(n)?;
+    stream.synchronize()?;
+    let step = |what: &str, f: &mut dyn FnMut() -> Result<()>| -> Result<()> {
+        let before = stats::snapshot();
+        let t = Instant::now();
+        f()?;
+        stream.synchronize()?;
+        let took = ms(t.elapsed());
+        let after = stats::snapshot();
+        println!(
+            "STEP {what} {took:.4} {} {:.4}",
+            after.module_loads - before.module_loads,
+            ms(after.module_load_time - before.module_load_time)
+        );
+        Ok(())
+    };
+    step("a+b", &mut || (&a + &b).map(drop))?;
+    step("a-b", &mut || (&a - &b).map(drop))?;
+    step("a+b(again)", &mut || (&a + &b).map(drop))?;
+    step("sum", &mut || a.sum().run().map(drop))?;
+    step("max", &mut || a.max().run().map(drop))?;
+    step("argmax(after-max)", &mut || a.argmax().run().map(drop))?;
+    step("argmax(again)", &mut || a.argmax().run().map(drop))?;
+    step("mean", &mut || a.mean().run().map(drop))?;
+    step("var", &mut || a.var().run().map(drop))?;
+    step("var(again)", &mut || a.var().run().map(drop))?;
     Ok(())
 }
 
@@ -165,6 +203,7 @@ pub fn rows(dev: &Device, stream: &Stream, c: &Ceilings) -> Result<Vec<Row>> {
     for (name, what, detail) in first_calls {
         let mut aot = Vec::new();
         let mut layers = Vec::new();
+        let (mut loads, mut load_ms) = (String::new(), Vec::new());
         for _ in 0..c.rounds {
             let out = std::process::Command::new(&exe).args(["--child-aot", what]).output().map_err(crate::io_err)?;
             let text = String::from_utf8_lossy(&out.stdout);
@@ -176,6 +215,8 @@ pub fn rows(dev: &Device, stream: &Stream, c: &Ceilings) -> Result<Vec<Row>> {
             let mut f = line.split_whitespace();
             aot.push(f.next().and_then(|v| v.parse().ok()).unwrap_or(f64::NAN));
             layers.push(f.next().unwrap_or("?").to_string());
+            loads = f.next().unwrap_or("?").to_string();
+            load_ms.push(f.next().and_then(|v| v.parse().ok()).unwrap_or(f64::NAN));
         }
         layers.dedup();
         rows.push(Row {
@@ -185,8 +226,22 @@ pub fn rows(dev: &Device, stream: &Stream, c: &Ceilings) -> Result<Vec<Row>> {
             ceiling_name: "load a cubin (new process)",
             ceiling: c.cubin_load_ms,
             target: Some(("<", 1.0)),
-            note: format!("target < 1 ms; {detail}; served by: {}", layers.join(", ")),
+            note: format!(
+                "target < 1 ms; {detail}; served by: {}; {loads} module loads taking {:.3} ms (checks, cuModuleLoadData)",
+                layers.join(", "),
+                median(load_ms)
+            ),
         });
+    }
+
+    // Where a first call's time goes: built-ins one after another in one fresh process (stderr).
+    let out = std::process::Command::new(&exe).arg("--child-steps").output().map_err(crate::io_err)?;
+    eprintln!("first calls in one new process (what, ms, module loads, load ms):");
+    for line in String::from_utf8_lossy(&out.stdout).lines().filter_map(|l| l.strip_prefix("STEP ")) {
+        eprintln!("  {line}");
+    }
+    if !out.status.success() {
+        eprintln!("  (the child failed: {})", String::from_utf8_lossy(&out.stderr).trim());
     }
 
     // Grid-stride copies, timed alternately with the driver's copy of the same bytes.

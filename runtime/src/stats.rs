@@ -62,6 +62,9 @@ pub struct Stats {
     /// NVRTC output loaded onto a device. A kernel file's fat binary is loaded once per device,
     /// however many of its kernels run.
     pub module_loads: u64,
+    /// Total wall time of those loads: the image checks, `cuModuleLoadData` and the index-check
+    /// set-up of each module (not the decompression of a compressed part, nor the first launch).
+    pub module_load_time: Duration,
 }
 
 struct Counters {
@@ -74,6 +77,7 @@ struct Counters {
     disk_writes: AtomicU64,
     disk_corrupt: AtomicU64,
     module_loads: AtomicU64,
+    module_load_nanos: AtomicU64,
 }
 
 static COUNTERS: Counters = Counters {
@@ -86,6 +90,7 @@ static COUNTERS: Counters = Counters {
     disk_writes: AtomicU64::new(0),
     disk_corrupt: AtomicU64::new(0),
     module_loads: AtomicU64::new(0),
+    module_load_nanos: AtomicU64::new(0),
 };
 
 /// The counters now.
@@ -102,6 +107,7 @@ pub fn snapshot() -> Stats {
         disk_writes: get(&c.disk_writes),
         disk_corrupt: get(&c.disk_corrupt),
         module_loads: get(&c.module_loads),
+        module_load_time: Duration::from_nanos(get(&c.module_load_nanos)),
     }
 }
 
@@ -118,6 +124,7 @@ pub fn reset() {
         &c.disk_writes,
         &c.disk_corrupt,
         &c.module_loads,
+        &c.module_load_nanos,
     ] {
         a.store(0, Ordering::Relaxed);
     }
@@ -159,8 +166,13 @@ pub(crate) fn record_disk_write() {
     COUNTERS.disk_writes.fetch_add(1, Ordering::Relaxed);
 }
 
-pub(crate) fn record_module_load() {
+/// Counts one module handed to the driver, whose load took `elapsed`.
+pub(crate) fn record_module_load(elapsed: Duration) {
     COUNTERS.module_loads.fetch_add(1, Ordering::Relaxed);
+    COUNTERS.module_load_nanos.fetch_add(
+        u64::try_from(elapsed.as_nanos()).unwrap_or(u64::MAX),
+        Ordering::Relaxed,
+    );
 }
 
 pub(crate) fn record_disk_corrupt() {

@@ -96,6 +96,7 @@ fn load_image(
     image: &[u8],
     what: &str,
 ) -> Result<Arc<ModuleHandle>> {
+    let start = std::time::Instant::now();
     let image = checked_image(kind, image, what)?;
     device.bind_to_thread()?;
     // SAFETY: the context is bound; `image` is a complete cubin, fatbin or NUL-terminated PTX
@@ -109,13 +110,13 @@ fn load_image(
                 detail: e.to_string(),
             }
         })?;
-    crate::stats::record_module_load();
     let handle = Arc::new(ModuleHandle {
         raw,
         device: device.clone(),
     });
     // Index checks: point the module's record slot at the context's record (docs/runtime.md).
     crate::bounds::on_module_load(device.ordinal(), || device.bind_to_thread(), raw)?;
+    crate::stats::record_module_load(start.elapsed());
     Ok(handle)
 }
 

@@ -16,6 +16,17 @@ const MAX_PART: u64 = 1 << 30;
 /// declares more than 1 GiB, or does not decompress to exactly that size is an error that says
 /// which.
 pub fn fatbin_of<'a>(bytes: &'a [u8], dictionary: &[u8]) -> Result<Cow<'a, [u8]>, String> {
+    fatbin_with(bytes, &mut None, dictionary)
+}
+
+/// [`fatbin_of`] with a decompression context kept by the caller: made with `dictionary` at the
+/// first frame, then reused, so a unit digests its dictionary once, not at every part (20-30 us
+/// each on the GPU machine's host; docs/building.md, "Size and load time").
+pub fn fatbin_with<'a>(
+    bytes: &'a [u8],
+    context: &mut Option<zstd::bulk::Decompressor<'static>>,
+    dictionary: &[u8],
+) -> Result<Cow<'a, [u8]>, String> {
     if !bytes.starts_with(&cuprum_abi::fatbin::ZSTD_MAGIC) {
         return Ok(Cow::Borrowed(bytes));
     }
@@ -29,9 +40,14 @@ pub fn fatbin_of<'a>(bytes: &'a [u8], dictionary: &[u8]) -> Result<Cow<'a, [u8]>
         Ok(None) => return Err("its zstd frame does not declare its size".into()),
         Err(_) => return Err("its zstd frame header is damaged".into()),
     };
-    let plain = zstd::bulk::Decompressor::with_dictionary(dictionary)
-        .and_then(|mut d| d.decompress(bytes, size))
-        .map_err(|e| format!("its zstd frame does not decompress: {e}"))?;
+    let fail = |e: std::io::Error| format!("its zstd frame does not decompress: {e}");
+    let decompressor = match context {
+        Some(d) => d,
+        None => {
+            context.insert(zstd::bulk::Decompressor::with_dictionary(dictionary).map_err(fail)?)
+        }
+    };
+    let plain = decompressor.decompress(bytes, size).map_err(fail)?;
     if plain.len() != size {
         return Err(format!(
             "its zstd frame holds {} bytes, not the {size} it declares",
@@ -62,5 +78,14 @@ mod tests {
         // Frame header descriptor: single segment, an 8-byte content size (0xE0), then 2^62.
         huge.splice(4..z.len(), [0xE0u8, 0, 0, 0, 0, 0, 0, 0, 0x40]);
         assert!(fatbin_of(&huge, &[]).unwrap_err().contains("declares"));
+        // One context for many frames, after a failure too.
+        let mut context = None;
+        assert!(fatbin_with(&z[..z.len() / 2], &mut context, &[]).is_err());
+        for _ in 0..3 {
+            assert_eq!(
+                fatbin_with(&z, &mut context, &[]).unwrap().as_ref(),
+                data.as_slice()
+            );
+        }
     }
 }

@@ -62,6 +62,8 @@ struct UnitState {
     fatbin_ok: Mutex<HashMap<(usize, usize), bool>>,
     /// Instances that are not precompiled: symbol -> their own module.
     extra: Mutex<HashMap<String, RawModule>>,
+    /// The context that decompresses the parts (with the unit's dictionary), made at the first.
+    unpack: Mutex<Option<zstd::bulk::Decompressor<'static>>>,
 }
 
 impl KernelUnit {
@@ -283,15 +285,20 @@ impl KernelUnit {
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .entry(part)
-            .or_insert_with(|| match super::part::fatbin_of(bytes, self.dictionary()) {
-                Ok(image) => RawModule::from_bytes(image.into_owned()).ok(),
-                Err(e) => {
-                    log::warn!(
-                        target: "cuprum::jit",
-                        "the fat binary of {} (kernel `{kernel}`) cannot be read: {e}; compiling from source",
-                        self.file
-                    );
-                    None
+            .or_insert_with(|| {
+                let mut unpack = state.unpack.lock().unwrap_or_else(|e| e.into_inner());
+                let image = super::part::fatbin_with(bytes, &mut unpack, self.dictionary());
+                drop(unpack);
+                match image {
+                    Ok(image) => RawModule::from_bytes(image.into_owned()).ok(),
+                    Err(e) => {
+                        log::warn!(
+                            target: "cuprum::jit",
+                            "the fat binary of {} (kernel `{kernel}`) cannot be read: {e}; compiling from source",
+                            self.file
+                        );
+                        None
+                    }
                 }
             })
             .clone()?;
