@@ -204,6 +204,59 @@ pub fn rows(
         });
     }
 
+    // The built-in argmax (the extremum, the first index holding it, that index along the axes:
+    // three kernels) and var (the mean, then the squared deviations: two), over the same
+    // (2^14, 2^14) f32 input: full and along the contiguous axis. No target: what they cost.
+    {
+        use cuprum_runtime::reduction::array::Reductions;
+        let n = side * side;
+        let host: Vec<f32> = (0..n)
+            .map(|_| {
+                state ^= state << 13;
+                state ^= state >> 7;
+                state ^= state << 17;
+                (state >> 40) as f32 / (1u64 << 24) as f32 - 0.5
+            })
+            .collect();
+        let x = Array::from_shape_vec([side, side], host.clone())?;
+        let (best, _) = host.iter().enumerate().fold((0usize, f32::MIN), |(bi, bv), (i, &v)| if v > bv { (i, v) } else { (bi, bv) });
+        let got = x.argmax().run()?.to_vec()?;
+        if got != [best as i64] {
+            return Err(Error::Unsupported { what: format!("bench argmax: got {got:?}, want {best}") });
+        }
+        type Call<'a> = (&'static str, Box<dyn Fn() -> Result<()> + 'a>);
+        let calls: [Call<'_>; 4] = [
+            ("reduction: built-in argmax of (2^14, 2^14) f32, full", Box::new(|| x.argmax().stream(stream).run().map(drop))),
+            ("reduction: built-in argmax of (2^14, 2^14) f32, contiguous axis", Box::new(|| x.argmax().axis(1).stream(stream).run().map(drop))),
+            ("reduction: built-in var of (2^14, 2^14) f32, full", Box::new(|| x.var().stream(stream).run().map(drop))),
+            ("reduction: built-in var of (2^14, 2^14) f32, contiguous axis", Box::new(|| x.var().axis(1).stream(stream).run().map(drop))),
+        ];
+        for (name, f) in calls {
+            f()?;
+            let reps = 10;
+            let mut t = Vec::new();
+            for _ in 0..rounds.max(3) {
+                let start = Event::record(stream)?;
+                for _ in 0..reps {
+                    f()?;
+                }
+                let end = Event::record(stream)?;
+                end.synchronize()?;
+                t.push(Event::elapsed_ms(&start, &end)? as f64 / reps as f64);
+            }
+            let t = median(t);
+            rows.push(Row {
+                name,
+                value: (n * 4) as f64 / (t * 1e-3) / 1e9,
+                unit: "GB/s",
+                ceiling_name: "device-to-device copy",
+                ceiling: copy_gbs,
+                target: None,
+                note: format!("bytes of the input / time; {t:.3} ms per call (argmax: 3 kernels, var: 2, and a scalar upload)"),
+            });
+        }
+    }
+
     // Host cost per call: a 1024-element full sum (one block), same stream, one synchronize.
     let x = Array::<f32>::from_vec((0..1024).map(|i| i as f32).collect())?;
     let mut out = Array::<f32>::zeros(Vec::<usize>::new())?;

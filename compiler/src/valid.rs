@@ -80,7 +80,8 @@ fn signature(item: &Item, diags: &mut Diagnostics) {
             }
             let ret_ok = match &item.ret {
                 Ty::Scalar(_) | Ty::Param(_) | Ty::Error => true,
-                Ty::Struct(_) => is_ew,
+                // A reduction's map may build a `#[device]` struct accumulator.
+                Ty::Struct(_) => true,
                 Ty::Tuple(ts) => is_ew && ts.iter().all(elem),
                 Ty::Unit => is_ew && outputs > 0,
                 _ => false,
@@ -89,7 +90,7 @@ fn signature(item: &Item, diags: &mut Diagnostics) {
                 let what = if is_ew {
                     "an elementwise kernel returns its output(s): a scalar, a `#[device]` struct or a tuple of them (or writes `&mut T` output parameters)"
                 } else {
-                    "a reduction's body is the map: it returns one scalar per element"
+                    "a reduction's body is the map: it returns one value per element, a scalar or a `#[device]` struct (the accumulator)"
                 };
                 diags.error(item.ret_span, what);
             }

@@ -136,6 +136,15 @@ fn host_parts_are_the_attribute_closures() {
 }
 
 #[test]
+fn a_struct_accumulator_has_host_parts_too() {
+    let a = k::spread(2.0f32);
+    assert_eq!(a, k::Spread { lo: 2.0, hi: 2.0, n: 1.0 });
+    let b = k::spread::reduce_host(a, k::spread(-1i32));
+    assert_eq!(b, k::Spread { lo: -1.0, hi: 2.0, n: 2.0 });
+    assert_eq!(k::spread::post_host(b), 1.5);
+}
+
+#[test]
 fn kernels_are_registered_with_their_precompiled_instances() {
     let find = |name: &str| {
         registry::kernels()
@@ -156,6 +165,8 @@ fn kernels_are_registered_with_their_precompiled_instances() {
         assert!(!find(name).unit().unwrap().precompiled().is_empty(), "{name}");
     }
     assert!(find("sum").unit().unwrap().precompiled().contains(&"cuprum_reduction_sum_rows__i64"));
+    // A struct accumulator's instances are precompiled like any other.
+    assert!(find("spread").unit().unwrap().precompiled().contains(&"cuprum_reduction_spread_rows__i32"));
     assert!(k::l2norm::__HAS_IDENTITY && !k::max_abs::__HAS_IDENTITY);
 }
 
@@ -205,6 +216,43 @@ fn l2norm_over_axes_keepdims_out_and_stream() {
     // The f64 instance; the host parts give the same.
     let y = Array::<f64>::from_vec(vec![3.0, 4.0]).unwrap();
     assert_eq!(k::l2norm::call(&y).run().unwrap().to_vec().unwrap(), vec![5.0]);
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn struct_accumulators_reduce_every_axis_form() {
+    let mut rng = Rng::new();
+    let shape = [23usize, 131, 6];
+    let hf: Vec<f32> = (0..shape.iter().product()).map(|_| rng.range(-4.0, 4.0) as f32).collect();
+    let hi: Vec<i32> = (0..shape.iter().product()).map(|_| rng.int(-1000, 1000) as i32).collect();
+    let xf = Array::from_shape_vec(shape, hf.clone()).unwrap();
+    let xi = Array::from_shape_vec(shape, hi.clone()).unwrap();
+    for (axes, keepdims) in axes_3d() {
+        let m = mask_of(3, &axes);
+        let spread_of = |lo_hi_n: Vec<(f64, f64, f64)>| -> Vec<f64> { lo_hi_n.iter().map(|(lo, hi, n)| (hi - lo) / n).collect() };
+        let init = (f64::INFINITY, f64::NEG_INFINITY, 0.0);
+        let want_f = spread_of(host_reduce(&hf, &shape, &m, init, |(lo, hi, n), v, _| (lo.min(v as f64), hi.max(v as f64), n + 1.0)));
+        let want_i = spread_of(host_reduce(&hi, &shape, &m, init, |(lo, hi, n), v, _| (lo.min(v as f64), hi.max(v as f64), n + 1.0)));
+        let mut out = Array::<f64>::full(out_shape(&shape, &axes, keepdims), f64::NAN).unwrap();
+        k::spread::call(&xf).axes(axes.clone()).keepdims(keepdims).out(&mut out).run().unwrap();
+        for (g, w) in out.to_vec().unwrap().iter().zip(&want_f) {
+            close(*g, *w, 1e-12 * w.abs(), &format!("spread f32 over {axes:?}"));
+        }
+        let got = k::spread::call(&xi).axes(axes.clone()).keepdims(keepdims).run().unwrap();
+        assert_eq!(got.shape(), out_shape(&shape, &axes, keepdims).as_slice());
+        for (g, w) in got.to_vec().unwrap().iter().zip(&want_i) {
+            close(*g, *w, 1e-12 * w.abs(), &format!("spread i32 over {axes:?}"));
+        }
+    }
+    // Long rows (split across blocks: partial accumulators in global memory) and the f64
+    // instance through NVRTC.
+    let long: Vec<f64> = (0..3_000_001).map(|_| rng.range(-1e3, 1e3)).collect();
+    let want = {
+        let (lo, hi) = long.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &v| (lo.min(v), hi.max(v)));
+        (hi - lo) / long.len() as f64
+    };
+    let got = k::spread::call(&Array::from_vec(long).unwrap()).run().unwrap().to_vec().unwrap();
+    close(got[0], want, 1e-12 * want, "spread of 3,000,001 f64");
 }
 
 #[test]
@@ -462,6 +510,52 @@ fn array_reductions_f64() {
 fn array_reductions_integers() {
     check_array_reductions::<i32>([7, 33, 130], 0.0);
     check_array_reductions::<i64>([5, 9, 300], 0.0);
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn argmin_and_argmax_are_exact_for_every_integer_width() {
+    // i64 values an f64 cannot tell apart (2^53 + 1 vs 2^53), and the extremes.
+    let big = 1i64 << 53;
+    let x = vec![big, big + 1, i64::MIN, i64::MAX, big + 1, i64::MIN + 1, i64::MAX - 1, 3];
+    let a = Array::from_shape_vec([2usize, 4], x.clone()).unwrap();
+    assert_eq!(a.argmax().run().unwrap().to_vec().unwrap(), vec![3]);
+    assert_eq!(a.argmin().run().unwrap().to_vec().unwrap(), vec![2]);
+    assert_eq!(a.argmax().axis(1).run().unwrap().to_vec().unwrap(), vec![3, 2]);
+    assert_eq!(a.argmin().axis(1).run().unwrap().to_vec().unwrap(), vec![2, 1]);
+    let a = Array::from_vec(vec![big, big + 1, big + 1, big]).unwrap();
+    assert_eq!(a.argmax().run().unwrap().to_vec().unwrap(), vec![1], "2^53 + 1 > 2^53, first of the ties");
+    assert_eq!(a.argmin().run().unwrap().to_vec().unwrap(), vec![0]);
+    // u64 above i64::MAX.
+    let x = vec![u64::MAX - 1, 5, u64::MAX, u64::MAX, 1u64 << 63, 0];
+    let a = Array::from_shape_vec([2usize, 3], x).unwrap();
+    assert_eq!(a.argmax().run().unwrap().to_vec().unwrap(), vec![2]);
+    assert_eq!(a.argmin().run().unwrap().to_vec().unwrap(), vec![5]);
+    assert_eq!(a.argmax().axis(1).run().unwrap().to_vec().unwrap(), vec![2, 0]);
+    // 32-bit integers at their extremes.
+    let x: Vec<i32> = vec![i32::MAX - 1, i32::MIN, i32::MAX, i32::MIN + 1, i32::MAX];
+    let a = Array::from_vec(x).unwrap();
+    assert_eq!(a.argmax().run().unwrap().to_vec().unwrap(), vec![2]);
+    assert_eq!(a.argmin().run().unwrap().to_vec().unwrap(), vec![1]);
+    let a = Array::from_vec(vec![u32::MAX - 1, u32::MAX, 7]).unwrap();
+    assert_eq!(a.argmax().run().unwrap().to_vec().unwrap(), vec![1]);
+    // Random rows longer than a block's share: ties and the first index among them.
+    let mut rng = Rng::new();
+    let (rows, cols) = (7usize, 100_003usize);
+    let host: Vec<i64> = (0..rows * cols).map(|_| rng.int(-40, 40)).collect();
+    let a = Array::from_shape_vec([rows, cols], host.clone()).unwrap();
+    let got_max = a.argmax().axis(1).run().unwrap().to_vec().unwrap();
+    let got_min = a.argmin().axis(0).run().unwrap().to_vec().unwrap();
+    for r in 0..rows {
+        let row = &host[r * cols..(r + 1) * cols];
+        let m = *row.iter().max().unwrap();
+        assert_eq!(got_max[r], row.iter().position(|&v| v == m).unwrap() as i64, "row {r}");
+    }
+    for c in 0..cols {
+        let col: Vec<i64> = (0..rows).map(|r| host[r * cols + c]).collect();
+        let m = *col.iter().min().unwrap();
+        assert_eq!(got_min[c], col.iter().position(|&v| v == m).unwrap() as i64, "column {c}");
+    }
 }
 
 #[test]

@@ -53,3 +53,23 @@ pub fn cdot_abs(x: Complex<f32>, y: Complex<f32>) -> Complex<f64> {
     let p = x * y.conj();
     Complex::new(p.re as f64, p.im as f64)
 }
+
+/// The accumulator of [`spread`]: the smallest and largest value seen, and how many.
+#[device]
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Spread {
+    pub lo: f64,
+    pub hi: f64,
+    pub n: f64,
+}
+
+/// A `#[device]` struct as the accumulator (`max - min` over the count, generic map, no identity).
+#[reduction(
+    reduce = |a, b| Spread { lo: a.lo.min(b.lo), hi: a.hi.max(b.hi), n: a.n + b.n },
+    post = |a| (a.hi - a.lo) / a.n,
+    instances = [f32, i32]
+)]
+pub fn spread<T: Real>(x: T) -> Spread {
+    Spread { lo: x.to_f64(), hi: x.to_f64(), n: 1.0 }
+}

@@ -58,16 +58,18 @@ pub(super) fn reduction_module(f: &syn::ItemFn, checked: &Checked, unit: &UnitIn
     let (ItemKind::Reduction(parts), Some(types)) = (&item.kind, checked.reduction_types()) else {
         return quote!(::core::compile_error!("cuprum: a reduction without its parts; report this as a cuprum bug"););
     };
-    // The accumulator and the output are scalars or generic parameters (a part typed `Ty::Error`
-    // calls a function this check cannot see).
-    let number = |t: &Ty| {
-        matches!(t, Ty::Scalar(_) | Ty::Param(_))
+    // The output is a scalar or a generic parameter, the accumulator one of those or a
+    // `#[device]` struct (a part typed `Ty::Error` calls a function this check cannot see).
+    let element = |t: &Ty, structs: bool| {
+        (matches!(t, Ty::Scalar(_) | Ty::Param(_)) || (structs && matches!(t, Ty::Struct(_))))
             .then(|| rust_types::checked(t, &item.generics))
             .flatten()
     };
-    let (Some(acc), Some(out)) = (number(&types.acc), number(&types.out)) else {
+    let (Some(acc), Some(out)) = (element(&types.acc, true), element(&types.out, false)) else {
         let msg = format!(
-            "cuprum: could not determine the accumulator and output types of reduction `{name_str}`"
+            "cuprum: could not determine the accumulator and output types of reduction `{name_str}`: \
+             a macro sees one item, not the `#[device]` functions beside it, so give a part that \
+             calls one its type with `as` (`post = |a| f(a) as f64`) or an `acc = T` argument"
         );
         return quote!(::core::compile_error!(#msg););
     };
