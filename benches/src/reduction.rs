@@ -72,6 +72,18 @@ fn run(
 }
 
 /// Median milliseconds of one reduction, by CUDA events around `reps` back-to-back calls.
+/// `n` values in [-0.5, 0.5) from a xorshift generator at `state`.
+fn uniform_halves(n: usize, state: &mut u64) -> Vec<f32> {
+    (0..n)
+        .map(|_| {
+            *state ^= *state << 13;
+            *state ^= *state >> 7;
+            *state ^= *state << 17;
+            (*state >> 40) as f32 / (1u64 << 24) as f32 - 0.5
+        })
+        .collect()
+}
+
 fn time_ms(
     k: &Kernel,
     x: &Array<f32>,
@@ -169,14 +181,7 @@ pub fn rows(
     let mut state = 0x2545_F491_4F6C_DD1Du64;
     for (name, shape, axes, target) in cases {
         let n = shape[0] * shape[1];
-        let host: Vec<f32> = (0..n)
-            .map(|_| {
-                state ^= state << 13;
-                state ^= state >> 7;
-                state ^= state << 17;
-                (state >> 40) as f32 / (1u64 << 24) as f32 - 0.5
-            })
-            .collect();
+        let host = uniform_halves(n, &mut state);
         let x = if name.contains("256^3") {
             Array::from_shape_vec([256usize, 256, 256], host.clone())?
         } else {
@@ -210,14 +215,7 @@ pub fn rows(
     {
         use cuprum_runtime::reduction::array::Reductions;
         let n = side * side;
-        let host: Vec<f32> = (0..n)
-            .map(|_| {
-                state ^= state << 13;
-                state ^= state >> 7;
-                state ^= state << 17;
-                (state >> 40) as f32 / (1u64 << 24) as f32 - 0.5
-            })
-            .collect();
+        let host = uniform_halves(n, &mut state);
         let x = Array::from_shape_vec([side, side], host.clone())?;
         let (best, _) = host.iter().enumerate().fold((0usize, f32::MIN), |(bi, bv), (i, &v)| if v > bv { (i, v) } else { (bi, bv) });
         let got = x.argmax().run()?.to_vec()?;
