@@ -338,6 +338,36 @@ fn walk(bytes: &[u8]) -> Result<Vec<Placed>, FormatError> {
     Ok(out)
 }
 
+/// The fat binary split into one fat binary per entry, each named by its target (`sm_90`,
+/// `compute_90`): a container header and the entry verbatim. `None` when there is only one
+/// entry, when two entries have the same target, or when an entry is of another kind (LTO IR):
+/// then the fat binary stays whole. A program loads only the piece its GPU runs
+/// (`crate::parts`, "Targets").
+pub fn split_by_target(bytes: &[u8]) -> Result<Option<Vec<(String, Vec<u8>)>>, FormatError> {
+    let placed = walk(bytes)?;
+    if placed.len() < 2 {
+        return Ok(None);
+    }
+    let mut out: Vec<(String, Vec<u8>)> = Vec::with_capacity(placed.len());
+    for p in &placed {
+        let Some(target) = p.entry.target() else {
+            return Ok(None);
+        };
+        if out.iter().any(|(t, _)| *t == target) {
+            return Ok(None);
+        }
+        let entry = &bytes[p.at..p.end];
+        let mut piece = Vec::with_capacity(CONTAINER_HEADER + entry.len());
+        piece.extend_from_slice(&MAGIC.to_le_bytes());
+        piece.extend_from_slice(&1u16.to_le_bytes());
+        piece.extend_from_slice(&(CONTAINER_HEADER as u16).to_le_bytes());
+        piece.extend_from_slice(&(entry.len() as u64).to_le_bytes());
+        piece.extend_from_slice(entry);
+        out.push((target, piece));
+    }
+    Ok(Some(out))
+}
+
 /// The targets a fat binary holds, as nvcc names them (`sm_80`, `sm_90`, `compute_90`), in file
 /// order, each once. Entries of other kinds (LTO IR) are not listed.
 pub fn targets(bytes: &[u8]) -> Result<Vec<String>, FormatError> {
@@ -413,6 +443,34 @@ mod tests {
                 size: 24
             }
         );
+    }
+
+    #[test]
+    fn splits_into_one_fat_binary_per_target() {
+        let both = container(&[entry(2, 90, 64, 24), entry(1, 90, 80, 40)]);
+        let pieces = split_by_target(&both).unwrap().unwrap();
+        let names: Vec<&str> = pieces.iter().map(|p| p.0.as_str()).collect();
+        assert_eq!(names, ["sm_90", "compute_90"]);
+        for (target, piece) in &pieces {
+            let e = entries(piece).unwrap();
+            assert_eq!(e.len(), 1);
+            assert_eq!(e[0].target().as_deref(), Some(target.as_str()));
+        }
+        assert_eq!(pieces[0].1.len() + pieces[1].1.len(), both.len() + 16);
+        // One entry, a repeated target, or an entry of another kind: whole.
+        assert_eq!(
+            split_by_target(&container(&[entry(2, 90, 64, 8)])).unwrap(),
+            None
+        );
+        assert_eq!(
+            split_by_target(&container(&[entry(2, 90, 64, 8), entry(2, 90, 64, 8)])).unwrap(),
+            None
+        );
+        assert_eq!(
+            split_by_target(&container(&[entry(2, 90, 64, 8), entry(7, 90, 64, 8)])).unwrap(),
+            None
+        );
+        assert!(split_by_target(&both[..20]).is_err());
     }
 
     #[test]

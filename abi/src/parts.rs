@@ -13,6 +13,12 @@
 //! default, `CUPRUM_NVCC_COMPRESS=zstd`) each piece is a zstd frame of the kernel's fat binary, and
 //! a first line named [`DICTIONARY`] locates the zstd dictionary the unit's frames were compressed
 //! with (when it has one).
+//!
+//! **Targets.** With cuprum-build's compression, a part whose fat binary holds several targets
+//! (machine code for several GPUs, PTX) is listed as one piece per target, `<part>@<target>`
+//! ([`piece_name`]; each piece a fat binary of one entry, `fatbin::split_by_target`), and the
+//! runtime decompresses and loads only the piece the GPU runs ([`pieces_for`]): with the default
+//! target list (twelve architectures and PTX) a first call reads one thirteenth of the part.
 
 use crate::mangle::AOT_DIR;
 
@@ -32,6 +38,48 @@ pub fn instance_part(kernel: &str, instance: &[crate::DType]) -> String {
 
 /// The listing name of a unit's zstd dictionary (not a Rust identifier: never a kernel's name).
 pub const DICTIONARY: &str = ".zstd-dictionary";
+
+/// The listing name of one target's piece of a part: `add@sm_90`, `sum[f32]@compute_90`.
+pub fn piece_name(part: &str, target: &str) -> String {
+    format!("{part}@{target}")
+}
+
+/// The part and the target of a listing name (`None` for a part listed whole).
+pub fn piece_of(name: &str) -> Option<(&str, &str)> {
+    name.split_once('@')
+}
+
+/// Which of a part's pieces (their targets, in listing order) a GPU of compute capability
+/// `(major, minor)` can load, best first: machine code for its architecture, then for an earlier
+/// minor version of the same major one (newest first; machine code runs on later minor versions
+/// of its major architecture), then PTX for the newest architecture not above the GPU's, which
+/// the driver compiles. Indices into `targets`; empty when none fits (the kernel then compiles
+/// from source).
+pub fn pieces_for<'a>(
+    targets: impl IntoIterator<Item = &'a str>,
+    (major, minor): (u32, u32),
+) -> Vec<usize> {
+    let device = major * 10 + minor;
+    let mut sass: Vec<(u32, usize)> = Vec::new();
+    let mut ptx: Vec<(u32, usize)> = Vec::new();
+    for (i, t) in targets.into_iter().enumerate() {
+        if let Some(arch) = t.strip_prefix("sm_").and_then(|a| a.parse::<u32>().ok()) {
+            if arch / 10 == major && arch % 10 <= minor {
+                sass.push((arch, i));
+            }
+        } else if let Some(arch) = t
+            .strip_prefix("compute_")
+            .and_then(|a| a.parse::<u32>().ok())
+        {
+            if arch <= device {
+                ptx.push((arch, i));
+            }
+        }
+    }
+    sass.sort_by(|a, b| b.0.cmp(&a.0));
+    ptx.sort_by(|a, b| b.0.cmp(&a.0));
+    sass.into_iter().chain(ptx).map(|(_, i)| i).collect()
+}
 
 /// The parts listing of unit `id`, relative to `OUT_DIR`: `cuprum/<id>.parts`.
 pub fn parts_file(id: &str) -> String {
@@ -131,6 +179,38 @@ mod tests {
                 && !j.contains("(cuprum_rawkernel_k__f32"),
             "{j}"
         );
+    }
+
+    #[test]
+    fn a_gpu_loads_its_own_machine_code_then_ptx() {
+        let t = [
+            "sm_80",
+            "sm_86",
+            "sm_90",
+            "compute_90",
+            "compute_80",
+            "sm_100",
+            "compute_120",
+        ];
+        assert_eq!(pieces_for(t, (9, 0)), [2, 3, 4]);
+        assert_eq!(
+            pieces_for(t, (8, 9)),
+            [1, 0, 4],
+            "sm_86 and sm_80 run on 8.9; PTX 8.0 too"
+        );
+        assert_eq!(pieces_for(t, (8, 0)), [0, 4]);
+        assert_eq!(
+            pieces_for(t, (12, 0)),
+            [6, 3, 4],
+            "only PTX for a GPU newer than every SASS target"
+        );
+        assert_eq!(pieces_for(t, (10, 3)), [5, 3, 4]);
+        assert!(pieces_for(t, (7, 5)).is_empty());
+        assert_eq!(
+            piece_of(&piece_name("sum[f32]", "sm_90")),
+            Some(("sum[f32]", "sm_90"))
+        );
+        assert_eq!(piece_of("sum[f32]"), None);
     }
 
     #[test]

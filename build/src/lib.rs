@@ -38,6 +38,7 @@ pub mod targets;
 
 pub use outputs::{build_file, build_info as build_info_format};
 
+use std::borrow::Cow;
 use std::ffi::OsString;
 use std::fmt;
 use std::io;
@@ -869,8 +870,25 @@ impl Plan<'_> {
         let listing_path = self.out_dir.join(parts::parts_file(&id));
         let zstd_stamp_path = self.out_dir.join(mangle::AOT_DIR).join(format!("{id}.zstd"));
         let mut zstd_stamp = None;
+        // `zstd`: a part with several targets is listed as one piece per target (`add@sm_90`,
+        // `add@compute_90`), so that a program decompresses and loads only its GPU's
+        // (cuprum_abi::parts, "Targets"); nvcc's own compression keeps parts whole.
+        let pieces: Vec<(String, Cow<'_, [u8]>)> = if self.compress == env::ZSTD {
+            let mut pieces = Vec::new();
+            for (kernel, built) in &parts {
+                match cuprum_abi::fatbin::split_by_target(&built.bytes) {
+                    Ok(Some(split)) => pieces.extend(
+                        split.into_iter().map(|(t, b)| (parts::piece_name(kernel, &t), Cow::Owned(b))),
+                    ),
+                    _ => pieces.push((kernel.clone(), Cow::Borrowed(built.bytes.as_slice()))),
+                }
+            }
+            pieces
+        } else {
+            parts.iter().map(|(k, b)| (k.clone(), Cow::Borrowed(b.bytes.as_slice()))).collect()
+        };
         let compressed = if self.compress == env::ZSTD {
-            let named: Vec<(&str, &[u8])> = parts.iter().map(|(n, b)| (n.as_str(), b.bytes.as_slice())).collect();
+            let named: Vec<(&str, &[u8])> = pieces.iter().map(|(n, b)| (n.as_str(), b.as_ref())).collect();
             let stamp = compress::stamp(&named);
             let names: Vec<&str> = named.iter().map(|p| p.0).collect();
             let earlier = (std::fs::read_to_string(&zstd_stamp_path).ok().as_deref() == Some(stamp.as_str()))
@@ -903,16 +921,16 @@ impl Plan<'_> {
             });
             bytes.extend_from_slice(dict);
         }
-        for (k, (kernel, built)) in parts.iter().enumerate() {
-            let part = compressed
-                .as_ref()
-                .map_or(built.bytes.as_slice(), |c| &c.frames[k]);
+        for (k, (name, piece)) in pieces.iter().enumerate() {
+            let piece = compressed.as_ref().map_or(piece.as_ref(), |c| &c.frames[k]);
             listing.push(parts::Part {
-                kernel: kernel.clone(),
+                kernel: name.clone(),
                 offset: bytes.len(),
-                len: part.len(),
+                len: piece.len(),
             });
-            bytes.extend_from_slice(part);
+            bytes.extend_from_slice(piece);
+        }
+        for (_, built) in &parts {
             for t in &built.targets {
                 if !targets.contains(t) {
                     targets.push(t.clone());

@@ -20,6 +20,27 @@ fn fatbin_of(bytes: &[u8]) -> Vec<u8> {
         .unwrap()
         .into_owned()
 }
+
+/// A unit's fat binary `OUT_DIR/cuprum/<id>.fatbin` as one fat binary: its parts (and pieces per
+/// target, `cuprum_abi::parts`), decompressed with the unit's dictionary, back to back.
+fn unit_image(path: &Path) -> Vec<u8> {
+    let bytes = fs::read(path).unwrap();
+    let Ok(listing) = fs::read_to_string(path.with_extension("parts")) else {
+        return fatbin_of(&bytes);
+    };
+    let listing = cuprum_abi::parts::read_parts(&listing).unwrap();
+    let mut dictionary: &[u8] = &[];
+    let mut image = Vec::new();
+    for p in &listing {
+        let piece = &bytes[p.offset..p.offset + p.len];
+        if p.kernel == cuprum_abi::parts::DICTIONARY {
+            dictionary = piece;
+            continue;
+        }
+        image.extend_from_slice(&cuprum_build::compress::fatbin_of(piece, dictionary).unwrap());
+    }
+    image
+}
 use cuprum_compiler::mangle;
 
 const TWO_ARCHS: &str = "arch=compute_80,code=sm_80;arch=compute_90,code=sm_90";
@@ -106,7 +127,7 @@ fn both_cubins_are_in_the_fat_binary() {
     );
 
     // The proof: the fat binary's own headers list an sm_80 and an sm_90 cubin, and nothing else.
-    let bytes = fatbin_of(&fs::read(&fatbin_path).unwrap());
+    let bytes = unit_image(&fatbin_path);
     let entries = fatbin::entries(&bytes).unwrap();
     assert!(
         entries
@@ -201,7 +222,7 @@ fn ptx_and_sass_from_one_item() {
         .unwrap_or_else(|e| panic!("{}", e.rendered()));
     let copy = report.file("copy.rs").unwrap();
     assert_eq!(copy.status, Status::Compiled);
-    let bytes = fatbin_of(&fs::read(copy.fatbin.as_ref().unwrap()).unwrap());
+    let bytes = unit_image(copy.fatbin.as_ref().unwrap());
     assert_eq!(fatbin::targets(&bytes).unwrap(), ["sm_90", "compute_90"]);
     // A file without kernels gets no fat binary.
     let empty = report.file("empty.rs").unwrap();
@@ -229,7 +250,7 @@ fn default_targets_are_every_sass_plus_the_newest_ptx() {
     expected.push(format!("compute_{}", nvcc.sass.last().unwrap()));
     let f = report.file("scale.rs").unwrap();
     let mut found =
-        fatbin::targets(&fatbin_of(&fs::read(f.fatbin.as_ref().unwrap()).unwrap())).unwrap();
+        fatbin::targets(&unit_image(f.fatbin.as_ref().unwrap())).unwrap();
     found.sort();
     expected.sort();
     assert_eq!(found, expected);

@@ -255,9 +255,10 @@ impl KernelUnit {
     }
 
     /// The piece of the fat binary holding `kernel` (`cuprum_abi::parts`; the whole fat binary
-    /// when the unit has no parts listing), as a module, when it has code for `device` (checked
-    /// once per part and device: a fat binary without SASS for the device and without PTX it can
-    /// JIT falls back to source).
+    /// when the unit has no parts listing), as a module, when it has code for `device`. A part
+    /// listed by target ("Targets" there) loads the piece the device runs: its machine code, else
+    /// PTX; one that is not, or whose code does not load (checked once per piece and device),
+    /// falls back to source.
     fn fatbin_module(
         &self,
         device: &Device,
@@ -266,19 +267,67 @@ impl KernelUnit {
     ) -> Option<RawModule> {
         const WHOLE: usize = usize::MAX;
         let fatbin = self.fatbin?;
-        let (part, bytes) = if self.parts.is_empty() {
-            (WHOLE, fatbin)
-        } else {
-            // The instance's own part (a kernel of many instances), else the kernel's.
-            let own = cuprum_abi::parts::instance_part(kernel, instance);
-            let k = self
+        if self.parts.is_empty() {
+            return self.part_module(WHOLE, fatbin, device, kernel);
+        }
+        // The instance's own part (a kernel of many instances), else the kernel's.
+        let own = cuprum_abi::parts::instance_part(kernel, instance);
+        for name in [own.as_str(), kernel] {
+            let pieces: Vec<(usize, &str)> = self
                 .parts
                 .iter()
-                .position(|p| p.0 == own)
-                .or_else(|| self.parts.iter().position(|p| p.0 == kernel))?;
-            let (_, offset, len) = self.parts[k];
-            (k, fatbin.get(offset..offset.checked_add(len)?)?)
-        };
+                .enumerate()
+                .filter_map(|(k, p)| match cuprum_abi::parts::piece_of(p.0) {
+                    Some((part, target)) if part == name => Some((k, target)),
+                    _ => None,
+                })
+                .collect();
+            let candidates: Vec<usize> = if pieces.is_empty() {
+                self.parts
+                    .iter()
+                    .position(|p| p.0 == name)
+                    .into_iter()
+                    .collect()
+            } else {
+                cuprum_abi::parts::pieces_for(
+                    pieces.iter().map(|p| p.1),
+                    device.compute_capability(),
+                )
+                .into_iter()
+                .map(|i| pieces[i].0)
+                .collect()
+            };
+            if pieces.is_empty() && candidates.is_empty() {
+                continue;
+            }
+            if candidates.is_empty() {
+                let (major, minor) = device.compute_capability();
+                log::info!(
+                    target: "cuprum::jit",
+                    "the fat binary of {} has no code for device {} (sm_{major}{minor}) in part `{name}` (targets {:?}); compiling from source",
+                    self.file,
+                    device.ordinal(),
+                    self.targets
+                );
+            }
+            return candidates.into_iter().find_map(|k| {
+                let (_, offset, len) = self.parts[k];
+                let bytes = fatbin.get(offset..offset.checked_add(len)?)?;
+                self.part_module(k, bytes, device, kernel)
+            });
+        }
+        None
+    }
+
+    /// The module of part (or piece) `part` of the fat binary, `bytes`, made at its first use,
+    /// when it loads on `device` (checked once per part and device).
+    fn part_module(
+        &self,
+        part: usize,
+        bytes: &[u8],
+        device: &Device,
+        kernel: &str,
+    ) -> Option<RawModule> {
         let state = self.state();
         let module = state
             .fatbin_modules
