@@ -71,7 +71,6 @@ fn run(
     )
 }
 
-/// Median milliseconds of one reduction, by CUDA events around `reps` back-to-back calls.
 /// `n` values in [-0.5, 0.5) from a xorshift generator at `state`.
 fn uniform_halves(n: usize, state: &mut u64) -> Vec<f32> {
     (0..n)
@@ -84,21 +83,16 @@ fn uniform_halves(n: usize, state: &mut u64) -> Vec<f32> {
         .collect()
 }
 
-fn time_ms(
-    k: &Kernel,
-    x: &Array<f32>,
-    out: &mut Array<f32>,
-    axes: &Axes,
-    stream: &Stream,
-    rounds: usize,
-) -> Result<f64> {
+/// Median milliseconds of one `call` (a reduction on `stream`), by CUDA events around 10
+/// back-to-back calls, after one call to warm up.
+fn time_ms(stream: &Stream, rounds: usize, mut call: impl FnMut() -> Result<()>) -> Result<f64> {
     let reps = 10;
-    run(k, x, out, axes, stream)?;
+    call()?;
     let mut t = Vec::new();
     for _ in 0..rounds.max(3) {
         let start = Event::record(stream)?;
         for _ in 0..reps {
-            run(k, x, out, axes, stream)?;
+            call()?;
         }
         let end = Event::record(stream)?;
         end.synchronize()?;
@@ -196,7 +190,7 @@ pub fn rows(
         let mut out = Array::<f32>::full(out_shape, f32::NAN)?;
         run(k, &x, &mut out, &axes, stream)?;
         check(&host, shape, &axes, &out)?;
-        let t = time_ms(k, &x, &mut out, &axes, stream, rounds)?;
+        let t = time_ms(stream, rounds, || run(k, &x, &mut out, &axes, stream))?;
         let gbs = (n * 4) as f64 / (t * 1e-3) / 1e9;
         rows.push(Row {
             name,
@@ -230,19 +224,7 @@ pub fn rows(
             ("reduction: built-in var of (2^14, 2^14) f32, contiguous axis", Box::new(|| x.var().axis(1).stream(stream).run().map(drop))),
         ];
         for (name, f) in calls {
-            f()?;
-            let reps = 10;
-            let mut t = Vec::new();
-            for _ in 0..rounds.max(3) {
-                let start = Event::record(stream)?;
-                for _ in 0..reps {
-                    f()?;
-                }
-                let end = Event::record(stream)?;
-                end.synchronize()?;
-                t.push(Event::elapsed_ms(&start, &end)? as f64 / reps as f64);
-            }
-            let t = median(t);
+            let t = time_ms(stream, rounds, f)?;
             rows.push(Row {
                 name,
                 value: (n * 4) as f64 / (t * 1e-3) / 1e9,
