@@ -7,9 +7,11 @@
 //! machine code (and with its decompression), so a file of many kernels loads one kernel's worth,
 //! not the whole file's, at each kernel's first call (docs/architecture.md, "The unit table").
 //!
-//! `cuprum/<id>.parts` has one line per kernel with precompiled instances, in the fat binary's
-//! order: `<kernel name> <byte offset> <byte length>`; a kernel with more than [`SPLIT_ABOVE`]
-//! instances has one line per instance instead ([`instance_part`]). With cuprum-build's compression (the
+//! `cuprum/<id>.parts` has one line per part, in the fat binary's order:
+//! `<part name> <byte offset> <byte length>`. Which entry points share a part is decided by
+//! [`part_of`] (one part per kernel; per instance for kernels of more than [`SPLIT_ABOVE`]
+//! instances; per instance and launch variant for reductions), and the runtime finds a symbol's
+//! part by trying [`candidates`] in order. With cuprum-build's compression (the
 //! default, `CUPRUM_NVCC_COMPRESS=zstd`) each piece is a zstd frame of the kernel's fat binary, and
 //! a first line named [`DICTIONARY`] locates the zstd dictionary the unit's frames were compressed
 //! with (when it has one).
@@ -21,6 +23,7 @@
 //! target list (twelve architectures and PTX) a first call reads one thirteenth of the part.
 
 use crate::mangle::AOT_DIR;
+use crate::{DType, KernelKind, Variant};
 
 /// A kernel with more precompiled instances than this gets one part per instance, named
 /// [`instance_part`]: its first call then loads one instance's machine code (all its variants),
@@ -31,9 +34,47 @@ pub const SPLIT_ABOVE: usize = 3;
 
 /// The part name of one instance of `kernel` when its instances have parts of their own:
 /// `sum[f32]`, `axpy[f32,i64]`.
-pub fn instance_part(kernel: &str, instance: &[crate::DType]) -> String {
+pub fn instance_part(kernel: &str, instance: &[DType]) -> String {
     let dtypes: Vec<&str> = instance.iter().map(|d| d.short_name()).collect();
     format!("{kernel}[{}]", dtypes.join(","))
+}
+
+/// The part name of one launch variant of one instance: `sum[f32]:rows`, `mean_c64[]:warps`.
+pub fn variant_part(kernel: &str, instance: &[DType], variant: Variant) -> String {
+    format!("{}:{}", instance_part(kernel, instance), variant.name())
+}
+
+/// The part that holds the entry point (`instance`, `variant`) of `kernel`, a kernel of `kind`
+/// with `instances` precompiled instances (what cuprum-build compiles together):
+/// - a reduction: one part per instance and variant (`sum[f32]:rows`). Its variants are large
+///   loops (20-40 KB of machine code each at sm_90) and a call runs one of them, so a first call
+///   decompresses and loads one loop, not three (an nvcc run costs about 0.2 s more per part);
+/// - a kernel of more than [`SPLIT_ABOVE`] instances: one part per instance (`axpy[f32]`);
+/// - otherwise one part for the whole kernel (its name).
+pub fn part_of(
+    kernel: &str,
+    kind: KernelKind,
+    instance: &[DType],
+    variant: Option<Variant>,
+    instances: usize,
+) -> String {
+    match variant {
+        Some(v) if kind == KernelKind::Reduction => variant_part(kernel, instance, v),
+        _ if instances > SPLIT_ABOVE => instance_part(kernel, instance),
+        _ => kernel.to_string(),
+    }
+}
+
+/// The part names that may hold the entry point (`instance`, `variant`) of `kernel`, in the order
+/// the runtime tries them: whatever [`part_of`] decided at build time is one of them.
+pub fn candidates(kernel: &str, instance: &[DType], variant: Option<Variant>) -> Vec<String> {
+    let mut names = Vec::with_capacity(3);
+    if let Some(v) = variant {
+        names.push(variant_part(kernel, instance, v));
+    }
+    names.push(instance_part(kernel, instance));
+    names.push(kernel.to_string());
+    names
 }
 
 /// The listing name of a unit's zstd dictionary (not a Rust identifier: never a kernel's name).
@@ -211,6 +252,30 @@ mod tests {
             Some(("sum[f32]", "sm_90"))
         );
         assert_eq!(piece_of("sum[f32]"), None);
+    }
+
+    #[test]
+    fn every_entry_point_is_in_one_of_its_candidate_parts() {
+        use crate::{ElementwiseVariant, ReductionVariant};
+        let rows = Some(Variant::Reduction(ReductionVariant::Rows));
+        let contig = Some(Variant::Elementwise(ElementwiseVariant::Contig));
+        let f32 = [DType::F32];
+        assert_eq!(part_of("sum", KernelKind::Reduction, &f32, rows, 1), "sum[f32]:rows");
+        assert_eq!(part_of("mean_c64", KernelKind::Reduction, &[], rows, 1), "mean_c64[]:rows");
+        assert_eq!(part_of("add", KernelKind::Elementwise, &f32, contig, 3), "add");
+        assert_eq!(part_of("add", KernelKind::Elementwise, &f32, contig, 4), "add[f32]");
+        assert_eq!(part_of("k", KernelKind::RawKernel, &f32, None, 1), "k");
+        for (kind, variant) in [
+            (KernelKind::Reduction, rows),
+            (KernelKind::Elementwise, contig),
+            (KernelKind::RawKernel, None),
+        ] {
+            for n in [1, 3, 4, 9] {
+                let part = part_of("k", kind, &f32, variant, n);
+                assert!(candidates("k", &f32, variant).contains(&part), "{part}");
+            }
+        }
+        assert_eq!(piece_of(&piece_name("sum[f32]:rows", "sm_90")), Some(("sum[f32]:rows", "sm_90")));
     }
 
     #[test]

@@ -47,7 +47,8 @@ pub struct ReductionEntry {
     pub name: String,
     /// C template parameters of the parts (the generic type parameters), in order.
     pub generics: Vec<String>,
-    /// The map's parameters after `_ci, _cn`, in order.
+    /// The map's parameters after `_ci, _cj, _cn` (the loop index, the position along the reduced
+    /// axes, the loop size), in order.
     pub inputs: Vec<ReductionInput>,
     /// The C accumulator type.
     pub acc: String,
@@ -82,7 +83,7 @@ pub fn entry_points(e: &ReductionEntry) -> String {
 
     let ci = "(u64)(_co * _cR + _cr)";
     let map_args = |value: &dyn Fn(usize, &ReductionInput) -> String| -> String {
-        let mut args = vec![ci.to_string(), "_cargs.loop_size".to_string()];
+        let mut args = vec![ci.to_string(), "(u64)_cr".to_string(), "_cargs.loop_size".to_string()];
         let mut k = 0;
         for p in &e.inputs {
             if p.raw {

@@ -536,40 +536,26 @@ impl Kernels {
                 todo.push(i);
             }
         }
-        // (unit, part name, symbols): one part per kernel, or per instance for kernels of many
-        // (cuprum_abi::parts::SPLIT_ABOVE).
-        let jobs_list: Vec<(usize, String, Vec<String>)> = todo
-            .iter()
-            .flat_map(|&i| {
-                units[i].1.kernels.iter().flat_map(move |kernel| {
-                    let mut groups: Vec<(&[cuprum_abi::DType], Vec<String>)> = Vec::new();
-                    for (inst, symbol) in &kernel.instances {
-                        match groups.iter_mut().find(|g| g.0 == inst.as_slice()) {
-                            Some(g) => g.1.push(symbol.clone()),
-                            None => groups.push((inst, vec![symbol.clone()])),
-                        }
+        // (unit, part name, symbols): the entry points of each kernel grouped as
+        // cuprum_abi::parts::part_of decides (per kernel, per instance, per instance and variant).
+        let mut jobs_list: Vec<(usize, String, Vec<String>)> = Vec::new();
+        for &i in &todo {
+            for kernel in &units[i].1.kernels {
+                let mut distinct: Vec<&[cuprum_abi::DType]> = Vec::new();
+                for (inst, _, _) in &kernel.instances {
+                    if !distinct.contains(&inst.as_slice()) {
+                        distinct.push(inst);
                     }
-                    let parts: Vec<(usize, String, Vec<String>)> =
-                        if groups.len() > parts::SPLIT_ABOVE {
-                            groups
-                                .into_iter()
-                                .map(|(inst, symbols)| {
-                                    (i, parts::instance_part(&kernel.name, inst), symbols)
-                                })
-                                .collect()
-                        } else if groups.is_empty() {
-                            Vec::new()
-                        } else {
-                            vec![(
-                                i,
-                                kernel.name.clone(),
-                                kernel.instances.iter().map(|(_, s)| s.clone()).collect(),
-                            )]
-                        };
-                    parts
-                })
-            })
-            .collect();
+                }
+                for (inst, variant, symbol) in &kernel.instances {
+                    let name = parts::part_of(&kernel.name, kernel.kind, inst, *variant, distinct.len());
+                    match jobs_list.iter_mut().find(|j| j.0 == i && j.1 == name) {
+                        Some(j) => j.2.push(symbol.clone()),
+                        None => jobs_list.push((i, name, vec![symbol.clone()])),
+                    }
+                }
+            }
+        }
         let results: Vec<Mutex<Option<Result<Built, Error>>>> =
             jobs_list.iter().map(|_| Mutex::new(None)).collect();
         let next = AtomicUsize::new(0);

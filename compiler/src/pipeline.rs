@@ -129,8 +129,8 @@ pub(crate) enum Role {
 }
 
 impl Checked {
-    /// Whether the item's body reads the loop index (`index()`): a reduction whose map does must
-    /// walk its reduced axes in C order (`ReductionSignature::positional`).
+    /// Whether the item's body reads the loop index (`index()` or `reduce_index()`): a reduction
+    /// whose map does must walk its reduced axes in C order (`ReductionSignature::positional`).
     pub fn uses_index(&self) -> bool {
         let mut found = false;
         ir::each_expr_of_item(&self.item, &mut |e| {
@@ -138,7 +138,7 @@ impl Checked {
                 e.kind,
                 ir::ExprKind::Call {
                     callee: ir::Callee::Intrinsic {
-                        intrinsic: crate::lang::Intrinsic::Index,
+                        intrinsic: crate::lang::Intrinsic::Index | crate::lang::Intrinsic::ReduceIndex,
                         ..
                     },
                     ..

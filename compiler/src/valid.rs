@@ -177,6 +177,14 @@ impl BodyCheck<'_, '_> {
                     );
                 }
             }
+            ReduceIndex => {
+                if !matches!(self.item.kind, ItemKind::Reduction(_)) {
+                    self.diags.error(
+                        span,
+                        "`reduce_index()` is a reduction map's position along the reduced axes; an elementwise body has `index()` (the element's index), a raw kernel computes its own from `thread_idx()` and `block_idx()`",
+                    );
+                }
+            }
             SharedArray => self.diags.error(span, "bind shared memory to a name first: `let s = shared_array::<f32, 256>();`"),
             DynamicShared => self.shared(span),
             SyncThreads | SyncWarp => {
@@ -296,7 +304,7 @@ fn reduction_part(item: &Item, e: &Expr, what: &str, diags: &mut Diagnostics) {
                 format!("`{what}` cannot use the kernel parameter `{name}`: the reduction's attribute parts see only their own parameters; use `{name}` in the body (the map)"),
             );
         }
-        ExprKind::Call { callee: Callee::Intrinsic { intrinsic: f @ (Intrinsic::Index | Intrinsic::LoopSize), .. }, .. } => {
+        ExprKind::Call { callee: Callee::Intrinsic { intrinsic: f @ (Intrinsic::Index | Intrinsic::LoopSize | Intrinsic::ReduceIndex), .. }, .. } => {
             diags.error(e.span, format!("`{}()` is only meaningful in the body (the map), not in `{what}`", f.rust_name()));
         }
         _ => {}

@@ -17,9 +17,9 @@
 //! - `var_*`/`std_*` take the mean of each output (from `mean_f64` with the kept dimensions, so
 //!   that it broadcasts along the reduced axes) and `scale = [1 / (n - ddof)]`;
 //! - `arg_of_*` (`argmin`/`argmax`) takes the minimum or maximum of each output (from `min_*` or
-//!   `max_*`, broadcast the same way) and reduces to the first loop index where the element
-//!   equals it (or both are NaN): a `(value, index)` accumulator in two passes; the elementwise
-//!   `in_row_index` then takes it modulo `n` (the index along the reduced axes, C order).
+//!   `max_*`, broadcast the same way) and reduces to the first position along the reduced axes
+//!   (`reduce_index()`, C order) where the element equals it (or both are NaN): a
+//!   `(value, index)` accumulator in two passes.
 //!
 //! No map divides per element: an integer division is about a hundred instructions, and a map is
 //! inlined at every element read of every strategy (the maps that did, `index() / n`, were 1 MB
@@ -32,7 +32,7 @@
 //! cache (docs/building.md, "What the built-ins precompile").
 
 use crate::lang::prelude::*;
-use cuprum_macros::{elementwise, reduction};
+use cuprum_macros::reduction;
 
 #[reduction(crate = crate, identity = T::zero(), reduce = |a, b| a + b, instances = [i64, f32, f64, Complex<f32>, Complex<f64>])]
 pub fn sum<T: Number>(x: T) -> T {
@@ -134,29 +134,22 @@ pub fn std_f64<T: Real>(x: T, mean: f64, scale: Raw<f64>) -> f64 {
 }
 
 /// `argmin`/`argmax` of floats given the minimum or maximum `m` of each output (broadcast along
-/// the reduced axes): the first loop index (`index()`, C order) whose element equals it, or is NaN
-/// when it is NaN; [`in_row_index`] then makes it an index along the reduced axes.
+/// the reduced axes): the first position along the reduced axes (`reduce_index()`, C order) whose
+/// element equals it, or is NaN when it is NaN.
 #[reduction(crate = crate, identity = i64::MAX, reduce = |a, b| a.min(b), instances = [f32, f64])]
 pub fn arg_of_float<T: Float>(x: T, m: T) -> i64 {
     if x == m || (x.is_nan() && m.is_nan()) {
-        index() as i64
+        reduce_index() as i64
     } else {
         i64::MAX
     }
 }
 
 /// `argmin`/`argmax` of integers given the minimum or maximum `m` of each output (broadcast
-/// along the reduced axes): the first loop index whose element equals it.
+/// along the reduced axes): the first position along the reduced axes whose element equals it.
 #[reduction(crate = crate, identity = i64::MAX, reduce = |a, b| a.min(b), instances = [i64])]
 pub fn arg_of_int<T: Int>(x: T, m: T) -> i64 {
-    if x == m { index() as i64 } else { i64::MAX }
-}
-
-/// The loop index of output `o`'s first match (`o * n + r`, from `arg_of_*`) made an index along
-/// the reduced axes (`r`): one division per output instead of one per element in the map.
-#[elementwise(crate = crate)]
-pub fn in_row_index(g: &mut i64, n: i64) {
-    *g %= n;
+    if x == m { reduce_index() as i64 } else { i64::MAX }
 }
 
 /// Whether every element is nonzero.

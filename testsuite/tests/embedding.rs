@@ -135,21 +135,22 @@ fn each_kernel_file_is_embedded_once() {
         found.len() >= raw_parts,
         "fat binary containers in the executable: {found:?}; units: {files:?}"
     );
-    // A kernel of more than three instances has a part per instance (the built-in `sum` has
-    // five); one of fewer has one part (`min_int`).
-    let reductions = units
-        .iter()
-        .find(|u| u.file().ends_with("kernels/reductions.rs"))
-        .unwrap();
-    let names: Vec<&str> = reductions.parts().iter().map(|p| p.0).collect();
-    assert!(
-        names.contains(&"sum[f32]") && names.contains(&"sum[c64]") && !names.contains(&"sum"),
-        "{names:?}"
-    );
-    assert!(
-        names.contains(&"min_int") && !names.iter().any(|n| n.starts_with("min_int[")),
-        "{names:?}"
-    );
+    // A reduction has a part per instance and launch variant (`sum[f32]:rows`, no `sum[f32]`);
+    // an elementwise kernel of more than three instances one per instance (`copy` has six), one
+    // of fewer one part (`add`). Names may carry a target (`@sm_90`).
+    let names_of = |file: &str| -> Vec<&str> {
+        let unit = units.iter().find(|u| u.file().ends_with(file)).unwrap();
+        unit.parts().iter().map(|p| p.0.split('@').next().unwrap()).collect()
+    };
+    let names = names_of("kernels/reductions.rs");
+    for want in ["sum[f32]:rows", "sum[f32]:warps", "sum[f32]:cols", "sum[c64]:rows", "min_int[i64]:cols"] {
+        assert!(names.contains(&want), "{want}: {names:?}");
+    }
+    assert!(!names.iter().any(|n| *n == "sum[f32]" || *n == "sum" || *n == "min_int"), "{names:?}");
+    assert!(!names.iter().any(|n| n.ends_with("64")), "no 64-bit variant is precompiled: {names:?}");
+    let names = names_of("kernels/elementwise.rs");
+    assert!(names.contains(&"copy[f32]") && !names.contains(&"copy"), "{names:?}");
+    assert!(names.contains(&"add") && !names.iter().any(|n| n.starts_with("add[")), "{names:?}");
     // Every kernel of a file shares its unit.
     let of = |name: &str| {
         registry::kernels()

@@ -145,6 +145,15 @@ fn a_struct_accumulator_has_host_parts_too() {
 }
 
 #[test]
+fn reduce_index_is_the_position_along_the_reduced_axes_on_the_host_too() {
+    use cuprum::prelude::with_reduce_index;
+    assert_eq!(k::last_negative(-1.0f32), 0);
+    assert_eq!(with_reduce_index(7, || k::last_negative(-1.0f32)), 7);
+    assert_eq!(with_reduce_index(7, || k::last_negative(1.0f32)), -1);
+    assert_eq!(k::last_negative::reduce_host(3, 5), 5);
+}
+
+#[test]
 fn kernels_are_registered_with_their_precompiled_instances() {
     let find = |name: &str| {
         registry::kernels()
@@ -253,6 +262,46 @@ fn struct_accumulators_reduce_every_axis_form() {
     };
     let got = k::spread::call(&Array::from_vec(long).unwrap()).run().unwrap().to_vec().unwrap();
     close(got[0], want, 1e-12 * want, "spread of 3,000,001 f64");
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn reduce_index_counts_along_the_reduced_axes_in_every_axis_form() {
+    let mut rng = Rng::new();
+    let shape = [19usize, 67, 7];
+    // About one element in eight negative, so that rows of none occur along the short axes.
+    let draw = |rng: &mut Rng| if rng.range(0.0, 1.0) < 0.125 { rng.range(-4.0, -0.5) } else { rng.range(0.5, 4.0) };
+    let hf: Vec<f32> = (0..shape.iter().product()).map(|_| draw(&mut rng) as f32).collect();
+    let hd: Vec<f64> = hf.iter().map(|&v| v as f64).collect();
+    let xf = Array::from_shape_vec(shape, hf.clone()).unwrap();
+    let xd = Array::from_shape_vec(shape, hd).unwrap();
+    let mut saw_none = false;
+    for (axes, keepdims) in axes_3d() {
+        let m = mask_of(3, &axes);
+        let want = host_reduce(&hf, &shape, &m, -1i64, |a, v, r| if v < 0.0 { a.max(r as i64) } else { a });
+        saw_none |= want.contains(&-1);
+        let mut out = Array::<i64>::full(out_shape(&shape, &axes, keepdims), i64::MIN).unwrap();
+        k::last_negative::call(&xf).axes(axes.clone()).keepdims(keepdims).out(&mut out).run().unwrap();
+        assert_eq!(out.to_vec().unwrap(), want, "f32 over {axes:?}");
+        // The f64 instance through NVRTC.
+        let got = k::last_negative::call(&xd).axes(axes.clone()).keepdims(keepdims).run().unwrap();
+        assert_eq!(got.to_vec().unwrap(), want, "f64 over {axes:?}");
+    }
+    assert!(saw_none, "the input should have outputs with no negative element");
+    // A transposed view (its reduced axes walk memory backwards) and a long row split across
+    // blocks: positions stay in the view's C order.
+    let t = xf.transpose();
+    let ht = t.to_vec().unwrap();
+    let tshape = [7usize, 67, 19];
+    let want = host_reduce(&ht, &tshape, &[false, true, true], -1i64, |a, v, r| if v < 0.0 { a.max(r as i64) } else { a });
+    assert_eq!(k::last_negative::call(&t).axes([1, 2]).run().unwrap().to_vec().unwrap(), want);
+    let n = 3_000_001usize;
+    let mut long: Vec<f32> = (0..n).map(|_| rng.range(0.5, 4.0) as f32).collect();
+    let at = rng.int(n as i64 / 2, n as i64 - 1) as usize;
+    long[at] = -1.0;
+    long[rng.int(0, n as i64 / 2) as usize] = -2.0;
+    let got = k::last_negative::call(&Array::from_vec(long).unwrap()).run().unwrap().to_vec().unwrap();
+    assert_eq!(got, vec![at as i64]);
 }
 
 #[test]

@@ -73,3 +73,10 @@ pub struct Spread {
 pub fn spread<T: Real>(x: T) -> Spread {
     Spread { lo: x.to_f64(), hi: x.to_f64(), n: 1.0 }
 }
+
+/// The last position along the reduced axes (C order, `reduce_index()`) holding a negative
+/// element, -1 when none does.
+#[reduction(identity = -1, reduce = |a, b| a.max(b), instances = [f32])]
+pub fn last_negative<T: Real>(x: T) -> i64 {
+    if x < T::zero() { reduce_index() as i64 } else { -1 }
+}

@@ -69,7 +69,7 @@ pub fn unit_for(cx: &super::Context, text: Option<&str>, item_alone: impl FnOnce
 }
 
 fn info_of(file: String, unit: crate::back::cuda::Unit) -> UnitInfo {
-    let precompiled = unit.kernels.iter().flat_map(|k| k.instances.iter().map(|(_, s)| s.clone())).collect();
+    let precompiled = unit.kernels.iter().flat_map(|k| k.instances.iter().map(|(_, _, s)| s.clone())).collect();
     UnitInfo { file, source: unit.source, fast_math: unit.fast_math, fatbin: None, targets: Vec::new(), build: String::new(), precompiled, parts: Vec::new(), owner: None }
 }
 

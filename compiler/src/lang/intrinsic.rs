@@ -51,6 +51,9 @@ vocabulary! {
         Index = "index",
         /// `loop_size() -> usize`: the number of elements of that loop.
         LoopSize = "loop_size",
+        /// `reduce_index() -> usize`: in a reduction's map, the element's position along the
+        /// reduced axes (C order, `0..n` for `n` reduced elements per output).
+        ReduceIndex = "reduce_index",
         /// `Complex::new(re, im)` (also the literal `Complex { re, im }`); the front end builds it
         /// from the path, never from a single name.
         ComplexNew = "Complex::new",
@@ -69,7 +72,7 @@ impl Intrinsic {
         use Intrinsic::*;
         match self {
             ThreadIdx | BlockIdx | BlockDim | GridDim | Grid1d | Grid2d | Grid3d | GridSize1d | GridSize2d | GridSize3d | LaneId
-            | WarpSize | SyncThreads | ThreadFence | ThreadFenceBlock | SharedArray | DynamicShared | Index | LoopSize => 0,
+            | WarpSize | SyncThreads | ThreadFence | ThreadFenceBlock | SharedArray | DynamicShared | Index | LoopSize | ReduceIndex => 0,
             SyncWarp => 1,
             ComplexNew => 2,
             Atomic(op) => op.arity(),
@@ -79,7 +82,8 @@ impl Intrinsic {
 
     /// The C spelling: a CUDA builtin (`threadIdx`, `__syncthreads`), a helper of
     /// `include/cuprum/` (`cuprum::grid_1d`), or a name the generated code defines (`_ci`, the
-    /// index parameter of the elementwise loop; `cuprum_dynamic_smem`, the dynamic shared buffer).
+    /// index parameter of the elementwise loop; `_cj`, a reduction map's position along the
+    /// reduced axes; `cuprum_dynamic_smem`, the dynamic shared buffer).
     pub fn c_name(self) -> &'static str {
         use Intrinsic::*;
         match self {
@@ -103,6 +107,7 @@ impl Intrinsic {
             DynamicShared => "cuprum_dynamic_smem",
             Index => "_ci",
             LoopSize => "_cn",
+            ReduceIndex => "_cj",
             ComplexNew => "cuprum::make_complex",
             Atomic(op) => op.c_name(),
             Shuffle(s) => s.c_name(),
@@ -119,7 +124,7 @@ impl Intrinsic {
             BlockDim => Some("blockDim"),
             GridDim => Some("gridDim"),
             Grid1d | Grid2d | Grid3d | GridSize1d | GridSize2d | GridSize3d | LaneId | WarpSize | SyncThreads | SyncWarp | ThreadFence
-            | ThreadFenceBlock | SharedArray | DynamicShared | Index | LoopSize | ComplexNew | Atomic(_) | Shuffle(_) => None,
+            | ThreadFenceBlock | SharedArray | DynamicShared | Index | LoopSize | ReduceIndex | ComplexNew | Atomic(_) | Shuffle(_) => None,
         }
     }
 }

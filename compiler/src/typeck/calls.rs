@@ -54,7 +54,7 @@ impl Checker<'_, '_> {
                 }
                 Ty::Unit
             }
-            Index | LoopSize => Ty::Scalar(DType::U64),
+            Index | LoopSize | ReduceIndex => Ty::Scalar(DType::U64),
             SharedArray => match (tys, consts) {
                 ([t], [n]) => Ty::ArrayRef { elem: Box::new(t.clone()), len: *n, mutable: true },
                 _ => {

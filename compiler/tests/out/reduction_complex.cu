@@ -6,7 +6,7 @@
 #include <cuprum/reduction.h>
 
 template <typename T>
-__device__ __forceinline__ T sum_sq_map(u64 _ci, u64 _cn, T x) {
+__device__ __forceinline__ T sum_sq_map(u64 _ci, u64 _cj, u64 _cn, T x) {
     return cuprum::mul(x, x);
 }
 template <typename T>
@@ -29,9 +29,9 @@ __device__ __forceinline__ T sum_sq_identity() {
         struct _cPack { cuprum::Vec<T, _cV> x; }; \
         const _cidx _cR = (_cidx)_cargs.rshape.size; \
         auto _cbase = [&](_cidx _co) { _cRow _cw; _cw.b[0] = cuprum::offset_of<_cidx>(_cargs.oshape, x.ostrides, _co); return _cw; }; \
-        auto _celem = [&](const _cRow& _cw, _cidx _co, _cidx _cr) -> _cA { return sum_sq_map<T>((u64)(_co * _cR + _cr), _cargs.loop_size, x.ptr[_cw.b[0] + cuprum::offset_of<_cidx>(_cargs.rshape, x.rstrides, _cr)]); }; \
+        auto _celem = [&](const _cRow& _cw, _cidx _co, _cidx _cr) -> _cA { return sum_sq_map<T>((u64)(_co * _cR + _cr), (u64)_cr, _cargs.loop_size, x.ptr[_cw.b[0] + cuprum::offset_of<_cidx>(_cargs.rshape, x.rstrides, _cr)]); }; \
         auto _cload = [&](const _cRow& _cw, _cidx _cr) { _cPack _cp; _cp.x = *reinterpret_cast<const cuprum::Vec<T, _cV>*>(x.ptr + _cw.b[0] + _cr); return _cp; }; \
-        auto _cmapk = [&](const _cPack& _cp, _cidx _co, _cidx _cr, int _ck) -> _cA { return sum_sq_map<T>((u64)(_co * _cR + _cr), _cargs.loop_size, _cp.x.v[_ck]); }; \
+        auto _cmapk = [&](const _cPack& _cp, _cidx _co, _cidx _cr, int _ck) -> _cA { return sum_sq_map<T>((u64)(_co * _cR + _cr), (u64)_cr, _cargs.loop_size, _cp.x.v[_ck]); }; \
         auto _calign = [&](const _cRow& _cw, _cidx _cr) -> int { int _ch = cuprum::align_head<_cV>(x.ptr + _cw.b[0] + _cr); return _ch; }; \
         auto _cred = [](_cA _ca, _cA _cb) { return sum_sq_reduce<T>(_ca, _cb); }; \
         auto _cfin = [&](_cidx _co, _cA _cv, bool _ch) { _cout.ptr[cuprum::offset_of<_cidx>(_cargs.oshape, _cout.ostrides, _co)] = sum_sq_post<T>(_ch ? _cv : sum_sq_identity<T>()); }; \
@@ -52,7 +52,7 @@ CUPRUM_INSTANTIATE_sum_sq_warps(cuprum_reduction_sum_sq_warps__c64, c64)
 CUPRUM_INSTANTIATE_sum_sq_cols(cuprum_reduction_sum_sq_cols__c64, c64)
 
 template <typename T>
-__device__ __forceinline__ T prod_no_identity_map(u64 _ci, u64 _cn, T x) {
+__device__ __forceinline__ T prod_no_identity_map(u64 _ci, u64 _cj, u64 _cn, T x) {
     return x;
 }
 template <typename T>
@@ -71,9 +71,9 @@ __device__ __forceinline__ T prod_no_identity_post(T _cx) {
         struct _cPack { cuprum::Vec<T, _cV> x; }; \
         const _cidx _cR = (_cidx)_cargs.rshape.size; \
         auto _cbase = [&](_cidx _co) { _cRow _cw; _cw.b[0] = cuprum::offset_of<_cidx>(_cargs.oshape, x.ostrides, _co); return _cw; }; \
-        auto _celem = [&](const _cRow& _cw, _cidx _co, _cidx _cr) -> _cA { return prod_no_identity_map<T>((u64)(_co * _cR + _cr), _cargs.loop_size, x.ptr[_cw.b[0] + cuprum::offset_of<_cidx>(_cargs.rshape, x.rstrides, _cr)]); }; \
+        auto _celem = [&](const _cRow& _cw, _cidx _co, _cidx _cr) -> _cA { return prod_no_identity_map<T>((u64)(_co * _cR + _cr), (u64)_cr, _cargs.loop_size, x.ptr[_cw.b[0] + cuprum::offset_of<_cidx>(_cargs.rshape, x.rstrides, _cr)]); }; \
         auto _cload = [&](const _cRow& _cw, _cidx _cr) { _cPack _cp; _cp.x = *reinterpret_cast<const cuprum::Vec<T, _cV>*>(x.ptr + _cw.b[0] + _cr); return _cp; }; \
-        auto _cmapk = [&](const _cPack& _cp, _cidx _co, _cidx _cr, int _ck) -> _cA { return prod_no_identity_map<T>((u64)(_co * _cR + _cr), _cargs.loop_size, _cp.x.v[_ck]); }; \
+        auto _cmapk = [&](const _cPack& _cp, _cidx _co, _cidx _cr, int _ck) -> _cA { return prod_no_identity_map<T>((u64)(_co * _cR + _cr), (u64)_cr, _cargs.loop_size, _cp.x.v[_ck]); }; \
         auto _calign = [&](const _cRow& _cw, _cidx _cr) -> int { int _ch = cuprum::align_head<_cV>(x.ptr + _cw.b[0] + _cr); return _ch; }; \
         auto _cred = [](_cA _ca, _cA _cb) { return prod_no_identity_reduce<T>(_ca, _cb); }; \
         auto _cfin = [&](_cidx _co, _cA _cv, bool _ch) { _cout.ptr[cuprum::offset_of<_cidx>(_cargs.oshape, _cout.ostrides, _co)] = prod_no_identity_post<T>(_ch ? _cv : _cA()); }; \
@@ -90,7 +90,7 @@ CUPRUM_INSTANTIATE_prod_no_identity_rows(cuprum_reduction_prod_no_identity_rows_
 CUPRUM_INSTANTIATE_prod_no_identity_warps(cuprum_reduction_prod_no_identity_warps__c64, c64)
 CUPRUM_INSTANTIATE_prod_no_identity_cols(cuprum_reduction_prod_no_identity_cols__c64, c64)
 
-__device__ __forceinline__ c64 cdot_abs_map(u64 _ci, u64 _cn, c32 x, c32 y) {
+__device__ __forceinline__ c64 cdot_abs_map(u64 _ci, u64 _cj, u64 _cn, c32 x, c32 y) {
     c32 p = x * cuprum::conj(y);
     return cuprum::make_complex((f64)p.re, (f64)p.im);
 }
@@ -111,9 +111,9 @@ __device__ __forceinline__ c64 cdot_abs_identity() {
         struct _cPack { cuprum::Vec<c32, _cV> x; cuprum::Vec<c32, _cV> y; }; \
         const _cidx _cR = (_cidx)_cargs.rshape.size; \
         auto _cbase = [&](_cidx _co) { _cRow _cw; _cw.b[0] = cuprum::offset_of<_cidx>(_cargs.oshape, x.ostrides, _co); _cw.b[1] = cuprum::offset_of<_cidx>(_cargs.oshape, y.ostrides, _co); return _cw; }; \
-        auto _celem = [&](const _cRow& _cw, _cidx _co, _cidx _cr) -> _cA { return cdot_abs_map((u64)(_co * _cR + _cr), _cargs.loop_size, x.ptr[_cw.b[0] + cuprum::offset_of<_cidx>(_cargs.rshape, x.rstrides, _cr)], y.ptr[_cw.b[1] + cuprum::offset_of<_cidx>(_cargs.rshape, y.rstrides, _cr)]); }; \
+        auto _celem = [&](const _cRow& _cw, _cidx _co, _cidx _cr) -> _cA { return cdot_abs_map((u64)(_co * _cR + _cr), (u64)_cr, _cargs.loop_size, x.ptr[_cw.b[0] + cuprum::offset_of<_cidx>(_cargs.rshape, x.rstrides, _cr)], y.ptr[_cw.b[1] + cuprum::offset_of<_cidx>(_cargs.rshape, y.rstrides, _cr)]); }; \
         auto _cload = [&](const _cRow& _cw, _cidx _cr) { _cPack _cp; _cp.x = *reinterpret_cast<const cuprum::Vec<c32, _cV>*>(x.ptr + _cw.b[0] + _cr); _cp.y = *reinterpret_cast<const cuprum::Vec<c32, _cV>*>(y.ptr + _cw.b[1] + _cr); return _cp; }; \
-        auto _cmapk = [&](const _cPack& _cp, _cidx _co, _cidx _cr, int _ck) -> _cA { return cdot_abs_map((u64)(_co * _cR + _cr), _cargs.loop_size, _cp.x.v[_ck], _cp.y.v[_ck]); }; \
+        auto _cmapk = [&](const _cPack& _cp, _cidx _co, _cidx _cr, int _ck) -> _cA { return cdot_abs_map((u64)(_co * _cR + _cr), (u64)_cr, _cargs.loop_size, _cp.x.v[_ck], _cp.y.v[_ck]); }; \
         auto _calign = [&](const _cRow& _cw, _cidx _cr) -> int { int _ch = cuprum::align_head<_cV>(x.ptr + _cw.b[0] + _cr); if (cuprum::align_head<_cV>(y.ptr + _cw.b[1] + _cr) != _ch) return -1; return _ch; }; \
         auto _cred = [](_cA _ca, _cA _cb) { return cdot_abs_reduce(_ca, _cb); }; \
         auto _cfin = [&](_cidx _co, _cA _cv, bool _ch) { _cout.ptr[cuprum::offset_of<_cidx>(_cargs.oshape, _cout.ostrides, _co)] = cdot_abs_post(_ch ? _cv : cdot_abs_identity()); }; \

@@ -4,7 +4,7 @@
 #include <cuprum/reduction.h>
 
 template <typename T>
-__device__ __forceinline__ T l2norm_map(u64 _ci, u64 _cn, T x) {
+__device__ __forceinline__ T l2norm_map(u64 _ci, u64 _cj, u64 _cn, T x) {
     return x * x;
 }
 template <typename T>
@@ -27,9 +27,9 @@ __device__ __forceinline__ T l2norm_identity() {
         struct _cPack { cuprum::Vec<T, _cV> x; }; \
         const _cidx _cR = (_cidx)_cargs.rshape.size; \
         auto _cbase = [&](_cidx _co) { _cRow _cw; _cw.b[0] = cuprum::offset_of<_cidx>(_cargs.oshape, x.ostrides, _co); return _cw; }; \
-        auto _celem = [&](const _cRow& _cw, _cidx _co, _cidx _cr) -> _cA { return l2norm_map<T>((u64)(_co * _cR + _cr), _cargs.loop_size, x.ptr[_cw.b[0] + cuprum::offset_of<_cidx>(_cargs.rshape, x.rstrides, _cr)]); }; \
+        auto _celem = [&](const _cRow& _cw, _cidx _co, _cidx _cr) -> _cA { return l2norm_map<T>((u64)(_co * _cR + _cr), (u64)_cr, _cargs.loop_size, x.ptr[_cw.b[0] + cuprum::offset_of<_cidx>(_cargs.rshape, x.rstrides, _cr)]); }; \
         auto _cload = [&](const _cRow& _cw, _cidx _cr) { _cPack _cp; _cp.x = *reinterpret_cast<const cuprum::Vec<T, _cV>*>(x.ptr + _cw.b[0] + _cr); return _cp; }; \
-        auto _cmapk = [&](const _cPack& _cp, _cidx _co, _cidx _cr, int _ck) -> _cA { return l2norm_map<T>((u64)(_co * _cR + _cr), _cargs.loop_size, _cp.x.v[_ck]); }; \
+        auto _cmapk = [&](const _cPack& _cp, _cidx _co, _cidx _cr, int _ck) -> _cA { return l2norm_map<T>((u64)(_co * _cR + _cr), (u64)_cr, _cargs.loop_size, _cp.x.v[_ck]); }; \
         auto _calign = [&](const _cRow& _cw, _cidx _cr) -> int { int _ch = cuprum::align_head<_cV>(x.ptr + _cw.b[0] + _cr); return _ch; }; \
         auto _cred = [](_cA _ca, _cA _cb) { return l2norm_reduce<T>(_ca, _cb); }; \
         auto _cfin = [&](_cidx _co, _cA _cv, bool _ch) { _cout.ptr[cuprum::offset_of<_cidx>(_cargs.oshape, _cout.ostrides, _co)] = l2norm_post<T>(_ch ? _cv : l2norm_identity<T>()); }; \
@@ -49,7 +49,7 @@ CUPRUM_INSTANTIATE_l2norm_rows(cuprum_reduction_l2norm_rows__f64, f64)
 CUPRUM_INSTANTIATE_l2norm_warps(cuprum_reduction_l2norm_warps__f64, f64)
 CUPRUM_INSTANTIATE_l2norm_cols(cuprum_reduction_l2norm_cols__f64, f64)
 
-__device__ __forceinline__ f32 l2norm_acc64_map(u64 _ci, u64 _cn, f32 x) {
+__device__ __forceinline__ f32 l2norm_acc64_map(u64 _ci, u64 _cj, u64 _cn, f32 x) {
     return x * x;
 }
 __device__ __forceinline__ f64 l2norm_acc64_reduce(f64 a, f64 b) {
@@ -69,9 +69,9 @@ __device__ __forceinline__ f64 l2norm_acc64_identity() {
         struct _cPack { cuprum::Vec<f32, _cV> x; }; \
         const _cidx _cR = (_cidx)_cargs.rshape.size; \
         auto _cbase = [&](_cidx _co) { _cRow _cw; _cw.b[0] = cuprum::offset_of<_cidx>(_cargs.oshape, x.ostrides, _co); return _cw; }; \
-        auto _celem = [&](const _cRow& _cw, _cidx _co, _cidx _cr) -> _cA { return ((f64)l2norm_acc64_map((u64)(_co * _cR + _cr), _cargs.loop_size, x.ptr[_cw.b[0] + cuprum::offset_of<_cidx>(_cargs.rshape, x.rstrides, _cr)])); }; \
+        auto _celem = [&](const _cRow& _cw, _cidx _co, _cidx _cr) -> _cA { return ((f64)l2norm_acc64_map((u64)(_co * _cR + _cr), (u64)_cr, _cargs.loop_size, x.ptr[_cw.b[0] + cuprum::offset_of<_cidx>(_cargs.rshape, x.rstrides, _cr)])); }; \
         auto _cload = [&](const _cRow& _cw, _cidx _cr) { _cPack _cp; _cp.x = *reinterpret_cast<const cuprum::Vec<f32, _cV>*>(x.ptr + _cw.b[0] + _cr); return _cp; }; \
-        auto _cmapk = [&](const _cPack& _cp, _cidx _co, _cidx _cr, int _ck) -> _cA { return ((f64)l2norm_acc64_map((u64)(_co * _cR + _cr), _cargs.loop_size, _cp.x.v[_ck])); }; \
+        auto _cmapk = [&](const _cPack& _cp, _cidx _co, _cidx _cr, int _ck) -> _cA { return ((f64)l2norm_acc64_map((u64)(_co * _cR + _cr), (u64)_cr, _cargs.loop_size, _cp.x.v[_ck])); }; \
         auto _calign = [&](const _cRow& _cw, _cidx _cr) -> int { int _ch = cuprum::align_head<_cV>(x.ptr + _cw.b[0] + _cr); return _ch; }; \
         auto _cred = [](_cA _ca, _cA _cb) { return l2norm_acc64_reduce(_ca, _cb); }; \
         auto _cfin = [&](_cidx _co, _cA _cv, bool _ch) { _cout.ptr[cuprum::offset_of<_cidx>(_cargs.oshape, _cout.ostrides, _co)] = l2norm_acc64_post(_ch ? _cv : l2norm_acc64_identity()); }; \
@@ -88,7 +88,7 @@ CUPRUM_INSTANTIATE_l2norm_acc64_rows(cuprum_reduction_l2norm_acc64_rows)
 CUPRUM_INSTANTIATE_l2norm_acc64_warps(cuprum_reduction_l2norm_acc64_warps)
 CUPRUM_INSTANTIATE_l2norm_acc64_cols(cuprum_reduction_l2norm_acc64_cols)
 
-__device__ __forceinline__ f64 l2norm_f64acc_map(u64 _ci, u64 _cn, f32 x) {
+__device__ __forceinline__ f64 l2norm_f64acc_map(u64 _ci, u64 _cj, u64 _cn, f32 x) {
     f64 w = (f64)x;
     return w * w;
 }
@@ -109,9 +109,9 @@ __device__ __forceinline__ f64 l2norm_f64acc_identity() {
         struct _cPack { cuprum::Vec<f32, _cV> x; }; \
         const _cidx _cR = (_cidx)_cargs.rshape.size; \
         auto _cbase = [&](_cidx _co) { _cRow _cw; _cw.b[0] = cuprum::offset_of<_cidx>(_cargs.oshape, x.ostrides, _co); return _cw; }; \
-        auto _celem = [&](const _cRow& _cw, _cidx _co, _cidx _cr) -> _cA { return l2norm_f64acc_map((u64)(_co * _cR + _cr), _cargs.loop_size, x.ptr[_cw.b[0] + cuprum::offset_of<_cidx>(_cargs.rshape, x.rstrides, _cr)]); }; \
+        auto _celem = [&](const _cRow& _cw, _cidx _co, _cidx _cr) -> _cA { return l2norm_f64acc_map((u64)(_co * _cR + _cr), (u64)_cr, _cargs.loop_size, x.ptr[_cw.b[0] + cuprum::offset_of<_cidx>(_cargs.rshape, x.rstrides, _cr)]); }; \
         auto _cload = [&](const _cRow& _cw, _cidx _cr) { _cPack _cp; _cp.x = *reinterpret_cast<const cuprum::Vec<f32, _cV>*>(x.ptr + _cw.b[0] + _cr); return _cp; }; \
-        auto _cmapk = [&](const _cPack& _cp, _cidx _co, _cidx _cr, int _ck) -> _cA { return l2norm_f64acc_map((u64)(_co * _cR + _cr), _cargs.loop_size, _cp.x.v[_ck]); }; \
+        auto _cmapk = [&](const _cPack& _cp, _cidx _co, _cidx _cr, int _ck) -> _cA { return l2norm_f64acc_map((u64)(_co * _cR + _cr), (u64)_cr, _cargs.loop_size, _cp.x.v[_ck]); }; \
         auto _calign = [&](const _cRow& _cw, _cidx _cr) -> int { int _ch = cuprum::align_head<_cV>(x.ptr + _cw.b[0] + _cr); return _ch; }; \
         auto _cred = [](_cA _ca, _cA _cb) { return l2norm_f64acc_reduce(_ca, _cb); }; \
         auto _cfin = [&](_cidx _co, _cA _cv, bool _ch) { _cout.ptr[cuprum::offset_of<_cidx>(_cargs.oshape, _cout.ostrides, _co)] = l2norm_f64acc_post(_ch ? _cv : l2norm_f64acc_identity()); }; \

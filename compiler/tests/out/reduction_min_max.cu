@@ -5,7 +5,7 @@
 #include <cuprum/reduction.h>
 
 template <typename T>
-__device__ __forceinline__ T max_all_map(u64 _ci, u64 _cn, T x) {
+__device__ __forceinline__ T max_all_map(u64 _ci, u64 _cj, u64 _cn, T x) {
     return x;
 }
 template <typename T>
@@ -28,9 +28,9 @@ __device__ __forceinline__ T max_all_identity() {
         struct _cPack { cuprum::Vec<T, _cV> x; }; \
         const _cidx _cR = (_cidx)_cargs.rshape.size; \
         auto _cbase = [&](_cidx _co) { _cRow _cw; _cw.b[0] = cuprum::offset_of<_cidx>(_cargs.oshape, x.ostrides, _co); return _cw; }; \
-        auto _celem = [&](const _cRow& _cw, _cidx _co, _cidx _cr) -> _cA { return max_all_map<T>((u64)(_co * _cR + _cr), _cargs.loop_size, x.ptr[_cw.b[0] + cuprum::offset_of<_cidx>(_cargs.rshape, x.rstrides, _cr)]); }; \
+        auto _celem = [&](const _cRow& _cw, _cidx _co, _cidx _cr) -> _cA { return max_all_map<T>((u64)(_co * _cR + _cr), (u64)_cr, _cargs.loop_size, x.ptr[_cw.b[0] + cuprum::offset_of<_cidx>(_cargs.rshape, x.rstrides, _cr)]); }; \
         auto _cload = [&](const _cRow& _cw, _cidx _cr) { _cPack _cp; _cp.x = *reinterpret_cast<const cuprum::Vec<T, _cV>*>(x.ptr + _cw.b[0] + _cr); return _cp; }; \
-        auto _cmapk = [&](const _cPack& _cp, _cidx _co, _cidx _cr, int _ck) -> _cA { return max_all_map<T>((u64)(_co * _cR + _cr), _cargs.loop_size, _cp.x.v[_ck]); }; \
+        auto _cmapk = [&](const _cPack& _cp, _cidx _co, _cidx _cr, int _ck) -> _cA { return max_all_map<T>((u64)(_co * _cR + _cr), (u64)_cr, _cargs.loop_size, _cp.x.v[_ck]); }; \
         auto _calign = [&](const _cRow& _cw, _cidx _cr) -> int { int _ch = cuprum::align_head<_cV>(x.ptr + _cw.b[0] + _cr); return _ch; }; \
         auto _cred = [](_cA _ca, _cA _cb) { return max_all_reduce<T>(_ca, _cb); }; \
         auto _cfin = [&](_cidx _co, _cA _cv, bool _ch) { _cout.ptr[cuprum::offset_of<_cidx>(_cargs.oshape, _cout.ostrides, _co)] = max_all_post<T>(_ch ? _cv : max_all_identity<T>()); }; \
@@ -51,7 +51,7 @@ CUPRUM_INSTANTIATE_max_all_warps(cuprum_reduction_max_all_warps__f64, f64)
 CUPRUM_INSTANTIATE_max_all_cols(cuprum_reduction_max_all_cols__f64, f64)
 
 template <typename T>
-__device__ __forceinline__ i64 count_nonzero_map(u64 _ci, u64 _cn, T x) {
+__device__ __forceinline__ i64 count_nonzero_map(u64 _ci, u64 _cj, u64 _cn, T x) {
     if (x != cuprum::num<T>::zero()) {
         return 1ll;
     } else {
@@ -78,9 +78,9 @@ __device__ __forceinline__ i64 count_nonzero_identity() {
         struct _cPack { cuprum::Vec<T, _cV> x; }; \
         const _cidx _cR = (_cidx)_cargs.rshape.size; \
         auto _cbase = [&](_cidx _co) { _cRow _cw; _cw.b[0] = cuprum::offset_of<_cidx>(_cargs.oshape, x.ostrides, _co); return _cw; }; \
-        auto _celem = [&](const _cRow& _cw, _cidx _co, _cidx _cr) -> _cA { return count_nonzero_map<T>((u64)(_co * _cR + _cr), _cargs.loop_size, x.ptr[_cw.b[0] + cuprum::offset_of<_cidx>(_cargs.rshape, x.rstrides, _cr)]); }; \
+        auto _celem = [&](const _cRow& _cw, _cidx _co, _cidx _cr) -> _cA { return count_nonzero_map<T>((u64)(_co * _cR + _cr), (u64)_cr, _cargs.loop_size, x.ptr[_cw.b[0] + cuprum::offset_of<_cidx>(_cargs.rshape, x.rstrides, _cr)]); }; \
         auto _cload = [&](const _cRow& _cw, _cidx _cr) { _cPack _cp; _cp.x = *reinterpret_cast<const cuprum::Vec<T, _cV>*>(x.ptr + _cw.b[0] + _cr); return _cp; }; \
-        auto _cmapk = [&](const _cPack& _cp, _cidx _co, _cidx _cr, int _ck) -> _cA { return count_nonzero_map<T>((u64)(_co * _cR + _cr), _cargs.loop_size, _cp.x.v[_ck]); }; \
+        auto _cmapk = [&](const _cPack& _cp, _cidx _co, _cidx _cr, int _ck) -> _cA { return count_nonzero_map<T>((u64)(_co * _cR + _cr), (u64)_cr, _cargs.loop_size, _cp.x.v[_ck]); }; \
         auto _calign = [&](const _cRow& _cw, _cidx _cr) -> int { int _ch = cuprum::align_head<_cV>(x.ptr + _cw.b[0] + _cr); return _ch; }; \
         auto _cred = [](_cA _ca, _cA _cb) { return count_nonzero_reduce<T>(_ca, _cb); }; \
         auto _cfin = [&](_cidx _co, _cA _cv, bool _ch) { _cout.ptr[cuprum::offset_of<_cidx>(_cargs.oshape, _cout.ostrides, _co)] = count_nonzero_post<T>(_ch ? _cv : count_nonzero_identity<T>()); }; \
@@ -100,7 +100,7 @@ CUPRUM_INSTANTIATE_count_nonzero_rows(cuprum_reduction_count_nonzero_rows__u8, u
 CUPRUM_INSTANTIATE_count_nonzero_warps(cuprum_reduction_count_nonzero_warps__u8, u8)
 CUPRUM_INSTANTIATE_count_nonzero_cols(cuprum_reduction_count_nonzero_cols__u8, u8)
 
-__device__ __forceinline__ u64 sum_u64_map(u64 _ci, u64 _cn, u32 x) {
+__device__ __forceinline__ u64 sum_u64_map(u64 _ci, u64 _cj, u64 _cn, u32 x) {
     return (u64)x;
 }
 __device__ __forceinline__ u64 sum_u64_reduce(u64 a, u64 b) {
@@ -117,9 +117,9 @@ __device__ __forceinline__ u64 sum_u64_post(u64 _cx) {
         struct _cPack { cuprum::Vec<u32, _cV> x; }; \
         const _cidx _cR = (_cidx)_cargs.rshape.size; \
         auto _cbase = [&](_cidx _co) { _cRow _cw; _cw.b[0] = cuprum::offset_of<_cidx>(_cargs.oshape, x.ostrides, _co); return _cw; }; \
-        auto _celem = [&](const _cRow& _cw, _cidx _co, _cidx _cr) -> _cA { return sum_u64_map((u64)(_co * _cR + _cr), _cargs.loop_size, x.ptr[_cw.b[0] + cuprum::offset_of<_cidx>(_cargs.rshape, x.rstrides, _cr)]); }; \
+        auto _celem = [&](const _cRow& _cw, _cidx _co, _cidx _cr) -> _cA { return sum_u64_map((u64)(_co * _cR + _cr), (u64)_cr, _cargs.loop_size, x.ptr[_cw.b[0] + cuprum::offset_of<_cidx>(_cargs.rshape, x.rstrides, _cr)]); }; \
         auto _cload = [&](const _cRow& _cw, _cidx _cr) { _cPack _cp; _cp.x = *reinterpret_cast<const cuprum::Vec<u32, _cV>*>(x.ptr + _cw.b[0] + _cr); return _cp; }; \
-        auto _cmapk = [&](const _cPack& _cp, _cidx _co, _cidx _cr, int _ck) -> _cA { return sum_u64_map((u64)(_co * _cR + _cr), _cargs.loop_size, _cp.x.v[_ck]); }; \
+        auto _cmapk = [&](const _cPack& _cp, _cidx _co, _cidx _cr, int _ck) -> _cA { return sum_u64_map((u64)(_co * _cR + _cr), (u64)_cr, _cargs.loop_size, _cp.x.v[_ck]); }; \
         auto _calign = [&](const _cRow& _cw, _cidx _cr) -> int { int _ch = cuprum::align_head<_cV>(x.ptr + _cw.b[0] + _cr); return _ch; }; \
         auto _cred = [](_cA _ca, _cA _cb) { return sum_u64_reduce(_ca, _cb); }; \
         auto _cfin = [&](_cidx _co, _cA _cv, bool _ch) { _cout.ptr[cuprum::offset_of<_cidx>(_cargs.oshape, _cout.ostrides, _co)] = sum_u64_post(_ch ? _cv : _cA()); }; \

@@ -5,7 +5,7 @@
 #include <cuprum/math.h>
 #include <cuprum/reduction.h>
 
-__device__ __forceinline__ f64 weighted_sum_map(u64 _ci, u64 _cn, f32 x, cuprum::Raw<f32> w) {
+__device__ __forceinline__ f64 weighted_sum_map(u64 _ci, u64 _cj, u64 _cn, f32 x, cuprum::Raw<f32> w) {
     u64 k = cuprum::rem(_ci, w.size);
     return (f64)(x * cuprum::get(w, "weighted_sum", k));
 }
@@ -26,9 +26,9 @@ __device__ __forceinline__ f64 weighted_sum_identity() {
         struct _cPack { cuprum::Vec<f32, _cV> x; }; \
         const _cidx _cR = (_cidx)_cargs.rshape.size; \
         auto _cbase = [&](_cidx _co) { _cRow _cw; _cw.b[0] = cuprum::offset_of<_cidx>(_cargs.oshape, x.ostrides, _co); return _cw; }; \
-        auto _celem = [&](const _cRow& _cw, _cidx _co, _cidx _cr) -> _cA { return weighted_sum_map((u64)(_co * _cR + _cr), _cargs.loop_size, x.ptr[_cw.b[0] + cuprum::offset_of<_cidx>(_cargs.rshape, x.rstrides, _cr)], w); }; \
+        auto _celem = [&](const _cRow& _cw, _cidx _co, _cidx _cr) -> _cA { return weighted_sum_map((u64)(_co * _cR + _cr), (u64)_cr, _cargs.loop_size, x.ptr[_cw.b[0] + cuprum::offset_of<_cidx>(_cargs.rshape, x.rstrides, _cr)], w); }; \
         auto _cload = [&](const _cRow& _cw, _cidx _cr) { _cPack _cp; _cp.x = *reinterpret_cast<const cuprum::Vec<f32, _cV>*>(x.ptr + _cw.b[0] + _cr); return _cp; }; \
-        auto _cmapk = [&](const _cPack& _cp, _cidx _co, _cidx _cr, int _ck) -> _cA { return weighted_sum_map((u64)(_co * _cR + _cr), _cargs.loop_size, _cp.x.v[_ck], w); }; \
+        auto _cmapk = [&](const _cPack& _cp, _cidx _co, _cidx _cr, int _ck) -> _cA { return weighted_sum_map((u64)(_co * _cR + _cr), (u64)_cr, _cargs.loop_size, _cp.x.v[_ck], w); }; \
         auto _calign = [&](const _cRow& _cw, _cidx _cr) -> int { int _ch = cuprum::align_head<_cV>(x.ptr + _cw.b[0] + _cr); return _ch; }; \
         auto _cred = [](_cA _ca, _cA _cb) { return weighted_sum_reduce(_ca, _cb); }; \
         auto _cfin = [&](_cidx _co, _cA _cv, bool _ch) { _cout.ptr[cuprum::offset_of<_cidx>(_cargs.oshape, _cout.ostrides, _co)] = weighted_sum_post(_ch ? _cv : weighted_sum_identity()); }; \
@@ -45,7 +45,7 @@ CUPRUM_INSTANTIATE_weighted_sum_rows(cuprum_reduction_weighted_sum_rows)
 CUPRUM_INSTANTIATE_weighted_sum_warps(cuprum_reduction_weighted_sum_warps)
 CUPRUM_INSTANTIATE_weighted_sum_cols(cuprum_reduction_weighted_sum_cols)
 
-__device__ __forceinline__ bool any_nan_map(u64 _ci, u64 _cn, f64 x) {
+__device__ __forceinline__ bool any_nan_map(u64 _ci, u64 _cj, u64 _cn, f64 x) {
     return cuprum::is_nan(x);
 }
 __device__ __forceinline__ bool any_nan_reduce(bool a, bool b) {
@@ -65,9 +65,9 @@ __device__ __forceinline__ bool any_nan_identity() {
         struct _cPack { cuprum::Vec<f64, _cV> x; }; \
         const _cidx _cR = (_cidx)_cargs.rshape.size; \
         auto _cbase = [&](_cidx _co) { _cRow _cw; _cw.b[0] = cuprum::offset_of<_cidx>(_cargs.oshape, x.ostrides, _co); return _cw; }; \
-        auto _celem = [&](const _cRow& _cw, _cidx _co, _cidx _cr) -> _cA { return any_nan_map((u64)(_co * _cR + _cr), _cargs.loop_size, x.ptr[_cw.b[0] + cuprum::offset_of<_cidx>(_cargs.rshape, x.rstrides, _cr)]); }; \
+        auto _celem = [&](const _cRow& _cw, _cidx _co, _cidx _cr) -> _cA { return any_nan_map((u64)(_co * _cR + _cr), (u64)_cr, _cargs.loop_size, x.ptr[_cw.b[0] + cuprum::offset_of<_cidx>(_cargs.rshape, x.rstrides, _cr)]); }; \
         auto _cload = [&](const _cRow& _cw, _cidx _cr) { _cPack _cp; _cp.x = *reinterpret_cast<const cuprum::Vec<f64, _cV>*>(x.ptr + _cw.b[0] + _cr); return _cp; }; \
-        auto _cmapk = [&](const _cPack& _cp, _cidx _co, _cidx _cr, int _ck) -> _cA { return any_nan_map((u64)(_co * _cR + _cr), _cargs.loop_size, _cp.x.v[_ck]); }; \
+        auto _cmapk = [&](const _cPack& _cp, _cidx _co, _cidx _cr, int _ck) -> _cA { return any_nan_map((u64)(_co * _cR + _cr), (u64)_cr, _cargs.loop_size, _cp.x.v[_ck]); }; \
         auto _calign = [&](const _cRow& _cw, _cidx _cr) -> int { int _ch = cuprum::align_head<_cV>(x.ptr + _cw.b[0] + _cr); return _ch; }; \
         auto _cred = [](_cA _ca, _cA _cb) { return any_nan_reduce(_ca, _cb); }; \
         auto _cfin = [&](_cidx _co, _cA _cv, bool _ch) { _cout.ptr[cuprum::offset_of<_cidx>(_cargs.oshape, _cout.ostrides, _co)] = any_nan_post(_ch ? _cv : any_nan_identity()); }; \

@@ -316,6 +316,8 @@ pub fn shfl_xor_sync_width<T: Scalar>(mask: u32, v: T, lane_mask: u32, width: u3
 thread_local! {
     /// `(index(), loop_size())` of the elementwise body running on this host thread.
     static ELEMENTWISE: Cell<(usize, usize)> = const { Cell::new((0, 1)) };
+    /// [`reduce_index()`] of the reduction map running on this host thread.
+    static REDUCE_INDEX: Cell<usize> = const { Cell::new(0) };
     /// The dynamic shared memory size in bytes seen by [`dynamic_shared`] on this host thread.
     static DYNAMIC_SHARED_BYTES: Cell<usize> = const { Cell::new(0) };
 }
@@ -330,6 +332,14 @@ pub fn index() -> usize {
 /// by [`with_elementwise_index`].
 pub fn loop_size() -> usize {
     ELEMENTWISE.with(Cell::get).1
+}
+
+/// In a reduction's map, the position of the element along the reduced axes: `0..n` in C order
+/// over the reduced axes, for `n` elements reduced into each output (CuPy's `_J`). `argmax` is a
+/// reduction of `(value, reduce_index())` pairs. Host: 0, or the position set by
+/// [`with_reduce_index`].
+pub fn reduce_index() -> usize {
+    REDUCE_INDEX.with(Cell::get)
 }
 
 /// Restores a thread-local cell on drop (also when `f` unwinds).
@@ -361,6 +371,12 @@ fn with_cell<T: Copy + 'static, R>(
 /// loop index calls it once per element.
 pub fn with_elementwise_index<R>(i: usize, n: usize, f: impl FnOnce() -> R) -> R {
     with_cell(&ELEMENTWISE, (i, n), f)
+}
+
+/// Host driver: runs `f` with [`reduce_index()`] returning `j` on this thread, then restores the
+/// previous value. A host loop over a reduction's map calls it once per element.
+pub fn with_reduce_index<R>(j: usize, f: impl FnOnce() -> R) -> R {
+    with_cell(&REDUCE_INDEX, j, f)
 }
 
 /// Host driver: runs `f` with [`dynamic_shared`] returning `bytes` bytes of zeroed memory on this
@@ -547,5 +563,8 @@ mod tests {
         let caught = std::panic::catch_unwind(|| with_elementwise_index(3, 4, || panic!("boom")));
         assert!(caught.is_err());
         assert_eq!((index(), loop_size()), (0, 1));
+        assert_eq!(reduce_index(), 0);
+        assert_eq!(with_reduce_index(4, || (reduce_index(), index())), (4, 0));
+        assert_eq!(reduce_index(), 0);
     }
 }

@@ -412,18 +412,9 @@ impl<'a, T: Real> ArgReduction<'a, T> {
         // The kernel: `arg_of_float<T: Float>` and `arg_of_int<T: Int>` (chosen by whether `T` is a
         // float; every `Real` is an integer or a float) are `(x: T, m: T) -> i64`, instance `[T]`:
         // two arrays of `T` (`m` broadcasts); output i64 (no post), accumulator i64, with an
-        // identity. It gives the loop index of the first match, `o * n + r`.
+        // identity. It gives the first matching position along the reduced axes.
         let call = ReductionCall::new(kernel, &[T::DTYPE], vec![Arg::input(x), Arg::input(&m)]);
-        let mut first = self.cfg.apply(call).stream(&stream).run()?;
-        let n = i64::try_from(n).map_err(|_| Error::Unsupported {
-            what: format!("{what} over {n} elements (more than i64::MAX)"),
-        })?;
-        let opts = crate::elementwise::Options {
-            stream: Some(&stream),
-            ..Default::default()
-        };
-        kernels::in_row_index::call_with(&opts, &mut first, n)?;
-        Ok(first)
+        self.cfg.apply(call).stream(&stream).run()
     }
 }
 

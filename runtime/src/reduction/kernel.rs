@@ -537,7 +537,7 @@ impl Spec {
                 }
             })
             .collect();
-        let mut map_params = vec!["u64 _ci".to_string(), "u64 _cn".to_string()];
+        let mut map_params = vec!["u64 _ci".to_string(), "u64 _cj".to_string(), "u64 _cn".to_string()];
         map_params.extend(params);
         let _ = write!(
             s,
@@ -699,7 +699,7 @@ mod tests {
         )
         .unwrap();
         let s = k.source();
-        assert!(s.contains("template <typename T>\n__device__ __forceinline__ T l2norm_map(u64 _ci, u64 _cn, T x)"), "{s}");
+        assert!(s.contains("template <typename T>\n__device__ __forceinline__ T l2norm_map(u64 _ci, u64 _cj, u64 _cn, T x)"), "{s}");
         assert!(s.contains("return (T)(x * x);"), "{s}");
         assert!(s.contains("T l2norm_reduce(T a, T b)"), "{s}");
         assert!(
@@ -726,7 +726,7 @@ mod tests {
         .unwrap();
         let s = k.source();
         assert!(
-            s.contains("f64 wsum_map(u64 _ci, u64 _cn, f32 x, cuprum::Raw<f32> w)"),
+            s.contains("f64 wsum_map(u64 _ci, u64 _cj, u64 _cn, f32 x, cuprum::Raw<f32> w)"),
             "{s}"
         );
         assert!(

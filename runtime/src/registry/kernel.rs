@@ -236,7 +236,7 @@ impl Kernel {
         let symbol = mangle::kernel_symbol(self.kind(), self.name, variant, instance);
         let (kernel, layer) =
             self.unit()?
-                .kernel(&device, self.name, instance, &symbol, &|| {
+                .kernel(&device, self.name, instance, variant, &symbol, &|| {
                     let includes = cuprum_abi::headers::includes_for(instance);
                     format!(
                         "{includes}{}",

@@ -7,6 +7,7 @@ use std::collections::HashMap;
 use std::sync::{Mutex, OnceLock};
 
 use crate::DType;
+use cuprum_abi::Variant;
 use crate::device::Device;
 use crate::error::{Error, Result};
 use crate::kernel::RawKernel;
@@ -201,12 +202,13 @@ impl KernelUnit {
         device: &Device,
         kernel: &str,
         instance: &[DType],
+        variant: Option<Variant>,
         symbol: &str,
         instantiate: &dyn Fn() -> String,
     ) -> Result<(RawKernel, Layer)> {
         let state = self.state();
         if self.defines(symbol) {
-            if let Some(module) = self.fatbin_module(device, kernel, instance) {
+            if let Some(module) = self.fatbin_module(device, kernel, instance, variant) {
                 let k = RawKernel::from_module(&module, symbol);
                 k.function_for(device)?;
                 stats::record_hit(Layer::Aot);
@@ -254,8 +256,9 @@ impl KernelUnit {
         )
     }
 
-    /// The piece of the fat binary holding `kernel` (`cuprum_abi::parts`; the whole fat binary
-    /// when the unit has no parts listing), as a module, when it has code for `device`. A part
+    /// The piece of the fat binary holding entry point (`instance`, `variant`) of `kernel`
+    /// (`cuprum_abi::parts`: the first of its candidate parts that the listing has; the whole fat
+    /// binary when the unit has no listing), as a module, when it has code for `device`. A part
     /// listed by target ("Targets" there) loads the piece the device runs: its machine code, else
     /// PTX; one that is not, or whose code does not load (checked once per piece and device),
     /// falls back to source.
@@ -264,15 +267,15 @@ impl KernelUnit {
         device: &Device,
         kernel: &str,
         instance: &[DType],
+        variant: Option<Variant>,
     ) -> Option<RawModule> {
         const WHOLE: usize = usize::MAX;
         let fatbin = self.fatbin?;
         if self.parts.is_empty() {
             return self.part_module(WHOLE, fatbin, device, kernel);
         }
-        // The instance's own part (a kernel of many instances), else the kernel's.
-        let own = cuprum_abi::parts::instance_part(kernel, instance);
-        for name in [own.as_str(), kernel] {
+        for name in cuprum_abi::parts::candidates(kernel, instance, variant) {
+            let name = name.as_str();
             let pieces: Vec<(usize, &str)> = self
                 .parts
                 .iter()

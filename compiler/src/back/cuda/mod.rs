@@ -36,9 +36,10 @@ pub struct Unit {
 pub struct KernelInfo {
     pub name: String,
     pub kind: KernelKind,
-    /// `(instance, symbol)` for every precompiled instance (of an elementwise or reduction kernel:
-    /// one per launch variant, `kind.variants()`).
-    pub instances: Vec<(Vec<DType>, String)>,
+    /// `(instance, variant, symbol)` for every precompiled entry point (an elementwise or
+    /// reduction kernel has one per instance and launch variant, `kind.variants()`; a raw kernel
+    /// one per instance, with no variant).
+    pub instances: Vec<(Vec<DType>, Option<Variant>, String)>,
 }
 
 /// Which headers a unit includes: only those its code uses.
@@ -121,7 +122,7 @@ pub fn write_module(module: &Module, types: &[Types]) -> Unit {
                 for variant in &variants {
                     let sym = mangle::kernel_symbol(kind, &item.name.text, *variant, &inst);
                     let _ = writeln!(body, "{}", mangle::instantiate_variant_line(&item.name.text, *variant, &sym, &inst));
-                    info.instances.push((inst.clone(), sym));
+                    info.instances.push((inst.clone(), *variant, sym));
                 }
             }
             body.push('\n');

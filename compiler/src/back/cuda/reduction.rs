@@ -22,7 +22,7 @@ impl Writer<'_> {
         let map_ret = self.ty(&self.item.ret.clone());
         let acc_ty = self.types.acc.clone().unwrap_or_else(|| self.item.ret.clone());
         let acc = self.ty(&acc_ty);
-        let params = self.params_c(&["u64 _ci".into(), "u64 _cn".into()]);
+        let params = self.params_c(&["u64 _ci".into(), "u64 _cj".into(), "u64 _cn".into()]);
         self.out.push_str(&tp);
         self.line(format!("__device__ __forceinline__ {map_ret} {name}_map({params}) {{"));
         self.body_into_return();

@@ -1150,7 +1150,7 @@ impl<'a> Writer<'a> {
         let vs: Vec<String> = args.iter().map(|a| strip_parens(&self.value(a)).to_string()).collect();
         let c = f.c_name();
         match f {
-            ThreadIdx | BlockIdx | Index | LoopSize => c.into(),
+            ThreadIdx | BlockIdx | Index | LoopSize | ReduceIndex => c.into(),
             BlockDim | GridDim | Grid1d | Grid2d | Grid3d | GridSize1d | GridSize2d | GridSize3d | LaneId => {
                 self.features.need("cuprum/thread.h");
                 format!("{c}()")
@@ -1287,7 +1287,7 @@ fn duplicable(e: &Expr) -> bool {
         ExprKind::Call { callee: Callee::Intrinsic { intrinsic, .. }, .. } => matches!(
             intrinsic,
             ThreadIdx | BlockIdx | BlockDim | GridDim | Grid1d | Grid2d | Grid3d | GridSize1d | GridSize2d | GridSize3d | LaneId | WarpSize
-                | Index | LoopSize | ComplexNew
+                | Index | LoopSize | ReduceIndex | ComplexNew
         ),
         ExprKind::Call { callee: Callee::Assoc { .. }, .. } => true,
         ExprKind::Call { .. } => false,
