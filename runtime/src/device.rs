@@ -132,7 +132,30 @@ fn attr(ctx: &CudaContext, a: CUdevice_attribute, what: &'static str) -> Result<
     ctx.attribute(a).map_err(Error::driver_fn(what))
 }
 
+/// Work that makes first calls cheaper and needs no device, submitted by modules above this one
+/// (`inventory::submit!`): the registry digests the zstd dictionaries of the embedded units
+/// (about 0.1 ms each on the H100 machine's host; docs/building.md, "Size and load time").
+/// Run once, on a thread of its own, while the first context is created (a hundred milliseconds
+/// and more), so that the first calls do not wait for it.
+pub(crate) struct WarmUp(pub fn());
+
+inventory::collect!(WarmUp);
+
+fn warm_up() {
+    static STARTED: std::sync::Once = std::sync::Once::new();
+    STARTED.call_once(|| {
+        let hooks: Vec<fn()> = inventory::iter::<WarmUp>.into_iter().map(|w| w.0).collect();
+        if !hooks.is_empty() {
+            // A thread that cannot be started only means the work happens at first use.
+            let _ = std::thread::Builder::new()
+                .name("cuprum-warm-up".into())
+                .spawn(move || hooks.iter().for_each(|h| h()));
+        }
+    });
+}
+
 fn open(ordinal: usize) -> Result<Device> {
+    warm_up();
     let ctx = CudaContext::new(ordinal).map_err(Error::driver_fn("cuDevicePrimaryCtxRetain"))?;
     use CUdevice_attribute::*;
     const Q: &str = "cuDeviceGetAttribute";

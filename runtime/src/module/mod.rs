@@ -294,6 +294,14 @@ impl RawModule {
         ))
     }
 
+    /// A module from a fat binary, cubin or PTX that is checked when it is loaded, not now (the
+    /// embedded parts: `load_image` checks every image before the driver sees it).
+    pub(crate) fn from_image(bytes: Vec<u8>) -> RawModule {
+        let kind = ImageKind::sniff(&bytes);
+        let what = format!("a {} image of {} bytes", kind.extension(), bytes.len());
+        RawModule::from_origin(Origin::Image { bytes, kind, what }, Vec::new(), Vec::new())
+    }
+
     /// The CUDA source, for modules made from source.
     pub fn code(&self) -> Option<&str> {
         match &self.inner.origin {

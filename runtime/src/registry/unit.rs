@@ -342,7 +342,8 @@ impl KernelUnit {
                 let image = super::part::fatbin_with(bytes, &mut unpack, self.dictionary());
                 drop(unpack);
                 match image {
-                    Ok(image) => RawModule::from_bytes(image.into_owned()).ok(),
+                    // Checked when it is loaded (below), before the driver sees it.
+                    Ok(image) => Some(RawModule::from_image(image.into_owned())),
                     Err(e) => {
                         log::warn!(
                             target: "cuprum::jit",
@@ -373,6 +374,32 @@ impl KernelUnit {
         works.then_some(module)
     }
 }
+
+impl KernelUnit {
+    /// Makes the context that decompresses the unit's parts, digesting its zstd dictionary, when
+    /// it has one and none was made yet: what the first part's decompression would do.
+    fn prepare(&self) {
+        let dictionary = self.dictionary();
+        if dictionary.is_empty() {
+            return;
+        }
+        let mut unpack = self.state().unpack.lock().unwrap_or_else(|e| e.into_inner());
+        if unpack.is_none() {
+            // A dictionary that zstd refuses is reported by the first part that needs it.
+            *unpack = zstd::bulk::Decompressor::with_dictionary(dictionary).ok();
+        }
+    }
+}
+
+/// Every embedded unit's decompression context, made ahead of the first calls
+/// (`device::WarmUp`: on another thread while the first context is created).
+fn prepare_units() {
+    for unit in units() {
+        unit.prepare();
+    }
+}
+
+inventory::submit!(crate::device::WarmUp(prepare_units));
 
 /// How a kernel reaches its unit.
 #[derive(Clone, Copy, Debug)]
