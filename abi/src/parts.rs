@@ -27,9 +27,10 @@ use crate::{DType, KernelKind, Variant};
 
 /// A kernel with more precompiled instances than this gets one part per instance, named
 /// [`instance_part`]: its first call then loads one instance's machine code (all its variants),
-/// not every dtype's (the built-in `sum`'s five dtypes are 319 KB of machine code at sm_90, one
-/// is 64 KB). Each part costs an nvcc run (about 0.2 s) and a little of the shared code again,
-/// which the unit's zstd dictionary mostly takes back.
+/// not every dtype's (the built-in `sum`'s five dtypes were 319 KB of machine code at sm_90, one
+/// 64 KB). Each part costs an nvcc run (about 0.2 s) and a little of the shared code again,
+/// which the unit's zstd dictionary mostly takes back. (Reductions are split further, by
+/// variant: [`part_of`].)
 pub const SPLIT_ABOVE: usize = 3;
 
 /// The part name of one instance of `kernel` when its instances have parts of their own:
