@@ -2,26 +2,41 @@
 //! the elementwise and reduction launches (parameters, axes), which allocate nothing on the
 //! common path.
 
+use std::mem::MaybeUninit;
+
 /// A list kept inline up to `N` items, on the heap beyond (launches with many or large
-/// parameters).
+/// parameters). The inline items are not initialised until pushed, so making a list writes
+/// nothing (a launch's parameter list is about 1.2 KB inline).
 #[derive(Clone)]
 pub(crate) struct InlineList<T: Copy, const N: usize> {
-    inline: [T; N],
+    inline: [MaybeUninit<T>; N],
+    /// Items in the list; the first `len` inline ones are initialised while `len <= N`.
     len: usize,
     heap: Vec<T>,
 }
 
 impl<T: Copy, const N: usize> InlineList<T, N> {
-    pub(crate) fn new(fill: T) -> Self {
-        InlineList { inline: [fill; N], len: 0, heap: Vec::new() }
+    pub(crate) fn new() -> Self {
+        InlineList { inline: [MaybeUninit::uninit(); N], len: 0, heap: Vec::new() }
     }
 
     pub(crate) fn as_slice(&self) -> &[T] {
-        if self.len <= N { &self.inline[..self.len] } else { &self.heap }
+        if self.len <= N {
+            // SAFETY: the first `len` (<= N) inline items were written by `extend` (the invariant
+            // of `len`); `MaybeUninit<T>` has `T`'s layout.
+            unsafe { std::slice::from_raw_parts(self.inline.as_ptr().cast::<T>(), self.len) }
+        } else {
+            &self.heap
+        }
     }
 
     pub(crate) fn as_mut_slice(&mut self) -> &mut [T] {
-        if self.len <= N { &mut self.inline[..self.len] } else { &mut self.heap }
+        if self.len <= N {
+            // SAFETY: as in `as_slice`; the borrow is unique.
+            unsafe { std::slice::from_raw_parts_mut(self.inline.as_mut_ptr().cast::<T>(), self.len) }
+        } else {
+            &mut self.heap
+        }
     }
 
     pub(crate) fn push(&mut self, value: T) {
@@ -32,10 +47,12 @@ impl<T: Copy, const N: usize> InlineList<T, N> {
     pub(crate) fn extend(&mut self, n: usize, fill: T) -> usize {
         let at = self.len;
         if at + n <= N {
-            self.inline[at..at + n].fill(fill);
+            for slot in &mut self.inline[at..at + n] {
+                slot.write(fill);
+            }
         } else {
             if at <= N {
-                self.heap = self.inline[..at].to_vec();
+                self.heap = self.as_slice().to_vec();
             }
             self.heap.resize(at + n, fill);
         }
@@ -43,7 +60,6 @@ impl<T: Copy, const N: usize> InlineList<T, N> {
         at
     }
 }
-
 
 impl<T: Copy, const N: usize> std::ops::Deref for InlineList<T, N> {
     type Target = [T];
@@ -75,7 +91,7 @@ mod tests {
 
     #[test]
     fn spills_to_the_heap_keeping_the_items() {
-        let mut l = InlineList::<u32, 2>::new(0);
+        let mut l = InlineList::<u32, 2>::new();
         assert_eq!(l.extend(1, 7), 0);
         assert_eq!(l.extend(2, 8), 1);
         assert_eq!(l.extend(1, 9), 3);

@@ -310,12 +310,14 @@ pub fn staged_launch(
             ),
         ));
     };
-    let Some(call) = prepare(name, signature, instance, args, opts)? else {
+    // The parameters are built in place here (about 1.2 KB inline): moving them out of
+    // `prepare` was a fifth of its time.
+    let mut params = ArgList::new();
+    let Some(call) = prepare(name, signature, instance, args, opts, &mut params)? else {
         return Ok(());
     };
     let Prepared {
         plan,
-        params,
         block,
         device,
     } = call;
@@ -350,23 +352,24 @@ pub fn staged_launch(
     go(func, &cfg, &params)
 }
 
-/// A checked and planned call: what is left is finding the stream and the kernel, and launching.
+/// A checked and planned call (its parameters in the caller's `ArgList`): what is left is
+/// finding the stream and the kernel, and launching.
 pub(crate) struct Prepared {
     plan: LoopPlan,
-    params: ArgList,
     block: u32,
     /// The arrays' device (`None`: no array argument).
     device: Option<usize>,
 }
 
-/// The host side of [`launch`] that needs no GPU: checks, loop shape, plan, parameters.
-/// `Ok(None)`: the loop is empty (nothing to launch).
+/// The host side of [`launch`] that needs no GPU: checks, loop shape, plan, and the parameters,
+/// appended to `params` (empty when given). `Ok(None)`: the loop is empty (nothing to launch).
 pub(crate) fn prepare(
     name: &str,
     signature: &[Param],
     instance: &[DType],
     args: &[Arg<'_>],
     opts: &Options<'_>,
+    params: &mut ArgList,
 ) -> Result<Option<Prepared>> {
     if args.len() != signature.len() {
         return Err(invalid(
@@ -503,7 +506,6 @@ pub(crate) fn prepare(
         }
     }
 
-    let mut params = ArgList::new();
     let v = plan.variant;
     for (p, a) in signature.iter().zip(args) {
         // Resolved and checked in the first loop.
@@ -529,7 +531,6 @@ pub(crate) fn prepare(
 
     Ok(Some(Prepared {
         plan,
-        params,
         block,
         device,
     }))
@@ -587,7 +588,8 @@ mod tests {
                 Arg::Scalar(Value::F64(2.5)),
                 Arg::Out(arr(0x7000_2000, os, &ot)),
             ];
-            let got = prepare("k", &sig, &[DType::F32], &args, &Options::default());
+            let mut got_params = ArgList::new();
+            let got = prepare("k", &sig, &[DType::F32], &args, &Options::default(), &mut got_params);
             let shape = broadcast_shape("k", &args, None).unwrap();
             let ops: Vec<PlanOperand<'_>> = args.iter().map(plan_operand).collect();
             let want = plan::plan(&shape, &ops, plan::vec_width([4, 8]));
@@ -627,10 +629,10 @@ mod tests {
             );
             params.output(&want, 0x7000_2000, want.strides[3].as_deref().unwrap());
             params.loop_shape(&want);
-            assert_eq!(got.params.sizes(), params.sizes(), "{xs:?} {ys:?}");
+            assert_eq!(got_params.sizes(), params.sizes(), "{xs:?} {ys:?}");
             for k in 0..5 {
                 assert_eq!(
-                    got.params.bytes(k),
+                    got_params.bytes(k),
                     params.bytes(k),
                     "{xs:?} {ys:?} parameter {k}"
                 );
@@ -671,17 +673,18 @@ mod tests {
         let run = |n: usize| {
             let t = crate::inline_list::cpu_ns();
             for _ in 0..n {
+                let mut params = ArgList::new();
                 let p = prepare(
                     "squared_diff",
                     &sig,
                     &[DType::F32],
                     std::hint::black_box(&args),
                     &opts,
+                    &mut params,
                 )
                 .unwrap()
                 .unwrap();
-                p.params
-                    .with_params(|ptrs| std::hint::black_box(ptrs.len()));
+                params.with_params(|ptrs| std::hint::black_box(ptrs.len()));
                 std::hint::black_box(&p);
             }
             (crate::inline_list::cpu_ns() - t) as f64 / n as f64
@@ -695,3 +698,4 @@ mod tests {
         );
     }
 }
+

@@ -42,7 +42,7 @@ pub struct ArgList {
 
 impl Default for ArgList {
     fn default() -> ArgList {
-        ArgList { storage: InlineList::new(Slot([0; 16])), starts: InlineList::new(0), sizes: InlineList::new(0) }
+        ArgList { storage: InlineList::new(), starts: InlineList::new(), sizes: InlineList::new() }
     }
 }
 

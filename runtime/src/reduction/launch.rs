@@ -474,7 +474,7 @@ pub(crate) fn prepare(
     let out = *out;
     let shape = loop_shape(name, inputs)?;
     let nd = shape.len();
-    let mut mask: InlineList<bool, 32> = InlineList::new(false);
+    let mut mask: InlineList<bool, 32> = InlineList::new();
     mask.extend(nd, false);
     plan::reduced_mask_into(axes, &mut mask)?;
     if !out
@@ -503,7 +503,7 @@ pub(crate) fn prepare(
     }
     // The output's stride along each loop axis (0 on reduced ones; its own strides cover the
     // kept axes, or every axis with keepdims).
-    let mut out_axis: InlineList<i64, 32> = InlineList::new(0);
+    let mut out_axis: InlineList<i64, 32> = InlineList::new();
     out_axis.extend(nd, 0);
     let mut j = 0;
     for (k, &m) in mask.iter().enumerate() {

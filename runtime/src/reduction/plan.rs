@@ -412,7 +412,7 @@ pub(crate) fn plan_with(
     let outs: u64 = shape.iter().zip(mask).filter(|(_, m)| !**m).map(|(&d, _)| d as u64).product();
     let red: u64 = shape.iter().zip(mask).filter(|(_, m)| **m).map(|(&d, _)| d as u64).product();
     check_empty(kernel, shape, mask, has_identity)?;
-    let mut axes: InlineList<usize, 32> = InlineList::new(0);
+    let mut axes: InlineList<usize, 32> = InlineList::new();
     for (k, _) in mask.iter().enumerate().filter(|(_, m)| !**m) {
         axes.push(k);
     }
@@ -420,7 +420,7 @@ pub(crate) fn plan_with(
     let (r, rn) = if red == 0 {
         (Group::default(), 0)
     } else {
-        let mut axes: InlineList<usize, 32> = InlineList::new(0);
+        let mut axes: InlineList<usize, 32> = InlineList::new();
         for (k, _) in mask.iter().enumerate().filter(|(_, m)| **m) {
             axes.push(k);
         }
