@@ -179,33 +179,32 @@ pub fn rows(copy: f64, bare_us: f64, quick: bool, stream: &Stream) -> Result<Vec
     let calls = if quick { 2_000 } else { 20_000 };
     let (x, y) = (filled::<f32>(&[1], 1)?, filled::<f32>(&[1], 2)?);
     let mut z = Array::<f32>::empty([1])?;
-    let mut per_call = |k: usize| -> Result<f64> {
-        let t = Instant::now();
-        for _ in 0..k {
-            squared_diff_into(&x, &y, &mut z)?;
-        }
-        stream.synchronize()?;
-        Ok(t.elapsed().as_secs_f64() * 1e6 / k as f64)
-    };
-    per_call(calls / 10)?;
-    let us = median((0..5).map(|_| per_call(calls)).collect::<Result<_>>()?);
-    // The ceiling: the same generated kernel (contig instance), its parameters built once,
-    // launched bare in the same loop. A 1-element call costs the GPU more than the empty kernel
-    // of the bare cudarc row, and back-to-back launches are paced by the GPU, so this is the
-    // launch the call is compared with; the difference is cuprum's host work.
-    // Also the bare launch with the host work of a call (into another output) between launches:
-    // what the host work costs next to the driver's launch, caches shared.
+    // Three loops, timed in alternating rounds so that they see the same host (a VM's speed
+    // drifts between seconds; sequential blocks of rounds made the ratio swing from 1.12 to 1.43
+    // between runs): the call itself, into its own output `z2`; the ceiling, the same generated
+    // kernel (contig instance) with its parameters built once, launched bare (a 1-element call
+    // costs the GPU more than the empty kernel of the bare cudarc row, and back-to-back launches
+    // are paced by the GPU, so this is the launch the call is compared with; the difference is
+    // cuprum's host work); and the bare launch with the host work of a call between launches
+    // (what the host work costs next to the driver's launch, caches shared).
     let mut z2 = Array::<f32>::empty([1])?;
-    let mut interleaved_us = None;
-    let same_us = {
+    let (mut ours, mut bare_v, mut inter_v) = (Vec::new(), Vec::new(), Vec::new());
+    {
         let args = [Arg::input(&x), Arg::input(&y), Arg::output(&mut z)];
-        let mut us = None;
         elementwise::launch::staged_launch(
             kernel()?,
             &[cuprum_runtime::DType::F32],
             &args,
             &Options::default(),
             |func, cfg, params| {
+                let per_call = |k: usize, z2: &mut Array<f32>| -> Result<f64> {
+                    let t = Instant::now();
+                    for _ in 0..k {
+                        squared_diff_into(&x, &y, z2)?;
+                    }
+                    stream.synchronize()?;
+                    Ok(t.elapsed().as_secs_f64() * 1e6 / k as f64)
+                };
                 let bare = |k: usize| -> Result<f64> {
                     let t = Instant::now();
                     for _ in 0..k {
@@ -216,12 +215,10 @@ pub fn rows(copy: f64, bare_us: f64, quick: bool, stream: &Stream) -> Result<Vec
                     stream.synchronize()?;
                     Ok(t.elapsed().as_secs_f64() * 1e6 / k as f64)
                 };
-                bare(calls / 10)?;
-                us = Some(median((0..5).map(|_| bare(calls)).collect::<Result<_>>()?));
-                let mut interleaved = |k: usize| -> Result<f64> {
+                let interleaved = |k: usize, z2: &mut Array<f32>| -> Result<f64> {
                     let t = Instant::now();
                     for _ in 0..k {
-                        let other = [Arg::input(&x), Arg::input(&y), Arg::output(&mut z2)];
+                        let other = [Arg::input(&x), Arg::input(&y), Arg::output(z2)];
                         elementwise::launch::host_work_only(
                             kernel()?,
                             &[cuprum_runtime::DType::F32],
@@ -234,14 +231,22 @@ pub fn rows(copy: f64, bare_us: f64, quick: bool, stream: &Stream) -> Result<Vec
                     stream.synchronize()?;
                     Ok(t.elapsed().as_secs_f64() * 1e6 / k as f64)
                 };
-                interleaved(calls / 10)?;
-                interleaved_us = Some(median((0..5).map(|_| interleaved(calls)).collect::<Result<_>>()?));
+                per_call(calls / 10, &mut z2)?;
+                bare(calls / 10)?;
+                interleaved(calls / 10, &mut z2)?;
+                for _ in 0..5 {
+                    ours.push(per_call(calls, &mut z2)?);
+                    bare_v.push(bare(calls)?);
+                    inter_v.push(interleaved(calls, &mut z2)?);
+                }
                 Ok(())
             },
         )?;
-        us.expect("a 1-element call launches")
-    };
-    let interleaved_us = interleaved_us.expect("measured with the bare launch");
+    }
+    if ours.is_empty() {
+        return Err(cuprum_runtime::Error::Unsupported { what: "the 1-element call did not launch".into() });
+    }
+    let (us, same_us, interleaved_us) = (median(ours), median(bare_v), median(inter_v));
     // The host work alone: everything the call does but the launch.
     let work_us = {
         let mut work = |k: usize| -> Result<f64> {
