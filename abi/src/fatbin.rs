@@ -338,33 +338,57 @@ fn walk(bytes: &[u8]) -> Result<Vec<Placed>, FormatError> {
     Ok(out)
 }
 
-/// The fat binary split into one fat binary per entry, each named by its target (`sm_90`,
-/// `compute_90`): a container header and the entry verbatim. `None` when there is only one
-/// entry, when two entries have the same target, or when an entry is of another kind (LTO IR):
+/// The fat binary split into one fat binary per *family* of targets, each a container header
+/// and its entries verbatim, with the family's targets in file order: the machine code of one
+/// major architecture together (`sm_80`, `sm_86`, `sm_89`: a GPU runs machine code of its own
+/// major architecture only, and these differ little, so compressed together they take about a
+/// fifth of their room apart), each PTX alone (`compute_90`). `None` when that leaves one
+/// family, when two entries have the same target, or when an entry is of another kind (LTO IR):
 /// then the fat binary stays whole. A program loads only the piece its GPU runs
 /// (`crate::parts`, "Targets").
-pub fn split_by_target(bytes: &[u8]) -> Result<Option<Vec<(String, Vec<u8>)>>, FormatError> {
+pub fn split_by_family(bytes: &[u8]) -> Result<Option<Vec<(Vec<String>, Vec<u8>)>>, FormatError> {
     let placed = walk(bytes)?;
-    if placed.len() < 2 {
-        return Ok(None);
-    }
-    let mut out: Vec<(String, Vec<u8>)> = Vec::with_capacity(placed.len());
+    // (family key, targets, entries' byte ranges)
+    let mut families: Vec<((bool, u32), Vec<String>, Vec<(usize, usize)>)> = Vec::new();
+    let mut seen: Vec<String> = Vec::new();
     for p in &placed {
         let Some(target) = p.entry.target() else {
             return Ok(None);
         };
-        if out.iter().any(|(t, _)| *t == target) {
+        if seen.contains(&target) {
             return Ok(None);
         }
-        let entry = &bytes[p.at..p.end];
-        let mut piece = Vec::with_capacity(CONTAINER_HEADER + entry.len());
-        piece.extend_from_slice(&MAGIC.to_le_bytes());
-        piece.extend_from_slice(&1u16.to_le_bytes());
-        piece.extend_from_slice(&(CONTAINER_HEADER as u16).to_le_bytes());
-        piece.extend_from_slice(&(entry.len() as u64).to_le_bytes());
-        piece.extend_from_slice(entry);
-        out.push((target, piece));
+        seen.push(target.clone());
+        let key = match p.entry.kind {
+            EntryKind::Elf => (true, p.entry.arch / 10),
+            _ => (false, p.entry.arch),
+        };
+        match families.iter_mut().find(|f| f.0 == key) {
+            Some(f) => {
+                f.1.push(target);
+                f.2.push((p.at, p.end));
+            }
+            None => families.push((key, vec![target], vec![(p.at, p.end)])),
+        }
     }
+    if families.len() < 2 {
+        return Ok(None);
+    }
+    let out = families
+        .into_iter()
+        .map(|(_, targets, ranges)| {
+            let body: usize = ranges.iter().map(|(a, b)| b - a).sum();
+            let mut piece = Vec::with_capacity(CONTAINER_HEADER + body);
+            piece.extend_from_slice(&MAGIC.to_le_bytes());
+            piece.extend_from_slice(&1u16.to_le_bytes());
+            piece.extend_from_slice(&(CONTAINER_HEADER as u16).to_le_bytes());
+            piece.extend_from_slice(&(body as u64).to_le_bytes());
+            for (a, b) in ranges {
+                piece.extend_from_slice(&bytes[a..b]);
+            }
+            (targets, piece)
+        })
+        .collect();
     Ok(Some(out))
 }
 
@@ -446,31 +470,45 @@ mod tests {
     }
 
     #[test]
-    fn splits_into_one_fat_binary_per_target() {
+    fn splits_into_one_fat_binary_per_family_of_targets() {
         let both = container(&[entry(2, 90, 64, 24), entry(1, 90, 80, 40)]);
-        let pieces = split_by_target(&both).unwrap().unwrap();
-        let names: Vec<&str> = pieces.iter().map(|p| p.0.as_str()).collect();
-        assert_eq!(names, ["sm_90", "compute_90"]);
-        for (target, piece) in &pieces {
+        let pieces = split_by_family(&both).unwrap().unwrap();
+        let names: Vec<&[String]> = pieces.iter().map(|p| p.0.as_slice()).collect();
+        assert_eq!(names, [["sm_90"], ["compute_90"]]);
+        for (targets, piece) in &pieces {
             let e = entries(piece).unwrap();
             assert_eq!(e.len(), 1);
-            assert_eq!(e[0].target().as_deref(), Some(target.as_str()));
+            assert_eq!(e[0].target().as_ref(), Some(&targets[0]));
         }
         assert_eq!(pieces[0].1.len() + pieces[1].1.len(), both.len() + 16);
-        // One entry, a repeated target, or an entry of another kind: whole.
+        // Machine code of one major architecture stays together, in file order; PTX apart.
+        let many = container(&[
+            entry(2, 80, 64, 8),
+            entry(2, 90, 64, 16),
+            entry(2, 86, 64, 24),
+            entry(1, 90, 80, 8),
+            entry(2, 89, 64, 32),
+        ]);
+        let pieces = split_by_family(&many).unwrap().unwrap();
+        let names: Vec<Vec<&str>> = pieces.iter().map(|p| p.0.iter().map(String::as_str).collect()).collect();
+        assert_eq!(names, [vec!["sm_80", "sm_86", "sm_89"], vec!["sm_90"], vec!["compute_90"]]);
+        let ampere = entries(&pieces[0].1).unwrap();
+        assert_eq!(ampere.iter().map(|e| (e.arch, e.size)).collect::<Vec<_>>(), [(80, 8), (86, 24), (89, 32)]);
+        // One family, a repeated target, or an entry of another kind: whole.
+        assert_eq!(split_by_family(&container(&[entry(2, 90, 64, 8)])).unwrap(), None);
         assert_eq!(
-            split_by_target(&container(&[entry(2, 90, 64, 8)])).unwrap(),
+            split_by_family(&container(&[entry(2, 80, 64, 8), entry(2, 86, 64, 8)])).unwrap(),
             None
         );
         assert_eq!(
-            split_by_target(&container(&[entry(2, 90, 64, 8), entry(2, 90, 64, 8)])).unwrap(),
+            split_by_family(&container(&[entry(2, 90, 64, 8), entry(2, 90, 64, 8)])).unwrap(),
             None
         );
         assert_eq!(
-            split_by_target(&container(&[entry(2, 90, 64, 8), entry(7, 90, 64, 8)])).unwrap(),
+            split_by_family(&container(&[entry(2, 90, 64, 8), entry(7, 90, 64, 8)])).unwrap(),
             None
         );
-        assert!(split_by_target(&both[..20]).is_err());
+        assert!(split_by_family(&both[..20]).is_err());
     }
 
     #[test]

@@ -17,9 +17,10 @@
 //! with (when it has one).
 //!
 //! **Targets.** With cuprum-build's compression, a part whose fat binary holds several targets
-//! (machine code for several GPUs, PTX) is listed as one piece per target, `<part>@<target>`
-//! ([`piece_name`]; each piece a fat binary of one entry, `fatbin::split_by_target`), and the
-//! runtime decompresses and loads only the piece the GPU runs ([`pieces_for`]): with the default
+//! (machine code for several GPUs, PTX) is listed as one piece per family of targets,
+//! `<part>@<target>+<target>..` ([`piece_name`]; the machine code of one major architecture
+//! together, each PTX alone, `fatbin::split_by_family`), and the runtime decompresses and loads
+//! only the piece the GPU runs ([`pieces_for`]; the driver picks the machine code in it): with the default
 //! target list (twelve architectures and PTX) a first call reads one thirteenth of the part.
 
 use crate::mangle::AOT_DIR;
@@ -81,41 +82,47 @@ pub fn candidates(kernel: &str, instance: &[DType], variant: Option<Variant>) ->
 /// The listing name of a unit's zstd dictionary (not a Rust identifier: never a kernel's name).
 pub const DICTIONARY: &str = ".zstd-dictionary";
 
-/// The listing name of one target's piece of a part: `add@sm_90`, `sum[f32]@compute_90`.
-pub fn piece_name(part: &str, target: &str) -> String {
-    format!("{part}@{target}")
+/// The listing name of a piece of a part holding these targets: `add@sm_90`,
+/// `sum[f32]:rows@sm_80+sm_86+sm_89`, `add@compute_90`.
+pub fn piece_name(part: &str, targets: &[String]) -> String {
+    format!("{part}@{}", targets.join("+"))
 }
 
-/// The part and the target of a listing name (`None` for a part listed whole).
+/// The part and the targets (`+`-separated) of a listing name (`None` for a part listed whole).
 pub fn piece_of(name: &str) -> Option<(&str, &str)> {
     name.split_once('@')
 }
 
-/// Which of a part's pieces (their targets, in listing order) a GPU of compute capability
-/// `(major, minor)` can load, best first: machine code for its architecture, then for an earlier
-/// minor version of the same major one (newest first; machine code runs on later minor versions
-/// of its major architecture), then PTX for the newest architecture not above the GPU's, which
-/// the driver compiles. Indices into `targets`; empty when none fits (the kernel then compiles
-/// from source).
+/// Which of a part's pieces (each its `+`-separated targets, in listing order) a GPU of compute
+/// capability `(major, minor)` can load, best first: machine code for its architecture, then for
+/// an earlier minor version of the same major one (newest first; machine code runs on later minor
+/// versions of its major architecture), then PTX for the newest architecture not above the GPU's,
+/// which the driver compiles. A piece ranks by the best target in it (the driver picks that one
+/// when it loads the piece). Indices into `pieces`; empty when none fits (the kernel then
+/// compiles from source).
 pub fn pieces_for<'a>(
-    targets: impl IntoIterator<Item = &'a str>,
+    pieces: impl IntoIterator<Item = &'a str>,
     (major, minor): (u32, u32),
 ) -> Vec<usize> {
     let device = major * 10 + minor;
     let mut sass: Vec<(u32, usize)> = Vec::new();
     let mut ptx: Vec<(u32, usize)> = Vec::new();
-    for (i, t) in targets.into_iter().enumerate() {
-        if let Some(arch) = t.strip_prefix("sm_").and_then(|a| a.parse::<u32>().ok()) {
-            if arch / 10 == major && arch % 10 <= minor {
-                sass.push((arch, i));
-            }
-        } else if let Some(arch) = t
-            .strip_prefix("compute_")
-            .and_then(|a| a.parse::<u32>().ok())
-        {
-            if arch <= device {
-                ptx.push((arch, i));
-            }
+    for (i, targets) in pieces.into_iter().enumerate() {
+        let arch_of = |prefix: &str, t: &str| t.strip_prefix(prefix).and_then(|a| a.parse::<u32>().ok());
+        let best_sass = targets
+            .split('+')
+            .filter_map(|t| arch_of("sm_", t))
+            .filter(|arch| arch / 10 == major && arch % 10 <= minor)
+            .max();
+        let best_ptx = targets
+            .split('+')
+            .filter_map(|t| arch_of("compute_", t))
+            .filter(|&arch| arch <= device)
+            .max();
+        if let Some(arch) = best_sass {
+            sass.push((arch, i));
+        } else if let Some(arch) = best_ptx {
+            ptx.push((arch, i));
         }
     }
     sass.sort_by(|a, b| b.0.cmp(&a.0));
@@ -249,8 +256,20 @@ mod tests {
         assert_eq!(pieces_for(t, (10, 3)), [5, 3, 4]);
         assert!(pieces_for(t, (7, 5)).is_empty());
         assert_eq!(
-            piece_of(&piece_name("sum[f32]", "sm_90")),
+            piece_of(&piece_name("sum[f32]", &["sm_90".to_string()])),
             Some(("sum[f32]", "sm_90"))
+        );
+        // Pieces of a major architecture's machine code: ranked by the best target in each.
+        let t = ["sm_75", "sm_80+sm_86+sm_89", "sm_90", "sm_100+sm_103", "compute_90", "sm_120+sm_121"];
+        assert_eq!(pieces_for(t, (8, 6)), [1], "sm_86 in the Ampere piece; no PTX at or below 8.6");
+        assert_eq!(pieces_for(t, (8, 7)), [1]);
+        assert_eq!(pieces_for(t, (9, 0)), [2, 4]);
+        assert_eq!(pieces_for(t, (10, 3)), [3, 4]);
+        assert_eq!(pieces_for(t, (12, 1)), [5, 4]);
+        assert_eq!(pieces_for(t, (11, 0)), [4], "only PTX for sm_110 here");
+        assert_eq!(
+            piece_of(&piece_name("s[f32]:rows", &["sm_80".to_string(), "sm_86".to_string()])),
+            Some(("s[f32]:rows", "sm_80+sm_86"))
         );
         assert_eq!(piece_of("sum[f32]"), None);
     }
@@ -276,7 +295,7 @@ mod tests {
                 assert!(candidates("k", &f32, variant).contains(&part), "{part}");
             }
         }
-        assert_eq!(piece_of(&piece_name("sum[f32]:rows", "sm_90")), Some(("sum[f32]:rows", "sm_90")));
+        assert_eq!(piece_of(&piece_name("sum[f32]:rows", &["sm_90".to_string()])), Some(("sum[f32]:rows", "sm_90")));
     }
 
     #[test]

@@ -856,13 +856,14 @@ impl Plan<'_> {
         let listing_path = self.out_dir.join(parts::parts_file(&id));
         let zstd_stamp_path = self.out_dir.join(mangle::AOT_DIR).join(format!("{id}.zstd"));
         let mut zstd_stamp = None;
-        // `zstd`: a part with several targets is listed as one piece per target (`add@sm_90`,
-        // `add@compute_90`), so that a program decompresses and loads only its GPU's
-        // (cuprum_abi::parts, "Targets"); nvcc's own compression keeps parts whole.
+        // `zstd`: a part with several targets is listed as one piece per family of targets
+        // (`add@sm_80+sm_86+sm_89`, `add@sm_90`, `add@compute_90`), so that a program decompresses
+        // and loads only its GPU's (cuprum_abi::parts, "Targets"); nvcc's own compression keeps
+        // parts whole.
         let pieces: Vec<(String, Cow<'_, [u8]>)> = if self.compress == env::ZSTD {
             let mut pieces = Vec::new();
             for (kernel, built) in &parts {
-                match cuprum_abi::fatbin::split_by_target(&built.bytes) {
+                match cuprum_abi::fatbin::split_by_family(&built.bytes) {
                     Ok(Some(split)) => pieces.extend(
                         split.into_iter().map(|(t, b)| (parts::piece_name(kernel, &t), Cow::Owned(b))),
                     ),
