@@ -338,6 +338,9 @@ fn walk(bytes: &[u8]) -> Result<Vec<Placed>, FormatError> {
     Ok(out)
 }
 
+/// A piece of a fat binary: its targets (`sm_80`, `sm_86`) and the fat binary holding them.
+pub type Piece = (Vec<String>, Vec<u8>);
+
 /// The fat binary split into one fat binary per *family* of targets, each a container header
 /// and its entries verbatim, with the family's targets in file order: the machine code of one
 /// major architecture together (`sm_80`, `sm_86`, `sm_89`: a GPU runs machine code of its own
@@ -346,10 +349,12 @@ fn walk(bytes: &[u8]) -> Result<Vec<Placed>, FormatError> {
 /// family, when two entries have the same target, or when an entry is of another kind (LTO IR):
 /// then the fat binary stays whole. A program loads only the piece its GPU runs
 /// (`crate::parts`, "Targets").
-pub fn split_by_family(bytes: &[u8]) -> Result<Option<Vec<(Vec<String>, Vec<u8>)>>, FormatError> {
+pub fn split_by_family(bytes: &[u8]) -> Result<Option<Vec<Piece>>, FormatError> {
     let placed = walk(bytes)?;
-    // (family key, targets, entries' byte ranges)
-    let mut families: Vec<((bool, u32), Vec<String>, Vec<(usize, usize)>)> = Vec::new();
+    // (family: machine code and its major architecture, or PTX and its architecture; targets;
+    // the entries' byte ranges)
+    type Family = ((bool, u32), Vec<String>, Vec<(usize, usize)>);
+    let mut families: Vec<Family> = Vec::new();
     let mut seen: Vec<String> = Vec::new();
     for p in &placed {
         let Some(target) = p.entry.target() else {

@@ -168,11 +168,6 @@ impl Compressed {
     }
 }
 
-/// The frame of `fatbin` (the bytes nvcc wrote), without a dictionary.
-pub(crate) fn compress(fatbin: &[u8]) -> std::io::Result<Vec<u8>> {
-    zstd::bulk::compress(fatbin, LEVEL)
-}
-
 /// Whether `bytes` is a zstd frame (its magic number) rather than a fat binary.
 pub fn is_frame(bytes: &[u8]) -> bool {
     bytes.starts_with(&cuprum_abi::fatbin::ZSTD_MAGIC)
@@ -212,7 +207,7 @@ mod tests {
         let data: Vec<u8> = (0..10_000u32)
             .flat_map(|i| (i % 251).to_le_bytes())
             .collect();
-        let z = compress(&data).unwrap();
+        let z = zstd::bulk::compress(&data, LEVEL).unwrap();
         assert!(is_frame(&z) && z.len() < data.len() / 4);
         let size = zstd::zstd_safe::get_frame_content_size(&z).unwrap();
         assert_eq!(size, Some(data.len() as u64));
