@@ -99,6 +99,45 @@ fn unit_id(file: &Path) -> String {
 }
 
 #[test]
+fn pieces_hold_one_family_of_targets_each() {
+    let Some(_) = nvcc_or_skip("pieces_hold_one_family_of_targets_each") else {
+        return;
+    };
+    let out = scratch("families");
+    let file = fixture("scale.rs");
+    Kernels::new()
+        .file(&file)
+        .out_dir(&out)
+        .env("CUPRUM_FATBIN_CACHE", out.join("fatbin-cache"))
+        .env("CUPY_NVCC_GENERATE_CODE", "arch=compute_80,code=[sm_80,sm_86];arch=compute_90,code=[sm_90,compute_90]")
+        .try_compile()
+        .unwrap_or_else(|e| panic!("{}", e.rendered()));
+    let id = unit_id(&file);
+    let listing = fs::read_to_string(out.join(cuprum_abi::parts::parts_file(&id))).unwrap();
+    let parts = cuprum_abi::parts::read_parts(&listing).unwrap();
+    // The machine code of one major architecture in one piece, PTX apart; each piece a fat
+    // binary of exactly its targets.
+    let fatbin_bytes = fs::read(out.join(mangle::fatbin_file(&id))).unwrap();
+    let mut families = Vec::new();
+    for p in &parts {
+        let Some((_, targets)) = cuprum_abi::parts::piece_of(&p.kernel) else {
+            continue;
+        };
+        let image = fatbin_of(&fatbin_bytes[p.offset..p.offset + p.len]);
+        assert_eq!(fatbin::targets(&image).unwrap().join("+"), targets, "{}", p.kernel);
+        families.push(targets.to_string());
+    }
+    families.sort();
+    families.dedup();
+    assert_eq!(families, ["compute_90", "sm_80+sm_86", "sm_90"], "{listing}");
+    // What each GPU loads: its family's piece, else PTX.
+    let order = |cc| cuprum_abi::parts::pieces_for(families.iter().map(String::as_str), cc);
+    assert_eq!(order((8, 6)), [1]);
+    assert_eq!(order((9, 0)), [2, 0]);
+    assert_eq!(order((12, 0)), [0]);
+}
+
+#[test]
 fn both_cubins_are_in_the_fat_binary() {
     let Some(_) = nvcc_or_skip("both_cubins_are_in_the_fat_binary") else {
         return;
