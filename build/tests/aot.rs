@@ -98,20 +98,29 @@ fn unit_id(file: &Path) -> String {
     mangle::unit_id(&cuprum_compiler::compile_file(file).unwrap().unit.source)
 }
 
-#[test]
-fn pieces_hold_one_family_of_targets_each() {
-    let Some(_) = nvcc_or_skip("pieces_hold_one_family_of_targets_each") else {
-        return;
-    };
-    let out = scratch("families");
+/// `scale.rs` compiled for `codes` (`CUPY_NVCC_GENERATE_CODE`) in a fresh folder `dir` with its
+/// own fat binary cache: the folder, the file and the report; `None` when `test` is skipped (no
+/// nvcc and `CUPRUM_SKIP_CUDA_COMPILE=1`).
+fn compile_scale(test: &str, dir: &str, codes: &str) -> Option<(PathBuf, PathBuf, cuprum_build::Report)> {
+    nvcc_or_skip(test)?;
+    let out = scratch(dir);
     let file = fixture("scale.rs");
-    Kernels::new()
+    let report = Kernels::new()
         .file(&file)
         .out_dir(&out)
         .env("CUPRUM_FATBIN_CACHE", out.join("fatbin-cache"))
-        .env("CUPY_NVCC_GENERATE_CODE", "arch=compute_80,code=[sm_80,sm_86];arch=compute_90,code=[sm_90,compute_90]")
+        .env("CUPY_NVCC_GENERATE_CODE", codes)
         .try_compile()
         .unwrap_or_else(|e| panic!("{}", e.rendered()));
+    Some((out, file, report))
+}
+
+#[test]
+fn pieces_hold_one_family_of_targets_each() {
+    let codes = "arch=compute_80,code=[sm_80,sm_86];arch=compute_90,code=[sm_90,compute_90]";
+    let Some((out, file, _)) = compile_scale("pieces_hold_one_family_of_targets_each", "families", codes) else {
+        return;
+    };
     let id = unit_id(&file);
     let listing = fs::read_to_string(out.join(cuprum_abi::parts::parts_file(&id))).unwrap();
     let parts = cuprum_abi::parts::read_parts(&listing).unwrap();
@@ -139,18 +148,9 @@ fn pieces_hold_one_family_of_targets_each() {
 
 #[test]
 fn both_cubins_are_in_the_fat_binary() {
-    let Some(_) = nvcc_or_skip("both_cubins_are_in_the_fat_binary") else {
+    let Some((out, file, report)) = compile_scale("both_cubins_are_in_the_fat_binary", "two-archs", TWO_ARCHS) else {
         return;
     };
-    let out = scratch("two-archs");
-    let file = fixture("scale.rs");
-    let report = Kernels::new()
-        .file(&file)
-        .out_dir(&out)
-        .env("CUPRUM_FATBIN_CACHE", out.join("fatbin-cache"))
-        .env("CUPY_NVCC_GENERATE_CODE", TWO_ARCHS)
-        .try_compile()
-        .unwrap_or_else(|e| panic!("{}", e.rendered()));
 
     let id = unit_id(&file);
     let f = report.file("scale.rs").unwrap();
