@@ -129,38 +129,19 @@ fn nonce() -> u64 {
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    if args.first().map(String::as_str) == Some("--child-warm-disk") {
-        return match child_warm_disk(&args[1..]) {
+    // The child modes (a new process each, started by the rows that need one) and diagnostics.
+    let child = match args.first().map(String::as_str) {
+        Some("--child-warm-disk") => Some(("cuprum-bench child", child_warm_disk(&args[1..]))),
+        Some("--nvrtc-diag") => Some(("cuprum-bench", rawkernel::nvrtc_diag())),
+        Some("--child-steps") => Some(("cuprum-bench child", rawkernel::child_steps())),
+        Some("--child-aot") => Some(("cuprum-bench child", rawkernel::child_aot(args.get(1).map_or("copy", String::as_str)))),
+        _ => None,
+    };
+    if let Some((who, result)) = child {
+        return match result {
             Ok(()) => ExitCode::SUCCESS,
             Err(e) => {
-                eprintln!("cuprum-bench child: {e}");
-                ExitCode::FAILURE
-            }
-        };
-    }
-    if args.first().map(String::as_str) == Some("--nvrtc-diag") {
-        return match rawkernel::nvrtc_diag() {
-            Ok(()) => ExitCode::SUCCESS,
-            Err(e) => {
-                eprintln!("cuprum-bench: {e}");
-                ExitCode::FAILURE
-            }
-        };
-    }
-    if args.first().map(String::as_str) == Some("--child-steps") {
-        return match rawkernel::child_steps() {
-            Ok(()) => ExitCode::SUCCESS,
-            Err(e) => {
-                eprintln!("cuprum-bench child: {e}");
-                ExitCode::FAILURE
-            }
-        };
-    }
-    if args.first().map(String::as_str) == Some("--child-aot") {
-        return match rawkernel::child_aot(args.get(1).map_or("copy", String::as_str)) {
-            Ok(()) => ExitCode::SUCCESS,
-            Err(e) => {
-                eprintln!("cuprum-bench child: {e}");
+                eprintln!("{who}: {e}");
                 ExitCode::FAILURE
             }
         };

@@ -41,13 +41,10 @@ pub fn fatbin_with<'a>(
         Err(_) => return Err("its zstd frame header is damaged".into()),
     };
     let fail = |e: std::io::Error| format!("its zstd frame does not decompress: {e}");
-    let decompressor = match context {
-        Some(d) => d,
-        None => {
-            context.insert(zstd::bulk::Decompressor::with_dictionary(dictionary).map_err(fail)?)
-        }
-    };
-    let plain = decompressor.decompress(bytes, size).map_err(fail)?;
+    let plain = prepared(context, dictionary)
+        .map_err(fail)?
+        .decompress(bytes, size)
+        .map_err(fail)?;
     if plain.len() != size {
         return Err(format!(
             "its zstd frame holds {} bytes, not the {size} it declares",
@@ -55,6 +52,18 @@ pub fn fatbin_with<'a>(
         ));
     }
     Ok(Cow::Owned(plain))
+}
+
+/// The decompression context in `context`, made with `dictionary` (digesting it) when there is
+/// none yet.
+pub(crate) fn prepared<'c>(
+    context: &'c mut Option<zstd::bulk::Decompressor<'static>>,
+    dictionary: &[u8],
+) -> std::io::Result<&'c mut zstd::bulk::Decompressor<'static>> {
+    match context {
+        Some(d) => Ok(d),
+        None => Ok(context.insert(zstd::bulk::Decompressor::with_dictionary(dictionary)?)),
+    }
 }
 
 #[cfg(test)]

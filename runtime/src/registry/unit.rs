@@ -384,10 +384,8 @@ impl KernelUnit {
             return;
         }
         let mut unpack = self.state().unpack.lock().unwrap_or_else(|e| e.into_inner());
-        if unpack.is_none() {
-            // A dictionary that zstd refuses is reported by the first part that needs it.
-            *unpack = zstd::bulk::Decompressor::with_dictionary(dictionary).ok();
-        }
+        // A dictionary that zstd refuses is reported by the first part that needs it.
+        let _ = super::part::prepared(&mut unpack, dictionary);
     }
 }
 
