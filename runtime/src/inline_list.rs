@@ -16,10 +16,12 @@ pub(crate) struct InlineList<T: Copy, const N: usize> {
 }
 
 impl<T: Copy, const N: usize> InlineList<T, N> {
+    #[inline]
     pub(crate) fn new() -> Self {
         InlineList { inline: [MaybeUninit::uninit(); N], len: 0, heap: Vec::new() }
     }
 
+    #[inline]
     pub(crate) fn as_slice(&self) -> &[T] {
         if self.len <= N {
             // SAFETY: the first `len` (<= N) inline items were written by `extend` (the invariant
@@ -30,6 +32,7 @@ impl<T: Copy, const N: usize> InlineList<T, N> {
         }
     }
 
+    #[inline]
     pub(crate) fn as_mut_slice(&mut self) -> &mut [T] {
         if self.len <= N {
             // SAFETY: as in `as_slice`; the borrow is unique.
@@ -39,11 +42,13 @@ impl<T: Copy, const N: usize> InlineList<T, N> {
         }
     }
 
+    #[inline]
     pub(crate) fn push(&mut self, value: T) {
         self.extend(1, value);
     }
 
     /// Appends `n` copies of `fill`; returns where they start.
+    #[inline]
     pub(crate) fn extend(&mut self, n: usize, fill: T) -> usize {
         let at = self.len;
         if at + n <= N {
@@ -58,6 +63,26 @@ impl<T: Copy, const N: usize> InlineList<T, N> {
         }
         self.len = at + n;
         at
+    }
+
+    /// Keeps the first `len` items (no-op when the list is not longer).
+    #[inline]
+    pub(crate) fn truncate(&mut self, len: usize) {
+        if len >= self.len {
+            return;
+        }
+        if self.len > N {
+            if len <= N {
+                // Back inline: the heap held every item.
+                for (slot, &v) in self.inline.iter_mut().zip(&self.heap[..len]) {
+                    slot.write(v);
+                }
+                self.heap = Vec::new();
+            } else {
+                self.heap.truncate(len);
+            }
+        }
+        self.len = len;
     }
 }
 
@@ -97,5 +122,11 @@ mod tests {
         assert_eq!(l.extend(1, 9), 3);
         l[0] = 6;
         assert_eq!(&*l, &[6, 8, 8, 9]);
+        l.truncate(3);
+        assert_eq!(&*l, &[6, 8, 8]);
+        l.truncate(1);
+        assert_eq!(&*l, &[6]);
+        assert_eq!(l.extend(2, 5), 1);
+        assert_eq!(&*l, &[6, 5, 5]);
     }
 }

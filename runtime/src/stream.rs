@@ -11,6 +11,7 @@
 //! - Without a current stream, a device uses its null stream: the legacy default stream, or the
 //!   per-thread default stream when `CUPY_CUDA_PER_THREAD_DEFAULT_STREAM=1`.
 
+use std::borrow::Cow;
 use std::cell::RefCell;
 use std::fmt;
 use std::marker::PhantomData;
@@ -73,6 +74,16 @@ pub struct Stream {
 thread_local! {
     /// The current stream of each device for this thread, indexed by ordinal.
     static CURRENT_STREAMS: RefCell<Vec<Option<Stream>>> = const { RefCell::new(Vec::new()) };
+}
+
+/// The null streams (legacy, per-thread) of each opened device, made once: what
+/// [`Stream::current_ref`] lends. A device lives for the rest of the process, so do they.
+fn null_streams(device: &'static Device) -> Result<&'static [Stream; 2]> {
+    static NULLS: std::sync::OnceLock<Box<[std::sync::OnceLock<[Stream; 2]>]>> = std::sync::OnceLock::new();
+    let count = crate::device::driver_device_count()?;
+    let slots = NULLS.get_or_init(|| (0..count).map(|_| std::sync::OnceLock::new()).collect());
+    let slot = slots.get(device.ordinal()).ok_or(Error::InvalidDevice { ordinal: device.ordinal(), count })?;
+    Ok(slot.get_or_init(|| [Stream::legacy(device), Stream::per_thread(device)]))
 }
 
 fn set_current_entry(ordinal: usize, s: Option<Stream>) -> Option<Stream> {
@@ -157,6 +168,18 @@ impl Stream {
     /// The current stream of this thread's current device.
     pub fn current() -> Result<Stream> {
         Stream::current_for(Device::get_static(Device::current_ordinal())?)
+    }
+
+    /// [`Stream::current_for`] borrowed when it is the device's null stream (a thread that set
+    /// no stream): what a launch needs, without the reference counts of a clone.
+    pub(crate) fn current_ref(device: &'static Device) -> Result<Cow<'static, Stream>> {
+        let ordinal = device.ordinal();
+        let found = CURRENT_STREAMS.with(|c| c.borrow().get(ordinal).cloned().flatten());
+        if let Some(s) = found {
+            return Ok(Cow::Owned(s));
+        }
+        let per_thread = env::per_thread_default_stream()?;
+        Ok(Cow::Borrowed(&null_streams(device)?[per_thread as usize]))
     }
 
     /// The current stream of `device` for this thread (its null stream when none was set).

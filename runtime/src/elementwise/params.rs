@@ -15,25 +15,30 @@ pub fn align_of(d: DType) -> usize {
     d.c_align()
 }
 
-/// The bytes of a parameter struct kept while it is laid out: enough for every field but a
+/// The bytes of a parameter struct written while it is laid out: enough for every field but a
 /// struct element's zeroed value slot (`Raw<T>`, the largest without one, is 152 bytes). Past
 /// this, a struct's bytes are zero ([`CStruct::zeroed`]).
 const MAX_STRUCT: usize = 160;
 
-/// One C struct being laid out (on the stack).
-struct CStruct {
-    bytes: [u8; MAX_STRUCT],
+/// One C struct being laid out, in place in the parameter buffer's zeroed bytes
+/// ([`ArgList::push_in_place`]).
+struct CStruct<'a> {
+    bytes: &'a mut [u8],
     len: usize,
     align: usize,
 }
 
-impl Default for CStruct {
-    fn default() -> CStruct {
-        CStruct { bytes: [0; MAX_STRUCT], len: 0, align: 1 }
+impl CStruct<'_> {
+    /// Lays out one struct of at most `room` bytes written (at most [`MAX_STRUCT`]) with
+    /// `fields` at the end of `list`.
+    #[inline]
+    fn push(list: &mut ArgList, room: usize, fields: impl FnOnce(&mut CStruct<'_>)) {
+        list.push_in_place(room.min(MAX_STRUCT), |bytes| {
+            let mut s = CStruct { bytes, len: 0, align: 1 };
+            fields(&mut s);
+            s.len.next_multiple_of(s.align)
+        });
     }
-}
-
-impl CStruct {
     fn field(&mut self, data: &[u8], align: usize) -> &mut Self {
         let at = self.len.next_multiple_of(align);
         self.bytes[at..at + data.len()].copy_from_slice(data);
@@ -42,7 +47,7 @@ impl CStruct {
         self
     }
     /// A field of `size` zero bytes (the unused value slot of an array input, which for a
-    /// `#[device]` struct may be larger than the bytes kept here).
+    /// `#[device]` struct may be larger than the bytes written here).
     fn zeroed(&mut self, size: usize, align: usize) -> &mut Self {
         let at = self.len.next_multiple_of(align);
         self.len = at + size;
@@ -61,12 +66,6 @@ impl CStruct {
     fn i64(&mut self, v: i64) -> &mut Self {
         self.field(&v.to_le_bytes(), 8)
     }
-    /// The struct's size, padded to a multiple of its alignment, and its bytes up to that size
-    /// or [`MAX_STRUCT`] (the rest is zero).
-    fn finish(&self) -> (usize, &[u8]) {
-        let size = self.len.next_multiple_of(self.align);
-        (size, &self.bytes[..size.min(MAX_STRUCT)])
-    }
 }
 
 /// The elementwise layouts, written into the one parameter buffer ([`ArgList`]).
@@ -78,14 +77,15 @@ impl ArgList {
     }
 
     pub(crate) fn input_of(&mut self, variant: Variant, elem: ElemType, ptr: u64, strides: Option<&[i64]>, scalar: Option<[u8; 16]>) {
-        let mut s = CStruct::default();
-        s.u64(ptr);
-        strides_field(&mut s, variant, strides);
-        match scalar {
-            Some(value) if elem.size() <= value.len() => s.field(&value[..elem.size()], elem.align()),
-            _ => s.zeroed(elem.size(), elem.align()),
-        };
-        self.push_bytes(s.finish());
+        // The pointer, the strides, the value (at most 16 bytes written, 16-aligned).
+        CStruct::push(self, 8 + strides_bytes(variant) + 8 + 16, |s| {
+            s.u64(ptr);
+            strides_field(s, variant, strides);
+            match scalar {
+                Some(value) if elem.size() <= value.len() => s.field(&value[..elem.size()], elem.align()),
+                _ => s.zeroed(elem.size(), elem.align()),
+            };
+        });
     }
 
     /// An output or output parameter (`Out` and `InOut` have one layout).
@@ -94,10 +94,10 @@ impl ArgList {
     }
 
     pub(crate) fn output_of(&mut self, variant: Variant, ptr: u64, strides: &[i64]) {
-        let mut s = CStruct::default();
-        s.u64(ptr);
-        strides_field(&mut s, variant, Some(strides));
-        self.push_bytes(s.finish());
+        CStruct::push(self, 8 + strides_bytes(variant), |s| {
+            s.u64(ptr);
+            strides_field(s, variant, Some(strides));
+        });
     }
 
     /// A raw argument: `cuprum::Raw<T>` (pointer, size, ndim, contiguous, shape, strides).
@@ -105,16 +105,16 @@ impl ArgList {
         if shape.len() > MAX_NDIM {
             return Err(format!("a raw argument has {} dimensions; at most {MAX_NDIM} are supported", shape.len()));
         }
-        let mut s = CStruct::default();
-        s.u64(ptr).u64(shape.iter().product::<usize>() as u64).i32(shape.len() as i32);
-        s.i32(crate::array::shape::is_c_contiguous(shape, strides) as i32);
-        for k in 0..MAX_NDIM {
-            s.i64(shape.get(k).map_or(0, |&d| d as i64));
-        }
-        for k in 0..MAX_NDIM {
-            s.i64(strides.get(k).map_or(0, |&d| d as i64));
-        }
-        self.push_bytes(s.finish());
+        CStruct::push(self, MAX_STRUCT, |s| {
+            s.u64(ptr).u64(shape.iter().product::<usize>() as u64).i32(shape.len() as i32);
+            s.i32(crate::array::shape::is_c_contiguous(shape, strides) as i32);
+            for k in 0..MAX_NDIM {
+                s.i64(shape.get(k).map_or(0, |&d| d as i64));
+            }
+            for k in 0..MAX_NDIM {
+                s.i64(strides.get(k).map_or(0, |&d| d as i64));
+            }
+        });
         Ok(())
     }
 
@@ -124,8 +124,7 @@ impl ArgList {
     }
 
     pub(crate) fn loop_of(&mut self, variant: Variant, size: u64, items: u64, dims: &[u64], vec: u32, bcast: u32) {
-        let mut s = CStruct::default();
-        match variant {
+        CStruct::push(self, MAX_STRUCT, |s| match variant {
             Variant::Contig => {
                 s.u64(size).u32(vec);
             }
@@ -142,12 +141,20 @@ impl ArgList {
                     s.u64(dims.get(k).copied().unwrap_or(1));
                 }
             }
-        }
-        self.push_bytes(s.finish());
+        });
     }
 }
 
-fn strides_field(s: &mut CStruct, variant: Variant, strides: Option<&[i64]>) {
+/// The bytes of the strides field of a variant's `In`/`Out`.
+fn strides_bytes(variant: Variant) -> usize {
+    match variant {
+        Variant::Contig => 0,
+        Variant::S32 => 4 * MAX_NDIM,
+        Variant::S64 => 8 * MAX_NDIM,
+    }
+}
+
+fn strides_field(s: &mut CStruct<'_>, variant: Variant, strides: Option<&[i64]>) {
     let st = |k: usize| strides.and_then(|t| t.get(k)).copied().unwrap_or(0);
     match variant {
         Variant::Contig => {}

@@ -438,8 +438,8 @@ pub fn staged_launch(
     let stream = match opts.stream {
         Some(s) => s,
         None => {
-            current = Stream::current_for(device)?;
-            &current
+            current = Stream::current_ref(Device::get_static(device.ordinal())?)?;
+            &*current
         }
     };
     launch_plan(kernel, info, instance, call, params, device, stream, go)
