@@ -36,10 +36,10 @@ pub fn child_aot(what: &str) -> Result<()> {
         "copy" => k::copy_unrolled::launch(&LaunchConfig::for_elements(n, 256), &x, &mut y, n as u32)?,
         "op" => y = (&x + &y)?,
         "sum" => y = cuprum::prelude::Reductions::sum(&x).run()?,
-        // Three kernels, three parts: max, then the first index equal to it, then that index
-        // along the axis.
+        // Two kernels, two parts: max, then the first position holding it (loaded in the
+        // background while max loads: `ReductionCall::prefetch`).
         "argmax" => drop(cuprum::prelude::Reductions::argmax(&x).run()?),
-        // Two: the mean, then the sum of squared differences.
+        // Two: the mean, then the sum of squared differences (prefetched likewise).
         "var" => y = cuprum::prelude::Reductions::var(&x).run()?,
         "many" => y = crate::many_kernels::axpy::call(2.0f32, &x, &y)?,
         other => return Err(cuprum_runtime::Error::Unsupported { what: format!("unknown --child-aot kernel `{other}`") }),

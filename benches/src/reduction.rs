@@ -67,6 +67,7 @@ fn run(
         false,
         &Options {
             stream: Some(stream),
+            ..Options::default()
         },
     )
 }
@@ -249,6 +250,7 @@ pub fn rows(
     // host work, which is also timed alone.
     let opts = Options {
         stream: Some(stream),
+        ..Options::default()
     };
     let (mut ours, mut bare_v) = (Vec::new(), Vec::new());
     reduction::staged_launch(

@@ -55,14 +55,23 @@ impl<T: Copy, const N: usize> InlineList<T, N> {
             for slot in &mut self.inline[at..at + n] {
                 slot.write(fill);
             }
+            self.len = at + n;
         } else {
-            if at <= N {
-                self.heap = self.as_slice().to_vec();
-            }
-            self.heap.resize(at + n, fill);
+            self.spill(n, fill);
         }
-        self.len = at + n;
         at
+    }
+
+    /// [`InlineList::extend`] past the inline items (out of line: launches rarely get here).
+    #[cold]
+    #[inline(never)]
+    fn spill(&mut self, n: usize, fill: T) {
+        let at = self.len;
+        if at <= N {
+            self.heap = self.as_slice().to_vec();
+        }
+        self.heap.resize(at + n, fill);
+        self.len = at + n;
     }
 
     /// Keeps the first `len` items (no-op when the list is not longer).

@@ -414,6 +414,42 @@ fn precompiled_instances_are_served_from_the_fat_binary() {
     assert_ne!(s.layer, Layer::Aot);
 }
 
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn a_prefetch_loads_the_next_kernel_in_the_background() {
+    let mut rng = Rng::new();
+    let (rows, cols) = (48usize, 3001usize);
+    let host: Vec<f32> = (0..rows * cols).map(|_| rng.range(-4.0, 4.0) as f32).collect();
+    let x = Array::from_shape_vec([rows, cols], host.clone()).unwrap();
+    let of_sq_dev = || registry::served().into_iter().filter(|s| s.kernel == "sq_dev").collect::<Vec<_>>();
+    assert!(of_sq_dev().is_empty(), "sq_dev is launched by this test only, after its prefetch");
+    // The first call asks for `sq_dev` (same instance, loop and axes) to be loaded meanwhile.
+    let l2 = k::l2norm::call(&x).axis(1).keepdims(true).prefetch(k::sq_dev::__kernel()).run().unwrap();
+    let start = std::time::Instant::now();
+    let served = loop {
+        let s = of_sq_dev();
+        if !s.is_empty() || start.elapsed() > std::time::Duration::from_secs(20) {
+            break s;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(1));
+    };
+    assert_eq!(served.len(), 1, "the prefetch loaded sq_dev, without a launch: {:?}", registry::served());
+    assert_eq!(served[0].layer, Layer::Aot, "{:?}", served[0]);
+    // The loaded entry point is the one the next call needs: it is served from the table, and
+    // computes what the host does.
+    let got = k::sq_dev::call(&x, &l2).axis(1).run().unwrap().to_vec().unwrap();
+    assert_eq!(of_sq_dev().len(), 1, "the call loaded another entry point than the prefetch: {:?}", of_sq_dev());
+    let norms = l2.to_vec().unwrap();
+    for r in 0..rows {
+        let row = &host[r * cols..(r + 1) * cols];
+        let want_norm = row.iter().map(|&v| (v as f64) * (v as f64)).sum::<f64>().sqrt();
+        close(norms[r] as f64, want_norm, 1e-5 * want_norm, &format!("l2norm row {r}"));
+        let m = norms[r] as f64;
+        let want: f64 = row.iter().map(|&v| (v as f64 - m) * (v as f64 - m)).sum();
+        close(got[r] as f64, want, 1e-5 * want, &format!("sq_dev row {r}"));
+    }
+}
+
 // ------------------------------------------------------------------------------------------
 // GPU: the array reductions against f64 host references
 // ------------------------------------------------------------------------------------------

@@ -15,6 +15,14 @@ pub fn l2norm_f64<T: Float>(x: T) -> f64 {
     x.to_f64() * x.to_f64()
 }
 
+/// Sum of squared differences from a broadcast value: launched by no test but as the
+/// `prefetch` of another call (`a_prefetch_loads_the_next_kernel_in_the_background`), so that its
+/// loading proves the prefetch.
+#[reduction(identity = T::zero(), reduce = |a, b| a + b, instances = [f32])]
+pub fn sq_dev<T: Float>(x: T, m: T) -> T {
+    (x - m) * (x - m)
+}
+
 /// An int8 sum kept in int8: wraps like NumPy's `sum(dtype=int8)`.
 #[reduction(identity = 0, reduce = |a, b| a.wrapping_add(b))]
 pub fn sum_i8(x: i8) -> i8 {

@@ -275,6 +275,11 @@ impl LoopPlan {
     }
 }
 
+/// [`LoopPlan::grid`] of a loop of `items` items.
+pub(crate) fn grid_for(items: u64, block: u32) -> u32 {
+    grid(items, block)
+}
+
 fn grid(items: u64, block: u32) -> u32 {
     let threads = items.div_ceil(UNROLL).max(1);
     threads.div_ceil(block.max(1) as u64).clamp(1, MAX_GRID) as u32

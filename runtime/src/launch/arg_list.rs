@@ -34,15 +34,13 @@ const INLINE_POINTERS: usize = 32;
 #[derive(Clone)]
 pub struct ArgList {
     storage: InlineList<Slot, INLINE_SLOTS>,
-    /// First slot of each parameter.
-    starts: InlineList<usize, INLINE_PARAMS>,
-    /// Byte size of each parameter.
-    sizes: InlineList<usize, INLINE_PARAMS>,
+    /// First slot and byte size of each parameter.
+    params: InlineList<(usize, usize), INLINE_PARAMS>,
 }
 
 impl Default for ArgList {
     fn default() -> ArgList {
-        ArgList { storage: InlineList::new(), starts: InlineList::new(), sizes: InlineList::new() }
+        ArgList { storage: InlineList::new(), params: InlineList::new() }
     }
 }
 
@@ -68,8 +66,7 @@ impl ArgList {
     /// Reserves zeroed slots for a parameter of `size` bytes; returns its first slot.
     fn reserve(&mut self, size: usize) -> usize {
         let first = self.storage.extend(size.div_ceil(16).max(1), Slot([0; 16]));
-        self.starts.extend(1, first);
-        self.sizes.extend(1, size);
+        self.params.push((first, size));
         first
     }
 
@@ -92,8 +89,7 @@ impl ArgList {
         } else {
             self.storage.truncate(first + used);
         }
-        self.starts.extend(1, first);
-        self.sizes.extend(1, size);
+        self.params.push((first, size));
     }
 
     /// Appends a plain-data parameter (a value, or a `#[repr(C)]` mirror of the kernel's
@@ -111,7 +107,7 @@ impl ArgList {
 
     /// The number of arguments.
     pub fn len(&self) -> usize {
-        self.starts.as_slice().len()
+        self.params.as_slice().len()
     }
 
     /// Whether there is no argument.
@@ -120,15 +116,15 @@ impl ArgList {
     }
 
     /// The byte size of each parameter.
-    pub fn sizes(&self) -> &[usize] {
-        self.sizes.as_slice()
+    pub fn sizes(&self) -> Vec<usize> {
+        self.params.iter().map(|&(_, size)| size).collect()
     }
 
     /// The bytes of parameter `k`.
     pub fn bytes(&self, k: usize) -> Vec<u8> {
-        let first = self.starts.as_slice()[k];
+        let (first, size) = self.params.as_slice()[k];
         let flat: Vec<u8> = self.storage.as_slice()[first..].iter().flat_map(|s| s.0).collect();
-        flat[..self.sizes.as_slice()[k]].to_vec()
+        flat[..size].to_vec()
     }
 }
 
@@ -136,8 +132,8 @@ impl KernelArgs for ArgList {
     fn with_params<R>(&self, f: impl FnOnce(&mut [*mut c_void]) -> R) -> R {
         let base = self.storage.as_slice().as_ptr();
         // `wrapping_add` stays inside `storage` (each first slot is a valid slot index).
-        let ptr = |&first: &usize| base.wrapping_add(first) as *mut c_void;
-        let params = self.starts.as_slice();
+        let ptr = |&(first, _): &(usize, usize)| base.wrapping_add(first) as *mut c_void;
+        let params = self.params.as_slice();
         if params.len() <= INLINE_POINTERS {
             let mut ptrs = [std::ptr::null_mut(); INLINE_POINTERS];
             for (p, q) in ptrs.iter_mut().zip(params) {

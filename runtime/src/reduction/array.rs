@@ -399,16 +399,18 @@ impl<'a, T: Real> ArgReduction<'a, T> {
         let stream = self.cfg.stream_for(x)?;
         // The extremum of each output with the kept dimensions, so that it broadcasts along the
         // reduced axes.
-        let m = extremum(x, self.max)
-            .axes(self.cfg.axes.clone())
-            .keepdims(true)
-            .stream(&stream)
-            .run()?;
         let kernel = if T::DTYPE.is_float() {
             kernels::arg_of_float::__kernel()
         } else {
             kernels::arg_of_int::__kernel()
         };
+        // At a first call, `kernel` loads while the extremum's kernel does.
+        let m = extremum(x, self.max)
+            .axes(self.cfg.axes.clone())
+            .keepdims(true)
+            .stream(&stream)
+            .prefetch(kernel)
+            .run()?;
         // The kernel: `arg_of_float<T: Float>` and `arg_of_int<T: Int>` (chosen by whether `T` is a
         // float; every `Real` is an integer or a float) are `(x: T, m: T) -> i64`, instance `[T]`:
         // two arrays of `T` (`m` broadcasts); output i64 (no post), accumulator i64, with an
@@ -499,8 +501,14 @@ impl<'a, T: MeanResult> Moments<'a, T> {
             let call = ReductionCall::new(kernel, &instance, vec![Arg::input(x), Arg::raw(&scale)]);
             return self.cfg.apply(call).stream(&stream).run();
         }
+        let kernel = match (self.kind, float) {
+            (Moment::Var, true) => kernels::var_float::__kernel(),
+            (Moment::Var, false) => kernels::var_f64::__kernel(),
+            (_, true) => kernels::std_float::__kernel(),
+            (_, false) => kernels::std_f64::__kernel(),
+        };
         // The mean of each output, in f64, with the kept dimensions (it broadcasts along the
-        // reduced axes).
+        // reduced axes). At a first call, `kernel` loads while the mean's kernel does.
         let inv_n = scalar_on(1.0 / n as f64, &stream)?;
         // The kernel: `mean_f64<T: Real>(x: T, scale: Raw<f64>) -> f64`, instance `[T]`.
         let mean = ReductionCall::<f64>::new(
@@ -511,15 +519,10 @@ impl<'a, T: MeanResult> Moments<'a, T> {
         .axes(self.cfg.axes.clone())
         .keepdims(true)
         .stream(&stream)
+        .prefetch(kernel)
         .run()?;
         // NumPy divides by max(n - ddof, 0).
         let scale = scalar_on(1.0 / n.saturating_sub(self.ddof) as f64, &stream)?;
-        let kernel = match (self.kind, float) {
-            (Moment::Var, true) => kernels::var_float::__kernel(),
-            (Moment::Var, false) => kernels::var_f64::__kernel(),
-            (_, true) => kernels::std_float::__kernel(),
-            (_, false) => kernels::std_f64::__kernel(),
-        };
         // The kernel: `var_float`/`std_float<T: Float>` (output `T`) and `var_f64`/`std_f64<T: Real>`
         // (output f64) take one array of `T`, an f64 array (`mean`, which broadcasts) and a raw
         // f64 array; f64 accumulator, with an identity. `T::Mean` is `T` for floats and f64 for

@@ -32,6 +32,7 @@ pub struct ReductionCall<'a, Out: Scalar> {
     keepdims: bool,
     out: Option<&'a mut Array<Out>>,
     stream: Option<&'a Stream>,
+    prefetch: Option<&'static Kernel>,
 }
 
 impl<Out: Scalar> std::fmt::Debug for ReductionCall<'_, Out> {
@@ -64,7 +65,7 @@ impl<'a, Out: Scalar> ReductionCall<'a, Out> {
     }
 
     fn with_target(target: Target<'a>, inputs: Vec<Arg<'a>>) -> Self {
-        ReductionCall { target, inputs, axes: Axes::All, keepdims: false, out: None, stream: None }
+        ReductionCall { target, inputs, axes: Axes::All, keepdims: false, out: None, stream: None, prefetch: None }
     }
 
     /// Reduce over one axis; negative counts from the end.
@@ -94,6 +95,16 @@ impl<'a, Out: Scalar> ReductionCall<'a, Out> {
     /// Run on `stream` (default: the current stream of the arrays' device).
     pub fn stream(mut self, stream: &'a Stream) -> Self {
         self.stream = Some(stream);
+        self
+    }
+
+    /// Loads `next`, the reduction that this call's result feeds (same instance, over the same
+    /// loop shape and axes, so the same launch variant), on a background thread while this call
+    /// loads its own kernel, if it is not loaded yet: an operation of two reductions then waits
+    /// for about one kernel's first load, not two (`argmax`, `var`; docs/runtime.md, "First
+    /// calls"). Only a hint: nothing changes but when `next` is loaded.
+    pub fn prefetch(mut self, next: &'static Kernel) -> Self {
+        self.prefetch = Some(next);
         self
     }
 
@@ -151,7 +162,7 @@ impl<'a, Out: Scalar> ReductionCall<'a, Out> {
             }
         };
         let result = out.clone();
-        let opts = Options { stream: self.stream };
+        let opts = Options { stream: self.stream, prefetch: self.prefetch };
         let out = Arg::output(out);
         if unchecked {
             // SAFETY: raw arguments are indexed within their sizes: `run_raw`'s contract.

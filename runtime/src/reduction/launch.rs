@@ -417,6 +417,9 @@ pub fn staged_launch(
         (Some(d), _) | (None, Some(d)) => d,
         (None, None) => unreachable!("prepare asks for the device before planning"),
     };
+    if let Some(next) = opts.prefetch {
+        crate::registry::prefetch(next, device.ordinal(), instance, Some(call.plan.variant().into()));
+    }
     if call.plan.splits > 1 {
         // A split reduction sizes its grid to whole waves: plan again with the occupancy of the
         // kernel the first plan picked (its registers decide how many blocks fit on an SM).

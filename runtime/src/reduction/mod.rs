@@ -52,6 +52,10 @@ pub(crate) struct ReductionInfo {
 pub struct Options<'s> {
     /// The stream; `None`: the current stream of the arrays' device.
     pub stream: Option<&'s Stream>,
+    /// The reduction this call's result feeds, of the same instance over the same loop and
+    /// axes (so the same launch variant): loaded in the background while this call loads its
+    /// own kernel, when it is not loaded yet ([`ReductionCall::prefetch`]).
+    pub prefetch: Option<&'static crate::registry::Kernel>,
 }
 
 /// The broadcast shape of the non-raw inputs: the reduction's loop shape.

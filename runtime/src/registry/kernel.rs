@@ -215,6 +215,18 @@ impl Kernel {
         self.load(ordinal, instance, variant)
     }
 
+    /// Whether entry point (`instance`, `variant`) is loaded on device `ordinal` (what a
+    /// [`prefetch`](super::prefetch) checks first).
+    pub(crate) fn is_loaded(&self, ordinal: usize, instance: &[DType], variant: Option<Variant>) -> bool {
+        let last = self.last.load(Ordering::Acquire);
+        // SAFETY: as in `function`.
+        if unsafe { last.as_ref() }.is_some_and(|l| l.is(ordinal, instance, variant)) {
+            return true;
+        }
+        let loaded = self.loaded.read().unwrap_or_else(|e| e.into_inner());
+        loaded.iter().any(|l| l.is(ordinal, instance, variant))
+    }
+
     #[cold]
     fn load(
         &self,

@@ -20,11 +20,13 @@
 mod build_info;
 mod kernel;
 pub mod part;
+mod prefetch;
 mod served;
 mod unit;
 
 pub use crate::launch::signature::{ReductionSignature, Signature};
 pub use build_info::{BuildInfo, BuildStatus};
 pub use kernel::{Kernel, KernelEntry, kernels};
+pub(crate) use prefetch::prefetch;
 pub use served::{Served, served};
 pub use unit::{KernelUnit, UnitEntry, UnitRef, unit_by_id, units};
