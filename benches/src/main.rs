@@ -289,14 +289,14 @@ fn run(dev: &Device, opts: &Options) -> Result<()> {
     let b = Array::<f32>::zeros(n_small as usize)?;
     let mut c = Array::<f32>::zeros(n_small as usize)?;
     let bare_launch_us = {
-        let ctx = dev.context();
+        let ctx = dev.context()?;
         let module = ctx
             .load_module(cudarc::nvrtc::Ptx::from_binary(empty_cubin.clone()))
             .map_err(cuprum_runtime::Error::driver_fn("cuModuleLoadData"))?;
         let f = module
             .load_function("empty_kernel")
             .map_err(cuprum_runtime::Error::driver_fn("cuModuleGetFunction"))?;
-        let raw = stream.raw().clone();
+        let raw = stream.raw()?.clone();
         let (pa, pb, pc) = (a.device_ptr(), b.device_ptr(), c.device_ptr());
         let cfg = CuLaunchConfig {
             grid_dim: (1, 1, 1),

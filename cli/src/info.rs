@@ -11,6 +11,7 @@ pub fn run(args: &[String]) -> i32 {
     }
     println!("cuprum {}", env!("CARGO_PKG_VERSION"));
     let devices = report_devices();
+    report_cpu();
     report_nvrtc(&devices);
     report_cache();
     report_environment();
@@ -160,8 +161,24 @@ fn report_cache() {
     }
 }
 
+/// The CPU device, and which device a program starts on (`CUPRUM_DEVICE`).
+fn report_cpu() {
+    let cpu = Device::cpu();
+    println!(
+        "CPU device: {}, {:.1} GiB host memory (`Device::cpu()`: arrays and copies; kernels run on CUDA devices only in this version, docs/cpu.md)",
+        cpu.name(),
+        cpu.total_memory() as f64 / (1u64 << 30) as f64
+    );
+    match env::default_device() {
+        Ok(env::DefaultDevice::Cpu) => println!("default device: the CPU ({}=cpu)", env::DEVICE),
+        Ok(env::DefaultDevice::Cuda) => println!("default device: CUDA device 0 ({}=cpu selects the CPU)", env::DEVICE),
+        Err(e) => println!("default device: {e}"),
+    }
+}
+
 fn report_environment() {
     let vars = [
+        env::DEVICE,
         env::CUDA_PATH,
         env::CACHE_DIR,
         env::CACHE_IN_MEMORY,

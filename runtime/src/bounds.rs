@@ -52,8 +52,8 @@ fn slots() -> Option<&'static [OnceLock<DeviceRecord>]> {
     if let Some(s) = SLOTS.get() {
         return Some(s);
     }
-    // Asked only once a device is open, so the driver is initialised.
-    let n = usize::try_from(result::device::get_count().ok()?).ok()?;
+    // Through the guarded probe: the CPU device asks without a driver.
+    let n = crate::device::driver_device_count().ok()?;
     Some(SLOTS.get_or_init(|| (0..n).map(|_| OnceLock::new()).collect()))
 }
 

@@ -1,5 +1,6 @@
 //! Devices: one CUDA context (the device's primary context) per device per process, and the
-//! current device per thread (default 0), as in CuPy.
+//! current device per thread (default 0, or the CPU with `CUPRUM_DEVICE=cpu`), as in CuPy; and
+//! the CPU device ([`Device::cpu`], docs/cpu.md): arrays in host memory, work run by the host.
 //!
 //! The driver is loaded lazily on first use. cudarc panics when `libcuda` cannot be loaded, so
 //! the first use probes for the library and guards the initialisation; a machine without a driver
@@ -103,23 +104,77 @@ struct Props {
 
 pub(crate) struct DeviceInner {
     ordinal: usize,
-    ctx: Arc<CudaContext>,
+    backend: Backend,
     props: Props,
-    /// The legacy default stream (handle 0) and the per-thread default stream (handle 2).
-    pub(crate) legacy_stream: Arc<CudaStream>,
-    pub(crate) per_thread_stream: Arc<CudaStream>,
     /// The fault that lost the context, once one has (`fault.rs`), and the last kernel launched.
     pub(crate) faults: FaultRecord,
 }
 
-/// A CUDA device and its context. Cheap to clone; equal when the ordinals are equal.
+/// What runs a device's work.
+pub(crate) enum Backend {
+    /// A CUDA device: its primary context, the legacy default stream (handle 0) and the
+    /// per-thread default stream (handle 2).
+    Cuda {
+        ctx: Arc<CudaContext>,
+        legacy_stream: Arc<CudaStream>,
+        per_thread_stream: Arc<CudaStream>,
+    },
+    /// The host: arrays in host memory, work done when it is queued.
+    Cpu,
+}
+
+/// The ordinal of the CPU device ([`Device::cpu`]): never a CUDA device's (those count from 0).
+/// [`Device::get`] and [`Device::use_device`] take it like any ordinal.
+pub const CPU_ORDINAL: usize = usize::MAX;
+
+/// A device: a CUDA device and its context, or the CPU ([`Device::cpu`]). Cheap to clone; equal
+/// when the ordinals are equal.
 #[derive(Clone)]
 pub struct Device {
     inner: Arc<DeviceInner>,
 }
 
 thread_local! {
-    static CURRENT_DEVICE: Cell<usize> = const { Cell::new(0) };
+    /// This thread's current device ordinal; `None` until set: the process default then.
+    static CURRENT_DEVICE: Cell<Option<usize>> = const { Cell::new(None) };
+}
+
+/// The current device of a thread that set none: the CPU with `CUPRUM_DEVICE=cpu`, else device 0
+/// (an invalid `CUPRUM_DEVICE` is reported by [`Device::current`]).
+fn default_ordinal() -> usize {
+    match crate::env::default_device() {
+        Ok(crate::env::DefaultDevice::Cpu) => CPU_ORDINAL,
+        _ => 0,
+    }
+}
+
+/// The CPU device's properties: what launch checks compare against (the limits of a CUDA device
+/// of compute capability 9.0), its name and the host's memory.
+fn cpu_props() -> Props {
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    Props {
+        name: format!("CPU ({threads} threads)"),
+        compute_capability: (0, 0),
+        total_memory: host_memory().map_or(0, |(_, total)| total),
+        max_threads_per_block: 1024,
+        max_block_dim: [1024, 1024, 64],
+        max_grid_dim: [i32::MAX as u32, 65535, 65535],
+        max_shared_memory_per_block: 48 * 1024,
+        max_shared_memory_per_block_optin: 48 * 1024,
+        multiprocessor_count: threads as u32,
+        warp_size: 32,
+    }
+}
+
+/// `(available, total)` host memory in bytes (Linux: `/proc/meminfo`).
+fn host_memory() -> Option<(usize, usize)> {
+    let info = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let field = |name: &str| -> Option<usize> {
+        let line = info.lines().find(|l| l.starts_with(name))?;
+        let kib: usize = line[name.len()..].trim().trim_end_matches("kB").trim().parse().ok()?;
+        kib.checked_mul(1024)
+    };
+    Some((field("MemAvailable:")?, field("MemTotal:")?))
 }
 
 fn devices() -> Result<&'static [OnceLock<Device>]> {
@@ -191,10 +246,25 @@ fn open(ordinal: usize) -> Result<Device> {
     Ok(Device {
         inner: Arc::new(DeviceInner {
             ordinal,
-            ctx,
+            backend: Backend::Cuda {
+                ctx,
+                legacy_stream,
+                per_thread_stream,
+            },
             props,
-            legacy_stream,
-            per_thread_stream,
+            faults: FaultRecord::new(),
+        }),
+    })
+}
+
+/// The CPU device, made at its first use.
+fn cpu_static() -> &'static Device {
+    static CPU: OnceLock<Device> = OnceLock::new();
+    CPU.get_or_init(|| Device {
+        inner: Arc::new(DeviceInner {
+            ordinal: CPU_ORDINAL,
+            backend: Backend::Cpu,
+            props: cpu_props(),
             faults: FaultRecord::new(),
         }),
     })
@@ -216,6 +286,9 @@ impl Device {
     /// [`Device::get`] without the reference count: an open device lives for the rest of the
     /// process (what launches use on every call).
     pub(crate) fn get_static(ordinal: usize) -> Result<&'static Device> {
+        if ordinal == CPU_ORDINAL {
+            return Ok(cpu_static());
+        }
         let slots = devices()?;
         if slots.is_empty() {
             return Err(Error::NoDevice);
@@ -239,15 +312,31 @@ impl Device {
         Ok(slot.get().expect("set above"))
     }
 
+    /// The CPU device: arrays in host memory, work run by the host (docs/cpu.md). Always
+    /// available; its ordinal is [`CPU_ORDINAL`].
+    pub fn cpu() -> Device {
+        cpu_static().clone()
+    }
+
+    /// Whether this is the CPU device.
+    pub fn is_cpu(&self) -> bool {
+        matches!(self.inner.backend, Backend::Cpu)
+    }
+
     /// This thread's current device (device 0 unless changed with [`Device::use_device`],
-    /// [`Device::set_current`] or [`Device::use_scoped`]).
+    /// [`Device::set_current`] or [`Device::use_scoped`], or the CPU with `CUPRUM_DEVICE=cpu`).
     pub fn current() -> Result<Device> {
+        if CURRENT_DEVICE.with(Cell::get).is_none() {
+            // The default: report an invalid `CUPRUM_DEVICE` rather than guess.
+            crate::env::default_device()?;
+        }
         Device::get(Device::current_ordinal())
     }
 
-    /// This thread's current device ordinal, without touching the driver.
+    /// This thread's current device ordinal, without touching the driver ([`CPU_ORDINAL`] for
+    /// the CPU).
     pub fn current_ordinal() -> usize {
-        CURRENT_DEVICE.with(|c| c.get())
+        CURRENT_DEVICE.with(|c| c.get()).unwrap_or_else(default_ordinal)
     }
 
     /// Makes device `ordinal` current for this thread (CuPy's `Device(i).use()`).
@@ -259,7 +348,7 @@ impl Device {
 
     /// Makes this device current for this thread and binds its context to the thread.
     pub fn set_current(&self) -> Result<()> {
-        CURRENT_DEVICE.with(|c| c.set(self.inner.ordinal));
+        CURRENT_DEVICE.with(|c| c.set(Some(self.inner.ordinal)));
         self.bind_to_thread()
     }
 
@@ -279,10 +368,25 @@ impl Device {
     #[inline]
     pub fn bind_to_thread(&self) -> Result<()> {
         self.check_alive()?;
-        self.inner
-            .ctx
-            .bind_to_thread()
-            .map_err(self.driver_fn("cuCtxSetCurrent"))
+        match &self.inner.backend {
+            Backend::Cuda { ctx, .. } => ctx.bind_to_thread().map_err(self.driver_fn("cuCtxSetCurrent")),
+            Backend::Cpu => Ok(()),
+        }
+    }
+
+    /// The CUDA context, or the error of a CUDA-only operation (`what`) on the CPU device.
+    pub(crate) fn cuda_context(&self, what: &str) -> Result<&Arc<CudaContext>> {
+        match &self.inner.backend {
+            Backend::Cuda { ctx, .. } => Ok(ctx),
+            Backend::Cpu => Err(Error::Unsupported {
+                what: format!("{what} on the CPU device, which has no CUDA context; use a CUDA device (`Device::get(0)`)"),
+            }),
+        }
+    }
+
+    /// How the device runs its work.
+    pub(crate) fn backend(&self) -> &Backend {
+        &self.inner.backend
     }
 
     /// `Err(ContextLost)` once this device's context is lost (one atomic load): what every
@@ -316,9 +420,9 @@ impl Device {
         self.inner.ordinal
     }
 
-    /// The cudarc context (the device's primary context).
-    pub fn context(&self) -> &Arc<CudaContext> {
-        &self.inner.ctx
+    /// The cudarc context (the device's primary context); an error on the CPU device.
+    pub fn context(&self) -> Result<&Arc<CudaContext>> {
+        self.cuda_context("a CUDA context")
     }
 
     /// The device's name, e.g. `NVIDIA H200`.
@@ -339,10 +443,12 @@ impl Device {
     /// `(free, total)` device memory in bytes right now, as the driver reports it.
     pub fn memory_info(&self) -> Result<(usize, usize)> {
         self.check_alive()?;
-        self.inner
-            .ctx
-            .mem_get_info()
-            .map_err(self.driver_fn("cuMemGetInfo"))
+        match &self.inner.backend {
+            Backend::Cuda { ctx, .. } => ctx.mem_get_info().map_err(self.driver_fn("cuMemGetInfo")),
+            Backend::Cpu => host_memory().ok_or_else(|| Error::Unsupported {
+                what: "the host's memory size (read from /proc/meminfo, which this system lacks)".into(),
+            }),
+        }
     }
 
     pub fn max_threads_per_block(&self) -> u32 {
@@ -378,7 +484,7 @@ impl Device {
 
     /// Any device attribute, read from the driver now.
     pub fn attribute(&self, a: CUdevice_attribute) -> Result<i32> {
-        attr(&self.inner.ctx, a, "cuDeviceGetAttribute")
+        attr(self.cuda_context("a CUDA device attribute")?, a, "cuDeviceGetAttribute")
     }
 
     /// The CUDA driver's version (see [`driver_version`]).
@@ -390,10 +496,9 @@ impl Device {
     /// kernel on this device since the last report ([`Error::IndexOutOfBounds`]).
     pub fn synchronize(&self) -> Result<()> {
         self.check_alive()?;
-        self.inner
-            .ctx
-            .synchronize()
-            .map_err(self.driver_fn("cuCtxSynchronize"))?;
+        if let Backend::Cuda { ctx, .. } = &self.inner.backend {
+            ctx.synchronize().map_err(self.driver_fn("cuCtxSynchronize"))?;
+        }
         crate::bounds::check(self.ordinal())
     }
 
@@ -412,6 +517,9 @@ impl Eq for Device {}
 
 impl fmt::Debug for Device {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.is_cpu() {
+            return write!(f, "Device(cpu: {})", self.inner.props.name);
+        }
         let (ma, mi) = self.inner.props.compute_capability;
         write!(
             f,
@@ -430,7 +538,7 @@ pub struct DeviceGuard {
 
 impl Drop for DeviceGuard {
     fn drop(&mut self) {
-        CURRENT_DEVICE.with(|c| c.set(self.previous));
+        CURRENT_DEVICE.with(|c| c.set(Some(self.previous)));
         if let Some(Some(d)) = devices()
             .ok()
             .map(|s| s.get(self.previous).and_then(|d| d.get()))
@@ -467,6 +575,30 @@ mod tests {
                 assert!(Device::use_device(0).is_err());
             }
         }
-        assert_eq!(Device::current_ordinal(), 0);
+        assert_eq!(Device::current_ordinal(), default_ordinal());
+    }
+
+    #[test]
+    fn the_cpu_device_is_always_there() {
+        let cpu = Device::cpu();
+        assert!(cpu.is_cpu());
+        assert_eq!(cpu.ordinal(), CPU_ORDINAL);
+        assert_eq!(Device::get(CPU_ORDINAL).unwrap(), cpu);
+        assert!(cpu.name().starts_with("CPU ("), "{}", cpu.name());
+        assert!(cpu.multiprocessor_count() >= 1);
+        assert_eq!(cpu.warp_size(), 32);
+        cpu.synchronize().unwrap();
+        cpu.bind_to_thread().unwrap();
+        let e = cpu.context().map(|_| ()).unwrap_err().to_string();
+        assert!(e.contains("CPU device") && e.contains("Device::get(0)"), "{e}");
+        assert!(format!("{cpu:?}").starts_with("Device(cpu: CPU ("), "{cpu:?}");
+        // Made current for a scope, then the previous device again.
+        let before = Device::current_ordinal();
+        {
+            let _g = cpu.use_scoped().unwrap();
+            assert_eq!(Device::current_ordinal(), CPU_ORDINAL);
+            assert_eq!(Device::current().unwrap(), cpu);
+        }
+        assert_eq!(Device::current_ordinal(), before);
     }
 }

@@ -12,6 +12,7 @@
 //! | `CUPY_COMPILE_WITH_PTX` | `0` | `1`: NVRTC emits PTX (the driver finishes it) instead of CUBIN |
 //! | `CUPY_CUDA_COMPILE_WITH_DEBUG` | `0` | `1`: compile with `--device-debug` and `--generate-line-info` |
 //! | `CUPY_DUMP_CUDA_SOURCE_ON_ERROR` | `0` | `1`: a compile error carries the numbered CUDA source |
+//! | `CUPRUM_DEVICE` | `cuda` | `cpu`: the current device of every thread is the CPU device (`Device::cpu()`, docs/cpu.md) until changed; `cuda`: CUDA device 0; read once per process |
 //! | `CUDA_PATH` | unset | CUDA installation root: libnvrtc is looked for in its `lib64`, `lib` and `targets/*/lib` first |
 //! | `CUDA_LAUNCH_BLOCKING` | `0` | the driver's own: `1` makes every launch wait for its kernel, so a fault is reported by the launch that caused it; cuprum then names that kernel as the one that faulted (`Error::KernelFault`); read once per process |
 //!
@@ -45,6 +46,45 @@ pub const CUDA_PATH: &str = "CUDA_PATH";
 
 /// `CUDA_LAUNCH_BLOCKING`: the driver's; `1` makes launches synchronous.
 pub const CUDA_LAUNCH_BLOCKING: &str = "CUDA_LAUNCH_BLOCKING";
+
+/// `CUPRUM_DEVICE`: the process's default device (`cpu` or `cuda`).
+pub const DEVICE: &str = "CUPRUM_DEVICE";
+
+/// The device a thread uses until it picks one (`CUPRUM_DEVICE`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DefaultDevice {
+    /// CUDA device 0 (the default).
+    Cuda,
+    /// The CPU device.
+    Cpu,
+}
+
+/// `CUPRUM_DEVICE`, read once per process: `cpu`, `cuda` (also `gpu`; any case), unset or empty
+/// meaning `cuda`.
+pub fn default_device() -> Result<DefaultDevice> {
+    static CACHE: OnceLock<Result<DefaultDevice, String>> = OnceLock::new();
+    let cached = CACHE.get_or_init(|| match var(DEVICE) {
+        None => Ok(DefaultDevice::Cuda),
+        Some(v) => parse_device(&v).ok_or(v),
+    });
+    match cached {
+        Ok(d) => Ok(*d),
+        Err(v) => Err(Error::InvalidEnv {
+            var: DEVICE,
+            value: v.clone(),
+            expected: "cpu or cuda",
+        }),
+    }
+}
+
+/// A `CUPRUM_DEVICE` value.
+pub fn parse_device(value: &str) -> Option<DefaultDevice> {
+    match value.trim().to_ascii_lowercase().as_str() {
+        "cpu" => Some(DefaultDevice::Cpu),
+        "cuda" | "gpu" => Some(DefaultDevice::Cuda),
+        _ => None,
+    }
+}
 
 /// The value of a variable, `None` when unset, empty or only whitespace (= its default).
 pub fn var(name: &str) -> Option<String> {

@@ -27,14 +27,16 @@ pub enum Error {
     #[error(
         "the CUDA driver is not available: {detail}. Install the NVIDIA driver, make sure \
          `libcuda.so` (Windows: `nvcuda.dll`) is on the loader path (e.g. LD_LIBRARY_PATH), and \
-         run on a machine with an NVIDIA GPU"
+         run on a machine with an NVIDIA GPU; or use the CPU device (`Device::cpu()`, or \
+         CUPRUM_DEVICE=cpu for the whole program; docs/cpu.md says what runs there)"
     )]
     NoDriver { detail: String },
 
     /// The driver works but reports no device (or `CUDA_VISIBLE_DEVICES` hides them all).
     #[error(
         "no CUDA device is available: the driver reports 0 devices. Check `nvidia-smi` and \
-         `CUDA_VISIBLE_DEVICES`"
+         `CUDA_VISIBLE_DEVICES`; or use the CPU device (`Device::cpu()`, or CUPRUM_DEVICE=cpu \
+         for the whole program; docs/cpu.md says what runs there)"
     )]
     NoDevice,
 
@@ -404,6 +406,18 @@ impl Error {
     /// A closure for `map_err`: `.map_err(Error::driver_fn("cuMemAlloc"))`.
     pub fn driver_fn(call: &'static str) -> impl FnOnce(DriverError) -> Error {
         move |e| Error::driver(call, e)
+    }
+
+    /// A kernel asked to run on the CPU device, which does not run kernels yet (docs/cpu.md):
+    /// `what` names it (`kernel \`add\``, `the CUDA C text of RawKernel \`k\``).
+    pub(crate) fn kernel_on_cpu(what: &str) -> Error {
+        Error::Unsupported {
+            what: format!(
+                "{what} on the CPU device: this version runs kernels on CUDA devices only (the CPU \
+                 device holds arrays and copies them; docs/cpu.md). Copy the arrays to a CUDA device \
+                 (`x.to_device(&Device::get(0)?)`) and launch there"
+            ),
+        }
     }
 
     /// True when the error means "no usable GPU here" (no driver or no device): tests and tools

@@ -132,6 +132,9 @@ impl RawKernel {
     #[cold]
     fn load_at(&self, ordinal: usize) -> Result<&KernelFunction> {
         let device = Device::get(ordinal)?;
+        if device.is_cpu() {
+            return Err(Error::kernel_on_cpu(&format!("kernel `{}`", self.inner.name)));
+        }
         let slots = self.inner.functions.get_or_init(|| {
             let n = Device::count().unwrap_or(0).max(ordinal + 1);
             (0..n).map(|_| OnceLock::new()).collect()

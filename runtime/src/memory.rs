@@ -26,13 +26,18 @@
 //!
 //! Not done: CuPy's size bins for small requests (a `BTreeMap` by size does the best fit), and
 //! its `malloc_async` pool (`cuMemAllocAsync`).
+//!
+//! The CPU device has no pool: a buffer on it is a host allocation of its own (64-byte aligned,
+//! zeroed), freed when the buffer is dropped, and every host access to it (the copies here,
+//! kernels run by the host) holds the buffer's lock, shared to read and exclusive to write, so
+//! that arrays sharing it from several threads never race (docs/cpu.md).
 
 mod arena;
 
 use std::fmt;
 use std::mem::MaybeUninit;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex, MutexGuard, RwLock};
 
 use cudarc::driver::DriverError;
 use cudarc::driver::result;
@@ -79,6 +84,11 @@ fn lock(m: &Mutex<Arena<Stream>>) -> MutexGuard<'_, Arena<Stream>> {
 impl MemoryPool {
     /// The pool of `device` (created on first use; `CUPY_GPU_MEMORY_LIMIT` is read then).
     pub fn for_device(device: &Device) -> Result<MemoryPool> {
+        if device.is_cpu() {
+            return Err(Error::Unsupported {
+                what: "a memory pool of the CPU device: its arrays are host allocations of their own (docs/cpu.md)".into(),
+            });
+        }
         static POOLS: Mutex<Vec<Option<MemoryPool>>> = Mutex::new(Vec::new());
         let mut pools = POOLS.lock().unwrap_or_else(|p| p.into_inner());
         let i = device.ordinal();
@@ -225,8 +235,10 @@ impl MemoryPool {
             len: bytes,
             size,
             stream: stream.clone(),
-            key,
-            pool: self.inner.clone(),
+            owner: Owner::Pool {
+                key,
+                pool: self.inner.clone(),
+            },
         };
         if bytes == 0 {
             return Ok(make(0, 0));
@@ -245,14 +257,15 @@ impl MemoryPool {
         let taken = lock(&inner.arena).take(size, key, |s| s.kind() != StreamKind::PerThread);
         if let Some(t) = taken {
             if let Some((other_key, other)) = t.from {
-                // Order this stream after the work pending on the chunk's old stream.
-                let ordered = other
-                    .raw()
-                    .record_event(None)
-                    .and_then(|ev| stream.raw().wait(&ev));
+                // Order this stream after the work pending on the chunk's old stream (both are
+                // CUDA streams: a pool's streams are its device's).
+                let ordered = (|| -> Result<()> {
+                    let event = other.raw()?.record_event(None).map_err(inner.device.driver_fn("cuEventRecord"))?;
+                    stream.raw()?.wait(&event).map_err(inner.device.driver_fn("cuStreamWaitEvent"))
+                })();
                 if let Err(e) = ordered {
                     lock(&inner.arena).free(t.addr, other_key, &other);
-                    return Err(inner.device.driver_error("cuStreamWaitEvent", e));
+                    return Err(e);
                 }
             }
             return Ok(make(t.addr, size));
@@ -322,28 +335,89 @@ impl fmt::Debug for MemoryPool {
     }
 }
 
-/// An owned device allocation from a [`MemoryPool`]; returned to the pool when dropped.
+/// An owned allocation of a device: a chunk of a CUDA device's [`MemoryPool`], returned to the
+/// pool when dropped, or host memory of the CPU device, freed when dropped.
 pub struct DeviceBuffer {
     ptr: u64,
     /// Requested bytes.
     len: usize,
-    /// Rounded bytes (the chunk's size).
+    /// Rounded bytes (the chunk's size; the host allocation's).
     size: usize,
     stream: Stream,
-    /// The pool's key of `stream` on the allocating thread.
-    key: usize,
-    pool: Arc<PoolInner>,
+    owner: Owner,
+}
+
+/// Where a buffer's memory comes from.
+enum Owner {
+    /// A chunk of a pool, with the pool's key of the buffer's stream on the allocating thread.
+    Pool { key: usize, pool: Arc<PoolInner> },
+    /// Host memory of the CPU device (`size` bytes, [`HOST_ALIGN`]-aligned; none when `size` is
+    /// 0), and the lock every host access to it holds.
+    Host { device: Device, lock: RwLock<()> },
+}
+
+/// The alignment of the CPU device's buffers (a cache line; every element type needs less).
+const HOST_ALIGN: usize = 64;
+
+/// The layout of a host buffer of `size` (> 0) bytes.
+fn host_layout(size: usize) -> Option<std::alloc::Layout> {
+    std::alloc::Layout::from_size_align(size, HOST_ALIGN).ok()
 }
 
 impl DeviceBuffer {
-    /// Allocates `bytes` from the pool of `stream`'s device, for use on `stream`.
+    /// Allocates `bytes` for use on `stream`: from the pool of `stream`'s device, or on the CPU
+    /// device zeroed host memory.
     pub fn alloc(bytes: usize, stream: &Stream) -> Result<DeviceBuffer> {
+        if stream.device().is_cpu() {
+            return DeviceBuffer::alloc_host(bytes, stream);
+        }
         MemoryPool::for_device(stream.device())?.alloc(bytes, stream)
     }
 
-    /// The device address (`CUdeviceptr`); 0 for an empty buffer.
+    fn alloc_host(bytes: usize, stream: &Stream) -> Result<DeviceBuffer> {
+        let oom = || Error::OutOfMemory {
+            device: stream.device().ordinal(),
+            requested: bytes,
+            limit: None,
+            used: 0,
+            held: 0,
+        };
+        let ptr = if bytes == 0 {
+            0
+        } else {
+            let layout = host_layout(bytes).ok_or_else(oom)?;
+            // SAFETY: `layout` has a non-zero size (`bytes > 0`).
+            let p = unsafe { std::alloc::alloc_zeroed(layout) };
+            if p.is_null() {
+                return Err(oom());
+            }
+            p as u64
+        };
+        Ok(DeviceBuffer {
+            ptr,
+            len: bytes,
+            size: bytes,
+            stream: stream.clone(),
+            owner: Owner::Host {
+                device: stream.device().clone(),
+                lock: RwLock::new(()),
+            },
+        })
+    }
+
+    /// The device address (`CUdeviceptr`; a host address on the CPU device); 0 for an empty
+    /// buffer.
     pub fn ptr(&self) -> u64 {
         self.ptr
+    }
+
+    /// On the CPU device, the lock every host access to the memory holds (shared to read,
+    /// exclusive to write); `None` for a CUDA device's buffer.
+    pub(crate) fn host_lock(&self) -> Option<&RwLock<()>> {
+        match &self.owner {
+            Owner::Host { lock, .. } => Some(lock),
+            Owner::Pool { .. } => None,
+        }
     }
 
     /// The requested size in bytes.
@@ -357,7 +431,10 @@ impl DeviceBuffer {
     }
 
     pub fn device(&self) -> &Device {
-        &self.pool.device
+        match &self.owner {
+            Owner::Pool { pool, .. } => &pool.device,
+            Owner::Host { device, .. } => device,
+        }
     }
 
     /// The stream the buffer was allocated on.
@@ -385,6 +462,15 @@ impl DeviceBuffer {
             return Ok(());
         }
         self.check_stream(stream)?;
+        if let Some(lock) = self.host_lock() {
+            let _write = lock.write().unwrap_or_else(|e| e.into_inner());
+            // SAFETY: the destination range is inside this live host allocation (checked above),
+            // which no other host access touches while the lock is held; `src` is a valid slice
+            // of the same length that cannot overlap it (`src` is borrowed from elsewhere: no
+            // reference into the buffer's memory is ever handed out).
+            unsafe { std::ptr::copy_nonoverlapping(src.as_ptr(), (self.ptr as *mut u8).add(byte_offset), src.len()) };
+            return Ok(());
+        }
         self.device().bind_to_thread()?;
         // SAFETY: the destination range is inside this live allocation (checked above) and the
         // stream belongs to its device. From pageable host memory the driver copies `src` to a
@@ -399,6 +485,13 @@ impl DeviceBuffer {
             return Ok(());
         }
         self.check_stream(stream)?;
+        if let Some(lock) = self.host_lock() {
+            let _write = lock.write().unwrap_or_else(|e| e.into_inner());
+            // SAFETY: the range is exactly this live host allocation, which no other host access
+            // touches while the lock is held.
+            unsafe { std::ptr::write_bytes(self.ptr as *mut u8, 0, self.len) };
+            return Ok(());
+        }
         self.device().bind_to_thread()?;
         // SAFETY: the range is exactly this live allocation, and the stream belongs to its device
         // (checked above); the memset is ordered on the stream like every other use of the buffer.
@@ -414,6 +507,11 @@ impl DeviceBuffer {
             return Ok(());
         }
         self.check_stream(stream)?;
+        if self.host_lock().is_some() {
+            // SAFETY: `[u8]` and `[MaybeUninit<u8>]` have one layout; `read_host` only writes.
+            let dst = unsafe { &mut *(dst as *mut [u8] as *mut [MaybeUninit<u8>]) };
+            return self.read_host(byte_offset, dst);
+        }
         self.device().bind_to_thread()?;
         // SAFETY: the source range is inside this live allocation (checked above); `dst` is a
         // valid, exclusively borrowed host slice of the same length, and we synchronize the
@@ -431,12 +529,35 @@ impl DeviceBuffer {
             return Ok(());
         }
         self.check_stream(stream)?;
+        if self.host_lock().is_some() {
+            return self.read_host(byte_offset, dst);
+        }
         self.device().bind_to_thread()?;
         // SAFETY: as in `read_bytes`; the driver only writes `dst` (never reads it), so its bytes
         // need not be initialised, and after the synchronize below all of them are.
         unsafe { result::memcpy_dtoh_async(dst, self.ptr + byte_offset as u64, stream.handle()) }
             .map_err(self.device().driver_fn("cuMemcpyDtoHAsync"))?;
         stream.synchronize()
+    }
+
+    /// The CPU device's read: a copy out of the host allocation under the shared lock.
+    fn read_host(&self, byte_offset: usize, dst: &mut [MaybeUninit<u8>]) -> Result<()> {
+        let Some(lock) = self.host_lock() else {
+            return Err(Error::Unsupported { what: "a host read of a CUDA device's buffer".into() });
+        };
+        let _read = lock.read().unwrap_or_else(|e| e.into_inner());
+        // SAFETY: the source range is inside this live host allocation (checked by the callers),
+        // which no host access writes while the shared lock is held; `dst` is an exclusively
+        // borrowed slice of the same length outside it (no reference into the buffer's memory is
+        // handed out), and every byte of it is written here.
+        unsafe {
+            std::ptr::copy_nonoverlapping(
+                (self.ptr as *const u8).add(byte_offset),
+                dst.as_mut_ptr().cast::<u8>(),
+                dst.len(),
+            )
+        };
+        Ok(())
     }
 
     fn check_stream(&self, stream: &Stream) -> Result<()> {
@@ -453,9 +574,21 @@ impl DeviceBuffer {
 
 impl Drop for DeviceBuffer {
     fn drop(&mut self) {
-        if self.size > 0 {
-            let back = lock(&self.pool.arena).free(self.ptr, self.key, &self.stream);
-            debug_assert!(back, "{self:?} was not a live chunk of its pool");
+        if self.size == 0 {
+            return;
+        }
+        match &self.owner {
+            Owner::Pool { key, pool } => {
+                let back = lock(&pool.arena).free(self.ptr, *key, &self.stream);
+                debug_assert!(back, "{self:?} was not a live chunk of its pool");
+            }
+            Owner::Host { .. } => {
+                if let Some(layout) = host_layout(self.size) {
+                    // SAFETY: `ptr` was allocated in `alloc_host` with this layout (same size and
+                    // alignment) and is freed only here, when the last owner is gone.
+                    unsafe { std::alloc::dealloc(self.ptr as *mut u8, layout) };
+                }
+            }
         }
     }
 }
@@ -475,12 +608,19 @@ impl fmt::Debug for DeviceBuffer {
 /// Waits for `stream` without reporting index errors (for the runtime's own waits, such as the
 /// memory pool's before it frees memory, which must not consume the user's report).
 pub(crate) fn wait_stream(stream: &Stream) -> Result<()> {
-    stream.raw().synchronize().map_err(Error::driver_fn("cuStreamSynchronize"))
+    match stream.raw() {
+        Ok(raw) => raw.synchronize().map_err(Error::driver_fn("cuStreamSynchronize")),
+        // The CPU device's work is done when it is queued.
+        Err(_) => Ok(()),
+    }
 }
 
 /// Waits for all work on `device` without reporting index errors (see [`wait_stream`]).
 pub(crate) fn wait_device(device: &Device) -> Result<()> {
-    device.context().synchronize().map_err(Error::driver_fn("cuCtxSynchronize"))
+    match device.context() {
+        Ok(ctx) => ctx.synchronize().map_err(Error::driver_fn("cuCtxSynchronize")),
+        Err(_) => Ok(()),
+    }
 }
 
 

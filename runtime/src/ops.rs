@@ -288,11 +288,19 @@ impl<T: Scalar> Array<T> {
     /// Sets every element to `value`; any layout (a strided view writes only its elements). A
     /// broadcast view (stride 0) is an error.
     pub fn fill(&mut self, value: T) -> Result<()> {
+        if self.device().is_cpu() {
+            return self.write_host("fill", |_| value);
+        }
         launch_into(builtin!(copy), &[T::DTYPE], &[Arg::scalar(elementwise::Value::of(value)), Arg::output(self)])
     }
 
     /// Copies `src` (broadcast to this array's shape) into this array, in any layout.
     pub fn assign(&mut self, src: &Array<T>) -> Result<()> {
+        if self.device().is_cpu() && src.device().is_cpu() {
+            // Read whole before any write: `src` may be a view of this array's buffer.
+            let values = src.broadcast_to(self.shape())?.to_vec()?;
+            return self.write_host("assign", |k| values[k]);
+        }
         launch_into(builtin!(copy), &[T::DTYPE], &[Arg::input(src), Arg::output(self)])
     }
 }
@@ -321,6 +329,10 @@ impl<T: Element> Array<T> {
     /// The device-side copy behind [`Array::copy`] (and the `to_vec` of a non-contiguous view),
     /// when [`copy_dtype`] has a dtype for `T` (`None` for a struct of another size).
     pub(super) fn copy_on_device(&self) -> Option<Result<Array<T>>> {
+        if self.device().is_cpu() {
+            // The host gathers the elements itself (`to_vec`): no kernel to launch.
+            return None;
+        }
         let dtype = copy_dtype(T::ELEM)?;
         Some(self.copy_as(dtype))
     }

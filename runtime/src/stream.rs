@@ -10,6 +10,9 @@
 //!   counted; a thread's current stream holds a reference).
 //! - Without a current stream, a device uses its null stream: the legacy default stream, or the
 //!   per-thread default stream when `CUPY_CUDA_PER_THREAD_DEFAULT_STREAM=1`.
+//! - The CPU device's streams and events have no CUDA handle: work queued on the CPU is done
+//!   before the call that queues it returns, so every CPU stream is always idle, and an event
+//!   records the time it was recorded at (docs/cpu.md).
 
 use std::borrow::Cow;
 use std::cell::RefCell;
@@ -22,7 +25,7 @@ use cudarc::driver::result::stream::StreamKind as RawKind;
 use cudarc::driver::sys::{self, CUevent_flags};
 use cudarc::driver::{CudaEvent, CudaStream, result};
 
-use crate::device::Device;
+use crate::device::{Backend, Device};
 use crate::env;
 use crate::error::{Error, Result};
 
@@ -62,24 +65,55 @@ impl Drop for OwnedHandle {
     }
 }
 
-/// A CUDA stream on one device. Cheap to clone (clones refer to the same stream).
+/// A stream on one device: a CUDA stream, or a stream of the CPU device. Cheap to clone (clones
+/// refer to the same stream).
 #[derive(Clone)]
 pub struct Stream {
-    raw: Arc<CudaStream>,
+    queue: Queue,
     device: Device,
     kind: StreamKind,
     _owner: Option<Arc<OwnedHandle>>,
 }
 
+/// What a stream queues work on.
+#[derive(Clone)]
+enum Queue {
+    Cuda(Arc<CudaStream>),
+    /// A CPU stream, by a number unique in the process (its identity: the null streams are 0
+    /// and 2, the handles CUDA gives them).
+    Host(usize),
+}
+
+impl Queue {
+    /// The identity of the stream on its device.
+    fn id(&self) -> usize {
+        match self {
+            Queue::Cuda(raw) => raw.cu_stream() as usize,
+            Queue::Host(id) => *id,
+        }
+    }
+}
+
+/// The next CPU stream's number (odd numbers above 2: never a null stream's).
+fn next_host_stream() -> usize {
+    static NEXT: AtomicUsize = AtomicUsize::new(3);
+    NEXT.fetch_add(2, Ordering::Relaxed)
+}
+
 thread_local! {
-    /// The current stream of each device for this thread, indexed by ordinal.
-    static CURRENT_STREAMS: RefCell<Vec<Option<Stream>>> = const { RefCell::new(Vec::new()) };
+    /// The current stream of each device for this thread: (ordinal, stream), at most one per
+    /// device (the CPU's ordinal is `usize::MAX`, so not an index).
+    static CURRENT_STREAMS: RefCell<Vec<(usize, Stream)>> = const { RefCell::new(Vec::new()) };
 }
 
 /// The null streams (legacy, per-thread) of each opened device, made once: what
 /// [`Stream::current_ref`] lends. A device lives for the rest of the process, so do they.
 fn null_streams(device: &'static Device) -> Result<&'static [Stream; 2]> {
     static NULLS: std::sync::OnceLock<Box<[std::sync::OnceLock<[Stream; 2]>]>> = std::sync::OnceLock::new();
+    static CPU: std::sync::OnceLock<[Stream; 2]> = std::sync::OnceLock::new();
+    if device.is_cpu() {
+        return Ok(CPU.get_or_init(|| [Stream::legacy(device), Stream::per_thread(device)]));
+    }
     let count = crate::device::driver_device_count()?;
     let slots = NULLS.get_or_init(|| (0..count).map(|_| std::sync::OnceLock::new()).collect());
     let slot = slots.get(device.ordinal()).ok_or(Error::InvalidDevice { ordinal: device.ordinal(), count })?;
@@ -89,46 +123,70 @@ fn null_streams(device: &'static Device) -> Result<&'static [Stream; 2]> {
 fn set_current_entry(ordinal: usize, s: Option<Stream>) -> Option<Stream> {
     CURRENT_STREAMS.with(|c| {
         let mut v = c.borrow_mut();
-        if v.len() <= ordinal {
-            v.resize(ordinal + 1, None);
+        let at = v.iter().position(|(o, _)| *o == ordinal);
+        let previous = at.map(|k| v.swap_remove(k).1);
+        if let Some(s) = s {
+            v.push((ordinal, s));
         }
-        std::mem::replace(&mut v[ordinal], s)
+        previous
     })
+}
+
+/// The stream this thread made current for device `ordinal`, if any.
+fn current_entry(ordinal: usize) -> Option<Stream> {
+    CURRENT_STREAMS.with(|c| c.borrow().iter().find(|(o, _)| *o == ordinal).map(|(_, s)| s.clone()))
 }
 
 impl Stream {
     /// Creates a new stream on `device` that synchronizes with the legacy default stream, like
     /// CuPy's `cupy.cuda.Stream()`.
     pub fn new(device: &Device) -> Result<Stream> {
+        if device.is_cpu() {
+            return Ok(Stream::host(device, StreamKind::Blocking, next_host_stream()));
+        }
         device.bind_to_thread()?;
+        let ctx = device.cuda_context("a CUDA stream")?;
         let handle =
             result::stream::create(RawKind::Default).map_err(device.driver_fn("cuStreamCreate"))?;
         // SAFETY: `handle` is a live stream of this device's context, created just above; it is
         // destroyed only by `OwnedHandle::drop`, after every `Stream` clone (each holding the
         // owner) is gone and no raw clone is left.
-        let raw = unsafe { device.context().wrap_borrowed_stream(handle) };
+        let raw = unsafe { ctx.wrap_borrowed_stream(handle) };
         let owner = Arc::new(OwnedHandle {
             raw: raw.clone(),
             device: device.clone(),
         });
         Ok(Stream {
-            raw,
+            queue: Queue::Cuda(raw),
             device: device.clone(),
             kind: StreamKind::Blocking,
             _owner: Some(owner),
         })
     }
 
+    /// A stream of the CPU device.
+    fn host(device: &Device, kind: StreamKind, id: usize) -> Stream {
+        Stream {
+            queue: Queue::Host(id),
+            device: device.clone(),
+            kind,
+            _owner: None,
+        }
+    }
+
     /// Creates a new stream on `device` that does not synchronize with the legacy default
     /// stream (CuPy's `Stream(non_blocking=True)`).
     pub fn new_non_blocking(device: &Device) -> Result<Stream> {
+        if device.is_cpu() {
+            return Ok(Stream::host(device, StreamKind::NonBlocking, next_host_stream()));
+        }
         device.check_alive()?;
         let raw = device
-            .context()
+            .cuda_context("a CUDA stream")?
             .new_stream()
             .map_err(device.driver_fn("cuStreamCreate"))?;
         Ok(Stream {
-            raw,
+            queue: Queue::Cuda(raw),
             device: device.clone(),
             kind: StreamKind::NonBlocking,
             _owner: None,
@@ -147,21 +205,27 @@ impl Stream {
 
     /// The device's legacy default stream, whatever the environment says.
     pub fn legacy(device: &Device) -> Stream {
-        Stream {
-            raw: device.inner().legacy_stream.clone(),
-            device: device.clone(),
-            kind: StreamKind::Legacy,
-            _owner: None,
+        match device.backend() {
+            Backend::Cuda { legacy_stream, .. } => Stream {
+                queue: Queue::Cuda(legacy_stream.clone()),
+                device: device.clone(),
+                kind: StreamKind::Legacy,
+                _owner: None,
+            },
+            Backend::Cpu => Stream::host(device, StreamKind::Legacy, 0),
         }
     }
 
     /// The device's per-thread default stream, whatever the environment says.
     pub fn per_thread(device: &Device) -> Stream {
-        Stream {
-            raw: device.inner().per_thread_stream.clone(),
-            device: device.clone(),
-            kind: StreamKind::PerThread,
-            _owner: None,
+        match device.backend() {
+            Backend::Cuda { per_thread_stream, .. } => Stream {
+                queue: Queue::Cuda(per_thread_stream.clone()),
+                device: device.clone(),
+                kind: StreamKind::PerThread,
+                _owner: None,
+            },
+            Backend::Cpu => Stream::host(device, StreamKind::PerThread, 2),
         }
     }
 
@@ -173,9 +237,7 @@ impl Stream {
     /// [`Stream::current_for`] borrowed when it is the device's null stream (a thread that set
     /// no stream): what a launch needs, without the reference counts of a clone.
     pub(crate) fn current_ref(device: &'static Device) -> Result<Cow<'static, Stream>> {
-        let ordinal = device.ordinal();
-        let found = CURRENT_STREAMS.with(|c| c.borrow().get(ordinal).cloned().flatten());
-        if let Some(s) = found {
+        if let Some(s) = current_entry(device.ordinal()) {
             return Ok(Cow::Owned(s));
         }
         let per_thread = env::per_thread_default_stream()?;
@@ -184,9 +246,7 @@ impl Stream {
 
     /// The current stream of `device` for this thread (its null stream when none was set).
     pub fn current_for(device: &Device) -> Result<Stream> {
-        let ordinal = device.ordinal();
-        let found = CURRENT_STREAMS.with(|c| c.borrow().get(ordinal).cloned().flatten());
-        match found {
+        match current_entry(device.ordinal()) {
             Some(s) => Ok(s),
             None => Stream::null(device),
         }
@@ -214,17 +274,20 @@ impl Stream {
     /// index of a kernel on this device since the last report ([`Error::IndexOutOfBounds`]).
     pub fn synchronize(&self) -> Result<()> {
         self.device.check_alive()?;
-        self.raw
-            .synchronize()
-            .map_err(self.device.driver_fn("cuStreamSynchronize"))?;
+        if let Queue::Cuda(raw) = &self.queue {
+            raw.synchronize().map_err(self.device.driver_fn("cuStreamSynchronize"))?;
+        }
         crate::bounds::check(self.device.ordinal())
     }
 
     /// True when all work queued so far has finished (does not block).
     pub fn is_done(&self) -> Result<bool> {
+        let Queue::Cuda(raw) = &self.queue else {
+            return Ok(true);
+        };
         self.device.bind_to_thread()?;
         // SAFETY: the stream handle is alive (we hold a reference).
-        match unsafe { sys::cuStreamQuery(self.raw.cu_stream()) } {
+        match unsafe { sys::cuStreamQuery(raw.cu_stream()) } {
             sys::CUresult::CUDA_SUCCESS => Ok(true),
             sys::CUresult::CUDA_ERROR_NOT_READY => Ok(false),
             e => Err(self
@@ -235,20 +298,39 @@ impl Stream {
 
     /// Makes later work on this stream wait for `event` (without blocking the host).
     pub fn wait_event(&self, event: &Event) -> Result<()> {
+        if event.device != self.device {
+            return Err(Error::DeviceMismatch {
+                context: "Stream::wait_event (the event's device)".into(),
+                expected: self.device.ordinal(),
+                found: event.device.ordinal(),
+            });
+        }
         self.device.check_alive()?;
-        self.raw
-            .wait(&event.raw)
-            .map_err(self.device.driver_fn("cuStreamWaitEvent"))
+        match (&self.queue, &event.raw) {
+            (Queue::Cuda(raw), Some(ev)) => raw.wait(ev).map_err(self.device.driver_fn("cuStreamWaitEvent")),
+            // The CPU's work is done when it is queued: nothing to wait for.
+            _ => Ok(()),
+        }
     }
 
-    /// The cudarc stream (for launches). Keep this `Stream` alive while the handle is in use.
-    pub fn raw(&self) -> &Arc<CudaStream> {
-        &self.raw
+    /// The cudarc stream (for launches); an error for a stream of the CPU device. Keep this
+    /// `Stream` alive while the handle is in use.
+    pub fn raw(&self) -> Result<&Arc<CudaStream>> {
+        match &self.queue {
+            Queue::Cuda(raw) => Ok(raw),
+            Queue::Host(_) => Err(Error::Unsupported {
+                what: "the CUDA stream of a stream of the CPU device, which has none".into(),
+            }),
+        }
     }
 
-    /// The raw `CUstream` handle.
+    /// The raw `CUstream` handle; null for a stream of the CPU device (which no CUDA call
+    /// receives: the CPU device's buffers are host memory).
     pub fn handle(&self) -> sys::CUstream {
-        self.raw.cu_stream()
+        match &self.queue {
+            Queue::Cuda(raw) => raw.cu_stream(),
+            Queue::Host(_) => std::ptr::null_mut(),
+        }
     }
 
     /// The device the stream belongs to.
@@ -276,14 +358,14 @@ impl Stream {
             }
             THREAD_KEY.with(|k| *k)
         } else {
-            self.raw.cu_stream() as usize
+            self.queue.id()
         }
     }
 }
 
 impl PartialEq for Stream {
     fn eq(&self, other: &Self) -> bool {
-        self.device == other.device && self.raw.cu_stream() == other.raw.cu_stream()
+        self.device == other.device && self.queue.id() == other.queue.id()
     }
 }
 
@@ -293,10 +375,10 @@ impl fmt::Debug for Stream {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "Stream({:?}, device {}, {:p})",
+            "Stream({:?}, device {}, {:#x})",
             self.kind,
             self.device.ordinal(),
-            self.raw.cu_stream()
+            self.queue.id()
         )
     }
 }
@@ -315,9 +397,13 @@ impl Drop for StreamGuard {
     }
 }
 
-/// A CUDA event (with timing enabled) on one device.
+/// An event (with timing enabled) on one device: a CUDA event, or on the CPU device the time it
+/// was recorded at.
 pub struct Event {
-    raw: CudaEvent,
+    /// `None` on the CPU device.
+    raw: Option<CudaEvent>,
+    /// When it was recorded (the CPU device).
+    at: std::sync::Mutex<Option<std::time::Instant>>,
     device: Device,
 }
 
@@ -325,12 +411,19 @@ impl Event {
     /// A new event with timing enabled, not yet recorded.
     pub fn new(device: &Device) -> Result<Event> {
         device.check_alive()?;
-        let raw = device
-            .context()
-            .new_event(Some(CUevent_flags::CU_EVENT_DEFAULT))
-            .map_err(device.driver_fn("cuEventCreate"))?;
+        let raw = if device.is_cpu() {
+            None
+        } else {
+            Some(
+                device
+                    .cuda_context("a CUDA event")?
+                    .new_event(Some(CUevent_flags::CU_EVENT_DEFAULT))
+                    .map_err(device.driver_fn("cuEventCreate"))?,
+            )
+        };
         Ok(Event {
             raw,
+            at: std::sync::Mutex::new(None),
             device: device.clone(),
         })
     }
@@ -352,61 +445,114 @@ impl Event {
             });
         }
         self.device.check_alive()?;
-        self.raw
-            .record(stream.raw())
-            .map_err(self.device.driver_fn("cuEventRecord"))
+        match &self.raw {
+            Some(raw) => raw.record(stream.raw()?).map_err(self.device.driver_fn("cuEventRecord")),
+            None => {
+                *self.at.lock().unwrap_or_else(|e| e.into_inner()) = Some(std::time::Instant::now());
+                Ok(())
+            }
+        }
     }
 
     /// Blocks until the recorded work has finished. Reports the first out-of-range index of a
     /// kernel on this device since the last report ([`Error::IndexOutOfBounds`]).
     pub fn synchronize(&self) -> Result<()> {
         self.device.check_alive()?;
-        self.raw
-            .synchronize()
-            .map_err(self.device.driver_fn("cuEventSynchronize"))?;
+        if let Some(raw) = &self.raw {
+            raw.synchronize().map_err(self.device.driver_fn("cuEventSynchronize"))?;
+        }
         crate::bounds::check(self.device.ordinal())
     }
 
     /// True when the recorded work has finished (does not block).
     pub fn is_done(&self) -> Result<bool> {
+        let Some(raw) = &self.raw else {
+            return Ok(true);
+        };
         self.device.bind_to_thread()?;
-        self.raw
-            .try_is_complete()
-            .map_err(self.device.driver_fn("cuEventQuery"))
+        raw.try_is_complete().map_err(self.device.driver_fn("cuEventQuery"))
     }
 
     /// Milliseconds between two recorded events (waits for both).
     pub fn elapsed_ms(start: &Event, end: &Event) -> Result<f32> {
+        if start.device != end.device {
+            return Err(Error::DeviceMismatch {
+                context: "Event::elapsed_ms (the end event's device)".into(),
+                expected: start.device.ordinal(),
+                found: end.device.ordinal(),
+            });
+        }
         start.device.check_alive()?;
-        start
-            .raw
-            .elapsed_ms(&end.raw)
-            .map_err(start.device.driver_fn("cuEventElapsedTime"))
+        match (&start.raw, &end.raw) {
+            (Some(a), Some(b)) => a.elapsed_ms(b).map_err(start.device.driver_fn("cuEventElapsedTime")),
+            _ => {
+                let at = |e: &Event| *e.at.lock().unwrap_or_else(|p| p.into_inner());
+                match (at(start), at(end)) {
+                    (Some(a), Some(b)) => Ok(if b >= a {
+                        (b - a).as_secs_f64() as f32 * 1e3
+                    } else {
+                        -((a - b).as_secs_f64() as f32 * 1e3)
+                    }),
+                    _ => Err(Error::Unsupported {
+                        what: "the time between events of the CPU device that were not both recorded (record them with `record_on` first)".into(),
+                    }),
+                }
+            }
+        }
     }
 
     pub fn device(&self) -> &Device {
         &self.device
     }
 
-    pub fn raw(&self) -> &CudaEvent {
-        &self.raw
+    /// The cudarc event; an error for an event of the CPU device.
+    pub fn raw(&self) -> Result<&CudaEvent> {
+        self.raw.as_ref().ok_or_else(|| Error::Unsupported {
+            what: "the CUDA event of an event of the CPU device, which has none".into(),
+        })
     }
 }
 
 impl fmt::Debug for Event {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "Event(device {}, {:p})",
-            self.device.ordinal(),
-            self.raw.cu_event()
-        )
+        match &self.raw {
+            Some(raw) => write!(f, "Event(device {}, {:p})", self.device.ordinal(), raw.cu_event()),
+            None => write!(f, "Event(cpu)"),
+        }
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn streams_and_events_of_the_cpu_device() {
+        let cpu = Device::cpu();
+        let null = Stream::null(&cpu).unwrap();
+        assert!(null.is_null() && null.is_done().unwrap());
+        null.synchronize().unwrap();
+        assert!(null.raw().is_err() && null.handle().is_null());
+        let (a, b) = (Stream::new(&cpu).unwrap(), Stream::new_non_blocking(&cpu).unwrap());
+        assert!(a != b && a != null && a == a.clone());
+        assert_eq!(Stream::current_for(&cpu).unwrap(), null);
+        {
+            let _g = a.use_scoped();
+            assert_eq!(Stream::current_for(&cpu).unwrap(), a);
+            b.set_current();
+            assert_eq!(Stream::current_for(&cpu).unwrap(), b);
+        }
+        assert_eq!(Stream::current_for(&cpu).unwrap(), null);
+        let start = Event::record(&a).unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(2));
+        let end = Event::record(&b).unwrap();
+        end.synchronize().unwrap();
+        a.wait_event(&end).unwrap();
+        assert!(end.is_done().unwrap());
+        let ms = Event::elapsed_ms(&start, &end).unwrap();
+        assert!((1.5..1000.0).contains(&ms), "{ms}");
+        assert!(Event::elapsed_ms(&start, &Event::new(&cpu).unwrap()).is_err());
+    }
 
     #[test]
     fn current_stream_without_gpu_is_an_error() {

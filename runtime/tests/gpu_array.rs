@@ -1,12 +1,41 @@
-//! GPU tests of `Array<T>`: every dtype host -> device -> host, views against host references,
-//! ndarray interop, creation functions. Run on a GPU machine with
-//! `cargo test -p cuprum-runtime --test gpu_array -- --include-ignored`.
+//! Tests of `Array<T>` on each device: every dtype host -> device -> host, views against host
+//! references, ndarray interop, creation functions, struct elements. Each runs on the CPU device
+//! (in CI) and on CUDA device 0 (ignored without a GPU; run on a GPU machine with
+//! `cargo test -p cuprum-runtime --test gpu_array -- --include-ignored`).
 
 mod support;
 use support::Rng;
 mod structs;
 
-use cuprum_runtime::{Array, Error, Slice};
+use cuprum_runtime::{Array, Device, Error, Slice};
+
+/// Runs `test` with `device` current on this thread (what `Array::from_vec` and the other
+/// creation functions allocate on).
+fn on(device: Device, test: fn()) {
+    let _current = device.use_scoped().unwrap();
+    test();
+}
+
+/// `#[test] fn NAME_on_the_cpu()` and `#[test] #[ignore] fn NAME_on_the_gpu()` running `NAME`.
+macro_rules! on_both_devices {
+    ($($name:ident),* $(,)?) => {
+        mod on_the_cpu {
+            $(#[test] fn $name() { super::on(cuprum_runtime::Device::cpu(), super::$name) })*
+        }
+        mod on_the_gpu {
+            $(#[test] #[ignore = "needs a CUDA GPU"] fn $name() { super::on(cuprum_runtime::Device::get(0).unwrap(), super::$name) })*
+        }
+    };
+}
+
+on_both_devices!(
+    every_dtype_round_trips,
+    views_match_host_reference,
+    ndarray_interop,
+    creation_functions,
+    struct_arrays_round_trip,
+    struct_views_and_copies_gather,
+);
 use half::{bf16, f16};
 use num_complex::Complex;
 
@@ -97,8 +126,6 @@ fn roundtrip<T: cuprum_runtime::Scalar + Random>(r: &mut Rng) {
     assert_eq!(s.to_vec().unwrap(), vec![x]);
 }
 
-#[test]
-#[ignore = "needs a CUDA GPU"]
 fn every_dtype_round_trips() {
     let r = &mut Rng::new();
     roundtrip::<bool>(r);
@@ -158,8 +185,6 @@ fn pick3<T: Copy>(h: &[T], shape: [usize; 3], ii: &[usize], jj: &[usize], kk: &[
     v
 }
 
-#[test]
-#[ignore = "needs a CUDA GPU"]
 fn views_match_host_reference() {
     let r = &mut Rng::new();
     let sh = [5usize, 6, 7];
@@ -291,8 +316,6 @@ fn views_match_host_reference() {
     assert_eq!(v.device_ptr(), a.device_ptr() + (42 * 4) as u64);
 }
 
-#[test]
-#[ignore = "needs a CUDA GPU"]
 fn ndarray_interop() {
     use ndarray::{ArrayD, IxDyn, s};
     let r = &mut Rng::new();
@@ -320,8 +343,6 @@ fn ndarray_interop() {
     assert_eq!(c.to_vec().unwrap(), m.iter().copied().collect::<Vec<_>>());
 }
 
-#[test]
-#[ignore = "needs a CUDA GPU"]
 fn creation_functions() {
     assert_eq!(
         Array::<f32>::zeros([2, 3]).unwrap().to_vec().unwrap(),
@@ -386,8 +407,6 @@ fn creation_functions() {
 
 use structs::{Bytes2, Pair, Particle, Quad, random_structs, transposed};
 
-#[test]
-#[ignore = "needs a CUDA GPU"]
 fn struct_arrays_round_trip() {
     let mut r = Rng::new();
     for n in [1usize, 3, 1000, 100_003] {
@@ -414,8 +433,6 @@ fn struct_arrays_round_trip() {
     assert_eq!(e.to_vec().unwrap(), host);
 }
 
-#[test]
-#[ignore = "needs a CUDA GPU"]
 fn struct_views_and_copies_gather() {
     let mut r = Rng::new();
     let (rows, cols) = (37usize, 53usize);

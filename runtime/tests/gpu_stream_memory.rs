@@ -46,7 +46,7 @@ fn device_properties() {
     assert!(free <= total && total > 0);
     d.synchronize().unwrap();
     // one context per device: the same Arc
-    assert!(std::sync::Arc::ptr_eq(d.context(), dev0().context()));
+    assert!(std::sync::Arc::ptr_eq(d.context().unwrap(), dev0().context().unwrap()));
     assert!(matches!(Device::get(n), Err(Error::InvalidDevice { .. })));
     assert_eq!(Device::current().unwrap(), d);
 }

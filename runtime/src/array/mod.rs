@@ -356,6 +356,48 @@ impl<T: Element> Array<T> {
         Ok(self.layout.gather(&span, lo))
     }
 
+    /// A copy of this array on `device` (a view of it when it is on `device` already): the
+    /// transfer between the CPU device and a GPU, or between GPUs. The elements go through host
+    /// memory (the current streams of both devices; waits for the copy).
+    pub fn to_device(&self, device: &Device) -> Result<Array<T>> {
+        if self.device() == device {
+            return Ok(self.clone());
+        }
+        let data = self.to_vec()?;
+        Array::from_shape_vec_on(self.layout.shape.clone(), &data, &Stream::current_for(device)?)
+    }
+
+    /// The CPU device's writes: element `k` (C order) of this array becomes `value(k)`, under the
+    /// buffer's write lock. `op` names the operation for errors. A broadcast view (stride 0 on an
+    /// axis of extent > 1) is an error, as for a kernel's output.
+    pub(crate) fn write_host(&self, op: &str, mut value: impl FnMut(usize) -> T) -> Result<()> {
+        let Some(lock) = self.buf.host_lock() else {
+            return Err(Error::Unsupported { what: format!("`{op}` by the host on a CUDA device's array") });
+        };
+        if self.layout.shape.iter().zip(&self.layout.strides).any(|(&d, &s)| d > 1 && s == 0) {
+            return Err(Error::InvalidLaunch {
+                kernel: op.to_string(),
+                detail: format!(
+                    "the array written is a broadcast view (stride 0 on an axis of extent > 1, strides {:?}): every element would be written several times; write a contiguous array",
+                    self.layout.strides
+                ),
+            });
+        }
+        let _write = lock.write().unwrap_or_else(|e| e.into_inner());
+        let base = self.buf.ptr() as *mut T;
+        let mut k = 0;
+        shape::for_each_index(&self.layout.shape, &self.layout.strides, self.layout.offset as isize, |i| {
+            // SAFETY: the layout was checked to stay inside the buffer when the array was made
+            // (`from_parts`, and every view keeps its indices within its source's), so `i` is
+            // an element of this live host allocation, whose base is 64-byte aligned (every
+            // element at a multiple of `T`'s size from it is aligned); no other host access
+            // touches the memory while the write lock is held.
+            unsafe { base.add(i as usize).write(value(k)) };
+            k += 1;
+        });
+        Ok(())
+    }
+
     /// Copies `data` (C order, `len()` elements) into this array, which must be C-contiguous.
     pub fn copy_from_slice(&mut self, data: &[T]) -> Result<()> {
         if data.len() != self.len() {

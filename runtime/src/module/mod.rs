@@ -366,6 +366,9 @@ impl RawModule {
 
     /// The module loaded on `device`, loading (and compiling) it when needed.
     pub(crate) fn loaded_on(&self, device: &Device) -> Result<Arc<LoadedModule>> {
+        if device.is_cpu() {
+            return Err(Error::kernel_on_cpu("a CUDA module"));
+        }
         let slots = self.inner.loaded.get_or_init(|| {
             let n = Device::count().unwrap_or(0).max(device.ordinal() + 1);
             (0..n).map(|_| OnceLock::new()).collect()

@@ -245,6 +245,9 @@ impl Kernel {
             }
         }
         let device = Device::get(ordinal)?;
+        if device.is_cpu() {
+            return Err(crate::error::Error::kernel_on_cpu(&format!("kernel `{}`", self.name)));
+        }
         let symbol = mangle::kernel_symbol(self.kind(), self.name, variant, instance);
         let (kernel, layer) =
             self.unit()?

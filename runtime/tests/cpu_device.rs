@@ -1,0 +1,185 @@
+//! The CPU device (`Device::cpu()`, docs/cpu.md): arrays in host memory, writes by the host,
+//! transfers to and from a GPU, `CUPRUM_DEVICE=cpu`, and the clear error of a kernel launched on
+//! it. These run in CI (no GPU); the transfers to a GPU are ignored without one.
+
+mod support;
+use support::Rng;
+
+use cuprum_runtime::device::CPU_ORDINAL;
+use cuprum_runtime::{Array, Device, Error, MemoryPool, Stream};
+
+fn random(r: &mut Rng, n: usize) -> Vec<f64> {
+    (0..n).map(|_| r.range(-1.0, 1.0) * 1e3 + 0.5).collect()
+}
+
+fn cpu_array(shape: &[usize], data: &[f64]) -> Array<f64> {
+    Array::from_shape_vec_on(shape, data, &Stream::null(&Device::cpu()).unwrap()).unwrap()
+}
+
+#[test]
+fn arrays_live_on_the_cpu_device() {
+    let r = &mut Rng::new();
+    let host = random(r, 4 * 5);
+    let a = cpu_array(&[4, 5], &host);
+    assert!(a.device().is_cpu());
+    assert_eq!(a.device().ordinal(), CPU_ORDINAL);
+    assert_eq!(a.to_vec().unwrap(), host);
+    // Its buffer is host memory, 64-byte aligned.
+    assert_eq!(a.device_ptr() % 64, 0);
+    // A view on the CPU shares it; copies gather on the host.
+    // Columns 4, 2, 0 of the transpose (rows of `a` reversed, every other one).
+    let t = a.transpose().slice(0, cuprum_runtime::Slice::new(Some(4), None, -2)).unwrap();
+    assert_eq!(t.shape(), &[3, 4]);
+    let c = t.copy().unwrap();
+    assert!(c.device().is_cpu() && c.is_c_contiguous());
+    let h = &host;
+    let want: Vec<f64> = [4usize, 2, 0].iter().flat_map(|&j| (0..4).map(move |i| h[i * 5 + j])).collect();
+    assert_eq!(t.to_vec().unwrap(), want);
+    assert_eq!(c.to_vec().unwrap(), want);
+    assert_ne!(c.device_ptr(), a.device_ptr());
+}
+
+#[test]
+fn the_host_writes_views_in_place() {
+    let r = &mut Rng::new();
+    let host = random(r, 6 * 7);
+    let mut a = cpu_array(&[6, 7], &host);
+    // Every third column of the transpose: only its elements change.
+    let mut v = a.transpose().slice(0, cuprum_runtime::Slice::new(Some(1), None, 3)).unwrap();
+    v.fill(-2.5).unwrap();
+    let got = a.to_vec().unwrap();
+    for i in 0..6 {
+        for j in 0..7 {
+            let want = if j % 3 == 1 { -2.5 } else { host[i * 7 + j] };
+            assert_eq!(got[i * 7 + j], want, "({i}, {j})");
+        }
+    }
+    // `assign` broadcasts a row into every row, reading it whole before writing (a view of the
+    // same buffer).
+    let row = a.index_axis(0, 4).unwrap().copy().unwrap();
+    let row_view = a.index_axis(0, 4).unwrap();
+    a.assign(&row_view).unwrap();
+    let want = row.to_vec().unwrap();
+    let got = a.to_vec().unwrap();
+    for i in 0..6 {
+        assert_eq!(&got[i * 7..(i + 1) * 7], want.as_slice(), "row {i}");
+    }
+    // A broadcast view cannot be written.
+    let mut b = row.broadcast_to([3, 7]).unwrap();
+    let e = b.fill(1.0).unwrap_err().to_string();
+    assert!(e.contains("broadcast view"), "{e}");
+    // `full`, `zeros`, `ones` and `arange` on the current device.
+    let _cpu = Device::cpu().use_scoped().unwrap();
+    assert_eq!(Array::<i32>::full([2, 2], 7).unwrap().to_vec().unwrap(), vec![7; 4]);
+    assert_eq!(Array::<f32>::zeros(3).unwrap().to_vec().unwrap(), vec![0.0; 3]);
+    assert!(Array::<u8>::ones(2).unwrap().device().is_cpu());
+}
+
+#[test]
+fn threads_share_an_array_without_racing() {
+    let n = 1 << 16;
+    let a = cpu_array(&[n], &vec![1.0; n]);
+    std::thread::scope(|s| {
+        for k in 0..4 {
+            let mut w = a.clone();
+            s.spawn(move || {
+                for _ in 0..20 {
+                    w.fill(k as f64).unwrap();
+                }
+            });
+            let r = a.clone();
+            s.spawn(move || {
+                for _ in 0..20 {
+                    let v = r.to_vec().unwrap();
+                    // A read sees one fill whole: the writes hold the buffer's lock.
+                    assert!(v.iter().all(|&x| x == v[0]), "a torn read");
+                }
+            });
+        }
+    });
+}
+
+#[test]
+fn kernels_on_the_cpu_device_are_a_clear_error() {
+    let a = cpu_array(&[3], &[1.0, 2.0, 3.0]);
+    let e = (&a + &a).map(|_| ()).unwrap_err();
+    let m = e.to_string();
+    assert!(m.contains("CPU device") && m.contains("to_device"), "{m}");
+    assert!(matches!(e, Error::Unsupported { .. }), "{e:?}");
+    let e = a.astype::<f32>().map(|_| ()).unwrap_err().to_string();
+    assert!(e.contains("CPU device"), "{e}");
+    let e = MemoryPool::for_device(&Device::cpu()).map(|_| ()).unwrap_err().to_string();
+    assert!(e.contains("host allocations"), "{e}");
+}
+
+#[test]
+fn to_device_on_the_same_device_is_a_view() {
+    let a = cpu_array(&[2], &[1.0, 2.0]);
+    let b = a.to_device(&Device::cpu()).unwrap();
+    assert_eq!(b.device_ptr(), a.device_ptr());
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn transfers_between_the_cpu_and_a_gpu() {
+    let r = &mut Rng::new();
+    let host = random(r, 5 * 9);
+    let gpu = Device::get(0).unwrap();
+    let a = cpu_array(&[5, 9], &host);
+    // A strided view goes over whole; the copy on the GPU is C-contiguous.
+    let view = a.transpose();
+    let g = view.to_device(&gpu).unwrap();
+    assert_eq!(g.device(), &gpu);
+    assert_eq!(g.shape(), &[9, 5]);
+    assert_eq!(g.to_vec().unwrap(), view.to_vec().unwrap());
+    // A GPU kernel's result back to the CPU.
+    let doubled = (&g + &g).unwrap();
+    let back = doubled.to_device(&Device::cpu()).unwrap();
+    assert!(back.device().is_cpu());
+    let want: Vec<f64> = view.to_vec().unwrap().iter().map(|x| x + x).collect();
+    assert_eq!(back.to_vec().unwrap(), want);
+    // Arrays of both devices in one launch are an error naming both.
+    let e = (&g + &back.reshape([9, 5]).unwrap()).map(|_| ()).unwrap_err();
+    assert!(matches!(e, Error::DeviceMismatch { .. }), "{e:?}");
+}
+
+/// `CUPRUM_DEVICE` is read once per process: the checks run in a child process (this test binary
+/// again, running only `cuprum_device_child` with the variable set).
+#[test]
+fn cuprum_device_selects_the_default_device() {
+    let exe = std::env::current_exe().unwrap();
+    for (value, want) in [("cpu", "child: cpu"), ("CPU", "child: cpu"), ("tpu", "child: invalid")] {
+        let out = std::process::Command::new(&exe)
+            .args(["--exact", "cuprum_device_child", "--nocapture", "--include-ignored"])
+            .env("CUPRUM_DEVICE", value)
+            .env("CUPRUM_DEVICE_CHILD", "1")
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&out.stdout).to_string() + &String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success() && text.contains(want), "CUPRUM_DEVICE={value}: {text}");
+    }
+}
+
+/// Run by [`cuprum_device_selects_the_default_device`] in a child process; does nothing alone.
+#[test]
+#[ignore = "run by cuprum_device_selects_the_default_device in a child process"]
+fn cuprum_device_child() {
+    if std::env::var_os("CUPRUM_DEVICE_CHILD").is_none() {
+        return;
+    }
+    match Device::current() {
+        Ok(d) => {
+            assert!(d.is_cpu(), "{d:?}");
+            assert_eq!(Device::current_ordinal(), CPU_ORDINAL);
+            let a = Array::<f32>::from_vec(vec![1.0, 2.0]).unwrap();
+            assert!(a.device().is_cpu());
+            assert!(Stream::current().unwrap().device().is_cpu());
+            println!("child: cpu");
+        }
+        Err(e) => {
+            let m = e.to_string();
+            assert!(m.contains("CUPRUM_DEVICE") && m.contains("cpu or cuda"), "{m}");
+            println!("child: invalid");
+        }
+    }
+}
