@@ -148,6 +148,25 @@ impl Checked {
         found
     }
 
+    /// Whether the item's body reads its elementwise loop position (`index()` or `loop_size()`):
+    /// the CPU device's loop then sets them for each call of the body.
+    pub fn uses_loop_position(&self) -> bool {
+        let mut found = false;
+        ir::each_expr_of_item(&self.item, &mut |e| {
+            found |= matches!(
+                e.kind,
+                ir::ExprKind::Call {
+                    callee: ir::Callee::Intrinsic {
+                        intrinsic: crate::lang::Intrinsic::Index | crate::lang::Intrinsic::LoopSize,
+                        ..
+                    },
+                    ..
+                }
+            )
+        });
+        found
+    }
+
     /// A reduction's accumulator and output types, as the type checker found them.
     pub fn reduction_types(&self) -> Option<ReductionTypes> {
         let ir::ItemKind::Reduction(parts) = &self.item.kind else {

@@ -6,6 +6,7 @@ mod support;
 use support::Rng;
 
 use cuprum_runtime::device::CPU_ORDINAL;
+use cuprum_runtime::reduction::Reductions;
 use cuprum_runtime::{Array, Device, Error, MemoryPool, Stream};
 
 fn random(r: &mut Rng, n: usize) -> Vec<f64> {
@@ -100,14 +101,43 @@ fn threads_share_an_array_without_racing() {
 }
 
 #[test]
-fn kernels_on_the_cpu_device_are_a_clear_error() {
+fn elementwise_kernels_run_on_the_cpu_device() {
+    let r = &mut Rng::new();
+    let (xs, ys) = (random(r, 6 * 500), random(r, 500));
+    let x = cpu_array(&[6, 500], &xs);
+    let y = cpu_array(&[500], &ys);
+    // A built-in operator with broadcasting, then a transposed input.
+    let z = (&x - &y).unwrap();
+    assert!(z.device().is_cpu());
+    let want: Vec<f64> = (0..6 * 500).map(|i| xs[i] - ys[i % 500]).collect();
+    assert_eq!(z.to_vec().unwrap(), want);
+    let t = (&x.transpose() * &x.transpose()).unwrap();
+    let want: Vec<f64> = (0..500).flat_map(|j| (0..6).map(move |i| (i, j))).map(|(i, j)| xs[i * 500 + j] * xs[i * 500 + j]).collect();
+    assert_eq!(t.to_vec().unwrap(), want);
+    // A scalar, a cast, a comparison, a math function (the host's `exp`: within a few ulps of CUDA's).
+    let s = (&x * 2.5).unwrap().astype::<f32>().unwrap();
+    assert_eq!(s.to_vec().unwrap(), xs.iter().map(|v| (v * 2.5) as f32).collect::<Vec<_>>());
+    let small = cpu_array(&[4], &[0.5, -1.0, 2.0, 0.0]);
+    let e = small.exp().unwrap().to_vec().unwrap();
+    for (g, v) in e.iter().zip([0.5f64, -1.0, 2.0, 0.0]) {
+        assert!((g - v.exp()).abs() <= 4.0 * f64::EPSILON * v.exp(), "{g} vs {}", v.exp());
+    }
+    // A large loop runs on several threads, in place.
+    let n = 1 << 20;
+    let mut big = cpu_array(&[n], &random(r, n));
+    let before = big.to_vec().unwrap();
+    let sum = (&big + &big).unwrap();
+    big.assign(&sum).unwrap();
+    assert_eq!(big.to_vec().unwrap(), before.iter().map(|v| v + v).collect::<Vec<_>>());
+}
+
+#[test]
+fn what_does_not_run_on_the_cpu_device_says_so() {
     let a = cpu_array(&[3], &[1.0, 2.0, 3.0]);
-    let e = (&a + &a).map(|_| ()).unwrap_err();
+    let e = a.sum().run().map(|_| ()).unwrap_err();
     let m = e.to_string();
     assert!(m.contains("CPU device") && m.contains("to_device"), "{m}");
     assert!(matches!(e, Error::Unsupported { .. }), "{e:?}");
-    let e = a.astype::<f32>().map(|_| ()).unwrap_err().to_string();
-    assert!(e.contains("CPU device"), "{e}");
     let e = MemoryPool::for_device(&Device::cpu()).map(|_| ()).unwrap_err().to_string();
     assert!(e.contains("host allocations"), "{e}");
 }

@@ -7,28 +7,10 @@ mod support;
 use support::Rng;
 mod structs;
 
-use cuprum_runtime::{Array, Device, Error, Slice};
-
-/// Runs `test` with `device` current on this thread (what `Array::from_vec` and the other
-/// creation functions allocate on).
-fn on(device: Device, test: fn()) {
-    let _current = device.use_scoped().unwrap();
-    test();
-}
-
-/// `#[test] fn NAME_on_the_cpu()` and `#[test] #[ignore] fn NAME_on_the_gpu()` running `NAME`.
-macro_rules! on_both_devices {
-    ($($name:ident),* $(,)?) => {
-        mod on_the_cpu {
-            $(#[test] fn $name() { super::on(cuprum_runtime::Device::cpu(), super::$name) })*
-        }
-        mod on_the_gpu {
-            $(#[test] #[ignore = "needs a CUDA GPU"] fn $name() { super::on(cuprum_runtime::Device::get(0).unwrap(), super::$name) })*
-        }
-    };
-}
+use cuprum_runtime::{Array, Error, Slice};
 
 on_both_devices!(
+    cuprum_runtime::Device;
     every_dtype_round_trips,
     views_match_host_reference,
     ndarray_interop,

@@ -39,7 +39,12 @@ pub(super) fn call_module(f: &syn::ItemFn, checked: &Checked, unit: &UnitInfo) -
     let name_str = name.to_string();
     let vis = &f.vis;
     let private = checked.attr.private_path();
-    let statics = super::kernel_statics(&name_str, unit, quote!(__cuprum::launch::signature::Signature::Elementwise(SIGNATURE)));
+    let statics = super::kernel_statics(
+        &name_str,
+        unit,
+        quote!(__cuprum::launch::signature::Signature::Elementwise(SIGNATURE)),
+        Some(quote!(__cuprum::launch::host::HostEntry::Elementwise(__cuprum_host_entry))),
+    );
 
     // Generic parameters keep their bounds and are also `Scalar` (their dtype picks the instance).
     let mut generics = f.sig.generics.clone();
@@ -155,6 +160,8 @@ pub(super) fn call_module(f: &syn::ItemFn, checked: &Checked, unit: &UnitInfo) -
         __cuprum::elementwise::launch(&__CUPRUM_KERNEL, &[#(#dtypes),*], &__cuprum_args, #options)
     };
 
+    let host = host_entry(f, checked, &generics);
+
     let doc_mod = format!("Calls the `#[elementwise]` kernel [`{name_str}`](fn@super::{name_str}) on the GPU (see `call`).");
     let doc_call = format!(
         "Runs `{name_str}` over the broadcast shape of its array arguments and returns the \
@@ -251,6 +258,134 @@ pub(super) fn call_module(f: &syn::ItemFn, checked: &Checked, unit: &UnitInfo) -
             }
 
             #into_fns
+
+            #host
+        }
+    }
+}
+
+/// The instances the CPU code is compiled for: every combination of dtypes the generic
+/// parameters' bounds admit (what NVRTC would compile on a GPU), unless that is more than
+/// [`MAX_HOST_INSTANCES`]; then the instances the kernel precompiles for the GPU.
+fn host_instances(checked: &Checked) -> Vec<Vec<crate::dtype::DType>> {
+    let mut combos: Vec<Vec<crate::dtype::DType>> = vec![Vec::new()];
+    for g in &checked.item.generics {
+        let admitted: Vec<crate::dtype::DType> = crate::dtype::DType::ALL.iter().copied().filter(|d| g.bound.admits(*d)).collect();
+        combos = combos
+            .into_iter()
+            .flat_map(|c| {
+                admitted.iter().map(move |d| {
+                    let mut c = c.clone();
+                    c.push(*d);
+                    c
+                })
+            })
+            .collect();
+        if combos.len() > MAX_HOST_INSTANCES {
+            return checked.item.instances.clone();
+        }
+    }
+    combos
+}
+
+/// The most instances a kernel's CPU code is compiled for (each is a monomorphized host loop).
+const MAX_HOST_INSTANCES: usize = 64;
+
+/// The kernel on the CPU device (`launch::host`, docs/cpu.md): `__cuprum_host`, generic like the
+/// kernel, reads each element's arguments, calls the user's function (compiled for the host by
+/// rustc, the same function the pipeline checked) and writes its outputs; `__cuprum_host_entry`
+/// picks it for each instance the kernel precompiles.
+fn host_entry(f: &syn::ItemFn, checked: &Checked, generics: &syn::Generics) -> TokenStream {
+    let name = &f.sig.ident;
+    let item_generics = &checked.item.generics;
+    let mut prepare = Vec::new(); // raw arguments, copied once
+    let mut reads = Vec::new();
+    let mut call_args = Vec::new();
+    let mut writes = Vec::new();
+    let inputs: Vec<&syn::FnArg> = f.sig.inputs.iter().collect();
+    for (k, p) in checked.sig.params.iter().enumerate() {
+        let ident = format_ident!("__cuprum_a{}", k);
+        let elem = rust_types::named(&p.elem, item_generics);
+        match p.role {
+            Role::Scalar | Role::Struct => {
+                reads.push(quote!(let #ident: #elem = __e.get::<#elem>(#k);));
+                call_args.push(quote!(#ident));
+            }
+            Role::Raw => {
+                prepare.push(quote!(let #ident: __cuprum::lang::views::Raw<#elem> = unsafe { __l.raw::<#elem>(#k) }?;));
+                let by_ref = matches!(inputs.get(k), Some(syn::FnArg::Typed(t)) if matches!(*t.ty, syn::Type::Reference(_)));
+                call_args.push(if by_ref { quote!(&#ident) } else { quote!(#ident.clone()) });
+            }
+            Role::InOut => {
+                reads.push(quote!(let mut #ident: #elem = __e.get::<#elem>(#k);));
+                call_args.push(quote!(&mut #ident));
+                writes.push(quote!(__e.set::<#elem>(#k, #ident);));
+            }
+            Role::Slice { .. } | Role::View { .. } => unreachable!("`valid` rejects slices and views in elementwise kernels"),
+        }
+    }
+    let n = checked.sig.params.len();
+    let outs: Vec<TokenStream> = checked.sig.outputs.iter().map(|t| rust_types::named(t, item_generics)).collect();
+    let turbofish: Vec<TokenStream> = item_generics
+        .iter()
+        .map(|g| {
+            let id = syn::Ident::new(&g.name.text, proc_macro2::Span::call_site());
+            quote!(#id)
+        })
+        .collect();
+    let host_fn = format_ident!("__cuprum_host_{}", name);
+    let copy = super::host_body::host_copy(f, &host_fn);
+    let callee = if turbofish.is_empty() { quote!(#host_fn) } else { quote!(#host_fn::<#(#turbofish),*>) };
+    let mut call = quote!(#callee(#(#call_args),*));
+    if checked.uses_loop_position() {
+        call = quote!(__cuprum::lang::intrinsics::with_elementwise_index(__e.index(), __e.size(), || #call));
+    }
+    match outs.len() {
+        0 => writes.push(quote!(let () = __r;)),
+        1 => {
+            let t = &outs[0];
+            writes.push(quote!(__e.set::<#t>(#n, __r);));
+        }
+        _ => {
+            for (j, t) in outs.iter().enumerate() {
+                let at = n + j;
+                let field = syn::Index::from(j);
+                writes.push(quote!(__e.set::<#t>(#at, __r.#field);));
+            }
+        }
+    }
+    let (impl_generics, _, where_clause) = generics.split_for_impl();
+    let arms = host_instances(checked).into_iter().map(|inst| {
+        let variants = inst.iter().map(|d| format_ident!("{}", format!("{d:?}")));
+        let types = inst.iter().map(|d| rust_types::scalar(*d, proc_macro2::Span::call_site(), false));
+        let host = if inst.is_empty() { quote!(__cuprum_host) } else { quote!(__cuprum_host::<#(#types),*>) };
+        quote!([#(__cuprum::DType::#variants),*] => #host(__l),)
+    });
+    quote! {
+        /// The kernel's function with the device's arithmetic (`host_body`), for the CPU device.
+        #copy
+
+        #[allow(clippy::let_unit_value, clippy::redundant_clone)]
+        fn __cuprum_host #impl_generics (__l: &__cuprum::launch::host::ElementLoop<'_>) -> __cuprum::Result<()> #where_clause {
+            #(#prepare)*
+            __l.run(|__e| {
+                // SAFETY: each argument's type is its parameter's for this instance: the types of
+                // the signature the launch checked the arguments against.
+                unsafe {
+                    #(#reads)*
+                    let __r = #call;
+                    #(#writes)*
+                }
+            })
+        }
+
+        /// The kernel on the CPU device: its body once per element (docs/cpu.md).
+        #[doc(hidden)]
+        pub fn __cuprum_host_entry(__l: &__cuprum::launch::host::ElementLoop<'_>) -> __cuprum::Result<()> {
+            match __l.instance() {
+                #(#arms)*
+                _ => ::core::result::Result::Err(__l.not_compiled()),
+            }
         }
     }
 }

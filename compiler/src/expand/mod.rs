@@ -17,6 +17,7 @@
 //! attribute; `::cuprum` by default), aliased `__cuprum` inside the module.
 
 mod elementwise;
+mod host_body;
 mod rawkernel;
 mod reduction;
 mod rust_types;
@@ -97,7 +98,8 @@ fn item_source(kind: AttrKind, attr: &TokenStream, f: &syn::ItemFn) -> String {
 /// `signature` is the kernel's `launch::signature::Signature` (an expression of the generated
 /// module); the kernel's `static` is made with `Kernel::new`, whose contract (the signature
 /// describes the entry points this unit's code defines) the code generator keeps.
-fn kernel_statics(name: &str, unit: &unit::UnitInfo, signature: TokenStream) -> TokenStream {
+fn kernel_statics(name: &str, unit: &unit::UnitInfo, signature: TokenStream, host: Option<TokenStream>) -> TokenStream {
+    let host = host.map(|h| quote!(.with_host(#h)));
     let file = &unit.file;
     let id = unit.id();
     let kernel = if unit.embeds(name) {
@@ -127,14 +129,14 @@ fn kernel_statics(name: &str, unit: &unit::UnitInfo, signature: TokenStream) -> 
             // SAFETY: the signature is the one the code generator wrote this kernel's entry
             // points with, and their code indexes only through checked accesses.
             static __CUPRUM_KERNEL: __cuprum::registry::Kernel = unsafe {
-                __cuprum::registry::Kernel::new(__cuprum::registry::UnitRef::Embedded(&__CUPRUM_UNIT), #name, #signature)
+                __cuprum::registry::Kernel::new(__cuprum::registry::UnitRef::Embedded(&__CUPRUM_UNIT), #name, #signature)#host
             };
         }
     } else {
         quote! {
             // SAFETY: as for the file's first kernel, which embeds the unit found by `id`.
             static __CUPRUM_KERNEL: __cuprum::registry::Kernel = unsafe {
-                __cuprum::registry::Kernel::new(__cuprum::registry::UnitRef::Shared { id: #id, file: #file }, #name, #signature)
+                __cuprum::registry::Kernel::new(__cuprum::registry::UnitRef::Shared { id: #id, file: #file }, #name, #signature)#host
             };
         }
     };

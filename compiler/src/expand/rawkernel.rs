@@ -23,7 +23,7 @@ pub(super) fn launch_module(f: &syn::ItemFn, checked: &Checked, unit: &UnitInfo)
     let name_str = name.to_string();
     let vis = &f.vis;
     let private = checked.attr.private_path();
-    let statics = super::kernel_statics(&name_str, unit, quote!(__cuprum::launch::signature::Signature::RawKernel));
+    let statics = super::kernel_statics(&name_str, unit, quote!(__cuprum::launch::signature::Signature::RawKernel), None);
 
     let mut params = Vec::new();
     let mut converts = Vec::new();

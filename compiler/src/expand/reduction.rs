@@ -42,6 +42,7 @@ pub(super) fn reduction_module(f: &syn::ItemFn, checked: &Checked, unit: &UnitIn
         quote!(__cuprum::launch::signature::Signature::Reduction(
             &__CUPRUM_SIGNATURE
         )),
+        None,
     );
 
     // Generic parameters keep their bounds and are also `Scalar` (their dtype picks the instance).

@@ -66,7 +66,7 @@ fn walk<'a>(t: &Ty, generics: &[Generic], leaves: &mut impl Iterator<Item = &'a 
     })
 }
 
-fn scalar(d: DType, span: Span, pointer_sized: bool) -> TokenStream {
+pub(super) fn scalar(d: DType, span: Span, pointer_sized: bool) -> TokenStream {
     match d {
         DType::F16 => quote_spanned!(span=> __cuprum::lang::prelude::f16),
         DType::BF16 => quote_spanned!(span=> __cuprum::lang::prelude::bf16),

@@ -16,6 +16,7 @@ use crate::device::Device;
 use crate::element::ElemType;
 use crate::error::{Error, Result};
 use crate::function::KernelFunction;
+use crate::launch::host::{ElementLoop, HostEntry};
 use crate::launch::operand::Arg;
 use crate::launch::signature::Signature;
 pub use crate::launch::signature::{Param, ParamType, Role};
@@ -316,6 +317,14 @@ pub fn staged_launch(
     let Some(call) = prepare(name, signature, instance, args, opts, &mut params)? else {
         return Ok(());
     };
+    let on = match (opts.stream, call.device) {
+        (Some(s), _) => s.device().ordinal(),
+        (None, Some(d)) => d,
+        (None, None) => Device::current_ordinal(),
+    };
+    if on == crate::device::CPU_ORDINAL {
+        return launch_on_host(kernel, signature, instance, args, opts);
+    }
     let Prepared {
         variant,
         vec,
@@ -339,6 +348,36 @@ pub fn staged_launch(
         COUNTS[3].fetch_add(1, Ordering::Relaxed);
     }
     go(func, &cfg, &params)
+}
+
+/// A checked call whose arrays are on the CPU device: the kernel's host entry runs its body
+/// once per element (`launch::host`, docs/cpu.md).
+fn launch_on_host(kernel: &Kernel, signature: &[Param], instance: &[DType], args: &[Arg<'_>], opts: &Options<'_>) -> Result<()> {
+    let name = kernel.name();
+    let Some(HostEntry::Elementwise(entry)) = kernel.host_entry() else {
+        return Err(Error::kernel_on_cpu(&format!(
+            "kernel `{name}` (CUDA C text, or a kernel built without its host code)"
+        )));
+    };
+    let shape = broadcast_shape(name, args, opts.size)?;
+    let operands: Vec<PlanOperand<'_>> = args.iter().map(plan_operand).collect();
+    // Scalar items (width 1): the loop's dims and strides in elements.
+    let plan = plan::plan(&shape, &operands, 1)?;
+    let elems: Vec<ElemType> = signature
+        .iter()
+        .map(|p| p.ty.resolve(instance).unwrap_or(ElemType::Scalar(DType::U8)))
+        .collect();
+    let scalars = args
+        .iter()
+        .zip(&elems)
+        .map(|(a, e)| match a {
+            Arg::Scalar(v) => e.dtype().map(|d| v.cast(d).to_bytes().0),
+            _ => None,
+        })
+        .collect();
+    let dims = plan.dims.iter().map(|&d| d as usize).collect();
+    let elementwise = ElementLoop::new(name, instance, args, &elems, scalars, dims, &plan.strides);
+    entry(&elementwise)
 }
 
 /// [`prepare`]'s common call, planned without the planner: every argument an input or output
@@ -653,7 +692,7 @@ mod tests {
                 elem: ElemType::Scalar(DType::F32),
                 shape,
                 strides,
-                device: 0,
+                device: 0, host_lock: None,
             };
             let args = [
                 Arg::In(arr(0x7000_0000, xs, xt)),
@@ -735,7 +774,7 @@ mod tests {
             elem: ElemType::Scalar(DType::F32),
             shape: &shape,
             strides: &strides,
-            device: 0,
+            device: 0, host_lock: None,
         };
         let args = [
             Arg::In(arr(0x7000_0000)),

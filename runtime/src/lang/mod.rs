@@ -10,6 +10,7 @@
 //! [`prelude`]).
 
 pub mod intrinsics;
+pub mod kernel_ops;
 pub mod traits;
 pub mod views;
 

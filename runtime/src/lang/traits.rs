@@ -27,7 +27,9 @@
 //! [`Number`] and its sub-traits are sealed: the compiler only understands the types of the dtype
 //! table, so no other type may implement them. Integer `+ - *` on the host are Rust's operators: they
 //! wrap in a release build and panic on overflow in a debug build, whereas the device always wraps;
-//! use the `wrapping_*` methods where a test must overflow in a debug build.
+//! use the `wrapping_*` methods where a test must overflow in a debug build. (The CPU device does
+//! not call the body as written: it calls a copy whose operators are `kernel_ops`', which keep
+//! the device's semantics in every build.)
 
 use std::ops::{
     Add, AddAssign, BitAnd, BitAndAssign, BitOr, BitOrAssign, BitXor, BitXorAssign, Div, DivAssign,
@@ -102,6 +104,7 @@ mod sealed {
 pub trait Number:
     Scalar
     + sealed::HostArith
+    + super::kernel_ops::KernelOps
     + Add<Output = Self>
     + Sub<Output = Self>
     + Mul<Output = Self>
@@ -256,6 +259,8 @@ pub trait Float: Real + Neg<Output = Self> + Rem<Output = Self> {
 /// integers, with release-build semantics (they never panic).
 pub trait Int:
     Real
+    + super::kernel_ops::KernelShift
+    + super::kernel_ops::ShiftAmount
     + Ord
     + Eq
     + Rem<Output = Self>

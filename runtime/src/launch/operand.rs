@@ -24,13 +24,23 @@ pub struct ArrayArg<'a> {
     pub(crate) strides: &'a [isize],
     /// The ordinal of the device holding the array.
     pub(crate) device: usize,
+    /// On the CPU device, the lock of the array's buffer (held by a host launch); `None` for a
+    /// CUDA device's array and for memory described by [`ArrayArg::from_raw_parts`].
+    pub(crate) host_lock: Option<&'a std::sync::RwLock<()>>,
 }
 
 impl<'a> ArrayArg<'a> {
     /// The array `a` as a launch sees it (the only safe way to make one: a launch writes through
     /// it, so it must describe memory cuprum owns).
     pub fn of<T: Element>(a: &'a Array<T>) -> ArrayArg<'a> {
-        ArrayArg { ptr: a.device_ptr(), elem: T::ELEM, shape: a.shape(), strides: a.strides(), device: a.device().ordinal() }
+        ArrayArg {
+            ptr: a.device_ptr(),
+            elem: T::ELEM,
+            shape: a.shape(),
+            strides: a.strides(),
+            device: a.device().ordinal(),
+            host_lock: a.buffer().host_lock(),
+        }
     }
 
     /// An array described by its parts, for memory cuprum does not own (or for host-side
@@ -42,7 +52,7 @@ impl<'a> ArrayArg<'a> {
     /// allocation on device `device` that holds every element the shape and strides (in
     /// elements of `elem`) reach, valid until the launch's work completes.
     pub unsafe fn from_raw_parts(ptr: u64, elem: ElemType, shape: &'a [usize], strides: &'a [isize], device: usize) -> ArrayArg<'a> {
-        ArrayArg { ptr, elem, shape, strides, device }
+        ArrayArg { ptr, elem, shape, strides, device, host_lock: None }
     }
 
     /// The device address of the first element.

@@ -722,14 +722,14 @@ mod tests {
                 shape: xs,
                 strides: xt,
                 elem: DType::F32.into(),
-                device: 0,
+                device: 0, host_lock: None,
             };
             let y = ArrayArg {
                 ptr: 0x7000_1000,
                 shape: ys,
                 strides: yt,
                 elem: DType::F32.into(),
-                device: 0,
+                device: 0, host_lock: None,
             };
             let inputs = [Arg::In(x), Arg::In(y)];
             let shape = broadcast_shapes(&[xs, ys]).unwrap();
@@ -741,7 +741,7 @@ mod tests {
                 shape: &os,
                 strides: &ot,
                 elem: DType::F32.into(),
-                device: 0,
+                device: 0, host_lock: None,
             };
             let mut got_params = ArgList::new();
             let got = prepare("k", &info, &inputs, &out, &axes, keepdims, || Ok(dev), &mut got_params)
@@ -805,14 +805,14 @@ mod tests {
             shape: &shape,
             strides: &strides,
             elem: DType::F32.into(),
-            device: 0,
+            device: 0, host_lock: None,
         };
         let out = ArrayArg {
             ptr: 0x7000_1000,
             shape: &[],
             strides: &[],
             elem: DType::F32.into(),
-            device: 0,
+            device: 0, host_lock: None,
         };
         let info = ReductionInfo {
             has_identity: true,

@@ -8,6 +8,7 @@ use crate::device::Device;
 use crate::error::Result;
 use crate::function::KernelFunction;
 use crate::kernel::RawKernel;
+use crate::launch::host::HostEntry;
 use crate::launch::signature::Signature;
 use cuprum_abi::dtype::DType;
 use cuprum_abi::{KernelKind, Variant, mangle};
@@ -35,6 +36,8 @@ pub struct Kernel {
     /// Held while an instance is loaded, so that threads racing for the same new instance
     /// compile it once (launches of loaded instances never take it).
     load_lock: Mutex<()>,
+    /// The kernel compiled for the host, for the CPU device (`None`: CUDA only).
+    host: Option<HostEntry>,
 }
 
 struct Loaded {
@@ -83,6 +86,7 @@ impl Kernel {
             loaded: RwLock::new(Vec::new()),
             last: AtomicPtr::new(std::ptr::null_mut()),
             load_lock: Mutex::new(()),
+            host: None,
         }
     }
 
@@ -106,7 +110,20 @@ impl Kernel {
             loaded: RwLock::new(Vec::new()),
             last: AtomicPtr::new(std::ptr::null_mut()),
             load_lock: Mutex::new(()),
+            host: None,
         }
+    }
+
+    /// The kernel with its entry point on the CPU device (`#[elementwise]` writes it: the
+    /// kernel's body compiled for the host; docs/cpu.md).
+    pub const fn with_host(mut self, entry: HostEntry) -> Kernel {
+        self.host = Some(entry);
+        self
+    }
+
+    /// The kernel's entry point on the CPU device, if it has one.
+    pub fn host_entry(&self) -> Option<HostEntry> {
+        self.host
     }
 
     /// The signature the erased launches check operands against.

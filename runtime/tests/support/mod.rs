@@ -103,3 +103,34 @@ pub fn skip_without(available: bool, what: &str, missing: &str) -> bool {
          wheels if needed), or set {SKIP_VAR}=1 to skip the tests that need nvcc or libnvrtc"
     );
 }
+
+/// `mod on_the_cpu { #[test] fn NAME() }` and `mod on_the_gpu { #[test] #[ignore] fn NAME() }`:
+/// each test function `NAME` (a plain `fn()` of the including file) run with the CPU device, then
+/// with CUDA device 0, current on the test's thread (what the creation functions allocate on).
+/// `$device` is the `Device` type's path in the including crate.
+#[macro_export]
+macro_rules! on_both_devices {
+    ($device:path; $($name:ident),* $(,)?) => {
+        mod on_the_cpu {
+            use $device as Device;
+            $(
+                #[test]
+                fn $name() {
+                    let _current = Device::cpu().use_scoped().unwrap();
+                    super::$name()
+                }
+            )*
+        }
+        mod on_the_gpu {
+            use $device as Device;
+            $(
+                #[test]
+                #[ignore = "needs a CUDA GPU"]
+                fn $name() {
+                    let _current = Device::get(0).unwrap().use_scoped().unwrap();
+                    super::$name()
+                }
+            )*
+        }
+    };
+}

@@ -1,0 +1,357 @@
+//! The CPU device's launches (docs/cpu.md): a kernel's body, compiled for the host by rustc from
+//! the same function the macros checked, called once per element by host threads.
+//!
+//! `#[elementwise]` writes, next to a kernel's CUDA code, a [`HostEntry`]: a function that matches
+//! the instance's dtypes and hands [`ElementLoop::run`] a closure that reads the element's inputs
+//! ([`Element::get`]), calls the user's function and writes its outputs ([`Element::set`]). The
+//! erased launch (`elementwise::launch`) checks and plans the call as for a GPU, then builds the
+//! [`ElementLoop`] from the plan: the collapsed loop shape and each operand's byte strides.
+//!
+//! Soundness on the host, where a data race is undefined behaviour:
+//! - every buffer an operand lives in is locked for the whole launch (shared when only read,
+//!   exclusive when written; each buffer once, in address order, so launches never deadlock);
+//! - the loop runs on several threads only when each written buffer is reached by its operands
+//!   through one layout (the same first element and strides), so each element's reads and writes
+//!   belong to that element alone; otherwise (an output that is a transposed view of an input,
+//!   two outputs sharing memory) it runs on one thread, in C order;
+//! - a raw argument is read from a copy of its elements taken before the loop;
+//! - a panic in the body (a debug build's integer overflow) is caught and becomes an error.
+
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::{RwLock, RwLockReadGuard, RwLockWriteGuard};
+
+use crate::DType;
+use crate::element::{ElemType, Element as ElementType};
+use crate::error::{Error, Result};
+use crate::lang::views::Raw;
+use crate::launch::operand::{Arg, ArrayArg};
+
+/// A kernel's entry point on the CPU device, written by the macro next to its CUDA code.
+#[derive(Clone, Copy)]
+pub enum HostEntry {
+    /// An `#[elementwise]` kernel: runs its body through [`ElementLoop::run`] for the loop's
+    /// instance (an error for an instance it was not compiled for).
+    Elementwise(fn(&ElementLoop<'_>) -> Result<()>),
+}
+
+impl std::fmt::Debug for HostEntry {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            HostEntry::Elementwise(_) => f.write_str("HostEntry::Elementwise"),
+        }
+    }
+}
+
+/// Elements below which a loop runs on the calling thread only.
+const PARALLEL_MIN: usize = 1 << 15;
+
+/// How one operand is reached from an element.
+struct Operand {
+    /// The first element (a scalar's value: [`ElementLoop::scalars`]); null for raw arguments.
+    base: *mut u8,
+    /// Byte strides along the loop's collapsed axes (0 where it broadcasts).
+    strides: Vec<isize>,
+}
+
+/// A lock held for the launch.
+enum Held<'a> {
+    Read(#[allow(dead_code)] RwLockReadGuard<'a, ()>),
+    Write(#[allow(dead_code)] RwLockWriteGuard<'a, ()>),
+}
+
+/// One elementwise launch on the CPU device: the loop, its operands, the locks it holds.
+pub struct ElementLoop<'a> {
+    kernel: &'a str,
+    instance: &'a [DType],
+    args: &'a [Arg<'a>],
+    /// Elements in the loop (the kernel's `loop_size()`).
+    size: usize,
+    /// The collapsed loop shape.
+    dims: Vec<usize>,
+    operands: Vec<Operand>,
+    /// The scalar arguments' values, as the bytes of their parameters' dtypes (16 per argument).
+    _scalars: Box<[[u8; 16]]>,
+    parallel: bool,
+    _held: Vec<Held<'a>>,
+}
+
+// SAFETY: the raw pointers are the operands' memory, which the loop's locks keep to this launch
+// (exclusive where written); threads share the loop only inside `run`, each on its own elements
+// (see the module's soundness rules).
+unsafe impl Sync for ElementLoop<'_> {}
+
+impl<'a> ElementLoop<'a> {
+    /// The loop of a checked launch: `args` in the kernel's parameter order (checked against its
+    /// signature, all on the CPU device), `elems` each parameter's element type, `scalars` each
+    /// scalar argument's value converted to its parameter's dtype, `dims` the collapsed loop
+    /// shape and `strides` each array operand's strides in elements along it (`None` for scalars
+    /// and raw arguments).
+    pub(crate) fn new(
+        kernel: &'a str,
+        instance: &'a [DType],
+        args: &'a [Arg<'a>],
+        elems: &[ElemType],
+        scalars: Vec<Option<[u8; 16]>>,
+        dims: Vec<usize>,
+        strides: &[Option<Vec<i64>>],
+    ) -> ElementLoop<'a> {
+        let size = dims.iter().product();
+        let mut values: Box<[[u8; 16]]> = scalars.iter().map(|v| v.unwrap_or([0; 16])).collect();
+        let mut operands = Vec::with_capacity(args.len());
+        for (k, a) in args.iter().enumerate() {
+            let elem = elems[k].size() as isize;
+            let (base, st) = match a {
+                Arg::In(x) | Arg::Out(x) => (
+                    x.ptr as *mut u8,
+                    strides[k].as_ref().map_or_else(|| vec![0; dims.len()], |s| s.iter().map(|&e| e as isize * elem).collect()),
+                ),
+                Arg::Scalar(_) => (values[k].as_mut_ptr(), vec![0; dims.len()]),
+                Arg::Raw(_) => (std::ptr::null_mut(), vec![0; dims.len()]),
+            };
+            operands.push(Operand { base, strides: st });
+        }
+        let parallel = size >= PARALLEL_MIN && one_layout_per_written_buffer(args, elems);
+        ElementLoop {
+            kernel,
+            instance,
+            args,
+            size,
+            dims,
+            operands,
+            _scalars: values,
+            parallel,
+            _held: lock_buffers(args),
+        }
+    }
+
+    /// The instance the loop runs (one dtype per generic parameter).
+    pub fn instance(&self) -> &[DType] {
+        self.instance
+    }
+
+    /// The number of elements (`loop_size()` in the body).
+    pub fn size(&self) -> usize {
+        self.size
+    }
+
+    /// The error of an instance the kernel's CPU entry was not compiled for.
+    pub fn not_compiled(&self) -> Error {
+        Error::Unsupported {
+            what: format!(
+                "instance {:?} of kernel `{}` on the CPU device: the CPU code is compiled for \
+                 every dtype its generic parameters' bounds admit when that is at most 64 \
+                 combinations, else for the instances it precompiles (`instances = [...]`); add \
+                 this one to that list",
+                self.instance, self.kernel
+            ),
+        }
+    }
+
+    /// A copy of raw argument `k`'s elements, as the body's `Raw<T>`.
+    ///
+    /// # Safety
+    ///
+    /// `T` is the element type of parameter `k` for the loop's instance.
+    pub unsafe fn raw<T: ElementType>(&self, k: usize) -> Result<Raw<T>> {
+        let Some(Arg::Raw(a)) = self.args.get(k) else {
+            return Err(Error::Unsupported { what: format!("argument {k} of kernel `{}` is not a raw argument", self.kernel) });
+        };
+        debug_assert_eq!(a.elem, T::ELEM);
+        let mut data = Vec::with_capacity(a.len());
+        // SAFETY: `a` describes an array of the CPU device whose buffer this loop holds locked;
+        // every index `for_each_index` yields from its shape and strides is one of its elements
+        // (an `ArrayArg` is made from an array, whose layout stays inside its buffer, or by
+        // `from_raw_parts`, whose caller promises it); `T` is its element type (the caller's
+        // contract).
+        crate::array::shape::for_each_index(a.shape, a.strides, 0, |i| {
+            data.push(unsafe { (a.ptr as *const T).offset(i).read() })
+        });
+        Raw::with_shape(data, a.shape).ok_or_else(|| Error::Unsupported {
+            what: format!("raw argument {k} of kernel `{}`: its shape {:?} does not hold its elements", self.kernel, a.shape),
+        })
+    }
+
+    /// Runs `body` once per element (in C order on one thread, or in chunks on several; see the
+    /// module). A panic in `body` is an error naming the kernel.
+    pub fn run(&self, body: impl Fn(&Element<'_>) + Sync) -> Result<()> {
+        if self.size == 0 {
+            return Ok(());
+        }
+        let threads = if self.parallel {
+            std::thread::available_parallelism().map_or(1, |n| n.get()).min(self.size / (PARALLEL_MIN / 2))
+        } else {
+            1
+        };
+        let caught = if threads <= 1 {
+            catch_unwind(AssertUnwindSafe(|| self.run_range(0, self.size, &body)))
+        } else {
+            let chunk = self.size.div_ceil(threads);
+            catch_unwind(AssertUnwindSafe(|| {
+                std::thread::scope(|s| {
+                    for t in 1..threads {
+                        let (start, end) = (t * chunk, ((t + 1) * chunk).min(self.size));
+                        let body = &body;
+                        s.spawn(move || self.run_range(start, end, body));
+                    }
+                    self.run_range(0, chunk.min(self.size), &body);
+                })
+            }))
+        };
+        caught.map_err(|p| Error::InvalidLaunch {
+            kernel: self.kernel.to_string(),
+            detail: format!(
+                "its body panicked on the CPU device: {} (a debug build checks integer overflow, which \
+                 the GPU does not: build with `--release`, or use `wrapping_*` operations)",
+                panic_text(&*p)
+            ),
+        })
+    }
+
+    /// The elements `start..end` (C order), on this thread.
+    fn run_range(&self, start: usize, end: usize, body: &(impl Fn(&Element<'_>) + Sync)) {
+        let nd = self.dims.len();
+        let mut idx = vec![0usize; nd];
+        let mut rest = start;
+        for d in (0..nd).rev() {
+            idx[d] = rest % self.dims[d];
+            rest /= self.dims[d];
+        }
+        let mut offsets: Vec<isize> = self
+            .operands
+            .iter()
+            .map(|o| idx.iter().zip(&o.strides).map(|(&i, &s)| i as isize * s).sum())
+            .collect();
+        for i in start..end {
+            body(&Element { operands: &self.operands, offsets: &offsets, index: i, size: self.size });
+            // The next element: the innermost axis first, carrying into the outer ones.
+            let mut d = nd;
+            while d > 0 {
+                d -= 1;
+                idx[d] += 1;
+                for (off, o) in offsets.iter_mut().zip(&self.operands) {
+                    *off += o.strides[d];
+                }
+                if idx[d] < self.dims[d] {
+                    break;
+                }
+                for (off, o) in offsets.iter_mut().zip(&self.operands) {
+                    *off -= o.strides[d] * self.dims[d] as isize;
+                }
+                idx[d] = 0;
+            }
+        }
+    }
+}
+
+/// One element of an [`ElementLoop`]: where each operand's value is.
+pub struct Element<'l> {
+    operands: &'l [Operand],
+    offsets: &'l [isize],
+    index: usize,
+    size: usize,
+}
+
+impl Element<'_> {
+    /// The value of per-element argument `k` (an input, or an output read before it is written).
+    ///
+    /// # Safety
+    ///
+    /// Argument `k` is an array or scalar argument whose element type is `T` for the loop's
+    /// instance (what the macro writes: the signature's types, which the launch checked).
+    #[inline]
+    pub unsafe fn get<T: ElementType>(&self, k: usize) -> T {
+        // SAFETY: `base + offset` is this element of operand `k` (the loop's offsets stay inside
+        // the operand's layout, which the launch checked), aligned for its element type `T` (the
+        // caller's contract); the buffer is locked for the launch.
+        unsafe { (self.operands[k].base.offset(self.offsets[k]) as *const T).read() }
+    }
+
+    /// Writes `v` to output argument `k` at this element.
+    ///
+    /// # Safety
+    ///
+    /// As [`Element::get`], and argument `k` is an output (its buffer is locked for writing).
+    #[inline]
+    pub unsafe fn set<T: ElementType>(&self, k: usize, v: T) {
+        // SAFETY: as in `get`; the element is this element's alone (the loop runs on several
+        // threads only when each written buffer is reached through one layout).
+        unsafe { (self.operands[k].base.offset(self.offsets[k]) as *mut T).write(v) }
+    }
+
+    /// The element's index in C order (`index()` in the body).
+    pub fn index(&self) -> usize {
+        self.index
+    }
+
+    /// The number of elements of the loop (`loop_size()` in the body).
+    pub fn size(&self) -> usize {
+        self.size
+    }
+}
+
+/// Whether each buffer that is written is reached by all its operands through one layout (first
+/// element and strides), raw arguments excepted (they are read from copies).
+fn one_layout_per_written_buffer(args: &[Arg<'_>], _elems: &[ElemType]) -> bool {
+    let arrays: Vec<(&ArrayArg<'_>, bool)> = args
+        .iter()
+        .filter_map(|a| match a {
+            Arg::In(x) => Some((x, false)),
+            Arg::Out(x) => Some((x, true)),
+            Arg::Raw(_) | Arg::Scalar(_) => None,
+        })
+        .collect();
+    arrays.iter().filter(|(_, w)| *w).all(|(out, _)| {
+        arrays.iter().all(|(other, _)| {
+            std::ptr::eq(*out, *other)
+                || !same_buffer(out, other)
+                || (out.ptr == other.ptr && out.strides == other.strides && out.shape == other.shape)
+        })
+    })
+}
+
+fn same_buffer(a: &ArrayArg<'_>, b: &ArrayArg<'_>) -> bool {
+    match (a.host_lock, b.host_lock) {
+        (Some(x), Some(y)) => std::ptr::eq(x, y),
+        // Memory described by `from_raw_parts`: assume it may be shared.
+        _ => true,
+    }
+}
+
+/// Locks every buffer the arguments live in, for the launch: exclusive where an output is, else
+/// shared; each once, in address order.
+fn lock_buffers<'a>(args: &'a [Arg<'a>]) -> Vec<Held<'a>> {
+    let mut locks: Vec<(&'a RwLock<()>, bool)> = Vec::new();
+    for a in args {
+        let (x, write) = match a {
+            Arg::In(x) | Arg::Raw(x) => (x, false),
+            Arg::Out(x) => (x, true),
+            Arg::Scalar(_) => continue,
+        };
+        let Some(lock) = x.host_lock else { continue };
+        match locks.iter_mut().find(|(l, _)| std::ptr::eq(*l, lock)) {
+            Some(entry) => entry.1 |= write,
+            None => locks.push((lock, write)),
+        }
+    }
+    locks.sort_by_key(|(l, _)| *l as *const RwLock<()> as usize);
+    locks
+        .into_iter()
+        .map(|(l, write)| {
+            if write {
+                Held::Write(l.write().unwrap_or_else(|e| e.into_inner()))
+            } else {
+                Held::Read(l.read().unwrap_or_else(|e| e.into_inner()))
+            }
+        })
+        .collect()
+}
+
+fn panic_text(p: &(dyn std::any::Any + Send)) -> String {
+    if let Some(s) = p.downcast_ref::<&str>() {
+        (*s).to_string()
+    } else if let Some(s) = p.downcast_ref::<String>() {
+        s.clone()
+    } else {
+        "a panic".to_string()
+    }
+}
