@@ -368,7 +368,7 @@ fn host_entry(f: &syn::ItemFn, checked: &Checked, generics: &syn::Generics) -> T
         #[allow(clippy::let_unit_value, clippy::redundant_clone)]
         fn __cuprum_host #impl_generics (__l: &__cuprum::launch::host::ElementLoop<'_>) -> __cuprum::Result<()> #where_clause {
             #(#prepare)*
-            __l.run(|__e| {
+            __l.run(&|__e| {
                 // SAFETY: each argument's type is its parameter's for this instance: the types of
                 // the signature the launch checked the arguments against.
                 unsafe {
