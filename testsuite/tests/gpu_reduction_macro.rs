@@ -22,6 +22,31 @@ use cuprum::runtime::{Array, Scalar, Stream};
 use num_complex::Complex;
 use reduction_kernels as k;
 
+/// Whether the test runs on a GPU (which layer served a kernel is a GPU's matter).
+fn on_gpu() -> bool {
+    !cuprum::runtime::Device::current().unwrap().is_cpu()
+}
+
+// Each GPU test also runs on the CPU device (in CI): the same reductions, compiled for the host.
+on_both_devices!(
+    cuprum::runtime::Device;
+    l2norm_over_axes_keepdims_out_and_stream,
+    struct_accumulators_reduce_every_axis_form,
+    reduce_index_counts_along_the_reduced_axes_in_every_axis_form,
+    int8_sums_wrap,
+    raw_and_broadcast_arguments,
+    empty_inputs_with_and_without_identity,
+    array_reductions_f32,
+    array_reductions_f64,
+    array_reductions_integers,
+    argmin_and_argmax_are_exact_for_every_integer_width,
+    argmin_and_max_with_nan_follow_numpy,
+    array_reductions_complex64,
+    array_reductions_complex128,
+    complex_reductions_of_empty_inputs_and_their_layers,
+    reduction_macro_over_complex,
+);
+
 const GPU: &str = "needs a CUDA GPU";
 
 // ------------------------------------------------------------------------------------------
@@ -183,8 +208,6 @@ fn kernels_are_registered_with_their_precompiled_instances() {
 // GPU: the macro's builder
 // ------------------------------------------------------------------------------------------
 
-#[test]
-#[ignore = "needs a CUDA GPU"]
 fn l2norm_over_axes_keepdims_out_and_stream() {
     let _ = GPU;
     let mut rng = Rng::new();
@@ -227,8 +250,6 @@ fn l2norm_over_axes_keepdims_out_and_stream() {
     assert_eq!(k::l2norm::call(&y).run().unwrap().to_vec().unwrap(), vec![5.0]);
 }
 
-#[test]
-#[ignore = "needs a CUDA GPU"]
 fn struct_accumulators_reduce_every_axis_form() {
     let mut rng = Rng::new();
     let shape = [23usize, 131, 6];
@@ -264,8 +285,6 @@ fn struct_accumulators_reduce_every_axis_form() {
     close(got[0], want, 1e-12 * want, "spread of 3,000,001 f64");
 }
 
-#[test]
-#[ignore = "needs a CUDA GPU"]
 fn reduce_index_counts_along_the_reduced_axes_in_every_axis_form() {
     let mut rng = Rng::new();
     let shape = [19usize, 67, 7];
@@ -304,8 +323,6 @@ fn reduce_index_counts_along_the_reduced_axes_in_every_axis_form() {
     assert_eq!(got, vec![at as i64]);
 }
 
-#[test]
-#[ignore = "needs a CUDA GPU"]
 fn int8_sums_wrap() {
     let mut rng = Rng::new();
     for n in (1..=9).flat_map(|i| [(1usize << i) - 1, 1 << i, (1 << i) + 1]) {
@@ -325,8 +342,6 @@ fn int8_sums_wrap() {
     }
 }
 
-#[test]
-#[ignore = "needs a CUDA GPU"]
 fn raw_and_broadcast_arguments() {
     let mut rng = Rng::new();
     let (rows, cols) = (4usize, 300usize);
@@ -351,8 +366,6 @@ fn raw_and_broadcast_arguments() {
     }
 }
 
-#[test]
-#[ignore = "needs a CUDA GPU"]
 fn empty_inputs_with_and_without_identity() {
     let x = Array::<i8>::zeros([0usize, 4, 3]).unwrap();
     assert_eq!(k::sum_i8::call(&x).axis(0).run().unwrap().to_vec().unwrap(), vec![0i8; 12]);
@@ -577,28 +590,20 @@ fn check_array_reductions<T: Elem + Real>(shape: [usize; 3], tol: f64) {
     }
 }
 
-#[test]
-#[ignore = "needs a CUDA GPU"]
 fn array_reductions_f32() {
     check_array_reductions::<f32>([7, 33, 130], 2e-6);
     check_array_reductions::<f32>([3, 2, 5000], 2e-6);
 }
 
-#[test]
-#[ignore = "needs a CUDA GPU"]
 fn array_reductions_f64() {
     check_array_reductions::<f64>([7, 33, 130], 1e-14);
 }
 
-#[test]
-#[ignore = "needs a CUDA GPU"]
 fn array_reductions_integers() {
     check_array_reductions::<i32>([7, 33, 130], 0.0);
     check_array_reductions::<i64>([5, 9, 300], 0.0);
 }
 
-#[test]
-#[ignore = "needs a CUDA GPU"]
 fn argmin_and_argmax_are_exact_for_every_integer_width() {
     // i64 values an f64 cannot tell apart (2^53 + 1 vs 2^53), and the extremes.
     let big = 1i64 << 53;
@@ -643,8 +648,6 @@ fn argmin_and_argmax_are_exact_for_every_integer_width() {
     }
 }
 
-#[test]
-#[ignore = "needs a CUDA GPU"]
 fn argmin_and_max_with_nan_follow_numpy() {
     let mut x = vec![1.0f64, 3.0, -2.0, 5.0, 5.0, -2.0];
     let a = Array::from_shape_vec([2usize, 3], x.clone()).unwrap();
@@ -862,8 +865,6 @@ fn check_complex_split_reductions<T: CElem>(rng: &mut Rng) {
     }
 }
 
-#[test]
-#[ignore = "needs a CUDA GPU"]
 fn array_reductions_complex64() {
     let mut rng = Rng::seeded("array_reductions_complex64");
     check_complex_reductions::<Complex<f32>>(&mut rng, [7, 33, 130]);
@@ -871,8 +872,6 @@ fn array_reductions_complex64() {
     check_complex_split_reductions::<Complex<f32>>(&mut rng);
 }
 
-#[test]
-#[ignore = "needs a CUDA GPU"]
 fn array_reductions_complex128() {
     let mut rng = Rng::seeded("array_reductions_complex128");
     check_complex_reductions::<Complex<f64>>(&mut rng, [7, 33, 130]);
@@ -880,8 +879,6 @@ fn array_reductions_complex128() {
     check_complex_split_reductions::<Complex<f64>>(&mut rng);
 }
 
-#[test]
-#[ignore = "needs a CUDA GPU"]
 fn complex_reductions_of_empty_inputs_and_their_layers() {
     // sum and prod of nothing are their identities; mean is NaN + NaN i (NumPy).
     let z = Array::<Complex<f32>>::zeros([3usize, 0]).unwrap();
@@ -906,6 +903,9 @@ fn complex_reductions_of_empty_inputs_and_their_layers() {
     assert_eq!(b.sum().run().unwrap().to_vec().unwrap(), vec![Complex::new(4.0, 1.0)]);
     assert_eq!(b.prod().run().unwrap().to_vec().unwrap(), vec![Complex::new(5.0, 5.0)]);
     assert_eq!(b.mean().run().unwrap().to_vec().unwrap(), vec![Complex::new(2.0, 0.5)]);
+    if !on_gpu() {
+        return;
+    }
     let served = registry::served();
     for (kernel, suffix) in [("sum", "__c32"), ("sum", "__c64"), ("prod", "__c32"), ("prod", "__c64"), ("mean_c32", ""), ("mean_c64", "")] {
         let of: Vec<_> = served.iter().filter(|s| s.kernel == kernel && s.symbol.ends_with(suffix)).collect();
@@ -916,8 +916,6 @@ fn complex_reductions_of_empty_inputs_and_their_layers() {
     }
 }
 
-#[test]
-#[ignore = "needs a CUDA GPU"]
 fn reduction_macro_over_complex() {
     let mut rng = Rng::seeded("reduction_macro_over_complex");
     // Generic over Number: Complex<f32> precompiled, Complex<f64> through NVRTC.
@@ -956,12 +954,14 @@ fn reduction_macro_over_complex() {
             }
         }
     }
-    let served = registry::served();
-    let c64 = served.iter().find(|s| s.kernel == "sum_sq" && s.symbol.ends_with("__c64")).expect("sum_sq of Complex<f64> was served");
-    assert_ne!(c64.layer, Layer::Aot, "Complex<f64> is not a precompiled instance of sum_sq: {c64:?}");
-    if k::sum_sq::__kernel().unit().unwrap().fatbin().is_some() {
-        for s in served.iter().filter(|s| s.kernel == "sum_sq" && s.symbol.ends_with("__c32")) {
-            assert_eq!(s.layer, Layer::Aot, "{s:?}");
+    if on_gpu() {
+        let served = registry::served();
+        let c64 = served.iter().find(|s| s.kernel == "sum_sq" && s.symbol.ends_with("__c64")).expect("sum_sq of Complex<f64> was served");
+        assert_ne!(c64.layer, Layer::Aot, "Complex<f64> is not a precompiled instance of sum_sq: {c64:?}");
+        if k::sum_sq::__kernel().unit().unwrap().fatbin().is_some() {
+            for s in served.iter().filter(|s| s.kernel == "sum_sq" && s.symbol.ends_with("__c32")) {
+                assert_eq!(s.layer, Layer::Aot, "{s:?}");
+            }
         }
     }
 

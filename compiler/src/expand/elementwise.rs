@@ -267,7 +267,7 @@ pub(super) fn call_module(f: &syn::ItemFn, checked: &Checked, unit: &UnitInfo) -
 /// The instances the CPU code is compiled for: every combination of dtypes the generic
 /// parameters' bounds admit (what NVRTC would compile on a GPU), unless that is more than
 /// [`MAX_HOST_INSTANCES`]; then the instances the kernel precompiles for the GPU.
-fn host_instances(checked: &Checked) -> Vec<Vec<crate::dtype::DType>> {
+pub(super) fn host_instances(checked: &Checked) -> Vec<Vec<crate::dtype::DType>> {
     let mut combos: Vec<Vec<crate::dtype::DType>> = vec![Vec::new()];
     for g in &checked.item.generics {
         let admitted: Vec<crate::dtype::DType> = crate::dtype::DType::ALL.iter().copied().filter(|d| g.bound.admits(*d)).collect();

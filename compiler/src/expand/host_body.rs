@@ -21,6 +21,13 @@ pub(super) fn host_copy(f: &syn::ItemFn, name: &syn::Ident) -> syn::ItemFn {
     g
 }
 
+/// `e` with its operators rewritten (a reduction's closure body).
+pub(super) fn host_expr(e: &Expr) -> Expr {
+    let mut e = e.clone();
+    Operators.visit_expr_mut(&mut e);
+    e
+}
+
 struct Operators;
 
 impl VisitMut for Operators {

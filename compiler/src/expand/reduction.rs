@@ -42,7 +42,7 @@ pub(super) fn reduction_module(f: &syn::ItemFn, checked: &Checked, unit: &UnitIn
         quote!(__cuprum::launch::signature::Signature::Reduction(
             &__CUPRUM_SIGNATURE
         )),
-        None,
+        Some(quote!(__cuprum::launch::host::HostEntry::Reduction(__cuprum_host_entry))),
     );
 
     // Generic parameters keep their bounds and are also `Scalar` (their dtype picks the instance).
@@ -187,6 +187,8 @@ pub(super) fn reduction_module(f: &syn::ItemFn, checked: &Checked, unit: &UnitIn
         )),
     };
 
+    let host = host_entry(f, checked, &generics, &acc, &out, parts, &types);
+
     let doc_mod = format!(
         "Runs the `#[reduction]` [`{name_str}`](fn@super::{name_str}) on the GPU (`call`), and its \
          parts on the host (`identity_host`, `reduce_host`, `post_host`; the map is `{name_str}` itself)."
@@ -236,6 +238,157 @@ pub(super) fn reduction_module(f: &syn::ItemFn, checked: &Checked, unit: &UnitIn
             #[inline]
             pub fn call #call_generics (#(#params),*) -> __cuprum::ReductionCall<'__a, #out> #where_clause {
                 __cuprum::ReductionCall::new(&__CUPRUM_KERNEL, &[#(#dtypes),*], ::std::vec![#(#args),*])
+            }
+
+            #host
+        }
+    }
+}
+
+/// The reduction on the CPU device (`launch::host::ReduceLoop`, docs/cpu.md): copies of the map,
+/// `identity`, `reduce` and `post` with the device's arithmetic (`host_body`), the map's value
+/// converted to the accumulator as the GPU converts it, for every instance the bounds admit. A
+/// conversion the host cannot write (`f16` to `f32`, complex ones) leaves the entry without
+/// instances: such a reduction reports that it does not run on the CPU.
+fn host_entry(
+    f: &syn::ItemFn,
+    checked: &Checked,
+    generics: &syn::Generics,
+    acc: &TokenStream,
+    out: &TokenStream,
+    parts: &crate::ir::ReductionParts,
+    types: &crate::pipeline::ReductionTypes,
+) -> TokenStream {
+    let name = &f.sig.ident;
+    let item = &checked.item;
+    let attr = &checked.attr;
+    let turbofish: Vec<TokenStream> = item
+        .generics
+        .iter()
+        .map(|g| {
+            let id = syn::Ident::new(&g.name.text, proc_macro2::Span::call_site());
+            quote!(#id)
+        })
+        .collect();
+    let tf = if turbofish.is_empty() { quote!() } else { quote!(::<#(#turbofish),*>) };
+    let (impl_generics, _, where_clause) = generics.split_for_impl();
+    let local = |l: &LocalId| {
+        let name = &item.locals[l.0 as usize].name;
+        syn::Ident::new(&name.text, name.span)
+    };
+    let closure_body = |e: &Option<syn::Expr>| match e {
+        Some(syn::Expr::Closure(c)) => Some(super::host_body::host_expr(&c.body)),
+        _ => None,
+    };
+
+    // The map's value as the accumulator (what the GPU's conversion does), when the host can
+    // write it.
+    let m = quote!(__m);
+    let convert = if item.ret == types.acc {
+        Some(m.clone())
+    } else {
+        let primitive = |t: &Ty| matches!(t, Ty::Scalar(d) if d.is_int() || (d.is_float() && d.size() >= 4));
+        match (&item.ret, &types.acc) {
+            (r, a) if primitive(r) && primitive(a) => Some(quote!(#m as #acc)),
+            (Ty::Param(k), Ty::Scalar(crate::dtype::DType::F64))
+                if item.generics.get(*k as usize).is_some_and(|g| g.bound.implies(crate::ir::Bound::Real)) =>
+            {
+                Some(quote!(__cuprum::Real::to_f64(#m)))
+            }
+            (Ty::Scalar(crate::dtype::DType::F64), Ty::Param(_)) => Some(quote!(<#acc as __cuprum::Number>::from_f64(#m))),
+            _ => None,
+        }
+    };
+    let Some(convert) = convert else {
+        return quote! {
+            /// The reduction on the CPU device: its map's value cannot be converted to the
+            /// accumulator on the host, so no instance runs there.
+            #[doc(hidden)]
+            pub fn __cuprum_host_entry(__l: &__cuprum::launch::host::ReduceLoop<'_>) -> __cuprum::Result<()> {
+                ::core::result::Result::Err(__l.not_compiled())
+            }
+        };
+    };
+
+    let mut prepare = Vec::new();
+    let mut reads = Vec::new();
+    let mut call_args = Vec::new();
+    let inputs: Vec<&syn::FnArg> = f.sig.inputs.iter().collect();
+    for (k, p) in checked.sig.params.iter().enumerate() {
+        let ident = format_ident!("__cuprum_a{}", k);
+        let elem = rust_types::named(&p.elem, &item.generics);
+        match p.role {
+            Role::Raw => {
+                prepare.push(quote!(let #ident: __cuprum::lang::views::Raw<#elem> = unsafe { __l.raw::<#elem>(#k) }?;));
+                let by_ref = matches!(inputs.get(k), Some(syn::FnArg::Typed(t)) if matches!(*t.ty, syn::Type::Reference(_)));
+                call_args.push(if by_ref { quote!(&#ident) } else { quote!(#ident.clone()) });
+            }
+            _ => {
+                reads.push(quote!(let #ident: #elem = unsafe { __e.get::<#elem>(#k) };));
+                call_args.push(quote!(#ident));
+            }
+        }
+    }
+    let host_fn = format_ident!("__cuprum_host_{}", name);
+    let copy = super::host_body::host_copy(f, &host_fn);
+    let mut call = quote!(#host_fn #tf (#(#call_args),*));
+    if checked.uses_index() || checked.uses_loop_position() {
+        call = quote!(__cuprum::lang::intrinsics::with_reduce_index(__e.reduce_index(), || {
+            __cuprum::lang::intrinsics::with_elementwise_index(__e.index(), __e.size(), || #call)
+        }));
+    }
+    let identity = match &attr.identity {
+        Some(e) => {
+            let e = super::host_body::host_expr(e);
+            quote!(::core::option::Option::Some({ let __i: #acc = #e; __i }))
+        }
+        None => quote!(::core::option::Option::None),
+    };
+    let Some(reduce_body) = closure_body(&attr.reduce) else {
+        return quote!(::core::compile_error!("cuprum: a reduction without its `reduce` closure; report this as a cuprum bug"););
+    };
+    let (Some(ra), Some(rb)) = (parts.reduce.params.first().map(local), parts.reduce.params.get(1).map(local)) else {
+        return quote!(::core::compile_error!("cuprum: a `reduce` closure without two parameters; report this as a cuprum bug"););
+    };
+    let post = match (&parts.post, closure_body(&attr.post)) {
+        (Some(c), Some(body)) => match c.params.first().map(local) {
+            Some(pa) => quote!(|#pa: #acc| -> #out { #body }),
+            None => quote!(|__a: #acc| -> #out { __a }),
+        },
+        _ => quote!(|__a: #acc| -> #out { __a }),
+    };
+    let arms = super::elementwise::host_instances(checked).into_iter().map(|inst| {
+        let variants = inst.iter().map(|d| format_ident!("{}", format!("{d:?}")));
+        let types = inst.iter().map(|d| rust_types::scalar(*d, proc_macro2::Span::call_site(), false));
+        let host = if inst.is_empty() { quote!(__cuprum_host) } else { quote!(__cuprum_host::<#(#types),*>) };
+        quote!([#(__cuprum::DType::#variants),*] => #host(__l),)
+    });
+    quote! {
+        /// The map with the device's arithmetic (`host_body`), for the CPU device.
+        #copy
+
+        #[allow(clippy::let_unit_value, clippy::redundant_clone, unused_parens)]
+        fn __cuprum_host #impl_generics (__l: &__cuprum::launch::host::ReduceLoop<'_>) -> __cuprum::Result<()> #where_clause {
+            #(#prepare)*
+            let __map = |__e: &__cuprum::launch::host::Element<'_>| -> #acc {
+                // SAFETY (each read): the argument's type is its parameter's for this instance,
+                // checked by the launch against the signature.
+                #(#reads)*
+                let __m = #call;
+                #convert
+            };
+            let __reduce = |#ra: #acc, #rb: #acc| -> #acc { #reduce_body };
+            let __post = #post;
+            // SAFETY: the output's element type is `#out` for this instance (checked by the launch).
+            unsafe { __l.run::<#acc, #out>(#identity, &__map, &__reduce, &__post) }
+        }
+
+        /// The reduction on the CPU device (docs/cpu.md).
+        #[doc(hidden)]
+        pub fn __cuprum_host_entry(__l: &__cuprum::launch::host::ReduceLoop<'_>) -> __cuprum::Result<()> {
+            match __l.instance() {
+                #(#arms)*
+                _ => ::core::result::Result::Err(__l.not_compiled()),
             }
         }
     }

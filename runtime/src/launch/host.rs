@@ -32,12 +32,15 @@ pub enum HostEntry {
     /// An `#[elementwise]` kernel: runs its body through [`ElementLoop::run`] for the loop's
     /// instance (an error for an instance it was not compiled for).
     Elementwise(fn(&ElementLoop<'_>) -> Result<()>),
+    /// A `#[reduction]`: runs its map, `reduce` and `post` through [`ReduceLoop::run`].
+    Reduction(fn(&ReduceLoop<'_>) -> Result<()>),
 }
 
 impl std::fmt::Debug for HostEntry {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             HostEntry::Elementwise(_) => f.write_str("HostEntry::Elementwise"),
+            HostEntry::Reduction(_) => f.write_str("HostEntry::Reduction"),
         }
     }
 }
@@ -153,22 +156,8 @@ impl<'a> ElementLoop<'a> {
     ///
     /// `T` is the element type of parameter `k` for the loop's instance.
     pub unsafe fn raw<T: ElementType>(&self, k: usize) -> Result<Raw<T>> {
-        let Some(Arg::Raw(a)) = self.args.get(k) else {
-            return Err(Error::Unsupported { what: format!("argument {k} of kernel `{}` is not a raw argument", self.kernel) });
-        };
-        debug_assert_eq!(a.elem, T::ELEM);
-        let mut data = Vec::with_capacity(a.len());
-        // SAFETY: `a` describes an array of the CPU device whose buffer this loop holds locked;
-        // every index `for_each_index` yields from its shape and strides is one of its elements
-        // (an `ArrayArg` is made from an array, whose layout stays inside its buffer, or by
-        // `from_raw_parts`, whose caller promises it); `T` is its element type (the caller's
-        // contract).
-        crate::array::shape::for_each_index(a.shape, a.strides, 0, |i| {
-            data.push(unsafe { (a.ptr as *const T).offset(i).read() })
-        });
-        Raw::with_shape(data, a.shape).ok_or_else(|| Error::Unsupported {
-            what: format!("raw argument {k} of kernel `{}`: its shape {:?} does not hold its elements", self.kernel, a.shape),
-        })
+        // SAFETY: the caller's contract.
+        unsafe { raw_copy(self.kernel, self.args, k) }
     }
 
     /// Runs `body` once per element (in C order on one thread, or in chunks on several; see the
@@ -223,7 +212,7 @@ impl<'a> ElementLoop<'a> {
             .map(|o| idx.iter().zip(&o.strides).map(|(&i, &s)| i as isize * s).sum())
             .collect();
         for i in start..end {
-            body(&Element { operands: &self.operands, offsets: &offsets, index: i, size: self.size });
+            body(&Element { operands: &self.operands, offsets: &offsets, index: i, size: self.size, reduce_index: 0 });
             // The next element: the innermost axis first, carrying into the outer ones.
             let mut d = nd;
             while d > 0 {
@@ -250,6 +239,8 @@ pub struct Element<'l> {
     offsets: &'l [isize],
     index: usize,
     size: usize,
+    /// A reduction map's position along the reduced axes (0 in elementwise loops).
+    reduce_index: usize,
 }
 
 impl Element<'_> {
@@ -288,6 +279,316 @@ impl Element<'_> {
     pub fn size(&self) -> usize {
         self.size
     }
+
+    /// A reduction map's position along the reduced axes (`reduce_index()` in the map).
+    pub fn reduce_index(&self) -> usize {
+        self.reduce_index
+    }
+}
+
+/// One reduction on the CPU device: its inputs over the loop shape, which axes are reduced, the
+/// output, the locks it holds.
+pub struct ReduceLoop<'a> {
+    kernel: &'a str,
+    instance: &'a [DType],
+    args: &'a [Arg<'a>],
+    /// Loop axes kept (the outputs) and reduced, in C order.
+    kept: Vec<usize>,
+    reduced: Vec<usize>,
+    shape: Vec<usize>,
+    /// The inputs (raw ones with a null base), then the flat loop index as a last operand whose
+    /// "address" is the index (`index()` in the map).
+    operands: Vec<Operand>,
+    out_base: *mut u8,
+    /// The output's byte stride along each loop axis (0 on reduced ones).
+    out_strides: Vec<isize>,
+    threads: usize,
+    _held: Vec<Held<'a>>,
+}
+
+// SAFETY: as for `ElementLoop`: the raw pointers are the operands' memory, locked for the launch
+// (the output exclusively); threads share the loop only inside `run`, each on its own outputs, or
+// on its own part of one output's elements, whose partial results the caller combines.
+unsafe impl Sync for ReduceLoop<'_> {}
+
+impl<'a> ReduceLoop<'a> {
+    /// The loop of a checked reduction on the CPU device: `inputs` in the map's parameter order
+    /// (all arrays of the CPU device), `out` of the output shape, `shape` the loop shape (the
+    /// inputs' broadcast), `mask` the reduced axes, `elems` each input's element type and
+    /// `out_elem` the output's.
+    pub(crate) fn new(
+        kernel: &'a str,
+        instance: &'a [DType],
+        args: &'a [Arg<'a>],
+        shape: &[usize],
+        mask: &[bool],
+        keepdims: bool,
+        elems: &[ElemType],
+        out_elem: ElemType,
+    ) -> ReduceLoop<'a> {
+        let nd = shape.len();
+        let (mut inputs, mut out) = (Vec::new(), None);
+        for a in args {
+            match a {
+                Arg::Out(x) => out = Some(x),
+                other => inputs.push(other),
+            }
+        }
+        let mut operands = Vec::with_capacity(inputs.len() + 1);
+        for (k, a) in inputs.iter().enumerate() {
+            let size = elems[k].size() as isize;
+            operands.push(match a {
+                Arg::In(x) => Operand {
+                    base: x.ptr as *mut u8,
+                    strides: (0..nd)
+                        .map(|ax| {
+                            let pad = nd - x.shape.len();
+                            if ax >= pad && x.shape[ax - pad] == shape[ax] { x.strides[ax - pad] * size } else { 0 }
+                        })
+                        .collect(),
+                },
+                _ => Operand { base: std::ptr::null_mut(), strides: vec![0; nd] },
+            });
+        }
+        // The flat C-order loop index, as an operand at address 0.
+        let mut c = vec![0isize; nd];
+        let mut acc = 1isize;
+        for ax in (0..nd).rev() {
+            c[ax] = acc;
+            acc *= shape[ax] as isize;
+        }
+        operands.push(Operand { base: std::ptr::null_mut(), strides: c });
+        let (out_base, mut out_strides) = (out.map_or(std::ptr::null_mut(), |o| o.ptr as *mut u8), vec![0isize; nd]);
+        if let Some(o) = out {
+            let size = out_elem.size() as isize;
+            let mut j = 0;
+            for (ax, &m) in mask.iter().enumerate() {
+                if keepdims {
+                    out_strides[ax] = if m { 0 } else { o.strides[ax] * size };
+                } else if !m {
+                    out_strides[ax] = o.strides[j] * size;
+                    j += 1;
+                }
+            }
+        }
+        let kept: Vec<usize> = (0..nd).filter(|&ax| !mask[ax]).collect();
+        let reduced: Vec<usize> = (0..nd).filter(|&ax| mask[ax]).collect();
+        let total: usize = shape.iter().product();
+        // An output that shares memory with an input is reduced on one thread (in order), so that
+        // no thread reads an element another one writes.
+        let shared = out.is_some_and(|o| inputs.iter().any(|a| a.array().is_some_and(|x| same_buffer(o, x))));
+        let threads = if total >= PARALLEL_MIN && !shared { std::thread::available_parallelism().map_or(1, |n| n.get()) } else { 1 };
+        ReduceLoop {
+            kernel,
+            instance,
+            args,
+            kept,
+            reduced,
+            shape: shape.to_vec(),
+            operands,
+            out_base,
+            out_strides,
+            threads,
+            _held: lock_buffers(args),
+        }
+    }
+
+    /// The instance the reduction runs (one dtype per generic parameter).
+    pub fn instance(&self) -> &[DType] {
+        self.instance
+    }
+
+    /// The error of an instance the reduction's CPU code was not compiled for (or whose map
+    /// value the CPU code cannot convert to the accumulator).
+    pub fn not_compiled(&self) -> Error {
+        Error::Unsupported {
+            what: format!(
+                "instance {:?} of reduction `{}` on the CPU device: its CPU code covers every dtype \
+                 its generic parameters' bounds admit (up to 64 combinations, else the \
+                 precompiled instances) whose map value converts to the accumulator",
+                self.instance, self.kernel
+            ),
+        }
+    }
+
+    /// A copy of raw argument `k`'s elements, as the map's `Raw<T>`.
+    ///
+    /// # Safety
+    ///
+    /// As [`ElementLoop::raw`].
+    pub unsafe fn raw<T: ElementType>(&self, k: usize) -> Result<Raw<T>> {
+        // SAFETY: the caller's contract, for the same arguments.
+        unsafe { raw_copy(self.kernel, self.args, k) }
+    }
+
+    /// Reduces: for each output, `map` of each of its elements (C order along the reduced axes)
+    /// folded with `reduce` from `identity` (else from the first element), then `post` written to
+    /// the output. An output's elements may be folded in parts on several threads whose results
+    /// are combined with `reduce` in order (`reduce` is associative, as on the GPU). A panic in
+    /// `map`, `reduce` or `post` is an error naming the reduction.
+    ///
+    /// # Safety
+    ///
+    /// `O` is the output's element type.
+    pub unsafe fn run<A: Copy + Send, O: Copy>(
+        &self,
+        identity: Option<A>,
+        map: &(dyn Fn(&Element<'_>) -> A + Sync),
+        reduce: &(dyn Fn(A, A) -> A + Sync),
+        post: &(dyn Fn(A) -> O + Sync),
+    ) -> Result<()> {
+        let dims = |axes: &[usize]| axes.iter().map(|&ax| self.shape[ax]).product::<usize>();
+        let (outs, red) = (dims(&self.kept), dims(&self.reduced));
+        let write = |o: usize, a: Option<A>| {
+            let Some(a) = a else { return };
+            let at: isize = self.multi_offset(&self.kept, o, &self.out_strides);
+            // SAFETY: `at` is output `o`'s element (the launch checked the output's shape and
+            // layout), of type `O` (the caller's contract); the output is locked exclusively and
+            // each output is written once, by one thread.
+            unsafe { (self.out_base.offset(at) as *mut O).write(post(a)) };
+        };
+        let caught = catch_unwind(AssertUnwindSafe(|| {
+            if self.threads > 1 && outs >= self.threads {
+                let chunk = outs.div_ceil(self.threads);
+                std::thread::scope(|s| {
+                    for t in 0..self.threads {
+                        let write = &write;
+                        s.spawn(move || {
+                            for o in t * chunk..((t + 1) * chunk).min(outs) {
+                                write(o, self.fold(o, 0, red, identity, map, reduce));
+                            }
+                        });
+                    }
+                });
+            } else if self.threads > 1 && red >= PARALLEL_MIN {
+                let chunk = red.div_ceil(self.threads);
+                for o in 0..outs {
+                    let parts: Vec<Option<A>> = std::thread::scope(|s| {
+                        let handles: Vec<_> = (0..self.threads)
+                            .map(|t| {
+                                let (j0, j1) = (t * chunk, ((t + 1) * chunk).min(red));
+                                s.spawn(move || self.fold(o, j0, j1, None, map, reduce))
+                            })
+                            .collect();
+                        handles.into_iter().map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p))).collect()
+                    });
+                    let mut acc = identity;
+                    for p in parts.into_iter().flatten() {
+                        acc = Some(match acc {
+                            Some(a) => reduce(a, p),
+                            None => p,
+                        });
+                    }
+                    write(o, acc);
+                }
+            } else {
+                for o in 0..outs {
+                    write(o, self.fold(o, 0, red, identity, map, reduce));
+                }
+            }
+        }));
+        caught.map_err(|p| Error::InvalidLaunch {
+            kernel: self.kernel.to_string(),
+            detail: format!("its map, reduce or post panicked on the CPU device: {}", panic_text(&*p)),
+        })
+    }
+
+    /// The byte offset of element `i` (C order over `axes`) with `strides` along the loop axes.
+    fn multi_offset(&self, axes: &[usize], mut i: usize, strides: &[isize]) -> isize {
+        let mut at = 0isize;
+        for &ax in axes.iter().rev() {
+            let d = self.shape[ax];
+            at += (i % d) as isize * strides[ax];
+            i /= d;
+        }
+        at
+    }
+
+    /// Output `o`'s elements `j0..j1` (C order along the reduced axes) folded from `init`.
+    fn fold<A: Copy>(
+        &self,
+        o: usize,
+        j0: usize,
+        j1: usize,
+        init: Option<A>,
+        map: &(dyn Fn(&Element<'_>) -> A + Sync),
+        reduce: &(dyn Fn(A, A) -> A + Sync),
+    ) -> Option<A> {
+        if j0 >= j1 {
+            return init;
+        }
+        let n_ops = self.operands.len();
+        let total: usize = self.shape.iter().product();
+        // Offsets of the output's first element, then of element j0 along the reduced axes.
+        let mut offsets: Vec<isize> = self
+            .operands
+            .iter()
+            .map(|op| self.multi_offset(&self.kept, o, &op.strides) + self.multi_offset(&self.reduced, j0, &op.strides))
+            .collect();
+        let rdims: Vec<usize> = self.reduced.iter().map(|&ax| self.shape[ax]).collect();
+        let mut idx = vec![0usize; rdims.len()];
+        let mut rest = j0;
+        for d in (0..rdims.len()).rev() {
+            idx[d] = rest % rdims[d];
+            rest /= rdims[d];
+        }
+        let mut acc = init;
+        for j in j0..j1 {
+            let e = Element {
+                operands: &self.operands,
+                offsets: &offsets,
+                index: offsets[n_ops - 1] as usize,
+                size: total,
+                reduce_index: j,
+            };
+            let v = map(&e);
+            acc = Some(match acc {
+                Some(a) => reduce(a, v),
+                None => v,
+            });
+            let mut d = rdims.len();
+            while d > 0 {
+                d -= 1;
+                let ax = self.reduced[d];
+                idx[d] += 1;
+                for (off, op) in offsets.iter_mut().zip(&self.operands) {
+                    *off += op.strides[ax];
+                }
+                if idx[d] < rdims[d] {
+                    break;
+                }
+                for (off, op) in offsets.iter_mut().zip(&self.operands) {
+                    *off -= op.strides[ax] * rdims[d] as isize;
+                }
+                idx[d] = 0;
+            }
+        }
+        acc
+    }
+}
+
+/// A copy of raw argument `k` of `args` (an array of the CPU device, locked by the caller).
+///
+/// # Safety
+///
+/// `T` is the element type of argument `k`.
+unsafe fn raw_copy<T: ElementType>(kernel: &str, args: &[Arg<'_>], k: usize) -> Result<Raw<T>> {
+    let Some(Arg::Raw(a)) = args.get(k) else {
+        return Err(Error::Unsupported { what: format!("argument {k} of kernel `{kernel}` is not a raw argument") });
+    };
+    debug_assert_eq!(a.elem, T::ELEM);
+    let mut data = Vec::with_capacity(a.len());
+    // SAFETY: `a` describes an array of the CPU device whose buffer the launch holds locked; every
+    // index `for_each_index` yields from its shape and strides is one of its elements (an
+    // `ArrayArg` is made from an array, whose layout stays inside its buffer, or by
+    // `from_raw_parts`, whose caller promises it); `T` is its element type (the caller's
+    // contract).
+    crate::array::shape::for_each_index(a.shape, a.strides, 0, |i| {
+        data.push(unsafe { (a.ptr as *const T).offset(i).read() })
+    });
+    Raw::with_shape(data, a.shape).ok_or_else(|| Error::Unsupported {
+        what: format!("raw argument {k} of kernel `{kernel}`: its shape {:?} does not hold its elements", a.shape),
+    })
 }
 
 /// Whether each buffer that is written is reached by all its operands through one layout (first

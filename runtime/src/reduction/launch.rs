@@ -16,6 +16,8 @@ use crate::device::Device;
 use crate::error::{Error, Result};
 use crate::function::KernelFunction;
 use crate::inline_list::InlineList;
+use crate::element::ElemType;
+use crate::launch::host::{HostEntry, ReduceLoop};
 use crate::launch::operand::{Arg, ArrayArg};
 use crate::launch::signature::{ReductionSignature, Role, Signature};
 use crate::launch::{ArgList, DeviceRepr, LaunchConfig};
@@ -417,6 +419,16 @@ pub fn staged_launch(
         (Some(d), _) | (None, Some(d)) => d,
         (None, None) => unreachable!("prepare asks for the device before planning"),
     };
+    if device.is_cpu() {
+        if let Some(s) = opts.stream.filter(|s| !s.device().is_cpu()) {
+            return Err(Error::DeviceMismatch {
+                context: format!("the stream of reduction `{name}`"),
+                expected: out.device,
+                found: s.device().ordinal(),
+            });
+        }
+        return launch_on_host(kernel, sig, instance, inputs, out, axes, keepdims);
+    }
     if let Some(next) = opts.prefetch {
         crate::registry::prefetch(next, device.ordinal(), instance, Some(call.plan.variant().into()));
     }
@@ -446,6 +458,38 @@ pub fn staged_launch(
         }
     };
     launch_plan(kernel, info, instance, call, params, device, stream, go)
+}
+
+/// A checked reduction whose arrays are on the CPU device: the kernel's host entry runs its map,
+/// `reduce` and `post` (`launch::host::ReduceLoop`, docs/cpu.md).
+#[allow(clippy::too_many_arguments)]
+fn launch_on_host(
+    kernel: &Kernel,
+    sig: &ReductionSignature,
+    instance: &[DType],
+    inputs: &[Arg<'_>],
+    out: ArrayArg<'_>,
+    axes: &Axes,
+    keepdims: bool,
+) -> Result<()> {
+    let name = kernel.name();
+    let Some(HostEntry::Reduction(entry)) = kernel.host_entry() else {
+        return Err(Error::kernel_on_cpu(&format!(
+            "reduction `{name}` (CUDA C text, or a kernel built without its host code)"
+        )));
+    };
+    let shape = loop_shape(name, inputs)?;
+    let mask = plan::reduced_mask(shape.len(), axes)?;
+    let elems: Vec<ElemType> = sig
+        .params
+        .iter()
+        .map(|p| p.ty.resolve(instance).unwrap_or(ElemType::Scalar(DType::U8)))
+        .collect();
+    let out_elem = sig.out.resolve(instance).unwrap_or(ElemType::Scalar(DType::U8));
+    let mut args: Vec<Arg<'_>> = inputs.to_vec();
+    args.push(Arg::Out(out));
+    let reduction = ReduceLoop::new(name, instance, &args, &shape, &mask, keepdims, &elems, out_elem);
+    entry(&reduction)
 }
 
 fn expected_len(shape: &[usize], mask: &[bool]) -> usize {
