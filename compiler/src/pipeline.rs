@@ -132,37 +132,22 @@ impl Checked {
     /// Whether the item's body reads the loop index (`index()` or `reduce_index()`): a reduction
     /// whose map does must walk its reduced axes in C order (`ReductionSignature::positional`).
     pub fn uses_index(&self) -> bool {
-        let mut found = false;
-        ir::each_expr_of_item(&self.item, &mut |e| {
-            found |= matches!(
-                e.kind,
-                ir::ExprKind::Call {
-                    callee: ir::Callee::Intrinsic {
-                        intrinsic: crate::lang::Intrinsic::Index | crate::lang::Intrinsic::ReduceIndex,
-                        ..
-                    },
-                    ..
-                }
-            )
-        });
-        found
+        self.calls_intrinsic(|i| matches!(i, crate::lang::Intrinsic::Index | crate::lang::Intrinsic::ReduceIndex))
     }
 
     /// Whether the item's body reads its elementwise loop position (`index()` or `loop_size()`):
     /// the CPU device's loop then sets them for each call of the body.
     pub fn uses_loop_position(&self) -> bool {
+        self.calls_intrinsic(|i| matches!(i, crate::lang::Intrinsic::Index | crate::lang::Intrinsic::LoopSize))
+    }
+
+    /// Whether the item's body calls an intrinsic `which` accepts.
+    fn calls_intrinsic(&self, which: impl Fn(crate::lang::Intrinsic) -> bool) -> bool {
         let mut found = false;
         ir::each_expr_of_item(&self.item, &mut |e| {
-            found |= matches!(
-                e.kind,
-                ir::ExprKind::Call {
-                    callee: ir::Callee::Intrinsic {
-                        intrinsic: crate::lang::Intrinsic::Index | crate::lang::Intrinsic::LoopSize,
-                        ..
-                    },
-                    ..
-                }
-            )
+            if let ir::ExprKind::Call { callee: ir::Callee::Intrinsic { intrinsic, .. }, .. } = &e.kind {
+                found |= which(*intrinsic);
+            }
         });
         found
     }

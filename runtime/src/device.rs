@@ -26,16 +26,6 @@ enum DriverState {
     Missing(String),
 }
 
-fn panic_text(p: &(dyn std::any::Any + Send)) -> String {
-    if let Some(s) = p.downcast_ref::<&str>() {
-        (*s).to_string()
-    } else if let Some(s) = p.downcast_ref::<String>() {
-        s.clone()
-    } else {
-        "the CUDA driver bindings panicked".to_string()
-    }
-}
-
 fn probe_driver() -> DriverState {
     // SAFETY: `is_culib_present` dlopens the NVIDIA driver library under its usual names (and
     // closes it again); loading it runs only the driver's own initialisers, as in any CUDA program.
@@ -61,7 +51,7 @@ fn probe_driver() -> DriverState {
     match outcome {
         Ok(Ok(n)) => DriverState::Ready(n),
         Ok(Err(e)) => DriverState::Missing(format!("cuInit failed: {e}")),
-        Err(p) => DriverState::Missing(panic_text(&*p)),
+        Err(p) => DriverState::Missing(crate::error::panic_text(&*p, "the CUDA driver bindings panicked")),
     }
 }
 

@@ -447,6 +447,17 @@ impl Error {
     }
 }
 
+/// The text of a caught panic's payload (`fallback` when it is not a string).
+pub(crate) fn panic_text(p: &(dyn std::any::Any + Send), fallback: &str) -> String {
+    if let Some(s) = p.downcast_ref::<&str>() {
+        (*s).to_string()
+    } else if let Some(s) = p.downcast_ref::<String>() {
+        s.clone()
+    } else {
+        fallback.to_string()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

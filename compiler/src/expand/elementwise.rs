@@ -264,33 +264,6 @@ pub(super) fn call_module(f: &syn::ItemFn, checked: &Checked, unit: &UnitInfo) -
     }
 }
 
-/// The instances the CPU code is compiled for: every combination of dtypes the generic
-/// parameters' bounds admit (what NVRTC would compile on a GPU), unless that is more than
-/// [`MAX_HOST_INSTANCES`]; then the instances the kernel precompiles for the GPU.
-pub(super) fn host_instances(checked: &Checked) -> Vec<Vec<crate::dtype::DType>> {
-    let mut combos: Vec<Vec<crate::dtype::DType>> = vec![Vec::new()];
-    for g in &checked.item.generics {
-        let admitted: Vec<crate::dtype::DType> = crate::dtype::DType::ALL.iter().copied().filter(|d| g.bound.admits(*d)).collect();
-        combos = combos
-            .into_iter()
-            .flat_map(|c| {
-                admitted.iter().map(move |d| {
-                    let mut c = c.clone();
-                    c.push(*d);
-                    c
-                })
-            })
-            .collect();
-        if combos.len() > MAX_HOST_INSTANCES {
-            return checked.item.instances.clone();
-        }
-    }
-    combos
-}
-
-/// The most instances a kernel's CPU code is compiled for (each is a monomorphized host loop).
-const MAX_HOST_INSTANCES: usize = 64;
-
 /// The kernel on the CPU device (`launch::host`, docs/cpu.md): `__cuprum_host`, generic like the
 /// kernel, reads each element's arguments, calls the user's function (compiled for the host by
 /// rustc, the same function the pipeline checked) and writes its outputs; `__cuprum_host_entry`
@@ -326,17 +299,10 @@ fn host_entry(f: &syn::ItemFn, checked: &Checked, generics: &syn::Generics) -> T
     }
     let n = checked.sig.params.len();
     let outs: Vec<TokenStream> = checked.sig.outputs.iter().map(|t| rust_types::named(t, item_generics)).collect();
-    let turbofish: Vec<TokenStream> = item_generics
-        .iter()
-        .map(|g| {
-            let id = syn::Ident::new(&g.name.text, proc_macro2::Span::call_site());
-            quote!(#id)
-        })
-        .collect();
+    let tf = super::host_body::turbofish(item_generics);
     let host_fn = format_ident!("__cuprum_host_{}", name);
     let copy = super::host_body::host_copy(f, &host_fn);
-    let callee = if turbofish.is_empty() { quote!(#host_fn) } else { quote!(#host_fn::<#(#turbofish),*>) };
-    let mut call = quote!(#callee(#(#call_args),*));
+    let mut call = quote!(#host_fn #tf (#(#call_args),*));
     if checked.uses_loop_position() {
         call = quote!(__cuprum::lang::intrinsics::with_elementwise_index(__e.index(), __e.size(), || #call));
     }
@@ -355,12 +321,7 @@ fn host_entry(f: &syn::ItemFn, checked: &Checked, generics: &syn::Generics) -> T
         }
     }
     let (impl_generics, _, where_clause) = generics.split_for_impl();
-    let arms = host_instances(checked).into_iter().map(|inst| {
-        let variants = inst.iter().map(|d| format_ident!("{}", format!("{d:?}")));
-        let types = inst.iter().map(|d| rust_types::scalar(*d, proc_macro2::Span::call_site(), false));
-        let host = if inst.is_empty() { quote!(__cuprum_host) } else { quote!(__cuprum_host::<#(#types),*>) };
-        quote!([#(__cuprum::DType::#variants),*] => #host(__l),)
-    });
+    let entry = super::host_body::entry(checked, quote!(ElementLoop));
     quote! {
         /// The kernel's function with the device's arithmetic (`host_body`), for the CPU device.
         #copy
@@ -379,13 +340,6 @@ fn host_entry(f: &syn::ItemFn, checked: &Checked, generics: &syn::Generics) -> T
             })
         }
 
-        /// The kernel on the CPU device: its body once per element (docs/cpu.md).
-        #[doc(hidden)]
-        pub fn __cuprum_host_entry(__l: &__cuprum::launch::host::ElementLoop<'_>) -> __cuprum::Result<()> {
-            match __l.instance() {
-                #(#arms)*
-                _ => ::core::result::Result::Err(__l.not_compiled()),
-            }
-        }
+        #entry
     }
 }

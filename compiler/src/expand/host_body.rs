@@ -1,4 +1,6 @@
-//! The host copy of a kernel's function for the CPU device (docs/cpu.md): the function as the user
+//! The host code of a kernel for the CPU device (docs/cpu.md), shared by the elementwise and
+//! reduction expanders: the entry that picks an instance ([`entry`]), and the host copy of a
+//! kernel's function ([`host_copy`]): the function as the user
 //! wrote it (the one the pipeline checked), renamed and private, with every arithmetic operator
 //! replaced by the runtime's `lang::kernel_ops` function of the same name (`a + b` is
 //! `kernel_ops::add(a, b)`, `x /= y` is `kernel_ops::div_assign(&mut x, y)`, `-x` is
@@ -6,8 +8,12 @@
 //! in every build profile, division by zero gives 0, shift amounts are masked
 //! (docs/semantics.md). Types are left alone (an array length stays a constant expression).
 
-use quote::quote;
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote};
 use syn::visit_mut::{self, VisitMut};
+
+use crate::dtype::DType;
+use crate::pipeline::Checked;
 use syn::{BinOp, Expr, UnOp, parse_quote};
 
 /// `f` as `name`: private, its attributes dropped but for `allow`, its operators rewritten.
@@ -19,6 +25,63 @@ pub(super) fn host_copy(f: &syn::ItemFn, name: &syn::Ident) -> syn::ItemFn {
     g.sig.ident = name.clone();
     Operators.visit_block_mut(&mut g.block);
     g
+}
+
+/// `::<T, U>` naming the item's generic parameters (nothing for a non-generic item).
+pub(super) fn turbofish(generics: &[crate::ir::Generic]) -> TokenStream {
+    if generics.is_empty() {
+        return quote!();
+    }
+    let ids = generics.iter().map(|g| syn::Ident::new(&g.name.text, proc_macro2::Span::call_site()));
+    quote!(::<#(#ids),*>)
+}
+
+/// The instances the CPU code is compiled for: every combination of dtypes the generic
+/// parameters' bounds admit (what NVRTC would compile on a GPU), unless that is more than
+/// [`MAX_HOST_INSTANCES`]; then the instances the kernel precompiles for the GPU.
+fn host_instances(checked: &Checked) -> Vec<Vec<DType>> {
+    let mut combos: Vec<Vec<DType>> = vec![Vec::new()];
+    for g in &checked.item.generics {
+        let admitted: Vec<DType> = DType::ALL.iter().copied().filter(|d| g.bound.admits(*d)).collect();
+        combos = combos
+            .into_iter()
+            .flat_map(|c| {
+                admitted.iter().map(move |d| {
+                    let mut c = c.clone();
+                    c.push(*d);
+                    c
+                })
+            })
+            .collect();
+        if combos.len() > MAX_HOST_INSTANCES {
+            return checked.item.instances.clone();
+        }
+    }
+    combos
+}
+
+/// The most instances a kernel's CPU code is compiled for (each is a monomorphized body).
+const MAX_HOST_INSTANCES: usize = 64;
+
+/// `__cuprum_host_entry(l)`: calls `__cuprum_host::<types>(l)` for the loop's instance (`l` a
+/// `launch::host::<looptype>`), an error for another.
+pub(super) fn entry(checked: &Checked, looptype: TokenStream) -> TokenStream {
+    let arms = host_instances(checked).into_iter().map(|inst| {
+        let variants = inst.iter().map(|d| format_ident!("{}", format!("{d:?}")));
+        let types = inst.iter().map(|d| super::rust_types::scalar(*d, proc_macro2::Span::call_site(), false));
+        let host = if inst.is_empty() { quote!(__cuprum_host) } else { quote!(__cuprum_host::<#(#types),*>) };
+        quote!([#(__cuprum::DType::#variants),*] => #host(__l),)
+    });
+    quote! {
+        /// The kernel on the CPU device (docs/cpu.md).
+        #[doc(hidden)]
+        pub fn __cuprum_host_entry(__l: &__cuprum::launch::host::#looptype<'_>) -> __cuprum::Result<()> {
+            match __l.instance() {
+                #(#arms)*
+                _ => ::core::result::Result::Err(__l.not_compiled()),
+            }
+        }
+    }
 }
 
 /// `e` with its operators rewritten (a reduction's closure body).

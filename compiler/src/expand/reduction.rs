@@ -262,15 +262,7 @@ fn host_entry(
     let name = &f.sig.ident;
     let item = &checked.item;
     let attr = &checked.attr;
-    let turbofish: Vec<TokenStream> = item
-        .generics
-        .iter()
-        .map(|g| {
-            let id = syn::Ident::new(&g.name.text, proc_macro2::Span::call_site());
-            quote!(#id)
-        })
-        .collect();
-    let tf = if turbofish.is_empty() { quote!() } else { quote!(::<#(#turbofish),*>) };
+    let tf = super::host_body::turbofish(&item.generics);
     let (impl_generics, _, where_clause) = generics.split_for_impl();
     let local = |l: &LocalId| {
         let name = &item.locals[l.0 as usize].name;
@@ -357,12 +349,7 @@ fn host_entry(
         },
         _ => quote!(|__a: #acc| -> #out { __a }),
     };
-    let arms = super::elementwise::host_instances(checked).into_iter().map(|inst| {
-        let variants = inst.iter().map(|d| format_ident!("{}", format!("{d:?}")));
-        let types = inst.iter().map(|d| rust_types::scalar(*d, proc_macro2::Span::call_site(), false));
-        let host = if inst.is_empty() { quote!(__cuprum_host) } else { quote!(__cuprum_host::<#(#types),*>) };
-        quote!([#(__cuprum::DType::#variants),*] => #host(__l),)
-    });
+    let entry = super::host_body::entry(checked, quote!(ReduceLoop));
     quote! {
         /// The map with the device's arithmetic (`host_body`), for the CPU device.
         #copy
@@ -383,13 +370,6 @@ fn host_entry(
             unsafe { __l.run::<#acc, #out>(#identity, &__map, &__reduce, &__post) }
         }
 
-        /// The reduction on the CPU device (docs/cpu.md).
-        #[doc(hidden)]
-        pub fn __cuprum_host_entry(__l: &__cuprum::launch::host::ReduceLoop<'_>) -> __cuprum::Result<()> {
-            match __l.instance() {
-                #(#arms)*
-                _ => ::core::result::Result::Err(__l.not_compiled()),
-            }
-        }
+        #entry
     }
 }

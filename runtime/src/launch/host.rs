@@ -192,7 +192,7 @@ impl<'a> ElementLoop<'a> {
             detail: format!(
                 "its body panicked on the CPU device: {} (a debug build checks integer overflow, which \
                  the GPU does not: build with `--release`, or use `wrapping_*` operations)",
-                panic_text(&*p)
+                crate::error::panic_text(&*p, "a panic")
             ),
         })
     }
@@ -489,7 +489,7 @@ impl<'a> ReduceLoop<'a> {
         }));
         caught.map_err(|p| Error::InvalidLaunch {
             kernel: self.kernel.to_string(),
-            detail: format!("its map, reduce or post panicked on the CPU device: {}", panic_text(&*p)),
+            detail: format!("its map, reduce or post panicked on the CPU device: {}", crate::error::panic_text(&*p, "a panic")),
         })
     }
 
@@ -648,12 +648,3 @@ fn lock_buffers<'a>(args: &'a [Arg<'a>]) -> Vec<Held<'a>> {
         .collect()
 }
 
-fn panic_text(p: &(dyn std::any::Any + Send)) -> String {
-    if let Some(s) = p.downcast_ref::<&str>() {
-        (*s).to_string()
-    } else if let Some(s) = p.downcast_ref::<String>() {
-        s.clone()
-    } else {
-        "a panic".to_string()
-    }
-}
