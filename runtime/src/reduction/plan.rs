@@ -231,7 +231,9 @@ fn scratch(strategy: Strategy, splits: u32, outs: u64, grid: (u32, u32)) -> (u64
 pub(crate) struct Group {
     n: usize,
     dims: [u64; MAX_NDIM],
-    axis: [usize; MAX_NDIM],
+    /// As `u32`: a group of 104 bytes is moved inline (with `usize` axes, each move of the two
+    /// groups of a plan was a `memcpy` call, a tenth of a reduction's host work).
+    axis: [u32; MAX_NDIM],
 }
 
 impl Group {
@@ -239,14 +241,14 @@ impl Group {
         &self.dims[..self.n]
     }
 
-    fn axes(&self) -> &[usize] {
-        &self.axis[..self.n]
+    fn axes(&self) -> impl DoubleEndedIterator<Item = usize> + '_ {
+        self.axis[..self.n].iter().map(|&ax| ax as usize)
     }
 
     /// Operand strides over the group (zeros past the used axes).
     fn strides(&self, stride: impl Fn(usize) -> i64) -> [i64; MAX_NDIM] {
         let mut s = [0i64; MAX_NDIM];
-        for (s, &ax) in s.iter_mut().zip(self.axes()) {
+        for (s, ax) in s.iter_mut().zip(self.axes()) {
             *s = stride(ax);
         }
         s
@@ -255,9 +257,8 @@ impl Group {
     /// The largest |offset| an operand reaches over the group (sum of |stride| * (extent - 1)).
     fn span(&self, stride: impl Fn(usize) -> i64) -> u64 {
         self.axes()
-            .iter()
             .zip(self.dims())
-            .map(|(&ax, &d)| stride(ax).unsigned_abs().saturating_mul(d.saturating_sub(1)))
+            .map(|(ax, &d)| stride(ax).unsigned_abs().saturating_mul(d.saturating_sub(1)))
             .fold(0u64, u64::saturating_add)
     }
 }
@@ -290,17 +291,21 @@ fn collapse(shape: &[usize], axes: &mut [usize], n_ops: usize, stride: &impl Fn(
     let mut n = 0usize;
     let mut last: Option<usize> = None;
     for &ax in axes.iter() {
+        let Ok(ax32) = u32::try_from(ax) else {
+            // More loop axes than a u32 counts: reported as too many dimensions.
+            return (g, MAX_NDIM + 1);
+        };
         let d = shape[ax] as u64;
         let merges = last.is_some_and(|b| (0..n_ops).all(|k| stride(k, b) == stride(k, ax) * d as i64));
         if merges {
             if n <= MAX_NDIM {
                 g.dims[n - 1] *= d;
-                g.axis[n - 1] = ax;
+                g.axis[n - 1] = ax32;
             }
         } else {
             if n < MAX_NDIM {
                 g.dims[n] = d;
-                g.axis[n] = ax;
+                g.axis[n] = ax32;
             }
             n += 1;
         }
@@ -436,7 +441,7 @@ pub(crate) fn plan_with(
             });
         }
     }
-    let contiguous = red > 0 && r.n == 1 && (0..n_in).all(|k| stride(k, r.axis[0]) == 1);
+    let contiguous = red > 0 && r.n == 1 && (0..n_in).all(|k| stride(k, r.axis[0] as usize) == 1);
 
     // 32-bit indexing when every index and offset fits.
     let wide = outs.saturating_mul(red.max(1)) >= INDEX_LIMIT
@@ -447,7 +452,7 @@ pub(crate) fn plan_with(
     let target_blocks = sms * per_sm;
     let target_threads = target_blocks * THREADS as u64;
     // The innermost stride of the first input within each group: which one is contiguous.
-    let inner = |g: &Group| g.axes().last().map_or(u64::MAX, |&ax| stride(0, ax).unsigned_abs());
+    let inner = |g: &Group| g.axes().next_back().map_or(u64::MAX, |ax| stride(0, ax).unsigned_abs());
     let along_rows = inner(&r) <= 1 || inner(&r) < inner(&o);
     let (strategy, splits) = if outs <= 1 || (along_rows && red >= 4096) {
         let s = if outs >= target_blocks {
