@@ -130,6 +130,10 @@ pub(crate) fn on_module_load(ordinal: usize, bind: impl FnOnce() -> Result<()>, 
 /// [`Error::IndexOutOfBounds`], clearing the record; `Ok` when there is none (or a kernel is
 /// still writing one, which the next call will see). Reads host memory only.
 pub(crate) fn check(ordinal: usize) -> Result<()> {
+    if ordinal == crate::device::CPU_ORDINAL {
+        let taken = cpu_record().lock().unwrap_or_else(|e| e.into_inner()).take();
+        return taken.map_or(Ok(()), |r| Err(error_of(&r)));
+    }
     let Some(rec) = slots().and_then(|s| s.get(ordinal)).and_then(OnceLock::get) else {
         return Ok(());
     };
@@ -137,6 +141,30 @@ pub(crate) fn check(ordinal: usize) -> Result<()> {
         Some(r) => Err(error_of(&r)),
         None => Ok(()),
     }
+}
+
+/// The CPU device's record: kernels run by the host write it directly (the first violation
+/// since the last report is kept).
+fn cpu_record() -> &'static Mutex<Option<OobRecord>> {
+    static RECORD: Mutex<Option<OobRecord>> = Mutex::new(None);
+    &RECORD
+}
+
+/// Records an out-of-range index of a kernel running on the CPU device, unless one is recorded
+/// already (reported, as on a GPU, by the device's next synchronising call).
+pub(crate) fn record_cpu(kernel: &str, index: i128, len: u64, block: [u32; 3], thread: [u32; 3]) {
+    let mut slot = cpu_record().lock().unwrap_or_else(|e| e.into_inner());
+    if slot.is_some() {
+        return;
+    }
+    let mut r = OobRecord { flag: FLAG_COMPLETE, index: index as u64, len, block, thread, ..OobRecord::EMPTY };
+    if index < 0 {
+        r.info = cuprum_abi::bounds::INFO_SIGNED;
+    }
+    let name = kernel.as_bytes();
+    let n = name.len().min(r.kernel.len() - 1);
+    r.kernel[..n].copy_from_slice(&name[..n]);
+    *slot = Some(r);
 }
 
 /// Takes a complete record out of `host` (leaving it empty), if there is one.

@@ -92,6 +92,30 @@ pub fn view_arg<T: Element, const N: usize>(kernel: &str, param: &str, a: &Array
     })
 }
 
+/// A slice argument on the CPU device: the handle the kernel's host copy indexes.
+///
+/// # Safety
+///
+/// `a` is on the CPU device and C-contiguous, and a `launch::grid::Grid` holds its buffer's lock
+/// (exclusive when the kernel writes it) for as long as the handle is used.
+pub unsafe fn cpu_slice<T: Element>(a: &Array<T>) -> crate::lang::cpu::Slice<'_, T> {
+    // SAFETY: the caller's contract: the array's elements, alive and locked for the launch.
+    unsafe { crate::lang::cpu::Slice::from_raw_parts(a.device_ptr() as *mut T, a.len()) }
+}
+
+/// A view argument of `N` dimensions on the CPU device (the launch checked the dimensions).
+///
+/// # Safety
+///
+/// As [`cpu_slice`], any layout.
+pub unsafe fn cpu_view<T: Element, const N: usize>(a: &Array<T>) -> crate::lang::cpu::View<'_, T, N> {
+    let (mut shape, mut strides) = ([0usize; N], [0isize; N]);
+    shape.copy_from_slice(&a.shape()[..N]);
+    strides.copy_from_slice(&a.strides()[..N]);
+    // SAFETY: the caller's contract; the shape and strides are the array's own.
+    unsafe { crate::lang::cpu::View::from_raw_parts(a.device_ptr() as *mut T, shape, strides) }
+}
+
 /// The error for an array that cannot be passed as a kernel's slice parameter.
 pub fn not_contiguous(kernel: &str, param: &str, shape: &[usize], strides: &[isize]) -> Error {
     Error::InvalidLaunch {

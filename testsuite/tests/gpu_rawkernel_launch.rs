@@ -1,7 +1,8 @@
-//! `#[rawkernel]` end to end on the GPU, through the typed launch API the macro generates
+//! `#[rawkernel]` end to end, through the typed launch API the macro generates
 //! (`kernel::launch(&config, args..)`): every kernel of `rawkernel_kernels.rs` against a host
 //! reference, on fresh random inputs with outputs poisoned before the launch, plus the checks
-//! made before a launch and the instance lookup (precompiled instances and NVRTC on demand).
+//! made before a launch, on the CPU device (in CI) and on the GPU (`on_both_devices!`); and the
+//! instance lookup on the GPU (precompiled instances and NVRTC on demand).
 
 #[path = "../../runtime/tests/support/mod.rs"]
 mod support;
@@ -17,6 +18,34 @@ use num_complex::Complex;
 use rawkernel_kernels as k;
 
 const GPU: &str = "needs a CUDA GPU";
+
+on_both_devices!(
+    cuprum::runtime::Device;
+    grid_1d_and_size,
+    grid_2d_and_size,
+    grid_3d_and_size,
+    one_thread_kernel,
+    grid_stride_copy_every_dtype,
+    read_only_slices_cannot_alias_writable_arguments,
+    views_2d_indexing_any_strides,
+    non_contiguous_slice_is_an_error,
+    loops_break_continue_labels,
+    reverse_through_static_and_dynamic_shared_memory,
+    sync_warp_partial_mask,
+    warp_shuffles_and_lane_id,
+    warp_sums_by_xor_shuffle,
+    atomic_add_every_dtype,
+    atomic_min_max_sub_ints_and_floats,
+    atomic_and_or_xor,
+    atomic_inc_dec_wrap_at_the_limit,
+    atomic_exch_and_cas,
+    device_functions_generic_min_max,
+    local_arrays_dot_and_sort,
+    scalar_arguments_of_every_dtype,
+    inf_nan_constants_and_early_return,
+    checks_before_launch,
+    launches_from_several_threads
+);
 
 
 /// Random values of a dtype (never all zeros), and a poison value.
@@ -78,8 +107,6 @@ fn close(a: f64, b: f64, rel: f64) -> bool {
     (a - b).abs() <= rel * b.abs().max(1.0)
 }
 
-#[test]
-#[ignore = "needs a CUDA GPU"]
 fn grid_1d_and_size() {
     let n = 7 * 64;
     let (mut idx, mut size) = (poisoned::<u32>(n), poisoned::<u32>(n));
@@ -88,8 +115,6 @@ fn grid_1d_and_size() {
     assert!(size.to_vec().unwrap().iter().all(|&s| s == n as u32));
 }
 
-#[test]
-#[ignore = "needs a CUDA GPU"]
 fn grid_2d_and_size() {
     let (w, h) = (3 * 8, 2 * 4);
     let mut out = poisoned::<u32>(3 * w * h);
@@ -103,8 +128,6 @@ fn grid_2d_and_size() {
     }
 }
 
-#[test]
-#[ignore = "needs a CUDA GPU"]
 fn grid_3d_and_size() {
     let (w, h, d) = (2 * 4, 2 * 2, 3 * 2);
     let mut out = poisoned::<u32>(2 * w * h * d);
@@ -121,8 +144,6 @@ fn grid_3d_and_size() {
     }
 }
 
-#[test]
-#[ignore = "needs a CUDA GPU"]
 fn one_thread_kernel() {
     let mut r = Rng::new();
     let x: Vec<i64> = rand(&mut r, 1000);
@@ -143,8 +164,6 @@ fn copy_case<T: Gen>(r: &mut Rng) {
     assert!(got == x, "copy::<{:?}> differs", T::DTYPE);
 }
 
-#[test]
-#[ignore = "needs a CUDA GPU"]
 fn grid_stride_copy_every_dtype() {
     let mut r = Rng::new();
     copy_case::<bool>(&mut r);
@@ -162,6 +181,9 @@ fn grid_stride_copy_every_dtype() {
     copy_case::<f64>(&mut r);
     copy_case::<Complex<f32>>(&mut r);
     copy_case::<Complex<f64>>(&mut r);
+    if cuprum::runtime::Device::current().unwrap().is_cpu() {
+        return; // no instance to look up on the CPU: the host copy is generic
+    }
     // f32 is precompiled (in the unit's source); i8 was compiled on demand.
     let served = registry::served();
     let layer = |sym: &str| served.iter().find(|s| s.symbol == sym).map(|s| s.layer);
@@ -171,8 +193,6 @@ fn grid_stride_copy_every_dtype() {
 
 /// `&[T]` parameters are read through the read-only data cache, which Rust's aliasing rule makes
 /// correct: the launch rejects a writable argument that shares memory with one.
-#[test]
-#[ignore = "needs a CUDA GPU"]
 fn read_only_slices_cannot_alias_writable_arguments() {
     let mut r = Rng::new();
     let n = 4096usize;
@@ -195,8 +215,6 @@ fn read_only_slices_cannot_alias_writable_arguments() {
     assert!(got[..n] == x[..n] && got[n..] == x[..n], "disjoint halves");
 }
 
-#[test]
-#[ignore = "needs a CUDA GPU"]
 fn views_2d_indexing_any_strides() {
     let mut r = Rng::new();
     let (rows, cols) = (37usize, 53usize);
@@ -221,8 +239,6 @@ fn views_2d_indexing_any_strides() {
     assert!(e.contains("View<_, 2>") && e.contains("1 dimension"), "{e}");
 }
 
-#[test]
-#[ignore = "needs a CUDA GPU"]
 fn non_contiguous_slice_is_an_error() {
     let a = Array::from_shape_vec([4, 8], (0..32).map(|v| v as f32).collect::<Vec<_>>()).unwrap();
     let mut y = poisoned::<f32>(32);
@@ -255,8 +271,6 @@ fn loops_host(x: u32) -> u32 {
     total
 }
 
-#[test]
-#[ignore = "needs a CUDA GPU"]
 fn loops_break_continue_labels() {
     let mut r = Rng::new();
     let x: Vec<u32> = (0..5000).map(|_| (r.next() % 20) as u32).collect();
@@ -266,8 +280,6 @@ fn loops_break_continue_labels() {
     assert_eq!(out.to_vec().unwrap(), want);
 }
 
-#[test]
-#[ignore = "needs a CUDA GPU"]
 fn reverse_through_static_and_dynamic_shared_memory() {
     let mut r = Rng::new();
     let x: Vec<f32> = rand(&mut r, 256 * 10);
@@ -289,8 +301,6 @@ fn reverse_through_static_and_dynamic_shared_memory() {
     assert_eq!(out.to_vec().unwrap(), want);
 }
 
-#[test]
-#[ignore = "needs a CUDA GPU"]
 fn sync_warp_partial_mask() {
     let mut r = Rng::new();
     let x: Vec<i32> = (0..128).map(|_| (r.next() % 1000) as i32 + 1).collect();
@@ -304,8 +314,6 @@ fn sync_warp_partial_mask() {
     }
 }
 
-#[test]
-#[ignore = "needs a CUDA GPU"]
 fn warp_shuffles_and_lane_id() {
     let mut r = Rng::new();
     let n = 96;
@@ -333,8 +341,6 @@ fn warp_shuffles_and_lane_id() {
     }
 }
 
-#[test]
-#[ignore = "needs a CUDA GPU"]
 fn warp_sums_by_xor_shuffle() {
     let mut r = Rng::new();
     let n = 256;
@@ -382,8 +388,6 @@ fn atomic_add_case<T: Gen + cuprum::prelude::Number>(x: Vec<T>, start: Vec<T>, t
     }
 }
 
-#[test]
-#[ignore = "needs a CUDA GPU"]
 fn atomic_add_every_dtype() {
     let mut r = Rng::new();
     let n = 10_000;
@@ -421,8 +425,6 @@ fn min_max_sub_case<T: Gen + PartialOrd + cuprum::prelude::Real>(r: &mut Rng, su
     assert!(got[2] == s || T::DTYPE.is_float(), "atomic_sub::<{:?}>", T::DTYPE);
 }
 
-#[test]
-#[ignore = "needs a CUDA GPU"]
 fn atomic_min_max_sub_ints_and_floats() {
     let mut r = Rng::new();
     min_max_sub_case::<i32>(&mut r, |a, b| a.wrapping_sub(b));
@@ -444,8 +446,6 @@ fn bits_case<T: Gen + cuprum::prelude::Int + std::ops::BitAnd<Output = T> + std:
     assert_eq!(got[2], x.iter().fold(start[2], |a, &b| a ^ b), "atomic_xor::<{:?}>", T::DTYPE);
 }
 
-#[test]
-#[ignore = "needs a CUDA GPU"]
 fn atomic_and_or_xor() {
     let mut r = Rng::new();
     bits_case::<i32>(&mut r);
@@ -454,8 +454,6 @@ fn atomic_and_or_xor() {
     bits_case::<u64>(&mut r);
 }
 
-#[test]
-#[ignore = "needs a CUDA GPU"]
 fn atomic_inc_dec_wrap_at_the_limit() {
     let mut r = Rng::new();
     let limit = 50 + (r.next() % 50) as u32;
@@ -490,8 +488,6 @@ fn exch_cas_case<T: Gen + cuprum::prelude::Int + Ord + TryFrom<u64> + Into<i128>
     assert_eq!(counter.to_vec().unwrap()[0].into(), c0.into() + n as i128, "atomic_cas::<{:?}>", T::DTYPE);
 }
 
-#[test]
-#[ignore = "needs a CUDA GPU"]
 fn atomic_exch_and_cas() {
     let mut r = Rng::new();
     exch_cas_case::<i32>(&mut r);
@@ -500,8 +496,6 @@ fn atomic_exch_and_cas() {
     exch_cas_case::<u64>(&mut r);
 }
 
-#[test]
-#[ignore = "needs a CUDA GPU"]
 fn device_functions_generic_min_max() {
     let mut r = Rng::new();
     let x: Vec<f64> = rand(&mut r, 4097);
@@ -519,8 +513,6 @@ fn device_functions_generic_min_max() {
     assert_eq!(outf.to_vec().unwrap(), want);
 }
 
-#[test]
-#[ignore = "needs a CUDA GPU"]
 fn local_arrays_dot_and_sort() {
     let mut r = Rng::new();
     let m = 1000;
@@ -540,8 +532,6 @@ fn local_arrays_dot_and_sort() {
     }
 }
 
-#[test]
-#[ignore = "needs a CUDA GPU"]
 fn scalar_arguments_of_every_dtype() {
     let mut r = Rng::new();
     let b = bool::draw(&mut r);
@@ -573,8 +563,6 @@ fn scalar_arguments_of_every_dtype() {
     assert_eq!(out.to_vec().unwrap(), want);
 }
 
-#[test]
-#[ignore = "needs a CUDA GPU"]
 fn inf_nan_constants_and_early_return() {
     let mut r = Rng::new();
     let mut x: Vec<f64> = (0..3000).map(|_| r.unit() * 3.0 - 1.0).collect();
@@ -597,8 +585,6 @@ fn inf_nan_constants_and_early_return() {
     }
 }
 
-#[test]
-#[ignore = "needs a CUDA GPU"]
 fn checks_before_launch() {
     let mut y = poisoned::<f32>(64);
     let x = up(&vec![1.0f32; 64]);
@@ -612,12 +598,13 @@ fn checks_before_launch() {
     assert!(y.to_vec().unwrap().iter().all(|v| v.is_nan()), "nothing may be launched");
 }
 
-#[test]
-#[ignore = "needs a CUDA GPU"]
 fn launches_from_several_threads() {
+    let device = cuprum::runtime::Device::current().unwrap();
     let handles: Vec<_> = (0..4)
         .map(|t| {
+            let device = device.clone();
             std::thread::spawn(move || {
+                let _current = device.use_scoped().unwrap();
                 let n = 10_000 + t * 17;
                 let x: Vec<i16> = (0..n).map(|v| (v as i16).wrapping_mul(31).wrapping_add(t as i16)).collect();
                 let mut y = poisoned::<i16>(n);

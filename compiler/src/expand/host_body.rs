@@ -122,7 +122,9 @@ impl VisitMut for Operators {
                 };
                 match (f, assign) {
                     (Some(f), _) => Some(parse_quote!(#ops::#f(#l, #r))),
-                    (_, Some(f)) => Some(parse_quote!(#ops::#f(&mut #l, #r))),
+                    // The value first, as Rust evaluates `a op= b` on primitives (and so `v +=
+                    // f(v)` borrows `v` only once `f(v)` is computed).
+                    (_, Some(f)) => Some(parse_quote!({ let __cuprum_rhs = #r; #ops::#f(&mut #l, __cuprum_rhs) })),
                     _ => None,
                 }
             }
@@ -166,7 +168,7 @@ mod tests {
         let text = quote!(#g).to_string().replace(' ', "");
         assert!(text.starts_with("#[allow(unused_parens,clippy::all)]fnhost_k<T:Int>"), "{text}");
         assert!(text.contains("[f32;2+1]") && text.contains("[0.0;3-1+1]"), "{text}");
-        assert!(text.contains("kernel_ops::add_assign(&mut*acc,__cuprum::lang::kernel_ops::mul(x,__cuprum::lang::kernel_ops::neg(x)))"), "{text}");
+        assert!(text.contains("{let__cuprum_rhs=__cuprum::lang::kernel_ops::mul(x,__cuprum::lang::kernel_ops::neg(x));__cuprum::lang::kernel_ops::add_assign(&mut*acc,__cuprum_rhs)}"), "{text}");
         assert!(text.contains("lety=-1;"), "{text}");
         assert!(text.contains("kernel_ops::shl((__cuprum::lang::kernel_ops::div(x,T::one())),2u32)"), "{text}");
     }

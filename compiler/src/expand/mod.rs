@@ -18,6 +18,7 @@
 
 mod elementwise;
 mod host_body;
+mod host_kernel;
 mod rawkernel;
 mod reduction;
 mod rust_types;
@@ -73,11 +74,20 @@ pub fn expand_item(kind: AttrKind, attr: TokenStream, item: TokenStream, cx: &Co
         }
     };
     if kind == AttrKind::Device {
+        // The host copy that raw kernels call on the CPU device (`host_kernel`).
+        let private = checked.attr.private_path();
+        let copy = host_kernel::host_kernel(&f, &host_kernel::device_copy_name(&f.sig.ident), &quote!(#private::lang::cpu));
+        let mut item = copy.item;
+        item.vis = f.vis.clone();
+        // The operators' rewrite names the runtime `__cuprum`, as inside a kernel's module.
+        item.block.stmts.insert(0, syn::parse_quote!(use #private as __cuprum;));
+        item.attrs.push(syn::parse_quote!(#[doc(hidden)]));
+        out.extend(quote!(#item));
         return out;
     }
     let unit = unit::unit_for(cx, text.as_deref(), || item_source(kind, &attr, &f));
     out.extend(match kind {
-        AttrKind::RawKernel => rawkernel::launch_module(&f, &checked, &unit),
+        AttrKind::RawKernel => rawkernel::launch_module(&f, &checked, &unit, host_kernel::device_fns_synchronize(text.as_deref())),
         AttrKind::Elementwise => elementwise::call_module(&f, &checked, &unit),
         AttrKind::Reduction => reduction::reduction_module(&f, &checked, &unit),
         AttrKind::Device => unreachable!("returned above"),

@@ -18,7 +18,7 @@ use super::unit::UnitInfo;
 use crate::pipeline::{Checked, Role};
 
 /// `mod NAME { statics; pub fn launch(..) }`.
-pub(super) fn launch_module(f: &syn::ItemFn, checked: &Checked, unit: &UnitInfo) -> TokenStream {
+pub(super) fn launch_module(f: &syn::ItemFn, checked: &Checked, unit: &UnitInfo, device_sync: bool) -> TokenStream {
     let name = &f.sig.ident;
     let name_str = name.to_string();
     let vis = &f.vis;
@@ -31,6 +31,9 @@ pub(super) fn launch_module(f: &syn::ItemFn, checked: &Checked, unit: &UnitInfo)
     let mut taken = Vec::new();
     // Array arguments for the read-only check: (name, ident, is a `&[T]`, is writable).
     let mut arrays: Vec<(String, syn::Ident, bool, bool)> = Vec::new();
+    // The CPU device's launch: its parameters (arrays by shared reference), the locked
+    // operands, the handles and the host copy's arguments.
+    let (mut cpu_params, mut cpu_passed, mut cpu_operands, mut cpu_handles, mut cpu_args) = (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
     for (k, p) in checked.sig.params.iter().enumerate() {
         let ident = &p.name;
         let ident_str = ident.to_string();
@@ -44,6 +47,11 @@ pub(super) fn launch_module(f: &syn::ItemFn, checked: &Checked, unit: &UnitInfo)
                 converts.push(quote!(let #value = __cuprum::rawkernel::slice_arg(#name_str, #ident_str, #ident, __device)?;));
                 passed.push(quote!(#value));
                 arrays.push((ident_str.clone(), ident.clone(), !mutable, mutable));
+                cpu_params.push(quote!(#ident: &__cuprum::Array<#elem>));
+                cpu_passed.push(quote!(&*#ident));
+                cpu_operands.push(cpu_operand(ident, mutable));
+                cpu_handles.push(quote!(let #value = __cuprum::rawkernel::cpu_slice(#ident);));
+                cpu_args.push(quote!(#value));
             }
             Role::View { ndim, mutable } => {
                 let m = mutable.then(|| quote!(mut));
@@ -52,10 +60,18 @@ pub(super) fn launch_module(f: &syn::ItemFn, checked: &Checked, unit: &UnitInfo)
                 converts.push(quote!(let #value = __cuprum::rawkernel::view_arg::<#elem, { #ndim }>(#name_str, #ident_str, #ident, __device)?;));
                 passed.push(quote!(#value));
                 arrays.push((ident_str.clone(), ident.clone(), false, mutable));
+                cpu_params.push(quote!(#ident: &__cuprum::Array<#elem>));
+                cpu_passed.push(quote!(&*#ident));
+                cpu_operands.push(cpu_operand(ident, mutable));
+                cpu_handles.push(quote!(let #value = __cuprum::rawkernel::cpu_view::<#elem, { #ndim }>(#ident);));
+                cpu_args.push(quote!(#value));
             }
             Role::Scalar | Role::Struct => {
                 params.push(quote!(#ident: #elem));
                 passed.push(quote!(#ident));
+                cpu_params.push(quote!(#ident: #elem));
+                cpu_passed.push(quote!(#ident));
+                cpu_args.push(quote!(#ident));
             }
             Role::Raw | Role::InOut => unreachable!("`valid` rejects `Raw<T>` and `&mut T` in raw kernels"),
         }
@@ -104,6 +120,14 @@ pub(super) fn launch_module(f: &syn::ItemFn, checked: &Checked, unit: &UnitInfo)
         }
     );
     let unsafety = (!checked.item.bounds_checks).then(|| quote!(unsafe));
+
+    // The host copy and the CPU device's launch (docs/cpu.md, "Raw kernels on the CPU").
+    let host_fn = format_ident!("__cuprum_host_{}", name);
+    let host = super::host_kernel::host_kernel(f, &host_fn, &quote!(__cuprum::lang::cpu));
+    let host_item = &host.item;
+    let lockstep = host.lockstep || (host.calls_device && device_sync);
+    let tf = super::host_body::turbofish(&checked.item.generics);
+    let cpu_doc = format!("`{name_str}` on the CPU device: its host copy run by `launch::grid::Grid`.");
     quote! {
         #[doc = #doc_mod]
         #[allow(non_snake_case, unused_imports, clippy::too_many_arguments)]
@@ -120,9 +144,12 @@ pub(super) fn launch_module(f: &syn::ItemFn, checked: &Checked, unit: &UnitInfo)
                 #(#params),*
             ) -> __cuprum::Result<()> #where_clause {
                 let __device = __cuprum::rawkernel::launch_device(#config);
+                #(#converts)*
+                if __device == __cuprum::device::CPU_ORDINAL {
+                    return __cuprum_cpu(#config, #(#cpu_passed),*);
+                }
                 let __kernel = __CUPRUM_KERNEL.instance(__device, &[#(#dtypes),*], ::core::option::Option::None)?;
                 let __function = __kernel.function_at(__device)?;
-                #(#converts)*
                 // SAFETY: the arguments are exactly the parameters of the generated kernel, in
                 // order: a `cuprum::Slice<T>` (`SliceArg`; `cuprum::RoSlice<T>` for a `&[T]`, the
                 // same layout, whose memory `check_read_only` showed no writable argument
@@ -135,6 +162,34 @@ pub(super) fn launch_module(f: &syn::ItemFn, checked: &Checked, unit: &UnitInfo)
                 // is `unsafe` and its caller promises them in range).
                 unsafe { __cuprum::launch::launch(__function, #config, (#(#passed,)*)) }
             }
+
+            /// The kernel's function for the CPU device (`host_kernel`).
+            #host_item
+
+            #[doc = #cpu_doc]
+            #[allow(clippy::let_unit_value, unused_unsafe)]
+            fn __cuprum_cpu #impl_generics (
+                #config: &__cuprum::LaunchConfig<'_>,
+                #(#cpu_params),*
+            ) -> __cuprum::Result<()> #where_clause {
+                let __operands = [#(#cpu_operands),*];
+                let __grid = __cuprum::launch::grid::Grid::new(#name_str, #config, &__operands)?;
+                // SAFETY: `__grid` holds every array's buffer lock (exclusive where written) until
+                // it is dropped, after the handles' last use in `run`; each handle describes its
+                // whole array (slices are C-contiguous, checked by the launch).
+                unsafe {
+                    #(#cpu_handles)*
+                    __grid.run(#lockstep, &move || {
+                        #host_fn #tf (#(#cpu_args),*);
+                    })
+                }
+            }
         }
     }
+}
+
+/// An array argument as the CPU launch locks it: read, or written.
+fn cpu_operand(ident: &syn::Ident, mutable: bool) -> TokenStream {
+    let arg = quote!(__cuprum::launch::operand::ArrayArg::of(#ident));
+    if mutable { quote!(__cuprum::launch::operand::Arg::Out(#arg)) } else { quote!(__cuprum::launch::operand::Arg::In(#arg)) }
 }

@@ -152,6 +152,8 @@ pub trait KernelIndex: Copy {
     /// The index as `usize`. A negative or too large index becomes `usize::MAX`, so indexing with it
     /// is out of bounds (it panics on the host, as Rust does).
     fn to_usize(self) -> usize;
+    /// The index as Rust prints it (negative for a negative signed index).
+    fn to_i128(self) -> i128;
 }
 
 macro_rules! impl_kernel_index {
@@ -159,6 +161,9 @@ macro_rules! impl_kernel_index {
         impl KernelIndex for $t {
             fn to_usize(self) -> usize {
                 usize::try_from(self).unwrap_or(usize::MAX)
+            }
+            fn to_i128(self) -> i128 {
+                self as i128
             }
         }
     )*};
@@ -237,7 +242,7 @@ pub fn atomic_cas<T: Scalar, I: KernelIndex>(a: &mut [T], i: I, compare: T, v: T
 }
 
 /// Whether two scalars have the same bytes.
-fn same_bits<T: Scalar>(a: &T, b: &T) -> bool {
+pub(crate) fn same_bits<T: Scalar>(a: &T, b: &T) -> bool {
     let n = std::mem::size_of::<T>();
     // SAFETY: `Scalar` guarantees that `T` has no padding bytes, so all `n` bytes of a valid `T`
     // are initialised; the pointers come from references, valid and aligned for `n` bytes.

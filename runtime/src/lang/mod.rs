@@ -13,6 +13,7 @@ pub mod intrinsics;
 pub mod kernel_ops;
 pub mod traits;
 pub mod views;
+pub mod cpu;
 
 /// Everything a kernel file needs: the numeric traits, the intrinsics, the argument types, and the
 /// scalar types that are not primitive (`f16`, `bf16`, `Complex`).

@@ -57,7 +57,7 @@ struct Operand {
 }
 
 /// A lock held for the launch.
-enum Held<'a> {
+pub(crate) enum Held<'a> {
     Read(#[allow(dead_code)] RwLockReadGuard<'a, ()>),
     Write(#[allow(dead_code)] RwLockWriteGuard<'a, ()>),
 }
@@ -621,7 +621,7 @@ fn same_buffer(a: &ArrayArg<'_>, b: &ArrayArg<'_>) -> bool {
 
 /// Locks every buffer the arguments live in, for the launch: exclusive where an output is, else
 /// shared; each once, in address order.
-fn lock_buffers<'a>(args: &'a [Arg<'a>]) -> Vec<Held<'a>> {
+pub(crate) fn lock_buffers<'a>(args: &'a [Arg<'a>]) -> Vec<Held<'a>> {
     let mut locks: Vec<(&'a RwLock<()>, bool)> = Vec::new();
     for a in args {
         let (x, write) = match a {

@@ -12,6 +12,7 @@
 pub mod arg_list;
 pub mod args;
 pub mod config;
+pub mod grid;
 pub mod host;
 pub mod operand;
 pub mod signature;

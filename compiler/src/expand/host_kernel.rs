@@ -1,0 +1,368 @@
+//! The host copy of a `#[rawkernel]` or `#[device]` function for the CPU device (docs/cpu.md,
+//! "Raw kernels on the CPU"): the function as the user wrote it (the one the pipeline checked),
+//! rewritten so that many CUDA threads can run it on the host without a Rust reference to memory
+//! they share:
+//!
+//! - slice parameters (`&[T]`, `&mut [T]`) become `lang::cpu::Slice<T>` handles and view
+//!   parameters (`View<T, N>`, `ViewMut<T, N>`) `lang::cpu::View<T, N>`; so do the names bound to
+//!   `shared_array::<T, N>()` (numbered by call site: one array per site and block, as on the
+//!   GPU) and `dynamic_shared::<T>()`. These names are the *memory*, tracked through scopes (a
+//!   `let` that shadows one ends it);
+//! - `m[i]` of memory becomes `Load::load(&m, i)`, `m[i] = v` `Store::store(&m, i, v)`, `m[i] op= v`
+//!   a load and a store of `i` evaluated once, `*m.get_unchecked(i)` the same as `m[i]`, and
+//!   `&mut m[i]` passed to a call a local copy written back after it;
+//! - every intrinsic call is `lang::cpu`'s function of the same name, a call of a `#[device]`
+//!   function is a call of its host copy (`__cuprum_cpu_<name>`);
+//! - arithmetic operators call `lang::kernel_ops` ([`super::host_body::host_copy`]).
+//!
+//! [`HostKernel::lockstep`] says whether the code has a barrier or a warp operation (then the
+//! runner makes each CUDA thread a coroutine).
+
+use std::collections::HashSet;
+
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote};
+use syn::visit_mut::{self, VisitMut};
+use syn::{Expr, parse_quote};
+
+use crate::lang::Intrinsic;
+
+/// A function's host copy and what the rewrite found.
+pub(super) struct HostKernel {
+    pub item: syn::ItemFn,
+    /// A barrier or warp operation is called directly.
+    pub lockstep: bool,
+    /// A `#[device]` function is called (which may have barriers of its own).
+    pub calls_device: bool,
+}
+
+/// The name of a `#[device]` function's host copy.
+pub(super) fn device_copy_name(name: &syn::Ident) -> syn::Ident {
+    format_ident!("__cuprum_cpu_{}", name)
+}
+
+/// `f` rewritten for the CPU device as `name` (see the module); `cpu` is the path of the
+/// runtime's `lang::cpu` module as the generated code names it.
+pub(super) fn host_kernel(f: &syn::ItemFn, name: &syn::Ident, cpu: &TokenStream) -> HostKernel {
+    let mut g = f.clone();
+    let mut memory = HashSet::new();
+    for input in g.sig.inputs.iter_mut() {
+        if let syn::FnArg::Typed(t) = input {
+            if let Some(ty) = handle_type(&t.ty, cpu) {
+                t.ty = ty;
+                memory.extend(bound_names(&t.pat));
+            }
+        }
+    }
+    let mut rw = Rewrite { cpu: cpu.clone(), memory, site: 0, lockstep: false, calls_device: false };
+    rw.visit_block_mut(&mut g.block);
+    let mut item = super::host_body::host_copy(&g, name);
+    item.attrs.push(parse_quote!(#[allow(unused_mut, unused_variables, unused_unsafe, dead_code, non_snake_case, clippy::all)]));
+    HostKernel { item, lockstep: rw.lockstep, calls_device: rw.calls_device }
+}
+
+/// The handle type of a slice or view parameter type, `None` for any other type.
+fn handle_type(ty: &syn::Type, cpu: &TokenStream) -> Option<Box<syn::Type>> {
+    match ty {
+        syn::Type::Reference(r) => match &*r.elem {
+            syn::Type::Slice(s) => {
+                let e = &s.elem;
+                Some(parse_quote!(#cpu::Slice<'_, #e>))
+            }
+            _ => None,
+        },
+        syn::Type::Path(p) => {
+            let last = p.path.segments.last()?;
+            if last.ident != "View" && last.ident != "ViewMut" {
+                return None;
+            }
+            let syn::PathArguments::AngleBracketed(args) = &last.arguments else { return None };
+            let args = &args.args;
+            Some(parse_quote!(#cpu::View<'_, #args>))
+        }
+        _ => None,
+    }
+}
+
+/// The names a pattern binds.
+fn bound_names(p: &syn::Pat) -> Vec<String> {
+    let mut out = Vec::new();
+    fn walk(p: &syn::Pat, out: &mut Vec<String>) {
+        match p {
+            syn::Pat::Ident(i) => out.push(i.ident.to_string()),
+            syn::Pat::Type(t) => walk(&t.pat, out),
+            syn::Pat::Tuple(t) => t.elems.iter().for_each(|e| walk(e, out)),
+            syn::Pat::Paren(t) => walk(&t.pat, out),
+            syn::Pat::Reference(r) => walk(&r.pat, out),
+            syn::Pat::Slice(s) => s.elems.iter().for_each(|e| walk(e, out)),
+            syn::Pat::TupleStruct(t) => t.elems.iter().for_each(|e| walk(e, out)),
+            syn::Pat::Struct(s) => s.fields.iter().for_each(|f| walk(&f.pat, out)),
+            _ => {}
+        }
+    }
+    walk(p, &mut out);
+    out
+}
+
+/// The single name a call's function path is (`f` or `f::<T>`), with its generic arguments.
+fn call_name(func: &Expr) -> Option<(&syn::Ident, &syn::PathArguments)> {
+    let Expr::Path(p) = func else { return None };
+    if p.qself.is_some() || p.path.leading_colon.is_some() || p.path.segments.len() != 1 {
+        return None;
+    }
+    let s = &p.path.segments[0];
+    Some((&s.ident, &s.arguments))
+}
+
+/// Whether `e` calls `shared_array` or `dynamic_shared` (a `let` of it binds shared memory).
+fn is_shared_call(e: &Expr) -> bool {
+    match e {
+        Expr::Call(c) => matches!(call_name(&c.func), Some((n, _)) if n == "shared_array" || n == "dynamic_shared"),
+        Expr::Paren(p) => is_shared_call(&p.expr),
+        _ => false,
+    }
+}
+
+struct Rewrite {
+    cpu: TokenStream,
+    memory: HashSet<String>,
+    site: usize,
+    lockstep: bool,
+    calls_device: bool,
+}
+
+impl Rewrite {
+    /// `(base, index)` when `e` is an access of memory: `m[i]` or `*m.get_unchecked(i)`.
+    fn access(&self, e: &Expr) -> Option<(Expr, Expr)> {
+        let is_memory = |b: &Expr| matches!(b, Expr::Path(p) if p.path.get_ident().is_some_and(|i| self.memory.contains(&i.to_string())));
+        match e {
+            Expr::Index(ix) if is_memory(&ix.expr) => Some(((*ix.expr).clone(), (*ix.index).clone())),
+            Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)) => match &*u.expr {
+                Expr::MethodCall(m)
+                    if is_memory(&m.receiver) && (m.method == "get_unchecked" || m.method == "get_unchecked_mut") && m.args.len() == 1 =>
+                {
+                    Some(((*m.receiver).clone(), m.args[0].clone()))
+                }
+                _ => None,
+            },
+            Expr::Paren(p) => self.access(&p.expr),
+            _ => None,
+        }
+    }
+
+    /// `e` rewritten (a sub-expression the caller moved out of the tree).
+    fn rewritten(&mut self, mut e: Expr) -> Expr {
+        self.visit_expr_mut(&mut e);
+        e
+    }
+
+    fn load(&self, base: &Expr, index: &Expr) -> Expr {
+        let cpu = &self.cpu;
+        parse_quote!(#cpu::Load::load(&#base, #index))
+    }
+}
+
+/// The binary operator of a compound assignment (`+=` -> `+`).
+fn compound(op: &syn::BinOp) -> Option<syn::BinOp> {
+    use syn::BinOp::*;
+    Some(match op {
+        AddAssign(_) => parse_quote!(+),
+        SubAssign(_) => parse_quote!(-),
+        MulAssign(_) => parse_quote!(*),
+        DivAssign(_) => parse_quote!(/),
+        RemAssign(_) => parse_quote!(%),
+        BitAndAssign(_) => parse_quote!(&),
+        BitOrAssign(_) => parse_quote!(|),
+        BitXorAssign(_) => parse_quote!(^),
+        ShlAssign(_) => parse_quote!(<<),
+        ShrAssign(_) => parse_quote!(>>),
+        _ => return None,
+    })
+}
+
+impl VisitMut for Rewrite {
+    fn visit_block_mut(&mut self, b: &mut syn::Block) {
+        let outer = self.memory.clone();
+        for stmt in b.stmts.iter_mut() {
+            match stmt {
+                syn::Stmt::Local(local) => {
+                    let shared = local.init.as_ref().is_some_and(|i| is_shared_call(&i.expr));
+                    if let Some(init) = &mut local.init {
+                        self.visit_expr_mut(&mut init.expr);
+                        if let Some((_, d)) = &mut init.diverge {
+                            self.visit_expr_mut(d);
+                        }
+                    }
+                    let names = bound_names(&local.pat);
+                    if shared {
+                        // The handle's type is not the `&mut [T; N]` one may have written.
+                        if let syn::Pat::Type(t) = &local.pat {
+                            local.pat = (*t.pat).clone();
+                        }
+                        self.memory.extend(names);
+                    } else {
+                        for n in names {
+                            self.memory.remove(&n);
+                        }
+                    }
+                }
+                other => self.visit_stmt_mut(other),
+            }
+        }
+        self.memory = outer;
+    }
+
+    fn visit_expr_mut(&mut self, e: &mut Expr) {
+        let cpu = self.cpu.clone();
+        // Writes first: their left side is a place, not a load.
+        if let Expr::Assign(a) = e {
+            if let Some((base, index)) = self.access(&a.left) {
+                let index = self.rewritten(index);
+                let value = self.rewritten((*a.right).clone());
+                *e = parse_quote!(#cpu::Store::store(&#base, #index, #value));
+                return;
+            }
+        }
+        if let Expr::Binary(b) = e {
+            if let (Some(op), Some((base, index))) = (compound(&b.op), self.access(&b.left)) {
+                let index = self.rewritten(index);
+                let value = self.rewritten((*b.right).clone());
+                let i = format_ident!("__cuprum_i");
+                let old = self.load(&base, &parse_quote!(#i));
+                let new: Expr = parse_quote!((#old) #op (#value));
+                *e = parse_quote!({ let #i = #index; #cpu::Store::store(&#base, #i, #new) });
+                return;
+            }
+        }
+        if let Some((base, index)) = self.access(e) {
+            let index = self.rewritten(index);
+            *e = self.load(&base, &index);
+            return;
+        }
+        if let Expr::Call(c) = e {
+            // `&mut m[i]` arguments: a local copy, written back after the call.
+            let mut copies = Vec::new();
+            for (k, arg) in c.args.iter_mut().enumerate() {
+                if let Expr::Reference(r) = arg {
+                    if let Some((base, index)) = self.access(&r.expr) {
+                        let index = self.rewritten(index);
+                        let (t, i) = (format_ident!("__cuprum_t{}", k), format_ident!("__cuprum_j{}", k));
+                        let m = r.mutability;
+                        copies.push((base, t.clone(), i.clone(), index, m.is_some()));
+                        *arg = parse_quote!(&#m #t);
+                    }
+                }
+            }
+            visit_mut::visit_expr_call_mut(self, c);
+            if let Some((name, args)) = call_name(&c.func) {
+                let name = name.clone();
+                let args = args.clone();
+                match Intrinsic::from_name(&name.to_string()) {
+                    Some(Intrinsic::SharedArray) => {
+                        let site = self.site;
+                        self.site += 1;
+                        *c.func = parse_quote!(#cpu::#name #args);
+                        c.args = parse_quote!(#site);
+                    }
+                    Some(i) => {
+                        if matches!(i, Intrinsic::SyncThreads | Intrinsic::SyncWarp | Intrinsic::Shuffle(_)) {
+                            self.lockstep = true;
+                        }
+                        *c.func = parse_quote!(#cpu::#name #args);
+                    }
+                    None => {
+                        self.calls_device = true;
+                        let copy = device_copy_name(&name);
+                        *c.func = parse_quote!(#copy #args);
+                    }
+                }
+            }
+            if !copies.is_empty() {
+                let (mut pre, mut post) = (Vec::new(), Vec::new());
+                for (base, t, i, index, written) in copies {
+                    pre.push(quote!(let #i = #index; let mut #t = #cpu::Load::load(&#base, #i);));
+                    if written {
+                        post.push(quote!(#cpu::Store::store(&#base, #i, #t);));
+                    }
+                }
+                let call = e.clone();
+                *e = parse_quote!({ #(#pre)* let __cuprum_r = #call; #(#post)* __cuprum_r });
+            }
+            return;
+        }
+        visit_mut::visit_expr_mut(self, e);
+    }
+
+    fn visit_type_mut(&mut self, _: &mut syn::Type) {}
+}
+
+/// Whether a `#[device]` function of the file (`None`: unknown) calls a barrier or a warp
+/// operation: a kernel that calls device functions then runs in lockstep (conservatively: any
+/// such function, called or not).
+pub(super) fn device_fns_synchronize(file: Option<&str>) -> bool {
+    struct Find(bool);
+    impl<'ast> syn::visit::Visit<'ast> for Find {
+        fn visit_item_fn(&mut self, f: &'ast syn::ItemFn) {
+            if f.attrs.iter().any(|a| a.path().is_ident("device")) {
+                let body = quote!(#f).to_string();
+                if ["sync_threads", "sync_warp", "shfl_"].iter().any(|n| body.contains(n)) {
+                    self.0 = true;
+                }
+            }
+            syn::visit::visit_item_fn(self, f);
+        }
+    }
+    let Some(file) = file.and_then(|t| syn::parse_file(t).ok()) else { return true };
+    let mut find = Find(false);
+    syn::visit::Visit::visit_file(&mut find, &file);
+    find.0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proc_macro2::Span;
+
+    fn text(f: syn::ItemFn) -> (String, bool, bool) {
+        let h = host_kernel(&f, &syn::Ident::new("h", Span::call_site()), &quote!(cpu));
+        let item = h.item;
+        (quote!(#item).to_string().replace(' ', ""), h.lockstep, h.calls_device)
+    }
+
+    #[test]
+    fn memory_accesses_become_loads_and_stores() {
+        let (t, lockstep, device) = text(parse_quote! {
+            fn k(x: &[f32], y: &mut [f32], mut v: ViewMut<f32, 2>, n: u32) {
+                let buf = shared_array::<f32, 256>();
+                let t = thread_idx().x as usize;
+                buf[t] = x[t];
+                sync_threads();
+                y[t] += buf[255 - t];
+                v[[t, 0usize]] = helper(&mut y[t], n);
+                let x = [1.0f32, 2.0];
+                y[0] = x[1];
+            }
+        });
+        assert!(t.contains("x:cpu::Slice<'_,f32>") && t.contains("mutv:cpu::View<'_,f32,2>"), "{t}");
+        assert!(t.contains("letbuf=cpu::shared_array::<f32,256>(0usize)"), "{t}");
+        assert!(t.contains("cpu::Store::store(&buf,t,cpu::Load::load(&x,t))"), "{t}");
+        assert!(t.contains("cpu::thread_idx()") && t.contains("cpu::sync_threads()"), "{t}");
+        assert!(t.contains("let__cuprum_i=t;cpu::Store::store(&y,__cuprum_i,"), "{t}");
+        assert!(t.contains("__cuprum_cpu_helper(&mut__cuprum_t0,n)") && t.contains("cpu::Store::store(&y,__cuprum_j0,__cuprum_t0)"), "{t}");
+        // A local array that shadows `x` is indexed as Rust does.
+        assert!(t.contains("cpu::Load::load(&y") && t.contains("x[1]"), "{t}");
+        assert!(lockstep && device);
+    }
+
+    #[test]
+    fn no_barrier_no_lockstep() {
+        let (t, lockstep, device) = text(parse_quote! {
+            fn k<T: Scalar>(x: &[T], y: &mut [T], n: u32) {
+                let i = grid_1d();
+                if i < n { y[i as usize] = x[i as usize]; }
+            }
+        });
+        assert!(t.contains("cpu::Store::store(&y,iasusize,cpu::Load::load(&x,iasusize))"), "{t}");
+        assert!(!lockstep && !device);
+    }
+}

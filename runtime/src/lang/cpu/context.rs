@@ -1,0 +1,135 @@
+//! Who is running: the CUDA thread a host thread is executing on the CPU device, read by the
+//! intrinsics of [`super`] (`thread_idx()`, `block_idx()`, ...) and written by the grid runner
+//! (`launch::grid`) before it runs or resumes each CUDA thread.
+//!
+//! Each host thread holds a pointer to the [`ThreadCtx`] it runs now (null outside a launch:
+//! the intrinsics then answer as one thread of one block, as the prelude's do). A block's CUDA
+//! threads all run on one host thread, so a block's state ([`Block`]) is never touched by two
+//! host threads: it needs no locks, only `RefCell`s.
+
+use std::cell::{Cell, RefCell};
+
+use corosensei::Yielder;
+
+use crate::lang::intrinsics::Dim3;
+
+/// Why a CUDA thread suspended itself (its coroutine yields this to the block's scheduler).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Stop {
+    /// At `sync_threads()`: waits for every thread of the block.
+    Barrier,
+    /// At a warp operation (`sync_warp`, a shuffle): waits for the other lanes of its warp.
+    Warp,
+}
+
+/// The grid a launch runs: the same for all its threads.
+#[derive(Debug)]
+pub(crate) struct GridInfo {
+    pub kernel: &'static str,
+    pub grid_dim: Dim3,
+    pub block_dim: Dim3,
+    pub dynamic_bytes: usize,
+}
+
+/// One warp's exchange slots: each lane writes its value (`deposit`) before it suspends at a
+/// shuffle; once every lane of the warp has suspended, the scheduler publishes the deposits
+/// (`published`), which each lane reads when it resumes. Two arrays, so that a lane that goes
+/// on to its next shuffle cannot overwrite a value another lane has not read yet.
+#[derive(Debug, Default)]
+pub(crate) struct WarpSlots {
+    pub deposit: [Slot; 32],
+    pub published: [Slot; 32],
+}
+
+/// A lane's value in a shuffle: its dtype (a lane reads only a value of the type it shuffles)
+/// and its bytes.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Slot {
+    pub dtype: Option<cuprum_abi::DType>,
+    pub bytes: [u8; 16],
+}
+
+/// A block's memory: its static shared arrays (one per `shared_array` call site of the kernel,
+/// made zeroed by the first thread that reaches the site), its dynamic shared memory, and its
+/// warps' exchange slots. 16-byte words, so that every element type is aligned.
+#[derive(Debug)]
+pub(crate) struct Block {
+    pub statics: RefCell<Vec<Option<Box<[u128]>>>>,
+    pub dynamic: RefCell<Box<[u128]>>,
+    pub warps: RefCell<Vec<WarpSlots>>,
+}
+
+impl Block {
+    pub(crate) fn new(dynamic_bytes: usize, threads: usize) -> Block {
+        Block {
+            statics: RefCell::new(Vec::new()),
+            dynamic: RefCell::new(vec![0u128; dynamic_bytes.div_ceil(16)].into_boxed_slice()),
+            warps: RefCell::new((0..threads.div_ceil(32)).map(|_| WarpSlots::default()).collect()),
+        }
+    }
+}
+
+/// One CUDA thread on the CPU device.
+pub(crate) struct ThreadCtx {
+    pub grid: *const GridInfo,
+    pub block: *const Block,
+    pub block_idx: Dim3,
+    pub thread_idx: Dim3,
+    /// The thread's position in its block (x fastest): its warp is `linear / 32`.
+    pub linear: u32,
+    /// The coroutine's yielder, while the thread runs as a coroutine (kernels with barriers or
+    /// warp operations); null when it runs as a plain call.
+    pub yielder: Cell<*const Yielder<(), Stop>>,
+}
+
+thread_local! {
+    static CURRENT: Cell<*const ThreadCtx> = const { Cell::new(std::ptr::null()) };
+}
+
+/// Makes `ctx` the CUDA thread this host thread runs (null: none); returns the previous one.
+pub(crate) fn enter(ctx: *const ThreadCtx) -> *const ThreadCtx {
+    CURRENT.with(|c| c.replace(ctx))
+}
+
+/// The CUDA thread this host thread runs, if it runs one.
+#[inline]
+pub(crate) fn current<'a>() -> Option<&'a ThreadCtx> {
+    let p = CURRENT.with(Cell::get);
+    // SAFETY: the grid runner sets a context only while it lives (the block's contexts outlive
+    // every call and resumption of their threads) and resets the pointer before it is freed.
+    unsafe { p.as_ref() }
+}
+
+impl ThreadCtx {
+    #[inline]
+    pub(crate) fn grid(&self) -> &GridInfo {
+        // SAFETY: the grid's description outlives its threads (`launch::grid::Grid::run`).
+        unsafe { &*self.grid }
+    }
+
+    #[inline]
+    pub(crate) fn block(&self) -> &Block {
+        // SAFETY: the block's state outlives its threads (`launch::grid`'s `run_block`).
+        unsafe { &*self.block }
+    }
+
+    /// The lane in the warp.
+    #[inline]
+    pub(crate) fn lane(&self) -> u32 {
+        self.linear % 32
+    }
+
+    /// Suspends the thread until the scheduler resumes it (`stop` says what it waits for);
+    /// `false` when it does not run as a coroutine (then there is nothing to wait for: it is
+    /// the only thread running).
+    pub(crate) fn suspend(&self, stop: Stop) -> bool {
+        let y = self.yielder.get();
+        if y.is_null() {
+            return false;
+        }
+        // SAFETY: the yielder belongs to this thread's coroutine, which is running now (the
+        // pointer is set when the coroutine starts and lives as long as it does).
+        unsafe { &*y }.suspend(stop);
+        true
+    }
+}

@@ -1,0 +1,24 @@
+//! The kernel language on the CPU device (docs/cpu.md, "Raw kernels on the CPU"): what the host
+//! copy of a `#[rawkernel]` (and of a `#[device]` function) calls in place of the prelude.
+//!
+//! The macros write, next to a kernel's CUDA code, a copy of its function in which slice and
+//! view parameters are [`Slice`] and [`View`] handles, every `a[i]` of one is [`Load::load`] and
+//! every `a[i] = v` [`Store::store`], and every intrinsic is this module's function of the same
+//! name: these read the CUDA thread the host thread runs now ([`context`]), and
+//! `sync_threads()`, `sync_warp()` and the shuffles suspend it so that the grid runner
+//! (`launch::grid`) can run the other threads of its block or warp up to the same point.
+
+mod atomics;
+pub(crate) mod context;
+mod memory;
+mod threads;
+mod warp;
+
+pub use atomics::*;
+pub use memory::{Load, Slice, Store, View, dynamic_shared, shared_array};
+pub(crate) use memory::atomic_width;
+pub use threads::*;
+pub use warp::*;
+
+/// `Complex::new(re, im)`.
+pub use num_complex::Complex;

@@ -1,0 +1,281 @@
+//! Raw kernels on the CPU device (docs/cpu.md, "Raw kernels on the CPU"): the grid runner.
+//!
+//! `#[rawkernel]` writes, next to a kernel's CUDA code, a host copy of its function
+//! (`lang::cpu`: slices and views are handles, intrinsics read the running CUDA thread) and a
+//! launch path for the CPU device that builds a [`Grid`] from the launch's configuration and
+//! arrays and hands [`Grid::run`] a closure calling the host copy with the arguments. The runner:
+//!
+//! - checks the configuration against the CPU device's limits (those of a CUDA device of
+//!   compute capability 9.0), as a GPU launch does, and locks every array's buffer for the
+//!   launch (exclusive when written);
+//! - spreads the blocks over host threads when every array's element type is accessed
+//!   atomically (`lang::cpu::memory`), else runs them on one;
+//! - runs a block's threads in order, each a plain call, when the kernel has no barrier and no
+//!   warp operation (`lockstep == false`); otherwise each CUDA thread is a coroutine
+//!   (`corosensei`, stacks pooled): a thread runs until it stops at `sync_threads()` or a warp
+//!   operation; a warp's lanes run until each has stopped or finished, then the warp's shuffle
+//!   values are published and its lanes go on, until every thread of the block has stopped at
+//!   the barrier or finished; then the barrier opens, and so on until all have finished. A
+//!   block's threads therefore see each other's shared-memory writes at barriers as on a GPU,
+//!   and the 32 lanes of a warp exchange values as on a GPU;
+//! - catches a panic in the kernel's code (a debug build's overflow check) as an error.
+
+use std::any::Any;
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+
+use corosensei::stack::DefaultStack;
+use corosensei::{Coroutine, CoroutineResult, Yielder};
+
+use super::config::{LaunchConfig, LaunchLimits, check_config};
+use super::host::{Held, lock_buffers};
+use super::operand::Arg;
+use crate::device::Device;
+use crate::error::{Error, Result};
+use crate::lang::cpu::context::{self, Block, GridInfo, Stop, ThreadCtx};
+use crate::lang::intrinsics::Dim3;
+
+/// The stack of one CUDA thread run as a coroutine (its locals and calls; guard page below).
+const STACK_BYTES: usize = 256 * 1024;
+
+/// Stacks kept for the next blocks and launches.
+const POOL_MAX: usize = 4096;
+
+fn pool() -> &'static Mutex<Vec<DefaultStack>> {
+    static POOL: Mutex<Vec<DefaultStack>> = Mutex::new(Vec::new());
+    &POOL
+}
+
+/// A raw kernel's launch on the CPU device: its geometry and the locks it holds.
+pub struct Grid<'a> {
+    info: GridInfo,
+    parallel: bool,
+    _held: Vec<Held<'a>>,
+}
+
+/// The kernel body a launch runs once per CUDA thread, with its lifetime erased so that a
+/// coroutine (which must be `'static`) can hold it: [`Grid::run`] finishes or drops every
+/// coroutine before it returns, so the closure outlives them all.
+#[derive(Clone, Copy)]
+struct Body(*const (dyn Fn() + Sync + 'static));
+
+// SAFETY: the closure is `Sync` and outlives every thread that calls it (see `Body`).
+unsafe impl Send for Body {}
+// SAFETY: as above: sharing the pointer shares a `Sync` closure.
+unsafe impl Sync for Body {}
+
+impl Body {
+    fn call(self) {
+        // SAFETY: see `Body`: the closure is alive while any CUDA thread runs.
+        unsafe { (*self.0)() }
+    }
+}
+
+impl<'a> Grid<'a> {
+    /// The launch of `kernel` with `cfg` over `arrays` (`Arg::In` read, `Arg::Out` written;
+    /// all on the CPU device, as the launch checked), or the error of a configuration the
+    /// device cannot run.
+    pub fn new(kernel: &'static str, cfg: &LaunchConfig<'_>, arrays: &'a [Arg<'a>]) -> Result<Grid<'a>> {
+        let cpu = Device::cpu();
+        let limits = LaunchLimits {
+            max_threads_per_block: cpu.max_threads_per_block(),
+            max_block_dim: cpu.max_block_dim(),
+            max_grid_dim: cpu.max_grid_dim(),
+            max_dynamic_shared_bytes: cpu.max_shared_memory_per_block() as u32,
+            max_shared_optin: cpu.max_shared_memory_per_block_optin() as u32,
+            static_shared_bytes: 0,
+        };
+        check_config(kernel, cfg.grid, cfg.block, cfg.shared_mem_bytes, &limits)?;
+        let parallel = arrays.iter().all(|a| match a {
+            Arg::In(x) | Arg::Out(x) | Arg::Raw(x) => crate::lang::cpu::atomic_width(x.elem.size(), x.elem.align()),
+            Arg::Scalar(_) => true,
+        });
+        Ok(Grid {
+            info: GridInfo { kernel, grid_dim: cfg.grid, block_dim: cfg.block, dynamic_bytes: cfg.shared_mem_bytes as usize },
+            parallel,
+            _held: lock_buffers(arrays),
+        })
+    }
+
+    /// Runs `body` once per CUDA thread of the grid (see the module); `lockstep` when the kernel
+    /// has barriers or warp operations. A panic in `body` is an error naming the kernel.
+    pub fn run(&self, lockstep: bool, body: &(dyn Fn() + Sync)) -> Result<()> {
+        let g = self.info.grid_dim;
+        let blocks = g.x as u64 * g.y as u64 * g.z as u64;
+        let p: *const (dyn Fn() + Sync + '_) = body;
+        // SAFETY: only the lifetime bound changes (see `Body`).
+        let body = Body(unsafe { std::mem::transmute::<*const (dyn Fn() + Sync + '_), *const (dyn Fn() + Sync + 'static)>(p) });
+        let next = AtomicU64::new(0);
+        let failed = AtomicBool::new(false);
+        let panic: Mutex<Option<Box<dyn Any + Send>>> = Mutex::new(None);
+        let worker = || {
+            let previous = context::enter(std::ptr::null());
+            let caught = catch_unwind(AssertUnwindSafe(|| {
+                while !failed.load(Ordering::Relaxed) {
+                    let b = next.fetch_add(1, Ordering::Relaxed);
+                    if b >= blocks {
+                        break;
+                    }
+                    let idx = Dim3 { x: (b % g.x as u64) as u32, y: (b / g.x as u64 % g.y as u64) as u32, z: (b / (g.x as u64 * g.y as u64)) as u32 };
+                    if lockstep { self.run_lockstep(idx, body) } else { self.run_plain(idx, body) }
+                }
+            }));
+            context::enter(previous);
+            if let Err(p) = caught {
+                failed.store(true, Ordering::Relaxed);
+                panic.lock().unwrap_or_else(|e| e.into_inner()).get_or_insert(p);
+            }
+        };
+        let threads = if self.parallel { std::thread::available_parallelism().map_or(1, |n| n.get()).min(blocks as usize) } else { 1 };
+        if threads <= 1 {
+            worker();
+        } else {
+            std::thread::scope(|s| {
+                for _ in 1..threads {
+                    s.spawn(worker);
+                }
+                worker();
+            });
+        }
+        match panic.into_inner().unwrap_or_else(|e| e.into_inner()) {
+            None => Ok(()),
+            Some(p) => Err(Error::InvalidLaunch {
+                kernel: self.info.kernel.to_string(),
+                detail: format!(
+                    "its code panicked on the CPU device: {} (a debug build checks integer overflow, which \
+                     the GPU does not: build with `--release`, or use `wrapping_*` operations)",
+                    crate::error::panic_text(&*p, "a panic")
+                ),
+            }),
+        }
+    }
+
+    /// The contexts of block `b`'s threads (x fastest).
+    fn contexts(&self, b: Dim3, block: &Block) -> Vec<ThreadCtx> {
+        let d = self.info.block_dim;
+        let n = d.x * d.y * d.z;
+        (0..n)
+            .map(|k| ThreadCtx {
+                grid: &self.info,
+                block,
+                block_idx: b,
+                thread_idx: Dim3 { x: k % d.x, y: k / d.x % d.y, z: k / (d.x * d.y) },
+                linear: k,
+                yielder: std::cell::Cell::new(std::ptr::null()),
+            })
+            .collect()
+    }
+
+    /// A block of a kernel without barriers or warp operations: each thread a call, in order.
+    fn run_plain(&self, b: Dim3, body: Body) {
+        let d = self.info.block_dim;
+        // No warp slots: a kernel without warp operations exchanges nothing.
+        let block = Block::new(self.info.dynamic_bytes, 0);
+        let mut ctx = ThreadCtx {
+            grid: &self.info,
+            block: &block,
+            block_idx: b,
+            thread_idx: Dim3::default(),
+            linear: 0,
+            yielder: std::cell::Cell::new(std::ptr::null()),
+        };
+        for z in 0..d.z {
+            for y in 0..d.y {
+                for x in 0..d.x {
+                    ctx.thread_idx = Dim3 { x, y, z };
+                    context::enter(&ctx);
+                    body.call();
+                    ctx.linear += 1;
+                }
+            }
+        }
+        context::enter(std::ptr::null());
+    }
+
+    /// A block of a kernel with barriers or warp operations: each thread a coroutine (see the
+    /// module for the order they run in).
+    fn run_lockstep(&self, b: Dim3, body: Body) {
+        #[derive(Clone, Copy, PartialEq, Eq)]
+        enum State {
+            Ready,
+            Barrier,
+            Warp,
+            Done,
+        }
+        let d = self.info.block_dim;
+        let n = (d.x * d.y * d.z) as usize;
+        let block = Block::new(self.info.dynamic_bytes, n);
+        // Declared before the coroutines, so dropped after them (a coroutine dropped while
+        // suspended unwinds its stack, which may still read its context).
+        let ctxs = self.contexts(b, &block);
+        let mut stacks: Vec<DefaultStack> = {
+            let mut pool = pool().lock().unwrap_or_else(|e| e.into_inner());
+            let keep = pool.len().saturating_sub(n);
+            pool.split_off(keep)
+        };
+        let mut threads: Vec<Coroutine<(), Stop, (), DefaultStack>> = Vec::with_capacity(n);
+        for ctx in &ctxs {
+            let stack = match stacks.pop() {
+                Some(s) => s,
+                None => DefaultStack::new(STACK_BYTES).unwrap_or_else(|e| panic!("cannot allocate a {STACK_BYTES}-byte stack for a CUDA thread: {e}")),
+            };
+            let ctx = ctx as *const ThreadCtx as usize;
+            threads.push(Coroutine::with_stack(stack, move |y: &Yielder<(), Stop>, ()| {
+                // SAFETY: the context outlives the coroutine (declared before it), and only this
+                // coroutine's thread reads its yielder.
+                unsafe { (*(ctx as *const ThreadCtx)).yielder.set(y) };
+                body.call();
+            }));
+        }
+        let mut state = vec![State::Ready; n];
+        loop {
+            for w in 0..n.div_ceil(32) {
+                let lanes = w * 32..((w + 1) * 32).min(n);
+                loop {
+                    let mut at_warp = false;
+                    for t in lanes.clone() {
+                        if state[t] != State::Ready {
+                            continue;
+                        }
+                        context::enter(&ctxs[t]);
+                        state[t] = match threads[t].resume(()) {
+                            CoroutineResult::Yield(Stop::Barrier) => State::Barrier,
+                            CoroutineResult::Yield(Stop::Warp) => {
+                                at_warp = true;
+                                State::Warp
+                            }
+                            CoroutineResult::Return(()) => State::Done,
+                        };
+                        context::enter(std::ptr::null());
+                    }
+                    if !at_warp {
+                        break;
+                    }
+                    {
+                        let mut warps = block.warps.borrow_mut();
+                        let slots = &mut warps[w];
+                        slots.published = slots.deposit;
+                    }
+                    for t in lanes.clone() {
+                        if state[t] == State::Warp {
+                            state[t] = State::Ready;
+                        }
+                    }
+                }
+            }
+            if !state.contains(&State::Barrier) {
+                break;
+            }
+            for s in state.iter_mut().filter(|s| **s == State::Barrier) {
+                *s = State::Ready;
+            }
+        }
+        let mut pool = pool().lock().unwrap_or_else(|e| e.into_inner());
+        for t in threads {
+            if pool.len() < POOL_MAX {
+                pool.push(t.into_stack());
+            }
+        }
+    }
+}
