@@ -510,7 +510,9 @@ impl DeviceBuffer {
         if self.host_lock().is_some() {
             // SAFETY: `[u8]` and `[MaybeUninit<u8>]` have one layout; `read_host` only writes.
             let dst = unsafe { &mut *(dst as *mut [u8] as *mut [MaybeUninit<u8>]) };
-            return self.read_host(byte_offset, dst);
+            // As on a GPU, a copy to the host reports an index violation of a kernel (docs/semantics.md, row 18).
+            self.read_host(byte_offset, dst)?;
+            return stream.synchronize();
         }
         self.device().bind_to_thread()?;
         // SAFETY: the source range is inside this live allocation (checked above); `dst` is a
@@ -530,7 +532,9 @@ impl DeviceBuffer {
         }
         self.check_stream(stream)?;
         if self.host_lock().is_some() {
-            return self.read_host(byte_offset, dst);
+            // As on a GPU, a copy to the host reports an index violation of a kernel (docs/semantics.md, row 18).
+            self.read_host(byte_offset, dst)?;
+            return stream.synchronize();
         }
         self.device().bind_to_thread()?;
         // SAFETY: as in `read_bytes`; the driver only writes `dst` (never reads it), so its bytes

@@ -5,7 +5,15 @@
 //! on the same stream works. The kernels are in `bounds_kernels.rs`: one thread, `bad`, misuses
 //! one index.
 //!
-//! `cargo test -p cuprum-testsuite --test gpu_bounds -- --include-ignored` (needs a CUDA GPU).
+//! The raw kernels' checks of slices, views, shared memory and atomics run on the CPU device too
+//! (in CI) and on the GPU (`on_both_devices!`). GPU only: an index into a local array and into an
+//! elementwise or reduction `Raw<T>` (on the CPU, Rust's own check makes them an error of the
+//! launch: docs/cpu.md), and the name of the `#[device]` function holding the access (on the CPU
+//! the kernel's). `cargo test -p cuprum-testsuite --test gpu_bounds -- --include-ignored` runs
+//! the GPU's (needs a CUDA GPU).
+
+#[path = "../../runtime/tests/support/mod.rs"]
+mod support;
 
 mod bounds_kernels;
 
@@ -32,6 +40,20 @@ const BAD_THREAD: [u32; 3] = [9, 0, 0];
 /// What surrounds the arguments in their buffers: never read, never overwritten.
 const SENTINEL: f32 = -12345.0;
 const POISON: f32 = -777.0;
+
+on_both_devices!(
+    cuprum::runtime::Device;
+    slice_read_gives_zero_and_reports,
+    slice_write_is_skipped_and_reports,
+    view_multi_index_is_checked_axis_by_axis,
+    view_flat_index_and_negative_indices,
+    shared_array_read_and_write_keep_the_barriers,
+    dynamic_shared_read_and_write,
+    atomics_out_of_range_are_skipped,
+    mut_ref_to_an_element_out_of_range_reaches_no_memory,
+    unchecked_forms_in_range,
+    reported_once_by_the_first_synchronising_call
+);
 
 fn cfg() -> LaunchConfig<'static> {
     LaunchConfig::new((N as u32).div_ceil(BLOCK), BLOCK)
@@ -88,8 +110,6 @@ fn with_bad(v: &[f32], bad_value: f32) -> Vec<f32> {
 
 // ---- #[rawkernel]: slices ----------------------------------------------------------------------
 
-#[test]
-#[ignore = "needs a CUDA GPU"]
 fn slice_read_gives_zero_and_reports() {
     let _serial = serial();
     let xs = input();
@@ -109,8 +129,6 @@ fn slice_read_gives_zero_and_reports() {
     assert_eq!(ybuf.to_vec().unwrap()[N], SENTINEL);
 }
 
-#[test]
-#[ignore = "needs a CUDA GPU"]
 fn slice_write_is_skipped_and_reports() {
     let _serial = serial();
     let xs = input();
@@ -147,8 +165,6 @@ fn cfg_2d() -> LaunchConfig<'static> {
     LaunchConfig::new(((COLS as u32).div_ceil(16), (ROWS as u32).div_ceil(8)), (16, 8))
 }
 
-#[test]
-#[ignore = "needs a CUDA GPU"]
 fn view_multi_index_is_checked_axis_by_axis() {
     let _serial = serial();
     let xs: Vec<f32> = (0..ROWS * COLS).map(|i| i as f32).collect();
@@ -177,8 +193,6 @@ fn view_multi_index_is_checked_axis_by_axis() {
     assert_eq!(b.to_vec().unwrap(), xs);
 }
 
-#[test]
-#[ignore = "needs a CUDA GPU"]
 fn view_flat_index_and_negative_indices() {
     let _serial = serial();
     let xs: Vec<f32> = (0..ROWS * COLS).map(|i| i as f32 + 0.25).collect();
@@ -236,8 +250,6 @@ fn local_array_read_and_write() {
     });
 }
 
-#[test]
-#[ignore = "needs a CUDA GPU"]
 fn shared_array_read_and_write_keep_the_barriers() {
     let _serial = serial();
     // The bad thread skips its access and still reaches both barriers (no deadlock).
@@ -246,8 +258,6 @@ fn shared_array_read_and_write_keep_the_barriers() {
     });
 }
 
-#[test]
-#[ignore = "needs a CUDA GPU"]
 fn dynamic_shared_read_and_write() {
     let _serial = serial();
     // 128 f32 of dynamic shared memory: its length is 128.
@@ -258,8 +268,6 @@ fn dynamic_shared_read_and_write() {
 
 // ---- #[rawkernel]: atomics, `&mut a[i]`, device functions, unchecked forms ---------------------
 
-#[test]
-#[ignore = "needs a CUDA GPU"]
 fn atomics_out_of_range_are_skipped() {
     let _serial = serial();
     let m = 10usize;
@@ -299,8 +307,6 @@ fn old_again() -> Array<u32> {
     Array::from_vec(vec![0u32; N]).unwrap()
 }
 
-#[test]
-#[ignore = "needs a CUDA GPU"]
 fn mut_ref_to_an_element_out_of_range_reaches_no_memory() {
     let _serial = serial();
     let xs = input();
@@ -330,8 +336,6 @@ fn a_device_function_reports_its_own_name() {
     assert_eq!(y.to_vec().unwrap(), xs);
 }
 
-#[test]
-#[ignore = "needs a CUDA GPU"]
 fn unchecked_forms_in_range() {
     let _serial = serial();
     let xs = input();
@@ -385,8 +389,6 @@ fn reduction_map_raw_index() {
 
 // ---- where and how often the error surfaces ----------------------------------------------------
 
-#[test]
-#[ignore = "needs a CUDA GPU"]
 fn reported_once_by_the_first_synchronising_call() {
     let _serial = serial();
     let dev = Device::current().unwrap();

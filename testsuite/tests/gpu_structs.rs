@@ -5,7 +5,8 @@
 //! the kernel's own Rust body run on the host (generated units keep Rust's float semantics, so
 //! f32 results are equal bit for bit) and, for `kinetic`, with an f64 reference.
 //!
-//! GPU tests are `#[ignore = "needs a CUDA GPU"]`: run them on a GPU machine with
+//! Each test runs on the CPU device (in CI) and on the GPU (`on_both_devices!`; the GPU's are
+//! `#[ignore = "needs a CUDA GPU"]`): run them on a GPU machine with
 //! `cargo test -p cuprum-testsuite --release --test gpu_structs -- --include-ignored`.
 
 #[path = "../../runtime/tests/support/mod.rs"]
@@ -18,6 +19,15 @@ use cuprum::runtime::{Array, ElemType, Element, LaunchConfig, StructType};
 use struct_kernels::{self as k, Body, Params, Px, Vec3};
 
 const GPU: &str = "needs a CUDA GPU";
+
+on_both_devices!(
+    cuprum::runtime::Device;
+    rawkernel_takes_a_struct_by_value_and_a_slice_of_structs,
+    rawkernel_reads_a_transposed_view_of_structs,
+    elementwise_reads_fields_of_struct_elements,
+    elementwise_returns_structs_and_broadcasts_struct_inputs,
+    elementwise_over_8_byte_structs_contiguous_and_sliced
+);
 
 fn vec3(r: &mut Rng) -> Vec3 {
     Vec3 { v: [r.range(-4.0, 4.0) as f32, r.range(-4.0, 4.0) as f32, r.range(-4.0, 4.0) as f32] }
@@ -61,8 +71,6 @@ fn struct_elements_carry_their_layout() {
     assert_eq!(k::make_params(0.1, 0.2), Params { dt: 0.1, damping: 0.4 });
 }
 
-#[test]
-#[ignore = "needs a CUDA GPU"]
 fn rawkernel_takes_a_struct_by_value_and_a_slice_of_structs() {
     let _ = GPU;
     let mut r = Rng::new();
@@ -85,8 +93,6 @@ fn rawkernel_takes_a_struct_by_value_and_a_slice_of_structs() {
     assert_eq!(bad, 0, "{bad} of {n} bodies differ from the host's `advance`");
 }
 
-#[test]
-#[ignore = "needs a CUDA GPU"]
 fn rawkernel_reads_a_transposed_view_of_structs() {
     let mut r = Rng::new();
     let (rows, cols) = (37usize, 129usize);
@@ -105,8 +111,6 @@ fn rawkernel_reads_a_transposed_view_of_structs() {
     }
 }
 
-#[test]
-#[ignore = "needs a CUDA GPU"]
 fn elementwise_reads_fields_of_struct_elements() {
     let mut r = Rng::new();
     for n in [1usize, 3, 1000, 65_537] {
@@ -126,8 +130,6 @@ fn elementwise_reads_fields_of_struct_elements() {
     }
 }
 
-#[test]
-#[ignore = "needs a CUDA GPU"]
 fn elementwise_returns_structs_and_broadcasts_struct_inputs() {
     let mut r = Rng::new();
     let n = 4099;
@@ -166,8 +168,6 @@ fn elementwise_returns_structs_and_broadcasts_struct_inputs() {
     assert_eq!(bad, 0, "{bad} bodies differ (transposed struct input)");
 }
 
-#[test]
-#[ignore = "needs a CUDA GPU"]
 fn elementwise_over_8_byte_structs_contiguous_and_sliced() {
     let mut r = Rng::new();
     for n in [1usize, 7, 4096, 100_003] {

@@ -150,6 +150,47 @@ impl Rewrite {
         }
     }
 
+    /// A place inside an element of memory (`m[i].f`, `m[i].v[k]`): the access `(m, i)` and the
+    /// place with `m[i]` replaced by `elem`. `None` for any other expression, and for an exact
+    /// access (see [`Rewrite::access`]).
+    fn inner_place(&self, e: &Expr, elem: &syn::Ident) -> Option<(Expr, Expr, Expr)> {
+        let (base, index, place) = match e {
+            Expr::Field(f) => {
+                let (b, i, inner) = self.access(&f.base).map(|(b, i)| (b, i, parse_quote!(#elem))).or_else(|| self.inner_place(&f.base, elem))?;
+                let mut f = f.clone();
+                f.base = Box::new(inner);
+                (b, i, Expr::Field(f))
+            }
+            Expr::Index(ix) => {
+                let (b, i, inner) = self.access(&ix.expr).map(|(b, i)| (b, i, parse_quote!(#elem))).or_else(|| self.inner_place(&ix.expr, elem))?;
+                let mut ix = ix.clone();
+                ix.expr = Box::new(inner);
+                (b, i, Expr::Index(ix))
+            }
+            Expr::Paren(p) => return self.inner_place(&p.expr, elem),
+            _ => return None,
+        };
+        Some((base, index, place))
+    }
+
+    /// `place op value` (`=` or a compound assignment) where `place` lies inside an element of
+    /// memory: the value, then a load of the element, the assignment to the copy, a store.
+    fn element_update(&mut self, left: &Expr, op: TokenStream, right: &Expr) -> Option<Expr> {
+        let elem = format_ident!("__cuprum_e");
+        let (base, index, place) = self.inner_place(left, &elem)?;
+        let cpu = self.cpu.clone();
+        let index = self.rewritten(index);
+        let place = self.rewritten(place);
+        let value = self.rewritten(right.clone());
+        Some(parse_quote!({
+            let __cuprum_v = #value;
+            let __cuprum_i = #index;
+            let mut #elem = #cpu::Load::load(&#base, __cuprum_i);
+            #place #op __cuprum_v;
+            #cpu::Store::store(&#base, __cuprum_i, #elem)
+        }))
+    }
+
     /// `e` rewritten (a sub-expression the caller moved out of the tree).
     fn rewritten(&mut self, mut e: Expr) -> Expr {
         self.visit_expr_mut(&mut e);
@@ -223,7 +264,20 @@ impl VisitMut for Rewrite {
                 return;
             }
         }
+        if let Expr::Assign(a) = e {
+            if let Some(new) = self.element_update(&a.left.clone(), quote!(=), &a.right.clone()) {
+                *e = new;
+                return;
+            }
+        }
         if let Expr::Binary(b) = e {
+            if compound(&b.op).is_some() {
+                let op = b.op;
+                if let Some(new) = self.element_update(&b.left.clone(), quote!(#op), &b.right.clone()) {
+                    *e = new;
+                    return;
+                }
+            }
             if let (Some(op), Some((base, index))) = (compound(&b.op), self.access(&b.left)) {
                 let index = self.rewritten(index);
                 let value = self.rewritten((*b.right).clone());
@@ -244,6 +298,16 @@ impl VisitMut for Rewrite {
             let mut copies = Vec::new();
             for (k, arg) in c.args.iter_mut().enumerate() {
                 if let Expr::Reference(r) = arg {
+                    let t = format_ident!("__cuprum_t{}", k);
+                    if let Some((base, index, place)) = self.inner_place(&r.expr, &t) {
+                        let index = self.rewritten(index);
+                        let place = self.rewritten(place);
+                        let i = format_ident!("__cuprum_j{}", k);
+                        let m = r.mutability;
+                        copies.push((base, t.clone(), i, index, m.is_some()));
+                        *arg = parse_quote!(&#m #place);
+                        continue;
+                    }
                     if let Some((base, index)) = self.access(&r.expr) {
                         let index = self.rewritten(index);
                         let (t, i) = (format_ident!("__cuprum_t{}", k), format_ident!("__cuprum_j{}", k));
@@ -352,6 +416,23 @@ mod tests {
         // A local array that shadows `x` is indexed as Rust does.
         assert!(t.contains("cpu::Load::load(&y") && t.contains("x[1]"), "{t}");
         assert!(lockstep && device);
+    }
+
+    #[test]
+    fn fields_of_elements_are_loaded_updated_and_stored() {
+        let (t, _, _) = text(parse_quote! {
+            fn k(b: &mut [Body], n: usize) {
+                b[n].mass *= 0.5;
+                b[n].pos.v[1] = 2.0;
+                let m = b[n].mass;
+                bump(&mut b[n].mass);
+            }
+        });
+        assert!(t.contains("let__cuprum_v=0.5;let__cuprum_i=n;letmut__cuprum_e=cpu::Load::load(&b,__cuprum_i);"), "{t}");
+        assert!(t.contains("kernel_ops::mul_assign(&mut__cuprum_e.mass,__cuprum_rhs)};cpu::Store::store(&b,__cuprum_i,__cuprum_e)"), "{t}");
+        assert!(t.contains("__cuprum_e.pos.v[1]=__cuprum_v;"), "{t}");
+        assert!(t.contains("letm=cpu::Load::load(&b,n).mass;"), "{t}");
+        assert!(t.contains("__cuprum_cpu_bump(&mut__cuprum_t0.mass)") && t.contains("cpu::Store::store(&b,__cuprum_j0,__cuprum_t0)"), "{t}");
     }
 
     #[test]
