@@ -72,3 +72,34 @@ pub fn copy_unrolled<T: Scalar>(x: &[T], y: &mut [T], n: u32) {
         i += s;
     }
 }
+
+/// `(x - y)^2`: the CPU section's elementwise row (and CuPy's ElementwiseKernel example).
+#[elementwise]
+pub fn squared_diff<T: Float>(x: T, y: T) -> T {
+    let d = x - y;
+    d * d
+}
+
+/// A 3-point average through shared memory: each block loads its 256 elements and one halo
+/// element on each side, waits at the barrier, then each thread averages its neighbourhood
+/// (the array's ends use their own value for the missing neighbour). Blocks of 256 threads.
+#[rawkernel]
+pub fn stencil3(x: &[f32], y: &mut [f32], n: u32) {
+    let tile = shared_array::<f32, 258>();
+    let t = thread_idx().x;
+    let i = block_idx().x * block_dim().x + t;
+    if i < n {
+        tile[(t + 1) as usize] = x[i as usize];
+        if t == 0 {
+            tile[0] = if i > 0 { x[(i - 1) as usize] } else { x[i as usize] };
+        }
+        if t == block_dim().x - 1 || i == n - 1 {
+            tile[(t + 2) as usize] = if i + 1 < n { x[(i + 1) as usize] } else { x[i as usize] };
+        }
+    }
+    sync_threads();
+    if i < n {
+        let k = (t + 1) as usize;
+        y[i as usize] = (tile[k - 1] + tile[k] + tile[k + 1]) * (1.0 / 3.0);
+    }
+}

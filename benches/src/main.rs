@@ -19,6 +19,7 @@
 //! The warm-disk row re-runs this binary with the hidden flag `--child-warm-disk` (and
 //! `CUPY_CACHE_DIR` set), so its in-memory state is really empty.
 
+mod cpu;
 mod elementwise;
 mod reduction;
 
@@ -69,6 +70,8 @@ extern "C" __global__ void copy_f32x4(const float4* __restrict__ x, float4* __re
 struct Options {
     json: bool,
     quick: bool,
+    /// Only the CPU device's rows (no GPU needed).
+    cpu: bool,
 }
 
 /// One printed line: a figure beside its ceiling.
@@ -149,22 +152,33 @@ fn main() -> ExitCode {
     let mut opts = Options {
         json: false,
         quick: false,
+        cpu: false,
     };
     for a in &args {
         match a.as_str() {
             "--json" => opts.json = true,
             "--quick" => opts.quick = true,
+            "--cpu" => opts.cpu = true,
             "-h" | "--help" => {
-                println!("usage: cuprum-bench [--json] [--quick]");
+                println!("usage: cuprum-bench [--json] [--quick] [--cpu]\n  --cpu: only the CPU device's rows (against rayon loops; no GPU needed)");
                 return ExitCode::SUCCESS;
             }
             other => {
                 eprintln!(
-                    "cuprum-bench: unknown argument `{other}`\nusage: cuprum-bench [--json] [--quick]"
+                    "cuprum-bench: unknown argument `{other}`\nusage: cuprum-bench [--json] [--quick] [--cpu]"
                 );
                 return ExitCode::from(2);
             }
         }
+    }
+    if opts.cpu {
+        return match cpu_only(&opts) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => {
+                eprintln!("cuprum-bench --cpu: {e}");
+                ExitCode::FAILURE
+            }
+        };
     }
     let dev = match Device::current() {
         Ok(d) => d,
@@ -184,6 +198,18 @@ fn main() -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+/// `--cpu`: the CPU device's rows alone, each against a rayon loop of the same run.
+fn cpu_only(opts: &Options) -> Result<()> {
+    let rows = cpu::rows(opts.quick)?;
+    let header = format!("cuprum-bench --cpu: {}", Device::cpu().name());
+    if opts.json {
+        print!("{}", to_json(&header, &[], &rows));
+    } else {
+        print!("{}", to_table(&header, &[], &rows));
+    }
+    Ok(())
 }
 
 /// A temporary directory removed on drop.
@@ -454,6 +480,8 @@ fn run(dev: &Device, opts: &Options) -> Result<()> {
     rows.extend(elementwise::rows(copy_ceiling, bare_launch_us, opts.quick, &stream)?);
     // Reductions (issue 7).
     rows.extend(reduction::rows(&stream, copy_ceiling, bare_launch_us, opts.quick, rounds, launches)?);
+    // The CPU device's rows, on this machine's CPU.
+    rows.extend(cpu::rows(opts.quick)?);
 
     let ceilings = [
         Ceiling {

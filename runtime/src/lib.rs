@@ -58,6 +58,7 @@ pub mod reduction;
 
 pub mod ops;
 pub mod audit;
+pub mod testing;
 
 /// The random source of the unit tests: the integration tests' (`tests/support`), shared with them.
 #[cfg(test)]
