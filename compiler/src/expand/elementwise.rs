@@ -275,13 +275,19 @@ fn host_entry(f: &syn::ItemFn, checked: &Checked, generics: &syn::Generics) -> T
     let mut reads = Vec::new();
     let mut call_args = Vec::new();
     let mut writes = Vec::new();
+    // The same over a run of consecutive elements (`ElementLoop::run_fast`): one pointer per
+    // operand, read and written at `__j`.
+    let (mut run_ptrs, mut run_reads, mut run_writes) = (Vec::new(), Vec::new(), Vec::new());
     let inputs: Vec<&syn::FnArg> = f.sig.inputs.iter().collect();
     for (k, p) in checked.sig.params.iter().enumerate() {
         let ident = format_ident!("__cuprum_a{}", k);
+        let ptr = format_ident!("__cuprum_p{}", k);
         let elem = rust_types::named(&p.elem, item_generics);
         match p.role {
             Role::Scalar | Role::Struct => {
                 reads.push(quote!(let #ident: #elem = __e.get::<#elem>(#k);));
+                run_ptrs.push(quote!(let #ptr = __run.ptr(#k) as *const #elem;));
+                run_reads.push(quote!(let #ident: #elem = #ptr.add(__j).read();));
                 call_args.push(quote!(#ident));
             }
             Role::Raw => {
@@ -293,6 +299,9 @@ fn host_entry(f: &syn::ItemFn, checked: &Checked, generics: &syn::Generics) -> T
                 reads.push(quote!(let mut #ident: #elem = __e.get::<#elem>(#k);));
                 call_args.push(quote!(&mut #ident));
                 writes.push(quote!(__e.set::<#elem>(#k, #ident);));
+                run_ptrs.push(quote!(let #ptr = __run.ptr(#k) as *mut #elem;));
+                run_reads.push(quote!(let mut #ident: #elem = #ptr.add(__j).read();));
+                run_writes.push(quote!(#ptr.add(__j).write(#ident);));
             }
             Role::Slice { .. } | Role::View { .. } => unreachable!("`valid` rejects slices and views in elementwise kernels"),
         }
@@ -307,19 +316,46 @@ fn host_entry(f: &syn::ItemFn, checked: &Checked, generics: &syn::Generics) -> T
         call = quote!(__cuprum::lang::intrinsics::with_elementwise_index(__e.index(), __e.size(), || #call));
     }
     match outs.len() {
-        0 => writes.push(quote!(let () = __r;)),
+        0 => {
+            writes.push(quote!(let () = __r;));
+            run_writes.push(quote!(let () = __r;));
+        }
         1 => {
             let t = &outs[0];
+            let ptr = format_ident!("__cuprum_p{}", n);
             writes.push(quote!(__e.set::<#t>(#n, __r);));
+            run_ptrs.push(quote!(let #ptr = __run.ptr(#n) as *mut #t;));
+            run_writes.push(quote!(#ptr.add(__j).write(__r);));
         }
         _ => {
             for (j, t) in outs.iter().enumerate() {
                 let at = n + j;
                 let field = syn::Index::from(j);
+                let ptr = format_ident!("__cuprum_p{}", at);
                 writes.push(quote!(__e.set::<#t>(#at, __r.#field);));
+                run_ptrs.push(quote!(let #ptr = __run.ptr(#at) as *mut #t;));
+                run_writes.push(quote!(#ptr.add(__j).write(__r.#field);));
             }
         }
     }
+    // Kernels that read their loop position run element by element (`index()` is set per
+    // element); the others also get the run loop.
+    let run_call = if checked.uses_loop_position() {
+        quote!(__l.run(&__per_element))
+    } else {
+        quote!(__l.run_fast(&__per_element, &|__run: &__cuprum::launch::host::Run<'_>| {
+            // SAFETY: as for one element: each pointer is its operand's first element of the
+            // run, followed by `len()` consecutive elements of its type for this instance.
+            unsafe {
+                #(#run_ptrs)*
+                for __j in 0..__run.len() {
+                    #(#run_reads)*
+                    let __r = #call;
+                    #(#run_writes)*
+                }
+            }
+        }))
+    };
     let (impl_generics, _, where_clause) = generics.split_for_impl();
     let entry = super::host_body::entry(checked, quote!(ElementLoop));
     quote! {
@@ -329,7 +365,7 @@ fn host_entry(f: &syn::ItemFn, checked: &Checked, generics: &syn::Generics) -> T
         #[allow(clippy::let_unit_value, clippy::redundant_clone)]
         fn __cuprum_host #impl_generics (__l: &__cuprum::launch::host::ElementLoop<'_>) -> __cuprum::Result<()> #where_clause {
             #(#prepare)*
-            __l.run(&|__e| {
+            let __per_element = |__e: &__cuprum::launch::host::Element<'_>| {
                 // SAFETY: each argument's type is its parameter's for this instance: the types of
                 // the signature the launch checked the arguments against.
                 unsafe {
@@ -337,7 +373,8 @@ fn host_entry(f: &syn::ItemFn, checked: &Checked, generics: &syn::Generics) -> T
                     let __r = #call;
                     #(#writes)*
                 }
-            })
+            };
+            #run_call
         }
 
         #entry

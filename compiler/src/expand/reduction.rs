@@ -305,10 +305,17 @@ fn host_entry(
     let mut prepare = Vec::new();
     let mut reads = Vec::new();
     let mut call_args = Vec::new();
+    // The same over a run of consecutive elements (`ReduceLoop::run_fast`).
+    let (mut run_ptrs, mut run_reads) = (Vec::new(), Vec::new());
     let inputs: Vec<&syn::FnArg> = f.sig.inputs.iter().collect();
     for (k, p) in checked.sig.params.iter().enumerate() {
         let ident = format_ident!("__cuprum_a{}", k);
         let elem = rust_types::named(&p.elem, &item.generics);
+        if p.role != Role::Raw {
+            let ptr = format_ident!("__cuprum_p{}", k);
+            run_ptrs.push(quote!(let #ptr = __run.ptr(#k) as *const #elem;));
+            run_reads.push(quote!(let #ident: #elem = #ptr.add(__j).read();));
+        }
         match p.role {
             Role::Raw => {
                 prepare.push(quote!(let #ident: __cuprum::lang::views::Raw<#elem> = unsafe { __l.raw::<#elem>(#k) }?;));
@@ -324,7 +331,36 @@ fn host_entry(
     let host_fn = format_ident!("__cuprum_host_{}", name);
     let copy = super::host_body::host_copy(f, &host_fn);
     let mut call = quote!(#host_fn #tf (#(#call_args),*));
-    if checked.uses_index() || checked.uses_loop_position() {
+    let positional = checked.uses_index() || checked.uses_loop_position();
+    let fold_run = if positional {
+        quote!(::core::option::Option::None)
+    } else {
+        quote!(::core::option::Option::Some(&|__run: &__cuprum::launch::host::Run<'_>, __acc: ::core::option::Option<#acc>| -> ::core::option::Option<#acc> {
+            // SAFETY: each pointer is its input's first element of the run, followed by `len()`
+            // consecutive elements of its parameter's type for this instance.
+            unsafe {
+                #(#run_ptrs)*
+                let mut __j = 0usize;
+                let mut __a: #acc = match __acc {
+                    ::core::option::Option::Some(__a) => __a,
+                    ::core::option::Option::None => {
+                        #(#run_reads)*
+                        let __m = #call;
+                        __j = 1;
+                        #convert
+                    }
+                };
+                while __j < __run.len() {
+                    #(#run_reads)*
+                    let __m = #call;
+                    __a = __reduce(__a, #convert);
+                    __j += 1;
+                }
+                ::core::option::Option::Some(__a)
+            }
+        }))
+    };
+    if positional {
         call = quote!(__cuprum::lang::intrinsics::with_reduce_index(__e.reduce_index(), || {
             __cuprum::lang::intrinsics::with_elementwise_index(__e.index(), __e.size(), || #call)
         }));
@@ -367,7 +403,7 @@ fn host_entry(
             let __reduce = |#ra: #acc, #rb: #acc| -> #acc { #reduce_body };
             let __post = #post;
             // SAFETY: the output's element type is `#out` for this instance (checked by the launch).
-            unsafe { __l.run::<#acc, #out>(#identity, &__map, &__reduce, &__post) }
+            unsafe { __l.run_fast::<#acc, #out>(#identity, &__map, &__reduce, &__post, #fold_run) }
         }
 
         #entry

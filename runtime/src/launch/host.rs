@@ -54,6 +54,8 @@ struct Operand {
     base: *mut u8,
     /// Byte strides along the loop's collapsed axes (0 where it broadcasts).
     strides: Vec<isize>,
+    /// The element's size in bytes.
+    size: usize,
 }
 
 /// A lock held for the launch.
@@ -111,7 +113,7 @@ impl<'a> ElementLoop<'a> {
                 Arg::Scalar(_) => (values[k].as_mut_ptr(), vec![0; dims.len()]),
                 Arg::Raw(_) => (std::ptr::null_mut(), vec![0; dims.len()]),
             };
-            operands.push(Operand { base, strides: st });
+            operands.push(Operand { base, strides: st, size: elems[k].size() });
         }
         let parallel = size >= PARALLEL_MIN && one_layout_per_written_buffer(args, elems);
         ElementLoop {
@@ -165,6 +167,88 @@ impl<'a> ElementLoop<'a> {
     /// reference: the loop and its threads are compiled once, not once per kernel instance
     /// (monomorphized, they were 1.8 MB of the quickstart's code for the built-ins alone).
     pub fn run(&self, body: &(dyn Fn(&Element<'_>) + Sync)) -> Result<()> {
+        self.run_parallel(&|start, end| self.run_range(start, end, body))
+    }
+
+    /// As [`ElementLoop::run`], through `runs` when it can: a run is a stretch of at most
+    /// [`RUN_MAX`] consecutive elements of the innermost loop axis along which every operand is
+    /// contiguous (or constant: its value is then repeated in a scratch buffer), handed over as
+    /// one pointer per operand, so that the macro's loop over it is a plain indexed loop rustc
+    /// vectorises. Otherwise (a strided operand) `body` is called per element.
+    pub fn run_fast(&self, body: &(dyn Fn(&Element<'_>) + Sync), runs: &(dyn Fn(&Run<'_>) + Sync)) -> Result<()> {
+        let inner = self.dims.len().checked_sub(1);
+        let contiguous = inner.is_some_and(|d| {
+            (0..self.operands.len()).all(|k| self.direct(k, d) || self.constant(k, d) || self.operands[k].base.is_null())
+        });
+        if !contiguous {
+            return self.run(body);
+        }
+        self.run_parallel(&|start, end| self.run_runs(start, end, runs))
+    }
+
+    /// Whether operand `k`'s elements along axis `d` are consecutive (or there is one).
+    fn direct(&self, k: usize, d: usize) -> bool {
+        let o = &self.operands[k];
+        self.dims[d] == 1 || o.strides[d] == o.size as isize
+    }
+
+    /// Whether input `k` is constant along axis `d` (a scalar, or broadcast): a run reads its
+    /// value repeated in a scratch buffer. Never an output (its writes would be lost).
+    fn constant(&self, k: usize, d: usize) -> bool {
+        self.operands[k].strides[d] == 0 && !matches!(self.args[k], Arg::Out(_))
+    }
+
+    /// The elements `start..end` (C order) as runs, on this thread.
+    fn run_runs(&self, start: usize, end: usize, runs: &(dyn Fn(&Run<'_>) + Sync)) {
+        let nd = self.dims.len();
+        let inner = self.dims[nd - 1];
+        let mut scratch: Vec<Vec<u128>> = self.operands.iter().map(|_| Vec::new()).collect();
+        let mut ptrs: Vec<*mut u8> = vec![std::ptr::null_mut(); self.operands.len()];
+        let mut i = start;
+        while i < end {
+            // The element's position, its operands' offsets.
+            let mut idx = i;
+            let mut offsets = vec![0isize; self.operands.len()];
+            for d in (0..nd).rev() {
+                let x = idx % self.dims[d];
+                idx /= self.dims[d];
+                for (off, o) in offsets.iter_mut().zip(&self.operands) {
+                    *off += x as isize * o.strides[d];
+                }
+            }
+            let along = i % inner;
+            let len = (end - i).min(inner - along).min(RUN_MAX);
+            for (k, o) in self.operands.iter().enumerate() {
+                if o.base.is_null() {
+                    continue;
+                }
+                // SAFETY: the offset is this element of operand `k` (inside its layout).
+                let at = unsafe { o.base.offset(offsets[k]) };
+                ptrs[k] = if !self.direct(k, nd - 1) {
+                    // A constant along the run: `len` copies of its value.
+                    let buf = &mut scratch[k];
+                    buf.resize((len * o.size).div_ceil(16), 0);
+                    let dst = buf.as_mut_ptr() as *mut u8;
+                    // SAFETY: `at` holds one element of `o.size` bytes (locked for the launch);
+                    // `dst` has room for `len` of them; the ranges do not overlap.
+                    unsafe {
+                        for j in 0..len {
+                            std::ptr::copy_nonoverlapping(at, dst.add(j * o.size), o.size);
+                        }
+                    }
+                    dst
+                } else {
+                    at
+                };
+            }
+            runs(&Run { ptrs: &ptrs, len, index: i, size: self.size });
+            i += len;
+        }
+    }
+
+    /// Runs `range(start, end)` over the loop's elements: in chunks on several threads when the
+    /// loop is parallel, else on this one.
+    fn run_parallel(&self, range: &(dyn Fn(usize, usize) + Sync)) -> Result<()> {
         if self.size == 0 {
             return Ok(());
         }
@@ -174,16 +258,16 @@ impl<'a> ElementLoop<'a> {
             1
         };
         let caught = if threads <= 1 {
-            catch_unwind(AssertUnwindSafe(|| self.run_range(0, self.size, body)))
+            catch_unwind(AssertUnwindSafe(|| range(0, self.size)))
         } else {
             let chunk = self.size.div_ceil(threads);
             catch_unwind(AssertUnwindSafe(|| {
                 std::thread::scope(|s| {
                     for t in 1..threads {
                         let (start, end) = (t * chunk, ((t + 1) * chunk).min(self.size));
-                        s.spawn(move || self.run_range(start, end, body));
+                        s.spawn(move || range(start, end));
                     }
-                    self.run_range(0, chunk.min(self.size), body);
+                    range(0, chunk.min(self.size));
                 })
             }))
         };
@@ -230,6 +314,50 @@ impl<'a> ElementLoop<'a> {
                 idx[d] = 0;
             }
         }
+    }
+}
+
+/// The most elements of one [`Run`].
+pub const RUN_MAX: usize = 4096;
+
+/// A run of an [`ElementLoop`] ([`ElementLoop::run_fast`]): `len` consecutive elements, each
+/// operand's values at consecutive addresses from [`Run::ptr`].
+pub struct Run<'l> {
+    ptrs: &'l [*mut u8],
+    len: usize,
+    index: usize,
+    size: usize,
+}
+
+impl Run<'_> {
+    /// The number of elements.
+    #[inline]
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether the run is empty (never: runs have at least one element).
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Operand `k`'s first element: the run's values of operand `k` are `len` consecutive
+    /// elements of its type from here (outputs written there land in the array). Null for raw
+    /// arguments.
+    #[inline]
+    pub fn ptr(&self, k: usize) -> *mut u8 {
+        self.ptrs[k]
+    }
+
+    /// The first element's index in C order.
+    pub fn index(&self) -> usize {
+        self.index
+    }
+
+    /// The number of elements of the loop.
+    pub fn size(&self) -> usize {
+        self.size
     }
 }
 
@@ -346,8 +474,9 @@ impl<'a> ReduceLoop<'a> {
                             if ax >= pad && x.shape[ax - pad] == shape[ax] { x.strides[ax - pad] * size } else { 0 }
                         })
                         .collect(),
+                    size: size as usize,
                 },
-                _ => Operand { base: std::ptr::null_mut(), strides: vec![0; nd] },
+                _ => Operand { base: std::ptr::null_mut(), strides: vec![0; nd], size: size as usize },
             });
         }
         // The flat C-order loop index, as an operand at address 0.
@@ -357,7 +486,7 @@ impl<'a> ReduceLoop<'a> {
             c[ax] = acc;
             acc *= shape[ax] as isize;
         }
-        operands.push(Operand { base: std::ptr::null_mut(), strides: c });
+        operands.push(Operand { base: std::ptr::null_mut(), strides: c, size: 0 });
         let (out_base, mut out_strides) = (out.map_or(std::ptr::null_mut(), |o| o.ptr as *mut u8), vec![0isize; nd]);
         if let Some(o) = out {
             let size = out_elem.size() as isize;
@@ -437,6 +566,30 @@ impl<'a> ReduceLoop<'a> {
         reduce: &(dyn Fn(A, A) -> A + Sync),
         post: &(dyn Fn(A) -> O + Sync),
     ) -> Result<()> {
+        // SAFETY: the caller's contract.
+        unsafe { self.run_fast(identity, map, reduce, post, None) }
+    }
+
+    /// As [`ReduceLoop::run`], and where every input is contiguous (or constant) along the
+    /// innermost reduced axis, `fold_run` maps and folds a [`Run`] of consecutive elements along
+    /// it (the macro's loop, which rustc compiles as one tight loop) instead of `map` per element.
+    ///
+    /// # Safety
+    ///
+    /// As [`ReduceLoop::run`].
+    pub unsafe fn run_fast<A: Copy + Send, O: Copy>(
+        &self,
+        identity: Option<A>,
+        map: &(dyn Fn(&Element<'_>) -> A + Sync),
+        reduce: &(dyn Fn(A, A) -> A + Sync),
+        post: &(dyn Fn(A) -> O + Sync),
+        fold_run: Option<&(dyn Fn(&Run<'_>, Option<A>) -> Option<A> + Sync)>,
+    ) -> Result<()> {
+        let fold_run = fold_run.filter(|_| self.runs_apply());
+        let fold = |o: usize, j0: usize, j1: usize, init: Option<A>| match fold_run {
+            Some(f) => self.fold_runs(o, j0, j1, init, reduce, f),
+            None => self.fold(o, j0, j1, init, map, reduce),
+        };
         let dims = |axes: &[usize]| axes.iter().map(|&ax| self.shape[ax]).product::<usize>();
         let (outs, red) = (dims(&self.kept), dims(&self.reduced));
         let write = |o: usize, a: Option<A>| {
@@ -452,10 +605,10 @@ impl<'a> ReduceLoop<'a> {
                 let chunk = outs.div_ceil(self.threads);
                 std::thread::scope(|s| {
                     for t in 0..self.threads {
-                        let write = &write;
+                        let (write, fold) = (&write, &fold);
                         s.spawn(move || {
                             for o in t * chunk..((t + 1) * chunk).min(outs) {
-                                write(o, self.fold(o, 0, red, identity, map, reduce));
+                                write(o, fold(o, 0, red, identity));
                             }
                         });
                     }
@@ -467,7 +620,8 @@ impl<'a> ReduceLoop<'a> {
                         let handles: Vec<_> = (0..self.threads)
                             .map(|t| {
                                 let (j0, j1) = (t * chunk, ((t + 1) * chunk).min(red));
-                                s.spawn(move || self.fold(o, j0, j1, None, map, reduce))
+                                let fold = &fold;
+                                s.spawn(move || fold(o, j0, j1, None))
                             })
                             .collect();
                         handles.into_iter().map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p))).collect()
@@ -483,7 +637,7 @@ impl<'a> ReduceLoop<'a> {
                 }
             } else {
                 for o in 0..outs {
-                    write(o, self.fold(o, 0, red, identity, map, reduce));
+                    write(o, fold(o, 0, red, identity));
                 }
             }
         }));
@@ -532,7 +686,12 @@ impl<'a> ReduceLoop<'a> {
             idx[d] = rest % rdims[d];
             rest /= rdims[d];
         }
-        let mut acc = init;
+        // Blocks of FOLD_BLOCK elements folded in order, the blocks' results combined pairwise
+        // (a binary counter of partial results, earlier ones on the left): the rounding error of
+        // a float sum grows with log(n) blocks, not with n elements (NumPy's pairwise summation).
+        let mut partials: Vec<(u32, A)> = Vec::new();
+        let mut block: Option<A> = None;
+        let mut in_block = 0usize;
         for j in j0..j1 {
             let e = Element {
                 operands: &self.operands,
@@ -542,10 +701,15 @@ impl<'a> ReduceLoop<'a> {
                 reduce_index: j,
             };
             let v = map(&e);
-            acc = Some(match acc {
+            block = Some(match block {
                 Some(a) => reduce(a, v),
                 None => v,
             });
+            in_block += 1;
+            if in_block == FOLD_BLOCK {
+                push_pairwise(&mut partials, block.take(), reduce);
+                in_block = 0;
+            }
             let mut d = rdims.len();
             while d > 0 {
                 d -= 1;
@@ -563,8 +727,103 @@ impl<'a> ReduceLoop<'a> {
                 idx[d] = 0;
             }
         }
-        acc
+        push_pairwise(&mut partials, block, reduce);
+        finish_pairwise(partials, init, reduce)
     }
+
+    /// Whether every input is contiguous or constant along the innermost reduced axis (then a
+    /// fold can go by runs).
+    fn runs_apply(&self) -> bool {
+        let Some(&ax) = self.reduced.last() else { return false };
+        let inputs = &self.operands[..self.operands.len() - 1];
+        inputs.iter().all(|o| o.base.is_null() || self.shape[ax] == 1 || o.strides[ax] == 0 || o.strides[ax] == o.size as isize)
+    }
+
+    /// As [`ReduceLoop::fold`], by runs along the innermost reduced axis ([`ReduceLoop::runs_apply`]).
+    fn fold_runs<A: Copy>(
+        &self,
+        o: usize,
+        j0: usize,
+        j1: usize,
+        init: Option<A>,
+        reduce: &(dyn Fn(A, A) -> A + Sync),
+        fold_run: &(dyn Fn(&Run<'_>, Option<A>) -> Option<A> + Sync),
+    ) -> Option<A> {
+        let ax = self.reduced[self.reduced.len() - 1];
+        let inner = self.shape[ax];
+        let inputs = &self.operands[..self.operands.len() - 1];
+        let base: Vec<isize> = inputs.iter().map(|op| self.multi_offset(&self.kept, o, &op.strides)).collect();
+        let mut scratch: Vec<Vec<u128>> = inputs.iter().map(|_| Vec::new()).collect();
+        let mut ptrs: Vec<*mut u8> = vec![std::ptr::null_mut(); inputs.len()];
+        let total: usize = self.shape.iter().product();
+        let (mut partials, mut block, mut in_block) = (Vec::new(), None, 0usize);
+        let mut j = j0;
+        while j < j1 {
+            let len = (j1 - j).min(inner - j % inner).min(FOLD_BLOCK - in_block);
+            for (k, op) in inputs.iter().enumerate() {
+                if op.base.is_null() {
+                    continue;
+                }
+                let off = base[k] + self.multi_offset(&self.reduced, j, &op.strides);
+                // SAFETY: the offset is element `j` of output `o`'s elements of input `k`
+                // (inside its layout, which the launch checked); the input is locked.
+                let at = unsafe { op.base.offset(off) };
+                ptrs[k] = if inner == 1 || op.strides[ax] == op.size as isize {
+                    at
+                } else {
+                    let buf = &mut scratch[k];
+                    buf.resize((len * op.size).div_ceil(16), 0);
+                    let dst = buf.as_mut_ptr() as *mut u8;
+                    // SAFETY: one element of `op.size` bytes at `at`, `len` of them fit in `dst`.
+                    unsafe {
+                        for q in 0..len {
+                            std::ptr::copy_nonoverlapping(at, dst.add(q * op.size), op.size);
+                        }
+                    }
+                    dst
+                };
+            }
+            block = fold_run(&Run { ptrs: &ptrs, len, index: 0, size: total }, block);
+            in_block += len;
+            if in_block == FOLD_BLOCK {
+                push_pairwise(&mut partials, block.take(), reduce);
+                in_block = 0;
+            }
+            j += len;
+        }
+        push_pairwise(&mut partials, block, reduce);
+        finish_pairwise(partials, init, reduce)
+    }
+}
+
+/// The pairwise partials combined in order, after `init`.
+fn finish_pairwise<A: Copy>(partials: Vec<(u32, A)>, init: Option<A>, reduce: &(dyn Fn(A, A) -> A + Sync)) -> Option<A> {
+    let mut rest = partials.into_iter().rev().map(|(_, a)| a);
+    let last = rest.next();
+    let folded = rest.fold(last, |acc, earlier| acc.map(|a| reduce(earlier, a)));
+    match (init, folded) {
+        (Some(i), Some(f)) => Some(reduce(i, f)),
+        (i, None) => i,
+        (None, f) => f,
+    }
+}
+
+/// Elements a reduction folds in order before it combines partial results pairwise.
+const FOLD_BLOCK: usize = 1024;
+
+/// Adds a block's result to the pairwise partials: equal levels merge (earlier on the left).
+fn push_pairwise<A: Copy>(partials: &mut Vec<(u32, A)>, block: Option<A>, reduce: &(dyn Fn(A, A) -> A + Sync)) {
+    let Some(mut a) = block else { return };
+    let mut level = 0u32;
+    while let Some(&(l, earlier)) = partials.last() {
+        if l != level {
+            break;
+        }
+        partials.pop();
+        a = reduce(earlier, a);
+        level += 1;
+    }
+    partials.push((level, a));
 }
 
 /// A copy of raw argument `k` of `args` (an array of the CPU device, locked by the caller).
