@@ -159,7 +159,15 @@ impl Differential {
 
 /// The first index whose values differ beyond `tolerance` (`None`: bit for bit).
 pub fn first_difference<T: Compare>(a: &[T], b: &[T], tolerance: Option<Tolerance>) -> Option<usize> {
-    let close = |x: f64, y: f64, t: Tolerance| (x.is_nan() && y.is_nan()) || x == y || (x - y).abs() <= t.atol + t.rtol * y.abs();
+    let close = |x: f64, y: f64, t: Tolerance| {
+        if x.is_nan() || y.is_nan() {
+            return x.is_nan() && y.is_nan();
+        }
+        if x.is_infinite() || y.is_infinite() {
+            return x == y;
+        }
+        (x - y).abs() <= t.atol + t.rtol * y.abs()
+    };
     (0..a.len().min(b.len())).find(|&k| match tolerance {
         None => a[k] != b[k] && !crate::lang::intrinsics::same_bits(&a[k], &b[k]),
         Some(t) => {

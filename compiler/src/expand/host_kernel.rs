@@ -32,6 +32,8 @@ pub(super) struct HostKernel {
     pub item: syn::ItemFn,
     /// A barrier or warp operation is called directly.
     pub lockstep: bool,
+    /// A warp operation (`sync_warp`, a shuffle) is called directly.
+    pub warp: bool,
     /// A `#[device]` function is called (which may have barriers of its own).
     pub calls_device: bool,
 }
@@ -54,11 +56,11 @@ pub(super) fn host_kernel(f: &syn::ItemFn, name: &syn::Ident, cpu: &TokenStream)
             }
         }
     }
-    let mut rw = Rewrite { cpu: cpu.clone(), memory, site: 0, lockstep: false, calls_device: false };
+    let mut rw = Rewrite { cpu: cpu.clone(), memory, site: 0, lockstep: false, warp: false, calls_device: false };
     rw.visit_block_mut(&mut g.block);
     let mut item = super::host_body::host_copy(&g, name);
     item.attrs.push(parse_quote!(#[allow(unused_mut, unused_variables, unused_unsafe, dead_code, non_snake_case, clippy::all)]));
-    HostKernel { item, lockstep: rw.lockstep, calls_device: rw.calls_device }
+    HostKernel { item, lockstep: rw.lockstep, warp: rw.warp, calls_device: rw.calls_device }
 }
 
 /// The handle type of a slice or view parameter type, `None` for any other type.
@@ -85,7 +87,7 @@ fn handle_type(ty: &syn::Type, cpu: &TokenStream) -> Option<Box<syn::Type>> {
 }
 
 /// The names a pattern binds.
-fn bound_names(p: &syn::Pat) -> Vec<String> {
+pub(super) fn bound_names(p: &syn::Pat) -> Vec<String> {
     let mut out = Vec::new();
     fn walk(p: &syn::Pat, out: &mut Vec<String>) {
         match p {
@@ -128,6 +130,7 @@ struct Rewrite {
     memory: HashSet<String>,
     site: usize,
     lockstep: bool,
+    warp: bool,
     calls_device: bool,
 }
 
@@ -331,6 +334,9 @@ impl VisitMut for Rewrite {
                     Some(i) => {
                         if matches!(i, Intrinsic::SyncThreads | Intrinsic::SyncWarp | Intrinsic::Shuffle(_)) {
                             self.lockstep = true;
+                        }
+                        if matches!(i, Intrinsic::SyncWarp | Intrinsic::Shuffle(_)) {
+                            self.warp = true;
                         }
                         *c.func = parse_quote!(#cpu::#name #args);
                     }

@@ -19,6 +19,7 @@
 mod elementwise;
 mod host_body;
 mod host_kernel;
+mod host_regions;
 mod rawkernel;
 mod reduction;
 mod rust_types;

@@ -125,8 +125,21 @@ pub(super) fn launch_module(f: &syn::ItemFn, checked: &Checked, unit: &UnitInfo,
     let host_fn = format_ident!("__cuprum_host_{}", name);
     let host = super::host_kernel::host_kernel(f, &host_fn, &quote!(__cuprum::lang::cpu));
     let host_item = &host.item;
-    let lockstep = host.lockstep || (host.calls_device && device_sync);
     let tf = super::host_body::turbofish(&checked.item.generics);
+    let device_lockstep = host.calls_device && device_sync;
+    let lockstep = host.lockstep || device_lockstep;
+    // Barriers only at the top level: the block runs regions as plain loops (`host_regions`).
+    let block_fn = format_ident!("__cuprum_block_{}", name);
+    let regions = (host.lockstep && !host.warp && !device_lockstep).then(|| super::host_regions::split(&host.item, &block_fn)).flatten();
+    let run = match &regions {
+        Some(_) => quote!(__grid.run_blocks(&move |__b: &__cuprum::launch::grid::BlockRun<'_>| {
+            #block_fn #tf (__b, #(#cpu_args),*);
+        })),
+        None => quote!(__grid.run(#lockstep, &move || {
+            #host_fn #tf (#(#cpu_args),*);
+        })),
+    };
+    let regions_item = regions.map(|g| quote!(#g));
     let cpu_doc = format!("`{name_str}` on the CPU device: its host copy run by `launch::grid::Grid`.");
     quote! {
         #[doc = #doc_mod]
@@ -166,6 +179,8 @@ pub(super) fn launch_module(f: &syn::ItemFn, checked: &Checked, unit: &UnitInfo,
             /// The kernel's function for the CPU device (`host_kernel`).
             #host_item
 
+            #regions_item
+
             #[doc = #cpu_doc]
             #[allow(clippy::let_unit_value, unused_unsafe)]
             fn __cuprum_cpu #impl_generics (
@@ -179,9 +194,7 @@ pub(super) fn launch_module(f: &syn::ItemFn, checked: &Checked, unit: &UnitInfo,
                 // whole array (slices are C-contiguous, checked by the launch).
                 unsafe {
                     #(#cpu_handles)*
-                    __grid.run(#lockstep, &move || {
-                        #host_fn #tf (#(#cpu_args),*);
-                    })
+                    #run
                 }
             }
         }

@@ -54,6 +54,50 @@ pub struct Grid<'a> {
     _held: Vec<Held<'a>>,
 }
 
+/// One block of a kernel split into regions ([`Grid::run_blocks`]): the generated block function
+/// runs each region over the block's threads with [`BlockRun::each`].
+pub struct BlockRun<'a> {
+    grid: &'a GridInfo,
+    block: &'a Block,
+    block_idx: Dim3,
+    threads: usize,
+}
+
+impl BlockRun<'_> {
+    /// The number of threads in the block.
+    pub fn threads(&self) -> usize {
+        self.threads
+    }
+
+    /// Calls `f(k)` for each thread `k` of the block in order (x fastest), with that thread
+    /// current (what the intrinsics read).
+    #[inline]
+    pub fn each(&self, mut f: impl FnMut(usize)) {
+        let d = self.grid.block_dim;
+        let mut ctx = ThreadCtx {
+            grid: self.grid,
+            block: self.block,
+            block_idx: self.block_idx,
+            thread_idx: Dim3::default(),
+            linear: 0,
+            yielder: std::cell::Cell::new(std::ptr::null()),
+        };
+        let mut k = 0usize;
+        for z in 0..d.z {
+            for y in 0..d.y {
+                for x in 0..d.x {
+                    ctx.thread_idx = Dim3 { x, y, z };
+                    ctx.linear = k as u32;
+                    context::enter(&ctx);
+                    f(k);
+                    k += 1;
+                }
+            }
+        }
+        context::enter(std::ptr::null());
+    }
+}
+
 /// The kernel body a launch runs once per CUDA thread, with its lifetime erased so that a
 /// coroutine (which must be `'static`) can hold it: [`Grid::run`] finishes or drops every
 /// coroutine before it returns, so the closure outlives them all.
@@ -101,11 +145,29 @@ impl<'a> Grid<'a> {
     /// Runs `body` once per CUDA thread of the grid (see the module); `lockstep` when the kernel
     /// has barriers or warp operations. A panic in `body` is an error naming the kernel.
     pub fn run(&self, lockstep: bool, body: &(dyn Fn() + Sync)) -> Result<()> {
-        let g = self.info.grid_dim;
-        let blocks = g.x as u64 * g.y as u64 * g.z as u64;
         let p: *const (dyn Fn() + Sync + '_) = body;
         // SAFETY: only the lifetime bound changes (see `Body`).
         let body = Body(unsafe { std::mem::transmute::<*const (dyn Fn() + Sync + '_), *const (dyn Fn() + Sync + 'static)>(p) });
+        self.run_each_block(&|b| if lockstep { self.run_lockstep(b, body) } else { self.run_plain(b, body) })
+    }
+
+    /// Runs `block` once per block of the grid (spread over host threads as [`Grid::run`]): a
+    /// kernel split into barrier-free regions, each run over the block's threads with
+    /// [`BlockRun::each`]. A panic is an error naming the kernel.
+    pub fn run_blocks(&self, block: &(dyn Fn(&BlockRun<'_>) + Sync)) -> Result<()> {
+        let d = self.info.block_dim;
+        let threads = (d.x * d.y * d.z) as usize;
+        // One "thread" per block: the block function loops over the CUDA threads itself.
+        self.run_each_block(&|b: Dim3| {
+            let shared = Block::new(self.info.dynamic_bytes, 0);
+            block(&BlockRun { grid: &self.info, block: &shared, block_idx: b, threads });
+        })
+    }
+
+    /// Calls `f` with each block index, spread over host threads like [`Grid::run`].
+    fn run_each_block(&self, f: &(dyn Fn(Dim3) + Sync)) -> Result<()> {
+        let g = self.info.grid_dim;
+        let blocks = g.x as u64 * g.y as u64 * g.z as u64;
         let next = AtomicU64::new(0);
         let failed = AtomicBool::new(false);
         let panic: Mutex<Option<Box<dyn Any + Send>>> = Mutex::new(None);
@@ -117,8 +179,7 @@ impl<'a> Grid<'a> {
                     if b >= blocks {
                         break;
                     }
-                    let idx = Dim3 { x: (b % g.x as u64) as u32, y: (b / g.x as u64 % g.y as u64) as u32, z: (b / (g.x as u64 * g.y as u64)) as u32 };
-                    if lockstep { self.run_lockstep(idx, body) } else { self.run_plain(idx, body) }
+                    f(Dim3 { x: (b % g.x as u64) as u32, y: (b / g.x as u64 % g.y as u64) as u32, z: (b / (g.x as u64 * g.y as u64)) as u32 });
                 }
             }));
             context::enter(previous);

@@ -55,6 +55,8 @@ pub(crate) struct Slot {
 #[derive(Debug)]
 pub(crate) struct Block {
     pub statics: RefCell<Vec<Option<Box<[u128]>>>>,
+    /// The first sites' arrays once made (null before): what every thread after the first reads.
+    pub first_sites: [Cell<*mut u128>; 4],
     pub dynamic: RefCell<Box<[u128]>>,
     pub warps: RefCell<Vec<WarpSlots>>,
 }
@@ -63,6 +65,7 @@ impl Block {
     pub(crate) fn new(dynamic_bytes: usize, threads: usize) -> Block {
         Block {
             statics: RefCell::new(Vec::new()),
+            first_sites: Default::default(),
             dynamic: RefCell::new(vec![0u128; dynamic_bytes.div_ceil(16)].into_boxed_slice()),
             warps: RefCell::new((0..threads.div_ceil(32)).map(|_| WarpSlots::default()).collect()),
         }
@@ -87,6 +90,7 @@ thread_local! {
 }
 
 /// Makes `ctx` the CUDA thread this host thread runs (null: none); returns the previous one.
+#[inline]
 pub(crate) fn enter(ctx: *const ThreadCtx) -> *const ThreadCtx {
     CURRENT.with(|c| c.replace(ctx))
 }

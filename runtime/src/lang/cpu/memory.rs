@@ -14,6 +14,7 @@
 //! runs a launch with any other element type (complex numbers, `#[device]` structs) on one host
 //! thread (`launch::grid`), where plain reads and writes are sound.
 
+use std::cell::Cell;
 use std::marker::PhantomData;
 use std::sync::atomic::{AtomicU8, AtomicU16, AtomicU32, AtomicU64, Ordering::Relaxed};
 
@@ -131,6 +132,7 @@ impl<'a, T: Element> Slice<'a, T> {
     /// `ptr` is valid for reads and writes of `len` aligned `T`s for `'a`, and nothing else
     /// reaches them during `'a` but handles of the same launch (the grid runner holds the
     /// buffers' locks); if the launch runs on several host threads, `T` has an atomic width.
+    #[inline]
     pub unsafe fn from_raw_parts(ptr: *mut T, len: usize) -> Slice<'a, T> {
         Slice { ptr, len, _memory: PhantomData }
     }
@@ -334,6 +336,7 @@ flat_view_index!(usize, u32, i32, u64, i64);
 
 /// `shared_array::<T, N>()` at call site `site` of the kernel: the block's array for that site
 /// (made zeroed by the first of its threads to get there). Outside a launch, an empty slice.
+#[inline]
 pub fn shared_array<'a, T: Element + Copy, const N: usize>(site: usize) -> Slice<'a, T> {
     let words = (N * size_of::<T>()).div_ceil(16);
     let Some(c) = context::current() else {
@@ -341,18 +344,29 @@ pub fn shared_array<'a, T: Element + Copy, const N: usize>(site: usize) -> Slice
         // SAFETY: a dangling, aligned pointer is valid for zero elements.
         return unsafe { Slice::from_raw_parts(std::ptr::NonNull::dangling().as_ptr(), 0) };
     };
-    let mut statics = c.block().statics.borrow_mut();
+    let block = c.block();
+    let fast = block.first_sites.get(site);
+    if let Some(p) = fast.map(Cell::get).filter(|p| !p.is_null()) {
+        // SAFETY: as below (the same array, made by an earlier thread of the block).
+        return unsafe { Slice::from_raw_parts(p.cast(), N) };
+    }
+    let mut statics = block.statics.borrow_mut();
     if statics.len() <= site {
         statics.resize_with(site + 1, || None);
     }
     let arena = statics[site].get_or_insert_with(|| vec![0u128; words].into_boxed_slice());
+    let p = arena.as_mut_ptr();
+    if let Some(f) = fast {
+        f.set(p);
+    }
     // SAFETY: the block's array for this site: zeroed, 16-byte aligned, at least `N` elements,
-    // alive until the block's threads have all finished; only the block's threads reach it, and
-    // they all run on this host thread.
-    unsafe { Slice::from_raw_parts(arena.as_mut_ptr().cast(), N) }
+    // alive until the block's threads have all finished (the block owns it, and never frees or
+    // moves it before); only the block's threads reach it, and they all run on this host thread.
+    unsafe { Slice::from_raw_parts(p.cast(), N) }
 }
 
 /// `dynamic_shared::<T>()`: the block's dynamic shared memory (the launch's byte count) as `T`s.
+#[inline]
 pub fn dynamic_shared<'a, T: Element + Copy>() -> Slice<'a, T> {
     let Some(c) = context::current() else {
         // SAFETY: a dangling, aligned pointer is valid for zero elements.
