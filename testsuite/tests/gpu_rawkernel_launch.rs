@@ -44,7 +44,8 @@ on_both_devices!(
     scalar_arguments_of_every_dtype,
     inf_nan_constants_and_early_return,
     checks_before_launch,
-    launches_from_several_threads
+    launches_from_several_threads,
+    barriers_inside_a_loop
 );
 
 
@@ -596,6 +597,16 @@ fn checks_before_launch() {
     let e = msg(k::reverse_dynamic::launch(&cfg(1, 32).shared_mem(1 << 20), &x, &mut y));
     assert!(e.contains("max_dynamic_shared_size_bytes"), "{e}");
     assert!(y.to_vec().unwrap().iter().all(|v| v.is_nan()), "nothing may be launched");
+}
+
+fn barriers_inside_a_loop() {
+    let mut r = Rng::new();
+    let n = 256 * 37 - 11;
+    let x: Vec<i64> = rand(&mut r, n);
+    let mut out = poisoned::<i64>(37);
+    k::block_sum::launch(&cfg(37, 256), &up(&x), &mut out).unwrap();
+    let want: Vec<i64> = x.chunks(256).map(|c| c.iter().fold(0i64, |a, b| a.wrapping_add(*b))).collect();
+    assert_eq!(out.to_vec().unwrap(), want);
 }
 
 fn launches_from_several_threads() {

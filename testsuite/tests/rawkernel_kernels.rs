@@ -337,3 +337,25 @@ pub fn specials(x: &[f64], out: &mut [f64]) {
     }
     out[i] = if x[i] == 0.5 { f64::NAN } else { x[i] };
 }
+
+/// A block's tree sum in shared memory, the barrier inside the loop (so on the CPU device each
+/// thread runs as a coroutine): `out[b]` is the sum of block `b`'s 256 elements.
+#[rawkernel]
+pub fn block_sum(x: &[i64], out: &mut [i64]) {
+    let sh = shared_array::<i64, 256>();
+    let t = thread_idx().x as usize;
+    let i = block_idx().x as usize * 256 + t;
+    sh[t] = if i < x.len() { x[i] } else { 0 };
+    sync_threads();
+    let mut s = 128usize;
+    while s > 0 {
+        if t < s {
+            sh[t] = sh[t].wrapping_add(sh[t + s]);
+        }
+        sync_threads();
+        s /= 2;
+    }
+    if t == 0 {
+        out[block_idx().x as usize] = sh[0];
+    }
+}

@@ -70,9 +70,13 @@ pub(super) fn split(f: &syn::ItemFn, name: &syn::Ident) -> Option<syn::ItemFn> {
             .collect();
         for n in &declared[r] {
             visible.retain(|(m, _)| m != n);
-            let id = storages.len();
-            storages.push(id);
-            visible.push((n.clone(), id));
+            // Storage only for a binding a later region uses (rustc infers its type from the
+            // value saved in it).
+            if later_use(n) {
+                let id = storages.len();
+                storages.push(id);
+                visible.push((n.clone(), id));
+            }
         }
         let save: Vec<TokenStream> = visible
             .iter()
@@ -206,7 +210,7 @@ mod tests {
         assert!(text.contains("{__cuprum_live[__k]=false;return;}"), "{text}");
         // The last region restores `tile` and `v`.
         assert!(text.contains("letmuttile=match__cuprum_s0[__k].take()"), "{text}");
-        assert!(text.contains("letmutv=match__cuprum_s3[__k].take()"), "{text}");
+        assert!(text.contains("letmutv=match__cuprum_s2[__k].take()"), "{text}");
     }
 
     #[test]
