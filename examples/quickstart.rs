@@ -4,7 +4,7 @@
 //! time, the kernel cache, or NVRTC).
 //!
 //! `bash scripts/quickstart.sh` (or `cargo run --release -p cuprum-examples --example quickstart`).
-//! Without a GPU it lists the kernels the program carries and says that launches were skipped.
+//! Without a GPU (or without a driver) the same launches run on the CPU device (docs/cpu.md).
 
 #[path = "kernels/quickstart.rs"]
 mod kernels;
@@ -17,28 +17,41 @@ fn main() {
     for e in registry::kernels().filter(|e| e.file().contains("quickstart")) {
         let aot = match e.unit().ok().and_then(|u| u.fatbin().map(|f| (u, f))) {
             Some((u, f)) => {
-                let part = u.parts().iter().find(|p| p.0 == e.name()).map_or(0, |p| p.2);
+                // A kernel's parts: `name`, or `name[dtypes]`, `name:variant`, `name@targets`.
+                let of_kernel = |p: &str| p.strip_prefix(e.name()).is_some_and(|rest| rest.is_empty() || rest.starts_with(['[', ':', '@']));
+                let part: usize = u.parts().iter().filter(|p| of_kernel(p.0)).map(|p| p.2).sum();
                 format!("{part} bytes of the file's {}-byte fat binary for {}", f.len(), u.targets().join(", "))
             }
             None => "no fat binary (JIT through NVRTC on first use)".to_string(),
         };
         println!("  #[{}] {} ({}): {aot}", e.kind(), e.name(), e.file());
     }
-    match Device::count() {
-        Ok(n) if n > 0 => {}
-        Ok(_) => return println!("no CUDA GPU found: launches skipped"),
-        Err(e) => return println!("no CUDA driver ({e}): launches skipped"),
-    }
-    if let Err(e) = run() {
+    let device = match Device::count() {
+        Ok(n) if n > 0 => Device::get(0),
+        Ok(_) => {
+            println!("no CUDA GPU found: running on the CPU device");
+            Ok(Device::cpu())
+        }
+        Err(e) => {
+            println!("no CUDA driver ({e}): running on the CPU device");
+            Ok(Device::cpu())
+        }
+    };
+    if let Err(e) = device.and_then(|d| run(&d)) {
         eprintln!("error: {e}");
         std::process::exit(1);
     }
 }
 
-fn run() -> Result<()> {
-    let device = Device::get(0)?;
-    let (major, minor) = device.compute_capability();
-    println!("device 0: {} (sm_{major}{minor})", device.name());
+fn run(device: &Device) -> Result<()> {
+    // Arrays are made on the current device: this one, for the rest of `run`.
+    let _current = device.use_scoped()?;
+    if device.is_cpu() {
+        println!("device: {} (the kernels' host code, compiled with the program)", device.name());
+    } else {
+        let (major, minor) = device.compute_capability();
+        println!("device 0: {} (sm_{major}{minor})", device.name());
+    }
     let n = 1 << 20;
     let x: Vec<f32> = (0..n).map(|i| ((i * 7919) % 1000) as f32 * 0.01 - 3.0).collect();
     let y: Vec<f32> = (0..n).map(|i| ((i * 104729) % 997) as f32 * 0.02).collect();
