@@ -709,3 +709,47 @@ fn precompiled_kernel_runs_without_libnvrtc() {
     let _ = std::fs::remove_dir_all(&dir);
     assert!(ok && text.contains("AOT CHILD"), "{text}");
 }
+
+/// The differential runner (`cuprum::runtime::testing`): the same computations with the CPU
+/// device and with each GPU current, compared (integers bit for bit, floats within their dtype's
+/// tolerance: CUDA's `exp`/`sin` and the host's differ in the last bits).
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn the_cpu_and_the_gpu_agree() {
+    use cuprum::prelude::Reductions;
+    use cuprum::runtime::testing::Differential;
+    let mut r = Rng::new();
+    let xi: Vec<i64> = rand(&mut r, 256 * 19);
+    let xf: Vec<f32> = rand(&mut r, 256 * 19);
+    let d = Differential::new();
+    let c = d
+        .run(|| {
+            let mut out = Array::from_vec(vec![0i64; 19])?;
+            k::block_sum::launch(&cfg(19, 256), &up(&xi), &mut out)?;
+            Ok(out)
+        })
+        .unwrap();
+    assert!(c.devices >= 2, "no GPU was compared");
+    d.run(|| {
+        let mut out = Array::from_vec(vec![0.0f32; xf.len()])?;
+        k::reverse_static::launch(&cfg(19, 256), &up(&xf), &mut out)?;
+        Ok(out)
+    })
+    .unwrap();
+    d.run(|| {
+        let mut out = Array::from_vec(vec![0i32; 256])?;
+        k::warp_sum::launch(&cfg(2, 128), &up(&xi[..256].iter().map(|&v| v as i32).collect::<Vec<_>>()), &mut out)?;
+        Ok(out)
+    })
+    .unwrap();
+    d.run(|| up(&xf).exp()?.sin()).unwrap();
+    d.run(|| up(&xf).reshape([19, 256])?.sum().axis(1).run()).unwrap();
+    // A difference is found: the GPU's array is not the CPU's.
+    let e = d
+        .run(|| {
+            let v = if cuprum::runtime::Device::current()?.is_cpu() { 1i32 } else { 2 };
+            Array::from_vec(vec![v; 3])
+        })
+        .unwrap_err();
+    assert!(e.to_string().contains("element 0 differs"), "{e}");
+}
