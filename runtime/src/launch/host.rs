@@ -225,18 +225,8 @@ impl<'a> ElementLoop<'a> {
                 // SAFETY: the offset is this element of operand `k` (inside its layout).
                 let at = unsafe { o.base.offset(offsets[k]) };
                 ptrs[k] = if !self.direct(k, nd - 1) {
-                    // A constant along the run: `len` copies of its value.
-                    let buf = &mut scratch[k];
-                    buf.resize((len * o.size).div_ceil(16), 0);
-                    let dst = buf.as_mut_ptr() as *mut u8;
-                    // SAFETY: `at` holds one element of `o.size` bytes (locked for the launch);
-                    // `dst` has room for `len` of them; the ranges do not overlap.
-                    unsafe {
-                        for j in 0..len {
-                            std::ptr::copy_nonoverlapping(at, dst.add(j * o.size), o.size);
-                        }
-                    }
-                    dst
+                    // SAFETY: `at` is one element of `o.size` bytes (locked for the launch).
+                    unsafe { repeated(&mut scratch[k], at, o.size, len) }
                 } else {
                     at
                 };
@@ -771,16 +761,8 @@ impl<'a> ReduceLoop<'a> {
                 ptrs[k] = if inner == 1 || op.strides[ax] == op.size as isize {
                     at
                 } else {
-                    let buf = &mut scratch[k];
-                    buf.resize((len * op.size).div_ceil(16), 0);
-                    let dst = buf.as_mut_ptr() as *mut u8;
-                    // SAFETY: one element of `op.size` bytes at `at`, `len` of them fit in `dst`.
-                    unsafe {
-                        for q in 0..len {
-                            std::ptr::copy_nonoverlapping(at, dst.add(q * op.size), op.size);
-                        }
-                    }
-                    dst
+                    // SAFETY: `at` is one element of `op.size` bytes (locked for the launch).
+                    unsafe { repeated(&mut scratch[k], at, op.size, len) }
                 };
             }
             block = fold_run(&Run { ptrs: &ptrs, len, index: 0, size: total }, block);
@@ -794,6 +776,23 @@ impl<'a> ReduceLoop<'a> {
         push_pairwise(&mut partials, block, reduce);
         finish_pairwise(partials, init, reduce)
     }
+}
+
+/// A run's view of an operand that is constant along it: `len` copies of its element at `at`
+/// (`size` bytes) in `scratch`, which is grown as needed.
+///
+/// # Safety
+///
+/// `at` is valid for reads of `size` bytes.
+unsafe fn repeated(scratch: &mut Vec<u128>, at: *const u8, size: usize, len: usize) -> *mut u8 {
+    scratch.resize((len * size).div_ceil(16), 0);
+    let dst = scratch.as_mut_ptr() as *mut u8;
+    for j in 0..len {
+        // SAFETY: `dst` has room for `len` elements of `size` bytes (resized above), `at` holds
+        // one (the caller's contract); the scratch buffer is not the operand's memory.
+        unsafe { std::ptr::copy_nonoverlapping(at, dst.add(j * size), size) };
+    }
+    dst
 }
 
 /// The pairwise partials combined in order, after `init`.
