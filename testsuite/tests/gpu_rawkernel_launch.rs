@@ -630,6 +630,30 @@ fn launches_from_several_threads() {
     let _ = GPU;
 }
 
+/// A panic in a kernel's host code (here Rust's index check of a local array) is an error of the
+/// launch on the CPU device, whichever way the block runs (regions, coroutines); the process goes
+/// on and the next launch works.
+#[test]
+fn a_panic_on_the_cpu_device_is_an_error() {
+    let _cpu = cuprum::runtime::Device::cpu().use_scoped().unwrap();
+    // `None`: the kernel whose barrier is at the top level (regions); else the one with a barrier
+    // in a loop of that many rounds (coroutines).
+    for rounds in [None, Some(0u32), Some(3)] {
+        let launch = |k: &[u32], out: &mut Array<u32>| match rounds {
+            None => k::local_index_top::launch(&cfg(1, 64), &up(k), out),
+            Some(r) => k::local_index::launch(&cfg(1, 64), &up(k), out, r),
+        };
+        let mut k: Vec<u32> = (0..64).map(|t| t % 3).collect();
+        k[41] = 7;
+        let mut out = poisoned::<u32>(64);
+        let e = launch(&k, &mut out).unwrap_err().to_string();
+        assert!(e.contains("local_index") && e.contains("panicked") && e.contains("index out of bounds"), "{e}");
+        k[41] = 1;
+        launch(&k, &mut out).unwrap();
+        assert_eq!(out.to_vec().unwrap(), k.iter().map(|&v| 10 * (v + 1)).collect::<Vec<_>>());
+    }
+}
+
 #[test]
 fn kernels_are_listed_in_the_registry() {
     // Works without a GPU: the inventory is filled at link time.

@@ -359,3 +359,28 @@ pub fn block_sum(x: &[i64], out: &mut [i64]) {
         out[block_idx().x as usize] = sh[0];
     }
 }
+
+/// Indexes a local array with `k[t]`: out of range for a thread whose `k` is 3 or more. On the
+/// CPU device Rust's own check stops the launch (an error, not a crash), also with a barrier in
+/// a loop (coroutines) or at the top level (regions).
+#[rawkernel]
+pub fn local_index(k: &[u32], out: &mut [u32], rounds: u32) {
+    let a = [10u32, 20, 30];
+    let t = thread_idx().x as usize;
+    sync_threads();
+    let mut r = 0u32;
+    while r < rounds {
+        sync_threads();
+        r += 1;
+    }
+    out[t] = a[k[t] as usize];
+}
+
+/// As `local_index`, its barrier at the top level only (the CPU device runs it by regions).
+#[rawkernel]
+pub fn local_index_top(k: &[u32], out: &mut [u32]) {
+    let a = [10u32, 20, 30];
+    let t = thread_idx().x as usize;
+    sync_threads();
+    out[t] = a[k[t] as usize];
+}
