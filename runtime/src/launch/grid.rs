@@ -11,7 +11,9 @@
 //! - spreads the blocks over host threads when every array's element type is accessed
 //!   atomically (`lang::cpu::memory`), else runs them on one;
 //! - runs a block's threads in order, each a plain call, when the kernel has no barrier and no
-//!   warp operation (`lockstep == false`); otherwise each CUDA thread is a coroutine
+//!   warp operation (`lockstep == false`); when its barriers are all top-level statements, the
+//!   macro's block function runs each barrier-free region over the block's threads
+//!   ([`Grid::run_blocks`], [`BlockRun::each`]); otherwise each CUDA thread is a coroutine
 //!   (`corosensei`, stacks pooled): a thread runs until it stops at `sync_threads()` or a warp
 //!   operation; a warp's lanes run until each has stopped or finished, then the warp's shuffle
 //!   values are published and its lanes go on, until every thread of the block has stopped at
