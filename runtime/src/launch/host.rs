@@ -307,6 +307,10 @@ impl<'a> ElementLoop<'a> {
     }
 }
 
+/// A reduction's map and fold over a [`Run`], from an accumulator (`None`: the run's first
+/// element starts it): what the macro writes for [`ReduceLoop::run_fast`].
+pub type FoldRun<'f, A> = dyn Fn(&Run<'_>, Option<A>) -> Option<A> + Sync + 'f;
+
 /// The most elements of one [`Run`].
 pub const RUN_MAX: usize = 4096;
 
@@ -573,7 +577,7 @@ impl<'a> ReduceLoop<'a> {
         map: &(dyn Fn(&Element<'_>) -> A + Sync),
         reduce: &(dyn Fn(A, A) -> A + Sync),
         post: &(dyn Fn(A) -> O + Sync),
-        fold_run: Option<&(dyn Fn(&Run<'_>, Option<A>) -> Option<A> + Sync)>,
+        fold_run: Option<&FoldRun<'_, A>>,
     ) -> Result<()> {
         let fold_run = fold_run.filter(|_| self.runs_apply());
         let fold = |o: usize, j0: usize, j1: usize, init: Option<A>| match fold_run {
@@ -737,7 +741,7 @@ impl<'a> ReduceLoop<'a> {
         j1: usize,
         init: Option<A>,
         reduce: &(dyn Fn(A, A) -> A + Sync),
-        fold_run: &(dyn Fn(&Run<'_>, Option<A>) -> Option<A> + Sync),
+        fold_run: &FoldRun<'_, A>,
     ) -> Option<A> {
         let ax = self.reduced[self.reduced.len() - 1];
         let inner = self.shape[ax];

@@ -37,8 +37,8 @@ pub(crate) const fn atomic_width(size: usize, align: usize) -> bool {
 #[inline(always)]
 pub(crate) unsafe fn read<T: Copy>(p: *const T) -> T {
     let (size, align) = (size_of::<T>(), align_of::<T>());
-    // SAFETY (each arm): `p` is valid and aligned for a `T`, whose size and alignment the arm
-    // checked match the atomic type's; the atomic's bits are a `T`'s (written as one).
+    // SAFETY: in each arm, `p` is valid and aligned for a `T`, whose size and alignment match
+    // the atomic type's (`atomic_width`); the atomic's bits are a `T`'s (written as one).
     unsafe {
         if !atomic_width(size, align) {
             return p.read();
