@@ -6,10 +6,10 @@
 //! one index.
 //!
 //! The raw kernels' checks of slices, views, shared memory and atomics run on the CPU device too
-//! (in CI) and on the GPU (`on_both_devices!`). GPU only: an index into a local array and into an
-//! elementwise or reduction `Raw<T>` (on the CPU, Rust's own check makes them an error of the
-//! launch: docs/cpu.md), and the name of the `#[device]` function holding the access (on the CPU
-//! the kernel's). `cargo test -p cuprum-testsuite --test gpu_bounds -- --include-ignored` runs
+//! (in CI) and on the GPU (`on_both_devices!`), and so do a raw kernel's local arrays. GPU only:
+//! an index into an elementwise or reduction `Raw<T>` (on the CPU, Rust's own check makes it an
+//! error of the launch: docs/cpu.md), and the name of the `#[device]` function holding the
+//! access (on the CPU the kernel's). `cargo test -p cuprum-testsuite --test gpu_bounds -- --include-ignored` runs
 //! the GPU's (needs a CUDA GPU).
 
 #[path = "../../runtime/tests/support/mod.rs"]
@@ -52,7 +52,8 @@ on_both_devices!(
     atomics_out_of_range_are_skipped,
     mut_ref_to_an_element_out_of_range_reaches_no_memory,
     unchecked_forms_in_range,
-    reported_once_by_the_first_synchronising_call
+    reported_once_by_the_first_synchronising_call,
+    local_array_read_and_write
 );
 
 fn cfg() -> LaunchConfig<'static> {
@@ -241,8 +242,6 @@ fn read_write_case(
     assert_eq!(y.to_vec().unwrap(), xs, "{name}: the next launch");
 }
 
-#[test]
-#[ignore = "needs a CUDA GPU"]
 fn local_array_read_and_write() {
     let _serial = serial();
     read_write_case("local_array", 8, 8, 9, -1.0, &|x, y, bad, at, write| {

@@ -360,12 +360,19 @@ pub fn block_sum(x: &[i64], out: &mut [i64]) {
     }
 }
 
-/// Indexes a local array with `k[t]`: out of range for a thread whose `k` is 3 or more. On the
-/// CPU device Rust's own check stops the launch (an error, not a crash), also with a barrier in
-/// a loop (coroutines) or at the top level (regions).
+/// Adds 1 through a `&mut` parameter.
+#[device]
+fn bump_u32(v: &mut u32) {
+    *v += 1;
+}
+
+/// Borrows `&mut a[k[t]]` of a local array: out of range for a thread whose `k` is 3 or more.
+/// On the CPU device Rust's own check of the borrow stops the launch (an error, not a crash),
+/// also with a barrier in a loop (coroutines) or at the top level (regions). (A read or a write
+/// of `a[i]` is checked as on the GPU instead: skipped, and reported later.)
 #[rawkernel]
 pub fn local_index(k: &[u32], out: &mut [u32], rounds: u32) {
-    let a = [10u32, 20, 30];
+    let mut a = [10u32, 20, 30];
     let t = thread_idx().x as usize;
     sync_threads();
     let mut r = 0u32;
@@ -373,14 +380,16 @@ pub fn local_index(k: &[u32], out: &mut [u32], rounds: u32) {
         sync_threads();
         r += 1;
     }
-    out[t] = a[k[t] as usize];
+    bump_u32(&mut a[k[t] as usize]);
+    out[t] = a[0] + a[1] + a[2];
 }
 
 /// As `local_index`, its barrier at the top level only (the CPU device runs it by regions).
 #[rawkernel]
 pub fn local_index_top(k: &[u32], out: &mut [u32]) {
-    let a = [10u32, 20, 30];
+    let mut a = [10u32, 20, 30];
     let t = thread_idx().x as usize;
     sync_threads();
-    out[t] = a[k[t] as usize];
+    bump_u32(&mut a[k[t] as usize]);
+    out[t] = a[0] + a[1] + a[2];
 }

@@ -183,15 +183,63 @@ impl Rewrite {
         let (base, index, place) = self.inner_place(left, &elem)?;
         let cpu = self.cpu.clone();
         let index = self.rewritten(index);
-        let place = self.rewritten(place);
         let value = self.rewritten(right.clone());
+        // The copy's place is local: an index in it is checked as a local array's.
+        let assign = self.rewritten(parse_quote!(#place #op __cuprum_v));
         Some(parse_quote!({
             let __cuprum_v = #value;
             let __cuprum_i = #index;
             let mut #elem = #cpu::Load::load(&#base, __cuprum_i);
-            #place #op __cuprum_v;
+            #assign;
             #cpu::Store::store(&#base, __cuprum_i, #elem)
         }))
+    }
+
+    /// `place` with the index expressions inside it rewritten and its own indexing left as it
+    /// is: a place that is borrowed (`&mut a[i]`: Rust's own check) or written through.
+    fn place_indices(&mut self, mut place: Expr) -> Expr {
+        fn walk(rw: &mut Rewrite, e: &mut Expr) {
+            match e {
+                Expr::Index(ix) => {
+                    walk(rw, &mut ix.expr);
+                    rw.visit_expr_mut(&mut ix.index);
+                }
+                Expr::Field(f) => walk(rw, &mut f.base),
+                Expr::Paren(p) => walk(rw, &mut p.expr),
+                Expr::Path(_) => {}
+                other => rw.visit_expr_mut(other),
+            }
+        }
+        walk(self, &mut place);
+        place
+    }
+
+    /// A local place with an index in it (`a[i]`, `a[i][j]`, `s.v[k]`, `a[i].f`) as an
+    /// `Option<&mut T>` expression (`lang::cpu::local_slot`): `None` when an index is out of
+    /// range. `None` for a place without an index, or not local.
+    fn local_slot(&mut self, place: &Expr) -> Option<Expr> {
+        let cpu = self.cpu.clone();
+        match place {
+            Expr::Index(ix) if self.access(place).is_none() && !self.is_memory(&ix.expr) => {
+                let base = match self.local_slot(&ix.expr) {
+                    Some(b) => b,
+                    None => root_slot(&ix.expr)?,
+                };
+                let i = self.rewritten((*ix.index).clone());
+                Some(parse_quote!(#cpu::local_slot(#base, #i)))
+            }
+            Expr::Field(f) => {
+                let b = self.local_slot(&f.base)?;
+                let m = &f.member;
+                Some(parse_quote!((#b).map(|__cuprum_r| &mut __cuprum_r.#m)))
+            }
+            Expr::Paren(p) => self.local_slot(&p.expr),
+            _ => None,
+        }
+    }
+
+    fn is_memory(&self, e: &Expr) -> bool {
+        matches!(e, Expr::Path(p) if p.path.get_ident().is_some_and(|i| self.memory.contains(&i.to_string())))
     }
 
     /// `e` rewritten (a sub-expression the caller moved out of the tree).
@@ -204,6 +252,21 @@ impl Rewrite {
         let cpu = &self.cpu;
         parse_quote!(#cpu::Load::load(&#base, #index))
     }
+}
+
+/// `Some(&mut e)` for a place without an index (a local, its fields, `*r`): the start of a
+/// [`Rewrite::local_slot`] chain.
+fn root_slot(e: &Expr) -> Option<Expr> {
+    fn plain(e: &Expr) -> bool {
+        match e {
+            Expr::Path(p) => p.path.get_ident().is_some(),
+            Expr::Field(f) => plain(&f.base),
+            Expr::Paren(p) => plain(&p.expr),
+            Expr::Unary(u) => matches!(u.op, syn::UnOp::Deref(_)) && plain(&u.expr),
+            _ => false,
+        }
+    }
+    plain(e).then(|| parse_quote!(::core::option::Option::Some(&mut #e)))
 }
 
 /// The binary operator of a compound assignment (`+=` -> `+`).
@@ -296,6 +359,48 @@ impl VisitMut for Rewrite {
             *e = self.load(&base, &index);
             return;
         }
+        // Local arrays: checked as on the GPU (`lang::cpu::local`).
+        if let Expr::Assign(a) = e {
+            if let Some(slot) = self.local_slot(&a.left.clone()) {
+                let v = self.rewritten((*a.right).clone());
+                *e = parse_quote!({
+                    let __cuprum_v = #v;
+                    if let ::core::option::Option::Some(__cuprum_s) = #slot {
+                        *__cuprum_s = __cuprum_v;
+                    }
+                });
+                return;
+            }
+        }
+        if let Expr::Binary(b) = e {
+            if let Some(op) = compound(&b.op) {
+                if let Some(slot) = self.local_slot(&b.left.clone()) {
+                    let v = self.rewritten((*b.right).clone());
+                    *e = parse_quote!({
+                        let __cuprum_v = #v;
+                        if let ::core::option::Option::Some(__cuprum_s) = #slot {
+                            *__cuprum_s = (*__cuprum_s) #op __cuprum_v;
+                        }
+                    });
+                    return;
+                }
+            }
+        }
+        if let Expr::Reference(r) = e {
+            let place = self.place_indices((*r.expr).clone());
+            r.expr = Box::new(place);
+            return;
+        }
+        if let Expr::Index(ix) = e {
+            if !self.is_memory(&ix.expr) {
+                visit_mut::visit_expr_index_mut(self, ix);
+                let (b, i) = (&ix.expr, &ix.index);
+                // SAFETY (of the generated call): a kernel's local values are numbers, bools,
+                // arrays, tuples and `#[device]` structs of them: zero bytes are valid.
+                *e = parse_quote!(unsafe { #cpu::local_get(&#b, #i) });
+                return;
+            }
+        }
         if let Expr::Call(c) = e {
             // `&mut m[i]` arguments: a local copy, written back after the call.
             let mut copies = Vec::new();
@@ -304,7 +409,7 @@ impl VisitMut for Rewrite {
                     let t = format_ident!("__cuprum_t{}", k);
                     if let Some((base, index, place)) = self.inner_place(&r.expr, &t) {
                         let index = self.rewritten(index);
-                        let place = self.rewritten(place);
+                        let place = self.place_indices(place);
                         let i = format_ident!("__cuprum_j{}", k);
                         let m = r.mutability;
                         copies.push((base, t.clone(), i, index, m.is_some()));
@@ -420,7 +525,7 @@ mod tests {
         assert!(t.contains("let__cuprum_i=t;cpu::Store::store(&y,__cuprum_i,"), "{t}");
         assert!(t.contains("__cuprum_cpu_helper(&mut__cuprum_t0,n)") && t.contains("cpu::Store::store(&y,__cuprum_j0,__cuprum_t0)"), "{t}");
         // A local array that shadows `x` is indexed as Rust does.
-        assert!(t.contains("cpu::Load::load(&y") && t.contains("x[1]"), "{t}");
+        assert!(t.contains("cpu::Load::load(&y") && t.contains("cpu::Store::store(&y,0,unsafe{cpu::local_get(&x,1)})"), "{t}");
         assert!(lockstep && device);
     }
 
@@ -436,9 +541,27 @@ mod tests {
         });
         assert!(t.contains("let__cuprum_v=0.5;let__cuprum_i=n;letmut__cuprum_e=cpu::Load::load(&b,__cuprum_i);"), "{t}");
         assert!(t.contains("kernel_ops::mul_assign(&mut__cuprum_e.mass,__cuprum_rhs)};cpu::Store::store(&b,__cuprum_i,__cuprum_e)"), "{t}");
-        assert!(t.contains("__cuprum_e.pos.v[1]=__cuprum_v;"), "{t}");
+        // An index inside the element is checked as a local array's.
+        assert!(t.contains("cpu::local_slot(::core::option::Option::Some(&mut__cuprum_e.pos.v),1){*__cuprum_s=__cuprum_v;}"), "{t}");
         assert!(t.contains("letm=cpu::Load::load(&b,n).mass;"), "{t}");
         assert!(t.contains("__cuprum_cpu_bump(&mut__cuprum_t0.mass)") && t.contains("cpu::Store::store(&b,__cuprum_j0,__cuprum_t0)"), "{t}");
+    }
+
+    #[test]
+    fn local_arrays_are_checked_and_borrows_keep_rusts_check() {
+        let (t, _, _) = text(parse_quote! {
+            fn k(y: &mut [f32], i: usize) {
+                let mut a = [[0.0f32; 4]; 4];
+                a[i][1] = y[i];
+                a[0][i] += 1.0;
+                let v = a[i][i + 1];
+                bump(&mut a[i][0]);
+            }
+        });
+        assert!(t.contains("cpu::local_slot(cpu::local_slot(::core::option::Option::Some(&muta),i),1){*__cuprum_s=__cuprum_v;}"), "{t}");
+        assert!(t.contains("cpu::local_slot(cpu::local_slot(::core::option::Option::Some(&muta),0),i){*__cuprum_s=__cuprum::lang::kernel_ops::add((*__cuprum_s),__cuprum_v);}"), "{t}");
+        assert!(t.contains("letv=unsafe{cpu::local_get(&unsafe{cpu::local_get(&a,i)},__cuprum::lang::kernel_ops::add(i,1))};"), "{t}");
+        assert!(t.contains("__cuprum_cpu_bump(&muta[i][0])"), "{t}");
     }
 
     #[test]

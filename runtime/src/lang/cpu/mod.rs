@@ -10,11 +10,13 @@
 
 mod atomics;
 pub(crate) mod context;
+mod local;
 mod memory;
 mod threads;
 mod warp;
 
 pub use atomics::*;
+pub use local::{LocalIndex, local_get, local_slot};
 pub use memory::{Load, Slice, Store, View, dynamic_shared, shared_array};
 pub(crate) use memory::atomic_width;
 pub use threads::*;
