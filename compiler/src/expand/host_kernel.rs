@@ -359,31 +359,27 @@ impl VisitMut for Rewrite {
             *e = self.load(&base, &index);
             return;
         }
-        // Local arrays: checked as on the GPU (`lang::cpu::local`).
-        if let Expr::Assign(a) = e {
-            if let Some(slot) = self.local_slot(&a.left.clone()) {
-                let v = self.rewritten((*a.right).clone());
+        // Local arrays: checked as on the GPU (`lang::cpu::local`). `place = v` or `place op= v`:
+        // the value, then a write through the place's slot when it is in range.
+        let write = match &*e {
+            Expr::Assign(a) => Some(((*a.left).clone(), (*a.right).clone(), None)),
+            Expr::Binary(b) => compound(&b.op).map(|op| ((*b.left).clone(), (*b.right).clone(), Some(op))),
+            _ => None,
+        };
+        if let Some((left, right, op)) = write {
+            if let Some(slot) = self.local_slot(&left) {
+                let v = self.rewritten(right);
+                let new: Expr = match op {
+                    None => parse_quote!(__cuprum_v),
+                    Some(op) => parse_quote!((*__cuprum_s) #op __cuprum_v),
+                };
                 *e = parse_quote!({
                     let __cuprum_v = #v;
                     if let ::core::option::Option::Some(__cuprum_s) = #slot {
-                        *__cuprum_s = __cuprum_v;
+                        *__cuprum_s = #new;
                     }
                 });
                 return;
-            }
-        }
-        if let Expr::Binary(b) = e {
-            if let Some(op) = compound(&b.op) {
-                if let Some(slot) = self.local_slot(&b.left.clone()) {
-                    let v = self.rewritten((*b.right).clone());
-                    *e = parse_quote!({
-                        let __cuprum_v = #v;
-                        if let ::core::option::Option::Some(__cuprum_s) = #slot {
-                            *__cuprum_s = (*__cuprum_s) #op __cuprum_v;
-                        }
-                    });
-                    return;
-                }
             }
         }
         if let Expr::Reference(r) = e {

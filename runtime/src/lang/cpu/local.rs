@@ -41,11 +41,12 @@ impl<T, I: KernelIndex, const N: usize> LocalIndex<I> for [T; N] {
     }
 }
 
+/// A device function's `&[T; N]` parameter: as the array, read-only.
 impl<T, I: KernelIndex, const N: usize> LocalIndex<I> for &[T; N] {
     type Elem = T;
     #[inline]
     fn get_at(&self, i: I) -> Option<&T> {
-        checked(i, N).map(|k| &self[k])
+        (**self).get_at(i)
     }
     /// A shared array reference is never written (rustc rejects the kernel that would).
     #[inline]
@@ -55,15 +56,16 @@ impl<T, I: KernelIndex, const N: usize> LocalIndex<I> for &[T; N] {
     }
 }
 
+/// A device function's `&mut [T; N]` parameter: as the array.
 impl<T, I: KernelIndex, const N: usize> LocalIndex<I> for &mut [T; N] {
     type Elem = T;
     #[inline]
     fn get_at(&self, i: I) -> Option<&T> {
-        checked(i, N).map(|k| &self[k])
+        (**self).get_at(i)
     }
     #[inline]
     fn slot_at(&mut self, i: I) -> Option<&mut T> {
-        checked(i, N).map(|k| &mut self[k])
+        (**self).slot_at(i)
     }
 }
 
