@@ -654,6 +654,18 @@ fn a_panic_on_the_cpu_device_is_an_error() {
     }
 }
 
+/// A device function's shared array is not its caller's (CPU device: keyed by function and site;
+/// the kernel's is smaller, so sharing one would overrun it).
+#[test]
+fn a_device_functions_shared_array_is_its_own() {
+    let _cpu = cuprum::runtime::Device::cpu().use_scoped().unwrap();
+    let x: Vec<f32> = (0..512).map(|i| (i % 7) as f32).collect();
+    let mut out = poisoned::<f32>(512);
+    k::shared_in_device_fn::launch(&cfg(2, 256), &up(&x), &mut out).unwrap();
+    let want: Vec<f32> = x.chunks(256).flat_map(|c| vec![c.iter().sum::<f32>() + 2.0; 256]).collect();
+    assert_eq!(out.to_vec().unwrap(), want);
+}
+
 #[test]
 fn kernels_are_listed_in_the_registry() {
     // Works without a GPU: the inventory is filled at link time.

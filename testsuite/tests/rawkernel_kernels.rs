@@ -393,3 +393,35 @@ pub fn local_index_top(k: &[u32], out: &mut [u32]) {
     bump_u32(&mut a[k[t] as usize]);
     out[t] = a[0] + a[1] + a[2];
 }
+
+/// The sum of `v` over the block, through a shared array of the device function's own.
+#[device]
+fn block_total(v: f32) -> f32 {
+    let s = shared_array::<f32, 256>();
+    let t = thread_idx().x as usize;
+    s[t] = v;
+    sync_threads();
+    let mut acc = 0.0f32;
+    let mut k = 0usize;
+    while k < block_dim().x as usize {
+        acc += s[k];
+        k += 1;
+    }
+    sync_threads();
+    acc
+}
+
+/// A shared array in the kernel (2 elements) and a larger one in the device function it calls:
+/// two arrays of the block, as on a GPU (on the CPU device they are keyed by function and site).
+#[rawkernel]
+pub fn shared_in_device_fn(x: &[f32], out: &mut [f32]) {
+    let small = shared_array::<f32, 2>();
+    let t = thread_idx().x as usize;
+    let i = block_idx().x as usize * block_dim().x as usize + t;
+    if t == 0 {
+        small[0] = 1.0;
+        small[1] = 2.0;
+    }
+    sync_threads();
+    out[i] = block_total(x[i]) + small[1];
+}

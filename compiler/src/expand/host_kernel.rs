@@ -56,7 +56,10 @@ pub(super) fn host_kernel(f: &syn::ItemFn, name: &syn::Ident, cpu: &TokenStream)
             }
         }
     }
-    let mut rw = Rewrite { cpu: cpu.clone(), memory, site: 0, lockstep: false, warp: false, calls_device: false };
+    // Shared arrays are keyed by function and site: a device function's sites are not its
+    // caller's (`lang::cpu::shared_array`).
+    let site_base = f.sig.ident.to_string().bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ b as u64).wrapping_mul(0x0100_0000_01b3));
+    let mut rw = Rewrite { cpu: cpu.clone(), memory, site_base, site: 0, lockstep: false, warp: false, calls_device: false };
     rw.visit_block_mut(&mut g.block);
     let mut item = super::host_body::host_copy(&g, name);
     item.attrs.push(parse_quote!(#[allow(unused_mut, unused_variables, unused_unsafe, dead_code, non_snake_case, clippy::all)]));
@@ -128,7 +131,8 @@ fn is_shared_call(e: &Expr) -> bool {
 struct Rewrite {
     cpu: TokenStream,
     memory: HashSet<String>,
-    site: usize,
+    site_base: u64,
+    site: u64,
     lockstep: bool,
     warp: bool,
     calls_device: bool,
@@ -427,7 +431,7 @@ impl VisitMut for Rewrite {
                 let args = args.clone();
                 match Intrinsic::from_name(&name.to_string()) {
                     Some(Intrinsic::SharedArray) => {
-                        let site = self.site;
+                        let site = self.site_base.wrapping_add(self.site);
                         self.site += 1;
                         *c.func = parse_quote!(#cpu::#name #args);
                         c.args = parse_quote!(#site);
@@ -515,7 +519,7 @@ mod tests {
             }
         });
         assert!(t.contains("x:cpu::Slice<'_,f32>") && t.contains("mutv:cpu::View<'_,f32,2>"), "{t}");
-        assert!(t.contains("letbuf=cpu::shared_array::<f32,256>(0usize)"), "{t}");
+        assert!(t.contains("letbuf=cpu::shared_array::<f32,256>(12638198195671924106u64)"), "{t}"); // FNV-1a of "k", site 0
         assert!(t.contains("cpu::Store::store(&buf,t,cpu::Load::load(&x,t))"), "{t}");
         assert!(t.contains("cpu::thread_idx()") && t.contains("cpu::sync_threads()"), "{t}");
         assert!(t.contains("let__cuprum_i=t;cpu::Store::store(&y,__cuprum_i,"), "{t}");

@@ -49,14 +49,16 @@ pub(crate) struct Slot {
     pub bytes: [u8; 16],
 }
 
-/// A block's memory: its static shared arrays (one per `shared_array` call site of the kernel,
+/// A block's memory: its static shared arrays (one per `shared_array` call site of the kernel and its device functions,
 /// made zeroed by the first thread that reaches the site), its dynamic shared memory, and its
 /// warps' exchange slots. 16-byte words, so that every element type is aligned.
 #[derive(Debug)]
 pub(crate) struct Block {
-    pub statics: RefCell<Vec<Option<Box<[u128]>>>>,
-    /// The first sites' arrays once made (null before): what every thread after the first reads.
-    pub first_sites: [Cell<*mut u128>; 4],
+    /// By call site (a key of the function and the site, `shared_array`'s argument).
+    pub statics: RefCell<Vec<(u64, Box<[u128]>)>>,
+    /// Recently used sites' arrays `(site, words, address)`, four ways by the site: what every
+    /// thread after the first reads.
+    pub recent: [Cell<Option<(u64, usize, *mut u128)>>; 4],
     pub dynamic: RefCell<Box<[u128]>>,
     pub warps: RefCell<Vec<WarpSlots>>,
 }
@@ -65,7 +67,7 @@ impl Block {
     pub(crate) fn new(dynamic_bytes: usize, threads: usize) -> Block {
         Block {
             statics: RefCell::new(Vec::new()),
-            first_sites: Default::default(),
+            recent: Default::default(),
             dynamic: RefCell::new(vec![0u128; dynamic_bytes.div_ceil(16)].into_boxed_slice()),
             warps: RefCell::new((0..threads.div_ceil(32)).map(|_| WarpSlots::default()).collect()),
         }

@@ -14,7 +14,6 @@
 //! runs a launch with any other element type (complex numbers, `#[device]` structs) on one host
 //! thread (`launch::grid`), where plain reads and writes are sound.
 
-use std::cell::Cell;
 use std::marker::PhantomData;
 use std::sync::atomic::{AtomicU8, AtomicU16, AtomicU32, AtomicU64, Ordering::Relaxed};
 
@@ -334,10 +333,13 @@ macro_rules! flat_view_index {
 
 flat_view_index!(usize, u32, i32, u64, i64);
 
-/// `shared_array::<T, N>()` at call site `site` of the kernel: the block's array for that site
-/// (made zeroed by the first of its threads to get there). Outside a launch, an empty slice.
+/// `shared_array::<T, N>()` at call site `site` (a key the macro makes of the function's name
+/// and the site's number): the block's array for that site (made zeroed by the first of its
+/// threads to get there). Outside a launch, an empty slice. Two sites whose keys collide and
+/// whose arrays differ in size panic (an error of the launch) rather than share too little
+/// memory.
 #[inline]
-pub fn shared_array<'a, T: Element + Copy, const N: usize>(site: usize) -> Slice<'a, T> {
+pub fn shared_array<'a, T: Element + Copy, const N: usize>(site: u64) -> Slice<'a, T> {
     let words = (N * size_of::<T>()).div_ceil(16);
     let Some(c) = context::current() else {
         // No block: no shared memory (every access is out of range).
@@ -345,23 +347,32 @@ pub fn shared_array<'a, T: Element + Copy, const N: usize>(site: usize) -> Slice
         return unsafe { Slice::from_raw_parts(std::ptr::NonNull::dangling().as_ptr(), 0) };
     };
     let block = c.block();
-    let fast = block.first_sites.get(site);
-    if let Some(p) = fast.map(Cell::get).filter(|p| !p.is_null()) {
-        // SAFETY: as below (the same array, made by an earlier thread of the block).
-        return unsafe { Slice::from_raw_parts(p.cast(), N) };
+    let recent = &block.recent[(site % 4) as usize];
+    if let Some((key, have, p)) = recent.get() {
+        if key == site && have >= words {
+            // SAFETY: as below (the same array, made by an earlier thread of the block).
+            return unsafe { Slice::from_raw_parts(p.cast(), N) };
+        }
     }
     let mut statics = block.statics.borrow_mut();
-    if statics.len() <= site {
-        statics.resize_with(site + 1, || None);
-    }
-    let arena = statics[site].get_or_insert_with(|| vec![0u128; words].into_boxed_slice());
+    let k = match statics.iter().position(|(key, _)| *key == site) {
+        Some(k) => k,
+        None => {
+            statics.push((site, vec![0u128; words].into_boxed_slice()));
+            statics.len() - 1
+        }
+    };
+    let arena = &mut statics[k].1;
+    assert!(
+        arena.len() >= words,
+        "two shared_array call sites of this kernel have the same key (site {site}) and different sizes"
+    );
     let p = arena.as_mut_ptr();
-    if let Some(f) = fast {
-        f.set(p);
-    }
-    // SAFETY: the block's array for this site: zeroed, 16-byte aligned, at least `N` elements,
-    // alive until the block's threads have all finished (the block owns it, and never frees or
-    // moves it before); only the block's threads reach it, and they all run on this host thread.
+    recent.set(Some((site, arena.len(), p)));
+    // SAFETY: the block's array for this site: zeroed, 16-byte aligned, at least `words` 16-byte
+    // words (checked above) so at least `N` elements, alive until the block's threads have all
+    // finished (the block owns it, and never frees or moves a box's memory before); only the
+    // block's threads reach it, and they all run on this host thread.
     unsafe { Slice::from_raw_parts(p.cast(), N) }
 }
 
