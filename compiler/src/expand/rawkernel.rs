@@ -139,7 +139,11 @@ pub(super) fn launch_module(f: &syn::ItemFn, checked: &Checked, unit: &UnitInfo,
             #host_fn #tf (#(#cpu_args),*);
         })),
     };
-    let regions_item = regions.map(|g| quote!(#g));
+    // The block function replaces the host copy it was cut from.
+    let host_item = match regions {
+        Some(g) => quote!(#g),
+        None => quote!(#host_item),
+    };
     let cpu_doc = format!("`{name_str}` on the CPU device: its host copy run by `launch::grid::Grid`.");
     quote! {
         #[doc = #doc_mod]
@@ -178,8 +182,6 @@ pub(super) fn launch_module(f: &syn::ItemFn, checked: &Checked, unit: &UnitInfo,
 
             /// The kernel's function for the CPU device (`host_kernel`).
             #host_item
-
-            #regions_item
 
             #[doc = #cpu_doc]
             #[allow(clippy::let_unit_value, unused_unsafe)]

@@ -34,7 +34,7 @@ use super::config::{LaunchConfig, LaunchLimits, check_config};
 use super::host::{Held, lock_buffers};
 use super::operand::Arg;
 use crate::device::Device;
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::lang::cpu::context::{self, Block, GridInfo, Stop, ThreadCtx};
 use crate::lang::intrinsics::Dim3;
 
@@ -203,14 +203,7 @@ impl<'a> Grid<'a> {
         }
         match panic.into_inner().unwrap_or_else(|e| e.into_inner()) {
             None => Ok(()),
-            Some(p) => Err(Error::InvalidLaunch {
-                kernel: self.info.kernel.to_string(),
-                detail: format!(
-                    "its code panicked on the CPU device: {} (a debug build checks integer overflow, which \
-                     the GPU does not: build with `--release`, or use `wrapping_*` operations)",
-                    crate::error::panic_text(&*p, "a panic")
-                ),
-            }),
+            Some(p) => Err(super::host::panicked(self.info.kernel, "its code", &*p)),
         }
     }
 

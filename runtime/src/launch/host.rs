@@ -204,11 +204,12 @@ impl<'a> ElementLoop<'a> {
         let inner = self.dims[nd - 1];
         let mut scratch: Vec<Vec<u128>> = self.operands.iter().map(|_| Vec::new()).collect();
         let mut ptrs: Vec<*mut u8> = vec![std::ptr::null_mut(); self.operands.len()];
+        let mut offsets = vec![0isize; self.operands.len()];
         let mut i = start;
         while i < end {
             // The element's position, its operands' offsets.
             let mut idx = i;
-            let mut offsets = vec![0isize; self.operands.len()];
+            offsets.fill(0);
             for d in (0..nd).rev() {
                 let x = idx % self.dims[d];
                 idx /= self.dims[d];
@@ -261,14 +262,7 @@ impl<'a> ElementLoop<'a> {
                 })
             }))
         };
-        caught.map_err(|p| Error::InvalidLaunch {
-            kernel: self.kernel.to_string(),
-            detail: format!(
-                "its body panicked on the CPU device: {} (a debug build checks integer overflow, which \
-                 the GPU does not: build with `--release`, or use `wrapping_*` operations)",
-                crate::error::panic_text(&*p, "a panic")
-            ),
-        })
+        caught.map_err(|p| panicked(self.kernel, "its body", &*p))
     }
 
     /// The elements `start..end` (C order), on this thread.
@@ -310,6 +304,18 @@ impl<'a> ElementLoop<'a> {
 /// A reduction's map and fold over a [`Run`], from an accumulator (`None`: the run's first
 /// element starts it): what the macro writes for [`ReduceLoop::run_fast`].
 pub type FoldRun<'f, A> = dyn Fn(&Run<'_>, Option<A>) -> Option<A> + Sync + 'f;
+
+/// The error of a kernel whose host code (`what`) panicked on the CPU device.
+pub(crate) fn panicked(kernel: &str, what: &str, payload: &(dyn std::any::Any + Send)) -> Error {
+    Error::InvalidLaunch {
+        kernel: kernel.to_string(),
+        detail: format!(
+            "{what} panicked on the CPU device: {} (a debug build checks integer overflow, which \
+             the GPU does not: build with `--release`, or use `wrapping_*` operations)",
+            crate::error::panic_text(payload, "a panic")
+        ),
+    }
+}
 
 /// The most elements of one [`Run`].
 pub const RUN_MAX: usize = 4096;
