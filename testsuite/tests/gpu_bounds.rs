@@ -5,12 +5,10 @@
 //! on the same stream works. The kernels are in `bounds_kernels.rs`: one thread, `bad`, misuses
 //! one index.
 //!
-//! The raw kernels' checks of slices, views, shared memory and atomics run on the CPU device too
-//! (in CI) and on the GPU (`on_both_devices!`), and so do a raw kernel's local arrays. GPU only:
-//! an index into an elementwise or reduction `Raw<T>` (on the CPU, Rust's own check makes it an
-//! error of the launch: docs/cpu.md), and the name of the `#[device]` function holding the
-//! access (on the CPU the kernel's). `cargo test -p cuprum-testsuite --test gpu_bounds -- --include-ignored` runs
-//! the GPU's (needs a CUDA GPU).
+//! Every test runs on the CPU device (in CI) and on the GPU (`on_both_devices!`): the checks of
+//! slices, views, shared memory, atomics and local arrays, an elementwise or reduction `Raw<T>`,
+//! and the name of the `#[device]` function holding the access. `cargo test -p cuprum-testsuite
+//! --test gpu_bounds -- --include-ignored` runs the GPU's (needs a CUDA GPU).
 
 #[path = "../../runtime/tests/support/mod.rs"]
 mod support;
@@ -53,7 +51,10 @@ on_both_devices!(
     mut_ref_to_an_element_out_of_range_reaches_no_memory,
     unchecked_forms_in_range,
     reported_once_by_the_first_synchronising_call,
-    local_array_read_and_write
+    local_array_read_and_write,
+    a_device_function_reports_its_own_name,
+    elementwise_raw_index,
+    reduction_map_raw_index
 );
 
 fn cfg() -> LaunchConfig<'static> {
@@ -321,8 +322,6 @@ fn mut_ref_to_an_element_out_of_range_reaches_no_memory() {
     assert_eq!(y.to_vec().unwrap(), xs.iter().map(|v| v + 1.0).collect::<Vec<_>>());
 }
 
-#[test]
-#[ignore = "needs a CUDA GPU"]
 fn a_device_function_reports_its_own_name() {
     let _serial = serial();
     let xs = input();
@@ -349,8 +348,6 @@ fn unchecked_forms_in_range() {
 
 // ---- #[elementwise] and #[reduction]: raw arguments --------------------------------------------
 
-#[test]
-#[ignore = "needs a CUDA GPU"]
 fn elementwise_raw_index() {
     let _serial = serial();
     let xs: Vec<f32> = (0..100).map(|i| i as f32 + 0.5).collect();
@@ -368,8 +365,6 @@ fn elementwise_raw_index() {
     assert_eq!(out.to_vec().unwrap(), (0..N).map(|i| xs[i % 100]).collect::<Vec<_>>());
 }
 
-#[test]
-#[ignore = "needs a CUDA GPU"]
 fn reduction_map_raw_index() {
     let _serial = serial();
     let xs: Vec<f32> = (0..100).map(|i| i as f32 + 0.5).collect();

@@ -1,8 +1,10 @@
-//! docs/semantics.md, executed: each kernel of `semantics_kernels.rs` runs on the GPU (translated
-//! by cuprum's compiler, JIT-compiled by NVRTC) and must equal the same Rust function run on the
-//! host, element by element, on fresh random inputs mixed with edge values, with the outputs
-//! poisoned before the launch. Host references assume release semantics (overflow wraps): run
-//! with `--release` (the GPU machine's runner does), the tests refuse to run otherwise.
+//! docs/semantics.md, executed: each kernel of `semantics_kernels.rs` runs on the CPU device (in
+//! CI) and on the GPU (`on_both_devices!`; translated by cuprum's compiler, compiled by nvcc) and
+//! must equal the same Rust function run on the host, element by element, on fresh random inputs
+//! mixed with edge values, with the outputs poisoned before the launch. The host references
+//! assume release semantics (overflow wraps): the testsuite is built without overflow checks in
+//! every profile (the workspace's `Cargo.toml`), and the tests refuse to run otherwise. On the CPU
+//! device the kernels' host code computes the GPU's arithmetic in every profile (docs/cpu.md).
 
 #[path = "../../runtime/tests/support/mod.rs"]
 mod support;
@@ -10,36 +12,33 @@ use support::Rng;
 
 mod semantics_kernels;
 
-use std::sync::OnceLock;
-
-use cuprum::runtime::{Array, LaunchConfig, SliceArg, RawKernel, RawModule, Scalar};
+use cuprum::runtime::{Array, LaunchConfig, Scalar};
 use half::f16;
 use semantics_kernels as host;
 
-const SOURCE: &str = include_str!("semantics_kernels.rs");
+on_both_devices!(
+    cuprum::runtime::Device;
+    integer_arithmetic_wraps,
+    narrow_integers_do_not_promote,
+    integer_division,
+    shifts_mask_the_amount,
+    float_to_int_casts_saturate,
+    int_casts,
+    half_arithmetic,
+    float_methods,
+    range_loops_at_type_limits,
+    labelled_loops
+);
 
-fn arg<T: Scalar>(a: &Array<T>) -> SliceArg {
-    SliceArg::of(a)
+/// Whether this build's integer overflow wraps (the references' release semantics).
+fn overflow_wraps() -> bool {
+    std::panic::catch_unwind(|| std::hint::black_box(i32::MAX) + std::hint::black_box(1)).is_ok()
 }
-
-fn module() -> &'static RawModule {
-    static M: OnceLock<RawModule> = OnceLock::new();
-    M.get_or_init(|| {
-        let c = cuprum_compiler::compile_source(SOURCE).unwrap_or_else(|e| panic!("translation failed: {e}"));
-        RawModule::new(c.unit.source)
-    })
-}
-
-fn kernel(name: &str) -> RawKernel {
-    assert!(!cfg!(debug_assertions), "GPU semantics tests compare with release-build host code: run with --release");
-    let sym = cuprum_compiler::mangle::kernel_symbol(cuprum_compiler::abi::KernelKind::RawKernel, name, None, &[]);
-    module().get_function(&sym).unwrap_or_else(|e| panic!("{sym}: {e}"))
-}
-
 
 const N: usize = 4099;
 
 fn cfg() -> LaunchConfig<'static> {
+    assert!(overflow_wraps(), "the semantics tests compare with host code in release semantics: build the testsuite without overflow checks");
     LaunchConfig::for_elements(N, 128)
 }
 
@@ -58,32 +57,26 @@ where
     (0..N).map(|i| if i < edges.len() { edges[i] } else { f(rng.next()) }).collect()
 }
 
-#[test]
-#[ignore = "needs a CUDA GPU"]
 fn integer_arithmetic_wraps() {
     let mut r = Rng::new();
     let a = ints(&mut r, &[i32::MAX, i32::MIN, -1, 0], |x| x as i32);
     let b = ints(&mut r, &[i32::MAX, -1, i32::MIN, 7], |x| (x >> 17) as i32);
-    let (da, db, out) = (up(&a), up(&b), poisoned(0x5a5a5a5ai32));
-    // SAFETY: arguments match `k_wrap_i32(&[i32], &[i32], &mut [i32])`.
-    unsafe { kernel("k_wrap_i32").launch(&cfg(), (arg(&da), arg(&db), arg(&out))).unwrap() };
+    let (da, db, mut out) = (up(&a), up(&b), poisoned(0x5a5a5a5ai32));
+    host::k_wrap_i32::launch(&cfg(), &da, &db, &mut out).unwrap();
     let got = out.to_vec().unwrap();
     for i in 0..N {
         assert_eq!(got[i], host::wrap_i32(a[i], b[i]), "wrap_i32({}, {})", a[i], b[i]);
     }
     let a = ints(&mut r, &[i64::MAX, i64::MIN], |x| x as i64);
     let b = ints(&mut r, &[3, i64::MAX], |x| x as i64);
-    let (da, db, out) = (up(&a), up(&b), poisoned(0x5a5ai64));
-    // SAFETY: arguments match `k_wrap_i64`.
-    unsafe { kernel("k_wrap_i64").launch(&cfg(), (arg(&da), arg(&db), arg(&out))).unwrap() };
+    let (da, db, mut out) = (up(&a), up(&b), poisoned(0x5a5ai64));
+    host::k_wrap_i64::launch(&cfg(), &da, &db, &mut out).unwrap();
     let got = out.to_vec().unwrap();
     for i in 0..N {
         assert_eq!(got[i], host::wrap_i64(a[i], b[i]), "wrap_i64({}, {})", a[i], b[i]);
     }
 }
 
-#[test]
-#[ignore = "needs a CUDA GPU"]
 fn narrow_integers_do_not_promote() {
     let mut r = Rng::new();
     let a = ints(&mut r, &[255, 0, 128], |x| x as u8);
@@ -91,9 +84,8 @@ fn narrow_integers_do_not_promote() {
     let c = ints(&mut r, &[-128, 127, -1], |x| x as i8);
     let d = ints(&mut r, &[-128, 127, -128], |x| (x >> 8) as i8);
     let (da, db, dc, dd) = (up(&a), up(&b), up(&c), up(&d));
-    let (o1, o2) = (poisoned(0xa5u8), poisoned(0x5ai8));
-    // SAFETY: arguments match `k_narrow`.
-    unsafe { kernel("k_narrow").launch(&cfg(), (arg(&da), arg(&db), arg(&dc), arg(&dd), arg(&o1), arg(&o2))).unwrap() };
+    let (mut o1, mut o2) = (poisoned(0xa5u8), poisoned(0x5ai8));
+    host::k_narrow::launch(&cfg(), &da, &db, &dc, &dd, &mut o1, &mut o2).unwrap();
     let (g1, g2) = (o1.to_vec().unwrap(), o2.to_vec().unwrap());
     for i in 0..N {
         assert_eq!(g1[i], host::narrow_u8(a[i], b[i]), "narrow_u8({}, {})", a[i], b[i]);
@@ -101,15 +93,12 @@ fn narrow_integers_do_not_promote() {
     }
 }
 
-#[test]
-#[ignore = "needs a CUDA GPU"]
 fn integer_division() {
     let mut r = Rng::new();
     let a = ints(&mut r, &[i32::MIN, 7, -7, 5], |x| x as i32);
     let b = ints(&mut r, &[-1, -2, 2, 0], |x| ((x >> 40) as i32) % 1000);
-    let (da, db, out) = (up(&a), up(&b), poisoned(0x5a5ai32));
-    // SAFETY: arguments match `k_divs`.
-    unsafe { kernel("k_divs").launch(&cfg(), (arg(&da), arg(&db), arg(&out))).unwrap() };
+    let (da, db, mut out) = (up(&a), up(&b), poisoned(0x5a5ai32));
+    host::k_divs::launch(&cfg(), &da, &db, &mut out).unwrap();
     let got = out.to_vec().unwrap();
     for i in 0..N {
         // Division by zero gives 0 on the GPU (Rust panics); MIN / -1 wraps.
@@ -121,17 +110,14 @@ fn integer_division() {
     }
 }
 
-#[test]
-#[ignore = "needs a CUDA GPU"]
 fn shifts_mask_the_amount() {
     let mut r = Rng::new();
     let a = ints(&mut r, &[-1, i32::MIN, 1], |x| x as i32);
     let s = ints(&mut r, &[31, 32, 33], |x| (x % 70) as u32);
     let b = ints(&mut r, &[255, 1, 128], |x| x as u8);
     let (da, ds, db) = (up(&a), up(&s), up(&b));
-    let (o1, o2) = (poisoned(0x5a5ai32), poisoned(0xa5u8));
-    // SAFETY: arguments match `k_shifts`.
-    unsafe { kernel("k_shifts").launch(&cfg(), (arg(&da), arg(&ds), arg(&db), arg(&o1), arg(&o2))).unwrap() };
+    let (mut o1, mut o2) = (poisoned(0x5a5ai32), poisoned(0xa5u8));
+    host::k_shifts::launch(&cfg(), &da, &ds, &db, &mut o1, &mut o2).unwrap();
     let (g1, g2) = (o1.to_vec().unwrap(), o2.to_vec().unwrap());
     for i in 0..N {
         assert_eq!(g1[i], a[i].wrapping_shl(s[i]) ^ a[i].wrapping_shr(s[i]), "shifts({}, {})", a[i], s[i]);
@@ -140,14 +126,10 @@ fn shifts_mask_the_amount() {
     }
 }
 
-#[test]
-#[ignore = "needs a CUDA GPU"]
 fn float_to_int_casts_saturate() {
     int_casts();
 }
 
-#[test]
-#[ignore = "needs a CUDA GPU"]
 fn int_casts() {
     let mut r = Rng::new();
     let x = ints(&mut r, &[f32::NAN, f32::INFINITY, f32::NEG_INFINITY, 3e9, -3e9, -0.9, 2147483520.0], |v| {
@@ -156,9 +138,8 @@ fn int_casts() {
     let y = ints(&mut r, &[f64::NAN, 255.9, 256.0, -1.0, 1e300], |v| ((v >> 40) as f64) * 0.013 - 100.0);
     let a = ints(&mut r, &[i64::MAX, i64::MIN, 255, -1], |v| v as i64);
     let (dx, dy, da) = (up(&x), up(&y), up(&a));
-    let (o1, o2, o3) = (poisoned(0x5a5ai32), poisoned(0xa5u8), poisoned(0x5a5ai32));
-    // SAFETY: arguments match `k_casts`.
-    unsafe { kernel("k_casts").launch(&cfg(), (arg(&dx), arg(&dy), arg(&da), arg(&o1), arg(&o2), arg(&o3))).unwrap() };
+    let (mut o1, mut o2, mut o3) = (poisoned(0x5a5ai32), poisoned(0xa5u8), poisoned(0x5a5ai32));
+    host::k_casts::launch(&cfg(), &dx, &dy, &da, &mut o1, &mut o2, &mut o3).unwrap();
     let (g1, g2, g3) = (o1.to_vec().unwrap(), o2.to_vec().unwrap(), o3.to_vec().unwrap());
     for i in 0..N {
         assert_eq!(g1[i], host::f2i(x[i]), "{} as i32", x[i]);
@@ -167,16 +148,13 @@ fn int_casts() {
     }
 }
 
-#[test]
-#[ignore = "needs a CUDA GPU"]
 fn half_arithmetic() {
     let mut r = Rng::new();
     let mk = |v: u64| f16::from_f32(((v >> 40) as f32) / 1e5 - 80.0);
     let a = ints(&mut r, &[f16::from_f32(65504.0), f16::from_f32(1e-7)], mk);
     let b = ints(&mut r, &[f16::from_f32(2.0), f16::from_f32(3.0)], mk);
-    let (da, db, out) = (up(&a), up(&b), poisoned(f16::from_f32(-12345.0)));
-    // SAFETY: arguments match `k_half`.
-    unsafe { kernel("k_half").launch(&cfg(), (arg(&da), arg(&db), arg(&out))).unwrap() };
+    let (da, db, mut out) = (up(&a), up(&b), poisoned(f16::from_f32(-12345.0)));
+    host::k_half::launch(&cfg(), &da, &db, &mut out).unwrap();
     let got = out.to_vec().unwrap();
     for i in 0..N {
         let want = host::half_ops(a[i], b[i]);
@@ -184,16 +162,13 @@ fn half_arithmetic() {
     }
 }
 
-#[test]
-#[ignore = "needs a CUDA GPU"]
 fn float_methods() {
     let mut r = Rng::new();
     let mk = |v: u64| ((v >> 40) as f32) / 1e5 - 80.0;
     let x = ints(&mut r, &[f32::NAN, 0.0, -0.0, 2.5, -2.5, 0.5], mk);
     let y = ints(&mut r, &[1.0, f32::NAN, 1.0, 1.0, 1.0, 1.0], mk);
-    let (dx, dy, out) = (up(&x), up(&y), poisoned(-12345.0f32));
-    // SAFETY: arguments match `k_float_methods`.
-    unsafe { kernel("k_float_methods").launch(&cfg(), (arg(&dx), arg(&dy), arg(&out))).unwrap() };
+    let (dx, dy, mut out) = (up(&x), up(&y), poisoned(-12345.0f32));
+    host::k_float_methods::launch(&cfg(), &dx, &dy, &mut out).unwrap();
     let got = out.to_vec().unwrap();
     for i in 0..N {
         let want = host::float_methods(x[i], y[i]);
@@ -205,23 +180,18 @@ fn float_methods() {
     }
 }
 
-#[test]
-#[ignore = "needs a CUDA GPU"]
 fn range_loops_at_type_limits() {
     labelled_loops();
 }
 
-#[test]
-#[ignore = "needs a CUDA GPU"]
 fn labelled_loops() {
     let mut r = Rng::new();
     let lo = ints(&mut r, &[0, 255, 250, 10], |v| v as u8);
     let hi = ints(&mut r, &[255, 255, 249, 10], |v| (v >> 8) as u8);
     let s = ints(&mut r, &[1, 2, 7, 1000], |v| (v % 9) as u32 + 1);
     let (dl, dh, ds) = (up(&lo), up(&hi), up(&s));
-    let (o1, o2, o3) = (poisoned(0xa5a5u32), poisoned(0x5a5ai32), poisoned(0xa5a5u32));
-    // SAFETY: arguments match `k_loops`.
-    unsafe { kernel("k_loops").launch(&cfg(), (arg(&dl), arg(&dh), arg(&ds), arg(&o1), arg(&o2), arg(&o3))).unwrap() };
+    let (mut o1, mut o2, mut o3) = (poisoned(0xa5a5u32), poisoned(0x5a5ai32), poisoned(0xa5a5u32));
+    host::k_loops::launch(&cfg(), &dl, &dh, &ds, &mut o1, &mut o2, &mut o3).unwrap();
     let (g1, g2, g3) = (o1.to_vec().unwrap(), o2.to_vec().unwrap(), o3.to_vec().unwrap());
     for i in 0..N {
         assert_eq!(g1[i], host::range_incl(lo[i], hi[i]), "range_incl({}, {})", lo[i], hi[i]);

@@ -82,6 +82,9 @@ pub fn expand_item(kind: AttrKind, attr: TokenStream, item: TokenStream, cx: &Co
         item.vis = f.vis.clone();
         // The operators' rewrite names the runtime `__cuprum`, as inside a kernel's module.
         item.block.stmts.insert(0, syn::parse_quote!(use #private as __cuprum;));
+        // An index out of range in it is reported with its name, as on the GPU.
+        let name = f.sig.ident.to_string();
+        item.block.stmts.insert(1, syn::parse_quote!(let __cuprum_in_fn = __cuprum::lang::cpu::in_function(#name);));
         item.attrs.push(syn::parse_quote!(#[doc(hidden)]));
         out.extend(quote!(#item));
         return out;

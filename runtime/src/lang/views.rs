@@ -37,6 +37,16 @@ pub struct Raw<T> {
     data: Arc<[T]>,
     shape: Vec<usize>,
     strides: Vec<isize>,
+    /// Set when a launch on the CPU device reads it: an index out of range then gives zero and
+    /// is reported, as on the GPU, instead of panicking.
+    launch: Option<Arc<Launched<T>>>,
+}
+
+/// What an out-of-range index of a launched [`Raw`] needs: the kernel to report, the zero to read.
+#[derive(Debug, PartialEq)]
+struct Launched<T> {
+    kernel: String,
+    zero: T,
 }
 
 impl<T> Raw<T> {
@@ -47,6 +57,7 @@ impl<T> Raw<T> {
             data: data.into(),
             shape,
             strides: vec![1],
+            launch: None,
         }
     }
 
@@ -60,7 +71,16 @@ impl<T> Raw<T> {
             data: data.into(),
             shape: shape.to_vec(),
             strides: c_strides(shape),
+            launch: None,
         })
+    }
+
+    /// The same argument as read by `kernel` launched on the CPU device: an index out of range
+    /// reads `zero` (zero bytes) and is reported as `Error::IndexOutOfBounds` at the device's
+    /// next synchronising call, as on the GPU (docs/semantics.md, row 18).
+    pub(crate) fn launched_by(mut self, kernel: &str, zero: T) -> Self {
+        self.launch = Some(Arc::new(Launched { kernel: kernel.to_string(), zero }));
+        self
     }
 
     /// The number of elements: CuPy's `x.size()`.
@@ -119,7 +139,15 @@ impl<T> From<Vec<T>> for Raw<T> {
 impl<T, I: KernelIndex> Index<I> for Raw<T> {
     type Output = T;
     fn index(&self, i: I) -> &T {
-        &self.data[i.to_usize()]
+        match (self.data.get(i.to_usize()), &self.launch) {
+            (Some(x), _) => x,
+            (None, Some(l)) => {
+                // Elementwise and reduction loops on the CPU run no CUDA thread to name.
+                crate::bounds::record_cpu(&l.kernel, i.to_i128(), self.data.len() as u64, [0; 3], [0; 3]);
+                &l.zero
+            }
+            (None, None) => panic!("index out of bounds: the len is {} but the index is {}", self.data.len(), i.to_i128()),
+        }
     }
 }
 

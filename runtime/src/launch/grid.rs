@@ -83,6 +83,7 @@ impl BlockRun<'_> {
             thread_idx: Dim3::default(),
             linear: 0,
             yielder: std::cell::Cell::new(std::ptr::null()),
+            function: std::cell::Cell::new(self.grid.kernel),
         };
         let mut k = 0usize;
         for z in 0..d.z {
@@ -219,6 +220,7 @@ impl<'a> Grid<'a> {
                 thread_idx: Dim3 { x: k % d.x, y: k / d.x % d.y, z: k / (d.x * d.y) },
                 linear: k,
                 yielder: std::cell::Cell::new(std::ptr::null()),
+                function: std::cell::Cell::new(self.info.kernel),
             })
             .collect()
     }
@@ -235,6 +237,7 @@ impl<'a> Grid<'a> {
             thread_idx: Dim3::default(),
             linear: 0,
             yielder: std::cell::Cell::new(std::ptr::null()),
+            function: std::cell::Cell::new(self.info.kernel),
         };
         for z in 0..d.z {
             for y in 0..d.y {

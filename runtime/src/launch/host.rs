@@ -854,7 +854,8 @@ unsafe fn raw_copy<T: ElementType>(kernel: &str, args: &[Arg<'_>], k: usize) -> 
     crate::array::shape::for_each_index(a.shape, a.strides, 0, |i| {
         data.push(unsafe { (a.ptr as *const T).offset(i).read() })
     });
-    Raw::with_shape(data, a.shape).ok_or_else(|| Error::Unsupported {
+    let zero = crate::lang::cpu::zero::<T>();
+    Raw::with_shape(data, a.shape).map(|r| r.launched_by(kernel, zero)).ok_or_else(|| Error::Unsupported {
         what: format!("raw argument {k} of kernel `{kernel}`: its shape {:?} does not hold its elements", a.shape),
     })
 }

@@ -85,6 +85,9 @@ pub(crate) struct ThreadCtx {
     /// The coroutine's yielder, while the thread runs as a coroutine (kernels with barriers or
     /// warp operations); null when it runs as a plain call.
     pub yielder: Cell<*const Yielder<(), Stop>>,
+    /// The function the thread is in, as an index-out-of-range report names it: the kernel's, or
+    /// the `#[device]` function's it has called ([`in_function`]).
+    pub function: Cell<&'static str>,
 }
 
 thread_local! {
@@ -104,6 +107,35 @@ pub(crate) fn current<'a>() -> Option<&'a ThreadCtx> {
     // SAFETY: the grid runner sets a context only while it lives (the block's contexts outlive
     // every call and resumption of their threads) and resets the pointer before it is freed.
     unsafe { p.as_ref() }
+}
+
+/// Marks the running CUDA thread as inside the `#[device]` function `name` until the guard is
+/// dropped (a device function's host copy holds one), so that an index out of range there is
+/// reported with that function's name, as on the GPU.
+#[inline]
+pub fn in_function(name: &'static str) -> InFunction {
+    let ctx = CURRENT.with(Cell::get);
+    // SAFETY: as in `current`; the guard restores the name before the thread's context ends
+    // (it is dropped inside the call that the context is current for).
+    let caller = unsafe { ctx.as_ref() }.map(|c| c.function.replace(name));
+    InFunction { ctx, caller }
+}
+
+/// The guard of [`in_function`]: restores the caller's name.
+pub struct InFunction {
+    ctx: *const ThreadCtx,
+    caller: Option<&'static str>,
+}
+
+impl Drop for InFunction {
+    #[inline]
+    fn drop(&mut self) {
+        if let Some(name) = self.caller {
+            // SAFETY: `ctx` was current when the guard was made, and the device function call
+            // the guard lives in ends before the context does.
+            unsafe { (*self.ctx).function.set(name) };
+        }
+    }
 }
 
 impl ThreadCtx {

@@ -86,7 +86,7 @@ pub(crate) fn out_of_range(index: i128, len: usize) {
     let (kernel, block, thread) = match context::current() {
         Some(c) => {
             let (b, t) = (c.block_idx, c.thread_idx);
-            (c.grid().kernel, [b.x, b.y, b.z], [t.x, t.y, t.z])
+            (c.function.get(), [b.x, b.y, b.z], [t.x, t.y, t.z])
         }
         None => ("(host)", [0; 3], [0; 3]),
     };

@@ -16,9 +16,11 @@ mod threads;
 mod warp;
 
 pub use atomics::*;
+#[doc(hidden)]
+pub use context::{InFunction, in_function};
 pub use local::{LocalIndex, local_get, local_slot};
 pub use memory::{Load, Slice, Store, View, dynamic_shared, shared_array};
-pub(crate) use memory::atomic_width;
+pub(crate) use memory::{atomic_width, zero};
 pub use threads::*;
 pub use warp::*;
 
