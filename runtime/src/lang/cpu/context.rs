@@ -79,9 +79,9 @@ pub(crate) struct ThreadCtx {
     pub grid: *const GridInfo,
     pub block: *const Block,
     pub block_idx: Dim3,
-    pub thread_idx: Dim3,
+    pub thread_idx: Cell<Dim3>,
     /// The thread's position in its block (x fastest): its warp is `linear / 32`.
-    pub linear: u32,
+    pub linear: Cell<u32>,
     /// The coroutine's yielder, while the thread runs as a coroutine (kernels with barriers or
     /// warp operations); null when it runs as a plain call.
     pub yielder: Cell<*const Yielder<(), Stop>>,
@@ -154,7 +154,7 @@ impl ThreadCtx {
     /// The lane in the warp.
     #[inline]
     pub(crate) fn lane(&self) -> u32 {
-        self.linear % 32
+        self.linear.get() % 32
     }
 
     /// Suspends the thread until the scheduler resumes it (`stop` says what it waits for);

@@ -85,7 +85,7 @@ pub(crate) fn zero<T: Element>() -> T {
 pub(crate) fn out_of_range(index: i128, len: usize) {
     let (kernel, block, thread) = match context::current() {
         Some(c) => {
-            let (b, t) = (c.block_idx, c.thread_idx);
+            let (b, t) = (c.block_idx, c.thread_idx.get());
             (c.function.get(), [b.x, b.y, b.z], [t.x, t.y, t.z])
         }
         None => ("(host)", [0; 3], [0; 3]),

@@ -8,7 +8,7 @@ use crate::lang::intrinsics::{self as one, Dim3};
 /// CUDA `threadIdx`.
 #[inline]
 pub fn thread_idx() -> Dim3 {
-    context::current().map_or_else(one::thread_idx, |c| c.thread_idx)
+    context::current().map_or_else(one::thread_idx, |c| c.thread_idx.get())
 }
 
 /// CUDA `blockIdx`.

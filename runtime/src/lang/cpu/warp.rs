@@ -13,7 +13,7 @@ fn exchange<T: Scalar>(v: T, src: impl FnOnce(u32) -> Option<u32>) -> T {
     if c.yielder.get().is_null() {
         return v;
     }
-    let (warp, lane) = ((c.linear / 32) as usize, c.lane());
+    let (warp, lane) = ((c.linear.get() / 32) as usize, c.lane());
     let mut slot = Slot { dtype: Some(T::DTYPE), bytes: [0; 16] };
     let n = size_of::<T>().min(16);
     // SAFETY: `v` is a live `T` of `n <= 16` bytes (every scalar is at most 16 bytes), copied
