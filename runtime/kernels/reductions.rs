@@ -16,10 +16,11 @@
 //! - `mean_*` take `scale = [1 / n]` and sum `x * scale[0]` (n: the number of reduced elements);
 //! - `var_*`/`std_*` take the mean of each output (from `mean_f64` with the kept dimensions, so
 //!   that it broadcasts along the reduced axes) and `scale = [1 / (n - ddof)]`;
-//! - `arg_of_*` (`argmin`/`argmax`) takes the minimum or maximum of each output (from `min_*` or
-//!   `max_*`, broadcast the same way) and reduces to the first position along the reduced axes
-//!   (`reduce_index()`, C order) where the element equals it (or both are NaN): a
-//!   `(value, index)` accumulator in two passes.
+//! - `arg_of_int` (`argmin`/`argmax` of integers) takes the minimum or maximum of each output
+//!   (from `min_int` or `max_int`, broadcast the same way) and reduces to the first position
+//!   along the reduced axes (`reduce_index()`, C order) where the element equals it: two passes.
+//!   Floats reduce `(value, position)` pairs (`ArgF`, exact in f64) in one pass
+//!   (`argmax_float`, `argmin_float`).
 //!
 //! No map divides per element: an integer division is about a hundred instructions, and a map is
 //! inlined at every element read of every strategy (the maps that did, `index() / n`, were 1 MB
@@ -32,7 +33,7 @@
 //! cache (docs/building.md, "What the built-ins precompile").
 
 use crate::lang::prelude::*;
-use cuprum_macros::reduction;
+use cuprum_macros::{device, reduction};
 
 #[reduction(crate = crate, identity = T::zero(), reduce = |a, b| a + b, instances = [i64, f32, f64, Complex<f32>, Complex<f64>])]
 pub fn sum<T: Number>(x: T) -> T {
@@ -133,16 +134,43 @@ pub fn std_f64<T: Real>(x: T, mean: f64, scale: Raw<f64>) -> f64 {
     d * d * unsafe { *scale.get_unchecked(0) }
 }
 
-/// `argmin`/`argmax` of floats given the minimum or maximum `m` of each output (broadcast along
-/// the reduced axes): the first position along the reduced axes (`reduce_index()`, C order) whose
-/// element equals it, or is NaN when it is NaN.
-#[reduction(crate = crate, identity = i64::MAX, reduce = |a, b| a.min(b), instances = [f32, f64])]
-pub fn arg_of_float<T: Float>(x: T, m: T) -> i64 {
-    if x == m || (x.is_nan() && m.is_nan()) {
-        reduce_index() as i64
-    } else {
-        i64::MAX
-    }
+/// The accumulator of `argmin`/`argmax` of floats: a value (exact in f64) and its position along
+/// the reduced axes.
+#[device(crate = crate)]
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ArgF {
+    pub v: f64,
+    pub i: i64,
+}
+
+/// `argmax` of floats in one pass: the first position along the reduced axes (`reduce_index()`,
+/// C order) of the maximum, or of the first NaN (NumPy's). The reduction keeps, of two
+/// candidates, a NaN, else the larger value, and the smaller position among equals, so it is
+/// associative and commutative.
+#[reduction(
+    crate = crate,
+    reduce = |a, b| if a.v.is_nan() || b.v.is_nan() {
+        if a.v.is_nan() && (!b.v.is_nan() || a.i < b.i) { a } else { b }
+    } else if a.v > b.v || (a.v == b.v && a.i < b.i) { a } else { b },
+    post = |a| a.i,
+    instances = [f32, f64]
+)]
+pub fn argmax_float<T: Float>(x: T) -> ArgF {
+    ArgF { v: x.to_f64(), i: reduce_index() as i64 }
+}
+
+/// `argmin` of floats in one pass (as [`argmax_float`], keeping the smaller value).
+#[reduction(
+    crate = crate,
+    reduce = |a, b| if a.v.is_nan() || b.v.is_nan() {
+        if a.v.is_nan() && (!b.v.is_nan() || a.i < b.i) { a } else { b }
+    } else if a.v < b.v || (a.v == b.v && a.i < b.i) { a } else { b },
+    post = |a| a.i,
+    instances = [f32, f64]
+)]
+pub fn argmin_float<T: Float>(x: T) -> ArgF {
+    ArgF { v: x.to_f64(), i: reduce_index() as i64 }
 }
 
 /// `argmin`/`argmax` of integers given the minimum or maximum `m` of each output (broadcast

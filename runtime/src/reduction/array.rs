@@ -351,8 +351,9 @@ fn scalar_on<V: Scalar>(v: V, stream: &Stream) -> Result<Array<V>> {
 
 /// `x.argmin()` / `x.argmax()`: an `Array<i64>` of indices along the reduced axes (the flat C-order
 /// index over several axes, like NumPy's `argmin` of `x` with those axes moved last and
-/// flattened), the first index among equal values. Two kernels run: the minimum (maximum), then
-/// the first index holding it.
+/// flattened), the first index among equal values (of a NaN first, for floats). Floats reduce
+/// (value, position) pairs in one kernel; integers run two: the minimum (maximum), then the first
+/// index holding it.
 #[must_use = "a reduction does nothing until `run`"]
 pub struct ArgReduction<'a, T: Real> {
     x: &'a Array<T>,
@@ -397,13 +398,16 @@ impl<'a, T: Real> ArgReduction<'a, T> {
             });
         }
         let stream = self.cfg.stream_for(x)?;
-        // The extremum of each output with the kept dimensions, so that it broadcasts along the
-        // reduced axes.
-        let kernel = if T::DTYPE.is_float() {
-            kernels::arg_of_float::__kernel()
-        } else {
-            kernels::arg_of_int::__kernel()
-        };
+        if T::DTYPE.is_float() {
+            // The kernel: `argmax_float<T: Float>` / `argmin_float<T: Float>` are `(x: T) -> ArgF`,
+            // instance `[T]`, post `a.i`: one array of `T` to i64, in one pass.
+            let kernel = if self.max { kernels::argmax_float::__kernel() } else { kernels::argmin_float::__kernel() };
+            let call = ReductionCall::new(kernel, &[T::DTYPE], vec![Arg::input(x)]);
+            return self.cfg.apply(call).stream(&stream).run();
+        }
+        // Integers: the extremum of each output with the kept dimensions, so that it broadcasts
+        // along the reduced axes, then the first position holding it.
+        let kernel = kernels::arg_of_int::__kernel();
         // At a first call, `kernel` loads while the extremum's kernel does.
         let m = extremum(x, self.max)
             .axes(self.cfg.axes.clone())
@@ -411,10 +415,9 @@ impl<'a, T: Real> ArgReduction<'a, T> {
             .stream(&stream)
             .prefetch(kernel)
             .run()?;
-        // The kernel: `arg_of_float<T: Float>` and `arg_of_int<T: Int>` (chosen by whether `T` is a
-        // float; every `Real` is an integer or a float) are `(x: T, m: T) -> i64`, instance `[T]`:
-        // two arrays of `T` (`m` broadcasts); output i64 (no post), accumulator i64, with an
-        // identity. It gives the first matching position along the reduced axes.
+        // The kernel: `arg_of_int<T: Int>` is `(x: T, m: T) -> i64`, instance `[T]`: two arrays of
+        // `T` (`m` broadcasts); output i64 (no post), accumulator i64, with an identity. It gives
+        // the first matching position along the reduced axes.
         let call = ReductionCall::new(kernel, &[T::DTYPE], vec![Arg::input(x), Arg::input(&m)]);
         self.cfg.apply(call).stream(&stream).run()
     }
