@@ -20,7 +20,8 @@
 //!   (from `min_int` or `max_int`, broadcast the same way) and reduces to the first position
 //!   along the reduced axes (`reduce_index()`, C order) where the element equals it: two passes.
 //!   Floats reduce `(value, position)` pairs (`ArgF`, exact in f64) in one pass
-//!   (`argmax_float`, `argmin_float`).
+//!   (`arg_best_float`, which takes `dir = [1]` for argmax, `[-1]` for argmin: one kernel for
+//!   both keeps the built-ins' fat binaries under their 1 MB budget).
 //!
 //! No map divides per element: an integer division is about a hundred instructions, and a map is
 //! inlined at every element read of every strategy (the maps that did, `index() / n`, were 1 MB
@@ -144,10 +145,11 @@ pub struct ArgF {
     pub i: i64,
 }
 
-/// `argmax` of floats in one pass: the first position along the reduced axes (`reduce_index()`,
-/// C order) of the maximum, or of the first NaN (NumPy's). The reduction keeps, of two
-/// candidates, a NaN, else the larger value, and the smaller position among equals, so it is
-/// associative and commutative.
+/// `argmax` of floats in one pass, and `argmin` as the argmax of `-x`: `dir = [1]` or `[-1]` (the
+/// runtime keeps one array of each per device). The result is the first position along the
+/// reduced axes (`reduce_index()`, C order) of the maximum of `x * dir[0]`, or of the first NaN
+/// (NumPy's). The reduction keeps, of two candidates, a NaN, else the larger value, and the
+/// smaller position among equals, so it is associative and commutative.
 #[reduction(
     crate = crate,
     reduce = |a, b| if a.v.is_nan() || b.v.is_nan() {
@@ -156,21 +158,9 @@ pub struct ArgF {
     post = |a| a.i,
     instances = [f32, f64]
 )]
-pub fn argmax_float<T: Float>(x: T) -> ArgF {
-    ArgF { v: x.to_f64(), i: reduce_index() as i64 }
-}
-
-/// `argmin` of floats in one pass (as [`argmax_float`], keeping the smaller value).
-#[reduction(
-    crate = crate,
-    reduce = |a, b| if a.v.is_nan() || b.v.is_nan() {
-        if a.v.is_nan() && (!b.v.is_nan() || a.i < b.i) { a } else { b }
-    } else if a.v < b.v || (a.v == b.v && a.i < b.i) { a } else { b },
-    post = |a| a.i,
-    instances = [f32, f64]
-)]
-pub fn argmin_float<T: Float>(x: T) -> ArgF {
-    ArgF { v: x.to_f64(), i: reduce_index() as i64 }
+pub fn arg_best_float<T: Float>(x: T, dir: Raw<f64>) -> ArgF {
+    // SAFETY: the runtime passes `dir` as one element (runtime/src/reduction/array.rs).
+    ArgF { v: x.to_f64() * unsafe { *dir.get_unchecked(0) }, i: reduce_index() as i64 }
 }
 
 /// `argmin`/`argmax` of integers given the minimum or maximum `m` of each output (broadcast

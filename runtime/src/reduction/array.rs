@@ -14,7 +14,9 @@ use num_complex::Complex;
 use crate::lang::traits::{Float, Number, Real};
 use crate::reduction::{self, Arg, Axes, ReductionCall};
 use crate::registry::Kernel;
-use crate::{Array, DType, Error, Result, Scalar, Stream};
+use std::sync::Mutex;
+
+use crate::{Array, DType, Device, Error, Result, Scalar, Stream};
 
 /// The built-in reduction kernels (`kernels/reductions.rs`, precompiled by the runtime's build.rs).
 #[path = "../../kernels/reductions.rs"]
@@ -349,6 +351,24 @@ fn scalar_on<V: Scalar>(v: V, stream: &Stream) -> Result<Array<V>> {
     Array::from_shape_vec_on([1usize], &[v], stream)
 }
 
+/// `[1.0]` (argmax) or `[-1.0]` (argmin) on `stream`'s device, for `arg_best_float`: made once per
+/// device and direction (uploaded and synchronized, so every stream may read it) and kept for the
+/// process, so that a call uploads nothing.
+fn direction(max: bool, stream: &Stream) -> Result<&'static Array<f64>> {
+    type Made = Vec<(Device, bool, &'static Array<f64>)>;
+    static MADE: Mutex<Made> = Mutex::new(Vec::new());
+    let device = stream.device();
+    let mut made = MADE.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(&(_, _, a)) = made.iter().find(|(d, m, _)| d == device && *m == max) {
+        return Ok(a);
+    }
+    let a = scalar_on(if max { 1.0 } else { -1.0 }, stream)?;
+    stream.synchronize()?;
+    let a: &'static Array<f64> = Box::leak(Box::new(a));
+    made.push((device.clone(), max, a));
+    Ok(a)
+}
+
 /// `x.argmin()` / `x.argmax()`: an `Array<i64>` of indices along the reduced axes (the flat C-order
 /// index over several axes, like NumPy's `argmin` of `x` with those axes moved last and
 /// flattened), the first index among equal values (of a NaN first, for floats). Floats reduce
@@ -399,10 +419,10 @@ impl<'a, T: Real> ArgReduction<'a, T> {
         }
         let stream = self.cfg.stream_for(x)?;
         if T::DTYPE.is_float() {
-            // The kernel: `argmax_float<T: Float>` / `argmin_float<T: Float>` are `(x: T) -> ArgF`,
-            // instance `[T]`, post `a.i`: one array of `T` to i64, in one pass.
-            let kernel = if self.max { kernels::argmax_float::__kernel() } else { kernels::argmin_float::__kernel() };
-            let call = ReductionCall::new(kernel, &[T::DTYPE], vec![Arg::input(x)]);
+            // The kernel: `arg_best_float<T: Float>` is `(x: T, dir: Raw<f64>) -> ArgF`, instance
+            // `[T]`, post `a.i`: one array of `T` to i64, in one pass.
+            let dir = direction(self.max, &stream)?;
+            let call = ReductionCall::new(kernels::arg_best_float::__kernel(), &[T::DTYPE], vec![Arg::input(x), Arg::raw(dir)]);
             return self.cfg.apply(call).stream(&stream).run();
         }
         // Integers: the extremum of each output with the kept dimensions, so that it broadcasts
