@@ -280,6 +280,17 @@ impl Stream {
         crate::bounds::check(self.device.ordinal())
     }
 
+    /// Blocks until all work queued on the stream has finished, like [`Stream::synchronize`], but
+    /// leaves a recorded out-of-range index for the next synchronising call: for the runtime's
+    /// own set-up work, which must not report (and so swallow) a violation of the user's kernels.
+    pub(crate) fn wait_quietly(&self) -> Result<()> {
+        self.device.check_alive()?;
+        if let Queue::Cuda(raw) = &self.queue {
+            raw.synchronize().map_err(self.device.driver_fn("cuStreamSynchronize"))?;
+        }
+        Ok(())
+    }
+
     /// True when all work queued so far has finished (does not block).
     pub fn is_done(&self) -> Result<bool> {
         let Queue::Cuda(raw) = &self.queue else {

@@ -352,7 +352,8 @@ fn scalar_on<V: Scalar>(v: V, stream: &Stream) -> Result<Array<V>> {
 }
 
 /// `[1.0]` (argmax) or `[-1.0]` (argmin) on `stream`'s device, for `arg_best_float`: made once per
-/// device and direction (uploaded and synchronized, so every stream may read it) and kept for the
+/// device and direction (uploaded and waited for, so every stream may read it; a violation of an
+/// earlier kernel stays recorded for the caller's next synchronising call) and kept for the
 /// process, so that a call uploads nothing.
 fn direction(max: bool, stream: &Stream) -> Result<&'static Array<f64>> {
     type Made = Vec<(Device, bool, &'static Array<f64>)>;
@@ -363,7 +364,7 @@ fn direction(max: bool, stream: &Stream) -> Result<&'static Array<f64>> {
         return Ok(a);
     }
     let a = scalar_on(if max { 1.0 } else { -1.0 }, stream)?;
-    stream.synchronize()?;
+    stream.wait_quietly()?;
     let a: &'static Array<f64> = Box::leak(Box::new(a));
     made.push((device.clone(), max, a));
     Ok(a)
