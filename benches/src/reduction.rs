@@ -147,7 +147,7 @@ pub fn rows(
     let mut rows = Vec::new();
     let side = if quick { 1 << 13 } else { 1 << 14 };
     let full_n = if quick { 1 << 26 } else { 1 << 28 };
-    let cases: [(&'static str, [usize; 2], Axes, f64); 4] = [
+    let cases: [(&'static str, [usize; 2], Axes, f64); 5] = [
         (
             "reduction: full f32 sum of 2^28",
             [1, full_n],
@@ -171,6 +171,14 @@ pub fn rows(
             [1, 1 << 24],
             Axes::All,
             0.70,
+        ),
+        // Two outputs, each a strided column of 2^27 (a block per output, split: each block
+        // reads every other f32, so about half of each fetched sector; predicted 0.5).
+        (
+            "reduction: (2^27, 2) f32 sum, strided axis, 2 outputs",
+            [full_n / 2, 2],
+            Axes::One(0),
+            0.40,
         ),
     ];
     let mut state = 0x2545_F491_4F6C_DD1Du64;

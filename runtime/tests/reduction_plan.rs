@@ -116,6 +116,13 @@ fn strided_axis_is_coalesced_across_outputs_and_split_when_few() {
     // Tiny rows along the contiguous axis are a thread per output too.
     let p = plan_of(&[1 << 20, 3], &c_strides(&[1 << 20, 3]), 1, true);
     assert_eq!(p.strategy, Strategy::Cols);
+    // Fewer outputs than a warp along a long strided axis: a block per output, split.
+    let p = plan_of(&[1 << 23, 2], &c_strides(&[1 << 23, 2]), 0, true);
+    assert_eq!((p.strategy, p.outs, p.contiguous), (Strategy::Rows, 2, false));
+    assert!(p.splits > 1 && p.grid == (p.splits, 2), "{:?}", (p.splits, p.grid));
+    // ... but short ones stay a thread per output.
+    let p = plan_of(&[1000, 2], &c_strides(&[1000, 2]), 0, true);
+    assert_eq!(p.strategy, Strategy::Cols);
 }
 
 #[test]

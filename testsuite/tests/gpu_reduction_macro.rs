@@ -45,6 +45,7 @@ on_both_devices!(
     array_reductions_complex128,
     complex_reductions_of_empty_inputs_and_their_layers,
     reduction_macro_over_complex,
+    few_outputs_along_a_long_strided_axis,
 );
 
 const GPU: &str = "needs a CUDA GPU";
@@ -991,4 +992,34 @@ fn reduction_macro_over_complex() {
     }
     assert_eq!(k::cdot_abs::post_host(Complex::new(3.0, 4.0)), 5.0);
     assert_eq!(k::sum_sq::identity_host::<Complex<f32>>(), Complex::new(0.0, 0.0));
+}
+
+/// Fewer outputs than a warp, each a long strided row (a block per output, split across blocks,
+/// `reduction::plan`): a sum, a reduction without identity, the (value, position) argmin, and a
+/// broadcast view, against host references.
+fn few_outputs_along_a_long_strided_axis() {
+    let mut rng = Rng::new();
+    let (n, c) = (100_003usize, 3usize);
+    let host: Vec<f64> = (0..n * c).map(|_| rng.range(-4.0, 4.0)).collect();
+    let x = Array::from_shape_vec([n, c], host.clone()).unwrap();
+    let host = &host;
+    let col = |j: usize| (0..n).map(move |i| host[i * c + j]);
+    let sums = x.sum().axis(0).run().unwrap().to_vec().unwrap();
+    let maxs = x.max().axis(0).run().unwrap().to_vec().unwrap();
+    let args = x.argmin().axis(0).run().unwrap().to_vec().unwrap();
+    for j in 0..c {
+        let abs: f64 = col(j).map(f64::abs).sum();
+        close(sums[j], col(j).sum(), 1e-12 * abs, "sum along axis 0");
+        assert_eq!(maxs[j], col(j).fold(f64::NEG_INFINITY, f64::max), "max of column {j}");
+        let (best, _) = col(j).enumerate().fold((0, f64::INFINITY), |(bi, bv), (i, v)| if v < bv { (i, v) } else { (bi, bv) });
+        assert_eq!(args[j], best as i64, "argmin of column {j}");
+    }
+    // (2, n, 3), the rows repeated, summed over the middle axis: 6 outputs.
+    let got = x.broadcast_to([2, n, c]).unwrap().sum().axis(1).run().unwrap().to_vec().unwrap();
+    assert_eq!(got.len(), 2 * c);
+    for (k, g) in got.iter().enumerate() {
+        let j = k % c;
+        let abs: f64 = col(j).map(f64::abs).sum();
+        close(*g, col(j).sum(), 1e-12 * abs, "broadcast sum over the middle axis");
+    }
 }
