@@ -96,10 +96,10 @@ fn run(device: &Device, num: usize) -> Result<()> {
             if check {
                 check_labels(&x, &c, &new_pred.to_vec()?)?;
             }
-            if let Some(p) = &pred {
-                if new_pred.eq(p)?.all().run()?.to_vec()?[0] {
-                    break;
-                }
+            if let Some(p) = &pred
+                && new_pred.eq(p)?.all().run()?.to_vec()?[0]
+            {
+                break;
             }
             iters += 1;
             let mask = new_pred.eq(&ids)?;

@@ -21,6 +21,7 @@
 
 mod cpu;
 mod elementwise;
+mod graph;
 mod reduction;
 
 use std::fmt::Write as _;
@@ -480,6 +481,8 @@ fn run(dev: &Device, opts: &Options) -> Result<()> {
     rows.extend(elementwise::rows(copy_ceiling, bare_launch_us, opts.quick, &stream)?);
     // Reductions (issue 7).
     rows.extend(reduction::rows(&stream, copy_ceiling, bare_launch_us, opts.quick, rounds, launches)?);
+    // Graphs (issue 17).
+    rows.extend(graph::rows(dev, target, bare_launch_us, rounds)?);
     // The CPU device's rows, on this machine's CPU.
     rows.extend(cpu::rows(opts.quick)?);
 

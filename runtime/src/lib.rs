@@ -29,6 +29,7 @@ pub mod stats;
 pub mod elem_type;
 pub mod error;
 pub mod env;
+mod capture;
 pub mod bounds;
 
 mod fault;
@@ -55,6 +56,7 @@ pub mod rawkernel;
 
 pub mod elementwise;
 pub mod reduction;
+pub mod graph;
 
 pub mod ops;
 pub mod audit;
@@ -72,6 +74,7 @@ pub use element::{Element, ElemType, StructType};
 pub use error::{Error, Fault, Result};
 pub use memory::{DeviceBuffer, MemoryPool};
 pub use stream::{Event, Stream, StreamGuard};
+pub use graph::Graph;
 pub use function::{KernelAttributes, KernelFunction};
 pub use kernel::RawKernel;
 pub use launch::{ArgList, DevicePtr, DeviceRepr, Dim3, KernelArg, KernelArgs, LaunchConfig, SliceArg, ViewArg};

@@ -457,6 +457,7 @@ fn cstring(what: &str, s: &str) -> Result<CString> {
 /// Compiles `program` for `target`. The options must already hold the architecture
 /// ([`effective_options`]). Counts the compile in [`stats`] and logs it.
 pub fn compile(program: &Program<'_>, target: CodeTarget) -> Result<Compiled> {
+    crate::capture::refuse("compiling a kernel with NVRTC")?;
     info()?;
     let src = cstring("source", program.source)?;
     let file_name = cstring("program name", &format!("{}.cu", program.file_name))?;

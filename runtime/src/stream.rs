@@ -291,6 +291,19 @@ impl Stream {
         Ok(())
     }
 
+    /// Whether a graph capture is recording this stream (`crate::capture`); a failing query
+    /// counts as recording, so that the caller refuses rather than risks it.
+    pub(crate) fn is_recorded(&self) -> bool {
+        let Queue::Cuda(raw) = &self.queue else {
+            return false;
+        };
+        let mut status = sys::CUstreamCaptureStatus::CU_STREAM_CAPTURE_STATUS_NONE;
+        // SAFETY: the stream handle is alive (we hold a reference); `status` is a place for the
+        // answer.
+        let r = unsafe { sys::cuStreamIsCapturing(raw.cu_stream(), &mut status) };
+        r != sys::CUresult::CUDA_SUCCESS || status != sys::CUstreamCaptureStatus::CU_STREAM_CAPTURE_STATUS_NONE
+    }
+
     /// True when all work queued so far has finished (does not block).
     pub fn is_done(&self) -> Result<bool> {
         let Queue::Cuda(raw) = &self.queue else {

@@ -308,6 +308,8 @@ impl<T: Element> Array<T> {
 
     /// The device address of the first element (buffer address + offset), for launches.
     pub fn device_ptr(&self) -> u64 {
+        // A launch takes the address: a graph being recorded keeps the buffer (docs/graphs.md).
+        crate::capture::keep(&self.buf);
         self.buf.ptr() + (self.layout.offset * std::mem::size_of::<T>()) as u64
     }
 

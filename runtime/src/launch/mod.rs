@@ -52,6 +52,7 @@ pub unsafe fn launch<A: KernelArgs>(
             &current
         }
     };
+    crate::capture::refuse_foreign("a launch", || stream.is_recorded())?;
     if stream.device() != func.device() {
         return Err(Error::DeviceMismatch {
             context: format!("launching kernel `{}`", func.name()),

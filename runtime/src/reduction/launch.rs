@@ -8,6 +8,7 @@
 
 use std::borrow::Cow;
 use std::cell::RefCell;
+use std::sync::Arc;
 
 use super::plan::{self, DeviceShape, LaunchPlan, MAX_NDIM, OperandStrides};
 use super::{Axes, Options, ReductionInfo};
@@ -133,7 +134,9 @@ struct Scratch {
     device: usize,
     stream: usize,
     counters: usize,
-    buf: DeviceBuffer,
+    /// Shared with the graphs whose recorded launches use it (`crate::capture`): a grown
+    /// scratch's old buffer lives on with them.
+    buf: Arc<DeviceBuffer>,
 }
 
 thread_local! {
@@ -160,6 +163,7 @@ fn scratch(
         if let Some(s) = all.iter().find(|s| (s.device, s.stream) == key) {
             let base = counter_bytes(s.counters);
             if s.counters >= counters && s.buf.len_bytes() - base >= need_slots {
+                crate::capture::keep(&s.buf);
                 return Ok((s.buf.ptr() + base as u64, s.buf.ptr()));
             }
         }
@@ -175,7 +179,7 @@ fn scratch(
         };
         let counters = counters.max(old_counters * 2).max(1024);
         let slot_room = need_slots.max(old_slots * 2).max(64 * 1024);
-        let buf = DeviceBuffer::alloc(counter_bytes(counters) + slot_room, stream)?;
+        let buf = Arc::new(DeviceBuffer::alloc(counter_bytes(counters) + slot_room, stream)?);
         buf.write_bytes(0, &vec![0u8; counter_bytes(counters)], stream)?;
         let base = counter_bytes(counters) as u64;
         let (p, c) = (buf.ptr() + base, buf.ptr());

@@ -1,0 +1,134 @@
+//! The graph rows (issue 17, docs/graphs.md): 1,000 one-element kernels (`empty4` of
+//! `kernels.rs`, on one-element arrays) launched eagerly and replayed from a `cuprum::Graph`,
+//! against a native CUDA graph of 1,000 bare launches of an empty kernel (recorded with cudarc's
+//! own stream capture) and against a bare launch. Targets: the GPU time per replayed node at most
+//! 1.1x the native graph's; the host cost of a replay, per kernel, at most 0.3x a bare launch's.
+
+use std::time::Instant;
+
+use cudarc::driver::{LaunchConfig as CuLaunchConfig, PushKernelArg, sys};
+use cuprum_runtime::nvrtc::CodeTarget;
+use cuprum_runtime::{Array, Device, Event, Graph, LaunchConfig, Result, Stream};
+
+use super::kernels::empty4;
+use super::{EMPTY, Row, bare_compile, median};
+
+/// Kernels per graph.
+const K: usize = 1000;
+
+fn driver(call: &'static str) -> impl FnOnce(cudarc::driver::DriverError) -> cuprum_runtime::Error {
+    cuprum_runtime::Error::driver_fn(call)
+}
+
+/// GPU time per node of `replay` (which queues one run of `K` nodes), from events around
+/// `reps` replays, median of `rounds`.
+fn per_node_us(stream: &Stream, rounds: usize, reps: usize, mut replay: impl FnMut() -> Result<()>) -> Result<f64> {
+    replay()?;
+    stream.synchronize()?;
+    let mut t = Vec::new();
+    for _ in 0..rounds.max(3) {
+        let start = Event::record(stream)?;
+        for _ in 0..reps {
+            replay()?;
+        }
+        let end = Event::record(stream)?;
+        end.synchronize()?;
+        t.push(Event::elapsed_ms(&start, &end)? as f64 * 1e3 / (reps * K) as f64);
+    }
+    Ok(median(t))
+}
+
+pub fn rows(dev: &Device, target: CodeTarget, bare_launch_us: f64, rounds: usize) -> Result<Vec<Row>> {
+    let stream = Stream::new(dev)?;
+    let _current = stream.use_scoped();
+    let (a, b) = (Array::<f32>::zeros(1)?, Array::<f32>::zeros(1)?);
+    let mut c = Array::<f32>::zeros(1)?;
+    let cfg = LaunchConfig::new(1u32, 32u32);
+    let launch_all = |c: &mut Array<f32>| -> Result<()> {
+        for _ in 0..K {
+            empty4::launch(&cfg, &a, &b, c, 1)?;
+        }
+        Ok(())
+    };
+
+    // Eager: K launches and a synchronize, per kernel.
+    launch_all(&mut c)?;
+    stream.synchronize()?;
+    let mut eager = Vec::new();
+    for _ in 0..rounds.max(3) {
+        let t = Instant::now();
+        launch_all(&mut c)?;
+        stream.synchronize()?;
+        eager.push(t.elapsed().as_secs_f64() * 1e6 / K as f64);
+    }
+    let eager_us = median(eager);
+
+    // cuprum's graph: GPU time per node, and the host cost of one replay call per kernel.
+    let graph = Graph::capture(&stream, |_| launch_all(&mut c))?;
+    let ours_node_us = per_node_us(&stream, rounds, 20, || graph.replay())?;
+    let mut host = Vec::new();
+    for _ in 0..rounds.max(3) * 10 {
+        stream.synchronize()?;
+        let t = Instant::now();
+        graph.replay()?;
+        host.push(t.elapsed().as_secs_f64() * 1e6 / K as f64);
+    }
+    stream.synchronize()?;
+    let replay_host_us = median(host);
+    let nodes = graph.nodes();
+
+    // A native CUDA graph: K bare launches of an empty kernel, captured by cudarc.
+    let native_node_us = {
+        let ctx = dev.context()?;
+        let module = ctx.load_module(cudarc::nvrtc::Ptx::from_binary(bare_compile(EMPTY, target)?)).map_err(driver("cuModuleLoadData"))?;
+        let f = module.load_function("empty_kernel").map_err(driver("cuModuleGetFunction"))?;
+        let raw = stream.raw()?.clone();
+        let (pa, pb, pc, n) = (a.device_ptr(), b.device_ptr(), c.device_ptr(), 1u32);
+        let cu_cfg = CuLaunchConfig { grid_dim: (1, 1, 1), block_dim: (32, 1, 1), shared_mem_bytes: 0 };
+        raw.begin_capture(sys::CUstreamCaptureMode::CU_STREAM_CAPTURE_MODE_RELAXED).map_err(driver("cuStreamBeginCapture"))?;
+        for _ in 0..K {
+            let mut builder = raw.launch_builder(&f);
+            builder.arg(&pa).arg(&pb).arg(&pc).arg(&n);
+            // SAFETY: empty_kernel takes (const float*, const float*, float*, unsigned int); the
+            // pointers are live device arrays (kept until the graph is dropped below); the kernel
+            // touches nothing.
+            unsafe { builder.launch(cu_cfg) }.map_err(driver("cuLaunchKernel"))?;
+        }
+        let native = raw
+            .end_capture(sys::CUgraphInstantiate_flags(0))
+            .map_err(driver("cuStreamEndCapture"))?
+            .ok_or_else(|| cuprum_runtime::Error::Unsupported { what: "the native capture recorded nothing".into() })?;
+        let us = per_node_us(&stream, rounds, 20, || native.launch().map_err(driver("cuGraphLaunch")))?;
+        stream.synchronize()?;
+        us
+    };
+    Ok(vec![
+        Row {
+            name: "graph: 1000 one-element kernels replayed, GPU time per node",
+            value: ours_node_us,
+            unit: "us",
+            ceiling_name: "native CUDA graph, per node",
+            ceiling: native_node_us,
+            target: Some(("<=", 1.1)),
+            note: format!("{nodes} nodes (empty4::launch x {K}); native: {K} bare launches of an empty kernel captured by cudarc; 20 replays per round"),
+        },
+        Row {
+            name: "graph: replay host cost per kernel",
+            value: replay_host_us,
+            unit: "us",
+            ceiling_name: "bare cudarc launch",
+            ceiling: bare_launch_us,
+            target: Some(("<=", 0.3)),
+            note: format!("one Graph::replay() of {K} kernels, divided by {K}"),
+        },
+        Row {
+            name: "graph: the same 1000 kernels launched eagerly, per kernel",
+            value: eager_us,
+            unit: "us",
+            ceiling_name: "bare cudarc launch",
+            ceiling: bare_launch_us,
+            target: None,
+            note: format!("{K} empty4::launch calls and a synchronize, per kernel; replayed: {:.2} us per node on the GPU", ours_node_us),
+        },
+    ])
+}
