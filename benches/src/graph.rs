@@ -8,7 +8,7 @@ use std::time::Instant;
 
 use cudarc::driver::{LaunchConfig as CuLaunchConfig, PushKernelArg, sys};
 use cuprum_runtime::nvrtc::CodeTarget;
-use cuprum_runtime::{Array, Device, Event, Graph, LaunchConfig, Result, Stream};
+use cuprum_runtime::{Array, Device, Graph, LaunchConfig, Result, Stream};
 
 use super::kernels::empty4;
 use super::{EMPTY, Row, bare_compile, median};
@@ -20,22 +20,10 @@ fn driver(call: &'static str) -> impl FnOnce(cudarc::driver::DriverError) -> cup
     cuprum_runtime::Error::driver_fn(call)
 }
 
-/// GPU time per node of `replay` (which queues one run of `K` nodes), from events around
-/// `reps` replays, median of `rounds`.
-fn per_node_us(stream: &Stream, rounds: usize, reps: usize, mut replay: impl FnMut() -> Result<()>) -> Result<f64> {
-    replay()?;
-    stream.synchronize()?;
-    let mut t = Vec::new();
-    for _ in 0..rounds.max(3) {
-        let start = Event::record(stream)?;
-        for _ in 0..reps {
-            replay()?;
-        }
-        let end = Event::record(stream)?;
-        end.synchronize()?;
-        t.push(Event::elapsed_ms(&start, &end)? as f64 * 1e3 / (reps * K) as f64);
-    }
-    Ok(median(t))
+/// GPU time per node of `replay` (which queues one run of `K` nodes): the reduction rows'
+/// event timing (median of `rounds` rounds of 10 calls) divided by `K`.
+fn per_node_us(stream: &Stream, rounds: usize, replay: impl FnMut() -> Result<()>) -> Result<f64> {
+    Ok(super::reduction::time_ms(stream, rounds, replay)? * 1e3 / K as f64)
 }
 
 pub fn rows(dev: &Device, target: CodeTarget, bare_launch_us: f64, rounds: usize) -> Result<Vec<Row>> {
@@ -65,7 +53,7 @@ pub fn rows(dev: &Device, target: CodeTarget, bare_launch_us: f64, rounds: usize
 
     // cuprum's graph: GPU time per node, and the host cost of one replay call per kernel.
     let graph = Graph::capture(&stream, |_| launch_all(&mut c))?;
-    let ours_node_us = per_node_us(&stream, rounds, 20, || graph.replay())?;
+    let ours_node_us = per_node_us(&stream, rounds, || graph.replay())?;
     let mut host = Vec::new();
     for _ in 0..rounds.max(3) * 10 {
         stream.synchronize()?;
@@ -98,7 +86,7 @@ pub fn rows(dev: &Device, target: CodeTarget, bare_launch_us: f64, rounds: usize
             .end_capture(sys::CUgraphInstantiate_flags(0))
             .map_err(driver("cuStreamEndCapture"))?
             .ok_or_else(|| cuprum_runtime::Error::Unsupported { what: "the native capture recorded nothing".into() })?;
-        let us = per_node_us(&stream, rounds, 20, || native.launch().map_err(driver("cuGraphLaunch")))?;
+        let us = per_node_us(&stream, rounds, || native.launch().map_err(driver("cuGraphLaunch")))?;
         stream.synchronize()?;
         us
     };
@@ -110,7 +98,7 @@ pub fn rows(dev: &Device, target: CodeTarget, bare_launch_us: f64, rounds: usize
             ceiling_name: "native CUDA graph, per node",
             ceiling: native_node_us,
             target: Some(("<=", 1.1)),
-            note: format!("{nodes} nodes (empty4::launch x {K}); native: {K} bare launches of an empty kernel captured by cudarc; 20 replays per round"),
+            note: format!("{nodes} nodes (empty4::launch x {K}); native: {K} bare launches of an empty kernel captured by cudarc; 10 replays per round"),
         },
         Row {
             name: "graph: replay host cost per kernel",

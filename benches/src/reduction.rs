@@ -86,7 +86,7 @@ fn uniform_halves(n: usize, state: &mut u64) -> Vec<f32> {
 
 /// Median milliseconds of one `call` (a reduction on `stream`), by CUDA events around 10
 /// back-to-back calls, after one call to warm up.
-fn time_ms(stream: &Stream, rounds: usize, mut call: impl FnMut() -> Result<()>) -> Result<f64> {
+pub(crate) fn time_ms(stream: &Stream, rounds: usize, mut call: impl FnMut() -> Result<()>) -> Result<f64> {
     let reps = 10;
     call()?;
     let mut t = Vec::new();
