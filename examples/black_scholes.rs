@@ -4,12 +4,12 @@
 //!
 //! Time of the kernel (with a synchronize, median of 10), H100, one run, the same inputs:
 //! cuprum 0.288-0.295 ms, CuPy (14.2) 0.176-0.188 ms: cuprum is 1.6x slower here. The inputs and
-//! outputs are 400 MB (0.13 ms at the copy ceiling), so both are bound by the f64 arithmetic
-//! (`exp`, `ln`, `sqrt`, two `cnd`s). Not `-fmad=false` (CuPy's kernel with it: 0.19 ms). The
-//! likely cause, not yet measured: cuprum's elementwise loop gives each thread 4 items of 2
-//! elements (16-byte loads), 8 inlined copies of this long body, where CuPy's runs one element per
-//! thread; register pressure then limits the warps in flight. A per-kernel unroll (or one chosen
-//! by the body's cost) is the next step.
+//! outputs are 400 MB: 0.13 ms at the copy ceiling, which CuPy reaches at 0.7 with this much f64
+//! arithmetic per element (`exp`, `ln`, `sqrt`, two `cnd`s). The gap is not yet explained; ruled out on the same GPU
+//! (`scripts/black_scholes_shapes.py`, the formula in plain CUDA C through CuPy): `-fmad=false`
+//! (CuPy's kernel with it: 0.19 ms), cuprum's loop shape of 4 items of 2 elements per thread
+//! loaded first (0.195 ms at 118 registers, against 0.183 ms one element per thread), and a
+//! `cnd` that is not inlined (0.21 ms). Next: profile the generated kernel itself.
 //!
 //! `cargo run --release -p cuprum-examples --example black_scholes [-- N]` (N options; default
 //! 10^7). Without a GPU it runs on the CPU device. `BLACK_SCHOLES_DUMP=/tmp/bs.bin` writes the
