@@ -3,13 +3,13 @@
 //! checked against the same Rust function run on the host.
 //!
 //! Time of the kernel (with a synchronize, median of 10), H100, one run, the same inputs:
-//! cuprum 0.288-0.295 ms, CuPy (14.2) 0.176-0.188 ms: cuprum is 1.6x slower here. The inputs and
-//! outputs are 400 MB: 0.13 ms at the copy ceiling, which CuPy reaches at 0.7 with this much f64
-//! arithmetic per element (`exp`, `ln`, `sqrt`, two `cnd`s). The gap is not yet explained; ruled out on the same GPU
-//! (`scripts/black_scholes_shapes.py`, the formula in plain CUDA C through CuPy): `-fmad=false`
-//! (CuPy's kernel with it: 0.19 ms), cuprum's loop shape of 4 items of 2 elements per thread
-//! loaded first (0.195 ms at 118 registers, against 0.183 ms one element per thread), and a
-//! `cnd` that is not inlined (0.21 ms). Next: profile the generated kernel itself.
+//! cuprum 0.176-0.178 ms, CuPy (14.2) 0.183 ms. The inputs and outputs are 400 MB: 0.13 ms at the
+//! copy ceiling, 0.73 of it with this much f64 arithmetic per element (`exp`, `ln`, `sqrt`, two
+//! `cnd`s). This example found a cost of the elementwise loop: with 4 items of 2 elements per
+//! thread, the kernel's 7 operands held 158 registers (one block of 256 threads per SM, Nsight
+//! Compute) and it took 0.29 ms; kernels with more than 4 operands now take fewer items per step
+//! (`unroll_for` in `abi/include/cuprum/elementwise.h`: 64 registers here, 0.42 achieved
+//! occupancy). `scripts/black_scholes_shapes.py` times the loop shapes in plain CUDA C.
 //!
 //! `cargo run --release -p cuprum-examples --example black_scholes [-- N]` (N options; default
 //! 10^7). Without a GPU it runs on the CPU device. `BLACK_SCHOLES_DUMP=/tmp/bs.bin` writes the

@@ -14,9 +14,10 @@
 // In `s32`/`s64`, when every operand's innermost axis is contiguous or broadcast (`vec > 1`), one
 // item is VEC consecutive elements of that axis, loaded as one vector (or one broadcast value).
 //
-// Each thread handles CUPRUM_EW_UNROLL items per block-sized step, loading all of them before
-// computing any (loads in flight are what a memory-bound loop needs); a block covers a contiguous
-// tile of `blockDim.x * CUPRUM_EW_UNROLL` items, then strides by the grid.
+// Each thread handles CUPRUM_EW_UNROLL items per block-sized step (fewer for kernels with more
+// than 4 operands: `unroll_for`), loading all of them before computing any (loads in flight are
+// what a memory-bound loop needs); a block covers a contiguous tile of `blockDim.x * U` items,
+// then strides by the grid.
 //
 // The structs below are kernel parameters: their layout is mirrored by the runtime
 // (`runtime/src/elementwise/params.rs`); change both together.
@@ -340,14 +341,13 @@ __device__ __forceinline__ void with_bufs(K& k, const Op& op, const Rest&... res
 
 // ---- the loops ---------------------------------------------------------------------------------
 
-// Contiguous: chunk c is elements [c * W, c * W + W).
-template <int W, typename F>
+// Contiguous: chunk c is elements [c * W, c * W + W), U chunks per thread per step.
+template <int W, int U, typename F>
 struct ContigBody {
     const Loop<contig>& L;
     F& f;
     template <typename... B>
     __device__ __forceinline__ void operator()(B&... b) {
-        const int U = CUPRUM_EW_UNROLL;
         const u64 chunks = L.size / W;
         const u64 tile = (u64)blockDim.x * U;
         for (u64 base = (u64)blockIdx.x * tile; base < chunks; base += (u64)gridDim.x * tile) {
@@ -381,21 +381,20 @@ struct ContigBody {
         }
     }
 };
-template <int W, typename F, typename... Ops>
+template <int W, int U, typename F, typename... Ops>
 __device__ __forceinline__ void contig_loop(const Loop<contig>& L, F& f, const Ops&... ops) {
-    ContigBody<W, F> body{L, f};
-    with_bufs<CUPRUM_EW_UNROLL, W>(body, ops...);
+    ContigBody<W, U, F> body{L, f};
+    with_bufs<U, W>(body, ops...);
 }
 
 // Strided: item g of the collapsed item shape; its multi-index times each operand's strides.
-template <int W, typename V, typename F>
+template <int W, int U, typename V, typename F>
 struct StridedBody {
     const Loop<V>& L;
     F& f;
     template <typename... B>
     __device__ __forceinline__ void operator()(B&... b) {
         typedef typename IndexOf<V>::uint I;
-        const int U = CUPRUM_EW_UNROLL;
         // Operand p's innermost stride is 0 when bit p of `bcast` is set.
         int p = 0;
         (b.init(((L.bcast >> p++) & 1u) != 0), ...);
@@ -439,10 +438,10 @@ struct StridedBody {
         }
     }
 };
-template <int W, typename V, typename F, typename... Ops>
+template <int W, int U, typename V, typename F, typename... Ops>
 __device__ __forceinline__ void strided_loop(const Loop<V>& L, F& f, const Ops&... ops) {
-    StridedBody<W, V, F> body{L, f};
-    with_bufs<CUPRUM_EW_UNROLL, W>(body, ops...);
+    StridedBody<W, U, V, F> body{L, f};
+    with_bufs<U, W>(body, ops...);
 }
 
 // Tiled 2-D: when an operand is contiguous along the outer axis (a transposed input), items are
@@ -497,19 +496,30 @@ __device__ __forceinline__ void tiled_loop(const Loop<V>& L, F& f, const Ops&...
 
 // The entry point of every elementwise kernel: `f(i, element...)` for every element i of the loop,
 // one `element` per operand (a value of an input, a reference to an output, a raw argument).
+// Items per thread per step: CUPRUM_EW_UNROLL, fewer for kernels with many operands, whose items
+// would hold so many registers that few warps fit on an SM (a Black-Scholes kernel, 5 inputs and
+// 2 outputs of f64: 158 registers, one block of 256 per SM at 4 items; one item leaves room for
+// several). Such kernels keep loads in flight through their operands' number instead.
+template <typename... Ops>
+__host__ __device__ constexpr int unroll_for() {
+    return sizeof...(Ops) <= 4 ? CUPRUM_EW_UNROLL : sizeof...(Ops) <= 6 ? 2 : 1;
+}
+
 template <typename F, typename... Ops>
 __device__ __forceinline__ void run(const Loop<contig>& L, F f, const Ops&... ops) {
     const int VEC = vec_width<Ops...>();
-    if (VEC > 1 && L.vec > 1) contig_loop<VEC>(L, f, ops...);
-    else contig_loop<1>(L, f, ops...);
+    const int U = unroll_for<Ops...>();
+    if (VEC > 1 && L.vec > 1) contig_loop<VEC, U>(L, f, ops...);
+    else contig_loop<1, U>(L, f, ops...);
 }
 
 template <typename V, typename F, typename... Ops>
 __device__ __forceinline__ void run(const Loop<V>& L, F f, const Ops&... ops) {
     const int VEC = vec_width<Ops...>();
-    if (VEC > 1 && L.vec > 1) strided_loop<VEC>(L, f, ops...);
+    const int U = unroll_for<Ops...>();
+    if (VEC > 1 && L.vec > 1) strided_loop<VEC, U>(L, f, ops...);
     else if (L.ndim == 2 && (L.bcast >> 31) != 0 && blockDim.x % 32 == 0) tiled_loop(L, f, ops...);
-    else strided_loop<1>(L, f, ops...);
+    else strided_loop<1, U>(L, f, ops...);
 }
 
 }  // namespace ew

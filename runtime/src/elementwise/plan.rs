@@ -262,7 +262,8 @@ pub const TILED: u32 = 1 << 31;
 
 impl Plan {
     /// Blocks of `block` threads covering the items (a thread handles [`UNROLL`] items per step;
-    /// at most the device's grid limit, the kernels stride over the rest).
+    /// at most the device's grid limit, the kernels stride over the rest; a kernel with more
+    /// than 4 operands takes fewer items per step and strides over the rest too).
     pub fn grid(&self, block: u32) -> u32 {
         grid(self.items, block)
     }
