@@ -3,7 +3,7 @@
 //! checked against the same Rust function run on the host.
 //!
 //! Time of the kernel (with a synchronize, median of 10), H100, one run, the same inputs:
-//! cuprum 0.176-0.178 ms, CuPy (14.2) 0.183 ms. The inputs and outputs are 400 MB: 0.13 ms at the
+//! cuprum 0.176-0.179 ms, CuPy (14.2) 0.178-0.183 ms (two runs). The inputs and outputs are 400 MB: 0.13 ms at the
 //! copy ceiling, 0.73 of it with this much f64 arithmetic per element (`exp`, `ln`, `sqrt`, two
 //! `cnd`s). This example found a cost of the elementwise loop: with 4 items of 2 elements per
 //! thread, the kernel's 7 operands held 158 registers (one block of 256 threads per SM, Nsight

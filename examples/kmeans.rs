@@ -12,7 +12,7 @@
 //! Time for the fit (10 iterations, the data already on the device, each iteration ending in
 //! the host's read of `all(new_pred == pred)` as in CuPy), median of 5, H100, one run, the same
 //! points and initial centers (`KMEANS_DUMP=/tmp/x.bin` writes them for
-//! `scripts/cupy_kmeans.py`): cuprum 5.5-5.7 ms, CuPy (14.2) 410 ms; the same centers to the
+//! `scripts/cupy_kmeans.py`): cuprum 5.2-5.7 ms, CuPy (14.2) 410 ms; the same centers to the
 //! printed digits. An iteration moves about 1 GB (the distances, argmin, masks, masked sums):
 //! 0.34 ms at the copy ceiling, against cuprum's 0.55 ms. (Before the reduction planner gave
 //! fewer than 32 outputs of long strided rows a block each, the masked sums alone took 7 ms an
