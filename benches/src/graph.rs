@@ -7,18 +7,13 @@
 use std::time::Instant;
 
 use cudarc::driver::{LaunchConfig as CuLaunchConfig, PushKernelArg, sys};
-use cuprum_runtime::nvrtc::CodeTarget;
-use cuprum_runtime::{Array, Device, Graph, LaunchConfig, Result, Stream};
+use cuprum_runtime::{Array, Device, Error, Graph, LaunchConfig, Result, Stream};
 
 use super::kernels::empty4;
-use super::{EMPTY, Row, bare_compile, median};
+use super::{Row, median};
 
 /// Kernels per graph.
 const K: usize = 1000;
-
-fn driver(call: &'static str) -> impl FnOnce(cudarc::driver::DriverError) -> cuprum_runtime::Error {
-    cuprum_runtime::Error::driver_fn(call)
-}
 
 /// GPU time per node of `replay` (which queues one run of `K` nodes): the reduction rows'
 /// event timing (median of `rounds` rounds of 10 calls) divided by `K`.
@@ -26,7 +21,8 @@ fn per_node_us(stream: &Stream, rounds: usize, replay: impl FnMut() -> Result<()
     Ok(super::reduction::time_ms(stream, rounds, replay)? * 1e3 / K as f64)
 }
 
-pub fn rows(dev: &Device, target: CodeTarget, bare_launch_us: f64, rounds: usize) -> Result<Vec<Row>> {
+/// `empty_cubin`: the bare launch row's empty kernel (`main.rs`), for the native graph.
+pub fn rows(dev: &Device, empty_cubin: &[u8], bare_launch_us: f64, rounds: usize) -> Result<Vec<Row>> {
     let stream = Stream::new(dev)?;
     let _current = stream.use_scoped();
     let (a, b) = (Array::<f32>::zeros(1)?, Array::<f32>::zeros(1)?);
@@ -68,25 +64,25 @@ pub fn rows(dev: &Device, target: CodeTarget, bare_launch_us: f64, rounds: usize
     // A native CUDA graph: K bare launches of an empty kernel, captured by cudarc.
     let native_node_us = {
         let ctx = dev.context()?;
-        let module = ctx.load_module(cudarc::nvrtc::Ptx::from_binary(bare_compile(EMPTY, target)?)).map_err(driver("cuModuleLoadData"))?;
-        let f = module.load_function("empty_kernel").map_err(driver("cuModuleGetFunction"))?;
+        let module = ctx.load_module(cudarc::nvrtc::Ptx::from_binary(empty_cubin.to_vec())).map_err(Error::driver_fn("cuModuleLoadData"))?;
+        let f = module.load_function("empty_kernel").map_err(Error::driver_fn("cuModuleGetFunction"))?;
         let raw = stream.raw()?.clone();
         let (pa, pb, pc, n) = (a.device_ptr(), b.device_ptr(), c.device_ptr(), 1u32);
         let cu_cfg = CuLaunchConfig { grid_dim: (1, 1, 1), block_dim: (32, 1, 1), shared_mem_bytes: 0 };
-        raw.begin_capture(sys::CUstreamCaptureMode::CU_STREAM_CAPTURE_MODE_RELAXED).map_err(driver("cuStreamBeginCapture"))?;
+        raw.begin_capture(sys::CUstreamCaptureMode::CU_STREAM_CAPTURE_MODE_RELAXED).map_err(Error::driver_fn("cuStreamBeginCapture"))?;
         for _ in 0..K {
             let mut builder = raw.launch_builder(&f);
             builder.arg(&pa).arg(&pb).arg(&pc).arg(&n);
             // SAFETY: empty_kernel takes (const float*, const float*, float*, unsigned int); the
             // pointers are live device arrays (kept until the graph is dropped below); the kernel
             // touches nothing.
-            unsafe { builder.launch(cu_cfg) }.map_err(driver("cuLaunchKernel"))?;
+            unsafe { builder.launch(cu_cfg) }.map_err(Error::driver_fn("cuLaunchKernel"))?;
         }
         let native = raw
             .end_capture(sys::CUgraphInstantiate_flags(0))
-            .map_err(driver("cuStreamEndCapture"))?
-            .ok_or_else(|| cuprum_runtime::Error::Unsupported { what: "the native capture recorded nothing".into() })?;
-        let us = per_node_us(&stream, rounds, || native.launch().map_err(driver("cuGraphLaunch")))?;
+            .map_err(Error::driver_fn("cuStreamEndCapture"))?
+            .ok_or_else(|| Error::Unsupported { what: "the native capture recorded nothing".into() })?;
+        let us = per_node_us(&stream, rounds, || native.launch().map_err(Error::driver_fn("cuGraphLaunch")))?;
         stream.synchronize()?;
         us
     };

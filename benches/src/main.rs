@@ -482,7 +482,7 @@ fn run(dev: &Device, opts: &Options) -> Result<()> {
     // Reductions (issue 7).
     rows.extend(reduction::rows(&stream, copy_ceiling, bare_launch_us, opts.quick, rounds, launches)?);
     // Graphs (issue 17).
-    rows.extend(graph::rows(dev, target, bare_launch_us, rounds)?);
+    rows.extend(graph::rows(dev, &empty_cubin, bare_launch_us, rounds)?);
     // The CPU device's rows, on this machine's CPU.
     rows.extend(cpu::rows(opts.quick)?);
 

@@ -101,3 +101,52 @@ pub(crate) fn refuse_foreign(what: &str, stream_is_recorded: impl FnOnce() -> bo
         ),
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_capture_keeps_each_buffer_once_and_refuses_while_active() {
+        let a = Arc::new(7u32);
+        keep(&a);
+        assert!(refuse("x").is_ok() && !active(), "nothing is recorded outside a capture");
+        assert!(begin());
+        assert!(!begin(), "captures do not nest");
+        keep(&a);
+        keep(&a);
+        keep(&Arc::new(8u32));
+        match refuse("allocating") {
+            Err(Error::Unsupported { what }) => assert!(what.starts_with("allocating while a graph is being recorded"), "{what}"),
+            other => panic!("{other:?}"),
+        }
+        // This thread's own capture: its work is recorded and kept, not refused.
+        assert!(refuse_foreign("a launch", || true).is_ok());
+        let kept = end();
+        assert_eq!(kept.len(), 2);
+        assert_eq!(Arc::strong_count(&a), 2, "the capture holds one reference");
+        assert!(!active() && end().is_empty());
+    }
+
+    #[test]
+    fn another_threads_capture_refuses_work_on_its_stream_only() {
+        let (started, stop) = (std::sync::Barrier::new(2), std::sync::Barrier::new(2));
+        std::thread::scope(|s| {
+            s.spawn(|| {
+                assert!(begin());
+                started.wait();
+                stop.wait();
+                end();
+            });
+            started.wait();
+            assert!(refuse_foreign("a launch", || false).is_ok(), "a stream nobody records");
+            match refuse_foreign("a launch", || true) {
+                Err(Error::Unsupported { what }) => assert!(what.contains("another thread"), "{what}"),
+                other => panic!("{other:?}"),
+            }
+            assert!(refuse("x").is_ok(), "this thread records nothing");
+            stop.wait();
+        });
+        assert!(refuse_foreign("a launch", || true).is_ok(), "no capture under way");
+    }
+}

@@ -149,8 +149,17 @@ impl KernelFunction {
         self.name
     }
 
+    /// Keeps this function's module loaded for the graph being recorded on this thread, if one is
+    /// (`crate::capture`): a replay after the last `RawKernel` holding it was dropped would run
+    /// an unloaded function.
+    #[inline]
+    pub(crate) fn keep_for_capture(&self) {
+        crate::capture::keep(&self.module);
+    }
+
     /// The name, interned: what a launch records as its device's last kernel (`fault.rs`).
     #[inline]
+
     pub(crate) fn interned_name(&self) -> &'static String {
         self.name
     }

@@ -62,7 +62,12 @@ impl Graph {
     /// between host and device; such a call returns an error, and so does the capture.
     pub fn capture(stream: &Stream, record: impl FnOnce(&Stream) -> Result<()>) -> Result<Graph> {
         let r = Graph::record(stream, record)?;
-        let device = stream.device();
+        let exec = Graph::instantiate(stream, &r)?;
+        Ok(Graph { stream: stream.clone(), graph: r.graph, exec, kept: r.kept, nodes: r.nodes })
+    }
+
+    /// `r`'s graph instantiated; on failure the graph is destroyed.
+    fn instantiate(stream: &Stream, r: &Recorded) -> Result<sys::CUgraphExec> {
         let mut exec: sys::CUgraphExec = std::ptr::null_mut();
         // SAFETY: `r.graph` is a graph just recorded on this device's context (bound by
         // `record`), and `exec` a place for the instantiated one.
@@ -70,9 +75,9 @@ impl Graph {
         if let Err(e) = made.result() {
             // SAFETY: `r.graph` is ours and no longer used.
             unsafe { sys::cuGraphDestroy(r.graph) };
-            return Err(device.driver_error("cuGraphInstantiateWithFlags", e));
+            return Err(stream.device().driver_error("cuGraphInstantiateWithFlags", e));
         }
-        Ok(Graph { stream: stream.clone(), graph: r.graph, exec, kept: r.kept, nodes: r.nodes })
+        Ok(exec)
     }
 
     /// Records `record` as [`Graph::capture`] does, ended and cleaned up on every error.
@@ -144,6 +149,8 @@ impl Graph {
     /// Queues one run of the recorded work on the stream it was recorded on (ordered after what
     /// is queued there before, like a launch).
     pub fn replay(&self) -> Result<()> {
+        // Recorded into another graph, it would not keep this one's buffers.
+        self.stream.refuse_if_recording("replaying a graph")?;
         let device = self.stream.device();
         device.check_alive()?;
         device.bind_to_thread()?;
@@ -160,22 +167,18 @@ impl Graph {
     /// queued so far.
     pub fn update(&mut self, record: impl FnOnce(&Stream) -> Result<()>) -> Result<()> {
         let stream = self.stream.clone();
-        let device = stream.device();
         let r = Graph::record(&stream, record)?;
         // The buffers of the old work may go back to the pool only after its replays.
-        stream.wait_quietly()?;
+        if let Err(e) = stream.wait_quietly() {
+            // SAFETY: `r.graph` is ours and no longer used.
+            unsafe { sys::cuGraphDestroy(r.graph) };
+            return Err(e);
+        }
         let mut info = sys::CUgraphExecUpdateResultInfo { result: sys::CUgraphExecUpdateResult::CU_GRAPH_EXEC_UPDATE_SUCCESS, errorNode: std::ptr::null_mut(), errorFromNode: std::ptr::null_mut() };
         // SAFETY: both handles are live graphs of this device; no replay of `exec` is pending.
         let updated = unsafe { sys::cuGraphExecUpdate_v2(self.exec, r.graph, &mut info) }.result().is_ok();
         if !updated {
-            let mut exec: sys::CUgraphExec = std::ptr::null_mut();
-            // SAFETY: as in `capture`.
-            let made = unsafe { sys::cuGraphInstantiateWithFlags(&mut exec, r.graph, 0) };
-            if let Err(e) = made.result() {
-                // SAFETY: `r.graph` is ours and no longer used.
-                unsafe { sys::cuGraphDestroy(r.graph) };
-                return Err(device.driver_error("cuGraphInstantiateWithFlags", e));
-            }
+            let exec = Graph::instantiate(&stream, &r)?;
             // SAFETY: the old executable graph has no pending replay (waited for above).
             unsafe { sys::cuGraphExecDestroy(self.exec) };
             self.exec = exec;

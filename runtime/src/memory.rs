@@ -459,8 +459,7 @@ impl DeviceBuffer {
     /// Copies `src` into the buffer at `byte_offset`, queued on `stream`. The host data is
     /// staged by the driver before this returns, so `src` may be dropped afterwards.
     pub fn write_bytes(&self, byte_offset: usize, src: &[u8], stream: &Stream) -> Result<()> {
-        crate::capture::refuse("a copy from host memory")?;
-        crate::capture::refuse_foreign("a copy from host memory", || stream.is_recorded())?;
+        stream.refuse_if_recording("a copy from host memory")?;
         self.check_range(byte_offset, src.len(), "a write")?;
         if src.is_empty() {
             return Ok(());
@@ -485,8 +484,7 @@ impl DeviceBuffer {
 
     /// Sets every byte of the buffer to zero, queued on `stream`.
     pub fn zero(&self, stream: &Stream) -> Result<()> {
-        crate::capture::refuse("a memset of a buffer")?;
-        crate::capture::refuse_foreign("a memset", || stream.is_recorded())?;
+        stream.refuse_if_recording("a memset of a buffer")?;
         if self.len == 0 {
             return Ok(());
         }
@@ -508,8 +506,7 @@ impl DeviceBuffer {
     /// Copies bytes from the buffer at `byte_offset` into `dst`, ordered on `stream`, and waits
     /// for the copy.
     pub fn read_bytes(&self, byte_offset: usize, dst: &mut [u8], stream: &Stream) -> Result<()> {
-        crate::capture::refuse("a copy to host memory")?;
-        crate::capture::refuse_foreign("a copy to host memory", || stream.is_recorded())?;
+        stream.refuse_if_recording("a copy to host memory")?;
         self.check_range(byte_offset, dst.len(), "a read")?;
         if dst.is_empty() {
             return Ok(());
@@ -534,8 +531,7 @@ impl DeviceBuffer {
     /// [`read_bytes`](Self::read_bytes) into memory that need not be initialised (a vector's
     /// spare capacity); when it returns `Ok`, every byte of `dst` has been written.
     pub fn read_uninit(&self, byte_offset: usize, dst: &mut [MaybeUninit<u8>], stream: &Stream) -> Result<()> {
-        crate::capture::refuse("a copy to host memory")?;
-        crate::capture::refuse_foreign("a copy to host memory", || stream.is_recorded())?;
+        stream.refuse_if_recording("a copy to host memory")?;
         self.check_range(byte_offset, dst.len(), "a read")?;
         if dst.is_empty() {
             return Ok(());

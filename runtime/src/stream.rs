@@ -273,10 +273,7 @@ impl Stream {
     /// Blocks until all work queued on the stream has finished. Reports the first out-of-range
     /// index of a kernel on this device since the last report ([`Error::IndexOutOfBounds`]).
     pub fn synchronize(&self) -> Result<()> {
-        self.device.check_alive()?;
-        if let Queue::Cuda(raw) = &self.queue {
-            raw.synchronize().map_err(self.device.driver_fn("cuStreamSynchronize"))?;
-        }
+        self.wait_quietly()?;
         crate::bounds::check(self.device.ordinal())
     }
 
@@ -289,6 +286,13 @@ impl Stream {
             raw.synchronize().map_err(self.device.driver_fn("cuStreamSynchronize"))?;
         }
         Ok(())
+    }
+
+    /// `Err` when `what` (a copy or memset queued on this stream) cannot be recorded: this
+    /// thread is recording a graph, or another thread records this stream (`crate::capture`).
+    pub(crate) fn refuse_if_recording(&self, what: &str) -> Result<()> {
+        crate::capture::refuse(what)?;
+        crate::capture::refuse_foreign(what, || self.is_recorded())
     }
 
     /// Whether a graph capture is recording this stream (`crate::capture`); a failing query

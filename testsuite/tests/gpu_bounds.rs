@@ -19,6 +19,7 @@ use std::sync::{Mutex, MutexGuard};
 
 use bounds_kernels as k;
 use bounds_kernels::NONE;
+use cuprum::prelude::Reductions;
 use cuprum::runtime::{Array, Device, Error, Event, LaunchConfig, Stream};
 
 /// The record of violations is one per device: the tests of this file take turns, so that one
@@ -54,7 +55,8 @@ on_both_devices!(
     local_array_read_and_write,
     a_device_function_reports_its_own_name,
     elementwise_raw_index,
-    reduction_map_raw_index
+    reduction_map_raw_index,
+    a_first_argmax_leaves_an_earlier_violation_reported
 );
 
 fn cfg() -> LaunchConfig<'static> {
@@ -410,4 +412,19 @@ fn reported_once_by_the_first_synchronising_call() {
     let e = Error::IndexOutOfBounds { kernel: "k".into(), index: 5, len: 4, block: [1, 2, 3], thread: [4, 5, 6] };
     let m = e.to_string();
     assert!(m.contains("the len is 4 but the index is 5") && m.contains("block (1, 2, 3), thread (4, 5, 6)"), "{m}");
+}
+
+/// The first float `argmin`/`argmax` on a device makes a constant (the direction) and waits for
+/// it: the wait must leave an earlier kernel's violation for the caller's next synchronising call
+/// (no other test of this file runs an argmax, so this one is the device's first).
+fn a_first_argmax_leaves_an_earlier_violation_reported() {
+    let _serial = serial();
+    let xs = input();
+    let x = Array::from_vec(xs.clone()).unwrap();
+    let mut y = Array::from_vec(vec![POISON; N]).unwrap();
+    k::slices::launch(&cfg(), &x, &mut y, BAD, 4000, false).unwrap();
+    let best = x.argmax().run().unwrap();
+    assert_oob(y.to_vec().unwrap_err(), "slices", 4000, N as u64, BAD_BLOCK, BAD_THREAD);
+    let want = xs.iter().enumerate().fold((0, f32::MIN), |(bi, bv), (i, &v)| if v > bv { (i, v) } else { (bi, bv) }).0;
+    assert_eq!(best.to_vec().unwrap(), [want as i64]);
 }

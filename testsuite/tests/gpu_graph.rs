@@ -191,6 +191,8 @@ fn a_capture_refuses_what_a_graph_cannot_hold() {
     .unwrap();
     assert_refused(foreign.unwrap(), "another thread");
     assert_eq!(g.nodes(), 1);
+    // Replaying a graph inside another capture (it would not keep the first graph's buffers).
+    assert_refused(Graph::capture(&stream, |_| g.replay()), "replaying a graph");
     // Captures do not nest; the legacy default stream cannot be recorded.
     assert_refused(Graph::capture(&stream, |s| Graph::capture(s, |_| Ok(())).map(drop)), "inside another");
     let legacy = Stream::null(&Device::get(0).unwrap()).unwrap();
@@ -207,4 +209,32 @@ fn on_the_cpu_device_a_capture_is_an_error() {
         Err(Error::Unsupported { what }) => assert!(what.contains("CPU device"), "{what}"),
         other => panic!("expected an error, got {other:?}"),
     }
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn a_graph_keeps_the_module_of_a_dropped_raw_kernel() {
+    use cuprum::runtime::{LaunchConfig, RawKernel, SliceArg};
+    let stream = gpu_stream();
+    let _current = stream.use_scoped();
+    let mut rng = Rng::new();
+    let xs = random(&mut rng);
+    let x = Array::from_slice(&xs).unwrap();
+    let mut y = Array::<f32>::zeros([N]).unwrap();
+    let graph = {
+        let k = RawKernel::new(
+            "extern \"C\" __global__ void twice(const float* x, float* y, int n) { int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) y[i] = 2.0f * x[i]; }",
+            "twice",
+        );
+        let cfg = LaunchConfig::for_elements(N, 128);
+        // SAFETY: `twice` reads `n` floats of `x` and writes `n` of `y`, both of length N.
+        let launch = |y: &mut Array<f32>| unsafe { k.launch(&cfg, (SliceArg::of(&x), SliceArg::of(y), N as i32)) };
+        launch(&mut y).unwrap();
+        Graph::capture(&stream, |_| launch(&mut y)).unwrap()
+        // `k` and its module are dropped here: the graph keeps the module loaded.
+    };
+    poison(&mut y);
+    graph.replay().unwrap();
+    stream.synchronize().unwrap();
+    assert_eq!(y.to_vec().unwrap(), xs.iter().map(|v| 2.0 * v).collect::<Vec<_>>());
 }

@@ -53,6 +53,7 @@ pub unsafe fn launch<A: KernelArgs>(
         }
     };
     crate::capture::refuse_foreign("a launch", || stream.is_recorded())?;
+    func.keep_for_capture();
     if stream.device() != func.device() {
         return Err(Error::DeviceMismatch {
             context: format!("launching kernel `{}`", func.name()),

@@ -105,8 +105,7 @@ impl<T: DeviceRepr> Global<T> {
             });
         }
         let stream = Stream::current_for(self.device())?;
-        crate::capture::refuse("a copy to a module's variable")?;
-        crate::capture::refuse_foreign("a copy to a module's variable", || stream.is_recorded())?;
+        stream.refuse_if_recording("a copy to a module's variable")?;
         self.device().bind_to_thread()?;
         // SAFETY: the destination is `self.len >= values.len()` elements of `T` inside a module
         // that `self.handle` keeps loaded; the source slice is alive until the stream is
@@ -123,8 +122,7 @@ impl<T: DeviceRepr + Element> Global<T> {
     /// as `true`), which a plain [`DeviceRepr`] parameter type does not promise.
     pub fn read(&self) -> Result<Vec<T>> {
         let stream = Stream::current_for(self.device())?;
-        crate::capture::refuse("a copy from a module's variable")?;
-        crate::capture::refuse_foreign("a copy from a module's variable", || stream.is_recorded())?;
+        stream.refuse_if_recording("a copy from a module's variable")?;
         self.device().bind_to_thread()?;
         let size = std::mem::size_of::<T>();
         let mut out: Vec<T> = Vec::with_capacity(self.len);

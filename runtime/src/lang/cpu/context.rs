@@ -130,9 +130,13 @@ pub struct InFunction {
 impl Drop for InFunction {
     #[inline]
     fn drop(&mut self) {
-        if let Some(name) = self.caller {
-            // SAFETY: `ctx` was current when the guard was made, and the device function call
-            // the guard lives in ends before the context does.
+        // Only while its context is still the current one: a guard kept past its call (safe
+        // code may hold one) must not write through a context that is gone.
+        if let Some(name) = self.caller
+            && CURRENT.with(Cell::get) == self.ctx
+        {
+            // SAFETY: `ctx` is the current context, which the grid runner keeps alive while it
+            // is current (`current`).
             unsafe { (*self.ctx).function.set(name) };
         }
     }
