@@ -7,7 +7,7 @@
 //! the runtime (`cuprum-runtime`), whose built-in kernels (the array operators, functions and
 //! reductions) it builds itself (docs/architecture.md, The crates).
 
-pub use cuprum_macros::{device, elementwise, rawkernel, reduction};
+pub use cuprum_macros::{device, elementwise, fuse, rawkernel, reduction};
 pub use cuprum_runtime as runtime;
 /// What the running program embeds and how each kernel will reach the GPU:
 /// `println!("{}", cuprum::audit::report(device.as_ref()))` (see `docs/runtime.md`).
@@ -19,7 +19,7 @@ pub use cuprum_runtime::ReductionCall;
 
 /// Everything a kernel file needs: the attribute macros, the numeric traits, the GPU intrinsics.
 pub mod prelude {
-    pub use crate::{device, elementwise, rawkernel, reduction};
+    pub use crate::{device, elementwise, fuse, rawkernel, reduction};
     pub use crate::reductions::Reductions;
     pub use cuprum_runtime::lang::prelude::*;
 }

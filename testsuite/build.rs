@@ -9,5 +9,6 @@ fn main() {
         .file("tests/reduction_kernels.rs")
         .file("tests/struct_kernels.rs")
         .file("tests/bounds_kernels.rs")
+        .file("tests/fuse_kernels.rs")
         .compile();
 }

@@ -21,6 +21,7 @@ pub mod bounds;
 pub mod diag;
 pub mod expand;
 pub mod front;
+pub mod fuse;
 pub mod ir;
 pub mod lang;
 pub mod layout;

@@ -6,12 +6,15 @@ use proc_macro::TokenStream;
 
 use cuprum_compiler::front::AttrKind;
 
-fn expand(kind: AttrKind, attr: TokenStream, item: TokenStream) -> TokenStream {
-    let cx = cuprum_compiler::expand::Context {
+fn context() -> cuprum_compiler::expand::Context {
+    cuprum_compiler::expand::Context {
         file: Some(proc_macro::Span::call_site().local_file()).flatten(),
         out_dir: std::env::var_os("OUT_DIR").map(Into::into),
-    };
-    cuprum_compiler::expand::expand_item(kind, attr.into(), item.into(), &cx).into()
+    }
+}
+
+fn expand(kind: AttrKind, attr: TokenStream, item: TokenStream) -> TokenStream {
+    cuprum_compiler::expand::expand_item(kind, attr.into(), item.into(), &context()).into()
 }
 
 /// A CuPy-style elementwise kernel: the parameters are per-element inputs, the return value the output.
@@ -36,4 +39,11 @@ pub fn rawkernel(attr: TokenStream, item: TokenStream) -> TokenStream {
 #[proc_macro_attribute]
 pub fn device(attr: TokenStream, item: TokenStream) -> TokenStream {
     expand(AttrKind::Device, attr, item)
+}
+
+/// A function over arrays, written with cuprum's array operations, that also runs as one fused
+/// kernel generated at build time: `NAME::call(..)` (docs/fusion.md).
+#[proc_macro_attribute]
+pub fn fuse(attr: TokenStream, item: TokenStream) -> TokenStream {
+    cuprum_compiler::expand::expand_fuse(attr.into(), item.into(), &context()).into()
 }

@@ -53,6 +53,7 @@ pub mod launch;
 pub mod kernel;
 pub mod registry;
 pub mod rawkernel;
+pub mod fuse;
 
 pub mod elementwise;
 pub mod reduction;

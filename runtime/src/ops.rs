@@ -121,7 +121,7 @@ binary_op!(Mul, mul, Number, |_| builtin!(mul));
 binary_op!(Div, div, Number, |_| builtin!(div));
 binary_op!(Rem, rem, Real, rem_kernel);
 
-/// A scalar on the left: `2.0 * &a`, `1 - &a`.
+/// A scalar on the left: `2.0 * &a`, `1 - &a`, `1.0 / a`.
 macro_rules! scalar_lhs {
     ($($t:ty),*) => {$(
         impl<'b> Add<&'b Array<$t>> for $t {
@@ -143,6 +143,26 @@ macro_rules! scalar_lhs {
         impl<'b> Rem<&'b Array<$t>> for $t {
             type Output = Result<Array<$t>>;
             fn rem(self, rhs: &'b Array<$t>) -> Result<Array<$t>> { binary(rem_kernel(<$t as Scalar>::DTYPE), self, rhs) }
+        }
+        impl Add<Array<$t>> for $t {
+            type Output = Result<Array<$t>>;
+            fn add(self, rhs: Array<$t>) -> Result<Array<$t>> { self + &rhs }
+        }
+        impl Sub<Array<$t>> for $t {
+            type Output = Result<Array<$t>>;
+            fn sub(self, rhs: Array<$t>) -> Result<Array<$t>> { self - &rhs }
+        }
+        impl Mul<Array<$t>> for $t {
+            type Output = Result<Array<$t>>;
+            fn mul(self, rhs: Array<$t>) -> Result<Array<$t>> { self * &rhs }
+        }
+        impl Div<Array<$t>> for $t {
+            type Output = Result<Array<$t>>;
+            fn div(self, rhs: Array<$t>) -> Result<Array<$t>> { self / &rhs }
+        }
+        impl Rem<Array<$t>> for $t {
+            type Output = Result<Array<$t>>;
+            fn rem(self, rhs: Array<$t>) -> Result<Array<$t>> { self % &rhs }
         }
     )*};
 }

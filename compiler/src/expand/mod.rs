@@ -17,6 +17,7 @@
 //! attribute; `::cuprum` by default), aliased `__cuprum` inside the module.
 
 mod elementwise;
+mod fuse;
 mod host_body;
 mod host_kernel;
 mod host_regions;
@@ -34,6 +35,8 @@ use proc_macro2::TokenStream;
 use quote::{quote, ToTokens};
 
 use crate::front::AttrKind;
+
+pub use fuse::expand_fuse;
 
 /// What the macro knows besides the tokens: the file the item is in (to translate it whole, so
 /// that `#[device]` functions and consts of the file are part of the unit) and the crate's

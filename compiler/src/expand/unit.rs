@@ -73,14 +73,14 @@ fn info_of(file: String, unit: crate::back::cuda::Unit) -> UnitInfo {
     UnitInfo { file, source: unit.source, fast_math: unit.fast_math, fatbin: None, targets: Vec::new(), build: String::new(), precompiled, parts: Vec::new(), owner: None }
 }
 
-/// The file's first top-level kernel (`#[rawkernel]`, `#[elementwise]`, `#[reduction]`) without a
+/// The file's first top-level kernel (`#[rawkernel]`, `#[elementwise]`, `#[reduction]`, `#[fuse]`) without a
 /// `#[cfg]` or `#[cfg_attr]`, among the kernels the unit defines.
 fn owner(text: &str, unit: &crate::back::cuda::Unit) -> Option<String> {
     let file = syn::parse_file(text).ok()?;
     file.items.iter().find_map(|item| {
         let syn::Item::Fn(f) = item else { return None };
         let is_kernel = f.attrs.iter().any(|a| {
-            a.path().segments.last().is_some_and(|s| matches!(s.ident.to_string().as_str(), "rawkernel" | "elementwise" | "reduction"))
+            a.path().segments.last().is_some_and(|s| matches!(s.ident.to_string().as_str(), "rawkernel" | "elementwise" | "reduction" | "fuse"))
         });
         let conditional = f.attrs.iter().any(|a| a.path().is_ident("cfg") || a.path().is_ident("cfg_attr"));
         let name = f.sig.ident.to_string();

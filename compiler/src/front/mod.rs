@@ -184,6 +184,10 @@ pub fn lower_file(file: &syn::File, diags: &mut Diagnostics) -> Module {
             _ => continue,
         };
         for a in attrs {
+            if a.path().segments.last().is_some_and(|s| s.ident == "fuse") {
+                lower_fused(file, item, a, &scope, &mut module, diags);
+                continue;
+            }
             let Some(kind) = AttrKind::from_path(a.path()) else { continue };
             if kind == AttrKind::Device && matches!(item, syn::Item::Struct(_)) {
                 continue; // lowered above
@@ -206,6 +210,39 @@ pub fn lower_file(file: &syn::File, diags: &mut Diagnostics) -> Module {
         }
     }
     module
+}
+
+/// A `#[fuse]` function: desugared to the kernel it becomes (`crate::fuse`), which is lowered
+/// like a kernel written by hand.
+fn lower_fused(file: &syn::File, item: &syn::Item, a: &syn::Attribute, scope: &FileScope, module: &mut Module, diags: &mut Diagnostics) {
+    let syn::Item::Fn(f) = item else {
+        diags.error(a.span(), "`#[fuse]` applies to functions only");
+        return;
+    };
+    let args = match &a.meta {
+        syn::Meta::Path(_) => TokenStream::new(),
+        syn::Meta::List(l) => l.tokens.clone(),
+        syn::Meta::NameValue(nv) => {
+            diags.error(nv.span(), "write the attribute's arguments in parentheses: `#[fuse(instances = [f32])]`");
+            return;
+        }
+    };
+    match crate::fuse::desugar(f, args, &|name| elementwise_fn(file, name)) {
+        Ok(d) => {
+            if let Some(item) = lower_item(d.kind, d.attr, a.span(), &d.kernel, scope, diags) {
+                module.items.push(item);
+            }
+        }
+        Err(e) => diags.push(e),
+    }
+}
+
+/// The `#[elementwise]` function `name` of `file`, if there is one (a `#[fuse]` body inlines it).
+pub fn elementwise_fn(file: &syn::File, name: &str) -> Option<syn::ItemFn> {
+    file.items.iter().find_map(|item| match item {
+        syn::Item::Fn(f) if f.sig.ident == name && f.attrs.iter().any(|a| AttrKind::from_path(a.path()) == Some(AttrKind::Elementwise)) => Some(f.clone()),
+        _ => None,
+    })
 }
 
 /// The arguments of an attribute of `kind`, parsed and checked (every error into `diags`).

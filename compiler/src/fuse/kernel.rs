@@ -1,0 +1,278 @@
+//! The kernel a `#[fuse]` function becomes, written as an item of the kernel language (which the
+//! pipeline then checks, translates and precompiles like any other).
+//!
+//! Every node of the graph is one `let v{id} = ..;` (a literal is written in place, so that it
+//! takes its neighbour's type; a scalar parameter is its name).
+
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote};
+
+use super::graph::{operands, Class, Graph, Op, ReduceOp};
+
+fn v(id: usize) -> syn::Ident {
+    format_ident!("v{}", id)
+}
+
+/// How node `id` is named where it is used.
+fn value(g: &Graph, id: usize) -> TokenStream {
+    match &g.nodes[id].op {
+        Op::Lit(e) => quote!((#e)),
+        Op::Param(k) if !g.params[*k].array => {
+            let p = &g.params[*k].name;
+            quote!(#p)
+        }
+        _ => {
+            let v = v(id);
+            quote!(#v)
+        }
+    }
+}
+
+/// `let v{id} = ..;` for a computed node (`None` for a literal or a parameter).
+fn define(g: &Graph, id: usize) -> Option<TokenStream> {
+    let name = v(id);
+    let val = |n: usize| value(g, n);
+    let e = match &g.nodes[id].op {
+        Op::Param(_) | Op::Lit(_) | Op::Reduce(_) => return None,
+        Op::Binary(op, a, b) => {
+            let (a, b) = (val(*a), val(*b));
+            quote!(#a #op #b)
+        }
+        Op::Neg(a) => {
+            let a = val(*a);
+            quote!(-#a)
+        }
+        Op::Method(m, a, args) => {
+            let a = val(*a);
+            let args = args.iter().map(|&n| val(n));
+            quote!(#a.#m(#(#args),*))
+        }
+        Op::Cast(a, t) => {
+            let a = val(*a);
+            quote!(#a as #t)
+        }
+        Op::Inline(inline, args) => {
+            let binds = inline.params.iter().zip(args).map(|(p, &a)| {
+                let a = val(a);
+                quote!(let #p = #a;)
+            });
+            let stmts = &inline.body.stmts;
+            quote!({ #(#binds)* #(#stmts)* })
+        }
+    };
+    Some(quote!(let #name = #e;))
+}
+
+/// The kernel's signature: the fused function's, each array parameter as its element (an
+/// elementwise kernel's or a reduction's per-element input).
+fn per_element_fn(f: &syn::ItemFn, g: &Graph, out: &syn::Type, body: TokenStream) -> syn::ItemFn {
+    let name = &f.sig.ident;
+    let vis = &f.vis;
+    let generics = &f.sig.generics;
+    let where_clause = &f.sig.generics.where_clause;
+    let params = g.params.iter().map(|p| {
+        let (n, t) = (&p.name, &p.elem);
+        quote!(#n: #t)
+    });
+    syn::parse_quote!(#vis fn #name #generics (#(#params),*) -> #out #where_clause { #body })
+}
+
+/// The definitions `root` needs, without looking through values of another class than `Elem`
+/// (those are defined outside the element loop).
+fn elem_defs(g: &Graph, root: usize, load: &dyn Fn(usize) -> Option<TokenStream>) -> Vec<TokenStream> {
+    g.needed(root, &|n| n.class != Class::Elem)
+        .into_iter()
+        .filter(|&n| g.nodes[n].class == Class::Elem)
+        .filter_map(|n| match &g.nodes[n].op {
+            Op::Param(_) => load(n),
+            _ => define(g, n),
+        })
+        .collect()
+}
+
+/// No reduction: `#[elementwise] fn name(x: T, ..) -> U`.
+pub fn elementwise(f: &syn::ItemFn, g: &Graph, out: &syn::Type) -> syn::ItemFn {
+    let array_param = |n: usize| match &g.nodes[n].op {
+        Op::Param(k) => {
+            let (v, p) = (v(n), &g.params[*k].name);
+            Some(quote!(let #v = #p;))
+        }
+        _ => None,
+    };
+    let defs = elem_defs(g, g.out, &array_param);
+    let result = value(g, g.out);
+    per_element_fn(f, g, out, quote!(#(#defs)* #result))
+}
+
+/// Where a reduction of `op` starts, for element type `ty`.
+fn identity(op: ReduceOp, ty: &syn::Type, float: bool) -> TokenStream {
+    match (op, float) {
+        (ReduceOp::Sum | ReduceOp::Mean, _) => quote!(#ty::zero()),
+        (ReduceOp::Prod, _) => quote!(#ty::one()),
+        (ReduceOp::Max, true) => quote!(#ty::neg_infinity()),
+        (ReduceOp::Max, false) => quote!(#ty::min_value()),
+        (ReduceOp::Min, true) => quote!(#ty::infinity()),
+        (ReduceOp::Min, false) => quote!(#ty::max_value()),
+    }
+}
+
+fn combine(op: ReduceOp, a: &TokenStream, b: &TokenStream) -> TokenStream {
+    match op {
+        ReduceOp::Sum | ReduceOp::Mean => quote!(#a + #b),
+        ReduceOp::Prod => quote!(#a * #b),
+        ReduceOp::Max => quote!(#a.max(#b)),
+        ReduceOp::Min => quote!(#a.min(#b)),
+    }
+}
+
+/// Whether `ty` is a float type (a primitive, or a generic parameter bounded by `Float`).
+fn is_float(ty: &syn::Type, floats: &[String]) -> bool {
+    let syn::Type::Path(p) = ty else { return false };
+    let Some(last) = p.path.segments.last() else { return false };
+    let name = last.ident.to_string();
+    matches!(name.as_str(), "f32" | "f64" | "f16" | "bf16") || (p.path.segments.len() == 1 && floats.contains(&name))
+}
+
+/// The node's element type, or an error at its span.
+fn type_of(g: &Graph, n: usize) -> Result<syn::Type, syn::Error> {
+    g.nodes[n]
+        .ty
+        .clone()
+        .ok_or_else(|| syn::Error::new(g.nodes[n].span, "the element type of this value is not decided: write a typed literal (`2.0f32`) or use a parameter"))
+}
+
+/// The result is one reduction: `#[reduction(identity = .., reduce = |a, b| ..)] fn name(x: T, ..) -> U`
+/// (the map), and those two attribute arguments.
+pub fn reduction(f: &syn::ItemFn, g: &Graph, out: &syn::Type, floats: &[String]) -> Result<(syn::ItemFn, TokenStream), syn::Error> {
+    let Op::Reduce(r) = &g.nodes[g.out].op else { unreachable!("the plan is a reduction") };
+    let array_param = |n: usize| match &g.nodes[n].op {
+        Op::Param(k) => {
+            let (v, p) = (v(n), &g.params[*k].name);
+            Some(quote!(let #v = #p;))
+        }
+        _ => None,
+    };
+    let defs = elem_defs(g, r.arg, &array_param);
+    let mapped = value(g, r.arg);
+    let ty = type_of(g, r.arg)?;
+    let id = identity(r.op, &ty, is_float(&ty, floats));
+    let reduce = combine(r.op, &quote!(a), &quote!(b));
+    let kernel = per_element_fn(f, g, out, quote!(#(#defs)* #mapped));
+    Ok((kernel, quote!(identity = #id, reduce = |a, b| #reduce)))
+}
+
+/// Reductions over the last axis feeding elementwise work: a `#[rawkernel]` run with one block per
+/// row (`grid.x` = rows, `block.x` a multiple of 32). Each reduction is one pass over the row
+/// (a strided loop per thread, a warp shuffle tree, one partial per warp in shared memory);
+/// values computed once per row sit in registers; the last pass writes the row.
+///
+/// Parameters: each array parameter `x` as `x: &[T], x_rs: i64, x_cs: i64` (its element at row
+/// `r`, column `j` is `x[r * x_rs + j * x_cs]`: 0 for a broadcast axis), each scalar by value,
+/// then `fused_out: &mut [U]` (C-contiguous) and `fused_cols: i64`.
+pub fn rows(f: &syn::ItemFn, g: &Graph, out: &syn::Type, floats: &[String]) -> Result<syn::ItemFn, syn::Error> {
+    let name = &f.sig.ident;
+    let vis = &f.vis;
+    let generics = &f.sig.generics;
+    let where_clause = &f.sig.generics.where_clause;
+    let (fused_out, cols) = (format_ident!("{}", super::ROW_OUT), format_ident!("{}", super::ROW_COLS));
+    let mut params = Vec::new();
+    for p in &g.params {
+        let (n, t) = (&p.name, &p.elem);
+        if p.array {
+            let (rs, cs) = (format_ident!("{}_rs", n), format_ident!("{}_cs", n));
+            params.push(quote!(#n: &[#t], #rs: i64, #cs: i64));
+        } else {
+            params.push(quote!(#n: #t));
+        }
+    }
+    let load = |n: usize| match &g.nodes[n].op {
+        Op::Param(k) => {
+            let (v, p) = (v(n), &g.params[*k].name);
+            let (rs, cs) = (format_ident!("{}_rs", p), format_ident!("{}_cs", p));
+            Some(quote!(let #v = #p[(fused_row * #rs + fused_j * #cs) as usize];))
+        }
+        _ => None,
+    };
+    let needed = g.needed(g.out, &|_| false);
+    let mut defined = vec![false; g.nodes.len()];
+    let mut body = Vec::new();
+    // Values the same for every element, first.
+    for &n in &needed {
+        if g.nodes[n].class == Class::Uniform {
+            body.extend(define(g, n));
+            defined[n] = true;
+        }
+    }
+    let ready = |defined: &[bool], n: usize| operands(&g.nodes[n].op).iter().all(|&o| defined[o]);
+    for (k, red) in g.reductions().into_iter().enumerate() {
+        let Op::Reduce(r) = &g.nodes[red].op else { continue };
+        let ty = type_of(g, r.arg)?;
+        let float = is_float(&ty, floats);
+        if r.op == ReduceOp::Mean && !float {
+            return Err(syn::Error::new(g.nodes[red].span, "a `#[fuse]` function takes the mean of floats (cast first: `.astype::<f64>()`)"));
+        }
+        let id = identity(r.op, &ty, float);
+        let (acc, shared, res) = (format_ident!("fused_acc{}", k), format_ident!("fused_red{}", k), v(red));
+        let defs = elem_defs(g, r.arg, &load);
+        let x = value(g, r.arg);
+        let step = combine(r.op, &quote!(#acc), &x);
+        let shfl = combine(r.op, &quote!(#acc), &quote!(shfl_xor_sync(u32::MAX, #acc, fused_m)));
+        let gather = combine(r.op, &quote!(#res), &quote!(#shared[fused_w]));
+        let finish = (r.op == ReduceOp::Mean).then(|| quote!(let #res = #res / #ty::from_i64(#cols);));
+        body.push(quote! {
+            let #shared = shared_array::<#ty, 32>();
+            let mut #acc = #id;
+            let mut fused_j = fused_tid;
+            while fused_j < #cols {
+                #(#defs)*
+                #acc = #step;
+                fused_j += fused_nt;
+            }
+            let mut fused_m = 16u32;
+            while fused_m > 0 {
+                #acc = #shfl;
+                fused_m /= 2;
+            }
+            if fused_lane == 0 {
+                #shared[fused_warp] = #acc;
+            }
+            sync_threads();
+            let mut #res = #id;
+            let mut fused_w = 0usize;
+            while fused_w < fused_nwarps {
+                #res = #gather;
+                fused_w += 1;
+            }
+            #finish
+        });
+        defined[red] = true;
+        // Values per row that are now computable.
+        for &n in &needed {
+            if !defined[n] && g.nodes[n].class == Class::Row && ready(&defined, n) {
+                body.extend(define(g, n));
+                defined[n] = true;
+            }
+        }
+    }
+    let defs = elem_defs(g, g.out, &load);
+    let result = value(g, g.out);
+    body.push(quote! {
+        let mut fused_j = fused_tid;
+        while fused_j < #cols {
+            #(#defs)*
+            #fused_out[(fused_row * #cols + fused_j) as usize] = #result;
+            fused_j += fused_nt;
+        }
+    });
+    Ok(syn::parse_quote! {
+        #vis fn #name #generics (#(#params,)* #fused_out: &mut [#out], #cols: i64) #where_clause {
+            let fused_row = block_idx().x as i64;
+            let fused_tid = thread_idx().x as i64;
+            let fused_nt = block_dim().x as i64;
+            let fused_lane = lane_id();
+            let fused_warp = (fused_tid / 32) as usize;
+            let fused_nwarps = ((fused_nt + 31) / 32) as usize;
+            #(#body)*
+        }
+    })
+}

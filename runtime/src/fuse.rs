@@ -1,0 +1,122 @@
+//! What a row-wise `#[fuse]` kernel needs at its call (docs/fusion.md): the broadcast shape of its
+//! arrays seen as rows × columns (the last axis), where each array's element of row `r`,
+//! column `j` is, and the launch configuration (one block per row).
+//!
+//! The macro's generated `NAME::call` builds a [`RowPlan`], allocates the output, makes each
+//! array C-contiguous ([`contiguous`]) and launches the kernel with the plan's strides.
+
+use crate::array::Array;
+use crate::element::Element;
+use crate::error::{Error, Result};
+use crate::launch::LaunchConfig;
+
+/// A row kernel's loop: the output shape, its rows and columns, and each operand's strides.
+#[derive(Debug, Clone)]
+pub struct RowPlan {
+    shape: Vec<usize>,
+    rows: usize,
+    cols: usize,
+    /// Per operand: (elements from one row to the next, from one column to the next).
+    strides: Vec<(i64, i64)>,
+}
+
+impl RowPlan {
+    /// The plan of kernel `kernel` over arrays `names` of `shapes` (C-contiguous when
+    /// launched), whose reductions run over `axes` (each must be the last axis).
+    ///
+    /// Errors: shapes that do not broadcast (NumPy's rules), a reduction over another axis than
+    /// the last, an operand that broadcasts along some leading axes but not all of them (its rows
+    /// are not one stride apart: make it full with a copy, or call the unfused function), more
+    /// rows than one launch covers.
+    pub fn new(kernel: &str, names: &[&str], shapes: &[&[usize]], axes: &[isize]) -> Result<RowPlan> {
+        let ndim = shapes.iter().map(|s| s.len()).max().unwrap_or(0);
+        let mut shape = vec![1usize; ndim];
+        for (name, s) in names.iter().zip(shapes) {
+            for (k, &d) in s.iter().enumerate() {
+                let o = &mut shape[ndim - s.len() + k];
+                if *o == 1 {
+                    *o = d;
+                } else if d != 1 && d != *o {
+                    return Err(Error::InvalidLaunch { kernel: kernel.to_string(), detail: format!(
+                        "`{name}` of shape {s:?} does not broadcast with the other arguments (broadcast shape so far {shape:?})"
+                    ) });
+                }
+            }
+        }
+        if ndim == 0 {
+            return Err(Error::InvalidLaunch { kernel: kernel.to_string(), detail: format!(
+                "it reduces along the last axis: give it arrays of at least one dimension"
+            ) });
+        }
+        for &a in axes {
+            let last = a == -1 || (a >= 0 && a as usize == ndim - 1);
+            if !last {
+                return Err(Error::InvalidLaunch { kernel: kernel.to_string(), detail: format!(
+                    "it reduces axis {a} of a {ndim}-dimensional shape {shape:?}; a row-wise `#[fuse]` function reduces the last axis (-1)"
+                ) });
+            }
+        }
+        let cols = shape[ndim - 1];
+        let rows: usize = shape[..ndim - 1].iter().product();
+        let mut strides = Vec::with_capacity(shapes.len());
+        for (name, s) in names.iter().zip(shapes) {
+            let own_cols = s.last().copied().unwrap_or(1);
+            let cs = if own_cols == 1 { 0 } else { 1 };
+            // The leading axes, aligned to the output's.
+            let lead = &s[..s.len().saturating_sub(1)];
+            let out_lead = &shape[ndim - 1 - lead.len()..ndim - 1];
+            let rs = if lead.iter().all(|&d| d == 1) {
+                0
+            } else if lead == out_lead && shape[..ndim - 1 - lead.len()].iter().all(|&d| d == 1) {
+                own_cols as i64
+            } else {
+                return Err(Error::InvalidLaunch { kernel: kernel.to_string(), detail: format!(
+                    "`{name}` of shape {s:?} broadcasts along some leading axes of {shape:?} but not all; \
+                     give it the full shape or only the last axis (a copy of its broadcast, or the unfused function)"
+                ) });
+            };
+            strides.push((rs, cs));
+        }
+        if rows > i32::MAX as usize {
+            return Err(Error::InvalidLaunch { kernel: kernel.to_string(), detail: format!("{rows} rows; one launch covers at most {}", i32::MAX) });
+        }
+        Ok(RowPlan { shape, rows, cols, strides })
+    }
+
+    /// The output shape (the broadcast shape).
+    pub fn shape(&self) -> &[usize] {
+        &self.shape
+    }
+
+    /// The number of columns (the last axis' extent), as the kernel takes it.
+    pub fn cols(&self) -> i64 {
+        self.cols as i64
+    }
+
+    /// Whether there is nothing to compute.
+    pub fn is_empty(&self) -> bool {
+        self.rows == 0 || self.cols == 0
+    }
+
+    /// Operand `k`'s (row stride, column stride) in elements.
+    pub fn strides(&self, k: usize) -> (i64, i64) {
+        self.strides[k]
+    }
+
+    /// One block per row; the block has about 8 columns per thread (a multiple of 32, at most
+    /// 1024 threads).
+    pub fn config(&self) -> LaunchConfig<'static> {
+        let threads = self.cols.div_ceil(8).next_multiple_of(32).clamp(32, 1024);
+        LaunchConfig::new(self.rows as u32, threads as u32)
+    }
+}
+
+/// `None` when `a` is C-contiguous, else a C-contiguous copy of it (the row kernel indexes its
+/// operands as flat slices): `let c = contiguous(x)?; let x = c.as_ref().unwrap_or(x);`.
+pub fn contiguous<T: Element>(a: &Array<T>) -> Result<Option<Array<T>>> {
+    if a.is_c_contiguous() {
+        Ok(None)
+    } else {
+        a.copy().map(Some)
+    }
+}
