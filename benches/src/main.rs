@@ -21,6 +21,8 @@
 
 mod cpu;
 mod elementwise;
+mod fused;
+mod fusion;
 mod graph;
 mod reduction;
 
@@ -481,6 +483,8 @@ fn run(dev: &Device, opts: &Options) -> Result<()> {
     rows.extend(elementwise::rows(copy_ceiling, bare_launch_us, opts.quick, &stream)?);
     // Reductions (issue 7).
     rows.extend(reduction::rows(&stream, copy_ceiling, bare_launch_us, opts.quick, rounds, launches)?);
+    // Fusion (issue 17): `#[fuse]` chains, softmax, layer norm.
+    rows.extend(fusion::rows(&stream, copy_ceiling, opts.quick, rounds)?);
     // Graphs (issue 17).
     rows.extend(graph::rows(dev, &empty_cubin, bare_launch_us, rounds)?);
     // The CPU device's rows, on this machine's CPU.

@@ -42,6 +42,7 @@ pub fn child_aot(what: &str) -> Result<()> {
         // Two: the mean, then the sum of squared differences (prefetched likewise).
         "var" => y = cuprum::prelude::Reductions::var(&x).run()?,
         "many" => y = crate::many_kernels::axpy::call(2.0f32, &x, &y)?,
+        "fuse" => y = crate::fused::softmax::call(&x)?,
         other => return Err(cuprum_runtime::Error::Unsupported { what: format!("unknown --child-aot kernel `{other}`") }),
     }
     let first = ms(t.elapsed());
@@ -192,13 +193,14 @@ pub fn rows(dev: &Device, stream: &Stream, c: &Ceilings) -> Result<Vec<Row>> {
 
     // First call of a precompiled instance in a fresh process: served by the embedded fat binary.
     let exe = std::env::current_exe().map_err(crate::io_err)?;
-    let first_calls: [(&'static str, &str, &str); 6] = [
+    let first_calls: [(&'static str, &str, &str); 7] = [
         ("#[rawkernel] first call of a precompiled kernel (new process)", "copy", "copy_unrolled::<f32> of benches/src/kernels.rs"),
         ("first built-in operator `&a + &b` (new process)", "op", "add::<f32>, runtime/kernels/elementwise.rs"),
         ("first built-in reduction `x.sum()` (new process)", "sum", "sum::<f32>, runtime/kernels/reductions.rs"),
         ("first built-in `x.argmax()` (new process)", "argmax", "arg_best_float: one kernel's first call"),
         ("first built-in `x.var()` (new process)", "var", "mean_f64, var_float: two kernels' first calls"),
         ("first kernel of a file with 20+ instances (new process)", "many", "axpy::<f32> of benches/src/many_kernels.rs (14 elementwise instances x 2 variants, 4 raw kernel instances)"),
+        ("first call of a #[fuse] function (new process)", "fuse", "softmax::call of benches/src/fused.rs on 2^16 f32 (one row kernel)"),
     ];
     for (name, what, detail) in first_calls {
         let mut aot = Vec::new();
