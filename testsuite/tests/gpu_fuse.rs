@@ -206,6 +206,16 @@ fn rows_of_any_length_and_non_contiguous_input() {
     check("center a vector", &f64s(&k::center_first_axis::call(&v).unwrap()), &want, 1e-5);
     let one = array(&[5, 1], &[1.0, 2.0, 3.0, 4.0, 5.0], |x| x as f32);
     check("softmax of one column", &f64s(&k::softmax::call(&one).unwrap()), &[1.0; 5], 1e-6);
+    // A NaN in a row: the fused maximum propagates it, as the built-in reduction does.
+    let mut with_nan: Vec<f32> = (0..3 * 40).map(|i| (i % 7) as f32).collect();
+    with_nan[40 + 13] = f32::NAN;
+    let a = Array::from_shape_vec(vec![3, 40], with_nan).unwrap();
+    let (fused, unfused) = (k::softmax::call(&a).unwrap().to_vec().unwrap(), k::softmax(&a).unwrap().to_vec().unwrap());
+    for (i, (f, u)) in fused.iter().zip(&unfused).enumerate() {
+        let nan_row = (40..80).contains(&i);
+        assert_eq!(f.is_nan(), nan_row, "fused softmax[{i}] = {f}");
+        assert_eq!(u.is_nan(), nan_row, "unfused softmax[{i}] = {u}");
+    }
     let empty = Array::<f32>::from_shape_vec(vec![0, 16], Vec::new()).unwrap();
     assert_eq!(k::softmax::call(&empty).unwrap().shape(), &[0, 16]);
 }

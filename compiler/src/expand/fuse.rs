@@ -157,7 +157,13 @@ fn call_fn(f: &syn::ItemFn, fused: &Fused, hidden: &syn::Ident) -> TokenStream {
                 }
                 #(#prepare)*
                 let #cols = __cuprum_plan.cols();
-                #kernel::launch(&__cuprum_plan.config().stream(&__cuprum_stream), #(#args,)* &mut #out_ident, #cols)?;
+                // SAFETY: the kernel reads operand `k`'s element (r, j) at `r * rs + j * cs` for r
+                // below the plan's rows and j below its columns, and writes the output's at
+                // `r * cols + j`: `RowPlan::new` checked each operand's shape against the output's
+                // (its row stride is 0 or its row length, its column stride 0 or 1), every operand
+                // is C-contiguous, the output has the plan's shape, and the plan's launch has one
+                // block per row and at most 1024 threads (32 warps, the partials' slots).
+                unsafe { #kernel::launch(&__cuprum_plan.config().stream(&__cuprum_stream), #(#args,)* &mut #out_ident, #cols)? };
                 ::core::result::Result::Ok(#out_ident)
             }
         }

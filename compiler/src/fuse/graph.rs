@@ -194,10 +194,18 @@ pub fn read(f: &syn::ItemFn, elementwise: &dyn Fn(&str) -> Option<syn::ItemFn>, 
         }
     }
     let mut r = Reader { graph: Graph { params, nodes: Vec::new(), out: 0 }, names: HashMap::new(), elementwise, diags };
+    // A parameter that was rejected is known (its uses are not errors of their own).
+    for input in &f.sig.inputs {
+        if let syn::FnArg::Typed(t) = input {
+            if let syn::Pat::Ident(id) = &*t.pat {
+                r.names.insert(id.ident.to_string(), None);
+            }
+        }
+    }
     for (k, p) in r.graph.params.clone().iter().enumerate() {
         let class = if p.array { Class::Elem } else { Class::Uniform };
         let id = r.push(Op::Param(k), Some(p.elem.clone()), class, p.name.span());
-        r.names.insert(p.name.to_string(), id);
+        r.names.insert(p.name.to_string(), Some(id));
     }
     let stmts = &f.block.stmts;
     let Some((last, lets)) = stmts.split_last() else {
@@ -219,9 +227,9 @@ pub fn read(f: &syn::ItemFn, elementwise: &dyn Fn(&str) -> Option<syn::ItemFn>, 
                     r.diags.error(l.span(), "a `#[fuse]` body binds each value once: `let name = expression;`");
                     continue;
                 };
-                if let Some(id) = r.expr(&init.expr) {
-                    r.names.insert(name.to_string(), id);
-                }
+                // A binding whose value was rejected is known: its uses are not errors again.
+                let id = r.expr(&init.expr);
+                r.names.insert(name.to_string(), id);
             }
             other => r.diags.error(other.span(), "a `#[fuse]` body is `let` bindings of array expressions, then the result"),
         }
@@ -244,7 +252,8 @@ pub fn read(f: &syn::ItemFn, elementwise: &dyn Fn(&str) -> Option<syn::ItemFn>, 
 
 struct Reader<'a> {
     graph: Graph,
-    names: HashMap<String, NodeId>,
+    /// Each name's node; `None` for a name whose value was rejected (already reported).
+    names: HashMap<String, Option<NodeId>>,
     elementwise: &'a dyn Fn(&str) -> Option<syn::ItemFn>,
     diags: &'a mut Diagnostics,
 }
@@ -275,7 +284,7 @@ impl Reader<'_> {
             syn::Expr::Path(p) if p.path.get_ident().is_some() => {
                 let name = p.path.get_ident().unwrap().to_string();
                 match self.names.get(&name) {
-                    Some(&id) => Some(id),
+                    Some(&id) => id,
                     None => {
                         self.diags.error(p.span(), format!("`{name}` is not a parameter or an earlier `let` of this `#[fuse]` function"));
                         None

@@ -116,12 +116,16 @@ fn identity(op: ReduceOp, ty: &syn::Type, float: bool) -> TokenStream {
     }
 }
 
-fn combine(op: ReduceOp, a: &TokenStream, b: &TokenStream) -> TokenStream {
-    match op {
-        ReduceOp::Sum | ReduceOp::Mean => quote!(#a + #b),
-        ReduceOp::Prod => quote!(#a * #b),
-        ReduceOp::Max => quote!(#a.max(#b)),
-        ReduceOp::Min => quote!(#a.min(#b)),
+/// `a` combined with `b`. A float `max`/`min` propagates NaN, as the built-in reductions do
+/// (`runtime/kernels/reductions.rs`).
+fn combine(op: ReduceOp, float: bool, a: &TokenStream, b: &TokenStream) -> TokenStream {
+    match (op, float) {
+        (ReduceOp::Sum | ReduceOp::Mean, _) => quote!(#a + #b),
+        (ReduceOp::Prod, _) => quote!(#a * #b),
+        (ReduceOp::Max, false) => quote!(#a.max(#b)),
+        (ReduceOp::Min, false) => quote!(#a.min(#b)),
+        (ReduceOp::Max, true) => quote!({ let fused_a = #a; let fused_b = #b; if fused_a.is_nan() || fused_a > fused_b { fused_a } else { fused_b } }),
+        (ReduceOp::Min, true) => quote!({ let fused_a = #a; let fused_b = #b; if fused_a.is_nan() || fused_a < fused_b { fused_a } else { fused_b } }),
     }
 }
 
@@ -155,20 +159,89 @@ pub fn reduction(f: &syn::ItemFn, g: &Graph, out: &syn::Type, floats: &[String])
     let defs = elem_defs(g, r.arg, &array_param);
     let mapped = value(g, r.arg);
     let ty = type_of(g, r.arg)?;
-    let id = identity(r.op, &ty, is_float(&ty, floats));
-    let reduce = combine(r.op, &quote!(a), &quote!(b));
+    let float = is_float(&ty, floats);
+    let id = identity(r.op, &ty, float);
+    let reduce = combine(r.op, float, &quote!(a), &quote!(b));
     let kernel = per_element_fn(f, g, out, quote!(#(#defs)* #mapped));
     Ok((kernel, quote!(identity = #id, reduce = |a, b| #reduce)))
 }
 
-/// Reductions over the last axis feeding elementwise work: a `#[rawkernel]` run with one block per
-/// row (`grid.x` = rows, `block.x` a multiple of 32). Each reduction is one pass over the row
-/// (a strided loop per thread, a warp shuffle tree, one partial per warp in shared memory);
-/// values computed once per row sit in registers; the last pass writes the row.
+/// Columns per step of a row kernel's element loop: each thread issues this many loads before
+/// it computes (one per column at `j`, `j + block`, ...), so that enough bytes are in flight.
+/// Measured on an H200 for a softmax of (8192, 8192) f32, blocks of 512:
+/// 1 column 0.44 of the copy ceiling, 4 columns 0.68, 8 columns 0.73
+/// (`benches/experiments/fuse_rows`).
+pub const ROW_UNROLL: usize = 8;
+
+/// The element loop of a row kernel over the columns of row `fused_row`: for each column `c`
+/// (`fused_c`), the loads of the array parameters `root` needs, its other element values, then
+/// `consume` (which reads `value(root)` and `fused_c`). [`ROW_UNROLL`] columns per step, their
+/// loads first, then the remaining columns one by one.
+fn row_loop(g: &Graph, root: usize, consume: &TokenStream) -> TokenStream {
+    let cols = format_ident!("{}", super::ROW_COLS);
+    let nodes: Vec<usize> = g.needed(root, &|n| n.class != Class::Elem).into_iter().filter(|&n| g.nodes[n].class == Class::Elem).collect();
+    let loads: Vec<(usize, &syn::Ident)> = nodes
+        .iter()
+        .filter_map(|&n| match &g.nodes[n].op {
+            Op::Param(k) => Some((n, &g.params[*k].name)),
+            _ => None,
+        })
+        .collect();
+    let defs: Vec<TokenStream> = nodes.iter().filter_map(|&n| define(g, n)).collect();
+    let load = |p: &syn::Ident, name: &syn::Ident, col: &TokenStream| {
+        let (rs, cs) = (format_ident!("{}_rs", p), format_ident!("{}_cs", p));
+        quote!(let #name = #p[(fused_row * #rs + #col * #cs) as usize];)
+    };
+    let mut step_loads = Vec::new();
+    let mut slots = Vec::new();
+    for u in 0..ROW_UNROLL {
+        let col = format_ident!("fused_c{}", u);
+        let offset = proc_macro2::Literal::i64_unsuffixed(u as i64);
+        step_loads.push(quote!(let #col = fused_j + #offset * fused_nt;));
+        let mut rebind = Vec::new();
+        for &(n, p) in &loads {
+            let slot = format_ident!("v{}_{}", n, u);
+            step_loads.push(load(p, &slot, &quote!(#col)));
+            let v = v(n);
+            rebind.push(quote!(let #v = #slot;));
+        }
+        slots.push(quote!({
+            let fused_c = #col;
+            #(#rebind)*
+            #(#defs)*
+            #consume
+        }));
+    }
+    let one_loads: Vec<TokenStream> = loads.iter().map(|&(n, p)| load(p, &v(n), &quote!(fused_c))).collect();
+    let last = proc_macro2::Literal::i64_unsuffixed(ROW_UNROLL as i64 - 1);
+    let step = proc_macro2::Literal::i64_unsuffixed(ROW_UNROLL as i64);
+    quote! {
+        let mut fused_j = fused_tid;
+        while fused_j + #last * fused_nt < #cols {
+            #(#step_loads)*
+            #(#slots)*
+            fused_j += #step * fused_nt;
+        }
+        while fused_j < #cols {
+            let fused_c = fused_j;
+            #(#one_loads)*
+            #(#defs)*
+            #consume
+            fused_j += fused_nt;
+        }
+    }
+}
+
+/// Reductions over the last axis feeding elementwise work: a `#[rawkernel(unchecked)]` run with
+/// one block per row (`grid.x` = rows, `block.x` a multiple of 32 up to 1024). Each reduction is
+/// one pass over the row (an unrolled strided loop per thread, a warp shuffle tree, one partial per
+/// warp in shared memory); values computed once per row sit in registers; the last pass writes the
+/// row.
 ///
 /// Parameters: each array parameter `x` as `x: &[T], x_rs: i64, x_cs: i64` (its element at row
 /// `r`, column `j` is `x[r * x_rs + j * x_cs]`: 0 for a broadcast axis), each scalar by value,
-/// then `fused_out: &mut [U]` (C-contiguous) and `fused_cols: i64`.
+/// then `fused_out: &mut [U]` (C-contiguous) and `fused_cols: i64`. Unchecked: the caller
+/// (`runtime::fuse::RowPlan`, through the generated `call`) guarantees every index is in range.
 pub fn rows(f: &syn::ItemFn, g: &Graph, out: &syn::Type, floats: &[String]) -> Result<syn::ItemFn, syn::Error> {
     let name = &f.sig.ident;
     let vis = &f.vis;
@@ -185,14 +258,6 @@ pub fn rows(f: &syn::ItemFn, g: &Graph, out: &syn::Type, floats: &[String]) -> R
             params.push(quote!(#n: #t));
         }
     }
-    let load = |n: usize| match &g.nodes[n].op {
-        Op::Param(k) => {
-            let (v, p) = (v(n), &g.params[*k].name);
-            let (rs, cs) = (format_ident!("{}_rs", p), format_ident!("{}_cs", p));
-            Some(quote!(let #v = #p[(fused_row * #rs + fused_j * #cs) as usize];))
-        }
-        _ => None,
-    };
     let needed = g.needed(g.out, &|_| false);
     let mut defined = vec![false; g.nodes.len()];
     let mut body = Vec::new();
@@ -213,21 +278,16 @@ pub fn rows(f: &syn::ItemFn, g: &Graph, out: &syn::Type, floats: &[String]) -> R
         }
         let id = identity(r.op, &ty, float);
         let (acc, shared, res) = (format_ident!("fused_acc{}", k), format_ident!("fused_red{}", k), v(red));
-        let defs = elem_defs(g, r.arg, &load);
         let x = value(g, r.arg);
-        let step = combine(r.op, &quote!(#acc), &x);
-        let shfl = combine(r.op, &quote!(#acc), &quote!(shfl_xor_sync(u32::MAX, #acc, fused_m)));
-        let gather = combine(r.op, &quote!(#res), &quote!(#shared[fused_w]));
+        let step = combine(r.op, float, &quote!(#acc), &x);
+        let elements = row_loop(g, r.arg, &quote!(#acc = #step;));
+        let shfl = combine(r.op, float, &quote!(#acc), &quote!(shfl_xor_sync(u32::MAX, #acc, fused_m)));
+        let gather = combine(r.op, float, &quote!(#res), &quote!(#shared[fused_w]));
         let finish = (r.op == ReduceOp::Mean).then(|| quote!(let #res = #res / #ty::from_i64(#cols);));
         body.push(quote! {
             let #shared = shared_array::<#ty, 32>();
             let mut #acc = #id;
-            let mut fused_j = fused_tid;
-            while fused_j < #cols {
-                #(#defs)*
-                #acc = #step;
-                fused_j += fused_nt;
-            }
+            #elements
             let mut fused_m = 16u32;
             while fused_m > 0 {
                 #acc = #shfl;
@@ -254,16 +314,8 @@ pub fn rows(f: &syn::ItemFn, g: &Graph, out: &syn::Type, floats: &[String]) -> R
             }
         }
     }
-    let defs = elem_defs(g, g.out, &load);
     let result = value(g, g.out);
-    body.push(quote! {
-        let mut fused_j = fused_tid;
-        while fused_j < #cols {
-            #(#defs)*
-            #fused_out[(fused_row * #cols + fused_j) as usize] = #result;
-            fused_j += fused_nt;
-        }
-    });
+    body.push(row_loop(g, g.out, &quote!(#fused_out[(fused_row * #cols + fused_c) as usize] = #result;)));
     Ok(syn::parse_quote! {
         #vis fn #name #generics (#(#params,)* #fused_out: &mut [#out], #cols: i64) #where_clause {
             let fused_row = block_idx().x as i64;

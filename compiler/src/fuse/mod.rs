@@ -83,7 +83,7 @@ pub fn desugar(f: &syn::ItemFn, args: TokenStream, elementwise: &dyn Fn(&str) ->
             let (k, extra) = kernel::reduction(f, g, &out, &floats)?;
             (AttrKind::Reduction, k, extra)
         }
-        Plan::Rows { .. } => (AttrKind::RawKernel, kernel::rows(f, g, &out, &floats)?, TokenStream::new()),
+        Plan::Rows { .. } => (AttrKind::RawKernel, kernel::rows(f, g, &out, &floats)?, quote!(unchecked)),
     };
     let attr = match (args.is_empty(), extra.is_empty()) {
         (_, true) => args,

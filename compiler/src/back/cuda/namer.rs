@@ -58,6 +58,9 @@ pub fn field_name(name: &str) -> String {
 #[derive(Default)]
 pub struct Namer {
     used: HashMap<String, u32>,
+    /// Every name handed out or reserved: a renamed `x` (`x_1`) must not be a name the user also
+    /// wrote (`let x_1`).
+    taken: std::collections::HashSet<String>,
 }
 
 impl Namer {
@@ -71,15 +74,21 @@ impl Namer {
         if reserved(&base) {
             base.push('_');
         }
-        let n = self.used.entry(base.clone()).or_insert(0);
-        *n += 1;
-        if *n == 1 { base } else { format!("{base}_{}", *n - 1) }
+        loop {
+            let n = self.used.entry(base.clone()).or_insert(0);
+            *n += 1;
+            let name = if *n == 1 { base.clone() } else { format!("{base}_{}", *n - 1) };
+            if self.taken.insert(name.clone()) {
+                return name;
+            }
+        }
     }
 
     /// Marks `name` as taken (a device function's name), so that a local of that name is renamed
     /// and does not hide the function in C++.
     pub fn reserve(&mut self, name: &str) {
         *self.used.entry(name.to_string()).or_insert(0) += 1;
+        self.taken.insert(name.to_string());
     }
 
     /// A compiler temporary (`_c0`, `_c1`, ...).
