@@ -44,9 +44,7 @@ impl RowPlan {
             }
         }
         if ndim == 0 {
-            return Err(Error::InvalidLaunch { kernel: kernel.to_string(), detail: format!(
-                "it reduces along the last axis: give it arrays of at least one dimension"
-            ) });
+            return Err(Error::InvalidLaunch { kernel: kernel.to_string(), detail: "it reduces along the last axis: give it arrays of at least one dimension".to_string() });
         }
         for &a in axes {
             let last = a == -1 || (a >= 0 && a as usize == ndim - 1);

@@ -1,6 +1,8 @@
 // Times the row-kernel shapes of variants.cu (emitted by `cuprum emit variants.rs`) on a softmax
 // over (8192, 8192) f32, each block size, against cudaMemcpy D2D of the same bytes in the same run.
 #include "variants.cu"
+#include "generated.cu"
+#include "generated_nonan.cu"
 #include <algorithm>
 #include <cstdio>
 #include <string>
@@ -47,6 +49,8 @@ int main() {
         {"unroll8", cuprum_rawkernel_unroll8},
         {"cached8", cuprum_rawkernel_cached8},
         {"cached16", cuprum_rawkernel_cached16},
+        {"generated", cuprum_rawkernel_softmax},
+        {"gen-nonan", cuprum_rawkernel_softmaxnonan},
     };
     std::vector<float> out(n);
     for (auto& k : ks) {

@@ -196,11 +196,10 @@ pub fn read(f: &syn::ItemFn, elementwise: &dyn Fn(&str) -> Option<syn::ItemFn>, 
     let mut r = Reader { graph: Graph { params, nodes: Vec::new(), out: 0 }, names: HashMap::new(), elementwise, diags };
     // A parameter that was rejected is known (its uses are not errors of their own).
     for input in &f.sig.inputs {
-        if let syn::FnArg::Typed(t) = input {
-            if let syn::Pat::Ident(id) = &*t.pat {
+        if let syn::FnArg::Typed(t) = input
+            && let syn::Pat::Ident(id) = &*t.pat {
                 r.names.insert(id.ident.to_string(), None);
             }
-        }
     }
     for (k, p) in r.graph.params.clone().iter().enumerate() {
         let class = if p.array { Class::Elem } else { Class::Uniform };
@@ -438,15 +437,12 @@ impl Reader<'_> {
         // The kernel's generic parameters take the types of the arguments they name.
         let mut subst: HashMap<String, syn::Type> = HashMap::new();
         for (input, &a) in f.sig.inputs.iter().zip(&args) {
-            if let (syn::FnArg::Typed(t), Some(ty)) = (input, &self.node(a).ty) {
-                if let syn::Type::Path(tp) = &*t.ty {
-                    if let Some(id) = tp.path.get_ident() {
-                        if f.sig.generics.type_params().any(|g| g.ident == *id) {
+            if let (syn::FnArg::Typed(t), Some(ty)) = (input, &self.node(a).ty)
+                && let syn::Type::Path(tp) = &*t.ty
+                    && let Some(id) = tp.path.get_ident()
+                        && f.sig.generics.type_params().any(|g| g.ident == *id) {
                             subst.entry(id.to_string()).or_insert_with(|| ty.clone());
                         }
-                    }
-                }
-            }
         }
         for g in f.sig.generics.type_params() {
             if !subst.contains_key(&g.ident.to_string()) {

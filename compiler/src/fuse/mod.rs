@@ -118,13 +118,11 @@ fn float_generics(g: &syn::Generics) -> Vec<String> {
     let mut out: Vec<String> = g.type_params().filter(|t| bounded(&t.bounds)).map(|t| t.ident.to_string()).collect();
     if let Some(w) = &g.where_clause {
         for p in &w.predicates {
-            if let syn::WherePredicate::Type(t) = p {
-                if let (syn::Type::Path(tp), true) = (&t.bounded_ty, bounded(&t.bounds)) {
-                    if let Some(id) = tp.path.get_ident() {
+            if let syn::WherePredicate::Type(t) = p
+                && let (syn::Type::Path(tp), true) = (&t.bounded_ty, bounded(&t.bounds))
+                    && let Some(id) = tp.path.get_ident() {
                         out.push(id.to_string());
                     }
-                }
-            }
         }
     }
     out
@@ -142,8 +140,8 @@ fn plan(g: &Graph, diags: &mut Diagnostics) -> Option<Plan> {
         return Some(Plan::Elementwise);
     }
     // The result is one reduction of an elementwise expression.
-    if let Op::Reduce(r) = &out.op {
-        if reductions.len() == 1 {
+    if let Op::Reduce(r) = &out.op
+        && reductions.len() == 1 {
             if g.nodes[r.arg].class != Class::Elem {
                 diags.error(g.nodes[r.arg].span, "reduce an array expression of the array parameters");
                 return None;
@@ -156,7 +154,6 @@ fn plan(g: &Graph, diags: &mut Diagnostics) -> Option<Plan> {
             }
             return Some(Plan::Reduce { axis: r.axis.clone(), axes: r.axes.clone(), keepdims: r.keepdims.clone() });
         }
-    }
     // Row-wise: every reduction runs over the last axis, kept, and feeds elementwise work.
     let mut axes = Vec::new();
     let mut ok = true;
