@@ -3,6 +3,9 @@
 //! every intermediate array in memory) and fused (`NAME::call`: two kernels, generated and
 //! precompiled at build time). Prints both times, the speed-up, and the largest difference.
 //!
+//! On an H200 (median of 11, with the synchronize): 4096 x 4096, 0.345 ms unfused, 0.088 ms fused
+//! (3.9x); 8192 x 8192, 1.163 ms and 0.275 ms (4.2x).
+//!
 //! `cargo run --release -p cuprum-examples --example fusion [-- ROWS COLS]` (default 4096 x 4096
 //! f32). Without a GPU it runs on the CPU device.
 
