@@ -101,14 +101,29 @@ impl RowPlan {
         self.strides[k]
     }
 
-    /// One block per row; the block has about 16 columns per thread (a multiple of 32, at most
-    /// 512 threads: on an H200, a softmax of (8192, 8192) f32 ran at 0.73 of the copy ceiling with
-    /// 512 threads, 0.41 with 1024; `benches/experiments/fuse_rows`).
-    pub fn config(&self) -> LaunchConfig<'static> {
-        let threads = self.cols.div_ceil(16).next_multiple_of(32).clamp(32, 512);
-        LaunchConfig::new(self.rows as u32, threads as u32)
+    /// The launch: one block per row, about 32 columns per thread (a multiple of 32, at most 256
+    /// threads), and room in shared memory for one row of the cached parameter (elements of
+    /// `cached_bytes` bytes) when it fits in [`ROW_CACHE_BYTES`]; with the kernel's
+    /// `fused_cache` argument (1: the row is cached, 0: every pass reads memory).
+    ///
+    /// On an H200, a softmax of (8192, 8192) f32 with 8 columns per step: 0.71 / 0.73 / 0.41 of the
+    /// copy ceiling with blocks of 256 / 512 / 1024 reading the row three times, 0.80 / 0.77 / 0.55
+    /// with the row kept in shared memory after the first pass (`benches/experiments/fuse_rows`).
+    pub fn config(&self, cached_bytes: usize) -> (LaunchConfig<'static>, i64) {
+        let threads = self.cols.div_ceil(32).next_multiple_of(32).clamp(32, 256);
+        let config = LaunchConfig::new(self.rows as u32, threads as u32);
+        let bytes = self.cols.saturating_mul(cached_bytes);
+        if bytes <= ROW_CACHE_BYTES {
+            (config.shared_mem(bytes as u32), 1)
+        } else {
+            (config, 0)
+        }
     }
 }
+
+/// The most shared memory a row kernel takes for its cached row: what every CUDA device gives a
+/// block without opting in (longer rows are read from memory in every pass).
+pub const ROW_CACHE_BYTES: usize = 48 * 1024;
 
 /// `None` when `a` is C-contiguous, else a C-contiguous copy of it (the row kernel indexes its
 /// operands as flat slices): `let c = contiguous(x)?; let x = c.as_ref().unwrap_or(x);`.

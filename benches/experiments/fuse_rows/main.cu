@@ -47,6 +47,7 @@ int main() {
         {"cached", cuprum_rawkernel_cached},
         {"unroll4", cuprum_rawkernel_unroll4},
         {"unroll8", cuprum_rawkernel_unroll8},
+        {"smem8", cuprum_rawkernel_smem8},
         {"cached8", cuprum_rawkernel_cached8},
         {"cached16", cuprum_rawkernel_cached16},
         {"generated", cuprum_rawkernel_softmax},
@@ -56,11 +57,12 @@ int main() {
     for (auto& k : ks) {
         for (int threads : {256, 512, 1024}) {
             std::string nm = k.name;
+            if (nm == "smem8") cudaFuncSetAttribute(k.k, cudaFuncAttributeMaxDynamicSharedMemorySize, C * 4);
             if ((nm == "cached" || nm == "cached8") && threads * 8 < C) continue;
             if (nm == "cached16" && threads * 16 < C) continue;
             cudaMemset(y, 0xff, n * 4);
             float t = time([&] {
-                k.k<<<R, threads>>>(cuprum::RoSlice<f32>{x, n}, C, 1, cuprum::Slice<f32>{y, n}, C);
+                k.k<<<R, threads, nm == "smem8" ? C * 4 : 0>>>(cuprum::RoSlice<f32>{x, n}, C, 1, cuprum::Slice<f32>{y, n}, C);
             });
             cudaError_t e = cudaDeviceSynchronize();
             cudaMemcpy(out.data(), y, n * 4, cudaMemcpyDeviceToHost);

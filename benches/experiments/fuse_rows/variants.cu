@@ -5,6 +5,8 @@
 #include <cuprum/math.h>
 #include <cuprum/thread.h>
 
+extern __shared__ __align__(16) unsigned char cuprum_dynamic_smem[];
+
 __device__ __forceinline__ void checked_body(cuprum::RoSlice<f32> x, i64 x_rs, i64 x_cs, cuprum::Slice<f32> out, i64 cols) {
     i64 row = (i64)blockIdx.x;
     i64 tid = (i64)threadIdx.x;
@@ -910,3 +912,162 @@ __device__ __forceinline__ void unroll8_body(cuprum::RoSlice<f32> x, i64 x_rs, i
     extern "C" __global__ void NAME(cuprum::RoSlice<f32> x, i64 x_rs, i64 x_cs, cuprum::Slice<f32> out, i64 cols) { unroll8_body(x, x_rs, x_cs, out, cols); }
 
 CUPRUM_INSTANTIATE_unroll8(cuprum_rawkernel_unroll8)
+
+__device__ __forceinline__ void smem8_body(cuprum::RoSlice<f32> x, i64 x_rs, i64 x_cs, cuprum::Slice<f32> out, i64 cols) {
+    i64 row = (i64)blockIdx.x;
+    i64 tid = (i64)threadIdx.x;
+    i64 nt = (i64)blockDim.x;
+    u32 lane = cuprum::lane_id();
+    u64 warp = (u64)cuprum::div(tid, 32ll);
+    u64 nwarps = (u64)cuprum::div(cuprum::add(nt, 31ll), 32ll);
+    cuprum::Slice<f32> buf = cuprum::Slice<f32>{reinterpret_cast<f32*>(cuprum_dynamic_smem), cuprum::dynamic_shared_bytes() / (u32)sizeof(f32)};
+    __shared__ f32 red0[32];
+    f32 acc0 = cuprum::num<f32>::neg_infinity();
+    i64 j = tid;
+    while (cuprum::add(j, cuprum::mul(7ll, nt)) < cols) {
+        i64 c0 = cuprum::add(j, cuprum::mul(0ll, nt));
+        f32 e0 = x[(u64)cuprum::add(cuprum::mul(row, x_rs), cuprum::mul(c0, x_cs))];
+        i64 c1 = cuprum::add(j, cuprum::mul(1ll, nt));
+        f32 e1 = x[(u64)cuprum::add(cuprum::mul(row, x_rs), cuprum::mul(c1, x_cs))];
+        i64 c2 = cuprum::add(j, cuprum::mul(2ll, nt));
+        f32 e2 = x[(u64)cuprum::add(cuprum::mul(row, x_rs), cuprum::mul(c2, x_cs))];
+        i64 c3 = cuprum::add(j, cuprum::mul(3ll, nt));
+        f32 e3 = x[(u64)cuprum::add(cuprum::mul(row, x_rs), cuprum::mul(c3, x_cs))];
+        i64 c4 = cuprum::add(j, cuprum::mul(4ll, nt));
+        f32 e4 = x[(u64)cuprum::add(cuprum::mul(row, x_rs), cuprum::mul(c4, x_cs))];
+        i64 c5 = cuprum::add(j, cuprum::mul(5ll, nt));
+        f32 e5 = x[(u64)cuprum::add(cuprum::mul(row, x_rs), cuprum::mul(c5, x_cs))];
+        i64 c6 = cuprum::add(j, cuprum::mul(6ll, nt));
+        f32 e6 = x[(u64)cuprum::add(cuprum::mul(row, x_rs), cuprum::mul(c6, x_cs))];
+        i64 c7 = cuprum::add(j, cuprum::mul(7ll, nt));
+        f32 e7 = x[(u64)cuprum::add(cuprum::mul(row, x_rs), cuprum::mul(c7, x_cs))];
+        buf[(u64)c0] = e0;
+        acc0 = cuprum::max(acc0, e0);
+        buf[(u64)c1] = e1;
+        acc0 = cuprum::max(acc0, e1);
+        buf[(u64)c2] = e2;
+        acc0 = cuprum::max(acc0, e2);
+        buf[(u64)c3] = e3;
+        acc0 = cuprum::max(acc0, e3);
+        buf[(u64)c4] = e4;
+        acc0 = cuprum::max(acc0, e4);
+        buf[(u64)c5] = e5;
+        acc0 = cuprum::max(acc0, e5);
+        buf[(u64)c6] = e6;
+        acc0 = cuprum::max(acc0, e6);
+        buf[(u64)c7] = e7;
+        acc0 = cuprum::max(acc0, e7);
+        j = cuprum::add(j, cuprum::mul(8ll, nt));
+    }
+    while (j < cols) {
+        i64 c0_1 = j;
+        f32 e0_1 = x[(u64)cuprum::add(cuprum::mul(row, x_rs), cuprum::mul(c0_1, x_cs))];
+        buf[(u64)c0_1] = e0_1;
+        acc0 = cuprum::max(acc0, e0_1);
+        j = cuprum::add(j, nt);
+    }
+    u32 m = 16u;
+    while (m > 0u) {
+        acc0 = cuprum::max(acc0, cuprum::shfl_xor_sync(cuprum::num<u32>::max_value(), acc0, m));
+        m = cuprum::div(m, 2u);
+    }
+    if (lane == 0u) {
+        red0[warp] = acc0;
+    }
+    __syncthreads();
+    f32 mx = cuprum::num<f32>::neg_infinity();
+    u64 w = 0ull;
+    while (w < nwarps) {
+        mx = cuprum::max(mx, red0[w]);
+        w += 1ull;
+    }
+    __shared__ f32 red1[32];
+    f32 acc1 = 0.0f;
+    i64 j_1 = tid;
+    while (cuprum::add(j_1, cuprum::mul(7ll, nt)) < cols) {
+        i64 c0_2 = cuprum::add(j_1, cuprum::mul(0ll, nt));
+        f32 e0_2 = buf[(u64)c0_2];
+        i64 c1_1 = cuprum::add(j_1, cuprum::mul(1ll, nt));
+        f32 e1_1 = buf[(u64)c1_1];
+        i64 c2_1 = cuprum::add(j_1, cuprum::mul(2ll, nt));
+        f32 e2_1 = buf[(u64)c2_1];
+        i64 c3_1 = cuprum::add(j_1, cuprum::mul(3ll, nt));
+        f32 e3_1 = buf[(u64)c3_1];
+        i64 c4_1 = cuprum::add(j_1, cuprum::mul(4ll, nt));
+        f32 e4_1 = buf[(u64)c4_1];
+        i64 c5_1 = cuprum::add(j_1, cuprum::mul(5ll, nt));
+        f32 e5_1 = buf[(u64)c5_1];
+        i64 c6_1 = cuprum::add(j_1, cuprum::mul(6ll, nt));
+        f32 e6_1 = buf[(u64)c6_1];
+        i64 c7_1 = cuprum::add(j_1, cuprum::mul(7ll, nt));
+        f32 e7_1 = buf[(u64)c7_1];
+        acc1 += cuprum::exp(e0_2 - mx);
+        acc1 += cuprum::exp(e1_1 - mx);
+        acc1 += cuprum::exp(e2_1 - mx);
+        acc1 += cuprum::exp(e3_1 - mx);
+        acc1 += cuprum::exp(e4_1 - mx);
+        acc1 += cuprum::exp(e5_1 - mx);
+        acc1 += cuprum::exp(e6_1 - mx);
+        acc1 += cuprum::exp(e7_1 - mx);
+        j_1 = cuprum::add(j_1, cuprum::mul(8ll, nt));
+    }
+    while (j_1 < cols) {
+        i64 c0_3 = j_1;
+        f32 e0_3 = buf[(u64)c0_3];
+        acc1 += cuprum::exp(e0_3 - mx);
+        j_1 = cuprum::add(j_1, nt);
+    }
+    u32 m_1 = 16u;
+    while (m_1 > 0u) {
+        acc1 = acc1 + cuprum::shfl_xor_sync(cuprum::num<u32>::max_value(), acc1, m_1);
+        m_1 = cuprum::div(m_1, 2u);
+    }
+    if (lane == 0u) {
+        red1[warp] = acc1;
+    }
+    __syncthreads();
+    f32 s = 0.0f;
+    u64 w_1 = 0ull;
+    while (w_1 < nwarps) {
+        s = s + red1[w_1];
+        w_1 += 1ull;
+    }
+    i64 j_2 = tid;
+    while (cuprum::add(j_2, cuprum::mul(7ll, nt)) < cols) {
+        i64 c0_4 = cuprum::add(j_2, cuprum::mul(0ll, nt));
+        f32 e0_4 = buf[(u64)c0_4];
+        i64 c1_2 = cuprum::add(j_2, cuprum::mul(1ll, nt));
+        f32 e1_2 = buf[(u64)c1_2];
+        i64 c2_2 = cuprum::add(j_2, cuprum::mul(2ll, nt));
+        f32 e2_2 = buf[(u64)c2_2];
+        i64 c3_2 = cuprum::add(j_2, cuprum::mul(3ll, nt));
+        f32 e3_2 = buf[(u64)c3_2];
+        i64 c4_2 = cuprum::add(j_2, cuprum::mul(4ll, nt));
+        f32 e4_2 = buf[(u64)c4_2];
+        i64 c5_2 = cuprum::add(j_2, cuprum::mul(5ll, nt));
+        f32 e5_2 = buf[(u64)c5_2];
+        i64 c6_2 = cuprum::add(j_2, cuprum::mul(6ll, nt));
+        f32 e6_2 = buf[(u64)c6_2];
+        i64 c7_2 = cuprum::add(j_2, cuprum::mul(7ll, nt));
+        f32 e7_2 = buf[(u64)c7_2];
+        out[(u64)cuprum::add(cuprum::mul(row, cols), c0_4)] = cuprum::exp(e0_4 - mx) / s;
+        out[(u64)cuprum::add(cuprum::mul(row, cols), c1_2)] = cuprum::exp(e1_2 - mx) / s;
+        out[(u64)cuprum::add(cuprum::mul(row, cols), c2_2)] = cuprum::exp(e2_2 - mx) / s;
+        out[(u64)cuprum::add(cuprum::mul(row, cols), c3_2)] = cuprum::exp(e3_2 - mx) / s;
+        out[(u64)cuprum::add(cuprum::mul(row, cols), c4_2)] = cuprum::exp(e4_2 - mx) / s;
+        out[(u64)cuprum::add(cuprum::mul(row, cols), c5_2)] = cuprum::exp(e5_2 - mx) / s;
+        out[(u64)cuprum::add(cuprum::mul(row, cols), c6_2)] = cuprum::exp(e6_2 - mx) / s;
+        out[(u64)cuprum::add(cuprum::mul(row, cols), c7_2)] = cuprum::exp(e7_2 - mx) / s;
+        j_2 = cuprum::add(j_2, cuprum::mul(8ll, nt));
+    }
+    while (j_2 < cols) {
+        i64 c0_5 = j_2;
+        f32 e0_5 = buf[(u64)c0_5];
+        out[(u64)cuprum::add(cuprum::mul(row, cols), c0_5)] = cuprum::exp(e0_5 - mx) / s;
+        j_2 = cuprum::add(j_2, nt);
+    }
+}
+#define CUPRUM_INSTANTIATE_smem8(NAME) \
+    extern "C" __global__ void NAME(cuprum::RoSlice<f32> x, i64 x_rs, i64 x_cs, cuprum::Slice<f32> out, i64 cols) { smem8_body(x, x_rs, x_cs, out, cols); }
+
+CUPRUM_INSTANTIATE_smem8(cuprum_rawkernel_smem8)

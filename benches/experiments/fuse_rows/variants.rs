@@ -637,3 +637,160 @@ pub fn unroll8(x: &[f32], x_rs: i64, x_cs: i64, out: &mut [f32], cols: i64) {
         j += nt;
     }
 }
+
+/// As `unroll8`, the row kept in dynamic shared memory after the first pass (cols * 4 bytes).
+#[rawkernel(unchecked)]
+pub fn smem8(x: &[f32], x_rs: i64, x_cs: i64, out: &mut [f32], cols: i64) {
+    let row = block_idx().x as i64;
+    let tid = thread_idx().x as i64;
+    let nt = block_dim().x as i64;
+    let lane = lane_id();
+    let warp = (tid / 32) as usize;
+    let nwarps = ((nt + 31) / 32) as usize;
+    let buf = dynamic_shared::<f32>();
+    let red0 = shared_array::<f32, 32>();
+    let mut acc0 = f32::neg_infinity();
+    let mut j = tid;
+    while j + 7 * nt < cols {
+        let c0 = j + 0 * nt;
+        let e0 = x[(row * x_rs + c0 * x_cs) as usize];
+        let c1 = j + 1 * nt;
+        let e1 = x[(row * x_rs + c1 * x_cs) as usize];
+        let c2 = j + 2 * nt;
+        let e2 = x[(row * x_rs + c2 * x_cs) as usize];
+        let c3 = j + 3 * nt;
+        let e3 = x[(row * x_rs + c3 * x_cs) as usize];
+        let c4 = j + 4 * nt;
+        let e4 = x[(row * x_rs + c4 * x_cs) as usize];
+        let c5 = j + 5 * nt;
+        let e5 = x[(row * x_rs + c5 * x_cs) as usize];
+        let c6 = j + 6 * nt;
+        let e6 = x[(row * x_rs + c6 * x_cs) as usize];
+        let c7 = j + 7 * nt;
+        let e7 = x[(row * x_rs + c7 * x_cs) as usize];
+        buf[c0 as usize] = e0;
+        acc0 = acc0.max(e0);
+        buf[c1 as usize] = e1;
+        acc0 = acc0.max(e1);
+        buf[c2 as usize] = e2;
+        acc0 = acc0.max(e2);
+        buf[c3 as usize] = e3;
+        acc0 = acc0.max(e3);
+        buf[c4 as usize] = e4;
+        acc0 = acc0.max(e4);
+        buf[c5 as usize] = e5;
+        acc0 = acc0.max(e5);
+        buf[c6 as usize] = e6;
+        acc0 = acc0.max(e6);
+        buf[c7 as usize] = e7;
+        acc0 = acc0.max(e7);
+        j += 8 * nt;
+    }
+    while j < cols {
+        let c0 = j;
+        let e0 = x[(row * x_rs + c0 * x_cs) as usize];
+        buf[c0 as usize] = e0;
+        acc0 = acc0.max(e0);
+        j += nt;
+    }
+    let mut m = 16u32;
+    while m > 0 {
+        acc0 = acc0.max(shfl_xor_sync(u32::MAX, acc0, m));
+        m /= 2;
+    }
+    if lane == 0 {
+        red0[warp] = acc0;
+    }
+    sync_threads();
+    let mut mx = f32::neg_infinity();
+    let mut w = 0usize;
+    while w < nwarps {
+        mx = mx.max(red0[w]);
+        w += 1;
+    }
+    let red1 = shared_array::<f32, 32>();
+    let mut acc1 = 0.0f32;
+    let mut j = tid;
+    while j + 7 * nt < cols {
+        let c0 = j + 0 * nt;
+        let e0 = buf[c0 as usize];
+        let c1 = j + 1 * nt;
+        let e1 = buf[c1 as usize];
+        let c2 = j + 2 * nt;
+        let e2 = buf[c2 as usize];
+        let c3 = j + 3 * nt;
+        let e3 = buf[c3 as usize];
+        let c4 = j + 4 * nt;
+        let e4 = buf[c4 as usize];
+        let c5 = j + 5 * nt;
+        let e5 = buf[c5 as usize];
+        let c6 = j + 6 * nt;
+        let e6 = buf[c6 as usize];
+        let c7 = j + 7 * nt;
+        let e7 = buf[c7 as usize];
+        acc1 += (e0 - mx).exp();
+        acc1 += (e1 - mx).exp();
+        acc1 += (e2 - mx).exp();
+        acc1 += (e3 - mx).exp();
+        acc1 += (e4 - mx).exp();
+        acc1 += (e5 - mx).exp();
+        acc1 += (e6 - mx).exp();
+        acc1 += (e7 - mx).exp();
+        j += 8 * nt;
+    }
+    while j < cols {
+        let c0 = j;
+        let e0 = buf[c0 as usize];
+        acc1 += (e0 - mx).exp();
+        j += nt;
+    }
+    let mut m = 16u32;
+    while m > 0 {
+        acc1 = acc1 + shfl_xor_sync(u32::MAX, acc1, m);
+        m /= 2;
+    }
+    if lane == 0 {
+        red1[warp] = acc1;
+    }
+    sync_threads();
+    let mut s = 0.0f32;
+    let mut w = 0usize;
+    while w < nwarps {
+        s = s + red1[w];
+        w += 1;
+    }
+    let mut j = tid;
+    while j + 7 * nt < cols {
+        let c0 = j + 0 * nt;
+        let e0 = buf[c0 as usize];
+        let c1 = j + 1 * nt;
+        let e1 = buf[c1 as usize];
+        let c2 = j + 2 * nt;
+        let e2 = buf[c2 as usize];
+        let c3 = j + 3 * nt;
+        let e3 = buf[c3 as usize];
+        let c4 = j + 4 * nt;
+        let e4 = buf[c4 as usize];
+        let c5 = j + 5 * nt;
+        let e5 = buf[c5 as usize];
+        let c6 = j + 6 * nt;
+        let e6 = buf[c6 as usize];
+        let c7 = j + 7 * nt;
+        let e7 = buf[c7 as usize];
+        out[(row * cols + c0) as usize] = (e0 - mx).exp() / s;
+        out[(row * cols + c1) as usize] = (e1 - mx).exp() / s;
+        out[(row * cols + c2) as usize] = (e2 - mx).exp() / s;
+        out[(row * cols + c3) as usize] = (e3 - mx).exp() / s;
+        out[(row * cols + c4) as usize] = (e4 - mx).exp() / s;
+        out[(row * cols + c5) as usize] = (e5 - mx).exp() / s;
+        out[(row * cols + c6) as usize] = (e6 - mx).exp() / s;
+        out[(row * cols + c7) as usize] = (e7 - mx).exp() / s;
+        j += 8 * nt;
+    }
+    while j < cols {
+        let c0 = j;
+        let e0 = buf[c0 as usize];
+        out[(row * cols + c0) as usize] = (e0 - mx).exp() / s;
+        j += nt;
+    }
+}

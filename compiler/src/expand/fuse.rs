@@ -125,7 +125,8 @@ fn call_fn(f: &syn::ItemFn, fused: &Fused, hidden: &syn::Ident) -> TokenStream {
             let keepdims = keepdims.as_ref().map(|e| quote!(.keepdims(#e)));
             quote!(#kernel::call(#(#idents),*) #axis #axes #keepdims .run())
         }
-        Plan::Rows { axes } => {
+        Plan::Rows { axes, cached } => {
+            let cached_ty = &fused.params[*cached].elem;
             let arrays: Vec<&syn::Ident> = fused.params.iter().filter(|p| p.array).map(|p| &p.name).collect();
             let names: Vec<String> = arrays.iter().map(|a| a.to_string()).collect();
             let first = arrays[0];
@@ -157,13 +158,16 @@ fn call_fn(f: &syn::ItemFn, fused: &Fused, hidden: &syn::Ident) -> TokenStream {
                 }
                 #(#prepare)*
                 let #cols = __cuprum_plan.cols();
+                let (__cuprum_config, __cuprum_cache) = __cuprum_plan.config(::core::mem::size_of::<#cached_ty>());
                 // SAFETY: the kernel reads operand `k`'s element (r, j) at `r * rs + j * cs` for r
                 // below the plan's rows and j below its columns, and writes the output's at
                 // `r * cols + j`: `RowPlan::new` checked each operand's shape against the output's
                 // (its row stride is 0 or its row length, its column stride 0 or 1), every operand
                 // is C-contiguous, the output has the plan's shape, and the plan's launch has one
-                // block per row and at most 1024 threads (32 warps, the partials' slots).
-                unsafe { #kernel::launch(&__cuprum_plan.config().stream(&__cuprum_stream), #(#args,)* &mut #out_ident, #cols)? };
+                // block per row and at most 1024 threads (32 warps, the partials' slots); with
+                // `__cuprum_cache` = 1 it gives the cached row `cols` elements of dynamic shared
+                // memory, which the kernel indexes by column.
+                unsafe { #kernel::launch(&__cuprum_config.stream(&__cuprum_stream), #(#args,)* &mut #out_ident, #cols, __cuprum_cache)? };
                 ::core::result::Result::Ok(#out_ident)
             }
         }

@@ -166,6 +166,16 @@ pub fn reduction(f: &syn::ItemFn, g: &Graph, out: &syn::Type, floats: &[String])
     Ok((kernel, quote!(identity = #id, reduce = |a, b| #reduce)))
 }
 
+/// What a pass of a row kernel does with the row of the cached parameter (index into
+/// [`Graph::params`]): the first pass that reads it keeps it in shared memory, the later ones read
+/// it from there (when the call gave the kernel room for it: `fused_cache != 0`).
+#[derive(Clone, Copy)]
+enum Cache {
+    None,
+    Store(usize),
+    Load(usize),
+}
+
 /// Columns per step of a row kernel's element loop: each thread issues this many loads before
 /// it computes (one per column at `j`, `j + block`, ...), so that enough bytes are in flight.
 /// Measured on an H200 for a softmax of (8192, 8192) f32, blocks of 512:
@@ -177,7 +187,7 @@ pub const ROW_UNROLL: usize = 8;
 /// (`fused_c`), the loads of the array parameters `root` needs, its other element values, then
 /// `consume` (which reads `value(root)` and `fused_c`). [`ROW_UNROLL`] columns per step, their
 /// loads first, then the remaining columns one by one.
-fn row_loop(g: &Graph, root: usize, consume: &TokenStream) -> TokenStream {
+fn row_loop(g: &Graph, root: usize, consume: &TokenStream, cache: Cache) -> TokenStream {
     let cols = format_ident!("{}", super::ROW_COLS);
     let nodes: Vec<usize> = g.needed(root, &|n| n.class != Class::Elem).into_iter().filter(|&n| g.nodes[n].class == Class::Elem).collect();
     let loads: Vec<(usize, &syn::Ident)> = nodes
@@ -188,9 +198,24 @@ fn row_loop(g: &Graph, root: usize, consume: &TokenStream) -> TokenStream {
         })
         .collect();
     let defs: Vec<TokenStream> = nodes.iter().filter_map(|&n| define(g, n)).collect();
-    let load = |p: &syn::Ident, name: &syn::Ident, col: &TokenStream| {
+    // A load of parameter `p` at column `col` into `name`, and the store that keeps it in shared
+    // memory (in the first pass that reads the cached parameter). The stores of a step come after
+    // all its loads: a store waits for its value, and the loads behind it would wait too.
+    let load = |p: &syn::Ident, name: &syn::Ident, col: &TokenStream| -> (TokenStream, Option<TokenStream>) {
         let (rs, cs) = (format_ident!("{}_rs", p), format_ident!("{}_cs", p));
-        quote!(let #name = #p[(fused_row * #rs + #col * #cs) as usize];)
+        let global = quote!(#p[(fused_row * #rs + #col * #cs) as usize]);
+        match cache {
+            Cache::Store(c) if *p == g.params[c].name => (
+                quote!(let #name = #global;),
+                Some(quote!(if fused_cache != 0 {
+                    fused_buf[#col as usize] = #name;
+                })),
+            ),
+            Cache::Load(c) if *p == g.params[c].name => {
+                (quote!(let #name = if fused_cache != 0 { fused_buf[#col as usize] } else { #global };), None)
+            }
+            _ => (quote!(let #name = #global;), None),
+        }
     };
     let mut step_loads = Vec::new();
     let mut slots = Vec::new();
@@ -201,7 +226,9 @@ fn row_loop(g: &Graph, root: usize, consume: &TokenStream) -> TokenStream {
         let mut rebind = Vec::new();
         for &(n, p) in &loads {
             let slot = format_ident!("v{}_{}", n, u);
-            step_loads.push(load(p, &slot, &quote!(#col)));
+            let (l, store) = load(p, &slot, &quote!(#col));
+            step_loads.push(l);
+            rebind.extend(store);
             let v = v(n);
             rebind.push(quote!(let #v = #slot;));
         }
@@ -212,7 +239,13 @@ fn row_loop(g: &Graph, root: usize, consume: &TokenStream) -> TokenStream {
             #consume
         }));
     }
-    let one_loads: Vec<TokenStream> = loads.iter().map(|&(n, p)| load(p, &v(n), &quote!(fused_c))).collect();
+    let one_loads: Vec<TokenStream> = loads
+        .iter()
+        .flat_map(|&(n, p)| {
+            let (l, store) = load(p, &v(n), &quote!(fused_c));
+            std::iter::once(l).chain(store)
+        })
+        .collect();
     let last = proc_macro2::Literal::i64_unsuffixed(ROW_UNROLL as i64 - 1);
     let step = proc_macro2::Literal::i64_unsuffixed(ROW_UNROLL as i64);
     quote! {
@@ -232,6 +265,26 @@ fn row_loop(g: &Graph, root: usize, consume: &TokenStream) -> TokenStream {
     }
 }
 
+/// The array parameters (indices into [`Graph::params`]) a pass computing `root` reads.
+fn array_loads(g: &Graph, root: usize) -> Vec<usize> {
+    g.needed(root, &|n| n.class != Class::Elem)
+        .into_iter()
+        .filter_map(|n| match g.nodes[n].op {
+            Op::Param(k) if g.params[k].array => Some(k),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The parameter whose row a row kernel keeps in shared memory: the first array parameter the
+/// first pass reads (softmax's and layer norm's `x`), so that the later passes do not read it
+/// from memory again.
+pub fn cached_param(g: &Graph) -> usize {
+    let first = g.reductions()[0];
+    let Op::Reduce(r) = &g.nodes[first].op else { unreachable!("a reduction") };
+    array_loads(g, r.arg).into_iter().min().expect("a row pass reads an array parameter (the plan checked it)")
+}
+
 /// Reductions over the last axis feeding elementwise work: a `#[rawkernel(unchecked)]` run with
 /// one block per row (`grid.x` = rows, `block.x` a multiple of 32 up to 1024). Each reduction is
 /// one pass over the row (an unrolled strided loop per thread, a warp shuffle tree, one partial per
@@ -240,7 +293,9 @@ fn row_loop(g: &Graph, root: usize, consume: &TokenStream) -> TokenStream {
 ///
 /// Parameters: each array parameter `x` as `x: &[T], x_rs: i64, x_cs: i64` (its element at row
 /// `r`, column `j` is `x[r * x_rs + j * x_cs]`: 0 for a broadcast axis), each scalar by value,
-/// then `fused_out: &mut [U]` (C-contiguous) and `fused_cols: i64`. Unchecked: the caller
+/// then `fused_out: &mut [U]` (C-contiguous), `fused_cols: i64` and `fused_cache: i64` (nonzero:
+/// the launch gave `fused_cols` elements of dynamic shared memory for the cached parameter's row,
+/// [`Cache`]). Unchecked: the caller
 /// (`runtime::fuse::RowPlan`, through the generated `call`) guarantees every index is in range.
 pub fn rows(f: &syn::ItemFn, g: &Graph, out: &syn::Type, floats: &[String]) -> Result<syn::ItemFn, syn::Error> {
     let name = &f.sig.ident;
@@ -269,7 +324,22 @@ pub fn rows(f: &syn::ItemFn, g: &Graph, out: &syn::Type, floats: &[String]) -> R
         }
     }
     let ready = |defined: &[bool], n: usize| operands(&g.nodes[n].op).iter().all(|&o| defined[o]);
-    for (k, red) in g.reductions().into_iter().enumerate() {
+    let reductions = g.reductions();
+    let loads_of = |root: usize| -> Vec<usize> { array_loads(g, root) };
+    let cached = cached_param(g);
+    let cached_ty = &g.params[cached].elem;
+    let mut stored = false;
+    let mut mode = |root: usize| {
+        if !loads_of(root).contains(&cached) {
+            Cache::None
+        } else if stored {
+            Cache::Load(cached)
+        } else {
+            stored = true;
+            Cache::Store(cached)
+        }
+    };
+    for (k, red) in reductions.iter().copied().enumerate() {
         let Op::Reduce(r) = &g.nodes[red].op else { continue };
         let ty = type_of(g, r.arg)?;
         let float = is_float(&ty, floats);
@@ -280,7 +350,7 @@ pub fn rows(f: &syn::ItemFn, g: &Graph, out: &syn::Type, floats: &[String]) -> R
         let (acc, shared, res) = (format_ident!("fused_acc{}", k), format_ident!("fused_red{}", k), v(red));
         let x = value(g, r.arg);
         let step = combine(r.op, float, &quote!(#acc), &x);
-        let elements = row_loop(g, r.arg, &quote!(#acc = #step;));
+        let elements = row_loop(g, r.arg, &quote!(#acc = #step;), mode(r.arg));
         let shfl = combine(r.op, float, &quote!(#acc), &quote!(shfl_xor_sync(u32::MAX, #acc, fused_m)));
         let gather = combine(r.op, float, &quote!(#res), &quote!(#shared[fused_w]));
         let finish = (r.op == ReduceOp::Mean).then(|| quote!(let #res = #res / #ty::from_i64(#cols);));
@@ -315,10 +385,12 @@ pub fn rows(f: &syn::ItemFn, g: &Graph, out: &syn::Type, floats: &[String]) -> R
         }
     }
     let result = value(g, g.out);
-    body.push(row_loop(g, g.out, &quote!(#fused_out[(fused_row * #cols + fused_c) as usize] = #result;)));
+    let last = mode(g.out);
+    body.push(row_loop(g, g.out, &quote!(#fused_out[(fused_row * #cols + fused_c) as usize] = #result;), last));
     Ok(syn::parse_quote! {
-        #vis fn #name #generics (#(#params,)* #fused_out: &mut [#out], #cols: i64) #where_clause {
+        #vis fn #name #generics (#(#params,)* #fused_out: &mut [#out], #cols: i64, fused_cache: i64) #where_clause {
             let fused_row = block_idx().x as i64;
+            let fused_buf = dynamic_shared::<#cached_ty>();
             let fused_tid = thread_idx().x as i64;
             let fused_nt = block_dim().x as i64;
             let fused_lane = lane_id();

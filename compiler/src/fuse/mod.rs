@@ -34,8 +34,9 @@ pub enum Plan {
     /// One reduction kernel whose map is the fused expression, configured as written.
     Reduce { axis: Option<syn::Expr>, axes: Option<syn::Expr>, keepdims: Option<syn::Expr> },
     /// One raw kernel, one block per row of the broadcast shape; `axes` are the axes the
-    /// reductions name (each must be the last: checked at the call, where the rank is known).
-    Rows { axes: Vec<syn::Expr> },
+    /// reductions name (each must be the last: checked at the call, where the rank is known);
+    /// `cached` the parameter whose row the kernel keeps in shared memory.
+    Rows { axes: Vec<syn::Expr>, cached: usize },
 }
 
 /// A `#[fuse]` function as a kernel of an existing kind.
@@ -178,5 +179,5 @@ fn plan(g: &Graph, diags: &mut Diagnostics) -> Option<Plan> {
         diags.error(out.span, "a row-wise `#[fuse]` function returns an array of the arguments' shape (a per-row result: end in the reduction alone)");
         ok = false;
     }
-    ok.then_some(Plan::Rows { axes })
+    ok.then(|| Plan::Rows { axes, cached: kernel::cached_param(g) })
 }
