@@ -4,13 +4,9 @@
 //! (docs/building.md).
 //!
 //! Also computes the digest of the embedded CUDA headers (part of every JIT cache key) with the
-//! runtime's own code (`src/cache/key.rs`, `src/cache/sha256.rs`, compiled into this script too),
+//! runtime's own code (`src/cache/key.rs`, compiled into this script too, with the sha2 crate),
 //! so that `nvrtc::EMBEDDED_HEADERS_DIGEST` is a constant: rustc's const evaluator takes seconds
 //! over the headers' 85 KB, and a run-time digest costs every process that JIT-compiles.
-
-#[allow(dead_code)]
-#[path = "src/cache/sha256.rs"]
-mod sha256;
 
 #[allow(dead_code)]
 #[path = "src/cache/key.rs"]
@@ -21,10 +17,12 @@ fn main() {
     let digest = key::headers_digest(cuprum_abi::headers::HEADERS);
     std::fs::write(out.join("headers_digest.rs"), format!("{digest:?}\n"))
         .expect("write headers_digest.rs");
-    println!("cargo:rerun-if-changed=src/cache/sha256.rs");
     println!("cargo:rerun-if-changed=src/cache/key.rs");
     // Machine code only: PTX doubles the built-ins' bytes (2.63 MB against 1.22 MB at sm_90 +
     // compute_90) to serve GPUs newer than the list, which NVRTC serves as well from the same
     // embedded source (docs/building.md, What the built-ins precompile).
-    cuprum_build::Kernels::new().dir("kernels").machine_code_only().compile();
+    cuprum_build::Kernels::new()
+        .dir("kernels")
+        .machine_code_only()
+        .compile();
 }

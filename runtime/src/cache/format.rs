@@ -7,8 +7,9 @@
 
 use std::fmt;
 
+use sha2::{Digest, Sha256};
+
 use super::key::CacheKey;
-use super::sha256::Sha256;
 
 const MAGIC: &[u8; 8] = b"CUPRUMKC";
 const FORMAT: u32 = 1;
@@ -102,7 +103,7 @@ pub fn decode<'a>(key: &CacheKey, bytes: &'a [u8]) -> Result<&'a [u8], Damage> {
     if header != actual {
         return Err(Damage::Length { header, actual });
     }
-    if Sha256::digest(body) != sum {
+    if Sha256::digest(body).as_slice() != sum {
         return Err(Damage::Checksum);
     }
     Ok(&body[HEADER_LEN..])

@@ -7,8 +7,9 @@
 //! tag and a length prefix, so no two different inputs serialize to the same bytes.
 
 use std::fmt;
+use std::fmt::Write as _;
 
-use super::sha256::{Sha256, to_hex};
+use sha2::{Digest, Sha256};
 
 /// Bumped when the serialization below or the entry format changes.
 const KEY_FORMAT: u32 = 1;
@@ -30,7 +31,11 @@ impl CacheKey {
 
     /// 64 lower-case hex digits.
     pub fn hex(&self) -> String {
-        to_hex(&self.0)
+        let mut s = String::with_capacity(64);
+        for b in self.0 {
+            let _ = write!(s, "{b:02x}");
+        }
+        s
     }
 
     /// Parses 64 hex digits (either case).
@@ -62,16 +67,14 @@ impl fmt::Display for CacheKey {
 
 /// The digest of a set of headers (name and text of each, in order). The runtime's build script
 /// computes the digest of the embedded headers with it (`nvrtc::EMBEDDED_HEADERS_DIGEST`).
-pub const fn headers_digest(headers: &[(&str, &str)]) -> [u8; 32] {
+pub fn headers_digest(headers: &[(&str, &str)]) -> [u8; 32] {
     let mut h = Sha256::new();
     field(&mut h, b"nheaders", &(headers.len() as u64).to_le_bytes());
-    let mut i = 0;
-    while i < headers.len() {
-        field(&mut h, b"hname", headers[i].0.as_bytes());
-        field(&mut h, b"htext", headers[i].1.as_bytes());
-        i += 1;
+    for (name, text) in headers {
+        field(&mut h, b"hname", name.as_bytes());
+        field(&mut h, b"htext", text.as_bytes());
     }
-    h.finish()
+    h.finalize().into()
 }
 
 /// Everything a compiled image depends on.
@@ -141,14 +144,43 @@ impl<'a> KeyInputs<'a> {
             field(&mut h, b"name", n.as_bytes());
         }
         field(&mut h, b"source", self.source.as_bytes());
-        CacheKey(h.finish())
+        CacheKey(h.finalize().into())
     }
 }
 
 /// One tagged, length-prefixed field.
-const fn field(h: &mut Sha256, tag: &[u8], value: &[u8]) {
+fn field(h: &mut Sha256, tag: &[u8], value: &[u8]) {
     h.update(&(tag.len() as u32).to_le_bytes());
     h.update(tag);
     h.update(&(value.len() as u64).to_le_bytes());
     h.update(value);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The disk cache's keys and checksums are SHA-256 digests: a change of digest would orphan
+    /// every user's entries (`runtime/tests/cache.rs` pins a whole key too).
+    #[test]
+    fn sha256_known_vectors() {
+        let hex = |d: [u8; 32]| CacheKey::from_bytes(d).hex();
+        assert_eq!(
+            hex(Sha256::digest(b"").into()),
+            "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
+        );
+        assert_eq!(
+            hex(Sha256::digest(b"abc").into()),
+            "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+        );
+        assert_eq!(
+            hex(Sha256::digest(b"abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq").into()),
+            "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1"
+        );
+        let million_a = vec![b'a'; 1_000_000];
+        assert_eq!(
+            hex(Sha256::digest(&million_a).into()),
+            "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0"
+        );
+    }
 }

@@ -14,7 +14,6 @@ pub mod entry;
 pub mod format;
 pub mod key;
 pub mod scan;
-pub mod sha256;
 mod warn;
 
 use std::collections::HashMap;
