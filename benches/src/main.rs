@@ -27,7 +27,7 @@ mod graph;
 mod reduction;
 
 use std::fmt::Write as _;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
@@ -215,27 +215,6 @@ fn cpu_only(opts: &Options) -> Result<()> {
     Ok(())
 }
 
-/// A temporary directory removed on drop.
-struct TempDir(PathBuf);
-
-impl TempDir {
-    fn new(tag: &str) -> std::io::Result<TempDir> {
-        let p = std::env::temp_dir().join(format!(
-            "cuprum-bench-{tag}-{}-{}",
-            std::process::id(),
-            nonce()
-        ));
-        std::fs::create_dir_all(&p)?;
-        Ok(TempDir(p))
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
 fn io_err(e: std::io::Error) -> cuprum_runtime::Error {
     cuprum_runtime::Error::Unsupported {
         what: format!("benchmark I/O: {e}"),
@@ -247,9 +226,12 @@ fn run(dev: &Device, opts: &Options) -> Result<()> {
     let (major, minor) = dev.compute_capability();
     let target = nvrtc::choose_target((major, minor), &info.supported_archs, false, info.version)?;
     let driver = device::driver_version()?;
-    let cache_dir = TempDir::new("cache").map_err(io_err)?;
-    // The JIT rows use a private, empty disk cache.
-    cache::set_global(CacheConfig::at(&cache_dir.0));
+    // The JIT rows use a private, empty disk cache, removed on drop.
+    let cache_dir = tempfile::Builder::new()
+        .prefix("cuprum-bench-cache-")
+        .tempdir()
+        .map_err(io_err)?;
+    cache::set_global(CacheConfig::at(cache_dir.path()));
     let stream = Stream::current()?;
     let launches = if opts.quick { 2_000 } else { 20_000 };
     let rounds = if opts.quick { 3 } else { 5 };
@@ -426,9 +408,9 @@ fn run(dev: &Device, opts: &Options) -> Result<()> {
     });
 
     // First call in a fresh process, served by the disk cache the cold row filled.
-    let cubin_path = cache_dir.0.join("ceiling.cubin");
+    let cubin_path = cache_dir.path().join("ceiling.cubin");
     std::fs::write(&cubin_path, bare_compile(ADD, target)?).map_err(io_err)?;
-    let warm = run_warm_children(&cache_dir.0, &add_src(0), &cubin_path, rounds)?;
+    let warm = run_warm_children(cache_dir.path(), &add_src(0), &cubin_path, rounds)?;
     rows.push(Row {
         name: "RawKernel first call, warm disk cache (new process)",
         value: warm.first_call_ms,

@@ -40,7 +40,11 @@ fn main() {
     if sets.is_empty() {
         sets = vec!["arch=compute_90,code=sm_90".into(), "default".into()];
     }
-    let scratch = std::env::temp_dir().join(format!("cuprum-aot-sizes-{}", std::process::id()));
+    let tmp = tempfile::Builder::new()
+        .prefix("cuprum-aot-sizes-")
+        .tempdir()
+        .expect("a temporary directory");
+    let scratch = tmp.path().join("out");
     println!("| file | targets | nvcc time | fat binary |");
     println!("| --- | --- | ---: | ---: |");
     let groups: Vec<Vec<PathBuf>> = if together {
@@ -99,5 +103,4 @@ fn main() {
             );
         }
     }
-    let _ = std::fs::remove_dir_all(&scratch);
 }

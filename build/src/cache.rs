@@ -153,7 +153,11 @@ mod tests {
 
     #[test]
     fn finds_the_target_dir_from_out_dir() {
-        let root = std::env::temp_dir().join(format!("cuprum-build-cache-{}", std::process::id()));
+        let tmp = tempfile::Builder::new()
+            .prefix("cuprum-build-cache-")
+            .tempdir()
+            .unwrap();
+        let root = tmp.path();
         let out = root.join("target/debug/build/app-0123abcd/out");
         assert_eq!(target_dir_of(&out), Some(root.join("target")));
         assert_eq!(target_dir_of(&root.join("elsewhere/out")), None);
@@ -188,14 +192,15 @@ mod tests {
         assert_eq!(dir(&env, &out), Some(PathBuf::from("/shared/fatbins")));
         env.set(env::FATBIN_CACHE, "off");
         assert_eq!(dir(&env, &out), None);
-        fs::remove_dir_all(&root).unwrap();
     }
 
     #[test]
     fn a_damaged_or_foreign_entry_is_a_miss() {
-        let dir =
-            std::env::temp_dir().join(format!("cuprum-build-cache-entries-{}", std::process::id()));
-        let _ = fs::remove_dir_all(&dir);
+        let tmp = tempfile::Builder::new()
+            .prefix("cuprum-build-cache-entries-")
+            .tempdir()
+            .unwrap();
+        let dir = tmp.path().join("cache");
         let text = key_text("00ff", "11", &["sm_90".into()], "nvcc 13.0", "nvcc -fatbin");
         let k = key(&text);
         assert_eq!(lookup(&dir, &k, &text), None);
@@ -221,7 +226,6 @@ mod tests {
         // A truncated fat binary is a miss.
         fs::write(dir.join(format!("{k}.fatbin")), &fb[..40]).unwrap();
         assert_eq!(lookup(&dir, &k, &text), None);
-        fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]

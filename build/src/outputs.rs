@@ -162,7 +162,11 @@ mod tests {
 
     #[test]
     fn writes_only_changed_bytes() {
-        let dir = std::env::temp_dir().join(format!("cuprum-build-outputs-{}", std::process::id()));
+        let tmp = tempfile::Builder::new()
+            .prefix("cuprum-build-outputs-")
+            .tempdir()
+            .unwrap();
+        let dir = tmp.path();
         let file = dir.join("a/b.txt");
         assert!(write_if_changed(&file, b"one").unwrap());
         assert!(!write_if_changed(&file, b"one").unwrap());
@@ -175,7 +179,6 @@ mod tests {
             rust_files(&dir).unwrap(),
             [dir.join("a/c.rs"), dir.join("a/sub/d.rs")]
         );
-        fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]

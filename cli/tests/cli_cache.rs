@@ -3,33 +3,15 @@
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 use cuprum_runtime::cache::{CacheConfig, CompiledImage, ImageKind, KernelCache, KeyInputs};
 
-/// A fresh directory, removed at the end unless the test fails.
-struct TempDir(PathBuf);
-
-impl TempDir {
-    fn new(tag: &str) -> TempDir {
-        static N: AtomicUsize = AtomicUsize::new(0);
-        let d = std::env::temp_dir().join(format!(
-            "cuprum-cli-cache-{}-{tag}-{}",
-            std::process::id(),
-            N.fetch_add(1, Ordering::Relaxed)
-        ));
-        let _ = std::fs::remove_dir_all(&d);
-        std::fs::create_dir_all(&d).unwrap();
-        TempDir(d)
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        if !std::thread::panicking() {
-            let _ = std::fs::remove_dir_all(&self.0);
-        }
-    }
+/// A fresh, empty directory under the system temp dir, removed when dropped.
+fn tempdir(tag: &str) -> tempfile::TempDir {
+    tempfile::Builder::new()
+        .prefix(&format!("cuprum-cli-cache-{tag}-"))
+        .tempdir()
+        .unwrap()
 }
 
 fn cuprum(args: &[&str], dir: Option<&Path>) -> Output {
@@ -108,8 +90,8 @@ fn bad_arguments_are_usage_errors_that_say_what_is_wrong() {
 
 #[test]
 fn stats_count_damaged_entries_apart_and_verify_removes_them() {
-    let tmp = TempDir::new("verify");
-    let dir = tmp.0.as_path();
+    let tmp = tempdir("verify");
+    let dir = tmp.path();
     let files = entries(dir, &["good", "truncated", "flipped"]);
     let bytes = std::fs::read(&files[1]).unwrap();
     std::fs::write(&files[1], &bytes[..bytes.len() - 7]).unwrap();
@@ -173,8 +155,8 @@ fn stats_count_damaged_entries_apart_and_verify_removes_them() {
 #[cfg(unix)]
 #[test]
 fn a_fifo_is_reported_without_blocking() {
-    let tmp = TempDir::new("fifo");
-    let dir = tmp.0.as_path();
+    let tmp = tempdir("fifo");
+    let dir = tmp.path();
     let files = entries(dir, &["one"]);
     std::fs::remove_file(&files[0]).unwrap();
     let status = Command::new("mkfifo")
@@ -209,8 +191,8 @@ fn a_fifo_is_reported_without_blocking() {
 
 #[test]
 fn clear_reports_what_it_removed() {
-    let tmp = TempDir::new("clear");
-    let dir = tmp.0.as_path();
+    let tmp = tempdir("clear");
+    let dir = tmp.path();
     entries(dir, &["a", "b"]);
     std::fs::write(dir.join("0123abcd.cubin"), b"cupy").unwrap();
     let out = cuprum(&["cache", "clear"], Some(dir));

@@ -18,6 +18,7 @@ use cuprum_runtime::cache::{
 };
 use cuprum_runtime::stats::Layer;
 use cuprum_runtime::{Error, nvrtc};
+use tempfile::TempDir;
 
 mod support;
 
@@ -25,34 +26,12 @@ mod support;
 // Helpers
 // ------------------------------------------------------------------------------------------
 
-/// A fresh, empty directory under the target dir's temp area (removed at the end of the test
-/// unless it fails).
-struct TempDir(PathBuf);
-
-impl TempDir {
-    fn new(tag: &str) -> TempDir {
-        static N: AtomicUsize = AtomicUsize::new(0);
-        let base = std::env::temp_dir().join(format!(
-            "cuprum-cache-test-{}-{}-{}",
-            std::process::id(),
-            tag,
-            N.fetch_add(1, Ordering::Relaxed)
-        ));
-        let _ = std::fs::remove_dir_all(&base);
-        std::fs::create_dir_all(&base).unwrap();
-        TempDir(base)
-    }
-    fn path(&self) -> &Path {
-        &self.0
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        if !std::thread::panicking() {
-            let _ = std::fs::remove_dir_all(&self.0);
-        }
-    }
+/// A fresh, empty directory under the system temp dir, removed when dropped.
+fn tempdir(tag: &str) -> TempDir {
+    tempfile::Builder::new()
+        .prefix(&format!("cuprum-cache-test-{tag}-"))
+        .tempdir()
+        .unwrap()
 }
 
 /// Every file under `dir`, relative, sorted.
@@ -402,7 +381,7 @@ fn key_changes_with_every_input() {
 
 #[test]
 fn disk_round_trip_layout_and_lazy_creation() {
-    let tmp = TempDir::new("layout");
+    let tmp = tempdir("layout");
     let dir = tmp.path().join("kernel_cache");
     let disk = DiskCache::new(&dir);
     let k = key("layout");
@@ -439,7 +418,7 @@ fn disk_round_trip_layout_and_lazy_creation() {
 
 #[test]
 fn save_source_writes_the_cu_next_to_new_entries() {
-    let tmp = TempDir::new("source");
+    let tmp = tempdir("source");
     let kc = KernelCache::new(CacheConfig {
         dir: Some(tmp.path().to_path_buf()),
         in_memory: false,
@@ -467,7 +446,7 @@ fn save_source_writes_the_cu_next_to_new_entries() {
 
 #[test]
 fn corrupt_entries_are_misses_and_get_rewritten() {
-    let tmp = TempDir::new("corrupt");
+    let tmp = tempdir("corrupt");
     let cfg = CacheConfig::at(tmp.path());
     let k = key("corrupt");
     let compiles = AtomicUsize::new(0);
@@ -548,7 +527,7 @@ fn corrupt_entries_are_misses_and_get_rewritten() {
 #[test]
 fn a_failed_write_costs_one_entry_and_writing_stays_on() {
     capture_logs();
-    let tmp = TempDir::new("per-entry");
+    let tmp = tempdir("per-entry");
     // The cache directory cannot be made while a regular file has its parent's name (not even by
     // root): every write fails with "not a directory", a cause that can go away.
     let blocker = tmp.path().join("file");
@@ -602,7 +581,7 @@ fn a_failed_write_costs_one_entry_and_writing_stays_on() {
 #[test]
 fn a_directory_in_place_of_an_entry_is_skipped() {
     capture_logs();
-    let tmp = TempDir::new("eisdir");
+    let tmp = tempdir("eisdir");
     let kc = KernelCache::new(CacheConfig::at(tmp.path()));
     let disk = kc.disk().unwrap();
     let k = key("eisdir");
@@ -654,7 +633,7 @@ fn within<T: Send + 'static>(what: &str, f: impl FnOnce() -> T + Send + 'static)
 #[cfg(unix)]
 #[test]
 fn a_fifo_in_place_of_an_entry_does_not_block() {
-    let tmp = TempDir::new("fifo");
+    let tmp = tempdir("fifo");
     let dir = tmp.path().to_path_buf();
     let k = key("fifo");
     let path = DiskCache::new(&dir).entry_path(&k);
@@ -719,7 +698,7 @@ fn a_fifo_in_place_of_an_entry_does_not_block() {
 
 #[test]
 fn verify_finds_and_removes_damaged_entries_and_stats_count_them_apart() {
-    let tmp = TempDir::new("verify");
+    let tmp = tempdir("verify");
     let kc = KernelCache::new(CacheConfig {
         save_source: true,
         ..CacheConfig::at(tmp.path())
@@ -780,7 +759,7 @@ fn verify_finds_and_removes_damaged_entries_and_stats_count_them_apart() {
 
 #[test]
 fn clear_while_writing_does_not_turn_writers_off() {
-    let tmp = TempDir::new("clear-race");
+    let tmp = tempdir("clear-race");
     let writers = 4;
     // Writers keep writing until the clearer has run this many times, so the two overlap.
     let min_clears = 50;
@@ -845,7 +824,7 @@ fn permission_denied_turns_writing_off_with_one_warning() {
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;
-        let tmp = TempDir::new("perm");
+        let tmp = tempdir("perm");
         let ro = tmp.path().join("ro");
         std::fs::create_dir(&ro).unwrap();
         std::fs::set_permissions(&ro, std::fs::Permissions::from_mode(0o555)).unwrap();
@@ -877,7 +856,7 @@ fn permission_denied_turns_writing_off_with_one_warning() {
 
 #[test]
 fn concurrent_writers_leave_one_valid_entry() {
-    let tmp = TempDir::new("race");
+    let tmp = tempdir("race");
     let k = key("race");
     // Independent caches (as separate processes would be) writing one key at once, repeatedly.
     let threads = 8;
@@ -916,7 +895,7 @@ fn concurrent_writers_leave_one_valid_entry() {
 
 #[test]
 fn threads_sharing_a_cache_compile_once() {
-    let tmp = TempDir::new("once");
+    let tmp = tempdir("once");
     let kc = Arc::new(KernelCache::new(CacheConfig::at(tmp.path())));
     let compiles = Arc::new(AtomicUsize::new(0));
     let threads = 8;
@@ -949,7 +928,7 @@ fn threads_sharing_a_cache_compile_once() {
 
 #[test]
 fn compile_errors_are_not_cached() {
-    let tmp = TempDir::new("err");
+    let tmp = tempdir("err");
     let kc = KernelCache::new(CacheConfig::at(tmp.path()));
     let k = key("err");
     let e = kc
@@ -967,7 +946,7 @@ fn compile_errors_are_not_cached() {
 
 #[test]
 fn in_memory_mode_writes_nothing() {
-    let tmp = TempDir::new("inmem");
+    let tmp = tempdir("inmem");
     let dir = tmp.path().join("cache");
     let kc = KernelCache::new(CacheConfig {
         dir: Some(dir.clone()),
@@ -995,7 +974,7 @@ fn in_memory_mode_writes_nothing() {
 
 #[test]
 fn usage_and_clear_touch_only_cuprums_files() {
-    let tmp = TempDir::new("clear");
+    let tmp = tempdir("clear");
     let kc = KernelCache::new(CacheConfig {
         dir: Some(tmp.path().to_path_buf()),
         in_memory: false,
@@ -1052,7 +1031,7 @@ fn usage_and_clear_touch_only_cuprums_files() {
 
 #[test]
 fn environment_configures_the_process_cache() {
-    let tmp = TempDir::new("env");
+    let tmp = tempdir("env");
     let dir = tmp.path().join("from-env");
     let d = dir.to_str().unwrap();
     // CUPY_CACHE_DIR (+ CUPY_CACHE_SAVE_CUDA_SOURCE): the entry and its source land there.
@@ -1103,7 +1082,7 @@ fn environment_configures_the_process_cache() {
 
 #[test]
 fn warnings_reach_stderr_without_a_logger_once_per_cause() {
-    let tmp = TempDir::new("stderr");
+    let tmp = tempdir("stderr");
     // Every write fails (a file is where the cache's parent folder should be).
     std::fs::write(tmp.path().join("file"), b"x").unwrap();
     let dir = tmp.path().join("file").join("cache");
@@ -1305,7 +1284,7 @@ fn cuda_path_is_honoured_and_a_missing_nvrtc_is_an_error() {
     // (libnvrtc-builtins): with LD_LIBRARY_PATH removed, only CUDA_PATH leads the child there,
     // wherever this process found its libnvrtc.
     let lib = loaded_libnvrtc();
-    let tmp = TempDir::new("cuda-root");
+    let tmp = tempdir("cuda-root");
     let lib64 = tmp.path().join("lib64");
     std::fs::create_dir_all(&lib64).unwrap();
     for e in std::fs::read_dir(lib.parent().unwrap()).unwrap().flatten() {

@@ -89,11 +89,10 @@ fn damaged_images_are_module_load_errors() {
 #[test]
 #[ignore = "needs a CUDA GPU"]
 fn a_damaged_disk_cache_entry_is_reported_and_compiled_again() {
-    let dir = std::env::temp_dir().join(format!("cuprum-gpu-images-cache-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
+    let tmp = tempfile::Builder::new().prefix("cuprum-gpu-images-cache-").tempdir().unwrap();
+    let dir = tmp.path().join("cache");
     let out = run_child("cache", &[("CUPY_CACHE_DIR", dir.display().to_string())], Duration::from_secs(300));
     assert!(out.contains("CACHE ok"), "{out}");
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]

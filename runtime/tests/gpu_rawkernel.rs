@@ -43,7 +43,6 @@ impl Draws for Rng {
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::OnceLock;
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 use cuprum_runtime::cache::{self, CacheConfig};
 use cuprum_runtime::kernel::RawKernel;
@@ -53,47 +52,28 @@ use cuprum_runtime::stats::{self, Layer};
 use cuprum_runtime::{Array, Device, Error, Stream, nvrtc};
 use half::{bf16, f16};
 use num_complex::Complex;
+use tempfile::TempDir;
 
 // ------------------------------------------------------------------------------------------
 // Helpers
 // ------------------------------------------------------------------------------------------
 
-/// A directory under the system temp dir, removed on success.
-struct TempDir(PathBuf);
-
-impl TempDir {
-    fn new(tag: &str) -> TempDir {
-        static N: AtomicUsize = AtomicUsize::new(0);
-        let p = std::env::temp_dir().join(format!(
-            "cuprum-gpu-test-{}-{tag}-{}",
-            std::process::id(),
-            N.fetch_add(1, Ordering::Relaxed)
-        ));
-        let _ = std::fs::remove_dir_all(&p);
-        std::fs::create_dir_all(&p).unwrap();
-        TempDir(p)
-    }
-    fn path(&self) -> &Path {
-        &self.0
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        if !std::thread::panicking() {
-            let _ = std::fs::remove_dir_all(&self.0);
-        }
-    }
+/// A fresh, empty directory under the system temp dir, removed when dropped.
+fn tempdir(tag: &str) -> TempDir {
+    tempfile::Builder::new()
+        .prefix(&format!("cuprum-gpu-test-{tag}-"))
+        .tempdir()
+        .unwrap()
 }
 
 /// Points this process's kernel cache at a private temporary directory (once) and checks that
 /// a GPU and NVRTC are there.
 fn setup() -> Device {
-    static DIR: OnceLock<PathBuf> = OnceLock::new();
+    // A static is never dropped: the directory is left behind when the process ends.
+    static DIR: OnceLock<TempDir> = OnceLock::new();
     DIR.get_or_init(|| {
-        let d = std::env::temp_dir().join(format!("cuprum-gpu-test-cache-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&d);
-        cache::set_global(CacheConfig::at(&d));
+        let d = tempdir("cache");
+        cache::set_global(CacheConfig::at(d.path()));
         d
     });
     if let Err(e) = nvrtc::info() {
@@ -388,7 +368,7 @@ fn error_directive_surfaces_in_the_error() {
 fn load_cubin_and_ptx_from_files_and_bytes() {
     let dev = setup();
     let info = nvrtc::info().unwrap();
-    let tmp = TempDir::new("images");
+    let tmp = tempdir("images");
     let (major, minor) = dev.compute_capability();
     let arch = major * 10 + minor;
     let mut targets = vec![nvrtc::CodeTarget::Ptx(
@@ -467,7 +447,7 @@ fn load_a_fatbin_built_by_nvcc() {
         return;
     }
     let nvcc = nvcc.unwrap();
-    let tmp = TempDir::new("fatbin");
+    let tmp = tempdir("fatbin");
     let cu = tmp.path().join("my_add.cu");
     std::fs::write(&cu, ADD).unwrap();
     let (major, minor) = dev.compute_capability();
@@ -917,7 +897,7 @@ extern "C" __global__ void big(float* y, unsigned int n) {
 #[ignore = "needs a CUDA GPU"]
 fn second_process_is_served_from_the_disk_cache() {
     setup();
-    let tmp = TempDir::new("second");
+    let tmp = tempdir("second");
     let first = child_stats(&run_child("add", &[("CUPY_CACHE_DIR", tmp.path())], &[]));
     assert_eq!(
         (first[0], first[4]),
@@ -937,7 +917,7 @@ fn second_process_is_served_from_the_disk_cache() {
 #[ignore = "needs a CUDA GPU"]
 fn corrupted_entry_is_recompiled_and_rewritten() {
     setup();
-    let tmp = TempDir::new("corrupt");
+    let tmp = tempdir("corrupt");
     run_child("add", &[("CUPY_CACHE_DIR", tmp.path())], &[]);
     let entry = find_entries(tmp.path());
     assert_eq!(entry.len(), 1);
@@ -982,7 +962,7 @@ fn find_entries(dir: &Path) -> Vec<PathBuf> {
 #[ignore = "needs a CUDA GPU"]
 fn two_threads_compiling_one_kernel_leave_one_entry() {
     setup();
-    let tmp = TempDir::new("threads");
+    let tmp = tempdir("threads");
     let s = child_stats(&run_child(
         "two-threads",
         &[("CUPY_CACHE_DIR", tmp.path())],
@@ -998,7 +978,7 @@ fn two_threads_compiling_one_kernel_leave_one_entry() {
 #[ignore = "needs a CUDA GPU"]
 fn cache_in_memory_writes_nothing() {
     setup();
-    let tmp = TempDir::new("inmem");
+    let tmp = tempdir("inmem");
     let dir = tmp.path().join("cache");
     let s = child_stats(&run_child(
         "add",
@@ -1017,7 +997,7 @@ fn cache_in_memory_writes_nothing() {
 #[ignore = "needs a CUDA GPU"]
 fn save_source_ptx_and_debug_variables() {
     setup();
-    let tmp = TempDir::new("vars");
+    let tmp = tempdir("vars");
     // CUPY_CACHE_SAVE_CUDA_SOURCE=1: the .cu lands next to the entry.
     run_child(
         "add",

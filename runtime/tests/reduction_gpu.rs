@@ -337,8 +337,8 @@ fn reduction_kernel_source_compiles_with_nvcc() {
         ));
         src.push('\n');
     }
-    let dir = std::env::temp_dir().join(format!("cuprum-reduction-kernel-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let tmp = tempfile::Builder::new().prefix("cuprum-reduction-kernel-").tempdir().unwrap();
+    let dir = tmp.path();
     let cu = dir.join("wsum.cu");
     std::fs::write(&cu, &src).unwrap();
     // The embedded headers, written next to the source.
@@ -356,7 +356,7 @@ fn reduction_kernel_source_compiles_with_nvcc() {
         .arg(&cu)
         .output()
         .unwrap();
-    let _ = std::fs::remove_dir_all(&dir);
+    drop(tmp);
     assert!(
         out.status.success(),
         "{}\n{src}",

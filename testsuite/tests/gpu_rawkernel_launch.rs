@@ -732,8 +732,8 @@ fn precompiled_first_call_does_no_nvrtc_compile() {
 #[ignore = "needs a CUDA GPU"]
 fn precompiled_kernel_runs_without_libnvrtc() {
     // A folder of files named like libnvrtc that are not libraries, searched first.
-    let dir = std::env::temp_dir().join(format!("cuprum-no-nvrtc-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let tmp = tempfile::Builder::new().prefix("cuprum-no-nvrtc-").tempdir().unwrap();
+    let dir = tmp.path();
     for name in ["libnvrtc.so", "libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so.11.2"] {
         std::fs::write(dir.join(name), b"not a library").unwrap();
     }
@@ -742,7 +742,6 @@ fn precompiled_kernel_runs_without_libnvrtc() {
         &[("CUPRUM_AOT_CHILD", "no-nvrtc"), ("LD_LIBRARY_PATH", dir.to_str().unwrap())],
         &["CUDA_PATH", "CUDA_HOME"],
     );
-    let _ = std::fs::remove_dir_all(&dir);
     assert!(ok && text.contains("AOT CHILD"), "{text}");
 }
 

@@ -329,6 +329,7 @@ fn write_atomically(dest: &Path, bytes: &[u8]) -> io::Result<()> {
     }
 }
 
+// Not tempfile's NamedTempFile: it would add a dependency to every program for these few lines.
 fn write_once(dest: &Path, bytes: &[u8]) -> io::Result<()> {
     static COUNTER: AtomicU64 = AtomicU64::new(0);
     let folder = dest.parent().unwrap_or(Path::new("."));
@@ -358,7 +359,6 @@ fn write_once(dest: &Path, bytes: &[u8]) -> io::Result<()> {
 mod tests {
     use super::*;
     use std::cell::RefCell;
-    use std::sync::atomic::AtomicUsize;
 
     type Hook = Box<dyn FnMut(&Path)>;
 
@@ -367,9 +367,11 @@ mod tests {
     #[cfg(unix)]
     #[test]
     fn opening_a_fifo_does_not_block() {
-        let dir = std::env::temp_dir().join(format!("cuprum-fifo-open-{}", std::process::id()));
-        fs::create_dir_all(&dir).unwrap();
-        let fifo = dir.join("entry");
+        let dir = tempfile::Builder::new()
+            .prefix("cuprum-fifo-open-")
+            .tempdir()
+            .unwrap();
+        let fifo = dir.path().join("entry");
         let made = std::process::Command::new("mkfifo").arg(&fifo).status().expect("mkfifo runs");
         assert!(made.success());
         let (tx, rx) = std::sync::mpsc::channel();
@@ -380,7 +382,6 @@ mod tests {
         });
         let is_file = rx.recv_timeout(std::time::Duration::from_secs(10)).expect("the open returned within 10 s");
         assert!(!is_file);
-        let _ = fs::remove_dir_all(&dir);
     }
 
     thread_local! {
@@ -396,15 +397,15 @@ mod tests {
         });
     }
 
-    fn tempdir(tag: &str) -> PathBuf {
-        static N: AtomicUsize = AtomicUsize::new(0);
-        let d = std::env::temp_dir().join(format!(
-            "cuprum-disk-unit-{}-{tag}-{}",
-            std::process::id(),
-            N.fetch_add(1, Ordering::Relaxed)
-        ));
-        let _ = fs::remove_dir_all(&d);
-        d
+    /// A fresh temporary directory (removed when the first is dropped) and a cache folder in it
+    /// that does not exist yet.
+    fn tempdir(tag: &str) -> (tempfile::TempDir, PathBuf) {
+        let tmp = tempfile::Builder::new()
+            .prefix(&format!("cuprum-disk-unit-{tag}-"))
+            .tempdir()
+            .unwrap();
+        let dir = tmp.path().join("cache");
+        (tmp, dir)
     }
 
     fn key(n: u8) -> CacheKey {
@@ -417,7 +418,7 @@ mod tests {
             io::ErrorKind::ReadOnlyFilesystem,
             io::ErrorKind::PermissionDenied,
         ] {
-            let dir = tempdir("off");
+            let (_tmp, dir) = tempdir("off");
             let disk = DiskCache::new(&dir).with_quiet(true);
             disk.inject_write_errors(&[kind]);
             assert!(!disk.put(&key(1), b"a", None), "{kind:?}");
@@ -431,7 +432,7 @@ mod tests {
 
     #[test]
     fn other_errors_cost_one_entry_and_warn_once_per_kind() {
-        let dir = tempdir("per-entry");
+        let (_tmp, dir) = tempdir("per-entry");
         let disk = DiskCache::new(&dir).with_quiet(true);
         disk.inject_write_errors(&[
             io::ErrorKind::StorageFull,
@@ -455,23 +456,21 @@ mod tests {
                 Cause::WriteFailed(io::ErrorKind::StorageFull),
             ]
         );
-        let _ = fs::remove_dir_all(&dir);
     }
 
     #[test]
     fn a_vanished_folder_is_made_again() {
-        let dir = tempdir("vanish");
+        let (_tmp, dir) = tempdir("vanish");
         let disk = DiskCache::new(&dir);
         assert!(disk.put(&key(5), b"x", None));
         fs::remove_dir_all(&dir).unwrap();
         assert!(disk.put(&key(6), b"y", None));
         assert_eq!(disk.get(&key(6)), Lookup::Hit(b"y".to_vec()));
-        let _ = fs::remove_dir_all(&dir);
     }
 
     #[test]
     fn a_clear_in_the_middle_of_a_write_does_not_lose_it() {
-        let dir = tempdir("clear-mid-write");
+        let (_tmp, dir) = tempdir("clear-mid-write");
         let disk = DiskCache::new(&dir).with_quiet(true);
         assert!(disk.put(&key(7), b"old", None));
         // `cuprum cache clear` runs while the temporary file is written (the first try only): it
@@ -499,6 +498,5 @@ mod tests {
         assert_eq!(disk.get(&key(7)), Lookup::Hit(b"new".to_vec()));
         assert!(disk.is_writable());
         assert!(disk.warned().is_empty(), "{:?}", disk.warned());
-        let _ = fs::remove_dir_all(&dir);
     }
 }
