@@ -11,7 +11,7 @@ use std::path::PathBuf;
 /// Which architectures to compile for (`;`-separated `arch=compute_XX,code=sm_XX` items, or
 /// `current`); unset: every SASS architecture nvcc supports plus PTX for the newest.
 pub const GENERATE_CODE: &str = "CUPY_NVCC_GENERATE_CODE";
-/// The nvcc command line, split on whitespace (`ccache nvcc`).
+/// The nvcc command line, split as a POSIX shell would (`ccache nvcc`, `"/opt/my cuda/bin/nvcc"`).
 pub const NVCC: &str = "NVCC";
 /// The CUDA toolkit root: `$CUDA_PATH/bin/nvcc`.
 pub const CUDA_PATH: &str = "CUDA_PATH";

@@ -1,6 +1,7 @@
 //! The CUDA tools the build runs: finding nvcc (`NVCC`, `$CUDA_PATH/bin/nvcc`, `nvcc` on `PATH`, in
-//! that order), asking it which architectures it supports, running it, and asking `nvidia-smi`
-//! which GPUs the build machine has (for `CUPY_NVCC_GENERATE_CODE=current`).
+//! that order: [`locate`], which the workspace's tests use too), asking it which architectures it
+//! supports, running it, and asking `nvidia-smi` which GPUs the build machine has (for
+//! `CUPY_NVCC_GENERATE_CODE=current`).
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
@@ -40,30 +41,68 @@ pub enum Lookup {
     Missing(Vec<String>),
 }
 
-/// Finds nvcc. `NVCC` set to something that does not run is an error (the user asked for it);
-/// nothing found at all is `Lookup::Missing`.
-pub fn find(env: &Env) -> Result<Lookup, Error> {
+/// Where nvcc is, before anything runs it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Location {
+    /// The command line (program first, then the arguments that come before ours) and where it
+    /// came from: `NVCC`, `CUDA_PATH` or `PATH`.
+    Found {
+        command: Vec<OsString>,
+        source: &'static str,
+    },
+    /// None found; the places looked at, for the message.
+    Missing(Vec<String>),
+}
+
+/// Looks for nvcc without running it: `NVCC` (a command line split as a POSIX shell would, so a
+/// quoted path may hold spaces), then `$CUDA_PATH/bin/nvcc`, then `nvcc` on `PATH`
+/// (docs/building.md). `NVCC` that is not a command line (an unclosed quote) is an error.
+pub fn locate(env: &Env) -> Result<Location, Error> {
     if let Some(line) = env.var(env::NVCC) {
-        let command = line.split_whitespace().map(OsString::from).collect();
-        return probe(command, "NVCC").map(Lookup::Found);
+        let words = shlex::split(&line).ok_or_else(|| Error::Nvcc {
+            message: format!(
+                "NVCC (`{line}`) is not a command line: a quote is not closed. Quote a path with \
+                 spaces as a shell would (NVCC='\"/opt/my cuda/bin/nvcc\" -ccbin g++-12'), or \
+                 unset NVCC to look elsewhere"
+            ),
+        })?;
+        return Ok(Location::Found {
+            command: words.into_iter().map(OsString::from).collect(),
+            source: "NVCC",
+        });
     }
     let exe = format!("nvcc{}", std::env::consts::EXE_SUFFIX);
     let mut looked = Vec::new();
     if let Some(root) = env.path(env::CUDA_PATH) {
         let path = root.join("bin").join(&exe);
         if path.is_file() {
-            return probe(vec![path.into()], "CUDA_PATH").map(Lookup::Found);
+            return Ok(Location::Found {
+                command: vec![path.into()],
+                source: "CUDA_PATH",
+            });
         }
         looked.push(format!("{} (CUDA_PATH)", path.display()));
     } else {
         looked.push("CUDA_PATH (unset)".into());
     }
     match env.find_program(&exe) {
-        Some(path) => probe(vec![path.into()], "PATH").map(Lookup::Found),
+        Some(path) => Ok(Location::Found {
+            command: vec![path.into()],
+            source: "PATH",
+        }),
         None => {
             looked.push(format!("{exe} on PATH"));
-            Ok(Lookup::Missing(looked))
+            Ok(Location::Missing(looked))
         }
+    }
+}
+
+/// Finds nvcc ([`locate`]) and asks it what it supports. `NVCC` set to something that does not
+/// run is an error (the user asked for it); nothing found at all is `Lookup::Missing`.
+pub fn find(env: &Env) -> Result<Lookup, Error> {
+    match locate(env)? {
+        Location::Found { command, source } => probe(command, source).map(Lookup::Found),
+        Location::Missing(looked) => Ok(Lookup::Missing(looked)),
     }
 }
 
@@ -287,5 +326,74 @@ mod tests {
             (12, 8)
         );
         assert_eq!(release_of("no version here"), (0, 0));
+    }
+
+    fn found(env: &Env) -> (Vec<String>, &'static str) {
+        match locate(env).unwrap() {
+            Location::Found { command, source } => (
+                command
+                    .iter()
+                    .map(|w| w.to_string_lossy().into_owned())
+                    .collect(),
+                source,
+            ),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn nvcc_is_split_as_a_shell_would() {
+        let mut env = Env::default();
+        env.set(
+            env::NVCC,
+            r#"ccache "/opt/my cuda/bin/nvcc" -ccbin 'g++ 12'"#,
+        );
+        assert_eq!(
+            found(&env),
+            (
+                vec![
+                    "ccache".into(),
+                    "/opt/my cuda/bin/nvcc".into(),
+                    "-ccbin".into(),
+                    "g++ 12".into()
+                ],
+                "NVCC"
+            )
+        );
+        env.set(env::NVCC, "  nvcc   -O3 ");
+        assert_eq!(found(&env).0, ["nvcc", "-O3"]);
+        env.set(env::NVCC, r#""/opt/my cuda/bin/nvcc"#);
+        let Err(Error::Nvcc { message }) = locate(&env) else {
+            panic!("an unclosed quote is an error")
+        };
+        assert!(message.contains("a quote is not closed"), "{message}");
+    }
+
+    #[test]
+    fn nvcc_then_cuda_path_then_path() {
+        let tmp = tempfile::Builder::new()
+            .prefix("cuprum-build-locate-")
+            .tempdir()
+            .unwrap();
+        let exe = format!("nvcc{}", std::env::consts::EXE_SUFFIX);
+        let (root, on_path) = (tmp.path().join("cuda root"), tmp.path().join("on path"));
+        for dir in [root.join("bin"), on_path.clone()] {
+            std::fs::create_dir_all(&dir).unwrap();
+            std::fs::write(dir.join(&exe), "").unwrap();
+        }
+        let mut env = Env::default();
+        env.set(env::NVCC, "my-nvcc");
+        env.set(env::CUDA_PATH, &root);
+        env.set(env::PATH, &on_path);
+        assert_eq!(found(&env), (vec!["my-nvcc".into()], "NVCC"));
+        env.remove(env::NVCC);
+        let in_root = root.join("bin").join(&exe).display().to_string();
+        assert_eq!(found(&env), (vec![in_root], "CUDA_PATH"));
+        env.set(env::CUDA_PATH, tmp.path().join("elsewhere"));
+        let in_path = on_path.join(&exe).display().to_string();
+        assert_eq!(found(&env), (vec![in_path], "PATH"));
+        env.remove(env::CUDA_PATH);
+        env.set(env::PATH, tmp.path().join("elsewhere"));
+        assert!(matches!(locate(&env), Ok(Location::Missing(_))));
     }
 }

@@ -567,6 +567,38 @@ fn nvcc_is_a_command_line() {
     assert_eq!(report.files[0].targets, ["sm_80"]);
 }
 
+/// `NVCC` is split as a shell would: a quoted program path may hold a space.
+#[cfg(unix)]
+#[test]
+fn nvcc_in_a_folder_with_a_space() {
+    use std::os::unix::fs::PermissionsExt;
+    let Some(nvcc) = nvcc_or_skip("nvcc_in_a_folder_with_a_space") else {
+        return;
+    };
+    let out = scratch("nvcc-space");
+    let bin = out.join("my cuda").join("bin");
+    fs::create_dir_all(&bin).unwrap();
+    let script = bin.join("nvcc");
+    fs::write(
+        &script,
+        format!("#!/bin/sh\nexec {} \"$@\"\n", nvcc::show(&nvcc.command)),
+    )
+    .unwrap();
+    fs::set_permissions(&script, fs::Permissions::from_mode(0o755)).unwrap();
+    let report = Kernels::new()
+        .file(fixture("copy.rs"))
+        .out_dir(&out)
+        .env("CUPRUM_FATBIN_CACHE", out.join("fatbin-cache"))
+        .env("NVCC", format!("'{}'", script.display()))
+        .env("CUPY_NVCC_GENERATE_CODE", "arch=compute_80,code=sm_80")
+        .env("CUPY_NUM_NVCC_THREADS", "1")
+        .try_compile()
+        .unwrap_or_else(|e| panic!("{}", e.rendered()));
+    assert_eq!(report.nvcc, Some(script.display().to_string()));
+    assert_eq!(report.files[0].status, Status::Compiled);
+    assert_eq!(report.files[0].targets, ["sm_80"]);
+}
+
 #[test]
 fn current_needs_a_gpu() {
     let Some(nvcc) = nvcc_or_skip("current_needs_a_gpu") else {

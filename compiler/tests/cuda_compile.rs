@@ -2,7 +2,7 @@
 //! (docs/architecture.md), so that invalid C fails CI even without a GPU.
 //!
 //! - nvcc: `nvcc -arch=sm_90 -cubin -I <repo>/abi/include`, from `$NVCC` (a command line such as
-//!   `ccache nvcc`), else `nvcc` on PATH, else `$CUDA_PATH/bin/nvcc`.
+//!   `ccache nvcc`), else `$CUDA_PATH/bin/nvcc`, else `nvcc` on PATH (the build's order).
 //! - NVRTC through cudarc, for `sm_90`, `--std=c++17`, with only `<repo>/abi/include` on the include path:
 //!   the runtime has nothing else when only libnvrtc is installed.
 //!
@@ -11,6 +11,7 @@
 //! `compiler/tests/out/` (for trying the test itself). This test runs on the build machine, so the
 //! build-time paths below are fine.
 
+use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::Mutex;
@@ -55,28 +56,34 @@ fn cu_files(dir: &Path) -> Vec<PathBuf> {
     files
 }
 
-/// The nvcc command line: `$NVCC` split on whitespace, else `nvcc` if it runs, else `$CUDA_PATH/bin/nvcc`.
-fn find_nvcc() -> Option<Vec<String>> {
-    if let Ok(cmd) = env::var("NVCC") {
-        let words: Vec<String> = cmd.split_whitespace().map(String::from).collect();
-        if !words.is_empty() {
-            return Some(words);
-        }
+/// The nvcc command line, looked for as `cuprum_build::nvcc::locate` does (docs/building.md):
+/// `$NVCC` split as a POSIX shell would, else `$CUDA_PATH/bin/nvcc`, else `nvcc` on PATH.
+// A copy, not a call: cuprum-build depends on this crate (docs/architecture.md, The crates).
+fn find_nvcc() -> Option<Vec<OsString>> {
+    let set = |key: &str| env::var_os(key).filter(|v| !v.to_string_lossy().trim().is_empty());
+    if let Some(line) = set("NVCC") {
+        let line = line.to_string_lossy();
+        let words: Vec<OsString> = shlex::split(&line)
+            .unwrap_or_else(|| panic!("NVCC ({line}) is not a command line: a quote is not closed"))
+            .into_iter()
+            .map(OsString::from)
+            .collect();
+        return (!words.is_empty()).then_some(words);
     }
-    let runs = |program: &str| {
-        Command::new(program)
-            .arg("--version")
-            .output()
-            .is_ok_and(|o| o.status.success())
-    };
-    if runs("nvcc") {
-        return Some(vec!["nvcc".into()]);
-    }
-    let from_cuda_path = PathBuf::from(env::var_os("CUDA_PATH")?)
-        .join("bin")
-        .join("nvcc");
-    let from_cuda_path = from_cuda_path.to_str()?.to_owned();
-    runs(&from_cuda_path).then(|| vec![from_cuda_path])
+    let exe = format!("nvcc{}", env::consts::EXE_SUFFIX);
+    let from_cuda_path = set("CUDA_PATH").map(|root| PathBuf::from(root).join("bin").join(&exe));
+    let on_path = set("PATH")
+        .map(|p| {
+            env::split_paths(&p)
+                .map(|dir| dir.join(&exe))
+                .collect::<Vec<_>>()
+        })
+        .unwrap_or_default();
+    let found = from_cuda_path
+        .into_iter()
+        .chain(on_path)
+        .find(|p| p.is_file())?;
+    Some(vec![found.into_os_string()])
 }
 
 /// NVRTC's version, or `None` when cudarc cannot load libnvrtc (cudarc would panic on first use).
@@ -93,7 +100,12 @@ fn nvrtc_version() -> Option<(i32, i32)> {
 }
 
 /// Compiles one file with nvcc into `output`; `Err` carries the command and its output.
-fn compile_nvcc(nvcc: &[String], include: &Path, file: &Path, output: &Path) -> Result<(), String> {
+fn compile_nvcc(
+    nvcc: &[OsString],
+    include: &Path,
+    file: &Path,
+    output: &Path,
+) -> Result<(), String> {
     let mut cmd = Command::new(&nvcc[0]);
     cmd.args(&nvcc[1..])
         .args(["-arch", ARCH, "-cubin", "-I"])
@@ -157,7 +169,7 @@ fn generated_cuda_compiles_with_nvcc_and_nvrtc() {
     );
 
     let nvcc =
-        find_nvcc().unwrap_or_else(|| panic!("nvcc not found (NVCC, PATH, CUDA_PATH): {HOW_TO}"));
+        find_nvcc().unwrap_or_else(|| panic!("nvcc not found (NVCC, CUDA_PATH, PATH): {HOW_TO}"));
     let (major, minor) = nvrtc_version().unwrap_or_else(|| {
         panic!(
             "libnvrtc cannot be loaded (LD_LIBRARY_PATH={:?}): {HOW_TO}",
@@ -168,7 +180,10 @@ fn generated_cuda_compiles_with_nvcc_and_nvrtc() {
         "cuda_compile: {} file(s) in {}, nvcc = {}, NVRTC {major}.{minor}, arch {ARCH}",
         files.len(),
         dir.display(),
-        nvcc.join(" ")
+        nvcc.iter()
+            .map(|w| w.to_string_lossy())
+            .collect::<Vec<_>>()
+            .join(" ")
     );
 
     let include = root.join("abi/include");

@@ -421,21 +421,14 @@ fn load_cubin_and_ptx_from_files_and_bytes() {
     }
 }
 
-/// nvcc from PATH or `$CUDA_PATH/bin`, if there is one.
-fn find_nvcc() -> Option<PathBuf> {
-    let candidates = std::env::var_os("PATH")
-        .map(|p| {
-            std::env::split_paths(&p)
-                .map(|d| d.join("nvcc"))
-                .collect::<Vec<_>>()
-        })
-        .unwrap_or_default();
-    let from_cuda_path =
-        std::env::var_os("CUDA_PATH").map(|p| PathBuf::from(p).join("bin").join("nvcc"));
-    candidates
-        .into_iter()
-        .chain(from_cuda_path)
-        .find(|p| p.is_file())
+/// nvcc's command line where the build finds it (`NVCC`, `$CUDA_PATH/bin/nvcc`, `nvcc` on PATH),
+/// if there is one.
+fn find_nvcc() -> Option<Vec<std::ffi::OsString>> {
+    use cuprum_build::nvcc::{Location, locate};
+    match locate(&cuprum_build::env::Env::default()).unwrap_or_else(|e| panic!("{e}")) {
+        Location::Found { command, .. } => Some(command).filter(|c| !c.is_empty()),
+        Location::Missing(_) => None,
+    }
 }
 
 #[test]
@@ -443,7 +436,7 @@ fn find_nvcc() -> Option<PathBuf> {
 fn load_a_fatbin_built_by_nvcc() {
     let dev = setup();
     let nvcc = find_nvcc();
-    if support::skip_without(nvcc.is_some(), "load_a_fatbin_built_by_nvcc", "no nvcc on PATH or in $CUDA_PATH/bin") {
+    if support::skip_without(nvcc.is_some(), "load_a_fatbin_built_by_nvcc", "no nvcc (NVCC, $CUDA_PATH/bin, PATH)") {
         return;
     }
     let nvcc = nvcc.unwrap();
@@ -453,7 +446,8 @@ fn load_a_fatbin_built_by_nvcc() {
     let (major, minor) = dev.compute_capability();
     let arch = format!("{major}{minor}");
     let fatbin = tmp.path().join("my_add.fatbin");
-    let out = Command::new(&nvcc)
+    let out = Command::new(&nvcc[0])
+        .args(&nvcc[1..])
         .arg("-fatbin")
         .arg(format!(
             "-gencode=arch=compute_{arch},code=[sm_{arch},compute_{arch}]"

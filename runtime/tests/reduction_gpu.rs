@@ -305,12 +305,23 @@ fn fake<'a>(shape: &'a [usize], strides: &'a [isize], dtype: DType) -> ArrayArg<
 /// nvcc unless `CUPRUM_SKIP_CUDA_COMPILE=1`.
 #[test]
 fn reduction_kernel_source_compiles_with_nvcc() {
-    let version = std::process::Command::new("nvcc").arg("--version").output();
-    let works = version.as_ref().is_ok_and(|o| o.status.success());
+    use cuprum_build::nvcc::{Location, locate};
+    use std::process::Command;
+    // nvcc where the build finds it (`NVCC`, `$CUDA_PATH/bin/nvcc`, `nvcc` on PATH), if it runs.
+    let nvcc = match locate(&cuprum_build::env::Env::default()).unwrap_or_else(|e| panic!("{e}")) {
+        Location::Found { command, .. } => command,
+        Location::Missing(_) => Vec::new(),
+    };
+    let works = !nvcc.is_empty()
+        && Command::new(&nvcc[0])
+            .args(&nvcc[1..])
+            .arg("--version")
+            .output()
+            .is_ok_and(|o| o.status.success());
     if support::skip_without(
         works,
         "reduction_kernel_source_compiles_with_nvcc",
-        "no working nvcc on PATH",
+        "no working nvcc (NVCC, $CUDA_PATH/bin, PATH)",
     ) {
         return;
     }
@@ -348,7 +359,8 @@ fn reduction_kernel_source_compiles_with_nvcc() {
         std::fs::create_dir_all(p.parent().unwrap()).unwrap();
         std::fs::write(p, text).unwrap();
     }
-    let out = std::process::Command::new("nvcc")
+    let out = Command::new(&nvcc[0])
+        .args(&nvcc[1..])
         .args(["-arch=sm_90", "-cubin", "-o"])
         .arg(dir.join("wsum.cubin"))
         .arg("-I")
