@@ -176,7 +176,7 @@ mod tests {
         fs::create_dir_all(dir.join("a/sub")).unwrap();
         fs::write(dir.join("a/sub/d.rs"), "").unwrap();
         assert_eq!(
-            rust_files(&dir).unwrap(),
+            rust_files(dir).unwrap(),
             [dir.join("a/c.rs"), dir.join("a/sub/d.rs")]
         );
     }

@@ -150,9 +150,9 @@ impl<'a> KeyInputs<'a> {
 
 /// One tagged, length-prefixed field.
 fn field(h: &mut Sha256, tag: &[u8], value: &[u8]) {
-    h.update(&(tag.len() as u32).to_le_bytes());
+    h.update((tag.len() as u32).to_le_bytes());
     h.update(tag);
-    h.update(&(value.len() as u64).to_le_bytes());
+    h.update((value.len() as u64).to_le_bytes());
     h.update(value);
 }
 
