@@ -196,20 +196,26 @@ pub fn lower_file(file: &syn::File, diags: &mut Diagnostics) -> Module {
                 diags.error(span, format!("`#[{}]` applies to functions only", a.path().segments.last().unwrap().ident));
                 continue;
             };
-            let args = match &a.meta {
-                syn::Meta::Path(_) => TokenStream::new(),
-                syn::Meta::List(l) => l.tokens.clone(),
-                syn::Meta::NameValue(nv) => {
-                    diags.error(nv.span(), "write the attribute's arguments in parentheses: `#[reduction(identity = 0, ...)]`");
-                    continue;
-                }
-            };
+            let Some(args) = attr_args(a, diags) else { continue };
             if let Some(item) = lower_item(kind, args, a.span(), f, &scope, diags) {
                 module.items.push(item);
             }
         }
     }
     module
+}
+
+/// An attribute's arguments (empty for `#[name]`); `#[name = ..]` is an error.
+fn attr_args(a: &syn::Attribute, diags: &mut Diagnostics) -> Option<TokenStream> {
+    match &a.meta {
+        syn::Meta::Path(_) => Some(TokenStream::new()),
+        syn::Meta::List(l) => Some(l.tokens.clone()),
+        syn::Meta::NameValue(nv) => {
+            let name = a.path().segments.last().map(|s| s.ident.to_string()).unwrap_or_default();
+            diags.error(nv.span(), format!("write the attribute's arguments in parentheses: `#[{name}(..)]`"));
+            None
+        }
+    }
 }
 
 /// A `#[fuse]` function: desugared to the kernel it becomes (`crate::fuse`), which is lowered
@@ -219,14 +225,7 @@ fn lower_fused(file: &syn::File, item: &syn::Item, a: &syn::Attribute, scope: &F
         diags.error(a.span(), "`#[fuse]` applies to functions only");
         return;
     };
-    let args = match &a.meta {
-        syn::Meta::Path(_) => TokenStream::new(),
-        syn::Meta::List(l) => l.tokens.clone(),
-        syn::Meta::NameValue(nv) => {
-            diags.error(nv.span(), "write the attribute's arguments in parentheses: `#[fuse(instances = [f32])]`");
-            return;
-        }
-    };
+    let Some(args) = attr_args(a, diags) else { return };
     match crate::fuse::desugar(f, args, &|name| elementwise_fn(file, name)) {
         Ok(d) => {
             if let Some(item) = lower_item(d.kind, d.attr, a.span(), &d.kernel, scope, diags) {

@@ -77,14 +77,17 @@ fn per_element_fn(f: &syn::ItemFn, g: &Graph, out: &syn::Type, body: TokenStream
     syn::parse_quote!(#vis fn #name #generics (#(#params),*) -> #out #where_clause { #body })
 }
 
-/// The definitions `root` needs, without looking through values of another class than `Elem`
-/// (those are defined outside the element loop).
-fn elem_defs(g: &Graph, root: usize, load: &dyn Fn(usize) -> Option<TokenStream>) -> Vec<TokenStream> {
+/// The definitions `root` needs in a per-element kernel (elementwise, a reduction's map), whose
+/// parameters are the elements: `let v{id} = x;` for a parameter, `let v{id} = ..;` for the rest.
+fn per_element_defs(g: &Graph, root: usize) -> Vec<TokenStream> {
     g.needed(root, &|n| n.class != Class::Elem)
         .into_iter()
         .filter(|&n| g.nodes[n].class == Class::Elem)
         .filter_map(|n| match &g.nodes[n].op {
-            Op::Param(_) => load(n),
+            Op::Param(k) => {
+                let (v, p) = (v(n), &g.params[*k].name);
+                Some(quote!(let #v = #p;))
+            }
             _ => define(g, n),
         })
         .collect()
@@ -92,14 +95,7 @@ fn elem_defs(g: &Graph, root: usize, load: &dyn Fn(usize) -> Option<TokenStream>
 
 /// No reduction: `#[elementwise] fn name(x: T, ..) -> U`.
 pub fn elementwise(f: &syn::ItemFn, g: &Graph, out: &syn::Type) -> syn::ItemFn {
-    let array_param = |n: usize| match &g.nodes[n].op {
-        Op::Param(k) => {
-            let (v, p) = (v(n), &g.params[*k].name);
-            Some(quote!(let #v = #p;))
-        }
-        _ => None,
-    };
-    let defs = elem_defs(g, g.out, &array_param);
+    let defs = per_element_defs(g, g.out);
     let result = value(g, g.out);
     per_element_fn(f, g, out, quote!(#(#defs)* #result))
 }
@@ -149,14 +145,7 @@ fn type_of(g: &Graph, n: usize) -> Result<syn::Type, syn::Error> {
 /// (the map), and those two attribute arguments.
 pub fn reduction(f: &syn::ItemFn, g: &Graph, out: &syn::Type, floats: &[String]) -> Result<(syn::ItemFn, TokenStream), syn::Error> {
     let Op::Reduce(r) = &g.nodes[g.out].op else { unreachable!("the plan is a reduction") };
-    let array_param = |n: usize| match &g.nodes[n].op {
-        Op::Param(k) => {
-            let (v, p) = (v(n), &g.params[*k].name);
-            Some(quote!(let #v = #p;))
-        }
-        _ => None,
-    };
-    let defs = elem_defs(g, r.arg, &array_param);
+    let defs = per_element_defs(g, r.arg);
     let mapped = value(g, r.arg);
     let ty = type_of(g, r.arg)?;
     let float = is_float(&ty, floats);

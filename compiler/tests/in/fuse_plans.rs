@@ -1,68 +1,32 @@
-//! `#[fuse]` functions of every plan (elementwise, one reduction, rows with broadcast operands and a
-//! scalar, an inlined `#[elementwise]` kernel): their kernels as the build compiles them.
+//! `#[fuse]` functions of each plan, as the build compiles them: an elementwise chain inlining an
+//! `#[elementwise]` kernel (generic), a map ending in one reduction, and a row kernel with a
+//! broadcast operand, a scalar and two row reductions (an RMS norm scaled per column).
 #![allow(dead_code)]
 
 use cuprum::prelude::*;
 use cuprum::runtime::{Array, Result};
 
-/// An elementwise kernel the fused functions inline.
-#[elementwise(instances = [f32, f64])]
-pub fn gelu<T: Float>(x: T) -> T {
-    let c = T::from_f64(0.797_884_560_802_865_4);
-    T::from_f64(0.5) * x * (T::one() + (c * (x + T::from_f64(0.044_715) * x * x * x)).tanh())
+#[elementwise]
+pub fn softplus<T: Float>(x: T) -> T {
+    (T::one() + x.exp()).ln()
 }
 
-/// Four elementwise operations, a scalar and a broadcast row: one elementwise kernel.
-#[fuse]
-pub fn chain(x: &Array<f32>, bias: &Array<f32>, a: f32) -> Result<Array<f32>> {
-    let y = ((x * a)? + bias)?;
-    let z = (&y * &y)?.sqrt()?;
-    (&z - 0.5)?.exp()
-}
-
-/// An inlined `#[elementwise]` kernel, generic.
 #[fuse(instances = [f32, f64])]
-pub fn scaled_gelu<T: Float>(x: &Array<T>, s: T) -> Result<Array<T>> {
-    let g = gelu::call(x)?;
-    &g * s
+pub fn shifted_softplus<T: Float>(x: &Array<T>, shift: T) -> Result<Array<T>> {
+    let y = softplus::call(x)?;
+    &y - shift
 }
 
-/// Ends in one reduction: a reduction kernel whose map is `(x - y)^2`.
 #[fuse]
-pub fn squared_distance(x: &Array<f32>, y: &Array<f32>) -> Result<Array<f32>> {
-    let d = (x - y)?;
-    (&d * &d)?.sum().axis(-1).run()
+pub fn dot_rows(x: &Array<f32>, y: &Array<f32>) -> Result<Array<f32>> {
+    (x * y)?.sum().axis(-1).keepdims(true).run()
 }
 
-/// Ends in a reduction over everything.
 #[fuse]
-pub fn max_abs(x: &Array<f64>) -> Result<Array<f64>> {
-    x.abs()?.max().run()
-}
-
-/// Softmax over the last axis: two row reductions feeding elementwise work.
-#[fuse(instances = [f32, f64])]
-pub fn softmax<T: Float>(x: &Array<T>) -> Result<Array<T>> {
-    let m = x.max().axis(-1).keepdims(true).run()?;
-    let e = (x - &m)?.exp()?;
-    let s = e.sum().axis(-1).keepdims(true).run()?;
-    &e / &s
-}
-
-/// Layer norm over the last axis, with per-column scale and shift (broadcast) and a scalar.
-#[fuse]
-pub fn layer_norm(x: &Array<f32>, gamma: &Array<f32>, beta: &Array<f32>, eps: f32) -> Result<Array<f32>> {
-    let mu = x.mean().axis(-1).keepdims(true).run()?;
-    let d = (x - &mu)?;
-    let var = (&d * &d)?.mean().axis(-1).keepdims(true).run()?;
-    let inv = (1.0 / (&var + eps)?.sqrt()?)?;
-    let y = ((&d * &inv)? * gamma)?;
-    &y + beta
-}
-
-/// A row reduction over axis 0: the last axis only for one-dimensional arrays.
-#[fuse]
-pub fn center_first_axis(x: &Array<f32>) -> Result<Array<f32>> {
-    let m = x.mean().axis(0).keepdims(true).run()?;
-    x - &m
+pub fn rms_norm(x: &Array<f32>, w: &Array<f32>, eps: f32) -> Result<Array<f32>> {
+    let peak = x.abs()?.max().axis(-1).keepdims(true).run()?;
+    let scaled = (x / &peak)?;
+    let ms = (&scaled * &scaled)?.mean().axis(-1).keepdims(true).run()?;
+    let inv = (1.0 / (&ms + eps)?.sqrt()?)?;
+    ((&scaled * &inv)? * w)
 }

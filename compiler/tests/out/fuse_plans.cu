@@ -9,87 +9,62 @@
 extern __shared__ __align__(16) unsigned char cuprum_dynamic_smem[];
 
 template <typename T>
-__device__ __forceinline__ T gelu_map(u64 _ci, u64 _cn, T x) {
-    T c = cuprum::num<T>::from_f64(0.7978845608028654);
-    return (cuprum::num<T>::from_f64(0.5) * x) * (cuprum::num<T>::one() + cuprum::tanh(c * (x + (((cuprum::num<T>::from_f64(0.044715) * x) * x) * x))));
+__device__ __forceinline__ T softplus_map(u64 _ci, u64 _cn, T x) {
+    return cuprum::ln(cuprum::num<T>::one() + cuprum::exp(x));
 }
-#define CUPRUM_INSTANTIATE_gelu(NAME, VARIANT, T) \
+#define CUPRUM_INSTANTIATE_softplus(NAME, VARIANT, T) \
     extern "C" __global__ void NAME(cuprum::ew::In<T, cuprum::ew::VARIANT> _ca0, cuprum::ew::Out<T, cuprum::ew::VARIANT> _co0, cuprum::ew::Loop<cuprum::ew::VARIANT> _cloop) { \
-        cuprum::ew::run(_cloop, [&](u64 _ci, T x, T& _cout0) { _cout0 = gelu_map<T>(_ci, _cloop.size, x); }, _ca0, _co0); \
+        cuprum::ew::run(_cloop, [&](u64 _ci, T x, T& _cout0) { _cout0 = softplus_map<T>(_ci, _cloop.size, x); }, _ca0, _co0); \
     }
-#define CUPRUM_INSTANTIATE_gelu_contig(NAME, T) CUPRUM_INSTANTIATE_gelu(NAME, contig, T)
-#define CUPRUM_INSTANTIATE_gelu_s32(NAME, T) CUPRUM_INSTANTIATE_gelu(NAME, s32, T)
-#define CUPRUM_INSTANTIATE_gelu_s64(NAME, T) CUPRUM_INSTANTIATE_gelu(NAME, s64, T)
+#define CUPRUM_INSTANTIATE_softplus_contig(NAME, T) CUPRUM_INSTANTIATE_softplus(NAME, contig, T)
+#define CUPRUM_INSTANTIATE_softplus_s32(NAME, T) CUPRUM_INSTANTIATE_softplus(NAME, s32, T)
+#define CUPRUM_INSTANTIATE_softplus_s64(NAME, T) CUPRUM_INSTANTIATE_softplus(NAME, s64, T)
 
-CUPRUM_INSTANTIATE_gelu_contig(cuprum_elementwise_gelu_contig__f32, f32)
-CUPRUM_INSTANTIATE_gelu_s32(cuprum_elementwise_gelu_s32__f32, f32)
-CUPRUM_INSTANTIATE_gelu_contig(cuprum_elementwise_gelu_contig__f64, f64)
-CUPRUM_INSTANTIATE_gelu_s32(cuprum_elementwise_gelu_s32__f64, f64)
-
-__device__ __forceinline__ f32 chain_map(u64 _ci, u64 _cn, f32 x, f32 bias, f32 a) {
-    f32 v0 = x;
-    f32 v1 = bias;
-    f32 v3 = v0 * a;
-    f32 v4 = v3 + v1;
-    f32 v5 = v4 * v4;
-    f32 v6 = cuprum::sqrt(v5);
-    f32 v8 = v6 - 0.5f;
-    f32 v9 = cuprum::exp(v8);
-    return v9;
-}
-#define CUPRUM_INSTANTIATE_chain(NAME, VARIANT) \
-    extern "C" __global__ void NAME(cuprum::ew::In<f32, cuprum::ew::VARIANT> _ca0, cuprum::ew::In<f32, cuprum::ew::VARIANT> _ca1, cuprum::ew::In<f32, cuprum::ew::VARIANT> _ca2, cuprum::ew::Out<f32, cuprum::ew::VARIANT> _co0, cuprum::ew::Loop<cuprum::ew::VARIANT> _cloop) { \
-        cuprum::ew::run(_cloop, [&](u64 _ci, f32 x, f32 bias, f32 a, f32& _cout0) { _cout0 = chain_map(_ci, _cloop.size, x, bias, a); }, _ca0, _ca1, _ca2, _co0); \
-    }
-#define CUPRUM_INSTANTIATE_chain_contig(NAME) CUPRUM_INSTANTIATE_chain(NAME, contig)
-#define CUPRUM_INSTANTIATE_chain_s32(NAME) CUPRUM_INSTANTIATE_chain(NAME, s32)
-#define CUPRUM_INSTANTIATE_chain_s64(NAME) CUPRUM_INSTANTIATE_chain(NAME, s64)
-
-CUPRUM_INSTANTIATE_chain_contig(cuprum_elementwise_chain_contig)
-CUPRUM_INSTANTIATE_chain_s32(cuprum_elementwise_chain_s32)
+CUPRUM_INSTANTIATE_softplus_contig(cuprum_elementwise_softplus_contig__f32, f32)
+CUPRUM_INSTANTIATE_softplus_s32(cuprum_elementwise_softplus_s32__f32, f32)
+CUPRUM_INSTANTIATE_softplus_contig(cuprum_elementwise_softplus_contig__f64, f64)
+CUPRUM_INSTANTIATE_softplus_s32(cuprum_elementwise_softplus_s32__f64, f64)
 
 template <typename T>
-__device__ __forceinline__ T scaled_gelu_map(u64 _ci, u64 _cn, T x, T s) {
+__device__ __forceinline__ T shifted_softplus_map(u64 _ci, u64 _cn, T x, T shift) {
     T v0 = x;
     T v2;
     {
         T x_1 = v0;
-        T c = cuprum::num<T>::from_f64(0.7978845608028654);
-        v2 = (cuprum::num<T>::from_f64(0.5) * x_1) * (cuprum::num<T>::one() + cuprum::tanh(c * (x_1 + (((cuprum::num<T>::from_f64(0.044715) * x_1) * x_1) * x_1))));
+        v2 = cuprum::ln(cuprum::num<T>::one() + cuprum::exp(x_1));
     }
-    T v3 = v2 * s;
+    T v3 = v2 - shift;
     return v3;
 }
-#define CUPRUM_INSTANTIATE_scaled_gelu(NAME, VARIANT, T) \
+#define CUPRUM_INSTANTIATE_shifted_softplus(NAME, VARIANT, T) \
     extern "C" __global__ void NAME(cuprum::ew::In<T, cuprum::ew::VARIANT> _ca0, cuprum::ew::In<T, cuprum::ew::VARIANT> _ca1, cuprum::ew::Out<T, cuprum::ew::VARIANT> _co0, cuprum::ew::Loop<cuprum::ew::VARIANT> _cloop) { \
-        cuprum::ew::run(_cloop, [&](u64 _ci, T x, T s, T& _cout0) { _cout0 = scaled_gelu_map<T>(_ci, _cloop.size, x, s); }, _ca0, _ca1, _co0); \
+        cuprum::ew::run(_cloop, [&](u64 _ci, T x, T shift, T& _cout0) { _cout0 = shifted_softplus_map<T>(_ci, _cloop.size, x, shift); }, _ca0, _ca1, _co0); \
     }
-#define CUPRUM_INSTANTIATE_scaled_gelu_contig(NAME, T) CUPRUM_INSTANTIATE_scaled_gelu(NAME, contig, T)
-#define CUPRUM_INSTANTIATE_scaled_gelu_s32(NAME, T) CUPRUM_INSTANTIATE_scaled_gelu(NAME, s32, T)
-#define CUPRUM_INSTANTIATE_scaled_gelu_s64(NAME, T) CUPRUM_INSTANTIATE_scaled_gelu(NAME, s64, T)
+#define CUPRUM_INSTANTIATE_shifted_softplus_contig(NAME, T) CUPRUM_INSTANTIATE_shifted_softplus(NAME, contig, T)
+#define CUPRUM_INSTANTIATE_shifted_softplus_s32(NAME, T) CUPRUM_INSTANTIATE_shifted_softplus(NAME, s32, T)
+#define CUPRUM_INSTANTIATE_shifted_softplus_s64(NAME, T) CUPRUM_INSTANTIATE_shifted_softplus(NAME, s64, T)
 
-CUPRUM_INSTANTIATE_scaled_gelu_contig(cuprum_elementwise_scaled_gelu_contig__f32, f32)
-CUPRUM_INSTANTIATE_scaled_gelu_s32(cuprum_elementwise_scaled_gelu_s32__f32, f32)
-CUPRUM_INSTANTIATE_scaled_gelu_contig(cuprum_elementwise_scaled_gelu_contig__f64, f64)
-CUPRUM_INSTANTIATE_scaled_gelu_s32(cuprum_elementwise_scaled_gelu_s32__f64, f64)
+CUPRUM_INSTANTIATE_shifted_softplus_contig(cuprum_elementwise_shifted_softplus_contig__f32, f32)
+CUPRUM_INSTANTIATE_shifted_softplus_s32(cuprum_elementwise_shifted_softplus_s32__f32, f32)
+CUPRUM_INSTANTIATE_shifted_softplus_contig(cuprum_elementwise_shifted_softplus_contig__f64, f64)
+CUPRUM_INSTANTIATE_shifted_softplus_s32(cuprum_elementwise_shifted_softplus_s32__f64, f64)
 
-__device__ __forceinline__ f32 squared_distance_map(u64 _ci, u64 _cj, u64 _cn, f32 x, f32 y) {
+__device__ __forceinline__ f32 dot_rows_map(u64 _ci, u64 _cj, u64 _cn, f32 x, f32 y) {
     f32 v0 = x;
     f32 v1 = y;
-    f32 v2 = v0 - v1;
-    f32 v3 = v2 * v2;
-    return v3;
+    f32 v2 = v0 * v1;
+    return v2;
 }
-__device__ __forceinline__ f32 squared_distance_reduce(f32 a, f32 b) {
+__device__ __forceinline__ f32 dot_rows_reduce(f32 a, f32 b) {
     return a + b;
 }
-__device__ __forceinline__ f32 squared_distance_post(f32 _cx) {
+__device__ __forceinline__ f32 dot_rows_post(f32 _cx) {
     return _cx;
 }
-__device__ __forceinline__ f32 squared_distance_identity() {
+__device__ __forceinline__ f32 dot_rows_identity() {
     return cuprum::num<f32>::zero();
 }
-#define CUPRUM_REDUCTION_squared_distance(NAME, _cstrategy, _cidx) \
+#define CUPRUM_REDUCTION_dot_rows(NAME, _cstrategy, _cidx) \
     extern "C" __global__ void __launch_bounds__(CUPRUM_REDUCE_THREADS) NAME(cuprum::ReduceOperand<const f32> x, cuprum::ReduceOperand<const f32> y, cuprum::ReduceOperand<f32> _cout, cuprum::ReduceArgs _cargs) { \
         typedef f32 _cA; \
         enum { _cV = cuprum::VecElems<f32, f32>::value }; \
@@ -97,829 +72,26 @@ __device__ __forceinline__ f32 squared_distance_identity() {
         struct _cPack { cuprum::Vec<f32, _cV> x; cuprum::Vec<f32, _cV> y; }; \
         const _cidx _cR = (_cidx)_cargs.rshape.size; \
         auto _cbase = [&](_cidx _co) { _cRow _cw; _cw.b[0] = cuprum::offset_of<_cidx>(_cargs.oshape, x.ostrides, _co); _cw.b[1] = cuprum::offset_of<_cidx>(_cargs.oshape, y.ostrides, _co); return _cw; }; \
-        auto _celem = [&](const _cRow& _cw, _cidx _co, _cidx _cr) -> _cA { return squared_distance_map((u64)(_co * _cR + _cr), (u64)_cr, _cargs.loop_size, x.ptr[_cw.b[0] + cuprum::offset_of<_cidx>(_cargs.rshape, x.rstrides, _cr)], y.ptr[_cw.b[1] + cuprum::offset_of<_cidx>(_cargs.rshape, y.rstrides, _cr)]); }; \
+        auto _celem = [&](const _cRow& _cw, _cidx _co, _cidx _cr) -> _cA { return dot_rows_map((u64)(_co * _cR + _cr), (u64)_cr, _cargs.loop_size, x.ptr[_cw.b[0] + cuprum::offset_of<_cidx>(_cargs.rshape, x.rstrides, _cr)], y.ptr[_cw.b[1] + cuprum::offset_of<_cidx>(_cargs.rshape, y.rstrides, _cr)]); }; \
         auto _cload = [&](const _cRow& _cw, _cidx _cr) { _cPack _cp; _cp.x = *reinterpret_cast<const cuprum::Vec<f32, _cV>*>(x.ptr + _cw.b[0] + _cr); _cp.y = *reinterpret_cast<const cuprum::Vec<f32, _cV>*>(y.ptr + _cw.b[1] + _cr); return _cp; }; \
-        auto _cmapk = [&](const _cPack& _cp, _cidx _co, _cidx _cr, int _ck) -> _cA { return squared_distance_map((u64)(_co * _cR + _cr), (u64)_cr, _cargs.loop_size, _cp.x.v[_ck], _cp.y.v[_ck]); }; \
+        auto _cmapk = [&](const _cPack& _cp, _cidx _co, _cidx _cr, int _ck) -> _cA { return dot_rows_map((u64)(_co * _cR + _cr), (u64)_cr, _cargs.loop_size, _cp.x.v[_ck], _cp.y.v[_ck]); }; \
         auto _calign = [&](const _cRow& _cw, _cidx _cr) -> int { int _ch = cuprum::align_head<_cV>(x.ptr + _cw.b[0] + _cr); if (cuprum::align_head<_cV>(y.ptr + _cw.b[1] + _cr) != _ch) return -1; return _ch; }; \
-        auto _cred = [](_cA _ca, _cA _cb) { return squared_distance_reduce(_ca, _cb); }; \
-        auto _cfin = [&](_cidx _co, _cA _cv, bool _ch) { _cout.ptr[cuprum::offset_of<_cidx>(_cargs.oshape, _cout.ostrides, _co)] = squared_distance_post(_ch ? _cv : squared_distance_identity()); }; \
+        auto _cred = [](_cA _ca, _cA _cb) { return dot_rows_reduce(_ca, _cb); }; \
+        auto _cfin = [&](_cidx _co, _cA _cv, bool _ch) { _cout.ptr[cuprum::offset_of<_cidx>(_cargs.oshape, _cout.ostrides, _co)] = dot_rows_post(_ch ? _cv : dot_rows_identity()); }; \
         cuprum::reduce_##_cstrategy<_cV, _cA, _cidx>(_cargs, _cbase, _celem, _cload, _cmapk, _calign, _cred, _cfin); \
     }
-#define CUPRUM_INSTANTIATE_squared_distance_rows(NAME) CUPRUM_REDUCTION_squared_distance(NAME, rows, i32)
-#define CUPRUM_INSTANTIATE_squared_distance_warps(NAME) CUPRUM_REDUCTION_squared_distance(NAME, warps, i32)
-#define CUPRUM_INSTANTIATE_squared_distance_cols(NAME) CUPRUM_REDUCTION_squared_distance(NAME, cols, i32)
-#define CUPRUM_INSTANTIATE_squared_distance_rows64(NAME) CUPRUM_REDUCTION_squared_distance(NAME, rows, i64)
-#define CUPRUM_INSTANTIATE_squared_distance_warps64(NAME) CUPRUM_REDUCTION_squared_distance(NAME, warps, i64)
-#define CUPRUM_INSTANTIATE_squared_distance_cols64(NAME) CUPRUM_REDUCTION_squared_distance(NAME, cols, i64)
+#define CUPRUM_INSTANTIATE_dot_rows_rows(NAME) CUPRUM_REDUCTION_dot_rows(NAME, rows, i32)
+#define CUPRUM_INSTANTIATE_dot_rows_warps(NAME) CUPRUM_REDUCTION_dot_rows(NAME, warps, i32)
+#define CUPRUM_INSTANTIATE_dot_rows_cols(NAME) CUPRUM_REDUCTION_dot_rows(NAME, cols, i32)
+#define CUPRUM_INSTANTIATE_dot_rows_rows64(NAME) CUPRUM_REDUCTION_dot_rows(NAME, rows, i64)
+#define CUPRUM_INSTANTIATE_dot_rows_warps64(NAME) CUPRUM_REDUCTION_dot_rows(NAME, warps, i64)
+#define CUPRUM_INSTANTIATE_dot_rows_cols64(NAME) CUPRUM_REDUCTION_dot_rows(NAME, cols, i64)
 
-CUPRUM_INSTANTIATE_squared_distance_rows(cuprum_reduction_squared_distance_rows)
-CUPRUM_INSTANTIATE_squared_distance_warps(cuprum_reduction_squared_distance_warps)
-CUPRUM_INSTANTIATE_squared_distance_cols(cuprum_reduction_squared_distance_cols)
+CUPRUM_INSTANTIATE_dot_rows_rows(cuprum_reduction_dot_rows_rows)
+CUPRUM_INSTANTIATE_dot_rows_warps(cuprum_reduction_dot_rows_warps)
+CUPRUM_INSTANTIATE_dot_rows_cols(cuprum_reduction_dot_rows_cols)
 
-__device__ __forceinline__ f64 max_abs_map(u64 _ci, u64 _cj, u64 _cn, f64 x) {
-    f64 v0 = x;
-    f64 v1 = cuprum::abs(v0);
-    return v1;
-}
-__device__ __forceinline__ f64 max_abs_reduce(f64 a, f64 b) {
-    {
-        f64 fused_a = a;
-        f64 fused_b = b;
-        if (cuprum::is_nan(fused_a) || (fused_a > fused_b)) {
-            return fused_a;
-        } else {
-            return fused_b;
-        }
-    }
-}
-__device__ __forceinline__ f64 max_abs_post(f64 _cx) {
-    return _cx;
-}
-__device__ __forceinline__ f64 max_abs_identity() {
-    return cuprum::num<f64>::neg_infinity();
-}
-#define CUPRUM_REDUCTION_max_abs(NAME, _cstrategy, _cidx) \
-    extern "C" __global__ void __launch_bounds__(CUPRUM_REDUCE_THREADS) NAME(cuprum::ReduceOperand<const f64> x, cuprum::ReduceOperand<f64> _cout, cuprum::ReduceArgs _cargs) { \
-        typedef f64 _cA; \
-        enum { _cV = cuprum::VecElems<f64>::value }; \
-        struct _cRow { _cidx b[1]; }; \
-        struct _cPack { cuprum::Vec<f64, _cV> x; }; \
-        const _cidx _cR = (_cidx)_cargs.rshape.size; \
-        auto _cbase = [&](_cidx _co) { _cRow _cw; _cw.b[0] = cuprum::offset_of<_cidx>(_cargs.oshape, x.ostrides, _co); return _cw; }; \
-        auto _celem = [&](const _cRow& _cw, _cidx _co, _cidx _cr) -> _cA { return max_abs_map((u64)(_co * _cR + _cr), (u64)_cr, _cargs.loop_size, x.ptr[_cw.b[0] + cuprum::offset_of<_cidx>(_cargs.rshape, x.rstrides, _cr)]); }; \
-        auto _cload = [&](const _cRow& _cw, _cidx _cr) { _cPack _cp; _cp.x = *reinterpret_cast<const cuprum::Vec<f64, _cV>*>(x.ptr + _cw.b[0] + _cr); return _cp; }; \
-        auto _cmapk = [&](const _cPack& _cp, _cidx _co, _cidx _cr, int _ck) -> _cA { return max_abs_map((u64)(_co * _cR + _cr), (u64)_cr, _cargs.loop_size, _cp.x.v[_ck]); }; \
-        auto _calign = [&](const _cRow& _cw, _cidx _cr) -> int { int _ch = cuprum::align_head<_cV>(x.ptr + _cw.b[0] + _cr); return _ch; }; \
-        auto _cred = [](_cA _ca, _cA _cb) { return max_abs_reduce(_ca, _cb); }; \
-        auto _cfin = [&](_cidx _co, _cA _cv, bool _ch) { _cout.ptr[cuprum::offset_of<_cidx>(_cargs.oshape, _cout.ostrides, _co)] = max_abs_post(_ch ? _cv : max_abs_identity()); }; \
-        cuprum::reduce_##_cstrategy<_cV, _cA, _cidx>(_cargs, _cbase, _celem, _cload, _cmapk, _calign, _cred, _cfin); \
-    }
-#define CUPRUM_INSTANTIATE_max_abs_rows(NAME) CUPRUM_REDUCTION_max_abs(NAME, rows, i32)
-#define CUPRUM_INSTANTIATE_max_abs_warps(NAME) CUPRUM_REDUCTION_max_abs(NAME, warps, i32)
-#define CUPRUM_INSTANTIATE_max_abs_cols(NAME) CUPRUM_REDUCTION_max_abs(NAME, cols, i32)
-#define CUPRUM_INSTANTIATE_max_abs_rows64(NAME) CUPRUM_REDUCTION_max_abs(NAME, rows, i64)
-#define CUPRUM_INSTANTIATE_max_abs_warps64(NAME) CUPRUM_REDUCTION_max_abs(NAME, warps, i64)
-#define CUPRUM_INSTANTIATE_max_abs_cols64(NAME) CUPRUM_REDUCTION_max_abs(NAME, cols, i64)
-
-CUPRUM_INSTANTIATE_max_abs_rows(cuprum_reduction_max_abs_rows)
-CUPRUM_INSTANTIATE_max_abs_warps(cuprum_reduction_max_abs_warps)
-CUPRUM_INSTANTIATE_max_abs_cols(cuprum_reduction_max_abs_cols)
-
-template <typename T>
-__device__ __forceinline__ void softmax_body(cuprum::RoSlice<T> x, i64 x_rs, i64 x_cs, cuprum::Slice<T> fused_out, i64 fused_cols, i64 fused_cache) {
-    i64 fused_row = (i64)blockIdx.x;
-    cuprum::Slice<T> fused_buf = cuprum::Slice<T>{reinterpret_cast<T*>(cuprum_dynamic_smem), cuprum::dynamic_shared_bytes() / (u32)sizeof(T)};
-    i64 fused_tid = (i64)threadIdx.x;
-    i64 fused_nt = (i64)blockDim.x;
-    u32 fused_lane = cuprum::lane_id();
-    u64 fused_warp = (u64)cuprum::div(fused_tid, 32ll);
-    u64 fused_nwarps = (u64)cuprum::div(cuprum::add(fused_nt, 31ll), 32ll);
-    __shared__ T fused_red0[32];
-    T fused_acc0 = cuprum::num<T>::neg_infinity();
-    if (fused_cache != 0ll) {
-        i64 fused_j = fused_tid;
-        while (cuprum::add(fused_j, cuprum::mul(7ll, fused_nt)) < fused_cols) {
-            i64 fused_c0 = cuprum::add(fused_j, cuprum::mul(0ll, fused_nt));
-            T v0_0 = x[(u64)cuprum::add(cuprum::mul(fused_row, x_rs), cuprum::mul(fused_c0, x_cs))];
-            i64 fused_c1 = cuprum::add(fused_j, cuprum::mul(1ll, fused_nt));
-            T v0_1 = x[(u64)cuprum::add(cuprum::mul(fused_row, x_rs), cuprum::mul(fused_c1, x_cs))];
-            i64 fused_c2 = cuprum::add(fused_j, cuprum::mul(2ll, fused_nt));
-            T v0_2 = x[(u64)cuprum::add(cuprum::mul(fused_row, x_rs), cuprum::mul(fused_c2, x_cs))];
-            i64 fused_c3 = cuprum::add(fused_j, cuprum::mul(3ll, fused_nt));
-            T v0_3 = x[(u64)cuprum::add(cuprum::mul(fused_row, x_rs), cuprum::mul(fused_c3, x_cs))];
-            i64 fused_c4 = cuprum::add(fused_j, cuprum::mul(4ll, fused_nt));
-            T v0_4 = x[(u64)cuprum::add(cuprum::mul(fused_row, x_rs), cuprum::mul(fused_c4, x_cs))];
-            i64 fused_c5 = cuprum::add(fused_j, cuprum::mul(5ll, fused_nt));
-            T v0_5 = x[(u64)cuprum::add(cuprum::mul(fused_row, x_rs), cuprum::mul(fused_c5, x_cs))];
-            i64 fused_c6 = cuprum::add(fused_j, cuprum::mul(6ll, fused_nt));
-            T v0_6 = x[(u64)cuprum::add(cuprum::mul(fused_row, x_rs), cuprum::mul(fused_c6, x_cs))];
-            i64 fused_c7 = cuprum::add(fused_j, cuprum::mul(7ll, fused_nt));
-            T v0_7 = x[(u64)cuprum::add(cuprum::mul(fused_row, x_rs), cuprum::mul(fused_c7, x_cs))];
-            {
-                i64 fused_c = fused_c0;
-                fused_buf[(u64)fused_c0] = v0_0;
-                T v0 = v0_0;
-                T _cv0;
-                {
-                    T fused_a = fused_acc0;
-                    T fused_b = v0;
-                    if (cuprum::is_nan(fused_a) || (fused_a > fused_b)) {
-                        _cv0 = fused_a;
-                    } else {
-                        _cv0 = fused_b;
-                    }
-                }
-                fused_acc0 = _cv0;
-            }
-            {
-                i64 fused_c_1 = fused_c1;
-                fused_buf[(u64)fused_c1] = v0_1;
-                T v0_8 = v0_1;
-                T _cv1;
-                {
-                    T fused_a_1 = fused_acc0;
-                    T fused_b_1 = v0_8;
-                    if (cuprum::is_nan(fused_a_1) || (fused_a_1 > fused_b_1)) {
-                        _cv1 = fused_a_1;
-                    } else {
-                        _cv1 = fused_b_1;
-                    }
-                }
-                fused_acc0 = _cv1;
-            }
-            {
-                i64 fused_c_2 = fused_c2;
-                fused_buf[(u64)fused_c2] = v0_2;
-                T v0_9 = v0_2;
-                T _cv2;
-                {
-                    T fused_a_2 = fused_acc0;
-                    T fused_b_2 = v0_9;
-                    if (cuprum::is_nan(fused_a_2) || (fused_a_2 > fused_b_2)) {
-                        _cv2 = fused_a_2;
-                    } else {
-                        _cv2 = fused_b_2;
-                    }
-                }
-                fused_acc0 = _cv2;
-            }
-            {
-                i64 fused_c_3 = fused_c3;
-                fused_buf[(u64)fused_c3] = v0_3;
-                T v0_10 = v0_3;
-                T _cv3;
-                {
-                    T fused_a_3 = fused_acc0;
-                    T fused_b_3 = v0_10;
-                    if (cuprum::is_nan(fused_a_3) || (fused_a_3 > fused_b_3)) {
-                        _cv3 = fused_a_3;
-                    } else {
-                        _cv3 = fused_b_3;
-                    }
-                }
-                fused_acc0 = _cv3;
-            }
-            {
-                i64 fused_c_4 = fused_c4;
-                fused_buf[(u64)fused_c4] = v0_4;
-                T v0_11 = v0_4;
-                T _cv4;
-                {
-                    T fused_a_4 = fused_acc0;
-                    T fused_b_4 = v0_11;
-                    if (cuprum::is_nan(fused_a_4) || (fused_a_4 > fused_b_4)) {
-                        _cv4 = fused_a_4;
-                    } else {
-                        _cv4 = fused_b_4;
-                    }
-                }
-                fused_acc0 = _cv4;
-            }
-            {
-                i64 fused_c_5 = fused_c5;
-                fused_buf[(u64)fused_c5] = v0_5;
-                T v0_12 = v0_5;
-                T _cv5;
-                {
-                    T fused_a_5 = fused_acc0;
-                    T fused_b_5 = v0_12;
-                    if (cuprum::is_nan(fused_a_5) || (fused_a_5 > fused_b_5)) {
-                        _cv5 = fused_a_5;
-                    } else {
-                        _cv5 = fused_b_5;
-                    }
-                }
-                fused_acc0 = _cv5;
-            }
-            {
-                i64 fused_c_6 = fused_c6;
-                fused_buf[(u64)fused_c6] = v0_6;
-                T v0_13 = v0_6;
-                T _cv6;
-                {
-                    T fused_a_6 = fused_acc0;
-                    T fused_b_6 = v0_13;
-                    if (cuprum::is_nan(fused_a_6) || (fused_a_6 > fused_b_6)) {
-                        _cv6 = fused_a_6;
-                    } else {
-                        _cv6 = fused_b_6;
-                    }
-                }
-                fused_acc0 = _cv6;
-            }
-            {
-                i64 fused_c_7 = fused_c7;
-                fused_buf[(u64)fused_c7] = v0_7;
-                T v0_14 = v0_7;
-                T _cv7;
-                {
-                    T fused_a_7 = fused_acc0;
-                    T fused_b_7 = v0_14;
-                    if (cuprum::is_nan(fused_a_7) || (fused_a_7 > fused_b_7)) {
-                        _cv7 = fused_a_7;
-                    } else {
-                        _cv7 = fused_b_7;
-                    }
-                }
-                fused_acc0 = _cv7;
-            }
-            fused_j = cuprum::add(fused_j, cuprum::mul(8ll, fused_nt));
-        }
-        while (fused_j < fused_cols) {
-            i64 fused_c_8 = fused_j;
-            T v0_15 = x[(u64)cuprum::add(cuprum::mul(fused_row, x_rs), cuprum::mul(fused_c_8, x_cs))];
-            fused_buf[(u64)fused_c_8] = v0_15;
-            T _cv8;
-            {
-                T fused_a_8 = fused_acc0;
-                T fused_b_8 = v0_15;
-                if (cuprum::is_nan(fused_a_8) || (fused_a_8 > fused_b_8)) {
-                    _cv8 = fused_a_8;
-                } else {
-                    _cv8 = fused_b_8;
-                }
-            }
-            fused_acc0 = _cv8;
-            fused_j = cuprum::add(fused_j, fused_nt);
-        }
-    } else {
-        i64 fused_j_1 = fused_tid;
-        while (cuprum::add(fused_j_1, cuprum::mul(7ll, fused_nt)) < fused_cols) {
-            i64 fused_c0_1 = cuprum::add(fused_j_1, cuprum::mul(0ll, fused_nt));
-            T v0_0_1 = x[(u64)cuprum::add(cuprum::mul(fused_row, x_rs), cuprum::mul(fused_c0_1, x_cs))];
-            i64 fused_c1_1 = cuprum::add(fused_j_1, cuprum::mul(1ll, fused_nt));
-            T v0_1_1 = x[(u64)cuprum::add(cuprum::mul(fused_row, x_rs), cuprum::mul(fused_c1_1, x_cs))];
-            i64 fused_c2_1 = cuprum::add(fused_j_1, cuprum::mul(2ll, fused_nt));
-            T v0_2_1 = x[(u64)cuprum::add(cuprum::mul(fused_row, x_rs), cuprum::mul(fused_c2_1, x_cs))];
-            i64 fused_c3_1 = cuprum::add(fused_j_1, cuprum::mul(3ll, fused_nt));
-            T v0_3_1 = x[(u64)cuprum::add(cuprum::mul(fused_row, x_rs), cuprum::mul(fused_c3_1, x_cs))];
-            i64 fused_c4_1 = cuprum::add(fused_j_1, cuprum::mul(4ll, fused_nt));
-            T v0_4_1 = x[(u64)cuprum::add(cuprum::mul(fused_row, x_rs), cuprum::mul(fused_c4_1, x_cs))];
-            i64 fused_c5_1 = cuprum::add(fused_j_1, cuprum::mul(5ll, fused_nt));
-            T v0_5_1 = x[(u64)cuprum::add(cuprum::mul(fused_row, x_rs), cuprum::mul(fused_c5_1, x_cs))];
-            i64 fused_c6_1 = cuprum::add(fused_j_1, cuprum::mul(6ll, fused_nt));
-            T v0_6_1 = x[(u64)cuprum::add(cuprum::mul(fused_row, x_rs), cuprum::mul(fused_c6_1, x_cs))];
-            i64 fused_c7_1 = cuprum::add(fused_j_1, cuprum::mul(7ll, fused_nt));
-            T v0_7_1 = x[(u64)cuprum::add(cuprum::mul(fused_row, x_rs), cuprum::mul(fused_c7_1, x_cs))];
-            {
-                i64 fused_c_9 = fused_c0_1;
-                T v0_16 = v0_0_1;
-                T _cv9;
-                {
-                    T fused_a_9 = fused_acc0;
-                    T fused_b_9 = v0_16;
-                    if (cuprum::is_nan(fused_a_9) || (fused_a_9 > fused_b_9)) {
-                        _cv9 = fused_a_9;
-                    } else {
-                        _cv9 = fused_b_9;
-                    }
-                }
-                fused_acc0 = _cv9;
-            }
-            {
-                i64 fused_c_10 = fused_c1_1;
-                T v0_17 = v0_1_1;
-                T _cv10;
-                {
-                    T fused_a_10 = fused_acc0;
-                    T fused_b_10 = v0_17;
-                    if (cuprum::is_nan(fused_a_10) || (fused_a_10 > fused_b_10)) {
-                        _cv10 = fused_a_10;
-                    } else {
-                        _cv10 = fused_b_10;
-                    }
-                }
-                fused_acc0 = _cv10;
-            }
-            {
-                i64 fused_c_11 = fused_c2_1;
-                T v0_18 = v0_2_1;
-                T _cv11;
-                {
-                    T fused_a_11 = fused_acc0;
-                    T fused_b_11 = v0_18;
-                    if (cuprum::is_nan(fused_a_11) || (fused_a_11 > fused_b_11)) {
-                        _cv11 = fused_a_11;
-                    } else {
-                        _cv11 = fused_b_11;
-                    }
-                }
-                fused_acc0 = _cv11;
-            }
-            {
-                i64 fused_c_12 = fused_c3_1;
-                T v0_19 = v0_3_1;
-                T _cv12;
-                {
-                    T fused_a_12 = fused_acc0;
-                    T fused_b_12 = v0_19;
-                    if (cuprum::is_nan(fused_a_12) || (fused_a_12 > fused_b_12)) {
-                        _cv12 = fused_a_12;
-                    } else {
-                        _cv12 = fused_b_12;
-                    }
-                }
-                fused_acc0 = _cv12;
-            }
-            {
-                i64 fused_c_13 = fused_c4_1;
-                T v0_20 = v0_4_1;
-                T _cv13;
-                {
-                    T fused_a_13 = fused_acc0;
-                    T fused_b_13 = v0_20;
-                    if (cuprum::is_nan(fused_a_13) || (fused_a_13 > fused_b_13)) {
-                        _cv13 = fused_a_13;
-                    } else {
-                        _cv13 = fused_b_13;
-                    }
-                }
-                fused_acc0 = _cv13;
-            }
-            {
-                i64 fused_c_14 = fused_c5_1;
-                T v0_21 = v0_5_1;
-                T _cv14;
-                {
-                    T fused_a_14 = fused_acc0;
-                    T fused_b_14 = v0_21;
-                    if (cuprum::is_nan(fused_a_14) || (fused_a_14 > fused_b_14)) {
-                        _cv14 = fused_a_14;
-                    } else {
-                        _cv14 = fused_b_14;
-                    }
-                }
-                fused_acc0 = _cv14;
-            }
-            {
-                i64 fused_c_15 = fused_c6_1;
-                T v0_22 = v0_6_1;
-                T _cv15;
-                {
-                    T fused_a_15 = fused_acc0;
-                    T fused_b_15 = v0_22;
-                    if (cuprum::is_nan(fused_a_15) || (fused_a_15 > fused_b_15)) {
-                        _cv15 = fused_a_15;
-                    } else {
-                        _cv15 = fused_b_15;
-                    }
-                }
-                fused_acc0 = _cv15;
-            }
-            {
-                i64 fused_c_16 = fused_c7_1;
-                T v0_23 = v0_7_1;
-                T _cv16;
-                {
-                    T fused_a_16 = fused_acc0;
-                    T fused_b_16 = v0_23;
-                    if (cuprum::is_nan(fused_a_16) || (fused_a_16 > fused_b_16)) {
-                        _cv16 = fused_a_16;
-                    } else {
-                        _cv16 = fused_b_16;
-                    }
-                }
-                fused_acc0 = _cv16;
-            }
-            fused_j_1 = cuprum::add(fused_j_1, cuprum::mul(8ll, fused_nt));
-        }
-        while (fused_j_1 < fused_cols) {
-            i64 fused_c_17 = fused_j_1;
-            T v0_24 = x[(u64)cuprum::add(cuprum::mul(fused_row, x_rs), cuprum::mul(fused_c_17, x_cs))];
-            T _cv17;
-            {
-                T fused_a_17 = fused_acc0;
-                T fused_b_17 = v0_24;
-                if (cuprum::is_nan(fused_a_17) || (fused_a_17 > fused_b_17)) {
-                    _cv17 = fused_a_17;
-                } else {
-                    _cv17 = fused_b_17;
-                }
-            }
-            fused_acc0 = _cv17;
-            fused_j_1 = cuprum::add(fused_j_1, fused_nt);
-        }
-    }
-    u32 fused_m = 16u;
-    while (fused_m > 0u) {
-        T _cv18;
-        {
-            T fused_a_18 = fused_acc0;
-            T fused_b_18 = cuprum::shfl_xor_sync(cuprum::num<u32>::max_value(), fused_acc0, fused_m);
-            if (cuprum::is_nan(fused_a_18) || (fused_a_18 > fused_b_18)) {
-                _cv18 = fused_a_18;
-            } else {
-                _cv18 = fused_b_18;
-            }
-        }
-        fused_acc0 = _cv18;
-        fused_m = cuprum::div(fused_m, 2u);
-    }
-    if (fused_lane == 0u) {
-        fused_red0[fused_warp] = fused_acc0;
-    }
-    __syncthreads();
-    T v1 = cuprum::num<T>::neg_infinity();
-    u64 fused_w = 0ull;
-    while (fused_w < fused_nwarps) {
-        T _cv19;
-        {
-            T fused_a_19 = v1;
-            T fused_b_19 = fused_red0[fused_w];
-            if (cuprum::is_nan(fused_a_19) || (fused_a_19 > fused_b_19)) {
-                _cv19 = fused_a_19;
-            } else {
-                _cv19 = fused_b_19;
-            }
-        }
-        v1 = _cv19;
-        fused_w += 1ull;
-    }
-    __shared__ T fused_red1[32];
-    T fused_acc1 = cuprum::num<T>::zero();
-    if (fused_cache != 0ll) {
-        i64 fused_j_2 = fused_tid;
-        while (cuprum::add(fused_j_2, cuprum::mul(7ll, fused_nt)) < fused_cols) {
-            i64 fused_c0_2 = cuprum::add(fused_j_2, cuprum::mul(0ll, fused_nt));
-            T v0_0_2 = fused_buf[(u64)fused_c0_2];
-            i64 fused_c1_2 = cuprum::add(fused_j_2, cuprum::mul(1ll, fused_nt));
-            T v0_1_2 = fused_buf[(u64)fused_c1_2];
-            i64 fused_c2_2 = cuprum::add(fused_j_2, cuprum::mul(2ll, fused_nt));
-            T v0_2_2 = fused_buf[(u64)fused_c2_2];
-            i64 fused_c3_2 = cuprum::add(fused_j_2, cuprum::mul(3ll, fused_nt));
-            T v0_3_2 = fused_buf[(u64)fused_c3_2];
-            i64 fused_c4_2 = cuprum::add(fused_j_2, cuprum::mul(4ll, fused_nt));
-            T v0_4_2 = fused_buf[(u64)fused_c4_2];
-            i64 fused_c5_2 = cuprum::add(fused_j_2, cuprum::mul(5ll, fused_nt));
-            T v0_5_2 = fused_buf[(u64)fused_c5_2];
-            i64 fused_c6_2 = cuprum::add(fused_j_2, cuprum::mul(6ll, fused_nt));
-            T v0_6_2 = fused_buf[(u64)fused_c6_2];
-            i64 fused_c7_2 = cuprum::add(fused_j_2, cuprum::mul(7ll, fused_nt));
-            T v0_7_2 = fused_buf[(u64)fused_c7_2];
-            {
-                i64 fused_c_18 = fused_c0_2;
-                T v0_25 = v0_0_2;
-                T v2 = v0_25 - v1;
-                T v3 = cuprum::exp(v2);
-                fused_acc1 = fused_acc1 + v3;
-            }
-            {
-                i64 fused_c_19 = fused_c1_2;
-                T v0_26 = v0_1_2;
-                T v2_1 = v0_26 - v1;
-                T v3_1 = cuprum::exp(v2_1);
-                fused_acc1 = fused_acc1 + v3_1;
-            }
-            {
-                i64 fused_c_20 = fused_c2_2;
-                T v0_27 = v0_2_2;
-                T v2_2 = v0_27 - v1;
-                T v3_2 = cuprum::exp(v2_2);
-                fused_acc1 = fused_acc1 + v3_2;
-            }
-            {
-                i64 fused_c_21 = fused_c3_2;
-                T v0_28 = v0_3_2;
-                T v2_3 = v0_28 - v1;
-                T v3_3 = cuprum::exp(v2_3);
-                fused_acc1 = fused_acc1 + v3_3;
-            }
-            {
-                i64 fused_c_22 = fused_c4_2;
-                T v0_29 = v0_4_2;
-                T v2_4 = v0_29 - v1;
-                T v3_4 = cuprum::exp(v2_4);
-                fused_acc1 = fused_acc1 + v3_4;
-            }
-            {
-                i64 fused_c_23 = fused_c5_2;
-                T v0_30 = v0_5_2;
-                T v2_5 = v0_30 - v1;
-                T v3_5 = cuprum::exp(v2_5);
-                fused_acc1 = fused_acc1 + v3_5;
-            }
-            {
-                i64 fused_c_24 = fused_c6_2;
-                T v0_31 = v0_6_2;
-                T v2_6 = v0_31 - v1;
-                T v3_6 = cuprum::exp(v2_6);
-                fused_acc1 = fused_acc1 + v3_6;
-            }
-            {
-                i64 fused_c_25 = fused_c7_2;
-                T v0_32 = v0_7_2;
-                T v2_7 = v0_32 - v1;
-                T v3_7 = cuprum::exp(v2_7);
-                fused_acc1 = fused_acc1 + v3_7;
-            }
-            fused_j_2 = cuprum::add(fused_j_2, cuprum::mul(8ll, fused_nt));
-        }
-        while (fused_j_2 < fused_cols) {
-            i64 fused_c_26 = fused_j_2;
-            T v0_33 = fused_buf[(u64)fused_c_26];
-            T v2_8 = v0_33 - v1;
-            T v3_8 = cuprum::exp(v2_8);
-            fused_acc1 = fused_acc1 + v3_8;
-            fused_j_2 = cuprum::add(fused_j_2, fused_nt);
-        }
-    } else {
-        i64 fused_j_3 = fused_tid;
-        while (cuprum::add(fused_j_3, cuprum::mul(7ll, fused_nt)) < fused_cols) {
-            i64 fused_c0_3 = cuprum::add(fused_j_3, cuprum::mul(0ll, fused_nt));
-            T v0_0_3 = x[(u64)cuprum::add(cuprum::mul(fused_row, x_rs), cuprum::mul(fused_c0_3, x_cs))];
-            i64 fused_c1_3 = cuprum::add(fused_j_3, cuprum::mul(1ll, fused_nt));
-            T v0_1_3 = x[(u64)cuprum::add(cuprum::mul(fused_row, x_rs), cuprum::mul(fused_c1_3, x_cs))];
-            i64 fused_c2_3 = cuprum::add(fused_j_3, cuprum::mul(2ll, fused_nt));
-            T v0_2_3 = x[(u64)cuprum::add(cuprum::mul(fused_row, x_rs), cuprum::mul(fused_c2_3, x_cs))];
-            i64 fused_c3_3 = cuprum::add(fused_j_3, cuprum::mul(3ll, fused_nt));
-            T v0_3_3 = x[(u64)cuprum::add(cuprum::mul(fused_row, x_rs), cuprum::mul(fused_c3_3, x_cs))];
-            i64 fused_c4_3 = cuprum::add(fused_j_3, cuprum::mul(4ll, fused_nt));
-            T v0_4_3 = x[(u64)cuprum::add(cuprum::mul(fused_row, x_rs), cuprum::mul(fused_c4_3, x_cs))];
-            i64 fused_c5_3 = cuprum::add(fused_j_3, cuprum::mul(5ll, fused_nt));
-            T v0_5_3 = x[(u64)cuprum::add(cuprum::mul(fused_row, x_rs), cuprum::mul(fused_c5_3, x_cs))];
-            i64 fused_c6_3 = cuprum::add(fused_j_3, cuprum::mul(6ll, fused_nt));
-            T v0_6_3 = x[(u64)cuprum::add(cuprum::mul(fused_row, x_rs), cuprum::mul(fused_c6_3, x_cs))];
-            i64 fused_c7_3 = cuprum::add(fused_j_3, cuprum::mul(7ll, fused_nt));
-            T v0_7_3 = x[(u64)cuprum::add(cuprum::mul(fused_row, x_rs), cuprum::mul(fused_c7_3, x_cs))];
-            {
-                i64 fused_c_27 = fused_c0_3;
-                T v0_34 = v0_0_3;
-                T v2_9 = v0_34 - v1;
-                T v3_9 = cuprum::exp(v2_9);
-                fused_acc1 = fused_acc1 + v3_9;
-            }
-            {
-                i64 fused_c_28 = fused_c1_3;
-                T v0_35 = v0_1_3;
-                T v2_10 = v0_35 - v1;
-                T v3_10 = cuprum::exp(v2_10);
-                fused_acc1 = fused_acc1 + v3_10;
-            }
-            {
-                i64 fused_c_29 = fused_c2_3;
-                T v0_36 = v0_2_3;
-                T v2_11 = v0_36 - v1;
-                T v3_11 = cuprum::exp(v2_11);
-                fused_acc1 = fused_acc1 + v3_11;
-            }
-            {
-                i64 fused_c_30 = fused_c3_3;
-                T v0_37 = v0_3_3;
-                T v2_12 = v0_37 - v1;
-                T v3_12 = cuprum::exp(v2_12);
-                fused_acc1 = fused_acc1 + v3_12;
-            }
-            {
-                i64 fused_c_31 = fused_c4_3;
-                T v0_38 = v0_4_3;
-                T v2_13 = v0_38 - v1;
-                T v3_13 = cuprum::exp(v2_13);
-                fused_acc1 = fused_acc1 + v3_13;
-            }
-            {
-                i64 fused_c_32 = fused_c5_3;
-                T v0_39 = v0_5_3;
-                T v2_14 = v0_39 - v1;
-                T v3_14 = cuprum::exp(v2_14);
-                fused_acc1 = fused_acc1 + v3_14;
-            }
-            {
-                i64 fused_c_33 = fused_c6_3;
-                T v0_40 = v0_6_3;
-                T v2_15 = v0_40 - v1;
-                T v3_15 = cuprum::exp(v2_15);
-                fused_acc1 = fused_acc1 + v3_15;
-            }
-            {
-                i64 fused_c_34 = fused_c7_3;
-                T v0_41 = v0_7_3;
-                T v2_16 = v0_41 - v1;
-                T v3_16 = cuprum::exp(v2_16);
-                fused_acc1 = fused_acc1 + v3_16;
-            }
-            fused_j_3 = cuprum::add(fused_j_3, cuprum::mul(8ll, fused_nt));
-        }
-        while (fused_j_3 < fused_cols) {
-            i64 fused_c_35 = fused_j_3;
-            T v0_42 = x[(u64)cuprum::add(cuprum::mul(fused_row, x_rs), cuprum::mul(fused_c_35, x_cs))];
-            T v2_17 = v0_42 - v1;
-            T v3_17 = cuprum::exp(v2_17);
-            fused_acc1 = fused_acc1 + v3_17;
-            fused_j_3 = cuprum::add(fused_j_3, fused_nt);
-        }
-    }
-    u32 fused_m_1 = 16u;
-    while (fused_m_1 > 0u) {
-        fused_acc1 = fused_acc1 + cuprum::shfl_xor_sync(cuprum::num<u32>::max_value(), fused_acc1, fused_m_1);
-        fused_m_1 = cuprum::div(fused_m_1, 2u);
-    }
-    if (fused_lane == 0u) {
-        fused_red1[fused_warp] = fused_acc1;
-    }
-    __syncthreads();
-    T v4 = cuprum::num<T>::zero();
-    u64 fused_w_1 = 0ull;
-    while (fused_w_1 < fused_nwarps) {
-        v4 = v4 + fused_red1[fused_w_1];
-        fused_w_1 += 1ull;
-    }
-    if (fused_cache != 0ll) {
-        i64 fused_j_4 = fused_tid;
-        while (cuprum::add(fused_j_4, cuprum::mul(7ll, fused_nt)) < fused_cols) {
-            i64 fused_c0_4 = cuprum::add(fused_j_4, cuprum::mul(0ll, fused_nt));
-            T v0_0_4 = fused_buf[(u64)fused_c0_4];
-            i64 fused_c1_4 = cuprum::add(fused_j_4, cuprum::mul(1ll, fused_nt));
-            T v0_1_4 = fused_buf[(u64)fused_c1_4];
-            i64 fused_c2_4 = cuprum::add(fused_j_4, cuprum::mul(2ll, fused_nt));
-            T v0_2_4 = fused_buf[(u64)fused_c2_4];
-            i64 fused_c3_4 = cuprum::add(fused_j_4, cuprum::mul(3ll, fused_nt));
-            T v0_3_4 = fused_buf[(u64)fused_c3_4];
-            i64 fused_c4_4 = cuprum::add(fused_j_4, cuprum::mul(4ll, fused_nt));
-            T v0_4_4 = fused_buf[(u64)fused_c4_4];
-            i64 fused_c5_4 = cuprum::add(fused_j_4, cuprum::mul(5ll, fused_nt));
-            T v0_5_4 = fused_buf[(u64)fused_c5_4];
-            i64 fused_c6_4 = cuprum::add(fused_j_4, cuprum::mul(6ll, fused_nt));
-            T v0_6_4 = fused_buf[(u64)fused_c6_4];
-            i64 fused_c7_4 = cuprum::add(fused_j_4, cuprum::mul(7ll, fused_nt));
-            T v0_7_4 = fused_buf[(u64)fused_c7_4];
-            {
-                i64 fused_c_36 = fused_c0_4;
-                T v0_43 = v0_0_4;
-                T v2_18 = v0_43 - v1;
-                T v3_18 = cuprum::exp(v2_18);
-                T v5 = v3_18 / v4;
-                fused_out[(u64)cuprum::add(cuprum::mul(fused_row, fused_cols), fused_c_36)] = v5;
-            }
-            {
-                i64 fused_c_37 = fused_c1_4;
-                T v0_44 = v0_1_4;
-                T v2_19 = v0_44 - v1;
-                T v3_19 = cuprum::exp(v2_19);
-                T v5_1 = v3_19 / v4;
-                fused_out[(u64)cuprum::add(cuprum::mul(fused_row, fused_cols), fused_c_37)] = v5_1;
-            }
-            {
-                i64 fused_c_38 = fused_c2_4;
-                T v0_45 = v0_2_4;
-                T v2_20 = v0_45 - v1;
-                T v3_20 = cuprum::exp(v2_20);
-                T v5_2 = v3_20 / v4;
-                fused_out[(u64)cuprum::add(cuprum::mul(fused_row, fused_cols), fused_c_38)] = v5_2;
-            }
-            {
-                i64 fused_c_39 = fused_c3_4;
-                T v0_46 = v0_3_4;
-                T v2_21 = v0_46 - v1;
-                T v3_21 = cuprum::exp(v2_21);
-                T v5_3 = v3_21 / v4;
-                fused_out[(u64)cuprum::add(cuprum::mul(fused_row, fused_cols), fused_c_39)] = v5_3;
-            }
-            {
-                i64 fused_c_40 = fused_c4_4;
-                T v0_47 = v0_4_4;
-                T v2_22 = v0_47 - v1;
-                T v3_22 = cuprum::exp(v2_22);
-                T v5_4 = v3_22 / v4;
-                fused_out[(u64)cuprum::add(cuprum::mul(fused_row, fused_cols), fused_c_40)] = v5_4;
-            }
-            {
-                i64 fused_c_41 = fused_c5_4;
-                T v0_48 = v0_5_4;
-                T v2_23 = v0_48 - v1;
-                T v3_23 = cuprum::exp(v2_23);
-                T v5_5 = v3_23 / v4;
-                fused_out[(u64)cuprum::add(cuprum::mul(fused_row, fused_cols), fused_c_41)] = v5_5;
-            }
-            {
-                i64 fused_c_42 = fused_c6_4;
-                T v0_49 = v0_6_4;
-                T v2_24 = v0_49 - v1;
-                T v3_24 = cuprum::exp(v2_24);
-                T v5_6 = v3_24 / v4;
-                fused_out[(u64)cuprum::add(cuprum::mul(fused_row, fused_cols), fused_c_42)] = v5_6;
-            }
-            {
-                i64 fused_c_43 = fused_c7_4;
-                T v0_50 = v0_7_4;
-                T v2_25 = v0_50 - v1;
-                T v3_25 = cuprum::exp(v2_25);
-                T v5_7 = v3_25 / v4;
-                fused_out[(u64)cuprum::add(cuprum::mul(fused_row, fused_cols), fused_c_43)] = v5_7;
-            }
-            fused_j_4 = cuprum::add(fused_j_4, cuprum::mul(8ll, fused_nt));
-        }
-        while (fused_j_4 < fused_cols) {
-            i64 fused_c_44 = fused_j_4;
-            T v0_51 = fused_buf[(u64)fused_c_44];
-            T v2_26 = v0_51 - v1;
-            T v3_26 = cuprum::exp(v2_26);
-            T v5_8 = v3_26 / v4;
-            fused_out[(u64)cuprum::add(cuprum::mul(fused_row, fused_cols), fused_c_44)] = v5_8;
-            fused_j_4 = cuprum::add(fused_j_4, fused_nt);
-        }
-    } else {
-        i64 fused_j_5 = fused_tid;
-        while (cuprum::add(fused_j_5, cuprum::mul(7ll, fused_nt)) < fused_cols) {
-            i64 fused_c0_5 = cuprum::add(fused_j_5, cuprum::mul(0ll, fused_nt));
-            T v0_0_5 = x[(u64)cuprum::add(cuprum::mul(fused_row, x_rs), cuprum::mul(fused_c0_5, x_cs))];
-            i64 fused_c1_5 = cuprum::add(fused_j_5, cuprum::mul(1ll, fused_nt));
-            T v0_1_5 = x[(u64)cuprum::add(cuprum::mul(fused_row, x_rs), cuprum::mul(fused_c1_5, x_cs))];
-            i64 fused_c2_5 = cuprum::add(fused_j_5, cuprum::mul(2ll, fused_nt));
-            T v0_2_5 = x[(u64)cuprum::add(cuprum::mul(fused_row, x_rs), cuprum::mul(fused_c2_5, x_cs))];
-            i64 fused_c3_5 = cuprum::add(fused_j_5, cuprum::mul(3ll, fused_nt));
-            T v0_3_5 = x[(u64)cuprum::add(cuprum::mul(fused_row, x_rs), cuprum::mul(fused_c3_5, x_cs))];
-            i64 fused_c4_5 = cuprum::add(fused_j_5, cuprum::mul(4ll, fused_nt));
-            T v0_4_5 = x[(u64)cuprum::add(cuprum::mul(fused_row, x_rs), cuprum::mul(fused_c4_5, x_cs))];
-            i64 fused_c5_5 = cuprum::add(fused_j_5, cuprum::mul(5ll, fused_nt));
-            T v0_5_5 = x[(u64)cuprum::add(cuprum::mul(fused_row, x_rs), cuprum::mul(fused_c5_5, x_cs))];
-            i64 fused_c6_5 = cuprum::add(fused_j_5, cuprum::mul(6ll, fused_nt));
-            T v0_6_5 = x[(u64)cuprum::add(cuprum::mul(fused_row, x_rs), cuprum::mul(fused_c6_5, x_cs))];
-            i64 fused_c7_5 = cuprum::add(fused_j_5, cuprum::mul(7ll, fused_nt));
-            T v0_7_5 = x[(u64)cuprum::add(cuprum::mul(fused_row, x_rs), cuprum::mul(fused_c7_5, x_cs))];
-            {
-                i64 fused_c_45 = fused_c0_5;
-                T v0_52 = v0_0_5;
-                T v2_27 = v0_52 - v1;
-                T v3_27 = cuprum::exp(v2_27);
-                T v5_9 = v3_27 / v4;
-                fused_out[(u64)cuprum::add(cuprum::mul(fused_row, fused_cols), fused_c_45)] = v5_9;
-            }
-            {
-                i64 fused_c_46 = fused_c1_5;
-                T v0_53 = v0_1_5;
-                T v2_28 = v0_53 - v1;
-                T v3_28 = cuprum::exp(v2_28);
-                T v5_10 = v3_28 / v4;
-                fused_out[(u64)cuprum::add(cuprum::mul(fused_row, fused_cols), fused_c_46)] = v5_10;
-            }
-            {
-                i64 fused_c_47 = fused_c2_5;
-                T v0_54 = v0_2_5;
-                T v2_29 = v0_54 - v1;
-                T v3_29 = cuprum::exp(v2_29);
-                T v5_11 = v3_29 / v4;
-                fused_out[(u64)cuprum::add(cuprum::mul(fused_row, fused_cols), fused_c_47)] = v5_11;
-            }
-            {
-                i64 fused_c_48 = fused_c3_5;
-                T v0_55 = v0_3_5;
-                T v2_30 = v0_55 - v1;
-                T v3_30 = cuprum::exp(v2_30);
-                T v5_12 = v3_30 / v4;
-                fused_out[(u64)cuprum::add(cuprum::mul(fused_row, fused_cols), fused_c_48)] = v5_12;
-            }
-            {
-                i64 fused_c_49 = fused_c4_5;
-                T v0_56 = v0_4_5;
-                T v2_31 = v0_56 - v1;
-                T v3_31 = cuprum::exp(v2_31);
-                T v5_13 = v3_31 / v4;
-                fused_out[(u64)cuprum::add(cuprum::mul(fused_row, fused_cols), fused_c_49)] = v5_13;
-            }
-            {
-                i64 fused_c_50 = fused_c5_5;
-                T v0_57 = v0_5_5;
-                T v2_32 = v0_57 - v1;
-                T v3_32 = cuprum::exp(v2_32);
-                T v5_14 = v3_32 / v4;
-                fused_out[(u64)cuprum::add(cuprum::mul(fused_row, fused_cols), fused_c_50)] = v5_14;
-            }
-            {
-                i64 fused_c_51 = fused_c6_5;
-                T v0_58 = v0_6_5;
-                T v2_33 = v0_58 - v1;
-                T v3_33 = cuprum::exp(v2_33);
-                T v5_15 = v3_33 / v4;
-                fused_out[(u64)cuprum::add(cuprum::mul(fused_row, fused_cols), fused_c_51)] = v5_15;
-            }
-            {
-                i64 fused_c_52 = fused_c7_5;
-                T v0_59 = v0_7_5;
-                T v2_34 = v0_59 - v1;
-                T v3_34 = cuprum::exp(v2_34);
-                T v5_16 = v3_34 / v4;
-                fused_out[(u64)cuprum::add(cuprum::mul(fused_row, fused_cols), fused_c_52)] = v5_16;
-            }
-            fused_j_5 = cuprum::add(fused_j_5, cuprum::mul(8ll, fused_nt));
-        }
-        while (fused_j_5 < fused_cols) {
-            i64 fused_c_53 = fused_j_5;
-            T v0_60 = x[(u64)cuprum::add(cuprum::mul(fused_row, x_rs), cuprum::mul(fused_c_53, x_cs))];
-            T v2_35 = v0_60 - v1;
-            T v3_35 = cuprum::exp(v2_35);
-            T v5_17 = v3_35 / v4;
-            fused_out[(u64)cuprum::add(cuprum::mul(fused_row, fused_cols), fused_c_53)] = v5_17;
-            fused_j_5 = cuprum::add(fused_j_5, fused_nt);
-        }
-    }
-}
-#define CUPRUM_INSTANTIATE_softmax(NAME, T) \
-    extern "C" __global__ void NAME(cuprum::RoSlice<T> x, i64 x_rs, i64 x_cs, cuprum::Slice<T> fused_out, i64 fused_cols, i64 fused_cache) { softmax_body<T>(x, x_rs, x_cs, fused_out, fused_cols, fused_cache); }
-
-CUPRUM_INSTANTIATE_softmax(cuprum_rawkernel_softmax__f32, f32)
-CUPRUM_INSTANTIATE_softmax(cuprum_rawkernel_softmax__f64, f64)
-
-__device__ __forceinline__ void layer_norm_body(cuprum::RoSlice<f32> x, i64 x_rs, i64 x_cs, cuprum::RoSlice<f32> gamma, i64 gamma_rs, i64 gamma_cs, cuprum::RoSlice<f32> beta, i64 beta_rs, i64 beta_cs, f32 eps, cuprum::Slice<f32> fused_out, i64 fused_cols, i64 fused_cache) {
+__device__ __forceinline__ void rms_norm_body(cuprum::RoSlice<f32> x, i64 x_rs, i64 x_cs, cuprum::RoSlice<f32> w, i64 w_rs, i64 w_cs, f32 eps, cuprum::Slice<f32> fused_out, i64 fused_cols, i64 fused_cache) {
     i64 fused_row = (i64)blockIdx.x;
     cuprum::Slice<f32> fused_buf = cuprum::Slice<f32>{reinterpret_cast<f32*>(cuprum_dynamic_smem), cuprum::dynamic_shared_bytes() / (u32)sizeof(f32)};
     i64 fused_tid = (i64)threadIdx.x;
@@ -928,7 +100,7 @@ __device__ __forceinline__ void layer_norm_body(cuprum::RoSlice<f32> x, i64 x_rs
     u64 fused_warp = (u64)cuprum::div(fused_tid, 32ll);
     u64 fused_nwarps = (u64)cuprum::div(cuprum::add(fused_nt, 31ll), 32ll);
     __shared__ f32 fused_red0[32];
-    f32 fused_acc0 = cuprum::num<f32>::zero();
+    f32 fused_acc0 = cuprum::num<f32>::neg_infinity();
     if (fused_cache != 0ll) {
         i64 fused_j = fused_tid;
         while (cuprum::add(fused_j, cuprum::mul(7ll, fused_nt)) < fused_cols) {
@@ -952,49 +124,137 @@ __device__ __forceinline__ void layer_norm_body(cuprum::RoSlice<f32> x, i64 x_rs
                 i64 fused_c = fused_c0;
                 fused_buf[(u64)fused_c0] = v0_0;
                 f32 v0 = v0_0;
-                fused_acc0 = fused_acc0 + v0;
+                f32 v3 = cuprum::abs(v0);
+                f32 _cv0;
+                {
+                    f32 fused_a = fused_acc0;
+                    f32 fused_b = v3;
+                    if (cuprum::is_nan(fused_a) || (fused_a > fused_b)) {
+                        _cv0 = fused_a;
+                    } else {
+                        _cv0 = fused_b;
+                    }
+                }
+                fused_acc0 = _cv0;
             }
             {
                 i64 fused_c_1 = fused_c1;
                 fused_buf[(u64)fused_c1] = v0_1;
                 f32 v0_8 = v0_1;
-                fused_acc0 = fused_acc0 + v0_8;
+                f32 v3_1 = cuprum::abs(v0_8);
+                f32 _cv1;
+                {
+                    f32 fused_a_1 = fused_acc0;
+                    f32 fused_b_1 = v3_1;
+                    if (cuprum::is_nan(fused_a_1) || (fused_a_1 > fused_b_1)) {
+                        _cv1 = fused_a_1;
+                    } else {
+                        _cv1 = fused_b_1;
+                    }
+                }
+                fused_acc0 = _cv1;
             }
             {
                 i64 fused_c_2 = fused_c2;
                 fused_buf[(u64)fused_c2] = v0_2;
                 f32 v0_9 = v0_2;
-                fused_acc0 = fused_acc0 + v0_9;
+                f32 v3_2 = cuprum::abs(v0_9);
+                f32 _cv2;
+                {
+                    f32 fused_a_2 = fused_acc0;
+                    f32 fused_b_2 = v3_2;
+                    if (cuprum::is_nan(fused_a_2) || (fused_a_2 > fused_b_2)) {
+                        _cv2 = fused_a_2;
+                    } else {
+                        _cv2 = fused_b_2;
+                    }
+                }
+                fused_acc0 = _cv2;
             }
             {
                 i64 fused_c_3 = fused_c3;
                 fused_buf[(u64)fused_c3] = v0_3;
                 f32 v0_10 = v0_3;
-                fused_acc0 = fused_acc0 + v0_10;
+                f32 v3_3 = cuprum::abs(v0_10);
+                f32 _cv3;
+                {
+                    f32 fused_a_3 = fused_acc0;
+                    f32 fused_b_3 = v3_3;
+                    if (cuprum::is_nan(fused_a_3) || (fused_a_3 > fused_b_3)) {
+                        _cv3 = fused_a_3;
+                    } else {
+                        _cv3 = fused_b_3;
+                    }
+                }
+                fused_acc0 = _cv3;
             }
             {
                 i64 fused_c_4 = fused_c4;
                 fused_buf[(u64)fused_c4] = v0_4;
                 f32 v0_11 = v0_4;
-                fused_acc0 = fused_acc0 + v0_11;
+                f32 v3_4 = cuprum::abs(v0_11);
+                f32 _cv4;
+                {
+                    f32 fused_a_4 = fused_acc0;
+                    f32 fused_b_4 = v3_4;
+                    if (cuprum::is_nan(fused_a_4) || (fused_a_4 > fused_b_4)) {
+                        _cv4 = fused_a_4;
+                    } else {
+                        _cv4 = fused_b_4;
+                    }
+                }
+                fused_acc0 = _cv4;
             }
             {
                 i64 fused_c_5 = fused_c5;
                 fused_buf[(u64)fused_c5] = v0_5;
                 f32 v0_12 = v0_5;
-                fused_acc0 = fused_acc0 + v0_12;
+                f32 v3_5 = cuprum::abs(v0_12);
+                f32 _cv5;
+                {
+                    f32 fused_a_5 = fused_acc0;
+                    f32 fused_b_5 = v3_5;
+                    if (cuprum::is_nan(fused_a_5) || (fused_a_5 > fused_b_5)) {
+                        _cv5 = fused_a_5;
+                    } else {
+                        _cv5 = fused_b_5;
+                    }
+                }
+                fused_acc0 = _cv5;
             }
             {
                 i64 fused_c_6 = fused_c6;
                 fused_buf[(u64)fused_c6] = v0_6;
                 f32 v0_13 = v0_6;
-                fused_acc0 = fused_acc0 + v0_13;
+                f32 v3_6 = cuprum::abs(v0_13);
+                f32 _cv6;
+                {
+                    f32 fused_a_6 = fused_acc0;
+                    f32 fused_b_6 = v3_6;
+                    if (cuprum::is_nan(fused_a_6) || (fused_a_6 > fused_b_6)) {
+                        _cv6 = fused_a_6;
+                    } else {
+                        _cv6 = fused_b_6;
+                    }
+                }
+                fused_acc0 = _cv6;
             }
             {
                 i64 fused_c_7 = fused_c7;
                 fused_buf[(u64)fused_c7] = v0_7;
                 f32 v0_14 = v0_7;
-                fused_acc0 = fused_acc0 + v0_14;
+                f32 v3_7 = cuprum::abs(v0_14);
+                f32 _cv7;
+                {
+                    f32 fused_a_7 = fused_acc0;
+                    f32 fused_b_7 = v3_7;
+                    if (cuprum::is_nan(fused_a_7) || (fused_a_7 > fused_b_7)) {
+                        _cv7 = fused_a_7;
+                    } else {
+                        _cv7 = fused_b_7;
+                    }
+                }
+                fused_acc0 = _cv7;
             }
             fused_j = cuprum::add(fused_j, cuprum::mul(8ll, fused_nt));
         }
@@ -1002,7 +262,18 @@ __device__ __forceinline__ void layer_norm_body(cuprum::RoSlice<f32> x, i64 x_rs
             i64 fused_c_8 = fused_j;
             f32 v0_15 = x[(u64)cuprum::add(cuprum::mul(fused_row, x_rs), cuprum::mul(fused_c_8, x_cs))];
             fused_buf[(u64)fused_c_8] = v0_15;
-            fused_acc0 = fused_acc0 + v0_15;
+            f32 v3_8 = cuprum::abs(v0_15);
+            f32 _cv8;
+            {
+                f32 fused_a_8 = fused_acc0;
+                f32 fused_b_8 = v3_8;
+                if (cuprum::is_nan(fused_a_8) || (fused_a_8 > fused_b_8)) {
+                    _cv8 = fused_a_8;
+                } else {
+                    _cv8 = fused_b_8;
+                }
+            }
+            fused_acc0 = _cv8;
             fused_j = cuprum::add(fused_j, fused_nt);
         }
     } else {
@@ -1027,68 +298,186 @@ __device__ __forceinline__ void layer_norm_body(cuprum::RoSlice<f32> x, i64 x_rs
             {
                 i64 fused_c_9 = fused_c0_1;
                 f32 v0_16 = v0_0_1;
-                fused_acc0 = fused_acc0 + v0_16;
+                f32 v3_9 = cuprum::abs(v0_16);
+                f32 _cv9;
+                {
+                    f32 fused_a_9 = fused_acc0;
+                    f32 fused_b_9 = v3_9;
+                    if (cuprum::is_nan(fused_a_9) || (fused_a_9 > fused_b_9)) {
+                        _cv9 = fused_a_9;
+                    } else {
+                        _cv9 = fused_b_9;
+                    }
+                }
+                fused_acc0 = _cv9;
             }
             {
                 i64 fused_c_10 = fused_c1_1;
                 f32 v0_17 = v0_1_1;
-                fused_acc0 = fused_acc0 + v0_17;
+                f32 v3_10 = cuprum::abs(v0_17);
+                f32 _cv10;
+                {
+                    f32 fused_a_10 = fused_acc0;
+                    f32 fused_b_10 = v3_10;
+                    if (cuprum::is_nan(fused_a_10) || (fused_a_10 > fused_b_10)) {
+                        _cv10 = fused_a_10;
+                    } else {
+                        _cv10 = fused_b_10;
+                    }
+                }
+                fused_acc0 = _cv10;
             }
             {
                 i64 fused_c_11 = fused_c2_1;
                 f32 v0_18 = v0_2_1;
-                fused_acc0 = fused_acc0 + v0_18;
+                f32 v3_11 = cuprum::abs(v0_18);
+                f32 _cv11;
+                {
+                    f32 fused_a_11 = fused_acc0;
+                    f32 fused_b_11 = v3_11;
+                    if (cuprum::is_nan(fused_a_11) || (fused_a_11 > fused_b_11)) {
+                        _cv11 = fused_a_11;
+                    } else {
+                        _cv11 = fused_b_11;
+                    }
+                }
+                fused_acc0 = _cv11;
             }
             {
                 i64 fused_c_12 = fused_c3_1;
                 f32 v0_19 = v0_3_1;
-                fused_acc0 = fused_acc0 + v0_19;
+                f32 v3_12 = cuprum::abs(v0_19);
+                f32 _cv12;
+                {
+                    f32 fused_a_12 = fused_acc0;
+                    f32 fused_b_12 = v3_12;
+                    if (cuprum::is_nan(fused_a_12) || (fused_a_12 > fused_b_12)) {
+                        _cv12 = fused_a_12;
+                    } else {
+                        _cv12 = fused_b_12;
+                    }
+                }
+                fused_acc0 = _cv12;
             }
             {
                 i64 fused_c_13 = fused_c4_1;
                 f32 v0_20 = v0_4_1;
-                fused_acc0 = fused_acc0 + v0_20;
+                f32 v3_13 = cuprum::abs(v0_20);
+                f32 _cv13;
+                {
+                    f32 fused_a_13 = fused_acc0;
+                    f32 fused_b_13 = v3_13;
+                    if (cuprum::is_nan(fused_a_13) || (fused_a_13 > fused_b_13)) {
+                        _cv13 = fused_a_13;
+                    } else {
+                        _cv13 = fused_b_13;
+                    }
+                }
+                fused_acc0 = _cv13;
             }
             {
                 i64 fused_c_14 = fused_c5_1;
                 f32 v0_21 = v0_5_1;
-                fused_acc0 = fused_acc0 + v0_21;
+                f32 v3_14 = cuprum::abs(v0_21);
+                f32 _cv14;
+                {
+                    f32 fused_a_14 = fused_acc0;
+                    f32 fused_b_14 = v3_14;
+                    if (cuprum::is_nan(fused_a_14) || (fused_a_14 > fused_b_14)) {
+                        _cv14 = fused_a_14;
+                    } else {
+                        _cv14 = fused_b_14;
+                    }
+                }
+                fused_acc0 = _cv14;
             }
             {
                 i64 fused_c_15 = fused_c6_1;
                 f32 v0_22 = v0_6_1;
-                fused_acc0 = fused_acc0 + v0_22;
+                f32 v3_15 = cuprum::abs(v0_22);
+                f32 _cv15;
+                {
+                    f32 fused_a_15 = fused_acc0;
+                    f32 fused_b_15 = v3_15;
+                    if (cuprum::is_nan(fused_a_15) || (fused_a_15 > fused_b_15)) {
+                        _cv15 = fused_a_15;
+                    } else {
+                        _cv15 = fused_b_15;
+                    }
+                }
+                fused_acc0 = _cv15;
             }
             {
                 i64 fused_c_16 = fused_c7_1;
                 f32 v0_23 = v0_7_1;
-                fused_acc0 = fused_acc0 + v0_23;
+                f32 v3_16 = cuprum::abs(v0_23);
+                f32 _cv16;
+                {
+                    f32 fused_a_16 = fused_acc0;
+                    f32 fused_b_16 = v3_16;
+                    if (cuprum::is_nan(fused_a_16) || (fused_a_16 > fused_b_16)) {
+                        _cv16 = fused_a_16;
+                    } else {
+                        _cv16 = fused_b_16;
+                    }
+                }
+                fused_acc0 = _cv16;
             }
             fused_j_1 = cuprum::add(fused_j_1, cuprum::mul(8ll, fused_nt));
         }
         while (fused_j_1 < fused_cols) {
             i64 fused_c_17 = fused_j_1;
             f32 v0_24 = x[(u64)cuprum::add(cuprum::mul(fused_row, x_rs), cuprum::mul(fused_c_17, x_cs))];
-            fused_acc0 = fused_acc0 + v0_24;
+            f32 v3_17 = cuprum::abs(v0_24);
+            f32 _cv17;
+            {
+                f32 fused_a_17 = fused_acc0;
+                f32 fused_b_17 = v3_17;
+                if (cuprum::is_nan(fused_a_17) || (fused_a_17 > fused_b_17)) {
+                    _cv17 = fused_a_17;
+                } else {
+                    _cv17 = fused_b_17;
+                }
+            }
+            fused_acc0 = _cv17;
             fused_j_1 = cuprum::add(fused_j_1, fused_nt);
         }
     }
     u32 fused_m = 16u;
     while (fused_m > 0u) {
-        fused_acc0 = fused_acc0 + cuprum::shfl_xor_sync(cuprum::num<u32>::max_value(), fused_acc0, fused_m);
+        f32 _cv18;
+        {
+            f32 fused_a_18 = fused_acc0;
+            f32 fused_b_18 = cuprum::shfl_xor_sync(cuprum::num<u32>::max_value(), fused_acc0, fused_m);
+            if (cuprum::is_nan(fused_a_18) || (fused_a_18 > fused_b_18)) {
+                _cv18 = fused_a_18;
+            } else {
+                _cv18 = fused_b_18;
+            }
+        }
+        fused_acc0 = _cv18;
         fused_m = cuprum::div(fused_m, 2u);
     }
     if (fused_lane == 0u) {
         fused_red0[fused_warp] = fused_acc0;
     }
     __syncthreads();
-    f32 v4 = cuprum::num<f32>::zero();
+    f32 v4 = cuprum::num<f32>::neg_infinity();
     u64 fused_w = 0ull;
     while (fused_w < fused_nwarps) {
-        v4 = v4 + fused_red0[fused_w];
+        f32 _cv19;
+        {
+            f32 fused_a_19 = v4;
+            f32 fused_b_19 = fused_red0[fused_w];
+            if (cuprum::is_nan(fused_a_19) || (fused_a_19 > fused_b_19)) {
+                _cv19 = fused_a_19;
+            } else {
+                _cv19 = fused_b_19;
+            }
+        }
+        v4 = _cv19;
         fused_w += 1ull;
     }
-    f32 v4_1 = v4 / cuprum::num<f32>::from_i64(fused_cols);
     __shared__ f32 fused_red1[32];
     f32 fused_acc1 = cuprum::num<f32>::zero();
     if (fused_cache != 0ll) {
@@ -1113,56 +502,56 @@ __device__ __forceinline__ void layer_norm_body(cuprum::RoSlice<f32> x, i64 x_rs
             {
                 i64 fused_c_18 = fused_c0_2;
                 f32 v0_25 = v0_0_2;
-                f32 v5 = v0_25 - v4_1;
+                f32 v5 = v0_25 / v4;
                 f32 v6 = v5 * v5;
                 fused_acc1 = fused_acc1 + v6;
             }
             {
                 i64 fused_c_19 = fused_c1_2;
                 f32 v0_26 = v0_1_2;
-                f32 v5_1 = v0_26 - v4_1;
+                f32 v5_1 = v0_26 / v4;
                 f32 v6_1 = v5_1 * v5_1;
                 fused_acc1 = fused_acc1 + v6_1;
             }
             {
                 i64 fused_c_20 = fused_c2_2;
                 f32 v0_27 = v0_2_2;
-                f32 v5_2 = v0_27 - v4_1;
+                f32 v5_2 = v0_27 / v4;
                 f32 v6_2 = v5_2 * v5_2;
                 fused_acc1 = fused_acc1 + v6_2;
             }
             {
                 i64 fused_c_21 = fused_c3_2;
                 f32 v0_28 = v0_3_2;
-                f32 v5_3 = v0_28 - v4_1;
+                f32 v5_3 = v0_28 / v4;
                 f32 v6_3 = v5_3 * v5_3;
                 fused_acc1 = fused_acc1 + v6_3;
             }
             {
                 i64 fused_c_22 = fused_c4_2;
                 f32 v0_29 = v0_4_2;
-                f32 v5_4 = v0_29 - v4_1;
+                f32 v5_4 = v0_29 / v4;
                 f32 v6_4 = v5_4 * v5_4;
                 fused_acc1 = fused_acc1 + v6_4;
             }
             {
                 i64 fused_c_23 = fused_c5_2;
                 f32 v0_30 = v0_5_2;
-                f32 v5_5 = v0_30 - v4_1;
+                f32 v5_5 = v0_30 / v4;
                 f32 v6_5 = v5_5 * v5_5;
                 fused_acc1 = fused_acc1 + v6_5;
             }
             {
                 i64 fused_c_24 = fused_c6_2;
                 f32 v0_31 = v0_6_2;
-                f32 v5_6 = v0_31 - v4_1;
+                f32 v5_6 = v0_31 / v4;
                 f32 v6_6 = v5_6 * v5_6;
                 fused_acc1 = fused_acc1 + v6_6;
             }
             {
                 i64 fused_c_25 = fused_c7_2;
                 f32 v0_32 = v0_7_2;
-                f32 v5_7 = v0_32 - v4_1;
+                f32 v5_7 = v0_32 / v4;
                 f32 v6_7 = v5_7 * v5_7;
                 fused_acc1 = fused_acc1 + v6_7;
             }
@@ -1171,7 +560,7 @@ __device__ __forceinline__ void layer_norm_body(cuprum::RoSlice<f32> x, i64 x_rs
         while (fused_j_2 < fused_cols) {
             i64 fused_c_26 = fused_j_2;
             f32 v0_33 = fused_buf[(u64)fused_c_26];
-            f32 v5_8 = v0_33 - v4_1;
+            f32 v5_8 = v0_33 / v4;
             f32 v6_8 = v5_8 * v5_8;
             fused_acc1 = fused_acc1 + v6_8;
             fused_j_2 = cuprum::add(fused_j_2, fused_nt);
@@ -1198,56 +587,56 @@ __device__ __forceinline__ void layer_norm_body(cuprum::RoSlice<f32> x, i64 x_rs
             {
                 i64 fused_c_27 = fused_c0_3;
                 f32 v0_34 = v0_0_3;
-                f32 v5_9 = v0_34 - v4_1;
+                f32 v5_9 = v0_34 / v4;
                 f32 v6_9 = v5_9 * v5_9;
                 fused_acc1 = fused_acc1 + v6_9;
             }
             {
                 i64 fused_c_28 = fused_c1_3;
                 f32 v0_35 = v0_1_3;
-                f32 v5_10 = v0_35 - v4_1;
+                f32 v5_10 = v0_35 / v4;
                 f32 v6_10 = v5_10 * v5_10;
                 fused_acc1 = fused_acc1 + v6_10;
             }
             {
                 i64 fused_c_29 = fused_c2_3;
                 f32 v0_36 = v0_2_3;
-                f32 v5_11 = v0_36 - v4_1;
+                f32 v5_11 = v0_36 / v4;
                 f32 v6_11 = v5_11 * v5_11;
                 fused_acc1 = fused_acc1 + v6_11;
             }
             {
                 i64 fused_c_30 = fused_c3_3;
                 f32 v0_37 = v0_3_3;
-                f32 v5_12 = v0_37 - v4_1;
+                f32 v5_12 = v0_37 / v4;
                 f32 v6_12 = v5_12 * v5_12;
                 fused_acc1 = fused_acc1 + v6_12;
             }
             {
                 i64 fused_c_31 = fused_c4_3;
                 f32 v0_38 = v0_4_3;
-                f32 v5_13 = v0_38 - v4_1;
+                f32 v5_13 = v0_38 / v4;
                 f32 v6_13 = v5_13 * v5_13;
                 fused_acc1 = fused_acc1 + v6_13;
             }
             {
                 i64 fused_c_32 = fused_c5_3;
                 f32 v0_39 = v0_5_3;
-                f32 v5_14 = v0_39 - v4_1;
+                f32 v5_14 = v0_39 / v4;
                 f32 v6_14 = v5_14 * v5_14;
                 fused_acc1 = fused_acc1 + v6_14;
             }
             {
                 i64 fused_c_33 = fused_c6_3;
                 f32 v0_40 = v0_6_3;
-                f32 v5_15 = v0_40 - v4_1;
+                f32 v5_15 = v0_40 / v4;
                 f32 v6_15 = v5_15 * v5_15;
                 fused_acc1 = fused_acc1 + v6_15;
             }
             {
                 i64 fused_c_34 = fused_c7_3;
                 f32 v0_41 = v0_7_3;
-                f32 v5_16 = v0_41 - v4_1;
+                f32 v5_16 = v0_41 / v4;
                 f32 v6_16 = v5_16 * v5_16;
                 fused_acc1 = fused_acc1 + v6_16;
             }
@@ -1256,7 +645,7 @@ __device__ __forceinline__ void layer_norm_body(cuprum::RoSlice<f32> x, i64 x_rs
         while (fused_j_3 < fused_cols) {
             i64 fused_c_35 = fused_j_3;
             f32 v0_42 = x[(u64)cuprum::add(cuprum::mul(fused_row, x_rs), cuprum::mul(fused_c_35, x_cs))];
-            f32 v5_17 = v0_42 - v4_1;
+            f32 v5_17 = v0_42 / v4;
             f32 v6_17 = v5_17 * v5_17;
             fused_acc1 = fused_acc1 + v6_17;
             fused_j_3 = cuprum::add(fused_j_3, fused_nt);
@@ -1286,136 +675,110 @@ __device__ __forceinline__ void layer_norm_body(cuprum::RoSlice<f32> x, i64 x_rs
         while (cuprum::add(fused_j_4, cuprum::mul(7ll, fused_nt)) < fused_cols) {
             i64 fused_c0_4 = cuprum::add(fused_j_4, cuprum::mul(0ll, fused_nt));
             f32 v0_0_4 = fused_buf[(u64)fused_c0_4];
-            f32 v1_0 = gamma[(u64)cuprum::add(cuprum::mul(fused_row, gamma_rs), cuprum::mul(fused_c0_4, gamma_cs))];
-            f32 v2_0 = beta[(u64)cuprum::add(cuprum::mul(fused_row, beta_rs), cuprum::mul(fused_c0_4, beta_cs))];
+            f32 v1_0 = w[(u64)cuprum::add(cuprum::mul(fused_row, w_rs), cuprum::mul(fused_c0_4, w_cs))];
             i64 fused_c1_4 = cuprum::add(fused_j_4, cuprum::mul(1ll, fused_nt));
             f32 v0_1_4 = fused_buf[(u64)fused_c1_4];
-            f32 v1_1 = gamma[(u64)cuprum::add(cuprum::mul(fused_row, gamma_rs), cuprum::mul(fused_c1_4, gamma_cs))];
-            f32 v2_1 = beta[(u64)cuprum::add(cuprum::mul(fused_row, beta_rs), cuprum::mul(fused_c1_4, beta_cs))];
+            f32 v1_1 = w[(u64)cuprum::add(cuprum::mul(fused_row, w_rs), cuprum::mul(fused_c1_4, w_cs))];
             i64 fused_c2_4 = cuprum::add(fused_j_4, cuprum::mul(2ll, fused_nt));
             f32 v0_2_4 = fused_buf[(u64)fused_c2_4];
-            f32 v1_2 = gamma[(u64)cuprum::add(cuprum::mul(fused_row, gamma_rs), cuprum::mul(fused_c2_4, gamma_cs))];
-            f32 v2_2 = beta[(u64)cuprum::add(cuprum::mul(fused_row, beta_rs), cuprum::mul(fused_c2_4, beta_cs))];
+            f32 v1_2 = w[(u64)cuprum::add(cuprum::mul(fused_row, w_rs), cuprum::mul(fused_c2_4, w_cs))];
             i64 fused_c3_4 = cuprum::add(fused_j_4, cuprum::mul(3ll, fused_nt));
             f32 v0_3_4 = fused_buf[(u64)fused_c3_4];
-            f32 v1_3 = gamma[(u64)cuprum::add(cuprum::mul(fused_row, gamma_rs), cuprum::mul(fused_c3_4, gamma_cs))];
-            f32 v2_3 = beta[(u64)cuprum::add(cuprum::mul(fused_row, beta_rs), cuprum::mul(fused_c3_4, beta_cs))];
+            f32 v1_3 = w[(u64)cuprum::add(cuprum::mul(fused_row, w_rs), cuprum::mul(fused_c3_4, w_cs))];
             i64 fused_c4_4 = cuprum::add(fused_j_4, cuprum::mul(4ll, fused_nt));
             f32 v0_4_4 = fused_buf[(u64)fused_c4_4];
-            f32 v1_4 = gamma[(u64)cuprum::add(cuprum::mul(fused_row, gamma_rs), cuprum::mul(fused_c4_4, gamma_cs))];
-            f32 v2_4 = beta[(u64)cuprum::add(cuprum::mul(fused_row, beta_rs), cuprum::mul(fused_c4_4, beta_cs))];
+            f32 v1_4 = w[(u64)cuprum::add(cuprum::mul(fused_row, w_rs), cuprum::mul(fused_c4_4, w_cs))];
             i64 fused_c5_4 = cuprum::add(fused_j_4, cuprum::mul(5ll, fused_nt));
             f32 v0_5_4 = fused_buf[(u64)fused_c5_4];
-            f32 v1_5 = gamma[(u64)cuprum::add(cuprum::mul(fused_row, gamma_rs), cuprum::mul(fused_c5_4, gamma_cs))];
-            f32 v2_5 = beta[(u64)cuprum::add(cuprum::mul(fused_row, beta_rs), cuprum::mul(fused_c5_4, beta_cs))];
+            f32 v1_5 = w[(u64)cuprum::add(cuprum::mul(fused_row, w_rs), cuprum::mul(fused_c5_4, w_cs))];
             i64 fused_c6_4 = cuprum::add(fused_j_4, cuprum::mul(6ll, fused_nt));
             f32 v0_6_4 = fused_buf[(u64)fused_c6_4];
-            f32 v1_6 = gamma[(u64)cuprum::add(cuprum::mul(fused_row, gamma_rs), cuprum::mul(fused_c6_4, gamma_cs))];
-            f32 v2_6 = beta[(u64)cuprum::add(cuprum::mul(fused_row, beta_rs), cuprum::mul(fused_c6_4, beta_cs))];
+            f32 v1_6 = w[(u64)cuprum::add(cuprum::mul(fused_row, w_rs), cuprum::mul(fused_c6_4, w_cs))];
             i64 fused_c7_4 = cuprum::add(fused_j_4, cuprum::mul(7ll, fused_nt));
             f32 v0_7_4 = fused_buf[(u64)fused_c7_4];
-            f32 v1_7 = gamma[(u64)cuprum::add(cuprum::mul(fused_row, gamma_rs), cuprum::mul(fused_c7_4, gamma_cs))];
-            f32 v2_7 = beta[(u64)cuprum::add(cuprum::mul(fused_row, beta_rs), cuprum::mul(fused_c7_4, beta_cs))];
+            f32 v1_7 = w[(u64)cuprum::add(cuprum::mul(fused_row, w_rs), cuprum::mul(fused_c7_4, w_cs))];
             {
                 i64 fused_c_36 = fused_c0_4;
                 f32 v0_43 = v0_0_4;
                 f32 v1 = v1_0;
-                f32 v2 = v2_0;
-                f32 v5_18 = v0_43 - v4_1;
+                f32 v5_18 = v0_43 / v4;
                 f32 v12 = v5_18 * v11;
                 f32 v13 = v12 * v1;
-                f32 v14 = v13 + v2;
-                fused_out[(u64)cuprum::add(cuprum::mul(fused_row, fused_cols), fused_c_36)] = v14;
+                fused_out[(u64)cuprum::add(cuprum::mul(fused_row, fused_cols), fused_c_36)] = v13;
             }
             {
                 i64 fused_c_37 = fused_c1_4;
                 f32 v0_44 = v0_1_4;
                 f32 v1_8 = v1_1;
-                f32 v2_8 = v2_1;
-                f32 v5_19 = v0_44 - v4_1;
+                f32 v5_19 = v0_44 / v4;
                 f32 v12_1 = v5_19 * v11;
                 f32 v13_1 = v12_1 * v1_8;
-                f32 v14_1 = v13_1 + v2_8;
-                fused_out[(u64)cuprum::add(cuprum::mul(fused_row, fused_cols), fused_c_37)] = v14_1;
+                fused_out[(u64)cuprum::add(cuprum::mul(fused_row, fused_cols), fused_c_37)] = v13_1;
             }
             {
                 i64 fused_c_38 = fused_c2_4;
                 f32 v0_45 = v0_2_4;
                 f32 v1_9 = v1_2;
-                f32 v2_9 = v2_2;
-                f32 v5_20 = v0_45 - v4_1;
+                f32 v5_20 = v0_45 / v4;
                 f32 v12_2 = v5_20 * v11;
                 f32 v13_2 = v12_2 * v1_9;
-                f32 v14_2 = v13_2 + v2_9;
-                fused_out[(u64)cuprum::add(cuprum::mul(fused_row, fused_cols), fused_c_38)] = v14_2;
+                fused_out[(u64)cuprum::add(cuprum::mul(fused_row, fused_cols), fused_c_38)] = v13_2;
             }
             {
                 i64 fused_c_39 = fused_c3_4;
                 f32 v0_46 = v0_3_4;
                 f32 v1_10 = v1_3;
-                f32 v2_10 = v2_3;
-                f32 v5_21 = v0_46 - v4_1;
+                f32 v5_21 = v0_46 / v4;
                 f32 v12_3 = v5_21 * v11;
                 f32 v13_3 = v12_3 * v1_10;
-                f32 v14_3 = v13_3 + v2_10;
-                fused_out[(u64)cuprum::add(cuprum::mul(fused_row, fused_cols), fused_c_39)] = v14_3;
+                fused_out[(u64)cuprum::add(cuprum::mul(fused_row, fused_cols), fused_c_39)] = v13_3;
             }
             {
                 i64 fused_c_40 = fused_c4_4;
                 f32 v0_47 = v0_4_4;
                 f32 v1_11 = v1_4;
-                f32 v2_11 = v2_4;
-                f32 v5_22 = v0_47 - v4_1;
+                f32 v5_22 = v0_47 / v4;
                 f32 v12_4 = v5_22 * v11;
                 f32 v13_4 = v12_4 * v1_11;
-                f32 v14_4 = v13_4 + v2_11;
-                fused_out[(u64)cuprum::add(cuprum::mul(fused_row, fused_cols), fused_c_40)] = v14_4;
+                fused_out[(u64)cuprum::add(cuprum::mul(fused_row, fused_cols), fused_c_40)] = v13_4;
             }
             {
                 i64 fused_c_41 = fused_c5_4;
                 f32 v0_48 = v0_5_4;
                 f32 v1_12 = v1_5;
-                f32 v2_12 = v2_5;
-                f32 v5_23 = v0_48 - v4_1;
+                f32 v5_23 = v0_48 / v4;
                 f32 v12_5 = v5_23 * v11;
                 f32 v13_5 = v12_5 * v1_12;
-                f32 v14_5 = v13_5 + v2_12;
-                fused_out[(u64)cuprum::add(cuprum::mul(fused_row, fused_cols), fused_c_41)] = v14_5;
+                fused_out[(u64)cuprum::add(cuprum::mul(fused_row, fused_cols), fused_c_41)] = v13_5;
             }
             {
                 i64 fused_c_42 = fused_c6_4;
                 f32 v0_49 = v0_6_4;
                 f32 v1_13 = v1_6;
-                f32 v2_13 = v2_6;
-                f32 v5_24 = v0_49 - v4_1;
+                f32 v5_24 = v0_49 / v4;
                 f32 v12_6 = v5_24 * v11;
                 f32 v13_6 = v12_6 * v1_13;
-                f32 v14_6 = v13_6 + v2_13;
-                fused_out[(u64)cuprum::add(cuprum::mul(fused_row, fused_cols), fused_c_42)] = v14_6;
+                fused_out[(u64)cuprum::add(cuprum::mul(fused_row, fused_cols), fused_c_42)] = v13_6;
             }
             {
                 i64 fused_c_43 = fused_c7_4;
                 f32 v0_50 = v0_7_4;
                 f32 v1_14 = v1_7;
-                f32 v2_14 = v2_7;
-                f32 v5_25 = v0_50 - v4_1;
+                f32 v5_25 = v0_50 / v4;
                 f32 v12_7 = v5_25 * v11;
                 f32 v13_7 = v12_7 * v1_14;
-                f32 v14_7 = v13_7 + v2_14;
-                fused_out[(u64)cuprum::add(cuprum::mul(fused_row, fused_cols), fused_c_43)] = v14_7;
+                fused_out[(u64)cuprum::add(cuprum::mul(fused_row, fused_cols), fused_c_43)] = v13_7;
             }
             fused_j_4 = cuprum::add(fused_j_4, cuprum::mul(8ll, fused_nt));
         }
         while (fused_j_4 < fused_cols) {
             i64 fused_c_44 = fused_j_4;
             f32 v0_51 = fused_buf[(u64)fused_c_44];
-            f32 v1_15 = gamma[(u64)cuprum::add(cuprum::mul(fused_row, gamma_rs), cuprum::mul(fused_c_44, gamma_cs))];
-            f32 v2_15 = beta[(u64)cuprum::add(cuprum::mul(fused_row, beta_rs), cuprum::mul(fused_c_44, beta_cs))];
-            f32 v5_26 = v0_51 - v4_1;
+            f32 v1_15 = w[(u64)cuprum::add(cuprum::mul(fused_row, w_rs), cuprum::mul(fused_c_44, w_cs))];
+            f32 v5_26 = v0_51 / v4;
             f32 v12_8 = v5_26 * v11;
             f32 v13_8 = v12_8 * v1_15;
-            f32 v14_8 = v13_8 + v2_15;
-            fused_out[(u64)cuprum::add(cuprum::mul(fused_row, fused_cols), fused_c_44)] = v14_8;
+            fused_out[(u64)cuprum::add(cuprum::mul(fused_row, fused_cols), fused_c_44)] = v13_8;
             fused_j_4 = cuprum::add(fused_j_4, fused_nt);
         }
     } else {
@@ -1423,470 +786,115 @@ __device__ __forceinline__ void layer_norm_body(cuprum::RoSlice<f32> x, i64 x_rs
         while (cuprum::add(fused_j_5, cuprum::mul(7ll, fused_nt)) < fused_cols) {
             i64 fused_c0_5 = cuprum::add(fused_j_5, cuprum::mul(0ll, fused_nt));
             f32 v0_0_5 = x[(u64)cuprum::add(cuprum::mul(fused_row, x_rs), cuprum::mul(fused_c0_5, x_cs))];
-            f32 v1_0_1 = gamma[(u64)cuprum::add(cuprum::mul(fused_row, gamma_rs), cuprum::mul(fused_c0_5, gamma_cs))];
-            f32 v2_0_1 = beta[(u64)cuprum::add(cuprum::mul(fused_row, beta_rs), cuprum::mul(fused_c0_5, beta_cs))];
+            f32 v1_0_1 = w[(u64)cuprum::add(cuprum::mul(fused_row, w_rs), cuprum::mul(fused_c0_5, w_cs))];
             i64 fused_c1_5 = cuprum::add(fused_j_5, cuprum::mul(1ll, fused_nt));
             f32 v0_1_5 = x[(u64)cuprum::add(cuprum::mul(fused_row, x_rs), cuprum::mul(fused_c1_5, x_cs))];
-            f32 v1_1_1 = gamma[(u64)cuprum::add(cuprum::mul(fused_row, gamma_rs), cuprum::mul(fused_c1_5, gamma_cs))];
-            f32 v2_1_1 = beta[(u64)cuprum::add(cuprum::mul(fused_row, beta_rs), cuprum::mul(fused_c1_5, beta_cs))];
+            f32 v1_1_1 = w[(u64)cuprum::add(cuprum::mul(fused_row, w_rs), cuprum::mul(fused_c1_5, w_cs))];
             i64 fused_c2_5 = cuprum::add(fused_j_5, cuprum::mul(2ll, fused_nt));
             f32 v0_2_5 = x[(u64)cuprum::add(cuprum::mul(fused_row, x_rs), cuprum::mul(fused_c2_5, x_cs))];
-            f32 v1_2_1 = gamma[(u64)cuprum::add(cuprum::mul(fused_row, gamma_rs), cuprum::mul(fused_c2_5, gamma_cs))];
-            f32 v2_2_1 = beta[(u64)cuprum::add(cuprum::mul(fused_row, beta_rs), cuprum::mul(fused_c2_5, beta_cs))];
+            f32 v1_2_1 = w[(u64)cuprum::add(cuprum::mul(fused_row, w_rs), cuprum::mul(fused_c2_5, w_cs))];
             i64 fused_c3_5 = cuprum::add(fused_j_5, cuprum::mul(3ll, fused_nt));
             f32 v0_3_5 = x[(u64)cuprum::add(cuprum::mul(fused_row, x_rs), cuprum::mul(fused_c3_5, x_cs))];
-            f32 v1_3_1 = gamma[(u64)cuprum::add(cuprum::mul(fused_row, gamma_rs), cuprum::mul(fused_c3_5, gamma_cs))];
-            f32 v2_3_1 = beta[(u64)cuprum::add(cuprum::mul(fused_row, beta_rs), cuprum::mul(fused_c3_5, beta_cs))];
+            f32 v1_3_1 = w[(u64)cuprum::add(cuprum::mul(fused_row, w_rs), cuprum::mul(fused_c3_5, w_cs))];
             i64 fused_c4_5 = cuprum::add(fused_j_5, cuprum::mul(4ll, fused_nt));
             f32 v0_4_5 = x[(u64)cuprum::add(cuprum::mul(fused_row, x_rs), cuprum::mul(fused_c4_5, x_cs))];
-            f32 v1_4_1 = gamma[(u64)cuprum::add(cuprum::mul(fused_row, gamma_rs), cuprum::mul(fused_c4_5, gamma_cs))];
-            f32 v2_4_1 = beta[(u64)cuprum::add(cuprum::mul(fused_row, beta_rs), cuprum::mul(fused_c4_5, beta_cs))];
+            f32 v1_4_1 = w[(u64)cuprum::add(cuprum::mul(fused_row, w_rs), cuprum::mul(fused_c4_5, w_cs))];
             i64 fused_c5_5 = cuprum::add(fused_j_5, cuprum::mul(5ll, fused_nt));
             f32 v0_5_5 = x[(u64)cuprum::add(cuprum::mul(fused_row, x_rs), cuprum::mul(fused_c5_5, x_cs))];
-            f32 v1_5_1 = gamma[(u64)cuprum::add(cuprum::mul(fused_row, gamma_rs), cuprum::mul(fused_c5_5, gamma_cs))];
-            f32 v2_5_1 = beta[(u64)cuprum::add(cuprum::mul(fused_row, beta_rs), cuprum::mul(fused_c5_5, beta_cs))];
+            f32 v1_5_1 = w[(u64)cuprum::add(cuprum::mul(fused_row, w_rs), cuprum::mul(fused_c5_5, w_cs))];
             i64 fused_c6_5 = cuprum::add(fused_j_5, cuprum::mul(6ll, fused_nt));
             f32 v0_6_5 = x[(u64)cuprum::add(cuprum::mul(fused_row, x_rs), cuprum::mul(fused_c6_5, x_cs))];
-            f32 v1_6_1 = gamma[(u64)cuprum::add(cuprum::mul(fused_row, gamma_rs), cuprum::mul(fused_c6_5, gamma_cs))];
-            f32 v2_6_1 = beta[(u64)cuprum::add(cuprum::mul(fused_row, beta_rs), cuprum::mul(fused_c6_5, beta_cs))];
+            f32 v1_6_1 = w[(u64)cuprum::add(cuprum::mul(fused_row, w_rs), cuprum::mul(fused_c6_5, w_cs))];
             i64 fused_c7_5 = cuprum::add(fused_j_5, cuprum::mul(7ll, fused_nt));
             f32 v0_7_5 = x[(u64)cuprum::add(cuprum::mul(fused_row, x_rs), cuprum::mul(fused_c7_5, x_cs))];
-            f32 v1_7_1 = gamma[(u64)cuprum::add(cuprum::mul(fused_row, gamma_rs), cuprum::mul(fused_c7_5, gamma_cs))];
-            f32 v2_7_1 = beta[(u64)cuprum::add(cuprum::mul(fused_row, beta_rs), cuprum::mul(fused_c7_5, beta_cs))];
+            f32 v1_7_1 = w[(u64)cuprum::add(cuprum::mul(fused_row, w_rs), cuprum::mul(fused_c7_5, w_cs))];
             {
                 i64 fused_c_45 = fused_c0_5;
                 f32 v0_52 = v0_0_5;
                 f32 v1_16 = v1_0_1;
-                f32 v2_16 = v2_0_1;
-                f32 v5_27 = v0_52 - v4_1;
+                f32 v5_27 = v0_52 / v4;
                 f32 v12_9 = v5_27 * v11;
                 f32 v13_9 = v12_9 * v1_16;
-                f32 v14_9 = v13_9 + v2_16;
-                fused_out[(u64)cuprum::add(cuprum::mul(fused_row, fused_cols), fused_c_45)] = v14_9;
+                fused_out[(u64)cuprum::add(cuprum::mul(fused_row, fused_cols), fused_c_45)] = v13_9;
             }
             {
                 i64 fused_c_46 = fused_c1_5;
                 f32 v0_53 = v0_1_5;
                 f32 v1_17 = v1_1_1;
-                f32 v2_17 = v2_1_1;
-                f32 v5_28 = v0_53 - v4_1;
+                f32 v5_28 = v0_53 / v4;
                 f32 v12_10 = v5_28 * v11;
                 f32 v13_10 = v12_10 * v1_17;
-                f32 v14_10 = v13_10 + v2_17;
-                fused_out[(u64)cuprum::add(cuprum::mul(fused_row, fused_cols), fused_c_46)] = v14_10;
+                fused_out[(u64)cuprum::add(cuprum::mul(fused_row, fused_cols), fused_c_46)] = v13_10;
             }
             {
                 i64 fused_c_47 = fused_c2_5;
                 f32 v0_54 = v0_2_5;
                 f32 v1_18 = v1_2_1;
-                f32 v2_18 = v2_2_1;
-                f32 v5_29 = v0_54 - v4_1;
+                f32 v5_29 = v0_54 / v4;
                 f32 v12_11 = v5_29 * v11;
                 f32 v13_11 = v12_11 * v1_18;
-                f32 v14_11 = v13_11 + v2_18;
-                fused_out[(u64)cuprum::add(cuprum::mul(fused_row, fused_cols), fused_c_47)] = v14_11;
+                fused_out[(u64)cuprum::add(cuprum::mul(fused_row, fused_cols), fused_c_47)] = v13_11;
             }
             {
                 i64 fused_c_48 = fused_c3_5;
                 f32 v0_55 = v0_3_5;
                 f32 v1_19 = v1_3_1;
-                f32 v2_19 = v2_3_1;
-                f32 v5_30 = v0_55 - v4_1;
+                f32 v5_30 = v0_55 / v4;
                 f32 v12_12 = v5_30 * v11;
                 f32 v13_12 = v12_12 * v1_19;
-                f32 v14_12 = v13_12 + v2_19;
-                fused_out[(u64)cuprum::add(cuprum::mul(fused_row, fused_cols), fused_c_48)] = v14_12;
+                fused_out[(u64)cuprum::add(cuprum::mul(fused_row, fused_cols), fused_c_48)] = v13_12;
             }
             {
                 i64 fused_c_49 = fused_c4_5;
                 f32 v0_56 = v0_4_5;
                 f32 v1_20 = v1_4_1;
-                f32 v2_20 = v2_4_1;
-                f32 v5_31 = v0_56 - v4_1;
+                f32 v5_31 = v0_56 / v4;
                 f32 v12_13 = v5_31 * v11;
                 f32 v13_13 = v12_13 * v1_20;
-                f32 v14_13 = v13_13 + v2_20;
-                fused_out[(u64)cuprum::add(cuprum::mul(fused_row, fused_cols), fused_c_49)] = v14_13;
+                fused_out[(u64)cuprum::add(cuprum::mul(fused_row, fused_cols), fused_c_49)] = v13_13;
             }
             {
                 i64 fused_c_50 = fused_c5_5;
                 f32 v0_57 = v0_5_5;
                 f32 v1_21 = v1_5_1;
-                f32 v2_21 = v2_5_1;
-                f32 v5_32 = v0_57 - v4_1;
+                f32 v5_32 = v0_57 / v4;
                 f32 v12_14 = v5_32 * v11;
                 f32 v13_14 = v12_14 * v1_21;
-                f32 v14_14 = v13_14 + v2_21;
-                fused_out[(u64)cuprum::add(cuprum::mul(fused_row, fused_cols), fused_c_50)] = v14_14;
+                fused_out[(u64)cuprum::add(cuprum::mul(fused_row, fused_cols), fused_c_50)] = v13_14;
             }
             {
                 i64 fused_c_51 = fused_c6_5;
                 f32 v0_58 = v0_6_5;
                 f32 v1_22 = v1_6_1;
-                f32 v2_22 = v2_6_1;
-                f32 v5_33 = v0_58 - v4_1;
+                f32 v5_33 = v0_58 / v4;
                 f32 v12_15 = v5_33 * v11;
                 f32 v13_15 = v12_15 * v1_22;
-                f32 v14_15 = v13_15 + v2_22;
-                fused_out[(u64)cuprum::add(cuprum::mul(fused_row, fused_cols), fused_c_51)] = v14_15;
+                fused_out[(u64)cuprum::add(cuprum::mul(fused_row, fused_cols), fused_c_51)] = v13_15;
             }
             {
                 i64 fused_c_52 = fused_c7_5;
                 f32 v0_59 = v0_7_5;
                 f32 v1_23 = v1_7_1;
-                f32 v2_23 = v2_7_1;
-                f32 v5_34 = v0_59 - v4_1;
+                f32 v5_34 = v0_59 / v4;
                 f32 v12_16 = v5_34 * v11;
                 f32 v13_16 = v12_16 * v1_23;
-                f32 v14_16 = v13_16 + v2_23;
-                fused_out[(u64)cuprum::add(cuprum::mul(fused_row, fused_cols), fused_c_52)] = v14_16;
+                fused_out[(u64)cuprum::add(cuprum::mul(fused_row, fused_cols), fused_c_52)] = v13_16;
             }
             fused_j_5 = cuprum::add(fused_j_5, cuprum::mul(8ll, fused_nt));
         }
         while (fused_j_5 < fused_cols) {
             i64 fused_c_53 = fused_j_5;
             f32 v0_60 = x[(u64)cuprum::add(cuprum::mul(fused_row, x_rs), cuprum::mul(fused_c_53, x_cs))];
-            f32 v1_24 = gamma[(u64)cuprum::add(cuprum::mul(fused_row, gamma_rs), cuprum::mul(fused_c_53, gamma_cs))];
-            f32 v2_24 = beta[(u64)cuprum::add(cuprum::mul(fused_row, beta_rs), cuprum::mul(fused_c_53, beta_cs))];
-            f32 v5_35 = v0_60 - v4_1;
+            f32 v1_24 = w[(u64)cuprum::add(cuprum::mul(fused_row, w_rs), cuprum::mul(fused_c_53, w_cs))];
+            f32 v5_35 = v0_60 / v4;
             f32 v12_17 = v5_35 * v11;
             f32 v13_17 = v12_17 * v1_24;
-            f32 v14_17 = v13_17 + v2_24;
-            fused_out[(u64)cuprum::add(cuprum::mul(fused_row, fused_cols), fused_c_53)] = v14_17;
+            fused_out[(u64)cuprum::add(cuprum::mul(fused_row, fused_cols), fused_c_53)] = v13_17;
             fused_j_5 = cuprum::add(fused_j_5, fused_nt);
         }
     }
 }
-#define CUPRUM_INSTANTIATE_layer_norm(NAME) \
-    extern "C" __global__ void NAME(cuprum::RoSlice<f32> x, i64 x_rs, i64 x_cs, cuprum::RoSlice<f32> gamma, i64 gamma_rs, i64 gamma_cs, cuprum::RoSlice<f32> beta, i64 beta_rs, i64 beta_cs, f32 eps, cuprum::Slice<f32> fused_out, i64 fused_cols, i64 fused_cache) { layer_norm_body(x, x_rs, x_cs, gamma, gamma_rs, gamma_cs, beta, beta_rs, beta_cs, eps, fused_out, fused_cols, fused_cache); }
+#define CUPRUM_INSTANTIATE_rms_norm(NAME) \
+    extern "C" __global__ void NAME(cuprum::RoSlice<f32> x, i64 x_rs, i64 x_cs, cuprum::RoSlice<f32> w, i64 w_rs, i64 w_cs, f32 eps, cuprum::Slice<f32> fused_out, i64 fused_cols, i64 fused_cache) { rms_norm_body(x, x_rs, x_cs, w, w_rs, w_cs, eps, fused_out, fused_cols, fused_cache); }
 
-CUPRUM_INSTANTIATE_layer_norm(cuprum_rawkernel_layer_norm)
-
-__device__ __forceinline__ void center_first_axis_body(cuprum::RoSlice<f32> x, i64 x_rs, i64 x_cs, cuprum::Slice<f32> fused_out, i64 fused_cols, i64 fused_cache) {
-    i64 fused_row = (i64)blockIdx.x;
-    cuprum::Slice<f32> fused_buf = cuprum::Slice<f32>{reinterpret_cast<f32*>(cuprum_dynamic_smem), cuprum::dynamic_shared_bytes() / (u32)sizeof(f32)};
-    i64 fused_tid = (i64)threadIdx.x;
-    i64 fused_nt = (i64)blockDim.x;
-    u32 fused_lane = cuprum::lane_id();
-    u64 fused_warp = (u64)cuprum::div(fused_tid, 32ll);
-    u64 fused_nwarps = (u64)cuprum::div(cuprum::add(fused_nt, 31ll), 32ll);
-    __shared__ f32 fused_red0[32];
-    f32 fused_acc0 = cuprum::num<f32>::zero();
-    if (fused_cache != 0ll) {
-        i64 fused_j = fused_tid;
-        while (cuprum::add(fused_j, cuprum::mul(7ll, fused_nt)) < fused_cols) {
-            i64 fused_c0 = cuprum::add(fused_j, cuprum::mul(0ll, fused_nt));
-            f32 v0_0 = x[(u64)cuprum::add(cuprum::mul(fused_row, x_rs), cuprum::mul(fused_c0, x_cs))];
-            i64 fused_c1 = cuprum::add(fused_j, cuprum::mul(1ll, fused_nt));
-            f32 v0_1 = x[(u64)cuprum::add(cuprum::mul(fused_row, x_rs), cuprum::mul(fused_c1, x_cs))];
-            i64 fused_c2 = cuprum::add(fused_j, cuprum::mul(2ll, fused_nt));
-            f32 v0_2 = x[(u64)cuprum::add(cuprum::mul(fused_row, x_rs), cuprum::mul(fused_c2, x_cs))];
-            i64 fused_c3 = cuprum::add(fused_j, cuprum::mul(3ll, fused_nt));
-            f32 v0_3 = x[(u64)cuprum::add(cuprum::mul(fused_row, x_rs), cuprum::mul(fused_c3, x_cs))];
-            i64 fused_c4 = cuprum::add(fused_j, cuprum::mul(4ll, fused_nt));
-            f32 v0_4 = x[(u64)cuprum::add(cuprum::mul(fused_row, x_rs), cuprum::mul(fused_c4, x_cs))];
-            i64 fused_c5 = cuprum::add(fused_j, cuprum::mul(5ll, fused_nt));
-            f32 v0_5 = x[(u64)cuprum::add(cuprum::mul(fused_row, x_rs), cuprum::mul(fused_c5, x_cs))];
-            i64 fused_c6 = cuprum::add(fused_j, cuprum::mul(6ll, fused_nt));
-            f32 v0_6 = x[(u64)cuprum::add(cuprum::mul(fused_row, x_rs), cuprum::mul(fused_c6, x_cs))];
-            i64 fused_c7 = cuprum::add(fused_j, cuprum::mul(7ll, fused_nt));
-            f32 v0_7 = x[(u64)cuprum::add(cuprum::mul(fused_row, x_rs), cuprum::mul(fused_c7, x_cs))];
-            {
-                i64 fused_c = fused_c0;
-                fused_buf[(u64)fused_c0] = v0_0;
-                f32 v0 = v0_0;
-                fused_acc0 = fused_acc0 + v0;
-            }
-            {
-                i64 fused_c_1 = fused_c1;
-                fused_buf[(u64)fused_c1] = v0_1;
-                f32 v0_8 = v0_1;
-                fused_acc0 = fused_acc0 + v0_8;
-            }
-            {
-                i64 fused_c_2 = fused_c2;
-                fused_buf[(u64)fused_c2] = v0_2;
-                f32 v0_9 = v0_2;
-                fused_acc0 = fused_acc0 + v0_9;
-            }
-            {
-                i64 fused_c_3 = fused_c3;
-                fused_buf[(u64)fused_c3] = v0_3;
-                f32 v0_10 = v0_3;
-                fused_acc0 = fused_acc0 + v0_10;
-            }
-            {
-                i64 fused_c_4 = fused_c4;
-                fused_buf[(u64)fused_c4] = v0_4;
-                f32 v0_11 = v0_4;
-                fused_acc0 = fused_acc0 + v0_11;
-            }
-            {
-                i64 fused_c_5 = fused_c5;
-                fused_buf[(u64)fused_c5] = v0_5;
-                f32 v0_12 = v0_5;
-                fused_acc0 = fused_acc0 + v0_12;
-            }
-            {
-                i64 fused_c_6 = fused_c6;
-                fused_buf[(u64)fused_c6] = v0_6;
-                f32 v0_13 = v0_6;
-                fused_acc0 = fused_acc0 + v0_13;
-            }
-            {
-                i64 fused_c_7 = fused_c7;
-                fused_buf[(u64)fused_c7] = v0_7;
-                f32 v0_14 = v0_7;
-                fused_acc0 = fused_acc0 + v0_14;
-            }
-            fused_j = cuprum::add(fused_j, cuprum::mul(8ll, fused_nt));
-        }
-        while (fused_j < fused_cols) {
-            i64 fused_c_8 = fused_j;
-            f32 v0_15 = x[(u64)cuprum::add(cuprum::mul(fused_row, x_rs), cuprum::mul(fused_c_8, x_cs))];
-            fused_buf[(u64)fused_c_8] = v0_15;
-            fused_acc0 = fused_acc0 + v0_15;
-            fused_j = cuprum::add(fused_j, fused_nt);
-        }
-    } else {
-        i64 fused_j_1 = fused_tid;
-        while (cuprum::add(fused_j_1, cuprum::mul(7ll, fused_nt)) < fused_cols) {
-            i64 fused_c0_1 = cuprum::add(fused_j_1, cuprum::mul(0ll, fused_nt));
-            f32 v0_0_1 = x[(u64)cuprum::add(cuprum::mul(fused_row, x_rs), cuprum::mul(fused_c0_1, x_cs))];
-            i64 fused_c1_1 = cuprum::add(fused_j_1, cuprum::mul(1ll, fused_nt));
-            f32 v0_1_1 = x[(u64)cuprum::add(cuprum::mul(fused_row, x_rs), cuprum::mul(fused_c1_1, x_cs))];
-            i64 fused_c2_1 = cuprum::add(fused_j_1, cuprum::mul(2ll, fused_nt));
-            f32 v0_2_1 = x[(u64)cuprum::add(cuprum::mul(fused_row, x_rs), cuprum::mul(fused_c2_1, x_cs))];
-            i64 fused_c3_1 = cuprum::add(fused_j_1, cuprum::mul(3ll, fused_nt));
-            f32 v0_3_1 = x[(u64)cuprum::add(cuprum::mul(fused_row, x_rs), cuprum::mul(fused_c3_1, x_cs))];
-            i64 fused_c4_1 = cuprum::add(fused_j_1, cuprum::mul(4ll, fused_nt));
-            f32 v0_4_1 = x[(u64)cuprum::add(cuprum::mul(fused_row, x_rs), cuprum::mul(fused_c4_1, x_cs))];
-            i64 fused_c5_1 = cuprum::add(fused_j_1, cuprum::mul(5ll, fused_nt));
-            f32 v0_5_1 = x[(u64)cuprum::add(cuprum::mul(fused_row, x_rs), cuprum::mul(fused_c5_1, x_cs))];
-            i64 fused_c6_1 = cuprum::add(fused_j_1, cuprum::mul(6ll, fused_nt));
-            f32 v0_6_1 = x[(u64)cuprum::add(cuprum::mul(fused_row, x_rs), cuprum::mul(fused_c6_1, x_cs))];
-            i64 fused_c7_1 = cuprum::add(fused_j_1, cuprum::mul(7ll, fused_nt));
-            f32 v0_7_1 = x[(u64)cuprum::add(cuprum::mul(fused_row, x_rs), cuprum::mul(fused_c7_1, x_cs))];
-            {
-                i64 fused_c_9 = fused_c0_1;
-                f32 v0_16 = v0_0_1;
-                fused_acc0 = fused_acc0 + v0_16;
-            }
-            {
-                i64 fused_c_10 = fused_c1_1;
-                f32 v0_17 = v0_1_1;
-                fused_acc0 = fused_acc0 + v0_17;
-            }
-            {
-                i64 fused_c_11 = fused_c2_1;
-                f32 v0_18 = v0_2_1;
-                fused_acc0 = fused_acc0 + v0_18;
-            }
-            {
-                i64 fused_c_12 = fused_c3_1;
-                f32 v0_19 = v0_3_1;
-                fused_acc0 = fused_acc0 + v0_19;
-            }
-            {
-                i64 fused_c_13 = fused_c4_1;
-                f32 v0_20 = v0_4_1;
-                fused_acc0 = fused_acc0 + v0_20;
-            }
-            {
-                i64 fused_c_14 = fused_c5_1;
-                f32 v0_21 = v0_5_1;
-                fused_acc0 = fused_acc0 + v0_21;
-            }
-            {
-                i64 fused_c_15 = fused_c6_1;
-                f32 v0_22 = v0_6_1;
-                fused_acc0 = fused_acc0 + v0_22;
-            }
-            {
-                i64 fused_c_16 = fused_c7_1;
-                f32 v0_23 = v0_7_1;
-                fused_acc0 = fused_acc0 + v0_23;
-            }
-            fused_j_1 = cuprum::add(fused_j_1, cuprum::mul(8ll, fused_nt));
-        }
-        while (fused_j_1 < fused_cols) {
-            i64 fused_c_17 = fused_j_1;
-            f32 v0_24 = x[(u64)cuprum::add(cuprum::mul(fused_row, x_rs), cuprum::mul(fused_c_17, x_cs))];
-            fused_acc0 = fused_acc0 + v0_24;
-            fused_j_1 = cuprum::add(fused_j_1, fused_nt);
-        }
-    }
-    u32 fused_m = 16u;
-    while (fused_m > 0u) {
-        fused_acc0 = fused_acc0 + cuprum::shfl_xor_sync(cuprum::num<u32>::max_value(), fused_acc0, fused_m);
-        fused_m = cuprum::div(fused_m, 2u);
-    }
-    if (fused_lane == 0u) {
-        fused_red0[fused_warp] = fused_acc0;
-    }
-    __syncthreads();
-    f32 v1 = cuprum::num<f32>::zero();
-    u64 fused_w = 0ull;
-    while (fused_w < fused_nwarps) {
-        v1 = v1 + fused_red0[fused_w];
-        fused_w += 1ull;
-    }
-    f32 v1_1 = v1 / cuprum::num<f32>::from_i64(fused_cols);
-    if (fused_cache != 0ll) {
-        i64 fused_j_2 = fused_tid;
-        while (cuprum::add(fused_j_2, cuprum::mul(7ll, fused_nt)) < fused_cols) {
-            i64 fused_c0_2 = cuprum::add(fused_j_2, cuprum::mul(0ll, fused_nt));
-            f32 v0_0_2 = fused_buf[(u64)fused_c0_2];
-            i64 fused_c1_2 = cuprum::add(fused_j_2, cuprum::mul(1ll, fused_nt));
-            f32 v0_1_2 = fused_buf[(u64)fused_c1_2];
-            i64 fused_c2_2 = cuprum::add(fused_j_2, cuprum::mul(2ll, fused_nt));
-            f32 v0_2_2 = fused_buf[(u64)fused_c2_2];
-            i64 fused_c3_2 = cuprum::add(fused_j_2, cuprum::mul(3ll, fused_nt));
-            f32 v0_3_2 = fused_buf[(u64)fused_c3_2];
-            i64 fused_c4_2 = cuprum::add(fused_j_2, cuprum::mul(4ll, fused_nt));
-            f32 v0_4_2 = fused_buf[(u64)fused_c4_2];
-            i64 fused_c5_2 = cuprum::add(fused_j_2, cuprum::mul(5ll, fused_nt));
-            f32 v0_5_2 = fused_buf[(u64)fused_c5_2];
-            i64 fused_c6_2 = cuprum::add(fused_j_2, cuprum::mul(6ll, fused_nt));
-            f32 v0_6_2 = fused_buf[(u64)fused_c6_2];
-            i64 fused_c7_2 = cuprum::add(fused_j_2, cuprum::mul(7ll, fused_nt));
-            f32 v0_7_2 = fused_buf[(u64)fused_c7_2];
-            {
-                i64 fused_c_18 = fused_c0_2;
-                f32 v0_25 = v0_0_2;
-                f32 v2 = v0_25 - v1_1;
-                fused_out[(u64)cuprum::add(cuprum::mul(fused_row, fused_cols), fused_c_18)] = v2;
-            }
-            {
-                i64 fused_c_19 = fused_c1_2;
-                f32 v0_26 = v0_1_2;
-                f32 v2_1 = v0_26 - v1_1;
-                fused_out[(u64)cuprum::add(cuprum::mul(fused_row, fused_cols), fused_c_19)] = v2_1;
-            }
-            {
-                i64 fused_c_20 = fused_c2_2;
-                f32 v0_27 = v0_2_2;
-                f32 v2_2 = v0_27 - v1_1;
-                fused_out[(u64)cuprum::add(cuprum::mul(fused_row, fused_cols), fused_c_20)] = v2_2;
-            }
-            {
-                i64 fused_c_21 = fused_c3_2;
-                f32 v0_28 = v0_3_2;
-                f32 v2_3 = v0_28 - v1_1;
-                fused_out[(u64)cuprum::add(cuprum::mul(fused_row, fused_cols), fused_c_21)] = v2_3;
-            }
-            {
-                i64 fused_c_22 = fused_c4_2;
-                f32 v0_29 = v0_4_2;
-                f32 v2_4 = v0_29 - v1_1;
-                fused_out[(u64)cuprum::add(cuprum::mul(fused_row, fused_cols), fused_c_22)] = v2_4;
-            }
-            {
-                i64 fused_c_23 = fused_c5_2;
-                f32 v0_30 = v0_5_2;
-                f32 v2_5 = v0_30 - v1_1;
-                fused_out[(u64)cuprum::add(cuprum::mul(fused_row, fused_cols), fused_c_23)] = v2_5;
-            }
-            {
-                i64 fused_c_24 = fused_c6_2;
-                f32 v0_31 = v0_6_2;
-                f32 v2_6 = v0_31 - v1_1;
-                fused_out[(u64)cuprum::add(cuprum::mul(fused_row, fused_cols), fused_c_24)] = v2_6;
-            }
-            {
-                i64 fused_c_25 = fused_c7_2;
-                f32 v0_32 = v0_7_2;
-                f32 v2_7 = v0_32 - v1_1;
-                fused_out[(u64)cuprum::add(cuprum::mul(fused_row, fused_cols), fused_c_25)] = v2_7;
-            }
-            fused_j_2 = cuprum::add(fused_j_2, cuprum::mul(8ll, fused_nt));
-        }
-        while (fused_j_2 < fused_cols) {
-            i64 fused_c_26 = fused_j_2;
-            f32 v0_33 = fused_buf[(u64)fused_c_26];
-            f32 v2_8 = v0_33 - v1_1;
-            fused_out[(u64)cuprum::add(cuprum::mul(fused_row, fused_cols), fused_c_26)] = v2_8;
-            fused_j_2 = cuprum::add(fused_j_2, fused_nt);
-        }
-    } else {
-        i64 fused_j_3 = fused_tid;
-        while (cuprum::add(fused_j_3, cuprum::mul(7ll, fused_nt)) < fused_cols) {
-            i64 fused_c0_3 = cuprum::add(fused_j_3, cuprum::mul(0ll, fused_nt));
-            f32 v0_0_3 = x[(u64)cuprum::add(cuprum::mul(fused_row, x_rs), cuprum::mul(fused_c0_3, x_cs))];
-            i64 fused_c1_3 = cuprum::add(fused_j_3, cuprum::mul(1ll, fused_nt));
-            f32 v0_1_3 = x[(u64)cuprum::add(cuprum::mul(fused_row, x_rs), cuprum::mul(fused_c1_3, x_cs))];
-            i64 fused_c2_3 = cuprum::add(fused_j_3, cuprum::mul(2ll, fused_nt));
-            f32 v0_2_3 = x[(u64)cuprum::add(cuprum::mul(fused_row, x_rs), cuprum::mul(fused_c2_3, x_cs))];
-            i64 fused_c3_3 = cuprum::add(fused_j_3, cuprum::mul(3ll, fused_nt));
-            f32 v0_3_3 = x[(u64)cuprum::add(cuprum::mul(fused_row, x_rs), cuprum::mul(fused_c3_3, x_cs))];
-            i64 fused_c4_3 = cuprum::add(fused_j_3, cuprum::mul(4ll, fused_nt));
-            f32 v0_4_3 = x[(u64)cuprum::add(cuprum::mul(fused_row, x_rs), cuprum::mul(fused_c4_3, x_cs))];
-            i64 fused_c5_3 = cuprum::add(fused_j_3, cuprum::mul(5ll, fused_nt));
-            f32 v0_5_3 = x[(u64)cuprum::add(cuprum::mul(fused_row, x_rs), cuprum::mul(fused_c5_3, x_cs))];
-            i64 fused_c6_3 = cuprum::add(fused_j_3, cuprum::mul(6ll, fused_nt));
-            f32 v0_6_3 = x[(u64)cuprum::add(cuprum::mul(fused_row, x_rs), cuprum::mul(fused_c6_3, x_cs))];
-            i64 fused_c7_3 = cuprum::add(fused_j_3, cuprum::mul(7ll, fused_nt));
-            f32 v0_7_3 = x[(u64)cuprum::add(cuprum::mul(fused_row, x_rs), cuprum::mul(fused_c7_3, x_cs))];
-            {
-                i64 fused_c_27 = fused_c0_3;
-                f32 v0_34 = v0_0_3;
-                f32 v2_9 = v0_34 - v1_1;
-                fused_out[(u64)cuprum::add(cuprum::mul(fused_row, fused_cols), fused_c_27)] = v2_9;
-            }
-            {
-                i64 fused_c_28 = fused_c1_3;
-                f32 v0_35 = v0_1_3;
-                f32 v2_10 = v0_35 - v1_1;
-                fused_out[(u64)cuprum::add(cuprum::mul(fused_row, fused_cols), fused_c_28)] = v2_10;
-            }
-            {
-                i64 fused_c_29 = fused_c2_3;
-                f32 v0_36 = v0_2_3;
-                f32 v2_11 = v0_36 - v1_1;
-                fused_out[(u64)cuprum::add(cuprum::mul(fused_row, fused_cols), fused_c_29)] = v2_11;
-            }
-            {
-                i64 fused_c_30 = fused_c3_3;
-                f32 v0_37 = v0_3_3;
-                f32 v2_12 = v0_37 - v1_1;
-                fused_out[(u64)cuprum::add(cuprum::mul(fused_row, fused_cols), fused_c_30)] = v2_12;
-            }
-            {
-                i64 fused_c_31 = fused_c4_3;
-                f32 v0_38 = v0_4_3;
-                f32 v2_13 = v0_38 - v1_1;
-                fused_out[(u64)cuprum::add(cuprum::mul(fused_row, fused_cols), fused_c_31)] = v2_13;
-            }
-            {
-                i64 fused_c_32 = fused_c5_3;
-                f32 v0_39 = v0_5_3;
-                f32 v2_14 = v0_39 - v1_1;
-                fused_out[(u64)cuprum::add(cuprum::mul(fused_row, fused_cols), fused_c_32)] = v2_14;
-            }
-            {
-                i64 fused_c_33 = fused_c6_3;
-                f32 v0_40 = v0_6_3;
-                f32 v2_15 = v0_40 - v1_1;
-                fused_out[(u64)cuprum::add(cuprum::mul(fused_row, fused_cols), fused_c_33)] = v2_15;
-            }
-            {
-                i64 fused_c_34 = fused_c7_3;
-                f32 v0_41 = v0_7_3;
-                f32 v2_16 = v0_41 - v1_1;
-                fused_out[(u64)cuprum::add(cuprum::mul(fused_row, fused_cols), fused_c_34)] = v2_16;
-            }
-            fused_j_3 = cuprum::add(fused_j_3, cuprum::mul(8ll, fused_nt));
-        }
-        while (fused_j_3 < fused_cols) {
-            i64 fused_c_35 = fused_j_3;
-            f32 v0_42 = x[(u64)cuprum::add(cuprum::mul(fused_row, x_rs), cuprum::mul(fused_c_35, x_cs))];
-            f32 v2_17 = v0_42 - v1_1;
-            fused_out[(u64)cuprum::add(cuprum::mul(fused_row, fused_cols), fused_c_35)] = v2_17;
-            fused_j_3 = cuprum::add(fused_j_3, fused_nt);
-        }
-    }
-}
-#define CUPRUM_INSTANTIATE_center_first_axis(NAME) \
-    extern "C" __global__ void NAME(cuprum::RoSlice<f32> x, i64 x_rs, i64 x_cs, cuprum::Slice<f32> fused_out, i64 fused_cols, i64 fused_cache) { center_first_axis_body(x, x_rs, x_cs, fused_out, fused_cols, fused_cache); }
-
-CUPRUM_INSTANTIATE_center_first_axis(cuprum_rawkernel_center_first_axis)
+CUPRUM_INSTANTIATE_rms_norm(cuprum_rawkernel_rms_norm)
