@@ -23,6 +23,7 @@ use cudarc::driver::result;
 use cudarc::driver::sys::{self, CUresult};
 
 use crate::error::{Error, Result};
+use crate::sync;
 
 pub use cuprum_abi::bounds::{OobRecord, SLOT_SYMBOL};
 use cuprum_abi::bounds::{FLAG_COMPLETE, FLAG_EMPTY};
@@ -68,7 +69,7 @@ fn record(ordinal: usize, bind: impl FnOnce() -> Result<()>) -> Result<&'static 
         return Ok(r);
     }
     static ALLOCATING: Mutex<()> = Mutex::new(());
-    let _g = ALLOCATING.lock().unwrap_or_else(|p| p.into_inner());
+    let _g = sync::lock(&ALLOCATING);
     if let Some(r) = slot.get() {
         return Ok(r);
     }
@@ -131,7 +132,7 @@ pub(crate) fn on_module_load(ordinal: usize, bind: impl FnOnce() -> Result<()>, 
 /// still writing one, which the next call will see). Reads host memory only.
 pub(crate) fn check(ordinal: usize) -> Result<()> {
     if ordinal == crate::device::CPU_ORDINAL {
-        let taken = cpu_record().lock().unwrap_or_else(|e| e.into_inner()).take();
+        let taken = sync::lock(cpu_record()).take();
         return taken.map_or(Ok(()), |r| Err(error_of(&r)));
     }
     let Some(rec) = slots().and_then(|s| s.get(ordinal)).and_then(OnceLock::get) else {
@@ -153,7 +154,7 @@ fn cpu_record() -> &'static Mutex<Option<OobRecord>> {
 /// Records an out-of-range index of a kernel running on the CPU device, unless one is recorded
 /// already (reported, as on a GPU, by the device's next synchronising call).
 pub(crate) fn record_cpu(kernel: &str, index: i128, len: u64, block: [u32; 3], thread: [u32; 3]) {
-    let mut slot = cpu_record().lock().unwrap_or_else(|e| e.into_inner());
+    let mut slot = sync::lock(cpu_record());
     if slot.is_some() {
         return;
     }

@@ -17,6 +17,7 @@ use cudarc::driver::{CudaContext, CudaStream, DriverError, result};
 
 use crate::error::{Error, Fault, Result};
 use crate::fault::FaultRecord;
+use crate::sync;
 
 /// What the one-time driver initialisation found.
 enum DriverState {
@@ -292,7 +293,7 @@ impl Device {
         }
         // Open under a lock so that two threads do not both retain the context.
         static OPENING: Mutex<()> = Mutex::new(());
-        let _g = OPENING.lock().unwrap_or_else(|p| p.into_inner());
+        let _g = sync::lock(&OPENING);
         if let Some(d) = slot.get() {
             return Ok(d);
         }

@@ -20,6 +20,7 @@ use cudarc::driver::DriverError;
 
 use crate::env;
 use crate::error::{Error, Fault, Result, sticky_fault};
+use crate::sync;
 
 /// The one driver call that launches kernels (`launch::launch`).
 pub(crate) const LAUNCH_CALL: &str = "cuLaunchKernel";
@@ -114,7 +115,7 @@ fn lost(f: &Fault) -> Error {
 /// (kernel names are few: one per kernel a program loads).
 pub(crate) fn intern(name: &str) -> &'static String {
     static NAMES: Mutex<Option<HashMap<String, &'static String>>> = Mutex::new(None);
-    let mut names = NAMES.lock().unwrap_or_else(|e| e.into_inner());
+    let mut names = sync::lock(&NAMES);
     let names = names.get_or_insert_with(HashMap::new);
     if let Some(n) = names.get(name) {
         return n;

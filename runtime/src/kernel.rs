@@ -11,6 +11,7 @@ use crate::error::{Error, Result};
 use crate::function::{KernelAttributes, KernelFunction};
 use crate::launch::{self, KernelArgs, LaunchConfig};
 use crate::module::{RawModule, resolve_symbol};
+use crate::sync;
 
 
 /// Attribute values set through a `RawKernel`, applied to every device it is (or gets) loaded on.
@@ -152,11 +153,7 @@ impl RawKernel {
             });
         };
         {
-            let s = self
-                .inner
-                .settings
-                .lock()
-                .unwrap_or_else(|e| e.into_inner());
+            let s = sync::lock(&self.inner.settings);
             if let Some(v) = s.max_dynamic_shared_size_bytes {
                 f.set_attribute(
                     CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
@@ -273,11 +270,7 @@ impl RawKernel {
     ) -> Result<()> {
         // Validate on the current device first, so a refused value is not remembered.
         self.function()?.set_attribute(a, value)?;
-        let mut s = self
-            .inner
-            .settings
-            .lock()
-            .unwrap_or_else(|e| e.into_inner());
+        let mut s = sync::lock(&self.inner.settings);
         remember(&mut s);
         if let Some(slots) = self.inner.functions.get() {
             for f in slots.iter().filter_map(|s| s.get()) {

@@ -2,8 +2,9 @@
 //! JIT and the kernel cache (docs/architecture.md), plus the host side of the kernel language (`lang`).
 //!
 //! Module ownership (one concept per file; each module imports only modules listed above it):
-//! - `stats`, `inline_list`, `elem_type`, `error`, `env`: counters, a small-vector, the element
-//!   type descriptor, the one error enum, environment variables.
+//! - `sync`, `stats`, `inline_list`, `elem_type`, `error`, `env`: the poison-ignoring locks,
+//!   counters, a small-vector, the element type descriptor, the one error enum, environment
+//!   variables.
 //! - `bounds`: the record each device's kernels report their first out-of-range index into,
 //!   read at every synchronising call (docs/runtime.md, Index checks).
 //! - `fault`: a device's record of the fault that lost its context (held by `device`, so above it).
@@ -24,6 +25,7 @@
 //!   (`#[elementwise(crate = crate)]`) and precompiled by build.rs; `elementwise.rs` is a module of
 //!   `ops`, `reductions.rs` of `reduction::array`. `__private` is what generated code names.
 
+mod sync;
 mod inline_list;
 pub mod stats;
 pub mod elem_type;

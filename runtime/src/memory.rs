@@ -37,7 +37,7 @@ mod arena;
 use std::fmt;
 use std::mem::MaybeUninit;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard, RwLock};
+use std::sync::{Arc, Mutex, RwLock};
 
 use cudarc::driver::DriverError;
 use cudarc::driver::result;
@@ -47,6 +47,7 @@ use crate::device::Device;
 use crate::env;
 use crate::error::{Error, Result};
 use crate::stream::{Stream, StreamKind};
+use crate::sync;
 
 use arena::{Arena, Released};
 
@@ -77,10 +78,6 @@ pub struct MemoryPool {
     inner: Arc<PoolInner>,
 }
 
-fn lock(m: &Mutex<Arena<Stream>>) -> MutexGuard<'_, Arena<Stream>> {
-    m.lock().unwrap_or_else(|p| p.into_inner())
-}
-
 impl MemoryPool {
     /// The pool of `device` (created on first use; `CUPY_GPU_MEMORY_LIMIT` is read then).
     pub fn for_device(device: &Device) -> Result<MemoryPool> {
@@ -90,7 +87,7 @@ impl MemoryPool {
             });
         }
         static POOLS: Mutex<Vec<Option<MemoryPool>>> = Mutex::new(Vec::new());
-        let mut pools = POOLS.lock().unwrap_or_else(|p| p.into_inner());
+        let mut pools = sync::lock(&POOLS);
         let i = device.ordinal();
         if pools.len() <= i {
             pools.resize(i + 1, None);
@@ -124,7 +121,7 @@ impl MemoryPool {
 
     /// Bytes in live buffers (rounded sizes).
     pub fn used_bytes(&self) -> usize {
-        lock(&self.inner.arena).used()
+        sync::lock(&self.inner.arena).used()
     }
 
     /// Bytes the pool holds from the driver: live buffers plus cached free chunks.
@@ -134,12 +131,12 @@ impl MemoryPool {
 
     /// Bytes in cached free chunks.
     pub fn free_bytes(&self) -> usize {
-        lock(&self.inner.arena).free_bytes()
+        sync::lock(&self.inner.arena).free_bytes()
     }
 
     /// Number of cached free chunks (a split or merged chunk counts once).
     pub fn n_free_blocks(&self) -> usize {
-        lock(&self.inner.arena).free_chunks()
+        sync::lock(&self.inner.arena).free_chunks()
     }
 
     /// The limit in bytes, `None` when unlimited.
@@ -175,7 +172,7 @@ impl MemoryPool {
     /// Returns to the driver every allocation with no live buffer in it. Free chunks of partly
     /// used allocations stay cached (live buffers are untouched).
     pub fn free_all_blocks(&self) -> Result<()> {
-        let released = lock(&self.inner.arena).release();
+        let released = sync::lock(&self.inner.arena).release();
         self.release(released)
     }
 
@@ -255,7 +252,7 @@ impl MemoryPool {
 
         // 1. The best-fitting cached chunk: this stream's first, else another stream's (not
         //    another thread's per-thread default stream, which cannot be ordered against here).
-        let taken = lock(&inner.arena).take(size, key, |s| s.kind() != StreamKind::PerThread);
+        let taken = sync::lock(&inner.arena).take(size, key, |s| s.kind() != StreamKind::PerThread);
         if let Some(t) = taken {
             if let Some((other_key, other)) = t.from {
                 // Order this stream after the work pending on the chunk's old stream (both are
@@ -265,7 +262,7 @@ impl MemoryPool {
                     stream.raw()?.wait(&event).map_err(inner.device.driver_fn("cuStreamWaitEvent"))
                 })();
                 if let Err(e) = ordered {
-                    lock(&inner.arena).free(t.addr, other_key, &other);
+                    sync::lock(&inner.arena).free(t.addr, other_key, &other);
                     return Err(e);
                 }
             }
@@ -298,7 +295,7 @@ impl MemoryPool {
         }
         match r {
             Ok(ptr) => {
-                lock(&inner.arena).add_allocation(ptr, size);
+                sync::lock(&inner.arena).add_allocation(ptr, size);
                 Ok(make(ptr, size))
             }
             Err(e) => {
@@ -466,7 +463,7 @@ impl DeviceBuffer {
         }
         self.check_stream(stream)?;
         if let Some(lock) = self.host_lock() {
-            let _write = lock.write().unwrap_or_else(|e| e.into_inner());
+            let _write = sync::write(lock);
             // SAFETY: the destination range is inside this live host allocation (checked above),
             // which no other host access touches while the lock is held; `src` is a valid slice
             // of the same length that cannot overlap it (`src` is borrowed from elsewhere: no
@@ -490,7 +487,7 @@ impl DeviceBuffer {
         }
         self.check_stream(stream)?;
         if let Some(lock) = self.host_lock() {
-            let _write = lock.write().unwrap_or_else(|e| e.into_inner());
+            let _write = sync::write(lock);
             // SAFETY: the range is exactly this live host allocation, which no other host access
             // touches while the lock is held.
             unsafe { std::ptr::write_bytes(self.ptr as *mut u8, 0, self.len) };
@@ -555,7 +552,7 @@ impl DeviceBuffer {
         let Some(lock) = self.host_lock() else {
             return Err(Error::Unsupported { what: "a host read of a CUDA device's buffer".into() });
         };
-        let _read = lock.read().unwrap_or_else(|e| e.into_inner());
+        let _read = sync::read(lock);
         // SAFETY: the source range is inside this live host allocation (checked by the callers),
         // which no host access writes while the shared lock is held; `dst` is an exclusively
         // borrowed slice of the same length outside it (no reference into the buffer's memory is
@@ -589,7 +586,7 @@ impl Drop for DeviceBuffer {
         }
         match &self.owner {
             Owner::Pool { key, pool } => {
-                let back = lock(&pool.arena).free(self.ptr, *key, &self.stream);
+                let back = sync::lock(&pool.arena).free(self.ptr, *key, &self.stream);
                 debug_assert!(back, "{self:?} was not a live chunk of its pool");
             }
             Owner::Host { .. } => {

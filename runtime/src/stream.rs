@@ -28,6 +28,7 @@ use cudarc::driver::{CudaEvent, CudaStream, result};
 use crate::device::{Backend, Device};
 use crate::env;
 use crate::error::{Error, Result};
+use crate::sync;
 
 /// Which kind of stream a [`Stream`] is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -476,7 +477,7 @@ impl Event {
         match &self.raw {
             Some(raw) => raw.record(stream.raw()?).map_err(self.device.driver_fn("cuEventRecord")),
             None => {
-                *self.at.lock().unwrap_or_else(|e| e.into_inner()) = Some(std::time::Instant::now());
+                *sync::lock(&self.at) = Some(std::time::Instant::now());
                 Ok(())
             }
         }
@@ -514,7 +515,7 @@ impl Event {
         match (&start.raw, &end.raw) {
             (Some(a), Some(b)) => a.elapsed_ms(b).map_err(start.device.driver_fn("cuEventElapsedTime")),
             _ => {
-                let at = |e: &Event| *e.at.lock().unwrap_or_else(|p| p.into_inner());
+                let at = |e: &Event| *sync::lock(&e.at);
                 match (at(start), at(end)) {
                     (Some(a), Some(b)) => Ok(if b >= a {
                         (b - a).as_secs_f64() as f32 * 1e3

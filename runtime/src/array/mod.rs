@@ -34,6 +34,7 @@ use crate::element::{ElemType, Element};
 use crate::error::{Error, Result};
 use crate::memory::DeviceBuffer;
 use crate::stream::Stream;
+use crate::sync;
 use crate::{DType, Float, Number, Real, Scalar};
 
 pub use shape::{Layout, Slice, broadcast_shapes};
@@ -385,7 +386,7 @@ impl<T: Element> Array<T> {
                 ),
             });
         }
-        let _write = lock.write().unwrap_or_else(|e| e.into_inner());
+        let _write = sync::write(lock);
         let base = self.buf.ptr() as *mut T;
         let mut k = 0;
         shape::for_each_index(&self.layout.shape, &self.layout.strides, self.layout.offset as isize, |i| {

@@ -146,11 +146,7 @@ impl DiskCache {
 
     fn write(&self, dest: &Path, bytes: &[u8]) -> io::Result<()> {
         #[cfg(test)]
-        if let Some(kind) = self
-            .injected
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .pop()
+        if let Some(kind) = crate::sync::lock(&self.injected).pop()
         {
             return Err(io::Error::new(
                 kind,
@@ -226,7 +222,7 @@ impl DiskCache {
     /// Errors the next writes fail with (last one first), instead of touching the disk.
     #[cfg(test)]
     pub(crate) fn inject_write_errors(&self, kinds: &[io::ErrorKind]) {
-        let mut v = self.injected.lock().unwrap_or_else(|e| e.into_inner());
+        let mut v = crate::sync::lock(&self.injected);
         v.extend(kinds.iter().rev());
     }
 

@@ -18,7 +18,7 @@ mod warn;
 
 use std::collections::HashMap;
 use std::path::PathBuf;
-use std::sync::{Arc, Mutex, MutexGuard, RwLock};
+use std::sync::{Arc, Mutex, RwLock};
 
 pub use disk::{DiskCache, Lookup};
 pub use entry::{CompiledImage, ImageKind};
@@ -30,6 +30,7 @@ pub use warn::TARGET as LOG_TARGET;
 use crate::env;
 use crate::error::Result;
 use crate::stats::{self, Layer};
+use crate::sync;
 
 /// How the kernel cache is set up.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -96,10 +97,6 @@ pub struct KernelCache {
     inflight: Mutex<HashMap<CacheKey, Arc<Mutex<()>>>>,
 }
 
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|e| e.into_inner())
-}
-
 impl KernelCache {
     /// A cache with this configuration; nothing is created on disk until an entry is written.
     pub fn new(config: CacheConfig) -> KernelCache {
@@ -138,16 +135,16 @@ impl KernelCache {
         source: Option<&str>,
         compile: impl FnOnce() -> Result<CompiledImage>,
     ) -> Result<(Arc<CompiledImage>, Layer)> {
-        if let Some(img) = lock(&self.images).get(key) {
+        if let Some(img) = sync::lock(&self.images).get(key) {
             stats::record_hit(Layer::Memory);
             return Ok((img.clone(), Layer::Memory));
         }
-        let key_lock = lock(&self.inflight).entry(*key).or_default().clone();
+        let key_lock = sync::lock(&self.inflight).entry(*key).or_default().clone();
         let result = {
-            let _guard = lock(&key_lock);
+            let _guard = sync::lock(&key_lock);
             self.resolve_locked(key, source, compile)
         };
-        let mut inflight = lock(&self.inflight);
+        let mut inflight = sync::lock(&self.inflight);
         // Ours and the map's: nobody else waits on this key.
         if Arc::strong_count(&key_lock) == 2 {
             inflight.remove(key);
@@ -162,7 +159,7 @@ impl KernelCache {
         compile: impl FnOnce() -> Result<CompiledImage>,
     ) -> Result<(Arc<CompiledImage>, Layer)> {
         // Another thread may have finished while we waited.
-        if let Some(img) = lock(&self.images).get(key) {
+        if let Some(img) = sync::lock(&self.images).get(key) {
             stats::record_hit(Layer::Memory);
             return Ok((img.clone(), Layer::Memory));
         }
@@ -171,7 +168,7 @@ impl KernelCache {
                 Lookup::Hit(bytes) => match CompiledImage::decode(&bytes) {
                     Some(img) => {
                         let img = Arc::new(img);
-                        lock(&self.images).insert(*key, img.clone());
+                        sync::lock(&self.images).insert(*key, img.clone());
                         stats::record_hit(Layer::Disk);
                         return Ok((img, Layer::Disk));
                     }
@@ -187,7 +184,7 @@ impl KernelCache {
                 stats::record_disk_write();
             }
         }
-        lock(&self.images).insert(*key, img.clone());
+        sync::lock(&self.images).insert(*key, img.clone());
         Ok((img, Layer::Nvrtc))
     }
 
@@ -200,10 +197,10 @@ impl KernelCache {
         source: Option<&str>,
         compile: impl FnOnce() -> Result<CompiledImage>,
     ) -> Result<Arc<CompiledImage>> {
-        let key_lock = lock(&self.inflight).entry(*key).or_default().clone();
+        let key_lock = sync::lock(&self.inflight).entry(*key).or_default().clone();
         let result = {
-            let _guard = lock(&key_lock);
-            lock(&self.images).remove(key);
+            let _guard = sync::lock(&key_lock);
+            sync::lock(&self.images).remove(key);
             compile().map(|img| {
                 let img = Arc::new(img);
                 if let Some(disk) = &self.disk {
@@ -211,11 +208,11 @@ impl KernelCache {
                         stats::record_disk_write();
                     }
                 }
-                lock(&self.images).insert(*key, img.clone());
+                sync::lock(&self.images).insert(*key, img.clone());
                 img
             })
         };
-        let mut inflight = lock(&self.inflight);
+        let mut inflight = sync::lock(&self.inflight);
         if Arc::strong_count(&key_lock) == 2 {
             inflight.remove(key);
         }
@@ -229,17 +226,17 @@ impl KernelCache {
 
     /// The image for `key` if this process holds it in memory.
     pub fn get_in_memory(&self, key: &CacheKey) -> Option<Arc<CompiledImage>> {
-        lock(&self.images).get(key).cloned()
+        sync::lock(&self.images).get(key).cloned()
     }
 
     /// Forgets the images held in memory (modules already loaded on devices stay loaded).
     pub fn clear_memory(&self) {
-        lock(&self.images).clear();
+        sync::lock(&self.images).clear();
     }
 
     /// How many images are held in memory.
     pub fn memory_len(&self) -> usize {
-        lock(&self.images).len()
+        sync::lock(&self.images).len()
     }
 }
 
@@ -247,10 +244,10 @@ static GLOBAL: RwLock<Option<Arc<KernelCache>>> = RwLock::new(None);
 
 /// The process-wide kernel cache, configured from the environment on first use.
 pub fn global() -> Result<Arc<KernelCache>> {
-    if let Some(c) = GLOBAL.read().unwrap_or_else(|e| e.into_inner()).as_ref() {
+    if let Some(c) = sync::read(&GLOBAL).as_ref() {
         return Ok(c.clone());
     }
-    let mut slot = GLOBAL.write().unwrap_or_else(|e| e.into_inner());
+    let mut slot = sync::write(&GLOBAL);
     if let Some(c) = slot.as_ref() {
         return Ok(c.clone());
     }
@@ -263,6 +260,6 @@ pub fn global() -> Result<Arc<KernelCache>> {
 /// are dropped; modules already loaded on devices stay loaded). For tools, benchmarks and tests.
 pub fn set_global(config: CacheConfig) -> Arc<KernelCache> {
     let c = Arc::new(KernelCache::new(config));
-    *GLOBAL.write().unwrap_or_else(|e| e.into_inner()) = Some(c.clone());
+    *sync::write(&GLOBAL) = Some(c.clone());
     c
 }

@@ -11,6 +11,8 @@ use std::io;
 use std::mem::Discriminant;
 use std::sync::Mutex;
 
+use crate::sync;
+
 use super::format::Damage;
 
 /// The `log` target of the cache's warnings.
@@ -45,11 +47,7 @@ impl Warnings {
 
     /// Reports `message` if this is the first warning about `cause`; returns whether it did.
     pub(crate) fn warn(&self, cause: Cause, message: impl FnOnce() -> String) -> bool {
-        let first = self
-            .seen
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .insert(cause);
+        let first = sync::lock(&self.seen).insert(cause);
         let message = message();
         if !first {
             log::debug!(target: TARGET, "{message}");
@@ -65,11 +63,6 @@ impl Warnings {
     /// The causes reported so far.
     #[cfg(test)]
     pub(crate) fn seen(&self) -> Vec<Cause> {
-        self.seen
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .iter()
-            .copied()
-            .collect()
+        sync::lock(&self.seen).iter().copied().collect()
     }
 }

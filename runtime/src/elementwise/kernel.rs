@@ -25,6 +25,7 @@ use super::grammar::{self, ParamSpec, TypeSpec};
 use super::launch::{self, Options};
 use crate::launch::operand::{Arg, ArrayArg, Value};
 use crate::launch::signature::{Param, ParamType, Role, Signature};
+use crate::sync;
 use super::source::{self, SourceSpec};
 use crate::array::Array;
 use crate::element::ElemType;
@@ -159,7 +160,7 @@ type Parts = (&'static str, Vec<ParamSpec>, Vec<ParamSpec>, Vec<char>, Vec<Param
 /// `'static` unit, and CuPy keeps its kernels for the life of the process too.
 fn intern(source: String, options: Vec<String>, parts: impl FnOnce() -> Parts) -> &'static Definition {
     static DEFS: OnceLock<Mutex<HashMap<(String, Vec<String>), &'static Definition>>> = OnceLock::new();
-    let mut map = DEFS.get_or_init(Default::default).lock().unwrap_or_else(|e| e.into_inner());
+    let mut map = sync::lock(DEFS.get_or_init(Default::default));
     let key = (source, options);
     if let Some(d) = map.get(&key) {
         return d;

@@ -38,6 +38,7 @@ use crate::device::Device;
 use crate::error::Result;
 use crate::lang::cpu::context::{self, Block, GridInfo, Stop, ThreadCtx};
 use crate::lang::intrinsics::Dim3;
+use crate::sync;
 
 /// The stack of one CUDA thread run as a coroutine (its locals and calls; guard page below).
 const STACK_BYTES: usize = 256 * 1024;
@@ -233,7 +234,7 @@ impl<'a> Grid<'a> {
             context::enter(previous);
             if let Err(p) = caught {
                 failed.store(true, Ordering::Relaxed);
-                panic.lock().unwrap_or_else(|e| e.into_inner()).get_or_insert(p);
+                sync::lock(&panic).get_or_insert(p);
             }
         };
         if threads <= 1 {
@@ -313,7 +314,7 @@ impl<'a> Grid<'a> {
         // suspended unwinds its stack, which may still read its context).
         let ctxs = self.contexts(b, &block);
         let mut stacks: Vec<DefaultStack> = {
-            let mut pool = pool().lock().unwrap_or_else(|e| e.into_inner());
+            let mut pool = sync::lock(pool());
             let keep = pool.len().saturating_sub(n);
             pool.split_off(keep)
         };
@@ -374,7 +375,7 @@ impl<'a> Grid<'a> {
                 *s = State::Ready;
             }
         }
-        let mut pool = pool().lock().unwrap_or_else(|e| e.into_inner());
+        let mut pool = sync::lock(pool());
         for t in threads {
             if pool.len() < POOL_MAX {
                 pool.push(t.into_stack());

@@ -25,6 +25,7 @@ use crate::element::{ElemType, Element as ElementType};
 use crate::error::{Error, Result};
 use crate::lang::views::Raw;
 use crate::launch::operand::{Arg, ArrayArg};
+use crate::sync;
 
 /// A kernel's entry point on the CPU device, written by the macro next to its CUDA code.
 #[derive(Clone, Copy)]
@@ -909,9 +910,9 @@ pub(crate) fn lock_buffers<'a>(args: &'a [Arg<'a>]) -> Vec<Held<'a>> {
         .into_iter()
         .map(|(l, write)| {
             if write {
-                Held::Write(l.write().unwrap_or_else(|e| e.into_inner()))
+                Held::Write(sync::write(l))
             } else {
-                Held::Read(l.read().unwrap_or_else(|e| e.into_inner()))
+                Held::Read(sync::read(l))
             }
         })
         .collect()

@@ -21,6 +21,7 @@ use crate::env;
 use crate::error::{Error, Result};
 use crate::nvrtc;
 use crate::stats::{self, Layer};
+use crate::sync;
 
 mod global;
 mod image;
@@ -135,7 +136,7 @@ type LoadedMap = HashMap<(CacheKey, usize), Arc<LoadedModule>>;
 static LOADED: LazyLock<Mutex<LoadedMap>> = LazyLock::new(|| Mutex::new(HashMap::new()));
 
 fn loaded_map() -> std::sync::MutexGuard<'static, LoadedMap> {
-    LOADED.lock().unwrap_or_else(|e| e.into_inner())
+    sync::lock(&LOADED)
 }
 
 enum Origin {
@@ -380,11 +381,7 @@ impl RawModule {
         if let Some(m) = slot.get() {
             return Ok(m.clone());
         }
-        let _g = self
-            .inner
-            .load_lock
-            .lock()
-            .unwrap_or_else(|e| e.into_inner());
+        let _g = sync::lock(&self.inner.load_lock);
         if let Some(m) = slot.get() {
             return Ok(m.clone());
         }

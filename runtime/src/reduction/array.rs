@@ -14,6 +14,7 @@ use num_complex::Complex;
 use crate::lang::traits::{Float, Number, Real};
 use crate::reduction::{self, Arg, Axes, ReductionCall};
 use crate::registry::Kernel;
+use crate::sync;
 use std::sync::Mutex;
 
 use crate::{Array, DType, Device, Error, Result, Scalar, Stream};
@@ -359,7 +360,7 @@ fn direction(max: bool, stream: &Stream) -> Result<&'static Array<f64>> {
     type Made = Vec<(Device, bool, &'static Array<f64>)>;
     static MADE: Mutex<Made> = Mutex::new(Vec::new());
     let device = stream.device();
-    let mut made = MADE.lock().unwrap_or_else(|e| e.into_inner());
+    let mut made = sync::lock(&MADE);
     if let Some(&(_, _, a)) = made.iter().find(|(d, m, _)| d == device && *m == max) {
         return Ok(a);
     }

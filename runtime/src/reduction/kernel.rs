@@ -34,6 +34,7 @@ use crate::launch::signature::{
     Param as SigParam, ParamType as SigType, ReductionSignature, Role, Signature,
 };
 use crate::registry::{Kernel, KernelUnit, UnitRef};
+use crate::sync;
 
 /// A parameter's type: a dtype, or a placeholder bound at the call.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -253,10 +254,7 @@ fn register(
     signature: impl FnOnce() -> (ReductionSignature, bool),
 ) -> &'static Kernel {
     static UNITS: OnceLock<Mutex<HashMap<(String, bool), &'static Kernel>>> = OnceLock::new();
-    let mut units = UNITS
-        .get_or_init(Default::default)
-        .lock()
-        .unwrap_or_else(|e| e.into_inner());
+    let mut units = sync::lock(UNITS.get_or_init(Default::default));
     if let Some(k) = units.get(&(source.clone(), fast_math)) {
         return k;
     }

@@ -10,6 +10,7 @@ use crate::function::KernelFunction;
 use crate::kernel::RawKernel;
 use crate::launch::host::HostEntry;
 use crate::launch::signature::Signature;
+use crate::sync;
 use cuprum_abi::dtype::DType;
 use cuprum_abi::{KernelKind, Variant, mangle};
 
@@ -191,7 +192,7 @@ impl Kernel {
         variant: Option<Variant>,
     ) -> Result<&KernelFunction> {
         let find = || -> Option<*const Loaded> {
-            let loaded = self.loaded.read().unwrap_or_else(|e| e.into_inner());
+            let loaded = sync::read(&self.loaded);
             loaded
                 .iter()
                 .find(|l| l.is(ordinal, instance, variant))
@@ -221,7 +222,7 @@ impl Kernel {
         variant: Option<Variant>,
     ) -> Result<RawKernel> {
         {
-            let loaded = self.loaded.read().unwrap_or_else(|e| e.into_inner());
+            let loaded = sync::read(&self.loaded);
             if let Some(l) = loaded
                 .iter()
                 .find(|l| l.is(ordinal, instance, variant))
@@ -240,7 +241,7 @@ impl Kernel {
         if unsafe { last.as_ref() }.is_some_and(|l| l.is(ordinal, instance, variant)) {
             return true;
         }
-        let loaded = self.loaded.read().unwrap_or_else(|e| e.into_inner());
+        let loaded = sync::read(&self.loaded);
         loaded.iter().any(|l| l.is(ordinal, instance, variant))
     }
 
@@ -251,9 +252,9 @@ impl Kernel {
         instance: &[DType],
         variant: Option<Variant>,
     ) -> Result<RawKernel> {
-        let _loading = self.load_lock.lock().unwrap_or_else(|e| e.into_inner());
+        let _loading = sync::lock(&self.load_lock);
         {
-            let loaded = self.loaded.read().unwrap_or_else(|e| e.into_inner());
+            let loaded = sync::read(&self.loaded);
             if let Some(l) = loaded
                 .iter()
                 .find(|l| l.is(ordinal, instance, variant))
@@ -281,7 +282,7 @@ impl Kernel {
             device: ordinal,
             layer,
         });
-        let mut loaded = self.loaded.write().unwrap_or_else(|e| e.into_inner());
+        let mut loaded = sync::write(&self.loaded);
         if !loaded
             .iter()
             .any(|l| l.is(ordinal, instance, variant))

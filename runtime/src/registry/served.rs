@@ -4,6 +4,7 @@
 use std::sync::{Mutex, OnceLock};
 
 use crate::stats::Layer;
+use crate::sync;
 
 /// Which layer served one kernel instance on one device, the first time it was needed.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -23,11 +24,11 @@ fn served_list() -> &'static Mutex<Vec<Served>> {
 
 pub(super) fn record_served(s: Served) {
     log::info!(target: "cuprum::jit", "kernel `{}` on device {} served by the {} layer", s.symbol, s.device, s.layer.name());
-    served_list().lock().unwrap_or_else(|e| e.into_inner()).push(s);
+    sync::lock(served_list()).push(s);
 }
 
 /// Every generated kernel instance loaded so far in this process and the layer that served it
 /// (`aot`: the embedded fat binary; `disk`/`memory`: the kernel cache; `nvrtc`: compiled now).
 pub fn served() -> Vec<Served> {
-    served_list().lock().unwrap_or_else(|e| e.into_inner()).clone()
+    sync::lock(served_list()).clone()
 }

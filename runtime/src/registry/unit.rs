@@ -7,6 +7,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
 
 use crate::DType;
+use crate::sync;
 use cuprum_abi::Variant;
 use crate::device::Device;
 use crate::error::{Error, Result};
@@ -230,7 +231,7 @@ impl KernelUnit {
             return Ok((k, module.served_by(device).unwrap_or(Layer::Loaded)));
         }
         let module = {
-            let mut extra = state.extra.lock().unwrap_or_else(|e| e.into_inner());
+            let mut extra = sync::lock(&state.extra);
             extra
                 .entry(symbol.to_string())
                 .or_insert_with(|| {
@@ -340,10 +341,7 @@ impl KernelUnit {
         kernel: &str,
     ) -> Option<RawModule> {
         let state = self.state();
-        let cell = state
-            .fatbin_modules
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
+        let cell = sync::lock(&state.fatbin_modules)
             .entry(part)
             .or_default()
             .clone();
@@ -353,7 +351,7 @@ impl KernelUnit {
                 let mut unpack = self.take_unpack();
                 let image = super::part::fatbin_with(bytes, &mut unpack, self.dictionary());
                 if let Some(context) = unpack {
-                    state.unpack.lock().unwrap_or_else(|e| e.into_inner()).push(context);
+                    sync::lock(&state.unpack).push(context);
                 }
                 match image {
                     // Checked when it is loaded (below), before the driver sees it.
@@ -369,7 +367,7 @@ impl KernelUnit {
                 }
             })
             .clone()?;
-        let mut works = cell.works.lock().unwrap_or_else(|e| e.into_inner());
+        let mut works = sync::lock(&cell.works);
         let works = *works.entry(device.ordinal()).or_insert_with(|| match module.compile_for(device) {
             Ok(()) => true,
             Err(e) => {
@@ -390,7 +388,7 @@ impl KernelUnit {
 
     /// A decompression context of the unit's pool (`None`: make one), to put back after use.
     fn take_unpack(&self) -> Option<zstd::bulk::Decompressor<'static>> {
-        self.state().unpack.lock().unwrap_or_else(|e| e.into_inner()).pop()
+        sync::lock(&self.state().unpack).pop()
     }
 }
 
@@ -410,7 +408,7 @@ impl KernelUnit {
                 return;
             }
             if let Some(context) = unpack {
-                self.state().unpack.lock().unwrap_or_else(|e| e.into_inner()).push(context);
+                sync::lock(&self.state().unpack).push(context);
             }
         }
     }
