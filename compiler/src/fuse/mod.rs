@@ -4,7 +4,7 @@
 //! Entry point: [`desugar`]. It reads the body as a graph of array operations
 //! ([`graph::read`]), picks the fewest passes the data dependencies need ([`Plan`]) and writes
 //! the kernel as an item of the kernel language of one of the existing kinds
-//! ([`kernel`]): an `#[elementwise]` function (no reduction), a `#[reduction]` whose map is the
+//! (`kernel.rs`): an `#[elementwise]` function (no reduction), a `#[reduction]` whose map is the
 //! fused expression (the result is one reduction), or a `#[rawkernel]` that runs each row in one
 //! block (reductions over the last axis kept as an axis of extent 1, then elementwise work over
 //! the same rows: softmax, layer norm). From there the generated item goes down the same pipeline
