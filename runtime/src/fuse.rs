@@ -29,20 +29,14 @@ impl RowPlan {
     /// are not one stride apart: make it full with a copy, or call the unfused function), more
     /// rows than one launch covers.
     pub fn new(kernel: &str, names: &[&str], shapes: &[&[usize]], axes: &[isize]) -> Result<RowPlan> {
-        let ndim = shapes.iter().map(|s| s.len()).max().unwrap_or(0);
-        let mut shape = vec![1usize; ndim];
-        for (name, s) in names.iter().zip(shapes) {
-            for (k, &d) in s.iter().enumerate() {
-                let o = &mut shape[ndim - s.len() + k];
-                if *o == 1 {
-                    *o = d;
-                } else if d != 1 && d != *o {
-                    return Err(Error::InvalidLaunch { kernel: kernel.to_string(), detail: format!(
-                        "`{name}` of shape {s:?} does not broadcast with the other arguments (broadcast shape so far {shape:?})"
-                    ) });
-                }
+        let shape = crate::array::broadcast_shapes(shapes).map_err(|_| {
+            let each: Vec<String> = names.iter().zip(shapes).map(|(n, s)| format!("`{n}` {s:?}")).collect();
+            Error::InvalidLaunch {
+                kernel: kernel.to_string(),
+                detail: format!("one of its arguments does not broadcast with the others ({})", each.join(", ")),
             }
-        }
+        })?;
+        let ndim = shape.len();
         if ndim == 0 {
             return Err(Error::InvalidLaunch { kernel: kernel.to_string(), detail: "it reduces along the last axis: give it arrays of at least one dimension".to_string() });
         }

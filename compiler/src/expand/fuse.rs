@@ -36,6 +36,7 @@ pub fn expand_fuse(attr: TokenStream, item: TokenStream, cx: &Context) -> TokenS
     let text = cx.file.as_deref().and_then(|p| std::fs::read_to_string(p).ok());
     let file = text.as_deref().and_then(|t| syn::parse_file(t).ok());
     let lookup = |name: &str| file.as_ref().and_then(|file| crate::front::elementwise_fn(file, name));
+    let private = private_path(&attr);
     let fused = match crate::fuse::desugar(&f, attr, &lookup) {
         Ok(d) => d,
         Err(e) => {
@@ -47,7 +48,6 @@ pub fn expand_fuse(attr: TokenStream, item: TokenStream, cx: &Context) -> TokenS
     let name = &f.sig.ident;
     let vis = &f.vis;
     let hidden = format_ident!("__cuprum_fused_{}", name);
-    let private = private_path(&fused);
     let entry = call_fn(&f, &fused, &hidden);
     let doc = format!(
         "The fused form of [`{name}`](fn@super::{name}): `call` runs it as one kernel ({}).",
@@ -75,36 +75,11 @@ pub fn expand_fuse(attr: TokenStream, item: TokenStream, cx: &Context) -> TokenS
     out
 }
 
-/// `<crate>::__private`, from the user's `crate = path` if given.
-fn private_path(fused: &Fused) -> TokenStream {
+/// `<crate>::__private`, from the user's `crate = path` if given (`#[fuse]` takes the arguments
+/// an `#[elementwise]` kernel takes: `instances`, `crate`).
+fn private_path(user_attr: &TokenStream) -> TokenStream {
     let mut diags = crate::diag::Diagnostics::new();
-    let attr = crate::front::parse_attr(AttrKind::Elementwise, strip_generated(&fused.attr), proc_macro2::Span::call_site(), &mut diags);
-    attr.private_path()
-}
-
-/// The user's arguments only (`instances`, `crate`): a reduction's generated `identity` and
-/// `reduce` follow them.
-fn strip_generated(attr: &TokenStream) -> TokenStream {
-    let mut out = Vec::new();
-    let mut keep = true;
-    let mut at_start = true;
-    for t in attr.clone() {
-        if matches!(&t, proc_macro2::TokenTree::Punct(p) if p.as_char() == ',') {
-            at_start = true;
-            if keep {
-                out.push(t);
-            }
-            continue;
-        }
-        if at_start {
-            keep = matches!(&t, proc_macro2::TokenTree::Ident(i) if i == "instances" || i == "crate");
-            at_start = false;
-        }
-        if keep {
-            out.push(t);
-        }
-    }
-    out.into_iter().collect()
+    crate::front::parse_attr(AttrKind::Elementwise, user_attr.clone(), proc_macro2::Span::call_site(), &mut diags).private_path()
 }
 
 /// `pub fn call(..) -> Result<Array<U>>`.

@@ -303,7 +303,8 @@ pub fn cached_param(g: &Graph) -> usize {
 /// the launch gave `fused_cols` elements of dynamic shared memory for the cached parameter's row,
 /// [`Cache`]). Unchecked: the caller
 /// (`runtime::fuse::RowPlan`, through the generated `call`) guarantees every index is in range.
-pub fn rows(f: &syn::ItemFn, g: &Graph, out: &syn::Type, floats: &[String]) -> Result<syn::ItemFn, syn::Error> {
+/// `cached` is [`cached_param`]'s choice, as the plan recorded it.
+pub fn rows(f: &syn::ItemFn, g: &Graph, out: &syn::Type, floats: &[String], cached: usize) -> Result<syn::ItemFn, syn::Error> {
     let name = &f.sig.ident;
     let vis = &f.vis;
     let generics = &f.sig.generics;
@@ -332,7 +333,6 @@ pub fn rows(f: &syn::ItemFn, g: &Graph, out: &syn::Type, floats: &[String]) -> R
     let ready = |defined: &[bool], n: usize| operands(&g.nodes[n].op).iter().all(|&o| defined[o]);
     let reductions = g.reductions();
     let loads_of = |root: usize| -> Vec<usize> { array_loads(g, root) };
-    let cached = cached_param(g);
     let cached_ty = &g.params[cached].elem;
     let mut stored = false;
     let mut mode = |root: usize| {

@@ -84,7 +84,7 @@ pub fn desugar(f: &syn::ItemFn, args: TokenStream, elementwise: &dyn Fn(&str) ->
             let (k, extra) = kernel::reduction(f, g, &out, &floats)?;
             (AttrKind::Reduction, k, extra)
         }
-        Plan::Rows { .. } => (AttrKind::RawKernel, kernel::rows(f, g, &out, &floats)?, quote!(unchecked)),
+        Plan::Rows { cached, .. } => (AttrKind::RawKernel, kernel::rows(f, g, &out, &floats, *cached)?, quote!(unchecked)),
     };
     let attr = match (args.is_empty(), extra.is_empty()) {
         (_, true) => args,
