@@ -98,7 +98,7 @@ impl DType {
     }
 
     /// Alignment in bytes of the C type: its size (`cuprum::complex<T>` is aligned to its size,
-    /// as thrust's is, so that a complex<double> is one 16-byte access; `num_complex::Complex<T>`
+    /// as thrust's is, so that a `complex<double>` is one 16-byte access; `num_complex::Complex<T>`
     /// is aligned to its part only).
     pub const fn c_align(self) -> usize {
         self.size()

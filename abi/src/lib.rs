@@ -13,7 +13,7 @@
 //! | [`mangle`] | symbol, macro and file names: the one place that names generated things |
 //! | [`parts`] | a unit's fat binary as one piece per kernel, and the listing of the pieces |
 //! | [`headers`] | the CUDA headers generated code includes (`include/cuprum/*.h`, embedded) |
-//! | [`unit`] | the first line of a generated unit and the compiler options it needs |
+//! | [`mod@unit`] | the first line of a generated unit and the compiler options it needs |
 //! | [`elementwise`] | the entry point of an elementwise kernel (C template) |
 //! | [`reduction`] | the entry points of a reduction (C template) |
 //! | [`fatbin`] | the fat binary format (which targets a fat binary holds), and its checks |

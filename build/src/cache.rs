@@ -69,8 +69,8 @@ pub fn target_dir_of(out_dir: &Path) -> Option<PathBuf> {
     Some(above_profile.to_path_buf())
 }
 
-/// The text hashed into an entry's key. `command_line` must hold no path of one build (the
-/// placeholders of [`crate::Plan`]).
+/// The text hashed into an entry's key. `command_line` must hold no path of one build (it is the
+/// command line with placeholders for the build's folders).
 pub fn key_text(
     id: &str,
     headers_hash: &str,

@@ -16,7 +16,7 @@
 //! }
 //! ```
 //!
-//! The knobs are CuPy's build variables (module [`env`]): `CUPY_NVCC_GENERATE_CODE` (the targets,
+//! The knobs are CuPy's build variables (module [`mod@env`]): `CUPY_NVCC_GENERATE_CODE` (the targets,
 //! module [`targets`]), `NVCC`, `CUDA_PATH`, `CUPY_NUM_BUILD_JOBS`, `CUPY_NUM_NVCC_THREADS`; and
 //! cuprum's own: `CUPRUM_FATBIN_CACHE` (where fat binaries are shared between `OUT_DIR`s, module
 //! [`cache`]) and `CUPRUM_BUILD_VERBOSE` (one summary line per build).

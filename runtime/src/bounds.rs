@@ -5,8 +5,8 @@
 //! into one record, [`OobRecord`], which lives in mapped pinned host memory (one per device's
 //! context, allocated the first time a module that checks indices is loaded there). Every module
 //! that includes `cuprum/bounds.h` has its own `__device__` pointer to that record
-//! ([`SLOT_SYMBOL`]): [`on_module_load`] sets it right after the module is loaded, once per load.
-//! [`check`] runs at every synchronising call (stream, event and device `synchronize`, and so every
+//! ([`SLOT_SYMBOL`]): `on_module_load` sets it right after the module is loaded, once per load.
+//! `check` runs at every synchronising call (stream, event and device `synchronize`, and so every
 //! copy to the host: `to_vec`, `Global::read`, ...): it reads the record's flag from host memory,
 //! with no driver call, and turns a complete record into [`Error::IndexOutOfBounds`], clearing it
 //! for the next one. Launches do nothing here: the checks cost the host nothing per launch.

@@ -45,7 +45,7 @@ impl<T: Element> KernelArg for &mut Array<T> {
     }
 }
 
-/// All arguments of a launch: a tuple of [`KernelArg`]s (up to 24), `()`, or an [`ArgList`].
+/// All arguments of a launch: a tuple of [`KernelArg`]s (up to 24), `()`, or an [`ArgList`](super::ArgList).
 pub trait KernelArgs {
     /// Calls `f` with one pointer per parameter, each to the parameter's value; the values live
     /// until `f` returns.

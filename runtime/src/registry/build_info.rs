@@ -3,7 +3,7 @@
 use std::fmt;
 
 /// What `cuprum-build` did for one kernel file: the record `OUT_DIR/cuprum/<id>.build` that the
-/// macros embed with the unit ([`KernelUnit::build_info`]).
+/// macros embed with the unit ([`KernelUnit::build_info`](super::KernelUnit::build_info)).
 ///
 /// The format, one `key value` per line after the line `cuprum-build 1` (unknown keys are skipped):
 ///

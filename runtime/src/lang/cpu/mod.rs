@@ -4,7 +4,7 @@
 //! The macros write, next to a kernel's CUDA code, a copy of its function in which slice and
 //! view parameters are [`Slice`] and [`View`] handles, every `a[i]` of one is [`Load::load`] and
 //! every `a[i] = v` [`Store::store`], and every intrinsic is this module's function of the same
-//! name: these read the CUDA thread the host thread runs now ([`context`]), and
+//! name: these read the CUDA thread the host thread runs now (the private `context` module), and
 //! `sync_threads()`, `sync_warp()` and the shuffles suspend it so that the grid runner
 //! (`launch::grid`) can run the other threads of its block or warp up to the same point.
 
