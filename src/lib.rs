@@ -7,6 +7,8 @@
 //! the runtime (`cuprum-runtime`), whose built-in kernels (the array operators, functions and
 //! reductions) it builds itself (docs/architecture.md, The crates).
 
+#![warn(missing_docs)]
+
 pub use cuprum_macros::{device, elementwise, fuse, rawkernel, reduction};
 pub use cuprum_runtime as runtime;
 /// What the running program embeds and how each kernel will reach the GPU:

@@ -21,12 +21,17 @@ pub const INFO_SIGNED: u32 = 1;
 #[repr(C)]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct OobRecord {
+    /// [`FLAG_EMPTY`], [`FLAG_WRITING`] or [`FLAG_COMPLETE`]; the host reads only a complete record.
     pub flag: u32,
+    /// Facts about the index: bit [`INFO_SIGNED`].
     pub info: u32,
+    /// The index that was out of range (its two's-complement bits when signed).
     pub index: u64,
     /// The length indexed (for a multi-index, the extent of the axis that was out of range).
     pub len: u64,
+    /// `blockIdx` (x, y, z) of the thread that made the access.
     pub block: [u32; 3],
+    /// `threadIdx` (x, y, z) of the thread that made the access.
     pub thread: [u32; 3],
     /// The Rust function (kernel or `#[device]` function) holding the access, NUL-terminated.
     pub kernel: [u8; 64],

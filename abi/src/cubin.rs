@@ -73,7 +73,9 @@ const PN_XNUM: u64 = 0xffff;
 /// Bytes that are not a well-formed cubin: what is wrong and at which byte offset of the image.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FormatError {
+    /// The byte offset in the image where the problem is.
     pub offset: u64,
+    /// What is wrong.
     pub message: String,
 }
 

@@ -9,20 +9,35 @@ use std::fmt;
 /// A scalar element type. The order is the dtype table's.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum DType {
+    /// `bool` (C `bool`).
     Bool,
+    /// `i8` (C `signed char`).
     I8,
+    /// `i16` (C `short`).
     I16,
+    /// `i32` (C `int`).
     I32,
+    /// `i64` (C `long long`).
     I64,
+    /// `u8` (C `unsigned char`).
     U8,
+    /// `u16` (C `unsigned short`).
     U16,
+    /// `u32` (C `unsigned int`).
     U32,
+    /// `u64` (C `unsigned long long`).
     U64,
+    /// `half::f16` (C `cuprum::half`).
     F16,
+    /// `half::bf16` (C `cuprum::bfloat16`).
     BF16,
+    /// `f32` (C `float`).
     F32,
+    /// `f64` (C `double`).
     F64,
+    /// `Complex<f32>` (C `cuprum::complex<float>`).
     C32,
+    /// `Complex<f64>` (C `cuprum::complex<double>`).
     C64,
 }
 
@@ -121,15 +136,19 @@ impl DType {
         DType::ALL.iter().copied().find(|d| d.rust_name() == name)
     }
 
+    /// `bool`.
     pub fn is_bool(self) -> bool {
         self == DType::Bool
     }
+    /// A signed or unsigned integer type.
     pub fn is_int(self) -> bool {
         self.is_signed_int() || self.is_unsigned_int()
     }
+    /// `i8`, `i16`, `i32` or `i64`.
     pub fn is_signed_int(self) -> bool {
         matches!(self, DType::I8 | DType::I16 | DType::I32 | DType::I64)
     }
+    /// `u8`, `u16`, `u32` or `u64`.
     pub fn is_unsigned_int(self) -> bool {
         matches!(self, DType::U8 | DType::U16 | DType::U32 | DType::U64)
     }
@@ -141,6 +160,7 @@ impl DType {
     pub fn is_half(self) -> bool {
         matches!(self, DType::F16 | DType::BF16)
     }
+    /// `Complex<f32>` or `Complex<f64>`.
     pub fn is_complex(self) -> bool {
         matches!(self, DType::C32 | DType::C64)
     }

@@ -55,6 +55,7 @@ pub enum EntryKind {
 /// One entry of a fat binary.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Entry {
+    /// What the payload is (machine code, PTX, other).
     pub kind: EntryKind,
     /// The SM version, `major * 10 + minor`: 90 for sm_90.
     pub arch: u32,
@@ -76,7 +77,9 @@ impl Entry {
 /// Bytes that are not a well-formed fat binary: what is wrong and at which byte offset.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FormatError {
+    /// The byte offset in the fat binary where the problem is.
     pub offset: usize,
+    /// What is wrong.
     pub message: String,
 }
 

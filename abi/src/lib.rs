@@ -26,6 +26,8 @@
 //! C templates take strings, so a program that only launches kernels carries no parser. Anything
 //! that needs the IR belongs to the compiler; anything that needs a GPU belongs to the runtime.
 
+#![warn(missing_docs)]
+
 pub mod bounds;
 pub mod cubin;
 pub mod dtype;

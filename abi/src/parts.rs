@@ -138,8 +138,11 @@ pub fn parts_file(id: &str) -> String {
 /// One kernel's piece of a unit's fat binary.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Part {
+    /// The part's name (a kernel, an instance, or a piece `<part>@<targets>`; see the module docs).
     pub kernel: String,
+    /// Where the piece starts in the unit's fat binary, in bytes.
     pub offset: usize,
+    /// The piece's length in bytes.
     pub len: usize,
 }
 

@@ -44,6 +44,7 @@ pub enum PostStyle {
 /// What the entry points of one reduction need to know.
 #[derive(Debug, Clone)]
 pub struct ReductionEntry {
+    /// The reduction's C name: the prefix of its parts (`NAME_map`, `NAME_reduce`, ...).
     pub name: String,
     /// C template parameters of the parts (the generic type parameters), in order.
     pub generics: Vec<String>,
@@ -57,7 +58,9 @@ pub struct ReductionEntry {
     /// Text around the map's value that turns it into the accumulator type (`("", "")` when it
     /// already is one).
     pub map_to_acc: (String, String),
+    /// Whether the definer gives `NAME_identity()`, the value an empty reduction posts (else `Acc()`).
     pub has_identity: bool,
+    /// How `NAME_post` delivers the output.
     pub post: PostStyle,
 }
 

@@ -46,11 +46,17 @@ impl ElementwiseVariant {
 /// with 32-bit ones.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum ReductionVariant {
+    /// A block per output, 32-bit indices.
     Rows,
+    /// A warp per output, 32-bit indices.
     Warps,
+    /// A thread per output, 32-bit indices.
     Cols,
+    /// A block per output, 64-bit indices.
     Rows64,
+    /// A warp per output, 64-bit indices.
     Warps64,
+    /// A thread per output, 64-bit indices.
     Cols64,
 }
 
@@ -101,7 +107,9 @@ impl ReductionVariant {
 /// A launch variant of any kind.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Variant {
+    /// An elementwise kernel's variant.
     Elementwise(ElementwiseVariant),
+    /// A reduction's variant.
     Reduction(ReductionVariant),
 }
 

@@ -57,7 +57,9 @@ pub const TRACKED: &[&str] = &[
     NVCC_COMPRESS,
 ];
 
+/// [`NUM_BUILD_JOBS`] when unset.
 pub const DEFAULT_BUILD_JOBS: usize = 4;
+/// [`NUM_NVCC_THREADS`] when unset.
 pub const DEFAULT_NVCC_THREADS: usize = 2;
 
 /// The process environment, with per-builder overrides on top.

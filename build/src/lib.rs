@@ -25,6 +25,8 @@
 //! Each unit's outcome is also written to `OUT_DIR/cuprum/<id>.build` (format:
 //! [`build_info_format`]), which the macros embed next to the fat binary.
 
+#![warn(missing_docs)]
+
 // The example is a whole build.rs, `fn main` included.
 #![allow(clippy::needless_doctest_main)]
 
@@ -109,6 +111,7 @@ pub struct FileReport {
     pub fatbin: Option<PathBuf>,
     /// Its size in bytes (0 without one).
     pub fatbin_bytes: u64,
+    /// How the fat binary came about (compiled, up to date, from the cache, or none).
     pub status: Status,
     /// Time nvcc ran for this file in this build (zero unless [`Status::Compiled`]; a file whose
     /// unit another file of the build shares counts it once, on the first).
@@ -210,28 +213,55 @@ impl Report {
 pub enum Error {
     /// A kernel file has mistakes: `message` is rendered like rustc (`error: ...`, `--> FILE:LINE:COL`,
     /// the line, a caret), one block per mistake.
-    Kernel { file: PathBuf, message: String },
+    Kernel {
+        /// The kernel file.
+        file: PathBuf,
+        /// Every mistake of the file, rendered.
+        message: String,
+    },
     /// `CUPY_NVCC_GENERATE_CODE` is malformed or asks for targets this nvcc does not support.
-    Targets { message: String },
+    Targets {
+        /// What is wrong with the value.
+        message: String,
+    },
     /// `CUPY_NVCC_GENERATE_CODE` is set (precompiling was asked for) but there is no nvcc.
-    NvccMissing { message: String },
+    NvccMissing {
+        /// Where nvcc was looked for and how to get one.
+        message: String,
+    },
     /// An nvcc was found but does not work.
-    Nvcc { message: String },
+    Nvcc {
+        /// Which nvcc and how it failed.
+        message: String,
+    },
     /// nvcc rejected generated code (a bug in cuprum: the message says so).
     NvccFailed {
+        /// The kernel file.
         file: PathBuf,
+        /// The generated translation unit nvcc rejected.
         cu: PathBuf,
+        /// The nvcc command line, as a shell would run it.
         command: String,
+        /// nvcc's output.
         output: String,
     },
     /// `CUPY_NVCC_GENERATE_CODE=current` on a machine without a usable GPU.
-    NoGpu { message: String },
+    NoGpu {
+        /// Why the GPUs could not be asked, and what to do instead.
+        message: String,
+    },
     /// A bad setting: `OUT_DIR` unset, a count that is not a number.
-    Config { message: String },
+    Config {
+        /// Which setting and what is wrong with it.
+        message: String,
+    },
     /// A file operation failed.
     Io {
+        /// The file or folder.
         path: PathBuf,
+        /// What was being done, as a verb (`cannot {action} {path}`).
         action: &'static str,
+        /// The operating system's error.
         error: io::Error,
     },
     /// Several of the above (every kernel file with mistakes, every failed nvcc run).
@@ -315,6 +345,7 @@ impl fmt::Display for Error {
 impl std::error::Error for Error {}
 
 impl Kernels {
+    /// No kernel files yet: add them with [`Kernels::file`] and [`Kernels::dir`].
     pub fn new() -> Self {
         Self::default()
     }

@@ -36,6 +36,7 @@ pub struct Nvcc {
 /// The result of looking for nvcc.
 #[derive(Debug)]
 pub enum Lookup {
+    /// This nvcc, which answered `--version`.
     Found(Nvcc),
     /// None found; the places looked at, for the message.
     Missing(Vec<String>),
@@ -47,7 +48,9 @@ pub enum Location {
     /// The command line (program first, then the arguments that come before ours) and where it
     /// came from: `NVCC`, `CUDA_PATH` or `PATH`.
     Found {
+        /// The program and its leading arguments.
         command: Vec<OsString>,
+        /// Which setting gave it: `NVCC`, `CUDA_PATH` or `PATH`.
         source: &'static str,
     },
     /// None found; the places looked at, for the message.
@@ -176,11 +179,17 @@ fn numbers(listing: &str, prefix: &str) -> Vec<u32> {
 /// One nvcc run: a unit's `.cu` into a fat binary.
 #[derive(Debug)]
 pub struct Job<'a> {
+    /// The translation unit to compile.
     pub cu: &'a Path,
+    /// The fat binary to write.
     pub output: &'a Path,
+    /// The folder holding `cuprum/*.h` (`-I`).
     pub include: &'a Path,
+    /// The targets (`-gencode` each).
     pub gencodes: &'a [Gencode],
+    /// `nvcc --threads`.
     pub threads: usize,
+    /// `-use_fast_math` instead of `-fmad=false` (the unit's `fast_math`).
     pub fast_math: bool,
     /// `-compress-mode` (one of `env::COMPRESS_MODES`; `default` passes none, `zstd` passes `none`).
     pub compress: &'a str,

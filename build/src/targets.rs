@@ -34,6 +34,7 @@ impl fmt::Display for Code {
 pub struct Gencode {
     /// The virtual architecture `compute_<arch>`.
     pub arch: u32,
+    /// What to build from it: machine code and/or PTX.
     pub codes: Vec<Code>,
 }
 

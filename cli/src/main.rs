@@ -6,6 +6,8 @@
 //! cuprum cache stats|verify|clear   what the on-disk kernel cache holds / check it / empty it
 //! ```
 
+#![warn(missing_docs)]
+
 mod cache;
 mod emit;
 mod info;

@@ -2,6 +2,8 @@
 //! crate's `OUT_DIR`), call the compiler's `expand_item`, return its tokens: the user's unchanged
 //! function, plus its errors as `compile_error!` or, when clean, the kernel's typed entry points.
 
+#![warn(missing_docs)]
+
 use proc_macro::TokenStream;
 
 use cuprum_compiler::front::AttrKind;

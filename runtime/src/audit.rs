@@ -109,15 +109,20 @@ fn target_serves(target: &str) -> String {
 /// The device an audit is for.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DeviceSummary {
+    /// The device's ordinal.
     pub ordinal: usize,
+    /// The device's name, as the driver reports it.
     pub name: String,
+    /// Its compute capability (major, minor).
     pub compute_capability: (u32, u32),
 }
 
 /// One kernel file the program embeds.
 #[derive(Debug, Clone)]
 pub struct UnitAudit {
+    /// The kernel file, as the build named it.
     pub file: String,
+    /// The unit's id (the fat binary's file stem).
     pub id: String,
     /// The fat binary's targets, as the build listed them.
     pub targets: Vec<String>,
@@ -138,14 +143,18 @@ pub struct UnitAudit {
 pub struct KernelAudit {
     /// `rawkernel`, `elementwise` or `reduction`.
     pub kind: &'static str,
+    /// The kernel's Rust name.
     pub name: &'static str,
+    /// The symbols of its precompiled instances.
     pub instances: Vec<String>,
 }
 
 /// The audit of the running program: see the module docs. `Display` prints it.
 #[derive(Debug, Clone)]
 pub struct Audit {
+    /// The device audited, if any.
     pub device: Option<DeviceSummary>,
+    /// Every kernel file the program embeds.
     pub units: Vec<UnitAudit>,
 }
 

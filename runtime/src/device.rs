@@ -442,14 +442,17 @@ impl Device {
         }
     }
 
+    /// The most threads a block may have.
     pub fn max_threads_per_block(&self) -> u32 {
         self.inner.props.max_threads_per_block
     }
 
+    /// The largest block extent along x, y and z.
     pub fn max_block_dim(&self) -> [u32; 3] {
         self.inner.props.max_block_dim
     }
 
+    /// The largest grid extent along x, y and z.
     pub fn max_grid_dim(&self) -> [u32; 3] {
         self.inner.props.max_grid_dim
     }
@@ -465,10 +468,12 @@ impl Device {
         self.inner.props.max_shared_memory_per_block_optin
     }
 
+    /// The number of streaming multiprocessors.
     pub fn multiprocessor_count(&self) -> u32 {
         self.inner.props.multiprocessor_count
     }
 
+    /// Threads per warp (32 on every NVIDIA GPU so far).
     pub fn warp_size(&self) -> u32 {
         self.inner.props.warp_size
     }

@@ -11,14 +11,18 @@ use cuprum_abi::dtype::DType;
 pub struct StructType {
     /// The struct's Rust name (its C name is the same).
     pub name: &'static str,
+    /// Size in bytes.
     pub size: usize,
+    /// Alignment in bytes.
     pub align: usize,
 }
 
 /// The type of an array's elements, as the runtime checks it at a launch.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum ElemType {
+    /// A scalar dtype.
     Scalar(DType),
+    /// A `#[device]` struct.
     Struct(StructType),
 }
 

@@ -30,7 +30,10 @@ pub enum Error {
          run on a machine with an NVIDIA GPU; or use the CPU device (`Device::cpu()`, or \
          CUPRUM_DEVICE=cpu for the whole program; docs/cpu.md says what runs there)"
     )]
-    NoDriver { detail: String },
+    NoDriver {
+        /// Why loading or initialising the driver failed.
+        detail: String,
+    },
 
     /// The driver works but reports no device (or `CUDA_VISIBLE_DEVICES` hides them all).
     #[error(
@@ -44,12 +47,19 @@ pub enum Error {
     #[error(
         "device {ordinal} does not exist: this machine has {count} CUDA device(s), ordinals 0..{count}"
     )]
-    InvalidDevice { ordinal: usize, count: usize },
+    InvalidDevice {
+        /// The ordinal asked for.
+        ordinal: usize,
+        /// How many CUDA devices there are.
+        count: usize,
+    },
 
     /// A CUDA driver call failed.
     #[error("CUDA driver call `{call}` failed: {source}")]
     Driver {
+        /// The driver function (`cuMemAlloc_v2`, ...).
         call: &'static str,
+        /// The driver's error.
         #[source]
         source: DriverError,
     },
@@ -58,12 +68,18 @@ pub enum Error {
     /// report of a fault that lost the device's CUDA context. Every later call on the device
     /// returns [`Error::ContextLost`]; only a new process can use the device again.
     #[error("{}", kernel_fault_text(.fault))]
-    KernelFault { fault: Fault },
+    KernelFault {
+        /// What the driver reported and the kernel launched last.
+        fault: Fault,
+    },
 
     /// The device's CUDA context was lost to an earlier fault (`original`, first reported as
     /// [`Error::KernelFault`]): nothing can run on the device until the process restarts.
     #[error("{}", context_lost_text(.original))]
-    ContextLost { original: Fault },
+    ContextLost {
+        /// The fault that lost the context.
+        original: Fault,
+    },
 
     /// An allocation would exceed the pool's limit, or the device itself is out of memory even
     /// after the pool released its cached blocks.
@@ -75,7 +91,9 @@ pub enum Error {
         limit_text(*.limit)
     )]
     OutOfMemory {
+        /// The device's ordinal.
         device: usize,
+        /// The allocation's size in bytes.
         requested: usize,
         /// The pool's limit in bytes; `None` when unlimited (then the device itself is full).
         limit: Option<usize>,
@@ -88,8 +106,11 @@ pub enum Error {
     /// Two shapes that must be equal are not.
     #[error("shape mismatch in {context}: expected {expected:?}, found {found:?}")]
     ShapeMismatch {
+        /// The operation that compared them.
         context: String,
+        /// The shape it needs.
         expected: Vec<usize>,
+        /// The shape it got.
         found: Vec<usize>,
     },
 
@@ -99,30 +120,54 @@ pub enum Error {
          equal or 1",
         shapes_text(.shapes)
     )]
-    Broadcast { shapes: Vec<Vec<usize>> },
+    Broadcast {
+        /// The operands' shapes.
+        shapes: Vec<Vec<usize>>,
+    },
 
     /// A shape argument that is invalid in itself (wrong element count, two `-1`, overflow, ...).
     #[error("invalid shape for {op}: {detail}")]
-    InvalidShape { op: &'static str, detail: String },
+    InvalidShape {
+        /// The operation (`reshape`, ...).
+        op: &'static str,
+        /// What is wrong with the shape.
+        detail: String,
+    },
 
     /// An axis out of range for the array's dimensions.
     #[error("axis {axis} is out of range for an array with {ndim} dimension(s)")]
-    InvalidAxis { axis: isize, ndim: usize },
+    InvalidAxis {
+        /// The axis asked for (negative counts from the end).
+        axis: isize,
+        /// The array's number of dimensions.
+        ndim: usize,
+    },
 
     /// A slice or an index out of range, or a zero step.
     #[error("invalid slice or index: {detail}")]
-    InvalidSlice { detail: String },
+    InvalidSlice {
+        /// Which index or slice, and the bounds it must fit.
+        detail: String,
+    },
 
     /// A view operation that the array's memory layout does not allow without copying.
     #[error("{op} needs a copy: {detail}. Call `.copy()` first to get a C-contiguous array")]
-    NeedsCopy { op: &'static str, detail: String },
+    NeedsCopy {
+        /// The view operation (`reshape`, `view`, ...).
+        op: &'static str,
+        /// Why the layout does not allow it.
+        detail: String,
+    },
 
     /// An element type (a dtype or a `#[device]` struct) that does not match the expected one;
     /// both print as their Rust names.
     #[error("dtype mismatch in {context}: expected {expected}, found {found}")]
     DtypeMismatch {
+        /// The operation that compared them.
         context: String,
+        /// The element type it needs.
         expected: ElemType,
+        /// The element type it got.
         found: ElemType,
     },
 
@@ -132,27 +177,41 @@ pub enum Error {
          the data to one device first"
     )]
     DeviceMismatch {
+        /// The operation that compared them.
         context: String,
+        /// The device it runs on.
         expected: usize,
+        /// The device of the offending operand.
         found: usize,
     },
 
     /// An environment variable with a value cuprum cannot parse.
     #[error("environment variable {var}={value:?} is invalid: expected {expected}")]
     InvalidEnv {
+        /// The variable's name.
         var: &'static str,
+        /// Its value.
         value: String,
+        /// What a valid value looks like.
         expected: &'static str,
     },
 
     /// A reduction that cannot run as asked (an empty reduction without an identity, a bad
     /// argument list): what is wrong and what to write instead.
     #[error("reduction `{kernel}`: {detail}")]
-    Reduction { kernel: String, detail: String },
+    Reduction {
+        /// The reduction's name.
+        kernel: String,
+        /// What is wrong and what to write instead.
+        detail: String,
+    },
 
     /// Something cuprum does not support (yet).
     #[error("unsupported: {what}")]
-    Unsupported { what: String },
+    Unsupported {
+        /// What was asked for.
+        what: String,
+    },
     // JIT variants below (NoNvrtc, Compile, Launch, Cache, ...): added by the JIT modules.
     /// libnvrtc (the runtime compiler) could not be loaded.
     #[error(
@@ -161,11 +220,19 @@ pub enum Error {
          libnvrtc.so on LD_LIBRARY_PATH or set CUDA_PATH to the CUDA root (cuprum looks in \
          $CUDA_PATH/lib64 and $CUDA_PATH/lib)"
     )]
-    NoNvrtc { detail: String },
+    NoNvrtc {
+        /// Why loading libnvrtc failed.
+        detail: String,
+    },
 
     /// An NVRTC call other than the compilation itself failed.
     #[error("NVRTC call `{call}` failed: {detail}")]
-    Nvrtc { call: &'static str, detail: String },
+    Nvrtc {
+        /// The NVRTC function.
+        call: &'static str,
+        /// Its error.
+        detail: String,
+    },
 
     /// NVRTC rejected the source: the log, and the numbered source when
     /// `CUPY_DUMP_CUDA_SOURCE_ON_ERROR=1`.
@@ -187,15 +254,20 @@ pub enum Error {
          toolkit (or nvidia-cuda-nvrtc wheel) that supports this GPU"
     )]
     UnsupportedArch {
+        /// The device's architecture (`sm_90`, ...).
         arch: String,
+        /// The NVRTC version.
         nvrtc_version: String,
+        /// The architectures this NVRTC supports.
         supported: String,
     },
 
     /// A cubin, PTX or fatbin file that cannot be read.
     #[error("cannot read the CUDA module file {}: {source}", .path.display())]
     ModuleFile {
+        /// The file.
         path: std::path::PathBuf,
+        /// The I/O error.
         #[source]
         source: std::io::Error,
     },
@@ -206,24 +278,49 @@ pub enum Error {
         "cannot load {what}: {detail}. A cubin must match this GPU's architecture and PTX must not \
          be newer than the driver: compile for this GPU, or ship PTX or a fatbin"
     )]
-    ModuleLoad { what: String, detail: String },
+    ModuleLoad {
+        /// The module (a file, a kernel unit, ...).
+        what: String,
+        /// What is wrong with it or what the driver said.
+        detail: String,
+    },
 
     /// No kernel of that name in a module.
     #[error("no kernel named `{name}` in the module: {hint}")]
-    FunctionNotFound { name: String, hint: String },
+    FunctionNotFound {
+        /// The name looked for.
+        name: String,
+        /// The kernels the module has, or how to name one.
+        hint: String,
+    },
 
     /// No `__device__`/`__constant__` symbol of that name in a module, or one of another size.
     #[error("module global `{name}`: {detail}")]
-    Global { name: String, detail: String },
+    Global {
+        /// The symbol's name.
+        name: String,
+        /// What is wrong (absent, or its size).
+        detail: String,
+    },
 
     /// A launch configuration the device or the kernel cannot run (nothing was launched).
     #[error("cannot launch kernel `{kernel}`: {detail}")]
-    InvalidLaunch { kernel: String, detail: String },
+    InvalidLaunch {
+        /// The kernel's name.
+        kernel: String,
+        /// Which limit the configuration exceeds.
+        detail: String,
+    },
 
     /// A kernel definition from text (`ElementwiseKernel::new`) that is malformed: a parameter
     /// list, a name or an option.
     #[error("invalid definition of kernel `{kernel}`: {detail}")]
-    KernelDefinition { kernel: String, detail: String },
+    KernelDefinition {
+        /// The kernel's name.
+        kernel: String,
+        /// What is malformed.
+        detail: String,
+    },
 
     /// A kernel indexed out of range (docs/semantics.md, row 18). The access was skipped (a read
     /// gave `T::default()`, a write or atomic did nothing), so outputs of the work since the
@@ -243,8 +340,9 @@ pub enum Error {
         index: i128,
         /// The length indexed; for a view's multi-index, the extent of the axis out of range.
         len: u64,
-        /// `block_idx()` and `thread_idx()` of the thread that made the access.
+        /// `block_idx()` of the thread that made the access.
         block: [u32; 3],
+        /// `thread_idx()` of that thread.
         thread: [u32; 3],
     },
 
@@ -256,10 +354,15 @@ pub enum Error {
          per block in total, of which the kernel's static shared memory takes {static_bytes})"
     )]
     SharedMemory {
+        /// The kernel's name.
         kernel: String,
+        /// The dynamic shared memory asked for, in bytes.
         requested: u32,
+        /// The kernel's `max_dynamic_shared_size_bytes` now.
         limit: u32,
+        /// The device's opt-in limit of shared memory per block, in bytes.
         optin: u32,
+        /// The kernel's static shared memory, in bytes.
         static_bytes: u32,
     },
 }

@@ -201,42 +201,52 @@ impl RawKernel {
         self.function()?.attribute(a)
     }
 
+    /// The most threads per block a launch of this kernel may use (`CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK`).
     pub fn max_threads_per_block(&self) -> Result<i32> {
         self.attr(CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK)
     }
 
+    /// Its static shared memory, in bytes (`CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES`).
     pub fn shared_size_bytes(&self) -> Result<i32> {
         self.attr(CUfunction_attribute::CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES)
     }
 
+    /// Its constant memory, in bytes (`CU_FUNC_ATTRIBUTE_CONST_SIZE_BYTES`).
     pub fn const_size_bytes(&self) -> Result<i32> {
         self.attr(CUfunction_attribute::CU_FUNC_ATTRIBUTE_CONST_SIZE_BYTES)
     }
 
+    /// Its local memory per thread, in bytes (`CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES`).
     pub fn local_size_bytes(&self) -> Result<i32> {
         self.attr(CUfunction_attribute::CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES)
     }
 
+    /// Registers per thread (`CU_FUNC_ATTRIBUTE_NUM_REGS`).
     pub fn num_regs(&self) -> Result<i32> {
         self.attr(CUfunction_attribute::CU_FUNC_ATTRIBUTE_NUM_REGS)
     }
 
+    /// The PTX ISA version it was compiled from, `major * 10 + minor` (`CU_FUNC_ATTRIBUTE_PTX_VERSION`).
     pub fn ptx_version(&self) -> Result<i32> {
         self.attr(CUfunction_attribute::CU_FUNC_ATTRIBUTE_PTX_VERSION)
     }
 
+    /// The architecture of its machine code, `major * 10 + minor` (`CU_FUNC_ATTRIBUTE_BINARY_VERSION`).
     pub fn binary_version(&self) -> Result<i32> {
         self.attr(CUfunction_attribute::CU_FUNC_ATTRIBUTE_BINARY_VERSION)
     }
 
+    /// 1 if it was compiled with `-Xptxas --dlcm=ca` (`CU_FUNC_ATTRIBUTE_CACHE_MODE_CA`).
     pub fn cache_mode_ca(&self) -> Result<i32> {
         self.attr(CUfunction_attribute::CU_FUNC_ATTRIBUTE_CACHE_MODE_CA)
     }
 
+    /// The most dynamic shared memory a launch may ask for, in bytes (`CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES`).
     pub fn max_dynamic_shared_size_bytes(&self) -> Result<i32> {
         self.attr(CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES)
     }
 
+    /// The preferred shared memory share of L1, in percent (`CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT`).
     pub fn preferred_shared_memory_carveout(&self) -> Result<i32> {
         self.attr(CUfunction_attribute::CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT)
     }

@@ -25,6 +25,8 @@
 //!   (`#[elementwise(crate = crate)]`) and precompiled by build.rs; `elementwise.rs` is a module of
 //!   `ops`, `reductions.rs` of `reduction::array`. `__private` is what generated code names.
 
+#![warn(missing_docs)]
+
 mod sync;
 mod inline_list;
 pub mod stats;

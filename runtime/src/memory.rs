@@ -115,6 +115,7 @@ impl MemoryPool {
         MemoryPool::for_device(&Device::current()?)
     }
 
+    /// The device whose memory the pool manages.
     pub fn device(&self) -> &Device {
         &self.inner.device
     }
@@ -429,6 +430,7 @@ impl DeviceBuffer {
         self.size
     }
 
+    /// The device the memory is on.
     pub fn device(&self) -> &Device {
         match &self.owner {
             Owner::Pool { pool, .. } => &pool.device,

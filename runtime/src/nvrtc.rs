@@ -343,6 +343,7 @@ pub struct Program<'a> {
 /// A successful compile.
 #[derive(Clone, Debug)]
 pub struct Compiled {
+    /// The image NVRTC produced, with the lowered names.
     pub image: CompiledImage,
     /// NVRTC's log (warnings; often empty).
     pub log: String,

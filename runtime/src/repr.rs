@@ -75,7 +75,9 @@ unsafe impl DeviceRepr for DevicePtr {}
 #[repr(C)]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct SliceArg {
+    /// The device address of the first element.
     pub ptr: u64,
+    /// The number of elements.
     pub len: u64,
 }
 
@@ -88,8 +90,11 @@ unsafe impl DeviceRepr for SliceArg {}
 #[repr(C)]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ViewArg<const N: usize> {
+    /// The device address of the element at index 0 on every axis.
     pub ptr: u64,
+    /// The extent of each axis.
     pub shape: [i64; N],
+    /// The step of each axis, in elements.
     pub strides: [i64; N],
 }
 

@@ -367,6 +367,7 @@ impl Stream {
         &self.device
     }
 
+    /// Which kind of stream it is.
     pub fn kind(&self) -> StreamKind {
         self.kind
     }
@@ -530,6 +531,7 @@ impl Event {
         }
     }
 
+    /// The device the event belongs to.
     pub fn device(&self) -> &Device {
         &self.device
     }

@@ -25,7 +25,9 @@ use crate::lang::traits::Scalar;
 /// NaN, infinities equal infinities of the same sign). Integers and bools are always exact.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Tolerance {
+    /// The relative tolerance.
     pub rtol: f64,
+    /// The absolute tolerance.
     pub atol: f64,
 }
 
@@ -68,11 +70,34 @@ float! {
 #[derive(Debug)]
 pub enum Difference {
     /// The computation returned an error on `device`.
-    Failed { device: String, error: Error },
+    Failed {
+        /// The device's name.
+        device: String,
+        /// The error it returned.
+        error: Error,
+    },
     /// The shapes differ.
-    Shape { device: String, cpu: Vec<usize>, other: Vec<usize> },
+    Shape {
+        /// The device whose shape differs from the CPU's.
+        device: String,
+        /// The CPU device's shape.
+        cpu: Vec<usize>,
+        /// That device's shape.
+        other: Vec<usize>,
+    },
     /// The first element out of tolerance (flat C-order index).
-    Value { device: String, index: usize, cpu: String, other: String, tolerance: Option<Tolerance> },
+    Value {
+        /// The device whose value differs from the CPU's.
+        device: String,
+        /// The element's flat C-order index.
+        index: usize,
+        /// The CPU device's value, printed.
+        cpu: String,
+        /// That device's value, printed.
+        other: String,
+        /// The tolerance it exceeds; `None` for exact types.
+        tolerance: Option<Tolerance>,
+    },
 }
 
 impl std::fmt::Display for Difference {
@@ -99,8 +124,11 @@ impl std::error::Error for Difference {}
 /// computed (1: no GPU was present, nothing was compared).
 #[derive(Debug)]
 pub struct Compared<T> {
+    /// The CPU device's values, in C order.
     pub values: Vec<T>,
+    /// Their shape.
     pub shape: Vec<usize>,
+    /// How many devices computed them (the CPU included).
     pub devices: usize,
 }
 

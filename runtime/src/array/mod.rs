@@ -41,6 +41,7 @@ pub use shape::{Layout, Slice, broadcast_shapes};
 
 /// Anything usable as a shape: `[2, 3]`, `&[2, 3][..]`, `vec![2, 3]`, or `5` for `[5]`.
 pub trait IntoShape {
+    /// The extents, one per axis.
     fn into_shape(self) -> Vec<usize>;
 }
 
@@ -264,6 +265,7 @@ impl<T: Element> Array<T> {
 
     // ---- accessors ---------------------------------------------------------------------------
 
+    /// The extent of each axis.
     pub fn shape(&self) -> &[usize] {
         &self.layout.shape
     }
@@ -279,6 +281,7 @@ impl<T: Element> Array<T> {
         self.layout.strides.iter().map(|&x| x * s).collect()
     }
 
+    /// The number of axes.
     pub fn ndim(&self) -> usize {
         self.layout.shape.len()
     }
@@ -288,6 +291,7 @@ impl<T: Element> Array<T> {
         self.layout.len()
     }
 
+    /// Whether it has no element (some extent is 0).
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
@@ -314,18 +318,22 @@ impl<T: Element> Array<T> {
         self.buf.ptr() + (self.layout.offset * std::mem::size_of::<T>()) as u64
     }
 
+    /// The device the elements live on.
     pub fn device(&self) -> &Device {
         self.buf.device()
     }
 
+    /// The allocation the array views (shared with other views of it).
     pub fn buffer(&self) -> &Arc<DeviceBuffer> {
         &self.buf
     }
 
+    /// Whether the elements are in row-major order with no gaps.
     pub fn is_c_contiguous(&self) -> bool {
         self.layout.is_c_contiguous()
     }
 
+    /// Whether the elements are in column-major order with no gaps.
     pub fn is_f_contiguous(&self) -> bool {
         self.layout.is_f_contiguous()
     }
@@ -522,6 +530,7 @@ impl<T: Element> Array<T> {
 }
 
 impl<T: Scalar> Array<T> {
+    /// The element's dtype.
     pub fn dtype(&self) -> DType {
         T::DTYPE
     }

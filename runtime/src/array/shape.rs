@@ -330,12 +330,16 @@ pub fn check_permutation(axes: &[usize], ndim: usize) -> Result<()> {
 /// array; every view operation of `Array` is the same operation on its layout.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Layout {
+    /// The extent of each axis.
     pub shape: Vec<usize>,
+    /// The step of each axis, in elements (negative walks backwards).
     pub strides: Vec<isize>,
+    /// The element index of the first element within the buffer.
     pub offset: usize,
 }
 
 impl Layout {
+    /// A layout from its parts (as many strides as extents).
     pub fn new(shape: Vec<usize>, strides: Vec<isize>, offset: usize) -> Layout {
         debug_assert_eq!(shape.len(), strides.len());
         Layout {
@@ -351,6 +355,7 @@ impl Layout {
         Layout::new(shape, strides, 0)
     }
 
+    /// The number of axes.
     pub fn ndim(&self) -> usize {
         self.shape.len()
     }
@@ -360,14 +365,17 @@ impl Layout {
         self.shape.iter().product()
     }
 
+    /// Whether it has no element (some extent is 0).
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
 
+    /// Whether the elements are in row-major order with no gaps.
     pub fn is_c_contiguous(&self) -> bool {
         is_c_contiguous(&self.shape, &self.strides)
     }
 
+    /// Whether the elements are in column-major order with no gaps.
     pub fn is_f_contiguous(&self) -> bool {
         is_f_contiguous(&self.shape, &self.strides)
     }
@@ -560,8 +568,11 @@ impl Layout {
 /// clamped (Python's rules). The step must not be 0; a negative step walks backwards.
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub struct Slice {
+    /// The first index (inclusive); `None`: the start in the step's direction.
     pub start: Option<isize>,
+    /// The last index (exclusive); `None`: the end in the step's direction.
     pub stop: Option<isize>,
+    /// The step between indices, not 0.
     pub step: isize,
 }
 

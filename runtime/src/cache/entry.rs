@@ -57,7 +57,9 @@ impl ImageKind {
 /// A compiled module image and the lowered (mangled) names of its name expressions.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct CompiledImage {
+    /// What the image is (cubin, PTX or fat binary).
     pub kind: ImageKind,
+    /// The image's bytes, as the driver loads them.
     pub image: Vec<u8>,
     /// `(name expression, lowered name)` pairs, e.g. `("fx3<float>", "_Z3fx3IfEvPT_i")`.
     pub lowered_names: Vec<(String, String)>,

@@ -33,7 +33,12 @@ pub enum Damage {
     /// Holds the entry of another key (`key`: the one in its header).
     OtherKey(CacheKey),
     /// The header's payload length disagrees with the file's size (a torn or extended file).
-    Length { header: u64, actual: u64 },
+    Length {
+        /// The payload length the header records.
+        header: u64,
+        /// The payload length the file has.
+        actual: u64,
+    },
     /// The checksum does not match (flipped bits, or an interrupted write).
     Checksum,
     /// The file is whole, but its payload is not a compiled image (`CompiledImage::decode`).

@@ -11,13 +11,16 @@ use crate::DType;
 pub enum TypeSpec {
     /// A one-letter type placeholder, bound at the call.
     Placeholder(char),
+    /// A dtype named in the definition (`float`, `int32`, ...).
     Fixed(DType),
 }
 
 /// One parsed parameter.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct ParamSpec {
+    /// The parameter's name in the kernel body.
     pub name: String,
+    /// Its element type.
     pub ty: TypeSpec,
     /// `raw`: indexed by hand, not broadcast.
     pub raw: bool,

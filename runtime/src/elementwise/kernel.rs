@@ -211,6 +211,7 @@ impl ElementwiseKernel {
         }
     }
 
+    /// The kernel's name.
     pub fn name(&self) -> &'static str {
         self.def.name
     }
@@ -235,20 +236,35 @@ impl ElementwiseKernel {
 /// An output array of the dtype the call bound.
 #[derive(Clone, Debug)]
 pub enum Output {
+    /// A `bool` output.
     Bool(Array<bool>),
+    /// An `i8` output.
     I8(Array<i8>),
+    /// An `i16` output.
     I16(Array<i16>),
+    /// An `i32` output.
     I32(Array<i32>),
+    /// An `i64` output.
     I64(Array<i64>),
+    /// A `u8` output.
     U8(Array<u8>),
+    /// A `u16` output.
     U16(Array<u16>),
+    /// A `u32` output.
     U32(Array<u32>),
+    /// A `u64` output.
     U64(Array<u64>),
+    /// An `f16` output.
     F16(Array<f16>),
+    /// A `bf16` output.
     BF16(Array<bf16>),
+    /// An `f32` output.
     F32(Array<f32>),
+    /// An `f64` output.
     F64(Array<f64>),
+    /// A `Complex<f32>` output.
     C32(Array<Complex<f32>>),
+    /// A `Complex<f64>` output.
     C64(Array<Complex<f64>>),
 }
 
@@ -281,12 +297,14 @@ macro_rules! output_conversions {
                 })
             }
 
+            /// The array's dtype.
             pub fn dtype(&self) -> DType {
                 match self {
                     $(Output::$v(_) => DType::$v,)*
                 }
             }
 
+            /// The array's shape.
             pub fn shape(&self) -> &[usize] {
                 match self {
                     $(Output::$v(a) => a.shape(),)*
@@ -330,13 +348,16 @@ fn scalar_dtype(x: &ArrayArg<'_>) -> Result<DType> {
 
 /// Something [`Call::arg`] accepts: an array (`&Array<T>`) or a scalar (`2.0f32`, `7u8`, ...).
 pub trait CallArg<'a> {
+    /// The input it stands for.
     fn into_arg(self) -> CallInput<'a>;
 }
 
 /// An input of a [`Call`].
 #[derive(Clone, Copy, Debug)]
 pub enum CallInput<'a> {
+    /// An array, broadcast with the others.
     Array(ArrayArg<'a>),
+    /// A scalar, passed by value.
     Scalar(Value),
 }
 

@@ -72,8 +72,11 @@ pub fn output_stream(opts: &Options<'_>, args: &[Arg<'_>]) -> Result<Stream> {
 /// How many launches ran each variant, since the start or [`reset_variant_counts`].
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct VariantCounts {
+    /// Launches of the contiguous variant.
     pub contig: u64,
+    /// Launches of the strided variant with 32-bit indices.
     pub s32: u64,
+    /// Launches of the strided variant with 64-bit indices.
     pub s64: u64,
     /// Launches whose loop used vector accesses.
     pub vector: u64,

@@ -31,7 +31,16 @@ pub use cuprum_abi::ElementwiseVariant as Variant;
 pub enum PlanOperand<'a> {
     /// A non-raw array (input, output or output parameter): its shape, strides (elements), device
     /// address of its first element, and element size.
-    Array { shape: &'a [usize], strides: &'a [isize], ptr: u64, elem: usize },
+    Array {
+        /// Its shape.
+        shape: &'a [usize],
+        /// Its strides, in elements.
+        strides: &'a [isize],
+        /// The device address of its first element.
+        ptr: u64,
+        /// The element's size in bytes.
+        elem: usize,
+    },
     /// A scalar passed by value or a raw argument: not part of the loop.
     Other,
 }
@@ -39,6 +48,7 @@ pub enum PlanOperand<'a> {
 /// What the kernel is launched with.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Plan {
+    /// The entry point to launch.
     pub variant: Variant,
     /// Elements in the loop (the kernel's `loop_size()`).
     pub size: u64,

@@ -13,22 +13,31 @@ use num_complex::Complex;
 
 /// A type with the kernel language's arithmetic operators.
 pub trait KernelOps: Copy {
+    /// `self + o` as a kernel computes it.
     fn k_add(self, o: Self) -> Self;
+    /// `self - o` as a kernel computes it.
     fn k_sub(self, o: Self) -> Self;
+    /// `self * o` as a kernel computes it.
     fn k_mul(self, o: Self) -> Self;
+    /// `self / o` as a kernel computes it.
     fn k_div(self, o: Self) -> Self;
+    /// `self % o` as a kernel computes it.
     fn k_rem(self, o: Self) -> Self;
+    /// `-self` as a kernel computes it.
     fn k_neg(self) -> Self;
 }
 
 /// An integer with the kernel language's shifts (the amount masked to the width).
 pub trait KernelShift: Copy {
+    /// `self << amount` as a kernel computes it.
     fn k_shl(self, amount: u32) -> Self;
+    /// `self >> amount` as a kernel computes it.
     fn k_shr(self, amount: u32) -> Self;
 }
 
 /// A shift amount of any integer type, as the `u32` the shift masks.
 pub trait ShiftAmount: Copy {
+    /// The amount converted with `as u32` (the shift masks it to the width anyway).
     fn amount(self) -> u32;
 }
 

@@ -85,6 +85,7 @@ impl<'a> ArrayArg<'a> {
         self.shape.iter().product()
     }
 
+    /// Whether it has no element.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
@@ -152,20 +153,35 @@ impl<'a> Arg<'a> {
 /// A scalar value of one of the dtypes.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Value {
+    /// A `bool`.
     Bool(bool),
+    /// An `i8`.
     I8(i8),
+    /// An `i16`.
     I16(i16),
+    /// An `i32`.
     I32(i32),
+    /// An `i64`.
     I64(i64),
+    /// A `u8`.
     U8(u8),
+    /// A `u16`.
     U16(u16),
+    /// A `u32`.
     U32(u32),
+    /// A `u64`.
     U64(u64),
+    /// An `f16`.
     F16(f16),
+    /// A `bf16`.
     BF16(bf16),
+    /// An `f32`.
     F32(f32),
+    /// An `f64`.
     F64(f64),
+    /// A `Complex<f32>`.
     C32(Complex<f32>),
+    /// A `Complex<f64>`.
     C64(Complex<f64>),
 }
 
@@ -189,7 +205,9 @@ value_from!(
 /// function `#[elementwise]` generates takes `impl Into<Input<'a, T>>` per input parameter.
 #[derive(Clone, Copy, Debug)]
 pub enum Input<'a, T: Scalar> {
+    /// An array, broadcast with the other inputs.
     Array(&'a Array<T>),
+    /// One value for every element.
     Scalar(T),
 }
 
@@ -251,6 +269,7 @@ impl Value {
             U64 => u64, F16 => f16, BF16 => bf16, F32 => f32, F64 => f64, C32 => Complex<f32>, C64 => Complex<f64>)
     }
 
+    /// The value's dtype.
     pub fn dtype(&self) -> DType {
         match self {
             Value::Bool(_) => DType::Bool,

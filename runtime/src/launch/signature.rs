@@ -43,12 +43,16 @@ impl ParamType {
 /// One parameter of a kernel's entry point.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Param {
+    /// The parameter's name in the kernel.
     pub name: &'static str,
+    /// How it takes part in the loop.
     pub role: Role,
+    /// Its element type.
     pub ty: ParamType,
 }
 
 impl Param {
+    /// A parameter from its parts.
     pub const fn new(name: &'static str, role: Role, ty: ParamType) -> Param {
         Param { name, role, ty }
     }
@@ -59,9 +63,13 @@ impl Param {
 /// empty reduction has a value (`post(identity)`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ReductionSignature {
+    /// The map's parameters, in order.
     pub params: &'static [Param],
+    /// The output's element type.
     pub out: ParamType,
+    /// The accumulator's type.
     pub acc: ParamType,
+    /// Whether an empty reduction has a value (`post(identity)`).
     pub has_identity: bool,
     /// The map reads the loop index (`index()`): the reduced axes are walked in C order, never
     /// reordered by their strides (the index of an element is its position in C order).

@@ -82,6 +82,7 @@ impl<T: DeviceRepr> Global<T> {
         self.len
     }
 
+    /// Whether it holds no element.
     pub fn is_empty(&self) -> bool {
         self.len == 0
     }

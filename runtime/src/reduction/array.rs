@@ -27,6 +27,7 @@ pub(crate) mod kernels;
 /// The type of `mean` of an element type (NumPy's rule): the type itself for floats and complex
 /// numbers, `f64` for integers.
 pub trait MeanResult: Number + sealed::Sealed {
+    /// The type of the mean.
     type Mean: Number;
     /// The mean of no elements: NaN (`NaN + NaN i` for complex numbers), as in NumPy.
     fn nan_mean() -> Self::Mean;
@@ -35,6 +36,7 @@ pub trait MeanResult: Number + sealed::Sealed {
 /// The float type of `mean`, `var` and `std` of a real element type: the type itself for floats,
 /// `f64` for integers (NumPy's rule). It is the type of [`MeanResult::Mean`].
 pub trait FloatResult: Real + MeanResult<Mean = <Self as FloatResult>::Float> {
+    /// The float type of `mean`, `var` and `std`.
     type Float: Float;
 }
 

@@ -391,6 +391,7 @@ impl ReductionKernel {
         self.kernel.embedded_unit().map_or("", |u| u.source())
     }
 
+    /// The kernel's name.
     pub fn name(&self) -> &str {
         &self.spec.name
     }

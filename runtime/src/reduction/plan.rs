@@ -33,9 +33,12 @@ const MIN_COL_PART: u64 = 64;
 /// negative axes count from the end.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub enum Axes {
+    /// Every axis (the default).
     #[default]
     All,
+    /// One axis.
     One(isize),
+    /// Several axes.
     Many(Vec<isize>),
 }
 
@@ -152,13 +155,16 @@ pub fn check_empty(kernel: &str, shape: &[usize], mask: &[bool], has_identity: b
 /// The strides of one array operand over the collapsed axes (zeros past the used axes).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct OperandStrides {
+    /// Strides (elements) along the collapsed output axes.
     pub ostrides: [i64; MAX_NDIM],
+    /// Strides (elements) along the collapsed reduced axes.
     pub rstrides: [i64; MAX_NDIM],
 }
 
 /// What the planner needs to know about the device.
 #[derive(Clone, Copy, Debug)]
 pub struct DeviceShape {
+    /// The number of streaming multiprocessors.
     pub multiprocessors: u32,
     /// Blocks of `THREADS` resident per SM for the kernel (its occupancy); 0: assume
     /// `BLOCKS_PER_SM`. Split reductions fill whole waves of resident blocks.
@@ -168,11 +174,13 @@ pub struct DeviceShape {
 /// A planned launch.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Plan {
-    /// Number of outputs and of reduced elements per output.
+    /// Number of outputs.
     pub outs: u64,
+    /// Number of reduced elements per output.
     pub red: u64,
-    /// Collapsed output and reduced extents.
+    /// Collapsed output extents.
     pub odims: Vec<u64>,
+    /// Collapsed reduced extents.
     pub rdims: Vec<u64>,
     /// The strides of every strided (non-raw) input, in order, over the collapsed axes.
     pub inputs: Vec<OperandStrides>,
@@ -180,12 +188,15 @@ pub struct Plan {
     pub out: OperandStrides,
     /// Every strided input has one reduced axis, of stride 1 (vector loads possible).
     pub contiguous: bool,
+    /// How outputs map onto blocks, warps or threads.
     pub strategy: Strategy,
     /// Parts per output (`rows`) or per column (`cols`); 1: no partials.
     pub splits: u32,
     /// 64-bit indexing.
     pub wide: bool,
+    /// The grid (x, y) in blocks.
     pub grid: (u32, u32),
+    /// Threads per block.
     pub block: u32,
 }
 

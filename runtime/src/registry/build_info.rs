@@ -18,6 +18,7 @@ use std::fmt;
 /// ```
 #[derive(Debug, Clone, PartialEq)]
 pub struct BuildInfo {
+    /// What the build did for the file.
     pub status: BuildStatus,
     /// The fat binary's targets (`sm_90`, `compute_90`); empty without one.
     pub targets: Vec<String>,

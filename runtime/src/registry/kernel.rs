@@ -137,6 +137,7 @@ impl Kernel {
         self.checked
     }
 
+    /// The kernel's name (the Rust function's).
     pub fn name(&self) -> &'static str {
         self.name
     }
@@ -301,6 +302,7 @@ impl Kernel {
 /// A kernel the program carries, listed with `inventory` by the macros.
 #[derive(Debug)]
 pub struct KernelEntry {
+    /// The kernel.
     pub kernel: &'static Kernel,
 }
 

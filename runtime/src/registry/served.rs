@@ -13,7 +13,9 @@ pub struct Served {
     pub kernel: &'static str,
     /// The instance's symbol.
     pub symbol: String,
+    /// The ordinal of the device it was served for.
     pub device: usize,
+    /// Which layer served it.
     pub layer: Layer,
 }
 

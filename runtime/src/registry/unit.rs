@@ -432,6 +432,7 @@ pub enum UnitRef {
     Embedded(&'static KernelUnit),
     /// Another kernel of the same file embeds the unit; it is found in the unit table by id.
     Shared {
+        /// The unit's id.
         id: &'static str,
         /// The kernel file, for messages.
         file: &'static str,
