@@ -1,10 +1,13 @@
 //! Every generated CUDA file in `compiler/tests/out/` must compile, with nvcc and with NVRTC
 //! (docs/architecture.md), so that invalid C fails CI even without a GPU.
 //!
-//! - nvcc: `nvcc -arch=sm_90 -cubin -I <repo>/abi/include`, from `$NVCC` (a command line such as
+//! - nvcc: `nvcc -arch=sm_90 -cubin -I <include>`, from `$NVCC` (a command line such as
 //!   `ccache nvcc`), else `$CUDA_PATH/bin/nvcc`, else `nvcc` on PATH (the build's order).
-//! - NVRTC through cudarc, for `sm_90`, `--std=c++17`, with only `<repo>/abi/include` on the include path:
+//! - NVRTC through cudarc, for `sm_90`, `--std=c++17`, with only `<include>` on the include path:
 //!   the runtime has nothing else when only libnvrtc is installed.
+//!
+//! `<include>` is a scratch folder holding `cuprum_abi::headers::HEADERS` (the headers as embedded,
+//! which is what cuprum-build and NVRTC get), so that the test reads nothing outside this crate.
 //!
 //! `source scripts/cuda-env.sh` provides both. Without them the test fails, unless
 //! `CUPRUM_SKIP_CUDA_COMPILE=1`. `CUPRUM_CUDA_COMPILE_DIR` checks another folder instead of
@@ -28,12 +31,6 @@ const THREADS: usize = 2;
 const HOW_TO: &str = "run `source scripts/cuda-env.sh` first (it installs the CUDA compiler from \
                       PyPI wheels if needed), or set CUPRUM_SKIP_CUDA_COMPILE=1 to skip this test";
 
-fn repo_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .expect("compiler/ has a parent folder")
-        .to_path_buf()
-}
 
 /// All `*.cu` files under `dir` (recursively), sorted, so that failures come in a stable order.
 fn cu_files(dir: &Path) -> Vec<PathBuf> {
@@ -158,8 +155,8 @@ fn generated_cuda_compiles_with_nvcc_and_nvrtc() {
         return;
     }
 
-    let root = repo_root();
-    let dir = env::var_os(DIR_VAR).map_or_else(|| root.join("compiler/tests/out"), PathBuf::from);
+    let dir = env::var_os(DIR_VAR)
+        .map_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/out"), PathBuf::from);
     let files = cu_files(&dir);
     assert!(
         !files.is_empty(),
@@ -186,11 +183,15 @@ fn generated_cuda_compiles_with_nvcc_and_nvrtc() {
             .join(" ")
     );
 
-    let include = root.join("abi/include");
     let out_dir =
         Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("cuda_compile-{}", std::process::id()));
-    fs::create_dir_all(&out_dir)
-        .unwrap_or_else(|e| panic!("cannot create {}: {e}", out_dir.display()));
+    let include = out_dir.join("include");
+    for (name, text) in cuprum_abi::headers::HEADERS {
+        let path = include.join(name);
+        fs::create_dir_all(path.parent().expect("a header's name has a folder"))
+            .unwrap_or_else(|e| panic!("cannot create the folder of {}: {e}", path.display()));
+        fs::write(&path, text).unwrap_or_else(|e| panic!("cannot write {}: {e}", path.display()));
+    }
 
     let next = AtomicUsize::new(0);
     let failures = Mutex::new(Vec::new());
