@@ -72,6 +72,10 @@ impl RowPlan {
         if rows > i32::MAX as usize {
             return Err(Error::InvalidLaunch { kernel: kernel.to_string(), detail: format!("{rows} rows; one launch covers at most {}", i32::MAX) });
         }
+        // The kernel counts columns in 32 bits.
+        if cols > i32::MAX as usize {
+            return Err(Error::InvalidLaunch { kernel: kernel.to_string(), detail: format!("rows of {cols} columns; a row kernel takes at most {}", i32::MAX) });
+        }
         Ok(RowPlan { shape, rows, cols, strides })
     }
 
@@ -95,29 +99,29 @@ impl RowPlan {
         self.strides[k]
     }
 
-    /// The launch: one block per row, about 32 columns per thread (a multiple of 32, at most 256
-    /// threads), and room in shared memory for one row of the cached parameter (elements of
-    /// `cached_bytes` bytes) when it fits in [`ROW_CACHE_BYTES`]; with the kernel's
-    /// `fused_cache` argument (1: the row is cached, 0: every pass reads memory).
+    /// The launch: one block per row, and the kernel's `fused_cache` argument.
     ///
-    /// On an H200, a softmax of (8192, 8192) f32 with 8 columns per step: 0.71 / 0.73 / 0.41 of the
-    /// copy ceiling with blocks of 256 / 512 / 1024 reading the row three times, 0.80 / 0.77 / 0.55
-    /// with the row kept in shared memory after the first pass (`benches/experiments/fuse_rows`).
-    pub fn config(&self, cached_bytes: usize) -> (LaunchConfig<'static>, i64) {
-        let threads = self.cols.div_ceil(32).next_multiple_of(32).clamp(32, 256);
-        let config = LaunchConfig::new(self.rows as u32, threads as u32);
-        let bytes = self.cols.saturating_mul(cached_bytes);
-        if bytes <= ROW_CACHE_BYTES {
-            (config.shared_mem(bytes as u32), 1)
-        } else {
-            (config, 0)
+    /// With 1, each of `block` threads (the kernel's constant) keeps `regs` columns of the cached
+    /// parameter's row (operand `cached`, elements of `cached_bytes` bytes) in registers, all
+    /// loaded at once: when the row has from `block` to `block * regs` columns, the elements take
+    /// at most 8 bytes and the operand's columns are one element apart. Otherwise 0: every pass
+    /// reads memory, about 32 columns per thread (a multiple of 32, at most 256 threads).
+    ///
+    /// A softmax of (8192, 8192) f32 on an H200 (`benches/experiments/fuse_rows/cache.sh`): 0.96 of
+    /// the copy ceiling with the row in registers, 0.63 reading memory in every pass (layer norm
+    /// 0.92 and 0.73). Hand-written, blocks of 256 / 512 / 1024 holding 32 / 16 / 8 columns in
+    /// registers reached 0.89 / 0.84 / 0.69 (`vec.cu`): hence one block size, the smallest.
+    pub fn config(&self, cached: usize, cached_bytes: usize, regs: usize, block: u32) -> (LaunchConfig<'static>, i64) {
+        let rows = self.rows as u32;
+        let full = self.strides.get(cached).is_some_and(|&(_, cs)| cs == 1);
+        let fits = (block as usize..=block as usize * regs).contains(&self.cols);
+        if full && fits && cached_bytes <= 8 {
+            return (LaunchConfig::new(rows, block), 1);
         }
+        let threads = self.cols.div_ceil(32).next_multiple_of(32).clamp(32, 256);
+        (LaunchConfig::new(rows, threads as u32), 0)
     }
 }
-
-/// The most shared memory a row kernel takes for its cached row: what every CUDA device gives a
-/// block without opting in (longer rows are read from memory in every pass).
-pub const ROW_CACHE_BYTES: usize = 48 * 1024;
 
 /// `None` when `a` is C-contiguous, else a C-contiguous copy of it (the row kernel indexes its
 /// operands as flat slices): `let c = contiguous(x)?; let x = c.as_ref().unwrap_or(x);`.
@@ -126,5 +130,39 @@ pub fn contiguous<T: Element>(a: &Array<T>) -> Result<Option<Array<T>>> {
         Ok(None)
     } else {
         a.copy().map(Some)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn launch(shape: &[usize], bytes: usize) -> (u32, i64) {
+        let (config, cache) = RowPlan::new("k", &["x"], &[shape], &[-1]).unwrap().config(0, bytes, 32, 256);
+        (config.block.x, cache)
+    }
+
+    #[test]
+    fn rows_that_fit_the_registers_take_the_kernels_block() {
+        assert_eq!(launch(&[8192, 8192], 4), (256, 1));
+        assert_eq!(launch(&[3, 8192], 8), (256, 1));
+        assert_eq!(launch(&[5, 1000], 4), (256, 1));
+        assert_eq!(launch(&[5, 256], 2), (256, 1));
+    }
+
+    #[test]
+    fn other_rows_and_wider_elements_read_memory_in_every_pass() {
+        assert_eq!(launch(&[2, 8193], 4), (256, 0));
+        assert_eq!(launch(&[2, 20000], 8), (256, 0));
+        assert_eq!(launch(&[5, 255], 4), (32, 0));
+        assert_eq!(launch(&[5, 7], 4), (32, 0));
+        assert_eq!(launch(&[4, 4096], 16), (128, 0));
+    }
+
+    #[test]
+    fn a_cached_operand_broadcast_along_the_row_reads_memory() {
+        let plan = RowPlan::new("k", &["x", "y"], &[&[4, 1], &[4, 300]], &[-1]).unwrap();
+        assert_eq!(plan.config(0, 4, 32, 256).1, 0);
+        assert_eq!(plan.config(1, 4, 32, 256).1, 1);
     }
 }

@@ -1,24 +1,34 @@
-// The generated softmax row kernel of benches/src/fused.rs (generated.cu, `cuprum emit`) with its
-// row cached in shared memory or not, for each block size (H200/H100: run by cache.sh).
-#include "generated.cu"
+// The generated softmax and layer norm row kernels of benches/src/fused.rs (generated.cu,
+// `cuprum emit benches/src/fused.rs`), with the row in registers (fused_cache = 1, as
+// RowPlan::config launches rows of 256 to 256 x 32 columns, blocks of 256) or read from memory in every pass (0),
+// for a few block sizes, against cudaMemcpy D2D of the same bytes in the same run, outputs checked
+// on a few rows against a host reference in f64 (H200/H100: run by cache.sh).
+#ifndef GENERATED
+#define GENERATED "generated.cu"
+#endif
+#include GENERATED
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <vector>
-
-typedef void (*Kernel)(cuprum::RoSlice<f32>, i64, i64, cuprum::Slice<f32>, i64, i64);
 
 int main() {
     const i64 R = 8192, C = 8192;
     const size_t n = (size_t)R * C;
-    std::vector<float> h(n);
+    std::vector<float> h(n), hg(C), hb(C);
     for (size_t i = 0; i < n; ++i) h[i] = (float)((i * 2654435761ull) % 1009) / 97.0f - 5.0f;
-    float *x, *y;
+    for (i64 i = 0; i < C; ++i) { hg[i] = 1.0f + (i % 7) * 0.1f; hb[i] = (i % 5) * 0.2f - 0.4f; }
+    float *x, *y, *g, *b;
     cudaMalloc(&x, n * 4);
     cudaMalloc(&y, n * 4);
+    cudaMalloc(&g, C * 4);
+    cudaMalloc(&b, C * 4);
     cudaMemcpy(x, h.data(), n * 4, cudaMemcpyHostToDevice);
-    cudaEvent_t a, b;
+    cudaMemcpy(g, hg.data(), C * 4, cudaMemcpyHostToDevice);
+    cudaMemcpy(b, hb.data(), C * 4, cudaMemcpyHostToDevice);
+    cudaEvent_t a, e;
     cudaEventCreate(&a);
-    cudaEventCreate(&b);
+    cudaEventCreate(&e);
     auto time = [&](auto f) {
         f();
         cudaDeviceSynchronize();
@@ -26,10 +36,10 @@ int main() {
         for (int r = 0; r < 7; ++r) {
             cudaEventRecord(a);
             for (int k = 0; k < 10; ++k) f();
-            cudaEventRecord(b);
-            cudaEventSynchronize(b);
+            cudaEventRecord(e);
+            cudaEventSynchronize(e);
             float ms;
-            cudaEventElapsedTime(&ms, a, b);
+            cudaEventElapsedTime(&ms, a, e);
             t.push_back(ms / 10);
         }
         std::sort(t.begin(), t.end());
@@ -37,12 +47,41 @@ int main() {
     };
     float copy = time([&] { cudaMemcpyAsync(y, x, n * 4, cudaMemcpyDeviceToDevice); });
     printf("copy D2D: %.3f ms\n", copy);
-    Kernel k = cuprum_rawkernel_softmax;
+    std::vector<float> out(n);
+    auto check = [&](bool ln) {
+        cudaMemcpy(out.data(), y, n * 4, cudaMemcpyDeviceToHost);
+        double worst = 0;
+        for (i64 r = 0; r < R; r += 997) {
+            const float* row = &h[r * C];
+            if (ln) {
+                double mu = 0, var = 0;
+                for (i64 c = 0; c < C; ++c) mu += row[c];
+                mu /= C;
+                for (i64 c = 0; c < C; ++c) var += (row[c] - mu) * (row[c] - mu);
+                double inv = 1 / std::sqrt(var / C + 1e-5);
+                for (i64 c = 0; c < C; ++c) worst = std::max(worst, std::fabs(out[r * C + c] - ((row[c] - mu) * inv * hg[c] + hb[c])));
+            } else {
+                double m = -INFINITY, s = 0;
+                for (i64 c = 0; c < C; ++c) m = std::max(m, (double)row[c]);
+                for (i64 c = 0; c < C; ++c) s += std::exp(row[c] - m);
+                for (i64 c = 0; c < C; ++c) worst = std::max(worst, std::fabs(out[r * C + c] - std::exp(row[c] - m) / s) / (std::exp(row[c] - m) / s));
+            }
+        }
+        return worst;
+    };
     for (int cache : {0, 1}) {
-        for (int threads : {128, 256, 512, 1024}) {
-            size_t smem = cache ? C * 4 : 0;
-            float t = time([&] { k<<<R, threads, smem>>>(cuprum::RoSlice<f32>{x, n}, C, 1, cuprum::Slice<f32>{y, n}, C, cache); });
-            printf("generated cache %d block %4d: %.3f ms, %.3f of copy (%s)\n", cache, threads, t, copy / t, cudaGetErrorString(cudaGetLastError()));
+        for (int threads : {256, 512, 1024}) {
+            if (cache == 0 ? threads == 1024 : threads != 256) continue;  // cache 1: blocks of ROW_BLOCK
+            cudaMemset(y, 0xff, n * 4);
+            float t = time([&] { cuprum_rawkernel_softmax<<<R, threads>>>(cuprum::RoSlice<f32>{x, n}, C, 1, cuprum::Slice<f32>{y, n}, C, cache); });
+            cudaError_t err = cudaDeviceSynchronize();
+            printf("generated softmax    cache %d block %4d: %.3f ms, %.3f of copy, worst err %.1e (%s)\n", cache, threads, t, copy / t, check(false), cudaGetErrorString(err));
+            cudaMemset(y, 0xff, n * 4);
+            t = time([&] {
+                cuprum_rawkernel_layer_norm<<<R, threads>>>(cuprum::RoSlice<f32>{x, n}, C, 1, cuprum::RoSlice<f32>{g, (u64)C}, 0, 1, cuprum::RoSlice<f32>{b, (u64)C}, 0, 1, 1e-5f, cuprum::Slice<f32>{y, n}, C, cache);
+            });
+            err = cudaDeviceSynchronize();
+            printf("generated layer norm cache %d block %4d: %.3f ms, %.3f of copy, worst err %.1e (%s)\n", cache, threads, t, copy / t, check(true), cudaGetErrorString(err));
         }
     }
     return 0;

@@ -1,6 +1,11 @@
 #!/usr/bin/env bash
 # On the GPU machine, from the repository root: bash benches/experiments/fuse_rows/cache.sh
+# Times cache.cu over generated.cu and over every other generated_*.cu here (variants of the
+# generator emitted side by side).
 set -e
 d=benches/experiments/fuse_rows
-/usr/local/cuda/bin/nvcc -O3 -std=c++17 -arch=sm_90 -I abi/include -o /tmp/fuse_cache $d/cache.cu -Xptxas -v 2>&1 | grep -A1 "cuprum_rawkernel_softmax'" | grep registers || true
-/tmp/fuse_cache
+for f in $d/generated*.cu; do
+    echo "== $(basename $f)"
+    /usr/local/cuda/bin/nvcc -O3 -std=c++17 -arch=sm_90 -I abi/include -I $d -DGENERATED="\"$(basename $f)\"" -o /tmp/fuse_cache $d/cache.cu -Xptxas -v 2>&1 | grep -A3 -E "entry function 'cuprum_rawkernel_(softmax|layer_norm)'" | grep -E "registers|spill" || true
+    /tmp/fuse_cache
+done

@@ -20,7 +20,7 @@ use quote::{format_ident, quote, ToTokens};
 
 use super::Context;
 use crate::front::AttrKind;
-use crate::fuse::{Fused, Plan, ROW_COLS, ROW_OUT};
+use crate::fuse::{Fused, Plan, ROW_BLOCK, ROW_COLS, ROW_OUT, ROW_REGS};
 
 /// The expansion of `#[fuse(attr)] item`.
 pub fn expand_fuse(attr: TokenStream, item: TokenStream, cx: &Context) -> TokenStream {
@@ -124,6 +124,9 @@ fn call_fn(f: &syn::ItemFn, fused: &Fused, hidden: &syn::Ident) -> TokenStream {
                 }
             }
             let (out_ident, cols) = (format_ident!("{}", ROW_OUT), format_ident!("{}", ROW_COLS));
+            let (regs, block) = (proc_macro2::Literal::usize_unsuffixed(ROW_REGS), proc_macro2::Literal::u32_unsuffixed(ROW_BLOCK as u32));
+            // The cached parameter's position among the array operands (RowPlan's numbering).
+            let cached_k = fused.params[..*cached].iter().filter(|p| p.array).count();
             quote! {
                 let __cuprum_plan = __cuprum::fuse::RowPlan::new(#name_str, &[#(#names),*], &[#(#arrays.shape()),*], &[#((#axes) as isize),*])?;
                 let __cuprum_stream = __cuprum::Stream::current_for(#first.device())?;
@@ -133,15 +136,18 @@ fn call_fn(f: &syn::ItemFn, fused: &Fused, hidden: &syn::Ident) -> TokenStream {
                 }
                 #(#prepare)*
                 let #cols = __cuprum_plan.cols();
-                let (__cuprum_config, __cuprum_cache) = __cuprum_plan.config(::core::mem::size_of::<#cached_ty>());
+                let (__cuprum_config, __cuprum_cache) = __cuprum_plan.config(#cached_k, ::core::mem::size_of::<#cached_ty>(), #regs, #block);
                 // SAFETY: the kernel reads operand `k`'s element (r, j) at `r * rs + j * cs` for r
                 // below the plan's rows and j below its columns, and writes the output's at
                 // `r * cols + j`: `RowPlan::new` checked each operand's shape against the output's
-                // (its row stride is 0 or its row length, its column stride 0 or 1), every operand
+                // (its row stride is 0 or its row length, its column stride 0 or 1, which the
+                // kernel takes as a mask of the column: all ones or 0), every operand
                 // is C-contiguous, the output has the plan's shape, and the plan's launch has one
                 // block per row and at most 1024 threads (32 warps, the partials' slots); with
-                // `__cuprum_cache` = 1 it gives the cached row `cols` elements of dynamic shared
-                // memory, which the kernel indexes by column.
+                // `__cuprum_cache` = 1 it has exactly ROW_BLOCK threads, at least `cols / ROW_REGS`
+                // (each thread's columns of the cached row fit its registers) and the cached operand's column
+                // stride is 1; a column past the row's end is clamped to the last one, which
+                // exists: the plan is not empty); the plan has at most `i32::MAX` columns (the kernel counts them in `u32`).
                 unsafe { #kernel::launch(&__cuprum_config.stream(&__cuprum_stream), #(#args,)* &mut #out_ident, #cols, __cuprum_cache)? };
                 ::core::result::Result::Ok(#out_ident)
             }

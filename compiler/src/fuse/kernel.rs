@@ -156,8 +156,9 @@ pub fn reduction(f: &syn::ItemFn, g: &Graph, out: &syn::Type, floats: &[String])
 }
 
 /// What a pass of a row kernel does with the row of the cached parameter (index into
-/// [`Graph::params`]): the first pass that reads it keeps it in shared memory, the later ones read
-/// it from there (when the call gave the kernel room for it: `fused_cache != 0`).
+/// [`Graph::params`]): the first pass that reads it loads the thread's columns of the row into
+/// registers (`fused_r0` .. `fused_r{ROW_REGS - 1}`), the later ones read them from there (when the
+/// call launched enough threads for that: `fused_cache != 0`).
 #[derive(Clone, Copy)]
 enum Cache {
     None,
@@ -172,24 +173,45 @@ enum Cache {
 /// (`benches/experiments/fuse_rows`).
 pub const ROW_UNROLL: usize = 8;
 
+/// Columns of the cached row each thread keeps in registers (`fused_cache != 0`: rows of
+/// [`ROW_BLOCK`] to `ROW_BLOCK * ROW_REGS` columns, `runtime::fuse::RowPlan::config`). All of a
+/// thread's columns are loaded at once, before the first reduction uses them. A softmax of
+/// (8192, 8192) f32 on an H200 (`benches/experiments/fuse_rows/cache.sh`): 0.96 of the copy
+/// ceiling (layer norm 0.92), where 8 columns per step with the row kept in shared memory reached
+/// 0.77 (layer norm 0.55).
+pub const ROW_REGS: usize = 32;
+
+/// The block size of a row kernel holding its row in registers (`fused_cache != 0`): a constant,
+/// so that a thread's columns are constant offsets from its first (folded into the loads and
+/// stores). With the block size read at run time, the same kernel spent about 30 more integer
+/// instructions per element on addresses and tests and reached 0.49 of the copy ceiling instead
+/// of 0.89 (a softmax of (8192, 8192) f32 on an H200, `benches/experiments/fuse_rows/vec.cu`).
+pub const ROW_BLOCK: usize = 256;
+
+/// Accumulators per thread of a reduction over registers: column `u` goes to partial
+/// `u % ROW_PARTIALS`, so that the steps of one thread are not one chain of dependent operations
+/// (a NaN-propagating max is three). The loop over memory uses the first only.
+const ROW_PARTIALS: usize = 4;
+
 /// The element loop of a row kernel over the columns of row `fused_row`: for each column `c`
 /// (`fused_c`), the loads of the array parameters `root` needs, its other element values, then
-/// `consume` (which reads `value(root)` and `fused_c`). [`ROW_UNROLL`] columns per step, their
-/// loads first, then the remaining columns one by one.
+/// `consume(p)` (which reads `value(root)` and `fused_c`; `p` below [`ROW_PARTIALS`] names the
+/// partial accumulator a reduction may use for this column).
 ///
-/// A pass that stores or reads the cached row is written twice, for `fused_cache != 0` and for
-/// 0, so that no element pays for the test (a test per element kept the loads of a step apart:
-/// 0.50 of the copy ceiling instead of 0.69 for a softmax on an H200, even uncached).
-fn row_loop(g: &Graph, root: usize, consume: &TokenStream, cache: Cache) -> TokenStream {
+/// A pass that loads or reads the cached row is written twice: from registers for
+/// `fused_cache != 0` ([`row_regs`]), and as a loop reading memory for 0 ([`row_loop_with`]), so
+/// that no element pays for the test (a test per element kept the loads of a step apart: 0.50 of
+/// the copy ceiling instead of 0.69 for a softmax on an H200, even uncached).
+fn row_loop(g: &Graph, root: usize, consume: &dyn Fn(usize) -> TokenStream, cache: Cache) -> TokenStream {
     let reads_cached = match cache {
         Cache::Store(c) | Cache::Load(c) => array_loads(g, root).contains(&c),
         Cache::None => false,
     };
     if !reads_cached {
-        return row_loop_with(g, root, consume, Cache::None);
+        return row_loop_with(g, root, consume);
     }
-    let cached = row_loop_with(g, root, consume, cache);
-    let plain = row_loop_with(g, root, consume, Cache::None);
+    let cached = row_regs(g, root, consume, cache);
+    let plain = row_loop_with(g, root, consume);
     quote! {
         if fused_cache != 0 {
             #cached
@@ -199,43 +221,48 @@ fn row_loop(g: &Graph, root: usize, consume: &TokenStream, cache: Cache) -> Toke
     }
 }
 
-/// [`row_loop`] for one case: `cache` stores or reads the row unconditionally.
-fn row_loop_with(g: &Graph, root: usize, consume: &TokenStream, cache: Cache) -> TokenStream {
-    let cols = format_ident!("{}", super::ROW_COLS);
+/// The element nodes a pass computing `root` defines, and its loads: (node, parameter) for each
+/// array parameter it reads.
+fn pass_nodes(g: &Graph, root: usize) -> (Vec<usize>, Vec<(usize, usize)>) {
     let nodes: Vec<usize> = g.needed(root, &|n| n.class != Class::Elem).into_iter().filter(|&n| g.nodes[n].class == Class::Elem).collect();
-    let loads: Vec<(usize, &syn::Ident)> = nodes
+    let loads = nodes
         .iter()
         .filter_map(|&n| match &g.nodes[n].op {
-            Op::Param(k) => Some((n, &g.params[*k].name)),
+            Op::Param(k) => Some((n, *k)),
             _ => None,
         })
         .collect();
+    (nodes, loads)
+}
+
+/// Parameter `k`'s element of row `fused_row` at column `col` (a `u32`): its row's first element
+/// `fused_base_{p}` plus the column masked by `fused_mask_{p}` (all ones, or 0 where its column
+/// stride is 0). Columns are `u32` and the mask stands for the stride (0 or 1), so that a load
+/// costs no 64-bit multiplication: indexed as `(row * rs + col * cs) as usize`, a softmax of
+/// (8192, 8192) f32 reached 0.52 of the copy ceiling on an H200 where the same kernel indexed in
+/// 32 bits reached 0.88 (`benches/experiments/fuse_rows/vec.cu`).
+fn global(g: &Graph, k: usize, col: &TokenStream) -> TokenStream {
+    let p = &g.params[k].name;
+    let (base, mask) = (format_ident!("fused_base_{}", p), format_ident!("fused_mask_{}", p));
+    quote!(#p[#base + ((#col & #mask) as usize)])
+}
+
+/// [`row_loop`] reading memory: [`ROW_UNROLL`] columns per step, their loads first, then the
+/// remaining columns one by one.
+fn row_loop_with(g: &Graph, root: usize, consume: &dyn Fn(usize) -> TokenStream) -> TokenStream {
+    let consume = consume(0);
+    let (nodes, loads) = pass_nodes(g, root);
     let defs: Vec<TokenStream> = nodes.iter().filter_map(|&n| define(g, n)).collect();
-    // A load of parameter `p` at column `col` into `name`, and the store that keeps it in shared
-    // memory (in the first pass that reads the cached parameter). The stores of a step come after
-    // all its loads: a store waits for its value, and the loads behind it would wait too.
-    let load = |p: &syn::Ident, name: &syn::Ident, col: &TokenStream| -> (TokenStream, Option<TokenStream>) {
-        let (rs, cs) = (format_ident!("{}_rs", p), format_ident!("{}_cs", p));
-        let global = quote!(#p[(fused_row * #rs + #col * #cs) as usize]);
-        match cache {
-            Cache::Store(c) if *p == g.params[c].name => (quote!(let #name = #global;), Some(quote!(fused_buf[#col as usize] = #name;))),
-            Cache::Load(c) if *p == g.params[c].name => (quote!(let #name = fused_buf[#col as usize];), None),
-            _ => (quote!(let #name = #global;), None),
-        }
-    };
     let mut step_loads = Vec::new();
     let mut slots = Vec::new();
     for u in 0..ROW_UNROLL {
         let col = format_ident!("fused_c{}", u);
-        let offset = proc_macro2::Literal::i64_unsuffixed(u as i64);
+        let offset = proc_macro2::Literal::u32_unsuffixed(u as u32);
         step_loads.push(quote!(let #col = fused_j + #offset * fused_nt;));
         let mut rebind = Vec::new();
-        for &(n, p) in &loads {
-            let slot = format_ident!("v{}_{}", n, u);
-            let (l, store) = load(p, &slot, &quote!(#col));
-            step_loads.push(l);
-            rebind.extend(store);
-            let v = v(n);
+        for &(n, k) in &loads {
+            let (slot, v, load) = (format_ident!("v{}_{}", n, u), v(n), global(g, k, &quote!(#col)));
+            step_loads.push(quote!(let #slot = #load;));
             rebind.push(quote!(let #v = #slot;));
         }
         slots.push(quote!({
@@ -245,23 +272,20 @@ fn row_loop_with(g: &Graph, root: usize, consume: &TokenStream, cache: Cache) ->
             #consume
         }));
     }
-    let one_loads: Vec<TokenStream> = loads
-        .iter()
-        .flat_map(|&(n, p)| {
-            let (l, store) = load(p, &v(n), &quote!(fused_c));
-            std::iter::once(l).chain(store)
-        })
-        .collect();
-    let last = proc_macro2::Literal::i64_unsuffixed(ROW_UNROLL as i64 - 1);
-    let step = proc_macro2::Literal::i64_unsuffixed(ROW_UNROLL as i64);
+    let one_loads = loads.iter().map(|&(n, k)| {
+        let (v, load) = (v(n), global(g, k, &quote!(fused_c)));
+        quote!(let #v = #load;)
+    });
+    let last = proc_macro2::Literal::u32_unsuffixed(ROW_UNROLL as u32 - 1);
+    let step = proc_macro2::Literal::u32_unsuffixed(ROW_UNROLL as u32);
     quote! {
         let mut fused_j = fused_tid;
-        while fused_j + #last * fused_nt < #cols {
+        while fused_j + #last * fused_nt < fused_n {
             #(#step_loads)*
             #(#slots)*
             fused_j += #step * fused_nt;
         }
-        while fused_j < #cols {
+        while fused_j < fused_n {
             let fused_c = fused_j;
             #(#one_loads)*
             #(#defs)*
@@ -269,6 +293,87 @@ fn row_loop_with(g: &Graph, root: usize, consume: &TokenStream, cache: Cache) ->
             fused_j += fused_nt;
         }
     }
+}
+
+/// [`row_regs_with`] written twice: for a thread whose [`ROW_REGS`] columns are all in the row
+/// (no test per column: a softmax of (8192, 8192) f32 on an H200 went from 0.84 to 0.96 of the copy
+/// ceiling, `benches/experiments/fuse_rows/cache.sh`), and for the others.
+fn row_regs(g: &Graph, root: usize, consume: &dyn Fn(usize) -> TokenStream, cache: Cache) -> TokenStream {
+    let full = row_regs_with(g, root, consume, cache, true);
+    let part = row_regs_with(g, root, consume, cache, false);
+    let all = proc_macro2::Literal::u32_unsuffixed(ROW_REGS as u32);
+    quote! {
+        if fused_live == #all {
+            #full
+        } else {
+            #part
+        }
+    }
+}
+
+/// [`row_loop`] over the thread's [`ROW_REGS`] columns `fused_tid + u * ROW_BLOCK`, the cached
+/// parameter's in registers `fused_r{u}`: a `Store` pass first loads all of them (those in the
+/// row), then, [`ROW_UNROLL`] columns at a time, the loads of the other parameters (a column past
+/// the row's end loads the last column: these loads are unconditional) and the columns' work
+/// (for columns in the row). With `full`, every column is in the row (`fused_live == ROW_REGS`):
+/// no tests, no clamps.
+fn row_regs_with(g: &Graph, root: usize, consume: &dyn Fn(usize) -> TokenStream, cache: Cache, full: bool) -> TokenStream {
+    let (nodes, loads) = pass_nodes(g, root);
+    let defs: Vec<TokenStream> = nodes.iter().filter_map(|&n| define(g, n)).collect();
+    let (Cache::Store(cached) | Cache::Load(cached)) = cache else { unreachable!("a pass reading the cached row") };
+    let col = |u: usize| {
+        let offset = proc_macro2::Literal::u32_unsuffixed((u * ROW_BLOCK) as u32);
+        quote!((fused_tid + #offset))
+    };
+    // Column `u` of the thread is in the row.
+    // `body` where column `u` is in the row.
+    let guard = |u: usize, body: TokenStream| {
+        let u = proc_macro2::Literal::u32_unsuffixed(u as u32);
+        if full { body } else { quote!(if #u < fused_live { #body }) }
+    };
+    let clamped = |u: usize| {
+        let c = col(u);
+        if full { c } else { quote!(#c.min(fused_n - 1)) }
+    };
+    let mut out = Vec::new();
+    if let Cache::Store(_) = cache {
+        // The cached parameter's column stride is 1 (`RowPlan::config`): its loads are the row's
+        // start plus multiples of the block (constants: the compiler folds them into the loads).
+        let (p, base) = (&g.params[cached].name, format_ident!("fused_base_{}", g.params[cached].name));
+        out.push(quote!(let fused_at = #base + fused_tid as usize;));
+        for u in 0..ROW_REGS {
+            let r = format_ident!("fused_r{}", u);
+            let offset = proc_macro2::Literal::usize_unsuffixed(u * ROW_BLOCK);
+            out.push(guard(u, quote!(#r = #p[fused_at + #offset];)));
+        }
+    }
+    for first in (0..ROW_REGS).step_by(ROW_UNROLL) {
+        let mut work = Vec::new();
+        for u in first..first + ROW_UNROLL {
+            let c = col(u);
+            let mut rebind = Vec::new();
+            for &(n, k) in &loads {
+                let v = v(n);
+                if k == cached {
+                    let r = format_ident!("fused_r{}", u);
+                    rebind.push(quote!(let #v = #r;));
+                } else {
+                    let (slot, load) = (format_ident!("v{}_{}", n, u), global(g, k, &clamped(u)));
+                    out.push(quote!(let #slot = #load;));
+                    rebind.push(quote!(let #v = #slot;));
+                }
+            }
+            let consume = consume(u % ROW_PARTIALS);
+            work.push(guard(u, quote!({
+                let fused_c = #c;
+                #(#rebind)*
+                #(#defs)*
+                #consume
+            })));
+        }
+        out.extend(work);
+    }
+    quote!(#(#out)*)
 }
 
 /// The array parameters (indices into [`Graph::params`]) a pass computing `root` reads.
@@ -282,9 +387,9 @@ fn array_loads(g: &Graph, root: usize) -> Vec<usize> {
         .collect()
 }
 
-/// The parameter whose row a row kernel keeps in shared memory: the first array parameter the
-/// first pass reads (softmax's and layer norm's `x`), so that the later passes do not read it
-/// from memory again.
+/// The parameter whose row a row kernel keeps in registers: the first array parameter the first
+/// pass reads (softmax's and layer norm's `x`), so that the later passes do not read it from
+/// memory again.
 pub fn cached_param(g: &Graph) -> usize {
     let first = g.reductions()[0];
     let Op::Reduce(r) = &g.nodes[first].op else { unreachable!("a reduction") };
@@ -300,8 +405,8 @@ pub fn cached_param(g: &Graph) -> usize {
 /// Parameters: each array parameter `x` as `x: &[T], x_rs: i64, x_cs: i64` (its element at row
 /// `r`, column `j` is `x[r * x_rs + j * x_cs]`: 0 for a broadcast axis), each scalar by value,
 /// then `fused_out: &mut [U]` (C-contiguous), `fused_cols: i64` and `fused_cache: i64` (nonzero:
-/// the launch gave `fused_cols` elements of dynamic shared memory for the cached parameter's row,
-/// [`Cache`]). Unchecked: the caller
+/// the launch has at least `fused_cols / ROW_REGS` threads, so that each thread can hold its
+/// columns of the cached parameter's row in registers, [`Cache`]). Unchecked: the caller
 /// (`runtime::fuse::RowPlan`, through the generated `call`) guarantees every index is in range.
 /// `cached` is [`cached_param`]'s choice, as the plan recorded it.
 pub fn rows(f: &syn::ItemFn, g: &Graph, out: &syn::Type, floats: &[String], cached: usize) -> Result<syn::ItemFn, syn::Error> {
@@ -333,10 +438,15 @@ pub fn rows(f: &syn::ItemFn, g: &Graph, out: &syn::Type, floats: &[String], cach
     let ready = |defined: &[bool], n: usize| operands(&g.nodes[n].op).iter().all(|&o| defined[o]);
     let reductions = g.reductions();
     let loads_of = |root: usize| -> Vec<usize> { array_loads(g, root) };
-    let cached_ty = &g.params[cached].elem;
+    // The row is worth keeping only when a later pass reads it again.
+    let passes = reductions.iter().filter_map(|&n| match &g.nodes[n].op {
+        Op::Reduce(r) => Some(r.arg),
+        _ => None,
+    });
+    let keep = passes.chain([g.out]).filter(|&root| loads_of(root).contains(&cached)).count() > 1;
     let mut stored = false;
     let mut mode = |root: usize| {
-        if !loads_of(root).contains(&cached) {
+        if !keep || !loads_of(root).contains(&cached) {
             Cache::None
         } else if stored {
             Cache::Load(cached)
@@ -355,15 +465,27 @@ pub fn rows(f: &syn::ItemFn, g: &Graph, out: &syn::Type, floats: &[String], cach
         let id = identity(r.op, &ty, float);
         let (acc, shared, res) = (format_ident!("fused_acc{}", k), format_ident!("fused_red{}", k), v(red));
         let x = value(g, r.arg);
-        let step = combine(r.op, float, &quote!(#acc), &x);
-        let elements = row_loop(g, r.arg, &quote!(#acc = #step;), mode(r.arg));
+        let partials: Vec<syn::Ident> = (0..ROW_PARTIALS).map(|p| format_ident!("fused_acc{}_{}", k, p)).collect();
+        let consume = |p: usize| {
+            let a = &partials[p];
+            let step = combine(r.op, float, &quote!(#a), &x);
+            quote!(#a = #step;)
+        };
+        let elements = row_loop(g, r.arg, &consume, mode(r.arg));
+        let first = &partials[0];
+        let gather_partials = partials[1..].iter().map(|p| {
+            let c = combine(r.op, float, &quote!(#acc), &quote!(#p));
+            quote!(#acc = #c;)
+        });
         let shfl = combine(r.op, float, &quote!(#acc), &quote!(shfl_xor_sync(u32::MAX, #acc, fused_m)));
         let gather = combine(r.op, float, &quote!(#res), &quote!(#shared[fused_w]));
         let finish = (r.op == ReduceOp::Mean).then(|| quote!(let #res = #res / #ty::from_i64(#cols);));
         body.push(quote! {
             let #shared = shared_array::<#ty, 32>();
-            let mut #acc = #id;
+            #(let mut #partials = #id;)*
             #elements
+            let mut #acc = #first;
+            #(#gather_partials)*
             let mut fused_m = 16u32;
             while fused_m > 0 {
                 #acc = #shfl;
@@ -392,16 +514,41 @@ pub fn rows(f: &syn::ItemFn, g: &Graph, out: &syn::Type, floats: &[String], cach
     }
     let result = value(g, g.out);
     let last = mode(g.out);
-    body.push(row_loop(g, g.out, &quote!(#fused_out[(fused_row * #cols + fused_c) as usize] = #result;), last));
+    body.push(row_loop(g, g.out, &|_| quote!(#fused_out[fused_base_out + fused_c as usize] = #result;), last));
+    // Where each array parameter's row starts, and its column mask ([`global`]).
+    let bases = g.params.iter().filter(|p| p.array).map(|p| {
+        let n = &p.name;
+        let (rs, cs, base, mask) = (format_ident!("{}_rs", n), format_ident!("{}_cs", n), format_ident!("fused_base_{}", n), format_ident!("fused_mask_{}", n));
+        quote! {
+            let #base = (fused_row * #rs) as usize;
+            let #mask = if #cs != 0 { u32::MAX } else { 0u32 };
+        }
+    });
+    // The registers of the cached row, declared where every pass sees them (starting as the row's
+    // first element: any value of the type will do).
+    let registers = keep.then(|| {
+        let first = global(g, cached, &quote!(0u32));
+        let regs = (0..ROW_REGS).map(|u| format_ident!("fused_r{}", u));
+        let block = proc_macro2::Literal::u32_unsuffixed(ROW_BLOCK as u32);
+        quote! {
+            let fused_first = #first;
+            #(let mut #regs = fused_first;)*
+            // How many of the thread's columns are in the row (with blocks of ROW_BLOCK).
+            let fused_live = if fused_tid < fused_n { (fused_n - fused_tid + (#block - 1)) / #block } else { 0u32 };
+        }
+    });
     Ok(syn::parse_quote! {
         #vis fn #name #generics (#(#params,)* #fused_out: &mut [#out], #cols: i64, fused_cache: i64) #where_clause {
             let fused_row = block_idx().x as i64;
-            let fused_buf = dynamic_shared::<#cached_ty>();
-            let fused_tid = thread_idx().x as i64;
-            let fused_nt = block_dim().x as i64;
+            let fused_tid = thread_idx().x;
+            let fused_nt = block_dim().x;
+            let fused_n = #cols as u32;
+            let fused_base_out = (fused_row * #cols) as usize;
+            #(#bases)*
             let fused_lane = lane_id();
             let fused_warp = (fused_tid / 32) as usize;
             let fused_nwarps = ((fused_nt + 31) / 32) as usize;
+            #registers
             #(#body)*
         }
     })

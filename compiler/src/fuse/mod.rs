@@ -25,6 +25,7 @@ use syn::spanned::Spanned;
 use crate::diag::Diagnostics;
 use crate::front::AttrKind;
 use graph::{Class, Graph, Op, ReduceOp};
+pub use kernel::{ROW_BLOCK, ROW_REGS};
 
 /// How the fused function runs.
 #[derive(Debug, Clone)]
@@ -35,7 +36,7 @@ pub enum Plan {
     Reduce { axis: Option<syn::Expr>, axes: Option<syn::Expr>, keepdims: Option<syn::Expr> },
     /// One raw kernel, one block per row of the broadcast shape; `axes` are the axes the
     /// reductions name (each must be the last: checked at the call, where the rank is known);
-    /// `cached` the parameter whose row the kernel keeps in shared memory.
+    /// `cached` the parameter whose row the kernel keeps in registers.
     Rows { axes: Vec<syn::Expr>, cached: usize },
 }
 

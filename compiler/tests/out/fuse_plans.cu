@@ -6,8 +6,6 @@
 #include <cuprum/elementwise.h>
 #include <cuprum/reduction.h>
 
-extern __shared__ __align__(16) unsigned char cuprum_dynamic_smem[];
-
 template <typename T>
 __device__ __forceinline__ T softplus_map(u64 _ci, u64 _cn, T x) {
     return cuprum::ln(cuprum::num<T>::one() + cuprum::exp(x));
@@ -93,41 +91,113 @@ CUPRUM_INSTANTIATE_dot_rows_cols(cuprum_reduction_dot_rows_cols)
 
 __device__ __forceinline__ void rms_norm_body(cuprum::RoSlice<f32> x, i64 x_rs, i64 x_cs, cuprum::RoSlice<f32> w, i64 w_rs, i64 w_cs, f32 eps, cuprum::Slice<f32> fused_out, i64 fused_cols, i64 fused_cache) {
     i64 fused_row = (i64)blockIdx.x;
-    cuprum::Slice<f32> fused_buf = cuprum::Slice<f32>{reinterpret_cast<f32*>(cuprum_dynamic_smem), cuprum::dynamic_shared_bytes() / (u32)sizeof(f32)};
-    i64 fused_tid = (i64)threadIdx.x;
-    i64 fused_nt = (i64)blockDim.x;
+    u32 fused_tid = threadIdx.x;
+    u32 fused_nt = blockDim.x;
+    u32 fused_n = (u32)fused_cols;
+    u64 fused_base_out = (u64)cuprum::mul(fused_row, fused_cols);
+    u64 fused_base_x = (u64)cuprum::mul(fused_row, x_rs);
+    u32 fused_mask_x;
+    if (x_cs != 0ll) {
+        fused_mask_x = cuprum::num<u32>::max_value();
+    } else {
+        fused_mask_x = 0u;
+    }
+    u64 fused_base_w = (u64)cuprum::mul(fused_row, w_rs);
+    u32 fused_mask_w;
+    if (w_cs != 0ll) {
+        fused_mask_w = cuprum::num<u32>::max_value();
+    } else {
+        fused_mask_w = 0u;
+    }
     u32 fused_lane = cuprum::lane_id();
-    u64 fused_warp = (u64)cuprum::div(fused_tid, 32ll);
-    u64 fused_nwarps = (u64)cuprum::div(cuprum::add(fused_nt, 31ll), 32ll);
+    u64 fused_warp = (u64)cuprum::div(fused_tid, 32u);
+    u64 fused_nwarps = (u64)cuprum::div(fused_nt + 31u, 32u);
+    f32 fused_first = x[fused_base_x + ((u64)(0u & fused_mask_x))];
+    f32 fused_r0 = fused_first;
+    f32 fused_r1 = fused_first;
+    f32 fused_r2 = fused_first;
+    f32 fused_r3 = fused_first;
+    f32 fused_r4 = fused_first;
+    f32 fused_r5 = fused_first;
+    f32 fused_r6 = fused_first;
+    f32 fused_r7 = fused_first;
+    f32 fused_r8 = fused_first;
+    f32 fused_r9 = fused_first;
+    f32 fused_r10 = fused_first;
+    f32 fused_r11 = fused_first;
+    f32 fused_r12 = fused_first;
+    f32 fused_r13 = fused_first;
+    f32 fused_r14 = fused_first;
+    f32 fused_r15 = fused_first;
+    f32 fused_r16 = fused_first;
+    f32 fused_r17 = fused_first;
+    f32 fused_r18 = fused_first;
+    f32 fused_r19 = fused_first;
+    f32 fused_r20 = fused_first;
+    f32 fused_r21 = fused_first;
+    f32 fused_r22 = fused_first;
+    f32 fused_r23 = fused_first;
+    f32 fused_r24 = fused_first;
+    f32 fused_r25 = fused_first;
+    f32 fused_r26 = fused_first;
+    f32 fused_r27 = fused_first;
+    f32 fused_r28 = fused_first;
+    f32 fused_r29 = fused_first;
+    f32 fused_r30 = fused_first;
+    f32 fused_r31 = fused_first;
+    u32 fused_live;
+    if (fused_tid < fused_n) {
+        fused_live = cuprum::div((fused_n - fused_tid) + (256u - 1u), 256u);
+    } else {
+        fused_live = 0u;
+    }
     __shared__ f32 fused_red0[32];
-    f32 fused_acc0 = cuprum::num<f32>::neg_infinity();
+    f32 fused_acc0_0 = cuprum::num<f32>::neg_infinity();
+    f32 fused_acc0_1 = cuprum::num<f32>::neg_infinity();
+    f32 fused_acc0_2 = cuprum::num<f32>::neg_infinity();
+    f32 fused_acc0_3 = cuprum::num<f32>::neg_infinity();
     if (fused_cache != 0ll) {
-        i64 fused_j = fused_tid;
-        while (cuprum::add(fused_j, cuprum::mul(7ll, fused_nt)) < fused_cols) {
-            i64 fused_c0 = cuprum::add(fused_j, cuprum::mul(0ll, fused_nt));
-            f32 v0_0 = x[(u64)cuprum::add(cuprum::mul(fused_row, x_rs), cuprum::mul(fused_c0, x_cs))];
-            i64 fused_c1 = cuprum::add(fused_j, cuprum::mul(1ll, fused_nt));
-            f32 v0_1 = x[(u64)cuprum::add(cuprum::mul(fused_row, x_rs), cuprum::mul(fused_c1, x_cs))];
-            i64 fused_c2 = cuprum::add(fused_j, cuprum::mul(2ll, fused_nt));
-            f32 v0_2 = x[(u64)cuprum::add(cuprum::mul(fused_row, x_rs), cuprum::mul(fused_c2, x_cs))];
-            i64 fused_c3 = cuprum::add(fused_j, cuprum::mul(3ll, fused_nt));
-            f32 v0_3 = x[(u64)cuprum::add(cuprum::mul(fused_row, x_rs), cuprum::mul(fused_c3, x_cs))];
-            i64 fused_c4 = cuprum::add(fused_j, cuprum::mul(4ll, fused_nt));
-            f32 v0_4 = x[(u64)cuprum::add(cuprum::mul(fused_row, x_rs), cuprum::mul(fused_c4, x_cs))];
-            i64 fused_c5 = cuprum::add(fused_j, cuprum::mul(5ll, fused_nt));
-            f32 v0_5 = x[(u64)cuprum::add(cuprum::mul(fused_row, x_rs), cuprum::mul(fused_c5, x_cs))];
-            i64 fused_c6 = cuprum::add(fused_j, cuprum::mul(6ll, fused_nt));
-            f32 v0_6 = x[(u64)cuprum::add(cuprum::mul(fused_row, x_rs), cuprum::mul(fused_c6, x_cs))];
-            i64 fused_c7 = cuprum::add(fused_j, cuprum::mul(7ll, fused_nt));
-            f32 v0_7 = x[(u64)cuprum::add(cuprum::mul(fused_row, x_rs), cuprum::mul(fused_c7, x_cs))];
+        if (fused_live == 32u) {
+            u64 fused_at = fused_base_x + ((u64)fused_tid);
+            fused_r0 = x[fused_at + 0ull];
+            fused_r1 = x[fused_at + 256ull];
+            fused_r2 = x[fused_at + 512ull];
+            fused_r3 = x[fused_at + 768ull];
+            fused_r4 = x[fused_at + 1024ull];
+            fused_r5 = x[fused_at + 1280ull];
+            fused_r6 = x[fused_at + 1536ull];
+            fused_r7 = x[fused_at + 1792ull];
+            fused_r8 = x[fused_at + 2048ull];
+            fused_r9 = x[fused_at + 2304ull];
+            fused_r10 = x[fused_at + 2560ull];
+            fused_r11 = x[fused_at + 2816ull];
+            fused_r12 = x[fused_at + 3072ull];
+            fused_r13 = x[fused_at + 3328ull];
+            fused_r14 = x[fused_at + 3584ull];
+            fused_r15 = x[fused_at + 3840ull];
+            fused_r16 = x[fused_at + 4096ull];
+            fused_r17 = x[fused_at + 4352ull];
+            fused_r18 = x[fused_at + 4608ull];
+            fused_r19 = x[fused_at + 4864ull];
+            fused_r20 = x[fused_at + 5120ull];
+            fused_r21 = x[fused_at + 5376ull];
+            fused_r22 = x[fused_at + 5632ull];
+            fused_r23 = x[fused_at + 5888ull];
+            fused_r24 = x[fused_at + 6144ull];
+            fused_r25 = x[fused_at + 6400ull];
+            fused_r26 = x[fused_at + 6656ull];
+            fused_r27 = x[fused_at + 6912ull];
+            fused_r28 = x[fused_at + 7168ull];
+            fused_r29 = x[fused_at + 7424ull];
+            fused_r30 = x[fused_at + 7680ull];
+            fused_r31 = x[fused_at + 7936ull];
             {
-                i64 fused_c = fused_c0;
-                fused_buf[(u64)fused_c0] = v0_0;
-                f32 v0 = v0_0;
+                u32 fused_c = fused_tid + 0u;
+                f32 v0 = fused_r0;
                 f32 v3 = cuprum::abs(v0);
                 f32 _cv0;
                 {
-                    f32 fused_a = fused_acc0;
+                    f32 fused_a = fused_acc0_0;
                     f32 fused_b = v3;
                     if (cuprum::is_nan(fused_a) || (fused_a > fused_b)) {
                         _cv0 = fused_a;
@@ -135,16 +205,15 @@ __device__ __forceinline__ void rms_norm_body(cuprum::RoSlice<f32> x, i64 x_rs, 
                         _cv0 = fused_b;
                     }
                 }
-                fused_acc0 = _cv0;
+                fused_acc0_0 = _cv0;
             }
             {
-                i64 fused_c_1 = fused_c1;
-                fused_buf[(u64)fused_c1] = v0_1;
-                f32 v0_8 = v0_1;
-                f32 v3_1 = cuprum::abs(v0_8);
+                u32 fused_c_1 = fused_tid + 256u;
+                f32 v0_1 = fused_r1;
+                f32 v3_1 = cuprum::abs(v0_1);
                 f32 _cv1;
                 {
-                    f32 fused_a_1 = fused_acc0;
+                    f32 fused_a_1 = fused_acc0_1;
                     f32 fused_b_1 = v3_1;
                     if (cuprum::is_nan(fused_a_1) || (fused_a_1 > fused_b_1)) {
                         _cv1 = fused_a_1;
@@ -152,16 +221,15 @@ __device__ __forceinline__ void rms_norm_body(cuprum::RoSlice<f32> x, i64 x_rs, 
                         _cv1 = fused_b_1;
                     }
                 }
-                fused_acc0 = _cv1;
+                fused_acc0_1 = _cv1;
             }
             {
-                i64 fused_c_2 = fused_c2;
-                fused_buf[(u64)fused_c2] = v0_2;
-                f32 v0_9 = v0_2;
-                f32 v3_2 = cuprum::abs(v0_9);
+                u32 fused_c_2 = fused_tid + 512u;
+                f32 v0_2 = fused_r2;
+                f32 v3_2 = cuprum::abs(v0_2);
                 f32 _cv2;
                 {
-                    f32 fused_a_2 = fused_acc0;
+                    f32 fused_a_2 = fused_acc0_2;
                     f32 fused_b_2 = v3_2;
                     if (cuprum::is_nan(fused_a_2) || (fused_a_2 > fused_b_2)) {
                         _cv2 = fused_a_2;
@@ -169,16 +237,15 @@ __device__ __forceinline__ void rms_norm_body(cuprum::RoSlice<f32> x, i64 x_rs, 
                         _cv2 = fused_b_2;
                     }
                 }
-                fused_acc0 = _cv2;
+                fused_acc0_2 = _cv2;
             }
             {
-                i64 fused_c_3 = fused_c3;
-                fused_buf[(u64)fused_c3] = v0_3;
-                f32 v0_10 = v0_3;
-                f32 v3_3 = cuprum::abs(v0_10);
+                u32 fused_c_3 = fused_tid + 768u;
+                f32 v0_3 = fused_r3;
+                f32 v3_3 = cuprum::abs(v0_3);
                 f32 _cv3;
                 {
-                    f32 fused_a_3 = fused_acc0;
+                    f32 fused_a_3 = fused_acc0_3;
                     f32 fused_b_3 = v3_3;
                     if (cuprum::is_nan(fused_a_3) || (fused_a_3 > fused_b_3)) {
                         _cv3 = fused_a_3;
@@ -186,16 +253,15 @@ __device__ __forceinline__ void rms_norm_body(cuprum::RoSlice<f32> x, i64 x_rs, 
                         _cv3 = fused_b_3;
                     }
                 }
-                fused_acc0 = _cv3;
+                fused_acc0_3 = _cv3;
             }
             {
-                i64 fused_c_4 = fused_c4;
-                fused_buf[(u64)fused_c4] = v0_4;
-                f32 v0_11 = v0_4;
-                f32 v3_4 = cuprum::abs(v0_11);
+                u32 fused_c_4 = fused_tid + 1024u;
+                f32 v0_4 = fused_r4;
+                f32 v3_4 = cuprum::abs(v0_4);
                 f32 _cv4;
                 {
-                    f32 fused_a_4 = fused_acc0;
+                    f32 fused_a_4 = fused_acc0_0;
                     f32 fused_b_4 = v3_4;
                     if (cuprum::is_nan(fused_a_4) || (fused_a_4 > fused_b_4)) {
                         _cv4 = fused_a_4;
@@ -203,16 +269,15 @@ __device__ __forceinline__ void rms_norm_body(cuprum::RoSlice<f32> x, i64 x_rs, 
                         _cv4 = fused_b_4;
                     }
                 }
-                fused_acc0 = _cv4;
+                fused_acc0_0 = _cv4;
             }
             {
-                i64 fused_c_5 = fused_c5;
-                fused_buf[(u64)fused_c5] = v0_5;
-                f32 v0_12 = v0_5;
-                f32 v3_5 = cuprum::abs(v0_12);
+                u32 fused_c_5 = fused_tid + 1280u;
+                f32 v0_5 = fused_r5;
+                f32 v3_5 = cuprum::abs(v0_5);
                 f32 _cv5;
                 {
-                    f32 fused_a_5 = fused_acc0;
+                    f32 fused_a_5 = fused_acc0_1;
                     f32 fused_b_5 = v3_5;
                     if (cuprum::is_nan(fused_a_5) || (fused_a_5 > fused_b_5)) {
                         _cv5 = fused_a_5;
@@ -220,16 +285,15 @@ __device__ __forceinline__ void rms_norm_body(cuprum::RoSlice<f32> x, i64 x_rs, 
                         _cv5 = fused_b_5;
                     }
                 }
-                fused_acc0 = _cv5;
+                fused_acc0_1 = _cv5;
             }
             {
-                i64 fused_c_6 = fused_c6;
-                fused_buf[(u64)fused_c6] = v0_6;
-                f32 v0_13 = v0_6;
-                f32 v3_6 = cuprum::abs(v0_13);
+                u32 fused_c_6 = fused_tid + 1536u;
+                f32 v0_6 = fused_r6;
+                f32 v3_6 = cuprum::abs(v0_6);
                 f32 _cv6;
                 {
-                    f32 fused_a_6 = fused_acc0;
+                    f32 fused_a_6 = fused_acc0_2;
                     f32 fused_b_6 = v3_6;
                     if (cuprum::is_nan(fused_a_6) || (fused_a_6 > fused_b_6)) {
                         _cv6 = fused_a_6;
@@ -237,16 +301,15 @@ __device__ __forceinline__ void rms_norm_body(cuprum::RoSlice<f32> x, i64 x_rs, 
                         _cv6 = fused_b_6;
                     }
                 }
-                fused_acc0 = _cv6;
+                fused_acc0_2 = _cv6;
             }
             {
-                i64 fused_c_7 = fused_c7;
-                fused_buf[(u64)fused_c7] = v0_7;
-                f32 v0_14 = v0_7;
-                f32 v3_7 = cuprum::abs(v0_14);
+                u32 fused_c_7 = fused_tid + 1792u;
+                f32 v0_7 = fused_r7;
+                f32 v3_7 = cuprum::abs(v0_7);
                 f32 _cv7;
                 {
-                    f32 fused_a_7 = fused_acc0;
+                    f32 fused_a_7 = fused_acc0_3;
                     f32 fused_b_7 = v3_7;
                     if (cuprum::is_nan(fused_a_7) || (fused_a_7 > fused_b_7)) {
                         _cv7 = fused_a_7;
@@ -254,54 +317,31 @@ __device__ __forceinline__ void rms_norm_body(cuprum::RoSlice<f32> x, i64 x_rs, 
                         _cv7 = fused_b_7;
                     }
                 }
-                fused_acc0 = _cv7;
+                fused_acc0_3 = _cv7;
             }
-            fused_j = cuprum::add(fused_j, cuprum::mul(8ll, fused_nt));
-        }
-        while (fused_j < fused_cols) {
-            i64 fused_c_8 = fused_j;
-            f32 v0_15 = x[(u64)cuprum::add(cuprum::mul(fused_row, x_rs), cuprum::mul(fused_c_8, x_cs))];
-            fused_buf[(u64)fused_c_8] = v0_15;
-            f32 v3_8 = cuprum::abs(v0_15);
-            f32 _cv8;
             {
-                f32 fused_a_8 = fused_acc0;
-                f32 fused_b_8 = v3_8;
-                if (cuprum::is_nan(fused_a_8) || (fused_a_8 > fused_b_8)) {
-                    _cv8 = fused_a_8;
-                } else {
-                    _cv8 = fused_b_8;
+                u32 fused_c_8 = fused_tid + 2048u;
+                f32 v0_8 = fused_r8;
+                f32 v3_8 = cuprum::abs(v0_8);
+                f32 _cv8;
+                {
+                    f32 fused_a_8 = fused_acc0_0;
+                    f32 fused_b_8 = v3_8;
+                    if (cuprum::is_nan(fused_a_8) || (fused_a_8 > fused_b_8)) {
+                        _cv8 = fused_a_8;
+                    } else {
+                        _cv8 = fused_b_8;
+                    }
                 }
+                fused_acc0_0 = _cv8;
             }
-            fused_acc0 = _cv8;
-            fused_j = cuprum::add(fused_j, fused_nt);
-        }
-    } else {
-        i64 fused_j_1 = fused_tid;
-        while (cuprum::add(fused_j_1, cuprum::mul(7ll, fused_nt)) < fused_cols) {
-            i64 fused_c0_1 = cuprum::add(fused_j_1, cuprum::mul(0ll, fused_nt));
-            f32 v0_0_1 = x[(u64)cuprum::add(cuprum::mul(fused_row, x_rs), cuprum::mul(fused_c0_1, x_cs))];
-            i64 fused_c1_1 = cuprum::add(fused_j_1, cuprum::mul(1ll, fused_nt));
-            f32 v0_1_1 = x[(u64)cuprum::add(cuprum::mul(fused_row, x_rs), cuprum::mul(fused_c1_1, x_cs))];
-            i64 fused_c2_1 = cuprum::add(fused_j_1, cuprum::mul(2ll, fused_nt));
-            f32 v0_2_1 = x[(u64)cuprum::add(cuprum::mul(fused_row, x_rs), cuprum::mul(fused_c2_1, x_cs))];
-            i64 fused_c3_1 = cuprum::add(fused_j_1, cuprum::mul(3ll, fused_nt));
-            f32 v0_3_1 = x[(u64)cuprum::add(cuprum::mul(fused_row, x_rs), cuprum::mul(fused_c3_1, x_cs))];
-            i64 fused_c4_1 = cuprum::add(fused_j_1, cuprum::mul(4ll, fused_nt));
-            f32 v0_4_1 = x[(u64)cuprum::add(cuprum::mul(fused_row, x_rs), cuprum::mul(fused_c4_1, x_cs))];
-            i64 fused_c5_1 = cuprum::add(fused_j_1, cuprum::mul(5ll, fused_nt));
-            f32 v0_5_1 = x[(u64)cuprum::add(cuprum::mul(fused_row, x_rs), cuprum::mul(fused_c5_1, x_cs))];
-            i64 fused_c6_1 = cuprum::add(fused_j_1, cuprum::mul(6ll, fused_nt));
-            f32 v0_6_1 = x[(u64)cuprum::add(cuprum::mul(fused_row, x_rs), cuprum::mul(fused_c6_1, x_cs))];
-            i64 fused_c7_1 = cuprum::add(fused_j_1, cuprum::mul(7ll, fused_nt));
-            f32 v0_7_1 = x[(u64)cuprum::add(cuprum::mul(fused_row, x_rs), cuprum::mul(fused_c7_1, x_cs))];
             {
-                i64 fused_c_9 = fused_c0_1;
-                f32 v0_16 = v0_0_1;
-                f32 v3_9 = cuprum::abs(v0_16);
+                u32 fused_c_9 = fused_tid + 2304u;
+                f32 v0_9 = fused_r9;
+                f32 v3_9 = cuprum::abs(v0_9);
                 f32 _cv9;
                 {
-                    f32 fused_a_9 = fused_acc0;
+                    f32 fused_a_9 = fused_acc0_1;
                     f32 fused_b_9 = v3_9;
                     if (cuprum::is_nan(fused_a_9) || (fused_a_9 > fused_b_9)) {
                         _cv9 = fused_a_9;
@@ -309,15 +349,15 @@ __device__ __forceinline__ void rms_norm_body(cuprum::RoSlice<f32> x, i64 x_rs, 
                         _cv9 = fused_b_9;
                     }
                 }
-                fused_acc0 = _cv9;
+                fused_acc0_1 = _cv9;
             }
             {
-                i64 fused_c_10 = fused_c1_1;
-                f32 v0_17 = v0_1_1;
-                f32 v3_10 = cuprum::abs(v0_17);
+                u32 fused_c_10 = fused_tid + 2560u;
+                f32 v0_10 = fused_r10;
+                f32 v3_10 = cuprum::abs(v0_10);
                 f32 _cv10;
                 {
-                    f32 fused_a_10 = fused_acc0;
+                    f32 fused_a_10 = fused_acc0_2;
                     f32 fused_b_10 = v3_10;
                     if (cuprum::is_nan(fused_a_10) || (fused_a_10 > fused_b_10)) {
                         _cv10 = fused_a_10;
@@ -325,15 +365,15 @@ __device__ __forceinline__ void rms_norm_body(cuprum::RoSlice<f32> x, i64 x_rs, 
                         _cv10 = fused_b_10;
                     }
                 }
-                fused_acc0 = _cv10;
+                fused_acc0_2 = _cv10;
             }
             {
-                i64 fused_c_11 = fused_c2_1;
-                f32 v0_18 = v0_2_1;
-                f32 v3_11 = cuprum::abs(v0_18);
+                u32 fused_c_11 = fused_tid + 2816u;
+                f32 v0_11 = fused_r11;
+                f32 v3_11 = cuprum::abs(v0_11);
                 f32 _cv11;
                 {
-                    f32 fused_a_11 = fused_acc0;
+                    f32 fused_a_11 = fused_acc0_3;
                     f32 fused_b_11 = v3_11;
                     if (cuprum::is_nan(fused_a_11) || (fused_a_11 > fused_b_11)) {
                         _cv11 = fused_a_11;
@@ -341,15 +381,15 @@ __device__ __forceinline__ void rms_norm_body(cuprum::RoSlice<f32> x, i64 x_rs, 
                         _cv11 = fused_b_11;
                     }
                 }
-                fused_acc0 = _cv11;
+                fused_acc0_3 = _cv11;
             }
             {
-                i64 fused_c_12 = fused_c3_1;
-                f32 v0_19 = v0_3_1;
-                f32 v3_12 = cuprum::abs(v0_19);
+                u32 fused_c_12 = fused_tid + 3072u;
+                f32 v0_12 = fused_r12;
+                f32 v3_12 = cuprum::abs(v0_12);
                 f32 _cv12;
                 {
-                    f32 fused_a_12 = fused_acc0;
+                    f32 fused_a_12 = fused_acc0_0;
                     f32 fused_b_12 = v3_12;
                     if (cuprum::is_nan(fused_a_12) || (fused_a_12 > fused_b_12)) {
                         _cv12 = fused_a_12;
@@ -357,15 +397,15 @@ __device__ __forceinline__ void rms_norm_body(cuprum::RoSlice<f32> x, i64 x_rs, 
                         _cv12 = fused_b_12;
                     }
                 }
-                fused_acc0 = _cv12;
+                fused_acc0_0 = _cv12;
             }
             {
-                i64 fused_c_13 = fused_c4_1;
-                f32 v0_20 = v0_4_1;
-                f32 v3_13 = cuprum::abs(v0_20);
+                u32 fused_c_13 = fused_tid + 3328u;
+                f32 v0_13 = fused_r13;
+                f32 v3_13 = cuprum::abs(v0_13);
                 f32 _cv13;
                 {
-                    f32 fused_a_13 = fused_acc0;
+                    f32 fused_a_13 = fused_acc0_1;
                     f32 fused_b_13 = v3_13;
                     if (cuprum::is_nan(fused_a_13) || (fused_a_13 > fused_b_13)) {
                         _cv13 = fused_a_13;
@@ -373,15 +413,15 @@ __device__ __forceinline__ void rms_norm_body(cuprum::RoSlice<f32> x, i64 x_rs, 
                         _cv13 = fused_b_13;
                     }
                 }
-                fused_acc0 = _cv13;
+                fused_acc0_1 = _cv13;
             }
             {
-                i64 fused_c_14 = fused_c5_1;
-                f32 v0_21 = v0_5_1;
-                f32 v3_14 = cuprum::abs(v0_21);
+                u32 fused_c_14 = fused_tid + 3584u;
+                f32 v0_14 = fused_r14;
+                f32 v3_14 = cuprum::abs(v0_14);
                 f32 _cv14;
                 {
-                    f32 fused_a_14 = fused_acc0;
+                    f32 fused_a_14 = fused_acc0_2;
                     f32 fused_b_14 = v3_14;
                     if (cuprum::is_nan(fused_a_14) || (fused_a_14 > fused_b_14)) {
                         _cv14 = fused_a_14;
@@ -389,15 +429,15 @@ __device__ __forceinline__ void rms_norm_body(cuprum::RoSlice<f32> x, i64 x_rs, 
                         _cv14 = fused_b_14;
                     }
                 }
-                fused_acc0 = _cv14;
+                fused_acc0_2 = _cv14;
             }
             {
-                i64 fused_c_15 = fused_c6_1;
-                f32 v0_22 = v0_6_1;
-                f32 v3_15 = cuprum::abs(v0_22);
+                u32 fused_c_15 = fused_tid + 3840u;
+                f32 v0_15 = fused_r15;
+                f32 v3_15 = cuprum::abs(v0_15);
                 f32 _cv15;
                 {
-                    f32 fused_a_15 = fused_acc0;
+                    f32 fused_a_15 = fused_acc0_3;
                     f32 fused_b_15 = v3_15;
                     if (cuprum::is_nan(fused_a_15) || (fused_a_15 > fused_b_15)) {
                         _cv15 = fused_a_15;
@@ -405,15 +445,15 @@ __device__ __forceinline__ void rms_norm_body(cuprum::RoSlice<f32> x, i64 x_rs, 
                         _cv15 = fused_b_15;
                     }
                 }
-                fused_acc0 = _cv15;
+                fused_acc0_3 = _cv15;
             }
             {
-                i64 fused_c_16 = fused_c7_1;
-                f32 v0_23 = v0_7_1;
-                f32 v3_16 = cuprum::abs(v0_23);
+                u32 fused_c_16 = fused_tid + 4096u;
+                f32 v0_16 = fused_r16;
+                f32 v3_16 = cuprum::abs(v0_16);
                 f32 _cv16;
                 {
-                    f32 fused_a_16 = fused_acc0;
+                    f32 fused_a_16 = fused_acc0_0;
                     f32 fused_b_16 = v3_16;
                     if (cuprum::is_nan(fused_a_16) || (fused_a_16 > fused_b_16)) {
                         _cv16 = fused_a_16;
@@ -421,41 +461,1137 @@ __device__ __forceinline__ void rms_norm_body(cuprum::RoSlice<f32> x, i64 x_rs, 
                         _cv16 = fused_b_16;
                     }
                 }
-                fused_acc0 = _cv16;
+                fused_acc0_0 = _cv16;
             }
-            fused_j_1 = cuprum::add(fused_j_1, cuprum::mul(8ll, fused_nt));
-        }
-        while (fused_j_1 < fused_cols) {
-            i64 fused_c_17 = fused_j_1;
-            f32 v0_24 = x[(u64)cuprum::add(cuprum::mul(fused_row, x_rs), cuprum::mul(fused_c_17, x_cs))];
-            f32 v3_17 = cuprum::abs(v0_24);
-            f32 _cv17;
             {
-                f32 fused_a_17 = fused_acc0;
-                f32 fused_b_17 = v3_17;
-                if (cuprum::is_nan(fused_a_17) || (fused_a_17 > fused_b_17)) {
-                    _cv17 = fused_a_17;
-                } else {
-                    _cv17 = fused_b_17;
+                u32 fused_c_17 = fused_tid + 4352u;
+                f32 v0_17 = fused_r17;
+                f32 v3_17 = cuprum::abs(v0_17);
+                f32 _cv17;
+                {
+                    f32 fused_a_17 = fused_acc0_1;
+                    f32 fused_b_17 = v3_17;
+                    if (cuprum::is_nan(fused_a_17) || (fused_a_17 > fused_b_17)) {
+                        _cv17 = fused_a_17;
+                    } else {
+                        _cv17 = fused_b_17;
+                    }
+                }
+                fused_acc0_1 = _cv17;
+            }
+            {
+                u32 fused_c_18 = fused_tid + 4608u;
+                f32 v0_18 = fused_r18;
+                f32 v3_18 = cuprum::abs(v0_18);
+                f32 _cv18;
+                {
+                    f32 fused_a_18 = fused_acc0_2;
+                    f32 fused_b_18 = v3_18;
+                    if (cuprum::is_nan(fused_a_18) || (fused_a_18 > fused_b_18)) {
+                        _cv18 = fused_a_18;
+                    } else {
+                        _cv18 = fused_b_18;
+                    }
+                }
+                fused_acc0_2 = _cv18;
+            }
+            {
+                u32 fused_c_19 = fused_tid + 4864u;
+                f32 v0_19 = fused_r19;
+                f32 v3_19 = cuprum::abs(v0_19);
+                f32 _cv19;
+                {
+                    f32 fused_a_19 = fused_acc0_3;
+                    f32 fused_b_19 = v3_19;
+                    if (cuprum::is_nan(fused_a_19) || (fused_a_19 > fused_b_19)) {
+                        _cv19 = fused_a_19;
+                    } else {
+                        _cv19 = fused_b_19;
+                    }
+                }
+                fused_acc0_3 = _cv19;
+            }
+            {
+                u32 fused_c_20 = fused_tid + 5120u;
+                f32 v0_20 = fused_r20;
+                f32 v3_20 = cuprum::abs(v0_20);
+                f32 _cv20;
+                {
+                    f32 fused_a_20 = fused_acc0_0;
+                    f32 fused_b_20 = v3_20;
+                    if (cuprum::is_nan(fused_a_20) || (fused_a_20 > fused_b_20)) {
+                        _cv20 = fused_a_20;
+                    } else {
+                        _cv20 = fused_b_20;
+                    }
+                }
+                fused_acc0_0 = _cv20;
+            }
+            {
+                u32 fused_c_21 = fused_tid + 5376u;
+                f32 v0_21 = fused_r21;
+                f32 v3_21 = cuprum::abs(v0_21);
+                f32 _cv21;
+                {
+                    f32 fused_a_21 = fused_acc0_1;
+                    f32 fused_b_21 = v3_21;
+                    if (cuprum::is_nan(fused_a_21) || (fused_a_21 > fused_b_21)) {
+                        _cv21 = fused_a_21;
+                    } else {
+                        _cv21 = fused_b_21;
+                    }
+                }
+                fused_acc0_1 = _cv21;
+            }
+            {
+                u32 fused_c_22 = fused_tid + 5632u;
+                f32 v0_22 = fused_r22;
+                f32 v3_22 = cuprum::abs(v0_22);
+                f32 _cv22;
+                {
+                    f32 fused_a_22 = fused_acc0_2;
+                    f32 fused_b_22 = v3_22;
+                    if (cuprum::is_nan(fused_a_22) || (fused_a_22 > fused_b_22)) {
+                        _cv22 = fused_a_22;
+                    } else {
+                        _cv22 = fused_b_22;
+                    }
+                }
+                fused_acc0_2 = _cv22;
+            }
+            {
+                u32 fused_c_23 = fused_tid + 5888u;
+                f32 v0_23 = fused_r23;
+                f32 v3_23 = cuprum::abs(v0_23);
+                f32 _cv23;
+                {
+                    f32 fused_a_23 = fused_acc0_3;
+                    f32 fused_b_23 = v3_23;
+                    if (cuprum::is_nan(fused_a_23) || (fused_a_23 > fused_b_23)) {
+                        _cv23 = fused_a_23;
+                    } else {
+                        _cv23 = fused_b_23;
+                    }
+                }
+                fused_acc0_3 = _cv23;
+            }
+            {
+                u32 fused_c_24 = fused_tid + 6144u;
+                f32 v0_24 = fused_r24;
+                f32 v3_24 = cuprum::abs(v0_24);
+                f32 _cv24;
+                {
+                    f32 fused_a_24 = fused_acc0_0;
+                    f32 fused_b_24 = v3_24;
+                    if (cuprum::is_nan(fused_a_24) || (fused_a_24 > fused_b_24)) {
+                        _cv24 = fused_a_24;
+                    } else {
+                        _cv24 = fused_b_24;
+                    }
+                }
+                fused_acc0_0 = _cv24;
+            }
+            {
+                u32 fused_c_25 = fused_tid + 6400u;
+                f32 v0_25 = fused_r25;
+                f32 v3_25 = cuprum::abs(v0_25);
+                f32 _cv25;
+                {
+                    f32 fused_a_25 = fused_acc0_1;
+                    f32 fused_b_25 = v3_25;
+                    if (cuprum::is_nan(fused_a_25) || (fused_a_25 > fused_b_25)) {
+                        _cv25 = fused_a_25;
+                    } else {
+                        _cv25 = fused_b_25;
+                    }
+                }
+                fused_acc0_1 = _cv25;
+            }
+            {
+                u32 fused_c_26 = fused_tid + 6656u;
+                f32 v0_26 = fused_r26;
+                f32 v3_26 = cuprum::abs(v0_26);
+                f32 _cv26;
+                {
+                    f32 fused_a_26 = fused_acc0_2;
+                    f32 fused_b_26 = v3_26;
+                    if (cuprum::is_nan(fused_a_26) || (fused_a_26 > fused_b_26)) {
+                        _cv26 = fused_a_26;
+                    } else {
+                        _cv26 = fused_b_26;
+                    }
+                }
+                fused_acc0_2 = _cv26;
+            }
+            {
+                u32 fused_c_27 = fused_tid + 6912u;
+                f32 v0_27 = fused_r27;
+                f32 v3_27 = cuprum::abs(v0_27);
+                f32 _cv27;
+                {
+                    f32 fused_a_27 = fused_acc0_3;
+                    f32 fused_b_27 = v3_27;
+                    if (cuprum::is_nan(fused_a_27) || (fused_a_27 > fused_b_27)) {
+                        _cv27 = fused_a_27;
+                    } else {
+                        _cv27 = fused_b_27;
+                    }
+                }
+                fused_acc0_3 = _cv27;
+            }
+            {
+                u32 fused_c_28 = fused_tid + 7168u;
+                f32 v0_28 = fused_r28;
+                f32 v3_28 = cuprum::abs(v0_28);
+                f32 _cv28;
+                {
+                    f32 fused_a_28 = fused_acc0_0;
+                    f32 fused_b_28 = v3_28;
+                    if (cuprum::is_nan(fused_a_28) || (fused_a_28 > fused_b_28)) {
+                        _cv28 = fused_a_28;
+                    } else {
+                        _cv28 = fused_b_28;
+                    }
+                }
+                fused_acc0_0 = _cv28;
+            }
+            {
+                u32 fused_c_29 = fused_tid + 7424u;
+                f32 v0_29 = fused_r29;
+                f32 v3_29 = cuprum::abs(v0_29);
+                f32 _cv29;
+                {
+                    f32 fused_a_29 = fused_acc0_1;
+                    f32 fused_b_29 = v3_29;
+                    if (cuprum::is_nan(fused_a_29) || (fused_a_29 > fused_b_29)) {
+                        _cv29 = fused_a_29;
+                    } else {
+                        _cv29 = fused_b_29;
+                    }
+                }
+                fused_acc0_1 = _cv29;
+            }
+            {
+                u32 fused_c_30 = fused_tid + 7680u;
+                f32 v0_30 = fused_r30;
+                f32 v3_30 = cuprum::abs(v0_30);
+                f32 _cv30;
+                {
+                    f32 fused_a_30 = fused_acc0_2;
+                    f32 fused_b_30 = v3_30;
+                    if (cuprum::is_nan(fused_a_30) || (fused_a_30 > fused_b_30)) {
+                        _cv30 = fused_a_30;
+                    } else {
+                        _cv30 = fused_b_30;
+                    }
+                }
+                fused_acc0_2 = _cv30;
+            }
+            {
+                u32 fused_c_31 = fused_tid + 7936u;
+                f32 v0_31 = fused_r31;
+                f32 v3_31 = cuprum::abs(v0_31);
+                f32 _cv31;
+                {
+                    f32 fused_a_31 = fused_acc0_3;
+                    f32 fused_b_31 = v3_31;
+                    if (cuprum::is_nan(fused_a_31) || (fused_a_31 > fused_b_31)) {
+                        _cv31 = fused_a_31;
+                    } else {
+                        _cv31 = fused_b_31;
+                    }
+                }
+                fused_acc0_3 = _cv31;
+            }
+        } else {
+            u64 fused_at_1 = fused_base_x + ((u64)fused_tid);
+            if (0u < fused_live) {
+                fused_r0 = x[fused_at_1 + 0ull];
+            }
+            if (1u < fused_live) {
+                fused_r1 = x[fused_at_1 + 256ull];
+            }
+            if (2u < fused_live) {
+                fused_r2 = x[fused_at_1 + 512ull];
+            }
+            if (3u < fused_live) {
+                fused_r3 = x[fused_at_1 + 768ull];
+            }
+            if (4u < fused_live) {
+                fused_r4 = x[fused_at_1 + 1024ull];
+            }
+            if (5u < fused_live) {
+                fused_r5 = x[fused_at_1 + 1280ull];
+            }
+            if (6u < fused_live) {
+                fused_r6 = x[fused_at_1 + 1536ull];
+            }
+            if (7u < fused_live) {
+                fused_r7 = x[fused_at_1 + 1792ull];
+            }
+            if (8u < fused_live) {
+                fused_r8 = x[fused_at_1 + 2048ull];
+            }
+            if (9u < fused_live) {
+                fused_r9 = x[fused_at_1 + 2304ull];
+            }
+            if (10u < fused_live) {
+                fused_r10 = x[fused_at_1 + 2560ull];
+            }
+            if (11u < fused_live) {
+                fused_r11 = x[fused_at_1 + 2816ull];
+            }
+            if (12u < fused_live) {
+                fused_r12 = x[fused_at_1 + 3072ull];
+            }
+            if (13u < fused_live) {
+                fused_r13 = x[fused_at_1 + 3328ull];
+            }
+            if (14u < fused_live) {
+                fused_r14 = x[fused_at_1 + 3584ull];
+            }
+            if (15u < fused_live) {
+                fused_r15 = x[fused_at_1 + 3840ull];
+            }
+            if (16u < fused_live) {
+                fused_r16 = x[fused_at_1 + 4096ull];
+            }
+            if (17u < fused_live) {
+                fused_r17 = x[fused_at_1 + 4352ull];
+            }
+            if (18u < fused_live) {
+                fused_r18 = x[fused_at_1 + 4608ull];
+            }
+            if (19u < fused_live) {
+                fused_r19 = x[fused_at_1 + 4864ull];
+            }
+            if (20u < fused_live) {
+                fused_r20 = x[fused_at_1 + 5120ull];
+            }
+            if (21u < fused_live) {
+                fused_r21 = x[fused_at_1 + 5376ull];
+            }
+            if (22u < fused_live) {
+                fused_r22 = x[fused_at_1 + 5632ull];
+            }
+            if (23u < fused_live) {
+                fused_r23 = x[fused_at_1 + 5888ull];
+            }
+            if (24u < fused_live) {
+                fused_r24 = x[fused_at_1 + 6144ull];
+            }
+            if (25u < fused_live) {
+                fused_r25 = x[fused_at_1 + 6400ull];
+            }
+            if (26u < fused_live) {
+                fused_r26 = x[fused_at_1 + 6656ull];
+            }
+            if (27u < fused_live) {
+                fused_r27 = x[fused_at_1 + 6912ull];
+            }
+            if (28u < fused_live) {
+                fused_r28 = x[fused_at_1 + 7168ull];
+            }
+            if (29u < fused_live) {
+                fused_r29 = x[fused_at_1 + 7424ull];
+            }
+            if (30u < fused_live) {
+                fused_r30 = x[fused_at_1 + 7680ull];
+            }
+            if (31u < fused_live) {
+                fused_r31 = x[fused_at_1 + 7936ull];
+            }
+            if (0u < fused_live) {
+                {
+                    u32 fused_c_32 = fused_tid + 0u;
+                    f32 v0_32 = fused_r0;
+                    f32 v3_32 = cuprum::abs(v0_32);
+                    f32 _cv32;
+                    {
+                        f32 fused_a_32 = fused_acc0_0;
+                        f32 fused_b_32 = v3_32;
+                        if (cuprum::is_nan(fused_a_32) || (fused_a_32 > fused_b_32)) {
+                            _cv32 = fused_a_32;
+                        } else {
+                            _cv32 = fused_b_32;
+                        }
+                    }
+                    fused_acc0_0 = _cv32;
                 }
             }
-            fused_acc0 = _cv17;
-            fused_j_1 = cuprum::add(fused_j_1, fused_nt);
-        }
-    }
-    u32 fused_m = 16u;
-    while (fused_m > 0u) {
-        f32 _cv18;
-        {
-            f32 fused_a_18 = fused_acc0;
-            f32 fused_b_18 = cuprum::shfl_xor_sync(cuprum::num<u32>::max_value(), fused_acc0, fused_m);
-            if (cuprum::is_nan(fused_a_18) || (fused_a_18 > fused_b_18)) {
-                _cv18 = fused_a_18;
-            } else {
-                _cv18 = fused_b_18;
+            if (1u < fused_live) {
+                {
+                    u32 fused_c_33 = fused_tid + 256u;
+                    f32 v0_33 = fused_r1;
+                    f32 v3_33 = cuprum::abs(v0_33);
+                    f32 _cv33;
+                    {
+                        f32 fused_a_33 = fused_acc0_1;
+                        f32 fused_b_33 = v3_33;
+                        if (cuprum::is_nan(fused_a_33) || (fused_a_33 > fused_b_33)) {
+                            _cv33 = fused_a_33;
+                        } else {
+                            _cv33 = fused_b_33;
+                        }
+                    }
+                    fused_acc0_1 = _cv33;
+                }
+            }
+            if (2u < fused_live) {
+                {
+                    u32 fused_c_34 = fused_tid + 512u;
+                    f32 v0_34 = fused_r2;
+                    f32 v3_34 = cuprum::abs(v0_34);
+                    f32 _cv34;
+                    {
+                        f32 fused_a_34 = fused_acc0_2;
+                        f32 fused_b_34 = v3_34;
+                        if (cuprum::is_nan(fused_a_34) || (fused_a_34 > fused_b_34)) {
+                            _cv34 = fused_a_34;
+                        } else {
+                            _cv34 = fused_b_34;
+                        }
+                    }
+                    fused_acc0_2 = _cv34;
+                }
+            }
+            if (3u < fused_live) {
+                {
+                    u32 fused_c_35 = fused_tid + 768u;
+                    f32 v0_35 = fused_r3;
+                    f32 v3_35 = cuprum::abs(v0_35);
+                    f32 _cv35;
+                    {
+                        f32 fused_a_35 = fused_acc0_3;
+                        f32 fused_b_35 = v3_35;
+                        if (cuprum::is_nan(fused_a_35) || (fused_a_35 > fused_b_35)) {
+                            _cv35 = fused_a_35;
+                        } else {
+                            _cv35 = fused_b_35;
+                        }
+                    }
+                    fused_acc0_3 = _cv35;
+                }
+            }
+            if (4u < fused_live) {
+                {
+                    u32 fused_c_36 = fused_tid + 1024u;
+                    f32 v0_36 = fused_r4;
+                    f32 v3_36 = cuprum::abs(v0_36);
+                    f32 _cv36;
+                    {
+                        f32 fused_a_36 = fused_acc0_0;
+                        f32 fused_b_36 = v3_36;
+                        if (cuprum::is_nan(fused_a_36) || (fused_a_36 > fused_b_36)) {
+                            _cv36 = fused_a_36;
+                        } else {
+                            _cv36 = fused_b_36;
+                        }
+                    }
+                    fused_acc0_0 = _cv36;
+                }
+            }
+            if (5u < fused_live) {
+                {
+                    u32 fused_c_37 = fused_tid + 1280u;
+                    f32 v0_37 = fused_r5;
+                    f32 v3_37 = cuprum::abs(v0_37);
+                    f32 _cv37;
+                    {
+                        f32 fused_a_37 = fused_acc0_1;
+                        f32 fused_b_37 = v3_37;
+                        if (cuprum::is_nan(fused_a_37) || (fused_a_37 > fused_b_37)) {
+                            _cv37 = fused_a_37;
+                        } else {
+                            _cv37 = fused_b_37;
+                        }
+                    }
+                    fused_acc0_1 = _cv37;
+                }
+            }
+            if (6u < fused_live) {
+                {
+                    u32 fused_c_38 = fused_tid + 1536u;
+                    f32 v0_38 = fused_r6;
+                    f32 v3_38 = cuprum::abs(v0_38);
+                    f32 _cv38;
+                    {
+                        f32 fused_a_38 = fused_acc0_2;
+                        f32 fused_b_38 = v3_38;
+                        if (cuprum::is_nan(fused_a_38) || (fused_a_38 > fused_b_38)) {
+                            _cv38 = fused_a_38;
+                        } else {
+                            _cv38 = fused_b_38;
+                        }
+                    }
+                    fused_acc0_2 = _cv38;
+                }
+            }
+            if (7u < fused_live) {
+                {
+                    u32 fused_c_39 = fused_tid + 1792u;
+                    f32 v0_39 = fused_r7;
+                    f32 v3_39 = cuprum::abs(v0_39);
+                    f32 _cv39;
+                    {
+                        f32 fused_a_39 = fused_acc0_3;
+                        f32 fused_b_39 = v3_39;
+                        if (cuprum::is_nan(fused_a_39) || (fused_a_39 > fused_b_39)) {
+                            _cv39 = fused_a_39;
+                        } else {
+                            _cv39 = fused_b_39;
+                        }
+                    }
+                    fused_acc0_3 = _cv39;
+                }
+            }
+            if (8u < fused_live) {
+                {
+                    u32 fused_c_40 = fused_tid + 2048u;
+                    f32 v0_40 = fused_r8;
+                    f32 v3_40 = cuprum::abs(v0_40);
+                    f32 _cv40;
+                    {
+                        f32 fused_a_40 = fused_acc0_0;
+                        f32 fused_b_40 = v3_40;
+                        if (cuprum::is_nan(fused_a_40) || (fused_a_40 > fused_b_40)) {
+                            _cv40 = fused_a_40;
+                        } else {
+                            _cv40 = fused_b_40;
+                        }
+                    }
+                    fused_acc0_0 = _cv40;
+                }
+            }
+            if (9u < fused_live) {
+                {
+                    u32 fused_c_41 = fused_tid + 2304u;
+                    f32 v0_41 = fused_r9;
+                    f32 v3_41 = cuprum::abs(v0_41);
+                    f32 _cv41;
+                    {
+                        f32 fused_a_41 = fused_acc0_1;
+                        f32 fused_b_41 = v3_41;
+                        if (cuprum::is_nan(fused_a_41) || (fused_a_41 > fused_b_41)) {
+                            _cv41 = fused_a_41;
+                        } else {
+                            _cv41 = fused_b_41;
+                        }
+                    }
+                    fused_acc0_1 = _cv41;
+                }
+            }
+            if (10u < fused_live) {
+                {
+                    u32 fused_c_42 = fused_tid + 2560u;
+                    f32 v0_42 = fused_r10;
+                    f32 v3_42 = cuprum::abs(v0_42);
+                    f32 _cv42;
+                    {
+                        f32 fused_a_42 = fused_acc0_2;
+                        f32 fused_b_42 = v3_42;
+                        if (cuprum::is_nan(fused_a_42) || (fused_a_42 > fused_b_42)) {
+                            _cv42 = fused_a_42;
+                        } else {
+                            _cv42 = fused_b_42;
+                        }
+                    }
+                    fused_acc0_2 = _cv42;
+                }
+            }
+            if (11u < fused_live) {
+                {
+                    u32 fused_c_43 = fused_tid + 2816u;
+                    f32 v0_43 = fused_r11;
+                    f32 v3_43 = cuprum::abs(v0_43);
+                    f32 _cv43;
+                    {
+                        f32 fused_a_43 = fused_acc0_3;
+                        f32 fused_b_43 = v3_43;
+                        if (cuprum::is_nan(fused_a_43) || (fused_a_43 > fused_b_43)) {
+                            _cv43 = fused_a_43;
+                        } else {
+                            _cv43 = fused_b_43;
+                        }
+                    }
+                    fused_acc0_3 = _cv43;
+                }
+            }
+            if (12u < fused_live) {
+                {
+                    u32 fused_c_44 = fused_tid + 3072u;
+                    f32 v0_44 = fused_r12;
+                    f32 v3_44 = cuprum::abs(v0_44);
+                    f32 _cv44;
+                    {
+                        f32 fused_a_44 = fused_acc0_0;
+                        f32 fused_b_44 = v3_44;
+                        if (cuprum::is_nan(fused_a_44) || (fused_a_44 > fused_b_44)) {
+                            _cv44 = fused_a_44;
+                        } else {
+                            _cv44 = fused_b_44;
+                        }
+                    }
+                    fused_acc0_0 = _cv44;
+                }
+            }
+            if (13u < fused_live) {
+                {
+                    u32 fused_c_45 = fused_tid + 3328u;
+                    f32 v0_45 = fused_r13;
+                    f32 v3_45 = cuprum::abs(v0_45);
+                    f32 _cv45;
+                    {
+                        f32 fused_a_45 = fused_acc0_1;
+                        f32 fused_b_45 = v3_45;
+                        if (cuprum::is_nan(fused_a_45) || (fused_a_45 > fused_b_45)) {
+                            _cv45 = fused_a_45;
+                        } else {
+                            _cv45 = fused_b_45;
+                        }
+                    }
+                    fused_acc0_1 = _cv45;
+                }
+            }
+            if (14u < fused_live) {
+                {
+                    u32 fused_c_46 = fused_tid + 3584u;
+                    f32 v0_46 = fused_r14;
+                    f32 v3_46 = cuprum::abs(v0_46);
+                    f32 _cv46;
+                    {
+                        f32 fused_a_46 = fused_acc0_2;
+                        f32 fused_b_46 = v3_46;
+                        if (cuprum::is_nan(fused_a_46) || (fused_a_46 > fused_b_46)) {
+                            _cv46 = fused_a_46;
+                        } else {
+                            _cv46 = fused_b_46;
+                        }
+                    }
+                    fused_acc0_2 = _cv46;
+                }
+            }
+            if (15u < fused_live) {
+                {
+                    u32 fused_c_47 = fused_tid + 3840u;
+                    f32 v0_47 = fused_r15;
+                    f32 v3_47 = cuprum::abs(v0_47);
+                    f32 _cv47;
+                    {
+                        f32 fused_a_47 = fused_acc0_3;
+                        f32 fused_b_47 = v3_47;
+                        if (cuprum::is_nan(fused_a_47) || (fused_a_47 > fused_b_47)) {
+                            _cv47 = fused_a_47;
+                        } else {
+                            _cv47 = fused_b_47;
+                        }
+                    }
+                    fused_acc0_3 = _cv47;
+                }
+            }
+            if (16u < fused_live) {
+                {
+                    u32 fused_c_48 = fused_tid + 4096u;
+                    f32 v0_48 = fused_r16;
+                    f32 v3_48 = cuprum::abs(v0_48);
+                    f32 _cv48;
+                    {
+                        f32 fused_a_48 = fused_acc0_0;
+                        f32 fused_b_48 = v3_48;
+                        if (cuprum::is_nan(fused_a_48) || (fused_a_48 > fused_b_48)) {
+                            _cv48 = fused_a_48;
+                        } else {
+                            _cv48 = fused_b_48;
+                        }
+                    }
+                    fused_acc0_0 = _cv48;
+                }
+            }
+            if (17u < fused_live) {
+                {
+                    u32 fused_c_49 = fused_tid + 4352u;
+                    f32 v0_49 = fused_r17;
+                    f32 v3_49 = cuprum::abs(v0_49);
+                    f32 _cv49;
+                    {
+                        f32 fused_a_49 = fused_acc0_1;
+                        f32 fused_b_49 = v3_49;
+                        if (cuprum::is_nan(fused_a_49) || (fused_a_49 > fused_b_49)) {
+                            _cv49 = fused_a_49;
+                        } else {
+                            _cv49 = fused_b_49;
+                        }
+                    }
+                    fused_acc0_1 = _cv49;
+                }
+            }
+            if (18u < fused_live) {
+                {
+                    u32 fused_c_50 = fused_tid + 4608u;
+                    f32 v0_50 = fused_r18;
+                    f32 v3_50 = cuprum::abs(v0_50);
+                    f32 _cv50;
+                    {
+                        f32 fused_a_50 = fused_acc0_2;
+                        f32 fused_b_50 = v3_50;
+                        if (cuprum::is_nan(fused_a_50) || (fused_a_50 > fused_b_50)) {
+                            _cv50 = fused_a_50;
+                        } else {
+                            _cv50 = fused_b_50;
+                        }
+                    }
+                    fused_acc0_2 = _cv50;
+                }
+            }
+            if (19u < fused_live) {
+                {
+                    u32 fused_c_51 = fused_tid + 4864u;
+                    f32 v0_51 = fused_r19;
+                    f32 v3_51 = cuprum::abs(v0_51);
+                    f32 _cv51;
+                    {
+                        f32 fused_a_51 = fused_acc0_3;
+                        f32 fused_b_51 = v3_51;
+                        if (cuprum::is_nan(fused_a_51) || (fused_a_51 > fused_b_51)) {
+                            _cv51 = fused_a_51;
+                        } else {
+                            _cv51 = fused_b_51;
+                        }
+                    }
+                    fused_acc0_3 = _cv51;
+                }
+            }
+            if (20u < fused_live) {
+                {
+                    u32 fused_c_52 = fused_tid + 5120u;
+                    f32 v0_52 = fused_r20;
+                    f32 v3_52 = cuprum::abs(v0_52);
+                    f32 _cv52;
+                    {
+                        f32 fused_a_52 = fused_acc0_0;
+                        f32 fused_b_52 = v3_52;
+                        if (cuprum::is_nan(fused_a_52) || (fused_a_52 > fused_b_52)) {
+                            _cv52 = fused_a_52;
+                        } else {
+                            _cv52 = fused_b_52;
+                        }
+                    }
+                    fused_acc0_0 = _cv52;
+                }
+            }
+            if (21u < fused_live) {
+                {
+                    u32 fused_c_53 = fused_tid + 5376u;
+                    f32 v0_53 = fused_r21;
+                    f32 v3_53 = cuprum::abs(v0_53);
+                    f32 _cv53;
+                    {
+                        f32 fused_a_53 = fused_acc0_1;
+                        f32 fused_b_53 = v3_53;
+                        if (cuprum::is_nan(fused_a_53) || (fused_a_53 > fused_b_53)) {
+                            _cv53 = fused_a_53;
+                        } else {
+                            _cv53 = fused_b_53;
+                        }
+                    }
+                    fused_acc0_1 = _cv53;
+                }
+            }
+            if (22u < fused_live) {
+                {
+                    u32 fused_c_54 = fused_tid + 5632u;
+                    f32 v0_54 = fused_r22;
+                    f32 v3_54 = cuprum::abs(v0_54);
+                    f32 _cv54;
+                    {
+                        f32 fused_a_54 = fused_acc0_2;
+                        f32 fused_b_54 = v3_54;
+                        if (cuprum::is_nan(fused_a_54) || (fused_a_54 > fused_b_54)) {
+                            _cv54 = fused_a_54;
+                        } else {
+                            _cv54 = fused_b_54;
+                        }
+                    }
+                    fused_acc0_2 = _cv54;
+                }
+            }
+            if (23u < fused_live) {
+                {
+                    u32 fused_c_55 = fused_tid + 5888u;
+                    f32 v0_55 = fused_r23;
+                    f32 v3_55 = cuprum::abs(v0_55);
+                    f32 _cv55;
+                    {
+                        f32 fused_a_55 = fused_acc0_3;
+                        f32 fused_b_55 = v3_55;
+                        if (cuprum::is_nan(fused_a_55) || (fused_a_55 > fused_b_55)) {
+                            _cv55 = fused_a_55;
+                        } else {
+                            _cv55 = fused_b_55;
+                        }
+                    }
+                    fused_acc0_3 = _cv55;
+                }
+            }
+            if (24u < fused_live) {
+                {
+                    u32 fused_c_56 = fused_tid + 6144u;
+                    f32 v0_56 = fused_r24;
+                    f32 v3_56 = cuprum::abs(v0_56);
+                    f32 _cv56;
+                    {
+                        f32 fused_a_56 = fused_acc0_0;
+                        f32 fused_b_56 = v3_56;
+                        if (cuprum::is_nan(fused_a_56) || (fused_a_56 > fused_b_56)) {
+                            _cv56 = fused_a_56;
+                        } else {
+                            _cv56 = fused_b_56;
+                        }
+                    }
+                    fused_acc0_0 = _cv56;
+                }
+            }
+            if (25u < fused_live) {
+                {
+                    u32 fused_c_57 = fused_tid + 6400u;
+                    f32 v0_57 = fused_r25;
+                    f32 v3_57 = cuprum::abs(v0_57);
+                    f32 _cv57;
+                    {
+                        f32 fused_a_57 = fused_acc0_1;
+                        f32 fused_b_57 = v3_57;
+                        if (cuprum::is_nan(fused_a_57) || (fused_a_57 > fused_b_57)) {
+                            _cv57 = fused_a_57;
+                        } else {
+                            _cv57 = fused_b_57;
+                        }
+                    }
+                    fused_acc0_1 = _cv57;
+                }
+            }
+            if (26u < fused_live) {
+                {
+                    u32 fused_c_58 = fused_tid + 6656u;
+                    f32 v0_58 = fused_r26;
+                    f32 v3_58 = cuprum::abs(v0_58);
+                    f32 _cv58;
+                    {
+                        f32 fused_a_58 = fused_acc0_2;
+                        f32 fused_b_58 = v3_58;
+                        if (cuprum::is_nan(fused_a_58) || (fused_a_58 > fused_b_58)) {
+                            _cv58 = fused_a_58;
+                        } else {
+                            _cv58 = fused_b_58;
+                        }
+                    }
+                    fused_acc0_2 = _cv58;
+                }
+            }
+            if (27u < fused_live) {
+                {
+                    u32 fused_c_59 = fused_tid + 6912u;
+                    f32 v0_59 = fused_r27;
+                    f32 v3_59 = cuprum::abs(v0_59);
+                    f32 _cv59;
+                    {
+                        f32 fused_a_59 = fused_acc0_3;
+                        f32 fused_b_59 = v3_59;
+                        if (cuprum::is_nan(fused_a_59) || (fused_a_59 > fused_b_59)) {
+                            _cv59 = fused_a_59;
+                        } else {
+                            _cv59 = fused_b_59;
+                        }
+                    }
+                    fused_acc0_3 = _cv59;
+                }
+            }
+            if (28u < fused_live) {
+                {
+                    u32 fused_c_60 = fused_tid + 7168u;
+                    f32 v0_60 = fused_r28;
+                    f32 v3_60 = cuprum::abs(v0_60);
+                    f32 _cv60;
+                    {
+                        f32 fused_a_60 = fused_acc0_0;
+                        f32 fused_b_60 = v3_60;
+                        if (cuprum::is_nan(fused_a_60) || (fused_a_60 > fused_b_60)) {
+                            _cv60 = fused_a_60;
+                        } else {
+                            _cv60 = fused_b_60;
+                        }
+                    }
+                    fused_acc0_0 = _cv60;
+                }
+            }
+            if (29u < fused_live) {
+                {
+                    u32 fused_c_61 = fused_tid + 7424u;
+                    f32 v0_61 = fused_r29;
+                    f32 v3_61 = cuprum::abs(v0_61);
+                    f32 _cv61;
+                    {
+                        f32 fused_a_61 = fused_acc0_1;
+                        f32 fused_b_61 = v3_61;
+                        if (cuprum::is_nan(fused_a_61) || (fused_a_61 > fused_b_61)) {
+                            _cv61 = fused_a_61;
+                        } else {
+                            _cv61 = fused_b_61;
+                        }
+                    }
+                    fused_acc0_1 = _cv61;
+                }
+            }
+            if (30u < fused_live) {
+                {
+                    u32 fused_c_62 = fused_tid + 7680u;
+                    f32 v0_62 = fused_r30;
+                    f32 v3_62 = cuprum::abs(v0_62);
+                    f32 _cv62;
+                    {
+                        f32 fused_a_62 = fused_acc0_2;
+                        f32 fused_b_62 = v3_62;
+                        if (cuprum::is_nan(fused_a_62) || (fused_a_62 > fused_b_62)) {
+                            _cv62 = fused_a_62;
+                        } else {
+                            _cv62 = fused_b_62;
+                        }
+                    }
+                    fused_acc0_2 = _cv62;
+                }
+            }
+            if (31u < fused_live) {
+                {
+                    u32 fused_c_63 = fused_tid + 7936u;
+                    f32 v0_63 = fused_r31;
+                    f32 v3_63 = cuprum::abs(v0_63);
+                    f32 _cv63;
+                    {
+                        f32 fused_a_63 = fused_acc0_3;
+                        f32 fused_b_63 = v3_63;
+                        if (cuprum::is_nan(fused_a_63) || (fused_a_63 > fused_b_63)) {
+                            _cv63 = fused_a_63;
+                        } else {
+                            _cv63 = fused_b_63;
+                        }
+                    }
+                    fused_acc0_3 = _cv63;
+                }
             }
         }
-        fused_acc0 = _cv18;
+    } else {
+        u32 fused_j = fused_tid;
+        while ((fused_j + (7u * fused_nt)) < fused_n) {
+            u32 fused_c0 = fused_j + (0u * fused_nt);
+            f32 v0_0 = x[fused_base_x + ((u64)(fused_c0 & fused_mask_x))];
+            u32 fused_c1 = fused_j + (1u * fused_nt);
+            f32 v0_1_1 = x[fused_base_x + ((u64)(fused_c1 & fused_mask_x))];
+            u32 fused_c2 = fused_j + (2u * fused_nt);
+            f32 v0_2_1 = x[fused_base_x + ((u64)(fused_c2 & fused_mask_x))];
+            u32 fused_c3 = fused_j + (3u * fused_nt);
+            f32 v0_3_1 = x[fused_base_x + ((u64)(fused_c3 & fused_mask_x))];
+            u32 fused_c4 = fused_j + (4u * fused_nt);
+            f32 v0_4_1 = x[fused_base_x + ((u64)(fused_c4 & fused_mask_x))];
+            u32 fused_c5 = fused_j + (5u * fused_nt);
+            f32 v0_5_1 = x[fused_base_x + ((u64)(fused_c5 & fused_mask_x))];
+            u32 fused_c6 = fused_j + (6u * fused_nt);
+            f32 v0_6_1 = x[fused_base_x + ((u64)(fused_c6 & fused_mask_x))];
+            u32 fused_c7 = fused_j + (7u * fused_nt);
+            f32 v0_7_1 = x[fused_base_x + ((u64)(fused_c7 & fused_mask_x))];
+            {
+                u32 fused_c_64 = fused_c0;
+                f32 v0_64 = v0_0;
+                f32 v3_64 = cuprum::abs(v0_64);
+                f32 _cv64;
+                {
+                    f32 fused_a_64 = fused_acc0_0;
+                    f32 fused_b_64 = v3_64;
+                    if (cuprum::is_nan(fused_a_64) || (fused_a_64 > fused_b_64)) {
+                        _cv64 = fused_a_64;
+                    } else {
+                        _cv64 = fused_b_64;
+                    }
+                }
+                fused_acc0_0 = _cv64;
+            }
+            {
+                u32 fused_c_65 = fused_c1;
+                f32 v0_65 = v0_1_1;
+                f32 v3_65 = cuprum::abs(v0_65);
+                f32 _cv65;
+                {
+                    f32 fused_a_65 = fused_acc0_0;
+                    f32 fused_b_65 = v3_65;
+                    if (cuprum::is_nan(fused_a_65) || (fused_a_65 > fused_b_65)) {
+                        _cv65 = fused_a_65;
+                    } else {
+                        _cv65 = fused_b_65;
+                    }
+                }
+                fused_acc0_0 = _cv65;
+            }
+            {
+                u32 fused_c_66 = fused_c2;
+                f32 v0_66 = v0_2_1;
+                f32 v3_66 = cuprum::abs(v0_66);
+                f32 _cv66;
+                {
+                    f32 fused_a_66 = fused_acc0_0;
+                    f32 fused_b_66 = v3_66;
+                    if (cuprum::is_nan(fused_a_66) || (fused_a_66 > fused_b_66)) {
+                        _cv66 = fused_a_66;
+                    } else {
+                        _cv66 = fused_b_66;
+                    }
+                }
+                fused_acc0_0 = _cv66;
+            }
+            {
+                u32 fused_c_67 = fused_c3;
+                f32 v0_67 = v0_3_1;
+                f32 v3_67 = cuprum::abs(v0_67);
+                f32 _cv67;
+                {
+                    f32 fused_a_67 = fused_acc0_0;
+                    f32 fused_b_67 = v3_67;
+                    if (cuprum::is_nan(fused_a_67) || (fused_a_67 > fused_b_67)) {
+                        _cv67 = fused_a_67;
+                    } else {
+                        _cv67 = fused_b_67;
+                    }
+                }
+                fused_acc0_0 = _cv67;
+            }
+            {
+                u32 fused_c_68 = fused_c4;
+                f32 v0_68 = v0_4_1;
+                f32 v3_68 = cuprum::abs(v0_68);
+                f32 _cv68;
+                {
+                    f32 fused_a_68 = fused_acc0_0;
+                    f32 fused_b_68 = v3_68;
+                    if (cuprum::is_nan(fused_a_68) || (fused_a_68 > fused_b_68)) {
+                        _cv68 = fused_a_68;
+                    } else {
+                        _cv68 = fused_b_68;
+                    }
+                }
+                fused_acc0_0 = _cv68;
+            }
+            {
+                u32 fused_c_69 = fused_c5;
+                f32 v0_69 = v0_5_1;
+                f32 v3_69 = cuprum::abs(v0_69);
+                f32 _cv69;
+                {
+                    f32 fused_a_69 = fused_acc0_0;
+                    f32 fused_b_69 = v3_69;
+                    if (cuprum::is_nan(fused_a_69) || (fused_a_69 > fused_b_69)) {
+                        _cv69 = fused_a_69;
+                    } else {
+                        _cv69 = fused_b_69;
+                    }
+                }
+                fused_acc0_0 = _cv69;
+            }
+            {
+                u32 fused_c_70 = fused_c6;
+                f32 v0_70 = v0_6_1;
+                f32 v3_70 = cuprum::abs(v0_70);
+                f32 _cv70;
+                {
+                    f32 fused_a_70 = fused_acc0_0;
+                    f32 fused_b_70 = v3_70;
+                    if (cuprum::is_nan(fused_a_70) || (fused_a_70 > fused_b_70)) {
+                        _cv70 = fused_a_70;
+                    } else {
+                        _cv70 = fused_b_70;
+                    }
+                }
+                fused_acc0_0 = _cv70;
+            }
+            {
+                u32 fused_c_71 = fused_c7;
+                f32 v0_71 = v0_7_1;
+                f32 v3_71 = cuprum::abs(v0_71);
+                f32 _cv71;
+                {
+                    f32 fused_a_71 = fused_acc0_0;
+                    f32 fused_b_71 = v3_71;
+                    if (cuprum::is_nan(fused_a_71) || (fused_a_71 > fused_b_71)) {
+                        _cv71 = fused_a_71;
+                    } else {
+                        _cv71 = fused_b_71;
+                    }
+                }
+                fused_acc0_0 = _cv71;
+            }
+            fused_j += 8u * fused_nt;
+        }
+        while (fused_j < fused_n) {
+            u32 fused_c_72 = fused_j;
+            f32 v0_72 = x[fused_base_x + ((u64)(fused_c_72 & fused_mask_x))];
+            f32 v3_72 = cuprum::abs(v0_72);
+            f32 _cv72;
+            {
+                f32 fused_a_72 = fused_acc0_0;
+                f32 fused_b_72 = v3_72;
+                if (cuprum::is_nan(fused_a_72) || (fused_a_72 > fused_b_72)) {
+                    _cv72 = fused_a_72;
+                } else {
+                    _cv72 = fused_b_72;
+                }
+            }
+            fused_acc0_0 = _cv72;
+            fused_j += fused_nt;
+        }
+    }
+    f32 fused_acc0 = fused_acc0_0;
+    f32 _cv73;
+    {
+        f32 fused_a_73 = fused_acc0;
+        f32 fused_b_73 = fused_acc0_1;
+        if (cuprum::is_nan(fused_a_73) || (fused_a_73 > fused_b_73)) {
+            _cv73 = fused_a_73;
+        } else {
+            _cv73 = fused_b_73;
+        }
+    }
+    fused_acc0 = _cv73;
+    f32 _cv74;
+    {
+        f32 fused_a_74 = fused_acc0;
+        f32 fused_b_74 = fused_acc0_2;
+        if (cuprum::is_nan(fused_a_74) || (fused_a_74 > fused_b_74)) {
+            _cv74 = fused_a_74;
+        } else {
+            _cv74 = fused_b_74;
+        }
+    }
+    fused_acc0 = _cv74;
+    f32 _cv75;
+    {
+        f32 fused_a_75 = fused_acc0;
+        f32 fused_b_75 = fused_acc0_3;
+        if (cuprum::is_nan(fused_a_75) || (fused_a_75 > fused_b_75)) {
+            _cv75 = fused_a_75;
+        } else {
+            _cv75 = fused_b_75;
+        }
+    }
+    fused_acc0 = _cv75;
+    u32 fused_m = 16u;
+    while (fused_m > 0u) {
+        f32 _cv76;
+        {
+            f32 fused_a_76 = fused_acc0;
+            f32 fused_b_76 = cuprum::shfl_xor_sync(cuprum::num<u32>::max_value(), fused_acc0, fused_m);
+            if (cuprum::is_nan(fused_a_76) || (fused_a_76 > fused_b_76)) {
+                _cv76 = fused_a_76;
+            } else {
+                _cv76 = fused_b_76;
+            }
+        }
+        fused_acc0 = _cv76;
         fused_m = cuprum::div(fused_m, 2u);
     }
     if (fused_lane == 0u) {
@@ -465,192 +1601,630 @@ __device__ __forceinline__ void rms_norm_body(cuprum::RoSlice<f32> x, i64 x_rs, 
     f32 v4 = cuprum::num<f32>::neg_infinity();
     u64 fused_w = 0ull;
     while (fused_w < fused_nwarps) {
-        f32 _cv19;
+        f32 _cv77;
         {
-            f32 fused_a_19 = v4;
-            f32 fused_b_19 = fused_red0[fused_w];
-            if (cuprum::is_nan(fused_a_19) || (fused_a_19 > fused_b_19)) {
-                _cv19 = fused_a_19;
+            f32 fused_a_77 = v4;
+            f32 fused_b_77 = fused_red0[fused_w];
+            if (cuprum::is_nan(fused_a_77) || (fused_a_77 > fused_b_77)) {
+                _cv77 = fused_a_77;
             } else {
-                _cv19 = fused_b_19;
+                _cv77 = fused_b_77;
             }
         }
-        v4 = _cv19;
+        v4 = _cv77;
         fused_w += 1ull;
     }
     __shared__ f32 fused_red1[32];
-    f32 fused_acc1 = cuprum::num<f32>::zero();
+    f32 fused_acc1_0 = cuprum::num<f32>::zero();
+    f32 fused_acc1_1 = cuprum::num<f32>::zero();
+    f32 fused_acc1_2 = cuprum::num<f32>::zero();
+    f32 fused_acc1_3 = cuprum::num<f32>::zero();
     if (fused_cache != 0ll) {
-        i64 fused_j_2 = fused_tid;
-        while (cuprum::add(fused_j_2, cuprum::mul(7ll, fused_nt)) < fused_cols) {
-            i64 fused_c0_2 = cuprum::add(fused_j_2, cuprum::mul(0ll, fused_nt));
-            f32 v0_0_2 = fused_buf[(u64)fused_c0_2];
-            i64 fused_c1_2 = cuprum::add(fused_j_2, cuprum::mul(1ll, fused_nt));
-            f32 v0_1_2 = fused_buf[(u64)fused_c1_2];
-            i64 fused_c2_2 = cuprum::add(fused_j_2, cuprum::mul(2ll, fused_nt));
-            f32 v0_2_2 = fused_buf[(u64)fused_c2_2];
-            i64 fused_c3_2 = cuprum::add(fused_j_2, cuprum::mul(3ll, fused_nt));
-            f32 v0_3_2 = fused_buf[(u64)fused_c3_2];
-            i64 fused_c4_2 = cuprum::add(fused_j_2, cuprum::mul(4ll, fused_nt));
-            f32 v0_4_2 = fused_buf[(u64)fused_c4_2];
-            i64 fused_c5_2 = cuprum::add(fused_j_2, cuprum::mul(5ll, fused_nt));
-            f32 v0_5_2 = fused_buf[(u64)fused_c5_2];
-            i64 fused_c6_2 = cuprum::add(fused_j_2, cuprum::mul(6ll, fused_nt));
-            f32 v0_6_2 = fused_buf[(u64)fused_c6_2];
-            i64 fused_c7_2 = cuprum::add(fused_j_2, cuprum::mul(7ll, fused_nt));
-            f32 v0_7_2 = fused_buf[(u64)fused_c7_2];
+        if (fused_live == 32u) {
             {
-                i64 fused_c_18 = fused_c0_2;
-                f32 v0_25 = v0_0_2;
-                f32 v5 = v0_25 / v4;
+                u32 fused_c_73 = fused_tid + 0u;
+                f32 v0_73 = fused_r0;
+                f32 v5 = v0_73 / v4;
                 f32 v6 = v5 * v5;
-                fused_acc1 = fused_acc1 + v6;
+                fused_acc1_0 = fused_acc1_0 + v6;
             }
             {
-                i64 fused_c_19 = fused_c1_2;
-                f32 v0_26 = v0_1_2;
-                f32 v5_1 = v0_26 / v4;
+                u32 fused_c_74 = fused_tid + 256u;
+                f32 v0_74 = fused_r1;
+                f32 v5_1 = v0_74 / v4;
                 f32 v6_1 = v5_1 * v5_1;
-                fused_acc1 = fused_acc1 + v6_1;
+                fused_acc1_1 = fused_acc1_1 + v6_1;
             }
             {
-                i64 fused_c_20 = fused_c2_2;
-                f32 v0_27 = v0_2_2;
-                f32 v5_2 = v0_27 / v4;
+                u32 fused_c_75 = fused_tid + 512u;
+                f32 v0_75 = fused_r2;
+                f32 v5_2 = v0_75 / v4;
                 f32 v6_2 = v5_2 * v5_2;
-                fused_acc1 = fused_acc1 + v6_2;
+                fused_acc1_2 = fused_acc1_2 + v6_2;
             }
             {
-                i64 fused_c_21 = fused_c3_2;
-                f32 v0_28 = v0_3_2;
-                f32 v5_3 = v0_28 / v4;
+                u32 fused_c_76 = fused_tid + 768u;
+                f32 v0_76 = fused_r3;
+                f32 v5_3 = v0_76 / v4;
                 f32 v6_3 = v5_3 * v5_3;
-                fused_acc1 = fused_acc1 + v6_3;
+                fused_acc1_3 = fused_acc1_3 + v6_3;
             }
             {
-                i64 fused_c_22 = fused_c4_2;
-                f32 v0_29 = v0_4_2;
-                f32 v5_4 = v0_29 / v4;
+                u32 fused_c_77 = fused_tid + 1024u;
+                f32 v0_77 = fused_r4;
+                f32 v5_4 = v0_77 / v4;
                 f32 v6_4 = v5_4 * v5_4;
-                fused_acc1 = fused_acc1 + v6_4;
+                fused_acc1_0 = fused_acc1_0 + v6_4;
             }
             {
-                i64 fused_c_23 = fused_c5_2;
-                f32 v0_30 = v0_5_2;
-                f32 v5_5 = v0_30 / v4;
+                u32 fused_c_78 = fused_tid + 1280u;
+                f32 v0_78 = fused_r5;
+                f32 v5_5 = v0_78 / v4;
                 f32 v6_5 = v5_5 * v5_5;
-                fused_acc1 = fused_acc1 + v6_5;
+                fused_acc1_1 = fused_acc1_1 + v6_5;
             }
             {
-                i64 fused_c_24 = fused_c6_2;
-                f32 v0_31 = v0_6_2;
-                f32 v5_6 = v0_31 / v4;
+                u32 fused_c_79 = fused_tid + 1536u;
+                f32 v0_79 = fused_r6;
+                f32 v5_6 = v0_79 / v4;
                 f32 v6_6 = v5_6 * v5_6;
-                fused_acc1 = fused_acc1 + v6_6;
+                fused_acc1_2 = fused_acc1_2 + v6_6;
             }
             {
-                i64 fused_c_25 = fused_c7_2;
-                f32 v0_32 = v0_7_2;
-                f32 v5_7 = v0_32 / v4;
+                u32 fused_c_80 = fused_tid + 1792u;
+                f32 v0_80 = fused_r7;
+                f32 v5_7 = v0_80 / v4;
                 f32 v6_7 = v5_7 * v5_7;
-                fused_acc1 = fused_acc1 + v6_7;
+                fused_acc1_3 = fused_acc1_3 + v6_7;
             }
-            fused_j_2 = cuprum::add(fused_j_2, cuprum::mul(8ll, fused_nt));
-        }
-        while (fused_j_2 < fused_cols) {
-            i64 fused_c_26 = fused_j_2;
-            f32 v0_33 = fused_buf[(u64)fused_c_26];
-            f32 v5_8 = v0_33 / v4;
-            f32 v6_8 = v5_8 * v5_8;
-            fused_acc1 = fused_acc1 + v6_8;
-            fused_j_2 = cuprum::add(fused_j_2, fused_nt);
+            {
+                u32 fused_c_81 = fused_tid + 2048u;
+                f32 v0_81 = fused_r8;
+                f32 v5_8 = v0_81 / v4;
+                f32 v6_8 = v5_8 * v5_8;
+                fused_acc1_0 = fused_acc1_0 + v6_8;
+            }
+            {
+                u32 fused_c_82 = fused_tid + 2304u;
+                f32 v0_82 = fused_r9;
+                f32 v5_9 = v0_82 / v4;
+                f32 v6_9 = v5_9 * v5_9;
+                fused_acc1_1 = fused_acc1_1 + v6_9;
+            }
+            {
+                u32 fused_c_83 = fused_tid + 2560u;
+                f32 v0_83 = fused_r10;
+                f32 v5_10 = v0_83 / v4;
+                f32 v6_10 = v5_10 * v5_10;
+                fused_acc1_2 = fused_acc1_2 + v6_10;
+            }
+            {
+                u32 fused_c_84 = fused_tid + 2816u;
+                f32 v0_84 = fused_r11;
+                f32 v5_11 = v0_84 / v4;
+                f32 v6_11 = v5_11 * v5_11;
+                fused_acc1_3 = fused_acc1_3 + v6_11;
+            }
+            {
+                u32 fused_c_85 = fused_tid + 3072u;
+                f32 v0_85 = fused_r12;
+                f32 v5_12 = v0_85 / v4;
+                f32 v6_12 = v5_12 * v5_12;
+                fused_acc1_0 = fused_acc1_0 + v6_12;
+            }
+            {
+                u32 fused_c_86 = fused_tid + 3328u;
+                f32 v0_86 = fused_r13;
+                f32 v5_13 = v0_86 / v4;
+                f32 v6_13 = v5_13 * v5_13;
+                fused_acc1_1 = fused_acc1_1 + v6_13;
+            }
+            {
+                u32 fused_c_87 = fused_tid + 3584u;
+                f32 v0_87 = fused_r14;
+                f32 v5_14 = v0_87 / v4;
+                f32 v6_14 = v5_14 * v5_14;
+                fused_acc1_2 = fused_acc1_2 + v6_14;
+            }
+            {
+                u32 fused_c_88 = fused_tid + 3840u;
+                f32 v0_88 = fused_r15;
+                f32 v5_15 = v0_88 / v4;
+                f32 v6_15 = v5_15 * v5_15;
+                fused_acc1_3 = fused_acc1_3 + v6_15;
+            }
+            {
+                u32 fused_c_89 = fused_tid + 4096u;
+                f32 v0_89 = fused_r16;
+                f32 v5_16 = v0_89 / v4;
+                f32 v6_16 = v5_16 * v5_16;
+                fused_acc1_0 = fused_acc1_0 + v6_16;
+            }
+            {
+                u32 fused_c_90 = fused_tid + 4352u;
+                f32 v0_90 = fused_r17;
+                f32 v5_17 = v0_90 / v4;
+                f32 v6_17 = v5_17 * v5_17;
+                fused_acc1_1 = fused_acc1_1 + v6_17;
+            }
+            {
+                u32 fused_c_91 = fused_tid + 4608u;
+                f32 v0_91 = fused_r18;
+                f32 v5_18 = v0_91 / v4;
+                f32 v6_18 = v5_18 * v5_18;
+                fused_acc1_2 = fused_acc1_2 + v6_18;
+            }
+            {
+                u32 fused_c_92 = fused_tid + 4864u;
+                f32 v0_92 = fused_r19;
+                f32 v5_19 = v0_92 / v4;
+                f32 v6_19 = v5_19 * v5_19;
+                fused_acc1_3 = fused_acc1_3 + v6_19;
+            }
+            {
+                u32 fused_c_93 = fused_tid + 5120u;
+                f32 v0_93 = fused_r20;
+                f32 v5_20 = v0_93 / v4;
+                f32 v6_20 = v5_20 * v5_20;
+                fused_acc1_0 = fused_acc1_0 + v6_20;
+            }
+            {
+                u32 fused_c_94 = fused_tid + 5376u;
+                f32 v0_94 = fused_r21;
+                f32 v5_21 = v0_94 / v4;
+                f32 v6_21 = v5_21 * v5_21;
+                fused_acc1_1 = fused_acc1_1 + v6_21;
+            }
+            {
+                u32 fused_c_95 = fused_tid + 5632u;
+                f32 v0_95 = fused_r22;
+                f32 v5_22 = v0_95 / v4;
+                f32 v6_22 = v5_22 * v5_22;
+                fused_acc1_2 = fused_acc1_2 + v6_22;
+            }
+            {
+                u32 fused_c_96 = fused_tid + 5888u;
+                f32 v0_96 = fused_r23;
+                f32 v5_23 = v0_96 / v4;
+                f32 v6_23 = v5_23 * v5_23;
+                fused_acc1_3 = fused_acc1_3 + v6_23;
+            }
+            {
+                u32 fused_c_97 = fused_tid + 6144u;
+                f32 v0_97 = fused_r24;
+                f32 v5_24 = v0_97 / v4;
+                f32 v6_24 = v5_24 * v5_24;
+                fused_acc1_0 = fused_acc1_0 + v6_24;
+            }
+            {
+                u32 fused_c_98 = fused_tid + 6400u;
+                f32 v0_98 = fused_r25;
+                f32 v5_25 = v0_98 / v4;
+                f32 v6_25 = v5_25 * v5_25;
+                fused_acc1_1 = fused_acc1_1 + v6_25;
+            }
+            {
+                u32 fused_c_99 = fused_tid + 6656u;
+                f32 v0_99 = fused_r26;
+                f32 v5_26 = v0_99 / v4;
+                f32 v6_26 = v5_26 * v5_26;
+                fused_acc1_2 = fused_acc1_2 + v6_26;
+            }
+            {
+                u32 fused_c_100 = fused_tid + 6912u;
+                f32 v0_100 = fused_r27;
+                f32 v5_27 = v0_100 / v4;
+                f32 v6_27 = v5_27 * v5_27;
+                fused_acc1_3 = fused_acc1_3 + v6_27;
+            }
+            {
+                u32 fused_c_101 = fused_tid + 7168u;
+                f32 v0_101 = fused_r28;
+                f32 v5_28 = v0_101 / v4;
+                f32 v6_28 = v5_28 * v5_28;
+                fused_acc1_0 = fused_acc1_0 + v6_28;
+            }
+            {
+                u32 fused_c_102 = fused_tid + 7424u;
+                f32 v0_102 = fused_r29;
+                f32 v5_29 = v0_102 / v4;
+                f32 v6_29 = v5_29 * v5_29;
+                fused_acc1_1 = fused_acc1_1 + v6_29;
+            }
+            {
+                u32 fused_c_103 = fused_tid + 7680u;
+                f32 v0_103 = fused_r30;
+                f32 v5_30 = v0_103 / v4;
+                f32 v6_30 = v5_30 * v5_30;
+                fused_acc1_2 = fused_acc1_2 + v6_30;
+            }
+            {
+                u32 fused_c_104 = fused_tid + 7936u;
+                f32 v0_104 = fused_r31;
+                f32 v5_31 = v0_104 / v4;
+                f32 v6_31 = v5_31 * v5_31;
+                fused_acc1_3 = fused_acc1_3 + v6_31;
+            }
+        } else {
+            if (0u < fused_live) {
+                {
+                    u32 fused_c_105 = fused_tid + 0u;
+                    f32 v0_105 = fused_r0;
+                    f32 v5_32 = v0_105 / v4;
+                    f32 v6_32 = v5_32 * v5_32;
+                    fused_acc1_0 = fused_acc1_0 + v6_32;
+                }
+            }
+            if (1u < fused_live) {
+                {
+                    u32 fused_c_106 = fused_tid + 256u;
+                    f32 v0_106 = fused_r1;
+                    f32 v5_33 = v0_106 / v4;
+                    f32 v6_33 = v5_33 * v5_33;
+                    fused_acc1_1 = fused_acc1_1 + v6_33;
+                }
+            }
+            if (2u < fused_live) {
+                {
+                    u32 fused_c_107 = fused_tid + 512u;
+                    f32 v0_107 = fused_r2;
+                    f32 v5_34 = v0_107 / v4;
+                    f32 v6_34 = v5_34 * v5_34;
+                    fused_acc1_2 = fused_acc1_2 + v6_34;
+                }
+            }
+            if (3u < fused_live) {
+                {
+                    u32 fused_c_108 = fused_tid + 768u;
+                    f32 v0_108 = fused_r3;
+                    f32 v5_35 = v0_108 / v4;
+                    f32 v6_35 = v5_35 * v5_35;
+                    fused_acc1_3 = fused_acc1_3 + v6_35;
+                }
+            }
+            if (4u < fused_live) {
+                {
+                    u32 fused_c_109 = fused_tid + 1024u;
+                    f32 v0_109 = fused_r4;
+                    f32 v5_36 = v0_109 / v4;
+                    f32 v6_36 = v5_36 * v5_36;
+                    fused_acc1_0 = fused_acc1_0 + v6_36;
+                }
+            }
+            if (5u < fused_live) {
+                {
+                    u32 fused_c_110 = fused_tid + 1280u;
+                    f32 v0_110 = fused_r5;
+                    f32 v5_37 = v0_110 / v4;
+                    f32 v6_37 = v5_37 * v5_37;
+                    fused_acc1_1 = fused_acc1_1 + v6_37;
+                }
+            }
+            if (6u < fused_live) {
+                {
+                    u32 fused_c_111 = fused_tid + 1536u;
+                    f32 v0_111 = fused_r6;
+                    f32 v5_38 = v0_111 / v4;
+                    f32 v6_38 = v5_38 * v5_38;
+                    fused_acc1_2 = fused_acc1_2 + v6_38;
+                }
+            }
+            if (7u < fused_live) {
+                {
+                    u32 fused_c_112 = fused_tid + 1792u;
+                    f32 v0_112 = fused_r7;
+                    f32 v5_39 = v0_112 / v4;
+                    f32 v6_39 = v5_39 * v5_39;
+                    fused_acc1_3 = fused_acc1_3 + v6_39;
+                }
+            }
+            if (8u < fused_live) {
+                {
+                    u32 fused_c_113 = fused_tid + 2048u;
+                    f32 v0_113 = fused_r8;
+                    f32 v5_40 = v0_113 / v4;
+                    f32 v6_40 = v5_40 * v5_40;
+                    fused_acc1_0 = fused_acc1_0 + v6_40;
+                }
+            }
+            if (9u < fused_live) {
+                {
+                    u32 fused_c_114 = fused_tid + 2304u;
+                    f32 v0_114 = fused_r9;
+                    f32 v5_41 = v0_114 / v4;
+                    f32 v6_41 = v5_41 * v5_41;
+                    fused_acc1_1 = fused_acc1_1 + v6_41;
+                }
+            }
+            if (10u < fused_live) {
+                {
+                    u32 fused_c_115 = fused_tid + 2560u;
+                    f32 v0_115 = fused_r10;
+                    f32 v5_42 = v0_115 / v4;
+                    f32 v6_42 = v5_42 * v5_42;
+                    fused_acc1_2 = fused_acc1_2 + v6_42;
+                }
+            }
+            if (11u < fused_live) {
+                {
+                    u32 fused_c_116 = fused_tid + 2816u;
+                    f32 v0_116 = fused_r11;
+                    f32 v5_43 = v0_116 / v4;
+                    f32 v6_43 = v5_43 * v5_43;
+                    fused_acc1_3 = fused_acc1_3 + v6_43;
+                }
+            }
+            if (12u < fused_live) {
+                {
+                    u32 fused_c_117 = fused_tid + 3072u;
+                    f32 v0_117 = fused_r12;
+                    f32 v5_44 = v0_117 / v4;
+                    f32 v6_44 = v5_44 * v5_44;
+                    fused_acc1_0 = fused_acc1_0 + v6_44;
+                }
+            }
+            if (13u < fused_live) {
+                {
+                    u32 fused_c_118 = fused_tid + 3328u;
+                    f32 v0_118 = fused_r13;
+                    f32 v5_45 = v0_118 / v4;
+                    f32 v6_45 = v5_45 * v5_45;
+                    fused_acc1_1 = fused_acc1_1 + v6_45;
+                }
+            }
+            if (14u < fused_live) {
+                {
+                    u32 fused_c_119 = fused_tid + 3584u;
+                    f32 v0_119 = fused_r14;
+                    f32 v5_46 = v0_119 / v4;
+                    f32 v6_46 = v5_46 * v5_46;
+                    fused_acc1_2 = fused_acc1_2 + v6_46;
+                }
+            }
+            if (15u < fused_live) {
+                {
+                    u32 fused_c_120 = fused_tid + 3840u;
+                    f32 v0_120 = fused_r15;
+                    f32 v5_47 = v0_120 / v4;
+                    f32 v6_47 = v5_47 * v5_47;
+                    fused_acc1_3 = fused_acc1_3 + v6_47;
+                }
+            }
+            if (16u < fused_live) {
+                {
+                    u32 fused_c_121 = fused_tid + 4096u;
+                    f32 v0_121 = fused_r16;
+                    f32 v5_48 = v0_121 / v4;
+                    f32 v6_48 = v5_48 * v5_48;
+                    fused_acc1_0 = fused_acc1_0 + v6_48;
+                }
+            }
+            if (17u < fused_live) {
+                {
+                    u32 fused_c_122 = fused_tid + 4352u;
+                    f32 v0_122 = fused_r17;
+                    f32 v5_49 = v0_122 / v4;
+                    f32 v6_49 = v5_49 * v5_49;
+                    fused_acc1_1 = fused_acc1_1 + v6_49;
+                }
+            }
+            if (18u < fused_live) {
+                {
+                    u32 fused_c_123 = fused_tid + 4608u;
+                    f32 v0_123 = fused_r18;
+                    f32 v5_50 = v0_123 / v4;
+                    f32 v6_50 = v5_50 * v5_50;
+                    fused_acc1_2 = fused_acc1_2 + v6_50;
+                }
+            }
+            if (19u < fused_live) {
+                {
+                    u32 fused_c_124 = fused_tid + 4864u;
+                    f32 v0_124 = fused_r19;
+                    f32 v5_51 = v0_124 / v4;
+                    f32 v6_51 = v5_51 * v5_51;
+                    fused_acc1_3 = fused_acc1_3 + v6_51;
+                }
+            }
+            if (20u < fused_live) {
+                {
+                    u32 fused_c_125 = fused_tid + 5120u;
+                    f32 v0_125 = fused_r20;
+                    f32 v5_52 = v0_125 / v4;
+                    f32 v6_52 = v5_52 * v5_52;
+                    fused_acc1_0 = fused_acc1_0 + v6_52;
+                }
+            }
+            if (21u < fused_live) {
+                {
+                    u32 fused_c_126 = fused_tid + 5376u;
+                    f32 v0_126 = fused_r21;
+                    f32 v5_53 = v0_126 / v4;
+                    f32 v6_53 = v5_53 * v5_53;
+                    fused_acc1_1 = fused_acc1_1 + v6_53;
+                }
+            }
+            if (22u < fused_live) {
+                {
+                    u32 fused_c_127 = fused_tid + 5632u;
+                    f32 v0_127 = fused_r22;
+                    f32 v5_54 = v0_127 / v4;
+                    f32 v6_54 = v5_54 * v5_54;
+                    fused_acc1_2 = fused_acc1_2 + v6_54;
+                }
+            }
+            if (23u < fused_live) {
+                {
+                    u32 fused_c_128 = fused_tid + 5888u;
+                    f32 v0_128 = fused_r23;
+                    f32 v5_55 = v0_128 / v4;
+                    f32 v6_55 = v5_55 * v5_55;
+                    fused_acc1_3 = fused_acc1_3 + v6_55;
+                }
+            }
+            if (24u < fused_live) {
+                {
+                    u32 fused_c_129 = fused_tid + 6144u;
+                    f32 v0_129 = fused_r24;
+                    f32 v5_56 = v0_129 / v4;
+                    f32 v6_56 = v5_56 * v5_56;
+                    fused_acc1_0 = fused_acc1_0 + v6_56;
+                }
+            }
+            if (25u < fused_live) {
+                {
+                    u32 fused_c_130 = fused_tid + 6400u;
+                    f32 v0_130 = fused_r25;
+                    f32 v5_57 = v0_130 / v4;
+                    f32 v6_57 = v5_57 * v5_57;
+                    fused_acc1_1 = fused_acc1_1 + v6_57;
+                }
+            }
+            if (26u < fused_live) {
+                {
+                    u32 fused_c_131 = fused_tid + 6656u;
+                    f32 v0_131 = fused_r26;
+                    f32 v5_58 = v0_131 / v4;
+                    f32 v6_58 = v5_58 * v5_58;
+                    fused_acc1_2 = fused_acc1_2 + v6_58;
+                }
+            }
+            if (27u < fused_live) {
+                {
+                    u32 fused_c_132 = fused_tid + 6912u;
+                    f32 v0_132 = fused_r27;
+                    f32 v5_59 = v0_132 / v4;
+                    f32 v6_59 = v5_59 * v5_59;
+                    fused_acc1_3 = fused_acc1_3 + v6_59;
+                }
+            }
+            if (28u < fused_live) {
+                {
+                    u32 fused_c_133 = fused_tid + 7168u;
+                    f32 v0_133 = fused_r28;
+                    f32 v5_60 = v0_133 / v4;
+                    f32 v6_60 = v5_60 * v5_60;
+                    fused_acc1_0 = fused_acc1_0 + v6_60;
+                }
+            }
+            if (29u < fused_live) {
+                {
+                    u32 fused_c_134 = fused_tid + 7424u;
+                    f32 v0_134 = fused_r29;
+                    f32 v5_61 = v0_134 / v4;
+                    f32 v6_61 = v5_61 * v5_61;
+                    fused_acc1_1 = fused_acc1_1 + v6_61;
+                }
+            }
+            if (30u < fused_live) {
+                {
+                    u32 fused_c_135 = fused_tid + 7680u;
+                    f32 v0_135 = fused_r30;
+                    f32 v5_62 = v0_135 / v4;
+                    f32 v6_62 = v5_62 * v5_62;
+                    fused_acc1_2 = fused_acc1_2 + v6_62;
+                }
+            }
+            if (31u < fused_live) {
+                {
+                    u32 fused_c_136 = fused_tid + 7936u;
+                    f32 v0_136 = fused_r31;
+                    f32 v5_63 = v0_136 / v4;
+                    f32 v6_63 = v5_63 * v5_63;
+                    fused_acc1_3 = fused_acc1_3 + v6_63;
+                }
+            }
         }
     } else {
-        i64 fused_j_3 = fused_tid;
-        while (cuprum::add(fused_j_3, cuprum::mul(7ll, fused_nt)) < fused_cols) {
-            i64 fused_c0_3 = cuprum::add(fused_j_3, cuprum::mul(0ll, fused_nt));
-            f32 v0_0_3 = x[(u64)cuprum::add(cuprum::mul(fused_row, x_rs), cuprum::mul(fused_c0_3, x_cs))];
-            i64 fused_c1_3 = cuprum::add(fused_j_3, cuprum::mul(1ll, fused_nt));
-            f32 v0_1_3 = x[(u64)cuprum::add(cuprum::mul(fused_row, x_rs), cuprum::mul(fused_c1_3, x_cs))];
-            i64 fused_c2_3 = cuprum::add(fused_j_3, cuprum::mul(2ll, fused_nt));
-            f32 v0_2_3 = x[(u64)cuprum::add(cuprum::mul(fused_row, x_rs), cuprum::mul(fused_c2_3, x_cs))];
-            i64 fused_c3_3 = cuprum::add(fused_j_3, cuprum::mul(3ll, fused_nt));
-            f32 v0_3_3 = x[(u64)cuprum::add(cuprum::mul(fused_row, x_rs), cuprum::mul(fused_c3_3, x_cs))];
-            i64 fused_c4_3 = cuprum::add(fused_j_3, cuprum::mul(4ll, fused_nt));
-            f32 v0_4_3 = x[(u64)cuprum::add(cuprum::mul(fused_row, x_rs), cuprum::mul(fused_c4_3, x_cs))];
-            i64 fused_c5_3 = cuprum::add(fused_j_3, cuprum::mul(5ll, fused_nt));
-            f32 v0_5_3 = x[(u64)cuprum::add(cuprum::mul(fused_row, x_rs), cuprum::mul(fused_c5_3, x_cs))];
-            i64 fused_c6_3 = cuprum::add(fused_j_3, cuprum::mul(6ll, fused_nt));
-            f32 v0_6_3 = x[(u64)cuprum::add(cuprum::mul(fused_row, x_rs), cuprum::mul(fused_c6_3, x_cs))];
-            i64 fused_c7_3 = cuprum::add(fused_j_3, cuprum::mul(7ll, fused_nt));
-            f32 v0_7_3 = x[(u64)cuprum::add(cuprum::mul(fused_row, x_rs), cuprum::mul(fused_c7_3, x_cs))];
+        u32 fused_j_1 = fused_tid;
+        while ((fused_j_1 + (7u * fused_nt)) < fused_n) {
+            u32 fused_c0_1 = fused_j_1 + (0u * fused_nt);
+            f32 v0_0_1 = x[fused_base_x + ((u64)(fused_c0_1 & fused_mask_x))];
+            u32 fused_c1_1 = fused_j_1 + (1u * fused_nt);
+            f32 v0_1_2 = x[fused_base_x + ((u64)(fused_c1_1 & fused_mask_x))];
+            u32 fused_c2_1 = fused_j_1 + (2u * fused_nt);
+            f32 v0_2_2 = x[fused_base_x + ((u64)(fused_c2_1 & fused_mask_x))];
+            u32 fused_c3_1 = fused_j_1 + (3u * fused_nt);
+            f32 v0_3_2 = x[fused_base_x + ((u64)(fused_c3_1 & fused_mask_x))];
+            u32 fused_c4_1 = fused_j_1 + (4u * fused_nt);
+            f32 v0_4_2 = x[fused_base_x + ((u64)(fused_c4_1 & fused_mask_x))];
+            u32 fused_c5_1 = fused_j_1 + (5u * fused_nt);
+            f32 v0_5_2 = x[fused_base_x + ((u64)(fused_c5_1 & fused_mask_x))];
+            u32 fused_c6_1 = fused_j_1 + (6u * fused_nt);
+            f32 v0_6_2 = x[fused_base_x + ((u64)(fused_c6_1 & fused_mask_x))];
+            u32 fused_c7_1 = fused_j_1 + (7u * fused_nt);
+            f32 v0_7_2 = x[fused_base_x + ((u64)(fused_c7_1 & fused_mask_x))];
             {
-                i64 fused_c_27 = fused_c0_3;
-                f32 v0_34 = v0_0_3;
-                f32 v5_9 = v0_34 / v4;
-                f32 v6_9 = v5_9 * v5_9;
-                fused_acc1 = fused_acc1 + v6_9;
+                u32 fused_c_137 = fused_c0_1;
+                f32 v0_137 = v0_0_1;
+                f32 v5_64 = v0_137 / v4;
+                f32 v6_64 = v5_64 * v5_64;
+                fused_acc1_0 = fused_acc1_0 + v6_64;
             }
             {
-                i64 fused_c_28 = fused_c1_3;
-                f32 v0_35 = v0_1_3;
-                f32 v5_10 = v0_35 / v4;
-                f32 v6_10 = v5_10 * v5_10;
-                fused_acc1 = fused_acc1 + v6_10;
+                u32 fused_c_138 = fused_c1_1;
+                f32 v0_138 = v0_1_2;
+                f32 v5_65 = v0_138 / v4;
+                f32 v6_65 = v5_65 * v5_65;
+                fused_acc1_0 = fused_acc1_0 + v6_65;
             }
             {
-                i64 fused_c_29 = fused_c2_3;
-                f32 v0_36 = v0_2_3;
-                f32 v5_11 = v0_36 / v4;
-                f32 v6_11 = v5_11 * v5_11;
-                fused_acc1 = fused_acc1 + v6_11;
+                u32 fused_c_139 = fused_c2_1;
+                f32 v0_139 = v0_2_2;
+                f32 v5_66 = v0_139 / v4;
+                f32 v6_66 = v5_66 * v5_66;
+                fused_acc1_0 = fused_acc1_0 + v6_66;
             }
             {
-                i64 fused_c_30 = fused_c3_3;
-                f32 v0_37 = v0_3_3;
-                f32 v5_12 = v0_37 / v4;
-                f32 v6_12 = v5_12 * v5_12;
-                fused_acc1 = fused_acc1 + v6_12;
+                u32 fused_c_140 = fused_c3_1;
+                f32 v0_140 = v0_3_2;
+                f32 v5_67 = v0_140 / v4;
+                f32 v6_67 = v5_67 * v5_67;
+                fused_acc1_0 = fused_acc1_0 + v6_67;
             }
             {
-                i64 fused_c_31 = fused_c4_3;
-                f32 v0_38 = v0_4_3;
-                f32 v5_13 = v0_38 / v4;
-                f32 v6_13 = v5_13 * v5_13;
-                fused_acc1 = fused_acc1 + v6_13;
+                u32 fused_c_141 = fused_c4_1;
+                f32 v0_141 = v0_4_2;
+                f32 v5_68 = v0_141 / v4;
+                f32 v6_68 = v5_68 * v5_68;
+                fused_acc1_0 = fused_acc1_0 + v6_68;
             }
             {
-                i64 fused_c_32 = fused_c5_3;
-                f32 v0_39 = v0_5_3;
-                f32 v5_14 = v0_39 / v4;
-                f32 v6_14 = v5_14 * v5_14;
-                fused_acc1 = fused_acc1 + v6_14;
+                u32 fused_c_142 = fused_c5_1;
+                f32 v0_142 = v0_5_2;
+                f32 v5_69 = v0_142 / v4;
+                f32 v6_69 = v5_69 * v5_69;
+                fused_acc1_0 = fused_acc1_0 + v6_69;
             }
             {
-                i64 fused_c_33 = fused_c6_3;
-                f32 v0_40 = v0_6_3;
-                f32 v5_15 = v0_40 / v4;
-                f32 v6_15 = v5_15 * v5_15;
-                fused_acc1 = fused_acc1 + v6_15;
+                u32 fused_c_143 = fused_c6_1;
+                f32 v0_143 = v0_6_2;
+                f32 v5_70 = v0_143 / v4;
+                f32 v6_70 = v5_70 * v5_70;
+                fused_acc1_0 = fused_acc1_0 + v6_70;
             }
             {
-                i64 fused_c_34 = fused_c7_3;
-                f32 v0_41 = v0_7_3;
-                f32 v5_16 = v0_41 / v4;
-                f32 v6_16 = v5_16 * v5_16;
-                fused_acc1 = fused_acc1 + v6_16;
+                u32 fused_c_144 = fused_c7_1;
+                f32 v0_144 = v0_7_2;
+                f32 v5_71 = v0_144 / v4;
+                f32 v6_71 = v5_71 * v5_71;
+                fused_acc1_0 = fused_acc1_0 + v6_71;
             }
-            fused_j_3 = cuprum::add(fused_j_3, cuprum::mul(8ll, fused_nt));
+            fused_j_1 += 8u * fused_nt;
         }
-        while (fused_j_3 < fused_cols) {
-            i64 fused_c_35 = fused_j_3;
-            f32 v0_42 = x[(u64)cuprum::add(cuprum::mul(fused_row, x_rs), cuprum::mul(fused_c_35, x_cs))];
-            f32 v5_17 = v0_42 / v4;
-            f32 v6_17 = v5_17 * v5_17;
-            fused_acc1 = fused_acc1 + v6_17;
-            fused_j_3 = cuprum::add(fused_j_3, fused_nt);
+        while (fused_j_1 < fused_n) {
+            u32 fused_c_145 = fused_j_1;
+            f32 v0_145 = x[fused_base_x + ((u64)(fused_c_145 & fused_mask_x))];
+            f32 v5_72 = v0_145 / v4;
+            f32 v6_72 = v5_72 * v5_72;
+            fused_acc1_0 = fused_acc1_0 + v6_72;
+            fused_j_1 += fused_nt;
         }
     }
+    f32 fused_acc1 = fused_acc1_0;
+    fused_acc1 = fused_acc1 + fused_acc1_1;
+    fused_acc1 = fused_acc1 + fused_acc1_2;
+    fused_acc1 = fused_acc1 + fused_acc1_3;
     u32 fused_m_1 = 16u;
     while (fused_m_1 > 0u) {
         fused_acc1 = fused_acc1 + cuprum::shfl_xor_sync(cuprum::num<u32>::max_value(), fused_acc1, fused_m_1);
@@ -671,226 +2245,823 @@ __device__ __forceinline__ void rms_norm_body(cuprum::RoSlice<f32> x, i64 x_rs, 
     f32 v10 = cuprum::sqrt(v9);
     f32 v11 = 1.0f / v10;
     if (fused_cache != 0ll) {
-        i64 fused_j_4 = fused_tid;
-        while (cuprum::add(fused_j_4, cuprum::mul(7ll, fused_nt)) < fused_cols) {
-            i64 fused_c0_4 = cuprum::add(fused_j_4, cuprum::mul(0ll, fused_nt));
-            f32 v0_0_4 = fused_buf[(u64)fused_c0_4];
-            f32 v1_0 = w[(u64)cuprum::add(cuprum::mul(fused_row, w_rs), cuprum::mul(fused_c0_4, w_cs))];
-            i64 fused_c1_4 = cuprum::add(fused_j_4, cuprum::mul(1ll, fused_nt));
-            f32 v0_1_4 = fused_buf[(u64)fused_c1_4];
-            f32 v1_1 = w[(u64)cuprum::add(cuprum::mul(fused_row, w_rs), cuprum::mul(fused_c1_4, w_cs))];
-            i64 fused_c2_4 = cuprum::add(fused_j_4, cuprum::mul(2ll, fused_nt));
-            f32 v0_2_4 = fused_buf[(u64)fused_c2_4];
-            f32 v1_2 = w[(u64)cuprum::add(cuprum::mul(fused_row, w_rs), cuprum::mul(fused_c2_4, w_cs))];
-            i64 fused_c3_4 = cuprum::add(fused_j_4, cuprum::mul(3ll, fused_nt));
-            f32 v0_3_4 = fused_buf[(u64)fused_c3_4];
-            f32 v1_3 = w[(u64)cuprum::add(cuprum::mul(fused_row, w_rs), cuprum::mul(fused_c3_4, w_cs))];
-            i64 fused_c4_4 = cuprum::add(fused_j_4, cuprum::mul(4ll, fused_nt));
-            f32 v0_4_4 = fused_buf[(u64)fused_c4_4];
-            f32 v1_4 = w[(u64)cuprum::add(cuprum::mul(fused_row, w_rs), cuprum::mul(fused_c4_4, w_cs))];
-            i64 fused_c5_4 = cuprum::add(fused_j_4, cuprum::mul(5ll, fused_nt));
-            f32 v0_5_4 = fused_buf[(u64)fused_c5_4];
-            f32 v1_5 = w[(u64)cuprum::add(cuprum::mul(fused_row, w_rs), cuprum::mul(fused_c5_4, w_cs))];
-            i64 fused_c6_4 = cuprum::add(fused_j_4, cuprum::mul(6ll, fused_nt));
-            f32 v0_6_4 = fused_buf[(u64)fused_c6_4];
-            f32 v1_6 = w[(u64)cuprum::add(cuprum::mul(fused_row, w_rs), cuprum::mul(fused_c6_4, w_cs))];
-            i64 fused_c7_4 = cuprum::add(fused_j_4, cuprum::mul(7ll, fused_nt));
-            f32 v0_7_4 = fused_buf[(u64)fused_c7_4];
-            f32 v1_7 = w[(u64)cuprum::add(cuprum::mul(fused_row, w_rs), cuprum::mul(fused_c7_4, w_cs))];
+        if (fused_live == 32u) {
+            f32 v1_0 = w[fused_base_w + ((u64)((fused_tid + 0u) & fused_mask_w))];
+            f32 v1_1 = w[fused_base_w + ((u64)((fused_tid + 256u) & fused_mask_w))];
+            f32 v1_2 = w[fused_base_w + ((u64)((fused_tid + 512u) & fused_mask_w))];
+            f32 v1_3 = w[fused_base_w + ((u64)((fused_tid + 768u) & fused_mask_w))];
+            f32 v1_4 = w[fused_base_w + ((u64)((fused_tid + 1024u) & fused_mask_w))];
+            f32 v1_5 = w[fused_base_w + ((u64)((fused_tid + 1280u) & fused_mask_w))];
+            f32 v1_6 = w[fused_base_w + ((u64)((fused_tid + 1536u) & fused_mask_w))];
+            f32 v1_7 = w[fused_base_w + ((u64)((fused_tid + 1792u) & fused_mask_w))];
             {
-                i64 fused_c_36 = fused_c0_4;
-                f32 v0_43 = v0_0_4;
+                u32 fused_c_146 = fused_tid + 0u;
+                f32 v0_146 = fused_r0;
                 f32 v1 = v1_0;
-                f32 v5_18 = v0_43 / v4;
-                f32 v12 = v5_18 * v11;
+                f32 v5_73 = v0_146 / v4;
+                f32 v12 = v5_73 * v11;
                 f32 v13 = v12 * v1;
-                fused_out[(u64)cuprum::add(cuprum::mul(fused_row, fused_cols), fused_c_36)] = v13;
+                fused_out[fused_base_out + ((u64)fused_c_146)] = v13;
             }
             {
-                i64 fused_c_37 = fused_c1_4;
-                f32 v0_44 = v0_1_4;
+                u32 fused_c_147 = fused_tid + 256u;
+                f32 v0_147 = fused_r1;
                 f32 v1_8 = v1_1;
-                f32 v5_19 = v0_44 / v4;
-                f32 v12_1 = v5_19 * v11;
+                f32 v5_74 = v0_147 / v4;
+                f32 v12_1 = v5_74 * v11;
                 f32 v13_1 = v12_1 * v1_8;
-                fused_out[(u64)cuprum::add(cuprum::mul(fused_row, fused_cols), fused_c_37)] = v13_1;
+                fused_out[fused_base_out + ((u64)fused_c_147)] = v13_1;
             }
             {
-                i64 fused_c_38 = fused_c2_4;
-                f32 v0_45 = v0_2_4;
+                u32 fused_c_148 = fused_tid + 512u;
+                f32 v0_148 = fused_r2;
                 f32 v1_9 = v1_2;
-                f32 v5_20 = v0_45 / v4;
-                f32 v12_2 = v5_20 * v11;
+                f32 v5_75 = v0_148 / v4;
+                f32 v12_2 = v5_75 * v11;
                 f32 v13_2 = v12_2 * v1_9;
-                fused_out[(u64)cuprum::add(cuprum::mul(fused_row, fused_cols), fused_c_38)] = v13_2;
+                fused_out[fused_base_out + ((u64)fused_c_148)] = v13_2;
             }
             {
-                i64 fused_c_39 = fused_c3_4;
-                f32 v0_46 = v0_3_4;
+                u32 fused_c_149 = fused_tid + 768u;
+                f32 v0_149 = fused_r3;
                 f32 v1_10 = v1_3;
-                f32 v5_21 = v0_46 / v4;
-                f32 v12_3 = v5_21 * v11;
+                f32 v5_76 = v0_149 / v4;
+                f32 v12_3 = v5_76 * v11;
                 f32 v13_3 = v12_3 * v1_10;
-                fused_out[(u64)cuprum::add(cuprum::mul(fused_row, fused_cols), fused_c_39)] = v13_3;
+                fused_out[fused_base_out + ((u64)fused_c_149)] = v13_3;
             }
             {
-                i64 fused_c_40 = fused_c4_4;
-                f32 v0_47 = v0_4_4;
+                u32 fused_c_150 = fused_tid + 1024u;
+                f32 v0_150 = fused_r4;
                 f32 v1_11 = v1_4;
-                f32 v5_22 = v0_47 / v4;
-                f32 v12_4 = v5_22 * v11;
+                f32 v5_77 = v0_150 / v4;
+                f32 v12_4 = v5_77 * v11;
                 f32 v13_4 = v12_4 * v1_11;
-                fused_out[(u64)cuprum::add(cuprum::mul(fused_row, fused_cols), fused_c_40)] = v13_4;
+                fused_out[fused_base_out + ((u64)fused_c_150)] = v13_4;
             }
             {
-                i64 fused_c_41 = fused_c5_4;
-                f32 v0_48 = v0_5_4;
+                u32 fused_c_151 = fused_tid + 1280u;
+                f32 v0_151 = fused_r5;
                 f32 v1_12 = v1_5;
-                f32 v5_23 = v0_48 / v4;
-                f32 v12_5 = v5_23 * v11;
+                f32 v5_78 = v0_151 / v4;
+                f32 v12_5 = v5_78 * v11;
                 f32 v13_5 = v12_5 * v1_12;
-                fused_out[(u64)cuprum::add(cuprum::mul(fused_row, fused_cols), fused_c_41)] = v13_5;
+                fused_out[fused_base_out + ((u64)fused_c_151)] = v13_5;
             }
             {
-                i64 fused_c_42 = fused_c6_4;
-                f32 v0_49 = v0_6_4;
+                u32 fused_c_152 = fused_tid + 1536u;
+                f32 v0_152 = fused_r6;
                 f32 v1_13 = v1_6;
-                f32 v5_24 = v0_49 / v4;
-                f32 v12_6 = v5_24 * v11;
+                f32 v5_79 = v0_152 / v4;
+                f32 v12_6 = v5_79 * v11;
                 f32 v13_6 = v12_6 * v1_13;
-                fused_out[(u64)cuprum::add(cuprum::mul(fused_row, fused_cols), fused_c_42)] = v13_6;
+                fused_out[fused_base_out + ((u64)fused_c_152)] = v13_6;
             }
             {
-                i64 fused_c_43 = fused_c7_4;
-                f32 v0_50 = v0_7_4;
+                u32 fused_c_153 = fused_tid + 1792u;
+                f32 v0_153 = fused_r7;
                 f32 v1_14 = v1_7;
-                f32 v5_25 = v0_50 / v4;
-                f32 v12_7 = v5_25 * v11;
+                f32 v5_80 = v0_153 / v4;
+                f32 v12_7 = v5_80 * v11;
                 f32 v13_7 = v12_7 * v1_14;
-                fused_out[(u64)cuprum::add(cuprum::mul(fused_row, fused_cols), fused_c_43)] = v13_7;
+                fused_out[fused_base_out + ((u64)fused_c_153)] = v13_7;
             }
-            fused_j_4 = cuprum::add(fused_j_4, cuprum::mul(8ll, fused_nt));
-        }
-        while (fused_j_4 < fused_cols) {
-            i64 fused_c_44 = fused_j_4;
-            f32 v0_51 = fused_buf[(u64)fused_c_44];
-            f32 v1_15 = w[(u64)cuprum::add(cuprum::mul(fused_row, w_rs), cuprum::mul(fused_c_44, w_cs))];
-            f32 v5_26 = v0_51 / v4;
-            f32 v12_8 = v5_26 * v11;
-            f32 v13_8 = v12_8 * v1_15;
-            fused_out[(u64)cuprum::add(cuprum::mul(fused_row, fused_cols), fused_c_44)] = v13_8;
-            fused_j_4 = cuprum::add(fused_j_4, fused_nt);
+            f32 v1_8_1 = w[fused_base_w + ((u64)((fused_tid + 2048u) & fused_mask_w))];
+            f32 v1_9_1 = w[fused_base_w + ((u64)((fused_tid + 2304u) & fused_mask_w))];
+            f32 v1_10_1 = w[fused_base_w + ((u64)((fused_tid + 2560u) & fused_mask_w))];
+            f32 v1_11_1 = w[fused_base_w + ((u64)((fused_tid + 2816u) & fused_mask_w))];
+            f32 v1_12_1 = w[fused_base_w + ((u64)((fused_tid + 3072u) & fused_mask_w))];
+            f32 v1_13_1 = w[fused_base_w + ((u64)((fused_tid + 3328u) & fused_mask_w))];
+            f32 v1_14_1 = w[fused_base_w + ((u64)((fused_tid + 3584u) & fused_mask_w))];
+            f32 v1_15 = w[fused_base_w + ((u64)((fused_tid + 3840u) & fused_mask_w))];
+            {
+                u32 fused_c_154 = fused_tid + 2048u;
+                f32 v0_154 = fused_r8;
+                f32 v1_16 = v1_8_1;
+                f32 v5_81 = v0_154 / v4;
+                f32 v12_8 = v5_81 * v11;
+                f32 v13_8 = v12_8 * v1_16;
+                fused_out[fused_base_out + ((u64)fused_c_154)] = v13_8;
+            }
+            {
+                u32 fused_c_155 = fused_tid + 2304u;
+                f32 v0_155 = fused_r9;
+                f32 v1_17 = v1_9_1;
+                f32 v5_82 = v0_155 / v4;
+                f32 v12_9 = v5_82 * v11;
+                f32 v13_9 = v12_9 * v1_17;
+                fused_out[fused_base_out + ((u64)fused_c_155)] = v13_9;
+            }
+            {
+                u32 fused_c_156 = fused_tid + 2560u;
+                f32 v0_156 = fused_r10;
+                f32 v1_18 = v1_10_1;
+                f32 v5_83 = v0_156 / v4;
+                f32 v12_10 = v5_83 * v11;
+                f32 v13_10 = v12_10 * v1_18;
+                fused_out[fused_base_out + ((u64)fused_c_156)] = v13_10;
+            }
+            {
+                u32 fused_c_157 = fused_tid + 2816u;
+                f32 v0_157 = fused_r11;
+                f32 v1_19 = v1_11_1;
+                f32 v5_84 = v0_157 / v4;
+                f32 v12_11 = v5_84 * v11;
+                f32 v13_11 = v12_11 * v1_19;
+                fused_out[fused_base_out + ((u64)fused_c_157)] = v13_11;
+            }
+            {
+                u32 fused_c_158 = fused_tid + 3072u;
+                f32 v0_158 = fused_r12;
+                f32 v1_20 = v1_12_1;
+                f32 v5_85 = v0_158 / v4;
+                f32 v12_12 = v5_85 * v11;
+                f32 v13_12 = v12_12 * v1_20;
+                fused_out[fused_base_out + ((u64)fused_c_158)] = v13_12;
+            }
+            {
+                u32 fused_c_159 = fused_tid + 3328u;
+                f32 v0_159 = fused_r13;
+                f32 v1_21 = v1_13_1;
+                f32 v5_86 = v0_159 / v4;
+                f32 v12_13 = v5_86 * v11;
+                f32 v13_13 = v12_13 * v1_21;
+                fused_out[fused_base_out + ((u64)fused_c_159)] = v13_13;
+            }
+            {
+                u32 fused_c_160 = fused_tid + 3584u;
+                f32 v0_160 = fused_r14;
+                f32 v1_22 = v1_14_1;
+                f32 v5_87 = v0_160 / v4;
+                f32 v12_14 = v5_87 * v11;
+                f32 v13_14 = v12_14 * v1_22;
+                fused_out[fused_base_out + ((u64)fused_c_160)] = v13_14;
+            }
+            {
+                u32 fused_c_161 = fused_tid + 3840u;
+                f32 v0_161 = fused_r15;
+                f32 v1_23 = v1_15;
+                f32 v5_88 = v0_161 / v4;
+                f32 v12_15 = v5_88 * v11;
+                f32 v13_15 = v12_15 * v1_23;
+                fused_out[fused_base_out + ((u64)fused_c_161)] = v13_15;
+            }
+            f32 v1_16_1 = w[fused_base_w + ((u64)((fused_tid + 4096u) & fused_mask_w))];
+            f32 v1_17_1 = w[fused_base_w + ((u64)((fused_tid + 4352u) & fused_mask_w))];
+            f32 v1_18_1 = w[fused_base_w + ((u64)((fused_tid + 4608u) & fused_mask_w))];
+            f32 v1_19_1 = w[fused_base_w + ((u64)((fused_tid + 4864u) & fused_mask_w))];
+            f32 v1_20_1 = w[fused_base_w + ((u64)((fused_tid + 5120u) & fused_mask_w))];
+            f32 v1_21_1 = w[fused_base_w + ((u64)((fused_tid + 5376u) & fused_mask_w))];
+            f32 v1_22_1 = w[fused_base_w + ((u64)((fused_tid + 5632u) & fused_mask_w))];
+            f32 v1_23_1 = w[fused_base_w + ((u64)((fused_tid + 5888u) & fused_mask_w))];
+            {
+                u32 fused_c_162 = fused_tid + 4096u;
+                f32 v0_162 = fused_r16;
+                f32 v1_24 = v1_16_1;
+                f32 v5_89 = v0_162 / v4;
+                f32 v12_16 = v5_89 * v11;
+                f32 v13_16 = v12_16 * v1_24;
+                fused_out[fused_base_out + ((u64)fused_c_162)] = v13_16;
+            }
+            {
+                u32 fused_c_163 = fused_tid + 4352u;
+                f32 v0_163 = fused_r17;
+                f32 v1_25 = v1_17_1;
+                f32 v5_90 = v0_163 / v4;
+                f32 v12_17 = v5_90 * v11;
+                f32 v13_17 = v12_17 * v1_25;
+                fused_out[fused_base_out + ((u64)fused_c_163)] = v13_17;
+            }
+            {
+                u32 fused_c_164 = fused_tid + 4608u;
+                f32 v0_164 = fused_r18;
+                f32 v1_26 = v1_18_1;
+                f32 v5_91 = v0_164 / v4;
+                f32 v12_18 = v5_91 * v11;
+                f32 v13_18 = v12_18 * v1_26;
+                fused_out[fused_base_out + ((u64)fused_c_164)] = v13_18;
+            }
+            {
+                u32 fused_c_165 = fused_tid + 4864u;
+                f32 v0_165 = fused_r19;
+                f32 v1_27 = v1_19_1;
+                f32 v5_92 = v0_165 / v4;
+                f32 v12_19 = v5_92 * v11;
+                f32 v13_19 = v12_19 * v1_27;
+                fused_out[fused_base_out + ((u64)fused_c_165)] = v13_19;
+            }
+            {
+                u32 fused_c_166 = fused_tid + 5120u;
+                f32 v0_166 = fused_r20;
+                f32 v1_28 = v1_20_1;
+                f32 v5_93 = v0_166 / v4;
+                f32 v12_20 = v5_93 * v11;
+                f32 v13_20 = v12_20 * v1_28;
+                fused_out[fused_base_out + ((u64)fused_c_166)] = v13_20;
+            }
+            {
+                u32 fused_c_167 = fused_tid + 5376u;
+                f32 v0_167 = fused_r21;
+                f32 v1_29 = v1_21_1;
+                f32 v5_94 = v0_167 / v4;
+                f32 v12_21 = v5_94 * v11;
+                f32 v13_21 = v12_21 * v1_29;
+                fused_out[fused_base_out + ((u64)fused_c_167)] = v13_21;
+            }
+            {
+                u32 fused_c_168 = fused_tid + 5632u;
+                f32 v0_168 = fused_r22;
+                f32 v1_30 = v1_22_1;
+                f32 v5_95 = v0_168 / v4;
+                f32 v12_22 = v5_95 * v11;
+                f32 v13_22 = v12_22 * v1_30;
+                fused_out[fused_base_out + ((u64)fused_c_168)] = v13_22;
+            }
+            {
+                u32 fused_c_169 = fused_tid + 5888u;
+                f32 v0_169 = fused_r23;
+                f32 v1_31 = v1_23_1;
+                f32 v5_96 = v0_169 / v4;
+                f32 v12_23 = v5_96 * v11;
+                f32 v13_23 = v12_23 * v1_31;
+                fused_out[fused_base_out + ((u64)fused_c_169)] = v13_23;
+            }
+            f32 v1_24_1 = w[fused_base_w + ((u64)((fused_tid + 6144u) & fused_mask_w))];
+            f32 v1_25_1 = w[fused_base_w + ((u64)((fused_tid + 6400u) & fused_mask_w))];
+            f32 v1_26_1 = w[fused_base_w + ((u64)((fused_tid + 6656u) & fused_mask_w))];
+            f32 v1_27_1 = w[fused_base_w + ((u64)((fused_tid + 6912u) & fused_mask_w))];
+            f32 v1_28_1 = w[fused_base_w + ((u64)((fused_tid + 7168u) & fused_mask_w))];
+            f32 v1_29_1 = w[fused_base_w + ((u64)((fused_tid + 7424u) & fused_mask_w))];
+            f32 v1_30_1 = w[fused_base_w + ((u64)((fused_tid + 7680u) & fused_mask_w))];
+            f32 v1_31_1 = w[fused_base_w + ((u64)((fused_tid + 7936u) & fused_mask_w))];
+            {
+                u32 fused_c_170 = fused_tid + 6144u;
+                f32 v0_170 = fused_r24;
+                f32 v1_32 = v1_24_1;
+                f32 v5_97 = v0_170 / v4;
+                f32 v12_24 = v5_97 * v11;
+                f32 v13_24 = v12_24 * v1_32;
+                fused_out[fused_base_out + ((u64)fused_c_170)] = v13_24;
+            }
+            {
+                u32 fused_c_171 = fused_tid + 6400u;
+                f32 v0_171 = fused_r25;
+                f32 v1_33 = v1_25_1;
+                f32 v5_98 = v0_171 / v4;
+                f32 v12_25 = v5_98 * v11;
+                f32 v13_25 = v12_25 * v1_33;
+                fused_out[fused_base_out + ((u64)fused_c_171)] = v13_25;
+            }
+            {
+                u32 fused_c_172 = fused_tid + 6656u;
+                f32 v0_172 = fused_r26;
+                f32 v1_34 = v1_26_1;
+                f32 v5_99 = v0_172 / v4;
+                f32 v12_26 = v5_99 * v11;
+                f32 v13_26 = v12_26 * v1_34;
+                fused_out[fused_base_out + ((u64)fused_c_172)] = v13_26;
+            }
+            {
+                u32 fused_c_173 = fused_tid + 6912u;
+                f32 v0_173 = fused_r27;
+                f32 v1_35 = v1_27_1;
+                f32 v5_100 = v0_173 / v4;
+                f32 v12_27 = v5_100 * v11;
+                f32 v13_27 = v12_27 * v1_35;
+                fused_out[fused_base_out + ((u64)fused_c_173)] = v13_27;
+            }
+            {
+                u32 fused_c_174 = fused_tid + 7168u;
+                f32 v0_174 = fused_r28;
+                f32 v1_36 = v1_28_1;
+                f32 v5_101 = v0_174 / v4;
+                f32 v12_28 = v5_101 * v11;
+                f32 v13_28 = v12_28 * v1_36;
+                fused_out[fused_base_out + ((u64)fused_c_174)] = v13_28;
+            }
+            {
+                u32 fused_c_175 = fused_tid + 7424u;
+                f32 v0_175 = fused_r29;
+                f32 v1_37 = v1_29_1;
+                f32 v5_102 = v0_175 / v4;
+                f32 v12_29 = v5_102 * v11;
+                f32 v13_29 = v12_29 * v1_37;
+                fused_out[fused_base_out + ((u64)fused_c_175)] = v13_29;
+            }
+            {
+                u32 fused_c_176 = fused_tid + 7680u;
+                f32 v0_176 = fused_r30;
+                f32 v1_38 = v1_30_1;
+                f32 v5_103 = v0_176 / v4;
+                f32 v12_30 = v5_103 * v11;
+                f32 v13_30 = v12_30 * v1_38;
+                fused_out[fused_base_out + ((u64)fused_c_176)] = v13_30;
+            }
+            {
+                u32 fused_c_177 = fused_tid + 7936u;
+                f32 v0_177 = fused_r31;
+                f32 v1_39 = v1_31_1;
+                f32 v5_104 = v0_177 / v4;
+                f32 v12_31 = v5_104 * v11;
+                f32 v13_31 = v12_31 * v1_39;
+                fused_out[fused_base_out + ((u64)fused_c_177)] = v13_31;
+            }
+        } else {
+            f32 v1_0_1 = w[fused_base_w + ((u64)(cuprum::min(fused_tid + 0u, fused_n - 1u) & fused_mask_w))];
+            f32 v1_1_1 = w[fused_base_w + ((u64)(cuprum::min(fused_tid + 256u, fused_n - 1u) & fused_mask_w))];
+            f32 v1_2_1 = w[fused_base_w + ((u64)(cuprum::min(fused_tid + 512u, fused_n - 1u) & fused_mask_w))];
+            f32 v1_3_1 = w[fused_base_w + ((u64)(cuprum::min(fused_tid + 768u, fused_n - 1u) & fused_mask_w))];
+            f32 v1_4_1 = w[fused_base_w + ((u64)(cuprum::min(fused_tid + 1024u, fused_n - 1u) & fused_mask_w))];
+            f32 v1_5_1 = w[fused_base_w + ((u64)(cuprum::min(fused_tid + 1280u, fused_n - 1u) & fused_mask_w))];
+            f32 v1_6_1 = w[fused_base_w + ((u64)(cuprum::min(fused_tid + 1536u, fused_n - 1u) & fused_mask_w))];
+            f32 v1_7_1 = w[fused_base_w + ((u64)(cuprum::min(fused_tid + 1792u, fused_n - 1u) & fused_mask_w))];
+            if (0u < fused_live) {
+                {
+                    u32 fused_c_178 = fused_tid + 0u;
+                    f32 v0_178 = fused_r0;
+                    f32 v1_40 = v1_0_1;
+                    f32 v5_105 = v0_178 / v4;
+                    f32 v12_32 = v5_105 * v11;
+                    f32 v13_32 = v12_32 * v1_40;
+                    fused_out[fused_base_out + ((u64)fused_c_178)] = v13_32;
+                }
+            }
+            if (1u < fused_live) {
+                {
+                    u32 fused_c_179 = fused_tid + 256u;
+                    f32 v0_179 = fused_r1;
+                    f32 v1_41 = v1_1_1;
+                    f32 v5_106 = v0_179 / v4;
+                    f32 v12_33 = v5_106 * v11;
+                    f32 v13_33 = v12_33 * v1_41;
+                    fused_out[fused_base_out + ((u64)fused_c_179)] = v13_33;
+                }
+            }
+            if (2u < fused_live) {
+                {
+                    u32 fused_c_180 = fused_tid + 512u;
+                    f32 v0_180 = fused_r2;
+                    f32 v1_42 = v1_2_1;
+                    f32 v5_107 = v0_180 / v4;
+                    f32 v12_34 = v5_107 * v11;
+                    f32 v13_34 = v12_34 * v1_42;
+                    fused_out[fused_base_out + ((u64)fused_c_180)] = v13_34;
+                }
+            }
+            if (3u < fused_live) {
+                {
+                    u32 fused_c_181 = fused_tid + 768u;
+                    f32 v0_181 = fused_r3;
+                    f32 v1_43 = v1_3_1;
+                    f32 v5_108 = v0_181 / v4;
+                    f32 v12_35 = v5_108 * v11;
+                    f32 v13_35 = v12_35 * v1_43;
+                    fused_out[fused_base_out + ((u64)fused_c_181)] = v13_35;
+                }
+            }
+            if (4u < fused_live) {
+                {
+                    u32 fused_c_182 = fused_tid + 1024u;
+                    f32 v0_182 = fused_r4;
+                    f32 v1_44 = v1_4_1;
+                    f32 v5_109 = v0_182 / v4;
+                    f32 v12_36 = v5_109 * v11;
+                    f32 v13_36 = v12_36 * v1_44;
+                    fused_out[fused_base_out + ((u64)fused_c_182)] = v13_36;
+                }
+            }
+            if (5u < fused_live) {
+                {
+                    u32 fused_c_183 = fused_tid + 1280u;
+                    f32 v0_183 = fused_r5;
+                    f32 v1_45 = v1_5_1;
+                    f32 v5_110 = v0_183 / v4;
+                    f32 v12_37 = v5_110 * v11;
+                    f32 v13_37 = v12_37 * v1_45;
+                    fused_out[fused_base_out + ((u64)fused_c_183)] = v13_37;
+                }
+            }
+            if (6u < fused_live) {
+                {
+                    u32 fused_c_184 = fused_tid + 1536u;
+                    f32 v0_184 = fused_r6;
+                    f32 v1_46 = v1_6_1;
+                    f32 v5_111 = v0_184 / v4;
+                    f32 v12_38 = v5_111 * v11;
+                    f32 v13_38 = v12_38 * v1_46;
+                    fused_out[fused_base_out + ((u64)fused_c_184)] = v13_38;
+                }
+            }
+            if (7u < fused_live) {
+                {
+                    u32 fused_c_185 = fused_tid + 1792u;
+                    f32 v0_185 = fused_r7;
+                    f32 v1_47 = v1_7_1;
+                    f32 v5_112 = v0_185 / v4;
+                    f32 v12_39 = v5_112 * v11;
+                    f32 v13_39 = v12_39 * v1_47;
+                    fused_out[fused_base_out + ((u64)fused_c_185)] = v13_39;
+                }
+            }
+            f32 v1_8_2 = w[fused_base_w + ((u64)(cuprum::min(fused_tid + 2048u, fused_n - 1u) & fused_mask_w))];
+            f32 v1_9_2 = w[fused_base_w + ((u64)(cuprum::min(fused_tid + 2304u, fused_n - 1u) & fused_mask_w))];
+            f32 v1_10_2 = w[fused_base_w + ((u64)(cuprum::min(fused_tid + 2560u, fused_n - 1u) & fused_mask_w))];
+            f32 v1_11_2 = w[fused_base_w + ((u64)(cuprum::min(fused_tid + 2816u, fused_n - 1u) & fused_mask_w))];
+            f32 v1_12_2 = w[fused_base_w + ((u64)(cuprum::min(fused_tid + 3072u, fused_n - 1u) & fused_mask_w))];
+            f32 v1_13_2 = w[fused_base_w + ((u64)(cuprum::min(fused_tid + 3328u, fused_n - 1u) & fused_mask_w))];
+            f32 v1_14_2 = w[fused_base_w + ((u64)(cuprum::min(fused_tid + 3584u, fused_n - 1u) & fused_mask_w))];
+            f32 v1_15_1 = w[fused_base_w + ((u64)(cuprum::min(fused_tid + 3840u, fused_n - 1u) & fused_mask_w))];
+            if (8u < fused_live) {
+                {
+                    u32 fused_c_186 = fused_tid + 2048u;
+                    f32 v0_186 = fused_r8;
+                    f32 v1_48 = v1_8_2;
+                    f32 v5_113 = v0_186 / v4;
+                    f32 v12_40 = v5_113 * v11;
+                    f32 v13_40 = v12_40 * v1_48;
+                    fused_out[fused_base_out + ((u64)fused_c_186)] = v13_40;
+                }
+            }
+            if (9u < fused_live) {
+                {
+                    u32 fused_c_187 = fused_tid + 2304u;
+                    f32 v0_187 = fused_r9;
+                    f32 v1_49 = v1_9_2;
+                    f32 v5_114 = v0_187 / v4;
+                    f32 v12_41 = v5_114 * v11;
+                    f32 v13_41 = v12_41 * v1_49;
+                    fused_out[fused_base_out + ((u64)fused_c_187)] = v13_41;
+                }
+            }
+            if (10u < fused_live) {
+                {
+                    u32 fused_c_188 = fused_tid + 2560u;
+                    f32 v0_188 = fused_r10;
+                    f32 v1_50 = v1_10_2;
+                    f32 v5_115 = v0_188 / v4;
+                    f32 v12_42 = v5_115 * v11;
+                    f32 v13_42 = v12_42 * v1_50;
+                    fused_out[fused_base_out + ((u64)fused_c_188)] = v13_42;
+                }
+            }
+            if (11u < fused_live) {
+                {
+                    u32 fused_c_189 = fused_tid + 2816u;
+                    f32 v0_189 = fused_r11;
+                    f32 v1_51 = v1_11_2;
+                    f32 v5_116 = v0_189 / v4;
+                    f32 v12_43 = v5_116 * v11;
+                    f32 v13_43 = v12_43 * v1_51;
+                    fused_out[fused_base_out + ((u64)fused_c_189)] = v13_43;
+                }
+            }
+            if (12u < fused_live) {
+                {
+                    u32 fused_c_190 = fused_tid + 3072u;
+                    f32 v0_190 = fused_r12;
+                    f32 v1_52 = v1_12_2;
+                    f32 v5_117 = v0_190 / v4;
+                    f32 v12_44 = v5_117 * v11;
+                    f32 v13_44 = v12_44 * v1_52;
+                    fused_out[fused_base_out + ((u64)fused_c_190)] = v13_44;
+                }
+            }
+            if (13u < fused_live) {
+                {
+                    u32 fused_c_191 = fused_tid + 3328u;
+                    f32 v0_191 = fused_r13;
+                    f32 v1_53 = v1_13_2;
+                    f32 v5_118 = v0_191 / v4;
+                    f32 v12_45 = v5_118 * v11;
+                    f32 v13_45 = v12_45 * v1_53;
+                    fused_out[fused_base_out + ((u64)fused_c_191)] = v13_45;
+                }
+            }
+            if (14u < fused_live) {
+                {
+                    u32 fused_c_192 = fused_tid + 3584u;
+                    f32 v0_192 = fused_r14;
+                    f32 v1_54 = v1_14_2;
+                    f32 v5_119 = v0_192 / v4;
+                    f32 v12_46 = v5_119 * v11;
+                    f32 v13_46 = v12_46 * v1_54;
+                    fused_out[fused_base_out + ((u64)fused_c_192)] = v13_46;
+                }
+            }
+            if (15u < fused_live) {
+                {
+                    u32 fused_c_193 = fused_tid + 3840u;
+                    f32 v0_193 = fused_r15;
+                    f32 v1_55 = v1_15_1;
+                    f32 v5_120 = v0_193 / v4;
+                    f32 v12_47 = v5_120 * v11;
+                    f32 v13_47 = v12_47 * v1_55;
+                    fused_out[fused_base_out + ((u64)fused_c_193)] = v13_47;
+                }
+            }
+            f32 v1_16_2 = w[fused_base_w + ((u64)(cuprum::min(fused_tid + 4096u, fused_n - 1u) & fused_mask_w))];
+            f32 v1_17_2 = w[fused_base_w + ((u64)(cuprum::min(fused_tid + 4352u, fused_n - 1u) & fused_mask_w))];
+            f32 v1_18_2 = w[fused_base_w + ((u64)(cuprum::min(fused_tid + 4608u, fused_n - 1u) & fused_mask_w))];
+            f32 v1_19_2 = w[fused_base_w + ((u64)(cuprum::min(fused_tid + 4864u, fused_n - 1u) & fused_mask_w))];
+            f32 v1_20_2 = w[fused_base_w + ((u64)(cuprum::min(fused_tid + 5120u, fused_n - 1u) & fused_mask_w))];
+            f32 v1_21_2 = w[fused_base_w + ((u64)(cuprum::min(fused_tid + 5376u, fused_n - 1u) & fused_mask_w))];
+            f32 v1_22_2 = w[fused_base_w + ((u64)(cuprum::min(fused_tid + 5632u, fused_n - 1u) & fused_mask_w))];
+            f32 v1_23_2 = w[fused_base_w + ((u64)(cuprum::min(fused_tid + 5888u, fused_n - 1u) & fused_mask_w))];
+            if (16u < fused_live) {
+                {
+                    u32 fused_c_194 = fused_tid + 4096u;
+                    f32 v0_194 = fused_r16;
+                    f32 v1_56 = v1_16_2;
+                    f32 v5_121 = v0_194 / v4;
+                    f32 v12_48 = v5_121 * v11;
+                    f32 v13_48 = v12_48 * v1_56;
+                    fused_out[fused_base_out + ((u64)fused_c_194)] = v13_48;
+                }
+            }
+            if (17u < fused_live) {
+                {
+                    u32 fused_c_195 = fused_tid + 4352u;
+                    f32 v0_195 = fused_r17;
+                    f32 v1_57 = v1_17_2;
+                    f32 v5_122 = v0_195 / v4;
+                    f32 v12_49 = v5_122 * v11;
+                    f32 v13_49 = v12_49 * v1_57;
+                    fused_out[fused_base_out + ((u64)fused_c_195)] = v13_49;
+                }
+            }
+            if (18u < fused_live) {
+                {
+                    u32 fused_c_196 = fused_tid + 4608u;
+                    f32 v0_196 = fused_r18;
+                    f32 v1_58 = v1_18_2;
+                    f32 v5_123 = v0_196 / v4;
+                    f32 v12_50 = v5_123 * v11;
+                    f32 v13_50 = v12_50 * v1_58;
+                    fused_out[fused_base_out + ((u64)fused_c_196)] = v13_50;
+                }
+            }
+            if (19u < fused_live) {
+                {
+                    u32 fused_c_197 = fused_tid + 4864u;
+                    f32 v0_197 = fused_r19;
+                    f32 v1_59 = v1_19_2;
+                    f32 v5_124 = v0_197 / v4;
+                    f32 v12_51 = v5_124 * v11;
+                    f32 v13_51 = v12_51 * v1_59;
+                    fused_out[fused_base_out + ((u64)fused_c_197)] = v13_51;
+                }
+            }
+            if (20u < fused_live) {
+                {
+                    u32 fused_c_198 = fused_tid + 5120u;
+                    f32 v0_198 = fused_r20;
+                    f32 v1_60 = v1_20_2;
+                    f32 v5_125 = v0_198 / v4;
+                    f32 v12_52 = v5_125 * v11;
+                    f32 v13_52 = v12_52 * v1_60;
+                    fused_out[fused_base_out + ((u64)fused_c_198)] = v13_52;
+                }
+            }
+            if (21u < fused_live) {
+                {
+                    u32 fused_c_199 = fused_tid + 5376u;
+                    f32 v0_199 = fused_r21;
+                    f32 v1_61 = v1_21_2;
+                    f32 v5_126 = v0_199 / v4;
+                    f32 v12_53 = v5_126 * v11;
+                    f32 v13_53 = v12_53 * v1_61;
+                    fused_out[fused_base_out + ((u64)fused_c_199)] = v13_53;
+                }
+            }
+            if (22u < fused_live) {
+                {
+                    u32 fused_c_200 = fused_tid + 5632u;
+                    f32 v0_200 = fused_r22;
+                    f32 v1_62 = v1_22_2;
+                    f32 v5_127 = v0_200 / v4;
+                    f32 v12_54 = v5_127 * v11;
+                    f32 v13_54 = v12_54 * v1_62;
+                    fused_out[fused_base_out + ((u64)fused_c_200)] = v13_54;
+                }
+            }
+            if (23u < fused_live) {
+                {
+                    u32 fused_c_201 = fused_tid + 5888u;
+                    f32 v0_201 = fused_r23;
+                    f32 v1_63 = v1_23_2;
+                    f32 v5_128 = v0_201 / v4;
+                    f32 v12_55 = v5_128 * v11;
+                    f32 v13_55 = v12_55 * v1_63;
+                    fused_out[fused_base_out + ((u64)fused_c_201)] = v13_55;
+                }
+            }
+            f32 v1_24_2 = w[fused_base_w + ((u64)(cuprum::min(fused_tid + 6144u, fused_n - 1u) & fused_mask_w))];
+            f32 v1_25_2 = w[fused_base_w + ((u64)(cuprum::min(fused_tid + 6400u, fused_n - 1u) & fused_mask_w))];
+            f32 v1_26_2 = w[fused_base_w + ((u64)(cuprum::min(fused_tid + 6656u, fused_n - 1u) & fused_mask_w))];
+            f32 v1_27_2 = w[fused_base_w + ((u64)(cuprum::min(fused_tid + 6912u, fused_n - 1u) & fused_mask_w))];
+            f32 v1_28_2 = w[fused_base_w + ((u64)(cuprum::min(fused_tid + 7168u, fused_n - 1u) & fused_mask_w))];
+            f32 v1_29_2 = w[fused_base_w + ((u64)(cuprum::min(fused_tid + 7424u, fused_n - 1u) & fused_mask_w))];
+            f32 v1_30_2 = w[fused_base_w + ((u64)(cuprum::min(fused_tid + 7680u, fused_n - 1u) & fused_mask_w))];
+            f32 v1_31_2 = w[fused_base_w + ((u64)(cuprum::min(fused_tid + 7936u, fused_n - 1u) & fused_mask_w))];
+            if (24u < fused_live) {
+                {
+                    u32 fused_c_202 = fused_tid + 6144u;
+                    f32 v0_202 = fused_r24;
+                    f32 v1_64 = v1_24_2;
+                    f32 v5_129 = v0_202 / v4;
+                    f32 v12_56 = v5_129 * v11;
+                    f32 v13_56 = v12_56 * v1_64;
+                    fused_out[fused_base_out + ((u64)fused_c_202)] = v13_56;
+                }
+            }
+            if (25u < fused_live) {
+                {
+                    u32 fused_c_203 = fused_tid + 6400u;
+                    f32 v0_203 = fused_r25;
+                    f32 v1_65 = v1_25_2;
+                    f32 v5_130 = v0_203 / v4;
+                    f32 v12_57 = v5_130 * v11;
+                    f32 v13_57 = v12_57 * v1_65;
+                    fused_out[fused_base_out + ((u64)fused_c_203)] = v13_57;
+                }
+            }
+            if (26u < fused_live) {
+                {
+                    u32 fused_c_204 = fused_tid + 6656u;
+                    f32 v0_204 = fused_r26;
+                    f32 v1_66 = v1_26_2;
+                    f32 v5_131 = v0_204 / v4;
+                    f32 v12_58 = v5_131 * v11;
+                    f32 v13_58 = v12_58 * v1_66;
+                    fused_out[fused_base_out + ((u64)fused_c_204)] = v13_58;
+                }
+            }
+            if (27u < fused_live) {
+                {
+                    u32 fused_c_205 = fused_tid + 6912u;
+                    f32 v0_205 = fused_r27;
+                    f32 v1_67 = v1_27_2;
+                    f32 v5_132 = v0_205 / v4;
+                    f32 v12_59 = v5_132 * v11;
+                    f32 v13_59 = v12_59 * v1_67;
+                    fused_out[fused_base_out + ((u64)fused_c_205)] = v13_59;
+                }
+            }
+            if (28u < fused_live) {
+                {
+                    u32 fused_c_206 = fused_tid + 7168u;
+                    f32 v0_206 = fused_r28;
+                    f32 v1_68 = v1_28_2;
+                    f32 v5_133 = v0_206 / v4;
+                    f32 v12_60 = v5_133 * v11;
+                    f32 v13_60 = v12_60 * v1_68;
+                    fused_out[fused_base_out + ((u64)fused_c_206)] = v13_60;
+                }
+            }
+            if (29u < fused_live) {
+                {
+                    u32 fused_c_207 = fused_tid + 7424u;
+                    f32 v0_207 = fused_r29;
+                    f32 v1_69 = v1_29_2;
+                    f32 v5_134 = v0_207 / v4;
+                    f32 v12_61 = v5_134 * v11;
+                    f32 v13_61 = v12_61 * v1_69;
+                    fused_out[fused_base_out + ((u64)fused_c_207)] = v13_61;
+                }
+            }
+            if (30u < fused_live) {
+                {
+                    u32 fused_c_208 = fused_tid + 7680u;
+                    f32 v0_208 = fused_r30;
+                    f32 v1_70 = v1_30_2;
+                    f32 v5_135 = v0_208 / v4;
+                    f32 v12_62 = v5_135 * v11;
+                    f32 v13_62 = v12_62 * v1_70;
+                    fused_out[fused_base_out + ((u64)fused_c_208)] = v13_62;
+                }
+            }
+            if (31u < fused_live) {
+                {
+                    u32 fused_c_209 = fused_tid + 7936u;
+                    f32 v0_209 = fused_r31;
+                    f32 v1_71 = v1_31_2;
+                    f32 v5_136 = v0_209 / v4;
+                    f32 v12_63 = v5_136 * v11;
+                    f32 v13_63 = v12_63 * v1_71;
+                    fused_out[fused_base_out + ((u64)fused_c_209)] = v13_63;
+                }
+            }
         }
     } else {
-        i64 fused_j_5 = fused_tid;
-        while (cuprum::add(fused_j_5, cuprum::mul(7ll, fused_nt)) < fused_cols) {
-            i64 fused_c0_5 = cuprum::add(fused_j_5, cuprum::mul(0ll, fused_nt));
-            f32 v0_0_5 = x[(u64)cuprum::add(cuprum::mul(fused_row, x_rs), cuprum::mul(fused_c0_5, x_cs))];
-            f32 v1_0_1 = w[(u64)cuprum::add(cuprum::mul(fused_row, w_rs), cuprum::mul(fused_c0_5, w_cs))];
-            i64 fused_c1_5 = cuprum::add(fused_j_5, cuprum::mul(1ll, fused_nt));
-            f32 v0_1_5 = x[(u64)cuprum::add(cuprum::mul(fused_row, x_rs), cuprum::mul(fused_c1_5, x_cs))];
-            f32 v1_1_1 = w[(u64)cuprum::add(cuprum::mul(fused_row, w_rs), cuprum::mul(fused_c1_5, w_cs))];
-            i64 fused_c2_5 = cuprum::add(fused_j_5, cuprum::mul(2ll, fused_nt));
-            f32 v0_2_5 = x[(u64)cuprum::add(cuprum::mul(fused_row, x_rs), cuprum::mul(fused_c2_5, x_cs))];
-            f32 v1_2_1 = w[(u64)cuprum::add(cuprum::mul(fused_row, w_rs), cuprum::mul(fused_c2_5, w_cs))];
-            i64 fused_c3_5 = cuprum::add(fused_j_5, cuprum::mul(3ll, fused_nt));
-            f32 v0_3_5 = x[(u64)cuprum::add(cuprum::mul(fused_row, x_rs), cuprum::mul(fused_c3_5, x_cs))];
-            f32 v1_3_1 = w[(u64)cuprum::add(cuprum::mul(fused_row, w_rs), cuprum::mul(fused_c3_5, w_cs))];
-            i64 fused_c4_5 = cuprum::add(fused_j_5, cuprum::mul(4ll, fused_nt));
-            f32 v0_4_5 = x[(u64)cuprum::add(cuprum::mul(fused_row, x_rs), cuprum::mul(fused_c4_5, x_cs))];
-            f32 v1_4_1 = w[(u64)cuprum::add(cuprum::mul(fused_row, w_rs), cuprum::mul(fused_c4_5, w_cs))];
-            i64 fused_c5_5 = cuprum::add(fused_j_5, cuprum::mul(5ll, fused_nt));
-            f32 v0_5_5 = x[(u64)cuprum::add(cuprum::mul(fused_row, x_rs), cuprum::mul(fused_c5_5, x_cs))];
-            f32 v1_5_1 = w[(u64)cuprum::add(cuprum::mul(fused_row, w_rs), cuprum::mul(fused_c5_5, w_cs))];
-            i64 fused_c6_5 = cuprum::add(fused_j_5, cuprum::mul(6ll, fused_nt));
-            f32 v0_6_5 = x[(u64)cuprum::add(cuprum::mul(fused_row, x_rs), cuprum::mul(fused_c6_5, x_cs))];
-            f32 v1_6_1 = w[(u64)cuprum::add(cuprum::mul(fused_row, w_rs), cuprum::mul(fused_c6_5, w_cs))];
-            i64 fused_c7_5 = cuprum::add(fused_j_5, cuprum::mul(7ll, fused_nt));
-            f32 v0_7_5 = x[(u64)cuprum::add(cuprum::mul(fused_row, x_rs), cuprum::mul(fused_c7_5, x_cs))];
-            f32 v1_7_1 = w[(u64)cuprum::add(cuprum::mul(fused_row, w_rs), cuprum::mul(fused_c7_5, w_cs))];
+        u32 fused_j_2 = fused_tid;
+        while ((fused_j_2 + (7u * fused_nt)) < fused_n) {
+            u32 fused_c0_2 = fused_j_2 + (0u * fused_nt);
+            f32 v0_0_2 = x[fused_base_x + ((u64)(fused_c0_2 & fused_mask_x))];
+            f32 v1_0_2 = w[fused_base_w + ((u64)(fused_c0_2 & fused_mask_w))];
+            u32 fused_c1_2 = fused_j_2 + (1u * fused_nt);
+            f32 v0_1_3 = x[fused_base_x + ((u64)(fused_c1_2 & fused_mask_x))];
+            f32 v1_1_2 = w[fused_base_w + ((u64)(fused_c1_2 & fused_mask_w))];
+            u32 fused_c2_2 = fused_j_2 + (2u * fused_nt);
+            f32 v0_2_3 = x[fused_base_x + ((u64)(fused_c2_2 & fused_mask_x))];
+            f32 v1_2_2 = w[fused_base_w + ((u64)(fused_c2_2 & fused_mask_w))];
+            u32 fused_c3_2 = fused_j_2 + (3u * fused_nt);
+            f32 v0_3_3 = x[fused_base_x + ((u64)(fused_c3_2 & fused_mask_x))];
+            f32 v1_3_2 = w[fused_base_w + ((u64)(fused_c3_2 & fused_mask_w))];
+            u32 fused_c4_2 = fused_j_2 + (4u * fused_nt);
+            f32 v0_4_3 = x[fused_base_x + ((u64)(fused_c4_2 & fused_mask_x))];
+            f32 v1_4_2 = w[fused_base_w + ((u64)(fused_c4_2 & fused_mask_w))];
+            u32 fused_c5_2 = fused_j_2 + (5u * fused_nt);
+            f32 v0_5_3 = x[fused_base_x + ((u64)(fused_c5_2 & fused_mask_x))];
+            f32 v1_5_2 = w[fused_base_w + ((u64)(fused_c5_2 & fused_mask_w))];
+            u32 fused_c6_2 = fused_j_2 + (6u * fused_nt);
+            f32 v0_6_3 = x[fused_base_x + ((u64)(fused_c6_2 & fused_mask_x))];
+            f32 v1_6_2 = w[fused_base_w + ((u64)(fused_c6_2 & fused_mask_w))];
+            u32 fused_c7_2 = fused_j_2 + (7u * fused_nt);
+            f32 v0_7_3 = x[fused_base_x + ((u64)(fused_c7_2 & fused_mask_x))];
+            f32 v1_7_2 = w[fused_base_w + ((u64)(fused_c7_2 & fused_mask_w))];
             {
-                i64 fused_c_45 = fused_c0_5;
-                f32 v0_52 = v0_0_5;
-                f32 v1_16 = v1_0_1;
-                f32 v5_27 = v0_52 / v4;
-                f32 v12_9 = v5_27 * v11;
-                f32 v13_9 = v12_9 * v1_16;
-                fused_out[(u64)cuprum::add(cuprum::mul(fused_row, fused_cols), fused_c_45)] = v13_9;
+                u32 fused_c_210 = fused_c0_2;
+                f32 v0_210 = v0_0_2;
+                f32 v1_72 = v1_0_2;
+                f32 v5_137 = v0_210 / v4;
+                f32 v12_64 = v5_137 * v11;
+                f32 v13_64 = v12_64 * v1_72;
+                fused_out[fused_base_out + ((u64)fused_c_210)] = v13_64;
             }
             {
-                i64 fused_c_46 = fused_c1_5;
-                f32 v0_53 = v0_1_5;
-                f32 v1_17 = v1_1_1;
-                f32 v5_28 = v0_53 / v4;
-                f32 v12_10 = v5_28 * v11;
-                f32 v13_10 = v12_10 * v1_17;
-                fused_out[(u64)cuprum::add(cuprum::mul(fused_row, fused_cols), fused_c_46)] = v13_10;
+                u32 fused_c_211 = fused_c1_2;
+                f32 v0_211 = v0_1_3;
+                f32 v1_73 = v1_1_2;
+                f32 v5_138 = v0_211 / v4;
+                f32 v12_65 = v5_138 * v11;
+                f32 v13_65 = v12_65 * v1_73;
+                fused_out[fused_base_out + ((u64)fused_c_211)] = v13_65;
             }
             {
-                i64 fused_c_47 = fused_c2_5;
-                f32 v0_54 = v0_2_5;
-                f32 v1_18 = v1_2_1;
-                f32 v5_29 = v0_54 / v4;
-                f32 v12_11 = v5_29 * v11;
-                f32 v13_11 = v12_11 * v1_18;
-                fused_out[(u64)cuprum::add(cuprum::mul(fused_row, fused_cols), fused_c_47)] = v13_11;
+                u32 fused_c_212 = fused_c2_2;
+                f32 v0_212 = v0_2_3;
+                f32 v1_74 = v1_2_2;
+                f32 v5_139 = v0_212 / v4;
+                f32 v12_66 = v5_139 * v11;
+                f32 v13_66 = v12_66 * v1_74;
+                fused_out[fused_base_out + ((u64)fused_c_212)] = v13_66;
             }
             {
-                i64 fused_c_48 = fused_c3_5;
-                f32 v0_55 = v0_3_5;
-                f32 v1_19 = v1_3_1;
-                f32 v5_30 = v0_55 / v4;
-                f32 v12_12 = v5_30 * v11;
-                f32 v13_12 = v12_12 * v1_19;
-                fused_out[(u64)cuprum::add(cuprum::mul(fused_row, fused_cols), fused_c_48)] = v13_12;
+                u32 fused_c_213 = fused_c3_2;
+                f32 v0_213 = v0_3_3;
+                f32 v1_75 = v1_3_2;
+                f32 v5_140 = v0_213 / v4;
+                f32 v12_67 = v5_140 * v11;
+                f32 v13_67 = v12_67 * v1_75;
+                fused_out[fused_base_out + ((u64)fused_c_213)] = v13_67;
             }
             {
-                i64 fused_c_49 = fused_c4_5;
-                f32 v0_56 = v0_4_5;
-                f32 v1_20 = v1_4_1;
-                f32 v5_31 = v0_56 / v4;
-                f32 v12_13 = v5_31 * v11;
-                f32 v13_13 = v12_13 * v1_20;
-                fused_out[(u64)cuprum::add(cuprum::mul(fused_row, fused_cols), fused_c_49)] = v13_13;
+                u32 fused_c_214 = fused_c4_2;
+                f32 v0_214 = v0_4_3;
+                f32 v1_76 = v1_4_2;
+                f32 v5_141 = v0_214 / v4;
+                f32 v12_68 = v5_141 * v11;
+                f32 v13_68 = v12_68 * v1_76;
+                fused_out[fused_base_out + ((u64)fused_c_214)] = v13_68;
             }
             {
-                i64 fused_c_50 = fused_c5_5;
-                f32 v0_57 = v0_5_5;
-                f32 v1_21 = v1_5_1;
-                f32 v5_32 = v0_57 / v4;
-                f32 v12_14 = v5_32 * v11;
-                f32 v13_14 = v12_14 * v1_21;
-                fused_out[(u64)cuprum::add(cuprum::mul(fused_row, fused_cols), fused_c_50)] = v13_14;
+                u32 fused_c_215 = fused_c5_2;
+                f32 v0_215 = v0_5_3;
+                f32 v1_77 = v1_5_2;
+                f32 v5_142 = v0_215 / v4;
+                f32 v12_69 = v5_142 * v11;
+                f32 v13_69 = v12_69 * v1_77;
+                fused_out[fused_base_out + ((u64)fused_c_215)] = v13_69;
             }
             {
-                i64 fused_c_51 = fused_c6_5;
-                f32 v0_58 = v0_6_5;
-                f32 v1_22 = v1_6_1;
-                f32 v5_33 = v0_58 / v4;
-                f32 v12_15 = v5_33 * v11;
-                f32 v13_15 = v12_15 * v1_22;
-                fused_out[(u64)cuprum::add(cuprum::mul(fused_row, fused_cols), fused_c_51)] = v13_15;
+                u32 fused_c_216 = fused_c6_2;
+                f32 v0_216 = v0_6_3;
+                f32 v1_78 = v1_6_2;
+                f32 v5_143 = v0_216 / v4;
+                f32 v12_70 = v5_143 * v11;
+                f32 v13_70 = v12_70 * v1_78;
+                fused_out[fused_base_out + ((u64)fused_c_216)] = v13_70;
             }
             {
-                i64 fused_c_52 = fused_c7_5;
-                f32 v0_59 = v0_7_5;
-                f32 v1_23 = v1_7_1;
-                f32 v5_34 = v0_59 / v4;
-                f32 v12_16 = v5_34 * v11;
-                f32 v13_16 = v12_16 * v1_23;
-                fused_out[(u64)cuprum::add(cuprum::mul(fused_row, fused_cols), fused_c_52)] = v13_16;
+                u32 fused_c_217 = fused_c7_2;
+                f32 v0_217 = v0_7_3;
+                f32 v1_79 = v1_7_2;
+                f32 v5_144 = v0_217 / v4;
+                f32 v12_71 = v5_144 * v11;
+                f32 v13_71 = v12_71 * v1_79;
+                fused_out[fused_base_out + ((u64)fused_c_217)] = v13_71;
             }
-            fused_j_5 = cuprum::add(fused_j_5, cuprum::mul(8ll, fused_nt));
+            fused_j_2 += 8u * fused_nt;
         }
-        while (fused_j_5 < fused_cols) {
-            i64 fused_c_53 = fused_j_5;
-            f32 v0_60 = x[(u64)cuprum::add(cuprum::mul(fused_row, x_rs), cuprum::mul(fused_c_53, x_cs))];
-            f32 v1_24 = w[(u64)cuprum::add(cuprum::mul(fused_row, w_rs), cuprum::mul(fused_c_53, w_cs))];
-            f32 v5_35 = v0_60 / v4;
-            f32 v12_17 = v5_35 * v11;
-            f32 v13_17 = v12_17 * v1_24;
-            fused_out[(u64)cuprum::add(cuprum::mul(fused_row, fused_cols), fused_c_53)] = v13_17;
-            fused_j_5 = cuprum::add(fused_j_5, fused_nt);
+        while (fused_j_2 < fused_n) {
+            u32 fused_c_218 = fused_j_2;
+            f32 v0_218 = x[fused_base_x + ((u64)(fused_c_218 & fused_mask_x))];
+            f32 v1_80 = w[fused_base_w + ((u64)(fused_c_218 & fused_mask_w))];
+            f32 v5_145 = v0_218 / v4;
+            f32 v12_72 = v5_145 * v11;
+            f32 v13_72 = v12_72 * v1_80;
+            fused_out[fused_base_out + ((u64)fused_c_218)] = v13_72;
+            fused_j_2 += fused_nt;
         }
     }
 }
