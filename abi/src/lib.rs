@@ -12,6 +12,7 @@
 //! | [`variant`] | the launch variants of elementwise and reduction kernels |
 //! | [`mangle`] | symbol, macro and file names: the one place that names generated things |
 //! | [`parts`] | a unit's fat binary as one piece per kernel, and the listing of the pieces |
+//! | [`record`] | the audit record each embedded unit carries in the program's data (`cuprum audit`) |
 //! | [`headers`] | the CUDA headers generated code includes (`include/cuprum/*.h`, embedded) |
 //! | [`mod@unit`] | the first line of a generated unit and the compiler options it needs |
 //! | [`elementwise`] | the entry point of an elementwise kernel (C template) |
@@ -37,6 +38,7 @@ pub mod headers;
 pub mod kind;
 pub mod mangle;
 pub mod parts;
+pub mod record;
 pub mod reduction;
 pub mod unit;
 pub mod variant;
