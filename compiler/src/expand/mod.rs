@@ -136,11 +136,15 @@ fn kernel_statics(name: &str, unit: &unit::UnitInfo, signature: TokenStream, hos
             let (kernel, offset, len) = (&p.kernel, p.offset, p.len);
             quote!((#kernel, #offset, #len))
         });
+        // The audit record (`cuprum_abi::record`), referenced from the unit so that the linker
+        // keeps it exactly when it keeps the unit (a `#[used]` static alone may be dropped).
+        let record = syn::LitByteStr::new(&unit.record(), proc_macro2::Span::call_site());
         quote! {
             static __CUPRUM_UNIT: __cuprum::registry::KernelUnit = __cuprum::registry::KernelUnit::new(
                 #id, #file, #source, #fast_math, #fatbin, &[#(#targets),*], &[#(#precompiled),*], #build,
                 &[#(#parts),*],
-            );
+            )
+            .with_record(#record);
             // SAFETY: the fat binary and its parts were compiled by cuprum-build from this source.
             __cuprum::inventory::submit! { unsafe { __cuprum::registry::UnitEntry::new(&__CUPRUM_UNIT) } }
             // SAFETY: the signature is the one the code generator wrote this kernel's entry

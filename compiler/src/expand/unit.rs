@@ -30,6 +30,9 @@ pub struct UnitInfo {
     pub precompiled: Vec<String>,
     /// Each kernel's piece of the fat binary (`cuprum_abi::parts`).
     pub parts: Vec<crate::abi::parts::Part>,
+    /// Every kernel of the unit with its kind and precompiled symbols (for the audit record,
+    /// `cuprum_abi::record`).
+    pub kernels: Vec<crate::abi::record::KernelRecord>,
     /// The kernel that embeds the unit for the whole file (`None`: the unit is the item alone, or
     /// no kernel of the file can own it; then every kernel embeds it).
     pub owner: Option<String>,
@@ -39,6 +42,20 @@ impl UnitInfo {
     /// The unit id ([`mangle::unit_id`] of the source).
     pub fn id(&self) -> String {
         mangle::unit_id(&self.source)
+    }
+
+    /// The unit's audit record (`cuprum_abi::record`), embedded next to the unit so that
+    /// `cuprum audit` can list it from the executable's bytes: the fat binary's size is that of
+    /// the file `include_bytes!` embeds.
+    pub fn record(&self) -> Vec<u8> {
+        crate::abi::record::encode(&crate::abi::record::UnitRecord {
+            id: self.id(),
+            file: self.file.clone(),
+            targets: self.targets.clone(),
+            fatbin_bytes: self.fatbin.as_deref().and_then(|p| std::fs::metadata(p).ok()).map(|m| m.len()),
+            build: self.build.clone(),
+            kernels: self.kernels.clone(),
+        })
     }
 
     /// Whether the kernel `name` embeds the unit (else it refers to the owner's by id).
@@ -62,7 +79,7 @@ pub fn unit_for(cx: &super::Context, text: Option<&str>, item_alone: impl FnOnce
     let file = cx.file.as_deref().map(display_path).unwrap_or_else(|| "<macro input>".into());
     let mut info = match crate::compile_source(&item_alone()) {
         Ok(c) => info_of(file, c.unit),
-        Err(_) => UnitInfo { file, source: String::new(), fast_math: false, fatbin: None, targets: Vec::new(), build: String::new(), precompiled: Vec::new(), parts: Vec::new(), owner: None },
+        Err(_) => UnitInfo { file, source: String::new(), fast_math: false, fatbin: None, targets: Vec::new(), build: String::new(), precompiled: Vec::new(), parts: Vec::new(), kernels: Vec::new(), owner: None },
     };
     attach_fatbin(&mut info, cx.out_dir.as_deref());
     info
@@ -70,7 +87,16 @@ pub fn unit_for(cx: &super::Context, text: Option<&str>, item_alone: impl FnOnce
 
 fn info_of(file: String, unit: crate::back::cuda::Unit) -> UnitInfo {
     let precompiled = unit.kernels.iter().flat_map(|k| k.instances.iter().map(|(_, _, s)| s.clone())).collect();
-    UnitInfo { file, source: unit.source, fast_math: unit.fast_math, fatbin: None, targets: Vec::new(), build: String::new(), precompiled, parts: Vec::new(), owner: None }
+    let kernels = unit
+        .kernels
+        .iter()
+        .map(|k| crate::abi::record::KernelRecord {
+            kind: k.kind.name().to_owned(),
+            name: k.name.clone(),
+            instances: k.instances.iter().map(|(_, _, s)| s.clone()).collect(),
+        })
+        .collect();
+    UnitInfo { file, source: unit.source, fast_math: unit.fast_math, fatbin: None, targets: Vec::new(), build: String::new(), precompiled, parts: Vec::new(), kernels, owner: None }
 }
 
 /// The file's first top-level kernel (`#[rawkernel]`, `#[elementwise]`, `#[reduction]`, `#[fuse]`) without a

@@ -36,6 +36,10 @@ pub struct KernelUnit {
     parts: &'static [(&'static str, usize, usize)],
     /// NVRTC options beyond fast-math (`ElementwiseKernel`'s `options`).
     extra_options: Vec<String>,
+    /// The unit's audit record (`cuprum_abi::record`), as the macros embed it next to the unit:
+    /// referenced from here so that the linker keeps it exactly when it keeps the unit, for
+    /// `cuprum audit EXECUTABLE`; empty when there is none.
+    record: &'static [u8],
     state: OnceLock<UnitState>,
 }
 
@@ -102,8 +106,16 @@ impl KernelUnit {
             build,
             parts,
             extra_options: Vec::new(),
+            record: &[],
             state: OnceLock::new(),
         }
+    }
+
+    /// The same unit with its audit record (`cuprum_abi::record::encode`'s bytes), which
+    /// `cuprum audit` finds in the executable.
+    pub const fn with_record(mut self, record: &'static [u8]) -> KernelUnit {
+        self.record = record;
+        self
     }
 
     /// A unit generated at run time (`ElementwiseKernel`, `ReductionKernel`): no fat binary, every
@@ -120,6 +132,7 @@ impl KernelUnit {
             build: "",
             parts: &[],
             extra_options: Vec::new(),
+            record: &[],
             state: OnceLock::new(),
         }
     }
@@ -188,6 +201,12 @@ impl KernelUnit {
     /// record or when it cannot be read (another format version).
     pub fn build_info(&self) -> Option<BuildInfo> {
         BuildInfo::parse(self.build)
+    }
+
+    /// The unit's audit record as embedded (`cuprum_abi::record`); empty when there is none (a
+    /// unit generated at run time, or one made without the macros).
+    pub fn record(&self) -> &'static [u8] {
+        self.record
     }
 
     fn state(&self) -> &UnitState {
