@@ -19,19 +19,20 @@ pub fn run(args: &[String]) -> i32 {
     0
 }
 
-/// The audit of the kernels this binary links (none: `cuprum` itself has no kernels). A program's
-/// own audit comes from `cuprum::audit::report`, called inside that program.
+/// The audit of the kernels this binary links (the runtime's built-ins, when the linker keeps
+/// them). Another program's audit: `cuprum audit PROGRAM` (`audit.rs`), or
+/// `cuprum::audit::report` called inside that program.
 fn report_audit(devices: &[(usize, (u32, u32))]) {
     let device = devices.first().and_then(|(i, _)| Device::get(*i).ok());
     let audit = audit::report(device.as_ref());
     if audit.units.is_empty() {
         println!(
             "kernels: the cuprum command embeds none. To see which kernels a program carries and how each \
-             reaches the GPU (precompiled, PTX JIT by the driver, NVRTC at first use), print \
-             `cuprum::audit::report(Some(&device))` in that program"
+             reaches the GPU (precompiled, PTX JIT by the driver, NVRTC at first use), run \
+             `cuprum audit PROGRAM` (or print `cuprum::audit::report(Some(&device))` in that program)"
         );
     } else {
-        println!("kernels embedded in this binary (`cuprum::audit::report`):");
+        println!("kernels embedded in this binary (`cuprum::audit::report`; another program's: `cuprum audit PROGRAM`):");
         for line in audit.to_string().lines() {
             println!("  {line}");
         }

@@ -3,11 +3,14 @@
 //! ```text
 //! cuprum emit FILE.rs        the CUDA C translation unit for a kernel file
 //! cuprum info                devices, driver and NVRTC versions, the kernel cache, embedded kernels
+//! cuprum audit EXECUTABLE [--arch sm_XY] [--deny-jit]
+//!                            the kernels another program carries and which need a JIT on a GPU
 //! cuprum cache stats|verify|clear   what the on-disk kernel cache holds / check it / empty it
 //! ```
 
 #![warn(missing_docs)]
 
+mod audit;
 mod cache;
 mod emit;
 mod info;
@@ -19,6 +22,11 @@ commands:
   emit FILE.rs           print the CUDA C that the build hands nvcc for FILE.rs
   info                   devices, compute capabilities, driver and NVRTC versions, kernel cache,
                          the kernels this binary embeds (a program: cuprum::audit::report)
+  audit EXECUTABLE [--arch sm_XY] [--deny-jit]
+                         every kernel instance EXECUTABLE can launch (read from the file, not
+                         run), its precompiled targets and bytes, and which would need NVRTC or
+                         the driver's PTX JIT on that GPU (default: this machine's; exit 3 with
+                         --deny-jit when any would; cuprum audit --help: details)
   cache stats [--dir D]  valid and damaged entries and bytes in the on-disk kernel cache
   cache verify [--remove] [--dir D]
                          check every entry, list the damaged ones (--remove: delete them)
@@ -35,6 +43,7 @@ fn main() {
         Some("emit") => emit::run(rest),
         Some("info") => info::run(rest),
         Some("cache") => cache::run(rest),
+        Some("audit") => audit::run(rest),
         Some("help" | "-h" | "--help") => {
             println!("{USAGE}");
             0

@@ -60,7 +60,8 @@ fn parse_target(t: &str) -> Option<(bool, u32)> {
 /// How the precompiled instances of a fat binary with `targets` reach a GPU of compute capability
 /// `cc`: SASS of the same major version and a minor version at most the device's (the newest
 /// such), else PTX at most the device's (the newest), else NVRTC. `has_fatbin`: whether the program
-/// embeds a fat binary at all.
+/// embeds a fat binary at all. No GPU is needed: `cuprum audit EXECUTABLE --arch sm_XY` routes
+/// another program's units with it.
 pub fn route(targets: &[&str], has_fatbin: bool, cc: (u32, u32)) -> Route {
     if !has_fatbin {
         return Route::Nvrtc("no fat binary in this build".into());
@@ -88,8 +89,8 @@ pub fn route(targets: &[&str], has_fatbin: bool, cc: (u32, u32)) -> Route {
 }
 
 /// Which GPUs one target serves, for a machine without GPU: `sm_86` -> `precompiled on GPUs of
-/// compute capability 8.6 to 8.9`.
-fn target_serves(target: &str) -> String {
+/// compute capability 8.6 to 8.9` (also `cuprum audit EXECUTABLE` without GPU and `--arch`).
+pub fn target_serves(target: &str) -> String {
     match parse_target(target) {
         Some((true, n)) => format!(
             "precompiled on GPUs of compute capability {}.{} to {}.9",
