@@ -1,7 +1,12 @@
 //! Precompiles the kernel files of the end-to-end tests (`tests/*_kernels.rs`) with cuprum-build,
 //! so that the tests run their kernels from the embedded fat binaries (the `aot` layer) as a
 //! program would. Knobs: `CUPY_NVCC_GENERATE_CODE`, `NVCC`, `CUDA_PATH`, ... (docs/building.md).
+//! Also writes the Rust blocks of README.md and docs/ as modules for `tests/doc_snippets.rs`.
+
+mod doc_snippets;
+
 fn main() {
+    doc_snippets::generate();
     cuprum_build::Kernels::new()
         .file("tests/rawkernel_kernels.rs")
         .file("tests/semantics_kernels.rs")

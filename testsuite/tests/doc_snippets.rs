@@ -1,0 +1,48 @@
+//! Every Rust block of README.md and docs/ compiles: build.rs (`doc_snippets.rs`) writes each
+//! document's blocks as a module, included here, so that a block that stops compiling fails this
+//! test's build. Nothing runs: the blocks that need a GPU are only compiled. How blocks become code,
+//! and how a block states what it takes from elsewhere (`<!-- context: .. -->`) or why it is left
+//! out (`<!-- not compiled: .. -->`): `testsuite/doc_snippets.rs`.
+
+include!(concat!(env!("OUT_DIR"), "/doc_snippets/mod.rs"));
+
+/// A second, simpler count of the Rust fences, so that a block the generator missed fails here.
+#[test]
+fn every_rust_block_is_compiled_or_has_a_reason() {
+    let root = std::path::Path::new(ROOT);
+    let mut docs = vec![root.join("README.md")];
+    let mut dirs = vec![root.join("docs")];
+    while let Some(d) = dirs.pop() {
+        for e in std::fs::read_dir(d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                dirs.push(p);
+            } else if p.extension().is_some_and(|x| x == "md") {
+                docs.push(p);
+            }
+        }
+    }
+    let mut found = Vec::new();
+    for p in &docs {
+        let rel = p.strip_prefix(root).unwrap().to_string_lossy().replace('\\', "/");
+        let mut open = false;
+        for (i, l) in std::fs::read_to_string(p).unwrap().lines().enumerate() {
+            let t = l.trim_start();
+            if !t.starts_with("```") {
+                continue;
+            }
+            if !open && t.trim_start_matches('`').trim().starts_with("rust") {
+                found.push((rel.clone(), i + 1));
+            }
+            open = !open;
+        }
+    }
+    found.sort();
+    let mut seen: Vec<(String, usize)> = COMPILED.iter().map(|&(d, l)| (d.to_string(), l)).chain(NOT_COMPILED.iter().map(|&(d, l, _)| (d.to_string(), l))).collect();
+    seen.sort();
+    assert_eq!(found, seen, "the ```rust fences of the documents (left) and the blocks compiled or left out with a reason (right)");
+    for (doc, line, reason) in NOT_COMPILED {
+        println!("{doc}:{line}: not compiled: {reason}");
+    }
+    println!("{} blocks compiled", COMPILED.len());
+}
