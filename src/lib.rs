@@ -1,13 +1,15 @@
-//! cuprum: GPU kernels written in Rust, compiled ahead of time to CUDA, with a CuPy-style runtime.
-//!
-//! See the README and `docs/` for the kernel language and the runtime. Kernel files import
-//! [`prelude`]; generated code reaches the runtime only through the hidden `__private` module.
-//!
-//! The facade holds no code of its own: the attribute macros (`cuprum-macros`) and re-exports of
-//! the runtime (`cuprum-runtime`), whose built-in kernels (the array operators, functions and
-//! reductions) it builds itself (docs/architecture.md, The crates).
-
+// The crate's front page is the README (the facade packages it). Its Rust blocks are not doctests
+// (`not(doctest)`): testsuite/tests/doc_snippets.rs compiles them as the files of a crate, with
+// the rest of docs/.
+//
+// Kernel files import `prelude`; generated code reaches the runtime only through the hidden
+// `__private` module. The facade holds no code of its own: the attribute macros (`cuprum-macros`)
+// and re-exports of the runtime (`cuprum-runtime`), whose built-in kernels (the array operators,
+// functions and reductions) it builds itself (docs/architecture.md, The crates).
+#![cfg_attr(not(doctest), doc = include_str!("../README.md"))]
 #![warn(missing_docs)]
+// The README's blocks with a `fn main` are a crate's build.rs and src/main.rs, not doctests.
+#![allow(clippy::needless_doctest_main)]
 
 pub use cuprum_macros::{device, elementwise, fuse, rawkernel, reduction};
 pub use cuprum_runtime as runtime;
