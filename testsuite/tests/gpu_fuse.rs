@@ -148,7 +148,7 @@ fn softmax_reference(xs: &[f64], cols: usize) -> Vec<f64> {
 
 fn softmax_over_rows() {
     let mut rng = Rng::new();
-    for (rows, cols) in [(33, 1000), (4, 8192), (300, 7), (3, 20000)] {
+    for (rows, cols) in [(33, 1000), (6, 3000), (4, 8192), (300, 7), (3, 20000)] {
         let (xs, n) = random(&[rows, cols], -8.0, 8.0, &mut rng);
         let x = array(&[rows, cols], &xs, |v| v as f32);
         let rounded: Vec<f64> = xs.iter().map(|&v| (v as f32) as f64).collect();

@@ -10,10 +10,12 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <vector>
 
-int main() {
-    const i64 R = 8192, C = 8192;
+int main(int argc, char** argv) {
+    // Columns from the command line (8192 by default), rows so that the array is 2^26 elements.
+    const i64 C = argc > 1 ? atoll(argv[1]) : 8192, R = (8192 * 8192) / C;
     const size_t n = (size_t)R * C;
     std::vector<float> h(n), hg(C), hb(C);
     for (size_t i = 0; i < n; ++i) h[i] = (float)((i * 2654435761ull) % 1009) / 97.0f - 5.0f;
@@ -46,7 +48,7 @@ int main() {
         return t[3];
     };
     float copy = time([&] { cudaMemcpyAsync(y, x, n * 4, cudaMemcpyDeviceToDevice); });
-    printf("copy D2D: %.3f ms\n", copy);
+    printf("(%lld, %lld) f32; copy D2D: %.3f ms\n", (long long)R, (long long)C, copy);
     std::vector<float> out(n);
     auto check = [&](bool ln) {
         cudaMemcpy(out.data(), y, n * 4, cudaMemcpyDeviceToHost);
@@ -70,7 +72,7 @@ int main() {
         return worst;
     };
     for (int cache : {0, 1}) {
-        for (int threads : {256, 512, 1024}) {
+        for (int threads : {128, 256, 512, 1024}) {
             if (cache == 0 ? threads == 1024 : threads != 256) continue;  // cache 1: blocks of ROW_BLOCK
             cudaMemset(y, 0xff, n * 4);
             float t = time([&] { cuprum_rawkernel_softmax<<<R, threads>>>(cuprum::RoSlice<f32>{x, n}, C, 1, cuprum::Slice<f32>{y, n}, C, cache); });

@@ -657,103 +657,147 @@ __device__ __forceinline__ void softmax_body(cuprum::RoSlice<f32> x, i64 x_rs, i
             }
         } else {
             u64 fused_at_1 = fused_base_x + ((u64)fused_tid);
-            if (0u < fused_live) {
+            if (fused_live >= 8u) {
                 fused_r0 = x[fused_at_1 + 0ull];
-            }
-            if (1u < fused_live) {
                 fused_r1 = x[fused_at_1 + 256ull];
-            }
-            if (2u < fused_live) {
                 fused_r2 = x[fused_at_1 + 512ull];
-            }
-            if (3u < fused_live) {
                 fused_r3 = x[fused_at_1 + 768ull];
-            }
-            if (4u < fused_live) {
                 fused_r4 = x[fused_at_1 + 1024ull];
-            }
-            if (5u < fused_live) {
                 fused_r5 = x[fused_at_1 + 1280ull];
-            }
-            if (6u < fused_live) {
                 fused_r6 = x[fused_at_1 + 1536ull];
-            }
-            if (7u < fused_live) {
                 fused_r7 = x[fused_at_1 + 1792ull];
+            } else if (fused_live > 0u) {
+                if (0u < fused_live) {
+                    fused_r0 = x[fused_at_1 + 0ull];
+                }
+                if (1u < fused_live) {
+                    fused_r1 = x[fused_at_1 + 256ull];
+                }
+                if (2u < fused_live) {
+                    fused_r2 = x[fused_at_1 + 512ull];
+                }
+                if (3u < fused_live) {
+                    fused_r3 = x[fused_at_1 + 768ull];
+                }
+                if (4u < fused_live) {
+                    fused_r4 = x[fused_at_1 + 1024ull];
+                }
+                if (5u < fused_live) {
+                    fused_r5 = x[fused_at_1 + 1280ull];
+                }
+                if (6u < fused_live) {
+                    fused_r6 = x[fused_at_1 + 1536ull];
+                }
+                if (7u < fused_live) {
+                    fused_r7 = x[fused_at_1 + 1792ull];
+                }
             }
-            if (8u < fused_live) {
+            if (fused_live >= 16u) {
                 fused_r8 = x[fused_at_1 + 2048ull];
-            }
-            if (9u < fused_live) {
                 fused_r9 = x[fused_at_1 + 2304ull];
-            }
-            if (10u < fused_live) {
                 fused_r10 = x[fused_at_1 + 2560ull];
-            }
-            if (11u < fused_live) {
                 fused_r11 = x[fused_at_1 + 2816ull];
-            }
-            if (12u < fused_live) {
                 fused_r12 = x[fused_at_1 + 3072ull];
-            }
-            if (13u < fused_live) {
                 fused_r13 = x[fused_at_1 + 3328ull];
-            }
-            if (14u < fused_live) {
                 fused_r14 = x[fused_at_1 + 3584ull];
-            }
-            if (15u < fused_live) {
                 fused_r15 = x[fused_at_1 + 3840ull];
+            } else if (fused_live > 8u) {
+                if (8u < fused_live) {
+                    fused_r8 = x[fused_at_1 + 2048ull];
+                }
+                if (9u < fused_live) {
+                    fused_r9 = x[fused_at_1 + 2304ull];
+                }
+                if (10u < fused_live) {
+                    fused_r10 = x[fused_at_1 + 2560ull];
+                }
+                if (11u < fused_live) {
+                    fused_r11 = x[fused_at_1 + 2816ull];
+                }
+                if (12u < fused_live) {
+                    fused_r12 = x[fused_at_1 + 3072ull];
+                }
+                if (13u < fused_live) {
+                    fused_r13 = x[fused_at_1 + 3328ull];
+                }
+                if (14u < fused_live) {
+                    fused_r14 = x[fused_at_1 + 3584ull];
+                }
+                if (15u < fused_live) {
+                    fused_r15 = x[fused_at_1 + 3840ull];
+                }
             }
-            if (16u < fused_live) {
+            if (fused_live >= 24u) {
                 fused_r16 = x[fused_at_1 + 4096ull];
-            }
-            if (17u < fused_live) {
                 fused_r17 = x[fused_at_1 + 4352ull];
-            }
-            if (18u < fused_live) {
                 fused_r18 = x[fused_at_1 + 4608ull];
-            }
-            if (19u < fused_live) {
                 fused_r19 = x[fused_at_1 + 4864ull];
-            }
-            if (20u < fused_live) {
                 fused_r20 = x[fused_at_1 + 5120ull];
-            }
-            if (21u < fused_live) {
                 fused_r21 = x[fused_at_1 + 5376ull];
-            }
-            if (22u < fused_live) {
                 fused_r22 = x[fused_at_1 + 5632ull];
-            }
-            if (23u < fused_live) {
                 fused_r23 = x[fused_at_1 + 5888ull];
+            } else if (fused_live > 16u) {
+                if (16u < fused_live) {
+                    fused_r16 = x[fused_at_1 + 4096ull];
+                }
+                if (17u < fused_live) {
+                    fused_r17 = x[fused_at_1 + 4352ull];
+                }
+                if (18u < fused_live) {
+                    fused_r18 = x[fused_at_1 + 4608ull];
+                }
+                if (19u < fused_live) {
+                    fused_r19 = x[fused_at_1 + 4864ull];
+                }
+                if (20u < fused_live) {
+                    fused_r20 = x[fused_at_1 + 5120ull];
+                }
+                if (21u < fused_live) {
+                    fused_r21 = x[fused_at_1 + 5376ull];
+                }
+                if (22u < fused_live) {
+                    fused_r22 = x[fused_at_1 + 5632ull];
+                }
+                if (23u < fused_live) {
+                    fused_r23 = x[fused_at_1 + 5888ull];
+                }
             }
-            if (24u < fused_live) {
+            if (fused_live >= 32u) {
                 fused_r24 = x[fused_at_1 + 6144ull];
-            }
-            if (25u < fused_live) {
                 fused_r25 = x[fused_at_1 + 6400ull];
-            }
-            if (26u < fused_live) {
                 fused_r26 = x[fused_at_1 + 6656ull];
-            }
-            if (27u < fused_live) {
                 fused_r27 = x[fused_at_1 + 6912ull];
-            }
-            if (28u < fused_live) {
                 fused_r28 = x[fused_at_1 + 7168ull];
-            }
-            if (29u < fused_live) {
                 fused_r29 = x[fused_at_1 + 7424ull];
-            }
-            if (30u < fused_live) {
                 fused_r30 = x[fused_at_1 + 7680ull];
-            }
-            if (31u < fused_live) {
                 fused_r31 = x[fused_at_1 + 7936ull];
+            } else if (fused_live > 24u) {
+                if (24u < fused_live) {
+                    fused_r24 = x[fused_at_1 + 6144ull];
+                }
+                if (25u < fused_live) {
+                    fused_r25 = x[fused_at_1 + 6400ull];
+                }
+                if (26u < fused_live) {
+                    fused_r26 = x[fused_at_1 + 6656ull];
+                }
+                if (27u < fused_live) {
+                    fused_r27 = x[fused_at_1 + 6912ull];
+                }
+                if (28u < fused_live) {
+                    fused_r28 = x[fused_at_1 + 7168ull];
+                }
+                if (29u < fused_live) {
+                    fused_r29 = x[fused_at_1 + 7424ull];
+                }
+                if (30u < fused_live) {
+                    fused_r30 = x[fused_at_1 + 7680ull];
+                }
+                if (31u < fused_live) {
+                    fused_r31 = x[fused_at_1 + 7936ull];
+                }
             }
-            if (0u < fused_live) {
+            if (fused_live >= 8u) {
                 {
                     u32 fused_c_32 = fused_tid + 0u;
                     f32 v0_32 = fused_r0;
@@ -769,8 +813,6 @@ __device__ __forceinline__ void softmax_body(cuprum::RoSlice<f32> x, i64 x_rs, i
                     }
                     fused_acc0_0 = _cv32;
                 }
-            }
-            if (1u < fused_live) {
                 {
                     u32 fused_c_33 = fused_tid + 256u;
                     f32 v0_33 = fused_r1;
@@ -786,8 +828,6 @@ __device__ __forceinline__ void softmax_body(cuprum::RoSlice<f32> x, i64 x_rs, i
                     }
                     fused_acc0_1 = _cv33;
                 }
-            }
-            if (2u < fused_live) {
                 {
                     u32 fused_c_34 = fused_tid + 512u;
                     f32 v0_34 = fused_r2;
@@ -803,8 +843,6 @@ __device__ __forceinline__ void softmax_body(cuprum::RoSlice<f32> x, i64 x_rs, i
                     }
                     fused_acc0_2 = _cv34;
                 }
-            }
-            if (3u < fused_live) {
                 {
                     u32 fused_c_35 = fused_tid + 768u;
                     f32 v0_35 = fused_r3;
@@ -820,8 +858,6 @@ __device__ __forceinline__ void softmax_body(cuprum::RoSlice<f32> x, i64 x_rs, i
                     }
                     fused_acc0_3 = _cv35;
                 }
-            }
-            if (4u < fused_live) {
                 {
                     u32 fused_c_36 = fused_tid + 1024u;
                     f32 v0_36 = fused_r4;
@@ -837,8 +873,6 @@ __device__ __forceinline__ void softmax_body(cuprum::RoSlice<f32> x, i64 x_rs, i
                     }
                     fused_acc0_0 = _cv36;
                 }
-            }
-            if (5u < fused_live) {
                 {
                     u32 fused_c_37 = fused_tid + 1280u;
                     f32 v0_37 = fused_r5;
@@ -854,8 +888,6 @@ __device__ __forceinline__ void softmax_body(cuprum::RoSlice<f32> x, i64 x_rs, i
                     }
                     fused_acc0_1 = _cv37;
                 }
-            }
-            if (6u < fused_live) {
                 {
                     u32 fused_c_38 = fused_tid + 1536u;
                     f32 v0_38 = fused_r6;
@@ -871,8 +903,6 @@ __device__ __forceinline__ void softmax_body(cuprum::RoSlice<f32> x, i64 x_rs, i
                     }
                     fused_acc0_2 = _cv38;
                 }
-            }
-            if (7u < fused_live) {
                 {
                     u32 fused_c_39 = fused_tid + 1792u;
                     f32 v0_39 = fused_r7;
@@ -888,147 +918,148 @@ __device__ __forceinline__ void softmax_body(cuprum::RoSlice<f32> x, i64 x_rs, i
                     }
                     fused_acc0_3 = _cv39;
                 }
-            }
-            if (8u < fused_live) {
-                {
-                    u32 fused_c_40 = fused_tid + 2048u;
-                    f32 v0_40 = fused_r8;
-                    f32 _cv40;
+            } else if (fused_live > 0u) {
+                if (0u < fused_live) {
                     {
-                        f32 fused_a_40 = fused_acc0_0;
-                        f32 fused_b_40 = v0_40;
-                        if (cuprum::is_nan(fused_a_40) || (fused_a_40 > fused_b_40)) {
-                            _cv40 = fused_a_40;
-                        } else {
-                            _cv40 = fused_b_40;
+                        u32 fused_c_40 = fused_tid + 0u;
+                        f32 v0_40 = fused_r0;
+                        f32 _cv40;
+                        {
+                            f32 fused_a_40 = fused_acc0_0;
+                            f32 fused_b_40 = v0_40;
+                            if (cuprum::is_nan(fused_a_40) || (fused_a_40 > fused_b_40)) {
+                                _cv40 = fused_a_40;
+                            } else {
+                                _cv40 = fused_b_40;
+                            }
                         }
+                        fused_acc0_0 = _cv40;
                     }
-                    fused_acc0_0 = _cv40;
+                }
+                if (1u < fused_live) {
+                    {
+                        u32 fused_c_41 = fused_tid + 256u;
+                        f32 v0_41 = fused_r1;
+                        f32 _cv41;
+                        {
+                            f32 fused_a_41 = fused_acc0_1;
+                            f32 fused_b_41 = v0_41;
+                            if (cuprum::is_nan(fused_a_41) || (fused_a_41 > fused_b_41)) {
+                                _cv41 = fused_a_41;
+                            } else {
+                                _cv41 = fused_b_41;
+                            }
+                        }
+                        fused_acc0_1 = _cv41;
+                    }
+                }
+                if (2u < fused_live) {
+                    {
+                        u32 fused_c_42 = fused_tid + 512u;
+                        f32 v0_42 = fused_r2;
+                        f32 _cv42;
+                        {
+                            f32 fused_a_42 = fused_acc0_2;
+                            f32 fused_b_42 = v0_42;
+                            if (cuprum::is_nan(fused_a_42) || (fused_a_42 > fused_b_42)) {
+                                _cv42 = fused_a_42;
+                            } else {
+                                _cv42 = fused_b_42;
+                            }
+                        }
+                        fused_acc0_2 = _cv42;
+                    }
+                }
+                if (3u < fused_live) {
+                    {
+                        u32 fused_c_43 = fused_tid + 768u;
+                        f32 v0_43 = fused_r3;
+                        f32 _cv43;
+                        {
+                            f32 fused_a_43 = fused_acc0_3;
+                            f32 fused_b_43 = v0_43;
+                            if (cuprum::is_nan(fused_a_43) || (fused_a_43 > fused_b_43)) {
+                                _cv43 = fused_a_43;
+                            } else {
+                                _cv43 = fused_b_43;
+                            }
+                        }
+                        fused_acc0_3 = _cv43;
+                    }
+                }
+                if (4u < fused_live) {
+                    {
+                        u32 fused_c_44 = fused_tid + 1024u;
+                        f32 v0_44 = fused_r4;
+                        f32 _cv44;
+                        {
+                            f32 fused_a_44 = fused_acc0_0;
+                            f32 fused_b_44 = v0_44;
+                            if (cuprum::is_nan(fused_a_44) || (fused_a_44 > fused_b_44)) {
+                                _cv44 = fused_a_44;
+                            } else {
+                                _cv44 = fused_b_44;
+                            }
+                        }
+                        fused_acc0_0 = _cv44;
+                    }
+                }
+                if (5u < fused_live) {
+                    {
+                        u32 fused_c_45 = fused_tid + 1280u;
+                        f32 v0_45 = fused_r5;
+                        f32 _cv45;
+                        {
+                            f32 fused_a_45 = fused_acc0_1;
+                            f32 fused_b_45 = v0_45;
+                            if (cuprum::is_nan(fused_a_45) || (fused_a_45 > fused_b_45)) {
+                                _cv45 = fused_a_45;
+                            } else {
+                                _cv45 = fused_b_45;
+                            }
+                        }
+                        fused_acc0_1 = _cv45;
+                    }
+                }
+                if (6u < fused_live) {
+                    {
+                        u32 fused_c_46 = fused_tid + 1536u;
+                        f32 v0_46 = fused_r6;
+                        f32 _cv46;
+                        {
+                            f32 fused_a_46 = fused_acc0_2;
+                            f32 fused_b_46 = v0_46;
+                            if (cuprum::is_nan(fused_a_46) || (fused_a_46 > fused_b_46)) {
+                                _cv46 = fused_a_46;
+                            } else {
+                                _cv46 = fused_b_46;
+                            }
+                        }
+                        fused_acc0_2 = _cv46;
+                    }
+                }
+                if (7u < fused_live) {
+                    {
+                        u32 fused_c_47 = fused_tid + 1792u;
+                        f32 v0_47 = fused_r7;
+                        f32 _cv47;
+                        {
+                            f32 fused_a_47 = fused_acc0_3;
+                            f32 fused_b_47 = v0_47;
+                            if (cuprum::is_nan(fused_a_47) || (fused_a_47 > fused_b_47)) {
+                                _cv47 = fused_a_47;
+                            } else {
+                                _cv47 = fused_b_47;
+                            }
+                        }
+                        fused_acc0_3 = _cv47;
+                    }
                 }
             }
-            if (9u < fused_live) {
+            if (fused_live >= 16u) {
                 {
-                    u32 fused_c_41 = fused_tid + 2304u;
-                    f32 v0_41 = fused_r9;
-                    f32 _cv41;
-                    {
-                        f32 fused_a_41 = fused_acc0_1;
-                        f32 fused_b_41 = v0_41;
-                        if (cuprum::is_nan(fused_a_41) || (fused_a_41 > fused_b_41)) {
-                            _cv41 = fused_a_41;
-                        } else {
-                            _cv41 = fused_b_41;
-                        }
-                    }
-                    fused_acc0_1 = _cv41;
-                }
-            }
-            if (10u < fused_live) {
-                {
-                    u32 fused_c_42 = fused_tid + 2560u;
-                    f32 v0_42 = fused_r10;
-                    f32 _cv42;
-                    {
-                        f32 fused_a_42 = fused_acc0_2;
-                        f32 fused_b_42 = v0_42;
-                        if (cuprum::is_nan(fused_a_42) || (fused_a_42 > fused_b_42)) {
-                            _cv42 = fused_a_42;
-                        } else {
-                            _cv42 = fused_b_42;
-                        }
-                    }
-                    fused_acc0_2 = _cv42;
-                }
-            }
-            if (11u < fused_live) {
-                {
-                    u32 fused_c_43 = fused_tid + 2816u;
-                    f32 v0_43 = fused_r11;
-                    f32 _cv43;
-                    {
-                        f32 fused_a_43 = fused_acc0_3;
-                        f32 fused_b_43 = v0_43;
-                        if (cuprum::is_nan(fused_a_43) || (fused_a_43 > fused_b_43)) {
-                            _cv43 = fused_a_43;
-                        } else {
-                            _cv43 = fused_b_43;
-                        }
-                    }
-                    fused_acc0_3 = _cv43;
-                }
-            }
-            if (12u < fused_live) {
-                {
-                    u32 fused_c_44 = fused_tid + 3072u;
-                    f32 v0_44 = fused_r12;
-                    f32 _cv44;
-                    {
-                        f32 fused_a_44 = fused_acc0_0;
-                        f32 fused_b_44 = v0_44;
-                        if (cuprum::is_nan(fused_a_44) || (fused_a_44 > fused_b_44)) {
-                            _cv44 = fused_a_44;
-                        } else {
-                            _cv44 = fused_b_44;
-                        }
-                    }
-                    fused_acc0_0 = _cv44;
-                }
-            }
-            if (13u < fused_live) {
-                {
-                    u32 fused_c_45 = fused_tid + 3328u;
-                    f32 v0_45 = fused_r13;
-                    f32 _cv45;
-                    {
-                        f32 fused_a_45 = fused_acc0_1;
-                        f32 fused_b_45 = v0_45;
-                        if (cuprum::is_nan(fused_a_45) || (fused_a_45 > fused_b_45)) {
-                            _cv45 = fused_a_45;
-                        } else {
-                            _cv45 = fused_b_45;
-                        }
-                    }
-                    fused_acc0_1 = _cv45;
-                }
-            }
-            if (14u < fused_live) {
-                {
-                    u32 fused_c_46 = fused_tid + 3584u;
-                    f32 v0_46 = fused_r14;
-                    f32 _cv46;
-                    {
-                        f32 fused_a_46 = fused_acc0_2;
-                        f32 fused_b_46 = v0_46;
-                        if (cuprum::is_nan(fused_a_46) || (fused_a_46 > fused_b_46)) {
-                            _cv46 = fused_a_46;
-                        } else {
-                            _cv46 = fused_b_46;
-                        }
-                    }
-                    fused_acc0_2 = _cv46;
-                }
-            }
-            if (15u < fused_live) {
-                {
-                    u32 fused_c_47 = fused_tid + 3840u;
-                    f32 v0_47 = fused_r15;
-                    f32 _cv47;
-                    {
-                        f32 fused_a_47 = fused_acc0_3;
-                        f32 fused_b_47 = v0_47;
-                        if (cuprum::is_nan(fused_a_47) || (fused_a_47 > fused_b_47)) {
-                            _cv47 = fused_a_47;
-                        } else {
-                            _cv47 = fused_b_47;
-                        }
-                    }
-                    fused_acc0_3 = _cv47;
-                }
-            }
-            if (16u < fused_live) {
-                {
-                    u32 fused_c_48 = fused_tid + 4096u;
-                    f32 v0_48 = fused_r16;
+                    u32 fused_c_48 = fused_tid + 2048u;
+                    f32 v0_48 = fused_r8;
                     f32 _cv48;
                     {
                         f32 fused_a_48 = fused_acc0_0;
@@ -1041,11 +1072,9 @@ __device__ __forceinline__ void softmax_body(cuprum::RoSlice<f32> x, i64 x_rs, i
                     }
                     fused_acc0_0 = _cv48;
                 }
-            }
-            if (17u < fused_live) {
                 {
-                    u32 fused_c_49 = fused_tid + 4352u;
-                    f32 v0_49 = fused_r17;
+                    u32 fused_c_49 = fused_tid + 2304u;
+                    f32 v0_49 = fused_r9;
                     f32 _cv49;
                     {
                         f32 fused_a_49 = fused_acc0_1;
@@ -1058,11 +1087,9 @@ __device__ __forceinline__ void softmax_body(cuprum::RoSlice<f32> x, i64 x_rs, i
                     }
                     fused_acc0_1 = _cv49;
                 }
-            }
-            if (18u < fused_live) {
                 {
-                    u32 fused_c_50 = fused_tid + 4608u;
-                    f32 v0_50 = fused_r18;
+                    u32 fused_c_50 = fused_tid + 2560u;
+                    f32 v0_50 = fused_r10;
                     f32 _cv50;
                     {
                         f32 fused_a_50 = fused_acc0_2;
@@ -1075,11 +1102,9 @@ __device__ __forceinline__ void softmax_body(cuprum::RoSlice<f32> x, i64 x_rs, i
                     }
                     fused_acc0_2 = _cv50;
                 }
-            }
-            if (19u < fused_live) {
                 {
-                    u32 fused_c_51 = fused_tid + 4864u;
-                    f32 v0_51 = fused_r19;
+                    u32 fused_c_51 = fused_tid + 2816u;
+                    f32 v0_51 = fused_r11;
                     f32 _cv51;
                     {
                         f32 fused_a_51 = fused_acc0_3;
@@ -1092,11 +1117,9 @@ __device__ __forceinline__ void softmax_body(cuprum::RoSlice<f32> x, i64 x_rs, i
                     }
                     fused_acc0_3 = _cv51;
                 }
-            }
-            if (20u < fused_live) {
                 {
-                    u32 fused_c_52 = fused_tid + 5120u;
-                    f32 v0_52 = fused_r20;
+                    u32 fused_c_52 = fused_tid + 3072u;
+                    f32 v0_52 = fused_r12;
                     f32 _cv52;
                     {
                         f32 fused_a_52 = fused_acc0_0;
@@ -1109,11 +1132,9 @@ __device__ __forceinline__ void softmax_body(cuprum::RoSlice<f32> x, i64 x_rs, i
                     }
                     fused_acc0_0 = _cv52;
                 }
-            }
-            if (21u < fused_live) {
                 {
-                    u32 fused_c_53 = fused_tid + 5376u;
-                    f32 v0_53 = fused_r21;
+                    u32 fused_c_53 = fused_tid + 3328u;
+                    f32 v0_53 = fused_r13;
                     f32 _cv53;
                     {
                         f32 fused_a_53 = fused_acc0_1;
@@ -1126,11 +1147,9 @@ __device__ __forceinline__ void softmax_body(cuprum::RoSlice<f32> x, i64 x_rs, i
                     }
                     fused_acc0_1 = _cv53;
                 }
-            }
-            if (22u < fused_live) {
                 {
-                    u32 fused_c_54 = fused_tid + 5632u;
-                    f32 v0_54 = fused_r22;
+                    u32 fused_c_54 = fused_tid + 3584u;
+                    f32 v0_54 = fused_r14;
                     f32 _cv54;
                     {
                         f32 fused_a_54 = fused_acc0_2;
@@ -1143,11 +1162,9 @@ __device__ __forceinline__ void softmax_body(cuprum::RoSlice<f32> x, i64 x_rs, i
                     }
                     fused_acc0_2 = _cv54;
                 }
-            }
-            if (23u < fused_live) {
                 {
-                    u32 fused_c_55 = fused_tid + 5888u;
-                    f32 v0_55 = fused_r23;
+                    u32 fused_c_55 = fused_tid + 3840u;
+                    f32 v0_55 = fused_r15;
                     f32 _cv55;
                     {
                         f32 fused_a_55 = fused_acc0_3;
@@ -1160,141 +1177,660 @@ __device__ __forceinline__ void softmax_body(cuprum::RoSlice<f32> x, i64 x_rs, i
                     }
                     fused_acc0_3 = _cv55;
                 }
-            }
-            if (24u < fused_live) {
-                {
-                    u32 fused_c_56 = fused_tid + 6144u;
-                    f32 v0_56 = fused_r24;
-                    f32 _cv56;
+            } else if (fused_live > 8u) {
+                if (8u < fused_live) {
                     {
-                        f32 fused_a_56 = fused_acc0_0;
-                        f32 fused_b_56 = v0_56;
-                        if (cuprum::is_nan(fused_a_56) || (fused_a_56 > fused_b_56)) {
-                            _cv56 = fused_a_56;
-                        } else {
-                            _cv56 = fused_b_56;
+                        u32 fused_c_56 = fused_tid + 2048u;
+                        f32 v0_56 = fused_r8;
+                        f32 _cv56;
+                        {
+                            f32 fused_a_56 = fused_acc0_0;
+                            f32 fused_b_56 = v0_56;
+                            if (cuprum::is_nan(fused_a_56) || (fused_a_56 > fused_b_56)) {
+                                _cv56 = fused_a_56;
+                            } else {
+                                _cv56 = fused_b_56;
+                            }
                         }
+                        fused_acc0_0 = _cv56;
                     }
-                    fused_acc0_0 = _cv56;
+                }
+                if (9u < fused_live) {
+                    {
+                        u32 fused_c_57 = fused_tid + 2304u;
+                        f32 v0_57 = fused_r9;
+                        f32 _cv57;
+                        {
+                            f32 fused_a_57 = fused_acc0_1;
+                            f32 fused_b_57 = v0_57;
+                            if (cuprum::is_nan(fused_a_57) || (fused_a_57 > fused_b_57)) {
+                                _cv57 = fused_a_57;
+                            } else {
+                                _cv57 = fused_b_57;
+                            }
+                        }
+                        fused_acc0_1 = _cv57;
+                    }
+                }
+                if (10u < fused_live) {
+                    {
+                        u32 fused_c_58 = fused_tid + 2560u;
+                        f32 v0_58 = fused_r10;
+                        f32 _cv58;
+                        {
+                            f32 fused_a_58 = fused_acc0_2;
+                            f32 fused_b_58 = v0_58;
+                            if (cuprum::is_nan(fused_a_58) || (fused_a_58 > fused_b_58)) {
+                                _cv58 = fused_a_58;
+                            } else {
+                                _cv58 = fused_b_58;
+                            }
+                        }
+                        fused_acc0_2 = _cv58;
+                    }
+                }
+                if (11u < fused_live) {
+                    {
+                        u32 fused_c_59 = fused_tid + 2816u;
+                        f32 v0_59 = fused_r11;
+                        f32 _cv59;
+                        {
+                            f32 fused_a_59 = fused_acc0_3;
+                            f32 fused_b_59 = v0_59;
+                            if (cuprum::is_nan(fused_a_59) || (fused_a_59 > fused_b_59)) {
+                                _cv59 = fused_a_59;
+                            } else {
+                                _cv59 = fused_b_59;
+                            }
+                        }
+                        fused_acc0_3 = _cv59;
+                    }
+                }
+                if (12u < fused_live) {
+                    {
+                        u32 fused_c_60 = fused_tid + 3072u;
+                        f32 v0_60 = fused_r12;
+                        f32 _cv60;
+                        {
+                            f32 fused_a_60 = fused_acc0_0;
+                            f32 fused_b_60 = v0_60;
+                            if (cuprum::is_nan(fused_a_60) || (fused_a_60 > fused_b_60)) {
+                                _cv60 = fused_a_60;
+                            } else {
+                                _cv60 = fused_b_60;
+                            }
+                        }
+                        fused_acc0_0 = _cv60;
+                    }
+                }
+                if (13u < fused_live) {
+                    {
+                        u32 fused_c_61 = fused_tid + 3328u;
+                        f32 v0_61 = fused_r13;
+                        f32 _cv61;
+                        {
+                            f32 fused_a_61 = fused_acc0_1;
+                            f32 fused_b_61 = v0_61;
+                            if (cuprum::is_nan(fused_a_61) || (fused_a_61 > fused_b_61)) {
+                                _cv61 = fused_a_61;
+                            } else {
+                                _cv61 = fused_b_61;
+                            }
+                        }
+                        fused_acc0_1 = _cv61;
+                    }
+                }
+                if (14u < fused_live) {
+                    {
+                        u32 fused_c_62 = fused_tid + 3584u;
+                        f32 v0_62 = fused_r14;
+                        f32 _cv62;
+                        {
+                            f32 fused_a_62 = fused_acc0_2;
+                            f32 fused_b_62 = v0_62;
+                            if (cuprum::is_nan(fused_a_62) || (fused_a_62 > fused_b_62)) {
+                                _cv62 = fused_a_62;
+                            } else {
+                                _cv62 = fused_b_62;
+                            }
+                        }
+                        fused_acc0_2 = _cv62;
+                    }
+                }
+                if (15u < fused_live) {
+                    {
+                        u32 fused_c_63 = fused_tid + 3840u;
+                        f32 v0_63 = fused_r15;
+                        f32 _cv63;
+                        {
+                            f32 fused_a_63 = fused_acc0_3;
+                            f32 fused_b_63 = v0_63;
+                            if (cuprum::is_nan(fused_a_63) || (fused_a_63 > fused_b_63)) {
+                                _cv63 = fused_a_63;
+                            } else {
+                                _cv63 = fused_b_63;
+                            }
+                        }
+                        fused_acc0_3 = _cv63;
+                    }
                 }
             }
-            if (25u < fused_live) {
+            if (fused_live >= 24u) {
                 {
-                    u32 fused_c_57 = fused_tid + 6400u;
-                    f32 v0_57 = fused_r25;
-                    f32 _cv57;
+                    u32 fused_c_64 = fused_tid + 4096u;
+                    f32 v0_64 = fused_r16;
+                    f32 _cv64;
                     {
-                        f32 fused_a_57 = fused_acc0_1;
-                        f32 fused_b_57 = v0_57;
-                        if (cuprum::is_nan(fused_a_57) || (fused_a_57 > fused_b_57)) {
-                            _cv57 = fused_a_57;
+                        f32 fused_a_64 = fused_acc0_0;
+                        f32 fused_b_64 = v0_64;
+                        if (cuprum::is_nan(fused_a_64) || (fused_a_64 > fused_b_64)) {
+                            _cv64 = fused_a_64;
                         } else {
-                            _cv57 = fused_b_57;
+                            _cv64 = fused_b_64;
                         }
                     }
-                    fused_acc0_1 = _cv57;
+                    fused_acc0_0 = _cv64;
+                }
+                {
+                    u32 fused_c_65 = fused_tid + 4352u;
+                    f32 v0_65 = fused_r17;
+                    f32 _cv65;
+                    {
+                        f32 fused_a_65 = fused_acc0_1;
+                        f32 fused_b_65 = v0_65;
+                        if (cuprum::is_nan(fused_a_65) || (fused_a_65 > fused_b_65)) {
+                            _cv65 = fused_a_65;
+                        } else {
+                            _cv65 = fused_b_65;
+                        }
+                    }
+                    fused_acc0_1 = _cv65;
+                }
+                {
+                    u32 fused_c_66 = fused_tid + 4608u;
+                    f32 v0_66 = fused_r18;
+                    f32 _cv66;
+                    {
+                        f32 fused_a_66 = fused_acc0_2;
+                        f32 fused_b_66 = v0_66;
+                        if (cuprum::is_nan(fused_a_66) || (fused_a_66 > fused_b_66)) {
+                            _cv66 = fused_a_66;
+                        } else {
+                            _cv66 = fused_b_66;
+                        }
+                    }
+                    fused_acc0_2 = _cv66;
+                }
+                {
+                    u32 fused_c_67 = fused_tid + 4864u;
+                    f32 v0_67 = fused_r19;
+                    f32 _cv67;
+                    {
+                        f32 fused_a_67 = fused_acc0_3;
+                        f32 fused_b_67 = v0_67;
+                        if (cuprum::is_nan(fused_a_67) || (fused_a_67 > fused_b_67)) {
+                            _cv67 = fused_a_67;
+                        } else {
+                            _cv67 = fused_b_67;
+                        }
+                    }
+                    fused_acc0_3 = _cv67;
+                }
+                {
+                    u32 fused_c_68 = fused_tid + 5120u;
+                    f32 v0_68 = fused_r20;
+                    f32 _cv68;
+                    {
+                        f32 fused_a_68 = fused_acc0_0;
+                        f32 fused_b_68 = v0_68;
+                        if (cuprum::is_nan(fused_a_68) || (fused_a_68 > fused_b_68)) {
+                            _cv68 = fused_a_68;
+                        } else {
+                            _cv68 = fused_b_68;
+                        }
+                    }
+                    fused_acc0_0 = _cv68;
+                }
+                {
+                    u32 fused_c_69 = fused_tid + 5376u;
+                    f32 v0_69 = fused_r21;
+                    f32 _cv69;
+                    {
+                        f32 fused_a_69 = fused_acc0_1;
+                        f32 fused_b_69 = v0_69;
+                        if (cuprum::is_nan(fused_a_69) || (fused_a_69 > fused_b_69)) {
+                            _cv69 = fused_a_69;
+                        } else {
+                            _cv69 = fused_b_69;
+                        }
+                    }
+                    fused_acc0_1 = _cv69;
+                }
+                {
+                    u32 fused_c_70 = fused_tid + 5632u;
+                    f32 v0_70 = fused_r22;
+                    f32 _cv70;
+                    {
+                        f32 fused_a_70 = fused_acc0_2;
+                        f32 fused_b_70 = v0_70;
+                        if (cuprum::is_nan(fused_a_70) || (fused_a_70 > fused_b_70)) {
+                            _cv70 = fused_a_70;
+                        } else {
+                            _cv70 = fused_b_70;
+                        }
+                    }
+                    fused_acc0_2 = _cv70;
+                }
+                {
+                    u32 fused_c_71 = fused_tid + 5888u;
+                    f32 v0_71 = fused_r23;
+                    f32 _cv71;
+                    {
+                        f32 fused_a_71 = fused_acc0_3;
+                        f32 fused_b_71 = v0_71;
+                        if (cuprum::is_nan(fused_a_71) || (fused_a_71 > fused_b_71)) {
+                            _cv71 = fused_a_71;
+                        } else {
+                            _cv71 = fused_b_71;
+                        }
+                    }
+                    fused_acc0_3 = _cv71;
+                }
+            } else if (fused_live > 16u) {
+                if (16u < fused_live) {
+                    {
+                        u32 fused_c_72 = fused_tid + 4096u;
+                        f32 v0_72 = fused_r16;
+                        f32 _cv72;
+                        {
+                            f32 fused_a_72 = fused_acc0_0;
+                            f32 fused_b_72 = v0_72;
+                            if (cuprum::is_nan(fused_a_72) || (fused_a_72 > fused_b_72)) {
+                                _cv72 = fused_a_72;
+                            } else {
+                                _cv72 = fused_b_72;
+                            }
+                        }
+                        fused_acc0_0 = _cv72;
+                    }
+                }
+                if (17u < fused_live) {
+                    {
+                        u32 fused_c_73 = fused_tid + 4352u;
+                        f32 v0_73 = fused_r17;
+                        f32 _cv73;
+                        {
+                            f32 fused_a_73 = fused_acc0_1;
+                            f32 fused_b_73 = v0_73;
+                            if (cuprum::is_nan(fused_a_73) || (fused_a_73 > fused_b_73)) {
+                                _cv73 = fused_a_73;
+                            } else {
+                                _cv73 = fused_b_73;
+                            }
+                        }
+                        fused_acc0_1 = _cv73;
+                    }
+                }
+                if (18u < fused_live) {
+                    {
+                        u32 fused_c_74 = fused_tid + 4608u;
+                        f32 v0_74 = fused_r18;
+                        f32 _cv74;
+                        {
+                            f32 fused_a_74 = fused_acc0_2;
+                            f32 fused_b_74 = v0_74;
+                            if (cuprum::is_nan(fused_a_74) || (fused_a_74 > fused_b_74)) {
+                                _cv74 = fused_a_74;
+                            } else {
+                                _cv74 = fused_b_74;
+                            }
+                        }
+                        fused_acc0_2 = _cv74;
+                    }
+                }
+                if (19u < fused_live) {
+                    {
+                        u32 fused_c_75 = fused_tid + 4864u;
+                        f32 v0_75 = fused_r19;
+                        f32 _cv75;
+                        {
+                            f32 fused_a_75 = fused_acc0_3;
+                            f32 fused_b_75 = v0_75;
+                            if (cuprum::is_nan(fused_a_75) || (fused_a_75 > fused_b_75)) {
+                                _cv75 = fused_a_75;
+                            } else {
+                                _cv75 = fused_b_75;
+                            }
+                        }
+                        fused_acc0_3 = _cv75;
+                    }
+                }
+                if (20u < fused_live) {
+                    {
+                        u32 fused_c_76 = fused_tid + 5120u;
+                        f32 v0_76 = fused_r20;
+                        f32 _cv76;
+                        {
+                            f32 fused_a_76 = fused_acc0_0;
+                            f32 fused_b_76 = v0_76;
+                            if (cuprum::is_nan(fused_a_76) || (fused_a_76 > fused_b_76)) {
+                                _cv76 = fused_a_76;
+                            } else {
+                                _cv76 = fused_b_76;
+                            }
+                        }
+                        fused_acc0_0 = _cv76;
+                    }
+                }
+                if (21u < fused_live) {
+                    {
+                        u32 fused_c_77 = fused_tid + 5376u;
+                        f32 v0_77 = fused_r21;
+                        f32 _cv77;
+                        {
+                            f32 fused_a_77 = fused_acc0_1;
+                            f32 fused_b_77 = v0_77;
+                            if (cuprum::is_nan(fused_a_77) || (fused_a_77 > fused_b_77)) {
+                                _cv77 = fused_a_77;
+                            } else {
+                                _cv77 = fused_b_77;
+                            }
+                        }
+                        fused_acc0_1 = _cv77;
+                    }
+                }
+                if (22u < fused_live) {
+                    {
+                        u32 fused_c_78 = fused_tid + 5632u;
+                        f32 v0_78 = fused_r22;
+                        f32 _cv78;
+                        {
+                            f32 fused_a_78 = fused_acc0_2;
+                            f32 fused_b_78 = v0_78;
+                            if (cuprum::is_nan(fused_a_78) || (fused_a_78 > fused_b_78)) {
+                                _cv78 = fused_a_78;
+                            } else {
+                                _cv78 = fused_b_78;
+                            }
+                        }
+                        fused_acc0_2 = _cv78;
+                    }
+                }
+                if (23u < fused_live) {
+                    {
+                        u32 fused_c_79 = fused_tid + 5888u;
+                        f32 v0_79 = fused_r23;
+                        f32 _cv79;
+                        {
+                            f32 fused_a_79 = fused_acc0_3;
+                            f32 fused_b_79 = v0_79;
+                            if (cuprum::is_nan(fused_a_79) || (fused_a_79 > fused_b_79)) {
+                                _cv79 = fused_a_79;
+                            } else {
+                                _cv79 = fused_b_79;
+                            }
+                        }
+                        fused_acc0_3 = _cv79;
+                    }
                 }
             }
-            if (26u < fused_live) {
+            if (fused_live >= 32u) {
                 {
-                    u32 fused_c_58 = fused_tid + 6656u;
-                    f32 v0_58 = fused_r26;
-                    f32 _cv58;
+                    u32 fused_c_80 = fused_tid + 6144u;
+                    f32 v0_80 = fused_r24;
+                    f32 _cv80;
                     {
-                        f32 fused_a_58 = fused_acc0_2;
-                        f32 fused_b_58 = v0_58;
-                        if (cuprum::is_nan(fused_a_58) || (fused_a_58 > fused_b_58)) {
-                            _cv58 = fused_a_58;
+                        f32 fused_a_80 = fused_acc0_0;
+                        f32 fused_b_80 = v0_80;
+                        if (cuprum::is_nan(fused_a_80) || (fused_a_80 > fused_b_80)) {
+                            _cv80 = fused_a_80;
                         } else {
-                            _cv58 = fused_b_58;
+                            _cv80 = fused_b_80;
                         }
                     }
-                    fused_acc0_2 = _cv58;
+                    fused_acc0_0 = _cv80;
                 }
-            }
-            if (27u < fused_live) {
                 {
-                    u32 fused_c_59 = fused_tid + 6912u;
-                    f32 v0_59 = fused_r27;
-                    f32 _cv59;
+                    u32 fused_c_81 = fused_tid + 6400u;
+                    f32 v0_81 = fused_r25;
+                    f32 _cv81;
                     {
-                        f32 fused_a_59 = fused_acc0_3;
-                        f32 fused_b_59 = v0_59;
-                        if (cuprum::is_nan(fused_a_59) || (fused_a_59 > fused_b_59)) {
-                            _cv59 = fused_a_59;
+                        f32 fused_a_81 = fused_acc0_1;
+                        f32 fused_b_81 = v0_81;
+                        if (cuprum::is_nan(fused_a_81) || (fused_a_81 > fused_b_81)) {
+                            _cv81 = fused_a_81;
                         } else {
-                            _cv59 = fused_b_59;
+                            _cv81 = fused_b_81;
                         }
                     }
-                    fused_acc0_3 = _cv59;
+                    fused_acc0_1 = _cv81;
                 }
-            }
-            if (28u < fused_live) {
                 {
-                    u32 fused_c_60 = fused_tid + 7168u;
-                    f32 v0_60 = fused_r28;
-                    f32 _cv60;
+                    u32 fused_c_82 = fused_tid + 6656u;
+                    f32 v0_82 = fused_r26;
+                    f32 _cv82;
                     {
-                        f32 fused_a_60 = fused_acc0_0;
-                        f32 fused_b_60 = v0_60;
-                        if (cuprum::is_nan(fused_a_60) || (fused_a_60 > fused_b_60)) {
-                            _cv60 = fused_a_60;
+                        f32 fused_a_82 = fused_acc0_2;
+                        f32 fused_b_82 = v0_82;
+                        if (cuprum::is_nan(fused_a_82) || (fused_a_82 > fused_b_82)) {
+                            _cv82 = fused_a_82;
                         } else {
-                            _cv60 = fused_b_60;
+                            _cv82 = fused_b_82;
                         }
                     }
-                    fused_acc0_0 = _cv60;
+                    fused_acc0_2 = _cv82;
                 }
-            }
-            if (29u < fused_live) {
                 {
-                    u32 fused_c_61 = fused_tid + 7424u;
-                    f32 v0_61 = fused_r29;
-                    f32 _cv61;
+                    u32 fused_c_83 = fused_tid + 6912u;
+                    f32 v0_83 = fused_r27;
+                    f32 _cv83;
                     {
-                        f32 fused_a_61 = fused_acc0_1;
-                        f32 fused_b_61 = v0_61;
-                        if (cuprum::is_nan(fused_a_61) || (fused_a_61 > fused_b_61)) {
-                            _cv61 = fused_a_61;
+                        f32 fused_a_83 = fused_acc0_3;
+                        f32 fused_b_83 = v0_83;
+                        if (cuprum::is_nan(fused_a_83) || (fused_a_83 > fused_b_83)) {
+                            _cv83 = fused_a_83;
                         } else {
-                            _cv61 = fused_b_61;
+                            _cv83 = fused_b_83;
                         }
                     }
-                    fused_acc0_1 = _cv61;
+                    fused_acc0_3 = _cv83;
                 }
-            }
-            if (30u < fused_live) {
                 {
-                    u32 fused_c_62 = fused_tid + 7680u;
-                    f32 v0_62 = fused_r30;
-                    f32 _cv62;
+                    u32 fused_c_84 = fused_tid + 7168u;
+                    f32 v0_84 = fused_r28;
+                    f32 _cv84;
                     {
-                        f32 fused_a_62 = fused_acc0_2;
-                        f32 fused_b_62 = v0_62;
-                        if (cuprum::is_nan(fused_a_62) || (fused_a_62 > fused_b_62)) {
-                            _cv62 = fused_a_62;
+                        f32 fused_a_84 = fused_acc0_0;
+                        f32 fused_b_84 = v0_84;
+                        if (cuprum::is_nan(fused_a_84) || (fused_a_84 > fused_b_84)) {
+                            _cv84 = fused_a_84;
                         } else {
-                            _cv62 = fused_b_62;
+                            _cv84 = fused_b_84;
                         }
                     }
-                    fused_acc0_2 = _cv62;
+                    fused_acc0_0 = _cv84;
                 }
-            }
-            if (31u < fused_live) {
                 {
-                    u32 fused_c_63 = fused_tid + 7936u;
-                    f32 v0_63 = fused_r31;
-                    f32 _cv63;
+                    u32 fused_c_85 = fused_tid + 7424u;
+                    f32 v0_85 = fused_r29;
+                    f32 _cv85;
                     {
-                        f32 fused_a_63 = fused_acc0_3;
-                        f32 fused_b_63 = v0_63;
-                        if (cuprum::is_nan(fused_a_63) || (fused_a_63 > fused_b_63)) {
-                            _cv63 = fused_a_63;
+                        f32 fused_a_85 = fused_acc0_1;
+                        f32 fused_b_85 = v0_85;
+                        if (cuprum::is_nan(fused_a_85) || (fused_a_85 > fused_b_85)) {
+                            _cv85 = fused_a_85;
                         } else {
-                            _cv63 = fused_b_63;
+                            _cv85 = fused_b_85;
                         }
                     }
-                    fused_acc0_3 = _cv63;
+                    fused_acc0_1 = _cv85;
+                }
+                {
+                    u32 fused_c_86 = fused_tid + 7680u;
+                    f32 v0_86 = fused_r30;
+                    f32 _cv86;
+                    {
+                        f32 fused_a_86 = fused_acc0_2;
+                        f32 fused_b_86 = v0_86;
+                        if (cuprum::is_nan(fused_a_86) || (fused_a_86 > fused_b_86)) {
+                            _cv86 = fused_a_86;
+                        } else {
+                            _cv86 = fused_b_86;
+                        }
+                    }
+                    fused_acc0_2 = _cv86;
+                }
+                {
+                    u32 fused_c_87 = fused_tid + 7936u;
+                    f32 v0_87 = fused_r31;
+                    f32 _cv87;
+                    {
+                        f32 fused_a_87 = fused_acc0_3;
+                        f32 fused_b_87 = v0_87;
+                        if (cuprum::is_nan(fused_a_87) || (fused_a_87 > fused_b_87)) {
+                            _cv87 = fused_a_87;
+                        } else {
+                            _cv87 = fused_b_87;
+                        }
+                    }
+                    fused_acc0_3 = _cv87;
+                }
+            } else if (fused_live > 24u) {
+                if (24u < fused_live) {
+                    {
+                        u32 fused_c_88 = fused_tid + 6144u;
+                        f32 v0_88 = fused_r24;
+                        f32 _cv88;
+                        {
+                            f32 fused_a_88 = fused_acc0_0;
+                            f32 fused_b_88 = v0_88;
+                            if (cuprum::is_nan(fused_a_88) || (fused_a_88 > fused_b_88)) {
+                                _cv88 = fused_a_88;
+                            } else {
+                                _cv88 = fused_b_88;
+                            }
+                        }
+                        fused_acc0_0 = _cv88;
+                    }
+                }
+                if (25u < fused_live) {
+                    {
+                        u32 fused_c_89 = fused_tid + 6400u;
+                        f32 v0_89 = fused_r25;
+                        f32 _cv89;
+                        {
+                            f32 fused_a_89 = fused_acc0_1;
+                            f32 fused_b_89 = v0_89;
+                            if (cuprum::is_nan(fused_a_89) || (fused_a_89 > fused_b_89)) {
+                                _cv89 = fused_a_89;
+                            } else {
+                                _cv89 = fused_b_89;
+                            }
+                        }
+                        fused_acc0_1 = _cv89;
+                    }
+                }
+                if (26u < fused_live) {
+                    {
+                        u32 fused_c_90 = fused_tid + 6656u;
+                        f32 v0_90 = fused_r26;
+                        f32 _cv90;
+                        {
+                            f32 fused_a_90 = fused_acc0_2;
+                            f32 fused_b_90 = v0_90;
+                            if (cuprum::is_nan(fused_a_90) || (fused_a_90 > fused_b_90)) {
+                                _cv90 = fused_a_90;
+                            } else {
+                                _cv90 = fused_b_90;
+                            }
+                        }
+                        fused_acc0_2 = _cv90;
+                    }
+                }
+                if (27u < fused_live) {
+                    {
+                        u32 fused_c_91 = fused_tid + 6912u;
+                        f32 v0_91 = fused_r27;
+                        f32 _cv91;
+                        {
+                            f32 fused_a_91 = fused_acc0_3;
+                            f32 fused_b_91 = v0_91;
+                            if (cuprum::is_nan(fused_a_91) || (fused_a_91 > fused_b_91)) {
+                                _cv91 = fused_a_91;
+                            } else {
+                                _cv91 = fused_b_91;
+                            }
+                        }
+                        fused_acc0_3 = _cv91;
+                    }
+                }
+                if (28u < fused_live) {
+                    {
+                        u32 fused_c_92 = fused_tid + 7168u;
+                        f32 v0_92 = fused_r28;
+                        f32 _cv92;
+                        {
+                            f32 fused_a_92 = fused_acc0_0;
+                            f32 fused_b_92 = v0_92;
+                            if (cuprum::is_nan(fused_a_92) || (fused_a_92 > fused_b_92)) {
+                                _cv92 = fused_a_92;
+                            } else {
+                                _cv92 = fused_b_92;
+                            }
+                        }
+                        fused_acc0_0 = _cv92;
+                    }
+                }
+                if (29u < fused_live) {
+                    {
+                        u32 fused_c_93 = fused_tid + 7424u;
+                        f32 v0_93 = fused_r29;
+                        f32 _cv93;
+                        {
+                            f32 fused_a_93 = fused_acc0_1;
+                            f32 fused_b_93 = v0_93;
+                            if (cuprum::is_nan(fused_a_93) || (fused_a_93 > fused_b_93)) {
+                                _cv93 = fused_a_93;
+                            } else {
+                                _cv93 = fused_b_93;
+                            }
+                        }
+                        fused_acc0_1 = _cv93;
+                    }
+                }
+                if (30u < fused_live) {
+                    {
+                        u32 fused_c_94 = fused_tid + 7680u;
+                        f32 v0_94 = fused_r30;
+                        f32 _cv94;
+                        {
+                            f32 fused_a_94 = fused_acc0_2;
+                            f32 fused_b_94 = v0_94;
+                            if (cuprum::is_nan(fused_a_94) || (fused_a_94 > fused_b_94)) {
+                                _cv94 = fused_a_94;
+                            } else {
+                                _cv94 = fused_b_94;
+                            }
+                        }
+                        fused_acc0_2 = _cv94;
+                    }
+                }
+                if (31u < fused_live) {
+                    {
+                        u32 fused_c_95 = fused_tid + 7936u;
+                        f32 v0_95 = fused_r31;
+                        f32 _cv95;
+                        {
+                            f32 fused_a_95 = fused_acc0_3;
+                            f32 fused_b_95 = v0_95;
+                            if (cuprum::is_nan(fused_a_95) || (fused_a_95 > fused_b_95)) {
+                                _cv95 = fused_a_95;
+                            } else {
+                                _cv95 = fused_b_95;
+                            }
+                        }
+                        fused_acc0_3 = _cv95;
+                    }
                 }
             }
         }
@@ -1318,191 +1854,191 @@ __device__ __forceinline__ void softmax_body(cuprum::RoSlice<f32> x, i64 x_rs, i
             u32 fused_c7 = fused_j + (7u * fused_nt);
             f32 v0_7_1 = x[fused_base_x + ((u64)(fused_c7 & fused_mask_x))];
             {
-                u32 fused_c_64 = fused_c0;
-                f32 v0_64 = v0_0;
-                f32 _cv64;
+                u32 fused_c_96 = fused_c0;
+                f32 v0_96 = v0_0;
+                f32 _cv96;
                 {
-                    f32 fused_a_64 = fused_acc0_0;
-                    f32 fused_b_64 = v0_64;
-                    if (cuprum::is_nan(fused_a_64) || (fused_a_64 > fused_b_64)) {
-                        _cv64 = fused_a_64;
+                    f32 fused_a_96 = fused_acc0_0;
+                    f32 fused_b_96 = v0_96;
+                    if (cuprum::is_nan(fused_a_96) || (fused_a_96 > fused_b_96)) {
+                        _cv96 = fused_a_96;
                     } else {
-                        _cv64 = fused_b_64;
+                        _cv96 = fused_b_96;
                     }
                 }
-                fused_acc0_0 = _cv64;
+                fused_acc0_0 = _cv96;
             }
             {
-                u32 fused_c_65 = fused_c1;
-                f32 v0_65 = v0_1_1;
-                f32 _cv65;
+                u32 fused_c_97 = fused_c1;
+                f32 v0_97 = v0_1_1;
+                f32 _cv97;
                 {
-                    f32 fused_a_65 = fused_acc0_0;
-                    f32 fused_b_65 = v0_65;
-                    if (cuprum::is_nan(fused_a_65) || (fused_a_65 > fused_b_65)) {
-                        _cv65 = fused_a_65;
+                    f32 fused_a_97 = fused_acc0_0;
+                    f32 fused_b_97 = v0_97;
+                    if (cuprum::is_nan(fused_a_97) || (fused_a_97 > fused_b_97)) {
+                        _cv97 = fused_a_97;
                     } else {
-                        _cv65 = fused_b_65;
+                        _cv97 = fused_b_97;
                     }
                 }
-                fused_acc0_0 = _cv65;
+                fused_acc0_0 = _cv97;
             }
             {
-                u32 fused_c_66 = fused_c2;
-                f32 v0_66 = v0_2_1;
-                f32 _cv66;
+                u32 fused_c_98 = fused_c2;
+                f32 v0_98 = v0_2_1;
+                f32 _cv98;
                 {
-                    f32 fused_a_66 = fused_acc0_0;
-                    f32 fused_b_66 = v0_66;
-                    if (cuprum::is_nan(fused_a_66) || (fused_a_66 > fused_b_66)) {
-                        _cv66 = fused_a_66;
+                    f32 fused_a_98 = fused_acc0_0;
+                    f32 fused_b_98 = v0_98;
+                    if (cuprum::is_nan(fused_a_98) || (fused_a_98 > fused_b_98)) {
+                        _cv98 = fused_a_98;
                     } else {
-                        _cv66 = fused_b_66;
+                        _cv98 = fused_b_98;
                     }
                 }
-                fused_acc0_0 = _cv66;
+                fused_acc0_0 = _cv98;
             }
             {
-                u32 fused_c_67 = fused_c3;
-                f32 v0_67 = v0_3_1;
-                f32 _cv67;
+                u32 fused_c_99 = fused_c3;
+                f32 v0_99 = v0_3_1;
+                f32 _cv99;
                 {
-                    f32 fused_a_67 = fused_acc0_0;
-                    f32 fused_b_67 = v0_67;
-                    if (cuprum::is_nan(fused_a_67) || (fused_a_67 > fused_b_67)) {
-                        _cv67 = fused_a_67;
+                    f32 fused_a_99 = fused_acc0_0;
+                    f32 fused_b_99 = v0_99;
+                    if (cuprum::is_nan(fused_a_99) || (fused_a_99 > fused_b_99)) {
+                        _cv99 = fused_a_99;
                     } else {
-                        _cv67 = fused_b_67;
+                        _cv99 = fused_b_99;
                     }
                 }
-                fused_acc0_0 = _cv67;
+                fused_acc0_0 = _cv99;
             }
             {
-                u32 fused_c_68 = fused_c4;
-                f32 v0_68 = v0_4_1;
-                f32 _cv68;
+                u32 fused_c_100 = fused_c4;
+                f32 v0_100 = v0_4_1;
+                f32 _cv100;
                 {
-                    f32 fused_a_68 = fused_acc0_0;
-                    f32 fused_b_68 = v0_68;
-                    if (cuprum::is_nan(fused_a_68) || (fused_a_68 > fused_b_68)) {
-                        _cv68 = fused_a_68;
+                    f32 fused_a_100 = fused_acc0_0;
+                    f32 fused_b_100 = v0_100;
+                    if (cuprum::is_nan(fused_a_100) || (fused_a_100 > fused_b_100)) {
+                        _cv100 = fused_a_100;
                     } else {
-                        _cv68 = fused_b_68;
+                        _cv100 = fused_b_100;
                     }
                 }
-                fused_acc0_0 = _cv68;
+                fused_acc0_0 = _cv100;
             }
             {
-                u32 fused_c_69 = fused_c5;
-                f32 v0_69 = v0_5_1;
-                f32 _cv69;
+                u32 fused_c_101 = fused_c5;
+                f32 v0_101 = v0_5_1;
+                f32 _cv101;
                 {
-                    f32 fused_a_69 = fused_acc0_0;
-                    f32 fused_b_69 = v0_69;
-                    if (cuprum::is_nan(fused_a_69) || (fused_a_69 > fused_b_69)) {
-                        _cv69 = fused_a_69;
+                    f32 fused_a_101 = fused_acc0_0;
+                    f32 fused_b_101 = v0_101;
+                    if (cuprum::is_nan(fused_a_101) || (fused_a_101 > fused_b_101)) {
+                        _cv101 = fused_a_101;
                     } else {
-                        _cv69 = fused_b_69;
+                        _cv101 = fused_b_101;
                     }
                 }
-                fused_acc0_0 = _cv69;
+                fused_acc0_0 = _cv101;
             }
             {
-                u32 fused_c_70 = fused_c6;
-                f32 v0_70 = v0_6_1;
-                f32 _cv70;
+                u32 fused_c_102 = fused_c6;
+                f32 v0_102 = v0_6_1;
+                f32 _cv102;
                 {
-                    f32 fused_a_70 = fused_acc0_0;
-                    f32 fused_b_70 = v0_70;
-                    if (cuprum::is_nan(fused_a_70) || (fused_a_70 > fused_b_70)) {
-                        _cv70 = fused_a_70;
+                    f32 fused_a_102 = fused_acc0_0;
+                    f32 fused_b_102 = v0_102;
+                    if (cuprum::is_nan(fused_a_102) || (fused_a_102 > fused_b_102)) {
+                        _cv102 = fused_a_102;
                     } else {
-                        _cv70 = fused_b_70;
+                        _cv102 = fused_b_102;
                     }
                 }
-                fused_acc0_0 = _cv70;
+                fused_acc0_0 = _cv102;
             }
             {
-                u32 fused_c_71 = fused_c7;
-                f32 v0_71 = v0_7_1;
-                f32 _cv71;
+                u32 fused_c_103 = fused_c7;
+                f32 v0_103 = v0_7_1;
+                f32 _cv103;
                 {
-                    f32 fused_a_71 = fused_acc0_0;
-                    f32 fused_b_71 = v0_71;
-                    if (cuprum::is_nan(fused_a_71) || (fused_a_71 > fused_b_71)) {
-                        _cv71 = fused_a_71;
+                    f32 fused_a_103 = fused_acc0_0;
+                    f32 fused_b_103 = v0_103;
+                    if (cuprum::is_nan(fused_a_103) || (fused_a_103 > fused_b_103)) {
+                        _cv103 = fused_a_103;
                     } else {
-                        _cv71 = fused_b_71;
+                        _cv103 = fused_b_103;
                     }
                 }
-                fused_acc0_0 = _cv71;
+                fused_acc0_0 = _cv103;
             }
             fused_j += 8u * fused_nt;
         }
         while (fused_j < fused_n) {
-            u32 fused_c_72 = fused_j;
-            f32 v0_72 = x[fused_base_x + ((u64)(fused_c_72 & fused_mask_x))];
-            f32 _cv72;
+            u32 fused_c_104 = fused_j;
+            f32 v0_104 = x[fused_base_x + ((u64)(fused_c_104 & fused_mask_x))];
+            f32 _cv104;
             {
-                f32 fused_a_72 = fused_acc0_0;
-                f32 fused_b_72 = v0_72;
-                if (cuprum::is_nan(fused_a_72) || (fused_a_72 > fused_b_72)) {
-                    _cv72 = fused_a_72;
+                f32 fused_a_104 = fused_acc0_0;
+                f32 fused_b_104 = v0_104;
+                if (cuprum::is_nan(fused_a_104) || (fused_a_104 > fused_b_104)) {
+                    _cv104 = fused_a_104;
                 } else {
-                    _cv72 = fused_b_72;
+                    _cv104 = fused_b_104;
                 }
             }
-            fused_acc0_0 = _cv72;
+            fused_acc0_0 = _cv104;
             fused_j += fused_nt;
         }
     }
     f32 fused_acc0 = fused_acc0_0;
-    f32 _cv73;
+    f32 _cv105;
     {
-        f32 fused_a_73 = fused_acc0;
-        f32 fused_b_73 = fused_acc0_1;
-        if (cuprum::is_nan(fused_a_73) || (fused_a_73 > fused_b_73)) {
-            _cv73 = fused_a_73;
+        f32 fused_a_105 = fused_acc0;
+        f32 fused_b_105 = fused_acc0_1;
+        if (cuprum::is_nan(fused_a_105) || (fused_a_105 > fused_b_105)) {
+            _cv105 = fused_a_105;
         } else {
-            _cv73 = fused_b_73;
+            _cv105 = fused_b_105;
         }
     }
-    fused_acc0 = _cv73;
-    f32 _cv74;
+    fused_acc0 = _cv105;
+    f32 _cv106;
     {
-        f32 fused_a_74 = fused_acc0;
-        f32 fused_b_74 = fused_acc0_2;
-        if (cuprum::is_nan(fused_a_74) || (fused_a_74 > fused_b_74)) {
-            _cv74 = fused_a_74;
+        f32 fused_a_106 = fused_acc0;
+        f32 fused_b_106 = fused_acc0_2;
+        if (cuprum::is_nan(fused_a_106) || (fused_a_106 > fused_b_106)) {
+            _cv106 = fused_a_106;
         } else {
-            _cv74 = fused_b_74;
+            _cv106 = fused_b_106;
         }
     }
-    fused_acc0 = _cv74;
-    f32 _cv75;
+    fused_acc0 = _cv106;
+    f32 _cv107;
     {
-        f32 fused_a_75 = fused_acc0;
-        f32 fused_b_75 = fused_acc0_3;
-        if (cuprum::is_nan(fused_a_75) || (fused_a_75 > fused_b_75)) {
-            _cv75 = fused_a_75;
+        f32 fused_a_107 = fused_acc0;
+        f32 fused_b_107 = fused_acc0_3;
+        if (cuprum::is_nan(fused_a_107) || (fused_a_107 > fused_b_107)) {
+            _cv107 = fused_a_107;
         } else {
-            _cv75 = fused_b_75;
+            _cv107 = fused_b_107;
         }
     }
-    fused_acc0 = _cv75;
+    fused_acc0 = _cv107;
     u32 fused_m = 16u;
     while (fused_m > 0u) {
-        f32 _cv76;
+        f32 _cv108;
         {
-            f32 fused_a_76 = fused_acc0;
-            f32 fused_b_76 = cuprum::shfl_xor_sync(cuprum::num<u32>::max_value(), fused_acc0, fused_m);
-            if (cuprum::is_nan(fused_a_76) || (fused_a_76 > fused_b_76)) {
-                _cv76 = fused_a_76;
+            f32 fused_a_108 = fused_acc0;
+            f32 fused_b_108 = cuprum::shfl_xor_sync(cuprum::num<u32>::max_value(), fused_acc0, fused_m);
+            if (cuprum::is_nan(fused_a_108) || (fused_a_108 > fused_b_108)) {
+                _cv108 = fused_a_108;
             } else {
-                _cv76 = fused_b_76;
+                _cv108 = fused_b_108;
             }
         }
-        fused_acc0 = _cv76;
+        fused_acc0 = _cv108;
         fused_m = cuprum::div(fused_m, 2u);
     }
     if (fused_lane == 0u) {
@@ -1512,17 +2048,17 @@ __device__ __forceinline__ void softmax_body(cuprum::RoSlice<f32> x, i64 x_rs, i
     f32 v1 = cuprum::num<f32>::neg_infinity();
     u64 fused_w = 0ull;
     while (fused_w < fused_nwarps) {
-        f32 _cv77;
+        f32 _cv109;
         {
-            f32 fused_a_77 = v1;
-            f32 fused_b_77 = fused_red0[fused_w];
-            if (cuprum::is_nan(fused_a_77) || (fused_a_77 > fused_b_77)) {
-                _cv77 = fused_a_77;
+            f32 fused_a_109 = v1;
+            f32 fused_b_109 = fused_red0[fused_w];
+            if (cuprum::is_nan(fused_a_109) || (fused_a_109 > fused_b_109)) {
+                _cv109 = fused_a_109;
             } else {
-                _cv77 = fused_b_77;
+                _cv109 = fused_b_109;
             }
         }
-        v1 = _cv77;
+        v1 = _cv109;
         fused_w += 1ull;
     }
     __shared__ f32 fused_red1[32];
@@ -1533,516 +2069,752 @@ __device__ __forceinline__ void softmax_body(cuprum::RoSlice<f32> x, i64 x_rs, i
     if (fused_cache != 0ll) {
         if (fused_live == 32u) {
             {
-                u32 fused_c_73 = fused_tid + 0u;
-                f32 v0_73 = fused_r0;
-                f32 v2 = v0_73 - v1;
+                u32 fused_c_105 = fused_tid + 0u;
+                f32 v0_105 = fused_r0;
+                f32 v2 = v0_105 - v1;
                 f32 v3 = cuprum::exp(v2);
                 fused_acc1_0 = fused_acc1_0 + v3;
             }
             {
-                u32 fused_c_74 = fused_tid + 256u;
-                f32 v0_74 = fused_r1;
-                f32 v2_1 = v0_74 - v1;
+                u32 fused_c_106 = fused_tid + 256u;
+                f32 v0_106 = fused_r1;
+                f32 v2_1 = v0_106 - v1;
                 f32 v3_1 = cuprum::exp(v2_1);
                 fused_acc1_1 = fused_acc1_1 + v3_1;
             }
             {
-                u32 fused_c_75 = fused_tid + 512u;
-                f32 v0_75 = fused_r2;
-                f32 v2_2 = v0_75 - v1;
+                u32 fused_c_107 = fused_tid + 512u;
+                f32 v0_107 = fused_r2;
+                f32 v2_2 = v0_107 - v1;
                 f32 v3_2 = cuprum::exp(v2_2);
                 fused_acc1_2 = fused_acc1_2 + v3_2;
             }
             {
-                u32 fused_c_76 = fused_tid + 768u;
-                f32 v0_76 = fused_r3;
-                f32 v2_3 = v0_76 - v1;
+                u32 fused_c_108 = fused_tid + 768u;
+                f32 v0_108 = fused_r3;
+                f32 v2_3 = v0_108 - v1;
                 f32 v3_3 = cuprum::exp(v2_3);
                 fused_acc1_3 = fused_acc1_3 + v3_3;
             }
             {
-                u32 fused_c_77 = fused_tid + 1024u;
-                f32 v0_77 = fused_r4;
-                f32 v2_4 = v0_77 - v1;
+                u32 fused_c_109 = fused_tid + 1024u;
+                f32 v0_109 = fused_r4;
+                f32 v2_4 = v0_109 - v1;
                 f32 v3_4 = cuprum::exp(v2_4);
                 fused_acc1_0 = fused_acc1_0 + v3_4;
             }
             {
-                u32 fused_c_78 = fused_tid + 1280u;
-                f32 v0_78 = fused_r5;
-                f32 v2_5 = v0_78 - v1;
+                u32 fused_c_110 = fused_tid + 1280u;
+                f32 v0_110 = fused_r5;
+                f32 v2_5 = v0_110 - v1;
                 f32 v3_5 = cuprum::exp(v2_5);
                 fused_acc1_1 = fused_acc1_1 + v3_5;
             }
             {
-                u32 fused_c_79 = fused_tid + 1536u;
-                f32 v0_79 = fused_r6;
-                f32 v2_6 = v0_79 - v1;
+                u32 fused_c_111 = fused_tid + 1536u;
+                f32 v0_111 = fused_r6;
+                f32 v2_6 = v0_111 - v1;
                 f32 v3_6 = cuprum::exp(v2_6);
                 fused_acc1_2 = fused_acc1_2 + v3_6;
             }
             {
-                u32 fused_c_80 = fused_tid + 1792u;
-                f32 v0_80 = fused_r7;
-                f32 v2_7 = v0_80 - v1;
+                u32 fused_c_112 = fused_tid + 1792u;
+                f32 v0_112 = fused_r7;
+                f32 v2_7 = v0_112 - v1;
                 f32 v3_7 = cuprum::exp(v2_7);
                 fused_acc1_3 = fused_acc1_3 + v3_7;
             }
             {
-                u32 fused_c_81 = fused_tid + 2048u;
-                f32 v0_81 = fused_r8;
-                f32 v2_8 = v0_81 - v1;
+                u32 fused_c_113 = fused_tid + 2048u;
+                f32 v0_113 = fused_r8;
+                f32 v2_8 = v0_113 - v1;
                 f32 v3_8 = cuprum::exp(v2_8);
                 fused_acc1_0 = fused_acc1_0 + v3_8;
             }
             {
-                u32 fused_c_82 = fused_tid + 2304u;
-                f32 v0_82 = fused_r9;
-                f32 v2_9 = v0_82 - v1;
+                u32 fused_c_114 = fused_tid + 2304u;
+                f32 v0_114 = fused_r9;
+                f32 v2_9 = v0_114 - v1;
                 f32 v3_9 = cuprum::exp(v2_9);
                 fused_acc1_1 = fused_acc1_1 + v3_9;
             }
             {
-                u32 fused_c_83 = fused_tid + 2560u;
-                f32 v0_83 = fused_r10;
-                f32 v2_10 = v0_83 - v1;
+                u32 fused_c_115 = fused_tid + 2560u;
+                f32 v0_115 = fused_r10;
+                f32 v2_10 = v0_115 - v1;
                 f32 v3_10 = cuprum::exp(v2_10);
                 fused_acc1_2 = fused_acc1_2 + v3_10;
             }
             {
-                u32 fused_c_84 = fused_tid + 2816u;
-                f32 v0_84 = fused_r11;
-                f32 v2_11 = v0_84 - v1;
+                u32 fused_c_116 = fused_tid + 2816u;
+                f32 v0_116 = fused_r11;
+                f32 v2_11 = v0_116 - v1;
                 f32 v3_11 = cuprum::exp(v2_11);
                 fused_acc1_3 = fused_acc1_3 + v3_11;
             }
             {
-                u32 fused_c_85 = fused_tid + 3072u;
-                f32 v0_85 = fused_r12;
-                f32 v2_12 = v0_85 - v1;
+                u32 fused_c_117 = fused_tid + 3072u;
+                f32 v0_117 = fused_r12;
+                f32 v2_12 = v0_117 - v1;
                 f32 v3_12 = cuprum::exp(v2_12);
                 fused_acc1_0 = fused_acc1_0 + v3_12;
             }
             {
-                u32 fused_c_86 = fused_tid + 3328u;
-                f32 v0_86 = fused_r13;
-                f32 v2_13 = v0_86 - v1;
+                u32 fused_c_118 = fused_tid + 3328u;
+                f32 v0_118 = fused_r13;
+                f32 v2_13 = v0_118 - v1;
                 f32 v3_13 = cuprum::exp(v2_13);
                 fused_acc1_1 = fused_acc1_1 + v3_13;
             }
             {
-                u32 fused_c_87 = fused_tid + 3584u;
-                f32 v0_87 = fused_r14;
-                f32 v2_14 = v0_87 - v1;
+                u32 fused_c_119 = fused_tid + 3584u;
+                f32 v0_119 = fused_r14;
+                f32 v2_14 = v0_119 - v1;
                 f32 v3_14 = cuprum::exp(v2_14);
                 fused_acc1_2 = fused_acc1_2 + v3_14;
             }
             {
-                u32 fused_c_88 = fused_tid + 3840u;
-                f32 v0_88 = fused_r15;
-                f32 v2_15 = v0_88 - v1;
+                u32 fused_c_120 = fused_tid + 3840u;
+                f32 v0_120 = fused_r15;
+                f32 v2_15 = v0_120 - v1;
                 f32 v3_15 = cuprum::exp(v2_15);
                 fused_acc1_3 = fused_acc1_3 + v3_15;
             }
             {
-                u32 fused_c_89 = fused_tid + 4096u;
-                f32 v0_89 = fused_r16;
-                f32 v2_16 = v0_89 - v1;
+                u32 fused_c_121 = fused_tid + 4096u;
+                f32 v0_121 = fused_r16;
+                f32 v2_16 = v0_121 - v1;
                 f32 v3_16 = cuprum::exp(v2_16);
                 fused_acc1_0 = fused_acc1_0 + v3_16;
             }
             {
-                u32 fused_c_90 = fused_tid + 4352u;
-                f32 v0_90 = fused_r17;
-                f32 v2_17 = v0_90 - v1;
+                u32 fused_c_122 = fused_tid + 4352u;
+                f32 v0_122 = fused_r17;
+                f32 v2_17 = v0_122 - v1;
                 f32 v3_17 = cuprum::exp(v2_17);
                 fused_acc1_1 = fused_acc1_1 + v3_17;
             }
             {
-                u32 fused_c_91 = fused_tid + 4608u;
-                f32 v0_91 = fused_r18;
-                f32 v2_18 = v0_91 - v1;
+                u32 fused_c_123 = fused_tid + 4608u;
+                f32 v0_123 = fused_r18;
+                f32 v2_18 = v0_123 - v1;
                 f32 v3_18 = cuprum::exp(v2_18);
                 fused_acc1_2 = fused_acc1_2 + v3_18;
             }
             {
-                u32 fused_c_92 = fused_tid + 4864u;
-                f32 v0_92 = fused_r19;
-                f32 v2_19 = v0_92 - v1;
+                u32 fused_c_124 = fused_tid + 4864u;
+                f32 v0_124 = fused_r19;
+                f32 v2_19 = v0_124 - v1;
                 f32 v3_19 = cuprum::exp(v2_19);
                 fused_acc1_3 = fused_acc1_3 + v3_19;
             }
             {
-                u32 fused_c_93 = fused_tid + 5120u;
-                f32 v0_93 = fused_r20;
-                f32 v2_20 = v0_93 - v1;
+                u32 fused_c_125 = fused_tid + 5120u;
+                f32 v0_125 = fused_r20;
+                f32 v2_20 = v0_125 - v1;
                 f32 v3_20 = cuprum::exp(v2_20);
                 fused_acc1_0 = fused_acc1_0 + v3_20;
             }
             {
-                u32 fused_c_94 = fused_tid + 5376u;
-                f32 v0_94 = fused_r21;
-                f32 v2_21 = v0_94 - v1;
+                u32 fused_c_126 = fused_tid + 5376u;
+                f32 v0_126 = fused_r21;
+                f32 v2_21 = v0_126 - v1;
                 f32 v3_21 = cuprum::exp(v2_21);
                 fused_acc1_1 = fused_acc1_1 + v3_21;
             }
             {
-                u32 fused_c_95 = fused_tid + 5632u;
-                f32 v0_95 = fused_r22;
-                f32 v2_22 = v0_95 - v1;
+                u32 fused_c_127 = fused_tid + 5632u;
+                f32 v0_127 = fused_r22;
+                f32 v2_22 = v0_127 - v1;
                 f32 v3_22 = cuprum::exp(v2_22);
                 fused_acc1_2 = fused_acc1_2 + v3_22;
             }
             {
-                u32 fused_c_96 = fused_tid + 5888u;
-                f32 v0_96 = fused_r23;
-                f32 v2_23 = v0_96 - v1;
+                u32 fused_c_128 = fused_tid + 5888u;
+                f32 v0_128 = fused_r23;
+                f32 v2_23 = v0_128 - v1;
                 f32 v3_23 = cuprum::exp(v2_23);
                 fused_acc1_3 = fused_acc1_3 + v3_23;
             }
             {
-                u32 fused_c_97 = fused_tid + 6144u;
-                f32 v0_97 = fused_r24;
-                f32 v2_24 = v0_97 - v1;
+                u32 fused_c_129 = fused_tid + 6144u;
+                f32 v0_129 = fused_r24;
+                f32 v2_24 = v0_129 - v1;
                 f32 v3_24 = cuprum::exp(v2_24);
                 fused_acc1_0 = fused_acc1_0 + v3_24;
             }
             {
-                u32 fused_c_98 = fused_tid + 6400u;
-                f32 v0_98 = fused_r25;
-                f32 v2_25 = v0_98 - v1;
+                u32 fused_c_130 = fused_tid + 6400u;
+                f32 v0_130 = fused_r25;
+                f32 v2_25 = v0_130 - v1;
                 f32 v3_25 = cuprum::exp(v2_25);
                 fused_acc1_1 = fused_acc1_1 + v3_25;
             }
             {
-                u32 fused_c_99 = fused_tid + 6656u;
-                f32 v0_99 = fused_r26;
-                f32 v2_26 = v0_99 - v1;
+                u32 fused_c_131 = fused_tid + 6656u;
+                f32 v0_131 = fused_r26;
+                f32 v2_26 = v0_131 - v1;
                 f32 v3_26 = cuprum::exp(v2_26);
                 fused_acc1_2 = fused_acc1_2 + v3_26;
             }
             {
-                u32 fused_c_100 = fused_tid + 6912u;
-                f32 v0_100 = fused_r27;
-                f32 v2_27 = v0_100 - v1;
+                u32 fused_c_132 = fused_tid + 6912u;
+                f32 v0_132 = fused_r27;
+                f32 v2_27 = v0_132 - v1;
                 f32 v3_27 = cuprum::exp(v2_27);
                 fused_acc1_3 = fused_acc1_3 + v3_27;
             }
             {
-                u32 fused_c_101 = fused_tid + 7168u;
-                f32 v0_101 = fused_r28;
-                f32 v2_28 = v0_101 - v1;
+                u32 fused_c_133 = fused_tid + 7168u;
+                f32 v0_133 = fused_r28;
+                f32 v2_28 = v0_133 - v1;
                 f32 v3_28 = cuprum::exp(v2_28);
                 fused_acc1_0 = fused_acc1_0 + v3_28;
             }
             {
-                u32 fused_c_102 = fused_tid + 7424u;
-                f32 v0_102 = fused_r29;
-                f32 v2_29 = v0_102 - v1;
+                u32 fused_c_134 = fused_tid + 7424u;
+                f32 v0_134 = fused_r29;
+                f32 v2_29 = v0_134 - v1;
                 f32 v3_29 = cuprum::exp(v2_29);
                 fused_acc1_1 = fused_acc1_1 + v3_29;
             }
             {
-                u32 fused_c_103 = fused_tid + 7680u;
-                f32 v0_103 = fused_r30;
-                f32 v2_30 = v0_103 - v1;
+                u32 fused_c_135 = fused_tid + 7680u;
+                f32 v0_135 = fused_r30;
+                f32 v2_30 = v0_135 - v1;
                 f32 v3_30 = cuprum::exp(v2_30);
                 fused_acc1_2 = fused_acc1_2 + v3_30;
             }
             {
-                u32 fused_c_104 = fused_tid + 7936u;
-                f32 v0_104 = fused_r31;
-                f32 v2_31 = v0_104 - v1;
+                u32 fused_c_136 = fused_tid + 7936u;
+                f32 v0_136 = fused_r31;
+                f32 v2_31 = v0_136 - v1;
                 f32 v3_31 = cuprum::exp(v2_31);
                 fused_acc1_3 = fused_acc1_3 + v3_31;
             }
         } else {
-            if (0u < fused_live) {
+            if (fused_live >= 8u) {
                 {
-                    u32 fused_c_105 = fused_tid + 0u;
-                    f32 v0_105 = fused_r0;
-                    f32 v2_32 = v0_105 - v1;
+                    u32 fused_c_137 = fused_tid + 0u;
+                    f32 v0_137 = fused_r0;
+                    f32 v2_32 = v0_137 - v1;
                     f32 v3_32 = cuprum::exp(v2_32);
                     fused_acc1_0 = fused_acc1_0 + v3_32;
                 }
-            }
-            if (1u < fused_live) {
                 {
-                    u32 fused_c_106 = fused_tid + 256u;
-                    f32 v0_106 = fused_r1;
-                    f32 v2_33 = v0_106 - v1;
+                    u32 fused_c_138 = fused_tid + 256u;
+                    f32 v0_138 = fused_r1;
+                    f32 v2_33 = v0_138 - v1;
                     f32 v3_33 = cuprum::exp(v2_33);
                     fused_acc1_1 = fused_acc1_1 + v3_33;
                 }
-            }
-            if (2u < fused_live) {
                 {
-                    u32 fused_c_107 = fused_tid + 512u;
-                    f32 v0_107 = fused_r2;
-                    f32 v2_34 = v0_107 - v1;
+                    u32 fused_c_139 = fused_tid + 512u;
+                    f32 v0_139 = fused_r2;
+                    f32 v2_34 = v0_139 - v1;
                     f32 v3_34 = cuprum::exp(v2_34);
                     fused_acc1_2 = fused_acc1_2 + v3_34;
                 }
-            }
-            if (3u < fused_live) {
                 {
-                    u32 fused_c_108 = fused_tid + 768u;
-                    f32 v0_108 = fused_r3;
-                    f32 v2_35 = v0_108 - v1;
+                    u32 fused_c_140 = fused_tid + 768u;
+                    f32 v0_140 = fused_r3;
+                    f32 v2_35 = v0_140 - v1;
                     f32 v3_35 = cuprum::exp(v2_35);
                     fused_acc1_3 = fused_acc1_3 + v3_35;
                 }
-            }
-            if (4u < fused_live) {
                 {
-                    u32 fused_c_109 = fused_tid + 1024u;
-                    f32 v0_109 = fused_r4;
-                    f32 v2_36 = v0_109 - v1;
+                    u32 fused_c_141 = fused_tid + 1024u;
+                    f32 v0_141 = fused_r4;
+                    f32 v2_36 = v0_141 - v1;
                     f32 v3_36 = cuprum::exp(v2_36);
                     fused_acc1_0 = fused_acc1_0 + v3_36;
                 }
-            }
-            if (5u < fused_live) {
                 {
-                    u32 fused_c_110 = fused_tid + 1280u;
-                    f32 v0_110 = fused_r5;
-                    f32 v2_37 = v0_110 - v1;
+                    u32 fused_c_142 = fused_tid + 1280u;
+                    f32 v0_142 = fused_r5;
+                    f32 v2_37 = v0_142 - v1;
                     f32 v3_37 = cuprum::exp(v2_37);
                     fused_acc1_1 = fused_acc1_1 + v3_37;
                 }
-            }
-            if (6u < fused_live) {
                 {
-                    u32 fused_c_111 = fused_tid + 1536u;
-                    f32 v0_111 = fused_r6;
-                    f32 v2_38 = v0_111 - v1;
+                    u32 fused_c_143 = fused_tid + 1536u;
+                    f32 v0_143 = fused_r6;
+                    f32 v2_38 = v0_143 - v1;
                     f32 v3_38 = cuprum::exp(v2_38);
                     fused_acc1_2 = fused_acc1_2 + v3_38;
                 }
-            }
-            if (7u < fused_live) {
                 {
-                    u32 fused_c_112 = fused_tid + 1792u;
-                    f32 v0_112 = fused_r7;
-                    f32 v2_39 = v0_112 - v1;
+                    u32 fused_c_144 = fused_tid + 1792u;
+                    f32 v0_144 = fused_r7;
+                    f32 v2_39 = v0_144 - v1;
                     f32 v3_39 = cuprum::exp(v2_39);
                     fused_acc1_3 = fused_acc1_3 + v3_39;
                 }
-            }
-            if (8u < fused_live) {
-                {
-                    u32 fused_c_113 = fused_tid + 2048u;
-                    f32 v0_113 = fused_r8;
-                    f32 v2_40 = v0_113 - v1;
-                    f32 v3_40 = cuprum::exp(v2_40);
-                    fused_acc1_0 = fused_acc1_0 + v3_40;
+            } else if (fused_live > 0u) {
+                if (0u < fused_live) {
+                    {
+                        u32 fused_c_145 = fused_tid + 0u;
+                        f32 v0_145 = fused_r0;
+                        f32 v2_40 = v0_145 - v1;
+                        f32 v3_40 = cuprum::exp(v2_40);
+                        fused_acc1_0 = fused_acc1_0 + v3_40;
+                    }
+                }
+                if (1u < fused_live) {
+                    {
+                        u32 fused_c_146 = fused_tid + 256u;
+                        f32 v0_146 = fused_r1;
+                        f32 v2_41 = v0_146 - v1;
+                        f32 v3_41 = cuprum::exp(v2_41);
+                        fused_acc1_1 = fused_acc1_1 + v3_41;
+                    }
+                }
+                if (2u < fused_live) {
+                    {
+                        u32 fused_c_147 = fused_tid + 512u;
+                        f32 v0_147 = fused_r2;
+                        f32 v2_42 = v0_147 - v1;
+                        f32 v3_42 = cuprum::exp(v2_42);
+                        fused_acc1_2 = fused_acc1_2 + v3_42;
+                    }
+                }
+                if (3u < fused_live) {
+                    {
+                        u32 fused_c_148 = fused_tid + 768u;
+                        f32 v0_148 = fused_r3;
+                        f32 v2_43 = v0_148 - v1;
+                        f32 v3_43 = cuprum::exp(v2_43);
+                        fused_acc1_3 = fused_acc1_3 + v3_43;
+                    }
+                }
+                if (4u < fused_live) {
+                    {
+                        u32 fused_c_149 = fused_tid + 1024u;
+                        f32 v0_149 = fused_r4;
+                        f32 v2_44 = v0_149 - v1;
+                        f32 v3_44 = cuprum::exp(v2_44);
+                        fused_acc1_0 = fused_acc1_0 + v3_44;
+                    }
+                }
+                if (5u < fused_live) {
+                    {
+                        u32 fused_c_150 = fused_tid + 1280u;
+                        f32 v0_150 = fused_r5;
+                        f32 v2_45 = v0_150 - v1;
+                        f32 v3_45 = cuprum::exp(v2_45);
+                        fused_acc1_1 = fused_acc1_1 + v3_45;
+                    }
+                }
+                if (6u < fused_live) {
+                    {
+                        u32 fused_c_151 = fused_tid + 1536u;
+                        f32 v0_151 = fused_r6;
+                        f32 v2_46 = v0_151 - v1;
+                        f32 v3_46 = cuprum::exp(v2_46);
+                        fused_acc1_2 = fused_acc1_2 + v3_46;
+                    }
+                }
+                if (7u < fused_live) {
+                    {
+                        u32 fused_c_152 = fused_tid + 1792u;
+                        f32 v0_152 = fused_r7;
+                        f32 v2_47 = v0_152 - v1;
+                        f32 v3_47 = cuprum::exp(v2_47);
+                        fused_acc1_3 = fused_acc1_3 + v3_47;
+                    }
                 }
             }
-            if (9u < fused_live) {
+            if (fused_live >= 16u) {
                 {
-                    u32 fused_c_114 = fused_tid + 2304u;
-                    f32 v0_114 = fused_r9;
-                    f32 v2_41 = v0_114 - v1;
-                    f32 v3_41 = cuprum::exp(v2_41);
-                    fused_acc1_1 = fused_acc1_1 + v3_41;
-                }
-            }
-            if (10u < fused_live) {
-                {
-                    u32 fused_c_115 = fused_tid + 2560u;
-                    f32 v0_115 = fused_r10;
-                    f32 v2_42 = v0_115 - v1;
-                    f32 v3_42 = cuprum::exp(v2_42);
-                    fused_acc1_2 = fused_acc1_2 + v3_42;
-                }
-            }
-            if (11u < fused_live) {
-                {
-                    u32 fused_c_116 = fused_tid + 2816u;
-                    f32 v0_116 = fused_r11;
-                    f32 v2_43 = v0_116 - v1;
-                    f32 v3_43 = cuprum::exp(v2_43);
-                    fused_acc1_3 = fused_acc1_3 + v3_43;
-                }
-            }
-            if (12u < fused_live) {
-                {
-                    u32 fused_c_117 = fused_tid + 3072u;
-                    f32 v0_117 = fused_r12;
-                    f32 v2_44 = v0_117 - v1;
-                    f32 v3_44 = cuprum::exp(v2_44);
-                    fused_acc1_0 = fused_acc1_0 + v3_44;
-                }
-            }
-            if (13u < fused_live) {
-                {
-                    u32 fused_c_118 = fused_tid + 3328u;
-                    f32 v0_118 = fused_r13;
-                    f32 v2_45 = v0_118 - v1;
-                    f32 v3_45 = cuprum::exp(v2_45);
-                    fused_acc1_1 = fused_acc1_1 + v3_45;
-                }
-            }
-            if (14u < fused_live) {
-                {
-                    u32 fused_c_119 = fused_tid + 3584u;
-                    f32 v0_119 = fused_r14;
-                    f32 v2_46 = v0_119 - v1;
-                    f32 v3_46 = cuprum::exp(v2_46);
-                    fused_acc1_2 = fused_acc1_2 + v3_46;
-                }
-            }
-            if (15u < fused_live) {
-                {
-                    u32 fused_c_120 = fused_tid + 3840u;
-                    f32 v0_120 = fused_r15;
-                    f32 v2_47 = v0_120 - v1;
-                    f32 v3_47 = cuprum::exp(v2_47);
-                    fused_acc1_3 = fused_acc1_3 + v3_47;
-                }
-            }
-            if (16u < fused_live) {
-                {
-                    u32 fused_c_121 = fused_tid + 4096u;
-                    f32 v0_121 = fused_r16;
-                    f32 v2_48 = v0_121 - v1;
+                    u32 fused_c_153 = fused_tid + 2048u;
+                    f32 v0_153 = fused_r8;
+                    f32 v2_48 = v0_153 - v1;
                     f32 v3_48 = cuprum::exp(v2_48);
                     fused_acc1_0 = fused_acc1_0 + v3_48;
                 }
-            }
-            if (17u < fused_live) {
                 {
-                    u32 fused_c_122 = fused_tid + 4352u;
-                    f32 v0_122 = fused_r17;
-                    f32 v2_49 = v0_122 - v1;
+                    u32 fused_c_154 = fused_tid + 2304u;
+                    f32 v0_154 = fused_r9;
+                    f32 v2_49 = v0_154 - v1;
                     f32 v3_49 = cuprum::exp(v2_49);
                     fused_acc1_1 = fused_acc1_1 + v3_49;
                 }
-            }
-            if (18u < fused_live) {
                 {
-                    u32 fused_c_123 = fused_tid + 4608u;
-                    f32 v0_123 = fused_r18;
-                    f32 v2_50 = v0_123 - v1;
+                    u32 fused_c_155 = fused_tid + 2560u;
+                    f32 v0_155 = fused_r10;
+                    f32 v2_50 = v0_155 - v1;
                     f32 v3_50 = cuprum::exp(v2_50);
                     fused_acc1_2 = fused_acc1_2 + v3_50;
                 }
-            }
-            if (19u < fused_live) {
                 {
-                    u32 fused_c_124 = fused_tid + 4864u;
-                    f32 v0_124 = fused_r19;
-                    f32 v2_51 = v0_124 - v1;
+                    u32 fused_c_156 = fused_tid + 2816u;
+                    f32 v0_156 = fused_r11;
+                    f32 v2_51 = v0_156 - v1;
                     f32 v3_51 = cuprum::exp(v2_51);
                     fused_acc1_3 = fused_acc1_3 + v3_51;
                 }
-            }
-            if (20u < fused_live) {
                 {
-                    u32 fused_c_125 = fused_tid + 5120u;
-                    f32 v0_125 = fused_r20;
-                    f32 v2_52 = v0_125 - v1;
+                    u32 fused_c_157 = fused_tid + 3072u;
+                    f32 v0_157 = fused_r12;
+                    f32 v2_52 = v0_157 - v1;
                     f32 v3_52 = cuprum::exp(v2_52);
                     fused_acc1_0 = fused_acc1_0 + v3_52;
                 }
-            }
-            if (21u < fused_live) {
                 {
-                    u32 fused_c_126 = fused_tid + 5376u;
-                    f32 v0_126 = fused_r21;
-                    f32 v2_53 = v0_126 - v1;
+                    u32 fused_c_158 = fused_tid + 3328u;
+                    f32 v0_158 = fused_r13;
+                    f32 v2_53 = v0_158 - v1;
                     f32 v3_53 = cuprum::exp(v2_53);
                     fused_acc1_1 = fused_acc1_1 + v3_53;
                 }
-            }
-            if (22u < fused_live) {
                 {
-                    u32 fused_c_127 = fused_tid + 5632u;
-                    f32 v0_127 = fused_r22;
-                    f32 v2_54 = v0_127 - v1;
+                    u32 fused_c_159 = fused_tid + 3584u;
+                    f32 v0_159 = fused_r14;
+                    f32 v2_54 = v0_159 - v1;
                     f32 v3_54 = cuprum::exp(v2_54);
                     fused_acc1_2 = fused_acc1_2 + v3_54;
                 }
-            }
-            if (23u < fused_live) {
                 {
-                    u32 fused_c_128 = fused_tid + 5888u;
-                    f32 v0_128 = fused_r23;
-                    f32 v2_55 = v0_128 - v1;
+                    u32 fused_c_160 = fused_tid + 3840u;
+                    f32 v0_160 = fused_r15;
+                    f32 v2_55 = v0_160 - v1;
                     f32 v3_55 = cuprum::exp(v2_55);
                     fused_acc1_3 = fused_acc1_3 + v3_55;
                 }
-            }
-            if (24u < fused_live) {
-                {
-                    u32 fused_c_129 = fused_tid + 6144u;
-                    f32 v0_129 = fused_r24;
-                    f32 v2_56 = v0_129 - v1;
-                    f32 v3_56 = cuprum::exp(v2_56);
-                    fused_acc1_0 = fused_acc1_0 + v3_56;
+            } else if (fused_live > 8u) {
+                if (8u < fused_live) {
+                    {
+                        u32 fused_c_161 = fused_tid + 2048u;
+                        f32 v0_161 = fused_r8;
+                        f32 v2_56 = v0_161 - v1;
+                        f32 v3_56 = cuprum::exp(v2_56);
+                        fused_acc1_0 = fused_acc1_0 + v3_56;
+                    }
+                }
+                if (9u < fused_live) {
+                    {
+                        u32 fused_c_162 = fused_tid + 2304u;
+                        f32 v0_162 = fused_r9;
+                        f32 v2_57 = v0_162 - v1;
+                        f32 v3_57 = cuprum::exp(v2_57);
+                        fused_acc1_1 = fused_acc1_1 + v3_57;
+                    }
+                }
+                if (10u < fused_live) {
+                    {
+                        u32 fused_c_163 = fused_tid + 2560u;
+                        f32 v0_163 = fused_r10;
+                        f32 v2_58 = v0_163 - v1;
+                        f32 v3_58 = cuprum::exp(v2_58);
+                        fused_acc1_2 = fused_acc1_2 + v3_58;
+                    }
+                }
+                if (11u < fused_live) {
+                    {
+                        u32 fused_c_164 = fused_tid + 2816u;
+                        f32 v0_164 = fused_r11;
+                        f32 v2_59 = v0_164 - v1;
+                        f32 v3_59 = cuprum::exp(v2_59);
+                        fused_acc1_3 = fused_acc1_3 + v3_59;
+                    }
+                }
+                if (12u < fused_live) {
+                    {
+                        u32 fused_c_165 = fused_tid + 3072u;
+                        f32 v0_165 = fused_r12;
+                        f32 v2_60 = v0_165 - v1;
+                        f32 v3_60 = cuprum::exp(v2_60);
+                        fused_acc1_0 = fused_acc1_0 + v3_60;
+                    }
+                }
+                if (13u < fused_live) {
+                    {
+                        u32 fused_c_166 = fused_tid + 3328u;
+                        f32 v0_166 = fused_r13;
+                        f32 v2_61 = v0_166 - v1;
+                        f32 v3_61 = cuprum::exp(v2_61);
+                        fused_acc1_1 = fused_acc1_1 + v3_61;
+                    }
+                }
+                if (14u < fused_live) {
+                    {
+                        u32 fused_c_167 = fused_tid + 3584u;
+                        f32 v0_167 = fused_r14;
+                        f32 v2_62 = v0_167 - v1;
+                        f32 v3_62 = cuprum::exp(v2_62);
+                        fused_acc1_2 = fused_acc1_2 + v3_62;
+                    }
+                }
+                if (15u < fused_live) {
+                    {
+                        u32 fused_c_168 = fused_tid + 3840u;
+                        f32 v0_168 = fused_r15;
+                        f32 v2_63 = v0_168 - v1;
+                        f32 v3_63 = cuprum::exp(v2_63);
+                        fused_acc1_3 = fused_acc1_3 + v3_63;
+                    }
                 }
             }
-            if (25u < fused_live) {
+            if (fused_live >= 24u) {
                 {
-                    u32 fused_c_130 = fused_tid + 6400u;
-                    f32 v0_130 = fused_r25;
-                    f32 v2_57 = v0_130 - v1;
-                    f32 v3_57 = cuprum::exp(v2_57);
-                    fused_acc1_1 = fused_acc1_1 + v3_57;
+                    u32 fused_c_169 = fused_tid + 4096u;
+                    f32 v0_169 = fused_r16;
+                    f32 v2_64 = v0_169 - v1;
+                    f32 v3_64 = cuprum::exp(v2_64);
+                    fused_acc1_0 = fused_acc1_0 + v3_64;
+                }
+                {
+                    u32 fused_c_170 = fused_tid + 4352u;
+                    f32 v0_170 = fused_r17;
+                    f32 v2_65 = v0_170 - v1;
+                    f32 v3_65 = cuprum::exp(v2_65);
+                    fused_acc1_1 = fused_acc1_1 + v3_65;
+                }
+                {
+                    u32 fused_c_171 = fused_tid + 4608u;
+                    f32 v0_171 = fused_r18;
+                    f32 v2_66 = v0_171 - v1;
+                    f32 v3_66 = cuprum::exp(v2_66);
+                    fused_acc1_2 = fused_acc1_2 + v3_66;
+                }
+                {
+                    u32 fused_c_172 = fused_tid + 4864u;
+                    f32 v0_172 = fused_r19;
+                    f32 v2_67 = v0_172 - v1;
+                    f32 v3_67 = cuprum::exp(v2_67);
+                    fused_acc1_3 = fused_acc1_3 + v3_67;
+                }
+                {
+                    u32 fused_c_173 = fused_tid + 5120u;
+                    f32 v0_173 = fused_r20;
+                    f32 v2_68 = v0_173 - v1;
+                    f32 v3_68 = cuprum::exp(v2_68);
+                    fused_acc1_0 = fused_acc1_0 + v3_68;
+                }
+                {
+                    u32 fused_c_174 = fused_tid + 5376u;
+                    f32 v0_174 = fused_r21;
+                    f32 v2_69 = v0_174 - v1;
+                    f32 v3_69 = cuprum::exp(v2_69);
+                    fused_acc1_1 = fused_acc1_1 + v3_69;
+                }
+                {
+                    u32 fused_c_175 = fused_tid + 5632u;
+                    f32 v0_175 = fused_r22;
+                    f32 v2_70 = v0_175 - v1;
+                    f32 v3_70 = cuprum::exp(v2_70);
+                    fused_acc1_2 = fused_acc1_2 + v3_70;
+                }
+                {
+                    u32 fused_c_176 = fused_tid + 5888u;
+                    f32 v0_176 = fused_r23;
+                    f32 v2_71 = v0_176 - v1;
+                    f32 v3_71 = cuprum::exp(v2_71);
+                    fused_acc1_3 = fused_acc1_3 + v3_71;
+                }
+            } else if (fused_live > 16u) {
+                if (16u < fused_live) {
+                    {
+                        u32 fused_c_177 = fused_tid + 4096u;
+                        f32 v0_177 = fused_r16;
+                        f32 v2_72 = v0_177 - v1;
+                        f32 v3_72 = cuprum::exp(v2_72);
+                        fused_acc1_0 = fused_acc1_0 + v3_72;
+                    }
+                }
+                if (17u < fused_live) {
+                    {
+                        u32 fused_c_178 = fused_tid + 4352u;
+                        f32 v0_178 = fused_r17;
+                        f32 v2_73 = v0_178 - v1;
+                        f32 v3_73 = cuprum::exp(v2_73);
+                        fused_acc1_1 = fused_acc1_1 + v3_73;
+                    }
+                }
+                if (18u < fused_live) {
+                    {
+                        u32 fused_c_179 = fused_tid + 4608u;
+                        f32 v0_179 = fused_r18;
+                        f32 v2_74 = v0_179 - v1;
+                        f32 v3_74 = cuprum::exp(v2_74);
+                        fused_acc1_2 = fused_acc1_2 + v3_74;
+                    }
+                }
+                if (19u < fused_live) {
+                    {
+                        u32 fused_c_180 = fused_tid + 4864u;
+                        f32 v0_180 = fused_r19;
+                        f32 v2_75 = v0_180 - v1;
+                        f32 v3_75 = cuprum::exp(v2_75);
+                        fused_acc1_3 = fused_acc1_3 + v3_75;
+                    }
+                }
+                if (20u < fused_live) {
+                    {
+                        u32 fused_c_181 = fused_tid + 5120u;
+                        f32 v0_181 = fused_r20;
+                        f32 v2_76 = v0_181 - v1;
+                        f32 v3_76 = cuprum::exp(v2_76);
+                        fused_acc1_0 = fused_acc1_0 + v3_76;
+                    }
+                }
+                if (21u < fused_live) {
+                    {
+                        u32 fused_c_182 = fused_tid + 5376u;
+                        f32 v0_182 = fused_r21;
+                        f32 v2_77 = v0_182 - v1;
+                        f32 v3_77 = cuprum::exp(v2_77);
+                        fused_acc1_1 = fused_acc1_1 + v3_77;
+                    }
+                }
+                if (22u < fused_live) {
+                    {
+                        u32 fused_c_183 = fused_tid + 5632u;
+                        f32 v0_183 = fused_r22;
+                        f32 v2_78 = v0_183 - v1;
+                        f32 v3_78 = cuprum::exp(v2_78);
+                        fused_acc1_2 = fused_acc1_2 + v3_78;
+                    }
+                }
+                if (23u < fused_live) {
+                    {
+                        u32 fused_c_184 = fused_tid + 5888u;
+                        f32 v0_184 = fused_r23;
+                        f32 v2_79 = v0_184 - v1;
+                        f32 v3_79 = cuprum::exp(v2_79);
+                        fused_acc1_3 = fused_acc1_3 + v3_79;
+                    }
                 }
             }
-            if (26u < fused_live) {
+            if (fused_live >= 32u) {
                 {
-                    u32 fused_c_131 = fused_tid + 6656u;
-                    f32 v0_131 = fused_r26;
-                    f32 v2_58 = v0_131 - v1;
-                    f32 v3_58 = cuprum::exp(v2_58);
-                    fused_acc1_2 = fused_acc1_2 + v3_58;
+                    u32 fused_c_185 = fused_tid + 6144u;
+                    f32 v0_185 = fused_r24;
+                    f32 v2_80 = v0_185 - v1;
+                    f32 v3_80 = cuprum::exp(v2_80);
+                    fused_acc1_0 = fused_acc1_0 + v3_80;
                 }
-            }
-            if (27u < fused_live) {
                 {
-                    u32 fused_c_132 = fused_tid + 6912u;
-                    f32 v0_132 = fused_r27;
-                    f32 v2_59 = v0_132 - v1;
-                    f32 v3_59 = cuprum::exp(v2_59);
-                    fused_acc1_3 = fused_acc1_3 + v3_59;
+                    u32 fused_c_186 = fused_tid + 6400u;
+                    f32 v0_186 = fused_r25;
+                    f32 v2_81 = v0_186 - v1;
+                    f32 v3_81 = cuprum::exp(v2_81);
+                    fused_acc1_1 = fused_acc1_1 + v3_81;
                 }
-            }
-            if (28u < fused_live) {
                 {
-                    u32 fused_c_133 = fused_tid + 7168u;
-                    f32 v0_133 = fused_r28;
-                    f32 v2_60 = v0_133 - v1;
-                    f32 v3_60 = cuprum::exp(v2_60);
-                    fused_acc1_0 = fused_acc1_0 + v3_60;
+                    u32 fused_c_187 = fused_tid + 6656u;
+                    f32 v0_187 = fused_r26;
+                    f32 v2_82 = v0_187 - v1;
+                    f32 v3_82 = cuprum::exp(v2_82);
+                    fused_acc1_2 = fused_acc1_2 + v3_82;
                 }
-            }
-            if (29u < fused_live) {
                 {
-                    u32 fused_c_134 = fused_tid + 7424u;
-                    f32 v0_134 = fused_r29;
-                    f32 v2_61 = v0_134 - v1;
-                    f32 v3_61 = cuprum::exp(v2_61);
-                    fused_acc1_1 = fused_acc1_1 + v3_61;
+                    u32 fused_c_188 = fused_tid + 6912u;
+                    f32 v0_188 = fused_r27;
+                    f32 v2_83 = v0_188 - v1;
+                    f32 v3_83 = cuprum::exp(v2_83);
+                    fused_acc1_3 = fused_acc1_3 + v3_83;
                 }
-            }
-            if (30u < fused_live) {
                 {
-                    u32 fused_c_135 = fused_tid + 7680u;
-                    f32 v0_135 = fused_r30;
-                    f32 v2_62 = v0_135 - v1;
-                    f32 v3_62 = cuprum::exp(v2_62);
-                    fused_acc1_2 = fused_acc1_2 + v3_62;
+                    u32 fused_c_189 = fused_tid + 7168u;
+                    f32 v0_189 = fused_r28;
+                    f32 v2_84 = v0_189 - v1;
+                    f32 v3_84 = cuprum::exp(v2_84);
+                    fused_acc1_0 = fused_acc1_0 + v3_84;
                 }
-            }
-            if (31u < fused_live) {
                 {
-                    u32 fused_c_136 = fused_tid + 7936u;
-                    f32 v0_136 = fused_r31;
-                    f32 v2_63 = v0_136 - v1;
-                    f32 v3_63 = cuprum::exp(v2_63);
-                    fused_acc1_3 = fused_acc1_3 + v3_63;
+                    u32 fused_c_190 = fused_tid + 7424u;
+                    f32 v0_190 = fused_r29;
+                    f32 v2_85 = v0_190 - v1;
+                    f32 v3_85 = cuprum::exp(v2_85);
+                    fused_acc1_1 = fused_acc1_1 + v3_85;
+                }
+                {
+                    u32 fused_c_191 = fused_tid + 7680u;
+                    f32 v0_191 = fused_r30;
+                    f32 v2_86 = v0_191 - v1;
+                    f32 v3_86 = cuprum::exp(v2_86);
+                    fused_acc1_2 = fused_acc1_2 + v3_86;
+                }
+                {
+                    u32 fused_c_192 = fused_tid + 7936u;
+                    f32 v0_192 = fused_r31;
+                    f32 v2_87 = v0_192 - v1;
+                    f32 v3_87 = cuprum::exp(v2_87);
+                    fused_acc1_3 = fused_acc1_3 + v3_87;
+                }
+            } else if (fused_live > 24u) {
+                if (24u < fused_live) {
+                    {
+                        u32 fused_c_193 = fused_tid + 6144u;
+                        f32 v0_193 = fused_r24;
+                        f32 v2_88 = v0_193 - v1;
+                        f32 v3_88 = cuprum::exp(v2_88);
+                        fused_acc1_0 = fused_acc1_0 + v3_88;
+                    }
+                }
+                if (25u < fused_live) {
+                    {
+                        u32 fused_c_194 = fused_tid + 6400u;
+                        f32 v0_194 = fused_r25;
+                        f32 v2_89 = v0_194 - v1;
+                        f32 v3_89 = cuprum::exp(v2_89);
+                        fused_acc1_1 = fused_acc1_1 + v3_89;
+                    }
+                }
+                if (26u < fused_live) {
+                    {
+                        u32 fused_c_195 = fused_tid + 6656u;
+                        f32 v0_195 = fused_r26;
+                        f32 v2_90 = v0_195 - v1;
+                        f32 v3_90 = cuprum::exp(v2_90);
+                        fused_acc1_2 = fused_acc1_2 + v3_90;
+                    }
+                }
+                if (27u < fused_live) {
+                    {
+                        u32 fused_c_196 = fused_tid + 6912u;
+                        f32 v0_196 = fused_r27;
+                        f32 v2_91 = v0_196 - v1;
+                        f32 v3_91 = cuprum::exp(v2_91);
+                        fused_acc1_3 = fused_acc1_3 + v3_91;
+                    }
+                }
+                if (28u < fused_live) {
+                    {
+                        u32 fused_c_197 = fused_tid + 7168u;
+                        f32 v0_197 = fused_r28;
+                        f32 v2_92 = v0_197 - v1;
+                        f32 v3_92 = cuprum::exp(v2_92);
+                        fused_acc1_0 = fused_acc1_0 + v3_92;
+                    }
+                }
+                if (29u < fused_live) {
+                    {
+                        u32 fused_c_198 = fused_tid + 7424u;
+                        f32 v0_198 = fused_r29;
+                        f32 v2_93 = v0_198 - v1;
+                        f32 v3_93 = cuprum::exp(v2_93);
+                        fused_acc1_1 = fused_acc1_1 + v3_93;
+                    }
+                }
+                if (30u < fused_live) {
+                    {
+                        u32 fused_c_199 = fused_tid + 7680u;
+                        f32 v0_199 = fused_r30;
+                        f32 v2_94 = v0_199 - v1;
+                        f32 v3_94 = cuprum::exp(v2_94);
+                        fused_acc1_2 = fused_acc1_2 + v3_94;
+                    }
+                }
+                if (31u < fused_live) {
+                    {
+                        u32 fused_c_200 = fused_tid + 7936u;
+                        f32 v0_200 = fused_r31;
+                        f32 v2_95 = v0_200 - v1;
+                        f32 v3_95 = cuprum::exp(v2_95);
+                        fused_acc1_3 = fused_acc1_3 + v3_95;
+                    }
                 }
             }
         }
@@ -2066,69 +2838,69 @@ __device__ __forceinline__ void softmax_body(cuprum::RoSlice<f32> x, i64 x_rs, i
             u32 fused_c7_1 = fused_j_1 + (7u * fused_nt);
             f32 v0_7_2 = x[fused_base_x + ((u64)(fused_c7_1 & fused_mask_x))];
             {
-                u32 fused_c_137 = fused_c0_1;
-                f32 v0_137 = v0_0_1;
-                f32 v2_64 = v0_137 - v1;
-                f32 v3_64 = cuprum::exp(v2_64);
-                fused_acc1_0 = fused_acc1_0 + v3_64;
+                u32 fused_c_201 = fused_c0_1;
+                f32 v0_201 = v0_0_1;
+                f32 v2_96 = v0_201 - v1;
+                f32 v3_96 = cuprum::exp(v2_96);
+                fused_acc1_0 = fused_acc1_0 + v3_96;
             }
             {
-                u32 fused_c_138 = fused_c1_1;
-                f32 v0_138 = v0_1_2;
-                f32 v2_65 = v0_138 - v1;
-                f32 v3_65 = cuprum::exp(v2_65);
-                fused_acc1_0 = fused_acc1_0 + v3_65;
+                u32 fused_c_202 = fused_c1_1;
+                f32 v0_202 = v0_1_2;
+                f32 v2_97 = v0_202 - v1;
+                f32 v3_97 = cuprum::exp(v2_97);
+                fused_acc1_0 = fused_acc1_0 + v3_97;
             }
             {
-                u32 fused_c_139 = fused_c2_1;
-                f32 v0_139 = v0_2_2;
-                f32 v2_66 = v0_139 - v1;
-                f32 v3_66 = cuprum::exp(v2_66);
-                fused_acc1_0 = fused_acc1_0 + v3_66;
+                u32 fused_c_203 = fused_c2_1;
+                f32 v0_203 = v0_2_2;
+                f32 v2_98 = v0_203 - v1;
+                f32 v3_98 = cuprum::exp(v2_98);
+                fused_acc1_0 = fused_acc1_0 + v3_98;
             }
             {
-                u32 fused_c_140 = fused_c3_1;
-                f32 v0_140 = v0_3_2;
-                f32 v2_67 = v0_140 - v1;
-                f32 v3_67 = cuprum::exp(v2_67);
-                fused_acc1_0 = fused_acc1_0 + v3_67;
+                u32 fused_c_204 = fused_c3_1;
+                f32 v0_204 = v0_3_2;
+                f32 v2_99 = v0_204 - v1;
+                f32 v3_99 = cuprum::exp(v2_99);
+                fused_acc1_0 = fused_acc1_0 + v3_99;
             }
             {
-                u32 fused_c_141 = fused_c4_1;
-                f32 v0_141 = v0_4_2;
-                f32 v2_68 = v0_141 - v1;
-                f32 v3_68 = cuprum::exp(v2_68);
-                fused_acc1_0 = fused_acc1_0 + v3_68;
+                u32 fused_c_205 = fused_c4_1;
+                f32 v0_205 = v0_4_2;
+                f32 v2_100 = v0_205 - v1;
+                f32 v3_100 = cuprum::exp(v2_100);
+                fused_acc1_0 = fused_acc1_0 + v3_100;
             }
             {
-                u32 fused_c_142 = fused_c5_1;
-                f32 v0_142 = v0_5_2;
-                f32 v2_69 = v0_142 - v1;
-                f32 v3_69 = cuprum::exp(v2_69);
-                fused_acc1_0 = fused_acc1_0 + v3_69;
+                u32 fused_c_206 = fused_c5_1;
+                f32 v0_206 = v0_5_2;
+                f32 v2_101 = v0_206 - v1;
+                f32 v3_101 = cuprum::exp(v2_101);
+                fused_acc1_0 = fused_acc1_0 + v3_101;
             }
             {
-                u32 fused_c_143 = fused_c6_1;
-                f32 v0_143 = v0_6_2;
-                f32 v2_70 = v0_143 - v1;
-                f32 v3_70 = cuprum::exp(v2_70);
-                fused_acc1_0 = fused_acc1_0 + v3_70;
+                u32 fused_c_207 = fused_c6_1;
+                f32 v0_207 = v0_6_2;
+                f32 v2_102 = v0_207 - v1;
+                f32 v3_102 = cuprum::exp(v2_102);
+                fused_acc1_0 = fused_acc1_0 + v3_102;
             }
             {
-                u32 fused_c_144 = fused_c7_1;
-                f32 v0_144 = v0_7_2;
-                f32 v2_71 = v0_144 - v1;
-                f32 v3_71 = cuprum::exp(v2_71);
-                fused_acc1_0 = fused_acc1_0 + v3_71;
+                u32 fused_c_208 = fused_c7_1;
+                f32 v0_208 = v0_7_2;
+                f32 v2_103 = v0_208 - v1;
+                f32 v3_103 = cuprum::exp(v2_103);
+                fused_acc1_0 = fused_acc1_0 + v3_103;
             }
             fused_j_1 += 8u * fused_nt;
         }
         while (fused_j_1 < fused_n) {
-            u32 fused_c_145 = fused_j_1;
-            f32 v0_145 = x[fused_base_x + ((u64)(fused_c_145 & fused_mask_x))];
-            f32 v2_72 = v0_145 - v1;
-            f32 v3_72 = cuprum::exp(v2_72);
-            fused_acc1_0 = fused_acc1_0 + v3_72;
+            u32 fused_c_209 = fused_j_1;
+            f32 v0_209 = x[fused_base_x + ((u64)(fused_c_209 & fused_mask_x))];
+            f32 v2_104 = v0_209 - v1;
+            f32 v3_104 = cuprum::exp(v2_104);
+            fused_acc1_0 = fused_acc1_0 + v3_104;
             fused_j_1 += fused_nt;
         }
     }
@@ -2154,580 +2926,848 @@ __device__ __forceinline__ void softmax_body(cuprum::RoSlice<f32> x, i64 x_rs, i
     if (fused_cache != 0ll) {
         if (fused_live == 32u) {
             {
-                u32 fused_c_146 = fused_tid + 0u;
-                f32 v0_146 = fused_r0;
-                f32 v2_73 = v0_146 - v1;
-                f32 v3_73 = cuprum::exp(v2_73);
-                f32 v5 = v3_73 / v4;
-                fused_out[fused_base_out + ((u64)fused_c_146)] = v5;
+                u32 fused_c_210 = fused_tid + 0u;
+                f32 v0_210 = fused_r0;
+                f32 v2_105 = v0_210 - v1;
+                f32 v3_105 = cuprum::exp(v2_105);
+                f32 v5 = v3_105 / v4;
+                fused_out[fused_base_out + ((u64)fused_c_210)] = v5;
             }
             {
-                u32 fused_c_147 = fused_tid + 256u;
-                f32 v0_147 = fused_r1;
-                f32 v2_74 = v0_147 - v1;
-                f32 v3_74 = cuprum::exp(v2_74);
-                f32 v5_1 = v3_74 / v4;
-                fused_out[fused_base_out + ((u64)fused_c_147)] = v5_1;
+                u32 fused_c_211 = fused_tid + 256u;
+                f32 v0_211 = fused_r1;
+                f32 v2_106 = v0_211 - v1;
+                f32 v3_106 = cuprum::exp(v2_106);
+                f32 v5_1 = v3_106 / v4;
+                fused_out[fused_base_out + ((u64)fused_c_211)] = v5_1;
             }
             {
-                u32 fused_c_148 = fused_tid + 512u;
-                f32 v0_148 = fused_r2;
-                f32 v2_75 = v0_148 - v1;
-                f32 v3_75 = cuprum::exp(v2_75);
-                f32 v5_2 = v3_75 / v4;
-                fused_out[fused_base_out + ((u64)fused_c_148)] = v5_2;
+                u32 fused_c_212 = fused_tid + 512u;
+                f32 v0_212 = fused_r2;
+                f32 v2_107 = v0_212 - v1;
+                f32 v3_107 = cuprum::exp(v2_107);
+                f32 v5_2 = v3_107 / v4;
+                fused_out[fused_base_out + ((u64)fused_c_212)] = v5_2;
             }
             {
-                u32 fused_c_149 = fused_tid + 768u;
-                f32 v0_149 = fused_r3;
-                f32 v2_76 = v0_149 - v1;
-                f32 v3_76 = cuprum::exp(v2_76);
-                f32 v5_3 = v3_76 / v4;
-                fused_out[fused_base_out + ((u64)fused_c_149)] = v5_3;
+                u32 fused_c_213 = fused_tid + 768u;
+                f32 v0_213 = fused_r3;
+                f32 v2_108 = v0_213 - v1;
+                f32 v3_108 = cuprum::exp(v2_108);
+                f32 v5_3 = v3_108 / v4;
+                fused_out[fused_base_out + ((u64)fused_c_213)] = v5_3;
             }
             {
-                u32 fused_c_150 = fused_tid + 1024u;
-                f32 v0_150 = fused_r4;
-                f32 v2_77 = v0_150 - v1;
-                f32 v3_77 = cuprum::exp(v2_77);
-                f32 v5_4 = v3_77 / v4;
-                fused_out[fused_base_out + ((u64)fused_c_150)] = v5_4;
+                u32 fused_c_214 = fused_tid + 1024u;
+                f32 v0_214 = fused_r4;
+                f32 v2_109 = v0_214 - v1;
+                f32 v3_109 = cuprum::exp(v2_109);
+                f32 v5_4 = v3_109 / v4;
+                fused_out[fused_base_out + ((u64)fused_c_214)] = v5_4;
             }
             {
-                u32 fused_c_151 = fused_tid + 1280u;
-                f32 v0_151 = fused_r5;
-                f32 v2_78 = v0_151 - v1;
-                f32 v3_78 = cuprum::exp(v2_78);
-                f32 v5_5 = v3_78 / v4;
-                fused_out[fused_base_out + ((u64)fused_c_151)] = v5_5;
+                u32 fused_c_215 = fused_tid + 1280u;
+                f32 v0_215 = fused_r5;
+                f32 v2_110 = v0_215 - v1;
+                f32 v3_110 = cuprum::exp(v2_110);
+                f32 v5_5 = v3_110 / v4;
+                fused_out[fused_base_out + ((u64)fused_c_215)] = v5_5;
             }
             {
-                u32 fused_c_152 = fused_tid + 1536u;
-                f32 v0_152 = fused_r6;
-                f32 v2_79 = v0_152 - v1;
-                f32 v3_79 = cuprum::exp(v2_79);
-                f32 v5_6 = v3_79 / v4;
-                fused_out[fused_base_out + ((u64)fused_c_152)] = v5_6;
+                u32 fused_c_216 = fused_tid + 1536u;
+                f32 v0_216 = fused_r6;
+                f32 v2_111 = v0_216 - v1;
+                f32 v3_111 = cuprum::exp(v2_111);
+                f32 v5_6 = v3_111 / v4;
+                fused_out[fused_base_out + ((u64)fused_c_216)] = v5_6;
             }
             {
-                u32 fused_c_153 = fused_tid + 1792u;
-                f32 v0_153 = fused_r7;
-                f32 v2_80 = v0_153 - v1;
-                f32 v3_80 = cuprum::exp(v2_80);
-                f32 v5_7 = v3_80 / v4;
-                fused_out[fused_base_out + ((u64)fused_c_153)] = v5_7;
+                u32 fused_c_217 = fused_tid + 1792u;
+                f32 v0_217 = fused_r7;
+                f32 v2_112 = v0_217 - v1;
+                f32 v3_112 = cuprum::exp(v2_112);
+                f32 v5_7 = v3_112 / v4;
+                fused_out[fused_base_out + ((u64)fused_c_217)] = v5_7;
             }
             {
-                u32 fused_c_154 = fused_tid + 2048u;
-                f32 v0_154 = fused_r8;
-                f32 v2_81 = v0_154 - v1;
-                f32 v3_81 = cuprum::exp(v2_81);
-                f32 v5_8 = v3_81 / v4;
-                fused_out[fused_base_out + ((u64)fused_c_154)] = v5_8;
+                u32 fused_c_218 = fused_tid + 2048u;
+                f32 v0_218 = fused_r8;
+                f32 v2_113 = v0_218 - v1;
+                f32 v3_113 = cuprum::exp(v2_113);
+                f32 v5_8 = v3_113 / v4;
+                fused_out[fused_base_out + ((u64)fused_c_218)] = v5_8;
             }
             {
-                u32 fused_c_155 = fused_tid + 2304u;
-                f32 v0_155 = fused_r9;
-                f32 v2_82 = v0_155 - v1;
-                f32 v3_82 = cuprum::exp(v2_82);
-                f32 v5_9 = v3_82 / v4;
-                fused_out[fused_base_out + ((u64)fused_c_155)] = v5_9;
+                u32 fused_c_219 = fused_tid + 2304u;
+                f32 v0_219 = fused_r9;
+                f32 v2_114 = v0_219 - v1;
+                f32 v3_114 = cuprum::exp(v2_114);
+                f32 v5_9 = v3_114 / v4;
+                fused_out[fused_base_out + ((u64)fused_c_219)] = v5_9;
             }
             {
-                u32 fused_c_156 = fused_tid + 2560u;
-                f32 v0_156 = fused_r10;
-                f32 v2_83 = v0_156 - v1;
-                f32 v3_83 = cuprum::exp(v2_83);
-                f32 v5_10 = v3_83 / v4;
-                fused_out[fused_base_out + ((u64)fused_c_156)] = v5_10;
+                u32 fused_c_220 = fused_tid + 2560u;
+                f32 v0_220 = fused_r10;
+                f32 v2_115 = v0_220 - v1;
+                f32 v3_115 = cuprum::exp(v2_115);
+                f32 v5_10 = v3_115 / v4;
+                fused_out[fused_base_out + ((u64)fused_c_220)] = v5_10;
             }
             {
-                u32 fused_c_157 = fused_tid + 2816u;
-                f32 v0_157 = fused_r11;
-                f32 v2_84 = v0_157 - v1;
-                f32 v3_84 = cuprum::exp(v2_84);
-                f32 v5_11 = v3_84 / v4;
-                fused_out[fused_base_out + ((u64)fused_c_157)] = v5_11;
+                u32 fused_c_221 = fused_tid + 2816u;
+                f32 v0_221 = fused_r11;
+                f32 v2_116 = v0_221 - v1;
+                f32 v3_116 = cuprum::exp(v2_116);
+                f32 v5_11 = v3_116 / v4;
+                fused_out[fused_base_out + ((u64)fused_c_221)] = v5_11;
             }
             {
-                u32 fused_c_158 = fused_tid + 3072u;
-                f32 v0_158 = fused_r12;
-                f32 v2_85 = v0_158 - v1;
-                f32 v3_85 = cuprum::exp(v2_85);
-                f32 v5_12 = v3_85 / v4;
-                fused_out[fused_base_out + ((u64)fused_c_158)] = v5_12;
+                u32 fused_c_222 = fused_tid + 3072u;
+                f32 v0_222 = fused_r12;
+                f32 v2_117 = v0_222 - v1;
+                f32 v3_117 = cuprum::exp(v2_117);
+                f32 v5_12 = v3_117 / v4;
+                fused_out[fused_base_out + ((u64)fused_c_222)] = v5_12;
             }
             {
-                u32 fused_c_159 = fused_tid + 3328u;
-                f32 v0_159 = fused_r13;
-                f32 v2_86 = v0_159 - v1;
-                f32 v3_86 = cuprum::exp(v2_86);
-                f32 v5_13 = v3_86 / v4;
-                fused_out[fused_base_out + ((u64)fused_c_159)] = v5_13;
+                u32 fused_c_223 = fused_tid + 3328u;
+                f32 v0_223 = fused_r13;
+                f32 v2_118 = v0_223 - v1;
+                f32 v3_118 = cuprum::exp(v2_118);
+                f32 v5_13 = v3_118 / v4;
+                fused_out[fused_base_out + ((u64)fused_c_223)] = v5_13;
             }
             {
-                u32 fused_c_160 = fused_tid + 3584u;
-                f32 v0_160 = fused_r14;
-                f32 v2_87 = v0_160 - v1;
-                f32 v3_87 = cuprum::exp(v2_87);
-                f32 v5_14 = v3_87 / v4;
-                fused_out[fused_base_out + ((u64)fused_c_160)] = v5_14;
+                u32 fused_c_224 = fused_tid + 3584u;
+                f32 v0_224 = fused_r14;
+                f32 v2_119 = v0_224 - v1;
+                f32 v3_119 = cuprum::exp(v2_119);
+                f32 v5_14 = v3_119 / v4;
+                fused_out[fused_base_out + ((u64)fused_c_224)] = v5_14;
             }
             {
-                u32 fused_c_161 = fused_tid + 3840u;
-                f32 v0_161 = fused_r15;
-                f32 v2_88 = v0_161 - v1;
-                f32 v3_88 = cuprum::exp(v2_88);
-                f32 v5_15 = v3_88 / v4;
-                fused_out[fused_base_out + ((u64)fused_c_161)] = v5_15;
+                u32 fused_c_225 = fused_tid + 3840u;
+                f32 v0_225 = fused_r15;
+                f32 v2_120 = v0_225 - v1;
+                f32 v3_120 = cuprum::exp(v2_120);
+                f32 v5_15 = v3_120 / v4;
+                fused_out[fused_base_out + ((u64)fused_c_225)] = v5_15;
             }
             {
-                u32 fused_c_162 = fused_tid + 4096u;
-                f32 v0_162 = fused_r16;
-                f32 v2_89 = v0_162 - v1;
-                f32 v3_89 = cuprum::exp(v2_89);
-                f32 v5_16 = v3_89 / v4;
-                fused_out[fused_base_out + ((u64)fused_c_162)] = v5_16;
+                u32 fused_c_226 = fused_tid + 4096u;
+                f32 v0_226 = fused_r16;
+                f32 v2_121 = v0_226 - v1;
+                f32 v3_121 = cuprum::exp(v2_121);
+                f32 v5_16 = v3_121 / v4;
+                fused_out[fused_base_out + ((u64)fused_c_226)] = v5_16;
             }
             {
-                u32 fused_c_163 = fused_tid + 4352u;
-                f32 v0_163 = fused_r17;
-                f32 v2_90 = v0_163 - v1;
-                f32 v3_90 = cuprum::exp(v2_90);
-                f32 v5_17 = v3_90 / v4;
-                fused_out[fused_base_out + ((u64)fused_c_163)] = v5_17;
+                u32 fused_c_227 = fused_tid + 4352u;
+                f32 v0_227 = fused_r17;
+                f32 v2_122 = v0_227 - v1;
+                f32 v3_122 = cuprum::exp(v2_122);
+                f32 v5_17 = v3_122 / v4;
+                fused_out[fused_base_out + ((u64)fused_c_227)] = v5_17;
             }
             {
-                u32 fused_c_164 = fused_tid + 4608u;
-                f32 v0_164 = fused_r18;
-                f32 v2_91 = v0_164 - v1;
-                f32 v3_91 = cuprum::exp(v2_91);
-                f32 v5_18 = v3_91 / v4;
-                fused_out[fused_base_out + ((u64)fused_c_164)] = v5_18;
+                u32 fused_c_228 = fused_tid + 4608u;
+                f32 v0_228 = fused_r18;
+                f32 v2_123 = v0_228 - v1;
+                f32 v3_123 = cuprum::exp(v2_123);
+                f32 v5_18 = v3_123 / v4;
+                fused_out[fused_base_out + ((u64)fused_c_228)] = v5_18;
             }
             {
-                u32 fused_c_165 = fused_tid + 4864u;
-                f32 v0_165 = fused_r19;
-                f32 v2_92 = v0_165 - v1;
-                f32 v3_92 = cuprum::exp(v2_92);
-                f32 v5_19 = v3_92 / v4;
-                fused_out[fused_base_out + ((u64)fused_c_165)] = v5_19;
+                u32 fused_c_229 = fused_tid + 4864u;
+                f32 v0_229 = fused_r19;
+                f32 v2_124 = v0_229 - v1;
+                f32 v3_124 = cuprum::exp(v2_124);
+                f32 v5_19 = v3_124 / v4;
+                fused_out[fused_base_out + ((u64)fused_c_229)] = v5_19;
             }
             {
-                u32 fused_c_166 = fused_tid + 5120u;
-                f32 v0_166 = fused_r20;
-                f32 v2_93 = v0_166 - v1;
-                f32 v3_93 = cuprum::exp(v2_93);
-                f32 v5_20 = v3_93 / v4;
-                fused_out[fused_base_out + ((u64)fused_c_166)] = v5_20;
+                u32 fused_c_230 = fused_tid + 5120u;
+                f32 v0_230 = fused_r20;
+                f32 v2_125 = v0_230 - v1;
+                f32 v3_125 = cuprum::exp(v2_125);
+                f32 v5_20 = v3_125 / v4;
+                fused_out[fused_base_out + ((u64)fused_c_230)] = v5_20;
             }
             {
-                u32 fused_c_167 = fused_tid + 5376u;
-                f32 v0_167 = fused_r21;
-                f32 v2_94 = v0_167 - v1;
-                f32 v3_94 = cuprum::exp(v2_94);
-                f32 v5_21 = v3_94 / v4;
-                fused_out[fused_base_out + ((u64)fused_c_167)] = v5_21;
+                u32 fused_c_231 = fused_tid + 5376u;
+                f32 v0_231 = fused_r21;
+                f32 v2_126 = v0_231 - v1;
+                f32 v3_126 = cuprum::exp(v2_126);
+                f32 v5_21 = v3_126 / v4;
+                fused_out[fused_base_out + ((u64)fused_c_231)] = v5_21;
             }
             {
-                u32 fused_c_168 = fused_tid + 5632u;
-                f32 v0_168 = fused_r22;
-                f32 v2_95 = v0_168 - v1;
-                f32 v3_95 = cuprum::exp(v2_95);
-                f32 v5_22 = v3_95 / v4;
-                fused_out[fused_base_out + ((u64)fused_c_168)] = v5_22;
+                u32 fused_c_232 = fused_tid + 5632u;
+                f32 v0_232 = fused_r22;
+                f32 v2_127 = v0_232 - v1;
+                f32 v3_127 = cuprum::exp(v2_127);
+                f32 v5_22 = v3_127 / v4;
+                fused_out[fused_base_out + ((u64)fused_c_232)] = v5_22;
             }
             {
-                u32 fused_c_169 = fused_tid + 5888u;
-                f32 v0_169 = fused_r23;
-                f32 v2_96 = v0_169 - v1;
-                f32 v3_96 = cuprum::exp(v2_96);
-                f32 v5_23 = v3_96 / v4;
-                fused_out[fused_base_out + ((u64)fused_c_169)] = v5_23;
+                u32 fused_c_233 = fused_tid + 5888u;
+                f32 v0_233 = fused_r23;
+                f32 v2_128 = v0_233 - v1;
+                f32 v3_128 = cuprum::exp(v2_128);
+                f32 v5_23 = v3_128 / v4;
+                fused_out[fused_base_out + ((u64)fused_c_233)] = v5_23;
             }
             {
-                u32 fused_c_170 = fused_tid + 6144u;
-                f32 v0_170 = fused_r24;
-                f32 v2_97 = v0_170 - v1;
-                f32 v3_97 = cuprum::exp(v2_97);
-                f32 v5_24 = v3_97 / v4;
-                fused_out[fused_base_out + ((u64)fused_c_170)] = v5_24;
+                u32 fused_c_234 = fused_tid + 6144u;
+                f32 v0_234 = fused_r24;
+                f32 v2_129 = v0_234 - v1;
+                f32 v3_129 = cuprum::exp(v2_129);
+                f32 v5_24 = v3_129 / v4;
+                fused_out[fused_base_out + ((u64)fused_c_234)] = v5_24;
             }
             {
-                u32 fused_c_171 = fused_tid + 6400u;
-                f32 v0_171 = fused_r25;
-                f32 v2_98 = v0_171 - v1;
-                f32 v3_98 = cuprum::exp(v2_98);
-                f32 v5_25 = v3_98 / v4;
-                fused_out[fused_base_out + ((u64)fused_c_171)] = v5_25;
+                u32 fused_c_235 = fused_tid + 6400u;
+                f32 v0_235 = fused_r25;
+                f32 v2_130 = v0_235 - v1;
+                f32 v3_130 = cuprum::exp(v2_130);
+                f32 v5_25 = v3_130 / v4;
+                fused_out[fused_base_out + ((u64)fused_c_235)] = v5_25;
             }
             {
-                u32 fused_c_172 = fused_tid + 6656u;
-                f32 v0_172 = fused_r26;
-                f32 v2_99 = v0_172 - v1;
-                f32 v3_99 = cuprum::exp(v2_99);
-                f32 v5_26 = v3_99 / v4;
-                fused_out[fused_base_out + ((u64)fused_c_172)] = v5_26;
+                u32 fused_c_236 = fused_tid + 6656u;
+                f32 v0_236 = fused_r26;
+                f32 v2_131 = v0_236 - v1;
+                f32 v3_131 = cuprum::exp(v2_131);
+                f32 v5_26 = v3_131 / v4;
+                fused_out[fused_base_out + ((u64)fused_c_236)] = v5_26;
             }
             {
-                u32 fused_c_173 = fused_tid + 6912u;
-                f32 v0_173 = fused_r27;
-                f32 v2_100 = v0_173 - v1;
-                f32 v3_100 = cuprum::exp(v2_100);
-                f32 v5_27 = v3_100 / v4;
-                fused_out[fused_base_out + ((u64)fused_c_173)] = v5_27;
+                u32 fused_c_237 = fused_tid + 6912u;
+                f32 v0_237 = fused_r27;
+                f32 v2_132 = v0_237 - v1;
+                f32 v3_132 = cuprum::exp(v2_132);
+                f32 v5_27 = v3_132 / v4;
+                fused_out[fused_base_out + ((u64)fused_c_237)] = v5_27;
             }
             {
-                u32 fused_c_174 = fused_tid + 7168u;
-                f32 v0_174 = fused_r28;
-                f32 v2_101 = v0_174 - v1;
-                f32 v3_101 = cuprum::exp(v2_101);
-                f32 v5_28 = v3_101 / v4;
-                fused_out[fused_base_out + ((u64)fused_c_174)] = v5_28;
+                u32 fused_c_238 = fused_tid + 7168u;
+                f32 v0_238 = fused_r28;
+                f32 v2_133 = v0_238 - v1;
+                f32 v3_133 = cuprum::exp(v2_133);
+                f32 v5_28 = v3_133 / v4;
+                fused_out[fused_base_out + ((u64)fused_c_238)] = v5_28;
             }
             {
-                u32 fused_c_175 = fused_tid + 7424u;
-                f32 v0_175 = fused_r29;
-                f32 v2_102 = v0_175 - v1;
-                f32 v3_102 = cuprum::exp(v2_102);
-                f32 v5_29 = v3_102 / v4;
-                fused_out[fused_base_out + ((u64)fused_c_175)] = v5_29;
+                u32 fused_c_239 = fused_tid + 7424u;
+                f32 v0_239 = fused_r29;
+                f32 v2_134 = v0_239 - v1;
+                f32 v3_134 = cuprum::exp(v2_134);
+                f32 v5_29 = v3_134 / v4;
+                fused_out[fused_base_out + ((u64)fused_c_239)] = v5_29;
             }
             {
-                u32 fused_c_176 = fused_tid + 7680u;
-                f32 v0_176 = fused_r30;
-                f32 v2_103 = v0_176 - v1;
-                f32 v3_103 = cuprum::exp(v2_103);
-                f32 v5_30 = v3_103 / v4;
-                fused_out[fused_base_out + ((u64)fused_c_176)] = v5_30;
+                u32 fused_c_240 = fused_tid + 7680u;
+                f32 v0_240 = fused_r30;
+                f32 v2_135 = v0_240 - v1;
+                f32 v3_135 = cuprum::exp(v2_135);
+                f32 v5_30 = v3_135 / v4;
+                fused_out[fused_base_out + ((u64)fused_c_240)] = v5_30;
             }
             {
-                u32 fused_c_177 = fused_tid + 7936u;
-                f32 v0_177 = fused_r31;
-                f32 v2_104 = v0_177 - v1;
-                f32 v3_104 = cuprum::exp(v2_104);
-                f32 v5_31 = v3_104 / v4;
-                fused_out[fused_base_out + ((u64)fused_c_177)] = v5_31;
+                u32 fused_c_241 = fused_tid + 7936u;
+                f32 v0_241 = fused_r31;
+                f32 v2_136 = v0_241 - v1;
+                f32 v3_136 = cuprum::exp(v2_136);
+                f32 v5_31 = v3_136 / v4;
+                fused_out[fused_base_out + ((u64)fused_c_241)] = v5_31;
             }
         } else {
-            if (0u < fused_live) {
+            if (fused_live >= 8u) {
                 {
-                    u32 fused_c_178 = fused_tid + 0u;
-                    f32 v0_178 = fused_r0;
-                    f32 v2_105 = v0_178 - v1;
-                    f32 v3_105 = cuprum::exp(v2_105);
-                    f32 v5_32 = v3_105 / v4;
-                    fused_out[fused_base_out + ((u64)fused_c_178)] = v5_32;
+                    u32 fused_c_242 = fused_tid + 0u;
+                    f32 v0_242 = fused_r0;
+                    f32 v2_137 = v0_242 - v1;
+                    f32 v3_137 = cuprum::exp(v2_137);
+                    f32 v5_32 = v3_137 / v4;
+                    fused_out[fused_base_out + ((u64)fused_c_242)] = v5_32;
+                }
+                {
+                    u32 fused_c_243 = fused_tid + 256u;
+                    f32 v0_243 = fused_r1;
+                    f32 v2_138 = v0_243 - v1;
+                    f32 v3_138 = cuprum::exp(v2_138);
+                    f32 v5_33 = v3_138 / v4;
+                    fused_out[fused_base_out + ((u64)fused_c_243)] = v5_33;
+                }
+                {
+                    u32 fused_c_244 = fused_tid + 512u;
+                    f32 v0_244 = fused_r2;
+                    f32 v2_139 = v0_244 - v1;
+                    f32 v3_139 = cuprum::exp(v2_139);
+                    f32 v5_34 = v3_139 / v4;
+                    fused_out[fused_base_out + ((u64)fused_c_244)] = v5_34;
+                }
+                {
+                    u32 fused_c_245 = fused_tid + 768u;
+                    f32 v0_245 = fused_r3;
+                    f32 v2_140 = v0_245 - v1;
+                    f32 v3_140 = cuprum::exp(v2_140);
+                    f32 v5_35 = v3_140 / v4;
+                    fused_out[fused_base_out + ((u64)fused_c_245)] = v5_35;
+                }
+                {
+                    u32 fused_c_246 = fused_tid + 1024u;
+                    f32 v0_246 = fused_r4;
+                    f32 v2_141 = v0_246 - v1;
+                    f32 v3_141 = cuprum::exp(v2_141);
+                    f32 v5_36 = v3_141 / v4;
+                    fused_out[fused_base_out + ((u64)fused_c_246)] = v5_36;
+                }
+                {
+                    u32 fused_c_247 = fused_tid + 1280u;
+                    f32 v0_247 = fused_r5;
+                    f32 v2_142 = v0_247 - v1;
+                    f32 v3_142 = cuprum::exp(v2_142);
+                    f32 v5_37 = v3_142 / v4;
+                    fused_out[fused_base_out + ((u64)fused_c_247)] = v5_37;
+                }
+                {
+                    u32 fused_c_248 = fused_tid + 1536u;
+                    f32 v0_248 = fused_r6;
+                    f32 v2_143 = v0_248 - v1;
+                    f32 v3_143 = cuprum::exp(v2_143);
+                    f32 v5_38 = v3_143 / v4;
+                    fused_out[fused_base_out + ((u64)fused_c_248)] = v5_38;
+                }
+                {
+                    u32 fused_c_249 = fused_tid + 1792u;
+                    f32 v0_249 = fused_r7;
+                    f32 v2_144 = v0_249 - v1;
+                    f32 v3_144 = cuprum::exp(v2_144);
+                    f32 v5_39 = v3_144 / v4;
+                    fused_out[fused_base_out + ((u64)fused_c_249)] = v5_39;
+                }
+            } else if (fused_live > 0u) {
+                if (0u < fused_live) {
+                    {
+                        u32 fused_c_250 = fused_tid + 0u;
+                        f32 v0_250 = fused_r0;
+                        f32 v2_145 = v0_250 - v1;
+                        f32 v3_145 = cuprum::exp(v2_145);
+                        f32 v5_40 = v3_145 / v4;
+                        fused_out[fused_base_out + ((u64)fused_c_250)] = v5_40;
+                    }
+                }
+                if (1u < fused_live) {
+                    {
+                        u32 fused_c_251 = fused_tid + 256u;
+                        f32 v0_251 = fused_r1;
+                        f32 v2_146 = v0_251 - v1;
+                        f32 v3_146 = cuprum::exp(v2_146);
+                        f32 v5_41 = v3_146 / v4;
+                        fused_out[fused_base_out + ((u64)fused_c_251)] = v5_41;
+                    }
+                }
+                if (2u < fused_live) {
+                    {
+                        u32 fused_c_252 = fused_tid + 512u;
+                        f32 v0_252 = fused_r2;
+                        f32 v2_147 = v0_252 - v1;
+                        f32 v3_147 = cuprum::exp(v2_147);
+                        f32 v5_42 = v3_147 / v4;
+                        fused_out[fused_base_out + ((u64)fused_c_252)] = v5_42;
+                    }
+                }
+                if (3u < fused_live) {
+                    {
+                        u32 fused_c_253 = fused_tid + 768u;
+                        f32 v0_253 = fused_r3;
+                        f32 v2_148 = v0_253 - v1;
+                        f32 v3_148 = cuprum::exp(v2_148);
+                        f32 v5_43 = v3_148 / v4;
+                        fused_out[fused_base_out + ((u64)fused_c_253)] = v5_43;
+                    }
+                }
+                if (4u < fused_live) {
+                    {
+                        u32 fused_c_254 = fused_tid + 1024u;
+                        f32 v0_254 = fused_r4;
+                        f32 v2_149 = v0_254 - v1;
+                        f32 v3_149 = cuprum::exp(v2_149);
+                        f32 v5_44 = v3_149 / v4;
+                        fused_out[fused_base_out + ((u64)fused_c_254)] = v5_44;
+                    }
+                }
+                if (5u < fused_live) {
+                    {
+                        u32 fused_c_255 = fused_tid + 1280u;
+                        f32 v0_255 = fused_r5;
+                        f32 v2_150 = v0_255 - v1;
+                        f32 v3_150 = cuprum::exp(v2_150);
+                        f32 v5_45 = v3_150 / v4;
+                        fused_out[fused_base_out + ((u64)fused_c_255)] = v5_45;
+                    }
+                }
+                if (6u < fused_live) {
+                    {
+                        u32 fused_c_256 = fused_tid + 1536u;
+                        f32 v0_256 = fused_r6;
+                        f32 v2_151 = v0_256 - v1;
+                        f32 v3_151 = cuprum::exp(v2_151);
+                        f32 v5_46 = v3_151 / v4;
+                        fused_out[fused_base_out + ((u64)fused_c_256)] = v5_46;
+                    }
+                }
+                if (7u < fused_live) {
+                    {
+                        u32 fused_c_257 = fused_tid + 1792u;
+                        f32 v0_257 = fused_r7;
+                        f32 v2_152 = v0_257 - v1;
+                        f32 v3_152 = cuprum::exp(v2_152);
+                        f32 v5_47 = v3_152 / v4;
+                        fused_out[fused_base_out + ((u64)fused_c_257)] = v5_47;
+                    }
                 }
             }
-            if (1u < fused_live) {
+            if (fused_live >= 16u) {
                 {
-                    u32 fused_c_179 = fused_tid + 256u;
-                    f32 v0_179 = fused_r1;
-                    f32 v2_106 = v0_179 - v1;
-                    f32 v3_106 = cuprum::exp(v2_106);
-                    f32 v5_33 = v3_106 / v4;
-                    fused_out[fused_base_out + ((u64)fused_c_179)] = v5_33;
+                    u32 fused_c_258 = fused_tid + 2048u;
+                    f32 v0_258 = fused_r8;
+                    f32 v2_153 = v0_258 - v1;
+                    f32 v3_153 = cuprum::exp(v2_153);
+                    f32 v5_48 = v3_153 / v4;
+                    fused_out[fused_base_out + ((u64)fused_c_258)] = v5_48;
+                }
+                {
+                    u32 fused_c_259 = fused_tid + 2304u;
+                    f32 v0_259 = fused_r9;
+                    f32 v2_154 = v0_259 - v1;
+                    f32 v3_154 = cuprum::exp(v2_154);
+                    f32 v5_49 = v3_154 / v4;
+                    fused_out[fused_base_out + ((u64)fused_c_259)] = v5_49;
+                }
+                {
+                    u32 fused_c_260 = fused_tid + 2560u;
+                    f32 v0_260 = fused_r10;
+                    f32 v2_155 = v0_260 - v1;
+                    f32 v3_155 = cuprum::exp(v2_155);
+                    f32 v5_50 = v3_155 / v4;
+                    fused_out[fused_base_out + ((u64)fused_c_260)] = v5_50;
+                }
+                {
+                    u32 fused_c_261 = fused_tid + 2816u;
+                    f32 v0_261 = fused_r11;
+                    f32 v2_156 = v0_261 - v1;
+                    f32 v3_156 = cuprum::exp(v2_156);
+                    f32 v5_51 = v3_156 / v4;
+                    fused_out[fused_base_out + ((u64)fused_c_261)] = v5_51;
+                }
+                {
+                    u32 fused_c_262 = fused_tid + 3072u;
+                    f32 v0_262 = fused_r12;
+                    f32 v2_157 = v0_262 - v1;
+                    f32 v3_157 = cuprum::exp(v2_157);
+                    f32 v5_52 = v3_157 / v4;
+                    fused_out[fused_base_out + ((u64)fused_c_262)] = v5_52;
+                }
+                {
+                    u32 fused_c_263 = fused_tid + 3328u;
+                    f32 v0_263 = fused_r13;
+                    f32 v2_158 = v0_263 - v1;
+                    f32 v3_158 = cuprum::exp(v2_158);
+                    f32 v5_53 = v3_158 / v4;
+                    fused_out[fused_base_out + ((u64)fused_c_263)] = v5_53;
+                }
+                {
+                    u32 fused_c_264 = fused_tid + 3584u;
+                    f32 v0_264 = fused_r14;
+                    f32 v2_159 = v0_264 - v1;
+                    f32 v3_159 = cuprum::exp(v2_159);
+                    f32 v5_54 = v3_159 / v4;
+                    fused_out[fused_base_out + ((u64)fused_c_264)] = v5_54;
+                }
+                {
+                    u32 fused_c_265 = fused_tid + 3840u;
+                    f32 v0_265 = fused_r15;
+                    f32 v2_160 = v0_265 - v1;
+                    f32 v3_160 = cuprum::exp(v2_160);
+                    f32 v5_55 = v3_160 / v4;
+                    fused_out[fused_base_out + ((u64)fused_c_265)] = v5_55;
+                }
+            } else if (fused_live > 8u) {
+                if (8u < fused_live) {
+                    {
+                        u32 fused_c_266 = fused_tid + 2048u;
+                        f32 v0_266 = fused_r8;
+                        f32 v2_161 = v0_266 - v1;
+                        f32 v3_161 = cuprum::exp(v2_161);
+                        f32 v5_56 = v3_161 / v4;
+                        fused_out[fused_base_out + ((u64)fused_c_266)] = v5_56;
+                    }
+                }
+                if (9u < fused_live) {
+                    {
+                        u32 fused_c_267 = fused_tid + 2304u;
+                        f32 v0_267 = fused_r9;
+                        f32 v2_162 = v0_267 - v1;
+                        f32 v3_162 = cuprum::exp(v2_162);
+                        f32 v5_57 = v3_162 / v4;
+                        fused_out[fused_base_out + ((u64)fused_c_267)] = v5_57;
+                    }
+                }
+                if (10u < fused_live) {
+                    {
+                        u32 fused_c_268 = fused_tid + 2560u;
+                        f32 v0_268 = fused_r10;
+                        f32 v2_163 = v0_268 - v1;
+                        f32 v3_163 = cuprum::exp(v2_163);
+                        f32 v5_58 = v3_163 / v4;
+                        fused_out[fused_base_out + ((u64)fused_c_268)] = v5_58;
+                    }
+                }
+                if (11u < fused_live) {
+                    {
+                        u32 fused_c_269 = fused_tid + 2816u;
+                        f32 v0_269 = fused_r11;
+                        f32 v2_164 = v0_269 - v1;
+                        f32 v3_164 = cuprum::exp(v2_164);
+                        f32 v5_59 = v3_164 / v4;
+                        fused_out[fused_base_out + ((u64)fused_c_269)] = v5_59;
+                    }
+                }
+                if (12u < fused_live) {
+                    {
+                        u32 fused_c_270 = fused_tid + 3072u;
+                        f32 v0_270 = fused_r12;
+                        f32 v2_165 = v0_270 - v1;
+                        f32 v3_165 = cuprum::exp(v2_165);
+                        f32 v5_60 = v3_165 / v4;
+                        fused_out[fused_base_out + ((u64)fused_c_270)] = v5_60;
+                    }
+                }
+                if (13u < fused_live) {
+                    {
+                        u32 fused_c_271 = fused_tid + 3328u;
+                        f32 v0_271 = fused_r13;
+                        f32 v2_166 = v0_271 - v1;
+                        f32 v3_166 = cuprum::exp(v2_166);
+                        f32 v5_61 = v3_166 / v4;
+                        fused_out[fused_base_out + ((u64)fused_c_271)] = v5_61;
+                    }
+                }
+                if (14u < fused_live) {
+                    {
+                        u32 fused_c_272 = fused_tid + 3584u;
+                        f32 v0_272 = fused_r14;
+                        f32 v2_167 = v0_272 - v1;
+                        f32 v3_167 = cuprum::exp(v2_167);
+                        f32 v5_62 = v3_167 / v4;
+                        fused_out[fused_base_out + ((u64)fused_c_272)] = v5_62;
+                    }
+                }
+                if (15u < fused_live) {
+                    {
+                        u32 fused_c_273 = fused_tid + 3840u;
+                        f32 v0_273 = fused_r15;
+                        f32 v2_168 = v0_273 - v1;
+                        f32 v3_168 = cuprum::exp(v2_168);
+                        f32 v5_63 = v3_168 / v4;
+                        fused_out[fused_base_out + ((u64)fused_c_273)] = v5_63;
+                    }
                 }
             }
-            if (2u < fused_live) {
+            if (fused_live >= 24u) {
                 {
-                    u32 fused_c_180 = fused_tid + 512u;
-                    f32 v0_180 = fused_r2;
-                    f32 v2_107 = v0_180 - v1;
-                    f32 v3_107 = cuprum::exp(v2_107);
-                    f32 v5_34 = v3_107 / v4;
-                    fused_out[fused_base_out + ((u64)fused_c_180)] = v5_34;
+                    u32 fused_c_274 = fused_tid + 4096u;
+                    f32 v0_274 = fused_r16;
+                    f32 v2_169 = v0_274 - v1;
+                    f32 v3_169 = cuprum::exp(v2_169);
+                    f32 v5_64 = v3_169 / v4;
+                    fused_out[fused_base_out + ((u64)fused_c_274)] = v5_64;
+                }
+                {
+                    u32 fused_c_275 = fused_tid + 4352u;
+                    f32 v0_275 = fused_r17;
+                    f32 v2_170 = v0_275 - v1;
+                    f32 v3_170 = cuprum::exp(v2_170);
+                    f32 v5_65 = v3_170 / v4;
+                    fused_out[fused_base_out + ((u64)fused_c_275)] = v5_65;
+                }
+                {
+                    u32 fused_c_276 = fused_tid + 4608u;
+                    f32 v0_276 = fused_r18;
+                    f32 v2_171 = v0_276 - v1;
+                    f32 v3_171 = cuprum::exp(v2_171);
+                    f32 v5_66 = v3_171 / v4;
+                    fused_out[fused_base_out + ((u64)fused_c_276)] = v5_66;
+                }
+                {
+                    u32 fused_c_277 = fused_tid + 4864u;
+                    f32 v0_277 = fused_r19;
+                    f32 v2_172 = v0_277 - v1;
+                    f32 v3_172 = cuprum::exp(v2_172);
+                    f32 v5_67 = v3_172 / v4;
+                    fused_out[fused_base_out + ((u64)fused_c_277)] = v5_67;
+                }
+                {
+                    u32 fused_c_278 = fused_tid + 5120u;
+                    f32 v0_278 = fused_r20;
+                    f32 v2_173 = v0_278 - v1;
+                    f32 v3_173 = cuprum::exp(v2_173);
+                    f32 v5_68 = v3_173 / v4;
+                    fused_out[fused_base_out + ((u64)fused_c_278)] = v5_68;
+                }
+                {
+                    u32 fused_c_279 = fused_tid + 5376u;
+                    f32 v0_279 = fused_r21;
+                    f32 v2_174 = v0_279 - v1;
+                    f32 v3_174 = cuprum::exp(v2_174);
+                    f32 v5_69 = v3_174 / v4;
+                    fused_out[fused_base_out + ((u64)fused_c_279)] = v5_69;
+                }
+                {
+                    u32 fused_c_280 = fused_tid + 5632u;
+                    f32 v0_280 = fused_r22;
+                    f32 v2_175 = v0_280 - v1;
+                    f32 v3_175 = cuprum::exp(v2_175);
+                    f32 v5_70 = v3_175 / v4;
+                    fused_out[fused_base_out + ((u64)fused_c_280)] = v5_70;
+                }
+                {
+                    u32 fused_c_281 = fused_tid + 5888u;
+                    f32 v0_281 = fused_r23;
+                    f32 v2_176 = v0_281 - v1;
+                    f32 v3_176 = cuprum::exp(v2_176);
+                    f32 v5_71 = v3_176 / v4;
+                    fused_out[fused_base_out + ((u64)fused_c_281)] = v5_71;
+                }
+            } else if (fused_live > 16u) {
+                if (16u < fused_live) {
+                    {
+                        u32 fused_c_282 = fused_tid + 4096u;
+                        f32 v0_282 = fused_r16;
+                        f32 v2_177 = v0_282 - v1;
+                        f32 v3_177 = cuprum::exp(v2_177);
+                        f32 v5_72 = v3_177 / v4;
+                        fused_out[fused_base_out + ((u64)fused_c_282)] = v5_72;
+                    }
+                }
+                if (17u < fused_live) {
+                    {
+                        u32 fused_c_283 = fused_tid + 4352u;
+                        f32 v0_283 = fused_r17;
+                        f32 v2_178 = v0_283 - v1;
+                        f32 v3_178 = cuprum::exp(v2_178);
+                        f32 v5_73 = v3_178 / v4;
+                        fused_out[fused_base_out + ((u64)fused_c_283)] = v5_73;
+                    }
+                }
+                if (18u < fused_live) {
+                    {
+                        u32 fused_c_284 = fused_tid + 4608u;
+                        f32 v0_284 = fused_r18;
+                        f32 v2_179 = v0_284 - v1;
+                        f32 v3_179 = cuprum::exp(v2_179);
+                        f32 v5_74 = v3_179 / v4;
+                        fused_out[fused_base_out + ((u64)fused_c_284)] = v5_74;
+                    }
+                }
+                if (19u < fused_live) {
+                    {
+                        u32 fused_c_285 = fused_tid + 4864u;
+                        f32 v0_285 = fused_r19;
+                        f32 v2_180 = v0_285 - v1;
+                        f32 v3_180 = cuprum::exp(v2_180);
+                        f32 v5_75 = v3_180 / v4;
+                        fused_out[fused_base_out + ((u64)fused_c_285)] = v5_75;
+                    }
+                }
+                if (20u < fused_live) {
+                    {
+                        u32 fused_c_286 = fused_tid + 5120u;
+                        f32 v0_286 = fused_r20;
+                        f32 v2_181 = v0_286 - v1;
+                        f32 v3_181 = cuprum::exp(v2_181);
+                        f32 v5_76 = v3_181 / v4;
+                        fused_out[fused_base_out + ((u64)fused_c_286)] = v5_76;
+                    }
+                }
+                if (21u < fused_live) {
+                    {
+                        u32 fused_c_287 = fused_tid + 5376u;
+                        f32 v0_287 = fused_r21;
+                        f32 v2_182 = v0_287 - v1;
+                        f32 v3_182 = cuprum::exp(v2_182);
+                        f32 v5_77 = v3_182 / v4;
+                        fused_out[fused_base_out + ((u64)fused_c_287)] = v5_77;
+                    }
+                }
+                if (22u < fused_live) {
+                    {
+                        u32 fused_c_288 = fused_tid + 5632u;
+                        f32 v0_288 = fused_r22;
+                        f32 v2_183 = v0_288 - v1;
+                        f32 v3_183 = cuprum::exp(v2_183);
+                        f32 v5_78 = v3_183 / v4;
+                        fused_out[fused_base_out + ((u64)fused_c_288)] = v5_78;
+                    }
+                }
+                if (23u < fused_live) {
+                    {
+                        u32 fused_c_289 = fused_tid + 5888u;
+                        f32 v0_289 = fused_r23;
+                        f32 v2_184 = v0_289 - v1;
+                        f32 v3_184 = cuprum::exp(v2_184);
+                        f32 v5_79 = v3_184 / v4;
+                        fused_out[fused_base_out + ((u64)fused_c_289)] = v5_79;
+                    }
                 }
             }
-            if (3u < fused_live) {
+            if (fused_live >= 32u) {
                 {
-                    u32 fused_c_181 = fused_tid + 768u;
-                    f32 v0_181 = fused_r3;
-                    f32 v2_108 = v0_181 - v1;
-                    f32 v3_108 = cuprum::exp(v2_108);
-                    f32 v5_35 = v3_108 / v4;
-                    fused_out[fused_base_out + ((u64)fused_c_181)] = v5_35;
+                    u32 fused_c_290 = fused_tid + 6144u;
+                    f32 v0_290 = fused_r24;
+                    f32 v2_185 = v0_290 - v1;
+                    f32 v3_185 = cuprum::exp(v2_185);
+                    f32 v5_80 = v3_185 / v4;
+                    fused_out[fused_base_out + ((u64)fused_c_290)] = v5_80;
                 }
-            }
-            if (4u < fused_live) {
                 {
-                    u32 fused_c_182 = fused_tid + 1024u;
-                    f32 v0_182 = fused_r4;
-                    f32 v2_109 = v0_182 - v1;
-                    f32 v3_109 = cuprum::exp(v2_109);
-                    f32 v5_36 = v3_109 / v4;
-                    fused_out[fused_base_out + ((u64)fused_c_182)] = v5_36;
+                    u32 fused_c_291 = fused_tid + 6400u;
+                    f32 v0_291 = fused_r25;
+                    f32 v2_186 = v0_291 - v1;
+                    f32 v3_186 = cuprum::exp(v2_186);
+                    f32 v5_81 = v3_186 / v4;
+                    fused_out[fused_base_out + ((u64)fused_c_291)] = v5_81;
                 }
-            }
-            if (5u < fused_live) {
                 {
-                    u32 fused_c_183 = fused_tid + 1280u;
-                    f32 v0_183 = fused_r5;
-                    f32 v2_110 = v0_183 - v1;
-                    f32 v3_110 = cuprum::exp(v2_110);
-                    f32 v5_37 = v3_110 / v4;
-                    fused_out[fused_base_out + ((u64)fused_c_183)] = v5_37;
+                    u32 fused_c_292 = fused_tid + 6656u;
+                    f32 v0_292 = fused_r26;
+                    f32 v2_187 = v0_292 - v1;
+                    f32 v3_187 = cuprum::exp(v2_187);
+                    f32 v5_82 = v3_187 / v4;
+                    fused_out[fused_base_out + ((u64)fused_c_292)] = v5_82;
                 }
-            }
-            if (6u < fused_live) {
                 {
-                    u32 fused_c_184 = fused_tid + 1536u;
-                    f32 v0_184 = fused_r6;
-                    f32 v2_111 = v0_184 - v1;
-                    f32 v3_111 = cuprum::exp(v2_111);
-                    f32 v5_38 = v3_111 / v4;
-                    fused_out[fused_base_out + ((u64)fused_c_184)] = v5_38;
+                    u32 fused_c_293 = fused_tid + 6912u;
+                    f32 v0_293 = fused_r27;
+                    f32 v2_188 = v0_293 - v1;
+                    f32 v3_188 = cuprum::exp(v2_188);
+                    f32 v5_83 = v3_188 / v4;
+                    fused_out[fused_base_out + ((u64)fused_c_293)] = v5_83;
                 }
-            }
-            if (7u < fused_live) {
                 {
-                    u32 fused_c_185 = fused_tid + 1792u;
-                    f32 v0_185 = fused_r7;
-                    f32 v2_112 = v0_185 - v1;
-                    f32 v3_112 = cuprum::exp(v2_112);
-                    f32 v5_39 = v3_112 / v4;
-                    fused_out[fused_base_out + ((u64)fused_c_185)] = v5_39;
+                    u32 fused_c_294 = fused_tid + 7168u;
+                    f32 v0_294 = fused_r28;
+                    f32 v2_189 = v0_294 - v1;
+                    f32 v3_189 = cuprum::exp(v2_189);
+                    f32 v5_84 = v3_189 / v4;
+                    fused_out[fused_base_out + ((u64)fused_c_294)] = v5_84;
                 }
-            }
-            if (8u < fused_live) {
                 {
-                    u32 fused_c_186 = fused_tid + 2048u;
-                    f32 v0_186 = fused_r8;
-                    f32 v2_113 = v0_186 - v1;
-                    f32 v3_113 = cuprum::exp(v2_113);
-                    f32 v5_40 = v3_113 / v4;
-                    fused_out[fused_base_out + ((u64)fused_c_186)] = v5_40;
+                    u32 fused_c_295 = fused_tid + 7424u;
+                    f32 v0_295 = fused_r29;
+                    f32 v2_190 = v0_295 - v1;
+                    f32 v3_190 = cuprum::exp(v2_190);
+                    f32 v5_85 = v3_190 / v4;
+                    fused_out[fused_base_out + ((u64)fused_c_295)] = v5_85;
                 }
-            }
-            if (9u < fused_live) {
                 {
-                    u32 fused_c_187 = fused_tid + 2304u;
-                    f32 v0_187 = fused_r9;
-                    f32 v2_114 = v0_187 - v1;
-                    f32 v3_114 = cuprum::exp(v2_114);
-                    f32 v5_41 = v3_114 / v4;
-                    fused_out[fused_base_out + ((u64)fused_c_187)] = v5_41;
+                    u32 fused_c_296 = fused_tid + 7680u;
+                    f32 v0_296 = fused_r30;
+                    f32 v2_191 = v0_296 - v1;
+                    f32 v3_191 = cuprum::exp(v2_191);
+                    f32 v5_86 = v3_191 / v4;
+                    fused_out[fused_base_out + ((u64)fused_c_296)] = v5_86;
                 }
-            }
-            if (10u < fused_live) {
                 {
-                    u32 fused_c_188 = fused_tid + 2560u;
-                    f32 v0_188 = fused_r10;
-                    f32 v2_115 = v0_188 - v1;
-                    f32 v3_115 = cuprum::exp(v2_115);
-                    f32 v5_42 = v3_115 / v4;
-                    fused_out[fused_base_out + ((u64)fused_c_188)] = v5_42;
+                    u32 fused_c_297 = fused_tid + 7936u;
+                    f32 v0_297 = fused_r31;
+                    f32 v2_192 = v0_297 - v1;
+                    f32 v3_192 = cuprum::exp(v2_192);
+                    f32 v5_87 = v3_192 / v4;
+                    fused_out[fused_base_out + ((u64)fused_c_297)] = v5_87;
                 }
-            }
-            if (11u < fused_live) {
-                {
-                    u32 fused_c_189 = fused_tid + 2816u;
-                    f32 v0_189 = fused_r11;
-                    f32 v2_116 = v0_189 - v1;
-                    f32 v3_116 = cuprum::exp(v2_116);
-                    f32 v5_43 = v3_116 / v4;
-                    fused_out[fused_base_out + ((u64)fused_c_189)] = v5_43;
+            } else if (fused_live > 24u) {
+                if (24u < fused_live) {
+                    {
+                        u32 fused_c_298 = fused_tid + 6144u;
+                        f32 v0_298 = fused_r24;
+                        f32 v2_193 = v0_298 - v1;
+                        f32 v3_193 = cuprum::exp(v2_193);
+                        f32 v5_88 = v3_193 / v4;
+                        fused_out[fused_base_out + ((u64)fused_c_298)] = v5_88;
+                    }
                 }
-            }
-            if (12u < fused_live) {
-                {
-                    u32 fused_c_190 = fused_tid + 3072u;
-                    f32 v0_190 = fused_r12;
-                    f32 v2_117 = v0_190 - v1;
-                    f32 v3_117 = cuprum::exp(v2_117);
-                    f32 v5_44 = v3_117 / v4;
-                    fused_out[fused_base_out + ((u64)fused_c_190)] = v5_44;
+                if (25u < fused_live) {
+                    {
+                        u32 fused_c_299 = fused_tid + 6400u;
+                        f32 v0_299 = fused_r25;
+                        f32 v2_194 = v0_299 - v1;
+                        f32 v3_194 = cuprum::exp(v2_194);
+                        f32 v5_89 = v3_194 / v4;
+                        fused_out[fused_base_out + ((u64)fused_c_299)] = v5_89;
+                    }
                 }
-            }
-            if (13u < fused_live) {
-                {
-                    u32 fused_c_191 = fused_tid + 3328u;
-                    f32 v0_191 = fused_r13;
-                    f32 v2_118 = v0_191 - v1;
-                    f32 v3_118 = cuprum::exp(v2_118);
-                    f32 v5_45 = v3_118 / v4;
-                    fused_out[fused_base_out + ((u64)fused_c_191)] = v5_45;
+                if (26u < fused_live) {
+                    {
+                        u32 fused_c_300 = fused_tid + 6656u;
+                        f32 v0_300 = fused_r26;
+                        f32 v2_195 = v0_300 - v1;
+                        f32 v3_195 = cuprum::exp(v2_195);
+                        f32 v5_90 = v3_195 / v4;
+                        fused_out[fused_base_out + ((u64)fused_c_300)] = v5_90;
+                    }
                 }
-            }
-            if (14u < fused_live) {
-                {
-                    u32 fused_c_192 = fused_tid + 3584u;
-                    f32 v0_192 = fused_r14;
-                    f32 v2_119 = v0_192 - v1;
-                    f32 v3_119 = cuprum::exp(v2_119);
-                    f32 v5_46 = v3_119 / v4;
-                    fused_out[fused_base_out + ((u64)fused_c_192)] = v5_46;
+                if (27u < fused_live) {
+                    {
+                        u32 fused_c_301 = fused_tid + 6912u;
+                        f32 v0_301 = fused_r27;
+                        f32 v2_196 = v0_301 - v1;
+                        f32 v3_196 = cuprum::exp(v2_196);
+                        f32 v5_91 = v3_196 / v4;
+                        fused_out[fused_base_out + ((u64)fused_c_301)] = v5_91;
+                    }
                 }
-            }
-            if (15u < fused_live) {
-                {
-                    u32 fused_c_193 = fused_tid + 3840u;
-                    f32 v0_193 = fused_r15;
-                    f32 v2_120 = v0_193 - v1;
-                    f32 v3_120 = cuprum::exp(v2_120);
-                    f32 v5_47 = v3_120 / v4;
-                    fused_out[fused_base_out + ((u64)fused_c_193)] = v5_47;
+                if (28u < fused_live) {
+                    {
+                        u32 fused_c_302 = fused_tid + 7168u;
+                        f32 v0_302 = fused_r28;
+                        f32 v2_197 = v0_302 - v1;
+                        f32 v3_197 = cuprum::exp(v2_197);
+                        f32 v5_92 = v3_197 / v4;
+                        fused_out[fused_base_out + ((u64)fused_c_302)] = v5_92;
+                    }
                 }
-            }
-            if (16u < fused_live) {
-                {
-                    u32 fused_c_194 = fused_tid + 4096u;
-                    f32 v0_194 = fused_r16;
-                    f32 v2_121 = v0_194 - v1;
-                    f32 v3_121 = cuprum::exp(v2_121);
-                    f32 v5_48 = v3_121 / v4;
-                    fused_out[fused_base_out + ((u64)fused_c_194)] = v5_48;
+                if (29u < fused_live) {
+                    {
+                        u32 fused_c_303 = fused_tid + 7424u;
+                        f32 v0_303 = fused_r29;
+                        f32 v2_198 = v0_303 - v1;
+                        f32 v3_198 = cuprum::exp(v2_198);
+                        f32 v5_93 = v3_198 / v4;
+                        fused_out[fused_base_out + ((u64)fused_c_303)] = v5_93;
+                    }
                 }
-            }
-            if (17u < fused_live) {
-                {
-                    u32 fused_c_195 = fused_tid + 4352u;
-                    f32 v0_195 = fused_r17;
-                    f32 v2_122 = v0_195 - v1;
-                    f32 v3_122 = cuprum::exp(v2_122);
-                    f32 v5_49 = v3_122 / v4;
-                    fused_out[fused_base_out + ((u64)fused_c_195)] = v5_49;
+                if (30u < fused_live) {
+                    {
+                        u32 fused_c_304 = fused_tid + 7680u;
+                        f32 v0_304 = fused_r30;
+                        f32 v2_199 = v0_304 - v1;
+                        f32 v3_199 = cuprum::exp(v2_199);
+                        f32 v5_94 = v3_199 / v4;
+                        fused_out[fused_base_out + ((u64)fused_c_304)] = v5_94;
+                    }
                 }
-            }
-            if (18u < fused_live) {
-                {
-                    u32 fused_c_196 = fused_tid + 4608u;
-                    f32 v0_196 = fused_r18;
-                    f32 v2_123 = v0_196 - v1;
-                    f32 v3_123 = cuprum::exp(v2_123);
-                    f32 v5_50 = v3_123 / v4;
-                    fused_out[fused_base_out + ((u64)fused_c_196)] = v5_50;
-                }
-            }
-            if (19u < fused_live) {
-                {
-                    u32 fused_c_197 = fused_tid + 4864u;
-                    f32 v0_197 = fused_r19;
-                    f32 v2_124 = v0_197 - v1;
-                    f32 v3_124 = cuprum::exp(v2_124);
-                    f32 v5_51 = v3_124 / v4;
-                    fused_out[fused_base_out + ((u64)fused_c_197)] = v5_51;
-                }
-            }
-            if (20u < fused_live) {
-                {
-                    u32 fused_c_198 = fused_tid + 5120u;
-                    f32 v0_198 = fused_r20;
-                    f32 v2_125 = v0_198 - v1;
-                    f32 v3_125 = cuprum::exp(v2_125);
-                    f32 v5_52 = v3_125 / v4;
-                    fused_out[fused_base_out + ((u64)fused_c_198)] = v5_52;
-                }
-            }
-            if (21u < fused_live) {
-                {
-                    u32 fused_c_199 = fused_tid + 5376u;
-                    f32 v0_199 = fused_r21;
-                    f32 v2_126 = v0_199 - v1;
-                    f32 v3_126 = cuprum::exp(v2_126);
-                    f32 v5_53 = v3_126 / v4;
-                    fused_out[fused_base_out + ((u64)fused_c_199)] = v5_53;
-                }
-            }
-            if (22u < fused_live) {
-                {
-                    u32 fused_c_200 = fused_tid + 5632u;
-                    f32 v0_200 = fused_r22;
-                    f32 v2_127 = v0_200 - v1;
-                    f32 v3_127 = cuprum::exp(v2_127);
-                    f32 v5_54 = v3_127 / v4;
-                    fused_out[fused_base_out + ((u64)fused_c_200)] = v5_54;
-                }
-            }
-            if (23u < fused_live) {
-                {
-                    u32 fused_c_201 = fused_tid + 5888u;
-                    f32 v0_201 = fused_r23;
-                    f32 v2_128 = v0_201 - v1;
-                    f32 v3_128 = cuprum::exp(v2_128);
-                    f32 v5_55 = v3_128 / v4;
-                    fused_out[fused_base_out + ((u64)fused_c_201)] = v5_55;
-                }
-            }
-            if (24u < fused_live) {
-                {
-                    u32 fused_c_202 = fused_tid + 6144u;
-                    f32 v0_202 = fused_r24;
-                    f32 v2_129 = v0_202 - v1;
-                    f32 v3_129 = cuprum::exp(v2_129);
-                    f32 v5_56 = v3_129 / v4;
-                    fused_out[fused_base_out + ((u64)fused_c_202)] = v5_56;
-                }
-            }
-            if (25u < fused_live) {
-                {
-                    u32 fused_c_203 = fused_tid + 6400u;
-                    f32 v0_203 = fused_r25;
-                    f32 v2_130 = v0_203 - v1;
-                    f32 v3_130 = cuprum::exp(v2_130);
-                    f32 v5_57 = v3_130 / v4;
-                    fused_out[fused_base_out + ((u64)fused_c_203)] = v5_57;
-                }
-            }
-            if (26u < fused_live) {
-                {
-                    u32 fused_c_204 = fused_tid + 6656u;
-                    f32 v0_204 = fused_r26;
-                    f32 v2_131 = v0_204 - v1;
-                    f32 v3_131 = cuprum::exp(v2_131);
-                    f32 v5_58 = v3_131 / v4;
-                    fused_out[fused_base_out + ((u64)fused_c_204)] = v5_58;
-                }
-            }
-            if (27u < fused_live) {
-                {
-                    u32 fused_c_205 = fused_tid + 6912u;
-                    f32 v0_205 = fused_r27;
-                    f32 v2_132 = v0_205 - v1;
-                    f32 v3_132 = cuprum::exp(v2_132);
-                    f32 v5_59 = v3_132 / v4;
-                    fused_out[fused_base_out + ((u64)fused_c_205)] = v5_59;
-                }
-            }
-            if (28u < fused_live) {
-                {
-                    u32 fused_c_206 = fused_tid + 7168u;
-                    f32 v0_206 = fused_r28;
-                    f32 v2_133 = v0_206 - v1;
-                    f32 v3_133 = cuprum::exp(v2_133);
-                    f32 v5_60 = v3_133 / v4;
-                    fused_out[fused_base_out + ((u64)fused_c_206)] = v5_60;
-                }
-            }
-            if (29u < fused_live) {
-                {
-                    u32 fused_c_207 = fused_tid + 7424u;
-                    f32 v0_207 = fused_r29;
-                    f32 v2_134 = v0_207 - v1;
-                    f32 v3_134 = cuprum::exp(v2_134);
-                    f32 v5_61 = v3_134 / v4;
-                    fused_out[fused_base_out + ((u64)fused_c_207)] = v5_61;
-                }
-            }
-            if (30u < fused_live) {
-                {
-                    u32 fused_c_208 = fused_tid + 7680u;
-                    f32 v0_208 = fused_r30;
-                    f32 v2_135 = v0_208 - v1;
-                    f32 v3_135 = cuprum::exp(v2_135);
-                    f32 v5_62 = v3_135 / v4;
-                    fused_out[fused_base_out + ((u64)fused_c_208)] = v5_62;
-                }
-            }
-            if (31u < fused_live) {
-                {
-                    u32 fused_c_209 = fused_tid + 7936u;
-                    f32 v0_209 = fused_r31;
-                    f32 v2_136 = v0_209 - v1;
-                    f32 v3_136 = cuprum::exp(v2_136);
-                    f32 v5_63 = v3_136 / v4;
-                    fused_out[fused_base_out + ((u64)fused_c_209)] = v5_63;
+                if (31u < fused_live) {
+                    {
+                        u32 fused_c_305 = fused_tid + 7936u;
+                        f32 v0_305 = fused_r31;
+                        f32 v2_200 = v0_305 - v1;
+                        f32 v3_200 = cuprum::exp(v2_200);
+                        f32 v5_95 = v3_200 / v4;
+                        fused_out[fused_base_out + ((u64)fused_c_305)] = v5_95;
+                    }
                 }
             }
         }
@@ -2751,78 +3791,78 @@ __device__ __forceinline__ void softmax_body(cuprum::RoSlice<f32> x, i64 x_rs, i
             u32 fused_c7_2 = fused_j_2 + (7u * fused_nt);
             f32 v0_7_3 = x[fused_base_x + ((u64)(fused_c7_2 & fused_mask_x))];
             {
-                u32 fused_c_210 = fused_c0_2;
-                f32 v0_210 = v0_0_2;
-                f32 v2_137 = v0_210 - v1;
-                f32 v3_137 = cuprum::exp(v2_137);
-                f32 v5_64 = v3_137 / v4;
-                fused_out[fused_base_out + ((u64)fused_c_210)] = v5_64;
+                u32 fused_c_306 = fused_c0_2;
+                f32 v0_306 = v0_0_2;
+                f32 v2_201 = v0_306 - v1;
+                f32 v3_201 = cuprum::exp(v2_201);
+                f32 v5_96 = v3_201 / v4;
+                fused_out[fused_base_out + ((u64)fused_c_306)] = v5_96;
             }
             {
-                u32 fused_c_211 = fused_c1_2;
-                f32 v0_211 = v0_1_3;
-                f32 v2_138 = v0_211 - v1;
-                f32 v3_138 = cuprum::exp(v2_138);
-                f32 v5_65 = v3_138 / v4;
-                fused_out[fused_base_out + ((u64)fused_c_211)] = v5_65;
+                u32 fused_c_307 = fused_c1_2;
+                f32 v0_307 = v0_1_3;
+                f32 v2_202 = v0_307 - v1;
+                f32 v3_202 = cuprum::exp(v2_202);
+                f32 v5_97 = v3_202 / v4;
+                fused_out[fused_base_out + ((u64)fused_c_307)] = v5_97;
             }
             {
-                u32 fused_c_212 = fused_c2_2;
-                f32 v0_212 = v0_2_3;
-                f32 v2_139 = v0_212 - v1;
-                f32 v3_139 = cuprum::exp(v2_139);
-                f32 v5_66 = v3_139 / v4;
-                fused_out[fused_base_out + ((u64)fused_c_212)] = v5_66;
+                u32 fused_c_308 = fused_c2_2;
+                f32 v0_308 = v0_2_3;
+                f32 v2_203 = v0_308 - v1;
+                f32 v3_203 = cuprum::exp(v2_203);
+                f32 v5_98 = v3_203 / v4;
+                fused_out[fused_base_out + ((u64)fused_c_308)] = v5_98;
             }
             {
-                u32 fused_c_213 = fused_c3_2;
-                f32 v0_213 = v0_3_3;
-                f32 v2_140 = v0_213 - v1;
-                f32 v3_140 = cuprum::exp(v2_140);
-                f32 v5_67 = v3_140 / v4;
-                fused_out[fused_base_out + ((u64)fused_c_213)] = v5_67;
+                u32 fused_c_309 = fused_c3_2;
+                f32 v0_309 = v0_3_3;
+                f32 v2_204 = v0_309 - v1;
+                f32 v3_204 = cuprum::exp(v2_204);
+                f32 v5_99 = v3_204 / v4;
+                fused_out[fused_base_out + ((u64)fused_c_309)] = v5_99;
             }
             {
-                u32 fused_c_214 = fused_c4_2;
-                f32 v0_214 = v0_4_3;
-                f32 v2_141 = v0_214 - v1;
-                f32 v3_141 = cuprum::exp(v2_141);
-                f32 v5_68 = v3_141 / v4;
-                fused_out[fused_base_out + ((u64)fused_c_214)] = v5_68;
+                u32 fused_c_310 = fused_c4_2;
+                f32 v0_310 = v0_4_3;
+                f32 v2_205 = v0_310 - v1;
+                f32 v3_205 = cuprum::exp(v2_205);
+                f32 v5_100 = v3_205 / v4;
+                fused_out[fused_base_out + ((u64)fused_c_310)] = v5_100;
             }
             {
-                u32 fused_c_215 = fused_c5_2;
-                f32 v0_215 = v0_5_3;
-                f32 v2_142 = v0_215 - v1;
-                f32 v3_142 = cuprum::exp(v2_142);
-                f32 v5_69 = v3_142 / v4;
-                fused_out[fused_base_out + ((u64)fused_c_215)] = v5_69;
+                u32 fused_c_311 = fused_c5_2;
+                f32 v0_311 = v0_5_3;
+                f32 v2_206 = v0_311 - v1;
+                f32 v3_206 = cuprum::exp(v2_206);
+                f32 v5_101 = v3_206 / v4;
+                fused_out[fused_base_out + ((u64)fused_c_311)] = v5_101;
             }
             {
-                u32 fused_c_216 = fused_c6_2;
-                f32 v0_216 = v0_6_3;
-                f32 v2_143 = v0_216 - v1;
-                f32 v3_143 = cuprum::exp(v2_143);
-                f32 v5_70 = v3_143 / v4;
-                fused_out[fused_base_out + ((u64)fused_c_216)] = v5_70;
+                u32 fused_c_312 = fused_c6_2;
+                f32 v0_312 = v0_6_3;
+                f32 v2_207 = v0_312 - v1;
+                f32 v3_207 = cuprum::exp(v2_207);
+                f32 v5_102 = v3_207 / v4;
+                fused_out[fused_base_out + ((u64)fused_c_312)] = v5_102;
             }
             {
-                u32 fused_c_217 = fused_c7_2;
-                f32 v0_217 = v0_7_3;
-                f32 v2_144 = v0_217 - v1;
-                f32 v3_144 = cuprum::exp(v2_144);
-                f32 v5_71 = v3_144 / v4;
-                fused_out[fused_base_out + ((u64)fused_c_217)] = v5_71;
+                u32 fused_c_313 = fused_c7_2;
+                f32 v0_313 = v0_7_3;
+                f32 v2_208 = v0_313 - v1;
+                f32 v3_208 = cuprum::exp(v2_208);
+                f32 v5_103 = v3_208 / v4;
+                fused_out[fused_base_out + ((u64)fused_c_313)] = v5_103;
             }
             fused_j_2 += 8u * fused_nt;
         }
         while (fused_j_2 < fused_n) {
-            u32 fused_c_218 = fused_j_2;
-            f32 v0_218 = x[fused_base_x + ((u64)(fused_c_218 & fused_mask_x))];
-            f32 v2_145 = v0_218 - v1;
-            f32 v3_145 = cuprum::exp(v2_145);
-            f32 v5_72 = v3_145 / v4;
-            fused_out[fused_base_out + ((u64)fused_c_218)] = v5_72;
+            u32 fused_c_314 = fused_j_2;
+            f32 v0_314 = x[fused_base_x + ((u64)(fused_c_314 & fused_mask_x))];
+            f32 v2_209 = v0_314 - v1;
+            f32 v3_209 = cuprum::exp(v2_209);
+            f32 v5_104 = v3_209 / v4;
+            fused_out[fused_base_out + ((u64)fused_c_314)] = v5_104;
             fused_j_2 += fused_nt;
         }
     }
@@ -3103,324 +4143,540 @@ __device__ __forceinline__ void layer_norm_body(cuprum::RoSlice<f32> x, i64 x_rs
             }
         } else {
             u64 fused_at_1 = fused_base_x + ((u64)fused_tid);
-            if (0u < fused_live) {
+            if (fused_live >= 8u) {
                 fused_r0 = x[fused_at_1 + 0ull];
-            }
-            if (1u < fused_live) {
                 fused_r1 = x[fused_at_1 + 256ull];
-            }
-            if (2u < fused_live) {
                 fused_r2 = x[fused_at_1 + 512ull];
-            }
-            if (3u < fused_live) {
                 fused_r3 = x[fused_at_1 + 768ull];
-            }
-            if (4u < fused_live) {
                 fused_r4 = x[fused_at_1 + 1024ull];
-            }
-            if (5u < fused_live) {
                 fused_r5 = x[fused_at_1 + 1280ull];
-            }
-            if (6u < fused_live) {
                 fused_r6 = x[fused_at_1 + 1536ull];
-            }
-            if (7u < fused_live) {
                 fused_r7 = x[fused_at_1 + 1792ull];
+            } else if (fused_live > 0u) {
+                if (0u < fused_live) {
+                    fused_r0 = x[fused_at_1 + 0ull];
+                }
+                if (1u < fused_live) {
+                    fused_r1 = x[fused_at_1 + 256ull];
+                }
+                if (2u < fused_live) {
+                    fused_r2 = x[fused_at_1 + 512ull];
+                }
+                if (3u < fused_live) {
+                    fused_r3 = x[fused_at_1 + 768ull];
+                }
+                if (4u < fused_live) {
+                    fused_r4 = x[fused_at_1 + 1024ull];
+                }
+                if (5u < fused_live) {
+                    fused_r5 = x[fused_at_1 + 1280ull];
+                }
+                if (6u < fused_live) {
+                    fused_r6 = x[fused_at_1 + 1536ull];
+                }
+                if (7u < fused_live) {
+                    fused_r7 = x[fused_at_1 + 1792ull];
+                }
             }
-            if (8u < fused_live) {
+            if (fused_live >= 16u) {
                 fused_r8 = x[fused_at_1 + 2048ull];
-            }
-            if (9u < fused_live) {
                 fused_r9 = x[fused_at_1 + 2304ull];
-            }
-            if (10u < fused_live) {
                 fused_r10 = x[fused_at_1 + 2560ull];
-            }
-            if (11u < fused_live) {
                 fused_r11 = x[fused_at_1 + 2816ull];
-            }
-            if (12u < fused_live) {
                 fused_r12 = x[fused_at_1 + 3072ull];
-            }
-            if (13u < fused_live) {
                 fused_r13 = x[fused_at_1 + 3328ull];
-            }
-            if (14u < fused_live) {
                 fused_r14 = x[fused_at_1 + 3584ull];
-            }
-            if (15u < fused_live) {
                 fused_r15 = x[fused_at_1 + 3840ull];
+            } else if (fused_live > 8u) {
+                if (8u < fused_live) {
+                    fused_r8 = x[fused_at_1 + 2048ull];
+                }
+                if (9u < fused_live) {
+                    fused_r9 = x[fused_at_1 + 2304ull];
+                }
+                if (10u < fused_live) {
+                    fused_r10 = x[fused_at_1 + 2560ull];
+                }
+                if (11u < fused_live) {
+                    fused_r11 = x[fused_at_1 + 2816ull];
+                }
+                if (12u < fused_live) {
+                    fused_r12 = x[fused_at_1 + 3072ull];
+                }
+                if (13u < fused_live) {
+                    fused_r13 = x[fused_at_1 + 3328ull];
+                }
+                if (14u < fused_live) {
+                    fused_r14 = x[fused_at_1 + 3584ull];
+                }
+                if (15u < fused_live) {
+                    fused_r15 = x[fused_at_1 + 3840ull];
+                }
             }
-            if (16u < fused_live) {
+            if (fused_live >= 24u) {
                 fused_r16 = x[fused_at_1 + 4096ull];
-            }
-            if (17u < fused_live) {
                 fused_r17 = x[fused_at_1 + 4352ull];
-            }
-            if (18u < fused_live) {
                 fused_r18 = x[fused_at_1 + 4608ull];
-            }
-            if (19u < fused_live) {
                 fused_r19 = x[fused_at_1 + 4864ull];
-            }
-            if (20u < fused_live) {
                 fused_r20 = x[fused_at_1 + 5120ull];
-            }
-            if (21u < fused_live) {
                 fused_r21 = x[fused_at_1 + 5376ull];
-            }
-            if (22u < fused_live) {
                 fused_r22 = x[fused_at_1 + 5632ull];
-            }
-            if (23u < fused_live) {
                 fused_r23 = x[fused_at_1 + 5888ull];
+            } else if (fused_live > 16u) {
+                if (16u < fused_live) {
+                    fused_r16 = x[fused_at_1 + 4096ull];
+                }
+                if (17u < fused_live) {
+                    fused_r17 = x[fused_at_1 + 4352ull];
+                }
+                if (18u < fused_live) {
+                    fused_r18 = x[fused_at_1 + 4608ull];
+                }
+                if (19u < fused_live) {
+                    fused_r19 = x[fused_at_1 + 4864ull];
+                }
+                if (20u < fused_live) {
+                    fused_r20 = x[fused_at_1 + 5120ull];
+                }
+                if (21u < fused_live) {
+                    fused_r21 = x[fused_at_1 + 5376ull];
+                }
+                if (22u < fused_live) {
+                    fused_r22 = x[fused_at_1 + 5632ull];
+                }
+                if (23u < fused_live) {
+                    fused_r23 = x[fused_at_1 + 5888ull];
+                }
             }
-            if (24u < fused_live) {
+            if (fused_live >= 32u) {
                 fused_r24 = x[fused_at_1 + 6144ull];
-            }
-            if (25u < fused_live) {
                 fused_r25 = x[fused_at_1 + 6400ull];
-            }
-            if (26u < fused_live) {
                 fused_r26 = x[fused_at_1 + 6656ull];
-            }
-            if (27u < fused_live) {
                 fused_r27 = x[fused_at_1 + 6912ull];
-            }
-            if (28u < fused_live) {
                 fused_r28 = x[fused_at_1 + 7168ull];
-            }
-            if (29u < fused_live) {
                 fused_r29 = x[fused_at_1 + 7424ull];
-            }
-            if (30u < fused_live) {
                 fused_r30 = x[fused_at_1 + 7680ull];
-            }
-            if (31u < fused_live) {
                 fused_r31 = x[fused_at_1 + 7936ull];
+            } else if (fused_live > 24u) {
+                if (24u < fused_live) {
+                    fused_r24 = x[fused_at_1 + 6144ull];
+                }
+                if (25u < fused_live) {
+                    fused_r25 = x[fused_at_1 + 6400ull];
+                }
+                if (26u < fused_live) {
+                    fused_r26 = x[fused_at_1 + 6656ull];
+                }
+                if (27u < fused_live) {
+                    fused_r27 = x[fused_at_1 + 6912ull];
+                }
+                if (28u < fused_live) {
+                    fused_r28 = x[fused_at_1 + 7168ull];
+                }
+                if (29u < fused_live) {
+                    fused_r29 = x[fused_at_1 + 7424ull];
+                }
+                if (30u < fused_live) {
+                    fused_r30 = x[fused_at_1 + 7680ull];
+                }
+                if (31u < fused_live) {
+                    fused_r31 = x[fused_at_1 + 7936ull];
+                }
             }
-            if (0u < fused_live) {
+            if (fused_live >= 8u) {
                 {
                     u32 fused_c_32 = fused_tid + 0u;
                     f32 v0_32 = fused_r0;
                     fused_acc0_0 = fused_acc0_0 + v0_32;
                 }
-            }
-            if (1u < fused_live) {
                 {
                     u32 fused_c_33 = fused_tid + 256u;
                     f32 v0_33 = fused_r1;
                     fused_acc0_1 = fused_acc0_1 + v0_33;
                 }
-            }
-            if (2u < fused_live) {
                 {
                     u32 fused_c_34 = fused_tid + 512u;
                     f32 v0_34 = fused_r2;
                     fused_acc0_2 = fused_acc0_2 + v0_34;
                 }
-            }
-            if (3u < fused_live) {
                 {
                     u32 fused_c_35 = fused_tid + 768u;
                     f32 v0_35 = fused_r3;
                     fused_acc0_3 = fused_acc0_3 + v0_35;
                 }
-            }
-            if (4u < fused_live) {
                 {
                     u32 fused_c_36 = fused_tid + 1024u;
                     f32 v0_36 = fused_r4;
                     fused_acc0_0 = fused_acc0_0 + v0_36;
                 }
-            }
-            if (5u < fused_live) {
                 {
                     u32 fused_c_37 = fused_tid + 1280u;
                     f32 v0_37 = fused_r5;
                     fused_acc0_1 = fused_acc0_1 + v0_37;
                 }
-            }
-            if (6u < fused_live) {
                 {
                     u32 fused_c_38 = fused_tid + 1536u;
                     f32 v0_38 = fused_r6;
                     fused_acc0_2 = fused_acc0_2 + v0_38;
                 }
-            }
-            if (7u < fused_live) {
                 {
                     u32 fused_c_39 = fused_tid + 1792u;
                     f32 v0_39 = fused_r7;
                     fused_acc0_3 = fused_acc0_3 + v0_39;
                 }
-            }
-            if (8u < fused_live) {
-                {
-                    u32 fused_c_40 = fused_tid + 2048u;
-                    f32 v0_40 = fused_r8;
-                    fused_acc0_0 = fused_acc0_0 + v0_40;
+            } else if (fused_live > 0u) {
+                if (0u < fused_live) {
+                    {
+                        u32 fused_c_40 = fused_tid + 0u;
+                        f32 v0_40 = fused_r0;
+                        fused_acc0_0 = fused_acc0_0 + v0_40;
+                    }
+                }
+                if (1u < fused_live) {
+                    {
+                        u32 fused_c_41 = fused_tid + 256u;
+                        f32 v0_41 = fused_r1;
+                        fused_acc0_1 = fused_acc0_1 + v0_41;
+                    }
+                }
+                if (2u < fused_live) {
+                    {
+                        u32 fused_c_42 = fused_tid + 512u;
+                        f32 v0_42 = fused_r2;
+                        fused_acc0_2 = fused_acc0_2 + v0_42;
+                    }
+                }
+                if (3u < fused_live) {
+                    {
+                        u32 fused_c_43 = fused_tid + 768u;
+                        f32 v0_43 = fused_r3;
+                        fused_acc0_3 = fused_acc0_3 + v0_43;
+                    }
+                }
+                if (4u < fused_live) {
+                    {
+                        u32 fused_c_44 = fused_tid + 1024u;
+                        f32 v0_44 = fused_r4;
+                        fused_acc0_0 = fused_acc0_0 + v0_44;
+                    }
+                }
+                if (5u < fused_live) {
+                    {
+                        u32 fused_c_45 = fused_tid + 1280u;
+                        f32 v0_45 = fused_r5;
+                        fused_acc0_1 = fused_acc0_1 + v0_45;
+                    }
+                }
+                if (6u < fused_live) {
+                    {
+                        u32 fused_c_46 = fused_tid + 1536u;
+                        f32 v0_46 = fused_r6;
+                        fused_acc0_2 = fused_acc0_2 + v0_46;
+                    }
+                }
+                if (7u < fused_live) {
+                    {
+                        u32 fused_c_47 = fused_tid + 1792u;
+                        f32 v0_47 = fused_r7;
+                        fused_acc0_3 = fused_acc0_3 + v0_47;
+                    }
                 }
             }
-            if (9u < fused_live) {
+            if (fused_live >= 16u) {
                 {
-                    u32 fused_c_41 = fused_tid + 2304u;
-                    f32 v0_41 = fused_r9;
-                    fused_acc0_1 = fused_acc0_1 + v0_41;
-                }
-            }
-            if (10u < fused_live) {
-                {
-                    u32 fused_c_42 = fused_tid + 2560u;
-                    f32 v0_42 = fused_r10;
-                    fused_acc0_2 = fused_acc0_2 + v0_42;
-                }
-            }
-            if (11u < fused_live) {
-                {
-                    u32 fused_c_43 = fused_tid + 2816u;
-                    f32 v0_43 = fused_r11;
-                    fused_acc0_3 = fused_acc0_3 + v0_43;
-                }
-            }
-            if (12u < fused_live) {
-                {
-                    u32 fused_c_44 = fused_tid + 3072u;
-                    f32 v0_44 = fused_r12;
-                    fused_acc0_0 = fused_acc0_0 + v0_44;
-                }
-            }
-            if (13u < fused_live) {
-                {
-                    u32 fused_c_45 = fused_tid + 3328u;
-                    f32 v0_45 = fused_r13;
-                    fused_acc0_1 = fused_acc0_1 + v0_45;
-                }
-            }
-            if (14u < fused_live) {
-                {
-                    u32 fused_c_46 = fused_tid + 3584u;
-                    f32 v0_46 = fused_r14;
-                    fused_acc0_2 = fused_acc0_2 + v0_46;
-                }
-            }
-            if (15u < fused_live) {
-                {
-                    u32 fused_c_47 = fused_tid + 3840u;
-                    f32 v0_47 = fused_r15;
-                    fused_acc0_3 = fused_acc0_3 + v0_47;
-                }
-            }
-            if (16u < fused_live) {
-                {
-                    u32 fused_c_48 = fused_tid + 4096u;
-                    f32 v0_48 = fused_r16;
+                    u32 fused_c_48 = fused_tid + 2048u;
+                    f32 v0_48 = fused_r8;
                     fused_acc0_0 = fused_acc0_0 + v0_48;
                 }
-            }
-            if (17u < fused_live) {
                 {
-                    u32 fused_c_49 = fused_tid + 4352u;
-                    f32 v0_49 = fused_r17;
+                    u32 fused_c_49 = fused_tid + 2304u;
+                    f32 v0_49 = fused_r9;
                     fused_acc0_1 = fused_acc0_1 + v0_49;
                 }
-            }
-            if (18u < fused_live) {
                 {
-                    u32 fused_c_50 = fused_tid + 4608u;
-                    f32 v0_50 = fused_r18;
+                    u32 fused_c_50 = fused_tid + 2560u;
+                    f32 v0_50 = fused_r10;
                     fused_acc0_2 = fused_acc0_2 + v0_50;
                 }
-            }
-            if (19u < fused_live) {
                 {
-                    u32 fused_c_51 = fused_tid + 4864u;
-                    f32 v0_51 = fused_r19;
+                    u32 fused_c_51 = fused_tid + 2816u;
+                    f32 v0_51 = fused_r11;
                     fused_acc0_3 = fused_acc0_3 + v0_51;
                 }
-            }
-            if (20u < fused_live) {
                 {
-                    u32 fused_c_52 = fused_tid + 5120u;
-                    f32 v0_52 = fused_r20;
+                    u32 fused_c_52 = fused_tid + 3072u;
+                    f32 v0_52 = fused_r12;
                     fused_acc0_0 = fused_acc0_0 + v0_52;
                 }
-            }
-            if (21u < fused_live) {
                 {
-                    u32 fused_c_53 = fused_tid + 5376u;
-                    f32 v0_53 = fused_r21;
+                    u32 fused_c_53 = fused_tid + 3328u;
+                    f32 v0_53 = fused_r13;
                     fused_acc0_1 = fused_acc0_1 + v0_53;
                 }
-            }
-            if (22u < fused_live) {
                 {
-                    u32 fused_c_54 = fused_tid + 5632u;
-                    f32 v0_54 = fused_r22;
+                    u32 fused_c_54 = fused_tid + 3584u;
+                    f32 v0_54 = fused_r14;
                     fused_acc0_2 = fused_acc0_2 + v0_54;
                 }
-            }
-            if (23u < fused_live) {
                 {
-                    u32 fused_c_55 = fused_tid + 5888u;
-                    f32 v0_55 = fused_r23;
+                    u32 fused_c_55 = fused_tid + 3840u;
+                    f32 v0_55 = fused_r15;
                     fused_acc0_3 = fused_acc0_3 + v0_55;
                 }
-            }
-            if (24u < fused_live) {
-                {
-                    u32 fused_c_56 = fused_tid + 6144u;
-                    f32 v0_56 = fused_r24;
-                    fused_acc0_0 = fused_acc0_0 + v0_56;
+            } else if (fused_live > 8u) {
+                if (8u < fused_live) {
+                    {
+                        u32 fused_c_56 = fused_tid + 2048u;
+                        f32 v0_56 = fused_r8;
+                        fused_acc0_0 = fused_acc0_0 + v0_56;
+                    }
+                }
+                if (9u < fused_live) {
+                    {
+                        u32 fused_c_57 = fused_tid + 2304u;
+                        f32 v0_57 = fused_r9;
+                        fused_acc0_1 = fused_acc0_1 + v0_57;
+                    }
+                }
+                if (10u < fused_live) {
+                    {
+                        u32 fused_c_58 = fused_tid + 2560u;
+                        f32 v0_58 = fused_r10;
+                        fused_acc0_2 = fused_acc0_2 + v0_58;
+                    }
+                }
+                if (11u < fused_live) {
+                    {
+                        u32 fused_c_59 = fused_tid + 2816u;
+                        f32 v0_59 = fused_r11;
+                        fused_acc0_3 = fused_acc0_3 + v0_59;
+                    }
+                }
+                if (12u < fused_live) {
+                    {
+                        u32 fused_c_60 = fused_tid + 3072u;
+                        f32 v0_60 = fused_r12;
+                        fused_acc0_0 = fused_acc0_0 + v0_60;
+                    }
+                }
+                if (13u < fused_live) {
+                    {
+                        u32 fused_c_61 = fused_tid + 3328u;
+                        f32 v0_61 = fused_r13;
+                        fused_acc0_1 = fused_acc0_1 + v0_61;
+                    }
+                }
+                if (14u < fused_live) {
+                    {
+                        u32 fused_c_62 = fused_tid + 3584u;
+                        f32 v0_62 = fused_r14;
+                        fused_acc0_2 = fused_acc0_2 + v0_62;
+                    }
+                }
+                if (15u < fused_live) {
+                    {
+                        u32 fused_c_63 = fused_tid + 3840u;
+                        f32 v0_63 = fused_r15;
+                        fused_acc0_3 = fused_acc0_3 + v0_63;
+                    }
                 }
             }
-            if (25u < fused_live) {
+            if (fused_live >= 24u) {
                 {
-                    u32 fused_c_57 = fused_tid + 6400u;
-                    f32 v0_57 = fused_r25;
-                    fused_acc0_1 = fused_acc0_1 + v0_57;
+                    u32 fused_c_64 = fused_tid + 4096u;
+                    f32 v0_64 = fused_r16;
+                    fused_acc0_0 = fused_acc0_0 + v0_64;
+                }
+                {
+                    u32 fused_c_65 = fused_tid + 4352u;
+                    f32 v0_65 = fused_r17;
+                    fused_acc0_1 = fused_acc0_1 + v0_65;
+                }
+                {
+                    u32 fused_c_66 = fused_tid + 4608u;
+                    f32 v0_66 = fused_r18;
+                    fused_acc0_2 = fused_acc0_2 + v0_66;
+                }
+                {
+                    u32 fused_c_67 = fused_tid + 4864u;
+                    f32 v0_67 = fused_r19;
+                    fused_acc0_3 = fused_acc0_3 + v0_67;
+                }
+                {
+                    u32 fused_c_68 = fused_tid + 5120u;
+                    f32 v0_68 = fused_r20;
+                    fused_acc0_0 = fused_acc0_0 + v0_68;
+                }
+                {
+                    u32 fused_c_69 = fused_tid + 5376u;
+                    f32 v0_69 = fused_r21;
+                    fused_acc0_1 = fused_acc0_1 + v0_69;
+                }
+                {
+                    u32 fused_c_70 = fused_tid + 5632u;
+                    f32 v0_70 = fused_r22;
+                    fused_acc0_2 = fused_acc0_2 + v0_70;
+                }
+                {
+                    u32 fused_c_71 = fused_tid + 5888u;
+                    f32 v0_71 = fused_r23;
+                    fused_acc0_3 = fused_acc0_3 + v0_71;
+                }
+            } else if (fused_live > 16u) {
+                if (16u < fused_live) {
+                    {
+                        u32 fused_c_72 = fused_tid + 4096u;
+                        f32 v0_72 = fused_r16;
+                        fused_acc0_0 = fused_acc0_0 + v0_72;
+                    }
+                }
+                if (17u < fused_live) {
+                    {
+                        u32 fused_c_73 = fused_tid + 4352u;
+                        f32 v0_73 = fused_r17;
+                        fused_acc0_1 = fused_acc0_1 + v0_73;
+                    }
+                }
+                if (18u < fused_live) {
+                    {
+                        u32 fused_c_74 = fused_tid + 4608u;
+                        f32 v0_74 = fused_r18;
+                        fused_acc0_2 = fused_acc0_2 + v0_74;
+                    }
+                }
+                if (19u < fused_live) {
+                    {
+                        u32 fused_c_75 = fused_tid + 4864u;
+                        f32 v0_75 = fused_r19;
+                        fused_acc0_3 = fused_acc0_3 + v0_75;
+                    }
+                }
+                if (20u < fused_live) {
+                    {
+                        u32 fused_c_76 = fused_tid + 5120u;
+                        f32 v0_76 = fused_r20;
+                        fused_acc0_0 = fused_acc0_0 + v0_76;
+                    }
+                }
+                if (21u < fused_live) {
+                    {
+                        u32 fused_c_77 = fused_tid + 5376u;
+                        f32 v0_77 = fused_r21;
+                        fused_acc0_1 = fused_acc0_1 + v0_77;
+                    }
+                }
+                if (22u < fused_live) {
+                    {
+                        u32 fused_c_78 = fused_tid + 5632u;
+                        f32 v0_78 = fused_r22;
+                        fused_acc0_2 = fused_acc0_2 + v0_78;
+                    }
+                }
+                if (23u < fused_live) {
+                    {
+                        u32 fused_c_79 = fused_tid + 5888u;
+                        f32 v0_79 = fused_r23;
+                        fused_acc0_3 = fused_acc0_3 + v0_79;
+                    }
                 }
             }
-            if (26u < fused_live) {
+            if (fused_live >= 32u) {
                 {
-                    u32 fused_c_58 = fused_tid + 6656u;
-                    f32 v0_58 = fused_r26;
-                    fused_acc0_2 = fused_acc0_2 + v0_58;
+                    u32 fused_c_80 = fused_tid + 6144u;
+                    f32 v0_80 = fused_r24;
+                    fused_acc0_0 = fused_acc0_0 + v0_80;
                 }
-            }
-            if (27u < fused_live) {
                 {
-                    u32 fused_c_59 = fused_tid + 6912u;
-                    f32 v0_59 = fused_r27;
-                    fused_acc0_3 = fused_acc0_3 + v0_59;
+                    u32 fused_c_81 = fused_tid + 6400u;
+                    f32 v0_81 = fused_r25;
+                    fused_acc0_1 = fused_acc0_1 + v0_81;
                 }
-            }
-            if (28u < fused_live) {
                 {
-                    u32 fused_c_60 = fused_tid + 7168u;
-                    f32 v0_60 = fused_r28;
-                    fused_acc0_0 = fused_acc0_0 + v0_60;
+                    u32 fused_c_82 = fused_tid + 6656u;
+                    f32 v0_82 = fused_r26;
+                    fused_acc0_2 = fused_acc0_2 + v0_82;
                 }
-            }
-            if (29u < fused_live) {
                 {
-                    u32 fused_c_61 = fused_tid + 7424u;
-                    f32 v0_61 = fused_r29;
-                    fused_acc0_1 = fused_acc0_1 + v0_61;
+                    u32 fused_c_83 = fused_tid + 6912u;
+                    f32 v0_83 = fused_r27;
+                    fused_acc0_3 = fused_acc0_3 + v0_83;
                 }
-            }
-            if (30u < fused_live) {
                 {
-                    u32 fused_c_62 = fused_tid + 7680u;
-                    f32 v0_62 = fused_r30;
-                    fused_acc0_2 = fused_acc0_2 + v0_62;
+                    u32 fused_c_84 = fused_tid + 7168u;
+                    f32 v0_84 = fused_r28;
+                    fused_acc0_0 = fused_acc0_0 + v0_84;
                 }
-            }
-            if (31u < fused_live) {
                 {
-                    u32 fused_c_63 = fused_tid + 7936u;
-                    f32 v0_63 = fused_r31;
-                    fused_acc0_3 = fused_acc0_3 + v0_63;
+                    u32 fused_c_85 = fused_tid + 7424u;
+                    f32 v0_85 = fused_r29;
+                    fused_acc0_1 = fused_acc0_1 + v0_85;
+                }
+                {
+                    u32 fused_c_86 = fused_tid + 7680u;
+                    f32 v0_86 = fused_r30;
+                    fused_acc0_2 = fused_acc0_2 + v0_86;
+                }
+                {
+                    u32 fused_c_87 = fused_tid + 7936u;
+                    f32 v0_87 = fused_r31;
+                    fused_acc0_3 = fused_acc0_3 + v0_87;
+                }
+            } else if (fused_live > 24u) {
+                if (24u < fused_live) {
+                    {
+                        u32 fused_c_88 = fused_tid + 6144u;
+                        f32 v0_88 = fused_r24;
+                        fused_acc0_0 = fused_acc0_0 + v0_88;
+                    }
+                }
+                if (25u < fused_live) {
+                    {
+                        u32 fused_c_89 = fused_tid + 6400u;
+                        f32 v0_89 = fused_r25;
+                        fused_acc0_1 = fused_acc0_1 + v0_89;
+                    }
+                }
+                if (26u < fused_live) {
+                    {
+                        u32 fused_c_90 = fused_tid + 6656u;
+                        f32 v0_90 = fused_r26;
+                        fused_acc0_2 = fused_acc0_2 + v0_90;
+                    }
+                }
+                if (27u < fused_live) {
+                    {
+                        u32 fused_c_91 = fused_tid + 6912u;
+                        f32 v0_91 = fused_r27;
+                        fused_acc0_3 = fused_acc0_3 + v0_91;
+                    }
+                }
+                if (28u < fused_live) {
+                    {
+                        u32 fused_c_92 = fused_tid + 7168u;
+                        f32 v0_92 = fused_r28;
+                        fused_acc0_0 = fused_acc0_0 + v0_92;
+                    }
+                }
+                if (29u < fused_live) {
+                    {
+                        u32 fused_c_93 = fused_tid + 7424u;
+                        f32 v0_93 = fused_r29;
+                        fused_acc0_1 = fused_acc0_1 + v0_93;
+                    }
+                }
+                if (30u < fused_live) {
+                    {
+                        u32 fused_c_94 = fused_tid + 7680u;
+                        f32 v0_94 = fused_r30;
+                        fused_acc0_2 = fused_acc0_2 + v0_94;
+                    }
+                }
+                if (31u < fused_live) {
+                    {
+                        u32 fused_c_95 = fused_tid + 7936u;
+                        f32 v0_95 = fused_r31;
+                        fused_acc0_3 = fused_acc0_3 + v0_95;
+                    }
                 }
             }
         }
@@ -3444,51 +4700,51 @@ __device__ __forceinline__ void layer_norm_body(cuprum::RoSlice<f32> x, i64 x_rs
             u32 fused_c7 = fused_j + (7u * fused_nt);
             f32 v0_7_1 = x[fused_base_x + ((u64)(fused_c7 & fused_mask_x))];
             {
-                u32 fused_c_64 = fused_c0;
-                f32 v0_64 = v0_0;
-                fused_acc0_0 = fused_acc0_0 + v0_64;
+                u32 fused_c_96 = fused_c0;
+                f32 v0_96 = v0_0;
+                fused_acc0_0 = fused_acc0_0 + v0_96;
             }
             {
-                u32 fused_c_65 = fused_c1;
-                f32 v0_65 = v0_1_1;
-                fused_acc0_0 = fused_acc0_0 + v0_65;
+                u32 fused_c_97 = fused_c1;
+                f32 v0_97 = v0_1_1;
+                fused_acc0_0 = fused_acc0_0 + v0_97;
             }
             {
-                u32 fused_c_66 = fused_c2;
-                f32 v0_66 = v0_2_1;
-                fused_acc0_0 = fused_acc0_0 + v0_66;
+                u32 fused_c_98 = fused_c2;
+                f32 v0_98 = v0_2_1;
+                fused_acc0_0 = fused_acc0_0 + v0_98;
             }
             {
-                u32 fused_c_67 = fused_c3;
-                f32 v0_67 = v0_3_1;
-                fused_acc0_0 = fused_acc0_0 + v0_67;
+                u32 fused_c_99 = fused_c3;
+                f32 v0_99 = v0_3_1;
+                fused_acc0_0 = fused_acc0_0 + v0_99;
             }
             {
-                u32 fused_c_68 = fused_c4;
-                f32 v0_68 = v0_4_1;
-                fused_acc0_0 = fused_acc0_0 + v0_68;
+                u32 fused_c_100 = fused_c4;
+                f32 v0_100 = v0_4_1;
+                fused_acc0_0 = fused_acc0_0 + v0_100;
             }
             {
-                u32 fused_c_69 = fused_c5;
-                f32 v0_69 = v0_5_1;
-                fused_acc0_0 = fused_acc0_0 + v0_69;
+                u32 fused_c_101 = fused_c5;
+                f32 v0_101 = v0_5_1;
+                fused_acc0_0 = fused_acc0_0 + v0_101;
             }
             {
-                u32 fused_c_70 = fused_c6;
-                f32 v0_70 = v0_6_1;
-                fused_acc0_0 = fused_acc0_0 + v0_70;
+                u32 fused_c_102 = fused_c6;
+                f32 v0_102 = v0_6_1;
+                fused_acc0_0 = fused_acc0_0 + v0_102;
             }
             {
-                u32 fused_c_71 = fused_c7;
-                f32 v0_71 = v0_7_1;
-                fused_acc0_0 = fused_acc0_0 + v0_71;
+                u32 fused_c_103 = fused_c7;
+                f32 v0_103 = v0_7_1;
+                fused_acc0_0 = fused_acc0_0 + v0_103;
             }
             fused_j += 8u * fused_nt;
         }
         while (fused_j < fused_n) {
-            u32 fused_c_72 = fused_j;
-            f32 v0_72 = x[fused_base_x + ((u64)(fused_c_72 & fused_mask_x))];
-            fused_acc0_0 = fused_acc0_0 + v0_72;
+            u32 fused_c_104 = fused_j;
+            f32 v0_104 = x[fused_base_x + ((u64)(fused_c_104 & fused_mask_x))];
+            fused_acc0_0 = fused_acc0_0 + v0_104;
             fused_j += fused_nt;
         }
     }
@@ -3520,516 +4776,752 @@ __device__ __forceinline__ void layer_norm_body(cuprum::RoSlice<f32> x, i64 x_rs
     if (fused_cache != 0ll) {
         if (fused_live == 32u) {
             {
-                u32 fused_c_73 = fused_tid + 0u;
-                f32 v0_73 = fused_r0;
-                f32 v5 = v0_73 - v4_1;
+                u32 fused_c_105 = fused_tid + 0u;
+                f32 v0_105 = fused_r0;
+                f32 v5 = v0_105 - v4_1;
                 f32 v6 = v5 * v5;
                 fused_acc1_0 = fused_acc1_0 + v6;
             }
             {
-                u32 fused_c_74 = fused_tid + 256u;
-                f32 v0_74 = fused_r1;
-                f32 v5_1 = v0_74 - v4_1;
+                u32 fused_c_106 = fused_tid + 256u;
+                f32 v0_106 = fused_r1;
+                f32 v5_1 = v0_106 - v4_1;
                 f32 v6_1 = v5_1 * v5_1;
                 fused_acc1_1 = fused_acc1_1 + v6_1;
             }
             {
-                u32 fused_c_75 = fused_tid + 512u;
-                f32 v0_75 = fused_r2;
-                f32 v5_2 = v0_75 - v4_1;
+                u32 fused_c_107 = fused_tid + 512u;
+                f32 v0_107 = fused_r2;
+                f32 v5_2 = v0_107 - v4_1;
                 f32 v6_2 = v5_2 * v5_2;
                 fused_acc1_2 = fused_acc1_2 + v6_2;
             }
             {
-                u32 fused_c_76 = fused_tid + 768u;
-                f32 v0_76 = fused_r3;
-                f32 v5_3 = v0_76 - v4_1;
+                u32 fused_c_108 = fused_tid + 768u;
+                f32 v0_108 = fused_r3;
+                f32 v5_3 = v0_108 - v4_1;
                 f32 v6_3 = v5_3 * v5_3;
                 fused_acc1_3 = fused_acc1_3 + v6_3;
             }
             {
-                u32 fused_c_77 = fused_tid + 1024u;
-                f32 v0_77 = fused_r4;
-                f32 v5_4 = v0_77 - v4_1;
+                u32 fused_c_109 = fused_tid + 1024u;
+                f32 v0_109 = fused_r4;
+                f32 v5_4 = v0_109 - v4_1;
                 f32 v6_4 = v5_4 * v5_4;
                 fused_acc1_0 = fused_acc1_0 + v6_4;
             }
             {
-                u32 fused_c_78 = fused_tid + 1280u;
-                f32 v0_78 = fused_r5;
-                f32 v5_5 = v0_78 - v4_1;
+                u32 fused_c_110 = fused_tid + 1280u;
+                f32 v0_110 = fused_r5;
+                f32 v5_5 = v0_110 - v4_1;
                 f32 v6_5 = v5_5 * v5_5;
                 fused_acc1_1 = fused_acc1_1 + v6_5;
             }
             {
-                u32 fused_c_79 = fused_tid + 1536u;
-                f32 v0_79 = fused_r6;
-                f32 v5_6 = v0_79 - v4_1;
+                u32 fused_c_111 = fused_tid + 1536u;
+                f32 v0_111 = fused_r6;
+                f32 v5_6 = v0_111 - v4_1;
                 f32 v6_6 = v5_6 * v5_6;
                 fused_acc1_2 = fused_acc1_2 + v6_6;
             }
             {
-                u32 fused_c_80 = fused_tid + 1792u;
-                f32 v0_80 = fused_r7;
-                f32 v5_7 = v0_80 - v4_1;
+                u32 fused_c_112 = fused_tid + 1792u;
+                f32 v0_112 = fused_r7;
+                f32 v5_7 = v0_112 - v4_1;
                 f32 v6_7 = v5_7 * v5_7;
                 fused_acc1_3 = fused_acc1_3 + v6_7;
             }
             {
-                u32 fused_c_81 = fused_tid + 2048u;
-                f32 v0_81 = fused_r8;
-                f32 v5_8 = v0_81 - v4_1;
+                u32 fused_c_113 = fused_tid + 2048u;
+                f32 v0_113 = fused_r8;
+                f32 v5_8 = v0_113 - v4_1;
                 f32 v6_8 = v5_8 * v5_8;
                 fused_acc1_0 = fused_acc1_0 + v6_8;
             }
             {
-                u32 fused_c_82 = fused_tid + 2304u;
-                f32 v0_82 = fused_r9;
-                f32 v5_9 = v0_82 - v4_1;
+                u32 fused_c_114 = fused_tid + 2304u;
+                f32 v0_114 = fused_r9;
+                f32 v5_9 = v0_114 - v4_1;
                 f32 v6_9 = v5_9 * v5_9;
                 fused_acc1_1 = fused_acc1_1 + v6_9;
             }
             {
-                u32 fused_c_83 = fused_tid + 2560u;
-                f32 v0_83 = fused_r10;
-                f32 v5_10 = v0_83 - v4_1;
+                u32 fused_c_115 = fused_tid + 2560u;
+                f32 v0_115 = fused_r10;
+                f32 v5_10 = v0_115 - v4_1;
                 f32 v6_10 = v5_10 * v5_10;
                 fused_acc1_2 = fused_acc1_2 + v6_10;
             }
             {
-                u32 fused_c_84 = fused_tid + 2816u;
-                f32 v0_84 = fused_r11;
-                f32 v5_11 = v0_84 - v4_1;
+                u32 fused_c_116 = fused_tid + 2816u;
+                f32 v0_116 = fused_r11;
+                f32 v5_11 = v0_116 - v4_1;
                 f32 v6_11 = v5_11 * v5_11;
                 fused_acc1_3 = fused_acc1_3 + v6_11;
             }
             {
-                u32 fused_c_85 = fused_tid + 3072u;
-                f32 v0_85 = fused_r12;
-                f32 v5_12 = v0_85 - v4_1;
+                u32 fused_c_117 = fused_tid + 3072u;
+                f32 v0_117 = fused_r12;
+                f32 v5_12 = v0_117 - v4_1;
                 f32 v6_12 = v5_12 * v5_12;
                 fused_acc1_0 = fused_acc1_0 + v6_12;
             }
             {
-                u32 fused_c_86 = fused_tid + 3328u;
-                f32 v0_86 = fused_r13;
-                f32 v5_13 = v0_86 - v4_1;
+                u32 fused_c_118 = fused_tid + 3328u;
+                f32 v0_118 = fused_r13;
+                f32 v5_13 = v0_118 - v4_1;
                 f32 v6_13 = v5_13 * v5_13;
                 fused_acc1_1 = fused_acc1_1 + v6_13;
             }
             {
-                u32 fused_c_87 = fused_tid + 3584u;
-                f32 v0_87 = fused_r14;
-                f32 v5_14 = v0_87 - v4_1;
+                u32 fused_c_119 = fused_tid + 3584u;
+                f32 v0_119 = fused_r14;
+                f32 v5_14 = v0_119 - v4_1;
                 f32 v6_14 = v5_14 * v5_14;
                 fused_acc1_2 = fused_acc1_2 + v6_14;
             }
             {
-                u32 fused_c_88 = fused_tid + 3840u;
-                f32 v0_88 = fused_r15;
-                f32 v5_15 = v0_88 - v4_1;
+                u32 fused_c_120 = fused_tid + 3840u;
+                f32 v0_120 = fused_r15;
+                f32 v5_15 = v0_120 - v4_1;
                 f32 v6_15 = v5_15 * v5_15;
                 fused_acc1_3 = fused_acc1_3 + v6_15;
             }
             {
-                u32 fused_c_89 = fused_tid + 4096u;
-                f32 v0_89 = fused_r16;
-                f32 v5_16 = v0_89 - v4_1;
+                u32 fused_c_121 = fused_tid + 4096u;
+                f32 v0_121 = fused_r16;
+                f32 v5_16 = v0_121 - v4_1;
                 f32 v6_16 = v5_16 * v5_16;
                 fused_acc1_0 = fused_acc1_0 + v6_16;
             }
             {
-                u32 fused_c_90 = fused_tid + 4352u;
-                f32 v0_90 = fused_r17;
-                f32 v5_17 = v0_90 - v4_1;
+                u32 fused_c_122 = fused_tid + 4352u;
+                f32 v0_122 = fused_r17;
+                f32 v5_17 = v0_122 - v4_1;
                 f32 v6_17 = v5_17 * v5_17;
                 fused_acc1_1 = fused_acc1_1 + v6_17;
             }
             {
-                u32 fused_c_91 = fused_tid + 4608u;
-                f32 v0_91 = fused_r18;
-                f32 v5_18 = v0_91 - v4_1;
+                u32 fused_c_123 = fused_tid + 4608u;
+                f32 v0_123 = fused_r18;
+                f32 v5_18 = v0_123 - v4_1;
                 f32 v6_18 = v5_18 * v5_18;
                 fused_acc1_2 = fused_acc1_2 + v6_18;
             }
             {
-                u32 fused_c_92 = fused_tid + 4864u;
-                f32 v0_92 = fused_r19;
-                f32 v5_19 = v0_92 - v4_1;
+                u32 fused_c_124 = fused_tid + 4864u;
+                f32 v0_124 = fused_r19;
+                f32 v5_19 = v0_124 - v4_1;
                 f32 v6_19 = v5_19 * v5_19;
                 fused_acc1_3 = fused_acc1_3 + v6_19;
             }
             {
-                u32 fused_c_93 = fused_tid + 5120u;
-                f32 v0_93 = fused_r20;
-                f32 v5_20 = v0_93 - v4_1;
+                u32 fused_c_125 = fused_tid + 5120u;
+                f32 v0_125 = fused_r20;
+                f32 v5_20 = v0_125 - v4_1;
                 f32 v6_20 = v5_20 * v5_20;
                 fused_acc1_0 = fused_acc1_0 + v6_20;
             }
             {
-                u32 fused_c_94 = fused_tid + 5376u;
-                f32 v0_94 = fused_r21;
-                f32 v5_21 = v0_94 - v4_1;
+                u32 fused_c_126 = fused_tid + 5376u;
+                f32 v0_126 = fused_r21;
+                f32 v5_21 = v0_126 - v4_1;
                 f32 v6_21 = v5_21 * v5_21;
                 fused_acc1_1 = fused_acc1_1 + v6_21;
             }
             {
-                u32 fused_c_95 = fused_tid + 5632u;
-                f32 v0_95 = fused_r22;
-                f32 v5_22 = v0_95 - v4_1;
+                u32 fused_c_127 = fused_tid + 5632u;
+                f32 v0_127 = fused_r22;
+                f32 v5_22 = v0_127 - v4_1;
                 f32 v6_22 = v5_22 * v5_22;
                 fused_acc1_2 = fused_acc1_2 + v6_22;
             }
             {
-                u32 fused_c_96 = fused_tid + 5888u;
-                f32 v0_96 = fused_r23;
-                f32 v5_23 = v0_96 - v4_1;
+                u32 fused_c_128 = fused_tid + 5888u;
+                f32 v0_128 = fused_r23;
+                f32 v5_23 = v0_128 - v4_1;
                 f32 v6_23 = v5_23 * v5_23;
                 fused_acc1_3 = fused_acc1_3 + v6_23;
             }
             {
-                u32 fused_c_97 = fused_tid + 6144u;
-                f32 v0_97 = fused_r24;
-                f32 v5_24 = v0_97 - v4_1;
+                u32 fused_c_129 = fused_tid + 6144u;
+                f32 v0_129 = fused_r24;
+                f32 v5_24 = v0_129 - v4_1;
                 f32 v6_24 = v5_24 * v5_24;
                 fused_acc1_0 = fused_acc1_0 + v6_24;
             }
             {
-                u32 fused_c_98 = fused_tid + 6400u;
-                f32 v0_98 = fused_r25;
-                f32 v5_25 = v0_98 - v4_1;
+                u32 fused_c_130 = fused_tid + 6400u;
+                f32 v0_130 = fused_r25;
+                f32 v5_25 = v0_130 - v4_1;
                 f32 v6_25 = v5_25 * v5_25;
                 fused_acc1_1 = fused_acc1_1 + v6_25;
             }
             {
-                u32 fused_c_99 = fused_tid + 6656u;
-                f32 v0_99 = fused_r26;
-                f32 v5_26 = v0_99 - v4_1;
+                u32 fused_c_131 = fused_tid + 6656u;
+                f32 v0_131 = fused_r26;
+                f32 v5_26 = v0_131 - v4_1;
                 f32 v6_26 = v5_26 * v5_26;
                 fused_acc1_2 = fused_acc1_2 + v6_26;
             }
             {
-                u32 fused_c_100 = fused_tid + 6912u;
-                f32 v0_100 = fused_r27;
-                f32 v5_27 = v0_100 - v4_1;
+                u32 fused_c_132 = fused_tid + 6912u;
+                f32 v0_132 = fused_r27;
+                f32 v5_27 = v0_132 - v4_1;
                 f32 v6_27 = v5_27 * v5_27;
                 fused_acc1_3 = fused_acc1_3 + v6_27;
             }
             {
-                u32 fused_c_101 = fused_tid + 7168u;
-                f32 v0_101 = fused_r28;
-                f32 v5_28 = v0_101 - v4_1;
+                u32 fused_c_133 = fused_tid + 7168u;
+                f32 v0_133 = fused_r28;
+                f32 v5_28 = v0_133 - v4_1;
                 f32 v6_28 = v5_28 * v5_28;
                 fused_acc1_0 = fused_acc1_0 + v6_28;
             }
             {
-                u32 fused_c_102 = fused_tid + 7424u;
-                f32 v0_102 = fused_r29;
-                f32 v5_29 = v0_102 - v4_1;
+                u32 fused_c_134 = fused_tid + 7424u;
+                f32 v0_134 = fused_r29;
+                f32 v5_29 = v0_134 - v4_1;
                 f32 v6_29 = v5_29 * v5_29;
                 fused_acc1_1 = fused_acc1_1 + v6_29;
             }
             {
-                u32 fused_c_103 = fused_tid + 7680u;
-                f32 v0_103 = fused_r30;
-                f32 v5_30 = v0_103 - v4_1;
+                u32 fused_c_135 = fused_tid + 7680u;
+                f32 v0_135 = fused_r30;
+                f32 v5_30 = v0_135 - v4_1;
                 f32 v6_30 = v5_30 * v5_30;
                 fused_acc1_2 = fused_acc1_2 + v6_30;
             }
             {
-                u32 fused_c_104 = fused_tid + 7936u;
-                f32 v0_104 = fused_r31;
-                f32 v5_31 = v0_104 - v4_1;
+                u32 fused_c_136 = fused_tid + 7936u;
+                f32 v0_136 = fused_r31;
+                f32 v5_31 = v0_136 - v4_1;
                 f32 v6_31 = v5_31 * v5_31;
                 fused_acc1_3 = fused_acc1_3 + v6_31;
             }
         } else {
-            if (0u < fused_live) {
+            if (fused_live >= 8u) {
                 {
-                    u32 fused_c_105 = fused_tid + 0u;
-                    f32 v0_105 = fused_r0;
-                    f32 v5_32 = v0_105 - v4_1;
+                    u32 fused_c_137 = fused_tid + 0u;
+                    f32 v0_137 = fused_r0;
+                    f32 v5_32 = v0_137 - v4_1;
                     f32 v6_32 = v5_32 * v5_32;
                     fused_acc1_0 = fused_acc1_0 + v6_32;
                 }
-            }
-            if (1u < fused_live) {
                 {
-                    u32 fused_c_106 = fused_tid + 256u;
-                    f32 v0_106 = fused_r1;
-                    f32 v5_33 = v0_106 - v4_1;
+                    u32 fused_c_138 = fused_tid + 256u;
+                    f32 v0_138 = fused_r1;
+                    f32 v5_33 = v0_138 - v4_1;
                     f32 v6_33 = v5_33 * v5_33;
                     fused_acc1_1 = fused_acc1_1 + v6_33;
                 }
-            }
-            if (2u < fused_live) {
                 {
-                    u32 fused_c_107 = fused_tid + 512u;
-                    f32 v0_107 = fused_r2;
-                    f32 v5_34 = v0_107 - v4_1;
+                    u32 fused_c_139 = fused_tid + 512u;
+                    f32 v0_139 = fused_r2;
+                    f32 v5_34 = v0_139 - v4_1;
                     f32 v6_34 = v5_34 * v5_34;
                     fused_acc1_2 = fused_acc1_2 + v6_34;
                 }
-            }
-            if (3u < fused_live) {
                 {
-                    u32 fused_c_108 = fused_tid + 768u;
-                    f32 v0_108 = fused_r3;
-                    f32 v5_35 = v0_108 - v4_1;
+                    u32 fused_c_140 = fused_tid + 768u;
+                    f32 v0_140 = fused_r3;
+                    f32 v5_35 = v0_140 - v4_1;
                     f32 v6_35 = v5_35 * v5_35;
                     fused_acc1_3 = fused_acc1_3 + v6_35;
                 }
-            }
-            if (4u < fused_live) {
                 {
-                    u32 fused_c_109 = fused_tid + 1024u;
-                    f32 v0_109 = fused_r4;
-                    f32 v5_36 = v0_109 - v4_1;
+                    u32 fused_c_141 = fused_tid + 1024u;
+                    f32 v0_141 = fused_r4;
+                    f32 v5_36 = v0_141 - v4_1;
                     f32 v6_36 = v5_36 * v5_36;
                     fused_acc1_0 = fused_acc1_0 + v6_36;
                 }
-            }
-            if (5u < fused_live) {
                 {
-                    u32 fused_c_110 = fused_tid + 1280u;
-                    f32 v0_110 = fused_r5;
-                    f32 v5_37 = v0_110 - v4_1;
+                    u32 fused_c_142 = fused_tid + 1280u;
+                    f32 v0_142 = fused_r5;
+                    f32 v5_37 = v0_142 - v4_1;
                     f32 v6_37 = v5_37 * v5_37;
                     fused_acc1_1 = fused_acc1_1 + v6_37;
                 }
-            }
-            if (6u < fused_live) {
                 {
-                    u32 fused_c_111 = fused_tid + 1536u;
-                    f32 v0_111 = fused_r6;
-                    f32 v5_38 = v0_111 - v4_1;
+                    u32 fused_c_143 = fused_tid + 1536u;
+                    f32 v0_143 = fused_r6;
+                    f32 v5_38 = v0_143 - v4_1;
                     f32 v6_38 = v5_38 * v5_38;
                     fused_acc1_2 = fused_acc1_2 + v6_38;
                 }
-            }
-            if (7u < fused_live) {
                 {
-                    u32 fused_c_112 = fused_tid + 1792u;
-                    f32 v0_112 = fused_r7;
-                    f32 v5_39 = v0_112 - v4_1;
+                    u32 fused_c_144 = fused_tid + 1792u;
+                    f32 v0_144 = fused_r7;
+                    f32 v5_39 = v0_144 - v4_1;
                     f32 v6_39 = v5_39 * v5_39;
                     fused_acc1_3 = fused_acc1_3 + v6_39;
                 }
-            }
-            if (8u < fused_live) {
-                {
-                    u32 fused_c_113 = fused_tid + 2048u;
-                    f32 v0_113 = fused_r8;
-                    f32 v5_40 = v0_113 - v4_1;
-                    f32 v6_40 = v5_40 * v5_40;
-                    fused_acc1_0 = fused_acc1_0 + v6_40;
+            } else if (fused_live > 0u) {
+                if (0u < fused_live) {
+                    {
+                        u32 fused_c_145 = fused_tid + 0u;
+                        f32 v0_145 = fused_r0;
+                        f32 v5_40 = v0_145 - v4_1;
+                        f32 v6_40 = v5_40 * v5_40;
+                        fused_acc1_0 = fused_acc1_0 + v6_40;
+                    }
+                }
+                if (1u < fused_live) {
+                    {
+                        u32 fused_c_146 = fused_tid + 256u;
+                        f32 v0_146 = fused_r1;
+                        f32 v5_41 = v0_146 - v4_1;
+                        f32 v6_41 = v5_41 * v5_41;
+                        fused_acc1_1 = fused_acc1_1 + v6_41;
+                    }
+                }
+                if (2u < fused_live) {
+                    {
+                        u32 fused_c_147 = fused_tid + 512u;
+                        f32 v0_147 = fused_r2;
+                        f32 v5_42 = v0_147 - v4_1;
+                        f32 v6_42 = v5_42 * v5_42;
+                        fused_acc1_2 = fused_acc1_2 + v6_42;
+                    }
+                }
+                if (3u < fused_live) {
+                    {
+                        u32 fused_c_148 = fused_tid + 768u;
+                        f32 v0_148 = fused_r3;
+                        f32 v5_43 = v0_148 - v4_1;
+                        f32 v6_43 = v5_43 * v5_43;
+                        fused_acc1_3 = fused_acc1_3 + v6_43;
+                    }
+                }
+                if (4u < fused_live) {
+                    {
+                        u32 fused_c_149 = fused_tid + 1024u;
+                        f32 v0_149 = fused_r4;
+                        f32 v5_44 = v0_149 - v4_1;
+                        f32 v6_44 = v5_44 * v5_44;
+                        fused_acc1_0 = fused_acc1_0 + v6_44;
+                    }
+                }
+                if (5u < fused_live) {
+                    {
+                        u32 fused_c_150 = fused_tid + 1280u;
+                        f32 v0_150 = fused_r5;
+                        f32 v5_45 = v0_150 - v4_1;
+                        f32 v6_45 = v5_45 * v5_45;
+                        fused_acc1_1 = fused_acc1_1 + v6_45;
+                    }
+                }
+                if (6u < fused_live) {
+                    {
+                        u32 fused_c_151 = fused_tid + 1536u;
+                        f32 v0_151 = fused_r6;
+                        f32 v5_46 = v0_151 - v4_1;
+                        f32 v6_46 = v5_46 * v5_46;
+                        fused_acc1_2 = fused_acc1_2 + v6_46;
+                    }
+                }
+                if (7u < fused_live) {
+                    {
+                        u32 fused_c_152 = fused_tid + 1792u;
+                        f32 v0_152 = fused_r7;
+                        f32 v5_47 = v0_152 - v4_1;
+                        f32 v6_47 = v5_47 * v5_47;
+                        fused_acc1_3 = fused_acc1_3 + v6_47;
+                    }
                 }
             }
-            if (9u < fused_live) {
+            if (fused_live >= 16u) {
                 {
-                    u32 fused_c_114 = fused_tid + 2304u;
-                    f32 v0_114 = fused_r9;
-                    f32 v5_41 = v0_114 - v4_1;
-                    f32 v6_41 = v5_41 * v5_41;
-                    fused_acc1_1 = fused_acc1_1 + v6_41;
-                }
-            }
-            if (10u < fused_live) {
-                {
-                    u32 fused_c_115 = fused_tid + 2560u;
-                    f32 v0_115 = fused_r10;
-                    f32 v5_42 = v0_115 - v4_1;
-                    f32 v6_42 = v5_42 * v5_42;
-                    fused_acc1_2 = fused_acc1_2 + v6_42;
-                }
-            }
-            if (11u < fused_live) {
-                {
-                    u32 fused_c_116 = fused_tid + 2816u;
-                    f32 v0_116 = fused_r11;
-                    f32 v5_43 = v0_116 - v4_1;
-                    f32 v6_43 = v5_43 * v5_43;
-                    fused_acc1_3 = fused_acc1_3 + v6_43;
-                }
-            }
-            if (12u < fused_live) {
-                {
-                    u32 fused_c_117 = fused_tid + 3072u;
-                    f32 v0_117 = fused_r12;
-                    f32 v5_44 = v0_117 - v4_1;
-                    f32 v6_44 = v5_44 * v5_44;
-                    fused_acc1_0 = fused_acc1_0 + v6_44;
-                }
-            }
-            if (13u < fused_live) {
-                {
-                    u32 fused_c_118 = fused_tid + 3328u;
-                    f32 v0_118 = fused_r13;
-                    f32 v5_45 = v0_118 - v4_1;
-                    f32 v6_45 = v5_45 * v5_45;
-                    fused_acc1_1 = fused_acc1_1 + v6_45;
-                }
-            }
-            if (14u < fused_live) {
-                {
-                    u32 fused_c_119 = fused_tid + 3584u;
-                    f32 v0_119 = fused_r14;
-                    f32 v5_46 = v0_119 - v4_1;
-                    f32 v6_46 = v5_46 * v5_46;
-                    fused_acc1_2 = fused_acc1_2 + v6_46;
-                }
-            }
-            if (15u < fused_live) {
-                {
-                    u32 fused_c_120 = fused_tid + 3840u;
-                    f32 v0_120 = fused_r15;
-                    f32 v5_47 = v0_120 - v4_1;
-                    f32 v6_47 = v5_47 * v5_47;
-                    fused_acc1_3 = fused_acc1_3 + v6_47;
-                }
-            }
-            if (16u < fused_live) {
-                {
-                    u32 fused_c_121 = fused_tid + 4096u;
-                    f32 v0_121 = fused_r16;
-                    f32 v5_48 = v0_121 - v4_1;
+                    u32 fused_c_153 = fused_tid + 2048u;
+                    f32 v0_153 = fused_r8;
+                    f32 v5_48 = v0_153 - v4_1;
                     f32 v6_48 = v5_48 * v5_48;
                     fused_acc1_0 = fused_acc1_0 + v6_48;
                 }
-            }
-            if (17u < fused_live) {
                 {
-                    u32 fused_c_122 = fused_tid + 4352u;
-                    f32 v0_122 = fused_r17;
-                    f32 v5_49 = v0_122 - v4_1;
+                    u32 fused_c_154 = fused_tid + 2304u;
+                    f32 v0_154 = fused_r9;
+                    f32 v5_49 = v0_154 - v4_1;
                     f32 v6_49 = v5_49 * v5_49;
                     fused_acc1_1 = fused_acc1_1 + v6_49;
                 }
-            }
-            if (18u < fused_live) {
                 {
-                    u32 fused_c_123 = fused_tid + 4608u;
-                    f32 v0_123 = fused_r18;
-                    f32 v5_50 = v0_123 - v4_1;
+                    u32 fused_c_155 = fused_tid + 2560u;
+                    f32 v0_155 = fused_r10;
+                    f32 v5_50 = v0_155 - v4_1;
                     f32 v6_50 = v5_50 * v5_50;
                     fused_acc1_2 = fused_acc1_2 + v6_50;
                 }
-            }
-            if (19u < fused_live) {
                 {
-                    u32 fused_c_124 = fused_tid + 4864u;
-                    f32 v0_124 = fused_r19;
-                    f32 v5_51 = v0_124 - v4_1;
+                    u32 fused_c_156 = fused_tid + 2816u;
+                    f32 v0_156 = fused_r11;
+                    f32 v5_51 = v0_156 - v4_1;
                     f32 v6_51 = v5_51 * v5_51;
                     fused_acc1_3 = fused_acc1_3 + v6_51;
                 }
-            }
-            if (20u < fused_live) {
                 {
-                    u32 fused_c_125 = fused_tid + 5120u;
-                    f32 v0_125 = fused_r20;
-                    f32 v5_52 = v0_125 - v4_1;
+                    u32 fused_c_157 = fused_tid + 3072u;
+                    f32 v0_157 = fused_r12;
+                    f32 v5_52 = v0_157 - v4_1;
                     f32 v6_52 = v5_52 * v5_52;
                     fused_acc1_0 = fused_acc1_0 + v6_52;
                 }
-            }
-            if (21u < fused_live) {
                 {
-                    u32 fused_c_126 = fused_tid + 5376u;
-                    f32 v0_126 = fused_r21;
-                    f32 v5_53 = v0_126 - v4_1;
+                    u32 fused_c_158 = fused_tid + 3328u;
+                    f32 v0_158 = fused_r13;
+                    f32 v5_53 = v0_158 - v4_1;
                     f32 v6_53 = v5_53 * v5_53;
                     fused_acc1_1 = fused_acc1_1 + v6_53;
                 }
-            }
-            if (22u < fused_live) {
                 {
-                    u32 fused_c_127 = fused_tid + 5632u;
-                    f32 v0_127 = fused_r22;
-                    f32 v5_54 = v0_127 - v4_1;
+                    u32 fused_c_159 = fused_tid + 3584u;
+                    f32 v0_159 = fused_r14;
+                    f32 v5_54 = v0_159 - v4_1;
                     f32 v6_54 = v5_54 * v5_54;
                     fused_acc1_2 = fused_acc1_2 + v6_54;
                 }
-            }
-            if (23u < fused_live) {
                 {
-                    u32 fused_c_128 = fused_tid + 5888u;
-                    f32 v0_128 = fused_r23;
-                    f32 v5_55 = v0_128 - v4_1;
+                    u32 fused_c_160 = fused_tid + 3840u;
+                    f32 v0_160 = fused_r15;
+                    f32 v5_55 = v0_160 - v4_1;
                     f32 v6_55 = v5_55 * v5_55;
                     fused_acc1_3 = fused_acc1_3 + v6_55;
                 }
-            }
-            if (24u < fused_live) {
-                {
-                    u32 fused_c_129 = fused_tid + 6144u;
-                    f32 v0_129 = fused_r24;
-                    f32 v5_56 = v0_129 - v4_1;
-                    f32 v6_56 = v5_56 * v5_56;
-                    fused_acc1_0 = fused_acc1_0 + v6_56;
+            } else if (fused_live > 8u) {
+                if (8u < fused_live) {
+                    {
+                        u32 fused_c_161 = fused_tid + 2048u;
+                        f32 v0_161 = fused_r8;
+                        f32 v5_56 = v0_161 - v4_1;
+                        f32 v6_56 = v5_56 * v5_56;
+                        fused_acc1_0 = fused_acc1_0 + v6_56;
+                    }
+                }
+                if (9u < fused_live) {
+                    {
+                        u32 fused_c_162 = fused_tid + 2304u;
+                        f32 v0_162 = fused_r9;
+                        f32 v5_57 = v0_162 - v4_1;
+                        f32 v6_57 = v5_57 * v5_57;
+                        fused_acc1_1 = fused_acc1_1 + v6_57;
+                    }
+                }
+                if (10u < fused_live) {
+                    {
+                        u32 fused_c_163 = fused_tid + 2560u;
+                        f32 v0_163 = fused_r10;
+                        f32 v5_58 = v0_163 - v4_1;
+                        f32 v6_58 = v5_58 * v5_58;
+                        fused_acc1_2 = fused_acc1_2 + v6_58;
+                    }
+                }
+                if (11u < fused_live) {
+                    {
+                        u32 fused_c_164 = fused_tid + 2816u;
+                        f32 v0_164 = fused_r11;
+                        f32 v5_59 = v0_164 - v4_1;
+                        f32 v6_59 = v5_59 * v5_59;
+                        fused_acc1_3 = fused_acc1_3 + v6_59;
+                    }
+                }
+                if (12u < fused_live) {
+                    {
+                        u32 fused_c_165 = fused_tid + 3072u;
+                        f32 v0_165 = fused_r12;
+                        f32 v5_60 = v0_165 - v4_1;
+                        f32 v6_60 = v5_60 * v5_60;
+                        fused_acc1_0 = fused_acc1_0 + v6_60;
+                    }
+                }
+                if (13u < fused_live) {
+                    {
+                        u32 fused_c_166 = fused_tid + 3328u;
+                        f32 v0_166 = fused_r13;
+                        f32 v5_61 = v0_166 - v4_1;
+                        f32 v6_61 = v5_61 * v5_61;
+                        fused_acc1_1 = fused_acc1_1 + v6_61;
+                    }
+                }
+                if (14u < fused_live) {
+                    {
+                        u32 fused_c_167 = fused_tid + 3584u;
+                        f32 v0_167 = fused_r14;
+                        f32 v5_62 = v0_167 - v4_1;
+                        f32 v6_62 = v5_62 * v5_62;
+                        fused_acc1_2 = fused_acc1_2 + v6_62;
+                    }
+                }
+                if (15u < fused_live) {
+                    {
+                        u32 fused_c_168 = fused_tid + 3840u;
+                        f32 v0_168 = fused_r15;
+                        f32 v5_63 = v0_168 - v4_1;
+                        f32 v6_63 = v5_63 * v5_63;
+                        fused_acc1_3 = fused_acc1_3 + v6_63;
+                    }
                 }
             }
-            if (25u < fused_live) {
+            if (fused_live >= 24u) {
                 {
-                    u32 fused_c_130 = fused_tid + 6400u;
-                    f32 v0_130 = fused_r25;
-                    f32 v5_57 = v0_130 - v4_1;
-                    f32 v6_57 = v5_57 * v5_57;
-                    fused_acc1_1 = fused_acc1_1 + v6_57;
+                    u32 fused_c_169 = fused_tid + 4096u;
+                    f32 v0_169 = fused_r16;
+                    f32 v5_64 = v0_169 - v4_1;
+                    f32 v6_64 = v5_64 * v5_64;
+                    fused_acc1_0 = fused_acc1_0 + v6_64;
+                }
+                {
+                    u32 fused_c_170 = fused_tid + 4352u;
+                    f32 v0_170 = fused_r17;
+                    f32 v5_65 = v0_170 - v4_1;
+                    f32 v6_65 = v5_65 * v5_65;
+                    fused_acc1_1 = fused_acc1_1 + v6_65;
+                }
+                {
+                    u32 fused_c_171 = fused_tid + 4608u;
+                    f32 v0_171 = fused_r18;
+                    f32 v5_66 = v0_171 - v4_1;
+                    f32 v6_66 = v5_66 * v5_66;
+                    fused_acc1_2 = fused_acc1_2 + v6_66;
+                }
+                {
+                    u32 fused_c_172 = fused_tid + 4864u;
+                    f32 v0_172 = fused_r19;
+                    f32 v5_67 = v0_172 - v4_1;
+                    f32 v6_67 = v5_67 * v5_67;
+                    fused_acc1_3 = fused_acc1_3 + v6_67;
+                }
+                {
+                    u32 fused_c_173 = fused_tid + 5120u;
+                    f32 v0_173 = fused_r20;
+                    f32 v5_68 = v0_173 - v4_1;
+                    f32 v6_68 = v5_68 * v5_68;
+                    fused_acc1_0 = fused_acc1_0 + v6_68;
+                }
+                {
+                    u32 fused_c_174 = fused_tid + 5376u;
+                    f32 v0_174 = fused_r21;
+                    f32 v5_69 = v0_174 - v4_1;
+                    f32 v6_69 = v5_69 * v5_69;
+                    fused_acc1_1 = fused_acc1_1 + v6_69;
+                }
+                {
+                    u32 fused_c_175 = fused_tid + 5632u;
+                    f32 v0_175 = fused_r22;
+                    f32 v5_70 = v0_175 - v4_1;
+                    f32 v6_70 = v5_70 * v5_70;
+                    fused_acc1_2 = fused_acc1_2 + v6_70;
+                }
+                {
+                    u32 fused_c_176 = fused_tid + 5888u;
+                    f32 v0_176 = fused_r23;
+                    f32 v5_71 = v0_176 - v4_1;
+                    f32 v6_71 = v5_71 * v5_71;
+                    fused_acc1_3 = fused_acc1_3 + v6_71;
+                }
+            } else if (fused_live > 16u) {
+                if (16u < fused_live) {
+                    {
+                        u32 fused_c_177 = fused_tid + 4096u;
+                        f32 v0_177 = fused_r16;
+                        f32 v5_72 = v0_177 - v4_1;
+                        f32 v6_72 = v5_72 * v5_72;
+                        fused_acc1_0 = fused_acc1_0 + v6_72;
+                    }
+                }
+                if (17u < fused_live) {
+                    {
+                        u32 fused_c_178 = fused_tid + 4352u;
+                        f32 v0_178 = fused_r17;
+                        f32 v5_73 = v0_178 - v4_1;
+                        f32 v6_73 = v5_73 * v5_73;
+                        fused_acc1_1 = fused_acc1_1 + v6_73;
+                    }
+                }
+                if (18u < fused_live) {
+                    {
+                        u32 fused_c_179 = fused_tid + 4608u;
+                        f32 v0_179 = fused_r18;
+                        f32 v5_74 = v0_179 - v4_1;
+                        f32 v6_74 = v5_74 * v5_74;
+                        fused_acc1_2 = fused_acc1_2 + v6_74;
+                    }
+                }
+                if (19u < fused_live) {
+                    {
+                        u32 fused_c_180 = fused_tid + 4864u;
+                        f32 v0_180 = fused_r19;
+                        f32 v5_75 = v0_180 - v4_1;
+                        f32 v6_75 = v5_75 * v5_75;
+                        fused_acc1_3 = fused_acc1_3 + v6_75;
+                    }
+                }
+                if (20u < fused_live) {
+                    {
+                        u32 fused_c_181 = fused_tid + 5120u;
+                        f32 v0_181 = fused_r20;
+                        f32 v5_76 = v0_181 - v4_1;
+                        f32 v6_76 = v5_76 * v5_76;
+                        fused_acc1_0 = fused_acc1_0 + v6_76;
+                    }
+                }
+                if (21u < fused_live) {
+                    {
+                        u32 fused_c_182 = fused_tid + 5376u;
+                        f32 v0_182 = fused_r21;
+                        f32 v5_77 = v0_182 - v4_1;
+                        f32 v6_77 = v5_77 * v5_77;
+                        fused_acc1_1 = fused_acc1_1 + v6_77;
+                    }
+                }
+                if (22u < fused_live) {
+                    {
+                        u32 fused_c_183 = fused_tid + 5632u;
+                        f32 v0_183 = fused_r22;
+                        f32 v5_78 = v0_183 - v4_1;
+                        f32 v6_78 = v5_78 * v5_78;
+                        fused_acc1_2 = fused_acc1_2 + v6_78;
+                    }
+                }
+                if (23u < fused_live) {
+                    {
+                        u32 fused_c_184 = fused_tid + 5888u;
+                        f32 v0_184 = fused_r23;
+                        f32 v5_79 = v0_184 - v4_1;
+                        f32 v6_79 = v5_79 * v5_79;
+                        fused_acc1_3 = fused_acc1_3 + v6_79;
+                    }
                 }
             }
-            if (26u < fused_live) {
+            if (fused_live >= 32u) {
                 {
-                    u32 fused_c_131 = fused_tid + 6656u;
-                    f32 v0_131 = fused_r26;
-                    f32 v5_58 = v0_131 - v4_1;
-                    f32 v6_58 = v5_58 * v5_58;
-                    fused_acc1_2 = fused_acc1_2 + v6_58;
+                    u32 fused_c_185 = fused_tid + 6144u;
+                    f32 v0_185 = fused_r24;
+                    f32 v5_80 = v0_185 - v4_1;
+                    f32 v6_80 = v5_80 * v5_80;
+                    fused_acc1_0 = fused_acc1_0 + v6_80;
                 }
-            }
-            if (27u < fused_live) {
                 {
-                    u32 fused_c_132 = fused_tid + 6912u;
-                    f32 v0_132 = fused_r27;
-                    f32 v5_59 = v0_132 - v4_1;
-                    f32 v6_59 = v5_59 * v5_59;
-                    fused_acc1_3 = fused_acc1_3 + v6_59;
+                    u32 fused_c_186 = fused_tid + 6400u;
+                    f32 v0_186 = fused_r25;
+                    f32 v5_81 = v0_186 - v4_1;
+                    f32 v6_81 = v5_81 * v5_81;
+                    fused_acc1_1 = fused_acc1_1 + v6_81;
                 }
-            }
-            if (28u < fused_live) {
                 {
-                    u32 fused_c_133 = fused_tid + 7168u;
-                    f32 v0_133 = fused_r28;
-                    f32 v5_60 = v0_133 - v4_1;
-                    f32 v6_60 = v5_60 * v5_60;
-                    fused_acc1_0 = fused_acc1_0 + v6_60;
+                    u32 fused_c_187 = fused_tid + 6656u;
+                    f32 v0_187 = fused_r26;
+                    f32 v5_82 = v0_187 - v4_1;
+                    f32 v6_82 = v5_82 * v5_82;
+                    fused_acc1_2 = fused_acc1_2 + v6_82;
                 }
-            }
-            if (29u < fused_live) {
                 {
-                    u32 fused_c_134 = fused_tid + 7424u;
-                    f32 v0_134 = fused_r29;
-                    f32 v5_61 = v0_134 - v4_1;
-                    f32 v6_61 = v5_61 * v5_61;
-                    fused_acc1_1 = fused_acc1_1 + v6_61;
+                    u32 fused_c_188 = fused_tid + 6912u;
+                    f32 v0_188 = fused_r27;
+                    f32 v5_83 = v0_188 - v4_1;
+                    f32 v6_83 = v5_83 * v5_83;
+                    fused_acc1_3 = fused_acc1_3 + v6_83;
                 }
-            }
-            if (30u < fused_live) {
                 {
-                    u32 fused_c_135 = fused_tid + 7680u;
-                    f32 v0_135 = fused_r30;
-                    f32 v5_62 = v0_135 - v4_1;
-                    f32 v6_62 = v5_62 * v5_62;
-                    fused_acc1_2 = fused_acc1_2 + v6_62;
+                    u32 fused_c_189 = fused_tid + 7168u;
+                    f32 v0_189 = fused_r28;
+                    f32 v5_84 = v0_189 - v4_1;
+                    f32 v6_84 = v5_84 * v5_84;
+                    fused_acc1_0 = fused_acc1_0 + v6_84;
                 }
-            }
-            if (31u < fused_live) {
                 {
-                    u32 fused_c_136 = fused_tid + 7936u;
-                    f32 v0_136 = fused_r31;
-                    f32 v5_63 = v0_136 - v4_1;
-                    f32 v6_63 = v5_63 * v5_63;
-                    fused_acc1_3 = fused_acc1_3 + v6_63;
+                    u32 fused_c_190 = fused_tid + 7424u;
+                    f32 v0_190 = fused_r29;
+                    f32 v5_85 = v0_190 - v4_1;
+                    f32 v6_85 = v5_85 * v5_85;
+                    fused_acc1_1 = fused_acc1_1 + v6_85;
+                }
+                {
+                    u32 fused_c_191 = fused_tid + 7680u;
+                    f32 v0_191 = fused_r30;
+                    f32 v5_86 = v0_191 - v4_1;
+                    f32 v6_86 = v5_86 * v5_86;
+                    fused_acc1_2 = fused_acc1_2 + v6_86;
+                }
+                {
+                    u32 fused_c_192 = fused_tid + 7936u;
+                    f32 v0_192 = fused_r31;
+                    f32 v5_87 = v0_192 - v4_1;
+                    f32 v6_87 = v5_87 * v5_87;
+                    fused_acc1_3 = fused_acc1_3 + v6_87;
+                }
+            } else if (fused_live > 24u) {
+                if (24u < fused_live) {
+                    {
+                        u32 fused_c_193 = fused_tid + 6144u;
+                        f32 v0_193 = fused_r24;
+                        f32 v5_88 = v0_193 - v4_1;
+                        f32 v6_88 = v5_88 * v5_88;
+                        fused_acc1_0 = fused_acc1_0 + v6_88;
+                    }
+                }
+                if (25u < fused_live) {
+                    {
+                        u32 fused_c_194 = fused_tid + 6400u;
+                        f32 v0_194 = fused_r25;
+                        f32 v5_89 = v0_194 - v4_1;
+                        f32 v6_89 = v5_89 * v5_89;
+                        fused_acc1_1 = fused_acc1_1 + v6_89;
+                    }
+                }
+                if (26u < fused_live) {
+                    {
+                        u32 fused_c_195 = fused_tid + 6656u;
+                        f32 v0_195 = fused_r26;
+                        f32 v5_90 = v0_195 - v4_1;
+                        f32 v6_90 = v5_90 * v5_90;
+                        fused_acc1_2 = fused_acc1_2 + v6_90;
+                    }
+                }
+                if (27u < fused_live) {
+                    {
+                        u32 fused_c_196 = fused_tid + 6912u;
+                        f32 v0_196 = fused_r27;
+                        f32 v5_91 = v0_196 - v4_1;
+                        f32 v6_91 = v5_91 * v5_91;
+                        fused_acc1_3 = fused_acc1_3 + v6_91;
+                    }
+                }
+                if (28u < fused_live) {
+                    {
+                        u32 fused_c_197 = fused_tid + 7168u;
+                        f32 v0_197 = fused_r28;
+                        f32 v5_92 = v0_197 - v4_1;
+                        f32 v6_92 = v5_92 * v5_92;
+                        fused_acc1_0 = fused_acc1_0 + v6_92;
+                    }
+                }
+                if (29u < fused_live) {
+                    {
+                        u32 fused_c_198 = fused_tid + 7424u;
+                        f32 v0_198 = fused_r29;
+                        f32 v5_93 = v0_198 - v4_1;
+                        f32 v6_93 = v5_93 * v5_93;
+                        fused_acc1_1 = fused_acc1_1 + v6_93;
+                    }
+                }
+                if (30u < fused_live) {
+                    {
+                        u32 fused_c_199 = fused_tid + 7680u;
+                        f32 v0_199 = fused_r30;
+                        f32 v5_94 = v0_199 - v4_1;
+                        f32 v6_94 = v5_94 * v5_94;
+                        fused_acc1_2 = fused_acc1_2 + v6_94;
+                    }
+                }
+                if (31u < fused_live) {
+                    {
+                        u32 fused_c_200 = fused_tid + 7936u;
+                        f32 v0_200 = fused_r31;
+                        f32 v5_95 = v0_200 - v4_1;
+                        f32 v6_95 = v5_95 * v5_95;
+                        fused_acc1_3 = fused_acc1_3 + v6_95;
+                    }
                 }
             }
         }
@@ -4053,69 +5545,69 @@ __device__ __forceinline__ void layer_norm_body(cuprum::RoSlice<f32> x, i64 x_rs
             u32 fused_c7_1 = fused_j_1 + (7u * fused_nt);
             f32 v0_7_2 = x[fused_base_x + ((u64)(fused_c7_1 & fused_mask_x))];
             {
-                u32 fused_c_137 = fused_c0_1;
-                f32 v0_137 = v0_0_1;
-                f32 v5_64 = v0_137 - v4_1;
-                f32 v6_64 = v5_64 * v5_64;
-                fused_acc1_0 = fused_acc1_0 + v6_64;
+                u32 fused_c_201 = fused_c0_1;
+                f32 v0_201 = v0_0_1;
+                f32 v5_96 = v0_201 - v4_1;
+                f32 v6_96 = v5_96 * v5_96;
+                fused_acc1_0 = fused_acc1_0 + v6_96;
             }
             {
-                u32 fused_c_138 = fused_c1_1;
-                f32 v0_138 = v0_1_2;
-                f32 v5_65 = v0_138 - v4_1;
-                f32 v6_65 = v5_65 * v5_65;
-                fused_acc1_0 = fused_acc1_0 + v6_65;
+                u32 fused_c_202 = fused_c1_1;
+                f32 v0_202 = v0_1_2;
+                f32 v5_97 = v0_202 - v4_1;
+                f32 v6_97 = v5_97 * v5_97;
+                fused_acc1_0 = fused_acc1_0 + v6_97;
             }
             {
-                u32 fused_c_139 = fused_c2_1;
-                f32 v0_139 = v0_2_2;
-                f32 v5_66 = v0_139 - v4_1;
-                f32 v6_66 = v5_66 * v5_66;
-                fused_acc1_0 = fused_acc1_0 + v6_66;
+                u32 fused_c_203 = fused_c2_1;
+                f32 v0_203 = v0_2_2;
+                f32 v5_98 = v0_203 - v4_1;
+                f32 v6_98 = v5_98 * v5_98;
+                fused_acc1_0 = fused_acc1_0 + v6_98;
             }
             {
-                u32 fused_c_140 = fused_c3_1;
-                f32 v0_140 = v0_3_2;
-                f32 v5_67 = v0_140 - v4_1;
-                f32 v6_67 = v5_67 * v5_67;
-                fused_acc1_0 = fused_acc1_0 + v6_67;
+                u32 fused_c_204 = fused_c3_1;
+                f32 v0_204 = v0_3_2;
+                f32 v5_99 = v0_204 - v4_1;
+                f32 v6_99 = v5_99 * v5_99;
+                fused_acc1_0 = fused_acc1_0 + v6_99;
             }
             {
-                u32 fused_c_141 = fused_c4_1;
-                f32 v0_141 = v0_4_2;
-                f32 v5_68 = v0_141 - v4_1;
-                f32 v6_68 = v5_68 * v5_68;
-                fused_acc1_0 = fused_acc1_0 + v6_68;
+                u32 fused_c_205 = fused_c4_1;
+                f32 v0_205 = v0_4_2;
+                f32 v5_100 = v0_205 - v4_1;
+                f32 v6_100 = v5_100 * v5_100;
+                fused_acc1_0 = fused_acc1_0 + v6_100;
             }
             {
-                u32 fused_c_142 = fused_c5_1;
-                f32 v0_142 = v0_5_2;
-                f32 v5_69 = v0_142 - v4_1;
-                f32 v6_69 = v5_69 * v5_69;
-                fused_acc1_0 = fused_acc1_0 + v6_69;
+                u32 fused_c_206 = fused_c5_1;
+                f32 v0_206 = v0_5_2;
+                f32 v5_101 = v0_206 - v4_1;
+                f32 v6_101 = v5_101 * v5_101;
+                fused_acc1_0 = fused_acc1_0 + v6_101;
             }
             {
-                u32 fused_c_143 = fused_c6_1;
-                f32 v0_143 = v0_6_2;
-                f32 v5_70 = v0_143 - v4_1;
-                f32 v6_70 = v5_70 * v5_70;
-                fused_acc1_0 = fused_acc1_0 + v6_70;
+                u32 fused_c_207 = fused_c6_1;
+                f32 v0_207 = v0_6_2;
+                f32 v5_102 = v0_207 - v4_1;
+                f32 v6_102 = v5_102 * v5_102;
+                fused_acc1_0 = fused_acc1_0 + v6_102;
             }
             {
-                u32 fused_c_144 = fused_c7_1;
-                f32 v0_144 = v0_7_2;
-                f32 v5_71 = v0_144 - v4_1;
-                f32 v6_71 = v5_71 * v5_71;
-                fused_acc1_0 = fused_acc1_0 + v6_71;
+                u32 fused_c_208 = fused_c7_1;
+                f32 v0_208 = v0_7_2;
+                f32 v5_103 = v0_208 - v4_1;
+                f32 v6_103 = v5_103 * v5_103;
+                fused_acc1_0 = fused_acc1_0 + v6_103;
             }
             fused_j_1 += 8u * fused_nt;
         }
         while (fused_j_1 < fused_n) {
-            u32 fused_c_145 = fused_j_1;
-            f32 v0_145 = x[fused_base_x + ((u64)(fused_c_145 & fused_mask_x))];
-            f32 v5_72 = v0_145 - v4_1;
-            f32 v6_72 = v5_72 * v5_72;
-            fused_acc1_0 = fused_acc1_0 + v6_72;
+            u32 fused_c_209 = fused_j_1;
+            f32 v0_209 = x[fused_base_x + ((u64)(fused_c_209 & fused_mask_x))];
+            f32 v5_104 = v0_209 - v4_1;
+            f32 v6_104 = v5_104 * v5_104;
+            fused_acc1_0 = fused_acc1_0 + v6_104;
             fused_j_1 += fused_nt;
         }
     }
@@ -4161,92 +5653,92 @@ __device__ __forceinline__ void layer_norm_body(cuprum::RoSlice<f32> x, i64 x_rs
             f32 v1_7 = gamma[fused_base_gamma + ((u64)((fused_tid + 1792u) & fused_mask_gamma))];
             f32 v2_7 = beta[fused_base_beta + ((u64)((fused_tid + 1792u) & fused_mask_beta))];
             {
-                u32 fused_c_146 = fused_tid + 0u;
-                f32 v0_146 = fused_r0;
+                u32 fused_c_210 = fused_tid + 0u;
+                f32 v0_210 = fused_r0;
                 f32 v1 = v1_0;
                 f32 v2 = v2_0;
-                f32 v5_73 = v0_146 - v4_1;
-                f32 v12 = v5_73 * v11;
+                f32 v5_105 = v0_210 - v4_1;
+                f32 v12 = v5_105 * v11;
                 f32 v13 = v12 * v1;
                 f32 v14 = v13 + v2;
-                fused_out[fused_base_out + ((u64)fused_c_146)] = v14;
+                fused_out[fused_base_out + ((u64)fused_c_210)] = v14;
             }
             {
-                u32 fused_c_147 = fused_tid + 256u;
-                f32 v0_147 = fused_r1;
+                u32 fused_c_211 = fused_tid + 256u;
+                f32 v0_211 = fused_r1;
                 f32 v1_8 = v1_1;
                 f32 v2_8 = v2_1;
-                f32 v5_74 = v0_147 - v4_1;
-                f32 v12_1 = v5_74 * v11;
+                f32 v5_106 = v0_211 - v4_1;
+                f32 v12_1 = v5_106 * v11;
                 f32 v13_1 = v12_1 * v1_8;
                 f32 v14_1 = v13_1 + v2_8;
-                fused_out[fused_base_out + ((u64)fused_c_147)] = v14_1;
+                fused_out[fused_base_out + ((u64)fused_c_211)] = v14_1;
             }
             {
-                u32 fused_c_148 = fused_tid + 512u;
-                f32 v0_148 = fused_r2;
+                u32 fused_c_212 = fused_tid + 512u;
+                f32 v0_212 = fused_r2;
                 f32 v1_9 = v1_2;
                 f32 v2_9 = v2_2;
-                f32 v5_75 = v0_148 - v4_1;
-                f32 v12_2 = v5_75 * v11;
+                f32 v5_107 = v0_212 - v4_1;
+                f32 v12_2 = v5_107 * v11;
                 f32 v13_2 = v12_2 * v1_9;
                 f32 v14_2 = v13_2 + v2_9;
-                fused_out[fused_base_out + ((u64)fused_c_148)] = v14_2;
+                fused_out[fused_base_out + ((u64)fused_c_212)] = v14_2;
             }
             {
-                u32 fused_c_149 = fused_tid + 768u;
-                f32 v0_149 = fused_r3;
+                u32 fused_c_213 = fused_tid + 768u;
+                f32 v0_213 = fused_r3;
                 f32 v1_10 = v1_3;
                 f32 v2_10 = v2_3;
-                f32 v5_76 = v0_149 - v4_1;
-                f32 v12_3 = v5_76 * v11;
+                f32 v5_108 = v0_213 - v4_1;
+                f32 v12_3 = v5_108 * v11;
                 f32 v13_3 = v12_3 * v1_10;
                 f32 v14_3 = v13_3 + v2_10;
-                fused_out[fused_base_out + ((u64)fused_c_149)] = v14_3;
+                fused_out[fused_base_out + ((u64)fused_c_213)] = v14_3;
             }
             {
-                u32 fused_c_150 = fused_tid + 1024u;
-                f32 v0_150 = fused_r4;
+                u32 fused_c_214 = fused_tid + 1024u;
+                f32 v0_214 = fused_r4;
                 f32 v1_11 = v1_4;
                 f32 v2_11 = v2_4;
-                f32 v5_77 = v0_150 - v4_1;
-                f32 v12_4 = v5_77 * v11;
+                f32 v5_109 = v0_214 - v4_1;
+                f32 v12_4 = v5_109 * v11;
                 f32 v13_4 = v12_4 * v1_11;
                 f32 v14_4 = v13_4 + v2_11;
-                fused_out[fused_base_out + ((u64)fused_c_150)] = v14_4;
+                fused_out[fused_base_out + ((u64)fused_c_214)] = v14_4;
             }
             {
-                u32 fused_c_151 = fused_tid + 1280u;
-                f32 v0_151 = fused_r5;
+                u32 fused_c_215 = fused_tid + 1280u;
+                f32 v0_215 = fused_r5;
                 f32 v1_12 = v1_5;
                 f32 v2_12 = v2_5;
-                f32 v5_78 = v0_151 - v4_1;
-                f32 v12_5 = v5_78 * v11;
+                f32 v5_110 = v0_215 - v4_1;
+                f32 v12_5 = v5_110 * v11;
                 f32 v13_5 = v12_5 * v1_12;
                 f32 v14_5 = v13_5 + v2_12;
-                fused_out[fused_base_out + ((u64)fused_c_151)] = v14_5;
+                fused_out[fused_base_out + ((u64)fused_c_215)] = v14_5;
             }
             {
-                u32 fused_c_152 = fused_tid + 1536u;
-                f32 v0_152 = fused_r6;
+                u32 fused_c_216 = fused_tid + 1536u;
+                f32 v0_216 = fused_r6;
                 f32 v1_13 = v1_6;
                 f32 v2_13 = v2_6;
-                f32 v5_79 = v0_152 - v4_1;
-                f32 v12_6 = v5_79 * v11;
+                f32 v5_111 = v0_216 - v4_1;
+                f32 v12_6 = v5_111 * v11;
                 f32 v13_6 = v12_6 * v1_13;
                 f32 v14_6 = v13_6 + v2_13;
-                fused_out[fused_base_out + ((u64)fused_c_152)] = v14_6;
+                fused_out[fused_base_out + ((u64)fused_c_216)] = v14_6;
             }
             {
-                u32 fused_c_153 = fused_tid + 1792u;
-                f32 v0_153 = fused_r7;
+                u32 fused_c_217 = fused_tid + 1792u;
+                f32 v0_217 = fused_r7;
                 f32 v1_14 = v1_7;
                 f32 v2_14 = v2_7;
-                f32 v5_80 = v0_153 - v4_1;
-                f32 v12_7 = v5_80 * v11;
+                f32 v5_112 = v0_217 - v4_1;
+                f32 v12_7 = v5_112 * v11;
                 f32 v13_7 = v12_7 * v1_14;
                 f32 v14_7 = v13_7 + v2_14;
-                fused_out[fused_base_out + ((u64)fused_c_153)] = v14_7;
+                fused_out[fused_base_out + ((u64)fused_c_217)] = v14_7;
             }
             f32 v1_8_1 = gamma[fused_base_gamma + ((u64)((fused_tid + 2048u) & fused_mask_gamma))];
             f32 v2_8_1 = beta[fused_base_beta + ((u64)((fused_tid + 2048u) & fused_mask_beta))];
@@ -4265,92 +5757,92 @@ __device__ __forceinline__ void layer_norm_body(cuprum::RoSlice<f32> x, i64 x_rs
             f32 v1_15 = gamma[fused_base_gamma + ((u64)((fused_tid + 3840u) & fused_mask_gamma))];
             f32 v2_15 = beta[fused_base_beta + ((u64)((fused_tid + 3840u) & fused_mask_beta))];
             {
-                u32 fused_c_154 = fused_tid + 2048u;
-                f32 v0_154 = fused_r8;
+                u32 fused_c_218 = fused_tid + 2048u;
+                f32 v0_218 = fused_r8;
                 f32 v1_16 = v1_8_1;
                 f32 v2_16 = v2_8_1;
-                f32 v5_81 = v0_154 - v4_1;
-                f32 v12_8 = v5_81 * v11;
+                f32 v5_113 = v0_218 - v4_1;
+                f32 v12_8 = v5_113 * v11;
                 f32 v13_8 = v12_8 * v1_16;
                 f32 v14_8 = v13_8 + v2_16;
-                fused_out[fused_base_out + ((u64)fused_c_154)] = v14_8;
+                fused_out[fused_base_out + ((u64)fused_c_218)] = v14_8;
             }
             {
-                u32 fused_c_155 = fused_tid + 2304u;
-                f32 v0_155 = fused_r9;
+                u32 fused_c_219 = fused_tid + 2304u;
+                f32 v0_219 = fused_r9;
                 f32 v1_17 = v1_9_1;
                 f32 v2_17 = v2_9_1;
-                f32 v5_82 = v0_155 - v4_1;
-                f32 v12_9 = v5_82 * v11;
+                f32 v5_114 = v0_219 - v4_1;
+                f32 v12_9 = v5_114 * v11;
                 f32 v13_9 = v12_9 * v1_17;
                 f32 v14_9 = v13_9 + v2_17;
-                fused_out[fused_base_out + ((u64)fused_c_155)] = v14_9;
+                fused_out[fused_base_out + ((u64)fused_c_219)] = v14_9;
             }
             {
-                u32 fused_c_156 = fused_tid + 2560u;
-                f32 v0_156 = fused_r10;
+                u32 fused_c_220 = fused_tid + 2560u;
+                f32 v0_220 = fused_r10;
                 f32 v1_18 = v1_10_1;
                 f32 v2_18 = v2_10_1;
-                f32 v5_83 = v0_156 - v4_1;
-                f32 v12_10 = v5_83 * v11;
+                f32 v5_115 = v0_220 - v4_1;
+                f32 v12_10 = v5_115 * v11;
                 f32 v13_10 = v12_10 * v1_18;
                 f32 v14_10 = v13_10 + v2_18;
-                fused_out[fused_base_out + ((u64)fused_c_156)] = v14_10;
+                fused_out[fused_base_out + ((u64)fused_c_220)] = v14_10;
             }
             {
-                u32 fused_c_157 = fused_tid + 2816u;
-                f32 v0_157 = fused_r11;
+                u32 fused_c_221 = fused_tid + 2816u;
+                f32 v0_221 = fused_r11;
                 f32 v1_19 = v1_11_1;
                 f32 v2_19 = v2_11_1;
-                f32 v5_84 = v0_157 - v4_1;
-                f32 v12_11 = v5_84 * v11;
+                f32 v5_116 = v0_221 - v4_1;
+                f32 v12_11 = v5_116 * v11;
                 f32 v13_11 = v12_11 * v1_19;
                 f32 v14_11 = v13_11 + v2_19;
-                fused_out[fused_base_out + ((u64)fused_c_157)] = v14_11;
+                fused_out[fused_base_out + ((u64)fused_c_221)] = v14_11;
             }
             {
-                u32 fused_c_158 = fused_tid + 3072u;
-                f32 v0_158 = fused_r12;
+                u32 fused_c_222 = fused_tid + 3072u;
+                f32 v0_222 = fused_r12;
                 f32 v1_20 = v1_12_1;
                 f32 v2_20 = v2_12_1;
-                f32 v5_85 = v0_158 - v4_1;
-                f32 v12_12 = v5_85 * v11;
+                f32 v5_117 = v0_222 - v4_1;
+                f32 v12_12 = v5_117 * v11;
                 f32 v13_12 = v12_12 * v1_20;
                 f32 v14_12 = v13_12 + v2_20;
-                fused_out[fused_base_out + ((u64)fused_c_158)] = v14_12;
+                fused_out[fused_base_out + ((u64)fused_c_222)] = v14_12;
             }
             {
-                u32 fused_c_159 = fused_tid + 3328u;
-                f32 v0_159 = fused_r13;
+                u32 fused_c_223 = fused_tid + 3328u;
+                f32 v0_223 = fused_r13;
                 f32 v1_21 = v1_13_1;
                 f32 v2_21 = v2_13_1;
-                f32 v5_86 = v0_159 - v4_1;
-                f32 v12_13 = v5_86 * v11;
+                f32 v5_118 = v0_223 - v4_1;
+                f32 v12_13 = v5_118 * v11;
                 f32 v13_13 = v12_13 * v1_21;
                 f32 v14_13 = v13_13 + v2_21;
-                fused_out[fused_base_out + ((u64)fused_c_159)] = v14_13;
+                fused_out[fused_base_out + ((u64)fused_c_223)] = v14_13;
             }
             {
-                u32 fused_c_160 = fused_tid + 3584u;
-                f32 v0_160 = fused_r14;
+                u32 fused_c_224 = fused_tid + 3584u;
+                f32 v0_224 = fused_r14;
                 f32 v1_22 = v1_14_1;
                 f32 v2_22 = v2_14_1;
-                f32 v5_87 = v0_160 - v4_1;
-                f32 v12_14 = v5_87 * v11;
+                f32 v5_119 = v0_224 - v4_1;
+                f32 v12_14 = v5_119 * v11;
                 f32 v13_14 = v12_14 * v1_22;
                 f32 v14_14 = v13_14 + v2_22;
-                fused_out[fused_base_out + ((u64)fused_c_160)] = v14_14;
+                fused_out[fused_base_out + ((u64)fused_c_224)] = v14_14;
             }
             {
-                u32 fused_c_161 = fused_tid + 3840u;
-                f32 v0_161 = fused_r15;
+                u32 fused_c_225 = fused_tid + 3840u;
+                f32 v0_225 = fused_r15;
                 f32 v1_23 = v1_15;
                 f32 v2_23 = v2_15;
-                f32 v5_88 = v0_161 - v4_1;
-                f32 v12_15 = v5_88 * v11;
+                f32 v5_120 = v0_225 - v4_1;
+                f32 v12_15 = v5_120 * v11;
                 f32 v13_15 = v12_15 * v1_23;
                 f32 v14_15 = v13_15 + v2_23;
-                fused_out[fused_base_out + ((u64)fused_c_161)] = v14_15;
+                fused_out[fused_base_out + ((u64)fused_c_225)] = v14_15;
             }
             f32 v1_16_1 = gamma[fused_base_gamma + ((u64)((fused_tid + 4096u) & fused_mask_gamma))];
             f32 v2_16_1 = beta[fused_base_beta + ((u64)((fused_tid + 4096u) & fused_mask_beta))];
@@ -4369,92 +5861,92 @@ __device__ __forceinline__ void layer_norm_body(cuprum::RoSlice<f32> x, i64 x_rs
             f32 v1_23_1 = gamma[fused_base_gamma + ((u64)((fused_tid + 5888u) & fused_mask_gamma))];
             f32 v2_23_1 = beta[fused_base_beta + ((u64)((fused_tid + 5888u) & fused_mask_beta))];
             {
-                u32 fused_c_162 = fused_tid + 4096u;
-                f32 v0_162 = fused_r16;
+                u32 fused_c_226 = fused_tid + 4096u;
+                f32 v0_226 = fused_r16;
                 f32 v1_24 = v1_16_1;
                 f32 v2_24 = v2_16_1;
-                f32 v5_89 = v0_162 - v4_1;
-                f32 v12_16 = v5_89 * v11;
+                f32 v5_121 = v0_226 - v4_1;
+                f32 v12_16 = v5_121 * v11;
                 f32 v13_16 = v12_16 * v1_24;
                 f32 v14_16 = v13_16 + v2_24;
-                fused_out[fused_base_out + ((u64)fused_c_162)] = v14_16;
+                fused_out[fused_base_out + ((u64)fused_c_226)] = v14_16;
             }
             {
-                u32 fused_c_163 = fused_tid + 4352u;
-                f32 v0_163 = fused_r17;
+                u32 fused_c_227 = fused_tid + 4352u;
+                f32 v0_227 = fused_r17;
                 f32 v1_25 = v1_17_1;
                 f32 v2_25 = v2_17_1;
-                f32 v5_90 = v0_163 - v4_1;
-                f32 v12_17 = v5_90 * v11;
+                f32 v5_122 = v0_227 - v4_1;
+                f32 v12_17 = v5_122 * v11;
                 f32 v13_17 = v12_17 * v1_25;
                 f32 v14_17 = v13_17 + v2_25;
-                fused_out[fused_base_out + ((u64)fused_c_163)] = v14_17;
+                fused_out[fused_base_out + ((u64)fused_c_227)] = v14_17;
             }
             {
-                u32 fused_c_164 = fused_tid + 4608u;
-                f32 v0_164 = fused_r18;
+                u32 fused_c_228 = fused_tid + 4608u;
+                f32 v0_228 = fused_r18;
                 f32 v1_26 = v1_18_1;
                 f32 v2_26 = v2_18_1;
-                f32 v5_91 = v0_164 - v4_1;
-                f32 v12_18 = v5_91 * v11;
+                f32 v5_123 = v0_228 - v4_1;
+                f32 v12_18 = v5_123 * v11;
                 f32 v13_18 = v12_18 * v1_26;
                 f32 v14_18 = v13_18 + v2_26;
-                fused_out[fused_base_out + ((u64)fused_c_164)] = v14_18;
+                fused_out[fused_base_out + ((u64)fused_c_228)] = v14_18;
             }
             {
-                u32 fused_c_165 = fused_tid + 4864u;
-                f32 v0_165 = fused_r19;
+                u32 fused_c_229 = fused_tid + 4864u;
+                f32 v0_229 = fused_r19;
                 f32 v1_27 = v1_19_1;
                 f32 v2_27 = v2_19_1;
-                f32 v5_92 = v0_165 - v4_1;
-                f32 v12_19 = v5_92 * v11;
+                f32 v5_124 = v0_229 - v4_1;
+                f32 v12_19 = v5_124 * v11;
                 f32 v13_19 = v12_19 * v1_27;
                 f32 v14_19 = v13_19 + v2_27;
-                fused_out[fused_base_out + ((u64)fused_c_165)] = v14_19;
+                fused_out[fused_base_out + ((u64)fused_c_229)] = v14_19;
             }
             {
-                u32 fused_c_166 = fused_tid + 5120u;
-                f32 v0_166 = fused_r20;
+                u32 fused_c_230 = fused_tid + 5120u;
+                f32 v0_230 = fused_r20;
                 f32 v1_28 = v1_20_1;
                 f32 v2_28 = v2_20_1;
-                f32 v5_93 = v0_166 - v4_1;
-                f32 v12_20 = v5_93 * v11;
+                f32 v5_125 = v0_230 - v4_1;
+                f32 v12_20 = v5_125 * v11;
                 f32 v13_20 = v12_20 * v1_28;
                 f32 v14_20 = v13_20 + v2_28;
-                fused_out[fused_base_out + ((u64)fused_c_166)] = v14_20;
+                fused_out[fused_base_out + ((u64)fused_c_230)] = v14_20;
             }
             {
-                u32 fused_c_167 = fused_tid + 5376u;
-                f32 v0_167 = fused_r21;
+                u32 fused_c_231 = fused_tid + 5376u;
+                f32 v0_231 = fused_r21;
                 f32 v1_29 = v1_21_1;
                 f32 v2_29 = v2_21_1;
-                f32 v5_94 = v0_167 - v4_1;
-                f32 v12_21 = v5_94 * v11;
+                f32 v5_126 = v0_231 - v4_1;
+                f32 v12_21 = v5_126 * v11;
                 f32 v13_21 = v12_21 * v1_29;
                 f32 v14_21 = v13_21 + v2_29;
-                fused_out[fused_base_out + ((u64)fused_c_167)] = v14_21;
+                fused_out[fused_base_out + ((u64)fused_c_231)] = v14_21;
             }
             {
-                u32 fused_c_168 = fused_tid + 5632u;
-                f32 v0_168 = fused_r22;
+                u32 fused_c_232 = fused_tid + 5632u;
+                f32 v0_232 = fused_r22;
                 f32 v1_30 = v1_22_1;
                 f32 v2_30 = v2_22_1;
-                f32 v5_95 = v0_168 - v4_1;
-                f32 v12_22 = v5_95 * v11;
+                f32 v5_127 = v0_232 - v4_1;
+                f32 v12_22 = v5_127 * v11;
                 f32 v13_22 = v12_22 * v1_30;
                 f32 v14_22 = v13_22 + v2_30;
-                fused_out[fused_base_out + ((u64)fused_c_168)] = v14_22;
+                fused_out[fused_base_out + ((u64)fused_c_232)] = v14_22;
             }
             {
-                u32 fused_c_169 = fused_tid + 5888u;
-                f32 v0_169 = fused_r23;
+                u32 fused_c_233 = fused_tid + 5888u;
+                f32 v0_233 = fused_r23;
                 f32 v1_31 = v1_23_1;
                 f32 v2_31 = v2_23_1;
-                f32 v5_96 = v0_169 - v4_1;
-                f32 v12_23 = v5_96 * v11;
+                f32 v5_128 = v0_233 - v4_1;
+                f32 v12_23 = v5_128 * v11;
                 f32 v13_23 = v12_23 * v1_31;
                 f32 v14_23 = v13_23 + v2_31;
-                fused_out[fused_base_out + ((u64)fused_c_169)] = v14_23;
+                fused_out[fused_base_out + ((u64)fused_c_233)] = v14_23;
             }
             f32 v1_24_1 = gamma[fused_base_gamma + ((u64)((fused_tid + 6144u) & fused_mask_gamma))];
             f32 v2_24_1 = beta[fused_base_beta + ((u64)((fused_tid + 6144u) & fused_mask_beta))];
@@ -4473,572 +5965,1000 @@ __device__ __forceinline__ void layer_norm_body(cuprum::RoSlice<f32> x, i64 x_rs
             f32 v1_31_1 = gamma[fused_base_gamma + ((u64)((fused_tid + 7936u) & fused_mask_gamma))];
             f32 v2_31_1 = beta[fused_base_beta + ((u64)((fused_tid + 7936u) & fused_mask_beta))];
             {
-                u32 fused_c_170 = fused_tid + 6144u;
-                f32 v0_170 = fused_r24;
+                u32 fused_c_234 = fused_tid + 6144u;
+                f32 v0_234 = fused_r24;
                 f32 v1_32 = v1_24_1;
                 f32 v2_32 = v2_24_1;
-                f32 v5_97 = v0_170 - v4_1;
-                f32 v12_24 = v5_97 * v11;
+                f32 v5_129 = v0_234 - v4_1;
+                f32 v12_24 = v5_129 * v11;
                 f32 v13_24 = v12_24 * v1_32;
                 f32 v14_24 = v13_24 + v2_32;
-                fused_out[fused_base_out + ((u64)fused_c_170)] = v14_24;
+                fused_out[fused_base_out + ((u64)fused_c_234)] = v14_24;
             }
             {
-                u32 fused_c_171 = fused_tid + 6400u;
-                f32 v0_171 = fused_r25;
+                u32 fused_c_235 = fused_tid + 6400u;
+                f32 v0_235 = fused_r25;
                 f32 v1_33 = v1_25_1;
                 f32 v2_33 = v2_25_1;
-                f32 v5_98 = v0_171 - v4_1;
-                f32 v12_25 = v5_98 * v11;
+                f32 v5_130 = v0_235 - v4_1;
+                f32 v12_25 = v5_130 * v11;
                 f32 v13_25 = v12_25 * v1_33;
                 f32 v14_25 = v13_25 + v2_33;
-                fused_out[fused_base_out + ((u64)fused_c_171)] = v14_25;
+                fused_out[fused_base_out + ((u64)fused_c_235)] = v14_25;
             }
             {
-                u32 fused_c_172 = fused_tid + 6656u;
-                f32 v0_172 = fused_r26;
+                u32 fused_c_236 = fused_tid + 6656u;
+                f32 v0_236 = fused_r26;
                 f32 v1_34 = v1_26_1;
                 f32 v2_34 = v2_26_1;
-                f32 v5_99 = v0_172 - v4_1;
-                f32 v12_26 = v5_99 * v11;
+                f32 v5_131 = v0_236 - v4_1;
+                f32 v12_26 = v5_131 * v11;
                 f32 v13_26 = v12_26 * v1_34;
                 f32 v14_26 = v13_26 + v2_34;
-                fused_out[fused_base_out + ((u64)fused_c_172)] = v14_26;
+                fused_out[fused_base_out + ((u64)fused_c_236)] = v14_26;
             }
             {
-                u32 fused_c_173 = fused_tid + 6912u;
-                f32 v0_173 = fused_r27;
+                u32 fused_c_237 = fused_tid + 6912u;
+                f32 v0_237 = fused_r27;
                 f32 v1_35 = v1_27_1;
                 f32 v2_35 = v2_27_1;
-                f32 v5_100 = v0_173 - v4_1;
-                f32 v12_27 = v5_100 * v11;
+                f32 v5_132 = v0_237 - v4_1;
+                f32 v12_27 = v5_132 * v11;
                 f32 v13_27 = v12_27 * v1_35;
                 f32 v14_27 = v13_27 + v2_35;
-                fused_out[fused_base_out + ((u64)fused_c_173)] = v14_27;
+                fused_out[fused_base_out + ((u64)fused_c_237)] = v14_27;
             }
             {
-                u32 fused_c_174 = fused_tid + 7168u;
-                f32 v0_174 = fused_r28;
+                u32 fused_c_238 = fused_tid + 7168u;
+                f32 v0_238 = fused_r28;
                 f32 v1_36 = v1_28_1;
                 f32 v2_36 = v2_28_1;
-                f32 v5_101 = v0_174 - v4_1;
-                f32 v12_28 = v5_101 * v11;
+                f32 v5_133 = v0_238 - v4_1;
+                f32 v12_28 = v5_133 * v11;
                 f32 v13_28 = v12_28 * v1_36;
                 f32 v14_28 = v13_28 + v2_36;
-                fused_out[fused_base_out + ((u64)fused_c_174)] = v14_28;
+                fused_out[fused_base_out + ((u64)fused_c_238)] = v14_28;
             }
             {
-                u32 fused_c_175 = fused_tid + 7424u;
-                f32 v0_175 = fused_r29;
+                u32 fused_c_239 = fused_tid + 7424u;
+                f32 v0_239 = fused_r29;
                 f32 v1_37 = v1_29_1;
                 f32 v2_37 = v2_29_1;
-                f32 v5_102 = v0_175 - v4_1;
-                f32 v12_29 = v5_102 * v11;
+                f32 v5_134 = v0_239 - v4_1;
+                f32 v12_29 = v5_134 * v11;
                 f32 v13_29 = v12_29 * v1_37;
                 f32 v14_29 = v13_29 + v2_37;
-                fused_out[fused_base_out + ((u64)fused_c_175)] = v14_29;
+                fused_out[fused_base_out + ((u64)fused_c_239)] = v14_29;
             }
             {
-                u32 fused_c_176 = fused_tid + 7680u;
-                f32 v0_176 = fused_r30;
+                u32 fused_c_240 = fused_tid + 7680u;
+                f32 v0_240 = fused_r30;
                 f32 v1_38 = v1_30_1;
                 f32 v2_38 = v2_30_1;
-                f32 v5_103 = v0_176 - v4_1;
-                f32 v12_30 = v5_103 * v11;
+                f32 v5_135 = v0_240 - v4_1;
+                f32 v12_30 = v5_135 * v11;
                 f32 v13_30 = v12_30 * v1_38;
                 f32 v14_30 = v13_30 + v2_38;
-                fused_out[fused_base_out + ((u64)fused_c_176)] = v14_30;
+                fused_out[fused_base_out + ((u64)fused_c_240)] = v14_30;
             }
             {
-                u32 fused_c_177 = fused_tid + 7936u;
-                f32 v0_177 = fused_r31;
+                u32 fused_c_241 = fused_tid + 7936u;
+                f32 v0_241 = fused_r31;
                 f32 v1_39 = v1_31_1;
                 f32 v2_39 = v2_31_1;
-                f32 v5_104 = v0_177 - v4_1;
-                f32 v12_31 = v5_104 * v11;
+                f32 v5_136 = v0_241 - v4_1;
+                f32 v12_31 = v5_136 * v11;
                 f32 v13_31 = v12_31 * v1_39;
                 f32 v14_31 = v13_31 + v2_39;
-                fused_out[fused_base_out + ((u64)fused_c_177)] = v14_31;
+                fused_out[fused_base_out + ((u64)fused_c_241)] = v14_31;
             }
         } else {
-            f32 v1_0_1 = gamma[fused_base_gamma + ((u64)(cuprum::min(fused_tid + 0u, fused_n - 1u) & fused_mask_gamma))];
-            f32 v2_0_1 = beta[fused_base_beta + ((u64)(cuprum::min(fused_tid + 0u, fused_n - 1u) & fused_mask_beta))];
-            f32 v1_1_1 = gamma[fused_base_gamma + ((u64)(cuprum::min(fused_tid + 256u, fused_n - 1u) & fused_mask_gamma))];
-            f32 v2_1_1 = beta[fused_base_beta + ((u64)(cuprum::min(fused_tid + 256u, fused_n - 1u) & fused_mask_beta))];
-            f32 v1_2_1 = gamma[fused_base_gamma + ((u64)(cuprum::min(fused_tid + 512u, fused_n - 1u) & fused_mask_gamma))];
-            f32 v2_2_1 = beta[fused_base_beta + ((u64)(cuprum::min(fused_tid + 512u, fused_n - 1u) & fused_mask_beta))];
-            f32 v1_3_1 = gamma[fused_base_gamma + ((u64)(cuprum::min(fused_tid + 768u, fused_n - 1u) & fused_mask_gamma))];
-            f32 v2_3_1 = beta[fused_base_beta + ((u64)(cuprum::min(fused_tid + 768u, fused_n - 1u) & fused_mask_beta))];
-            f32 v1_4_1 = gamma[fused_base_gamma + ((u64)(cuprum::min(fused_tid + 1024u, fused_n - 1u) & fused_mask_gamma))];
-            f32 v2_4_1 = beta[fused_base_beta + ((u64)(cuprum::min(fused_tid + 1024u, fused_n - 1u) & fused_mask_beta))];
-            f32 v1_5_1 = gamma[fused_base_gamma + ((u64)(cuprum::min(fused_tid + 1280u, fused_n - 1u) & fused_mask_gamma))];
-            f32 v2_5_1 = beta[fused_base_beta + ((u64)(cuprum::min(fused_tid + 1280u, fused_n - 1u) & fused_mask_beta))];
-            f32 v1_6_1 = gamma[fused_base_gamma + ((u64)(cuprum::min(fused_tid + 1536u, fused_n - 1u) & fused_mask_gamma))];
-            f32 v2_6_1 = beta[fused_base_beta + ((u64)(cuprum::min(fused_tid + 1536u, fused_n - 1u) & fused_mask_beta))];
-            f32 v1_7_1 = gamma[fused_base_gamma + ((u64)(cuprum::min(fused_tid + 1792u, fused_n - 1u) & fused_mask_gamma))];
-            f32 v2_7_1 = beta[fused_base_beta + ((u64)(cuprum::min(fused_tid + 1792u, fused_n - 1u) & fused_mask_beta))];
-            if (0u < fused_live) {
+            if (fused_live >= 8u) {
+                f32 v1_0_1 = gamma[fused_base_gamma + ((u64)((fused_tid + 0u) & fused_mask_gamma))];
+                f32 v2_0_1 = beta[fused_base_beta + ((u64)((fused_tid + 0u) & fused_mask_beta))];
+                f32 v1_1_1 = gamma[fused_base_gamma + ((u64)((fused_tid + 256u) & fused_mask_gamma))];
+                f32 v2_1_1 = beta[fused_base_beta + ((u64)((fused_tid + 256u) & fused_mask_beta))];
+                f32 v1_2_1 = gamma[fused_base_gamma + ((u64)((fused_tid + 512u) & fused_mask_gamma))];
+                f32 v2_2_1 = beta[fused_base_beta + ((u64)((fused_tid + 512u) & fused_mask_beta))];
+                f32 v1_3_1 = gamma[fused_base_gamma + ((u64)((fused_tid + 768u) & fused_mask_gamma))];
+                f32 v2_3_1 = beta[fused_base_beta + ((u64)((fused_tid + 768u) & fused_mask_beta))];
+                f32 v1_4_1 = gamma[fused_base_gamma + ((u64)((fused_tid + 1024u) & fused_mask_gamma))];
+                f32 v2_4_1 = beta[fused_base_beta + ((u64)((fused_tid + 1024u) & fused_mask_beta))];
+                f32 v1_5_1 = gamma[fused_base_gamma + ((u64)((fused_tid + 1280u) & fused_mask_gamma))];
+                f32 v2_5_1 = beta[fused_base_beta + ((u64)((fused_tid + 1280u) & fused_mask_beta))];
+                f32 v1_6_1 = gamma[fused_base_gamma + ((u64)((fused_tid + 1536u) & fused_mask_gamma))];
+                f32 v2_6_1 = beta[fused_base_beta + ((u64)((fused_tid + 1536u) & fused_mask_beta))];
+                f32 v1_7_1 = gamma[fused_base_gamma + ((u64)((fused_tid + 1792u) & fused_mask_gamma))];
+                f32 v2_7_1 = beta[fused_base_beta + ((u64)((fused_tid + 1792u) & fused_mask_beta))];
                 {
-                    u32 fused_c_178 = fused_tid + 0u;
-                    f32 v0_178 = fused_r0;
+                    u32 fused_c_242 = fused_tid + 0u;
+                    f32 v0_242 = fused_r0;
                     f32 v1_40 = v1_0_1;
                     f32 v2_40 = v2_0_1;
-                    f32 v5_105 = v0_178 - v4_1;
-                    f32 v12_32 = v5_105 * v11;
+                    f32 v5_137 = v0_242 - v4_1;
+                    f32 v12_32 = v5_137 * v11;
                     f32 v13_32 = v12_32 * v1_40;
                     f32 v14_32 = v13_32 + v2_40;
-                    fused_out[fused_base_out + ((u64)fused_c_178)] = v14_32;
+                    fused_out[fused_base_out + ((u64)fused_c_242)] = v14_32;
                 }
-            }
-            if (1u < fused_live) {
                 {
-                    u32 fused_c_179 = fused_tid + 256u;
-                    f32 v0_179 = fused_r1;
+                    u32 fused_c_243 = fused_tid + 256u;
+                    f32 v0_243 = fused_r1;
                     f32 v1_41 = v1_1_1;
                     f32 v2_41 = v2_1_1;
-                    f32 v5_106 = v0_179 - v4_1;
-                    f32 v12_33 = v5_106 * v11;
+                    f32 v5_138 = v0_243 - v4_1;
+                    f32 v12_33 = v5_138 * v11;
                     f32 v13_33 = v12_33 * v1_41;
                     f32 v14_33 = v13_33 + v2_41;
-                    fused_out[fused_base_out + ((u64)fused_c_179)] = v14_33;
+                    fused_out[fused_base_out + ((u64)fused_c_243)] = v14_33;
                 }
-            }
-            if (2u < fused_live) {
                 {
-                    u32 fused_c_180 = fused_tid + 512u;
-                    f32 v0_180 = fused_r2;
+                    u32 fused_c_244 = fused_tid + 512u;
+                    f32 v0_244 = fused_r2;
                     f32 v1_42 = v1_2_1;
                     f32 v2_42 = v2_2_1;
-                    f32 v5_107 = v0_180 - v4_1;
-                    f32 v12_34 = v5_107 * v11;
+                    f32 v5_139 = v0_244 - v4_1;
+                    f32 v12_34 = v5_139 * v11;
                     f32 v13_34 = v12_34 * v1_42;
                     f32 v14_34 = v13_34 + v2_42;
-                    fused_out[fused_base_out + ((u64)fused_c_180)] = v14_34;
+                    fused_out[fused_base_out + ((u64)fused_c_244)] = v14_34;
                 }
-            }
-            if (3u < fused_live) {
                 {
-                    u32 fused_c_181 = fused_tid + 768u;
-                    f32 v0_181 = fused_r3;
+                    u32 fused_c_245 = fused_tid + 768u;
+                    f32 v0_245 = fused_r3;
                     f32 v1_43 = v1_3_1;
                     f32 v2_43 = v2_3_1;
-                    f32 v5_108 = v0_181 - v4_1;
-                    f32 v12_35 = v5_108 * v11;
+                    f32 v5_140 = v0_245 - v4_1;
+                    f32 v12_35 = v5_140 * v11;
                     f32 v13_35 = v12_35 * v1_43;
                     f32 v14_35 = v13_35 + v2_43;
-                    fused_out[fused_base_out + ((u64)fused_c_181)] = v14_35;
+                    fused_out[fused_base_out + ((u64)fused_c_245)] = v14_35;
                 }
-            }
-            if (4u < fused_live) {
                 {
-                    u32 fused_c_182 = fused_tid + 1024u;
-                    f32 v0_182 = fused_r4;
+                    u32 fused_c_246 = fused_tid + 1024u;
+                    f32 v0_246 = fused_r4;
                     f32 v1_44 = v1_4_1;
                     f32 v2_44 = v2_4_1;
-                    f32 v5_109 = v0_182 - v4_1;
-                    f32 v12_36 = v5_109 * v11;
+                    f32 v5_141 = v0_246 - v4_1;
+                    f32 v12_36 = v5_141 * v11;
                     f32 v13_36 = v12_36 * v1_44;
                     f32 v14_36 = v13_36 + v2_44;
-                    fused_out[fused_base_out + ((u64)fused_c_182)] = v14_36;
+                    fused_out[fused_base_out + ((u64)fused_c_246)] = v14_36;
                 }
-            }
-            if (5u < fused_live) {
                 {
-                    u32 fused_c_183 = fused_tid + 1280u;
-                    f32 v0_183 = fused_r5;
+                    u32 fused_c_247 = fused_tid + 1280u;
+                    f32 v0_247 = fused_r5;
                     f32 v1_45 = v1_5_1;
                     f32 v2_45 = v2_5_1;
-                    f32 v5_110 = v0_183 - v4_1;
-                    f32 v12_37 = v5_110 * v11;
+                    f32 v5_142 = v0_247 - v4_1;
+                    f32 v12_37 = v5_142 * v11;
                     f32 v13_37 = v12_37 * v1_45;
                     f32 v14_37 = v13_37 + v2_45;
-                    fused_out[fused_base_out + ((u64)fused_c_183)] = v14_37;
+                    fused_out[fused_base_out + ((u64)fused_c_247)] = v14_37;
                 }
-            }
-            if (6u < fused_live) {
                 {
-                    u32 fused_c_184 = fused_tid + 1536u;
-                    f32 v0_184 = fused_r6;
+                    u32 fused_c_248 = fused_tid + 1536u;
+                    f32 v0_248 = fused_r6;
                     f32 v1_46 = v1_6_1;
                     f32 v2_46 = v2_6_1;
-                    f32 v5_111 = v0_184 - v4_1;
-                    f32 v12_38 = v5_111 * v11;
+                    f32 v5_143 = v0_248 - v4_1;
+                    f32 v12_38 = v5_143 * v11;
                     f32 v13_38 = v12_38 * v1_46;
                     f32 v14_38 = v13_38 + v2_46;
-                    fused_out[fused_base_out + ((u64)fused_c_184)] = v14_38;
+                    fused_out[fused_base_out + ((u64)fused_c_248)] = v14_38;
                 }
-            }
-            if (7u < fused_live) {
                 {
-                    u32 fused_c_185 = fused_tid + 1792u;
-                    f32 v0_185 = fused_r7;
+                    u32 fused_c_249 = fused_tid + 1792u;
+                    f32 v0_249 = fused_r7;
                     f32 v1_47 = v1_7_1;
                     f32 v2_47 = v2_7_1;
-                    f32 v5_112 = v0_185 - v4_1;
-                    f32 v12_39 = v5_112 * v11;
+                    f32 v5_144 = v0_249 - v4_1;
+                    f32 v12_39 = v5_144 * v11;
                     f32 v13_39 = v12_39 * v1_47;
                     f32 v14_39 = v13_39 + v2_47;
-                    fused_out[fused_base_out + ((u64)fused_c_185)] = v14_39;
+                    fused_out[fused_base_out + ((u64)fused_c_249)] = v14_39;
+                }
+            } else if (fused_live > 0u) {
+                f32 v1_0_2 = gamma[fused_base_gamma + ((u64)(cuprum::min(fused_tid + 0u, fused_n - 1u) & fused_mask_gamma))];
+                f32 v2_0_2 = beta[fused_base_beta + ((u64)(cuprum::min(fused_tid + 0u, fused_n - 1u) & fused_mask_beta))];
+                f32 v1_1_2 = gamma[fused_base_gamma + ((u64)(cuprum::min(fused_tid + 256u, fused_n - 1u) & fused_mask_gamma))];
+                f32 v2_1_2 = beta[fused_base_beta + ((u64)(cuprum::min(fused_tid + 256u, fused_n - 1u) & fused_mask_beta))];
+                f32 v1_2_2 = gamma[fused_base_gamma + ((u64)(cuprum::min(fused_tid + 512u, fused_n - 1u) & fused_mask_gamma))];
+                f32 v2_2_2 = beta[fused_base_beta + ((u64)(cuprum::min(fused_tid + 512u, fused_n - 1u) & fused_mask_beta))];
+                f32 v1_3_2 = gamma[fused_base_gamma + ((u64)(cuprum::min(fused_tid + 768u, fused_n - 1u) & fused_mask_gamma))];
+                f32 v2_3_2 = beta[fused_base_beta + ((u64)(cuprum::min(fused_tid + 768u, fused_n - 1u) & fused_mask_beta))];
+                f32 v1_4_2 = gamma[fused_base_gamma + ((u64)(cuprum::min(fused_tid + 1024u, fused_n - 1u) & fused_mask_gamma))];
+                f32 v2_4_2 = beta[fused_base_beta + ((u64)(cuprum::min(fused_tid + 1024u, fused_n - 1u) & fused_mask_beta))];
+                f32 v1_5_2 = gamma[fused_base_gamma + ((u64)(cuprum::min(fused_tid + 1280u, fused_n - 1u) & fused_mask_gamma))];
+                f32 v2_5_2 = beta[fused_base_beta + ((u64)(cuprum::min(fused_tid + 1280u, fused_n - 1u) & fused_mask_beta))];
+                f32 v1_6_2 = gamma[fused_base_gamma + ((u64)(cuprum::min(fused_tid + 1536u, fused_n - 1u) & fused_mask_gamma))];
+                f32 v2_6_2 = beta[fused_base_beta + ((u64)(cuprum::min(fused_tid + 1536u, fused_n - 1u) & fused_mask_beta))];
+                f32 v1_7_2 = gamma[fused_base_gamma + ((u64)(cuprum::min(fused_tid + 1792u, fused_n - 1u) & fused_mask_gamma))];
+                f32 v2_7_2 = beta[fused_base_beta + ((u64)(cuprum::min(fused_tid + 1792u, fused_n - 1u) & fused_mask_beta))];
+                if (0u < fused_live) {
+                    {
+                        u32 fused_c_250 = fused_tid + 0u;
+                        f32 v0_250 = fused_r0;
+                        f32 v1_48 = v1_0_2;
+                        f32 v2_48 = v2_0_2;
+                        f32 v5_145 = v0_250 - v4_1;
+                        f32 v12_40 = v5_145 * v11;
+                        f32 v13_40 = v12_40 * v1_48;
+                        f32 v14_40 = v13_40 + v2_48;
+                        fused_out[fused_base_out + ((u64)fused_c_250)] = v14_40;
+                    }
+                }
+                if (1u < fused_live) {
+                    {
+                        u32 fused_c_251 = fused_tid + 256u;
+                        f32 v0_251 = fused_r1;
+                        f32 v1_49 = v1_1_2;
+                        f32 v2_49 = v2_1_2;
+                        f32 v5_146 = v0_251 - v4_1;
+                        f32 v12_41 = v5_146 * v11;
+                        f32 v13_41 = v12_41 * v1_49;
+                        f32 v14_41 = v13_41 + v2_49;
+                        fused_out[fused_base_out + ((u64)fused_c_251)] = v14_41;
+                    }
+                }
+                if (2u < fused_live) {
+                    {
+                        u32 fused_c_252 = fused_tid + 512u;
+                        f32 v0_252 = fused_r2;
+                        f32 v1_50 = v1_2_2;
+                        f32 v2_50 = v2_2_2;
+                        f32 v5_147 = v0_252 - v4_1;
+                        f32 v12_42 = v5_147 * v11;
+                        f32 v13_42 = v12_42 * v1_50;
+                        f32 v14_42 = v13_42 + v2_50;
+                        fused_out[fused_base_out + ((u64)fused_c_252)] = v14_42;
+                    }
+                }
+                if (3u < fused_live) {
+                    {
+                        u32 fused_c_253 = fused_tid + 768u;
+                        f32 v0_253 = fused_r3;
+                        f32 v1_51 = v1_3_2;
+                        f32 v2_51 = v2_3_2;
+                        f32 v5_148 = v0_253 - v4_1;
+                        f32 v12_43 = v5_148 * v11;
+                        f32 v13_43 = v12_43 * v1_51;
+                        f32 v14_43 = v13_43 + v2_51;
+                        fused_out[fused_base_out + ((u64)fused_c_253)] = v14_43;
+                    }
+                }
+                if (4u < fused_live) {
+                    {
+                        u32 fused_c_254 = fused_tid + 1024u;
+                        f32 v0_254 = fused_r4;
+                        f32 v1_52 = v1_4_2;
+                        f32 v2_52 = v2_4_2;
+                        f32 v5_149 = v0_254 - v4_1;
+                        f32 v12_44 = v5_149 * v11;
+                        f32 v13_44 = v12_44 * v1_52;
+                        f32 v14_44 = v13_44 + v2_52;
+                        fused_out[fused_base_out + ((u64)fused_c_254)] = v14_44;
+                    }
+                }
+                if (5u < fused_live) {
+                    {
+                        u32 fused_c_255 = fused_tid + 1280u;
+                        f32 v0_255 = fused_r5;
+                        f32 v1_53 = v1_5_2;
+                        f32 v2_53 = v2_5_2;
+                        f32 v5_150 = v0_255 - v4_1;
+                        f32 v12_45 = v5_150 * v11;
+                        f32 v13_45 = v12_45 * v1_53;
+                        f32 v14_45 = v13_45 + v2_53;
+                        fused_out[fused_base_out + ((u64)fused_c_255)] = v14_45;
+                    }
+                }
+                if (6u < fused_live) {
+                    {
+                        u32 fused_c_256 = fused_tid + 1536u;
+                        f32 v0_256 = fused_r6;
+                        f32 v1_54 = v1_6_2;
+                        f32 v2_54 = v2_6_2;
+                        f32 v5_151 = v0_256 - v4_1;
+                        f32 v12_46 = v5_151 * v11;
+                        f32 v13_46 = v12_46 * v1_54;
+                        f32 v14_46 = v13_46 + v2_54;
+                        fused_out[fused_base_out + ((u64)fused_c_256)] = v14_46;
+                    }
+                }
+                if (7u < fused_live) {
+                    {
+                        u32 fused_c_257 = fused_tid + 1792u;
+                        f32 v0_257 = fused_r7;
+                        f32 v1_55 = v1_7_2;
+                        f32 v2_55 = v2_7_2;
+                        f32 v5_152 = v0_257 - v4_1;
+                        f32 v12_47 = v5_152 * v11;
+                        f32 v13_47 = v12_47 * v1_55;
+                        f32 v14_47 = v13_47 + v2_55;
+                        fused_out[fused_base_out + ((u64)fused_c_257)] = v14_47;
+                    }
                 }
             }
-            f32 v1_8_2 = gamma[fused_base_gamma + ((u64)(cuprum::min(fused_tid + 2048u, fused_n - 1u) & fused_mask_gamma))];
-            f32 v2_8_2 = beta[fused_base_beta + ((u64)(cuprum::min(fused_tid + 2048u, fused_n - 1u) & fused_mask_beta))];
-            f32 v1_9_2 = gamma[fused_base_gamma + ((u64)(cuprum::min(fused_tid + 2304u, fused_n - 1u) & fused_mask_gamma))];
-            f32 v2_9_2 = beta[fused_base_beta + ((u64)(cuprum::min(fused_tid + 2304u, fused_n - 1u) & fused_mask_beta))];
-            f32 v1_10_2 = gamma[fused_base_gamma + ((u64)(cuprum::min(fused_tid + 2560u, fused_n - 1u) & fused_mask_gamma))];
-            f32 v2_10_2 = beta[fused_base_beta + ((u64)(cuprum::min(fused_tid + 2560u, fused_n - 1u) & fused_mask_beta))];
-            f32 v1_11_2 = gamma[fused_base_gamma + ((u64)(cuprum::min(fused_tid + 2816u, fused_n - 1u) & fused_mask_gamma))];
-            f32 v2_11_2 = beta[fused_base_beta + ((u64)(cuprum::min(fused_tid + 2816u, fused_n - 1u) & fused_mask_beta))];
-            f32 v1_12_2 = gamma[fused_base_gamma + ((u64)(cuprum::min(fused_tid + 3072u, fused_n - 1u) & fused_mask_gamma))];
-            f32 v2_12_2 = beta[fused_base_beta + ((u64)(cuprum::min(fused_tid + 3072u, fused_n - 1u) & fused_mask_beta))];
-            f32 v1_13_2 = gamma[fused_base_gamma + ((u64)(cuprum::min(fused_tid + 3328u, fused_n - 1u) & fused_mask_gamma))];
-            f32 v2_13_2 = beta[fused_base_beta + ((u64)(cuprum::min(fused_tid + 3328u, fused_n - 1u) & fused_mask_beta))];
-            f32 v1_14_2 = gamma[fused_base_gamma + ((u64)(cuprum::min(fused_tid + 3584u, fused_n - 1u) & fused_mask_gamma))];
-            f32 v2_14_2 = beta[fused_base_beta + ((u64)(cuprum::min(fused_tid + 3584u, fused_n - 1u) & fused_mask_beta))];
-            f32 v1_15_1 = gamma[fused_base_gamma + ((u64)(cuprum::min(fused_tid + 3840u, fused_n - 1u) & fused_mask_gamma))];
-            f32 v2_15_1 = beta[fused_base_beta + ((u64)(cuprum::min(fused_tid + 3840u, fused_n - 1u) & fused_mask_beta))];
-            if (8u < fused_live) {
+            if (fused_live >= 16u) {
+                f32 v1_8_2 = gamma[fused_base_gamma + ((u64)((fused_tid + 2048u) & fused_mask_gamma))];
+                f32 v2_8_2 = beta[fused_base_beta + ((u64)((fused_tid + 2048u) & fused_mask_beta))];
+                f32 v1_9_2 = gamma[fused_base_gamma + ((u64)((fused_tid + 2304u) & fused_mask_gamma))];
+                f32 v2_9_2 = beta[fused_base_beta + ((u64)((fused_tid + 2304u) & fused_mask_beta))];
+                f32 v1_10_2 = gamma[fused_base_gamma + ((u64)((fused_tid + 2560u) & fused_mask_gamma))];
+                f32 v2_10_2 = beta[fused_base_beta + ((u64)((fused_tid + 2560u) & fused_mask_beta))];
+                f32 v1_11_2 = gamma[fused_base_gamma + ((u64)((fused_tid + 2816u) & fused_mask_gamma))];
+                f32 v2_11_2 = beta[fused_base_beta + ((u64)((fused_tid + 2816u) & fused_mask_beta))];
+                f32 v1_12_2 = gamma[fused_base_gamma + ((u64)((fused_tid + 3072u) & fused_mask_gamma))];
+                f32 v2_12_2 = beta[fused_base_beta + ((u64)((fused_tid + 3072u) & fused_mask_beta))];
+                f32 v1_13_2 = gamma[fused_base_gamma + ((u64)((fused_tid + 3328u) & fused_mask_gamma))];
+                f32 v2_13_2 = beta[fused_base_beta + ((u64)((fused_tid + 3328u) & fused_mask_beta))];
+                f32 v1_14_2 = gamma[fused_base_gamma + ((u64)((fused_tid + 3584u) & fused_mask_gamma))];
+                f32 v2_14_2 = beta[fused_base_beta + ((u64)((fused_tid + 3584u) & fused_mask_beta))];
+                f32 v1_15_1 = gamma[fused_base_gamma + ((u64)((fused_tid + 3840u) & fused_mask_gamma))];
+                f32 v2_15_1 = beta[fused_base_beta + ((u64)((fused_tid + 3840u) & fused_mask_beta))];
                 {
-                    u32 fused_c_186 = fused_tid + 2048u;
-                    f32 v0_186 = fused_r8;
-                    f32 v1_48 = v1_8_2;
-                    f32 v2_48 = v2_8_2;
-                    f32 v5_113 = v0_186 - v4_1;
-                    f32 v12_40 = v5_113 * v11;
-                    f32 v13_40 = v12_40 * v1_48;
-                    f32 v14_40 = v13_40 + v2_48;
-                    fused_out[fused_base_out + ((u64)fused_c_186)] = v14_40;
-                }
-            }
-            if (9u < fused_live) {
-                {
-                    u32 fused_c_187 = fused_tid + 2304u;
-                    f32 v0_187 = fused_r9;
-                    f32 v1_49 = v1_9_2;
-                    f32 v2_49 = v2_9_2;
-                    f32 v5_114 = v0_187 - v4_1;
-                    f32 v12_41 = v5_114 * v11;
-                    f32 v13_41 = v12_41 * v1_49;
-                    f32 v14_41 = v13_41 + v2_49;
-                    fused_out[fused_base_out + ((u64)fused_c_187)] = v14_41;
-                }
-            }
-            if (10u < fused_live) {
-                {
-                    u32 fused_c_188 = fused_tid + 2560u;
-                    f32 v0_188 = fused_r10;
-                    f32 v1_50 = v1_10_2;
-                    f32 v2_50 = v2_10_2;
-                    f32 v5_115 = v0_188 - v4_1;
-                    f32 v12_42 = v5_115 * v11;
-                    f32 v13_42 = v12_42 * v1_50;
-                    f32 v14_42 = v13_42 + v2_50;
-                    fused_out[fused_base_out + ((u64)fused_c_188)] = v14_42;
-                }
-            }
-            if (11u < fused_live) {
-                {
-                    u32 fused_c_189 = fused_tid + 2816u;
-                    f32 v0_189 = fused_r11;
-                    f32 v1_51 = v1_11_2;
-                    f32 v2_51 = v2_11_2;
-                    f32 v5_116 = v0_189 - v4_1;
-                    f32 v12_43 = v5_116 * v11;
-                    f32 v13_43 = v12_43 * v1_51;
-                    f32 v14_43 = v13_43 + v2_51;
-                    fused_out[fused_base_out + ((u64)fused_c_189)] = v14_43;
-                }
-            }
-            if (12u < fused_live) {
-                {
-                    u32 fused_c_190 = fused_tid + 3072u;
-                    f32 v0_190 = fused_r12;
-                    f32 v1_52 = v1_12_2;
-                    f32 v2_52 = v2_12_2;
-                    f32 v5_117 = v0_190 - v4_1;
-                    f32 v12_44 = v5_117 * v11;
-                    f32 v13_44 = v12_44 * v1_52;
-                    f32 v14_44 = v13_44 + v2_52;
-                    fused_out[fused_base_out + ((u64)fused_c_190)] = v14_44;
-                }
-            }
-            if (13u < fused_live) {
-                {
-                    u32 fused_c_191 = fused_tid + 3328u;
-                    f32 v0_191 = fused_r13;
-                    f32 v1_53 = v1_13_2;
-                    f32 v2_53 = v2_13_2;
-                    f32 v5_118 = v0_191 - v4_1;
-                    f32 v12_45 = v5_118 * v11;
-                    f32 v13_45 = v12_45 * v1_53;
-                    f32 v14_45 = v13_45 + v2_53;
-                    fused_out[fused_base_out + ((u64)fused_c_191)] = v14_45;
-                }
-            }
-            if (14u < fused_live) {
-                {
-                    u32 fused_c_192 = fused_tid + 3584u;
-                    f32 v0_192 = fused_r14;
-                    f32 v1_54 = v1_14_2;
-                    f32 v2_54 = v2_14_2;
-                    f32 v5_119 = v0_192 - v4_1;
-                    f32 v12_46 = v5_119 * v11;
-                    f32 v13_46 = v12_46 * v1_54;
-                    f32 v14_46 = v13_46 + v2_54;
-                    fused_out[fused_base_out + ((u64)fused_c_192)] = v14_46;
-                }
-            }
-            if (15u < fused_live) {
-                {
-                    u32 fused_c_193 = fused_tid + 3840u;
-                    f32 v0_193 = fused_r15;
-                    f32 v1_55 = v1_15_1;
-                    f32 v2_55 = v2_15_1;
-                    f32 v5_120 = v0_193 - v4_1;
-                    f32 v12_47 = v5_120 * v11;
-                    f32 v13_47 = v12_47 * v1_55;
-                    f32 v14_47 = v13_47 + v2_55;
-                    fused_out[fused_base_out + ((u64)fused_c_193)] = v14_47;
-                }
-            }
-            f32 v1_16_2 = gamma[fused_base_gamma + ((u64)(cuprum::min(fused_tid + 4096u, fused_n - 1u) & fused_mask_gamma))];
-            f32 v2_16_2 = beta[fused_base_beta + ((u64)(cuprum::min(fused_tid + 4096u, fused_n - 1u) & fused_mask_beta))];
-            f32 v1_17_2 = gamma[fused_base_gamma + ((u64)(cuprum::min(fused_tid + 4352u, fused_n - 1u) & fused_mask_gamma))];
-            f32 v2_17_2 = beta[fused_base_beta + ((u64)(cuprum::min(fused_tid + 4352u, fused_n - 1u) & fused_mask_beta))];
-            f32 v1_18_2 = gamma[fused_base_gamma + ((u64)(cuprum::min(fused_tid + 4608u, fused_n - 1u) & fused_mask_gamma))];
-            f32 v2_18_2 = beta[fused_base_beta + ((u64)(cuprum::min(fused_tid + 4608u, fused_n - 1u) & fused_mask_beta))];
-            f32 v1_19_2 = gamma[fused_base_gamma + ((u64)(cuprum::min(fused_tid + 4864u, fused_n - 1u) & fused_mask_gamma))];
-            f32 v2_19_2 = beta[fused_base_beta + ((u64)(cuprum::min(fused_tid + 4864u, fused_n - 1u) & fused_mask_beta))];
-            f32 v1_20_2 = gamma[fused_base_gamma + ((u64)(cuprum::min(fused_tid + 5120u, fused_n - 1u) & fused_mask_gamma))];
-            f32 v2_20_2 = beta[fused_base_beta + ((u64)(cuprum::min(fused_tid + 5120u, fused_n - 1u) & fused_mask_beta))];
-            f32 v1_21_2 = gamma[fused_base_gamma + ((u64)(cuprum::min(fused_tid + 5376u, fused_n - 1u) & fused_mask_gamma))];
-            f32 v2_21_2 = beta[fused_base_beta + ((u64)(cuprum::min(fused_tid + 5376u, fused_n - 1u) & fused_mask_beta))];
-            f32 v1_22_2 = gamma[fused_base_gamma + ((u64)(cuprum::min(fused_tid + 5632u, fused_n - 1u) & fused_mask_gamma))];
-            f32 v2_22_2 = beta[fused_base_beta + ((u64)(cuprum::min(fused_tid + 5632u, fused_n - 1u) & fused_mask_beta))];
-            f32 v1_23_2 = gamma[fused_base_gamma + ((u64)(cuprum::min(fused_tid + 5888u, fused_n - 1u) & fused_mask_gamma))];
-            f32 v2_23_2 = beta[fused_base_beta + ((u64)(cuprum::min(fused_tid + 5888u, fused_n - 1u) & fused_mask_beta))];
-            if (16u < fused_live) {
-                {
-                    u32 fused_c_194 = fused_tid + 4096u;
-                    f32 v0_194 = fused_r16;
-                    f32 v1_56 = v1_16_2;
-                    f32 v2_56 = v2_16_2;
-                    f32 v5_121 = v0_194 - v4_1;
-                    f32 v12_48 = v5_121 * v11;
+                    u32 fused_c_258 = fused_tid + 2048u;
+                    f32 v0_258 = fused_r8;
+                    f32 v1_56 = v1_8_2;
+                    f32 v2_56 = v2_8_2;
+                    f32 v5_153 = v0_258 - v4_1;
+                    f32 v12_48 = v5_153 * v11;
                     f32 v13_48 = v12_48 * v1_56;
                     f32 v14_48 = v13_48 + v2_56;
-                    fused_out[fused_base_out + ((u64)fused_c_194)] = v14_48;
+                    fused_out[fused_base_out + ((u64)fused_c_258)] = v14_48;
                 }
-            }
-            if (17u < fused_live) {
                 {
-                    u32 fused_c_195 = fused_tid + 4352u;
-                    f32 v0_195 = fused_r17;
-                    f32 v1_57 = v1_17_2;
-                    f32 v2_57 = v2_17_2;
-                    f32 v5_122 = v0_195 - v4_1;
-                    f32 v12_49 = v5_122 * v11;
+                    u32 fused_c_259 = fused_tid + 2304u;
+                    f32 v0_259 = fused_r9;
+                    f32 v1_57 = v1_9_2;
+                    f32 v2_57 = v2_9_2;
+                    f32 v5_154 = v0_259 - v4_1;
+                    f32 v12_49 = v5_154 * v11;
                     f32 v13_49 = v12_49 * v1_57;
                     f32 v14_49 = v13_49 + v2_57;
-                    fused_out[fused_base_out + ((u64)fused_c_195)] = v14_49;
+                    fused_out[fused_base_out + ((u64)fused_c_259)] = v14_49;
                 }
-            }
-            if (18u < fused_live) {
                 {
-                    u32 fused_c_196 = fused_tid + 4608u;
-                    f32 v0_196 = fused_r18;
-                    f32 v1_58 = v1_18_2;
-                    f32 v2_58 = v2_18_2;
-                    f32 v5_123 = v0_196 - v4_1;
-                    f32 v12_50 = v5_123 * v11;
+                    u32 fused_c_260 = fused_tid + 2560u;
+                    f32 v0_260 = fused_r10;
+                    f32 v1_58 = v1_10_2;
+                    f32 v2_58 = v2_10_2;
+                    f32 v5_155 = v0_260 - v4_1;
+                    f32 v12_50 = v5_155 * v11;
                     f32 v13_50 = v12_50 * v1_58;
                     f32 v14_50 = v13_50 + v2_58;
-                    fused_out[fused_base_out + ((u64)fused_c_196)] = v14_50;
+                    fused_out[fused_base_out + ((u64)fused_c_260)] = v14_50;
                 }
-            }
-            if (19u < fused_live) {
                 {
-                    u32 fused_c_197 = fused_tid + 4864u;
-                    f32 v0_197 = fused_r19;
-                    f32 v1_59 = v1_19_2;
-                    f32 v2_59 = v2_19_2;
-                    f32 v5_124 = v0_197 - v4_1;
-                    f32 v12_51 = v5_124 * v11;
+                    u32 fused_c_261 = fused_tid + 2816u;
+                    f32 v0_261 = fused_r11;
+                    f32 v1_59 = v1_11_2;
+                    f32 v2_59 = v2_11_2;
+                    f32 v5_156 = v0_261 - v4_1;
+                    f32 v12_51 = v5_156 * v11;
                     f32 v13_51 = v12_51 * v1_59;
                     f32 v14_51 = v13_51 + v2_59;
-                    fused_out[fused_base_out + ((u64)fused_c_197)] = v14_51;
+                    fused_out[fused_base_out + ((u64)fused_c_261)] = v14_51;
                 }
-            }
-            if (20u < fused_live) {
                 {
-                    u32 fused_c_198 = fused_tid + 5120u;
-                    f32 v0_198 = fused_r20;
-                    f32 v1_60 = v1_20_2;
-                    f32 v2_60 = v2_20_2;
-                    f32 v5_125 = v0_198 - v4_1;
-                    f32 v12_52 = v5_125 * v11;
+                    u32 fused_c_262 = fused_tid + 3072u;
+                    f32 v0_262 = fused_r12;
+                    f32 v1_60 = v1_12_2;
+                    f32 v2_60 = v2_12_2;
+                    f32 v5_157 = v0_262 - v4_1;
+                    f32 v12_52 = v5_157 * v11;
                     f32 v13_52 = v12_52 * v1_60;
                     f32 v14_52 = v13_52 + v2_60;
-                    fused_out[fused_base_out + ((u64)fused_c_198)] = v14_52;
+                    fused_out[fused_base_out + ((u64)fused_c_262)] = v14_52;
                 }
-            }
-            if (21u < fused_live) {
                 {
-                    u32 fused_c_199 = fused_tid + 5376u;
-                    f32 v0_199 = fused_r21;
-                    f32 v1_61 = v1_21_2;
-                    f32 v2_61 = v2_21_2;
-                    f32 v5_126 = v0_199 - v4_1;
-                    f32 v12_53 = v5_126 * v11;
+                    u32 fused_c_263 = fused_tid + 3328u;
+                    f32 v0_263 = fused_r13;
+                    f32 v1_61 = v1_13_2;
+                    f32 v2_61 = v2_13_2;
+                    f32 v5_158 = v0_263 - v4_1;
+                    f32 v12_53 = v5_158 * v11;
                     f32 v13_53 = v12_53 * v1_61;
                     f32 v14_53 = v13_53 + v2_61;
-                    fused_out[fused_base_out + ((u64)fused_c_199)] = v14_53;
+                    fused_out[fused_base_out + ((u64)fused_c_263)] = v14_53;
                 }
-            }
-            if (22u < fused_live) {
                 {
-                    u32 fused_c_200 = fused_tid + 5632u;
-                    f32 v0_200 = fused_r22;
-                    f32 v1_62 = v1_22_2;
-                    f32 v2_62 = v2_22_2;
-                    f32 v5_127 = v0_200 - v4_1;
-                    f32 v12_54 = v5_127 * v11;
+                    u32 fused_c_264 = fused_tid + 3584u;
+                    f32 v0_264 = fused_r14;
+                    f32 v1_62 = v1_14_2;
+                    f32 v2_62 = v2_14_2;
+                    f32 v5_159 = v0_264 - v4_1;
+                    f32 v12_54 = v5_159 * v11;
                     f32 v13_54 = v12_54 * v1_62;
                     f32 v14_54 = v13_54 + v2_62;
-                    fused_out[fused_base_out + ((u64)fused_c_200)] = v14_54;
+                    fused_out[fused_base_out + ((u64)fused_c_264)] = v14_54;
                 }
-            }
-            if (23u < fused_live) {
                 {
-                    u32 fused_c_201 = fused_tid + 5888u;
-                    f32 v0_201 = fused_r23;
-                    f32 v1_63 = v1_23_2;
-                    f32 v2_63 = v2_23_2;
-                    f32 v5_128 = v0_201 - v4_1;
-                    f32 v12_55 = v5_128 * v11;
+                    u32 fused_c_265 = fused_tid + 3840u;
+                    f32 v0_265 = fused_r15;
+                    f32 v1_63 = v1_15_1;
+                    f32 v2_63 = v2_15_1;
+                    f32 v5_160 = v0_265 - v4_1;
+                    f32 v12_55 = v5_160 * v11;
                     f32 v13_55 = v12_55 * v1_63;
                     f32 v14_55 = v13_55 + v2_63;
-                    fused_out[fused_base_out + ((u64)fused_c_201)] = v14_55;
+                    fused_out[fused_base_out + ((u64)fused_c_265)] = v14_55;
+                }
+            } else if (fused_live > 8u) {
+                f32 v1_8_3 = gamma[fused_base_gamma + ((u64)(cuprum::min(fused_tid + 2048u, fused_n - 1u) & fused_mask_gamma))];
+                f32 v2_8_3 = beta[fused_base_beta + ((u64)(cuprum::min(fused_tid + 2048u, fused_n - 1u) & fused_mask_beta))];
+                f32 v1_9_3 = gamma[fused_base_gamma + ((u64)(cuprum::min(fused_tid + 2304u, fused_n - 1u) & fused_mask_gamma))];
+                f32 v2_9_3 = beta[fused_base_beta + ((u64)(cuprum::min(fused_tid + 2304u, fused_n - 1u) & fused_mask_beta))];
+                f32 v1_10_3 = gamma[fused_base_gamma + ((u64)(cuprum::min(fused_tid + 2560u, fused_n - 1u) & fused_mask_gamma))];
+                f32 v2_10_3 = beta[fused_base_beta + ((u64)(cuprum::min(fused_tid + 2560u, fused_n - 1u) & fused_mask_beta))];
+                f32 v1_11_3 = gamma[fused_base_gamma + ((u64)(cuprum::min(fused_tid + 2816u, fused_n - 1u) & fused_mask_gamma))];
+                f32 v2_11_3 = beta[fused_base_beta + ((u64)(cuprum::min(fused_tid + 2816u, fused_n - 1u) & fused_mask_beta))];
+                f32 v1_12_3 = gamma[fused_base_gamma + ((u64)(cuprum::min(fused_tid + 3072u, fused_n - 1u) & fused_mask_gamma))];
+                f32 v2_12_3 = beta[fused_base_beta + ((u64)(cuprum::min(fused_tid + 3072u, fused_n - 1u) & fused_mask_beta))];
+                f32 v1_13_3 = gamma[fused_base_gamma + ((u64)(cuprum::min(fused_tid + 3328u, fused_n - 1u) & fused_mask_gamma))];
+                f32 v2_13_3 = beta[fused_base_beta + ((u64)(cuprum::min(fused_tid + 3328u, fused_n - 1u) & fused_mask_beta))];
+                f32 v1_14_3 = gamma[fused_base_gamma + ((u64)(cuprum::min(fused_tid + 3584u, fused_n - 1u) & fused_mask_gamma))];
+                f32 v2_14_3 = beta[fused_base_beta + ((u64)(cuprum::min(fused_tid + 3584u, fused_n - 1u) & fused_mask_beta))];
+                f32 v1_15_2 = gamma[fused_base_gamma + ((u64)(cuprum::min(fused_tid + 3840u, fused_n - 1u) & fused_mask_gamma))];
+                f32 v2_15_2 = beta[fused_base_beta + ((u64)(cuprum::min(fused_tid + 3840u, fused_n - 1u) & fused_mask_beta))];
+                if (8u < fused_live) {
+                    {
+                        u32 fused_c_266 = fused_tid + 2048u;
+                        f32 v0_266 = fused_r8;
+                        f32 v1_64 = v1_8_3;
+                        f32 v2_64 = v2_8_3;
+                        f32 v5_161 = v0_266 - v4_1;
+                        f32 v12_56 = v5_161 * v11;
+                        f32 v13_56 = v12_56 * v1_64;
+                        f32 v14_56 = v13_56 + v2_64;
+                        fused_out[fused_base_out + ((u64)fused_c_266)] = v14_56;
+                    }
+                }
+                if (9u < fused_live) {
+                    {
+                        u32 fused_c_267 = fused_tid + 2304u;
+                        f32 v0_267 = fused_r9;
+                        f32 v1_65 = v1_9_3;
+                        f32 v2_65 = v2_9_3;
+                        f32 v5_162 = v0_267 - v4_1;
+                        f32 v12_57 = v5_162 * v11;
+                        f32 v13_57 = v12_57 * v1_65;
+                        f32 v14_57 = v13_57 + v2_65;
+                        fused_out[fused_base_out + ((u64)fused_c_267)] = v14_57;
+                    }
+                }
+                if (10u < fused_live) {
+                    {
+                        u32 fused_c_268 = fused_tid + 2560u;
+                        f32 v0_268 = fused_r10;
+                        f32 v1_66 = v1_10_3;
+                        f32 v2_66 = v2_10_3;
+                        f32 v5_163 = v0_268 - v4_1;
+                        f32 v12_58 = v5_163 * v11;
+                        f32 v13_58 = v12_58 * v1_66;
+                        f32 v14_58 = v13_58 + v2_66;
+                        fused_out[fused_base_out + ((u64)fused_c_268)] = v14_58;
+                    }
+                }
+                if (11u < fused_live) {
+                    {
+                        u32 fused_c_269 = fused_tid + 2816u;
+                        f32 v0_269 = fused_r11;
+                        f32 v1_67 = v1_11_3;
+                        f32 v2_67 = v2_11_3;
+                        f32 v5_164 = v0_269 - v4_1;
+                        f32 v12_59 = v5_164 * v11;
+                        f32 v13_59 = v12_59 * v1_67;
+                        f32 v14_59 = v13_59 + v2_67;
+                        fused_out[fused_base_out + ((u64)fused_c_269)] = v14_59;
+                    }
+                }
+                if (12u < fused_live) {
+                    {
+                        u32 fused_c_270 = fused_tid + 3072u;
+                        f32 v0_270 = fused_r12;
+                        f32 v1_68 = v1_12_3;
+                        f32 v2_68 = v2_12_3;
+                        f32 v5_165 = v0_270 - v4_1;
+                        f32 v12_60 = v5_165 * v11;
+                        f32 v13_60 = v12_60 * v1_68;
+                        f32 v14_60 = v13_60 + v2_68;
+                        fused_out[fused_base_out + ((u64)fused_c_270)] = v14_60;
+                    }
+                }
+                if (13u < fused_live) {
+                    {
+                        u32 fused_c_271 = fused_tid + 3328u;
+                        f32 v0_271 = fused_r13;
+                        f32 v1_69 = v1_13_3;
+                        f32 v2_69 = v2_13_3;
+                        f32 v5_166 = v0_271 - v4_1;
+                        f32 v12_61 = v5_166 * v11;
+                        f32 v13_61 = v12_61 * v1_69;
+                        f32 v14_61 = v13_61 + v2_69;
+                        fused_out[fused_base_out + ((u64)fused_c_271)] = v14_61;
+                    }
+                }
+                if (14u < fused_live) {
+                    {
+                        u32 fused_c_272 = fused_tid + 3584u;
+                        f32 v0_272 = fused_r14;
+                        f32 v1_70 = v1_14_3;
+                        f32 v2_70 = v2_14_3;
+                        f32 v5_167 = v0_272 - v4_1;
+                        f32 v12_62 = v5_167 * v11;
+                        f32 v13_62 = v12_62 * v1_70;
+                        f32 v14_62 = v13_62 + v2_70;
+                        fused_out[fused_base_out + ((u64)fused_c_272)] = v14_62;
+                    }
+                }
+                if (15u < fused_live) {
+                    {
+                        u32 fused_c_273 = fused_tid + 3840u;
+                        f32 v0_273 = fused_r15;
+                        f32 v1_71 = v1_15_2;
+                        f32 v2_71 = v2_15_2;
+                        f32 v5_168 = v0_273 - v4_1;
+                        f32 v12_63 = v5_168 * v11;
+                        f32 v13_63 = v12_63 * v1_71;
+                        f32 v14_63 = v13_63 + v2_71;
+                        fused_out[fused_base_out + ((u64)fused_c_273)] = v14_63;
+                    }
                 }
             }
-            f32 v1_24_2 = gamma[fused_base_gamma + ((u64)(cuprum::min(fused_tid + 6144u, fused_n - 1u) & fused_mask_gamma))];
-            f32 v2_24_2 = beta[fused_base_beta + ((u64)(cuprum::min(fused_tid + 6144u, fused_n - 1u) & fused_mask_beta))];
-            f32 v1_25_2 = gamma[fused_base_gamma + ((u64)(cuprum::min(fused_tid + 6400u, fused_n - 1u) & fused_mask_gamma))];
-            f32 v2_25_2 = beta[fused_base_beta + ((u64)(cuprum::min(fused_tid + 6400u, fused_n - 1u) & fused_mask_beta))];
-            f32 v1_26_2 = gamma[fused_base_gamma + ((u64)(cuprum::min(fused_tid + 6656u, fused_n - 1u) & fused_mask_gamma))];
-            f32 v2_26_2 = beta[fused_base_beta + ((u64)(cuprum::min(fused_tid + 6656u, fused_n - 1u) & fused_mask_beta))];
-            f32 v1_27_2 = gamma[fused_base_gamma + ((u64)(cuprum::min(fused_tid + 6912u, fused_n - 1u) & fused_mask_gamma))];
-            f32 v2_27_2 = beta[fused_base_beta + ((u64)(cuprum::min(fused_tid + 6912u, fused_n - 1u) & fused_mask_beta))];
-            f32 v1_28_2 = gamma[fused_base_gamma + ((u64)(cuprum::min(fused_tid + 7168u, fused_n - 1u) & fused_mask_gamma))];
-            f32 v2_28_2 = beta[fused_base_beta + ((u64)(cuprum::min(fused_tid + 7168u, fused_n - 1u) & fused_mask_beta))];
-            f32 v1_29_2 = gamma[fused_base_gamma + ((u64)(cuprum::min(fused_tid + 7424u, fused_n - 1u) & fused_mask_gamma))];
-            f32 v2_29_2 = beta[fused_base_beta + ((u64)(cuprum::min(fused_tid + 7424u, fused_n - 1u) & fused_mask_beta))];
-            f32 v1_30_2 = gamma[fused_base_gamma + ((u64)(cuprum::min(fused_tid + 7680u, fused_n - 1u) & fused_mask_gamma))];
-            f32 v2_30_2 = beta[fused_base_beta + ((u64)(cuprum::min(fused_tid + 7680u, fused_n - 1u) & fused_mask_beta))];
-            f32 v1_31_2 = gamma[fused_base_gamma + ((u64)(cuprum::min(fused_tid + 7936u, fused_n - 1u) & fused_mask_gamma))];
-            f32 v2_31_2 = beta[fused_base_beta + ((u64)(cuprum::min(fused_tid + 7936u, fused_n - 1u) & fused_mask_beta))];
-            if (24u < fused_live) {
+            if (fused_live >= 24u) {
+                f32 v1_16_2 = gamma[fused_base_gamma + ((u64)((fused_tid + 4096u) & fused_mask_gamma))];
+                f32 v2_16_2 = beta[fused_base_beta + ((u64)((fused_tid + 4096u) & fused_mask_beta))];
+                f32 v1_17_2 = gamma[fused_base_gamma + ((u64)((fused_tid + 4352u) & fused_mask_gamma))];
+                f32 v2_17_2 = beta[fused_base_beta + ((u64)((fused_tid + 4352u) & fused_mask_beta))];
+                f32 v1_18_2 = gamma[fused_base_gamma + ((u64)((fused_tid + 4608u) & fused_mask_gamma))];
+                f32 v2_18_2 = beta[fused_base_beta + ((u64)((fused_tid + 4608u) & fused_mask_beta))];
+                f32 v1_19_2 = gamma[fused_base_gamma + ((u64)((fused_tid + 4864u) & fused_mask_gamma))];
+                f32 v2_19_2 = beta[fused_base_beta + ((u64)((fused_tid + 4864u) & fused_mask_beta))];
+                f32 v1_20_2 = gamma[fused_base_gamma + ((u64)((fused_tid + 5120u) & fused_mask_gamma))];
+                f32 v2_20_2 = beta[fused_base_beta + ((u64)((fused_tid + 5120u) & fused_mask_beta))];
+                f32 v1_21_2 = gamma[fused_base_gamma + ((u64)((fused_tid + 5376u) & fused_mask_gamma))];
+                f32 v2_21_2 = beta[fused_base_beta + ((u64)((fused_tid + 5376u) & fused_mask_beta))];
+                f32 v1_22_2 = gamma[fused_base_gamma + ((u64)((fused_tid + 5632u) & fused_mask_gamma))];
+                f32 v2_22_2 = beta[fused_base_beta + ((u64)((fused_tid + 5632u) & fused_mask_beta))];
+                f32 v1_23_2 = gamma[fused_base_gamma + ((u64)((fused_tid + 5888u) & fused_mask_gamma))];
+                f32 v2_23_2 = beta[fused_base_beta + ((u64)((fused_tid + 5888u) & fused_mask_beta))];
                 {
-                    u32 fused_c_202 = fused_tid + 6144u;
-                    f32 v0_202 = fused_r24;
-                    f32 v1_64 = v1_24_2;
-                    f32 v2_64 = v2_24_2;
-                    f32 v5_129 = v0_202 - v4_1;
-                    f32 v12_56 = v5_129 * v11;
-                    f32 v13_56 = v12_56 * v1_64;
-                    f32 v14_56 = v13_56 + v2_64;
-                    fused_out[fused_base_out + ((u64)fused_c_202)] = v14_56;
+                    u32 fused_c_274 = fused_tid + 4096u;
+                    f32 v0_274 = fused_r16;
+                    f32 v1_72 = v1_16_2;
+                    f32 v2_72 = v2_16_2;
+                    f32 v5_169 = v0_274 - v4_1;
+                    f32 v12_64 = v5_169 * v11;
+                    f32 v13_64 = v12_64 * v1_72;
+                    f32 v14_64 = v13_64 + v2_72;
+                    fused_out[fused_base_out + ((u64)fused_c_274)] = v14_64;
+                }
+                {
+                    u32 fused_c_275 = fused_tid + 4352u;
+                    f32 v0_275 = fused_r17;
+                    f32 v1_73 = v1_17_2;
+                    f32 v2_73 = v2_17_2;
+                    f32 v5_170 = v0_275 - v4_1;
+                    f32 v12_65 = v5_170 * v11;
+                    f32 v13_65 = v12_65 * v1_73;
+                    f32 v14_65 = v13_65 + v2_73;
+                    fused_out[fused_base_out + ((u64)fused_c_275)] = v14_65;
+                }
+                {
+                    u32 fused_c_276 = fused_tid + 4608u;
+                    f32 v0_276 = fused_r18;
+                    f32 v1_74 = v1_18_2;
+                    f32 v2_74 = v2_18_2;
+                    f32 v5_171 = v0_276 - v4_1;
+                    f32 v12_66 = v5_171 * v11;
+                    f32 v13_66 = v12_66 * v1_74;
+                    f32 v14_66 = v13_66 + v2_74;
+                    fused_out[fused_base_out + ((u64)fused_c_276)] = v14_66;
+                }
+                {
+                    u32 fused_c_277 = fused_tid + 4864u;
+                    f32 v0_277 = fused_r19;
+                    f32 v1_75 = v1_19_2;
+                    f32 v2_75 = v2_19_2;
+                    f32 v5_172 = v0_277 - v4_1;
+                    f32 v12_67 = v5_172 * v11;
+                    f32 v13_67 = v12_67 * v1_75;
+                    f32 v14_67 = v13_67 + v2_75;
+                    fused_out[fused_base_out + ((u64)fused_c_277)] = v14_67;
+                }
+                {
+                    u32 fused_c_278 = fused_tid + 5120u;
+                    f32 v0_278 = fused_r20;
+                    f32 v1_76 = v1_20_2;
+                    f32 v2_76 = v2_20_2;
+                    f32 v5_173 = v0_278 - v4_1;
+                    f32 v12_68 = v5_173 * v11;
+                    f32 v13_68 = v12_68 * v1_76;
+                    f32 v14_68 = v13_68 + v2_76;
+                    fused_out[fused_base_out + ((u64)fused_c_278)] = v14_68;
+                }
+                {
+                    u32 fused_c_279 = fused_tid + 5376u;
+                    f32 v0_279 = fused_r21;
+                    f32 v1_77 = v1_21_2;
+                    f32 v2_77 = v2_21_2;
+                    f32 v5_174 = v0_279 - v4_1;
+                    f32 v12_69 = v5_174 * v11;
+                    f32 v13_69 = v12_69 * v1_77;
+                    f32 v14_69 = v13_69 + v2_77;
+                    fused_out[fused_base_out + ((u64)fused_c_279)] = v14_69;
+                }
+                {
+                    u32 fused_c_280 = fused_tid + 5632u;
+                    f32 v0_280 = fused_r22;
+                    f32 v1_78 = v1_22_2;
+                    f32 v2_78 = v2_22_2;
+                    f32 v5_175 = v0_280 - v4_1;
+                    f32 v12_70 = v5_175 * v11;
+                    f32 v13_70 = v12_70 * v1_78;
+                    f32 v14_70 = v13_70 + v2_78;
+                    fused_out[fused_base_out + ((u64)fused_c_280)] = v14_70;
+                }
+                {
+                    u32 fused_c_281 = fused_tid + 5888u;
+                    f32 v0_281 = fused_r23;
+                    f32 v1_79 = v1_23_2;
+                    f32 v2_79 = v2_23_2;
+                    f32 v5_176 = v0_281 - v4_1;
+                    f32 v12_71 = v5_176 * v11;
+                    f32 v13_71 = v12_71 * v1_79;
+                    f32 v14_71 = v13_71 + v2_79;
+                    fused_out[fused_base_out + ((u64)fused_c_281)] = v14_71;
+                }
+            } else if (fused_live > 16u) {
+                f32 v1_16_3 = gamma[fused_base_gamma + ((u64)(cuprum::min(fused_tid + 4096u, fused_n - 1u) & fused_mask_gamma))];
+                f32 v2_16_3 = beta[fused_base_beta + ((u64)(cuprum::min(fused_tid + 4096u, fused_n - 1u) & fused_mask_beta))];
+                f32 v1_17_3 = gamma[fused_base_gamma + ((u64)(cuprum::min(fused_tid + 4352u, fused_n - 1u) & fused_mask_gamma))];
+                f32 v2_17_3 = beta[fused_base_beta + ((u64)(cuprum::min(fused_tid + 4352u, fused_n - 1u) & fused_mask_beta))];
+                f32 v1_18_3 = gamma[fused_base_gamma + ((u64)(cuprum::min(fused_tid + 4608u, fused_n - 1u) & fused_mask_gamma))];
+                f32 v2_18_3 = beta[fused_base_beta + ((u64)(cuprum::min(fused_tid + 4608u, fused_n - 1u) & fused_mask_beta))];
+                f32 v1_19_3 = gamma[fused_base_gamma + ((u64)(cuprum::min(fused_tid + 4864u, fused_n - 1u) & fused_mask_gamma))];
+                f32 v2_19_3 = beta[fused_base_beta + ((u64)(cuprum::min(fused_tid + 4864u, fused_n - 1u) & fused_mask_beta))];
+                f32 v1_20_3 = gamma[fused_base_gamma + ((u64)(cuprum::min(fused_tid + 5120u, fused_n - 1u) & fused_mask_gamma))];
+                f32 v2_20_3 = beta[fused_base_beta + ((u64)(cuprum::min(fused_tid + 5120u, fused_n - 1u) & fused_mask_beta))];
+                f32 v1_21_3 = gamma[fused_base_gamma + ((u64)(cuprum::min(fused_tid + 5376u, fused_n - 1u) & fused_mask_gamma))];
+                f32 v2_21_3 = beta[fused_base_beta + ((u64)(cuprum::min(fused_tid + 5376u, fused_n - 1u) & fused_mask_beta))];
+                f32 v1_22_3 = gamma[fused_base_gamma + ((u64)(cuprum::min(fused_tid + 5632u, fused_n - 1u) & fused_mask_gamma))];
+                f32 v2_22_3 = beta[fused_base_beta + ((u64)(cuprum::min(fused_tid + 5632u, fused_n - 1u) & fused_mask_beta))];
+                f32 v1_23_3 = gamma[fused_base_gamma + ((u64)(cuprum::min(fused_tid + 5888u, fused_n - 1u) & fused_mask_gamma))];
+                f32 v2_23_3 = beta[fused_base_beta + ((u64)(cuprum::min(fused_tid + 5888u, fused_n - 1u) & fused_mask_beta))];
+                if (16u < fused_live) {
+                    {
+                        u32 fused_c_282 = fused_tid + 4096u;
+                        f32 v0_282 = fused_r16;
+                        f32 v1_80 = v1_16_3;
+                        f32 v2_80 = v2_16_3;
+                        f32 v5_177 = v0_282 - v4_1;
+                        f32 v12_72 = v5_177 * v11;
+                        f32 v13_72 = v12_72 * v1_80;
+                        f32 v14_72 = v13_72 + v2_80;
+                        fused_out[fused_base_out + ((u64)fused_c_282)] = v14_72;
+                    }
+                }
+                if (17u < fused_live) {
+                    {
+                        u32 fused_c_283 = fused_tid + 4352u;
+                        f32 v0_283 = fused_r17;
+                        f32 v1_81 = v1_17_3;
+                        f32 v2_81 = v2_17_3;
+                        f32 v5_178 = v0_283 - v4_1;
+                        f32 v12_73 = v5_178 * v11;
+                        f32 v13_73 = v12_73 * v1_81;
+                        f32 v14_73 = v13_73 + v2_81;
+                        fused_out[fused_base_out + ((u64)fused_c_283)] = v14_73;
+                    }
+                }
+                if (18u < fused_live) {
+                    {
+                        u32 fused_c_284 = fused_tid + 4608u;
+                        f32 v0_284 = fused_r18;
+                        f32 v1_82 = v1_18_3;
+                        f32 v2_82 = v2_18_3;
+                        f32 v5_179 = v0_284 - v4_1;
+                        f32 v12_74 = v5_179 * v11;
+                        f32 v13_74 = v12_74 * v1_82;
+                        f32 v14_74 = v13_74 + v2_82;
+                        fused_out[fused_base_out + ((u64)fused_c_284)] = v14_74;
+                    }
+                }
+                if (19u < fused_live) {
+                    {
+                        u32 fused_c_285 = fused_tid + 4864u;
+                        f32 v0_285 = fused_r19;
+                        f32 v1_83 = v1_19_3;
+                        f32 v2_83 = v2_19_3;
+                        f32 v5_180 = v0_285 - v4_1;
+                        f32 v12_75 = v5_180 * v11;
+                        f32 v13_75 = v12_75 * v1_83;
+                        f32 v14_75 = v13_75 + v2_83;
+                        fused_out[fused_base_out + ((u64)fused_c_285)] = v14_75;
+                    }
+                }
+                if (20u < fused_live) {
+                    {
+                        u32 fused_c_286 = fused_tid + 5120u;
+                        f32 v0_286 = fused_r20;
+                        f32 v1_84 = v1_20_3;
+                        f32 v2_84 = v2_20_3;
+                        f32 v5_181 = v0_286 - v4_1;
+                        f32 v12_76 = v5_181 * v11;
+                        f32 v13_76 = v12_76 * v1_84;
+                        f32 v14_76 = v13_76 + v2_84;
+                        fused_out[fused_base_out + ((u64)fused_c_286)] = v14_76;
+                    }
+                }
+                if (21u < fused_live) {
+                    {
+                        u32 fused_c_287 = fused_tid + 5376u;
+                        f32 v0_287 = fused_r21;
+                        f32 v1_85 = v1_21_3;
+                        f32 v2_85 = v2_21_3;
+                        f32 v5_182 = v0_287 - v4_1;
+                        f32 v12_77 = v5_182 * v11;
+                        f32 v13_77 = v12_77 * v1_85;
+                        f32 v14_77 = v13_77 + v2_85;
+                        fused_out[fused_base_out + ((u64)fused_c_287)] = v14_77;
+                    }
+                }
+                if (22u < fused_live) {
+                    {
+                        u32 fused_c_288 = fused_tid + 5632u;
+                        f32 v0_288 = fused_r22;
+                        f32 v1_86 = v1_22_3;
+                        f32 v2_86 = v2_22_3;
+                        f32 v5_183 = v0_288 - v4_1;
+                        f32 v12_78 = v5_183 * v11;
+                        f32 v13_78 = v12_78 * v1_86;
+                        f32 v14_78 = v13_78 + v2_86;
+                        fused_out[fused_base_out + ((u64)fused_c_288)] = v14_78;
+                    }
+                }
+                if (23u < fused_live) {
+                    {
+                        u32 fused_c_289 = fused_tid + 5888u;
+                        f32 v0_289 = fused_r23;
+                        f32 v1_87 = v1_23_3;
+                        f32 v2_87 = v2_23_3;
+                        f32 v5_184 = v0_289 - v4_1;
+                        f32 v12_79 = v5_184 * v11;
+                        f32 v13_79 = v12_79 * v1_87;
+                        f32 v14_79 = v13_79 + v2_87;
+                        fused_out[fused_base_out + ((u64)fused_c_289)] = v14_79;
+                    }
                 }
             }
-            if (25u < fused_live) {
+            if (fused_live >= 32u) {
+                f32 v1_24_2 = gamma[fused_base_gamma + ((u64)((fused_tid + 6144u) & fused_mask_gamma))];
+                f32 v2_24_2 = beta[fused_base_beta + ((u64)((fused_tid + 6144u) & fused_mask_beta))];
+                f32 v1_25_2 = gamma[fused_base_gamma + ((u64)((fused_tid + 6400u) & fused_mask_gamma))];
+                f32 v2_25_2 = beta[fused_base_beta + ((u64)((fused_tid + 6400u) & fused_mask_beta))];
+                f32 v1_26_2 = gamma[fused_base_gamma + ((u64)((fused_tid + 6656u) & fused_mask_gamma))];
+                f32 v2_26_2 = beta[fused_base_beta + ((u64)((fused_tid + 6656u) & fused_mask_beta))];
+                f32 v1_27_2 = gamma[fused_base_gamma + ((u64)((fused_tid + 6912u) & fused_mask_gamma))];
+                f32 v2_27_2 = beta[fused_base_beta + ((u64)((fused_tid + 6912u) & fused_mask_beta))];
+                f32 v1_28_2 = gamma[fused_base_gamma + ((u64)((fused_tid + 7168u) & fused_mask_gamma))];
+                f32 v2_28_2 = beta[fused_base_beta + ((u64)((fused_tid + 7168u) & fused_mask_beta))];
+                f32 v1_29_2 = gamma[fused_base_gamma + ((u64)((fused_tid + 7424u) & fused_mask_gamma))];
+                f32 v2_29_2 = beta[fused_base_beta + ((u64)((fused_tid + 7424u) & fused_mask_beta))];
+                f32 v1_30_2 = gamma[fused_base_gamma + ((u64)((fused_tid + 7680u) & fused_mask_gamma))];
+                f32 v2_30_2 = beta[fused_base_beta + ((u64)((fused_tid + 7680u) & fused_mask_beta))];
+                f32 v1_31_2 = gamma[fused_base_gamma + ((u64)((fused_tid + 7936u) & fused_mask_gamma))];
+                f32 v2_31_2 = beta[fused_base_beta + ((u64)((fused_tid + 7936u) & fused_mask_beta))];
                 {
-                    u32 fused_c_203 = fused_tid + 6400u;
-                    f32 v0_203 = fused_r25;
-                    f32 v1_65 = v1_25_2;
-                    f32 v2_65 = v2_25_2;
-                    f32 v5_130 = v0_203 - v4_1;
-                    f32 v12_57 = v5_130 * v11;
-                    f32 v13_57 = v12_57 * v1_65;
-                    f32 v14_57 = v13_57 + v2_65;
-                    fused_out[fused_base_out + ((u64)fused_c_203)] = v14_57;
+                    u32 fused_c_290 = fused_tid + 6144u;
+                    f32 v0_290 = fused_r24;
+                    f32 v1_88 = v1_24_2;
+                    f32 v2_88 = v2_24_2;
+                    f32 v5_185 = v0_290 - v4_1;
+                    f32 v12_80 = v5_185 * v11;
+                    f32 v13_80 = v12_80 * v1_88;
+                    f32 v14_80 = v13_80 + v2_88;
+                    fused_out[fused_base_out + ((u64)fused_c_290)] = v14_80;
                 }
-            }
-            if (26u < fused_live) {
                 {
-                    u32 fused_c_204 = fused_tid + 6656u;
-                    f32 v0_204 = fused_r26;
-                    f32 v1_66 = v1_26_2;
-                    f32 v2_66 = v2_26_2;
-                    f32 v5_131 = v0_204 - v4_1;
-                    f32 v12_58 = v5_131 * v11;
-                    f32 v13_58 = v12_58 * v1_66;
-                    f32 v14_58 = v13_58 + v2_66;
-                    fused_out[fused_base_out + ((u64)fused_c_204)] = v14_58;
+                    u32 fused_c_291 = fused_tid + 6400u;
+                    f32 v0_291 = fused_r25;
+                    f32 v1_89 = v1_25_2;
+                    f32 v2_89 = v2_25_2;
+                    f32 v5_186 = v0_291 - v4_1;
+                    f32 v12_81 = v5_186 * v11;
+                    f32 v13_81 = v12_81 * v1_89;
+                    f32 v14_81 = v13_81 + v2_89;
+                    fused_out[fused_base_out + ((u64)fused_c_291)] = v14_81;
                 }
-            }
-            if (27u < fused_live) {
                 {
-                    u32 fused_c_205 = fused_tid + 6912u;
-                    f32 v0_205 = fused_r27;
-                    f32 v1_67 = v1_27_2;
-                    f32 v2_67 = v2_27_2;
-                    f32 v5_132 = v0_205 - v4_1;
-                    f32 v12_59 = v5_132 * v11;
-                    f32 v13_59 = v12_59 * v1_67;
-                    f32 v14_59 = v13_59 + v2_67;
-                    fused_out[fused_base_out + ((u64)fused_c_205)] = v14_59;
+                    u32 fused_c_292 = fused_tid + 6656u;
+                    f32 v0_292 = fused_r26;
+                    f32 v1_90 = v1_26_2;
+                    f32 v2_90 = v2_26_2;
+                    f32 v5_187 = v0_292 - v4_1;
+                    f32 v12_82 = v5_187 * v11;
+                    f32 v13_82 = v12_82 * v1_90;
+                    f32 v14_82 = v13_82 + v2_90;
+                    fused_out[fused_base_out + ((u64)fused_c_292)] = v14_82;
                 }
-            }
-            if (28u < fused_live) {
                 {
-                    u32 fused_c_206 = fused_tid + 7168u;
-                    f32 v0_206 = fused_r28;
-                    f32 v1_68 = v1_28_2;
-                    f32 v2_68 = v2_28_2;
-                    f32 v5_133 = v0_206 - v4_1;
-                    f32 v12_60 = v5_133 * v11;
-                    f32 v13_60 = v12_60 * v1_68;
-                    f32 v14_60 = v13_60 + v2_68;
-                    fused_out[fused_base_out + ((u64)fused_c_206)] = v14_60;
+                    u32 fused_c_293 = fused_tid + 6912u;
+                    f32 v0_293 = fused_r27;
+                    f32 v1_91 = v1_27_2;
+                    f32 v2_91 = v2_27_2;
+                    f32 v5_188 = v0_293 - v4_1;
+                    f32 v12_83 = v5_188 * v11;
+                    f32 v13_83 = v12_83 * v1_91;
+                    f32 v14_83 = v13_83 + v2_91;
+                    fused_out[fused_base_out + ((u64)fused_c_293)] = v14_83;
                 }
-            }
-            if (29u < fused_live) {
                 {
-                    u32 fused_c_207 = fused_tid + 7424u;
-                    f32 v0_207 = fused_r29;
-                    f32 v1_69 = v1_29_2;
-                    f32 v2_69 = v2_29_2;
-                    f32 v5_134 = v0_207 - v4_1;
-                    f32 v12_61 = v5_134 * v11;
-                    f32 v13_61 = v12_61 * v1_69;
-                    f32 v14_61 = v13_61 + v2_69;
-                    fused_out[fused_base_out + ((u64)fused_c_207)] = v14_61;
+                    u32 fused_c_294 = fused_tid + 7168u;
+                    f32 v0_294 = fused_r28;
+                    f32 v1_92 = v1_28_2;
+                    f32 v2_92 = v2_28_2;
+                    f32 v5_189 = v0_294 - v4_1;
+                    f32 v12_84 = v5_189 * v11;
+                    f32 v13_84 = v12_84 * v1_92;
+                    f32 v14_84 = v13_84 + v2_92;
+                    fused_out[fused_base_out + ((u64)fused_c_294)] = v14_84;
                 }
-            }
-            if (30u < fused_live) {
                 {
-                    u32 fused_c_208 = fused_tid + 7680u;
-                    f32 v0_208 = fused_r30;
-                    f32 v1_70 = v1_30_2;
-                    f32 v2_70 = v2_30_2;
-                    f32 v5_135 = v0_208 - v4_1;
-                    f32 v12_62 = v5_135 * v11;
-                    f32 v13_62 = v12_62 * v1_70;
-                    f32 v14_62 = v13_62 + v2_70;
-                    fused_out[fused_base_out + ((u64)fused_c_208)] = v14_62;
+                    u32 fused_c_295 = fused_tid + 7424u;
+                    f32 v0_295 = fused_r29;
+                    f32 v1_93 = v1_29_2;
+                    f32 v2_93 = v2_29_2;
+                    f32 v5_190 = v0_295 - v4_1;
+                    f32 v12_85 = v5_190 * v11;
+                    f32 v13_85 = v12_85 * v1_93;
+                    f32 v14_85 = v13_85 + v2_93;
+                    fused_out[fused_base_out + ((u64)fused_c_295)] = v14_85;
                 }
-            }
-            if (31u < fused_live) {
                 {
-                    u32 fused_c_209 = fused_tid + 7936u;
-                    f32 v0_209 = fused_r31;
-                    f32 v1_71 = v1_31_2;
-                    f32 v2_71 = v2_31_2;
-                    f32 v5_136 = v0_209 - v4_1;
-                    f32 v12_63 = v5_136 * v11;
-                    f32 v13_63 = v12_63 * v1_71;
-                    f32 v14_63 = v13_63 + v2_71;
-                    fused_out[fused_base_out + ((u64)fused_c_209)] = v14_63;
+                    u32 fused_c_296 = fused_tid + 7680u;
+                    f32 v0_296 = fused_r30;
+                    f32 v1_94 = v1_30_2;
+                    f32 v2_94 = v2_30_2;
+                    f32 v5_191 = v0_296 - v4_1;
+                    f32 v12_86 = v5_191 * v11;
+                    f32 v13_86 = v12_86 * v1_94;
+                    f32 v14_86 = v13_86 + v2_94;
+                    fused_out[fused_base_out + ((u64)fused_c_296)] = v14_86;
+                }
+                {
+                    u32 fused_c_297 = fused_tid + 7936u;
+                    f32 v0_297 = fused_r31;
+                    f32 v1_95 = v1_31_2;
+                    f32 v2_95 = v2_31_2;
+                    f32 v5_192 = v0_297 - v4_1;
+                    f32 v12_87 = v5_192 * v11;
+                    f32 v13_87 = v12_87 * v1_95;
+                    f32 v14_87 = v13_87 + v2_95;
+                    fused_out[fused_base_out + ((u64)fused_c_297)] = v14_87;
+                }
+            } else if (fused_live > 24u) {
+                f32 v1_24_3 = gamma[fused_base_gamma + ((u64)(cuprum::min(fused_tid + 6144u, fused_n - 1u) & fused_mask_gamma))];
+                f32 v2_24_3 = beta[fused_base_beta + ((u64)(cuprum::min(fused_tid + 6144u, fused_n - 1u) & fused_mask_beta))];
+                f32 v1_25_3 = gamma[fused_base_gamma + ((u64)(cuprum::min(fused_tid + 6400u, fused_n - 1u) & fused_mask_gamma))];
+                f32 v2_25_3 = beta[fused_base_beta + ((u64)(cuprum::min(fused_tid + 6400u, fused_n - 1u) & fused_mask_beta))];
+                f32 v1_26_3 = gamma[fused_base_gamma + ((u64)(cuprum::min(fused_tid + 6656u, fused_n - 1u) & fused_mask_gamma))];
+                f32 v2_26_3 = beta[fused_base_beta + ((u64)(cuprum::min(fused_tid + 6656u, fused_n - 1u) & fused_mask_beta))];
+                f32 v1_27_3 = gamma[fused_base_gamma + ((u64)(cuprum::min(fused_tid + 6912u, fused_n - 1u) & fused_mask_gamma))];
+                f32 v2_27_3 = beta[fused_base_beta + ((u64)(cuprum::min(fused_tid + 6912u, fused_n - 1u) & fused_mask_beta))];
+                f32 v1_28_3 = gamma[fused_base_gamma + ((u64)(cuprum::min(fused_tid + 7168u, fused_n - 1u) & fused_mask_gamma))];
+                f32 v2_28_3 = beta[fused_base_beta + ((u64)(cuprum::min(fused_tid + 7168u, fused_n - 1u) & fused_mask_beta))];
+                f32 v1_29_3 = gamma[fused_base_gamma + ((u64)(cuprum::min(fused_tid + 7424u, fused_n - 1u) & fused_mask_gamma))];
+                f32 v2_29_3 = beta[fused_base_beta + ((u64)(cuprum::min(fused_tid + 7424u, fused_n - 1u) & fused_mask_beta))];
+                f32 v1_30_3 = gamma[fused_base_gamma + ((u64)(cuprum::min(fused_tid + 7680u, fused_n - 1u) & fused_mask_gamma))];
+                f32 v2_30_3 = beta[fused_base_beta + ((u64)(cuprum::min(fused_tid + 7680u, fused_n - 1u) & fused_mask_beta))];
+                f32 v1_31_3 = gamma[fused_base_gamma + ((u64)(cuprum::min(fused_tid + 7936u, fused_n - 1u) & fused_mask_gamma))];
+                f32 v2_31_3 = beta[fused_base_beta + ((u64)(cuprum::min(fused_tid + 7936u, fused_n - 1u) & fused_mask_beta))];
+                if (24u < fused_live) {
+                    {
+                        u32 fused_c_298 = fused_tid + 6144u;
+                        f32 v0_298 = fused_r24;
+                        f32 v1_96 = v1_24_3;
+                        f32 v2_96 = v2_24_3;
+                        f32 v5_193 = v0_298 - v4_1;
+                        f32 v12_88 = v5_193 * v11;
+                        f32 v13_88 = v12_88 * v1_96;
+                        f32 v14_88 = v13_88 + v2_96;
+                        fused_out[fused_base_out + ((u64)fused_c_298)] = v14_88;
+                    }
+                }
+                if (25u < fused_live) {
+                    {
+                        u32 fused_c_299 = fused_tid + 6400u;
+                        f32 v0_299 = fused_r25;
+                        f32 v1_97 = v1_25_3;
+                        f32 v2_97 = v2_25_3;
+                        f32 v5_194 = v0_299 - v4_1;
+                        f32 v12_89 = v5_194 * v11;
+                        f32 v13_89 = v12_89 * v1_97;
+                        f32 v14_89 = v13_89 + v2_97;
+                        fused_out[fused_base_out + ((u64)fused_c_299)] = v14_89;
+                    }
+                }
+                if (26u < fused_live) {
+                    {
+                        u32 fused_c_300 = fused_tid + 6656u;
+                        f32 v0_300 = fused_r26;
+                        f32 v1_98 = v1_26_3;
+                        f32 v2_98 = v2_26_3;
+                        f32 v5_195 = v0_300 - v4_1;
+                        f32 v12_90 = v5_195 * v11;
+                        f32 v13_90 = v12_90 * v1_98;
+                        f32 v14_90 = v13_90 + v2_98;
+                        fused_out[fused_base_out + ((u64)fused_c_300)] = v14_90;
+                    }
+                }
+                if (27u < fused_live) {
+                    {
+                        u32 fused_c_301 = fused_tid + 6912u;
+                        f32 v0_301 = fused_r27;
+                        f32 v1_99 = v1_27_3;
+                        f32 v2_99 = v2_27_3;
+                        f32 v5_196 = v0_301 - v4_1;
+                        f32 v12_91 = v5_196 * v11;
+                        f32 v13_91 = v12_91 * v1_99;
+                        f32 v14_91 = v13_91 + v2_99;
+                        fused_out[fused_base_out + ((u64)fused_c_301)] = v14_91;
+                    }
+                }
+                if (28u < fused_live) {
+                    {
+                        u32 fused_c_302 = fused_tid + 7168u;
+                        f32 v0_302 = fused_r28;
+                        f32 v1_100 = v1_28_3;
+                        f32 v2_100 = v2_28_3;
+                        f32 v5_197 = v0_302 - v4_1;
+                        f32 v12_92 = v5_197 * v11;
+                        f32 v13_92 = v12_92 * v1_100;
+                        f32 v14_92 = v13_92 + v2_100;
+                        fused_out[fused_base_out + ((u64)fused_c_302)] = v14_92;
+                    }
+                }
+                if (29u < fused_live) {
+                    {
+                        u32 fused_c_303 = fused_tid + 7424u;
+                        f32 v0_303 = fused_r29;
+                        f32 v1_101 = v1_29_3;
+                        f32 v2_101 = v2_29_3;
+                        f32 v5_198 = v0_303 - v4_1;
+                        f32 v12_93 = v5_198 * v11;
+                        f32 v13_93 = v12_93 * v1_101;
+                        f32 v14_93 = v13_93 + v2_101;
+                        fused_out[fused_base_out + ((u64)fused_c_303)] = v14_93;
+                    }
+                }
+                if (30u < fused_live) {
+                    {
+                        u32 fused_c_304 = fused_tid + 7680u;
+                        f32 v0_304 = fused_r30;
+                        f32 v1_102 = v1_30_3;
+                        f32 v2_102 = v2_30_3;
+                        f32 v5_199 = v0_304 - v4_1;
+                        f32 v12_94 = v5_199 * v11;
+                        f32 v13_94 = v12_94 * v1_102;
+                        f32 v14_94 = v13_94 + v2_102;
+                        fused_out[fused_base_out + ((u64)fused_c_304)] = v14_94;
+                    }
+                }
+                if (31u < fused_live) {
+                    {
+                        u32 fused_c_305 = fused_tid + 7936u;
+                        f32 v0_305 = fused_r31;
+                        f32 v1_103 = v1_31_3;
+                        f32 v2_103 = v2_31_3;
+                        f32 v5_200 = v0_305 - v4_1;
+                        f32 v12_95 = v5_200 * v11;
+                        f32 v13_95 = v12_95 * v1_103;
+                        f32 v14_95 = v13_95 + v2_103;
+                        fused_out[fused_base_out + ((u64)fused_c_305)] = v14_95;
+                    }
                 }
             }
         }
@@ -5047,136 +6967,136 @@ __device__ __forceinline__ void layer_norm_body(cuprum::RoSlice<f32> x, i64 x_rs
         while ((fused_j_2 + (7u * fused_nt)) < fused_n) {
             u32 fused_c0_2 = fused_j_2 + (0u * fused_nt);
             f32 v0_0_2 = x[fused_base_x + ((u64)(fused_c0_2 & fused_mask_x))];
-            f32 v1_0_2 = gamma[fused_base_gamma + ((u64)(fused_c0_2 & fused_mask_gamma))];
-            f32 v2_0_2 = beta[fused_base_beta + ((u64)(fused_c0_2 & fused_mask_beta))];
+            f32 v1_0_3 = gamma[fused_base_gamma + ((u64)(fused_c0_2 & fused_mask_gamma))];
+            f32 v2_0_3 = beta[fused_base_beta + ((u64)(fused_c0_2 & fused_mask_beta))];
             u32 fused_c1_2 = fused_j_2 + (1u * fused_nt);
             f32 v0_1_3 = x[fused_base_x + ((u64)(fused_c1_2 & fused_mask_x))];
-            f32 v1_1_2 = gamma[fused_base_gamma + ((u64)(fused_c1_2 & fused_mask_gamma))];
-            f32 v2_1_2 = beta[fused_base_beta + ((u64)(fused_c1_2 & fused_mask_beta))];
+            f32 v1_1_3 = gamma[fused_base_gamma + ((u64)(fused_c1_2 & fused_mask_gamma))];
+            f32 v2_1_3 = beta[fused_base_beta + ((u64)(fused_c1_2 & fused_mask_beta))];
             u32 fused_c2_2 = fused_j_2 + (2u * fused_nt);
             f32 v0_2_3 = x[fused_base_x + ((u64)(fused_c2_2 & fused_mask_x))];
-            f32 v1_2_2 = gamma[fused_base_gamma + ((u64)(fused_c2_2 & fused_mask_gamma))];
-            f32 v2_2_2 = beta[fused_base_beta + ((u64)(fused_c2_2 & fused_mask_beta))];
+            f32 v1_2_3 = gamma[fused_base_gamma + ((u64)(fused_c2_2 & fused_mask_gamma))];
+            f32 v2_2_3 = beta[fused_base_beta + ((u64)(fused_c2_2 & fused_mask_beta))];
             u32 fused_c3_2 = fused_j_2 + (3u * fused_nt);
             f32 v0_3_3 = x[fused_base_x + ((u64)(fused_c3_2 & fused_mask_x))];
-            f32 v1_3_2 = gamma[fused_base_gamma + ((u64)(fused_c3_2 & fused_mask_gamma))];
-            f32 v2_3_2 = beta[fused_base_beta + ((u64)(fused_c3_2 & fused_mask_beta))];
+            f32 v1_3_3 = gamma[fused_base_gamma + ((u64)(fused_c3_2 & fused_mask_gamma))];
+            f32 v2_3_3 = beta[fused_base_beta + ((u64)(fused_c3_2 & fused_mask_beta))];
             u32 fused_c4_2 = fused_j_2 + (4u * fused_nt);
             f32 v0_4_3 = x[fused_base_x + ((u64)(fused_c4_2 & fused_mask_x))];
-            f32 v1_4_2 = gamma[fused_base_gamma + ((u64)(fused_c4_2 & fused_mask_gamma))];
-            f32 v2_4_2 = beta[fused_base_beta + ((u64)(fused_c4_2 & fused_mask_beta))];
+            f32 v1_4_3 = gamma[fused_base_gamma + ((u64)(fused_c4_2 & fused_mask_gamma))];
+            f32 v2_4_3 = beta[fused_base_beta + ((u64)(fused_c4_2 & fused_mask_beta))];
             u32 fused_c5_2 = fused_j_2 + (5u * fused_nt);
             f32 v0_5_3 = x[fused_base_x + ((u64)(fused_c5_2 & fused_mask_x))];
-            f32 v1_5_2 = gamma[fused_base_gamma + ((u64)(fused_c5_2 & fused_mask_gamma))];
-            f32 v2_5_2 = beta[fused_base_beta + ((u64)(fused_c5_2 & fused_mask_beta))];
+            f32 v1_5_3 = gamma[fused_base_gamma + ((u64)(fused_c5_2 & fused_mask_gamma))];
+            f32 v2_5_3 = beta[fused_base_beta + ((u64)(fused_c5_2 & fused_mask_beta))];
             u32 fused_c6_2 = fused_j_2 + (6u * fused_nt);
             f32 v0_6_3 = x[fused_base_x + ((u64)(fused_c6_2 & fused_mask_x))];
-            f32 v1_6_2 = gamma[fused_base_gamma + ((u64)(fused_c6_2 & fused_mask_gamma))];
-            f32 v2_6_2 = beta[fused_base_beta + ((u64)(fused_c6_2 & fused_mask_beta))];
+            f32 v1_6_3 = gamma[fused_base_gamma + ((u64)(fused_c6_2 & fused_mask_gamma))];
+            f32 v2_6_3 = beta[fused_base_beta + ((u64)(fused_c6_2 & fused_mask_beta))];
             u32 fused_c7_2 = fused_j_2 + (7u * fused_nt);
             f32 v0_7_3 = x[fused_base_x + ((u64)(fused_c7_2 & fused_mask_x))];
-            f32 v1_7_2 = gamma[fused_base_gamma + ((u64)(fused_c7_2 & fused_mask_gamma))];
-            f32 v2_7_2 = beta[fused_base_beta + ((u64)(fused_c7_2 & fused_mask_beta))];
+            f32 v1_7_3 = gamma[fused_base_gamma + ((u64)(fused_c7_2 & fused_mask_gamma))];
+            f32 v2_7_3 = beta[fused_base_beta + ((u64)(fused_c7_2 & fused_mask_beta))];
             {
-                u32 fused_c_210 = fused_c0_2;
-                f32 v0_210 = v0_0_2;
-                f32 v1_72 = v1_0_2;
-                f32 v2_72 = v2_0_2;
-                f32 v5_137 = v0_210 - v4_1;
-                f32 v12_64 = v5_137 * v11;
-                f32 v13_64 = v12_64 * v1_72;
-                f32 v14_64 = v13_64 + v2_72;
-                fused_out[fused_base_out + ((u64)fused_c_210)] = v14_64;
+                u32 fused_c_306 = fused_c0_2;
+                f32 v0_306 = v0_0_2;
+                f32 v1_104 = v1_0_3;
+                f32 v2_104 = v2_0_3;
+                f32 v5_201 = v0_306 - v4_1;
+                f32 v12_96 = v5_201 * v11;
+                f32 v13_96 = v12_96 * v1_104;
+                f32 v14_96 = v13_96 + v2_104;
+                fused_out[fused_base_out + ((u64)fused_c_306)] = v14_96;
             }
             {
-                u32 fused_c_211 = fused_c1_2;
-                f32 v0_211 = v0_1_3;
-                f32 v1_73 = v1_1_2;
-                f32 v2_73 = v2_1_2;
-                f32 v5_138 = v0_211 - v4_1;
-                f32 v12_65 = v5_138 * v11;
-                f32 v13_65 = v12_65 * v1_73;
-                f32 v14_65 = v13_65 + v2_73;
-                fused_out[fused_base_out + ((u64)fused_c_211)] = v14_65;
+                u32 fused_c_307 = fused_c1_2;
+                f32 v0_307 = v0_1_3;
+                f32 v1_105 = v1_1_3;
+                f32 v2_105 = v2_1_3;
+                f32 v5_202 = v0_307 - v4_1;
+                f32 v12_97 = v5_202 * v11;
+                f32 v13_97 = v12_97 * v1_105;
+                f32 v14_97 = v13_97 + v2_105;
+                fused_out[fused_base_out + ((u64)fused_c_307)] = v14_97;
             }
             {
-                u32 fused_c_212 = fused_c2_2;
-                f32 v0_212 = v0_2_3;
-                f32 v1_74 = v1_2_2;
-                f32 v2_74 = v2_2_2;
-                f32 v5_139 = v0_212 - v4_1;
-                f32 v12_66 = v5_139 * v11;
-                f32 v13_66 = v12_66 * v1_74;
-                f32 v14_66 = v13_66 + v2_74;
-                fused_out[fused_base_out + ((u64)fused_c_212)] = v14_66;
+                u32 fused_c_308 = fused_c2_2;
+                f32 v0_308 = v0_2_3;
+                f32 v1_106 = v1_2_3;
+                f32 v2_106 = v2_2_3;
+                f32 v5_203 = v0_308 - v4_1;
+                f32 v12_98 = v5_203 * v11;
+                f32 v13_98 = v12_98 * v1_106;
+                f32 v14_98 = v13_98 + v2_106;
+                fused_out[fused_base_out + ((u64)fused_c_308)] = v14_98;
             }
             {
-                u32 fused_c_213 = fused_c3_2;
-                f32 v0_213 = v0_3_3;
-                f32 v1_75 = v1_3_2;
-                f32 v2_75 = v2_3_2;
-                f32 v5_140 = v0_213 - v4_1;
-                f32 v12_67 = v5_140 * v11;
-                f32 v13_67 = v12_67 * v1_75;
-                f32 v14_67 = v13_67 + v2_75;
-                fused_out[fused_base_out + ((u64)fused_c_213)] = v14_67;
+                u32 fused_c_309 = fused_c3_2;
+                f32 v0_309 = v0_3_3;
+                f32 v1_107 = v1_3_3;
+                f32 v2_107 = v2_3_3;
+                f32 v5_204 = v0_309 - v4_1;
+                f32 v12_99 = v5_204 * v11;
+                f32 v13_99 = v12_99 * v1_107;
+                f32 v14_99 = v13_99 + v2_107;
+                fused_out[fused_base_out + ((u64)fused_c_309)] = v14_99;
             }
             {
-                u32 fused_c_214 = fused_c4_2;
-                f32 v0_214 = v0_4_3;
-                f32 v1_76 = v1_4_2;
-                f32 v2_76 = v2_4_2;
-                f32 v5_141 = v0_214 - v4_1;
-                f32 v12_68 = v5_141 * v11;
-                f32 v13_68 = v12_68 * v1_76;
-                f32 v14_68 = v13_68 + v2_76;
-                fused_out[fused_base_out + ((u64)fused_c_214)] = v14_68;
+                u32 fused_c_310 = fused_c4_2;
+                f32 v0_310 = v0_4_3;
+                f32 v1_108 = v1_4_3;
+                f32 v2_108 = v2_4_3;
+                f32 v5_205 = v0_310 - v4_1;
+                f32 v12_100 = v5_205 * v11;
+                f32 v13_100 = v12_100 * v1_108;
+                f32 v14_100 = v13_100 + v2_108;
+                fused_out[fused_base_out + ((u64)fused_c_310)] = v14_100;
             }
             {
-                u32 fused_c_215 = fused_c5_2;
-                f32 v0_215 = v0_5_3;
-                f32 v1_77 = v1_5_2;
-                f32 v2_77 = v2_5_2;
-                f32 v5_142 = v0_215 - v4_1;
-                f32 v12_69 = v5_142 * v11;
-                f32 v13_69 = v12_69 * v1_77;
-                f32 v14_69 = v13_69 + v2_77;
-                fused_out[fused_base_out + ((u64)fused_c_215)] = v14_69;
+                u32 fused_c_311 = fused_c5_2;
+                f32 v0_311 = v0_5_3;
+                f32 v1_109 = v1_5_3;
+                f32 v2_109 = v2_5_3;
+                f32 v5_206 = v0_311 - v4_1;
+                f32 v12_101 = v5_206 * v11;
+                f32 v13_101 = v12_101 * v1_109;
+                f32 v14_101 = v13_101 + v2_109;
+                fused_out[fused_base_out + ((u64)fused_c_311)] = v14_101;
             }
             {
-                u32 fused_c_216 = fused_c6_2;
-                f32 v0_216 = v0_6_3;
-                f32 v1_78 = v1_6_2;
-                f32 v2_78 = v2_6_2;
-                f32 v5_143 = v0_216 - v4_1;
-                f32 v12_70 = v5_143 * v11;
-                f32 v13_70 = v12_70 * v1_78;
-                f32 v14_70 = v13_70 + v2_78;
-                fused_out[fused_base_out + ((u64)fused_c_216)] = v14_70;
+                u32 fused_c_312 = fused_c6_2;
+                f32 v0_312 = v0_6_3;
+                f32 v1_110 = v1_6_3;
+                f32 v2_110 = v2_6_3;
+                f32 v5_207 = v0_312 - v4_1;
+                f32 v12_102 = v5_207 * v11;
+                f32 v13_102 = v12_102 * v1_110;
+                f32 v14_102 = v13_102 + v2_110;
+                fused_out[fused_base_out + ((u64)fused_c_312)] = v14_102;
             }
             {
-                u32 fused_c_217 = fused_c7_2;
-                f32 v0_217 = v0_7_3;
-                f32 v1_79 = v1_7_2;
-                f32 v2_79 = v2_7_2;
-                f32 v5_144 = v0_217 - v4_1;
-                f32 v12_71 = v5_144 * v11;
-                f32 v13_71 = v12_71 * v1_79;
-                f32 v14_71 = v13_71 + v2_79;
-                fused_out[fused_base_out + ((u64)fused_c_217)] = v14_71;
+                u32 fused_c_313 = fused_c7_2;
+                f32 v0_313 = v0_7_3;
+                f32 v1_111 = v1_7_3;
+                f32 v2_111 = v2_7_3;
+                f32 v5_208 = v0_313 - v4_1;
+                f32 v12_103 = v5_208 * v11;
+                f32 v13_103 = v12_103 * v1_111;
+                f32 v14_103 = v13_103 + v2_111;
+                fused_out[fused_base_out + ((u64)fused_c_313)] = v14_103;
             }
             fused_j_2 += 8u * fused_nt;
         }
         while (fused_j_2 < fused_n) {
-            u32 fused_c_218 = fused_j_2;
-            f32 v0_218 = x[fused_base_x + ((u64)(fused_c_218 & fused_mask_x))];
-            f32 v1_80 = gamma[fused_base_gamma + ((u64)(fused_c_218 & fused_mask_gamma))];
-            f32 v2_80 = beta[fused_base_beta + ((u64)(fused_c_218 & fused_mask_beta))];
-            f32 v5_145 = v0_218 - v4_1;
-            f32 v12_72 = v5_145 * v11;
-            f32 v13_72 = v12_72 * v1_80;
-            f32 v14_72 = v13_72 + v2_80;
-            fused_out[fused_base_out + ((u64)fused_c_218)] = v14_72;
+            u32 fused_c_314 = fused_j_2;
+            f32 v0_314 = x[fused_base_x + ((u64)(fused_c_314 & fused_mask_x))];
+            f32 v1_112 = gamma[fused_base_gamma + ((u64)(fused_c_314 & fused_mask_gamma))];
+            f32 v2_112 = beta[fused_base_beta + ((u64)(fused_c_314 & fused_mask_beta))];
+            f32 v5_209 = v0_314 - v4_1;
+            f32 v12_104 = v5_209 * v11;
+            f32 v13_104 = v12_104 * v1_112;
+            f32 v14_104 = v13_104 + v2_112;
+            fused_out[fused_base_out + ((u64)fused_c_314)] = v14_104;
             fused_j_2 += fused_nt;
         }
     }
