@@ -46,3 +46,32 @@ fn every_rust_block_is_compiled_or_has_a_reason() {
     }
     println!("{} blocks compiled", COMPILED.len());
 }
+
+/// The Cargo.toml blocks (`# Cargo.toml` first) ask for cuprum crates that exist, at a version
+/// requirement this workspace's version meets (`cuprum = "0.1"` for 0.1.x).
+#[test]
+fn cargo_toml_blocks_name_this_version() {
+    const PUBLISHED: &[&str] = &["cuprum", "cuprum-abi", "cuprum-compiler", "cuprum-macros", "cuprum-build", "cuprum-runtime", "cuprum-cli"];
+    let version = env!("CARGO_PKG_VERSION");
+    let root = std::path::Path::new(ROOT);
+    let mut checked = 0;
+    for doc in ["README.md", "docs/building.md"] {
+        let text = std::fs::read_to_string(root.join(doc)).unwrap();
+        let mut in_toml = false;
+        for (i, l) in text.lines().enumerate() {
+            let t = l.trim();
+            if t.starts_with("```") {
+                in_toml = !in_toml && t == "```toml";
+                continue;
+            }
+            let Some((name, req)) = t.split_once('=').map(|(n, r)| (n.trim(), r.trim().trim_matches('"'))) else { continue };
+            if !in_toml || !name.starts_with("cuprum") {
+                continue;
+            }
+            assert!(PUBLISHED.contains(&name), "{doc}:{}: {name} is not a published crate", i + 1);
+            assert!(version == req || version.starts_with(&format!("{req}.")), "{doc}:{}: {name} = {req:?}, but this is version {version}", i + 1);
+            checked += 1;
+        }
+    }
+    assert!(checked >= 3, "the README's and building.md's Cargo.toml blocks name cuprum crates: {checked} found");
+}
