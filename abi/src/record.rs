@@ -348,7 +348,7 @@ mod tests {
         assert!(decode(&v2).unwrap_err().to_string().contains("format version 2"));
         assert_eq!(decode(b"CUPRUM-UNIT-v1\0zzzzzzzz\n"), Err(RecordError::BadLength));
         assert_eq!(decode(b"CUPRUM-UNIT-v1\0ffffffff\n"), Err(RecordError::BadLength));
-        assert_eq!(decode(b"CUPRUM-UNIT-v1\000000010\nid 1\n"), Err(RecordError::Truncated));
+        assert_eq!(decode(b"CUPRUM-UNIT-v1\x0000000010\nid 1\n"), Err(RecordError::Truncated));
         let text = "id 1\nfile a.rs\nfatbin_bytes 3\n";
         let no_end = [b"CUPRUM-UNIT-v1\0".as_slice(), format!("{:08x}\n{text}", text.len()).as_bytes()].concat();
         assert_eq!(decode(&no_end), Err(RecordError::Incomplete("no `end` line")));
