@@ -14,18 +14,23 @@ pub struct Diagnostics {
 }
 
 impl Diagnostics {
+    /// No errors yet.
     pub fn new() -> Self {
         Self::default()
     }
+    /// Reports `message` at `span`.
     pub fn error(&mut self, span: Span, message: impl std::fmt::Display) {
         self.errors.push(syn::Error::new(span, message));
     }
+    /// Reports an error made elsewhere (syn's parse errors, a nested phase's).
     pub fn push(&mut self, error: syn::Error) {
         self.errors.push(error);
     }
+    /// Whether nothing was reported.
     pub fn is_empty(&self) -> bool {
         self.errors.is_empty()
     }
+    /// How many errors were reported.
     pub fn len(&self) -> usize {
         self.errors.len()
     }

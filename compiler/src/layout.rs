@@ -9,15 +9,19 @@
 
 use crate::ir::{StructDef, Ty};
 
+/// A type's size and alignment under CUDA C's rules.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Layout {
+    /// Size in bytes.
     pub size: u64,
+    /// Alignment in bytes.
     pub align: u64,
 }
 
 /// A struct's layout and the padding its C layout would need.
 #[derive(Debug, Clone)]
 pub struct StructLayout {
+    /// The struct's size and alignment.
     pub layout: Layout,
     /// Byte offset of each field.
     pub offsets: Vec<u64>,

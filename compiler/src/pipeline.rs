@@ -17,6 +17,7 @@ use crate::{typeck, valid};
 /// A kernel file translated to CUDA C.
 #[derive(Debug, Clone)]
 pub struct CompiledFile {
+    /// The CUDA C translation unit and its kernels.
     pub unit: Unit,
     /// How many annotated functions the file has.
     pub items: usize,

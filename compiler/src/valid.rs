@@ -22,10 +22,14 @@ use crate::lang::Intrinsic;
 /// under a macro, which cannot see its neighbours.
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub enum Scope {
+    /// The whole file: a call to a device function the module lacks is an error.
     File,
+    /// One item under a macro: calls to the file's other functions are left to rustc.
     Item,
 }
 
+/// Checks what the type checker does not (recursion, missing device functions, kernel-kind
+/// rules, where intrinsics may be used), reporting into `diags`.
 pub fn check(module: &Module, scope: Scope, diags: &mut Diagnostics) {
     let by_name: HashMap<&str, &Item> = module.items.iter().map(|i| (i.name.text.as_str(), i)).collect();
     let mut seen = HashSet::new();

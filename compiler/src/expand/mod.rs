@@ -43,7 +43,9 @@ pub use fuse::expand_fuse;
 /// `OUT_DIR` (where the build crate wrote fat binaries).
 #[derive(Debug, Clone, Default)]
 pub struct Context {
+    /// The item's source file (`Span::local_file`), when the compiler knows it.
     pub file: Option<PathBuf>,
+    /// The crate's `OUT_DIR`, when it has a build script.
     pub out_dir: Option<PathBuf>,
 }
 

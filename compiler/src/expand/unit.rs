@@ -17,7 +17,9 @@ use crate::mangle;
 pub struct UnitInfo {
     /// The kernel file, for messages.
     pub file: String,
+    /// The unit's CUDA C.
     pub source: String,
+    /// Compile with `--use_fast_math` (a kernel of the unit asked for it).
     pub fast_math: bool,
     /// `OUT_DIR/cuprum/<id>.fatbin`, when the build crate made it.
     pub fatbin: Option<PathBuf>,

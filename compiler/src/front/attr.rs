@@ -28,17 +28,23 @@ use crate::lang;
 /// The parsed attribute arguments, before lowering.
 #[derive(Debug, Default)]
 pub struct KernelAttr {
+    /// `fast_math` (raw kernels): compile the unit with `--use_fast_math`.
     pub fast_math: bool,
     /// `unchecked`: no index checks in this function's body.
     pub unchecked: bool,
     /// The listed instances (each a type, or a tuple of types) and the span of `instances`.
     pub instances: Option<(Vec<syn::Type>, Span)>,
+    /// A reduction's `identity = expr`.
     pub identity: Option<syn::Expr>,
+    /// A reduction's `reduce = |a, b| expr`.
     pub reduce: Option<syn::Expr>,
+    /// A reduction's `post = |a| expr`.
     pub post: Option<syn::Expr>,
+    /// A reduction's `acc = T`.
     pub acc: Option<syn::Type>,
     /// `crate = path`.
     pub krate: Option<syn::Path>,
+    /// The span of the attribute's arguments, for errors about them as a whole.
     pub span: Option<Span>,
 }
 

@@ -29,6 +29,7 @@ pub use ty::{dtype_of_path, Leaf, Written};
 /// names the item does not define are then left to rustc and report nothing here.
 #[derive(Default)]
 pub struct FileScope {
+    /// The whole file was read (the CLI, the build crate, a macro that could read its file).
     pub whole_file: bool,
     /// `const NAME: T = init;` items of the file: the type and the initializer, inlined at uses.
     pub consts: HashMap<String, (syn::Type, syn::Expr)>,
@@ -93,6 +94,7 @@ impl FileScope {
         scope
     }
 
+    /// Whether the file declares a `#[device]` struct named `name`.
     pub fn has_struct(&self, name: &str) -> bool {
         self.structs.iter().any(|s| s.ident == name)
     }
@@ -150,13 +152,18 @@ impl FileScope {
 /// Which attribute an item was marked with.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum AttrKind {
+    /// `#[elementwise]`.
     Elementwise,
+    /// `#[reduction]`.
     Reduction,
+    /// `#[rawkernel]`.
     RawKernel,
+    /// `#[device]` (a function or a struct).
     Device,
 }
 
 impl AttrKind {
+    /// The attribute a path names, by its last segment (`cuprum::elementwise` too).
     pub fn from_path(path: &syn::Path) -> Option<AttrKind> {
         let last = path.segments.last()?.ident.to_string();
         Some(match last.as_str() {
@@ -267,10 +274,13 @@ pub fn lower_item(
 /// attribute's arguments as parsed (a reduction's host parts are its closures, as Rust) and how
 /// each parameter and the return type were written (spans and `usize` spellings).
 pub struct Lowered {
+    /// The function's IR.
     pub item: Item,
+    /// The attribute's arguments.
     pub attr: KernelAttr,
     /// One per `item.params` entry.
     pub params_written: Vec<Written>,
+    /// How the return type was written.
     pub ret_written: Written,
 }
 

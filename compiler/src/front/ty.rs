@@ -51,6 +51,7 @@ pub fn lower(t: &syn::Type, generics: &[String], scope: &FileScope, pos: Positio
 /// user's tokens.
 #[derive(Debug, Clone, Default)]
 pub struct Written {
+    /// The leaves, in walk order.
     pub leaves: Vec<Leaf>,
 }
 
@@ -79,8 +80,10 @@ fn leaf_count(t: &Ty) -> usize {
     }
 }
 
+/// One leaf of a written type.
 #[derive(Debug, Clone, Copy)]
 pub struct Leaf {
+    /// Where the leaf was written.
     pub span: proc_macro2::Span,
     /// A 64-bit integer written `usize` / `isize` (the same C type; not the same Rust type).
     pub pointer_sized: bool,

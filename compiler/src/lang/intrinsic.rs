@@ -232,6 +232,7 @@ impl Shuffle {
         }
     }
 
+    /// How many arguments the call takes (mask, value, lane or delta, and the width when given).
     pub fn arity(self) -> usize {
         if self.has_width() { 4 } else { 3 }
     }

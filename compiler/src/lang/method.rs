@@ -30,6 +30,7 @@ vocabulary! {
 }
 
 impl Method {
+    /// The method's signature shape.
     pub fn sig(self) -> MethodSig {
         match self {
             Method::Len => MethodSig::Len,
@@ -87,7 +88,10 @@ pub enum MethodSig {
     /// `v.strides() -> [i64; N]`
     Strides,
     /// `a.get_unchecked(i) -> &T` / `a.get_unchecked_mut(i) -> &mut T`: an index as `a[i]` takes.
-    GetUnchecked { mutable: bool },
+    GetUnchecked {
+        /// `get_unchecked_mut`.
+        mutable: bool,
+    },
 }
 
 /// The kinds of receiver a method can be defined on. Float, integer and real receivers may be
@@ -189,6 +193,7 @@ vocabulary! {
 }
 
 impl MathFn {
+    /// The function's signature shape.
     pub fn sig(self) -> MethodSig {
         use MathFn::*;
         match self {
@@ -208,6 +213,7 @@ impl MathFn {
         }
     }
 
+    /// The receivers that have the method (any one of them will do).
     pub fn receivers(self) -> &'static [Receiver] {
         use MathFn::*;
         use Receiver as R;

@@ -52,9 +52,11 @@ pub struct Types {
 }
 
 impl Types {
+    /// The type of a checked expression.
     pub fn of(&self, e: &Expr) -> &Ty {
         &self.exprs[e.id.0 as usize]
     }
+    /// The type of a local.
     pub fn local(&self, l: LocalId) -> &Ty {
         &self.locals[l.0 as usize]
     }

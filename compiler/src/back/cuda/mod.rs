@@ -32,9 +32,12 @@ pub struct Unit {
     pub fast_math: bool,
 }
 
+/// One kernel of a translated unit and its precompiled entry points.
 #[derive(Debug, Clone)]
 pub struct KernelInfo {
+    /// The kernel's Rust name.
     pub name: String,
+    /// `#[elementwise]`, `#[reduction]` or `#[rawkernel]`.
     pub kind: KernelKind,
     /// `(instance, variant, symbol)` for every precompiled entry point (an elementwise or
     /// reduction kernel has one per instance and launch variant, `kind.variants()`; a raw kernel

@@ -32,6 +32,7 @@ struct LoopInfo {
     used_continue_goto: bool,
 }
 
+/// Writes one item (kernel or device function) as CUDA C.
 pub struct Writer<'a> {
     pub(super) item: &'a Item,
     pub(super) types: &'a Types,
@@ -67,6 +68,7 @@ impl<'a> Writer<'a> {
         Writer { item, types, features, out: String::new(), indent: 0, namer, locals, generics, loops: HashMap::new(), loop_stack: Vec::new(), devices, structs, proven }
     }
 
+    /// The CUDA C written.
     pub fn finish(self) -> String {
         self.out
     }
