@@ -26,12 +26,7 @@ use std::path::{Path, PathBuf};
 
 /// Contexts for blocks of documents that are not to be edited for now, as (document, the block's
 /// first line, context). Every entry must match a block.
-const OUTSIDE_CONTEXTS: &[(&str, &str, &str)] = &[(
-    // docs/fusion.md belongs to the fusion work in progress; its block uses an `x` of the caller.
-    "docs/fusion.md",
-    "use cuprum::prelude::*;",
-    "let x = Array::<f32>::zeros([4, 8])?;",
-)];
+const OUTSIDE_CONTEXTS: &[(&str, &str, &str)] = &[];
 
 /// rustdoc's code block attributes: a fence starting with one of them is Rust to rustdoc.
 const RUSTDOC_ATTRS: &[&str] = &["ignore", "no_run", "should_panic", "compile_fail", "test_harness", "edition2015", "edition2018", "edition2021", "edition2024"];
