@@ -97,7 +97,7 @@ fn record(ordinal: usize, bind: impl FnOnce() -> Result<()>) -> Result<&'static 
 /// reported, at the first module load.
 pub(crate) fn on_device_open(ordinal: usize, bind: impl FnOnce() -> Result<()>) {
     if let Err(e) = record(ordinal, bind) {
-        log::debug!("cuprum: index-check record for device {ordinal}: {e}");
+        log::debug!(target: "cuprum::bounds", "index-check record for device {ordinal}: {e}");
     }
 }
 

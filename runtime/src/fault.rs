@@ -96,7 +96,7 @@ impl FaultRecord {
             let e = Error::KernelFault {
                 fault: fault.clone(),
             };
-            log::error!(target: "cuprum", "{e}");
+            log::error!(target: "cuprum::fault", "{e}");
             e
         } else {
             lost(fault)

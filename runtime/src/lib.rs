@@ -73,6 +73,9 @@ pub mod testing;
 mod test_support;
 
 pub use array::{Array, IntoShape, Slice};
+/// The `ndarray` crate the interop takes and returns (`Array::to_ndarray`, `Array::from_ndarray`,
+/// `TryFrom`): use it as `cuprum::ndarray` to get the same version.
+pub use ndarray;
 pub use ops::where_;
 pub use device::Device;
 pub use element::{Element, ElemType, StructType};

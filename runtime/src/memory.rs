@@ -286,7 +286,7 @@ impl MemoryPool {
         let mut r = unsafe { result::malloc_sync(size) };
         if matches!(r, Err(DriverError(CUresult::CUDA_ERROR_OUT_OF_MEMORY))) {
             if let Err(e) = self.free_all_blocks() {
-                log::warn!("cuprum: freeing cached blocks after an OOM failed: {e}");
+                log::warn!(target: "cuprum::memory", "freeing cached blocks after an OOM failed: {e}");
             }
             inner.device.bind_to_thread().inspect_err(|_| {
                 inner.held.fetch_sub(size, Ordering::Relaxed);

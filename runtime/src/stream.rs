@@ -54,7 +54,7 @@ impl Drop for OwnedHandle {
         if Arc::strong_count(&self.raw) > 1 {
             // Someone still holds the raw handle through `Stream::raw()`: leaking the stream is
             // better than leaving them a destroyed handle.
-            log::debug!("cuprum: stream still referenced through raw(); not destroying it");
+            log::debug!(target: "cuprum::stream", "stream still referenced through raw(); not destroying it");
             return;
         }
         if self.device.bind_to_thread().is_ok() {

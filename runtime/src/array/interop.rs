@@ -1,4 +1,5 @@
-//! `ndarray` interop: device arrays to and from `ndarray` arrays and views of any dimension.
+//! `ndarray` interop: device arrays to and from `ndarray` arrays and views of any dimension
+//! (`cuprum::ndarray` is the version these take).
 
 use ndarray::{ArrayBase, ArrayD, Data, Dimension, IxDyn};
 
@@ -14,6 +15,16 @@ impl<T: Scalar> Array<T> {
         ArrayD::from_shape_vec(IxDyn(self.shape()), v).map_err(|e| Error::InvalidShape {
             op: "to_ndarray",
             detail: e.to_string(),
+        })
+    }
+
+    /// A host copy as an `ndarray` array of dimension `D` (`Ix1`, `Ix2`, ...; `IxDyn` is
+    /// [`to_ndarray`](Self::to_ndarray)). Errors: the array has another number of dimensions.
+    pub fn to_ndarray_dim<D: Dimension>(&self) -> Result<ndarray::Array<T, D>> {
+        let ndim = self.shape().len();
+        self.to_ndarray()?.into_dimensionality::<D>().map_err(|_| Error::InvalidShape {
+            op: "to_ndarray_dim",
+            detail: format!("the array has {ndim} dimensions, the requested type {}", D::NDIM.map_or("any".to_string(), |n| n.to_string())),
         })
     }
 
@@ -34,5 +45,45 @@ impl<T: Scalar> Array<T> {
                 Array::from_shape_vec_on(shape, &v, &stream)
             }
         }
+    }
+}
+
+/// `Array::try_from(&host)`: [`Array::from_ndarray`] (an upload on the current device, which can
+/// fail).
+impl<T: Scalar, S: Data<Elem = T>, D: Dimension> TryFrom<&ArrayBase<S, D>> for Array<T> {
+    type Error = Error;
+    fn try_from(a: &ArrayBase<S, D>) -> Result<Array<T>> {
+        Array::from_ndarray(a)
+    }
+}
+
+/// `ArrayD::try_from(&device)`: [`Array::to_ndarray`] (a download, which can fail).
+impl<T: Scalar> TryFrom<&Array<T>> for ArrayD<T> {
+    type Error = Error;
+    fn try_from(a: &Array<T>) -> Result<ArrayD<T>> {
+        a.to_ndarray()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::device::Device;
+
+    #[test]
+    fn conversions_round_trip_on_the_cpu_device() {
+        Device::cpu().set_current().unwrap();
+        let host = ndarray::arr2(&[[1.5f32, -2.0, 3.25], [4.0, 5.5, -6.0]]);
+        let dev = Array::try_from(&host).unwrap();
+        assert_eq!(dev.shape(), &[2, 3]);
+        let back: ndarray::Array2<f32> = dev.to_ndarray_dim().unwrap();
+        assert_eq!(back, host);
+        let dynamic = ArrayD::try_from(&dev).unwrap();
+        assert_eq!(dynamic.shape(), &[2, 3]);
+        let e = dev.to_ndarray_dim::<ndarray::Ix1>().unwrap_err();
+        assert!(e.to_string().contains("2 dimensions"), "{e}");
+        // A transposed view uploads in its logical (C) order.
+        let t = Array::<f32>::try_from(&host.t()).unwrap();
+        assert_eq!(t.to_ndarray_dim::<ndarray::Ix2>().unwrap(), host.t());
     }
 }
