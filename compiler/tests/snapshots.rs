@@ -74,3 +74,38 @@ fn errors_render_as_committed() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
 }
+
+/// A method called as a path (`f32::sin(x)`, `T::powf(x, y)`) is the method call: the CUDA of
+/// `tests/in/path_method_calls.rs` is that of the same kernels written `x.sin()`, `x.powf(y)`.
+#[test]
+fn path_method_calls_translate_as_method_calls() {
+    let paths = fs::read_to_string(dir("in").join("path_method_calls.rs")).unwrap();
+    let methods = paths
+        .replace(
+            "f32::sin(x) + f32::max(x, 1.0) + f32::atan2(y, x) + f32::clamp(y, -1.0, 1.0) + f32::sqrt(2.0)",
+            "x.sin() + x.max(1.0) + y.atan2(x) + y.clamp(-1.0, 1.0) + 2.0f32.sqrt()",
+        )
+        .replace(
+            "f64::sqrt(f64::abs(x)) + f64::powi(x, n) + f64::mul_add(x, 2.0, 1.0) + f64::hypot(3.0, x)",
+            "x.abs().sqrt() + x.powi(n) + x.mul_add(2.0, 1.0) + 3.0f64.hypot(x)",
+        )
+        .replace("T::ln_1p(T::exp(T::copysign(x, y)))", "x.copysign(y).exp().ln_1p()")
+        .replace(
+            "T::sin(x) + T::powf(x, y) + T::atan2(y, x) + T::mul_add(x, y, T::one())",
+            "x.sin() + x.powf(y) + y.atan2(x) + x.mul_add(y, T::one())",
+        )
+        .replace("u32::count_ones(u) + u32::rotate_left(u, 3)", "u.count_ones() + u.rotate_left(3)")
+        .replace("i32::wrapping_add(i32::pow(n, 2), i32::abs(n))", "n.pow(2).wrapping_add(n.abs())")
+        .replace(
+            "(u32::to_f64(k) + i32::to_f64(m), f16::to_f32(h), Complex::<f32>::conj(z), Complex::norm(z))",
+            "(k.to_f64() + m.to_f64(), h.to_f32(), z.conj(), z.norm())",
+        );
+    // Every path call was rewritten (the doc comments aside).
+    let code = methods.lines().filter(|l| !l.starts_with("use ") && !l.trim_start().starts_with("///")).collect::<Vec<_>>().join("\n");
+    assert!(!code.replace("T::one()", "").contains("::"), "{code}");
+    let unit = |s: &str| match cuprum_compiler::compile_source(s) {
+        Ok(c) => c.unit.source,
+        Err(e) => panic!("{}", cuprum_compiler::diag::render("path_method_calls.rs", s, &e)),
+    };
+    assert_eq!(unit(&paths), unit(&methods));
+}

@@ -9,7 +9,7 @@ use super::ty::{self, Position};
 use crate::diag::Diagnostics;
 use crate::dtype::DType;
 use crate::ir::*;
-use crate::lang::Intrinsic;
+use crate::lang::{AssocFn, Intrinsic, MathFn, Method};
 
 pub struct Lowerer<'d> {
     pub diags: &'d mut Diagnostics,
@@ -532,7 +532,55 @@ impl<'d> Lowerer<'d> {
             }
         }
         let Some(ty) = self.path_type(prefix, span) else { return self.mk(ExprKind::Error, span) };
+        // A method called as a path (Rust's UFCS): `f32::sin(x)` is `x.sin()`. Associated
+        // functions come first, as their names are no methods' names.
+        if AssocFn::from_name(&name.text).is_none()
+            && let Some(m) = Method::from_name(&name.text)
+        {
+            // A bare `Complex` stands for `Complex<_>` (its part type inferred): no type to check.
+            let ascribe = !prefix.last().is_some_and(|s| s.ident == "Complex" && s.arguments.is_empty());
+            let shown = prefix.iter().map(|s| quote::ToTokens::to_token_stream(s).to_string().replace(' ', "")).collect::<Vec<_>>().join("::");
+            return self.path_method(ty, ascribe, &shown, name, m, args, span);
+        }
         self.mk(ExprKind::Call { callee: Callee::Assoc { ty, name }, args }, span)
+    }
+
+    /// `TYPE::method(recv, args..)`: `recv.method(args..)`, with `recv` ascribed `TYPE` (a
+    /// receiver of another type is rustc's mismatch at the argument), so that the type checker,
+    /// the CUDA writer and the host copy (rustc's own UFCS) see one method call.
+    #[allow(clippy::too_many_arguments)]
+    fn path_method(&mut self, ty: Ty, ascribe: bool, shown: &str, name: Name, m: Method, mut args: Vec<Expr>, span: Span) -> Expr {
+        let n = name.text.as_str();
+        let want = 1 + m.sig().arity();
+        if args.len() != want {
+            let rest = &["a", "b"][..want - 1];
+            let all = std::iter::once("x").chain(rest.iter().copied()).collect::<Vec<_>>().join(", ");
+            return self.error(
+                span,
+                format!("`{shown}::{n}` takes {want} argument(s) but {} were given: the receiver, then the method's (`{shown}::{n}({all})` is `x.{n}({})`)", args.len(), rest.join(", ")),
+            );
+        }
+        // On the host, a path call does not autoref the receiver: the prelude's `Real::min`/`max`
+        // take `&self` (so that `a.min(b)` finds `Ord::min` on integers), and on an integer type
+        // `Ord::max` and `Real::max` both apply. Only the float types have inherent ones.
+        if let Method::Math(MathFn::Min | MathFn::Max) = m
+            && (matches!(ty, Ty::Param(_)) || ty.scalar().is_some_and(|d| d.is_int()))
+        {
+            let why = if matches!(ty, Ty::Param(_)) {
+                format!("the prelude's `Real::{n}` takes `&self`")
+            } else {
+                format!("`Ord::{n}` and the prelude's `Real::{n}` both apply (rustc's E0034)")
+            };
+            return self.error(name.span, format!("`{shown}::{n}(a, b)` does not compile on the host: {why}; write `a.{n}(b)`"));
+        }
+        let recv = args.remove(0);
+        let recv = if ascribe {
+            let s = recv.span;
+            self.mk(ExprKind::Ascribed(Box::new(recv), ty), s)
+        } else {
+            recv
+        };
+        self.mk(ExprKind::MethodCall { receiver: Box::new(recv), method: name, args }, span)
     }
 
     /// Generic arguments of a call: types and constant lengths (`shared_array::<f32, 256>`, or a

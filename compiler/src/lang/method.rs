@@ -94,6 +94,26 @@ pub enum MethodSig {
     },
 }
 
+impl MethodSig {
+    /// The number of arguments after the receiver.
+    pub fn arity(self) -> usize {
+        match self {
+            MethodSig::Binary | MethodSig::ByU32 | MethodSig::ByI32 | MethodSig::GetUnchecked { .. } => 1,
+            MethodSig::Ternary => 2,
+            MethodSig::Unary
+            | MethodSig::Predicate
+            | MethodSig::Count
+            | MethodSig::ToF32
+            | MethodSig::ToF64
+            | MethodSig::ToBits
+            | MethodSig::Part
+            | MethodSig::Len
+            | MethodSig::Shape
+            | MethodSig::Strides => 0,
+        }
+    }
+}
+
 /// The kinds of receiver a method can be defined on. Float, integer and real receivers may be
 /// generic (`T: Float` has the float methods); the others are concrete types.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -7,7 +7,7 @@ use proc_macro2::Span;
 use super::Checker;
 use crate::dtype::DType;
 use crate::ir::*;
-use crate::lang::{AssocFn, AtomicOp, Intrinsic, NumFn};
+use crate::lang::{AssocFn, AtomicOp, Intrinsic, MathFn, Method, NumFn, Receiver};
 
 const U32: Ty = Ty::Scalar(DType::U32);
 
@@ -328,14 +328,14 @@ impl Checker<'_, '_> {
             for a in args {
                 self.expr(a, None);
             }
-            let num: Vec<&str> = NumFn::ALL.iter().map(|f| f.rust_name()).collect();
+            let (fns, methods) = self.members_of(ty);
+            let list = |v: Vec<&str>| if v.is_empty() { "none".to_string() } else { v.join(", ") };
             self.diags.error(
                 name.span,
                 format!(
-                    "no function `{n}` on `{shown}` in kernels; available: {} (and {} / {} on float types)",
-                    num.join(", "),
-                    AssocFn::FromF32.rust_name(),
-                    AssocFn::FromBits.rust_name()
+                    "no function or method `{n}` on `{shown}` in kernels; its functions: {}; its methods (`{shown}::m(x, ..)` is `x.m(..)`): {}",
+                    list(fns),
+                    list(methods)
                 ),
             );
             return Ty::Error;
@@ -352,6 +352,33 @@ impl Checker<'_, '_> {
             }
         }
         ty.clone()
+    }
+}
+
+impl Checker<'_, '_> {
+    /// The names of the associated functions and the methods kernels have on `ty`, for a path
+    /// call that names neither.
+    fn members_of(&self, ty: &Ty) -> (Vec<&'static str>, Vec<&'static str>) {
+        let t = self.resolve(ty);
+        if matches!(t, Ty::Error) {
+            return (Vec::new(), Vec::new());
+        }
+        let concrete = t.scalar();
+        let mut fns: Vec<&str> = NumFn::ALL.iter().filter(|f| self.has(&t, f.bound())).map(|f| f.rust_name()).collect();
+        if concrete.is_some_and(|d| d.is_half()) {
+            fns.push(AssocFn::FromF32.rust_name());
+        }
+        if concrete.is_some_and(|d| d.is_float()) {
+            fns.push(AssocFn::FromBits.rust_name());
+        }
+        let all = Method::ALL.iter().copied().chain(MathFn::ALL.iter().map(|f| Method::Math(*f)));
+        let methods = all
+            .filter(|m| m.receivers().iter().any(|k| self.receives(*k, &t)))
+            // `abs` of integers is the signed ones'.
+            .filter(|m| *m != Method::Math(MathFn::Abs) || self.receives(Receiver::Float, &t) || concrete.is_some_and(|d| d.is_signed_int()))
+            .map(|m| m.rust_name())
+            .collect();
+        (fns, methods)
     }
 }
 

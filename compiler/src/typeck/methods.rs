@@ -155,7 +155,7 @@ impl Checker<'_, '_> {
     }
 
     /// Whether a receiver of type `t` (resolved, not a reference) is of kind `k`.
-    fn receives(&self, k: Receiver, t: &Ty) -> bool {
+    pub(super) fn receives(&self, k: Receiver, t: &Ty) -> bool {
         let concrete = |f: fn(DType) -> bool| t.scalar().is_some_and(f);
         match k {
             Receiver::Float => self.has(t, Bound::Float),
