@@ -70,6 +70,23 @@ impl Checker<'_, '_> {
         }
     }
 
+    /// rustc's `overflowing_literals` for floats: a literal that is infinite in its type.
+    pub(super) fn check_float_literals(&mut self) {
+        for (id, text, span) in std::mem::take(&mut self.float_lits) {
+            let Some(t) = self.exprs[id.0 as usize].clone() else { continue };
+            let Ty::Scalar(d) = self.zonk(&t) else { continue };
+            let text = text.replace('_', "");
+            let infinite = match d {
+                DType::F32 => text.parse::<f32>().is_ok_and(f32::is_infinite),
+                DType::F64 => text.parse::<f64>().is_ok_and(f64::is_infinite),
+                _ => false,
+            };
+            if infinite {
+                self.diags.error(span, format!("literal out of range for `{d}`: `{text}` does not fit and would be `{d}::INFINITY`; use `{d}::INFINITY` or a wider type"));
+            }
+        }
+    }
+
     /// Negations of a literal whose type was not known yet: rustc rejects them once the type
     /// turns out unsigned (`let a = -1; let b: u32 = a;`), with the message `unary` gives.
     pub(super) fn check_negations(&mut self) {

@@ -105,6 +105,8 @@ pub(crate) struct Checker<'a, 'd> {
     /// Integer literals, to check that each fits its type once types are known: the literal's
     /// expression, its value, and whether it is directly negated (`-128i8`).
     int_lits: Vec<(ExprId, u128, bool, Span)>,
+    /// Float literals, to check that each is finite in its type: the expression and the text.
+    float_lits: Vec<(ExprId, String, Span)>,
     /// Negations whose operand was a literal of unknown type: its final type must be signed
     /// (rustc's `Neg` obligation, solved once the literal's type is known).
     negated_vars: Vec<(ExprId, Span)>,
@@ -138,6 +140,7 @@ impl<'a, 'd> Checker<'a, 'd> {
             ret: item.ret.clone(),
             deferred: vec![false; item.locals.len()],
             int_lits: Vec::new(),
+            float_lits: Vec::new(),
             negated_vars: Vec::new(),
             pending_matches: Vec::new(),
         }
@@ -202,6 +205,7 @@ impl<'a, 'd> Checker<'a, 'd> {
 
     fn finish(mut self, acc: Option<Ty>) -> Types {
         self.check_literals();
+        self.check_float_literals();
         self.check_negations();
         self.check_pending_matches();
         let exprs: Vec<Ty> = std::mem::take(&mut self.exprs)
@@ -518,8 +522,10 @@ impl<'a, 'd> Checker<'a, 'd> {
         match &e.kind {
             ExprKind::Error => Ty::Error,
             ExprKind::Lit(l) => {
-                if let Lit::Int { value, .. } = l {
-                    self.int_lits.push((e.id, *value, false, e.span));
+                match l {
+                    Lit::Int { value, .. } => self.int_lits.push((e.id, *value, false, e.span)),
+                    Lit::Float { text, .. } => self.float_lits.push((e.id, text.clone(), e.span)),
+                    Lit::Bool(_) => {}
                 }
                 self.lit(l, expected)
             }
