@@ -6,6 +6,7 @@
 #ifndef GENERATED
 #define GENERATED "generated.cu"
 #endif
+#include "timing.cuh"
 #include GENERATED
 #include <algorithm>
 #include <cmath>
@@ -28,25 +29,7 @@ int main(int argc, char** argv) {
     cudaMemcpy(x, h.data(), n * 4, cudaMemcpyHostToDevice);
     cudaMemcpy(g, hg.data(), C * 4, cudaMemcpyHostToDevice);
     cudaMemcpy(b, hb.data(), C * 4, cudaMemcpyHostToDevice);
-    cudaEvent_t a, e;
-    cudaEventCreate(&a);
-    cudaEventCreate(&e);
-    auto time = [&](auto f) {
-        f();
-        cudaDeviceSynchronize();
-        std::vector<float> t;
-        for (int r = 0; r < 7; ++r) {
-            cudaEventRecord(a);
-            for (int k = 0; k < 10; ++k) f();
-            cudaEventRecord(e);
-            cudaEventSynchronize(e);
-            float ms;
-            cudaEventElapsedTime(&ms, a, e);
-            t.push_back(ms / 10);
-        }
-        std::sort(t.begin(), t.end());
-        return t[3];
-    };
+    auto time = [](auto f) { return median_ms(f); };
     float copy = time([&] { cudaMemcpyAsync(y, x, n * 4, cudaMemcpyDeviceToDevice); });
     printf("(%lld, %lld) f32; copy D2D: %.3f ms\n", (long long)R, (long long)C, copy);
     std::vector<float> out(n);

@@ -1,6 +1,7 @@
 // Times the row-kernel shapes of variants.cu (emitted by `cuprum emit variants.rs`) on a softmax
 // over (8192, 8192) f32, each block size, against cudaMemcpy D2D of the same bytes in the same run.
 // The generated kernel (its cached and uncached forms) is timed by cache.cu.
+#include "timing.cuh"
 #include "variants.cu"
 #include <algorithm>
 #include <cstdio>
@@ -19,25 +20,7 @@ int main() {
     cudaMalloc(&x, n * 4);
     cudaMalloc(&y, n * 4);
     cudaMemcpy(x, h.data(), n * 4, cudaMemcpyHostToDevice);
-    cudaEvent_t a, b;
-    cudaEventCreate(&a);
-    cudaEventCreate(&b);
-    auto time = [&](auto f) {
-        f();
-        cudaDeviceSynchronize();
-        std::vector<float> t;
-        for (int r = 0; r < 7; ++r) {
-            cudaEventRecord(a);
-            for (int k = 0; k < 10; ++k) f();
-            cudaEventRecord(b);
-            cudaEventSynchronize(b);
-            float ms;
-            cudaEventElapsedTime(&ms, a, b);
-            t.push_back(ms / 10);
-        }
-        std::sort(t.begin(), t.end());
-        return t[3];
-    };
+    auto time = [](auto f) { return median_ms(f); };
     float copy = time([&] { cudaMemcpyAsync(y, x, n * 4, cudaMemcpyDeviceToDevice); });
     printf("copy D2D: %.3f ms, %.0f GB/s\n", copy, 2.0 * n * 4 / (copy * 1e-3) / 1e9);
     struct { const char* name; Kernel k; } ks[] = {

@@ -2,6 +2,7 @@
 // reaches 0.85 of the copy ceiling before the generator writes it: the row held in registers
 // (16-byte or 4-byte loads, all issued before use), in shared memory, streaming cache hints,
 // and bounds-checked (any cols) forms. Run by vec.sh on the GPU machine.
+#include "timing.cuh"
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -264,25 +265,7 @@ int main() {
     cudaMemcpy(x, h.data(), n * 4, cudaMemcpyHostToDevice);
     cudaMemcpy(g, hg.data(), C * 4, cudaMemcpyHostToDevice);
     cudaMemcpy(b, hb.data(), C * 4, cudaMemcpyHostToDevice);
-    cudaEvent_t e0, e1;
-    cudaEventCreate(&e0);
-    cudaEventCreate(&e1);
-    auto time = [&](auto f) {
-        f();
-        cudaDeviceSynchronize();
-        std::vector<float> t;
-        for (int r = 0; r < 7; ++r) {
-            cudaEventRecord(e0);
-            for (int k = 0; k < 10; ++k) f();
-            cudaEventRecord(e1);
-            cudaEventSynchronize(e1);
-            float ms;
-            cudaEventElapsedTime(&ms, e0, e1);
-            t.push_back(ms / 10);
-        }
-        std::sort(t.begin(), t.end());
-        return t[3];
-    };
+    auto time = [](auto f) { return median_ms(f); };
     float copy = time([&] { cudaMemcpyAsync(y, x, n * 4, cudaMemcpyDeviceToDevice); });
     printf("copy D2D: %.3f ms, %.0f GB/s\n", copy, 2.0 * n * 4 / (copy * 1e-3) / 1e9);
     std::vector<float> out(n);

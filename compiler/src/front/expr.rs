@@ -553,8 +553,8 @@ impl<'d> Lowerer<'d> {
         let n = name.text.as_str();
         let want = 1 + m.sig().arity();
         if args.len() != want {
-            let rest = &["a", "b"][..want - 1];
-            let all = std::iter::once("x").chain(rest.iter().copied()).collect::<Vec<_>>().join(", ");
+            let rest: Vec<String> = (0..want - 1).map(|i| char::from(b'a' + i as u8).to_string()).collect();
+            let all = std::iter::once("x".to_string()).chain(rest.iter().cloned()).collect::<Vec<_>>().join(", ");
             return self.error(
                 span,
                 format!("`{shown}::{n}` takes {want} argument(s) but {} were given: the receiver, then the method's (`{shown}::{n}({all})` is `x.{n}({})`)", args.len(), rest.join(", ")),
