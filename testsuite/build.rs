@@ -15,5 +15,6 @@ fn main() {
         .file("tests/struct_kernels.rs")
         .file("tests/bounds_kernels.rs")
         .file("tests/fuse_kernels.rs")
+        .file("tests/tensor_kernels.rs")
         .compile();
 }

@@ -16,6 +16,10 @@ pub const FLAG_WRITING: u32 = 1;
 pub const FLAG_COMPLETE: u32 = 2;
 /// [`OobRecord::info`]: the index had a signed type; `index` holds its two's-complement bits.
 pub const INFO_SIGNED: u32 = 1;
+/// [`OobRecord::info`]: the index was not a multiple of the alignment the access needs (a row
+/// of `ldmatrix_*`, a `cp_async` operand); [`OobRecord::len`] then holds that alignment in
+/// elements.
+pub const INFO_MISALIGNED: u32 = 2;
 
 /// The first out-of-range index of a context, as a kernel writes it (`struct cuprum_oob_record`).
 #[repr(C)]
@@ -23,11 +27,12 @@ pub const INFO_SIGNED: u32 = 1;
 pub struct OobRecord {
     /// [`FLAG_EMPTY`], [`FLAG_WRITING`] or [`FLAG_COMPLETE`]; the host reads only a complete record.
     pub flag: u32,
-    /// Facts about the index: bit [`INFO_SIGNED`].
+    /// Facts about the index: bits [`INFO_SIGNED`] and [`INFO_MISALIGNED`].
     pub info: u32,
     /// The index that was out of range (its two's-complement bits when signed).
     pub index: u64,
-    /// The length indexed (for a multi-index, the extent of the axis that was out of range).
+    /// The length indexed (for a multi-index, the extent of the axis that was out of range); the
+    /// alignment in elements for a misaligned index.
     pub len: u64,
     /// `blockIdx` (x, y, z) of the thread that made the access.
     pub block: [u32; 3],

@@ -550,7 +550,6 @@ impl Kernels {
         let headers_hash = outputs::headers_hash();
         let plan = Plan {
             nvcc: &nvcc,
-            gencodes: &gencodes,
             include: &include,
             out_dir: &out_dir,
             threads,
@@ -567,11 +566,53 @@ impl Kernels {
                 todo.push(i);
             }
         }
-        // (unit, part name, symbols): the entry points of each kernel grouped as
-        // cuprum_abi::parts::part_of decides (per kernel, per instance, per instance and variant).
-        let mut jobs_list: Vec<(usize, String, Vec<String>)> = Vec::new();
+        // A kernel that needs a newer architecture than a requested target (tensor cores,
+        // cp.async): an error when the targets were asked for, else built for the targets that
+        // have what it needs (docs/building.md, "Architecture-specific kernels").
+        let explicit = !matches!(request, targets::Request::Default);
+        let mut errors = Vec::new();
+        for &i in &todo {
+            let (path, unit, _) = &units[i];
+            let mut problems = Vec::new();
+            for kernel in &unit.kernels {
+                let Some((need, what)) = kernel.min_arch else {
+                    continue;
+                };
+                let older: Vec<String> = gencodes
+                    .iter()
+                    .filter(|g| g.arch < need)
+                    .map(Gencode::to_string)
+                    .collect();
+                if older.is_empty() || (!explicit && older.len() < gencodes.len()) {
+                    continue;
+                }
+                problems.push(format!(
+                    "error: kernel `{}` uses `{what}`, which needs sm_{need} or newer, but the build asks for older targets: {} \
+                     ({}). Build it for sm_{need} and newer only (CUPY_NVCC_GENERATE_CODE=\"arch=compute_{need},code=sm_{need}\" or newer), \
+                     or compile its file with a second `cuprum_build::Kernels` whose `.env(\"CUPY_NVCC_GENERATE_CODE\", ..)` names \
+                     only such targets",
+                    kernel.name,
+                    older.join(" "),
+                    if explicit { "CUPY_NVCC_GENERATE_CODE" } else { "every architecture nvcc supports is older" },
+                ));
+            }
+            if !problems.is_empty() {
+                errors.push(Error::Kernel {
+                    file: path.clone(),
+                    message: problems.join("\n"),
+                });
+            }
+        }
+        if let Some(e) = Error::from_list(errors) {
+            return Err(e);
+        }
+        // (unit, part name, symbols, oldest architecture): the entry points of each kernel
+        // grouped as cuprum_abi::parts::part_of decides (per kernel, per instance, per instance
+        // and variant).
+        let mut jobs_list: Vec<(usize, String, Vec<String>, u32)> = Vec::new();
         for &i in &todo {
             for kernel in &units[i].1.kernels {
+                let need = kernel.min_arch.map_or(0, |(a, _)| a);
                 let mut distinct: Vec<&[cuprum_abi::DType]> = Vec::new();
                 for (inst, _, _) in &kernel.instances {
                     if !distinct.contains(&inst.as_slice()) {
@@ -582,7 +623,7 @@ impl Kernels {
                     let name = parts::part_of(&kernel.name, kernel.kind, inst, *variant, distinct.len());
                     match jobs_list.iter_mut().find(|j| j.0 == i && j.1 == name) {
                         Some(j) => j.2.push(symbol.clone()),
-                        None => jobs_list.push((i, name, vec![symbol.clone()])),
+                        None => jobs_list.push((i, name, vec![symbol.clone()], need)),
                     }
                 }
             }
@@ -595,11 +636,16 @@ impl Kernels {
                 s.spawn(|| {
                     loop {
                         let j = next.fetch_add(1, Ordering::Relaxed);
-                        let Some((i, name, symbols)) = jobs_list.get(j) else {
+                        let Some((i, name, symbols, need)) = jobs_list.get(j) else {
                             break;
                         };
                         let (path, unit, _) = &units[*i];
-                        let built = plan.build_part(path, unit, name, symbols);
+                        let gencodes: Vec<Gencode> = gencodes
+                            .iter()
+                            .filter(|g| g.arch >= *need)
+                            .cloned()
+                            .collect();
+                        let built = plan.build_part(path, unit, name, symbols, &gencodes);
                         *results[j].lock().unwrap_or_else(|e| e.into_inner()) = Some(built);
                     }
                 });
@@ -609,7 +655,7 @@ impl Kernels {
         let mut errors = Vec::new();
         let mut parts: Vec<Vec<(String, Built)>> = (0..units.len()).map(|_| Vec::new()).collect();
         for (j, slot) in results.into_iter().enumerate() {
-            let (i, name, _) = &jobs_list[j];
+            let (i, name, _, _) = &jobs_list[j];
             match slot.into_inner().unwrap_or_else(|e| e.into_inner()) {
                 Some(Ok(built)) => parts[*i].push((name.clone(), built)),
                 Some(Err(e)) => errors.push(e),
@@ -716,7 +762,6 @@ fn resolve_targets(
 /// What every nvcc run of one build shares.
 struct Plan<'a> {
     nvcc: &'a Nvcc,
-    gencodes: &'a [Gencode],
     include: &'a Path,
     out_dir: &'a Path,
     threads: usize,
@@ -756,6 +801,7 @@ impl Plan<'_> {
         unit: &cuprum_compiler::back::cuda::Unit,
         name: &str,
         symbols: &[String],
+        gencodes: &[Gencode],
     ) -> Result<Built, Error> {
         let start = Instant::now();
         let source = parts::part_source(&unit.source, symbols);
@@ -775,7 +821,7 @@ impl Plan<'_> {
             cu: &cu,
             output: &part,
             include: self.include,
-            gencodes: self.gencodes,
+            gencodes,
             threads: self.threads,
             fast_math: unit.fast_math,
             compress: self.compress,
@@ -791,11 +837,7 @@ impl Plan<'_> {
         let key_text = cache::key_text(
             &tagged,
             self.headers_hash,
-            &self
-                .gencodes
-                .iter()
-                .map(Gencode::to_string)
-                .collect::<Vec<_>>(),
+            &gencodes.iter().map(Gencode::to_string).collect::<Vec<_>>(),
             &self.nvcc.version,
             &nvcc::show(&self.nvcc.command_line(&nvcc::Job {
                 cu: Path::new("unit.cu"),

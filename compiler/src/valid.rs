@@ -9,6 +9,8 @@
 //!   scalars;
 //! - `index()`/`loop_size()` only in elementwise and reduction bodies; shared memory only in raw
 //!   kernels and device functions, and `shared_array` only as a `let` initializer;
+//! - tensor-core and asynchronous-copy intrinsics only in raw kernels and device functions, and
+//!   `ldmatrix_*`/`cp_async` only on a shared array bound in the same function;
 //! - a reduction's `identity`, `reduce` and `post` use their own parameters only (they run
 //!   outside the map).
 
@@ -40,7 +42,7 @@ pub fn check(module: &Module, scope: Scope, diags: &mut Diagnostics) {
     }
     for item in &module.items {
         signature(item, diags);
-        let mut v = BodyCheck { item, by_name: &by_name, scope, diags };
+        let mut v = BodyCheck { item, by_name: &by_name, scope, diags, shared_locals: HashSet::new() };
         v.block(&item.body);
         if let ItemKind::Reduction(parts) = &item.kind {
             if let Some(id) = &parts.identity {
@@ -134,14 +136,19 @@ struct BodyCheck<'a, 'd> {
     by_name: &'a HashMap<&'a str, &'a Item>,
     scope: Scope,
     diags: &'d mut Diagnostics,
+    /// The locals bound to `shared_array` so far.
+    shared_locals: HashSet<LocalId>,
 }
 
 impl BodyCheck<'_, '_> {
     fn block(&mut self, b: &Block) {
         for s in &b.stmts {
             match s {
-                Stmt::Let { init: Some(e), .. } => {
+                Stmt::Let { init: Some(e), pat, .. } => {
                     if let ExprKind::Call { callee: Callee::Intrinsic { intrinsic: Intrinsic::SharedArray, .. }, args } = &e.kind {
+                        if let Pat::Bind(id, _) = pat {
+                            self.shared_locals.insert(*id);
+                        }
                         self.shared(e.span);
                         for a in args {
                             self.expr(a);
@@ -156,6 +163,24 @@ impl BodyCheck<'_, '_> {
         }
         if let Some(t) = &b.tail {
             self.expr(t);
+        }
+    }
+
+    /// `ldmatrix_*` and `cp_async` address shared memory by its shared-window address: their
+    /// array must be one this function bound with `shared_array` (a `&[T; N]` parameter may be
+    /// a local array).
+    fn shared_operand(&mut self, f: Intrinsic, a: Option<&Expr>) {
+        let Some(a) = a else { return };
+        let ok = match &a.kind {
+            ExprKind::Local(id) => self.shared_locals.contains(id),
+            ExprKind::Error => true,
+            _ => false,
+        };
+        if !ok {
+            self.diags.error(
+                a.span,
+                format!("`{}` needs a shared array bound in this function: `let s = shared_array::<T, N>();`, then pass `s`", f.rust_name()),
+            );
         }
     }
 
@@ -196,6 +221,11 @@ impl BodyCheck<'_, '_> {
                     self.diags.error(span, format!("`{name}()` is not meaningful in a `#[{}]` kernel; write a `#[rawkernel]`", self.item.kind.attr_name()))
                 }
             }
+            CpAsync | CpAsyncCommit | CpAsyncWait | Mma(_) | LdMatrix(_) => {
+                if !matches!(self.item.kind, ItemKind::RawKernel { .. } | ItemKind::Device) {
+                    self.diags.error(span, format!("`{name}()` works on a warp's or a block's tiles: write a `#[rawkernel]` (or a `#[device]` function it calls)"))
+                }
+            }
             ThreadIdx | BlockIdx | BlockDim | GridDim | Grid1d | Grid2d | Grid3d | GridSize1d | GridSize2d | GridSize3d | LaneId | WarpSize
             | ThreadFence | ThreadFenceBlock | ComplexNew | Atomic(_) | Shuffle(_) => {}
         }
@@ -205,6 +235,10 @@ impl BodyCheck<'_, '_> {
         match &e.kind {
             ExprKind::Call { callee, args } => {
                 match callee {
+                    Callee::Intrinsic { intrinsic: i @ (Intrinsic::LdMatrix(_) | Intrinsic::CpAsync), .. } => {
+                        self.intrinsic(*i, e.span);
+                        self.shared_operand(*i, args.first());
+                    }
                     Callee::Intrinsic { intrinsic, .. } => self.intrinsic(*intrinsic, e.span),
                     Callee::Device { name, .. } => match self.by_name.get(name.text.as_str()) {
                         Some(target) if target.kind.is_kernel() => self.diags.error(

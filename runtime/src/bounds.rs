@@ -154,13 +154,18 @@ fn cpu_record() -> &'static Mutex<Option<OobRecord>> {
 /// Records an out-of-range index of a kernel running on the CPU device, unless one is recorded
 /// already (reported, as on a GPU, by the device's next synchronising call).
 pub(crate) fn record_cpu(kernel: &str, index: i128, len: u64, block: [u32; 3], thread: [u32; 3]) {
+    record_cpu_info(kernel, index, len, block, thread, 0);
+}
+
+/// [`record_cpu`] with [`OobRecord::info`] bits (`INFO_MISALIGNED`: `len` is the alignment).
+pub(crate) fn record_cpu_info(kernel: &str, index: i128, len: u64, block: [u32; 3], thread: [u32; 3], info: u32) {
     let mut slot = sync::lock(cpu_record());
     if slot.is_some() {
         return;
     }
-    let mut r = OobRecord { flag: FLAG_COMPLETE, index: index as u64, len, block, thread, ..OobRecord::EMPTY };
+    let mut r = OobRecord { flag: FLAG_COMPLETE, index: index as u64, len, block, thread, info, ..OobRecord::EMPTY };
     if index < 0 {
-        r.info = cuprum_abi::bounds::INFO_SIGNED;
+        r.info |= cuprum_abi::bounds::INFO_SIGNED;
     }
     let name = kernel.as_bytes();
     let n = name.len().min(r.kernel.len() - 1);
@@ -186,6 +191,9 @@ fn take(host: *mut OobRecord) -> Option<OobRecord> {
 }
 
 fn error_of(r: &OobRecord) -> Error {
+    if r.info & cuprum_abi::bounds::INFO_MISALIGNED != 0 {
+        return Error::IndexMisaligned { kernel: r.kernel_name(), index: r.index_value(), align: r.len, block: r.block, thread: r.thread };
+    }
     Error::IndexOutOfBounds { kernel: r.kernel_name(), index: r.index_value(), len: r.len, block: r.block, thread: r.thread }
 }
 

@@ -346,6 +346,27 @@ pub enum Error {
         thread: [u32; 3],
     },
 
+    /// A kernel gave an index that is not a multiple of the alignment its access needs (a row of
+    /// `ldmatrix_*` or an operand of `cp_async`: 16 bytes). As for [`Error::IndexOutOfBounds`],
+    /// the access was skipped (an `ldmatrix` lane read row 0 of the array instead) and only the
+    /// first violation is reported.
+    #[error(
+        "misaligned index in `{kernel}`: the index is {index} but the access needs a multiple of          {align} elements (16 bytes) (block ({}, {}, {}), thread ({}, {}, {})). The access was          skipped, so results since the last synchronisation may be wrong; align the index (and,          for `cp_async`, the slice's start) in `{kernel}`",
+        .block[0], .block[1], .block[2], .thread[0], .thread[1], .thread[2]
+    )]
+    IndexMisaligned {
+        /// The Rust function (kernel or `#[device]` function) whose code holds the access.
+        kernel: String,
+        /// The index (negative for a signed index type).
+        index: i128,
+        /// The alignment the access needs, in elements.
+        align: u64,
+        /// `block_idx()` of the thread that made the access.
+        block: [u32; 3],
+        /// `thread_idx()` of that thread.
+        thread: [u32; 3],
+    },
+
     /// More dynamic shared memory than the kernel currently allows (nothing was launched).
     #[error(
         "cannot launch kernel `{kernel}`: it asks for {requested} bytes of dynamic shared memory \

@@ -46,6 +46,10 @@ static __device__ __noinline__ void oob_report(const char* fn, u64 index, u64 le
     *(volatile unsigned int*)&r->flag = 2u;
 }
 
+// `info` bit 1: the index was not a multiple of the alignment an access needs (`len` holds that
+// alignment, in elements): `cuprum_abi::bounds::INFO_MISALIGNED`.
+constexpr u32 oob_misaligned = 2u;
+
 template <typename I> struct index_info { static constexpr u32 signed_bit = (I)-1 < (I)0 ? 1u : 0u; };
 
 // Whether `i` is in `0..len`; reports `fn`'s violation when not. A negative signed index is out of

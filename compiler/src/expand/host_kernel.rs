@@ -437,10 +437,10 @@ impl VisitMut for Rewrite {
                         c.args = parse_quote!(#site);
                     }
                     Some(i) => {
-                        if matches!(i, Intrinsic::SyncThreads | Intrinsic::SyncWarp | Intrinsic::Shuffle(_)) {
+                        if i == Intrinsic::SyncThreads || i.warp_collective() {
                             self.lockstep = true;
                         }
-                        if matches!(i, Intrinsic::SyncWarp | Intrinsic::Shuffle(_)) {
+                        if i.warp_collective() {
                             self.warp = true;
                         }
                         *c.func = parse_quote!(#cpu::#name #args);

@@ -57,11 +57,24 @@ vocabulary! {
         /// `Complex::new(re, im)` (also the literal `Complex { re, im }`); the front end builds it
         /// from the path, never from a single name.
         ComplexNew = "Complex::new",
+        /// `cp_async(dst: &mut [T; N], dst_index, src: &[T], src_index)`: starts an asynchronous
+        /// copy of 16 bytes from global to shared memory (sm_80+); see `cp_async_wait`.
+        CpAsync = "cp_async",
+        /// `cp_async_commit()`: closes the thread's group of copies started since the last one.
+        CpAsyncCommit = "cp_async_commit",
+        /// `cp_async_wait::<N>()`: waits until at most `N` of the thread's committed groups are
+        /// still in flight (`N` from 0 to 7).
+        CpAsyncWait = "cp_async_wait",
         ;
         /// `atomic_*(array, index, operand..) -> T`
         Atomic(AtomicOp),
         /// `shfl_*_sync(mask, value, lane_or_delta[, width]) -> T`
         Shuffle(Shuffle),
+        /// `mma_*(a, b, c) -> d`: a warp's matrix multiply-accumulate on tensor cores.
+        Mma(Mma),
+        /// `ldmatrix_x*(shared, index) -> fragment`: a warp's load of 8x8 matrices of 16-bit
+        /// elements from shared memory into fragments.
+        LdMatrix(LdMatrix),
     }
 }
 
@@ -75,9 +88,35 @@ impl Intrinsic {
             | WarpSize | SyncThreads | ThreadFence | ThreadFenceBlock | SharedArray | DynamicShared | Index | LoopSize | ReduceIndex => 0,
             SyncWarp => 1,
             ComplexNew => 2,
+            CpAsyncCommit | CpAsyncWait => 0,
+            CpAsync => 4,
             Atomic(op) => op.arity(),
             Shuffle(s) => s.arity(),
+            Mma(_) => 3,
+            LdMatrix(_) => 2,
         }
+    }
+
+    /// The oldest architecture (`80` for sm_80) whose instructions the intrinsic needs, if it
+    /// needs more than every supported GPU has. A kernel that uses it reports a build error for an
+    /// older target (`cuprum_build`), and its C helper a compile error (`cuprum/tensor.h`).
+    pub fn min_arch(self) -> Option<u32> {
+        use Intrinsic::*;
+        match self {
+            CpAsync | CpAsyncCommit | CpAsyncWait | Mma(_) => Some(80),
+            LdMatrix(_) => Some(75),
+            ThreadIdx | BlockIdx | BlockDim | GridDim | Grid1d | Grid2d | Grid3d | GridSize1d | GridSize2d | GridSize3d | LaneId
+            | WarpSize | SyncThreads | SyncWarp | ThreadFence | ThreadFenceBlock | SharedArray | DynamicShared | Index | LoopSize
+            | ReduceIndex | ComplexNew | Atomic(_) | Shuffle(_) => None,
+        }
+    }
+
+    /// Whether every lane of the warp must execute the call together (CUDA's `.sync.aligned`
+    /// and `_sync` operations): on the CPU device such a call suspends the lane until its warp
+    /// has arrived.
+    pub fn warp_collective(self) -> bool {
+        use Intrinsic::*;
+        matches!(self, SyncWarp | Shuffle(_) | Mma(_) | LdMatrix(_))
     }
 
     /// The C spelling: a CUDA builtin (`threadIdx`, `__syncthreads`), a helper of
@@ -109,8 +148,13 @@ impl Intrinsic {
             LoopSize => "_cn",
             ReduceIndex => "_cj",
             ComplexNew => "cuprum::make_complex",
+            CpAsync => "cuprum::cp_async",
+            CpAsyncCommit => "cuprum::cp_async_commit",
+            CpAsyncWait => "cuprum::cp_async_wait",
             Atomic(op) => op.c_name(),
             Shuffle(s) => s.c_name(),
+            Mma(m) => m.c_name(),
+            LdMatrix(_) => "cuprum::ldmatrix",
         }
     }
 
@@ -124,7 +168,8 @@ impl Intrinsic {
             BlockDim => Some("blockDim"),
             GridDim => Some("gridDim"),
             Grid1d | Grid2d | Grid3d | GridSize1d | GridSize2d | GridSize3d | LaneId | WarpSize | SyncThreads | SyncWarp | ThreadFence
-            | ThreadFenceBlock | SharedArray | DynamicShared | Index | LoopSize | ReduceIndex | ComplexNew | Atomic(_) | Shuffle(_) => None,
+            | ThreadFenceBlock | SharedArray | DynamicShared | Index | LoopSize | ReduceIndex | ComplexNew | CpAsync | CpAsyncCommit
+            | CpAsyncWait | Atomic(_) | Shuffle(_) | Mma(_) | LdMatrix(_) => None,
         }
     }
 }
@@ -246,5 +291,73 @@ impl Shuffle {
             Down | DownWidth => "cuprum::shfl_down_sync",
             Xor | XorWidth => "cuprum::shfl_xor_sync",
         }
+    }
+}
+
+vocabulary! {
+    /// The warp-level matrix multiply-accumulates (PTX `mma.sync.aligned`, row-major A, column-major
+    /// B): `d = a * b + c` for a 16 x 8 tile of `d`, each lane holding its part of every operand in
+    /// PTX's fragment layout (docs/kernel-language.md, "Tensor cores").
+    pub enum Mma {
+        /// `mma_m16n8k16(a: [T; 8], b: [T; 4], c: [f32; 4]) -> [f32; 4]`, `T` = `f16` or `bf16`.
+        M16N8K16 = "mma_m16n8k16",
+        /// `mma_m16n8k8_tf32(a: [f32; 4], b: [f32; 2], c: [f32; 4]) -> [f32; 4]`: the inputs
+        /// rounded to TF32 (10 mantissa bits, to nearest, ties away from zero).
+        M16N8K8Tf32 = "mma_m16n8k8_tf32",
+        /// `mma_m16n8k32_i8(a: [i8; 16], b: [i8; 8], c: [i32; 4]) -> [i32; 4]`, wrapping.
+        M16N8K32I8 = "mma_m16n8k32_i8",
+    }
+}
+
+impl Mma {
+    /// The element types the operands may have (one of them, the same for `a` and `b`), and
+    /// the fragment lengths of `a`, `b` and `c` (= `d`), whose element type is the accumulator's.
+    pub fn shape(self) -> (&'static [DType], usize, usize, DType) {
+        match self {
+            Mma::M16N8K16 => (&[DType::F16, DType::BF16], 8, 4, DType::F32),
+            Mma::M16N8K8Tf32 => (&[DType::F32], 4, 2, DType::F32),
+            Mma::M16N8K32I8 => (&[DType::I8], 16, 8, DType::I32),
+        }
+    }
+
+    /// The helper of `cuprum/tensor.h`.
+    pub fn c_name(self) -> &'static str {
+        match self {
+            Mma::M16N8K16 => "cuprum::mma_m16n8k16",
+            Mma::M16N8K8Tf32 => "cuprum::mma_m16n8k8_tf32",
+            Mma::M16N8K32I8 => "cuprum::mma_m16n8k32_i8",
+        }
+    }
+}
+
+vocabulary! {
+    /// `ldmatrix_x{1,2,4}[_trans](shared, index)`: lane `l < 8 * count` gives the index of row
+    /// `l % 8` of matrix `l / 8` (8 consecutive 16-bit elements, 16-byte aligned); each lane gets
+    /// two elements of every matrix, in the layout of an `mma` fragment (transposed for `_trans`).
+    pub enum LdMatrix {
+        X1 = "ldmatrix_x1",
+        X2 = "ldmatrix_x2",
+        X4 = "ldmatrix_x4",
+        X1Trans = "ldmatrix_x1_trans",
+        X2Trans = "ldmatrix_x2_trans",
+        X4Trans = "ldmatrix_x4_trans",
+    }
+}
+
+impl LdMatrix {
+    /// The number of 8x8 matrices loaded (1, 2 or 4): each lane gets two elements of each.
+    pub fn count(self) -> u32 {
+        use LdMatrix::*;
+        match self {
+            X1 | X1Trans => 1,
+            X2 | X2Trans => 2,
+            X4 | X4Trans => 4,
+        }
+    }
+
+    /// Whether the matrices are transposed on the way (`.trans`).
+    pub fn trans(self) -> bool {
+        use LdMatrix::*;
+        matches!(self, X1Trans | X2Trans | X4Trans)
     }
 }

@@ -18,7 +18,7 @@ mod method;
 
 pub use assoc_const::{AssocConst, NumConst};
 pub use assoc_fn::{AssocFn, NumFn};
-pub use intrinsic::{AtomicOp, Intrinsic, Shuffle};
+pub use intrinsic::{AtomicOp, Intrinsic, LdMatrix, Mma, Shuffle};
 pub use method::{MathFn, Method, MethodSig, Receiver};
 
 use crate::dtype::DType;
@@ -50,6 +50,18 @@ mod tests {
         }
         for s in Shuffle::ALL {
             assert_eq!(Intrinsic::from_name(s.rust_name()), Some(Intrinsic::Shuffle(*s)));
+        }
+        for m in Mma::ALL {
+            assert_eq!(
+                Intrinsic::from_name(m.rust_name()),
+                Some(Intrinsic::Mma(*m))
+            );
+        }
+        for l in LdMatrix::ALL {
+            assert_eq!(
+                Intrinsic::from_name(l.rust_name()),
+                Some(Intrinsic::LdMatrix(*l))
+            );
         }
         for i in Intrinsic::ALL {
             assert_eq!(Intrinsic::from_name(i.rust_name()), Some(*i));

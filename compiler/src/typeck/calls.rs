@@ -31,7 +31,7 @@ impl Checker<'_, '_> {
         true
     }
 
-    fn arg(&mut self, a: &Expr, t: &Ty) -> Ty {
+    pub(super) fn arg(&mut self, a: &Expr, t: &Ty) -> Ty {
         let at = self.expr(a, Some(t));
         self.expect(t, &at, a.span)
     }
@@ -69,7 +69,17 @@ impl Checker<'_, '_> {
                     Ty::Error
                 }
             },
-            ComplexNew | Atomic(_) | Shuffle(_) if !arity_ok => Ty::Error,
+            CpAsyncCommit => Ty::Unit,
+            CpAsyncWait => {
+                if !matches!(consts, [n] if *n <= 7) {
+                    self.diags.error(span, "write how many committed groups may stay in flight, 0 to 7: `cp_async_wait::<0>()` waits for all");
+                }
+                Ty::Unit
+            }
+            ComplexNew | Atomic(_) | Shuffle(_) | CpAsync | Mma(_) | LdMatrix(_) if !arity_ok => Ty::Error,
+            CpAsync => self.cp_async(args),
+            Mma(m) => self.mma(m, args),
+            LdMatrix(l) => self.ldmatrix(l, args),
             ComplexNew => {
                 let part_exp = match expected.map(|t| self.resolve(t)) {
                     Some(Ty::Scalar(d)) if d.is_complex() => Some(Ty::Scalar(d.complex_part().unwrap())),
@@ -136,16 +146,7 @@ impl Checker<'_, '_> {
                 return Ty::Error;
             }
         };
-        // The index is the prelude's `I: KernelIndex`: a literal keeps its own type (`i32` by
-        // default), as rustc infers it.
-        let it = self.expr(&args[1], None);
-        match self.resolve(&it) {
-            Ty::Scalar(DType::U64 | DType::U32 | DType::I32 | DType::I64) | Ty::IntVar(_) | Ty::Error => {}
-            other => {
-                let shown = self.show(&other);
-                self.diags.error(args[1].span, format!("the index must be `usize`, `u32`, `i32`, `u64` or `i64`, found `{shown}`"));
-            }
-        }
+        self.index_arg(&args[1]);
         for a in &args[2..] {
             self.arg(a, &elem);
         }
@@ -164,6 +165,19 @@ impl Checker<'_, '_> {
             _ => {}
         }
         elem
+    }
+
+    /// An index argument of an intrinsic: the prelude's `I: KernelIndex`, so a literal keeps its
+    /// own type (`i32` by default), as rustc infers it.
+    pub(super) fn index_arg(&mut self, a: &Expr) {
+        let it = self.expr(a, None);
+        match self.resolve(&it) {
+            Ty::Scalar(DType::U64 | DType::U32 | DType::I32 | DType::I64) | Ty::IntVar(_) | Ty::Error => {}
+            other => {
+                let shown = self.show(&other);
+                self.diags.error(a.span, format!("the index must be `usize`, `u32`, `i32`, `u64` or `i64`, found `{shown}`"));
+            }
+        }
     }
 
     fn device_call(&mut self, e: &Expr, name: &Name, tys: &[Ty], args: &[Expr], expected: Option<&Ty>) -> Ty {

@@ -21,6 +21,7 @@ mod calls;
 mod expect;
 mod literals;
 mod methods;
+mod tensor;
 
 use std::collections::HashMap;
 

@@ -6,9 +6,9 @@
 #include <cuprum/thread.h>
 
 __device__ __forceinline__ void block_stats_body(cuprum::RoSlice<i32> x, cuprum::Slice<i32> out, u32 n) {
-    __shared__ i32 s[8];
-    __shared__ u32 u[2];
-    __shared__ f32 f[1];
+    __shared__ __align__(16) i32 s[8];
+    __shared__ __align__(16) u32 u[2];
+    __shared__ __align__(16) f32 f[1];
     u32 t = threadIdx.x;
     if (t == 0u) {
         s[0ull] = 0;

@@ -21,7 +21,7 @@ __device__ T warp_sum(T v) {
 
 template <typename T>
 __device__ __forceinline__ void block_reduce_sum_body(cuprum::RoSlice<T> x, cuprum::Slice<T> out, u32 n) {
-    __shared__ T partial[32];
+    __shared__ __align__(16) T partial[32];
     u32 tid = threadIdx.x;
     u32 lane = cuprum::rem(tid, (u32)warpSize);
     u32 warp = cuprum::div(tid, (u32)warpSize);

@@ -21,7 +21,7 @@ __device__ void bump(f32& x) {
 }
 
 __device__ __forceinline__ void gather_body(cuprum::RoSlice<f32> x, cuprum::RoSlice<u32> idx, cuprum::Slice<f32> y, cuprum::Slice<u32> counts) {
-    __shared__ f32 s[64];
+    __shared__ __align__(16) f32 s[64];
     u32 t = threadIdx.x;
     u64 i = (u64)cuprum::grid_1d();
     if (cuprum::has<64>(s, "gather", (u64)t)) s[(u64)t] = cuprum::get(x, "gather", i);

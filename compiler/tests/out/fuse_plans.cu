@@ -151,7 +151,7 @@ __device__ __forceinline__ void rms_norm_body(cuprum::RoSlice<f32> x, i64 x_rs, 
     } else {
         fused_live = 0u;
     }
-    __shared__ f32 fused_red0[32];
+    __shared__ __align__(16) f32 fused_red0[32];
     f32 fused_acc0_0 = cuprum::num<f32>::neg_infinity();
     f32 fused_acc0_1 = cuprum::num<f32>::neg_infinity();
     f32 fused_acc0_2 = cuprum::num<f32>::neg_infinity();
@@ -2182,7 +2182,7 @@ __device__ __forceinline__ void rms_norm_body(cuprum::RoSlice<f32> x, i64 x_rs, 
         v4 = _cv109;
         fused_w += 1ull;
     }
-    __shared__ f32 fused_red1[32];
+    __shared__ __align__(16) f32 fused_red1[32];
     f32 fused_acc1_0 = cuprum::num<f32>::zero();
     f32 fused_acc1_1 = cuprum::num<f32>::zero();
     f32 fused_acc1_2 = cuprum::num<f32>::zero();

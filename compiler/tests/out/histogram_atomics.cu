@@ -7,7 +7,7 @@
 #include <cuprum/thread.h>
 
 __device__ __forceinline__ void histogram256_body(cuprum::RoSlice<u8> data, cuprum::Slice<u32> hist, u32 n) {
-    __shared__ u32 bins[256];
+    __shared__ __align__(16) u32 bins[256];
     u32 t = threadIdx.x;
     u32 b = t;
     while (b < 256u) {

@@ -113,7 +113,7 @@ __device__ f32 sum4(f32* a) {
 }
 
 __device__ __forceinline__ void array_refs_body(cuprum::Slice<f32> out) {
-    __shared__ f32 s[4];
+    __shared__ __align__(16) f32 s[4];
     cuprum::Array<f32, 4> l = cuprum::Array<f32, 4>::splat(0.0f);
     if (threadIdx.x < 4u) {
         const u64 _ci0 = (u64)threadIdx.x;

@@ -8,8 +8,8 @@ __device__ void const_tile_check();
 
 __device__ __forceinline__ void sgemm_body(u32 m, u32 n, u32 k, f32 alpha, cuprum::RoSlice<f32> a, cuprum::RoSlice<f32> b, f32 beta, cuprum::Slice<f32> c) {
     const_tile_check();
-    __shared__ f32 sa[256];
-    __shared__ f32 sb[256];
+    __shared__ __align__(16) f32 sa[256];
+    __shared__ __align__(16) f32 sb[256];
     u32 tx = threadIdx.x;
     u32 ty = threadIdx.y;
     u32 row = (blockIdx.y * 16u) + ty;

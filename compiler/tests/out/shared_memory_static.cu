@@ -5,7 +5,7 @@
 #include <cuprum/math.h>
 
 __device__ __forceinline__ void reverse_tiles_body(cuprum::RoSlice<f32> x, cuprum::Slice<f32> y, u32 n) {
-    __shared__ f32 tile[256];
+    __shared__ __align__(16) f32 tile[256];
     u32 t = threadIdx.x;
     u32 i = (blockIdx.x * 256u) + t;
     f32 _cv0;
@@ -28,8 +28,8 @@ CUPRUM_INSTANTIATE_reverse_tiles(cuprum_rawkernel_reverse_tiles)
 
 template <typename T>
 __device__ __forceinline__ void shared_pairs_body(cuprum::RoSlice<T> x, cuprum::Slice<T> out) {
-    __shared__ T vals[128];
-    __shared__ bool flags[128];
+    __shared__ __align__(16) T vals[128];
+    __shared__ __align__(16) bool flags[128];
     u64 t = (u64)threadIdx.x;
     if (t < (u64)128) {
         T _cv0;

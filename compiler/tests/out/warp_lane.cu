@@ -10,7 +10,7 @@ __device__ __forceinline__ void warp_ballot_body(cuprum::RoSlice<i32> x, cuprum:
     u32 i = cuprum::grid_1d();
     u32 lane = cuprum::lane_id();
     u32 warp = cuprum::div(threadIdx.x, (u32)warpSize);
-    __shared__ u32 votes[32];
+    __shared__ __align__(16) u32 votes[32];
     if (lane == 0u) {
         if (cuprum::has<32>(votes, "warp_ballot", (u64)warp)) votes[(u64)warp] = 0u;
     }

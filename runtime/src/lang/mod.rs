@@ -11,6 +11,7 @@
 
 pub mod intrinsics;
 pub mod kernel_ops;
+pub mod tensor;
 pub mod traits;
 pub mod views;
 pub mod cpu;
@@ -19,6 +20,11 @@ pub mod cpu;
 /// scalar types that are not primitive (`f16`, `bf16`, `Complex`).
 pub mod prelude {
     pub use super::intrinsics::*;
+    pub use super::tensor::{
+        Bits16, MmaHalf, cp_async, cp_async_commit, cp_async_wait, ldmatrix_x1, ldmatrix_x1_trans,
+        ldmatrix_x2, ldmatrix_x2_trans, ldmatrix_x4, ldmatrix_x4_trans, mma_m16n8k8_tf32,
+        mma_m16n8k16, mma_m16n8k32_i8,
+    };
     pub use super::traits::{Float, Int, Number, Real, Scalar};
     pub use super::views::{Raw, View, ViewMut};
     pub use half::{bf16, f16};

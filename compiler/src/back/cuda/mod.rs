@@ -4,6 +4,7 @@
 //!
 //! Trusts the validator: every construct here is supported and every type is known.
 
+mod arch;
 mod elementwise;
 pub(crate) mod namer;
 pub mod reduction;
@@ -19,6 +20,7 @@ use crate::typeck::Types;
 use cuprum_abi::{KernelKind, Variant};
 
 pub use cuprum_abi::unit::{unit_options, UNIT_HEADER};
+pub use arch::ArchNeed;
 pub use writer::Writer;
 
 /// The generated translation unit and what the build and JIT need to know about it.
@@ -43,6 +45,9 @@ pub struct KernelInfo {
     /// reduction kernel has one per instance and launch variant, `kind.variants()`; a raw kernel
     /// one per instance, with no variant).
     pub instances: Vec<(Vec<DType>, Option<Variant>, String)>,
+    /// The oldest architecture the kernel runs on, when it uses instructions not every GPU has
+    /// (tensor cores, `cp.async`): `(80, "mma_m16n8k16")`.
+    pub min_arch: ArchNeed,
 }
 
 /// Which headers a unit includes: only those its code uses.
@@ -79,6 +84,7 @@ pub fn write_module(module: &Module, types: &[Types]) -> Unit {
     let mut kernels = Vec::new();
     let mut fast_math = false;
 
+    let arch_needs = arch::needs(module);
     write_structs(module, &mut features, &mut body);
     let device_items: Vec<&Item> = module.items.iter().filter(|i| matches!(i.kind, ItemKind::Device)).collect();
     // Prototypes of every device function first, so definitions may come in any order.
@@ -107,7 +113,8 @@ pub fn write_module(module: &Module, types: &[Types]) -> Unit {
         if let Some(kind) = item.kind.kernel_kind() {
             let instances: Vec<Vec<DType>> =
                 if item.generics.is_empty() { vec![Vec::new()] } else { item.instances.clone() };
-            let mut info = KernelInfo { name: item.name.text.clone(), kind, instances: Vec::new() };
+            let min_arch = arch_needs.get(item.name.text.as_str()).copied().flatten();
+            let mut info = KernelInfo { name: item.name.text.clone(), kind, instances: Vec::new(), min_arch };
             // Kernels with launch variants get one entry point per variant and instance, except
             // the 64-bit index variants (`s64`, `rows64`, ...): they serve only arrays whose
             // offsets pass 2^31 elements, cost as much as the others together, and are compiled

@@ -205,11 +205,12 @@ impl<'a> Writer<'a> {
             Pat::Bind(l, _) => {
                 let name = self.locals[l.0 as usize].clone();
                 let t = self.types.local(*l).clone();
-                // Static shared memory: `let s = shared_array::<T, N>();`
+                // Static shared memory: `let s = shared_array::<T, N>();`, 16-byte aligned so that
+                // `ldmatrix_*` and `cp_async` may address any 16-byte row of it.
                 if let Some(Expr { kind: ExprKind::Call { callee: Callee::Intrinsic { intrinsic: Intrinsic::SharedArray, .. }, .. }, .. }) = init {
                     if let Ty::ArrayRef { elem, len, .. } = &t {
                         let et = self.ty(elem);
-                        self.line(format!("{} {et} {name}[{len}];", Intrinsic::SharedArray.c_name()));
+                        self.line(format!("{} __align__(16) {et} {name}[{len}];", Intrinsic::SharedArray.c_name()));
                         return;
                     }
                 }
@@ -1069,7 +1070,7 @@ impl<'a> Writer<'a> {
     fn call(&mut self, e: &Expr, callee: &Callee, args: &[Expr]) -> String {
         match callee {
             Callee::Intrinsic { intrinsic: Intrinsic::Atomic(_), .. } if self.needs_check(e) => self.checked_atomic(e, callee, args),
-            Callee::Intrinsic { intrinsic, tys, .. } => self.intrinsic(*intrinsic, tys, args),
+            Callee::Intrinsic { intrinsic, tys, consts } => self.intrinsic(*intrinsic, tys, consts, args),
             Callee::Device { name, .. } => {
                 let callee_item_generics = self.types.call_args.get(&e.id.0).cloned().unwrap_or_default();
                 let targs = if callee_item_generics.is_empty() {
@@ -1147,7 +1148,7 @@ impl<'a> Writer<'a> {
         }
     }
 
-    fn intrinsic(&mut self, f: Intrinsic, tys: &[Ty], args: &[Expr]) -> String {
+    fn intrinsic(&mut self, f: Intrinsic, tys: &[Ty], consts: &[u64], args: &[Expr]) -> String {
         use Intrinsic::*;
         let vs: Vec<String> = args.iter().map(|a| strip_parens(&self.value(a)).to_string()).collect();
         let c = f.c_name();
@@ -1181,6 +1182,31 @@ impl<'a> Writer<'a> {
             Shuffle(_) => {
                 self.features.need("cuprum/thread.h");
                 format!("{c}({})", vs.join(", "))
+            }
+            // The tensor helpers check their shared-memory ranges and alignment themselves (a
+            // misaligned address is a fault, not only a wrong value); the name is the function
+            // a violation reports.
+            CpAsync => {
+                self.features.need("cuprum/tensor.h");
+                let Ty::ArrayRef { len, .. } = self.indexed_ty(&args[0]) else { unreachable!("the type checker admits shared arrays only") };
+                format!("{c}<{len}>({}, {}, {}, {}, \"{}\")", vs[0], vs[1], vs[2], vs[3], self.item.name.text)
+            }
+            CpAsyncCommit => {
+                self.features.need("cuprum/tensor.h");
+                format!("{c}()")
+            }
+            CpAsyncWait => {
+                self.features.need("cuprum/tensor.h");
+                format!("{c}<{}>()", consts[0])
+            }
+            Mma(_) => {
+                self.features.need("cuprum/tensor.h");
+                format!("{c}({})", vs.join(", "))
+            }
+            LdMatrix(l) => {
+                self.features.need("cuprum/tensor.h");
+                let Ty::ArrayRef { len, .. } = self.indexed_ty(&args[0]) else { unreachable!("the type checker admits shared arrays only") };
+                format!("{c}<{}, {}, {len}>({}, {}, \"{}\")", l.count(), l.trans(), vs[0], vs[1], self.item.name.text)
             }
         }
     }

@@ -93,6 +93,27 @@ pub(crate) fn out_of_range(index: i128, len: usize) {
     crate::bounds::record_cpu(kernel, index, len as u64, block, thread);
 }
 
+/// Records a misaligned index of the running kernel (`align`: the alignment the access needs, in
+/// elements), unless a violation is recorded already.
+#[cold]
+pub(crate) fn misaligned(index: i128, align: usize) {
+    let (kernel, block, thread) = match context::current() {
+        Some(c) => {
+            let (b, t) = (c.block_idx, c.thread_idx.get());
+            (c.function.get(), [b.x, b.y, b.z], [t.x, t.y, t.z])
+        }
+        None => ("(host)", [0; 3], [0; 3]),
+    };
+    crate::bounds::record_cpu_info(
+        kernel,
+        index,
+        align as u64,
+        block,
+        thread,
+        cuprum_abi::bounds::INFO_MISALIGNED,
+    );
+}
+
 /// A `&[T]` or `&mut [T]` of a kernel (a whole array argument, or shared memory) on the CPU
 /// device: where its elements are and how many.
 pub struct Slice<'a, T> {

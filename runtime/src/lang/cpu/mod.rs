@@ -5,13 +5,14 @@
 //! view parameters are [`Slice`] and [`View`] handles, every `a[i]` of one is [`Load::load`] and
 //! every `a[i] = v` [`Store::store`], and every intrinsic is this module's function of the same
 //! name: these read the CUDA thread the host thread runs now (the private `context` module), and
-//! `sync_threads()`, `sync_warp()` and the shuffles suspend it so that the grid runner
+//! `sync_threads()`, `sync_warp()`, the shuffles and the warp's tensor operations suspend it so that the grid runner
 //! (`launch::grid`) can run the other threads of its block or warp up to the same point.
 
 mod atomics;
 pub(crate) mod context;
 mod local;
 mod memory;
+mod tensor;
 mod threads;
 mod warp;
 
@@ -21,6 +22,7 @@ pub use context::{InFunction, in_function};
 pub use local::{LocalIndex, local_get, local_slot};
 pub use memory::{Load, Slice, Store, View, dynamic_shared, shared_array};
 pub(crate) use memory::{atomic_width, zero};
+pub use tensor::*;
 pub use threads::*;
 pub use warp::*;
 

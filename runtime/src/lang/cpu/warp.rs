@@ -31,6 +31,26 @@ fn exchange<T: Scalar>(v: T, src: impl FnOnce(u32) -> Option<u32>) -> T {
     unsafe { (got.bytes.as_ptr() as *const T).read_unaligned() }
 }
 
+/// Deposits `bytes` (of values of dtype `tag`) and returns every lane's deposit once the warp has
+/// arrived: `None` for a lane that deposited something else (it has finished, or diverged), and
+/// `None` altogether outside a coroutine (the caller is the only thread).
+pub(crate) fn gather(tag: cuprum_abi::DType, bytes: [u8; 16]) -> Option<[Option<[u8; 16]>; 32]> {
+    let c = context::current()?;
+    if c.yielder.get().is_null() {
+        return None;
+    }
+    let (warp, lane) = ((c.linear.get() / 32) as usize, c.lane());
+    c.block().warps.borrow_mut()[warp].deposit[lane as usize] = Slot {
+        dtype: Some(tag),
+        bytes,
+    };
+    c.suspend(Stop::Warp);
+    let published = &c.block().warps.borrow()[warp].published;
+    Some(std::array::from_fn(|l| {
+        (published[l].dtype == Some(tag)).then_some(published[l].bytes)
+    }))
+}
+
 /// The first lane of `lane`'s group of `width` lanes (`width` a power of two up to 32).
 fn group(lane: u32, width: u32) -> u32 {
     let w = width.clamp(1, 32);

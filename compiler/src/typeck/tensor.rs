@@ -1,0 +1,130 @@
+//! The types of the tensor-core and asynchronous-copy intrinsics (`lang::Mma`, `lang::LdMatrix`,
+//! `cp_async`): fragments are local arrays whose element type and length are the operand's, so
+//! that a wrong shape or element type is a type error (rustc reports the same from the prelude's
+//! signatures).
+
+use super::Checker;
+use crate::dtype::DType;
+use crate::ir::*;
+use crate::lang::{LdMatrix, Mma};
+
+fn array(d: DType, n: usize) -> Ty {
+    Ty::Array(Box::new(Ty::Scalar(d)), n as u64)
+}
+
+impl Checker<'_, '_> {
+    /// `mma_*(a, b, c) -> d`, its argument count already checked.
+    pub(super) fn mma(&mut self, m: Mma, args: &[Expr]) -> Ty {
+        let (inputs, la, lb, acc) = m.shape();
+        let name = m.rust_name();
+        let elem = if let [only] = inputs {
+            self.arg(&args[0], &array(*only, la));
+            Some(*only)
+        } else {
+            let at = self.expr(&args[0], None);
+            match self.resolve(&at) {
+                Ty::Array(e, n) if n as usize == la => match self.resolve(&e) {
+                    Ty::Scalar(d) if inputs.contains(&d) => Some(d),
+                    Ty::Error => None,
+                    _ => self.bad_fragment(name, &args[0], &at, inputs, la),
+                },
+                Ty::Error => None,
+                _ => self.bad_fragment(name, &args[0], &at, inputs, la),
+            }
+        };
+        match elem {
+            Some(d) => {
+                self.arg(&args[1], &array(d, lb));
+            }
+            None => {
+                self.expr(&args[1], None);
+            }
+        }
+        self.arg(&args[2], &array(acc, 4));
+        array(acc, 4)
+    }
+
+    fn bad_fragment(&mut self, name: &str, a: &Expr, found: &Ty, inputs: &[DType], len: usize) -> Option<DType> {
+        let shown = self.show(found);
+        let want: Vec<String> = inputs.iter().map(|d| format!("`[{d}; {len}]`")).collect();
+        self.diags.error(a.span, format!("`{name}` takes its A fragment as {}, found `{shown}`", want.join(" or ")));
+        None
+    }
+
+    /// `ldmatrix_x*(shared, index) -> [T; 2 * count]`, its argument count already checked.
+    pub(super) fn ldmatrix(&mut self, l: LdMatrix, args: &[Expr]) -> Ty {
+        let st = self.expr(&args[0], None);
+        self.index_arg(&args[1]);
+        let n = 2 * l.count() as u64;
+        match self.resolve(&st) {
+            Ty::ArrayRef { elem, .. } => match self.resolve(&elem) {
+                Ty::Scalar(d) if d.size() == 2 && !d.is_complex() => Ty::Array(Box::new(Ty::Scalar(d)), n),
+                Ty::Error => Ty::Error,
+                other => {
+                    let shown = self.show(&other);
+                    self.diags.error(
+                        args[0].span,
+                        format!("`{}` loads 16-bit elements (`f16`, `bf16`, `i16`, `u16`), found `{shown}`", l.rust_name()),
+                    );
+                    Ty::Error
+                }
+            },
+            Ty::Error => Ty::Error,
+            other => {
+                let shown = self.show(&other);
+                self.diags.error(
+                    args[0].span,
+                    format!("`{}` reads a shared array (`let s = shared_array::<bf16, N>();`), found `{shown}`", l.rust_name()),
+                );
+                Ty::Error
+            }
+        }
+    }
+
+    /// `cp_async(dst, dst_index, src, src_index)`, its argument count already checked.
+    pub(super) fn cp_async(&mut self, args: &[Expr]) -> Ty {
+        let dt = self.expr(&args[0], None);
+        self.index_arg(&args[1]);
+        let elem = match self.resolve(&dt) {
+            Ty::ArrayRef { elem, mutable: true, .. } => Some(*elem),
+            Ty::Error => None,
+            other => {
+                let shown = self.show(&other);
+                self.diags.error(
+                    args[0].span,
+                    format!("`cp_async` copies into a shared array (`let s = shared_array::<f32, N>();`), found `{shown}`"),
+                );
+                None
+            }
+        };
+        match &elem {
+            Some(e) => {
+                let st = self.expr(&args[2], None);
+                match self.resolve(&st) {
+                    Ty::Slice { elem: se, .. } => {
+                        self.expect(e, &se, args[2].span);
+                    }
+                    Ty::Error => {}
+                    other => {
+                        let shown = self.show(&other);
+                        self.diags.error(args[2].span, format!("`cp_async` copies from a `&[T]` or `&mut [T]` argument, found `{shown}`"));
+                    }
+                }
+                match self.resolve(e) {
+                    Ty::Scalar(d) if 16 % d.size() == 0 => {}
+                    Ty::Param(_) | Ty::Error => {}
+                    other => {
+                        let shown = self.show(&other);
+                        self.diags
+                            .error(args[0].span, format!("`cp_async` copies 16 bytes: the element size must divide 16, found `{shown}`"));
+                    }
+                }
+            }
+            None => {
+                self.expr(&args[2], None);
+            }
+        }
+        self.index_arg(&args[3]);
+        Ty::Unit
+    }
+}
