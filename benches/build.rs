@@ -1,4 +1,10 @@
-//! Precompiles the benchmark's kernel files (the precompiled first-call rows need fat binaries).
+//! Precompiles the benchmark's kernel files (the precompiled first-call rows need fat binaries), and
+//! the SGEMM example's kernel that the SGEMM row times.
 fn main() {
-    cuprum_build::Kernels::new().file("src/kernels.rs").file("src/many_kernels.rs").file("src/fused.rs").compile();
+    cuprum_build::Kernels::new()
+        .file("src/kernels.rs")
+        .file("src/many_kernels.rs")
+        .file("src/fused.rs")
+        .file("../examples/kernels/sgemm.rs")
+        .compile();
 }

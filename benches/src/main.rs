@@ -5,13 +5,15 @@
 //! - host cost of a bare cudarc launch of an empty kernel (wall time per call over 20,000 calls,
 //!   one synchronize at the end);
 //! - a bare NVRTC compile (CUBIN) of the small kernel the JIT rows compile;
-//! - loading a cubin (cuModuleLoadData + cuModuleGetFunction), in a fresh process.
+//! - loading a cubin (cuModuleLoadData + cuModuleGetFunction), in a fresh process;
+//! - cuBLAS's SGEMM at 4096^3 (FP32, no TF32), loaded at run time (`sgemm.rs`).
 //!
 //! Rows: RawKernel launch host cost; first call with an empty cache; first call in a
 //! fresh process served by the disk cache; first call of a second RawKernel of the same source in
 //! one process (modules already loaded); a grid-stride copy RawKernel; `#[rawkernel]` rows and
 //! first calls in a fresh process of a precompiled kernel, a built-in operator, `sum`, `argmax`,
-//! `var` and a kernel of a 20-instance file (`rawkernel.rs`, through `--child-aot`); elementwise
+//! `var` and a kernel of a 20-instance file (`rawkernel.rs`, through `--child-aot`); the SGEMM
+//! example's kernel (`sgemm.rs`); elementwise
 //! rows (`elementwise.rs`); reductions (full, contiguous axis, strided axis, 256^3, host cost per
 //! call: `reduction.rs`).
 //!
@@ -34,6 +36,7 @@ use std::time::{Duration, Instant};
 mod kernels;
 mod many_kernels;
 mod rawkernel;
+mod sgemm;
 
 use cudarc::driver::{LaunchConfig as CuLaunchConfig, PushKernelArg};
 use cuprum_runtime::cache::{self, CacheConfig};
@@ -469,10 +472,13 @@ fn run(dev: &Device, opts: &Options) -> Result<()> {
     rows.extend(fusion::rows(&stream, copy_ceiling, opts.quick, rounds)?);
     // Graphs (issue 17).
     rows.extend(graph::rows(dev, &empty_cubin, bare_launch_us, rounds)?);
+    // SGEMM (issue 18): the example's kernel against cuBLAS, both in this run.
+    let (sgemm_row, cublas_tflops) = sgemm::rows(&stream)?;
+    rows.push(sgemm_row);
     // The CPU device's rows, on this machine's CPU.
     rows.extend(cpu::rows(opts.quick)?);
 
-    let ceilings = [
+    let mut ceilings = vec![
         Ceiling {
             name: "device-to-device copy",
             value: copy_ceiling,
@@ -494,6 +500,13 @@ fn run(dev: &Device, opts: &Options) -> Result<()> {
             unit: "ms",
         },
     ];
+    if let Some(value) = cublas_tflops {
+        ceilings.push(Ceiling {
+            name: "cuBLAS SGEMM 4096^3 (FP32, no TF32)",
+            value,
+            unit: "TFLOP/s",
+        });
+    }
     let header = format!(
         "{} (sm_{major}{minor}, {} SMs), driver {}.{}, NVRTC {}.{}, JIT target {}",
         dev.name(),
