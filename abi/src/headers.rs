@@ -13,6 +13,7 @@ pub const HEADERS: &[(&str, &str)] = &[
     ("cuprum/atomic.h", include_str!("../include/cuprum/atomic.h")),
     ("cuprum/thread.h", include_str!("../include/cuprum/thread.h")),
     ("cuprum/tensor.h", include_str!("../include/cuprum/tensor.h")),
+    ("cuprum/grid.h", include_str!("../include/cuprum/grid.h")),
     ("cuprum/kernel.h", include_str!("../include/cuprum/kernel.h")),
     ("cuprum/elementwise.h", include_str!("../include/cuprum/elementwise.h")),
     ("cuprum/reduction.h", include_str!("../include/cuprum/reduction.h")),

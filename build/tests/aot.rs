@@ -944,3 +944,48 @@ fn without_nvcc_the_record_says_so() {
         warnings[1]
     );
 }
+
+#[test]
+fn a_target_older_than_a_kernel_needs_is_a_clear_error() {
+    let Some(_) = nvcc_or_skip("a_target_older_than_a_kernel_needs_is_a_clear_error") else {
+        return;
+    };
+    let out = scratch("older-target");
+    let e = Kernels::new()
+        .file(fixture("tensor.rs"))
+        .out_dir(&out)
+        .env("CUPRUM_FATBIN_CACHE", out.join("fatbin-cache"))
+        .env("CUPY_NVCC_GENERATE_CODE", "arch=compute_75,code=sm_75;arch=compute_90,code=sm_90")
+        .try_compile()
+        .unwrap_err();
+    let Error::Kernel { message, .. } = &e else { panic!("{e:?}") };
+    assert!(
+        message.contains("kernel `tile` uses `mma_m16n8k16`, which needs sm_80 or newer")
+            && message.contains("arch=compute_75,code=sm_75")
+            && !message.contains("`plain`"),
+        "{message}"
+    );
+}
+
+#[test]
+fn default_targets_build_a_kernel_from_its_architecture_up() {
+    let Some(_) = nvcc_or_skip("default_targets_build_a_kernel_from_its_architecture_up") else {
+        return;
+    };
+    let out = scratch("arch-default");
+    let file = fixture("tensor.rs");
+    Kernels::new()
+        .file(&file)
+        .out_dir(&out)
+        .env("CUPRUM_FATBIN_CACHE", out.join("fatbin-cache"))
+        .env_remove("CUPY_NVCC_GENERATE_CODE")
+        .try_compile()
+        .unwrap_or_else(|e| panic!("{}", e.rendered()));
+    let parts = fs::read_to_string(out.join(cuprum_abi::parts::parts_file(&unit_id(&file)))).unwrap();
+    let pieces = |kernel: &str| -> String {
+        parts.lines().filter(|l| l.starts_with(&format!("{kernel}@"))).collect::<Vec<_>>().join("\n")
+    };
+    let (tile, plain) = (pieces("tile"), pieces("plain"));
+    assert!(tile.contains("sm_80") && !tile.contains("sm_75"), "tile's pieces:\n{tile}");
+    assert!(plain.contains("sm_75") && plain.contains("sm_80"), "plain's pieces:\n{plain}");
+}

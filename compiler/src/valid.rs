@@ -11,6 +11,8 @@
 //!   kernels and device functions, and `shared_array` only as a `let` initializer;
 //! - tensor-core and asynchronous-copy intrinsics only in raw kernels and device functions, and
 //!   `ldmatrix_*`/`cp_async` only on a shared array bound in the same function;
+//! - `grid_sync()` only in raw kernels and device functions, and no elementwise or reduction
+//!   kernel calls a device function that reaches it (only a raw kernel's launch is cooperative);
 //! - a reduction's `identity`, `reduce` and `post` use their own parameters only (they run
 //!   outside the map).
 
@@ -34,6 +36,7 @@ pub enum Scope {
 /// rules, where intrinsics may be used), reporting into `diags`.
 pub fn check(module: &Module, scope: Scope, diags: &mut Diagnostics) {
     let by_name: HashMap<&str, &Item> = module.items.iter().map(|i| (i.name.text.as_str(), i)).collect();
+    let grid_wide = reaching_intrinsic(module, &Intrinsic::grid_wide);
     let mut seen = HashSet::new();
     for item in &module.items {
         if !seen.insert(item.name.text.as_str()) {
@@ -42,7 +45,7 @@ pub fn check(module: &Module, scope: Scope, diags: &mut Diagnostics) {
     }
     for item in &module.items {
         signature(item, diags);
-        let mut v = BodyCheck { item, by_name: &by_name, scope, diags, shared_locals: HashSet::new() };
+        let mut v = BodyCheck { item, by_name: &by_name, scope, diags, shared_locals: HashSet::new(), grid_wide: &grid_wide };
         v.block(&item.body);
         if let ItemKind::Reduction(parts) = &item.kind {
             if let Some(id) = &parts.identity {
@@ -138,6 +141,8 @@ struct BodyCheck<'a, 'd> {
     diags: &'d mut Diagnostics,
     /// The locals bound to `shared_array` so far.
     shared_locals: HashSet<LocalId>,
+    /// The functions that call `grid_sync()`, directly or through device functions.
+    grid_wide: &'a HashSet<&'a str>,
 }
 
 impl BodyCheck<'_, '_> {
@@ -184,6 +189,24 @@ impl BodyCheck<'_, '_> {
         }
     }
 
+    /// `cp_async_unchecked` copies from a slice parameter of the function, whose start the
+    /// generated code checks for 16-byte alignment when the function is entered (the one
+    /// promise of the `unsafe` call the caller cannot see: the array's address).
+    fn source_parameter(&mut self, a: Option<&Expr>) {
+        let Some(a) = a else { return };
+        let ok = match &a.kind {
+            ExprKind::Local(id) => self.item.params.iter().any(|p| p.local == *id && matches!(p.ty, Ty::Slice { .. })),
+            ExprKind::Error => true,
+            _ => false,
+        };
+        if !ok {
+            self.diags.error(
+                a.span,
+                "`cp_async_unchecked` copies from a `&[T]` or `&mut [T]` parameter of this function (its start is checked for 16-byte alignment when the function is entered); pass the parameter itself",
+            );
+        }
+    }
+
     fn shared(&mut self, span: proc_macro2::Span) {
         if !matches!(self.item.kind, ItemKind::RawKernel { .. } | ItemKind::Device) {
             self.diags.error(span, "shared memory is available in raw kernels and device functions only");
@@ -221,9 +244,17 @@ impl BodyCheck<'_, '_> {
                     self.diags.error(span, format!("`{name}()` is not meaningful in a `#[{}]` kernel; write a `#[rawkernel]`", self.item.kind.attr_name()))
                 }
             }
-            CpAsync | CpAsyncCommit | CpAsyncWait | Mma(_) | LdMatrix(_) => {
+            CpAsync | CpAsyncUnchecked | CpAsyncCommit | CpAsyncWait | Mma(_) | LdMatrix(_) => {
                 if !matches!(self.item.kind, ItemKind::RawKernel { .. } | ItemKind::Device) {
                     self.diags.error(span, format!("`{name}()` works on a warp's or a block's tiles: write a `#[rawkernel]` (or a `#[device]` function it calls)"))
+                }
+            }
+            GridSync => {
+                if !matches!(self.item.kind, ItemKind::RawKernel { .. } | ItemKind::Device) {
+                    self.diags.error(
+                        span,
+                        "`grid_sync()` waits for every thread of a raw kernel's grid, which only a cooperative launch can run: write a `#[rawkernel]` (or a `#[device]` function it calls)",
+                    )
                 }
             }
             ThreadIdx | BlockIdx | BlockDim | GridDim | Grid1d | Grid2d | Grid3d | GridSize1d | GridSize2d | GridSize3d | LaneId | WarpSize
@@ -235,9 +266,12 @@ impl BodyCheck<'_, '_> {
         match &e.kind {
             ExprKind::Call { callee, args } => {
                 match callee {
-                    Callee::Intrinsic { intrinsic: i @ (Intrinsic::LdMatrix(_) | Intrinsic::CpAsync), .. } => {
+                    Callee::Intrinsic { intrinsic: i @ (Intrinsic::LdMatrix(_) | Intrinsic::CpAsync | Intrinsic::CpAsyncUnchecked), .. } => {
                         self.intrinsic(*i, e.span);
                         self.shared_operand(*i, args.first());
+                        if *i == Intrinsic::CpAsyncUnchecked {
+                            self.source_parameter(args.get(2));
+                        }
                     }
                     Callee::Intrinsic { intrinsic, .. } => self.intrinsic(*intrinsic, e.span),
                     Callee::Device { name, .. } => match self.by_name.get(name.text.as_str()) {
@@ -245,6 +279,16 @@ impl BodyCheck<'_, '_> {
                             name.span,
                             format!("`{}` is a `#[{}]` kernel; kernels cannot be called from kernel code: mark a helper `#[device]`", name.text, target.kind.attr_name()),
                         ),
+                        Some(_) if matches!(self.item.kind, ItemKind::Elementwise | ItemKind::Reduction(_)) && self.grid_wide.contains(name.text.as_str()) => {
+                            self.diags.error(
+                                name.span,
+                                format!(
+                                    "`{}` calls `grid_sync()` (directly or through the device functions it calls), which only a cooperatively launched `#[rawkernel]` can run; a `#[{}]` kernel cannot call it",
+                                    name.text,
+                                    self.item.kind.attr_name()
+                                ),
+                            )
+                        }
                         Some(_) => {}
                         None if self.scope == Scope::File => self.diags.error(
                             name.span,

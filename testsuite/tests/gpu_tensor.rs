@@ -10,6 +10,8 @@ use support::Rng;
 
 mod tensor_kernels;
 
+use std::sync::{Mutex, MutexGuard};
+
 use cuprum::runtime::{Array, Error, LaunchConfig};
 use half::{bf16, f16};
 use tensor_kernels as k;
@@ -24,8 +26,16 @@ on_both_devices!(
     ldmatrix_rows_in_range_and_transposed_layout,
     ldmatrix_misaligned_row_is_reported,
     ldmatrix_row_past_the_end_is_reported,
-    cp_async_misaligned_source_is_reported
+    cp_async_misaligned_source_is_reported,
+    cp_async_unchecked_checks_its_source_on_entry
 );
+
+/// The record of index violations is one per device: the tests take turns, so that one test's
+/// violation is not reported by another's synchronisation.
+fn serial() -> MutexGuard<'static, ()> {
+    static LOCK: Mutex<()> = Mutex::new(());
+    LOCK.lock().unwrap_or_else(|p| p.into_inner())
+}
 
 fn warp() -> LaunchConfig<'static> {
     LaunchConfig::new(1u32, 32u32)
@@ -50,6 +60,7 @@ fn assert_close(got: &[f32], want: &[f64], rel: f64, what: &str) {
 }
 
 fn mma_bf16_tile() {
+    let _serial = serial();
     let mut r = Rng::new();
     let a: Vec<bf16> = (0..256).map(|_| bf16::from_f64(r.range(-2.0, 2.0))).collect();
     let b: Vec<bf16> = (0..128).map(|_| bf16::from_f64(r.range(-2.0, 2.0))).collect();
@@ -63,6 +74,7 @@ fn mma_bf16_tile() {
 }
 
 fn mma_f16_tile() {
+    let _serial = serial();
     let mut r = Rng::new();
     let a: Vec<f16> = (0..256).map(|_| f16::from_f64(r.range(-2.0, 2.0))).collect();
     let b: Vec<f16> = (0..128).map(|_| f16::from_f64(r.range(-2.0, 2.0))).collect();
@@ -75,6 +87,7 @@ fn mma_f16_tile() {
 }
 
 fn mma_tf32_tile() {
+    let _serial = serial();
     let mut r = Rng::new();
     let a: Vec<f32> = (0..128).map(|_| r.range(-2.0, 2.0) as f32).collect();
     let b: Vec<f32> = (0..64).map(|_| r.range(-2.0, 2.0) as f32).collect();
@@ -96,6 +109,7 @@ fn mma_tf32_tile() {
 }
 
 fn mma_i8_tile() {
+    let _serial = serial();
     let mut r = Rng::new();
     let a: Vec<i8> = (0..16 * 32).map(|_| r.int(-128, 127) as i8).collect();
     let b: Vec<i8> = (0..32 * 8).map(|_| r.int(-128, 127) as i8).collect();
@@ -108,6 +122,7 @@ fn mma_i8_tile() {
 }
 
 fn cp_async_and_ldmatrix_feed_mma() {
+    let _serial = serial();
     let mut r = Rng::new();
     let a: Vec<bf16> = (0..256).map(|_| bf16::from_f64(r.range(-2.0, 2.0))).collect();
     let b: Vec<bf16> = (0..128).map(|_| bf16::from_f64(r.range(-2.0, 2.0))).collect();
@@ -120,6 +135,7 @@ fn cp_async_and_ldmatrix_feed_mma() {
 
 /// `ldmatrix_x1` of rows `offset + 8 r`: lane `l` gets row `l / 4`, columns `2 (l % 4)` and the next.
 fn ldmatrix_rows_in_range_and_transposed_layout() {
+    let _serial = serial();
     let mut r = Rng::new();
     let x: Vec<u16> = (0..72).map(|_| r.int(1, 65535) as u16).collect();
     for offset in [0u32, 8] {
@@ -134,6 +150,7 @@ fn ldmatrix_rows_in_range_and_transposed_layout() {
 }
 
 fn ldmatrix_misaligned_row_is_reported() {
+    let _serial = serial();
     let x: Vec<u16> = (1..=72).collect();
     let mut out = up(&vec![0u16; 64]);
     k::ldmatrix_rows::launch(&warp(), &up(&x), 4, &mut out).unwrap();
@@ -146,6 +163,7 @@ fn ldmatrix_misaligned_row_is_reported() {
 }
 
 fn ldmatrix_row_past_the_end_is_reported() {
+    let _serial = serial();
     let x: Vec<u16> = (1..=72).collect();
     let mut out = up(&vec![0u16; 64]);
     // Lane 7's row, 16 + 8 * 7 = 72, starts past the 72 elements of the shared array (a row that
@@ -160,6 +178,7 @@ fn ldmatrix_row_past_the_end_is_reported() {
 }
 
 fn cp_async_misaligned_source_is_reported() {
+    let _serial = serial();
     let x: Vec<f32> = (1..=16).map(|v| v as f32).collect();
     let mut out = up(&vec![f32::NAN; 4]);
     k::cp_async_from::launch(&warp(), &up(&x), 4, &mut out).unwrap();
@@ -171,4 +190,27 @@ fn cp_async_misaligned_source_is_reported() {
         }
         other => panic!("expected Error::IndexMisaligned, got {other:?}"),
     }
+}
+
+fn cp_async_unchecked_checks_its_source_on_entry() {
+    let _serial = serial();
+    let x: Vec<f32> = (1..=16).map(|v| v as f32).collect();
+    let whole = up(&x);
+    let mut out = up(&vec![f32::NAN; 4]);
+    k::cp_async_unchecked_from::launch(&warp(), &whole, 8, &mut out).unwrap();
+    assert_eq!(out.to_vec().unwrap(), &x[8..12], "an aligned copy");
+    // A view one element in: its start is 4 bytes past a 16-byte boundary.
+    let shifted = whole.slice(0, 1..13).unwrap();
+    let mut out = up(&vec![f32::NAN; 4]);
+    k::cp_async_unchecked_from::launch(&warp(), &shifted, 0, &mut out).unwrap();
+    match out.to_vec() {
+        Err(Error::IndexMisaligned { kernel, index, align, .. }) => {
+            assert_eq!((kernel.as_str(), index, align), ("cp_async_unchecked_from", 0, 4));
+        }
+        other => panic!("expected Error::IndexMisaligned, got {other:?}"),
+    }
+    // The GPU's kernel returned on entry (`out` keeps its poison); the CPU device checks the copy
+    // itself and skips it (`out` gets the shared array's zeros). Neither copied x[1..5].
+    let got = out.to_vec().unwrap();
+    assert!(got.iter().all(|v| v.is_nan() || *v == 0.0), "nothing was copied: {got:?}");
 }

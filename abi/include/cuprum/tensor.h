@@ -6,7 +6,9 @@
 // Each helper needs a minimum architecture; for an older target its instantiation is a compile
 // error that names it (cuprum-build reports the same before nvcc runs). The shared-memory helpers
 // check what the hardware would fault on: an index out of the array or a row that is not 16-byte
-// aligned is reported as an index violation (cuprum/bounds.h) and replaced by element 0.
+// aligned is reported as an index violation (cuprum/bounds.h, when the function returns:
+// `oob_later`) and replaced by element 0, unless the Rust code called the `unsafe` `_unchecked`
+// form.
 #pragma once
 #include <cuprum/types.h>
 #include <cuprum/half.h>
@@ -99,40 +101,74 @@ __device__ __forceinline__ Array<i32, 4> mma_m16n8k32_i8(const Array<i8, 16>& a,
 
 // ---- shared-memory addresses and their checks --------------------------------------------------
 
-// The shared-window address of a shared-memory pointer.
+// The shared-window address of a pointer into shared memory (folded to a constant for a
+// `__shared__` array).
 template <typename T>
 __device__ __forceinline__ u32 shared_address(const T* p) {
-    u32 a;
-    asm("{ .reg .u64 t; cvta.to.shared.u64 t, %1; cvt.u32.u64 %0, t; }" : "=r"(a) : "l"(p));
-    return a;
+    return (u32)__cvta_generic_to_shared(p);
 }
 
-// Whether `n` elements from `i` lie in `0..len` and `i` is a multiple of `align`; reports the
-// violation otherwise (the last index out of range, or the misaligned index).
+__device__ __forceinline__ u32 lane() {
+    u32 l;
+    asm("mov.u32 %0, %%laneid;" : "=r"(l));
+    return l;
+}
+
+// Whether `n` elements from `u` lie in `0..len` and `u` is a multiple of `align`.
+__device__ __forceinline__ bool rows_ok(u64 u, u64 n, u64 len, u64 align) {
+    return u % align == 0 && u < len && n <= len - u;
+}
+
+// The first violation of a function's checked tensor operations, reported when the function
+// returns (its destructor): a check then costs selects and no branch, so that the loop around it
+// stays one block the scheduler can overlap (a branch per `ldmatrix` made examples/gemm_bf16.rs
+// 2.6 times slower). The generated code declares one per function that uses them.
+struct oob_later {
+    const char* fn;
+    u64 index, len;
+    u32 info;
+    bool bad;
+    __device__ __forceinline__ explicit oob_later(const char* f) : fn(f), index(0), len(0), info(0), bad(false) {}
+    // Keeps (index, len, info) when `ok` is false and nothing was kept before.
+    __device__ __forceinline__ void note(bool ok, u64 i, u64 l, u32 f) {
+        bool first = !ok && !bad;
+        index = first ? i : index;
+        len = first ? l : len;
+        info = first ? f : info;
+        bad = bad || !ok;
+    }
+    __device__ __forceinline__ ~oob_later() {
+        if (bad) oob_report(fn, index, len, info);
+    }
+};
+
+// Notes a row check of `n` elements at `u` in `0..len` aligned to `align`: the misaligned index,
+// or the last index out of range.
 template <typename I>
-__device__ __forceinline__ bool rows_ok(I i, u64 n, u64 len, u64 align, const char* fn) {
-    u64 u = (u64)i;
-    if (__builtin_expect(u % align == 0 && u < len && n <= len - u, 1)) return true;
-    if (u % align != 0 && u < len) oob_report(fn, u, align, index_info<I>::signed_bit | oob_misaligned);
-    else oob_report(fn, u < len ? u + n - 1 : u, len, index_info<I>::signed_bit);
-    return false;
+__device__ __forceinline__ void note_rows(oob_later* later, bool ok, u64 u, u64 n, u64 len, u64 align) {
+    bool mis = u % align != 0 && u < len;
+    later->note(ok, mis ? u : (u < len ? u + n - 1 : u), mis ? align : len, index_info<I>::signed_bit | (mis ? oob_misaligned : 0u));
 }
 
 // ---- ldmatrix: a warp loads X 8x8 matrices of 16-bit elements ---------------------------------
 
 // Lane `l < 8 * X` gives the index of row `l % 8` of matrix `l / 8`: 8 elements, 16-byte
-// aligned. Every lane executes the instruction (it is warp-collective), a lane whose row is out of
-// range or misaligned with row 0 of the array instead.
-template <int X, bool TRANS, u64 N, typename T, typename I>
-__device__ __forceinline__ Array<T, 2 * X> ldmatrix(const T* s, I i, const char* fn) {
+// aligned. Every lane executes the instruction (it is warp-collective); with CHECK, a lane whose
+// row is out of range or misaligned reads row 0 of the array instead, and `later` reports it.
+// Without (`ldmatrix_*_unchecked`, `unsafe` in Rust), the rows are the caller's promise.
+template <int X, bool TRANS, bool CHECK, u64 N, typename T, typename I>
+__device__ __forceinline__ Array<T, 2 * X> ldmatrix(const T* s, I i, oob_later* later) {
     static_assert(arch_ok<T>::sm75, "cuprum: ldmatrix needs compute capability 7.5 or newer (sm_75); this target is older");
     static_assert(sizeof(T) == 2, "cuprum: ldmatrix loads 16-bit elements");
-    u32 lane;
-    asm("mov.u32 %0, %%laneid;" : "=r"(lane));
+    static_assert(N >= 8, "cuprum: ldmatrix reads rows of 8 elements: the shared array needs at least 8");
     u64 row = (u64)i;
-    if (lane < 8 * X && !rows_ok(i, 8, N, 8, fn)) row = 0;
-    if (lane >= 8 * X) row = 0;
-    u32 addr = shared_address(s + row);
+    if constexpr (CHECK) {
+        // Only lanes 0..8X give rows (the others' are ignored).
+        bool ok = rows_ok(row, 8, N, 8) || (X < 4 && lane() >= 8 * X);
+        note_rows<I>(later, ok, row, 8, N, 8);
+        row = ok ? row : 0;
+    }
+    u32 addr = shared_address(s) + (u32)row * 2u;
     u32 r[4];
     if constexpr (X == 1 && !TRANS) asm volatile("ldmatrix.sync.aligned.m8n8.x1.shared.b16 {%0}, [%1];" : "=r"(r[0]) : "r"(addr) : "memory");
     if constexpr (X == 2 && !TRANS) asm volatile("ldmatrix.sync.aligned.m8n8.x2.shared.b16 {%0,%1}, [%2];" : "=r"(r[0]), "=r"(r[1]) : "r"(addr) : "memory");
@@ -154,20 +190,36 @@ __device__ __forceinline__ Array<T, 2 * X> ldmatrix(const T* s, I i, const char*
 // ---- cp.async: 16 bytes from global to shared memory, completed by commit and wait -------------
 
 // Copies 16 bytes (16 / sizeof(T) elements) from `src[si..]` to `dst[di..]`, both 16-byte
-// aligned. Out of range or misaligned: reported, and nothing is copied.
-template <u64 N, typename T, typename S, typename I, typename J>
-__device__ __forceinline__ void cp_async(T* dst, I di, const S& src, J si, const char* fn) {
+// aligned. With CHECK, a copy out of range or misaligned is skipped (predicated off) and `later`
+// reports it; without (`cp_async_unchecked`), the operands are the caller's promise.
+template <u64 N, bool CHECK, typename T, typename S, typename I, typename J>
+__device__ __forceinline__ void cp_async(T* dst, I di, const S& src, J si, oob_later* later) {
     static_assert(arch_ok<T>::sm80, "cuprum: cp_async needs compute capability 8.0 or newer (sm_80); this target is older");
     static_assert(16 % sizeof(T) == 0, "cuprum: cp_async copies 16 bytes: the element size must divide 16");
     constexpr u64 n = 16 / sizeof(T);
-    if (!rows_ok(di, n, N, n, fn)) return;
-    if (!rows_ok(si, n, src.len, 1, fn)) return;
-    const T* from = &src.ptr[(u64)si];
-    if (((u64)from & 15u) != 0) {
-        oob_report(fn, (u64)si, n, index_info<J>::signed_bit | oob_misaligned);
-        return;
+    u64 d = (u64)di, s = (u64)si;
+    const T* from = src.ptr + s;
+    u32 to = shared_address(dst) + (u32)d * (u32)sizeof(T);
+    if constexpr (CHECK) {
+        bool dok = rows_ok(d, n, N, n), sok = rows_ok(s, n, src.len, 1), aok = ((u64)from & 15u) == 0;
+        bool ok = dok && sok && aok;
+        if (!dok) note_rows<I>(later, false, d, n, N, n);
+        else if (!sok) note_rows<J>(later, false, s, n, src.len, 1);
+        else later->note(aok, s, n, index_info<J>::signed_bit | oob_misaligned);
+        asm volatile("{ .reg .pred p; setp.ne.b32 p, %2, 0; @p cp.async.cg.shared.global [%0], [%1], 16; }" ::"r"(ok ? to : 0u), "l"(ok ? from : src.ptr), "r"((u32)ok) : "memory");
+    } else {
+        asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(to), "l"(from) : "memory");
     }
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(shared_address(dst + (u64)di)), "l"(from) : "memory");
+}
+
+// Whether the slice `s` starts 16-byte aligned, as `cp_async_unchecked` needs of its source;
+// reports index 0 as misaligned otherwise. The generated code calls it when a function that
+// passes `s` to `cp_async_unchecked` is entered, and returns at once if not.
+template <typename S>
+__device__ __forceinline__ bool cp_async_source_ok(const S& s, const char* fn) {
+    if (__builtin_expect(((u64)s.ptr & 15u) == 0, 1)) return true;
+    oob_report(fn, 0, 16 / sizeof(*s.ptr), oob_misaligned);
+    return false;
 }
 
 template <typename T = void>

@@ -43,6 +43,10 @@ vocabulary! {
         ThreadFence = "thread_fence",
         /// `thread_fence_block()`
         ThreadFenceBlock = "thread_fence_block",
+        /// `grid_sync()`: the barrier of every thread of the grid (CUDA's
+        /// `cooperative_groups::this_grid().sync()`); a kernel that calls it is launched
+        /// cooperatively (`Intrinsic::grid_wide`).
+        GridSync = "grid_sync",
         /// `shared_array::<T, N>() -> &mut [T; N]`: static shared memory, bound by a `let`.
         SharedArray = "shared_array",
         /// `dynamic_shared::<T>() -> &mut [T]`: the launch's dynamic shared memory.
@@ -60,6 +64,9 @@ vocabulary! {
         /// `cp_async(dst: &mut [T; N], dst_index, src: &[T], src_index)`: starts an asynchronous
         /// copy of 16 bytes from global to shared memory (sm_80+); see `cp_async_wait`.
         CpAsync = "cp_async",
+        /// `unsafe { cp_async_unchecked(dst, dst_index, src, src_index) }`: `cp_async` without
+        /// its range and alignment checks, for loops where they cost (docs/kernel-language.md).
+        CpAsyncUnchecked = "cp_async_unchecked",
         /// `cp_async_commit()`: closes the thread's group of copies started since the last one.
         CpAsyncCommit = "cp_async_commit",
         /// `cp_async_wait::<N>()`: waits until at most `N` of the thread's committed groups are
@@ -86,10 +93,11 @@ impl Intrinsic {
         match self {
             ThreadIdx | BlockIdx | BlockDim | GridDim | Grid1d | Grid2d | Grid3d | GridSize1d | GridSize2d | GridSize3d | LaneId
             | WarpSize | SyncThreads | ThreadFence | ThreadFenceBlock | SharedArray | DynamicShared | Index | LoopSize | ReduceIndex => 0,
+            GridSync => 0,
             SyncWarp => 1,
             ComplexNew => 2,
             CpAsyncCommit | CpAsyncWait => 0,
-            CpAsync => 4,
+            CpAsync | CpAsyncUnchecked => 4,
             Atomic(op) => op.arity(),
             Shuffle(s) => s.arity(),
             Mma(_) => 3,
@@ -103,11 +111,11 @@ impl Intrinsic {
     pub fn min_arch(self) -> Option<u32> {
         use Intrinsic::*;
         match self {
-            CpAsync | CpAsyncCommit | CpAsyncWait | Mma(_) => Some(80),
+            CpAsync | CpAsyncUnchecked | CpAsyncCommit | CpAsyncWait | Mma(_) => Some(80),
             LdMatrix(_) => Some(75),
             ThreadIdx | BlockIdx | BlockDim | GridDim | Grid1d | Grid2d | Grid3d | GridSize1d | GridSize2d | GridSize3d | LaneId
             | WarpSize | SyncThreads | SyncWarp | ThreadFence | ThreadFenceBlock | SharedArray | DynamicShared | Index | LoopSize
-            | ReduceIndex | ComplexNew | Atomic(_) | Shuffle(_) => None,
+            | ReduceIndex | ComplexNew | Atomic(_) | Shuffle(_) | GridSync => None,
         }
     }
 
@@ -117,6 +125,15 @@ impl Intrinsic {
     pub fn warp_collective(self) -> bool {
         use Intrinsic::*;
         matches!(self, SyncWarp | Shuffle(_) | Mma(_) | LdMatrix(_))
+    }
+
+    /// Whether the call waits for every thread of the grid: a kernel that uses it, directly or
+    /// through `#[device]` functions, needs all its blocks resident at once, so the runtime
+    /// launches it cooperatively (`cuLaunchCooperativeKernel`) and checks its grid against the
+    /// device's co-residency limit; on the CPU device its blocks run as coroutines of one
+    /// scheduler.
+    pub fn grid_wide(self) -> bool {
+        matches!(self, Intrinsic::GridSync)
     }
 
     /// The C spelling: a CUDA builtin (`threadIdx`, `__syncthreads`), a helper of
@@ -142,13 +159,14 @@ impl Intrinsic {
             SyncWarp => "__syncwarp",
             ThreadFence => "__threadfence",
             ThreadFenceBlock => "__threadfence_block",
+            GridSync => "cuprum::grid_sync",
             SharedArray => "__shared__",
             DynamicShared => "cuprum_dynamic_smem",
             Index => "_ci",
             LoopSize => "_cn",
             ReduceIndex => "_cj",
             ComplexNew => "cuprum::make_complex",
-            CpAsync => "cuprum::cp_async",
+            CpAsync | CpAsyncUnchecked => "cuprum::cp_async",
             CpAsyncCommit => "cuprum::cp_async_commit",
             CpAsyncWait => "cuprum::cp_async_wait",
             Atomic(op) => op.c_name(),
@@ -168,8 +186,8 @@ impl Intrinsic {
             BlockDim => Some("blockDim"),
             GridDim => Some("gridDim"),
             Grid1d | Grid2d | Grid3d | GridSize1d | GridSize2d | GridSize3d | LaneId | WarpSize | SyncThreads | SyncWarp | ThreadFence
-            | ThreadFenceBlock | SharedArray | DynamicShared | Index | LoopSize | ReduceIndex | ComplexNew | CpAsync | CpAsyncCommit
-            | CpAsyncWait | Atomic(_) | Shuffle(_) | Mma(_) | LdMatrix(_) => None,
+            | ThreadFenceBlock | GridSync | SharedArray | DynamicShared | Index | LoopSize | ReduceIndex | ComplexNew | CpAsync
+            | CpAsyncUnchecked | CpAsyncCommit | CpAsyncWait | Atomic(_) | Shuffle(_) | Mma(_) | LdMatrix(_) => None,
         }
     }
 }
@@ -341,6 +359,14 @@ vocabulary! {
         X1Trans = "ldmatrix_x1_trans",
         X2Trans = "ldmatrix_x2_trans",
         X4Trans = "ldmatrix_x4_trans",
+        /// The same loads without the range and alignment checks of their rows: `unsafe`
+        /// (docs/kernel-language.md, "Tensor cores").
+        X1Unchecked = "ldmatrix_x1_unchecked",
+        X2Unchecked = "ldmatrix_x2_unchecked",
+        X4Unchecked = "ldmatrix_x4_unchecked",
+        X1TransUnchecked = "ldmatrix_x1_trans_unchecked",
+        X2TransUnchecked = "ldmatrix_x2_trans_unchecked",
+        X4TransUnchecked = "ldmatrix_x4_trans_unchecked",
     }
 }
 
@@ -349,15 +375,22 @@ impl LdMatrix {
     pub fn count(self) -> u32 {
         use LdMatrix::*;
         match self {
-            X1 | X1Trans => 1,
-            X2 | X2Trans => 2,
-            X4 | X4Trans => 4,
+            X1 | X1Trans | X1Unchecked | X1TransUnchecked => 1,
+            X2 | X2Trans | X2Unchecked | X2TransUnchecked => 2,
+            X4 | X4Trans | X4Unchecked | X4TransUnchecked => 4,
         }
     }
 
     /// Whether the matrices are transposed on the way (`.trans`).
     pub fn trans(self) -> bool {
         use LdMatrix::*;
-        matches!(self, X1Trans | X2Trans | X4Trans)
+        matches!(self, X1Trans | X2Trans | X4Trans | X1TransUnchecked | X2TransUnchecked | X4TransUnchecked)
+    }
+
+    /// Whether each lane's row is checked (in range, 16-byte aligned); the `_unchecked` forms
+    /// are `unsafe`.
+    pub fn checked(self) -> bool {
+        use LdMatrix::*;
+        matches!(self, X1 | X2 | X4 | X1Trans | X2Trans | X4Trans)
     }
 }

@@ -47,7 +47,7 @@ impl Checker<'_, '_> {
             Grid1d | GridSize1d | LaneId | WarpSize => U32,
             Grid2d | GridSize2d => dim_tuple(2),
             Grid3d | GridSize3d => dim_tuple(3),
-            SyncThreads | ThreadFence | ThreadFenceBlock => Ty::Unit,
+            SyncThreads | ThreadFence | ThreadFenceBlock | GridSync => Ty::Unit,
             SyncWarp => {
                 if arity_ok {
                     self.arg(&args[0], &U32);
@@ -76,8 +76,8 @@ impl Checker<'_, '_> {
                 }
                 Ty::Unit
             }
-            ComplexNew | Atomic(_) | Shuffle(_) | CpAsync | Mma(_) | LdMatrix(_) if !arity_ok => Ty::Error,
-            CpAsync => self.cp_async(args),
+            ComplexNew | Atomic(_) | Shuffle(_) | CpAsync | CpAsyncUnchecked | Mma(_) | LdMatrix(_) if !arity_ok => Ty::Error,
+            CpAsync | CpAsyncUnchecked => self.cp_async(args),
             Mma(m) => self.mma(m, args),
             LdMatrix(l) => self.ldmatrix(l, args),
             ComplexNew => {

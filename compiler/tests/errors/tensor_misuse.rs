@@ -30,3 +30,12 @@ pub fn per_element(x: f32) -> f32 {
     let d = mma_m16n8k8_tf32([x; 4], [x; 2], [x; 4]);
     d[0]
 }
+
+/// The source of `cp_async_unchecked` must be a parameter (its start is checked on entry).
+#[rawkernel]
+pub fn copy_from_local(a: &[f32]) {
+    let s = shared_array::<f32, 8>();
+    let t = shared_array::<f32, 8>();
+    unsafe { cp_async_unchecked(s, 0u32, t, 0u32) };
+    unsafe { cp_async_unchecked(s, 4u32, a, 0u32) };
+}

@@ -147,3 +147,20 @@ pub fn cp_async_from(x: &[f32], from: u32, out: &mut [f32]) {
         }
     }
 }
+
+/// `cp_async_unchecked` of `x[from..from + 4]`: the kernel checks `x`'s start for 16-byte
+/// alignment on entry (a view that starts one element in is an error).
+#[rawkernel]
+pub fn cp_async_unchecked_from(x: &[f32], from: u32, out: &mut [f32]) {
+    let s = shared_array::<f32, 4>();
+    if thread_idx().x == 0 && from % 4 == 0 && (from as usize) + 4 <= x.len() {
+        // SAFETY: `from` is a multiple of 4 elements (16 bytes) with 4 elements of `x` after it,
+        // and element 0 of `s` starts 4 in range.
+        unsafe { cp_async_unchecked(s, 0u32, x, from) };
+        cp_async_commit();
+        cp_async_wait::<0>();
+        for k in 0..4usize {
+            out[k] = s[k];
+        }
+    }
+}

@@ -100,18 +100,19 @@ __device__ void store_tile(cuprum::Slice<f32> d, u64 g, u64 t, cuprum::Array<f32
 }
 
 __device__ __forceinline__ void mma_shared_bf16_body(cuprum::RoSlice<bf16> a, cuprum::RoSlice<bf16> b, cuprum::Slice<f32> d) {
+    cuprum::oob_later cuprum_later("mma_shared_bf16");
     __shared__ __align__(16) bf16 sa[256];
     __shared__ __align__(16) bf16 sb[128];
     u32 l = cuprum::lane_id();
-    cuprum::cp_async<256>(sa, l * 8u, a, l * 8u, "mma_shared_bf16");
+    cuprum::cp_async<256, true>(sa, l * 8u, a, l * 8u, &cuprum_later);
     if (l < 16u) {
-        cuprum::cp_async<128>(sb, l * 8u, b, l * 8u, "mma_shared_bf16");
+        cuprum::cp_async<128, true>(sb, l * 8u, b, l * 8u, &cuprum_later);
     }
     cuprum::cp_async_commit();
     cuprum::cp_async_wait<0>();
     __syncthreads();
-    cuprum::Array<bf16, 8> fa = cuprum::ldmatrix<4, false, 256>(sa, (cuprum::rem(l, 16u) * 16u) + (8u * cuprum::div(l, 16u)), "mma_shared_bf16");
-    cuprum::Array<bf16, 4> fb = cuprum::ldmatrix<2, true, 128>(sb, cuprum::rem(l, 16u) * 8u, "mma_shared_bf16");
+    cuprum::Array<bf16, 8> fa = cuprum::ldmatrix<4, false, true, 256>(sa, (cuprum::rem(l, 16u) * 16u) + (8u * cuprum::div(l, 16u)), &cuprum_later);
+    cuprum::Array<bf16, 4> fb = cuprum::ldmatrix<2, true, true, 128>(sb, cuprum::rem(l, 16u) * 8u, &cuprum_later);
     cuprum::Array<f32, 4> fd = cuprum::mma_m16n8k16(fa, fb, cuprum::Array<f32, 4>::splat(0.0f));
     cuprum::Tuple2<u64, u64> _ct0 = cuprum::Tuple2<u64, u64>{(u64)cuprum::div(l, 4u), (u64)(2u * cuprum::rem(l, 4u))};
     u64 g = _ct0._0;
@@ -124,6 +125,7 @@ __device__ __forceinline__ void mma_shared_bf16_body(cuprum::RoSlice<bf16> a, cu
 CUPRUM_INSTANTIATE_mma_shared_bf16(cuprum_rawkernel_mma_shared_bf16)
 
 __device__ __forceinline__ void ldmatrix_rows_body(cuprum::RoSlice<u16> x, u32 offset, cuprum::Slice<u16> out) {
+    cuprum::oob_later cuprum_later("ldmatrix_rows");
     __shared__ __align__(16) u16 s[72];
     u32 l = cuprum::lane_id();
     {
@@ -136,7 +138,7 @@ __device__ __forceinline__ void ldmatrix_rows_body(cuprum::RoSlice<u16> x, u32 o
         }
     }
     __syncwarp(4294967295u);
-    cuprum::Array<u16, 2> r = cuprum::ldmatrix<1, false, 72>(s, offset + (8u * cuprum::rem(l, 8u)), "ldmatrix_rows");
+    cuprum::Array<u16, 2> r = cuprum::ldmatrix<1, false, true, 72>(s, offset + (8u * cuprum::rem(l, 8u)), &cuprum_later);
     if (cuprum::has(out, "ldmatrix_rows", (u64)(2u * l))) out[(u64)(2u * l)] = r[0ull];
     if (cuprum::has(out, "ldmatrix_rows", (u64)((2u * l) + 1u))) out[(u64)((2u * l) + 1u)] = r[1ull];
 }
@@ -146,9 +148,10 @@ __device__ __forceinline__ void ldmatrix_rows_body(cuprum::RoSlice<u16> x, u32 o
 CUPRUM_INSTANTIATE_ldmatrix_rows(cuprum_rawkernel_ldmatrix_rows)
 
 __device__ __forceinline__ void cp_async_from_body(cuprum::RoSlice<f32> x, u32 from, cuprum::Slice<f32> out) {
+    cuprum::oob_later cuprum_later("cp_async_from");
     __shared__ __align__(16) f32 s[4];
     if (threadIdx.x == 0u) {
-        cuprum::cp_async<4>(s, 0u, x, from, "cp_async_from");
+        cuprum::cp_async<4, true>(s, 0u, x, from, &cuprum_later);
         cuprum::cp_async_commit();
         cuprum::cp_async_wait<0>();
         {
@@ -163,3 +166,23 @@ __device__ __forceinline__ void cp_async_from_body(cuprum::RoSlice<f32> x, u32 f
     extern "C" __global__ void NAME(cuprum::RoSlice<f32> x, u32 from, cuprum::Slice<f32> out) { cp_async_from_body(x, from, out); }
 
 CUPRUM_INSTANTIATE_cp_async_from(cuprum_rawkernel_cp_async_from)
+
+__device__ __forceinline__ void cp_async_unchecked_from_body(cuprum::RoSlice<f32> x, u32 from, cuprum::Slice<f32> out) {
+    if (!cuprum::cp_async_source_ok(x, "cp_async_unchecked_from")) return;
+    __shared__ __align__(16) f32 s[4];
+    if (((threadIdx.x == 0u) && (cuprum::rem(from, 4u) == 0u)) && ((((u64)from) + 4ull) <= x.len)) {
+        cuprum::cp_async<4, false>(s, 0u, x, from, nullptr);
+        cuprum::cp_async_commit();
+        cuprum::cp_async_wait<0>();
+        {
+            const u64 _ce0 = 4ull;
+            for (u64 k = 0ull; k < _ce0; ++k) {
+                if (cuprum::has(out, "cp_async_unchecked_from", k)) out[k] = s[k];
+            }
+        }
+    }
+}
+#define CUPRUM_INSTANTIATE_cp_async_unchecked_from(NAME) \
+    extern "C" __global__ void NAME(cuprum::RoSlice<f32> x, u32 from, cuprum::Slice<f32> out) { cp_async_unchecked_from_body(x, from, out); }
+
+CUPRUM_INSTANTIATE_cp_async_unchecked_from(cuprum_rawkernel_cp_async_unchecked_from)

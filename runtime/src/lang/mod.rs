@@ -21,8 +21,9 @@ pub mod cpu;
 pub mod prelude {
     pub use super::intrinsics::*;
     pub use super::tensor::{
-        Bits16, MmaHalf, cp_async, cp_async_commit, cp_async_wait, ldmatrix_x1, ldmatrix_x1_trans,
-        ldmatrix_x2, ldmatrix_x2_trans, ldmatrix_x4, ldmatrix_x4_trans, mma_m16n8k8_tf32,
+        Bits16, MmaHalf, cp_async, cp_async_commit, cp_async_unchecked, cp_async_wait, ldmatrix_x1, ldmatrix_x1_trans,
+        ldmatrix_x1_trans_unchecked, ldmatrix_x1_unchecked, ldmatrix_x2, ldmatrix_x2_trans, ldmatrix_x2_trans_unchecked,
+        ldmatrix_x2_unchecked, ldmatrix_x4, ldmatrix_x4_trans, ldmatrix_x4_trans_unchecked, ldmatrix_x4_unchecked, mma_m16n8k8_tf32,
         mma_m16n8k16, mma_m16n8k32_i8,
     };
     pub use super::traits::{Float, Int, Number, Real, Scalar};

@@ -180,6 +180,32 @@ macro_rules! ldmatrix_fns {
     )*};
 }
 
+macro_rules! ldmatrix_unchecked_fns {
+    ($($name:ident, $checked:ident, $out:literal;)*) => {$(
+        #[doc = concat!("[`", stringify!($checked), "`] without the checks of the rows (one branch per")]
+        /// call, which keeps the GPU's scheduler from overlapping a loop's loads and
+        /// multiplications). Host and CPU device: checked all the same.
+        ///
+        /// # Safety
+        ///
+        /// On a GPU, every row a lane gives (lanes `0..8 * count`) is 8 elements inside `s`
+        /// starting at a multiple of 8: a row outside the array reads other shared memory or
+        /// faults, and a misaligned one faults.
+        pub unsafe fn $name<T: Bits16, I: KernelIndex, const N: usize>(s: &[T; N], i: I) -> [T; $out] {
+            $checked(s, i)
+        }
+    )*};
+}
+
+ldmatrix_unchecked_fns! {
+    ldmatrix_x1_unchecked, ldmatrix_x1, 2;
+    ldmatrix_x2_unchecked, ldmatrix_x2, 4;
+    ldmatrix_x4_unchecked, ldmatrix_x4, 8;
+    ldmatrix_x1_trans_unchecked, ldmatrix_x1_trans, 2;
+    ldmatrix_x2_trans_unchecked, ldmatrix_x2_trans, 4;
+    ldmatrix_x4_trans_unchecked, ldmatrix_x4_trans, 8;
+}
+
 ldmatrix_fns! {
     ldmatrix_x1, 1, 2, false, "ldmatrix.sync.aligned.m8n8.x1.shared.b16";
     ldmatrix_x2, 2, 4, false, "ldmatrix.sync.aligned.m8n8.x2.shared.b16";
@@ -200,6 +226,20 @@ pub fn cp_async<T: Scalar, I: KernelIndex, J: KernelIndex, const N: usize>(dst: 
     let n = 16 / size_of::<T>();
     let (di, si) = (di.to_usize(), si.to_usize());
     dst[di..di + n].copy_from_slice(&src[si..si + n]);
+}
+
+/// [`cp_async`] without its checks (a branch per call). Host and CPU device: checked all the
+/// same.
+///
+/// # Safety
+///
+/// On a GPU, `dst[di..di + n]` and `src[si..si + n]` (`n = 16 / size_of::<T>()`) are in range and
+/// `di` and `si` are multiples of `n`: otherwise the copy reads or writes memory outside its
+/// arguments, or faults. `src` is a slice parameter of the calling function (the compiler says
+/// so), whose start the generated code checks for 16-byte alignment when the function is
+/// entered: a misaligned one is reported (`Error::IndexMisaligned`) and the function returns.
+pub unsafe fn cp_async_unchecked<T: Scalar, I: KernelIndex, J: KernelIndex, const N: usize>(dst: &mut [T; N], di: I, src: &[T], si: J) {
+    cp_async(dst, di, src, si)
 }
 
 /// Closes the thread's group of the copies started since the previous one: PTX

@@ -51,11 +51,42 @@ pub struct Writer<'a> {
     proven: HashSet<ExprId>,
 }
 
+/// The variable of a function that uses checked tensor operations: their first violation, reported
+/// when the function returns (`cuprum::oob_later`, cuprum/tensor.h). Reserved in every function.
+const LATER: &str = "cuprum_later";
+
+/// Whether `item` calls a checked `ldmatrix_*` or `cp_async`.
+fn uses_checked_tensor_ops(item: &Item) -> bool {
+    let mut found = false;
+    crate::ir::each_expr_of_item(item, &mut |e| {
+        if let ExprKind::Call { callee: Callee::Intrinsic { intrinsic, .. }, .. } = &e.kind {
+            found |= matches!(intrinsic, Intrinsic::CpAsync) || matches!(intrinsic, Intrinsic::LdMatrix(l) if l.checked());
+        }
+    });
+    found
+}
+
+/// The parameters `item` passes to `cp_async_unchecked` as sources, each once.
+fn unchecked_copy_sources(item: &Item) -> Vec<LocalId> {
+    let mut out = Vec::new();
+    crate::ir::each_expr_of_item(item, &mut |e| {
+        if let ExprKind::Call { callee: Callee::Intrinsic { intrinsic: Intrinsic::CpAsyncUnchecked, .. }, args } = &e.kind {
+            if let Some(Expr { kind: ExprKind::Local(id), .. }) = args.get(2) {
+                if !out.contains(id) {
+                    out.push(*id);
+                }
+            }
+        }
+    });
+    out
+}
+
 impl<'a> Writer<'a> {
     /// A writer for `item`; `devices` are the file's device functions (their signatures shape the
     /// arguments of calls; no local may take their C++ names).
     pub(crate) fn new(item: &'a Item, types: &'a Types, features: &'a mut Features, devices: &'a [&'a Item], structs: &'a [StructDef]) -> Self {
         let mut namer = Namer::default();
+        namer.reserve(LATER);
         for d in devices {
             namer.reserve(&namer::item_name(&d.name.text));
         }
@@ -127,6 +158,17 @@ impl<'a> Writer<'a> {
 
     pub(super) fn body_into_return(&mut self) {
         self.indent += 1;
+        if uses_checked_tensor_ops(self.item) {
+            self.features.need("cuprum/tensor.h");
+            self.line(format!("cuprum::oob_later {LATER}(\"{}\");", self.item.name.text));
+        }
+        // The sources of `cp_async_unchecked` (parameters, the validator says) must start 16-byte
+        // aligned: checked once here, as the only promise of the call its caller cannot keep.
+        let ret = if self.item.ret.is_unit() { "return;" } else { "return {};" };
+        for p in unchecked_copy_sources(self.item) {
+            let name = self.locals[p.0 as usize].clone();
+            self.line(format!("if (!cuprum::cp_async_source_ok({name}, \"{}\")) {ret}", self.item.name.text));
+        }
         let body = &self.item.body;
         let dest = if self.item.ret.is_unit() { Dest::Discard } else { Dest::Return };
         self.block_contents(body, &dest);
@@ -1160,6 +1202,12 @@ impl<'a> Writer<'a> {
             }
             WarpSize => format!("(u32){c}"),
             SyncThreads | ThreadFence | ThreadFenceBlock => format!("{c}()"),
+            // The barrier of a cooperative launch (the runtime launches every kernel that reaches
+            // it cooperatively: `KernelInfo::cooperative`).
+            GridSync => {
+                self.features.need("cuprum/grid.h");
+                format!("{c}()")
+            }
             SyncWarp => format!("{c}({})", vs[0]),
             ComplexNew => {
                 self.features.need("cuprum/complex.h");
@@ -1183,13 +1231,14 @@ impl<'a> Writer<'a> {
                 self.features.need("cuprum/thread.h");
                 format!("{c}({})", vs.join(", "))
             }
-            // The tensor helpers check their shared-memory ranges and alignment themselves (a
-            // misaligned address is a fault, not only a wrong value); the name is the function
-            // a violation reports.
-            CpAsync => {
+            // The checked tensor helpers check their ranges and alignment themselves (a misaligned
+            // address is a fault, not only a wrong value) and note a violation in the function's
+            // `LATER`, which reports it when the function returns.
+            CpAsync | CpAsyncUnchecked => {
                 self.features.need("cuprum/tensor.h");
                 let Ty::ArrayRef { len, .. } = self.indexed_ty(&args[0]) else { unreachable!("the type checker admits shared arrays only") };
-                format!("{c}<{len}>({}, {}, {}, {}, \"{}\")", vs[0], vs[1], vs[2], vs[3], self.item.name.text)
+                let later = if f == CpAsync { format!("&{LATER}") } else { "nullptr".into() };
+                format!("{c}<{len}, {}>({}, {}, {}, {}, {later})", f == CpAsync, vs[0], vs[1], vs[2], vs[3])
             }
             CpAsyncCommit => {
                 self.features.need("cuprum/tensor.h");
@@ -1206,7 +1255,8 @@ impl<'a> Writer<'a> {
             LdMatrix(l) => {
                 self.features.need("cuprum/tensor.h");
                 let Ty::ArrayRef { len, .. } = self.indexed_ty(&args[0]) else { unreachable!("the type checker admits shared arrays only") };
-                format!("{c}<{}, {}, {len}>({}, {}, \"{}\")", l.count(), l.trans(), vs[0], vs[1], self.item.name.text)
+                let later = if l.checked() { format!("&{LATER}") } else { "nullptr".into() };
+                format!("{c}<{}, {}, {}, {len}>({}, {}, {later})", l.count(), l.trans(), l.checked(), vs[0], vs[1])
             }
         }
     }

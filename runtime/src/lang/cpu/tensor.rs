@@ -103,6 +103,37 @@ pub fn cp_async<T: Scalar + Copy, I: KernelIndex, J: KernelIndex>(dst: Slice<'_,
     }
 }
 
+macro_rules! unchecked_fns {
+    ($($name:ident, $checked:ident, $out:literal;)*) => {$(
+        #[doc = concat!("`", stringify!($name), "` (`lang::tensor`): checked on the CPU device.")]
+        ///
+        /// # Safety
+        ///
+        /// None needed here: the rows are checked (the GPU's form is the one that trusts them).
+        pub unsafe fn $name<T: Bits16, I: KernelIndex>(s: Slice<'_, T>, i: I) -> [T; $out] {
+            $checked(s, i)
+        }
+    )*};
+}
+
+unchecked_fns! {
+    ldmatrix_x1_unchecked, ldmatrix_x1, 2;
+    ldmatrix_x2_unchecked, ldmatrix_x2, 4;
+    ldmatrix_x4_unchecked, ldmatrix_x4, 8;
+    ldmatrix_x1_trans_unchecked, ldmatrix_x1_trans, 2;
+    ldmatrix_x2_trans_unchecked, ldmatrix_x2_trans, 4;
+    ldmatrix_x4_trans_unchecked, ldmatrix_x4_trans, 8;
+}
+
+/// `cp_async_unchecked` (`lang::tensor`): checked on the CPU device.
+///
+/// # Safety
+///
+/// None needed here: the operands are checked (the GPU's form is the one that trusts them).
+pub unsafe fn cp_async_unchecked<T: Scalar + Copy, I: KernelIndex, J: KernelIndex>(dst: Slice<'_, T>, di: I, src: Slice<'_, T>, si: J) {
+    cp_async(dst, di, src, si)
+}
+
 /// `cp_async_commit` (`lang::tensor`): the copies are complete already.
 pub fn cp_async_commit() {}
 
