@@ -16,5 +16,6 @@ fn main() {
         .file("tests/bounds_kernels.rs")
         .file("tests/fuse_kernels.rs")
         .file("tests/tensor_kernels.rs")
+        .file("tests/grid_kernels.rs")
         .compile();
 }

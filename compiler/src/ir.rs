@@ -518,6 +518,42 @@ pub enum ExprKind {
     Return(Option<ExprRef>),
 }
 
+/// The names of the items that call an intrinsic `pred` admits, directly or through the
+/// `#[device]` functions of the module they call (`grid_sync`: the kernels that need a
+/// cooperative launch, `Intrinsic::grid_wide`).
+pub fn reaching_intrinsic<'m>(module: &'m Module, pred: &dyn Fn(Intrinsic) -> bool) -> std::collections::HashSet<&'m str> {
+    let mut calls: Vec<(&str, Vec<String>)> = Vec::new();
+    let mut reached = std::collections::HashSet::new();
+    for item in &module.items {
+        let (mut direct, mut callees) = (false, Vec::new());
+        each_expr_of_item(item, &mut |e| {
+            if let ExprKind::Call { callee, .. } = &e.kind {
+                match callee {
+                    Callee::Intrinsic { intrinsic, .. } => direct |= pred(*intrinsic),
+                    Callee::Device { name, .. } => callees.push(name.text.clone()),
+                    Callee::Assoc { .. } => {}
+                }
+            }
+        });
+        if direct {
+            reached.insert(item.name.text.as_str());
+        }
+        calls.push((item.name.text.as_str(), callees));
+    }
+    // Callers of reached functions, until nothing changes (the call graph is small).
+    loop {
+        let before = reached.len();
+        for (name, callees) in &calls {
+            if !reached.contains(name) && callees.iter().any(|c| reached.contains(c.as_str())) {
+                reached.insert(*name);
+            }
+        }
+        if reached.len() == before {
+            return reached;
+        }
+    }
+}
+
 /// Calls `f` on every expression of the item (body and reduction parts).
 pub fn each_expr_of_item(item: &Item, f: &mut dyn FnMut(&Expr)) {
     fn block(b: &Block, f: &mut dyn FnMut(&Expr)) {

@@ -154,3 +154,54 @@ fn struct_elements_are_array_arguments() {
     // The unit is the whole file: the struct's C definition is in it.
     has(&out, "structParticle{");
 }
+
+const GRID_FILE: &str = "
+use cuprum::prelude::*;
+
+#[device]
+fn step(x: &mut [f32]) {
+    x[grid_1d() as usize] += 1.0;
+    grid_sync();
+}
+
+#[rawkernel]
+pub fn through_device(x: &mut [f32]) {
+    step(x);
+}
+
+#[rawkernel]
+pub fn direct(x: &mut [f32]) {
+    grid_sync();
+    x[0] = 1.0;
+}
+
+#[rawkernel]
+pub fn plain(x: &mut [f32]) {
+    sync_threads();
+    x[0] = 1.0;
+}
+";
+
+/// A raw kernel that reaches `grid_sync()`, itself or through a device function, launches
+/// cooperatively on both devices and gets `max_cooperative_blocks`; one that does not, neither.
+#[test]
+fn grid_sync_kernels_launch_cooperatively() {
+    let cx = file_context("grid_sync_kernels.rs", GRID_FILE);
+    let unit = cuprum_compiler::compile_source(GRID_FILE).unwrap().unit;
+    let cooperative: Vec<(&str, bool)> = unit.kernels.iter().map(|k| (k.name.as_str(), k.cooperative)).collect();
+    assert_eq!(cooperative, [("through_device", true), ("direct", true), ("plain", false)]);
+    for (name, body) in [("through_device", "{ step(x); }"), ("direct", "{ grid_sync(); x[0] = 1.0; }")] {
+        let item: TokenStream = format!("pub fn {name}(x: &mut [f32]) {body}").parse().unwrap();
+        let out = squash(&expand_item(AttrKind::RawKernel, TokenStream::new(), item, &cx).to_string());
+        assert!(!out.contains("compile_error"), "{out}");
+        has(&out, "__cuprum::launch::launch_cooperative(__function, config,");
+        has(&out, "__grid.run_cooperative(&move ||");
+        has(&out, "pub fn max_cooperative_blocks(config: &__cuprum::LaunchConfig<'_>) -> __cuprum::Result<u32>");
+        has(&out, "__cuprum::launch::grid::co_residency(config.block, config.shared_mem_bytes).blocks_u32()");
+        has(&out, "__function.co_residency(config.block, config.shared_mem_bytes)?.blocks_u32()");
+    }
+    let item: TokenStream = "pub fn plain(x: &mut [f32]) { sync_threads(); x[0] = 1.0; }".parse().unwrap();
+    let out = squash(&expand_item(AttrKind::RawKernel, TokenStream::new(), item, &cx).to_string());
+    has(&out, "__cuprum::launch::launch(__function, config,");
+    assert!(!out.contains("cooperative"), "{out}");
+}

@@ -367,6 +367,30 @@ pub enum Error {
         thread: [u32; 3],
     },
 
+    /// A kernel that calls `grid_sync()` launched with more blocks than the device keeps
+    /// resident at once (nothing was launched). Its launch is cooperative: every block must be on
+    /// a multiprocessor at the same time, or the blocks at the barrier would wait forever for
+    /// blocks that cannot start.
+    #[error("{}", cooperative_grid_text(.kernel, *.blocks, *.limit, *.per_multiprocessor, *.multiprocessors, *.block_threads, *.shared_bytes))]
+    CooperativeGrid {
+        /// The kernel's name.
+        kernel: String,
+        /// The blocks the launch asked for.
+        blocks: u64,
+        /// The most blocks of this size the device keeps resident: `per_multiprocessor *
+        /// multiprocessors` (what `NAME::max_cooperative_blocks(&config)` returns).
+        limit: u64,
+        /// Blocks of this configuration one multiprocessor holds at once (the driver's
+        /// occupancy calculator; on the CPU device, its model: docs/cpu.md).
+        per_multiprocessor: u32,
+        /// The device's multiprocessors.
+        multiprocessors: u32,
+        /// Threads per block.
+        block_threads: u32,
+        /// Dynamic shared memory per block, in bytes.
+        shared_bytes: u32,
+    },
+
     /// More dynamic shared memory than the kernel currently allows (nothing was launched).
     #[error(
         "cannot launch kernel `{kernel}`: it asks for {requested} bytes of dynamic shared memory \
@@ -386,6 +410,25 @@ pub enum Error {
         /// The kernel's static shared memory, in bytes.
         static_bytes: u32,
     },
+}
+
+fn cooperative_grid_text(kernel: &str, blocks: u64, limit: u64, per_sm: u32, sms: u32, threads: u32, shared: u32) -> String {
+    let head = format!(
+        "cannot launch kernel `{kernel}` with {blocks} blocks: it calls `grid_sync()`, so every block must be resident on the \
+         device at once (a cooperative launch)"
+    );
+    if limit == 0 {
+        return format!(
+            "{head}, and no block of {threads} threads with {shared} bytes of dynamic shared memory fits on a multiprocessor of \
+             this device: use smaller blocks or less shared memory"
+        );
+    }
+    format!(
+        "{head}, and this device holds at most {limit} blocks of {threads} threads with {shared} bytes of dynamic shared \
+         memory ({per_sm} per multiprocessor x {sms} multiprocessors). Launch at most {limit} blocks \
+         (`{kernel}::max_cooperative_blocks(&config)` returns the limit for the config's block and shared memory) and let \
+         each thread loop over several elements (a grid-stride loop)"
+    )
 }
 
 /// A fault that lost a device's CUDA context: what the driver reported, by which call, and the

@@ -10,6 +10,7 @@ use cudarc::driver::sys::{self, CUfunction_attribute};
 
 use crate::device::Device;
 use crate::error::{Error, Result};
+use crate::lang::intrinsics::Dim3;
 use crate::module::ModuleHandle;
 
 /// The ten attributes CuPy's `RawKernel.attributes` reports, read from the driver.
@@ -52,6 +53,9 @@ pub struct KernelFunction {
     max_shared_optin: u32,
     /// `(block size << 32) | resident blocks per SM` of the last occupancy query (0: none).
     occupancy: AtomicU64,
+    /// `(threads per block, dynamic shared bytes, resident blocks per SM)` of the last
+    /// co-residency query (a cooperative launch makes one per launch).
+    co_residency: std::sync::Mutex<Option<(u32, u32, u32)>>,
 }
 
 // SAFETY: a CUfunction is a driver handle usable from any thread with its context bound (every
@@ -108,6 +112,7 @@ impl KernelFunction {
             static_shared_bytes: 0,
             max_dynamic_shared_bytes: AtomicU32::new(0),
             occupancy: AtomicU64::new(0),
+            co_residency: std::sync::Mutex::new(None),
             max_block_dim: device.max_block_dim(),
             max_grid_dim: device.max_grid_dim(),
             max_shared_optin: u32::try_from(device.max_shared_memory_per_block_optin())
@@ -142,6 +147,37 @@ impl KernelFunction {
         let n = n.max(1) as u32;
         self.occupancy.store((u64::from(block) << 32) | u64::from(n), Ordering::Relaxed);
         Ok(n)
+    }
+
+    /// How many blocks of `block` threads with `shared_mem_bytes` of dynamic shared memory the
+    /// device keeps resident at once (`cuOccupancyMaxActiveBlocksPerMultiprocessor` times the
+    /// multiprocessor count): the most blocks a cooperative launch of this kernel may have (a
+    /// kernel that calls `grid_sync()`). Remembered for the last configuration asked.
+    pub fn co_residency(&self, block: Dim3, shared_mem_bytes: u32) -> Result<CoResidency> {
+        let threads = block.x.saturating_mul(block.y).saturating_mul(block.z);
+        let multiprocessors = self.device().multiprocessor_count();
+        if let Some((t, s, n)) = *crate::sync::lock(&self.co_residency)
+            && (t, s) == (threads, shared_mem_bytes)
+        {
+            return Ok(CoResidency { per_multiprocessor: n, multiprocessors });
+        }
+        self.device().bind_to_thread()?;
+        let mut n: std::ffi::c_int = 0;
+        // SAFETY: `self.raw` is a function of a module this kernel keeps loaded, in the context
+        // bound to this thread just above; `n` is a valid out pointer.
+        unsafe {
+            sys::cuOccupancyMaxActiveBlocksPerMultiprocessor(
+                &mut n,
+                self.raw,
+                threads.min(i32::MAX as u32) as std::ffi::c_int,
+                shared_mem_bytes as usize,
+            )
+        }
+        .result()
+        .map_err(self.device().driver_fn("cuOccupancyMaxActiveBlocksPerMultiprocessor"))?;
+        let n = n.max(0) as u32;
+        *crate::sync::lock(&self.co_residency) = Some((threads, shared_mem_bytes, n));
+        Ok(CoResidency { per_multiprocessor: n, multiprocessors })
     }
 
     /// The kernel's name as the user gave it (a symbol or a name expression).
@@ -242,6 +278,29 @@ impl KernelFunction {
             preferred_shared_memory_carveout: self
                 .attribute(CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT)?,
         })
+    }
+}
+
+/// How many blocks of one configuration (threads per block, dynamic shared memory) a device keeps
+/// resident at once: the most a cooperative launch (a kernel that calls `grid_sync()`) may have.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CoResidency {
+    /// Blocks one multiprocessor holds at once (`cuOccupancyMaxActiveBlocksPerMultiprocessor`
+    /// on a GPU; 0 when not even one fits).
+    pub per_multiprocessor: u32,
+    /// The device's multiprocessors.
+    pub multiprocessors: u32,
+}
+
+impl CoResidency {
+    /// The most blocks a cooperative launch may have: `per_multiprocessor * multiprocessors`.
+    pub fn blocks(&self) -> u64 {
+        u64::from(self.per_multiprocessor) * u64::from(self.multiprocessors)
+    }
+
+    /// [`CoResidency::blocks`] as a grid dimension (saturated at `u32::MAX`).
+    pub fn blocks_u32(&self) -> u32 {
+        u32::try_from(self.blocks()).unwrap_or(u32::MAX)
     }
 }
 

@@ -36,6 +36,9 @@ pub(super) struct HostKernel {
     pub warp: bool,
     /// A `#[device]` function is called (which may have barriers of its own).
     pub calls_device: bool,
+    /// `grid_sync()` is called directly (its device calls are the unit's to tell:
+    /// `UnitInfo::cooperative`).
+    pub grid: bool,
 }
 
 /// The name of a `#[device]` function's host copy.
@@ -59,11 +62,11 @@ pub(super) fn host_kernel(f: &syn::ItemFn, name: &syn::Ident, cpu: &TokenStream)
     // Shared arrays are keyed by function and site: a device function's sites are not its
     // caller's (`lang::cpu::shared_array`).
     let site_base = f.sig.ident.to_string().bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ b as u64).wrapping_mul(0x0100_0000_01b3));
-    let mut rw = Rewrite { cpu: cpu.clone(), memory, site_base, site: 0, lockstep: false, warp: false, calls_device: false };
+    let mut rw = Rewrite { cpu: cpu.clone(), memory, site_base, site: 0, lockstep: false, warp: false, calls_device: false, grid: false };
     rw.visit_block_mut(&mut g.block);
     let mut item = super::host_body::host_copy(&g, name);
     item.attrs.push(parse_quote!(#[allow(unused_mut, unused_variables, unused_unsafe, dead_code, non_snake_case, clippy::all)]));
-    HostKernel { item, lockstep: rw.lockstep, warp: rw.warp, calls_device: rw.calls_device }
+    HostKernel { item, lockstep: rw.lockstep, warp: rw.warp, calls_device: rw.calls_device, grid: rw.grid }
 }
 
 /// The handle type of a slice or view parameter type, `None` for any other type.
@@ -136,6 +139,7 @@ struct Rewrite {
     lockstep: bool,
     warp: bool,
     calls_device: bool,
+    grid: bool,
 }
 
 impl Rewrite {
@@ -437,8 +441,11 @@ impl VisitMut for Rewrite {
                         c.args = parse_quote!(#site);
                     }
                     Some(i) => {
-                        if i == Intrinsic::SyncThreads || i.warp_collective() {
+                        if suspends(i) {
                             self.lockstep = true;
+                        }
+                        if i.grid_wide() {
+                            self.grid = true;
                         }
                         if i.warp_collective() {
                             self.warp = true;
@@ -471,26 +478,38 @@ impl VisitMut for Rewrite {
     fn visit_type_mut(&mut self, _: &mut syn::Type) {}
 }
 
-/// Whether a `#[device]` function of the file (`None`: unknown) calls a barrier or a warp
-/// operation: a kernel that calls device functions then runs in lockstep (conservatively: any
-/// such function, called or not).
+/// Whether a call of the intrinsic suspends the CUDA thread on the CPU device (a barrier, a warp
+/// operation, `grid_sync()`): code that calls one runs each CUDA thread as a coroutine.
+fn suspends(i: Intrinsic) -> bool {
+    i == Intrinsic::SyncThreads || i.warp_collective() || i.grid_wide()
+}
+
+/// Whether a `#[device]` function of the file (`None`: unknown) calls a barrier, a warp
+/// operation or `grid_sync()`: a kernel that calls device functions then runs in lockstep
+/// (conservatively: any such function, called or not).
 pub(super) fn device_fns_synchronize(file: Option<&str>) -> bool {
-    struct Find(bool);
+    struct Find {
+        in_device: bool,
+        found: bool,
+    }
     impl<'ast> syn::visit::Visit<'ast> for Find {
         fn visit_item_fn(&mut self, f: &'ast syn::ItemFn) {
-            if f.attrs.iter().any(|a| a.path().is_ident("device")) {
-                let body = quote!(#f).to_string();
-                if ["sync_threads", "sync_warp", "shfl_"].iter().any(|n| body.contains(n)) {
-                    self.0 = true;
-                }
-            }
+            let outer = self.in_device;
+            self.in_device = f.attrs.iter().any(|a| a.path().is_ident("device"));
             syn::visit::visit_item_fn(self, f);
+            self.in_device = outer;
+        }
+        fn visit_expr_call(&mut self, c: &'ast syn::ExprCall) {
+            if self.in_device && call_name(&c.func).and_then(|(n, _)| Intrinsic::from_name(&n.to_string())).is_some_and(suspends) {
+                self.found = true;
+            }
+            syn::visit::visit_expr_call(self, c);
         }
     }
     let Some(file) = file.and_then(|t| syn::parse_file(t).ok()) else { return true };
-    let mut find = Find(false);
+    let mut find = Find { in_device: false, found: false };
     syn::visit::Visit::visit_file(&mut find, &file);
-    find.0
+    find.found
 }
 
 #[cfg(test)]
@@ -562,6 +581,18 @@ mod tests {
         assert!(t.contains("cpu::local_slot(cpu::local_slot(::core::option::Option::Some(&muta),0),i){*__cuprum_s=__cuprum::lang::kernel_ops::add((*__cuprum_s),__cuprum_v);}"), "{t}");
         assert!(t.contains("letv=unsafe{cpu::local_get(&unsafe{cpu::local_get(&a,i)},__cuprum::lang::kernel_ops::add(i,1))};"), "{t}");
         assert!(t.contains("__cuprum_cpu_bump(&muta[i][0])"), "{t}");
+    }
+
+    #[test]
+    fn device_functions_that_suspend_are_found_by_their_calls() {
+        let file = |body: &str| format!("use cuprum::prelude::*;\n/// calls sync_threads() in its docs only\n#[device]\nfn f(x: f32) -> f32 {{ {body} }}\n#[rawkernel]\npub fn k(y: &mut [f32]) {{ sync_threads(); y[0] = f(y[0]); }}");
+        assert!(!device_fns_synchronize(Some(&file("x + 1.0"))));
+        for body in ["sync_threads(); x", "shfl_xor_sync(u32::MAX, x, 1)", "grid_sync(); x", "mma_m16n8k8_tf32([x; 4], [x; 2], [x; 4])[0]"] {
+            assert!(device_fns_synchronize(Some(&file(body))), "{body}");
+        }
+        // A barrier in a raw kernel is not a device function's.
+        assert!(!device_fns_synchronize(Some("#[rawkernel] pub fn k() { grid_sync(); }")));
+        assert!(device_fns_synchronize(None));
     }
 
     #[test]

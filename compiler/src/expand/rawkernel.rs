@@ -128,17 +128,50 @@ pub(super) fn launch_module(f: &syn::ItemFn, checked: &Checked, unit: &UnitInfo,
     let tf = super::host_body::turbofish(&checked.item.generics);
     let device_lockstep = host.calls_device && device_sync;
     let lockstep = host.lockstep || device_lockstep;
+    // `grid_sync()`, here or in a device function this kernel calls: a cooperative launch (all
+    // blocks resident; on the CPU device, all blocks' threads coroutines of one scheduler).
+    let cooperative = host.grid || unit.cooperative.contains(&name_str);
     // Barriers only at the top level: the block runs regions as plain loops (`host_regions`).
     let block_fn = format_ident!("__cuprum_block_{}", name);
-    let regions = (host.lockstep && !host.warp && !device_lockstep).then(|| super::host_regions::split(&host.item, &block_fn)).flatten();
+    let regions = (host.lockstep && !host.warp && !device_lockstep && !cooperative)
+        .then(|| super::host_regions::split(&host.item, &block_fn))
+        .flatten();
     let run = match &regions {
         Some(_) => quote!(__grid.run_blocks(&move |__b: &__cuprum::launch::grid::BlockRun<'_>| {
             #block_fn #tf (__b, #(#cpu_args),*);
+        })),
+        None if cooperative => quote!(__grid.run_cooperative(&move || {
+            #host_fn #tf (#(#cpu_args),*);
         })),
         None => quote!(__grid.run(#lockstep, &move || {
             #host_fn #tf (#(#cpu_args),*);
         })),
     };
+    let gpu_launch = if cooperative { quote!(launch_cooperative) } else { quote!(launch) };
+    // The co-residency limit of a cooperative kernel's launches, for the caller to size its grid.
+    let max_blocks = cooperative.then(|| {
+        let doc = format!(
+            "The most blocks a launch of `{name_str}` with `{config}`'s block and dynamic shared memory may have on its device \
+             (`{config}`'s stream's, else the current one): `{name_str}` calls `grid_sync()`, so its launch is cooperative and \
+             every block must be resident at once (docs/kernel-language.md, \"Grid synchronisation\"). A launch with more \
+             blocks is `Error::CooperativeGrid`. Generic parameters pick the instance (its register use counts), as for \
+             `launch`: name them (`{name_str}::max_cooperative_blocks::<f32>(&cfg)`). Loads the instance on a GPU."
+        );
+        quote! {
+            #[doc = #doc]
+            pub fn max_cooperative_blocks #impl_generics (#config: &__cuprum::LaunchConfig<'_>) -> __cuprum::Result<u32> #where_clause {
+                let __device = __cuprum::rawkernel::launch_device(#config);
+                if __device == __cuprum::device::CPU_ORDINAL {
+                    return ::core::result::Result::Ok(
+                        __cuprum::launch::grid::co_residency(#config.block, #config.shared_mem_bytes).blocks_u32(),
+                    );
+                }
+                let __kernel = __CUPRUM_KERNEL.instance(__device, &[#(#dtypes),*], ::core::option::Option::None)?;
+                let __function = __kernel.function_at(__device)?;
+                ::core::result::Result::Ok(__function.co_residency(#config.block, #config.shared_mem_bytes)?.blocks_u32())
+            }
+        }
+    });
     // The block function replaces the host copy it was cut from.
     let host_item = match regions {
         Some(g) => quote!(#g),
@@ -177,8 +210,10 @@ pub(super) fn launch_module(f: &syn::ItemFn, checked: &Checked, unit: &UnitInfo,
                 // instance chosen from them. Slices and views describe live arrays of this
                 // device. The kernel checks its indices (unless `unchecked`, when this function
                 // is `unsafe` and its caller promises them in range).
-                unsafe { __cuprum::launch::launch(__function, #config, (#(#passed,)*)) }
+                unsafe { __cuprum::launch::#gpu_launch(__function, #config, (#(#passed,)*)) }
             }
+
+            #max_blocks
 
             /// The kernel's function for the CPU device (`host_kernel`).
             #host_item

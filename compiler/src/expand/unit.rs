@@ -35,6 +35,9 @@ pub struct UnitInfo {
     /// Every kernel of the unit with its kind and precompiled symbols (for the audit record,
     /// `cuprum_abi::record`).
     pub kernels: Vec<crate::abi::record::KernelRecord>,
+    /// The kernels of the unit that call `grid_sync()`, directly or through device functions
+    /// (`KernelInfo::cooperative`): their launches are cooperative.
+    pub cooperative: Vec<String>,
     /// The kernel that embeds the unit for the whole file (`None`: the unit is the item alone, or
     /// no kernel of the file can own it; then every kernel embeds it).
     pub owner: Option<String>,
@@ -81,7 +84,7 @@ pub fn unit_for(cx: &super::Context, text: Option<&str>, item_alone: impl FnOnce
     let file = cx.file.as_deref().map(display_path).unwrap_or_else(|| "<macro input>".into());
     let mut info = match crate::compile_source(&item_alone()) {
         Ok(c) => info_of(file, c.unit),
-        Err(_) => UnitInfo { file, source: String::new(), fast_math: false, fatbin: None, targets: Vec::new(), build: String::new(), precompiled: Vec::new(), parts: Vec::new(), kernels: Vec::new(), owner: None },
+        Err(_) => UnitInfo { file, source: String::new(), fast_math: false, fatbin: None, targets: Vec::new(), build: String::new(), precompiled: Vec::new(), parts: Vec::new(), kernels: Vec::new(), cooperative: Vec::new(), owner: None },
     };
     attach_fatbin(&mut info, cx.out_dir.as_deref());
     info
@@ -98,7 +101,8 @@ fn info_of(file: String, unit: crate::back::cuda::Unit) -> UnitInfo {
             instances: k.instances.iter().map(|(_, _, s)| s.clone()).collect(),
         })
         .collect();
-    UnitInfo { file, source: unit.source, fast_math: unit.fast_math, fatbin: None, targets: Vec::new(), build: String::new(), precompiled, parts: Vec::new(), kernels, owner: None }
+    let cooperative = unit.kernels.iter().filter(|k| k.cooperative).map(|k| k.name.clone()).collect();
+    UnitInfo { file, source: unit.source, fast_math: unit.fast_math, fatbin: None, targets: Vec::new(), build: String::new(), precompiled, parts: Vec::new(), kernels, cooperative, owner: None }
 }
 
 /// The file's first top-level kernel (`#[rawkernel]`, `#[elementwise]`, `#[reduction]`, `#[fuse]`) without a

@@ -7,7 +7,7 @@
 //!
 //! - `thread_idx()`, `block_idx()` are 0; `block_dim()`, `grid_dim()` are 1; `grid_1d()` is 0 and
 //!   `grid_size_1d()` is 1; `lane_id()` is 0 and `warp_size()` is 32;
-//! - `sync_*` and `thread_fence*` do nothing; a shuffle returns the caller's own `v`;
+//! - `sync_*`, `grid_sync` and `thread_fence*` do nothing; a shuffle returns the caller's own `v`;
 //! - atomics do their read-modify-write on the slice and return the old value;
 //! - `index()` and `loop_size()` are 0 and 1 unless a host driver sets them with
 //!   [`with_elementwise_index`];
@@ -117,6 +117,18 @@ pub fn thread_fence() {}
 
 /// Block-wide memory fence: CUDA `__threadfence_block()`. Host: does nothing.
 pub fn thread_fence_block() {}
+
+/// Grid-wide barrier: every thread of every block of the launch waits here until all have
+/// arrived, and sees the global-memory writes each made before it: CUDA's
+/// `cooperative_groups::this_grid().sync()`. It includes a block barrier (`sync_threads()`), and
+/// may be called any number of times (in a loop: a persistent kernel's steps).
+///
+/// A `#[rawkernel]` that calls it (directly or through `#[device]` functions) is launched
+/// cooperatively, so every block must be resident at once: the launch is an error
+/// (`Error::CooperativeGrid`) unless the grid has at most `NAME::max_cooperative_blocks(&config)`
+/// blocks (docs/kernel-language.md, "Grid synchronisation"). Raw kernels and device functions
+/// only. Host: does nothing (one thread).
+pub fn grid_sync() {}
 
 // ---------------------------------------------------------------------------------------------
 // Shared memory.
@@ -415,6 +427,7 @@ mod tests {
         sync_warp(u32::MAX);
         thread_fence();
         thread_fence_block();
+        grid_sync();
     }
 
     #[test]

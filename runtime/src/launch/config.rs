@@ -1,7 +1,7 @@
 //! A launch's geometry: [`LaunchConfig`] (grid, block, dynamic shared memory, stream) and
 //! [`check_config`], which checks it against a kernel's [`LaunchLimits`] before anything runs.
 
-pub use crate::function::LaunchLimits;
+pub use crate::function::{CoResidency, LaunchLimits};
 pub use crate::lang::intrinsics::Dim3;
 use crate::error::{Error, Result};
 use crate::stream::Stream;
@@ -182,6 +182,25 @@ pub fn check_config(
     Ok(())
 }
 
+/// Checks a cooperative launch's grid against the device's co-residency limit:
+/// [`Error::CooperativeGrid`] when it has more blocks than the device keeps resident (then
+/// blocks at a `grid_sync()` would wait forever for blocks that cannot start).
+pub fn check_cooperative(kernel: &str, grid: Dim3, block: Dim3, shared_mem: u32, limit: CoResidency) -> Result<()> {
+    let blocks = u64::from(grid.x) * u64::from(grid.y) * u64::from(grid.z);
+    if blocks <= limit.blocks() {
+        return Ok(());
+    }
+    Err(Error::CooperativeGrid {
+        kernel: kernel.to_string(),
+        blocks,
+        limit: limit.blocks(),
+        per_multiprocessor: limit.per_multiprocessor,
+        multiprocessors: limit.multiprocessors,
+        block_threads: block.x.saturating_mul(block.y).saturating_mul(block.z),
+        shared_bytes: shared_mem,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -230,6 +249,28 @@ mod tests {
                 && m.contains("set_max_dynamic_shared_size_bytes"),
             "{m}"
         );
+    }
+
+    #[test]
+    fn cooperative_grids_fit_the_co_residency_limit() {
+        let limit = CoResidency { per_multiprocessor: 8, multiprocessors: 4 };
+        assert_eq!(limit.blocks(), 32);
+        assert!(check_cooperative("k", Dim3::from(32), Dim3::from(256), 0, limit).is_ok());
+        assert!(check_cooperative("k", Dim3::from((4, 8)), Dim3::from(256), 0, limit).is_ok());
+        let e = check_cooperative("k", Dim3::from((3, 11)), Dim3::from((16, 16)), 1024, limit).unwrap_err();
+        assert!(
+            matches!(e, Error::CooperativeGrid { blocks: 33, limit: 32, block_threads: 256, shared_bytes: 1024, .. }),
+            "{e:?}"
+        );
+        let m = e.to_string();
+        assert!(
+            m.contains("33 blocks") && m.contains("at most 32 blocks") && m.contains("8 per multiprocessor x 4")
+                && m.contains("k::max_cooperative_blocks(&config)"),
+            "{m}"
+        );
+        let none = CoResidency { per_multiprocessor: 0, multiprocessors: 132 };
+        let m = check_cooperative("k", Dim3::from(1), Dim3::from(1024), 0, none).unwrap_err().to_string();
+        assert!(m.contains("no block of 1024 threads"), "{m}");
     }
 
 }

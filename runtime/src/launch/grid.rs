@@ -20,6 +20,10 @@
 //!   the barrier or finished; then the barrier opens, and so on until all have finished. A
 //!   block's threads therefore see each other's shared-memory writes at barriers as on a GPU,
 //!   and the 32 lanes of a warp exchange values as on a GPU;
+//! - runs a kernel that calls `grid_sync()` as a cooperative launch ([`Grid::run_cooperative`]):
+//!   its grid checked against the CPU device's co-residency model ([`co_residency`]), every CUDA
+//!   thread of every block a coroutine of one scheduler on the launching thread, each block run
+//!   as above until its threads have finished or stopped at `grid_sync()`, then all go on;
 //! - catches a panic in the kernel's code (a debug build's overflow check) as an error.
 
 use std::any::Any;
@@ -31,7 +35,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use corosensei::stack::DefaultStack;
 use corosensei::{Coroutine, CoroutineResult, Yielder};
 
-use super::config::{LaunchConfig, LaunchLimits, check_config};
+use super::config::{CoResidency, LaunchConfig, LaunchLimits, check_config, check_cooperative};
 use super::host::{Held, lock_buffers};
 use super::operand::Arg;
 use crate::device::Device;
@@ -253,23 +257,6 @@ impl<'a> Grid<'a> {
         }
     }
 
-    /// The contexts of block `b`'s threads (x fastest).
-    fn contexts(&self, b: Dim3, block: &Block) -> Vec<ThreadCtx> {
-        let d = self.info.block_dim;
-        let n = d.x * d.y * d.z;
-        (0..n)
-            .map(|k| ThreadCtx {
-                grid: &self.info,
-                block,
-                block_idx: b,
-                thread_idx: Cell::new(Dim3 { x: k % d.x, y: k / d.x % d.y, z: k / (d.x * d.y) }),
-                linear: Cell::new(k),
-                yielder: Cell::new(std::ptr::null()),
-                function: Cell::new(self.info.kernel),
-            })
-            .collect()
-    }
-
     /// A block of a kernel without barriers or warp operations: each thread a call, in order.
     fn run_plain(&self, b: Dim3, body: Body) {
         let d = self.info.block_dim;
@@ -300,25 +287,127 @@ impl<'a> Grid<'a> {
     /// A block of a kernel with barriers or warp operations: each thread a coroutine (see the
     /// module for the order they run in).
     fn run_lockstep(&self, b: Dim3, body: Body) {
-        #[derive(Clone, Copy, PartialEq, Eq)]
-        enum State {
-            Ready,
-            Barrier,
-            Warp,
-            Done,
+        let mut block = Lockstep::new(&self.info, b, body);
+        if block.run() {
+            panic!(
+                "`grid_sync()` in `{}`, which the CPU device runs without a cooperative launch (a `#[rawkernel]` that calls it \
+                 is launched cooperatively; this one was not, a bug of its generated launch)",
+                self.info.kernel
+            );
         }
-        let d = self.info.block_dim;
-        let n = (d.x * d.y * d.z) as usize;
-        let block = Block::new(self.info.dynamic_bytes, n);
-        // Declared before the coroutines, so dropped after them (a coroutine dropped while
-        // suspended unwinds its stack, which may still read its context).
-        let ctxs = self.contexts(b, &block);
+        block.recycle();
+    }
+
+    /// Runs `body` once per CUDA thread of the grid as a cooperative launch (a kernel that calls
+    /// `grid_sync()`): after checking the grid against the CPU device's co-residency model
+    /// ([`co_residency`]; a larger grid is `Error::CooperativeGrid`, as on a GPU), every CUDA
+    /// thread of every block is a coroutine of one scheduler on this host thread. It runs each
+    /// block as [`Grid::run`] does (barriers, warps) until each of its threads has finished or
+    /// stopped at `grid_sync()`; when every block has, the threads stopped there go on, and so on
+    /// until all have finished. A thread that finished counts as arrived, so nothing waits
+    /// forever. A panic in `body` is an error naming the kernel.
+    pub fn run_cooperative(&self, body: &(dyn Fn() + Sync)) -> Result<()> {
+        let (g, d) = (self.info.grid_dim, self.info.block_dim);
+        let shared = self.info.dynamic_bytes as u32;
+        check_cooperative(self.info.kernel, g, d, shared, co_residency(d, shared))?;
+        let p: *const (dyn Fn() + Sync + '_) = body;
+        // SAFETY: only the lifetime bound changes (see `Body`): every coroutine is finished or
+        // dropped before this function returns.
+        let body = Body(unsafe { std::mem::transmute::<*const (dyn Fn() + Sync + '_), *const (dyn Fn() + Sync + 'static)>(p) });
+        let previous = context::enter(std::ptr::null());
+        let caught = catch_unwind(AssertUnwindSafe(|| {
+            let count = g.x as u64 * g.y as u64 * g.z as u64;
+            let mut blocks: Vec<Lockstep> = (0..count)
+                .map(|b| {
+                    let b = Dim3 { x: (b % g.x as u64) as u32, y: (b / g.x as u64 % g.y as u64) as u32, z: (b / (g.x as u64 * g.y as u64)) as u32 };
+                    Lockstep::new(&self.info, b, body)
+                })
+                .collect();
+            loop {
+                let mut waiting = false;
+                for block in &mut blocks {
+                    waiting |= block.run();
+                }
+                if !waiting {
+                    break;
+                }
+                for block in &mut blocks {
+                    block.release_grid();
+                }
+            }
+            for block in blocks {
+                block.recycle();
+            }
+        }));
+        context::enter(previous);
+        caught.map_err(|p| super::host::panicked(self.info.kernel, "its code", &*p))
+    }
+}
+
+/// The multiprocessors of the CPU device's co-residency model ([`co_residency`]).
+pub const CPU_MULTIPROCESSORS: u32 = 4;
+
+/// How many blocks of `block` threads with `shared_mem_bytes` of dynamic shared memory the CPU
+/// device keeps resident at once: the most blocks a cooperative launch (a kernel that calls
+/// `grid_sync()`) may have there. The model is [`CPU_MULTIPROCESSORS`] multiprocessors of a
+/// compute capability 9.0 GPU, each holding at most 2048 threads (whole warps), 32 blocks and
+/// 228 KiB of shared memory (1 KiB of it reserved per block); registers and static shared memory
+/// are not counted. A cooperative launch keeps a coroutine (a 256 KiB stack, mostly untouched)
+/// per CUDA thread of the grid, so the model bounds those to 8192: a fixed number, so that a
+/// kernel's grid fits on every host alike.
+pub fn co_residency(block: Dim3, shared_mem_bytes: u32) -> CoResidency {
+    let threads = block.x.saturating_mul(block.y).saturating_mul(block.z);
+    let warp_threads = threads.div_ceil(32).saturating_mul(32).max(32);
+    let by_threads = 2048 / warp_threads;
+    let by_shared = 228 * 1024 / shared_mem_bytes.saturating_add(1024);
+    CoResidency { per_multiprocessor: by_threads.min(by_shared).min(32), multiprocessors: CPU_MULTIPROCESSORS }
+}
+
+/// Where a CUDA thread run as a coroutine is.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum State {
+    Ready,
+    Barrier,
+    Warp,
+    Grid,
+    Done,
+}
+
+/// One block whose CUDA threads run as coroutines, on one host thread (see the module for the
+/// order they run in).
+struct Lockstep {
+    // Field order is drop order: the coroutines first (one dropped while suspended unwinds its
+    // stack, which may still read its context), then the contexts, then the block they point at
+    // (boxed, so that moving a `Lockstep` moves none of them).
+    threads: Vec<Coroutine<(), Stop, (), DefaultStack>>,
+    state: Vec<State>,
+    ctxs: Vec<ThreadCtx>,
+    block: Box<Block>,
+}
+
+impl Lockstep {
+    /// Block `b` of the grid `info`, its threads not started.
+    fn new(info: &GridInfo, b: Dim3, body: Body) -> Lockstep {
+        let d = info.block_dim;
+        let n = d.x * d.y * d.z;
+        let block = Box::new(Block::new(info.dynamic_bytes, n as usize));
+        let ctxs: Vec<ThreadCtx> = (0..n)
+            .map(|k| ThreadCtx {
+                grid: info,
+                block: &*block,
+                block_idx: b,
+                thread_idx: Cell::new(Dim3 { x: k % d.x, y: k / d.x % d.y, z: k / (d.x * d.y) }),
+                linear: Cell::new(k),
+                yielder: Cell::new(std::ptr::null()),
+                function: Cell::new(info.kernel),
+            })
+            .collect();
         let mut stacks: Vec<DefaultStack> = {
             let mut pool = sync::lock(pool());
-            let keep = pool.len().saturating_sub(n);
+            let keep = pool.len().saturating_sub(n as usize);
             pool.split_off(keep)
         };
-        let mut threads: Vec<Coroutine<(), Stop, (), DefaultStack>> = Vec::with_capacity(n);
+        let mut threads: Vec<Coroutine<(), Stop, (), DefaultStack>> = Vec::with_capacity(n as usize);
         for ctx in &ctxs {
             let stack = match stacks.pop() {
                 Some(s) => s,
@@ -326,29 +415,47 @@ impl<'a> Grid<'a> {
             };
             let ctx = ctx as *const ThreadCtx as usize;
             threads.push(Coroutine::with_stack(stack, move |y: &Yielder<(), Stop>, ()| {
-                // SAFETY: the context outlives the coroutine (declared before it), and only this
-                // coroutine's thread reads its yielder.
+                // SAFETY: the context outlives the coroutine (`Lockstep`'s drop order), and only
+                // this coroutine's thread reads its yielder.
                 unsafe { (*(ctx as *const ThreadCtx)).yielder.set(y) };
                 body.call();
             }));
         }
-        let mut state = vec![State::Ready; n];
+        Lockstep { threads, state: vec![State::Ready; n as usize], ctxs, block }
+    }
+
+    /// Runs the block's threads until each has finished or stopped at `grid_sync()`: a warp's
+    /// lanes run until each has stopped or finished, then the values they deposited for a
+    /// shuffle are published and they go on; when every thread has stopped at the block barrier
+    /// (or at `grid_sync()`, or finished), the barrier opens. Whether a thread stopped at
+    /// `grid_sync()`.
+    fn run(&mut self) -> bool {
+        /// Leaves no context current, also when a thread's panic unwinds through `run`.
+        struct Leave;
+        impl Drop for Leave {
+            fn drop(&mut self) {
+                context::enter(std::ptr::null());
+            }
+        }
+        let _leave = Leave;
+        let n = self.threads.len();
         loop {
             for w in 0..n.div_ceil(32) {
                 let lanes = w * 32..((w + 1) * 32).min(n);
                 loop {
                     let mut at_warp = false;
                     for t in lanes.clone() {
-                        if state[t] != State::Ready {
+                        if self.state[t] != State::Ready {
                             continue;
                         }
-                        context::enter(&ctxs[t]);
-                        state[t] = match threads[t].resume(()) {
+                        context::enter(&self.ctxs[t]);
+                        self.state[t] = match self.threads[t].resume(()) {
                             CoroutineResult::Yield(Stop::Barrier) => State::Barrier,
                             CoroutineResult::Yield(Stop::Warp) => {
                                 at_warp = true;
                                 State::Warp
                             }
+                            CoroutineResult::Yield(Stop::Grid) => State::Grid,
                             CoroutineResult::Return(()) => State::Done,
                         };
                         context::enter(std::ptr::null());
@@ -357,29 +464,131 @@ impl<'a> Grid<'a> {
                         break;
                     }
                     {
-                        let mut warps = block.warps.borrow_mut();
+                        let mut warps = self.block.warps.borrow_mut();
                         let slots = &mut warps[w];
                         slots.published = slots.deposit;
                     }
                     for t in lanes.clone() {
-                        if state[t] == State::Warp {
-                            state[t] = State::Ready;
+                        if self.state[t] == State::Warp {
+                            self.state[t] = State::Ready;
                         }
                     }
                 }
             }
-            if !state.contains(&State::Barrier) {
+            if !self.state.contains(&State::Barrier) {
                 break;
             }
-            for s in state.iter_mut().filter(|s| **s == State::Barrier) {
+            for s in self.state.iter_mut().filter(|s| **s == State::Barrier) {
                 *s = State::Ready;
             }
         }
+        self.state.contains(&State::Grid)
+    }
+
+    /// Lets the threads stopped at `grid_sync()` go on (every block of the grid has arrived).
+    fn release_grid(&mut self) {
+        for s in self.state.iter_mut().filter(|s| **s == State::Grid) {
+            *s = State::Ready;
+        }
+    }
+
+    /// Keeps the finished threads' stacks for the next blocks and launches.
+    fn recycle(self) {
+        let Lockstep { threads, .. } = self;
         let mut pool = sync::lock(pool());
         for t in threads {
-            if pool.len() < POOL_MAX {
+            if pool.len() < POOL_MAX && t.done() {
                 pool.push(t.into_stack());
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::error::Error;
+    use crate::lang::cpu;
+
+    #[test]
+    fn a_cooperative_grid_waits_for_every_thread_at_each_barrier() {
+        let cfg = LaunchConfig::new((3, 2), 64);
+        let grid = Grid::new("k", &cfg, &[]).unwrap();
+        let (arrived, seen) = (AtomicU64::new(0), Mutex::new(Vec::new()));
+        grid.run_cooperative(&|| {
+            for round in 1..=3u64 {
+                arrived.fetch_add(1, Ordering::Relaxed);
+                // A warp operation and a block barrier between grid barriers.
+                let lane = cpu::shfl_xor_sync(u32::MAX, cpu::lane_id(), 1);
+                assert_eq!(lane, cpu::lane_id() ^ 1);
+                cpu::sync_threads();
+                cpu::grid_sync();
+                sync::lock(&seen).push((round, arrived.load(Ordering::Relaxed)));
+                cpu::grid_sync();
+            }
+        })
+        .unwrap();
+        let seen = seen.into_inner().unwrap();
+        assert_eq!(seen.len(), 3 * 384);
+        // Every thread of every block had arrived before any went on.
+        assert!(seen.iter().all(|&(round, n)| n == round * 384), "{seen:?}");
+    }
+
+    #[test]
+    fn threads_that_returned_count_as_arrived() {
+        let cfg = LaunchConfig::new(4, 32);
+        let grid = Grid::new("k", &cfg, &[]).unwrap();
+        let passed = AtomicU64::new(0);
+        grid.run_cooperative(&|| {
+            if cpu::block_idx().x == 2 && cpu::thread_idx().x >= 16 {
+                return;
+            }
+            cpu::grid_sync();
+            passed.fetch_add(1, Ordering::Relaxed);
+        })
+        .unwrap();
+        assert_eq!(passed.into_inner(), 4 * 32 - 16);
+    }
+
+    #[test]
+    fn a_panic_in_a_cooperative_launch_is_an_error_and_no_hang() {
+        let cfg = LaunchConfig::new(3, 64);
+        let grid = Grid::new("k", &cfg, &[]).unwrap();
+        let r = grid.run_cooperative(&|| {
+            cpu::grid_sync();
+            if cpu::block_idx().x == 1 && cpu::thread_idx().x == 5 {
+                panic!("boom");
+            }
+            cpu::grid_sync();
+        });
+        match r {
+            Err(Error::InvalidLaunch { kernel, detail }) => assert!(kernel == "k" && detail.contains("boom"), "{detail}"),
+            other => panic!("expected InvalidLaunch, got {other:?}"),
+        }
+        // The runner is usable afterwards (the context and the stack pool are intact).
+        assert!(cpu::thread_idx() == Dim3::default());
+        grid.run_cooperative(&|| cpu::grid_sync()).unwrap();
+    }
+
+    #[test]
+    fn a_grid_over_the_model_is_refused_before_anything_runs() {
+        assert_eq!(co_residency(Dim3::from(256), 0).blocks(), 32);
+        let cfg = LaunchConfig::new(33, 256);
+        let grid = Grid::new("k", &cfg, &[]).unwrap();
+        let ran = AtomicBool::new(false);
+        let e = grid.run_cooperative(&|| ran.store(true, Ordering::Relaxed)).unwrap_err();
+        assert!(matches!(e, Error::CooperativeGrid { blocks: 33, limit: 32, per_multiprocessor: 8, multiprocessors: 4, .. }), "{e:?}");
+        assert!(!ran.into_inner());
+    }
+
+    #[test]
+    fn grid_sync_outside_a_cooperative_launch() {
+        // Outside a launch: one thread, nothing to wait for.
+        cpu::grid_sync();
+        // In a launch that is not cooperative: an error naming the kernel, not a hang.
+        let cfg = LaunchConfig::new(2, 32);
+        let grid = Grid::new("k", &cfg, &[]).unwrap();
+        let e = grid.run(true, &|| cpu::grid_sync()).unwrap_err().to_string();
+        assert!(e.contains("without a cooperative launch"), "{e}");
     }
 }

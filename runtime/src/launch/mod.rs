@@ -1,8 +1,8 @@
 //! Kernel launches (docs/architecture.md, The crates): the configuration ([`config`]), typed
 //! arguments ([`args`]), the one parameter buffer ([`ArgList`]), the type-erased operands and
 //! signatures that `#[elementwise]`, `#[reduction]`, `ElementwiseKernel` and `ReductionKernel`
-//! launch with ([`operand`], [`signature`]), and [`launch`], the one place that calls
-//! `cuLaunchKernel`.
+//! launch with ([`operand`], [`signature`]), and [`launch`] (and [`launch_cooperative`]), the one
+//! place that calls `cuLaunchKernel` (and `cuLaunchCooperativeKernel`).
 //!
 //! Nothing here checks that arguments match a kernel's parameters: that is why [`launch`] (and
 //! `RawKernel::launch`) are `unsafe`. The erased launches (`elementwise::launch`,
@@ -22,7 +22,7 @@ use cudarc::driver::sys;
 pub use crate::repr::{DevicePtr, DeviceRepr, SliceArg, ViewArg};
 pub use arg_list::ArgList;
 pub use args::{KernelArg, KernelArgs};
-pub use config::{check_config, Dim3, LaunchConfig, LaunchLimits};
+pub use config::{check_config, check_cooperative, CoResidency, Dim3, LaunchConfig, LaunchLimits};
 use crate::error::{Error, Result};
 use crate::function::KernelFunction;
 use crate::stream::Stream;
@@ -43,6 +43,40 @@ pub unsafe fn launch<A: KernelArgs>(
     func: &KernelFunction,
     cfg: &LaunchConfig<'_>,
     args: A,
+) -> Result<()> {
+    // SAFETY: this function's contract, passed on.
+    unsafe { launch_as(func, cfg, args, false) }
+}
+
+/// Launches `func` cooperatively (`cuLaunchCooperativeKernel`): every block is resident at once,
+/// which `grid_sync()` needs (a `#[rawkernel]` that reaches it is launched so). Checks as
+/// [`launch`] does, and also the grid against the device's co-residency limit
+/// ([`KernelFunction::co_residency`]): a larger grid is [`Error::CooperativeGrid`] and nothing
+/// is launched (it would hang at its first `grid_sync()`).
+///
+/// # Safety
+///
+/// As for [`launch`].
+#[inline]
+pub unsafe fn launch_cooperative<A: KernelArgs>(
+    func: &KernelFunction,
+    cfg: &LaunchConfig<'_>,
+    args: A,
+) -> Result<()> {
+    // SAFETY: this function's contract, passed on.
+    unsafe { launch_as(func, cfg, args, true) }
+}
+
+/// [`launch`], or [`launch_cooperative`] when `cooperative`.
+///
+/// # Safety
+///
+/// As for [`launch`].
+unsafe fn launch_as<A: KernelArgs>(
+    func: &KernelFunction,
+    cfg: &LaunchConfig<'_>,
+    args: A,
+    cooperative: bool,
 ) -> Result<()> {
     let current;
     let stream = match cfg.stream {
@@ -68,6 +102,10 @@ pub unsafe fn launch<A: KernelArgs>(
         cfg.shared_mem_bytes,
         &func.limits(),
     )?;
+    if cooperative {
+        let limit = func.co_residency(cfg.block, cfg.shared_mem_bytes)?;
+        check_cooperative(func.name(), cfg.grid, cfg.block, cfg.shared_mem_bytes, limit)?;
+    }
     let device = func.device();
     device.bind_to_thread()?;
     device.inner().faults.note_launch(func.interned_name());
@@ -77,27 +115,61 @@ pub unsafe fn launch<A: KernelArgs>(
         // SAFETY: `raw` is a function of a module that `func` keeps loaded, in the context of
         // `func`'s device, which is bound to this thread (above); `handle` is a live stream of
         // that device (checked above); the geometry was checked against the device's and the
-        // kernel's limits; `params` holds one pointer per argument to a value that lives until
-        // `with_params` returns (the driver copies the values during the call). That the
-        // arguments match the kernel's parameters, and that the kernel stays in bounds, is the
-        // caller's contract (this function's `# Safety`).
+        // kernel's limits (and, for a cooperative launch, its co-residency limit); `params`
+        // holds one pointer per argument to a value that lives until `with_params` returns (the
+        // driver copies the values during the call). That the arguments match the kernel's
+        // parameters, and that the kernel stays in bounds, is the caller's contract (this
+        // function's `# Safety`).
         unsafe {
-            sys::cuLaunchKernel(
-                raw,
-                cfg.grid.x,
-                cfg.grid.y,
-                cfg.grid.z,
-                cfg.block.x,
-                cfg.block.y,
-                cfg.block.z,
-                cfg.shared_mem_bytes,
-                handle,
-                params.as_mut_ptr(),
-                std::ptr::null_mut(),
-            )
+            if cooperative {
+                sys::cuLaunchCooperativeKernel(
+                    raw,
+                    cfg.grid.x,
+                    cfg.grid.y,
+                    cfg.grid.z,
+                    cfg.block.x,
+                    cfg.block.y,
+                    cfg.block.z,
+                    cfg.shared_mem_bytes,
+                    handle,
+                    params.as_mut_ptr(),
+                )
+            } else {
+                sys::cuLaunchKernel(
+                    raw,
+                    cfg.grid.x,
+                    cfg.grid.y,
+                    cfg.grid.z,
+                    cfg.block.x,
+                    cfg.block.y,
+                    cfg.block.z,
+                    cfg.shared_mem_bytes,
+                    handle,
+                    params.as_mut_ptr(),
+                    std::ptr::null_mut(),
+                )
+            }
         }
     });
-    result
-        .result()
-        .map_err(|e| device.driver_error(crate::fault::LAUNCH_CALL, e))
+    match result {
+        sys::CUresult::CUDA_ERROR_NOT_SUPPORTED if cooperative => Err(Error::InvalidLaunch {
+            kernel: func.name().to_string(),
+            detail: "it calls `grid_sync()`, which needs a cooperative launch, and this device (or its driver \
+                     configuration, or the stream being captured into a graph) does not support one"
+                .to_string(),
+        }),
+        // The co-residency check above makes this unreachable, unless the driver counts
+        // differently (another context or MPS client sharing the device).
+        sys::CUresult::CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE if cooperative => Err(Error::InvalidLaunch {
+            kernel: func.name().to_string(),
+            detail: format!(
+                "it calls `grid_sync()`, and the driver refused its cooperative launch of {} blocks as more than the device \
+                 keeps resident (another context may share the device); launch fewer blocks than \
+                 `{}::max_cooperative_blocks(&config)` returns",
+                u64::from(cfg.grid.x) * u64::from(cfg.grid.y) * u64::from(cfg.grid.z),
+                func.name()
+            ),
+        }),
+        r => r.result().map_err(|e| device.driver_error(crate::fault::LAUNCH_CALL, e)),
+    }
 }

@@ -48,6 +48,9 @@ pub struct KernelInfo {
     /// The oldest architecture the kernel runs on, when it uses instructions not every GPU has
     /// (tensor cores, `cp.async`): `(80, "mma_m16n8k16")`.
     pub min_arch: ArchNeed,
+    /// The kernel calls `grid_sync()`, directly or through `#[device]` functions: the runtime
+    /// launches it cooperatively, with a grid no larger than the device keeps resident.
+    pub cooperative: bool,
 }
 
 /// Which headers a unit includes: only those its code uses.
@@ -85,6 +88,7 @@ pub fn write_module(module: &Module, types: &[Types]) -> Unit {
     let mut fast_math = false;
 
     let arch_needs = arch::needs(module);
+    let cooperative = crate::ir::reaching_intrinsic(module, &crate::lang::Intrinsic::grid_wide);
     write_structs(module, &mut features, &mut body);
     let device_items: Vec<&Item> = module.items.iter().filter(|i| matches!(i.kind, ItemKind::Device)).collect();
     // Prototypes of every device function first, so definitions may come in any order.
@@ -114,7 +118,8 @@ pub fn write_module(module: &Module, types: &[Types]) -> Unit {
             let instances: Vec<Vec<DType>> =
                 if item.generics.is_empty() { vec![Vec::new()] } else { item.instances.clone() };
             let min_arch = arch_needs.get(item.name.text.as_str()).copied().flatten();
-            let mut info = KernelInfo { name: item.name.text.clone(), kind, instances: Vec::new(), min_arch };
+            let cooperative = cooperative.contains(item.name.text.as_str());
+            let mut info = KernelInfo { name: item.name.text.clone(), kind, instances: Vec::new(), min_arch, cooperative };
             // Kernels with launch variants get one entry point per variant and instance, except
             // the 64-bit index variants (`s64`, `rows64`, ...): they serve only arrays whose
             // offsets pass 2^31 elements, cost as much as the others together, and are compiled

@@ -20,6 +20,9 @@ pub(crate) enum Stop {
     Barrier,
     /// At a warp operation (`sync_warp`, a shuffle): waits for the other lanes of its warp.
     Warp,
+    /// At `grid_sync()`: waits for every thread of the grid (a cooperative launch,
+    /// `launch::grid::Grid::run_cooperative`).
+    Grid,
 }
 
 /// The grid a launch runs: the same for all its threads.

@@ -103,6 +103,22 @@ pub fn sync_warp(mask: u32) {
     }
 }
 
+/// The grid barrier: the thread waits until every thread of the grid has arrived (or finished).
+/// Only a cooperative launch (`launch::grid::Grid::run_cooperative`, which runs every CUDA
+/// thread of the grid as a coroutine of one scheduler) can run it; outside a launch it does
+/// nothing, as the prelude's.
+pub fn grid_sync() {
+    if let Some(c) = context::current()
+        && !c.suspend(Stop::Grid)
+    {
+        panic!(
+            "`grid_sync()` in `{}`, which the CPU device runs without a cooperative launch (a `#[rawkernel]` that calls it is \
+             launched cooperatively; this one was not, a bug of its generated launch)",
+            c.grid().kernel
+        );
+    }
+}
+
 /// A memory fence: the CPU device's accesses are sequenced by its scheduler already.
 pub fn thread_fence() {
     std::sync::atomic::fence(std::sync::atomic::Ordering::SeqCst);
