@@ -455,6 +455,9 @@ pub struct RangeLoop {
     pub inclusive: bool,
     pub rev: bool,
     pub step: Option<ExprRef>,
+    /// `.unroll()` (`Some(0)`: unroll fully, `#pragma unroll`) or `.unroll_by(n)` (`Some(n)`,
+    /// `#pragma unroll n`; 1 keeps the loop rolled).
+    pub unroll: Option<u32>,
 }
 
 /// A resolved call target.

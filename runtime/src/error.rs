@@ -351,7 +351,10 @@ pub enum Error {
     /// the access was skipped (an `ldmatrix` lane read row 0 of the array instead) and only the
     /// first violation is reported.
     #[error(
-        "misaligned index in `{kernel}`: the index is {index} but the access needs a multiple of          {align} elements (16 bytes) (block ({}, {}, {}), thread ({}, {}, {})). The access was          skipped, so results since the last synchronisation may be wrong; align the index (and,          for `cp_async`, the slice's start) in `{kernel}`",
+        "misaligned index in `{kernel}`: the index is {index} but the access needs a multiple of \
+         {align} elements (16 bytes) (block ({}, {}, {}), thread ({}, {}, {})). The access was \
+         skipped, so results since the last synchronisation may be wrong; align the index (and, \
+         for `cp_async`, the slice's start) in `{kernel}`",
         .block[0], .block[1], .block[2], .thread[0], .thread[1], .thread[2]
     )]
     IndexMisaligned {

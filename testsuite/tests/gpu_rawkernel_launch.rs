@@ -45,7 +45,8 @@ on_both_devices!(
     inf_nan_constants_and_early_return,
     checks_before_launch,
     launches_from_several_threads,
-    barriers_inside_a_loop
+    barriers_inside_a_loop,
+    unrolled_loops_compute_the_same
 );
 
 
@@ -792,4 +793,21 @@ fn the_cpu_and_the_gpu_agree() {
         })
         .unwrap_err();
     assert!(e.to_string().contains("element 0 differs"), "{e}");
+}
+
+fn unrolled_loops_compute_the_same() {
+    let mut r = Rng::new();
+    let n = 300usize;
+    let x: Vec<f32> = rand(&mut r, 8 * n);
+    let mut out = poisoned::<f32>(3 * n);
+    k::unrolled_sums::launch(&cfg(2, 256), &up(&x), n as u32, &mut out).unwrap();
+    let got = out.to_vec().unwrap();
+    for i in 0..n {
+        let row = &x[8 * i..8 * i + 8];
+        let full: f32 = row.iter().sum();
+        let odd = row[7] + row[5] + row[3] + row[1];
+        assert!((got[3 * i] - full).abs() <= 1e-5 * (1.0 + full.abs()), "row {i}: {} vs {full}", got[3 * i]);
+        assert!((got[3 * i + 1] - full).abs() <= 1e-5 * (1.0 + full.abs()), "row {i}: {} vs {full}", got[3 * i + 1]);
+        assert!((got[3 * i + 2] - odd).abs() <= 1e-5 * (1.0 + odd.abs()), "row {i}: {} vs {odd}", got[3 * i + 2]);
+    }
 }

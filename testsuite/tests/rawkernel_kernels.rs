@@ -425,3 +425,30 @@ pub fn shared_in_device_fn(x: &[f32], out: &mut [f32]) {
     sync_threads();
     out[i] = block_total(x[i]) + small[1];
 }
+
+/// Loop-unroll control (`.unroll()`, `.unroll_by(n)`) changes nothing a thread computes: row
+/// sums of 8 columns, unrolled fully, by 4 over a run-time count, and rolled over a reversed,
+/// stepped range.
+#[rawkernel]
+pub fn unrolled_sums(x: &[f32], n: u32, out: &mut [f32]) {
+    let i = grid_1d();
+    if i >= n {
+        return;
+    }
+    let row = i as usize * 8;
+    let mut full = 0.0f32;
+    for k in (0..8).unroll() {
+        full += x[row + k];
+    }
+    let mut by4 = 0.0f32;
+    for k in (0..8u32).unroll_by(4) {
+        by4 += x[row + k as usize];
+    }
+    let mut odd = 0.0f32;
+    for k in (1..8usize).rev().step_by(2).unroll_by(1) {
+        odd += x[row + k];
+    }
+    out[3 * i as usize] = full;
+    out[3 * i as usize + 1] = by4;
+    out[3 * i as usize + 2] = odd;
+}

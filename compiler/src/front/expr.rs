@@ -824,7 +824,7 @@ impl<'d> Lowerer<'d> {
 
     /// `a..b`, `a..=b`, then optionally `.rev()`, then optionally `.step_by(s)`.
     fn range_iter(&mut self, e: &syn::Expr) -> Option<RangeLoop> {
-        let unsupported = "`for` loops in kernels iterate over integer ranges: `a..b`, `a..=b`, with `.rev()` and `.step_by(s)` (in that order)";
+        let unsupported = "`for` loops in kernels iterate over integer ranges: `a..b`, `a..=b`, with `.rev()`, `.step_by(s)` and `.unroll()` or `.unroll_by(n)` (in that order)";
         match e {
             syn::Expr::Paren(p) => self.range_iter(&p.expr),
             syn::Expr::Range(r) => {
@@ -835,11 +835,34 @@ impl<'d> Lowerer<'d> {
                 let start = Box::new(self.expr(start));
                 let end = Box::new(self.expr(end));
                 let inclusive = matches!(r.limits, syn::RangeLimits::Closed(_));
-                Some(RangeLoop { start, end, inclusive, rev: false, step: None })
+                Some(RangeLoop { start, end, inclusive, rev: false, step: None, unroll: None })
+            }
+            // Loop-unroll control: `#pragma unroll` (fully) or `#pragma unroll n`.
+            syn::Expr::MethodCall(m) if (m.method == "unroll" && m.args.is_empty()) || (m.method == "unroll_by" && m.args.len() == 1) => {
+                let mut r = self.range_iter(&m.receiver)?;
+                if r.unroll.is_some() {
+                    self.diags.error(m.span(), unsupported);
+                    return None;
+                }
+                r.unroll = Some(match m.args.first() {
+                    None => 0,
+                    Some(syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Int(n), .. })) => match n.base10_parse::<u32>() {
+                        Ok(k) if k >= 1 => k,
+                        _ => {
+                            self.diags.error(n.span(), "`unroll_by` takes an unroll factor from 1 (keep the loop rolled) up");
+                            return None;
+                        }
+                    },
+                    Some(other) => {
+                        self.diags.error(other.span(), "`unroll_by` takes an integer literal (nvcc's `#pragma unroll n` needs a constant)");
+                        return None;
+                    }
+                });
+                Some(r)
             }
             syn::Expr::MethodCall(m) if m.method == "rev" && m.args.is_empty() => {
                 let mut r = self.range_iter(&m.receiver)?;
-                if r.rev || r.step.is_some() {
+                if r.rev || r.step.is_some() || r.unroll.is_some() {
                     self.diags.error(m.span(), unsupported);
                     return None;
                 }
@@ -848,7 +871,7 @@ impl<'d> Lowerer<'d> {
             }
             syn::Expr::MethodCall(m) if m.method == "step_by" && m.args.len() == 1 => {
                 let mut r = self.range_iter(&m.receiver)?;
-                if r.step.is_some() {
+                if r.step.is_some() || r.unroll.is_some() {
                     self.diags.error(m.span(), unsupported);
                     return None;
                 }

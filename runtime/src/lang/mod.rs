@@ -12,6 +12,7 @@
 pub mod intrinsics;
 pub mod kernel_ops;
 pub mod tensor;
+pub mod unroll;
 pub mod traits;
 pub mod views;
 pub mod cpu;
@@ -27,6 +28,7 @@ pub mod prelude {
         mma_m16n8k16, mma_m16n8k32_i8,
     };
     pub use super::traits::{Float, Int, Number, Real, Scalar};
+    pub use super::unroll::Unroll;
     pub use super::views::{Raw, View, ViewMut};
     pub use half::{bf16, f16};
     pub use num_complex::Complex;

@@ -536,8 +536,16 @@ impl<'a> Writer<'a> {
         let end = self.value(&r.end);
         let e = self.namer.temp("e");
         self.line(format!("const {ct} {e} = {};", strip_parens(&end)));
+        let pragma = match r.unroll {
+            None => None,
+            Some(0) => Some("#pragma unroll".to_string()),
+            Some(n) => Some(format!("#pragma unroll {n}")),
+        };
         if !r.inclusive && !r.rev && r.step.is_none() {
             self.enter_loop(id, None);
+            if let Some(p) = &pragma {
+                self.line(p);
+            }
             if konst.is_empty() {
                 let k = self.namer.temp("k");
                 self.line(format!("for ({ct} {k} = {start}; {k} < {e}; ++{k}) {{"));
@@ -576,6 +584,9 @@ impl<'a> Writer<'a> {
         self.line(format!("const {ut} {last} = {last_expr};"));
         self.line(format!("{ut} {k} = 0;"));
         self.enter_loop(id, None);
+        if let Some(p) = &pragma {
+            self.line(p);
+        }
         self.line("do {");
         self.indent += 1;
         let value = match (r.rev, r.inclusive) {
