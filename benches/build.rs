@@ -6,5 +6,6 @@ fn main() {
         .file("src/many_kernels.rs")
         .file("src/fused.rs")
         .file("../examples/kernels/sgemm.rs")
+        .file("../examples/kernels/gemm_bf16.rs")
         .compile();
 }

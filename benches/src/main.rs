@@ -36,6 +36,7 @@ use std::time::{Duration, Instant};
 mod kernels;
 mod many_kernels;
 mod rawkernel;
+mod gemm_bf16;
 mod sgemm;
 
 use cudarc::driver::{LaunchConfig as CuLaunchConfig, PushKernelArg};
@@ -475,6 +476,8 @@ fn run(dev: &Device, opts: &Options) -> Result<()> {
     // SGEMM (issue 18): the example's kernel against cuBLAS, both in this run.
     let (sgemm_row, cublas_tflops) = sgemm::rows(&stream)?;
     rows.push(sgemm_row);
+    let (bf16_row, cublas_bf16_tflops) = gemm_bf16::rows(&stream)?;
+    rows.push(bf16_row);
     // The CPU device's rows, on this machine's CPU.
     rows.extend(cpu::rows(opts.quick)?);
 
@@ -500,6 +503,13 @@ fn run(dev: &Device, opts: &Options) -> Result<()> {
             unit: "ms",
         },
     ];
+    if let Some(value) = cublas_bf16_tflops {
+        ceilings.push(Ceiling {
+            name: "cuBLAS bf16 GEMM 8192^3 (f32 accumulate)",
+            value,
+            unit: "TFLOP/s",
+        });
+    }
     if let Some(value) = cublas_tflops {
         ceilings.push(Ceiling {
             name: "cuBLAS SGEMM 4096^3 (FP32, no TF32)",

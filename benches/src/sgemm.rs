@@ -115,12 +115,12 @@ pub fn rows(stream: &Stream) -> Result<(Row, Option<f64>)> {
 }
 
 /// A cuBLAS handle on the bench's stream, in the default (FP32) math mode.
-struct Cublas {
+pub(crate) struct Cublas {
     handle: blas_sys::cublasHandle_t,
 }
 
 impl Cublas {
-    fn new(stream: &Stream) -> Result<Cublas> {
+    pub(crate) fn new(stream: &Stream) -> Result<Cublas> {
         let err = |call: &'static str| {
             move |e: blas::CublasError| Error::Unsupported {
                 what: format!("{call}: {e:?}"),
@@ -175,6 +175,13 @@ impl Cublas {
         .map_err(|e| Error::Unsupported {
             what: format!("cublasSgemm: {e:?}"),
         })
+    }
+}
+
+impl Cublas {
+    /// The handle, for calls this file does not wrap (`gemm_bf16.rs`).
+    pub(crate) fn handle(&self) -> blas_sys::cublasHandle_t {
+        self.handle
     }
 }
 
