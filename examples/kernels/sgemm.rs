@@ -52,6 +52,7 @@ fn rank1(mut acc: [f32; 64], fa: [f32; 8], fb: [f32; 8]) -> [f32; 64] {
 }
 
 #[rawkernel]
+#[allow(clippy::too_many_arguments)] // the BLAS argument list
 pub fn sgemm(m: u32, n: u32, k: u32, alpha: f32, a: &[f32], b: &[f32], beta: f32, c: &mut [f32]) {
     // Two buffers each: sa[buf * 2048 + kk * 128 + row], sb[buf * 2112 + kk * 132 + col].
     let sa = shared_array::<f32, 4096>();
@@ -93,7 +94,7 @@ pub fn sgemm(m: u32, n: u32, k: u32, alpha: f32, a: &[f32], b: &[f32], beta: f32
     let mut acc = [0.0f32; 64];
     let mut pa = [0.0f32; LOADS];
     let mut pb = [0.0f32; LOADS];
-    let steps = k / BK + if k % BK != 0 { 1 } else { 0 };
+    let steps = k / BK + (k % BK).min(1);
     // Iteration s loads step s into registers, computes step s - 1 from shared memory, then stores
     // step s into the buffer step s - 1 did not use. The buffer written at s was last read at
     // s - 2, before the barrier of iteration s - 1.
