@@ -17,5 +17,6 @@ fn main() {
         .file("tests/fuse_kernels.rs")
         .file("tests/tensor_kernels.rs")
         .file("tests/grid_kernels.rs")
+        .file("tests/print_kernels.rs")
         .compile();
 }

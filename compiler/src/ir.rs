@@ -519,6 +519,33 @@ pub enum ExprKind {
     Break { target: LoopId, value: Option<ExprRef> },
     Continue { target: LoopId },
     Return(Option<ExprRef>),
+    /// `gpu_print!("x = {} at {}", x, i)` / `gpu_println!` (a newline appended to the last text
+    /// piece): the format string parsed into pieces, one argument per `Arg` piece, in order.
+    /// Typed `()`; CUDA `printf`.
+    Print { pieces: Vec<PrintPiece>, args: Vec<Expr> },
+}
+
+/// A piece of a `gpu_print!` format string.
+#[derive(Debug, Clone)]
+pub enum PrintPiece {
+    /// Literal text (`{{`/`}}` already unescaped).
+    Text(String),
+    /// `{}` / `{:.N}` / `{:x}` / `{:X}`: the next argument (`arg` counts from 0), with the span of
+    /// the format string.
+    Arg { arg: usize, spec: PrintSpec, span: Span },
+}
+
+/// How a `gpu_print!` argument is formatted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PrintSpec {
+    /// `{}`: Display (floats as C's `%g`, docs/kernel-language.md, Printing).
+    Display,
+    /// `{:.N}`: a float with N decimals (`%.Nf`).
+    Precision(u32),
+    /// `{:x}`: an integer in lower-case hexadecimal (two's complement for negative values).
+    LowerHex,
+    /// `{:X}`: upper-case hexadecimal.
+    UpperHex,
 }
 
 /// The names of the items that call an intrinsic `pred` admits, directly or through the
@@ -612,7 +639,7 @@ pub fn visit_children<'a>(e: &'a Expr, on_expr: &mut dyn FnMut(&'a Expr), on_blo
             indices.iter().for_each(&mut *on_expr);
         }
         ExprKind::Field { base, .. } | ExprKind::TupleField { base, .. } => on_expr(base),
-        ExprKind::Tuple(es) | ExprKind::ArrayList(es) => es.iter().for_each(&mut *on_expr),
+        ExprKind::Tuple(es) | ExprKind::ArrayList(es) | ExprKind::Print { args: es, .. } => es.iter().for_each(&mut *on_expr),
         ExprKind::StructLit { fields, .. } => fields.iter().for_each(|(_, e)| on_expr(e)),
         ExprKind::ArrayRepeat { value, .. } => on_expr(value),
         ExprKind::Block(b) => on_block(b),

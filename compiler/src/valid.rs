@@ -325,7 +325,7 @@ impl BodyCheck<'_, '_> {
                 }
             }
             ExprKind::Field { base, .. } | ExprKind::TupleField { base, .. } => self.expr(base),
-            ExprKind::Tuple(es) | ExprKind::ArrayList(es) => {
+            ExprKind::Tuple(es) | ExprKind::ArrayList(es) | ExprKind::Print { args: es, .. } => {
                 for x in es {
                     self.expr(x);
                 }

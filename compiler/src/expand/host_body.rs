@@ -91,6 +91,31 @@ pub(super) fn host_expr(e: &Expr) -> Expr {
     e
 }
 
+/// A `gpu_print!`/`gpu_println!` call with each argument rewritten by `f` (a visitor sees a
+/// macro's tokens only; the host macro is `print!`, docs/kernel-language.md, Printing). Other
+/// macros are left alone (the front end rejects them).
+pub(super) fn rewrite_print_args(m: &mut syn::Macro, f: &mut dyn FnMut(&mut Expr)) {
+    use syn::parse::Parser;
+    let name = m.path.segments.last().map(|s| s.ident.to_string()).unwrap_or_default();
+    if name != "gpu_print" && name != "gpu_println" {
+        return;
+    }
+    let parser = |input: syn::parse::ParseStream| -> syn::Result<(syn::LitStr, syn::punctuated::Punctuated<Expr, syn::Token![,]>)> {
+        let lit: syn::LitStr = input.parse()?;
+        if input.is_empty() {
+            return Ok((lit, Default::default()));
+        }
+        input.parse::<syn::Token![,]>()?;
+        Ok((lit, syn::punctuated::Punctuated::parse_terminated(input)?))
+    };
+    let Ok((lit, mut args)) = parser.parse2(m.tokens.clone()) else { return };
+    for a in args.iter_mut() {
+        f(a);
+    }
+    let args = args.iter();
+    m.tokens = quote!(#lit #(, #args)*);
+}
+
 struct Operators;
 
 impl VisitMut for Operators {
@@ -138,6 +163,10 @@ impl VisitMut for Operators {
         if let Some(n) = new {
             *e = n;
         }
+    }
+
+    fn visit_macro_mut(&mut self, m: &mut syn::Macro) {
+        rewrite_print_args(m, &mut |e| self.visit_expr_mut(e));
     }
 
     // An array length is a constant: `[0.0; N + 1]` stays as written.

@@ -475,6 +475,10 @@ impl VisitMut for Rewrite {
         visit_mut::visit_expr_mut(self, e);
     }
 
+    fn visit_macro_mut(&mut self, m: &mut syn::Macro) {
+        super::host_body::rewrite_print_args(m, &mut |e| self.visit_expr_mut(e));
+    }
+
     fn visit_type_mut(&mut self, _: &mut syn::Type) {}
 }
 

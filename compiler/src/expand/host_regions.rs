@@ -158,6 +158,10 @@ fn block_uniform(s: &Stmt) -> Option<String> {
 struct Uniform;
 
 impl VisitMut for Uniform {
+    fn visit_macro_mut(&mut self, m: &mut syn::Macro) {
+        super::host_body::rewrite_print_args(m, &mut |e| self.visit_expr_mut(e));
+    }
+
     fn visit_expr_mut(&mut self, e: &mut syn::Expr) {
         visit_mut::visit_expr_mut(self, e);
         let syn::Expr::Call(c) = e else { return };

@@ -164,9 +164,12 @@ impl<'d> Lowerer<'d> {
 
     fn mac(&mut self, m: &syn::Macro) -> Expr {
         let name = m.path.segments.last().map(|s| s.ident.to_string()).unwrap_or_default();
+        if name == "gpu_print" || name == "gpu_println" {
+            return self.print(m, name == "gpu_println");
+        }
         let hint = match name.as_str() {
             "println" | "print" | "eprintln" | "eprint" | "dbg" | "format" | "write" | "writeln" => {
-                "printing is not available in kernels; write results to an output array"
+                "use `gpu_print!`/`gpu_println!` (CUDA `printf`; `{}`, `{:.N}`, `{:x}`, `{:X}` of numbers and `bool`), or write results to an output array"
             }
             "panic" | "assert" | "assert_eq" | "assert_ne" | "unreachable" | "todo" | "unimplemented" | "debug_assert" => {
                 "panics are not available in kernels; check the condition with `if` and write a flag to an output array"
@@ -175,6 +178,50 @@ impl<'d> Lowerer<'d> {
             _ => "macros are not available in kernels; write the code out or use a `#[device]` function",
         };
         self.error(m.span(), format!("`{name}!`: {hint}"))
+    }
+
+    /// `gpu_print!("...", args)`: the format string's pieces and the arguments (docs/kernel-language.md,
+    /// Printing).
+    fn print(&mut self, m: &syn::Macro, newline: bool) -> Expr {
+        use syn::parse::Parser;
+        let parser = |input: syn::parse::ParseStream| -> syn::Result<(syn::LitStr, Vec<syn::Expr>)> {
+            let lit: syn::LitStr = input.parse()?;
+            let mut args = Vec::new();
+            while !input.is_empty() {
+                input.parse::<syn::Token![,]>()?;
+                if input.is_empty() {
+                    break;
+                }
+                args.push(input.parse::<syn::Expr>()?);
+            }
+            Ok((lit, args))
+        };
+        let (lit, args) = match parser.parse2(m.tokens.clone()) {
+            Ok(parsed) => parsed,
+            Err(e) => {
+                let span = if m.tokens.is_empty() { m.span() } else { e.span() };
+                return self.error(span, "`gpu_print!` takes a format string literal, then the values to print, separated by commas");
+            }
+        };
+        let args: Vec<Expr> = args.iter().map(|a| self.expr(a)).collect();
+        let span = lit.span();
+        let mut pieces = match parse_format(&lit.value(), span) {
+            Ok(p) => p,
+            Err(msg) => return self.error(span, msg),
+        };
+        if newline {
+            match pieces.last_mut() {
+                Some(PrintPiece::Text(t)) => t.push('\n'),
+                _ => pieces.push(PrintPiece::Text("\n".into())),
+            }
+        }
+        let wanted = pieces.iter().filter(|p| matches!(p, PrintPiece::Arg { .. })).count();
+        if wanted != args.len() {
+            let s = |n: usize| if n == 1 { "" } else { "s" };
+            let at = if args.len() > wanted { args[wanted].span } else { m.span() };
+            return self.error(at, format!("the format string has {wanted} placeholder{} but {} argument{} {} given", s(wanted), args.len(), s(args.len()), if args.len() == 1 { "is" } else { "are" }));
+        }
+        self.mk(ExprKind::Print { pieces, args }, m.span())
     }
 
     pub fn expr(&mut self, e: &syn::Expr) -> Expr {
@@ -904,4 +951,60 @@ fn pat_locals(p: &Pat, out: &mut Vec<LocalId>) {
 
 fn label_name(l: &syn::Label) -> Name {
     Name { text: l.name.ident.to_string(), span: l.name.span() }
+}
+
+/// The pieces of a `gpu_print!` format string: text (`{{`/`}}` unescaped) and the placeholders
+/// `{}`, `{:.N}`, `{:x}`, `{:X}`; anything else is an error message.
+pub(crate) fn parse_format(f: &str, span: Span) -> Result<Vec<PrintPiece>, String> {
+    let mut pieces = Vec::new();
+    let mut text = String::new();
+    let mut chars = f.chars().peekable();
+    let mut arg = 0;
+    while let Some(c) = chars.next() {
+        match c {
+            '{' if chars.peek() == Some(&'{') => {
+                chars.next();
+                text.push('{');
+            }
+            '}' if chars.peek() == Some(&'}') => {
+                chars.next();
+                text.push('}');
+            }
+            '}' => return Err("unmatched `}` in the format string; write `}}` for a literal `}`".into()),
+            '{' => {
+                let mut inner = String::new();
+                loop {
+                    match chars.next() {
+                        Some('}') => break,
+                        Some(c) => inner.push(c),
+                        None => return Err("unterminated `{` in the format string; write `{{` for a literal `{`".into()),
+                    }
+                }
+                let spec = match inner.as_str() {
+                    "" | ":" => PrintSpec::Display,
+                    ":x" => PrintSpec::LowerHex,
+                    ":X" => PrintSpec::UpperHex,
+                    p if p.starts_with(":.") && p.len() > 2 && p[2..].bytes().all(|b| b.is_ascii_digit()) => match p[2..].parse::<u32>() {
+                        Ok(n) if n <= 64 => PrintSpec::Precision(n),
+                        _ => return Err(format!("`{{{inner}}}`: a precision of at most 64 digits")),
+                    },
+                    _ => {
+                        return Err(format!(
+                            "`{{{inner}}}` is not supported by `gpu_print!`: write `{{}}`, `{{:.N}}` (a float with N decimals), `{{:x}}` or `{{:X}}` (hexadecimal integers); no named or positional arguments, width, fill or alignment"
+                        ));
+                    }
+                };
+                if !text.is_empty() {
+                    pieces.push(PrintPiece::Text(std::mem::take(&mut text)));
+                }
+                pieces.push(PrintPiece::Arg { arg, spec, span });
+                arg += 1;
+            }
+            c => text.push(c),
+        }
+    }
+    if !text.is_empty() {
+        pieces.push(PrintPiece::Text(text));
+    }
+    Ok(pieces)
 }

@@ -114,6 +114,8 @@ pub(crate) struct Checker<'a, 'd> {
     /// `match`es on a literal of unknown type: the scrutinee, and the patterns of the unguarded
     /// arms, checked for exhaustiveness once its type is known (as rustc checks after typing).
     pending_matches: Vec<(ExprId, Span, Vec<MatchPat>)>,
+    /// `gpu_print!` arguments, checked once literals have their types: (argument, placeholder).
+    pending_prints: Vec<(ExprId, Span, PrintSpec)>,
     /// Locals declared by `let x;` without an initializer: the first assignment initialises them
     /// (and gives their type when none was written); rustc checks that they are assigned once.
     deferred: Vec<bool>,
@@ -144,6 +146,7 @@ impl<'a, 'd> Checker<'a, 'd> {
             float_lits: Vec::new(),
             negated_vars: Vec::new(),
             pending_matches: Vec::new(),
+            pending_prints: Vec::new(),
         }
     }
 
@@ -209,6 +212,7 @@ impl<'a, 'd> Checker<'a, 'd> {
         self.check_float_literals();
         self.check_negations();
         self.check_pending_matches();
+        self.check_pending_prints();
         let exprs: Vec<Ty> = std::mem::take(&mut self.exprs)
             .into_iter()
             .map(|t| t.map(|t| self.zonk(&t)).unwrap_or(Ty::Unit))
@@ -734,6 +738,17 @@ impl<'a, 'd> Checker<'a, 'd> {
                 Ty::Never
             }
             ExprKind::Continue { .. } => Ty::Never,
+            ExprKind::Print { pieces, args } => {
+                let specs = pieces.iter().filter_map(|p| match p {
+                    PrintPiece::Arg { spec, .. } => Some(*spec),
+                    PrintPiece::Text(_) => None,
+                });
+                for (a, spec) in args.iter().zip(specs) {
+                    self.expr(a, None);
+                    self.pending_prints.push((a.id, a.span, spec));
+                }
+                Ty::Unit
+            }
             ExprKind::Return(v) => {
                 let ret = self.ret.clone();
                 match v {
@@ -1123,6 +1138,40 @@ impl<'a, 'd> Checker<'a, 'd> {
     }
 
     /// The `match`es whose scrutinee was a literal of unknown type, now that it is known.
+    /// Each `gpu_print!` argument is a number or `bool` its placeholder formats (`{:x}` integers,
+    /// `{:.N}` floats).
+    fn check_pending_prints(&mut self) {
+        for (arg, span, spec) in std::mem::take(&mut self.pending_prints) {
+            let Some(t) = self.exprs[arg.0 as usize].clone() else { continue };
+            let t = match self.zonk(&t) {
+                Ty::Ref { inner, .. } => *inner,
+                t => t,
+            };
+            let shown = self.show(&t);
+            let problem = match (&t, spec) {
+                (Ty::Error, _) => None,
+                (Ty::Scalar(d), PrintSpec::Display) if !d.is_complex() => None,
+                (Ty::Scalar(d), PrintSpec::LowerHex | PrintSpec::UpperHex) if d.is_int() => None,
+                (Ty::Scalar(d), PrintSpec::Precision(_)) if d.is_float() => None,
+                (Ty::Scalar(d), PrintSpec::LowerHex | PrintSpec::UpperHex) if !d.is_complex() => {
+                    Some(format!("`{{:x}}`/`{{:X}}` format integers, not `{shown}`; use `{{}}`"))
+                }
+                (Ty::Scalar(d), PrintSpec::Precision(_)) if !d.is_complex() => {
+                    Some(format!("`{{:.N}}` formats floats, not `{shown}`; use `{{}}` or convert with `as f32`"))
+                }
+                (Ty::Scalar(_), _) => Some(format!("`gpu_print!` cannot print the complex value of type `{shown}`; print `.re` and `.im`")),
+                (Ty::Param(_), _) => Some(format!("`gpu_print!` cannot print a value of the generic type `{shown}`; convert it first: `x.to_f64()`")),
+                (Ty::Array(..) | Ty::Slice { .. } | Ty::ArrayRef { .. } | Ty::View { .. } | Ty::Raw(_), _) => {
+                    Some(format!("`gpu_print!` prints numbers and `bool`, not `{shown}`; print its elements (`a[i]`)"))
+                }
+                _ => Some(format!("`gpu_print!` prints numbers and `bool` (f16/bf16 as f32), not `{shown}`")),
+            };
+            if let Some(msg) = problem {
+                self.diags.error(span, msg);
+            }
+        }
+    }
+
     fn check_pending_matches(&mut self) {
         for (scrutinee, span, pats) in std::mem::take(&mut self.pending_matches) {
             let Some(t) = self.exprs[scrutinee.0 as usize].clone() else { continue };

@@ -11,6 +11,7 @@
 
 pub mod intrinsics;
 pub mod kernel_ops;
+pub mod print;
 pub mod tensor;
 pub mod unroll;
 pub mod traits;
@@ -29,6 +30,7 @@ pub mod prelude {
     };
     pub use super::traits::{Float, Int, Number, Real, Scalar};
     pub use super::unroll::Unroll;
+    pub use crate::{gpu_print, gpu_println};
     pub use super::views::{Raw, View, ViewMut};
     pub use half::{bf16, f16};
     pub use num_complex::Complex;

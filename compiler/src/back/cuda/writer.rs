@@ -441,6 +441,12 @@ impl<'a> Writer<'a> {
                 None => self.line("return;"),
             },
             ExprKind::Assign { op, place, value } => self.assign(*op, place, value),
+            ExprKind::Print { pieces, args } => {
+                self.print(pieces, args);
+                if let Dest::Return = dest {
+                    self.line("return;");
+                }
+            }
             // A checked atomic whose result is dropped: `if (cuprum::has(a, "f", i)) atomic(..);`.
             ExprKind::Call { callee: Callee::Intrinsic { intrinsic: Intrinsic::Atomic(_), .. }, args }
                 if matches!(dest, Dest::Discard) && self.needs_check(e) && args[1..].iter().all(duplicable) =>
@@ -755,7 +761,13 @@ impl<'a> Writer<'a> {
                 self.expr_into(e, &Dest::Assign(tmp.clone()));
                 tmp
             }
-            ExprKind::While { .. } | ExprKind::For { .. } | ExprKind::Break { .. } | ExprKind::Continue { .. } | ExprKind::Return(_) | ExprKind::Assign { .. } => {
+            ExprKind::While { .. }
+            | ExprKind::For { .. }
+            | ExprKind::Break { .. }
+            | ExprKind::Continue { .. }
+            | ExprKind::Return(_)
+            | ExprKind::Assign { .. }
+            | ExprKind::Print { .. } => {
                 self.expr_into(e, &Dest::Discard);
                 String::new()
             }
@@ -838,6 +850,62 @@ impl<'a> Writer<'a> {
                 format!("{ct}::splat({})", strip_parens(&v))
             }
         }
+    }
+
+    /// `gpu_print!`: one `printf` (docs/kernel-language.md, Printing). The arguments are evaluated
+    /// in order (into temporaries when a later one has a call: C leaves the order of a call's
+    /// arguments unspecified).
+    fn print(&mut self, pieces: &[PrintPiece], args: &[Expr]) {
+        let mut fmt = String::new();
+        let mut cargs = Vec::new();
+        let ordered = args.len() > 1 && args.iter().any(has_call);
+        for p in pieces {
+            match p {
+                PrintPiece::Text(t) => fmt.push_str(&t.replace('%', "%%")),
+                PrintPiece::Arg { arg, spec, .. } => {
+                    let a = &args[*arg];
+                    let mut t = self.ty_of(a);
+                    if let Ty::Ref { inner, .. } = t {
+                        t = *inner;
+                    }
+                    let d = t.scalar().expect("the type checker admits scalars only");
+                    let mut v = strip_parens(&self.value(a)).to_string();
+                    if ordered {
+                        let ct = self.ty(&Ty::Scalar(d));
+                        let tmp = self.namer.temp("p");
+                        self.line(format!("{ct} {tmp} = {v};"));
+                        v = tmp;
+                    }
+                    let hex = |x: &str| if *spec == PrintSpec::UpperHex { x.to_uppercase() } else { x.to_string() };
+                    let (conv, value) = match (d, spec) {
+                        (DType::Bool, _) => ("%s".to_string(), format!("({v}) ? \"true\" : \"false\"")),
+                        (DType::F16 | DType::BF16, _) => {
+                            self.features.need("cuprum/half.h");
+                            (float_conv(*spec), format!("(double)cuprum::to_f32({v})"))
+                        }
+                        (DType::F32 | DType::F64, _) => (float_conv(*spec), format!("(double)({v})")),
+                        (DType::I64, PrintSpec::Display) => ("%lld".into(), format!("(long long)({v})")),
+                        (DType::U64, PrintSpec::Display) => ("%llu".into(), format!("(unsigned long long)({v})")),
+                        (DType::I64 | DType::U64, _) => (hex("%llx"), format!("(unsigned long long)({v})")),
+                        (DType::I8 | DType::I16 | DType::I32, PrintSpec::Display) => ("%d".into(), format!("(int)({v})")),
+                        (DType::U8 | DType::U16 | DType::U32, PrintSpec::Display) => ("%u".into(), format!("(unsigned)({v})")),
+                        // Two's complement of the value's own width, as Rust's `{:x}` of a negative value.
+                        (DType::I8 | DType::U8, _) => (hex("%x"), format!("(unsigned)(unsigned char)({v})")),
+                        (DType::I16 | DType::U16, _) => (hex("%x"), format!("(unsigned)(unsigned short)({v})")),
+                        (_, _) => (hex("%x"), format!("(unsigned)({v})")),
+                    };
+                    fmt.push_str(&conv);
+                    cargs.push(value);
+                }
+            }
+        }
+        let mut call = format!("printf({}", c_string(&fmt));
+        for a in cargs {
+            call.push_str(", ");
+            call.push_str(&a);
+        }
+        call.push_str(");");
+        self.line(call);
     }
 
     /// `b.field` for a field of `base`'s type (struct fields get their C names).
@@ -1333,7 +1401,8 @@ fn needs_stmts(e: &Expr) -> bool {
         | ExprKind::Break { .. }
         | ExprKind::Continue { .. }
         | ExprKind::Return(_)
-        | ExprKind::Assign { .. } => true,
+        | ExprKind::Assign { .. }
+        | ExprKind::Print { .. } => true,
         _ => {
             let any = std::cell::Cell::new(false);
             visit_children(e, &mut |c| any.set(any.get() || needs_stmts(c)), &mut |_| any.set(true));
@@ -1539,4 +1608,30 @@ mod tests {
         let c = emit("#[device(unchecked)] unsafe fn f(x: &[f32], i: usize) -> f32 { x[i] }");
         assert!(c.contains("return x[i];"), "{c}");
     }
+}
+
+/// The `printf` conversion of a float placeholder: `%g` for `{}`, `%.Nf` for `{:.N}`.
+fn float_conv(spec: PrintSpec) -> String {
+    match spec {
+        PrintSpec::Precision(n) => format!("%.{n}f"),
+        _ => "%g".into(),
+    }
+}
+
+/// A C string literal of `s`: quotes, backslashes and control characters escaped, bytes outside
+/// printable ASCII as three-digit octal escapes (a following digit cannot extend them).
+fn c_string(s: &str) -> String {
+    let mut out = String::from("\"");
+    for b in s.bytes() {
+        match b {
+            b'"' => out.push_str("\\\""),
+            b'\\' => out.push_str("\\\\"),
+            b'\n' => out.push_str("\\n"),
+            b'\t' => out.push_str("\\t"),
+            0x20..=0x7e => out.push(b as char),
+            _ => out.push_str(&format!("\\{b:03o}")),
+        }
+    }
+    out.push('"');
+    out
 }
