@@ -25,6 +25,15 @@ pub fn kernel_symbol(kind: KernelKind, name: &str, variant: Option<Variant>, ins
     s
 }
 
+/// The Rust name of a raw kernel's instance symbol (`cuprum_rawkernel_jacobi__f32` -> `jacobi`),
+/// for messages; another symbol (a `RawKernel`'s own) is returned as it is.
+pub fn raw_kernel_name(symbol: &str) -> &str {
+    match symbol.strip_prefix("cuprum_rawkernel_") {
+        Some(rest) => rest.split("__").next().unwrap_or(rest),
+        None => symbol,
+    }
+}
+
 /// The C macro that defines an instance of a kernel: `CUPRUM_INSTANTIATE_<name>(SYMBOL, T...)`.
 pub fn instantiate_macro(name: &str) -> String {
     format!("CUPRUM_INSTANTIATE_{name}")
@@ -116,6 +125,14 @@ pub fn targets_file(id: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn raw_kernel_names_come_back_from_symbols() {
+        let sym = kernel_symbol(KernelKind::RawKernel, "jacobi", None, &[DType::F32]);
+        assert_eq!(raw_kernel_name(&sym), "jacobi");
+        assert_eq!(raw_kernel_name("cuprum_rawkernel_sum_two_phase"), "sum_two_phase");
+        assert_eq!(raw_kernel_name("my_kernel"), "my_kernel");
+    }
     use crate::variant::ReductionVariant;
 
     #[test]

@@ -3,8 +3,10 @@
 // to shared memory. Fragments are `Array`s in PTX's layouts; 16-bit elements travel in pairs,
 // packed into the 32-bit registers the instructions take.
 //
-// Each helper needs a minimum architecture; for an older target its instantiation is a compile
-// error that names it (cuprum-build reports the same before nvcc runs). The shared-memory helpers
+// Each helper needs a minimum architecture. For an older target its body is a trap, so that a
+// file's other kernels still build there; a kernel that uses one (directly or through device
+// functions) asserts its architecture in its entry point (`cuprum::arch_at_least`, cuprum/types.h):
+// nvcc and NVRTC name the kernel and the intrinsic, and cuprum-build reports the same before nvcc. The shared-memory helpers
 // check what the hardware would fault on: an index out of the array or a row that is not 16-byte
 // aligned is reported as an index violation (cuprum/bounds.h, when the function returns:
 // `oob_later`) and replaced by element 0, unless the Rust code called the `unsafe` `_unchecked`
@@ -15,21 +17,18 @@
 #include <cuprum/bounds.h>
 
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
-#define CUPRUM_SM80 false
+#define CUPRUM_SM80 0
 #else
-#define CUPRUM_SM80 true
+#define CUPRUM_SM80 1
 #endif
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 750
-#define CUPRUM_SM75 false
+#define CUPRUM_SM75 0
 #else
-#define CUPRUM_SM75 true
+#define CUPRUM_SM75 1
 #endif
 
 namespace cuprum {
 
-// True, but only once `T` is known: a `static_assert` on it fires where a helper is instantiated,
-// not where the header is included.
-template <typename T> struct arch_ok { static constexpr bool sm80 = CUPRUM_SM80, sm75 = CUPRUM_SM75; };
 
 template <typename A, typename B> struct same_type { static constexpr bool value = false; };
 template <typename A> struct same_type<A, A> { static constexpr bool value = true; };
@@ -60,11 +59,11 @@ __device__ __forceinline__ u32 tf32(float x) {
 
 template <typename T>
 __device__ __forceinline__ Array<float, 4> mma_m16n8k16(const Array<T, 8>& a, const Array<T, 4>& b, const Array<float, 4>& c) {
-    static_assert(arch_ok<T>::sm80, "cuprum: mma_m16n8k16 needs compute capability 8.0 or newer (sm_80); this target is older");
     static_assert(same_type<T, half>::value || same_type<T, bfloat16>::value, "cuprum: mma_m16n8k16 takes f16 or bf16 fragments");
     u32 a0 = pack2(&a.v[0]), a1 = pack2(&a.v[2]), a2 = pack2(&a.v[4]), a3 = pack2(&a.v[6]);
     u32 b0 = pack2(&b.v[0]), b1 = pack2(&b.v[2]);
     Array<float, 4> d;
+#if CUPRUM_SM80
     if constexpr (same_type<T, bfloat16>::value) {
         asm("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%10,%11,%12,%13};"
             : "=f"(d.v[0]), "=f"(d.v[1]), "=f"(d.v[2]), "=f"(d.v[3])
@@ -74,28 +73,40 @@ __device__ __forceinline__ Array<float, 4> mma_m16n8k16(const Array<T, 8>& a, co
             : "=f"(d.v[0]), "=f"(d.v[1]), "=f"(d.v[2]), "=f"(d.v[3])
             : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1), "f"(c.v[0]), "f"(c.v[1]), "f"(c.v[2]), "f"(c.v[3]));
     }
+#else
+    d = c;
+    __trap();
+#endif
     return d;
 }
 
 template <typename T = float>
 __device__ __forceinline__ Array<float, 4> mma_m16n8k8_tf32(const Array<float, 4>& a, const Array<float, 2>& b, const Array<float, 4>& c) {
-    static_assert(arch_ok<T>::sm80, "cuprum: mma_m16n8k8_tf32 needs compute capability 8.0 or newer (sm_80); this target is older");
     Array<float, 4> d;
+#if CUPRUM_SM80
     asm("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%10,%11,%12,%13};"
         : "=f"(d.v[0]), "=f"(d.v[1]), "=f"(d.v[2]), "=f"(d.v[3])
         : "r"(tf32(a.v[0])), "r"(tf32(a.v[1])), "r"(tf32(a.v[2])), "r"(tf32(a.v[3])), "r"(tf32(b.v[0])), "r"(tf32(b.v[1])),
           "f"(c.v[0]), "f"(c.v[1]), "f"(c.v[2]), "f"(c.v[3]));
+#else
+    d = c;
+    __trap();
+#endif
     return d;
 }
 
 template <typename T = i8>
 __device__ __forceinline__ Array<i32, 4> mma_m16n8k32_i8(const Array<i8, 16>& a, const Array<i8, 8>& b, const Array<i32, 4>& c) {
-    static_assert(arch_ok<T>::sm80, "cuprum: mma_m16n8k32_i8 needs compute capability 8.0 or newer (sm_80); this target is older");
     Array<i32, 4> d;
+#if CUPRUM_SM80
     asm("mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%10,%11,%12,%13};"
         : "=r"(d.v[0]), "=r"(d.v[1]), "=r"(d.v[2]), "=r"(d.v[3])
         : "r"(pack4(&a.v[0])), "r"(pack4(&a.v[4])), "r"(pack4(&a.v[8])), "r"(pack4(&a.v[12])), "r"(pack4(&b.v[0])), "r"(pack4(&b.v[4])),
           "r"(c.v[0]), "r"(c.v[1]), "r"(c.v[2]), "r"(c.v[3]));
+#else
+    d = c;
+    __trap();
+#endif
     return d;
 }
 
@@ -158,7 +169,6 @@ __device__ __forceinline__ void note_rows(oob_later* later, bool ok, u64 u, u64 
 // Without (`ldmatrix_*_unchecked`, `unsafe` in Rust), the rows are the caller's promise.
 template <int X, bool TRANS, bool CHECK, u64 N, typename T, typename I>
 __device__ __forceinline__ Array<T, 2 * X> ldmatrix(const T* s, I i, oob_later* later) {
-    static_assert(arch_ok<T>::sm75, "cuprum: ldmatrix needs compute capability 7.5 or newer (sm_75); this target is older");
     static_assert(sizeof(T) == 2, "cuprum: ldmatrix loads 16-bit elements");
     static_assert(N >= 8, "cuprum: ldmatrix reads rows of 8 elements: the shared array needs at least 8");
     u64 row = (u64)i;
@@ -169,7 +179,8 @@ __device__ __forceinline__ Array<T, 2 * X> ldmatrix(const T* s, I i, oob_later* 
         row = ok ? row : 0;
     }
     u32 addr = shared_address(s) + (u32)row * 2u;
-    u32 r[4];
+    u32 r[4] = {0u, 0u, 0u, 0u};
+#if CUPRUM_SM75
     if constexpr (X == 1 && !TRANS) asm volatile("ldmatrix.sync.aligned.m8n8.x1.shared.b16 {%0}, [%1];" : "=r"(r[0]) : "r"(addr) : "memory");
     if constexpr (X == 2 && !TRANS) asm volatile("ldmatrix.sync.aligned.m8n8.x2.shared.b16 {%0,%1}, [%2];" : "=r"(r[0]), "=r"(r[1]) : "r"(addr) : "memory");
     if constexpr (X == 4 && !TRANS)
@@ -179,6 +190,10 @@ __device__ __forceinline__ Array<T, 2 * X> ldmatrix(const T* s, I i, oob_later* 
         asm volatile("ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16 {%0,%1}, [%2];" : "=r"(r[0]), "=r"(r[1]) : "r"(addr) : "memory");
     if constexpr (X == 4 && TRANS)
         asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0,%1,%2,%3}, [%4];" : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]) : "r"(addr) : "memory");
+#else
+    (void)addr;
+    __trap();
+#endif
     Array<T, 2 * X> out;
     for (int k = 0; k < X; ++k) {
         out.v[2 * k] = from_bits16<T>((u16)(r[k] & 0xffffu));
@@ -194,12 +209,12 @@ __device__ __forceinline__ Array<T, 2 * X> ldmatrix(const T* s, I i, oob_later* 
 // reports it; without (`cp_async_unchecked`), the operands are the caller's promise.
 template <u64 N, bool CHECK, typename T, typename S, typename I, typename J>
 __device__ __forceinline__ void cp_async(T* dst, I di, const S& src, J si, oob_later* later) {
-    static_assert(arch_ok<T>::sm80, "cuprum: cp_async needs compute capability 8.0 or newer (sm_80); this target is older");
     static_assert(16 % sizeof(T) == 0, "cuprum: cp_async copies 16 bytes: the element size must divide 16");
     constexpr u64 n = 16 / sizeof(T);
     u64 d = (u64)di, s = (u64)si;
     const T* from = src.ptr + s;
     u32 to = shared_address(dst) + (u32)d * (u32)sizeof(T);
+#if CUPRUM_SM80
     if constexpr (CHECK) {
         bool dok = rows_ok(d, n, N, n), sok = rows_ok(s, n, src.len, 1), aok = ((u64)from & 15u) == 0;
         bool ok = dok && sok && aok;
@@ -210,6 +225,11 @@ __device__ __forceinline__ void cp_async(T* dst, I di, const S& src, J si, oob_l
     } else {
         asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(to), "l"(from) : "memory");
     }
+#else
+    (void)to;
+    (void)later;
+    __trap();
+#endif
 }
 
 // Whether the slice `s` starts 16-byte aligned, as `cp_async_unchecked` needs of its source;
@@ -224,14 +244,20 @@ __device__ __forceinline__ bool cp_async_source_ok(const S& s, const char* fn) {
 
 template <typename T = void>
 __device__ __forceinline__ void cp_async_commit() {
-    static_assert(arch_ok<T>::sm80, "cuprum: cp_async_commit needs compute capability 8.0 or newer (sm_80); this target is older");
+#if CUPRUM_SM80
     asm volatile("cp.async.commit_group;" ::: "memory");
+#else
+    __trap();
+#endif
 }
 
 template <int PENDING>
 __device__ __forceinline__ void cp_async_wait() {
-    static_assert(arch_ok<char[PENDING + 1]>::sm80, "cuprum: cp_async_wait needs compute capability 8.0 or newer (sm_80); this target is older");
+#if CUPRUM_SM80
     asm volatile("cp.async.wait_group %0;" ::"n"(PENDING) : "memory");
+#else
+    __trap();
+#endif
 }
 
 }  // namespace cuprum

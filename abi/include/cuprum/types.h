@@ -15,6 +15,18 @@ typedef double f64;
 
 namespace cuprum {
 
+// Whether the target being compiled is compute capability `A / 100` or newer (`800`: sm_80); true
+// outside device compilation. A kernel that needs tensor cores or asynchronous copies asserts it
+// in its entry point, so that building it for an older target names the kernel and the intrinsic.
+template <int A>
+__host__ __device__ constexpr bool arch_at_least() {
+#if defined(__CUDA_ARCH__)
+    return __CUDA_ARCH__ >= A;
+#else
+    return true;
+#endif
+}
+
 // `&[T]` / `&mut [T]`: a device pointer and a length (16 bytes, passed by value).
 template <typename T>
 struct Slice {

@@ -20,7 +20,7 @@ __device__ __forceinline__ void mma_bf16_body(cuprum::RoSlice<bf16> a, cuprum::R
     store_tile(d, g, t, fd);
 }
 #define CUPRUM_INSTANTIATE_mma_bf16(NAME) \
-    extern "C" __global__ void NAME(cuprum::RoSlice<bf16> a, cuprum::RoSlice<bf16> b, cuprum::RoSlice<f32> c, cuprum::Slice<f32> d) { mma_bf16_body(a, b, c, d); }
+    extern "C" __global__ void NAME(cuprum::RoSlice<bf16> a, cuprum::RoSlice<bf16> b, cuprum::RoSlice<f32> c, cuprum::Slice<f32> d) { static_assert(cuprum::arch_at_least<800>(), "cuprum: kernel 'mma_bf16' uses 'mma_m16n8k16', which needs sm_80 or newer; this target is older"); mma_bf16_body(a, b, c, d); }
 
 CUPRUM_INSTANTIATE_mma_bf16(cuprum_rawkernel_mma_bf16)
 
@@ -36,7 +36,7 @@ __device__ __forceinline__ void mma_f16_body(cuprum::RoSlice<f16> a, cuprum::RoS
     store_tile(d, g, t, fd);
 }
 #define CUPRUM_INSTANTIATE_mma_f16(NAME) \
-    extern "C" __global__ void NAME(cuprum::RoSlice<f16> a, cuprum::RoSlice<f16> b, cuprum::RoSlice<f32> c, cuprum::Slice<f32> d) { mma_f16_body(a, b, c, d); }
+    extern "C" __global__ void NAME(cuprum::RoSlice<f16> a, cuprum::RoSlice<f16> b, cuprum::RoSlice<f32> c, cuprum::Slice<f32> d) { static_assert(cuprum::arch_at_least<800>(), "cuprum: kernel 'mma_f16' uses 'mma_m16n8k16', which needs sm_80 or newer; this target is older"); mma_f16_body(a, b, c, d); }
 
 CUPRUM_INSTANTIATE_mma_f16(cuprum_rawkernel_mma_f16)
 
@@ -55,7 +55,7 @@ __device__ __forceinline__ void mma_tf32_body(cuprum::RoSlice<f32> a, cuprum::Ro
     store_tile(d, g2, t2, fd);
 }
 #define CUPRUM_INSTANTIATE_mma_tf32(NAME) \
-    extern "C" __global__ void NAME(cuprum::RoSlice<f32> a, cuprum::RoSlice<f32> b, cuprum::RoSlice<f32> c, cuprum::Slice<f32> d) { mma_tf32_body(a, b, c, d); }
+    extern "C" __global__ void NAME(cuprum::RoSlice<f32> a, cuprum::RoSlice<f32> b, cuprum::RoSlice<f32> c, cuprum::Slice<f32> d) { static_assert(cuprum::arch_at_least<800>(), "cuprum: kernel 'mma_tf32' uses 'mma_m16n8k8_tf32', which needs sm_80 or newer; this target is older"); mma_tf32_body(a, b, c, d); }
 
 CUPRUM_INSTANTIATE_mma_tf32(cuprum_rawkernel_mma_tf32)
 
@@ -88,7 +88,7 @@ __device__ __forceinline__ void mma_i8_body(cuprum::RoSlice<i8> a, cuprum::RoSli
     if (cuprum::has(d, "mma_i8", (((g2 + 8ull) * 8ull) + t2) + 1ull)) d[(((g2 + 8ull) * 8ull) + t2) + 1ull] = fd[3ull];
 }
 #define CUPRUM_INSTANTIATE_mma_i8(NAME) \
-    extern "C" __global__ void NAME(cuprum::RoSlice<i8> a, cuprum::RoSlice<i8> b, cuprum::RoSlice<i32> c, cuprum::Slice<i32> d) { mma_i8_body(a, b, c, d); }
+    extern "C" __global__ void NAME(cuprum::RoSlice<i8> a, cuprum::RoSlice<i8> b, cuprum::RoSlice<i32> c, cuprum::Slice<i32> d) { static_assert(cuprum::arch_at_least<800>(), "cuprum: kernel 'mma_i8' uses 'mma_m16n8k32_i8', which needs sm_80 or newer; this target is older"); mma_i8_body(a, b, c, d); }
 
 CUPRUM_INSTANTIATE_mma_i8(cuprum_rawkernel_mma_i8)
 
@@ -120,7 +120,7 @@ __device__ __forceinline__ void mma_shared_bf16_body(cuprum::RoSlice<bf16> a, cu
     store_tile(d, g, t, fd);
 }
 #define CUPRUM_INSTANTIATE_mma_shared_bf16(NAME) \
-    extern "C" __global__ void NAME(cuprum::RoSlice<bf16> a, cuprum::RoSlice<bf16> b, cuprum::Slice<f32> d) { mma_shared_bf16_body(a, b, d); }
+    extern "C" __global__ void NAME(cuprum::RoSlice<bf16> a, cuprum::RoSlice<bf16> b, cuprum::Slice<f32> d) { static_assert(cuprum::arch_at_least<800>(), "cuprum: kernel 'mma_shared_bf16' uses 'cp_async', which needs sm_80 or newer; this target is older"); mma_shared_bf16_body(a, b, d); }
 
 CUPRUM_INSTANTIATE_mma_shared_bf16(cuprum_rawkernel_mma_shared_bf16)
 
@@ -143,7 +143,7 @@ __device__ __forceinline__ void ldmatrix_rows_body(cuprum::RoSlice<u16> x, u32 o
     if (cuprum::has(out, "ldmatrix_rows", (u64)((2u * l) + 1u))) out[(u64)((2u * l) + 1u)] = r[1ull];
 }
 #define CUPRUM_INSTANTIATE_ldmatrix_rows(NAME) \
-    extern "C" __global__ void NAME(cuprum::RoSlice<u16> x, u32 offset, cuprum::Slice<u16> out) { ldmatrix_rows_body(x, offset, out); }
+    extern "C" __global__ void NAME(cuprum::RoSlice<u16> x, u32 offset, cuprum::Slice<u16> out) { static_assert(cuprum::arch_at_least<750>(), "cuprum: kernel 'ldmatrix_rows' uses 'ldmatrix_x1', which needs sm_75 or newer; this target is older"); ldmatrix_rows_body(x, offset, out); }
 
 CUPRUM_INSTANTIATE_ldmatrix_rows(cuprum_rawkernel_ldmatrix_rows)
 
@@ -163,7 +163,7 @@ __device__ __forceinline__ void cp_async_from_body(cuprum::RoSlice<f32> x, u32 f
     }
 }
 #define CUPRUM_INSTANTIATE_cp_async_from(NAME) \
-    extern "C" __global__ void NAME(cuprum::RoSlice<f32> x, u32 from, cuprum::Slice<f32> out) { cp_async_from_body(x, from, out); }
+    extern "C" __global__ void NAME(cuprum::RoSlice<f32> x, u32 from, cuprum::Slice<f32> out) { static_assert(cuprum::arch_at_least<800>(), "cuprum: kernel 'cp_async_from' uses 'cp_async', which needs sm_80 or newer; this target is older"); cp_async_from_body(x, from, out); }
 
 CUPRUM_INSTANTIATE_cp_async_from(cuprum_rawkernel_cp_async_from)
 
@@ -183,6 +183,6 @@ __device__ __forceinline__ void cp_async_unchecked_from_body(cuprum::RoSlice<f32
     }
 }
 #define CUPRUM_INSTANTIATE_cp_async_unchecked_from(NAME) \
-    extern "C" __global__ void NAME(cuprum::RoSlice<f32> x, u32 from, cuprum::Slice<f32> out) { cp_async_unchecked_from_body(x, from, out); }
+    extern "C" __global__ void NAME(cuprum::RoSlice<f32> x, u32 from, cuprum::Slice<f32> out) { static_assert(cuprum::arch_at_least<800>(), "cuprum: kernel 'cp_async_unchecked_from' uses 'cp_async_unchecked', which needs sm_80 or newer; this target is older"); cp_async_unchecked_from_body(x, from, out); }
 
 CUPRUM_INSTANTIATE_cp_async_unchecked_from(cuprum_rawkernel_cp_async_unchecked_from)

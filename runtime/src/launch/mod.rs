@@ -104,7 +104,8 @@ unsafe fn launch_as<A: KernelArgs>(
     )?;
     if cooperative {
         let limit = func.co_residency(cfg.block, cfg.shared_mem_bytes)?;
-        check_cooperative(func.name(), cfg.grid, cfg.block, cfg.shared_mem_bytes, limit)?;
+        // The error names a `#[rawkernel]` by its Rust name, as on the CPU device.
+        check_cooperative(cuprum_abi::mangle::raw_kernel_name(func.name()), cfg.grid, cfg.block, cfg.shared_mem_bytes, limit)?;
     }
     let device = func.device();
     device.bind_to_thread()?;

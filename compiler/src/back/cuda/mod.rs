@@ -103,6 +103,7 @@ pub fn write_module(module: &Module, types: &[Types]) -> Unit {
     }
     for (item, ty) in module.items.iter().zip(types) {
         let mut w = Writer::new(item, ty, &mut features, &device_items, &module.structs);
+        w.arch_need = arch_needs.get(item.name.text.as_str()).copied().flatten();
         match &item.kind {
             ItemKind::Device => w.device_fn(),
             ItemKind::RawKernel { fast_math: fm } => {

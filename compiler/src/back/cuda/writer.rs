@@ -49,6 +49,8 @@ pub struct Writer<'a> {
     structs: &'a [StructDef],
     /// Index expressions proven in range (`crate::bounds`): emitted without a check.
     proven: HashSet<ExprId>,
+    /// The architecture a kernel needs (`arch::needs`), asserted in its entry point.
+    pub(crate) arch_need: super::ArchNeed,
 }
 
 /// The variable of a function that uses checked tensor operations: their first violation, reported
@@ -96,7 +98,7 @@ impl<'a> Writer<'a> {
         let generics: Vec<String> = item.generics.iter().map(|g| namer.name(&g.name.text)).collect();
         let locals = item.locals.iter().map(|l| namer.name(&l.name.text)).collect();
         let proven = if item.bounds_checks { crate::bounds::proven(item, types) } else { HashSet::new() };
-        Writer { item, types, features, out: String::new(), indent: 0, namer, locals, generics, loops: HashMap::new(), loop_stack: Vec::new(), devices, structs, proven }
+        Writer { item, types, features, out: String::new(), indent: 0, namer, locals, generics, loops: HashMap::new(), loop_stack: Vec::new(), devices, structs, proven, arch_need: None }
     }
 
     /// The CUDA C written.
@@ -197,7 +199,16 @@ impl<'a> Writer<'a> {
         self.line("}");
         let args: Vec<String> = self.item.params.iter().map(|p| self.locals[p.local.0 as usize].clone()).collect();
         let targs = self.template_args();
-        self.instantiate_macro(&format!("extern \"C\" __global__ void NAME({params}) {{ {name}_body{targs}({}); }}", args.join(", ")));
+        // A kernel that needs a newer architecture says so in its entry point, the one place only
+        // its own part of the fat binary (and its NVRTC instance) compiles.
+        let assert = match self.arch_need {
+            Some((arch, what)) => format!(
+                "static_assert(cuprum::arch_at_least<{}>(), \"cuprum: kernel '{name}' uses '{what}', which needs sm_{arch} or newer; this target is older\"); ",
+                arch * 10
+            ),
+            None => String::new(),
+        };
+        self.instantiate_macro(&format!("extern \"C\" __global__ void NAME({params}) {{ {assert}{name}_body{targs}({}); }}", args.join(", ")));
     }
 
     pub(super) fn template_args(&self) -> String {
