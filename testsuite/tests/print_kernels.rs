@@ -6,15 +6,21 @@
 
 use cuprum::prelude::*;
 
-/// One line per thread below `n`, with every conversion, then one from a device function.
+/// One line per thread below `n`, with every conversion (`gpu_print!` with its own newline), then
+/// one from a device function (`gpu_println!`).
 #[rawkernel]
 pub fn print_values(x: &[f32], n: u32) {
     let i = grid_1d();
     if i < n {
         let v = x[i as usize];
-        gpu_print!("raw {} of {}: x = {} half {:.2} ", i, n, v, v * 0.5);
-        gpu_println!(
-            "neg {} hex {:x} {:X} {:x} big {} flag {} {{ok}} 100%",
+        // One call per line: on a GPU each call is one printf, and the calls of different threads
+        // interleave (a line printed in two calls may be split).
+        gpu_print!(
+            "raw {} of {}: x = {} half {:.2} neg {} hex {:x} {:X} {:x} big {} flag {} {{ok}} 100%\n",
+            i,
+            n,
+            v,
+            v * 0.5,
             -(i as i32) - 1,
             i + 250,
             255u8,
