@@ -7,5 +7,6 @@ fn main() {
         .file("src/fused.rs")
         .file("../examples/kernels/sgemm.rs")
         .file("../examples/kernels/gemm_bf16.rs")
+        .file("src/grid_kernels.rs")
         .compile();
 }

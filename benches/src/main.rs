@@ -37,6 +37,7 @@ mod kernels;
 mod many_kernels;
 mod rawkernel;
 mod gemm_bf16;
+mod grid_sync;
 mod sgemm;
 
 use cudarc::driver::{LaunchConfig as CuLaunchConfig, PushKernelArg};
@@ -478,6 +479,8 @@ fn run(dev: &Device, opts: &Options) -> Result<()> {
     rows.push(sgemm_row);
     let (bf16_row, cublas_bf16_tflops) = gemm_bf16::rows(&stream)?;
     rows.push(bf16_row);
+    // Grid synchronisation (issue 18): one cooperative launch against one launch per step.
+    rows.extend(grid_sync::rows(&stream)?);
     // The CPU device's rows, on this machine's CPU.
     rows.extend(cpu::rows(opts.quick)?);
 
