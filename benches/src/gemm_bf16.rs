@@ -7,7 +7,7 @@
 use cudarc::cublas::{result as blas, sys as blas_sys};
 use cuprum::prelude::bf16;
 use cuprum_runtime::launch::LaunchConfig;
-use cuprum_runtime::{Array, Error, Event, Result, Stream};
+use cuprum_runtime::{Array, Error, Result, Stream};
 
 use crate::sgemm::Cublas;
 use crate::{Row, median};
@@ -31,13 +31,7 @@ pub fn rows(stream: &Stream) -> Result<(Row, Option<f64>)> {
     let nu = n as u32;
     let cfg = LaunchConfig::new((nu / 128, nu / 128), 128u32);
     let ours = |c: &mut Array<f32>| kernel::gemm_bf16::launch(&cfg, nu, nu, nu, &a, &b, c);
-    let time = |f: &mut dyn FnMut() -> Result<()>| -> Result<f64> {
-        let start = Event::record(stream)?;
-        f()?;
-        let end = Event::record(stream)?;
-        end.synchronize()?;
-        Ok(Event::elapsed_ms(&start, &end)? as f64)
-    };
+    let time = |f: &mut dyn FnMut() -> Result<()>| crate::event_ms(stream, f);
     let tflops = |ms: f64| flop / (ms * 1e-3) / 1e12;
     let name = "gemm_bf16 8192^3 (examples/kernels/gemm_bf16.rs)";
 

@@ -5,7 +5,7 @@
 //! equal bit for bit).
 
 use cuprum_runtime::launch::LaunchConfig;
-use cuprum_runtime::{Array, Error, Event, Result, Stream};
+use cuprum_runtime::{Array, Error, Result, Stream};
 
 use crate::{Row, median};
 
@@ -37,13 +37,7 @@ pub fn rows(stream: &Stream) -> Result<Vec<Row>> {
     if a1.to_vec()? != a2.to_vec()? {
         return Err(Error::Unsupported { what: "the cooperative Jacobi differs from the step-per-launch one".into() });
     }
-    let time = |f: &mut dyn FnMut() -> Result<()>| -> Result<f64> {
-        let start = Event::record(stream)?;
-        f()?;
-        let end = Event::record(stream)?;
-        end.synchronize()?;
-        Ok(Event::elapsed_ms(&start, &end)? as f64)
-    };
+    let time = |f: &mut dyn FnMut() -> Result<()>| crate::event_ms(stream, f);
     let (mut t_one, mut t_many) = (Vec::new(), Vec::new());
     for i in 0..13 {
         let x = time(&mut || one(&mut a2, &mut b2))?;

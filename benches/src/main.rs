@@ -116,6 +116,15 @@ struct Ceiling {
     unit: &'static str,
 }
 
+/// The GPU time of what `f` enqueues on `stream`, between two events, in milliseconds.
+fn event_ms(stream: &Stream, f: &mut dyn FnMut() -> Result<()>) -> Result<f64> {
+    let start = Event::record(stream)?;
+    f()?;
+    let end = Event::record(stream)?;
+    end.synchronize()?;
+    Ok(Event::elapsed_ms(&start, &end)? as f64)
+}
+
 fn median(mut v: Vec<f64>) -> f64 {
     v.sort_by(|a, b| a.partial_cmp(b).unwrap());
     let n = v.len();
@@ -254,13 +263,7 @@ fn run(dev: &Device, opts: &Options) -> Result<()> {
     let sms = dev.multiprocessor_count();
     let copy_cfg = LaunchConfig::for_elements(copy_elems / 4, 256);
     let (copy_ceiling, copy_gbs) = {
-        let time = |f: &mut dyn FnMut() -> Result<()>| -> Result<f64> {
-            let start = Event::record(&stream)?;
-            f()?;
-            let end = Event::record(&stream)?;
-            end.synchronize()?;
-            Ok(Event::elapsed_ms(&start, &end)? as f64)
-        };
+        let time = |f: &mut dyn FnMut() -> Result<()>| event_ms(&stream, f);
         let (xp, yp) = (x.device_ptr(), y.device_ptr());
         let (mut t_memcpy, mut t_kernel) = (Vec::new(), Vec::new());
         for i in 0..(if opts.quick { 6 } else { 22 }) {

@@ -4,7 +4,7 @@
 use std::time::Instant;
 
 use cuprum_runtime::launch::LaunchConfig;
-use cuprum_runtime::{Array, Device, Event, Result, Stream, nvrtc, stats};
+use cuprum_runtime::{Array, Device, Result, Stream, nvrtc, stats};
 use cuprum_runtime::DType;
 use num_complex::Complex;
 
@@ -253,13 +253,7 @@ pub fn rows(dev: &Device, stream: &Stream, c: &Ceilings) -> Result<Vec<Row>> {
     let mut y = Array::<f32>::zeros(elems)?;
     let xc = Array::<Complex<f64>>::from_vec((0..elems / 4).map(|i| Complex::new(i as f64, -(i as f64))).collect())?;
     let mut yc = Array::<Complex<f64>>::zeros(elems / 4)?;
-    let time = |f: &mut dyn FnMut() -> Result<()>| -> Result<f64> {
-        let start = Event::record(stream)?;
-        f()?;
-        let end = Event::record(stream)?;
-        end.synchronize()?;
-        Ok(Event::elapsed_ms(&start, &end)? as f64)
-    };
+    let time = |f: &mut dyn FnMut() -> Result<()>| crate::event_ms(stream, f);
     let (xp, yp) = (x.device_ptr(), y.device_ptr());
     let bytes = (elems * 4) as f64;
     // A grid that covers the array, as the driver's copy launches: on an H200 grids of 2 to 8

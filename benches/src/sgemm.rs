@@ -11,7 +11,7 @@
 
 use cudarc::cublas::{result as blas, sys as blas_sys};
 use cuprum_runtime::launch::LaunchConfig;
-use cuprum_runtime::{Array, Error, Event, Result, Stream};
+use cuprum_runtime::{Array, Error, Result, Stream};
 
 use crate::{Row, median};
 
@@ -38,13 +38,7 @@ pub fn rows(stream: &Stream) -> Result<(Row, Option<f64>)> {
     let cfg = LaunchConfig::new((nu.div_ceil(128), nu.div_ceil(128)), 256);
     let ours = |c: &mut Array<f32>| kernel::sgemm::launch(&cfg, nu, nu, nu, alpha, &a, &b, beta, c);
 
-    let time = |f: &mut dyn FnMut() -> Result<()>| -> Result<f64> {
-        let start = Event::record(stream)?;
-        f()?;
-        let end = Event::record(stream)?;
-        end.synchronize()?;
-        Ok(Event::elapsed_ms(&start, &end)? as f64)
-    };
+    let time = |f: &mut dyn FnMut() -> Result<()>| crate::event_ms(stream, f);
     let tflops = |ms: f64| flop / (ms * 1e-3) / 1e12;
 
     // SAFETY: a look-up of the library by name; nothing is called.

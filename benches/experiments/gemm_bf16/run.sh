@@ -1,5 +1,6 @@
 #!/bin/bash
-# On the GPU machine: compile each kernel*.cu here (cuprum emit output of gemm_bf16.rs variants)
+# On the GPU machine: compile each kernel*.cu here (written by gen.sh: cuprum emit output of the
+# example and its checked variants)
 # with the harness against abi/include, run them, and time cuBLAS through torch.
 # Usage: bash run.sh [kernel files...] (default: every kernel*.cu).
 set -u
