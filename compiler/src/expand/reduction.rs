@@ -18,7 +18,8 @@ use quote::{format_ident, quote};
 
 use super::rust_types;
 use super::unit::UnitInfo;
-use crate::ir::{ItemKind, LocalId, Ty};
+use crate::ir::{ItemKind, LocalId, ReductionParts, Ty};
+use crate::typeck::IdentityLiteral;
 use crate::pipeline::{Checked, Role};
 
 /// Whether `ident` occurs anywhere in `tokens`.
@@ -144,12 +145,13 @@ pub(super) fn reduction_module(f: &syn::ItemFn, checked: &Checked, unit: &UnitIn
         };
     let has_identity = attr.identity.is_some();
     let positional = checked.uses_index();
+    let host_identity = |e: &syn::Expr| literal_identity(parts, &types.acc, &acc).unwrap_or_else(|| quote!(#e));
     let identity_fn = attr.identity.as_ref().map(|e| {
         host_fn(
             "identity_host",
             quote!(),
             &acc,
-            quote!(#e),
+            host_identity(e),
             format!("The identity of `{name_str}` on the host (the attribute's `identity`)."),
         )
     });
@@ -367,7 +369,10 @@ fn host_entry(
     }
     let identity = match &attr.identity {
         Some(e) => {
-            let e = super::host_body::host_expr(e);
+            let e = literal_identity(parts, &types.acc, &acc).unwrap_or_else(|| {
+                let e = super::host_body::host_expr(e);
+                quote!(#e)
+            });
             quote!(::core::option::Option::Some({ let __i: #acc = #e; __i }))
         }
         None => quote!(::core::option::Option::None),
@@ -408,4 +413,23 @@ fn host_entry(
 
         #entry
     }
+}
+
+/// A literal identity for an accumulator no Rust literal types (a generic parameter, `f16`,
+/// `bf16`; typeck/identity.rs) on the host: converted by `from_i64` / `from_f64`, as on the device.
+fn literal_identity(parts: &ReductionParts, acc_ty: &Ty, acc: &TokenStream) -> Option<TokenStream> {
+    let lit = IdentityLiteral::of(parts.identity.as_deref()?)?;
+    if !(matches!(acc_ty, Ty::Param(_)) || matches!(acc_ty, Ty::Scalar(d) if d.is_half())) {
+        return None;
+    }
+    Some(match lit.as_i64() {
+        Some(v) => {
+            let v = proc_macro2::Literal::i64_suffixed(v);
+            quote!(<#acc as __cuprum::Number>::from_i64(#v))
+        }
+        None => {
+            let v = proc_macro2::Literal::f64_suffixed(lit.as_f64());
+            quote!(<#acc as __cuprum::Number>::from_f64(#v))
+        }
+    })
 }

@@ -19,9 +19,12 @@
 
 mod calls;
 mod expect;
+mod identity;
 mod literals;
 mod methods;
 mod tensor;
+
+pub(crate) use identity::IdentityLiteral;
 
 use std::collections::HashMap;
 
@@ -178,7 +181,9 @@ impl<'a, 'd> Checker<'a, 'd> {
                 );
             }
         }
-        if let Some(id) = &parts.identity {
+        if let Some(id) = &parts.identity
+            && !self.literal_identity(id, &acc)
+        {
             let t = self.expr(id, Some(&acc));
             self.expect(&acc, &t, id.span);
         }

@@ -6,7 +6,9 @@
 //! a [`ReductionEntry`], which both the `#[reduction]` items (here) and the runtime's
 //! `ReductionKernel` (CuPy's grammar) fill in, so both kinds run the same loops.
 
-use super::writer::{Dest, Writer};
+use super::writer::{int_literal, Dest, Writer};
+use crate::dtype::DType;
+use crate::typeck::IdentityLiteral;
 use crate::ir::*;
 
 pub use cuprum_abi::reduction::{entry_points, PostStyle, ReductionEntry, ReductionInput};
@@ -60,7 +62,20 @@ impl Writer<'_> {
             self.out.push_str(&tp);
             self.line(format!("__device__ __forceinline__ {acc} {name}_identity() {{"));
             self.indent += 1;
-            self.expr_into(id, &Dest::Return);
+            // A literal for an accumulator no literal types (typeck/identity.rs): converted as
+            // `T::from_i64` / `T::from_f64` convert.
+            let literal = IdentityLiteral::of(id).filter(|_| matches!(acc_ty, Ty::Param(_)) || acc_ty.scalar().is_some_and(DType::is_half));
+            match literal {
+                Some(lit) => {
+                    self.features.need("cuprum/math.h");
+                    let converted = match lit.as_i64() {
+                        Some(v) => format!("cuprum::num<{acc}>::from_i64({})", int_literal(v as i128, DType::I64)),
+                        None => format!("cuprum::num<{acc}>::from_f64({:?})", lit.as_f64()),
+                    };
+                    self.line(format!("return {converted};"));
+                }
+                None => self.expr_into(id, &Dest::Return),
+            }
             self.indent -= 1;
             self.line("}");
         }
@@ -136,6 +151,23 @@ mod tests {
         let c = emit("#[reduction(identity = T::zero(), reduce = |a, b| a + b, instances = [f16])] fn s<T: Number>(x: T) -> T { x }");
         assert!(c.contains("#include <cuprum/half.h>"), "{c}");
         assert!(!c.contains("complex.h"), "{c}");
+    }
+
+    #[test]
+    fn a_literal_identity_converts_to_a_generic_or_half_accumulator() {
+        // CuPy's `'0'`: the literal converts to each instance's type (typeck/identity.rs).
+        let c = emit("#[reduction(identity = 0, reduce = |a, b| a + b, instances = [f32, u8, Complex<f64>])] fn s<T: Number>(x: T) -> T { x }");
+        assert!(c.contains("return cuprum::num<T>::from_i64(0ll);"), "{c}");
+        let c = emit("#[reduction(identity = -1.5, reduce = |a, b| a.max(b), instances = [f16, f64])] fn m<T: Float>(x: T) -> T { x }");
+        assert!(c.contains("return cuprum::num<T>::from_f64(-1.5);"), "{c}");
+        // u64::MAX passes through from_i64 as -1, which `(u64)` turns back into the value.
+        let c = emit("#[reduction(identity = 18446744073709551615, reduce = |a, b| a.min(b), instances = [u64])] fn n<T: Int>(x: T) -> T { x }");
+        assert!(c.contains("return cuprum::num<T>::from_i64(-1ll);"), "{c}");
+        let c = emit("#[reduction(identity = 1, reduce = |a, b| a * b)] fn p(x: f16) -> f16 { x }");
+        assert!(c.contains("return cuprum::num<f16>::from_i64(1ll);"), "{c}");
+        // A literal a concrete primitive accumulator types stays a literal.
+        let c = emit("#[reduction(identity = 0, reduce = |a, b| a + b)] fn q(x: i64) -> i64 { x }");
+        assert!(c.contains("return 0ll;"), "{c}");
     }
 
     #[test]

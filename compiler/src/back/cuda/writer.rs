@@ -1481,7 +1481,7 @@ fn has_call(e: &Expr) -> bool {
 }
 
 /// An integer literal of a given type, valid C for every value including the minimum.
-fn int_literal(v: i128, d: DType) -> String {
+pub(super) fn int_literal(v: i128, d: DType) -> String {
     let (bits, signed) = (d.bits(), d.is_signed_int());
     // Wrap to the type, as `as` would (the type checker rejects out-of-range literals).
     let m = if bits == 128 { v } else { v.rem_euclid(1i128 << bits) };
