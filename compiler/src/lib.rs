@@ -16,16 +16,31 @@
 //! options, the entry-point templates) is the `cuprum-abi` crate; [`dtype`], [`mangle`] and
 //! [`headers`] are its modules, re-exported here under their old paths.
 
+//!
+//! The API is the pipeline's entry points ([`compile_file`], [`compile_source`], [`check_item`]),
+//! the attribute macros' expansion ([`expand`]), the diagnostics ([`diag`]) and the generated unit
+//! ([`back`]). The phases' own modules (the IR, the type checker, the validator, the fusion
+//! planner, the language's vocabulary) are public only for cuprum's crates and tests and are
+//! hidden from the documentation: they are not a stable API.
+#![warn(missing_docs)]
+
 pub mod back;
+#[doc(hidden)]
 pub mod bounds;
 pub mod diag;
 pub mod expand;
 pub mod front;
+#[doc(hidden)]
 pub mod fuse;
+#[doc(hidden)]
 pub mod ir;
+#[doc(hidden)]
 pub mod lang;
+#[doc(hidden)]
 pub mod layout;
+#[doc(hidden)]
 pub mod typeck;
+#[doc(hidden)]
 pub mod valid;
 
 pub use cuprum_abi as abi;
