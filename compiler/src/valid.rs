@@ -177,7 +177,11 @@ impl BodyCheck<'_, '_> {
     fn shared_operand(&mut self, f: Intrinsic, a: Option<&Expr>) {
         let Some(a) = a else { return };
         let ok = match &a.kind {
-            ExprKind::Local(id) => self.shared_locals.contains(id),
+            // A slice is no array at all: the type checker said so already.
+            ExprKind::Local(id) => {
+                self.shared_locals.contains(id)
+                    || matches!(self.item.locals[id.0 as usize].declared, Some(Ty::Slice { .. }))
+            }
             ExprKind::Error => true,
             _ => false,
         };

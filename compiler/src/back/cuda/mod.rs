@@ -103,7 +103,8 @@ pub fn write_module(module: &Module, types: &[Types]) -> Unit {
     }
     for (item, ty) in module.items.iter().zip(types) {
         let mut w = Writer::new(item, ty, &mut features, &device_items, &module.structs);
-        w.arch_need = arch_needs.get(item.name.text.as_str()).copied().flatten();
+        let arch_need = arch_needs.get(item.name.text.as_str()).copied().flatten();
+        w.arch_need = arch_need;
         match &item.kind {
             ItemKind::Device => w.device_fn(),
             ItemKind::RawKernel { fast_math: fm } => {
@@ -118,9 +119,8 @@ pub fn write_module(module: &Module, types: &[Types]) -> Unit {
         if let Some(kind) = item.kind.kernel_kind() {
             let instances: Vec<Vec<DType>> =
                 if item.generics.is_empty() { vec![Vec::new()] } else { item.instances.clone() };
-            let min_arch = arch_needs.get(item.name.text.as_str()).copied().flatten();
             let cooperative = cooperative.contains(item.name.text.as_str());
-            let mut info = KernelInfo { name: item.name.text.clone(), kind, instances: Vec::new(), min_arch, cooperative };
+            let mut info = KernelInfo { name: item.name.text.clone(), kind, instances: Vec::new(), min_arch: arch_need, cooperative };
             // Kernels with launch variants get one entry point per variant and instance, except
             // the 64-bit index variants (`s64`, `rows64`, ...): they serve only arrays whose
             // offsets pass 2^31 elements, cost as much as the others together, and are compiled

@@ -57,30 +57,22 @@ pub struct Writer<'a> {
 /// when the function returns (`cuprum::oob_later`, cuprum/tensor.h). Reserved in every function.
 const LATER: &str = "cuprum_later";
 
-/// Whether `item` calls a checked `ldmatrix_*` or `cp_async`.
-fn uses_checked_tensor_ops(item: &Item) -> bool {
-    let mut found = false;
+/// What a function's entry must set up for its tensor operations, from one walk of its body:
+/// whether it calls a checked `ldmatrix_*` or `cp_async`, and the parameters it passes to
+/// `cp_async_unchecked` as sources (each once).
+fn tensor_entry(item: &Item) -> (bool, Vec<LocalId>) {
+    let (mut checked, mut sources) = (false, Vec::new());
     crate::ir::each_expr_of_item(item, &mut |e| {
-        if let ExprKind::Call { callee: Callee::Intrinsic { intrinsic, .. }, .. } = &e.kind {
-            found |= matches!(intrinsic, Intrinsic::CpAsync) || matches!(intrinsic, Intrinsic::LdMatrix(l) if l.checked());
-        }
-    });
-    found
-}
-
-/// The parameters `item` passes to `cp_async_unchecked` as sources, each once.
-fn unchecked_copy_sources(item: &Item) -> Vec<LocalId> {
-    let mut out = Vec::new();
-    crate::ir::each_expr_of_item(item, &mut |e| {
-        if let ExprKind::Call { callee: Callee::Intrinsic { intrinsic: Intrinsic::CpAsyncUnchecked, .. }, args } = &e.kind {
-            if let Some(Expr { kind: ExprKind::Local(id), .. }) = args.get(2) {
-                if !out.contains(id) {
-                    out.push(*id);
-                }
+        if let ExprKind::Call { callee: Callee::Intrinsic { intrinsic, .. }, args } = &e.kind {
+            checked |= matches!(intrinsic, Intrinsic::CpAsync) || matches!(intrinsic, Intrinsic::LdMatrix(l) if l.checked());
+            if let (Intrinsic::CpAsyncUnchecked, Some(Expr { kind: ExprKind::Local(id), .. })) = (intrinsic, args.get(2))
+                && !sources.contains(id)
+            {
+                sources.push(*id);
             }
         }
     });
-    out
+    (checked, sources)
 }
 
 impl<'a> Writer<'a> {
@@ -160,14 +152,15 @@ impl<'a> Writer<'a> {
 
     pub(super) fn body_into_return(&mut self) {
         self.indent += 1;
-        if uses_checked_tensor_ops(self.item) {
+        let (checked, unchecked_sources) = tensor_entry(self.item);
+        if checked {
             self.features.need("cuprum/tensor.h");
             self.line(format!("cuprum::oob_later {LATER}(\"{}\");", self.item.name.text));
         }
         // The sources of `cp_async_unchecked` (parameters, the validator says) must start 16-byte
         // aligned: checked once here, as the only promise of the call its caller cannot keep.
         let ret = if self.item.ret.is_unit() { "return;" } else { "return {};" };
-        for p in unchecked_copy_sources(self.item) {
+        for p in unchecked_sources {
             let name = self.locals[p.0 as usize].clone();
             self.line(format!("if (!cuprum::cp_async_source_ok({name}, \"{}\")) {ret}", self.item.name.text));
         }
