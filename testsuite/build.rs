@@ -18,5 +18,6 @@ fn main() {
         .file("tests/tensor_kernels.rs")
         .file("tests/grid_kernels.rs")
         .file("tests/print_kernels.rs")
+        .file("tests/warp_kernels.rs")
         .compile();
 }

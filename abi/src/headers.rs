@@ -12,6 +12,7 @@ pub const HEADERS: &[(&str, &str)] = &[
     ("cuprum/complex.h", include_str!("../include/cuprum/complex.h")),
     ("cuprum/atomic.h", include_str!("../include/cuprum/atomic.h")),
     ("cuprum/thread.h", include_str!("../include/cuprum/thread.h")),
+    ("cuprum/warp.h", include_str!("../include/cuprum/warp.h")),
     ("cuprum/tensor.h", include_str!("../include/cuprum/tensor.h")),
     ("cuprum/grid.h", include_str!("../include/cuprum/grid.h")),
     ("cuprum/kernel.h", include_str!("../include/cuprum/kernel.h")),

@@ -243,7 +243,7 @@ impl BodyCheck<'_, '_> {
             }
             SharedArray => self.diags.error(span, "bind shared memory to a name first: `let s = shared_array::<f32, 256>();`"),
             DynamicShared => self.shared(span),
-            SyncThreads | SyncWarp => {
+            SyncThreads | SyncWarp | Warp(_) => {
                 if elementwise {
                     self.diags.error(span, format!("`{name}()` is not meaningful in a `#[{}]` kernel; write a `#[rawkernel]`", self.item.kind.attr_name()))
                 }

@@ -77,6 +77,9 @@ vocabulary! {
         Atomic(AtomicOp),
         /// `shfl_*_sync(mask, value, lane_or_delta[, width]) -> T`
         Shuffle(Shuffle),
+        /// `warp_reduce_*(value[, width]) -> T`, `warp_*_sum(value[, width]) -> T`: a warp's (or
+        /// a tile's) reduction or prefix sum, built on shuffles.
+        Warp(WarpOp),
         /// `mma_*(a, b, c) -> d`: a warp's matrix multiply-accumulate on tensor cores.
         Mma(Mma),
         /// `ldmatrix_x*(shared, index) -> fragment`: a warp's load of 8x8 matrices of 16-bit
@@ -100,6 +103,7 @@ impl Intrinsic {
             CpAsync | CpAsyncUnchecked => 4,
             Atomic(op) => op.arity(),
             Shuffle(s) => s.arity(),
+            Warp(w) => w.arity(),
             Mma(_) => 3,
             LdMatrix(_) => 2,
         }
@@ -115,7 +119,7 @@ impl Intrinsic {
             LdMatrix(_) => Some(75),
             ThreadIdx | BlockIdx | BlockDim | GridDim | Grid1d | Grid2d | Grid3d | GridSize1d | GridSize2d | GridSize3d | LaneId
             | WarpSize | SyncThreads | SyncWarp | ThreadFence | ThreadFenceBlock | SharedArray | DynamicShared | Index | LoopSize
-            | ReduceIndex | ComplexNew | Atomic(_) | Shuffle(_) | GridSync => None,
+            | ReduceIndex | ComplexNew | Atomic(_) | Shuffle(_) | Warp(_) | GridSync => None,
         }
     }
 
@@ -124,7 +128,7 @@ impl Intrinsic {
     /// has arrived.
     pub fn warp_collective(self) -> bool {
         use Intrinsic::*;
-        matches!(self, SyncWarp | Shuffle(_) | Mma(_) | LdMatrix(_))
+        matches!(self, SyncWarp | Shuffle(_) | Warp(_) | Mma(_) | LdMatrix(_))
     }
 
     /// Whether the call waits for every thread of the grid: a kernel that uses it, directly or
@@ -171,6 +175,7 @@ impl Intrinsic {
             CpAsyncWait => "cuprum::cp_async_wait",
             Atomic(op) => op.c_name(),
             Shuffle(s) => s.c_name(),
+            Warp(w) => w.c_name(),
             Mma(m) => m.c_name(),
             LdMatrix(_) => "cuprum::ldmatrix",
         }
@@ -187,7 +192,7 @@ impl Intrinsic {
             GridDim => Some("gridDim"),
             Grid1d | Grid2d | Grid3d | GridSize1d | GridSize2d | GridSize3d | LaneId | WarpSize | SyncThreads | SyncWarp | ThreadFence
             | ThreadFenceBlock | GridSync | SharedArray | DynamicShared | Index | LoopSize | ReduceIndex | ComplexNew | CpAsync
-            | CpAsyncUnchecked | CpAsyncCommit | CpAsyncWait | Atomic(_) | Shuffle(_) | Mma(_) | LdMatrix(_) => None,
+            | CpAsyncUnchecked | CpAsyncCommit | CpAsyncWait | Atomic(_) | Shuffle(_) | Warp(_) | Mma(_) | LdMatrix(_) => None,
         }
     }
 }
@@ -308,6 +313,58 @@ impl Shuffle {
             Up | UpWidth => "cuprum::shfl_up_sync",
             Down | DownWidth => "cuprum::shfl_down_sync",
             Xor | XorWidth => "cuprum::shfl_xor_sync",
+        }
+    }
+}
+
+vocabulary! {
+    /// Warp collectives (CUB's `WarpReduce`/`WarpScan`, cooperative groups' `reduce` and
+    /// `inclusive_scan` on a tile): every lane of the warp calls them together and gets its result;
+    /// the `_width` forms work within tiles of `width` lanes (a power of two up to 32).
+    pub enum WarpOp {
+        ReduceSum = "warp_reduce_sum",
+        ReduceMin = "warp_reduce_min",
+        ReduceMax = "warp_reduce_max",
+        InclusiveSum = "warp_inclusive_sum",
+        ExclusiveSum = "warp_exclusive_sum",
+        ReduceSumWidth = "warp_reduce_sum_width",
+        ReduceMinWidth = "warp_reduce_min_width",
+        ReduceMaxWidth = "warp_reduce_max_width",
+        InclusiveSumWidth = "warp_inclusive_sum_width",
+        ExclusiveSumWidth = "warp_exclusive_sum_width",
+    }
+}
+
+impl WarpOp {
+    /// Whether the tile width is given (the last argument).
+    pub fn has_width(self) -> bool {
+        use WarpOp::*;
+        matches!(self, ReduceSumWidth | ReduceMinWidth | ReduceMaxWidth | InclusiveSumWidth | ExclusiveSumWidth)
+    }
+
+    /// How many arguments the call takes (the value, and the width when given).
+    pub fn arity(self) -> usize {
+        if self.has_width() { 2 } else { 1 }
+    }
+
+    /// The bound the value's type needs: `Number` for sums, `Real` for the minimum and maximum.
+    pub fn bound(self) -> Bound {
+        use WarpOp::*;
+        match self {
+            ReduceMin | ReduceMax | ReduceMinWidth | ReduceMaxWidth => Bound::Real,
+            _ => Bound::Number,
+        }
+    }
+
+    /// The helper of `cuprum/warp.h`; the width forms are overloads of the same helper.
+    pub fn c_name(self) -> &'static str {
+        use WarpOp::*;
+        match self {
+            ReduceSum | ReduceSumWidth => "cuprum::warp_reduce_sum",
+            ReduceMin | ReduceMinWidth => "cuprum::warp_reduce_min",
+            ReduceMax | ReduceMaxWidth => "cuprum::warp_reduce_max",
+            InclusiveSum | InclusiveSumWidth => "cuprum::warp_inclusive_sum",
+            ExclusiveSum | ExclusiveSumWidth => "cuprum::warp_exclusive_sum",
         }
     }
 }

@@ -18,7 +18,7 @@ mod method;
 
 pub use assoc_const::{AssocConst, NumConst};
 pub use assoc_fn::{AssocFn, NumFn};
-pub use intrinsic::{AtomicOp, Intrinsic, LdMatrix, Mma, Shuffle};
+pub use intrinsic::{AtomicOp, Intrinsic, LdMatrix, Mma, Shuffle, WarpOp};
 pub use method::{MathFn, Method, MethodSig, Receiver};
 
 use crate::dtype::DType;
@@ -50,6 +50,9 @@ mod tests {
         }
         for s in Shuffle::ALL {
             assert_eq!(Intrinsic::from_name(s.rust_name()), Some(Intrinsic::Shuffle(*s)));
+        }
+        for w in WarpOp::ALL {
+            assert_eq!(Intrinsic::from_name(w.rust_name()), Some(Intrinsic::Warp(*w)));
         }
         for m in Mma::ALL {
             assert_eq!(

@@ -76,7 +76,7 @@ impl Checker<'_, '_> {
                 }
                 Ty::Unit
             }
-            ComplexNew | Atomic(_) | Shuffle(_) | CpAsync | CpAsyncUnchecked | Mma(_) | LdMatrix(_) if !arity_ok => Ty::Error,
+            ComplexNew | Atomic(_) | Shuffle(_) | Warp(_) | CpAsync | CpAsyncUnchecked | Mma(_) | LdMatrix(_) if !arity_ok => Ty::Error,
             CpAsync | CpAsyncUnchecked => self.cp_async(args),
             Mma(m) => self.mma(m, args),
             LdMatrix(l) => self.ldmatrix(l, args),
@@ -104,6 +104,17 @@ impl Checker<'_, '_> {
                 }
             }
             Atomic(op) => self.atomic(op, args, span),
+            Warp(w) => {
+                let vt = self.expr(&args[0], expected);
+                if !self.is_error(&vt) && !self.has(&vt, w.bound()) {
+                    let (shown, what) = (self.show(&vt), if w.bound() == Bound::Real { "ordered numbers (integers or floats)" } else { "numbers" });
+                    self.diags.error(args[0].span, format!("`{}` works on {what}, found `{shown}`", w.rust_name()));
+                }
+                if w.has_width() {
+                    self.arg(&args[1], &U32);
+                }
+                vt
+            }
             Shuffle(s) => {
                 self.arg(&args[0], &U32);
                 let vt = self.expr(&args[1], expected);

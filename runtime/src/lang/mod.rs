@@ -16,6 +16,7 @@ pub mod tensor;
 pub mod unroll;
 pub mod traits;
 pub mod views;
+pub mod warp;
 pub mod cpu;
 
 /// Everything a kernel file needs: the numeric traits, the intrinsics, the argument types, and the
@@ -32,6 +33,7 @@ pub mod prelude {
     pub use super::unroll::Unroll;
     pub use crate::{gpu_print, gpu_println};
     pub use super::views::{Raw, View, ViewMut};
+    pub use super::warp::*;
     pub use half::{bf16, f16};
     pub use num_complex::Complex;
 }

@@ -1314,6 +1314,10 @@ impl<'a> Writer<'a> {
                 self.features.need("cuprum/thread.h");
                 format!("{c}({})", vs.join(", "))
             }
+            Warp(_) => {
+                self.features.need("cuprum/warp.h");
+                format!("{c}({})", vs.join(", "))
+            }
             // The checked tensor helpers check their ranges and alignment themselves (a misaligned
             // address is a fault, not only a wrong value) and note a violation in the function's
             // `LATER`, which reports it when the function returns.

@@ -9,6 +9,7 @@
 //! (`launch::grid`) can run the other threads of its block or warp up to the same point.
 
 mod atomics;
+mod collective;
 pub(crate) mod context;
 mod local;
 mod memory;
@@ -17,6 +18,7 @@ mod threads;
 mod warp;
 
 pub use atomics::*;
+pub use collective::*;
 #[doc(hidden)]
 pub use context::{InFunction, in_function};
 pub use local::{LocalIndex, local_get, local_slot};
