@@ -9,12 +9,13 @@
 #[path = "kernels/quickstart.rs"]
 mod kernels;
 
-use cuprum::runtime::{registry, Array, Device, Error, LaunchConfig, Result};
+use cuprum::audit;
+use cuprum::runtime::{Array, Device, Error, LaunchConfig, Result};
 
 fn main() {
-    let builtin = registry::kernels().filter(|e| e.file().contains("kernels/elementwise.rs") || e.file().contains("kernels/reductions.rs")).count();
+    let builtin = audit::kernels().filter(|e| e.file().contains("kernels/elementwise.rs") || e.file().contains("kernels/reductions.rs")).count();
     println!("kernels in this program: {builtin} built-in (array operators and reductions), and the quickstart's:");
-    for e in registry::kernels().filter(|e| e.file().contains("quickstart")) {
+    for e in audit::kernels().filter(|e| e.file().contains("quickstart")) {
         let aot = match e.unit().ok().and_then(|u| u.fatbin().map(|f| (u, f))) {
             Some((u, f)) => {
                 // A kernel's parts: `name`, or `name[dtypes]`, `name:variant`, `name@targets`.
@@ -91,7 +92,7 @@ fn run(device: &Device) -> Result<()> {
         .fold(0.0f64, f64::max);
     println!("l2norm along axis 1 of {:?}: norms[0] = {:.4}, worst relative error {worst:.1e}", a.shape(), norms[0]);
 
-    for s in registry::served() {
+    for s in audit::served() {
         let how = match s.layer.name() {
             "aot" => "the embedded fat binary",
             "nvrtc" => "NVRTC (compiled now)",

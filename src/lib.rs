@@ -29,10 +29,11 @@ pub use cuprum_runtime::ReductionCall;
 pub mod prelude {
     pub use crate::{device, elementwise, fuse, rawkernel, reduction};
     pub use crate::reductions::Reductions;
-    pub use cuprum_runtime::lang::prelude::*;
+    pub use cuprum_runtime::prelude::*;
 }
 
 /// Generated code names `::cuprum::__private` (the macros' default `crate = ::cuprum`): the
-/// runtime's `__private`.
+/// runtime's `__private`, the one path to its internals (not API; docs/architecture.md, The
+/// crates).
 #[doc(hidden)]
 pub use cuprum_runtime::__private;

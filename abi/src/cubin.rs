@@ -25,10 +25,10 @@
 //!   where a section does; no section or segment reserves more than 1 TiB; tables of fixed-size
 //!   entries hold whole entries; section 0 is all zeros; `e_phoff` is 0 without program headers.
 //!   The driver trusts this layout: before these checks, images whose damaged extents still lay
-//!   inside the file crashed it on an H100 (`runtime/tests/gpu_images.rs`).
+//!   inside the file crashed it on an H100 (`runtime/src/tests/gpu_images.rs`).
 //!
 //! Everything is read with bounds-checked accessors and checked arithmetic: no input panics
-//! (`runtime/tests/image_fuzz.rs` feeds it hundreds of thousands of damaged images). It checks
+//! (`runtime/src/tests/image_fuzz.rs` feeds it hundreds of thousands of damaged images). It checks
 //! what the driver *locates*, not what it *means*: a well-framed image with nonsense machine code
 //! passes, and the driver refuses or runs it.
 

@@ -7,8 +7,10 @@
 use std::sync::OnceLock;
 use std::time::Instant;
 
-use cuprum_runtime::elementwise::{self, Arg, Input, Options, Param, ParamType, Role};
-use cuprum_runtime::registry::{Kernel, KernelUnit, Signature, UnitRef};
+// The erased launch, its pieces and hand-made kernels are the runtime's internals (`__private`):
+// the host-cost rows time them piece by piece.
+use cuprum_runtime::__private::elementwise::{self, Arg, Input, Options, Param, ParamType, Role};
+use cuprum_runtime::__private::registry::{Kernel, KernelUnit, Signature, UnitRef};
 use cuprum_runtime::{Array, Event, Float, Result, Stream};
 use half::f16;
 
@@ -191,7 +193,7 @@ pub fn rows(copy: f64, bare_us: f64, quick: bool, stream: &Stream) -> Result<Vec
     let (mut ours, mut bare_v, mut inter_v) = (Vec::new(), Vec::new(), Vec::new());
     {
         let args = [Arg::input(&x), Arg::input(&y), Arg::output(&mut z)];
-        elementwise::launch::staged_launch(
+        elementwise::staged_launch(
             kernel()?,
             &[cuprum_runtime::DType::F32],
             &args,
@@ -210,7 +212,7 @@ pub fn rows(copy: f64, bare_us: f64, quick: bool, stream: &Stream) -> Result<Vec
                     for _ in 0..k {
                         // SAFETY: what `elementwise::launch` would launch for these arguments
                         // (`staged_launch` hands it over instead of launching).
-                        unsafe { cuprum_runtime::launch::launch(func, cfg, params)? };
+                        unsafe { cuprum_runtime::__private::launch::launch(func, cfg, params)? };
                     }
                     stream.synchronize()?;
                     Ok(t.elapsed().as_secs_f64() * 1e6 / k as f64)
@@ -219,14 +221,14 @@ pub fn rows(copy: f64, bare_us: f64, quick: bool, stream: &Stream) -> Result<Vec
                     let t = Instant::now();
                     for _ in 0..k {
                         let other = [Arg::input(&x), Arg::input(&y), Arg::output(z2)];
-                        elementwise::launch::host_work_only(
+                        elementwise::host_work_only(
                             kernel()?,
                             &[cuprum_runtime::DType::F32],
                             &other,
                             &Options::default(),
                         )?;
                         // SAFETY: as above.
-                        unsafe { cuprum_runtime::launch::launch(func, cfg, params)? };
+                        unsafe { cuprum_runtime::__private::launch::launch(func, cfg, params)? };
                     }
                     stream.synchronize()?;
                     Ok(t.elapsed().as_secs_f64() * 1e6 / k as f64)
@@ -253,7 +255,7 @@ pub fn rows(copy: f64, bare_us: f64, quick: bool, stream: &Stream) -> Result<Vec
             let t = Instant::now();
             for _ in 0..k {
                 let args = [Arg::input(&x), Arg::input(&y), Arg::output(&mut z)];
-                elementwise::launch::host_work_only(
+                elementwise::host_work_only(
                     kernel()?,
                     &[cuprum_runtime::DType::F32],
                     &args,

@@ -6,7 +6,7 @@
 
 use cudarc::cublas::{result as blas, sys as blas_sys};
 use cuprum::prelude::bf16;
-use cuprum_runtime::launch::LaunchConfig;
+use cuprum_runtime::LaunchConfig;
 use cuprum_runtime::{Array, Error, Result, Stream};
 
 use crate::sgemm::Cublas;

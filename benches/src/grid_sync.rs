@@ -4,7 +4,7 @@
 //! timed alternately). The two results are compared first (the same arithmetic in the same order:
 //! equal bit for bit).
 
-use cuprum_runtime::launch::LaunchConfig;
+use cuprum_runtime::LaunchConfig;
 use cuprum_runtime::{Array, Error, Result, Stream};
 
 use crate::{Row, median};

@@ -42,9 +42,7 @@ mod sgemm;
 
 use cudarc::driver::{LaunchConfig as CuLaunchConfig, PushKernelArg};
 use cuprum_runtime::cache::{self, CacheConfig};
-use cuprum_runtime::kernel::RawKernel;
-use cuprum_runtime::launch::LaunchConfig;
-use cuprum_runtime::module::RawModule;
+use cuprum_runtime::{LaunchConfig, RawKernel, RawModule};
 use cuprum_runtime::{Array, Device, Event, Result, Stream, device, nvrtc, stats};
 
 /// The empty kernel of the launch-cost rows (same arguments as the add kernel).

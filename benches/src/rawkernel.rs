@@ -3,8 +3,10 @@
 
 use std::time::Instant;
 
-use cuprum_runtime::launch::LaunchConfig;
-use cuprum_runtime::{Array, Device, Result, Stream, nvrtc, stats};
+use cuprum_runtime::LaunchConfig;
+// NVRTC compiled directly (the ceilings) is the runtime's internals (`__private`).
+use cuprum_runtime::__private::nvrtc;
+use cuprum_runtime::{Array, Device, Result, Stream, stats};
 use cuprum_runtime::DType;
 use num_complex::Complex;
 
@@ -48,7 +50,7 @@ pub fn child_aot(what: &str) -> Result<()> {
     let first = ms(t.elapsed());
     stream.synchronize()?;
     drop(y);
-    let layer = cuprum_runtime::registry::served().first().map(|s| s.layer.name()).unwrap_or("?");
+    let layer = cuprum_runtime::audit::served().first().map(|s| s.layer.name()).unwrap_or("?");
     let loads = stats::snapshot();
     println!("AOT {first:.4} {layer} {} {:.4}", loads.module_loads, ms(loads.module_load_time));
     Ok(())
@@ -123,7 +125,7 @@ pub fn rows(dev: &Device, stream: &Stream, c: &Ceilings) -> Result<Vec<Row>> {
     // the unit + its instantiation line, load, launch. The ceiling: NVRTC compiling the same
     // kind of source (another instance), with nothing around it.
     let info = nvrtc::info()?;
-    let unit = cuprum_runtime::registry::kernels()
+    let unit = cuprum_runtime::audit::kernels()
         .find(|e| e.name() == "copy_unrolled")
         .and_then(|e| e.unit().ok())
         .ok_or_else(|| cuprum_runtime::Error::Unsupported { what: "copy_unrolled is not registered".into() })?;
@@ -312,7 +314,7 @@ pub fn nvrtc_diag() -> Result<()> {
     let info = nvrtc::info()?;
     let target = nvrtc::choose_target(dev.compute_capability(), &info.supported_archs, false, info.version)?;
     let options = nvrtc::effective_options(&[], target, false);
-    let unit = cuprum_runtime::registry::kernels()
+    let unit = cuprum_runtime::audit::kernels()
         .find(|e| e.name() == "copy_unrolled")
         .and_then(|e| e.unit().ok())
         .map(|u| u.source().to_string())

@@ -10,7 +10,7 @@
 //! `LD_LIBRARY_PATH=$(dirname "$(find / -name 'libcublas.so.*' 2>/dev/null | head -1)")`.
 
 use cudarc::cublas::{result as blas, sys as blas_sys};
-use cuprum_runtime::launch::LaunchConfig;
+use cuprum_runtime::LaunchConfig;
 use cuprum_runtime::{Array, Error, Result, Stream};
 
 use crate::{Row, median};

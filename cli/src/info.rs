@@ -2,7 +2,10 @@
 //! so and still exits 0 (each part is reported on its own).
 
 use cuprum_runtime::cache::{self, CacheConfig};
-use cuprum_runtime::{Device, audit, device, env, nvrtc};
+use cuprum_runtime::{Device, audit, device, nvrtc};
+// The variables the runtime reads and its parsers of them: not API (the runtime's `__private`),
+// the command line lists what this runtime reads.
+use cuprum_runtime::__private::env;
 
 pub fn run(args: &[String]) -> i32 {
     if !args.is_empty() {

@@ -10,7 +10,6 @@ use std::path::Path;
 use std::process::{Command, Output};
 
 use cuprum_compiler::abi::record::{self, KernelRecord, UnitRecord};
-use cuprum_runtime::registry;
 
 fn cuprum(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_cuprum")).args(args).output().unwrap()
@@ -100,7 +99,7 @@ fn audits_the_cuprum_binary_for_named_architectures() {
 fn the_audit_of_this_executable_agrees_with_its_unit_table() {
     // The built-in kernels: linked in through the audit (as in `cuprum info`).
     let own = cuprum_runtime::audit::report(None);
-    let units = registry::units();
+    let units = cuprum_runtime::audit::units();
     assert!(!units.is_empty() && !own.units.is_empty(), "this test links the runtime's built-in kernels");
     let exe = std::env::current_exe().unwrap();
     let out = audit(&exe, &["--arch", "sm_90"]);

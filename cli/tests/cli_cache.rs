@@ -4,7 +4,10 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use cuprum_runtime::cache::{CacheConfig, CompiledImage, ImageKind, KernelCache, KeyInputs};
+use cuprum_runtime::cache::CacheConfig;
+// The fixtures are entries written through the kernel cache itself, which is the runtime's, not
+// API (its `__private`): a program writes them by compiling kernels, which needs NVRTC.
+use cuprum_runtime::__private::cache::{CompiledImage, ImageKind, KernelCache, KeyInputs};
 
 /// A fresh, empty directory under the system temp dir, removed when dropped.
 fn tempdir(tag: &str) -> tempfile::TempDir {

@@ -1,9 +1,9 @@
 //! What the running program carries and how each of its kernels will reach the GPU.
 //!
-//! [`report`] lists every kernel file the program embeds ([`registry::units`]): its unit id, the
-//! targets of its fat binary, the fat binary's size, and the build record `cuprum-build` left next
-//! to it ([`BuildInfo`]: nvcc seconds, whether nvcc ran or the fat binary came from a cache); then
-//! every kernel of the file ([`registry::kernels`]) with its precompiled instances, each marked
+//! [`report`] lists every kernel file the program embeds ([`units`]): its unit id, the targets of
+//! its fat binary, the fat binary's size, and the build record `cuprum-build` left next to it
+//! ([`BuildInfo`]: nvcc seconds, whether nvcc ran or the fat binary came from a cache); then every
+//! kernel of the file ([`kernels`]) with its precompiled instances, each marked
 //!
 //! - `precompiled for this GPU`: the fat binary has SASS the device runs (`sm_XY` of the device's
 //!   major version, minor version at most the device's);
@@ -20,12 +20,16 @@
 //! let device = cuprum_runtime::Device::get(0).ok();
 //! println!("{}", cuprum_runtime::audit::report(device.as_ref()));
 //! ```
+//!
+//! What the program did meanwhile: [`served`] lists which layer of the lookup chain served each
+//! kernel instance loaded so far (the embedded fat binary, the kernel cache, NVRTC;
+//! docs/architecture.md, The lookup chain), and [`crate::stats::snapshot`] counts them.
 
 use std::fmt;
 
 use crate::device::Device;
-use crate::registry::{self, KernelUnit, UnitRef};
-pub use crate::registry::{BuildInfo, BuildStatus};
+use crate::registry::{self, UnitRef};
+pub use crate::registry::{BuildInfo, BuildStatus, KernelEntry, KernelUnit, Served, kernels, served, units};
 
 /// How an instance reaches a device.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -194,7 +198,7 @@ pub fn report(device: Option<&Device>) -> Audit {
 }
 
 /// The audit of `units`, with `kernels` as `(kind, name, unit id)`.
-pub fn audit_units(
+pub(crate) fn audit_units(
     units: &[&KernelUnit],
     kernels: &[(&'static str, &'static str, &str)],
     device: Option<DeviceSummary>,

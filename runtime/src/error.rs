@@ -440,7 +440,8 @@ fn cooperative_grid_text(kernel: &str, blocks: u64, limit: u64, per_sm: u32, sms
 pub struct Fault {
     /// The device whose context is lost.
     pub device: usize,
-    /// The sticky result the driver returned (see [`sticky_fault`]).
+    /// The sticky result the driver returned (one of the codes that lose the context;
+    /// `sticky_fault` in `error.rs` lists them).
     pub code: CUresult,
     /// The driver call that reported it (`cuStreamSynchronize`, `cuMemcpyDtoHAsync`, ...):
     /// launches run asynchronously, so this is often not the launch that faulted.

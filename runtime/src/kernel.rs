@@ -33,7 +33,7 @@ struct KernelInner {
 /// (through the kernel cache), or taken from a [`RawModule`]. Cheap to clone.
 ///
 /// ```no_run
-/// # use cuprum_runtime::{Array, kernel::RawKernel, launch::LaunchConfig};
+/// # use cuprum_runtime::{Array, LaunchConfig, RawKernel};
 /// let add = RawKernel::new(r#"
 ///     extern "C" __global__ void my_add(const float* x1, const float* x2, float* y) {
 ///         int tid = blockDim.x * blockIdx.x + threadIdx.x;

@@ -1,5 +1,13 @@
 //! cuprum's runtime: the array type, devices, streams, the memory pool, kernel launches, the NVRTC
-//! JIT and the kernel cache (docs/architecture.md), plus the host side of the kernel language (`lang`).
+//! JIT and the kernel cache (docs/architecture.md), plus the host side of the kernel language
+//! ([`prelude`]).
+//!
+//! The public API is what users may use: the types at the root, [`prelude`], and the modules
+//! [`array`](mod@array), [`audit`], [`cache`], [`device`], [`elementwise`], [`reduction`],
+//! [`nvrtc`], [`stats`] and [`testing`]. Everything else is private or `pub(crate)`; what
+//! macro-generated code needs is re-exported under the hidden `__private` module only
+//! (docs/architecture.md, The crates), and the tests of the internals are this crate's unit tests
+//! (`src/tests/`).
 //!
 //! Module ownership (one concept per file; each module imports only modules listed above it):
 //! - `sync`, `stats`, `inline_list`, `elem_type`, `error`, `env`: the poison-ignoring locks,
@@ -11,7 +19,7 @@
 //! - `device`, `stream`, `memory/`: devices and contexts, streams and events, the pool.
 //! - `repr`, `element`, `lang/`: plain data for parameters, what arrays hold, the kernel
 //!   language's host definitions (traits, intrinsics, `Raw`, views).
-//! - `cache/`, `nvrtc`, `module/`, `function`: the kernel cache, the JIT, loaded modules
+//! - `cache/`, `nvrtc/`, `module/`, `function`: the kernel cache, the JIT, loaded modules
 //!   (`RawModule`, `Global`, image checks), a kernel loaded on one device.
 //! - `array/`: `Array<T>` (shape, layout, transfers).
 //! - `launch/`: configuration, typed arguments, the one parameter buffer (`ArgList`), the erased
@@ -30,40 +38,40 @@
 mod sync;
 mod inline_list;
 pub mod stats;
-pub mod elem_type;
-pub mod error;
-pub mod env;
+mod elem_type;
+mod error;
+mod env;
 mod capture;
-pub mod bounds;
+mod bounds;
 
 mod fault;
 
 pub mod device;
-pub mod stream;
-pub mod memory;
+mod stream;
+mod memory;
 
-pub mod repr;
-pub mod element;
-pub mod lang;
+mod repr;
+mod element;
+mod lang;
 
 pub mod cache;
 pub mod nvrtc;
-pub mod module;
-pub mod function;
+mod module;
+mod function;
 
 pub mod array;
 
-pub mod launch;
-pub mod kernel;
-pub mod registry;
-pub mod rawkernel;
-pub mod fuse;
+mod launch;
+mod kernel;
+mod registry;
+mod rawkernel;
+mod fuse;
 
 pub mod elementwise;
 pub mod reduction;
-pub mod graph;
+mod graph;
 
-pub mod ops;
+mod ops;
 pub mod audit;
 pub mod testing;
 
@@ -72,22 +80,32 @@ pub mod testing;
 #[path = "../tests/support/mod.rs"]
 mod test_support;
 
+/// The tests of the runtime's internals that were integration tests (`src/tests/`).
+#[cfg(test)]
+mod tests;
+
+/// The helpers shared with the integration tests (`tests/structs`) name the crate
+/// `cuprum_runtime`, as those tests do.
+#[cfg(test)]
+extern crate self as cuprum_runtime;
+
 pub use array::{Array, IntoShape, Slice};
 /// The `ndarray` crate the interop takes and returns (`Array::to_ndarray`, `Array::from_ndarray`,
 /// `TryFrom`): use it as `cuprum::ndarray` to get the same version.
 pub use ndarray;
 pub use ops::where_;
-pub use device::Device;
+pub use device::{Device, DeviceGuard};
 pub use element::{Element, ElemType, StructType};
 pub use error::{Error, Fault, Result};
 pub use memory::{DeviceBuffer, MemoryPool};
-pub use stream::{Event, Stream, StreamGuard};
+pub use stream::{Event, Stream, StreamGuard, StreamKind};
 pub use graph::Graph;
-pub use function::{KernelAttributes, KernelFunction};
+pub use function::{CoResidency, KernelAttributes, KernelFunction, LaunchLimits};
 pub use kernel::RawKernel;
 pub use launch::{ArgList, DevicePtr, DeviceRepr, Dim3, KernelArg, KernelArgs, LaunchConfig, SliceArg, ViewArg};
 pub use module::{Global, RawModule};
 pub use reduction::{ReductionCall, Reductions};
+pub use lang::prelude;
 
 /// The contract with the code generator (dtypes, symbol names, launch variants, headers).
 pub use cuprum_abi as abi;
@@ -95,12 +113,81 @@ pub use cuprum_abi::{DType, KernelKind};
 pub use lang::traits::{Float, Int, Number, Real, Scalar};
 
 /// What macro-generated code reaches the runtime through (`<crate>::__private`, aliased
-/// `__cuprum` in each kernel's module; docs/architecture.md, The crates): the runtime's items,
-/// [`ReductionCall`] among them, and `inventory`. The runtime's own kernels (`kernels/`) are
-/// written `#[elementwise(crate = crate)]` and so name `crate::__private`; the facade re-exports
-/// this module as `cuprum::__private`, the macros' default.
+/// `__cuprum` in each kernel's module; docs/architecture.md, The crates): the runtime's public
+/// items, [`ReductionCall`] among them, `inventory`, and the internal modules the generated code
+/// (and the workspace's benchmark and command line) name: the unit table and kernels
+/// (`registry`), the launch vocabulary (`launch`: operands, signatures, the CPU device's loops and
+/// grids, `launch::launch`), the checks of `#[rawkernel]` launch functions (`rawkernel`), the row
+/// plan of `#[fuse]` (`fuse`), the kernel language's host definitions (`lang`), the erased
+/// elementwise and reduction launches and their planners, the kernel cache's layers, NVRTC and
+/// the environment. None of it is API: it changes with the code generator. The runtime's own
+/// kernels (`kernels/`) are written `#[elementwise(crate = crate)]` and so name
+/// `crate::__private`; the facade re-exports this module as `cuprum::__private`, the macros'
+/// default.
 #[doc(hidden)]
 pub mod __private {
     pub use crate::*;
     pub use inventory;
+
+    /// The unit table, `Kernel`, which layer served what.
+    pub mod registry {
+        pub use crate::registry::*;
+    }
+
+    /// Operands, signatures, the parameter buffer, the CPU device's loops (`host`) and grids
+    /// (`grid`), and `launch()`.
+    pub mod launch {
+        pub use crate::launch::*;
+    }
+
+    /// The checks of `#[rawkernel]` launch functions.
+    pub mod rawkernel {
+        pub use crate::rawkernel::*;
+    }
+
+    /// The row plan of a row-wise `#[fuse]` kernel.
+    pub mod fuse {
+        pub use crate::fuse::*;
+    }
+
+    /// The kernel language's host definitions, the operators of host bodies and the CPU device's
+    /// kernel language.
+    pub mod lang {
+        pub use crate::lang::*;
+    }
+
+    /// The environment variables the runtime reads (`cuprum info` lists them).
+    pub mod env {
+        pub use crate::env::*;
+    }
+
+    /// The erased elementwise launch.
+    pub mod elementwise {
+        pub use crate::elementwise::*;
+        pub use crate::elementwise::launch::{broadcast_shape, host_work_only, launch, launch_unchecked, output_stream, staged_launch};
+        pub use crate::launch::operand::{Arg, ArrayArg};
+        pub use crate::launch::signature::{Param, ParamType, Role};
+    }
+
+    /// The erased reduction launch.
+    pub mod reduction {
+        pub use crate::reduction::*;
+        pub use crate::reduction::launch::{Options, host_work_only, launch, launch_unchecked, output_shape, staged_launch};
+        pub use crate::launch::operand::ArrayArg;
+        pub use crate::launch::signature::ReductionSignature;
+    }
+
+    /// Compiling with NVRTC directly (the benchmark's ceilings).
+    pub mod nvrtc {
+        pub use crate::nvrtc::*;
+        pub use crate::nvrtc::program::{Compiled, Program, compile, effective_options};
+    }
+
+    /// The kernel cache's layers (the command line's tests write entries through them).
+    pub mod cache {
+        pub use crate::cache::*;
+        pub use crate::cache::kernel_cache::KernelCache;
+        pub use crate::cache::entry::{CompiledImage, ImageKind};
+        pub use crate::cache::key::KeyInputs;
+    }
 }

@@ -14,7 +14,7 @@ use num_complex::Complex;
 /// `#[repr(C)]` structs to pass them by value (CuPy's custom user types):
 ///
 /// ```
-/// # use cuprum_runtime::launch::DeviceRepr;
+/// # use cuprum_runtime::DeviceRepr;
 /// #[derive(Clone, Copy)]
 /// #[repr(C)]
 /// struct Float3 { x: f32, y: f32, z: f32 }

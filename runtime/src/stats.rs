@@ -132,7 +132,7 @@ pub fn reset() {
 
 /// Counts one lookup served by `layer` (kernel paths outside this crate, e.g. precompiled
 /// kernels, report theirs here too). A `Nvrtc` lookup is counted by the NVRTC compile itself (with its time), not here.
-pub fn record_hit(layer: Layer) {
+pub(crate) fn record_hit(layer: Layer) {
     let c = &COUNTERS;
     let a = match layer {
         Layer::Loaded => &c.loaded,

@@ -444,8 +444,7 @@ fn struct_views_and_copies_gather() {
 #[test]
 #[ignore = "needs a CUDA GPU"]
 fn raw_kernels_take_struct_arrays_and_struct_values() {
-    use cuprum_runtime::launch::DeviceRepr;
-    use cuprum_runtime::{LaunchConfig, RawKernel};
+    use cuprum_runtime::{DeviceRepr, LaunchConfig, RawKernel};
     /// Passed by value: `struct Step { float dt; float g; unsigned int n; }`.
     #[derive(Clone, Copy)]
     #[repr(C)]

@@ -9,8 +9,7 @@
 
 use std::process::Command;
 
-use cuprum_runtime::launch::{DevicePtr, LaunchConfig};
-use cuprum_runtime::{Array, Device, Error, RawKernel, nvrtc};
+use cuprum_runtime::{Array, Device, DevicePtr, Error, LaunchConfig, RawKernel, nvrtc};
 
 const KERNELS: &str = r#"
 extern "C" __global__ void cuprum_test_trap(int* p) {

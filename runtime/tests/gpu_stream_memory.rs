@@ -10,8 +10,7 @@ use std::sync::{Mutex, MutexGuard};
 mod support;
 use support::Rng;
 
-use cuprum_runtime::stream::StreamKind;
-use cuprum_runtime::{Array, Device, DeviceBuffer, Error, Event, MemoryPool, Stream};
+use cuprum_runtime::{Array, Device, DeviceBuffer, Error, Event, MemoryPool, Stream, StreamKind};
 
 static LOCK: Mutex<()> = Mutex::new(());
 

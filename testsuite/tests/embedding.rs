@@ -11,7 +11,8 @@
 mod elementwise_kernels;
 mod rawkernel_kernels;
 
-use cuprum::runtime::{Array, LaunchConfig, Stream, registry, stats};
+use cuprum::audit;
+use cuprum::runtime::{Array, LaunchConfig, Stream, stats};
 
 /// `(offset, total size)` of every fat binary container in `bytes`.
 fn containers(bytes: &[u8]) -> Vec<(usize, u64)> {
@@ -57,7 +58,7 @@ fn each_kernel_file_is_embedded_once() {
         elementwise_kernels::axpb::kernel(),
     );
     let _ = &rawkernel_kernels::index_1d::launch;
-    let units: Vec<_> = registry::units()
+    let units: Vec<_> = audit::units()
         .into_iter()
         .filter(|u| u.fatbin().is_some())
         .collect();
@@ -96,7 +97,8 @@ fn each_kernel_file_is_embedded_once() {
                 continue;
             }
             let part = &bin[offset..offset + len];
-            let image = registry::part::fatbin_of(part, u.dictionary())
+            // Decompressing a part is the unit table's (the runtime's internals, `__private`).
+            let image = cuprum::__private::registry::part::fatbin_of(part, u.dictionary())
                 .unwrap_or_else(|e| panic!("{}: part {kernel}: {e}", u.file()));
             raw_parts += usize::from(image.as_ref() == part);
             assert_eq!(
@@ -153,7 +155,7 @@ fn each_kernel_file_is_embedded_once() {
     assert!(names.contains(&"add") && !names.iter().any(|n| n.starts_with("add[")), "{names:?}");
     // Every kernel of a file shares its unit.
     let of = |name: &str| {
-        registry::kernels()
+        audit::kernels()
             .find(|e| e.name() == name)
             .unwrap()
             .unit()
@@ -197,7 +199,7 @@ fn each_kernel_loads_its_own_part_once() {
         );
     }
     assert_eq!(idx.to_vec().unwrap(), (0..256).collect::<Vec<u32>>());
-    let served = registry::served();
+    let served = audit::served();
     assert!(
         served.iter().all(|s| s.layer == stats::Layer::Aot),
         "{served:?}"

@@ -18,8 +18,10 @@ use support::Rng;
 mod elementwise_kernels;
 
 use cuprum::prelude::{Raw, with_elementwise_index};
-use cuprum::runtime::elementwise::{Options, Param, ParamType, Role};
-use cuprum::runtime::registry;
+// `NAME::SIGNATURE` is generated code's vocabulary, the runtime's internals (`__private`).
+use cuprum::__private::launch::signature::{Param, ParamType, Role};
+use cuprum::audit;
+use cuprum::runtime::elementwise::Options;
 use cuprum::runtime::stats::Layer;
 use cuprum::runtime::{Array, DType, Float, Int, Real, Scalar, Stream};
 use elementwise_kernels as k;
@@ -197,7 +199,7 @@ fn kernels_stay_callable_on_the_host() {
 
 #[test]
 fn builtin_kernels_are_registered() {
-    let names: Vec<&str> = registry::kernels()
+    let names: Vec<&str> = audit::kernels()
         .filter(|e| e.kind() == "elementwise")
         .map(|e| e.name())
         .collect();
@@ -254,7 +256,7 @@ fn squared_diff_contiguous_broadcast_transposed() {
         return;
     }
     // On a GPU, precompiled instances come from the embedded fat binary.
-    let served = registry::served();
+    let served = audit::served();
     let layer = |s: &str| served.iter().find(|x| x.symbol == s).map(|x| x.layer);
     assert!(
         matches!(
@@ -443,7 +445,7 @@ fn explicit_outputs_options_and_errors() {
         assert_eq!(v, k::scale_by_int(xdv[i], i as u8));
     }
     if on_gpu() {
-        let served = registry::served();
+        let served = audit::served();
         let s = served
             .iter()
             .find(|s| s.symbol == "cuprum_elementwise_scale_by_int_contig__f64__u8")
@@ -684,7 +686,7 @@ fn operators_on_every_dtype() {
         return;
     }
     // Precompiled instances come from the embedded fat binary; other dtypes are compiled.
-    let served = registry::served();
+    let served = audit::served();
     let layer = |s: &str| served.iter().find(|x| x.symbol == s).map(|x| x.layer);
     assert_eq!(
         layer("cuprum_elementwise_add_s32__f32"),
@@ -897,7 +899,7 @@ fn astype_between_every_real_dtype() {
     if !on_gpu() {
         return;
     }
-    let served = registry::served();
+    let served = audit::served();
     let layer = |s: &str| served.iter().find(|x| x.symbol == s).map(|x| x.layer);
     assert_eq!(
         layer("cuprum_elementwise_cast_f32_s32__i64"),

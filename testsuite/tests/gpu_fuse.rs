@@ -13,7 +13,8 @@ use support::Rng;
 
 mod fuse_kernels;
 
-use cuprum::runtime::{registry, stats, Array, Device, Error, Scalar};
+use cuprum::audit;
+use cuprum::runtime::{stats, Array, Device, Error, Scalar};
 use fuse_kernels as k;
 
 on_both_devices!(
@@ -64,7 +65,7 @@ fn precompiled(name: &str) {
     if !on_gpu() {
         return;
     }
-    let served = registry::served();
+    let served = audit::served();
     let layers: Vec<stats::Layer> = served.iter().filter(|s| s.kernel == name).map(|s| s.layer).collect();
     assert!(!layers.is_empty() && layers.iter().all(|l| matches!(l, stats::Layer::Aot | stats::Layer::Loaded)), "{name}: {served:?}");
 }

@@ -10,7 +10,7 @@ use support::Rng;
 
 mod rawkernel_kernels;
 
-use cuprum::runtime::registry;
+use cuprum::audit;
 use cuprum::runtime::stats::Layer;
 use cuprum::runtime::{Array, LaunchConfig, Scalar};
 use half::{bf16, f16};
@@ -187,7 +187,7 @@ fn grid_stride_copy_every_dtype() {
         return; // no instance to look up on the CPU: the host copy is generic
     }
     // f32 is precompiled (in the unit's source); i8 was compiled on demand.
-    let served = registry::served();
+    let served = audit::served();
     let layer = |sym: &str| served.iter().find(|s| s.symbol == sym).map(|s| s.layer);
     assert!(layer("cuprum_rawkernel_copy__f32").is_some());
     assert!(matches!(layer("cuprum_rawkernel_copy__i8"), Some(Layer::Nvrtc | Layer::Disk | Layer::Memory)), "{served:?}");
@@ -670,11 +670,11 @@ fn a_device_functions_shared_array_is_its_own() {
 #[test]
 fn kernels_are_listed_in_the_registry() {
     // Works without a GPU: the inventory is filled at link time.
-    let names: Vec<&str> = registry::kernels().map(|e| e.name()).collect();
+    let names: Vec<&str> = audit::kernels().map(|e| e.name()).collect();
     for want in ["copy", "index_1d", "atomic_add_all", "scalars"] {
         assert!(names.contains(&want), "{want} missing from {names:?}");
     }
-    let copy = registry::kernels().find(|e| e.name() == "copy" && e.kind() == "rawkernel").unwrap().unit().unwrap();
+    let copy = audit::kernels().find(|e| e.name() == "copy" && e.kind() == "rawkernel").unwrap().unit().unwrap();
     assert!(copy.precompiled().contains(&"cuprum_rawkernel_copy__f32"));
     assert!(copy.source().contains("CUPRUM_INSTANTIATE_copy(cuprum_rawkernel_copy__f32, f32)"));
     // The unit is the whole file: the device functions of the file are in it.
@@ -712,7 +712,7 @@ fn aot_child() {
     let mut y = poisoned::<f32>(5000);
     k::copy::launch(&cfg(20, 256), &up(&x), &mut y, 5000).unwrap();
     assert_eq!(y.to_vec().unwrap(), x);
-    let served = registry::served();
+    let served = audit::served();
     let s = cuprum::runtime::stats::snapshot();
     println!("AOT CHILD layer={:?} nvrtc={}", served.iter().map(|s| s.layer).collect::<Vec<_>>(), s.nvrtc);
     assert_eq!(served.len(), 1);
@@ -723,7 +723,7 @@ fn aot_child() {
 #[test]
 #[ignore = "needs a CUDA GPU"]
 fn precompiled_first_call_does_no_nvrtc_compile() {
-    let copy = registry::kernels().find(|e| e.name() == "copy" && e.kind() == "rawkernel").unwrap().unit().unwrap();
+    let copy = audit::kernels().find(|e| e.name() == "copy" && e.kind() == "rawkernel").unwrap().unit().unwrap();
     assert!(copy.fatbin().is_some(), "build with nvcc (scripts/cuda-env.sh) so that the test kernels are precompiled");
     let (ok, text) = run_child("aot_child", &[("CUPRUM_AOT_CHILD", "plain")], &[]);
     assert!(ok && text.contains("AOT CHILD"), "{text}");

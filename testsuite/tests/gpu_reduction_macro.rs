@@ -15,8 +15,8 @@ mod reduction_kernels;
 
 use cuprum::prelude::*;
 use cuprum::reductions::{FloatResult, MeanResult};
-use cuprum::runtime::reduction::{plan, Axes};
-use cuprum::runtime::registry;
+use cuprum::audit;
+use cuprum::runtime::reduction::Axes;
 use cuprum::runtime::stats::Layer;
 use cuprum::runtime::{Array, Scalar, Stream};
 use num_complex::Complex;
@@ -113,12 +113,19 @@ fn host_reduce<T: Copy, A: Copy>(data: &[T], shape: &[usize], mask: &[bool], ini
     acc
 }
 
+/// The reduced axes of an `ndim`-axis loop (NumPy's rules; the axes here are never repeated).
 fn mask_of(ndim: usize, axes: &Axes) -> Vec<bool> {
-    plan::reduced_mask(ndim, axes).unwrap()
+    let axis = |a: isize| (if a < 0 { a + ndim as isize } else { a }) as usize;
+    match axes {
+        Axes::All => vec![true; ndim],
+        Axes::One(a) => (0..ndim).map(|k| k == axis(*a)).collect(),
+        Axes::Many(v) => (0..ndim).map(|k| v.iter().any(|&a| axis(a) == k)).collect(),
+    }
 }
 
 fn out_shape(shape: &[usize], axes: &Axes, keepdims: bool) -> Vec<usize> {
-    plan::output_shape(shape, &mask_of(shape.len(), axes), keepdims)
+    let mask = mask_of(shape.len(), axes);
+    shape.iter().zip(mask).filter_map(|(&d, m)| if !m { Some(d) } else if keepdims { Some(1) } else { None }).collect()
 }
 
 fn close(got: f64, want: f64, tol: f64, what: &str) {
@@ -182,7 +189,7 @@ fn reduce_index_is_the_position_along_the_reduced_axes_on_the_host_too() {
 #[test]
 fn kernels_are_registered_with_their_precompiled_instances() {
     let find = |name: &str| {
-        registry::kernels()
+        audit::kernels()
             .find(|e| e.kind() == "reduction" && e.name() == name)
             .unwrap_or_else(|| panic!("reduction `{name}` is not registered"))
     };
@@ -398,7 +405,7 @@ fn empty_inputs_with_and_without_identity() {
 #[test]
 #[ignore = "needs a CUDA GPU"]
 fn precompiled_instances_are_served_from_the_fat_binary() {
-    let l2 = registry::kernels().find(|e| e.kind() == "reduction" && e.name() == "l2norm").unwrap();
+    let l2 = audit::kernels().find(|e| e.kind() == "reduction" && e.name() == "l2norm").unwrap();
     assert!(
         l2.unit().unwrap().fatbin().is_some(),
         "testsuite/tests/reduction_kernels.rs was built without nvcc; build with nvcc on PATH (source scripts/cuda-env.sh)"
@@ -412,7 +419,7 @@ fn precompiled_instances_are_served_from_the_fat_binary() {
     x.max().run().unwrap();
     // Which variant serves a call is the planner's choice (a warp per row for these short rows):
     // every f32 instance of these kernels served so far came from the fat binary.
-    let served = registry::served();
+    let served = audit::served();
     for kernel in ["l2norm", "sum", "max_float"] {
         let of: Vec<_> = served.iter().filter(|s| s.kernel == kernel && s.symbol.ends_with("__f32")).collect();
         assert!(!of.is_empty(), "no f32 instance of {kernel} served: {served:?}");
@@ -423,7 +430,7 @@ fn precompiled_instances_are_served_from_the_fat_binary() {
     // A dtype that is not precompiled goes through the JIT (or its cache), and still works.
     let h = Array::<half::f16>::from_vec(vec![half::f16::from_f32(3.0), half::f16::from_f32(4.0)]).unwrap();
     assert_eq!(k::l2norm::call(&h).run().unwrap().to_vec().unwrap(), vec![half::f16::from_f32(5.0)]);
-    let served = registry::served();
+    let served = audit::served();
     let s = served.iter().find(|s| s.symbol == "cuprum_reduction_l2norm_rows__f16").expect("the f16 instance was served");
     assert_ne!(s.layer, Layer::Aot);
 }
@@ -435,7 +442,7 @@ fn a_prefetch_loads_the_next_kernel_in_the_background() {
     let (rows, cols) = (48usize, 3001usize);
     let host: Vec<f32> = (0..rows * cols).map(|_| rng.range(-4.0, 4.0) as f32).collect();
     let x = Array::from_shape_vec([rows, cols], host.clone()).unwrap();
-    let of_sq_dev = || registry::served().into_iter().filter(|s| s.kernel == "sq_dev").collect::<Vec<_>>();
+    let of_sq_dev = || audit::served().into_iter().filter(|s| s.kernel == "sq_dev").collect::<Vec<_>>();
     assert!(of_sq_dev().is_empty(), "sq_dev is launched by this test only, after its prefetch");
     // The first call asks for `sq_dev` (same instance, loop and axes) to be loaded meanwhile.
     let l2 = k::l2norm::call(&x).axis(1).keepdims(true).prefetch(k::sq_dev::__kernel()).run().unwrap();
@@ -447,7 +454,7 @@ fn a_prefetch_loads_the_next_kernel_in_the_background() {
         }
         std::thread::sleep(std::time::Duration::from_millis(1));
     };
-    assert_eq!(served.len(), 1, "the prefetch loaded sq_dev, without a launch: {:?}", registry::served());
+    assert_eq!(served.len(), 1, "the prefetch loaded sq_dev, without a launch: {:?}", audit::served());
     assert_eq!(served[0].layer, Layer::Aot, "{:?}", served[0]);
     // The loaded entry point is the one the next call needs: it is served from the table, and
     // computes what the host does.
@@ -895,7 +902,7 @@ fn complex_reductions_of_empty_inputs_and_their_layers() {
     assert_eq!(a.mean().run().unwrap().to_vec().unwrap(), vec![Complex::new(2.0, 0.5)]);
     // sum, prod and mean of both complex types are precompiled (when built with nvcc), as the
     // f32/f64 ones are; the 32-bit variants that ran came from the fat binary.
-    let builtin_sum = registry::kernels().find(|e| e.name() == "sum" && e.file().ends_with("kernels/reductions.rs")).expect("the built-in sum is listed");
+    let builtin_sum = audit::kernels().find(|e| e.name() == "sum" && e.file().ends_with("kernels/reductions.rs")).expect("the built-in sum is listed");
     if builtin_sum.unit().unwrap().fatbin().is_none() {
         eprintln!("the runtime was built without nvcc: not checking the aot layer");
         return;
@@ -907,7 +914,7 @@ fn complex_reductions_of_empty_inputs_and_their_layers() {
     if !on_gpu() {
         return;
     }
-    let served = registry::served();
+    let served = audit::served();
     for (kernel, suffix) in [("sum", "__c32"), ("sum", "__c64"), ("prod", "__c32"), ("prod", "__c64"), ("mean_c32", ""), ("mean_c64", "")] {
         let of: Vec<_> = served.iter().filter(|s| s.kernel == kernel && s.symbol.ends_with(suffix)).collect();
         assert!(!of.is_empty(), "no {kernel}{suffix} served: {served:?}");
@@ -956,7 +963,7 @@ fn reduction_macro_over_complex() {
         }
     }
     if on_gpu() {
-        let served = registry::served();
+        let served = audit::served();
         let c64 = served.iter().find(|s| s.kernel == "sum_sq" && s.symbol.ends_with("__c64")).expect("sum_sq of Complex<f64> was served");
         assert_ne!(c64.layer, Layer::Aot, "Complex<f64> is not a precompiled instance of sum_sq: {c64:?}");
         if k::sum_sq::__kernel().unit().unwrap().fatbin().is_some() {

@@ -165,6 +165,6 @@ fn kernel_statics(name: &str, unit: &unit::UnitInfo, signature: TokenStream, hos
     };
     quote! {
         #kernel
-        __cuprum::inventory::submit! { __cuprum::registry::KernelEntry { kernel: &__CUPRUM_KERNEL } }
+        __cuprum::inventory::submit! { __cuprum::registry::KernelEntry::new(&__CUPRUM_KERNEL) }
     }
 }

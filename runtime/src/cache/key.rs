@@ -66,7 +66,9 @@ impl fmt::Display for CacheKey {
 }
 
 /// The digest of a set of headers (name and text of each, in order). The runtime's build script
-/// computes the digest of the embedded headers with it (`nvrtc::EMBEDDED_HEADERS_DIGEST`).
+/// computes the digest of the embedded headers with it (`nvrtc::EMBEDDED_HEADERS_DIGEST`); in the
+/// library only the test of that constant calls it.
+#[cfg_attr(not(test), allow(dead_code))]
 pub fn headers_digest(headers: &[(&str, &str)]) -> [u8; 32] {
     let mut h = Sha256::new();
     field(&mut h, b"nheaders", &(headers.len() as u64).to_le_bytes());
@@ -82,7 +84,7 @@ pub fn headers_digest(headers: &[(&str, &str)]) -> [u8; 32] {
 pub struct KeyInputs<'a> {
     /// The CUDA C source.
     pub source: &'a str,
-    /// [`headers_digest`] of the headers handed to the compiler.
+    /// `headers_digest` of the headers handed to the compiler.
     pub headers_digest: [u8; 32],
     /// The complete option list given to the compiler (architecture and debug flags included).
     pub options: &'a [String],
@@ -161,7 +163,7 @@ mod tests {
     use super::*;
 
     /// The disk cache's keys and checksums are SHA-256 digests: a change of digest would orphan
-    /// every user's entries (`runtime/tests/cache.rs` pins a whole key too).
+    /// every user's entries (`runtime/src/tests/cache.rs` pins a whole key too).
     #[test]
     fn sha256_known_vectors() {
         let hex = |d: [u8; 32]| CacheKey::from_bytes(d).hex();

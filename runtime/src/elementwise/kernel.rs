@@ -221,8 +221,9 @@ impl ElementwiseKernel {
         self.def.kernel.embedded_unit().map_or("", |u| u.source())
     }
 
-    /// The registry kernel (its `served` records carry this name).
-    pub fn kernel(&self) -> &'static Kernel {
+    /// The registry kernel (its `served` records carry this name). For the tests.
+    #[cfg(test)]
+    pub(crate) fn kernel(&self) -> &'static Kernel {
         self.def.kernel
     }
 

@@ -19,7 +19,7 @@ use crate::function::KernelFunction;
 use crate::launch::host::{ElementLoop, HostEntry};
 use crate::launch::operand::Arg;
 use crate::launch::signature::Signature;
-pub use crate::launch::signature::{Param, ParamType, Role};
+pub use crate::launch::signature::{Param, Role};
 use crate::launch::{ArgList, LaunchConfig};
 use crate::registry::Kernel;
 use crate::stream::Stream;
@@ -29,7 +29,7 @@ use crate::stream::Stream;
 pub struct Options<'s> {
     /// The stream; `None`: the current stream of the arrays' device.
     pub stream: Option<&'s Stream>,
-    /// Threads per block (default [`DEFAULT_BLOCK`]); 0 is an error.
+    /// Threads per block (default 256); 0 is an error.
     pub block_size: Option<u32>,
     /// The loop size when every array argument is raw (CuPy's `size=`); an error otherwise.
     pub size: Option<usize>,
@@ -653,6 +653,7 @@ mod tests {
     use super::*;
     use crate::launch::KernelArgs;
     use crate::launch::operand::{ArrayArg, Value};
+    use crate::launch::signature::ParamType;
 
     /// The launch's parameters (allocation-free planning) equal those built from the public
     /// [`plan::plan`] over the broadcast shape, for broadcast, strided, transposed and

@@ -2,16 +2,15 @@
 //! ([`ArgList`]) byte for byte as the C structs of
 //! `abi/include/cuprum/elementwise.h` (`In`, `Out`, `InOut`, `Loop` per variant) and `Raw<T>` of
 //! `types.h`. C's rules: each field at the next multiple of its alignment, the struct padded to a
-//! multiple of its largest alignment. `tests/elementwise_layout.rs` checks these sizes and
+//! multiple of its largest alignment. `src/tests/elementwise_nvrtc.rs` checks these sizes and
 //! offsets against NVRTC's.
 
 use super::plan::{MAX_NDIM, Plan, Variant};
 use crate::launch::ArgList;
 use crate::element::ElemType;
-use crate::DType;
-
-/// C alignment of a dtype's C type ([`DType::c_align`]).
-pub fn align_of(d: DType) -> usize {
+/// C alignment of a dtype's C type ([`DType::c_align`](crate::DType::c_align)).
+#[cfg(test)]
+pub fn align_of(d: crate::DType) -> usize {
     d.c_align()
 }
 
@@ -174,6 +173,7 @@ fn strides_field(s: &mut CStruct<'_>, variant: Variant, strides: Option<&[i64]>)
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::DType;
 
     fn plan(variant: Variant) -> Plan {
         Plan { variant, size: 6, vec: 1, dims: vec![2, 3], strides: vec![], bcast: 0, items: 6 }

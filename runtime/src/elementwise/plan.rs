@@ -306,6 +306,7 @@ pub fn div32(d: u32) -> [u32; 3] {
 }
 
 /// The kernel's division with a [`div32`] triple (for tests).
+#[cfg(test)]
 pub fn div32_apply([_, m, s]: [u32; 3], n: u32) -> u32 {
     let hi = ((n as u64 * m as u64) >> 32) as u32;
     ((hi as u64 + n as u64) >> s) as u32

@@ -26,7 +26,7 @@ const INLINE_POINTERS: usize = 32;
 /// list is not known at compile time.
 ///
 /// ```
-/// # use cuprum_runtime::launch::{ArgList, DevicePtr};
+/// # use cuprum_runtime::{ArgList, DevicePtr};
 /// let mut args = ArgList::new();
 /// args.push(7u32).push(2.5f64).push(DevicePtr(0));
 /// assert_eq!(args.len(), 3);

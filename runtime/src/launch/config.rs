@@ -56,7 +56,7 @@ fn dims_text(d: Dim3) -> String {
 /// `kernel(grid, block, args, shared_mem=..., stream=...)`).
 ///
 /// ```
-/// # use cuprum_runtime::launch::LaunchConfig;
+/// # use cuprum_runtime::LaunchConfig;
 /// let cfg = LaunchConfig::new(80, 256).shared_mem(4096);
 /// let cfg2 = LaunchConfig::new((16, 16), (8, 8, 4));
 /// # let _ = (cfg, cfg2);

@@ -571,6 +571,19 @@ mod tests {
     }
 
     #[test]
+    fn the_model_is_four_multiprocessors_of_2048_threads_32_blocks_and_228_kib() {
+        // testsuite/tests/gpu_grid.rs checks the same limits through a kernel's
+        // `max_cooperative_blocks` on the CPU device.
+        assert_eq!(CPU_MULTIPROCESSORS, 4);
+        let blocks = |threads: u32, shared: u32| co_residency(Dim3::from(threads), shared).blocks();
+        assert_eq!(blocks(256, 0), 32);
+        assert_eq!(blocks(1024, 0), 8);
+        assert_eq!(blocks(32, 0), 128);
+        assert_eq!(blocks(100, 0), 4 * (2048 / 128));
+        assert_eq!(blocks(64, 48 * 1024), 4 * (228 / 49));
+    }
+
+    #[test]
     fn a_grid_over_the_model_is_refused_before_anything_runs() {
         assert_eq!(co_residency(Dim3::from(256), 0).blocks(), 32);
         let cfg = LaunchConfig::new(33, 256);

@@ -161,7 +161,7 @@ struct ModuleInner {
 /// A CUDA module from source or from a compiled image (CuPy's `RawModule`). Cheap to clone.
 ///
 /// ```no_run
-/// # use cuprum_runtime::module::RawModule;
+/// # use cuprum_runtime::RawModule;
 /// let module = RawModule::new(r#"
 ///     template <typename T> __global__ void fx3(T* a, int n) {
 ///         int i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -338,8 +338,9 @@ impl RawModule {
     }
 
     /// The kernel cache key this source module has on `device` (`None` for image modules).
-    /// Computing it needs libnvrtc (its version is part of the key), not a compile.
-    pub fn cache_key(&self, device: &Device) -> Result<Option<CacheKey>> {
+    /// Computing it needs libnvrtc (its version is part of the key), not a compile. For the tests.
+    #[cfg(test)]
+    pub(crate) fn cache_key(&self, device: &Device) -> Result<Option<CacheKey>> {
         match &self.inner.origin {
             Origin::Source(code) => Ok(Some(self.plan(code, device)?.key)),
             Origin::Image { .. } => Ok(None),
@@ -500,20 +501,6 @@ impl RawModule {
                 Origin::Image { what, .. } => what.clone(),
             },
         }
-    }
-
-    /// The compiled image for `device` as the cache holds it (compiling if needed): for tools
-    /// and tests that want the cubin or PTX bytes. `None` for image modules.
-    pub fn compiled_image(&self, device: &Device) -> Result<Option<Arc<CompiledImage>>> {
-        let Origin::Source(code) = &self.inner.origin else {
-            return Ok(None);
-        };
-        let plan = self.plan(code, device)?;
-        let display = self.display_name();
-        let cache = cache::global()?;
-        let (image, _) =
-            cache.get_or_compile(&plan.key, Some(code), || self.compile_now(code, &plan, &display))?;
-        Ok(Some(image))
     }
 
     pub(crate) fn kernel_hint(&self, name: &str) -> String {

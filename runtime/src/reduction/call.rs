@@ -54,7 +54,9 @@ impl<Out: Scalar> std::fmt::Debug for ReductionCall<'_, Out> {
 impl<'a, Out: Scalar> ReductionCall<'a, Out> {
     /// A call of instance `instance` of the reduction `kernel` over `inputs` (`Arg::input` for
     /// the map's array parameters, `Arg::raw` for its `Raw<T>` ones), over all axes. The
-    /// operands are checked against the kernel's signature when the call runs.
+    /// operands are checked against the kernel's signature when the call runs. What the macros
+    /// generate.
+    #[doc(hidden)]
     pub fn new(kernel: &'static Kernel, instance: &[DType], inputs: Vec<Arg<'a>>) -> Self {
         ReductionCall::with_target(Target::Generated { kernel, instance: instance.to_vec() }, inputs)
     }

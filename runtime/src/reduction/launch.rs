@@ -11,7 +11,7 @@ use std::cell::RefCell;
 use std::sync::Arc;
 
 use super::plan::{self, DeviceShape, LaunchPlan, MAX_NDIM, OperandStrides};
-use super::{Axes, Options, ReductionInfo};
+use super::{Axes, ReductionInfo};
 use crate::DType;
 use crate::device::Device;
 use crate::error::{Error, Result};
@@ -25,6 +25,17 @@ use crate::launch::{ArgList, DeviceRepr, LaunchConfig};
 use crate::memory::DeviceBuffer;
 use crate::registry::Kernel;
 use crate::stream::Stream;
+
+/// Per-call options.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Options<'s> {
+    /// The stream; `None`: the current stream of the arrays' device.
+    pub stream: Option<&'s Stream>,
+    /// The reduction this call's result feeds, of the same instance over the same loop and
+    /// axes (so the same launch variant): loaded in the background while this call loads its
+    /// own kernel, when it is not loaded yet ([`ReductionCall::prefetch`](super::ReductionCall::prefetch)).
+    pub prefetch: Option<&'static crate::registry::Kernel>,
+}
 
 /// `cuprum::Shape`.
 #[repr(C)]
@@ -623,6 +634,14 @@ pub(crate) fn prepare(
     }
     params.push_repr(operand(out.ptr, &plan.operand(|ax| out_axis[ax])));
     Ok(Some(Prepared { plan }))
+}
+
+/// The shape of the output of a reduction of `inputs` over `axes` (CuPy's rules), for the
+/// caller to allocate it; an error for an invalid or repeated axis.
+pub fn output_shape(inputs: &[Arg<'_>], axes: &Axes, keepdims: bool) -> Result<Vec<usize>> {
+    let shape = super::loop_shape("reduction", inputs)?;
+    let mask = plan::reduced_mask(shape.len(), axes)?;
+    Ok(plan::output_shape(&shape, &mask, keepdims))
 }
 
 /// The broadcast shape of the non-raw inputs ([`super::loop_shape`]), borrowed when they all

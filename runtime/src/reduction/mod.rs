@@ -1,8 +1,10 @@
-//! Reductions (CuPy's ReductionKernel semantics, docs/reduction.md): the type-erased launch that the
-//! `#[reduction]` glue and [`ReductionKernel`] call, the planner that picks a strategy from the
-//! layout, `ReductionKernel` itself (CuPy's CUDA C grammar), [`ReductionCall`] (the builder every
-//! `#[reduction]` kernel's `NAME::call(..)` returns) and the array reductions ([`array`](mod@array):
-//! [`Reductions`], `x.sum()`, `x.max()`, ..., on the built-in kernels of `kernels/reductions.rs`).
+//! Reductions (CuPy's ReductionKernel semantics, docs/reduction.md): what users name are
+//! [`ReductionKernel`] (CuPy's CUDA C grammar) with its arguments ([`Arg`]), [`ReductionCall`]
+//! (the builder every `#[reduction]` kernel's `NAME::call(..)` returns) with its [`Axes`], and the
+//! array reductions ([`array`](mod@array): [`Reductions`], `x.sum()`, `x.max()`, ..., on the
+//! built-in kernels of `kernels/reductions.rs`). Inside: the type-erased launch that the
+//! `#[reduction]` glue and `ReductionKernel` call, and the planner that picks a strategy from the
+//! layout.
 //!
 //! A reduction maps every element of its (broadcast) inputs, combines the mapped values along
 //! the reduced axes with its reduce function, and applies its post-map to each result. The axes
@@ -10,7 +12,7 @@
 //! output must have the output shape. An empty reduction gives `post(identity)`, and is an error
 //! for a kernel without identity.
 //!
-//! The erased launch ([`launch`]) takes the kernel (whose signature it checks the operands
+//! The erased launch (`launch`, which generated code reaches through `cuprum::__private`) takes the kernel (whose signature it checks the operands
 //! against: kinds, dtypes for the instance, the output's dtype), the instance, the map's
 //! operands (`Arg::In` arrays, broadcast together, and `Arg::Raw` ones), the output
 //! (`Arg::Out`), the axes and `keepdims`. [`ReductionCall`] is the builder every caller uses:
@@ -19,21 +21,17 @@
 pub mod array;
 mod call;
 mod kernel;
-mod launch;
-pub mod plan;
+pub(crate) mod launch;
+pub(crate) mod plan;
 
-pub use crate::launch::operand::{Arg, ArrayArg};
-pub use crate::launch::signature::ReductionSignature;
+pub use crate::launch::operand::Arg;
 pub use array::Reductions;
 pub use call::ReductionCall;
 pub use kernel::ReductionKernel;
-#[doc(hidden)]
-pub use launch::{host_work_only, staged_launch};
-pub use launch::{launch, launch_unchecked};
-pub use plan::{Axes, Plan, Strategy};
+pub use plan::Axes;
+pub(crate) use launch::{Options, launch, launch_unchecked, output_shape};
 
 use crate::error::{Error, Result};
-use crate::stream::Stream;
 
 /// What the launch needs to know about a reduction beyond its instance, read from its
 /// signature for the instance.
@@ -47,19 +45,8 @@ pub(crate) struct ReductionInfo {
     pub(crate) positional: bool,
 }
 
-/// Per-call options.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct Options<'s> {
-    /// The stream; `None`: the current stream of the arrays' device.
-    pub stream: Option<&'s Stream>,
-    /// The reduction this call's result feeds, of the same instance over the same loop and
-    /// axes (so the same launch variant): loaded in the background while this call loads its
-    /// own kernel, when it is not loaded yet ([`ReductionCall::prefetch`]).
-    pub prefetch: Option<&'static crate::registry::Kernel>,
-}
-
 /// The broadcast shape of the non-raw inputs: the reduction's loop shape.
-pub fn loop_shape(kernel: &str, inputs: &[Arg<'_>]) -> Result<Vec<usize>> {
+pub(crate) fn loop_shape(kernel: &str, inputs: &[Arg<'_>]) -> Result<Vec<usize>> {
     let shapes: Vec<&[usize]> = inputs
         .iter()
         .filter_map(|a| match a {
@@ -76,12 +63,4 @@ pub fn loop_shape(kernel: &str, inputs: &[Arg<'_>]) -> Result<Vec<usize>> {
         });
     }
     crate::array::shape::broadcast_shapes(&shapes)
-}
-
-/// The shape of the output of a reduction of `inputs` over `axes` (CuPy's rules), for the
-/// caller to allocate it; an error for an invalid or repeated axis.
-pub fn output_shape(inputs: &[Arg<'_>], axes: &Axes, keepdims: bool) -> Result<Vec<usize>> {
-    let shape = loop_shape("reduction", inputs)?;
-    let mask = plan::reduced_mask(shape.len(), axes)?;
-    Ok(plan::output_shape(&shape, &mask, keepdims))
 }

@@ -171,7 +171,8 @@ pub struct DeviceShape {
     pub blocks_per_sm: u32,
 }
 
-/// A planned launch.
+/// A planned launch (the tests' view of [`plan_with`]'s plan, with the operands' strides).
+#[cfg(test)]
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Plan {
     /// Number of outputs.
@@ -200,6 +201,7 @@ pub struct Plan {
     pub block: u32,
 }
 
+#[cfg(test)]
 impl Plan {
     /// The kernel variant of this plan.
     pub fn variant(&self) -> ReductionVariant {
@@ -334,6 +336,7 @@ fn collapse(shape: &[usize], axes: &mut [usize], n_ops: usize, stride: &impl Fn(
 /// - `out_strides`: the output's strides, one per non-reduced axis of `shape` in order;
 /// - `reorder`: whether axes may be reordered (false with raw arguments);
 /// - `has_identity`: whether an empty reduction has a value.
+#[cfg(test)]
 #[allow(clippy::too_many_arguments)]
 pub fn plan(
     kernel: &str,
@@ -378,7 +381,7 @@ pub fn plan(
     })
 }
 
-/// A [`Plan`] without its operand strides and without heap memory: what a launch uses.
+/// A plan without the operands' strides and without heap memory: what a launch uses.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct LaunchPlan {
     pub outs: u64,
@@ -399,18 +402,18 @@ impl LaunchPlan {
         OperandStrides { ostrides: self.o.strides(&stride), rstrides: self.r.strides(&stride) }
     }
 
-    /// [`Plan::variant`].
+    /// The kernel variant of this plan.
     pub fn variant(&self) -> ReductionVariant {
         variant(self.strategy, self.wide)
     }
 
-    /// [`Plan::scratch`].
+    /// Partial slots and counters the launch needs in scratch memory.
     pub fn scratch(&self) -> (u64, u64) {
         scratch(self.strategy, self.splits, self.outs, self.grid)
     }
 }
 
-/// [`plan`] without heap memory for up to 32 loop axes: operands `0..n_in` are the strided
+/// The plan (`plan`, in the tests) without heap memory for up to 32 loop axes: operands `0..n_in` are the strided
 /// inputs and `n_in` the output, `stride(operand, loop axis)` their strides (the output's 0
 /// on reduced axes).
 #[allow(clippy::too_many_arguments)]

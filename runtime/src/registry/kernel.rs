@@ -303,10 +303,16 @@ impl Kernel {
 #[derive(Debug)]
 pub struct KernelEntry {
     /// The kernel.
-    pub kernel: &'static Kernel,
+    pub(crate) kernel: &'static Kernel,
 }
 
 impl KernelEntry {
+    /// The entry of `kernel` (what the macros submit).
+    #[doc(hidden)]
+    pub const fn new(kernel: &'static Kernel) -> KernelEntry {
+        KernelEntry { kernel }
+    }
+
     /// `rawkernel`, `elementwise` or `reduction` (compares with the name: `kind() == "reduction"`).
     pub fn kind(&self) -> KernelKind {
         self.kernel.kind()

@@ -83,6 +83,7 @@ struct PartCell {
 impl KernelUnit {
     /// A unit embedded in the program (what the macros generate, once per kernel file). `build`
     /// is the build crate's record of the unit, verbatim (empty when there is none).
+    #[doc(hidden)]
     #[allow(clippy::too_many_arguments)]
     pub const fn new(
         id: &'static str,
@@ -113,6 +114,7 @@ impl KernelUnit {
 
     /// The same unit with its audit record (`cuprum_abi::record::encode`'s bytes), which
     /// `cuprum audit` finds in the executable.
+    #[doc(hidden)]
     pub const fn with_record(mut self, record: &'static [u8]) -> KernelUnit {
         self.record = record;
         self
@@ -120,6 +122,7 @@ impl KernelUnit {
 
     /// A unit generated at run time (`ElementwiseKernel`, `ReductionKernel`): no fat binary, every
     /// instance through the disk cache and NVRTC.
+    #[doc(hidden)]
     pub fn from_source(name: &'static str, source: String, fast_math: bool) -> KernelUnit {
         KernelUnit {
             id: "",
@@ -138,7 +141,7 @@ impl KernelUnit {
     }
 
     /// The same unit compiled with these NVRTC options as well (a unit generated at run time).
-    pub fn with_options(mut self, options: Vec<String>) -> KernelUnit {
+    pub(crate) fn with_options(mut self, options: Vec<String>) -> KernelUnit {
         self.extra_options = options;
         self
     }
@@ -225,7 +228,7 @@ impl KernelUnit {
 
     /// The kernel `symbol` for `device`, and the layer that served it. `instantiate` is the line
     /// that defines the instance, appended to the source when the symbol is not precompiled.
-    pub fn kernel(
+    pub(crate) fn kernel(
         &self,
         device: &Device,
         kernel: &str,
@@ -277,6 +280,7 @@ impl KernelUnit {
 
     /// The source NVRTC compiles for an instance that is not precompiled: the unit's definitions
     /// (without its own instantiation lines) and `instantiate`, the instance's line.
+    #[doc(hidden)]
     pub fn instance_source(&self, instantiate: &str) -> String {
         format!(
             "{}\n{instantiate}\n",

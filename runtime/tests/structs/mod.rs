@@ -5,10 +5,9 @@
 //! `Particle` and `Pair` mirror `kernels/struct_elementwise.cu`.
 #![allow(dead_code)]
 
-use cuprum_runtime::launch::DeviceRepr;
-use cuprum_runtime::{ElemType, Element, StructType};
+use cuprum_runtime::{DeviceRepr, ElemType, Element, StructType};
 
-use crate::support::Rng;
+use super::support::Rng;
 
 /// Declares a `#[repr(C)]` struct of plain fields with its `DeviceRepr` and `Element` impls.
 macro_rules! device_struct {

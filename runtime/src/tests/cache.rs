@@ -12,15 +12,16 @@ use std::process::Command;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Barrier, Mutex, OnceLock};
 
-use cuprum_runtime::cache::{
+use crate::cache::{
     self, CacheConfig, CacheKey, CompiledImage, Damage, DiskCache, ImageKind, KernelCache,
-    KeyInputs, Lookup, headers_digest,
+    KeyInputs, Lookup,
 };
-use cuprum_runtime::stats::Layer;
-use cuprum_runtime::{Error, nvrtc};
+use crate::cache::key::headers_digest;
+use crate::stats::Layer;
+use crate::{Error, nvrtc};
 use tempfile::TempDir;
 
-mod support;
+use crate::test_support as support;
 
 // ------------------------------------------------------------------------------------------
 // Helpers
@@ -104,7 +105,7 @@ fn warnings_mentioning(text: &str) -> usize {
 /// Re-runs this test binary for one child check with extra environment.
 fn run_child(check: &str, env: &[(&str, &str)], remove: &[&str]) -> std::process::Output {
     let mut cmd = Command::new(std::env::current_exe().unwrap());
-    cmd.args(["--exact", "child_entry", "--nocapture", "--test-threads=1"])
+    cmd.args(["--exact", "tests::cache::child_entry", "--nocapture", "--test-threads=1"])
         .env("CUPRUM_CACHE_TEST_CHILD", check);
     for (k, v) in env {
         cmd.env(k, v);
@@ -1248,7 +1249,7 @@ fn nvrtc_sees_the_embedded_headers() {
     let Some(info) = nvrtc_or_skip("nvrtc_sees_the_embedded_headers") else {
         return;
     };
-    let headers = nvrtc::headers();
+    let headers = nvrtc::program::headers();
     assert!(!headers.is_empty());
     let target = nvrtc::choose_target((9, 0), &info.supported_archs, false, info.version).unwrap();
     let opts = nvrtc::effective_options(&[], target, false);

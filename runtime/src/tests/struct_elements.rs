@@ -4,10 +4,12 @@
 //! not a power of two and lays out the parameters as C does, and every mismatch is an error that
 //! names the Rust types. No GPU needed (`gpu_struct_elements.rs` runs them).
 
-use cuprum_runtime::elementwise::{self, Arg, ArrayArg, Options, Param, ParamType, PlanOperand, Role, Value, Variant};
-use cuprum_runtime::launch::{DeviceRepr, KernelArg, SliceArg, ViewArg};
-use cuprum_runtime::registry::{Kernel, KernelUnit, Signature, UnitRef};
-use cuprum_runtime::{Array, DType, ElemType, Element, StructType};
+use crate::elementwise::plan::{PlanOperand, Variant};
+use crate::elementwise::{self, Arg, ArrayArg, Options, Value};
+use crate::launch::signature::{Param, ParamType, Role};
+use crate::launch::{DeviceRepr, KernelArg, SliceArg, ViewArg};
+use crate::registry::{Kernel, KernelUnit, Signature, UnitRef};
+use crate::{Array, DType, ElemType, Element, StructType};
 
 /// Three `f32`: 12 bytes, aligned to 4 (no vector type exists for it).
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -87,11 +89,11 @@ fn struct_arrays_are_launch_arguments() {
         let _ = Arg::input(a);
         let _ = Arg::raw(a);
         let _ = Arg::output(b);
-        let _ = cuprum_runtime::rawkernel::slice_arg("k", "p", a, 0);
-        let _ = cuprum_runtime::rawkernel::view_arg::<Particle, 2>("k", "p", a, 0);
+        let _ = crate::rawkernel::slice_arg("k", "p", a, 0);
+        let _ = crate::rawkernel::view_arg::<Particle, 2>("k", "p", a, 0);
     }
     let _ = uses;
-    if cuprum_runtime::Device::count().is_ok() {
+    if crate::Device::count().is_ok() {
         return;
     }
     let p = Particle { x: 1.5, y: -2.0, mass: 3.25 };
@@ -173,8 +175,8 @@ fn struct_operands_plan_scalar_accesses() {
 /// (`elementwise_nvrtc.rs` checks these numbers against NVRTC's `sizeof`.)
 #[test]
 fn struct_parameters_have_c_layouts() {
-    let plan = |variant| elementwise::Plan { variant, size: 1, vec: 1, dims: vec![1], strides: vec![], bcast: 0, items: 1 };
-    let mut p = cuprum_runtime::ArgList::new();
+    let plan = |variant| elementwise::plan::Plan { variant, size: 1, vec: 1, dims: vec![1], strides: vec![], bcast: 0, items: 1 };
+    let mut p = crate::ArgList::new();
     p.input(&plan(Variant::Contig), Particle::ELEM, A, None, None);
     p.input(&plan(Variant::S32), Particle::ELEM, A, Some(&[3, 1]), None);
     p.input(&plan(Variant::S64), Pair::ELEM, A, Some(&[3, 1]), None);

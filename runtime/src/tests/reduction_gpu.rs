@@ -4,12 +4,12 @@
 //! of the typed builder the `#[reduction]` macro will generate (module `generated`).
 //!
 //! GPU tests are `#[ignore = "needs a CUDA GPU"]`; run them with
-//! `cargo test -p cuprum-runtime --test reduction_gpu -- --include-ignored`.
+//! `cargo test -p cuprum-runtime --lib tests::reduction_gpu -- --include-ignored`.
 //! Inputs are fresh random numbers; outputs are poisoned before each launch; results are
 //! compared with a host reference (integers exactly, floats against f64 sums).
 //! The argument checks run before any device work, so they are tested on the CPU too.
 
-mod support;
+use crate::test_support as support;
 use support::Rng;
 
 /// This file's draws.
@@ -37,12 +37,13 @@ impl Draws for Rng {
 
 use std::sync::OnceLock;
 
-use cuprum_runtime::ElemType;
-use cuprum_runtime::abi::{KernelKind, ReductionVariant, mangle};
-use cuprum_runtime::launch::signature::{Param, ParamType, ReductionSignature, Role, Signature};
-use cuprum_runtime::reduction::{self, Arg, ArrayArg, Axes, Options, ReductionKernel};
-use cuprum_runtime::registry::{Kernel, KernelUnit, UnitRef};
-use cuprum_runtime::{Array, DType, Device, Scalar};
+use crate::ElemType;
+use crate::abi::{KernelKind, ReductionVariant, mangle};
+use crate::launch::signature::{Param, ParamType, ReductionSignature, Role, Signature};
+use crate::launch::operand::ArrayArg;
+use crate::reduction::{self, Arg, Axes, Options, ReductionKernel};
+use crate::registry::{Kernel, KernelUnit, UnitRef};
+use crate::{Array, DType, Device, Scalar};
 
 const SOURCE: &str = r#"
 use cuprum::prelude::*;
@@ -187,8 +188,8 @@ fn kernels() -> &'static std::collections::HashMap<&'static str, &'static Kernel
 /// What the `#[reduction]` macro generates for `l2norm`, written by hand: a call of the one
 /// reduction builder with the kernel, the instance and the operands.
 mod generated {
-    use cuprum_runtime::reduction::Arg;
-    use cuprum_runtime::{Array, Float, ReductionCall};
+    use crate::reduction::Arg;
+    use crate::{Array, Float, ReductionCall};
 
     /// `l2norm(&x).axis(1).keepdims(true).run()?`
     pub fn l2norm<T: Float>(x: &Array<T>) -> ReductionCall<'_, T> {
@@ -354,7 +355,7 @@ fn reduction_kernel_source_compiles_with_nvcc() {
     std::fs::write(&cu, &src).unwrap();
     // The embedded headers, written next to the source.
     let include = dir.join("include");
-    for (name, text) in cuprum_runtime::abi::headers::HEADERS {
+    for (name, text) in crate::abi::headers::HEADERS {
         let p = include.join(name);
         std::fs::create_dir_all(p.parent().unwrap()).unwrap();
         std::fs::write(p, text).unwrap();
@@ -399,8 +400,8 @@ fn invalid_axes_and_output_shapes_are_errors_before_any_launch() {
     assert!(e.contains("repeated"), "{e}");
     let launch =
         |out_shape: &[usize], axes: Axes, kernel: &str, dtype: DType, in_shape: &[usize]| {
-            let in_strides = cuprum_runtime::array::shape::c_strides(in_shape);
-            let out_strides = cuprum_runtime::array::shape::c_strides(out_shape);
+            let in_strides = crate::array::shape::c_strides(in_shape);
+            let out_strides = crate::array::shape::c_strides(out_shape);
             let x = fake(in_shape, &in_strides, dtype);
             let out = fake(out_shape, &out_strides, dtype);
             reduction::launch(
@@ -560,7 +561,7 @@ fn transposed_and_permuted_inputs_with_several_axes() {
     for view in [
         a.transpose(),
         a.permute(&[2, 0, 3, 1]).unwrap(),
-        a.slice(2, cuprum_runtime::Slice::new(None, None, 3))
+        a.slice(2, crate::Slice::new(None, None, 3))
             .unwrap(),
     ] {
         let logical = view.to_vec().unwrap();
@@ -715,7 +716,7 @@ fn typed_wrapper_l2norm_with_axes_keepdims_and_out() {
         .unwrap_err();
     assert!(e.to_string().contains("shape mismatch"), "{e}");
     // On another stream.
-    let stream = cuprum_runtime::Stream::new(x.device()).unwrap();
+    let stream = crate::Stream::new(x.device()).unwrap();
     let on_stream = generated::l2norm(&x).axis(0).stream(&stream).run().unwrap();
     stream.synchronize().unwrap();
     let direct = generated::l2norm(&x).axis(0).run().unwrap();

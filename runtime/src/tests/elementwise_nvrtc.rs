@@ -4,11 +4,12 @@
 //! Needs libnvrtc (`source scripts/cuda-env.sh`); fails without it unless
 //! `CUPRUM_SKIP_CUDA_COMPILE=1`, like the compiler's `cuda_compile` test.
 
-use cuprum_runtime::abi::{mangle, ElementwiseVariant, KernelKind};
-use cuprum_runtime::ArgList as Params;
-use cuprum_runtime::elementwise::{ElementwiseKernel, Plan, Variant};
-use cuprum_runtime::nvrtc::{self, CodeTarget, Program};
-use cuprum_runtime::{DType, ElemType, StructType};
+use crate::abi::{mangle, ElementwiseVariant, KernelKind};
+use crate::ArgList as Params;
+use crate::elementwise::ElementwiseKernel;
+use crate::elementwise::plan::{Plan, Variant};
+use crate::nvrtc::{self, CodeTarget, Program};
+use crate::{DType, ElemType, StructType};
 
 fn skip() -> bool {
     if nvrtc::is_available() {
@@ -57,7 +58,7 @@ fn parameter_layouts_match_the_headers() {
             src += &format!("static_assert(sizeof(Loop<{tag}>) == {}, \"Loop<{tag}>\");\n", s[2]);
             // With the sizes, the alignment fixes where the scalar sits (C's layout rules, which
             // params.rs follows).
-            let align = cuprum_runtime::elementwise::params::align_of(d);
+            let align = crate::elementwise::params::align_of(d);
             src += &format!("static_assert(alignof({t}) == {align}, \"alignof({t})\");\n");
         }
         let mut p = Params::new();
@@ -104,7 +105,7 @@ fn elementwise_kernel_sources_compile() {
 
 // ---- `#[device]` struct elements -------------------------------------------------------------
 
-const STRUCT_KERNELS: &str = include_str!("kernels/struct_elementwise.cu");
+const STRUCT_KERNELS: &str = include_str!("../../tests/kernels/struct_elementwise.cu");
 
 fn struct_elem(name: &'static str, size: usize, align: usize) -> ElemType {
     ElemType::Struct(StructType { name, size, align })
@@ -137,7 +138,7 @@ fn struct_parameter_layouts_and_vector_widths_match_the_headers() {
         (&["In<u8, contig>", "cuprum::Raw<Particle>"], &[1]),
     ];
     for (ops, sizes) in cases {
-        let w = cuprum_runtime::elementwise::plan::vec_width(sizes.iter().copied());
+        let w = crate::elementwise::plan::vec_width(sizes.iter().copied());
         src += &format!("static_assert(vec_width<{}>() == {w}, \"vec_width {}\");\n", ops.join(", "), ops.join(", "));
     }
     compile("struct_layouts", &src);

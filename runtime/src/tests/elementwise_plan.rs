@@ -2,11 +2,11 @@
 //! device (CuPy's behaviour: broadcasting, the size rules, output shapes, block size 0), and of
 //! `ElementwiseKernel`'s grammar. No GPU needed.
 
-use cuprum_runtime::elementwise::{
-    self, Arg, ArrayArg, ElementwiseKernel, Options, Param, ParamType, PlanOperand, Role, Value, Variant,
-};
-use cuprum_runtime::registry::{Kernel, KernelUnit, Signature, UnitRef};
-use cuprum_runtime::{DType, Error};
+use crate::elementwise::plan::{PlanOperand, Variant};
+use crate::elementwise::{self, Arg, ArrayArg, ElementwiseKernel, Options, Value};
+use crate::launch::signature::{Param, ParamType, Role};
+use crate::registry::{Kernel, KernelUnit, Signature, UnitRef};
+use crate::{DType, Error};
 
 fn arr<'a>(dtype: DType, shape: &'a [usize], strides: &'a [isize], ptr: u64) -> ArrayArg<'a> {
     arr_on(dtype, shape, strides, ptr, 0)

@@ -1,19 +1,20 @@
 //! GPU tests of `#[device]` struct elements through device kernels: copies by the runtime's
 //! built-in copy kernel (`kernels/elementwise.rs`'s `copy`), and elementwise
 //! launches whose operands are structs (`kernels/struct_elementwise.cu`). Run on a GPU machine
-//! with `cargo test -p cuprum-runtime --test gpu_struct_elements -- --include-ignored`.
+//! with `cargo test -p cuprum-runtime --lib tests::gpu_struct_elements -- --include-ignored`.
 
-mod support;
+use crate::test_support as support;
 use support::Rng;
-mod structs;
+use super::structs;
 use structs::{Bytes2, Pair, Particle, Quad, random_structs, transposed};
 
 use std::sync::OnceLock;
 
-use cuprum_runtime::abi::{headers, mangle, ElementwiseVariant, KernelKind};
-use cuprum_runtime::elementwise::{self, Arg, Options, Param, ParamType, Role, Value};
-use cuprum_runtime::registry::{self, Kernel, KernelUnit, Signature, UnitRef};
-use cuprum_runtime::{Array, DType, ElemType, Element};
+use crate::abi::{headers, mangle, ElementwiseVariant, KernelKind};
+use crate::elementwise::{self, Arg, Options, Value};
+use crate::launch::signature::{Param, ParamType, Role};
+use crate::registry::{self, Kernel, KernelUnit, Signature, UnitRef};
+use crate::{Array, DType, ElemType, Element};
 
 // ---- the runtime's built-in copy kernel -----------------------------------------------------
 
@@ -65,7 +66,7 @@ fn struct_copies_run_the_copy_kernel_of_their_size() {
 fn struct_kernel(name: &'static str, sig: &'static [Param]) -> &'static Kernel {
     static UNIT: OnceLock<&'static KernelUnit> = OnceLock::new();
     let unit = *UNIT.get_or_init(|| {
-        let source = include_str!("kernels/struct_elementwise.cu").to_string();
+        let source = include_str!("../../tests/kernels/struct_elementwise.cu").to_string();
         Box::leak(Box::new(KernelUnit::from_source("struct_elementwise", source, false)))
     });
     // SAFETY: `sig` is the signature of kernel `name` of struct_elementwise.cu (no raw parameters).
@@ -161,7 +162,7 @@ fn eight_byte_structs_take_vector_accesses_and_scalar_ones_off_alignment() {
 fn the_builtin_copy_kernel_compiles() {
     let unit = copy_entry().unit().unwrap();
     assert!(unit.source().contains("copy"), "{}", unit.source());
-    let nvrtc = cuprum_runtime::nvrtc::is_available();
+    let nvrtc = crate::nvrtc::is_available();
     if support::skip_without(nvrtc, "the_builtin_copy_kernel_compiles (its NVRTC part)", "no libnvrtc") {
         return;
     }
@@ -174,10 +175,10 @@ fn the_builtin_copy_kernel_compiles() {
                 mangle::instantiate_variant_line("copy", Some(v), &sym, &[d])
             );
             let src = unit.instance_source(&line);
-            let target = cuprum_runtime::nvrtc::CodeTarget::Cubin(90);
-            let options = cuprum_runtime::nvrtc::effective_options(&[], target, false);
-            let program = cuprum_runtime::nvrtc::Program { name: &sym, file_name: &sym, source: &src, options: &options, name_expressions: &[], dump_source_on_error: true };
-            if let Err(e) = cuprum_runtime::nvrtc::compile(&program, target) {
+            let target = crate::nvrtc::CodeTarget::Cubin(90);
+            let options = crate::nvrtc::effective_options(&[], target, false);
+            let program = crate::nvrtc::Program { name: &sym, file_name: &sym, source: &src, options: &options, name_expressions: &[], dump_source_on_error: true };
+            if let Err(e) = crate::nvrtc::compile(&program, target) {
                 panic!("{sym}: {e}");
             }
         }

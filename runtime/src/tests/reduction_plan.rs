@@ -1,9 +1,9 @@
 //! Reduction planning on the CPU: NumPy's axis rules, output shapes, collapsing of transposed and
 //! permuted layouts, the strategy and index width chosen, and the errors.
 
-use cuprum_runtime::abi::ReductionVariant;
-use cuprum_runtime::array::shape::c_strides;
-use cuprum_runtime::reduction::plan::{self, Axes, DeviceShape, Plan, Strategy};
+use crate::abi::ReductionVariant;
+use crate::array::shape::c_strides;
+use crate::reduction::plan::{self, Axes, DeviceShape, Plan, Strategy};
 
 const H200: DeviceShape = DeviceShape { multiprocessors: 132, blocks_per_sm: 0 };
 

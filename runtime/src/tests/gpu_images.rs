@@ -4,21 +4,21 @@
 //! damage are loaded by the driver in a child process, which must not crash.
 //!
 //! Every test needs a CUDA GPU and libnvrtc: `#[ignore = "needs a CUDA GPU"]`; run with
-//! `cargo test -p cuprum-runtime --test gpu_images -- --include-ignored`. The intact fixtures are
+//! `cargo test -p cuprum-runtime --lib tests::gpu_images -- --include-ignored`. The intact fixtures are
 //! for sm_90 (and sm_75, sm_100; the fat binaries also hold compute_90 PTX). Tests that need a
 //! clean process re-run this binary (`child_entry`, `CUPRUM_GPU_IMAGES_CHILD` naming the check).
 
-mod images;
+use super::images;
 
 use std::io::Read;
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use cuprum_runtime::cache::{CompiledImage, DiskCache, ImageKind, Lookup};
-use cuprum_runtime::launch::LaunchConfig;
-use cuprum_runtime::stats::{self, Layer};
-use cuprum_runtime::{Array, Device, Error, RawModule, nvrtc};
+use crate::cache::{CompiledImage, DiskCache, ImageKind, Lookup};
+use crate::launch::LaunchConfig;
+use crate::stats::{self, Layer};
+use crate::{Array, Device, Error, RawModule, nvrtc};
 use images::{Mutator, fixture, refused_damage};
 
 fn device() -> Device {
@@ -121,7 +121,7 @@ fn images_whose_extents_the_checks_accept_do_not_crash_the_driver() {
 /// what it was doing).
 fn run_child(check: &str, env: &[(&str, String)], limit: Duration) -> String {
     let mut cmd = Command::new(std::env::current_exe().unwrap());
-    cmd.args(["--exact", "child_entry", "--include-ignored", "--nocapture", "--test-threads=1"])
+    cmd.args(["--exact", "tests::gpu_images::child_entry", "--include-ignored", "--nocapture", "--test-threads=1"])
         .env("CUPRUM_GPU_IMAGES_CHILD", check)
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());

@@ -8,12 +8,12 @@
 //! and copied blocks). The seed is printed; `CUPRUM_TEST_SEED=<seed>` repeats a run, and
 //! `CUPRUM_FUZZ_ITERATIONS` changes the count (at least 100,000 by default).
 
-mod images;
+use super::images;
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
-use cuprum_runtime::abi::{cubin, fatbin};
-use cuprum_runtime::{Error, RawModule};
+use crate::abi::{cubin, fatbin};
+use crate::{Error, RawModule};
 use images::{FIXTURES, Mutator, fixture};
 
 /// The checks run on one image; a panic in any of them fails the test with the seed, the
@@ -270,7 +270,7 @@ fn mutated_images_never_panic_the_checks() {
 fn nvrtc_output_passes() {
     // The JIT's cubins and PTX go through the same checks. Needs libnvrtc: fails without it
     // unless `CUPRUM_SKIP_CUDA_COMPILE=1`.
-    use cuprum_runtime::nvrtc::{self, CodeTarget, Program};
+    use crate::nvrtc::{self, CodeTarget, Program};
     let info = match nvrtc::info() {
         Ok(info) => info,
         Err(_) if std::env::var("CUPRUM_SKIP_CUDA_COMPILE").as_deref() == Ok("1") => {
@@ -282,8 +282,8 @@ fn nvrtc_output_passes() {
         ),
     };
     let (tiny, globals) = (
-        include_str!("fixtures/tiny.cu"),
-        include_str!("fixtures/globals.cu"),
+        include_str!("../../tests/fixtures/tiny.cu"),
+        include_str!("../../tests/fixtures/globals.cu"),
     );
     for (name, source, target) in [
         ("tiny.cu", tiny, CodeTarget::Cubin(90)),

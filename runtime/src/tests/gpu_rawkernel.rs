@@ -3,7 +3,7 @@
 //!
 //! Every test needs a CUDA GPU and libnvrtc: they are `#[ignore = "needs a CUDA GPU"]`, so CI
 //! lists them as ignored; a GPU machine runs them with
-//! `cargo test -p cuprum-runtime --test gpu_rawkernel -- --include-ignored`.
+//! `cargo test -p cuprum-runtime --lib tests::gpu_rawkernel -- --include-ignored`.
 //!
 //! Inputs are fresh random numbers (`support::Rng`: `rand`, seeded per run; the seed is printed and
 //! `CUPRUM_TEST_SEED` replays it), outputs are poisoned before each launch, and results are
@@ -12,7 +12,7 @@
 //! this binary (`child_entry`) with `CUPRUM_GPU_TEST_CHILD` naming what to do and the variables
 //! under test set.
 
-mod support;
+use crate::test_support as support;
 use support::Rng;
 
 /// This file's draws.
@@ -44,12 +44,12 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::OnceLock;
 
-use cuprum_runtime::cache::{self, CacheConfig};
-use cuprum_runtime::kernel::RawKernel;
-use cuprum_runtime::launch::{ArgList, DeviceRepr, LaunchConfig};
-use cuprum_runtime::module::RawModule;
-use cuprum_runtime::stats::{self, Layer};
-use cuprum_runtime::{Array, Device, Error, Stream, nvrtc};
+use crate::cache::{self, CacheConfig};
+use crate::kernel::RawKernel;
+use crate::launch::{ArgList, DeviceRepr, LaunchConfig};
+use crate::module::RawModule;
+use crate::stats::{self, Layer};
+use crate::{Array, Device, Error, Stream, nvrtc};
 use half::{bf16, f16};
 use num_complex::Complex;
 use tempfile::TempDir;
@@ -101,7 +101,7 @@ fn run_child(check: &str, env: &[(&str, &Path)], plain_env: &[(&str, &str)]) -> 
     let mut cmd = Command::new(std::env::current_exe().unwrap());
     cmd.args([
         "--exact",
-        "child_entry",
+        "tests::gpu_rawkernel::child_entry",
         "--include-ignored",
         "--nocapture",
         "--test-threads=1",

@@ -7,10 +7,10 @@
 //! Needs libnvrtc for the compiling part (`source scripts/cuda-env.sh`); fails without it unless
 //! `CUPRUM_SKIP_CUDA_COMPILE=1`, like the compiler's `cuda_compile` test.
 
-use cuprum_runtime::abi::{headers, mangle, KernelKind, ReductionVariant, Variant};
-use cuprum_runtime::nvrtc::{self, CodeTarget, Program};
-use cuprum_runtime::registry;
-use cuprum_runtime::DType;
+use crate::abi::{headers, mangle, KernelKind, ReductionVariant, Variant};
+use crate::nvrtc::{self, CodeTarget, Program};
+use crate::registry;
+use crate::DType;
 
 const COMPLEX: [DType; 2] = [DType::C32, DType::C64];
 

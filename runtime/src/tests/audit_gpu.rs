@@ -2,13 +2,13 @@
 //! audited as `NVRTC at first use`, and its first launch is indeed served by NVRTC (or by the
 //! disk cache a previous run filled).
 //!
-//! Needs a CUDA GPU and libnvrtc: `cargo test -p cuprum-runtime --test audit_gpu -- --include-ignored`.
+//! Needs a CUDA GPU and libnvrtc: `cargo test -p cuprum-runtime --lib tests::audit_gpu -- --include-ignored`.
 //! The CPU side (parsing, routes, the text) is tested in `runtime/src/audit.rs`.
 
-use cuprum_runtime::audit::{self, BuildStatus, Route};
-use cuprum_runtime::registry::{self, Kernel, KernelEntry, KernelUnit, Signature, UnitEntry, UnitRef};
-use cuprum_runtime::stats::Layer;
-use cuprum_runtime::Device;
+use crate::audit::{self, BuildStatus, Route};
+use crate::registry::{self, Kernel, KernelEntry, KernelUnit, Signature, UnitEntry, UnitRef};
+use crate::stats::Layer;
+use crate::Device;
 
 /// What the macros would generate for a file `tests/audit_probe.rs` holding one raw kernel, built
 /// without nvcc.
