@@ -305,35 +305,33 @@ fn run(dev: &Device, opts: &Options) -> Result<()> {
     let a = Array::<f32>::zeros(n_small as usize)?;
     let b = Array::<f32>::zeros(n_small as usize)?;
     let mut c = Array::<f32>::zeros(n_small as usize)?;
+    // Bare launches of the empty kernel: `bare_launch_n(n)` times n of them (us per launch). The
+    // rows that compare with a bare launch take `bare_launch_us`; the `#[rawkernel]` host-cost row
+    // times its own bare launches in rounds interleaved with its calls (rawkernel.rs).
+    let ctx = dev.context()?;
+    let bare_module = ctx
+        .load_module(cudarc::nvrtc::Ptx::from_binary(empty_cubin.clone()))
+        .map_err(cuprum_runtime::Error::driver_fn("cuModuleLoadData"))?;
+    let bare_f = bare_module
+        .load_function("empty_kernel")
+        .map_err(cuprum_runtime::Error::driver_fn("cuModuleGetFunction"))?;
+    let bare_raw = stream.raw()?.clone();
+    let (pa, pb, pc) = (a.device_ptr(), b.device_ptr(), c.device_ptr());
+    let bare_launch_n = |n: usize| -> Result<f64> {
+        let cfg = CuLaunchConfig { grid_dim: (1, 1, 1), block_dim: (32, 1, 1), shared_mem_bytes: 0 };
+        let t = Instant::now();
+        for _ in 0..n {
+            let mut builder = bare_raw.launch_builder(&bare_f);
+            builder.arg(&pa).arg(&pb).arg(&pc).arg(&n_small);
+            // SAFETY: empty_kernel takes (const float*, const float*, float*, unsigned int);
+            // the pointers are live device arrays; the kernel touches nothing.
+            unsafe { builder.launch(cfg) }.map_err(cuprum_runtime::Error::driver_fn("cuLaunchKernel"))?;
+        }
+        bare_raw.synchronize().map_err(cuprum_runtime::Error::driver_fn("cuStreamSynchronize"))?;
+        Ok(t.elapsed().as_secs_f64() * 1e6 / n as f64)
+    };
     let bare_launch_us = {
-        let ctx = dev.context()?;
-        let module = ctx
-            .load_module(cudarc::nvrtc::Ptx::from_binary(empty_cubin.clone()))
-            .map_err(cuprum_runtime::Error::driver_fn("cuModuleLoadData"))?;
-        let f = module
-            .load_function("empty_kernel")
-            .map_err(cuprum_runtime::Error::driver_fn("cuModuleGetFunction"))?;
-        let raw = stream.raw()?.clone();
-        let (pa, pb, pc) = (a.device_ptr(), b.device_ptr(), c.device_ptr());
-        let cfg = CuLaunchConfig {
-            grid_dim: (1, 1, 1),
-            block_dim: (32, 1, 1),
-            shared_mem_bytes: 0,
-        };
-        let launch_n = |n: usize| -> Result<f64> {
-            let t = Instant::now();
-            for _ in 0..n {
-                let mut builder = raw.launch_builder(&f);
-                builder.arg(&pa).arg(&pb).arg(&pc).arg(&n_small);
-                // SAFETY: empty_kernel takes (const float*, const float*, float*, unsigned int);
-                // the pointers are live device arrays; the kernel touches nothing.
-                unsafe { builder.launch(cfg) }
-                    .map_err(cuprum_runtime::Error::driver_fn("cuLaunchKernel"))?;
-            }
-            raw.synchronize()
-                .map_err(cuprum_runtime::Error::driver_fn("cuStreamSynchronize"))?;
-            Ok(t.elapsed().as_secs_f64() * 1e6 / n as f64)
-        };
+        let launch_n = &bare_launch_n;
         launch_n(launches / 10)?;
         median(
             (0..rounds)
@@ -464,7 +462,7 @@ fn run(dev: &Device, opts: &Options) -> Result<()> {
     rows.extend(rawkernel::rows(
         dev,
         &stream,
-        &rawkernel::Ceilings { bare_launch_us, target, launches, rounds, copy_elems, cubin_load_ms: warm.load_ms },
+        &rawkernel::Ceilings { bare_launch_n: &bare_launch_n, target, launches, rounds, copy_elems, cubin_load_ms: warm.load_ms },
     )?);
 
     // Elementwise rows (issue 6): `(x - y)^2` contiguous, broadcast, transposed; host cost.

@@ -46,6 +46,7 @@ on_both_devices!(
     complex_reductions_of_empty_inputs_and_their_layers,
     reduction_macro_over_complex,
     few_outputs_along_a_long_strided_axis,
+    literal_identities_convert_to_the_generic_accumulator,
 );
 
 const GPU: &str = "needs a CUDA GPU";
@@ -372,6 +373,35 @@ fn raw_and_broadcast_arguments() {
         let want: f64 = (0..64).map(|r| xs[o * 64 + r] * ys[r]).sum();
         close(*g as f64, want, 1e-6 * (1.0 + want.abs()), &format!("dot row {o}"));
     }
+}
+
+fn literal_identities_convert_to_the_generic_accumulator() {
+    let mut rng = Rng::new();
+    // The host parts convert as the device does.
+    assert_eq!(k::wrapping_total::identity_host::<u8>(), 0u8);
+    assert_eq!(k::max_at_least::identity_host::<f64>(), -1.5);
+    assert_eq!(k::max_at_least::identity_host::<half::f16>(), half::f16::from_f64(-1.5));
+    let n = 1000usize;
+    let bytes: Vec<u8> = (0..n).map(|_| rng.int(1, 255) as u8).collect();
+    let want = bytes.iter().fold(0u8, |a, &b| a.wrapping_add(b));
+    let mut out = Array::<u8>::full(Vec::<usize>::new(), 0x5a).unwrap();
+    k::wrapping_total::call(&Array::from_vec(bytes).unwrap()).out(&mut out).run().unwrap();
+    assert_eq!(out.to_vec().unwrap(), vec![want]);
+    // An instance that was not precompiled (i64 was listed, i32 was not: NVRTC on a GPU).
+    let ints: Vec<i32> = (0..n).map(|_| rng.int(-1 << 30, 1 << 30) as i32).collect();
+    let want = ints.iter().fold(0i32, |a, &b| a.wrapping_add(b));
+    assert_eq!(k::wrapping_total::call(&Array::from_vec(ints).unwrap()).run().unwrap().to_vec().unwrap(), vec![want]);
+    // The identity takes part: every value below -1.5 gives -1.5; an empty row gives it too.
+    let xs: Vec<f64> = (0..3 * n).map(|i| if i < 2 * n { rng.range(-9.0, -2.0) } else { rng.range(-1.0, 1.0) }).collect();
+    let x = Array::from_shape_vec([3usize, n], xs.clone()).unwrap();
+    let mut out = Array::<f64>::full([3usize], f64::NAN).unwrap();
+    k::max_at_least::call(&x).axis(1).out(&mut out).run().unwrap();
+    let top = xs[2 * n..].iter().fold(f64::NEG_INFINITY, |a, &b| a.max(b));
+    assert_eq!(out.to_vec().unwrap(), vec![-1.5, -1.5, top.max(-1.5)]);
+    let halves: Vec<half::f16> = (0..n).map(|_| half::f16::from_f64(rng.range(-9.0, -2.0))).collect();
+    assert_eq!(k::max_at_least::call(&Array::from_vec(halves).unwrap()).run().unwrap().to_vec().unwrap(), vec![half::f16::from_f64(-1.5)]);
+    let empty = Array::<f64>::zeros([2usize, 0]).unwrap();
+    assert_eq!(k::max_at_least::call(&empty).axis(1).run().unwrap().to_vec().unwrap(), vec![-1.5, -1.5]);
 }
 
 fn empty_inputs_with_and_without_identity() {

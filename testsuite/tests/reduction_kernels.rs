@@ -88,3 +88,16 @@ pub fn spread<T: Real>(x: T) -> Spread {
 pub fn last_negative<T: Real>(x: T) -> i64 {
     if x < T::zero() { reduce_index() as i64 } else { -1 }
 }
+
+/// A literal identity on a generic accumulator (CuPy's `'0'`): converted to each instance's type.
+/// Precompiled for `u8` and `i64`; `i32` goes through NVRTC.
+#[reduction(identity = 0, reduce = |a, b| a.wrapping_add(b), instances = [u8, i64])]
+pub fn wrapping_total<T: Int>(x: T) -> T {
+    x
+}
+
+/// The largest value, at least the identity `-1.5` (an empty reduction gives it).
+#[reduction(identity = -1.5, reduce = |a, b| a.max(b), instances = [f16, f64])]
+pub fn max_at_least<T: Float>(x: T) -> T {
+    x
+}
