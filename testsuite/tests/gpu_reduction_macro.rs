@@ -379,8 +379,8 @@ fn literal_identities_convert_to_the_generic_accumulator() {
     let mut rng = Rng::new();
     // The host parts convert as the device does.
     assert_eq!(k::wrapping_total::identity_host::<u8>(), 0u8);
-    assert_eq!(k::max_at_least::identity_host::<f64>(), -1.5);
-    assert_eq!(k::max_at_least::identity_host::<half::f16>(), half::f16::from_f64(-1.5));
+    assert_eq!(k::float_total::identity_host::<f64>().to_bits(), (-0.0f64).to_bits());
+    assert_eq!(k::float_total::identity_host::<half::f16>().to_bits(), half::f16::NEG_ZERO.to_bits());
     let n = 1000usize;
     let bytes: Vec<u8> = (0..n).map(|_| rng.int(1, 255) as u8).collect();
     let want = bytes.iter().fold(0u8, |a, &b| a.wrapping_add(b));
@@ -391,17 +391,26 @@ fn literal_identities_convert_to_the_generic_accumulator() {
     let ints: Vec<i32> = (0..n).map(|_| rng.int(-1 << 30, 1 << 30) as i32).collect();
     let want = ints.iter().fold(0i32, |a, &b| a.wrapping_add(b));
     assert_eq!(k::wrapping_total::call(&Array::from_vec(ints).unwrap()).run().unwrap().to_vec().unwrap(), vec![want]);
-    // The identity takes part: every value below -1.5 gives -1.5; an empty row gives it too.
-    let xs: Vec<f64> = (0..3 * n).map(|i| if i < 2 * n { rng.range(-9.0, -2.0) } else { rng.range(-1.0, 1.0) }).collect();
+    // Float sums, and empty rows: `-0.0` exactly (a `+0.0` would mean the sign was lost).
+    let xs: Vec<f64> = (0..3 * n).map(|_| rng.range(-4.0, 4.0)).collect();
     let x = Array::from_shape_vec([3usize, n], xs.clone()).unwrap();
     let mut out = Array::<f64>::full([3usize], f64::NAN).unwrap();
-    k::max_at_least::call(&x).axis(1).out(&mut out).run().unwrap();
-    let top = xs[2 * n..].iter().fold(f64::NEG_INFINITY, |a, &b| a.max(b));
-    assert_eq!(out.to_vec().unwrap(), vec![-1.5, -1.5, top.max(-1.5)]);
-    let halves: Vec<half::f16> = (0..n).map(|_| half::f16::from_f64(rng.range(-9.0, -2.0))).collect();
-    assert_eq!(k::max_at_least::call(&Array::from_vec(halves).unwrap()).run().unwrap().to_vec().unwrap(), vec![half::f16::from_f64(-1.5)]);
+    k::float_total::call(&x).axis(1).out(&mut out).run().unwrap();
+    for (r, got) in out.to_vec().unwrap().into_iter().enumerate() {
+        let want: f64 = xs[r * n..(r + 1) * n].iter().sum();
+        close(got, want, 1e-12 * n as f64, &format!("float_total row {r}"));
+    }
+    let halves: Vec<half::f16> = (0..n).map(|_| half::f16::from_f64(rng.range(-1.0, 1.0))).collect();
+    let want: f64 = halves.iter().map(|h| h.to_f64()).sum();
+    let got = k::float_total::call(&Array::from_vec(halves).unwrap()).run().unwrap().to_vec().unwrap()[0];
+    // An f16 accumulator rounds at every step: about sqrt(n) roundings of up to 2^-11 of the sum.
+    close(got.to_f64(), want, 0.05 * (1.0 + want.abs()), "float_total of f16");
     let empty = Array::<f64>::zeros([2usize, 0]).unwrap();
-    assert_eq!(k::max_at_least::call(&empty).axis(1).run().unwrap().to_vec().unwrap(), vec![-1.5, -1.5]);
+    let got = k::float_total::call(&empty).axis(1).run().unwrap().to_vec().unwrap();
+    assert!(got.iter().all(|v| v.to_bits() == (-0.0f64).to_bits()), "empty rows give the identity -0.0: {got:?}");
+    let empty = Array::<half::f16>::zeros([0usize]).unwrap();
+    let got = k::float_total::call(&empty).run().unwrap().to_vec().unwrap();
+    assert_eq!(got[0].to_bits(), half::f16::NEG_ZERO.to_bits(), "an empty f16 sum gives -0.0");
 }
 
 fn empty_inputs_with_and_without_identity() {

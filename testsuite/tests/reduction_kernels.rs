@@ -96,8 +96,9 @@ pub fn wrapping_total<T: Int>(x: T) -> T {
     x
 }
 
-/// The largest value, at least the identity `-1.5` (an empty reduction gives it).
-#[reduction(identity = -1.5, reduce = |a, b| a.max(b), instances = [f16, f64])]
-pub fn max_at_least<T: Float>(x: T) -> T {
+/// A float sum whose identity is the literal `-0.0` (the true identity of `+`: `-0.0 + x` is `x`
+/// for every `x`, `+0.0` too), so an empty sum is `-0.0`, sign included.
+#[reduction(identity = -0.0, reduce = |a, b| a + b, instances = [f16, f64])]
+pub fn float_total<T: Float>(x: T) -> T {
     x
 }
