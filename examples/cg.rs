@@ -15,7 +15,9 @@
 //! iterations; the example prints both counts, and `|x - x_ans|` (the known answer), as CuPy's does.
 //!
 //! Time for the fit (from `x = 0` to the stop, the matrix already on the device; median of 5):
-//! cuprum TBD (not yet measured on the GPU), CuPy (14.2) TBD (not yet measured on the GPU). An
+//! H200, one run (762f2a0), the same inputs: cuprum 165.6 ms for 3845 iterations (43 us each),
+//! CuPy (14.2) 1852.8 ms for 3850 (481 us each; 1475.3 ms with each product computed once, as
+//! here). An
 //! iteration reads `A` once (8 N^2 bytes: 32 MB at N = 2000, 10 us at an H100's 3.35 TB/s, less
 //! where it stays in the 50 MB L2) and does 2 N^2 flops for the product and O(N) for the rest;
 //! with about 3900 iterations at N = 2000, each one's five launches and the host's read of

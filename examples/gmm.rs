@@ -23,8 +23,8 @@
 //! components would give less than 0.25) and 200 test points (printed).
 //!
 //! Time for the fit (`train_gmm`: from the initial parameters to the stop, the points already on
-//! the device; median of 5): cuprum TBD (not yet measured on the GPU), CuPy (14.2) TBD (not yet
-//! measured on the GPU). An iteration moves about 200 MB at the defaults (the 8 MB of points read
+//! the device; median of 5), H200, one run (762f2a0), the same inputs: cuprum 1.78 ms, CuPy (14.2)
+//! 15.10 ms, 9 iterations each, the same means to the printed digits. An iteration moves about 200 MB at the defaults (the 8 MB of points read
 //! three times; the (N, K) f64 distances, log densities and responsibilities, 16 MB each, written
 //! once and read once or twice; the M-step's sums read a point's coordinate and responsibility
 //! for each of their K D outputs): 60 us at an H100's 3.35 TB/s.
