@@ -330,15 +330,8 @@ fn run(dev: &Device, opts: &Options) -> Result<()> {
         bare_raw.synchronize().map_err(cuprum_runtime::Error::driver_fn("cuStreamSynchronize"))?;
         Ok(t.elapsed().as_secs_f64() * 1e6 / n as f64)
     };
-    let bare_launch_us = {
-        let launch_n = &bare_launch_n;
-        launch_n(launches / 10)?;
-        median(
-            (0..rounds)
-                .map(|_| launch_n(launches))
-                .collect::<Result<_>>()?,
-        )
-    };
+    bare_launch_n(launches / 10)?;
+    let bare_launch_us = median((0..rounds).map(|_| bare_launch_n(launches)).collect::<Result<_>>()?);
 
     // NVRTC warm-up (its own start-up is not part of either compile figure), then the ceiling.
     bare_compile("extern \"C\" __global__ void warm_up() {}", target)?;

@@ -418,10 +418,7 @@ fn host_entry(
 /// A literal identity for an accumulator no Rust literal types (a generic parameter, `f16`,
 /// `bf16`; typeck/identity.rs) on the host: converted by `from_i64` / `from_f64`, as on the device.
 fn literal_identity(parts: &ReductionParts, acc_ty: &Ty, acc: &TokenStream) -> Option<TokenStream> {
-    let lit = IdentityLiteral::of(parts.identity.as_deref()?)?;
-    if !(matches!(acc_ty, Ty::Param(_)) || matches!(acc_ty, Ty::Scalar(d) if d.is_half())) {
-        return None;
-    }
+    let lit = IdentityLiteral::for_accumulator(parts.identity.as_deref()?, acc_ty)?;
     Some(match lit.as_i64() {
         Some(v) => {
             let v = proc_macro2::Literal::i64_suffixed(v);

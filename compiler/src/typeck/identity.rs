@@ -37,6 +37,14 @@ impl IdentityLiteral {
         }
     }
 
+    /// The literal identity `e` is, when no Rust literal types accumulator `acc` (a generic
+    /// parameter, `f16`, `bf16`): the one test of the type checker, the CUDA writer and the host
+    /// functions.
+    pub(crate) fn for_accumulator(e: &Expr, acc: &Ty) -> Option<IdentityLiteral> {
+        let untyped = matches!(acc, Ty::Param(_)) || matches!(acc, Ty::Scalar(d) if d.is_half());
+        if untyped { IdentityLiteral::of(e) } else { None }
+    }
+
     /// The value as `from_i64` takes it (two's complement for a `u64` above `i64::MAX`, which
     /// `from_i64` of `u64` turns back into the value), or `None` for a float literal.
     pub(crate) fn as_i64(&self) -> Option<i64> {
@@ -111,8 +119,8 @@ impl Checker<'_, '_> {
     /// generic parameter, `f16`, `bf16`), and checks every instance can hold it. Returns whether
     /// it did (otherwise the identity is typed as any expression).
     pub(super) fn literal_identity(&mut self, id: &Expr, acc: &Ty) -> bool {
-        let Some(lit) = IdentityLiteral::of(id) else { return false };
         let acc = self.resolve(acc);
+        let Some(lit) = IdentityLiteral::for_accumulator(id, &acc) else { return false };
         let instance_types: Vec<DType> = match acc {
             Ty::Param(p) => {
                 if matches!(lit, IdentityLiteral::Float { .. }) && !self.bound_implies(p, Bound::Float) {
@@ -124,8 +132,8 @@ impl Checker<'_, '_> {
                 }
                 self.item.instances.iter().filter_map(|inst| inst.get(p as usize).copied()).collect()
             }
-            Ty::Scalar(d) if d.is_half() => vec![d],
-            _ => return false,
+            Ty::Scalar(d) => vec![d],
+            _ => unreachable!("for_accumulator admits generic parameters and half types only"),
         };
         // The literal's expressions are of the accumulator type (the back end converts).
         set_types(self, id, &acc);

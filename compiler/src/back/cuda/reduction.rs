@@ -64,8 +64,7 @@ impl Writer<'_> {
             self.indent += 1;
             // A literal for an accumulator no literal types (typeck/identity.rs): converted as
             // `T::from_i64` / `T::from_f64` convert.
-            let literal = IdentityLiteral::of(id).filter(|_| matches!(acc_ty, Ty::Param(_)) || acc_ty.scalar().is_some_and(DType::is_half));
-            match literal {
+            match IdentityLiteral::for_accumulator(id, &acc_ty) {
                 Some(lit) => {
                     self.features.need("cuprum/math.h");
                     let converted = match lit.as_i64() {
