@@ -3,7 +3,7 @@
 // of the warp calls them together (the full mask). The reductions combine in a butterfly (lane
 // l with lane l ^ 16, then ^ 8, ...), so every lane gets the same bits; the scans add in
 // Hillis-Steele steps (from lane l - 1, then l - 2, l - 4, ...). The CPU device runs the same
-// steps (runtime/src/lang/cpu/warp.rs), so both give the same results.
+// steps (runtime/src/lang/cpu/collective.rs), so both give the same results.
 #pragma once
 #include <cuprum/arith.h>
 #include <cuprum/math.h>
