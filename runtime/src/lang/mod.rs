@@ -12,6 +12,7 @@
 pub mod intrinsics;
 pub mod kernel_ops;
 pub mod print;
+pub mod special;
 pub mod tensor;
 pub mod unroll;
 pub mod traits;
@@ -32,6 +33,7 @@ pub mod prelude {
     pub use super::traits::{Float, Int, Number, Real, Scalar};
     pub use super::unroll::Unroll;
     pub use crate::{gpu_print, gpu_println};
+    pub use super::special::{erf, erfc, erfcinv, erfinv, normcdf, normcdfinv};
     pub use super::views::{Raw, View, ViewMut};
     pub use super::warp::*;
     pub use half::{bf16, f16};
