@@ -262,7 +262,7 @@ impl BodyCheck<'_, '_> {
                 }
             }
             ThreadIdx | BlockIdx | BlockDim | GridDim | Grid1d | Grid2d | Grid3d | GridSize1d | GridSize2d | GridSize3d | LaneId | WarpSize
-            | ThreadFence | ThreadFenceBlock | ComplexNew | Atomic(_) | Shuffle(_) => {}
+            | ThreadFence | ThreadFenceBlock | ComplexNew | Atomic(_) | Shuffle(_) | Special(_) => {}
         }
     }
 

@@ -150,6 +150,12 @@ fn literals_are_typed_as_rustc_types_them() {
         ("2.0.sqrt()", "f64", &["f64"]),
         ("{ let a = 2.0.sqrt(); let c: f32 = a; a }", "f32", &["f32"]),
         ("{ let d = 1.min(2); let e: u8 = d; d }", "u8", &["u8", "u8"]),
+        // The error functions are `fn erf<T: Float>(x: T) -> T`: a literal argument stays one.
+        ("erf(x)", "f32", &[]),
+        ("erfcinv(2.0 * y)", "f64", &["f64"]),
+        ("erf(0.5)", "f64", &["f64"]),
+        ("x + normcdfinv(0.5)", "f32", &["f32"]),
+        ("{ let a = erfinv(0.5); let c: f32 = a; a }", "f32", &["f32"]),
         // Locals: a literal bound by `let` takes the type of a later use.
         ("{ let e = 0; let g = e + n; e }", u32_, &[u32_]),
         ("{ let e = 7; e }", "i32", &["i32"]),
@@ -194,6 +200,9 @@ fn typing_errors_rustc_gives_are_reported_at_their_spans() {
         ("2.0.to_bits()", "ambiguous numeric type `{float}`", at(4)),
         ("s[1 + i]", "slices and arrays are indexed by `usize`, found `u32`", at(2)),
         ("1 + 2.0", "expected `{integer}`, found `{float}`", at(4)),
+        ("erf(1)", "`erf` takes a float", at(4)),
+        ("erfc(m)", "`erfc` takes a float", at(5)),
+        ("x.erf()", "`erf` is a free function in kernels, not a method: write `erf(x)`", at(2)),
         ("{ let q = 5; match q { 0..=127 => 1, 128..=255 => 2 } }", "non-exhaustive `match`: `-2147483648` is not covered", at(19)),
     ];
     let mut failures = Vec::new();

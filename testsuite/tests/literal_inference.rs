@@ -23,7 +23,8 @@ use std::fmt::Debug;
 use cuprum::prelude::*;
 use cuprum_compiler::diag::Diagnostics;
 use cuprum_compiler::dtype::DType;
-use cuprum_compiler::ir::{BinOp, Block, Expr, ExprKind, Lit, MatchPat, Pat, Stmt, Ty, UnOp};
+use cuprum_compiler::ir::{BinOp, Block, Callee, Expr, ExprKind, Lit, MatchPat, Pat, Stmt, Ty, UnOp};
+use cuprum_compiler::lang::{Intrinsic, SpecialFn};
 use cuprum_compiler::typeck::Types;
 use cuprum_compiler::{front, typeck};
 
@@ -128,6 +129,12 @@ fn table() -> Vec<Row> {
         { let a = 2.0.sqrt(); let c: f32 = a; a },
         { let d = 1.min(2); let e: u8 = d; d },
         (-3i32).abs(),
+        // The error functions are `fn erf<T: Float>(x: T) -> T`: a literal argument stays one.
+        erf(x),
+        erfcinv(2.0 * y),
+        erf(0.5),
+        x + normcdfinv(0.75),
+        { let a = erfinv(0.5); let c: f32 = a; a },
         // Locals take the type of a later use.
         { let e = 0; let g = e + n; e },
         { let e = 7; e },
@@ -259,6 +266,20 @@ impl Eval<'_> {
                 };
                 self.locals.insert(l.0, v);
                 Val::Tuple(Vec::new())
+            }
+            // The error functions at the type the compiler gave the call (the host's, rounded
+            // once from f64).
+            ExprKind::Call { callee: Callee::Intrinsic { intrinsic: Intrinsic::Special(f), .. }, args } => {
+                let Val::Float(a) = self.expr(&args[0])? else { return None };
+                let g = match f {
+                    SpecialFn::Erf => erf::<f64>,
+                    SpecialFn::Erfc => erfc::<f64>,
+                    SpecialFn::Erfinv => erfinv::<f64>,
+                    SpecialFn::Erfcinv => erfcinv::<f64>,
+                    SpecialFn::Normcdf => normcdf::<f64>,
+                    SpecialFn::Normcdfinv => normcdfinv::<f64>,
+                };
+                convert(Val::Float(g(a)), &t)
             }
             ExprKind::MethodCall { receiver, method, args } => {
                 let recv = self.expr(receiver)?;

@@ -1,6 +1,7 @@
 // cuprum/math.h: the prelude's numeric methods under their Rust names (`cuprum::ln(x)` is
-// `x.ln()`), for f32, f64, f16 and bf16 (computed in f32 and rounded back), the integer methods,
-// and `num<T>`: the trait functions and associated constants (`T::zero()`, `f32::INFINITY`).
+// `x.ln()`) and its error functions (`cuprum::erf(x)`), for f32, f64, f16 and bf16 (computed in
+// f32 and rounded back), the integer methods, and `num<T>`: the trait functions and associated
+// constants (`T::zero()`, `f32::INFINITY`).
 #pragma once
 #include <cuprum/types.h>
 #include <cuprum/half.h>
@@ -63,6 +64,14 @@ CUPRUM_F1(signum, signumf_, signum_)
 CUPRUM_F1(recip, recipf_, recip_)
 CUPRUM_F1(to_degrees, degf_, deg_)
 CUPRUM_F1(to_radians, radf_, rad_)
+// The error-function family: free functions in kernels (`erf(x)`, not a method: std's `f32::erf`
+// is unstable), CUDA's own functions here.
+CUPRUM_F1(erf, erff, ::erf)
+CUPRUM_F1(erfc, erfcf, ::erfc)
+CUPRUM_F1(erfinv, erfinvf, ::erfinv)
+CUPRUM_F1(erfcinv, erfcinvf, ::erfcinv)
+CUPRUM_F1(normcdf, normcdff, ::normcdf)
+CUPRUM_F1(normcdfinv, normcdfinvf, ::normcdfinv)
 CUPRUM_F2(powf, ::powf, ::pow)
 CUPRUM_F2(atan2, atan2f, ::atan2)
 CUPRUM_F2(hypot, hypotf, ::hypot)

@@ -317,6 +317,16 @@ pub fn lower_kernel(
     if let Some(v) = &sig.variadic {
         cx.diags.error(v.span(), "variadic functions are not available in kernels");
     }
+    // A call `erf(x)` in a kernel is the prelude's intrinsic, whatever the file defines: a device
+    // function of that name would run on the host (Rust's local item shadows the glob import) but
+    // not on the GPU.
+    let fn_name = sig.ident.to_string();
+    if kind == AttrKind::Device && crate::lang::Intrinsic::from_name(&fn_name).is_some() {
+        cx.diags.error(
+            sig.ident.span(),
+            format!("`{fn_name}` is the name of a prelude intrinsic, which kernels' calls of `{fn_name}(..)` reach; rename this `#[device]` function"),
+        );
+    }
 
     // Generic parameters become C++ template parameters with a prelude bound.
     let mut generics = Vec::new();

@@ -85,6 +85,9 @@ vocabulary! {
         /// `ldmatrix_x*(shared, index) -> fragment`: a warp's load of 8x8 matrices of 16-bit
         /// elements from shared memory into fragments.
         LdMatrix(LdMatrix),
+        /// `erf(x) -> T`, `erfinv(x)`, ... of a float `x`: the error-function family of CUDA's
+        /// math library, free functions because std has an unstable `f32::erf`.
+        Special(SpecialFn),
     }
 }
 
@@ -106,6 +109,7 @@ impl Intrinsic {
             Warp(w) => w.arity(),
             Mma(_) => 3,
             LdMatrix(_) => 2,
+            Special(_) => 1,
         }
     }
 
@@ -119,7 +123,7 @@ impl Intrinsic {
             LdMatrix(_) => Some(75),
             ThreadIdx | BlockIdx | BlockDim | GridDim | Grid1d | Grid2d | Grid3d | GridSize1d | GridSize2d | GridSize3d | LaneId
             | WarpSize | SyncThreads | SyncWarp | ThreadFence | ThreadFenceBlock | SharedArray | DynamicShared | Index | LoopSize
-            | ReduceIndex | ComplexNew | Atomic(_) | Shuffle(_) | Warp(_) | GridSync => None,
+            | ReduceIndex | ComplexNew | Atomic(_) | Shuffle(_) | Warp(_) | GridSync | Special(_) => None,
         }
     }
 
@@ -178,6 +182,7 @@ impl Intrinsic {
             Warp(w) => w.c_name(),
             Mma(m) => m.c_name(),
             LdMatrix(_) => "cuprum::ldmatrix",
+            Special(f) => f.c_name(),
         }
     }
 
@@ -192,7 +197,7 @@ impl Intrinsic {
             GridDim => Some("gridDim"),
             Grid1d | Grid2d | Grid3d | GridSize1d | GridSize2d | GridSize3d | LaneId | WarpSize | SyncThreads | SyncWarp | ThreadFence
             | ThreadFenceBlock | GridSync | SharedArray | DynamicShared | Index | LoopSize | ReduceIndex | ComplexNew | CpAsync
-            | CpAsyncUnchecked | CpAsyncCommit | CpAsyncWait | Atomic(_) | Shuffle(_) | Warp(_) | Mma(_) | LdMatrix(_) => None,
+            | CpAsyncUnchecked | CpAsyncCommit | CpAsyncWait | Atomic(_) | Shuffle(_) | Warp(_) | Mma(_) | LdMatrix(_) | Special(_) => None,
         }
     }
 }
@@ -449,5 +454,41 @@ impl LdMatrix {
     pub fn checked(self) -> bool {
         use LdMatrix::*;
         matches!(self, X1 | X2 | X4 | X1Trans | X2Trans | X4Trans)
+    }
+}
+
+vocabulary! {
+    /// The error-function family, `name(x: T) -> T` for a float `x` (`f16`, `bf16`, `f32`, `f64`
+    /// or `T: Float`): CUDA's `erff`/`erf`, ... through `cuprum/math.h`, which computes `f16` and
+    /// `bf16` in `f32`. Free functions, not methods: std has an unstable `f32::erf`, with which a
+    /// prelude method of that name would collide (`x.erf()` is an error that says so).
+    pub enum SpecialFn {
+        /// The error function.
+        Erf = "erf",
+        /// `1 - erf(x)`, accurate where `erf(x)` is close to 1.
+        Erfc = "erfc",
+        /// The inverse of `erf`, on `[-1, 1]`.
+        Erfinv = "erfinv",
+        /// The inverse of `erfc`, on `[0, 2]`.
+        Erfcinv = "erfcinv",
+        /// The standard normal distribution function.
+        Normcdf = "normcdf",
+        /// Its inverse, on `[0, 1]`.
+        Normcdfinv = "normcdfinv",
+    }
+}
+
+impl SpecialFn {
+    /// The overloaded helper of `cuprum/math.h` (`cuprum::erfinv` calls `erfinvf` for a `float`).
+    pub fn c_name(self) -> &'static str {
+        use SpecialFn::*;
+        match self {
+            Erf => "cuprum::erf",
+            Erfc => "cuprum::erfc",
+            Erfinv => "cuprum::erfinv",
+            Erfcinv => "cuprum::erfcinv",
+            Normcdf => "cuprum::normcdf",
+            Normcdfinv => "cuprum::normcdfinv",
+        }
     }
 }

@@ -18,7 +18,7 @@ mod method;
 
 pub use assoc_const::{AssocConst, NumConst};
 pub use assoc_fn::{AssocFn, NumFn};
-pub use intrinsic::{AtomicOp, Intrinsic, LdMatrix, Mma, Shuffle, WarpOp};
+pub use intrinsic::{AtomicOp, Intrinsic, LdMatrix, Mma, Shuffle, SpecialFn, WarpOp};
 pub use method::{MathFn, Method, MethodSig, Receiver};
 
 use crate::dtype::DType;
@@ -65,6 +65,9 @@ mod tests {
                 Intrinsic::from_name(l.rust_name()),
                 Some(Intrinsic::LdMatrix(*l))
             );
+        }
+        for f in SpecialFn::ALL {
+            assert_eq!(Intrinsic::from_name(f.rust_name()), Some(Intrinsic::Special(*f)));
         }
         for i in Intrinsic::ALL {
             assert_eq!(Intrinsic::from_name(i.rust_name()), Some(*i));

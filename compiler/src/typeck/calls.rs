@@ -7,7 +7,7 @@ use proc_macro2::Span;
 use super::Checker;
 use crate::dtype::DType;
 use crate::ir::*;
-use crate::lang::{AssocFn, AtomicOp, Intrinsic, MathFn, Method, NumFn, Receiver};
+use crate::lang::{AssocFn, AtomicOp, Intrinsic, MathFn, Method, NumFn, Receiver, SpecialFn};
 
 const U32: Ty = Ty::Scalar(DType::U32);
 
@@ -76,7 +76,9 @@ impl Checker<'_, '_> {
                 }
                 Ty::Unit
             }
-            ComplexNew | Atomic(_) | Shuffle(_) | Warp(_) | CpAsync | CpAsyncUnchecked | Mma(_) | LdMatrix(_) if !arity_ok => Ty::Error,
+            ComplexNew | Atomic(_) | Shuffle(_) | Warp(_) | CpAsync | CpAsyncUnchecked | Mma(_) | LdMatrix(_) | Special(_) if !arity_ok => {
+                Ty::Error
+            }
             CpAsync | CpAsyncUnchecked => self.cp_async(args),
             Mma(m) => self.mma(m, args),
             LdMatrix(l) => self.ldmatrix(l, args),
@@ -114,6 +116,26 @@ impl Checker<'_, '_> {
                     self.arg(&args[1], &U32);
                 }
                 vt
+            }
+            // `erf<T: Float>(x: T) -> T`: a literal argument stays one (`erf(0.5)` is an `f64`
+            // unless its use says otherwise), as rustc infers it.
+            Special(f) => {
+                let xt = self.expr(&args[0], expected);
+                if !self.is_error(&xt) && !self.has(&xt, Bound::Float) {
+                    let shown = self.show(&xt);
+                    let hint = match self.resolve(&xt) {
+                        Ty::IntVar(_) => "; write the literal as a float (`1.0`)",
+                        Ty::Scalar(d) if d.is_int() => "; convert it first (`x as f64`)",
+                        Ty::Param(_) => "; bound the parameter by `Float`",
+                        _ => "",
+                    };
+                    self.diags.error(
+                        args[0].span,
+                        format!("`{}` takes a float (`f16`, `bf16`, `f32`, `f64` or a `T: Float`), found `{shown}`{hint}", f.rust_name()),
+                    );
+                    return Ty::Error;
+                }
+                xt
             }
             Shuffle(s) => {
                 self.arg(&args[0], &U32);
@@ -352,6 +374,10 @@ impl Checker<'_, '_> {
             let shown = self.show(ty);
             for a in args {
                 self.expr(a, None);
+            }
+            if SpecialFn::from_name(n).is_some() {
+                self.diags.error(name.span, format!("`{n}` is a free function in kernels: write `{n}(x)` (the prelude's, for any float type), not `{shown}::{n}(x)`"));
+                return Ty::Error;
             }
             let (fns, methods) = self.members_of(ty);
             let list = |v: Vec<&str>| if v.is_empty() { "none".to_string() } else { v.join(", ") };

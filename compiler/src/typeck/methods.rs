@@ -14,7 +14,7 @@ use super::calls::bits_of;
 use super::Checker;
 use crate::dtype::DType;
 use crate::ir::*;
-use crate::lang::{MathFn, Method, MethodSig, Receiver};
+use crate::lang::{MathFn, Method, MethodSig, Receiver, SpecialFn};
 
 impl Checker<'_, '_> {
     pub(super) fn method(&mut self, id: ExprId, receiver: &Expr, method: &Name, args: &[Expr], span: Span) -> Ty {
@@ -48,6 +48,11 @@ impl Checker<'_, '_> {
         let Some(resolved) = named.filter(|r| r.receivers().iter().any(|k| self.receives(*k, &rt))) else {
             for a in args {
                 self.expr(a, None);
+            }
+            if SpecialFn::from_name(m).is_some() {
+                // std's `f32::erf` is unstable; the prelude has the family as free functions.
+                self.diags.error(method.span, format!("`{m}` is a free function in kernels, not a method: write `{m}(x)` (the prelude's, for any float type)"));
+                return Ty::Error;
             }
             let shown = self.show(&rt);
             let hint = match &rt {

@@ -1318,6 +1318,10 @@ impl<'a> Writer<'a> {
                 self.features.need("cuprum/warp.h");
                 format!("{c}({})", vs.join(", "))
             }
+            Special(_) => {
+                self.features.need("cuprum/math.h");
+                format!("{c}({})", vs[0])
+            }
             // The checked tensor helpers check their ranges and alignment themselves (a misaligned
             // address is a fault, not only a wrong value) and note a violation in the function's
             // `LATER`, which reports it when the function returns.
@@ -1453,7 +1457,7 @@ fn duplicable(e: &Expr) -> bool {
         ExprKind::Call { callee: Callee::Intrinsic { intrinsic, .. }, .. } => matches!(
             intrinsic,
             ThreadIdx | BlockIdx | BlockDim | GridDim | Grid1d | Grid2d | Grid3d | GridSize1d | GridSize2d | GridSize3d | LaneId | WarpSize
-                | Index | LoopSize | ReduceIndex | ComplexNew
+                | Index | LoopSize | ReduceIndex | ComplexNew | Special(_)
         ),
         ExprKind::Call { callee: Callee::Assoc { .. }, .. } => true,
         ExprKind::Call { .. } => false,
