@@ -19,5 +19,6 @@ fn main() {
         .file("tests/grid_kernels.rs")
         .file("tests/print_kernels.rs")
         .file("tests/warp_kernels.rs")
+        .file("tests/special_kernels.rs")
         .compile();
 }

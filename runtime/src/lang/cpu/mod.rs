@@ -22,6 +22,8 @@ pub use collective::*;
 #[doc(hidden)]
 pub use context::{InFunction, in_function};
 pub use local::{LocalIndex, local_get, local_slot};
+/// The error functions read no thread state: the prelude's own.
+pub use super::special::{erf, erfc, erfcinv, erfinv, normcdf, normcdfinv};
 pub use memory::{Load, Slice, Store, View, dynamic_shared, shared_array};
 pub(crate) use memory::{atomic_width, zero};
 pub use tensor::*;
