@@ -5,13 +5,13 @@
 //! payoff; the price of an option is the mean along the threads (`mean` along axis 1), as in CuPy.
 //! The generator is CuPy's xorshift128+, but each thread's state is hashed from its loop index
 //! (splitmix64's finaliser): CuPy's `init_state(i + 1, 0x5c721fd808f616b6 + seed)` gives every
-//! thread the same first two draws. The normal deviates come from Acklam's rational approximation
-//! of the inverse normal distribution function (relative error below 1.2e-9), CuPy's from CUDA's
-//! `erfcinv`, which the kernel language lacks.
+//! thread the same first two draws. The normal deviates are `-sqrt(2) erfcinv(2 u)` of a uniform
+//! `u`, as CuPy's (`erfcinv` is the kernel language's, CUDA's on the GPU; CuPy folds `u` into
+//! `(1/2, 1]` first, for the same distribution).
 //!
 //! Checked twice: the first 4 and the last 4 threads' values of every option against the same Rust
 //! function run on the host (an error of at most 1e-9 of the value, or of 1e-3 for smaller values:
-//! the device's `exp`, `ln` and `sqrt` may differ from the host's in the last bits; the random
+//! the device's `exp`, `sqrt` and `erfcinv` may differ from the host's in the last bits; the random
 //! numbers are the same integers), and each price against the closed-form Black-Scholes price (the
 //! Black-Scholes port's kernel, as CuPy's example does): within 6 standard errors (the model's
 //! standard deviation of a path's payoff, over the square root of the paths) plus 2e-5 (the
@@ -22,17 +22,17 @@
 //! 10^-5.
 //!
 //! Time for the prices (the kernel and the mean, with a synchronize, median of 5), H200, one run
-//! (762f2a0), the same inputs: cuprum 1048.5 ms, CuPy (14.2) 783.7 ms. cuprum is the slower, 0.75
-//! of CuPy's speed, and both are far from the count below (0.3 s): not profiled yet. Likely
-//! causes: CuPy's normals come from `erfcinv` (CUDA's, a few FMAs and no division in the central
-//! region), ours from Acklam's rational function (a division, and `ln`/`sqrt` in the tails); and
-//! the count undercounts f64 `exp` and the 64-bit xorshift (each 64-bit shift or xor is two or
-//! more 32-bit instructions). The work is f64
-//! arithmetic: about 50 f64 instructions a path, by our count of the source (the uniform number
-//! 3; the rational function 10 fused multiply-adds, a division and 6 more; `exp` about 17; the
-//! payoff 6; `ln` and `sqrt` in the 4.85% of draws in the tails), beside the xorshift's 64-bit
-//! integer shifts and xors; so 5*10^12 for the 10^11 paths, 0.3 s at an H100 SXM's FP64 rate
-//! (132 SMs x 64 lanes x 1.98 GHz = 1.7*10^13 a second). The 800 MB of threads' values are written
+//! at 762f2a0, before the kernel language had `erfcinv` (the normals then came from Acklam's
+//! rational approximation of the inverse normal distribution function: a division, and `ln`/`sqrt`
+//! in the tails), the same inputs: cuprum 1048.5 ms, CuPy (14.2) 783.7 ms. cuprum was the slower,
+//! 0.75 of CuPy's speed, and both are far from the count below (0.3 s): not profiled. The port
+//! now draws its normals by `erfcinv`, as CuPy does; not yet timed. The count undercounts f64
+//! `exp` and the 64-bit xorshift (each 64-bit shift or xor is two or more 32-bit instructions).
+//! The work is f64 arithmetic: about 50 f64 instructions a path, by our count of the source at
+//! 762f2a0 (the uniform number 3; Acklam's function 10 fused multiply-adds, a division and 6
+//! more; `exp` about 17; the payoff 6; `ln` and `sqrt` in the 4.85% of draws in the tails), beside
+//! the xorshift's 64-bit integer shifts and xors; so 5*10^12 for the 10^11 paths, 0.3 s at an
+//! H100 SXM's FP64 rate (132 SMs x 64 lanes x 1.98 GHz = 1.7*10^13 a second). The 800 MB of threads' values are written
 //! once and read once by the mean.
 //!
 //! `cargo run --release -p cuprum-examples --example monte_carlo [-- OPTIONS [THREADS [PATHS]]]`

@@ -1,7 +1,7 @@
 //! The kernel of the Monte Carlo port (`examples/monte_carlo.rs`): CuPy's
 //! `examples/finance/monte_carlo.py` writes it as an `ElementwiseKernel` with a C preamble (an
 //! xorshift128+ generator, a normal deviate by `erfcinv`, the call's payoff); here they are Rust
-//! functions, which the example's host reference runs too.
+//! functions (`erfcinv` the prelude's), which the example's host reference runs too.
 #![allow(dead_code)]
 
 use cuprum::prelude::*;
@@ -49,38 +49,21 @@ pub fn xorshift128plus(rng: &mut Rng) -> u64 {
     s0.wrapping_add(s1)
 }
 
-/// A uniform number in the open interval (0, 1): the top 53 bits, centred in their step (so
-/// never 0 or 1, and exact in f64).
+/// A uniform number in the open interval (0, 1): the top 52 bits, centred in their step, so
+/// never 0 or 1 and exact in f64 (with 53 bits, `k + 0.5` rounds for `k >= 2^52`, and the largest
+/// `k` gives 1).
 #[device]
 pub fn sample_uniform(rng: &mut Rng) -> f64 {
-    ((xorshift128plus(rng) >> 11) as f64 + 0.5) * (1.0 / 9_007_199_254_740_992.0)
+    ((xorshift128plus(rng) >> 12) as f64 + 0.5) * (1.0 / 4_503_599_627_370_496.0)
 }
 
-/// The inverse of the standard normal distribution function (P. J. Acklam's rational
-/// approximation, relative error below 1.2e-9), its polynomials by fused multiply-adds (`mul_add`:
-/// the same on the host, and what nvcc would contract them to): CuPy's example gets its normal
-/// deviates from CUDA's `erfcinv`, which the kernel language does not have.
+/// A standard normal deviate: the inverse of the normal distribution function at a uniform `u`,
+/// `-sqrt(2) erfcinv(2 u)`, by CUDA's `erfcinv` as in CuPy's `sample_normal` (which first folds
+/// `u` into `(1/2, 1]` and takes the sign from the fold: the same distribution). `2 u` is exact,
+/// so the lower tail keeps its precision; `u` never reaches 0 or 1, so neither is infinite.
 #[device]
-pub fn inv_cnd(p: f64) -> f64 {
-    let (a1, a2, a3, a4, a5, a6) =
-        (-3.969683028665376e1, 2.209460984245205e2, -2.759285104469687e2, 1.38357751867269e2, -3.066479806614716e1, 2.506628277459239);
-    let (b1, b2, b3, b4, b5) = (-5.447609879822406e1, 1.615858368580409e2, -1.556989798598866e2, 6.680131188771972e1, -1.328068155288572e1);
-    let (c1, c2, c3, c4, c5, c6) =
-        (-7.784894002430293e-3, -3.223964580411365e-1, -2.400758277161838, -2.549732539343734, 4.374664141464968, 2.938163982698783);
-    let (d1, d2, d3, d4) = (7.784695709041462e-3, 3.224671290700398e-1, 2.445134137142996, 3.754408661907416);
-    let p_low = 0.02425;
-    if p < p_low || p > 1.0 - p_low {
-        // The tails: q = sqrt(-2 ln(min(p, 1 - p))), the sign of p - 1/2.
-        let q = (-2.0 * (if p < p_low { p } else { 1.0 - p }).ln()).sqrt();
-        let num = c1.mul_add(q, c2).mul_add(q, c3).mul_add(q, c4).mul_add(q, c5).mul_add(q, c6);
-        let z = num / d1.mul_add(q, d2).mul_add(q, d3).mul_add(q, d4).mul_add(q, 1.0);
-        if p < p_low { z } else { -z }
-    } else {
-        let q = p - 0.5;
-        let r = q * q;
-        let num = a1.mul_add(r, a2).mul_add(r, a3).mul_add(r, a4).mul_add(r, a5).mul_add(r, a6);
-        num * q / b1.mul_add(r, b2).mul_add(r, b3).mul_add(r, b4).mul_add(r, b5).mul_add(r, 1.0)
-    }
+pub fn sample_normal(rng: &mut Rng) -> f64 {
+    -std::f64::consts::SQRT_2 * erfcinv(2.0 * sample_uniform(rng))
 }
 
 /// The payoff of the call at expiry for the normal deviate `p`: CuPy's `get_call_value`.
@@ -101,7 +84,7 @@ pub fn monte_carlo(s: f64, x: f64, t: f64, r: f64, v: f64, n_samples: u32, seed:
     let mu_by_t = (r - v * v / 2.0) * t;
     let mut call_sum = 0.0;
     for _ in 0..n_samples {
-        let p = inv_cnd(sample_uniform(&mut rng));
+        let p = sample_normal(&mut rng);
         call_sum += call_value(s, x, p, mu_by_t, v_by_sqrt_t);
     }
     (-r * t).exp() * call_sum / n_samples as f64
