@@ -66,7 +66,8 @@ fn central(x: f64) -> f64 {
         let d = (libm::erf(z) - x) / (FRAC_2_SQRT_PI * (-z * z).exp());
         let step = d / z.mul_add(d, 1.0);
         z -= step;
-        if !(step.abs() > 1e-12 * z.abs()) {
+        // Also stops on a NaN step (none from these first guesses; never loop on one).
+        if step.abs() <= 1e-12 * z.abs() || step.is_nan() {
             break;
         }
     }
@@ -91,7 +92,8 @@ fn tail(y: f64) -> f64 {
         // Halley: d / (1 - d g'' / (2 g')).
         let step = d / d.mul_add(z - 0.5 * h, 1.0);
         z -= step;
-        if !(step.abs() > 1e-12 * z.abs()) {
+        // Also stops on a NaN step (none from these first guesses; never loop on one).
+        if step.abs() <= 1e-12 * z.abs() || step.is_nan() {
             break;
         }
     }

@@ -1,4 +1,4 @@
-//! The error-function family of the kernel language (docs/kernel-language.md, "Special
+//! The error-function family of the kernel language (docs/kernel-language.md, "Error
 //! functions"): [`erf`], [`erfc`], [`erfinv`], [`erfcinv`], [`normcdf`], [`normcdfinv`], free
 //! functions of any [`Float`] type, as CUDA's math library has them.
 //!
@@ -11,9 +11,9 @@
 //! `erfcinvf`/`erfcinv`, `normcdff`/`normcdf`, `normcdfinvf`/`normcdfinv` (`cuprum/math.h`); `f16`
 //! and `bf16` compute in `f32` and round back, as the other float functions do. On the host (and
 //! the CPU device) every type computes in `f64` and rounds once: `erf` and `erfc` are the `libm`
-//! crate's, the inverses are [`inverse`]'s (libm has none), each within a few ulps of `f64`, so
-//! the host's `f32` results are within an ulp of the exact values and serve as the references of
-//! the device's.
+//! crate's, the inverses are solved on them (`inverse`: libm has none), each within a few ulps of
+//! `f64`, so the host's `f32` results are within an ulp of the exact values and serve as the
+//! references of the device's.
 
 mod inverse;
 

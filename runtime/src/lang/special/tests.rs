@@ -24,12 +24,12 @@ fn known_values() {
     let erfc_ = [(3.0, 2.209049699858544e-05), (-0.5, 1.5204998778130465), (10.0, 2.088487583762545e-45), (26.0, 5.663192408856143e-296)];
     let erfinv_ = [(0.5, 0.4769362762044699), (-0.9, -1.1630871536766743), (0.999999, 3.458910737275499), (1e-20, 8.86226925452758e-21)];
     let erfcinv_ = [
-        (1e-10, 4.5728249673894852748),
+        (1e-10, 4.572824967389486),
         (1e-100, 15.065574702592645),
         (1e-300, 26.209469960516124),
         // The smallest normal and the smallest subnormal: the asymptotic series' region.
-        (f64::MIN_POSITIVE, 26.543258454250981),
-        (f64::from_bits(1), 27.213293210812949),
+        (f64::MIN_POSITIVE, 26.54325845425098),
+        (f64::from_bits(1), 27.21329321081295),
         (0.3, 0.7328690779592169),
         (1.7, -0.7328690779592169),
     ];
@@ -129,7 +129,7 @@ fn narrow_types_round_once_from_f64() {
         let b = bf16::from_f64(x);
         assert_eq!(erfc(b), bf16::from_f64(erfc(b.to_f64())));
     }
-    assert_eq!(erf(0.5f32), 0.52049988f32);
+    assert_eq!(erf(0.5f32), 0.5204999f32);
     assert_eq!(erfcinv(f32::from_bits(1)), erfcinv(f32::from_bits(1) as f64) as f32);
     assert!(erfinv(f16::ONE).is_infinite());
 }
