@@ -27,7 +27,8 @@ const RESERVED: &[&str] = &[
     "isfinite", "isinf", "isnan", "ldexp", "lgamma", "llrint", "llround", "log", "log10", "log1p", "log2", "logb",
     "lrint", "lround", "modf", "nan", "nearbyint", "nextafter", "norm", "pow", "rcbrt", "remainder", "remquo",
     "rint", "round", "rsqrt", "scalbn", "signbit", "sin", "sincos", "sinh", "sinpi", "cospi", "sqrt", "tan", "tanh",
-    "tgamma", "trunc", "abs", "labs", "llabs", "min", "max", "umin", "umax", "llmin", "llmax",
+    "tgamma", "trunc", "abs", "labs", "llabs", "min", "max", "umin", "umax", "llmin", "llmax", "erfinv", "erfcinv",
+    "erfcx", "normcdf", "normcdfinv",
 ];
 
 /// Whether `name` may not be used as is for a generated C++ name.
