@@ -172,11 +172,9 @@ fn cooperative_raw_kernel_syncs_the_grid() {
     }
     // One block more than the device keeps resident: an error that says so, and nothing runs.
     let mut untouched = Array::from_slice(&[-1i32]).unwrap();
-    let e = unsafe {
-        // SAFETY: as above (the launch is refused before anything runs).
-        kernel.launch(&LaunchConfig::new(max + 1, block), (&x, &mut tmp, &mut y, &mut untouched, n as i32))
-    }
-    .unwrap_err();
+    let over = LaunchConfig::new(max + 1, block);
+    // SAFETY: as above (the launch is refused before anything runs).
+    let e = unsafe { kernel.launch(&over, (&x, &mut tmp, &mut y, &mut untouched, n as i32)) }.unwrap_err();
     match &e {
         Error::CooperativeGrid { blocks, limit, cooperative_groups, .. } => {
             assert_eq!((*blocks, *limit, *cooperative_groups), (u64::from(max) + 1, u64::from(max), true));

@@ -50,9 +50,7 @@ pub(crate) fn cudadevrt() -> Result<PathBuf> {
                 t.found_by
             ),
         }),
-        None => Err(Error::DeviceRuntime {
-            detail: format!("no CUDA toolkit was found (looked at {})", nvrtc::toolkit::searched()),
-        }),
+        None => Err(Error::DeviceRuntime { detail: format!("no CUDA toolkit was found (looked at {})", nvrtc::toolkit::searched()) }),
     }
 }
 
@@ -129,14 +127,7 @@ pub(crate) fn link_with_device_runtime(device: &Device, image: &CompiledImage, c
     let path = path_cstring(cudadevrt)?;
     // SAFETY: live link state; `path` is a NUL-terminated path of an existing file; no options.
     let r = unsafe {
-        sys::cuLinkAddFile_v2(
-            state.0,
-            CUjitInputType::CU_JIT_INPUT_LIBRARY,
-            path.as_ptr(),
-            0,
-            std::ptr::null_mut(),
-            std::ptr::null_mut(),
-        )
+        sys::cuLinkAddFile_v2(state.0, CUjitInputType::CU_JIT_INPUT_LIBRARY, path.as_ptr(), 0, std::ptr::null_mut(), std::ptr::null_mut())
     };
     if r != CUresult::CUDA_SUCCESS {
         return Err(fail("cuLinkAddFile", r, &error_log));
@@ -156,9 +147,8 @@ pub(crate) fn link_with_device_runtime(device: &Device, image: &CompiledImage, c
 }
 
 fn path_cstring(path: &Path) -> Result<CString> {
-    CString::new(path.as_os_str().to_string_lossy().as_bytes()).map_err(|_| Error::DeviceRuntime {
-        detail: format!("the path {} holds a NUL byte", path.display()),
-    })
+    CString::new(path.as_os_str().to_string_lossy().as_bytes())
+        .map_err(|_| Error::DeviceRuntime { detail: format!("the path {} holds a NUL byte", path.display()) })
 }
 
 #[cfg(test)]

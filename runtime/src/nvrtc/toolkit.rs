@@ -148,9 +148,10 @@ pub fn root_of_library(lib: &Path) -> Option<PathBuf> {
 /// from the process's memory map (Linux); `None` elsewhere or when it is not loaded.
 fn loaded_library(prefix: &str) -> Option<PathBuf> {
     let maps = std::fs::read_to_string("/proc/self/maps").ok()?;
-    maps.lines().filter_map(|l| l.split_whitespace().nth(5)).map(PathBuf::from).find(|p| {
-        p.file_name().is_some_and(|n| n.to_string_lossy().starts_with(prefix))
-    })
+    maps.lines()
+        .filter_map(|l| l.split_whitespace().nth(5))
+        .map(PathBuf::from)
+        .find(|p| p.file_name().is_some_and(|n| n.to_string_lossy().starts_with(prefix)))
 }
 
 fn nvcc_on_path() -> Option<PathBuf> {
@@ -166,10 +167,7 @@ pub fn missing_header_hint(toolkit: Option<&Toolkit>) -> String {
             t.include_dirs.iter().map(|d| d.display().to_string()).collect::<Vec<_>>().join(" and "),
             t.found_by
         ),
-        None => format!(
-            "NVRTC searched only cuprum's embedded headers (cuprum/...): no CUDA toolkit was found (looked at {})",
-            searched()
-        ),
+        None => format!("NVRTC searched only cuprum's embedded headers (cuprum/...): no CUDA toolkit was found (looked at {})", searched()),
     };
     format!(
         "cuprum: a header was not found. {searched}. The toolkit's headers (cuda/std/..., \

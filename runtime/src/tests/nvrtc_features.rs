@@ -37,14 +37,8 @@ fn toolkit_or_skip(test: &str) -> Option<Vec<String>> {
 fn compile(source: &str, target: CodeTarget, extra: &[String]) -> crate::error::Result<nvrtc::program::Compiled> {
     let mut options = nvrtc::effective_options(&[], target, false);
     options.extend(extra.iter().cloned());
-    let program = nvrtc::Program {
-        name: "test",
-        file_name: "test",
-        source,
-        options: &options,
-        name_expressions: &[],
-        dump_source_on_error: false,
-    };
+    let program =
+        nvrtc::Program { name: "test", file_name: "test", source, options: &options, name_expressions: &[], dump_source_on_error: false };
     nvrtc::compile(&program, target)
 }
 
@@ -93,6 +87,23 @@ extern "C" __global__ void k(cuda::std::complex<float>* z, float* m, int n) {
     }
 }
 
+/// cuprum's embedded headers include toolkit headers NVRTC has built in (`cuda_fp16.h`, ...): with
+/// the toolkit's folders on the include path too, every one still compiles.
+#[test]
+fn embedded_headers_compile_beside_the_toolkit_headers() {
+    let Some(target) = target_or_skip("embedded_headers_compile_beside_the_toolkit_headers") else {
+        return;
+    };
+    let Some(includes) = toolkit_or_skip("embedded_headers_compile_beside_the_toolkit_headers") else {
+        return;
+    };
+    let all: String = nvrtc::program::headers().iter().map(|(name, _)| format!("#include <{name}>\n")).collect();
+    let source = format!("{all}#include <cuda_fp16.h>\n#include <cuda_bf16.h>\n#include <cuda/std/complex>\n{KERNEL}");
+    if let Err(e) = compile(&source, target, &includes) {
+        panic!("cuprum's headers do not compile beside the toolkit's ({includes:?}):\n{e}");
+    }
+}
+
 #[test]
 fn a_missing_header_says_what_to_set() {
     let Some(target) = target_or_skip("a_missing_header_says_what_to_set") else {
@@ -102,7 +113,9 @@ fn a_missing_header_says_what_to_set() {
     let m = e.to_string();
     assert!(matches!(e, Error::Compile { .. }), "{m}");
     assert!(
-        m.contains("cuprum_no_such_header.h") && m.contains("a header was not found") && m.contains("CUDA_PATH")
+        m.contains("cuprum_no_such_header.h")
+            && m.contains("a header was not found")
+            && m.contains("CUDA_PATH")
             && m.contains("<cuda/std/type_traits>"),
         "{m}"
     );
