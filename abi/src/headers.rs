@@ -18,6 +18,7 @@ pub const HEADERS: &[(&str, &str)] = &[
     ("cuprum/kernel.h", include_str!("../include/cuprum/kernel.h")),
     ("cuprum/elementwise.h", include_str!("../include/cuprum/elementwise.h")),
     ("cuprum/reduction.h", include_str!("../include/cuprum/reduction.h")),
+    ("cuprum/cucomplex_bridge.h", include_str!("../include/cuprum/cucomplex_bridge.h")),
 ];
 
 /// The text of one header by its include name.

@@ -13,7 +13,8 @@
 //! | `CUPY_CUDA_COMPILE_WITH_DEBUG` | `0` | `1`: compile with `--device-debug` and `--generate-line-info` |
 //! | `CUPY_DUMP_CUDA_SOURCE_ON_ERROR` | `0` | `1`: a compile error carries the numbered CUDA source |
 //! | `CUPRUM_DEVICE` | `cuda` | `cpu`: the current device of every thread is the CPU device (`Device::cpu()`, docs/cpu.md) until changed; `cuda`: CUDA device 0; read once per process |
-//! | `CUDA_PATH` | unset | CUDA installation root: libnvrtc is looked for in its `lib64`, `lib` and `targets/*/lib` first |
+//! | `CUDA_PATH` | unset | CUDA installation root: libnvrtc is looked for in its `lib64`, `lib` and `targets/*/lib` first; the toolkit's headers (given to NVRTC) and `libcudadevrt.a` are taken from it |
+//! | `CUDA_HOME` | unset | CUDA installation root when `CUDA_PATH` is unset or holds no toolkit (the toolkit search, `nvrtc::toolkit`) |
 //! | `CUDA_LAUNCH_BLOCKING` | `0` | the driver's own: `1` makes every launch wait for its kernel, so a fault is reported by the launch that caused it; cuprum then names that kernel as the one that faulted (`Error::KernelFault`); read once per process |
 //!
 //! Values are parsed strictly: anything else is an [`Error::InvalidEnv`] naming the variable, the
@@ -43,6 +44,9 @@ pub const CUDA_COMPILE_WITH_DEBUG: &str = "CUPY_CUDA_COMPILE_WITH_DEBUG";
 pub const DUMP_CUDA_SOURCE_ON_ERROR: &str = "CUPY_DUMP_CUDA_SOURCE_ON_ERROR";
 /// `CUDA_PATH`: the CUDA installation root (where libnvrtc is looked for first).
 pub const CUDA_PATH: &str = "CUDA_PATH";
+/// `CUDA_HOME`: the CUDA installation root when `CUDA_PATH` is unset (for the toolkit's headers
+/// and `libcudadevrt.a`).
+pub const CUDA_HOME: &str = "CUDA_HOME";
 
 /// `CUDA_LAUNCH_BLOCKING`: the driver's; `1` makes launches synchronous.
 pub const CUDA_LAUNCH_BLOCKING: &str = "CUDA_LAUNCH_BLOCKING";

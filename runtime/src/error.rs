@@ -285,6 +285,18 @@ pub enum Error {
         detail: String,
     },
 
+    /// A module of relocatable device code (`-rdc=true`, for dynamic parallelism) could not be
+    /// linked with the CUDA device runtime (`libcudadevrt.a`).
+    #[error(
+        "cannot link with the CUDA device runtime (libcudadevrt.a), which a module compiled with -rdc=true needs \
+         (dynamic parallelism): {detail}. Set CUDA_PATH (or CUDA_HOME) to a CUDA toolkit root whose lib64/ (or lib/) \
+         holds libcudadevrt.a, of a CUDA version the driver supports"
+    )]
+    DeviceRuntime {
+        /// What is missing or what the driver's linker said.
+        detail: String,
+    },
+
     /// No kernel of that name in a module.
     #[error("no kernel named `{name}` in the module: {hint}")]
     FunctionNotFound {
@@ -370,11 +382,11 @@ pub enum Error {
         thread: [u32; 3],
     },
 
-    /// A kernel that calls `grid_sync()` launched with more blocks than the device keeps
-    /// resident at once (nothing was launched). Its launch is cooperative: every block must be on
-    /// a multiprocessor at the same time, or the blocks at the barrier would wait forever for
-    /// blocks that cannot start.
-    #[error("{}", cooperative_grid_text(.kernel, *.blocks, *.limit, *.per_multiprocessor, *.multiprocessors, *.block_threads, *.shared_bytes))]
+    /// A cooperative launch with more blocks than the device keeps resident at once (nothing was
+    /// launched): a `#[rawkernel]` that calls `grid_sync()`, or a `RawKernel` whose module has
+    /// `enable_cooperative_groups`. Every block must be on a multiprocessor at the same time, or
+    /// the blocks at a grid barrier would wait forever for blocks that cannot start.
+    #[error("{}", cooperative_grid_text(.kernel, *.blocks, *.limit, *.per_multiprocessor, *.multiprocessors, *.block_threads, *.shared_bytes, *.cooperative_groups))]
     CooperativeGrid {
         /// The kernel's name.
         kernel: String,
@@ -392,6 +404,10 @@ pub enum Error {
         block_threads: u32,
         /// Dynamic shared memory per block, in bytes.
         shared_bytes: u32,
+        /// True for a `RawKernel` launched cooperatively (`enable_cooperative_groups`: CUDA C
+        /// that syncs through `cooperative_groups`), false for a `#[rawkernel]` that calls
+        /// `grid_sync()`; the message names the function that returns the limit for each.
+        cooperative_groups: bool,
     },
 
     /// More dynamic shared memory than the kernel currently allows (nothing was launched).
@@ -415,9 +431,27 @@ pub enum Error {
     },
 }
 
-fn cooperative_grid_text(kernel: &str, blocks: u64, limit: u64, per_sm: u32, sms: u32, threads: u32, shared: u32) -> String {
+#[allow(clippy::too_many_arguments)]
+fn cooperative_grid_text(
+    kernel: &str,
+    blocks: u64,
+    limit: u64,
+    per_sm: u32,
+    sms: u32,
+    threads: u32,
+    shared: u32,
+    cooperative_groups: bool,
+) -> String {
+    let (why, limit_fn) = if cooperative_groups {
+        (
+            "its module has `enable_cooperative_groups`, so it is launched cooperatively".to_string(),
+            "`RawKernel::max_cooperative_blocks(&config)`".to_string(),
+        )
+    } else {
+        ("it calls `grid_sync()`".to_string(), format!("`{kernel}::max_cooperative_blocks(&config)`"))
+    };
     let head = format!(
-        "cannot launch kernel `{kernel}` with {blocks} blocks: it calls `grid_sync()`, so every block must be resident on the \
+        "cannot launch kernel `{kernel}` with {blocks} blocks: {why}, so every block must be resident on the \
          device at once (a cooperative launch)"
     );
     if limit == 0 {
@@ -429,7 +463,7 @@ fn cooperative_grid_text(kernel: &str, blocks: u64, limit: u64, per_sm: u32, sms
     format!(
         "{head}, and this device holds at most {limit} blocks of {threads} threads with {shared} bytes of dynamic shared \
          memory ({per_sm} per multiprocessor x {sms} multiprocessors). Launch at most {limit} blocks \
-         (`{kernel}::max_cooperative_blocks(&config)` returns the limit for the config's block and shared memory) and let \
+         ({limit_fn} returns the limit for the config's block and shared memory) and let \
          each thread loop over several elements (a grid-stride loop)"
     )
 }

@@ -77,6 +77,36 @@ impl RawKernel {
         RawKernel::from_module(&module, self.inner.name.clone())
     }
 
+    /// The same kernel with CuPy's `translate_cucomplex` on or off
+    /// ([`RawModule::translate_cucomplex`]): `cuComplex.h` code compiles against cuprum's
+    /// complex type, so the kernel takes `Array<Complex<f32>>` for `cuFloatComplex*`.
+    pub fn translate_cucomplex(self, on: bool) -> RawKernel {
+        let module = self.inner.module.clone().translate_cucomplex(on);
+        RawKernel::from_module(&module, self.inner.name.clone())
+    }
+
+    /// The same kernel with CuPy's `enable_cooperative_groups` on or off
+    /// ([`RawModule::enable_cooperative_groups`]): [`RawKernel::launch`] launches it
+    /// cooperatively, so its source may sync the grid with
+    /// `cooperative_groups::this_grid().sync()`, after checking the grid against
+    /// [`RawKernel::max_cooperative_blocks`].
+    pub fn enable_cooperative_groups(self, on: bool) -> RawKernel {
+        let module = self.inner.module.clone().enable_cooperative_groups(on);
+        RawKernel::from_module(&module, self.inner.name.clone())
+    }
+
+    /// The most blocks a cooperative launch of this kernel with `cfg`'s block and dynamic shared
+    /// memory may have on `cfg`'s device (the blocks the device keeps resident at once:
+    /// `cuOccupancyMaxActiveBlocksPerMultiprocessor` times the multiprocessors; loading the
+    /// kernel when needed). 0 when no such block fits on a multiprocessor.
+    pub fn max_cooperative_blocks(&self, cfg: &LaunchConfig<'_>) -> Result<u32> {
+        let ordinal = match cfg.stream {
+            Some(s) => s.device().ordinal(),
+            None => Device::current_ordinal(),
+        };
+        Ok(self.function_at(ordinal)?.co_residency(cfg.block, cfg.shared_mem_bytes)?.blocks_u32())
+    }
+
     /// Kernel `name` of `module`: a symbol, or one of the module's name expressions. Loaded on
     /// first use (see [`RawModule::get_function`] for a checked lookup).
     pub fn from_module(module: &RawModule, name: impl Into<String>) -> RawKernel {
@@ -103,6 +133,13 @@ impl RawKernel {
     /// Compiles (or finds in the cache) and loads the kernel on the current device now.
     pub fn compile(&self) -> Result<()> {
         self.function().map(|_| ())
+    }
+
+    /// NVRTC's log of the compile that made this kernel's module for the current device
+    /// ([`RawModule::compile_log`]: `None` before the first launch or `compile()` there, and
+    /// when the kernel cache served the image).
+    pub fn compile_log(&self) -> Option<&str> {
+        self.inner.module.compile_log()
     }
 
     /// The kernel loaded on the current device (compiling and loading it when needed).
@@ -175,6 +212,9 @@ impl RawKernel {
     /// Launches the kernel on `cfg`'s stream (default: the current stream of the current device),
     /// compiling and loading it on that device first if needed. A bad configuration (zero or
     /// too large grid/block, too much dynamic shared memory) is an error and nothing is launched.
+    /// With `enable_cooperative_groups` the launch is cooperative (`cuLaunchCooperativeKernel`)
+    /// and a grid of more than [`RawKernel::max_cooperative_blocks`] blocks is
+    /// [`Error::CooperativeGrid`].
     ///
     /// # Safety
     ///
@@ -188,6 +228,10 @@ impl RawKernel {
             None => Device::current_ordinal(),
         };
         let f = self.function_at(ordinal)?;
+        if self.inner.module.is_cooperative() {
+            // SAFETY: forwarded to the caller (this function's contract).
+            return unsafe { launch::launch_cooperative_groups(f, cfg, args) };
+        }
         // SAFETY: forwarded to the caller (this function's contract).
         unsafe { launch::launch(f, cfg, args) }
     }

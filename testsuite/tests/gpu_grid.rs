@@ -142,8 +142,18 @@ fn grid_over_the_co_residency_limit_is_an_error() {
     let mut partials = Array::from_slice(&vec![f64::NAN; max as usize + 1]).unwrap();
     let mut out = Array::from_slice(&[f64::NAN]).unwrap();
     match k::sum_two_phase::launch(&LaunchConfig::new(max + 1, k::BLOCK), &xs, &mut partials, &mut out) {
-        Err(Error::CooperativeGrid { kernel, blocks, limit, per_multiprocessor, multiprocessors, block_threads, shared_bytes }) => {
+        Err(Error::CooperativeGrid {
+            kernel,
+            blocks,
+            limit,
+            per_multiprocessor,
+            multiprocessors,
+            block_threads,
+            shared_bytes,
+            cooperative_groups,
+        }) => {
             assert_eq!(kernel, "sum_two_phase");
+            assert!(!cooperative_groups, "a #[rawkernel] syncs with grid_sync()");
             assert_eq!((blocks, limit), (max as u64 + 1, max as u64));
             assert_eq!(u64::from(per_multiprocessor) * u64::from(multiprocessors), limit);
             assert_eq!((block_threads, shared_bytes), (k::BLOCK, 0));

@@ -104,7 +104,8 @@ template <typename T> struct InOut<T, s32> { T* p; i32 st[CUPRUM_MAX_NDIM]; };
 template <typename T> struct InOut<T, s64> { T* p; i64 st[CUPRUM_MAX_NDIM]; };
 
 // A raw argument as `ElementwiseKernel` code sees it (CuPy's CArray): the layout of `Raw<T>`, with
-// `size()`, `ndim()`, `shape()`, `strides()` (in elements) and a flat C-order `operator[]`.
+// `size()`, `ndim()`, `shape()`, `strides()` (in elements), a flat C-order `operator[]` and CuPy's
+// multi-index `operator[]`.
 template <typename T>
 struct CArray {
     Raw<T> r;
@@ -113,8 +114,22 @@ struct CArray {
     __device__ __forceinline__ const i64* shape() const { return r.shape; }
     __device__ __forceinline__ const i64* strides() const { return r.strides; }
     __device__ __forceinline__ T* data() const { return r.ptr; }
+    // `x[i]`: the i-th element in C order, whatever the strides.
     template <typename I>
     __device__ __forceinline__ T& operator[](I flat) const { return r[flat]; }
+    // `x[idx]`: the element at the multi-index `idx`, an array of ndim() integers
+    // (`ptrdiff_t idx[2] = {row, col}; x[idx]`, or `x[{row, col}]`), through the strides. Partial
+    // ordering prefers this overload to the flat one for an array argument (the flat template
+    // would take the decayed pointer). An index array whose length is not ndim() is a bug that no
+    // result could hide: the kernel traps (a fault, reported at the next synchronisation).
+    template <typename I, int N>
+    __device__ __forceinline__ T& operator[](const I (&idx)[N]) const {
+        if (N != r.ndim) __trap();
+        i64 off = 0;
+#pragma unroll
+        for (int k = 0; k < N; ++k) off += (i64)idx[k] * r.strides[k];
+        return r.ptr[off];
+    }
 };
 
 // `_ind` of `ElementwiseKernel` code: `_ind.size()` is the loop size (CuPy's).

@@ -185,7 +185,15 @@ pub fn check_config(
 /// Checks a cooperative launch's grid against the device's co-residency limit:
 /// [`Error::CooperativeGrid`] when it has more blocks than the device keeps resident (then
 /// blocks at a `grid_sync()` would wait forever for blocks that cannot start).
-pub fn check_cooperative(kernel: &str, grid: Dim3, block: Dim3, shared_mem: u32, limit: CoResidency) -> Result<()> {
+/// `cooperative_groups`: the kernel is a `RawKernel` launched cooperatively (for the message).
+pub fn check_cooperative(
+    kernel: &str,
+    grid: Dim3,
+    block: Dim3,
+    shared_mem: u32,
+    limit: CoResidency,
+    cooperative_groups: bool,
+) -> Result<()> {
     let blocks = u64::from(grid.x) * u64::from(grid.y) * u64::from(grid.z);
     if blocks <= limit.blocks() {
         return Ok(());
@@ -198,6 +206,7 @@ pub fn check_cooperative(kernel: &str, grid: Dim3, block: Dim3, shared_mem: u32,
         multiprocessors: limit.multiprocessors,
         block_threads: block.x.saturating_mul(block.y).saturating_mul(block.z),
         shared_bytes: shared_mem,
+        cooperative_groups,
     })
 }
 
@@ -255,9 +264,9 @@ mod tests {
     fn cooperative_grids_fit_the_co_residency_limit() {
         let limit = CoResidency { per_multiprocessor: 8, multiprocessors: 4 };
         assert_eq!(limit.blocks(), 32);
-        assert!(check_cooperative("k", Dim3::from(32), Dim3::from(256), 0, limit).is_ok());
-        assert!(check_cooperative("k", Dim3::from((4, 8)), Dim3::from(256), 0, limit).is_ok());
-        let e = check_cooperative("k", Dim3::from((3, 11)), Dim3::from((16, 16)), 1024, limit).unwrap_err();
+        assert!(check_cooperative("k", Dim3::from(32), Dim3::from(256), 0, limit, false).is_ok());
+        assert!(check_cooperative("k", Dim3::from((4, 8)), Dim3::from(256), 0, limit, false).is_ok());
+        let e = check_cooperative("k", Dim3::from((3, 11)), Dim3::from((16, 16)), 1024, limit, false).unwrap_err();
         assert!(
             matches!(e, Error::CooperativeGrid { blocks: 33, limit: 32, block_threads: 256, shared_bytes: 1024, .. }),
             "{e:?}"
@@ -269,8 +278,15 @@ mod tests {
             "{m}"
         );
         let none = CoResidency { per_multiprocessor: 0, multiprocessors: 132 };
-        let m = check_cooperative("k", Dim3::from(1), Dim3::from(1024), 0, none).unwrap_err().to_string();
+        let m = check_cooperative("k", Dim3::from(1), Dim3::from(1024), 0, none, false).unwrap_err().to_string();
         assert!(m.contains("no block of 1024 threads"), "{m}");
+        // A RawKernel launched cooperatively: the message names its switch and its limit function.
+        let m = check_cooperative("grid_sum", Dim3::from(33), Dim3::from(256), 0, limit, true).unwrap_err().to_string();
+        assert!(
+            m.contains("enable_cooperative_groups") && m.contains("RawKernel::max_cooperative_blocks(&config)")
+                && !m.contains("grid_sync()"),
+            "{m}"
+        );
     }
 
 }

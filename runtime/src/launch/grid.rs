@@ -309,7 +309,7 @@ impl<'a> Grid<'a> {
     pub fn run_cooperative(&self, body: &(dyn Fn() + Sync)) -> Result<()> {
         let (g, d) = (self.info.grid_dim, self.info.block_dim);
         let shared = self.info.dynamic_bytes as u32;
-        check_cooperative(self.info.kernel, g, d, shared, co_residency(d, shared))?;
+        check_cooperative(self.info.kernel, g, d, shared, co_residency(d, shared), false)?;
         let p: *const (dyn Fn() + Sync + '_) = body;
         // SAFETY: only the lifetime bound changes (see `Body`): every coroutine is finished or
         // dropped before this function returns.

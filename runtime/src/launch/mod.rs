@@ -45,7 +45,7 @@ pub unsafe fn launch<A: KernelArgs>(
     args: A,
 ) -> Result<()> {
     // SAFETY: this function's contract, passed on.
-    unsafe { launch_as(func, cfg, args, false) }
+    unsafe { launch_as(func, cfg, args, Mode::Plain) }
 }
 
 /// Launches `func` cooperatively (`cuLaunchCooperativeKernel`): every block is resident at once,
@@ -64,10 +64,38 @@ pub unsafe fn launch_cooperative<A: KernelArgs>(
     args: A,
 ) -> Result<()> {
     // SAFETY: this function's contract, passed on.
-    unsafe { launch_as(func, cfg, args, true) }
+    unsafe { launch_as(func, cfg, args, Mode::GridSync) }
 }
 
-/// [`launch`], or [`launch_cooperative`] when `cooperative`.
+/// [`launch_cooperative`] for a `RawKernel` whose module has `enable_cooperative_groups` (CUDA C
+/// that syncs the grid through `cooperative_groups`): the same checks, with messages that name
+/// that switch and `RawKernel::max_cooperative_blocks`.
+///
+/// # Safety
+///
+/// As for [`launch`].
+#[inline]
+pub unsafe fn launch_cooperative_groups<A: KernelArgs>(
+    func: &KernelFunction,
+    cfg: &LaunchConfig<'_>,
+    args: A,
+) -> Result<()> {
+    // SAFETY: this function's contract, passed on.
+    unsafe { launch_as(func, cfg, args, Mode::CooperativeGroups) }
+}
+
+/// How a kernel is launched.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Mode {
+    /// `cuLaunchKernel`.
+    Plain,
+    /// `cuLaunchCooperativeKernel` for a `#[rawkernel]` that calls `grid_sync()`.
+    GridSync,
+    /// `cuLaunchCooperativeKernel` for a `RawKernel` with `enable_cooperative_groups`.
+    CooperativeGroups,
+}
+
+/// [`launch`], [`launch_cooperative`] or [`launch_cooperative_groups`], as `mode` says.
 ///
 /// # Safety
 ///
@@ -76,8 +104,9 @@ unsafe fn launch_as<A: KernelArgs>(
     func: &KernelFunction,
     cfg: &LaunchConfig<'_>,
     args: A,
-    cooperative: bool,
+    mode: Mode,
 ) -> Result<()> {
+    let cooperative = mode != Mode::Plain;
     let current;
     let stream = match cfg.stream {
         Some(s) => s,
@@ -104,9 +133,21 @@ unsafe fn launch_as<A: KernelArgs>(
     )?;
     if cooperative {
         let limit = func.co_residency(cfg.block, cfg.shared_mem_bytes)?;
-        // The error names a `#[rawkernel]` by its Rust name, as on the CPU device.
-        check_cooperative(cuprum_abi::mangle::raw_kernel_name(func.name()), cfg.grid, cfg.block, cfg.shared_mem_bytes, limit)?;
+        let groups = mode == Mode::CooperativeGroups;
+        // The error names a `#[rawkernel]` by its Rust name, as on the CPU device; a `RawKernel`
+        // by the name it was given.
+        let name = if groups { func.name() } else { cuprum_abi::mangle::raw_kernel_name(func.name()) };
+        check_cooperative(name, cfg.grid, cfg.block, cfg.shared_mem_bytes, limit, groups)?;
     }
+    // Why the launch is cooperative, for the driver's refusals below.
+    let why = match mode {
+        Mode::CooperativeGroups => "its module has `enable_cooperative_groups`, so it is launched cooperatively",
+        _ => "it calls `grid_sync()`, which needs a cooperative launch",
+    };
+    let limit_fn = match mode {
+        Mode::CooperativeGroups => "`RawKernel::max_cooperative_blocks(&config)`".to_string(),
+        _ => format!("`{}::max_cooperative_blocks(&config)`", func.name()),
+    };
     let device = func.device();
     device.bind_to_thread()?;
     device.inner().faults.note_launch(func.interned_name());
@@ -155,20 +196,19 @@ unsafe fn launch_as<A: KernelArgs>(
     match result {
         sys::CUresult::CUDA_ERROR_NOT_SUPPORTED if cooperative => Err(Error::InvalidLaunch {
             kernel: func.name().to_string(),
-            detail: "it calls `grid_sync()`, which needs a cooperative launch, and this device (or its driver \
-                     configuration, or the stream being captured into a graph) does not support one"
-                .to_string(),
+            detail: format!(
+                "{why}, and this device (or its driver configuration, or the stream being captured into a graph) does \
+                 not support one"
+            ),
         }),
         // The co-residency check above makes this unreachable, unless the driver counts
         // differently (another context or MPS client sharing the device).
         sys::CUresult::CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE if cooperative => Err(Error::InvalidLaunch {
             kernel: func.name().to_string(),
             detail: format!(
-                "it calls `grid_sync()`, and the driver refused its cooperative launch of {} blocks as more than the device \
-                 keeps resident (another context may share the device); launch fewer blocks than \
-                 `{}::max_cooperative_blocks(&config)` returns",
+                "{why}, and the driver refused its cooperative launch of {} blocks as more than the device keeps \
+                 resident (another context may share the device); launch fewer blocks than {limit_fn} returns",
                 u64::from(cfg.grid.x) * u64::from(cfg.grid.y) * u64::from(cfg.grid.z),
-                func.name()
             ),
         }),
         r => r.result().map_err(|e| device.driver_error(crate::fault::LAUNCH_CALL, e)),

@@ -23,8 +23,10 @@ use crate::nvrtc;
 use crate::stats::{self, Layer};
 use crate::sync;
 
+pub(crate) mod cucomplex;
 mod global;
 mod image;
+mod link;
 
 pub use global::Global;
 use image::checked_image;
@@ -128,6 +130,9 @@ pub(crate) struct LoadedModule {
     lowered: Vec<(String, String)>,
     /// Which layer served it (`None` for images given by the user).
     layer: Option<Layer>,
+    /// NVRTC's log when this process compiled the image (warnings; possibly empty), `None` when
+    /// the image came from the kernel cache's memory or disk layer or from the user.
+    compile_log: Option<Arc<str>>,
 }
 
 type LoadedMap = HashMap<(CacheKey, usize), Arc<LoadedModule>>;
@@ -148,10 +153,20 @@ enum Origin {
     },
 }
 
+/// CuPy's switches of a `RawModule` (`translate_cucomplex`, `enable_cooperative_groups`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct Flags {
+    /// Compile `#include <cuComplex.h>` as cuprum's bridge header (`cucomplex`).
+    translate_cucomplex: bool,
+    /// Launch its kernels cooperatively (`RawKernel::launch`).
+    cooperative: bool,
+}
+
 struct ModuleInner {
     origin: Origin,
     options: Vec<String>,
     name_expressions: Vec<String>,
+    flags: Flags,
     /// Per device ordinal, sized by the device count on first use.
     loaded: OnceLock<Box<[OnceLock<Arc<LoadedModule>>]>>,
     /// Serializes loading so one module object loads once per device.
@@ -185,6 +200,8 @@ impl fmt::Debug for RawModule {
         };
         d.field("options", &self.inner.options)
             .field("name_expressions", &self.inner.name_expressions)
+            .field("translate_cucomplex", &self.inner.flags.translate_cucomplex)
+            .field("enable_cooperative_groups", &self.inner.flags.cooperative)
             .finish()
     }
 }
@@ -202,12 +219,14 @@ impl RawModule {
         origin: Origin,
         options: Vec<String>,
         name_expressions: Vec<String>,
+        flags: Flags,
     ) -> RawModule {
         RawModule {
             inner: Arc::new(ModuleInner {
                 origin,
                 options,
                 name_expressions,
+                flags,
                 loaded: OnceLock::new(),
                 load_lock: Mutex::new(()),
             }),
@@ -216,7 +235,7 @@ impl RawModule {
 
     /// A module from CUDA C source. Nothing is compiled until a device needs it.
     pub fn new(code: impl Into<String>) -> RawModule {
-        RawModule::from_origin(Origin::Source(code.into()), Vec::new(), Vec::new())
+        RawModule::from_origin(Origin::Source(code.into()), Vec::new(), Vec::new(), Flags::default())
     }
 
     /// The same module with these NVRTC options (e.g. `["-DN=4", "--use_fast_math"]`).
@@ -225,8 +244,8 @@ impl RawModule {
         I: IntoIterator<Item = S>,
         S: AsRef<str>,
     {
-        let (origin, _, names) = self.into_parts();
-        RawModule::from_origin(origin, strings(options), names)
+        let (origin, _, names, flags) = self.into_parts();
+        RawModule::from_origin(origin, strings(options), names, flags)
     }
 
     /// The same module with these name expressions: template instantiations (`fx3<float>`) whose
@@ -236,13 +255,51 @@ impl RawModule {
         I: IntoIterator<Item = S>,
         S: AsRef<str>,
     {
-        let (origin, options, _) = self.into_parts();
-        RawModule::from_origin(origin, options, strings(names))
+        let (origin, options, _, flags) = self.into_parts();
+        RawModule::from_origin(origin, options, strings(names), flags)
     }
 
-    fn into_parts(self) -> (Origin, Vec<String>, Vec<String>) {
+    /// The same module with CuPy's `translate_cucomplex` on or off (default off): source written
+    /// against the toolkit's `cuComplex.h` compiles against cuprum's complex type. Each
+    /// `#include <cuComplex.h>` (or `"cuComplex.h"`) line becomes `#include
+    /// <cuprum/cucomplex_bridge.h>`, an embedded header that defines `cuFloatComplex` as
+    /// `cuprum::complex<float>` (the element type of `Array<Complex<f32>>`), `cuDoubleComplex`
+    /// as `cuprum::complex<double>`, and cuComplex.h's functions (`make_cuFloatComplex`,
+    /// `cuCaddf`, `cuCsubf`, `cuCmulf`, `cuCdivf`, `cuCabsf`, `cuCrealf`, `cuCimagf`,
+    /// `cuConjf`, `cuCfmaf`, their double versions, `make_cuComplex` and the conversions) as
+    /// cuComplex.h computes them. The members `.x`/`.y` of cuComplex.h's `float2` are not
+    /// translated: use `cuCrealf`/`cuCimagf`. Ignored for modules made from an image.
+    pub fn translate_cucomplex(self, on: bool) -> RawModule {
+        let (origin, options, names, mut flags) = self.into_parts();
+        flags.translate_cucomplex = on;
+        RawModule::from_origin(origin, options, names, flags)
+    }
+
+    /// The same module with CuPy's `enable_cooperative_groups` on or off (default off): every
+    /// launch of its kernels (`RawKernel::launch`) is cooperative (`cuLaunchCooperativeKernel`),
+    /// so that `cooperative_groups::this_grid().sync()` may be used in the source (include
+    /// `<cooperative_groups.h>`, from the CUDA toolkit: `nvrtc::toolkit`). A cooperative launch
+    /// needs every block resident at once: a grid of more blocks than the device keeps resident
+    /// (`RawKernel::max_cooperative_blocks`) is `Error::CooperativeGrid` and nothing is launched.
+    pub fn enable_cooperative_groups(self, on: bool) -> RawModule {
+        let (origin, options, names, mut flags) = self.into_parts();
+        flags.cooperative = on;
+        RawModule::from_origin(origin, options, names, flags)
+    }
+
+    /// Whether `translate_cucomplex` is on.
+    pub fn translates_cucomplex(&self) -> bool {
+        self.inner.flags.translate_cucomplex
+    }
+
+    /// Whether `enable_cooperative_groups` is on: its kernels launch cooperatively.
+    pub fn is_cooperative(&self) -> bool {
+        self.inner.flags.cooperative
+    }
+
+    fn into_parts(self) -> (Origin, Vec<String>, Vec<String>, Flags) {
         match Arc::try_unwrap(self.inner) {
-            Ok(inner) => (inner.origin, inner.options, inner.name_expressions),
+            Ok(inner) => (inner.origin, inner.options, inner.name_expressions, inner.flags),
             Err(shared) => {
                 let origin = match &shared.origin {
                     Origin::Source(s) => Origin::Source(s.clone()),
@@ -256,6 +313,7 @@ impl RawModule {
                     origin,
                     shared.options.clone(),
                     shared.name_expressions.clone(),
+                    shared.flags,
                 )
             }
         }
@@ -279,6 +337,7 @@ impl RawModule {
             },
             Vec::new(),
             Vec::new(),
+            Flags::default(),
         ))
     }
 
@@ -292,6 +351,7 @@ impl RawModule {
             Origin::Image { bytes, kind, what },
             Vec::new(),
             Vec::new(),
+            Flags::default(),
         ))
     }
 
@@ -300,7 +360,7 @@ impl RawModule {
     pub(crate) fn from_image(bytes: Vec<u8>) -> RawModule {
         let kind = ImageKind::sniff(&bytes);
         let what = format!("a {} image of {} bytes", kind.extension(), bytes.len());
-        RawModule::from_origin(Origin::Image { bytes, kind, what }, Vec::new(), Vec::new())
+        RawModule::from_origin(Origin::Image { bytes, kind, what }, Vec::new(), Vec::new(), Flags::default())
     }
 
     /// The CUDA source, for modules made from source.
@@ -337,12 +397,26 @@ impl RawModule {
         self.inner.loaded.get()?.get(device.ordinal())?.get()?.layer
     }
 
+    /// NVRTC's log of the compile that made this module's image for the current device: its
+    /// warnings, often empty. `None` before the module is loaded on the current device, for a
+    /// module made from an image, and when the kernel cache served the image (a hit in the
+    /// memory or disk layer compiles nothing; the cache keeps images, not logs). A compile that
+    /// warns also reports the log through `log`, at warn level under the target `cuprum::jit`.
+    pub fn compile_log(&self) -> Option<&str> {
+        self.compile_log_for(Device::current_ordinal())
+    }
+
+    /// [`RawModule::compile_log`] for device `ordinal`.
+    pub fn compile_log_for(&self, ordinal: usize) -> Option<&str> {
+        self.inner.loaded.get()?.get(ordinal)?.get()?.compile_log.as_deref()
+    }
+
     /// The kernel cache key this source module has on `device` (`None` for image modules).
     /// Computing it needs libnvrtc (its version is part of the key), not a compile. For the tests.
     #[cfg(test)]
     pub(crate) fn cache_key(&self, device: &Device) -> Result<Option<CacheKey>> {
         match &self.inner.origin {
-            Origin::Source(code) => Ok(Some(self.plan(code, device)?.key)),
+            Origin::Source(code) => Ok(Some(self.plan(&self.source_to_compile(code), device)?.key)),
             Origin::Image { .. } => Ok(None),
         }
     }
@@ -387,33 +461,55 @@ impl RawModule {
             return Ok(m.clone());
         }
         let m = match &self.inner.origin {
-            Origin::Source(code) => self.load_source(code, device)?,
+            Origin::Source(code) => self.load_source(&self.source_to_compile(code), device)?,
             Origin::Image { bytes, kind, what } => Arc::new(LoadedModule {
                 handle: load_image(device, *kind, bytes, what)?,
                 lowered: Vec::new(),
                 layer: None,
+                compile_log: None,
             }),
         };
         let _ = slot.set(m.clone());
         Ok(m)
     }
 
+    /// The source NVRTC compiles: the module's, translated when `translate_cucomplex` is on.
+    fn source_to_compile<'a>(&self, code: &'a str) -> std::borrow::Cow<'a, str> {
+        if self.inner.flags.translate_cucomplex {
+            std::borrow::Cow::Owned(cucomplex::translate_cucomplex(code))
+        } else {
+            std::borrow::Cow::Borrowed(code)
+        }
+    }
+
     fn plan(&self, code: &str, device: &Device) -> Result<Plan> {
         let info = nvrtc::info()?;
+        // Relocatable code is linked by the driver from PTX (link.rs), into a cubin.
+        let relocatable = link::is_relocatable(&self.inner.options);
         let target = nvrtc::choose_target(
             device.compute_capability(),
             &info.supported_archs,
-            env::flag(env::COMPILE_WITH_PTX)?,
+            env::flag(env::COMPILE_WITH_PTX)? || relocatable,
             info.version,
         )?;
+        let cudadevrt = if relocatable { Some(link::cudadevrt()?) } else { None };
         let debug = env::flag(env::CUDA_COMPILE_WITH_DEBUG)?;
         let dump_source = env::flag(env::DUMP_CUDA_SOURCE_ON_ERROR)?;
-        let options = nvrtc::effective_options(&self.inner.options, target, debug);
+        let mut options = nvrtc::effective_options(&self.inner.options, target, debug);
+        // The toolkit's headers after the user's `-I`s (NVRTC searches them in order).
+        options.extend(nvrtc::toolkit_include_options());
         let target_name = target.name();
+        // The linked image also depends on the device runtime linked in (and is for this
+        // device's architecture).
+        let mut key_options = options.clone();
+        if let Some(lib) = &cudadevrt {
+            key_options.push(format!("cuprum-link-cudadevrt={}", lib.display()));
+            key_options.push(format!("cuprum-link-arch=sm_{}{}", device.compute_capability().0, device.compute_capability().1));
+        }
         let key = KeyInputs::new(
             code,
             nvrtc::embedded_headers_digest(),
-            &options,
+            &key_options,
             &self.inner.name_expressions,
             &target_name,
             info.version,
@@ -424,6 +520,7 @@ impl RawModule {
             options,
             key,
             dump_source,
+            cudadevrt,
         })
     }
 
@@ -436,11 +533,14 @@ impl RawModule {
                 handle: m.handle.clone(),
                 lowered: m.lowered.clone(),
                 layer: Some(Layer::Loaded),
+                compile_log: m.compile_log.clone(),
             }));
         }
         let cache = cache::global()?;
         let display = self.display_name();
-        let compile = || self.compile_now(code, &plan, &display);
+        // The log of a compile made here (the cache's layers keep only images).
+        let log = Mutex::new(None);
+        let compile = || self.compile_now(code, &plan, &display, &log, device);
         let (image, layer) = cache.get_or_compile(&plan.key, Some(code), compile)?;
         let what = format!("the {} compiled for {}", display, plan.target.name());
         let (handle, image, layer) = match load_image(device, image.kind, &image.image, &what) {
@@ -468,16 +568,26 @@ impl RawModule {
             }
             Err(e) => return Err(e),
         };
+        let compile_log = if layer == Layer::Nvrtc { sync::lock(&log).take() } else { None };
         let m = Arc::new(LoadedModule {
             handle,
             lowered: image.lowered_names.clone(),
             layer: Some(layer),
+            compile_log,
         });
         Ok(loaded_map().entry(map_key).or_insert(m).clone())
     }
 
-    /// Compiles the module with NVRTC now (the kernel cache's compile step).
-    fn compile_now(&self, code: &str, plan: &Plan, display: &str) -> Result<CompiledImage> {
+    /// Compiles the module with NVRTC now (the kernel cache's compile step), leaving NVRTC's log
+    /// in `log`.
+    fn compile_now(
+        &self,
+        code: &str,
+        plan: &Plan,
+        display: &str,
+        log: &Mutex<Option<Arc<str>>>,
+        device: &Device,
+    ) -> Result<CompiledImage> {
         let program = nvrtc::Program {
             name: display,
             file_name: PROGRAM_FILE,
@@ -486,7 +596,12 @@ impl RawModule {
             name_expressions: &self.inner.name_expressions,
             dump_source_on_error: plan.dump_source,
         };
-        nvrtc::compile(&program, plan.target).map(|c| c.image)
+        let compiled = nvrtc::compile(&program, plan.target)?;
+        *sync::lock(log) = Some(compiled.log.into());
+        match &plan.cudadevrt {
+            Some(lib) => link::link_with_device_runtime(device, &compiled.image, lib, display),
+            None => Ok(compiled.image),
+        }
     }
 
     fn display_name(&self) -> String {
@@ -533,6 +648,8 @@ struct Plan {
     options: Vec<String>,
     key: CacheKey,
     dump_source: bool,
+    /// `libcudadevrt.a` to link with, for relocatable device code (`-rdc=true`).
+    cudadevrt: Option<std::path::PathBuf>,
 }
 
 /// The symbol for `name`: its lowered name when it is a name expression, else `name`.

@@ -24,9 +24,10 @@
 //! `$CUDA_PATH/targets/*/lib` before the loader's usual search.
 
 pub(crate) mod program;
+pub(crate) mod toolkit;
 
 use std::ffi::{CStr, c_int};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::OnceLock;
 
 use cudarc::nvrtc::sys::{self, nvrtcResult};
@@ -36,6 +37,9 @@ use crate::env;
 use crate::error::{Error, Result};
 
 pub(crate) use program::{Program, compile, effective_options, embedded_headers_digest};
+pub use toolkit::{Toolkit, toolkit};
+use toolkit::library_dirs;
+pub(crate) use toolkit::{include_options as toolkit_include_options, missing_header_hint};
 
 /// What the loaded libnvrtc is.
 #[derive(Clone, Debug)]
@@ -122,18 +126,6 @@ fn load() -> std::result::Result<NvrtcInfo, String> {
         Ok(Err(e)) => Err(e),
         Err(_) => Err("libnvrtc lacks a function cuprum needs (it is older than CUDA 11.2)".into()),
     }
-}
-
-/// The folders under a CUDA root where libnvrtc may live.
-fn library_dirs(root: &Path) -> Vec<PathBuf> {
-    let mut dirs = vec![root.join("lib64"), root.join("lib")];
-    if let Ok(targets) = std::fs::read_dir(root.join("targets")) {
-        for t in targets.flatten() {
-            dirs.push(t.path().join("lib"));
-        }
-    }
-    dirs.push(root.join("bin"));
-    dirs
 }
 
 /// Loads libnvrtc (and libnvrtc-builtins) from `CUDA_PATH` by full path, so that cudarc's later

@@ -81,8 +81,8 @@ pub struct Program<'a> {
 pub struct Compiled {
     /// The image NVRTC produced, with the lowered names.
     pub image: CompiledImage,
-    /// NVRTC's log (warnings; often empty). Only the tests read it so far.
-    #[cfg_attr(not(test), allow(dead_code))]
+    /// NVRTC's log of the successful compile: its warnings (often empty). Logged at warn level
+    /// under the target `cuprum::jit` when not empty, and kept by `RawModule::compile_log`.
     pub log: String,
     /// Wall time of the compile (also counted in `stats`). Only the tests read it so far.
     #[cfg_attr(not(test), allow(dead_code))]
@@ -224,11 +224,15 @@ pub fn compile(program: &Program<'_>, target: CodeTarget) -> Result<Compiled> {
         if r == nvrtcResult::NVRTC_ERROR_COMPILATION || r == nvrtcResult::NVRTC_ERROR_INVALID_OPTION
         {
             let dump = program.dump_source_on_error;
-            let log = if log.trim().is_empty() {
+            let mut log = if log.trim().is_empty() {
                 error_string(r)
             } else {
                 log
             };
+            // NVRTC: `catastrophic error: cannot open source file "x.h"`.
+            if log.contains("cannot open source file") {
+                log = format!("{}\n{}", log.trim_end(), super::missing_header_hint(super::toolkit()));
+            }
             return Err(Error::Compile {
                 name: program.name.to_string(),
                 options: program.options.to_vec(),
@@ -270,7 +274,12 @@ pub fn compile(program: &Program<'_>, target: CodeTarget) -> Result<Compiled> {
     let elapsed = start.elapsed();
     stats::record_compile(program.name, &target_name, elapsed, true);
     if !log.trim().is_empty() {
-        log::debug!(target: "cuprum::jit", "NVRTC log for `{}`:\n{log}", program.name);
+        log::warn!(
+            target: "cuprum::jit",
+            "NVRTC compiled the {} for {target_name} with warnings:\n{}",
+            program.name,
+            log.trim_end()
+        );
     }
     Ok(Compiled {
         image: CompiledImage {

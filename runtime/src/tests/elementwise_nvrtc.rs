@@ -93,6 +93,15 @@ fn elementwise_kernel_sources_compile() {
     compile("squared_diff_ek", &instantiate(&k, &[&[DType::F32], &[DType::F16], &[DType::C64], &[DType::I8]]));
     let k = ElementwiseKernel::new("T x, raw T y", "T z", "z = x + y[_ind.size() - i - 1]", "add_reverse_ek").unwrap();
     compile("add_reverse_ek", &instantiate(&k, &[&[DType::F64], &[DType::U16]]));
+    // CuPy's multi-index on a raw argument (an index array, or a braced list), beside the flat one.
+    let k = ElementwiseKernel::new(
+        "raw T x",
+        "T y",
+        "ptrdiff_t idx[2] = {(ptrdiff_t)(i % 4), (ptrdiff_t)(i / 4)}; const int c[2] = {0, 1}; y = x[idx] + x[{(long long)i / 4, 0LL}] + x[c] + x[i]",
+        "multi_index_ek",
+    )
+    .unwrap();
+    compile("multi_index_ek", &instantiate(&k, &[&[DType::F32], &[DType::C64], &[DType::I64]]));
     let k = ElementwiseKernel::build("X x, float32 w", "Z z, raw int64 count", "T2 v = twice((float)x) * w; z = (Z)v; if (i == 0) count[0] = _ind.size() + y0", "options_ek")
         .preamble("typedef float T2;\n__device__ float twice(float a) { return 2 * a; }  // a comment")
         .loop_prep("const long long y0 = count.size();")

@@ -27,6 +27,7 @@ mod gpu_images;
 mod gpu_rawkernel;
 mod gpu_struct_elements;
 mod image_fuzz;
+mod nvrtc_features;
 mod reduction_gpu;
 mod reduction_nvrtc;
 mod reduction_plan;
