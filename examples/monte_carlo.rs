@@ -21,12 +21,12 @@
 //! far from normal): with the defaults, those whose probability of ending in the money is below
 //! 10^-5.
 //!
-//! Time for the prices (the kernel and the mean, with a synchronize, median of 5), H200, one run
-//! at 762f2a0, before the kernel language had `erfcinv` (the normals then came from Acklam's
-//! rational approximation of the inverse normal distribution function: a division, and `ln`/`sqrt`
-//! in the tails), the same inputs: cuprum 1048.5 ms, CuPy (14.2) 783.7 ms. cuprum was the slower,
-//! 0.75 of CuPy's speed, and both are far from the count below (0.3 s): not profiled. The port
-//! now draws its normals by `erfcinv`, as CuPy does; not yet timed. The count undercounts f64
+//! Time for the prices (the kernel and the mean, with a synchronize, median of 5), the same
+//! inputs, one run each: H100 at d5bc8f5 (normals by `erfcinv`, as CuPy's): cuprum
+//! 813.9 ms, CuPy (14.2) 783.9 ms, 0.96 of CuPy's speed. Earlier, on an H200 at 762f2a0, when the
+//! normals came from Acklam's rational approximation of the inverse normal distribution function
+//! (a division, and `ln`/`sqrt` in the tails): cuprum 1048.5 ms, CuPy 783.7 ms. Both are far from
+//! the count below (0.3 s): not profiled. The count undercounts f64
 //! `exp` and the 64-bit xorshift (each 64-bit shift or xor is two or more 32-bit instructions).
 //! The work is f64 arithmetic: about 50 f64 instructions a path, by our count of the source at
 //! 762f2a0 (the uniform number 3; Acklam's function 10 fused multiply-adds, a division and 6
