@@ -95,7 +95,7 @@ fn without_nvcc(out: &Path) -> Kernels {
 }
 
 fn unit_id(file: &Path) -> String {
-    mangle::unit_id(&cuprum_compiler::compile_file(file).unwrap().unit.source)
+    mangle::unit_id(&cuprum_compiler::compile_file(file, true).unwrap().unit.source)
 }
 
 /// `scale.rs` compiled for `codes` (`CUPY_NVCC_GENERATE_CODE`) in a fresh folder `dir` with its
@@ -182,7 +182,7 @@ fn both_cubins_are_in_the_fat_binary() {
     );
 
     // The unit source is written exactly, with the headers it includes.
-    let source = cuprum_compiler::compile_file(&file).unwrap().unit.source;
+    let source = cuprum_compiler::compile_file(&file, true).unwrap().unit.source;
     assert_eq!(
         fs::read_to_string(out.join(format!("cuprum/{id}.cu"))).unwrap(),
         source

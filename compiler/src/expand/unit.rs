@@ -157,6 +157,19 @@ pub fn display_path(path: &Path) -> String {
     out.iter().collect::<PathBuf>().display().to_string()
 }
 
+/// Replaces the unit by the one the build crate wrote from the same file with `#line` directives
+/// (docs/debugging.md), found through `cuprum/<id>.lines` (`mangle::lines_file`): a macro cannot
+/// write the directives itself (the compiler's spans of the file's text carry no lines here). Only
+/// a unit that is this one with directives added is taken, so a stale file changes nothing.
+fn attach_lines(info: &mut UnitInfo, out_dir: &Path) {
+    let plain = mangle::unit_id(&info.source);
+    let Ok(id) = std::fs::read_to_string(out_dir.join(mangle::lines_file(&plain))) else { return };
+    let Ok(lined) = std::fs::read_to_string(out_dir.join(mangle::source_file(id.trim()))) else { return };
+    if crate::abi::unit::without_line_directives(&lined) == info.source {
+        info.source = lined;
+    }
+}
+
 /// Finds the fat binary the build crate compiled from exactly this source, and its build record
 /// (there is a record without a fat binary when the build had no nvcc).
 fn attach_fatbin(info: &mut UnitInfo, out_dir: Option<&Path>) {
@@ -164,6 +177,7 @@ fn attach_fatbin(info: &mut UnitInfo, out_dir: Option<&Path>) {
     if info.source.is_empty() {
         return;
     }
+    attach_lines(info, out_dir);
     let id = mangle::unit_id(&info.source);
     info.build = std::fs::read_to_string(out_dir.join(mangle::build_file(&id))).unwrap_or_default();
     let fatbin = out_dir.join(mangle::fatbin_file(&id));
