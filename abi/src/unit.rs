@@ -31,7 +31,8 @@ pub fn options(generated: bool, fast_math: bool, line_info: bool) -> &'static [&
 
 /// How every `#line` directive of a generated unit starts (at the start of its line, unindented):
 /// `#line 12 "src/kernels.rs"`. The CUDA back end writes them only when asked (the build crate
-/// does, `cuprum emit` does; the macros never can, docs/debugging.md), and never any other line
+/// with `CUPRUM_LINEINFO=1`, `cuprum emit --lines`; the macros never can, docs/debugging.md), and
+/// never any other line
 /// that starts so, so that [`without_line_directives`] gives back the unit written without them.
 pub const LINE_DIRECTIVE: &str = "#line ";
 

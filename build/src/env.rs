@@ -41,8 +41,8 @@ pub const NVCC_COMPRESS: &str = "CUPRUM_NVCC_COMPRESS";
 pub const ZSTD: &str = "zstd";
 /// Whether the units say which Rust line each statement's code comes from (`#line` directives)
 /// and nvcc compiles them with `-lineinfo`, so that Nsight Compute, compute-sanitizer and
-/// cuda-gdb show Rust lines (docs/debugging.md): `1` (the default; also `on`, `true`, `yes`) or
-/// `0` (`off`, `false`, `no`). NVRTC follows the unit: it compiles an instance with `-lineinfo`
+/// cuda-gdb show Rust lines (docs/debugging.md): `1` (also `on`, `true`, `yes`) or `0` (the
+/// default; also `off`, `false`, `no`). NVRTC follows the unit: it compiles an instance with `-lineinfo`
 /// when the embedded unit has directives.
 pub const LINE_INFO: &str = "CUPRUM_LINEINFO";
 /// The values [`NVCC_COMPRESS`] accepts; the first is the default.
@@ -68,8 +68,10 @@ pub const TRACKED: &[&str] = &[
 pub const DEFAULT_BUILD_JOBS: usize = 4;
 /// [`NUM_NVCC_THREADS`] when unset.
 pub const DEFAULT_NVCC_THREADS: usize = 2;
-/// [`LINE_INFO`] when unset: on (docs/debugging.md, what it costs).
-pub const DEFAULT_LINE_INFO: bool = true;
+/// [`LINE_INFO`] when unset: off. Line info about doubles the fat binaries (nvcc puts the line
+/// tables and the PTX text into each cubin: 629 KB against 1160 KB for the testsuite's
+/// `elementwise_kernels.rs` at `arch=compute_90,code=[sm_90,compute_90]`; docs/debugging.md).
+pub const DEFAULT_LINE_INFO: bool = false;
 
 /// The process environment, with per-builder overrides on top.
 #[derive(Debug, Clone, Default)]

@@ -20,7 +20,8 @@
 //! module [`targets`]), `NVCC`, `CUDA_PATH`, `CUPY_NUM_BUILD_JOBS`, `CUPY_NUM_NVCC_THREADS`; and
 //! cuprum's own: `CUPRUM_FATBIN_CACHE` (where fat binaries are shared between `OUT_DIR`s, module
 //! [`cache`]), `CUPRUM_BUILD_VERBOSE` (one summary line per build), `CUPRUM_NVCC_COMPRESS` and
-//! `CUPRUM_LINEINFO` (`#line` directives and `-lineinfo`, on by default; docs/debugging.md).
+//! `CUPRUM_LINEINFO` (`1`: `#line` directives and `-lineinfo`, for profilers and debuggers;
+//! docs/debugging.md).
 //! `docs/building.md` is the user guide.
 //!
 //! Each unit's outcome is also written to `OUT_DIR/cuprum/<id>.build` (format:

@@ -253,10 +253,8 @@ impl Nvcc {
         // nvcc writes a relative `#line` name into the line table prefixed with its current
         // folder: run in the root, so that the table names `/src/kernels.rs` and no folder of the
         // build machine (docs/debugging.md); the paths of the command line are absolute.
-        if job.line_info {
-            if let Some(root) = neutral_dir() {
-                command.current_dir(root);
-            }
+        if let Some(root) = neutral_dir().filter(|_| job.line_info) {
+            command.current_dir(root);
         }
         let out = command
             .output()
@@ -283,12 +281,10 @@ fn neutral_dir() -> Option<&'static Path> {
 /// (`tools/nvcc`) made absolute; a bare name (`nvcc`, looked up on `PATH`) kept.
 fn absolute_program(program: &OsString) -> OsString {
     let path = Path::new(program);
-    if path.is_relative() && path.components().count() > 1 {
-        if let Ok(abs) = std::path::absolute(path) {
-            return abs.into_os_string();
-        }
+    match std::path::absolute(path) {
+        Ok(abs) if path.is_relative() && path.components().count() > 1 => abs.into_os_string(),
+        _ => program.clone(),
     }
-    program.clone()
 }
 
 /// The compute capabilities of the build machine's GPUs (`nvidia-smi`), e.g. `[90]`.

@@ -54,10 +54,10 @@ pub fn write_lines_index(out_dir: &Path, source: &str) -> Result<(), Error> {
 }
 
 /// Writes every header of `cuprum_abi::headers::HEADERS` under `include_dir` (each only when
-/// its bytes change).
+/// its bytes change), as `cuprum_abi::headers::as_written` gives it.
 pub fn write_headers(include_dir: &Path) -> Result<(), Error> {
     for (name, text) in cuprum_abi::headers::HEADERS {
-        write_if_changed(&include_dir.join(name), text.as_bytes())?;
+        write_if_changed(&include_dir.join(name), cuprum_abi::headers::as_written(name, text).as_bytes())?;
     }
     Ok(())
 }

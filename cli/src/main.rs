@@ -1,7 +1,7 @@
 //! `cuprum`: the command-line tool. One file per subcommand; arguments are parsed by hand.
 //!
 //! ```text
-//! cuprum emit [--no-lines] FILE.rs
+//! cuprum emit [--lines] FILE.rs
 //!                            the CUDA C translation unit for a kernel file
 //! cuprum info                devices, driver and NVRTC versions, the kernel cache, embedded kernels
 //! cuprum audit EXECUTABLE [--arch sm_XY] [--deny-jit]
@@ -20,9 +20,9 @@ const USAGE: &str = "\
 usage: cuprum <command> [args]
 
 commands:
-  emit [--no-lines] FILE.rs
+  emit [--lines] FILE.rs
                          print the CUDA C that the build hands nvcc for FILE.rs
-                         (--no-lines: without #line directives, as with CUPRUM_LINEINFO=0)
+                         (--lines: with #line directives, as with CUPRUM_LINEINFO=1)
   info                   devices, compute capabilities, driver and NVRTC versions, kernel cache,
                          the kernels this binary embeds (a program: cuprum::audit::report)
   audit EXECUTABLE [--arch sm_XY] [--deny-jit]

@@ -56,7 +56,7 @@ fn compile(source: &str, name: Option<&str>) -> Result<CompiledFile, syn::Error>
 /// Translates a kernel file, rendering errors like rustc (`FILE:LINE:COL`, the line, a caret).
 /// With `line_directives`, the unit attributes the code of each statement to its line of the file
 /// ([`compile_source_with_lines`], the file named by [`source_name`]): what the build crate
-/// compiles by default and `cuprum emit` prints.
+/// compiles with `CUPRUM_LINEINFO=1` and `cuprum emit --lines` prints.
 ///
 /// [`source_name`]: crate::back::cuda::source_name
 pub fn compile_file(path: &Path, line_directives: bool) -> Result<CompiledFile, String> {

@@ -47,8 +47,9 @@ fn kernels_translate_to_committed_cuda() {
         let name = f.file_stem().unwrap().to_str().unwrap();
         let rel = format!("tests/in/{name}.rs");
         let source = fs::read_to_string(f).unwrap();
-        // With `#line` directives, as the build compiles a file by default and `cuprum emit`
-        // prints it (the file's name relative to this package: `tests/in/NAME.rs`).
+        // With `#line` directives, as the build compiles a file with `CUPRUM_LINEINFO=1` and
+        // `cuprum emit --lines` prints it (the file's name relative to this package:
+        // `tests/in/NAME.rs`); without them it is the same text less the directives (checked).
         match cuprum_compiler::compile_source_with_lines(&source, &rel) {
             Ok(c) => {
                 let plain = cuprum_compiler::compile_source(&source).unwrap().unit.source;

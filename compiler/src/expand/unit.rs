@@ -199,3 +199,43 @@ fn attach_fatbin(info: &mut UnitInfo, out_dir: Option<&Path>) {
     info.fatbin = Some(fatbin);
 }
 
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const FILE: &str = "#[elementwise]\nfn twice(x: f32) -> f32 {\n    x * 2.0\n}\n";
+
+    /// The macro's unit (no directives) becomes the build's unit with directives, found through
+    /// `<plain id>.lines`; a unit that is not this one with directives added is ignored.
+    #[test]
+    fn the_build_unit_with_lines_replaces_the_plain_one() {
+        let out = std::env::temp_dir().join(format!("cuprum-unit-lines-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&out);
+        std::fs::create_dir_all(out.join(mangle::AOT_DIR)).unwrap();
+        let plain = crate::compile_source(FILE).unwrap().unit;
+        let lined = crate::compile_source_with_lines(FILE, "src/k.rs").unwrap().unit.source;
+        assert_ne!(plain.source, lined);
+        let info = || info_of("src/k.rs".into(), plain.clone());
+        let index = out.join(mangle::lines_file(&mangle::unit_id(&plain.source)));
+
+        let mut without = info();
+        attach_fatbin(&mut without, Some(&out));
+        assert_eq!(without.source, plain.source, "no index: the plain unit");
+
+        std::fs::write(out.join(mangle::source_file(&mangle::unit_id(&lined))), &lined).unwrap();
+        std::fs::write(&index, mangle::unit_id(&lined)).unwrap();
+        let mut with = info();
+        attach_fatbin(&mut with, Some(&out));
+        assert_eq!(with.source, lined);
+        assert_eq!(with.id(), mangle::unit_id(&lined));
+
+        let other = lined.replace("x * 2.0f", "x * 3.0f");
+        std::fs::write(out.join(mangle::source_file(&mangle::unit_id(&other))), &other).unwrap();
+        std::fs::write(&index, mangle::unit_id(&other)).unwrap();
+        let mut stale = info();
+        attach_fatbin(&mut stale, Some(&out));
+        std::fs::remove_dir_all(&out).unwrap();
+        assert_eq!(stale.source, plain.source, "another unit is not taken");
+    }
+}

@@ -3,8 +3,8 @@
 //! cuda-gdb) and their messages name Rust lines (docs/debugging.md).
 //!
 //! The [`Writer`](super::Writer) marks every line it writes for a Rust statement (or a function's
-//! header and closing brace) with that statement's line: an invisible marker at the line's start
-//! ([`mark`]). [`resolve`] removes the markers from the whole unit and, given a [`LineSource`],
+//! header and closing brace) with that statement's line: an invisible marker after the line's indentation
+//! (`mark`). `resolve` removes the markers from the whole unit and, given a [`LineSource`],
 //! puts a directive before each line the preprocessor would otherwise number wrongly: `#line 12
 //! "src/kernels.rs"` before the code of line 12, and before generated code that follows Rust code
 //! a directive back to the unit itself, `#line 80 "src/kernels.rs (generated CUDA C)"` (line 80 of
