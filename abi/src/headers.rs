@@ -26,6 +26,14 @@ pub fn header(name: &str) -> Option<&'static str> {
     HEADERS.iter().find(|(n, _)| *n == name).map(|(_, t)| *t)
 }
 
+/// A header as the build crate writes it to disk for nvcc: a directive naming it by its include
+/// name first (`#line 1 "cuprum/types.h"`; its lines keep their numbers), so that a line table
+/// (`-lineinfo`) and nvcc's messages name `cuprum/types.h` rather than the folder of the build
+/// machine it was written to (docs/debugging.md).
+pub fn as_written(name: &str, text: &str) -> String {
+    format!("#line 1 \"{name}\"\n{text}")
+}
+
 /// The `#include` lines an instance with these dtypes needs besides what its unit includes (a
 /// unit includes only the headers its default instances use): put before the instantiation line
 /// of an instance compiled on demand.

@@ -110,6 +110,19 @@ pub fn fatbin_file(id: &str) -> String {
     format!("{AOT_DIR}/{id}.fatbin")
 }
 
+/// The CUDA C of unit `id` as the build crate compiled it, relative to `OUT_DIR`: `cuprum/<id>.cu`.
+pub fn source_file(id: &str) -> String {
+    format!("{AOT_DIR}/{id}.cu")
+}
+
+/// Where the build crate says which unit a file's CUDA C became once it was written with `#line`
+/// directives (docs/debugging.md), relative to `OUT_DIR`: `cuprum/<plain>.lines`, named by the id
+/// of the unit written without them (`plain`, all a macro can compute) and holding the id of the
+/// unit with them, whose source is [`source_file`].
+pub fn lines_file(plain: &str) -> String {
+    format!("{AOT_DIR}/{plain}.lines")
+}
+
 /// The build record of unit `id` (what `cuprum-build` did and what it cost), relative to
 /// `OUT_DIR`: `cuprum/<id>.build`.
 pub fn build_file(id: &str) -> String {

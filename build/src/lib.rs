@@ -19,7 +19,9 @@
 //! The knobs are CuPy's build variables (module [`mod@env`]): `CUPY_NVCC_GENERATE_CODE` (the targets,
 //! module [`targets`]), `NVCC`, `CUDA_PATH`, `CUPY_NUM_BUILD_JOBS`, `CUPY_NUM_NVCC_THREADS`; and
 //! cuprum's own: `CUPRUM_FATBIN_CACHE` (where fat binaries are shared between `OUT_DIR`s, module
-//! [`cache`]) and `CUPRUM_BUILD_VERBOSE` (one summary line per build).
+//! [`cache`]), `CUPRUM_BUILD_VERBOSE` (one summary line per build), `CUPRUM_NVCC_COMPRESS` and
+//! `CUPRUM_LINEINFO` (`1`: `#line` directives and `-lineinfo`, for profilers and debuggers;
+//! docs/debugging.md).
 //! `docs/building.md` is the user guide.
 //!
 //! Each unit's outcome is also written to `OUT_DIR/cuprum/<id>.build` (format:
@@ -439,6 +441,8 @@ impl Kernels {
                     .into(),
             })?,
         };
+        // Absolute: nvcc may run in another folder (`nvcc::Nvcc::run`).
+        let out_dir = std::path::absolute(&out_dir).map_err(|e| Error::io(&out_dir, "find the absolute path of", e))?;
         let jobs = self
             .env
             .count(env::NUM_BUILD_JOBS, env::DEFAULT_BUILD_JOBS)
@@ -448,6 +452,10 @@ impl Kernels {
             .count(env::NUM_NVCC_THREADS, env::DEFAULT_NVCC_THREADS)
             .map_err(|message| Error::Config { message })?;
         let compress = compress_mode(self.env.var(env::NVCC_COMPRESS).as_deref())?;
+        let line_info = self
+            .env
+            .switch(env::LINE_INFO, env::DEFAULT_LINE_INFO)
+            .map_err(|message| Error::Config { message })?;
         let request_text = self.env.var(env::GENERATE_CODE);
         let request = targets::parse(request_text.as_deref())
             .map_err(|message| Error::Targets { message })?;
@@ -457,7 +465,7 @@ impl Kernels {
         let mut errors = Vec::new();
         for path in &files {
             let start = Instant::now();
-            match cuprum_compiler::compile_file(path) {
+            match cuprum_compiler::compile_file(path, line_info) {
                 Ok(compiled) => units.push((path.clone(), compiled.unit, start.elapsed())),
                 Err(message) => errors.push(Error::Kernel {
                     file: path.clone(),
@@ -474,7 +482,8 @@ impl Kernels {
         outputs::write_headers(&include)?;
         for (_, unit, _) in &units {
             let id = mangle::unit_id(&unit.source);
-            outputs::write_if_changed(&aot_dir.join(format!("{id}.cu")), unit.source.as_bytes())?;
+            outputs::write_if_changed(&out_dir.join(mangle::source_file(&id)), unit.source.as_bytes())?;
+            outputs::write_lines_index(&out_dir, &unit.source)?;
         }
 
         let mut files_report: Vec<FileReport> = units
@@ -824,6 +833,7 @@ impl Plan<'_> {
             gencodes,
             threads: self.threads,
             fast_math: unit.fast_math,
+            line_info: cuprum_abi::unit::has_line_directives(&unit.source),
             compress: self.compress,
         };
         // `zstd` runs nvcc as `none` does, then compresses: the mode is part of what was built.

@@ -191,6 +191,8 @@ pub struct Job<'a> {
     pub threads: usize,
     /// `-use_fast_math` instead of `-fmad=false` (the unit's `fast_math`).
     pub fast_math: bool,
+    /// `-lineinfo`: the unit has `#line` directives (`cuprum_abi::unit::has_line_directives`).
+    pub line_info: bool,
     /// `-compress-mode` (one of `env::COMPRESS_MODES`; `default` passes none, `zstd` passes `none`).
     pub compress: &'a str,
 }
@@ -206,9 +208,10 @@ impl Nvcc {
         let mut args = self.command.clone();
         args.extend(["-fatbin", "-std=c++17", "--threads"].map(OsString::from));
         args.push(job.threads.to_string().into());
-        // A generated unit keeps Rust's float semantics (no FMA contraction) unless fast-math.
+        // A generated unit keeps Rust's float semantics (no FMA contraction) unless fast-math;
+        // with `#line` directives, a line table of the Rust lines.
         args.extend(
-            cuprum_abi::unit_options(cuprum_abi::UNIT_HEADER, job.fast_math)
+            cuprum_abi::unit::options(true, job.fast_math, job.line_info)
                 .iter()
                 .map(OsString::from),
         );
@@ -245,8 +248,15 @@ impl Nvcc {
             command: show(&line),
             output,
         };
-        let out = Command::new(&line[0])
-            .args(&line[1..])
+        let mut command = Command::new(absolute_program(&line[0]));
+        command.args(&line[1..]);
+        // nvcc writes a relative `#line` name into the line table prefixed with its current
+        // folder: run in the root, so that the table names `/src/kernels.rs` and no folder of the
+        // build machine (docs/debugging.md); the paths of the command line are absolute.
+        if let Some(root) = neutral_dir().filter(|_| job.line_info) {
+            command.current_dir(root);
+        }
+        let out = command
             .output()
             .map_err(|e| failed(format!("cannot start nvcc: {e}")))?;
         if out.status.success() {
@@ -258,6 +268,22 @@ impl Nvcc {
                 output_text(&out)
             )))
         }
+    }
+}
+
+/// The folder nvcc runs in for a unit with line directives: the file system's root (Unix only;
+/// elsewhere nvcc runs where the build script does).
+fn neutral_dir() -> Option<&'static Path> {
+    cfg!(unix).then(|| Path::new("/"))
+}
+
+/// `program` as a path that works from any folder: a relative path with a folder in it
+/// (`tools/nvcc`) made absolute; a bare name (`nvcc`, looked up on `PATH`) kept.
+fn absolute_program(program: &OsString) -> OsString {
+    let path = Path::new(program);
+    match std::path::absolute(path) {
+        Ok(abs) if path.is_relative() && path.components().count() > 1 => abs.into_os_string(),
+        _ => program.clone(),
     }
 }
 

@@ -10,6 +10,7 @@
 //! | `<id>.targets` | the fat binary's targets, one per line (`sm_80`, `compute_90`) |
 //! | `<id>.stamp` | what produced the fat binary: the source, headers, nvcc and its command line |
 //! | `<id>.build` | what this build did for the unit and what it cost ([`build_info`]) |
+//! | `<plain>.lines` | for a unit with `#line` directives: its `<id>`, named by the id of the same unit without them ([`write_lines_index`]) |
 //! | `include/cuprum/*.h` | the headers generated code includes |
 //!
 //! The fat binary cache shared by every `OUT_DIR` is described in [`crate::cache`].
@@ -36,11 +37,27 @@ pub fn write_if_changed(path: &Path, bytes: &[u8]) -> Result<bool, Error> {
     Ok(true)
 }
 
+/// For a unit written with `#line` directives, `cuprum/<plain>.lines` (`mangle::lines_file`) holds
+/// its id, `<plain>` being the id of the unit without them: a macro can write only that one (the
+/// compiler's spans carry no lines inside a macro), and finds the unit the build compiled through
+/// it. A unit without directives removes the file an earlier build may have left
+/// (`CUPRUM_LINEINFO=0` after a build with line info).
+pub fn write_lines_index(out_dir: &Path, source: &str) -> Result<(), Error> {
+    let id = cuprum_abi::mangle::unit_id(source);
+    let plain = cuprum_abi::mangle::unit_id(&cuprum_abi::unit::without_line_directives(source));
+    let index = out_dir.join(cuprum_abi::mangle::lines_file(&plain));
+    if plain == id {
+        remove(&index)
+    } else {
+        write_if_changed(&index, id.as_bytes()).map(|_| ())
+    }
+}
+
 /// Writes every header of `cuprum_abi::headers::HEADERS` under `include_dir` (each only when
-/// its bytes change).
+/// its bytes change), as `cuprum_abi::headers::as_written` gives it.
 pub fn write_headers(include_dir: &Path) -> Result<(), Error> {
     for (name, text) in cuprum_abi::headers::HEADERS {
-        write_if_changed(&include_dir.join(name), text.as_bytes())?;
+        write_if_changed(&include_dir.join(name), cuprum_abi::headers::as_written(name, text).as_bytes())?;
     }
     Ok(())
 }

@@ -95,7 +95,7 @@ fn without_nvcc(out: &Path) -> Kernels {
 }
 
 fn unit_id(file: &Path) -> String {
-    mangle::unit_id(&cuprum_compiler::compile_file(file).unwrap().unit.source)
+    mangle::unit_id(&cuprum_compiler::compile_file(file, false).unwrap().unit.source)
 }
 
 /// `scale.rs` compiled for `codes` (`CUPY_NVCC_GENERATE_CODE`) in a fresh folder `dir` with its
@@ -182,15 +182,15 @@ fn both_cubins_are_in_the_fat_binary() {
     );
 
     // The unit source is written exactly, with the headers it includes.
-    let source = cuprum_compiler::compile_file(&file).unwrap().unit.source;
+    let source = cuprum_compiler::compile_file(&file, false).unwrap().unit.source;
     assert_eq!(
         fs::read_to_string(out.join(format!("cuprum/{id}.cu"))).unwrap(),
         source
     );
     for (name, text) in cuprum_compiler::headers::HEADERS {
         assert_eq!(
-            &fs::read_to_string(out.join("cuprum/include").join(name)).unwrap(),
-            text
+            fs::read_to_string(out.join("cuprum/include").join(name)).unwrap(),
+            cuprum_abi::headers::as_written(name, text)
         );
     }
     assert!(!out.join(format!("cuprum/{id}.fatbin.part")).exists());
@@ -988,4 +988,65 @@ fn default_targets_build_a_kernel_from_its_architecture_up() {
     let (tile, plain) = (pieces("tile"), pieces("plain"));
     assert!(tile.contains("sm_80") && !tile.contains("sm_75"), "tile's pieces:\n{tile}");
     assert!(plain.contains("sm_75") && plain.contains("sm_80"), "plain's pieces:\n{plain}");
+}
+
+/// `CUPRUM_LINEINFO=1`: the unit is written with `#line` directives naming the file by its path in
+/// this package (`tests/fixtures/copy.rs`), `<plain id>.lines` names it for the macros, and nvcc
+/// gets `-lineinfo` (in the stamp, so turning it on or off rebuilds). Turned off again, the unit
+/// has no directives and the index is gone. A value that is neither on nor off is an error.
+#[test]
+fn line_info_writes_directives_and_the_index_for_the_macros() {
+    let out = scratch("lineinfo-index");
+    let file = fixture("copy.rs");
+    let report = without_nvcc(&out).file(&file).env("CUPRUM_LINEINFO", "1").try_compile().unwrap();
+    let lined_id = report.file("copy.rs").unwrap().id.clone();
+    let lined = fs::read_to_string(out.join(mangle::source_file(&lined_id))).unwrap();
+    assert_eq!(lined, cuprum_compiler::compile_file(&file, true).unwrap().unit.source);
+    assert!(lined.contains("\n#line ") && lined.contains(" \"tests/fixtures/copy.rs\"\n"), "{lined}");
+    let plain = cuprum_compiler::compile_file(&file, false).unwrap().unit.source;
+    assert_eq!(cuprum_abi::unit::without_line_directives(&lined), plain);
+    let index = out.join(mangle::lines_file(&mangle::unit_id(&plain)));
+    assert_eq!(fs::read_to_string(&index).unwrap(), lined_id);
+    assert_eq!(cuprum_abi::unit_options(&lined, false), ["-fmad=false", "-lineinfo"]);
+
+    let report = without_nvcc(&out).file(&file).env("CUPRUM_LINEINFO", "0").try_compile().unwrap();
+    assert_eq!(report.file("copy.rs").unwrap().id, mangle::unit_id(&plain));
+    assert!(!index.exists(), "a build without line info removes the index of an earlier one");
+
+    let e = without_nvcc(&out).file(&file).env("CUPRUM_LINEINFO", "maybe").try_compile().unwrap_err().to_string();
+    assert!(e.contains("CUPRUM_LINEINFO=\"maybe\" is neither on nor off"), "{e}");
+}
+
+/// With nvcc, `-lineinfo` is on the command line of a unit with directives, so the stamp (and the
+/// shared cache's key) differ from the same file built without line info.
+#[test]
+fn line_info_is_part_of_the_stamp() {
+    if nvcc_or_skip("line_info_is_part_of_the_stamp").is_none() {
+        return;
+    }
+    let out = scratch("lineinfo-stamp");
+    let file = fixture("copy.rs");
+    let build = |li: &str| {
+        Kernels::new()
+            .file(&file)
+            .out_dir(&out)
+            .env("CUPRUM_LINEINFO", li)
+            .env("CUPRUM_FATBIN_CACHE", "off")
+            .env("CUPY_NVCC_GENERATE_CODE", "arch=compute_90,code=sm_90")
+            .try_compile()
+            .unwrap()
+    };
+    let on = build("1");
+    let f = on.file("copy.rs").unwrap();
+    assert_eq!(f.status, cuprum_build::Status::Compiled);
+    let stamps: Vec<String> = fs::read_dir(out.join("cuprum"))
+        .unwrap()
+        .flatten()
+        .filter(|e| e.path().extension().is_some_and(|x| x == "stamp") && e.file_name().to_string_lossy().starts_with(&f.id))
+        .map(|e| fs::read_to_string(e.path()).unwrap())
+        .collect();
+    assert!(!stamps.is_empty() && stamps.iter().all(|s| s.contains("-lineinfo")), "{stamps:?}");
+    let off = build("0");
+    assert_ne!(off.file("copy.rs").unwrap().id, f.id);
+    assert_eq!(off.file("copy.rs").unwrap().status, cuprum_build::Status::Compiled);
 }

@@ -1,7 +1,8 @@
 //! `cuprum`: the command-line tool. One file per subcommand; arguments are parsed by hand.
 //!
 //! ```text
-//! cuprum emit FILE.rs        the CUDA C translation unit for a kernel file
+//! cuprum emit [--lines] FILE.rs
+//!                            the CUDA C translation unit for a kernel file
 //! cuprum info                devices, driver and NVRTC versions, the kernel cache, embedded kernels
 //! cuprum audit EXECUTABLE [--arch sm_XY] [--deny-jit]
 //!                            the kernels another program carries and which need a JIT on a GPU
@@ -19,7 +20,9 @@ const USAGE: &str = "\
 usage: cuprum <command> [args]
 
 commands:
-  emit FILE.rs           print the CUDA C that the build hands nvcc for FILE.rs
+  emit [--lines] FILE.rs
+                         print the CUDA C that the build hands nvcc for FILE.rs
+                         (--lines: with #line directives, as with CUPRUM_LINEINFO=1)
   info                   devices, compute capabilities, driver and NVRTC versions, kernel cache,
                          the kernels this binary embeds (a program: cuprum::audit::report)
   audit EXECUTABLE [--arch sm_XY] [--deny-jit]

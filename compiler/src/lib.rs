@@ -17,7 +17,8 @@
 //! [`headers`] are its modules, re-exported here under their old paths.
 
 //!
-//! The API is the pipeline's entry points ([`compile_file`], [`compile_source`], [`check_item`]),
+//! The API is the pipeline's entry points ([`compile_file`], [`compile_source`],
+//! [`compile_source_with_lines`], [`check_item`]),
 //! the attribute macros' expansion ([`expand`]), the diagnostics ([`diag`]) and the generated unit
 //! ([`back`]). The phases' own modules (the IR, the type checker, the validator, the fusion
 //! planner, the language's vocabulary) are public only for cuprum's crates and tests and are
@@ -48,4 +49,4 @@ pub use cuprum_abi::{dtype, headers, mangle};
 
 mod pipeline;
 
-pub use pipeline::{check_item, compile_file, compile_source, CompiledFile};
+pub use pipeline::{check_item, compile_file, compile_source, compile_source_with_lines, CompiledFile};

@@ -25,23 +25,45 @@ pub struct CompiledFile {
 
 /// Translates the text of a kernel file. Errors carry real line/column spans.
 pub fn compile_source(source: &str) -> Result<CompiledFile, syn::Error> {
+    compile(source, None)
+}
+
+/// Translates the text of the kernel file named `name` in `#line` directives ([`source_name`]):
+/// the code of each statement is attributed to its line (docs/debugging.md). Lines are known only
+/// outside a procedural macro (the spans of text parsed inside one carry none, and the unit then
+/// has no directives).
+///
+/// [`source_name`]: crate::back::cuda::source_name
+pub fn compile_source_with_lines(source: &str, name: &str) -> Result<CompiledFile, syn::Error> {
+    compile(source, Some(name))
+}
+
+fn compile(source: &str, name: Option<&str>) -> Result<CompiledFile, syn::Error> {
     let file = syn::parse_file(source)?;
+    // Any span of the parsed text tells the file's own spans from those of generated nodes.
+    let lines = name.zip(file.items.first()).map(|(n, item)| cuda::LineSource::new(n, syn::spanned::Spanned::span(item)));
     let mut diags = Diagnostics::new();
     let module = front::lower_file(&file, &mut diags);
     let types = typeck::check(&module, &mut diags);
     valid::check(&module, valid::Scope::File, &mut diags);
     diags.finish()?;
     Ok(CompiledFile {
-        unit: cuda::write_module(&module, &types),
+        unit: cuda::write_module(&module, &types, lines.as_ref()),
         items: module.items.len(),
     })
 }
 
 /// Translates a kernel file, rendering errors like rustc (`FILE:LINE:COL`, the line, a caret).
-pub fn compile_file(path: &Path) -> Result<CompiledFile, String> {
+/// With `line_directives`, the unit attributes the code of each statement to its line of the file
+/// ([`compile_source_with_lines`], the file named by [`source_name`]): what the build crate
+/// compiles with `CUPRUM_LINEINFO=1` and `cuprum emit --lines` prints.
+///
+/// [`source_name`]: crate::back::cuda::source_name
+pub fn compile_file(path: &Path, line_directives: bool) -> Result<CompiledFile, String> {
     let source = std::fs::read_to_string(path)
         .map_err(|e| format!("error: cannot read {}: {e}", path.display()))?;
-    compile_source(&source).map_err(|e| diag::render(&path.display().to_string(), &source, &e))
+    let name = line_directives.then(|| cuda::source_name(path));
+    compile(&source, name.as_deref()).map_err(|e| diag::render(&path.display().to_string(), &source, &e))
 }
 
 /// The macro path: checks one annotated function (its neighbours are unknown, so calls to other

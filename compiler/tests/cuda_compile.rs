@@ -236,3 +236,190 @@ fn generated_cuda_compiles_with_nvcc_and_nvrtc() {
         failures.join("\n  ")
     );
 }
+
+/// A kernel whose statements sit on known lines (5, 6, 7) of a file named `src/scaled.rs`.
+const LINED: &str = "use cuprum::prelude::*;
+
+#[elementwise]
+pub fn scaled_diff(x: f32, y: f32, s: f32) -> f32 {
+    let d = x - y;
+    let e = d * s;
+    e * e + 1.0
+}
+";
+
+/// The section `name` of a 64-bit little-endian ELF file (a cubin).
+fn elf_section<'a>(elf: &'a [u8], name: &str) -> Option<&'a [u8]> {
+    let u16_at = |o: usize| Some(u16::from_le_bytes(elf.get(o..o + 2)?.try_into().ok()?));
+    let u32_at = |o: usize| Some(u32::from_le_bytes(elf.get(o..o + 4)?.try_into().ok()?));
+    let u64_at = |o: usize| Some(u64::from_le_bytes(elf.get(o..o + 8)?.try_into().ok()?) as usize);
+    if elf.get(..5)? != b"\x7fELF\x02" {
+        return None;
+    }
+    let (shoff, shentsize, shnum, shstrndx) = (u64_at(0x28)?, u16_at(0x3a)? as usize, u16_at(0x3c)? as usize, u16_at(0x3e)? as usize);
+    let header = |i: usize| shoff + i * shentsize;
+    let names = u64_at(header(shstrndx) + 0x18)?;
+    (0..shnum).find_map(|i| {
+        let h = header(i);
+        let at = names + u32_at(h)? as usize;
+        let end = at + elf.get(at..)?.iter().position(|&b| b == 0)?;
+        (elf.get(at..end)? == name.as_bytes()).then(|| {
+            let (off, size) = (u64_at(h + 0x18)?, u64_at(h + 0x20)?);
+            elf.get(off..off + size)
+        })?
+    })
+}
+
+/// A line table: its directories, and `(file name, line)` of every row.
+type LineTable = (Vec<String>, Vec<(String, u64)>);
+
+/// The rows of a DWARF 2 line table (`.debug_line`).
+fn line_rows(section: &[u8]) -> Option<LineTable> {
+    let mut at = 0usize;
+    let byte = |at: &mut usize| -> Option<u8> {
+        let b = *section.get(*at)?;
+        *at += 1;
+        Some(b)
+    };
+    let uleb = |at: &mut usize| -> Option<u64> {
+        let (mut v, mut shift) = (0u64, 0);
+        loop {
+            let b = byte(at)?;
+            v |= u64::from(b & 0x7f) << shift;
+            shift += 7;
+            if b & 0x80 == 0 {
+                return Some(v);
+            }
+        }
+    };
+    let sleb = |at: &mut usize| -> Option<i64> {
+        let (mut v, mut shift) = (0i64, 0);
+        loop {
+            let b = byte(at)?;
+            v |= i64::from(b & 0x7f) << shift;
+            shift += 7;
+            if b & 0x80 == 0 {
+                if shift < 64 && b & 0x40 != 0 {
+                    v |= -1 << shift;
+                }
+                return Some(v);
+            }
+        }
+    };
+    let cstr = |at: &mut usize| -> Option<String> {
+        let end = *at + section.get(*at..)?.iter().position(|&b| b == 0)?;
+        let s = String::from_utf8_lossy(&section[*at..end]).into_owned();
+        *at = end + 1;
+        Some(s)
+    };
+    let (mut dirs, mut rows) = (Vec::new(), Vec::new());
+    while at + 4 <= section.len() {
+        let len = u32::from_le_bytes(section[at..at + 4].try_into().ok()?) as usize;
+        let end = at + 4 + len;
+        at += 4 + 2; // the length, the version
+        let header_len = u32::from_le_bytes(section.get(at..at + 4)?.try_into().ok()?) as usize;
+        at += 4;
+        let program = at + header_len;
+        at += 2; // minimum instruction length, default is_stmt
+        let line_base = byte(&mut at)? as i8 as i64;
+        let line_range = byte(&mut at)? as i64;
+        let opcode_base = byte(&mut at)?;
+        let arg_counts: Vec<u8> = (1..opcode_base).map(|_| byte(&mut at)).collect::<Option<_>>()?;
+        loop {
+            let d = cstr(&mut at)?;
+            if d.is_empty() {
+                break;
+            }
+            dirs.push(d);
+        }
+        let mut files = Vec::new();
+        loop {
+            let f = cstr(&mut at)?;
+            if f.is_empty() {
+                break;
+            }
+            for _ in 0..3 {
+                uleb(&mut at)?; // the directory, time and size
+            }
+            files.push(f);
+        }
+        at = program;
+        let (mut file, mut line) = (1u64, 1i64);
+        let name = |file: u64| files.get(file as usize - 1).cloned().unwrap_or_default();
+        while at < end {
+            let op = byte(&mut at)?;
+            if op >= opcode_base {
+                line += line_base + (i64::from(op - opcode_base) % line_range);
+                rows.push((name(file), line as u64));
+                continue;
+            }
+            match op {
+                0 => {
+                    let n = uleb(&mut at)? as usize;
+                    if n > 0 && section.get(at) == Some(&1) {
+                        (file, line) = (1, 1); // end of a sequence
+                    }
+                    at += n;
+                }
+                1 => rows.push((name(file), line as u64)),
+                3 => line += sleb(&mut at)?,
+                4 => file = uleb(&mut at)?,
+                9 => at += 2,
+                _ => {
+                    for _ in 0..arg_counts[op as usize - 1] {
+                        uleb(&mut at)?;
+                    }
+                }
+            }
+        }
+        at = end;
+    }
+    Some((dirs, rows))
+}
+
+/// A unit written with `#line` directives and compiled with the options the build gives it
+/// (`-lineinfo` among them), from the root folder as the build runs nvcc: its line table names the
+/// Rust file as `/src/scaled.rs` and the statements' lines, and no other line of that file (the
+/// glue is attributed to the unit itself), and the headers as `/cuprum/*.h`: no folder of the
+/// build machine. Fails when the directives or `-lineinfo` are missing.
+#[test]
+fn the_line_table_names_the_rust_lines() {
+    if env::var(SKIP_VAR).is_ok_and(|v| v == "1") {
+        eprintln!("cuda_compile: skipped because {SKIP_VAR}=1");
+        return;
+    }
+    let nvcc = find_nvcc().unwrap_or_else(|| panic!("nvcc not found (NVCC, CUDA_PATH, PATH): {HOW_TO}"));
+    let unit = cuprum_compiler::compile_source_with_lines(LINED, "src/scaled.rs").expect("the kernel compiles").unit;
+    let options = cuprum_abi::unit_options(&unit.source, unit.fast_math);
+    assert!(options.contains(&"-lineinfo"), "{options:?}");
+
+    let out_dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("cuda_compile-lines-{}", std::process::id()));
+    let include = out_dir.join("include");
+    for (name, text) in cuprum_abi::headers::HEADERS {
+        let path = include.join(name);
+        fs::create_dir_all(path.parent().unwrap()).unwrap();
+        fs::write(&path, cuprum_abi::headers::as_written(name, text)).unwrap();
+    }
+    let cu = out_dir.join("unit.cu");
+    fs::write(&cu, &unit.source).unwrap();
+    let cubin = out_dir.join("unit.cubin");
+    let mut cmd = Command::new(&nvcc[0]);
+    cmd.args(&nvcc[1..]).args(["-std=c++17", "-arch", ARCH, "-cubin"]).args(options).arg("-I").arg(&include).arg("-o").arg(&cubin).arg(&cu);
+    cmd.current_dir("/");
+    let out = cmd.output().unwrap_or_else(|e| panic!("cannot run {cmd:?}: {e}"));
+    assert!(out.status.success(), "{cmd:?}\n{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    let bytes = fs::read(&cubin).unwrap();
+    let _ = fs::remove_dir_all(&out_dir);
+
+    let section = elf_section(&bytes, ".debug_line").expect("the cubin has a line table (.debug_line): nvcc got -lineinfo");
+    let (dirs, rows) = line_rows(section).expect("the line table reads as DWARF");
+    // Only the Rust file's folder and the headers' (`cuprum_abi::headers::as_written`), from the root
+    // folder: no folder of this machine.
+    assert!(dirs.iter().any(|d| d == "/src") && dirs.iter().all(|d| d == "/src" || d == "/cuprum"), "{dirs:?}");
+    let rust: Vec<u64> = rows.iter().filter(|(f, _)| f == "scaled.rs").map(|(_, l)| *l).collect();
+    assert!(!rust.is_empty(), "no row names the Rust file: {rows:?}");
+    assert!(rust.iter().all(|l| (4..=8).contains(l)), "a row names a line of the Rust file outside the kernel: {rows:?}");
+    let statements = [5u64, 6, 7].iter().filter(|l| rust.contains(l)).count();
+    assert!(statements >= 2, "the statements' lines (5, 6, 7) are in the table: {rows:?}");
+    assert!(rows.iter().all(|(f, _)| f == "scaled.rs" || f == "scaled.rs (generated CUDA C)" || f.ends_with(".h")), "{rows:?}");
+}

@@ -47,8 +47,17 @@ fn kernels_translate_to_committed_cuda() {
         let name = f.file_stem().unwrap().to_str().unwrap();
         let rel = format!("tests/in/{name}.rs");
         let source = fs::read_to_string(f).unwrap();
-        match cuprum_compiler::compile_source(&source) {
-            Ok(c) => check(&dir("out").join(format!("{name}.cu")), &c.unit.source, &mut failures),
+        // With `#line` directives, as the build compiles a file with `CUPRUM_LINEINFO=1` and
+        // `cuprum emit --lines` prints it (the file's name relative to this package:
+        // `tests/in/NAME.rs`); without them it is the same text less the directives (checked).
+        match cuprum_compiler::compile_source_with_lines(&source, &rel) {
+            Ok(c) => {
+                let plain = cuprum_compiler::compile_source(&source).unwrap().unit.source;
+                if cuprum_compiler::abi::unit::without_line_directives(&c.unit.source) != plain {
+                    failures.push(format!("{rel}: the unit without its #line directives is not the unit written without them"));
+                }
+                check(&dir("out").join(format!("{name}.cu")), &c.unit.source, &mut failures)
+            }
             Err(e) => failures.push(format!("{rel} failed to compile:\n{}", cuprum_compiler::diag::render(&rel, &source, &e))),
         }
     }

@@ -157,6 +157,19 @@ pub fn display_path(path: &Path) -> String {
     out.iter().collect::<PathBuf>().display().to_string()
 }
 
+/// Replaces the unit by the one the build crate wrote from the same file with `#line` directives
+/// (docs/debugging.md), found through `cuprum/<id>.lines` (`mangle::lines_file`): a macro cannot
+/// write the directives itself (the compiler's spans of the file's text carry no lines here). Only
+/// a unit that is this one with directives added is taken, so a stale file changes nothing.
+fn attach_lines(info: &mut UnitInfo, out_dir: &Path) {
+    let plain = mangle::unit_id(&info.source);
+    let Ok(id) = std::fs::read_to_string(out_dir.join(mangle::lines_file(&plain))) else { return };
+    let Ok(lined) = std::fs::read_to_string(out_dir.join(mangle::source_file(id.trim()))) else { return };
+    if crate::abi::unit::without_line_directives(&lined) == info.source {
+        info.source = lined;
+    }
+}
+
 /// Finds the fat binary the build crate compiled from exactly this source, and its build record
 /// (there is a record without a fat binary when the build had no nvcc).
 fn attach_fatbin(info: &mut UnitInfo, out_dir: Option<&Path>) {
@@ -164,6 +177,7 @@ fn attach_fatbin(info: &mut UnitInfo, out_dir: Option<&Path>) {
     if info.source.is_empty() {
         return;
     }
+    attach_lines(info, out_dir);
     let id = mangle::unit_id(&info.source);
     info.build = std::fs::read_to_string(out_dir.join(mangle::build_file(&id))).unwrap_or_default();
     let fatbin = out_dir.join(mangle::fatbin_file(&id));
@@ -185,3 +199,43 @@ fn attach_fatbin(info: &mut UnitInfo, out_dir: Option<&Path>) {
     info.fatbin = Some(fatbin);
 }
 
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const FILE: &str = "#[elementwise]\nfn twice(x: f32) -> f32 {\n    x * 2.0\n}\n";
+
+    /// The macro's unit (no directives) becomes the build's unit with directives, found through
+    /// `<plain id>.lines`; a unit that is not this one with directives added is ignored.
+    #[test]
+    fn the_build_unit_with_lines_replaces_the_plain_one() {
+        let out = std::env::temp_dir().join(format!("cuprum-unit-lines-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&out);
+        std::fs::create_dir_all(out.join(mangle::AOT_DIR)).unwrap();
+        let plain = crate::compile_source(FILE).unwrap().unit;
+        let lined = crate::compile_source_with_lines(FILE, "src/k.rs").unwrap().unit.source;
+        assert_ne!(plain.source, lined);
+        let info = || info_of("src/k.rs".into(), plain.clone());
+        let index = out.join(mangle::lines_file(&mangle::unit_id(&plain.source)));
+
+        let mut without = info();
+        attach_fatbin(&mut without, Some(&out));
+        assert_eq!(without.source, plain.source, "no index: the plain unit");
+
+        std::fs::write(out.join(mangle::source_file(&mangle::unit_id(&lined))), &lined).unwrap();
+        std::fs::write(&index, mangle::unit_id(&lined)).unwrap();
+        let mut with = info();
+        attach_fatbin(&mut with, Some(&out));
+        assert_eq!(with.source, lined);
+        assert_eq!(with.id(), mangle::unit_id(&lined));
+
+        let other = lined.replace("x * 2.0f", "x * 3.0f");
+        std::fs::write(out.join(mangle::source_file(&mangle::unit_id(&other))), &other).unwrap();
+        std::fs::write(&index, mangle::unit_id(&other)).unwrap();
+        let mut stale = info();
+        attach_fatbin(&mut stale, Some(&out));
+        std::fs::remove_dir_all(&out).unwrap();
+        assert_eq!(stale.source, plain.source, "another unit is not taken");
+    }
+}

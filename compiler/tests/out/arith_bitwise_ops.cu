@@ -4,18 +4,25 @@
 #include <cuprum/math.h>
 #include <cuprum/elementwise.h>
 
+#line 5 "tests/in/arith_bitwise_ops.rs"
 __device__ __forceinline__ cuprum::Tuple3<i32, i32, bool> int_ops_map(u64 _ci, u64 _cn, i32 a, i32 b) {
     i32 sum = cuprum::sub(cuprum::add(a, b), cuprum::mul(a, b));
     i32 quot;
+#line 7 "tests/in/arith_bitwise_ops.rs"
     if (b != 0) {
+#line 7 "tests/in/arith_bitwise_ops.rs"
         quot = cuprum::add(cuprum::div(a, b), cuprum::rem(a, b));
+#line 7 "tests/in/arith_bitwise_ops.rs"
     } else {
+#line 7 "tests/in/arith_bitwise_ops.rs"
         quot = 0;
+#line 7 "tests/in/arith_bitwise_ops.rs"
     }
     i32 bits = (a & b) | (a ^ cuprum::bit_not(b));
     bool cmp = (((a < b) || ((a <= b) && (a != b))) || ((a > b) && (a >= b))) || (a == b);
     return cuprum::Tuple3<i32, i32, bool>{cuprum::add(sum, quot), bits, cmp};
 }
+#line 26 "tests/in/arith_bitwise_ops.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_int_ops(NAME, VARIANT) \
     extern "C" __global__ void NAME(cuprum::ew::In<i32, cuprum::ew::VARIANT> _ca0, cuprum::ew::In<i32, cuprum::ew::VARIANT> _ca1, cuprum::ew::Out<i32, cuprum::ew::VARIANT> _co0, cuprum::ew::Out<i32, cuprum::ew::VARIANT> _co1, cuprum::ew::Out<bool, cuprum::ew::VARIANT> _co2, cuprum::ew::Loop<cuprum::ew::VARIANT> _cloop) { \
         cuprum::ew::run(_cloop, [&](u64 _ci, i32 a, i32 b, i32& _cout0, i32& _cout1, bool& _cout2) { cuprum::Tuple3<i32, i32, bool> _cr = int_ops_map(_ci, _cloop.size, a, b); _cout0 = _cr._0; _cout1 = _cr._1; _cout2 = _cr._2; }, _ca0, _ca1, _co0, _co1, _co2); \
@@ -27,15 +34,21 @@ __device__ __forceinline__ cuprum::Tuple3<i32, i32, bool> int_ops_map(u64 _ci, u
 CUPRUM_INSTANTIATE_int_ops_contig(cuprum_elementwise_int_ops_contig)
 CUPRUM_INSTANTIATE_int_ops_s32(cuprum_elementwise_int_ops_s32)
 
+#line 15 "tests/in/arith_bitwise_ops.rs"
 __device__ __forceinline__ f64 float_ops_map(u64 _ci, u64 _cn, f64 a, f64 b) {
     f64 c = ((-a) + (b * 2.0)) - (a / b);
     f64 r = cuprum::rem(a, b);
     if (c >= r) {
+#line 18 "tests/in/arith_bitwise_ops.rs"
         return c - r;
+#line 18 "tests/in/arith_bitwise_ops.rs"
     } else {
+#line 18 "tests/in/arith_bitwise_ops.rs"
         return -(c + r);
+#line 18 "tests/in/arith_bitwise_ops.rs"
     }
 }
+#line 52 "tests/in/arith_bitwise_ops.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_float_ops(NAME, VARIANT) \
     extern "C" __global__ void NAME(cuprum::ew::In<f64, cuprum::ew::VARIANT> _ca0, cuprum::ew::In<f64, cuprum::ew::VARIANT> _ca1, cuprum::ew::Out<f64, cuprum::ew::VARIANT> _co0, cuprum::ew::Loop<cuprum::ew::VARIANT> _cloop) { \
         cuprum::ew::run(_cloop, [&](u64 _ci, f64 a, f64 b, f64& _cout0) { _cout0 = float_ops_map(_ci, _cloop.size, a, b); }, _ca0, _ca1, _co0); \
@@ -47,15 +60,21 @@ __device__ __forceinline__ f64 float_ops_map(u64 _ci, u64 _cn, f64 a, f64 b) {
 CUPRUM_INSTANTIATE_float_ops_contig(cuprum_elementwise_float_ops_contig)
 CUPRUM_INSTANTIATE_float_ops_s32(cuprum_elementwise_float_ops_s32)
 
+#line 22 "tests/in/arith_bitwise_ops.rs"
 template <typename T>
 __device__ __forceinline__ T generic_bits_map(u64 _ci, u64 _cn, T a, T b) {
     T m = cuprum::bit_xor(cuprum::bit_and(a, b), cuprum::bit_or(a, b));
     if (m > a) {
+#line 25 "tests/in/arith_bitwise_ops.rs"
         return cuprum::sub(m, a);
+#line 25 "tests/in/arith_bitwise_ops.rs"
     } else {
+#line 25 "tests/in/arith_bitwise_ops.rs"
         return cuprum::rem(m, cuprum::bit_or(b, cuprum::num<T>::one()));
+#line 25 "tests/in/arith_bitwise_ops.rs"
     }
 }
+#line 78 "tests/in/arith_bitwise_ops.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_generic_bits(NAME, VARIANT, T) \
     extern "C" __global__ void NAME(cuprum::ew::In<T, cuprum::ew::VARIANT> _ca0, cuprum::ew::In<T, cuprum::ew::VARIANT> _ca1, cuprum::ew::Out<T, cuprum::ew::VARIANT> _co0, cuprum::ew::Loop<cuprum::ew::VARIANT> _cloop) { \
         cuprum::ew::run(_cloop, [&](u64 _ci, T a, T b, T& _cout0) { _cout0 = generic_bits_map<T>(_ci, _cloop.size, a, b); }, _ca0, _ca1, _co0); \

@@ -5,6 +5,7 @@
 #include <cuprum/atomic.h>
 #include <cuprum/thread.h>
 
+#line 5 "tests/in/atomics_shared.rs"
 __device__ __forceinline__ void block_stats_body(cuprum::RoSlice<i32> x, cuprum::Slice<i32> out, u32 n) {
     __shared__ __align__(16) i32 s[8];
     __shared__ __align__(16) u32 u[2];
@@ -22,7 +23,9 @@ __device__ __forceinline__ void block_stats_body(cuprum::RoSlice<i32> x, cuprum:
         u[0ull] = 0u;
         u[1ull] = 0u;
         f[0ull] = 0.0f;
+#line 10 "tests/in/atomics_shared.rs"
     }
+#line 23 "tests/in/atomics_shared.rs"
     __syncthreads();
     u32 i = cuprum::grid_1d();
     if (i < n) {
@@ -39,12 +42,17 @@ __device__ __forceinline__ void block_stats_body(cuprum::RoSlice<i32> x, cuprum:
         cuprum::atomic_inc(&u[0u], 1000u);
         cuprum::atomic_dec(&u[1u], 1000u);
         cuprum::atomic_add(&f[0u], (f32)v);
+#line 25 "tests/in/atomics_shared.rs"
     }
+#line 40 "tests/in/atomics_shared.rs"
     __syncthreads();
     if (t < 8u) {
         if (cuprum::has(out, "block_stats", t)) cuprum::atomic_add(&out[t], s[(u64)t]);
+#line 41 "tests/in/atomics_shared.rs"
     }
+#line 44 "tests/in/atomics_shared.rs"
 }
+#line 56 "tests/in/atomics_shared.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_block_stats(NAME) \
     extern "C" __global__ void NAME(cuprum::RoSlice<i32> x, cuprum::Slice<i32> out, u32 n) { block_stats_body(x, out, n); }
 

@@ -7,6 +7,7 @@
 #include <cuprum/atomic.h>
 #include <cuprum/thread.h>
 
+#line 6 "tests/in/atomics_slices.rs"
 __device__ __forceinline__ void atomics_ints_body(cuprum::Slice<i32> c32_, cuprum::Slice<u32> u32s, cuprum::Slice<i64> c64_, cuprum::Slice<u64> u64s, cuprum::Slice<i64> old) {
     u32 i = cuprum::grid_1d();
     i64 o = 0ll;
@@ -26,33 +27,40 @@ __device__ __forceinline__ void atomics_ints_body(cuprum::Slice<i32> c32_, cupru
     o = cuprum::add(o, cuprum::add(cuprum::add(cuprum::has(c64_, "atomics_ints", 3u) ? cuprum::atomic_max(&c64_[3u], 1ll) : i64{}, cuprum::has(c64_, "atomics_ints", 4u) ? cuprum::atomic_and(&c64_[4u], 3ll) : i64{}), cuprum::has(c64_, "atomics_ints", 5u) ? cuprum::atomic_or(&c64_[5u], 3ll) : i64{}));
     o = cuprum::add(o, cuprum::add(cuprum::add(cuprum::has(c64_, "atomics_ints", 6u) ? cuprum::atomic_xor(&c64_[6u], 3ll) : i64{}, cuprum::has(c64_, "atomics_ints", 7u) ? cuprum::atomic_exch(&c64_[7u], 9ll) : i64{}), cuprum::has(c64_, "atomics_ints", 8u) ? cuprum::atomic_cas(&c64_[8u], 9ll, 10ll) : i64{}));
     u64 u = ((((((((cuprum::has(u64s, "atomics_ints", 0u) ? cuprum::atomic_add(&u64s[0u], 1ull) : u64{}) ^ (cuprum::has(u64s, "atomics_ints", 1u) ? cuprum::atomic_sub(&u64s[1u], 1ull) : u64{})) ^ (cuprum::has(u64s, "atomics_ints", 2u) ? cuprum::atomic_min(&u64s[2u], 7ull) : u64{})) ^ (cuprum::has(u64s, "atomics_ints", 3u) ? cuprum::atomic_max(&u64s[3u], 7ull) : u64{})) ^ (cuprum::has(u64s, "atomics_ints", 4u) ? cuprum::atomic_and(&u64s[4u], 1ull) : u64{})) ^ (cuprum::has(u64s, "atomics_ints", 5u) ? cuprum::atomic_or(&u64s[5u], 1ull) : u64{})) ^ (cuprum::has(u64s, "atomics_ints", 6u) ? cuprum::atomic_xor(&u64s[6u], 1ull) : u64{})) ^ (cuprum::has(u64s, "atomics_ints", 7u) ? cuprum::atomic_exch(&u64s[7u], 2ull) : u64{})) ^ (cuprum::has(u64s, "atomics_ints", 8u) ? cuprum::atomic_cas(&u64s[8u], 2ull, 3ull) : u64{});
+#line 27 "tests/in/atomics_slices.rs"
     if (cuprum::has(old, "atomics_ints", (u64)i)) old[(u64)i] = cuprum::add(o, (i64)u);
 }
+#line 34 "tests/in/atomics_slices.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_atomics_ints(NAME) \
     extern "C" __global__ void NAME(cuprum::Slice<i32> c32_, cuprum::Slice<u32> u32s, cuprum::Slice<i64> c64_, cuprum::Slice<u64> u64s, cuprum::Slice<i64> old) { atomics_ints_body(c32_, u32s, c64_, u64s, old); }
 
 CUPRUM_INSTANTIATE_atomics_ints(cuprum_rawkernel_atomics_ints)
 
+#line 32 "tests/in/atomics_slices.rs"
 __device__ __forceinline__ void atomics_floats_body(cuprum::Slice<f32> f, cuprum::Slice<f64> d, cuprum::Slice<f16> h, cuprum::Slice<bf16> b, f32 x) {
     f32 a = ((cuprum::has(f, "atomics_floats", 0u) ? cuprum::atomic_add(&f[0u], x) : f32{}) + (cuprum::has(f, "atomics_floats", 1u) ? cuprum::atomic_sub(&f[1u], x) : f32{})) + (cuprum::has(f, "atomics_floats", 2u) ? cuprum::atomic_exch(&f[2u], x) : f32{});
     f32 m = ((cuprum::has(f, "atomics_floats", 3u) ? cuprum::atomic_min(&f[3u], x) : f32{}) + (cuprum::has(f, "atomics_floats", 4u) ? cuprum::atomic_max(&f[4u], x) : f32{})) + (cuprum::has(f, "atomics_floats", 5u) ? cuprum::atomic_cas(&f[5u], 0.0f, x) : f32{});
     f64 y = (f64)x;
     f64 e = (((((cuprum::has(d, "atomics_floats", 0u) ? cuprum::atomic_add(&d[0u], y) : f64{}) + (cuprum::has(d, "atomics_floats", 1u) ? cuprum::atomic_sub(&d[1u], y) : f64{})) + (cuprum::has(d, "atomics_floats", 2u) ? cuprum::atomic_exch(&d[2u], y) : f64{})) + (cuprum::has(d, "atomics_floats", 3u) ? cuprum::atomic_min(&d[3u], y) : f64{})) + (cuprum::has(d, "atomics_floats", 4u) ? cuprum::atomic_max(&d[4u], y) : f64{})) + (cuprum::has(d, "atomics_floats", 5u) ? cuprum::atomic_cas(&d[5u], 1.0, y) : f64{});
+#line 38 "tests/in/atomics_slices.rs"
     f16 hh = cuprum::has(h, "atomics_floats", 0u) ? cuprum::atomic_add(&h[0u], cuprum::half_from_f32(x)) : f16{};
     bf16 bb = cuprum::has(b, "atomics_floats", 0u) ? cuprum::atomic_add(&b[0u], cuprum::bf16_from_f32(x)) : bf16{};
     if (cuprum::has(f, "atomics_floats", 6u)) cuprum::atomic_exch(&f[6u], (((a + m) + ((f32)e)) + cuprum::to_f32(hh)) + cuprum::to_f32(bb));
 }
+#line 51 "tests/in/atomics_slices.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_atomics_floats(NAME) \
     extern "C" __global__ void NAME(cuprum::Slice<f32> f, cuprum::Slice<f64> d, cuprum::Slice<f16> h, cuprum::Slice<bf16> b, f32 x) { atomics_floats_body(f, d, h, b, x); }
 
 CUPRUM_INSTANTIATE_atomics_floats(cuprum_rawkernel_atomics_floats)
 
+#line 44 "tests/in/atomics_slices.rs"
 template <typename T>
 __device__ __forceinline__ void atomics_misc_body(cuprum::Slice<u16> s, cuprum::Slice<T> acc, T v) {
     u16 old = cuprum::has(s, "atomics_misc", 0u) ? cuprum::atomic_cas(&s[0u], (u16)0, (u16)1) : u16{};
     if (cuprum::has(s, "atomics_misc", 1u)) cuprum::atomic_exch(&s[1u], old);
     if (cuprum::has(acc, "atomics_misc", cuprum::grid_1d())) cuprum::atomic_add(&acc[cuprum::grid_1d()], v);
 }
+#line 64 "tests/in/atomics_slices.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_atomics_misc(NAME, T) \
     extern "C" __global__ void NAME(cuprum::Slice<u16> s, cuprum::Slice<T> acc, T v) { atomics_misc_body<T>(s, acc, v); }
 

@@ -9,13 +9,16 @@
 template <typename T>
 __device__ T warp_sum(T v);
 
+#line 5 "tests/in/block_reduce_shfl.rs"
 template <typename T>
 __device__ T warp_sum(T v) {
     u32 offset = 16u;
     while (offset > 0u) {
         v = cuprum::add(v, cuprum::shfl_down_sync(4294967295u, v, offset));
         offset = cuprum::div(offset, 2u);
+#line 8 "tests/in/block_reduce_shfl.rs"
     }
+#line 12 "tests/in/block_reduce_shfl.rs"
     return v;
 }
 
@@ -30,27 +33,41 @@ __device__ __forceinline__ void block_reduce_sum_body(cuprum::RoSlice<T> x, cupr
     while (i < n) {
         v = cuprum::add(v, cuprum::get(x, "block_reduce_sum", (u64)i));
         i += cuprum::grid_size_1d();
+#line 23 "tests/in/block_reduce_shfl.rs"
     }
+#line 27 "tests/in/block_reduce_shfl.rs"
     v = warp_sum<T>(v);
     if (lane == 0u) {
         if (cuprum::has<32>(partial, "block_reduce_sum", (u64)warp)) partial[(u64)warp] = v;
+#line 28 "tests/in/block_reduce_shfl.rs"
     }
+#line 31 "tests/in/block_reduce_shfl.rs"
     __syncthreads();
     if (warp == 0u) {
         u32 nwarps = cuprum::div((blockDim.x + (u32)warpSize) - 1u, (u32)warpSize);
         T _cv0;
+#line 34 "tests/in/block_reduce_shfl.rs"
         if (lane < nwarps) {
+#line 34 "tests/in/block_reduce_shfl.rs"
             _cv0 = cuprum::get<32>(partial, "block_reduce_sum", (u64)lane);
+#line 34 "tests/in/block_reduce_shfl.rs"
         } else {
+#line 34 "tests/in/block_reduce_shfl.rs"
             _cv0 = cuprum::num<T>::zero();
+#line 34 "tests/in/block_reduce_shfl.rs"
         }
+#line 34 "tests/in/block_reduce_shfl.rs"
         v = _cv0;
         v = warp_sum<T>(v);
         if (lane == 0u) {
             if (cuprum::has(out, "block_reduce_sum", 0u)) cuprum::atomic_add(&out[0u], v);
+#line 36 "tests/in/block_reduce_shfl.rs"
         }
+#line 32 "tests/in/block_reduce_shfl.rs"
     }
+#line 40 "tests/in/block_reduce_shfl.rs"
 }
+#line 71 "tests/in/block_reduce_shfl.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_block_reduce_sum(NAME, T) \
     extern "C" __global__ void NAME(cuprum::RoSlice<T> x, cuprum::Slice<T> out, u32 n) { block_reduce_sum_body<T>(x, out, n); }
 

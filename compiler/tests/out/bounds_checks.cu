@@ -12,14 +12,17 @@ extern __shared__ __align__(16) unsigned char cuprum_dynamic_smem[];
 __device__ f32 second(cuprum::Slice<const f32> a);
 __device__ void bump(f32& x);
 
+#line 7 "tests/in/bounds_checks.rs"
 __device__ f32 second(cuprum::Slice<const f32> a) {
     return cuprum::get(a, "second", 1ull);
 }
 
+#line 12 "tests/in/bounds_checks.rs"
 __device__ void bump(f32& x) {
     x += 1.0f;
 }
 
+#line 19 "tests/in/bounds_checks.rs"
 __device__ __forceinline__ void gather_body(cuprum::RoSlice<f32> x, cuprum::RoSlice<u32> idx, cuprum::Slice<f32> y, cuprum::Slice<u32> counts) {
     __shared__ __align__(16) f32 s[64];
     u32 t = threadIdx.x;
@@ -28,63 +31,89 @@ __device__ __forceinline__ void gather_body(cuprum::RoSlice<f32> x, cuprum::RoSl
     __syncthreads();
     cuprum::Array<f32, 4> local = cuprum::Array<f32, 4>::splat(0.0f);
     {
+#line 26 "tests/in/bounds_checks.rs"
         const u64 _ce0 = 4ull;
+#line 26 "tests/in/bounds_checks.rs"
         for (u64 k = 0ull; k < _ce0; ++k) {
             local[k] = s[cuprum::rem(((u64)t) + k, 64ull)];
+#line 26 "tests/in/bounds_checks.rs"
         }
+#line 26 "tests/in/bounds_checks.rs"
     }
+#line 29 "tests/in/bounds_checks.rs"
     u64 j = (u64)cuprum::get(idx, "gather", i);
     const f32 _cv0 = local[(u64)cuprum::rem(t, 4u)] + second(x);
+#line 30 "tests/in/bounds_checks.rs"
     if (cuprum::has(y, "gather", j)) y[j] = _cv0;
     if (cuprum::has(counts, "gather", j)) cuprum::atomic_add(&counts[j], 1u);
     bump(cuprum::at(y, "gather", j + 1ull));
     {
+#line 33 "tests/in/bounds_checks.rs"
         const u64 _ce1 = y.len;
+#line 33 "tests/in/bounds_checks.rs"
         for (u64 k_1 = 0ull; k_1 < _ce1; ++k_1) {
             y[k_1] += 0.0f;
+#line 33 "tests/in/bounds_checks.rs"
         }
+#line 33 "tests/in/bounds_checks.rs"
     }
+#line 36 "tests/in/bounds_checks.rs"
     if (i < x.len) {
         if (cuprum::has(y, "gather", 0ull)) y[0ull] = x[i];
+#line 36 "tests/in/bounds_checks.rs"
     }
+#line 39 "tests/in/bounds_checks.rs"
 }
+#line 68 "tests/in/bounds_checks.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_gather(NAME) \
     extern "C" __global__ void NAME(cuprum::RoSlice<f32> x, cuprum::RoSlice<u32> idx, cuprum::Slice<f32> y, cuprum::Slice<u32> counts) { gather_body(x, idx, y, counts); }
 
 CUPRUM_INSTANTIATE_gather(cuprum_rawkernel_gather)
 
+#line 43 "tests/in/bounds_checks.rs"
 __device__ __forceinline__ void views_and_dynamic_body(cuprum::View<const f32, 2> a, cuprum::View<f32, 2> b, cuprum::Slice<f32> out) {
     cuprum::Slice<f32> buf = cuprum::Slice<f32>{reinterpret_cast<f32*>(cuprum_dynamic_smem), cuprum::dynamic_shared_bytes() / (u32)sizeof(f32)};
     cuprum::Tuple2<u32, u32> _ct0 = cuprum::grid_2d();
+#line 45 "tests/in/bounds_checks.rs"
     u32 r = _ct0._0;
+#line 45 "tests/in/bounds_checks.rs"
     u32 c = _ct0._1;
     cuprum::Tuple2<u64, u64> _ct1 = cuprum::Tuple2<u64, u64>{(u64)r, (u64)c};
+#line 46 "tests/in/bounds_checks.rs"
     u64 r_1 = _ct1._0;
+#line 46 "tests/in/bounds_checks.rs"
     u64 c_1 = _ct1._1;
     if (cuprum::has(buf, "views_and_dynamic", c_1)) buf[c_1] = cuprum::get(a, "views_and_dynamic", r_1, c_1);
     if (cuprum::has(b, "views_and_dynamic", c_1, r_1)) b(c_1, r_1) = cuprum::get(buf, "views_and_dynamic", c_1) + cuprum::get(a, "views_and_dynamic", r_1 * 2ull);
     {
         b(r_1, c_1) = a(c_1, r_1) + buf[c_1];
         out[r_1] = a[r_1];
+#line 49 "tests/in/bounds_checks.rs"
     }
+#line 53 "tests/in/bounds_checks.rs"
 }
+#line 96 "tests/in/bounds_checks.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_views_and_dynamic(NAME) \
     extern "C" __global__ void NAME(cuprum::View<const f32, 2> a, cuprum::View<f32, 2> b, cuprum::Slice<f32> out) { views_and_dynamic_body(a, b, out); }
 
 CUPRUM_INSTANTIATE_views_and_dynamic(cuprum_rawkernel_views_and_dynamic)
 
+#line 57 "tests/in/bounds_checks.rs"
 __device__ __forceinline__ void copy_unchecked_body(cuprum::RoSlice<f32> x, cuprum::Slice<f32> y) {
     u64 i = (u64)cuprum::grid_1d();
     y[i] = x[i];
 }
+#line 107 "tests/in/bounds_checks.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_copy_unchecked(NAME) \
     extern "C" __global__ void NAME(cuprum::RoSlice<f32> x, cuprum::Slice<f32> y) { copy_unchecked_body(x, y); }
 
 CUPRUM_INSTANTIATE_copy_unchecked(cuprum_rawkernel_copy_unchecked)
 
+#line 64 "tests/in/bounds_checks.rs"
 __device__ __forceinline__ f32 shifted_map(u64 _ci, u64 _cn, cuprum::Raw<f32> x, u64 k) {
     return cuprum::get(x, "shifted", _ci + k);
 }
+#line 117 "tests/in/bounds_checks.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_shifted(NAME, VARIANT) \
     extern "C" __global__ void NAME(cuprum::Raw<f32> _ca0, cuprum::ew::In<u64, cuprum::ew::VARIANT> _ca1, cuprum::ew::Out<f32, cuprum::ew::VARIANT> _co0, cuprum::ew::Loop<cuprum::ew::VARIANT> _cloop) { \
         cuprum::ew::run(_cloop, [&](u64 _ci, const cuprum::Raw<f32>& x, u64 k, f32& _cout0) { _cout0 = shifted_map(_ci, _cloop.size, x, k); }, _ca0, _ca1, _co0); \
@@ -96,19 +125,28 @@ __device__ __forceinline__ f32 shifted_map(u64 _ci, u64 _cn, cuprum::Raw<f32> x,
 CUPRUM_INSTANTIATE_shifted_contig(cuprum_elementwise_shifted_contig)
 CUPRUM_INSTANTIATE_shifted_s32(cuprum_elementwise_shifted_s32)
 
+#line 71 "tests/in/bounds_checks.rs"
 __device__ __forceinline__ f32 dot_raw_map(u64 _ci, u64 _cj, u64 _cn, f32 x, cuprum::Raw<f32> w, cuprum::Raw<f32> v) {
     u64 k = cuprum::rem(_ci, w.size);
     return (x * cuprum::get(w, "dot_raw", k)) * cuprum::get(v, "dot_raw", _ci);
 }
+#line 70 "tests/in/bounds_checks.rs"
 __device__ __forceinline__ f32 dot_raw_reduce(f32 a, f32 b) {
+#line 70 "tests/in/bounds_checks.rs"
     return a + b;
+#line 70 "tests/in/bounds_checks.rs"
 }
+#line 140 "tests/in/bounds_checks.rs (generated CUDA C)"
 __device__ __forceinline__ f32 dot_raw_post(f32 _cx) {
     return _cx;
 }
+#line 70 "tests/in/bounds_checks.rs"
 __device__ __forceinline__ f32 dot_raw_identity() {
+#line 70 "tests/in/bounds_checks.rs"
     return 0.0f;
+#line 70 "tests/in/bounds_checks.rs"
 }
+#line 150 "tests/in/bounds_checks.rs (generated CUDA C)"
 #define CUPRUM_REDUCTION_dot_raw(NAME, _cstrategy, _cidx) \
     extern "C" __global__ void __launch_bounds__(CUPRUM_REDUCE_THREADS) NAME(cuprum::ReduceOperand<const f32> x, cuprum::Raw<f32> w, cuprum::Raw<f32> v, cuprum::ReduceOperand<f32> _cout, cuprum::ReduceArgs _cargs) { \
         typedef f32 _cA; \

@@ -2,6 +2,7 @@
 #include <cuprum/types.h>
 #include <cuprum/bounds.h>
 
+#line 4 "tests/in/copy_grid_stride.rs"
 template <typename T>
 __device__ __forceinline__ void elementwise_copy_body(cuprum::RoSlice<T> x, cuprum::Slice<T> y, u32 size) {
     u32 tid = (blockIdx.x * blockDim.x) + threadIdx.x;
@@ -10,8 +11,11 @@ __device__ __forceinline__ void elementwise_copy_body(cuprum::RoSlice<T> x, cupr
     while (i < size) {
         if (cuprum::has(y, "elementwise_copy", (u64)i)) y[(u64)i] = cuprum::get(x, "elementwise_copy", (u64)i);
         i += ntid;
+#line 9 "tests/in/copy_grid_stride.rs"
     }
+#line 13 "tests/in/copy_grid_stride.rs"
 }
+#line 19 "tests/in/copy_grid_stride.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_elementwise_copy(NAME, T) \
     extern "C" __global__ void NAME(cuprum::RoSlice<T> x, cuprum::Slice<T> y, u32 size) { elementwise_copy_body<T>(x, y, size); }
 

@@ -14,16 +14,19 @@ __device__ T smoothstep(T e0, T e1, T x);
 __device__ f32 square(f32 x);
 __device__ f32 cuprum_fn_norm(f32 x, f32 y);
 
+#line 4 "tests/in/device_generic_fns.rs"
 template <typename T>
 __device__ T lerp(T a, T b, T t) {
     return a + ((b - a) * t);
 }
 
+#line 10 "tests/in/device_generic_fns.rs"
 template <typename T>
 __device__ T half_of(f64 x) {
     return cuprum::num<T>::from_f64(x * 0.5);
 }
 
+#line 16 "tests/in/device_generic_fns.rs"
 template <typename T>
 __device__ T smoothstep(T e0, T e1, T x) {
     T t = cuprum::clamp((x - e0) / (e1 - e0), cuprum::num<T>::zero(), cuprum::num<T>::one());
@@ -38,27 +41,35 @@ __device__ __forceinline__ void blend_body(cuprum::RoSlice<T> a, cuprum::RoSlice
         T t = smoothstep<T>(cuprum::num<T>::zero(), cuprum::num<T>::one(), cuprum::get(a, "blend", k));
         T h = half_of<T>(1.0);
         const T _cv0 = lerp<T>(cuprum::get(a, "blend", k), cuprum::get(b, "blend", k), t) + lerp<T>(h, h, t);
+#line 29 "tests/in/device_generic_fns.rs"
         if (cuprum::has(out, "blend", k)) out[k] = _cv0;
+#line 25 "tests/in/device_generic_fns.rs"
     }
+#line 31 "tests/in/device_generic_fns.rs"
 }
+#line 51 "tests/in/device_generic_fns.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_blend(NAME, T) \
     extern "C" __global__ void NAME(cuprum::RoSlice<T> a, cuprum::RoSlice<T> b, cuprum::Slice<T> out, u32 n) { blend_body<T>(a, b, out, n); }
 
 CUPRUM_INSTANTIATE_blend(cuprum_rawkernel_blend__f32, f32)
 CUPRUM_INSTANTIATE_blend(cuprum_rawkernel_blend__f64, f64)
 
+#line 35 "tests/in/device_generic_fns.rs"
 __device__ f32 square(f32 x) {
     return x * x;
 }
 
+#line 43 "tests/in/device_generic_fns.rs"
 __device__ f32 cuprum_fn_norm(f32 x, f32 y) {
     return cuprum::sqrt((x * x) + (y * y));
 }
 
+#line 48 "tests/in/device_generic_fns.rs"
 __device__ __forceinline__ f32 sum_of_squares_map(u64 _ci, u64 _cn, f32 x, f32 shape) {
     f32 square_1 = square(x);
     return square_1 + cuprum_fn_norm(shape, shape);
 }
+#line 73 "tests/in/device_generic_fns.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_sum_of_squares(NAME, VARIANT) \
     extern "C" __global__ void NAME(cuprum::ew::In<f32, cuprum::ew::VARIANT> _ca0, cuprum::ew::In<f32, cuprum::ew::VARIANT> _ca1, cuprum::ew::Out<f32, cuprum::ew::VARIANT> _co0, cuprum::ew::Loop<cuprum::ew::VARIANT> _cloop) { \
         cuprum::ew::run(_cloop, [&](u64 _ci, f32 x, f32 shape, f32& _cout0) { _cout0 = sum_of_squares_map(_ci, _cloop.size, x, shape); }, _ca0, _ca1, _co0); \

@@ -8,27 +8,36 @@ __device__ void min_max(f32 a, f32 b, f32& lo, f32& hi);
 template <typename T>
 __device__ bool bump(T& counter, T by);
 
+#line 5 "tests/in/device_out_params.rs"
 __device__ void min_max(f32 a, f32 b, f32& lo, f32& hi) {
     if (a < b) {
         lo = a;
         hi = b;
+#line 6 "tests/in/device_out_params.rs"
     } else {
+#line 10 "tests/in/device_out_params.rs"
         lo = b;
         hi = a;
+#line 6 "tests/in/device_out_params.rs"
     }
+#line 13 "tests/in/device_out_params.rs"
 }
 
+#line 16 "tests/in/device_out_params.rs"
 template <typename T>
 __device__ bool bump(T& counter, T by) {
     counter = cuprum::wrapping_add(counter, by);
     return counter == cuprum::num<T>::zero();
 }
 
+#line 23 "tests/in/device_out_params.rs"
 __device__ __forceinline__ void order_pairs_body(cuprum::RoSlice<f32> x, cuprum::RoSlice<f32> y, cuprum::Slice<f32> lo, cuprum::Slice<f32> hi, u32 n) {
     u32 i = cuprum::grid_1d();
     if (i >= n) {
         return;
+#line 25 "tests/in/device_out_params.rs"
     }
+#line 28 "tests/in/device_out_params.rs"
     f32 a = 0.0f;
     f32 b = 0.0f;
     min_max(cuprum::get(x, "order_pairs", (u64)i), cuprum::get(y, "order_pairs", (u64)i), a, b);
@@ -37,15 +46,23 @@ __device__ __forceinline__ void order_pairs_body(cuprum::RoSlice<f32> x, cuprum:
     u8 c = (u8)250;
     bool wrapped = false;
     {
+#line 35 "tests/in/device_out_params.rs"
         const i32 _ce0 = 10;
+#line 35 "tests/in/device_out_params.rs"
         for (i32 _unused = 0; _unused < _ce0; ++_unused) {
             wrapped = wrapped || bump<u8>(c, (u8)1);
+#line 35 "tests/in/device_out_params.rs"
         }
+#line 35 "tests/in/device_out_params.rs"
     }
+#line 38 "tests/in/device_out_params.rs"
     if (wrapped) {
         if (cuprum::has(hi, "order_pairs", (u64)i)) hi[(u64)i] += 1.0f;
+#line 38 "tests/in/device_out_params.rs"
     }
+#line 41 "tests/in/device_out_params.rs"
 }
+#line 66 "tests/in/device_out_params.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_order_pairs(NAME) \
     extern "C" __global__ void NAME(cuprum::RoSlice<f32> x, cuprum::RoSlice<f32> y, cuprum::Slice<f32> lo, cuprum::Slice<f32> hi, u32 n) { order_pairs_body(x, y, lo, hi, n); }
 

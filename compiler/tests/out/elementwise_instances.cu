@@ -4,10 +4,12 @@
 #include <cuprum/math.h>
 #include <cuprum/elementwise.h>
 
+#line 5 "tests/in/elementwise_instances.rs"
 template <typename T, typename I>
 __device__ __forceinline__ T scale_by_int_map(u64 _ci, u64 _cn, T x, I k) {
     return x * cuprum::num<T>::from_f64(cuprum::to_f64(k));
 }
+#line 13 "tests/in/elementwise_instances.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_scale_by_int(NAME, VARIANT, T, I) \
     extern "C" __global__ void NAME(cuprum::ew::In<T, cuprum::ew::VARIANT> _ca0, cuprum::ew::In<I, cuprum::ew::VARIANT> _ca1, cuprum::ew::Out<T, cuprum::ew::VARIANT> _co0, cuprum::ew::Loop<cuprum::ew::VARIANT> _cloop) { \
         cuprum::ew::run(_cloop, [&](u64 _ci, T x, I k, T& _cout0) { _cout0 = scale_by_int_map<T, I>(_ci, _cloop.size, x, k); }, _ca0, _ca1, _co0); \
@@ -23,10 +25,12 @@ CUPRUM_INSTANTIATE_scale_by_int_s32(cuprum_elementwise_scale_by_int_s32__f64__i6
 CUPRUM_INSTANTIATE_scale_by_int_contig(cuprum_elementwise_scale_by_int_contig__f16__u8, f16, u8)
 CUPRUM_INSTANTIATE_scale_by_int_s32(cuprum_elementwise_scale_by_int_s32__f16__u8, f16, u8)
 
+#line 10 "tests/in/elementwise_instances.rs"
 template <typename I>
 __device__ __forceinline__ u32 popcount_map(u64 _ci, u64 _cn, I x) {
     return cuprum::count_ones(x);
 }
+#line 34 "tests/in/elementwise_instances.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_popcount(NAME, VARIANT, I) \
     extern "C" __global__ void NAME(cuprum::ew::In<I, cuprum::ew::VARIANT> _ca0, cuprum::ew::Out<u32, cuprum::ew::VARIANT> _co0, cuprum::ew::Loop<cuprum::ew::VARIANT> _cloop) { \
         cuprum::ew::run(_cloop, [&](u64 _ci, I x, u32& _cout0) { _cout0 = popcount_map<I>(_ci, _cloop.size, x); }, _ca0, _co0); \
@@ -44,10 +48,13 @@ CUPRUM_INSTANTIATE_popcount_s32(cuprum_elementwise_popcount_s32__u32, u32)
 CUPRUM_INSTANTIATE_popcount_contig(cuprum_elementwise_popcount_contig__u64, u64)
 CUPRUM_INSTANTIATE_popcount_s32(cuprum_elementwise_popcount_s32__u64, u64)
 
+#line 16 "tests/in/elementwise_instances.rs"
 template <typename T>
 __device__ __forceinline__ T where_bound_map(u64 _ci, u64 _cn, T x) {
+#line 21 "tests/in/elementwise_instances.rs"
     return cuprum::abs(x);
 }
+#line 58 "tests/in/elementwise_instances.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_where_bound(NAME, VARIANT, T) \
     extern "C" __global__ void NAME(cuprum::ew::In<T, cuprum::ew::VARIANT> _ca0, cuprum::ew::Out<T, cuprum::ew::VARIANT> _co0, cuprum::ew::Loop<cuprum::ew::VARIANT> _cloop) { \
         cuprum::ew::run(_cloop, [&](u64 _ci, T x, T& _cout0) { _cout0 = where_bound_map<T>(_ci, _cloop.size, x); }, _ca0, _co0); \

@@ -4,16 +4,22 @@
 #include <cuprum/math.h>
 #include <cuprum/elementwise.h>
 
+#line 4 "tests/in/elementwise_multi_output.rs"
 template <typename T>
 __device__ __forceinline__ cuprum::Tuple2<T, T> floor_divmod_map(u64 _ci, u64 _cn, T a, T b) {
     T q = cuprum::div(a, b);
     T r = cuprum::rem(a, b);
     if ((r != cuprum::num<T>::zero()) && ((r < cuprum::num<T>::zero()) != (b < cuprum::num<T>::zero()))) {
         return cuprum::Tuple2<T, T>{cuprum::sub(q, cuprum::num<T>::one()), cuprum::add(r, b)};
+#line 8 "tests/in/elementwise_multi_output.rs"
     } else {
+#line 11 "tests/in/elementwise_multi_output.rs"
         return cuprum::Tuple2<T, T>{q, r};
+#line 8 "tests/in/elementwise_multi_output.rs"
     }
+#line 13 "tests/in/elementwise_multi_output.rs"
 }
+#line 23 "tests/in/elementwise_multi_output.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_floor_divmod(NAME, VARIANT, T) \
     extern "C" __global__ void NAME(cuprum::ew::In<T, cuprum::ew::VARIANT> _ca0, cuprum::ew::In<T, cuprum::ew::VARIANT> _ca1, cuprum::ew::Out<T, cuprum::ew::VARIANT> _co0, cuprum::ew::Out<T, cuprum::ew::VARIANT> _co1, cuprum::ew::Loop<cuprum::ew::VARIANT> _cloop) { \
         cuprum::ew::run(_cloop, [&](u64 _ci, T a, T b, T& _cout0, T& _cout1) { cuprum::Tuple2<T, T> _cr = floor_divmod_map<T>(_ci, _cloop.size, a, b); _cout0 = _cr._0; _cout1 = _cr._1; }, _ca0, _ca1, _co0, _co1); \
@@ -27,10 +33,12 @@ CUPRUM_INSTANTIATE_floor_divmod_s32(cuprum_elementwise_floor_divmod_s32__i32, i3
 CUPRUM_INSTANTIATE_floor_divmod_contig(cuprum_elementwise_floor_divmod_contig__i64, i64)
 CUPRUM_INSTANTIATE_floor_divmod_s32(cuprum_elementwise_floor_divmod_s32__i64, i64)
 
+#line 17 "tests/in/elementwise_multi_output.rs"
 __device__ __forceinline__ cuprum::Tuple3<f64, f64, bool> split_float_map(u64 _ci, u64 _cn, f64 x) {
     f64 whole = cuprum::trunc(x);
     return cuprum::Tuple3<f64, f64, bool>{whole, x - whole, cuprum::is_sign_negative(x)};
 }
+#line 42 "tests/in/elementwise_multi_output.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_split_float(NAME, VARIANT) \
     extern "C" __global__ void NAME(cuprum::ew::In<f64, cuprum::ew::VARIANT> _ca0, cuprum::ew::Out<f64, cuprum::ew::VARIANT> _co0, cuprum::ew::Out<f64, cuprum::ew::VARIANT> _co1, cuprum::ew::Out<bool, cuprum::ew::VARIANT> _co2, cuprum::ew::Loop<cuprum::ew::VARIANT> _cloop) { \
         cuprum::ew::run(_cloop, [&](u64 _ci, f64 x, f64& _cout0, f64& _cout1, bool& _cout2) { cuprum::Tuple3<f64, f64, bool> _cr = split_float_map(_ci, _cloop.size, x); _cout0 = _cr._0; _cout1 = _cr._1; _cout2 = _cr._2; }, _ca0, _co0, _co1, _co2); \

@@ -3,10 +3,12 @@
 #include <cuprum/bounds.h>
 #include <cuprum/elementwise.h>
 
+#line 4 "tests/in/elementwise_raw_index.rs"
 template <typename T>
 __device__ __forceinline__ T reverse_map(u64 _ci, u64 _cn, cuprum::Raw<T> x) {
     return cuprum::get(x, "reverse", (_cn - _ci) - 1ull);
 }
+#line 12 "tests/in/elementwise_raw_index.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_reverse(NAME, VARIANT, T) \
     extern "C" __global__ void NAME(cuprum::Raw<T> _ca0, cuprum::ew::Out<T, cuprum::ew::VARIANT> _co0, cuprum::ew::Loop<cuprum::ew::VARIANT> _cloop) { \
         cuprum::ew::run(_cloop, [&](u64 _ci, const cuprum::Raw<T>& x, T& _cout0) { _cout0 = reverse_map<T>(_ci, _cloop.size, x); }, _ca0, _co0); \
@@ -24,23 +26,35 @@ CUPRUM_INSTANTIATE_reverse_s32(cuprum_elementwise_reverse_s32__f32, f32)
 CUPRUM_INSTANTIATE_reverse_contig(cuprum_elementwise_reverse_contig__f64, f64)
 CUPRUM_INSTANTIATE_reverse_s32(cuprum_elementwise_reverse_s32__f64, f64)
 
+#line 12 "tests/in/elementwise_raw_index.rs"
 __device__ __forceinline__ f32 smooth3_map(u64 _ci, u64 _cn, cuprum::Raw<f32> x, f32 w) {
     u64 i = _ci;
     u64 n = x.size;
     f32 left;
+#line 15 "tests/in/elementwise_raw_index.rs"
     if (i > 0ull) {
+#line 15 "tests/in/elementwise_raw_index.rs"
         left = cuprum::get(x, "smooth3", i - 1ull);
+#line 15 "tests/in/elementwise_raw_index.rs"
     } else {
+#line 15 "tests/in/elementwise_raw_index.rs"
         left = cuprum::get(x, "smooth3", i);
+#line 15 "tests/in/elementwise_raw_index.rs"
     }
     f32 right;
+#line 16 "tests/in/elementwise_raw_index.rs"
     if ((i + 1ull) < n) {
+#line 16 "tests/in/elementwise_raw_index.rs"
         right = cuprum::get(x, "smooth3", i + 1ull);
+#line 16 "tests/in/elementwise_raw_index.rs"
     } else {
+#line 16 "tests/in/elementwise_raw_index.rs"
         right = cuprum::get(x, "smooth3", i);
+#line 16 "tests/in/elementwise_raw_index.rs"
     }
     return ((w * left) + ((1.0f - (2.0f * w)) * cuprum::get(x, "smooth3", i))) + (w * right);
 }
+#line 58 "tests/in/elementwise_raw_index.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_smooth3(NAME, VARIANT) \
     extern "C" __global__ void NAME(cuprum::Raw<f32> _ca0, cuprum::ew::In<f32, cuprum::ew::VARIANT> _ca1, cuprum::ew::Out<f32, cuprum::ew::VARIANT> _co0, cuprum::ew::Loop<cuprum::ew::VARIANT> _cloop) { \
         cuprum::ew::run(_cloop, [&](u64 _ci, const cuprum::Raw<f32>& x, f32 w, f32& _cout0) { _cout0 = smooth3_map(_ci, _cloop.size, x, w); }, _ca0, _ca1, _co0); \

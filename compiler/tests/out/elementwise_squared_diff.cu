@@ -2,11 +2,13 @@
 #include <cuprum/types.h>
 #include <cuprum/elementwise.h>
 
+#line 4 "tests/in/elementwise_squared_diff.rs"
 template <typename T>
 __device__ __forceinline__ T squared_diff_map(u64 _ci, u64 _cn, T x, T y) {
     T d = x - y;
     return d * d;
 }
+#line 12 "tests/in/elementwise_squared_diff.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_squared_diff(NAME, VARIANT, T) \
     extern "C" __global__ void NAME(cuprum::ew::In<T, cuprum::ew::VARIANT> _ca0, cuprum::ew::In<T, cuprum::ew::VARIANT> _ca1, cuprum::ew::Out<T, cuprum::ew::VARIANT> _co0, cuprum::ew::Loop<cuprum::ew::VARIANT> _cloop) { \
         cuprum::ew::run(_cloop, [&](u64 _ci, T x, T y, T& _cout0) { _cout0 = squared_diff_map<T>(_ci, _cloop.size, x, y); }, _ca0, _ca1, _co0); \
@@ -20,9 +22,11 @@ CUPRUM_INSTANTIATE_squared_diff_s32(cuprum_elementwise_squared_diff_s32__f32, f3
 CUPRUM_INSTANTIATE_squared_diff_contig(cuprum_elementwise_squared_diff_contig__f64, f64)
 CUPRUM_INSTANTIATE_squared_diff_s32(cuprum_elementwise_squared_diff_s32__f64, f64)
 
+#line 12 "tests/in/elementwise_squared_diff.rs"
 __device__ __forceinline__ f32 axpy_map(u64 _ci, u64 _cn, f32 a, f32 x, f32 y) {
     return (a * x) + y;
 }
+#line 30 "tests/in/elementwise_squared_diff.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_axpy(NAME, VARIANT) \
     extern "C" __global__ void NAME(cuprum::ew::In<f32, cuprum::ew::VARIANT> _ca0, cuprum::ew::In<f32, cuprum::ew::VARIANT> _ca1, cuprum::ew::In<f32, cuprum::ew::VARIANT> _ca2, cuprum::ew::Out<f32, cuprum::ew::VARIANT> _co0, cuprum::ew::Loop<cuprum::ew::VARIANT> _cloop) { \
         cuprum::ew::run(_cloop, [&](u64 _ci, f32 a, f32 x, f32 y, f32& _cout0) { _cout0 = axpy_map(_ci, _cloop.size, a, x, y); }, _ca0, _ca1, _ca2, _co0); \

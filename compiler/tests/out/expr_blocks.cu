@@ -3,32 +3,50 @@
 #include <cuprum/math.h>
 #include <cuprum/elementwise.h>
 
+#line 5 "tests/in/expr_blocks.rs"
 __device__ __forceinline__ f32 blocks_map(u64 _ci, u64 _cn, f32 x, f32 y) {
     f32 a;
+#line 6 "tests/in/expr_blocks.rs"
     {
         f32 t = x * 2.0f;
         a = t + 1.0f;
+#line 6 "tests/in/expr_blocks.rs"
     }
+#line 10 "tests/in/expr_blocks.rs"
     f32 b;
+#line 10 "tests/in/expr_blocks.rs"
     {
         f32 t_1;
+#line 11 "tests/in/expr_blocks.rs"
         {
             f32 u = y - 1.0f;
             t_1 = u * u;
+#line 11 "tests/in/expr_blocks.rs"
         }
+#line 15 "tests/in/expr_blocks.rs"
         b = cuprum::sqrt(t_1);
+#line 10 "tests/in/expr_blocks.rs"
     }
+#line 17 "tests/in/expr_blocks.rs"
     f32 c;
+#line 17 "tests/in/expr_blocks.rs"
     f32 _cv0;
+#line 17 "tests/in/expr_blocks.rs"
     {
         f32 m = a - b;
         _cv0 = m;
+#line 17 "tests/in/expr_blocks.rs"
     }
+#line 17 "tests/in/expr_blocks.rs"
     c = cuprum::max(a + b, _cv0);
+#line 21 "tests/in/expr_blocks.rs"
     {
         return c * 0.5f;
+#line 21 "tests/in/expr_blocks.rs"
     }
+#line 24 "tests/in/expr_blocks.rs"
 }
+#line 50 "tests/in/expr_blocks.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_blocks(NAME, VARIANT) \
     extern "C" __global__ void NAME(cuprum::ew::In<f32, cuprum::ew::VARIANT> _ca0, cuprum::ew::In<f32, cuprum::ew::VARIANT> _ca1, cuprum::ew::Out<f32, cuprum::ew::VARIANT> _co0, cuprum::ew::Loop<cuprum::ew::VARIANT> _cloop) { \
         cuprum::ew::run(_cloop, [&](u64 _ci, f32 x, f32 y, f32& _cout0) { _cout0 = blocks_map(_ci, _cloop.size, x, y); }, _ca0, _ca1, _co0); \

@@ -5,27 +5,41 @@
 #include <cuprum/math.h>
 #include <cuprum/thread.h>
 
+#line 6 "tests/in/fast_math.rs"
 __device__ __forceinline__ void softmax_row_body(cuprum::RoSlice<f32> x, cuprum::Slice<f32> y, u32 n) {
     u32 i = cuprum::grid_1d();
     if (i >= n) {
         return;
+#line 8 "tests/in/fast_math.rs"
     }
+#line 11 "tests/in/fast_math.rs"
     f32 m = cuprum::num<f32>::neg_infinity();
     {
+#line 12 "tests/in/fast_math.rs"
         const u32 _ce0 = n;
+#line 12 "tests/in/fast_math.rs"
         for (u32 k = 0u; k < _ce0; ++k) {
             m = cuprum::max(m, cuprum::get(x, "softmax_row", (u64)k));
+#line 12 "tests/in/fast_math.rs"
         }
+#line 12 "tests/in/fast_math.rs"
     }
+#line 15 "tests/in/fast_math.rs"
     f32 s = 0.0f;
     {
+#line 16 "tests/in/fast_math.rs"
         const u32 _ce1 = n;
+#line 16 "tests/in/fast_math.rs"
         for (u32 k_1 = 0u; k_1 < _ce1; ++k_1) {
             s += cuprum::exp(cuprum::get(x, "softmax_row", (u64)k_1) - m);
+#line 16 "tests/in/fast_math.rs"
         }
+#line 16 "tests/in/fast_math.rs"
     }
+#line 19 "tests/in/fast_math.rs"
     if (cuprum::has(y, "softmax_row", (u64)i)) y[(u64)i] = cuprum::exp(cuprum::get(x, "softmax_row", (u64)i) - m) / s;
 }
+#line 43 "tests/in/fast_math.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_softmax_row(NAME) \
     extern "C" __global__ void NAME(cuprum::RoSlice<f32> x, cuprum::Slice<f32> y, u32 n) { softmax_row_body(x, y, n); }
 

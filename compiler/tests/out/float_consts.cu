@@ -4,24 +4,38 @@
 #include <cuprum/math.h>
 #include <cuprum/elementwise.h>
 
+#line 13 "tests/in/float_consts.rs"
 __device__ __forceinline__ cuprum::Tuple3<f32, f64, i64> constants_map(u64 _ci, u64 _cn, f32 x, i32 n) {
     f32 big;
+#line 14 "tests/in/float_consts.rs"
     if (cuprum::is_finite(x)) {
+#line 14 "tests/in/float_consts.rs"
         big = x;
+#line 14 "tests/in/float_consts.rs"
     } else {
+#line 14 "tests/in/float_consts.rs"
         big = cuprum::num<f32>::max_value();
+#line 14 "tests/in/float_consts.rs"
     }
     f32 clipped = (cuprum::min(cuprum::max(big, cuprum::num<f32>::neg_infinity()), cuprum::num<f32>::infinity()) + cuprum::num<f32>::epsilon()) - cuprum::num<f32>::min_positive();
     f32 nan_free;
+#line 16 "tests/in/float_consts.rs"
     if (cuprum::is_nan(clipped)) {
+#line 16 "tests/in/float_consts.rs"
         nan_free = cuprum::max(cuprum::num<f32>::nan(), 0.0f);
+#line 16 "tests/in/float_consts.rs"
     } else {
+#line 16 "tests/in/float_consts.rs"
         nan_free = clipped + (cuprum::abs(cuprum::num<f32>::min_value()) * 0.0f);
+#line 16 "tests/in/float_consts.rs"
     }
     f64 angle = ((((((((((cuprum::num<f64>::pi() * 2.0) + cuprum::num<f64>::e()) - cuprum::num<f64>::tau()) + (cuprum::num<f64>::sqrt_2() * cuprum::num<f64>::frac_1_sqrt_2())) + cuprum::num<f64>::ln_2()) + cuprum::num<f64>::ln_10()) + cuprum::num<f64>::frac_pi_2()) + cuprum::num<f64>::frac_pi_4()) + cuprum::num<f64>::frac_1_pi()) + cuprum::num<f64>::log2_e()) + cuprum::num<f64>::log10_e();
+#line 21 "tests/in/float_consts.rs"
     i64 ints = cuprum::add(cuprum::add(cuprum::add(cuprum::add(cuprum::add(cuprum::add(cuprum::add((i64)cuprum::sub(cuprum::num<i32>::max_value(), n), cuprum::div(cuprum::num<i64>::min_value(), 2ll)), (i64)cuprum::num<u8>::max_value()), (i64)cuprum::num<i8>::min_value()), (i64)32u), (i64)64u), (i64)cuprum::num<i16>::max_value()), (i64)cuprum::num<u64>::min_value());
+#line 23 "tests/in/float_consts.rs"
     return cuprum::Tuple3<f32, f64, i64>{nan_free + cuprum::num<f32>::pi(), angle, ints};
 }
+#line 39 "tests/in/float_consts.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_constants(NAME, VARIANT) \
     extern "C" __global__ void NAME(cuprum::ew::In<f32, cuprum::ew::VARIANT> _ca0, cuprum::ew::In<i32, cuprum::ew::VARIANT> _ca1, cuprum::ew::Out<f32, cuprum::ew::VARIANT> _co0, cuprum::ew::Out<f64, cuprum::ew::VARIANT> _co1, cuprum::ew::Out<i64, cuprum::ew::VARIANT> _co2, cuprum::ew::Loop<cuprum::ew::VARIANT> _cloop) { \
         cuprum::ew::run(_cloop, [&](u64 _ci, f32 x, i32 n, f32& _cout0, f64& _cout1, i64& _cout2) { cuprum::Tuple3<f32, f64, i64> _cr = constants_map(_ci, _cloop.size, x, n); _cout0 = _cr._0; _cout1 = _cr._1; _cout2 = _cr._2; }, _ca0, _ca1, _co0, _co1, _co2); \
@@ -33,16 +47,23 @@ __device__ __forceinline__ cuprum::Tuple3<f32, f64, i64> constants_map(u64 _ci, 
 CUPRUM_INSTANTIATE_constants_contig(cuprum_elementwise_constants_contig)
 CUPRUM_INSTANTIATE_constants_s32(cuprum_elementwise_constants_s32)
 
+#line 28 "tests/in/float_consts.rs"
 __device__ __forceinline__ cuprum::Tuple3<f32, f64, i64> imported_consts_map(u64 _ci, u64 _cn, f32 x, i64 n) {
     f32 a;
+#line 29 "tests/in/float_consts.rs"
     if (true) {
+#line 29 "tests/in/float_consts.rs"
         a = (x * cuprum::num<f32>::pi()) + cuprum::num<f32>::frac_pi_2();
+#line 29 "tests/in/float_consts.rs"
     } else {
+#line 29 "tests/in/float_consts.rs"
         a = x;
+#line 29 "tests/in/float_consts.rs"
     }
     f64 b = (cuprum::num<f64>::sqrt_2() * 0.5) + cuprum::num<f64>::ln_2();
     return cuprum::Tuple3<f32, f64, i64>{a, b, cuprum::min(n, cuprum::shl(1ll, 40))};
 }
+#line 67 "tests/in/float_consts.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_imported_consts(NAME, VARIANT) \
     extern "C" __global__ void NAME(cuprum::ew::In<f32, cuprum::ew::VARIANT> _ca0, cuprum::ew::In<i64, cuprum::ew::VARIANT> _ca1, cuprum::ew::Out<f32, cuprum::ew::VARIANT> _co0, cuprum::ew::Out<f64, cuprum::ew::VARIANT> _co1, cuprum::ew::Out<i64, cuprum::ew::VARIANT> _co2, cuprum::ew::Loop<cuprum::ew::VARIANT> _cloop) { \
         cuprum::ew::run(_cloop, [&](u64 _ci, f32 x, i64 n, f32& _cout0, f64& _cout1, i64& _cout2) { cuprum::Tuple3<f32, f64, i64> _cr = imported_consts_map(_ci, _cloop.size, x, n); _cout0 = _cr._0; _cout1 = _cr._1; _cout2 = _cr._2; }, _ca0, _ca1, _co0, _co1, _co2); \

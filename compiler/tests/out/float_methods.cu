@@ -5,6 +5,7 @@
 #include <cuprum/math.h>
 #include <cuprum/elementwise.h>
 
+#line 5 "tests/in/float_methods.rs"
 __device__ __forceinline__ f32 float_methods_f32_map(u64 _ci, u64 _cn, f32 x, f32 y) {
     f32 a = (((((cuprum::sqrt(x) + cuprum::cbrt(x)) + cuprum::exp(x)) + cuprum::exp2(x)) + cuprum::exp_m1(x)) + cuprum::ln(x)) + cuprum::ln_1p(x);
     f32 b = ((((((cuprum::log2(x) + cuprum::log10(x)) + cuprum::sin(x)) + cuprum::cos(x)) + cuprum::tan(x)) + cuprum::asin(x)) + cuprum::acos(x)) + cuprum::atan(x);
@@ -15,13 +16,19 @@ __device__ __forceinline__ f32 float_methods_f32_map(u64 _ci, u64 _cn, f32 x, f3
     f32 g = cuprum::mul_add(x, y, 1.0f) + cuprum::clamp(x, -1.0f, 1.0f);
     bool flags = (cuprum::is_nan(x) || (cuprum::is_finite(x) && (!cuprum::is_infinite(x)))) || cuprum::is_sign_negative(x);
     f32 h;
+#line 14 "tests/in/float_methods.rs"
     if (flags) {
+#line 14 "tests/in/float_methods.rs"
         h = 1.0f;
+#line 14 "tests/in/float_methods.rs"
     } else {
+#line 14 "tests/in/float_methods.rs"
         h = 0.0f;
+#line 14 "tests/in/float_methods.rs"
     }
     return ((((((a + b) + c) + d) + e) + f) + g) + h;
 }
+#line 32 "tests/in/float_methods.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_float_methods_f32(NAME, VARIANT) \
     extern "C" __global__ void NAME(cuprum::ew::In<f32, cuprum::ew::VARIANT> _ca0, cuprum::ew::In<f32, cuprum::ew::VARIANT> _ca1, cuprum::ew::Out<f32, cuprum::ew::VARIANT> _co0, cuprum::ew::Loop<cuprum::ew::VARIANT> _cloop) { \
         cuprum::ew::run(_cloop, [&](u64 _ci, f32 x, f32 y, f32& _cout0) { _cout0 = float_methods_f32_map(_ci, _cloop.size, x, y); }, _ca0, _ca1, _co0); \
@@ -33,17 +40,23 @@ __device__ __forceinline__ f32 float_methods_f32_map(u64 _ci, u64 _cn, f32 x, f3
 CUPRUM_INSTANTIATE_float_methods_f32_contig(cuprum_elementwise_float_methods_f32_contig)
 CUPRUM_INSTANTIATE_float_methods_f32_s32(cuprum_elementwise_float_methods_f32_s32)
 
+#line 19 "tests/in/float_methods.rs"
 template <typename T>
 __device__ __forceinline__ T float_methods_generic_map(u64 _ci, u64 _cn, T x, T y) {
     T a = (((cuprum::sqrt(x) * cuprum::exp(x)) - cuprum::abs(cuprum::ln(x))) + cuprum::powi(cuprum::sin(x), 2)) + cuprum::powf(cuprum::cos(x), y);
     T b = cuprum::min(cuprum::max(cuprum::floor(x), cuprum::ceil(y)), cuprum::round(x)) + cuprum::hypot(cuprum::trunc(x), y);
     T c = (cuprum::tanh(cuprum::mul_add(x, y, cuprum::num<T>::one())) + cuprum::atan2(x, y)) + (cuprum::signum(x) * cuprum::recip(x));
     if (cuprum::is_nan(x) || cuprum::is_infinite(y)) {
+#line 24 "tests/in/float_methods.rs"
         return cuprum::num<T>::zero();
+#line 24 "tests/in/float_methods.rs"
     } else {
+#line 24 "tests/in/float_methods.rs"
         return (a + b) + c;
+#line 24 "tests/in/float_methods.rs"
     }
 }
+#line 60 "tests/in/float_methods.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_float_methods_generic(NAME, VARIANT, T) \
     extern "C" __global__ void NAME(cuprum::ew::In<T, cuprum::ew::VARIANT> _ca0, cuprum::ew::In<T, cuprum::ew::VARIANT> _ca1, cuprum::ew::Out<T, cuprum::ew::VARIANT> _co0, cuprum::ew::Loop<cuprum::ew::VARIANT> _cloop) { \
         cuprum::ew::run(_cloop, [&](u64 _ci, T x, T y, T& _cout0) { _cout0 = float_methods_generic_map<T>(_ci, _cloop.size, x, y); }, _ca0, _ca1, _co0); \
@@ -57,11 +70,13 @@ CUPRUM_INSTANTIATE_float_methods_generic_s32(cuprum_elementwise_float_methods_ge
 CUPRUM_INSTANTIATE_float_methods_generic_contig(cuprum_elementwise_float_methods_generic_contig__f16, f16)
 CUPRUM_INSTANTIATE_float_methods_generic_s32(cuprum_elementwise_float_methods_generic_s32__f16, f16)
 
+#line 29 "tests/in/float_methods.rs"
 __device__ __forceinline__ cuprum::Tuple2<u64, f32> flip_sign_bits_map(u64 _ci, u64 _cn, f64 x) {
     u64 bits = (u64)__double_as_longlong(x) ^ 9223372036854775808ull;
     f32 single = __uint_as_float(((u32)cuprum::shr(bits, 32)) & 2147483647u);
     return cuprum::Tuple2<u64, f32>{bits, single};
 }
+#line 80 "tests/in/float_methods.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_flip_sign_bits(NAME, VARIANT) \
     extern "C" __global__ void NAME(cuprum::ew::In<f64, cuprum::ew::VARIANT> _ca0, cuprum::ew::Out<u64, cuprum::ew::VARIANT> _co0, cuprum::ew::Out<f32, cuprum::ew::VARIANT> _co1, cuprum::ew::Loop<cuprum::ew::VARIANT> _cloop) { \
         cuprum::ew::run(_cloop, [&](u64 _ci, f64 x, u64& _cout0, f32& _cout1) { cuprum::Tuple2<u64, f32> _cr = flip_sign_bits_map(_ci, _cloop.size, x); _cout0 = _cr._0; _cout1 = _cr._1; }, _ca0, _co0, _co1); \

@@ -4,118 +4,215 @@
 #include <cuprum/arith.h>
 #include <cuprum/thread.h>
 
+#line 6 "tests/in/for_ranges.rs"
 __device__ __forceinline__ void ranges_body(cuprum::Slice<i64> out, u32 n) {
     u64 t = (u64)cuprum::grid_1d();
     i64 s = 0ll;
     {
+#line 9 "tests/in/for_ranges.rs"
         const u32 _ce0 = n;
+#line 9 "tests/in/for_ranges.rs"
         for (u32 i = 0u; i < _ce0; ++i) {
             s = cuprum::add(s, (i64)i);
+#line 9 "tests/in/for_ranges.rs"
         }
+#line 9 "tests/in/for_ranges.rs"
     }
+#line 12 "tests/in/for_ranges.rs"
     {
+#line 12 "tests/in/for_ranges.rs"
         const u32 _ce1 = n;
+#line 12 "tests/in/for_ranges.rs"
         if (1u <= _ce1) {
+#line 12 "tests/in/for_ranges.rs"
             const u32 _clast0 = (u32)((u32)_ce1 - (u32)1u);
+#line 12 "tests/in/for_ranges.rs"
             u32 _ck0 = 0;
+#line 12 "tests/in/for_ranges.rs"
             do {
+#line 12 "tests/in/for_ranges.rs"
                 const u32 i_1 = (u32)((u32)1u + _ck0);
                 s = cuprum::add(s, (i64)i_1);
+#line 12 "tests/in/for_ranges.rs"
             } while (_ck0 < _clast0 && ((++_ck0), true));
+#line 12 "tests/in/for_ranges.rs"
         }
+#line 12 "tests/in/for_ranges.rs"
     }
+#line 15 "tests/in/for_ranges.rs"
     {
+#line 15 "tests/in/for_ranges.rs"
         const u32 _ce2 = n;
+#line 15 "tests/in/for_ranges.rs"
         if (0u < _ce2) {
+#line 15 "tests/in/for_ranges.rs"
             const u32 _clast1 = (u32)((u32)_ce2 - (u32)0u - 1);
+#line 15 "tests/in/for_ranges.rs"
             u32 _ck1 = 0;
+#line 15 "tests/in/for_ranges.rs"
             do {
+#line 15 "tests/in/for_ranges.rs"
                 const u32 i_2 = (u32)((u32)_ce2 - 1 - _ck1);
                 s = cuprum::sub(s, (i64)i_2);
+#line 15 "tests/in/for_ranges.rs"
             } while (_ck1 < _clast1 && ((++_ck1), true));
+#line 15 "tests/in/for_ranges.rs"
         }
+#line 15 "tests/in/for_ranges.rs"
     }
+#line 18 "tests/in/for_ranges.rs"
     {
+#line 18 "tests/in/for_ranges.rs"
         const i64 _ce3 = 100ll;
+#line 18 "tests/in/for_ranges.rs"
         const u64 _cstep0 = 7ull == 0 ? (u64)1 : (u64)7ull;
+#line 18 "tests/in/for_ranges.rs"
         if (0ll < _ce3) {
+#line 18 "tests/in/for_ranges.rs"
             const u64 _clast2 = (u64)((u64)_ce3 - (u64)0ll - 1);
+#line 18 "tests/in/for_ranges.rs"
             u64 _ck2 = 0;
+#line 18 "tests/in/for_ranges.rs"
             do {
+#line 18 "tests/in/for_ranges.rs"
                 const i64 i_3 = (i64)((u64)0ll + _ck2);
                 s = cuprum::add(s, i_3);
+#line 18 "tests/in/for_ranges.rs"
             } while ((u64)(_clast2 - _ck2) >= _cstep0 && ((_ck2 += (u64)_cstep0), true));
+#line 18 "tests/in/for_ranges.rs"
         }
+#line 18 "tests/in/for_ranges.rs"
     }
+#line 21 "tests/in/for_ranges.rs"
     {
+#line 21 "tests/in/for_ranges.rs"
         const u32 _ce4 = 100u;
+#line 21 "tests/in/for_ranges.rs"
         const u64 _cstep1 = 3ull == 0 ? (u64)1 : (u64)3ull;
+#line 21 "tests/in/for_ranges.rs"
         if (0u <= _ce4) {
+#line 21 "tests/in/for_ranges.rs"
             const u32 _clast3 = (u32)((u32)_ce4 - (u32)0u);
+#line 21 "tests/in/for_ranges.rs"
             u32 _ck3 = 0;
+#line 21 "tests/in/for_ranges.rs"
             do {
+#line 21 "tests/in/for_ranges.rs"
                 const u32 i_4 = (u32)((u32)_ce4 - _ck3);
                 s ^= (i64)i_4;
+#line 21 "tests/in/for_ranges.rs"
             } while ((u64)(_clast3 - _ck3) >= _cstep1 && ((_ck3 += (u32)_cstep1), true));
+#line 21 "tests/in/for_ranges.rs"
         }
+#line 21 "tests/in/for_ranges.rs"
     }
+#line 24 "tests/in/for_ranges.rs"
     {
+#line 24 "tests/in/for_ranges.rs"
         const u8 _ce5 = (u8)255;
+#line 24 "tests/in/for_ranges.rs"
         if (((u8)250) <= _ce5) {
+#line 24 "tests/in/for_ranges.rs"
             const u8 _clast4 = (u8)((u8)_ce5 - (u8)((u8)250));
+#line 24 "tests/in/for_ranges.rs"
             u8 _ck4 = 0;
+#line 24 "tests/in/for_ranges.rs"
             do {
+#line 24 "tests/in/for_ranges.rs"
                 const u8 b = (u8)((u8)((u8)250) + _ck4);
                 s = cuprum::add(s, (i64)b);
+#line 24 "tests/in/for_ranges.rs"
             } while (_ck4 < _clast4 && ((++_ck4), true));
+#line 24 "tests/in/for_ranges.rs"
         }
+#line 24 "tests/in/for_ranges.rs"
     }
+#line 27 "tests/in/for_ranges.rs"
     {
+#line 27 "tests/in/for_ranges.rs"
         const i32 _cs0 = -5;
+#line 27 "tests/in/for_ranges.rs"
         const i32 _ce6 = 5;
+#line 27 "tests/in/for_ranges.rs"
         if (_cs0 < _ce6) {
+#line 27 "tests/in/for_ranges.rs"
             const u32 _clast5 = (u32)((u32)_ce6 - (u32)_cs0 - 1);
+#line 27 "tests/in/for_ranges.rs"
             u32 _ck5 = 0;
+#line 27 "tests/in/for_ranges.rs"
             do {
+#line 27 "tests/in/for_ranges.rs"
                 const i32 i_5 = (i32)((u32)_ce6 - 1 - _ck5);
                 s = cuprum::mul(s, (i64)i_5);
+#line 27 "tests/in/for_ranges.rs"
             } while (_ck5 < _clast5 && ((++_ck5), true));
+#line 27 "tests/in/for_ranges.rs"
         }
+#line 27 "tests/in/for_ranges.rs"
     }
+#line 30 "tests/in/for_ranges.rs"
     {
+#line 30 "tests/in/for_ranges.rs"
         const u64 _ce7 = (u64)n;
+#line 30 "tests/in/for_ranges.rs"
         const u64 _cstep2 = ((u64)n) == 0 ? (u64)1 : (u64)((u64)n);
+#line 30 "tests/in/for_ranges.rs"
         if (0ull < _ce7) {
+#line 30 "tests/in/for_ranges.rs"
             const u64 _clast6 = (u64)((u64)_ce7 - (u64)0ull - 1);
+#line 30 "tests/in/for_ranges.rs"
             u64 _ck6 = 0;
+#line 30 "tests/in/for_ranges.rs"
             do {
+#line 30 "tests/in/for_ranges.rs"
                 const u64 k = (u64)((u64)0ull + _ck6);
                 s = cuprum::add(s, (i64)k);
+#line 30 "tests/in/for_ranges.rs"
             } while ((u64)(_clast6 - _ck6) >= _cstep2 && ((_ck6 += (u64)_cstep2), true));
+#line 30 "tests/in/for_ranges.rs"
         }
+#line 30 "tests/in/for_ranges.rs"
     }
+#line 34 "tests/in/for_ranges.rs"
     {
+#line 34 "tests/in/for_ranges.rs"
         const u8 _ce8 = (u8)3;
+#line 34 "tests/in/for_ranges.rs"
         for (u8 _ck7 = ((u8)0); _ck7 < _ce8; ++_ck7) {
+#line 34 "tests/in/for_ranges.rs"
             u8 i_6 = _ck7;
             i_6 = cuprum::mul(i_6, (u8)2);
             s = cuprum::add(s, (i64)i_6);
+#line 34 "tests/in/for_ranges.rs"
         }
+#line 34 "tests/in/for_ranges.rs"
     }
+#line 38 "tests/in/for_ranges.rs"
     {
+#line 38 "tests/in/for_ranges.rs"
         const u8 _ce9 = (u8)3;
+#line 38 "tests/in/for_ranges.rs"
         if (((u8)0) <= _ce9) {
+#line 38 "tests/in/for_ranges.rs"
             const u8 _clast7 = (u8)((u8)_ce9 - (u8)((u8)0));
+#line 38 "tests/in/for_ranges.rs"
             u8 _ck8 = 0;
+#line 38 "tests/in/for_ranges.rs"
             do {
+#line 38 "tests/in/for_ranges.rs"
                 u8 i_7 = (u8)((u8)_ce9 - _ck8);
                 i_7 = cuprum::add(i_7, (u8)1);
                 s = cuprum::sub(s, (i64)i_7);
+#line 38 "tests/in/for_ranges.rs"
             } while (_ck8 < _clast7 && ((++_ck8), true));
+#line 38 "tests/in/for_ranges.rs"
         }
+#line 38 "tests/in/for_ranges.rs"
     }
+#line 42 "tests/in/for_ranges.rs"
     if (cuprum::has(out, "ranges", t)) out[t] = s;
 }
+#line 216 "tests/in/for_ranges.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_ranges(NAME) \
     extern "C" __global__ void NAME(cuprum::Slice<i64> out, u32 n) { ranges_body(out, n); }
 

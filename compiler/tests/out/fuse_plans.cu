@@ -6,10 +6,12 @@
 #include <cuprum/elementwise.h>
 #include <cuprum/reduction.h>
 
+#line 9 "tests/in/fuse_plans.rs"
 template <typename T>
 __device__ __forceinline__ T softplus_map(u64 _ci, u64 _cn, T x) {
     return cuprum::ln(cuprum::num<T>::one() + cuprum::exp(x));
 }
+#line 15 "tests/in/fuse_plans.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_softplus(NAME, VARIANT, T) \
     extern "C" __global__ void NAME(cuprum::ew::In<T, cuprum::ew::VARIANT> _ca0, cuprum::ew::Out<T, cuprum::ew::VARIANT> _co0, cuprum::ew::Loop<cuprum::ew::VARIANT> _cloop) { \
         cuprum::ew::run(_cloop, [&](u64 _ci, T x, T& _cout0) { _cout0 = softplus_map<T>(_ci, _cloop.size, x); }, _ca0, _co0); \
@@ -23,17 +25,28 @@ CUPRUM_INSTANTIATE_softplus_s32(cuprum_elementwise_softplus_s32__f32, f32)
 CUPRUM_INSTANTIATE_softplus_contig(cuprum_elementwise_softplus_contig__f64, f64)
 CUPRUM_INSTANTIATE_softplus_s32(cuprum_elementwise_softplus_s32__f64, f64)
 
+#line 14 "tests/in/fuse_plans.rs"
 template <typename T>
 __device__ __forceinline__ T shifted_softplus_map(u64 _ci, u64 _cn, T x, T shift) {
+#line 15 "tests/in/fuse_plans.rs"
     T v0 = x;
+#line 15 "tests/in/fuse_plans.rs"
     T v2;
+#line 15 "tests/in/fuse_plans.rs"
     {
+#line 15 "tests/in/fuse_plans.rs"
         T x_1 = v0;
+#line 11 "tests/in/fuse_plans.rs"
         v2 = cuprum::ln(cuprum::num<T>::one() + cuprum::exp(x_1));
+#line 15 "tests/in/fuse_plans.rs"
     }
+#line 15 "tests/in/fuse_plans.rs"
     T v3 = v2 - shift;
+#line 15 "tests/in/fuse_plans.rs"
     return v3;
+#line 15 "tests/in/fuse_plans.rs"
 }
+#line 50 "tests/in/fuse_plans.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_shifted_softplus(NAME, VARIANT, T) \
     extern "C" __global__ void NAME(cuprum::ew::In<T, cuprum::ew::VARIANT> _ca0, cuprum::ew::In<T, cuprum::ew::VARIANT> _ca1, cuprum::ew::Out<T, cuprum::ew::VARIANT> _co0, cuprum::ew::Loop<cuprum::ew::VARIANT> _cloop) { \
         cuprum::ew::run(_cloop, [&](u64 _ci, T x, T shift, T& _cout0) { _cout0 = shifted_softplus_map<T>(_ci, _cloop.size, x, shift); }, _ca0, _ca1, _co0); \
@@ -47,21 +60,32 @@ CUPRUM_INSTANTIATE_shifted_softplus_s32(cuprum_elementwise_shifted_softplus_s32_
 CUPRUM_INSTANTIATE_shifted_softplus_contig(cuprum_elementwise_shifted_softplus_contig__f64, f64)
 CUPRUM_INSTANTIATE_shifted_softplus_s32(cuprum_elementwise_shifted_softplus_s32__f64, f64)
 
+#line 21 "tests/in/fuse_plans.rs"
 __device__ __forceinline__ f32 dot_rows_map(u64 _ci, u64 _cj, u64 _cn, f32 x, f32 y) {
+#line 21 "tests/in/fuse_plans.rs"
     f32 v0 = x;
+#line 21 "tests/in/fuse_plans.rs"
     f32 v1 = y;
+#line 21 "tests/in/fuse_plans.rs"
     f32 v2 = v0 * v1;
+#line 21 "tests/in/fuse_plans.rs"
     return v2;
+#line 21 "tests/in/fuse_plans.rs"
 }
+#line 76 "tests/in/fuse_plans.rs (generated CUDA C)"
 __device__ __forceinline__ f32 dot_rows_reduce(f32 a, f32 b) {
     return a + b;
 }
 __device__ __forceinline__ f32 dot_rows_post(f32 _cx) {
     return _cx;
 }
+#line 21 "tests/in/fuse_plans.rs"
 __device__ __forceinline__ f32 dot_rows_identity() {
+#line 21 "tests/in/fuse_plans.rs"
     return cuprum::num<f32>::zero();
+#line 21 "tests/in/fuse_plans.rs"
 }
+#line 89 "tests/in/fuse_plans.rs (generated CUDA C)"
 #define CUPRUM_REDUCTION_dot_rows(NAME, _cstrategy, _cidx) \
     extern "C" __global__ void __launch_bounds__(CUPRUM_REDUCE_THREADS) NAME(cuprum::ReduceOperand<const f32> x, cuprum::ReduceOperand<const f32> y, cuprum::ReduceOperand<f32> _cout, cuprum::ReduceArgs _cargs) { \
         typedef f32 _cA; \
@@ -89,4118 +113,8231 @@ CUPRUM_INSTANTIATE_dot_rows_rows(cuprum_reduction_dot_rows_rows)
 CUPRUM_INSTANTIATE_dot_rows_warps(cuprum_reduction_dot_rows_warps)
 CUPRUM_INSTANTIATE_dot_rows_cols(cuprum_reduction_dot_rows_cols)
 
+#line 26 "tests/in/fuse_plans.rs"
 __device__ __forceinline__ void rms_norm_body(cuprum::RoSlice<f32> x, i64 x_rs, i64 x_cs, cuprum::RoSlice<f32> w, i64 w_rs, i64 w_cs, f32 eps, cuprum::Slice<f32> fused_out, i64 fused_cols, i64 fused_cache) {
+#line 26 "tests/in/fuse_plans.rs"
     i64 fused_row = (i64)blockIdx.x;
+#line 26 "tests/in/fuse_plans.rs"
     u32 fused_tid = threadIdx.x;
+#line 26 "tests/in/fuse_plans.rs"
     u32 fused_nt = blockDim.x;
+#line 26 "tests/in/fuse_plans.rs"
     u32 fused_n = (u32)fused_cols;
+#line 26 "tests/in/fuse_plans.rs"
     u64 fused_base_out = (u64)cuprum::mul(fused_row, fused_cols);
+#line 26 "tests/in/fuse_plans.rs"
     u64 fused_base_x = (u64)cuprum::mul(fused_row, x_rs);
+#line 26 "tests/in/fuse_plans.rs"
     u32 fused_mask_x;
+#line 26 "tests/in/fuse_plans.rs"
     if (x_cs != 0ll) {
+#line 26 "tests/in/fuse_plans.rs"
         fused_mask_x = cuprum::num<u32>::max_value();
+#line 26 "tests/in/fuse_plans.rs"
     } else {
+#line 26 "tests/in/fuse_plans.rs"
         fused_mask_x = 0u;
+#line 26 "tests/in/fuse_plans.rs"
     }
+#line 26 "tests/in/fuse_plans.rs"
     u64 fused_base_w = (u64)cuprum::mul(fused_row, w_rs);
+#line 26 "tests/in/fuse_plans.rs"
     u32 fused_mask_w;
+#line 26 "tests/in/fuse_plans.rs"
     if (w_cs != 0ll) {
+#line 26 "tests/in/fuse_plans.rs"
         fused_mask_w = cuprum::num<u32>::max_value();
+#line 26 "tests/in/fuse_plans.rs"
     } else {
+#line 26 "tests/in/fuse_plans.rs"
         fused_mask_w = 0u;
+#line 26 "tests/in/fuse_plans.rs"
     }
+#line 26 "tests/in/fuse_plans.rs"
     u32 fused_lane = cuprum::lane_id();
+#line 26 "tests/in/fuse_plans.rs"
     u64 fused_warp = (u64)cuprum::div(fused_tid, 32u);
+#line 26 "tests/in/fuse_plans.rs"
     u64 fused_nwarps = (u64)cuprum::div(fused_nt + 31u, 32u);
+#line 26 "tests/in/fuse_plans.rs"
     f32 fused_first = x[fused_base_x + ((u64)(0u & fused_mask_x))];
+#line 26 "tests/in/fuse_plans.rs"
     f32 fused_r0 = fused_first;
+#line 26 "tests/in/fuse_plans.rs"
     f32 fused_r1 = fused_first;
+#line 26 "tests/in/fuse_plans.rs"
     f32 fused_r2 = fused_first;
+#line 26 "tests/in/fuse_plans.rs"
     f32 fused_r3 = fused_first;
+#line 26 "tests/in/fuse_plans.rs"
     f32 fused_r4 = fused_first;
+#line 26 "tests/in/fuse_plans.rs"
     f32 fused_r5 = fused_first;
+#line 26 "tests/in/fuse_plans.rs"
     f32 fused_r6 = fused_first;
+#line 26 "tests/in/fuse_plans.rs"
     f32 fused_r7 = fused_first;
+#line 26 "tests/in/fuse_plans.rs"
     f32 fused_r8 = fused_first;
+#line 26 "tests/in/fuse_plans.rs"
     f32 fused_r9 = fused_first;
+#line 26 "tests/in/fuse_plans.rs"
     f32 fused_r10 = fused_first;
+#line 26 "tests/in/fuse_plans.rs"
     f32 fused_r11 = fused_first;
+#line 26 "tests/in/fuse_plans.rs"
     f32 fused_r12 = fused_first;
+#line 26 "tests/in/fuse_plans.rs"
     f32 fused_r13 = fused_first;
+#line 26 "tests/in/fuse_plans.rs"
     f32 fused_r14 = fused_first;
+#line 26 "tests/in/fuse_plans.rs"
     f32 fused_r15 = fused_first;
+#line 26 "tests/in/fuse_plans.rs"
     f32 fused_r16 = fused_first;
+#line 26 "tests/in/fuse_plans.rs"
     f32 fused_r17 = fused_first;
+#line 26 "tests/in/fuse_plans.rs"
     f32 fused_r18 = fused_first;
+#line 26 "tests/in/fuse_plans.rs"
     f32 fused_r19 = fused_first;
+#line 26 "tests/in/fuse_plans.rs"
     f32 fused_r20 = fused_first;
+#line 26 "tests/in/fuse_plans.rs"
     f32 fused_r21 = fused_first;
+#line 26 "tests/in/fuse_plans.rs"
     f32 fused_r22 = fused_first;
+#line 26 "tests/in/fuse_plans.rs"
     f32 fused_r23 = fused_first;
+#line 26 "tests/in/fuse_plans.rs"
     f32 fused_r24 = fused_first;
+#line 26 "tests/in/fuse_plans.rs"
     f32 fused_r25 = fused_first;
+#line 26 "tests/in/fuse_plans.rs"
     f32 fused_r26 = fused_first;
+#line 26 "tests/in/fuse_plans.rs"
     f32 fused_r27 = fused_first;
+#line 26 "tests/in/fuse_plans.rs"
     f32 fused_r28 = fused_first;
+#line 26 "tests/in/fuse_plans.rs"
     f32 fused_r29 = fused_first;
+#line 26 "tests/in/fuse_plans.rs"
     f32 fused_r30 = fused_first;
+#line 26 "tests/in/fuse_plans.rs"
     f32 fused_r31 = fused_first;
+#line 26 "tests/in/fuse_plans.rs"
     u32 fused_live;
+#line 26 "tests/in/fuse_plans.rs"
     if (fused_tid < fused_n) {
+#line 26 "tests/in/fuse_plans.rs"
         fused_live = cuprum::div((fused_n - fused_tid) + (256u - 1u), 256u);
+#line 26 "tests/in/fuse_plans.rs"
     } else {
+#line 26 "tests/in/fuse_plans.rs"
         fused_live = 0u;
+#line 26 "tests/in/fuse_plans.rs"
     }
+#line 26 "tests/in/fuse_plans.rs"
     __shared__ __align__(16) f32 fused_red0[32];
+#line 26 "tests/in/fuse_plans.rs"
     f32 fused_acc0_0 = cuprum::num<f32>::neg_infinity();
+#line 26 "tests/in/fuse_plans.rs"
     f32 fused_acc0_1 = cuprum::num<f32>::neg_infinity();
+#line 26 "tests/in/fuse_plans.rs"
     f32 fused_acc0_2 = cuprum::num<f32>::neg_infinity();
+#line 26 "tests/in/fuse_plans.rs"
     f32 fused_acc0_3 = cuprum::num<f32>::neg_infinity();
+#line 26 "tests/in/fuse_plans.rs"
     if (fused_cache != 0ll) {
+#line 26 "tests/in/fuse_plans.rs"
         if (fused_live == 32u) {
+#line 26 "tests/in/fuse_plans.rs"
             u64 fused_at = fused_base_x + ((u64)fused_tid);
+#line 26 "tests/in/fuse_plans.rs"
             fused_r0 = x[fused_at + 0ull];
+#line 26 "tests/in/fuse_plans.rs"
             fused_r1 = x[fused_at + 256ull];
+#line 26 "tests/in/fuse_plans.rs"
             fused_r2 = x[fused_at + 512ull];
+#line 26 "tests/in/fuse_plans.rs"
             fused_r3 = x[fused_at + 768ull];
+#line 26 "tests/in/fuse_plans.rs"
             fused_r4 = x[fused_at + 1024ull];
+#line 26 "tests/in/fuse_plans.rs"
             fused_r5 = x[fused_at + 1280ull];
+#line 26 "tests/in/fuse_plans.rs"
             fused_r6 = x[fused_at + 1536ull];
+#line 26 "tests/in/fuse_plans.rs"
             fused_r7 = x[fused_at + 1792ull];
+#line 26 "tests/in/fuse_plans.rs"
             fused_r8 = x[fused_at + 2048ull];
+#line 26 "tests/in/fuse_plans.rs"
             fused_r9 = x[fused_at + 2304ull];
+#line 26 "tests/in/fuse_plans.rs"
             fused_r10 = x[fused_at + 2560ull];
+#line 26 "tests/in/fuse_plans.rs"
             fused_r11 = x[fused_at + 2816ull];
+#line 26 "tests/in/fuse_plans.rs"
             fused_r12 = x[fused_at + 3072ull];
+#line 26 "tests/in/fuse_plans.rs"
             fused_r13 = x[fused_at + 3328ull];
+#line 26 "tests/in/fuse_plans.rs"
             fused_r14 = x[fused_at + 3584ull];
+#line 26 "tests/in/fuse_plans.rs"
             fused_r15 = x[fused_at + 3840ull];
+#line 26 "tests/in/fuse_plans.rs"
             fused_r16 = x[fused_at + 4096ull];
+#line 26 "tests/in/fuse_plans.rs"
             fused_r17 = x[fused_at + 4352ull];
+#line 26 "tests/in/fuse_plans.rs"
             fused_r18 = x[fused_at + 4608ull];
+#line 26 "tests/in/fuse_plans.rs"
             fused_r19 = x[fused_at + 4864ull];
+#line 26 "tests/in/fuse_plans.rs"
             fused_r20 = x[fused_at + 5120ull];
+#line 26 "tests/in/fuse_plans.rs"
             fused_r21 = x[fused_at + 5376ull];
+#line 26 "tests/in/fuse_plans.rs"
             fused_r22 = x[fused_at + 5632ull];
+#line 26 "tests/in/fuse_plans.rs"
             fused_r23 = x[fused_at + 5888ull];
+#line 26 "tests/in/fuse_plans.rs"
             fused_r24 = x[fused_at + 6144ull];
+#line 26 "tests/in/fuse_plans.rs"
             fused_r25 = x[fused_at + 6400ull];
+#line 26 "tests/in/fuse_plans.rs"
             fused_r26 = x[fused_at + 6656ull];
+#line 26 "tests/in/fuse_plans.rs"
             fused_r27 = x[fused_at + 6912ull];
+#line 26 "tests/in/fuse_plans.rs"
             fused_r28 = x[fused_at + 7168ull];
+#line 26 "tests/in/fuse_plans.rs"
             fused_r29 = x[fused_at + 7424ull];
+#line 26 "tests/in/fuse_plans.rs"
             fused_r30 = x[fused_at + 7680ull];
+#line 26 "tests/in/fuse_plans.rs"
             fused_r31 = x[fused_at + 7936ull];
+#line 26 "tests/in/fuse_plans.rs"
             {
+#line 26 "tests/in/fuse_plans.rs"
                 u32 fused_c = fused_tid + 0u;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v0 = fused_r0;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v3 = cuprum::abs(v0);
+#line 26 "tests/in/fuse_plans.rs"
                 f32 _cv0;
+#line 26 "tests/in/fuse_plans.rs"
                 {
+#line 26 "tests/in/fuse_plans.rs"
                     f32 fused_a = fused_acc0_0;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 fused_b = v3;
+#line 26 "tests/in/fuse_plans.rs"
                     if (cuprum::is_nan(fused_a) || (fused_a > fused_b)) {
+#line 26 "tests/in/fuse_plans.rs"
                         _cv0 = fused_a;
+#line 26 "tests/in/fuse_plans.rs"
                     } else {
+#line 26 "tests/in/fuse_plans.rs"
                         _cv0 = fused_b;
+#line 26 "tests/in/fuse_plans.rs"
                     }
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
                 fused_acc0_0 = _cv0;
+#line 26 "tests/in/fuse_plans.rs"
             }
+#line 26 "tests/in/fuse_plans.rs"
             {
+#line 26 "tests/in/fuse_plans.rs"
                 u32 fused_c_1 = fused_tid + 256u;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v0_1 = fused_r1;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v3_1 = cuprum::abs(v0_1);
+#line 26 "tests/in/fuse_plans.rs"
                 f32 _cv1;
+#line 26 "tests/in/fuse_plans.rs"
                 {
+#line 26 "tests/in/fuse_plans.rs"
                     f32 fused_a_1 = fused_acc0_1;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 fused_b_1 = v3_1;
+#line 26 "tests/in/fuse_plans.rs"
                     if (cuprum::is_nan(fused_a_1) || (fused_a_1 > fused_b_1)) {
+#line 26 "tests/in/fuse_plans.rs"
                         _cv1 = fused_a_1;
+#line 26 "tests/in/fuse_plans.rs"
                     } else {
+#line 26 "tests/in/fuse_plans.rs"
                         _cv1 = fused_b_1;
+#line 26 "tests/in/fuse_plans.rs"
                     }
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
                 fused_acc0_1 = _cv1;
+#line 26 "tests/in/fuse_plans.rs"
             }
+#line 26 "tests/in/fuse_plans.rs"
             {
+#line 26 "tests/in/fuse_plans.rs"
                 u32 fused_c_2 = fused_tid + 512u;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v0_2 = fused_r2;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v3_2 = cuprum::abs(v0_2);
+#line 26 "tests/in/fuse_plans.rs"
                 f32 _cv2;
+#line 26 "tests/in/fuse_plans.rs"
                 {
+#line 26 "tests/in/fuse_plans.rs"
                     f32 fused_a_2 = fused_acc0_2;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 fused_b_2 = v3_2;
+#line 26 "tests/in/fuse_plans.rs"
                     if (cuprum::is_nan(fused_a_2) || (fused_a_2 > fused_b_2)) {
+#line 26 "tests/in/fuse_plans.rs"
                         _cv2 = fused_a_2;
+#line 26 "tests/in/fuse_plans.rs"
                     } else {
+#line 26 "tests/in/fuse_plans.rs"
                         _cv2 = fused_b_2;
+#line 26 "tests/in/fuse_plans.rs"
                     }
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
                 fused_acc0_2 = _cv2;
+#line 26 "tests/in/fuse_plans.rs"
             }
+#line 26 "tests/in/fuse_plans.rs"
             {
+#line 26 "tests/in/fuse_plans.rs"
                 u32 fused_c_3 = fused_tid + 768u;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v0_3 = fused_r3;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v3_3 = cuprum::abs(v0_3);
+#line 26 "tests/in/fuse_plans.rs"
                 f32 _cv3;
+#line 26 "tests/in/fuse_plans.rs"
                 {
+#line 26 "tests/in/fuse_plans.rs"
                     f32 fused_a_3 = fused_acc0_3;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 fused_b_3 = v3_3;
+#line 26 "tests/in/fuse_plans.rs"
                     if (cuprum::is_nan(fused_a_3) || (fused_a_3 > fused_b_3)) {
+#line 26 "tests/in/fuse_plans.rs"
                         _cv3 = fused_a_3;
+#line 26 "tests/in/fuse_plans.rs"
                     } else {
+#line 26 "tests/in/fuse_plans.rs"
                         _cv3 = fused_b_3;
+#line 26 "tests/in/fuse_plans.rs"
                     }
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
                 fused_acc0_3 = _cv3;
+#line 26 "tests/in/fuse_plans.rs"
             }
+#line 26 "tests/in/fuse_plans.rs"
             {
+#line 26 "tests/in/fuse_plans.rs"
                 u32 fused_c_4 = fused_tid + 1024u;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v0_4 = fused_r4;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v3_4 = cuprum::abs(v0_4);
+#line 26 "tests/in/fuse_plans.rs"
                 f32 _cv4;
+#line 26 "tests/in/fuse_plans.rs"
                 {
+#line 26 "tests/in/fuse_plans.rs"
                     f32 fused_a_4 = fused_acc0_0;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 fused_b_4 = v3_4;
+#line 26 "tests/in/fuse_plans.rs"
                     if (cuprum::is_nan(fused_a_4) || (fused_a_4 > fused_b_4)) {
+#line 26 "tests/in/fuse_plans.rs"
                         _cv4 = fused_a_4;
+#line 26 "tests/in/fuse_plans.rs"
                     } else {
+#line 26 "tests/in/fuse_plans.rs"
                         _cv4 = fused_b_4;
+#line 26 "tests/in/fuse_plans.rs"
                     }
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
                 fused_acc0_0 = _cv4;
+#line 26 "tests/in/fuse_plans.rs"
             }
+#line 26 "tests/in/fuse_plans.rs"
             {
+#line 26 "tests/in/fuse_plans.rs"
                 u32 fused_c_5 = fused_tid + 1280u;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v0_5 = fused_r5;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v3_5 = cuprum::abs(v0_5);
+#line 26 "tests/in/fuse_plans.rs"
                 f32 _cv5;
+#line 26 "tests/in/fuse_plans.rs"
                 {
+#line 26 "tests/in/fuse_plans.rs"
                     f32 fused_a_5 = fused_acc0_1;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 fused_b_5 = v3_5;
+#line 26 "tests/in/fuse_plans.rs"
                     if (cuprum::is_nan(fused_a_5) || (fused_a_5 > fused_b_5)) {
+#line 26 "tests/in/fuse_plans.rs"
                         _cv5 = fused_a_5;
+#line 26 "tests/in/fuse_plans.rs"
                     } else {
+#line 26 "tests/in/fuse_plans.rs"
                         _cv5 = fused_b_5;
+#line 26 "tests/in/fuse_plans.rs"
                     }
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
                 fused_acc0_1 = _cv5;
+#line 26 "tests/in/fuse_plans.rs"
             }
+#line 26 "tests/in/fuse_plans.rs"
             {
+#line 26 "tests/in/fuse_plans.rs"
                 u32 fused_c_6 = fused_tid + 1536u;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v0_6 = fused_r6;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v3_6 = cuprum::abs(v0_6);
+#line 26 "tests/in/fuse_plans.rs"
                 f32 _cv6;
+#line 26 "tests/in/fuse_plans.rs"
                 {
+#line 26 "tests/in/fuse_plans.rs"
                     f32 fused_a_6 = fused_acc0_2;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 fused_b_6 = v3_6;
+#line 26 "tests/in/fuse_plans.rs"
                     if (cuprum::is_nan(fused_a_6) || (fused_a_6 > fused_b_6)) {
+#line 26 "tests/in/fuse_plans.rs"
                         _cv6 = fused_a_6;
+#line 26 "tests/in/fuse_plans.rs"
                     } else {
+#line 26 "tests/in/fuse_plans.rs"
                         _cv6 = fused_b_6;
+#line 26 "tests/in/fuse_plans.rs"
                     }
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
                 fused_acc0_2 = _cv6;
+#line 26 "tests/in/fuse_plans.rs"
             }
+#line 26 "tests/in/fuse_plans.rs"
             {
+#line 26 "tests/in/fuse_plans.rs"
                 u32 fused_c_7 = fused_tid + 1792u;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v0_7 = fused_r7;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v3_7 = cuprum::abs(v0_7);
+#line 26 "tests/in/fuse_plans.rs"
                 f32 _cv7;
+#line 26 "tests/in/fuse_plans.rs"
                 {
+#line 26 "tests/in/fuse_plans.rs"
                     f32 fused_a_7 = fused_acc0_3;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 fused_b_7 = v3_7;
+#line 26 "tests/in/fuse_plans.rs"
                     if (cuprum::is_nan(fused_a_7) || (fused_a_7 > fused_b_7)) {
+#line 26 "tests/in/fuse_plans.rs"
                         _cv7 = fused_a_7;
+#line 26 "tests/in/fuse_plans.rs"
                     } else {
+#line 26 "tests/in/fuse_plans.rs"
                         _cv7 = fused_b_7;
+#line 26 "tests/in/fuse_plans.rs"
                     }
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
                 fused_acc0_3 = _cv7;
+#line 26 "tests/in/fuse_plans.rs"
             }
+#line 26 "tests/in/fuse_plans.rs"
             {
+#line 26 "tests/in/fuse_plans.rs"
                 u32 fused_c_8 = fused_tid + 2048u;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v0_8 = fused_r8;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v3_8 = cuprum::abs(v0_8);
+#line 26 "tests/in/fuse_plans.rs"
                 f32 _cv8;
+#line 26 "tests/in/fuse_plans.rs"
                 {
+#line 26 "tests/in/fuse_plans.rs"
                     f32 fused_a_8 = fused_acc0_0;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 fused_b_8 = v3_8;
+#line 26 "tests/in/fuse_plans.rs"
                     if (cuprum::is_nan(fused_a_8) || (fused_a_8 > fused_b_8)) {
+#line 26 "tests/in/fuse_plans.rs"
                         _cv8 = fused_a_8;
+#line 26 "tests/in/fuse_plans.rs"
                     } else {
+#line 26 "tests/in/fuse_plans.rs"
                         _cv8 = fused_b_8;
+#line 26 "tests/in/fuse_plans.rs"
                     }
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
                 fused_acc0_0 = _cv8;
+#line 26 "tests/in/fuse_plans.rs"
             }
+#line 26 "tests/in/fuse_plans.rs"
             {
+#line 26 "tests/in/fuse_plans.rs"
                 u32 fused_c_9 = fused_tid + 2304u;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v0_9 = fused_r9;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v3_9 = cuprum::abs(v0_9);
+#line 26 "tests/in/fuse_plans.rs"
                 f32 _cv9;
+#line 26 "tests/in/fuse_plans.rs"
                 {
+#line 26 "tests/in/fuse_plans.rs"
                     f32 fused_a_9 = fused_acc0_1;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 fused_b_9 = v3_9;
+#line 26 "tests/in/fuse_plans.rs"
                     if (cuprum::is_nan(fused_a_9) || (fused_a_9 > fused_b_9)) {
+#line 26 "tests/in/fuse_plans.rs"
                         _cv9 = fused_a_9;
+#line 26 "tests/in/fuse_plans.rs"
                     } else {
+#line 26 "tests/in/fuse_plans.rs"
                         _cv9 = fused_b_9;
+#line 26 "tests/in/fuse_plans.rs"
                     }
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
                 fused_acc0_1 = _cv9;
+#line 26 "tests/in/fuse_plans.rs"
             }
+#line 26 "tests/in/fuse_plans.rs"
             {
+#line 26 "tests/in/fuse_plans.rs"
                 u32 fused_c_10 = fused_tid + 2560u;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v0_10 = fused_r10;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v3_10 = cuprum::abs(v0_10);
+#line 26 "tests/in/fuse_plans.rs"
                 f32 _cv10;
+#line 26 "tests/in/fuse_plans.rs"
                 {
+#line 26 "tests/in/fuse_plans.rs"
                     f32 fused_a_10 = fused_acc0_2;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 fused_b_10 = v3_10;
+#line 26 "tests/in/fuse_plans.rs"
                     if (cuprum::is_nan(fused_a_10) || (fused_a_10 > fused_b_10)) {
+#line 26 "tests/in/fuse_plans.rs"
                         _cv10 = fused_a_10;
+#line 26 "tests/in/fuse_plans.rs"
                     } else {
+#line 26 "tests/in/fuse_plans.rs"
                         _cv10 = fused_b_10;
+#line 26 "tests/in/fuse_plans.rs"
                     }
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
                 fused_acc0_2 = _cv10;
+#line 26 "tests/in/fuse_plans.rs"
             }
+#line 26 "tests/in/fuse_plans.rs"
             {
+#line 26 "tests/in/fuse_plans.rs"
                 u32 fused_c_11 = fused_tid + 2816u;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v0_11 = fused_r11;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v3_11 = cuprum::abs(v0_11);
+#line 26 "tests/in/fuse_plans.rs"
                 f32 _cv11;
+#line 26 "tests/in/fuse_plans.rs"
                 {
+#line 26 "tests/in/fuse_plans.rs"
                     f32 fused_a_11 = fused_acc0_3;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 fused_b_11 = v3_11;
+#line 26 "tests/in/fuse_plans.rs"
                     if (cuprum::is_nan(fused_a_11) || (fused_a_11 > fused_b_11)) {
+#line 26 "tests/in/fuse_plans.rs"
                         _cv11 = fused_a_11;
+#line 26 "tests/in/fuse_plans.rs"
                     } else {
+#line 26 "tests/in/fuse_plans.rs"
                         _cv11 = fused_b_11;
+#line 26 "tests/in/fuse_plans.rs"
                     }
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
                 fused_acc0_3 = _cv11;
+#line 26 "tests/in/fuse_plans.rs"
             }
+#line 26 "tests/in/fuse_plans.rs"
             {
+#line 26 "tests/in/fuse_plans.rs"
                 u32 fused_c_12 = fused_tid + 3072u;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v0_12 = fused_r12;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v3_12 = cuprum::abs(v0_12);
+#line 26 "tests/in/fuse_plans.rs"
                 f32 _cv12;
+#line 26 "tests/in/fuse_plans.rs"
                 {
+#line 26 "tests/in/fuse_plans.rs"
                     f32 fused_a_12 = fused_acc0_0;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 fused_b_12 = v3_12;
+#line 26 "tests/in/fuse_plans.rs"
                     if (cuprum::is_nan(fused_a_12) || (fused_a_12 > fused_b_12)) {
+#line 26 "tests/in/fuse_plans.rs"
                         _cv12 = fused_a_12;
+#line 26 "tests/in/fuse_plans.rs"
                     } else {
+#line 26 "tests/in/fuse_plans.rs"
                         _cv12 = fused_b_12;
+#line 26 "tests/in/fuse_plans.rs"
                     }
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
                 fused_acc0_0 = _cv12;
+#line 26 "tests/in/fuse_plans.rs"
             }
+#line 26 "tests/in/fuse_plans.rs"
             {
+#line 26 "tests/in/fuse_plans.rs"
                 u32 fused_c_13 = fused_tid + 3328u;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v0_13 = fused_r13;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v3_13 = cuprum::abs(v0_13);
+#line 26 "tests/in/fuse_plans.rs"
                 f32 _cv13;
+#line 26 "tests/in/fuse_plans.rs"
                 {
+#line 26 "tests/in/fuse_plans.rs"
                     f32 fused_a_13 = fused_acc0_1;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 fused_b_13 = v3_13;
+#line 26 "tests/in/fuse_plans.rs"
                     if (cuprum::is_nan(fused_a_13) || (fused_a_13 > fused_b_13)) {
+#line 26 "tests/in/fuse_plans.rs"
                         _cv13 = fused_a_13;
+#line 26 "tests/in/fuse_plans.rs"
                     } else {
+#line 26 "tests/in/fuse_plans.rs"
                         _cv13 = fused_b_13;
+#line 26 "tests/in/fuse_plans.rs"
                     }
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
                 fused_acc0_1 = _cv13;
+#line 26 "tests/in/fuse_plans.rs"
             }
+#line 26 "tests/in/fuse_plans.rs"
             {
+#line 26 "tests/in/fuse_plans.rs"
                 u32 fused_c_14 = fused_tid + 3584u;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v0_14 = fused_r14;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v3_14 = cuprum::abs(v0_14);
+#line 26 "tests/in/fuse_plans.rs"
                 f32 _cv14;
+#line 26 "tests/in/fuse_plans.rs"
                 {
+#line 26 "tests/in/fuse_plans.rs"
                     f32 fused_a_14 = fused_acc0_2;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 fused_b_14 = v3_14;
+#line 26 "tests/in/fuse_plans.rs"
                     if (cuprum::is_nan(fused_a_14) || (fused_a_14 > fused_b_14)) {
+#line 26 "tests/in/fuse_plans.rs"
                         _cv14 = fused_a_14;
+#line 26 "tests/in/fuse_plans.rs"
                     } else {
+#line 26 "tests/in/fuse_plans.rs"
                         _cv14 = fused_b_14;
+#line 26 "tests/in/fuse_plans.rs"
                     }
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
                 fused_acc0_2 = _cv14;
+#line 26 "tests/in/fuse_plans.rs"
             }
+#line 26 "tests/in/fuse_plans.rs"
             {
+#line 26 "tests/in/fuse_plans.rs"
                 u32 fused_c_15 = fused_tid + 3840u;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v0_15 = fused_r15;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v3_15 = cuprum::abs(v0_15);
+#line 26 "tests/in/fuse_plans.rs"
                 f32 _cv15;
+#line 26 "tests/in/fuse_plans.rs"
                 {
+#line 26 "tests/in/fuse_plans.rs"
                     f32 fused_a_15 = fused_acc0_3;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 fused_b_15 = v3_15;
+#line 26 "tests/in/fuse_plans.rs"
                     if (cuprum::is_nan(fused_a_15) || (fused_a_15 > fused_b_15)) {
+#line 26 "tests/in/fuse_plans.rs"
                         _cv15 = fused_a_15;
+#line 26 "tests/in/fuse_plans.rs"
                     } else {
+#line 26 "tests/in/fuse_plans.rs"
                         _cv15 = fused_b_15;
+#line 26 "tests/in/fuse_plans.rs"
                     }
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
                 fused_acc0_3 = _cv15;
+#line 26 "tests/in/fuse_plans.rs"
             }
+#line 26 "tests/in/fuse_plans.rs"
             {
+#line 26 "tests/in/fuse_plans.rs"
                 u32 fused_c_16 = fused_tid + 4096u;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v0_16 = fused_r16;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v3_16 = cuprum::abs(v0_16);
+#line 26 "tests/in/fuse_plans.rs"
                 f32 _cv16;
+#line 26 "tests/in/fuse_plans.rs"
                 {
+#line 26 "tests/in/fuse_plans.rs"
                     f32 fused_a_16 = fused_acc0_0;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 fused_b_16 = v3_16;
+#line 26 "tests/in/fuse_plans.rs"
                     if (cuprum::is_nan(fused_a_16) || (fused_a_16 > fused_b_16)) {
+#line 26 "tests/in/fuse_plans.rs"
                         _cv16 = fused_a_16;
+#line 26 "tests/in/fuse_plans.rs"
                     } else {
+#line 26 "tests/in/fuse_plans.rs"
                         _cv16 = fused_b_16;
+#line 26 "tests/in/fuse_plans.rs"
                     }
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
                 fused_acc0_0 = _cv16;
+#line 26 "tests/in/fuse_plans.rs"
             }
+#line 26 "tests/in/fuse_plans.rs"
             {
+#line 26 "tests/in/fuse_plans.rs"
                 u32 fused_c_17 = fused_tid + 4352u;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v0_17 = fused_r17;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v3_17 = cuprum::abs(v0_17);
+#line 26 "tests/in/fuse_plans.rs"
                 f32 _cv17;
+#line 26 "tests/in/fuse_plans.rs"
                 {
+#line 26 "tests/in/fuse_plans.rs"
                     f32 fused_a_17 = fused_acc0_1;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 fused_b_17 = v3_17;
+#line 26 "tests/in/fuse_plans.rs"
                     if (cuprum::is_nan(fused_a_17) || (fused_a_17 > fused_b_17)) {
+#line 26 "tests/in/fuse_plans.rs"
                         _cv17 = fused_a_17;
+#line 26 "tests/in/fuse_plans.rs"
                     } else {
+#line 26 "tests/in/fuse_plans.rs"
                         _cv17 = fused_b_17;
+#line 26 "tests/in/fuse_plans.rs"
                     }
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
                 fused_acc0_1 = _cv17;
+#line 26 "tests/in/fuse_plans.rs"
             }
+#line 26 "tests/in/fuse_plans.rs"
             {
+#line 26 "tests/in/fuse_plans.rs"
                 u32 fused_c_18 = fused_tid + 4608u;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v0_18 = fused_r18;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v3_18 = cuprum::abs(v0_18);
+#line 26 "tests/in/fuse_plans.rs"
                 f32 _cv18;
+#line 26 "tests/in/fuse_plans.rs"
                 {
+#line 26 "tests/in/fuse_plans.rs"
                     f32 fused_a_18 = fused_acc0_2;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 fused_b_18 = v3_18;
+#line 26 "tests/in/fuse_plans.rs"
                     if (cuprum::is_nan(fused_a_18) || (fused_a_18 > fused_b_18)) {
+#line 26 "tests/in/fuse_plans.rs"
                         _cv18 = fused_a_18;
+#line 26 "tests/in/fuse_plans.rs"
                     } else {
+#line 26 "tests/in/fuse_plans.rs"
                         _cv18 = fused_b_18;
+#line 26 "tests/in/fuse_plans.rs"
                     }
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
                 fused_acc0_2 = _cv18;
+#line 26 "tests/in/fuse_plans.rs"
             }
+#line 26 "tests/in/fuse_plans.rs"
             {
+#line 26 "tests/in/fuse_plans.rs"
                 u32 fused_c_19 = fused_tid + 4864u;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v0_19 = fused_r19;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v3_19 = cuprum::abs(v0_19);
+#line 26 "tests/in/fuse_plans.rs"
                 f32 _cv19;
+#line 26 "tests/in/fuse_plans.rs"
                 {
+#line 26 "tests/in/fuse_plans.rs"
                     f32 fused_a_19 = fused_acc0_3;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 fused_b_19 = v3_19;
+#line 26 "tests/in/fuse_plans.rs"
                     if (cuprum::is_nan(fused_a_19) || (fused_a_19 > fused_b_19)) {
+#line 26 "tests/in/fuse_plans.rs"
                         _cv19 = fused_a_19;
+#line 26 "tests/in/fuse_plans.rs"
                     } else {
+#line 26 "tests/in/fuse_plans.rs"
                         _cv19 = fused_b_19;
+#line 26 "tests/in/fuse_plans.rs"
                     }
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
                 fused_acc0_3 = _cv19;
+#line 26 "tests/in/fuse_plans.rs"
             }
+#line 26 "tests/in/fuse_plans.rs"
             {
+#line 26 "tests/in/fuse_plans.rs"
                 u32 fused_c_20 = fused_tid + 5120u;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v0_20 = fused_r20;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v3_20 = cuprum::abs(v0_20);
+#line 26 "tests/in/fuse_plans.rs"
                 f32 _cv20;
+#line 26 "tests/in/fuse_plans.rs"
                 {
+#line 26 "tests/in/fuse_plans.rs"
                     f32 fused_a_20 = fused_acc0_0;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 fused_b_20 = v3_20;
+#line 26 "tests/in/fuse_plans.rs"
                     if (cuprum::is_nan(fused_a_20) || (fused_a_20 > fused_b_20)) {
+#line 26 "tests/in/fuse_plans.rs"
                         _cv20 = fused_a_20;
+#line 26 "tests/in/fuse_plans.rs"
                     } else {
+#line 26 "tests/in/fuse_plans.rs"
                         _cv20 = fused_b_20;
+#line 26 "tests/in/fuse_plans.rs"
                     }
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
                 fused_acc0_0 = _cv20;
+#line 26 "tests/in/fuse_plans.rs"
             }
+#line 26 "tests/in/fuse_plans.rs"
             {
+#line 26 "tests/in/fuse_plans.rs"
                 u32 fused_c_21 = fused_tid + 5376u;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v0_21 = fused_r21;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v3_21 = cuprum::abs(v0_21);
+#line 26 "tests/in/fuse_plans.rs"
                 f32 _cv21;
+#line 26 "tests/in/fuse_plans.rs"
                 {
+#line 26 "tests/in/fuse_plans.rs"
                     f32 fused_a_21 = fused_acc0_1;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 fused_b_21 = v3_21;
+#line 26 "tests/in/fuse_plans.rs"
                     if (cuprum::is_nan(fused_a_21) || (fused_a_21 > fused_b_21)) {
+#line 26 "tests/in/fuse_plans.rs"
                         _cv21 = fused_a_21;
+#line 26 "tests/in/fuse_plans.rs"
                     } else {
+#line 26 "tests/in/fuse_plans.rs"
                         _cv21 = fused_b_21;
+#line 26 "tests/in/fuse_plans.rs"
                     }
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
                 fused_acc0_1 = _cv21;
+#line 26 "tests/in/fuse_plans.rs"
             }
+#line 26 "tests/in/fuse_plans.rs"
             {
+#line 26 "tests/in/fuse_plans.rs"
                 u32 fused_c_22 = fused_tid + 5632u;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v0_22 = fused_r22;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v3_22 = cuprum::abs(v0_22);
+#line 26 "tests/in/fuse_plans.rs"
                 f32 _cv22;
+#line 26 "tests/in/fuse_plans.rs"
                 {
+#line 26 "tests/in/fuse_plans.rs"
                     f32 fused_a_22 = fused_acc0_2;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 fused_b_22 = v3_22;
+#line 26 "tests/in/fuse_plans.rs"
                     if (cuprum::is_nan(fused_a_22) || (fused_a_22 > fused_b_22)) {
+#line 26 "tests/in/fuse_plans.rs"
                         _cv22 = fused_a_22;
+#line 26 "tests/in/fuse_plans.rs"
                     } else {
+#line 26 "tests/in/fuse_plans.rs"
                         _cv22 = fused_b_22;
+#line 26 "tests/in/fuse_plans.rs"
                     }
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
                 fused_acc0_2 = _cv22;
+#line 26 "tests/in/fuse_plans.rs"
             }
+#line 26 "tests/in/fuse_plans.rs"
             {
+#line 26 "tests/in/fuse_plans.rs"
                 u32 fused_c_23 = fused_tid + 5888u;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v0_23 = fused_r23;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v3_23 = cuprum::abs(v0_23);
+#line 26 "tests/in/fuse_plans.rs"
                 f32 _cv23;
+#line 26 "tests/in/fuse_plans.rs"
                 {
+#line 26 "tests/in/fuse_plans.rs"
                     f32 fused_a_23 = fused_acc0_3;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 fused_b_23 = v3_23;
+#line 26 "tests/in/fuse_plans.rs"
                     if (cuprum::is_nan(fused_a_23) || (fused_a_23 > fused_b_23)) {
+#line 26 "tests/in/fuse_plans.rs"
                         _cv23 = fused_a_23;
+#line 26 "tests/in/fuse_plans.rs"
                     } else {
+#line 26 "tests/in/fuse_plans.rs"
                         _cv23 = fused_b_23;
+#line 26 "tests/in/fuse_plans.rs"
                     }
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
                 fused_acc0_3 = _cv23;
+#line 26 "tests/in/fuse_plans.rs"
             }
+#line 26 "tests/in/fuse_plans.rs"
             {
+#line 26 "tests/in/fuse_plans.rs"
                 u32 fused_c_24 = fused_tid + 6144u;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v0_24 = fused_r24;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v3_24 = cuprum::abs(v0_24);
+#line 26 "tests/in/fuse_plans.rs"
                 f32 _cv24;
+#line 26 "tests/in/fuse_plans.rs"
                 {
+#line 26 "tests/in/fuse_plans.rs"
                     f32 fused_a_24 = fused_acc0_0;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 fused_b_24 = v3_24;
+#line 26 "tests/in/fuse_plans.rs"
                     if (cuprum::is_nan(fused_a_24) || (fused_a_24 > fused_b_24)) {
+#line 26 "tests/in/fuse_plans.rs"
                         _cv24 = fused_a_24;
+#line 26 "tests/in/fuse_plans.rs"
                     } else {
+#line 26 "tests/in/fuse_plans.rs"
                         _cv24 = fused_b_24;
+#line 26 "tests/in/fuse_plans.rs"
                     }
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
                 fused_acc0_0 = _cv24;
+#line 26 "tests/in/fuse_plans.rs"
             }
+#line 26 "tests/in/fuse_plans.rs"
             {
+#line 26 "tests/in/fuse_plans.rs"
                 u32 fused_c_25 = fused_tid + 6400u;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v0_25 = fused_r25;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v3_25 = cuprum::abs(v0_25);
+#line 26 "tests/in/fuse_plans.rs"
                 f32 _cv25;
+#line 26 "tests/in/fuse_plans.rs"
                 {
+#line 26 "tests/in/fuse_plans.rs"
                     f32 fused_a_25 = fused_acc0_1;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 fused_b_25 = v3_25;
+#line 26 "tests/in/fuse_plans.rs"
                     if (cuprum::is_nan(fused_a_25) || (fused_a_25 > fused_b_25)) {
+#line 26 "tests/in/fuse_plans.rs"
                         _cv25 = fused_a_25;
+#line 26 "tests/in/fuse_plans.rs"
                     } else {
+#line 26 "tests/in/fuse_plans.rs"
                         _cv25 = fused_b_25;
+#line 26 "tests/in/fuse_plans.rs"
                     }
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
                 fused_acc0_1 = _cv25;
+#line 26 "tests/in/fuse_plans.rs"
             }
+#line 26 "tests/in/fuse_plans.rs"
             {
+#line 26 "tests/in/fuse_plans.rs"
                 u32 fused_c_26 = fused_tid + 6656u;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v0_26 = fused_r26;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v3_26 = cuprum::abs(v0_26);
+#line 26 "tests/in/fuse_plans.rs"
                 f32 _cv26;
+#line 26 "tests/in/fuse_plans.rs"
                 {
+#line 26 "tests/in/fuse_plans.rs"
                     f32 fused_a_26 = fused_acc0_2;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 fused_b_26 = v3_26;
+#line 26 "tests/in/fuse_plans.rs"
                     if (cuprum::is_nan(fused_a_26) || (fused_a_26 > fused_b_26)) {
+#line 26 "tests/in/fuse_plans.rs"
                         _cv26 = fused_a_26;
+#line 26 "tests/in/fuse_plans.rs"
                     } else {
+#line 26 "tests/in/fuse_plans.rs"
                         _cv26 = fused_b_26;
+#line 26 "tests/in/fuse_plans.rs"
                     }
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
                 fused_acc0_2 = _cv26;
+#line 26 "tests/in/fuse_plans.rs"
             }
+#line 26 "tests/in/fuse_plans.rs"
             {
+#line 26 "tests/in/fuse_plans.rs"
                 u32 fused_c_27 = fused_tid + 6912u;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v0_27 = fused_r27;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v3_27 = cuprum::abs(v0_27);
+#line 26 "tests/in/fuse_plans.rs"
                 f32 _cv27;
+#line 26 "tests/in/fuse_plans.rs"
                 {
+#line 26 "tests/in/fuse_plans.rs"
                     f32 fused_a_27 = fused_acc0_3;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 fused_b_27 = v3_27;
+#line 26 "tests/in/fuse_plans.rs"
                     if (cuprum::is_nan(fused_a_27) || (fused_a_27 > fused_b_27)) {
+#line 26 "tests/in/fuse_plans.rs"
                         _cv27 = fused_a_27;
+#line 26 "tests/in/fuse_plans.rs"
                     } else {
+#line 26 "tests/in/fuse_plans.rs"
                         _cv27 = fused_b_27;
+#line 26 "tests/in/fuse_plans.rs"
                     }
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
                 fused_acc0_3 = _cv27;
+#line 26 "tests/in/fuse_plans.rs"
             }
+#line 26 "tests/in/fuse_plans.rs"
             {
+#line 26 "tests/in/fuse_plans.rs"
                 u32 fused_c_28 = fused_tid + 7168u;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v0_28 = fused_r28;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v3_28 = cuprum::abs(v0_28);
+#line 26 "tests/in/fuse_plans.rs"
                 f32 _cv28;
+#line 26 "tests/in/fuse_plans.rs"
                 {
+#line 26 "tests/in/fuse_plans.rs"
                     f32 fused_a_28 = fused_acc0_0;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 fused_b_28 = v3_28;
+#line 26 "tests/in/fuse_plans.rs"
                     if (cuprum::is_nan(fused_a_28) || (fused_a_28 > fused_b_28)) {
+#line 26 "tests/in/fuse_plans.rs"
                         _cv28 = fused_a_28;
+#line 26 "tests/in/fuse_plans.rs"
                     } else {
+#line 26 "tests/in/fuse_plans.rs"
                         _cv28 = fused_b_28;
+#line 26 "tests/in/fuse_plans.rs"
                     }
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
                 fused_acc0_0 = _cv28;
+#line 26 "tests/in/fuse_plans.rs"
             }
+#line 26 "tests/in/fuse_plans.rs"
             {
+#line 26 "tests/in/fuse_plans.rs"
                 u32 fused_c_29 = fused_tid + 7424u;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v0_29 = fused_r29;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v3_29 = cuprum::abs(v0_29);
+#line 26 "tests/in/fuse_plans.rs"
                 f32 _cv29;
+#line 26 "tests/in/fuse_plans.rs"
                 {
+#line 26 "tests/in/fuse_plans.rs"
                     f32 fused_a_29 = fused_acc0_1;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 fused_b_29 = v3_29;
+#line 26 "tests/in/fuse_plans.rs"
                     if (cuprum::is_nan(fused_a_29) || (fused_a_29 > fused_b_29)) {
+#line 26 "tests/in/fuse_plans.rs"
                         _cv29 = fused_a_29;
+#line 26 "tests/in/fuse_plans.rs"
                     } else {
+#line 26 "tests/in/fuse_plans.rs"
                         _cv29 = fused_b_29;
+#line 26 "tests/in/fuse_plans.rs"
                     }
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
                 fused_acc0_1 = _cv29;
+#line 26 "tests/in/fuse_plans.rs"
             }
+#line 26 "tests/in/fuse_plans.rs"
             {
+#line 26 "tests/in/fuse_plans.rs"
                 u32 fused_c_30 = fused_tid + 7680u;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v0_30 = fused_r30;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v3_30 = cuprum::abs(v0_30);
+#line 26 "tests/in/fuse_plans.rs"
                 f32 _cv30;
+#line 26 "tests/in/fuse_plans.rs"
                 {
+#line 26 "tests/in/fuse_plans.rs"
                     f32 fused_a_30 = fused_acc0_2;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 fused_b_30 = v3_30;
+#line 26 "tests/in/fuse_plans.rs"
                     if (cuprum::is_nan(fused_a_30) || (fused_a_30 > fused_b_30)) {
+#line 26 "tests/in/fuse_plans.rs"
                         _cv30 = fused_a_30;
+#line 26 "tests/in/fuse_plans.rs"
                     } else {
+#line 26 "tests/in/fuse_plans.rs"
                         _cv30 = fused_b_30;
+#line 26 "tests/in/fuse_plans.rs"
                     }
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
                 fused_acc0_2 = _cv30;
+#line 26 "tests/in/fuse_plans.rs"
             }
+#line 26 "tests/in/fuse_plans.rs"
             {
+#line 26 "tests/in/fuse_plans.rs"
                 u32 fused_c_31 = fused_tid + 7936u;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v0_31 = fused_r31;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v3_31 = cuprum::abs(v0_31);
+#line 26 "tests/in/fuse_plans.rs"
                 f32 _cv31;
+#line 26 "tests/in/fuse_plans.rs"
                 {
+#line 26 "tests/in/fuse_plans.rs"
                     f32 fused_a_31 = fused_acc0_3;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 fused_b_31 = v3_31;
+#line 26 "tests/in/fuse_plans.rs"
                     if (cuprum::is_nan(fused_a_31) || (fused_a_31 > fused_b_31)) {
+#line 26 "tests/in/fuse_plans.rs"
                         _cv31 = fused_a_31;
+#line 26 "tests/in/fuse_plans.rs"
                     } else {
+#line 26 "tests/in/fuse_plans.rs"
                         _cv31 = fused_b_31;
+#line 26 "tests/in/fuse_plans.rs"
                     }
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
                 fused_acc0_3 = _cv31;
+#line 26 "tests/in/fuse_plans.rs"
             }
+#line 26 "tests/in/fuse_plans.rs"
         } else {
+#line 26 "tests/in/fuse_plans.rs"
             u64 fused_at_1 = fused_base_x + ((u64)fused_tid);
+#line 26 "tests/in/fuse_plans.rs"
             if (fused_live >= 8u) {
+#line 26 "tests/in/fuse_plans.rs"
                 fused_r0 = x[fused_at_1 + 0ull];
+#line 26 "tests/in/fuse_plans.rs"
                 fused_r1 = x[fused_at_1 + 256ull];
+#line 26 "tests/in/fuse_plans.rs"
                 fused_r2 = x[fused_at_1 + 512ull];
+#line 26 "tests/in/fuse_plans.rs"
                 fused_r3 = x[fused_at_1 + 768ull];
+#line 26 "tests/in/fuse_plans.rs"
                 fused_r4 = x[fused_at_1 + 1024ull];
+#line 26 "tests/in/fuse_plans.rs"
                 fused_r5 = x[fused_at_1 + 1280ull];
+#line 26 "tests/in/fuse_plans.rs"
                 fused_r6 = x[fused_at_1 + 1536ull];
+#line 26 "tests/in/fuse_plans.rs"
                 fused_r7 = x[fused_at_1 + 1792ull];
+#line 26 "tests/in/fuse_plans.rs"
             } else if (fused_live > 0u) {
+#line 26 "tests/in/fuse_plans.rs"
                 if (0u < fused_live) {
+#line 26 "tests/in/fuse_plans.rs"
                     fused_r0 = x[fused_at_1 + 0ull];
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
                 if (1u < fused_live) {
+#line 26 "tests/in/fuse_plans.rs"
                     fused_r1 = x[fused_at_1 + 256ull];
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
                 if (2u < fused_live) {
+#line 26 "tests/in/fuse_plans.rs"
                     fused_r2 = x[fused_at_1 + 512ull];
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
                 if (3u < fused_live) {
+#line 26 "tests/in/fuse_plans.rs"
                     fused_r3 = x[fused_at_1 + 768ull];
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
                 if (4u < fused_live) {
+#line 26 "tests/in/fuse_plans.rs"
                     fused_r4 = x[fused_at_1 + 1024ull];
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
                 if (5u < fused_live) {
+#line 26 "tests/in/fuse_plans.rs"
                     fused_r5 = x[fused_at_1 + 1280ull];
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
                 if (6u < fused_live) {
+#line 26 "tests/in/fuse_plans.rs"
                     fused_r6 = x[fused_at_1 + 1536ull];
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
                 if (7u < fused_live) {
+#line 26 "tests/in/fuse_plans.rs"
                     fused_r7 = x[fused_at_1 + 1792ull];
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
             }
+#line 26 "tests/in/fuse_plans.rs"
             if (fused_live >= 16u) {
+#line 26 "tests/in/fuse_plans.rs"
                 fused_r8 = x[fused_at_1 + 2048ull];
+#line 26 "tests/in/fuse_plans.rs"
                 fused_r9 = x[fused_at_1 + 2304ull];
+#line 26 "tests/in/fuse_plans.rs"
                 fused_r10 = x[fused_at_1 + 2560ull];
+#line 26 "tests/in/fuse_plans.rs"
                 fused_r11 = x[fused_at_1 + 2816ull];
+#line 26 "tests/in/fuse_plans.rs"
                 fused_r12 = x[fused_at_1 + 3072ull];
+#line 26 "tests/in/fuse_plans.rs"
                 fused_r13 = x[fused_at_1 + 3328ull];
+#line 26 "tests/in/fuse_plans.rs"
                 fused_r14 = x[fused_at_1 + 3584ull];
+#line 26 "tests/in/fuse_plans.rs"
                 fused_r15 = x[fused_at_1 + 3840ull];
+#line 26 "tests/in/fuse_plans.rs"
             } else if (fused_live > 8u) {
+#line 26 "tests/in/fuse_plans.rs"
                 if (8u < fused_live) {
+#line 26 "tests/in/fuse_plans.rs"
                     fused_r8 = x[fused_at_1 + 2048ull];
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
                 if (9u < fused_live) {
+#line 26 "tests/in/fuse_plans.rs"
                     fused_r9 = x[fused_at_1 + 2304ull];
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
                 if (10u < fused_live) {
+#line 26 "tests/in/fuse_plans.rs"
                     fused_r10 = x[fused_at_1 + 2560ull];
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
                 if (11u < fused_live) {
+#line 26 "tests/in/fuse_plans.rs"
                     fused_r11 = x[fused_at_1 + 2816ull];
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
                 if (12u < fused_live) {
+#line 26 "tests/in/fuse_plans.rs"
                     fused_r12 = x[fused_at_1 + 3072ull];
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
                 if (13u < fused_live) {
+#line 26 "tests/in/fuse_plans.rs"
                     fused_r13 = x[fused_at_1 + 3328ull];
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
                 if (14u < fused_live) {
+#line 26 "tests/in/fuse_plans.rs"
                     fused_r14 = x[fused_at_1 + 3584ull];
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
                 if (15u < fused_live) {
+#line 26 "tests/in/fuse_plans.rs"
                     fused_r15 = x[fused_at_1 + 3840ull];
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
             }
+#line 26 "tests/in/fuse_plans.rs"
             if (fused_live >= 24u) {
+#line 26 "tests/in/fuse_plans.rs"
                 fused_r16 = x[fused_at_1 + 4096ull];
+#line 26 "tests/in/fuse_plans.rs"
                 fused_r17 = x[fused_at_1 + 4352ull];
+#line 26 "tests/in/fuse_plans.rs"
                 fused_r18 = x[fused_at_1 + 4608ull];
+#line 26 "tests/in/fuse_plans.rs"
                 fused_r19 = x[fused_at_1 + 4864ull];
+#line 26 "tests/in/fuse_plans.rs"
                 fused_r20 = x[fused_at_1 + 5120ull];
+#line 26 "tests/in/fuse_plans.rs"
                 fused_r21 = x[fused_at_1 + 5376ull];
+#line 26 "tests/in/fuse_plans.rs"
                 fused_r22 = x[fused_at_1 + 5632ull];
+#line 26 "tests/in/fuse_plans.rs"
                 fused_r23 = x[fused_at_1 + 5888ull];
+#line 26 "tests/in/fuse_plans.rs"
             } else if (fused_live > 16u) {
+#line 26 "tests/in/fuse_plans.rs"
                 if (16u < fused_live) {
+#line 26 "tests/in/fuse_plans.rs"
                     fused_r16 = x[fused_at_1 + 4096ull];
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
                 if (17u < fused_live) {
+#line 26 "tests/in/fuse_plans.rs"
                     fused_r17 = x[fused_at_1 + 4352ull];
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
                 if (18u < fused_live) {
+#line 26 "tests/in/fuse_plans.rs"
                     fused_r18 = x[fused_at_1 + 4608ull];
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
                 if (19u < fused_live) {
+#line 26 "tests/in/fuse_plans.rs"
                     fused_r19 = x[fused_at_1 + 4864ull];
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
                 if (20u < fused_live) {
+#line 26 "tests/in/fuse_plans.rs"
                     fused_r20 = x[fused_at_1 + 5120ull];
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
                 if (21u < fused_live) {
+#line 26 "tests/in/fuse_plans.rs"
                     fused_r21 = x[fused_at_1 + 5376ull];
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
                 if (22u < fused_live) {
+#line 26 "tests/in/fuse_plans.rs"
                     fused_r22 = x[fused_at_1 + 5632ull];
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
                 if (23u < fused_live) {
+#line 26 "tests/in/fuse_plans.rs"
                     fused_r23 = x[fused_at_1 + 5888ull];
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
             }
+#line 26 "tests/in/fuse_plans.rs"
             if (fused_live >= 32u) {
+#line 26 "tests/in/fuse_plans.rs"
                 fused_r24 = x[fused_at_1 + 6144ull];
+#line 26 "tests/in/fuse_plans.rs"
                 fused_r25 = x[fused_at_1 + 6400ull];
+#line 26 "tests/in/fuse_plans.rs"
                 fused_r26 = x[fused_at_1 + 6656ull];
+#line 26 "tests/in/fuse_plans.rs"
                 fused_r27 = x[fused_at_1 + 6912ull];
+#line 26 "tests/in/fuse_plans.rs"
                 fused_r28 = x[fused_at_1 + 7168ull];
+#line 26 "tests/in/fuse_plans.rs"
                 fused_r29 = x[fused_at_1 + 7424ull];
+#line 26 "tests/in/fuse_plans.rs"
                 fused_r30 = x[fused_at_1 + 7680ull];
+#line 26 "tests/in/fuse_plans.rs"
                 fused_r31 = x[fused_at_1 + 7936ull];
+#line 26 "tests/in/fuse_plans.rs"
             } else if (fused_live > 24u) {
+#line 26 "tests/in/fuse_plans.rs"
                 if (24u < fused_live) {
+#line 26 "tests/in/fuse_plans.rs"
                     fused_r24 = x[fused_at_1 + 6144ull];
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
                 if (25u < fused_live) {
+#line 26 "tests/in/fuse_plans.rs"
                     fused_r25 = x[fused_at_1 + 6400ull];
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
                 if (26u < fused_live) {
+#line 26 "tests/in/fuse_plans.rs"
                     fused_r26 = x[fused_at_1 + 6656ull];
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
                 if (27u < fused_live) {
+#line 26 "tests/in/fuse_plans.rs"
                     fused_r27 = x[fused_at_1 + 6912ull];
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
                 if (28u < fused_live) {
+#line 26 "tests/in/fuse_plans.rs"
                     fused_r28 = x[fused_at_1 + 7168ull];
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
                 if (29u < fused_live) {
+#line 26 "tests/in/fuse_plans.rs"
                     fused_r29 = x[fused_at_1 + 7424ull];
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
                 if (30u < fused_live) {
+#line 26 "tests/in/fuse_plans.rs"
                     fused_r30 = x[fused_at_1 + 7680ull];
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
                 if (31u < fused_live) {
+#line 26 "tests/in/fuse_plans.rs"
                     fused_r31 = x[fused_at_1 + 7936ull];
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
             }
+#line 26 "tests/in/fuse_plans.rs"
             if (fused_live >= 8u) {
+#line 26 "tests/in/fuse_plans.rs"
                 {
+#line 26 "tests/in/fuse_plans.rs"
                     u32 fused_c_32 = fused_tid + 0u;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v0_32 = fused_r0;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v3_32 = cuprum::abs(v0_32);
+#line 26 "tests/in/fuse_plans.rs"
                     f32 _cv32;
+#line 26 "tests/in/fuse_plans.rs"
                     {
+#line 26 "tests/in/fuse_plans.rs"
                         f32 fused_a_32 = fused_acc0_0;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 fused_b_32 = v3_32;
+#line 26 "tests/in/fuse_plans.rs"
                         if (cuprum::is_nan(fused_a_32) || (fused_a_32 > fused_b_32)) {
+#line 26 "tests/in/fuse_plans.rs"
                             _cv32 = fused_a_32;
+#line 26 "tests/in/fuse_plans.rs"
                         } else {
+#line 26 "tests/in/fuse_plans.rs"
                             _cv32 = fused_b_32;
+#line 26 "tests/in/fuse_plans.rs"
                         }
+#line 26 "tests/in/fuse_plans.rs"
                     }
+#line 26 "tests/in/fuse_plans.rs"
                     fused_acc0_0 = _cv32;
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
                 {
+#line 26 "tests/in/fuse_plans.rs"
                     u32 fused_c_33 = fused_tid + 256u;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v0_33 = fused_r1;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v3_33 = cuprum::abs(v0_33);
+#line 26 "tests/in/fuse_plans.rs"
                     f32 _cv33;
+#line 26 "tests/in/fuse_plans.rs"
                     {
+#line 26 "tests/in/fuse_plans.rs"
                         f32 fused_a_33 = fused_acc0_1;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 fused_b_33 = v3_33;
+#line 26 "tests/in/fuse_plans.rs"
                         if (cuprum::is_nan(fused_a_33) || (fused_a_33 > fused_b_33)) {
+#line 26 "tests/in/fuse_plans.rs"
                             _cv33 = fused_a_33;
+#line 26 "tests/in/fuse_plans.rs"
                         } else {
+#line 26 "tests/in/fuse_plans.rs"
                             _cv33 = fused_b_33;
+#line 26 "tests/in/fuse_plans.rs"
                         }
+#line 26 "tests/in/fuse_plans.rs"
                     }
+#line 26 "tests/in/fuse_plans.rs"
                     fused_acc0_1 = _cv33;
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
                 {
+#line 26 "tests/in/fuse_plans.rs"
                     u32 fused_c_34 = fused_tid + 512u;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v0_34 = fused_r2;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v3_34 = cuprum::abs(v0_34);
+#line 26 "tests/in/fuse_plans.rs"
                     f32 _cv34;
+#line 26 "tests/in/fuse_plans.rs"
                     {
+#line 26 "tests/in/fuse_plans.rs"
                         f32 fused_a_34 = fused_acc0_2;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 fused_b_34 = v3_34;
+#line 26 "tests/in/fuse_plans.rs"
                         if (cuprum::is_nan(fused_a_34) || (fused_a_34 > fused_b_34)) {
+#line 26 "tests/in/fuse_plans.rs"
                             _cv34 = fused_a_34;
+#line 26 "tests/in/fuse_plans.rs"
                         } else {
+#line 26 "tests/in/fuse_plans.rs"
                             _cv34 = fused_b_34;
+#line 26 "tests/in/fuse_plans.rs"
                         }
+#line 26 "tests/in/fuse_plans.rs"
                     }
+#line 26 "tests/in/fuse_plans.rs"
                     fused_acc0_2 = _cv34;
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
                 {
+#line 26 "tests/in/fuse_plans.rs"
                     u32 fused_c_35 = fused_tid + 768u;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v0_35 = fused_r3;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v3_35 = cuprum::abs(v0_35);
+#line 26 "tests/in/fuse_plans.rs"
                     f32 _cv35;
+#line 26 "tests/in/fuse_plans.rs"
                     {
+#line 26 "tests/in/fuse_plans.rs"
                         f32 fused_a_35 = fused_acc0_3;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 fused_b_35 = v3_35;
+#line 26 "tests/in/fuse_plans.rs"
                         if (cuprum::is_nan(fused_a_35) || (fused_a_35 > fused_b_35)) {
+#line 26 "tests/in/fuse_plans.rs"
                             _cv35 = fused_a_35;
+#line 26 "tests/in/fuse_plans.rs"
                         } else {
+#line 26 "tests/in/fuse_plans.rs"
                             _cv35 = fused_b_35;
+#line 26 "tests/in/fuse_plans.rs"
                         }
+#line 26 "tests/in/fuse_plans.rs"
                     }
+#line 26 "tests/in/fuse_plans.rs"
                     fused_acc0_3 = _cv35;
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
                 {
+#line 26 "tests/in/fuse_plans.rs"
                     u32 fused_c_36 = fused_tid + 1024u;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v0_36 = fused_r4;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v3_36 = cuprum::abs(v0_36);
+#line 26 "tests/in/fuse_plans.rs"
                     f32 _cv36;
+#line 26 "tests/in/fuse_plans.rs"
                     {
+#line 26 "tests/in/fuse_plans.rs"
                         f32 fused_a_36 = fused_acc0_0;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 fused_b_36 = v3_36;
+#line 26 "tests/in/fuse_plans.rs"
                         if (cuprum::is_nan(fused_a_36) || (fused_a_36 > fused_b_36)) {
+#line 26 "tests/in/fuse_plans.rs"
                             _cv36 = fused_a_36;
+#line 26 "tests/in/fuse_plans.rs"
                         } else {
+#line 26 "tests/in/fuse_plans.rs"
                             _cv36 = fused_b_36;
+#line 26 "tests/in/fuse_plans.rs"
                         }
+#line 26 "tests/in/fuse_plans.rs"
                     }
+#line 26 "tests/in/fuse_plans.rs"
                     fused_acc0_0 = _cv36;
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
                 {
+#line 26 "tests/in/fuse_plans.rs"
                     u32 fused_c_37 = fused_tid + 1280u;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v0_37 = fused_r5;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v3_37 = cuprum::abs(v0_37);
+#line 26 "tests/in/fuse_plans.rs"
                     f32 _cv37;
+#line 26 "tests/in/fuse_plans.rs"
                     {
+#line 26 "tests/in/fuse_plans.rs"
                         f32 fused_a_37 = fused_acc0_1;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 fused_b_37 = v3_37;
+#line 26 "tests/in/fuse_plans.rs"
                         if (cuprum::is_nan(fused_a_37) || (fused_a_37 > fused_b_37)) {
+#line 26 "tests/in/fuse_plans.rs"
                             _cv37 = fused_a_37;
+#line 26 "tests/in/fuse_plans.rs"
                         } else {
+#line 26 "tests/in/fuse_plans.rs"
                             _cv37 = fused_b_37;
+#line 26 "tests/in/fuse_plans.rs"
                         }
+#line 26 "tests/in/fuse_plans.rs"
                     }
+#line 26 "tests/in/fuse_plans.rs"
                     fused_acc0_1 = _cv37;
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
                 {
+#line 26 "tests/in/fuse_plans.rs"
                     u32 fused_c_38 = fused_tid + 1536u;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v0_38 = fused_r6;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v3_38 = cuprum::abs(v0_38);
+#line 26 "tests/in/fuse_plans.rs"
                     f32 _cv38;
+#line 26 "tests/in/fuse_plans.rs"
                     {
+#line 26 "tests/in/fuse_plans.rs"
                         f32 fused_a_38 = fused_acc0_2;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 fused_b_38 = v3_38;
+#line 26 "tests/in/fuse_plans.rs"
                         if (cuprum::is_nan(fused_a_38) || (fused_a_38 > fused_b_38)) {
+#line 26 "tests/in/fuse_plans.rs"
                             _cv38 = fused_a_38;
+#line 26 "tests/in/fuse_plans.rs"
                         } else {
+#line 26 "tests/in/fuse_plans.rs"
                             _cv38 = fused_b_38;
+#line 26 "tests/in/fuse_plans.rs"
                         }
+#line 26 "tests/in/fuse_plans.rs"
                     }
+#line 26 "tests/in/fuse_plans.rs"
                     fused_acc0_2 = _cv38;
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
                 {
+#line 26 "tests/in/fuse_plans.rs"
                     u32 fused_c_39 = fused_tid + 1792u;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v0_39 = fused_r7;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v3_39 = cuprum::abs(v0_39);
+#line 26 "tests/in/fuse_plans.rs"
                     f32 _cv39;
+#line 26 "tests/in/fuse_plans.rs"
                     {
+#line 26 "tests/in/fuse_plans.rs"
                         f32 fused_a_39 = fused_acc0_3;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 fused_b_39 = v3_39;
+#line 26 "tests/in/fuse_plans.rs"
                         if (cuprum::is_nan(fused_a_39) || (fused_a_39 > fused_b_39)) {
+#line 26 "tests/in/fuse_plans.rs"
                             _cv39 = fused_a_39;
+#line 26 "tests/in/fuse_plans.rs"
                         } else {
+#line 26 "tests/in/fuse_plans.rs"
                             _cv39 = fused_b_39;
+#line 26 "tests/in/fuse_plans.rs"
                         }
+#line 26 "tests/in/fuse_plans.rs"
                     }
+#line 26 "tests/in/fuse_plans.rs"
                     fused_acc0_3 = _cv39;
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
             } else if (fused_live > 0u) {
+#line 26 "tests/in/fuse_plans.rs"
                 if (0u < fused_live) {
+#line 26 "tests/in/fuse_plans.rs"
                     {
+#line 26 "tests/in/fuse_plans.rs"
                         u32 fused_c_40 = fused_tid + 0u;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v0_40 = fused_r0;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v3_40 = cuprum::abs(v0_40);
+#line 26 "tests/in/fuse_plans.rs"
                         f32 _cv40;
+#line 26 "tests/in/fuse_plans.rs"
                         {
+#line 26 "tests/in/fuse_plans.rs"
                             f32 fused_a_40 = fused_acc0_0;
+#line 26 "tests/in/fuse_plans.rs"
                             f32 fused_b_40 = v3_40;
+#line 26 "tests/in/fuse_plans.rs"
                             if (cuprum::is_nan(fused_a_40) || (fused_a_40 > fused_b_40)) {
+#line 26 "tests/in/fuse_plans.rs"
                                 _cv40 = fused_a_40;
+#line 26 "tests/in/fuse_plans.rs"
                             } else {
+#line 26 "tests/in/fuse_plans.rs"
                                 _cv40 = fused_b_40;
+#line 26 "tests/in/fuse_plans.rs"
                             }
+#line 26 "tests/in/fuse_plans.rs"
                         }
+#line 26 "tests/in/fuse_plans.rs"
                         fused_acc0_0 = _cv40;
+#line 26 "tests/in/fuse_plans.rs"
                     }
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
                 if (1u < fused_live) {
+#line 26 "tests/in/fuse_plans.rs"
                     {
+#line 26 "tests/in/fuse_plans.rs"
                         u32 fused_c_41 = fused_tid + 256u;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v0_41 = fused_r1;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v3_41 = cuprum::abs(v0_41);
+#line 26 "tests/in/fuse_plans.rs"
                         f32 _cv41;
+#line 26 "tests/in/fuse_plans.rs"
                         {
+#line 26 "tests/in/fuse_plans.rs"
                             f32 fused_a_41 = fused_acc0_1;
+#line 26 "tests/in/fuse_plans.rs"
                             f32 fused_b_41 = v3_41;
+#line 26 "tests/in/fuse_plans.rs"
                             if (cuprum::is_nan(fused_a_41) || (fused_a_41 > fused_b_41)) {
+#line 26 "tests/in/fuse_plans.rs"
                                 _cv41 = fused_a_41;
+#line 26 "tests/in/fuse_plans.rs"
                             } else {
+#line 26 "tests/in/fuse_plans.rs"
                                 _cv41 = fused_b_41;
+#line 26 "tests/in/fuse_plans.rs"
                             }
+#line 26 "tests/in/fuse_plans.rs"
                         }
+#line 26 "tests/in/fuse_plans.rs"
                         fused_acc0_1 = _cv41;
+#line 26 "tests/in/fuse_plans.rs"
                     }
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
                 if (2u < fused_live) {
+#line 26 "tests/in/fuse_plans.rs"
                     {
+#line 26 "tests/in/fuse_plans.rs"
                         u32 fused_c_42 = fused_tid + 512u;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v0_42 = fused_r2;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v3_42 = cuprum::abs(v0_42);
+#line 26 "tests/in/fuse_plans.rs"
                         f32 _cv42;
+#line 26 "tests/in/fuse_plans.rs"
                         {
+#line 26 "tests/in/fuse_plans.rs"
                             f32 fused_a_42 = fused_acc0_2;
+#line 26 "tests/in/fuse_plans.rs"
                             f32 fused_b_42 = v3_42;
+#line 26 "tests/in/fuse_plans.rs"
                             if (cuprum::is_nan(fused_a_42) || (fused_a_42 > fused_b_42)) {
+#line 26 "tests/in/fuse_plans.rs"
                                 _cv42 = fused_a_42;
+#line 26 "tests/in/fuse_plans.rs"
                             } else {
+#line 26 "tests/in/fuse_plans.rs"
                                 _cv42 = fused_b_42;
+#line 26 "tests/in/fuse_plans.rs"
                             }
+#line 26 "tests/in/fuse_plans.rs"
                         }
+#line 26 "tests/in/fuse_plans.rs"
                         fused_acc0_2 = _cv42;
+#line 26 "tests/in/fuse_plans.rs"
                     }
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
                 if (3u < fused_live) {
+#line 26 "tests/in/fuse_plans.rs"
                     {
+#line 26 "tests/in/fuse_plans.rs"
                         u32 fused_c_43 = fused_tid + 768u;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v0_43 = fused_r3;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v3_43 = cuprum::abs(v0_43);
+#line 26 "tests/in/fuse_plans.rs"
                         f32 _cv43;
+#line 26 "tests/in/fuse_plans.rs"
                         {
+#line 26 "tests/in/fuse_plans.rs"
                             f32 fused_a_43 = fused_acc0_3;
+#line 26 "tests/in/fuse_plans.rs"
                             f32 fused_b_43 = v3_43;
+#line 26 "tests/in/fuse_plans.rs"
                             if (cuprum::is_nan(fused_a_43) || (fused_a_43 > fused_b_43)) {
+#line 26 "tests/in/fuse_plans.rs"
                                 _cv43 = fused_a_43;
+#line 26 "tests/in/fuse_plans.rs"
                             } else {
+#line 26 "tests/in/fuse_plans.rs"
                                 _cv43 = fused_b_43;
+#line 26 "tests/in/fuse_plans.rs"
                             }
+#line 26 "tests/in/fuse_plans.rs"
                         }
+#line 26 "tests/in/fuse_plans.rs"
                         fused_acc0_3 = _cv43;
+#line 26 "tests/in/fuse_plans.rs"
                     }
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
                 if (4u < fused_live) {
+#line 26 "tests/in/fuse_plans.rs"
                     {
+#line 26 "tests/in/fuse_plans.rs"
                         u32 fused_c_44 = fused_tid + 1024u;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v0_44 = fused_r4;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v3_44 = cuprum::abs(v0_44);
+#line 26 "tests/in/fuse_plans.rs"
                         f32 _cv44;
+#line 26 "tests/in/fuse_plans.rs"
                         {
+#line 26 "tests/in/fuse_plans.rs"
                             f32 fused_a_44 = fused_acc0_0;
+#line 26 "tests/in/fuse_plans.rs"
                             f32 fused_b_44 = v3_44;
+#line 26 "tests/in/fuse_plans.rs"
                             if (cuprum::is_nan(fused_a_44) || (fused_a_44 > fused_b_44)) {
+#line 26 "tests/in/fuse_plans.rs"
                                 _cv44 = fused_a_44;
+#line 26 "tests/in/fuse_plans.rs"
                             } else {
+#line 26 "tests/in/fuse_plans.rs"
                                 _cv44 = fused_b_44;
+#line 26 "tests/in/fuse_plans.rs"
                             }
+#line 26 "tests/in/fuse_plans.rs"
                         }
+#line 26 "tests/in/fuse_plans.rs"
                         fused_acc0_0 = _cv44;
+#line 26 "tests/in/fuse_plans.rs"
                     }
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
                 if (5u < fused_live) {
+#line 26 "tests/in/fuse_plans.rs"
                     {
+#line 26 "tests/in/fuse_plans.rs"
                         u32 fused_c_45 = fused_tid + 1280u;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v0_45 = fused_r5;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v3_45 = cuprum::abs(v0_45);
+#line 26 "tests/in/fuse_plans.rs"
                         f32 _cv45;
+#line 26 "tests/in/fuse_plans.rs"
                         {
+#line 26 "tests/in/fuse_plans.rs"
                             f32 fused_a_45 = fused_acc0_1;
+#line 26 "tests/in/fuse_plans.rs"
                             f32 fused_b_45 = v3_45;
+#line 26 "tests/in/fuse_plans.rs"
                             if (cuprum::is_nan(fused_a_45) || (fused_a_45 > fused_b_45)) {
+#line 26 "tests/in/fuse_plans.rs"
                                 _cv45 = fused_a_45;
+#line 26 "tests/in/fuse_plans.rs"
                             } else {
+#line 26 "tests/in/fuse_plans.rs"
                                 _cv45 = fused_b_45;
+#line 26 "tests/in/fuse_plans.rs"
                             }
+#line 26 "tests/in/fuse_plans.rs"
                         }
+#line 26 "tests/in/fuse_plans.rs"
                         fused_acc0_1 = _cv45;
+#line 26 "tests/in/fuse_plans.rs"
                     }
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
                 if (6u < fused_live) {
+#line 26 "tests/in/fuse_plans.rs"
                     {
+#line 26 "tests/in/fuse_plans.rs"
                         u32 fused_c_46 = fused_tid + 1536u;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v0_46 = fused_r6;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v3_46 = cuprum::abs(v0_46);
+#line 26 "tests/in/fuse_plans.rs"
                         f32 _cv46;
+#line 26 "tests/in/fuse_plans.rs"
                         {
+#line 26 "tests/in/fuse_plans.rs"
                             f32 fused_a_46 = fused_acc0_2;
+#line 26 "tests/in/fuse_plans.rs"
                             f32 fused_b_46 = v3_46;
+#line 26 "tests/in/fuse_plans.rs"
                             if (cuprum::is_nan(fused_a_46) || (fused_a_46 > fused_b_46)) {
+#line 26 "tests/in/fuse_plans.rs"
                                 _cv46 = fused_a_46;
+#line 26 "tests/in/fuse_plans.rs"
                             } else {
+#line 26 "tests/in/fuse_plans.rs"
                                 _cv46 = fused_b_46;
+#line 26 "tests/in/fuse_plans.rs"
                             }
+#line 26 "tests/in/fuse_plans.rs"
                         }
+#line 26 "tests/in/fuse_plans.rs"
                         fused_acc0_2 = _cv46;
+#line 26 "tests/in/fuse_plans.rs"
                     }
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
                 if (7u < fused_live) {
+#line 26 "tests/in/fuse_plans.rs"
                     {
+#line 26 "tests/in/fuse_plans.rs"
                         u32 fused_c_47 = fused_tid + 1792u;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v0_47 = fused_r7;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v3_47 = cuprum::abs(v0_47);
+#line 26 "tests/in/fuse_plans.rs"
                         f32 _cv47;
+#line 26 "tests/in/fuse_plans.rs"
                         {
+#line 26 "tests/in/fuse_plans.rs"
                             f32 fused_a_47 = fused_acc0_3;
+#line 26 "tests/in/fuse_plans.rs"
                             f32 fused_b_47 = v3_47;
+#line 26 "tests/in/fuse_plans.rs"
                             if (cuprum::is_nan(fused_a_47) || (fused_a_47 > fused_b_47)) {
+#line 26 "tests/in/fuse_plans.rs"
                                 _cv47 = fused_a_47;
+#line 26 "tests/in/fuse_plans.rs"
                             } else {
+#line 26 "tests/in/fuse_plans.rs"
                                 _cv47 = fused_b_47;
+#line 26 "tests/in/fuse_plans.rs"
                             }
+#line 26 "tests/in/fuse_plans.rs"
                         }
+#line 26 "tests/in/fuse_plans.rs"
                         fused_acc0_3 = _cv47;
+#line 26 "tests/in/fuse_plans.rs"
                     }
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
             }
+#line 26 "tests/in/fuse_plans.rs"
             if (fused_live >= 16u) {
+#line 26 "tests/in/fuse_plans.rs"
                 {
+#line 26 "tests/in/fuse_plans.rs"
                     u32 fused_c_48 = fused_tid + 2048u;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v0_48 = fused_r8;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v3_48 = cuprum::abs(v0_48);
+#line 26 "tests/in/fuse_plans.rs"
                     f32 _cv48;
+#line 26 "tests/in/fuse_plans.rs"
                     {
+#line 26 "tests/in/fuse_plans.rs"
                         f32 fused_a_48 = fused_acc0_0;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 fused_b_48 = v3_48;
+#line 26 "tests/in/fuse_plans.rs"
                         if (cuprum::is_nan(fused_a_48) || (fused_a_48 > fused_b_48)) {
+#line 26 "tests/in/fuse_plans.rs"
                             _cv48 = fused_a_48;
+#line 26 "tests/in/fuse_plans.rs"
                         } else {
+#line 26 "tests/in/fuse_plans.rs"
                             _cv48 = fused_b_48;
+#line 26 "tests/in/fuse_plans.rs"
                         }
+#line 26 "tests/in/fuse_plans.rs"
                     }
+#line 26 "tests/in/fuse_plans.rs"
                     fused_acc0_0 = _cv48;
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
                 {
+#line 26 "tests/in/fuse_plans.rs"
                     u32 fused_c_49 = fused_tid + 2304u;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v0_49 = fused_r9;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v3_49 = cuprum::abs(v0_49);
+#line 26 "tests/in/fuse_plans.rs"
                     f32 _cv49;
+#line 26 "tests/in/fuse_plans.rs"
                     {
+#line 26 "tests/in/fuse_plans.rs"
                         f32 fused_a_49 = fused_acc0_1;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 fused_b_49 = v3_49;
+#line 26 "tests/in/fuse_plans.rs"
                         if (cuprum::is_nan(fused_a_49) || (fused_a_49 > fused_b_49)) {
+#line 26 "tests/in/fuse_plans.rs"
                             _cv49 = fused_a_49;
+#line 26 "tests/in/fuse_plans.rs"
                         } else {
+#line 26 "tests/in/fuse_plans.rs"
                             _cv49 = fused_b_49;
+#line 26 "tests/in/fuse_plans.rs"
                         }
+#line 26 "tests/in/fuse_plans.rs"
                     }
+#line 26 "tests/in/fuse_plans.rs"
                     fused_acc0_1 = _cv49;
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
                 {
+#line 26 "tests/in/fuse_plans.rs"
                     u32 fused_c_50 = fused_tid + 2560u;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v0_50 = fused_r10;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v3_50 = cuprum::abs(v0_50);
+#line 26 "tests/in/fuse_plans.rs"
                     f32 _cv50;
+#line 26 "tests/in/fuse_plans.rs"
                     {
+#line 26 "tests/in/fuse_plans.rs"
                         f32 fused_a_50 = fused_acc0_2;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 fused_b_50 = v3_50;
+#line 26 "tests/in/fuse_plans.rs"
                         if (cuprum::is_nan(fused_a_50) || (fused_a_50 > fused_b_50)) {
+#line 26 "tests/in/fuse_plans.rs"
                             _cv50 = fused_a_50;
+#line 26 "tests/in/fuse_plans.rs"
                         } else {
+#line 26 "tests/in/fuse_plans.rs"
                             _cv50 = fused_b_50;
+#line 26 "tests/in/fuse_plans.rs"
                         }
+#line 26 "tests/in/fuse_plans.rs"
                     }
+#line 26 "tests/in/fuse_plans.rs"
                     fused_acc0_2 = _cv50;
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
                 {
+#line 26 "tests/in/fuse_plans.rs"
                     u32 fused_c_51 = fused_tid + 2816u;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v0_51 = fused_r11;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v3_51 = cuprum::abs(v0_51);
+#line 26 "tests/in/fuse_plans.rs"
                     f32 _cv51;
+#line 26 "tests/in/fuse_plans.rs"
                     {
+#line 26 "tests/in/fuse_plans.rs"
                         f32 fused_a_51 = fused_acc0_3;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 fused_b_51 = v3_51;
+#line 26 "tests/in/fuse_plans.rs"
                         if (cuprum::is_nan(fused_a_51) || (fused_a_51 > fused_b_51)) {
+#line 26 "tests/in/fuse_plans.rs"
                             _cv51 = fused_a_51;
+#line 26 "tests/in/fuse_plans.rs"
                         } else {
+#line 26 "tests/in/fuse_plans.rs"
                             _cv51 = fused_b_51;
+#line 26 "tests/in/fuse_plans.rs"
                         }
+#line 26 "tests/in/fuse_plans.rs"
                     }
+#line 26 "tests/in/fuse_plans.rs"
                     fused_acc0_3 = _cv51;
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
                 {
+#line 26 "tests/in/fuse_plans.rs"
                     u32 fused_c_52 = fused_tid + 3072u;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v0_52 = fused_r12;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v3_52 = cuprum::abs(v0_52);
+#line 26 "tests/in/fuse_plans.rs"
                     f32 _cv52;
+#line 26 "tests/in/fuse_plans.rs"
                     {
+#line 26 "tests/in/fuse_plans.rs"
                         f32 fused_a_52 = fused_acc0_0;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 fused_b_52 = v3_52;
+#line 26 "tests/in/fuse_plans.rs"
                         if (cuprum::is_nan(fused_a_52) || (fused_a_52 > fused_b_52)) {
+#line 26 "tests/in/fuse_plans.rs"
                             _cv52 = fused_a_52;
+#line 26 "tests/in/fuse_plans.rs"
                         } else {
+#line 26 "tests/in/fuse_plans.rs"
                             _cv52 = fused_b_52;
+#line 26 "tests/in/fuse_plans.rs"
                         }
+#line 26 "tests/in/fuse_plans.rs"
                     }
+#line 26 "tests/in/fuse_plans.rs"
                     fused_acc0_0 = _cv52;
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
                 {
+#line 26 "tests/in/fuse_plans.rs"
                     u32 fused_c_53 = fused_tid + 3328u;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v0_53 = fused_r13;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v3_53 = cuprum::abs(v0_53);
+#line 26 "tests/in/fuse_plans.rs"
                     f32 _cv53;
+#line 26 "tests/in/fuse_plans.rs"
                     {
+#line 26 "tests/in/fuse_plans.rs"
                         f32 fused_a_53 = fused_acc0_1;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 fused_b_53 = v3_53;
+#line 26 "tests/in/fuse_plans.rs"
                         if (cuprum::is_nan(fused_a_53) || (fused_a_53 > fused_b_53)) {
+#line 26 "tests/in/fuse_plans.rs"
                             _cv53 = fused_a_53;
+#line 26 "tests/in/fuse_plans.rs"
                         } else {
+#line 26 "tests/in/fuse_plans.rs"
                             _cv53 = fused_b_53;
+#line 26 "tests/in/fuse_plans.rs"
                         }
+#line 26 "tests/in/fuse_plans.rs"
                     }
+#line 26 "tests/in/fuse_plans.rs"
                     fused_acc0_1 = _cv53;
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
                 {
+#line 26 "tests/in/fuse_plans.rs"
                     u32 fused_c_54 = fused_tid + 3584u;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v0_54 = fused_r14;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v3_54 = cuprum::abs(v0_54);
+#line 26 "tests/in/fuse_plans.rs"
                     f32 _cv54;
+#line 26 "tests/in/fuse_plans.rs"
                     {
+#line 26 "tests/in/fuse_plans.rs"
                         f32 fused_a_54 = fused_acc0_2;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 fused_b_54 = v3_54;
+#line 26 "tests/in/fuse_plans.rs"
                         if (cuprum::is_nan(fused_a_54) || (fused_a_54 > fused_b_54)) {
+#line 26 "tests/in/fuse_plans.rs"
                             _cv54 = fused_a_54;
+#line 26 "tests/in/fuse_plans.rs"
                         } else {
+#line 26 "tests/in/fuse_plans.rs"
                             _cv54 = fused_b_54;
+#line 26 "tests/in/fuse_plans.rs"
                         }
+#line 26 "tests/in/fuse_plans.rs"
                     }
+#line 26 "tests/in/fuse_plans.rs"
                     fused_acc0_2 = _cv54;
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
                 {
+#line 26 "tests/in/fuse_plans.rs"
                     u32 fused_c_55 = fused_tid + 3840u;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v0_55 = fused_r15;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v3_55 = cuprum::abs(v0_55);
+#line 26 "tests/in/fuse_plans.rs"
                     f32 _cv55;
+#line 26 "tests/in/fuse_plans.rs"
                     {
+#line 26 "tests/in/fuse_plans.rs"
                         f32 fused_a_55 = fused_acc0_3;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 fused_b_55 = v3_55;
+#line 26 "tests/in/fuse_plans.rs"
                         if (cuprum::is_nan(fused_a_55) || (fused_a_55 > fused_b_55)) {
+#line 26 "tests/in/fuse_plans.rs"
                             _cv55 = fused_a_55;
+#line 26 "tests/in/fuse_plans.rs"
                         } else {
+#line 26 "tests/in/fuse_plans.rs"
                             _cv55 = fused_b_55;
+#line 26 "tests/in/fuse_plans.rs"
                         }
+#line 26 "tests/in/fuse_plans.rs"
                     }
+#line 26 "tests/in/fuse_plans.rs"
                     fused_acc0_3 = _cv55;
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
             } else if (fused_live > 8u) {
+#line 26 "tests/in/fuse_plans.rs"
                 if (8u < fused_live) {
+#line 26 "tests/in/fuse_plans.rs"
                     {
+#line 26 "tests/in/fuse_plans.rs"
                         u32 fused_c_56 = fused_tid + 2048u;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v0_56 = fused_r8;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v3_56 = cuprum::abs(v0_56);
+#line 26 "tests/in/fuse_plans.rs"
                         f32 _cv56;
+#line 26 "tests/in/fuse_plans.rs"
                         {
+#line 26 "tests/in/fuse_plans.rs"
                             f32 fused_a_56 = fused_acc0_0;
+#line 26 "tests/in/fuse_plans.rs"
                             f32 fused_b_56 = v3_56;
+#line 26 "tests/in/fuse_plans.rs"
                             if (cuprum::is_nan(fused_a_56) || (fused_a_56 > fused_b_56)) {
+#line 26 "tests/in/fuse_plans.rs"
                                 _cv56 = fused_a_56;
+#line 26 "tests/in/fuse_plans.rs"
                             } else {
+#line 26 "tests/in/fuse_plans.rs"
                                 _cv56 = fused_b_56;
+#line 26 "tests/in/fuse_plans.rs"
                             }
+#line 26 "tests/in/fuse_plans.rs"
                         }
+#line 26 "tests/in/fuse_plans.rs"
                         fused_acc0_0 = _cv56;
+#line 26 "tests/in/fuse_plans.rs"
                     }
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
                 if (9u < fused_live) {
+#line 26 "tests/in/fuse_plans.rs"
                     {
+#line 26 "tests/in/fuse_plans.rs"
                         u32 fused_c_57 = fused_tid + 2304u;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v0_57 = fused_r9;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v3_57 = cuprum::abs(v0_57);
+#line 26 "tests/in/fuse_plans.rs"
                         f32 _cv57;
+#line 26 "tests/in/fuse_plans.rs"
                         {
+#line 26 "tests/in/fuse_plans.rs"
                             f32 fused_a_57 = fused_acc0_1;
+#line 26 "tests/in/fuse_plans.rs"
                             f32 fused_b_57 = v3_57;
+#line 26 "tests/in/fuse_plans.rs"
                             if (cuprum::is_nan(fused_a_57) || (fused_a_57 > fused_b_57)) {
+#line 26 "tests/in/fuse_plans.rs"
                                 _cv57 = fused_a_57;
+#line 26 "tests/in/fuse_plans.rs"
                             } else {
+#line 26 "tests/in/fuse_plans.rs"
                                 _cv57 = fused_b_57;
+#line 26 "tests/in/fuse_plans.rs"
                             }
+#line 26 "tests/in/fuse_plans.rs"
                         }
+#line 26 "tests/in/fuse_plans.rs"
                         fused_acc0_1 = _cv57;
+#line 26 "tests/in/fuse_plans.rs"
                     }
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
                 if (10u < fused_live) {
+#line 26 "tests/in/fuse_plans.rs"
                     {
+#line 26 "tests/in/fuse_plans.rs"
                         u32 fused_c_58 = fused_tid + 2560u;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v0_58 = fused_r10;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v3_58 = cuprum::abs(v0_58);
+#line 26 "tests/in/fuse_plans.rs"
                         f32 _cv58;
+#line 26 "tests/in/fuse_plans.rs"
                         {
+#line 26 "tests/in/fuse_plans.rs"
                             f32 fused_a_58 = fused_acc0_2;
+#line 26 "tests/in/fuse_plans.rs"
                             f32 fused_b_58 = v3_58;
+#line 26 "tests/in/fuse_plans.rs"
                             if (cuprum::is_nan(fused_a_58) || (fused_a_58 > fused_b_58)) {
+#line 26 "tests/in/fuse_plans.rs"
                                 _cv58 = fused_a_58;
+#line 26 "tests/in/fuse_plans.rs"
                             } else {
+#line 26 "tests/in/fuse_plans.rs"
                                 _cv58 = fused_b_58;
+#line 26 "tests/in/fuse_plans.rs"
                             }
+#line 26 "tests/in/fuse_plans.rs"
                         }
+#line 26 "tests/in/fuse_plans.rs"
                         fused_acc0_2 = _cv58;
+#line 26 "tests/in/fuse_plans.rs"
                     }
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
                 if (11u < fused_live) {
+#line 26 "tests/in/fuse_plans.rs"
                     {
+#line 26 "tests/in/fuse_plans.rs"
                         u32 fused_c_59 = fused_tid + 2816u;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v0_59 = fused_r11;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v3_59 = cuprum::abs(v0_59);
+#line 26 "tests/in/fuse_plans.rs"
                         f32 _cv59;
+#line 26 "tests/in/fuse_plans.rs"
                         {
+#line 26 "tests/in/fuse_plans.rs"
                             f32 fused_a_59 = fused_acc0_3;
+#line 26 "tests/in/fuse_plans.rs"
                             f32 fused_b_59 = v3_59;
+#line 26 "tests/in/fuse_plans.rs"
                             if (cuprum::is_nan(fused_a_59) || (fused_a_59 > fused_b_59)) {
+#line 26 "tests/in/fuse_plans.rs"
                                 _cv59 = fused_a_59;
+#line 26 "tests/in/fuse_plans.rs"
                             } else {
+#line 26 "tests/in/fuse_plans.rs"
                                 _cv59 = fused_b_59;
+#line 26 "tests/in/fuse_plans.rs"
                             }
+#line 26 "tests/in/fuse_plans.rs"
                         }
+#line 26 "tests/in/fuse_plans.rs"
                         fused_acc0_3 = _cv59;
+#line 26 "tests/in/fuse_plans.rs"
                     }
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
                 if (12u < fused_live) {
+#line 26 "tests/in/fuse_plans.rs"
                     {
+#line 26 "tests/in/fuse_plans.rs"
                         u32 fused_c_60 = fused_tid + 3072u;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v0_60 = fused_r12;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v3_60 = cuprum::abs(v0_60);
+#line 26 "tests/in/fuse_plans.rs"
                         f32 _cv60;
+#line 26 "tests/in/fuse_plans.rs"
                         {
+#line 26 "tests/in/fuse_plans.rs"
                             f32 fused_a_60 = fused_acc0_0;
+#line 26 "tests/in/fuse_plans.rs"
                             f32 fused_b_60 = v3_60;
+#line 26 "tests/in/fuse_plans.rs"
                             if (cuprum::is_nan(fused_a_60) || (fused_a_60 > fused_b_60)) {
+#line 26 "tests/in/fuse_plans.rs"
                                 _cv60 = fused_a_60;
+#line 26 "tests/in/fuse_plans.rs"
                             } else {
+#line 26 "tests/in/fuse_plans.rs"
                                 _cv60 = fused_b_60;
+#line 26 "tests/in/fuse_plans.rs"
                             }
+#line 26 "tests/in/fuse_plans.rs"
                         }
+#line 26 "tests/in/fuse_plans.rs"
                         fused_acc0_0 = _cv60;
+#line 26 "tests/in/fuse_plans.rs"
                     }
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
                 if (13u < fused_live) {
+#line 26 "tests/in/fuse_plans.rs"
                     {
+#line 26 "tests/in/fuse_plans.rs"
                         u32 fused_c_61 = fused_tid + 3328u;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v0_61 = fused_r13;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v3_61 = cuprum::abs(v0_61);
+#line 26 "tests/in/fuse_plans.rs"
                         f32 _cv61;
+#line 26 "tests/in/fuse_plans.rs"
                         {
+#line 26 "tests/in/fuse_plans.rs"
                             f32 fused_a_61 = fused_acc0_1;
+#line 26 "tests/in/fuse_plans.rs"
                             f32 fused_b_61 = v3_61;
+#line 26 "tests/in/fuse_plans.rs"
                             if (cuprum::is_nan(fused_a_61) || (fused_a_61 > fused_b_61)) {
+#line 26 "tests/in/fuse_plans.rs"
                                 _cv61 = fused_a_61;
+#line 26 "tests/in/fuse_plans.rs"
                             } else {
+#line 26 "tests/in/fuse_plans.rs"
                                 _cv61 = fused_b_61;
+#line 26 "tests/in/fuse_plans.rs"
                             }
+#line 26 "tests/in/fuse_plans.rs"
                         }
+#line 26 "tests/in/fuse_plans.rs"
                         fused_acc0_1 = _cv61;
+#line 26 "tests/in/fuse_plans.rs"
                     }
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
                 if (14u < fused_live) {
+#line 26 "tests/in/fuse_plans.rs"
                     {
+#line 26 "tests/in/fuse_plans.rs"
                         u32 fused_c_62 = fused_tid + 3584u;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v0_62 = fused_r14;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v3_62 = cuprum::abs(v0_62);
+#line 26 "tests/in/fuse_plans.rs"
                         f32 _cv62;
+#line 26 "tests/in/fuse_plans.rs"
                         {
+#line 26 "tests/in/fuse_plans.rs"
                             f32 fused_a_62 = fused_acc0_2;
+#line 26 "tests/in/fuse_plans.rs"
                             f32 fused_b_62 = v3_62;
+#line 26 "tests/in/fuse_plans.rs"
                             if (cuprum::is_nan(fused_a_62) || (fused_a_62 > fused_b_62)) {
+#line 26 "tests/in/fuse_plans.rs"
                                 _cv62 = fused_a_62;
+#line 26 "tests/in/fuse_plans.rs"
                             } else {
+#line 26 "tests/in/fuse_plans.rs"
                                 _cv62 = fused_b_62;
+#line 26 "tests/in/fuse_plans.rs"
                             }
+#line 26 "tests/in/fuse_plans.rs"
                         }
+#line 26 "tests/in/fuse_plans.rs"
                         fused_acc0_2 = _cv62;
+#line 26 "tests/in/fuse_plans.rs"
                     }
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
                 if (15u < fused_live) {
+#line 26 "tests/in/fuse_plans.rs"
                     {
+#line 26 "tests/in/fuse_plans.rs"
                         u32 fused_c_63 = fused_tid + 3840u;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v0_63 = fused_r15;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v3_63 = cuprum::abs(v0_63);
+#line 26 "tests/in/fuse_plans.rs"
                         f32 _cv63;
+#line 26 "tests/in/fuse_plans.rs"
                         {
+#line 26 "tests/in/fuse_plans.rs"
                             f32 fused_a_63 = fused_acc0_3;
+#line 26 "tests/in/fuse_plans.rs"
                             f32 fused_b_63 = v3_63;
+#line 26 "tests/in/fuse_plans.rs"
                             if (cuprum::is_nan(fused_a_63) || (fused_a_63 > fused_b_63)) {
+#line 26 "tests/in/fuse_plans.rs"
                                 _cv63 = fused_a_63;
+#line 26 "tests/in/fuse_plans.rs"
                             } else {
+#line 26 "tests/in/fuse_plans.rs"
                                 _cv63 = fused_b_63;
+#line 26 "tests/in/fuse_plans.rs"
                             }
+#line 26 "tests/in/fuse_plans.rs"
                         }
+#line 26 "tests/in/fuse_plans.rs"
                         fused_acc0_3 = _cv63;
+#line 26 "tests/in/fuse_plans.rs"
                     }
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
             }
+#line 26 "tests/in/fuse_plans.rs"
             if (fused_live >= 24u) {
+#line 26 "tests/in/fuse_plans.rs"
                 {
+#line 26 "tests/in/fuse_plans.rs"
                     u32 fused_c_64 = fused_tid + 4096u;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v0_64 = fused_r16;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v3_64 = cuprum::abs(v0_64);
+#line 26 "tests/in/fuse_plans.rs"
                     f32 _cv64;
+#line 26 "tests/in/fuse_plans.rs"
                     {
+#line 26 "tests/in/fuse_plans.rs"
                         f32 fused_a_64 = fused_acc0_0;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 fused_b_64 = v3_64;
+#line 26 "tests/in/fuse_plans.rs"
                         if (cuprum::is_nan(fused_a_64) || (fused_a_64 > fused_b_64)) {
+#line 26 "tests/in/fuse_plans.rs"
                             _cv64 = fused_a_64;
+#line 26 "tests/in/fuse_plans.rs"
                         } else {
+#line 26 "tests/in/fuse_plans.rs"
                             _cv64 = fused_b_64;
+#line 26 "tests/in/fuse_plans.rs"
                         }
+#line 26 "tests/in/fuse_plans.rs"
                     }
+#line 26 "tests/in/fuse_plans.rs"
                     fused_acc0_0 = _cv64;
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
                 {
+#line 26 "tests/in/fuse_plans.rs"
                     u32 fused_c_65 = fused_tid + 4352u;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v0_65 = fused_r17;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v3_65 = cuprum::abs(v0_65);
+#line 26 "tests/in/fuse_plans.rs"
                     f32 _cv65;
+#line 26 "tests/in/fuse_plans.rs"
                     {
+#line 26 "tests/in/fuse_plans.rs"
                         f32 fused_a_65 = fused_acc0_1;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 fused_b_65 = v3_65;
+#line 26 "tests/in/fuse_plans.rs"
                         if (cuprum::is_nan(fused_a_65) || (fused_a_65 > fused_b_65)) {
+#line 26 "tests/in/fuse_plans.rs"
                             _cv65 = fused_a_65;
+#line 26 "tests/in/fuse_plans.rs"
                         } else {
+#line 26 "tests/in/fuse_plans.rs"
                             _cv65 = fused_b_65;
+#line 26 "tests/in/fuse_plans.rs"
                         }
+#line 26 "tests/in/fuse_plans.rs"
                     }
+#line 26 "tests/in/fuse_plans.rs"
                     fused_acc0_1 = _cv65;
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
                 {
+#line 26 "tests/in/fuse_plans.rs"
                     u32 fused_c_66 = fused_tid + 4608u;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v0_66 = fused_r18;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v3_66 = cuprum::abs(v0_66);
+#line 26 "tests/in/fuse_plans.rs"
                     f32 _cv66;
+#line 26 "tests/in/fuse_plans.rs"
                     {
+#line 26 "tests/in/fuse_plans.rs"
                         f32 fused_a_66 = fused_acc0_2;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 fused_b_66 = v3_66;
+#line 26 "tests/in/fuse_plans.rs"
                         if (cuprum::is_nan(fused_a_66) || (fused_a_66 > fused_b_66)) {
+#line 26 "tests/in/fuse_plans.rs"
                             _cv66 = fused_a_66;
+#line 26 "tests/in/fuse_plans.rs"
                         } else {
+#line 26 "tests/in/fuse_plans.rs"
                             _cv66 = fused_b_66;
+#line 26 "tests/in/fuse_plans.rs"
                         }
+#line 26 "tests/in/fuse_plans.rs"
                     }
+#line 26 "tests/in/fuse_plans.rs"
                     fused_acc0_2 = _cv66;
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
                 {
+#line 26 "tests/in/fuse_plans.rs"
                     u32 fused_c_67 = fused_tid + 4864u;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v0_67 = fused_r19;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v3_67 = cuprum::abs(v0_67);
+#line 26 "tests/in/fuse_plans.rs"
                     f32 _cv67;
+#line 26 "tests/in/fuse_plans.rs"
                     {
+#line 26 "tests/in/fuse_plans.rs"
                         f32 fused_a_67 = fused_acc0_3;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 fused_b_67 = v3_67;
+#line 26 "tests/in/fuse_plans.rs"
                         if (cuprum::is_nan(fused_a_67) || (fused_a_67 > fused_b_67)) {
+#line 26 "tests/in/fuse_plans.rs"
                             _cv67 = fused_a_67;
+#line 26 "tests/in/fuse_plans.rs"
                         } else {
+#line 26 "tests/in/fuse_plans.rs"
                             _cv67 = fused_b_67;
+#line 26 "tests/in/fuse_plans.rs"
                         }
+#line 26 "tests/in/fuse_plans.rs"
                     }
+#line 26 "tests/in/fuse_plans.rs"
                     fused_acc0_3 = _cv67;
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
                 {
+#line 26 "tests/in/fuse_plans.rs"
                     u32 fused_c_68 = fused_tid + 5120u;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v0_68 = fused_r20;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v3_68 = cuprum::abs(v0_68);
+#line 26 "tests/in/fuse_plans.rs"
                     f32 _cv68;
+#line 26 "tests/in/fuse_plans.rs"
                     {
+#line 26 "tests/in/fuse_plans.rs"
                         f32 fused_a_68 = fused_acc0_0;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 fused_b_68 = v3_68;
+#line 26 "tests/in/fuse_plans.rs"
                         if (cuprum::is_nan(fused_a_68) || (fused_a_68 > fused_b_68)) {
+#line 26 "tests/in/fuse_plans.rs"
                             _cv68 = fused_a_68;
+#line 26 "tests/in/fuse_plans.rs"
                         } else {
+#line 26 "tests/in/fuse_plans.rs"
                             _cv68 = fused_b_68;
+#line 26 "tests/in/fuse_plans.rs"
                         }
+#line 26 "tests/in/fuse_plans.rs"
                     }
+#line 26 "tests/in/fuse_plans.rs"
                     fused_acc0_0 = _cv68;
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
                 {
+#line 26 "tests/in/fuse_plans.rs"
                     u32 fused_c_69 = fused_tid + 5376u;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v0_69 = fused_r21;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v3_69 = cuprum::abs(v0_69);
+#line 26 "tests/in/fuse_plans.rs"
                     f32 _cv69;
+#line 26 "tests/in/fuse_plans.rs"
                     {
+#line 26 "tests/in/fuse_plans.rs"
                         f32 fused_a_69 = fused_acc0_1;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 fused_b_69 = v3_69;
+#line 26 "tests/in/fuse_plans.rs"
                         if (cuprum::is_nan(fused_a_69) || (fused_a_69 > fused_b_69)) {
+#line 26 "tests/in/fuse_plans.rs"
                             _cv69 = fused_a_69;
+#line 26 "tests/in/fuse_plans.rs"
                         } else {
+#line 26 "tests/in/fuse_plans.rs"
                             _cv69 = fused_b_69;
+#line 26 "tests/in/fuse_plans.rs"
                         }
+#line 26 "tests/in/fuse_plans.rs"
                     }
+#line 26 "tests/in/fuse_plans.rs"
                     fused_acc0_1 = _cv69;
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
                 {
+#line 26 "tests/in/fuse_plans.rs"
                     u32 fused_c_70 = fused_tid + 5632u;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v0_70 = fused_r22;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v3_70 = cuprum::abs(v0_70);
+#line 26 "tests/in/fuse_plans.rs"
                     f32 _cv70;
+#line 26 "tests/in/fuse_plans.rs"
                     {
+#line 26 "tests/in/fuse_plans.rs"
                         f32 fused_a_70 = fused_acc0_2;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 fused_b_70 = v3_70;
+#line 26 "tests/in/fuse_plans.rs"
                         if (cuprum::is_nan(fused_a_70) || (fused_a_70 > fused_b_70)) {
+#line 26 "tests/in/fuse_plans.rs"
                             _cv70 = fused_a_70;
+#line 26 "tests/in/fuse_plans.rs"
                         } else {
+#line 26 "tests/in/fuse_plans.rs"
                             _cv70 = fused_b_70;
+#line 26 "tests/in/fuse_plans.rs"
                         }
+#line 26 "tests/in/fuse_plans.rs"
                     }
+#line 26 "tests/in/fuse_plans.rs"
                     fused_acc0_2 = _cv70;
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
                 {
+#line 26 "tests/in/fuse_plans.rs"
                     u32 fused_c_71 = fused_tid + 5888u;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v0_71 = fused_r23;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v3_71 = cuprum::abs(v0_71);
+#line 26 "tests/in/fuse_plans.rs"
                     f32 _cv71;
+#line 26 "tests/in/fuse_plans.rs"
                     {
+#line 26 "tests/in/fuse_plans.rs"
                         f32 fused_a_71 = fused_acc0_3;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 fused_b_71 = v3_71;
+#line 26 "tests/in/fuse_plans.rs"
                         if (cuprum::is_nan(fused_a_71) || (fused_a_71 > fused_b_71)) {
+#line 26 "tests/in/fuse_plans.rs"
                             _cv71 = fused_a_71;
+#line 26 "tests/in/fuse_plans.rs"
                         } else {
+#line 26 "tests/in/fuse_plans.rs"
                             _cv71 = fused_b_71;
+#line 26 "tests/in/fuse_plans.rs"
                         }
+#line 26 "tests/in/fuse_plans.rs"
                     }
+#line 26 "tests/in/fuse_plans.rs"
                     fused_acc0_3 = _cv71;
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
             } else if (fused_live > 16u) {
+#line 26 "tests/in/fuse_plans.rs"
                 if (16u < fused_live) {
+#line 26 "tests/in/fuse_plans.rs"
                     {
+#line 26 "tests/in/fuse_plans.rs"
                         u32 fused_c_72 = fused_tid + 4096u;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v0_72 = fused_r16;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v3_72 = cuprum::abs(v0_72);
+#line 26 "tests/in/fuse_plans.rs"
                         f32 _cv72;
+#line 26 "tests/in/fuse_plans.rs"
                         {
+#line 26 "tests/in/fuse_plans.rs"
                             f32 fused_a_72 = fused_acc0_0;
+#line 26 "tests/in/fuse_plans.rs"
                             f32 fused_b_72 = v3_72;
+#line 26 "tests/in/fuse_plans.rs"
                             if (cuprum::is_nan(fused_a_72) || (fused_a_72 > fused_b_72)) {
+#line 26 "tests/in/fuse_plans.rs"
                                 _cv72 = fused_a_72;
+#line 26 "tests/in/fuse_plans.rs"
                             } else {
+#line 26 "tests/in/fuse_plans.rs"
                                 _cv72 = fused_b_72;
+#line 26 "tests/in/fuse_plans.rs"
                             }
+#line 26 "tests/in/fuse_plans.rs"
                         }
+#line 26 "tests/in/fuse_plans.rs"
                         fused_acc0_0 = _cv72;
+#line 26 "tests/in/fuse_plans.rs"
                     }
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
                 if (17u < fused_live) {
+#line 26 "tests/in/fuse_plans.rs"
                     {
+#line 26 "tests/in/fuse_plans.rs"
                         u32 fused_c_73 = fused_tid + 4352u;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v0_73 = fused_r17;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v3_73 = cuprum::abs(v0_73);
+#line 26 "tests/in/fuse_plans.rs"
                         f32 _cv73;
+#line 26 "tests/in/fuse_plans.rs"
                         {
+#line 26 "tests/in/fuse_plans.rs"
                             f32 fused_a_73 = fused_acc0_1;
+#line 26 "tests/in/fuse_plans.rs"
                             f32 fused_b_73 = v3_73;
+#line 26 "tests/in/fuse_plans.rs"
                             if (cuprum::is_nan(fused_a_73) || (fused_a_73 > fused_b_73)) {
+#line 26 "tests/in/fuse_plans.rs"
                                 _cv73 = fused_a_73;
+#line 26 "tests/in/fuse_plans.rs"
                             } else {
+#line 26 "tests/in/fuse_plans.rs"
                                 _cv73 = fused_b_73;
+#line 26 "tests/in/fuse_plans.rs"
                             }
+#line 26 "tests/in/fuse_plans.rs"
                         }
+#line 26 "tests/in/fuse_plans.rs"
                         fused_acc0_1 = _cv73;
+#line 26 "tests/in/fuse_plans.rs"
                     }
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
                 if (18u < fused_live) {
+#line 26 "tests/in/fuse_plans.rs"
                     {
+#line 26 "tests/in/fuse_plans.rs"
                         u32 fused_c_74 = fused_tid + 4608u;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v0_74 = fused_r18;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v3_74 = cuprum::abs(v0_74);
+#line 26 "tests/in/fuse_plans.rs"
                         f32 _cv74;
+#line 26 "tests/in/fuse_plans.rs"
                         {
+#line 26 "tests/in/fuse_plans.rs"
                             f32 fused_a_74 = fused_acc0_2;
+#line 26 "tests/in/fuse_plans.rs"
                             f32 fused_b_74 = v3_74;
+#line 26 "tests/in/fuse_plans.rs"
                             if (cuprum::is_nan(fused_a_74) || (fused_a_74 > fused_b_74)) {
+#line 26 "tests/in/fuse_plans.rs"
                                 _cv74 = fused_a_74;
+#line 26 "tests/in/fuse_plans.rs"
                             } else {
+#line 26 "tests/in/fuse_plans.rs"
                                 _cv74 = fused_b_74;
+#line 26 "tests/in/fuse_plans.rs"
                             }
+#line 26 "tests/in/fuse_plans.rs"
                         }
+#line 26 "tests/in/fuse_plans.rs"
                         fused_acc0_2 = _cv74;
+#line 26 "tests/in/fuse_plans.rs"
                     }
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
                 if (19u < fused_live) {
+#line 26 "tests/in/fuse_plans.rs"
                     {
+#line 26 "tests/in/fuse_plans.rs"
                         u32 fused_c_75 = fused_tid + 4864u;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v0_75 = fused_r19;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v3_75 = cuprum::abs(v0_75);
+#line 26 "tests/in/fuse_plans.rs"
                         f32 _cv75;
+#line 26 "tests/in/fuse_plans.rs"
                         {
+#line 26 "tests/in/fuse_plans.rs"
                             f32 fused_a_75 = fused_acc0_3;
+#line 26 "tests/in/fuse_plans.rs"
                             f32 fused_b_75 = v3_75;
+#line 26 "tests/in/fuse_plans.rs"
                             if (cuprum::is_nan(fused_a_75) || (fused_a_75 > fused_b_75)) {
+#line 26 "tests/in/fuse_plans.rs"
                                 _cv75 = fused_a_75;
+#line 26 "tests/in/fuse_plans.rs"
                             } else {
+#line 26 "tests/in/fuse_plans.rs"
                                 _cv75 = fused_b_75;
+#line 26 "tests/in/fuse_plans.rs"
                             }
+#line 26 "tests/in/fuse_plans.rs"
                         }
+#line 26 "tests/in/fuse_plans.rs"
                         fused_acc0_3 = _cv75;
+#line 26 "tests/in/fuse_plans.rs"
                     }
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
                 if (20u < fused_live) {
+#line 26 "tests/in/fuse_plans.rs"
                     {
+#line 26 "tests/in/fuse_plans.rs"
                         u32 fused_c_76 = fused_tid + 5120u;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v0_76 = fused_r20;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v3_76 = cuprum::abs(v0_76);
+#line 26 "tests/in/fuse_plans.rs"
                         f32 _cv76;
+#line 26 "tests/in/fuse_plans.rs"
                         {
+#line 26 "tests/in/fuse_plans.rs"
                             f32 fused_a_76 = fused_acc0_0;
+#line 26 "tests/in/fuse_plans.rs"
                             f32 fused_b_76 = v3_76;
+#line 26 "tests/in/fuse_plans.rs"
                             if (cuprum::is_nan(fused_a_76) || (fused_a_76 > fused_b_76)) {
+#line 26 "tests/in/fuse_plans.rs"
                                 _cv76 = fused_a_76;
+#line 26 "tests/in/fuse_plans.rs"
                             } else {
+#line 26 "tests/in/fuse_plans.rs"
                                 _cv76 = fused_b_76;
+#line 26 "tests/in/fuse_plans.rs"
                             }
+#line 26 "tests/in/fuse_plans.rs"
                         }
+#line 26 "tests/in/fuse_plans.rs"
                         fused_acc0_0 = _cv76;
+#line 26 "tests/in/fuse_plans.rs"
                     }
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
                 if (21u < fused_live) {
+#line 26 "tests/in/fuse_plans.rs"
                     {
+#line 26 "tests/in/fuse_plans.rs"
                         u32 fused_c_77 = fused_tid + 5376u;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v0_77 = fused_r21;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v3_77 = cuprum::abs(v0_77);
+#line 26 "tests/in/fuse_plans.rs"
                         f32 _cv77;
+#line 26 "tests/in/fuse_plans.rs"
                         {
+#line 26 "tests/in/fuse_plans.rs"
                             f32 fused_a_77 = fused_acc0_1;
+#line 26 "tests/in/fuse_plans.rs"
                             f32 fused_b_77 = v3_77;
+#line 26 "tests/in/fuse_plans.rs"
                             if (cuprum::is_nan(fused_a_77) || (fused_a_77 > fused_b_77)) {
+#line 26 "tests/in/fuse_plans.rs"
                                 _cv77 = fused_a_77;
+#line 26 "tests/in/fuse_plans.rs"
                             } else {
+#line 26 "tests/in/fuse_plans.rs"
                                 _cv77 = fused_b_77;
+#line 26 "tests/in/fuse_plans.rs"
                             }
+#line 26 "tests/in/fuse_plans.rs"
                         }
+#line 26 "tests/in/fuse_plans.rs"
                         fused_acc0_1 = _cv77;
+#line 26 "tests/in/fuse_plans.rs"
                     }
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
                 if (22u < fused_live) {
+#line 26 "tests/in/fuse_plans.rs"
                     {
+#line 26 "tests/in/fuse_plans.rs"
                         u32 fused_c_78 = fused_tid + 5632u;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v0_78 = fused_r22;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v3_78 = cuprum::abs(v0_78);
+#line 26 "tests/in/fuse_plans.rs"
                         f32 _cv78;
+#line 26 "tests/in/fuse_plans.rs"
                         {
+#line 26 "tests/in/fuse_plans.rs"
                             f32 fused_a_78 = fused_acc0_2;
+#line 26 "tests/in/fuse_plans.rs"
                             f32 fused_b_78 = v3_78;
+#line 26 "tests/in/fuse_plans.rs"
                             if (cuprum::is_nan(fused_a_78) || (fused_a_78 > fused_b_78)) {
+#line 26 "tests/in/fuse_plans.rs"
                                 _cv78 = fused_a_78;
+#line 26 "tests/in/fuse_plans.rs"
                             } else {
+#line 26 "tests/in/fuse_plans.rs"
                                 _cv78 = fused_b_78;
+#line 26 "tests/in/fuse_plans.rs"
                             }
+#line 26 "tests/in/fuse_plans.rs"
                         }
+#line 26 "tests/in/fuse_plans.rs"
                         fused_acc0_2 = _cv78;
+#line 26 "tests/in/fuse_plans.rs"
                     }
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
                 if (23u < fused_live) {
+#line 26 "tests/in/fuse_plans.rs"
                     {
+#line 26 "tests/in/fuse_plans.rs"
                         u32 fused_c_79 = fused_tid + 5888u;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v0_79 = fused_r23;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v3_79 = cuprum::abs(v0_79);
+#line 26 "tests/in/fuse_plans.rs"
                         f32 _cv79;
+#line 26 "tests/in/fuse_plans.rs"
                         {
+#line 26 "tests/in/fuse_plans.rs"
                             f32 fused_a_79 = fused_acc0_3;
+#line 26 "tests/in/fuse_plans.rs"
                             f32 fused_b_79 = v3_79;
+#line 26 "tests/in/fuse_plans.rs"
                             if (cuprum::is_nan(fused_a_79) || (fused_a_79 > fused_b_79)) {
+#line 26 "tests/in/fuse_plans.rs"
                                 _cv79 = fused_a_79;
+#line 26 "tests/in/fuse_plans.rs"
                             } else {
+#line 26 "tests/in/fuse_plans.rs"
                                 _cv79 = fused_b_79;
+#line 26 "tests/in/fuse_plans.rs"
                             }
+#line 26 "tests/in/fuse_plans.rs"
                         }
+#line 26 "tests/in/fuse_plans.rs"
                         fused_acc0_3 = _cv79;
+#line 26 "tests/in/fuse_plans.rs"
                     }
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
             }
+#line 26 "tests/in/fuse_plans.rs"
             if (fused_live >= 32u) {
+#line 26 "tests/in/fuse_plans.rs"
                 {
+#line 26 "tests/in/fuse_plans.rs"
                     u32 fused_c_80 = fused_tid + 6144u;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v0_80 = fused_r24;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v3_80 = cuprum::abs(v0_80);
+#line 26 "tests/in/fuse_plans.rs"
                     f32 _cv80;
+#line 26 "tests/in/fuse_plans.rs"
                     {
+#line 26 "tests/in/fuse_plans.rs"
                         f32 fused_a_80 = fused_acc0_0;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 fused_b_80 = v3_80;
+#line 26 "tests/in/fuse_plans.rs"
                         if (cuprum::is_nan(fused_a_80) || (fused_a_80 > fused_b_80)) {
+#line 26 "tests/in/fuse_plans.rs"
                             _cv80 = fused_a_80;
+#line 26 "tests/in/fuse_plans.rs"
                         } else {
+#line 26 "tests/in/fuse_plans.rs"
                             _cv80 = fused_b_80;
+#line 26 "tests/in/fuse_plans.rs"
                         }
+#line 26 "tests/in/fuse_plans.rs"
                     }
+#line 26 "tests/in/fuse_plans.rs"
                     fused_acc0_0 = _cv80;
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
                 {
+#line 26 "tests/in/fuse_plans.rs"
                     u32 fused_c_81 = fused_tid + 6400u;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v0_81 = fused_r25;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v3_81 = cuprum::abs(v0_81);
+#line 26 "tests/in/fuse_plans.rs"
                     f32 _cv81;
+#line 26 "tests/in/fuse_plans.rs"
                     {
+#line 26 "tests/in/fuse_plans.rs"
                         f32 fused_a_81 = fused_acc0_1;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 fused_b_81 = v3_81;
+#line 26 "tests/in/fuse_plans.rs"
                         if (cuprum::is_nan(fused_a_81) || (fused_a_81 > fused_b_81)) {
+#line 26 "tests/in/fuse_plans.rs"
                             _cv81 = fused_a_81;
+#line 26 "tests/in/fuse_plans.rs"
                         } else {
+#line 26 "tests/in/fuse_plans.rs"
                             _cv81 = fused_b_81;
+#line 26 "tests/in/fuse_plans.rs"
                         }
+#line 26 "tests/in/fuse_plans.rs"
                     }
+#line 26 "tests/in/fuse_plans.rs"
                     fused_acc0_1 = _cv81;
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
                 {
+#line 26 "tests/in/fuse_plans.rs"
                     u32 fused_c_82 = fused_tid + 6656u;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v0_82 = fused_r26;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v3_82 = cuprum::abs(v0_82);
+#line 26 "tests/in/fuse_plans.rs"
                     f32 _cv82;
+#line 26 "tests/in/fuse_plans.rs"
                     {
+#line 26 "tests/in/fuse_plans.rs"
                         f32 fused_a_82 = fused_acc0_2;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 fused_b_82 = v3_82;
+#line 26 "tests/in/fuse_plans.rs"
                         if (cuprum::is_nan(fused_a_82) || (fused_a_82 > fused_b_82)) {
+#line 26 "tests/in/fuse_plans.rs"
                             _cv82 = fused_a_82;
+#line 26 "tests/in/fuse_plans.rs"
                         } else {
+#line 26 "tests/in/fuse_plans.rs"
                             _cv82 = fused_b_82;
+#line 26 "tests/in/fuse_plans.rs"
                         }
+#line 26 "tests/in/fuse_plans.rs"
                     }
+#line 26 "tests/in/fuse_plans.rs"
                     fused_acc0_2 = _cv82;
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
                 {
+#line 26 "tests/in/fuse_plans.rs"
                     u32 fused_c_83 = fused_tid + 6912u;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v0_83 = fused_r27;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v3_83 = cuprum::abs(v0_83);
+#line 26 "tests/in/fuse_plans.rs"
                     f32 _cv83;
+#line 26 "tests/in/fuse_plans.rs"
                     {
+#line 26 "tests/in/fuse_plans.rs"
                         f32 fused_a_83 = fused_acc0_3;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 fused_b_83 = v3_83;
+#line 26 "tests/in/fuse_plans.rs"
                         if (cuprum::is_nan(fused_a_83) || (fused_a_83 > fused_b_83)) {
+#line 26 "tests/in/fuse_plans.rs"
                             _cv83 = fused_a_83;
+#line 26 "tests/in/fuse_plans.rs"
                         } else {
+#line 26 "tests/in/fuse_plans.rs"
                             _cv83 = fused_b_83;
+#line 26 "tests/in/fuse_plans.rs"
                         }
+#line 26 "tests/in/fuse_plans.rs"
                     }
+#line 26 "tests/in/fuse_plans.rs"
                     fused_acc0_3 = _cv83;
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
                 {
+#line 26 "tests/in/fuse_plans.rs"
                     u32 fused_c_84 = fused_tid + 7168u;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v0_84 = fused_r28;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v3_84 = cuprum::abs(v0_84);
+#line 26 "tests/in/fuse_plans.rs"
                     f32 _cv84;
+#line 26 "tests/in/fuse_plans.rs"
                     {
+#line 26 "tests/in/fuse_plans.rs"
                         f32 fused_a_84 = fused_acc0_0;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 fused_b_84 = v3_84;
+#line 26 "tests/in/fuse_plans.rs"
                         if (cuprum::is_nan(fused_a_84) || (fused_a_84 > fused_b_84)) {
+#line 26 "tests/in/fuse_plans.rs"
                             _cv84 = fused_a_84;
+#line 26 "tests/in/fuse_plans.rs"
                         } else {
+#line 26 "tests/in/fuse_plans.rs"
                             _cv84 = fused_b_84;
+#line 26 "tests/in/fuse_plans.rs"
                         }
+#line 26 "tests/in/fuse_plans.rs"
                     }
+#line 26 "tests/in/fuse_plans.rs"
                     fused_acc0_0 = _cv84;
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
                 {
+#line 26 "tests/in/fuse_plans.rs"
                     u32 fused_c_85 = fused_tid + 7424u;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v0_85 = fused_r29;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v3_85 = cuprum::abs(v0_85);
+#line 26 "tests/in/fuse_plans.rs"
                     f32 _cv85;
+#line 26 "tests/in/fuse_plans.rs"
                     {
+#line 26 "tests/in/fuse_plans.rs"
                         f32 fused_a_85 = fused_acc0_1;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 fused_b_85 = v3_85;
+#line 26 "tests/in/fuse_plans.rs"
                         if (cuprum::is_nan(fused_a_85) || (fused_a_85 > fused_b_85)) {
+#line 26 "tests/in/fuse_plans.rs"
                             _cv85 = fused_a_85;
+#line 26 "tests/in/fuse_plans.rs"
                         } else {
+#line 26 "tests/in/fuse_plans.rs"
                             _cv85 = fused_b_85;
+#line 26 "tests/in/fuse_plans.rs"
                         }
+#line 26 "tests/in/fuse_plans.rs"
                     }
+#line 26 "tests/in/fuse_plans.rs"
                     fused_acc0_1 = _cv85;
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
                 {
+#line 26 "tests/in/fuse_plans.rs"
                     u32 fused_c_86 = fused_tid + 7680u;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v0_86 = fused_r30;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v3_86 = cuprum::abs(v0_86);
+#line 26 "tests/in/fuse_plans.rs"
                     f32 _cv86;
+#line 26 "tests/in/fuse_plans.rs"
                     {
+#line 26 "tests/in/fuse_plans.rs"
                         f32 fused_a_86 = fused_acc0_2;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 fused_b_86 = v3_86;
+#line 26 "tests/in/fuse_plans.rs"
                         if (cuprum::is_nan(fused_a_86) || (fused_a_86 > fused_b_86)) {
+#line 26 "tests/in/fuse_plans.rs"
                             _cv86 = fused_a_86;
+#line 26 "tests/in/fuse_plans.rs"
                         } else {
+#line 26 "tests/in/fuse_plans.rs"
                             _cv86 = fused_b_86;
+#line 26 "tests/in/fuse_plans.rs"
                         }
+#line 26 "tests/in/fuse_plans.rs"
                     }
+#line 26 "tests/in/fuse_plans.rs"
                     fused_acc0_2 = _cv86;
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
                 {
+#line 26 "tests/in/fuse_plans.rs"
                     u32 fused_c_87 = fused_tid + 7936u;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v0_87 = fused_r31;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v3_87 = cuprum::abs(v0_87);
+#line 26 "tests/in/fuse_plans.rs"
                     f32 _cv87;
+#line 26 "tests/in/fuse_plans.rs"
                     {
+#line 26 "tests/in/fuse_plans.rs"
                         f32 fused_a_87 = fused_acc0_3;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 fused_b_87 = v3_87;
+#line 26 "tests/in/fuse_plans.rs"
                         if (cuprum::is_nan(fused_a_87) || (fused_a_87 > fused_b_87)) {
+#line 26 "tests/in/fuse_plans.rs"
                             _cv87 = fused_a_87;
+#line 26 "tests/in/fuse_plans.rs"
                         } else {
+#line 26 "tests/in/fuse_plans.rs"
                             _cv87 = fused_b_87;
+#line 26 "tests/in/fuse_plans.rs"
                         }
+#line 26 "tests/in/fuse_plans.rs"
                     }
+#line 26 "tests/in/fuse_plans.rs"
                     fused_acc0_3 = _cv87;
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
             } else if (fused_live > 24u) {
+#line 26 "tests/in/fuse_plans.rs"
                 if (24u < fused_live) {
+#line 26 "tests/in/fuse_plans.rs"
                     {
+#line 26 "tests/in/fuse_plans.rs"
                         u32 fused_c_88 = fused_tid + 6144u;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v0_88 = fused_r24;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v3_88 = cuprum::abs(v0_88);
+#line 26 "tests/in/fuse_plans.rs"
                         f32 _cv88;
+#line 26 "tests/in/fuse_plans.rs"
                         {
+#line 26 "tests/in/fuse_plans.rs"
                             f32 fused_a_88 = fused_acc0_0;
+#line 26 "tests/in/fuse_plans.rs"
                             f32 fused_b_88 = v3_88;
+#line 26 "tests/in/fuse_plans.rs"
                             if (cuprum::is_nan(fused_a_88) || (fused_a_88 > fused_b_88)) {
+#line 26 "tests/in/fuse_plans.rs"
                                 _cv88 = fused_a_88;
+#line 26 "tests/in/fuse_plans.rs"
                             } else {
+#line 26 "tests/in/fuse_plans.rs"
                                 _cv88 = fused_b_88;
+#line 26 "tests/in/fuse_plans.rs"
                             }
+#line 26 "tests/in/fuse_plans.rs"
                         }
+#line 26 "tests/in/fuse_plans.rs"
                         fused_acc0_0 = _cv88;
+#line 26 "tests/in/fuse_plans.rs"
                     }
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
                 if (25u < fused_live) {
+#line 26 "tests/in/fuse_plans.rs"
                     {
+#line 26 "tests/in/fuse_plans.rs"
                         u32 fused_c_89 = fused_tid + 6400u;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v0_89 = fused_r25;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v3_89 = cuprum::abs(v0_89);
+#line 26 "tests/in/fuse_plans.rs"
                         f32 _cv89;
+#line 26 "tests/in/fuse_plans.rs"
                         {
+#line 26 "tests/in/fuse_plans.rs"
                             f32 fused_a_89 = fused_acc0_1;
+#line 26 "tests/in/fuse_plans.rs"
                             f32 fused_b_89 = v3_89;
+#line 26 "tests/in/fuse_plans.rs"
                             if (cuprum::is_nan(fused_a_89) || (fused_a_89 > fused_b_89)) {
+#line 26 "tests/in/fuse_plans.rs"
                                 _cv89 = fused_a_89;
+#line 26 "tests/in/fuse_plans.rs"
                             } else {
+#line 26 "tests/in/fuse_plans.rs"
                                 _cv89 = fused_b_89;
+#line 26 "tests/in/fuse_plans.rs"
                             }
+#line 26 "tests/in/fuse_plans.rs"
                         }
+#line 26 "tests/in/fuse_plans.rs"
                         fused_acc0_1 = _cv89;
+#line 26 "tests/in/fuse_plans.rs"
                     }
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
                 if (26u < fused_live) {
+#line 26 "tests/in/fuse_plans.rs"
                     {
+#line 26 "tests/in/fuse_plans.rs"
                         u32 fused_c_90 = fused_tid + 6656u;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v0_90 = fused_r26;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v3_90 = cuprum::abs(v0_90);
+#line 26 "tests/in/fuse_plans.rs"
                         f32 _cv90;
+#line 26 "tests/in/fuse_plans.rs"
                         {
+#line 26 "tests/in/fuse_plans.rs"
                             f32 fused_a_90 = fused_acc0_2;
+#line 26 "tests/in/fuse_plans.rs"
                             f32 fused_b_90 = v3_90;
+#line 26 "tests/in/fuse_plans.rs"
                             if (cuprum::is_nan(fused_a_90) || (fused_a_90 > fused_b_90)) {
+#line 26 "tests/in/fuse_plans.rs"
                                 _cv90 = fused_a_90;
+#line 26 "tests/in/fuse_plans.rs"
                             } else {
+#line 26 "tests/in/fuse_plans.rs"
                                 _cv90 = fused_b_90;
+#line 26 "tests/in/fuse_plans.rs"
                             }
+#line 26 "tests/in/fuse_plans.rs"
                         }
+#line 26 "tests/in/fuse_plans.rs"
                         fused_acc0_2 = _cv90;
+#line 26 "tests/in/fuse_plans.rs"
                     }
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
                 if (27u < fused_live) {
+#line 26 "tests/in/fuse_plans.rs"
                     {
+#line 26 "tests/in/fuse_plans.rs"
                         u32 fused_c_91 = fused_tid + 6912u;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v0_91 = fused_r27;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v3_91 = cuprum::abs(v0_91);
+#line 26 "tests/in/fuse_plans.rs"
                         f32 _cv91;
+#line 26 "tests/in/fuse_plans.rs"
                         {
+#line 26 "tests/in/fuse_plans.rs"
                             f32 fused_a_91 = fused_acc0_3;
+#line 26 "tests/in/fuse_plans.rs"
                             f32 fused_b_91 = v3_91;
+#line 26 "tests/in/fuse_plans.rs"
                             if (cuprum::is_nan(fused_a_91) || (fused_a_91 > fused_b_91)) {
+#line 26 "tests/in/fuse_plans.rs"
                                 _cv91 = fused_a_91;
+#line 26 "tests/in/fuse_plans.rs"
                             } else {
+#line 26 "tests/in/fuse_plans.rs"
                                 _cv91 = fused_b_91;
+#line 26 "tests/in/fuse_plans.rs"
                             }
+#line 26 "tests/in/fuse_plans.rs"
                         }
+#line 26 "tests/in/fuse_plans.rs"
                         fused_acc0_3 = _cv91;
+#line 26 "tests/in/fuse_plans.rs"
                     }
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
                 if (28u < fused_live) {
+#line 26 "tests/in/fuse_plans.rs"
                     {
+#line 26 "tests/in/fuse_plans.rs"
                         u32 fused_c_92 = fused_tid + 7168u;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v0_92 = fused_r28;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v3_92 = cuprum::abs(v0_92);
+#line 26 "tests/in/fuse_plans.rs"
                         f32 _cv92;
+#line 26 "tests/in/fuse_plans.rs"
                         {
+#line 26 "tests/in/fuse_plans.rs"
                             f32 fused_a_92 = fused_acc0_0;
+#line 26 "tests/in/fuse_plans.rs"
                             f32 fused_b_92 = v3_92;
+#line 26 "tests/in/fuse_plans.rs"
                             if (cuprum::is_nan(fused_a_92) || (fused_a_92 > fused_b_92)) {
+#line 26 "tests/in/fuse_plans.rs"
                                 _cv92 = fused_a_92;
+#line 26 "tests/in/fuse_plans.rs"
                             } else {
+#line 26 "tests/in/fuse_plans.rs"
                                 _cv92 = fused_b_92;
+#line 26 "tests/in/fuse_plans.rs"
                             }
+#line 26 "tests/in/fuse_plans.rs"
                         }
+#line 26 "tests/in/fuse_plans.rs"
                         fused_acc0_0 = _cv92;
+#line 26 "tests/in/fuse_plans.rs"
                     }
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
                 if (29u < fused_live) {
+#line 26 "tests/in/fuse_plans.rs"
                     {
+#line 26 "tests/in/fuse_plans.rs"
                         u32 fused_c_93 = fused_tid + 7424u;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v0_93 = fused_r29;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v3_93 = cuprum::abs(v0_93);
+#line 26 "tests/in/fuse_plans.rs"
                         f32 _cv93;
+#line 26 "tests/in/fuse_plans.rs"
                         {
+#line 26 "tests/in/fuse_plans.rs"
                             f32 fused_a_93 = fused_acc0_1;
+#line 26 "tests/in/fuse_plans.rs"
                             f32 fused_b_93 = v3_93;
+#line 26 "tests/in/fuse_plans.rs"
                             if (cuprum::is_nan(fused_a_93) || (fused_a_93 > fused_b_93)) {
+#line 26 "tests/in/fuse_plans.rs"
                                 _cv93 = fused_a_93;
+#line 26 "tests/in/fuse_plans.rs"
                             } else {
+#line 26 "tests/in/fuse_plans.rs"
                                 _cv93 = fused_b_93;
+#line 26 "tests/in/fuse_plans.rs"
                             }
+#line 26 "tests/in/fuse_plans.rs"
                         }
+#line 26 "tests/in/fuse_plans.rs"
                         fused_acc0_1 = _cv93;
+#line 26 "tests/in/fuse_plans.rs"
                     }
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
                 if (30u < fused_live) {
+#line 26 "tests/in/fuse_plans.rs"
                     {
+#line 26 "tests/in/fuse_plans.rs"
                         u32 fused_c_94 = fused_tid + 7680u;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v0_94 = fused_r30;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v3_94 = cuprum::abs(v0_94);
+#line 26 "tests/in/fuse_plans.rs"
                         f32 _cv94;
+#line 26 "tests/in/fuse_plans.rs"
                         {
+#line 26 "tests/in/fuse_plans.rs"
                             f32 fused_a_94 = fused_acc0_2;
+#line 26 "tests/in/fuse_plans.rs"
                             f32 fused_b_94 = v3_94;
+#line 26 "tests/in/fuse_plans.rs"
                             if (cuprum::is_nan(fused_a_94) || (fused_a_94 > fused_b_94)) {
+#line 26 "tests/in/fuse_plans.rs"
                                 _cv94 = fused_a_94;
+#line 26 "tests/in/fuse_plans.rs"
                             } else {
+#line 26 "tests/in/fuse_plans.rs"
                                 _cv94 = fused_b_94;
+#line 26 "tests/in/fuse_plans.rs"
                             }
+#line 26 "tests/in/fuse_plans.rs"
                         }
+#line 26 "tests/in/fuse_plans.rs"
                         fused_acc0_2 = _cv94;
+#line 26 "tests/in/fuse_plans.rs"
                     }
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
                 if (31u < fused_live) {
+#line 26 "tests/in/fuse_plans.rs"
                     {
+#line 26 "tests/in/fuse_plans.rs"
                         u32 fused_c_95 = fused_tid + 7936u;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v0_95 = fused_r31;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v3_95 = cuprum::abs(v0_95);
+#line 26 "tests/in/fuse_plans.rs"
                         f32 _cv95;
+#line 26 "tests/in/fuse_plans.rs"
                         {
+#line 26 "tests/in/fuse_plans.rs"
                             f32 fused_a_95 = fused_acc0_3;
+#line 26 "tests/in/fuse_plans.rs"
                             f32 fused_b_95 = v3_95;
+#line 26 "tests/in/fuse_plans.rs"
                             if (cuprum::is_nan(fused_a_95) || (fused_a_95 > fused_b_95)) {
+#line 26 "tests/in/fuse_plans.rs"
                                 _cv95 = fused_a_95;
+#line 26 "tests/in/fuse_plans.rs"
                             } else {
+#line 26 "tests/in/fuse_plans.rs"
                                 _cv95 = fused_b_95;
+#line 26 "tests/in/fuse_plans.rs"
                             }
+#line 26 "tests/in/fuse_plans.rs"
                         }
+#line 26 "tests/in/fuse_plans.rs"
                         fused_acc0_3 = _cv95;
+#line 26 "tests/in/fuse_plans.rs"
                     }
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
             }
+#line 26 "tests/in/fuse_plans.rs"
         }
+#line 26 "tests/in/fuse_plans.rs"
     } else {
+#line 26 "tests/in/fuse_plans.rs"
         u32 fused_j = fused_tid;
+#line 26 "tests/in/fuse_plans.rs"
         while ((fused_j + (7u * fused_nt)) < fused_n) {
+#line 26 "tests/in/fuse_plans.rs"
             u32 fused_c0 = fused_j + (0u * fused_nt);
+#line 26 "tests/in/fuse_plans.rs"
             f32 v0_0 = x[fused_base_x + ((u64)(fused_c0 & fused_mask_x))];
+#line 26 "tests/in/fuse_plans.rs"
             u32 fused_c1 = fused_j + (1u * fused_nt);
+#line 26 "tests/in/fuse_plans.rs"
             f32 v0_1_1 = x[fused_base_x + ((u64)(fused_c1 & fused_mask_x))];
+#line 26 "tests/in/fuse_plans.rs"
             u32 fused_c2 = fused_j + (2u * fused_nt);
+#line 26 "tests/in/fuse_plans.rs"
             f32 v0_2_1 = x[fused_base_x + ((u64)(fused_c2 & fused_mask_x))];
+#line 26 "tests/in/fuse_plans.rs"
             u32 fused_c3 = fused_j + (3u * fused_nt);
+#line 26 "tests/in/fuse_plans.rs"
             f32 v0_3_1 = x[fused_base_x + ((u64)(fused_c3 & fused_mask_x))];
+#line 26 "tests/in/fuse_plans.rs"
             u32 fused_c4 = fused_j + (4u * fused_nt);
+#line 26 "tests/in/fuse_plans.rs"
             f32 v0_4_1 = x[fused_base_x + ((u64)(fused_c4 & fused_mask_x))];
+#line 26 "tests/in/fuse_plans.rs"
             u32 fused_c5 = fused_j + (5u * fused_nt);
+#line 26 "tests/in/fuse_plans.rs"
             f32 v0_5_1 = x[fused_base_x + ((u64)(fused_c5 & fused_mask_x))];
+#line 26 "tests/in/fuse_plans.rs"
             u32 fused_c6 = fused_j + (6u * fused_nt);
+#line 26 "tests/in/fuse_plans.rs"
             f32 v0_6_1 = x[fused_base_x + ((u64)(fused_c6 & fused_mask_x))];
+#line 26 "tests/in/fuse_plans.rs"
             u32 fused_c7 = fused_j + (7u * fused_nt);
+#line 26 "tests/in/fuse_plans.rs"
             f32 v0_7_1 = x[fused_base_x + ((u64)(fused_c7 & fused_mask_x))];
+#line 26 "tests/in/fuse_plans.rs"
             {
+#line 26 "tests/in/fuse_plans.rs"
                 u32 fused_c_96 = fused_c0;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v0_96 = v0_0;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v3_96 = cuprum::abs(v0_96);
+#line 26 "tests/in/fuse_plans.rs"
                 f32 _cv96;
+#line 26 "tests/in/fuse_plans.rs"
                 {
+#line 26 "tests/in/fuse_plans.rs"
                     f32 fused_a_96 = fused_acc0_0;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 fused_b_96 = v3_96;
+#line 26 "tests/in/fuse_plans.rs"
                     if (cuprum::is_nan(fused_a_96) || (fused_a_96 > fused_b_96)) {
+#line 26 "tests/in/fuse_plans.rs"
                         _cv96 = fused_a_96;
+#line 26 "tests/in/fuse_plans.rs"
                     } else {
+#line 26 "tests/in/fuse_plans.rs"
                         _cv96 = fused_b_96;
+#line 26 "tests/in/fuse_plans.rs"
                     }
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
                 fused_acc0_0 = _cv96;
+#line 26 "tests/in/fuse_plans.rs"
             }
+#line 26 "tests/in/fuse_plans.rs"
             {
+#line 26 "tests/in/fuse_plans.rs"
                 u32 fused_c_97 = fused_c1;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v0_97 = v0_1_1;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v3_97 = cuprum::abs(v0_97);
+#line 26 "tests/in/fuse_plans.rs"
                 f32 _cv97;
+#line 26 "tests/in/fuse_plans.rs"
                 {
+#line 26 "tests/in/fuse_plans.rs"
                     f32 fused_a_97 = fused_acc0_0;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 fused_b_97 = v3_97;
+#line 26 "tests/in/fuse_plans.rs"
                     if (cuprum::is_nan(fused_a_97) || (fused_a_97 > fused_b_97)) {
+#line 26 "tests/in/fuse_plans.rs"
                         _cv97 = fused_a_97;
+#line 26 "tests/in/fuse_plans.rs"
                     } else {
+#line 26 "tests/in/fuse_plans.rs"
                         _cv97 = fused_b_97;
+#line 26 "tests/in/fuse_plans.rs"
                     }
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
                 fused_acc0_0 = _cv97;
+#line 26 "tests/in/fuse_plans.rs"
             }
+#line 26 "tests/in/fuse_plans.rs"
             {
+#line 26 "tests/in/fuse_plans.rs"
                 u32 fused_c_98 = fused_c2;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v0_98 = v0_2_1;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v3_98 = cuprum::abs(v0_98);
+#line 26 "tests/in/fuse_plans.rs"
                 f32 _cv98;
+#line 26 "tests/in/fuse_plans.rs"
                 {
+#line 26 "tests/in/fuse_plans.rs"
                     f32 fused_a_98 = fused_acc0_0;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 fused_b_98 = v3_98;
+#line 26 "tests/in/fuse_plans.rs"
                     if (cuprum::is_nan(fused_a_98) || (fused_a_98 > fused_b_98)) {
+#line 26 "tests/in/fuse_plans.rs"
                         _cv98 = fused_a_98;
+#line 26 "tests/in/fuse_plans.rs"
                     } else {
+#line 26 "tests/in/fuse_plans.rs"
                         _cv98 = fused_b_98;
+#line 26 "tests/in/fuse_plans.rs"
                     }
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
                 fused_acc0_0 = _cv98;
+#line 26 "tests/in/fuse_plans.rs"
             }
+#line 26 "tests/in/fuse_plans.rs"
             {
+#line 26 "tests/in/fuse_plans.rs"
                 u32 fused_c_99 = fused_c3;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v0_99 = v0_3_1;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v3_99 = cuprum::abs(v0_99);
+#line 26 "tests/in/fuse_plans.rs"
                 f32 _cv99;
+#line 26 "tests/in/fuse_plans.rs"
                 {
+#line 26 "tests/in/fuse_plans.rs"
                     f32 fused_a_99 = fused_acc0_0;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 fused_b_99 = v3_99;
+#line 26 "tests/in/fuse_plans.rs"
                     if (cuprum::is_nan(fused_a_99) || (fused_a_99 > fused_b_99)) {
+#line 26 "tests/in/fuse_plans.rs"
                         _cv99 = fused_a_99;
+#line 26 "tests/in/fuse_plans.rs"
                     } else {
+#line 26 "tests/in/fuse_plans.rs"
                         _cv99 = fused_b_99;
+#line 26 "tests/in/fuse_plans.rs"
                     }
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
                 fused_acc0_0 = _cv99;
+#line 26 "tests/in/fuse_plans.rs"
             }
+#line 26 "tests/in/fuse_plans.rs"
             {
+#line 26 "tests/in/fuse_plans.rs"
                 u32 fused_c_100 = fused_c4;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v0_100 = v0_4_1;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v3_100 = cuprum::abs(v0_100);
+#line 26 "tests/in/fuse_plans.rs"
                 f32 _cv100;
+#line 26 "tests/in/fuse_plans.rs"
                 {
+#line 26 "tests/in/fuse_plans.rs"
                     f32 fused_a_100 = fused_acc0_0;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 fused_b_100 = v3_100;
+#line 26 "tests/in/fuse_plans.rs"
                     if (cuprum::is_nan(fused_a_100) || (fused_a_100 > fused_b_100)) {
+#line 26 "tests/in/fuse_plans.rs"
                         _cv100 = fused_a_100;
+#line 26 "tests/in/fuse_plans.rs"
                     } else {
+#line 26 "tests/in/fuse_plans.rs"
                         _cv100 = fused_b_100;
+#line 26 "tests/in/fuse_plans.rs"
                     }
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
                 fused_acc0_0 = _cv100;
+#line 26 "tests/in/fuse_plans.rs"
             }
+#line 26 "tests/in/fuse_plans.rs"
             {
+#line 26 "tests/in/fuse_plans.rs"
                 u32 fused_c_101 = fused_c5;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v0_101 = v0_5_1;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v3_101 = cuprum::abs(v0_101);
+#line 26 "tests/in/fuse_plans.rs"
                 f32 _cv101;
+#line 26 "tests/in/fuse_plans.rs"
                 {
+#line 26 "tests/in/fuse_plans.rs"
                     f32 fused_a_101 = fused_acc0_0;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 fused_b_101 = v3_101;
+#line 26 "tests/in/fuse_plans.rs"
                     if (cuprum::is_nan(fused_a_101) || (fused_a_101 > fused_b_101)) {
+#line 26 "tests/in/fuse_plans.rs"
                         _cv101 = fused_a_101;
+#line 26 "tests/in/fuse_plans.rs"
                     } else {
+#line 26 "tests/in/fuse_plans.rs"
                         _cv101 = fused_b_101;
+#line 26 "tests/in/fuse_plans.rs"
                     }
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
                 fused_acc0_0 = _cv101;
+#line 26 "tests/in/fuse_plans.rs"
             }
+#line 26 "tests/in/fuse_plans.rs"
             {
+#line 26 "tests/in/fuse_plans.rs"
                 u32 fused_c_102 = fused_c6;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v0_102 = v0_6_1;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v3_102 = cuprum::abs(v0_102);
+#line 26 "tests/in/fuse_plans.rs"
                 f32 _cv102;
+#line 26 "tests/in/fuse_plans.rs"
                 {
+#line 26 "tests/in/fuse_plans.rs"
                     f32 fused_a_102 = fused_acc0_0;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 fused_b_102 = v3_102;
+#line 26 "tests/in/fuse_plans.rs"
                     if (cuprum::is_nan(fused_a_102) || (fused_a_102 > fused_b_102)) {
+#line 26 "tests/in/fuse_plans.rs"
                         _cv102 = fused_a_102;
+#line 26 "tests/in/fuse_plans.rs"
                     } else {
+#line 26 "tests/in/fuse_plans.rs"
                         _cv102 = fused_b_102;
+#line 26 "tests/in/fuse_plans.rs"
                     }
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
                 fused_acc0_0 = _cv102;
+#line 26 "tests/in/fuse_plans.rs"
             }
+#line 26 "tests/in/fuse_plans.rs"
             {
+#line 26 "tests/in/fuse_plans.rs"
                 u32 fused_c_103 = fused_c7;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v0_103 = v0_7_1;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v3_103 = cuprum::abs(v0_103);
+#line 26 "tests/in/fuse_plans.rs"
                 f32 _cv103;
+#line 26 "tests/in/fuse_plans.rs"
                 {
+#line 26 "tests/in/fuse_plans.rs"
                     f32 fused_a_103 = fused_acc0_0;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 fused_b_103 = v3_103;
+#line 26 "tests/in/fuse_plans.rs"
                     if (cuprum::is_nan(fused_a_103) || (fused_a_103 > fused_b_103)) {
+#line 26 "tests/in/fuse_plans.rs"
                         _cv103 = fused_a_103;
+#line 26 "tests/in/fuse_plans.rs"
                     } else {
+#line 26 "tests/in/fuse_plans.rs"
                         _cv103 = fused_b_103;
+#line 26 "tests/in/fuse_plans.rs"
                     }
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
                 fused_acc0_0 = _cv103;
+#line 26 "tests/in/fuse_plans.rs"
             }
+#line 26 "tests/in/fuse_plans.rs"
             fused_j += 8u * fused_nt;
+#line 26 "tests/in/fuse_plans.rs"
         }
+#line 26 "tests/in/fuse_plans.rs"
         while (fused_j < fused_n) {
+#line 26 "tests/in/fuse_plans.rs"
             u32 fused_c_104 = fused_j;
+#line 26 "tests/in/fuse_plans.rs"
             f32 v0_104 = x[fused_base_x + ((u64)(fused_c_104 & fused_mask_x))];
+#line 26 "tests/in/fuse_plans.rs"
             f32 v3_104 = cuprum::abs(v0_104);
+#line 26 "tests/in/fuse_plans.rs"
             f32 _cv104;
+#line 26 "tests/in/fuse_plans.rs"
             {
+#line 26 "tests/in/fuse_plans.rs"
                 f32 fused_a_104 = fused_acc0_0;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 fused_b_104 = v3_104;
+#line 26 "tests/in/fuse_plans.rs"
                 if (cuprum::is_nan(fused_a_104) || (fused_a_104 > fused_b_104)) {
+#line 26 "tests/in/fuse_plans.rs"
                     _cv104 = fused_a_104;
+#line 26 "tests/in/fuse_plans.rs"
                 } else {
+#line 26 "tests/in/fuse_plans.rs"
                     _cv104 = fused_b_104;
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
             }
+#line 26 "tests/in/fuse_plans.rs"
             fused_acc0_0 = _cv104;
+#line 26 "tests/in/fuse_plans.rs"
             fused_j += fused_nt;
+#line 26 "tests/in/fuse_plans.rs"
         }
+#line 26 "tests/in/fuse_plans.rs"
     }
+#line 26 "tests/in/fuse_plans.rs"
     f32 fused_acc0 = fused_acc0_0;
+#line 26 "tests/in/fuse_plans.rs"
     f32 _cv105;
+#line 26 "tests/in/fuse_plans.rs"
     {
+#line 26 "tests/in/fuse_plans.rs"
         f32 fused_a_105 = fused_acc0;
+#line 26 "tests/in/fuse_plans.rs"
         f32 fused_b_105 = fused_acc0_1;
+#line 26 "tests/in/fuse_plans.rs"
         if (cuprum::is_nan(fused_a_105) || (fused_a_105 > fused_b_105)) {
+#line 26 "tests/in/fuse_plans.rs"
             _cv105 = fused_a_105;
+#line 26 "tests/in/fuse_plans.rs"
         } else {
+#line 26 "tests/in/fuse_plans.rs"
             _cv105 = fused_b_105;
+#line 26 "tests/in/fuse_plans.rs"
         }
+#line 26 "tests/in/fuse_plans.rs"
     }
+#line 26 "tests/in/fuse_plans.rs"
     fused_acc0 = _cv105;
+#line 26 "tests/in/fuse_plans.rs"
     f32 _cv106;
+#line 26 "tests/in/fuse_plans.rs"
     {
+#line 26 "tests/in/fuse_plans.rs"
         f32 fused_a_106 = fused_acc0;
+#line 26 "tests/in/fuse_plans.rs"
         f32 fused_b_106 = fused_acc0_2;
+#line 26 "tests/in/fuse_plans.rs"
         if (cuprum::is_nan(fused_a_106) || (fused_a_106 > fused_b_106)) {
+#line 26 "tests/in/fuse_plans.rs"
             _cv106 = fused_a_106;
+#line 26 "tests/in/fuse_plans.rs"
         } else {
+#line 26 "tests/in/fuse_plans.rs"
             _cv106 = fused_b_106;
+#line 26 "tests/in/fuse_plans.rs"
         }
+#line 26 "tests/in/fuse_plans.rs"
     }
+#line 26 "tests/in/fuse_plans.rs"
     fused_acc0 = _cv106;
+#line 26 "tests/in/fuse_plans.rs"
     f32 _cv107;
+#line 26 "tests/in/fuse_plans.rs"
     {
+#line 26 "tests/in/fuse_plans.rs"
         f32 fused_a_107 = fused_acc0;
+#line 26 "tests/in/fuse_plans.rs"
         f32 fused_b_107 = fused_acc0_3;
+#line 26 "tests/in/fuse_plans.rs"
         if (cuprum::is_nan(fused_a_107) || (fused_a_107 > fused_b_107)) {
+#line 26 "tests/in/fuse_plans.rs"
             _cv107 = fused_a_107;
+#line 26 "tests/in/fuse_plans.rs"
         } else {
+#line 26 "tests/in/fuse_plans.rs"
             _cv107 = fused_b_107;
+#line 26 "tests/in/fuse_plans.rs"
         }
+#line 26 "tests/in/fuse_plans.rs"
     }
+#line 26 "tests/in/fuse_plans.rs"
     fused_acc0 = _cv107;
+#line 26 "tests/in/fuse_plans.rs"
     u32 fused_m = 16u;
+#line 26 "tests/in/fuse_plans.rs"
     while (fused_m > 0u) {
+#line 26 "tests/in/fuse_plans.rs"
         f32 _cv108;
+#line 26 "tests/in/fuse_plans.rs"
         {
+#line 26 "tests/in/fuse_plans.rs"
             f32 fused_a_108 = fused_acc0;
+#line 26 "tests/in/fuse_plans.rs"
             f32 fused_b_108 = cuprum::shfl_xor_sync(cuprum::num<u32>::max_value(), fused_acc0, fused_m);
+#line 26 "tests/in/fuse_plans.rs"
             if (cuprum::is_nan(fused_a_108) || (fused_a_108 > fused_b_108)) {
+#line 26 "tests/in/fuse_plans.rs"
                 _cv108 = fused_a_108;
+#line 26 "tests/in/fuse_plans.rs"
             } else {
+#line 26 "tests/in/fuse_plans.rs"
                 _cv108 = fused_b_108;
+#line 26 "tests/in/fuse_plans.rs"
             }
+#line 26 "tests/in/fuse_plans.rs"
         }
+#line 26 "tests/in/fuse_plans.rs"
         fused_acc0 = _cv108;
+#line 26 "tests/in/fuse_plans.rs"
         fused_m = cuprum::div(fused_m, 2u);
+#line 26 "tests/in/fuse_plans.rs"
     }
+#line 26 "tests/in/fuse_plans.rs"
     if (fused_lane == 0u) {
+#line 26 "tests/in/fuse_plans.rs"
         fused_red0[fused_warp] = fused_acc0;
+#line 26 "tests/in/fuse_plans.rs"
     }
+#line 26 "tests/in/fuse_plans.rs"
     __syncthreads();
+#line 26 "tests/in/fuse_plans.rs"
     f32 v4 = cuprum::num<f32>::neg_infinity();
+#line 26 "tests/in/fuse_plans.rs"
     u64 fused_w = 0ull;
+#line 26 "tests/in/fuse_plans.rs"
     while (fused_w < fused_nwarps) {
+#line 26 "tests/in/fuse_plans.rs"
         f32 _cv109;
+#line 26 "tests/in/fuse_plans.rs"
         {
+#line 26 "tests/in/fuse_plans.rs"
             f32 fused_a_109 = v4;
+#line 26 "tests/in/fuse_plans.rs"
             f32 fused_b_109 = fused_red0[fused_w];
+#line 26 "tests/in/fuse_plans.rs"
             if (cuprum::is_nan(fused_a_109) || (fused_a_109 > fused_b_109)) {
+#line 26 "tests/in/fuse_plans.rs"
                 _cv109 = fused_a_109;
+#line 26 "tests/in/fuse_plans.rs"
             } else {
+#line 26 "tests/in/fuse_plans.rs"
                 _cv109 = fused_b_109;
+#line 26 "tests/in/fuse_plans.rs"
             }
+#line 26 "tests/in/fuse_plans.rs"
         }
+#line 26 "tests/in/fuse_plans.rs"
         v4 = _cv109;
+#line 26 "tests/in/fuse_plans.rs"
         fused_w += 1ull;
+#line 26 "tests/in/fuse_plans.rs"
     }
+#line 26 "tests/in/fuse_plans.rs"
     __shared__ __align__(16) f32 fused_red1[32];
+#line 26 "tests/in/fuse_plans.rs"
     f32 fused_acc1_0 = cuprum::num<f32>::zero();
+#line 26 "tests/in/fuse_plans.rs"
     f32 fused_acc1_1 = cuprum::num<f32>::zero();
+#line 26 "tests/in/fuse_plans.rs"
     f32 fused_acc1_2 = cuprum::num<f32>::zero();
+#line 26 "tests/in/fuse_plans.rs"
     f32 fused_acc1_3 = cuprum::num<f32>::zero();
+#line 26 "tests/in/fuse_plans.rs"
     if (fused_cache != 0ll) {
+#line 26 "tests/in/fuse_plans.rs"
         if (fused_live == 32u) {
+#line 26 "tests/in/fuse_plans.rs"
             {
+#line 26 "tests/in/fuse_plans.rs"
                 u32 fused_c_105 = fused_tid + 0u;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v0_105 = fused_r0;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v5 = v0_105 / v4;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v6 = v5 * v5;
+#line 26 "tests/in/fuse_plans.rs"
                 fused_acc1_0 = fused_acc1_0 + v6;
+#line 26 "tests/in/fuse_plans.rs"
             }
+#line 26 "tests/in/fuse_plans.rs"
             {
+#line 26 "tests/in/fuse_plans.rs"
                 u32 fused_c_106 = fused_tid + 256u;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v0_106 = fused_r1;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v5_1 = v0_106 / v4;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v6_1 = v5_1 * v5_1;
+#line 26 "tests/in/fuse_plans.rs"
                 fused_acc1_1 = fused_acc1_1 + v6_1;
+#line 26 "tests/in/fuse_plans.rs"
             }
+#line 26 "tests/in/fuse_plans.rs"
             {
+#line 26 "tests/in/fuse_plans.rs"
                 u32 fused_c_107 = fused_tid + 512u;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v0_107 = fused_r2;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v5_2 = v0_107 / v4;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v6_2 = v5_2 * v5_2;
+#line 26 "tests/in/fuse_plans.rs"
                 fused_acc1_2 = fused_acc1_2 + v6_2;
+#line 26 "tests/in/fuse_plans.rs"
             }
+#line 26 "tests/in/fuse_plans.rs"
             {
+#line 26 "tests/in/fuse_plans.rs"
                 u32 fused_c_108 = fused_tid + 768u;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v0_108 = fused_r3;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v5_3 = v0_108 / v4;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v6_3 = v5_3 * v5_3;
+#line 26 "tests/in/fuse_plans.rs"
                 fused_acc1_3 = fused_acc1_3 + v6_3;
+#line 26 "tests/in/fuse_plans.rs"
             }
+#line 26 "tests/in/fuse_plans.rs"
             {
+#line 26 "tests/in/fuse_plans.rs"
                 u32 fused_c_109 = fused_tid + 1024u;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v0_109 = fused_r4;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v5_4 = v0_109 / v4;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v6_4 = v5_4 * v5_4;
+#line 26 "tests/in/fuse_plans.rs"
                 fused_acc1_0 = fused_acc1_0 + v6_4;
+#line 26 "tests/in/fuse_plans.rs"
             }
+#line 26 "tests/in/fuse_plans.rs"
             {
+#line 26 "tests/in/fuse_plans.rs"
                 u32 fused_c_110 = fused_tid + 1280u;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v0_110 = fused_r5;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v5_5 = v0_110 / v4;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v6_5 = v5_5 * v5_5;
+#line 26 "tests/in/fuse_plans.rs"
                 fused_acc1_1 = fused_acc1_1 + v6_5;
+#line 26 "tests/in/fuse_plans.rs"
             }
+#line 26 "tests/in/fuse_plans.rs"
             {
+#line 26 "tests/in/fuse_plans.rs"
                 u32 fused_c_111 = fused_tid + 1536u;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v0_111 = fused_r6;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v5_6 = v0_111 / v4;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v6_6 = v5_6 * v5_6;
+#line 26 "tests/in/fuse_plans.rs"
                 fused_acc1_2 = fused_acc1_2 + v6_6;
+#line 26 "tests/in/fuse_plans.rs"
             }
+#line 26 "tests/in/fuse_plans.rs"
             {
+#line 26 "tests/in/fuse_plans.rs"
                 u32 fused_c_112 = fused_tid + 1792u;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v0_112 = fused_r7;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v5_7 = v0_112 / v4;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v6_7 = v5_7 * v5_7;
+#line 26 "tests/in/fuse_plans.rs"
                 fused_acc1_3 = fused_acc1_3 + v6_7;
+#line 26 "tests/in/fuse_plans.rs"
             }
+#line 26 "tests/in/fuse_plans.rs"
             {
+#line 26 "tests/in/fuse_plans.rs"
                 u32 fused_c_113 = fused_tid + 2048u;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v0_113 = fused_r8;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v5_8 = v0_113 / v4;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v6_8 = v5_8 * v5_8;
+#line 26 "tests/in/fuse_plans.rs"
                 fused_acc1_0 = fused_acc1_0 + v6_8;
+#line 26 "tests/in/fuse_plans.rs"
             }
+#line 26 "tests/in/fuse_plans.rs"
             {
+#line 26 "tests/in/fuse_plans.rs"
                 u32 fused_c_114 = fused_tid + 2304u;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v0_114 = fused_r9;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v5_9 = v0_114 / v4;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v6_9 = v5_9 * v5_9;
+#line 26 "tests/in/fuse_plans.rs"
                 fused_acc1_1 = fused_acc1_1 + v6_9;
+#line 26 "tests/in/fuse_plans.rs"
             }
+#line 26 "tests/in/fuse_plans.rs"
             {
+#line 26 "tests/in/fuse_plans.rs"
                 u32 fused_c_115 = fused_tid + 2560u;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v0_115 = fused_r10;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v5_10 = v0_115 / v4;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v6_10 = v5_10 * v5_10;
+#line 26 "tests/in/fuse_plans.rs"
                 fused_acc1_2 = fused_acc1_2 + v6_10;
+#line 26 "tests/in/fuse_plans.rs"
             }
+#line 26 "tests/in/fuse_plans.rs"
             {
+#line 26 "tests/in/fuse_plans.rs"
                 u32 fused_c_116 = fused_tid + 2816u;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v0_116 = fused_r11;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v5_11 = v0_116 / v4;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v6_11 = v5_11 * v5_11;
+#line 26 "tests/in/fuse_plans.rs"
                 fused_acc1_3 = fused_acc1_3 + v6_11;
+#line 26 "tests/in/fuse_plans.rs"
             }
+#line 26 "tests/in/fuse_plans.rs"
             {
+#line 26 "tests/in/fuse_plans.rs"
                 u32 fused_c_117 = fused_tid + 3072u;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v0_117 = fused_r12;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v5_12 = v0_117 / v4;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v6_12 = v5_12 * v5_12;
+#line 26 "tests/in/fuse_plans.rs"
                 fused_acc1_0 = fused_acc1_0 + v6_12;
+#line 26 "tests/in/fuse_plans.rs"
             }
+#line 26 "tests/in/fuse_plans.rs"
             {
+#line 26 "tests/in/fuse_plans.rs"
                 u32 fused_c_118 = fused_tid + 3328u;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v0_118 = fused_r13;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v5_13 = v0_118 / v4;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v6_13 = v5_13 * v5_13;
+#line 26 "tests/in/fuse_plans.rs"
                 fused_acc1_1 = fused_acc1_1 + v6_13;
+#line 26 "tests/in/fuse_plans.rs"
             }
+#line 26 "tests/in/fuse_plans.rs"
             {
+#line 26 "tests/in/fuse_plans.rs"
                 u32 fused_c_119 = fused_tid + 3584u;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v0_119 = fused_r14;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v5_14 = v0_119 / v4;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v6_14 = v5_14 * v5_14;
+#line 26 "tests/in/fuse_plans.rs"
                 fused_acc1_2 = fused_acc1_2 + v6_14;
+#line 26 "tests/in/fuse_plans.rs"
             }
+#line 26 "tests/in/fuse_plans.rs"
             {
+#line 26 "tests/in/fuse_plans.rs"
                 u32 fused_c_120 = fused_tid + 3840u;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v0_120 = fused_r15;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v5_15 = v0_120 / v4;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v6_15 = v5_15 * v5_15;
+#line 26 "tests/in/fuse_plans.rs"
                 fused_acc1_3 = fused_acc1_3 + v6_15;
+#line 26 "tests/in/fuse_plans.rs"
             }
+#line 26 "tests/in/fuse_plans.rs"
             {
+#line 26 "tests/in/fuse_plans.rs"
                 u32 fused_c_121 = fused_tid + 4096u;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v0_121 = fused_r16;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v5_16 = v0_121 / v4;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v6_16 = v5_16 * v5_16;
+#line 26 "tests/in/fuse_plans.rs"
                 fused_acc1_0 = fused_acc1_0 + v6_16;
+#line 26 "tests/in/fuse_plans.rs"
             }
+#line 26 "tests/in/fuse_plans.rs"
             {
+#line 26 "tests/in/fuse_plans.rs"
                 u32 fused_c_122 = fused_tid + 4352u;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v0_122 = fused_r17;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v5_17 = v0_122 / v4;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v6_17 = v5_17 * v5_17;
+#line 26 "tests/in/fuse_plans.rs"
                 fused_acc1_1 = fused_acc1_1 + v6_17;
+#line 26 "tests/in/fuse_plans.rs"
             }
+#line 26 "tests/in/fuse_plans.rs"
             {
+#line 26 "tests/in/fuse_plans.rs"
                 u32 fused_c_123 = fused_tid + 4608u;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v0_123 = fused_r18;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v5_18 = v0_123 / v4;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v6_18 = v5_18 * v5_18;
+#line 26 "tests/in/fuse_plans.rs"
                 fused_acc1_2 = fused_acc1_2 + v6_18;
+#line 26 "tests/in/fuse_plans.rs"
             }
+#line 26 "tests/in/fuse_plans.rs"
             {
+#line 26 "tests/in/fuse_plans.rs"
                 u32 fused_c_124 = fused_tid + 4864u;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v0_124 = fused_r19;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v5_19 = v0_124 / v4;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v6_19 = v5_19 * v5_19;
+#line 26 "tests/in/fuse_plans.rs"
                 fused_acc1_3 = fused_acc1_3 + v6_19;
+#line 26 "tests/in/fuse_plans.rs"
             }
+#line 26 "tests/in/fuse_plans.rs"
             {
+#line 26 "tests/in/fuse_plans.rs"
                 u32 fused_c_125 = fused_tid + 5120u;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v0_125 = fused_r20;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v5_20 = v0_125 / v4;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v6_20 = v5_20 * v5_20;
+#line 26 "tests/in/fuse_plans.rs"
                 fused_acc1_0 = fused_acc1_0 + v6_20;
+#line 26 "tests/in/fuse_plans.rs"
             }
+#line 26 "tests/in/fuse_plans.rs"
             {
+#line 26 "tests/in/fuse_plans.rs"
                 u32 fused_c_126 = fused_tid + 5376u;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v0_126 = fused_r21;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v5_21 = v0_126 / v4;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v6_21 = v5_21 * v5_21;
+#line 26 "tests/in/fuse_plans.rs"
                 fused_acc1_1 = fused_acc1_1 + v6_21;
+#line 26 "tests/in/fuse_plans.rs"
             }
+#line 26 "tests/in/fuse_plans.rs"
             {
+#line 26 "tests/in/fuse_plans.rs"
                 u32 fused_c_127 = fused_tid + 5632u;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v0_127 = fused_r22;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v5_22 = v0_127 / v4;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v6_22 = v5_22 * v5_22;
+#line 26 "tests/in/fuse_plans.rs"
                 fused_acc1_2 = fused_acc1_2 + v6_22;
+#line 26 "tests/in/fuse_plans.rs"
             }
+#line 26 "tests/in/fuse_plans.rs"
             {
+#line 26 "tests/in/fuse_plans.rs"
                 u32 fused_c_128 = fused_tid + 5888u;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v0_128 = fused_r23;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v5_23 = v0_128 / v4;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v6_23 = v5_23 * v5_23;
+#line 26 "tests/in/fuse_plans.rs"
                 fused_acc1_3 = fused_acc1_3 + v6_23;
+#line 26 "tests/in/fuse_plans.rs"
             }
+#line 26 "tests/in/fuse_plans.rs"
             {
+#line 26 "tests/in/fuse_plans.rs"
                 u32 fused_c_129 = fused_tid + 6144u;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v0_129 = fused_r24;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v5_24 = v0_129 / v4;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v6_24 = v5_24 * v5_24;
+#line 26 "tests/in/fuse_plans.rs"
                 fused_acc1_0 = fused_acc1_0 + v6_24;
+#line 26 "tests/in/fuse_plans.rs"
             }
+#line 26 "tests/in/fuse_plans.rs"
             {
+#line 26 "tests/in/fuse_plans.rs"
                 u32 fused_c_130 = fused_tid + 6400u;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v0_130 = fused_r25;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v5_25 = v0_130 / v4;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v6_25 = v5_25 * v5_25;
+#line 26 "tests/in/fuse_plans.rs"
                 fused_acc1_1 = fused_acc1_1 + v6_25;
+#line 26 "tests/in/fuse_plans.rs"
             }
+#line 26 "tests/in/fuse_plans.rs"
             {
+#line 26 "tests/in/fuse_plans.rs"
                 u32 fused_c_131 = fused_tid + 6656u;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v0_131 = fused_r26;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v5_26 = v0_131 / v4;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v6_26 = v5_26 * v5_26;
+#line 26 "tests/in/fuse_plans.rs"
                 fused_acc1_2 = fused_acc1_2 + v6_26;
+#line 26 "tests/in/fuse_plans.rs"
             }
+#line 26 "tests/in/fuse_plans.rs"
             {
+#line 26 "tests/in/fuse_plans.rs"
                 u32 fused_c_132 = fused_tid + 6912u;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v0_132 = fused_r27;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v5_27 = v0_132 / v4;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v6_27 = v5_27 * v5_27;
+#line 26 "tests/in/fuse_plans.rs"
                 fused_acc1_3 = fused_acc1_3 + v6_27;
+#line 26 "tests/in/fuse_plans.rs"
             }
+#line 26 "tests/in/fuse_plans.rs"
             {
+#line 26 "tests/in/fuse_plans.rs"
                 u32 fused_c_133 = fused_tid + 7168u;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v0_133 = fused_r28;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v5_28 = v0_133 / v4;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v6_28 = v5_28 * v5_28;
+#line 26 "tests/in/fuse_plans.rs"
                 fused_acc1_0 = fused_acc1_0 + v6_28;
+#line 26 "tests/in/fuse_plans.rs"
             }
+#line 26 "tests/in/fuse_plans.rs"
             {
+#line 26 "tests/in/fuse_plans.rs"
                 u32 fused_c_134 = fused_tid + 7424u;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v0_134 = fused_r29;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v5_29 = v0_134 / v4;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v6_29 = v5_29 * v5_29;
+#line 26 "tests/in/fuse_plans.rs"
                 fused_acc1_1 = fused_acc1_1 + v6_29;
+#line 26 "tests/in/fuse_plans.rs"
             }
+#line 26 "tests/in/fuse_plans.rs"
             {
+#line 26 "tests/in/fuse_plans.rs"
                 u32 fused_c_135 = fused_tid + 7680u;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v0_135 = fused_r30;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v5_30 = v0_135 / v4;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v6_30 = v5_30 * v5_30;
+#line 26 "tests/in/fuse_plans.rs"
                 fused_acc1_2 = fused_acc1_2 + v6_30;
+#line 26 "tests/in/fuse_plans.rs"
             }
+#line 26 "tests/in/fuse_plans.rs"
             {
+#line 26 "tests/in/fuse_plans.rs"
                 u32 fused_c_136 = fused_tid + 7936u;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v0_136 = fused_r31;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v5_31 = v0_136 / v4;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v6_31 = v5_31 * v5_31;
+#line 26 "tests/in/fuse_plans.rs"
                 fused_acc1_3 = fused_acc1_3 + v6_31;
+#line 26 "tests/in/fuse_plans.rs"
             }
+#line 26 "tests/in/fuse_plans.rs"
         } else {
+#line 26 "tests/in/fuse_plans.rs"
             if (fused_live >= 8u) {
+#line 26 "tests/in/fuse_plans.rs"
                 {
+#line 26 "tests/in/fuse_plans.rs"
                     u32 fused_c_137 = fused_tid + 0u;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v0_137 = fused_r0;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v5_32 = v0_137 / v4;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v6_32 = v5_32 * v5_32;
+#line 26 "tests/in/fuse_plans.rs"
                     fused_acc1_0 = fused_acc1_0 + v6_32;
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
                 {
+#line 26 "tests/in/fuse_plans.rs"
                     u32 fused_c_138 = fused_tid + 256u;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v0_138 = fused_r1;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v5_33 = v0_138 / v4;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v6_33 = v5_33 * v5_33;
+#line 26 "tests/in/fuse_plans.rs"
                     fused_acc1_1 = fused_acc1_1 + v6_33;
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
                 {
+#line 26 "tests/in/fuse_plans.rs"
                     u32 fused_c_139 = fused_tid + 512u;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v0_139 = fused_r2;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v5_34 = v0_139 / v4;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v6_34 = v5_34 * v5_34;
+#line 26 "tests/in/fuse_plans.rs"
                     fused_acc1_2 = fused_acc1_2 + v6_34;
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
                 {
+#line 26 "tests/in/fuse_plans.rs"
                     u32 fused_c_140 = fused_tid + 768u;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v0_140 = fused_r3;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v5_35 = v0_140 / v4;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v6_35 = v5_35 * v5_35;
+#line 26 "tests/in/fuse_plans.rs"
                     fused_acc1_3 = fused_acc1_3 + v6_35;
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
                 {
+#line 26 "tests/in/fuse_plans.rs"
                     u32 fused_c_141 = fused_tid + 1024u;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v0_141 = fused_r4;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v5_36 = v0_141 / v4;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v6_36 = v5_36 * v5_36;
+#line 26 "tests/in/fuse_plans.rs"
                     fused_acc1_0 = fused_acc1_0 + v6_36;
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
                 {
+#line 26 "tests/in/fuse_plans.rs"
                     u32 fused_c_142 = fused_tid + 1280u;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v0_142 = fused_r5;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v5_37 = v0_142 / v4;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v6_37 = v5_37 * v5_37;
+#line 26 "tests/in/fuse_plans.rs"
                     fused_acc1_1 = fused_acc1_1 + v6_37;
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
                 {
+#line 26 "tests/in/fuse_plans.rs"
                     u32 fused_c_143 = fused_tid + 1536u;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v0_143 = fused_r6;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v5_38 = v0_143 / v4;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v6_38 = v5_38 * v5_38;
+#line 26 "tests/in/fuse_plans.rs"
                     fused_acc1_2 = fused_acc1_2 + v6_38;
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
                 {
+#line 26 "tests/in/fuse_plans.rs"
                     u32 fused_c_144 = fused_tid + 1792u;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v0_144 = fused_r7;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v5_39 = v0_144 / v4;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v6_39 = v5_39 * v5_39;
+#line 26 "tests/in/fuse_plans.rs"
                     fused_acc1_3 = fused_acc1_3 + v6_39;
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
             } else if (fused_live > 0u) {
+#line 26 "tests/in/fuse_plans.rs"
                 if (0u < fused_live) {
+#line 26 "tests/in/fuse_plans.rs"
                     {
+#line 26 "tests/in/fuse_plans.rs"
                         u32 fused_c_145 = fused_tid + 0u;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v0_145 = fused_r0;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v5_40 = v0_145 / v4;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v6_40 = v5_40 * v5_40;
+#line 26 "tests/in/fuse_plans.rs"
                         fused_acc1_0 = fused_acc1_0 + v6_40;
+#line 26 "tests/in/fuse_plans.rs"
                     }
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
                 if (1u < fused_live) {
+#line 26 "tests/in/fuse_plans.rs"
                     {
+#line 26 "tests/in/fuse_plans.rs"
                         u32 fused_c_146 = fused_tid + 256u;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v0_146 = fused_r1;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v5_41 = v0_146 / v4;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v6_41 = v5_41 * v5_41;
+#line 26 "tests/in/fuse_plans.rs"
                         fused_acc1_1 = fused_acc1_1 + v6_41;
+#line 26 "tests/in/fuse_plans.rs"
                     }
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
                 if (2u < fused_live) {
+#line 26 "tests/in/fuse_plans.rs"
                     {
+#line 26 "tests/in/fuse_plans.rs"
                         u32 fused_c_147 = fused_tid + 512u;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v0_147 = fused_r2;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v5_42 = v0_147 / v4;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v6_42 = v5_42 * v5_42;
+#line 26 "tests/in/fuse_plans.rs"
                         fused_acc1_2 = fused_acc1_2 + v6_42;
+#line 26 "tests/in/fuse_plans.rs"
                     }
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
                 if (3u < fused_live) {
+#line 26 "tests/in/fuse_plans.rs"
                     {
+#line 26 "tests/in/fuse_plans.rs"
                         u32 fused_c_148 = fused_tid + 768u;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v0_148 = fused_r3;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v5_43 = v0_148 / v4;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v6_43 = v5_43 * v5_43;
+#line 26 "tests/in/fuse_plans.rs"
                         fused_acc1_3 = fused_acc1_3 + v6_43;
+#line 26 "tests/in/fuse_plans.rs"
                     }
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
                 if (4u < fused_live) {
+#line 26 "tests/in/fuse_plans.rs"
                     {
+#line 26 "tests/in/fuse_plans.rs"
                         u32 fused_c_149 = fused_tid + 1024u;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v0_149 = fused_r4;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v5_44 = v0_149 / v4;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v6_44 = v5_44 * v5_44;
+#line 26 "tests/in/fuse_plans.rs"
                         fused_acc1_0 = fused_acc1_0 + v6_44;
+#line 26 "tests/in/fuse_plans.rs"
                     }
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
                 if (5u < fused_live) {
+#line 26 "tests/in/fuse_plans.rs"
                     {
+#line 26 "tests/in/fuse_plans.rs"
                         u32 fused_c_150 = fused_tid + 1280u;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v0_150 = fused_r5;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v5_45 = v0_150 / v4;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v6_45 = v5_45 * v5_45;
+#line 26 "tests/in/fuse_plans.rs"
                         fused_acc1_1 = fused_acc1_1 + v6_45;
+#line 26 "tests/in/fuse_plans.rs"
                     }
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
                 if (6u < fused_live) {
+#line 26 "tests/in/fuse_plans.rs"
                     {
+#line 26 "tests/in/fuse_plans.rs"
                         u32 fused_c_151 = fused_tid + 1536u;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v0_151 = fused_r6;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v5_46 = v0_151 / v4;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v6_46 = v5_46 * v5_46;
+#line 26 "tests/in/fuse_plans.rs"
                         fused_acc1_2 = fused_acc1_2 + v6_46;
+#line 26 "tests/in/fuse_plans.rs"
                     }
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
                 if (7u < fused_live) {
+#line 26 "tests/in/fuse_plans.rs"
                     {
+#line 26 "tests/in/fuse_plans.rs"
                         u32 fused_c_152 = fused_tid + 1792u;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v0_152 = fused_r7;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v5_47 = v0_152 / v4;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v6_47 = v5_47 * v5_47;
+#line 26 "tests/in/fuse_plans.rs"
                         fused_acc1_3 = fused_acc1_3 + v6_47;
+#line 26 "tests/in/fuse_plans.rs"
                     }
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
             }
+#line 26 "tests/in/fuse_plans.rs"
             if (fused_live >= 16u) {
+#line 26 "tests/in/fuse_plans.rs"
                 {
+#line 26 "tests/in/fuse_plans.rs"
                     u32 fused_c_153 = fused_tid + 2048u;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v0_153 = fused_r8;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v5_48 = v0_153 / v4;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v6_48 = v5_48 * v5_48;
+#line 26 "tests/in/fuse_plans.rs"
                     fused_acc1_0 = fused_acc1_0 + v6_48;
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
                 {
+#line 26 "tests/in/fuse_plans.rs"
                     u32 fused_c_154 = fused_tid + 2304u;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v0_154 = fused_r9;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v5_49 = v0_154 / v4;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v6_49 = v5_49 * v5_49;
+#line 26 "tests/in/fuse_plans.rs"
                     fused_acc1_1 = fused_acc1_1 + v6_49;
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
                 {
+#line 26 "tests/in/fuse_plans.rs"
                     u32 fused_c_155 = fused_tid + 2560u;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v0_155 = fused_r10;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v5_50 = v0_155 / v4;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v6_50 = v5_50 * v5_50;
+#line 26 "tests/in/fuse_plans.rs"
                     fused_acc1_2 = fused_acc1_2 + v6_50;
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
                 {
+#line 26 "tests/in/fuse_plans.rs"
                     u32 fused_c_156 = fused_tid + 2816u;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v0_156 = fused_r11;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v5_51 = v0_156 / v4;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v6_51 = v5_51 * v5_51;
+#line 26 "tests/in/fuse_plans.rs"
                     fused_acc1_3 = fused_acc1_3 + v6_51;
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
                 {
+#line 26 "tests/in/fuse_plans.rs"
                     u32 fused_c_157 = fused_tid + 3072u;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v0_157 = fused_r12;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v5_52 = v0_157 / v4;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v6_52 = v5_52 * v5_52;
+#line 26 "tests/in/fuse_plans.rs"
                     fused_acc1_0 = fused_acc1_0 + v6_52;
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
                 {
+#line 26 "tests/in/fuse_plans.rs"
                     u32 fused_c_158 = fused_tid + 3328u;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v0_158 = fused_r13;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v5_53 = v0_158 / v4;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v6_53 = v5_53 * v5_53;
+#line 26 "tests/in/fuse_plans.rs"
                     fused_acc1_1 = fused_acc1_1 + v6_53;
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
                 {
+#line 26 "tests/in/fuse_plans.rs"
                     u32 fused_c_159 = fused_tid + 3584u;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v0_159 = fused_r14;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v5_54 = v0_159 / v4;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v6_54 = v5_54 * v5_54;
+#line 26 "tests/in/fuse_plans.rs"
                     fused_acc1_2 = fused_acc1_2 + v6_54;
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
                 {
+#line 26 "tests/in/fuse_plans.rs"
                     u32 fused_c_160 = fused_tid + 3840u;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v0_160 = fused_r15;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v5_55 = v0_160 / v4;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v6_55 = v5_55 * v5_55;
+#line 26 "tests/in/fuse_plans.rs"
                     fused_acc1_3 = fused_acc1_3 + v6_55;
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
             } else if (fused_live > 8u) {
+#line 26 "tests/in/fuse_plans.rs"
                 if (8u < fused_live) {
+#line 26 "tests/in/fuse_plans.rs"
                     {
+#line 26 "tests/in/fuse_plans.rs"
                         u32 fused_c_161 = fused_tid + 2048u;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v0_161 = fused_r8;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v5_56 = v0_161 / v4;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v6_56 = v5_56 * v5_56;
+#line 26 "tests/in/fuse_plans.rs"
                         fused_acc1_0 = fused_acc1_0 + v6_56;
+#line 26 "tests/in/fuse_plans.rs"
                     }
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
                 if (9u < fused_live) {
+#line 26 "tests/in/fuse_plans.rs"
                     {
+#line 26 "tests/in/fuse_plans.rs"
                         u32 fused_c_162 = fused_tid + 2304u;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v0_162 = fused_r9;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v5_57 = v0_162 / v4;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v6_57 = v5_57 * v5_57;
+#line 26 "tests/in/fuse_plans.rs"
                         fused_acc1_1 = fused_acc1_1 + v6_57;
+#line 26 "tests/in/fuse_plans.rs"
                     }
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
                 if (10u < fused_live) {
+#line 26 "tests/in/fuse_plans.rs"
                     {
+#line 26 "tests/in/fuse_plans.rs"
                         u32 fused_c_163 = fused_tid + 2560u;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v0_163 = fused_r10;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v5_58 = v0_163 / v4;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v6_58 = v5_58 * v5_58;
+#line 26 "tests/in/fuse_plans.rs"
                         fused_acc1_2 = fused_acc1_2 + v6_58;
+#line 26 "tests/in/fuse_plans.rs"
                     }
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
                 if (11u < fused_live) {
+#line 26 "tests/in/fuse_plans.rs"
                     {
+#line 26 "tests/in/fuse_plans.rs"
                         u32 fused_c_164 = fused_tid + 2816u;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v0_164 = fused_r11;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v5_59 = v0_164 / v4;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v6_59 = v5_59 * v5_59;
+#line 26 "tests/in/fuse_plans.rs"
                         fused_acc1_3 = fused_acc1_3 + v6_59;
+#line 26 "tests/in/fuse_plans.rs"
                     }
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
                 if (12u < fused_live) {
+#line 26 "tests/in/fuse_plans.rs"
                     {
+#line 26 "tests/in/fuse_plans.rs"
                         u32 fused_c_165 = fused_tid + 3072u;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v0_165 = fused_r12;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v5_60 = v0_165 / v4;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v6_60 = v5_60 * v5_60;
+#line 26 "tests/in/fuse_plans.rs"
                         fused_acc1_0 = fused_acc1_0 + v6_60;
+#line 26 "tests/in/fuse_plans.rs"
                     }
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
                 if (13u < fused_live) {
+#line 26 "tests/in/fuse_plans.rs"
                     {
+#line 26 "tests/in/fuse_plans.rs"
                         u32 fused_c_166 = fused_tid + 3328u;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v0_166 = fused_r13;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v5_61 = v0_166 / v4;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v6_61 = v5_61 * v5_61;
+#line 26 "tests/in/fuse_plans.rs"
                         fused_acc1_1 = fused_acc1_1 + v6_61;
+#line 26 "tests/in/fuse_plans.rs"
                     }
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
                 if (14u < fused_live) {
+#line 26 "tests/in/fuse_plans.rs"
                     {
+#line 26 "tests/in/fuse_plans.rs"
                         u32 fused_c_167 = fused_tid + 3584u;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v0_167 = fused_r14;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v5_62 = v0_167 / v4;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v6_62 = v5_62 * v5_62;
+#line 26 "tests/in/fuse_plans.rs"
                         fused_acc1_2 = fused_acc1_2 + v6_62;
+#line 26 "tests/in/fuse_plans.rs"
                     }
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
                 if (15u < fused_live) {
+#line 26 "tests/in/fuse_plans.rs"
                     {
+#line 26 "tests/in/fuse_plans.rs"
                         u32 fused_c_168 = fused_tid + 3840u;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v0_168 = fused_r15;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v5_63 = v0_168 / v4;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v6_63 = v5_63 * v5_63;
+#line 26 "tests/in/fuse_plans.rs"
                         fused_acc1_3 = fused_acc1_3 + v6_63;
+#line 26 "tests/in/fuse_plans.rs"
                     }
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
             }
+#line 26 "tests/in/fuse_plans.rs"
             if (fused_live >= 24u) {
+#line 26 "tests/in/fuse_plans.rs"
                 {
+#line 26 "tests/in/fuse_plans.rs"
                     u32 fused_c_169 = fused_tid + 4096u;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v0_169 = fused_r16;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v5_64 = v0_169 / v4;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v6_64 = v5_64 * v5_64;
+#line 26 "tests/in/fuse_plans.rs"
                     fused_acc1_0 = fused_acc1_0 + v6_64;
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
                 {
+#line 26 "tests/in/fuse_plans.rs"
                     u32 fused_c_170 = fused_tid + 4352u;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v0_170 = fused_r17;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v5_65 = v0_170 / v4;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v6_65 = v5_65 * v5_65;
+#line 26 "tests/in/fuse_plans.rs"
                     fused_acc1_1 = fused_acc1_1 + v6_65;
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
                 {
+#line 26 "tests/in/fuse_plans.rs"
                     u32 fused_c_171 = fused_tid + 4608u;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v0_171 = fused_r18;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v5_66 = v0_171 / v4;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v6_66 = v5_66 * v5_66;
+#line 26 "tests/in/fuse_plans.rs"
                     fused_acc1_2 = fused_acc1_2 + v6_66;
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
                 {
+#line 26 "tests/in/fuse_plans.rs"
                     u32 fused_c_172 = fused_tid + 4864u;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v0_172 = fused_r19;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v5_67 = v0_172 / v4;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v6_67 = v5_67 * v5_67;
+#line 26 "tests/in/fuse_plans.rs"
                     fused_acc1_3 = fused_acc1_3 + v6_67;
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
                 {
+#line 26 "tests/in/fuse_plans.rs"
                     u32 fused_c_173 = fused_tid + 5120u;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v0_173 = fused_r20;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v5_68 = v0_173 / v4;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v6_68 = v5_68 * v5_68;
+#line 26 "tests/in/fuse_plans.rs"
                     fused_acc1_0 = fused_acc1_0 + v6_68;
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
                 {
+#line 26 "tests/in/fuse_plans.rs"
                     u32 fused_c_174 = fused_tid + 5376u;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v0_174 = fused_r21;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v5_69 = v0_174 / v4;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v6_69 = v5_69 * v5_69;
+#line 26 "tests/in/fuse_plans.rs"
                     fused_acc1_1 = fused_acc1_1 + v6_69;
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
                 {
+#line 26 "tests/in/fuse_plans.rs"
                     u32 fused_c_175 = fused_tid + 5632u;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v0_175 = fused_r22;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v5_70 = v0_175 / v4;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v6_70 = v5_70 * v5_70;
+#line 26 "tests/in/fuse_plans.rs"
                     fused_acc1_2 = fused_acc1_2 + v6_70;
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
                 {
+#line 26 "tests/in/fuse_plans.rs"
                     u32 fused_c_176 = fused_tid + 5888u;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v0_176 = fused_r23;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v5_71 = v0_176 / v4;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v6_71 = v5_71 * v5_71;
+#line 26 "tests/in/fuse_plans.rs"
                     fused_acc1_3 = fused_acc1_3 + v6_71;
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
             } else if (fused_live > 16u) {
+#line 26 "tests/in/fuse_plans.rs"
                 if (16u < fused_live) {
+#line 26 "tests/in/fuse_plans.rs"
                     {
+#line 26 "tests/in/fuse_plans.rs"
                         u32 fused_c_177 = fused_tid + 4096u;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v0_177 = fused_r16;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v5_72 = v0_177 / v4;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v6_72 = v5_72 * v5_72;
+#line 26 "tests/in/fuse_plans.rs"
                         fused_acc1_0 = fused_acc1_0 + v6_72;
+#line 26 "tests/in/fuse_plans.rs"
                     }
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
                 if (17u < fused_live) {
+#line 26 "tests/in/fuse_plans.rs"
                     {
+#line 26 "tests/in/fuse_plans.rs"
                         u32 fused_c_178 = fused_tid + 4352u;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v0_178 = fused_r17;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v5_73 = v0_178 / v4;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v6_73 = v5_73 * v5_73;
+#line 26 "tests/in/fuse_plans.rs"
                         fused_acc1_1 = fused_acc1_1 + v6_73;
+#line 26 "tests/in/fuse_plans.rs"
                     }
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
                 if (18u < fused_live) {
+#line 26 "tests/in/fuse_plans.rs"
                     {
+#line 26 "tests/in/fuse_plans.rs"
                         u32 fused_c_179 = fused_tid + 4608u;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v0_179 = fused_r18;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v5_74 = v0_179 / v4;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v6_74 = v5_74 * v5_74;
+#line 26 "tests/in/fuse_plans.rs"
                         fused_acc1_2 = fused_acc1_2 + v6_74;
+#line 26 "tests/in/fuse_plans.rs"
                     }
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
                 if (19u < fused_live) {
+#line 26 "tests/in/fuse_plans.rs"
                     {
+#line 26 "tests/in/fuse_plans.rs"
                         u32 fused_c_180 = fused_tid + 4864u;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v0_180 = fused_r19;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v5_75 = v0_180 / v4;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v6_75 = v5_75 * v5_75;
+#line 26 "tests/in/fuse_plans.rs"
                         fused_acc1_3 = fused_acc1_3 + v6_75;
+#line 26 "tests/in/fuse_plans.rs"
                     }
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
                 if (20u < fused_live) {
+#line 26 "tests/in/fuse_plans.rs"
                     {
+#line 26 "tests/in/fuse_plans.rs"
                         u32 fused_c_181 = fused_tid + 5120u;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v0_181 = fused_r20;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v5_76 = v0_181 / v4;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v6_76 = v5_76 * v5_76;
+#line 26 "tests/in/fuse_plans.rs"
                         fused_acc1_0 = fused_acc1_0 + v6_76;
+#line 26 "tests/in/fuse_plans.rs"
                     }
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
                 if (21u < fused_live) {
+#line 26 "tests/in/fuse_plans.rs"
                     {
+#line 26 "tests/in/fuse_plans.rs"
                         u32 fused_c_182 = fused_tid + 5376u;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v0_182 = fused_r21;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v5_77 = v0_182 / v4;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v6_77 = v5_77 * v5_77;
+#line 26 "tests/in/fuse_plans.rs"
                         fused_acc1_1 = fused_acc1_1 + v6_77;
+#line 26 "tests/in/fuse_plans.rs"
                     }
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
                 if (22u < fused_live) {
+#line 26 "tests/in/fuse_plans.rs"
                     {
+#line 26 "tests/in/fuse_plans.rs"
                         u32 fused_c_183 = fused_tid + 5632u;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v0_183 = fused_r22;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v5_78 = v0_183 / v4;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v6_78 = v5_78 * v5_78;
+#line 26 "tests/in/fuse_plans.rs"
                         fused_acc1_2 = fused_acc1_2 + v6_78;
+#line 26 "tests/in/fuse_plans.rs"
                     }
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
                 if (23u < fused_live) {
+#line 26 "tests/in/fuse_plans.rs"
                     {
+#line 26 "tests/in/fuse_plans.rs"
                         u32 fused_c_184 = fused_tid + 5888u;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v0_184 = fused_r23;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v5_79 = v0_184 / v4;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v6_79 = v5_79 * v5_79;
+#line 26 "tests/in/fuse_plans.rs"
                         fused_acc1_3 = fused_acc1_3 + v6_79;
+#line 26 "tests/in/fuse_plans.rs"
                     }
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
             }
+#line 26 "tests/in/fuse_plans.rs"
             if (fused_live >= 32u) {
+#line 26 "tests/in/fuse_plans.rs"
                 {
+#line 26 "tests/in/fuse_plans.rs"
                     u32 fused_c_185 = fused_tid + 6144u;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v0_185 = fused_r24;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v5_80 = v0_185 / v4;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v6_80 = v5_80 * v5_80;
+#line 26 "tests/in/fuse_plans.rs"
                     fused_acc1_0 = fused_acc1_0 + v6_80;
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
                 {
+#line 26 "tests/in/fuse_plans.rs"
                     u32 fused_c_186 = fused_tid + 6400u;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v0_186 = fused_r25;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v5_81 = v0_186 / v4;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v6_81 = v5_81 * v5_81;
+#line 26 "tests/in/fuse_plans.rs"
                     fused_acc1_1 = fused_acc1_1 + v6_81;
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
                 {
+#line 26 "tests/in/fuse_plans.rs"
                     u32 fused_c_187 = fused_tid + 6656u;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v0_187 = fused_r26;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v5_82 = v0_187 / v4;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v6_82 = v5_82 * v5_82;
+#line 26 "tests/in/fuse_plans.rs"
                     fused_acc1_2 = fused_acc1_2 + v6_82;
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
                 {
+#line 26 "tests/in/fuse_plans.rs"
                     u32 fused_c_188 = fused_tid + 6912u;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v0_188 = fused_r27;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v5_83 = v0_188 / v4;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v6_83 = v5_83 * v5_83;
+#line 26 "tests/in/fuse_plans.rs"
                     fused_acc1_3 = fused_acc1_3 + v6_83;
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
                 {
+#line 26 "tests/in/fuse_plans.rs"
                     u32 fused_c_189 = fused_tid + 7168u;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v0_189 = fused_r28;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v5_84 = v0_189 / v4;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v6_84 = v5_84 * v5_84;
+#line 26 "tests/in/fuse_plans.rs"
                     fused_acc1_0 = fused_acc1_0 + v6_84;
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
                 {
+#line 26 "tests/in/fuse_plans.rs"
                     u32 fused_c_190 = fused_tid + 7424u;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v0_190 = fused_r29;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v5_85 = v0_190 / v4;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v6_85 = v5_85 * v5_85;
+#line 26 "tests/in/fuse_plans.rs"
                     fused_acc1_1 = fused_acc1_1 + v6_85;
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
                 {
+#line 26 "tests/in/fuse_plans.rs"
                     u32 fused_c_191 = fused_tid + 7680u;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v0_191 = fused_r30;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v5_86 = v0_191 / v4;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v6_86 = v5_86 * v5_86;
+#line 26 "tests/in/fuse_plans.rs"
                     fused_acc1_2 = fused_acc1_2 + v6_86;
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
                 {
+#line 26 "tests/in/fuse_plans.rs"
                     u32 fused_c_192 = fused_tid + 7936u;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v0_192 = fused_r31;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v5_87 = v0_192 / v4;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v6_87 = v5_87 * v5_87;
+#line 26 "tests/in/fuse_plans.rs"
                     fused_acc1_3 = fused_acc1_3 + v6_87;
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
             } else if (fused_live > 24u) {
+#line 26 "tests/in/fuse_plans.rs"
                 if (24u < fused_live) {
+#line 26 "tests/in/fuse_plans.rs"
                     {
+#line 26 "tests/in/fuse_plans.rs"
                         u32 fused_c_193 = fused_tid + 6144u;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v0_193 = fused_r24;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v5_88 = v0_193 / v4;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v6_88 = v5_88 * v5_88;
+#line 26 "tests/in/fuse_plans.rs"
                         fused_acc1_0 = fused_acc1_0 + v6_88;
+#line 26 "tests/in/fuse_plans.rs"
                     }
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
                 if (25u < fused_live) {
+#line 26 "tests/in/fuse_plans.rs"
                     {
+#line 26 "tests/in/fuse_plans.rs"
                         u32 fused_c_194 = fused_tid + 6400u;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v0_194 = fused_r25;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v5_89 = v0_194 / v4;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v6_89 = v5_89 * v5_89;
+#line 26 "tests/in/fuse_plans.rs"
                         fused_acc1_1 = fused_acc1_1 + v6_89;
+#line 26 "tests/in/fuse_plans.rs"
                     }
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
                 if (26u < fused_live) {
+#line 26 "tests/in/fuse_plans.rs"
                     {
+#line 26 "tests/in/fuse_plans.rs"
                         u32 fused_c_195 = fused_tid + 6656u;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v0_195 = fused_r26;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v5_90 = v0_195 / v4;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v6_90 = v5_90 * v5_90;
+#line 26 "tests/in/fuse_plans.rs"
                         fused_acc1_2 = fused_acc1_2 + v6_90;
+#line 26 "tests/in/fuse_plans.rs"
                     }
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
                 if (27u < fused_live) {
+#line 26 "tests/in/fuse_plans.rs"
                     {
+#line 26 "tests/in/fuse_plans.rs"
                         u32 fused_c_196 = fused_tid + 6912u;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v0_196 = fused_r27;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v5_91 = v0_196 / v4;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v6_91 = v5_91 * v5_91;
+#line 26 "tests/in/fuse_plans.rs"
                         fused_acc1_3 = fused_acc1_3 + v6_91;
+#line 26 "tests/in/fuse_plans.rs"
                     }
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
                 if (28u < fused_live) {
+#line 26 "tests/in/fuse_plans.rs"
                     {
+#line 26 "tests/in/fuse_plans.rs"
                         u32 fused_c_197 = fused_tid + 7168u;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v0_197 = fused_r28;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v5_92 = v0_197 / v4;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v6_92 = v5_92 * v5_92;
+#line 26 "tests/in/fuse_plans.rs"
                         fused_acc1_0 = fused_acc1_0 + v6_92;
+#line 26 "tests/in/fuse_plans.rs"
                     }
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
                 if (29u < fused_live) {
+#line 26 "tests/in/fuse_plans.rs"
                     {
+#line 26 "tests/in/fuse_plans.rs"
                         u32 fused_c_198 = fused_tid + 7424u;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v0_198 = fused_r29;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v5_93 = v0_198 / v4;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v6_93 = v5_93 * v5_93;
+#line 26 "tests/in/fuse_plans.rs"
                         fused_acc1_1 = fused_acc1_1 + v6_93;
+#line 26 "tests/in/fuse_plans.rs"
                     }
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
                 if (30u < fused_live) {
+#line 26 "tests/in/fuse_plans.rs"
                     {
+#line 26 "tests/in/fuse_plans.rs"
                         u32 fused_c_199 = fused_tid + 7680u;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v0_199 = fused_r30;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v5_94 = v0_199 / v4;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v6_94 = v5_94 * v5_94;
+#line 26 "tests/in/fuse_plans.rs"
                         fused_acc1_2 = fused_acc1_2 + v6_94;
+#line 26 "tests/in/fuse_plans.rs"
                     }
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
                 if (31u < fused_live) {
+#line 26 "tests/in/fuse_plans.rs"
                     {
+#line 26 "tests/in/fuse_plans.rs"
                         u32 fused_c_200 = fused_tid + 7936u;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v0_200 = fused_r31;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v5_95 = v0_200 / v4;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v6_95 = v5_95 * v5_95;
+#line 26 "tests/in/fuse_plans.rs"
                         fused_acc1_3 = fused_acc1_3 + v6_95;
+#line 26 "tests/in/fuse_plans.rs"
                     }
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
             }
+#line 26 "tests/in/fuse_plans.rs"
         }
+#line 26 "tests/in/fuse_plans.rs"
     } else {
+#line 26 "tests/in/fuse_plans.rs"
         u32 fused_j_1 = fused_tid;
+#line 26 "tests/in/fuse_plans.rs"
         while ((fused_j_1 + (7u * fused_nt)) < fused_n) {
+#line 26 "tests/in/fuse_plans.rs"
             u32 fused_c0_1 = fused_j_1 + (0u * fused_nt);
+#line 26 "tests/in/fuse_plans.rs"
             f32 v0_0_1 = x[fused_base_x + ((u64)(fused_c0_1 & fused_mask_x))];
+#line 26 "tests/in/fuse_plans.rs"
             u32 fused_c1_1 = fused_j_1 + (1u * fused_nt);
+#line 26 "tests/in/fuse_plans.rs"
             f32 v0_1_2 = x[fused_base_x + ((u64)(fused_c1_1 & fused_mask_x))];
+#line 26 "tests/in/fuse_plans.rs"
             u32 fused_c2_1 = fused_j_1 + (2u * fused_nt);
+#line 26 "tests/in/fuse_plans.rs"
             f32 v0_2_2 = x[fused_base_x + ((u64)(fused_c2_1 & fused_mask_x))];
+#line 26 "tests/in/fuse_plans.rs"
             u32 fused_c3_1 = fused_j_1 + (3u * fused_nt);
+#line 26 "tests/in/fuse_plans.rs"
             f32 v0_3_2 = x[fused_base_x + ((u64)(fused_c3_1 & fused_mask_x))];
+#line 26 "tests/in/fuse_plans.rs"
             u32 fused_c4_1 = fused_j_1 + (4u * fused_nt);
+#line 26 "tests/in/fuse_plans.rs"
             f32 v0_4_2 = x[fused_base_x + ((u64)(fused_c4_1 & fused_mask_x))];
+#line 26 "tests/in/fuse_plans.rs"
             u32 fused_c5_1 = fused_j_1 + (5u * fused_nt);
+#line 26 "tests/in/fuse_plans.rs"
             f32 v0_5_2 = x[fused_base_x + ((u64)(fused_c5_1 & fused_mask_x))];
+#line 26 "tests/in/fuse_plans.rs"
             u32 fused_c6_1 = fused_j_1 + (6u * fused_nt);
+#line 26 "tests/in/fuse_plans.rs"
             f32 v0_6_2 = x[fused_base_x + ((u64)(fused_c6_1 & fused_mask_x))];
+#line 26 "tests/in/fuse_plans.rs"
             u32 fused_c7_1 = fused_j_1 + (7u * fused_nt);
+#line 26 "tests/in/fuse_plans.rs"
             f32 v0_7_2 = x[fused_base_x + ((u64)(fused_c7_1 & fused_mask_x))];
+#line 26 "tests/in/fuse_plans.rs"
             {
+#line 26 "tests/in/fuse_plans.rs"
                 u32 fused_c_201 = fused_c0_1;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v0_201 = v0_0_1;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v5_96 = v0_201 / v4;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v6_96 = v5_96 * v5_96;
+#line 26 "tests/in/fuse_plans.rs"
                 fused_acc1_0 = fused_acc1_0 + v6_96;
+#line 26 "tests/in/fuse_plans.rs"
             }
+#line 26 "tests/in/fuse_plans.rs"
             {
+#line 26 "tests/in/fuse_plans.rs"
                 u32 fused_c_202 = fused_c1_1;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v0_202 = v0_1_2;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v5_97 = v0_202 / v4;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v6_97 = v5_97 * v5_97;
+#line 26 "tests/in/fuse_plans.rs"
                 fused_acc1_0 = fused_acc1_0 + v6_97;
+#line 26 "tests/in/fuse_plans.rs"
             }
+#line 26 "tests/in/fuse_plans.rs"
             {
+#line 26 "tests/in/fuse_plans.rs"
                 u32 fused_c_203 = fused_c2_1;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v0_203 = v0_2_2;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v5_98 = v0_203 / v4;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v6_98 = v5_98 * v5_98;
+#line 26 "tests/in/fuse_plans.rs"
                 fused_acc1_0 = fused_acc1_0 + v6_98;
+#line 26 "tests/in/fuse_plans.rs"
             }
+#line 26 "tests/in/fuse_plans.rs"
             {
+#line 26 "tests/in/fuse_plans.rs"
                 u32 fused_c_204 = fused_c3_1;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v0_204 = v0_3_2;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v5_99 = v0_204 / v4;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v6_99 = v5_99 * v5_99;
+#line 26 "tests/in/fuse_plans.rs"
                 fused_acc1_0 = fused_acc1_0 + v6_99;
+#line 26 "tests/in/fuse_plans.rs"
             }
+#line 26 "tests/in/fuse_plans.rs"
             {
+#line 26 "tests/in/fuse_plans.rs"
                 u32 fused_c_205 = fused_c4_1;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v0_205 = v0_4_2;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v5_100 = v0_205 / v4;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v6_100 = v5_100 * v5_100;
+#line 26 "tests/in/fuse_plans.rs"
                 fused_acc1_0 = fused_acc1_0 + v6_100;
+#line 26 "tests/in/fuse_plans.rs"
             }
+#line 26 "tests/in/fuse_plans.rs"
             {
+#line 26 "tests/in/fuse_plans.rs"
                 u32 fused_c_206 = fused_c5_1;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v0_206 = v0_5_2;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v5_101 = v0_206 / v4;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v6_101 = v5_101 * v5_101;
+#line 26 "tests/in/fuse_plans.rs"
                 fused_acc1_0 = fused_acc1_0 + v6_101;
+#line 26 "tests/in/fuse_plans.rs"
             }
+#line 26 "tests/in/fuse_plans.rs"
             {
+#line 26 "tests/in/fuse_plans.rs"
                 u32 fused_c_207 = fused_c6_1;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v0_207 = v0_6_2;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v5_102 = v0_207 / v4;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v6_102 = v5_102 * v5_102;
+#line 26 "tests/in/fuse_plans.rs"
                 fused_acc1_0 = fused_acc1_0 + v6_102;
+#line 26 "tests/in/fuse_plans.rs"
             }
+#line 26 "tests/in/fuse_plans.rs"
             {
+#line 26 "tests/in/fuse_plans.rs"
                 u32 fused_c_208 = fused_c7_1;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v0_208 = v0_7_2;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v5_103 = v0_208 / v4;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v6_103 = v5_103 * v5_103;
+#line 26 "tests/in/fuse_plans.rs"
                 fused_acc1_0 = fused_acc1_0 + v6_103;
+#line 26 "tests/in/fuse_plans.rs"
             }
+#line 26 "tests/in/fuse_plans.rs"
             fused_j_1 += 8u * fused_nt;
+#line 26 "tests/in/fuse_plans.rs"
         }
+#line 26 "tests/in/fuse_plans.rs"
         while (fused_j_1 < fused_n) {
+#line 26 "tests/in/fuse_plans.rs"
             u32 fused_c_209 = fused_j_1;
+#line 26 "tests/in/fuse_plans.rs"
             f32 v0_209 = x[fused_base_x + ((u64)(fused_c_209 & fused_mask_x))];
+#line 26 "tests/in/fuse_plans.rs"
             f32 v5_104 = v0_209 / v4;
+#line 26 "tests/in/fuse_plans.rs"
             f32 v6_104 = v5_104 * v5_104;
+#line 26 "tests/in/fuse_plans.rs"
             fused_acc1_0 = fused_acc1_0 + v6_104;
+#line 26 "tests/in/fuse_plans.rs"
             fused_j_1 += fused_nt;
+#line 26 "tests/in/fuse_plans.rs"
         }
+#line 26 "tests/in/fuse_plans.rs"
     }
+#line 26 "tests/in/fuse_plans.rs"
     f32 fused_acc1 = fused_acc1_0;
+#line 26 "tests/in/fuse_plans.rs"
     fused_acc1 = fused_acc1 + fused_acc1_1;
+#line 26 "tests/in/fuse_plans.rs"
     fused_acc1 = fused_acc1 + fused_acc1_2;
+#line 26 "tests/in/fuse_plans.rs"
     fused_acc1 = fused_acc1 + fused_acc1_3;
+#line 26 "tests/in/fuse_plans.rs"
     u32 fused_m_1 = 16u;
+#line 26 "tests/in/fuse_plans.rs"
     while (fused_m_1 > 0u) {
+#line 26 "tests/in/fuse_plans.rs"
         fused_acc1 = fused_acc1 + cuprum::shfl_xor_sync(cuprum::num<u32>::max_value(), fused_acc1, fused_m_1);
+#line 26 "tests/in/fuse_plans.rs"
         fused_m_1 = cuprum::div(fused_m_1, 2u);
+#line 26 "tests/in/fuse_plans.rs"
     }
+#line 26 "tests/in/fuse_plans.rs"
     if (fused_lane == 0u) {
+#line 26 "tests/in/fuse_plans.rs"
         fused_red1[fused_warp] = fused_acc1;
+#line 26 "tests/in/fuse_plans.rs"
     }
+#line 26 "tests/in/fuse_plans.rs"
     __syncthreads();
+#line 26 "tests/in/fuse_plans.rs"
     f32 v7 = cuprum::num<f32>::zero();
+#line 26 "tests/in/fuse_plans.rs"
     u64 fused_w_1 = 0ull;
+#line 26 "tests/in/fuse_plans.rs"
     while (fused_w_1 < fused_nwarps) {
+#line 26 "tests/in/fuse_plans.rs"
         v7 = v7 + fused_red1[fused_w_1];
+#line 26 "tests/in/fuse_plans.rs"
         fused_w_1 += 1ull;
+#line 26 "tests/in/fuse_plans.rs"
     }
+#line 26 "tests/in/fuse_plans.rs"
     f32 v7_1 = v7 / cuprum::num<f32>::from_i64(fused_cols);
+#line 26 "tests/in/fuse_plans.rs"
     f32 v9 = v7_1 + eps;
+#line 26 "tests/in/fuse_plans.rs"
     f32 v10 = cuprum::sqrt(v9);
+#line 26 "tests/in/fuse_plans.rs"
     f32 v11 = 1.0f / v10;
+#line 26 "tests/in/fuse_plans.rs"
     if (fused_cache != 0ll) {
+#line 26 "tests/in/fuse_plans.rs"
         if (fused_live == 32u) {
+#line 26 "tests/in/fuse_plans.rs"
             f32 v1_0 = w[fused_base_w + ((u64)((fused_tid + 0u) & fused_mask_w))];
+#line 26 "tests/in/fuse_plans.rs"
             f32 v1_1 = w[fused_base_w + ((u64)((fused_tid + 256u) & fused_mask_w))];
+#line 26 "tests/in/fuse_plans.rs"
             f32 v1_2 = w[fused_base_w + ((u64)((fused_tid + 512u) & fused_mask_w))];
+#line 26 "tests/in/fuse_plans.rs"
             f32 v1_3 = w[fused_base_w + ((u64)((fused_tid + 768u) & fused_mask_w))];
+#line 26 "tests/in/fuse_plans.rs"
             f32 v1_4 = w[fused_base_w + ((u64)((fused_tid + 1024u) & fused_mask_w))];
+#line 26 "tests/in/fuse_plans.rs"
             f32 v1_5 = w[fused_base_w + ((u64)((fused_tid + 1280u) & fused_mask_w))];
+#line 26 "tests/in/fuse_plans.rs"
             f32 v1_6 = w[fused_base_w + ((u64)((fused_tid + 1536u) & fused_mask_w))];
+#line 26 "tests/in/fuse_plans.rs"
             f32 v1_7 = w[fused_base_w + ((u64)((fused_tid + 1792u) & fused_mask_w))];
+#line 26 "tests/in/fuse_plans.rs"
             {
+#line 26 "tests/in/fuse_plans.rs"
                 u32 fused_c_210 = fused_tid + 0u;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v0_210 = fused_r0;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v1 = v1_0;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v5_105 = v0_210 / v4;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v12 = v5_105 * v11;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v13 = v12 * v1;
+#line 26 "tests/in/fuse_plans.rs"
                 fused_out[fused_base_out + ((u64)fused_c_210)] = v13;
+#line 26 "tests/in/fuse_plans.rs"
             }
+#line 26 "tests/in/fuse_plans.rs"
             {
+#line 26 "tests/in/fuse_plans.rs"
                 u32 fused_c_211 = fused_tid + 256u;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v0_211 = fused_r1;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v1_8 = v1_1;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v5_106 = v0_211 / v4;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v12_1 = v5_106 * v11;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v13_1 = v12_1 * v1_8;
+#line 26 "tests/in/fuse_plans.rs"
                 fused_out[fused_base_out + ((u64)fused_c_211)] = v13_1;
+#line 26 "tests/in/fuse_plans.rs"
             }
+#line 26 "tests/in/fuse_plans.rs"
             {
+#line 26 "tests/in/fuse_plans.rs"
                 u32 fused_c_212 = fused_tid + 512u;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v0_212 = fused_r2;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v1_9 = v1_2;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v5_107 = v0_212 / v4;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v12_2 = v5_107 * v11;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v13_2 = v12_2 * v1_9;
+#line 26 "tests/in/fuse_plans.rs"
                 fused_out[fused_base_out + ((u64)fused_c_212)] = v13_2;
+#line 26 "tests/in/fuse_plans.rs"
             }
+#line 26 "tests/in/fuse_plans.rs"
             {
+#line 26 "tests/in/fuse_plans.rs"
                 u32 fused_c_213 = fused_tid + 768u;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v0_213 = fused_r3;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v1_10 = v1_3;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v5_108 = v0_213 / v4;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v12_3 = v5_108 * v11;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v13_3 = v12_3 * v1_10;
+#line 26 "tests/in/fuse_plans.rs"
                 fused_out[fused_base_out + ((u64)fused_c_213)] = v13_3;
+#line 26 "tests/in/fuse_plans.rs"
             }
+#line 26 "tests/in/fuse_plans.rs"
             {
+#line 26 "tests/in/fuse_plans.rs"
                 u32 fused_c_214 = fused_tid + 1024u;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v0_214 = fused_r4;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v1_11 = v1_4;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v5_109 = v0_214 / v4;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v12_4 = v5_109 * v11;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v13_4 = v12_4 * v1_11;
+#line 26 "tests/in/fuse_plans.rs"
                 fused_out[fused_base_out + ((u64)fused_c_214)] = v13_4;
+#line 26 "tests/in/fuse_plans.rs"
             }
+#line 26 "tests/in/fuse_plans.rs"
             {
+#line 26 "tests/in/fuse_plans.rs"
                 u32 fused_c_215 = fused_tid + 1280u;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v0_215 = fused_r5;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v1_12 = v1_5;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v5_110 = v0_215 / v4;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v12_5 = v5_110 * v11;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v13_5 = v12_5 * v1_12;
+#line 26 "tests/in/fuse_plans.rs"
                 fused_out[fused_base_out + ((u64)fused_c_215)] = v13_5;
+#line 26 "tests/in/fuse_plans.rs"
             }
+#line 26 "tests/in/fuse_plans.rs"
             {
+#line 26 "tests/in/fuse_plans.rs"
                 u32 fused_c_216 = fused_tid + 1536u;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v0_216 = fused_r6;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v1_13 = v1_6;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v5_111 = v0_216 / v4;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v12_6 = v5_111 * v11;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v13_6 = v12_6 * v1_13;
+#line 26 "tests/in/fuse_plans.rs"
                 fused_out[fused_base_out + ((u64)fused_c_216)] = v13_6;
+#line 26 "tests/in/fuse_plans.rs"
             }
+#line 26 "tests/in/fuse_plans.rs"
             {
+#line 26 "tests/in/fuse_plans.rs"
                 u32 fused_c_217 = fused_tid + 1792u;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v0_217 = fused_r7;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v1_14 = v1_7;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v5_112 = v0_217 / v4;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v12_7 = v5_112 * v11;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v13_7 = v12_7 * v1_14;
+#line 26 "tests/in/fuse_plans.rs"
                 fused_out[fused_base_out + ((u64)fused_c_217)] = v13_7;
+#line 26 "tests/in/fuse_plans.rs"
             }
+#line 26 "tests/in/fuse_plans.rs"
             f32 v1_8_1 = w[fused_base_w + ((u64)((fused_tid + 2048u) & fused_mask_w))];
+#line 26 "tests/in/fuse_plans.rs"
             f32 v1_9_1 = w[fused_base_w + ((u64)((fused_tid + 2304u) & fused_mask_w))];
+#line 26 "tests/in/fuse_plans.rs"
             f32 v1_10_1 = w[fused_base_w + ((u64)((fused_tid + 2560u) & fused_mask_w))];
+#line 26 "tests/in/fuse_plans.rs"
             f32 v1_11_1 = w[fused_base_w + ((u64)((fused_tid + 2816u) & fused_mask_w))];
+#line 26 "tests/in/fuse_plans.rs"
             f32 v1_12_1 = w[fused_base_w + ((u64)((fused_tid + 3072u) & fused_mask_w))];
+#line 26 "tests/in/fuse_plans.rs"
             f32 v1_13_1 = w[fused_base_w + ((u64)((fused_tid + 3328u) & fused_mask_w))];
+#line 26 "tests/in/fuse_plans.rs"
             f32 v1_14_1 = w[fused_base_w + ((u64)((fused_tid + 3584u) & fused_mask_w))];
+#line 26 "tests/in/fuse_plans.rs"
             f32 v1_15 = w[fused_base_w + ((u64)((fused_tid + 3840u) & fused_mask_w))];
+#line 26 "tests/in/fuse_plans.rs"
             {
+#line 26 "tests/in/fuse_plans.rs"
                 u32 fused_c_218 = fused_tid + 2048u;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v0_218 = fused_r8;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v1_16 = v1_8_1;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v5_113 = v0_218 / v4;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v12_8 = v5_113 * v11;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v13_8 = v12_8 * v1_16;
+#line 26 "tests/in/fuse_plans.rs"
                 fused_out[fused_base_out + ((u64)fused_c_218)] = v13_8;
+#line 26 "tests/in/fuse_plans.rs"
             }
+#line 26 "tests/in/fuse_plans.rs"
             {
+#line 26 "tests/in/fuse_plans.rs"
                 u32 fused_c_219 = fused_tid + 2304u;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v0_219 = fused_r9;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v1_17 = v1_9_1;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v5_114 = v0_219 / v4;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v12_9 = v5_114 * v11;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v13_9 = v12_9 * v1_17;
+#line 26 "tests/in/fuse_plans.rs"
                 fused_out[fused_base_out + ((u64)fused_c_219)] = v13_9;
+#line 26 "tests/in/fuse_plans.rs"
             }
+#line 26 "tests/in/fuse_plans.rs"
             {
+#line 26 "tests/in/fuse_plans.rs"
                 u32 fused_c_220 = fused_tid + 2560u;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v0_220 = fused_r10;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v1_18 = v1_10_1;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v5_115 = v0_220 / v4;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v12_10 = v5_115 * v11;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v13_10 = v12_10 * v1_18;
+#line 26 "tests/in/fuse_plans.rs"
                 fused_out[fused_base_out + ((u64)fused_c_220)] = v13_10;
+#line 26 "tests/in/fuse_plans.rs"
             }
+#line 26 "tests/in/fuse_plans.rs"
             {
+#line 26 "tests/in/fuse_plans.rs"
                 u32 fused_c_221 = fused_tid + 2816u;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v0_221 = fused_r11;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v1_19 = v1_11_1;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v5_116 = v0_221 / v4;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v12_11 = v5_116 * v11;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v13_11 = v12_11 * v1_19;
+#line 26 "tests/in/fuse_plans.rs"
                 fused_out[fused_base_out + ((u64)fused_c_221)] = v13_11;
+#line 26 "tests/in/fuse_plans.rs"
             }
+#line 26 "tests/in/fuse_plans.rs"
             {
+#line 26 "tests/in/fuse_plans.rs"
                 u32 fused_c_222 = fused_tid + 3072u;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v0_222 = fused_r12;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v1_20 = v1_12_1;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v5_117 = v0_222 / v4;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v12_12 = v5_117 * v11;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v13_12 = v12_12 * v1_20;
+#line 26 "tests/in/fuse_plans.rs"
                 fused_out[fused_base_out + ((u64)fused_c_222)] = v13_12;
+#line 26 "tests/in/fuse_plans.rs"
             }
+#line 26 "tests/in/fuse_plans.rs"
             {
+#line 26 "tests/in/fuse_plans.rs"
                 u32 fused_c_223 = fused_tid + 3328u;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v0_223 = fused_r13;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v1_21 = v1_13_1;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v5_118 = v0_223 / v4;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v12_13 = v5_118 * v11;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v13_13 = v12_13 * v1_21;
+#line 26 "tests/in/fuse_plans.rs"
                 fused_out[fused_base_out + ((u64)fused_c_223)] = v13_13;
+#line 26 "tests/in/fuse_plans.rs"
             }
+#line 26 "tests/in/fuse_plans.rs"
             {
+#line 26 "tests/in/fuse_plans.rs"
                 u32 fused_c_224 = fused_tid + 3584u;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v0_224 = fused_r14;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v1_22 = v1_14_1;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v5_119 = v0_224 / v4;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v12_14 = v5_119 * v11;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v13_14 = v12_14 * v1_22;
+#line 26 "tests/in/fuse_plans.rs"
                 fused_out[fused_base_out + ((u64)fused_c_224)] = v13_14;
+#line 26 "tests/in/fuse_plans.rs"
             }
+#line 26 "tests/in/fuse_plans.rs"
             {
+#line 26 "tests/in/fuse_plans.rs"
                 u32 fused_c_225 = fused_tid + 3840u;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v0_225 = fused_r15;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v1_23 = v1_15;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v5_120 = v0_225 / v4;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v12_15 = v5_120 * v11;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v13_15 = v12_15 * v1_23;
+#line 26 "tests/in/fuse_plans.rs"
                 fused_out[fused_base_out + ((u64)fused_c_225)] = v13_15;
+#line 26 "tests/in/fuse_plans.rs"
             }
+#line 26 "tests/in/fuse_plans.rs"
             f32 v1_16_1 = w[fused_base_w + ((u64)((fused_tid + 4096u) & fused_mask_w))];
+#line 26 "tests/in/fuse_plans.rs"
             f32 v1_17_1 = w[fused_base_w + ((u64)((fused_tid + 4352u) & fused_mask_w))];
+#line 26 "tests/in/fuse_plans.rs"
             f32 v1_18_1 = w[fused_base_w + ((u64)((fused_tid + 4608u) & fused_mask_w))];
+#line 26 "tests/in/fuse_plans.rs"
             f32 v1_19_1 = w[fused_base_w + ((u64)((fused_tid + 4864u) & fused_mask_w))];
+#line 26 "tests/in/fuse_plans.rs"
             f32 v1_20_1 = w[fused_base_w + ((u64)((fused_tid + 5120u) & fused_mask_w))];
+#line 26 "tests/in/fuse_plans.rs"
             f32 v1_21_1 = w[fused_base_w + ((u64)((fused_tid + 5376u) & fused_mask_w))];
+#line 26 "tests/in/fuse_plans.rs"
             f32 v1_22_1 = w[fused_base_w + ((u64)((fused_tid + 5632u) & fused_mask_w))];
+#line 26 "tests/in/fuse_plans.rs"
             f32 v1_23_1 = w[fused_base_w + ((u64)((fused_tid + 5888u) & fused_mask_w))];
+#line 26 "tests/in/fuse_plans.rs"
             {
+#line 26 "tests/in/fuse_plans.rs"
                 u32 fused_c_226 = fused_tid + 4096u;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v0_226 = fused_r16;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v1_24 = v1_16_1;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v5_121 = v0_226 / v4;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v12_16 = v5_121 * v11;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v13_16 = v12_16 * v1_24;
+#line 26 "tests/in/fuse_plans.rs"
                 fused_out[fused_base_out + ((u64)fused_c_226)] = v13_16;
+#line 26 "tests/in/fuse_plans.rs"
             }
+#line 26 "tests/in/fuse_plans.rs"
             {
+#line 26 "tests/in/fuse_plans.rs"
                 u32 fused_c_227 = fused_tid + 4352u;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v0_227 = fused_r17;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v1_25 = v1_17_1;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v5_122 = v0_227 / v4;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v12_17 = v5_122 * v11;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v13_17 = v12_17 * v1_25;
+#line 26 "tests/in/fuse_plans.rs"
                 fused_out[fused_base_out + ((u64)fused_c_227)] = v13_17;
+#line 26 "tests/in/fuse_plans.rs"
             }
+#line 26 "tests/in/fuse_plans.rs"
             {
+#line 26 "tests/in/fuse_plans.rs"
                 u32 fused_c_228 = fused_tid + 4608u;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v0_228 = fused_r18;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v1_26 = v1_18_1;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v5_123 = v0_228 / v4;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v12_18 = v5_123 * v11;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v13_18 = v12_18 * v1_26;
+#line 26 "tests/in/fuse_plans.rs"
                 fused_out[fused_base_out + ((u64)fused_c_228)] = v13_18;
+#line 26 "tests/in/fuse_plans.rs"
             }
+#line 26 "tests/in/fuse_plans.rs"
             {
+#line 26 "tests/in/fuse_plans.rs"
                 u32 fused_c_229 = fused_tid + 4864u;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v0_229 = fused_r19;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v1_27 = v1_19_1;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v5_124 = v0_229 / v4;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v12_19 = v5_124 * v11;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v13_19 = v12_19 * v1_27;
+#line 26 "tests/in/fuse_plans.rs"
                 fused_out[fused_base_out + ((u64)fused_c_229)] = v13_19;
+#line 26 "tests/in/fuse_plans.rs"
             }
+#line 26 "tests/in/fuse_plans.rs"
             {
+#line 26 "tests/in/fuse_plans.rs"
                 u32 fused_c_230 = fused_tid + 5120u;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v0_230 = fused_r20;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v1_28 = v1_20_1;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v5_125 = v0_230 / v4;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v12_20 = v5_125 * v11;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v13_20 = v12_20 * v1_28;
+#line 26 "tests/in/fuse_plans.rs"
                 fused_out[fused_base_out + ((u64)fused_c_230)] = v13_20;
+#line 26 "tests/in/fuse_plans.rs"
             }
+#line 26 "tests/in/fuse_plans.rs"
             {
+#line 26 "tests/in/fuse_plans.rs"
                 u32 fused_c_231 = fused_tid + 5376u;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v0_231 = fused_r21;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v1_29 = v1_21_1;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v5_126 = v0_231 / v4;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v12_21 = v5_126 * v11;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v13_21 = v12_21 * v1_29;
+#line 26 "tests/in/fuse_plans.rs"
                 fused_out[fused_base_out + ((u64)fused_c_231)] = v13_21;
+#line 26 "tests/in/fuse_plans.rs"
             }
+#line 26 "tests/in/fuse_plans.rs"
             {
+#line 26 "tests/in/fuse_plans.rs"
                 u32 fused_c_232 = fused_tid + 5632u;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v0_232 = fused_r22;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v1_30 = v1_22_1;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v5_127 = v0_232 / v4;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v12_22 = v5_127 * v11;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v13_22 = v12_22 * v1_30;
+#line 26 "tests/in/fuse_plans.rs"
                 fused_out[fused_base_out + ((u64)fused_c_232)] = v13_22;
+#line 26 "tests/in/fuse_plans.rs"
             }
+#line 26 "tests/in/fuse_plans.rs"
             {
+#line 26 "tests/in/fuse_plans.rs"
                 u32 fused_c_233 = fused_tid + 5888u;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v0_233 = fused_r23;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v1_31 = v1_23_1;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v5_128 = v0_233 / v4;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v12_23 = v5_128 * v11;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v13_23 = v12_23 * v1_31;
+#line 26 "tests/in/fuse_plans.rs"
                 fused_out[fused_base_out + ((u64)fused_c_233)] = v13_23;
+#line 26 "tests/in/fuse_plans.rs"
             }
+#line 26 "tests/in/fuse_plans.rs"
             f32 v1_24_1 = w[fused_base_w + ((u64)((fused_tid + 6144u) & fused_mask_w))];
+#line 26 "tests/in/fuse_plans.rs"
             f32 v1_25_1 = w[fused_base_w + ((u64)((fused_tid + 6400u) & fused_mask_w))];
+#line 26 "tests/in/fuse_plans.rs"
             f32 v1_26_1 = w[fused_base_w + ((u64)((fused_tid + 6656u) & fused_mask_w))];
+#line 26 "tests/in/fuse_plans.rs"
             f32 v1_27_1 = w[fused_base_w + ((u64)((fused_tid + 6912u) & fused_mask_w))];
+#line 26 "tests/in/fuse_plans.rs"
             f32 v1_28_1 = w[fused_base_w + ((u64)((fused_tid + 7168u) & fused_mask_w))];
+#line 26 "tests/in/fuse_plans.rs"
             f32 v1_29_1 = w[fused_base_w + ((u64)((fused_tid + 7424u) & fused_mask_w))];
+#line 26 "tests/in/fuse_plans.rs"
             f32 v1_30_1 = w[fused_base_w + ((u64)((fused_tid + 7680u) & fused_mask_w))];
+#line 26 "tests/in/fuse_plans.rs"
             f32 v1_31_1 = w[fused_base_w + ((u64)((fused_tid + 7936u) & fused_mask_w))];
+#line 26 "tests/in/fuse_plans.rs"
             {
+#line 26 "tests/in/fuse_plans.rs"
                 u32 fused_c_234 = fused_tid + 6144u;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v0_234 = fused_r24;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v1_32 = v1_24_1;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v5_129 = v0_234 / v4;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v12_24 = v5_129 * v11;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v13_24 = v12_24 * v1_32;
+#line 26 "tests/in/fuse_plans.rs"
                 fused_out[fused_base_out + ((u64)fused_c_234)] = v13_24;
+#line 26 "tests/in/fuse_plans.rs"
             }
+#line 26 "tests/in/fuse_plans.rs"
             {
+#line 26 "tests/in/fuse_plans.rs"
                 u32 fused_c_235 = fused_tid + 6400u;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v0_235 = fused_r25;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v1_33 = v1_25_1;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v5_130 = v0_235 / v4;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v12_25 = v5_130 * v11;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v13_25 = v12_25 * v1_33;
+#line 26 "tests/in/fuse_plans.rs"
                 fused_out[fused_base_out + ((u64)fused_c_235)] = v13_25;
+#line 26 "tests/in/fuse_plans.rs"
             }
+#line 26 "tests/in/fuse_plans.rs"
             {
+#line 26 "tests/in/fuse_plans.rs"
                 u32 fused_c_236 = fused_tid + 6656u;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v0_236 = fused_r26;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v1_34 = v1_26_1;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v5_131 = v0_236 / v4;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v12_26 = v5_131 * v11;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v13_26 = v12_26 * v1_34;
+#line 26 "tests/in/fuse_plans.rs"
                 fused_out[fused_base_out + ((u64)fused_c_236)] = v13_26;
+#line 26 "tests/in/fuse_plans.rs"
             }
+#line 26 "tests/in/fuse_plans.rs"
             {
+#line 26 "tests/in/fuse_plans.rs"
                 u32 fused_c_237 = fused_tid + 6912u;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v0_237 = fused_r27;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v1_35 = v1_27_1;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v5_132 = v0_237 / v4;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v12_27 = v5_132 * v11;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v13_27 = v12_27 * v1_35;
+#line 26 "tests/in/fuse_plans.rs"
                 fused_out[fused_base_out + ((u64)fused_c_237)] = v13_27;
+#line 26 "tests/in/fuse_plans.rs"
             }
+#line 26 "tests/in/fuse_plans.rs"
             {
+#line 26 "tests/in/fuse_plans.rs"
                 u32 fused_c_238 = fused_tid + 7168u;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v0_238 = fused_r28;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v1_36 = v1_28_1;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v5_133 = v0_238 / v4;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v12_28 = v5_133 * v11;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v13_28 = v12_28 * v1_36;
+#line 26 "tests/in/fuse_plans.rs"
                 fused_out[fused_base_out + ((u64)fused_c_238)] = v13_28;
+#line 26 "tests/in/fuse_plans.rs"
             }
+#line 26 "tests/in/fuse_plans.rs"
             {
+#line 26 "tests/in/fuse_plans.rs"
                 u32 fused_c_239 = fused_tid + 7424u;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v0_239 = fused_r29;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v1_37 = v1_29_1;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v5_134 = v0_239 / v4;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v12_29 = v5_134 * v11;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v13_29 = v12_29 * v1_37;
+#line 26 "tests/in/fuse_plans.rs"
                 fused_out[fused_base_out + ((u64)fused_c_239)] = v13_29;
+#line 26 "tests/in/fuse_plans.rs"
             }
+#line 26 "tests/in/fuse_plans.rs"
             {
+#line 26 "tests/in/fuse_plans.rs"
                 u32 fused_c_240 = fused_tid + 7680u;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v0_240 = fused_r30;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v1_38 = v1_30_1;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v5_135 = v0_240 / v4;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v12_30 = v5_135 * v11;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v13_30 = v12_30 * v1_38;
+#line 26 "tests/in/fuse_plans.rs"
                 fused_out[fused_base_out + ((u64)fused_c_240)] = v13_30;
+#line 26 "tests/in/fuse_plans.rs"
             }
+#line 26 "tests/in/fuse_plans.rs"
             {
+#line 26 "tests/in/fuse_plans.rs"
                 u32 fused_c_241 = fused_tid + 7936u;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v0_241 = fused_r31;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v1_39 = v1_31_1;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v5_136 = v0_241 / v4;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v12_31 = v5_136 * v11;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v13_31 = v12_31 * v1_39;
+#line 26 "tests/in/fuse_plans.rs"
                 fused_out[fused_base_out + ((u64)fused_c_241)] = v13_31;
+#line 26 "tests/in/fuse_plans.rs"
             }
+#line 26 "tests/in/fuse_plans.rs"
         } else {
+#line 26 "tests/in/fuse_plans.rs"
             if (fused_live >= 8u) {
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v1_0_1 = w[fused_base_w + ((u64)((fused_tid + 0u) & fused_mask_w))];
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v1_1_1 = w[fused_base_w + ((u64)((fused_tid + 256u) & fused_mask_w))];
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v1_2_1 = w[fused_base_w + ((u64)((fused_tid + 512u) & fused_mask_w))];
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v1_3_1 = w[fused_base_w + ((u64)((fused_tid + 768u) & fused_mask_w))];
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v1_4_1 = w[fused_base_w + ((u64)((fused_tid + 1024u) & fused_mask_w))];
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v1_5_1 = w[fused_base_w + ((u64)((fused_tid + 1280u) & fused_mask_w))];
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v1_6_1 = w[fused_base_w + ((u64)((fused_tid + 1536u) & fused_mask_w))];
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v1_7_1 = w[fused_base_w + ((u64)((fused_tid + 1792u) & fused_mask_w))];
+#line 26 "tests/in/fuse_plans.rs"
                 {
+#line 26 "tests/in/fuse_plans.rs"
                     u32 fused_c_242 = fused_tid + 0u;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v0_242 = fused_r0;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v1_40 = v1_0_1;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v5_137 = v0_242 / v4;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v12_32 = v5_137 * v11;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v13_32 = v12_32 * v1_40;
+#line 26 "tests/in/fuse_plans.rs"
                     fused_out[fused_base_out + ((u64)fused_c_242)] = v13_32;
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
                 {
+#line 26 "tests/in/fuse_plans.rs"
                     u32 fused_c_243 = fused_tid + 256u;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v0_243 = fused_r1;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v1_41 = v1_1_1;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v5_138 = v0_243 / v4;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v12_33 = v5_138 * v11;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v13_33 = v12_33 * v1_41;
+#line 26 "tests/in/fuse_plans.rs"
                     fused_out[fused_base_out + ((u64)fused_c_243)] = v13_33;
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
                 {
+#line 26 "tests/in/fuse_plans.rs"
                     u32 fused_c_244 = fused_tid + 512u;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v0_244 = fused_r2;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v1_42 = v1_2_1;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v5_139 = v0_244 / v4;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v12_34 = v5_139 * v11;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v13_34 = v12_34 * v1_42;
+#line 26 "tests/in/fuse_plans.rs"
                     fused_out[fused_base_out + ((u64)fused_c_244)] = v13_34;
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
                 {
+#line 26 "tests/in/fuse_plans.rs"
                     u32 fused_c_245 = fused_tid + 768u;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v0_245 = fused_r3;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v1_43 = v1_3_1;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v5_140 = v0_245 / v4;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v12_35 = v5_140 * v11;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v13_35 = v12_35 * v1_43;
+#line 26 "tests/in/fuse_plans.rs"
                     fused_out[fused_base_out + ((u64)fused_c_245)] = v13_35;
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
                 {
+#line 26 "tests/in/fuse_plans.rs"
                     u32 fused_c_246 = fused_tid + 1024u;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v0_246 = fused_r4;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v1_44 = v1_4_1;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v5_141 = v0_246 / v4;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v12_36 = v5_141 * v11;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v13_36 = v12_36 * v1_44;
+#line 26 "tests/in/fuse_plans.rs"
                     fused_out[fused_base_out + ((u64)fused_c_246)] = v13_36;
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
                 {
+#line 26 "tests/in/fuse_plans.rs"
                     u32 fused_c_247 = fused_tid + 1280u;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v0_247 = fused_r5;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v1_45 = v1_5_1;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v5_142 = v0_247 / v4;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v12_37 = v5_142 * v11;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v13_37 = v12_37 * v1_45;
+#line 26 "tests/in/fuse_plans.rs"
                     fused_out[fused_base_out + ((u64)fused_c_247)] = v13_37;
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
                 {
+#line 26 "tests/in/fuse_plans.rs"
                     u32 fused_c_248 = fused_tid + 1536u;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v0_248 = fused_r6;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v1_46 = v1_6_1;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v5_143 = v0_248 / v4;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v12_38 = v5_143 * v11;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v13_38 = v12_38 * v1_46;
+#line 26 "tests/in/fuse_plans.rs"
                     fused_out[fused_base_out + ((u64)fused_c_248)] = v13_38;
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
                 {
+#line 26 "tests/in/fuse_plans.rs"
                     u32 fused_c_249 = fused_tid + 1792u;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v0_249 = fused_r7;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v1_47 = v1_7_1;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v5_144 = v0_249 / v4;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v12_39 = v5_144 * v11;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v13_39 = v12_39 * v1_47;
+#line 26 "tests/in/fuse_plans.rs"
                     fused_out[fused_base_out + ((u64)fused_c_249)] = v13_39;
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
             } else if (fused_live > 0u) {
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v1_0_2 = w[fused_base_w + ((u64)(cuprum::min(fused_tid + 0u, fused_n - 1u) & fused_mask_w))];
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v1_1_2 = w[fused_base_w + ((u64)(cuprum::min(fused_tid + 256u, fused_n - 1u) & fused_mask_w))];
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v1_2_2 = w[fused_base_w + ((u64)(cuprum::min(fused_tid + 512u, fused_n - 1u) & fused_mask_w))];
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v1_3_2 = w[fused_base_w + ((u64)(cuprum::min(fused_tid + 768u, fused_n - 1u) & fused_mask_w))];
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v1_4_2 = w[fused_base_w + ((u64)(cuprum::min(fused_tid + 1024u, fused_n - 1u) & fused_mask_w))];
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v1_5_2 = w[fused_base_w + ((u64)(cuprum::min(fused_tid + 1280u, fused_n - 1u) & fused_mask_w))];
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v1_6_2 = w[fused_base_w + ((u64)(cuprum::min(fused_tid + 1536u, fused_n - 1u) & fused_mask_w))];
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v1_7_2 = w[fused_base_w + ((u64)(cuprum::min(fused_tid + 1792u, fused_n - 1u) & fused_mask_w))];
+#line 26 "tests/in/fuse_plans.rs"
                 if (0u < fused_live) {
+#line 26 "tests/in/fuse_plans.rs"
                     {
+#line 26 "tests/in/fuse_plans.rs"
                         u32 fused_c_250 = fused_tid + 0u;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v0_250 = fused_r0;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v1_48 = v1_0_2;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v5_145 = v0_250 / v4;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v12_40 = v5_145 * v11;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v13_40 = v12_40 * v1_48;
+#line 26 "tests/in/fuse_plans.rs"
                         fused_out[fused_base_out + ((u64)fused_c_250)] = v13_40;
+#line 26 "tests/in/fuse_plans.rs"
                     }
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
                 if (1u < fused_live) {
+#line 26 "tests/in/fuse_plans.rs"
                     {
+#line 26 "tests/in/fuse_plans.rs"
                         u32 fused_c_251 = fused_tid + 256u;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v0_251 = fused_r1;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v1_49 = v1_1_2;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v5_146 = v0_251 / v4;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v12_41 = v5_146 * v11;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v13_41 = v12_41 * v1_49;
+#line 26 "tests/in/fuse_plans.rs"
                         fused_out[fused_base_out + ((u64)fused_c_251)] = v13_41;
+#line 26 "tests/in/fuse_plans.rs"
                     }
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
                 if (2u < fused_live) {
+#line 26 "tests/in/fuse_plans.rs"
                     {
+#line 26 "tests/in/fuse_plans.rs"
                         u32 fused_c_252 = fused_tid + 512u;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v0_252 = fused_r2;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v1_50 = v1_2_2;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v5_147 = v0_252 / v4;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v12_42 = v5_147 * v11;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v13_42 = v12_42 * v1_50;
+#line 26 "tests/in/fuse_plans.rs"
                         fused_out[fused_base_out + ((u64)fused_c_252)] = v13_42;
+#line 26 "tests/in/fuse_plans.rs"
                     }
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
                 if (3u < fused_live) {
+#line 26 "tests/in/fuse_plans.rs"
                     {
+#line 26 "tests/in/fuse_plans.rs"
                         u32 fused_c_253 = fused_tid + 768u;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v0_253 = fused_r3;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v1_51 = v1_3_2;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v5_148 = v0_253 / v4;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v12_43 = v5_148 * v11;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v13_43 = v12_43 * v1_51;
+#line 26 "tests/in/fuse_plans.rs"
                         fused_out[fused_base_out + ((u64)fused_c_253)] = v13_43;
+#line 26 "tests/in/fuse_plans.rs"
                     }
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
                 if (4u < fused_live) {
+#line 26 "tests/in/fuse_plans.rs"
                     {
+#line 26 "tests/in/fuse_plans.rs"
                         u32 fused_c_254 = fused_tid + 1024u;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v0_254 = fused_r4;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v1_52 = v1_4_2;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v5_149 = v0_254 / v4;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v12_44 = v5_149 * v11;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v13_44 = v12_44 * v1_52;
+#line 26 "tests/in/fuse_plans.rs"
                         fused_out[fused_base_out + ((u64)fused_c_254)] = v13_44;
+#line 26 "tests/in/fuse_plans.rs"
                     }
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
                 if (5u < fused_live) {
+#line 26 "tests/in/fuse_plans.rs"
                     {
+#line 26 "tests/in/fuse_plans.rs"
                         u32 fused_c_255 = fused_tid + 1280u;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v0_255 = fused_r5;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v1_53 = v1_5_2;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v5_150 = v0_255 / v4;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v12_45 = v5_150 * v11;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v13_45 = v12_45 * v1_53;
+#line 26 "tests/in/fuse_plans.rs"
                         fused_out[fused_base_out + ((u64)fused_c_255)] = v13_45;
+#line 26 "tests/in/fuse_plans.rs"
                     }
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
                 if (6u < fused_live) {
+#line 26 "tests/in/fuse_plans.rs"
                     {
+#line 26 "tests/in/fuse_plans.rs"
                         u32 fused_c_256 = fused_tid + 1536u;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v0_256 = fused_r6;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v1_54 = v1_6_2;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v5_151 = v0_256 / v4;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v12_46 = v5_151 * v11;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v13_46 = v12_46 * v1_54;
+#line 26 "tests/in/fuse_plans.rs"
                         fused_out[fused_base_out + ((u64)fused_c_256)] = v13_46;
+#line 26 "tests/in/fuse_plans.rs"
                     }
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
                 if (7u < fused_live) {
+#line 26 "tests/in/fuse_plans.rs"
                     {
+#line 26 "tests/in/fuse_plans.rs"
                         u32 fused_c_257 = fused_tid + 1792u;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v0_257 = fused_r7;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v1_55 = v1_7_2;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v5_152 = v0_257 / v4;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v12_47 = v5_152 * v11;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v13_47 = v12_47 * v1_55;
+#line 26 "tests/in/fuse_plans.rs"
                         fused_out[fused_base_out + ((u64)fused_c_257)] = v13_47;
+#line 26 "tests/in/fuse_plans.rs"
                     }
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
             }
+#line 26 "tests/in/fuse_plans.rs"
             if (fused_live >= 16u) {
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v1_8_2 = w[fused_base_w + ((u64)((fused_tid + 2048u) & fused_mask_w))];
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v1_9_2 = w[fused_base_w + ((u64)((fused_tid + 2304u) & fused_mask_w))];
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v1_10_2 = w[fused_base_w + ((u64)((fused_tid + 2560u) & fused_mask_w))];
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v1_11_2 = w[fused_base_w + ((u64)((fused_tid + 2816u) & fused_mask_w))];
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v1_12_2 = w[fused_base_w + ((u64)((fused_tid + 3072u) & fused_mask_w))];
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v1_13_2 = w[fused_base_w + ((u64)((fused_tid + 3328u) & fused_mask_w))];
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v1_14_2 = w[fused_base_w + ((u64)((fused_tid + 3584u) & fused_mask_w))];
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v1_15_1 = w[fused_base_w + ((u64)((fused_tid + 3840u) & fused_mask_w))];
+#line 26 "tests/in/fuse_plans.rs"
                 {
+#line 26 "tests/in/fuse_plans.rs"
                     u32 fused_c_258 = fused_tid + 2048u;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v0_258 = fused_r8;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v1_56 = v1_8_2;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v5_153 = v0_258 / v4;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v12_48 = v5_153 * v11;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v13_48 = v12_48 * v1_56;
+#line 26 "tests/in/fuse_plans.rs"
                     fused_out[fused_base_out + ((u64)fused_c_258)] = v13_48;
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
                 {
+#line 26 "tests/in/fuse_plans.rs"
                     u32 fused_c_259 = fused_tid + 2304u;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v0_259 = fused_r9;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v1_57 = v1_9_2;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v5_154 = v0_259 / v4;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v12_49 = v5_154 * v11;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v13_49 = v12_49 * v1_57;
+#line 26 "tests/in/fuse_plans.rs"
                     fused_out[fused_base_out + ((u64)fused_c_259)] = v13_49;
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
                 {
+#line 26 "tests/in/fuse_plans.rs"
                     u32 fused_c_260 = fused_tid + 2560u;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v0_260 = fused_r10;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v1_58 = v1_10_2;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v5_155 = v0_260 / v4;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v12_50 = v5_155 * v11;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v13_50 = v12_50 * v1_58;
+#line 26 "tests/in/fuse_plans.rs"
                     fused_out[fused_base_out + ((u64)fused_c_260)] = v13_50;
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
                 {
+#line 26 "tests/in/fuse_plans.rs"
                     u32 fused_c_261 = fused_tid + 2816u;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v0_261 = fused_r11;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v1_59 = v1_11_2;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v5_156 = v0_261 / v4;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v12_51 = v5_156 * v11;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v13_51 = v12_51 * v1_59;
+#line 26 "tests/in/fuse_plans.rs"
                     fused_out[fused_base_out + ((u64)fused_c_261)] = v13_51;
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
                 {
+#line 26 "tests/in/fuse_plans.rs"
                     u32 fused_c_262 = fused_tid + 3072u;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v0_262 = fused_r12;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v1_60 = v1_12_2;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v5_157 = v0_262 / v4;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v12_52 = v5_157 * v11;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v13_52 = v12_52 * v1_60;
+#line 26 "tests/in/fuse_plans.rs"
                     fused_out[fused_base_out + ((u64)fused_c_262)] = v13_52;
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
                 {
+#line 26 "tests/in/fuse_plans.rs"
                     u32 fused_c_263 = fused_tid + 3328u;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v0_263 = fused_r13;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v1_61 = v1_13_2;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v5_158 = v0_263 / v4;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v12_53 = v5_158 * v11;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v13_53 = v12_53 * v1_61;
+#line 26 "tests/in/fuse_plans.rs"
                     fused_out[fused_base_out + ((u64)fused_c_263)] = v13_53;
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
                 {
+#line 26 "tests/in/fuse_plans.rs"
                     u32 fused_c_264 = fused_tid + 3584u;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v0_264 = fused_r14;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v1_62 = v1_14_2;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v5_159 = v0_264 / v4;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v12_54 = v5_159 * v11;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v13_54 = v12_54 * v1_62;
+#line 26 "tests/in/fuse_plans.rs"
                     fused_out[fused_base_out + ((u64)fused_c_264)] = v13_54;
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
                 {
+#line 26 "tests/in/fuse_plans.rs"
                     u32 fused_c_265 = fused_tid + 3840u;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v0_265 = fused_r15;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v1_63 = v1_15_1;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v5_160 = v0_265 / v4;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v12_55 = v5_160 * v11;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v13_55 = v12_55 * v1_63;
+#line 26 "tests/in/fuse_plans.rs"
                     fused_out[fused_base_out + ((u64)fused_c_265)] = v13_55;
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
             } else if (fused_live > 8u) {
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v1_8_3 = w[fused_base_w + ((u64)(cuprum::min(fused_tid + 2048u, fused_n - 1u) & fused_mask_w))];
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v1_9_3 = w[fused_base_w + ((u64)(cuprum::min(fused_tid + 2304u, fused_n - 1u) & fused_mask_w))];
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v1_10_3 = w[fused_base_w + ((u64)(cuprum::min(fused_tid + 2560u, fused_n - 1u) & fused_mask_w))];
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v1_11_3 = w[fused_base_w + ((u64)(cuprum::min(fused_tid + 2816u, fused_n - 1u) & fused_mask_w))];
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v1_12_3 = w[fused_base_w + ((u64)(cuprum::min(fused_tid + 3072u, fused_n - 1u) & fused_mask_w))];
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v1_13_3 = w[fused_base_w + ((u64)(cuprum::min(fused_tid + 3328u, fused_n - 1u) & fused_mask_w))];
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v1_14_3 = w[fused_base_w + ((u64)(cuprum::min(fused_tid + 3584u, fused_n - 1u) & fused_mask_w))];
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v1_15_2 = w[fused_base_w + ((u64)(cuprum::min(fused_tid + 3840u, fused_n - 1u) & fused_mask_w))];
+#line 26 "tests/in/fuse_plans.rs"
                 if (8u < fused_live) {
+#line 26 "tests/in/fuse_plans.rs"
                     {
+#line 26 "tests/in/fuse_plans.rs"
                         u32 fused_c_266 = fused_tid + 2048u;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v0_266 = fused_r8;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v1_64 = v1_8_3;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v5_161 = v0_266 / v4;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v12_56 = v5_161 * v11;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v13_56 = v12_56 * v1_64;
+#line 26 "tests/in/fuse_plans.rs"
                         fused_out[fused_base_out + ((u64)fused_c_266)] = v13_56;
+#line 26 "tests/in/fuse_plans.rs"
                     }
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
                 if (9u < fused_live) {
+#line 26 "tests/in/fuse_plans.rs"
                     {
+#line 26 "tests/in/fuse_plans.rs"
                         u32 fused_c_267 = fused_tid + 2304u;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v0_267 = fused_r9;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v1_65 = v1_9_3;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v5_162 = v0_267 / v4;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v12_57 = v5_162 * v11;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v13_57 = v12_57 * v1_65;
+#line 26 "tests/in/fuse_plans.rs"
                         fused_out[fused_base_out + ((u64)fused_c_267)] = v13_57;
+#line 26 "tests/in/fuse_plans.rs"
                     }
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
                 if (10u < fused_live) {
+#line 26 "tests/in/fuse_plans.rs"
                     {
+#line 26 "tests/in/fuse_plans.rs"
                         u32 fused_c_268 = fused_tid + 2560u;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v0_268 = fused_r10;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v1_66 = v1_10_3;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v5_163 = v0_268 / v4;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v12_58 = v5_163 * v11;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v13_58 = v12_58 * v1_66;
+#line 26 "tests/in/fuse_plans.rs"
                         fused_out[fused_base_out + ((u64)fused_c_268)] = v13_58;
+#line 26 "tests/in/fuse_plans.rs"
                     }
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
                 if (11u < fused_live) {
+#line 26 "tests/in/fuse_plans.rs"
                     {
+#line 26 "tests/in/fuse_plans.rs"
                         u32 fused_c_269 = fused_tid + 2816u;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v0_269 = fused_r11;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v1_67 = v1_11_3;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v5_164 = v0_269 / v4;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v12_59 = v5_164 * v11;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v13_59 = v12_59 * v1_67;
+#line 26 "tests/in/fuse_plans.rs"
                         fused_out[fused_base_out + ((u64)fused_c_269)] = v13_59;
+#line 26 "tests/in/fuse_plans.rs"
                     }
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
                 if (12u < fused_live) {
+#line 26 "tests/in/fuse_plans.rs"
                     {
+#line 26 "tests/in/fuse_plans.rs"
                         u32 fused_c_270 = fused_tid + 3072u;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v0_270 = fused_r12;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v1_68 = v1_12_3;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v5_165 = v0_270 / v4;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v12_60 = v5_165 * v11;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v13_60 = v12_60 * v1_68;
+#line 26 "tests/in/fuse_plans.rs"
                         fused_out[fused_base_out + ((u64)fused_c_270)] = v13_60;
+#line 26 "tests/in/fuse_plans.rs"
                     }
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
                 if (13u < fused_live) {
+#line 26 "tests/in/fuse_plans.rs"
                     {
+#line 26 "tests/in/fuse_plans.rs"
                         u32 fused_c_271 = fused_tid + 3328u;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v0_271 = fused_r13;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v1_69 = v1_13_3;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v5_166 = v0_271 / v4;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v12_61 = v5_166 * v11;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v13_61 = v12_61 * v1_69;
+#line 26 "tests/in/fuse_plans.rs"
                         fused_out[fused_base_out + ((u64)fused_c_271)] = v13_61;
+#line 26 "tests/in/fuse_plans.rs"
                     }
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
                 if (14u < fused_live) {
+#line 26 "tests/in/fuse_plans.rs"
                     {
+#line 26 "tests/in/fuse_plans.rs"
                         u32 fused_c_272 = fused_tid + 3584u;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v0_272 = fused_r14;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v1_70 = v1_14_3;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v5_167 = v0_272 / v4;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v12_62 = v5_167 * v11;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v13_62 = v12_62 * v1_70;
+#line 26 "tests/in/fuse_plans.rs"
                         fused_out[fused_base_out + ((u64)fused_c_272)] = v13_62;
+#line 26 "tests/in/fuse_plans.rs"
                     }
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
                 if (15u < fused_live) {
+#line 26 "tests/in/fuse_plans.rs"
                     {
+#line 26 "tests/in/fuse_plans.rs"
                         u32 fused_c_273 = fused_tid + 3840u;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v0_273 = fused_r15;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v1_71 = v1_15_2;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v5_168 = v0_273 / v4;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v12_63 = v5_168 * v11;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v13_63 = v12_63 * v1_71;
+#line 26 "tests/in/fuse_plans.rs"
                         fused_out[fused_base_out + ((u64)fused_c_273)] = v13_63;
+#line 26 "tests/in/fuse_plans.rs"
                     }
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
             }
+#line 26 "tests/in/fuse_plans.rs"
             if (fused_live >= 24u) {
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v1_16_2 = w[fused_base_w + ((u64)((fused_tid + 4096u) & fused_mask_w))];
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v1_17_2 = w[fused_base_w + ((u64)((fused_tid + 4352u) & fused_mask_w))];
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v1_18_2 = w[fused_base_w + ((u64)((fused_tid + 4608u) & fused_mask_w))];
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v1_19_2 = w[fused_base_w + ((u64)((fused_tid + 4864u) & fused_mask_w))];
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v1_20_2 = w[fused_base_w + ((u64)((fused_tid + 5120u) & fused_mask_w))];
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v1_21_2 = w[fused_base_w + ((u64)((fused_tid + 5376u) & fused_mask_w))];
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v1_22_2 = w[fused_base_w + ((u64)((fused_tid + 5632u) & fused_mask_w))];
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v1_23_2 = w[fused_base_w + ((u64)((fused_tid + 5888u) & fused_mask_w))];
+#line 26 "tests/in/fuse_plans.rs"
                 {
+#line 26 "tests/in/fuse_plans.rs"
                     u32 fused_c_274 = fused_tid + 4096u;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v0_274 = fused_r16;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v1_72 = v1_16_2;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v5_169 = v0_274 / v4;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v12_64 = v5_169 * v11;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v13_64 = v12_64 * v1_72;
+#line 26 "tests/in/fuse_plans.rs"
                     fused_out[fused_base_out + ((u64)fused_c_274)] = v13_64;
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
                 {
+#line 26 "tests/in/fuse_plans.rs"
                     u32 fused_c_275 = fused_tid + 4352u;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v0_275 = fused_r17;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v1_73 = v1_17_2;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v5_170 = v0_275 / v4;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v12_65 = v5_170 * v11;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v13_65 = v12_65 * v1_73;
+#line 26 "tests/in/fuse_plans.rs"
                     fused_out[fused_base_out + ((u64)fused_c_275)] = v13_65;
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
                 {
+#line 26 "tests/in/fuse_plans.rs"
                     u32 fused_c_276 = fused_tid + 4608u;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v0_276 = fused_r18;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v1_74 = v1_18_2;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v5_171 = v0_276 / v4;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v12_66 = v5_171 * v11;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v13_66 = v12_66 * v1_74;
+#line 26 "tests/in/fuse_plans.rs"
                     fused_out[fused_base_out + ((u64)fused_c_276)] = v13_66;
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
                 {
+#line 26 "tests/in/fuse_plans.rs"
                     u32 fused_c_277 = fused_tid + 4864u;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v0_277 = fused_r19;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v1_75 = v1_19_2;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v5_172 = v0_277 / v4;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v12_67 = v5_172 * v11;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v13_67 = v12_67 * v1_75;
+#line 26 "tests/in/fuse_plans.rs"
                     fused_out[fused_base_out + ((u64)fused_c_277)] = v13_67;
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
                 {
+#line 26 "tests/in/fuse_plans.rs"
                     u32 fused_c_278 = fused_tid + 5120u;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v0_278 = fused_r20;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v1_76 = v1_20_2;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v5_173 = v0_278 / v4;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v12_68 = v5_173 * v11;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v13_68 = v12_68 * v1_76;
+#line 26 "tests/in/fuse_plans.rs"
                     fused_out[fused_base_out + ((u64)fused_c_278)] = v13_68;
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
                 {
+#line 26 "tests/in/fuse_plans.rs"
                     u32 fused_c_279 = fused_tid + 5376u;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v0_279 = fused_r21;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v1_77 = v1_21_2;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v5_174 = v0_279 / v4;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v12_69 = v5_174 * v11;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v13_69 = v12_69 * v1_77;
+#line 26 "tests/in/fuse_plans.rs"
                     fused_out[fused_base_out + ((u64)fused_c_279)] = v13_69;
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
                 {
+#line 26 "tests/in/fuse_plans.rs"
                     u32 fused_c_280 = fused_tid + 5632u;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v0_280 = fused_r22;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v1_78 = v1_22_2;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v5_175 = v0_280 / v4;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v12_70 = v5_175 * v11;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v13_70 = v12_70 * v1_78;
+#line 26 "tests/in/fuse_plans.rs"
                     fused_out[fused_base_out + ((u64)fused_c_280)] = v13_70;
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
                 {
+#line 26 "tests/in/fuse_plans.rs"
                     u32 fused_c_281 = fused_tid + 5888u;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v0_281 = fused_r23;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v1_79 = v1_23_2;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v5_176 = v0_281 / v4;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v12_71 = v5_176 * v11;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v13_71 = v12_71 * v1_79;
+#line 26 "tests/in/fuse_plans.rs"
                     fused_out[fused_base_out + ((u64)fused_c_281)] = v13_71;
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
             } else if (fused_live > 16u) {
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v1_16_3 = w[fused_base_w + ((u64)(cuprum::min(fused_tid + 4096u, fused_n - 1u) & fused_mask_w))];
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v1_17_3 = w[fused_base_w + ((u64)(cuprum::min(fused_tid + 4352u, fused_n - 1u) & fused_mask_w))];
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v1_18_3 = w[fused_base_w + ((u64)(cuprum::min(fused_tid + 4608u, fused_n - 1u) & fused_mask_w))];
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v1_19_3 = w[fused_base_w + ((u64)(cuprum::min(fused_tid + 4864u, fused_n - 1u) & fused_mask_w))];
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v1_20_3 = w[fused_base_w + ((u64)(cuprum::min(fused_tid + 5120u, fused_n - 1u) & fused_mask_w))];
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v1_21_3 = w[fused_base_w + ((u64)(cuprum::min(fused_tid + 5376u, fused_n - 1u) & fused_mask_w))];
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v1_22_3 = w[fused_base_w + ((u64)(cuprum::min(fused_tid + 5632u, fused_n - 1u) & fused_mask_w))];
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v1_23_3 = w[fused_base_w + ((u64)(cuprum::min(fused_tid + 5888u, fused_n - 1u) & fused_mask_w))];
+#line 26 "tests/in/fuse_plans.rs"
                 if (16u < fused_live) {
+#line 26 "tests/in/fuse_plans.rs"
                     {
+#line 26 "tests/in/fuse_plans.rs"
                         u32 fused_c_282 = fused_tid + 4096u;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v0_282 = fused_r16;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v1_80 = v1_16_3;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v5_177 = v0_282 / v4;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v12_72 = v5_177 * v11;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v13_72 = v12_72 * v1_80;
+#line 26 "tests/in/fuse_plans.rs"
                         fused_out[fused_base_out + ((u64)fused_c_282)] = v13_72;
+#line 26 "tests/in/fuse_plans.rs"
                     }
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
                 if (17u < fused_live) {
+#line 26 "tests/in/fuse_plans.rs"
                     {
+#line 26 "tests/in/fuse_plans.rs"
                         u32 fused_c_283 = fused_tid + 4352u;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v0_283 = fused_r17;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v1_81 = v1_17_3;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v5_178 = v0_283 / v4;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v12_73 = v5_178 * v11;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v13_73 = v12_73 * v1_81;
+#line 26 "tests/in/fuse_plans.rs"
                         fused_out[fused_base_out + ((u64)fused_c_283)] = v13_73;
+#line 26 "tests/in/fuse_plans.rs"
                     }
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
                 if (18u < fused_live) {
+#line 26 "tests/in/fuse_plans.rs"
                     {
+#line 26 "tests/in/fuse_plans.rs"
                         u32 fused_c_284 = fused_tid + 4608u;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v0_284 = fused_r18;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v1_82 = v1_18_3;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v5_179 = v0_284 / v4;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v12_74 = v5_179 * v11;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v13_74 = v12_74 * v1_82;
+#line 26 "tests/in/fuse_plans.rs"
                         fused_out[fused_base_out + ((u64)fused_c_284)] = v13_74;
+#line 26 "tests/in/fuse_plans.rs"
                     }
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
                 if (19u < fused_live) {
+#line 26 "tests/in/fuse_plans.rs"
                     {
+#line 26 "tests/in/fuse_plans.rs"
                         u32 fused_c_285 = fused_tid + 4864u;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v0_285 = fused_r19;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v1_83 = v1_19_3;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v5_180 = v0_285 / v4;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v12_75 = v5_180 * v11;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v13_75 = v12_75 * v1_83;
+#line 26 "tests/in/fuse_plans.rs"
                         fused_out[fused_base_out + ((u64)fused_c_285)] = v13_75;
+#line 26 "tests/in/fuse_plans.rs"
                     }
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
                 if (20u < fused_live) {
+#line 26 "tests/in/fuse_plans.rs"
                     {
+#line 26 "tests/in/fuse_plans.rs"
                         u32 fused_c_286 = fused_tid + 5120u;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v0_286 = fused_r20;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v1_84 = v1_20_3;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v5_181 = v0_286 / v4;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v12_76 = v5_181 * v11;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v13_76 = v12_76 * v1_84;
+#line 26 "tests/in/fuse_plans.rs"
                         fused_out[fused_base_out + ((u64)fused_c_286)] = v13_76;
+#line 26 "tests/in/fuse_plans.rs"
                     }
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
                 if (21u < fused_live) {
+#line 26 "tests/in/fuse_plans.rs"
                     {
+#line 26 "tests/in/fuse_plans.rs"
                         u32 fused_c_287 = fused_tid + 5376u;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v0_287 = fused_r21;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v1_85 = v1_21_3;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v5_182 = v0_287 / v4;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v12_77 = v5_182 * v11;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v13_77 = v12_77 * v1_85;
+#line 26 "tests/in/fuse_plans.rs"
                         fused_out[fused_base_out + ((u64)fused_c_287)] = v13_77;
+#line 26 "tests/in/fuse_plans.rs"
                     }
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
                 if (22u < fused_live) {
+#line 26 "tests/in/fuse_plans.rs"
                     {
+#line 26 "tests/in/fuse_plans.rs"
                         u32 fused_c_288 = fused_tid + 5632u;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v0_288 = fused_r22;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v1_86 = v1_22_3;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v5_183 = v0_288 / v4;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v12_78 = v5_183 * v11;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v13_78 = v12_78 * v1_86;
+#line 26 "tests/in/fuse_plans.rs"
                         fused_out[fused_base_out + ((u64)fused_c_288)] = v13_78;
+#line 26 "tests/in/fuse_plans.rs"
                     }
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
                 if (23u < fused_live) {
+#line 26 "tests/in/fuse_plans.rs"
                     {
+#line 26 "tests/in/fuse_plans.rs"
                         u32 fused_c_289 = fused_tid + 5888u;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v0_289 = fused_r23;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v1_87 = v1_23_3;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v5_184 = v0_289 / v4;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v12_79 = v5_184 * v11;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v13_79 = v12_79 * v1_87;
+#line 26 "tests/in/fuse_plans.rs"
                         fused_out[fused_base_out + ((u64)fused_c_289)] = v13_79;
+#line 26 "tests/in/fuse_plans.rs"
                     }
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
             }
+#line 26 "tests/in/fuse_plans.rs"
             if (fused_live >= 32u) {
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v1_24_2 = w[fused_base_w + ((u64)((fused_tid + 6144u) & fused_mask_w))];
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v1_25_2 = w[fused_base_w + ((u64)((fused_tid + 6400u) & fused_mask_w))];
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v1_26_2 = w[fused_base_w + ((u64)((fused_tid + 6656u) & fused_mask_w))];
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v1_27_2 = w[fused_base_w + ((u64)((fused_tid + 6912u) & fused_mask_w))];
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v1_28_2 = w[fused_base_w + ((u64)((fused_tid + 7168u) & fused_mask_w))];
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v1_29_2 = w[fused_base_w + ((u64)((fused_tid + 7424u) & fused_mask_w))];
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v1_30_2 = w[fused_base_w + ((u64)((fused_tid + 7680u) & fused_mask_w))];
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v1_31_2 = w[fused_base_w + ((u64)((fused_tid + 7936u) & fused_mask_w))];
+#line 26 "tests/in/fuse_plans.rs"
                 {
+#line 26 "tests/in/fuse_plans.rs"
                     u32 fused_c_290 = fused_tid + 6144u;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v0_290 = fused_r24;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v1_88 = v1_24_2;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v5_185 = v0_290 / v4;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v12_80 = v5_185 * v11;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v13_80 = v12_80 * v1_88;
+#line 26 "tests/in/fuse_plans.rs"
                     fused_out[fused_base_out + ((u64)fused_c_290)] = v13_80;
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
                 {
+#line 26 "tests/in/fuse_plans.rs"
                     u32 fused_c_291 = fused_tid + 6400u;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v0_291 = fused_r25;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v1_89 = v1_25_2;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v5_186 = v0_291 / v4;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v12_81 = v5_186 * v11;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v13_81 = v12_81 * v1_89;
+#line 26 "tests/in/fuse_plans.rs"
                     fused_out[fused_base_out + ((u64)fused_c_291)] = v13_81;
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
                 {
+#line 26 "tests/in/fuse_plans.rs"
                     u32 fused_c_292 = fused_tid + 6656u;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v0_292 = fused_r26;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v1_90 = v1_26_2;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v5_187 = v0_292 / v4;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v12_82 = v5_187 * v11;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v13_82 = v12_82 * v1_90;
+#line 26 "tests/in/fuse_plans.rs"
                     fused_out[fused_base_out + ((u64)fused_c_292)] = v13_82;
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
                 {
+#line 26 "tests/in/fuse_plans.rs"
                     u32 fused_c_293 = fused_tid + 6912u;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v0_293 = fused_r27;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v1_91 = v1_27_2;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v5_188 = v0_293 / v4;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v12_83 = v5_188 * v11;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v13_83 = v12_83 * v1_91;
+#line 26 "tests/in/fuse_plans.rs"
                     fused_out[fused_base_out + ((u64)fused_c_293)] = v13_83;
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
                 {
+#line 26 "tests/in/fuse_plans.rs"
                     u32 fused_c_294 = fused_tid + 7168u;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v0_294 = fused_r28;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v1_92 = v1_28_2;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v5_189 = v0_294 / v4;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v12_84 = v5_189 * v11;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v13_84 = v12_84 * v1_92;
+#line 26 "tests/in/fuse_plans.rs"
                     fused_out[fused_base_out + ((u64)fused_c_294)] = v13_84;
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
                 {
+#line 26 "tests/in/fuse_plans.rs"
                     u32 fused_c_295 = fused_tid + 7424u;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v0_295 = fused_r29;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v1_93 = v1_29_2;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v5_190 = v0_295 / v4;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v12_85 = v5_190 * v11;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v13_85 = v12_85 * v1_93;
+#line 26 "tests/in/fuse_plans.rs"
                     fused_out[fused_base_out + ((u64)fused_c_295)] = v13_85;
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
                 {
+#line 26 "tests/in/fuse_plans.rs"
                     u32 fused_c_296 = fused_tid + 7680u;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v0_296 = fused_r30;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v1_94 = v1_30_2;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v5_191 = v0_296 / v4;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v12_86 = v5_191 * v11;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v13_86 = v12_86 * v1_94;
+#line 26 "tests/in/fuse_plans.rs"
                     fused_out[fused_base_out + ((u64)fused_c_296)] = v13_86;
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
                 {
+#line 26 "tests/in/fuse_plans.rs"
                     u32 fused_c_297 = fused_tid + 7936u;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v0_297 = fused_r31;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v1_95 = v1_31_2;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v5_192 = v0_297 / v4;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v12_87 = v5_192 * v11;
+#line 26 "tests/in/fuse_plans.rs"
                     f32 v13_87 = v12_87 * v1_95;
+#line 26 "tests/in/fuse_plans.rs"
                     fused_out[fused_base_out + ((u64)fused_c_297)] = v13_87;
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
             } else if (fused_live > 24u) {
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v1_24_3 = w[fused_base_w + ((u64)(cuprum::min(fused_tid + 6144u, fused_n - 1u) & fused_mask_w))];
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v1_25_3 = w[fused_base_w + ((u64)(cuprum::min(fused_tid + 6400u, fused_n - 1u) & fused_mask_w))];
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v1_26_3 = w[fused_base_w + ((u64)(cuprum::min(fused_tid + 6656u, fused_n - 1u) & fused_mask_w))];
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v1_27_3 = w[fused_base_w + ((u64)(cuprum::min(fused_tid + 6912u, fused_n - 1u) & fused_mask_w))];
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v1_28_3 = w[fused_base_w + ((u64)(cuprum::min(fused_tid + 7168u, fused_n - 1u) & fused_mask_w))];
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v1_29_3 = w[fused_base_w + ((u64)(cuprum::min(fused_tid + 7424u, fused_n - 1u) & fused_mask_w))];
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v1_30_3 = w[fused_base_w + ((u64)(cuprum::min(fused_tid + 7680u, fused_n - 1u) & fused_mask_w))];
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v1_31_3 = w[fused_base_w + ((u64)(cuprum::min(fused_tid + 7936u, fused_n - 1u) & fused_mask_w))];
+#line 26 "tests/in/fuse_plans.rs"
                 if (24u < fused_live) {
+#line 26 "tests/in/fuse_plans.rs"
                     {
+#line 26 "tests/in/fuse_plans.rs"
                         u32 fused_c_298 = fused_tid + 6144u;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v0_298 = fused_r24;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v1_96 = v1_24_3;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v5_193 = v0_298 / v4;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v12_88 = v5_193 * v11;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v13_88 = v12_88 * v1_96;
+#line 26 "tests/in/fuse_plans.rs"
                         fused_out[fused_base_out + ((u64)fused_c_298)] = v13_88;
+#line 26 "tests/in/fuse_plans.rs"
                     }
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
                 if (25u < fused_live) {
+#line 26 "tests/in/fuse_plans.rs"
                     {
+#line 26 "tests/in/fuse_plans.rs"
                         u32 fused_c_299 = fused_tid + 6400u;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v0_299 = fused_r25;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v1_97 = v1_25_3;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v5_194 = v0_299 / v4;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v12_89 = v5_194 * v11;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v13_89 = v12_89 * v1_97;
+#line 26 "tests/in/fuse_plans.rs"
                         fused_out[fused_base_out + ((u64)fused_c_299)] = v13_89;
+#line 26 "tests/in/fuse_plans.rs"
                     }
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
                 if (26u < fused_live) {
+#line 26 "tests/in/fuse_plans.rs"
                     {
+#line 26 "tests/in/fuse_plans.rs"
                         u32 fused_c_300 = fused_tid + 6656u;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v0_300 = fused_r26;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v1_98 = v1_26_3;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v5_195 = v0_300 / v4;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v12_90 = v5_195 * v11;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v13_90 = v12_90 * v1_98;
+#line 26 "tests/in/fuse_plans.rs"
                         fused_out[fused_base_out + ((u64)fused_c_300)] = v13_90;
+#line 26 "tests/in/fuse_plans.rs"
                     }
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
                 if (27u < fused_live) {
+#line 26 "tests/in/fuse_plans.rs"
                     {
+#line 26 "tests/in/fuse_plans.rs"
                         u32 fused_c_301 = fused_tid + 6912u;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v0_301 = fused_r27;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v1_99 = v1_27_3;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v5_196 = v0_301 / v4;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v12_91 = v5_196 * v11;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v13_91 = v12_91 * v1_99;
+#line 26 "tests/in/fuse_plans.rs"
                         fused_out[fused_base_out + ((u64)fused_c_301)] = v13_91;
+#line 26 "tests/in/fuse_plans.rs"
                     }
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
                 if (28u < fused_live) {
+#line 26 "tests/in/fuse_plans.rs"
                     {
+#line 26 "tests/in/fuse_plans.rs"
                         u32 fused_c_302 = fused_tid + 7168u;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v0_302 = fused_r28;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v1_100 = v1_28_3;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v5_197 = v0_302 / v4;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v12_92 = v5_197 * v11;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v13_92 = v12_92 * v1_100;
+#line 26 "tests/in/fuse_plans.rs"
                         fused_out[fused_base_out + ((u64)fused_c_302)] = v13_92;
+#line 26 "tests/in/fuse_plans.rs"
                     }
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
                 if (29u < fused_live) {
+#line 26 "tests/in/fuse_plans.rs"
                     {
+#line 26 "tests/in/fuse_plans.rs"
                         u32 fused_c_303 = fused_tid + 7424u;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v0_303 = fused_r29;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v1_101 = v1_29_3;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v5_198 = v0_303 / v4;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v12_93 = v5_198 * v11;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v13_93 = v12_93 * v1_101;
+#line 26 "tests/in/fuse_plans.rs"
                         fused_out[fused_base_out + ((u64)fused_c_303)] = v13_93;
+#line 26 "tests/in/fuse_plans.rs"
                     }
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
                 if (30u < fused_live) {
+#line 26 "tests/in/fuse_plans.rs"
                     {
+#line 26 "tests/in/fuse_plans.rs"
                         u32 fused_c_304 = fused_tid + 7680u;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v0_304 = fused_r30;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v1_102 = v1_30_3;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v5_199 = v0_304 / v4;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v12_94 = v5_199 * v11;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v13_94 = v12_94 * v1_102;
+#line 26 "tests/in/fuse_plans.rs"
                         fused_out[fused_base_out + ((u64)fused_c_304)] = v13_94;
+#line 26 "tests/in/fuse_plans.rs"
                     }
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
                 if (31u < fused_live) {
+#line 26 "tests/in/fuse_plans.rs"
                     {
+#line 26 "tests/in/fuse_plans.rs"
                         u32 fused_c_305 = fused_tid + 7936u;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v0_305 = fused_r31;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v1_103 = v1_31_3;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v5_200 = v0_305 / v4;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v12_95 = v5_200 * v11;
+#line 26 "tests/in/fuse_plans.rs"
                         f32 v13_95 = v12_95 * v1_103;
+#line 26 "tests/in/fuse_plans.rs"
                         fused_out[fused_base_out + ((u64)fused_c_305)] = v13_95;
+#line 26 "tests/in/fuse_plans.rs"
                     }
+#line 26 "tests/in/fuse_plans.rs"
                 }
+#line 26 "tests/in/fuse_plans.rs"
             }
+#line 26 "tests/in/fuse_plans.rs"
         }
+#line 26 "tests/in/fuse_plans.rs"
     } else {
+#line 26 "tests/in/fuse_plans.rs"
         u32 fused_j_2 = fused_tid;
+#line 26 "tests/in/fuse_plans.rs"
         while ((fused_j_2 + (7u * fused_nt)) < fused_n) {
+#line 26 "tests/in/fuse_plans.rs"
             u32 fused_c0_2 = fused_j_2 + (0u * fused_nt);
+#line 26 "tests/in/fuse_plans.rs"
             f32 v0_0_2 = x[fused_base_x + ((u64)(fused_c0_2 & fused_mask_x))];
+#line 26 "tests/in/fuse_plans.rs"
             f32 v1_0_3 = w[fused_base_w + ((u64)(fused_c0_2 & fused_mask_w))];
+#line 26 "tests/in/fuse_plans.rs"
             u32 fused_c1_2 = fused_j_2 + (1u * fused_nt);
+#line 26 "tests/in/fuse_plans.rs"
             f32 v0_1_3 = x[fused_base_x + ((u64)(fused_c1_2 & fused_mask_x))];
+#line 26 "tests/in/fuse_plans.rs"
             f32 v1_1_3 = w[fused_base_w + ((u64)(fused_c1_2 & fused_mask_w))];
+#line 26 "tests/in/fuse_plans.rs"
             u32 fused_c2_2 = fused_j_2 + (2u * fused_nt);
+#line 26 "tests/in/fuse_plans.rs"
             f32 v0_2_3 = x[fused_base_x + ((u64)(fused_c2_2 & fused_mask_x))];
+#line 26 "tests/in/fuse_plans.rs"
             f32 v1_2_3 = w[fused_base_w + ((u64)(fused_c2_2 & fused_mask_w))];
+#line 26 "tests/in/fuse_plans.rs"
             u32 fused_c3_2 = fused_j_2 + (3u * fused_nt);
+#line 26 "tests/in/fuse_plans.rs"
             f32 v0_3_3 = x[fused_base_x + ((u64)(fused_c3_2 & fused_mask_x))];
+#line 26 "tests/in/fuse_plans.rs"
             f32 v1_3_3 = w[fused_base_w + ((u64)(fused_c3_2 & fused_mask_w))];
+#line 26 "tests/in/fuse_plans.rs"
             u32 fused_c4_2 = fused_j_2 + (4u * fused_nt);
+#line 26 "tests/in/fuse_plans.rs"
             f32 v0_4_3 = x[fused_base_x + ((u64)(fused_c4_2 & fused_mask_x))];
+#line 26 "tests/in/fuse_plans.rs"
             f32 v1_4_3 = w[fused_base_w + ((u64)(fused_c4_2 & fused_mask_w))];
+#line 26 "tests/in/fuse_plans.rs"
             u32 fused_c5_2 = fused_j_2 + (5u * fused_nt);
+#line 26 "tests/in/fuse_plans.rs"
             f32 v0_5_3 = x[fused_base_x + ((u64)(fused_c5_2 & fused_mask_x))];
+#line 26 "tests/in/fuse_plans.rs"
             f32 v1_5_3 = w[fused_base_w + ((u64)(fused_c5_2 & fused_mask_w))];
+#line 26 "tests/in/fuse_plans.rs"
             u32 fused_c6_2 = fused_j_2 + (6u * fused_nt);
+#line 26 "tests/in/fuse_plans.rs"
             f32 v0_6_3 = x[fused_base_x + ((u64)(fused_c6_2 & fused_mask_x))];
+#line 26 "tests/in/fuse_plans.rs"
             f32 v1_6_3 = w[fused_base_w + ((u64)(fused_c6_2 & fused_mask_w))];
+#line 26 "tests/in/fuse_plans.rs"
             u32 fused_c7_2 = fused_j_2 + (7u * fused_nt);
+#line 26 "tests/in/fuse_plans.rs"
             f32 v0_7_3 = x[fused_base_x + ((u64)(fused_c7_2 & fused_mask_x))];
+#line 26 "tests/in/fuse_plans.rs"
             f32 v1_7_3 = w[fused_base_w + ((u64)(fused_c7_2 & fused_mask_w))];
+#line 26 "tests/in/fuse_plans.rs"
             {
+#line 26 "tests/in/fuse_plans.rs"
                 u32 fused_c_306 = fused_c0_2;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v0_306 = v0_0_2;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v1_104 = v1_0_3;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v5_201 = v0_306 / v4;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v12_96 = v5_201 * v11;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v13_96 = v12_96 * v1_104;
+#line 26 "tests/in/fuse_plans.rs"
                 fused_out[fused_base_out + ((u64)fused_c_306)] = v13_96;
+#line 26 "tests/in/fuse_plans.rs"
             }
+#line 26 "tests/in/fuse_plans.rs"
             {
+#line 26 "tests/in/fuse_plans.rs"
                 u32 fused_c_307 = fused_c1_2;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v0_307 = v0_1_3;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v1_105 = v1_1_3;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v5_202 = v0_307 / v4;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v12_97 = v5_202 * v11;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v13_97 = v12_97 * v1_105;
+#line 26 "tests/in/fuse_plans.rs"
                 fused_out[fused_base_out + ((u64)fused_c_307)] = v13_97;
+#line 26 "tests/in/fuse_plans.rs"
             }
+#line 26 "tests/in/fuse_plans.rs"
             {
+#line 26 "tests/in/fuse_plans.rs"
                 u32 fused_c_308 = fused_c2_2;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v0_308 = v0_2_3;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v1_106 = v1_2_3;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v5_203 = v0_308 / v4;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v12_98 = v5_203 * v11;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v13_98 = v12_98 * v1_106;
+#line 26 "tests/in/fuse_plans.rs"
                 fused_out[fused_base_out + ((u64)fused_c_308)] = v13_98;
+#line 26 "tests/in/fuse_plans.rs"
             }
+#line 26 "tests/in/fuse_plans.rs"
             {
+#line 26 "tests/in/fuse_plans.rs"
                 u32 fused_c_309 = fused_c3_2;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v0_309 = v0_3_3;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v1_107 = v1_3_3;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v5_204 = v0_309 / v4;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v12_99 = v5_204 * v11;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v13_99 = v12_99 * v1_107;
+#line 26 "tests/in/fuse_plans.rs"
                 fused_out[fused_base_out + ((u64)fused_c_309)] = v13_99;
+#line 26 "tests/in/fuse_plans.rs"
             }
+#line 26 "tests/in/fuse_plans.rs"
             {
+#line 26 "tests/in/fuse_plans.rs"
                 u32 fused_c_310 = fused_c4_2;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v0_310 = v0_4_3;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v1_108 = v1_4_3;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v5_205 = v0_310 / v4;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v12_100 = v5_205 * v11;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v13_100 = v12_100 * v1_108;
+#line 26 "tests/in/fuse_plans.rs"
                 fused_out[fused_base_out + ((u64)fused_c_310)] = v13_100;
+#line 26 "tests/in/fuse_plans.rs"
             }
+#line 26 "tests/in/fuse_plans.rs"
             {
+#line 26 "tests/in/fuse_plans.rs"
                 u32 fused_c_311 = fused_c5_2;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v0_311 = v0_5_3;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v1_109 = v1_5_3;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v5_206 = v0_311 / v4;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v12_101 = v5_206 * v11;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v13_101 = v12_101 * v1_109;
+#line 26 "tests/in/fuse_plans.rs"
                 fused_out[fused_base_out + ((u64)fused_c_311)] = v13_101;
+#line 26 "tests/in/fuse_plans.rs"
             }
+#line 26 "tests/in/fuse_plans.rs"
             {
+#line 26 "tests/in/fuse_plans.rs"
                 u32 fused_c_312 = fused_c6_2;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v0_312 = v0_6_3;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v1_110 = v1_6_3;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v5_207 = v0_312 / v4;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v12_102 = v5_207 * v11;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v13_102 = v12_102 * v1_110;
+#line 26 "tests/in/fuse_plans.rs"
                 fused_out[fused_base_out + ((u64)fused_c_312)] = v13_102;
+#line 26 "tests/in/fuse_plans.rs"
             }
+#line 26 "tests/in/fuse_plans.rs"
             {
+#line 26 "tests/in/fuse_plans.rs"
                 u32 fused_c_313 = fused_c7_2;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v0_313 = v0_7_3;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v1_111 = v1_7_3;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v5_208 = v0_313 / v4;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v12_103 = v5_208 * v11;
+#line 26 "tests/in/fuse_plans.rs"
                 f32 v13_103 = v12_103 * v1_111;
+#line 26 "tests/in/fuse_plans.rs"
                 fused_out[fused_base_out + ((u64)fused_c_313)] = v13_103;
+#line 26 "tests/in/fuse_plans.rs"
             }
+#line 26 "tests/in/fuse_plans.rs"
             fused_j_2 += 8u * fused_nt;
+#line 26 "tests/in/fuse_plans.rs"
         }
+#line 26 "tests/in/fuse_plans.rs"
         while (fused_j_2 < fused_n) {
+#line 26 "tests/in/fuse_plans.rs"
             u32 fused_c_314 = fused_j_2;
+#line 26 "tests/in/fuse_plans.rs"
             f32 v0_314 = x[fused_base_x + ((u64)(fused_c_314 & fused_mask_x))];
+#line 26 "tests/in/fuse_plans.rs"
             f32 v1_112 = w[fused_base_w + ((u64)(fused_c_314 & fused_mask_w))];
+#line 26 "tests/in/fuse_plans.rs"
             f32 v5_209 = v0_314 / v4;
+#line 26 "tests/in/fuse_plans.rs"
             f32 v12_104 = v5_209 * v11;
+#line 26 "tests/in/fuse_plans.rs"
             f32 v13_104 = v12_104 * v1_112;
+#line 26 "tests/in/fuse_plans.rs"
             fused_out[fused_base_out + ((u64)fused_c_314)] = v13_104;
+#line 26 "tests/in/fuse_plans.rs"
             fused_j_2 += fused_nt;
+#line 26 "tests/in/fuse_plans.rs"
         }
+#line 26 "tests/in/fuse_plans.rs"
     }
+#line 26 "tests/in/fuse_plans.rs"
 }
+#line 8341 "tests/in/fuse_plans.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_rms_norm(NAME) \
     extern "C" __global__ void NAME(cuprum::RoSlice<f32> x, i64 x_rs, i64 x_cs, cuprum::RoSlice<f32> w, i64 w_rs, i64 w_cs, f32 eps, cuprum::Slice<f32> fused_out, i64 fused_cols, i64 fused_cache) { rms_norm_body(x, x_rs, x_cs, w, w_rs, w_cs, eps, fused_out, fused_cols, fused_cache); }
 

@@ -10,6 +10,7 @@ template <typename T>
 __device__ void relax(cuprum::Slice<T> src, cuprum::Slice<T> dst);
 __device__ void relax_then_sync(cuprum::Slice<f32> src, cuprum::Slice<f32> dst);
 
+#line 14 "tests/in/grid_sync.rs"
 __device__ __forceinline__ void sum_two_phase_body(cuprum::RoSlice<f32> x, cuprum::Slice<f64> partials, cuprum::Slice<f64> out) {
     __shared__ __align__(16) f64 s[256];
     u64 t = (u64)threadIdx.x;
@@ -20,20 +21,28 @@ __device__ __forceinline__ void sum_two_phase_body(cuprum::RoSlice<f32> x, cupru
     while (i < x.len) {
         acc += (f64)cuprum::get(x, "sum_two_phase", i);
         i += stride;
+#line 21 "tests/in/grid_sync.rs"
     }
+#line 25 "tests/in/grid_sync.rs"
     if (cuprum::has<256>(s, "sum_two_phase", t)) s[t] = acc;
     __syncthreads();
     u64 half = cuprum::div((u64)256u, 2ull);
     while (half > 0ull) {
         if (t < half) {
             if (cuprum::has<256>(s, "sum_two_phase", t)) s[t] += cuprum::get<256>(s, "sum_two_phase", t + half);
+#line 29 "tests/in/grid_sync.rs"
         }
+#line 32 "tests/in/grid_sync.rs"
         __syncthreads();
         half = cuprum::div(half, 2ull);
+#line 28 "tests/in/grid_sync.rs"
     }
+#line 35 "tests/in/grid_sync.rs"
     if (t == 0ull) {
         if (cuprum::has(partials, "sum_two_phase", b)) partials[b] = s[0ull];
+#line 35 "tests/in/grid_sync.rs"
     }
+#line 38 "tests/in/grid_sync.rs"
     cuprum::grid_sync();
     if (b == 0ull) {
         f64 acc_1 = 0.0;
@@ -41,27 +50,38 @@ __device__ __forceinline__ void sum_two_phase_body(cuprum::RoSlice<f32> x, cupru
         while (k < ((u64)gridDim.x)) {
             acc_1 += cuprum::get(partials, "sum_two_phase", k);
             k += (u64)256u;
+#line 42 "tests/in/grid_sync.rs"
         }
+#line 46 "tests/in/grid_sync.rs"
         if (cuprum::has<256>(s, "sum_two_phase", t)) s[t] = acc_1;
         __syncthreads();
         u64 half_1 = cuprum::div((u64)256u, 2ull);
         while (half_1 > 0ull) {
             if (t < half_1) {
                 if (cuprum::has<256>(s, "sum_two_phase", t)) s[t] += cuprum::get<256>(s, "sum_two_phase", t + half_1);
+#line 50 "tests/in/grid_sync.rs"
             }
+#line 53 "tests/in/grid_sync.rs"
             __syncthreads();
             half_1 = cuprum::div(half_1, 2ull);
+#line 49 "tests/in/grid_sync.rs"
         }
+#line 56 "tests/in/grid_sync.rs"
         if (t == 0ull) {
             if (cuprum::has(out, "sum_two_phase", 0ull)) out[0ull] = s[0ull];
+#line 56 "tests/in/grid_sync.rs"
         }
+#line 39 "tests/in/grid_sync.rs"
     }
+#line 60 "tests/in/grid_sync.rs"
 }
+#line 79 "tests/in/grid_sync.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_sum_two_phase(NAME) \
     extern "C" __global__ void NAME(cuprum::RoSlice<f32> x, cuprum::Slice<f64> partials, cuprum::Slice<f64> out) { sum_two_phase_body(x, partials, out); }
 
 CUPRUM_INSTANTIATE_sum_two_phase(cuprum_rawkernel_sum_two_phase)
 
+#line 64 "tests/in/grid_sync.rs"
 template <typename T>
 __device__ void relax(cuprum::Slice<T> src, cuprum::Slice<T> dst) {
     u64 n = src.len;
@@ -69,52 +89,80 @@ __device__ void relax(cuprum::Slice<T> src, cuprum::Slice<T> dst) {
     u64 i = (u64)cuprum::grid_1d();
     while (i < n) {
         T _cv0;
+#line 70 "tests/in/grid_sync.rs"
         if ((i == 0ull) || (i == (n - 1ull))) {
+#line 70 "tests/in/grid_sync.rs"
             _cv0 = cuprum::get(src, "relax", i);
+#line 70 "tests/in/grid_sync.rs"
         } else {
+#line 70 "tests/in/grid_sync.rs"
             _cv0 = cuprum::num<T>::from_f64(0.5) * (cuprum::get(src, "relax", i - 1ull) + cuprum::get(src, "relax", i + 1ull));
+#line 70 "tests/in/grid_sync.rs"
         }
+#line 70 "tests/in/grid_sync.rs"
         if (cuprum::has(dst, "relax", i)) dst[i] = _cv0;
         i += stride;
+#line 69 "tests/in/grid_sync.rs"
     }
+#line 73 "tests/in/grid_sync.rs"
 }
 
+#line 78 "tests/in/grid_sync.rs"
 template <typename T>
 __device__ __forceinline__ void jacobi_body(cuprum::Slice<T> a, cuprum::Slice<T> b, u32 steps) {
     {
+#line 80 "tests/in/grid_sync.rs"
         const u32 _ce0 = steps;
+#line 80 "tests/in/grid_sync.rs"
         for (u32 k = 0u; k < _ce0; ++k) {
             if ((k & 1u) == 0u) {
                 relax<T>(a, b);
+#line 81 "tests/in/grid_sync.rs"
             } else {
+#line 84 "tests/in/grid_sync.rs"
                 relax<T>(b, a);
+#line 81 "tests/in/grid_sync.rs"
             }
+#line 86 "tests/in/grid_sync.rs"
             cuprum::grid_sync();
+#line 80 "tests/in/grid_sync.rs"
         }
+#line 80 "tests/in/grid_sync.rs"
     }
+#line 88 "tests/in/grid_sync.rs"
 }
+#line 135 "tests/in/grid_sync.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_jacobi(NAME, T) \
     extern "C" __global__ void NAME(cuprum::Slice<T> a, cuprum::Slice<T> b, u32 steps) { jacobi_body<T>(a, b, steps); }
 
 CUPRUM_INSTANTIATE_jacobi(cuprum_rawkernel_jacobi__f32, f32)
 CUPRUM_INSTANTIATE_jacobi(cuprum_rawkernel_jacobi__f64, f64)
 
+#line 92 "tests/in/grid_sync.rs"
 __device__ void relax_then_sync(cuprum::Slice<f32> src, cuprum::Slice<f32> dst) {
     relax<f32>(src, dst);
     cuprum::grid_sync();
 }
 
+#line 99 "tests/in/grid_sync.rs"
 __device__ __forceinline__ void jacobi_device_sync_body(cuprum::Slice<f32> a, cuprum::Slice<f32> b, u32 steps) {
     u32 k = 0u;
     while (k < steps) {
         if ((k & 1u) == 0u) {
             relax_then_sync(a, b);
+#line 102 "tests/in/grid_sync.rs"
         } else {
+#line 105 "tests/in/grid_sync.rs"
             relax_then_sync(b, a);
+#line 102 "tests/in/grid_sync.rs"
         }
+#line 107 "tests/in/grid_sync.rs"
         k += 1u;
+#line 101 "tests/in/grid_sync.rs"
     }
+#line 109 "tests/in/grid_sync.rs"
 }
+#line 166 "tests/in/grid_sync.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_jacobi_device_sync(NAME) \
     extern "C" __global__ void NAME(cuprum::Slice<f32> a, cuprum::Slice<f32> b, u32 steps) { jacobi_device_sync_body(a, b, steps); }
 

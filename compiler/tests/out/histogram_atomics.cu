@@ -6,6 +6,7 @@
 #include <cuprum/atomic.h>
 #include <cuprum/thread.h>
 
+#line 6 "tests/in/histogram_atomics.rs"
 __device__ __forceinline__ void histogram256_body(cuprum::RoSlice<u8> data, cuprum::Slice<u32> hist, u32 n) {
     __shared__ __align__(16) u32 bins[256];
     u32 t = threadIdx.x;
@@ -13,42 +14,57 @@ __device__ __forceinline__ void histogram256_body(cuprum::RoSlice<u8> data, cupr
     while (b < 256u) {
         if (cuprum::has<256>(bins, "histogram256", (u64)b)) bins[(u64)b] = 0u;
         b += blockDim.x;
+#line 10 "tests/in/histogram_atomics.rs"
     }
+#line 14 "tests/in/histogram_atomics.rs"
     __syncthreads();
     u32 i = cuprum::grid_1d();
     u32 stride = cuprum::grid_size_1d();
     while (i < n) {
         cuprum::atomic_add(&bins[(u32)cuprum::get(data, "histogram256", (u64)i)], 1u);
         i += stride;
+#line 17 "tests/in/histogram_atomics.rs"
     }
+#line 21 "tests/in/histogram_atomics.rs"
     __syncthreads();
     u32 b_1 = t;
     while (b_1 < 256u) {
         u32 count = cuprum::get<256>(bins, "histogram256", (u64)b_1);
         if (count > 0u) {
             if (cuprum::has(hist, "histogram256", b_1)) cuprum::atomic_add(&hist[b_1], count);
+#line 25 "tests/in/histogram_atomics.rs"
         }
+#line 28 "tests/in/histogram_atomics.rs"
         b_1 += blockDim.x;
+#line 23 "tests/in/histogram_atomics.rs"
     }
+#line 30 "tests/in/histogram_atomics.rs"
 }
+#line 44 "tests/in/histogram_atomics.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_histogram256(NAME) \
     extern "C" __global__ void NAME(cuprum::RoSlice<u8> data, cuprum::Slice<u32> hist, u32 n) { histogram256_body(data, hist, n); }
 
 CUPRUM_INSTANTIATE_histogram256(cuprum_rawkernel_histogram256)
 
+#line 34 "tests/in/histogram_atomics.rs"
 __device__ __forceinline__ void histogram_f32_body(cuprum::RoSlice<f32> x, cuprum::Slice<u32> hist, f32 lo, f32 hi, u32 nbins) {
     u64 i = (u64)cuprum::grid_1d();
     if (i >= x.len) {
         return;
+#line 36 "tests/in/histogram_atomics.rs"
     }
+#line 39 "tests/in/histogram_atomics.rs"
     f32 v = x[i];
     if (cuprum::is_nan(v)) {
         return;
+#line 40 "tests/in/histogram_atomics.rs"
     }
+#line 43 "tests/in/histogram_atomics.rs"
     f32 pos = ((v - lo) / (hi - lo)) * ((f32)nbins);
     u32 bin = cuprum::min(cuprum::cast_float<u32>(pos), nbins - 1u);
     if (cuprum::has(hist, "histogram_f32", bin)) cuprum::atomic_inc(&hist[bin], cuprum::num<u32>::max_value());
 }
+#line 68 "tests/in/histogram_atomics.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_histogram_f32(NAME) \
     extern "C" __global__ void NAME(cuprum::RoSlice<f32> x, cuprum::Slice<u32> hist, f32 lo, f32 hi, u32 nbins) { histogram_f32_body(x, hist, lo, hi, nbins); }
 

@@ -5,27 +5,44 @@
 
 __device__ i32 sign_i32(i32 x);
 
+#line 5 "tests/in/if_else_expr.rs"
 __device__ __forceinline__ f32 piecewise_map(u64 _ci, u64 _cn, f32 x) {
     f32 y;
+#line 6 "tests/in/if_else_expr.rs"
     if (x < -1.0f) {
         y = -1.0f;
+#line 6 "tests/in/if_else_expr.rs"
     } else if (x > 1.0f) {
+#line 9 "tests/in/if_else_expr.rs"
         y = 1.0f;
+#line 6 "tests/in/if_else_expr.rs"
     } else {
+#line 11 "tests/in/if_else_expr.rs"
         y = x;
+#line 6 "tests/in/if_else_expr.rs"
     }
+#line 13 "tests/in/if_else_expr.rs"
     f32 z = y * 2.0f;
     if (z > 1.5f) {
         z = 1.5f;
+#line 14 "tests/in/if_else_expr.rs"
     }
+#line 17 "tests/in/if_else_expr.rs"
     f32 _cv0;
+#line 17 "tests/in/if_else_expr.rs"
     if (y == 0.0f) {
+#line 17 "tests/in/if_else_expr.rs"
         _cv0 = 1.0f;
+#line 17 "tests/in/if_else_expr.rs"
     } else {
+#line 17 "tests/in/if_else_expr.rs"
         _cv0 = 0.0f;
+#line 17 "tests/in/if_else_expr.rs"
     }
+#line 17 "tests/in/if_else_expr.rs"
     return z + _cv0;
 }
+#line 46 "tests/in/if_else_expr.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_piecewise(NAME, VARIANT) \
     extern "C" __global__ void NAME(cuprum::ew::In<f32, cuprum::ew::VARIANT> _ca0, cuprum::ew::Out<f32, cuprum::ew::VARIANT> _co0, cuprum::ew::Loop<cuprum::ew::VARIANT> _cloop) { \
         cuprum::ew::run(_cloop, [&](u64 _ci, f32 x, f32& _cout0) { _cout0 = piecewise_map(_ci, _cloop.size, x); }, _ca0, _co0); \
@@ -37,25 +54,40 @@ __device__ __forceinline__ f32 piecewise_map(u64 _ci, u64 _cn, f32 x) {
 CUPRUM_INSTANTIATE_piecewise_contig(cuprum_elementwise_piecewise_contig)
 CUPRUM_INSTANTIATE_piecewise_s32(cuprum_elementwise_piecewise_s32)
 
+#line 22 "tests/in/if_else_expr.rs"
 __device__ i32 sign_i32(i32 x) {
     if (x > 0) {
+#line 23 "tests/in/if_else_expr.rs"
         return 1;
+#line 23 "tests/in/if_else_expr.rs"
     } else if (x < 0) {
+#line 23 "tests/in/if_else_expr.rs"
         return -1;
+#line 23 "tests/in/if_else_expr.rs"
     } else {
+#line 23 "tests/in/if_else_expr.rs"
         return 0;
+#line 23 "tests/in/if_else_expr.rs"
     }
 }
 
+#line 27 "tests/in/if_else_expr.rs"
 __device__ __forceinline__ i32 sign_sum_map(u64 _ci, u64 _cn, i32 a, i32 b) {
     i32 _cv0;
+#line 28 "tests/in/if_else_expr.rs"
     if (a > b) {
+#line 28 "tests/in/if_else_expr.rs"
         _cv0 = cuprum::sub(a, b);
+#line 28 "tests/in/if_else_expr.rs"
     } else {
+#line 28 "tests/in/if_else_expr.rs"
         _cv0 = cuprum::sub(b, a);
+#line 28 "tests/in/if_else_expr.rs"
     }
+#line 28 "tests/in/if_else_expr.rs"
     return cuprum::add(sign_i32(_cv0), sign_i32(a));
 }
+#line 91 "tests/in/if_else_expr.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_sign_sum(NAME, VARIANT) \
     extern "C" __global__ void NAME(cuprum::ew::In<i32, cuprum::ew::VARIANT> _ca0, cuprum::ew::In<i32, cuprum::ew::VARIANT> _ca1, cuprum::ew::Out<i32, cuprum::ew::VARIANT> _co0, cuprum::ew::Loop<cuprum::ew::VARIANT> _cloop) { \
         cuprum::ew::run(_cloop, [&](u64 _ci, i32 a, i32 b, i32& _cout0) { _cout0 = sign_sum_map(_ci, _cloop.size, a, b); }, _ca0, _ca1, _co0); \

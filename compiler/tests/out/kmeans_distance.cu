@@ -6,12 +6,14 @@
 #include <cuprum/thread.h>
 #include <cuprum/elementwise.h>
 
+#line 5 "tests/in/kmeans_distance.rs"
 template <typename T>
 __device__ __forceinline__ T squared_distance_map(u64 _ci, u64 _cn, T x, T y, T cx, T cy) {
     T dx = x - cx;
     T dy = y - cy;
     return (dx * dx) + (dy * dy);
 }
+#line 17 "tests/in/kmeans_distance.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_squared_distance(NAME, VARIANT, T) \
     extern "C" __global__ void NAME(cuprum::ew::In<T, cuprum::ew::VARIANT> _ca0, cuprum::ew::In<T, cuprum::ew::VARIANT> _ca1, cuprum::ew::In<T, cuprum::ew::VARIANT> _ca2, cuprum::ew::In<T, cuprum::ew::VARIANT> _ca3, cuprum::ew::Out<T, cuprum::ew::VARIANT> _co0, cuprum::ew::Loop<cuprum::ew::VARIANT> _cloop) { \
         cuprum::ew::run(_cloop, [&](u64 _ci, T x, T y, T cx, T cy, T& _cout0) { _cout0 = squared_distance_map<T>(_ci, _cloop.size, x, y, cx, cy); }, _ca0, _ca1, _ca2, _ca3, _co0); \
@@ -25,6 +27,7 @@ CUPRUM_INSTANTIATE_squared_distance_s32(cuprum_elementwise_squared_distance_s32_
 CUPRUM_INSTANTIATE_squared_distance_contig(cuprum_elementwise_squared_distance_contig__f64, f64)
 CUPRUM_INSTANTIATE_squared_distance_s32(cuprum_elementwise_squared_distance_s32__f64, f64)
 
+#line 12 "tests/in/kmeans_distance.rs"
 template <typename T>
 __device__ __forceinline__ void assign_clusters_body(cuprum::View<const T, 2> points, cuprum::View<const T, 2> centers, cuprum::Slice<i32> labels, cuprum::Slice<u32> counts) {
     u64 i = (u64)cuprum::grid_1d();
@@ -33,31 +36,47 @@ __device__ __forceinline__ void assign_clusters_body(cuprum::View<const T, 2> po
     u64 k = centers.shape_array()[0ull];
     if (i >= n) {
         return;
+#line 18 "tests/in/kmeans_distance.rs"
     }
+#line 21 "tests/in/kmeans_distance.rs"
     T best = cuprum::num<T>::infinity();
     i32 best_j = -1;
     {
+#line 23 "tests/in/kmeans_distance.rs"
         const u64 _ce0 = k;
+#line 23 "tests/in/kmeans_distance.rs"
         for (u64 j = 0ull; j < _ce0; ++j) {
             T d = cuprum::num<T>::zero();
             {
+#line 25 "tests/in/kmeans_distance.rs"
                 const u64 _ce1 = dims;
+#line 25 "tests/in/kmeans_distance.rs"
                 for (u64 c = 0ull; c < _ce1; ++c) {
                     T diff = cuprum::get(points, "assign_clusters", i, c) - cuprum::get(centers, "assign_clusters", j, c);
                     d = cuprum::mul_add(diff, diff, d);
+#line 25 "tests/in/kmeans_distance.rs"
                 }
+#line 25 "tests/in/kmeans_distance.rs"
             }
+#line 29 "tests/in/kmeans_distance.rs"
             if (d < best) {
                 best = d;
                 best_j = (i32)j;
+#line 29 "tests/in/kmeans_distance.rs"
             }
+#line 23 "tests/in/kmeans_distance.rs"
         }
+#line 23 "tests/in/kmeans_distance.rs"
     }
+#line 34 "tests/in/kmeans_distance.rs"
     if (cuprum::has(labels, "assign_clusters", i)) labels[i] = best_j;
     if (best_j >= 0) {
         if (cuprum::has(counts, "assign_clusters", best_j)) cuprum::atomic_add(&counts[best_j], 1u);
+#line 35 "tests/in/kmeans_distance.rs"
     }
+#line 38 "tests/in/kmeans_distance.rs"
 }
+#line 80 "tests/in/kmeans_distance.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_assign_clusters(NAME, T) \
     extern "C" __global__ void NAME(cuprum::View<const T, 2> points, cuprum::View<const T, 2> centers, cuprum::Slice<i32> labels, cuprum::Slice<u32> counts) { assign_clusters_body<T>(points, centers, labels, counts); }
 

@@ -4,60 +4,91 @@
 #include <cuprum/arith.h>
 #include <cuprum/elementwise.h>
 
+#line 5 "tests/in/labelled_loops.rs"
 __device__ __forceinline__ void find_pair_body(cuprum::RoSlice<i32> a, i32 target, cuprum::Slice<u32> found, u32 n) {
     u32 hit_i = n;
     u32 hit_j = n;
     {
+#line 8 "tests/in/labelled_loops.rs"
         const u32 _ce0 = n;
+#line 8 "tests/in/labelled_loops.rs"
         for (u32 i = 0u; i < _ce0; ++i) {
             if (cuprum::get(a, "find_pair", (u64)i) < 0) {
                 continue;
+#line 9 "tests/in/labelled_loops.rs"
             }
+#line 12 "tests/in/labelled_loops.rs"
             u32 j = i + 1u;
             while (j < n) {
                 if (cuprum::get(a, "find_pair", (u64)j) < 0) {
                     j += 1u;
                     continue;
+#line 14 "tests/in/labelled_loops.rs"
                 }
+#line 18 "tests/in/labelled_loops.rs"
                 if (cuprum::add(cuprum::get(a, "find_pair", (u64)i), cuprum::get(a, "find_pair", (u64)j)) == target) {
                     hit_i = i;
                     hit_j = j;
                     goto _cloop0_break;
+#line 18 "tests/in/labelled_loops.rs"
                 }
+#line 23 "tests/in/labelled_loops.rs"
                 if (cuprum::get(a, "find_pair", (u64)j) > target) {
                     break;
+#line 23 "tests/in/labelled_loops.rs"
                 }
+#line 26 "tests/in/labelled_loops.rs"
                 j += 1u;
+#line 13 "tests/in/labelled_loops.rs"
             }
+#line 8 "tests/in/labelled_loops.rs"
         }
+#line 8 "tests/in/labelled_loops.rs"
         _cloop0_break:;
+#line 8 "tests/in/labelled_loops.rs"
     }
+#line 29 "tests/in/labelled_loops.rs"
     if (cuprum::has(found, "find_pair", 0ull)) found[0ull] = hit_i;
     if (cuprum::has(found, "find_pair", 1ull)) found[1ull] = hit_j;
 }
+#line 55 "tests/in/labelled_loops.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_find_pair(NAME) \
     extern "C" __global__ void NAME(cuprum::RoSlice<i32> a, i32 target, cuprum::Slice<u32> found, u32 n) { find_pair_body(a, target, found, n); }
 
 CUPRUM_INSTANTIATE_find_pair(cuprum_rawkernel_find_pair)
 
+#line 35 "tests/in/labelled_loops.rs"
 __device__ __forceinline__ u32 first_divisor_map(u64 _ci, u64 _cn, u32 x) {
     u32 d;
+#line 36 "tests/in/labelled_loops.rs"
     while (true) {
         {
+#line 37 "tests/in/labelled_loops.rs"
             const u32 _ce0 = x;
+#line 37 "tests/in/labelled_loops.rs"
             for (u32 k = 2u; k < _ce0; ++k) {
                 if (cuprum::rem(x, k) == 0u) {
                     d = k;
+#line 39 "tests/in/labelled_loops.rs"
                     goto _cloop0_break;
+#line 38 "tests/in/labelled_loops.rs"
                 }
+#line 37 "tests/in/labelled_loops.rs"
             }
+#line 37 "tests/in/labelled_loops.rs"
         }
+#line 42 "tests/in/labelled_loops.rs"
         d = x;
+#line 42 "tests/in/labelled_loops.rs"
         break;
+#line 36 "tests/in/labelled_loops.rs"
     }
+#line 36 "tests/in/labelled_loops.rs"
     _cloop0_break:;
+#line 44 "tests/in/labelled_loops.rs"
     return d;
 }
+#line 92 "tests/in/labelled_loops.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_first_divisor(NAME, VARIANT) \
     extern "C" __global__ void NAME(cuprum::ew::In<u32, cuprum::ew::VARIANT> _ca0, cuprum::ew::Out<u32, cuprum::ew::VARIANT> _co0, cuprum::ew::Loop<cuprum::ew::VARIANT> _cloop) { \
         cuprum::ew::run(_cloop, [&](u64 _ci, u32 x, u32& _cout0) { _cout0 = first_divisor_map(_ci, _cloop.size, x); }, _ca0, _co0); \
@@ -69,29 +100,47 @@ __device__ __forceinline__ u32 first_divisor_map(u64 _ci, u64 _cn, u32 x) {
 CUPRUM_INSTANTIATE_first_divisor_contig(cuprum_elementwise_first_divisor_contig)
 CUPRUM_INSTANTIATE_first_divisor_s32(cuprum_elementwise_first_divisor_s32)
 
+#line 49 "tests/in/labelled_loops.rs"
 __device__ __forceinline__ void row_prefix_until_negative_body(cuprum::RoSlice<f32> m, cuprum::Slice<f32> out, u32 rows, u32 cols) {
     {
+#line 50 "tests/in/labelled_loops.rs"
         const u32 _ce0 = rows;
+#line 50 "tests/in/labelled_loops.rs"
         for (u32 r = 0u; r < _ce0; ++r) {
+#line 111 "tests/in/labelled_loops.rs (generated CUDA C)"
             {
+#line 51 "tests/in/labelled_loops.rs"
                 f32 acc = 0.0f;
                 {
+#line 52 "tests/in/labelled_loops.rs"
                     const u32 _ce1 = cols;
+#line 52 "tests/in/labelled_loops.rs"
                     for (u32 c = 0u; c < _ce1; ++c) {
                         f32 v = cuprum::get(m, "row_prefix_until_negative", (u64)((r * cols) + c));
                         if (v < 0.0f) {
                             if (cuprum::has(out, "row_prefix_until_negative", (u64)r)) out[(u64)r] = acc;
                             goto _cloop0_continue;
+#line 54 "tests/in/labelled_loops.rs"
                         }
+#line 58 "tests/in/labelled_loops.rs"
                         acc += v;
+#line 52 "tests/in/labelled_loops.rs"
                     }
+#line 52 "tests/in/labelled_loops.rs"
                 }
+#line 60 "tests/in/labelled_loops.rs"
                 if (cuprum::has(out, "row_prefix_until_negative", (u64)r)) out[(u64)r] = acc;
+#line 50 "tests/in/labelled_loops.rs"
             }
+#line 50 "tests/in/labelled_loops.rs"
             _cloop0_continue:;
+#line 50 "tests/in/labelled_loops.rs"
         }
+#line 50 "tests/in/labelled_loops.rs"
     }
+#line 62 "tests/in/labelled_loops.rs"
 }
+#line 144 "tests/in/labelled_loops.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_row_prefix_until_negative(NAME) \
     extern "C" __global__ void NAME(cuprum::RoSlice<f32> m, cuprum::Slice<f32> out, u32 rows, u32 cols) { row_prefix_until_negative_body(m, out, rows, cols); }
 

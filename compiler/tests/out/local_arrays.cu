@@ -12,80 +12,120 @@ __device__ void fill(cuprum::Slice<f32> xs, f32 v);
 __device__ void bump4(f32* a, f32 v);
 __device__ f32 sum4(f32* a);
 
+#line 6 "tests/in/local_arrays.rs"
 __device__ f32 dot4(cuprum::Array<f32, 4> a, cuprum::Array<f32, 4> b) {
     f32 s = 0.0f;
     {
+#line 8 "tests/in/local_arrays.rs"
         const u64 _ce0 = 4ull;
+#line 8 "tests/in/local_arrays.rs"
         for (u64 k = 0ull; k < _ce0; ++k) {
             s += a[k] * b[k];
+#line 8 "tests/in/local_arrays.rs"
         }
+#line 8 "tests/in/local_arrays.rs"
     }
+#line 11 "tests/in/local_arrays.rs"
     return s;
 }
 
+#line 15 "tests/in/local_arrays.rs"
 __device__ f32 sum_slice(cuprum::Slice<const f32> xs) {
     f32 s = 0.0f;
     {
+#line 17 "tests/in/local_arrays.rs"
         const u64 _ce0 = xs.len;
+#line 17 "tests/in/local_arrays.rs"
         for (u64 k = 0ull; k < _ce0; ++k) {
             s += xs[k];
+#line 17 "tests/in/local_arrays.rs"
         }
+#line 17 "tests/in/local_arrays.rs"
     }
+#line 20 "tests/in/local_arrays.rs"
     return s;
 }
 
+#line 24 "tests/in/local_arrays.rs"
 __device__ void fill(cuprum::Slice<f32> xs, f32 v) {
     {
+#line 25 "tests/in/local_arrays.rs"
         const u64 _ce0 = xs.len;
+#line 25 "tests/in/local_arrays.rs"
         for (u64 k = 0ull; k < _ce0; ++k) {
             xs[k] = v;
+#line 25 "tests/in/local_arrays.rs"
         }
+#line 25 "tests/in/local_arrays.rs"
     }
+#line 28 "tests/in/local_arrays.rs"
 }
 
+#line 31 "tests/in/local_arrays.rs"
 __device__ __forceinline__ void stencil_body(cuprum::RoSlice<f32> x, cuprum::Slice<f32> y, u32 n) {
     u32 i = cuprum::grid_1d();
     if ((i < 2u) || ((i + 2u) >= n)) {
         return;
+#line 33 "tests/in/local_arrays.rs"
     }
+#line 36 "tests/in/local_arrays.rs"
     cuprum::Array<f32, 4> w = cuprum::Array<f32, 4>{{0.1f, 0.2f, 0.4f, 0.2f}};
     cuprum::Array<f32, 4> window = cuprum::Array<f32, 4>::splat(0.0f);
     {
+#line 38 "tests/in/local_arrays.rs"
         const u32 _ce0 = 4u;
+#line 38 "tests/in/local_arrays.rs"
         for (u32 k = 0u; k < _ce0; ++k) {
             window[(u64)k] = cuprum::get(x, "stencil", (u64)((i + k) - 2u));
+#line 38 "tests/in/local_arrays.rs"
         }
+#line 38 "tests/in/local_arrays.rs"
     }
+#line 41 "tests/in/local_arrays.rs"
     cuprum::Array<f32, 8> scratch = cuprum::Array<f32, 8>::splat(1.5f);
     fill(cuprum::Slice<f32>{scratch.v, 8}, 0.25f);
     cuprum::Array<i32, 3> counts = cuprum::Array<i32, 3>{{1, 2, 3}};
     i32 total = cuprum::add(cuprum::add(cuprum::add(counts[0ull], counts[1ull]), counts[2ull]), (i32)(u64)4);
     const f32 _cv0 = ((dot4(w, window) + sum_slice(cuprum::Slice<f32>{scratch.v, 8})) + sum_slice(cuprum::Slice<f32>{w.v, 4})) + ((f32)total);
+#line 45 "tests/in/local_arrays.rs"
     if (cuprum::has(y, "stencil", (u64)i)) y[(u64)i] = _cv0;
 }
+#line 94 "tests/in/local_arrays.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_stencil(NAME) \
     extern "C" __global__ void NAME(cuprum::RoSlice<f32> x, cuprum::Slice<f32> y, u32 n) { stencil_body(x, y, n); }
 
 CUPRUM_INSTANTIATE_stencil(cuprum_rawkernel_stencil)
 
+#line 49 "tests/in/local_arrays.rs"
 template <typename T>
 __device__ __forceinline__ T poly_map(u64 _ci, u64 _cn, T x) {
     cuprum::Array<T, 3> c = cuprum::Array<T, 3>{{cuprum::num<T>::one(), cuprum::num<T>::from_f64(-0.5), cuprum::num<T>::from_f64(0.125)}};
     T acc = cuprum::num<T>::zero();
     {
+#line 53 "tests/in/local_arrays.rs"
         const u64 _ce0 = 3ull;
+#line 53 "tests/in/local_arrays.rs"
         if (0ull < _ce0) {
+#line 53 "tests/in/local_arrays.rs"
             const u64 _clast0 = (u64)((u64)_ce0 - (u64)0ull - 1);
+#line 53 "tests/in/local_arrays.rs"
             u64 _ck0 = 0;
+#line 53 "tests/in/local_arrays.rs"
             do {
+#line 53 "tests/in/local_arrays.rs"
                 const u64 k = (u64)((u64)_ce0 - 1 - _ck0);
                 acc = (acc * x) + c[k];
+#line 53 "tests/in/local_arrays.rs"
             } while (_ck0 < _clast0 && ((++_ck0), true));
+#line 53 "tests/in/local_arrays.rs"
         }
+#line 53 "tests/in/local_arrays.rs"
     }
+#line 56 "tests/in/local_arrays.rs"
     cuprum::Array<cuprum::Array<u8, 2>, 2> grid = cuprum::Array<cuprum::Array<u8, 2>, 2>{{cuprum::Array<u8, 2>{{(u8)1, (u8)2}}, cuprum::Array<u8, 2>{{(u8)3, (u8)4}}}};
     return acc + cuprum::num<T>::from_f64((f64)grid[1ull][0ull]);
 }
+#line 129 "tests/in/local_arrays.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_poly(NAME, VARIANT, T) \
     extern "C" __global__ void NAME(cuprum::ew::In<T, cuprum::ew::VARIANT> _ca0, cuprum::ew::Out<T, cuprum::ew::VARIANT> _co0, cuprum::ew::Loop<cuprum::ew::VARIANT> _cloop) { \
         cuprum::ew::run(_cloop, [&](u64 _ci, T x, T& _cout0) { _cout0 = poly_map<T>(_ci, _cloop.size, x); }, _ca0, _co0); \
@@ -99,36 +139,52 @@ CUPRUM_INSTANTIATE_poly_s32(cuprum_elementwise_poly_s32__f32, f32)
 CUPRUM_INSTANTIATE_poly_contig(cuprum_elementwise_poly_contig__f64, f64)
 CUPRUM_INSTANTIATE_poly_s32(cuprum_elementwise_poly_s32__f64, f64)
 
+#line 63 "tests/in/local_arrays.rs"
 __device__ void bump4(f32* a, f32 v) {
     {
+#line 64 "tests/in/local_arrays.rs"
         const u64 _ce0 = (u64)4;
+#line 64 "tests/in/local_arrays.rs"
         for (u64 k = 0ull; k < _ce0; ++k) {
             a[k] += v;
+#line 64 "tests/in/local_arrays.rs"
         }
+#line 64 "tests/in/local_arrays.rs"
     }
+#line 67 "tests/in/local_arrays.rs"
 }
 
+#line 70 "tests/in/local_arrays.rs"
 __device__ f32 sum4(f32* a) {
     return ((a[0ull] + a[1ull]) + a[2ull]) + a[3ull];
 }
 
+#line 75 "tests/in/local_arrays.rs"
 __device__ __forceinline__ void array_refs_body(cuprum::Slice<f32> out) {
     __shared__ __align__(16) f32 s[4];
     cuprum::Array<f32, 4> l = cuprum::Array<f32, 4>::splat(0.0f);
     if (threadIdx.x < 4u) {
         const u64 _ci0 = (u64)threadIdx.x;
+#line 79 "tests/in/local_arrays.rs"
         if (cuprum::has<4>(s, "array_refs", _ci0)) s[_ci0] = 0.0f;
+#line 78 "tests/in/local_arrays.rs"
     }
+#line 81 "tests/in/local_arrays.rs"
     __syncthreads();
     bump4(l.v, 1.0f);
     if (threadIdx.x == 0u) {
         bump4(s, 2.0f);
+#line 83 "tests/in/local_arrays.rs"
     }
+#line 86 "tests/in/local_arrays.rs"
     __syncthreads();
     const f32 _cv0 = sum4(l.v) + sum4(s);
+#line 87 "tests/in/local_arrays.rs"
     const u64 _ci1 = (u64)cuprum::grid_1d();
+#line 87 "tests/in/local_arrays.rs"
     if (cuprum::has(out, "array_refs", _ci1)) out[_ci1] = _cv0;
 }
+#line 188 "tests/in/local_arrays.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_array_refs(NAME) \
     extern "C" __global__ void NAME(cuprum::Slice<f32> out) { array_refs_body(out); }
 

@@ -6,26 +6,39 @@
 
 __device__ u32 first_set_bit(u32 x);
 
+#line 5 "tests/in/loop_break_value.rs"
 __device__ __forceinline__ f64 newton_sqrt_map(u64 _ci, u64 _cn, f64 x) {
     f64 g;
+#line 6 "tests/in/loop_break_value.rs"
     if (x > 1.0) {
+#line 6 "tests/in/loop_break_value.rs"
         g = x;
+#line 6 "tests/in/loop_break_value.rs"
     } else {
+#line 6 "tests/in/loop_break_value.rs"
         g = 1.0;
+#line 6 "tests/in/loop_break_value.rs"
     }
     i32 k = 0;
     f64 r;
+#line 8 "tests/in/loop_break_value.rs"
     while (true) {
         f64 next = 0.5 * (g + (x / g));
         if ((cuprum::abs(next - g) < 1e-12) || (k == 50)) {
             r = next;
+#line 11 "tests/in/loop_break_value.rs"
             break;
+#line 10 "tests/in/loop_break_value.rs"
         }
+#line 13 "tests/in/loop_break_value.rs"
         g = next;
         k = cuprum::add(k, 1);
+#line 8 "tests/in/loop_break_value.rs"
     }
+#line 16 "tests/in/loop_break_value.rs"
     return r;
 }
+#line 42 "tests/in/loop_break_value.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_newton_sqrt(NAME, VARIANT) \
     extern "C" __global__ void NAME(cuprum::ew::In<f64, cuprum::ew::VARIANT> _ca0, cuprum::ew::Out<f64, cuprum::ew::VARIANT> _co0, cuprum::ew::Loop<cuprum::ew::VARIANT> _cloop) { \
         cuprum::ew::run(_cloop, [&](u64 _ci, f64 x, f64& _cout0) { _cout0 = newton_sqrt_map(_ci, _cloop.size, x); }, _ca0, _co0); \
@@ -37,30 +50,43 @@ __device__ __forceinline__ f64 newton_sqrt_map(u64 _ci, u64 _cn, f64 x) {
 CUPRUM_INSTANTIATE_newton_sqrt_contig(cuprum_elementwise_newton_sqrt_contig)
 CUPRUM_INSTANTIATE_newton_sqrt_s32(cuprum_elementwise_newton_sqrt_s32)
 
+#line 21 "tests/in/loop_break_value.rs"
 __device__ u32 first_set_bit(u32 x) {
     u32 i = 0u;
     u32 _cl0;
+#line 23 "tests/in/loop_break_value.rs"
     while (true) {
         if (((x & 1u) == 1u) || (i == 32u)) {
             _cl0 = i;
+#line 25 "tests/in/loop_break_value.rs"
             break;
+#line 24 "tests/in/loop_break_value.rs"
         }
+#line 27 "tests/in/loop_break_value.rs"
         x = cuprum::shr(x, 1);
         i += 1u;
+#line 23 "tests/in/loop_break_value.rs"
     }
+#line 23 "tests/in/loop_break_value.rs"
     return _cl0;
+#line 30 "tests/in/loop_break_value.rs"
 }
 
+#line 33 "tests/in/loop_break_value.rs"
 __device__ __forceinline__ u32 lowest_bit_map(u64 _ci, u64 _cn, u32 x) {
     u32 spins = 0u;
     while (true) {
         spins += 1u;
         if (spins > 3u) {
             break;
+#line 37 "tests/in/loop_break_value.rs"
         }
+#line 35 "tests/in/loop_break_value.rs"
     }
+#line 41 "tests/in/loop_break_value.rs"
     return first_set_bit(x) + spins;
 }
+#line 90 "tests/in/loop_break_value.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_lowest_bit(NAME, VARIANT) \
     extern "C" __global__ void NAME(cuprum::ew::In<u32, cuprum::ew::VARIANT> _ca0, cuprum::ew::Out<u32, cuprum::ew::VARIANT> _co0, cuprum::ew::Loop<cuprum::ew::VARIANT> _cloop) { \
         cuprum::ew::run(_cloop, [&](u64 _ci, u32 x, u32& _cout0) { _cout0 = lowest_bit_map(_ci, _cloop.size, x); }, _ca0, _co0); \

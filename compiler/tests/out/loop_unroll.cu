@@ -2,45 +2,77 @@
 #include <cuprum/types.h>
 #include <cuprum/bounds.h>
 
+#line 6 "tests/in/loop_unroll.rs"
 __device__ __forceinline__ void unrolled_body(cuprum::RoSlice<f32> x, cuprum::Slice<f32> out, u32 n) {
     cuprum::Array<f32, 8> acc = cuprum::Array<f32, 8>::splat(0.0f);
     {
+#line 8 "tests/in/loop_unroll.rs"
         const u64 _ce0 = 8ull;
+#line 8 "tests/in/loop_unroll.rs"
         #pragma unroll
+#line 8 "tests/in/loop_unroll.rs"
         for (u64 k = 0ull; k < _ce0; ++k) {
             acc[k] = cuprum::get(x, "unrolled", k);
+#line 8 "tests/in/loop_unroll.rs"
         }
+#line 8 "tests/in/loop_unroll.rs"
     }
+#line 11 "tests/in/loop_unroll.rs"
     f32 s = 0.0f;
     {
+#line 12 "tests/in/loop_unroll.rs"
         const u32 _ce1 = n;
+#line 12 "tests/in/loop_unroll.rs"
         #pragma unroll 4
+#line 12 "tests/in/loop_unroll.rs"
         for (u32 i = 0u; i < _ce1; ++i) {
             s += cuprum::get(x, "unrolled", (u64)i);
+#line 12 "tests/in/loop_unroll.rs"
         }
+#line 12 "tests/in/loop_unroll.rs"
     }
+#line 15 "tests/in/loop_unroll.rs"
     {
+#line 15 "tests/in/loop_unroll.rs"
         const u32 _ce2 = n;
+#line 15 "tests/in/loop_unroll.rs"
         const u64 _cstep0 = 2ull == 0 ? (u64)1 : (u64)2ull;
+#line 15 "tests/in/loop_unroll.rs"
         if (0u < _ce2) {
+#line 15 "tests/in/loop_unroll.rs"
             const u32 _clast0 = (u32)((u32)_ce2 - (u32)0u - 1);
+#line 15 "tests/in/loop_unroll.rs"
             u32 _ck0 = 0;
+#line 15 "tests/in/loop_unroll.rs"
             #pragma unroll 2
+#line 15 "tests/in/loop_unroll.rs"
             do {
+#line 15 "tests/in/loop_unroll.rs"
                 const u32 i_1 = (u32)((u32)_ce2 - 1 - _ck0);
                 s -= cuprum::get(x, "unrolled", (u64)i_1);
+#line 15 "tests/in/loop_unroll.rs"
             } while ((u64)(_clast0 - _ck0) >= _cstep0 && ((_ck0 += (u32)_cstep0), true));
+#line 15 "tests/in/loop_unroll.rs"
         }
+#line 15 "tests/in/loop_unroll.rs"
     }
+#line 18 "tests/in/loop_unroll.rs"
     {
+#line 18 "tests/in/loop_unroll.rs"
         const u32 _ce3 = n;
+#line 18 "tests/in/loop_unroll.rs"
         #pragma unroll 1
+#line 18 "tests/in/loop_unroll.rs"
         for (u32 i_2 = 0u; i_2 < _ce3; ++i_2) {
             s += cuprum::get(x, "unrolled", (u64)i_2) * 0.5f;
+#line 18 "tests/in/loop_unroll.rs"
         }
+#line 18 "tests/in/loop_unroll.rs"
     }
+#line 21 "tests/in/loop_unroll.rs"
     if (cuprum::has(out, "unrolled", 0ull)) out[0ull] = s + acc[3ull];
 }
+#line 76 "tests/in/loop_unroll.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_unrolled(NAME) \
     extern "C" __global__ void NAME(cuprum::RoSlice<f32> x, cuprum::Slice<f32> out, u32 n) { unrolled_body(x, out, n); }
 

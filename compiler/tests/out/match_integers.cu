@@ -6,26 +6,46 @@
 #include <cuprum/thread.h>
 #include <cuprum/elementwise.h>
 
+#line 6 "tests/in/match_integers.rs"
 __device__ __forceinline__ i32 classify_map(u64 _ci, u64 _cn, i32 code) {
     const i32 _cm0 = code;
+#line 7 "tests/in/match_integers.rs"
     const i32 n = _cm0;
+#line 7 "tests/in/match_integers.rs"
     const i32 other = _cm0;
+#line 7 "tests/in/match_integers.rs"
     if (_cm0 == 0) {
+#line 7 "tests/in/match_integers.rs"
         return 100;
+#line 7 "tests/in/match_integers.rs"
     } else if ((_cm0 == 1) || (_cm0 == 2) || (_cm0 == 3)) {
+#line 7 "tests/in/match_integers.rs"
         return 200;
+#line 7 "tests/in/match_integers.rs"
     } else if (_cm0 >= 4 && _cm0 <= 9) {
+#line 7 "tests/in/match_integers.rs"
         return cuprum::add(300, code);
+#line 7 "tests/in/match_integers.rs"
     } else if (_cm0 >= 10 && _cm0 < 20) {
+#line 7 "tests/in/match_integers.rs"
         return 400;
+#line 7 "tests/in/match_integers.rs"
     } else if (n < 0) {
+#line 7 "tests/in/match_integers.rs"
         return cuprum::neg(n);
+#line 7 "tests/in/match_integers.rs"
     } else if (_cm0 == cuprum::num<i32>::max_value()) {
+#line 7 "tests/in/match_integers.rs"
         return 0;
+#line 7 "tests/in/match_integers.rs"
     } else {
+#line 7 "tests/in/match_integers.rs"
         return cuprum::rem(other, 7);
+#line 7 "tests/in/match_integers.rs"
     }
+#line 16 "tests/in/match_integers.rs"
 }
+#line 49 "tests/in/match_integers.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_classify(NAME, VARIANT) \
     extern "C" __global__ void NAME(cuprum::ew::In<i32, cuprum::ew::VARIANT> _ca0, cuprum::ew::Out<i32, cuprum::ew::VARIANT> _co0, cuprum::ew::Loop<cuprum::ew::VARIANT> _cloop) { \
         cuprum::ew::run(_cloop, [&](u64 _ci, i32 code, i32& _cout0) { _cout0 = classify_map(_ci, _cloop.size, code); }, _ca0, _co0); \
@@ -37,41 +57,67 @@ __device__ __forceinline__ i32 classify_map(u64 _ci, u64 _cn, i32 code) {
 CUPRUM_INSTANTIATE_classify_contig(cuprum_elementwise_classify_contig)
 CUPRUM_INSTANTIATE_classify_s32(cuprum_elementwise_classify_s32)
 
+#line 20 "tests/in/match_integers.rs"
 __device__ __forceinline__ void opcode_body(cuprum::RoSlice<u8> ops, cuprum::Slice<i64> acc, u32 n) {
     u32 i = cuprum::grid_1d();
     if (i >= n) {
         return;
+#line 22 "tests/in/match_integers.rs"
     }
+#line 25 "tests/in/match_integers.rs"
     i64 v = cuprum::get(acc, "opcode", (u64)i);
     const u8 _cm0 = cuprum::get(ops, "opcode", (u64)i);
+#line 26 "tests/in/match_integers.rs"
     const u8 x = _cm0;
+#line 26 "tests/in/match_integers.rs"
     if (_cm0 == ((u8)0)) {
+#line 26 "tests/in/match_integers.rs"
     } else if (_cm0 == ((u8)1)) {
+#line 26 "tests/in/match_integers.rs"
         v = cuprum::add(v, 1ll);
+#line 26 "tests/in/match_integers.rs"
     } else if (_cm0 == ((u8)2)) {
+#line 30 "tests/in/match_integers.rs"
         v = cuprum::mul(v, 2ll);
+#line 26 "tests/in/match_integers.rs"
     } else if (_cm0 >= ((u8)97) && _cm0 <= ((u8)122)) {
+#line 26 "tests/in/match_integers.rs"
         v = cuprum::neg(v);
+#line 26 "tests/in/match_integers.rs"
     } else if (_cm0 >= ((u8)200) && _cm0 <= ((u8)255)) {
+#line 26 "tests/in/match_integers.rs"
         v = cuprum::add(v, (i64)x);
+#line 26 "tests/in/match_integers.rs"
     } else {
+#line 26 "tests/in/match_integers.rs"
         v = 0ll;
+#line 26 "tests/in/match_integers.rs"
     }
+#line 36 "tests/in/match_integers.rs"
     if (cuprum::has(acc, "opcode", (u64)i)) acc[(u64)i] = v;
 }
+#line 100 "tests/in/match_integers.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_opcode(NAME) \
     extern "C" __global__ void NAME(cuprum::RoSlice<u8> ops, cuprum::Slice<i64> acc, u32 n) { opcode_body(ops, acc, n); }
 
 CUPRUM_INSTANTIATE_opcode(cuprum_rawkernel_opcode)
 
+#line 41 "tests/in/match_integers.rs"
 __device__ __forceinline__ f32 select_map(u64 _ci, u64 _cn, bool c, f32 a, f32 b) {
     const bool _cm0 = c;
+#line 42 "tests/in/match_integers.rs"
     if (_cm0 == true) {
+#line 42 "tests/in/match_integers.rs"
         return a;
+#line 42 "tests/in/match_integers.rs"
     } else {
+#line 42 "tests/in/match_integers.rs"
         return b;
+#line 42 "tests/in/match_integers.rs"
     }
+#line 46 "tests/in/match_integers.rs"
 }
+#line 121 "tests/in/match_integers.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_select(NAME, VARIANT) \
     extern "C" __global__ void NAME(cuprum::ew::In<bool, cuprum::ew::VARIANT> _ca0, cuprum::ew::In<f32, cuprum::ew::VARIANT> _ca1, cuprum::ew::In<f32, cuprum::ew::VARIANT> _ca2, cuprum::ew::Out<f32, cuprum::ew::VARIANT> _co0, cuprum::ew::Loop<cuprum::ew::VARIANT> _cloop) { \
         cuprum::ew::run(_cloop, [&](u64 _ci, bool c, f32 a, f32 b, f32& _cout0) { _cout0 = select_map(_ci, _cloop.size, c, a, b); }, _ca0, _ca1, _ca2, _co0); \

@@ -5,22 +5,31 @@
 #include <cuprum/complex.h>
 #include <cuprum/reduction.h>
 
+#line 5 "tests/in/reduction_complex.rs"
 template <typename T>
 __device__ __forceinline__ T sum_sq_map(u64 _ci, u64 _cj, u64 _cn, T x) {
     return cuprum::mul(x, x);
 }
+#line 4 "tests/in/reduction_complex.rs"
 template <typename T>
 __device__ __forceinline__ T sum_sq_reduce(T a, T b) {
+#line 5 "tests/in/reduction_complex.rs"
     return cuprum::add(a, b);
+#line 5 "tests/in/reduction_complex.rs"
 }
+#line 21 "tests/in/reduction_complex.rs (generated CUDA C)"
 template <typename T>
 __device__ __forceinline__ T sum_sq_post(T _cx) {
     return _cx;
 }
+#line 4 "tests/in/reduction_complex.rs"
 template <typename T>
 __device__ __forceinline__ T sum_sq_identity() {
+#line 5 "tests/in/reduction_complex.rs"
     return cuprum::num<T>::zero();
+#line 5 "tests/in/reduction_complex.rs"
 }
+#line 33 "tests/in/reduction_complex.rs (generated CUDA C)"
 #define CUPRUM_REDUCTION_sum_sq(NAME, _cstrategy, _cidx, T) \
     extern "C" __global__ void __launch_bounds__(CUPRUM_REDUCE_THREADS) NAME(cuprum::ReduceOperand<const T> x, cuprum::ReduceOperand<T> _cout, cuprum::ReduceArgs _cargs) { \
         typedef T _cA; \
@@ -51,14 +60,19 @@ CUPRUM_INSTANTIATE_sum_sq_rows(cuprum_reduction_sum_sq_rows__c64, c64)
 CUPRUM_INSTANTIATE_sum_sq_warps(cuprum_reduction_sum_sq_warps__c64, c64)
 CUPRUM_INSTANTIATE_sum_sq_cols(cuprum_reduction_sum_sq_cols__c64, c64)
 
+#line 11 "tests/in/reduction_complex.rs"
 template <typename T>
 __device__ __forceinline__ T prod_no_identity_map(u64 _ci, u64 _cj, u64 _cn, T x) {
     return x;
 }
+#line 10 "tests/in/reduction_complex.rs"
 template <typename T>
 __device__ __forceinline__ T prod_no_identity_reduce(T a, T b) {
+#line 11 "tests/in/reduction_complex.rs"
     return cuprum::mul(a, b);
+#line 11 "tests/in/reduction_complex.rs"
 }
+#line 76 "tests/in/reduction_complex.rs (generated CUDA C)"
 template <typename T>
 __device__ __forceinline__ T prod_no_identity_post(T _cx) {
     return _cx;
@@ -90,19 +104,30 @@ CUPRUM_INSTANTIATE_prod_no_identity_rows(cuprum_reduction_prod_no_identity_rows_
 CUPRUM_INSTANTIATE_prod_no_identity_warps(cuprum_reduction_prod_no_identity_warps__c64, c64)
 CUPRUM_INSTANTIATE_prod_no_identity_cols(cuprum_reduction_prod_no_identity_cols__c64, c64)
 
+#line 18 "tests/in/reduction_complex.rs"
 __device__ __forceinline__ c64 cdot_abs_map(u64 _ci, u64 _cj, u64 _cn, c32 x, c32 y) {
     c32 p = x * cuprum::conj(y);
     return cuprum::make_complex((f64)p.re, (f64)p.im);
 }
+#line 17 "tests/in/reduction_complex.rs"
 __device__ __forceinline__ c64 cdot_abs_reduce(c64 a, c64 b) {
+#line 17 "tests/in/reduction_complex.rs"
     return a + b;
+#line 17 "tests/in/reduction_complex.rs"
 }
+#line 17 "tests/in/reduction_complex.rs"
 __device__ __forceinline__ f64 cdot_abs_post(c64 a_1) {
+#line 17 "tests/in/reduction_complex.rs"
     return cuprum::norm(a_1);
+#line 17 "tests/in/reduction_complex.rs"
 }
+#line 17 "tests/in/reduction_complex.rs"
 __device__ __forceinline__ c64 cdot_abs_identity() {
+#line 17 "tests/in/reduction_complex.rs"
     return cuprum::make_complex(0.0, 0.0);
+#line 17 "tests/in/reduction_complex.rs"
 }
+#line 131 "tests/in/reduction_complex.rs (generated CUDA C)"
 #define CUPRUM_REDUCTION_cdot_abs(NAME, _cstrategy, _cidx) \
     extern "C" __global__ void __launch_bounds__(CUPRUM_REDUCE_THREADS) NAME(cuprum::ReduceOperand<const c32> x, cuprum::ReduceOperand<const c32> y, cuprum::ReduceOperand<f64> _cout, cuprum::ReduceArgs _cargs) { \
         typedef c64 _cA; \

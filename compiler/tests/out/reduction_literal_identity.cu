@@ -6,22 +6,31 @@
 #include <cuprum/complex.h>
 #include <cuprum/reduction.h>
 
+#line 4 "tests/in/reduction_literal_identity.rs"
 template <typename T>
 __device__ __forceinline__ T total_map(u64 _ci, u64 _cj, u64 _cn, T x) {
     return x;
 }
+#line 3 "tests/in/reduction_literal_identity.rs"
 template <typename T>
 __device__ __forceinline__ T total_reduce(T a, T b) {
+#line 4 "tests/in/reduction_literal_identity.rs"
     return cuprum::add(a, b);
+#line 4 "tests/in/reduction_literal_identity.rs"
 }
+#line 22 "tests/in/reduction_literal_identity.rs (generated CUDA C)"
 template <typename T>
 __device__ __forceinline__ T total_post(T _cx) {
     return _cx;
 }
+#line 3 "tests/in/reduction_literal_identity.rs"
 template <typename T>
 __device__ __forceinline__ T total_identity() {
+#line 4 "tests/in/reduction_literal_identity.rs"
     return cuprum::num<T>::from_i64(0ll);
+#line 4 "tests/in/reduction_literal_identity.rs"
 }
+#line 34 "tests/in/reduction_literal_identity.rs (generated CUDA C)"
 #define CUPRUM_REDUCTION_total(NAME, _cstrategy, _cidx, T) \
     extern "C" __global__ void __launch_bounds__(CUPRUM_REDUCE_THREADS) NAME(cuprum::ReduceOperand<const T> x, cuprum::ReduceOperand<T> _cout, cuprum::ReduceArgs _cargs) { \
         typedef T _cA; \
@@ -61,22 +70,31 @@ CUPRUM_INSTANTIATE_total_rows(cuprum_reduction_total_rows__c64, c64)
 CUPRUM_INSTANTIATE_total_warps(cuprum_reduction_total_warps__c64, c64)
 CUPRUM_INSTANTIATE_total_cols(cuprum_reduction_total_cols__c64, c64)
 
+#line 10 "tests/in/reduction_literal_identity.rs"
 template <typename T>
 __device__ __forceinline__ T at_least_map(u64 _ci, u64 _cj, u64 _cn, T x) {
     return x;
 }
+#line 9 "tests/in/reduction_literal_identity.rs"
 template <typename T>
 __device__ __forceinline__ T at_least_reduce(T a, T b) {
+#line 10 "tests/in/reduction_literal_identity.rs"
     return cuprum::max(a, b);
+#line 10 "tests/in/reduction_literal_identity.rs"
 }
+#line 86 "tests/in/reduction_literal_identity.rs (generated CUDA C)"
 template <typename T>
 __device__ __forceinline__ T at_least_post(T _cx) {
     return _cx;
 }
+#line 9 "tests/in/reduction_literal_identity.rs"
 template <typename T>
 __device__ __forceinline__ T at_least_identity() {
+#line 10 "tests/in/reduction_literal_identity.rs"
     return cuprum::num<T>::from_f64(-1.5);
+#line 10 "tests/in/reduction_literal_identity.rs"
 }
+#line 98 "tests/in/reduction_literal_identity.rs (generated CUDA C)"
 #define CUPRUM_REDUCTION_at_least(NAME, _cstrategy, _cidx, T) \
     extern "C" __global__ void __launch_bounds__(CUPRUM_REDUCE_THREADS) NAME(cuprum::ReduceOperand<const T> x, cuprum::ReduceOperand<T> _cout, cuprum::ReduceArgs _cargs) { \
         typedef T _cA; \
@@ -107,22 +125,31 @@ CUPRUM_INSTANTIATE_at_least_rows(cuprum_reduction_at_least_rows__f64, f64)
 CUPRUM_INSTANTIATE_at_least_warps(cuprum_reduction_at_least_warps__f64, f64)
 CUPRUM_INSTANTIATE_at_least_cols(cuprum_reduction_at_least_cols__f64, f64)
 
+#line 15 "tests/in/reduction_literal_identity.rs"
 template <typename T>
 __device__ __forceinline__ T lowest_map(u64 _ci, u64 _cj, u64 _cn, T x) {
     return x;
 }
+#line 14 "tests/in/reduction_literal_identity.rs"
 template <typename T>
 __device__ __forceinline__ T lowest_reduce(T a, T b) {
+#line 15 "tests/in/reduction_literal_identity.rs"
     return cuprum::min(a, b);
+#line 15 "tests/in/reduction_literal_identity.rs"
 }
+#line 141 "tests/in/reduction_literal_identity.rs (generated CUDA C)"
 template <typename T>
 __device__ __forceinline__ T lowest_post(T _cx) {
     return _cx;
 }
+#line 14 "tests/in/reduction_literal_identity.rs"
 template <typename T>
 __device__ __forceinline__ T lowest_identity() {
+#line 15 "tests/in/reduction_literal_identity.rs"
     return cuprum::num<T>::from_i64(-1ll);
+#line 15 "tests/in/reduction_literal_identity.rs"
 }
+#line 153 "tests/in/reduction_literal_identity.rs (generated CUDA C)"
 #define CUPRUM_REDUCTION_lowest(NAME, _cstrategy, _cidx, T) \
     extern "C" __global__ void __launch_bounds__(CUPRUM_REDUCE_THREADS) NAME(cuprum::ReduceOperand<const T> x, cuprum::ReduceOperand<T> _cout, cuprum::ReduceArgs _cargs) { \
         typedef T _cA; \
@@ -150,18 +177,27 @@ CUPRUM_INSTANTIATE_lowest_rows(cuprum_reduction_lowest_rows__u64, u64)
 CUPRUM_INSTANTIATE_lowest_warps(cuprum_reduction_lowest_warps__u64, u64)
 CUPRUM_INSTANTIATE_lowest_cols(cuprum_reduction_lowest_cols__u64, u64)
 
+#line 22 "tests/in/reduction_literal_identity.rs"
 __device__ __forceinline__ f16 product_map(u64 _ci, u64 _cj, u64 _cn, f16 x) {
     return x;
 }
+#line 21 "tests/in/reduction_literal_identity.rs"
 __device__ __forceinline__ f16 product_reduce(f16 a, f16 b) {
+#line 21 "tests/in/reduction_literal_identity.rs"
     return a * b;
+#line 21 "tests/in/reduction_literal_identity.rs"
 }
+#line 191 "tests/in/reduction_literal_identity.rs (generated CUDA C)"
 __device__ __forceinline__ f16 product_post(f16 _cx) {
     return _cx;
 }
+#line 21 "tests/in/reduction_literal_identity.rs"
 __device__ __forceinline__ f16 product_identity() {
+#line 21 "tests/in/reduction_literal_identity.rs"
     return cuprum::num<f16>::from_i64(1ll);
+#line 21 "tests/in/reduction_literal_identity.rs"
 }
+#line 201 "tests/in/reduction_literal_identity.rs (generated CUDA C)"
 #define CUPRUM_REDUCTION_product(NAME, _cstrategy, _cidx) \
     extern "C" __global__ void __launch_bounds__(CUPRUM_REDUCE_THREADS) NAME(cuprum::ReduceOperand<const f16> x, cuprum::ReduceOperand<f16> _cout, cuprum::ReduceArgs _cargs) { \
         typedef f16 _cA; \

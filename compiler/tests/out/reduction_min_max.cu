@@ -4,22 +4,31 @@
 #include <cuprum/math.h>
 #include <cuprum/reduction.h>
 
+#line 4 "tests/in/reduction_min_max.rs"
 template <typename T>
 __device__ __forceinline__ T max_all_map(u64 _ci, u64 _cj, u64 _cn, T x) {
     return x;
 }
+#line 3 "tests/in/reduction_min_max.rs"
 template <typename T>
 __device__ __forceinline__ T max_all_reduce(T a, T b) {
+#line 4 "tests/in/reduction_min_max.rs"
     return cuprum::max(a, b);
+#line 4 "tests/in/reduction_min_max.rs"
 }
+#line 20 "tests/in/reduction_min_max.rs (generated CUDA C)"
 template <typename T>
 __device__ __forceinline__ T max_all_post(T _cx) {
     return _cx;
 }
+#line 3 "tests/in/reduction_min_max.rs"
 template <typename T>
 __device__ __forceinline__ T max_all_identity() {
+#line 4 "tests/in/reduction_min_max.rs"
     return cuprum::num<T>::neg_infinity();
+#line 4 "tests/in/reduction_min_max.rs"
 }
+#line 32 "tests/in/reduction_min_max.rs (generated CUDA C)"
 #define CUPRUM_REDUCTION_max_all(NAME, _cstrategy, _cidx, T) \
     extern "C" __global__ void __launch_bounds__(CUPRUM_REDUCE_THREADS) NAME(cuprum::ReduceOperand<const T> x, cuprum::ReduceOperand<T> _cout, cuprum::ReduceArgs _cargs) { \
         typedef T _cA; \
@@ -50,26 +59,39 @@ CUPRUM_INSTANTIATE_max_all_rows(cuprum_reduction_max_all_rows__f64, f64)
 CUPRUM_INSTANTIATE_max_all_warps(cuprum_reduction_max_all_warps__f64, f64)
 CUPRUM_INSTANTIATE_max_all_cols(cuprum_reduction_max_all_cols__f64, f64)
 
+#line 10 "tests/in/reduction_min_max.rs"
 template <typename T>
 __device__ __forceinline__ i64 count_nonzero_map(u64 _ci, u64 _cj, u64 _cn, T x) {
     if (x != cuprum::num<T>::zero()) {
+#line 12 "tests/in/reduction_min_max.rs"
         return 1ll;
+#line 12 "tests/in/reduction_min_max.rs"
     } else {
+#line 12 "tests/in/reduction_min_max.rs"
         return 0ll;
+#line 12 "tests/in/reduction_min_max.rs"
     }
 }
+#line 9 "tests/in/reduction_min_max.rs"
 template <typename T>
 __device__ __forceinline__ i64 count_nonzero_reduce(i64 a, i64 b) {
+#line 10 "tests/in/reduction_min_max.rs"
     return cuprum::add(a, b);
+#line 10 "tests/in/reduction_min_max.rs"
 }
+#line 83 "tests/in/reduction_min_max.rs (generated CUDA C)"
 template <typename T>
 __device__ __forceinline__ i64 count_nonzero_post(i64 _cx) {
     return _cx;
 }
+#line 9 "tests/in/reduction_min_max.rs"
 template <typename T>
 __device__ __forceinline__ i64 count_nonzero_identity() {
+#line 10 "tests/in/reduction_min_max.rs"
     return 0ll;
+#line 10 "tests/in/reduction_min_max.rs"
 }
+#line 95 "tests/in/reduction_min_max.rs (generated CUDA C)"
 #define CUPRUM_REDUCTION_count_nonzero(NAME, _cstrategy, _cidx, T) \
     extern "C" __global__ void __launch_bounds__(CUPRUM_REDUCE_THREADS) NAME(cuprum::ReduceOperand<const T> x, cuprum::ReduceOperand<i64> _cout, cuprum::ReduceArgs _cargs) { \
         typedef i64 _cA; \
@@ -100,12 +122,17 @@ CUPRUM_INSTANTIATE_count_nonzero_rows(cuprum_reduction_count_nonzero_rows__u8, u
 CUPRUM_INSTANTIATE_count_nonzero_warps(cuprum_reduction_count_nonzero_warps__u8, u8)
 CUPRUM_INSTANTIATE_count_nonzero_cols(cuprum_reduction_count_nonzero_cols__u8, u8)
 
+#line 17 "tests/in/reduction_min_max.rs"
 __device__ __forceinline__ u64 sum_u64_map(u64 _ci, u64 _cj, u64 _cn, u32 x) {
     return (u64)x;
 }
+#line 16 "tests/in/reduction_min_max.rs"
 __device__ __forceinline__ u64 sum_u64_reduce(u64 a, u64 b) {
+#line 16 "tests/in/reduction_min_max.rs"
     return cuprum::wrapping_add(a, b);
+#line 16 "tests/in/reduction_min_max.rs"
 }
+#line 136 "tests/in/reduction_min_max.rs (generated CUDA C)"
 __device__ __forceinline__ u64 sum_u64_post(u64 _cx) {
     return _cx;
 }

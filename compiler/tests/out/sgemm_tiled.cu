@@ -6,6 +6,7 @@
 
 __device__ void const_tile_check();
 
+#line 11 "tests/in/sgemm_tiled.rs"
 __device__ __forceinline__ void sgemm_body(u32 m, u32 n, u32 k, f32 alpha, cuprum::RoSlice<f32> a, cuprum::RoSlice<f32> b, f32 beta, cuprum::Slice<f32> c) {
     const_tile_check();
     __shared__ __align__(16) f32 sa[256];
@@ -17,45 +18,74 @@ __device__ __forceinline__ void sgemm_body(u32 m, u32 n, u32 k, f32 alpha, cupru
     f32 acc = 0.0f;
     u32 tiles = cuprum::div((k + 16u) - 1u, 16u);
     {
+#line 21 "tests/in/sgemm_tiled.rs"
         const u32 _ce0 = tiles;
+#line 21 "tests/in/sgemm_tiled.rs"
         for (u32 t = 0u; t < _ce0; ++t) {
             u32 ak = (t * 16u) + tx;
             u32 bk = (t * 16u) + ty;
             f32 _cv0;
+#line 24 "tests/in/sgemm_tiled.rs"
             if ((row < m) && (ak < k)) {
+#line 24 "tests/in/sgemm_tiled.rs"
                 _cv0 = cuprum::get(a, "sgemm", (u64)((row * k) + ak));
+#line 24 "tests/in/sgemm_tiled.rs"
             } else {
+#line 24 "tests/in/sgemm_tiled.rs"
                 _cv0 = 0.0f;
+#line 24 "tests/in/sgemm_tiled.rs"
             }
+#line 24 "tests/in/sgemm_tiled.rs"
             const u64 _ci0 = (u64)((ty * 16u) + tx);
+#line 24 "tests/in/sgemm_tiled.rs"
             if (cuprum::has<256>(sa, "sgemm", _ci0)) sa[_ci0] = _cv0;
             f32 _cv1;
+#line 25 "tests/in/sgemm_tiled.rs"
             if ((bk < k) && (col < n)) {
+#line 25 "tests/in/sgemm_tiled.rs"
                 _cv1 = cuprum::get(b, "sgemm", (u64)((bk * n) + col));
+#line 25 "tests/in/sgemm_tiled.rs"
             } else {
+#line 25 "tests/in/sgemm_tiled.rs"
                 _cv1 = 0.0f;
+#line 25 "tests/in/sgemm_tiled.rs"
             }
+#line 25 "tests/in/sgemm_tiled.rs"
             const u64 _ci1 = (u64)((ty * 16u) + tx);
+#line 25 "tests/in/sgemm_tiled.rs"
             if (cuprum::has<256>(sb, "sgemm", _ci1)) sb[_ci1] = _cv1;
             __syncthreads();
             {
+#line 27 "tests/in/sgemm_tiled.rs"
                 const u32 _ce1 = 16u;
+#line 27 "tests/in/sgemm_tiled.rs"
                 for (u32 e = 0u; e < _ce1; ++e) {
                     acc = cuprum::mul_add(cuprum::get<256>(sa, "sgemm", (u64)((ty * 16u) + e)), cuprum::get<256>(sb, "sgemm", (u64)((e * 16u) + tx)), acc);
+#line 27 "tests/in/sgemm_tiled.rs"
                 }
+#line 27 "tests/in/sgemm_tiled.rs"
             }
+#line 30 "tests/in/sgemm_tiled.rs"
             __syncthreads();
+#line 21 "tests/in/sgemm_tiled.rs"
         }
+#line 21 "tests/in/sgemm_tiled.rs"
     }
+#line 32 "tests/in/sgemm_tiled.rs"
     if ((row < m) && (col < n)) {
         u64 idx = (u64)((row * n) + col);
         if (cuprum::has(c, "sgemm", idx)) c[idx] = (alpha * acc) + (beta * cuprum::get(c, "sgemm", idx));
+#line 32 "tests/in/sgemm_tiled.rs"
     }
+#line 36 "tests/in/sgemm_tiled.rs"
 }
+#line 83 "tests/in/sgemm_tiled.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_sgemm(NAME) \
     extern "C" __global__ void NAME(u32 m, u32 n, u32 k, f32 alpha, cuprum::RoSlice<f32> a, cuprum::RoSlice<f32> b, f32 beta, cuprum::Slice<f32> c) { sgemm_body(m, n, k, alpha, a, b, beta, c); }
 
 CUPRUM_INSTANTIATE_sgemm(cuprum_rawkernel_sgemm)
 
+#line 40 "tests/in/sgemm_tiled.rs"
 __device__ void const_tile_check() {
+#line 40 "tests/in/sgemm_tiled.rs"
 }

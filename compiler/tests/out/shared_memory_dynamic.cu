@@ -6,31 +6,46 @@
 
 extern __shared__ __align__(16) unsigned char cuprum_dynamic_smem[];
 
+#line 5 "tests/in/shared_memory_dynamic.rs"
 __device__ __forceinline__ void block_sum_dynamic_body(cuprum::RoSlice<f64> x, cuprum::Slice<f64> out, u32 n) {
     cuprum::Slice<f64> buf = cuprum::Slice<f64>{reinterpret_cast<f64*>(cuprum_dynamic_smem), cuprum::dynamic_shared_bytes() / (u32)sizeof(f64)};
     u32 t = threadIdx.x;
     u32 i = cuprum::grid_1d();
     f64 _cv0;
+#line 9 "tests/in/shared_memory_dynamic.rs"
     if (i < n) {
+#line 9 "tests/in/shared_memory_dynamic.rs"
         _cv0 = cuprum::get(x, "block_sum_dynamic", (u64)i);
+#line 9 "tests/in/shared_memory_dynamic.rs"
     } else {
+#line 9 "tests/in/shared_memory_dynamic.rs"
         _cv0 = 0.0;
+#line 9 "tests/in/shared_memory_dynamic.rs"
     }
+#line 9 "tests/in/shared_memory_dynamic.rs"
     if (cuprum::has(buf, "block_sum_dynamic", (u64)t)) buf[(u64)t] = _cv0;
     __syncthreads();
     u32 stride = cuprum::div(blockDim.x, 2u);
     while (stride > 0u) {
         if ((t < stride) && (((u64)(t + stride)) < buf.len)) {
             if (cuprum::has(buf, "block_sum_dynamic", (u64)t)) buf[(u64)t] += cuprum::get(buf, "block_sum_dynamic", (u64)(t + stride));
+#line 13 "tests/in/shared_memory_dynamic.rs"
         }
+#line 16 "tests/in/shared_memory_dynamic.rs"
         __syncthreads();
         stride = cuprum::div(stride, 2u);
+#line 12 "tests/in/shared_memory_dynamic.rs"
     }
+#line 19 "tests/in/shared_memory_dynamic.rs"
     if (t == 0u) {
         const u64 _ci0 = (u64)blockIdx.x;
+#line 20 "tests/in/shared_memory_dynamic.rs"
         if (cuprum::has(out, "block_sum_dynamic", _ci0)) out[_ci0] = cuprum::get(buf, "block_sum_dynamic", 0ull);
+#line 19 "tests/in/shared_memory_dynamic.rs"
     }
+#line 22 "tests/in/shared_memory_dynamic.rs"
 }
+#line 49 "tests/in/shared_memory_dynamic.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_block_sum_dynamic(NAME) \
     extern "C" __global__ void NAME(cuprum::RoSlice<f64> x, cuprum::Slice<f64> out, u32 n) { block_sum_dynamic_body(x, out, n); }
 

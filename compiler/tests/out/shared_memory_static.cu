@@ -4,28 +4,39 @@
 #include <cuprum/arith.h>
 #include <cuprum/math.h>
 
+#line 6 "tests/in/shared_memory_static.rs"
 __device__ __forceinline__ void reverse_tiles_body(cuprum::RoSlice<f32> x, cuprum::Slice<f32> y, u32 n) {
     __shared__ __align__(16) f32 tile[256];
     u32 t = threadIdx.x;
     u32 i = (blockIdx.x * 256u) + t;
     f32 _cv0;
+#line 10 "tests/in/shared_memory_static.rs"
     if (i < n) {
+#line 10 "tests/in/shared_memory_static.rs"
         _cv0 = cuprum::get(x, "reverse_tiles", (u64)i);
+#line 10 "tests/in/shared_memory_static.rs"
     } else {
+#line 10 "tests/in/shared_memory_static.rs"
         _cv0 = 0.0f;
+#line 10 "tests/in/shared_memory_static.rs"
     }
+#line 10 "tests/in/shared_memory_static.rs"
     if (cuprum::has<256>(tile, "reverse_tiles", (u64)t)) tile[(u64)t] = _cv0;
     __syncthreads();
     u32 j = (blockIdx.x * 256u) + (255u - t);
     if (j < n) {
         if (cuprum::has(y, "reverse_tiles", (u64)j)) y[(u64)j] = cuprum::get<256>(tile, "reverse_tiles", (u64)t);
+#line 13 "tests/in/shared_memory_static.rs"
     }
+#line 16 "tests/in/shared_memory_static.rs"
 }
+#line 34 "tests/in/shared_memory_static.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_reverse_tiles(NAME) \
     extern "C" __global__ void NAME(cuprum::RoSlice<f32> x, cuprum::Slice<f32> y, u32 n) { reverse_tiles_body(x, y, n); }
 
 CUPRUM_INSTANTIATE_reverse_tiles(cuprum_rawkernel_reverse_tiles)
 
+#line 19 "tests/in/shared_memory_static.rs"
 template <typename T>
 __device__ __forceinline__ void shared_pairs_body(cuprum::RoSlice<T> x, cuprum::Slice<T> out) {
     __shared__ __align__(16) T vals[128];
@@ -33,19 +44,30 @@ __device__ __forceinline__ void shared_pairs_body(cuprum::RoSlice<T> x, cuprum::
     u64 t = (u64)threadIdx.x;
     if (t < (u64)128) {
         T _cv0;
+#line 25 "tests/in/shared_memory_static.rs"
         if (t < x.len) {
+#line 25 "tests/in/shared_memory_static.rs"
             _cv0 = x[t];
+#line 25 "tests/in/shared_memory_static.rs"
         } else {
+#line 25 "tests/in/shared_memory_static.rs"
             _cv0 = cuprum::num<T>::zero();
+#line 25 "tests/in/shared_memory_static.rs"
         }
+#line 25 "tests/in/shared_memory_static.rs"
         vals[t] = _cv0;
         if (cuprum::has<128>(flags, "shared_pairs", t)) flags[t] = cuprum::rem(t, 2ull) == 0ull;
+#line 24 "tests/in/shared_memory_static.rs"
     }
+#line 28 "tests/in/shared_memory_static.rs"
     __syncthreads();
     if (((t < (u64)128) && cuprum::get<128>(flags, "shared_pairs", t)) && ((t + 1ull) < out.len)) {
         if (cuprum::has(out, "shared_pairs", t)) out[t] = cuprum::add(vals[t], cuprum::get<128>(vals, "shared_pairs", t + 1ull));
+#line 29 "tests/in/shared_memory_static.rs"
     }
+#line 32 "tests/in/shared_memory_static.rs"
 }
+#line 71 "tests/in/shared_memory_static.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_shared_pairs(NAME, T) \
     extern "C" __global__ void NAME(cuprum::RoSlice<T> x, cuprum::Slice<T> out) { shared_pairs_body<T>(x, out); }
 

@@ -7,6 +7,7 @@
 template <typename T>
 __device__ T mix_bits(T x, u32 n);
 
+#line 6 "tests/in/shifts.rs"
 __device__ __forceinline__ void shifts_body(cuprum::Slice<u32> a, cuprum::Slice<i32> b, cuprum::Slice<u8> c, cuprum::Slice<i64> d, u32 k) {
     u64 i = (u64)cuprum::grid_1d();
     if (cuprum::has(a, "shifts", i)) a[i] = cuprum::shl(cuprum::get(a, "shifts", i), k);
@@ -18,11 +19,13 @@ __device__ __forceinline__ void shifts_body(cuprum::Slice<u32> a, cuprum::Slice<
     if (cuprum::has(d, "shifts", i)) d[i] = cuprum::shl(cuprum::get(d, "shifts", i), 63ll);
     if (cuprum::has(d, "shifts", i + 1ull)) d[i + 1ull] = cuprum::shr(cuprum::get(d, "shifts", i + 1ull), (u64)k);
 }
+#line 23 "tests/in/shifts.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_shifts(NAME) \
     extern "C" __global__ void NAME(cuprum::Slice<u32> a, cuprum::Slice<i32> b, cuprum::Slice<u8> c, cuprum::Slice<i64> d, u32 k) { shifts_body(a, b, c, d, k); }
 
 CUPRUM_INSTANTIATE_shifts(cuprum_rawkernel_shifts)
 
+#line 19 "tests/in/shifts.rs"
 template <typename T>
 __device__ T mix_bits(T x, u32 n) {
     return cuprum::bit_xor(cuprum::shl(x, n), cuprum::shr(x, n + 1u));
@@ -32,9 +35,11 @@ template <typename T>
 __device__ __forceinline__ void mix_all_body(cuprum::Slice<T> x, u32 n) {
     u64 i = (u64)cuprum::grid_1d();
     const T _cv0 = mix_bits<T>(cuprum::get(x, "mix_all", i), n);
+#line 27 "tests/in/shifts.rs"
     if (cuprum::has(x, "mix_all", i)) x[i] = _cv0;
     if (cuprum::has(x, "mix_all", i)) x[i] = cuprum::shl(x[i], n);
 }
+#line 43 "tests/in/shifts.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_mix_all(NAME, T) \
     extern "C" __global__ void NAME(cuprum::Slice<T> x, u32 n) { mix_all_body<T>(x, n); }
 

@@ -8,66 +8,87 @@
 
 __device__ void store_tile(cuprum::Slice<f32> d, u64 g, u64 t, cuprum::Array<f32, 4> v);
 
+#line 9 "tests/in/tensor_cores.rs"
 __device__ __forceinline__ void mma_bf16_body(cuprum::RoSlice<bf16> a, cuprum::RoSlice<bf16> b, cuprum::RoSlice<f32> c, cuprum::Slice<f32> d) {
     u64 l = (u64)cuprum::lane_id();
     cuprum::Tuple2<u64, u64> _ct0 = cuprum::Tuple2<u64, u64>{cuprum::div(l, 4ull), 2ull * cuprum::rem(l, 4ull)};
+#line 11 "tests/in/tensor_cores.rs"
     u64 g = _ct0._0;
+#line 11 "tests/in/tensor_cores.rs"
     u64 t = _ct0._1;
     cuprum::Array<bf16, 8> fa = cuprum::Array<bf16, 8>{{cuprum::get(a, "mma_bf16", (g * 16ull) + t), cuprum::get(a, "mma_bf16", ((g * 16ull) + t) + 1ull), cuprum::get(a, "mma_bf16", ((g + 8ull) * 16ull) + t), cuprum::get(a, "mma_bf16", (((g + 8ull) * 16ull) + t) + 1ull), cuprum::get(a, "mma_bf16", ((g * 16ull) + t) + 8ull), cuprum::get(a, "mma_bf16", ((g * 16ull) + t) + 9ull), cuprum::get(a, "mma_bf16", (((g + 8ull) * 16ull) + t) + 8ull), cuprum::get(a, "mma_bf16", (((g + 8ull) * 16ull) + t) + 9ull)}};
+#line 22 "tests/in/tensor_cores.rs"
     cuprum::Array<bf16, 4> fb = cuprum::Array<bf16, 4>{{cuprum::get(b, "mma_bf16", (t * 8ull) + g), cuprum::get(b, "mma_bf16", ((t + 1ull) * 8ull) + g), cuprum::get(b, "mma_bf16", ((t + 8ull) * 8ull) + g), cuprum::get(b, "mma_bf16", ((t + 9ull) * 8ull) + g)}};
     cuprum::Array<f32, 4> fc = cuprum::Array<f32, 4>{{cuprum::get(c, "mma_bf16", (g * 8ull) + t), cuprum::get(c, "mma_bf16", ((g * 8ull) + t) + 1ull), cuprum::get(c, "mma_bf16", ((g + 8ull) * 8ull) + t), cuprum::get(c, "mma_bf16", (((g + 8ull) * 8ull) + t) + 1ull)}};
     cuprum::Array<f32, 4> fd = cuprum::mma_m16n8k16(fa, fb, fc);
     store_tile(d, g, t, fd);
 }
+#line 27 "tests/in/tensor_cores.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_mma_bf16(NAME) \
     extern "C" __global__ void NAME(cuprum::RoSlice<bf16> a, cuprum::RoSlice<bf16> b, cuprum::RoSlice<f32> c, cuprum::Slice<f32> d) { static_assert(cuprum::arch_at_least<800>(), "cuprum: kernel 'mma_bf16' uses 'mma_m16n8k16', which needs sm_80 or newer; this target is older"); mma_bf16_body(a, b, c, d); }
 
 CUPRUM_INSTANTIATE_mma_bf16(cuprum_rawkernel_mma_bf16)
 
+#line 30 "tests/in/tensor_cores.rs"
 __device__ __forceinline__ void mma_f16_body(cuprum::RoSlice<f16> a, cuprum::RoSlice<f16> b, cuprum::RoSlice<f32> c, cuprum::Slice<f32> d) {
     u64 l = (u64)cuprum::lane_id();
     cuprum::Tuple2<u64, u64> _ct0 = cuprum::Tuple2<u64, u64>{cuprum::div(l, 4ull), 2ull * cuprum::rem(l, 4ull)};
+#line 32 "tests/in/tensor_cores.rs"
     u64 g = _ct0._0;
+#line 32 "tests/in/tensor_cores.rs"
     u64 t = _ct0._1;
     cuprum::Array<f16, 8> fa = cuprum::Array<f16, 8>{{cuprum::get(a, "mma_f16", (g * 16ull) + t), cuprum::get(a, "mma_f16", ((g * 16ull) + t) + 1ull), cuprum::get(a, "mma_f16", ((g + 8ull) * 16ull) + t), cuprum::get(a, "mma_f16", (((g + 8ull) * 16ull) + t) + 1ull), cuprum::get(a, "mma_f16", ((g * 16ull) + t) + 8ull), cuprum::get(a, "mma_f16", ((g * 16ull) + t) + 9ull), cuprum::get(a, "mma_f16", (((g + 8ull) * 16ull) + t) + 8ull), cuprum::get(a, "mma_f16", (((g + 8ull) * 16ull) + t) + 9ull)}};
+#line 43 "tests/in/tensor_cores.rs"
     cuprum::Array<f16, 4> fb = cuprum::Array<f16, 4>{{cuprum::get(b, "mma_f16", (t * 8ull) + g), cuprum::get(b, "mma_f16", ((t + 1ull) * 8ull) + g), cuprum::get(b, "mma_f16", ((t + 8ull) * 8ull) + g), cuprum::get(b, "mma_f16", ((t + 9ull) * 8ull) + g)}};
     cuprum::Array<f32, 4> fc = cuprum::Array<f32, 4>{{cuprum::get(c, "mma_f16", (g * 8ull) + t), cuprum::get(c, "mma_f16", ((g * 8ull) + t) + 1ull), cuprum::get(c, "mma_f16", ((g + 8ull) * 8ull) + t), cuprum::get(c, "mma_f16", (((g + 8ull) * 8ull) + t) + 1ull)}};
     cuprum::Array<f32, 4> fd = cuprum::mma_m16n8k16(fa, fb, fc);
     store_tile(d, g, t, fd);
 }
+#line 48 "tests/in/tensor_cores.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_mma_f16(NAME) \
     extern "C" __global__ void NAME(cuprum::RoSlice<f16> a, cuprum::RoSlice<f16> b, cuprum::RoSlice<f32> c, cuprum::Slice<f32> d) { static_assert(cuprum::arch_at_least<800>(), "cuprum: kernel 'mma_f16' uses 'mma_m16n8k16', which needs sm_80 or newer; this target is older"); mma_f16_body(a, b, c, d); }
 
 CUPRUM_INSTANTIATE_mma_f16(cuprum_rawkernel_mma_f16)
 
+#line 51 "tests/in/tensor_cores.rs"
 __device__ __forceinline__ void mma_tf32_body(cuprum::RoSlice<f32> a, cuprum::RoSlice<f32> b, cuprum::RoSlice<f32> c, cuprum::Slice<f32> d) {
     u64 l = (u64)cuprum::lane_id();
     cuprum::Tuple2<u64, u64> _ct0 = cuprum::Tuple2<u64, u64>{cuprum::div(l, 4ull), cuprum::rem(l, 4ull)};
+#line 53 "tests/in/tensor_cores.rs"
     u64 g = _ct0._0;
+#line 53 "tests/in/tensor_cores.rs"
     u64 t = _ct0._1;
     cuprum::Array<f32, 4> fa = cuprum::Array<f32, 4>{{cuprum::get(a, "mma_tf32", (g * 8ull) + t), cuprum::get(a, "mma_tf32", ((g + 8ull) * 8ull) + t), cuprum::get(a, "mma_tf32", ((g * 8ull) + t) + 4ull), cuprum::get(a, "mma_tf32", (((g + 8ull) * 8ull) + t) + 4ull)}};
     cuprum::Array<f32, 2> fb = cuprum::Array<f32, 2>{{cuprum::get(b, "mma_tf32", (t * 8ull) + g), cuprum::get(b, "mma_tf32", ((t + 4ull) * 8ull) + g)}};
     cuprum::Tuple2<u64, u64> _ct1 = cuprum::Tuple2<u64, u64>{g, 2ull * t};
+#line 56 "tests/in/tensor_cores.rs"
     u64 g2 = _ct1._0;
+#line 56 "tests/in/tensor_cores.rs"
     u64 t2 = _ct1._1;
     cuprum::Array<f32, 4> fc = cuprum::Array<f32, 4>{{cuprum::get(c, "mma_tf32", (g2 * 8ull) + t2), cuprum::get(c, "mma_tf32", ((g2 * 8ull) + t2) + 1ull), cuprum::get(c, "mma_tf32", ((g2 + 8ull) * 8ull) + t2), cuprum::get(c, "mma_tf32", (((g2 + 8ull) * 8ull) + t2) + 1ull)}};
     cuprum::Array<f32, 4> fd = cuprum::mma_m16n8k8_tf32(fa, fb, fc);
     store_tile(d, g2, t2, fd);
 }
+#line 73 "tests/in/tensor_cores.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_mma_tf32(NAME) \
     extern "C" __global__ void NAME(cuprum::RoSlice<f32> a, cuprum::RoSlice<f32> b, cuprum::RoSlice<f32> c, cuprum::Slice<f32> d) { static_assert(cuprum::arch_at_least<800>(), "cuprum: kernel 'mma_tf32' uses 'mma_m16n8k8_tf32', which needs sm_80 or newer; this target is older"); mma_tf32_body(a, b, c, d); }
 
 CUPRUM_INSTANTIATE_mma_tf32(cuprum_rawkernel_mma_tf32)
 
+#line 64 "tests/in/tensor_cores.rs"
 __device__ __forceinline__ void mma_i8_body(cuprum::RoSlice<i8> a, cuprum::RoSlice<i8> b, cuprum::RoSlice<i32> c, cuprum::Slice<i32> d) {
     u64 l = (u64)cuprum::lane_id();
     cuprum::Tuple2<u64, u64> _ct0 = cuprum::Tuple2<u64, u64>{cuprum::div(l, 4ull), 4ull * cuprum::rem(l, 4ull)};
+#line 66 "tests/in/tensor_cores.rs"
     u64 g = _ct0._0;
+#line 66 "tests/in/tensor_cores.rs"
     u64 t = _ct0._1;
     cuprum::Array<i8, 16> fa = cuprum::Array<i8, 16>::splat((i8)0);
     cuprum::Array<i8, 8> fb = cuprum::Array<i8, 8>::splat((i8)0);
     {
+#line 69 "tests/in/tensor_cores.rs"
         const u64 _ce0 = 4ull;
+#line 69 "tests/in/tensor_cores.rs"
         for (u64 j = 0ull; j < _ce0; ++j) {
             fa[j] = cuprum::get(a, "mma_i8", ((g * 32ull) + t) + j);
             fa[4ull + j] = cuprum::get(a, "mma_i8", (((g + 8ull) * 32ull) + t) + j);
@@ -75,10 +96,15 @@ __device__ __forceinline__ void mma_i8_body(cuprum::RoSlice<i8> a, cuprum::RoSli
             fa[12ull + j] = cuprum::get(a, "mma_i8", ((((g + 8ull) * 32ull) + t) + 16ull) + j);
             fb[j] = cuprum::get(b, "mma_i8", ((t + j) * 8ull) + g);
             fb[4ull + j] = cuprum::get(b, "mma_i8", (((t + 16ull) + j) * 8ull) + g);
+#line 69 "tests/in/tensor_cores.rs"
         }
+#line 69 "tests/in/tensor_cores.rs"
     }
+#line 77 "tests/in/tensor_cores.rs"
     cuprum::Tuple2<u64, u64> _ct1 = cuprum::Tuple2<u64, u64>{g, 2ull * cuprum::rem(l, 4ull)};
+#line 77 "tests/in/tensor_cores.rs"
     u64 g2 = _ct1._0;
+#line 77 "tests/in/tensor_cores.rs"
     u64 t2 = _ct1._1;
     cuprum::Array<i32, 4> fc = cuprum::Array<i32, 4>{{cuprum::get(c, "mma_i8", (g2 * 8ull) + t2), cuprum::get(c, "mma_i8", ((g2 * 8ull) + t2) + 1ull), cuprum::get(c, "mma_i8", ((g2 + 8ull) * 8ull) + t2), cuprum::get(c, "mma_i8", (((g2 + 8ull) * 8ull) + t2) + 1ull)}};
     cuprum::Array<i32, 4> fd = cuprum::mma_m16n8k32_i8(fa, fb, fc);
@@ -87,11 +113,13 @@ __device__ __forceinline__ void mma_i8_body(cuprum::RoSlice<i8> a, cuprum::RoSli
     if (cuprum::has(d, "mma_i8", ((g2 + 8ull) * 8ull) + t2)) d[((g2 + 8ull) * 8ull) + t2] = fd[2ull];
     if (cuprum::has(d, "mma_i8", (((g2 + 8ull) * 8ull) + t2) + 1ull)) d[(((g2 + 8ull) * 8ull) + t2) + 1ull] = fd[3ull];
 }
+#line 117 "tests/in/tensor_cores.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_mma_i8(NAME) \
     extern "C" __global__ void NAME(cuprum::RoSlice<i8> a, cuprum::RoSlice<i8> b, cuprum::RoSlice<i32> c, cuprum::Slice<i32> d) { static_assert(cuprum::arch_at_least<800>(), "cuprum: kernel 'mma_i8' uses 'mma_m16n8k32_i8', which needs sm_80 or newer; this target is older"); mma_i8_body(a, b, c, d); }
 
 CUPRUM_INSTANTIATE_mma_i8(cuprum_rawkernel_mma_i8)
 
+#line 88 "tests/in/tensor_cores.rs"
 __device__ void store_tile(cuprum::Slice<f32> d, u64 g, u64 t, cuprum::Array<f32, 4> v) {
     if (cuprum::has(d, "store_tile", (g * 8ull) + t)) d[(g * 8ull) + t] = v[0ull];
     if (cuprum::has(d, "store_tile", ((g * 8ull) + t) + 1ull)) d[((g * 8ull) + t) + 1ull] = v[1ull];
@@ -99,7 +127,9 @@ __device__ void store_tile(cuprum::Slice<f32> d, u64 g, u64 t, cuprum::Array<f32
     if (cuprum::has(d, "store_tile", (((g + 8ull) * 8ull) + t) + 1ull)) d[(((g + 8ull) * 8ull) + t) + 1ull] = v[3ull];
 }
 
+#line 98 "tests/in/tensor_cores.rs"
 __device__ __forceinline__ void mma_shared_bf16_body(cuprum::RoSlice<bf16> a, cuprum::RoSlice<bf16> b, cuprum::Slice<f32> d) {
+#line 98 "tests/in/tensor_cores.rs"
     cuprum::oob_later cuprum_later("mma_shared_bf16");
     __shared__ __align__(16) bf16 sa[256];
     __shared__ __align__(16) bf16 sb[128];
@@ -107,47 +137,65 @@ __device__ __forceinline__ void mma_shared_bf16_body(cuprum::RoSlice<bf16> a, cu
     cuprum::cp_async<256, true>(sa, l * 8u, a, l * 8u, &cuprum_later);
     if (l < 16u) {
         cuprum::cp_async<128, true>(sb, l * 8u, b, l * 8u, &cuprum_later);
+#line 103 "tests/in/tensor_cores.rs"
     }
+#line 106 "tests/in/tensor_cores.rs"
     cuprum::cp_async_commit();
     cuprum::cp_async_wait<0>();
     __syncthreads();
+#line 110 "tests/in/tensor_cores.rs"
     cuprum::Array<bf16, 8> fa = cuprum::ldmatrix<4, false, true, 256>(sa, (cuprum::rem(l, 16u) * 16u) + (8u * cuprum::div(l, 16u)), &cuprum_later);
+#line 112 "tests/in/tensor_cores.rs"
     cuprum::Array<bf16, 4> fb = cuprum::ldmatrix<2, true, true, 128>(sb, cuprum::rem(l, 16u) * 8u, &cuprum_later);
     cuprum::Array<f32, 4> fd = cuprum::mma_m16n8k16(fa, fb, cuprum::Array<f32, 4>::splat(0.0f));
     cuprum::Tuple2<u64, u64> _ct0 = cuprum::Tuple2<u64, u64>{(u64)cuprum::div(l, 4u), (u64)(2u * cuprum::rem(l, 4u))};
+#line 114 "tests/in/tensor_cores.rs"
     u64 g = _ct0._0;
+#line 114 "tests/in/tensor_cores.rs"
     u64 t = _ct0._1;
     store_tile(d, g, t, fd);
 }
+#line 159 "tests/in/tensor_cores.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_mma_shared_bf16(NAME) \
     extern "C" __global__ void NAME(cuprum::RoSlice<bf16> a, cuprum::RoSlice<bf16> b, cuprum::Slice<f32> d) { static_assert(cuprum::arch_at_least<800>(), "cuprum: kernel 'mma_shared_bf16' uses 'cp_async', which needs sm_80 or newer; this target is older"); mma_shared_bf16_body(a, b, d); }
 
 CUPRUM_INSTANTIATE_mma_shared_bf16(cuprum_rawkernel_mma_shared_bf16)
 
+#line 121 "tests/in/tensor_cores.rs"
 __device__ __forceinline__ void ldmatrix_rows_body(cuprum::RoSlice<u16> x, u32 offset, cuprum::Slice<u16> out) {
+#line 121 "tests/in/tensor_cores.rs"
     cuprum::oob_later cuprum_later("ldmatrix_rows");
     __shared__ __align__(16) u16 s[72];
     u32 l = cuprum::lane_id();
     {
+#line 124 "tests/in/tensor_cores.rs"
         const u32 _ce0 = 3u;
+#line 124 "tests/in/tensor_cores.rs"
         for (u32 k = 0u; k < _ce0; ++k) {
             u32 i = l + (32u * k);
             if (i < 72u) {
                 s[(u64)i] = cuprum::get(x, "ldmatrix_rows", (u64)i);
+#line 126 "tests/in/tensor_cores.rs"
             }
+#line 124 "tests/in/tensor_cores.rs"
         }
+#line 124 "tests/in/tensor_cores.rs"
     }
+#line 130 "tests/in/tensor_cores.rs"
     __syncwarp(4294967295u);
     cuprum::Array<u16, 2> r = cuprum::ldmatrix<1, false, true, 72>(s, offset + (8u * cuprum::rem(l, 8u)), &cuprum_later);
     if (cuprum::has(out, "ldmatrix_rows", (u64)(2u * l))) out[(u64)(2u * l)] = r[0ull];
     if (cuprum::has(out, "ldmatrix_rows", (u64)((2u * l) + 1u))) out[(u64)((2u * l) + 1u)] = r[1ull];
 }
+#line 191 "tests/in/tensor_cores.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_ldmatrix_rows(NAME) \
     extern "C" __global__ void NAME(cuprum::RoSlice<u16> x, u32 offset, cuprum::Slice<u16> out) { static_assert(cuprum::arch_at_least<750>(), "cuprum: kernel 'ldmatrix_rows' uses 'ldmatrix_x1', which needs sm_75 or newer; this target is older"); ldmatrix_rows_body(x, offset, out); }
 
 CUPRUM_INSTANTIATE_ldmatrix_rows(cuprum_rawkernel_ldmatrix_rows)
 
+#line 139 "tests/in/tensor_cores.rs"
 __device__ __forceinline__ void cp_async_from_body(cuprum::RoSlice<f32> x, u32 from, cuprum::Slice<f32> out) {
+#line 139 "tests/in/tensor_cores.rs"
     cuprum::oob_later cuprum_later("cp_async_from");
     __shared__ __align__(16) f32 s[4];
     if (threadIdx.x == 0u) {
@@ -155,33 +203,50 @@ __device__ __forceinline__ void cp_async_from_body(cuprum::RoSlice<f32> x, u32 f
         cuprum::cp_async_commit();
         cuprum::cp_async_wait<0>();
         {
+#line 145 "tests/in/tensor_cores.rs"
             const u64 _ce0 = 4ull;
+#line 145 "tests/in/tensor_cores.rs"
             for (u64 k = 0ull; k < _ce0; ++k) {
                 if (cuprum::has(out, "cp_async_from", k)) out[k] = s[k];
+#line 145 "tests/in/tensor_cores.rs"
             }
+#line 145 "tests/in/tensor_cores.rs"
         }
+#line 141 "tests/in/tensor_cores.rs"
     }
+#line 149 "tests/in/tensor_cores.rs"
 }
+#line 220 "tests/in/tensor_cores.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_cp_async_from(NAME) \
     extern "C" __global__ void NAME(cuprum::RoSlice<f32> x, u32 from, cuprum::Slice<f32> out) { static_assert(cuprum::arch_at_least<800>(), "cuprum: kernel 'cp_async_from' uses 'cp_async', which needs sm_80 or newer; this target is older"); cp_async_from_body(x, from, out); }
 
 CUPRUM_INSTANTIATE_cp_async_from(cuprum_rawkernel_cp_async_from)
 
+#line 154 "tests/in/tensor_cores.rs"
 __device__ __forceinline__ void cp_async_unchecked_from_body(cuprum::RoSlice<f32> x, u32 from, cuprum::Slice<f32> out) {
+#line 154 "tests/in/tensor_cores.rs"
     if (!cuprum::cp_async_source_ok(x, "cp_async_unchecked_from")) return;
     __shared__ __align__(16) f32 s[4];
     if (((threadIdx.x == 0u) && (cuprum::rem(from, 4u) == 0u)) && ((((u64)from) + 4ull) <= x.len)) {
+#line 159 "tests/in/tensor_cores.rs"
         cuprum::cp_async<4, false>(s, 0u, x, from, nullptr);
         cuprum::cp_async_commit();
         cuprum::cp_async_wait<0>();
         {
+#line 162 "tests/in/tensor_cores.rs"
             const u64 _ce0 = 4ull;
+#line 162 "tests/in/tensor_cores.rs"
             for (u64 k = 0ull; k < _ce0; ++k) {
                 if (cuprum::has(out, "cp_async_unchecked_from", k)) out[k] = s[k];
+#line 162 "tests/in/tensor_cores.rs"
             }
+#line 162 "tests/in/tensor_cores.rs"
         }
+#line 156 "tests/in/tensor_cores.rs"
     }
+#line 166 "tests/in/tensor_cores.rs"
 }
+#line 250 "tests/in/tensor_cores.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_cp_async_unchecked_from(NAME) \
     extern "C" __global__ void NAME(cuprum::RoSlice<f32> x, u32 from, cuprum::Slice<f32> out) { static_assert(cuprum::arch_at_least<800>(), "cuprum: kernel 'cp_async_unchecked_from' uses 'cp_async_unchecked', which needs sm_80 or newer; this target is older"); cp_async_unchecked_from_body(x, from, out); }
 

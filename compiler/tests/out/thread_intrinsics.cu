@@ -5,6 +5,7 @@
 
 __device__ u32 global_id();
 
+#line 5 "tests/in/thread_intrinsics.rs"
 __device__ __forceinline__ void index_maps_body(cuprum::Slice<u32> out1, cuprum::Slice<u32> out2, cuprum::Slice<u32> out3) {
     uint3 t = threadIdx;
     uint3 b = blockIdx;
@@ -13,48 +14,70 @@ __device__ __forceinline__ void index_maps_body(cuprum::Slice<u32> out1, cuprum:
     u32 flat = ((((((b.x * bd.x) + t.x) + ((((b.y * bd.y) + t.y) * gd.x) * bd.x)) + (t.z * 0u)) + (b.z * 0u)) + (bd.z * 0u)) + (gd.z * 0u);
     u32 i = cuprum::grid_1d();
     cuprum::Tuple2<u32, u32> _ct0 = cuprum::grid_2d();
+#line 12 "tests/in/thread_intrinsics.rs"
     u32 x = _ct0._0;
+#line 12 "tests/in/thread_intrinsics.rs"
     u32 y = _ct0._1;
     cuprum::Tuple3<u32, u32, u32> _ct1 = cuprum::grid_3d();
+#line 13 "tests/in/thread_intrinsics.rs"
     u32 gx = _ct1._0;
+#line 13 "tests/in/thread_intrinsics.rs"
     u32 gy = _ct1._1;
+#line 13 "tests/in/thread_intrinsics.rs"
     u32 gz = _ct1._2;
     u32 n1 = cuprum::grid_size_1d();
     cuprum::Tuple2<u32, u32> _ct2 = cuprum::grid_size_2d();
+#line 15 "tests/in/thread_intrinsics.rs"
     u32 w = _ct2._0;
+#line 15 "tests/in/thread_intrinsics.rs"
     u32 h = _ct2._1;
     cuprum::Tuple3<u32, u32, u32> _ct3 = cuprum::grid_size_3d();
+#line 16 "tests/in/thread_intrinsics.rs"
     u32 sx = _ct3._0;
+#line 16 "tests/in/thread_intrinsics.rs"
     u32 sy = _ct3._1;
+#line 16 "tests/in/thread_intrinsics.rs"
     u32 sz = _ct3._2;
     u32 k = i;
     while (k < ((u32)out1.len)) {
         if (cuprum::has(out1, "index_maps", (u64)k)) out1[(u64)k] = flat;
         k += n1;
+#line 18 "tests/in/thread_intrinsics.rs"
     }
+#line 22 "tests/in/thread_intrinsics.rs"
     if ((((u64)x) < out2.len) && (y < h)) {
         if (cuprum::has(out2, "index_maps", (u64)((y * w) + x))) out2[(u64)((y * w) + x)] = (gx + gy) + gz;
+#line 22 "tests/in/thread_intrinsics.rs"
     }
+#line 25 "tests/in/thread_intrinsics.rs"
     u32 idx = (((gz * sy) + gy) * sx) + gx;
     if (((u64)idx) < out3.len) {
         out3[(u64)idx] = sz;
+#line 26 "tests/in/thread_intrinsics.rs"
     }
+#line 29 "tests/in/thread_intrinsics.rs"
 }
+#line 61 "tests/in/thread_intrinsics.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_index_maps(NAME) \
     extern "C" __global__ void NAME(cuprum::Slice<u32> out1, cuprum::Slice<u32> out2, cuprum::Slice<u32> out3) { index_maps_body(out1, out2, out3); }
 
 CUPRUM_INSTANTIATE_index_maps(cuprum_rawkernel_index_maps)
 
+#line 33 "tests/in/thread_intrinsics.rs"
 __device__ u32 global_id() {
     return (blockIdx.x * blockDim.x) + threadIdx.x;
 }
 
+#line 38 "tests/in/thread_intrinsics.rs"
 __device__ __forceinline__ void iota_body(cuprum::Slice<u32> out) {
     u32 i = global_id();
     if (((u64)i) < out.len) {
         out[(u64)i] = i;
+#line 40 "tests/in/thread_intrinsics.rs"
     }
+#line 43 "tests/in/thread_intrinsics.rs"
 }
+#line 81 "tests/in/thread_intrinsics.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_iota(NAME) \
     extern "C" __global__ void NAME(cuprum::Slice<u32> out) { iota_body(out); }
 

@@ -6,17 +6,25 @@
 template <typename T>
 __device__ T safe_log(T x);
 
+#line 5 "tests/in/trait_functions.rs"
 template <typename T>
 __device__ __forceinline__ T softplus_map(u64 _ci, u64 _cn, T x) {
     T threshold = cuprum::num<T>::from_f64(20.0);
     if (x > threshold) {
         return x;
+#line 8 "tests/in/trait_functions.rs"
     } else if (x < (-threshold)) {
+#line 11 "tests/in/trait_functions.rs"
         return cuprum::exp(x);
+#line 8 "tests/in/trait_functions.rs"
     } else {
+#line 13 "tests/in/trait_functions.rs"
         return cuprum::ln(cuprum::num<T>::one() + cuprum::exp(x));
+#line 8 "tests/in/trait_functions.rs"
     }
+#line 15 "tests/in/trait_functions.rs"
 }
+#line 28 "tests/in/trait_functions.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_softplus(NAME, VARIANT, T) \
     extern "C" __global__ void NAME(cuprum::ew::In<T, cuprum::ew::VARIANT> _ca0, cuprum::ew::Out<T, cuprum::ew::VARIANT> _co0, cuprum::ew::Loop<cuprum::ew::VARIANT> _cloop) { \
         cuprum::ew::run(_cloop, [&](u64 _ci, T x, T& _cout0) { _cout0 = softplus_map<T>(_ci, _cloop.size, x); }, _ca0, _co0); \
@@ -30,14 +38,21 @@ CUPRUM_INSTANTIATE_softplus_s32(cuprum_elementwise_softplus_s32__f32, f32)
 CUPRUM_INSTANTIATE_softplus_contig(cuprum_elementwise_softplus_contig__f64, f64)
 CUPRUM_INSTANTIATE_softplus_s32(cuprum_elementwise_softplus_s32__f64, f64)
 
+#line 17 "tests/in/trait_functions.rs"
 template <typename T>
 __device__ T safe_log(T x) {
     if (x <= cuprum::num<T>::zero()) {
+#line 19 "tests/in/trait_functions.rs"
         return cuprum::num<T>::neg_infinity();
+#line 19 "tests/in/trait_functions.rs"
     } else if (cuprum::is_infinite(x)) {
+#line 19 "tests/in/trait_functions.rs"
         return cuprum::num<T>::infinity();
+#line 19 "tests/in/trait_functions.rs"
     } else {
+#line 19 "tests/in/trait_functions.rs"
         return cuprum::ln(x);
+#line 19 "tests/in/trait_functions.rs"
     }
 }
 
@@ -46,14 +61,20 @@ __device__ __forceinline__ cuprum::Tuple3<T, T, f64> trait_consts_map(u64 _ci, u
     T eps = cuprum::num<T>::epsilon();
     T wrap = cuprum::abs(x - cuprum::num<T>::pi()) + (cuprum::num<T>::e() * eps);
     T nan_to_zero;
+#line 26 "tests/in/trait_functions.rs"
     if (cuprum::is_nan(x)) {
+#line 26 "tests/in/trait_functions.rs"
         nan_to_zero = cuprum::num<T>::zero();
+#line 26 "tests/in/trait_functions.rs"
     } else {
+#line 26 "tests/in/trait_functions.rs"
         nan_to_zero = safe_log<T>(x) + (cuprum::num<T>::nan() * cuprum::num<T>::zero());
+#line 26 "tests/in/trait_functions.rs"
     }
     T clipped = cuprum::min(cuprum::max(x, cuprum::num<T>::min_value()), cuprum::num<T>::max_value());
     return cuprum::Tuple3<T, T, f64>{wrap + nan_to_zero, clipped, cuprum::to_f64(x) + cuprum::to_f64(cuprum::num<T>::from_i64(-3ll))};
 }
+#line 78 "tests/in/trait_functions.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_trait_consts(NAME, VARIANT, T) \
     extern "C" __global__ void NAME(cuprum::ew::In<T, cuprum::ew::VARIANT> _ca0, cuprum::ew::Out<T, cuprum::ew::VARIANT> _co0, cuprum::ew::Out<T, cuprum::ew::VARIANT> _co1, cuprum::ew::Out<f64, cuprum::ew::VARIANT> _co2, cuprum::ew::Loop<cuprum::ew::VARIANT> _cloop) { \
         cuprum::ew::run(_cloop, [&](u64 _ci, T x, T& _cout0, T& _cout1, f64& _cout2) { cuprum::Tuple3<T, T, f64> _cr = trait_consts_map<T>(_ci, _cloop.size, x); _cout0 = _cr._0; _cout1 = _cr._1; _cout2 = _cr._2; }, _ca0, _co0, _co1, _co2); \
@@ -67,18 +88,25 @@ CUPRUM_INSTANTIATE_trait_consts_s32(cuprum_elementwise_trait_consts_s32__f32, f3
 CUPRUM_INSTANTIATE_trait_consts_contig(cuprum_elementwise_trait_consts_contig__f64, f64)
 CUPRUM_INSTANTIATE_trait_consts_s32(cuprum_elementwise_trait_consts_s32__f64, f64)
 
+#line 32 "tests/in/trait_functions.rs"
 template <typename T>
 __device__ __forceinline__ f64 rescale_map(u64 _ci, u64 _cn, T x, T lo, T hi) {
     f64 span = cuprum::to_f64(hi) - cuprum::to_f64(lo);
     T zero = cuprum::num<T>::zero();
     T v;
+#line 36 "tests/in/trait_functions.rs"
     if (x < zero) {
+#line 36 "tests/in/trait_functions.rs"
         v = cuprum::num<T>::min_value();
+#line 36 "tests/in/trait_functions.rs"
     } else {
+#line 36 "tests/in/trait_functions.rs"
         v = x;
+#line 36 "tests/in/trait_functions.rs"
     }
     return (((cuprum::to_f64(v) - cuprum::to_f64(lo)) / span) + cuprum::to_f64(cuprum::num<T>::from_f64(0.5))) + (cuprum::to_f64(cuprum::num<T>::max_value()) * 0.0);
 }
+#line 110 "tests/in/trait_functions.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_rescale(NAME, VARIANT, T) \
     extern "C" __global__ void NAME(cuprum::ew::In<T, cuprum::ew::VARIANT> _ca0, cuprum::ew::In<T, cuprum::ew::VARIANT> _ca1, cuprum::ew::In<T, cuprum::ew::VARIANT> _ca2, cuprum::ew::Out<f64, cuprum::ew::VARIANT> _co0, cuprum::ew::Loop<cuprum::ew::VARIANT> _cloop) { \
         cuprum::ew::run(_cloop, [&](u64 _ci, T x, T lo, T hi, f64& _cout0) { _cout0 = rescale_map<T>(_ci, _cloop.size, x, lo, hi); }, _ca0, _ca1, _ca2, _co0); \

@@ -7,40 +7,61 @@
 __device__ cuprum::Tuple2<u32, u32> divmod(u32 a, u32 b);
 __device__ cuprum::Tuple2<cuprum::Tuple2<f32, f32>, bool> bounds(f32 x, f32 y);
 
+#line 6 "tests/in/tuples.rs"
 __device__ cuprum::Tuple2<u32, u32> divmod(u32 a, u32 b) {
     return cuprum::Tuple2<u32, u32>{cuprum::div(a, b), cuprum::rem(a, b)};
 }
 
+#line 11 "tests/in/tuples.rs"
 __device__ cuprum::Tuple2<cuprum::Tuple2<f32, f32>, bool> bounds(f32 x, f32 y) {
     if (x < y) {
+#line 12 "tests/in/tuples.rs"
         return cuprum::Tuple2<cuprum::Tuple2<f32, f32>, bool>{cuprum::Tuple2<f32, f32>{x, y}, false};
+#line 12 "tests/in/tuples.rs"
     } else {
+#line 12 "tests/in/tuples.rs"
         return cuprum::Tuple2<cuprum::Tuple2<f32, f32>, bool>{cuprum::Tuple2<f32, f32>{y, x}, true};
+#line 12 "tests/in/tuples.rs"
     }
 }
 
+#line 16 "tests/in/tuples.rs"
 __device__ __forceinline__ void tuple_ops_body(cuprum::RoSlice<f32> xs, cuprum::Slice<u32> q, cuprum::Slice<f32> out, u32 n) {
     u32 i = cuprum::grid_1d();
     if (i >= n) {
         return;
+#line 18 "tests/in/tuples.rs"
     }
+#line 21 "tests/in/tuples.rs"
     cuprum::Tuple2<u32, u32> _ct0 = divmod(i, 3u);
+#line 21 "tests/in/tuples.rs"
     u32 d = _ct0._0;
+#line 21 "tests/in/tuples.rs"
     u32 m = _ct0._1;
     cuprum::Tuple2<cuprum::Tuple2<f32, f32>, bool> _ct1 = bounds(cuprum::get(xs, "tuple_ops", (u64)i), 1.0f);
+#line 22 "tests/in/tuples.rs"
     f32 lo = _ct1._0._0;
+#line 22 "tests/in/tuples.rs"
     f32 hi = _ct1._0._1;
+#line 22 "tests/in/tuples.rs"
     bool swapped = _ct1._1;
     cuprum::Tuple2<u32, f32> pair = cuprum::Tuple2<u32, f32>{d + m, lo};
     cuprum::Tuple2<u32, f32> _ct2 = pair;
+#line 24 "tests/in/tuples.rs"
     f32 keep = _ct2._1;
     cuprum::Tuple2<cuprum::Tuple2<f32, f32>, bool> t = bounds(hi, keep);
     u32 _cv0;
+#line 26 "tests/in/tuples.rs"
     if (swapped) {
+#line 26 "tests/in/tuples.rs"
         _cv0 = 1u;
+#line 26 "tests/in/tuples.rs"
     } else {
+#line 26 "tests/in/tuples.rs"
         _cv0 = 0u;
+#line 26 "tests/in/tuples.rs"
     }
+#line 26 "tests/in/tuples.rs"
     if (cuprum::has(q, "tuple_ops", (u64)i)) q[(u64)i] = pair._0 + _cv0;
     if (cuprum::has(out, "tuple_ops", (u64)i)) out[(u64)i] = (t._0._1 - t._0._0) + keep;
     cuprum::Tuple2<u32, f32> acc = cuprum::Tuple2<u32, f32>{0u, 0.0f};
@@ -48,6 +69,7 @@ __device__ __forceinline__ void tuple_ops_body(cuprum::RoSlice<f32> xs, cuprum::
     acc._1 = acc._1 + 2.0f;
     if (cuprum::has(q, "tuple_ops", (u64)i)) q[(u64)i] += acc._0;
 }
+#line 73 "tests/in/tuples.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_tuple_ops(NAME) \
     extern "C" __global__ void NAME(cuprum::RoSlice<f32> xs, cuprum::Slice<u32> q, cuprum::Slice<f32> out, u32 n) { tuple_ops_body(xs, q, out, n); }
 

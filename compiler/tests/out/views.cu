@@ -4,61 +4,88 @@
 #include <cuprum/math.h>
 #include <cuprum/thread.h>
 
+#line 6 "tests/in/views.rs"
 __device__ __forceinline__ void transpose_body(cuprum::View<const f32, 2> a, cuprum::View<f32, 2> out) {
     cuprum::Tuple2<u32, u32> _ct0 = cuprum::grid_2d();
+#line 7 "tests/in/views.rs"
     u32 x = _ct0._0;
+#line 7 "tests/in/views.rs"
     u32 y = _ct0._1;
     cuprum::Array<u64, 2> shape = out.shape_array();
     cuprum::Tuple2<u64, u64> _ct1 = cuprum::Tuple2<u64, u64>{shape[0ull], shape[1ull]};
+#line 9 "tests/in/views.rs"
     u64 rows = _ct1._0;
+#line 9 "tests/in/views.rs"
     u64 cols = _ct1._1;
     if ((((u64)y) < rows) && (((u64)x) < cols)) {
         if (cuprum::has(out, "transpose", y, x)) out(y, x) = cuprum::get(a, "transpose", x, y);
+#line 10 "tests/in/views.rs"
     }
+#line 13 "tests/in/views.rs"
     if ((x == 0u) && (y == 0u)) {
         if (cuprum::has(out, "transpose", 0)) out[0] = cuprum::get(out, "transpose", 0) + (((f32)a.size()) * 0.0f);
+#line 13 "tests/in/views.rs"
     }
+#line 16 "tests/in/views.rs"
 }
+#line 32 "tests/in/views.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_transpose(NAME) \
     extern "C" __global__ void NAME(cuprum::View<const f32, 2> a, cuprum::View<f32, 2> out) { transpose_body(a, out); }
 
 CUPRUM_INSTANTIATE_transpose(cuprum_rawkernel_transpose)
 
+#line 19 "tests/in/views.rs"
 template <typename T>
 __device__ __forceinline__ void sum_planes_body(cuprum::View<const T, 3> v, cuprum::Slice<T> out) {
     u32 k = cuprum::grid_1d();
     cuprum::Array<u64, 3> s = v.shape_array();
     if (((u64)k) >= s[0ull]) {
         return;
+#line 23 "tests/in/views.rs"
     }
+#line 26 "tests/in/views.rs"
     T acc = cuprum::num<T>::zero();
     {
+#line 27 "tests/in/views.rs"
         const u64 _ce0 = s[1ull];
+#line 27 "tests/in/views.rs"
         for (u64 i = 0ull; i < _ce0; ++i) {
             {
+#line 28 "tests/in/views.rs"
                 const i32 _ce1 = (i32)s[2ull];
+#line 28 "tests/in/views.rs"
                 for (i32 j = 0; j < _ce1; ++j) {
                     acc += cuprum::get(v, "sum_planes", (u64)k, i, (u64)j);
+#line 28 "tests/in/views.rs"
                 }
+#line 28 "tests/in/views.rs"
             }
+#line 27 "tests/in/views.rs"
         }
+#line 27 "tests/in/views.rs"
     }
+#line 32 "tests/in/views.rs"
     if (cuprum::has(out, "sum_planes", (u64)k)) out[(u64)k] = acc;
 }
+#line 71 "tests/in/views.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_sum_planes(NAME, T) \
     extern "C" __global__ void NAME(cuprum::View<const T, 3> v, cuprum::Slice<T> out) { sum_planes_body<T>(v, out); }
 
 CUPRUM_INSTANTIATE_sum_planes(cuprum_rawkernel_sum_planes__f32, f32)
 CUPRUM_INSTANTIATE_sum_planes(cuprum_rawkernel_sum_planes__f64, f64)
 
+#line 37 "tests/in/views.rs"
 __device__ __forceinline__ void axpy_strided_body(f32 a, cuprum::View<const f32, 1> x, cuprum::View<f32, 1> y) {
     u64 i = (u64)cuprum::grid_1d();
     u64 n = y.size();
     i64 sx = x.strides_array()[0ull];
     if ((i < n) && (sx != 0ll)) {
         y[i] = (a * cuprum::get(x, "axpy_strided", i)) + y[i];
+#line 41 "tests/in/views.rs"
     }
+#line 44 "tests/in/views.rs"
 }
+#line 89 "tests/in/views.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_axpy_strided(NAME) \
     extern "C" __global__ void NAME(f32 a, cuprum::View<const f32, 1> x, cuprum::View<f32, 1> y) { axpy_strided_body(a, x, y); }
 

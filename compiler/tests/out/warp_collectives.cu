@@ -5,21 +5,28 @@
 #include <cuprum/thread.h>
 #include <cuprum/warp.h>
 
+#line 5 "tests/in/warp_collectives.rs"
 template <typename T>
 __device__ __forceinline__ void warp_stats_body(cuprum::RoSlice<T> x, cuprum::Slice<T> sums, cuprum::Slice<T> mins, cuprum::Slice<T> maxs, cuprum::Slice<T> scans, cuprum::Slice<T> tiles) {
     u64 i = (u64)cuprum::grid_1d();
     T v = cuprum::get(x, "warp_stats", i);
     const T _cv0 = cuprum::warp_reduce_sum(v);
+#line 9 "tests/in/warp_collectives.rs"
     if (cuprum::has(sums, "warp_stats", i)) sums[i] = _cv0;
     const T _cv1 = cuprum::warp_reduce_min(v);
+#line 10 "tests/in/warp_collectives.rs"
     if (cuprum::has(mins, "warp_stats", i)) mins[i] = _cv1;
     const T _cv2 = cuprum::warp_reduce_max(v);
+#line 11 "tests/in/warp_collectives.rs"
     if (cuprum::has(maxs, "warp_stats", i)) maxs[i] = _cv2;
     const T _cv3 = cuprum::warp_inclusive_sum(v);
+#line 12 "tests/in/warp_collectives.rs"
     if (cuprum::has(scans, "warp_stats", i)) scans[i] = _cv3;
     const T _cv4 = cuprum::add(cuprum::warp_exclusive_sum(v, 8u), cuprum::warp_reduce_sum(v, 8u));
+#line 13 "tests/in/warp_collectives.rs"
     if (cuprum::has(tiles, "warp_stats", i)) tiles[i] = _cv4;
 }
+#line 30 "tests/in/warp_collectives.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_warp_stats(NAME, T) \
     extern "C" __global__ void NAME(cuprum::RoSlice<T> x, cuprum::Slice<T> sums, cuprum::Slice<T> mins, cuprum::Slice<T> maxs, cuprum::Slice<T> scans, cuprum::Slice<T> tiles) { warp_stats_body<T>(x, sums, mins, maxs, scans, tiles); }
 
@@ -28,28 +35,41 @@ CUPRUM_INSTANTIATE_warp_stats(cuprum_rawkernel_warp_stats__i64, i64)
 CUPRUM_INSTANTIATE_warp_stats(cuprum_rawkernel_warp_stats__f32, f32)
 CUPRUM_INSTANTIATE_warp_stats(cuprum_rawkernel_warp_stats__f64, f64)
 
+#line 18 "tests/in/warp_collectives.rs"
 __device__ __forceinline__ void block_sum_body(cuprum::RoSlice<f32> x, cuprum::Slice<f32> out) {
     __shared__ __align__(16) f32 partial[32];
     u32 t = threadIdx.x;
     f32 v = cuprum::warp_reduce_sum(cuprum::get(x, "block_sum", (u64)cuprum::grid_1d()));
     if (cuprum::lane_id() == 0u) {
         if (cuprum::has<32>(partial, "block_sum", (u64)cuprum::div(t, 32u))) partial[(u64)cuprum::div(t, 32u)] = v;
+#line 22 "tests/in/warp_collectives.rs"
     }
+#line 25 "tests/in/warp_collectives.rs"
     __syncthreads();
     if (t < 32u) {
         f32 w;
+#line 27 "tests/in/warp_collectives.rs"
         if (t < cuprum::div(blockDim.x, 32u)) {
+#line 27 "tests/in/warp_collectives.rs"
             w = partial[(u64)t];
+#line 27 "tests/in/warp_collectives.rs"
         } else {
+#line 27 "tests/in/warp_collectives.rs"
             w = 0.0f;
+#line 27 "tests/in/warp_collectives.rs"
         }
         f32 total = cuprum::warp_reduce_sum(w);
         if (t == 0u) {
             const u64 _ci0 = (u64)blockIdx.x;
+#line 30 "tests/in/warp_collectives.rs"
             if (cuprum::has(out, "block_sum", _ci0)) out[_ci0] = total;
+#line 29 "tests/in/warp_collectives.rs"
         }
+#line 26 "tests/in/warp_collectives.rs"
     }
+#line 33 "tests/in/warp_collectives.rs"
 }
+#line 73 "tests/in/warp_collectives.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_block_sum(NAME) \
     extern "C" __global__ void NAME(cuprum::RoSlice<f32> x, cuprum::Slice<f32> out) { block_sum_body(x, out); }
 

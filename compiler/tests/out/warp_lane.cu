@@ -6,6 +6,7 @@
 #include <cuprum/atomic.h>
 #include <cuprum/thread.h>
 
+#line 5 "tests/in/warp_lane.rs"
 __device__ __forceinline__ void warp_ballot_body(cuprum::RoSlice<i32> x, cuprum::Slice<u32> out, u32 n) {
     u32 i = cuprum::grid_1d();
     u32 lane = cuprum::lane_id();
@@ -13,34 +14,49 @@ __device__ __forceinline__ void warp_ballot_body(cuprum::RoSlice<i32> x, cuprum:
     __shared__ __align__(16) u32 votes[32];
     if (lane == 0u) {
         if (cuprum::has<32>(votes, "warp_ballot", (u64)warp)) votes[(u64)warp] = 0u;
+#line 10 "tests/in/warp_lane.rs"
     }
+#line 13 "tests/in/warp_lane.rs"
     __syncwarp(4294967295u);
     u32 mine;
+#line 14 "tests/in/warp_lane.rs"
     if ((i < n) && (cuprum::get(x, "warp_ballot", (u64)i) > 0)) {
+#line 14 "tests/in/warp_lane.rs"
         mine = cuprum::shl(1u, lane);
+#line 14 "tests/in/warp_lane.rs"
     } else {
+#line 14 "tests/in/warp_lane.rs"
         mine = 0u;
+#line 14 "tests/in/warp_lane.rs"
     }
     if (cuprum::has<32>(votes, "warp_ballot", warp)) cuprum::atomic_or(&votes[warp], mine);
     __syncwarp(cuprum::num<u32>::max_value());
     if ((lane == 0u) && (i < n)) {
         const u64 _ci0 = (u64)cuprum::div(i, (u32)warpSize);
+#line 18 "tests/in/warp_lane.rs"
         if (cuprum::has(out, "warp_ballot", _ci0)) out[_ci0] = cuprum::get<32>(votes, "warp_ballot", (u64)warp);
+#line 17 "tests/in/warp_lane.rs"
     }
+#line 20 "tests/in/warp_lane.rs"
 }
+#line 43 "tests/in/warp_lane.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_warp_ballot(NAME) \
     extern "C" __global__ void NAME(cuprum::RoSlice<i32> x, cuprum::Slice<u32> out, u32 n) { warp_ballot_body(x, out, n); }
 
 CUPRUM_INSTANTIATE_warp_ballot(cuprum_rawkernel_warp_ballot)
 
+#line 24 "tests/in/warp_lane.rs"
 __device__ __forceinline__ void publish_body(cuprum::Slice<f32> data, cuprum::Slice<u32> flag, f32 v) {
     if (cuprum::grid_1d() == 0u) {
         if (cuprum::has(data, "publish", 0ull)) data[0ull] = v;
         __threadfence();
         if (cuprum::has(flag, "publish", 0u)) cuprum::atomic_exch(&flag[0u], 1u);
         __threadfence_block();
+#line 25 "tests/in/warp_lane.rs"
     }
+#line 31 "tests/in/warp_lane.rs"
 }
+#line 60 "tests/in/warp_lane.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_publish(NAME) \
     extern "C" __global__ void NAME(cuprum::Slice<f32> data, cuprum::Slice<u32> flag, f32 v) { publish_body(data, flag, v); }
 

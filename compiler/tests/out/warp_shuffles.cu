@@ -10,20 +10,31 @@
 template <typename T>
 __device__ T broadcast(T v);
 
+#line 5 "tests/in/warp_shuffles.rs"
 __device__ __forceinline__ void shuffles_body(cuprum::RoSlice<f64> x, cuprum::RoSlice<i32> y, cuprum::Slice<f64> out, u32 n) {
     u32 i = cuprum::grid_1d();
     u32 lane = cuprum::lane_id();
     f64 v;
+#line 8 "tests/in/warp_shuffles.rs"
     if (i < n) {
+#line 8 "tests/in/warp_shuffles.rs"
         v = cuprum::get(x, "shuffles", (u64)i);
+#line 8 "tests/in/warp_shuffles.rs"
     } else {
+#line 8 "tests/in/warp_shuffles.rs"
         v = 0.0;
+#line 8 "tests/in/warp_shuffles.rs"
     }
     i32 k;
+#line 9 "tests/in/warp_shuffles.rs"
     if (i < n) {
+#line 9 "tests/in/warp_shuffles.rs"
         k = cuprum::get(y, "shuffles", (u64)i);
+#line 9 "tests/in/warp_shuffles.rs"
     } else {
+#line 9 "tests/in/warp_shuffles.rs"
         k = 0;
+#line 9 "tests/in/warp_shuffles.rs"
     }
     u32 full = 4294967295u;
     f64 a = cuprum::shfl_sync(full, v, 0u);
@@ -36,27 +47,36 @@ __device__ __forceinline__ void shuffles_body(cuprum::RoSlice<f64> x, cuprum::Ro
     i32 h = cuprum::shfl_xor_sync(full, k, 4u, 8u);
     if (i < n) {
         if (cuprum::has(out, "shuffles", (u64)i)) out[(u64)i] = (((a + b) + c) + d) + ((f64)cuprum::add(cuprum::add(cuprum::add(e, f), g), h));
+#line 19 "tests/in/warp_shuffles.rs"
     }
+#line 22 "tests/in/warp_shuffles.rs"
 }
+#line 55 "tests/in/warp_shuffles.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_shuffles(NAME) \
     extern "C" __global__ void NAME(cuprum::RoSlice<f64> x, cuprum::RoSlice<i32> y, cuprum::Slice<f64> out, u32 n) { shuffles_body(x, y, out, n); }
 
 CUPRUM_INSTANTIATE_shuffles(cuprum_rawkernel_shuffles)
 
+#line 25 "tests/in/warp_shuffles.rs"
 template <typename T>
 __device__ T broadcast(T v) {
     return cuprum::shfl_sync(cuprum::num<u32>::max_value(), v, 0u);
 }
 
+#line 31 "tests/in/warp_shuffles.rs"
 __device__ __forceinline__ void broadcasts_body(cuprum::Slice<f16> h, cuprum::Slice<bool> flags, cuprum::Slice<c32> z) {
     u64 i = (u64)cuprum::grid_1d();
     const f16 _cv0 = broadcast<f16>(cuprum::get(h, "broadcasts", i));
+#line 33 "tests/in/warp_shuffles.rs"
     if (cuprum::has(h, "broadcasts", i)) h[i] = _cv0;
     const bool _cv1 = broadcast<bool>(cuprum::get(flags, "broadcasts", i));
+#line 34 "tests/in/warp_shuffles.rs"
     if (cuprum::has(flags, "broadcasts", i)) flags[i] = _cv1;
     const c32 _cv2 = cuprum::shfl_xor_sync(cuprum::num<u32>::max_value(), cuprum::get(z, "broadcasts", i), 1u);
+#line 35 "tests/in/warp_shuffles.rs"
     if (cuprum::has(z, "broadcasts", i)) z[i] = _cv2;
 }
+#line 80 "tests/in/warp_shuffles.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_broadcasts(NAME) \
     extern "C" __global__ void NAME(cuprum::Slice<f16> h, cuprum::Slice<bool> flags, cuprum::Slice<c32> z) { broadcasts_body(h, flags, z); }
 

@@ -3,21 +3,31 @@
 #include <cuprum/arith.h>
 #include <cuprum/elementwise.h>
 
+#line 5 "tests/in/while_loop.rs"
 __device__ __forceinline__ u32 collatz_steps_map(u64 _ci, u64 _cn, u64 start) {
     u64 n = start;
     u32 steps = 0u;
     while ((n != 1ull) && (n != 0ull)) {
         u64 _cv0;
+#line 9 "tests/in/while_loop.rs"
         if (cuprum::rem(n, 2ull) == 0ull) {
+#line 9 "tests/in/while_loop.rs"
             _cv0 = cuprum::div(n, 2ull);
+#line 9 "tests/in/while_loop.rs"
         } else {
+#line 9 "tests/in/while_loop.rs"
             _cv0 = (3ull * n) + 1ull;
+#line 9 "tests/in/while_loop.rs"
         }
+#line 9 "tests/in/while_loop.rs"
         n = _cv0;
         steps += 1u;
+#line 8 "tests/in/while_loop.rs"
     }
+#line 12 "tests/in/while_loop.rs"
     return steps;
 }
+#line 31 "tests/in/while_loop.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_collatz_steps(NAME, VARIANT) \
     extern "C" __global__ void NAME(cuprum::ew::In<u64, cuprum::ew::VARIANT> _ca0, cuprum::ew::Out<u32, cuprum::ew::VARIANT> _co0, cuprum::ew::Loop<cuprum::ew::VARIANT> _cloop) { \
         cuprum::ew::run(_cloop, [&](u64 _ci, u64 start, u32& _cout0) { _cout0 = collatz_steps_map(_ci, _cloop.size, start); }, _ca0, _co0); \
@@ -29,20 +39,29 @@ __device__ __forceinline__ u32 collatz_steps_map(u64 _ci, u64 _cn, u64 start) {
 CUPRUM_INSTANTIATE_collatz_steps_contig(cuprum_elementwise_collatz_steps_contig)
 CUPRUM_INSTANTIATE_collatz_steps_s32(cuprum_elementwise_collatz_steps_s32)
 
+#line 17 "tests/in/while_loop.rs"
 __device__ __forceinline__ u32 digits_map(u64 _ci, u64 _cn, u32 x) {
     u32 v = x;
     u32 count = 1u;
     while (true) {
+#line 20 "tests/in/while_loop.rs"
         bool _cv0;
+#line 20 "tests/in/while_loop.rs"
         {
             v = cuprum::div(v, 10u);
             _cv0 = v > 0u;
+#line 20 "tests/in/while_loop.rs"
         }
+#line 20 "tests/in/while_loop.rs"
         if (!_cv0) break;
+#line 24 "tests/in/while_loop.rs"
         count += 1u;
+#line 20 "tests/in/while_loop.rs"
     }
+#line 26 "tests/in/while_loop.rs"
     return count;
 }
+#line 65 "tests/in/while_loop.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_digits(NAME, VARIANT) \
     extern "C" __global__ void NAME(cuprum::ew::In<u32, cuprum::ew::VARIANT> _ca0, cuprum::ew::Out<u32, cuprum::ew::VARIANT> _co0, cuprum::ew::Loop<cuprum::ew::VARIANT> _cloop) { \
         cuprum::ew::run(_cloop, [&](u64 _ci, u32 x, u32& _cout0) { _cout0 = digits_map(_ci, _cloop.size, x); }, _ca0, _co0); \

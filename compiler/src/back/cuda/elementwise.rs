@@ -23,10 +23,8 @@ impl Writer<'_> {
         let ret = self.ty(&self.item.ret.clone());
         let params = self.params_c(&["u64 _ci".into(), "u64 _cn".into()]);
         let tp = self.template_prefix();
-        self.out.push_str(&tp);
-        self.line(format!("__device__ __forceinline__ {ret} {name}_map({params}) {{"));
-        self.body_into_return();
-        self.line("}");
+        let header = format!("__device__ __forceinline__ {ret} {name}_map({params}) {{");
+        self.function(&tp, header, self.item.span, self.item.body.span, Self::body_into_return);
 
         // Entry point (`cuprum_abi::elementwise`): kernel parameters `_caK` / `_coK`, and the
         // element function's parameters under the user's names.

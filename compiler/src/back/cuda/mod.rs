@@ -6,6 +6,7 @@
 
 mod arch;
 mod elementwise;
+pub mod lines;
 pub(crate) mod namer;
 pub mod reduction;
 mod writer;
@@ -21,6 +22,7 @@ use cuprum_abi::{KernelKind, Variant};
 
 pub use cuprum_abi::unit::{unit_options, UNIT_HEADER};
 pub use arch::ArchNeed;
+pub use lines::{source_name, LineSource};
 pub use writer::Writer;
 
 /// The generated translation unit and what the build and JIT need to know about it.
@@ -79,8 +81,10 @@ impl Features {
     }
 }
 
-/// Writes the translation unit of a checked module.
-pub fn write_module(module: &Module, types: &[Types]) -> Unit {
+/// Writes the translation unit of a checked module; with `lines`, the file the module was parsed
+/// from, with `#line` directives that attribute the code of each statement to its Rust line
+/// (module [`lines`]).
+pub fn write_module(module: &Module, types: &[Types], lines: Option<&LineSource>) -> Unit {
     let mut features = Features::default();
     features.need("cuprum/types.h");
     let mut body = String::new();
@@ -105,6 +109,7 @@ pub fn write_module(module: &Module, types: &[Types]) -> Unit {
         let mut w = Writer::new(item, ty, &mut features, &device_items, &module.structs);
         let arch_need = arch_needs.get(item.name.text.as_str()).copied().flatten();
         w.arch_need = arch_need;
+        w.lines = lines;
         match &item.kind {
             ItemKind::Device => w.device_fn(),
             ItemKind::RawKernel { fast_math: fm } => {
@@ -166,7 +171,7 @@ pub fn write_module(module: &Module, types: &[Types]) -> Unit {
     source.push('\n');
     source.push_str(body.trim_end());
     source.push('\n');
-    Unit { source, kernels, fast_math }
+    Unit { source: lines::resolve(&source, lines), kernels, fast_math }
 }
 
 /// The `#[device]` structs, each after the structs it contains, with their layout asserted (the

@@ -6,6 +6,8 @@
 //! a [`ReductionEntry`], which both the `#[reduction]` items (here) and the runtime's
 //! `ReductionKernel` (CuPy's grammar) fill in, so both kinds run the same loops.
 
+use proc_macro2::Span;
+
 use super::writer::{int_literal, Dest, Writer};
 use crate::dtype::DType;
 use crate::typeck::IdentityLiteral;
@@ -25,58 +27,55 @@ impl Writer<'_> {
         let acc_ty = self.types.acc.clone().unwrap_or_else(|| self.item.ret.clone());
         let acc = self.ty(&acc_ty);
         let params = self.params_c(&["u64 _ci".into(), "u64 _cj".into(), "u64 _cn".into()]);
-        self.out.push_str(&tp);
-        self.line(format!("__device__ __forceinline__ {map_ret} {name}_map({params}) {{"));
-        self.body_into_return();
-        self.line("}");
-        // reduce
+        let header = format!("__device__ __forceinline__ {map_ret} {name}_map({params}) {{");
+        self.function(&tp, header, self.item.span, self.item.body.span, Self::body_into_return);
+        // reduce, post and identity: at the lines of the attribute's closures and identity.
         let (a, b) = (self.locals[parts.reduce.params[0].0 as usize].clone(), self.locals[parts.reduce.params[1].0 as usize].clone());
-        self.out.push_str(&tp);
-        self.line(format!("__device__ __forceinline__ {acc} {name}_reduce({acc} {a}, {acc} {b}) {{"));
-        self.indent += 1;
-        self.expr_into(&parts.reduce.body, &Dest::Return);
-        self.indent -= 1;
-        self.line("}");
-        // post
+        let header = format!("__device__ __forceinline__ {acc} {name}_reduce({acc} {a}, {acc} {b}) {{");
+        self.function(&tp, header, parts.reduce.span, parts.reduce.span, |w| {
+            w.indent += 1;
+            w.expr_into(&parts.reduce.body, &Dest::Return);
+            w.indent -= 1;
+        });
         let out_ty = match &parts.post {
             Some(p) => self.ty_of(&p.body),
             None => acc_ty.clone(),
         };
         let out = self.ty(&out_ty);
-        self.out.push_str(&tp);
         match &parts.post {
             Some(p) => {
                 let x = self.locals[p.params[0].0 as usize].clone();
-                self.line(format!("__device__ __forceinline__ {out} {name}_post({acc} {x}) {{"));
-                self.indent += 1;
-                self.expr_into(&p.body, &Dest::Return);
-                self.indent -= 1;
+                let header = format!("__device__ __forceinline__ {out} {name}_post({acc} {x}) {{");
+                self.function(&tp, header, p.span, p.span, |w| {
+                    w.indent += 1;
+                    w.expr_into(&p.body, &Dest::Return);
+                    w.indent -= 1;
+                });
             }
             None => {
-                self.line(format!("__device__ __forceinline__ {out} {name}_post({acc} _cx) {{"));
-                self.line("    return _cx;");
+                let header = format!("__device__ __forceinline__ {out} {name}_post({acc} _cx) {{");
+                self.function(&tp, header, Span::call_site(), Span::call_site(), |w| w.line("    return _cx;"));
             }
         }
-        self.line("}");
         if let Some(id) = &parts.identity {
-            self.out.push_str(&tp);
-            self.line(format!("__device__ __forceinline__ {acc} {name}_identity() {{"));
-            self.indent += 1;
-            // A literal for an accumulator no literal types (typeck/identity.rs): converted as
-            // `T::from_i64` / `T::from_f64` convert.
-            match IdentityLiteral::for_accumulator(id, &acc_ty) {
-                Some(lit) => {
-                    self.features.need("cuprum/math.h");
-                    let converted = match lit.as_i64() {
-                        Some(v) => format!("cuprum::num<{acc}>::from_i64({})", int_literal(v as i128, DType::I64)),
-                        None => format!("cuprum::num<{acc}>::from_f64({:?})", lit.as_f64()),
-                    };
-                    self.line(format!("return {converted};"));
+            let header = format!("__device__ __forceinline__ {acc} {name}_identity() {{");
+            self.function(&tp, header, id.span, id.span, |w| {
+                w.indent += 1;
+                // A literal for an accumulator no literal types (typeck/identity.rs): converted as
+                // `T::from_i64` / `T::from_f64` convert.
+                match IdentityLiteral::for_accumulator(id, &acc_ty) {
+                    Some(lit) => {
+                        w.features.need("cuprum/math.h");
+                        let converted = match lit.as_i64() {
+                            Some(v) => format!("cuprum::num<{acc}>::from_i64({})", int_literal(v as i128, DType::I64)),
+                            None => format!("cuprum::num<{acc}>::from_f64({:?})", lit.as_f64()),
+                        };
+                        w.line(format!("return {converted};"));
+                    }
+                    None => w.expr_into(id, &Dest::Return),
                 }
-                None => self.expr_into(id, &Dest::Return),
-            }
-            self.indent -= 1;
-            self.line("}");
+                w.indent -= 1;
+            });
         }
         let mut inputs = Vec::new();
         for p in &self.item.params.clone() {

@@ -8,6 +8,9 @@
 use std::collections::{HashMap, HashSet};
 use std::fmt::Write as _;
 
+use proc_macro2::Span;
+
+use super::lines::{self, LineSource};
 use super::namer::{self, Namer};
 use super::{c_type, Features};
 use crate::dtype::DType;
@@ -51,6 +54,11 @@ pub struct Writer<'a> {
     proven: HashSet<ExprId>,
     /// The architecture a kernel needs (`arch::needs`), asserted in its entry point.
     pub(crate) arch_need: super::ArchNeed,
+    /// The file the item is in, when the unit says which Rust line each line comes from
+    /// (`lines`).
+    pub(crate) lines: Option<&'a LineSource>,
+    /// The Rust line the lines written now come from (`None`: cuprum's own code).
+    rust_line: Option<u32>,
 }
 
 /// The variable of a function that uses checked tensor operations: their first violation, reported
@@ -90,7 +98,7 @@ impl<'a> Writer<'a> {
         let generics: Vec<String> = item.generics.iter().map(|g| namer.name(&g.name.text)).collect();
         let locals = item.locals.iter().map(|l| namer.name(&l.name.text)).collect();
         let proven = if item.bounds_checks { crate::bounds::proven(item, types) } else { HashSet::new() };
-        Writer { item, types, features, out: String::new(), indent: 0, namer, locals, generics, loops: HashMap::new(), loop_stack: Vec::new(), devices, structs, proven, arch_need: None }
+        Writer { item, types, features, out: String::new(), indent: 0, namer, locals, generics, loops: HashMap::new(), loop_stack: Vec::new(), devices, structs, proven, arch_need: None, lines: None, rust_line: None }
     }
 
     /// The CUDA C written.
@@ -102,8 +110,47 @@ impl<'a> Writer<'a> {
         for _ in 0..self.indent {
             self.out.push_str("    ");
         }
+        // After the indentation: code that moves a written line into another trims it.
+        if let Some(l) = self.rust_line {
+            self.out.push_str(&lines::mark(l));
+        }
         self.out.push_str(s.as_ref());
         self.out.push('\n');
+    }
+
+    /// Runs `f` with the lines it writes attributed to the Rust line where `span` starts, when the
+    /// span is of the file's text (else to the enclosing statement's line, as before).
+    pub(super) fn at<R>(&mut self, span: Span, f: impl FnOnce(&mut Self) -> R) -> R {
+        let saved = self.rust_line;
+        if let Some(l) = self.lines.and_then(|s| s.line_of(span)) {
+            self.rust_line = Some(l);
+        }
+        let r = f(self);
+        self.rust_line = saved;
+        r
+    }
+
+    /// Writes a function of the item: the template prefix `tp`, `header` (ending in `{`) at the
+    /// Rust line of `open`, what `body` writes, and the closing brace at the line where `close`
+    /// ends (the Rust function's or closure's own brace). What follows is cuprum's own code.
+    pub(super) fn function(&mut self, tp: &str, header: String, open: Span, close: Span, body: impl FnOnce(&mut Self)) {
+        self.at(open, |w| {
+            // The template prefix's lines take the Rust lines before the header's, so that the
+            // header needs no directive of its own.
+            let n = tp.lines().count() as u32;
+            let header_line = w.rust_line;
+            for (k, l) in tp.lines().enumerate() {
+                w.rust_line = header_line.map(|h| h.saturating_sub(n - k as u32).max(1));
+                w.line(l);
+            }
+            w.rust_line = header_line;
+            w.line(header);
+            body(w);
+            let end = w.lines.and_then(|s| s.end_line_of(close));
+            w.rust_line = end.or(w.rust_line);
+            w.line("}");
+        });
+        self.rust_line = None;
     }
 
     pub(super) fn ty(&mut self, t: &Ty) -> String {
@@ -144,10 +191,8 @@ impl<'a> Writer<'a> {
         let ret = self.ty(&self.item.ret.clone());
         let params = self.params_c(&[]);
         let tp = self.template_prefix();
-        self.out.push_str(&tp);
-        self.line(format!("__device__ {ret} {}({params}) {{", namer::item_name(&self.item.name.text)));
-        self.body_into_return();
-        self.line("}");
+        let header = format!("__device__ {ret} {}({params}) {{", namer::item_name(&self.item.name.text));
+        self.function(&tp, header, self.item.span, self.item.body.span, Self::body_into_return);
     }
 
     pub(super) fn body_into_return(&mut self) {
@@ -186,10 +231,8 @@ impl<'a> Writer<'a> {
         }
         let params = ps.join(", ");
         let tp = self.template_prefix();
-        self.out.push_str(&tp);
-        self.line(format!("__device__ __forceinline__ void {name}_body({params}) {{"));
-        self.body_into_return();
-        self.line("}");
+        let header = format!("__device__ __forceinline__ void {name}_body({params}) {{");
+        self.function(&tp, header, self.item.span, self.item.body.span, Self::body_into_return);
         let args: Vec<String> = self.item.params.iter().map(|p| self.locals[p.local.0 as usize].clone()).collect();
         let targs = self.template_args();
         // A kernel that needs a newer architecture says so in its entry point, the one place only
@@ -222,7 +265,7 @@ impl<'a> Writer<'a> {
             self.stmt(s);
         }
         match &b.tail {
-            Some(t) => self.expr_into(t, dest),
+            Some(t) => self.at(t.span, |w| w.expr_into(t, dest)),
             None => {
                 if let Dest::Return = dest {
                     // A value-returning body ends in a diverging statement; nothing to add.
@@ -241,8 +284,8 @@ impl<'a> Writer<'a> {
 
     fn stmt(&mut self, s: &Stmt) {
         match s {
-            Stmt::Let { pat, init, .. } => self.let_stmt(pat, init.as_ref()),
-            Stmt::Expr(e) => self.expr_into(e, &Dest::Discard),
+            Stmt::Let { pat, init, span } => self.at(*span, |w| w.let_stmt(pat, init.as_ref())),
+            Stmt::Expr(e) => self.at(e.span, |w| w.expr_into(e, &Dest::Discard)),
         }
     }
 
