@@ -34,6 +34,38 @@ pub fn raw_kernel_name(symbol: &str) -> &str {
     }
 }
 
+/// How a profiler names a kernel instance (the NVTX range around its launches): the Rust
+/// function with its instance, `squared_diff::<f32>`, and the launch variant after it
+/// (`l2::<f32, f32> [rows]`); another symbol (a `RawKernel`'s own) is returned as it is.
+pub fn display_name(symbol: &str) -> String {
+    let Some((kind, rest)) = symbol
+        .strip_prefix("cuprum_")
+        .and_then(|r| KernelKind::ALL.into_iter().find_map(|k| Some((k, r.strip_prefix(k.name())?.strip_prefix('_')?))))
+    else {
+        return symbol.to_string();
+    };
+    let mut parts = rest.split("__");
+    let head = parts.next().unwrap_or(rest);
+    let variant = kind.variants().iter().find_map(|v| Some((head.strip_suffix(v.name())?.strip_suffix('_')?, v.name())));
+    let (name, variant) = match variant {
+        Some((name, v)) if !name.is_empty() => (name, Some(v)),
+        _ => (head, None),
+    };
+    let types: Vec<&str> = parts.collect();
+    let mut s = name.to_string();
+    if !types.is_empty() {
+        s.push_str("::<");
+        s.push_str(&types.join(", "));
+        s.push('>');
+    }
+    if let Some(v) = variant {
+        s.push_str(" [");
+        s.push_str(v);
+        s.push(']');
+    }
+    s
+}
+
 /// The C macro that defines an instance of a kernel: `CUPRUM_INSTANTIATE_<name>(SYMBOL, T...)`.
 pub fn instantiate_macro(name: &str) -> String {
     format!("CUPRUM_INSTANTIATE_{name}")
@@ -144,6 +176,13 @@ mod tests {
         let sym = kernel_symbol(KernelKind::RawKernel, "jacobi", None, &[DType::F32]);
         assert_eq!(raw_kernel_name(&sym), "jacobi");
         assert_eq!(raw_kernel_name("cuprum_rawkernel_sum_two_phase"), "sum_two_phase");
+        assert_eq!(display_name("cuprum_rawkernel_jacobi__f32"), "jacobi::<f32>");
+        assert_eq!(display_name("cuprum_rawkernel_sum_two_phase"), "sum_two_phase");
+        assert_eq!(display_name("cuprum_elementwise_sq_contig__f16"), "sq::<f16> [contig]");
+        assert_eq!(display_name("cuprum_elementwise_squared_diff_s32__f32"), "squared_diff::<f32> [s32]");
+        assert_eq!(display_name("cuprum_reduction_l2_cols64__c64__i8"), "l2::<c64, i8> [cols64]");
+        assert_eq!(display_name("my_add"), "my_add");
+        assert_eq!(display_name("cuprum_oob_slot"), "cuprum_oob_slot");
         assert_eq!(raw_kernel_name("my_kernel"), "my_kernel");
     }
     use crate::variant::ReductionVariant;

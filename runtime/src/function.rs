@@ -45,6 +45,8 @@ pub struct KernelFunction {
     module: Arc<ModuleHandle>,
     /// Interned (`fault::intern`): launches record it as their device's last kernel.
     name: &'static String,
+    /// The NVTX range of its launches (`launch::nvtx`): the Rust name and instance.
+    range_name: Box<std::ffi::CStr>,
     max_threads_per_block: u32,
     static_shared_bytes: u32,
     max_dynamic_shared_bytes: AtomicU32,
@@ -108,6 +110,7 @@ impl KernelFunction {
             raw,
             module: module.clone(),
             name: crate::fault::intern(name),
+            range_name: crate::launch::nvtx::range_name(symbol),
             max_threads_per_block: 0,
             static_shared_bytes: 0,
             max_dynamic_shared_bytes: AtomicU32::new(0),
@@ -198,6 +201,11 @@ impl KernelFunction {
 
     pub(crate) fn interned_name(&self) -> &'static String {
         self.name
+    }
+
+    /// The name of the NVTX range around its launches (`launch::nvtx`).
+    pub(crate) fn range_name(&self) -> &std::ffi::CStr {
+        &self.range_name
     }
 
     /// The device it is loaded on.

@@ -14,6 +14,7 @@ pub mod args;
 pub mod config;
 pub mod grid;
 pub mod host;
+pub(crate) mod nvtx;
 pub mod operand;
 pub mod signature;
 
@@ -153,6 +154,7 @@ unsafe fn launch_as<A: KernelArgs>(
     device.inner().faults.note_launch(func.interned_name());
     let raw = func.raw();
     let handle = stream.handle();
+    let _range = nvtx::LaunchRange::push(func.range_name());
     let result = args.with_params(|params| {
         // SAFETY: `raw` is a function of a module that `func` keeps loaded, in the context of
         // `func`'s device, which is bound to this thread (above); `handle` is a live stream of
