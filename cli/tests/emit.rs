@@ -1,4 +1,5 @@
-//! `cuprum emit`: prints the committed translation of every snapshot input, and rustc-style
+//! `cuprum emit`: prints the committed translation of every snapshot input (`--lines`: with its
+//! `#line` directives, as the snapshots are), and rustc-style
 //! errors with a non-zero exit for a file with mistakes.
 
 use std::path::Path;
@@ -17,11 +18,17 @@ fn emit_prints_the_snapshot_of_every_input() {
         if path.extension().is_none_or(|e| e != "rs") {
             continue;
         }
-        let out = Command::new(env!("CARGO_BIN_EXE_cuprum")).arg("emit").arg(&path).output().unwrap();
-        assert!(out.status.success(), "{}: {}", path.display(), String::from_utf8_lossy(&out.stderr));
         let stem = path.file_stem().unwrap().to_str().unwrap();
-        let expected = std::fs::read_to_string(repo().join(format!("compiler/tests/out/{stem}.cu"))).unwrap();
-        assert_eq!(String::from_utf8(out.stdout).unwrap(), expected, "{stem}");
+        // The snapshots are the units with `#line` directives (`emit --lines`); without the flag,
+        // the same unit without them.
+        let lined = std::fs::read_to_string(repo().join(format!("compiler/tests/out/{stem}.cu"))).unwrap();
+        let plain: String = lined.split_inclusive('\n').filter(|l| !l.starts_with("#line ")).collect();
+        assert_ne!(lined, plain, "{stem}: the snapshot has no #line directives");
+        for (args, expected) in [(&["emit"][..], &plain), (&["emit", "--lines"][..], &lined)] {
+            let out = Command::new(env!("CARGO_BIN_EXE_cuprum")).args(args).arg(&path).output().unwrap();
+            assert!(out.status.success(), "{}: {}", path.display(), String::from_utf8_lossy(&out.stderr));
+            assert_eq!(&String::from_utf8(out.stdout).unwrap(), expected, "{stem} ({args:?})");
+        }
         n += 1;
     }
     assert!(n >= 40, "only {n} inputs");
