@@ -11,7 +11,7 @@ use support::Rng;
 
 mod grid_kernels;
 
-use cuprum::runtime::{Array, Device, Error, LaunchConfig};
+use cuprum::runtime::{Array, Device, Error, Graph, LaunchConfig, Stream};
 use grid_kernels as k;
 
 on_both_devices!(
@@ -57,6 +57,36 @@ fn check_sum(n: usize, blocks: u32) {
     let want = accurate_sum(x.iter().map(|&v| v as f64));
     let scale: f64 = x.iter().map(|&v| (v as f64).abs()).sum();
     assert!((out - want).abs() <= 1e-12 * scale.max(1.0), "sum of {n} over {blocks} blocks is {out}, want {want}");
+}
+
+/// A cooperative launch recorded into a `Graph` replays with its grid synchronised: the sum of a
+/// replay is the host's, and recording ran nothing (the output keeps its poison until the replay).
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn a_grid_synchronised_kernel_replays_from_a_graph() {
+    let stream = Stream::new(&Device::get(0).unwrap()).unwrap();
+    let _current = stream.use_scoped();
+    let blocks = max_blocks();
+    let n = (blocks * k::BLOCK) as usize * 2 + 777;
+    let mut r = Rng::new();
+    let x: Vec<f32> = (0..n).map(|_| r.range(-1.0, 1.0) as f32).collect();
+    let xs = Array::from_slice(&x).unwrap();
+    let mut partials = Array::from_slice(&vec![f64::NAN; blocks as usize]).unwrap();
+    let mut out = Array::from_slice(&[f64::NAN]).unwrap();
+    let cfg = LaunchConfig::new(blocks, k::BLOCK);
+    // Once eagerly, so that the kernel is loaded (a capture refuses to load one).
+    k::sum_two_phase::launch(&cfg, &xs, &mut partials, &mut out).unwrap();
+    out.copy_from_slice(&[f64::NAN]).unwrap();
+    let graph = Graph::capture(&stream, |_| k::sum_two_phase::launch(&cfg, &xs, &mut partials, &mut out)).unwrap();
+    assert_eq!(graph.nodes(), 1, "{graph:?}");
+    stream.synchronize().unwrap();
+    assert!(out.to_vec().unwrap()[0].is_nan(), "recording launched the kernel");
+    graph.replay().unwrap();
+    stream.synchronize().unwrap();
+    let got = out.to_vec().unwrap()[0];
+    let want = accurate_sum(x.iter().map(|&v| v as f64));
+    let scale: f64 = x.iter().map(|&v| (v as f64).abs()).sum();
+    assert!((got - want).abs() <= 1e-12 * scale.max(1.0), "replayed sum of {n} over {blocks} blocks is {got}, want {want}");
 }
 
 /// A sum within a rounding or two of exact (Neumaier's compensated summation), to compare the
