@@ -46,6 +46,7 @@ pub struct KernelFunction {
     /// Interned (`fault::intern`): launches record it as their device's last kernel.
     name: &'static String,
     /// The NVTX range of its launches (`launch::nvtx`): the Rust name and instance.
+    #[cfg(feature = "nvtx")]
     range_name: Box<std::ffi::CStr>,
     max_threads_per_block: u32,
     static_shared_bytes: u32,
@@ -110,6 +111,7 @@ impl KernelFunction {
             raw,
             module: module.clone(),
             name: crate::fault::intern(name),
+            #[cfg(feature = "nvtx")]
             range_name: crate::launch::nvtx::range_name(symbol),
             max_threads_per_block: 0,
             static_shared_bytes: 0,
@@ -204,6 +206,7 @@ impl KernelFunction {
     }
 
     /// The name of the NVTX range around its launches (`launch::nvtx`).
+    #[cfg(feature = "nvtx")]
     pub(crate) fn range_name(&self) -> &std::ffi::CStr {
         &self.range_name
     }

@@ -96,6 +96,25 @@ enum Mode {
     CooperativeGroups,
 }
 
+impl Mode {
+    /// Why a launch in this mode is cooperative, for the driver's refusals (only then computed:
+    /// not on the launch path).
+    fn why(self) -> &'static str {
+        match self {
+            Mode::CooperativeGroups => "its module has `enable_cooperative_groups`, so it is launched cooperatively",
+            _ => "it calls `grid_sync()`, which needs a cooperative launch",
+        }
+    }
+
+    /// The call that gives the co-residency limit of kernel `name` launched in this mode.
+    fn limit_fn(self, name: &str) -> String {
+        match self {
+            Mode::CooperativeGroups => "`RawKernel::max_cooperative_blocks(&config)`".to_string(),
+            _ => format!("`{name}::max_cooperative_blocks(&config)`"),
+        }
+    }
+}
+
 /// [`launch`], [`launch_cooperative`] or [`launch_cooperative_groups`], as `mode` says.
 ///
 /// # Safety
@@ -140,21 +159,12 @@ unsafe fn launch_as<A: KernelArgs>(
         let name = if groups { func.name() } else { cuprum_abi::mangle::raw_kernel_name(func.name()) };
         check_cooperative(name, cfg.grid, cfg.block, cfg.shared_mem_bytes, limit, groups)?;
     }
-    // Why the launch is cooperative, for the driver's refusals below.
-    let why = match mode {
-        Mode::CooperativeGroups => "its module has `enable_cooperative_groups`, so it is launched cooperatively",
-        _ => "it calls `grid_sync()`, which needs a cooperative launch",
-    };
-    let limit_fn = match mode {
-        Mode::CooperativeGroups => "`RawKernel::max_cooperative_blocks(&config)`".to_string(),
-        _ => format!("`{}::max_cooperative_blocks(&config)`", func.name()),
-    };
     let device = func.device();
     device.bind_to_thread()?;
     device.inner().faults.note_launch(func.interned_name());
     let raw = func.raw();
     let handle = stream.handle();
-    let _range = nvtx::LaunchRange::push(func.range_name());
+    let _range = nvtx::LaunchRange::push(func);
     let result = args.with_params(|params| {
         // SAFETY: `raw` is a function of a module that `func` keeps loaded, in the context of
         // `func`'s device, which is bound to this thread (above); `handle` is a live stream of
@@ -199,8 +209,9 @@ unsafe fn launch_as<A: KernelArgs>(
         sys::CUresult::CUDA_ERROR_NOT_SUPPORTED if cooperative => Err(Error::InvalidLaunch {
             kernel: func.name().to_string(),
             detail: format!(
-                "{why}, and this device (or its driver configuration, or the stream being captured into a graph) does \
-                 not support one"
+                "{}, and this device (or its driver configuration, or the stream being captured into a graph) does \
+                 not support one",
+                mode.why()
             ),
         }),
         // The co-residency check above makes this unreachable, unless the driver counts
@@ -208,9 +219,11 @@ unsafe fn launch_as<A: KernelArgs>(
         sys::CUresult::CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE if cooperative => Err(Error::InvalidLaunch {
             kernel: func.name().to_string(),
             detail: format!(
-                "{why}, and the driver refused its cooperative launch of {} blocks as more than the device keeps \
-                 resident (another context may share the device); launch fewer blocks than {limit_fn} returns",
+                "{}, and the driver refused its cooperative launch of {} blocks as more than the device keeps \
+                 resident (another context may share the device); launch fewer blocks than {} returns",
+                mode.why(),
                 u64::from(cfg.grid.x) * u64::from(cfg.grid.y) * u64::from(cfg.grid.z),
+                mode.limit_fn(func.name()),
             ),
         }),
         r => r.result().map_err(|e| device.driver_error(crate::fault::LAUNCH_CALL, e)),
