@@ -27,6 +27,21 @@ __host__ __device__ constexpr bool arch_at_least() {
 #endif
 }
 
+// Whether the target being compiled is the arch-specific variant of compute capability `A / 100`
+// (`900`: sm_90a, which has wgmma and setmaxnreg); true outside device compilation.
+template <int A>
+__host__ __device__ constexpr bool arch_specific() {
+#if defined(__CUDA_ARCH__)
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+    return A == 900 && __CUDA_ARCH__ == 900;
+#else
+    return false;
+#endif
+#else
+    return true;
+#endif
+}
+
 // `&[T]` / `&mut [T]`: a device pointer and a length (16 bytes, passed by value).
 template <typename T>
 struct Slice {

@@ -127,6 +127,13 @@ impl Intrinsic {
         }
     }
 
+    /// Whether the intrinsic needs the arch-specific target of its `min_arch` (`sm_90a`), whose
+    /// code runs on that architecture only: cuprum-build builds a kernel that uses one for that
+    /// target alone, and its C helper traps elsewhere (`cuprum/hopper.h`).
+    pub fn arch_specific(self) -> bool {
+        false
+    }
+
     /// Whether every lane of the warp must execute the call together (CUDA's `.sync.aligned`
     /// and `_sync` operations): on the CPU device such a call suspends the lane until its warp
     /// has arrived.

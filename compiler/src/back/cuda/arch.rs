@@ -11,17 +11,28 @@ use crate::ir::{Callee, ExprKind, Item, Module, each_expr_of_item};
 /// Rust name of an intrinsic that needs it.
 pub type ArchNeed = Option<(u32, &'static str)>;
 
+/// What an item needs, its device calls included: the oldest architecture, and the intrinsic
+/// that needs that architecture's arch-specific target (`sm_90a`), if any.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct Need {
+    pub min: ArchNeed,
+    pub specific: Option<&'static str>,
+}
+
 /// Per item name: what it needs, its device calls included.
-pub(crate) fn needs(module: &Module) -> HashMap<&str, ArchNeed> {
-    let mut own: HashMap<&str, (ArchNeed, Vec<String>)> = HashMap::new();
+pub(crate) fn needs(module: &Module) -> HashMap<&str, Need> {
+    let mut own: HashMap<&str, (Need, Vec<String>)> = HashMap::new();
     for item in &module.items {
-        let (mut need, mut calls): (ArchNeed, Vec<String>) = (None, Vec::new());
+        let (mut need, mut calls): (Need, Vec<String>) = (Need::default(), Vec::new());
         each_expr_of_item(item, &mut |e| {
             if let ExprKind::Call { callee, .. } = &e.kind {
                 match callee {
                     Callee::Intrinsic { intrinsic, .. } => {
                         if let Some(a) = intrinsic.min_arch() {
-                            need = newer(need, Some((a, intrinsic.rust_name())));
+                            need.min = newer(need.min, Some((a, intrinsic.rust_name())));
+                        }
+                        if intrinsic.arch_specific() {
+                            need.specific = need.specific.or(Some(intrinsic.rust_name()));
                         }
                     }
                     Callee::Device { name, .. } => calls.push(name.text.clone()),
@@ -36,14 +47,15 @@ pub(crate) fn needs(module: &Module) -> HashMap<&str, ArchNeed> {
         .iter()
         .map(|item: &Item| {
             // Device functions do not recurse (the validator), but walk with a visited set anyway.
-            let (mut need, mut stack, mut seen) = (None, vec![item.name.text.as_str()], Vec::<&str>::new());
+            let (mut need, mut stack, mut seen) = (Need::default(), vec![item.name.text.as_str()], Vec::<&str>::new());
             while let Some(n) = stack.pop() {
                 if seen.contains(&n) {
                     continue;
                 }
                 seen.push(n);
                 if let Some((own_need, calls)) = own.get(n) {
-                    need = newer(need, *own_need);
+                    need.min = newer(need.min, own_need.min);
+                    need.specific = need.specific.or(own_need.specific);
                     stack.extend(calls.iter().map(String::as_str));
                 }
             }

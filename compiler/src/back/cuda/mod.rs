@@ -50,6 +50,10 @@ pub struct KernelInfo {
     /// The oldest architecture the kernel runs on, when it uses instructions not every GPU has
     /// (tensor cores, `cp.async`): `(80, "mma_m16n8k16")`.
     pub min_arch: ArchNeed,
+    /// The intrinsic that needs the arch-specific target of `min_arch` (`sm_90a`: `wgmma_*`,
+    /// `warpgroup_reg_*`), whose code runs on that exact architecture only. cuprum-build builds
+    /// such a kernel for `sm_<min_arch>a` alone (docs/building.md, "Architecture-specific kernels").
+    pub arch_specific: Option<&'static str>,
     /// The kernel calls `grid_sync()`, directly or through `#[device]` functions: the runtime
     /// launches it cooperatively, with a grid no larger than the device keeps resident.
     pub cooperative: bool,
@@ -107,8 +111,10 @@ pub fn write_module(module: &Module, types: &[Types], lines: Option<&LineSource>
     }
     for (item, ty) in module.items.iter().zip(types) {
         let mut w = Writer::new(item, ty, &mut features, &device_items, &module.structs);
-        let arch_need = arch_needs.get(item.name.text.as_str()).copied().flatten();
+        let need = arch_needs.get(item.name.text.as_str()).copied().unwrap_or_default();
+        let (arch_need, arch_specific) = (need.min, need.specific);
         w.arch_need = arch_need;
+        w.arch_specific = arch_specific;
         w.lines = lines;
         match &item.kind {
             ItemKind::Device => w.device_fn(),
@@ -125,7 +131,7 @@ pub fn write_module(module: &Module, types: &[Types], lines: Option<&LineSource>
             let instances: Vec<Vec<DType>> =
                 if item.generics.is_empty() { vec![Vec::new()] } else { item.instances.clone() };
             let cooperative = cooperative.contains(item.name.text.as_str());
-            let mut info = KernelInfo { name: item.name.text.clone(), kind, instances: Vec::new(), min_arch: arch_need, cooperative };
+            let mut info = KernelInfo { name: item.name.text.clone(), kind, instances: Vec::new(), min_arch: arch_need, arch_specific, cooperative };
             // Kernels with launch variants get one entry point per variant and instance, except
             // the 64-bit index variants (`s64`, `rows64`, ...): they serve only arrays whose
             // offsets pass 2^31 elements, cost as much as the others together, and are compiled

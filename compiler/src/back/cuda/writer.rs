@@ -54,6 +54,8 @@ pub struct Writer<'a> {
     proven: HashSet<ExprId>,
     /// The architecture a kernel needs (`arch::needs`), asserted in its entry point.
     pub(crate) arch_need: super::ArchNeed,
+    /// The intrinsic that needs the arch-specific target (`sm_90a`), if the kernel uses one.
+    pub(crate) arch_specific: Option<&'static str>,
     /// The file the item is in, when the unit says which Rust line each line comes from
     /// (`lines`).
     pub(crate) lines: Option<&'a LineSource>,
@@ -98,7 +100,7 @@ impl<'a> Writer<'a> {
         let generics: Vec<String> = item.generics.iter().map(|g| namer.name(&g.name.text)).collect();
         let locals = item.locals.iter().map(|l| namer.name(&l.name.text)).collect();
         let proven = if item.bounds_checks { crate::bounds::proven(item, types) } else { HashSet::new() };
-        Writer { item, types, features, out: String::new(), indent: 0, namer, locals, generics, loops: HashMap::new(), loop_stack: Vec::new(), devices, structs, proven, arch_need: None, lines: None, rust_line: None }
+        Writer { item, types, features, out: String::new(), indent: 0, namer, locals, generics, loops: HashMap::new(), loop_stack: Vec::new(), devices, structs, proven, arch_need: None, arch_specific: None, lines: None, rust_line: None }
     }
 
     /// The CUDA C written.
@@ -243,6 +245,13 @@ impl<'a> Writer<'a> {
                 arch * 10
             ),
             None => String::new(),
+        };
+        let assert = match (self.arch_need, self.arch_specific) {
+            (Some((arch, _)), Some(what)) => format!(
+                "{assert}static_assert(cuprum::arch_specific<{}>(), \"cuprum: kernel '{name}' uses '{what}', which needs the arch-specific target sm_{arch}a; build this kernel for sm_{arch}a only\"); ",
+                arch * 10
+            ),
+            _ => assert,
         };
         self.instantiate_macro(&format!("extern \"C\" __global__ void NAME({params}) {{ {assert}{name}_body{targs}({}); }}", args.join(", ")));
     }

@@ -1,0 +1,214 @@
+// cuprum/hopper.h: Hopper's data movement and warpgroup tensor cores (docs/kernel-language.md,
+// "Hopper: TMA, mbarriers and wgmma"): transaction barriers in shared memory (`mbarrier`), the
+// tensor memory accelerator's bulk tensor copies (`cp.async.bulk.tensor`) that complete on them,
+// and the warpgroup matrix multiply-accumulates (`wgmma.mma_async`) that read both operands from
+// shared memory.
+//
+// Layouts. Both the copies and the multiplies use the 128-byte swizzle: a tile of rows of 64
+// 16-bit elements (128 bytes) whose 16-byte chunk c of row r lies at chunk c ^ (r % 8), the tile
+// starting 1024-byte aligned. A TensorMap with a box 64 elements wide and `Swizzle::B128` writes
+// exactly that. `wgmma_m64nNk16(acc, a, ai, b, bi)` reads
+//   A (64 x 16, K-major): rows 0..64 of the tile at `ai - ai % 4096`, columns `ai % 4096 .. +16`;
+//   B (16 x N, N-major): N / 64 consecutive tiles of 64 k-rows x 64 columns from `bi - bi % 4096`,
+//     k-rows `(bi % 4096) / 64 .. +16` of each.
+// Tiles start at multiples of 4096 elements (8 KiB) of the shared array, whose start must be
+// 1024-byte aligned (dynamic shared memory is).
+//
+// Checks (as `cp_async`'s): an operand out of its array or misaligned is reported when the
+// function returns (`oob_later`). The copy is then not made but its bytes are still counted on the
+// barrier, so waiting threads go on; a multiply is skipped; a barrier operation is skipped.
+#pragma once
+#include <cuprum/types.h>
+#include <cuprum/half.h>
+#include <cuprum/bounds.h>
+#include <cuprum/tensor.h>
+
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
+#define CUPRUM_SM90 0
+#else
+#define CUPRUM_SM90 1
+#endif
+// sm_90a: what only the arch-specific target has (wgmma, setmaxnreg).
+#if defined(__CUDA_ARCH__) && !defined(__CUDA_ARCH_FEAT_SM90_ALL)
+#define CUPRUM_SM90A 0
+#else
+#define CUPRUM_SM90A 1
+#endif
+
+namespace cuprum {
+
+// `&TensorMap<T>`: the driver's 128-byte CUtensorMap and the box it copies, as the runtime
+// encodes it (cuprum-runtime `TensorMap`; the same layout, 192 bytes). A kernel receives it as a
+// `__grid_constant__` parameter and passes it on by reference, so its address stays the
+// parameter's, as the copy instruction needs.
+template <typename T>
+struct alignas(64) TensorMap {
+    u64 map[16];
+    u32 box_inner, box_outer;
+    u32 swizzle_bytes, reserved;
+};
+
+// ---- mbarrier -----------------------------------------------------------------------------------
+
+template <typename I>
+__device__ __forceinline__ bool bar_ok(u64 len, I i, oob_later* later) {
+    bool ok = (u64)i < len;
+    later->note(ok, (u64)i, len, index_info<I>::signed_bit);
+    return ok;
+}
+
+// Initialises barrier `i` for `count` arrivals per phase, and makes it visible to the copy engine.
+template <typename I>
+__device__ __forceinline__ void mbarrier_init(u64* bars, u64 len, I i, u32 count, oob_later* later) {
+    if (!bar_ok(len, i, later)) return;
+#if CUPRUM_SM90
+    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n\tfence.mbarrier_init.release.cluster;" ::"r"(shared_address(bars + i)), "r"(count) : "memory");
+#else
+    __trap();
+#endif
+}
+
+template <typename I>
+__device__ __forceinline__ void mbarrier_arrive(u64* bars, u64 len, I i, oob_later* later) {
+    if (!bar_ok(len, i, later)) return;
+#if CUPRUM_SM90
+    asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(shared_address(bars + i)) : "memory");
+#else
+    __trap();
+#endif
+}
+
+// Arrives and adds `bytes` to the transactions the current phase waits for.
+template <typename I>
+__device__ __forceinline__ void mbarrier_arrive_expect_tx(u64* bars, u64 len, I i, u32 bytes, oob_later* later) {
+    if (!bar_ok(len, i, later)) return;
+#if CUPRUM_SM90
+    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(shared_address(bars + i)), "r"(bytes) : "memory");
+#else
+    __trap();
+#endif
+}
+
+// Waits until the phase of barrier `i` with parity `parity` (0 or 1) has completed.
+template <typename I>
+__device__ __forceinline__ void mbarrier_wait(u64* bars, u64 len, I i, u32 parity, oob_later* later) {
+    if (!bar_ok(len, i, later)) return;
+#if CUPRUM_SM90
+    u32 a = shared_address(bars + i), done;
+    do {
+        asm volatile("{ .reg .pred p; mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2; selp.u32 %0, 1, 0, p; }" : "=r"(done) : "r"(a), "r"(parity & 1u) : "memory");
+    } while (!done);
+#else
+    __trap();
+#endif
+}
+
+// ---- TMA: a box of a tensor map into shared memory ----------------------------------------------
+
+// Copies the box of `map` at element coordinates (x inner, y outer) to `dst[di..]`, completing
+// on barrier `bi` (which must expect its bytes: `mbarrier_arrive_expect_tx`). Elements of the
+// box outside the tensor are zeros.
+template <typename T, typename I, typename J>
+__device__ __forceinline__ void tma_load_2d(T* dst, u64 dst_len, I di, const TensorMap<T>& map, i32 x, i32 y, u64* bars, u64 bars_len, J bi, oob_later* later) {
+    if (!bar_ok(bars_len, bi, later)) return;
+    u64 d = (u64)di, n = (u64)map.box_inner * map.box_outer;
+    u32 to = shared_address(dst) + (u32)d * (u32)sizeof(T), bar = shared_address(bars + bi);
+    u32 align = map.swizzle_bytes == 128u ? 1024u : 128u;
+    bool ok = d < dst_len && n <= dst_len - d && to % align == 0;
+    bool mis = to % align != 0 && d < dst_len;
+    later->note(ok, mis ? d : (d < dst_len ? d + n - 1 : d), mis ? align / sizeof(T) : dst_len, index_info<I>::signed_bit | (mis ? oob_misaligned : 0u));
+#if CUPRUM_SM90
+    if (ok) {
+        asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], [%4];"
+                     ::"r"(to), "l"((u64)&map), "r"(x), "r"(y), "r"(bar) : "memory");
+    } else {
+        // The copy is skipped; its bytes still complete the phase, so the waiting threads go on.
+        asm volatile("mbarrier.complete_tx.shared::cta.b64 [%0], %1;" ::"r"(bar), "r"((u32)(n * sizeof(T))) : "memory");
+    }
+#else
+    __trap();
+#endif
+}
+
+// ---- wgmma ---------------------------------------------------------------------------------------
+
+// A shared-memory matrix descriptor: 128-byte swizzle, strides in bytes.
+__device__ __forceinline__ u64 wgmma_desc(u32 addr, u32 lbo, u32 sbo) {
+    return (u64)((addr & 0x3ffffu) >> 4) | ((u64)((lbo & 0x3ffffu) >> 4) << 16) | ((u64)((sbo & 0x3ffffu) >> 4) << 32) | (1ull << 62);
+}
+
+template <typename T = void>
+__device__ __forceinline__ void wgmma_fence() {
+#if CUPRUM_SM90A
+    asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
+#else
+    __trap();
+#endif
+}
+
+template <typename T = void>
+__device__ __forceinline__ void wgmma_commit() {
+#if CUPRUM_SM90A
+    asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
+#else
+    __trap();
+#endif
+}
+
+// Waits until at most PENDING committed groups are in flight. `acc`, the registers the multiplies
+// write, are tied to the wait so that the compiler reads them only after it.
+template <int PENDING, int R>
+__device__ __forceinline__ void wgmma_wait(Array<float, R>& acc) {
+#if CUPRUM_SM90A
+    asm volatile("wgmma.wait_group.sync.aligned %0;" ::"n"(PENDING) : "memory");
+#else
+    __trap();
+#endif
+#pragma unroll
+    for (int k = 0; k < R; ++k) asm volatile("" : "+f"(acc.v[k])::"memory");
+}
+
+template <int REGS>
+__device__ __forceinline__ void warpgroup_reg_alloc() {
+#if CUPRUM_SM90A
+    asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;" ::"n"(REGS));
+#else
+    __trap();
+#endif
+}
+
+template <int REGS>
+__device__ __forceinline__ void warpgroup_reg_dealloc() {
+#if CUPRUM_SM90A
+    asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;" ::"n"(REGS));
+#else
+    __trap();
+#endif
+}
+
+#include <cuprum/wgmma_ops.inc>
+
+// d += A * B on a 64 x N tile of the warpgroup (layouts at the top of this file). The indices are
+// the warp's first lane's (the instruction takes one operand per warpgroup).
+template <int N, typename T, typename I, typename J>
+__device__ __forceinline__ void wgmma(Array<float, N / 2>& d, const T* a, u64 a_len, I ai, const T* b, u64 b_len, J bi, oob_later* later) {
+    static_assert(same_type<T, half>::value || same_type<T, bfloat16>::value, "cuprum: wgmma takes f16 or bf16 operands");
+    u64 ia = __shfl_sync(0xffffffffu, (u64)ai, 0), ib = __shfl_sync(0xffffffffu, (u64)bi, 0);
+    u64 ta = ia - ia % 4096, ka = ia % 4096, tb = ib - ib % 4096, kb = ib % 4096;
+    bool base_ok = shared_address(a) % 1024u == 0 && shared_address(b) % 1024u == 0;
+    bool aok = ka % 16 == 0 && ka < 64 && ta < a_len && 4096 <= a_len - ta;
+    bool bok = kb % 1024 == 0 && tb < b_len && (u64)N * 64 <= b_len - tb;
+    later->note(aok || !base_ok, ia, a_len, index_info<I>::signed_bit | (ka % 16 != 0 || ka >= 64 ? oob_misaligned : 0u));
+    later->note(bok || !base_ok || !aok, ib, b_len, index_info<J>::signed_bit | (kb % 1024 != 0 ? oob_misaligned : 0u));
+    later->note(base_ok, 0, 1024 / sizeof(T), oob_misaligned);
+    // A rejected operand is replaced by the array's first tile (no branch: a branch between the
+    // multiplies makes ptxas wait for each before the next).
+    bool ok = aok && bok && base_ok;
+    u64 da = wgmma_desc(shared_address(a) + (ok ? (u32)ia * 2u : 0u), 16u, 1024u);
+    u64 db = wgmma_desc(shared_address(b) + (ok ? (u32)ib * 2u : 0u), 8192u, 1024u);
+    if constexpr (N == 64) wgmma_m64n64k16_raw<T>(d, da, db);
+    if constexpr (N == 128) wgmma_m64n128k16_raw<T>(d, da, db);
+    if constexpr (N == 256) wgmma_m64n256k16_raw<T>(d, da, db);
+}
+
+}  // namespace cuprum

@@ -1,0 +1,27 @@
+# Writes the wgmma helpers of cuprum/tensor.h for m64nNk16 (N = 64, 128, 256), f16/bf16 inputs,
+# f32 accumulators in a cuprum::Array<float, N / 2>: A K-major and B N-major, both from shared
+# memory through 128-byte-swizzle descriptors.
+import sys
+out = []
+for n in (64, 128, 256):
+    r = n // 2
+    regs = ",".join(f"%{i}" for i in range(r))
+    cons = ", ".join(f'"+f"(d.v[{i}])' for i in range(r))
+    out.append(f"""template <typename T>
+__device__ __forceinline__ void wgmma_m64n{n}k16_raw(Array<float, {r}>& d, u64 da, u64 db) {{
+#if CUPRUM_SM90A
+    if constexpr (same_type<T, bfloat16>::value) {{
+        asm volatile("{{ .reg .pred p; setp.ne.b32 p, %{r+2}, 0; wgmma.mma_async.sync.aligned.m64n{n}k16.f32.bf16.bf16 {{{regs}}}, %{r}, %{r+1}, p, 1, 1, 0, 1; }}"
+            : {cons}
+            : "l"(da), "l"(db), "r"(1));
+    }} else {{
+        asm volatile("{{ .reg .pred p; setp.ne.b32 p, %{r+2}, 0; wgmma.mma_async.sync.aligned.m64n{n}k16.f32.f16.f16 {{{regs}}}, %{r}, %{r+1}, p, 1, 1, 0, 1; }}"
+            : {cons}
+            : "l"(da), "l"(db), "r"(1));
+    }}
+#else
+    __trap();
+#endif
+}}
+""")
+sys.stdout.write("\n".join(out))

@@ -1,0 +1,177 @@
+// The wgmma + TMA bf16 GEMM in CUDA C over cuprum/hopper.h, written as the generated code of a
+// #[rawkernel] would be: C (f32, row-major M x N) = A (bf16, M x K) * B (bf16, K x N), next to
+// cuBLAS. On the GPU machine from the repository root: bash benches/experiments/gemm_wgmma/run.sh
+#include <cuda.h>
+#include <cublas_v2.h>
+#include <cstdio>
+#include <cstdlib>
+#include <vector>
+#include <cmath>
+#include <cuprum/types.h>
+#include <cuprum/half.h>
+#include <cuprum/bounds.h>
+#include <cuprum/tensor.h>
+#include <cuprum/hopper.h>
+#include "../fuse_rows/timing.cuh"
+
+#ifndef BN
+#define BN 256
+#endif
+#ifndef STAGES
+#define STAGES 4
+#endif
+constexpr u32 BM = 128, BK = 64;
+constexpr u32 A_STAGE = BM * BK, B_STAGE = BK * BN;   // elements
+constexpr u32 SMEM_ELEMS = STAGES * (A_STAGE + B_STAGE);
+
+extern __shared__ __align__(1024) unsigned char dyn_smem[];
+
+#ifndef GROUP
+#define GROUP 16
+#endif
+// Tile t of the grid: groups of GROUP rows of tiles, down the rows first within a group, so the
+// tiles running at once share their A and B panels in L2.
+__device__ __forceinline__ void tile_of(u32 t, u32 tiles_n, u32 tiles_m, u32& tm, u32& tn) {
+    u32 per = GROUP * tiles_n, g = t / per, r = t % per;
+    u32 rows = min(GROUP, tiles_m - g * GROUP);
+    tm = g * GROUP + r % rows;
+    tn = r / rows;
+}
+
+extern "C" __global__ void __launch_bounds__(384, 1) gemm(u32 m, u32 n, u32 k, const __grid_constant__ cuprum::TensorMap<bf16> ma, const __grid_constant__ cuprum::TensorMap<bf16> mb, cuprum::Slice<f32> c) {
+    cuprum::oob_later LATER("gemm");
+    bf16* s = reinterpret_cast<bf16*>(dyn_smem);
+    u64 slen = SMEM_ELEMS + 64;
+    u64* bars = reinterpret_cast<u64*>(dyn_smem);
+    u64 blen = slen / 4;
+    const u32 FULL = SMEM_ELEMS / 4, EMPTY = FULL + STAGES;  // barrier indices after the tiles
+    u32 tid = threadIdx.x, wg = tid / 128;
+    u32 ktiles = k / BK, tiles_m = m / BM, tiles_n = n / BN, total = tiles_m * tiles_n;
+    if (tid == 0) {
+        for (u32 i = 0; i < STAGES; ++i) {
+            cuprum::mbarrier_init(bars, blen, FULL + i, 1u, &LATER);
+            cuprum::mbarrier_init(bars, blen, EMPTY + i, 2u, &LATER);
+        }
+    }
+    __syncthreads();
+    if (wg == 0) {
+        cuprum::warpgroup_reg_dealloc<40>();
+        if (tid == 0) {
+            u32 it = 0;
+            for (u32 t = blockIdx.x; t < total; t += gridDim.x) {
+                u32 tm, tn;
+                tile_of(t, tiles_n, tiles_m, tm, tn);
+                for (u32 kt = 0; kt < ktiles; ++kt, ++it) {
+                    u32 st = it % STAGES;
+                    if (it >= STAGES) cuprum::mbarrier_wait(bars, blen, EMPTY + st, ((it / STAGES) - 1) & 1, &LATER);
+                    cuprum::mbarrier_arrive_expect_tx(bars, blen, FULL + st, (A_STAGE + B_STAGE) * 2, &LATER);
+                    u32 ab = st * A_STAGE, bb = STAGES * A_STAGE + st * B_STAGE;
+                    cuprum::tma_load_2d(s, slen, ab, ma, (i32)(kt * BK), (i32)(tm * BM), bars, blen, FULL + st, &LATER);
+                    for (u32 j = 0; j < BN / 64; ++j)
+                        cuprum::tma_load_2d(s, slen, bb + j * 4096, mb, (i32)(tn * BN + j * 64), (i32)(kt * BK), bars, blen, FULL + st, &LATER);
+                }
+            }
+        }
+    } else {
+        cuprum::warpgroup_reg_alloc<232>();
+        u32 w = wg - 1, it = 0;
+        u32 l = tid % 32, q = (tid % 128) / 32;
+        for (u32 t = blockIdx.x; t < total; t += gridDim.x) {
+            u32 tm, tn;
+            tile_of(t, tiles_n, tiles_m, tm, tn);
+            cuprum::Array<float, BN / 2> acc = cuprum::Array<float, BN / 2>::splat(0.0f);
+            for (u32 kt = 0; kt < ktiles; ++kt, ++it) {
+                u32 st = it % STAGES;
+                cuprum::mbarrier_wait(bars, blen, FULL + st, (it / STAGES) & 1, &LATER);
+                u32 ab = st * A_STAGE + w * 4096, bb = STAGES * A_STAGE + st * B_STAGE;
+                cuprum::wgmma_fence();
+#pragma unroll
+                for (u32 kk = 0; kk < 4; ++kk) cuprum::wgmma<BN>(acc, s, slen, ab + kk * 16, s, slen, bb + kk * 1024, &LATER);
+                cuprum::wgmma_commit();
+                cuprum::wgmma_wait<1>(acc);
+                if (kt > 0 && tid % 128 == 0) cuprum::mbarrier_arrive(bars, blen, EMPTY + (it - 1) % STAGES, &LATER);
+            }
+            cuprum::wgmma_wait<0>(acc);
+            if (tid % 128 == 0) cuprum::mbarrier_arrive(bars, blen, EMPTY + (it - 1) % STAGES, &LATER);
+            // Lane l of warp q of the warpgroup: rows 16q + l/4 and +8, columns 8j + 2(l%4), +1.
+            u32 row = tm * BM + w * 64 + q * 16 + l / 4;
+            for (u32 j = 0; j < BN / 8; ++j) {
+                u32 col = tn * BN + j * 8 + 2 * (l % 4);
+                u64 i0 = (u64)row * n + col, i1 = (u64)(row + 8) * n + col;
+                if (i1 + 1 < c.len) {
+                    *reinterpret_cast<float2*>(c.ptr + i0) = make_float2(acc.v[4 * j], acc.v[4 * j + 1]);
+                    *reinterpret_cast<float2*>(c.ptr + i1) = make_float2(acc.v[4 * j + 2], acc.v[4 * j + 3]);
+                }
+            }
+        }
+    }
+}
+
+// A naive reference on the GPU, in f32 from the bf16 inputs.
+__global__ void reference(int m, int n, int k, const __nv_bfloat16* a, const __nv_bfloat16* b, float* c) {
+    int i = blockIdx.y * 16 + threadIdx.y, j = blockIdx.x * 16 + threadIdx.x;
+    if (i >= m || j >= n) return;
+    float s = 0;
+    for (int p = 0; p < k; ++p) s += __bfloat162float(a[(size_t)i * k + p]) * __bfloat162float(b[(size_t)p * n + j]);
+    c[(size_t)i * n + j] = s;
+}
+
+static cuprum::TensorMap<bf16> make_map(const void* ptr, u64 inner, u64 outer, u32 box_inner, u32 box_outer) {
+    cuprum::TensorMap<bf16> t{};
+    cuuint64_t dims[2] = {inner, outer}, strides[1] = {inner * 2};
+    cuuint32_t box[2] = {box_inner, box_outer}, es[2] = {1, 1};
+    CUresult r = cuTensorMapEncodeTiled(reinterpret_cast<CUtensorMap*>(t.map), CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 2, const_cast<void*>(ptr), dims, strides, box, es,
+                                        CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+    if (r != CUDA_SUCCESS) { printf("encode failed %d\n", (int)r); exit(1); }
+    t.box_inner = box_inner; t.box_outer = box_outer; t.swizzle_bytes = 128;
+    return t;
+}
+
+int main(int argc, char** argv) {
+    int M = 8192, N = 8192, K = 8192;
+    if (argc == 4) { M = atoi(argv[1]); N = atoi(argv[2]); K = atoi(argv[3]); }
+    size_t na = (size_t)M * K, nb = (size_t)K * N, nc = (size_t)M * N;
+    std::vector<__nv_bfloat16> ha(na), hb(nb);
+    unsigned long long st = 0x9e3779b97f4a7c15ull;
+    auto rnd = [&]() { st = st * 6364136223846793005ull + 1442695040888963407ull; return (float)((st >> 40)) / (float)(1u << 23) - 1.0f; };
+    for (auto& x : ha) x = __float2bfloat16(rnd());
+    for (auto& x : hb) x = __float2bfloat16(rnd());
+    __nv_bfloat16 *da, *db; float *dc, *dr;
+    cudaMalloc(&da, na * 2); cudaMalloc(&db, nb * 2); cudaMalloc(&dc, nc * 4); cudaMalloc(&dr, nc * 4);
+    cudaMemcpy(da, ha.data(), na * 2, cudaMemcpyHostToDevice);
+    cudaMemcpy(db, hb.data(), nb * 2, cudaMemcpyHostToDevice);
+    cudaMemset(dc, 0xff, nc * 4);
+    cuprum::TensorMap<bf16> ma = make_map(da, K, M, 64, 128), mb = make_map(db, N, K, 64, 64);
+    u32 smem = SMEM_ELEMS * 2 + 1024;
+    cudaFuncSetAttribute(gemm, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
+    int sms; cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0);
+    int total = (N / BN) * (M / BM);
+    dim3 grid(total < sms ? total : sms);
+    cuprum::Slice<f32> cs{dc, nc};
+    gemm<<<grid, 384, smem>>>(M, N, K, ma, mb, cs);
+    cudaError_t e = cudaDeviceSynchronize();
+    printf("launch: %s\n", cudaGetErrorString(e));
+    reference<<<dim3(N / 16, M / 16), dim3(16, 16)>>>(M, N, K, da, db, dr);
+    cudaDeviceSynchronize();
+    std::vector<float> hc(nc), hr(nc);
+    cudaMemcpy(hc.data(), dc, nc * 4, cudaMemcpyDeviceToHost);
+    cudaMemcpy(hr.data(), dr, nc * 4, cudaMemcpyDeviceToHost);
+    double worst = 0; size_t bad = 0, first = (size_t)-1;
+    for (size_t i = 0; i < nc; ++i) {
+        double d = fabs((double)hc[i] - hr[i]);
+        if (!(d <= 1e-2 * sqrt((double)K))) { if (first == (size_t)-1) first = i; ++bad; }
+        if (d > worst || d != d) worst = d;
+    }
+    printf("check: %zu bad of %zu, worst %.3g", bad, nc, worst);
+    if (bad) printf(" first at (%zu, %zu): %g vs %g", first / N, first % N, hc[first], hr[first]);
+    printf("\n");
+    double flop = 2.0 * M * N * K;
+    cublasHandle_t h; cublasCreate(&h);
+    float alpha = 1, beta = 0;
+    for (int round = 0; round < 3; ++round) {
+        float ms = median_ms([&] { gemm<<<grid, 384, smem>>>(M, N, K, ma, mb, cs); });
+        float mbl = median_ms([&] { cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, N, M, K, &alpha, db, CUDA_R_16BF, N, da, CUDA_R_16BF, K, &beta, dr, CUDA_R_32F, N, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT); });
+        printf("GROUP=%d BN=%d STAGES=%d %dx%dx%d: ours %.1f TFLOP/s, cuBLAS %.1f TFLOP/s, ratio %.3f\n", GROUP, BN, STAGES, M, N, K, flop / ms / 1e9, flop / mbl / 1e9, mbl / ms);
+    }
+    return 0;
+}
