@@ -14,6 +14,7 @@ pub const HEADERS: &[(&str, &str)] = &[
     ("cuprum/thread.h", include_str!("../include/cuprum/thread.h")),
     ("cuprum/warp.h", include_str!("../include/cuprum/warp.h")),
     ("cuprum/tensor.h", include_str!("../include/cuprum/tensor.h")),
+    ("cuprum/hopper.h", include_str!("../include/cuprum/hopper.h")),
     ("cuprum/grid.h", include_str!("../include/cuprum/grid.h")),
     ("cuprum/kernel.h", include_str!("../include/cuprum/kernel.h")),
     ("cuprum/elementwise.h", include_str!("../include/cuprum/elementwise.h")),

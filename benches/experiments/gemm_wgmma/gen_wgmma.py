@@ -1,4 +1,4 @@
-# Writes the wgmma helpers of cuprum/tensor.h for m64nNk16 (N = 64, 128, 256), f16/bf16 inputs,
+# Writes the wgmma helpers of cuprum/hopper.h (pasted between its `generated` markers) for m64nNk16 (N = 64, 128, 256), f16/bf16 inputs,
 # f32 accumulators in a cuprum::Array<float, N / 2>: A K-major and B N-major, both from shared
 # memory through 128-byte-swizzle descriptors.
 import sys
