@@ -21,4 +21,11 @@ fn main() {
         .file("tests/warp_kernels.rs")
         .file("tests/special_kernels.rs")
         .compile();
+    // Hopper's warpgroup instructions exist only on the arch-specific target sm_90a: these files
+    // are built for it whatever CUPY_NVCC_GENERATE_CODE asks (docs/building.md).
+    cuprum_build::Kernels::new()
+        .file("tests/hopper_kernels.rs")
+        .file("../examples/kernels_sm90a/gemm_wgmma.rs")
+        .env("CUPY_NVCC_GENERATE_CODE", "arch=compute_90a,code=sm_90a")
+        .compile();
 }

@@ -1,22 +1,26 @@
-//! The bf16 GEMM row: the `#[rawkernel]` of `examples/kernels/gemm_bf16.rs` (`mma_m16n8k16` fed by
-//! `cp_async` and `ldmatrix`) at 8192^3, C (f32) = A B row-major with bf16 inputs, next to cuBLAS's
-//! `cublasGemmEx` on the same arrays (bf16 inputs, f32 output and accumulation), timed alternately
-//! in the same run (CUDA events, median of 10 after 3 warm-up calls each). cuBLAS is loaded at run
-//! time as for the SGEMM row (`sgemm.rs`).
+//! The bf16 GEMM rows: the `#[rawkernel]`s of `examples/kernels/gemm_bf16.rs` (`mma_m16n8k16` fed
+//! by `cp_async` and `ldmatrix`) and, on a compute capability 9.0 GPU, of
+//! `examples/kernels_sm90a/gemm_wgmma.rs` (`wgmma_m64n256k16` fed by TMA, warp-specialised) at
+//! 8192^3, C (f32) = A B row-major with bf16 inputs, each next to cuBLAS's `cublasGemmEx` on the
+//! same arrays (bf16 inputs, f32 output and accumulation), timed alternately in the same run (CUDA
+//! events, median of 10 after 3 warm-up calls each). cuBLAS is loaded at run time as for the SGEMM
+//! row (`sgemm.rs`).
 
 use cudarc::cublas::{result as blas, sys as blas_sys};
 use cuprum::prelude::bf16;
 use cuprum_runtime::LaunchConfig;
-use cuprum_runtime::{Array, Error, Result, Stream};
+use cuprum_runtime::{Array, Error, Result, Stream, Swizzle, TensorMap};
 
 use crate::sgemm::Cublas;
 use crate::{Row, median};
 
 #[path = "../../examples/kernels/gemm_bf16.rs"]
 mod kernel;
+#[path = "../../examples/kernels_sm90a/gemm_wgmma.rs"]
+mod wgmma_kernel;
 
-/// The row, and cuBLAS's figure when cuBLAS was found.
-pub fn rows(stream: &Stream) -> Result<(Row, Option<f64>)> {
+/// The rows, and cuBLAS's figure when cuBLAS was found.
+pub fn rows(stream: &Stream) -> Result<(Vec<Row>, Option<f64>)> {
     let n = 8192usize;
     let flop = 2.0 * (n as f64).powi(3);
     // Inputs in [-1, 1) from a fixed LCG (non-trivial data; the row needs no randomness).
@@ -47,7 +51,7 @@ pub fn rows(stream: &Stream) -> Result<(Row, Option<f64>)> {
             target: None,
             note: "libcublas not on the library path: no ceiling (benches/src/gemm_bf16.rs)".into(),
         };
-        return Ok((row, None));
+        return Ok((vec![row], None));
     }
     let blas = Cublas::new(stream)?;
     let mut reference = Array::<f32>::zeros(n * n)?;
@@ -94,24 +98,59 @@ pub fn rows(stream: &Stream) -> Result<(Row, Option<f64>)> {
     if !(worst <= 1e-2) {
         return Err(Error::Unsupported { what: format!("the bf16 GEMM kernel differs from cuBLAS: max |difference| {worst:.3e}") });
     }
+    let (ours_tf, theirs_tf) = alternate(&mut || ours(&mut c), &mut || theirs(&mut reference), &time)?;
+    let mut rows = vec![Row {
+        name,
+        value: tflops(ours_tf),
+        unit: "TFLOP/s",
+        ceiling_name: "cuBLAS bf16 GEMM (cublasGemmEx)",
+        ceiling: tflops(theirs_tf),
+        target: Some((">=", 0.5)),
+        note: format!("mma.sync m16n8k16, 2 n^3 flops, median of 10 timed alternately with cuBLAS; max |C - C_cuBLAS| {worst:.1e}"),
+    }];
+
+    // Hopper: wgmma + TMA, on compute capability 9.0 only (the kernel is built for sm_90a).
+    let device = stream.device();
+    if device.compute_capability() == (9, 0) {
+        let (a2, b2) = (a.reshape([n, n])?, b.reshape([n, n])?);
+        let ma = TensorMap::new(&a2, [wgmma_kernel::BM, wgmma_kernel::BK], Swizzle::B128)?;
+        let mb = TensorMap::new(&b2, [wgmma_kernel::BK, 64], Swizzle::B128)?;
+        let tiles = (nu / wgmma_kernel::BM) * (nu / wgmma_kernel::BN);
+        let wcfg = LaunchConfig::new(tiles.min(device.multiprocessor_count()), wgmma_kernel::THREADS).shared_mem(wgmma_kernel::SHARED_BYTES);
+        let mut ours2 = |c: &mut Array<f32>| wgmma_kernel::gemm_wgmma::launch(&wcfg, nu, nu, nu, &ma, &mb, c);
+        c.fill(f32::NAN)?;
+        ours2(&mut c)?;
+        let got = c.to_vec()?;
+        let worst = got.iter().zip(&want).map(|(x, y)| (x - y).abs()).fold(0.0f32, f32::max) as f64;
+        if !(worst <= 1e-2) {
+            return Err(Error::Unsupported { what: format!("the wgmma GEMM kernel differs from cuBLAS: max |difference| {worst:.3e}") });
+        }
+        let (ours_tf, theirs_tf) = alternate(&mut || ours2(&mut c), &mut || theirs(&mut reference), &time)?;
+        rows.push(Row {
+            name: "gemm_wgmma 8192^3 (examples/kernels_sm90a/gemm_wgmma.rs)",
+            value: tflops(ours_tf),
+            unit: "TFLOP/s",
+            ceiling_name: "cuBLAS bf16 GEMM (cublasGemmEx)",
+            ceiling: tflops(theirs_tf),
+            target: Some((">=", 0.75)),
+            note: format!(
+                "wgmma m64n256k16 + TMA, warp-specialised, persistent; median of 10 timed alternately with cuBLAS; max |C - C_cuBLAS| {worst:.1e}"
+            ),
+        });
+    }
+    Ok((rows, Some(tflops(theirs_tf))))
+}
+
+/// The medians (ms) of 10 timings of `ours` and of `theirs`, alternately, after 3 of each.
+fn alternate(ours: &mut dyn FnMut() -> Result<()>, theirs: &mut dyn FnMut() -> Result<()>, time: &dyn Fn(&mut dyn FnMut() -> Result<()>) -> Result<f64>) -> Result<(f64, f64)> {
     let (mut t_ours, mut t_theirs) = (Vec::new(), Vec::new());
     for i in 0..13 {
-        let x = time(&mut || ours(&mut c))?;
-        let y = time(&mut || theirs(&mut reference))?;
+        let x = time(ours)?;
+        let y = time(theirs)?;
         if i >= 3 {
             t_ours.push(x);
             t_theirs.push(y);
         }
     }
-    let (ours_tf, theirs_tf) = (tflops(median(t_ours)), tflops(median(t_theirs)));
-    let row = Row {
-        name,
-        value: ours_tf,
-        unit: "TFLOP/s",
-        ceiling_name: "cuBLAS bf16 GEMM (cublasGemmEx)",
-        ceiling: theirs_tf,
-        target: Some((">=", 0.5)),
-        note: format!("mma.sync m16n8k16, 2 n^3 flops, median of 10 timed alternately with cuBLAS; max |C - C_cuBLAS| {worst:.1e}"),
-    };
-    Ok((row, Some(theirs_tf)))
+    Ok((median(t_ours), median(t_theirs)))
 }

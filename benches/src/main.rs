@@ -469,8 +469,8 @@ fn run(dev: &Device, opts: &Options) -> Result<()> {
     // SGEMM (issue 18): the example's kernel against cuBLAS, both in this run.
     let (sgemm_row, cublas_tflops) = sgemm::rows(&stream)?;
     rows.push(sgemm_row);
-    let (bf16_row, cublas_bf16_tflops) = gemm_bf16::rows(&stream)?;
-    rows.push(bf16_row);
+    let (bf16_rows, cublas_bf16_tflops) = gemm_bf16::rows(&stream)?;
+    rows.extend(bf16_rows);
     // Grid synchronisation (issue 18): one cooperative launch against one launch per step.
     rows.extend(grid_sync::rows(&stream)?);
     // The CPU device's rows, on this machine's CPU.

@@ -257,6 +257,9 @@ pub enum Ty {
     View { elem: Box<Ty>, ndim: u32, mutable: bool },
     /// `Raw<T>`: an elementwise argument indexed by hand.
     Raw(Box<Ty>),
+    /// `TensorMap<T>`: a TMA descriptor of a 2-D array, taken by a raw kernel as `&TensorMap<T>`
+    /// (`Ty::Ref` of it) and passed to `tma_load_2d`.
+    TensorMap(Box<Ty>),
     /// `&T` / `&mut T` to a scalar or local value: elementwise output parameters, device-function
     /// out-parameters (a C++ reference).
     Ref { inner: Box<Ty>, mutable: bool },

@@ -149,6 +149,8 @@ pub(crate) enum Role {
     Raw,
     /// `&mut T`: an elementwise parameter read and written.
     InOut,
+    /// `&TensorMap<T>` (raw kernels): a TMA descriptor of a 2-D array.
+    TensorMap,
 }
 
 impl Checked {
@@ -284,6 +286,10 @@ fn signature(
                 (**elem).clone(),
             ),
             Ty::Raw(elem) => (Role::Raw, (**elem).clone()),
+            Ty::Ref { inner, mutable: false } if matches!(**inner, Ty::TensorMap(_)) => match &**inner {
+                Ty::TensorMap(elem) => (Role::TensorMap, (**elem).clone()),
+                _ => unreachable!(),
+            },
             Ty::Ref {
                 inner,
                 mutable: true,

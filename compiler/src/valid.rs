@@ -20,7 +20,7 @@ use std::collections::{HashMap, HashSet};
 
 use crate::diag::Diagnostics;
 use crate::ir::*;
-use crate::lang::Intrinsic;
+use crate::lang::{HopperOp, Intrinsic};
 
 /// Whether the whole file is being compiled (`Module` has every device function) or one item
 /// under a macro, which cannot see its neighbours.
@@ -45,7 +45,7 @@ pub fn check(module: &Module, scope: Scope, diags: &mut Diagnostics) {
     }
     for item in &module.items {
         signature(item, diags);
-        let mut v = BodyCheck { item, by_name: &by_name, scope, diags, shared_locals: HashSet::new(), grid_wide: &grid_wide };
+        let mut v = BodyCheck { item, by_name: &by_name, scope, diags, shared_locals: HashSet::new(), dynamic_locals: HashSet::new(), grid_wide: &grid_wide };
         v.block(&item.body);
         if let ItemKind::Reduction(parts) = &item.kind {
             if let Some(id) = &parts.identity {
@@ -111,6 +111,10 @@ fn signature(item: &Item, diags: &mut Diagnostics) {
             for p in &item.params {
                 match &p.ty {
                     Ty::Scalar(_) | Ty::Param(_) | Ty::Struct(_) | Ty::Slice { .. } | Ty::View { .. } | Ty::Error => {}
+                    Ty::Ref { inner, mutable: false } if matches!(**inner, Ty::TensorMap(_)) => {}
+                    Ty::TensorMap(_) | Ty::Ref { .. } if tensor_map_in(&p.ty) => {
+                        diags.error(p.span, "take a tensor map by shared reference: `map: &TensorMap<T>`")
+                    }
                     Ty::Raw(_) => diags.error(p.span, "`Raw<T>` belongs to elementwise kernels; a raw kernel takes `&[T]`, `&mut [T]` or `View<T, N>`"),
                     Ty::Ref { .. } => diags.error(p.span, "a raw kernel cannot return through a reference; take a `&mut [T]` and write element 0"),
                     _ => diags.error(p.span, "raw kernel parameters are scalars, `#[device]` structs, slices (`&[T]`, `&mut [T]`) and views (`View<T, N>`)"),
@@ -122,8 +126,22 @@ fn signature(item: &Item, diags: &mut Diagnostics) {
                 if let Ty::Raw(_) = p.ty {
                     diags.error(p.span, "`Raw<T>` belongs to elementwise kernels; a device function takes `&[T]` or `View<T, N>`");
                 }
+                if tensor_map_in(&p.ty) && !matches!(&p.ty, Ty::Ref { inner, mutable: false } if matches!(**inner, Ty::TensorMap(_))) {
+                    diags.error(p.span, "take a tensor map by shared reference: `map: &TensorMap<T>`");
+                }
             }
         }
+    }
+}
+
+/// Whether a type holds a `TensorMap` (only `&TensorMap<T>` parameters of raw kernels and
+/// device functions may: the copies need the kernel parameter's own address).
+fn tensor_map_in(t: &Ty) -> bool {
+    match t {
+        Ty::TensorMap(_) => true,
+        Ty::Ref { inner, .. } => tensor_map_in(inner),
+        Ty::Tuple(ts) => ts.iter().any(tensor_map_in),
+        other => other.elem().is_some_and(tensor_map_in),
     }
 }
 
@@ -141,6 +159,8 @@ struct BodyCheck<'a, 'd> {
     diags: &'d mut Diagnostics,
     /// The locals bound to `shared_array` so far.
     shared_locals: HashSet<LocalId>,
+    /// The locals bound to `dynamic_shared` so far.
+    dynamic_locals: HashSet<LocalId>,
     /// The functions that call `grid_sync()`, directly or through device functions.
     grid_wide: &'a HashSet<&'a str>,
 }
@@ -159,6 +179,9 @@ impl BodyCheck<'_, '_> {
                             self.expr(a);
                         }
                     } else {
+                        if let (ExprKind::Call { callee: Callee::Intrinsic { intrinsic: Intrinsic::DynamicShared, .. }, .. }, Pat::Bind(id, _)) = (&e.kind, pat) {
+                            self.dynamic_locals.insert(*id);
+                        }
                         self.expr(e);
                     }
                 }
@@ -190,6 +213,35 @@ impl BodyCheck<'_, '_> {
                 a.span,
                 format!("`{}` needs a shared array bound in this function: `let s = shared_array::<T, N>();`, then pass `s`", f.rust_name()),
             );
+        }
+    }
+
+    /// Hopper's barriers, copies and multiplies address shared memory by its shared-window
+    /// address: each shared operand must be an array this function bound with `shared_array` or
+    /// `dynamic_shared`.
+    fn hopper_operands(&mut self, h: HopperOp, args: &[Expr]) {
+        let at: &[usize] = match h {
+            HopperOp::MbarrierInit | HopperOp::MbarrierArrive | HopperOp::MbarrierArriveExpectTx | HopperOp::MbarrierWait => &[0],
+            HopperOp::TmaLoad2d => &[0, 5],
+            HopperOp::M64N64K16 | HopperOp::M64N128K16 | HopperOp::M64N256K16 => &[1, 3],
+            HopperOp::WgmmaFence | HopperOp::WgmmaCommit | HopperOp::WgmmaWait | HopperOp::RegAlloc | HopperOp::RegDealloc => &[],
+        };
+        for &k in at {
+            let Some(a) = args.get(k) else { continue };
+            let ok = match &a.kind {
+                ExprKind::Local(id) => self.shared_locals.contains(id) || self.dynamic_locals.contains(id),
+                ExprKind::Error => true,
+                _ => false,
+            };
+            if !ok {
+                self.diags.error(
+                    a.span,
+                    format!(
+                        "`{}` needs shared memory bound in this function: `let s = shared_array::<T, N>();` or `let s = dynamic_shared::<T>();`, then pass `s`",
+                        h.rust_name()
+                    ),
+                );
+            }
         }
     }
 
@@ -248,7 +300,7 @@ impl BodyCheck<'_, '_> {
                     self.diags.error(span, format!("`{name}()` is not meaningful in a `#[{}]` kernel; write a `#[rawkernel]`", self.item.kind.attr_name()))
                 }
             }
-            CpAsync | CpAsyncUnchecked | CpAsyncCommit | CpAsyncWait | Mma(_) | LdMatrix(_) => {
+            CpAsync | CpAsyncUnchecked | CpAsyncCommit | CpAsyncWait | Mma(_) | LdMatrix(_) | Hopper(_) => {
                 if !matches!(self.item.kind, ItemKind::RawKernel { .. } | ItemKind::Device) {
                     self.diags.error(span, format!("`{name}()` works on a warp's or a block's tiles: write a `#[rawkernel]` (or a `#[device]` function it calls)"))
                 }
@@ -276,6 +328,10 @@ impl BodyCheck<'_, '_> {
                         if *i == Intrinsic::CpAsyncUnchecked {
                             self.source_parameter(args.get(2));
                         }
+                    }
+                    Callee::Intrinsic { intrinsic: Intrinsic::Hopper(h), .. } => {
+                        self.intrinsic(Intrinsic::Hopper(*h), e.span);
+                        self.hopper_operands(*h, args);
                     }
                     Callee::Intrinsic { intrinsic, .. } => self.intrinsic(*intrinsic, e.span),
                     Callee::Device { name, .. } => match self.by_name.get(name.text.as_str()) {

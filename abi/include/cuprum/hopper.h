@@ -249,8 +249,11 @@ __device__ __forceinline__ void wgmma(Array<float, N / 2>& d, const T* a, u64 a_
     bool base_ok = shared_address(a) % 1024u == 0 && shared_address(b) % 1024u == 0;
     bool aok = ka % 16 == 0 && ka < 64 && ta < a_len && 4096 <= a_len - ta;
     bool bok = kb % 1024 == 0 && tb < b_len && (u64)N * 64 <= b_len - tb;
-    later->note(aok || !base_ok, ia, a_len, index_info<I>::signed_bit | (ka % 16 != 0 || ka >= 64 ? oob_misaligned : 0u));
-    later->note(bok || !base_ok || !aok, ib, b_len, index_info<J>::signed_bit | (kb % 1024 != 0 ? oob_misaligned : 0u));
+    // A misaligned index reports the alignment it needs (A's columns: 16; B's rows: 1024
+    // elements, 16 rows of 64), one out of range the array's length.
+    bool amis = ka % 16 != 0 || ka >= 64, bmis = kb % 1024 != 0;
+    later->note(aok || !base_ok, ia, amis ? 16 : a_len, index_info<I>::signed_bit | (amis ? oob_misaligned : 0u));
+    later->note(bok || !base_ok || !aok, ib, bmis ? 1024 : b_len, index_info<J>::signed_bit | (bmis ? oob_misaligned : 0u));
     later->note(base_ok, 0, 1024 / sizeof(T), oob_misaligned);
     // A rejected operand is replaced by the array's first tile (no branch: a branch between the
     // multiplies makes ptxas wait for each before the next).

@@ -101,7 +101,7 @@ pub(super) fn call_module(f: &syn::ItemFn, checked: &Checked, unit: &UnitInfo) -
                 shape_args.push(quote!(__cuprum::elementwise::Arg::Out(__cuprum::elementwise::ArrayArg::of(&*#ident))));
                 sig.push(quote!(__cuprum::launch::signature::Param::new(#ident_str, __cuprum::launch::signature::Role::InOut, #pty)));
             }
-            Role::Slice { .. } | Role::View { .. } => unreachable!("`valid` rejects slices and views in elementwise kernels"),
+            Role::Slice { .. } | Role::View { .. } | Role::TensorMap => unreachable!("`valid` rejects slices, views and tensor maps in elementwise kernels"),
         }
         forward.push(quote!(#ident));
     }
@@ -303,7 +303,7 @@ fn host_entry(f: &syn::ItemFn, checked: &Checked, generics: &syn::Generics) -> T
                 run_reads.push(quote!(let mut #ident: #elem = #ptr.add(__j).read();));
                 run_writes.push(quote!(#ptr.add(__j).write(#ident);));
             }
-            Role::Slice { .. } | Role::View { .. } => unreachable!("`valid` rejects slices and views in elementwise kernels"),
+            Role::Slice { .. } | Role::View { .. } | Role::TensorMap => unreachable!("`valid` rejects slices, views and tensor maps in elementwise kernels"),
         }
     }
     let n = checked.sig.params.len();

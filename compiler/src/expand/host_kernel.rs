@@ -77,6 +77,13 @@ fn handle_type(ty: &syn::Type, cpu: &TokenStream) -> Option<Box<syn::Type>> {
                 let e = &s.elem;
                 Some(parse_quote!(#cpu::Slice<'_, #e>))
             }
+            // `&TensorMap<T>`: the CPU device's map, by value.
+            syn::Type::Path(p) if p.path.segments.last().is_some_and(|l| l.ident == "TensorMap") => {
+                let last = p.path.segments.last()?;
+                let syn::PathArguments::AngleBracketed(args) = &last.arguments else { return None };
+                let args = &args.args;
+                Some(parse_quote!(#cpu::TensorMap<'_, #args>))
+            }
             _ => None,
         },
         syn::Type::Path(p) => {
@@ -447,7 +454,9 @@ impl VisitMut for Rewrite {
                         if i.grid_wide() {
                             self.grid = true;
                         }
-                        if i.warp_collective() {
+                        // A barrier wait suspends in a loop: each thread a coroutine, never the
+                        // barrier-free regions.
+                        if i.warp_collective() || i == Intrinsic::Hopper(crate::lang::HopperOp::MbarrierWait) {
                             self.warp = true;
                         }
                         *c.func = parse_quote!(#cpu::#name #args);
@@ -485,7 +494,7 @@ impl VisitMut for Rewrite {
 /// Whether a call of the intrinsic suspends the CUDA thread on the CPU device (a barrier, a warp
 /// operation, `grid_sync()`): code that calls one runs each CUDA thread as a coroutine.
 fn suspends(i: Intrinsic) -> bool {
-    i == Intrinsic::SyncThreads || i.warp_collective() || i.grid_wide()
+    i == Intrinsic::SyncThreads || i.warp_collective() || i.grid_wide() || i == Intrinsic::Hopper(crate::lang::HopperOp::MbarrierWait)
 }
 
 /// Whether a `#[device]` function of the file (`None`: unknown) calls a barrier, a warp

@@ -7,6 +7,7 @@
 //! | `&[T]` / `&mut [T]` | `&Array<T>` / `&mut Array<T>` (C-contiguous, else an error) | `SliceArg` |
 //! | `View<T, N>` / `ViewMut<T, N>` | `&Array<T>` / `&mut Array<T>` with `N` dimensions | `ViewArg<N>` |
 //! | a scalar type or a generic `T` | the value | by value |
+//! | `&TensorMap<T>` | `&TensorMap<T>` (of an array on the launch's device) | `TensorMapParam` (`__grid_constant__`) |
 //!
 //! Generic parameters are inferred from the arguments; their dtypes pick the instance.
 
@@ -64,6 +65,16 @@ pub(super) fn launch_module(f: &syn::ItemFn, checked: &Checked, unit: &UnitInfo,
                 cpu_passed.push(quote!(&*#ident));
                 cpu_operands.push(cpu_operand(ident, mutable));
                 cpu_handles.push(quote!(let #value = __cuprum::rawkernel::cpu_view::<#elem, { #ndim }>(#ident);));
+                cpu_args.push(quote!(#value));
+            }
+            Role::TensorMap => {
+                params.push(quote!(#ident: &__cuprum::TensorMap<'_, #elem>));
+                converts.push(quote!(let #value = __cuprum::rawkernel::tensor_map_arg(#name_str, #ident_str, #ident, __device)?;));
+                passed.push(quote!(#value));
+                cpu_params.push(quote!(#ident: &__cuprum::TensorMap<'_, #elem>));
+                cpu_passed.push(quote!(#ident));
+                cpu_handles.push(quote!(let #value = __cuprum::rawkernel::cpu_tensor_map(#ident);));
+                cpu_operands.push(quote!(__cuprum::launch::operand::Arg::In(__cuprum::launch::operand::ArrayArg::of(#ident.array()))));
                 cpu_args.push(quote!(#value));
             }
             Role::Scalar | Role::Struct => {

@@ -229,6 +229,19 @@ fn lower_path(p: &syn::TypePath, generics: &[String], scope: &FileScope, diags: 
                 }
             }
         }
+        "TensorMap" => {
+            let args = type_args();
+            match args.as_slice() {
+                [syn::GenericArgument::Type(t)] => {
+                    let elem = lower_in(t, generics, scope, Position::Local, diags, w)?;
+                    Some(Ty::TensorMap(Box::new(elem)))
+                }
+                _ => {
+                    diags.error(last.span(), "write `TensorMap<T>` with one element type");
+                    None
+                }
+            }
+        }
         "View" | "ViewMut" => {
             let args = type_args();
             match args.as_slice() {

@@ -88,6 +88,9 @@ vocabulary! {
         /// `erf(x) -> T`, `erfinv(x)`, ... of a float `x`: the error-function family of CUDA's
         /// math library, free functions because std has an unstable `f32::erf`.
         Special(SpecialFn),
+        /// Hopper's mbarriers, TMA copies and warpgroup MMA (`mbarrier_*`, `tma_load_2d`,
+        /// `wgmma_*`, `warpgroup_reg_*`).
+        Hopper(HopperOp),
     }
 }
 
@@ -110,6 +113,7 @@ impl Intrinsic {
             Mma(_) => 3,
             LdMatrix(_) => 2,
             Special(_) => 1,
+            Hopper(h) => h.arity(),
         }
     }
 
@@ -121,6 +125,7 @@ impl Intrinsic {
         match self {
             CpAsync | CpAsyncUnchecked | CpAsyncCommit | CpAsyncWait | Mma(_) => Some(80),
             LdMatrix(_) => Some(75),
+            Hopper(_) => Some(90),
             ThreadIdx | BlockIdx | BlockDim | GridDim | Grid1d | Grid2d | Grid3d | GridSize1d | GridSize2d | GridSize3d | LaneId
             | WarpSize | SyncThreads | SyncWarp | ThreadFence | ThreadFenceBlock | SharedArray | DynamicShared | Index | LoopSize
             | ReduceIndex | ComplexNew | Atomic(_) | Shuffle(_) | Warp(_) | GridSync | Special(_) => None,
@@ -131,7 +136,7 @@ impl Intrinsic {
     /// code runs on that architecture only: cuprum-build builds a kernel that uses one for that
     /// target alone, and its C helper traps elsewhere (`cuprum/hopper.h`).
     pub fn arch_specific(self) -> bool {
-        false
+        matches!(self, Intrinsic::Hopper(h) if h.arch_specific())
     }
 
     /// Whether every lane of the warp must execute the call together (CUDA's `.sync.aligned`
@@ -190,6 +195,7 @@ impl Intrinsic {
             Mma(m) => m.c_name(),
             LdMatrix(_) => "cuprum::ldmatrix",
             Special(f) => f.c_name(),
+            Hopper(h) => h.c_name(),
         }
     }
 
@@ -204,7 +210,95 @@ impl Intrinsic {
             GridDim => Some("gridDim"),
             Grid1d | Grid2d | Grid3d | GridSize1d | GridSize2d | GridSize3d | LaneId | WarpSize | SyncThreads | SyncWarp | ThreadFence
             | ThreadFenceBlock | GridSync | SharedArray | DynamicShared | Index | LoopSize | ReduceIndex | ComplexNew | CpAsync
-            | CpAsyncUnchecked | CpAsyncCommit | CpAsyncWait | Atomic(_) | Shuffle(_) | Warp(_) | Mma(_) | LdMatrix(_) | Special(_) => None,
+            | CpAsyncUnchecked | CpAsyncCommit | CpAsyncWait | Atomic(_) | Shuffle(_) | Warp(_) | Mma(_) | LdMatrix(_) | Special(_)
+            | Hopper(_) => None,
+        }
+    }
+}
+
+vocabulary! {
+    /// Hopper's asynchronous data movement and warpgroup tensor cores (docs/kernel-language.md,
+    /// "Hopper: TMA, mbarriers and wgmma"; `cuprum/hopper.h`). Barriers are `u64` elements of a
+    /// shared array (static or dynamic), named by the array and an index; tiles are 128-byte
+    /// swizzled (`Swizzle::B128`).
+    pub enum HopperOp {
+        /// `mbarrier_init(bars, i, count)`: barrier `i` expects `count` arrivals per phase.
+        MbarrierInit = "mbarrier_init",
+        /// `mbarrier_arrive(bars, i)`: one arrival.
+        MbarrierArrive = "mbarrier_arrive",
+        /// `mbarrier_arrive_expect_tx(bars, i, bytes)`: one arrival, and `bytes` more that the
+        /// phase waits for (the copies that complete on it).
+        MbarrierArriveExpectTx = "mbarrier_arrive_expect_tx",
+        /// `mbarrier_wait(bars, i, parity)`: waits until the phase of parity `parity` completed.
+        MbarrierWait = "mbarrier_wait",
+        /// `tma_load_2d(dst, dst_index, map, x, y, bars, i)`: the box of `map: &TensorMap<T>` at
+        /// element coordinates (x along rows, y down columns) into `dst[dst_index..]`, completing
+        /// on barrier `i`.
+        TmaLoad2d = "tma_load_2d",
+        /// `wgmma_fence()`: orders register accesses before the warpgroup's next multiplies.
+        WgmmaFence = "wgmma_fence",
+        /// `wgmma_commit()`: closes the group of multiplies started since the last one.
+        WgmmaCommit = "wgmma_commit",
+        /// `wgmma_wait::<N>(&mut acc)`: waits until at most `N` groups are in flight; `acc` may be
+        /// read after it.
+        WgmmaWait = "wgmma_wait",
+        /// `wgmma_m64n64k16(&mut acc: [f32; 32], a, a_index, b, b_index)`.
+        M64N64K16 = "wgmma_m64n64k16",
+        /// `wgmma_m64n128k16(&mut acc: [f32; 64], a, a_index, b, b_index)`.
+        M64N128K16 = "wgmma_m64n128k16",
+        /// `wgmma_m64n256k16(&mut acc: [f32; 128], a, a_index, b, b_index)`.
+        M64N256K16 = "wgmma_m64n256k16",
+        /// `warpgroup_reg_alloc::<N>()`: raises the warpgroup's registers per thread to `N`.
+        RegAlloc = "warpgroup_reg_alloc",
+        /// `warpgroup_reg_dealloc::<N>()`: lowers them to `N`, for the others to take.
+        RegDealloc = "warpgroup_reg_dealloc",
+    }
+}
+
+impl HopperOp {
+    pub fn arity(self) -> usize {
+        use HopperOp::*;
+        match self {
+            WgmmaFence | WgmmaCommit | RegAlloc | RegDealloc => 0,
+            WgmmaWait => 1,
+            MbarrierArrive => 2,
+            MbarrierInit | MbarrierArriveExpectTx | MbarrierWait => 3,
+            M64N64K16 | M64N128K16 | M64N256K16 => 5,
+            TmaLoad2d => 7,
+        }
+    }
+
+    /// The warpgroup instructions only sm_90a has.
+    pub fn arch_specific(self) -> bool {
+        use HopperOp::*;
+        !matches!(self, MbarrierInit | MbarrierArrive | MbarrierArriveExpectTx | MbarrierWait | TmaLoad2d)
+    }
+
+    /// The N of a `wgmma_m64nNk16`.
+    pub fn wgmma_n(self) -> Option<u64> {
+        match self {
+            HopperOp::M64N64K16 => Some(64),
+            HopperOp::M64N128K16 => Some(128),
+            HopperOp::M64N256K16 => Some(256),
+            _ => None,
+        }
+    }
+
+    /// The helper of `cuprum/hopper.h`.
+    pub fn c_name(self) -> &'static str {
+        use HopperOp::*;
+        match self {
+            MbarrierInit => "cuprum::mbarrier_init",
+            MbarrierArrive => "cuprum::mbarrier_arrive",
+            MbarrierArriveExpectTx => "cuprum::mbarrier_arrive_expect_tx",
+            MbarrierWait => "cuprum::mbarrier_wait",
+            TmaLoad2d => "cuprum::tma_load_2d",
+            WgmmaFence => "cuprum::wgmma_fence",
+            WgmmaCommit => "cuprum::wgmma_commit",
+            WgmmaWait => "cuprum::wgmma_wait",
+            M64N64K16 | M64N128K16 | M64N256K16 => "cuprum::wgmma",
+            RegAlloc => "cuprum::warpgroup_reg_alloc",
+            RegDealloc => "cuprum::warpgroup_reg_dealloc",
         }
     }
 }

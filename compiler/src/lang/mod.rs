@@ -18,7 +18,7 @@ mod method;
 
 pub use assoc_const::{AssocConst, NumConst};
 pub use assoc_fn::{AssocFn, NumFn};
-pub use intrinsic::{AtomicOp, Intrinsic, LdMatrix, Mma, Shuffle, SpecialFn, WarpOp};
+pub use intrinsic::{AtomicOp, HopperOp, Intrinsic, LdMatrix, Mma, Shuffle, SpecialFn, WarpOp};
 pub use method::{MathFn, Method, MethodSig, Receiver};
 
 use crate::dtype::DType;
@@ -65,6 +65,9 @@ mod tests {
                 Intrinsic::from_name(l.rust_name()),
                 Some(Intrinsic::LdMatrix(*l))
             );
+        }
+        for h in HopperOp::ALL {
+            assert_eq!(Intrinsic::from_name(h.rust_name()), Some(Intrinsic::Hopper(*h)));
         }
         for f in SpecialFn::ALL {
             assert_eq!(Intrinsic::from_name(f.rust_name()), Some(Intrinsic::Special(*f)));

@@ -79,6 +79,7 @@ impl Checker<'_, '_> {
             ComplexNew | Atomic(_) | Shuffle(_) | Warp(_) | CpAsync | CpAsyncUnchecked | Mma(_) | LdMatrix(_) | Special(_) if !arity_ok => {
                 Ty::Error
             }
+            Hopper(h) => self.hopper(h, consts, args, arity_ok, span),
             CpAsync | CpAsyncUnchecked => self.cp_async(args),
             Mma(m) => self.mma(m, args),
             LdMatrix(l) => self.ldmatrix(l, args),

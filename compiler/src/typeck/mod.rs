@@ -19,6 +19,7 @@
 
 mod calls;
 mod expect;
+mod hopper;
 mod identity;
 mod literals;
 mod methods;
@@ -349,6 +350,7 @@ impl<'a, 'd> Checker<'a, 'd> {
             Ty::ArrayRef { elem, len, mutable } => format!("&{}[{}; {len}]", if mutable { "mut " } else { "" }, self.show(&elem)),
             Ty::View { elem, ndim, mutable } => format!("{}<{}, {ndim}>", if mutable { "ViewMut" } else { "View" }, self.show(&elem)),
             Ty::Raw(e) => format!("Raw<{}>", self.show(&e)),
+            Ty::TensorMap(e) => format!("TensorMap<{}>", self.show(&e)),
             Ty::Ref { inner, mutable } => format!("&{}{}", if mutable { "mut " } else { "" }, self.show(&inner)),
             Ty::Dim3 => "Dim3".into(),
             Ty::Struct(n) => n,

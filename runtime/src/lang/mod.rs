@@ -9,6 +9,7 @@
 //! Kernel files import everything with `use cuprum::prelude::*;` (the facade re-exports
 //! [`prelude`]).
 
+pub mod hopper;
 pub mod intrinsics;
 pub mod kernel_ops;
 pub mod print;
@@ -23,6 +24,10 @@ pub mod cpu;
 /// Everything a kernel file needs: the numeric traits, the intrinsics, the argument types, and the
 /// scalar types that are not primitive (`f16`, `bf16`, `Complex`).
 pub mod prelude {
+    pub use super::hopper::{
+        mbarrier_arrive, mbarrier_arrive_expect_tx, mbarrier_init, mbarrier_wait, tma_load_2d, warpgroup_reg_alloc, warpgroup_reg_dealloc,
+        wgmma_commit, wgmma_fence, wgmma_m64n64k16, wgmma_m64n128k16, wgmma_m64n256k16, wgmma_wait,
+    };
     pub use super::intrinsics::*;
     pub use super::tensor::{
         Bits16, MmaHalf, cp_async, cp_async_commit, cp_async_unchecked, cp_async_wait, ldmatrix_x1, ldmatrix_x1_trans,

@@ -496,9 +496,15 @@ impl RawModule {
         let debug = env::flag(env::CUDA_COMPILE_WITH_DEBUG)?;
         let dump_source = env::flag(env::DUMP_CUDA_SOURCE_ON_ERROR)?;
         let mut options = nvrtc::effective_options(&self.inner.options, target, debug);
+        // Hopper's warpgroup instructions exist only on the arch-specific target: a unit that
+        // uses them (it includes cuprum/hopper.h) is compiled for sm_90a on a 9.0 device.
+        let specific = nvrtc::wants_arch_specific(code, device.compute_capability());
+        if specific {
+            options[0].push('a');
+        }
         // The toolkit's headers after the user's `-I`s (NVRTC searches them in order).
         options.extend(nvrtc::toolkit_include_options());
-        let target_name = target.name();
+        let target_name = if specific { format!("{}a", target.name()) } else { target.name() };
         // The linked image also depends on the device runtime linked in (and is for this
         // device's architecture).
         let mut key_options = options.clone();

@@ -234,6 +234,13 @@ impl CodeTarget {
     }
 }
 
+/// Whether NVRTC compiles `code` for the arch-specific variant of the device's target (`sm_90a`):
+/// a generated unit that uses Hopper's intrinsics (it includes `cuprum/hopper.h`, whose
+/// warpgroup instructions only sm_90a has) on a compute capability 9.0 device.
+pub fn wants_arch_specific(code: &str, cc: (u32, u32)) -> bool {
+    cc == (9, 0) && code.contains("#include <cuprum/hopper.h>")
+}
+
 /// Picks the code target for a device of compute capability `cc` given the architectures this
 /// NVRTC supports (see the module docs). Pure, so it is tested without a GPU.
 pub fn choose_target(

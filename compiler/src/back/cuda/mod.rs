@@ -172,7 +172,10 @@ pub fn write_module(module: &Module, types: &[Types], lines: Option<&LineSource>
         let _ = writeln!(source, "#include <{h}>");
     }
     if features.dynamic_shared {
-        source.push_str("\nextern __shared__ __align__(16) unsigned char cuprum_dynamic_smem[];\n");
+        // 1024-byte aligned where Hopper's copies and multiplies may address it (their 128-byte
+        // swizzled tiles start on 1024 bytes), else 16 bytes.
+        let align = if features.headers.contains("cuprum/hopper.h") { 1024 } else { 16 };
+        let _ = writeln!(source, "\nextern __shared__ __align__({align}) unsigned char cuprum_dynamic_smem[];");
     }
     source.push('\n');
     source.push_str(body.trim_end());
@@ -254,6 +257,10 @@ pub(crate) fn c_type(t: &Ty, generics: &[String], f: &mut Features) -> String {
             format!("cuprum::View<{}{}, {ndim}>", if *mutable { "" } else { "const " }, c_type(elem, generics, f))
         }
         Ty::Raw(e) => format!("cuprum::Raw<{}>", c_type(e, generics, f)),
+        Ty::TensorMap(e) => {
+            f.need("cuprum/hopper.h");
+            format!("cuprum::TensorMap<{}>", c_type(e, generics, f))
+        }
         Ty::Ref { inner, mutable } => {
             format!("{}{}&", if *mutable { "" } else { "const " }, c_type(inner, generics, f))
         }

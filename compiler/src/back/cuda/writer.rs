@@ -74,7 +74,7 @@ fn tensor_entry(item: &Item) -> (bool, Vec<LocalId>) {
     let (mut checked, mut sources) = (false, Vec::new());
     crate::ir::each_expr_of_item(item, &mut |e| {
         if let ExprKind::Call { callee: Callee::Intrinsic { intrinsic, .. }, args } = &e.kind {
-            checked |= matches!(intrinsic, Intrinsic::CpAsync) || matches!(intrinsic, Intrinsic::LdMatrix(l) if l.checked());
+            checked |= matches!(intrinsic, Intrinsic::CpAsync | Intrinsic::Hopper(_)) || matches!(intrinsic, Intrinsic::LdMatrix(l) if l.checked());
             if let (Intrinsic::CpAsyncUnchecked, Some(Expr { kind: ExprKind::Local(id), .. })) = (intrinsic, args.get(2))
                 && !sources.contains(id)
             {
@@ -83,6 +83,15 @@ fn tensor_entry(item: &Item) -> (bool, Vec<LocalId>) {
         }
     });
     (checked, sources)
+}
+
+/// Whether a function calls one of Hopper's intrinsics.
+fn uses_hopper(item: &Item) -> bool {
+    let mut found = false;
+    crate::ir::each_expr_of_item(item, &mut |e| {
+        found |= matches!(&e.kind, ExprKind::Call { callee: Callee::Intrinsic { intrinsic: Intrinsic::Hopper(_), .. }, .. });
+    });
+    found
 }
 
 impl<'a> Writer<'a> {
@@ -223,15 +232,23 @@ impl<'a> Writer<'a> {
         let name = self.item.name.text.clone();
         // `&[T]` parameters read through the read-only data cache (`cuprum::RoSlice`); the launch
         // guarantees that no other argument writes their memory.
-        let mut ps = Vec::new();
+        // A `&TensorMap<T>` is a `__grid_constant__` parameter of the entry point, passed to the
+        // body by reference: the copies need the parameter's own address.
+        let (mut ps, mut entry) = (Vec::new(), Vec::new());
         for p in &self.item.params {
             let t = match &p.ty {
                 Ty::Slice { elem, mutable: false } => format!("cuprum::RoSlice<{}>", self.ty(elem)),
                 t => self.ty(t),
             };
-            ps.push(format!("{t} {}", self.locals[p.local.0 as usize]));
+            let local = self.locals[p.local.0 as usize].clone();
+            entry.push(match &p.ty {
+                Ty::Ref { inner, .. } if matches!(**inner, Ty::TensorMap(_)) => format!("const __grid_constant__ {} {local}", self.ty(inner)),
+                _ => format!("{t} {local}"),
+            });
+            ps.push(format!("{t} {local}"));
         }
         let params = ps.join(", ");
+        let entry_params = entry.join(", ");
         let tp = self.template_prefix();
         let header = format!("__device__ __forceinline__ void {name}_body({params}) {{");
         self.function(&tp, header, self.item.span, self.item.body.span, Self::body_into_return);
@@ -253,7 +270,7 @@ impl<'a> Writer<'a> {
             ),
             _ => assert,
         };
-        self.instantiate_macro(&format!("extern \"C\" __global__ void NAME({params}) {{ {assert}{name}_body{targs}({}); }}", args.join(", ")));
+        self.instantiate_macro(&format!("extern \"C\" __global__ void NAME({entry_params}) {{ {assert}{name}_body{targs}({}); }}", args.join(", ")));
     }
 
     pub(super) fn template_args(&self) -> String {
@@ -304,11 +321,13 @@ impl<'a> Writer<'a> {
                 let name = self.locals[l.0 as usize].clone();
                 let t = self.types.local(*l).clone();
                 // Static shared memory: `let s = shared_array::<T, N>();`, 16-byte aligned so that
-                // `ldmatrix_*` and `cp_async` may address any 16-byte row of it.
+                // `ldmatrix_*` and `cp_async` may address any 16-byte row of it; 1024-byte in a
+                // function that uses Hopper's copies and multiplies (their swizzled tiles).
                 if let Some(Expr { kind: ExprKind::Call { callee: Callee::Intrinsic { intrinsic: Intrinsic::SharedArray, .. }, .. }, .. }) = init {
                     if let Ty::ArrayRef { elem, len, .. } = &t {
                         let et = self.ty(elem);
-                        self.line(format!("{} __align__(16) {et} {name}[{len}];", Intrinsic::SharedArray.c_name()));
+                        let align = if uses_hopper(self.item) { 1024 } else { 16 };
+                        self.line(format!("{} __align__({align}) {et} {name}[{len}];", Intrinsic::SharedArray.c_name()));
                         return;
                     }
                 }
@@ -1401,6 +1420,38 @@ impl<'a> Writer<'a> {
                 let later = if l.checked() { format!("&{LATER}") } else { "nullptr".into() };
                 format!("{c}<{}, {}, {}, {len}>({}, {}, {later})", l.count(), l.trans(), l.checked(), vs[0], vs[1])
             }
+            Hopper(h) => {
+                use crate::lang::HopperOp::*;
+                self.features.need("cuprum/hopper.h");
+                let later = format!("&{LATER}");
+                match h {
+                    WgmmaFence | WgmmaCommit => format!("{c}()"),
+                    WgmmaWait | RegAlloc | RegDealloc => format!("{c}<{}>({})", consts[0], vs.join(", ")),
+                    MbarrierInit | MbarrierArrive | MbarrierArriveExpectTx | MbarrierWait => {
+                        let bars = self.shared_operand(&args[0], &vs[0]);
+                        let rest = vs[1..].join(", ");
+                        format!("{c}({bars}, {rest}, {later})")
+                    }
+                    TmaLoad2d => {
+                        let dst = self.shared_operand(&args[0], &vs[0]);
+                        let bars = self.shared_operand(&args[5], &vs[5]);
+                        format!("{c}({dst}, {}, {}, {}, {}, {bars}, {}, {later})", vs[1], vs[2], vs[3], vs[4], vs[6])
+                    }
+                    M64N64K16 | M64N128K16 | M64N256K16 => {
+                        let (a, b) = (self.shared_operand(&args[1], &vs[1]), self.shared_operand(&args[3], &vs[3]));
+                        format!("{c}<{}>({}, {a}, {}, {b}, {}, {later})", h.wgmma_n().unwrap_or(64), vs[0], vs[2], vs[4])
+                    }
+                }
+            }
+        }
+    }
+
+    /// A shared operand of the Hopper helpers as `pointer, length`: a static shared array's name
+    /// and its length, or a `dynamic_shared` slice's two fields.
+    fn shared_operand(&self, a: &Expr, v: &str) -> String {
+        match self.indexed_ty(a) {
+            Ty::ArrayRef { len, .. } => format!("{v}, {len}ull"),
+            _ => format!("{v}.ptr, {v}.len"),
         }
     }
 

@@ -11,6 +11,7 @@
 mod atomics;
 mod collective;
 pub(crate) mod context;
+mod hopper;
 mod local;
 mod memory;
 mod tensor;
@@ -19,6 +20,7 @@ mod warp;
 
 pub use atomics::*;
 pub use collective::*;
+pub use hopper::*;
 #[doc(hidden)]
 pub use context::{InFunction, in_function};
 pub use local::{LocalIndex, local_get, local_slot};

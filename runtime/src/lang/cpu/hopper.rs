@@ -1,0 +1,185 @@
+//! Hopper's barriers, copies and warpgroup multiplies on the CPU device (`lang::hopper`): a
+//! `tma_load_2d` copies at once and completes its bytes on the barrier, an `mbarrier_wait`
+//! suspends the thread until its phase has completed (each CUDA thread is a coroutine in a kernel
+//! that waits: `compiler/src/expand/host_kernel.rs`), and a `wgmma_m64nNk16` computes the calling
+//! thread's part of the product from shared memory at once, so its fence, commit and wait have
+//! nothing to do. Indices are checked as on a GPU; the shared arrays' alignment (the GPU's
+//! 1024-byte tiles) is not, host memory has its own.
+
+use super::context::{self, Stop};
+use super::memory::{Load, Slice, Store, misaligned, out_of_range};
+use crate::element::Element;
+use crate::lang::hopper::{Barrier, TILE, wgmma_operands, wgmma_thread};
+use crate::lang::intrinsics::KernelIndex;
+use crate::lang::tensor::MmaHalf;
+
+/// A `&TensorMap<T>` kernel argument on the CPU device: the array it reads (locked by the
+/// launch) and the box it copies.
+pub struct TensorMap<'a, T> {
+    src: Slice<'a, T>,
+    shape: [usize; 2],
+    box_shape: [usize; 2],
+    swizzle_bytes: usize,
+}
+
+impl<T> Clone for TensorMap<'_, T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<T> Copy for TensorMap<'_, T> {}
+
+impl<'a, T: Element> TensorMap<'a, T> {
+    /// The map of the C-contiguous `rows x cols` array `src` copying boxes of `box_shape`
+    /// (`[rows, cols]`) with the swizzle of `swizzle_bytes` (0, 32, 64 or 128).
+    pub fn new(src: Slice<'a, T>, shape: [usize; 2], box_shape: [usize; 2], swizzle_bytes: usize) -> Self {
+        TensorMap { src, shape, box_shape, swizzle_bytes }
+    }
+
+    fn box_bytes(&self) -> usize {
+        self.box_shape[0] * self.box_shape[1] * size_of::<T>()
+    }
+}
+
+/// The barrier at `i`, or `None` with the violation recorded.
+fn barrier<I: KernelIndex>(bars: &Slice<'_, u64>, i: I) -> Option<usize> {
+    let k = i.to_usize();
+    if k < bars.len() {
+        Some(k)
+    } else {
+        out_of_range(i.to_i128(), bars.len());
+        None
+    }
+}
+
+fn update<I: KernelIndex>(bars: Slice<'_, u64>, i: I, f: impl FnOnce(Barrier) -> Barrier) {
+    if let Some(k) = barrier(&bars, i) {
+        bars.store(k, f(Barrier::from_bits(bars.load(k))).bits());
+    }
+}
+
+/// `mbarrier_init` (`lang::hopper`).
+pub fn mbarrier_init<I: KernelIndex>(bars: Slice<'_, u64>, i: I, count: u32) {
+    update(bars, i, |_| Barrier::new(count));
+}
+
+/// `mbarrier_arrive` (`lang::hopper`).
+pub fn mbarrier_arrive<I: KernelIndex>(bars: Slice<'_, u64>, i: I) {
+    update(bars, i, |b| b.arrive(0));
+}
+
+/// `mbarrier_arrive_expect_tx` (`lang::hopper`).
+pub fn mbarrier_arrive_expect_tx<I: KernelIndex>(bars: Slice<'_, u64>, i: I, bytes: u32) {
+    update(bars, i, |b| b.arrive(bytes));
+}
+
+/// `mbarrier_wait` (`lang::hopper`): the thread stops until every thread of its block has
+/// stopped or finished, then looks again, so the threads that complete the phase run meanwhile.
+/// Outside a coroutine (one thread) it returns.
+pub fn mbarrier_wait<I: KernelIndex>(bars: Slice<'_, u64>, i: I, parity: u32) {
+    let Some(k) = barrier(&bars, i) else { return };
+    while !Barrier::from_bits(bars.load(k)).done(parity) {
+        match context::current() {
+            Some(c) if c.suspend(Stop::Barrier) => {}
+            _ => return,
+        }
+    }
+}
+
+/// `tma_load_2d` (`lang::hopper`): the box at once, zeros outside the array, in the map's
+/// swizzle; its bytes complete on the barrier (also when the destination is rejected, as on a
+/// GPU, so that waiting threads go on).
+pub fn tma_load_2d<T: Element + Copy, I: KernelIndex, J: KernelIndex>(dst: Slice<'_, T>, di: I, map: TensorMap<'_, T>, x: i32, y: i32, bars: Slice<'_, u64>, bi: J) {
+    if barrier(&bars, bi).is_none() {
+        return;
+    }
+    let [br, bc] = map.box_shape;
+    let (d, n) = (di.to_usize(), br * bc);
+    let align = (if map.swizzle_bytes == 128 { 1024 } else { 128 }) / size_of::<T>().max(1);
+    let ok = d < dst.len() && n <= dst.len() - d && d % align == 0;
+    if !ok {
+        if d < dst.len() && d % align != 0 {
+            misaligned(di.to_i128(), align);
+        } else {
+            out_of_range(if d < dst.len() { (d + n - 1) as i128 } else { di.to_i128() }, dst.len());
+        }
+    } else {
+        // The swizzle permutes 16-byte chunks by the address: bits 4.. of a byte offset take the
+        // XOR of bits 7.. (3 bits for 128 bytes, 2 for 64, 1 for 32), from an aligned start.
+        let mask = match map.swizzle_bytes {
+            128 => 7,
+            64 => 3,
+            32 => 1,
+            _ => 0,
+        };
+        let size = size_of::<T>();
+        let [rows, cols] = map.shape;
+        for r in 0..br {
+            for c in 0..bc {
+                let (gr, gc) = (y as i64 + r as i64, x as i64 + c as i64);
+                let v = if gr >= 0 && gc >= 0 && (gr as usize) < rows && (gc as usize) < cols {
+                    map.src.load(gr as usize * cols + gc as usize)
+                } else {
+                    super::zero::<T>()
+                };
+                let o = (r * bc + c) * size;
+                let o = o ^ (((o >> 7) & mask) << 4);
+                dst.store(d + o / size, v);
+            }
+        }
+    }
+    update(bars, bi, |b| b.complete_tx(map.box_bytes() as u32));
+}
+
+/// `wgmma_fence` (`lang::hopper`): nothing to order.
+pub fn wgmma_fence() {}
+
+/// `wgmma_commit` (`lang::hopper`): the multiplies are done.
+pub fn wgmma_commit() {}
+
+/// `wgmma_wait` (`lang::hopper`): the multiplies are done.
+pub fn wgmma_wait<const PENDING: u32>(acc: &mut [f32]) {
+    let _ = acc;
+}
+
+/// `warpgroup_reg_alloc` (`lang::hopper`): nothing on the host.
+pub fn warpgroup_reg_alloc<const REGS: u32>() {}
+
+/// `warpgroup_reg_dealloc` (`lang::hopper`): nothing on the host.
+pub fn warpgroup_reg_dealloc<const REGS: u32>() {}
+
+fn wgmma<T: MmaHalf + Element + Copy, I: KernelIndex, J: KernelIndex>(acc: &mut [f32], n: usize, a: Slice<'_, T>, ai: I, b: Slice<'_, T>, bi: J) {
+    let at = match wgmma_operands(ai.to_usize(), a.len(), bi.to_usize(), b.len(), n) {
+        Ok(at) => at,
+        Err((is_b, mis)) => {
+            let (i, len) = if is_b { (bi.to_i128(), b.len()) } else { (ai.to_i128(), a.len()) };
+            if mis {
+                misaligned(i, if is_b { 1024 } else { 16 });
+            } else {
+                out_of_range(i, len);
+            }
+            if a.len() < TILE || b.len() < n * 64 {
+                return;
+            }
+            (0, 0, 0, 0)
+        }
+    };
+    let t = context::current().map_or(0, |c| c.linear.get());
+    wgmma_thread(acc, t, n, at, |k| a.load(k), |k| b.load(k));
+}
+
+macro_rules! wgmma_fns {
+    ($($name:ident, $n:literal, $r:literal;)*) => {$(
+        #[doc = concat!("`", stringify!($name), "` (`lang::hopper`).")]
+        pub fn $name<T: MmaHalf + Element + Copy, I: KernelIndex, J: KernelIndex>(acc: &mut [f32; $r], a: Slice<'_, T>, ai: I, b: Slice<'_, T>, bi: J) {
+            wgmma(acc, $n, a, ai, b, bi)
+        }
+    )*};
+}
+
+wgmma_fns! {
+    wgmma_m64n64k16, 64, 32;
+    wgmma_m64n128k16, 128, 64;
+    wgmma_m64n256k16, 256, 128;
+}

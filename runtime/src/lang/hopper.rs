@@ -1,0 +1,282 @@
+//! Hopper's data movement and warpgroup tensor cores in the kernel language (docs/kernel-language.md,
+//! "Hopper: TMA, mbarriers and wgmma"): transaction barriers in shared memory (`mbarrier_*`), the
+//! tensor memory accelerator's tile copies (`tma_load_2d`) and the warpgroup multiply-accumulates
+//! (`wgmma_m64nNk16`). Each is translated to the PTX instructions of `cuprum/hopper.h`; what they
+//! compute is defined here, once, for the prelude's host definitions and the CPU device
+//! (`cpu::hopper`).
+//!
+//! **Layout.** Copies and multiplies share the 128-byte swizzle: a tile of rows of 64 16-bit
+//! elements whose 16-byte chunk `c` of row `r` lies at chunk `c ^ (r % 8)` ([`swizzled`]), which a
+//! `TensorMap` with a box 64 elements wide and `Swizzle::B128` writes. Tiles start at multiples
+//! of 4096 elements of their shared array. `wgmma_m64nNk16(acc, a, ai, b, bi)` adds to the
+//! warpgroup's 64 x N tile
+//!
+//! - A (64 x 16, K-major): rows `0..64`, columns `ai % 4096 .. + 16` of the tile at
+//!   `ai - ai % 4096` (`ai % 4096` is 0, 16, 32 or 48);
+//! - B (16 x N, N-major): `N / 64` consecutive tiles of 64 rows (k) from `bi - bi % 4096`, rows
+//!   `(bi % 4096) / 64 .. + 16` of each (`bi % 4096` is 0, 1024, 2048 or 3072).
+//!
+//! Thread `t` of the warpgroup (warp `q = t / 32`, lane `l`) holds `acc[4j + 2h + e]` = element
+//! (`16q + l / 4 + 8h`, `8j + 2(l % 4) + e`) of the 64 x N tile.
+//!
+//! **Barriers** are `u64` elements of shared memory: an expected arrival count, the arrivals still
+//! pending, the transaction bytes still pending, and the phase ([`Barrier`]). A phase completes
+//! when its arrivals and bytes are all in; `mbarrier_wait(bars, i, parity)` returns once the phase
+//! of that parity has completed (on a fresh barrier, parity 1 counts as completed).
+//!
+//! The host definitions of the prelude model one thread: barriers count, a wait returns, a
+//! `tma_load_2d` completes its bytes without data (the host sees no device memory; kernels with
+//! copies run on the CPU device, `cpu::hopper`), and `wgmma_*` computes thread 0's part.
+
+use super::intrinsics::KernelIndex;
+use super::tensor::MmaHalf;
+use super::traits::Scalar;
+use crate::TensorMap;
+
+/// Elements of one 128-byte-swizzled tile of 64 rows: the alignment of the wgmma operands.
+pub const TILE: usize = 4096;
+
+/// The index of element (`r`, `c`) (`c < 64`) of the 128-byte-swizzled tile at `tile`.
+#[inline]
+pub fn swizzled(tile: usize, r: usize, c: usize) -> usize {
+    tile + r * 64 + (((c / 8) ^ (r % 8)) * 8) + c % 8
+}
+
+/// The state of a barrier, as its `u64` holds it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Barrier {
+    /// Arrivals per phase.
+    pub count: u32,
+    /// Arrivals the current phase still waits for.
+    pub pending: u32,
+    /// Transaction bytes the current phase still waits for (negative when copies completed
+    /// before their bytes were announced, as the hardware allows).
+    pub tx: i32,
+    /// The current phase's parity.
+    pub phase: u32,
+}
+
+impl Barrier {
+    /// `count` arrivals per phase, phase 0.
+    pub fn new(count: u32) -> Barrier {
+        Barrier { count, pending: count, tx: 0, phase: 0 }
+    }
+
+    pub fn from_bits(b: u64) -> Barrier {
+        let tx = ((b >> 32) & 0x7fff_ffff) as u32;
+        Barrier { count: (b & 0xffff) as u32, pending: ((b >> 16) & 0xffff) as u32, tx: ((tx << 1) as i32) >> 1, phase: (b >> 63) as u32 }
+    }
+
+    pub fn bits(self) -> u64 {
+        (self.count as u64 & 0xffff) | ((self.pending as u64 & 0xffff) << 16) | (((self.tx as u32 & 0x7fff_ffff) as u64) << 32) | ((self.phase as u64 & 1) << 63)
+    }
+
+    /// One arrival announcing `bytes` more, then the phase's completion if everything is in.
+    pub fn arrive(mut self, bytes: u32) -> Barrier {
+        self.pending = self.pending.saturating_sub(1);
+        self.tx += bytes as i32;
+        self.complete()
+    }
+
+    /// `bytes` of the phase's transactions completed.
+    pub fn complete_tx(mut self, bytes: u32) -> Barrier {
+        self.tx -= bytes as i32;
+        self.complete()
+    }
+
+    fn complete(mut self) -> Barrier {
+        if self.pending == 0 && self.tx == 0 {
+            self.phase ^= 1;
+            self.pending = self.count;
+        }
+        self
+    }
+
+    /// Whether the phase of parity `parity` has completed.
+    pub fn done(self, parity: u32) -> bool {
+        self.phase != parity & 1
+    }
+}
+
+/// Where the operands of a `wgmma_m64nNk16` lie: `(A's tile, A's first column, B's first tile, B's
+/// first row)`, or the index that is wrong (`Err((is_b, misaligned))`).
+pub fn wgmma_operands(ai: usize, a_len: usize, bi: usize, b_len: usize, n: usize) -> Result<(usize, usize, usize, usize), (bool, bool)> {
+    let (ta, ka, tb, kb) = (ai - ai % TILE, ai % TILE, bi - bi % TILE, bi % TILE);
+    if ka % 16 != 0 || ka >= 64 {
+        return Err((false, true));
+    }
+    if ta >= a_len || TILE > a_len - ta {
+        return Err((false, false));
+    }
+    if kb % 1024 != 0 {
+        return Err((true, true));
+    }
+    if tb >= b_len || n * 64 > b_len - tb {
+        return Err((true, false));
+    }
+    Ok((ta, ka, tb, kb / 64))
+}
+
+/// Thread `t`'s part of `acc += A * B` (module docs) for operands read by `a(index)` and
+/// `b(index)` of their shared arrays, at `(ta, ka, tb, kb)` from [`wgmma_operands`]. Products
+/// are exact and summed in f64, added to the accumulator and rounded to f32 once.
+pub fn wgmma_thread<T: MmaHalf>(acc: &mut [f32], t: u32, n: usize, at: (usize, usize, usize, usize), a: impl Fn(usize) -> T, b: impl Fn(usize) -> T) {
+    let (ta, ka, tb, kb) = at;
+    let (q, l) = ((t % 128 / 32) as usize, (t % 32) as usize);
+    for j in 0..n / 8 {
+        for h in 0..2 {
+            for e in 0..2 {
+                let (row, col) = (16 * q + l / 4 + 8 * h, 8 * j + 2 * (l % 4) + e);
+                let btile = tb + (col / 64) * TILE;
+                let s: f64 = (0..16)
+                    .map(|k| a(swizzled(ta, row, ka + k)).to_f64_exact() * b(swizzled(btile, kb + k, col % 64)).to_f64_exact())
+                    .sum();
+                let slot = &mut acc[4 * j + 2 * h + e];
+                *slot = (*slot as f64 + s) as f32;
+            }
+        }
+    }
+}
+
+/// Initialises barrier `i` of `bars` for `count` arrivals per phase: PTX `mbarrier.init` (sm_90).
+pub fn mbarrier_init<I: KernelIndex>(bars: &mut [u64], i: I, count: u32) {
+    bars[i.to_usize()] = Barrier::new(count).bits();
+}
+
+/// One arrival on barrier `i`: PTX `mbarrier.arrive` (sm_90).
+pub fn mbarrier_arrive<I: KernelIndex>(bars: &mut [u64], i: I) {
+    let k = i.to_usize();
+    bars[k] = Barrier::from_bits(bars[k]).arrive(0).bits();
+}
+
+/// One arrival on barrier `i` announcing `bytes` of copies that complete on it: PTX
+/// `mbarrier.arrive.expect_tx` (sm_90).
+pub fn mbarrier_arrive_expect_tx<I: KernelIndex>(bars: &mut [u64], i: I, bytes: u32) {
+    let k = i.to_usize();
+    bars[k] = Barrier::from_bits(bars[k]).arrive(bytes).bits();
+}
+
+/// Waits until the phase of parity `parity` of barrier `i` has completed: PTX
+/// `mbarrier.try_wait.parity` in a loop (sm_90). Host: returns (one thread waits for no one).
+pub fn mbarrier_wait<I: KernelIndex>(bars: &mut [u64], i: I, parity: u32) {
+    let _ = (bars[i.to_usize()], parity);
+}
+
+/// Copies the box of `map` at element coordinates (`x` along a row, `y` down the rows) to
+/// `dst[di..]` (laid out as the map's swizzle says), completing its bytes on barrier `bi`:
+/// PTX `cp.async.bulk.tensor.2d` (sm_90). Elements of the box outside the array are zeros.
+/// Host: completes the bytes only (module docs).
+pub fn tma_load_2d<T: Scalar, I: KernelIndex, J: KernelIndex>(dst: &mut [T], di: I, map: &TensorMap<'_, T>, x: i32, y: i32, bars: &mut [u64], bi: J) {
+    let _ = (dst.len(), di.to_usize(), x, y);
+    let k = bi.to_usize();
+    bars[k] = Barrier::from_bits(bars[k]).complete_tx(map.box_bytes() as u32).bits();
+}
+
+/// Orders the warpgroup's register accesses before its next multiplies: PTX `wgmma.fence`
+/// (sm_90a). Host: nothing.
+pub fn wgmma_fence() {}
+
+/// Closes the group of multiplies started since the last one: PTX `wgmma.commit_group`
+/// (sm_90a). Host: nothing.
+pub fn wgmma_commit() {}
+
+/// Waits until at most `PENDING` committed groups are in flight (0 to 7); `acc` may be read
+/// after it: PTX `wgmma.wait_group` (sm_90a). Host: nothing (the multiplies are done).
+pub fn wgmma_wait<const PENDING: u32>(acc: &mut [f32]) {
+    let _ = acc;
+}
+
+/// Raises the warpgroup's registers per thread to `REGS` (24 to 256, a multiple of 8): PTX
+/// `setmaxnreg.inc` (sm_90a). Host: nothing.
+pub fn warpgroup_reg_alloc<const REGS: u32>() {}
+
+/// Lowers the warpgroup's registers per thread to `REGS`, for the others to take: PTX
+/// `setmaxnreg.dec` (sm_90a). Host: nothing.
+pub fn warpgroup_reg_dealloc<const REGS: u32>() {}
+
+macro_rules! wgmma_fns {
+    ($($name:ident, $n:literal, $r:literal;)*) => {$(
+        #[doc = concat!("`acc += A * B` on the warpgroup's 64 x ", stringify!($n), " tile, A and B (`f16` or `bf16`) from shared memory \
+            (module docs): PTX `wgmma.mma_async.m64n", stringify!($n), "k16` (sm_90a), asynchronous until `wgmma_wait`. \
+            An index out of its array or not on a tile's row or column is reported as an index violation and the \
+            operands of the arrays' first tiles are used. Host: thread 0's part, at once.")]
+        pub fn $name<T: MmaHalf, I: KernelIndex, J: KernelIndex>(acc: &mut [f32; $r], a: &[T], ai: I, b: &[T], bi: J) {
+            let at = wgmma_operands(ai.to_usize(), a.len(), bi.to_usize(), b.len(), $n).unwrap_or((0, 0, 0, 0));
+            wgmma_thread(acc, 0, $n, at, |k| a[k], |k| b[k]);
+        }
+    )*};
+}
+
+wgmma_fns! {
+    wgmma_m64n64k16, 64, 32;
+    wgmma_m64n128k16, 128, 64;
+    wgmma_m64n256k16, 256, 128;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use half::bf16;
+
+    #[test]
+    fn a_barrier_completes_its_phase_when_arrivals_and_bytes_are_in() {
+        let b = Barrier::new(2);
+        assert!(b.done(1) && !b.done(0));
+        let b = b.arrive(64);
+        assert!(!b.done(0));
+        let b = b.complete_tx(64);
+        assert!(!b.done(0), "one arrival still pending");
+        let b = b.arrive(0);
+        assert!(b.done(0) && !b.done(1) && b.pending == 2);
+        // Bytes before their announcement (a copy that lands first).
+        let b = b.complete_tx(16).arrive(16).arrive(0);
+        assert!(b.done(1));
+        assert_eq!(Barrier::from_bits(b.bits()), b);
+        let neg = Barrier { count: 3, pending: 1, tx: -5, phase: 1 };
+        assert_eq!(Barrier::from_bits(neg.bits()), neg);
+    }
+
+    #[test]
+    fn the_swizzle_permutes_chunks_within_a_row() {
+        for r in 0..16 {
+            let mut seen: Vec<usize> = (0..64).map(|c| swizzled(0, r, c)).collect();
+            seen.sort();
+            assert_eq!(seen, (r * 64..r * 64 + 64).collect::<Vec<_>>());
+        }
+        assert_eq!(swizzled(0, 1, 0), 64 + 8);
+        assert_eq!(swizzled(4096, 7, 63), 4096 + 7 * 64 + (7 ^ 7) * 8 + 7);
+    }
+
+    #[test]
+    fn wgmma_of_a_thread_is_its_part_of_the_product() {
+        // A: 64 x 64 tile with A[r][c] = r + c (small integers, exact in bf16); B: one 64 x 64
+        // tile with B[k][n] = k - n.
+        let mut a = vec![bf16::ZERO; TILE];
+        let mut b = vec![bf16::ZERO; TILE];
+        for r in 0..64 {
+            for c in 0..64 {
+                a[swizzled(0, r, c)] = bf16::from_f32((r + c) as f32 / 8.0);
+                b[swizzled(0, r, c)] = bf16::from_f32((r as f32 - c as f32) / 8.0);
+            }
+        }
+        for t in [0u32, 5, 37, 127] {
+            let mut acc = [1.0f32; 32];
+            let at = wgmma_operands(16, a.len(), 1024, b.len(), 64).unwrap();
+            wgmma_thread(&mut acc, t, 64, at, |k| a[k], |k| b[k]);
+            let (q, l) = ((t / 32) as usize, (t % 32) as usize);
+            for j in 0..8 {
+                for h in 0..2 {
+                    for e in 0..2 {
+                        let (row, col) = (16 * q + l / 4 + 8 * h, 8 * j + 2 * (l % 4) + e);
+                        let want: f64 = 1.0 + (0..16).map(|k| ((row + 16 + k) as f64 / 8.0) * ((16 + k) as f64 - col as f64) / 8.0).sum::<f64>();
+                        assert_eq!(acc[4 * j + 2 * h + e] as f64, want, "thread {t} element ({row}, {col})");
+                    }
+                }
+            }
+        }
+        assert_eq!(wgmma_operands(8, TILE, 0, TILE, 64), Err((false, true)));
+        assert_eq!(wgmma_operands(0, TILE, 512, TILE, 64), Err((true, true)));
+        assert_eq!(wgmma_operands(0, TILE, 0, TILE, 128), Err((true, false)));
+        assert_eq!(wgmma_operands(TILE, TILE, 0, TILE, 64), Err((false, false)));
+    }
+}
