@@ -415,6 +415,7 @@ pub fn for_kernel(
     supported: &Supported<'_>,
 ) -> Result<Vec<Gencode>, String> {
     if let Some(what) = needs.arch_specific {
+        // The compiler sets `min_arch` with `arch_specific`; sm_90a is the only such target yet.
         return for_specific_kernel(name, what, needs.min_arch.map_or(90, |m| m.0), asked, gencodes, supported);
     }
     let Some((need, what)) = needs.min_arch else {
