@@ -20,7 +20,9 @@
 //!                             the ptxas options (PTX entries; 0: none)
 //!   +28 u32 arch         the SM version: 80 for sm_80 / compute_80
 //!   +32 u32 name offset, +36 u32 name size: the object's name, from the entry's start (0: none)
-//!   +40 u64 flags        0x1 64-bit, 0x10 Linux, 0x2000 LZ4-compressed, 0x8000 zstd-compressed
+//!   +40 u64 flags        0x1 64-bit, 0x10 Linux, 0x2000 LZ4-compressed, 0x8000 zstd-compressed,
+//!                        0x10_0000 arch-specific (`sm_90a`, `compute_90a`; `arch` is still 90),
+//!                        0x20_0000 family-specific (`sm_100f`; read as plain `sm_100`)
 //!   +56 u64 uncompressed size (compressed entries)
 //! ```
 //!
@@ -57,18 +59,23 @@ pub enum EntryKind {
 pub struct Entry {
     /// What the payload is (machine code, PTX, other).
     pub kind: EntryKind,
-    /// The SM version, `major * 10 + minor`: 90 for sm_90.
+    /// The SM version, `major * 10 + minor`: 90 for sm_90 and for sm_90a.
     pub arch: u32,
+    /// Arch-specific code (`sm_90a`, `compute_90a`): it runs on compute capability `arch` exactly,
+    /// and its PTX compiles for no other architecture.
+    pub specific: bool,
     /// The payload's size in bytes (as stored, padded).
     pub size: u64,
 }
 
 impl Entry {
-    /// The target name nvcc uses for it: `sm_90` (ELF), `compute_90` (PTX); `None` for other kinds.
+    /// The target name nvcc uses for it: `sm_90` (ELF), `compute_90` (PTX), `sm_90a` /
+    /// `compute_90a` (arch-specific); `None` for other kinds.
     pub fn target(&self) -> Option<String> {
+        let suffix = if self.specific { "a" } else { "" };
         match self.kind {
-            EntryKind::Elf => Some(format!("sm_{}", self.arch)),
-            EntryKind::Ptx => Some(format!("compute_{}", self.arch)),
+            EntryKind::Elf => Some(format!("sm_{}{suffix}", self.arch)),
+            EntryKind::Ptx => Some(format!("compute_{}{suffix}", self.arch)),
             EntryKind::Other(_) => None,
         }
     }
@@ -124,6 +131,10 @@ struct Placed {
 
 /// Flags (+40) of compressed payloads.
 const FLAG_LZ4: u64 = 0x2000;
+/// Flag (+40) of arch-specific code (`sm_90a`, `compute_90a`), checked against nvcc 13.0's output.
+const FLAG_ARCH_SPECIFIC: u64 = 0x10_0000;
+/// The end of the flags field: a header shorter than this has no flags.
+const FLAGS_END: usize = 48;
 const FLAG_ZSTD: u64 = 0x8000;
 /// The header fields [`check`] reads end at +64 (every real header is at least that long).
 const CHECKED_ENTRY_HEADER: usize = 64;
@@ -294,6 +305,11 @@ fn walk(bytes: &[u8]) -> Result<Vec<Placed>, FormatError> {
             let entry_header = read_u32(bytes, at + 4).unwrap_or_default() as usize;
             let payload = read_u64(bytes, at + 8).unwrap_or_default();
             let arch = read_u32(bytes, at + 28).unwrap_or_default();
+            let flags = if entry_header >= FLAGS_END {
+                read_u64(bytes, at + 40).unwrap_or_default()
+            } else {
+                0
+            };
             if entry_header < MIN_ENTRY_HEADER {
                 return Err(err(
                     at,
@@ -321,6 +337,7 @@ fn walk(bytes: &[u8]) -> Result<Vec<Placed>, FormatError> {
                 entry: Entry {
                     kind,
                     arch,
+                    specific: flags & FLAG_ARCH_SPECIFIC != 0,
                     size: payload,
                 },
                 at,
@@ -348,15 +365,16 @@ pub type Piece = (Vec<String>, Vec<u8>);
 /// and its entries verbatim, with the family's targets in file order: the machine code of one
 /// major architecture together (`sm_80`, `sm_86`, `sm_89`: a GPU runs machine code of its own
 /// major architecture only, and these differ little, so compressed together they take about a
-/// fifth of their room apart), each PTX alone (`compute_90`). `None` when that leaves one
+/// fifth of their room apart; `sm_90a` with `sm_90`), each PTX alone (`compute_90`,
+/// `compute_90a`). `None` when that leaves one
 /// family, when two entries have the same target, or when an entry is of another kind (LTO IR):
 /// then the fat binary stays whole. A program loads only the piece its GPU runs
 /// (`crate::parts`, "Targets").
 pub fn split_by_family(bytes: &[u8]) -> Result<Option<Vec<Piece>>, FormatError> {
     let placed = walk(bytes)?;
-    // (family: machine code and its major architecture, or PTX and its architecture; targets;
-    // the entries' byte ranges)
-    type Family = ((bool, u32), Vec<String>, Vec<(usize, usize)>);
+    // (family: machine code and its major architecture, or PTX and its architecture and suffix;
+    // targets; the entries' byte ranges)
+    type Family = ((bool, u32, bool), Vec<String>, Vec<(usize, usize)>);
     let mut families: Vec<Family> = Vec::new();
     let mut seen: Vec<String> = Vec::new();
     for p in &placed {
@@ -368,8 +386,8 @@ pub fn split_by_family(bytes: &[u8]) -> Result<Option<Vec<Piece>>, FormatError> 
         }
         seen.push(target.clone());
         let key = match p.entry.kind {
-            EntryKind::Elf => (true, p.entry.arch / 10),
-            _ => (false, p.entry.arch),
+            EntryKind::Elf => (true, p.entry.arch / 10, false),
+            _ => (false, p.entry.arch, p.entry.specific),
         };
         match families.iter_mut().find(|f| f.0 == key) {
             Some(f) => {
@@ -472,6 +490,7 @@ mod tests {
             Entry {
                 kind: EntryKind::Elf,
                 arch: 80,
+                specific: false,
                 size: 24
             }
         );
@@ -517,6 +536,46 @@ mod tests {
             None
         );
         assert!(split_by_family(&both[..20]).is_err());
+    }
+
+    /// [`entry`] with the arch-specific flag.
+    fn specific_entry(kind: u16, arch: u32, header: u32, payload: usize) -> Vec<u8> {
+        let mut e = entry(kind, arch, header, payload);
+        e[40..48].copy_from_slice(&(0x11 | FLAG_ARCH_SPECIFIC).to_le_bytes());
+        e
+    }
+
+    #[test]
+    fn names_arch_specific_entries_with_their_suffix() {
+        let fb = container(&[
+            entry(2, 80, 64, 8),
+            specific_entry(2, 90, 64, 8),
+            specific_entry(1, 90, 80, 8),
+            entry(2, 90, 64, 8),
+            entry(1, 90, 80, 8),
+        ]);
+        assert_eq!(
+            targets(&fb).unwrap(),
+            ["sm_80", "sm_90a", "compute_90a", "sm_90", "compute_90"]
+        );
+        let e = entries(&fb).unwrap();
+        assert!(e[1].specific && e[1].arch == 90 && !e[3].specific);
+        // sm_90a with sm_90 (both Hopper machine code); each PTX alone.
+        let names: Vec<Vec<String>> = split_by_family(&fb).unwrap().unwrap().into_iter().map(|p| p.0).collect();
+        assert_eq!(
+            names,
+            [vec!["sm_80"], vec!["sm_90a", "sm_90"], vec!["compute_90a"], vec!["compute_90"]]
+        );
+    }
+
+    #[test]
+    fn reads_nvccs_arch_specific_fat_binary() {
+        // `nvcc -fatbin -compress-mode=none -gencode 'arch=compute_90a,code=[sm_90a,compute_90a]'`
+        // (nvcc 13.0) of `extern "C" __global__ void k(float* x) { x[threadIdx.x] += 1.0f; }`.
+        let fb = include_bytes!("testdata/add_one_sm_90a.fatbin");
+        let e = check(fb).unwrap();
+        assert_eq!(targets(fb).unwrap(), ["sm_90a", "compute_90a"]);
+        assert!(e.iter().all(|e| e.arch == 90 && e.specific));
     }
 
     #[test]

@@ -97,9 +97,10 @@ pub fn piece_of(name: &str) -> Option<(&str, &str)> {
 /// capability `(major, minor)` can load, best first: machine code for its architecture, then for
 /// an earlier minor version of the same major one (newest first; machine code runs on later minor
 /// versions of its major architecture), then PTX for the newest architecture not above the GPU's,
-/// which the driver compiles. A piece ranks by the best target in it (the driver picks that one
-/// when it loads the piece). Indices into `pieces`; empty when none fits (the kernel then
-/// compiles from source).
+/// which the driver compiles. Arch-specific targets (`sm_90a`, `compute_90a`) serve their exact
+/// architecture only. A piece ranks by the best target in it (the driver picks that one when it
+/// loads the piece). Indices into `pieces`; empty when none fits (the kernel then compiles from
+/// source).
 pub fn pieces_for<'a>(
     pieces: impl IntoIterator<Item = &'a str>,
     (major, minor): (u32, u32),
@@ -108,16 +109,17 @@ pub fn pieces_for<'a>(
     let mut sass: Vec<(u32, usize)> = Vec::new();
     let mut ptx: Vec<(u32, usize)> = Vec::new();
     for (i, targets) in pieces.into_iter().enumerate() {
-        let arch_of = |prefix: &str, t: &str| t.strip_prefix(prefix).and_then(|a| a.parse::<u32>().ok());
         let best_sass = targets
             .split('+')
-            .filter_map(|t| arch_of("sm_", t))
-            .filter(|arch| arch / 10 == major && arch % 10 <= minor)
+            .filter_map(|t| target_arch("sm_", t))
+            .filter(|&(arch, specific)| if specific { arch == device } else { arch / 10 == major && arch % 10 <= minor })
+            .map(|(arch, _)| arch)
             .max();
         let best_ptx = targets
             .split('+')
-            .filter_map(|t| arch_of("compute_", t))
-            .filter(|&arch| arch <= device)
+            .filter_map(|t| target_arch("compute_", t))
+            .filter(|&(arch, specific)| if specific { arch == device } else { arch <= device })
+            .map(|(arch, _)| arch)
             .max();
         if let Some(arch) = best_sass {
             sass.push((arch, i));
@@ -128,6 +130,15 @@ pub fn pieces_for<'a>(
     sass.sort_by(|a, b| b.0.cmp(&a.0));
     ptx.sort_by(|a, b| b.0.cmp(&a.0));
     sass.into_iter().chain(ptx).map(|(_, i)| i).collect()
+}
+
+/// `sm_90` with prefix `sm_` -> `(90, false)`, `sm_90a` -> `(90, true)` (arch-specific).
+fn target_arch(prefix: &str, target: &str) -> Option<(u32, bool)> {
+    let rest = target.strip_prefix(prefix)?;
+    match rest.strip_suffix('a') {
+        Some(number) => Some((number.parse().ok()?, true)),
+        None => Some((rest.parse().ok()?, false)),
+    }
 }
 
 /// The parts listing of unit `id`, relative to `OUT_DIR`: `cuprum/<id>.parts`.
@@ -276,6 +287,17 @@ mod tests {
             Some(("s[f32]:rows", "sm_80+sm_86"))
         );
         assert_eq!(piece_of("sum[f32]"), None);
+    }
+
+    #[test]
+    fn arch_specific_targets_serve_their_exact_architecture_only() {
+        let t = ["sm_80", "sm_90a", "compute_90a", "sm_90+sm_90a", "compute_80"];
+        assert_eq!(pieces_for(t, (9, 0)), [1, 3, 2, 4]);
+        // Not on a later minor version, a later architecture, nor through its PTX elsewhere.
+        assert_eq!(pieces_for(t, (10, 0)), [4]);
+        assert_eq!(pieces_for(t, (12, 0)), [4]);
+        assert_eq!(pieces_for(t, (8, 9)), [0, 4]);
+        assert!(pieces_for(["sm_90a", "compute_90a"], (10, 0)).is_empty());
     }
 
     #[test]

@@ -368,8 +368,8 @@ impl Kernels {
     /// Leaves PTX (`compute_XX`) out of the fat binaries and keeps only the machine code
     /// (`sm_XX`) of the requested targets: about half the bytes. A GPU the machine code does not
     /// serve then compiles the kernels through NVRTC at their first use (kept in the disk
-    /// cache), as CuPy does for all of its kernels. When the request has no machine code at all
-    /// (PTX only), the PTX is kept. What the runtime's built-ins use (docs/building.md).
+    /// cache), as CuPy does for all of its kernels. When a kernel's targets have no machine code at
+    /// all (PTX only), its PTX is kept. What the runtime's built-ins use (docs/building.md).
     pub fn machine_code_only(&mut self) -> &mut Self {
         self.machine_code_only = true;
         self
@@ -551,10 +551,7 @@ impl Kernels {
             }
         };
 
-        let mut gencodes = resolve_targets(&request, request_text.as_deref(), &nvcc, &self.env)?;
-        if self.machine_code_only {
-            gencodes = targets::machine_code_only(gencodes);
-        }
+        let gencodes = resolve_targets(&request, request_text.as_deref(), &nvcc, &self.env)?;
         let cache_dir = cache::dir(&self.env, &out_dir);
         let headers_hash = outputs::headers_hash();
         let plan = Plan {
@@ -575,35 +572,29 @@ impl Kernels {
                 todo.push(i);
             }
         }
-        // A kernel that needs a newer architecture than a requested target (tensor cores,
-        // cp.async): an error when the targets were asked for, else built for the targets that
-        // have what it needs (docs/building.md, "Architecture-specific kernels").
-        let explicit = !matches!(request, targets::Request::Default);
+        // Each kernel's own targets (targets::for_kernel): a kernel that needs a newer
+        // architecture than a requested target (tensor cores, cp.async) is an error when the
+        // targets were asked for, else built for the targets that have what it needs; one that
+        // needs an arch-specific target (sm_90a) is built for that alone (docs/building.md,
+        // "Architecture-specific kernels", "Architecture-specific targets (sm_90a)").
+        // Indexed like `units[i].1.kernels`.
+        let mut kernel_gencodes: Vec<Vec<Vec<Gencode>>> = vec![Vec::new(); units.len()];
         let mut errors = Vec::new();
         for &i in &todo {
             let (path, unit, _) = &units[i];
             let mut problems = Vec::new();
             for kernel in &unit.kernels {
-                let Some((need, what)) = kernel.min_arch else {
-                    continue;
+                let needs = targets::Needs {
+                    min_arch: kernel.min_arch,
+                    arch_specific: kernel.arch_specific,
                 };
-                let older: Vec<String> = gencodes
-                    .iter()
-                    .filter(|g| g.arch < need)
-                    .map(Gencode::to_string)
-                    .collect();
-                if older.is_empty() || (!explicit && older.len() < gencodes.len()) {
-                    continue;
+                match targets::for_kernel(&kernel.name, needs, request.asked(), &gencodes, &nvcc.supported()) {
+                    Ok(list) if self.machine_code_only => {
+                        kernel_gencodes[i].push(targets::machine_code_only(list))
+                    }
+                    Ok(list) => kernel_gencodes[i].push(list),
+                    Err(problem) => problems.push(problem),
                 }
-                problems.push(format!(
-                    "error: kernel `{}` uses `{what}`, which needs sm_{need} or newer, but the build asks for older targets: {} \
-                     ({}). Build it for sm_{need} and newer only (CUPY_NVCC_GENERATE_CODE=\"arch=compute_{need},code=sm_{need}\" or newer), \
-                     or compile its file with a second `cuprum_build::Kernels` whose `.env(\"CUPY_NVCC_GENERATE_CODE\", ..)` names \
-                     only such targets",
-                    kernel.name,
-                    older.join(" "),
-                    if explicit { "CUPY_NVCC_GENERATE_CODE" } else { "every architecture nvcc supports is older" },
-                ));
             }
             if !problems.is_empty() {
                 errors.push(Error::Kernel {
@@ -615,13 +606,24 @@ impl Kernels {
         if let Some(e) = Error::from_list(errors) {
             return Err(e);
         }
-        // (unit, part name, symbols, oldest architecture): the entry points of each kernel
+        // What the report lists: the build's targets, then any a kernel has of its own (sm_90a
+        // with the default targets).
+        let mut shown = if self.machine_code_only {
+            targets::machine_code_only(gencodes.clone())
+        } else {
+            gencodes.clone()
+        };
+        for g in kernel_gencodes.iter().flatten().flatten() {
+            if !shown.contains(g) {
+                shown.push(g.clone());
+            }
+        }
+        // (unit, part name, symbols, the kernel's targets): the entry points of each kernel
         // grouped as cuprum_abi::parts::part_of decides (per kernel, per instance, per instance
         // and variant).
-        let mut jobs_list: Vec<(usize, String, Vec<String>, u32)> = Vec::new();
+        let mut jobs_list: Vec<(usize, String, Vec<String>, &[Gencode])> = Vec::new();
         for &i in &todo {
-            for kernel in &units[i].1.kernels {
-                let need = kernel.min_arch.map_or(0, |(a, _)| a);
+            for (kernel, own) in units[i].1.kernels.iter().zip(&kernel_gencodes[i]) {
                 let mut distinct: Vec<&[cuprum_abi::DType]> = Vec::new();
                 for (inst, _, _) in &kernel.instances {
                     if !distinct.contains(&inst.as_slice()) {
@@ -632,7 +634,7 @@ impl Kernels {
                     let name = parts::part_of(&kernel.name, kernel.kind, inst, *variant, distinct.len());
                     match jobs_list.iter_mut().find(|j| j.0 == i && j.1 == name) {
                         Some(j) => j.2.push(symbol.clone()),
-                        None => jobs_list.push((i, name, vec![symbol.clone()], need)),
+                        None => jobs_list.push((i, name, vec![symbol.clone()], own)),
                     }
                 }
             }
@@ -645,16 +647,11 @@ impl Kernels {
                 s.spawn(|| {
                     loop {
                         let j = next.fetch_add(1, Ordering::Relaxed);
-                        let Some((i, name, symbols, need)) = jobs_list.get(j) else {
+                        let Some((i, name, symbols, own)) = jobs_list.get(j) else {
                             break;
                         };
                         let (path, unit, _) = &units[*i];
-                        let gencodes: Vec<Gencode> = gencodes
-                            .iter()
-                            .filter(|g| g.arch >= *need)
-                            .cloned()
-                            .collect();
-                        let built = plan.build_part(path, unit, name, symbols, &gencodes);
+                        let built = plan.build_part(path, unit, name, symbols, own);
                         *results[j].lock().unwrap_or_else(|e| e.into_inner()) = Some(built);
                     }
                 });
@@ -693,7 +690,7 @@ impl Kernels {
         let report = Report {
             files: files_report,
             nvcc: Some(nvcc::show(&nvcc.command)),
-            gencodes: gencodes.iter().map(Gencode::to_string).collect(),
+            gencodes: shown.iter().map(Gencode::to_string).collect(),
             cache: cache_dir,
             directives: Vec::new(),
         };
@@ -752,8 +749,7 @@ fn resolve_targets(
             let list = targets::current_list(&nvcc::gpu_capabilities(env)?);
             targets::check_supported(
                 &list,
-                &nvcc.sass,
-                &nvcc.virtual_archs,
+                &nvcc.supported(),
                 "CUPY_NVCC_GENERATE_CODE=current (the GPUs of this machine)",
             )
             .map_err(targets_error)?;
@@ -761,8 +757,7 @@ fn resolve_targets(
         }
         Request::List(list) => {
             let source = format!("CUPY_NVCC_GENERATE_CODE={:?}", text.unwrap_or_default());
-            targets::check_supported(list, &nvcc.sass, &nvcc.virtual_archs, &source)
-                .map_err(targets_error)?;
+            targets::check_supported(list, &nvcc.supported(), &source).map_err(targets_error)?;
             Ok(list.clone())
         }
     }

@@ -9,7 +9,7 @@ use std::process::{Command, Output};
 
 use crate::Error;
 use crate::env::{self, Env};
-use crate::targets::Gencode;
+use crate::targets::{Gencode, Supported};
 
 /// How to get nvcc, for messages.
 pub const HOW_TO_INSTALL: &str = "install a CUDA toolkit (https://developer.nvidia.com/cuda-downloads) or the CUDA 13.0 \
@@ -31,6 +31,12 @@ pub struct Nvcc {
     pub sass: Vec<u32>,
     /// The virtual architectures it knows (`nvcc --list-gpu-arch`).
     pub virtual_archs: Vec<u32>,
+    /// The arch-specific SASS architectures it can build (`sm_90a` -> 90): the suffixed lines of
+    /// `--list-gpu-code`, else the `sm_XXa` values `--help` lists for `--gpu-code` (nvcc 13.0's
+    /// `--list-gpu-code` omits them).
+    pub sass_specific: Vec<u32>,
+    /// The arch-specific virtual architectures it knows (`compute_90a` -> 90), likewise.
+    pub virtual_specific: Vec<u32>,
 }
 
 /// The result of looking for nvcc.
@@ -136,12 +142,23 @@ fn probe(command: Vec<OsString>, source: &'static str) -> Result<Nvcc, Error> {
         Ok(String::from_utf8_lossy(&out.stdout).into_owned())
     };
     let version = run("--version")?;
-    let sass = numbers(&run("--list-gpu-code")?, "sm_");
-    let virtual_archs = numbers(&run("--list-gpu-arch")?, "compute_");
+    let code_list = run("--list-gpu-code")?;
+    let arch_list = run("--list-gpu-arch")?;
+    let sass = numbers(&code_list, "sm_");
+    let virtual_archs = numbers(&arch_list, "compute_");
     if sass.is_empty() || virtual_archs.is_empty() {
         return Err(fail(
             "`--list-gpu-code` / `--list-gpu-arch` listed no architecture".into(),
         ));
+    }
+    let mut sass_specific = specific_numbers(&code_list, "sm_");
+    let mut virtual_specific = specific_numbers(&arch_list, "compute_");
+    if sass_specific.is_empty() && virtual_specific.is_empty() {
+        // Only the listings lack them: `--help` names every value `--gpu-code` accepts. An nvcc
+        // whose `--help` fails just has no arch-specific target.
+        let help = run("--help").unwrap_or_default();
+        sass_specific = specific_numbers(&help, "sm_");
+        virtual_specific = specific_numbers(&help, "compute_");
     }
     Ok(Nvcc {
         command,
@@ -149,6 +166,8 @@ fn probe(command: Vec<OsString>, source: &'static str) -> Result<Nvcc, Error> {
         version,
         sass,
         virtual_archs,
+        sass_specific,
+        virtual_specific,
     })
 }
 
@@ -170,6 +189,19 @@ fn numbers(listing: &str, prefix: &str) -> Vec<u32> {
     let mut out: Vec<u32> = listing
         .split_whitespace()
         .filter_map(|w| w.strip_prefix(prefix)?.parse().ok())
+        .collect();
+    out.sort_unstable();
+    out.dedup();
+    out
+}
+
+/// The arch-specific targets named in `text` (`sm_90a` with prefix `sm_` -> 90), sorted: words of
+/// a listing, or quoted values in `--help` (`'sm_90a',`). Family targets (`sm_100f`) are not
+/// arch-specific and are left out.
+fn specific_numbers(text: &str, prefix: &str) -> Vec<u32> {
+    let mut out: Vec<u32> = text
+        .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .filter_map(|w| w.strip_prefix(prefix)?.strip_suffix('a')?.parse().ok())
         .collect();
     out.sort_unstable();
     out.dedup();
@@ -198,6 +230,16 @@ pub struct Job<'a> {
 }
 
 impl Nvcc {
+    /// The architectures it supports, for [`crate::targets`].
+    pub fn supported(&self) -> Supported<'_> {
+        Supported {
+            sass: &self.sass,
+            virtual_archs: &self.virtual_archs,
+            sass_specific: &self.sass_specific,
+            virtual_specific: &self.virtual_specific,
+        }
+    }
+
     /// The CUDA release of this nvcc (`release 13.0` in `--version`), `(0, 0)` if not found.
     pub fn release(&self) -> (u32, u32) {
         release_of(&self.version)
@@ -350,6 +392,18 @@ mod tests {
             [75, 80, 90, 100]
         );
         assert_eq!(numbers("compute_75\ncompute_121", "compute_"), [75, 121]);
+        // The suffixed lines are a set of their own; family targets (`f`) are not among them.
+        assert_eq!(
+            specific_numbers("sm_75\nsm_90\nsm_90a\nsm_100a\nsm_100f\n", "sm_"),
+            [90, 100]
+        );
+        assert_eq!(specific_numbers("compute_90\ncompute_90a", "compute_"), [90]);
+        assert_eq!(specific_numbers("sm_75\nsm_90\n", "sm_"), [] as [u32; 0]);
+        // nvcc 13.0's `--help`, which names them where `--list-gpu-code` does not.
+        let help = "        Allowed values for this option:  'compute_100','compute_100a','compute_100f',\n\
+                    'compute_90','compute_90a','lto_100','lto_100a','sm_100','sm_100a','sm_90','sm_90a'.";
+        assert_eq!(specific_numbers(help, "sm_"), [90, 100]);
+        assert_eq!(specific_numbers(help, "compute_"), [90, 100]);
     }
 
     #[test]

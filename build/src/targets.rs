@@ -3,28 +3,71 @@
 //! - `arch=compute_XX,code=sm_XX` items separated by `;`: machine code (SASS) for `sm_XX` from the
 //!   virtual architecture `compute_XX`; `code=compute_XX` embeds PTX instead (the driver compiles it
 //!   for newer GPUs at load time); `code=[sm_XX,compute_XX]` does both.
-//! - `current`: SASS for the GPUs of the build machine (`nvidia-smi`).
+//! - Architecture-specific targets: `arch=compute_90a,code=sm_90a` (or `code=compute_90a`, or
+//!   both). Their code uses the features of that exact architecture (Hopper's `wgmma` and
+//!   `setmaxnreg`) and runs on compute capability 9.0 only; their PTX cannot be compiled for any
+//!   other GPU. The suffix is the same on `arch` and `code`, and the machine code is for the
+//!   virtual architecture itself. A kernel that needs such a target is built for it alone
+//!   ([`for_kernel`]); the file's other kernels may be built for it too (they run there).
+//! - `current`: SASS for the GPUs of the build machine (`nvidia-smi`), never arch-specific.
 //! - unset: SASS for every architecture this nvcc supports plus PTX for the newest, so the program
-//!   also runs on GPUs newer than the toolkit.
-//!
-//! Arch-specific targets (`sm_90a`) are not accepted: generated kernels use no such features.
+//!   also runs on GPUs newer than the toolkit; a kernel that needs `sm_90a` gets
+//!   `arch=compute_90a,code=sm_90a` instead.
 
 use std::fmt;
+
+/// An architecture number and whether it is the arch-specific variant: `90` (`sm_90`,
+/// `compute_90`) or `90a` (`sm_90a`, `compute_90a`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Arch {
+    /// The SM version, `major * 10 + minor`: 90.
+    pub number: u32,
+    /// The `a` suffix: code for this exact architecture only.
+    pub specific: bool,
+}
+
+impl Arch {
+    /// `sm_<n>` / `compute_<n>`.
+    pub const fn plain(number: u32) -> Arch {
+        Arch { number, specific: false }
+    }
+
+    /// `sm_<n>a` / `compute_<n>a`.
+    pub const fn specific(number: u32) -> Arch {
+        Arch { number, specific: true }
+    }
+}
+
+impl fmt::Display for Arch {
+    /// `90` or `90a`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}{}", self.number, if self.specific { "a" } else { "" })
+    }
+}
 
 /// One target in a fat binary.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Code {
-    /// Machine code for `sm_<N>`.
-    Sass(u32),
-    /// PTX for `compute_<N>`.
-    Ptx(u32),
+    /// Machine code for `sm_<N>` (`sm_<N>a`).
+    Sass(Arch),
+    /// PTX for `compute_<N>` (`compute_<N>a`).
+    Ptx(Arch),
+}
+
+impl Code {
+    /// The architecture it is for.
+    pub fn arch(&self) -> Arch {
+        match *self {
+            Code::Sass(a) | Code::Ptx(a) => a,
+        }
+    }
 }
 
 impl fmt::Display for Code {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Code::Sass(n) => write!(f, "sm_{n}"),
-            Code::Ptx(n) => write!(f, "compute_{n}"),
+            Code::Sass(a) => write!(f, "sm_{a}"),
+            Code::Ptx(a) => write!(f, "compute_{a}"),
         }
     }
 }
@@ -32,14 +75,23 @@ impl fmt::Display for Code {
 /// One `-gencode`: a virtual architecture and what to build from it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Gencode {
-    /// The virtual architecture `compute_<arch>`.
-    pub arch: u32,
+    /// The virtual architecture `compute_<arch>`; arch-specific (`compute_90a`) when its codes are.
+    pub arch: Arch,
     /// What to build from it: machine code and/or PTX.
     pub codes: Vec<Code>,
 }
 
+impl Gencode {
+    /// Machine code for `sm_<n>` from `compute_<n>` (`sm_<n>a` from `compute_<n>a` when `arch` is
+    /// specific).
+    pub fn sass(arch: Arch) -> Gencode {
+        Gencode { arch, codes: vec![Code::Sass(arch)] }
+    }
+}
+
 impl fmt::Display for Gencode {
-    /// nvcc's syntax: `arch=compute_90,code=sm_90` or `arch=compute_90,code=[sm_90,compute_90]`.
+    /// nvcc's syntax: `arch=compute_90,code=sm_90`, `arch=compute_90,code=[sm_90,compute_90]`,
+    /// `arch=compute_90a,code=sm_90a`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "arch=compute_{},code=", self.arch)?;
         match self.codes.as_slice() {
@@ -50,6 +102,11 @@ impl fmt::Display for Gencode {
             }
         }
     }
+}
+
+/// `list` in the variable's syntax: its items joined by `;`.
+pub fn show(list: &[Gencode]) -> String {
+    list.iter().map(Gencode::to_string).collect::<Vec<_>>().join(";")
 }
 
 /// What `CUPY_NVCC_GENERATE_CODE` asks for, before nvcc or the GPUs are consulted.
@@ -65,8 +122,8 @@ pub enum Request {
 
 /// What a valid value looks like, appended to every parse error.
 const EXPECTED: &str = "expected `;`-separated items such as `arch=compute_90,code=sm_90` (machine code), \
-                        `arch=compute_90,code=compute_90` (PTX) or `arch=compute_90,code=[sm_90,compute_90]`, \
-                        or `current` for the GPUs of this machine; unset it to build for every architecture nvcc supports";
+                        `arch=compute_90,code=compute_90` (PTX), `arch=compute_90,code=[sm_90,compute_90]` \
+                        or `arch=compute_90a,code=sm_90a` (arch-specific), or `current` for the GPUs of this machine; unset it to build for every architecture nvcc supports";
 
 /// Parses the variable's value (`None`: unset or blank). Checks the syntax and the rules nvcc
 /// imposes on each item; whether nvcc supports the numbers is checked by [`check_supported`].
@@ -108,8 +165,8 @@ fn parse_item(item: &str) -> Result<Gencode, String> {
     let (arch, code) = rest
         .split_once(",code=")
         .ok_or("`arch=...` is followed by `,code=...`")?;
-    let arch = number(arch.trim(), "compute_")
-        .ok_or_else(|| format!("`arch={arch}` names a virtual architecture `compute_XX`"))?;
+    let arch = arch_of(arch.trim(), "compute_")
+        .ok_or_else(|| format!("`arch={arch}` names a virtual architecture `compute_XX` (or `compute_XXa`)"))?;
     let code = code.trim();
     let code_list = match code.strip_prefix('[') {
         Some(inner) => inner
@@ -119,25 +176,14 @@ fn parse_item(item: &str) -> Result<Gencode, String> {
     };
     let mut codes = Vec::new();
     for c in code_list.split(',').map(str::trim) {
-        let parsed = if let Some(n) = number(c, "sm_") {
-            if n < arch {
-                return Err(format!(
-                    "sm_{n} cannot be built from compute_{arch}: the machine code must be at least the virtual architecture"
-                ));
-            }
-            Code::Sass(n)
-        } else if let Some(n) = number(c, "compute_") {
-            if n != arch {
-                return Err(format!(
-                    "PTX is for the virtual architecture itself: write `code=compute_{arch}` (or `arch=compute_{n}`)"
-                ));
-            }
-            Code::Ptx(n)
+        let parsed = if let Some(a) = arch_of(c, "sm_") {
+            Code::Sass(a)
+        } else if let Some(a) = arch_of(c, "compute_") {
+            Code::Ptx(a)
         } else {
-            return Err(format!(
-                "`{c}` is not `sm_XX` or `compute_XX` (arch-specific targets such as sm_90a are not supported)"
-            ));
+            return Err(format!("`{c}` is not `sm_XX`, `compute_XX`, `sm_XXa` or `compute_XXa`"));
         };
+        check_code(arch, parsed)?;
         if !codes.contains(&parsed) {
             codes.push(parsed);
         }
@@ -145,17 +191,51 @@ fn parse_item(item: &str) -> Result<Gencode, String> {
     Ok(Gencode { arch, codes })
 }
 
-/// `sm_90` with prefix `sm_` -> 90; only digits after the prefix.
-fn number(s: &str, prefix: &str) -> Option<u32> {
-    let digits = s.strip_prefix(prefix)?;
+/// The rules between an item's virtual architecture and one of its codes: machine code at least
+/// the virtual architecture, PTX for the virtual architecture itself, and the `a` suffix on both
+/// or neither (arch-specific machine code only from its own virtual architecture).
+fn check_code(arch: Arch, code: Code) -> Result<(), String> {
+    let a = code.arch();
+    if a.specific != arch.specific {
+        let n = a.number.max(arch.number);
+        return Err(format!(
+            "`{code}` and `compute_{arch}` differ in the arch-specific suffix `a`: an arch-specific target is built from \
+             its own arch-specific virtual architecture, whose features plain `compute_XX` lacks; write \
+             `arch=compute_{n}a,code=sm_{n}a` (or drop the `a` from both)"
+        ));
+    }
+    match code {
+        Code::Sass(_) if a.number < arch.number => Err(format!(
+            "{code} cannot be built from compute_{arch}: the machine code must be at least the virtual architecture"
+        )),
+        Code::Sass(_) if a.specific && a.number != arch.number => Err(format!(
+            "{code} cannot be built from compute_{arch}: arch-specific machine code is built from its own virtual \
+             architecture only; write `arch=compute_{a},code={code}`"
+        )),
+        Code::Ptx(_) if a != arch => Err(format!(
+            "PTX is for the virtual architecture itself: write `code=compute_{arch}` (or `arch=compute_{a}`)"
+        )),
+        _ => Ok(()),
+    }
+}
+
+/// `sm_90` / `sm_90a` with prefix `sm_` -> 90 / 90a: only digits after the prefix, then at most
+/// the suffix `a`.
+fn arch_of(s: &str, prefix: &str) -> Option<Arch> {
+    let rest = s.strip_prefix(prefix)?;
+    let (digits, specific) = match rest.strip_suffix('a') {
+        Some(d) => (d, true),
+        None => (rest, false),
+    };
     if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
         return None;
     }
-    digits.parse().ok()
+    Some(Arch { number: digits.parse().ok()?, specific })
 }
 
 /// The default list: one `-gencode` per SASS architecture nvcc supports (`sass`), built from the
-/// newest virtual architecture not above it (`virtual_archs`), plus PTX for the newest.
+/// newest virtual architecture not above it (`virtual_archs`), plus PTX for the newest. Never
+/// arch-specific: [`for_kernel`] gives a kernel that needs `sm_90a` its own.
 pub fn default_list(sass: &[u32], virtual_archs: &[u32]) -> Result<Vec<Gencode>, String> {
     let mut sass = sass.to_vec();
     sass.sort_unstable();
@@ -173,60 +253,102 @@ pub fn default_list(sass: &[u32], virtual_archs: &[u32]) -> Result<Vec<Gencode>,
             .ok_or_else(|| {
                 format!("nvcc --list-gpu-arch lists no virtual architecture for sm_{n}")
             })?;
-        let mut codes = vec![Code::Sass(n)];
+        let mut codes = vec![Code::Sass(Arch::plain(n))];
         if n == newest && arch == n {
-            codes.push(Code::Ptx(n));
+            codes.push(Code::Ptx(Arch::plain(n)));
         }
-        list.push(Gencode { arch, codes });
+        list.push(Gencode { arch: Arch::plain(arch), codes });
     }
     Ok(list)
 }
 
-/// The list for `current`: SASS for each GPU's compute capability, once each, in order.
+/// The list for `current`: SASS for each GPU's compute capability, once each, in order (never
+/// arch-specific).
 pub fn current_list(capabilities: &[u32]) -> Vec<Gencode> {
     let mut list: Vec<Gencode> = Vec::new();
     for &n in capabilities {
-        if !list.iter().any(|g| g.arch == n) {
-            list.push(Gencode {
-                arch: n,
-                codes: vec![Code::Sass(n)],
-            });
+        if !list.iter().any(|g| g.arch == Arch::plain(n)) {
+            list.push(Gencode::sass(Arch::plain(n)));
         }
     }
     list
 }
 
-/// Checks that nvcc supports every architecture of `list` (`sass`: its `sm_XX`, `virtual_archs`:
-/// its `compute_XX`), so that the error names the variable instead of being nvcc's.
-pub fn check_supported(
-    list: &[Gencode],
-    sass: &[u32],
-    virtual_archs: &[u32],
-    source: &str,
-) -> Result<(), String> {
-    let mut bad = Vec::new();
-    for g in list {
-        if !virtual_archs.contains(&g.arch) {
-            bad.push(format!("compute_{}", g.arch));
+/// The architectures an nvcc supports (`crate::nvcc::Nvcc::supported`).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Supported<'a> {
+    /// The `sm_XX` it builds (`nvcc --list-gpu-code`).
+    pub sass: &'a [u32],
+    /// The `compute_XX` it knows (`nvcc --list-gpu-arch`).
+    pub virtual_archs: &'a [u32],
+    /// The `sm_XXa` it builds (suffixed lines of `--list-gpu-code`, or `--help`'s list of values
+    /// for `--gpu-code`: nvcc 13.0 lists no suffixed target with `--list-gpu-code`).
+    pub sass_specific: &'a [u32],
+    /// The `compute_XXa` it knows (likewise).
+    pub virtual_specific: &'a [u32],
+}
+
+impl Supported<'_> {
+    /// Whether nvcc builds `code`.
+    pub fn has(&self, code: Code) -> bool {
+        match code {
+            Code::Sass(a) => self.sass_list(a.specific).contains(&a.number),
+            Code::Ptx(a) => self.has_virtual(a),
         }
-        for c in &g.codes {
-            match c {
-                Code::Sass(n) if !sass.contains(n) => bad.push(c.to_string()),
-                _ => {}
+    }
+
+    /// Whether nvcc knows the virtual architecture `compute_<arch>`.
+    pub fn has_virtual(&self, arch: Arch) -> bool {
+        let list = if arch.specific { self.virtual_specific } else { self.virtual_archs };
+        list.contains(&arch.number)
+    }
+
+    fn sass_list(&self, specific: bool) -> &[u32] {
+        if specific { self.sass_specific } else { self.sass }
+    }
+
+    /// Its machine code targets, for messages: `sm_75, ..., sm_121, sm_90a`.
+    fn sass_names(&self) -> String {
+        let plain = self.sass.iter().map(|&n| format!("sm_{}", Arch::plain(n)));
+        let specific = self.sass_specific.iter().map(|&n| format!("sm_{}", Arch::specific(n)));
+        plain.chain(specific).collect::<Vec<_>>().join(", ")
+    }
+}
+
+/// Checks that nvcc supports every architecture of `list`, so that the error names the variable
+/// (`source`) and the target instead of being nvcc's.
+pub fn check_supported(list: &[Gencode], supported: &Supported<'_>, source: &str) -> Result<(), String> {
+    let mut bad: Vec<String> = Vec::new();
+    for g in list {
+        let mut missing = Vec::new();
+        if !supported.has_virtual(g.arch) {
+            missing.push(format!("compute_{}", g.arch));
+        }
+        for &c in &g.codes {
+            if !supported.has(c) {
+                missing.push(c.to_string());
+            }
+        }
+        for m in missing {
+            if !bad.contains(&m) {
+                bad.push(m);
             }
         }
     }
     if bad.is_empty() {
         return Ok(());
     }
-    bad.dedup();
-    let names: Vec<String> = sass.iter().map(|n| format!("sm_{n}")).collect();
+    let specific_hint = if list.iter().any(|g| g.arch.specific) && supported.sass_specific.is_empty() {
+        " (arch-specific targets such as sm_90a need CUDA 12.0 or newer)"
+    } else {
+        ""
+    };
     Err(format!(
         "{source} asks for {} but this nvcc does not support {}; it supports {} (nvcc --list-gpu-code). \
-         Choose from those, or use a newer CUDA toolkit",
+         Choose from those, or use a newer CUDA toolkit{specific_hint}",
         bad.join(", "),
         if bad.len() == 1 { "it" } else { "them" },
-        names.join(", ")
+        supported.sass_names()
     ))
 }
 
@@ -240,6 +362,127 @@ pub fn names(list: &[Gencode]) -> Vec<String> {
         }
     }
     out
+}
+
+/// How the targets were asked for, as far as [`for_kernel`] cares.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Asked {
+    /// Unset: every architecture this nvcc supports.
+    Default,
+    /// `current`: the GPUs of the build machine.
+    Current,
+    /// An explicit list.
+    List,
+}
+
+impl Request {
+    /// How it asks.
+    pub fn asked(&self) -> Asked {
+        match self {
+            Request::Default => Asked::Default,
+            Request::Current => Asked::Current,
+            Request::List(_) => Asked::List,
+        }
+    }
+}
+
+/// What one kernel needs of its targets: `cuprum_compiler::back::cuda::KernelInfo`'s `min_arch`
+/// and `arch_specific`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Needs<'a> {
+    /// The oldest architecture and the intrinsic that needs it: `(80, "mma_m16n8k16")`.
+    pub min_arch: Option<(u32, &'a str)>,
+    /// The intrinsic that needs the arch-specific target of `min_arch` (`sm_90a`).
+    pub arch_specific: Option<&'a str>,
+}
+
+/// The targets kernel `name` is built for, from the build's `gencodes` (resolved from a request
+/// that `asked` so), or the error (rendered like rustc's, `error: ...`) when none serves it:
+///
+/// - a kernel with `arch_specific` is built for the items of its arch-specific target
+///   (`sm_90a`/`compute_90a`) only; an explicit list without one is an error. With the default
+///   targets or `current`, it is built for `arch=compute_90a,code=sm_90a` when nvcc supports it
+///   (`supported`), else that is an error too;
+/// - a kernel with `min_arch` only is built for the items of that architecture or newer (`sm_90a`
+///   counts as 90). Older items are an error when asked for explicitly (or with `current`), and
+///   with the default targets when every item is older;
+/// - any other kernel is built for every item.
+pub fn for_kernel(
+    name: &str,
+    needs: Needs<'_>,
+    asked: Asked,
+    gencodes: &[Gencode],
+    supported: &Supported<'_>,
+) -> Result<Vec<Gencode>, String> {
+    if let Some(what) = needs.arch_specific {
+        // The compiler sets `min_arch` with `arch_specific`; sm_90a is the only such target yet.
+        return for_specific_kernel(name, what, needs.min_arch.map_or(90, |m| m.0), asked, gencodes, supported);
+    }
+    let Some((need, what)) = needs.min_arch else {
+        return Ok(gencodes.to_vec());
+    };
+    let (newer, older): (Vec<&Gencode>, Vec<&Gencode>) =
+        gencodes.iter().partition(|g| g.arch.number >= need);
+    let explicit = asked != Asked::Default;
+    if older.is_empty() || (!explicit && !newer.is_empty()) {
+        return Ok(newer.into_iter().cloned().collect());
+    }
+    let older: Vec<String> = older.iter().map(|g| g.to_string()).collect();
+    Err(format!(
+        "error: kernel `{name}` uses `{what}`, which needs sm_{need} or newer, but the build asks for older targets: {} \
+         ({}). Build it for sm_{need} and newer only (CUPY_NVCC_GENERATE_CODE=\"arch=compute_{need},code=sm_{need}\" or newer), \
+         or compile its file with a second `cuprum_build::Kernels` whose `.env(\"CUPY_NVCC_GENERATE_CODE\", ..)` names \
+         only such targets",
+        older.join(" "),
+        if explicit { "CUPY_NVCC_GENERATE_CODE" } else { "every architecture nvcc supports is older" },
+    ))
+}
+
+/// [`for_kernel`] of a kernel that uses `what`, which needs `sm_<number>a`.
+fn for_specific_kernel(
+    name: &str,
+    what: &str,
+    number: u32,
+    asked: Asked,
+    gencodes: &[Gencode],
+    supported: &Supported<'_>,
+) -> Result<Vec<Gencode>, String> {
+    let arch = Arch::specific(number);
+    let item = Gencode::sass(arch);
+    let why = if number == 90 {
+        "Hopper's wgmma/setmaxnreg; its code runs on compute capability 9.0 only".to_owned()
+    } else {
+        format!("its code runs on compute capability {}.{} only", number / 10, number % 10)
+    };
+    let needs = format!("error: kernel `{name}` uses `{what}`, which needs the arch-specific target sm_{arch} ({why})");
+    match asked {
+        Asked::List => {
+            let own: Vec<Gencode> = gencodes.iter().filter(|g| g.arch == arch).cloned().collect();
+            if own.is_empty() {
+                return Err(format!(
+                    "{needs}, but CUPY_NVCC_GENERATE_CODE asks for: {}. Add `{item}` to it (the file's other kernels keep \
+                     their targets)",
+                    show(gencodes)
+                ));
+            }
+            Ok(own)
+        }
+        Asked::Default | Asked::Current => {
+            if supported.has_virtual(arch) && supported.has(Code::Sass(arch)) {
+                return Ok(vec![item]);
+            }
+            let source = if asked == Asked::Current {
+                "CUPY_NVCC_GENERATE_CODE=current"
+            } else {
+                "the default targets (CUPY_NVCC_GENERATE_CODE unset)"
+            };
+            Err(format!(
+                "{needs}, which {source} would give it as `{item}`, but this nvcc does not support sm_{arch}; it supports {} \
+                 (nvcc --list-gpu-code, --help). Use a CUDA toolkit that does (CUDA 12.0 or newer for sm_90a)",
+                supported.sass_names()
+            ))
+        }
+    }
 }
 
 /// Parses `nvidia-smi --query-gpu=compute_cap --format=csv,noheader` output (`9.0` per line) into
@@ -292,8 +535,133 @@ mod tests {
         assert_eq!(names(&l), ["sm_80", "sm_90", "compute_90", "sm_86"]);
         assert_eq!(
             list("arch=compute_90,code=compute_90")[0].codes,
-            [Code::Ptx(90)]
+            [Code::Ptx(Arch::plain(90))]
         );
+    }
+
+    #[test]
+    fn parses_and_renders_arch_specific_items() {
+        let l = list(
+            "arch=compute_80,code=sm_80;arch=compute_90a,code=sm_90a; arch=compute_90a,code=[sm_90a,compute_90a];\
+             arch=compute_90a,code=compute_90a",
+        );
+        let shown: Vec<String> = l.iter().map(Gencode::to_string).collect();
+        assert_eq!(
+            shown,
+            [
+                "arch=compute_80,code=sm_80",
+                "arch=compute_90a,code=sm_90a",
+                "arch=compute_90a,code=[sm_90a,compute_90a]",
+                "arch=compute_90a,code=compute_90a"
+            ]
+        );
+        let a = Arch::specific(90);
+        assert_eq!(l[1], Gencode { arch: a, codes: vec![Code::Sass(a)] });
+        assert_eq!(l[2].codes, [Code::Sass(a), Code::Ptx(a)]);
+        assert_eq!(names(&l), ["sm_80", "sm_90a", "compute_90a"]);
+        assert_eq!(show(&l[..2]), "arch=compute_80,code=sm_80;arch=compute_90a,code=sm_90a");
+        // Printed back, it parses to the same list.
+        assert_eq!(list(&show(&l)), l);
+        // Plain and arch-specific are different targets: both may be asked for.
+        assert_eq!(
+            names(&list("arch=compute_90,code=sm_90;arch=compute_90a,code=sm_90a")),
+            ["sm_90", "sm_90a"]
+        );
+        assert_eq!(current_list(&[90]), [Gencode::sass(Arch::plain(90))]);
+    }
+
+    /// nvcc 13.0's lists: `--list-gpu-code` has no suffixed line, `--help` names sm_90a.
+    const NVCC13: Supported<'static> = Supported {
+        sass: &[75, 80, 86, 87, 88, 89, 90, 100, 103, 110, 120, 121],
+        virtual_archs: &[75, 80, 86, 87, 88, 89, 90, 100, 103, 110, 120, 121],
+        sass_specific: &[90, 100, 103, 110, 120, 121],
+        virtual_specific: &[90, 100, 103, 110, 120, 121],
+    };
+
+    #[test]
+    fn arch_specific_targets_are_checked_against_their_own_list() {
+        let l = list("arch=compute_80,code=sm_80;arch=compute_90a,code=[sm_90a,compute_90a]");
+        assert!(check_supported(&l, &NVCC13, "x").is_ok());
+        // An nvcc that builds sm_90 but no arch-specific target (CUDA 11.8).
+        let old = Supported { sass: &[80, 90], virtual_archs: &[80, 90], ..Supported::default() };
+        let e = check_supported(&l, &old, "CUPY_NVCC_GENERATE_CODE=\"...\"").unwrap_err();
+        assert!(
+            e.starts_with(
+                "CUPY_NVCC_GENERATE_CODE=\"...\" asks for compute_90a, sm_90a but this nvcc does not support them; \
+                 it supports sm_80, sm_90 (nvcc --list-gpu-code)"
+            ) && e.ends_with("(arch-specific targets such as sm_90a need CUDA 12.0 or newer)"),
+            "{e}"
+        );
+        // sm_90 support does not imply sm_90a's, nor the other way round.
+        let only_a = Supported { sass: &[80], virtual_archs: &[80], sass_specific: &[90], virtual_specific: &[90] };
+        let e = check_supported(&list("arch=compute_90,code=sm_90"), &only_a, "x").unwrap_err();
+        assert!(e.contains("asks for compute_90, sm_90 but") && e.contains("it supports sm_80, sm_90a"), "{e}");
+        assert!(check_supported(&list("arch=compute_90a,code=sm_90a"), &only_a, "x").is_ok());
+        let e = check_supported(&list("arch=compute_100a,code=sm_100a"), &only_a, "x").unwrap_err();
+        assert!(e.contains("asks for compute_100a, sm_100a but") && !e.contains("CUDA 12.0"), "{e}");
+    }
+
+    #[test]
+    fn an_arch_specific_kernel_gets_only_its_arch_specific_items() {
+        let wgmma = Needs { min_arch: Some((90, "wgmma_m64n256k16")), arch_specific: Some("wgmma_m64n256k16") };
+        let mixed = list("arch=compute_80,code=sm_80;arch=compute_90,code=sm_90;arch=compute_90a,code=[sm_90a,compute_90a]");
+        let got = for_kernel("gemm", wgmma, Asked::List, &mixed, &NVCC13).unwrap();
+        assert_eq!(show(&got), "arch=compute_90a,code=[sm_90a,compute_90a]");
+        let ptx = list("arch=compute_90a,code=compute_90a");
+        assert_eq!(for_kernel("gemm", wgmma, Asked::List, &ptx, &NVCC13).unwrap(), ptx);
+        // An explicit list without sm_90a.
+        let plain = list("arch=compute_80,code=sm_80;arch=compute_90,code=sm_90");
+        let e = for_kernel("gemm", wgmma, Asked::List, &plain, &NVCC13).unwrap_err();
+        assert_eq!(
+            e,
+            "error: kernel `gemm` uses `wgmma_m64n256k16`, which needs the arch-specific target sm_90a (Hopper's \
+             wgmma/setmaxnreg; its code runs on compute capability 9.0 only), but CUPY_NVCC_GENERATE_CODE asks for: \
+             arch=compute_80,code=sm_80;arch=compute_90,code=sm_90. Add `arch=compute_90a,code=sm_90a` to it (the \
+             file's other kernels keep their targets)"
+        );
+        // The default targets and `current`: sm_90a alone, when nvcc has it.
+        let default = default_list(NVCC13.sass, NVCC13.virtual_archs).unwrap();
+        for asked in [Asked::Default, Asked::Current] {
+            let got = for_kernel("gemm", wgmma, asked, &default, &NVCC13).unwrap();
+            assert_eq!(show(&got), "arch=compute_90a,code=sm_90a");
+        }
+        let old = Supported { sass: &[80, 90], virtual_archs: &[80, 90], ..Supported::default() };
+        let e = for_kernel("gemm", wgmma, Asked::Default, &plain, &old).unwrap_err();
+        assert!(
+            e.starts_with("error: kernel `gemm` uses `wgmma_m64n256k16`, which needs the arch-specific target sm_90a")
+                && e.contains("the default targets (CUPY_NVCC_GENERATE_CODE unset) would give it as `arch=compute_90a,code=sm_90a`")
+                && e.contains("this nvcc does not support sm_90a; it supports sm_80, sm_90")
+                && e.ends_with("(CUDA 12.0 or newer for sm_90a)"),
+            "{e}"
+        );
+        let e = for_kernel("gemm", wgmma, Asked::Current, &plain, &old).unwrap_err();
+        assert!(e.contains("which CUPY_NVCC_GENERATE_CODE=current would give it"), "{e}");
+    }
+
+    #[test]
+    fn other_kernels_keep_their_targets_and_sm_90a_counts_as_90() {
+        let none = Needs::default();
+        let mma = Needs { min_arch: Some((80, "mma_m16n8k16")), arch_specific: None };
+        let hopper = Needs { min_arch: Some((90, "cp_async_bulk")), arch_specific: None };
+        let mixed = list("arch=compute_80,code=sm_80;arch=compute_90a,code=sm_90a");
+        for asked in [Asked::List, Asked::Current, Asked::Default] {
+            assert_eq!(for_kernel("add", none, asked, &mixed, &NVCC13).unwrap(), mixed);
+            assert_eq!(for_kernel("mma", mma, asked, &mixed, &NVCC13).unwrap(), mixed);
+        }
+        // sm_90a is architecture 90 for min_arch: explicit sm_80 is still too old for a 90 kernel.
+        let e = for_kernel("h", hopper, Asked::List, &mixed, &NVCC13).unwrap_err();
+        assert!(
+            e.starts_with("error: kernel `h` uses `cp_async_bulk`, which needs sm_90 or newer, but the build asks for older targets: arch=compute_80,code=sm_80 (CUPY_NVCC_GENERATE_CODE)"),
+            "{e}"
+        );
+        let only_a = list("arch=compute_90a,code=sm_90a");
+        assert_eq!(for_kernel("h", hopper, Asked::List, &only_a, &NVCC13).unwrap(), only_a);
+        // The default targets: the kernel's own architecture up; an error only when all are older.
+        let default = default_list(&[75, 80, 90, 120], &[75, 80, 90, 120]).unwrap();
+        let got = for_kernel("h", hopper, Asked::Default, &default, &NVCC13).unwrap();
+        assert_eq!(show(&got), "arch=compute_90,code=sm_90;arch=compute_120,code=[sm_120,compute_120]");
+        let e = for_kernel("h", hopper, Asked::Default, &default[..2], &NVCC13).unwrap_err();
+        assert!(e.contains("(every architecture nvcc supports is older)"), "{e}");
     }
 
     #[test]
@@ -314,7 +682,13 @@ mod tests {
                 "sm_80 cannot be built from compute_90",
             ),
             ("arch=compute_80,code=compute_90", "write `code=compute_80`"),
-            ("arch=compute_90,code=sm_90a", "sm_90a are not supported"),
+            ("arch=compute_90,code=sm_90a", "differ in the arch-specific suffix"),
+            ("arch=compute_90a,code=sm_90", "write `arch=compute_90a,code=sm_90a`"),
+            ("arch=compute_90a,code=compute_90", "differ in the arch-specific suffix"),
+            ("arch=compute_90a,code=sm_100a", "write `arch=compute_100a,code=sm_100a`"),
+            ("arch=compute_90a,code=compute_100a", "write `code=compute_90a`"),
+            ("arch=compute_90,code=sm_90b", "is not `sm_XX`, `compute_XX`"),
+            ("arch=compute_90aa,code=sm_90", "names a virtual architecture"),
             ("arch=compute_90,code=[sm_90", "no closing `]`"),
             (
                 "arch=compute_80,code=sm_80;current",
@@ -365,14 +739,14 @@ mod tests {
         assert!(parse_compute_caps("N/A").is_err());
         let l = current_list(&[90, 90, 120]);
         assert_eq!(names(&l), ["sm_90", "sm_120"]);
-        assert!(check_supported(&l, &[75, 90, 120], &[75, 90, 120], "x").is_ok());
-        let e = check_supported(
-            &list("arch=compute_70,code=sm_70"),
-            &[75, 90],
-            &[75, 90],
-            "CUPY_NVCC_GENERATE_CODE",
-        )
-        .unwrap_err();
+        let supported = Supported {
+            sass: &[75, 90, 120],
+            virtual_archs: &[75, 90, 120],
+            ..Supported::default()
+        };
+        assert!(check_supported(&l, &supported, "x").is_ok());
+        let old = Supported { sass: &[75, 90], virtual_archs: &[75, 90], ..Supported::default() };
+        let e = check_supported(&list("arch=compute_70,code=sm_70"), &old, "CUPY_NVCC_GENERATE_CODE").unwrap_err();
         assert!(e.contains("asks for compute_70, sm_70 but this nvcc does not support them; it supports sm_75, sm_90"), "{e}");
     }
 }
@@ -382,7 +756,10 @@ mod tests {
 pub fn machine_code_only(list: Vec<Gencode>) -> Vec<Gencode> {
     let sass: Vec<Gencode> = list
         .iter()
-        .map(|g| Gencode { arch: g.arch, codes: g.codes.iter().copied().filter(|c| matches!(c, Code::Sass(_))).collect() })
+        .map(|g| Gencode {
+            arch: g.arch,
+            codes: g.codes.iter().copied().filter(|c| matches!(c, Code::Sass(_))).collect(),
+        })
         .filter(|g| !g.codes.is_empty())
         .collect();
     if sass.is_empty() { list } else { sass }
@@ -394,10 +771,11 @@ mod machine_code_tests {
 
     #[test]
     fn machine_code_only_drops_ptx_unless_it_is_all_there_is() {
-        let g = |arch, codes: &[Code]| Gencode { arch, codes: codes.to_vec() };
-        let list = vec![g(80, &[Code::Sass(80)]), g(90, &[Code::Sass(90), Code::Ptx(90)]), g(100, &[Code::Ptx(100)])];
-        assert_eq!(machine_code_only(list), vec![g(80, &[Code::Sass(80)]), g(90, &[Code::Sass(90)])]);
-        let ptx = vec![g(90, &[Code::Ptx(90)])];
+        let g = |arch, codes: &[Code]| Gencode { arch: Arch::plain(arch), codes: codes.to_vec() };
+        let (sass, ptx) = (|n| Code::Sass(Arch::plain(n)), |n| Code::Ptx(Arch::plain(n)));
+        let list = vec![g(80, &[sass(80)]), g(90, &[sass(90), ptx(90)]), g(100, &[ptx(100)])];
+        assert_eq!(machine_code_only(list), vec![g(80, &[sass(80)]), g(90, &[sass(90)])]);
+        let ptx = vec![g(90, &[ptx(90)])];
         assert_eq!(machine_code_only(ptx.clone()), ptx);
     }
 }

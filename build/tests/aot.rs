@@ -146,6 +146,50 @@ fn pieces_hold_one_family_of_targets_each() {
     assert_eq!(order((12, 0)), [0]);
 }
 
+/// An arch-specific item next to a plain one: kernels that need neither are built for both, the
+/// fat binary reader names the `sm_90a` cubin and `compute_90a` PTX as such, the `.targets` file
+/// and the pieces keep the suffix, and only a 9.0 GPU loads them.
+#[test]
+fn arch_specific_items_are_built_and_read_back_with_their_suffix() {
+    let codes = "arch=compute_80,code=sm_80;arch=compute_90a,code=[sm_90a,compute_90a]";
+    let Some((out, file, report)) =
+        compile_scale("arch_specific_items_are_built_and_read_back_with_their_suffix", "sm90a", codes)
+    else {
+        return;
+    };
+    assert_eq!(report.gencodes, ["arch=compute_80,code=sm_80", "arch=compute_90a,code=[sm_90a,compute_90a]"]);
+    let f = report.file("scale.rs").unwrap();
+    assert_eq!(f.targets, ["sm_80", "sm_90a", "compute_90a"]);
+    let id = unit_id(&file);
+    let listed = fs::read_to_string(out.join(mangle::targets_file(&id))).unwrap();
+    assert_eq!(listed, "sm_80\nsm_90a\ncompute_90a\n");
+    let listing = fs::read_to_string(out.join(cuprum_abi::parts::parts_file(&id))).unwrap();
+    let mut families: Vec<String> = cuprum_abi::parts::read_parts(&listing)
+        .unwrap()
+        .iter()
+        .filter_map(|p| Some(cuprum_abi::parts::piece_of(&p.kernel)?.1.to_string()))
+        .collect();
+    families.sort();
+    families.dedup();
+    assert_eq!(families, ["compute_90a", "sm_80", "sm_90a"], "{listing}");
+    let order = |cc| cuprum_abi::parts::pieces_for(families.iter().map(String::as_str), cc);
+    assert_eq!(order((9, 0)), [2, 0]);
+    assert_eq!(order((10, 0)), [] as [usize; 0], "no code for 10.0: sm_90a and its PTX serve 9.0 only");
+    assert_eq!(order((8, 9)), [1]);
+}
+
+/// nvcc 12.0 and newer build `sm_90a`: the probe finds it although nvcc 13.0's `--list-gpu-code`
+/// does not list it (`--help` does).
+#[test]
+fn the_probe_finds_arch_specific_targets() {
+    let Some(nvcc) = nvcc_or_skip("the_probe_finds_arch_specific_targets") else {
+        return;
+    };
+    if nvcc.release() >= (12, 0) {
+        assert!(nvcc.sass_specific.contains(&90) && nvcc.virtual_specific.contains(&90), "{nvcc:?}");
+    }
+}
+
 #[test]
 fn both_cubins_are_in_the_fat_binary() {
     let Some((out, file, report)) = compile_scale("both_cubins_are_in_the_fat_binary", "two-archs", TWO_ARCHS) else {
@@ -424,7 +468,7 @@ fn invalid_generate_code_is_a_clear_error() {
         ),
         (
             "arch=compute_90,code=sm_90a",
-            "arch-specific targets such as sm_90a are not supported",
+            "`sm_90a` and `compute_90` differ in the arch-specific suffix `a`",
         ),
     ] {
         // Checked before nvcc is looked for: the same error with or without one.
