@@ -53,12 +53,18 @@ impl fmt::Display for Route {
 }
 
 /// A fat binary target: `sm_90` (SASS) or `compute_90` (PTX), with its SM number
-/// (`major * 10 + minor`).
-fn parse_target(t: &str) -> Option<(bool, u32)> {
-    if let Some(n) = t.strip_prefix("sm_") {
-        return n.parse().ok().map(|n| (true, n));
-    }
-    t.strip_prefix("compute_").and_then(|n| n.parse().ok()).map(|n| (false, n))
+/// (`major * 10 + minor`) and whether it is arch-specific (`sm_90a`: that compute capability
+/// exactly).
+fn parse_target(t: &str) -> Option<(bool, u32, bool)> {
+    let (sass, rest) = match t.strip_prefix("sm_") {
+        Some(n) => (true, n),
+        None => (false, t.strip_prefix("compute_")?),
+    };
+    let (digits, specific) = match rest.strip_suffix('a') {
+        Some(d) => (d, true),
+        None => (rest, false),
+    };
+    digits.parse().ok().map(|n| (sass, n, specific))
 }
 
 /// How the precompiled instances of a fat binary with `targets` reach a GPU of compute capability
@@ -71,9 +77,10 @@ pub fn route(targets: &[&str], has_fatbin: bool, cc: (u32, u32)) -> Route {
         return Route::Nvrtc("no fat binary in this build".into());
     }
     let device = cc.0 * 10 + cc.1;
+    // An arch-specific target serves its own compute capability only.
     let parsed: Vec<(bool, u32, &str)> = targets
         .iter()
-        .filter_map(|t| parse_target(t).map(|(sass, n)| (sass, n, *t)))
+        .filter_map(|t| parse_target(t).filter(|&(_, n, specific)| !specific || n == device).map(|(sass, n, _)| (sass, n, *t)))
         .collect();
     let sass = parsed
         .iter()
@@ -96,13 +103,15 @@ pub fn route(targets: &[&str], has_fatbin: bool, cc: (u32, u32)) -> Route {
 /// compute capability 8.6 to 8.9` (also `cuprum audit EXECUTABLE` without GPU and `--arch`).
 pub fn target_serves(target: &str) -> String {
     match parse_target(target) {
-        Some((true, n)) => format!(
+        Some((true, n, true)) => format!("precompiled on GPUs of compute capability {}.{} only (arch-specific)", n / 10, n % 10),
+        Some((false, n, true)) => format!("PTX JIT by the driver on GPUs of compute capability {}.{} only (arch-specific)", n / 10, n % 10),
+        Some((true, n, false)) => format!(
             "precompiled on GPUs of compute capability {}.{} to {}.9",
             n / 10,
             n % 10,
             n / 10
         ),
-        Some((false, n)) => format!(
+        Some((false, n, false)) => format!(
             "PTX JIT by the driver on GPUs of compute capability {}.{} and newer that no SASS target serves",
             n / 10,
             n % 10
@@ -368,6 +377,11 @@ mod tests {
         assert_eq!(route(&t, true, (12, 0)), Route::PtxJit("compute_90".into()));
         assert_eq!(route(&["sm_90"], true, (10, 0)), Route::Nvrtc("the fat binary (sm_90) has no code for sm_100".into()));
         assert_eq!(route(&["sm_120", "sm_121"], true, (12, 1)), Route::Precompiled("sm_121".into()));
+        // Arch-specific targets serve their own compute capability only.
+        assert_eq!(route(&["sm_80", "sm_90a"], true, (9, 0)), Route::Precompiled("sm_90a".into()));
+        assert_eq!(route(&["sm_90a", "compute_90a"], true, (10, 0)), Route::Nvrtc("the fat binary (sm_90a compute_90a) has no code for sm_100".into()));
+        assert_eq!(route(&["sm_80", "sm_90a"], true, (8, 9)), Route::Precompiled("sm_80".into()));
+        assert!(target_serves("sm_90a").contains("9.0 only"));
         assert_eq!(route(&t, false, (9, 0)), Route::Nvrtc("no fat binary in this build".into()));
         assert_eq!(route(&t, true, (9, 0)).to_string(), "precompiled for this GPU (sm_90)");
         assert_eq!(route(&t, true, (12, 0)).to_string(), "PTX JIT by the driver (compute_90)");
