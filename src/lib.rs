@@ -14,7 +14,7 @@
 pub use cuprum_macros::{device, elementwise, fuse, rawkernel, reduction};
 pub use cuprum_runtime as runtime;
 /// The types most programs name, at the root (the rest is under [`runtime`]).
-pub use cuprum_runtime::{Array, Device, Error, Graph, LaunchConfig, RawKernel, RawModule, Result, Stream};
+pub use cuprum_runtime::{Array, Device, Error, Graph, LaunchConfig, RawKernel, RawModule, Result, Stream, Swizzle, TensorMap};
 /// The `ndarray` version of the interop (`Array::to_ndarray`, `from_ndarray`, `TryFrom`).
 pub use cuprum_runtime::ndarray;
 /// What the running program embeds and how each kernel will reach the GPU:

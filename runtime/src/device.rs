@@ -151,7 +151,7 @@ fn cpu_props() -> Props {
         max_block_dim: [1024, 1024, 64],
         max_grid_dim: [i32::MAX as u32, 65535, 65535],
         max_shared_memory_per_block: 48 * 1024,
-        max_shared_memory_per_block_optin: 48 * 1024,
+        max_shared_memory_per_block_optin: 227 * 1024,
         multiprocessor_count: threads as u32,
         warp_size: 32,
     }

@@ -410,13 +410,10 @@ pub enum Error {
         cooperative_groups: bool,
     },
 
-    /// More dynamic shared memory than the kernel currently allows (nothing was launched).
-    #[error(
-        "cannot launch kernel `{kernel}`: it asks for {requested} bytes of dynamic shared memory \
-         but may use at most {limit} (attribute max_dynamic_shared_size_bytes). Raise it with \
-         `set_max_dynamic_shared_size_bytes` (this device allows {optin} bytes of shared memory \
-         per block in total, of which the kernel's static shared memory takes {static_bytes})"
-    )]
+    /// More dynamic shared memory than the kernel currently allows (nothing was launched). A
+    /// `RawKernel`'s limit is raised with `set_max_dynamic_shared_size_bytes`; a `#[rawkernel]`'s
+    /// is raised by its launch, so for it this is a request above what the device allows.
+    #[error("{}", shared_memory_text(.kernel, *.requested, *.limit, *.optin, *.static_bytes))]
     SharedMemory {
         /// The kernel's name.
         kernel: String,
@@ -429,6 +426,23 @@ pub enum Error {
         /// The kernel's static shared memory, in bytes.
         static_bytes: u32,
     },
+}
+
+fn shared_memory_text(kernel: &str, requested: u32, limit: u32, optin: u32, static_bytes: u32) -> String {
+    let head = format!("cannot launch kernel `{kernel}`: it asks for {requested} bytes of dynamic shared memory but may use at most {limit}");
+    if limit >= optin.saturating_sub(static_bytes) {
+        // Already the most the attribute can be raised to (a `#[rawkernel]` is raised to it).
+        return format!(
+            "{head}, the most this device allows (attribute max_dynamic_shared_size_bytes at its maximum: {optin} \
+             bytes of shared memory per block in total, of which the kernel's static shared memory takes \
+             {static_bytes}). Use less shared memory per block (smaller tiles, fewer pipeline stages)"
+        );
+    }
+    format!(
+        "{head} (attribute max_dynamic_shared_size_bytes). Raise it with `set_max_dynamic_shared_size_bytes` (this \
+         device allows {optin} bytes of shared memory per block in total, of which the kernel's static shared \
+         memory takes {static_bytes})"
+    )
 }
 
 #[allow(clippy::too_many_arguments)]

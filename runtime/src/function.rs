@@ -234,6 +234,36 @@ impl KernelFunction {
         }
     }
 
+    /// The most dynamic shared memory this kernel can be let use on its device: the device's
+    /// shared memory per block after opting in, minus the kernel's static shared memory.
+    pub fn max_dynamic_shared_optin(&self) -> u32 {
+        self.max_shared_optin.saturating_sub(self.static_shared_bytes)
+    }
+
+    /// The limit a launch of a generated kernel asking for `bytes` of dynamic shared memory, more
+    /// than [`LaunchLimits::max_dynamic_shared_bytes`] now, is checked against: when `bytes` fits
+    /// [`KernelFunction::max_dynamic_shared_optin`], the kernel's
+    /// `max_dynamic_shared_size_bytes` is raised to that maximum first (one driver call in the
+    /// kernel's life: the raised value is kept, and every later request fits under it); a larger
+    /// request is left for the launch check to refuse, against that maximum. Concurrent raises
+    /// all write the same value.
+    #[cold]
+    pub(crate) fn raise_dynamic_shared(&self, bytes: u32) -> Result<u32> {
+        let most = self.max_dynamic_shared_optin();
+        let now = self.max_dynamic_shared_bytes.load(Ordering::Relaxed);
+        if now >= most {
+            return Ok(now);
+        }
+        if bytes > most {
+            return Ok(most);
+        }
+        self.set_attribute(
+            CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+            i32::try_from(most).unwrap_or(i32::MAX),
+        )?;
+        Ok(most)
+    }
+
     /// One attribute, read from the driver now.
     pub fn attribute(&self, a: CUfunction_attribute) -> Result<i32> {
         self.device().bind_to_thread()?;

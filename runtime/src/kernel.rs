@@ -233,7 +233,7 @@ impl RawKernel {
             return unsafe { launch::launch_cooperative_groups(f, cfg, args) };
         }
         // SAFETY: forwarded to the caller (this function's contract).
-        unsafe { launch::launch(f, cfg, args) }
+        unsafe { launch::launch_raw_kernel(f, cfg, args) }
     }
 
     /// The ten attributes on the current device (loading the kernel when needed).

@@ -21,7 +21,8 @@
 //!   language's host definitions (traits, intrinsics, `Raw`, views).
 //! - `cache/`, `nvrtc/`, `module/`, `function`: the kernel cache, the JIT, loaded modules
 //!   (`RawModule`, `Global`, image checks), a kernel loaded on one device.
-//! - `array/`: `Array<T>` (shape, layout, transfers).
+//! - `array/`: `Array<T>` (shape, layout, transfers); `tensor_map`: `TensorMap`, a 2-D array
+//!   described for TMA copies (Hopper), and its kernel parameter (the prelude names the type).
 //! - `launch/`: configuration, typed arguments, the one parameter buffer (`ArgList`), the erased
 //!   operands and signatures, `launch()`.
 //! - `kernel`: `RawKernel`; `registry/`: the unit table, `Kernel` (with its signature), which
@@ -60,6 +61,7 @@ mod module;
 mod function;
 
 pub mod array;
+mod tensor_map;
 
 mod launch;
 mod kernel;
@@ -90,6 +92,7 @@ mod tests;
 extern crate self as cuprum_runtime;
 
 pub use array::{Array, IntoShape, Slice};
+pub use tensor_map::{Swizzle, TensorMap, TensorMapParam};
 /// The `ndarray` crate the interop takes and returns (`Array::to_ndarray`, `Array::from_ndarray`,
 /// `TryFrom`): use it as `cuprum::ndarray` to get the same version.
 pub use ndarray;

@@ -1,12 +1,13 @@
 //! The argument checks of `#[rawkernel]` launch functions (what their generated code calls):
-//! the launch's device, slices (contiguous, on the device), views, and the rule that a
-//! read-only slice shares no memory with a written argument.
+//! the launch's device, slices (contiguous, on the device), views, tensor maps, and the rule that
+//! a read-only slice shares no memory with a written argument.
 
 use crate::array::Array;
 use crate::device::Device;
 use crate::element::Element;
 use crate::error::{Error, Result};
 use crate::launch::{LaunchConfig, SliceArg, ViewArg};
+use crate::tensor_map::{TensorMap, TensorMapParam};
 
 /// The device a launch with `cfg` runs on: the stream's, else the current device.
 #[inline]
@@ -17,6 +18,7 @@ pub fn launch_device(cfg: &LaunchConfig<'_>) -> usize {
     }
 }
 
+#[inline]
 fn on_device<T: Element>(kernel: &str, param: &str, a: &Array<T>, device: usize) -> Result<()> {
     if a.device().ordinal() == device {
         return Ok(());
@@ -90,6 +92,23 @@ pub fn view_arg<T: Element, const N: usize>(kernel: &str, param: &str, a: &Array
             a.shape()
         ),
     })
+}
+
+/// A `&TensorMap<T>` argument: the map's parameter value (the encoded `CUtensorMap` and its box),
+/// passed by value; the map's array must be on the launch's device ([`Error::DeviceMismatch`]
+/// otherwise, as for an array argument). The map borrows its array, so the array outlives the
+/// launch's use of the value and no `&mut` argument of the same launch can be that array.
+#[inline]
+pub fn tensor_map_arg<T: Element>(kernel: &str, param: &str, m: &TensorMap<'_, T>, device: usize) -> Result<TensorMapParam> {
+    on_device(kernel, param, m.array(), device)?;
+    Ok(m.param())
+}
+
+/// A `&TensorMap<T>` argument on the CPU device: the map itself (its description: the array,
+/// shape, box and swizzle).
+#[inline]
+pub fn cpu_tensor_map<'m, 'a, T: Element>(m: &'m TensorMap<'a, T>) -> &'m TensorMap<'a, T> {
+    m
 }
 
 /// A slice argument on the CPU device: the handle the kernel's host copy indexes.

@@ -40,6 +40,9 @@ pub mod prelude {
     pub use crate::{gpu_print, gpu_println};
     pub use super::special::{erf, erfc, erfcinv, erfinv, normcdf, normcdfinv};
     pub use super::views::{Raw, View, ViewMut};
+    // The host type itself (`tensor_map`, below `lang` in the module order: named here for
+    // kernel signatures, not used by `lang`).
+    pub use crate::tensor_map::TensorMap;
     pub use super::warp::*;
     pub use half::{bf16, f16};
     pub use num_complex::Complex;

@@ -258,6 +258,16 @@ mod tests {
                 && m.contains("set_max_dynamic_shared_size_bytes"),
             "{m}"
         );
+        // At the opt-in maximum (a raised `#[rawkernel]`): no attribute left to raise.
+        let raised = LaunchLimits { max_dynamic_shared_bytes: 227 * 1024 - 1024, static_shared_bytes: 1024, ..LIMITS };
+        let m = msg(check_config("k", Dim3::from(1), Dim3::from(32), 227 * 1024, &raised));
+        assert!(
+            m.contains("may use at most 231424, the most this device allows")
+                && m.contains("static shared memory takes 1024")
+                && m.contains("max_dynamic_shared_size_bytes")
+                && !m.contains("set_max_dynamic_shared_size_bytes"),
+            "{m}"
+        );
     }
 
     #[test]

@@ -167,11 +167,13 @@ impl<'a> Grid<'a> {
     /// device cannot run.
     pub fn new(kernel: &'static str, cfg: &LaunchConfig<'_>, arrays: &'a [Arg<'a>]) -> Result<Grid<'a>> {
         let cpu = Device::cpu();
+        // A `#[rawkernel]` launch on a GPU raises the kernel's dynamic shared memory limit up to
+        // the device's opt-in maximum (`launch::launch`): here the limit is that maximum at once.
         let limits = LaunchLimits {
             max_threads_per_block: cpu.max_threads_per_block(),
             max_block_dim: cpu.max_block_dim(),
             max_grid_dim: cpu.max_grid_dim(),
-            max_dynamic_shared_bytes: cpu.max_shared_memory_per_block() as u32,
+            max_dynamic_shared_bytes: cpu.max_shared_memory_per_block_optin() as u32,
             max_shared_optin: cpu.max_shared_memory_per_block_optin() as u32,
             static_shared_bytes: 0,
         };
@@ -568,6 +570,27 @@ mod tests {
         // The runner is usable afterwards (the context and the stack pool are intact).
         assert!(cpu::thread_idx() == Dim3::default());
         grid.run_cooperative(&|| cpu::grid_sync()).unwrap();
+    }
+
+    #[test]
+    fn dynamic_shared_memory_goes_up_to_the_opt_in_maximum() {
+        // As a `#[rawkernel]` launch on a GPU, which raises the kernel's limit: 227 KiB (the
+        // opt-in maximum of compute capability 9.0) fits, a byte more does not.
+        let most = 227 * 1024;
+        assert_eq!(Device::cpu().max_shared_memory_per_block_optin(), most as usize);
+        let cfg = LaunchConfig::new(2, 32).shared_mem(most);
+        let grid = Grid::new("k", &cfg, &[]).unwrap();
+        let seen = AtomicU64::new(0);
+        grid.run(false, &|| {
+            let s = cpu::dynamic_shared::<u8>();
+            seen.fetch_max(s.len() as u64, Ordering::Relaxed);
+        })
+        .unwrap();
+        assert_eq!(seen.into_inner(), u64::from(most));
+        let e = Grid::new("k", &LaunchConfig::new(2, 32).shared_mem(most + 1), &[]).err().unwrap();
+        assert!(matches!(e, Error::SharedMemory { limit: 232448, .. }), "{e:?}");
+        let m = e.to_string();
+        assert!(m.contains("the most this device allows") && !m.contains("set_max_dynamic_shared_size_bytes"), "{m}");
     }
 
     #[test]

@@ -21,6 +21,7 @@ pub mod signature;
 use cudarc::driver::sys;
 
 pub use crate::repr::{DevicePtr, DeviceRepr, SliceArg, ViewArg};
+pub use crate::tensor_map::TensorMapParam;
 pub use arg_list::ArgList;
 pub use args::{KernelArg, KernelArgs};
 pub use config::{check_config, check_cooperative, CoResidency, Dim3, LaunchConfig, LaunchLimits};
@@ -31,6 +32,12 @@ use crate::stream::Stream;
 /// Launches `func` with `cfg` and `args`, after checking the configuration against the device's
 /// and the kernel's limits (a bad configuration is an error and nothing is launched). Without a
 /// stream in `cfg`, the current stream of `func`'s device is used.
+///
+/// This is the launch of generated kernels (`#[rawkernel]`, the erased elementwise and reduction
+/// launches): dynamic shared memory above the kernel's current limit (48 KiB by default) raises
+/// its `max_dynamic_shared_size_bytes` to the most the device allows, once
+/// ([`KernelFunction::max_dynamic_shared_optin`]); only a request above that is an error.
+/// `RawKernel` launches keep CuPy's explicit limit (`set_max_dynamic_shared_size_bytes`).
 ///
 /// # Safety
 ///
@@ -46,14 +53,31 @@ pub unsafe fn launch<A: KernelArgs>(
     args: A,
 ) -> Result<()> {
     // SAFETY: this function's contract, passed on.
-    unsafe { launch_as(func, cfg, args, Mode::Plain) }
+    unsafe { launch_as(func, cfg, args, Mode::Plain, true) }
+}
+
+/// [`launch`] for a `RawKernel`: the same checks, but dynamic shared memory above the kernel's
+/// `max_dynamic_shared_size_bytes` is an error, as in CuPy (the user raises it explicitly).
+///
+/// # Safety
+///
+/// As for [`launch`].
+#[inline]
+pub(crate) unsafe fn launch_raw_kernel<A: KernelArgs>(
+    func: &KernelFunction,
+    cfg: &LaunchConfig<'_>,
+    args: A,
+) -> Result<()> {
+    // SAFETY: this function's contract, passed on.
+    unsafe { launch_as(func, cfg, args, Mode::Plain, false) }
 }
 
 /// Launches `func` cooperatively (`cuLaunchCooperativeKernel`): every block is resident at once,
 /// which `grid_sync()` needs (a `#[rawkernel]` that reaches it is launched so). Checks as
 /// [`launch`] does, and also the grid against the device's co-residency limit
 /// ([`KernelFunction::co_residency`]): a larger grid is [`Error::CooperativeGrid`] and nothing
-/// is launched (it would hang at its first `grid_sync()`).
+/// is launched (it would hang at its first `grid_sync()`). Dynamic shared memory is raised as by
+/// [`launch`].
 ///
 /// # Safety
 ///
@@ -65,7 +89,7 @@ pub unsafe fn launch_cooperative<A: KernelArgs>(
     args: A,
 ) -> Result<()> {
     // SAFETY: this function's contract, passed on.
-    unsafe { launch_as(func, cfg, args, Mode::GridSync) }
+    unsafe { launch_as(func, cfg, args, Mode::GridSync, true) }
 }
 
 /// [`launch_cooperative`] for a `RawKernel` whose module has `enable_cooperative_groups` (CUDA C
@@ -82,7 +106,7 @@ pub unsafe fn launch_cooperative_groups<A: KernelArgs>(
     args: A,
 ) -> Result<()> {
     // SAFETY: this function's contract, passed on.
-    unsafe { launch_as(func, cfg, args, Mode::CooperativeGroups) }
+    unsafe { launch_as(func, cfg, args, Mode::CooperativeGroups, false) }
 }
 
 /// How a kernel is launched.
@@ -115,7 +139,9 @@ impl Mode {
     }
 }
 
-/// [`launch`], [`launch_cooperative`] or [`launch_cooperative_groups`], as `mode` says.
+/// [`launch`], [`launch_cooperative`] or [`launch_cooperative_groups`], as `mode` says;
+/// `raise_shared`: a generated kernel's launch, which raises its dynamic shared memory limit
+/// ([`launch`]).
 ///
 /// # Safety
 ///
@@ -125,6 +151,7 @@ unsafe fn launch_as<A: KernelArgs>(
     cfg: &LaunchConfig<'_>,
     args: A,
     mode: Mode,
+    raise_shared: bool,
 ) -> Result<()> {
     let cooperative = mode != Mode::Plain;
     let current;
@@ -144,12 +171,17 @@ unsafe fn launch_as<A: KernelArgs>(
             found: stream.device().ordinal(),
         });
     }
+    let mut limits = func.limits();
+    if raise_shared && cfg.shared_mem_bytes > limits.max_dynamic_shared_bytes {
+        // Off the hot path: at most one driver call in the kernel's life.
+        limits.max_dynamic_shared_bytes = func.raise_dynamic_shared(cfg.shared_mem_bytes)?;
+    }
     check_config(
         func.name(),
         cfg.grid,
         cfg.block,
         cfg.shared_mem_bytes,
-        &func.limits(),
+        &limits,
     )?;
     if cooperative {
         let limit = func.co_residency(cfg.block, cfg.shared_mem_bytes)?;

@@ -68,7 +68,7 @@ fn tempdir(tag: &str) -> TempDir {
 
 /// Points this process's kernel cache at a private temporary directory (once) and checks that
 /// a GPU and NVRTC are there.
-fn setup() -> Device {
+pub(super) fn setup() -> Device {
     // A static is never dropped: the directory is left behind when the process ends.
     static DIR: OnceLock<TempDir> = OnceLock::new();
     DIR.get_or_init(|| {

@@ -23,6 +23,7 @@ mod audit_gpu;
 mod cache;
 mod elementwise_nvrtc;
 mod elementwise_plan;
+mod gpu_hopper;
 mod gpu_images;
 mod gpu_rawkernel;
 mod gpu_struct_elements;
