@@ -26,6 +26,15 @@ use cudarc::nvrtc::{CompileError, CompileOptions, compile_ptx_with_opts};
 const SKIP_VAR: &str = "CUPRUM_SKIP_CUDA_COMPILE";
 const DIR_VAR: &str = "CUPRUM_CUDA_COMPILE_DIR";
 const ARCH: &str = "sm_90";
+/// The arch-specific target of the files that use Hopper's warpgroup instructions (they include
+/// `cuprum/hopper.h`): only `sm_90a` has them.
+const ARCH_SPECIFIC: &str = "sm_90a";
+
+/// The target a generated file compiles for.
+fn arch_of(file: &Path) -> &'static str {
+    let hopper = fs::read_to_string(file).is_ok_and(|s| s.contains("#include <cuprum/hopper.h>"));
+    if hopper { ARCH_SPECIFIC } else { ARCH }
+}
 /// Parallel compiles: nvcc and NVRTC are heavy and CI machines are small.
 const THREADS: usize = 2;
 const HOW_TO: &str = "run `source scripts/cuda-env.sh` first (it installs the CUDA compiler from \
@@ -105,7 +114,7 @@ fn compile_nvcc(
 ) -> Result<(), String> {
     let mut cmd = Command::new(&nvcc[0]);
     cmd.args(&nvcc[1..])
-        .args(["-arch", ARCH, "-cubin", "-I"])
+        .args(["-arch", arch_of(file), "-cubin", "-I"])
         .arg(include)
         .arg("-o")
         .arg(output)
@@ -128,7 +137,7 @@ fn compile_nvrtc(include: &Path, file: &Path) -> Result<(), String> {
     let src =
         fs::read_to_string(file).map_err(|e| format!("cannot read {}: {e}", file.display()))?;
     let opts = CompileOptions {
-        arch: Some(ARCH),
+        arch: Some(arch_of(file)),
         include_paths: vec![include.display().to_string()],
         options: vec!["--std=c++17".into()],
         name: file.file_name().map(|n| n.to_string_lossy().into_owned()),

@@ -104,11 +104,17 @@ pub fn tensor_map_arg<T: Element>(kernel: &str, param: &str, m: &TensorMap<'_, T
     Ok(m.param())
 }
 
-/// A `&TensorMap<T>` argument on the CPU device: the map itself (its description: the array,
-/// shape, box and swizzle).
-#[inline]
-pub fn cpu_tensor_map<'m, 'a, T: Element>(m: &'m TensorMap<'a, T>) -> &'m TensorMap<'a, T> {
-    m
+/// A `&TensorMap<T>` argument on the CPU device: the handle the kernel's host copy passes to
+/// `tma_load_2d` (the array's elements, its shape, the box and the swizzle).
+///
+/// # Safety
+///
+/// As [`cpu_slice`] for the map's array (C-contiguous: `TensorMap::new` checked it).
+pub unsafe fn cpu_tensor_map<'m, T: Element>(m: &'m TensorMap<'_, T>) -> crate::lang::cpu::TensorMap<'m, T> {
+    let [br, bc] = m.box_shape();
+    // SAFETY: the caller's contract, for the map's array.
+    let src = unsafe { cpu_slice(m.array()) };
+    crate::lang::cpu::TensorMap::new(src, m.shape(), [br as usize, bc as usize], m.swizzle().bytes() as usize)
 }
 
 /// A slice argument on the CPU device: the handle the kernel's host copy indexes.

@@ -62,11 +62,13 @@ impl Barrier {
         Barrier { count, pending: count, tx: 0, phase: 0 }
     }
 
+    /// The state a barrier's `u64` holds.
     pub fn from_bits(b: u64) -> Barrier {
         let tx = ((b >> 32) & 0x7fff_ffff) as u32;
         Barrier { count: (b & 0xffff) as u32, pending: ((b >> 16) & 0xffff) as u32, tx: ((tx << 1) as i32) >> 1, phase: (b >> 63) as u32 }
     }
 
+    /// The `u64` that holds the state.
     pub fn bits(self) -> u64 {
         (self.count as u64 & 0xffff) | ((self.pending as u64 & 0xffff) << 16) | (((self.tx as u32 & 0x7fff_ffff) as u64) << 32) | ((self.phase as u64 & 1) << 63)
     }
