@@ -36,6 +36,12 @@ fn main() {
 /// (boxes of 128 rows x 64) and B (64 x 64), both with the 128-byte swizzle the kernel's
 /// `wgmma` reads, and a persistent grid of one block per multiprocessor.
 pub fn launch(a: &Array<bf16>, b: &Array<bf16>, c: &mut Array<f32>, (m, n, k): (usize, usize, usize), sms: u32) -> Result<()> {
+    // The kernel stores C unchecked and computes nothing if it is short: check the shapes here.
+    if a.shape() != [m, k].as_slice() || b.shape() != [k, n].as_slice() || c.len() != m * n {
+        return Err(Error::Unsupported {
+            what: format!("gemm_wgmma {m}x{n}x{k} needs A of shape [{m}, {k}], B of [{k}, {n}] and C of {} elements; got {:?}, {:?} and {}", m * n, a.shape(), b.shape(), c.len()),
+        });
+    }
     let ma = TensorMap::new(a, [kernels::BM, kernels::BK], Swizzle::B128)?;
     let mb = TensorMap::new(b, [kernels::BK, 64], Swizzle::B128)?;
     let tiles = (m / kernels::BM as usize * (n / kernels::BN as usize)) as u32;

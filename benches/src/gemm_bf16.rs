@@ -117,7 +117,7 @@ pub fn rows(stream: &Stream) -> Result<(Vec<Row>, Option<f64>)> {
         let mb = TensorMap::new(&b2, [wgmma_kernel::BK, 64], Swizzle::B128)?;
         let tiles = (nu / wgmma_kernel::BM) * (nu / wgmma_kernel::BN);
         let wcfg = LaunchConfig::new(tiles.min(device.multiprocessor_count()), wgmma_kernel::THREADS).shared_mem(wgmma_kernel::SHARED_BYTES);
-        let mut ours2 = |c: &mut Array<f32>| wgmma_kernel::gemm_wgmma::launch(&wcfg, nu, nu, nu, &ma, &mb, c);
+        let ours2 = |c: &mut Array<f32>| wgmma_kernel::gemm_wgmma::launch(&wcfg, nu, nu, nu, &ma, &mb, c);
         c.fill(f32::NAN)?;
         ours2(&mut c)?;
         let got = c.to_vec()?;

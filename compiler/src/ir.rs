@@ -151,6 +151,10 @@ pub struct Item {
     /// Whether indexing in the body is checked at run time (docs/semantics.md, row 18): true unless
     /// the attribute says `unchecked`.
     pub bounds_checks: bool,
+    /// `#[rawkernel(max_threads = N)]`: the most threads per block the kernel is compiled for
+    /// (`__launch_bounds__(N)`), so that the compiler keeps its registers within what N threads
+    /// may have.
+    pub max_threads: Option<u32>,
     pub span: Span,
 }
 

@@ -17,7 +17,8 @@
 //! then the B stages (64 x 256: four boxes of 64 x 64), all with the 128-byte swizzle that
 //! `wgmma` reads, then the barriers (`u64`). The launch needs M a multiple of 128, N of 256 and
 //! K of 64 (examples/gemm_wgmma.rs checks), `SHARED_BYTES` of dynamic shared memory and 384
-//! threads; it needs sm_90a (cuprum-build compiles this file for `arch=compute_90a,code=sm_90a`).
+//! threads (`max_threads = 384`: compiled for them, so that the registers split as
+//! `warpgroup_reg_*` says); it needs sm_90a (cuprum-build compiles this file for `arch=compute_90a,code=sm_90a`).
 
 use cuprum::prelude::*;
 
@@ -39,7 +40,7 @@ pub const SHARED_BYTES: u32 = 2 * TILES + 64;
 /// Threads per block: the producer warpgroup and two consumers.
 pub const THREADS: u32 = 384;
 
-#[rawkernel]
+#[rawkernel(max_threads = 384)]
 pub fn gemm_wgmma(m: u32, n: u32, k: u32, a: &TensorMap<bf16>, b: &TensorMap<bf16>, c: &mut [f32]) {
     let s = dynamic_shared::<bf16>();
     let bars = dynamic_shared::<u64>();
@@ -47,7 +48,15 @@ pub fn gemm_wgmma(m: u32, n: u32, k: u32, a: &TensorMap<bf16>, b: &TensorMap<bf1
     let wg = tid / 128;
     let (ktiles, tiles_m, tiles_n) = (k / BK, m / BM, n / BN);
     let total = tiles_m * tiles_n;
-    if ktiles == 0 || block_dim().x != THREADS {
+    if ktiles == 0 || tiles_m == 0 || tiles_n == 0 || block_dim().x != THREADS {
+        return;
+    }
+    // C must hold m x n elements (the launch wrappers of examples/gemm_wgmma.rs and the bench
+    // check it first, with a clear error): with fewer the kernel computes nothing. The stores
+    // of the tiles below are then unchecked. No checked access may be in this kernel at all: the
+    // call of the violation report it compiles to leaves ptxas short of the consumers' 232
+    // registers (C7600).
+    if c.len() < m as usize * n as usize {
         return;
     }
     if tid == 0 {
@@ -111,15 +120,19 @@ pub fn gemm_wgmma(m: u32, n: u32, k: u32, a: &TensorMap<bf16>, b: &TensorMap<bf1
                 mbarrier_arrive(bars, EMPTY + (it - 1) % STAGES);
             }
             // Lane l of warp q: rows 16q + l / 4 and 8 more, columns 8j + 2 (l % 4) and the next.
-            let row = (tm * BM + w * 64 + q * 16 + l / 4) as usize;
             let nn = n as usize;
+            let base = (tm * BM + w * 64 + q * 16 + l / 4) as usize * nn + (tn * BN + 2 * (l % 4)) as usize;
             for j in (0..32u32).unroll() {
-                let col = (tn * BN + j * 8 + 2 * (l % 4)) as usize;
-                let x = (4 * j) as usize;
-                c[row * nn + col] = acc[x];
-                c[row * nn + col + 1] = acc[x + 1];
-                c[(row + 8) * nn + col] = acc[x + 2];
-                c[(row + 8) * nn + col + 1] = acc[x + 3];
+                let (i0, x) = (base + (8 * j) as usize, (4 * j) as usize);
+                let i1 = i0 + 8 * nn;
+                // SAFETY: i0, i1 and the elements after them lie in this tile of the m x n C, all
+                // of whose elements are in range (checked on entry).
+                unsafe {
+                    *c.get_unchecked_mut(i0) = acc[x];
+                    *c.get_unchecked_mut(i0 + 1) = acc[x + 1];
+                    *c.get_unchecked_mut(i1) = acc[x + 2];
+                    *c.get_unchecked_mut(i1 + 1) = acc[x + 3];
+                }
             }
             t += grid_dim().x;
         }

@@ -24,6 +24,13 @@ on_both_devices!(
     co_residency_limit_follows_block_and_shared_memory
 );
 
+/// The tests take turns: a graph capture (`a_grid_synchronised_kernel_replays_from_a_graph`)
+/// makes another thread's copies from host memory an error while it records (docs/graphs.md).
+fn serial() -> std::sync::MutexGuard<'static, ()> {
+    static LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    LOCK.lock().unwrap_or_else(|p| p.into_inner())
+}
+
 fn block() -> LaunchConfig<'static> {
     LaunchConfig::new(1u32, k::BLOCK)
 }
@@ -64,6 +71,7 @@ fn check_sum(n: usize, blocks: u32) {
 #[test]
 #[ignore = "needs a CUDA GPU"]
 fn a_grid_synchronised_kernel_replays_from_a_graph() {
+    let _serial = serial();
     let stream = Stream::new(&Device::get(0).unwrap()).unwrap();
     let _current = stream.use_scoped();
     let blocks = max_blocks();
@@ -102,12 +110,14 @@ fn accurate_sum(values: impl Iterator<Item = f64>) -> f64 {
 }
 
 fn two_phase_sum_in_one_launch() {
+    let _serial = serial();
     let blocks = max_blocks();
     // Several elements per thread, and a ragged last round.
     check_sum((blocks * k::BLOCK) as usize * 3 + 12_345, blocks);
 }
 
 fn two_phase_sum_on_small_grids() {
+    let _serial = serial();
     let max = max_blocks();
     for blocks in [1, 2, 3, 7].into_iter().filter(|&b| b <= max) {
         check_sum(50_000, blocks);
@@ -155,17 +165,20 @@ fn check_jacobi(launch: JacobiLaunch, blocks: u32, what: &str) {
 }
 
 fn jacobi_steps_synchronised_in_the_kernel_loop() {
+    let _serial = serial();
     let blocks = k::jacobi::max_cooperative_blocks::<f32>(&block()).unwrap();
     check_jacobi(k::jacobi::launch::<f32>, blocks, "jacobi");
     check_jacobi(k::jacobi::launch::<f32>, blocks.min(3), "jacobi on 3 blocks");
 }
 
 fn jacobi_steps_synchronised_in_a_device_function() {
+    let _serial = serial();
     let blocks = k::jacobi_device_sync::max_cooperative_blocks(&block()).unwrap();
     check_jacobi(k::jacobi_device_sync::launch, blocks, "jacobi_device_sync");
 }
 
 fn grid_over_the_co_residency_limit_is_an_error() {
+    let _serial = serial();
     let max = max_blocks();
     let n = 4096;
     let xs = Array::from_slice(&vec![1.0f32; n]).unwrap();
@@ -206,6 +219,7 @@ fn grid_over_the_co_residency_limit_is_an_error() {
 }
 
 fn co_residency_limit_follows_block_and_shared_memory() {
+    let _serial = serial();
     let at =
         |threads: u32, shared: u32| k::jacobi::max_cooperative_blocks::<f64>(&LaunchConfig::new(1u32, threads).shared_mem(shared)).unwrap();
     let device = Device::current().unwrap();

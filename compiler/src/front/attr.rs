@@ -5,6 +5,7 @@
 //!   without it, the default of each parameter's bound (`lang::default_instances`) is used and
 //!   several parameters take every combination.
 //! - `#[rawkernel(fast_math)]`: compile with fast-math.
+//! - `#[rawkernel(max_threads = N)]`: compile for blocks of at most N threads (`__launch_bounds__`).
 //! - `#[rawkernel(unchecked)]` and `#[device(unchecked)] unsafe fn`: no index checks in the body
 //!   (docs/semantics.md, row 18), so the kernel's `launch` is an `unsafe fn`; the default is
 //!   checked.
@@ -32,6 +33,9 @@ pub struct KernelAttr {
     pub fast_math: bool,
     /// `unchecked`: no index checks in this function's body.
     pub unchecked: bool,
+    /// `max_threads = N` (raw kernels): compiled for blocks of at most N threads
+    /// (`__launch_bounds__(N)`).
+    pub max_threads: Option<u32>,
     /// The listed instances (each a type, or a tuple of types) and the span of `instances`.
     pub instances: Option<(Vec<syn::Type>, Span)>,
     /// A reduction's `identity = expr`.
@@ -141,7 +145,7 @@ pub fn parse(kind: AttrKind, args: TokenStream, attr_span: Span, diags: &mut Dia
         }
         let allowed: &[&str] = match kind {
             AttrKind::Elementwise => &["instances"],
-            AttrKind::RawKernel => &["instances", "fast_math", "unchecked"],
+            AttrKind::RawKernel => &["instances", "fast_math", "unchecked", "max_threads"],
             AttrKind::Reduction => &["instances", "identity", "reduce", "post", "acc"],
             AttrKind::Device => &["unchecked"],
         };
@@ -171,6 +175,12 @@ pub fn parse(kind: AttrKind, args: TokenStream, attr_span: Span, diags: &mut Dia
             ("unchecked", Some((_, span))) => diags.error(span, "write `unchecked` alone, without a value"),
             (_, None) => diags.error(arg.name.span(), format!("`{name}` needs a value: `{name} = ...`")),
             ("instances", Some((Value::Types(ts), _))) => out.instances = Some((ts, arg.name.span())),
+            ("max_threads", Some((Value::Expr(v), span))) => match &v {
+                syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Int(i), .. }) if i.base10_parse::<u32>().is_ok_and(|n| (1..=1024).contains(&n)) => {
+                    out.max_threads = i.base10_parse().ok();
+                }
+                _ => diags.error(span, "`max_threads` is an integer literal from 1 to 1024 (threads per block): `max_threads = 384`"),
+            },
             ("acc", Some((Value::Type(t), _))) => out.acc = Some(t),
             ("identity", Some((Value::Expr(v), _))) => out.identity = Some(v),
             ("reduce", Some((Value::Expr(v), _))) => out.reduce = Some(v),

@@ -419,6 +419,7 @@ pub fn lower_kernel(
         expr_count,
         instances,
         bounds_checks: !attr.unchecked,
+        max_threads: attr.max_threads,
         span: sig.ident.span(),
     };
     Some(Lowered { item, attr, params_written, ret_written })

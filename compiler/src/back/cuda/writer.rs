@@ -270,7 +270,8 @@ impl<'a> Writer<'a> {
             ),
             _ => assert,
         };
-        self.instantiate_macro(&format!("extern \"C\" __global__ void NAME({entry_params}) {{ {assert}{name}_body{targs}({}); }}", args.join(", ")));
+        let bounds = self.item.max_threads.map_or(String::new(), |n| format!("__launch_bounds__({n}) "));
+        self.instantiate_macro(&format!("extern \"C\" __global__ void {bounds}NAME({entry_params}) {{ {assert}{name}_body{targs}({}); }}", args.join(", ")));
     }
 
     pub(super) fn template_args(&self) -> String {
