@@ -223,7 +223,12 @@ impl BodyCheck<'_, '_> {
         let at: &[usize] = match h {
             HopperOp::MbarrierInit | HopperOp::MbarrierArrive | HopperOp::MbarrierArriveExpectTx | HopperOp::MbarrierWait => &[0],
             HopperOp::TmaLoad2d => &[0, 5],
-            HopperOp::M64N64K16 | HopperOp::M64N128K16 | HopperOp::M64N256K16 => &[1, 3],
+            HopperOp::M64N64K16
+            | HopperOp::M64N128K16
+            | HopperOp::M64N256K16
+            | HopperOp::M64N64K16Unchecked
+            | HopperOp::M64N128K16Unchecked
+            | HopperOp::M64N256K16Unchecked => &[1, 3],
             HopperOp::WgmmaFence | HopperOp::WgmmaCommit | HopperOp::WgmmaWait | HopperOp::RegAlloc | HopperOp::RegDealloc => &[],
         };
         for &k in at {

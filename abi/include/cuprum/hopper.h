@@ -50,19 +50,25 @@ struct alignas(64) TensorMap {
 
 // ---- mbarrier -----------------------------------------------------------------------------------
 
+// Barrier `i` of `bars[..len]`: whether it is in range (noted otherwise) and the shared address of
+// it, or of element 0 when it is not, so that the operations below are predicated rather than
+// branched around (a branch per barrier operation in a wgmma loop cost 20%: the lengths of dynamic
+// shared memory are not constants).
 template <typename I>
-__device__ __forceinline__ bool bar_ok(u64 len, I i, oob_later* later) {
+__device__ __forceinline__ bool bar_at(u64* bars, u64 len, I i, oob_later* later, u32& addr) {
     bool ok = (u64)i < len;
     later->note(ok, (u64)i, len, index_info<I>::signed_bit);
+    addr = shared_address(bars) + (ok ? (u32)i * 8u : 0u);
     return ok;
 }
 
 // Initialises barrier `i` for `count` arrivals per phase, and makes it visible to the copy engine.
 template <typename I>
 __device__ __forceinline__ void mbarrier_init(u64* bars, u64 len, I i, u32 count, oob_later* later) {
-    if (!bar_ok(len, i, later)) return;
+    u32 a;
+    bool ok = bar_at(bars, len, i, later, a);
 #if CUPRUM_SM90
-    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n\tfence.mbarrier_init.release.cluster;" ::"r"(shared_address(bars + i)), "r"(count) : "memory");
+    asm volatile("{ .reg .pred p; setp.ne.b32 p, %2, 0; @p mbarrier.init.shared::cta.b64 [%0], %1; }\n\tfence.mbarrier_init.release.cluster;" ::"r"(a), "r"(count), "r"((u32)ok) : "memory");
 #else
     __trap();
 #endif
@@ -70,9 +76,10 @@ __device__ __forceinline__ void mbarrier_init(u64* bars, u64 len, I i, u32 count
 
 template <typename I>
 __device__ __forceinline__ void mbarrier_arrive(u64* bars, u64 len, I i, oob_later* later) {
-    if (!bar_ok(len, i, later)) return;
+    u32 a;
+    bool ok = bar_at(bars, len, i, later, a);
 #if CUPRUM_SM90
-    asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(shared_address(bars + i)) : "memory");
+    asm volatile("{ .reg .pred p; setp.ne.b32 p, %1, 0; @p mbarrier.arrive.shared::cta.b64 _, [%0]; }" ::"r"(a), "r"((u32)ok) : "memory");
 #else
     __trap();
 #endif
@@ -81,22 +88,26 @@ __device__ __forceinline__ void mbarrier_arrive(u64* bars, u64 len, I i, oob_lat
 // Arrives and adds `bytes` to the transactions the current phase waits for.
 template <typename I>
 __device__ __forceinline__ void mbarrier_arrive_expect_tx(u64* bars, u64 len, I i, u32 bytes, oob_later* later) {
-    if (!bar_ok(len, i, later)) return;
+    u32 a;
+    bool ok = bar_at(bars, len, i, later, a);
 #if CUPRUM_SM90
-    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(shared_address(bars + i)), "r"(bytes) : "memory");
+    asm volatile("{ .reg .pred p; setp.ne.b32 p, %2, 0; @p mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1; }" ::"r"(a), "r"(bytes), "r"((u32)ok) : "memory");
 #else
     __trap();
 #endif
 }
 
-// Waits until the phase of barrier `i` with parity `parity` (0 or 1) has completed.
+// Waits until the phase of barrier `i` with parity `parity` (0 or 1) has completed (a barrier out
+// of range: no wait).
 template <typename I>
 __device__ __forceinline__ void mbarrier_wait(u64* bars, u64 len, I i, u32 parity, oob_later* later) {
-    if (!bar_ok(len, i, later)) return;
+    u32 a;
+    bool ok = bar_at(bars, len, i, later, a);
 #if CUPRUM_SM90
-    u32 a = shared_address(bars + i), done;
+    u32 done;
     do {
-        asm volatile("{ .reg .pred p; mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2; selp.u32 %0, 1, 0, p; }" : "=r"(done) : "r"(a), "r"(parity & 1u) : "memory");
+        asm volatile("{ .reg .pred p, q; setp.ne.b32 q, %3, 0; mov.pred p, 1; @q mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2; selp.u32 %0, 1, 0, p; }"
+                     : "=r"(done) : "r"(a), "r"(parity & 1u), "r"((u32)ok) : "memory");
     } while (!done);
 #else
     __trap();
@@ -110,21 +121,74 @@ __device__ __forceinline__ void mbarrier_wait(u64* bars, u64 len, I i, u32 parit
 // box outside the tensor are zeros.
 template <typename T, typename I, typename J>
 __device__ __forceinline__ void tma_load_2d(T* dst, u64 dst_len, I di, const TensorMap<T>& map, i32 x, i32 y, u64* bars, u64 bars_len, J bi, oob_later* later) {
-    if (!bar_ok(bars_len, bi, later)) return;
+    u32 bar;
+    bool bok = bar_at(bars, bars_len, bi, later, bar);
     u64 d = (u64)di, n = (u64)map.box_inner * map.box_outer;
-    u32 to = shared_address(dst) + (u32)d * (u32)sizeof(T), bar = shared_address(bars + bi);
+    u32 to = shared_address(dst) + (u32)d * (u32)sizeof(T);
     u32 align = map.swizzle_bytes == 128u ? 1024u : 128u;
     bool ok = d < dst_len && n <= dst_len - d && to % align == 0;
     bool mis = to % align != 0 && d < dst_len;
     later->note(ok, mis ? d : (d < dst_len ? d + n - 1 : d), mis ? align / sizeof(T) : dst_len, index_info<I>::signed_bit | (mis ? oob_misaligned : 0u));
 #if CUPRUM_SM90
-    if (ok) {
+    if (ok && bok) {
         asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], [%4];"
                      ::"r"(to), "l"((u64)&map), "r"(x), "r"(y), "r"(bar) : "memory");
-    } else {
+    } else if (bok) {
         // The copy is skipped; its bytes still complete the phase, so the waiting threads go on.
         asm volatile("mbarrier.complete_tx.shared::cta.b64 [%0], %1;" ::"r"(bar), "r"((u32)(n * sizeof(T))) : "memory");
     }
+#else
+    __trap();
+#endif
+}
+
+// Copies `src[si..]`, laid out as the map's box (in its swizzle), to the box of `map` at element
+// coordinates (x inner, y outer); elements of the box outside the tensor are not written. The
+// copy joins the thread's bulk group (`tma_store_commit`); `src` may be overwritten once
+// `tma_store_wait` says the group has read it. Shared-memory writes that the copy reads must be
+// made visible to it first (`fence_proxy_async`, then a barrier of the writing threads).
+template <typename T, typename I>
+__device__ __forceinline__ void tma_store_2d(const TensorMap<T>& map, i32 x, i32 y, const T* src, u64 src_len, I si, oob_later* later) {
+    u64 s = (u64)si, n = (u64)map.box_inner * map.box_outer;
+    u32 from = shared_address(src) + (u32)s * (u32)sizeof(T);
+    u32 align = map.swizzle_bytes == 128u ? 1024u : 128u;
+    bool ok = s < src_len && n <= src_len - s && from % align == 0;
+    bool mis = from % align != 0 && s < src_len;
+    later->note(ok, mis ? s : (s < src_len ? s + n - 1 : s), mis ? align / sizeof(T) : src_len, index_info<I>::signed_bit | (mis ? oob_misaligned : 0u));
+#if CUPRUM_SM90
+    if (ok) {
+        asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%0, {%1, %2}], [%3];" ::"l"((u64)&map), "r"(x), "r"(y), "r"(from) : "memory");
+    }
+#else
+    __trap();
+#endif
+}
+
+template <typename T = void>
+__device__ __forceinline__ void tma_store_commit() {
+#if CUPRUM_SM90
+    asm volatile("cp.async.bulk.commit_group;" ::: "memory");
+#else
+    __trap();
+#endif
+}
+
+// Waits until at most PENDING of the thread's committed bulk groups have still to read their
+// shared memory.
+template <int PENDING>
+__device__ __forceinline__ void tma_store_wait() {
+#if CUPRUM_SM90
+    asm volatile("cp.async.bulk.wait_group.read %0;" ::"n"(PENDING) : "memory");
+#else
+    __trap();
+#endif
+}
+
+// Makes this thread's shared-memory writes visible to the copy engine (the async proxy).
+template <typename T = void>
+__device__ __forceinline__ void fence_proxy_async() {
+#if CUPRUM_SM90
+    asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
 #else
     __trap();
 #endif
@@ -239,27 +303,46 @@ __device__ __forceinline__ void wgmma_m64n256k16_raw(Array<float, 128>& d, u64 d
 }
 // ---- generated: end
 
-// d += A * B on a 64 x N tile of the warpgroup (layouts at the top of this file). The indices are
-// the warp's first lane's (the instruction takes one operand per warpgroup).
-template <int N, typename T, typename I, typename J>
+// d += A * B on a 64 x N tile of the warpgroup (layouts at the top of this file). The checks are
+// a few integer operations and one note, with no branch and no call between the multiplies (a
+// branch makes ptxas serialise them, a call leaves it short of registers): a rejected operand is
+// replaced by the array's first tile. Each lane checks its own indices, so whichever lane's
+// descriptor the warpgroup's instruction takes lies in the arrays (the indices should be the same
+// in every thread).
+template <int N, bool CHECK, typename T, typename I, typename J>
 __device__ __forceinline__ void wgmma(Array<float, N / 2>& d, const T* a, u64 a_len, I ai, const T* b, u64 b_len, J bi, oob_later* later) {
     static_assert(same_type<T, half>::value || same_type<T, bfloat16>::value, "cuprum: wgmma takes f16 or bf16 operands");
-    u64 ia = __shfl_sync(0xffffffffu, (u64)ai, 0), ib = __shfl_sync(0xffffffffu, (u64)bi, 0);
-    u64 ta = ia - ia % 4096, ka = ia % 4096, tb = ib - ib % 4096, kb = ib % 4096;
-    bool base_ok = shared_address(a) % 1024u == 0 && shared_address(b) % 1024u == 0;
-    bool aok = ka % 16 == 0 && ka < 64 && ta < a_len && 4096 <= a_len - ta;
-    bool bok = kb % 1024 == 0 && tb < b_len && (u64)N * 64 <= b_len - tb;
-    // A misaligned index reports the alignment it needs (A's columns: 16; B's rows: 1024
-    // elements, 16 rows of 64), one out of range the array's length.
-    bool amis = ka % 16 != 0 || ka >= 64, bmis = kb % 1024 != 0;
-    later->note(aok || !base_ok, ia, amis ? 16 : a_len, index_info<I>::signed_bit | (amis ? oob_misaligned : 0u));
-    later->note(bok || !base_ok || !aok, ib, bmis ? 1024 : b_len, index_info<J>::signed_bit | (bmis ? oob_misaligned : 0u));
-    later->note(base_ok, 0, 1024 / sizeof(T), oob_misaligned);
-    // A rejected operand is replaced by the array's first tile (no branch: a branch between the
-    // multiplies makes ptxas wait for each before the next).
-    bool ok = aok && bok && base_ok;
-    u64 da = wgmma_desc(shared_address(a) + (ok ? (u32)ia * 2u : 0u), 16u, 1024u);
-    u64 db = wgmma_desc(shared_address(b) + (ok ? (u32)ib * 2u : 0u), 8192u, 1024u);
+    u64 ia = (u64)ai, ib = (u64)bi;
+    u32 sa = shared_address(a), sb = shared_address(b);
+    if constexpr (!CHECK) {
+        // `wgmma_*_unchecked` (`unsafe` in Rust): the operands are the caller's promise.
+        (void)a_len;
+        (void)b_len;
+        (void)later;
+        u64 da = wgmma_desc(sa + (u32)ia * 2u, 16u, 1024u), db = wgmma_desc(sb + (u32)ib * 2u, 8192u, 1024u);
+        if constexpr (N == 64) wgmma_m64n64k16_raw<T>(d, da, db);
+        if constexpr (N == 128) wgmma_m64n128k16_raw<T>(d, da, db);
+        if constexpr (N == 256) wgmma_m64n256k16_raw<T>(d, da, db);
+        return;
+    }
+    // A's columns start at 0, 16, 32 or 48 of a tile; B's rows at 0, 16, 32 or 48 (x 64 elements).
+    bool amis = ((u32)ia & 4095u & ~48u) != 0, bmis = ((u32)ib & 4095u & ~3072u) != 0;
+    // A's tile (4096 elements from ia rounded down) ends at ia | 4095; B's N / 64 tiles end
+    // (N - 64) * 64 elements after that (limits that do not depend on the index: hoisted).
+    constexpr u64 more = (u64)(N - 64) * 64;
+    u64 b_limit = b_len > more ? b_len - more : 0;
+    bool aok = !amis && (ia | 4095u) < a_len;
+    bool bok = !bmis && (ib | 4095u) < b_limit;
+    bool ok = aok && bok && ((sa | sb) & 1023u) == 0;
+    // One note: the first wrong operand (A, else B, else the arrays' alignment). A misaligned index
+    // reports the alignment it needs (A's columns: 16; B's rows: 1024), one out of range the length.
+    u64 index = !aok ? ia : (!bok ? ib : 0);
+    u64 len = !aok ? (amis ? 16 : a_len) : (!bok ? (bmis ? 1024 : b_len) : 1024 / sizeof(T));
+    bool mis = !aok ? amis : (!bok ? bmis : true);
+    u32 sign = !aok ? index_info<I>::signed_bit : index_info<J>::signed_bit;
+    later->note(ok, index, len, sign | (mis ? oob_misaligned : 0u));
+    u64 da = wgmma_desc(sa + (ok ? (u32)ia * 2u : 0u), 16u, 1024u);
+    u64 db = wgmma_desc(sb + (ok ? (u32)ib * 2u : 0u), 8192u, 1024u);
     if constexpr (N == 64) wgmma_m64n64k16_raw<T>(d, da, db);
     if constexpr (N == 128) wgmma_m64n128k16_raw<T>(d, da, db);
     if constexpr (N == 256) wgmma_m64n256k16_raw<T>(d, da, db);

@@ -29,6 +29,15 @@ extern __shared__ __align__(1024) unsigned char dyn_smem[];
 #ifndef GROUP
 #define GROUP 16
 #endif
+#ifndef EPI_TMA
+#define EPI_TMA 0
+#endif
+#ifndef STCS
+#define STCS 0
+#endif
+#ifndef STCS_SCALAR
+#define STCS_SCALAR 0
+#endif
 // Tile t of the grid: groups of GROUP rows of tiles, down the rows first within a group, so the
 // tiles running at once share their A and B panels in L2.
 __device__ __forceinline__ void tile_of(u32 t, u32 tiles_n, u32 tiles_m, u32& tm, u32& tn) {
@@ -38,7 +47,7 @@ __device__ __forceinline__ void tile_of(u32 t, u32 tiles_n, u32 tiles_m, u32& tm
     tn = r / rows;
 }
 
-extern "C" __global__ void __launch_bounds__(384, 1) gemm(u32 m, u32 n, u32 k, const __grid_constant__ cuprum::TensorMap<bf16> ma, const __grid_constant__ cuprum::TensorMap<bf16> mb, cuprum::Slice<f32> c) {
+extern "C" __global__ void __launch_bounds__(384, 1) gemm(u32 m, u32 n, u32 k, const __grid_constant__ cuprum::TensorMap<bf16> ma, const __grid_constant__ cuprum::TensorMap<bf16> mb, cuprum::Slice<f32> c, const __grid_constant__ cuprum::TensorMap<f32> mc) {
     cuprum::oob_later LATER("gemm");
     bf16* s = reinterpret_cast<bf16*>(dyn_smem);
     u64 slen = SMEM_ELEMS + 64;
@@ -86,24 +95,66 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(u32 m, u32 n, u32 k, c
                 u32 ab = st * A_STAGE + w * 4096, bb = STAGES * A_STAGE + st * B_STAGE;
                 cuprum::wgmma_fence();
 #pragma unroll
-                for (u32 kk = 0; kk < 4; ++kk) cuprum::wgmma<BN>(acc, s, slen, ab + kk * 16, s, slen, bb + kk * 1024, &LATER);
+                for (u32 kk = 0; kk < 4; ++kk) cuprum::wgmma<BN, true>(acc, s, slen, ab + kk * 16, s, slen, bb + kk * 1024, &LATER);
                 cuprum::wgmma_commit();
                 cuprum::wgmma_wait<1>(acc);
                 if (kt > 0 && tid % 128 == 0) cuprum::mbarrier_arrive(bars, blen, EMPTY + (it - 1) % STAGES, &LATER);
             }
             cuprum::wgmma_wait<0>(acc);
             if (tid % 128 == 0) cuprum::mbarrier_arrive(bars, blen, EMPTY + (it - 1) % STAGES, &LATER);
+#if EPI_TMA
+            // Through shared memory: 8 chunks of 64 x 32 per warpgroup, two buffers, each stored
+            // by TMA while the next is written.
+            float* sc = reinterpret_cast<float*>(dyn_smem + SMEM_ELEMS * 2 + 1024);
+            for (u32 ch = 0; ch < BN / 32; ++ch) {
+                float* dst = sc + (w * 2 + ch % 2) * 2048;
+                if (tid % 128 == 0) cuprum::tma_store_wait<1>();
+                asm volatile("bar.sync %0, 128;" ::"r"(1 + w) : "memory");
+#pragma unroll
+                for (u32 jj = 0; jj < 4; ++jj) {
+                    u32 j = ch * 4 + jj;
+#pragma unroll
+                    for (u32 h = 0; h < 2; ++h) {
+                        u32 r = q * 16 + l / 4 + 8 * h, col = 8 * jj + 2 * (l % 4);
+                        u32 o = r * 128 + col * 4;
+                        o ^= ((o >> 7) & 7) << 4;
+                        *reinterpret_cast<float2*>(reinterpret_cast<char*>(dst) + o) = make_float2(acc.v[4 * j + 2 * h], acc.v[4 * j + 2 * h + 1]);
+                    }
+                }
+                cuprum::fence_proxy_async();
+                asm volatile("bar.sync %0, 128;" ::"r"(1 + w) : "memory");
+                if (tid % 128 == 0) {
+                    cuprum::tma_store_2d(mc, (i32)(tn * BN + ch * 32), (i32)(tm * BM + w * 64), dst, 2048, 0u, &LATER);
+                    cuprum::tma_store_commit();
+                }
+            }
+#else
             // Lane l of warp q of the warpgroup: rows 16q + l/4 and +8, columns 8j + 2(l%4), +1.
             u32 row = tm * BM + w * 64 + q * 16 + l / 4;
             for (u32 j = 0; j < BN / 8; ++j) {
                 u32 col = tn * BN + j * 8 + 2 * (l % 4);
                 u64 i0 = (u64)row * n + col, i1 = (u64)(row + 8) * n + col;
                 if (i1 + 1 < c.len) {
+#if STCS
+                    // Streaming (evict-first) stores: C does not push A's and B's panels out of L2.
+                    __stcs(reinterpret_cast<float2*>(c.ptr + i0), make_float2(acc.v[4 * j], acc.v[4 * j + 1]));
+                    __stcs(reinterpret_cast<float2*>(c.ptr + i1), make_float2(acc.v[4 * j + 2], acc.v[4 * j + 3]));
+#elif STCS_SCALAR
+                    __stcs(c.ptr + i0, acc.v[4 * j]);
+                    __stcs(c.ptr + i0 + 1, acc.v[4 * j + 1]);
+                    __stcs(c.ptr + i1, acc.v[4 * j + 2]);
+                    __stcs(c.ptr + i1 + 1, acc.v[4 * j + 3]);
+#else
                     *reinterpret_cast<float2*>(c.ptr + i0) = make_float2(acc.v[4 * j], acc.v[4 * j + 1]);
                     *reinterpret_cast<float2*>(c.ptr + i1) = make_float2(acc.v[4 * j + 2], acc.v[4 * j + 3]);
+#endif
                 }
             }
+#endif
         }
+#if EPI_TMA
+        if (tid % 128 == 0) cuprum::tma_store_wait<0>();
+#endif
     }
 }
 
@@ -116,11 +167,12 @@ __global__ void reference(int m, int n, int k, const __nv_bfloat16* a, const __n
     c[(size_t)i * n + j] = s;
 }
 
-static cuprum::TensorMap<bf16> make_map(const void* ptr, u64 inner, u64 outer, u32 box_inner, u32 box_outer) {
-    cuprum::TensorMap<bf16> t{};
-    cuuint64_t dims[2] = {inner, outer}, strides[1] = {inner * 2};
-    cuuint32_t box[2] = {box_inner, box_outer}, es[2] = {1, 1};
-    CUresult r = cuTensorMapEncodeTiled(reinterpret_cast<CUtensorMap*>(t.map), CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 2, const_cast<void*>(ptr), dims, strides, box, es,
+template <typename T = bf16>
+static cuprum::TensorMap<T> make_map(const void* ptr, u64 inner, u64 outer, u32 box_inner, u32 box_outer, CUtensorMapDataType dt = CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, u32 es = 2) {
+    cuprum::TensorMap<T> t{};
+    cuuint64_t dims[2] = {inner, outer}, strides[1] = {inner * es};
+    cuuint32_t box[2] = {box_inner, box_outer}, ess[2] = {1, 1};
+    CUresult r = cuTensorMapEncodeTiled(reinterpret_cast<CUtensorMap*>(t.map), dt, 2, const_cast<void*>(ptr), dims, strides, box, ess,
                                         CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
     if (r != CUDA_SUCCESS) { printf("encode failed %d\n", (int)r); exit(1); }
     t.box_inner = box_inner; t.box_outer = box_outer; t.swizzle_bytes = 128;
@@ -142,13 +194,14 @@ int main(int argc, char** argv) {
     cudaMemcpy(db, hb.data(), nb * 2, cudaMemcpyHostToDevice);
     cudaMemset(dc, 0xff, nc * 4);
     cuprum::TensorMap<bf16> ma = make_map(da, K, M, 64, 128), mb = make_map(db, N, K, 64, 64);
-    u32 smem = SMEM_ELEMS * 2 + 1024;
+    cuprum::TensorMap<f32> mcm = make_map<f32>(dc, N, M, 32, 64, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 4);
+    u32 smem = SMEM_ELEMS * 2 + 1024 + 32768;
     cudaFuncSetAttribute(gemm, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
     int sms; cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0);
     int total = (N / BN) * (M / BM);
     dim3 grid(total < sms ? total : sms);
     cuprum::Slice<f32> cs{dc, nc};
-    gemm<<<grid, 384, smem>>>(M, N, K, ma, mb, cs);
+    gemm<<<grid, 384, smem>>>(M, N, K, ma, mb, cs, mcm);
     cudaError_t e = cudaDeviceSynchronize();
     printf("launch: %s\n", cudaGetErrorString(e));
     reference<<<dim3(N / 16, M / 16), dim3(16, 16)>>>(M, N, K, da, db, dr);
@@ -169,9 +222,9 @@ int main(int argc, char** argv) {
     cublasHandle_t h; cublasCreate(&h);
     float alpha = 1, beta = 0;
     for (int round = 0; round < 3; ++round) {
-        float ms = median_ms([&] { gemm<<<grid, 384, smem>>>(M, N, K, ma, mb, cs); });
+        float ms = median_ms([&] { gemm<<<grid, 384, smem>>>(M, N, K, ma, mb, cs, mcm); });
         float mbl = median_ms([&] { cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, N, M, K, &alpha, db, CUDA_R_16BF, N, da, CUDA_R_16BF, K, &beta, dr, CUDA_R_32F, N, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT); });
-        printf("GROUP=%d BN=%d STAGES=%d %dx%dx%d: ours %.1f TFLOP/s, cuBLAS %.1f TFLOP/s, ratio %.3f\n", GROUP, BN, STAGES, M, N, K, flop / ms / 1e9, flop / mbl / 1e9, mbl / ms);
+        printf("EPI_TMA=%d GROUP=%d BN=%d STAGES=%d %dx%dx%d: ours %.1f TFLOP/s, cuBLAS %.1f TFLOP/s, ratio %.3f\n", EPI_TMA, GROUP, BN, STAGES, M, N, K, flop / ms / 1e9, flop / mbl / 1e9, mbl / ms);
     }
     return 0;
 }

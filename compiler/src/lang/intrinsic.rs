@@ -248,6 +248,12 @@ vocabulary! {
         M64N128K16 = "wgmma_m64n128k16",
         /// `wgmma_m64n256k16(&mut acc: [f32; 128], a, a_index, b, b_index)`.
         M64N256K16 = "wgmma_m64n256k16",
+        /// `unsafe { wgmma_m64n64k16_unchecked(..) }`: without the operands' checks.
+        M64N64K16Unchecked = "wgmma_m64n64k16_unchecked",
+        /// `unsafe { wgmma_m64n128k16_unchecked(..) }`.
+        M64N128K16Unchecked = "wgmma_m64n128k16_unchecked",
+        /// `unsafe { wgmma_m64n256k16_unchecked(..) }`.
+        M64N256K16Unchecked = "wgmma_m64n256k16_unchecked",
         /// `warpgroup_reg_alloc::<N>()`: raises the warpgroup's registers per thread to `N`.
         RegAlloc = "warpgroup_reg_alloc",
         /// `warpgroup_reg_dealloc::<N>()`: lowers them to `N`, for the others to take.
@@ -263,7 +269,7 @@ impl HopperOp {
             WgmmaWait => 1,
             MbarrierArrive => 2,
             MbarrierInit | MbarrierArriveExpectTx | MbarrierWait => 3,
-            M64N64K16 | M64N128K16 | M64N256K16 => 5,
+            M64N64K16 | M64N128K16 | M64N256K16 | M64N64K16Unchecked | M64N128K16Unchecked | M64N256K16Unchecked => 5,
             TmaLoad2d => 7,
         }
     }
@@ -276,12 +282,18 @@ impl HopperOp {
 
     /// The N of a `wgmma_m64nNk16`.
     pub fn wgmma_n(self) -> Option<u64> {
+        use HopperOp::*;
         match self {
-            HopperOp::M64N64K16 => Some(64),
-            HopperOp::M64N128K16 => Some(128),
-            HopperOp::M64N256K16 => Some(256),
+            M64N64K16 | M64N64K16Unchecked => Some(64),
+            M64N128K16 | M64N128K16Unchecked => Some(128),
+            M64N256K16 | M64N256K16Unchecked => Some(256),
             _ => None,
         }
+    }
+
+    /// Whether a `wgmma_*` checks its operands (the `_unchecked` forms do not).
+    pub fn checked(self) -> bool {
+        !matches!(self, HopperOp::M64N64K16Unchecked | HopperOp::M64N128K16Unchecked | HopperOp::M64N256K16Unchecked)
     }
 
     /// The helper of `cuprum/hopper.h`.
@@ -296,7 +308,7 @@ impl HopperOp {
             WgmmaFence => "cuprum::wgmma_fence",
             WgmmaCommit => "cuprum::wgmma_commit",
             WgmmaWait => "cuprum::wgmma_wait",
-            M64N64K16 | M64N128K16 | M64N256K16 => "cuprum::wgmma",
+            M64N64K16 | M64N128K16 | M64N256K16 | M64N64K16Unchecked | M64N128K16Unchecked | M64N256K16Unchecked => "cuprum::wgmma",
             RegAlloc => "cuprum::warpgroup_reg_alloc",
             RegDealloc => "cuprum::warpgroup_reg_dealloc",
         }

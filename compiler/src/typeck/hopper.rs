@@ -77,7 +77,7 @@ impl Checker<'_, '_> {
                 self.barriers(name, &args[5]);
                 self.index_arg(&args[6]);
             }
-            M64N64K16 | M64N128K16 | M64N256K16 => {
+            M64N64K16 | M64N128K16 | M64N256K16 | M64N64K16Unchecked | M64N128K16Unchecked | M64N256K16Unchecked => {
                 let n = h.wgmma_n().unwrap_or(64);
                 let acc = Ty::Ref { inner: Box::new(Ty::Array(Box::new(Ty::Scalar(DType::F32)), n / 2)), mutable: true };
                 self.arg(&args[0], &acc);

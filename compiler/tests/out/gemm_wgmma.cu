@@ -11,47 +11,48 @@ extern __shared__ __align__(1024) unsigned char cuprum_dynamic_smem[];
 
 __device__ cuprum::Tuple2<u32, u32> tile_of(u32 t, u32 tiles_m, u32 tiles_n);
 
-#line 44 "tests/in/gemm_wgmma.rs"
+#line 45 "tests/in/gemm_wgmma.rs"
 __device__ __forceinline__ void gemm_wgmma_body(u32 m, u32 n, u32 k, const cuprum::TensorMap<bf16>& a, const cuprum::TensorMap<bf16>& b, cuprum::Slice<f32> c) {
-#line 44 "tests/in/gemm_wgmma.rs"
+#line 45 "tests/in/gemm_wgmma.rs"
     cuprum::oob_later cuprum_later("gemm_wgmma");
     cuprum::Slice<bf16> s = cuprum::Slice<bf16>{reinterpret_cast<bf16*>(cuprum_dynamic_smem), cuprum::dynamic_shared_bytes() / (u32)sizeof(bf16)};
-    cuprum::Slice<u64> bars = cuprum::Slice<u64>{reinterpret_cast<u64*>(cuprum_dynamic_smem), cuprum::dynamic_shared_bytes() / (u32)sizeof(u64)};
+#line 49 "tests/in/gemm_wgmma.rs"
+    __shared__ __align__(1024) u64 bars[8];
     u32 tid = threadIdx.x;
     u32 wg = cuprum::div(tid, 128u);
     cuprum::Tuple3<u32, u32, u32> _ct0 = cuprum::Tuple3<u32, u32, u32>{cuprum::div(k, 64u), cuprum::div(m, 128u), cuprum::div(n, 256u)};
-#line 49 "tests/in/gemm_wgmma.rs"
+#line 52 "tests/in/gemm_wgmma.rs"
     u32 ktiles = _ct0._0;
-#line 49 "tests/in/gemm_wgmma.rs"
+#line 52 "tests/in/gemm_wgmma.rs"
     u32 tiles_m = _ct0._1;
-#line 49 "tests/in/gemm_wgmma.rs"
+#line 52 "tests/in/gemm_wgmma.rs"
     u32 tiles_n = _ct0._2;
     u32 total = tiles_m * tiles_n;
     if ((((ktiles == 0u) || (tiles_m == 0u)) || (tiles_n == 0u)) || (blockDim.x != 384u)) {
         return;
-#line 51 "tests/in/gemm_wgmma.rs"
-    }
-#line 59 "tests/in/gemm_wgmma.rs"
-    if (c.len < (((u64)m) * ((u64)n))) {
-        return;
-#line 59 "tests/in/gemm_wgmma.rs"
+#line 54 "tests/in/gemm_wgmma.rs"
     }
 #line 62 "tests/in/gemm_wgmma.rs"
+    if ((c.len < (((u64)m) * ((u64)n))) || (s.len < ((u64)98304u))) {
+        return;
+#line 62 "tests/in/gemm_wgmma.rs"
+    }
+#line 65 "tests/in/gemm_wgmma.rs"
     if (tid == 0u) {
         {
-#line 63 "tests/in/gemm_wgmma.rs"
+#line 66 "tests/in/gemm_wgmma.rs"
             const u32 _ce0 = 4u;
-#line 63 "tests/in/gemm_wgmma.rs"
+#line 66 "tests/in/gemm_wgmma.rs"
             for (u32 i = 0u; i < _ce0; ++i) {
-                cuprum::mbarrier_init(bars.ptr, bars.len, 24576u + i, 1u, &cuprum_later);
-                cuprum::mbarrier_init(bars.ptr, bars.len, 24580u + i, 2u, &cuprum_later);
-#line 63 "tests/in/gemm_wgmma.rs"
+                cuprum::mbarrier_init(bars, 8ull, 0u + i, 1u, &cuprum_later);
+                cuprum::mbarrier_init(bars, 8ull, 4u + i, 2u, &cuprum_later);
+#line 66 "tests/in/gemm_wgmma.rs"
             }
-#line 63 "tests/in/gemm_wgmma.rs"
+#line 66 "tests/in/gemm_wgmma.rs"
         }
-#line 62 "tests/in/gemm_wgmma.rs"
+#line 65 "tests/in/gemm_wgmma.rs"
     }
-#line 68 "tests/in/gemm_wgmma.rs"
+#line 71 "tests/in/gemm_wgmma.rs"
     __syncthreads();
     if (wg == 0u) {
         cuprum::warpgroup_reg_dealloc<40>();
@@ -60,150 +61,151 @@ __device__ __forceinline__ void gemm_wgmma_body(u32 m, u32 n, u32 k, const cupru
             u32 t = blockIdx.x;
             while (t < total) {
                 cuprum::Tuple2<u32, u32> _ct1 = tile_of(t, tiles_m, tiles_n);
-#line 75 "tests/in/gemm_wgmma.rs"
+#line 78 "tests/in/gemm_wgmma.rs"
                 u32 tm = _ct1._0;
-#line 75 "tests/in/gemm_wgmma.rs"
+#line 78 "tests/in/gemm_wgmma.rs"
                 u32 tn = _ct1._1;
                 {
-#line 76 "tests/in/gemm_wgmma.rs"
+#line 79 "tests/in/gemm_wgmma.rs"
                     const u32 _ce1 = ktiles;
-#line 76 "tests/in/gemm_wgmma.rs"
+#line 79 "tests/in/gemm_wgmma.rs"
                     for (u32 kt = 0u; kt < _ce1; ++kt) {
                         u32 st = cuprum::rem(it, 4u);
                         if (it >= 4u) {
-                            cuprum::mbarrier_wait(bars.ptr, bars.len, 24580u + st, cuprum::rem(cuprum::div(it, 4u) - 1u, 2u), &cuprum_later);
-#line 78 "tests/in/gemm_wgmma.rs"
-                        }
+                            cuprum::mbarrier_wait(bars, 8ull, 4u + st, cuprum::rem(cuprum::div(it, 4u) - 1u, 2u), &cuprum_later);
 #line 81 "tests/in/gemm_wgmma.rs"
-                        cuprum::mbarrier_arrive_expect_tx(bars.ptr, bars.len, 24576u + st, (8192u + 16384u) * 2u, &cuprum_later);
-                        cuprum::tma_load_2d(s.ptr, s.len, st * 8192u, a, (i32)(kt * 64u), (i32)(tm * 128u), bars.ptr, bars.len, 24576u + st, &cuprum_later);
+                        }
+#line 84 "tests/in/gemm_wgmma.rs"
+                        cuprum::mbarrier_arrive_expect_tx(bars, 8ull, 0u + st, (8192u + 16384u) * 2u, &cuprum_later);
+                        cuprum::tma_load_2d(s.ptr, s.len, st * 8192u, a, (i32)(kt * 64u), (i32)(tm * 128u), bars, 8ull, 0u + st, &cuprum_later);
                         u32 bb = (4u * 8192u) + (st * 16384u);
                         {
-#line 84 "tests/in/gemm_wgmma.rs"
-                            const u32 _ce2 = cuprum::div(256u, 64u);
-#line 84 "tests/in/gemm_wgmma.rs"
-                            for (u32 j = 0u; j < _ce2; ++j) {
-                                cuprum::tma_load_2d(s.ptr, s.len, bb + (j * 4096u), b, (i32)((tn * 256u) + (j * 64u)), (i32)(kt * 64u), bars.ptr, bars.len, 24576u + st, &cuprum_later);
-#line 84 "tests/in/gemm_wgmma.rs"
-                            }
-#line 84 "tests/in/gemm_wgmma.rs"
-                        }
 #line 87 "tests/in/gemm_wgmma.rs"
+                            const u32 _ce2 = cuprum::div(256u, 64u);
+#line 87 "tests/in/gemm_wgmma.rs"
+                            for (u32 j = 0u; j < _ce2; ++j) {
+                                cuprum::tma_load_2d(s.ptr, s.len, bb + (j * 4096u), b, (i32)((tn * 256u) + (j * 64u)), (i32)(kt * 64u), bars, 8ull, 0u + st, &cuprum_later);
+#line 87 "tests/in/gemm_wgmma.rs"
+                            }
+#line 87 "tests/in/gemm_wgmma.rs"
+                        }
+#line 90 "tests/in/gemm_wgmma.rs"
                         it += 1u;
-#line 76 "tests/in/gemm_wgmma.rs"
+#line 79 "tests/in/gemm_wgmma.rs"
                     }
-#line 76 "tests/in/gemm_wgmma.rs"
+#line 79 "tests/in/gemm_wgmma.rs"
                 }
-#line 89 "tests/in/gemm_wgmma.rs"
+#line 92 "tests/in/gemm_wgmma.rs"
                 t += gridDim.x;
-#line 74 "tests/in/gemm_wgmma.rs"
+#line 77 "tests/in/gemm_wgmma.rs"
             }
-#line 71 "tests/in/gemm_wgmma.rs"
+#line 74 "tests/in/gemm_wgmma.rs"
         }
-#line 69 "tests/in/gemm_wgmma.rs"
+#line 72 "tests/in/gemm_wgmma.rs"
     } else {
-#line 93 "tests/in/gemm_wgmma.rs"
+#line 96 "tests/in/gemm_wgmma.rs"
         cuprum::warpgroup_reg_alloc<232>();
         u32 w = wg - 1u;
         cuprum::Tuple2<u32, u32> _ct2 = cuprum::Tuple2<u32, u32>{cuprum::rem(tid, 32u), cuprum::div(cuprum::rem(tid, 128u), 32u)};
-#line 95 "tests/in/gemm_wgmma.rs"
+#line 98 "tests/in/gemm_wgmma.rs"
         u32 l = _ct2._0;
-#line 95 "tests/in/gemm_wgmma.rs"
+#line 98 "tests/in/gemm_wgmma.rs"
         u32 q = _ct2._1;
         u32 it_1 = 0u;
         u32 t_1 = blockIdx.x;
         while (t_1 < total) {
             cuprum::Tuple2<u32, u32> _ct3 = tile_of(t_1, tiles_m, tiles_n);
-#line 99 "tests/in/gemm_wgmma.rs"
+#line 102 "tests/in/gemm_wgmma.rs"
             u32 tm_1 = _ct3._0;
-#line 99 "tests/in/gemm_wgmma.rs"
+#line 102 "tests/in/gemm_wgmma.rs"
             u32 tn_1 = _ct3._1;
             cuprum::Array<f32, 128> acc = cuprum::Array<f32, 128>::splat(0.0f);
             {
-#line 101 "tests/in/gemm_wgmma.rs"
+#line 104 "tests/in/gemm_wgmma.rs"
                 const u32 _ce3 = ktiles;
-#line 101 "tests/in/gemm_wgmma.rs"
+#line 104 "tests/in/gemm_wgmma.rs"
                 for (u32 kt_1 = 0u; kt_1 < _ce3; ++kt_1) {
                     u32 st_1 = cuprum::rem(it_1, 4u);
-                    cuprum::mbarrier_wait(bars.ptr, bars.len, 24576u + st_1, cuprum::rem(cuprum::div(it_1, 4u), 2u), &cuprum_later);
+                    cuprum::mbarrier_wait(bars, 8ull, 0u + st_1, cuprum::rem(cuprum::div(it_1, 4u), 2u), &cuprum_later);
                     u32 ab = (st_1 * 8192u) + (w * 4096u);
                     u32 bb_1 = (4u * 8192u) + (st_1 * 16384u);
                     cuprum::wgmma_fence();
                     {
-#line 107 "tests/in/gemm_wgmma.rs"
-                        const u32 _ce4 = 4u;
-#line 107 "tests/in/gemm_wgmma.rs"
-                        #pragma unroll
-#line 107 "tests/in/gemm_wgmma.rs"
-                        for (u32 kk = 0u; kk < _ce4; ++kk) {
-                            cuprum::wgmma<256>(acc, s.ptr, s.len, ab + (kk * 16u), s.ptr, s.len, bb_1 + (kk * 1024u), &cuprum_later);
-#line 107 "tests/in/gemm_wgmma.rs"
-                        }
-#line 107 "tests/in/gemm_wgmma.rs"
-                    }
 #line 110 "tests/in/gemm_wgmma.rs"
+                        const u32 _ce4 = 4u;
+#line 110 "tests/in/gemm_wgmma.rs"
+                        #pragma unroll
+#line 110 "tests/in/gemm_wgmma.rs"
+                        for (u32 kk = 0u; kk < _ce4; ++kk) {
+#line 116 "tests/in/gemm_wgmma.rs"
+                            cuprum::wgmma<256, false>(acc, s.ptr, s.len, ab + (kk * 16u), s.ptr, s.len, bb_1 + (kk * 1024u), &cuprum_later);
+#line 110 "tests/in/gemm_wgmma.rs"
+                        }
+#line 110 "tests/in/gemm_wgmma.rs"
+                    }
+#line 118 "tests/in/gemm_wgmma.rs"
                     cuprum::wgmma_commit();
-#line 112 "tests/in/gemm_wgmma.rs"
+#line 120 "tests/in/gemm_wgmma.rs"
                     cuprum::wgmma_wait<1>(acc);
                     if ((kt_1 > 0u) && (cuprum::rem(tid, 128u) == 0u)) {
-                        cuprum::mbarrier_arrive(bars.ptr, bars.len, 24580u + cuprum::rem(it_1 - 1u, 4u), &cuprum_later);
-#line 113 "tests/in/gemm_wgmma.rs"
+                        cuprum::mbarrier_arrive(bars, 8ull, 4u + cuprum::rem(it_1 - 1u, 4u), &cuprum_later);
+#line 121 "tests/in/gemm_wgmma.rs"
                     }
-#line 116 "tests/in/gemm_wgmma.rs"
+#line 124 "tests/in/gemm_wgmma.rs"
                     it_1 += 1u;
-#line 101 "tests/in/gemm_wgmma.rs"
+#line 104 "tests/in/gemm_wgmma.rs"
                 }
-#line 101 "tests/in/gemm_wgmma.rs"
+#line 104 "tests/in/gemm_wgmma.rs"
             }
-#line 118 "tests/in/gemm_wgmma.rs"
+#line 126 "tests/in/gemm_wgmma.rs"
             cuprum::wgmma_wait<0>(acc);
             if (cuprum::rem(tid, 128u) == 0u) {
-                cuprum::mbarrier_arrive(bars.ptr, bars.len, 24580u + cuprum::rem(it_1 - 1u, 4u), &cuprum_later);
-#line 119 "tests/in/gemm_wgmma.rs"
+                cuprum::mbarrier_arrive(bars, 8ull, 4u + cuprum::rem(it_1 - 1u, 4u), &cuprum_later);
+#line 127 "tests/in/gemm_wgmma.rs"
             }
-#line 123 "tests/in/gemm_wgmma.rs"
+#line 131 "tests/in/gemm_wgmma.rs"
             u64 nn = (u64)n;
             u64 base = (((u64)((((tm_1 * 128u) + (w * 64u)) + (q * 16u)) + cuprum::div(l, 4u))) * nn) + ((u64)((tn_1 * 256u) + (2u * cuprum::rem(l, 4u))));
             {
-#line 125 "tests/in/gemm_wgmma.rs"
+#line 133 "tests/in/gemm_wgmma.rs"
                 const u32 _ce5 = 32u;
-#line 125 "tests/in/gemm_wgmma.rs"
+#line 133 "tests/in/gemm_wgmma.rs"
                 #pragma unroll
-#line 125 "tests/in/gemm_wgmma.rs"
+#line 133 "tests/in/gemm_wgmma.rs"
                 for (u32 j_1 = 0u; j_1 < _ce5; ++j_1) {
                     cuprum::Tuple2<u64, u64> _ct4 = cuprum::Tuple2<u64, u64>{base + ((u64)(8u * j_1)), (u64)(4u * j_1)};
-#line 126 "tests/in/gemm_wgmma.rs"
+#line 134 "tests/in/gemm_wgmma.rs"
                     u64 i0 = _ct4._0;
-#line 126 "tests/in/gemm_wgmma.rs"
+#line 134 "tests/in/gemm_wgmma.rs"
                     u64 x = _ct4._1;
                     u64 i1 = i0 + (8ull * nn);
-#line 130 "tests/in/gemm_wgmma.rs"
+#line 138 "tests/in/gemm_wgmma.rs"
                     {
                         c[i0] = acc[x];
                         c[i0 + 1ull] = acc[x + 1ull];
                         c[i1] = acc[x + 2ull];
                         c[i1 + 1ull] = acc[x + 3ull];
-#line 130 "tests/in/gemm_wgmma.rs"
+#line 138 "tests/in/gemm_wgmma.rs"
                     }
-#line 125 "tests/in/gemm_wgmma.rs"
+#line 133 "tests/in/gemm_wgmma.rs"
                 }
-#line 125 "tests/in/gemm_wgmma.rs"
+#line 133 "tests/in/gemm_wgmma.rs"
             }
-#line 137 "tests/in/gemm_wgmma.rs"
+#line 145 "tests/in/gemm_wgmma.rs"
             t_1 += gridDim.x;
-#line 98 "tests/in/gemm_wgmma.rs"
+#line 101 "tests/in/gemm_wgmma.rs"
         }
-#line 69 "tests/in/gemm_wgmma.rs"
+#line 72 "tests/in/gemm_wgmma.rs"
     }
-#line 140 "tests/in/gemm_wgmma.rs"
+#line 148 "tests/in/gemm_wgmma.rs"
 }
-#line 201 "tests/in/gemm_wgmma.rs (generated CUDA C)"
+#line 203 "tests/in/gemm_wgmma.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_gemm_wgmma(NAME) \
     extern "C" __global__ void __launch_bounds__(384) NAME(u32 m, u32 n, u32 k, const __grid_constant__ cuprum::TensorMap<bf16> a, const __grid_constant__ cuprum::TensorMap<bf16> b, cuprum::Slice<f32> c) { static_assert(cuprum::arch_at_least<900>(), "cuprum: kernel 'gemm_wgmma' uses 'mbarrier_init', which needs sm_90 or newer; this target is older"); static_assert(cuprum::arch_specific<900>(), "cuprum: kernel 'gemm_wgmma' uses 'warpgroup_reg_alloc', which needs the arch-specific target sm_90a; build this kernel for sm_90a only"); gemm_wgmma_body(m, n, k, a, b, c); }
 
 CUPRUM_INSTANTIATE_gemm_wgmma(cuprum_rawkernel_gemm_wgmma)
 
-#line 144 "tests/in/gemm_wgmma.rs"
+#line 152 "tests/in/gemm_wgmma.rs"
 __device__ cuprum::Tuple2<u32, u32> tile_of(u32 t, u32 tiles_m, u32 tiles_n) {
     u32 per = 8u * tiles_n;
     u32 g = cuprum::div(t, per);

@@ -116,7 +116,7 @@ __device__ __forceinline__ void wgmma_n64_body(cuprum::RoSlice<bf16> a, cuprum::
         const u32 _ce2 = 4u;
 #line 70 "tests/in/hopper.rs"
         for (u32 kk = 0u; kk < _ce2; ++kk) {
-            cuprum::wgmma<64>(acc, sa, 4096ull, (kk * 16u) + a_shift, sb, 4096ull, kk * 1024u, &cuprum_later);
+            cuprum::wgmma<64, true>(acc, sa, 4096ull, (kk * 16u) + a_shift, sb, 4096ull, kk * 1024u, &cuprum_later);
 #line 70 "tests/in/hopper.rs"
         }
 #line 70 "tests/in/hopper.rs"
@@ -171,7 +171,7 @@ __device__ __forceinline__ void wgmma_n128_f16_body(cuprum::RoSlice<f16> a, cupr
         const u32 _ce1 = 4u;
 #line 95 "tests/in/hopper.rs"
         for (u32 kk = 0u; kk < _ce1; ++kk) {
-            cuprum::wgmma<128>(acc, sa, 4096ull, kk * 16u, sb, 8192ull, kk * 1024u, &cuprum_later);
+            cuprum::wgmma<128, true>(acc, sa, 4096ull, kk * 16u, sb, 8192ull, kk * 1024u, &cuprum_later);
 #line 95 "tests/in/hopper.rs"
         }
 #line 95 "tests/in/hopper.rs"
@@ -235,7 +235,7 @@ __device__ __forceinline__ void wgmma_tma_n256_body(const cuprum::TensorMap<bf16
         const u32 _ce1 = 4u;
 #line 128 "tests/in/hopper.rs"
         for (u32 kk = 0u; kk < _ce1; ++kk) {
-            cuprum::wgmma<256>(acc, s.ptr, s.len, kk * 16u, s.ptr, s.len, 4096u + (kk * 1024u), &cuprum_later);
+            cuprum::wgmma<256, true>(acc, s.ptr, s.len, kk * 16u, s.ptr, s.len, 4096u + (kk * 1024u), &cuprum_later);
 #line 128 "tests/in/hopper.rs"
         }
 #line 128 "tests/in/hopper.rs"

@@ -215,6 +215,28 @@ wgmma_fns! {
     wgmma_m64n256k16, 256, 128;
 }
 
+macro_rules! wgmma_unchecked_fns {
+    ($($name:ident, $checked:ident, $r:literal;)*) => {$(
+        #[doc = concat!("[`", stringify!($checked), "`] without its checks of the operands (a few integer operations and a select \
+            before each multiply, which cost in a GEMM's inner loop: docs/kernel-language.md). Host: checked all the same.")]
+        ///
+        /// # Safety
+        ///
+        /// On a GPU the operands are not checked: `ai % 4096` is 0, 16, 32 or 48 and the 4096 elements of A's tile
+        /// from `ai - ai % 4096` lie in `a`; `bi % 4096` is 0, 1024, 2048 or 3072 and the `N * 64` elements of B's
+        /// tiles from `bi - bi % 4096` lie in `b`; both arrays start 1024-byte aligned in shared memory.
+        pub unsafe fn $name<T: MmaHalf, I: KernelIndex, J: KernelIndex>(acc: &mut [f32; $r], a: &[T], ai: I, b: &[T], bi: J) {
+            $checked(acc, a, ai, b, bi)
+        }
+    )*};
+}
+
+wgmma_unchecked_fns! {
+    wgmma_m64n64k16_unchecked, wgmma_m64n64k16, 32;
+    wgmma_m64n128k16_unchecked, wgmma_m64n128k16, 64;
+    wgmma_m64n256k16_unchecked, wgmma_m64n256k16, 128;
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

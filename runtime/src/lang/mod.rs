@@ -26,7 +26,8 @@ pub mod cpu;
 pub mod prelude {
     pub use super::hopper::{
         mbarrier_arrive, mbarrier_arrive_expect_tx, mbarrier_init, mbarrier_wait, tma_load_2d, warpgroup_reg_alloc, warpgroup_reg_dealloc,
-        wgmma_commit, wgmma_fence, wgmma_m64n64k16, wgmma_m64n128k16, wgmma_m64n256k16, wgmma_wait,
+        wgmma_commit, wgmma_fence, wgmma_m64n64k16, wgmma_m64n64k16_unchecked, wgmma_m64n128k16, wgmma_m64n128k16_unchecked, wgmma_m64n256k16,
+        wgmma_m64n256k16_unchecked, wgmma_wait,
     };
     pub use super::intrinsics::*;
     pub use super::tensor::{

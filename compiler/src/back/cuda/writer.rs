@@ -1438,9 +1438,9 @@ impl<'a> Writer<'a> {
                         let bars = self.shared_operand(&args[5], &vs[5]);
                         format!("{c}({dst}, {}, {}, {}, {}, {bars}, {}, {later})", vs[1], vs[2], vs[3], vs[4], vs[6])
                     }
-                    M64N64K16 | M64N128K16 | M64N256K16 => {
+                    M64N64K16 | M64N128K16 | M64N256K16 | M64N64K16Unchecked | M64N128K16Unchecked | M64N256K16Unchecked => {
                         let (a, b) = (self.shared_operand(&args[1], &vs[1]), self.shared_operand(&args[3], &vs[3]));
-                        format!("{c}<{}>({}, {a}, {}, {b}, {}, {later})", h.wgmma_n().unwrap_or(64), vs[0], vs[2], vs[4])
+                        format!("{c}<{}, {}>({}, {a}, {}, {b}, {}, {later})", h.wgmma_n().unwrap_or(64), h.checked(), vs[0], vs[2], vs[4])
                     }
                 }
             }

@@ -183,3 +183,22 @@ wgmma_fns! {
     wgmma_m64n128k16, 128, 64;
     wgmma_m64n256k16, 256, 128;
 }
+
+macro_rules! wgmma_unchecked_fns {
+    ($($name:ident, $n:literal, $r:literal;)*) => {$(
+        #[doc = concat!("`", stringify!($name), "` (`lang::hopper`): checked on the CPU device.")]
+        ///
+        /// # Safety
+        ///
+        /// None needed here: the operands are checked (the GPU's form is the one that trusts them).
+        pub unsafe fn $name<T: MmaHalf + Element + Copy, I: KernelIndex, J: KernelIndex>(acc: &mut [f32; $r], a: Slice<'_, T>, ai: I, b: Slice<'_, T>, bi: J) {
+            wgmma(acc, $n, a, ai, b, bi)
+        }
+    )*};
+}
+
+wgmma_unchecked_fns! {
+    wgmma_m64n64k16_unchecked, 64, 32;
+    wgmma_m64n128k16_unchecked, 128, 64;
+    wgmma_m64n256k16_unchecked, 256, 128;
+}
