@@ -25,7 +25,7 @@ fn main() {
     // are built for it when CUPY_NVCC_GENERATE_CODE names targets (unset, the default gives their
     // wgmma kernels sm_90a; docs/building.md, "Architecture-specific targets").
     let mut hopper = cuprum_build::Kernels::new();
-    hopper.file("tests/hopper_kernels.rs").file("../examples/kernels_sm90a/gemm_wgmma.rs");
+    hopper.file("../compiler/tests/in/hopper.rs").file("../examples/kernels_sm90a/gemm_wgmma.rs");
     if std::env::var_os("CUPY_NVCC_GENERATE_CODE").is_some() {
         hopper.env("CUPY_NVCC_GENERATE_CODE", "arch=compute_90a,code=sm_90a");
     }

@@ -112,9 +112,6 @@ unsafe impl DeviceRepr for TensorMapParam {}
 pub struct TensorMap<'a, T: Element> {
     param: TensorMapParam,
     array: &'a Array<T>,
-    /// `[rows, cols]`.
-    shape: [u64; 2],
-    row_pitch: u64,
     box_shape: [u32; 2],
     swizzle: Swizzle,
 }
@@ -131,7 +128,7 @@ impl<T: Element> fmt::Debug for TensorMap<'_, T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("TensorMap")
             .field("elem", &T::ELEM.rust_name())
-            .field("shape", &self.shape)
+            .field("shape", &self.shape())
             .field("box_shape", &self.box_shape)
             .field("swizzle", &self.swizzle)
             .field("device", &self.array.device().ordinal())
@@ -310,12 +307,13 @@ impl<'a, T: Element> TensorMap<'a, T> {
             .map_err(device.driver_fn("cuTensorMapEncodeTiled"))?;
             param.map = map.opaque;
         }
-        Ok(TensorMap { param, array, shape: [rows, cols], row_pitch, box_shape, swizzle })
+        Ok(TensorMap { param, array, box_shape, swizzle })
     }
 
     /// The array's shape, `[rows, cols]`.
     pub fn shape(&self) -> [usize; 2] {
-        [self.shape[0] as usize, self.shape[1] as usize]
+        let s = self.array.shape();
+        [s[0], s[1]]
     }
 
     /// The box one copy brings, `[rows, cols]` in elements.
@@ -344,10 +342,10 @@ impl<'a, T: Element> TensorMap<'a, T> {
         self.array
     }
 
-    /// The distance between rows, in bytes (the CPU device's copies step by it).
-    #[allow(dead_code)]
+    /// The distance between rows, in bytes.
+    #[cfg(test)]
     pub(crate) fn row_pitch_bytes(&self) -> u64 {
-        self.row_pitch
+        (self.shape()[1] * std::mem::size_of::<T>()) as u64
     }
 
     /// The kernel parameter (the encoded map on a GPU; zeros as the map on the CPU device).

@@ -1,4 +1,4 @@
-//! Hopper's mbarriers, TMA tile copies and warpgroup MMA end to end (`hopper_kernels.rs`, built
+//! Hopper's mbarriers, TMA tile copies and warpgroup MMA end to end (`compiler/tests/in/hopper.rs`, built
 //! for sm_90a), on the CPU device (in CI) and on the GPU (`on_both_devices!`): the box a TMA copy
 //! writes (its 128-byte swizzle, zeros outside the array) against the host's layout; each
 //! `wgmma_m64nNk16` shape against an f64 host product of fresh random inputs, outputs poisoned
@@ -10,6 +10,7 @@
 mod support;
 use support::Rng;
 
+#[path = "../../compiler/tests/in/hopper.rs"]
 mod hopper_kernels;
 #[path = "../../examples/kernels_sm90a/gemm_wgmma.rs"]
 mod gemm_kernel;

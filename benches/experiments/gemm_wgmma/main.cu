@@ -14,6 +14,63 @@
 #include <cuprum/hopper.h>
 #include "../fuse_rows/timing.cuh"
 
+// TMA stores, for the EPI_TMA epilogue (the kernel language has none: it measured no faster than
+// 8-byte stores here).
+namespace cuprum {
+// Copies `src[si..]`, laid out as the map's box (in its swizzle), to the box of `map` at element
+// coordinates (x inner, y outer); elements of the box outside the tensor are not written. The
+// copy joins the thread's bulk group (`tma_store_commit`); `src` may be overwritten once
+// `tma_store_wait` says the group has read it. Shared-memory writes that the copy reads must be
+// made visible to it first (`fence_proxy_async`, then a barrier of the writing threads).
+template <typename T, typename I>
+__device__ __forceinline__ void tma_store_2d(const TensorMap<T>& map, i32 x, i32 y, const T* src, u64 src_len, I si, oob_later* later) {
+    u64 s = (u64)si, n = (u64)map.box_inner * map.box_outer;
+    u32 from = shared_address(src) + (u32)s * (u32)sizeof(T);
+    u32 align = map.swizzle_bytes == 128u ? 1024u : 128u;
+    bool ok = s < src_len && n <= src_len - s && from % align == 0;
+    bool mis = from % align != 0 && s < src_len;
+    later->note(ok, mis ? s : (s < src_len ? s + n - 1 : s), mis ? align / sizeof(T) : src_len, index_info<I>::signed_bit | (mis ? oob_misaligned : 0u));
+#if CUPRUM_SM90
+    if (ok) {
+        asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%0, {%1, %2}], [%3];" ::"l"((u64)&map), "r"(x), "r"(y), "r"(from) : "memory");
+    }
+#else
+    __trap();
+#endif
+}
+
+template <typename T = void>
+__device__ __forceinline__ void tma_store_commit() {
+#if CUPRUM_SM90
+    asm volatile("cp.async.bulk.commit_group;" ::: "memory");
+#else
+    __trap();
+#endif
+}
+
+// Waits until at most PENDING of the thread's committed bulk groups have still to read their
+// shared memory.
+template <int PENDING>
+__device__ __forceinline__ void tma_store_wait() {
+#if CUPRUM_SM90
+    asm volatile("cp.async.bulk.wait_group.read %0;" ::"n"(PENDING) : "memory");
+#else
+    __trap();
+#endif
+}
+
+// Makes this thread's shared-memory writes visible to the copy engine (the async proxy).
+template <typename T = void>
+__device__ __forceinline__ void fence_proxy_async() {
+#if CUPRUM_SM90
+    asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+#else
+    __trap();
+#endif
+}
+
+}  // namespace cuprum
+
 #ifndef BN
 #define BN 256
 #endif

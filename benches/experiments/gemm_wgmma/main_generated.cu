@@ -1,6 +1,6 @@
-// The generated CUDA C of examples/kernels_sm90a/gemm_wgmma.rs (compiler/tests/out/gemm_wgmma.cu,
-// copied to generated.cu by run_generated.sh) in the harness of main.cu: C (f32, row-major M x N) = A (bf16, M x K) * B (bf16, K x N), next to
-// cuBLAS. On the GPU machine from the repository root: bash benches/experiments/gemm_wgmma/run.sh
+// The generated CUDA C of examples/kernels_sm90a/gemm_wgmma.rs (`cuprum emit --lines`, copied to
+// generated.cu by run_variants.sh) in the harness of main.cu: C (f32, row-major M x N) = A (bf16,
+// M x K) * B (bf16, K x N), next to cuBLAS. Run by run_variants.sh.
 #include <cuda.h>
 #include <cublas_v2.h>
 #include <cstdio>

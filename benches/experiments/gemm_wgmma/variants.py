@@ -1,4 +1,4 @@
-# Writes variants of the generated kernel (compiler/tests/out/gemm_wgmma.cu) for run_generated.sh:
+# Writes variants of the generated kernel (gemm_wgmma.cu, see run_variants.sh) for run_variants.sh:
 # `stores2`: the four scalar stores of a lane as two 8-byte stores; `nostores`: no epilogue.
 import sys, re
 src = open(sys.argv[1]).read()

@@ -456,7 +456,7 @@ impl VisitMut for Rewrite {
                         }
                         // A barrier wait suspends in a loop: each thread a coroutine, never the
                         // barrier-free regions.
-                        if i.warp_collective() || i == Intrinsic::Hopper(crate::lang::HopperOp::MbarrierWait) {
+                        if i.warp_collective() || waits_in_loop(i) {
                             self.warp = true;
                         }
                         *c.func = parse_quote!(#cpu::#name #args);
@@ -494,7 +494,13 @@ impl VisitMut for Rewrite {
 /// Whether a call of the intrinsic suspends the CUDA thread on the CPU device (a barrier, a warp
 /// operation, `grid_sync()`): code that calls one runs each CUDA thread as a coroutine.
 fn suspends(i: Intrinsic) -> bool {
-    i == Intrinsic::SyncThreads || i.warp_collective() || i.grid_wide() || i == Intrinsic::Hopper(crate::lang::HopperOp::MbarrierWait)
+    i == Intrinsic::SyncThreads || i.warp_collective() || i.grid_wide() || waits_in_loop(i)
+}
+
+/// Whether the call suspends until another thread's progress (`mbarrier_wait`), looking again
+/// after each stop.
+fn waits_in_loop(i: Intrinsic) -> bool {
+    i == Intrinsic::Hopper(crate::lang::HopperOp::MbarrierWait)
 }
 
 /// Whether a `#[device]` function of the file (`None`: unknown) calls a barrier, a warp

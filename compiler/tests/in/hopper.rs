@@ -1,5 +1,7 @@
 //! Snapshot: Hopper's mbarriers, TMA tile copies (`&TensorMap<T>` parameters, `__grid_constant__`),
-//! `wgmma_m64n{64,128,256}k16` from static and dynamic shared memory (1024-byte aligned).
+//! `wgmma_m64n{64,128,256}k16` from static and dynamic shared memory (1024-byte aligned). Also the
+//! kernels of testsuite/tests/gpu_hopper.rs, built for sm_90a alone there (testsuite/build.rs):
+//! `wgmma_*` exists only on that target.
 
 use cuprum::prelude::*;
 

@@ -9,33 +9,33 @@
 
 extern __shared__ __align__(1024) unsigned char cuprum_dynamic_smem[];
 
-#line 9 "tests/in/hopper.rs"
+#line 11 "tests/in/hopper.rs"
 __device__ __forceinline__ void tma_box_bf16_body(const cuprum::TensorMap<bf16>& map, i32 x, i32 y, u32 box_elems, cuprum::Slice<bf16> out) {
-#line 9 "tests/in/hopper.rs"
+#line 11 "tests/in/hopper.rs"
     cuprum::oob_later cuprum_later("tma_box_bf16");
     __shared__ __align__(1024) bf16 s[8192];
     __shared__ __align__(1024) u64 bars[1];
     u32 tid = threadIdx.x;
     if (tid == 0u) {
         cuprum::mbarrier_init(bars, 1ull, 0, 1u, &cuprum_later);
-#line 13 "tests/in/hopper.rs"
+#line 15 "tests/in/hopper.rs"
     }
-#line 16 "tests/in/hopper.rs"
+#line 18 "tests/in/hopper.rs"
     __syncthreads();
     if (tid == 0u) {
         cuprum::mbarrier_arrive_expect_tx(bars, 1ull, 0, box_elems * 2u, &cuprum_later);
         cuprum::tma_load_2d(s, 8192ull, 0, map, x, y, bars, 1ull, 0, &cuprum_later);
-#line 17 "tests/in/hopper.rs"
+#line 19 "tests/in/hopper.rs"
     }
-#line 21 "tests/in/hopper.rs"
+#line 23 "tests/in/hopper.rs"
     cuprum::mbarrier_wait(bars, 1ull, 0, 0u, &cuprum_later);
     u32 i = tid;
     while (i < box_elems) {
         if (cuprum::has(out, "tma_box_bf16", (u64)i)) out[(u64)i] = cuprum::get<8192>(s, "tma_box_bf16", (u64)i);
         i += blockDim.x;
-#line 23 "tests/in/hopper.rs"
+#line 25 "tests/in/hopper.rs"
     }
-#line 27 "tests/in/hopper.rs"
+#line 29 "tests/in/hopper.rs"
 }
 #line 41 "tests/in/hopper.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_tma_box_bf16(NAME) \
@@ -43,33 +43,33 @@ __device__ __forceinline__ void tma_box_bf16_body(const cuprum::TensorMap<bf16>&
 
 CUPRUM_INSTANTIATE_tma_box_bf16(cuprum_rawkernel_tma_box_bf16)
 
-#line 31 "tests/in/hopper.rs"
+#line 33 "tests/in/hopper.rs"
 __device__ __forceinline__ void tma_box_f32_body(const cuprum::TensorMap<f32>& map, i32 x, i32 y, u32 box_elems, u32 dst_index, cuprum::Slice<f32> out) {
-#line 31 "tests/in/hopper.rs"
+#line 33 "tests/in/hopper.rs"
     cuprum::oob_later cuprum_later("tma_box_f32");
     __shared__ __align__(1024) f32 s[4096];
     __shared__ __align__(1024) u64 bars[1];
     u32 tid = threadIdx.x;
     if (tid == 0u) {
         cuprum::mbarrier_init(bars, 1ull, 0, 1u, &cuprum_later);
-#line 35 "tests/in/hopper.rs"
+#line 37 "tests/in/hopper.rs"
     }
-#line 38 "tests/in/hopper.rs"
+#line 40 "tests/in/hopper.rs"
     __syncthreads();
     if (tid == 0u) {
         cuprum::mbarrier_arrive_expect_tx(bars, 1ull, 0, box_elems * 4u, &cuprum_later);
         cuprum::tma_load_2d(s, 4096ull, dst_index, map, x, y, bars, 1ull, 0, &cuprum_later);
-#line 39 "tests/in/hopper.rs"
+#line 41 "tests/in/hopper.rs"
     }
-#line 43 "tests/in/hopper.rs"
+#line 45 "tests/in/hopper.rs"
     cuprum::mbarrier_wait(bars, 1ull, 0, 0u, &cuprum_later);
     u32 i = tid;
     while (i < box_elems) {
         if (cuprum::has(out, "tma_box_f32", (u64)i)) out[(u64)i] = cuprum::get<4096>(s, "tma_box_f32", (u64)i);
         i += blockDim.x;
-#line 45 "tests/in/hopper.rs"
+#line 47 "tests/in/hopper.rs"
     }
-#line 49 "tests/in/hopper.rs"
+#line 51 "tests/in/hopper.rs"
 }
 #line 75 "tests/in/hopper.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_tma_box_f32(NAME) \
@@ -77,64 +77,64 @@ __device__ __forceinline__ void tma_box_f32_body(const cuprum::TensorMap<f32>& m
 
 CUPRUM_INSTANTIATE_tma_box_f32(cuprum_rawkernel_tma_box_f32)
 
-#line 55 "tests/in/hopper.rs"
+#line 57 "tests/in/hopper.rs"
 __device__ __forceinline__ void wgmma_n64_body(cuprum::RoSlice<bf16> a, cuprum::RoSlice<bf16> b, cuprum::RoSlice<f32> acc_in, u32 a_shift, cuprum::Slice<f32> out) {
-#line 55 "tests/in/hopper.rs"
+#line 57 "tests/in/hopper.rs"
     cuprum::oob_later cuprum_later("wgmma_n64");
     __shared__ __align__(1024) bf16 sa[4096];
     __shared__ __align__(1024) bf16 sb[4096];
     u32 tid = threadIdx.x;
     {
-#line 59 "tests/in/hopper.rs"
+#line 61 "tests/in/hopper.rs"
         const u32 _ce0 = 32u;
-#line 59 "tests/in/hopper.rs"
+#line 61 "tests/in/hopper.rs"
         for (u32 i = 0u; i < _ce0; ++i) {
             u64 k = (u64)((i * 128u) + tid);
             if (cuprum::has<4096>(sa, "wgmma_n64", k)) sa[k] = cuprum::get(a, "wgmma_n64", k);
             if (cuprum::has<4096>(sb, "wgmma_n64", k)) sb[k] = cuprum::get(b, "wgmma_n64", k);
-#line 59 "tests/in/hopper.rs"
+#line 61 "tests/in/hopper.rs"
         }
-#line 59 "tests/in/hopper.rs"
+#line 61 "tests/in/hopper.rs"
     }
-#line 64 "tests/in/hopper.rs"
+#line 66 "tests/in/hopper.rs"
     __syncthreads();
     cuprum::Array<f32, 32> acc = cuprum::Array<f32, 32>::splat(0.0f);
     {
-#line 66 "tests/in/hopper.rs"
+#line 68 "tests/in/hopper.rs"
         const u64 _ce1 = 32ull;
-#line 66 "tests/in/hopper.rs"
+#line 68 "tests/in/hopper.rs"
         for (u64 i_1 = 0ull; i_1 < _ce1; ++i_1) {
             acc[i_1] = cuprum::get(acc_in, "wgmma_n64", (((u64)tid) * 32ull) + i_1);
-#line 66 "tests/in/hopper.rs"
+#line 68 "tests/in/hopper.rs"
         }
-#line 66 "tests/in/hopper.rs"
+#line 68 "tests/in/hopper.rs"
     }
-#line 69 "tests/in/hopper.rs"
+#line 71 "tests/in/hopper.rs"
     cuprum::wgmma_fence();
     {
-#line 70 "tests/in/hopper.rs"
+#line 72 "tests/in/hopper.rs"
         const u32 _ce2 = 4u;
-#line 70 "tests/in/hopper.rs"
+#line 72 "tests/in/hopper.rs"
         for (u32 kk = 0u; kk < _ce2; ++kk) {
             cuprum::wgmma<64, true>(acc, sa, 4096ull, (kk * 16u) + a_shift, sb, 4096ull, kk * 1024u, &cuprum_later);
-#line 70 "tests/in/hopper.rs"
+#line 72 "tests/in/hopper.rs"
         }
-#line 70 "tests/in/hopper.rs"
+#line 72 "tests/in/hopper.rs"
     }
-#line 73 "tests/in/hopper.rs"
+#line 75 "tests/in/hopper.rs"
     cuprum::wgmma_commit();
     cuprum::wgmma_wait<0>(acc);
     {
-#line 75 "tests/in/hopper.rs"
+#line 77 "tests/in/hopper.rs"
         const u64 _ce3 = 32ull;
-#line 75 "tests/in/hopper.rs"
+#line 77 "tests/in/hopper.rs"
         for (u64 i_2 = 0ull; i_2 < _ce3; ++i_2) {
             if (cuprum::has(out, "wgmma_n64", (((u64)tid) * 32ull) + i_2)) out[(((u64)tid) * 32ull) + i_2] = acc[i_2];
-#line 75 "tests/in/hopper.rs"
+#line 77 "tests/in/hopper.rs"
         }
-#line 75 "tests/in/hopper.rs"
+#line 77 "tests/in/hopper.rs"
     }
-#line 78 "tests/in/hopper.rs"
+#line 80 "tests/in/hopper.rs"
 }
 #line 140 "tests/in/hopper.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_wgmma_n64(NAME) \
@@ -142,54 +142,54 @@ __device__ __forceinline__ void wgmma_n64_body(cuprum::RoSlice<bf16> a, cuprum::
 
 CUPRUM_INSTANTIATE_wgmma_n64(cuprum_rawkernel_wgmma_n64)
 
-#line 82 "tests/in/hopper.rs"
+#line 84 "tests/in/hopper.rs"
 __device__ __forceinline__ void wgmma_n128_f16_body(cuprum::RoSlice<f16> a, cuprum::RoSlice<f16> b, cuprum::Slice<f32> out) {
-#line 82 "tests/in/hopper.rs"
+#line 84 "tests/in/hopper.rs"
     cuprum::oob_later cuprum_later("wgmma_n128_f16");
     __shared__ __align__(1024) f16 sa[4096];
     __shared__ __align__(1024) f16 sb[8192];
     u32 tid = threadIdx.x;
     {
-#line 86 "tests/in/hopper.rs"
+#line 88 "tests/in/hopper.rs"
         const u32 _ce0 = 32u;
-#line 86 "tests/in/hopper.rs"
+#line 88 "tests/in/hopper.rs"
         for (u32 i = 0u; i < _ce0; ++i) {
             u64 k = (u64)((i * 128u) + tid);
             if (cuprum::has<4096>(sa, "wgmma_n128_f16", k)) sa[k] = cuprum::get(a, "wgmma_n128_f16", k);
             if (cuprum::has<8192>(sb, "wgmma_n128_f16", k)) sb[k] = cuprum::get(b, "wgmma_n128_f16", k);
             if (cuprum::has<8192>(sb, "wgmma_n128_f16", k + 4096ull)) sb[k + 4096ull] = cuprum::get(b, "wgmma_n128_f16", k + 4096ull);
-#line 86 "tests/in/hopper.rs"
+#line 88 "tests/in/hopper.rs"
         }
-#line 86 "tests/in/hopper.rs"
+#line 88 "tests/in/hopper.rs"
     }
-#line 92 "tests/in/hopper.rs"
+#line 94 "tests/in/hopper.rs"
     __syncthreads();
     cuprum::Array<f32, 64> acc = cuprum::Array<f32, 64>::splat(0.0f);
     cuprum::wgmma_fence();
     {
-#line 95 "tests/in/hopper.rs"
+#line 97 "tests/in/hopper.rs"
         const u32 _ce1 = 4u;
-#line 95 "tests/in/hopper.rs"
+#line 97 "tests/in/hopper.rs"
         for (u32 kk = 0u; kk < _ce1; ++kk) {
             cuprum::wgmma<128, true>(acc, sa, 4096ull, kk * 16u, sb, 8192ull, kk * 1024u, &cuprum_later);
-#line 95 "tests/in/hopper.rs"
+#line 97 "tests/in/hopper.rs"
         }
-#line 95 "tests/in/hopper.rs"
+#line 97 "tests/in/hopper.rs"
     }
-#line 98 "tests/in/hopper.rs"
+#line 100 "tests/in/hopper.rs"
     cuprum::wgmma_commit();
     cuprum::wgmma_wait<0>(acc);
     {
-#line 100 "tests/in/hopper.rs"
+#line 102 "tests/in/hopper.rs"
         const u64 _ce2 = 64ull;
-#line 100 "tests/in/hopper.rs"
+#line 102 "tests/in/hopper.rs"
         for (u64 i_1 = 0ull; i_1 < _ce2; ++i_1) {
             if (cuprum::has(out, "wgmma_n128_f16", (((u64)tid) * 64ull) + i_1)) out[(((u64)tid) * 64ull) + i_1] = acc[i_1];
-#line 100 "tests/in/hopper.rs"
+#line 102 "tests/in/hopper.rs"
         }
-#line 100 "tests/in/hopper.rs"
+#line 102 "tests/in/hopper.rs"
     }
-#line 103 "tests/in/hopper.rs"
+#line 105 "tests/in/hopper.rs"
 }
 #line 195 "tests/in/hopper.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_wgmma_n128_f16(NAME) \
@@ -197,63 +197,63 @@ __device__ __forceinline__ void wgmma_n128_f16_body(cuprum::RoSlice<f16> a, cupr
 
 CUPRUM_INSTANTIATE_wgmma_n128_f16(cuprum_rawkernel_wgmma_n128_f16)
 
-#line 109 "tests/in/hopper.rs"
+#line 111 "tests/in/hopper.rs"
 __device__ __forceinline__ void wgmma_tma_n256_body(const cuprum::TensorMap<bf16>& ma, const cuprum::TensorMap<bf16>& mb, cuprum::Slice<f32> out) {
-#line 109 "tests/in/hopper.rs"
+#line 111 "tests/in/hopper.rs"
     cuprum::oob_later cuprum_later("wgmma_tma_n256");
     cuprum::Slice<bf16> s = cuprum::Slice<bf16>{reinterpret_cast<bf16*>(cuprum_dynamic_smem), cuprum::dynamic_shared_bytes() / (u32)sizeof(bf16)};
     cuprum::Slice<u64> bars = cuprum::Slice<u64>{reinterpret_cast<u64*>(cuprum_dynamic_smem), cuprum::dynamic_shared_bytes() / (u32)sizeof(u64)};
-#line 113 "tests/in/hopper.rs"
+#line 115 "tests/in/hopper.rs"
     u32 tid = threadIdx.x;
     if (tid == 0u) {
         cuprum::mbarrier_init(bars.ptr, bars.len, 5120, 1u, &cuprum_later);
-#line 114 "tests/in/hopper.rs"
+#line 116 "tests/in/hopper.rs"
     }
-#line 117 "tests/in/hopper.rs"
+#line 119 "tests/in/hopper.rs"
     __syncthreads();
     if (tid == 0u) {
         cuprum::mbarrier_arrive_expect_tx(bars.ptr, bars.len, 5120, 20480u * 2u, &cuprum_later);
         cuprum::tma_load_2d(s.ptr, s.len, 0, ma, 0, 0, bars.ptr, bars.len, 5120, &cuprum_later);
         {
-#line 121 "tests/in/hopper.rs"
+#line 123 "tests/in/hopper.rs"
             const u32 _ce0 = 4u;
-#line 121 "tests/in/hopper.rs"
+#line 123 "tests/in/hopper.rs"
             for (u32 j = 0u; j < _ce0; ++j) {
                 cuprum::tma_load_2d(s.ptr, s.len, 4096u + (4096u * j), mb, (i32)(64u * j), 0, bars.ptr, bars.len, 5120, &cuprum_later);
-#line 121 "tests/in/hopper.rs"
+#line 123 "tests/in/hopper.rs"
             }
-#line 121 "tests/in/hopper.rs"
+#line 123 "tests/in/hopper.rs"
         }
-#line 118 "tests/in/hopper.rs"
+#line 120 "tests/in/hopper.rs"
     }
-#line 125 "tests/in/hopper.rs"
+#line 127 "tests/in/hopper.rs"
     cuprum::mbarrier_wait(bars.ptr, bars.len, 5120, 0u, &cuprum_later);
     cuprum::Array<f32, 128> acc = cuprum::Array<f32, 128>::splat(0.0f);
     cuprum::wgmma_fence();
     {
-#line 128 "tests/in/hopper.rs"
+#line 130 "tests/in/hopper.rs"
         const u32 _ce1 = 4u;
-#line 128 "tests/in/hopper.rs"
+#line 130 "tests/in/hopper.rs"
         for (u32 kk = 0u; kk < _ce1; ++kk) {
             cuprum::wgmma<256, true>(acc, s.ptr, s.len, kk * 16u, s.ptr, s.len, 4096u + (kk * 1024u), &cuprum_later);
-#line 128 "tests/in/hopper.rs"
+#line 130 "tests/in/hopper.rs"
         }
-#line 128 "tests/in/hopper.rs"
+#line 130 "tests/in/hopper.rs"
     }
-#line 131 "tests/in/hopper.rs"
+#line 133 "tests/in/hopper.rs"
     cuprum::wgmma_commit();
     cuprum::wgmma_wait<0>(acc);
     {
-#line 133 "tests/in/hopper.rs"
+#line 135 "tests/in/hopper.rs"
         const u64 _ce2 = 128ull;
-#line 133 "tests/in/hopper.rs"
+#line 135 "tests/in/hopper.rs"
         for (u64 i = 0ull; i < _ce2; ++i) {
             if (cuprum::has(out, "wgmma_tma_n256", (((u64)tid) * 128ull) + i)) out[(((u64)tid) * 128ull) + i] = acc[i];
-#line 133 "tests/in/hopper.rs"
+#line 135 "tests/in/hopper.rs"
         }
-#line 133 "tests/in/hopper.rs"
+#line 135 "tests/in/hopper.rs"
     }
-#line 136 "tests/in/hopper.rs"
+#line 138 "tests/in/hopper.rs"
 }
 #line 259 "tests/in/hopper.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_wgmma_tma_n256(NAME) \
@@ -261,67 +261,67 @@ __device__ __forceinline__ void wgmma_tma_n256_body(const cuprum::TensorMap<bf16
 
 CUPRUM_INSTANTIATE_wgmma_tma_n256(cuprum_rawkernel_wgmma_tma_n256)
 
-#line 141 "tests/in/hopper.rs"
+#line 143 "tests/in/hopper.rs"
 __device__ __forceinline__ void mbarrier_ring_body(cuprum::RoSlice<u32> values, u32 rounds, cuprum::Slice<u32> out) {
-#line 141 "tests/in/hopper.rs"
+#line 143 "tests/in/hopper.rs"
     cuprum::oob_later cuprum_later("mbarrier_ring");
     __shared__ __align__(1024) u32 slots[2];
     __shared__ __align__(1024) u64 bars[4];
     u32 tid = threadIdx.x;
     if (tid == 0u) {
         {
-#line 146 "tests/in/hopper.rs"
+#line 148 "tests/in/hopper.rs"
             const u32 _ce0 = 2u;
-#line 146 "tests/in/hopper.rs"
+#line 148 "tests/in/hopper.rs"
             for (u32 i = 0u; i < _ce0; ++i) {
                 cuprum::mbarrier_init(bars, 4ull, i, 1u, &cuprum_later);
                 cuprum::mbarrier_init(bars, 4ull, 2u + i, 1u, &cuprum_later);
-#line 146 "tests/in/hopper.rs"
+#line 148 "tests/in/hopper.rs"
             }
-#line 146 "tests/in/hopper.rs"
+#line 148 "tests/in/hopper.rs"
         }
-#line 145 "tests/in/hopper.rs"
+#line 147 "tests/in/hopper.rs"
     }
-#line 151 "tests/in/hopper.rs"
+#line 153 "tests/in/hopper.rs"
     __syncthreads();
     if (tid == 0u) {
         {
-#line 153 "tests/in/hopper.rs"
+#line 155 "tests/in/hopper.rs"
             const u32 _ce1 = rounds;
-#line 153 "tests/in/hopper.rs"
+#line 155 "tests/in/hopper.rs"
             for (u32 r = 0u; r < _ce1; ++r) {
                 u32 st = cuprum::rem(r, 2u);
                 if (r >= 2u) {
                     cuprum::mbarrier_wait(bars, 4ull, 2u + st, cuprum::rem(cuprum::div(r, 2u) - 1u, 2u), &cuprum_later);
-#line 155 "tests/in/hopper.rs"
+#line 157 "tests/in/hopper.rs"
                 }
-#line 158 "tests/in/hopper.rs"
+#line 160 "tests/in/hopper.rs"
                 slots[(u64)st] = cuprum::get(values, "mbarrier_ring", (u64)r);
                 __threadfence_block();
                 cuprum::mbarrier_arrive(bars, 4ull, st, &cuprum_later);
-#line 153 "tests/in/hopper.rs"
+#line 155 "tests/in/hopper.rs"
             }
-#line 153 "tests/in/hopper.rs"
+#line 155 "tests/in/hopper.rs"
         }
-#line 152 "tests/in/hopper.rs"
+#line 154 "tests/in/hopper.rs"
     } else if (tid == 32u) {
-#line 163 "tests/in/hopper.rs"
+#line 165 "tests/in/hopper.rs"
         {
-#line 163 "tests/in/hopper.rs"
+#line 165 "tests/in/hopper.rs"
             const u32 _ce2 = rounds;
-#line 163 "tests/in/hopper.rs"
+#line 165 "tests/in/hopper.rs"
             for (u32 r_1 = 0u; r_1 < _ce2; ++r_1) {
                 u32 st_1 = cuprum::rem(r_1, 2u);
                 cuprum::mbarrier_wait(bars, 4ull, st_1, cuprum::rem(cuprum::div(r_1, 2u), 2u), &cuprum_later);
                 if (cuprum::has(out, "mbarrier_ring", (u64)r_1)) out[(u64)r_1] = slots[(u64)st_1] * 2u;
                 cuprum::mbarrier_arrive(bars, 4ull, 2u + st_1, &cuprum_later);
-#line 163 "tests/in/hopper.rs"
+#line 165 "tests/in/hopper.rs"
             }
-#line 163 "tests/in/hopper.rs"
+#line 165 "tests/in/hopper.rs"
         }
-#line 152 "tests/in/hopper.rs"
+#line 154 "tests/in/hopper.rs"
     }
-#line 170 "tests/in/hopper.rs"
+#line 172 "tests/in/hopper.rs"
 }
 #line 327 "tests/in/hopper.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_mbarrier_ring(NAME) \

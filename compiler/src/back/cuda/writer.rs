@@ -56,6 +56,8 @@ pub struct Writer<'a> {
     pub(crate) arch_need: super::ArchNeed,
     /// The intrinsic that needs the arch-specific target (`sm_90a`), if the kernel uses one.
     pub(crate) arch_specific: Option<&'static str>,
+    /// The function calls Hopper's intrinsics: its shared arrays are 1024-byte aligned.
+    hopper: bool,
     /// The file the item is in, when the unit says which Rust line each line comes from
     /// (`lines`).
     pub(crate) lines: Option<&'a LineSource>,
@@ -109,7 +111,7 @@ impl<'a> Writer<'a> {
         let generics: Vec<String> = item.generics.iter().map(|g| namer.name(&g.name.text)).collect();
         let locals = item.locals.iter().map(|l| namer.name(&l.name.text)).collect();
         let proven = if item.bounds_checks { crate::bounds::proven(item, types) } else { HashSet::new() };
-        Writer { item, types, features, out: String::new(), indent: 0, namer, locals, generics, loops: HashMap::new(), loop_stack: Vec::new(), devices, structs, proven, arch_need: None, arch_specific: None, lines: None, rust_line: None }
+        Writer { item, types, features, out: String::new(), indent: 0, namer, locals, generics, loops: HashMap::new(), loop_stack: Vec::new(), devices, structs, proven, arch_need: None, arch_specific: None, hopper: uses_hopper(item), lines: None, rust_line: None }
     }
 
     /// The CUDA C written.
@@ -327,7 +329,7 @@ impl<'a> Writer<'a> {
                 if let Some(Expr { kind: ExprKind::Call { callee: Callee::Intrinsic { intrinsic: Intrinsic::SharedArray, .. }, .. }, .. }) = init {
                     if let Ty::ArrayRef { elem, len, .. } = &t {
                         let et = self.ty(elem);
-                        let align = if uses_hopper(self.item) { 1024 } else { 16 };
+                        let align = if self.hopper { 1024 } else { 16 };
                         self.line(format!("{} __align__({align}) {et} {name}[{len}];", Intrinsic::SharedArray.c_name()));
                         return;
                     }
