@@ -252,9 +252,9 @@ __device__ __forceinline__ void wgmma_m64n256k16_raw(Array<float, 128>& d, u64 d
 // ---- generated: end
 
 // d += A * B on a 64 x N tile of the warpgroup (layouts at the top of this file). The checks are
-// a few integer operations and one note, with no branch and no call between the multiplies (a
-// branch makes ptxas serialise them, a call leaves it short of registers): a rejected operand is
-// replaced by the array's first tile. Each lane checks its own indices, so whichever lane's
+// a few integer operations and one note, with no data-dependent branch and no call between the
+// multiplies (such a branch makes ptxas serialise them, a call leaves it short of registers): a
+// rejected operand is replaced by the array's first tile (arrays too short to have one skip it). Each lane checks its own indices, so whichever lane's
 // descriptor the warpgroup's instruction takes lies in the arrays (the indices should be the same
 // in every thread).
 template <int N, bool CHECK, typename T, typename I, typename J>
@@ -289,6 +289,9 @@ __device__ __forceinline__ void wgmma(Array<float, N / 2>& d, const T* a, u64 a_
     bool mis = !aok ? amis : (!bok ? bmis : true);
     u32 sign = !aok ? index_info<I>::signed_bit : index_info<J>::signed_bit;
     later->note(ok, index, len, sign | (mis ? oob_misaligned : 0u));
+    // Arrays shorter than a first tile have nothing to substitute: the multiply is skipped (a
+    // branch on the lengths alone, the same for every call of a loop).
+    if (a_len < 4096 || b_len < (u64)N * 64) return;
     u64 da = wgmma_desc(sa + (ok ? (u32)ia * 2u : 0u), 16u, 1024u);
     u64 db = wgmma_desc(sb + (ok ? (u32)ib * 2u : 0u), 8192u, 1024u);
     if constexpr (N == 64) wgmma_m64n64k16_raw<T>(d, da, db);
