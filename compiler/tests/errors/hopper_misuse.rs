@@ -33,3 +33,9 @@ pub fn per_element(x: f32) -> f32 {
     wgmma_fence();
     x
 }
+
+/// More threads than a block may have.
+#[rawkernel(max_threads = 2048)]
+pub fn too_many_threads(out: &mut [f32]) {
+    out[0] = 1.0;
+}

@@ -314,6 +314,15 @@ mod tests {
     const ARCHS: [u32; 8] = [75, 80, 86, 87, 89, 90, 100, 120];
 
     #[test]
+    fn hopper_units_compile_for_sm_90a_on_a_9_0_device_only() {
+        let hopper = "#include <cuprum/types.h>\n#include <cuprum/hopper.h>\n";
+        assert!(wants_arch_specific(hopper, (9, 0)));
+        assert!(!wants_arch_specific(hopper, (10, 0)));
+        assert!(!wants_arch_specific(hopper, (8, 0)));
+        assert!(!wants_arch_specific("#include <cuprum/tensor.h>\n", (9, 0)));
+    }
+
+    #[test]
     fn targets() {
         let v = (13, 0);
         assert_eq!(
