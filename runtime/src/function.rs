@@ -362,3 +362,22 @@ pub struct LaunchLimits {
     /// The kernel's static shared memory (`shared_size_bytes`).
     pub static_shared_bytes: u32,
 }
+
+impl LaunchLimits {
+    /// The CPU device's limits, those of a CUDA device of compute capability 9.0 (docs/cpu.md):
+    /// what every launch on it is checked against, so that a configuration a GPU refuses is
+    /// refused there too. The dynamic shared memory limit is the opt-in maximum at once, as a
+    /// generated launch on a GPU raises it; what a GPU alone knows (registers lowering a kernel's
+    /// `max_threads_per_block`, its static shared memory) is not checked here.
+    pub(crate) fn cpu_device() -> LaunchLimits {
+        let cpu = Device::cpu();
+        LaunchLimits {
+            max_threads_per_block: cpu.max_threads_per_block(),
+            max_block_dim: cpu.max_block_dim(),
+            max_grid_dim: cpu.max_grid_dim(),
+            max_dynamic_shared_bytes: cpu.max_shared_memory_per_block_optin() as u32,
+            max_shared_optin: cpu.max_shared_memory_per_block_optin() as u32,
+            static_shared_bytes: 0,
+        }
+    }
+}

@@ -7,7 +7,10 @@
 //!   a request takes the smallest cached free chunk that is large enough (best fit) and splits
 //!   off the rest as a free chunk of the same driver allocation; a freed chunk merges with its
 //!   free neighbours in the same allocation on the same stream. Only when nothing fits does the
-//!   pool call `cuMemAlloc`, for exactly the rounded size.
+//!   pool call `cuMemAlloc`, for exactly the rounded size. Small requests (at most 1 MiB) and
+//!   large ones are served from separate allocations, as in PyTorch's caching allocator: a small
+//!   request never splits a large allocation, so a few long-lived small arrays cannot keep
+//!   gigabytes from `free_all_blocks`.
 //! - Stream order: a chunk freed on stream S is reused on S at once (stream order protects it);
 //!   an allocation on another stream T takes it only after making T wait on an event recorded on
 //!   S, so T's work cannot touch the chunk before S's pending work on it is done. The host never

@@ -272,6 +272,163 @@ extern "C" __global__ void cu(const cuFloatComplex* a, const cuFloatComplex* b, 
     }
 }
 
+/// The kernels of CuPy's `test_raw.py` cuComplex test (`_test_cuComplex`), as CuPy runs them with
+/// `translate_cucomplex=True`: every cuComplex.h function in both precisions, the conversions, and
+/// the two scalar kernels. `test_addf_scalar` calls the double-precision `cuCadd` on two
+/// `cuComplex` values and stores the `cuDoubleComplex` result into a `cuComplex` array: it
+/// compiles only because the complex type converts between precisions both ways (as
+/// thrust::complex, CuPy's type, does).
+const CUPY_CUCOMPLEX: &str = r#"
+#include <cuComplex.h>
+#define N 100
+extern "C" {
+#define TID unsigned int tid = blockDim.x * blockIdx.x + threadIdx.x
+__global__ void test_add(cuDoubleComplex* a, cuDoubleComplex* b, cuDoubleComplex* out) { TID; if (tid < N) out[tid] = cuCadd(a[tid], b[tid]); }
+__global__ void test_sub(cuDoubleComplex* a, cuDoubleComplex* b, cuDoubleComplex* out) { TID; if (tid < N) out[tid] = cuCsub(a[tid], b[tid]); }
+__global__ void test_mul(cuDoubleComplex* a, cuDoubleComplex* b, cuDoubleComplex* out) { TID; if (tid < N) out[tid] = cuCmul(a[tid], b[tid]); }
+__global__ void test_div(cuDoubleComplex* a, cuDoubleComplex* b, cuDoubleComplex* out) { TID; if (tid < N) out[tid] = cuCdiv(a[tid], b[tid]); }
+__global__ void test_conj(cuDoubleComplex* a, cuDoubleComplex* out) { TID; if (tid < N) out[tid] = cuConj(a[tid]); }
+__global__ void test_abs(cuDoubleComplex* a, double* out) { TID; if (tid < N) out[tid] = cuCabs(a[tid]); }
+__global__ void test_fma(cuDoubleComplex* a, cuDoubleComplex* b, cuDoubleComplex* c, cuDoubleComplex* out) { TID; if (tid < N) out[tid] = cuCfma(a[tid], b[tid], c[tid]); }
+__global__ void test_make(cuDoubleComplex* out) {
+    TID; cuDoubleComplex z = make_cuDoubleComplex(1.8, 2.9);
+    if (tid < N) out[tid] = make_cuDoubleComplex(cuCreal(z), -3. * cuCimag(z));
+}
+__global__ void test_downcast(cuDoubleComplex* a, cuComplex* out) { TID; if (tid < N) out[tid] = cuComplexDoubleToFloat(a[tid]); }
+__global__ void test_add_scalar(cuDoubleComplex* a, cuDoubleComplex s, cuDoubleComplex* out) { TID; if (tid < N) out[tid] = cuCadd(a[tid], s); }
+__global__ void test_addf(cuComplex* a, cuComplex* b, cuComplex* out) { TID; if (tid < N) out[tid] = cuCaddf(a[tid], b[tid]); }
+__global__ void test_subf(cuComplex* a, cuComplex* b, cuComplex* out) { TID; if (tid < N) out[tid] = cuCsubf(a[tid], b[tid]); }
+__global__ void test_mulf(cuComplex* a, cuComplex* b, cuComplex* out) { TID; if (tid < N) out[tid] = cuCmulf(a[tid], b[tid]); }
+__global__ void test_divf(cuComplex* a, cuComplex* b, cuComplex* out) { TID; if (tid < N) out[tid] = cuCdivf(a[tid], b[tid]); }
+__global__ void test_conjf(cuComplex* a, cuComplex* out) { TID; if (tid < N) out[tid] = cuConjf(a[tid]); }
+__global__ void test_absf(cuFloatComplex* a, float* out) { TID; if (tid < N) out[tid] = cuCabsf(a[tid]); }
+__global__ void test_fmaf(cuFloatComplex* a, cuFloatComplex* b, cuFloatComplex* c, cuFloatComplex* out) { TID; if (tid < N) out[tid] = cuCfmaf(a[tid], b[tid], c[tid]); }
+__global__ void test_makef(cuComplex* out) {
+    TID; cuComplex z = make_cuFloatComplex(1.8, 2.9);
+    if (tid < N) out[tid] = make_cuFloatComplex(cuCrealf(z), -3. * cuCimagf(z));
+}
+__global__ void test_upcast(cuComplex* a, cuDoubleComplex* out) { TID; if (tid < N) out[tid] = cuComplexFloatToDouble(a[tid]); }
+__global__ void test_addf_scalar(cuComplex* a, cuComplex s, cuComplex* out) { TID; if (tid < N) out[tid] = cuCadd(a[tid], s); }
+}
+"#;
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn cupy_test_raw_cucomplex_kernels() {
+    type C64 = Complex<f64>;
+    type C32 = Complex<f32>;
+    const N: usize = 100;
+    let mut r = Rng::new();
+    let module = RawModule::new(CUPY_CUCOMPLEX).translate_cucomplex(true);
+    let cfg = LaunchConfig::new(1, 128);
+    let c64s = |r: &mut Rng| -> Vec<C64> { (0..N).map(|_| C64::new(r.range(-3.0, 3.0), r.range(-3.0, 3.0))).collect() };
+    let (av, bv, cv) = (c64s(&mut r), c64s(&mut r), c64s(&mut r));
+    let to32 = |v: &[C64]| -> Vec<C32> { v.iter().map(|z| C32::new(z.re as f32, z.im as f32)).collect() };
+    let (af, bf, cf) = (to32(&av), to32(&bv), to32(&cv));
+    let arr64 = |v: &[C64]| Array::from_slice(v).unwrap();
+    let arr32 = |v: &[C32]| Array::from_slice(v).unwrap();
+    let nan64 = || Array::from_slice(&[C64::new(f64::NAN, f64::NAN); N]).unwrap();
+    let nan32 = || Array::from_slice(&[C32::new(f32::NAN, f32::NAN); N]).unwrap();
+    let check64 = |name: &str, got: &Array<C64>, want: &dyn Fn(usize) -> C64| {
+        let got = got.to_vec().unwrap();
+        for (i, g) in got.iter().enumerate() {
+            let w = want(i);
+            assert!(close64(g.re, w.re) && close64(g.im, w.im), "{name}[{i}] = {g} but the host computed {w}");
+        }
+    };
+    let check32 = |name: &str, got: &Array<C32>, want: &dyn Fn(usize) -> C64| {
+        let got = got.to_vec().unwrap();
+        for (i, g) in got.iter().enumerate() {
+            let w = want(i);
+            assert!(close32(g.re, w.re as f32) && close32(g.im, w.im as f32), "{name}[{i}] = {g} but the host computed {w}");
+        }
+    };
+    let (a, b, c) = (arr64(&av), arr64(&bv), arr64(&cv));
+    let (a32, b32, c32) = (arr32(&af), arr32(&bf), arr32(&cf));
+    let up = |z: C32| C64::new(z.re as f64, z.im as f64);
+    // SAFETY (every launch below): each kernel takes the pointer and value types written in
+    // CUPY_CUCOMPLEX, cuDoubleComplex being Complex<f64> and cuComplex Complex<f32> under the
+    // translation, and touches the first N = 100 elements of arrays of N elements.
+    for (name, op) in [("test_add", 0), ("test_sub", 1), ("test_mul", 2), ("test_div", 3)] {
+        let mut out = nan64();
+        unsafe { module.get_function(name).unwrap().launch(&cfg, (&a, &b, &mut out)) }.unwrap();
+        let f = |i: usize| match op { 0 => av[i] + bv[i], 1 => av[i] - bv[i], 2 => av[i] * bv[i], _ => av[i] / bv[i] };
+        check64(name, &out, &f);
+        let namef = format!("{name}f");
+        let mut out = nan32();
+        unsafe { module.get_function(&namef).unwrap().launch(&cfg, (&a32, &b32, &mut out)) }.unwrap();
+        let f = |i: usize| match op { 0 => up(af[i] + bf[i]), 1 => up(af[i] - bf[i]), 2 => up(af[i] * bf[i]), _ => up(af[i] / bf[i]) };
+        check32(&namef, &out, &f);
+    }
+    let mut out = nan64();
+    unsafe { module.get_function("test_conj").unwrap().launch(&cfg, (&a, &mut out)) }.unwrap();
+    check64("test_conj", &out, &|i| av[i].conj());
+    let mut out = nan32();
+    unsafe { module.get_function("test_conjf").unwrap().launch(&cfg, (&a32, &mut out)) }.unwrap();
+    check32("test_conjf", &out, &|i| up(af[i]).conj());
+    let mut m = Array::from_slice(&[f64::NAN; N]).unwrap();
+    unsafe { module.get_function("test_abs").unwrap().launch(&cfg, (&a, &mut m)) }.unwrap();
+    for (i, g) in m.to_vec().unwrap().into_iter().enumerate() {
+        assert!(close64(g, av[i].norm()), "test_abs[{i}] = {g} but the host computed {}", av[i].norm());
+    }
+    let mut m = Array::from_slice(&[f32::NAN; N]).unwrap();
+    unsafe { module.get_function("test_absf").unwrap().launch(&cfg, (&a32, &mut m)) }.unwrap();
+    for (i, g) in m.to_vec().unwrap().into_iter().enumerate() {
+        assert!(close32(g, up(af[i]).norm() as f32), "test_absf[{i}] = {g} but the host computed {}", up(af[i]).norm());
+    }
+    let mut out = nan64();
+    unsafe { module.get_function("test_fma").unwrap().launch(&cfg, (&a, &b, &c, &mut out)) }.unwrap();
+    check64("test_fma", &out, &|i| av[i] * bv[i] + cv[i]);
+    let mut out = nan32();
+    unsafe { module.get_function("test_fmaf").unwrap().launch(&cfg, (&a32, &b32, &c32, &mut out)) }.unwrap();
+    check32("test_fmaf", &out, &|i| up(af[i]) * up(bf[i]) + up(cf[i]));
+    let mut out = nan64();
+    unsafe { module.get_function("test_make").unwrap().launch(&cfg, (&mut out,)) }.unwrap();
+    check64("test_make", &out, &|_| C64::new(1.8, -3.0 * 2.9));
+    let mut out = nan32();
+    unsafe { module.get_function("test_makef").unwrap().launch(&cfg, (&mut out,)) }.unwrap();
+    check32("test_makef", &out, &|_| C64::new(1.8f32 as f64, (-3.0 * 2.9f32 as f64) as f32 as f64));
+    let mut out = nan32();
+    unsafe { module.get_function("test_downcast").unwrap().launch(&cfg, (&a, &mut out)) }.unwrap();
+    check32("test_downcast", &out, &|i| av[i]);
+    let mut out = nan64();
+    unsafe { module.get_function("test_upcast").unwrap().launch(&cfg, (&a32, &mut out)) }.unwrap();
+    check64("test_upcast", &out, &|i| up(af[i]));
+    let s = C64::new(r.range(-3.0, 3.0), r.range(-3.0, 3.0));
+    let mut out = nan64();
+    unsafe { module.get_function("test_add_scalar").unwrap().launch(&cfg, (&a, s, &mut out)) }.unwrap();
+    check64("test_add_scalar", &out, &|i| av[i] + s);
+    // The mixed-precision kernel: float parts widened, added in double, narrowed on the store.
+    let sf = C32::new(s.re as f32, s.im as f32);
+    let mut out = nan32();
+    unsafe { module.get_function("test_addf_scalar").unwrap().launch(&cfg, (&a32, sf, &mut out)) }.unwrap();
+    check32("test_addf_scalar", &out, &|i| up(af[i]) + up(sf));
+}
+
+/// ElementwiseKernel C text that assigns a `complex<float>` to a `complex<double>` and back: the
+/// implicit conversion between precisions works in plain C text too, not only through the bridge.
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn elementwise_c_text_converts_complex_precisions() {
+    let mut r = Rng::new();
+    let n = 1000;
+    let kernel =
+        ElementwiseKernel::new("complex64 x, complex128 y", "complex128 z, complex64 w", "z = x; z += y; w = z;", "mixed_complex")
+            .unwrap();
+    let xv: Vec<Complex<f32>> = (0..n).map(|_| Complex::new(r.range(-3.0, 3.0) as f32, r.range(-3.0, 3.0) as f32)).collect();
+    let yv: Vec<Complex<f64>> = (0..n).map(|_| Complex::new(r.range(-3.0, 3.0), r.range(-3.0, 3.0))).collect();
+    let (x, y) = (Array::from_slice(&xv).unwrap(), Array::from_slice(&yv).unwrap());
+    let z = Array::from_slice(&vec![Complex::new(f64::NAN, f64::NAN); n]).unwrap();
+    let w = Array::from_slice(&vec![Complex::new(f32::NAN, f32::NAN); n]).unwrap();
+    kernel.call().arg(&x).arg(&y).out(&z).out(&w).run().unwrap();
+    let (z, w) = (z.to_vec().unwrap(), w.to_vec().unwrap());
+    for i in 0..n {
+        let want = Complex::new(xv[i].re as f64, xv[i].im as f64) + yv[i];
+        assert!(close64(z[i].re, want.re) && close64(z[i].im, want.im), "z[{i}] = {} but the host computed {want}", z[i]);
+        assert!(close32(w[i].re, want.re as f32) && close32(w[i].im, want.im as f32), "w[{i}] = {} but the host computed {want}", w[i]);
+    }
+}
+
 #[test]
 #[ignore = "needs a CUDA GPU"]
 fn relocatable_code_launches_a_child_kernel() {

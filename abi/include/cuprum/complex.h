@@ -7,8 +7,21 @@
 namespace cuprum {
 
 // Aligned to its size, as thrust::complex (CuPy) is: a 16-byte complex<double> is one vector load.
+// It converts implicitly between precisions, as thrust::complex does, so C text written for CuPy
+// that mixes them compiles (`cuCadd(a_double[i], s_float)` through cucomplex_bridge.h, or
+// `complex<double> z = w;` with `w` a `complex<float>`): each part is converted as the C cast of
+// the part type converts it. The constructors are trivial or user-written without state, so the
+// type stays trivially copyable and standard-layout (kernel parameters, shared arrays, unions);
+// the Rust kernel language never converts implicitly (its casts are written out).
 template <typename T>
-struct alignas(2 * sizeof(T)) complex { T re; T im; };
+struct alignas(2 * sizeof(T)) complex {
+    T re;
+    T im;
+    complex() = default;
+    __host__ __device__ __forceinline__ constexpr complex(T r, T i) : re(r), im(i) {}
+    template <typename U>
+    __host__ __device__ __forceinline__ constexpr complex(const complex<U>& o) : re((T)o.re), im((T)o.im) {}
+};
 
 template <typename T>
 __device__ __forceinline__ complex<T> make_complex(T re, T im) { complex<T> c; c.re = re; c.im = im; return c; }

@@ -326,6 +326,10 @@ pub fn staged_launch(
         (None, None) => Device::current_ordinal(),
     };
     if on == crate::device::CPU_ORDINAL {
+        // The configuration a GPU launch would check (`launch::launch`), against the CPU
+        // device's limits: the same answer on both devices.
+        let limits = crate::function::LaunchLimits::cpu_device();
+        crate::launch::check_config(name, call.grid.into(), call.block.into(), 0, &limits)?;
         return launch_on_host(kernel, signature, instance, args, opts);
     }
     let Prepared {

@@ -38,7 +38,6 @@ use corosensei::{Coroutine, CoroutineResult, Yielder};
 use super::config::{CoResidency, LaunchConfig, LaunchLimits, check_config, check_cooperative};
 use super::host::{Held, lock_buffers};
 use super::operand::Arg;
-use crate::device::Device;
 use crate::error::Result;
 use crate::lang::cpu::context::{self, Block, GridInfo, Stop, ThreadCtx};
 use crate::lang::intrinsics::Dim3;
@@ -166,18 +165,9 @@ impl<'a> Grid<'a> {
     /// all on the CPU device, as the launch checked), or the error of a configuration the
     /// device cannot run.
     pub fn new(kernel: &'static str, cfg: &LaunchConfig<'_>, arrays: &'a [Arg<'a>]) -> Result<Grid<'a>> {
-        let cpu = Device::cpu();
         // A `#[rawkernel]` launch on a GPU raises the kernel's dynamic shared memory limit up to
         // the device's opt-in maximum (`launch::launch`): here the limit is that maximum at once.
-        let limits = LaunchLimits {
-            max_threads_per_block: cpu.max_threads_per_block(),
-            max_block_dim: cpu.max_block_dim(),
-            max_grid_dim: cpu.max_grid_dim(),
-            max_dynamic_shared_bytes: cpu.max_shared_memory_per_block_optin() as u32,
-            max_shared_optin: cpu.max_shared_memory_per_block_optin() as u32,
-            static_shared_bytes: 0,
-        };
-        check_config(kernel, cfg.grid, cfg.block, cfg.shared_mem_bytes, &limits)?;
+        check_config(kernel, cfg.grid, cfg.block, cfg.shared_mem_bytes, &LaunchLimits::cpu_device())?;
         let parallel = arrays.iter().all(|a| match a {
             Arg::In(x) | Arg::Out(x) | Arg::Raw(x) => crate::lang::cpu::atomic_width(x.elem.size(), x.elem.align()),
             Arg::Scalar(_) => true,
@@ -509,6 +499,7 @@ impl Lockstep {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::device::Device;
     use crate::error::Error;
     use crate::lang::cpu;
 

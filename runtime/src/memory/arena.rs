@@ -16,11 +16,15 @@
 //! - [`Arena::release`] removes the allocations with no live chunk (whatever streams their free
 //!   chunks are on); partly used allocations stay, with their free chunks cached.
 //!
-//! A request much smaller than the best-fitting chunk still splits it, as CuPy does: splitting
-//! wastes no bytes, while a fresh driver allocation would cost a synchronous `cuMemAlloc` and
-//! more memory. The price is that a long-lived small buffer keeps its whole allocation from being
-//! released; sizes are multiples of 512 (the pool rounds them), so chunks stay 512-aligned
-//! relative to their allocation.
+//! Small and large requests are kept apart, as PyTorch's caching allocator keeps its small and
+//! large pools: a request of at most [`SMALL_MAX`] bytes is *small* and is served only by chunks
+//! of small allocations (those of at most `SMALL_MAX` bytes), a larger one only by chunks of large
+//! allocations. Within its class a request splits the best-fitting chunk, as CuPy does (splitting
+//! wastes no bytes, while a fresh driver allocation costs a synchronous `cuMemAlloc`). So a
+//! long-lived small buffer can pin at most one small allocation (at most 1 MiB), never a large
+//! one: after a process has dropped its large arrays and keeps a few small ones,
+//! [`Arena::release`] gives every large allocation back. Sizes are multiples of 512 (the pool
+//! rounds them), so chunks stay 512-aligned relative to their allocation.
 //!
 //! Invariants (checked after every operation by the tests): chunks tile their allocations;
 //! no two neighbouring free chunks of one allocation are on the same stream; the free index holds
@@ -30,6 +34,23 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 /// A device address.
 pub(crate) type Addr = u64;
+
+/// The largest small request, and the largest small allocation (PyTorch's `kSmallSize`).
+pub(crate) const SMALL_MAX: usize = 1 << 20;
+
+/// Which chunks may serve a request: those of allocations of the request's class.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Class {
+    /// At most [`SMALL_MAX`] bytes.
+    Small = 0,
+    Large = 1,
+}
+
+impl Class {
+    fn of(size: usize) -> Class {
+        if size <= SMALL_MAX { Class::Small } else { Class::Large }
+    }
+}
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum State {
@@ -44,6 +65,8 @@ struct Chunk {
     base: Addr,
     size: usize,
     state: State,
+    /// The class of the chunk's allocation.
+    class: Class,
 }
 
 struct Allocation {
@@ -52,10 +75,24 @@ struct Allocation {
     live: usize,
 }
 
-/// The free chunks of one stream, by (size, address) for best fit.
+/// The free chunks of one stream, by (size, address) for best fit, one set per [`Class`].
 struct FreeList<S> {
     stream: S,
-    chunks: BTreeSet<(usize, Addr)>,
+    chunks: [BTreeSet<(usize, Addr)>; 2],
+}
+
+impl<S> FreeList<S> {
+    fn new(stream: S) -> FreeList<S> {
+        FreeList { stream, chunks: [BTreeSet::new(), BTreeSet::new()] }
+    }
+
+    fn of(&mut self, class: Class) -> &mut BTreeSet<(usize, Addr)> {
+        &mut self.chunks[class as usize]
+    }
+
+    fn is_empty(&self) -> bool {
+        self.chunks.iter().all(BTreeSet::is_empty)
+    }
 }
 
 /// A chunk handed out by [`Arena::take`].
@@ -140,14 +177,16 @@ impl<S: Clone> Arena<S> {
                 base,
                 size,
                 state: State::Live,
+                class: Class::of(size),
             },
         );
         self.used += size;
         self.held += size;
     }
 
-    /// Takes `size` bytes (> 0) for the stream `key`: the best-fitting free chunk of that
-    /// stream, else of another stream for which `foreign_ok` holds; `None` when nothing fits.
+    /// Takes `size` bytes (> 0) for the stream `key`: the best-fitting free chunk of the
+    /// request's class on that stream, else on another stream for which `foreign_ok` holds;
+    /// `None` when nothing fits.
     pub fn take(
         &mut self,
         size: usize,
@@ -155,7 +194,8 @@ impl<S: Clone> Arena<S> {
         foreign_ok: impl Fn(&S) -> bool,
     ) -> Option<Taken<S>> {
         debug_assert!(size > 0, "an empty request");
-        let fit = |list: &FreeList<S>| list.chunks.range((size, 0)..).next().copied();
+        let class = Class::of(size);
+        let fit = |list: &FreeList<S>| list.chunks[class as usize].range((size, 0)..).next().copied();
         let (from, (chunk_size, addr)) = match self.free.get(&key).and_then(fit) {
             Some(own) => (key, own),
             None => self
@@ -167,7 +207,7 @@ impl<S: Clone> Arena<S> {
         };
 
         let list = self.free.get_mut(&from)?;
-        list.chunks.remove(&(chunk_size, addr));
+        list.of(class).remove(&(chunk_size, addr));
         let foreign = (from != key).then(|| (from, list.stream.clone()));
         let chunk = self.chunks.get_mut(&addr)?;
         chunk.state = State::Live;
@@ -184,13 +224,14 @@ impl<S: Clone> Arena<S> {
                     base,
                     size: rest_size,
                     state: State::Free(from),
+                    class,
                 },
             );
-            list.chunks.insert((rest_size, rest));
+            list.of(class).insert((rest_size, rest));
         } else {
             self.free_chunks -= 1;
         }
-        if list.chunks.is_empty() {
+        if list.is_empty() {
             self.free.remove(&from);
         }
         if let Some(a) = self.allocations.get_mut(&base) {
@@ -226,7 +267,7 @@ impl<S: Clone> Arena<S> {
             && mergeable(&n)
         {
             self.chunks.remove(&next);
-            self.unindex(key, n.size, next);
+            self.unindex(key, chunk.class, n.size, next);
             size += n.size;
         }
         if let Some((&prev, p)) = self.chunks.range(..addr).next_back()
@@ -234,7 +275,7 @@ impl<S: Clone> Arena<S> {
         {
             let p_size = p.size;
             self.chunks.remove(&addr);
-            self.unindex(key, p_size, prev);
+            self.unindex(key, chunk.class, p_size, prev);
             start = prev;
             size += p_size;
         }
@@ -244,15 +285,13 @@ impl<S: Clone> Arena<S> {
                 base: chunk.base,
                 size,
                 state: State::Free(key),
+                class: chunk.class,
             },
         );
         self.free
             .entry(key)
-            .or_insert_with(|| FreeList {
-                stream: stream.clone(),
-                chunks: BTreeSet::new(),
-            })
-            .chunks
+            .or_insert_with(|| FreeList::new(stream.clone()))
+            .of(chunk.class)
             .insert((size, start));
         self.free_chunks += 1;
         true
@@ -260,9 +299,9 @@ impl<S: Clone> Arena<S> {
 
     /// Removes a free chunk from its stream's index (keeping the stream's entry, which the caller
     /// is about to fill again).
-    fn unindex(&mut self, key: usize, size: usize, addr: Addr) {
+    fn unindex(&mut self, key: usize, class: Class, size: usize, addr: Addr) {
         if let Some(list) = self.free.get_mut(&key) {
-            list.chunks.remove(&(size, addr));
+            list.of(class).remove(&(size, addr));
         }
         self.free_chunks -= 1;
     }
@@ -288,9 +327,9 @@ impl<S: Clone> Arena<S> {
                 if let State::Free(key) = c.state {
                     self.free_chunks -= 1;
                     if let Some(list) = self.free.get_mut(&key) {
-                        list.chunks.remove(&(c.size, addr));
+                        list.of(c.class).remove(&(c.size, addr));
                         streams.entry(key).or_insert_with(|| list.stream.clone());
-                        if list.chunks.is_empty() {
+                        if list.is_empty() {
                             self.free.remove(&key);
                         }
                     }
@@ -337,6 +376,7 @@ mod tests {
                 for (&addr, c) in self.chunks.range(base..base + a.size as u64) {
                     assert_eq!(addr, at, "gap or overlap at {addr:#x}");
                     assert_eq!(c.base, base, "chunk {addr:#x} names another allocation");
+                    assert_eq!(c.class, Class::of(a.size), "chunk {addr:#x} of another class");
                     assert!(c.size > 0);
                     match c.state {
                         State::Live => {
@@ -347,7 +387,7 @@ mod tests {
                             free += 1;
                             assert_ne!(prev, Some(c.state), "unmerged neighbours at {addr:#x}");
                             let list = self.free.get(&k).expect("free chunk of an unlisted stream");
-                            assert!(list.chunks.contains(&(c.size, addr)), "unindexed {addr:#x}");
+                            assert!(list.chunks[c.class as usize].contains(&(c.size, addr)), "unindexed {addr:#x}");
                         }
                     }
                     prev = Some(c.state);
@@ -362,16 +402,15 @@ mod tests {
                 .map(|(&b, a)| self.chunks.range(b..b + a.size as u64).count())
                 .sum();
             assert_eq!(chunks_in_allocations, self.chunks.len(), "stray chunks");
-            let indexed: usize = self.free.values().map(|l| l.chunks.len()).sum();
+            let indexed: usize = self.free.values().flat_map(|l| &l.chunks).map(BTreeSet::len).sum();
             assert_eq!(indexed, free, "free index size");
-            assert!(
-                self.free.values().all(|l| !l.chunks.is_empty()),
-                "empty free list kept"
-            );
+            assert!(self.free.values().all(|l| !l.is_empty()), "empty free list kept");
             for (&k, l) in &self.free {
-                for &(size, addr) in &l.chunks {
-                    let c = self.chunks[&addr];
-                    assert_eq!((c.size, c.state), (size, State::Free(k)));
+                for class in [Class::Small, Class::Large] {
+                    for &(size, addr) in &l.chunks[class as usize] {
+                        let c = self.chunks[&addr];
+                        assert_eq!((c.size, c.state, c.class), (size, State::Free(k), class));
+                    }
                 }
             }
             assert_eq!((self.used, self.held, self.free_chunks), (used, held, free));
@@ -615,6 +654,38 @@ mod tests {
         assert!(ar.free.is_empty() && ar.chunks.is_empty() && ar.allocations.is_empty());
     }
 
+    /// Issue 33, item 8: a small request never splits a large allocation, so a process that
+    /// dropped its large arrays and keeps small ones can give every large allocation back.
+    #[test]
+    fn small_requests_never_split_large_allocations() {
+        const MIB: usize = 1 << 20;
+        let big = 2048 * MIB; // 2 GiB, dropped
+        let mut ar = one_free(0x1_0000_0000, big);
+        // 100 small requests: none fits a large chunk, so each needs a small allocation
+        let mut small = Vec::new();
+        for i in 0..100u64 {
+            let size = (1 + i as usize % 8) * K;
+            assert!(ar.take_on(size, "a").is_none(), "a small request took a large chunk");
+            let base = 0x10_0000 + i * 0x1000;
+            ar.add_allocation(base, size);
+            small.push(base);
+        }
+        ar.check();
+        // a small request is served by a small free chunk, a large one by a large chunk
+        ar.free_on(small[99], "a", "a");
+        assert_eq!(ar.take_on(K, "a").unwrap().addr, small[99]);
+        let l = ar.take_on(SMALL_MAX + K, "a").unwrap();
+        assert_eq!(l.addr, 0x1_0000_0000);
+        ar.free_on(l.addr, "a", "a");
+        // the small buffers pin only their own allocations
+        let r = ar.release();
+        ar.check();
+        assert_eq!(r.allocations, vec![(0x1_0000_0000, big)]);
+        assert!(ar.held() < 128 * MIB, "{} bytes held", ar.held());
+        // the boundary: SMALL_MAX is small, one rounding step more is large
+        assert_eq!((Class::of(SMALL_MAX), Class::of(SMALL_MAX + K)), (Class::Small, Class::Large));
+    }
+
     #[test]
     fn freeing_an_unknown_or_free_address_changes_nothing() {
         let mut ar = one_free(0, 4 * K);
@@ -656,7 +727,8 @@ mod tests {
         let mut next_base: Addr = 0x100000;
         for step in 0..3000 {
             if live.is_empty() || next() % 3 != 0 {
-                let size = (1 + (next() % 16) as usize) * K;
+                // mostly small requests, some large ones (each class in allocations of its own)
+                let size = (1 + (next() % 16) as usize) * K + if next() % 6 == 0 { SMALL_MAX } else { 0 };
                 let s = streams[(next() % 3) as usize];
                 let addr = match ar.take(size, key(s), |_| true) {
                     Some(t) => t.addr,

@@ -135,6 +135,16 @@ extern "C" __global__ void k(const cuFloatComplex* a, const cuFloatComplex* b, c
     y[i] = cuCfma(x[i], cuConj(x[i]), cuCsub(cuComplexFloatToDouble(a[i]), make_cuDoubleComplex(cuCreal(x[i]), 0.0)));
     m[i] = cuCabsf(cuConjf(a[i])) + cuCrealf(b[i]) * cuCimagf(b[i]) + (float)cuCabs(cuCdiv(x[i], cuCmul(x[i], x[i])));
 }
+// CuPy's test_raw.py `test_addf_scalar`: the double-precision cuCadd on two cuComplex values, its
+// cuDoubleComplex result stored into a cuComplex (the precisions convert both ways, as
+// thrust::complex's do), and the same conversions in plain C text.
+extern "C" __global__ void test_addf_scalar(cuComplex* arr, cuComplex scalar, cuComplex* out) {
+    unsigned int tid = blockDim.x * blockIdx.x + threadIdx.x;
+    out[tid] = cuCadd(arr[tid], scalar);
+    cuprum::complex<double> wide = arr[tid];
+    cuprum::complex<float> narrow = wide + cuprum::complex<double>(scalar);
+    out[tid] += narrow;
+}
 "#;
     let translated = cucomplex::translate_cucomplex(source);
     assert!(translated.contains(cucomplex::BRIDGE_INCLUDE) && !translated.contains("<cuComplex.h>"));
