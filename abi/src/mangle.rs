@@ -25,33 +25,37 @@ pub fn kernel_symbol(kind: KernelKind, name: &str, variant: Option<Variant>, ins
     s
 }
 
-/// The Rust name of a raw kernel's instance symbol (`cuprum_rawkernel_jacobi__f32` -> `jacobi`),
-/// for messages; another symbol (a `RawKernel`'s own) is returned as it is.
-pub fn raw_kernel_name(symbol: &str) -> &str {
-    match symbol.strip_prefix("cuprum_rawkernel_") {
-        Some(rest) => rest.split("__").next().unwrap_or(rest),
-        None => symbol,
-    }
+/// A generated kernel symbol read back: (kind, Rust name, launch variant, instance dtypes'
+/// short names); `None` for another symbol (a `RawKernel`'s own).
+fn parse_symbol(symbol: &str) -> Option<(KernelKind, &str, Option<&'static str>, std::str::Split<'_, &'static str>)> {
+    let (kind, rest) = symbol
+        .strip_prefix("cuprum_")
+        .and_then(|r| KernelKind::ALL.into_iter().find_map(|k| Some((k, r.strip_prefix(k.name())?.strip_prefix('_')?))))?;
+    let mut parts = rest.split("__");
+    let head = parts.next().unwrap_or(rest);
+    let variant = kind.variants().iter().find_map(|v| Some((head.strip_suffix(v.name())?.strip_suffix('_')?, v.name())));
+    Some(match variant {
+        Some((name, v)) if !name.is_empty() => (kind, name, Some(v), parts),
+        _ => (kind, head, None, parts),
+    })
+}
+
+/// The Rust name of a generated kernel's instance symbol, for messages
+/// (`cuprum_rawkernel_jacobi__f32` -> `jacobi`, `cuprum_elementwise_squared_diff_contig__f32` ->
+/// `squared_diff`): what the CPU device's launch checks name, so that both devices report the
+/// same error. Another symbol (a `RawKernel`'s own) is returned as it is.
+pub fn kernel_name(symbol: &str) -> &str {
+    parse_symbol(symbol).map_or(symbol, |(_, name, _, _)| name)
 }
 
 /// How a profiler names a kernel instance (the NVTX range around its launches): the Rust
 /// function with its instance, `squared_diff::<f32>`, and the launch variant after it
 /// (`l2::<f32, f32> [rows]`); another symbol (a `RawKernel`'s own) is returned as it is.
 pub fn display_name(symbol: &str) -> String {
-    let Some((kind, rest)) = symbol
-        .strip_prefix("cuprum_")
-        .and_then(|r| KernelKind::ALL.into_iter().find_map(|k| Some((k, r.strip_prefix(k.name())?.strip_prefix('_')?))))
-    else {
+    let Some((_, name, variant, types)) = parse_symbol(symbol) else {
         return symbol.to_string();
     };
-    let mut parts = rest.split("__");
-    let head = parts.next().unwrap_or(rest);
-    let variant = kind.variants().iter().find_map(|v| Some((head.strip_suffix(v.name())?.strip_suffix('_')?, v.name())));
-    let (name, variant) = match variant {
-        Some((name, v)) if !name.is_empty() => (name, Some(v)),
-        _ => (head, None),
-    };
-    let types: Vec<&str> = parts.collect();
+    let types: Vec<&str> = types.collect();
     let mut s = name.to_string();
     if !types.is_empty() {
         s.push_str("::<");
@@ -172,10 +176,12 @@ mod tests {
     use super::*;
 
     #[test]
-    fn raw_kernel_names_come_back_from_symbols() {
+    fn kernel_names_come_back_from_symbols() {
         let sym = kernel_symbol(KernelKind::RawKernel, "jacobi", None, &[DType::F32]);
-        assert_eq!(raw_kernel_name(&sym), "jacobi");
-        assert_eq!(raw_kernel_name("cuprum_rawkernel_sum_two_phase"), "sum_two_phase");
+        assert_eq!(kernel_name(&sym), "jacobi");
+        assert_eq!(kernel_name("cuprum_rawkernel_sum_two_phase"), "sum_two_phase");
+        assert_eq!(kernel_name("cuprum_elementwise_squared_diff_contig__f32"), "squared_diff");
+        assert_eq!(kernel_name("cuprum_reduction_l2_cols64__c64__i8"), "l2");
         assert_eq!(display_name("cuprum_rawkernel_jacobi__f32"), "jacobi::<f32>");
         assert_eq!(display_name("cuprum_rawkernel_sum_two_phase"), "sum_two_phase");
         assert_eq!(display_name("cuprum_elementwise_sq_contig__f16"), "sq::<f16> [contig]");
@@ -183,7 +189,7 @@ mod tests {
         assert_eq!(display_name("cuprum_reduction_l2_cols64__c64__i8"), "l2::<c64, i8> [cols64]");
         assert_eq!(display_name("my_add"), "my_add");
         assert_eq!(display_name("cuprum_oob_slot"), "cuprum_oob_slot");
-        assert_eq!(raw_kernel_name("my_kernel"), "my_kernel");
+        assert_eq!(kernel_name("my_kernel"), "my_kernel");
     }
     use crate::variant::ReductionVariant;
 

@@ -182,13 +182,13 @@ unsafe fn launch_as<A: KernelArgs>(
         cfg.block,
         cfg.shared_mem_bytes,
         &limits,
-    )?;
+    ).map_err(by_rust_name)?;
     if cooperative {
         let limit = func.co_residency(cfg.block, cfg.shared_mem_bytes)?;
         let groups = mode == Mode::CooperativeGroups;
         // The error names a `#[rawkernel]` by its Rust name, as on the CPU device; a `RawKernel`
         // by the name it was given.
-        let name = if groups { func.name() } else { cuprum_abi::mangle::raw_kernel_name(func.name()) };
+        let name = if groups { func.name() } else { cuprum_abi::mangle::kernel_name(func.name()) };
         check_cooperative(name, cfg.grid, cfg.block, cfg.shared_mem_bytes, limit, groups)?;
     }
     let device = func.device();
@@ -259,5 +259,20 @@ unsafe fn launch_as<A: KernelArgs>(
             ),
         }),
         r => r.result().map_err(|e| device.driver_error(crate::fault::LAUNCH_CALL, e)),
+    }
+}
+
+/// A launch error of a generated kernel naming its Rust function, as the CPU device's checks
+/// name it (`squared_diff`, not `cuprum_elementwise_squared_diff_contig__f32`), so that both
+/// devices report the same error. Only on the error path: the name is not parsed per launch.
+#[cold]
+fn by_rust_name(e: Error) -> Error {
+    let rust = |k: String| cuprum_abi::mangle::kernel_name(&k).to_string();
+    match e {
+        Error::InvalidLaunch { kernel, detail } => Error::InvalidLaunch { kernel: rust(kernel), detail },
+        Error::SharedMemory { kernel, requested, limit, optin, static_bytes } => {
+            Error::SharedMemory { kernel: rust(kernel), requested, limit, optin, static_bytes }
+        }
+        other => other,
     }
 }
