@@ -20,7 +20,11 @@ use crate::elem_type::ElemType;
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 /// Everything that can go wrong in the runtime.
-#[derive(Debug, thiserror::Error)]
+///
+/// `Debug` prints the message, as `Display` does (and as `anyhow::Error` does): a `main` that
+/// returns `Result<(), Error>` and an `unwrap()` show what went wrong and what to do, not the
+/// variant's fields. The fields stay reachable by matching on the variant.
+#[derive(thiserror::Error)]
 #[non_exhaustive]
 pub enum Error {
     /// The CUDA driver library (`libcuda.so` / `nvcuda.dll`) could not be loaded or initialised.
@@ -612,6 +616,12 @@ fn shapes_text(shapes: &[Vec<usize>]) -> String {
     parts.join(", ")
 }
 
+impl std::fmt::Debug for Error {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Display::fmt(self, f)
+    }
+}
+
 impl Error {
     /// Wraps a failed driver call, mapping the conditions that have their own variant
     /// (no device) to it.
@@ -680,6 +690,21 @@ pub(crate) fn panic_text(p: &(dyn std::any::Any + Send), fallback: &str) -> Stri
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Issue 34, item 3: what `fn main() -> Result<()>` prints is `Error: {:?}`, so `Debug` is
+    /// the message, not the variant's fields.
+    #[test]
+    fn debug_prints_the_message() {
+        let e = Error::Broadcast { shapes: vec![vec![2, 3], vec![4]] };
+        assert_eq!(format!("{e:?}"), e.to_string());
+        assert_eq!(
+            format!("{e:?}"),
+            "shapes [2, 3], [4] cannot be broadcast together: aligned from the last axis, each extent must be equal or 1"
+        );
+        let e = Error::NoDriver { detail: "libcuda.so not found".into() };
+        let shown = format!("{e:?}");
+        assert!(shown.contains("CUPRUM_DEVICE=cpu") && !shown.contains("NoDriver {"), "{shown}");
+    }
 
     #[test]
     fn messages_say_what_to_do() {
