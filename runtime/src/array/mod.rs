@@ -21,6 +21,7 @@
 
 pub mod shape;
 
+mod display;
 mod interop;
 
 use std::fmt;
