@@ -35,10 +35,15 @@ fn report_audit(devices: &[(usize, (u32, u32))]) {
              `cuprum audit PROGRAM` (or print `cuprum::audit::report(Some(&device))` in that program)"
         );
     } else {
-        println!("kernels embedded in this binary (`cuprum::audit::report`; another program's: `cuprum audit PROGRAM`):");
-        for line in audit.to_string().lines() {
-            println!("  {line}");
-        }
+        // One line: the command's own kernels are the runtime's built-ins, the same in every
+        // program; a program's own list is `cuprum audit PROGRAM`.
+        let kernels: usize = audit.units.iter().map(|u| u.kernels.len()).sum();
+        println!(
+            "kernels: this command embeds the runtime's built-ins ({} files, {kernels} kernels, {} precompiled \
+             instances); a program's kernels and how each reaches the GPU: `cuprum audit PROGRAM`",
+            audit.units.len(),
+            audit.instances()
+        );
     }
 }
 
@@ -48,7 +53,8 @@ fn report_devices() -> Vec<(usize, (u32, u32))> {
     match device::driver_version() {
         Ok(v) => println!("CUDA driver: {}.{} ({v})", v / 1000, (v % 1000) / 10),
         Err(e) => {
-            println!("CUDA driver: not available: {e}");
+            // The error's message says that the driver is not available and what to do.
+            println!("CUDA driver: {e}");
             return found;
         }
     }
@@ -110,7 +116,7 @@ fn report_nvrtc(devices: &[(usize, (u32, u32))]) {
                 }
             }
         }
-        Err(e) => println!("NVRTC: not available: {e}"),
+        Err(e) => println!("NVRTC: {e}"),
     }
 }
 
@@ -165,11 +171,16 @@ fn report_cache() {
     }
 }
 
+/// What the CPU device runs (a test runs each kind there: `cli/tests/info.rs`).
+pub const CPU_RUNS: &str = "`Device::cpu()`: arrays, copies and every kernel written in Rust \
+     (#[rawkernel], #[elementwise], #[reduction], #[fuse], the built-in operators and reductions) on the \
+     host's threads; kernels from CUDA C text need a GPU";
+
 /// The CPU device, and which device a program starts on (`CUPRUM_DEVICE`).
 fn report_cpu() {
     let cpu = Device::cpu();
     println!(
-        "CPU device: {}, {:.1} GiB host memory (`Device::cpu()`: arrays and copies; kernels run on CUDA devices only in this version, docs/cpu.md)",
+        "CPU device: {}, {:.1} GiB host memory ({CPU_RUNS}; docs/cpu.md)",
         cpu.name(),
         cpu.total_memory() as f64 / (1u64 << 30) as f64
     );
