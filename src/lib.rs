@@ -32,6 +32,43 @@ pub mod prelude {
     pub use cuprum_runtime::prelude::*;
 }
 
+/// The user guide, one page per topic: the documents of the repository's `docs/` folder, shown
+/// here by `cargo doc` and docs.rs (only in documentation builds: the pages hold no items, and
+/// their Rust blocks are compiled by the testsuite's `doc_snippets` test, not as doctests).
+/// Paths like `docs/cpu.md` in the pages name the page of that file here (`guide::cpu`).
+#[cfg(all(doc, not(doctest)))]
+#[allow(rustdoc::broken_intra_doc_links, rustdoc::invalid_html_tags, rustdoc::bare_urls, rustdoc::invalid_rust_codeblocks)]
+pub mod guide {
+    #[doc = include_str!("../docs/kernel-language.md")]
+    pub mod kernel_language {}
+    #[doc = include_str!("../docs/semantics.md")]
+    pub mod semantics {}
+    #[doc = include_str!("../docs/elementwise.md")]
+    pub mod elementwise {}
+    #[doc = include_str!("../docs/reduction.md")]
+    pub mod reduction {}
+    #[doc = include_str!("../docs/fusion.md")]
+    pub mod fusion {}
+    #[doc = include_str!("../docs/runtime.md")]
+    pub mod runtime {}
+    #[doc = include_str!("../docs/graphs.md")]
+    pub mod graphs {}
+    #[doc = include_str!("../docs/cpu.md")]
+    pub mod cpu {}
+    #[doc = include_str!("../docs/building.md")]
+    pub mod building {}
+    #[doc = include_str!("../docs/environment.md")]
+    pub mod environment {}
+    #[doc = include_str!("../docs/debugging.md")]
+    pub mod debugging {}
+    #[doc = include_str!("../docs/audit.md")]
+    pub mod audit {}
+    #[doc = include_str!("../docs/architecture.md")]
+    pub mod architecture {}
+    #[doc = include_str!("../docs/development.md")]
+    pub mod development {}
+}
+
 /// Generated code names `::cuprum::__private` (the macros' default `crate = ::cuprum`): the
 /// runtime's `__private`, the one path to its internals (not API; docs/architecture.md, The
 /// crates).
