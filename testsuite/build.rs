@@ -15,11 +15,12 @@ fn main() {
         .file("tests/struct_kernels.rs")
         .file("tests/bounds_kernels.rs")
         .file("tests/fuse_kernels.rs")
-        .file("tests/tensor_kernels.rs")
-        .file("tests/grid_kernels.rs")
         .file("tests/print_kernels.rs")
         .file("tests/warp_kernels.rs")
         .file("tests/special_kernels.rs")
+        // The snapshot files of the compiler's tests whose kernels the tests here run (no copies).
+        .file("../compiler/tests/in/tensor_cores.rs")
+        .file("../compiler/tests/in/grid_sync.rs")
         .compile();
     // Hopper's warpgroup instructions exist only on the arch-specific target sm_90a: these files
     // are built for it when CUPY_NVCC_GENERATE_CODE names targets (unset, the default gives their
