@@ -5,6 +5,8 @@
 //! naming it (docs/architecture.md, "Where to add things").
 
 #![allow(dead_code)]
+// Kernels index in loops: the kernel language has no slice copies or iterators.
+#![allow(clippy::manual_memcpy, clippy::needless_range_loop)]
 
 use cuprum::prelude::*;
 
@@ -216,12 +218,18 @@ pub fn ldmatrix_all(x: &[u16], out: &mut [u16]) {
     let t1 = ldmatrix_x1_trans(s, i);
     let t2 = ldmatrix_x2_trans(s, i);
     let t4 = ldmatrix_x4_trans(s, i);
-    let u1 = unsafe { ldmatrix_x1_unchecked(s, i) };
-    let u2 = unsafe { ldmatrix_x2_unchecked(s, i) };
-    let u4 = unsafe { ldmatrix_x4_unchecked(s, i) };
-    let v1 = unsafe { ldmatrix_x1_trans_unchecked(s, i) };
-    let v2 = unsafe { ldmatrix_x2_trans_unchecked(s, i) };
-    let v4 = unsafe { ldmatrix_x4_trans_unchecked(s, i) };
+    // SAFETY: every lane's row `i` is in `s` and 16-byte aligned (a multiple of 8 below 256),
+    // which is all the unchecked forms skip checking.
+    let (u1, u2, u4, v1, v2, v4) = unsafe {
+        (
+            ldmatrix_x1_unchecked(s, i),
+            ldmatrix_x2_unchecked(s, i),
+            ldmatrix_x4_unchecked(s, i),
+            ldmatrix_x1_trans_unchecked(s, i),
+            ldmatrix_x2_trans_unchecked(s, i),
+            ldmatrix_x4_trans_unchecked(s, i),
+        )
+    };
     for j in 0..2 {
         out[at + j] = a1[j];
         out[at + 14 + j] = t1[j];
@@ -251,6 +259,8 @@ pub fn copies(x: &[f32], out: &mut [f32]) {
     let l = lane_id();
     cp_async(s, 4 * l, x, 4 * l);
     cp_async_commit();
+    // SAFETY: `s[128 + 4 l ..][..4]` and `x[128 + 4 l ..][..4]` are in range (l < 32) and
+    // 16-byte aligned (shared arrays are; `x`'s start is, as the launch gives it).
     unsafe { cp_async_unchecked(s, 128 + 4 * l, x, 128 + 4 * l) };
     cp_async_commit();
     cp_async_wait::<0>();

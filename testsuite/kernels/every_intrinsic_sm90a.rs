@@ -3,6 +3,8 @@
 //! values that `tests/every_intrinsic.rs` checks against a host reference.
 
 #![allow(dead_code)]
+// Kernels index in loops: the kernel language has no slice copies or iterators.
+#![allow(clippy::manual_memcpy, clippy::needless_range_loop)]
 
 use cuprum::prelude::*;
 
@@ -60,6 +62,7 @@ pub fn wgmma_all(a: &[bf16], b: &[bf16], init: f32, out: &mut [f32]) {
     wgmma_m64n64k16(&mut a64, sa, 0u32, sb, 0u32);
     wgmma_m64n128k16(&mut a128, sa, 0u32, sb, 0u32);
     wgmma_m64n256k16(&mut a256, sa, 0u32, sb, 0u32);
+    // SAFETY: the same operands the checked forms above accept (in range, 1024-byte aligned).
     unsafe {
         wgmma_m64n64k16_unchecked(&mut a64, sa, 0u32, sb, 0u32);
         wgmma_m64n128k16_unchecked(&mut a128, sa, 0u32, sb, 0u32);

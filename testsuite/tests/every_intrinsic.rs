@@ -146,10 +146,11 @@ fn generated_c_compiles_with_nvrtc() {
         eprintln!("every_intrinsic: NVRTC check skipped because CUPRUM_SKIP_CUDA_COMPILE=1");
         return;
     }
-    // SAFETY: only tries to dlopen the library names cudarc knows; loading libnvrtc runs no code
-    // of ours.
+    // SAFETY: only tries to dlopen the library names cudarc knows (as compiler/tests/cuda_compile.rs
+    // does); loading libnvrtc runs no code of ours and the handle is dropped again.
+    let present = unsafe { cudarc::nvrtc::sys::is_culib_present() };
     assert!(
-        unsafe { cudarc::nvrtc::sys::is_culib_present() },
+        present,
         "libnvrtc cannot be loaded: run `source scripts/cuda-env.sh` first, or set CUPRUM_SKIP_CUDA_COMPILE=1 to skip this test"
     );
     let include = tempfile::tempdir().expect("a scratch folder for the headers");
