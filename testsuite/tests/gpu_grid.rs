@@ -1,4 +1,5 @@
-//! Grid synchronisation end to end (`grid_kernels.rs`), on the CPU device (in CI) and on the GPU
+//! Grid synchronisation end to end (the kernels of `compiler/tests/in/grid_sync.rs`, blocks of
+//! `BLOCK` threads in grid-stride loops), on the CPU device (in CI) and on the GPU
 //! (`on_both_devices!`): a two-phase sum in one launch against an f64 host sum of fresh random
 //! inputs; a persistent Jacobi solver that calls `grid_sync()` between its steps (in its own loop,
 //! and inside a `#[device]` function) against a host reference; and the cooperative launch's
@@ -9,6 +10,7 @@
 mod support;
 use support::Rng;
 
+#[path = "../../compiler/tests/in/grid_sync.rs"]
 mod grid_kernels;
 
 use cuprum::runtime::{Array, Device, Error, Graph, LaunchConfig, Stream};

@@ -1,13 +1,16 @@
-//! Tensor cores, `ldmatrix` and `cp_async` end to end (`tensor_kernels.rs`), on the CPU device
-//! (in CI) and on the GPU (`on_both_devices!`): each `mma_*` shape against an f64 (or exact
-//! integer) host product of fresh random inputs, the outputs poisoned before the launch; the
-//! shared-memory path (`cp_async` + `ldmatrix_*`); and the misaligned and out-of-range rows the
-//! helpers report instead of faulting.
+//! Tensor cores, `ldmatrix` and `cp_async` end to end (the kernels of
+//! `compiler/tests/in/tensor_cores.rs`: one warp multiplies one tile, its fragments gathered by hand
+//! in the documented layouts or loaded with `cp_async` and `ldmatrix_*`; every matrix row-major, A
+//! 16 x K, B K x 8, C and D 16 x 8), on the CPU device (in CI) and on the GPU (`on_both_devices!`):
+//! each `mma_*` shape against an f64 (or exact integer) host product of fresh random inputs, the
+//! outputs poisoned before the launch; the shared-memory path (`cp_async` + `ldmatrix_*`); and the
+//! misaligned and out-of-range rows the helpers report instead of faulting.
 
 #[path = "../../runtime/tests/support/mod.rs"]
 mod support;
 use support::Rng;
 
+#[path = "../../compiler/tests/in/tensor_cores.rs"]
 mod tensor_kernels;
 
 use std::sync::{Mutex, MutexGuard};

@@ -1,5 +1,5 @@
 // The generated softmax and layer norm row kernels of benches/src/fused.rs (generated.cu,
-// `cuprum emit benches/src/fused.rs`), with the row in registers (fused_cache = 1, as
+// emitted by gen.sh: `cuprum emit benches/src/fused.rs`), with the row in registers (fused_cache = 1, as
 // RowPlan::config launches rows of 256 to 256 x 32 columns, blocks of 256) or read from memory in every pass (0),
 // for a few block sizes, against cudaMemcpy D2D of the same bytes in the same run, outputs checked
 // on a few rows against a host reference in f64 (H200/H100: run by cache.sh).

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# On the GPU machine, from the repository root: bash benches/experiments/fuse_rows/cache.sh
+# First, here: bash benches/experiments/fuse_rows/gen.sh (emits generated.cu; carry the folder). Then
+# on the GPU machine, from the repository root: bash benches/experiments/fuse_rows/cache.sh
 # Times cache.cu over generated.cu and over every other generated_*.cu here (variants of the
 # generator emitted side by side).
 set -e

@@ -1,4 +1,4 @@
-// Times the row-kernel shapes of variants.cu (emitted by `cuprum emit variants.rs`) on a softmax
+// Times the row-kernel shapes of variants.cu (emitted by gen.sh: `cuprum emit variants.rs`) on a softmax
 // over (8192, 8192) f32, each block size, against cudaMemcpy D2D of the same bytes in the same run.
 // The generated kernel (its cached and uncached forms) is timed by cache.cu.
 #include "timing.cuh"

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# On the GPU machine, from the repository root: bash benches/experiments/fuse_rows/run.sh
+# First, here: bash benches/experiments/fuse_rows/gen.sh (emits variants.cu; carry the folder). Then
+# on the GPU machine, from the repository root: bash benches/experiments/fuse_rows/run.sh
 set -e
 d=benches/experiments/fuse_rows
 /usr/local/cuda/bin/nvcc -O3 -std=c++17 -arch=sm_90 -I abi/include -o /tmp/fuse_rows $d/main.cu -Xptxas -v 2>&1 | grep -E "registers|error" | head -20

@@ -1,5 +1,5 @@
-//! Snapshot: `grid_sync()` in a raw kernel, in a loop, and inside a `#[device]` function, as
-//! testsuite/tests/grid_kernels.rs uses it (the kernels are cooperative: `KernelInfo::cooperative`).
+//! Snapshot: `grid_sync()` in a raw kernel, in a loop, and inside a `#[device]` function; also the
+//! kernels of testsuite/tests/gpu_grid.rs (built by its build.rs), cooperative (`KernelInfo`).
 #![allow(dead_code)]
 
 use cuprum::prelude::*;

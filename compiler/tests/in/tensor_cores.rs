@@ -1,5 +1,5 @@
-//! Snapshot: tensor cores (`mma_*`), `ldmatrix_*` and `cp_async` with its groups, as
-//! testsuite/tests/tensor_kernels.rs uses them.
+//! Snapshot: tensor cores (`mma_*`), `ldmatrix_*` and `cp_async` with its groups; also the kernels
+//! of testsuite/tests/gpu_tensor.rs (built by testsuite/build.rs), one warp per tile, row-major.
 #![allow(dead_code)]
 
 use cuprum::prelude::*;
