@@ -21,6 +21,7 @@ mod fuse;
 mod host_body;
 mod host_kernel;
 mod host_regions;
+mod opening;
 mod rawkernel;
 mod reduction;
 mod rust_types;
