@@ -10,7 +10,8 @@ use quote::ToTokens;
 
 use crate::back::cuda::{self, Unit};
 use crate::diag::{self, Diagnostics};
-use crate::front::{self, AttrKind};
+use crate::attr_kind::AttrKind;
+use crate::front;
 use crate::ir::{self, Ty};
 use crate::{typeck, valid};
 

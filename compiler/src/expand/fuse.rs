@@ -19,7 +19,7 @@ use proc_macro2::TokenStream;
 use quote::{format_ident, quote, ToTokens};
 
 use super::Context;
-use crate::front::AttrKind;
+use crate::attr_kind::AttrKind;
 use crate::fuse::{Fused, Plan, ROW_BLOCK, ROW_COLS, ROW_OUT, ROW_REGS};
 
 /// The expansion of `#[fuse(attr)] item`.

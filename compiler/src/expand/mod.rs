@@ -35,7 +35,7 @@ use std::path::PathBuf;
 use proc_macro2::TokenStream;
 use quote::{quote, ToTokens};
 
-use crate::front::AttrKind;
+use crate::attr_kind::AttrKind;
 
 pub use fuse::expand_fuse;
 

@@ -307,7 +307,7 @@ fn host_entry(
         match (&item.ret, &types.acc) {
             (r, a) if primitive(r) && primitive(a) => Some(quote!(#m as #acc)),
             (Ty::Param(k), Ty::Scalar(crate::dtype::DType::F64))
-                if item.generics.get(*k as usize).is_some_and(|g| g.bound.implies(crate::ir::Bound::Real)) =>
+                if item.generics.get(*k as usize).is_some_and(|g| g.bound.implies(crate::lang::Bound::Real)) =>
             {
                 Some(quote!(__cuprum::Real::to_f64(#m)))
             }

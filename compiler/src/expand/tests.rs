@@ -4,7 +4,8 @@
 use proc_macro2::TokenStream;
 
 use super::{expand_item, Context};
-use crate::front::{AttrKind, FileScope};
+use crate::attr_kind::AttrKind;
+use crate::front::FileScope;
 use crate::pipeline::{check_fn, Role};
 
 fn expand(kind: AttrKind, attr: &str, item: &str) -> String {

@@ -18,8 +18,10 @@ use syn::spanned::Spanned;
 
 use crate::dtype::DType;
 
+use crate::attr_kind::AttrKind;
 use crate::diag::Diagnostics;
-use crate::ir::{self, Bound, Generic, Item, ItemKind, Local, LocalId, Module, Name, Param, Ty};
+use crate::ir::{self, Generic, Item, ItemKind, Local, LocalId, Module, Name, Param, Ty};
+use crate::lang::Bound;
 
 pub use attr::KernelAttr;
 pub use ty::{dtype_of_path, Leaf, Written};
@@ -146,33 +148,6 @@ impl FileScope {
                 }
             }
         }
-    }
-}
-
-/// Which attribute an item was marked with.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum AttrKind {
-    /// `#[elementwise]`.
-    Elementwise,
-    /// `#[reduction]`.
-    Reduction,
-    /// `#[rawkernel]`.
-    RawKernel,
-    /// `#[device]` (a function or a struct).
-    Device,
-}
-
-impl AttrKind {
-    /// The attribute a path names, by its last segment (`cuprum::elementwise` too).
-    pub fn from_path(path: &syn::Path) -> Option<AttrKind> {
-        let last = path.segments.last()?.ident.to_string();
-        Some(match last.as_str() {
-            "elementwise" => AttrKind::Elementwise,
-            "reduction" => AttrKind::Reduction,
-            "rawkernel" => AttrKind::RawKernel,
-            "device" => AttrKind::Device,
-            _ => return None,
-        })
     }
 }
 

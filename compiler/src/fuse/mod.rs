@@ -23,7 +23,7 @@ use quote::quote;
 use syn::spanned::Spanned;
 
 use crate::diag::Diagnostics;
-use crate::front::AttrKind;
+use crate::attr_kind::AttrKind;
 use graph::{Class, Graph, Op, ReduceOp};
 pub use kernel::{ROW_BLOCK, ROW_REGS};
 

@@ -5,7 +5,7 @@
 //! spells the recorded function.
 
 use crate::dtype::DType;
-use crate::ir::Bound;
+use super::Bound;
 
 vocabulary! {
     /// An associated function.

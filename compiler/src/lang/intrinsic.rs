@@ -6,7 +6,7 @@
 //! `match`.
 
 use crate::dtype::DType;
-use crate::ir::Bound;
+use super::Bound;
 
 vocabulary! {
     /// A prelude intrinsic.

@@ -12,6 +12,7 @@ use super::Checker;
 use super::int_range;
 use crate::dtype::DType;
 use crate::ir::*;
+use crate::lang::Bound;
 
 /// An unsuffixed literal, or the negation of one, written as a reduction's identity.
 #[derive(Debug, Clone, PartialEq)]

@@ -34,7 +34,7 @@ use proc_macro2::Span;
 use crate::diag::Diagnostics;
 use crate::dtype::DType;
 use crate::ir::*;
-use crate::lang::{AssocConst, AssocFn, Method, NumConst, NumFn};
+use crate::lang::{AssocConst, AssocFn, Bound, Method, NumConst, NumFn};
 use expect::Expect;
 
 /// The type checker's results for one item (the side table the back end reads).

@@ -15,7 +15,7 @@ use super::namer::{self, Namer};
 use super::{c_type, Features};
 use crate::dtype::DType;
 use crate::ir::*;
-use crate::lang::{AssocConst, AssocFn, Intrinsic, Method};
+use crate::lang::{AssocConst, AssocFn, Bound, Intrinsic, Method};
 use crate::mangle;
 use crate::typeck::Types;
 
