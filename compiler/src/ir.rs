@@ -30,7 +30,7 @@
 
 use proc_macro2::Span;
 
-use crate::dtype::DType;
+use cuprum_abi::dtype::DType;
 use crate::lang::{Bound, Intrinsic};
 
 /// One source file's kernels and device functions, and its `#[device]` structs.

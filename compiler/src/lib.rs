@@ -13,9 +13,8 @@
 //! of a file is reported in one run; the back end runs only on a clean result.
 //!
 //! What the generated code and the runtime must agree on (dtypes, symbol names, headers, unit
-//! options, the entry-point templates) is the `cuprum-abi` crate; [`dtype`], [`mangle`] and
-//! [`headers`] are its modules, re-exported here under their old paths.
-
+//! options, the entry-point templates) is the `cuprum-abi` crate, which this crate's users name
+//! directly (`cuprum_abi::dtype`, `cuprum_abi::mangle`, ...).
 //!
 //! The API is the pipeline's entry points ([`compile_file`], [`compile_source`],
 //! [`compile_source_with_lines`], [`check_item`]),
@@ -58,8 +57,5 @@ mod pipeline;
 pub mod expand;
 
 pub use attr_kind::AttrKind;
-
-pub use cuprum_abi as abi;
-pub use cuprum_abi::{dtype, headers, mangle};
 
 pub use pipeline::{check_item, compile_file, compile_source, compile_source_with_lines, CompiledFile};

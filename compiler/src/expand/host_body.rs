@@ -12,7 +12,7 @@ use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 use syn::visit_mut::{self, VisitMut};
 
-use crate::dtype::DType;
+use cuprum_abi::dtype::DType;
 use crate::pipeline::Checked;
 use syn::{BinOp, Expr, UnOp, parse_quote};
 

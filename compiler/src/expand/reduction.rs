@@ -306,12 +306,12 @@ fn host_entry(
         let primitive = |t: &Ty| matches!(t, Ty::Scalar(d) if d.is_int() || (d.is_float() && d.size() >= 4));
         match (&item.ret, &types.acc) {
             (r, a) if primitive(r) && primitive(a) => Some(quote!(#m as #acc)),
-            (Ty::Param(k), Ty::Scalar(crate::dtype::DType::F64))
+            (Ty::Param(k), Ty::Scalar(cuprum_abi::dtype::DType::F64))
                 if item.generics.get(*k as usize).is_some_and(|g| g.bound.implies(crate::lang::Bound::Real)) =>
             {
                 Some(quote!(__cuprum::Real::to_f64(#m)))
             }
-            (Ty::Scalar(crate::dtype::DType::F64), Ty::Param(_)) => Some(quote!(<#acc as __cuprum::Number>::from_f64(#m))),
+            (Ty::Scalar(cuprum_abi::dtype::DType::F64), Ty::Param(_)) => Some(quote!(<#acc as __cuprum::Number>::from_f64(#m))),
             _ => None,
         }
     };

@@ -9,7 +9,7 @@
 use proc_macro2::{Literal, Span, TokenStream};
 use quote::{quote, quote_spanned};
 
-use crate::dtype::DType;
+use cuprum_abi::dtype::DType;
 use crate::front::Leaf;
 use crate::ir::{Generic, Ty};
 use crate::pipeline::Typed;

@@ -16,7 +16,7 @@ use std::collections::HashMap;
 use proc_macro2::{Span, TokenStream};
 use syn::spanned::Spanned;
 
-use crate::dtype::DType;
+use cuprum_abi::dtype::DType;
 
 use crate::attr_kind::AttrKind;
 use crate::diag::Diagnostics;
@@ -551,8 +551,8 @@ mod tests {
         let item = &m.items[0];
         let ExprKind::Unary(UnOp::Neg, inner) = &let_init(item, 0).kind else { panic!() };
         assert!(matches!(inner.kind, ExprKind::Lit(Lit::Int { value: 5, suffix: None })));
-        assert!(matches!(let_init(item, 1).kind, ExprKind::Lit(Lit::Int { value: 97, suffix: Some(crate::dtype::DType::U8) })));
-        assert!(matches!(&let_init(item, 2).kind, ExprKind::Lit(Lit::Float { suffix: Some(crate::dtype::DType::F32), .. })));
+        assert!(matches!(let_init(item, 1).kind, ExprKind::Lit(Lit::Int { value: 97, suffix: Some(cuprum_abi::dtype::DType::U8) })));
+        assert!(matches!(&let_init(item, 2).kind, ExprKind::Lit(Lit::Float { suffix: Some(cuprum_abi::dtype::DType::F32), .. })));
         assert!(matches!(let_init(item, 3).kind, ExprKind::Lit(Lit::Int { value: 16, .. })));
     }
 
@@ -575,6 +575,6 @@ mod tests {
     fn attribute_instances_parse_complex_types() {
         let (m, d) = lower("#[elementwise(instances = [Complex<f32>, (f64)])] fn f<T: Number>(x: T) -> T { x }");
         assert!(d.is_empty(), "{d:?}");
-        assert_eq!(m.items[0].instances, vec![vec![crate::dtype::DType::C32], vec![crate::dtype::DType::F64]]);
+        assert_eq!(m.items[0].instances, vec![vec![cuprum_abi::dtype::DType::C32], vec![cuprum_abi::dtype::DType::F64]]);
     }
 }

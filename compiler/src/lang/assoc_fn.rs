@@ -4,7 +4,7 @@
 //! The type checker resolves `Ty::name(..)` to an [`AssocFn`] and records it; the CUDA writer
 //! spells the recorded function.
 
-use crate::dtype::DType;
+use cuprum_abi::dtype::DType;
 use super::Bound;
 
 vocabulary! {

@@ -1,6 +1,6 @@
 //! The prelude traits a generic parameter of a kernel can be bounded by, and what each admits.
 
-use crate::dtype::DType;
+use cuprum_abi::dtype::DType;
 
 /// The prelude traits a generic parameter can be bounded by (the strongest one given).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]

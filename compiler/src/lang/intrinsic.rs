@@ -5,7 +5,7 @@
 //! used (`valid.rs`) and the CUDA writer spells it (`back/cuda/writer.rs`), each by an exhaustive
 //! `match`.
 
-use crate::dtype::DType;
+use cuprum_abi::dtype::DType;
 use super::Bound;
 
 vocabulary! {

@@ -23,7 +23,7 @@ pub use bound::Bound;
 pub use intrinsic::{AtomicOp, HopperOp, Intrinsic, LdMatrix, Mma, Shuffle, SpecialFn, WarpOp};
 pub use method::{MathFn, Method, MethodSig, Receiver};
 
-use crate::dtype::DType;
+use cuprum_abi::dtype::DType;
 
 /// The instantiations precompiled for a generic parameter when the attribute names none.
 pub fn default_instances(bound: Bound) -> &'static [DType] {

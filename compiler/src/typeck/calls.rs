@@ -5,7 +5,7 @@ use std::collections::HashMap;
 use proc_macro2::Span;
 
 use super::Checker;
-use crate::dtype::DType;
+use cuprum_abi::dtype::DType;
 use crate::ir::*;
 use crate::lang::{AssocFn, AtomicOp, Bound, Intrinsic, MathFn, Method, NumFn, Receiver, SpecialFn};
 

@@ -10,7 +10,7 @@
 
 use super::Checker;
 use super::int_range;
-use crate::dtype::DType;
+use cuprum_abi::dtype::DType;
 use crate::ir::*;
 use crate::lang::Bound;
 

@@ -12,7 +12,7 @@ use proc_macro2::Span;
 
 use super::calls::bits_of;
 use super::Checker;
-use crate::dtype::DType;
+use cuprum_abi::dtype::DType;
 use crate::ir::*;
 use crate::lang::{Bound, MathFn, Method, MethodSig, Receiver, SpecialFn};
 

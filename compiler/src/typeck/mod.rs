@@ -32,7 +32,7 @@ use std::collections::HashMap;
 use proc_macro2::Span;
 
 use crate::diag::Diagnostics;
-use crate::dtype::DType;
+use cuprum_abi::dtype::DType;
 use crate::ir::*;
 use crate::lang::{AssocConst, AssocFn, Bound, Method, NumConst, NumFn};
 use expect::Expect;
