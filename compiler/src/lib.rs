@@ -34,6 +34,8 @@
 // - `fuse`: `#[fuse]`'s desugaring to a kernel of another kind, before the front end;
 // - `front`, `typeck`, `valid`: the phases, each on the one before's output;
 // - `bounds`: which index checks a kernel needs (on the typed IR); `back`: the CUDA writer;
+// - `signature`: a kernel's host signature (each parameter's `Role`), read from its typed IR;
+// - `checked`: an item as the macros' check returns it (`Checked`: IR, types, attribute, signature);
 // - `pipeline`: the phases' entry points; `expand`: the attribute macros' expansion.
 pub mod diag;
 mod attr_kind;
@@ -53,6 +55,8 @@ pub mod valid;
 #[doc(hidden)]
 pub mod bounds;
 pub mod back;
+mod signature;
+mod checked;
 mod pipeline;
 pub mod expand;
 

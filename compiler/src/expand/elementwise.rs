@@ -32,7 +32,8 @@ use super::opening::Opening;
 use super::rust_types;
 use super::unit::UnitInfo;
 
-use crate::pipeline::{Checked, Role};
+use crate::checked::Checked;
+use crate::signature::Role;
 
 /// `mod NAME { statics; SIGNATURE; kernel(); call..; }`.
 pub(super) fn call_module(f: &syn::ItemFn, checked: &Checked, unit: &UnitInfo) -> TokenStream {

@@ -13,7 +13,7 @@ use quote::{format_ident, quote};
 use syn::visit_mut::{self, VisitMut};
 
 use cuprum_abi::dtype::DType;
-use crate::pipeline::Checked;
+use crate::checked::Checked;
 use syn::{BinOp, Expr, UnOp, parse_quote};
 
 /// `f` as `name`: private, its attributes dropped but for `allow`, its operators rewritten.

@@ -5,7 +5,7 @@ use proc_macro2::TokenStream;
 use quote::quote;
 
 use super::unit::UnitInfo;
-use crate::pipeline::Checked;
+use crate::checked::Checked;
 
 /// What the module of every kernel kind starts from.
 pub(super) struct Opening<'f> {

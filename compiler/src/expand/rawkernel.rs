@@ -17,7 +17,8 @@ use quote::{format_ident, quote};
 use super::opening::Opening;
 use super::rust_types;
 use super::unit::UnitInfo;
-use crate::pipeline::{Checked, Role};
+use crate::checked::Checked;
+use crate::signature::Role;
 
 /// `mod NAME { statics; pub fn launch(..) }`.
 pub(super) fn launch_module(f: &syn::ItemFn, checked: &Checked, unit: &UnitInfo, device_sync: bool) -> TokenStream {

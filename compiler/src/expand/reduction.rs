@@ -21,7 +21,8 @@ use super::rust_types;
 use super::unit::UnitInfo;
 use crate::ir::{ItemKind, LocalId, ReductionParts, Ty};
 use crate::typeck::IdentityLiteral;
-use crate::pipeline::{Checked, ReductionTypes, Role};
+use crate::checked::{Checked, ReductionTypes};
+use crate::signature::Role;
 
 /// Whether `ident` occurs anywhere in `tokens`.
 fn mentions(tokens: &TokenStream, ident: &syn::Ident) -> bool {
