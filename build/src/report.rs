@@ -11,7 +11,7 @@ pub enum Status {
     Compiled,
     /// The fat binary was built by an earlier run from the same source, headers, nvcc and flags.
     UpToDate,
-    /// The fat binary came from the shared cache ([`cache`]): built by another `OUT_DIR` (another
+    /// The fat binary came from the shared cache ([`crate::cache`]): built by another `OUT_DIR` (another
     /// profile, `cargo check`, clippy, ...) from the same source, headers, targets, nvcc and flags.
     Cached,
     /// No nvcc: no fat binary; the kernels go to NVRTC at first use.
@@ -61,7 +61,7 @@ pub struct FileReport {
     pub time: Duration,
 }
 
-/// The outcome of [`Kernels::try_compile`].
+/// The outcome of [`Kernels::try_compile`](crate::Kernels::try_compile).
 #[derive(Debug, Clone)]
 pub struct Report {
     /// Every kernel file, in the order given (directories: sorted by path).
@@ -70,9 +70,9 @@ pub struct Report {
     pub nvcc: Option<String>,
     /// The `-gencode` values passed to nvcc.
     pub gencodes: Vec<String>,
-    /// The shared fat binary cache used, if any ([`cache`]).
+    /// The shared fat binary cache used, if any ([`crate::cache`]).
     pub cache: Option<PathBuf>,
-    /// The `cargo:` lines [`Kernels::compile`] prints: `rerun-if-changed`, `rerun-if-env-changed`
+    /// The `cargo:` lines [`Kernels::compile`](crate::Kernels::compile) prints: `rerun-if-changed`, `rerun-if-env-changed`
     /// and `warning`.
     pub directives: Vec<String>,
 }
@@ -84,7 +84,7 @@ impl Report {
     }
 
     /// One line about the whole build: files, instances, what nvcc did and what it cost, the fat
-    /// binaries' size. [`Kernels::compile`] prints it (as a `cargo:warning`) when
+    /// binaries' size. [`Kernels::compile`](crate::Kernels::compile) prints it (as a `cargo:warning`) when
     /// `CUPRUM_BUILD_VERBOSE=1`.
     pub fn summary(&self) -> String {
         let with_kernels: Vec<&FileReport> = self
@@ -139,7 +139,7 @@ impl Report {
         line
     }
 
-    /// The warnings ([`Kernels::compile`] prints them as `cargo:warning=`).
+    /// The warnings ([`Kernels::compile`](crate::Kernels::compile) prints them as `cargo:warning=`).
     pub fn warnings(&self) -> impl Iterator<Item = &str> {
         self.directives
             .iter()
