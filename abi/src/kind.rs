@@ -1,10 +1,8 @@
 //! The kinds of generated kernels. The kind is part of every kernel symbol
 //! (`cuprum_<kind>_<name>...`, see [`crate::mangle`]) and decides which launch variants a kernel
-//! has ([`KernelKind::variants`]).
+//! has ([`KernelKind::variants`], defined with the variants in `variant.rs`, the module above).
 
 use std::fmt;
-
-use crate::variant::{ElementwiseVariant, ReductionVariant, Variant};
 
 /// What generated a kernel: which attribute (`#[rawkernel]`, `#[elementwise]`, `#[reduction]`) or
 /// which run-time definition (`ElementwiseKernel`, `ReductionKernel`) of the same shape.
@@ -12,26 +10,11 @@ use crate::variant::{ElementwiseVariant, ReductionVariant, Variant};
 pub enum KernelKind {
     /// `#[rawkernel]`: the user manages the parallelism; one entry point per instance.
     RawKernel,
-    /// `#[elementwise]` / `ElementwiseKernel`: one entry point per [`ElementwiseVariant`].
+    /// `#[elementwise]` / `ElementwiseKernel`: one entry point per [`ElementwiseVariant`](crate::variant::ElementwiseVariant).
     Elementwise,
-    /// `#[reduction]` / `ReductionKernel`: one entry point per [`ReductionVariant`].
+    /// `#[reduction]` / `ReductionKernel`: one entry point per [`ReductionVariant`](crate::variant::ReductionVariant).
     Reduction,
 }
-
-const ELEMENTWISE: [Variant; 3] = [
-    Variant::Elementwise(ElementwiseVariant::Contig),
-    Variant::Elementwise(ElementwiseVariant::S32),
-    Variant::Elementwise(ElementwiseVariant::S64),
-];
-
-const REDUCTION: [Variant; 6] = [
-    Variant::Reduction(ReductionVariant::Rows),
-    Variant::Reduction(ReductionVariant::Warps),
-    Variant::Reduction(ReductionVariant::Cols),
-    Variant::Reduction(ReductionVariant::Rows64),
-    Variant::Reduction(ReductionVariant::Warps64),
-    Variant::Reduction(ReductionVariant::Cols64),
-];
 
 impl KernelKind {
     /// Every kind.
@@ -64,16 +47,6 @@ impl KernelKind {
             KernelKind::Reduction
         } else {
             panic!("not a cuprum kernel kind (rawkernel, elementwise, reduction)")
-        }
-    }
-
-    /// The launch variants of a kernel of this kind, one entry point each; empty for a raw
-    /// kernel (its one entry point has no variant).
-    pub const fn variants(self) -> &'static [Variant] {
-        match self {
-            KernelKind::RawKernel => &[],
-            KernelKind::Elementwise => &ELEMENTWISE,
-            KernelKind::Reduction => &REDUCTION,
         }
     }
 }
@@ -118,16 +91,5 @@ mod tests {
         assert_eq!(KernelKind::from_name("device"), None);
         const R: KernelKind = KernelKind::from_name_const("reduction");
         assert_eq!(R, KernelKind::Reduction);
-    }
-
-    #[test]
-    fn variants_belong_to_their_kind() {
-        assert!(KernelKind::RawKernel.variants().is_empty());
-        for k in [KernelKind::Elementwise, KernelKind::Reduction] {
-            assert!(!k.variants().is_empty());
-            assert!(k.variants().iter().all(|v| v.kind() == k));
-        }
-        assert_eq!(KernelKind::Elementwise.variants().len(), ElementwiseVariant::ALL.len());
-        assert_eq!(KernelKind::Reduction.variants().len(), ReductionVariant::ALL.len());
     }
 }

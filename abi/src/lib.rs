@@ -29,19 +29,24 @@
 
 #![warn(missing_docs)]
 
+// The modules bottom-up: each may import only the modules above it in this list (the order is
+// a contract that the compiler's tests/layers.rs enforces): the scalar types, the kernel kinds and
+// their launch variants, the names built from them; the generated unit's options, the headers and
+// the index-check record that names a header; the images (cubin, then the per-kernel parts and the
+// fat binary made of them); the C templates of the entry points; the units' audit record.
+pub mod dtype;
+pub mod kind;
+pub mod variant;
+pub mod mangle;
+pub mod unit;
+pub mod headers;
 pub mod bounds;
 pub mod cubin;
-pub mod dtype;
-pub mod elementwise;
-pub mod fatbin;
-pub mod headers;
-pub mod kind;
-pub mod mangle;
 pub mod parts;
-pub mod record;
+pub mod fatbin;
+pub mod elementwise;
 pub mod reduction;
-pub mod unit;
-pub mod variant;
+pub mod record;
 
 pub use dtype::DType;
 pub use kind::KernelKind;

@@ -140,6 +140,33 @@ impl Variant {
     }
 }
 
+const ELEMENTWISE: [Variant; 3] = [
+    Variant::Elementwise(ElementwiseVariant::Contig),
+    Variant::Elementwise(ElementwiseVariant::S32),
+    Variant::Elementwise(ElementwiseVariant::S64),
+];
+
+const REDUCTION: [Variant; 6] = [
+    Variant::Reduction(ReductionVariant::Rows),
+    Variant::Reduction(ReductionVariant::Warps),
+    Variant::Reduction(ReductionVariant::Cols),
+    Variant::Reduction(ReductionVariant::Rows64),
+    Variant::Reduction(ReductionVariant::Warps64),
+    Variant::Reduction(ReductionVariant::Cols64),
+];
+
+impl KernelKind {
+    /// The launch variants of a kernel of this kind, one entry point each; empty for a raw
+    /// kernel (its one entry point has no variant).
+    pub const fn variants(self) -> &'static [Variant] {
+        match self {
+            KernelKind::RawKernel => &[],
+            KernelKind::Elementwise => &ELEMENTWISE,
+            KernelKind::Reduction => &REDUCTION,
+        }
+    }
+}
+
 impl From<ElementwiseVariant> for Variant {
     fn from(v: ElementwiseVariant) -> Variant {
         Variant::Elementwise(v)
@@ -202,5 +229,16 @@ mod tests {
             .map(|v| v.name())
             .collect();
         assert_eq!(wide, ["s64", "rows64", "warps64", "cols64"]);
+    }
+
+    #[test]
+    fn variants_belong_to_their_kind() {
+        assert!(KernelKind::RawKernel.variants().is_empty());
+        for k in [KernelKind::Elementwise, KernelKind::Reduction] {
+            assert!(!k.variants().is_empty());
+            assert!(k.variants().iter().all(|v| v.kind() == k));
+        }
+        assert_eq!(KernelKind::Elementwise.variants().len(), ElementwiseVariant::ALL.len());
+        assert_eq!(KernelKind::Reduction.variants().len(), ReductionVariant::ALL.len());
     }
 }

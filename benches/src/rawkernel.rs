@@ -148,8 +148,8 @@ pub fn rows(dev: &Device, stream: &Stream, c: &Ceilings<'_>) -> Result<Vec<Row>>
     for d in ceiling_types.iter().take(c.rounds.max(1)) {
         let src = unit.instance_source(&format!(
             "{}{}",
-            cuprum_compiler::headers::includes_for(&[*d]),
-            cuprum_compiler::mangle::instantiate_line("copy_unrolled", &format!("bench_ceiling_{}", d.short_name()), &[*d])
+            cuprum_runtime::abi::headers::includes_for(&[*d]),
+            cuprum_runtime::abi::mangle::instantiate_line("copy_unrolled", &format!("bench_ceiling_{}", d.short_name()), &[*d])
         ));
         let start = Instant::now();
         nvrtc::compile(

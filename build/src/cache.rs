@@ -206,7 +206,7 @@ mod tests {
         assert_eq!(lookup(&dir, &k, &text), None);
         // A minimal well-formed fat binary: one container with one sm_90 cubin of 8 bytes.
         let mut fb = Vec::new();
-        fb.extend(crate::fatbin::MAGIC.to_le_bytes());
+        fb.extend(cuprum_abi::fatbin::MAGIC.to_le_bytes());
         fb.extend(1u16.to_le_bytes());
         fb.extend(16u16.to_le_bytes());
         fb.extend(72u64.to_le_bytes());

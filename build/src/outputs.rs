@@ -81,8 +81,6 @@ pub fn stamp(id: &str, nvcc_version: &str, command_line: &str) -> String {
     )
 }
 
-pub use cuprum_abi::mangle::build_file;
-
 /// The text of a `<id>.build` file: what one build did for one unit. Line-based, one
 /// `key value` per line (the value runs to the end of the line), after a first line naming the
 /// format; readers skip keys they do not know:
@@ -176,6 +174,7 @@ pub fn rust_files(dir: &Path) -> Result<Vec<PathBuf>, Error> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use cuprum_abi::mangle::build_file;
 
     #[test]
     fn writes_only_changed_bytes() {

@@ -12,7 +12,8 @@ use std::path::{Path, PathBuf};
 
 use cuprum_build::env::Env;
 use cuprum_build::nvcc::{self, Lookup};
-use cuprum_build::{Error, Kernels, Status, fatbin};
+use cuprum_abi::fatbin;
+use cuprum_build::{Error, Kernels, Status};
 
 /// A built part's fat binary (parts are zstd frames by default: `CUPRUM_NVCC_COMPRESS`).
 fn fatbin_of(bytes: &[u8]) -> Vec<u8> {
@@ -41,7 +42,7 @@ fn unit_image(path: &Path) -> Vec<u8> {
     }
     image
 }
-use cuprum_compiler::mangle;
+use cuprum_abi::mangle;
 
 const TWO_ARCHS: &str = "arch=compute_80,code=sm_80;arch=compute_90,code=sm_90";
 
@@ -231,7 +232,7 @@ fn both_cubins_are_in_the_fat_binary() {
         fs::read_to_string(out.join(format!("cuprum/{id}.cu"))).unwrap(),
         source
     );
-    for (name, text) in cuprum_compiler::headers::HEADERS {
+    for (name, text) in cuprum_abi::headers::HEADERS {
         assert_eq!(
             fs::read_to_string(out.join("cuprum/include").join(name)).unwrap(),
             cuprum_abi::headers::as_written(name, text)
@@ -240,7 +241,7 @@ fn both_cubins_are_in_the_fat_binary() {
     assert!(!out.join(format!("cuprum/{id}.fatbin.part")).exists());
 
     // The build record: what nvcc did and what it cost.
-    let record = fs::read_to_string(out.join(cuprum_build::build_file(&id))).unwrap();
+    let record = fs::read_to_string(out.join(cuprum_abi::mangle::build_file(&id))).unwrap();
     assert_eq!(
         f.build_info.as_deref(),
         Some(out.join(format!("cuprum/{id}.build")).as_path())
@@ -815,7 +816,7 @@ fn one_nvcc_run_serves_every_out_dir() {
     };
     let id = unit_id(&fixture("copy.rs"));
     let record =
-        |out: &str| fs::read_to_string(root.join(out).join(cuprum_build::build_file(&id))).unwrap();
+        |out: &str| fs::read_to_string(root.join(out).join(cuprum_abi::mangle::build_file(&id))).unwrap();
 
     let debug = build("debug", false);
     assert_eq!(debug.files[0].status, Status::Compiled);

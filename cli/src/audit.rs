@@ -11,7 +11,7 @@
 use std::fmt::Write as _;
 use std::path::Path;
 
-use cuprum_compiler::abi::record::{self, UnitRecord};
+use cuprum_runtime::abi::record::{self, UnitRecord};
 use cuprum_runtime::Device;
 use cuprum_runtime::audit::{self, BuildInfo, Route};
 
@@ -335,7 +335,7 @@ fn render(file: &str, units: &[(UnitRecord, usize)], gpu: &Gpu) -> (String, Vec<
 #[cfg(test)]
 mod tests {
     use super::*;
-    use cuprum_compiler::abi::record::KernelRecord;
+    use cuprum_runtime::abi::record::KernelRecord;
 
     #[test]
     fn architectures() {

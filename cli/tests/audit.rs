@@ -9,7 +9,7 @@
 use std::path::Path;
 use std::process::{Command, Output};
 
-use cuprum_compiler::abi::record::{self, KernelRecord, UnitRecord};
+use cuprum_runtime::abi::record::{self, KernelRecord, UnitRecord};
 
 fn cuprum(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_cuprum")).args(args).output().unwrap()

@@ -25,7 +25,7 @@
 
 use std::collections::{HashMap, HashSet};
 
-use crate::dtype::DType;
+use cuprum_abi::dtype::DType;
 use crate::ir::*;
 use crate::lang::{Intrinsic, Method};
 use crate::typeck::Types;

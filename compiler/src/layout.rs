@@ -87,7 +87,7 @@ fn struct_inner<'a>(def: &'a StructDef, structs: &'a [StructDef], visiting: &mut
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::dtype::DType;
+    use cuprum_abi::dtype::DType;
     use crate::ir::{FieldDef, Name};
     use proc_macro2::Span;
 

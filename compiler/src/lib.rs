@@ -13,9 +13,8 @@
 //! of a file is reported in one run; the back end runs only on a clean result.
 //!
 //! What the generated code and the runtime must agree on (dtypes, symbol names, headers, unit
-//! options, the entry-point templates) is the `cuprum-abi` crate; [`dtype`], [`mangle`] and
-//! [`headers`] are its modules, re-exported here under their old paths.
-
+//! options, the entry-point templates) is the `cuprum-abi` crate, which this crate's users name
+//! directly (`cuprum_abi::dtype`, `cuprum_abi::mangle`, ...).
 //!
 //! The API is the pipeline's entry points ([`compile_file`], [`compile_source`],
 //! [`compile_source_with_lines`], [`check_item`]),
@@ -25,28 +24,42 @@
 //! hidden from the documentation: they are not a stable API.
 #![warn(missing_docs)]
 
-pub mod back;
-#[doc(hidden)]
-pub mod bounds;
+// The modules bottom-up: each may import only the modules above it in this list (the order is
+// a contract that tests/layers.rs enforces).
+//
+// - `diag`: the diagnostics every phase reports to;
+// - `attr_kind`: which attribute marks an item;
+// - `lang`: the kernel language's vocabulary (intrinsics, methods, bounds);
+// - `ir`: the IR, which holds `lang`'s variants; `layout`: the C layout of its types;
+// - `fuse`: `#[fuse]`'s desugaring to a kernel of another kind, before the front end;
+// - `front`, `typeck`, `valid`: the phases, each on the one before's output;
+// - `bounds`: which index checks a kernel needs (on the typed IR); `back`: the CUDA writer;
+// - `signature`: a kernel's host signature (each parameter's `Role`), read from its typed IR;
+// - `checked`: an item as the macros' check returns it (`Checked`: IR, types, attribute, signature);
+// - `pipeline`: the phases' entry points; `expand`: the attribute macros' expansion.
 pub mod diag;
-pub mod expand;
-pub mod front;
-#[doc(hidden)]
-pub mod fuse;
-#[doc(hidden)]
-pub mod ir;
+mod attr_kind;
 #[doc(hidden)]
 pub mod lang;
 #[doc(hidden)]
+pub mod ir;
+#[doc(hidden)]
 pub mod layout;
+#[doc(hidden)]
+pub mod fuse;
+pub mod front;
 #[doc(hidden)]
 pub mod typeck;
 #[doc(hidden)]
 pub mod valid;
-
-pub use cuprum_abi as abi;
-pub use cuprum_abi::{dtype, headers, mangle};
-
+#[doc(hidden)]
+pub mod bounds;
+pub mod back;
+mod signature;
+mod checked;
 mod pipeline;
+pub mod expand;
+
+pub use attr_kind::AttrKind;
 
 pub use pipeline::{check_item, compile_file, compile_source, compile_source_with_lines, CompiledFile};

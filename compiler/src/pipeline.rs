@@ -8,10 +8,13 @@ use std::path::Path;
 use proc_macro2::TokenStream;
 use quote::ToTokens;
 
+use crate::attr_kind::AttrKind;
 use crate::back::cuda::{self, Unit};
+use crate::checked::Checked;
 use crate::diag::{self, Diagnostics};
-use crate::front::{self, AttrKind};
-use crate::ir::{self, Ty};
+use crate::front;
+use crate::ir;
+use crate::signature::{signature, Signature};
 use crate::{typeck, valid};
 
 /// A kernel file translated to CUDA C.
@@ -94,115 +97,6 @@ pub fn check_item(kind: AttrKind, attr: TokenStream, item: TokenStream) -> Token
     out
 }
 
-/// A kernel or device function as [`check_fn`] checked it: its typed IR, and the host signature
-/// read from that IR. The expanders take parameter roles and types from here only; of the user's
-/// tokens they keep the function's name, visibility and generics (passed through as written) and
-/// a reduction's closure bodies (its host parts).
-#[derive(Debug)]
-pub(crate) struct Checked {
-    pub item: ir::Item,
-    /// The type checker's table for `item`.
-    pub types: typeck::Types,
-    /// The attribute's arguments as parsed (a reduction's host parts are its closures).
-    pub attr: front::KernelAttr,
-    /// Empty for a `#[device]` function.
-    pub sig: Signature,
-}
-
-/// What the host API of a kernel is made of.
-#[derive(Debug, Default)]
-pub(crate) struct Signature {
-    pub params: Vec<SigParam>,
-    /// An elementwise kernel's returned outputs: the tuple's elements, the one type, or none.
-    pub outputs: Vec<Typed>,
-}
-
-/// A checked type, with how the user wrote it (spans, `usize` spellings) when they did.
-#[derive(Debug, Clone)]
-pub(crate) struct Typed {
-    pub ty: Ty,
-    pub written: front::Written,
-}
-
-#[derive(Debug)]
-pub(crate) struct SigParam {
-    pub name: syn::Ident,
-    pub role: Role,
-    /// The element type the API names: of the slice, view, `Raw` or `&mut`, else the type itself.
-    pub elem: Typed,
-}
-
-/// How a kernel parameter is passed (the kind-specific rules were checked by `valid`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Role {
-    /// `&[T]` / `&mut [T]` (raw kernels).
-    Slice { mutable: bool },
-    /// `View<T, N>` / `ViewMut<T, N>` (raw kernels).
-    View { ndim: u32, mutable: bool },
-    /// A scalar type or a generic parameter: by value (raw kernels), a per-element input
-    /// (elementwise), a reduced array (reductions).
-    Scalar,
-    /// A `#[device]` struct: by value (raw kernels), a per-element input from an array
-    /// (elementwise).
-    Struct,
-    /// `Raw<T>` / `&Raw<T>`: an array indexed by the kernel (elementwise, reductions).
-    Raw,
-    /// `&mut T`: an elementwise parameter read and written.
-    InOut,
-    /// `&TensorMap<T>` (raw kernels): a TMA descriptor of a 2-D array.
-    TensorMap,
-}
-
-impl Checked {
-    /// Whether the item's body reads the loop index (`index()` or `reduce_index()`): a reduction
-    /// whose map does must walk its reduced axes in C order (`ReductionSignature::positional`).
-    pub fn uses_index(&self) -> bool {
-        self.calls_intrinsic(|i| matches!(i, crate::lang::Intrinsic::Index | crate::lang::Intrinsic::ReduceIndex))
-    }
-
-    /// Whether the item's body reads its elementwise loop position (`index()` or `loop_size()`):
-    /// the CPU device's loop then sets them for each call of the body.
-    pub fn uses_loop_position(&self) -> bool {
-        self.calls_intrinsic(|i| matches!(i, crate::lang::Intrinsic::Index | crate::lang::Intrinsic::LoopSize))
-    }
-
-    /// Whether the item's body calls an intrinsic `which` accepts.
-    fn calls_intrinsic(&self, which: impl Fn(crate::lang::Intrinsic) -> bool) -> bool {
-        let mut found = false;
-        ir::each_expr_of_item(&self.item, &mut |e| {
-            if let ir::ExprKind::Call { callee: ir::Callee::Intrinsic { intrinsic, .. }, .. } = &e.kind {
-                found |= which(*intrinsic);
-            }
-        });
-        found
-    }
-
-    /// A reduction's accumulator and output types, as the type checker found them.
-    pub fn reduction_types(&self) -> Option<ReductionTypes> {
-        let ir::ItemKind::Reduction(parts) = &self.item.kind else {
-            return None;
-        };
-        let acc = self
-            .types
-            .acc
-            .clone()
-            .unwrap_or_else(|| self.item.ret.clone());
-        let out = match &parts.post {
-            Some(p) => self.types.of(&p.body).clone(),
-            None => acc.clone(),
-        };
-        Some(ReductionTypes { acc, out })
-    }
-}
-
-#[derive(Debug)]
-pub(crate) struct ReductionTypes {
-    /// The accumulator: `acc = T`, else the map's return type.
-    pub acc: Ty,
-    /// The post-map's result type, the accumulator's without `post`.
-    pub out: Ty,
-}
-
 /// `scope` holds the `#[device]` structs of the item's file (their own errors are reported by
 /// their own attributes, not here).
 pub(crate) fn check_fn(
@@ -256,82 +150,6 @@ pub(crate) fn check_fn(
         attr,
         sig,
     })
-}
-
-/// The host signature of a clean kernel, read from its typed IR.
-fn signature(
-    item: &ir::Item,
-    params_written: Vec<front::Written>,
-    ret_written: front::Written,
-) -> Result<Signature, syn::Error> {
-    let mut diags = Diagnostics::new();
-    let mut params = Vec::new();
-    for (p, written) in item.params.iter().zip(params_written) {
-        let local = &item.locals[p.local.0 as usize].name;
-        let name = match local.text.strip_prefix("r#") {
-            Some(raw) => syn::Ident::new_raw(raw, local.span),
-            None => syn::Ident::new(&local.text, local.span),
-        };
-        let (role, elem) = match &p.ty {
-            Ty::Slice { elem, mutable } => (Role::Slice { mutable: *mutable }, (**elem).clone()),
-            Ty::View {
-                elem,
-                ndim,
-                mutable,
-            } => (
-                Role::View {
-                    ndim: *ndim,
-                    mutable: *mutable,
-                },
-                (**elem).clone(),
-            ),
-            Ty::Raw(elem) => (Role::Raw, (**elem).clone()),
-            Ty::Ref { inner, mutable: false } if matches!(**inner, Ty::TensorMap(_)) => match &**inner {
-                Ty::TensorMap(elem) => (Role::TensorMap, (**elem).clone()),
-                _ => unreachable!(),
-            },
-            Ty::Ref {
-                inner,
-                mutable: true,
-            } => (Role::InOut, (**inner).clone()),
-            t @ (Ty::Scalar(_) | Ty::Param(_)) => (Role::Scalar, t.clone()),
-            t @ Ty::Struct(_) => (Role::Struct, t.clone()),
-            // Under a macro a length or dimension count named by a `const` of the file cannot be
-            // read (the file's consts are not in scope): the type is unknown, silently.
-            Ty::Error => {
-                diags.error(p.span, "this parameter's type names a `const` of the file, which the macro cannot read; write the number as an integer literal (`View<T, 2>`)");
-                continue;
-            }
-            _ => {
-                diags.error(
-                    p.span,
-                    "cuprum: no host type for this parameter; report this as a cuprum bug",
-                );
-                continue;
-            }
-        };
-        params.push(SigParam {
-            name,
-            role,
-            elem: Typed { ty: elem, written },
-        });
-    }
-    diags.finish()?;
-    let outputs = match (&item.kind, &item.ret) {
-        (ir::ItemKind::Elementwise, Ty::Unit) => Vec::new(),
-        (ir::ItemKind::Elementwise, Ty::Tuple(ts)) => ts
-            .iter()
-            .cloned()
-            .zip(ret_written.split(ts))
-            .map(|(ty, written)| Typed { ty, written })
-            .collect(),
-        (ir::ItemKind::Elementwise, t) => vec![Typed {
-            ty: t.clone(),
-            written: ret_written,
-        }],
-        _ => Vec::new(),
-    };
-    Ok(Signature { params, outputs })
 }
 
 pub(crate) fn attr_name(kind: AttrKind) -> &'static str {

@@ -3,7 +3,7 @@
 //! compiles and runs is checked by the root crate's tests (`testsuite/tests/gpu_elementwise_macro.rs`).
 
 use cuprum_compiler::expand::{expand_item, Context};
-use cuprum_compiler::front::AttrKind;
+use cuprum_compiler::AttrKind;
 use proc_macro2::TokenStream;
 
 fn expand(attr: &str, item: &str) -> String {

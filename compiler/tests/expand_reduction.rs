@@ -3,7 +3,7 @@
 //! and accumulator types the type checker found.
 
 use cuprum_compiler::expand::{Context, expand_item};
-use cuprum_compiler::front::AttrKind;
+use cuprum_compiler::AttrKind;
 use proc_macro2::TokenStream;
 
 fn expand(attr: &str, item: &str) -> String {

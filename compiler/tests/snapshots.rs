@@ -53,7 +53,7 @@ fn kernels_translate_to_committed_cuda() {
         match cuprum_compiler::compile_source_with_lines(&source, &rel) {
             Ok(c) => {
                 let plain = cuprum_compiler::compile_source(&source).unwrap().unit.source;
-                if cuprum_compiler::abi::unit::without_line_directives(&c.unit.source) != plain {
+                if cuprum_abi::unit::without_line_directives(&c.unit.source) != plain {
                     failures.push(format!("{rel}: the unit without its #line directives is not the unit written without them"));
                 }
                 check(&dir("out").join(format!("{name}.cu")), &c.unit.source, &mut failures)

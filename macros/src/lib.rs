@@ -6,7 +6,7 @@
 
 use proc_macro::TokenStream;
 
-use cuprum_compiler::front::AttrKind;
+use cuprum_compiler::AttrKind;
 
 fn context() -> cuprum_compiler::expand::Context {
     cuprum_compiler::expand::Context {

@@ -22,7 +22,7 @@ use std::fmt::Debug;
 
 use cuprum::prelude::*;
 use cuprum_compiler::diag::Diagnostics;
-use cuprum_compiler::dtype::DType;
+use cuprum::runtime::abi::dtype::DType;
 use cuprum_compiler::ir::{BinOp, Block, Callee, Expr, ExprKind, Lit, MatchPat, Pat, Stmt, Ty, UnOp};
 use cuprum_compiler::lang::{Intrinsic, SpecialFn};
 use cuprum_compiler::typeck::Types;

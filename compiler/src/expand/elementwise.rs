@@ -28,141 +28,221 @@
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
+use super::opening::Opening;
 use super::rust_types;
 use super::unit::UnitInfo;
 
-use crate::pipeline::{Checked, Role};
+use crate::checked::Checked;
+use crate::signature::Role;
 
 /// `mod NAME { statics; SIGNATURE; kernel(); call..; }`.
 pub(super) fn call_module(f: &syn::ItemFn, checked: &Checked, unit: &UnitInfo) -> TokenStream {
-    let name = &f.sig.ident;
-    let name_str = name.to_string();
-    let vis = &f.vis;
-    let private = checked.attr.private_path();
-    let statics = super::kernel_statics(
-        &name_str,
+    let open = Opening::new(
+        f,
+        checked,
         unit,
         quote!(__cuprum::launch::signature::Signature::Elementwise(SIGNATURE)),
         Some(quote!(__cuprum::launch::host::HostEntry::Elementwise(__cuprum_host_entry))),
     );
+    let mut call = CallParams::of(checked);
+    let outs = Outputs::of(checked, &mut call);
+    let options = format_ident!("{}", fresh("options".into(), &call.taken));
+    let host = host_entry(f, checked, &open.generics);
+    let fns = call_fns(&open, &call, &outs, &options);
+    let Opening { name, name_str, vis, private, statics, .. } = &open;
+    let nsig = call.sig.len();
+    let sig = &call.sig;
+    let doc_mod = format!("Calls the `#[elementwise]` kernel [`{name_str}`](fn@super::{name_str}) on the GPU (see `call`).");
+    quote! {
+        #[doc = #doc_mod]
+        #[allow(non_snake_case, unused_imports, unused_mut, clippy::too_many_arguments, clippy::needless_lifetimes)]
+        #vis mod #name {
+            use super::*;
+            use #private as __cuprum;
 
-    // Generic parameters keep their bounds and are also `Scalar` (their dtype picks the instance).
-    let mut generics = f.sig.generics.clone();
-    let mut dtypes = Vec::new();
-    for gp in generics.params.iter_mut() {
-        if let syn::GenericParam::Type(tp) = gp {
-            tp.bounds.push(syn::parse_quote!(__cuprum::Scalar));
-            let t = &tp.ident;
-            dtypes.push(quote!(<#t as __cuprum::Scalar>::DTYPE));
+            #statics
+
+            /// The entry point's parameters: the kernel's, then its returned outputs.
+            pub const SIGNATURE: &[__cuprum::launch::signature::Param; #nsig] = &[#(#sig),*];
+
+            /// The kernel's per-device table of loaded instances (for `elementwise::launch`).
+            pub fn kernel() -> &'static __cuprum::registry::Kernel {
+                &__CUPRUM_KERNEL
+            }
+
+            #fns
+
+            #host
         }
     }
-    let item_generics = &checked.item.generics;
+}
 
-    let mut taken: Vec<String> = Vec::new();
-    let mut params = Vec::new(); // call parameters (`x: impl Into<Input<'a, T>>`)
-    let mut forward = Vec::new(); // the same names, passed on
-    let mut converts = Vec::new(); // `let x = x.into();`
-    let mut args = Vec::new(); // `x.arg()` / `Arg::raw(y)` / `Arg::output(acc)`
-    let mut shape_args = Vec::new(); // the same, for the shape (shared borrows)
-    let mut sig = Vec::new();
-    let mut has_input = false;
-    for p in &checked.sig.params {
-        let ident = &p.name;
-        let ident_str = ident.to_string();
-        taken.push(ident_str.clone());
-        let elem = rust_types::named(&p.elem, item_generics);
-        let pty = rust_types::param_type(&p.elem, item_generics);
-        match p.role {
-            Role::Struct => {
-                // Struct elements come from arrays only (a host struct value is not broadcast).
-                has_input = true;
-                params.push(quote!(#ident: &'a __cuprum::Array<#elem>));
-                args.push(quote!(__cuprum::elementwise::Arg::input(#ident)));
-                shape_args.push(quote!(__cuprum::elementwise::Arg::input(#ident)));
-                sig.push(quote!(__cuprum::launch::signature::Param::new(#ident_str, __cuprum::launch::signature::Role::In, #pty)));
+/// `base`, with `_` appended until no name of `taken` is it.
+fn fresh(base: String, taken: &[String]) -> String {
+    let mut n = base;
+    while taken.contains(&n) {
+        n.push('_');
+    }
+    n
+}
+
+/// The call functions' parameters, from the kernel's, and what each becomes.
+struct CallParams {
+    /// The names in use (parameters, then outputs).
+    taken: Vec<String>,
+    /// `x: impl Into<Input<'a, T>>`, ...
+    params: Vec<TokenStream>,
+    /// The same names, passed on.
+    forward: Vec<TokenStream>,
+    /// `let x = x.into();`
+    converts: Vec<TokenStream>,
+    /// `x.arg()` / `Arg::raw(y)` / `Arg::output(acc)`, then the returned outputs'.
+    args: Vec<TokenStream>,
+    /// The same, for the shape (shared borrows).
+    shape_args: Vec<TokenStream>,
+    /// The entry point's `launch::signature::Param`s, then the returned outputs'.
+    sig: Vec<TokenStream>,
+    /// Whether a parameter is an input (the call functions then take a lifetime `'a`).
+    has_input: bool,
+}
+
+impl CallParams {
+    fn of(checked: &Checked) -> Self {
+        let item_generics = &checked.item.generics;
+        let mut c = CallParams {
+            taken: Vec::new(),
+            params: Vec::new(),
+            forward: Vec::new(),
+            converts: Vec::new(),
+            args: Vec::new(),
+            shape_args: Vec::new(),
+            sig: Vec::new(),
+            has_input: false,
+        };
+        for p in &checked.sig.params {
+            let ident = &p.name;
+            let ident_str = ident.to_string();
+            c.taken.push(ident_str.clone());
+            let elem = rust_types::named(&p.elem, item_generics);
+            let pty = rust_types::param_type(&p.elem, item_generics);
+            match p.role {
+                Role::Struct => {
+                    // Struct elements come from arrays only (a host struct value is not broadcast).
+                    c.has_input = true;
+                    c.params.push(quote!(#ident: &'a __cuprum::Array<#elem>));
+                    c.args.push(quote!(__cuprum::elementwise::Arg::input(#ident)));
+                    c.shape_args.push(quote!(__cuprum::elementwise::Arg::input(#ident)));
+                    c.sig.push(quote!(__cuprum::launch::signature::Param::new(#ident_str, __cuprum::launch::signature::Role::In, #pty)));
+                }
+                Role::Scalar => {
+                    c.has_input = true;
+                    c.params.push(quote!(#ident: impl ::core::convert::Into<__cuprum::elementwise::Input<'a, #elem>>));
+                    c.converts.push(quote!(let #ident: __cuprum::elementwise::Input<'a, #elem> = #ident.into();));
+                    c.args.push(quote!(#ident.arg()));
+                    c.shape_args.push(quote!(#ident.arg()));
+                    c.sig.push(quote!(__cuprum::launch::signature::Param::new(#ident_str, __cuprum::launch::signature::Role::In, #pty)));
+                }
+                Role::Raw => {
+                    c.params.push(quote!(#ident: &__cuprum::Array<#elem>));
+                    c.args.push(quote!(__cuprum::elementwise::Arg::raw(#ident)));
+                    c.shape_args.push(quote!(__cuprum::elementwise::Arg::raw(#ident)));
+                    c.sig.push(quote!(__cuprum::launch::signature::Param::new(#ident_str, __cuprum::launch::signature::Role::Raw, #pty)));
+                }
+                Role::InOut => {
+                    c.params.push(quote!(#ident: &mut __cuprum::Array<#elem>));
+                    c.args.push(quote!(__cuprum::elementwise::Arg::output(#ident)));
+                    c.shape_args.push(quote!(__cuprum::elementwise::Arg::Out(__cuprum::elementwise::ArrayArg::of(&*#ident))));
+                    c.sig.push(quote!(__cuprum::launch::signature::Param::new(#ident_str, __cuprum::launch::signature::Role::InOut, #pty)));
+                }
+                Role::Slice { .. } | Role::View { .. } | Role::TensorMap => unreachable!("`valid` rejects slices, views and tensor maps in elementwise kernels"),
             }
-            Role::Scalar => {
-                has_input = true;
-                params.push(quote!(#ident: impl ::core::convert::Into<__cuprum::elementwise::Input<'a, #elem>>));
-                converts.push(quote!(let #ident: __cuprum::elementwise::Input<'a, #elem> = #ident.into();));
-                args.push(quote!(#ident.arg()));
-                shape_args.push(quote!(#ident.arg()));
-                sig.push(quote!(__cuprum::launch::signature::Param::new(#ident_str, __cuprum::launch::signature::Role::In, #pty)));
-            }
-            Role::Raw => {
-                params.push(quote!(#ident: &__cuprum::Array<#elem>));
-                args.push(quote!(__cuprum::elementwise::Arg::raw(#ident)));
-                shape_args.push(quote!(__cuprum::elementwise::Arg::raw(#ident)));
-                sig.push(quote!(__cuprum::launch::signature::Param::new(#ident_str, __cuprum::launch::signature::Role::Raw, #pty)));
-            }
-            Role::InOut => {
-                params.push(quote!(#ident: &mut __cuprum::Array<#elem>));
-                args.push(quote!(__cuprum::elementwise::Arg::output(#ident)));
-                shape_args.push(quote!(__cuprum::elementwise::Arg::Out(__cuprum::elementwise::ArrayArg::of(&*#ident))));
-                sig.push(quote!(__cuprum::launch::signature::Param::new(#ident_str, __cuprum::launch::signature::Role::InOut, #pty)));
-            }
-            Role::Slice { .. } | Role::View { .. } | Role::TensorMap => unreachable!("`valid` rejects slices, views and tensor maps in elementwise kernels"),
+            c.forward.push(quote!(#ident));
         }
-        forward.push(quote!(#ident));
+        c
+    }
+}
+
+/// The returned outputs: their types, names, `call_into`'s parameters and `call_with`'s
+/// allocations.
+struct Outputs {
+    /// Each output's element type.
+    types: Vec<TokenStream>,
+    /// `out` (one output) or `out0`, `out1`, ... (made fresh).
+    idents: Vec<syn::Ident>,
+    /// `out: &mut Array<T>`, ...
+    params: Vec<TokenStream>,
+    /// `let mut out = Array::<T>::empty_on(..)?;`, ...
+    allocs: Vec<TokenStream>,
+}
+
+impl Outputs {
+    /// The outputs of `checked`, whose names, launch arguments and signature entries are added
+    /// to `call`'s.
+    fn of(checked: &Checked, call: &mut CallParams) -> Self {
+        let item_generics = &checked.item.generics;
+        let types: Vec<TokenStream> = checked.sig.outputs.iter().map(|t| rust_types::named(t, item_generics)).collect();
+        let mut o = Outputs { types: Vec::new(), idents: Vec::new(), params: Vec::new(), allocs: Vec::new() };
+        for (k, (t, typed)) in types.iter().zip(&checked.sig.outputs).enumerate() {
+            let base = if types.len() == 1 { "out".to_string() } else { format!("out{k}") };
+            let n = fresh(base, &call.taken);
+            call.taken.push(n.clone());
+            let id = format_ident!("{}", n);
+            let pty = rust_types::param_type(typed, item_generics);
+            call.sig.push(quote!(__cuprum::launch::signature::Param::new(#n, __cuprum::launch::signature::Role::Out, #pty)));
+            o.params.push(quote!(#id: &mut __cuprum::Array<#t>));
+            call.args.push(quote!(__cuprum::elementwise::Arg::output(#id)));
+            o.allocs.push(quote!(let mut #id = __cuprum::Array::<#t>::empty_on(&__cuprum_shape, &__cuprum_stream)?;));
+            o.idents.push(id);
+        }
+        o.types = types;
+        o
     }
 
-    // Returned outputs.
-    let outs: Vec<TokenStream> = checked.sig.outputs.iter().map(|t| rust_types::named(t, item_generics)).collect();
-    let fresh = |base: String, taken: &[String]| {
-        let mut n = base;
-        while taken.contains(&n) {
-            n.push('_');
+    /// The call's return type: `()`, an array, or a tuple of arrays.
+    fn ret_ty(&self) -> TokenStream {
+        let outs = &self.types;
+        match outs.len() {
+            0 => quote!(()),
+            1 => {
+                let t = &outs[0];
+                quote!(__cuprum::Array<#t>)
+            }
+            _ => quote!((#(__cuprum::Array<#outs>),*)),
         }
-        n
-    };
-    let mut out_idents = Vec::new();
-    let mut out_params = Vec::new();
-    let mut out_allocs = Vec::new();
-    for (k, (t, typed)) in outs.iter().zip(&checked.sig.outputs).enumerate() {
-        let base = if outs.len() == 1 { "out".to_string() } else { format!("out{k}") };
-        let n = fresh(base, &taken);
-        taken.push(n.clone());
-        let id = format_ident!("{}", n);
-        let pty = rust_types::param_type(typed, item_generics);
-        sig.push(quote!(__cuprum::launch::signature::Param::new(#n, __cuprum::launch::signature::Role::Out, #pty)));
-        out_params.push(quote!(#id: &mut __cuprum::Array<#t>));
-        args.push(quote!(__cuprum::elementwise::Arg::output(#id)));
-        out_allocs.push(quote!(let mut #id = __cuprum::Array::<#t>::empty_on(&__cuprum_shape, &__cuprum_stream)?;));
-        out_idents.push(id);
     }
-    let options = format_ident!("{}", fresh("options".into(), &taken));
-    let nsig = sig.len();
 
-    let mut call_generics = generics.clone();
-    if has_input {
+    /// The value the call returns, of `ret_ty`.
+    fn ret_val(&self) -> TokenStream {
+        let out_idents = &self.idents;
+        match out_idents.len() {
+            0 => quote!(()),
+            1 => {
+                let id = &out_idents[0];
+                quote!(#id)
+            }
+            _ => quote!((#(#out_idents),*)),
+        }
+    }
+}
+
+/// `call`, `call_with` and, for kernels that return something, `call_into` and `call_into_with`.
+fn call_fns(open: &Opening<'_>, call: &CallParams, outs: &Outputs, options: &syn::Ident) -> TokenStream {
+    let name_str = &open.name_str;
+    let dtypes = &open.dtypes;
+    let mut call_generics = open.generics.clone();
+    if call.has_input {
         call_generics.params.insert(0, syn::parse_quote!('a));
     }
     let (impl_generics, _, where_clause) = call_generics.split_for_impl();
-
-    let ret_ty = match outs.len() {
-        0 => quote!(()),
-        1 => {
-            let t = &outs[0];
-            quote!(__cuprum::Array<#t>)
-        }
-        _ => quote!((#(__cuprum::Array<#outs>),*)),
-    };
-    let ret_val = match out_idents.len() {
-        0 => quote!(()),
-        1 => {
-            let id = &out_idents[0];
-            quote!(#id)
-        }
-        _ => quote!((#(#out_idents),*)),
-    };
+    let (params, forward, converts, args, shape_args) = (&call.params, &call.forward, &call.converts, &call.args, &call.shape_args);
+    let (out_params, out_idents, out_allocs) = (&outs.params, &outs.idents, &outs.allocs);
+    let ret_ty = outs.ret_ty();
+    let ret_val = outs.ret_val();
     let launch = quote! {
         let __cuprum_args = [#(#args),*];
         __cuprum::elementwise::launch(&__CUPRUM_KERNEL, &[#(#dtypes),*], &__cuprum_args, #options)
     };
 
-    let host = host_entry(f, checked, &generics);
-
-    let doc_mod = format!("Calls the `#[elementwise]` kernel [`{name_str}`](fn@super::{name_str}) on the GPU (see `call`).");
     let doc_call = format!(
         "Runs `{name_str}` over the broadcast shape of its array arguments and returns the \
          outputs, allocated on the current stream of the arrays' device.\n\n\
@@ -184,7 +264,7 @@ pub(super) fn call_module(f: &syn::ItemFn, checked: &Checked, unit: &UnitInfo) -
     );
     let doc_into_with = "[`call_into`] with launch options (see [`call_with`]).".to_string();
 
-    let into_fns = (!outs.is_empty()).then(|| {
+    let into_fns = (!outs.types.is_empty()).then(|| {
         quote! {
             #[doc = #doc_into]
             #[inline]
@@ -203,7 +283,7 @@ pub(super) fn call_module(f: &syn::ItemFn, checked: &Checked, unit: &UnitInfo) -
             }
         }
     });
-    let call_with_body = if outs.is_empty() {
+    let call_with_body = if outs.types.is_empty() {
         quote! {
             #(#converts)*
             #launch
@@ -227,40 +307,21 @@ pub(super) fn call_module(f: &syn::ItemFn, checked: &Checked, unit: &UnitInfo) -
         }
     };
     quote! {
-        #[doc = #doc_mod]
-        #[allow(non_snake_case, unused_imports, unused_mut, clippy::too_many_arguments, clippy::needless_lifetimes)]
-        #vis mod #name {
-            use super::*;
-            use #private as __cuprum;
-
-            #statics
-
-            /// The entry point's parameters: the kernel's, then its returned outputs.
-            pub const SIGNATURE: &[__cuprum::launch::signature::Param; #nsig] = &[#(#sig),*];
-
-            /// The kernel's per-device table of loaded instances (for `elementwise::launch`).
-            pub fn kernel() -> &'static __cuprum::registry::Kernel {
-                &__CUPRUM_KERNEL
-            }
-
-            #[doc = #doc_call]
-            #[inline]
-            pub fn call #impl_generics (#(#params),*) -> __cuprum::Result<#ret_ty> #where_clause {
-                call_with(&__cuprum::elementwise::Options::default(), #(#forward),*)
-            }
-
-            #[doc = #doc_call_with]
-            pub fn call_with #impl_generics (
-                #options: &__cuprum::elementwise::Options<'_>,
-                #(#params),*
-            ) -> __cuprum::Result<#ret_ty> #where_clause {
-                #call_with_body
-            }
-
-            #into_fns
-
-            #host
+        #[doc = #doc_call]
+        #[inline]
+        pub fn call #impl_generics (#(#params),*) -> __cuprum::Result<#ret_ty> #where_clause {
+            call_with(&__cuprum::elementwise::Options::default(), #(#forward),*)
         }
+
+        #[doc = #doc_call_with]
+        pub fn call_with #impl_generics (
+            #options: &__cuprum::elementwise::Options<'_>,
+            #(#params),*
+        ) -> __cuprum::Result<#ret_ty> #where_clause {
+            #call_with_body
+        }
+
+        #into_fns
     }
 }
 

@@ -9,7 +9,7 @@
 //!
 //! `call` takes the function's parameters and returns `Result<Array<U>>`:
 //!
-//! | plan | `call` |
+//! | passes | `call` |
 //! | --- | --- |
 //! | elementwise | the kernel's `call` (broadcasting, scalars by value) |
 //! | one reduction | the reduction's `call`, configured with the axes and `keepdims` written, `run` |
@@ -19,8 +19,8 @@ use proc_macro2::TokenStream;
 use quote::{format_ident, quote, ToTokens};
 
 use super::Context;
-use crate::front::AttrKind;
-use crate::fuse::{Fused, Plan, ROW_BLOCK, ROW_COLS, ROW_OUT, ROW_REGS};
+use crate::attr_kind::AttrKind;
+use crate::fuse::{Fused, Passes, ROW_BLOCK, ROW_COLS, ROW_OUT, ROW_REGS};
 
 /// The expansion of `#[fuse(attr)] item`.
 pub fn expand_fuse(attr: TokenStream, item: TokenStream, cx: &Context) -> TokenStream {
@@ -51,10 +51,10 @@ pub fn expand_fuse(attr: TokenStream, item: TokenStream, cx: &Context) -> TokenS
     let entry = call_fn(&f, &fused, &hidden);
     let doc = format!(
         "The fused form of [`{name}`](fn@super::{name}): `call` runs it as one kernel ({}).",
-        match fused.plan {
-            Plan::Elementwise => "elementwise",
-            Plan::Reduce { .. } => "a reduction",
-            Plan::Rows { .. } => "one block per row",
+        match fused.passes {
+            Passes::Elementwise => "elementwise",
+            Passes::Reduce { .. } => "a reduction",
+            Passes::Rows { .. } => "one block per row",
         }
     );
     out.extend(quote! {
@@ -92,15 +92,15 @@ fn call_fn(f: &syn::ItemFn, fused: &Fused, hidden: &syn::Ident) -> TokenStream {
     let out = &fused.out;
     let idents: Vec<&syn::Ident> = fused.params.iter().map(|p| &p.name).collect();
     let kernel = quote!(super::#hidden::#name);
-    let body = match &fused.plan {
-        Plan::Elementwise => quote!(#kernel::call(#(#idents),*)),
-        Plan::Reduce { axis, axes, keepdims } => {
+    let body = match &fused.passes {
+        Passes::Elementwise => quote!(#kernel::call(#(#idents),*)),
+        Passes::Reduce { axis, axes, keepdims } => {
             let axis = axis.as_ref().map(|e| quote!(.axis(#e)));
             let axes = axes.as_ref().map(|e| quote!(.axes(#e)));
             let keepdims = keepdims.as_ref().map(|e| quote!(.keepdims(#e)));
             quote!(#kernel::call(#(#idents),*) #axis #axes #keepdims .run())
         }
-        Plan::Rows { axes, cached } => {
+        Passes::Rows { axes, cached } => {
             let cached_ty = &fused.params[*cached].elem;
             let arrays: Vec<&syn::Ident> = fused.params.iter().filter(|p| p.array).map(|p| &p.name).collect();
             let names: Vec<String> = arrays.iter().map(|a| a.to_string()).collect();

@@ -12,8 +12,8 @@ use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 use syn::visit_mut::{self, VisitMut};
 
-use crate::dtype::DType;
-use crate::pipeline::Checked;
+use cuprum_abi::dtype::DType;
+use crate::checked::Checked;
 use syn::{BinOp, Expr, UnOp, parse_quote};
 
 /// `f` as `name`: private, its attributes dropped but for `allow`, its operators rewritten.

@@ -7,7 +7,7 @@
 //!
 //! - the kernel's translation unit ([`unit::UnitInfo`]): the CUDA C of the kernel's whole file, as
 //!   `cuprum emit` and the build crate produce it, and the fat binary the build crate compiled from
-//!   exactly that source when there is one (found under `OUT_DIR` by [`crate::mangle::unit_id`]);
+//!   exactly that source when there is one (found under `OUT_DIR` by [`cuprum_abi::mangle::unit_id`]);
 //! - a `registry::Kernel` static, the per-device table of loaded instances;
 //! - an `inventory` entry, so the program can list its kernels;
 //! - the typed entry points of the kernel's kind (`rawkernel::launch_module`,
@@ -21,6 +21,7 @@ mod fuse;
 mod host_body;
 mod host_kernel;
 mod host_regions;
+mod opening;
 mod rawkernel;
 mod reduction;
 mod rust_types;
@@ -34,7 +35,7 @@ use std::path::PathBuf;
 use proc_macro2::TokenStream;
 use quote::{quote, ToTokens};
 
-use crate::front::AttrKind;
+use crate::attr_kind::AttrKind;
 
 pub use fuse::expand_fuse;
 

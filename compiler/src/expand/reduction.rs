@@ -16,11 +16,13 @@
 use proc_macro2::{TokenStream, TokenTree};
 use quote::{format_ident, quote};
 
+use super::opening::Opening;
 use super::rust_types;
 use super::unit::UnitInfo;
 use crate::ir::{ItemKind, LocalId, ReductionParts, Ty};
 use crate::typeck::IdentityLiteral;
-use crate::pipeline::{Checked, Role};
+use crate::checked::{Checked, ReductionTypes};
+use crate::signature::Role;
 
 /// Whether `ident` occurs anywhere in `tokens`.
 fn mentions(tokens: &TokenStream, ident: &syn::Ident) -> bool {
@@ -33,163 +35,37 @@ fn mentions(tokens: &TokenStream, ident: &syn::Ident) -> bool {
 
 /// `mod NAME { statics; host parts; pub fn call(..) -> ReductionCall }`.
 pub(super) fn reduction_module(f: &syn::ItemFn, checked: &Checked, unit: &UnitInfo) -> TokenStream {
-    let name = &f.sig.ident;
-    let name_str = name.to_string();
-    let vis = &f.vis;
-    let private = checked.attr.private_path();
-    let statics = super::kernel_statics(
-        &name_str,
+    let open = Opening::new(
+        f,
+        checked,
         unit,
         quote!(__cuprum::launch::signature::Signature::Reduction(
             &__CUPRUM_SIGNATURE
         )),
         Some(quote!(__cuprum::launch::host::HostEntry::Reduction(__cuprum_host_entry))),
     );
-
-    // Generic parameters keep their bounds and are also `Scalar` (their dtype picks the instance).
-    let mut generics = f.sig.generics.clone();
-    let mut dtypes = Vec::new();
-    for gp in generics.params.iter_mut() {
-        if let syn::GenericParam::Type(tp) = gp {
-            tp.bounds.push(syn::parse_quote!(__cuprum::Scalar));
-            let t = &tp.ident;
-            dtypes.push(quote!(<#t as __cuprum::Scalar>::DTYPE));
-        }
-    }
+    let Opening { name, name_str, vis, private, statics, generics, dtypes } = &open;
     let item = &checked.item;
     let (ItemKind::Reduction(parts), Some(types)) = (&item.kind, checked.reduction_types()) else {
         return quote!(::core::compile_error!("cuprum: a reduction without its parts; report this as a cuprum bug"););
     };
-    // The output is a scalar or a generic parameter, the accumulator one of those or a
-    // `#[device]` struct (a part typed `Ty::Error` calls a function this check cannot see).
-    let element = |t: &Ty, structs: bool| {
-        (matches!(t, Ty::Scalar(_) | Ty::Param(_)) || (structs && matches!(t, Ty::Struct(_))))
-            .then(|| rust_types::checked(t, &item.generics))
-            .flatten()
-    };
-    let (Some(acc), Some(out)) = (element(&types.acc, true), element(&types.out, false)) else {
-        let msg = format!(
-            "cuprum: could not determine the accumulator and output types of reduction `{name_str}`: \
-             a macro sees one item, not the `#[device]` functions beside it, so give a part that \
-             calls one its type with `as` (`post = |a| f(a) as f64`) or an `acc = T` argument"
-        );
-        return quote!(::core::compile_error!(#msg););
+    let (acc, out) = match acc_and_out(checked, &types, name_str) {
+        Ok(t) => t,
+        Err(e) => return e,
     };
     let where_clause = &generics.where_clause;
     let (acc_pty, out_pty) = (
         rust_types::param_type_of(&types.acc, &acc),
         rust_types::param_type_of(&types.out, &out),
     );
-
-    // `call`'s parameters: every kernel parameter as an array.
-    let mut params = Vec::new();
-    let mut args = Vec::new();
-    let mut sig = Vec::new();
-    for p in &checked.sig.params {
-        let ident = &p.name;
-        let ident_str = ident.to_string();
-        let elem = rust_types::named(&p.elem, &item.generics);
-        let pty = rust_types::param_type(&p.elem, &item.generics);
-        params.push(quote!(#ident: &'__a __cuprum::Array<#elem>));
-        let (arg, role) = match p.role {
-            Role::Raw => (
-                quote!(__cuprum::launch::operand::Arg::raw(#ident)),
-                quote!(Raw),
-            ),
-            _ => (
-                quote!(__cuprum::launch::operand::Arg::input(#ident)),
-                quote!(In),
-            ),
-        };
-        args.push(arg);
-        sig.push(quote!(__cuprum::launch::signature::Param::new(#ident_str, __cuprum::launch::signature::Role::#role, #pty)));
-    }
+    let (params, args, sig) = call_params(checked);
     let gparams = generics.params.iter();
     let call_generics = quote!(<'__a, #(#gparams),*>);
-
-    // The host parts, each generic over the parameters it mentions: the attribute's Rust, with
-    // the closures' parameters (locals of the checked item) as the functions' parameters.
-    let attr = &checked.attr;
-    let local = |l: &LocalId| {
-        let name = &item.locals[l.0 as usize].name;
-        syn::Ident::new(&name.text, name.span)
-    };
-    let closure_body = |e: &Option<syn::Expr>| match e {
-        Some(syn::Expr::Closure(c)) => Some(c.body.clone()),
-        _ => None,
-    };
-    let host_fn =
-        |fn_name: &str, inputs: TokenStream, ret: &TokenStream, body: TokenStream, doc: String| {
-            let fn_name = format_ident!("{}", fn_name);
-            let all = quote!(#inputs #ret #body);
-            let used: Vec<&syn::GenericParam> = f
-                .sig
-                .generics
-                .params
-                .iter()
-                .filter(|gp| match gp {
-                    syn::GenericParam::Type(tp) => mentions(&all, &tp.ident),
-                    _ => false,
-                })
-                .collect();
-            let g = if used.is_empty() {
-                quote!()
-            } else {
-                quote!(<#(#used),*>)
-            };
-            quote! {
-                #[doc = #doc]
-                #[inline]
-                pub fn #fn_name #g (#inputs) -> #ret #where_clause { #body }
-            }
-        };
-    let has_identity = attr.identity.is_some();
+    let host_parts = host_parts(f, checked, parts, &types, &acc, &out, where_clause);
+    let has_identity = checked.attr.identity.is_some();
     let positional = checked.uses_index();
-    let host_identity = |e: &syn::Expr| literal_identity(parts, &types.acc, &acc).unwrap_or_else(|| quote!(#e));
-    let identity_fn = attr.identity.as_ref().map(|e| {
-        host_fn(
-            "identity_host",
-            quote!(),
-            &acc,
-            host_identity(e),
-            format!("The identity of `{name_str}` on the host (the attribute's `identity`)."),
-        )
-    });
-    let reduce_fn = closure_body(&attr.reduce).and_then(|body| {
-        let (a, b) = (
-            local(parts.reduce.params.first()?),
-            local(parts.reduce.params.get(1)?),
-        );
-        Some(host_fn(
-            "reduce_host",
-            quote!(#a: #acc, #b: #acc),
-            &acc,
-            quote!(#body),
-            format!("The reduce function of `{name_str}` on the host (the attribute's `reduce`)."),
-        ))
-    });
-    let post_fn = match (&parts.post, closure_body(&attr.post)) {
-        (Some(c), Some(body)) => c.params.first().map(local).map(|a| {
-            host_fn(
-                "post_host",
-                quote!(#a: #acc),
-                &out,
-                quote!(#body),
-                format!("The post-map of `{name_str}` on the host (the attribute's `post`)."),
-            )
-        }),
-        _ => Some(host_fn(
-            "post_host",
-            quote!(a: #acc),
-            &out,
-            quote!(a),
-            format!(
-                "The post-map of `{name_str}` on the host: `{name_str}` has no `post`, so the accumulator itself."
-            ),
-        )),
-    };
 
-    let host = host_entry(f, checked, &generics, &acc, &out, parts, &types);
+    let host = host_entry(f, checked, generics, &acc, &out, parts, &types);
 
     let doc_mod = format!(
         "Runs the `#[reduction]` [`{name_str}`](fn@super::{name_str}) on the GPU (`call`), and its \
@@ -232,9 +108,7 @@ pub(super) fn reduction_module(f: &syn::ItemFn, checked: &Checked, unit: &UnitIn
                 &__CUPRUM_KERNEL
             }
 
-            #identity_fn
-            #reduce_fn
-            #post_fn
+            #host_parts
 
             #[doc = #doc_call]
             #[inline]
@@ -244,6 +118,155 @@ pub(super) fn reduction_module(f: &syn::ItemFn, checked: &Checked, unit: &UnitIn
 
             #host
         }
+    }
+}
+
+/// The accumulator's and the output's Rust types, or the `compile_error!` that says they could
+/// not be determined.
+fn acc_and_out(checked: &Checked, types: &ReductionTypes, name_str: &str) -> Result<(TokenStream, TokenStream), TokenStream> {
+    let item = &checked.item;
+    // The output is a scalar or a generic parameter, the accumulator one of those or a
+    // `#[device]` struct (a part typed `Ty::Error` calls a function this check cannot see).
+    let element = |t: &Ty, structs: bool| {
+        (matches!(t, Ty::Scalar(_) | Ty::Param(_)) || (structs && matches!(t, Ty::Struct(_))))
+            .then(|| rust_types::checked(t, &item.generics))
+            .flatten()
+    };
+    let (Some(acc), Some(out)) = (element(&types.acc, true), element(&types.out, false)) else {
+        let msg = format!(
+            "cuprum: could not determine the accumulator and output types of reduction `{name_str}`: \
+             a macro sees one item, not the `#[device]` functions beside it, so give a part that \
+             calls one its type with `as` (`post = |a| f(a) as f64`) or an `acc = T` argument"
+        );
+        return Err(quote!(::core::compile_error!(#msg);));
+    };
+    Ok((acc, out))
+}
+
+/// `call`'s parameters (every kernel parameter as an array), the launch's arguments and the
+/// signature's parameters.
+fn call_params(checked: &Checked) -> (Vec<TokenStream>, Vec<TokenStream>, Vec<TokenStream>) {
+    let item = &checked.item;
+    let mut params = Vec::new();
+    let mut args = Vec::new();
+    let mut sig = Vec::new();
+    for p in &checked.sig.params {
+        let ident = &p.name;
+        let ident_str = ident.to_string();
+        let elem = rust_types::named(&p.elem, &item.generics);
+        let pty = rust_types::param_type(&p.elem, &item.generics);
+        params.push(quote!(#ident: &'__a __cuprum::Array<#elem>));
+        let (arg, role) = match p.role {
+            Role::Raw => (
+                quote!(__cuprum::launch::operand::Arg::raw(#ident)),
+                quote!(Raw),
+            ),
+            _ => (
+                quote!(__cuprum::launch::operand::Arg::input(#ident)),
+                quote!(In),
+            ),
+        };
+        args.push(arg);
+        sig.push(quote!(__cuprum::launch::signature::Param::new(#ident_str, __cuprum::launch::signature::Role::#role, #pty)));
+    }
+    (params, args, sig)
+}
+
+/// The host parts (`identity_host`, `reduce_host`, `post_host`), each generic over the
+/// parameters it mentions: the attribute's Rust, with the closures' parameters (locals of the
+/// checked item) as the functions' parameters.
+fn host_parts(
+    f: &syn::ItemFn,
+    checked: &Checked,
+    parts: &ReductionParts,
+    types: &ReductionTypes,
+    acc: &TokenStream,
+    out: &TokenStream,
+    where_clause: &Option<syn::WhereClause>,
+) -> TokenStream {
+    let item = &checked.item;
+    let name_str = f.sig.ident.to_string();
+    let attr = &checked.attr;
+    let local = |l: &LocalId| {
+        let name = &item.locals[l.0 as usize].name;
+        syn::Ident::new(&name.text, name.span)
+    };
+    let closure_body = |e: &Option<syn::Expr>| match e {
+        Some(syn::Expr::Closure(c)) => Some(c.body.clone()),
+        _ => None,
+    };
+    let host_fn =
+        |fn_name: &str, inputs: TokenStream, ret: &TokenStream, body: TokenStream, doc: String| {
+            let fn_name = format_ident!("{}", fn_name);
+            let all = quote!(#inputs #ret #body);
+            let used: Vec<&syn::GenericParam> = f
+                .sig
+                .generics
+                .params
+                .iter()
+                .filter(|gp| match gp {
+                    syn::GenericParam::Type(tp) => mentions(&all, &tp.ident),
+                    _ => false,
+                })
+                .collect();
+            let g = if used.is_empty() {
+                quote!()
+            } else {
+                quote!(<#(#used),*>)
+            };
+            quote! {
+                #[doc = #doc]
+                #[inline]
+                pub fn #fn_name #g (#inputs) -> #ret #where_clause { #body }
+            }
+        };
+    let host_identity = |e: &syn::Expr| literal_identity(parts, &types.acc, acc).unwrap_or_else(|| quote!(#e));
+    let identity_fn = attr.identity.as_ref().map(|e| {
+        host_fn(
+            "identity_host",
+            quote!(),
+            acc,
+            host_identity(e),
+            format!("The identity of `{name_str}` on the host (the attribute's `identity`)."),
+        )
+    });
+    let reduce_fn = closure_body(&attr.reduce).and_then(|body| {
+        let (a, b) = (
+            local(parts.reduce.params.first()?),
+            local(parts.reduce.params.get(1)?),
+        );
+        Some(host_fn(
+            "reduce_host",
+            quote!(#a: #acc, #b: #acc),
+            acc,
+            quote!(#body),
+            format!("The reduce function of `{name_str}` on the host (the attribute's `reduce`)."),
+        ))
+    });
+    let post_fn = match (&parts.post, closure_body(&attr.post)) {
+        (Some(c), Some(body)) => c.params.first().map(local).map(|a| {
+            host_fn(
+                "post_host",
+                quote!(#a: #acc),
+                out,
+                quote!(#body),
+                format!("The post-map of `{name_str}` on the host (the attribute's `post`)."),
+            )
+        }),
+        _ => Some(host_fn(
+            "post_host",
+            quote!(a: #acc),
+            out,
+            quote!(a),
+            format!(
+                "The post-map of `{name_str}` on the host: `{name_str}` has no `post`, so the accumulator itself."
+            ),
+        )),
+    };
+    quote! {
+        #identity_fn
+        #reduce_fn
+        #post_fn
     }
 }
 
@@ -258,8 +281,8 @@ fn host_entry(
     generics: &syn::Generics,
     acc: &TokenStream,
     out: &TokenStream,
-    parts: &crate::ir::ReductionParts,
-    types: &crate::pipeline::ReductionTypes,
+    parts: &ReductionParts,
+    types: &ReductionTypes,
 ) -> TokenStream {
     let name = &f.sig.ident;
     let item = &checked.item;
@@ -284,12 +307,12 @@ fn host_entry(
         let primitive = |t: &Ty| matches!(t, Ty::Scalar(d) if d.is_int() || (d.is_float() && d.size() >= 4));
         match (&item.ret, &types.acc) {
             (r, a) if primitive(r) && primitive(a) => Some(quote!(#m as #acc)),
-            (Ty::Param(k), Ty::Scalar(crate::dtype::DType::F64))
-                if item.generics.get(*k as usize).is_some_and(|g| g.bound.implies(crate::ir::Bound::Real)) =>
+            (Ty::Param(k), Ty::Scalar(cuprum_abi::dtype::DType::F64))
+                if item.generics.get(*k as usize).is_some_and(|g| g.bound.implies(crate::lang::Bound::Real)) =>
             {
                 Some(quote!(__cuprum::Real::to_f64(#m)))
             }
-            (Ty::Scalar(crate::dtype::DType::F64), Ty::Param(_)) => Some(quote!(<#acc as __cuprum::Number>::from_f64(#m))),
+            (Ty::Scalar(cuprum_abi::dtype::DType::F64), Ty::Param(_)) => Some(quote!(<#acc as __cuprum::Number>::from_f64(#m))),
             _ => None,
         }
     };

@@ -9,10 +9,10 @@
 use proc_macro2::{Literal, Span, TokenStream};
 use quote::{quote, quote_spanned};
 
-use crate::dtype::DType;
+use cuprum_abi::dtype::DType;
 use crate::front::Leaf;
 use crate::ir::{Generic, Ty};
-use crate::pipeline::Typed;
+use crate::signature::Typed;
 
 /// Rust tokens for a type the host passes by value or as an array element (scalars, generic
 /// parameters, structs, and tuples and fixed-size arrays of them); `None` for any other type (a

@@ -11,7 +11,8 @@ use proc_macro2::TokenStream;
 use quote::{quote, ToTokens};
 
 use crate::diag::Diagnostics;
-use crate::front::{self, AttrKind, FileScope};
+use crate::attr_kind::AttrKind;
+use crate::front::{self, FileScope};
 use crate::layout;
 
 pub(super) fn expand(s: &syn::ItemStruct, attr: &TokenStream, cx: &super::Context) -> TokenStream {

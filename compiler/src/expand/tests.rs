@@ -4,8 +4,10 @@
 use proc_macro2::TokenStream;
 
 use super::{expand_item, Context};
-use crate::front::{AttrKind, FileScope};
-use crate::pipeline::{check_fn, Role};
+use crate::attr_kind::AttrKind;
+use crate::front::FileScope;
+use crate::pipeline::check_fn;
+use crate::signature::Role;
 
 fn expand(kind: AttrKind, attr: &str, item: &str) -> String {
     let attr: TokenStream = attr.parse().unwrap();

@@ -10,7 +10,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
-use crate::mangle;
+use cuprum_abi::mangle;
 
 /// What the generated statics embed.
 #[derive(Debug, Clone)]
@@ -31,10 +31,10 @@ pub struct UnitInfo {
     /// Every kernel symbol defined by `source`.
     pub precompiled: Vec<String>,
     /// Each kernel's piece of the fat binary (`cuprum_abi::parts`).
-    pub parts: Vec<crate::abi::parts::Part>,
+    pub parts: Vec<cuprum_abi::parts::Part>,
     /// Every kernel of the unit with its kind and precompiled symbols (for the audit record,
     /// `cuprum_abi::record`).
-    pub kernels: Vec<crate::abi::record::KernelRecord>,
+    pub kernels: Vec<cuprum_abi::record::KernelRecord>,
     /// The kernels of the unit that call `grid_sync()`, directly or through device functions
     /// (`KernelInfo::cooperative`): their launches are cooperative.
     pub cooperative: Vec<String>,
@@ -53,7 +53,7 @@ impl UnitInfo {
     /// `cuprum audit` can list it from the executable's bytes: the fat binary's size is that of
     /// the file `include_bytes!` embeds.
     pub fn record(&self) -> Vec<u8> {
-        crate::abi::record::encode(&crate::abi::record::UnitRecord {
+        cuprum_abi::record::encode(&cuprum_abi::record::UnitRecord {
             id: self.id(),
             file: self.file.clone(),
             targets: self.targets.clone(),
@@ -95,7 +95,7 @@ fn info_of(file: String, unit: crate::back::cuda::Unit) -> UnitInfo {
     let kernels = unit
         .kernels
         .iter()
-        .map(|k| crate::abi::record::KernelRecord {
+        .map(|k| cuprum_abi::record::KernelRecord {
             kind: k.kind.name().to_owned(),
             name: k.name.clone(),
             instances: k.instances.iter().map(|(_, _, s)| s.clone()).collect(),
@@ -165,7 +165,7 @@ fn attach_lines(info: &mut UnitInfo, out_dir: &Path) {
     let plain = mangle::unit_id(&info.source);
     let Ok(id) = std::fs::read_to_string(out_dir.join(mangle::lines_file(&plain))) else { return };
     let Ok(lined) = std::fs::read_to_string(out_dir.join(mangle::source_file(id.trim()))) else { return };
-    if crate::abi::unit::without_line_directives(&lined) == info.source {
+    if cuprum_abi::unit::without_line_directives(&lined) == info.source {
         info.source = lined;
     }
 }
@@ -189,8 +189,8 @@ fn attach_fatbin(info: &mut UnitInfo, out_dir: Option<&Path>) {
         .unwrap_or_default();
     // The per-kernel parts of the fat binary; a listing that cannot be read leaves the unit to
     // NVRTC rather than loading the wrong bytes.
-    match std::fs::read_to_string(out_dir.join(crate::abi::parts::parts_file(&id))) {
-        Ok(text) => match crate::abi::parts::read_parts(&text) {
+    match std::fs::read_to_string(out_dir.join(cuprum_abi::parts::parts_file(&id))) {
+        Ok(text) => match cuprum_abi::parts::read_parts(&text) {
             Some(parts) => info.parts = parts,
             None => return,
         },

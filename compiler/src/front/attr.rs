@@ -20,9 +20,10 @@ use syn::punctuated::Punctuated;
 use syn::spanned::Spanned;
 
 use super::expr::Lowerer;
-use super::{ty, AttrKind};
+use super::ty;
+use crate::attr_kind::AttrKind;
 use crate::diag::Diagnostics;
-use crate::dtype::DType;
+use cuprum_abi::dtype::DType;
 use crate::ir::{Closure, Generic, ReductionParts};
 use crate::lang;
 

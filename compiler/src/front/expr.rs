@@ -7,7 +7,7 @@ use syn::spanned::Spanned;
 
 use super::ty::{self, Position};
 use crate::diag::Diagnostics;
-use crate::dtype::DType;
+use cuprum_abi::dtype::DType;
 use crate::ir::*;
 use crate::lang::{AssocFn, Intrinsic, MathFn, Method};
 
@@ -646,7 +646,7 @@ impl<'d> Lowerer<'d> {
                             && p.path.get_ident().is_some_and(|i| {
                                 let i = i.to_string();
                                 self.scope.consts.contains_key(&i)
-                                    || (!self.scope.whole_file && !self.generics.contains(&i) && crate::dtype::DType::from_rust_name(&i).is_none())
+                                    || (!self.scope.whole_file && !self.generics.contains(&i) && cuprum_abi::dtype::DType::from_rust_name(&i).is_none())
                             }) =>
                     {
                         let e = syn::Expr::Path(syn::ExprPath { attrs: Vec::new(), qself: None, path: p.path.clone() });

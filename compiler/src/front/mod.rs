@@ -16,10 +16,12 @@ use std::collections::HashMap;
 use proc_macro2::{Span, TokenStream};
 use syn::spanned::Spanned;
 
-use crate::dtype::DType;
+use cuprum_abi::dtype::DType;
 
+use crate::attr_kind::AttrKind;
 use crate::diag::Diagnostics;
-use crate::ir::{self, Bound, Generic, Item, ItemKind, Local, LocalId, Module, Name, Param, Ty};
+use crate::ir::{self, Generic, Item, ItemKind, Local, LocalId, Module, Name, Param, Ty};
+use crate::lang::Bound;
 
 pub use attr::KernelAttr;
 pub use ty::{dtype_of_path, Leaf, Written};
@@ -146,33 +148,6 @@ impl FileScope {
                 }
             }
         }
-    }
-}
-
-/// Which attribute an item was marked with.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum AttrKind {
-    /// `#[elementwise]`.
-    Elementwise,
-    /// `#[reduction]`.
-    Reduction,
-    /// `#[rawkernel]`.
-    RawKernel,
-    /// `#[device]` (a function or a struct).
-    Device,
-}
-
-impl AttrKind {
-    /// The attribute a path names, by its last segment (`cuprum::elementwise` too).
-    pub fn from_path(path: &syn::Path) -> Option<AttrKind> {
-        let last = path.segments.last()?.ident.to_string();
-        Some(match last.as_str() {
-            "elementwise" => AttrKind::Elementwise,
-            "reduction" => AttrKind::Reduction,
-            "rawkernel" => AttrKind::RawKernel,
-            "device" => AttrKind::Device,
-            _ => return None,
-        })
     }
 }
 
@@ -576,8 +551,8 @@ mod tests {
         let item = &m.items[0];
         let ExprKind::Unary(UnOp::Neg, inner) = &let_init(item, 0).kind else { panic!() };
         assert!(matches!(inner.kind, ExprKind::Lit(Lit::Int { value: 5, suffix: None })));
-        assert!(matches!(let_init(item, 1).kind, ExprKind::Lit(Lit::Int { value: 97, suffix: Some(crate::dtype::DType::U8) })));
-        assert!(matches!(&let_init(item, 2).kind, ExprKind::Lit(Lit::Float { suffix: Some(crate::dtype::DType::F32), .. })));
+        assert!(matches!(let_init(item, 1).kind, ExprKind::Lit(Lit::Int { value: 97, suffix: Some(cuprum_abi::dtype::DType::U8) })));
+        assert!(matches!(&let_init(item, 2).kind, ExprKind::Lit(Lit::Float { suffix: Some(cuprum_abi::dtype::DType::F32), .. })));
         assert!(matches!(let_init(item, 3).kind, ExprKind::Lit(Lit::Int { value: 16, .. })));
     }
 
@@ -600,6 +575,6 @@ mod tests {
     fn attribute_instances_parse_complex_types() {
         let (m, d) = lower("#[elementwise(instances = [Complex<f32>, (f64)])] fn f<T: Number>(x: T) -> T { x }");
         assert!(d.is_empty(), "{d:?}");
-        assert_eq!(m.items[0].instances, vec![vec![crate::dtype::DType::C32], vec![crate::dtype::DType::F64]]);
+        assert_eq!(m.items[0].instances, vec![vec![cuprum_abi::dtype::DType::C32], vec![cuprum_abi::dtype::DType::F64]]);
     }
 }

@@ -5,7 +5,7 @@ use syn::spanned::Spanned;
 
 use super::FileScope;
 use crate::diag::Diagnostics;
-use crate::dtype::DType;
+use cuprum_abi::dtype::DType;
 use crate::ir::Ty;
 
 /// Where a type appears: references are allowed on parameters only.

@@ -2,9 +2,9 @@
 //! that becomes one kernel at build time (docs/fusion.md).
 //!
 //! Entry point: [`desugar`]. It reads the body as a graph of array operations
-//! ([`graph::read`]), picks the fewest passes the data dependencies need ([`Plan`]) and writes
+//! ([`graph::read`]), picks the fewest passes the data dependencies need ([`Passes`]) and writes
 //! the kernel as an item of the kernel language of one of the existing kinds
-//! (`kernel.rs`): an `#[elementwise]` function (no reduction), a `#[reduction]` whose map is the
+//! (`write.rs`): an `#[elementwise]` function (no reduction), a `#[reduction]` whose map is the
 //! fused expression (the result is one reduction), or a `#[rawkernel]` that runs each row in one
 //! block (reductions over the last axis kept as an axis of extent 1, then elementwise work over
 //! the same rows: softmax, layer norm). From there the generated item goes down the same pipeline
@@ -16,20 +16,20 @@
 //! `NAME::call(..)` (`expand::fuse`).
 
 pub mod graph;
-mod kernel;
+mod write;
 
 use proc_macro2::{TokenStream, TokenTree};
 use quote::quote;
 use syn::spanned::Spanned;
 
 use crate::diag::Diagnostics;
-use crate::front::AttrKind;
+use crate::attr_kind::AttrKind;
 use graph::{Class, Graph, Op, ReduceOp};
-pub use kernel::{ROW_BLOCK, ROW_REGS};
+pub use write::{ROW_BLOCK, ROW_REGS};
 
 /// How the fused function runs.
 #[derive(Debug, Clone)]
-pub enum Plan {
+pub enum Passes {
     /// One elementwise kernel over the broadcast shape of the arguments.
     Elementwise,
     /// One reduction kernel whose map is the fused expression, configured as written.
@@ -48,7 +48,7 @@ pub struct Fused {
     pub attr: TokenStream,
     /// The kernel, named as the fused function.
     pub kernel: syn::ItemFn,
-    pub plan: Plan,
+    pub passes: Passes,
     pub params: Vec<graph::Param>,
     /// The result's element type.
     pub out: syn::Type,
@@ -70,29 +70,29 @@ pub fn desugar(f: &syn::ItemFn, args: TokenStream, elementwise: &dyn Fn(&str) ->
         diags.error(u.span(), "a `#[fuse]` function cannot be `unsafe`");
     }
     let graph = graph::read(f, elementwise, &mut diags);
-    let planned = graph.as_ref().and_then(|g| plan(g, &mut diags).map(|p| (g, p)));
+    let planned = graph.as_ref().and_then(|g| passes(g, &mut diags).map(|p| (g, p)));
     diags.finish()?;
-    let Some((g, plan)) = planned else {
+    let Some((g, passes)) = planned else {
         return Err(syn::Error::new(f.sig.ident.span(), "cuprum: this `#[fuse]` function could not be read; report this as a cuprum bug"));
     };
     let out = g.nodes[g.out].ty.clone().ok_or_else(|| {
         syn::Error::new(g.nodes[g.out].span, "the result's element type is not decided: write a typed literal (`2.0f32`) or use a parameter")
     })?;
     let floats = float_generics(&f.sig.generics);
-    let (kind, kernel, extra) = match &plan {
-        Plan::Elementwise => (AttrKind::Elementwise, kernel::elementwise(f, g, &out), TokenStream::new()),
-        Plan::Reduce { .. } => {
-            let (k, extra) = kernel::reduction(f, g, &out, &floats)?;
+    let (kind, kernel, extra) = match &passes {
+        Passes::Elementwise => (AttrKind::Elementwise, write::elementwise(f, g, &out), TokenStream::new()),
+        Passes::Reduce { .. } => {
+            let (k, extra) = write::reduction(f, g, &out, &floats)?;
             (AttrKind::Reduction, k, extra)
         }
-        Plan::Rows { cached, .. } => (AttrKind::RawKernel, kernel::rows(f, g, &out, &floats, *cached)?, quote!(unchecked)),
+        Passes::Rows { cached, .. } => (AttrKind::RawKernel, write::rows(f, g, &out, &floats, *cached)?, quote!(unchecked)),
     };
     let attr = match (args.is_empty(), extra.is_empty()) {
         (_, true) => args,
         (true, false) => extra,
         (false, false) => quote!(#args, #extra),
     };
-    Ok(Fused { kind, attr, kernel, plan, params: g.params.clone(), out })
+    Ok(Fused { kind, attr, kernel, passes, params: g.params.clone(), out })
 }
 
 /// `#[fuse]` takes `instances = [..]` and `crate = path`.
@@ -131,7 +131,7 @@ fn float_generics(g: &syn::Generics) -> Vec<String> {
 }
 
 /// The passes the graph needs.
-fn plan(g: &Graph, diags: &mut Diagnostics) -> Option<Plan> {
+fn passes(g: &Graph, diags: &mut Diagnostics) -> Option<Passes> {
     let reductions = g.reductions();
     let out = &g.nodes[g.out];
     if reductions.is_empty() {
@@ -139,7 +139,7 @@ fn plan(g: &Graph, diags: &mut Diagnostics) -> Option<Plan> {
             diags.error(out.span, "a `#[fuse]` function returns an array computed from its array parameters");
             return None;
         }
-        return Some(Plan::Elementwise);
+        return Some(Passes::Elementwise);
     }
     // The result is one reduction of an elementwise expression.
     if let Op::Reduce(r) = &out.op
@@ -154,7 +154,7 @@ fn plan(g: &Graph, diags: &mut Diagnostics) -> Option<Plan> {
             if let Some(p) = g.params.iter().find(|p| !p.array) {
                 diags.error(p.name.span(), "a `#[fuse]` function that ends in a reduction takes arrays only (pass a scalar as a one-element array)");
             }
-            return Some(Plan::Reduce { axis: r.axis.clone(), axes: r.axes.clone(), keepdims: r.keepdims.clone() });
+            return Some(Passes::Reduce { axis: r.axis.clone(), axes: r.axes.clone(), keepdims: r.keepdims.clone() });
         }
     // Row-wise: every reduction runs over the last axis, kept, and feeds elementwise work.
     let mut axes = Vec::new();
@@ -180,5 +180,5 @@ fn plan(g: &Graph, diags: &mut Diagnostics) -> Option<Plan> {
         diags.error(out.span, "a row-wise `#[fuse]` function returns an array of the arguments' shape (a per-row result: end in the reduction alone)");
         ok = false;
     }
-    ok.then(|| Plan::Rows { axes, cached: kernel::cached_param(g) })
+    ok.then(|| Passes::Rows { axes, cached: write::cached_param(g) })
 }

@@ -4,8 +4,8 @@
 //! The type checker resolves `Ty::name(..)` to an [`AssocFn`] and records it; the CUDA writer
 //! spells the recorded function.
 
-use crate::dtype::DType;
-use crate::ir::Bound;
+use cuprum_abi::dtype::DType;
+use super::Bound;
 
 vocabulary! {
     /// An associated function.

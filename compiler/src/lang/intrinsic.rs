@@ -5,8 +5,8 @@
 //! used (`valid.rs`) and the CUDA writer spells it (`back/cuda/writer.rs`), each by an exhaustive
 //! `match`.
 
-use crate::dtype::DType;
-use crate::ir::Bound;
+use cuprum_abi::dtype::DType;
+use super::Bound;
 
 vocabulary! {
     /// A prelude intrinsic.

@@ -13,16 +13,17 @@
 mod vocabulary;
 mod assoc_const;
 mod assoc_fn;
+mod bound;
 mod intrinsic;
 mod method;
 
 pub use assoc_const::{AssocConst, NumConst};
 pub use assoc_fn::{AssocFn, NumFn};
+pub use bound::Bound;
 pub use intrinsic::{AtomicOp, HopperOp, Intrinsic, LdMatrix, Mma, Shuffle, SpecialFn, WarpOp};
 pub use method::{MathFn, Method, MethodSig, Receiver};
 
-use crate::dtype::DType;
-use crate::ir::Bound;
+use cuprum_abi::dtype::DType;
 
 /// The instantiations precompiled for a generic parameter when the attribute names none.
 pub fn default_instances(bound: Bound) -> &'static [DType] {

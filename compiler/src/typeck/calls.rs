@@ -5,9 +5,9 @@ use std::collections::HashMap;
 use proc_macro2::Span;
 
 use super::Checker;
-use crate::dtype::DType;
+use cuprum_abi::dtype::DType;
 use crate::ir::*;
-use crate::lang::{AssocFn, AtomicOp, Intrinsic, MathFn, Method, NumFn, Receiver, SpecialFn};
+use crate::lang::{AssocFn, AtomicOp, Bound, Intrinsic, MathFn, Method, NumFn, Receiver, SpecialFn};
 
 const U32: Ty = Ty::Scalar(DType::U32);
 

@@ -6,7 +6,7 @@
 use proc_macro2::Span;
 
 use super::Checker;
-use crate::dtype::DType;
+use cuprum_abi::dtype::DType;
 use crate::ir::*;
 use crate::lang::HopperOp;
 

@@ -10,8 +10,9 @@
 
 use super::Checker;
 use super::int_range;
-use crate::dtype::DType;
+use cuprum_abi::dtype::DType;
 use crate::ir::*;
+use crate::lang::Bound;
 
 /// An unsuffixed literal, or the negation of one, written as a reduction's identity.
 #[derive(Debug, Clone, PartialEq)]

@@ -21,7 +21,7 @@ use proc_macro2::Span;
 
 use super::expect::Expect;
 use super::{int_range, Checker, VarKind};
-use crate::dtype::DType;
+use cuprum_abi::dtype::DType;
 use crate::ir::*;
 
 impl Checker<'_, '_> {

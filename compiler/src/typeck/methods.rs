@@ -12,9 +12,9 @@ use proc_macro2::Span;
 
 use super::calls::bits_of;
 use super::Checker;
-use crate::dtype::DType;
+use cuprum_abi::dtype::DType;
 use crate::ir::*;
-use crate::lang::{MathFn, Method, MethodSig, Receiver, SpecialFn};
+use crate::lang::{Bound, MathFn, Method, MethodSig, Receiver, SpecialFn};
 
 impl Checker<'_, '_> {
     pub(super) fn method(&mut self, id: ExprId, receiver: &Expr, method: &Name, args: &[Expr], span: Span) -> Ty {

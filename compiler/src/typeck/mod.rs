@@ -19,6 +19,7 @@
 
 mod calls;
 mod expect;
+mod exprs;
 mod hopper;
 mod identity;
 mod literals;
@@ -32,9 +33,9 @@ use std::collections::HashMap;
 use proc_macro2::Span;
 
 use crate::diag::Diagnostics;
-use crate::dtype::DType;
+use cuprum_abi::dtype::DType;
 use crate::ir::*;
-use crate::lang::{AssocConst, AssocFn, Method, NumConst, NumFn};
+use crate::lang::{AssocConst, AssocFn, Bound, Method, NumConst, NumFn};
 use expect::Expect;
 
 /// The type checker's results for one item (the side table the back end reads).
@@ -530,53 +531,21 @@ impl<'a, 'd> Checker<'a, 'd> {
         t
     }
 
+    /// The type of `e`, by its kind (the larger kinds in `exprs.rs`).
     fn expr_inner(&mut self, e: &Expr, expected: Expect<'_>) -> Ty {
         match &e.kind {
             ExprKind::Error => Ty::Error,
-            ExprKind::Lit(l) => {
-                match l {
-                    Lit::Int { value, .. } => self.int_lits.push((e.id, *value, false, e.span)),
-                    Lit::Float { text, .. } => self.float_lits.push((e.id, text.clone(), e.span)),
-                    Lit::Bool(_) => {}
-                }
-                self.lit(l, expected)
-            }
-            ExprKind::Local(l) => match &self.locals[l.0 as usize] {
-                Some(t) => t.clone(),
-                None => {
-                    let n = &self.item.locals[l.0 as usize].name.text;
-                    self.diags.error(e.span, format!("type annotations needed for `{n}`: give its `let` a type (`let {n}: f32;`) or assign it before this use"));
-                    self.locals[l.0 as usize] = Some(Ty::Error);
-                    Ty::Error
-                }
-            },
+            ExprKind::Lit(l) => self.literal(e, l, expected),
+            ExprKind::Local(l) => self.local(e, *l),
             ExprKind::Const { ty, name } => self.constant(e.id, ty, name),
             ExprKind::Unary(op, inner) => self.unary(*op, inner, expected, e.span),
             ExprKind::Binary(op, l, r) => self.binary(*op, l, r, e.span),
             ExprKind::Assign { op: None, place, value }
                 if matches!(&place.kind, ExprKind::Local(l) if self.deferred[l.0 as usize] && self.locals[l.0 as usize].is_none()) =>
             {
-                // The first assignment of `let x;` gives `x` its type.
-                let ExprKind::Local(l) = &place.kind else { unreachable!() };
-                let vt = self.expr(value, None);
-                self.locals[l.0 as usize] = Some(vt.clone());
-                self.exprs[place.id.0 as usize] = Some(vt);
-                Ty::Unit
+                self.first_assignment(place, value)
             }
-            ExprKind::Assign { op, place, value } => {
-                let pt = self.expr(place, None);
-                self.check_place(place, true);
-                match op {
-                    None => {
-                        let vt = self.expr(value, Some(&pt));
-                        self.expect(&pt, &vt, value.span);
-                    }
-                    Some(op) => {
-                        self.binary_types(*op, &pt, value, e.span);
-                    }
-                }
-                Ty::Unit
-            }
+            ExprKind::Assign { op, place, value } => self.assign(e, *op, place, value),
             ExprKind::Cast(inner, to) => self.cast(inner, to, e.span),
             ExprKind::Ascribed(inner, ty) => {
                 let t = self.expr(inner, Some(ty));
@@ -590,80 +559,11 @@ impl<'a, 'd> Checker<'a, 'd> {
             ExprKind::Call { callee, args } => self.call(e, callee, args, expected.only_has_type()),
             ExprKind::MethodCall { receiver, method, args } => self.method(e.id, receiver, method, args, e.span),
             ExprKind::Index { base, indices } => self.index(base, indices, e.span),
-            ExprKind::Field { base, field } => {
-                let bt = self.expr(base, None);
-                let bt = self.deref(&bt);
-                match (&bt, field.text.as_str()) {
-                    (Ty::Error, _) => Ty::Error,
-                    (Ty::Dim3, "x" | "y" | "z") => Ty::Scalar(DType::U32),
-                    (Ty::Scalar(d), "re" | "im") if d.is_complex() => Ty::Scalar(d.complex_part().unwrap()),
-                    (Ty::Struct(n), f) if self.struct_field(n, f).is_some() => self.struct_field(n, f).unwrap(),
-                    (Ty::Struct(n), _) if self.find_struct(n).is_none() => Ty::Error,
-                    _ => {
-                        let shown = self.show(&bt);
-                        let hint = match &bt {
-                            Ty::Tuple(_) => "; tuple fields are numbered: `t.0`",
-                            Ty::Dim3 => "; `Dim3` has the fields `x`, `y` and `z`",
-                            _ => "",
-                        };
-                        let fields;
-                        let hint = match &bt {
-                            Ty::Struct(n) => {
-                                let names: Vec<String> = self.find_struct(n).map(|d| d.fields.iter().map(|f| format!("`{}`", f.name.text)).collect()).unwrap_or_default();
-                                fields = format!("; `{n}` has the fields {}", names.join(", "));
-                                fields.as_str()
-                            }
-                            _ => hint,
-                        };
-                        self.diags.error(field.span, format!("no field `{}` on type `{shown}`{hint}", field.text));
-                        Ty::Error
-                    }
-                }
-            }
+            ExprKind::Field { base, field } => self.field(base, field),
             ExprKind::StructLit { name, fields } => self.struct_lit(name, fields),
-            ExprKind::TupleField { base, index } => {
-                let bt = self.expr(base, None);
-                match self.resolve(&bt) {
-                    Ty::Error => Ty::Error,
-                    Ty::Tuple(ts) if (*index as usize) < ts.len() => ts[*index as usize].clone(),
-                    other => {
-                        let shown = self.show(&other);
-                        self.diags.error(e.span, format!("no field `{index}` on type `{shown}`"));
-                        Ty::Error
-                    }
-                }
-            }
-            ExprKind::Tuple(elems) => {
-                let exp: Vec<Option<Ty>> = match expected.only_has_type().map(|t| self.resolve(t)) {
-                    Some(Ty::Tuple(ts)) if ts.len() == elems.len() => ts.into_iter().map(Some).collect(),
-                    _ => vec![None; elems.len()],
-                };
-                if elems.is_empty() {
-                    return Ty::Unit;
-                }
-                Ty::Tuple(elems.iter().zip(exp).map(|(e, x)| self.expr(e, x.as_ref())).collect())
-            }
-            ExprKind::ArrayList(elems) => {
-                let elem_exp = match expected.only_has_type().map(|t| self.resolve(t)) {
-                    Some(Ty::Array(e, _)) => Some(*e),
-                    _ => None,
-                };
-                let mut t = elem_exp;
-                for el in elems {
-                    let et = self.expr(el, t.as_ref());
-                    t = Some(match &t {
-                        Some(t) => self.expect(t, &et, el.span),
-                        None => et,
-                    });
-                }
-                match t {
-                    Some(t) => Ty::Array(Box::new(t), elems.len() as u64),
-                    None => {
-                        self.diags.error(e.span, "give the empty array a type: `let a: [f32; 0] = [];`");
-                        Ty::Error
-                    }
-                }
-            }
+            ExprKind::TupleField { base, index } => self.tuple_field(e, base, *index),
+            ExprKind::Tuple(elems) => self.tuple(elems, expected),
+            ExprKind::ArrayList(elems) => self.array_list(e, elems, expected),
             ExprKind::ArrayRepeat { value, len } => {
                 let elem_exp = match expected.only_has_type().map(|t| self.resolve(t)) {
                     Some(Ty::Array(e, _)) => Some(*e),
@@ -673,31 +573,7 @@ impl<'a, 'd> Checker<'a, 'd> {
                 Ty::Array(Box::new(t), *len)
             }
             ExprKind::Block(b) => self.block(b, expected),
-            ExprKind::If { cond, then, els } => {
-                let ct = self.expr(cond, Some(&Ty::Scalar(DType::Bool)));
-                self.expect(&Ty::Scalar(DType::Bool), &ct, cond.span);
-                match els {
-                    None => {
-                        let tt = self.block(then, Expect::Has(&Ty::Unit));
-                        let span = then.tail.as_ref().map(|t| t.span).unwrap_or(then.span);
-                        self.expect(&Ty::Unit, &tt, span);
-                        Ty::Unit
-                    }
-                    Some(els) => {
-                        let branch = expected.for_branches();
-                        let tt = self.block(then, branch);
-                        let et = if matches!(self.resolve(&tt), Ty::Never) { self.expr_with(els, branch) } else { self.expr(els, Some(&tt)) };
-                        match self.unify(&tt, &et) {
-                            Some(t) => t,
-                            None => {
-                                let (a, b) = (self.show(&tt), self.show(&et));
-                                self.diags.error(els.span, format!("`if` and `else` have incompatible types: `{a}` and `{b}`"));
-                                tt
-                            }
-                        }
-                    }
-                }
-            }
+            ExprKind::If { cond, then, els } => self.if_expr(cond, then, els.as_deref(), expected),
             ExprKind::Match { scrutinee, arms } => self.match_expr(scrutinee, arms, expected.for_branches()),
             ExprKind::While { cond, body, .. } => {
                 let ct = self.expr(cond, Some(&Ty::Scalar(DType::Bool)));
@@ -711,64 +587,11 @@ impl<'a, 'd> Checker<'a, 'd> {
                 self.expect(&Ty::Unit, &bt, body.span);
                 self.loop_breaks.remove(id).unwrap_or(Ty::Never)
             }
-            ExprKind::For { var, range, body, .. } => {
-                let st = self.expr(&range.start, None);
-                let et = self.expr(&range.end, Some(&st));
-                let t = self.expect(&st, &et, range.end.span);
-                if !self.is_int(&t) || matches!(self.resolve(&t), Ty::Param(_)) {
-                    let shown = self.show(&t);
-                    self.diags.error(range.start.span, format!("`for` ranges must be over a concrete integer type, found `{shown}`"));
-                }
-                if let Some(step) = &range.step {
-                    let usize_ty = Ty::Scalar(DType::U64);
-                    let s = self.expr(step, Some(&usize_ty));
-                    self.expect(&usize_ty, &s, step.span);
-                }
-                self.locals[var.0 as usize] = Some(t);
-                let bt = self.block(body, Expect::Has(&Ty::Unit));
-                self.expect(&Ty::Unit, &bt, body.span);
-                Ty::Unit
-            }
-            ExprKind::Break { target, value } => {
-                let vt = match value {
-                    Some(v) => {
-                        let prev = self.loop_breaks.get(target).cloned();
-                        self.expr(v, prev.as_ref())
-                    }
-                    None => Ty::Unit,
-                };
-                let merged = match self.loop_breaks.get(target).cloned() {
-                    Some(prev) => self.expect(&prev, &vt, e.span),
-                    None => vt,
-                };
-                self.loop_breaks.insert(*target, merged);
-                Ty::Never
-            }
+            ExprKind::For { var, range, body, .. } => self.for_loop(*var, range, body),
+            ExprKind::Break { target, value } => self.break_expr(e, *target, value.as_deref()),
             ExprKind::Continue { .. } => Ty::Never,
-            ExprKind::Print { pieces, args } => {
-                let specs = pieces.iter().filter_map(|p| match p {
-                    PrintPiece::Arg { spec, .. } => Some(*spec),
-                    PrintPiece::Text(_) => None,
-                });
-                for (a, spec) in args.iter().zip(specs) {
-                    self.expr(a, None);
-                    self.pending_prints.push((a.id, a.span, spec));
-                }
-                Ty::Unit
-            }
-            ExprKind::Return(v) => {
-                let ret = self.ret.clone();
-                match v {
-                    Some(v) => {
-                        let t = self.expr(v, Some(&ret));
-                        self.expect(&ret, &t, v.span);
-                    }
-                    None => {
-                        self.expect(&ret, &Ty::Unit, e.span);
-                    }
-                }
-                Ty::Never
-            }
+            ExprKind::Print { pieces, args } => self.print(pieces, args),
+            ExprKind::Return(v) => self.return_expr(e, v.as_deref()),
         }
     }
 

@@ -4,7 +4,7 @@
 //! signatures).
 
 use super::Checker;
-use crate::dtype::DType;
+use cuprum_abi::dtype::DType;
 use crate::ir::*;
 use crate::lang::{LdMatrix, Mma};
 

@@ -14,13 +14,13 @@ mod writer;
 use std::collections::BTreeSet;
 use std::fmt::Write as _;
 
-use crate::dtype::DType;
+use cuprum_abi::dtype::DType;
 use crate::ir::{Item, ItemKind, Module, StructDef, Ty};
-use crate::mangle;
+use cuprum_abi::mangle;
 use crate::typeck::Types;
+use cuprum_abi::unit::UNIT_HEADER;
 use cuprum_abi::{KernelKind, Variant};
 
-pub use cuprum_abi::unit::{unit_options, UNIT_HEADER};
 pub use arch::ArchNeed;
 pub use lines::{source_name, LineSource};
 pub use writer::Writer;
@@ -227,7 +227,7 @@ fn write_structs(module: &Module, features: &mut Features, body: &mut String) {
 
 /// Headers in the order `headers::HEADERS` lists them (dependency order).
 fn ordered_headers(f: &Features) -> Vec<&'static str> {
-    crate::headers::HEADERS.iter().map(|(n, _)| *n).filter(|n| f.headers.contains(n)).collect()
+    cuprum_abi::headers::HEADERS.iter().map(|(n, _)| *n).filter(|n| f.headers.contains(n)).collect()
 }
 
 /// The C spelling of a type (generic parameters by their escaped names).

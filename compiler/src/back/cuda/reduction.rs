@@ -2,18 +2,18 @@
 //! `NAME_post`, `NAME_identity`), then the entry points that instantiate the loops of
 //! `abi/include/cuprum/reduction.h`, one kernel per `ReductionVariant`.
 //!
-//! The entry points are written by `cuprum_abi::reduction::entry_points` (re-exported here) from
+//! The entry points are written by `cuprum_abi::reduction::entry_points` from
 //! a [`ReductionEntry`], which both the `#[reduction]` items (here) and the runtime's
 //! `ReductionKernel` (CuPy's grammar) fill in, so both kinds run the same loops.
 
 use proc_macro2::Span;
 
 use super::writer::{int_literal, Dest, Writer};
-use crate::dtype::DType;
+use cuprum_abi::dtype::DType;
 use crate::typeck::IdentityLiteral;
 use crate::ir::*;
 
-pub use cuprum_abi::reduction::{entry_points, PostStyle, ReductionEntry, ReductionInput};
+use cuprum_abi::reduction::{entry_points, PostStyle, ReductionEntry, ReductionInput};
 
 impl Writer<'_> {
     /// A reduction: `NAME_map` (the body), `NAME_reduce`, `NAME_post` (identity when absent),
@@ -105,7 +105,7 @@ impl Writer<'_> {
 
 #[cfg(test)]
 mod tests {
-    use crate::mangle;
+    use cuprum_abi::mangle;
     use cuprum_abi::{KernelKind, ReductionVariant};
 
     fn emit(src: &str) -> String {

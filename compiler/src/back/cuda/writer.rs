@@ -13,10 +13,10 @@ use proc_macro2::Span;
 use super::lines::{self, LineSource};
 use super::namer::{self, Namer};
 use super::{c_type, Features};
-use crate::dtype::DType;
+use cuprum_abi::dtype::DType;
 use crate::ir::*;
-use crate::lang::{AssocConst, AssocFn, Intrinsic, Method};
-use crate::mangle;
+use crate::lang::{AssocConst, AssocFn, Bound, Intrinsic, Method};
+use cuprum_abi::mangle;
 use crate::typeck::Types;
 
 /// Where the value of a lowered expression goes.
