@@ -9,20 +9,24 @@
 //! (docs/architecture.md, The crates), and the tests of the internals are this crate's unit tests
 //! (`src/tests/`).
 //!
-//! Module ownership (one concept per file; each module imports only modules listed above it):
-//! - `sync`, `stats`, `inline_list`, `elem_type`, `error`, `env`: the poison-ignoring locks,
-//!   counters, a small-vector, the element type descriptor, the one error enum, environment
-//!   variables.
-//! - `bounds`: the record each device's kernels report their first out-of-range index into,
-//!   read at every synchronising call (docs/runtime.md, Index checks).
-//! - `fault`: a device's record of the fault that lost its context (held by `device`, so above it).
+//! Module ownership (one concept per file). The order of the `mod` declarations below is the
+//! order of the layers: each module imports only itself and modules declared before it
+//! (`tests/layers.rs` fails on any other import; docs/architecture.md, The runtime's layers):
+//! - `sync`, `inline_list`, `stats`, `elem_type`, `dim3`, `error`, `env`, `capture`: the
+//!   poison-ignoring locks, a small-vector, counters, the element type descriptor, `Dim3`, the
+//!   one error enum, environment variables, graph capture state.
+//! - `driver`: the guarded driver probe and `CPU_ORDINAL`; `bounds`: the record each device's
+//!   kernels report their first out-of-range index into, read at every synchronising call
+//!   (docs/runtime.md, Index checks); `fault`: a device's record of the fault that lost its
+//!   context (held by `device`, so below it).
 //! - `device`, `stream`, `memory/`: devices and contexts, streams and events, the pool.
-//! - `repr`, `element`, `lang/`: plain data for parameters, what arrays hold, the kernel
-//!   language's host definitions (traits, intrinsics, `Raw`, views).
+//! - `repr`, `element`, `scalar/`: plain data for parameters, what arrays hold, the numeric
+//!   traits and the host's arithmetic as the GPU does it (`kernel_ops`).
 //! - `cache/`, `nvrtc/`, `module/`, `function`: the kernel cache, the JIT, loaded modules
 //!   (`RawModule`, `Global`, image checks), a kernel loaded on one device.
 //! - `array/`: `Array<T>` (shape, layout, transfers); `tensor_map`: `TensorMap`, a 2-D array
-//!   described for TMA copies (Hopper), and its kernel parameter (the prelude names the type).
+//!   described for TMA copies (Hopper), and its kernel parameter; `lang/`: the kernel language's
+//!   host definitions (intrinsics, `Raw`, views, the prelude, which names `TensorMap`).
 //! - `launch/`: configuration, typed arguments, the one parameter buffer (`ArgList`), the erased
 //!   operands and signatures, `launch()`.
 //! - `kernel`: `RawKernel`; `registry/`: the unit table, `Kernel` (with its signature), which
@@ -40,9 +44,11 @@ mod sync;
 mod inline_list;
 pub mod stats;
 mod elem_type;
+mod dim3;
 mod error;
 mod env;
 mod capture;
+mod driver;
 mod bounds;
 
 mod fault;
@@ -53,7 +59,7 @@ mod memory;
 
 mod repr;
 mod element;
-mod lang;
+mod scalar;
 
 pub mod cache;
 pub mod nvrtc;
@@ -62,6 +68,7 @@ mod function;
 
 pub mod array;
 mod tensor_map;
+mod lang;
 
 mod launch;
 mod kernel;
@@ -105,7 +112,8 @@ pub use stream::{Event, Stream, StreamGuard, StreamKind};
 pub use graph::Graph;
 pub use function::{CoResidency, KernelAttributes, KernelFunction, LaunchLimits};
 pub use kernel::RawKernel;
-pub use launch::{ArgList, DevicePtr, DeviceRepr, Dim3, KernelArg, KernelArgs, LaunchConfig, SliceArg, ViewArg};
+pub use dim3::Dim3;
+pub use launch::{ArgList, DevicePtr, DeviceRepr, KernelArg, KernelArgs, LaunchConfig, SliceArg, ViewArg};
 pub use module::{Global, RawModule};
 pub use reduction::{ReductionCall, Reductions};
 pub use lang::prelude;
@@ -113,7 +121,7 @@ pub use lang::prelude;
 /// The contract with the code generator (dtypes, symbol names, launch variants, headers).
 pub use cuprum_abi as abi;
 pub use cuprum_abi::{DType, KernelKind};
-pub use lang::traits::{Float, Int, Number, Real, Scalar};
+pub use scalar::traits::{Float, Int, Number, Real, Scalar};
 
 /// What macro-generated code reaches the runtime through (`<crate>::__private`, aliased
 /// `__cuprum` in each kernel's module; docs/architecture.md, The crates): the runtime's public

@@ -165,4 +165,22 @@ mod tests {
         assert!(super::check_read_only("k", &[("x", 0..0, true, false), ("y", 0..200, false, true)]).is_ok());
         assert!(super::check_read_only("k", &[("a", 0..100, false, true), ("b", 0..100, false, true)]).is_ok());
     }
+
+    /// An array on the CPU device.
+    fn cpu<T: crate::Element + Default>(shape: &[usize]) -> crate::Array<T> {
+        let n = shape.iter().product();
+        let s = crate::Stream::null(&crate::Device::cpu()).unwrap();
+        crate::Array::from_shape_vec_on(shape, &vec![T::default(); n], &s).unwrap()
+    }
+
+    #[test]
+    fn a_map_is_a_launch_argument_of_its_device_only() {
+        let a = cpu::<f32>(&[8, 8]);
+        let m = crate::TensorMap::new(&a, [8, 8], crate::Swizzle::None).unwrap();
+        let p = super::tensor_map_arg("k", "map", &m, crate::device::CPU_ORDINAL).unwrap();
+        assert_eq!(p, m.param());
+        let e = super::tensor_map_arg("k", "map", &m, 0).unwrap_err();
+        assert!(matches!(e, crate::Error::DeviceMismatch { expected: 0, .. }), "{e:?}");
+        assert!(e.to_string().contains("argument `map` of kernel `k`"), "{e}");
+    }
 }

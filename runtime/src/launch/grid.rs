@@ -41,7 +41,7 @@ use super::operand::Arg;
 use crate::device::Device;
 use crate::error::Result;
 use crate::lang::cpu::context::{self, Block, GridInfo, Stop, ThreadCtx};
-use crate::lang::intrinsics::Dim3;
+use crate::dim3::Dim3;
 use crate::sync;
 
 /// The stack of one CUDA thread run as a coroutine (its locals and calls; guard page below).

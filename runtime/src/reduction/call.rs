@@ -175,3 +175,14 @@ impl<'a, Out: Scalar> ReductionCall<'a, Out> {
         Ok(result)
     }
 }
+
+// `ReductionKernel::call` lives here, above the kernel (`kernel.rs` needs no import of the call).
+impl ReductionKernel {
+    /// A call of the kernel on `inputs` (in the order of the input parameters: `Arg::input(&x)`,
+    /// `Arg::raw(&w)` for `raw` ones); choose the axes and the output and run it with the
+    /// returned builder ([`ReductionCall`], the one every reduction returns). `O` is the output's
+    /// type, usually inferred (`let y: Array<f32> = k.call(&args).axis(1).run()?`).
+    pub fn call<'a, O: Scalar>(&'a self, inputs: &[Arg<'a>]) -> ReductionCall<'a, O> {
+        ReductionCall::of_text(self, inputs.to_vec())
+    }
+}
