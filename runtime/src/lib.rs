@@ -26,9 +26,13 @@
 //!   (`RawModule`, `Global`, image checks), a kernel loaded on one device.
 //! - `array/`: `Array<T>` (shape, layout, transfers); `tensor_map`: `TensorMap`, a 2-D array
 //!   described for TMA copies (Hopper), and its kernel parameter; `lang/`: the kernel language's
-//!   host definitions (intrinsics, `Raw`, views, the prelude, which names `TensorMap`).
+//!   host definitions (intrinsics, `Raw`, views, the prelude, which names `TensorMap`; the CPU
+//!   device's versions are `cpu::lang`).
 //! - `launch/`: configuration, typed arguments, the one parameter buffer (`ArgList`), the erased
-//!   operands and signatures, `launch()`.
+//!   operands and signatures, NVTX ranges, `launch()`.
+//! - `cpu/`: the CPU device: its elementwise and reduction loops (`HostEntry`, `ElementLoop`,
+//!   `ReduceLoop`), the grids of raw kernels, its kernel language (`cpu::lang`), and the CPU side
+//!   of the erased launches.
 //! - `kernel`: `RawKernel`; `registry/`: the unit table, `Kernel` (with its signature), which
 //!   layer served what; `rawkernel`: the checks of `#[rawkernel]` launch functions.
 //! - `elementwise/`, `reduction/`: the erased launches, `ElementwiseKernel`, `ReductionKernel`,
@@ -71,6 +75,7 @@ mod tensor_map;
 mod lang;
 
 mod launch;
+mod cpu;
 mod kernel;
 mod registry;
 mod rawkernel;
@@ -145,10 +150,14 @@ pub mod __private {
         pub use crate::registry::*;
     }
 
-    /// Operands, signatures, the parameter buffer, the CPU device's loops (`host`) and grids
-    /// (`grid`), and `launch()`.
+    /// Operands, signatures, the parameter buffer, and `launch()`.
     pub mod launch {
         pub use crate::launch::*;
+    }
+
+    /// The CPU device: its loops, grids and kernel language.
+    pub mod cpu {
+        pub use crate::cpu::*;
     }
 
     /// The checks of `#[rawkernel]` launch functions.
@@ -161,8 +170,7 @@ pub mod __private {
         pub use crate::fuse::*;
     }
 
-    /// The kernel language's host definitions, the operators of host bodies and the CPU device's
-    /// kernel language.
+    /// The kernel language's host definitions and the operators of host bodies.
     pub mod lang {
         pub use crate::lang::*;
     }

@@ -43,7 +43,7 @@ pub(super) fn call_module(f: &syn::ItemFn, checked: &Checked, unit: &UnitInfo) -
         &name_str,
         unit,
         quote!(__cuprum::launch::signature::Signature::Elementwise(SIGNATURE)),
-        Some(quote!(__cuprum::launch::host::HostEntry::Elementwise(__cuprum_host_entry))),
+        Some(quote!(__cuprum::cpu::HostEntry::Elementwise(__cuprum_host_entry))),
     );
 
     // Generic parameters keep their bounds and are also `Scalar` (their dtype picks the instance).
@@ -264,7 +264,7 @@ pub(super) fn call_module(f: &syn::ItemFn, checked: &Checked, unit: &UnitInfo) -
     }
 }
 
-/// The kernel on the CPU device (`launch::host`, docs/cpu.md): `__cuprum_host`, generic like the
+/// The kernel on the CPU device (`cpu::ElementLoop`, docs/cpu.md): `__cuprum_host`, generic like the
 /// kernel, reads each element's arguments, calls the user's function (compiled for the host by
 /// rustc, the same function the pipeline checked) and writes its outputs; `__cuprum_host_entry`
 /// picks it for each instance the kernel precompiles.
@@ -343,7 +343,7 @@ fn host_entry(f: &syn::ItemFn, checked: &Checked, generics: &syn::Generics) -> T
     let run_call = if checked.uses_loop_position() {
         quote!(__l.run(&__per_element))
     } else {
-        quote!(__l.run_fast(&__per_element, &|__run: &__cuprum::launch::host::Run<'_>| {
+        quote!(__l.run_fast(&__per_element, &|__run: &__cuprum::cpu::Run<'_>| {
             // SAFETY: as for one element: each pointer is its operand's first element of the
             // run, followed by `len()` consecutive elements of its type for this instance.
             unsafe {
@@ -363,9 +363,9 @@ fn host_entry(f: &syn::ItemFn, checked: &Checked, generics: &syn::Generics) -> T
         #copy
 
         #[allow(clippy::let_unit_value, clippy::redundant_clone)]
-        fn __cuprum_host #impl_generics (__l: &__cuprum::launch::host::ElementLoop<'_>) -> __cuprum::Result<()> #where_clause {
+        fn __cuprum_host #impl_generics (__l: &__cuprum::cpu::ElementLoop<'_>) -> __cuprum::Result<()> #where_clause {
             #(#prepare)*
-            let __per_element = |__e: &__cuprum::launch::host::Element<'_>| {
+            let __per_element = |__e: &__cuprum::cpu::Element<'_>| {
                 // SAFETY: each argument's type is its parameter's for this instance: the types of
                 // the signature the launch checked the arguments against.
                 unsafe {

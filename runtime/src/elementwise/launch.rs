@@ -16,7 +16,6 @@ use crate::device::Device;
 use crate::element::ElemType;
 use crate::error::{Error, Result};
 use crate::function::KernelFunction;
-use crate::launch::host::{ElementLoop, HostEntry};
 use crate::launch::operand::Arg;
 use crate::launch::signature::Signature;
 pub use crate::launch::signature::{Param, Role};
@@ -354,33 +353,16 @@ pub fn staged_launch(
 }
 
 /// A checked call whose arrays are on the CPU device: the kernel's host entry runs its body
-/// once per element (`launch::host`, docs/cpu.md).
+/// once per element (`cpu::ElementLoop`, docs/cpu.md).
 fn launch_on_host(kernel: &Kernel, signature: &[Param], instance: &[DType], args: &[Arg<'_>], opts: &Options<'_>) -> Result<()> {
     let name = kernel.name();
-    let Some(HostEntry::Elementwise(entry)) = kernel.host_entry() else {
-        return Err(Error::kernel_on_cpu(&format!(
-            "kernel `{name}` (CUDA C text, or a kernel built without its host code)"
-        )));
-    };
+    let entry = crate::cpu::launch::elementwise_entry(name, kernel.host_entry())?;
     let shape = broadcast_shape(name, args, opts.size)?;
     let operands: Vec<PlanOperand<'_>> = args.iter().map(plan_operand).collect();
     // Scalar items (width 1): the loop's dims and strides in elements.
     let plan = plan::plan(&shape, &operands, 1)?;
-    let elems: Vec<ElemType> = signature
-        .iter()
-        .map(|p| p.ty.resolve(instance).unwrap_or(ElemType::Scalar(DType::U8)))
-        .collect();
-    let scalars = args
-        .iter()
-        .zip(&elems)
-        .map(|(a, e)| match a {
-            Arg::Scalar(v) => e.dtype().map(|d| v.cast(d).to_bytes().0),
-            _ => None,
-        })
-        .collect();
     let dims = plan.dims.iter().map(|&d| d as usize).collect();
-    let elementwise = ElementLoop::new(name, instance, args, &elems, scalars, dims, &plan.strides);
-    entry(&elementwise)
+    crate::cpu::launch::run_elementwise(name, entry, signature, instance, args, dims, &plan.strides)
 }
 
 /// [`prepare`]'s common call, planned without the planner: every argument an input or output

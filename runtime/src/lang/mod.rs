@@ -19,7 +19,6 @@ pub mod unroll;
 pub use crate::scalar::traits;
 pub mod views;
 pub mod warp;
-pub mod cpu;
 
 /// Everything a kernel file needs: the numeric traits, the intrinsics, the argument types, and the
 /// scalar types that are not primitive (`f16`, `bf16`, `Complex`).

@@ -12,8 +12,6 @@
 pub mod arg_list;
 pub mod args;
 pub mod config;
-pub mod grid;
-pub mod host;
 pub(crate) mod nvtx;
 pub mod operand;
 pub mod signature;

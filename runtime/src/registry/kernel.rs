@@ -8,7 +8,7 @@ use crate::device::Device;
 use crate::error::Result;
 use crate::function::KernelFunction;
 use crate::kernel::RawKernel;
-use crate::launch::host::HostEntry;
+use crate::cpu::HostEntry;
 use crate::launch::signature::Signature;
 use crate::sync;
 use cuprum_abi::dtype::DType;
