@@ -37,3 +37,9 @@ pub mod prelude {
 /// crates).
 #[doc(hidden)]
 pub use cuprum_runtime::__private;
+
+/// The hooks the workspace's own tests use beyond `__private` (the runtime's `__workspace`: the
+/// unit table's parts, the signatures, the tensor-core helpers' rounding); not API and not for
+/// generated code.
+#[doc(hidden)]
+pub use cuprum_runtime::__workspace;

@@ -16,7 +16,8 @@ pub(super) struct Operand {
 /// The most elements of one [`Run`].
 pub const RUN_MAX: usize = 4096;
 
-/// A run of an [`ElementLoop`] ([`ElementLoop::run_fast`]): `len` consecutive elements, each
+/// A run of an [`ElementLoop`](super::ElementLoop)
+/// ([`ElementLoop::run_fast`](super::ElementLoop::run_fast)): `len` consecutive elements, each
 /// operand's values at consecutive addresses from [`Run::ptr`].
 pub struct Run<'l> {
     pub(super) ptrs: &'l [*mut u8],
@@ -57,7 +58,7 @@ impl Run<'_> {
     }
 }
 
-/// One element of an [`ElementLoop`]: where each operand's value is.
+/// One element of an [`ElementLoop`](super::ElementLoop): where each operand's value is.
 pub struct Element<'l> {
     pub(super) operands: &'l [Operand],
     pub(super) offsets: &'l [isize],

@@ -351,7 +351,7 @@ pub const CPU_MULTIPROCESSORS: u32 = 4;
 
 /// How many blocks of `block` threads with `shared_mem_bytes` of dynamic shared memory the CPU
 /// device keeps resident at once: the most blocks a cooperative launch (a kernel that calls
-/// `grid_sync()`) may have there. The model is [`CPU_MULTIPROCESSORS`] multiprocessors of a
+/// `grid_sync()`) may have there. The model is `CPU_MULTIPROCESSORS` multiprocessors of a
 /// compute capability 9.0 GPU, each holding at most 2048 threads (whole warps), 32 blocks and
 /// 228 KiB of shared memory (1 KiB of it reserved per block); registers and static shared memory
 /// are not counted. A cooperative launch keeps a coroutine (a 256 KiB stack, mostly untouched)

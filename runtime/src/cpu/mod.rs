@@ -34,10 +34,10 @@ pub mod lang;
 pub(crate) mod launch;
 mod reduce_loop;
 
-pub use element::{Element, RUN_MAX, Run};
+pub use element::{Element, Run};
 pub use element_loop::ElementLoop;
 pub use entry::HostEntry;
-pub use reduce_loop::{FoldRun, ReduceLoop};
+pub use reduce_loop::ReduceLoop;
 
 use crate::error::Error;
 

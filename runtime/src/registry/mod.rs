@@ -29,4 +29,4 @@ pub use build_info::{BuildInfo, BuildStatus};
 pub use kernel::{Kernel, KernelEntry, kernels};
 pub(crate) use prefetch::prefetch;
 pub use served::{Served, served};
-pub use unit::{KernelUnit, UnitEntry, UnitRef, unit_by_id, units};
+pub use unit::{KernelUnit, UnitEntry, UnitRef, units};
