@@ -34,7 +34,7 @@
 //! - `cpu/`: the CPU device: its elementwise and reduction loops (`HostEntry`, `ElementLoop`,
 //!   `ReduceLoop`), the grids of raw kernels, its kernel language (`cpu::lang`), and the CPU side
 //!   of the erased launches.
-//! - `kernel`: `RawKernel`; `registry/`: the unit table, `Kernel` (with its signature), which
+//! - `raw_kernel`: `RawKernel`; `registry/`: the unit table, `Kernel` (with its signature), which
 //!   layer served what; `rawkernel`: the checks of `#[rawkernel]` launch functions.
 //! - `elementwise/`, `reduction/`: the erased launches, `ElementwiseKernel`, `ReductionKernel`,
 //!   `ReductionCall`, the array reductions (`Reductions`).
@@ -77,7 +77,7 @@ mod lang;
 
 mod launch;
 mod cpu;
-mod kernel;
+mod raw_kernel;
 mod registry;
 mod rawkernel;
 mod fuse;
@@ -117,7 +117,7 @@ pub use memory::{DeviceBuffer, MemoryPool};
 pub use stream::{Event, Stream, StreamGuard, StreamKind};
 pub use graph::Graph;
 pub use function::{CoResidency, KernelAttributes, KernelFunction, LaunchLimits};
-pub use kernel::RawKernel;
+pub use raw_kernel::RawKernel;
 pub use dim3::Dim3;
 pub use launch::{ArgList, DevicePtr, DeviceRepr, KernelArg, KernelArgs, LaunchConfig, SliceArg, ViewArg};
 pub use module::{Global, RawModule};

@@ -1,7 +1,7 @@
 //! [`ReductionCall`]: the one reduction call builder. `#[reduction]` kernels' `NAME::call(..)`,
 //! the array reductions (`x.sum()`, `x.max()`, ...) and `ReductionKernel::call` all return it.
 
-use super::kernel::ReductionKernel;
+use super::reduction_kernel::ReductionKernel;
 use crate::launch::operand::{Arg, ArrayArg};
 use crate::reduction::{self, Axes, Options};
 use crate::registry::Kernel;
@@ -176,7 +176,7 @@ impl<'a, Out: Scalar> ReductionCall<'a, Out> {
     }
 }
 
-// `ReductionKernel::call` lives here, above the kernel (`kernel.rs` needs no import of the call).
+// `ReductionKernel::call` lives here, above the kernel (`reduction_kernel.rs` needs no import of the call).
 impl ReductionKernel {
     /// A call of the kernel on `inputs` (in the order of the input parameters: `Arg::input(&x)`,
     /// `Arg::raw(&w)` for `raw` ones); choose the axes and the output and run it with the

@@ -7,7 +7,7 @@ use std::sync::{Mutex, RwLock};
 use crate::device::Device;
 use crate::error::Result;
 use crate::function::KernelFunction;
-use crate::kernel::RawKernel;
+use crate::raw_kernel::RawKernel;
 use crate::cpu::HostEntry;
 use crate::launch::signature::Signature;
 use crate::sync;
