@@ -186,11 +186,11 @@ pub mod __private {
         }
     }
 
-    /// The checks and argument conversions of `#[rawkernel]` launch functions.
+    /// The checks and argument conversions of `#[rawkernel]` launch functions (on the CPU device,
+    /// `cpu::args`).
     pub mod rawkernel {
-        pub use crate::rawkernel::{
-            byte_span, check_read_only, cpu_slice, cpu_tensor_map, cpu_view, launch_device, slice_arg, tensor_map_arg, view_arg,
-        };
+        pub use crate::cpu::args::{cpu_slice, cpu_tensor_map, cpu_view};
+        pub use crate::rawkernel::{byte_span, check_read_only, launch_device, slice_arg, tensor_map_arg, view_arg};
     }
 
     /// The row plan of a row-wise `#[fuse]` kernel.

@@ -1,5 +1,6 @@
-//! The CPU device (docs/cpu.md): how it runs each kind of kernel. Its launches: a kernel's body, compiled for the host by rustc from
-//! the same function the macros checked, called once per element by host threads.
+//! The CPU device (docs/cpu.md): how it runs each kind of kernel. An elementwise or reduction
+//! launch runs a kernel's body, compiled for the host by rustc from the same function the macros
+//! checked, once per element on host threads; a raw kernel runs its host copy on a grid.
 //!
 //! `#[elementwise]` writes, next to a kernel's CUDA code, a [`HostEntry`]: a function that matches
 //! the instance's dtypes and hands [`ElementLoop::run`] a closure that reads the element's inputs
@@ -17,14 +18,16 @@
 //! - a raw argument is read from a copy of its elements taken before the loop;
 //! - a panic in the body (a debug build's integer overflow) is caught and becomes an error.
 //!
-//! Where each part is: [`HostEntry`] (`entry.rs`), the elementwise loop ([`ElementLoop`],
-//! `element_loop.rs`), the reduction loop ([`ReduceLoop`], `reduce_loop.rs`), one element or run
-//! of a loop (`element.rs`), the operands' buffers during a launch (`buffers.rs`), the grids of
-//! raw kernels (`grid.rs`: each CUDA thread a coroutine where the kernel has barriers), the
-//! kernel language on the CPU device (`lang/`: memory handles, the intrinsics of the running CUDA
-//! thread, atomics, shuffles), and the CPU side of the erased elementwise and reduction launches
-//! (`launch.rs`, which `elementwise::launch` and `reduction::launch` call once they have planned).
+//! Where each part is: [`HostEntry`] (`entry.rs`), a raw kernel's arguments as handles (`args.rs`),
+//! the elementwise loop ([`ElementLoop`], `element_loop.rs`), the reduction loop ([`ReduceLoop`],
+//! `reduce_loop.rs`), one element or run of a loop (`element.rs`), the operands' buffers during a
+//! launch (`buffers.rs`), the grids of raw kernels (`grid.rs`: each CUDA thread a coroutine where
+//! the kernel has barriers), the kernel language on the CPU device (`lang/`: memory handles, the
+//! intrinsics of the running CUDA thread, atomics, shuffles), and the CPU side of the erased
+//! elementwise and reduction launches (`launch.rs`, which `elementwise::launch` and
+//! `reduction::launch` call once they have planned).
 
+pub mod args;
 mod buffers;
 mod element;
 mod element_loop;
