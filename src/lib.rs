@@ -74,3 +74,9 @@ pub mod guide {
 /// crates).
 #[doc(hidden)]
 pub use cuprum_runtime::__private;
+
+/// The hooks the workspace's own tests use beyond `__private` (the runtime's `__workspace`: the
+/// unit table's parts, the signatures, the tensor-core helpers' rounding); not API and not for
+/// generated code.
+#[doc(hidden)]
+pub use cuprum_runtime::__workspace;

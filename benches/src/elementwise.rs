@@ -7,10 +7,10 @@
 use std::sync::OnceLock;
 use std::time::Instant;
 
-// The erased launch, its pieces and hand-made kernels are the runtime's internals (`__private`):
+// The erased launch, its pieces and hand-made kernels are the runtime's internals (`__workspace`):
 // the host-cost rows time them piece by piece.
-use cuprum_runtime::__private::elementwise::{self, Arg, Input, Options, Param, ParamType, Role};
-use cuprum_runtime::__private::registry::{Kernel, KernelUnit, Signature, UnitRef};
+use cuprum_runtime::__workspace::elementwise::{self, Arg, Input, Options, Param, ParamType, Role};
+use cuprum_runtime::__workspace::registry::{Kernel, KernelUnit, Signature, UnitRef};
 use cuprum_runtime::{Array, Event, Float, Result, Stream};
 use half::f16;
 
@@ -212,7 +212,7 @@ pub fn rows(copy: f64, bare_us: f64, quick: bool, stream: &Stream) -> Result<Vec
                     for _ in 0..k {
                         // SAFETY: what `elementwise::launch` would launch for these arguments
                         // (`staged_launch` hands it over instead of launching).
-                        unsafe { cuprum_runtime::__private::launch::launch(func, cfg, params)? };
+                        unsafe { cuprum_runtime::__workspace::launch::launch(func, cfg, params)? };
                     }
                     stream.synchronize()?;
                     Ok(t.elapsed().as_secs_f64() * 1e6 / k as f64)
@@ -228,7 +228,7 @@ pub fn rows(copy: f64, bare_us: f64, quick: bool, stream: &Stream) -> Result<Vec
                             &Options::default(),
                         )?;
                         // SAFETY: as above.
-                        unsafe { cuprum_runtime::__private::launch::launch(func, cfg, params)? };
+                        unsafe { cuprum_runtime::__workspace::launch::launch(func, cfg, params)? };
                     }
                     stream.synchronize()?;
                     Ok(t.elapsed().as_secs_f64() * 1e6 / k as f64)

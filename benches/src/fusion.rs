@@ -78,7 +78,7 @@ pub fn rows(stream: &Stream, copy: f64, quick: bool, rounds: usize) -> Result<Ve
     check("layer norm", &fused::layer_norm::call(&m, &gamma, &beta, 1e-5)?, &fused::layer_norm(&m, &gamma, &beta, 1e-5)?, 1e-4)?;
     let (mr, gr, br) = (&m, &gamma, &beta);
     // The launch the generated `call` makes (ROW_REGS = 32 columns per thread in registers, blocks of ROW_BLOCK = 256).
-    let (config, _) = cuprum_runtime::__private::fuse::RowPlan::new("softmax", &["x"], &[&[r, c]], &[-1])?.config(0, 4, 32, 256);
+    let (config, _) = cuprum_runtime::__workspace::fuse::RowPlan::new("softmax", &["x"], &[&[r, c]], &[-1])?.config(0, 4, 32, 256);
     let threads = config.block.x;
     let shape = format!("({r}, {c}) f32");
     cases.push(Case {

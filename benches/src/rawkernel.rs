@@ -4,8 +4,8 @@
 use std::time::Instant;
 
 use cuprum_runtime::LaunchConfig;
-// NVRTC compiled directly (the ceilings) is the runtime's internals (`__private`).
-use cuprum_runtime::__private::nvrtc;
+// NVRTC compiled directly (the ceilings) is the runtime's internals (`__workspace`).
+use cuprum_runtime::__workspace::nvrtc;
 use cuprum_runtime::{Array, Device, Result, Stream, stats};
 use cuprum_runtime::DType;
 use num_complex::Complex;

@@ -6,11 +6,11 @@
 //! JIT-compiled through the registry (the built-in `sum` replaces it once the macro glue lands);
 //! each row checks its result against an f64 host sum before timing.
 
-// The erased launch, its pieces and hand-made kernels are the runtime's internals (`__private`):
+// The erased launch, its pieces and hand-made kernels are the runtime's internals (`__workspace`):
 // the host-cost rows time them piece by piece.
-use cuprum_runtime::__private::launch::signature::{Param, ParamType, ReductionSignature, Role, Signature};
-use cuprum_runtime::__private::reduction::{self, Arg, Axes, Options};
-use cuprum_runtime::__private::registry::{Kernel, KernelUnit, UnitRef};
+use cuprum_runtime::__workspace::launch::signature::{Param, ParamType, ReductionSignature, Role, Signature};
+use cuprum_runtime::__workspace::reduction::{self, Arg, Axes, Options};
+use cuprum_runtime::__workspace::registry::{Kernel, KernelUnit, UnitRef};
 use cuprum_runtime::{Array, Error, Event, Result, Stream};
 use cuprum_runtime::{DType, ElemType};
 
@@ -285,7 +285,7 @@ pub fn rows(
                 for _ in 0..n {
                     // SAFETY: what `reduction::launch` would launch for these arguments
                     // (`staged_launch` hands it over instead of launching).
-                    unsafe { cuprum_runtime::__private::launch::launch(func, cfg, params)? };
+                    unsafe { cuprum_runtime::__workspace::launch::launch(func, cfg, params)? };
                 }
                 stream.synchronize()?;
                 Ok(t.elapsed().as_secs_f64() * 1e6 / n as f64)

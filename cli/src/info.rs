@@ -3,9 +3,9 @@
 
 use cuprum_runtime::cache::{self, CacheConfig};
 use cuprum_runtime::{Device, audit, device, nvrtc};
-// The variables the runtime reads and its parsers of them: not API (the runtime's `__private`),
+// The variables the runtime reads and its parsers of them: not API (the runtime's `__workspace`),
 // the command line lists what this runtime reads.
-use cuprum_runtime::__private::env;
+use cuprum_runtime::__workspace::env;
 
 pub fn run(args: &[String]) -> i32 {
     if !args.is_empty() {

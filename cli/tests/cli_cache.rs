@@ -6,8 +6,8 @@ use std::process::{Command, Output};
 
 use cuprum_runtime::cache::CacheConfig;
 // The fixtures are entries written through the kernel cache itself, which is the runtime's, not
-// API (its `__private`): a program writes them by compiling kernels, which needs NVRTC.
-use cuprum_runtime::__private::cache::{CompiledImage, ImageKind, KernelCache, KeyInputs};
+// API (its `__workspace`): a program writes them by compiling kernels, which needs NVRTC.
+use cuprum_runtime::__workspace::cache::{CompiledImage, ImageKind, KernelCache, KeyInputs};
 
 /// A fresh, empty directory under the system temp dir, removed when dropped.
 fn tempdir(tag: &str) -> tempfile::TempDir {

@@ -197,7 +197,7 @@ fn grid_sync_kernels_launch_cooperatively() {
         has(&out, "__cuprum::launch::launch_cooperative(__function, config,");
         has(&out, "__grid.run_cooperative(&move ||");
         has(&out, "pub fn max_cooperative_blocks(config: &__cuprum::LaunchConfig<'_>) -> __cuprum::Result<u32>");
-        has(&out, "__cuprum::launch::grid::co_residency(config.block, config.shared_mem_bytes).blocks_u32()");
+        has(&out, "__cuprum::cpu::grid::co_residency(config.block, config.shared_mem_bytes).blocks_u32()");
         has(&out, "__function.co_residency(config.block, config.shared_mem_bytes)?.blocks_u32()");
     }
     let item: TokenStream = "pub fn plain(x: &mut [f32]) { sync_threads(); x[0] = 1.0; }".parse().unwrap();

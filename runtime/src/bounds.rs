@@ -54,7 +54,7 @@ fn slots() -> Option<&'static [OnceLock<DeviceRecord>]> {
         return Some(s);
     }
     // Through the guarded probe: the CPU device asks without a driver.
-    let n = crate::device::driver_device_count().ok()?;
+    let n = crate::driver::driver_device_count().ok()?;
     Some(SLOTS.get_or_init(|| (0..n).map(|_| OnceLock::new()).collect()))
 }
 
@@ -131,7 +131,7 @@ pub(crate) fn on_module_load(ordinal: usize, bind: impl FnOnce() -> Result<()>, 
 /// [`Error::IndexOutOfBounds`], clearing the record; `Ok` when there is none (or a kernel is
 /// still writing one, which the next call will see). Reads host memory only.
 pub(crate) fn check(ordinal: usize) -> Result<()> {
-    if ordinal == crate::device::CPU_ORDINAL {
+    if ordinal == crate::driver::CPU_ORDINAL {
         let taken = sync::lock(cpu_record()).take();
         return taken.map_or(Ok(()), |r| Err(error_of(&r)));
     }

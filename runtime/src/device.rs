@@ -9,63 +9,16 @@
 use std::cell::Cell;
 use std::fmt;
 use std::marker::PhantomData;
-use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::{Arc, Mutex, OnceLock};
 
-use cudarc::driver::sys::{self, CUdevice_attribute, CUresult};
-use cudarc::driver::{CudaContext, CudaStream, DriverError, result};
+use cudarc::driver::sys::{self, CUdevice_attribute};
+use cudarc::driver::{CudaContext, CudaStream, DriverError};
 
+pub use crate::driver::CPU_ORDINAL;
+use crate::driver::driver_device_count;
 use crate::error::{Error, Fault, Result};
 use crate::fault::FaultRecord;
 use crate::sync;
-
-/// What the one-time driver initialisation found.
-enum DriverState {
-    /// The driver works; this many devices.
-    Ready(usize),
-    /// No usable driver (library missing, symbol missing, `cuInit` failed).
-    Missing(String),
-}
-
-fn probe_driver() -> DriverState {
-    // SAFETY: `is_culib_present` dlopens the NVIDIA driver library under its usual names (and
-    // closes it again); loading it runs only the driver's own initialisers, as in any CUDA program.
-    let present = unsafe { sys::is_culib_present() };
-    if !present {
-        return DriverState::Missing(
-            "the driver library (libcuda.so / nvcuda.dll) was not found".to_string(),
-        );
-    }
-    // cudarc panics when a symbol is missing (a driver older than the bindings): catch it.
-    let outcome = catch_unwind(AssertUnwindSafe(|| -> Result<usize, DriverError> {
-        match result::init() {
-            Ok(()) => {}
-            Err(DriverError(CUresult::CUDA_ERROR_NO_DEVICE)) => return Ok(0),
-            Err(e) => return Err(e),
-        }
-        match result::device::get_count() {
-            Ok(n) => Ok(n.max(0) as usize),
-            Err(DriverError(CUresult::CUDA_ERROR_NO_DEVICE)) => Ok(0),
-            Err(e) => Err(e),
-        }
-    }));
-    match outcome {
-        Ok(Ok(n)) => DriverState::Ready(n),
-        Ok(Err(e)) => DriverState::Missing(format!("cuInit failed: {e}")),
-        Err(p) => DriverState::Missing(crate::error::panic_text(&*p, "the CUDA driver bindings panicked")),
-    }
-}
-
-/// Loads and initialises the driver once; returns the number of devices.
-pub(crate) fn driver_device_count() -> Result<usize> {
-    static STATE: OnceLock<DriverState> = OnceLock::new();
-    match STATE.get_or_init(probe_driver) {
-        DriverState::Ready(n) => Ok(*n),
-        DriverState::Missing(detail) => Err(Error::NoDriver {
-            detail: detail.clone(),
-        }),
-    }
-}
 
 /// The CUDA driver's version as `1000 * major + 10 * minor` (e.g. 13000 for 13.0).
 pub fn driver_version() -> Result<i32> {
@@ -114,9 +67,6 @@ pub(crate) enum Backend {
     Cpu,
 }
 
-/// The ordinal of the CPU device ([`Device::cpu`]): never a CUDA device's (those count from 0).
-/// [`Device::get`] and [`Device::use_device`] take it like any ordinal.
-pub const CPU_ORDINAL: usize = usize::MAX;
 
 /// A device: a CUDA device and its context, or the CPU ([`Device::cpu`]). Cheap to clone; equal
 /// when the ordinals are equal.

@@ -13,7 +13,7 @@ pub use crate::elem_type::{ElemType, StructType};
 use crate::repr::DeviceRepr;
 
 /// A type arrays can hold and kernels can read and write in device memory. The scalars of the
-/// dtype table implement it with [`Scalar`](crate::Scalar) (`lang/traits.rs`).
+/// dtype table implement it with [`Scalar`](crate::Scalar) (`scalar/traits.rs`).
 ///
 /// # Safety
 ///

@@ -10,7 +10,7 @@ use cudarc::driver::sys::{self, CUfunction_attribute};
 
 use crate::device::Device;
 use crate::error::{Error, Result};
-use crate::lang::intrinsics::Dim3;
+use crate::dim3::Dim3;
 use crate::module::ModuleHandle;
 
 /// The ten attributes CuPy's `RawKernel.attributes` reports, read from the driver.
@@ -112,7 +112,7 @@ impl KernelFunction {
             module: module.clone(),
             name: crate::fault::intern(name),
             #[cfg(feature = "nvtx")]
-            range_name: crate::launch::nvtx::range_name(symbol),
+            range_name: range_name(symbol),
             max_threads_per_block: 0,
             static_shared_bytes: 0,
             max_dynamic_shared_bytes: AtomicU32::new(0),
@@ -379,5 +379,27 @@ impl LaunchLimits {
             max_shared_optin: cpu.max_shared_memory_per_block_optin() as u32,
             static_shared_bytes: 0,
         }
+    }
+}
+
+/// The NUL-terminated NVTX range name (`launch/nvtx.rs`, feature `nvtx`) of kernel `symbol`
+/// (`squared_diff::<f32> [contig]`), computed once when the kernel is loaded. A name with a NUL
+/// byte (a `RawKernel` named so) is cut there.
+#[cfg(feature = "nvtx")]
+fn range_name(symbol: &str) -> Box<std::ffi::CStr> {
+    let name = cuprum_abi::mangle::display_name(symbol);
+    let bytes: Vec<u8> = name.bytes().take_while(|&b| b != 0).collect();
+    std::ffi::CString::new(bytes).map(Into::into).unwrap_or_default()
+}
+
+#[cfg(all(test, feature = "nvtx"))]
+mod nvtx_tests {
+    use super::*;
+
+    #[test]
+    fn range_names_are_the_rust_names() {
+        assert_eq!(range_name("cuprum_rawkernel_jacobi__f32").to_str(), Ok("jacobi::<f32>"));
+        assert_eq!(range_name("cuprum_elementwise_sq_s32__f64").to_str(), Ok("sq::<f64> [s32]"));
+        assert_eq!(range_name("my_add").to_str(), Ok("my_add"));
     }
 }

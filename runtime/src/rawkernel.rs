@@ -104,43 +104,6 @@ pub fn tensor_map_arg<T: Element>(kernel: &str, param: &str, m: &TensorMap<'_, T
     Ok(m.param())
 }
 
-/// A `&TensorMap<T>` argument on the CPU device: the handle the kernel's host copy passes to
-/// `tma_load_2d` (the array's elements, its shape, the box and the swizzle).
-///
-/// # Safety
-///
-/// As [`cpu_slice`] for the map's array (C-contiguous: `TensorMap::new` checked it).
-pub unsafe fn cpu_tensor_map<'m, T: Element>(m: &'m TensorMap<'_, T>) -> crate::lang::cpu::TensorMap<'m, T> {
-    let [br, bc] = m.box_shape();
-    // SAFETY: the caller's contract, for the map's array.
-    let src = unsafe { cpu_slice(m.array()) };
-    crate::lang::cpu::TensorMap::new(src, m.shape(), [br as usize, bc as usize], m.swizzle().bytes() as usize)
-}
-
-/// A slice argument on the CPU device: the handle the kernel's host copy indexes.
-///
-/// # Safety
-///
-/// `a` is on the CPU device and C-contiguous, and a `launch::grid::Grid` holds its buffer's lock
-/// (exclusive when the kernel writes it) for as long as the handle is used.
-pub unsafe fn cpu_slice<T: Element>(a: &Array<T>) -> crate::lang::cpu::Slice<'_, T> {
-    // SAFETY: the caller's contract: the array's elements, alive and locked for the launch.
-    unsafe { crate::lang::cpu::Slice::from_raw_parts(a.device_ptr() as *mut T, a.len()) }
-}
-
-/// A view argument of `N` dimensions on the CPU device (the launch checked the dimensions).
-///
-/// # Safety
-///
-/// As [`cpu_slice`], any layout.
-pub unsafe fn cpu_view<T: Element, const N: usize>(a: &Array<T>) -> crate::lang::cpu::View<'_, T, N> {
-    let (mut shape, mut strides) = ([0usize; N], [0isize; N]);
-    shape.copy_from_slice(&a.shape()[..N]);
-    strides.copy_from_slice(&a.strides()[..N]);
-    // SAFETY: the caller's contract; the shape and strides are the array's own.
-    unsafe { crate::lang::cpu::View::from_raw_parts(a.device_ptr() as *mut T, shape, strides) }
-}
-
 /// The error for an array that cannot be passed as a kernel's slice parameter.
 pub fn not_contiguous(kernel: &str, param: &str, shape: &[usize], strides: &[isize]) -> Error {
     Error::InvalidLaunch {
@@ -164,5 +127,23 @@ mod tests {
         // Empty spans never overlap; two writable arguments are not this check's business.
         assert!(super::check_read_only("k", &[("x", 0..0, true, false), ("y", 0..200, false, true)]).is_ok());
         assert!(super::check_read_only("k", &[("a", 0..100, false, true), ("b", 0..100, false, true)]).is_ok());
+    }
+
+    /// An array on the CPU device.
+    fn cpu<T: crate::Element + Default>(shape: &[usize]) -> crate::Array<T> {
+        let n = shape.iter().product();
+        let s = crate::Stream::null(&crate::Device::cpu()).unwrap();
+        crate::Array::from_shape_vec_on(shape, &vec![T::default(); n], &s).unwrap()
+    }
+
+    #[test]
+    fn a_map_is_a_launch_argument_of_its_device_only() {
+        let a = cpu::<f32>(&[8, 8]);
+        let m = crate::TensorMap::new(&a, [8, 8], crate::Swizzle::None).unwrap();
+        let p = super::tensor_map_arg("k", "map", &m, crate::device::CPU_ORDINAL).unwrap();
+        assert_eq!(p, m.param());
+        let e = super::tensor_map_arg("k", "map", &m, 0).unwrap_err();
+        assert!(matches!(e, crate::Error::DeviceMismatch { expected: 0, .. }), "{e:?}");
+        assert!(e.to_string().contains("argument `map` of kernel `k`"), "{e}");
     }
 }

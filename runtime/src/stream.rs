@@ -115,7 +115,7 @@ fn null_streams(device: &'static Device) -> Result<&'static [Stream; 2]> {
     if device.is_cpu() {
         return Ok(CPU.get_or_init(|| [Stream::legacy(device), Stream::per_thread(device)]));
     }
-    let count = crate::device::driver_device_count()?;
+    let count = crate::driver::driver_device_count()?;
     let slots = NULLS.get_or_init(|| (0..count).map(|_| std::sync::OnceLock::new()).collect());
     let slot = slots.get(device.ordinal()).ok_or(Error::InvalidDevice { ordinal: device.ordinal(), count })?;
     Ok(slot.get_or_init(|| [Stream::legacy(device), Stream::per_thread(device)]))

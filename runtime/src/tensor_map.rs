@@ -459,26 +459,4 @@ mod tests {
         let m = msg(e);
         assert!(m.contains("16-byte aligned") && m.contains("element 1"), "{m}");
     }
-
-    #[test]
-    fn the_prelude_names_the_type_for_kernel_signatures() {
-        use crate::prelude::*;
-        // A kernel's signature, as ordinary Rust with the prelude imported.
-        fn k(map: &TensorMap<bf16>, rows: u32) -> u32 {
-            map.box_shape()[0].min(rows)
-        }
-        let a = cpu::<bf16>(&[64, 64]);
-        assert_eq!(k(&TensorMap::new(&a, [32, 64], Swizzle::B128).unwrap(), 100), 32);
-    }
-
-    #[test]
-    fn a_map_is_a_launch_argument_of_its_device_only() {
-        let a = cpu::<f32>(&[8, 8]);
-        let m = TensorMap::new(&a, [8, 8], Swizzle::None).unwrap();
-        let p = crate::rawkernel::tensor_map_arg("k", "map", &m, crate::device::CPU_ORDINAL).unwrap();
-        assert_eq!(p, m.param());
-        let e = crate::rawkernel::tensor_map_arg("k", "map", &m, 0).unwrap_err();
-        assert!(matches!(e, Error::DeviceMismatch { expected: 0, .. }), "{e:?}");
-        assert!(e.to_string().contains("argument `map` of kernel `k`"), "{e}");
-    }
 }

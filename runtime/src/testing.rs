@@ -19,7 +19,7 @@ use num_complex::Complex;
 use crate::array::Array;
 use crate::device::Device;
 use crate::error::Error;
-use crate::lang::traits::Scalar;
+use crate::scalar::traits::Scalar;
 
 /// How far two values of a float dtype may be apart: `|a - b| <= atol + rtol * |b|` (NaN equals
 /// NaN, infinities equal infinities of the same sign). Integers and bools are always exact.

@@ -18,13 +18,13 @@ fn serial() -> std::sync::MutexGuard<'static, ()> {
 
 use std::sync::OnceLock;
 
-// The erased launch and kernels made by hand are the runtime's internals (`__private`). This file
+// The erased launch and kernels made by hand are the runtime's internals (`__workspace`). This file
 // stays an integration test, a process of its own, for the process-wide launch variant counters
 // it reads: the runtime's own tests (`src/tests/`) launch concurrently in theirs.
-use cuprum_runtime::__private::elementwise::{
+use cuprum_runtime::__workspace::elementwise::{
     self, Arg, ElementwiseKernel, Input, Options, Param, ParamType, Role, Value,
 };
-use cuprum_runtime::__private::registry::{self, Kernel, KernelUnit, Signature, UnitRef};
+use cuprum_runtime::__workspace::registry::{self, Kernel, KernelUnit, Signature, UnitRef};
 use cuprum_runtime::stats::Layer;
 use cuprum_runtime::{Array, DType, Device, Float, Result, Scalar, Stream};
 use half::{bf16, f16};

@@ -97,8 +97,8 @@ fn each_kernel_file_is_embedded_once() {
                 continue;
             }
             let part = &bin[offset..offset + len];
-            // Decompressing a part is the unit table's (the runtime's internals, `__private`).
-            let image = cuprum::__private::registry::part::fatbin_of(part, u.dictionary())
+            // Decompressing a part is the unit table's (the runtime's internals, `__workspace`).
+            let image = cuprum::__workspace::registry::part::fatbin_of(part, u.dictionary())
                 .unwrap_or_else(|e| panic!("{}: part {kernel}: {e}", u.file()));
             raw_parts += usize::from(image.as_ref() == part);
             assert_eq!(

@@ -1,7 +1,7 @@
 //! Every intrinsic is one definition held together by this test (issue 33; docs/architecture.md,
 //! "Where to add things"). An intrinsic lives in four places tied by its name: its variant in the
 //! compiler's vocabulary (`compiler/src/lang/intrinsic.rs`), its host stub in the runtime's
-//! prelude, its CPU-device version (the runtime's `lang::cpu`) and its C helper
+//! prelude, its CPU-device version (the runtime's `cpu::lang`) and its C helper
 //! (`abi/include/cuprum/*.h`). Here:
 //!
 //! - `every_intrinsic_is_called`: every intrinsic the compiler lists (`Intrinsic::ALL` and every

@@ -18,8 +18,8 @@ use support::Rng;
 mod elementwise_kernels;
 
 use cuprum::prelude::{Raw, with_elementwise_index};
-// `NAME::SIGNATURE` is generated code's vocabulary, the runtime's internals (`__private`).
-use cuprum::__private::launch::signature::{Param, ParamType, Role};
+// `NAME::SIGNATURE` is generated code's vocabulary, the runtime's internals (`__workspace`).
+use cuprum::__workspace::launch::signature::{Param, ParamType, Role};
 use cuprum::audit;
 use cuprum::runtime::elementwise::Options;
 use cuprum::runtime::stats::Layer;

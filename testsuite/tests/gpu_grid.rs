@@ -227,7 +227,7 @@ fn co_residency_limit_follows_block_and_shared_memory() {
     let device = Device::current().unwrap();
     if device.is_cpu() {
         // The CPU device's model: 4 multiprocessors of 2048 threads, 32 blocks and 228 KiB of
-        // shared memory (1 KiB reserved per block) each (runtime/src/launch/grid.rs checks the
+        // shared memory (1 KiB reserved per block) each (runtime/src/cpu/grid.rs checks the
         // model itself).
         assert_eq!(at(256, 0), 32);
         assert_eq!(at(1024, 0), 8);

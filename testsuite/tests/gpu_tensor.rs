@@ -97,7 +97,7 @@ fn mma_tf32_tile() {
     let c: Vec<f32> = (0..128).map(|_| r.range(-1.0, 1.0) as f32).collect();
     let mut d = up(&vec![f32::NAN; 128]);
     k::mma_tf32::launch(&warp(), &up(&a), &up(&b), &up(&c), &mut d).unwrap();
-    let tf = |v: &[f32]| v.iter().map(|&x| cuprum::__private::lang::tensor::round_tf32(x) as f64).collect::<Vec<_>>();
+    let tf = |v: &[f32]| v.iter().map(|&x| cuprum::__workspace::lang::tensor::round_tf32(x) as f64).collect::<Vec<_>>();
     let want = reference(&tf(&a), &tf(&b), &c.iter().map(|&x| x as f64).collect::<Vec<_>>(), 8);
     assert_close(&d.to_vec().unwrap(), &want, 1e-5, "mma_m16n8k8_tf32");
     // Not the f32 product: the inputs were rounded (a check that fails if they were not).

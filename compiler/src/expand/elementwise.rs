@@ -42,7 +42,7 @@ pub(super) fn call_module(f: &syn::ItemFn, checked: &Checked, unit: &UnitInfo) -
         checked,
         unit,
         quote!(__cuprum::launch::signature::Signature::Elementwise(SIGNATURE)),
-        Some(quote!(__cuprum::launch::host::HostEntry::Elementwise(__cuprum_host_entry))),
+        Some(quote!(__cuprum::cpu::HostEntry::Elementwise(__cuprum_host_entry))),
     );
     let mut call = CallParams::of(checked);
     let outs = Outputs::of(checked, &mut call);
@@ -325,7 +325,7 @@ fn call_fns(open: &Opening<'_>, call: &CallParams, outs: &Outputs, options: &syn
     }
 }
 
-/// The kernel on the CPU device (`launch::host`, docs/cpu.md): `__cuprum_host`, generic like the
+/// The kernel on the CPU device (`cpu::ElementLoop`, docs/cpu.md): `__cuprum_host`, generic like the
 /// kernel, reads each element's arguments, calls the user's function (compiled for the host by
 /// rustc, the same function the pipeline checked) and writes its outputs; `__cuprum_host_entry`
 /// picks it for each instance the kernel precompiles.
@@ -404,7 +404,7 @@ fn host_entry(f: &syn::ItemFn, checked: &Checked, generics: &syn::Generics) -> T
     let run_call = if checked.uses_loop_position() {
         quote!(__l.run(&__per_element))
     } else {
-        quote!(__l.run_fast(&__per_element, &|__run: &__cuprum::launch::host::Run<'_>| {
+        quote!(__l.run_fast(&__per_element, &|__run: &__cuprum::cpu::Run<'_>| {
             // SAFETY: as for one element: each pointer is its operand's first element of the
             // run, followed by `len()` consecutive elements of its type for this instance.
             unsafe {
@@ -424,9 +424,9 @@ fn host_entry(f: &syn::ItemFn, checked: &Checked, generics: &syn::Generics) -> T
         #copy
 
         #[allow(clippy::let_unit_value, clippy::redundant_clone)]
-        fn __cuprum_host #impl_generics (__l: &__cuprum::launch::host::ElementLoop<'_>) -> __cuprum::Result<()> #where_clause {
+        fn __cuprum_host #impl_generics (__l: &__cuprum::cpu::ElementLoop<'_>) -> __cuprum::Result<()> #where_clause {
             #(#prepare)*
-            let __per_element = |__e: &__cuprum::launch::host::Element<'_>| {
+            let __per_element = |__e: &__cuprum::cpu::Element<'_>| {
                 // SAFETY: each argument's type is its parameter's for this instance: the types of
                 // the signature the launch checked the arguments against.
                 unsafe {

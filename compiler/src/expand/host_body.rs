@@ -64,7 +64,7 @@ fn host_instances(checked: &Checked) -> Vec<Vec<DType>> {
 const MAX_HOST_INSTANCES: usize = 64;
 
 /// `__cuprum_host_entry(l)`: calls `__cuprum_host::<types>(l)` for the loop's instance (`l` a
-/// `launch::host::<looptype>`), an error for another.
+/// `cpu::<looptype>`), an error for another.
 pub(super) fn entry(checked: &Checked, looptype: TokenStream) -> TokenStream {
     let arms = host_instances(checked).into_iter().map(|inst| {
         let variants = inst.iter().map(|d| format_ident!("{}", format!("{d:?}")));
@@ -75,7 +75,7 @@ pub(super) fn entry(checked: &Checked, looptype: TokenStream) -> TokenStream {
     quote! {
         /// The kernel on the CPU device (docs/cpu.md).
         #[doc(hidden)]
-        pub fn __cuprum_host_entry(__l: &__cuprum::launch::host::#looptype<'_>) -> __cuprum::Result<()> {
+        pub fn __cuprum_host_entry(__l: &__cuprum::cpu::#looptype<'_>) -> __cuprum::Result<()> {
             match __l.instance() {
                 #(#arms)*
                 _ => ::core::result::Result::Err(__l.not_compiled()),

@@ -3,15 +3,15 @@
 //! rewritten so that many CUDA threads can run it on the host without a Rust reference to memory
 //! they share:
 //!
-//! - slice parameters (`&[T]`, `&mut [T]`) become `lang::cpu::Slice<T>` handles and view
-//!   parameters (`View<T, N>`, `ViewMut<T, N>`) `lang::cpu::View<T, N>`; so do the names bound to
+//! - slice parameters (`&[T]`, `&mut [T]`) become `cpu::lang::Slice<T>` handles and view
+//!   parameters (`View<T, N>`, `ViewMut<T, N>`) `cpu::lang::View<T, N>`; so do the names bound to
 //!   `shared_array::<T, N>()` (numbered by call site: one array per site and block, as on the
 //!   GPU) and `dynamic_shared::<T>()`. These names are the *memory*, tracked through scopes (a
 //!   `let` that shadows one ends it);
 //! - `m[i]` of memory becomes `Load::load(&m, i)`, `m[i] = v` `Store::store(&m, i, v)`, `m[i] op= v`
 //!   a load and a store of `i` evaluated once, `*m.get_unchecked(i)` the same as `m[i]`, and
 //!   `&mut m[i]` passed to a call a local copy written back after it;
-//! - every intrinsic call is `lang::cpu`'s function of the same name, a call of a `#[device]`
+//! - every intrinsic call is `cpu::lang`'s function of the same name, a call of a `#[device]`
 //!   function is a call of its host copy (`__cuprum_cpu_<name>`);
 //! - arithmetic operators call `lang::kernel_ops` ([`super::host_body::host_copy`]).
 //!
@@ -47,7 +47,7 @@ pub(super) fn device_copy_name(name: &syn::Ident) -> syn::Ident {
 }
 
 /// `f` rewritten for the CPU device as `name` (see the module); `cpu` is the path of the
-/// runtime's `lang::cpu` module as the generated code names it.
+/// runtime's `cpu::lang` module as the generated code names it.
 pub(super) fn host_kernel(f: &syn::ItemFn, name: &syn::Ident, cpu: &TokenStream) -> HostKernel {
     let mut g = f.clone();
     let mut memory = HashSet::new();
@@ -60,7 +60,7 @@ pub(super) fn host_kernel(f: &syn::ItemFn, name: &syn::Ident, cpu: &TokenStream)
         }
     }
     // Shared arrays are keyed by function and site: a device function's sites are not its
-    // caller's (`lang::cpu::shared_array`).
+    // caller's (`cpu::lang::shared_array`).
     let site_base = f.sig.ident.to_string().bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ b as u64).wrapping_mul(0x0100_0000_01b3));
     let mut rw = Rewrite { cpu: cpu.clone(), memory, site_base, site: 0, lockstep: false, warp: false, calls_device: false, grid: false };
     rw.visit_block_mut(&mut g.block);
@@ -230,7 +230,7 @@ impl Rewrite {
     }
 
     /// A local place with an index in it (`a[i]`, `a[i][j]`, `s.v[k]`, `a[i].f`) as an
-    /// `Option<&mut T>` expression (`lang::cpu::local_slot`): `None` when an index is out of
+    /// `Option<&mut T>` expression (`cpu::lang::local_slot`): `None` when an index is out of
     /// range. `None` for a place without an index, or not local.
     fn local_slot(&mut self, place: &Expr) -> Option<Expr> {
         let cpu = self.cpu.clone();
@@ -374,7 +374,7 @@ impl VisitMut for Rewrite {
             *e = self.load(&base, &index);
             return;
         }
-        // Local arrays: checked as on the GPU (`lang::cpu::local`). `place = v` or `place op= v`:
+        // Local arrays: checked as on the GPU (`cpu::lang::local`). `place = v` or `place op= v`:
         // the value, then a write through the place's slot when it is in range.
         let write = match &*e {
             Expr::Assign(a) => Some(((*a.left).clone(), (*a.right).clone(), None)),

@@ -6,7 +6,7 @@
 //! region uses is carried from one region to the next in per-thread storage (`Vec<Option<_>>`,
 //! its type inferred by rustc); a thread that returns is not run in later regions (on a GPU, an
 //! exited thread counts as arrived at the barriers). Other kernels with barriers run each CUDA
-//! thread as a coroutine (`launch::grid`), which costs a stack switch per thread and barrier.
+//! thread as a coroutine (`cpu::grid`), which costs a stack switch per thread and barrier.
 
 use std::collections::HashSet;
 
@@ -126,7 +126,7 @@ pub(super) fn split(f: &syn::ItemFn, name: &syn::Ident) -> Option<syn::ItemFn> {
     });
     let mut g = f.clone();
     g.sig.ident = name.clone();
-    g.sig.inputs.insert(0, parse_quote!(__b: &__cuprum::launch::grid::BlockRun<'_>));
+    g.sig.inputs.insert(0, parse_quote!(__b: &__cuprum::cpu::grid::BlockRun<'_>));
     g.block = parse_quote!({
         let __cuprum_n = __b.threads();
         let mut __cuprum_live: ::std::vec::Vec<bool> = ::std::vec![true; __cuprum_n];
@@ -263,7 +263,7 @@ mod tests {
         };
         let g = split(&f, &syn::Ident::new("b", Span::call_site())).expect("splits");
         let text = quote!(#g).to_string().replace(' ', "");
-        assert!(text.starts_with("fnb(__b:&__cuprum::launch::grid::BlockRun<'_>,x:Slice<f32>"), "{text}");
+        assert!(text.starts_with("fnb(__b:&__cuprum::cpu::grid::BlockRun<'_>,x:Slice<f32>"), "{text}");
         assert_eq!(text.matches("__b.each(").count(), 3, "{text}");
         // `tile` is made once per block, `t` is saved after the first region, `unused` is not.
         assert!(text.contains("lettile=__b.once(||cpu::shared_array::<f32,258>(0usize));"), "{text}");

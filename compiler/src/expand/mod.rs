@@ -83,14 +83,14 @@ pub fn expand_item(kind: AttrKind, attr: TokenStream, item: TokenStream, cx: &Co
     if kind == AttrKind::Device {
         // The host copy that raw kernels call on the CPU device (`host_kernel`).
         let private = checked.attr.private_path();
-        let copy = host_kernel::host_kernel(&f, &host_kernel::device_copy_name(&f.sig.ident), &quote!(#private::lang::cpu));
+        let copy = host_kernel::host_kernel(&f, &host_kernel::device_copy_name(&f.sig.ident), &quote!(#private::cpu::lang));
         let mut item = copy.item;
         item.vis = f.vis.clone();
         // The operators' rewrite names the runtime `__cuprum`, as inside a kernel's module.
         item.block.stmts.insert(0, syn::parse_quote!(use #private as __cuprum;));
         // An index out of range in it is reported with its name, as on the GPU.
         let name = f.sig.ident.to_string();
-        item.block.stmts.insert(1, syn::parse_quote!(let __cuprum_in_fn = __cuprum::lang::cpu::in_function(#name);));
+        item.block.stmts.insert(1, syn::parse_quote!(let __cuprum_in_fn = __cuprum::cpu::lang::in_function(#name);));
         item.attrs.push(syn::parse_quote!(#[doc(hidden)]));
         out.extend(quote!(#item));
         return out;

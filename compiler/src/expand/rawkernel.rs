@@ -39,7 +39,7 @@ pub(super) fn launch_module(f: &syn::ItemFn, checked: &Checked, unit: &UnitInfo,
     let (host_item, run) = (&cpu.host_item, &cpu.run);
     let gpu_launch = if cpu.cooperative { quote!(launch_cooperative) } else { quote!(launch) };
     let max_blocks = cpu.cooperative.then(|| max_cooperative_blocks(&open, &config));
-    let cpu_doc = format!("`{name_str}` on the CPU device: its host copy run by `launch::grid::Grid`.");
+    let cpu_doc = format!("`{name_str}` on the CPU device: its host copy run by `cpu::grid::Grid`.");
     quote! {
         #[doc = #doc_mod]
         #[allow(non_snake_case, unused_imports, clippy::too_many_arguments)]
@@ -87,7 +87,7 @@ pub(super) fn launch_module(f: &syn::ItemFn, checked: &Checked, unit: &UnitInfo,
                 #(#cpu_params),*
             ) -> __cuprum::Result<()> #where_clause {
                 let __operands = [#(#cpu_operands),*];
-                let __grid = __cuprum::launch::grid::Grid::new(#name_str, #config, &__operands)?;
+                let __grid = __cuprum::cpu::grid::Grid::new(#name_str, #config, &__operands)?;
                 // SAFETY: `__grid` holds every array's buffer lock (exclusive where written) until
                 // it is dropped, after the handles' last use in `run`; each handle describes its
                 // whole array (slices are C-contiguous, checked by the launch).
@@ -240,7 +240,7 @@ impl CpuRun {
         let name = &f.sig.ident;
         let name_str = name.to_string();
         let host_fn = format_ident!("__cuprum_host_{}", name);
-        let host = super::host_kernel::host_kernel(f, &host_fn, &quote!(__cuprum::lang::cpu));
+        let host = super::host_kernel::host_kernel(f, &host_fn, &quote!(__cuprum::cpu::lang));
         let host_item = &host.item;
         let tf = super::host_body::turbofish(&checked.item.generics);
         let device_lockstep = host.calls_device && device_sync;
@@ -254,7 +254,7 @@ impl CpuRun {
             .then(|| super::host_regions::split(&host.item, &block_fn))
             .flatten();
         let run = match &regions {
-            Some(_) => quote!(__grid.run_blocks(&move |__b: &__cuprum::launch::grid::BlockRun<'_>| {
+            Some(_) => quote!(__grid.run_blocks(&move |__b: &__cuprum::cpu::grid::BlockRun<'_>| {
                 #block_fn #tf (__b, #(#cpu_args),*);
             })),
             None if cooperative => quote!(__grid.run_cooperative(&move || {
@@ -291,7 +291,7 @@ fn max_cooperative_blocks(open: &Opening<'_>, config: &syn::Ident) -> TokenStrea
             let __device = __cuprum::rawkernel::launch_device(#config);
             if __device == __cuprum::device::CPU_ORDINAL {
                 return ::core::result::Result::Ok(
-                    __cuprum::launch::grid::co_residency(#config.block, #config.shared_mem_bytes).blocks_u32(),
+                    __cuprum::cpu::grid::co_residency(#config.block, #config.shared_mem_bytes).blocks_u32(),
                 );
             }
             let __kernel = __CUPRUM_KERNEL.instance(__device, &[#(#dtypes),*], ::core::option::Option::None)?;

@@ -42,7 +42,7 @@ pub(super) fn reduction_module(f: &syn::ItemFn, checked: &Checked, unit: &UnitIn
         quote!(__cuprum::launch::signature::Signature::Reduction(
             &__CUPRUM_SIGNATURE
         )),
-        Some(quote!(__cuprum::launch::host::HostEntry::Reduction(__cuprum_host_entry))),
+        Some(quote!(__cuprum::cpu::HostEntry::Reduction(__cuprum_host_entry))),
     );
     let Opening { name, name_str, vis, private, statics, generics, dtypes } = &open;
     let item = &checked.item;
@@ -270,7 +270,7 @@ fn host_parts(
     }
 }
 
-/// The reduction on the CPU device (`launch::host::ReduceLoop`, docs/cpu.md): copies of the map,
+/// The reduction on the CPU device (`cpu::ReduceLoop`, docs/cpu.md): copies of the map,
 /// `identity`, `reduce` and `post` with the device's arithmetic (`host_body`), the map's value
 /// converted to the accumulator as the GPU converts it, for every instance the bounds admit. A
 /// conversion the host cannot write (`f16` to `f32`, complex ones) leaves the entry without
@@ -321,7 +321,7 @@ fn host_entry(
             /// The reduction on the CPU device: its map's value cannot be converted to the
             /// accumulator on the host, so no instance runs there.
             #[doc(hidden)]
-            pub fn __cuprum_host_entry(__l: &__cuprum::launch::host::ReduceLoop<'_>) -> __cuprum::Result<()> {
+            pub fn __cuprum_host_entry(__l: &__cuprum::cpu::ReduceLoop<'_>) -> __cuprum::Result<()> {
                 ::core::result::Result::Err(__l.not_compiled())
             }
         };
@@ -360,7 +360,7 @@ fn host_entry(
     let fold_run = if positional {
         quote!(::core::option::Option::None)
     } else {
-        quote!(::core::option::Option::Some(&|__run: &__cuprum::launch::host::Run<'_>, __acc: ::core::option::Option<#acc>| -> ::core::option::Option<#acc> {
+        quote!(::core::option::Option::Some(&|__run: &__cuprum::cpu::Run<'_>, __acc: ::core::option::Option<#acc>| -> ::core::option::Option<#acc> {
             // SAFETY: each pointer is its input's first element of the run, followed by `len()`
             // consecutive elements of its parameter's type for this instance.
             unsafe {
@@ -419,9 +419,9 @@ fn host_entry(
         #copy
 
         #[allow(clippy::let_unit_value, clippy::redundant_clone, unused_parens)]
-        fn __cuprum_host #impl_generics (__l: &__cuprum::launch::host::ReduceLoop<'_>) -> __cuprum::Result<()> #where_clause {
+        fn __cuprum_host #impl_generics (__l: &__cuprum::cpu::ReduceLoop<'_>) -> __cuprum::Result<()> #where_clause {
             #(#prepare)*
-            let __map = |__e: &__cuprum::launch::host::Element<'_>| -> #acc {
+            let __map = |__e: &__cuprum::cpu::Element<'_>| -> #acc {
                 // SAFETY (each read): the argument's type is its parameter's for this instance,
                 // checked by the launch against the signature.
                 #(#reads)*

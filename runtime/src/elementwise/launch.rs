@@ -10,13 +10,12 @@
 use std::borrow::Cow;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use super::plan::{self, DEFAULT_BLOCK, PlanOperand, Variant};
+use super::plan::{self, DEFAULT_BLOCK, LoopPlan, PlanOperand, Variant};
 use crate::DType;
 use crate::device::Device;
 use crate::element::ElemType;
 use crate::error::{Error, Result};
 use crate::function::KernelFunction;
-use crate::launch::host::{ElementLoop, HostEntry};
 use crate::launch::operand::Arg;
 use crate::launch::signature::Signature;
 pub use crate::launch::signature::{Param, Role};
@@ -358,33 +357,16 @@ pub fn staged_launch(
 }
 
 /// A checked call whose arrays are on the CPU device: the kernel's host entry runs its body
-/// once per element (`launch::host`, docs/cpu.md).
+/// once per element (`cpu::ElementLoop`, docs/cpu.md).
 fn launch_on_host(kernel: &Kernel, signature: &[Param], instance: &[DType], args: &[Arg<'_>], opts: &Options<'_>) -> Result<()> {
     let name = kernel.name();
-    let Some(HostEntry::Elementwise(entry)) = kernel.host_entry() else {
-        return Err(Error::kernel_on_cpu(&format!(
-            "kernel `{name}` (CUDA C text, or a kernel built without its host code)"
-        )));
-    };
+    let entry = crate::cpu::launch::elementwise_entry(name, kernel.host_entry())?;
     let shape = broadcast_shape(name, args, opts.size)?;
     let operands: Vec<PlanOperand<'_>> = args.iter().map(plan_operand).collect();
     // Scalar items (width 1): the loop's dims and strides in elements.
     let plan = plan::plan(&shape, &operands, 1)?;
-    let elems: Vec<ElemType> = signature
-        .iter()
-        .map(|p| p.ty.resolve(instance).unwrap_or(ElemType::Scalar(DType::U8)))
-        .collect();
-    let scalars = args
-        .iter()
-        .zip(&elems)
-        .map(|(a, e)| match a {
-            Arg::Scalar(v) => e.dtype().map(|d| v.cast(d).to_bytes().0),
-            _ => None,
-        })
-        .collect();
     let dims = plan.dims.iter().map(|&d| d as usize).collect();
-    let elementwise = ElementLoop::new(name, instance, args, &elems, scalars, dims, &plan.strides);
-    entry(&elementwise)
+    crate::cpu::launch::run_elementwise(name, entry, signature, instance, args, dims, &plan.strides)
 }
 
 /// [`prepare`]'s common call, planned without the planner: every argument an input or output
@@ -464,6 +446,10 @@ pub(crate) struct Prepared {
 
 /// The host side of [`launch`] that needs no GPU: checks, loop shape, plan, and the parameters,
 /// appended to `params` (empty when given). `Ok(None)`: the loop is empty (nothing to launch).
+/// The steps, in the order their errors take precedence: the argument count and block size, each
+/// argument against its parameter ([`check_arguments`]), the common contiguous call without the
+/// planner ([`prepare_contiguous`]), the loop shape and the outputs ([`checked_loop_shape`]), the
+/// plan, the stream's device ([`check_stream`]), the parameters ([`write_params`]).
 pub(crate) fn prepare(
     name: &str,
     signature: &[Param],
@@ -482,14 +468,61 @@ pub(crate) fn prepare(
             ),
         ));
     }
-    let block = match opts.block_size {
-        Some(0) => {
-            return Err(invalid(name, "the block size is 0: give at least 1 thread per block, or leave it unset for the default".into()));
+    let block = block_size(name, opts)?;
+    let device = check_arguments(name, signature, instance, args)?;
+    if opts.size.is_none() && opts.stream.is_none_or(|s| Some(s.device().ordinal()) == device) {
+        if let Some(prepared) = prepare_contiguous(signature, instance, args, block, device, params) {
+            return Ok(prepared);
         }
-        Some(b) => b,
-        None => DEFAULT_BLOCK,
-    };
-    // Check every argument against its parameter; find the device.
+    }
+    let shape = checked_loop_shape(name, signature, args, opts.size)?;
+    let size: usize = shape.iter().product();
+    if size == 0 {
+        return Ok(None);
+    }
+    // Every non-raw parameter's size (the kernel's `vec_width` sees the same operands).
+    let sizes = signature
+        .iter()
+        .filter(|p| p.role != Role::Raw)
+        .filter_map(|p| p.ty.resolve(instance))
+        .map(ElemType::size);
+    let width = plan::vec_width(sizes);
+    let plan = plan::plan_loop(&shape, args.iter().map(plan_operand), width)?;
+    check_stream(name, opts, device)?;
+    write_params(name, signature, instance, args, &plan, params)?;
+    let v = plan.variant;
+    let grid = plan.grid(block);
+    log::debug!(
+        target: "cuprum::elementwise",
+        "{name}: variant {} (vector width {}), loop {:?} of {} elements, grid {grid} x {block}",
+        v.name(),
+        plan.vec,
+        plan.dims(),
+        plan.size,
+    );
+    Ok(Some(Prepared {
+        variant: v,
+        vec: plan.vec,
+        grid,
+        block,
+        device,
+    }))
+}
+
+/// The block size of a launch: the options' (not 0), else [`DEFAULT_BLOCK`].
+#[inline]
+fn block_size(name: &str, opts: &Options<'_>) -> Result<u32> {
+    match opts.block_size {
+        Some(0) => Err(invalid(name, "the block size is 0: give at least 1 thread per block, or leave it unset for the default".into())),
+        Some(b) => Ok(b),
+        None => Ok(DEFAULT_BLOCK),
+    }
+}
+
+/// Checks every argument against its parameter (role, element type, struct scalars) and that
+/// the arrays share one device, which it returns (`None`: no array argument).
+#[inline]
+fn check_arguments(name: &str, signature: &[Param], instance: &[DType], args: &[Arg<'_>]) -> Result<Option<usize>> {
     let mut device: Option<usize> = None;
     for (k, (p, a)) in signature.iter().zip(args).enumerate() {
         let elem = p.ty.resolve(instance).ok_or_else(|| {
@@ -548,12 +581,14 @@ pub(crate) fn prepare(
             }
         }
     }
-    if opts.size.is_none() && opts.stream.is_none_or(|s| Some(s.device().ordinal()) == device) {
-        if let Some(prepared) = prepare_contiguous(signature, instance, args, block, device, params) {
-            return Ok(prepared);
-        }
-    }
-    let shape = match loop_shape(name, args, opts.size) {
+    Ok(device)
+}
+
+/// The loop shape (the arguments' broadcast, or the given size), with each output checked to
+/// have it and not to be a broadcast view.
+#[inline]
+fn checked_loop_shape<'a>(name: &str, signature: &[Param], args: &[Arg<'a>], size: Option<usize>) -> Result<Cow<'a, [usize]>> {
+    let shape = match loop_shape(name, args, size) {
         Ok(s) => s,
         // Inputs that broadcast with an output that does not: report the output.
         Err(e @ Error::Broadcast { .. }) => {
@@ -589,19 +624,12 @@ pub(crate) fn prepare(
             }
         }
     }
-    let size: usize = shape.iter().product();
-    if size == 0 {
-        return Ok(None);
-    }
-    // Every non-raw parameter's size (the kernel's `vec_width` sees the same operands).
-    let sizes = signature
-        .iter()
-        .filter(|p| p.role != Role::Raw)
-        .filter_map(|p| p.ty.resolve(instance))
-        .map(ElemType::size);
-    let width = plan::vec_width(sizes);
-    let plan = plan::plan_loop(&shape, args.iter().map(plan_operand), width)?;
+    Ok(shape)
+}
 
+/// Checks that the stream given in the options is on the arrays' device.
+#[inline]
+fn check_stream(name: &str, opts: &Options<'_>, device: Option<usize>) -> Result<()> {
     if let (Some(s), Some(d)) = (opts.stream, device) {
         if s.device().ordinal() != d {
             return Err(Error::DeviceMismatch {
@@ -611,10 +639,15 @@ pub(crate) fn prepare(
             });
         }
     }
+    Ok(())
+}
 
+/// Appends each argument's parameters for the planned variant, then the loop's, to `params`.
+#[inline]
+fn write_params(name: &str, signature: &[Param], instance: &[DType], args: &[Arg<'_>], plan: &LoopPlan, params: &mut ArgList) -> Result<()> {
     let v = plan.variant;
     for (p, a) in signature.iter().zip(args) {
-        // Resolved and checked in the first loop.
+        // Resolved and checked by `check_arguments`.
         let elem =
             p.ty.resolve(instance)
                 .unwrap_or(ElemType::Scalar(DType::U8));
@@ -634,22 +667,7 @@ pub(crate) fn prepare(
         }
     }
     params.loop_of(v, plan.size, plan.items, plan.dims(), plan.vec, plan.bcast);
-    let grid = plan.grid(block);
-    log::debug!(
-        target: "cuprum::elementwise",
-        "{name}: variant {} (vector width {}), loop {:?} of {} elements, grid {grid} x {block}",
-        v.name(),
-        plan.vec,
-        plan.dims(),
-        plan.size,
-    );
-    Ok(Some(Prepared {
-        variant: v,
-        vec: plan.vec,
-        grid,
-        block,
-        device,
-    }))
+    Ok(())
 }
 
 #[cfg(test)]

@@ -14,7 +14,7 @@
 //!   the one parameter buffer ([`ArgList`](crate::ArgList)).
 //! - `launch`: the checked launch (`launch()`, which generated code reaches through
 //!   `cuprum::__private`) and `broadcast_shape`.
-//! - `grammar`, `source`, `kernel`: `ElementwiseKernel`'s parameter grammar, its CUDA C, and the
+//! - `grammar`, `source`, `elementwise_kernel`: `ElementwiseKernel`'s parameter grammar, its CUDA C, and the
 //!   kernel object with its call API.
 //!
 //! Which variant ran is visible in [`variant_counts`] and a `log::debug!` event (target
@@ -22,13 +22,13 @@
 //! [`audit::served`](crate::audit::served).
 
 mod grammar;
-pub(crate) mod kernel;
+pub(crate) mod elementwise_kernel;
 pub(crate) mod launch;
 pub(crate) mod params;
 pub(crate) mod plan;
 mod source;
 
-pub use kernel::{Builder, Call, CallArg, CallInput, ElementwiseKernel, Output};
+pub use elementwise_kernel::{Builder, Call, CallArg, CallInput, ElementwiseKernel, Output};
 pub use launch::{Options, VariantCounts, reset_variant_counts, variant_counts};
 pub use crate::launch::operand::{Input, Value};
 pub(crate) use launch::{broadcast_shape, launch, output_stream};

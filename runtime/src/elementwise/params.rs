@@ -5,7 +5,7 @@
 //! multiple of its largest alignment. `src/tests/elementwise_nvrtc.rs` checks these sizes and
 //! offsets against NVRTC's.
 
-use super::plan::{MAX_NDIM, Plan, Variant};
+use super::plan::{ElementwisePlan, MAX_NDIM, Variant};
 use crate::launch::ArgList;
 use crate::element::ElemType;
 /// C alignment of a dtype's C type ([`DType::c_align`](crate::DType::c_align)).
@@ -71,7 +71,7 @@ impl CStruct<'_> {
 impl ArgList {
     /// A per-element input: an array (`ptr` non-zero, strides from the plan) or a scalar (the
     /// bytes of a value of a dtype; a `#[device]` struct input is always an array).
-    pub fn input(&mut self, plan: &Plan, elem: impl Into<ElemType>, ptr: u64, strides: Option<&[i64]>, scalar: Option<[u8; 16]>) {
+    pub fn input(&mut self, plan: &ElementwisePlan, elem: impl Into<ElemType>, ptr: u64, strides: Option<&[i64]>, scalar: Option<[u8; 16]>) {
         self.input_of(plan.variant, elem.into(), ptr, strides, scalar);
     }
 
@@ -88,7 +88,7 @@ impl ArgList {
     }
 
     /// An output or output parameter (`Out` and `InOut` have one layout).
-    pub fn output(&mut self, plan: &Plan, ptr: u64, strides: &[i64]) {
+    pub fn output(&mut self, plan: &ElementwisePlan, ptr: u64, strides: &[i64]) {
         self.output_of(plan.variant, ptr, strides);
     }
 
@@ -118,7 +118,7 @@ impl ArgList {
     }
 
     /// The loop (`cuprum::ew::Loop<V>`), last.
-    pub fn loop_shape(&mut self, plan: &Plan) {
+    pub fn loop_shape(&mut self, plan: &ElementwisePlan) {
         self.loop_of(plan.variant, plan.size, plan.items, &plan.dims, plan.vec, plan.bcast);
     }
 
@@ -175,8 +175,8 @@ mod tests {
     use super::*;
     use crate::DType;
 
-    fn plan(variant: Variant) -> Plan {
-        Plan { variant, size: 6, vec: 1, dims: vec![2, 3], strides: vec![], bcast: 0, items: 6 }
+    fn plan(variant: Variant) -> ElementwisePlan {
+        ElementwisePlan { variant, size: 6, vec: 1, dims: vec![2, 3], strides: vec![], bcast: 0, items: 6 }
     }
 
     #[test]

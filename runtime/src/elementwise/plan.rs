@@ -47,7 +47,7 @@ pub enum PlanOperand<'a> {
 
 /// What the kernel is launched with.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Plan {
+pub struct ElementwisePlan {
     /// The entry point to launch.
     pub variant: Variant,
     /// Elements in the loop (the kernel's `loop_size()`).
@@ -81,9 +81,9 @@ pub fn vec_width(elem_sizes: impl IntoIterator<Item = usize>) -> u32 {
 
 /// Plans a loop over `shape` (the broadcast shape, already checked against every output).
 /// `width` is [`vec_width`] of the kernel's parameters.
-pub fn plan(shape: &[usize], operands: &[PlanOperand<'_>], width: u32) -> Result<Plan> {
+pub fn plan(shape: &[usize], operands: &[PlanOperand<'_>], width: u32) -> Result<ElementwisePlan> {
     let lp = plan_loop(shape, operands.iter().copied(), width)?;
-    Ok(Plan {
+    Ok(ElementwisePlan {
         variant: lp.variant,
         size: lp.size,
         vec: lp.vec,
@@ -94,7 +94,8 @@ pub fn plan(shape: &[usize], operands: &[PlanOperand<'_>], width: u32) -> Result
     })
 }
 
-/// A [`Plan`] without its per-operand strides and without heap memory: what a launch uses.
+/// An [`ElementwisePlan`] without its per-operand strides and without heap memory: what a launch
+/// uses.
 /// An operand's collapsed strides are its broadcast strides at the loop axis each collapsed
 /// axis ends with (merged axes take their innermost axis' stride), see [`LoopPlan::strides`].
 #[derive(Clone, Copy, Debug)]
@@ -267,10 +268,10 @@ where
     Ok(LoopPlan { variant, size, vec, bcast, items: size / vec as u64, ndim: n, dims, axis, loop_ndim: nd })
 }
 
-/// Bit of `Plan::bcast` asking a strided 2-D loop to run by tiles (`TiledBody`).
+/// Bit of `ElementwisePlan::bcast` asking a strided 2-D loop to run by tiles (`TiledBody`).
 pub const TILED: u32 = 1 << 31;
 
-impl Plan {
+impl ElementwisePlan {
     /// Blocks of `block` threads covering the items (a thread handles [`UNROLL`] items per step;
     /// at most the device's grid limit, the kernels stride over the rest; a kernel with more
     /// than 4 operands takes fewer items per step and strides over the rest too).
@@ -280,7 +281,7 @@ impl Plan {
 }
 
 impl LoopPlan {
-    /// [`Plan::grid`].
+    /// [`ElementwisePlan::grid`].
     pub fn grid(&self, block: u32) -> u32 {
         grid(self.items, block)
     }

@@ -21,16 +21,7 @@ use std::cell::Cell;
 
 use super::traits::{Int, Number, Real, Scalar};
 
-/// A 3-D index or extent: CUDA's `dim3` / `uint3`.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Dim3 {
-    /// The x component.
-    pub x: u32,
-    /// The y component.
-    pub y: u32,
-    /// The z component.
-    pub z: u32,
-}
+pub use crate::dim3::Dim3;
 
 const ZERO3: Dim3 = Dim3 { x: 0, y: 0, z: 0 };
 const ONE3: Dim3 = Dim3 { x: 1, y: 1, z: 1 };

@@ -11,15 +11,14 @@
 
 pub mod hopper;
 pub mod intrinsics;
-pub mod kernel_ops;
+pub use crate::scalar::kernel_ops;
 pub mod print;
 pub mod special;
 pub mod tensor;
 pub mod unroll;
-pub mod traits;
+pub use crate::scalar::traits;
 pub mod views;
 pub mod warp;
-pub mod cpu;
 
 /// Everything a kernel file needs: the numeric traits, the intrinsics, the argument types, and the
 /// scalar types that are not primitive (`f16`, `bf16`, `Complex`).
@@ -41,8 +40,8 @@ pub mod prelude {
     pub use crate::{gpu_print, gpu_println};
     pub use super::special::{erf, erfc, erfcinv, erfinv, normcdf, normcdfinv};
     pub use super::views::{Raw, View, ViewMut};
-    // The host type itself (`tensor_map`, below `lang` in the module order: named here for
-    // kernel signatures, not used by `lang`).
+    // The host type itself (`tensor_map`, a layer below `lang`), named here for kernel
+    // signatures (the host definition of `tma_load_2d` takes it).
     pub use crate::tensor_map::TensorMap;
     pub use super::warp::*;
     pub use half::{bf16, f16};
@@ -145,5 +144,22 @@ mod tests {
         let d: Dim3 = grid_dim();
         assert_eq!(d.x * d.y * d.z, 1);
         assert_eq!(<Complex<f64> as Scalar>::DTYPE, crate::DType::C64);
+    }
+
+    /// An array on the CPU device.
+    fn cpu<T: crate::Element + Default>(shape: &[usize]) -> crate::Array<T> {
+        let n = shape.iter().product();
+        let s = crate::Stream::null(&crate::Device::cpu()).unwrap();
+        crate::Array::from_shape_vec_on(shape, &vec![T::default(); n], &s).unwrap()
+    }
+
+    #[test]
+    fn the_prelude_names_the_type_for_kernel_signatures() {
+        // A kernel's signature, as ordinary Rust with the prelude imported.
+        fn k(map: &TensorMap<bf16>, rows: u32) -> u32 {
+            map.box_shape()[0].min(rows)
+        }
+        let a = cpu::<bf16>(&[64, 64]);
+        assert_eq!(k(&crate::TensorMap::new(&a, [32, 64], crate::Swizzle::B128).unwrap(), 100), 32);
     }
 }

@@ -143,7 +143,7 @@ pub fn ldmatrix_lane<T: Copy, const X: usize, const OUT: usize>(
 
 /// `d = a * b + c` on tensor cores for a 16 x 8 x 16 tile with `f16` or `bf16` inputs and f32
 /// accumulation: PTX `mma.sync.aligned.m16n8k16.row.col.f32.{f16,bf16}` (sm_80+). Every lane of
-/// the warp calls it together with its fragments (layouts in [`self`]).
+/// the warp calls it together with its fragments (layouts in the documentation of `runtime/src/lang/tensor.rs`).
 pub fn mma_m16n8k16<T: MmaHalf>(a: [T; 8], b: [T; 4], c: [f32; 4]) -> [f32; 4] {
     mma_m16n8k16_warp(&[a; 32], &[b; 32], c, 0)
 }

@@ -11,7 +11,7 @@
 //!
 //! The host definitions model a warp of one lane (as every intrinsic does, `intrinsics`): a
 //! reduction and an inclusive sum return `v`, an exclusive sum returns zero. On the CPU device the
-//! 32 lanes run the GPU's steps (`lang::cpu`).
+//! 32 lanes run the GPU's steps (`cpu::lang`).
 
 use super::traits::{Number, Real};
 

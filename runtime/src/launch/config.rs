@@ -2,7 +2,7 @@
 //! [`check_config`], which checks it against a kernel's [`LaunchLimits`] before anything runs.
 
 pub use crate::function::{CoResidency, LaunchLimits};
-pub use crate::lang::intrinsics::Dim3;
+pub use crate::dim3::Dim3;
 use crate::error::{Error, Result};
 use crate::stream::Stream;
 

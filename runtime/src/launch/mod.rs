@@ -12,8 +12,6 @@
 pub mod arg_list;
 pub mod args;
 pub mod config;
-pub mod grid;
-pub mod host;
 pub(crate) mod nvtx;
 pub mod operand;
 pub mod signature;
@@ -21,10 +19,9 @@ pub mod signature;
 use cudarc::driver::sys;
 
 pub use crate::repr::{DevicePtr, DeviceRepr, SliceArg, ViewArg};
-pub use crate::tensor_map::TensorMapParam;
 pub use arg_list::ArgList;
 pub use args::{KernelArg, KernelArgs};
-pub use config::{check_config, check_cooperative, CoResidency, Dim3, LaunchConfig, LaunchLimits};
+pub use config::{check_config, check_cooperative, LaunchConfig};
 use crate::error::{Error, Result};
 use crate::function::KernelFunction;
 use crate::stream::Stream;

@@ -37,24 +37,3 @@ impl LaunchRange {
         LaunchRange(())
     }
 }
-
-/// The NUL-terminated range name of kernel `symbol` (`squared_diff::<f32> [contig]`), computed
-/// once when the kernel is loaded. A name with a NUL byte (a `RawKernel` named so) is cut there.
-#[cfg(feature = "nvtx")]
-pub(crate) fn range_name(symbol: &str) -> Box<std::ffi::CStr> {
-    let name = cuprum_abi::mangle::display_name(symbol);
-    let bytes: Vec<u8> = name.bytes().take_while(|&b| b != 0).collect();
-    std::ffi::CString::new(bytes).map(Into::into).unwrap_or_default()
-}
-
-#[cfg(all(test, feature = "nvtx"))]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn range_names_are_the_rust_names() {
-        assert_eq!(range_name("cuprum_rawkernel_jacobi__f32").to_str(), Ok("jacobi::<f32>"));
-        assert_eq!(range_name("cuprum_elementwise_sq_s32__f64").to_str(), Ok("sq::<f64> [s32]"));
-        assert_eq!(range_name("my_add").to_str(), Ok("my_add"));
-    }
-}

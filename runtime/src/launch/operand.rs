@@ -8,7 +8,7 @@ use num_complex::Complex;
 
 use crate::array::Array;
 use crate::element::{ElemType, Element};
-use crate::lang::traits::Scalar;
+use crate::scalar::traits::Scalar;
 use crate::DType;
 
 /// An array as a launch sees it. Borrowed from an [`Array`], so the array outlives the call (the

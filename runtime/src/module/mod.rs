@@ -482,7 +482,7 @@ impl RawModule {
         }
     }
 
-    fn plan(&self, code: &str, device: &Device) -> Result<Plan> {
+    fn plan(&self, code: &str, device: &Device) -> Result<CompilePlan> {
         let info = nvrtc::info()?;
         // Relocatable code is linked by the driver from PTX (link.rs), into a cubin.
         let relocatable = link::is_relocatable(&self.inner.options);
@@ -521,7 +521,7 @@ impl RawModule {
             info.version,
         )
         .key();
-        Ok(Plan {
+        Ok(CompilePlan {
             target,
             options,
             key,
@@ -589,7 +589,7 @@ impl RawModule {
     fn compile_now(
         &self,
         code: &str,
-        plan: &Plan,
+        plan: &CompilePlan,
         display: &str,
         log: &Mutex<Option<Arc<str>>>,
         device: &Device,
@@ -649,7 +649,7 @@ fn first_kernel_name(code: &str) -> Option<String> {
     (!name.is_empty()).then(|| name.to_string())
 }
 
-struct Plan {
+struct CompilePlan {
     target: nvrtc::CodeTarget,
     options: Vec<String>,
     key: CacheKey,

@@ -37,7 +37,7 @@ pub fn headers() -> &'static [(&'static str, &'static str)] {
 pub const EMBEDDED_HEADERS_DIGEST: [u8; 32] =
     include!(concat!(env!("OUT_DIR"), "/headers_digest.rs"));
 
-/// [`EMBEDDED_HEADERS_DIGEST`].
+/// The digest of the embedded headers (`EMBEDDED_HEADERS_DIGEST`, computed by build.rs).
 pub fn embedded_headers_digest() -> [u8; 32] {
     EMBEDDED_HEADERS_DIGEST
 }

@@ -11,7 +11,7 @@
 use half::{bf16, f16};
 use num_complex::Complex;
 
-use crate::lang::traits::{Float, Number, Real};
+use crate::scalar::traits::{Float, Number, Real};
 use crate::reduction::{self, Arg, Axes, ReductionCall};
 use crate::registry::Kernel;
 use crate::sync;

@@ -1,7 +1,7 @@
 //! [`ReductionCall`]: the one reduction call builder. `#[reduction]` kernels' `NAME::call(..)`,
 //! the array reductions (`x.sum()`, `x.max()`, ...) and `ReductionKernel::call` all return it.
 
-use super::kernel::ReductionKernel;
+use super::reduction_kernel::ReductionKernel;
 use crate::launch::operand::{Arg, ArrayArg};
 use crate::reduction::{self, Axes, Options};
 use crate::registry::Kernel;
@@ -173,5 +173,16 @@ impl<'a, Out: Scalar> ReductionCall<'a, Out> {
             reduction::launch(kernel, &instance, &self.inputs, out, &self.axes, self.keepdims, &opts)?
         }
         Ok(result)
+    }
+}
+
+// `ReductionKernel::call` lives here, above the kernel (`reduction_kernel.rs` needs no import of the call).
+impl ReductionKernel {
+    /// A call of the kernel on `inputs` (in the order of the input parameters: `Arg::input(&x)`,
+    /// `Arg::raw(&w)` for `raw` ones); choose the axes and the output and run it with the
+    /// returned builder ([`ReductionCall`], the one every reduction returns). `O` is the output's
+    /// type, usually inferred (`let y: Array<f32> = k.call(&args).axis(1).run()?`).
+    pub fn call<'a, O: Scalar>(&'a self, inputs: &[Arg<'a>]) -> ReductionCall<'a, O> {
+        ReductionCall::of_text(self, inputs.to_vec())
     }
 }

@@ -17,8 +17,6 @@ use crate::device::Device;
 use crate::error::{Error, Result};
 use crate::function::KernelFunction;
 use crate::inline_list::InlineList;
-use crate::element::ElemType;
-use crate::launch::host::{HostEntry, ReduceLoop};
 use crate::launch::operand::{Arg, ArrayArg};
 use crate::launch::signature::{ReductionSignature, Role, Signature};
 use crate::launch::{ArgList, DeviceRepr, LaunchConfig};
@@ -476,7 +474,7 @@ pub fn staged_launch(
 }
 
 /// A checked reduction whose arrays are on the CPU device: the kernel's host entry runs its map,
-/// `reduce` and `post` (`launch::host::ReduceLoop`, docs/cpu.md).
+/// `reduce` and `post` (`cpu::ReduceLoop`, docs/cpu.md).
 #[allow(clippy::too_many_arguments)]
 fn launch_on_host(
     kernel: &Kernel,
@@ -488,23 +486,10 @@ fn launch_on_host(
     keepdims: bool,
 ) -> Result<()> {
     let name = kernel.name();
-    let Some(HostEntry::Reduction(entry)) = kernel.host_entry() else {
-        return Err(Error::kernel_on_cpu(&format!(
-            "reduction `{name}` (CUDA C text, or a kernel built without its host code)"
-        )));
-    };
+    let entry = crate::cpu::launch::reduction_entry(name, kernel.host_entry())?;
     let shape = loop_shape(name, inputs)?;
     let mask = plan::reduced_mask(shape.len(), axes)?;
-    let elems: Vec<ElemType> = sig
-        .params
-        .iter()
-        .map(|p| p.ty.resolve(instance).unwrap_or(ElemType::Scalar(DType::U8)))
-        .collect();
-    let out_elem = sig.out.resolve(instance).unwrap_or(ElemType::Scalar(DType::U8));
-    let mut args: Vec<Arg<'_>> = inputs.to_vec();
-    args.push(Arg::Out(out));
-    let reduction = ReduceLoop::new(name, instance, &args, &shape, &mask, keepdims, &elems, out_elem);
-    entry(&reduction)
+    crate::cpu::launch::run_reduction(name, entry, sig, instance, inputs, out, &shape, &mask, keepdims)
 }
 
 fn expected_len(shape: &[usize], mask: &[bool]) -> usize {

@@ -20,14 +20,14 @@
 
 pub mod array;
 mod call;
-mod kernel;
+mod reduction_kernel;
 pub(crate) mod launch;
 pub(crate) mod plan;
 
 pub use crate::launch::operand::Arg;
 pub use array::Reductions;
 pub use call::ReductionCall;
-pub use kernel::ReductionKernel;
+pub use reduction_kernel::ReductionKernel;
 pub use plan::Axes;
 pub(crate) use launch::{Options, launch, launch_unchecked, output_shape};
 

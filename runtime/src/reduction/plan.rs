@@ -174,7 +174,7 @@ pub struct DeviceShape {
 /// A planned launch (the tests' view of [`plan_with`]'s plan, with the operands' strides).
 #[cfg(test)]
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Plan {
+pub struct PlanSummary {
     /// Number of outputs.
     pub outs: u64,
     /// Number of reduced elements per output.
@@ -202,7 +202,7 @@ pub struct Plan {
 }
 
 #[cfg(test)]
-impl Plan {
+impl PlanSummary {
     /// The kernel variant of this plan.
     pub fn variant(&self) -> ReductionVariant {
         variant(self.strategy, self.wide)
@@ -347,7 +347,7 @@ pub fn plan(
     reorder: bool,
     has_identity: bool,
     dev: DeviceShape,
-) -> Result<Plan> {
+) -> Result<PlanSummary> {
     debug_assert!(!inputs.is_empty());
     // The output's stride along each loop axis (0 on reduced axes).
     let mut out_k = 0;
@@ -365,7 +365,7 @@ pub fn plan(
     let n_in = inputs.len();
     let stride = |k: usize, ax: usize| if k < n_in { inputs[k][ax] as i64 } else { out_axis[ax] };
     let p = plan_with(kernel, shape, n_in, &stride, mask, reorder, has_identity, dev)?;
-    Ok(Plan {
+    Ok(PlanSummary {
         outs: p.outs,
         red: p.red,
         odims: p.o.dims().to_vec(),

@@ -18,7 +18,7 @@
 //! (device, instance) to the loaded kernel, read under a shared lock on every launch.
 
 mod build_info;
-mod kernel;
+mod registered_kernel;
 pub mod part;
 mod prefetch;
 mod served;
@@ -26,7 +26,7 @@ mod unit;
 
 pub use crate::launch::signature::{ReductionSignature, Signature};
 pub use build_info::{BuildInfo, BuildStatus};
-pub use kernel::{Kernel, KernelEntry, kernels};
+pub use registered_kernel::{Kernel, KernelEntry, kernels};
 pub(crate) use prefetch::prefetch;
 pub use served::{Served, served};
-pub use unit::{KernelUnit, UnitEntry, UnitRef, unit_by_id, units};
+pub use unit::{KernelUnit, UnitEntry, UnitRef, units};

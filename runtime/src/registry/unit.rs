@@ -11,7 +11,7 @@ use crate::sync;
 use cuprum_abi::Variant;
 use crate::device::Device;
 use crate::error::{Error, Result};
-use crate::kernel::RawKernel;
+use crate::raw_kernel::RawKernel;
 use crate::module::RawModule;
 use crate::stats::{self, Layer};
 

@@ -7,7 +7,7 @@
 use crate::abi::{mangle, ElementwiseVariant, KernelKind};
 use crate::ArgList as Params;
 use crate::elementwise::ElementwiseKernel;
-use crate::elementwise::plan::{Plan, Variant};
+use crate::elementwise::plan::{ElementwisePlan, Variant};
 use crate::nvrtc::{self, CodeTarget, Program};
 use crate::{DType, ElemType, StructType};
 
@@ -31,8 +31,8 @@ fn compile(name: &str, source: &str) {
     }
 }
 
-fn plan(variant: Variant) -> Plan {
-    Plan { variant, size: 1, vec: 1, dims: vec![1], strides: vec![], bcast: 0, items: 1 }
+fn plan(variant: Variant) -> ElementwisePlan {
+    ElementwisePlan { variant, size: 1, vec: 1, dims: vec![1], strides: vec![], bcast: 0, items: 1 }
 }
 
 #[test]

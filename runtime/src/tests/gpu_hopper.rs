@@ -10,7 +10,7 @@ use cudarc::driver::sys::CUfunction_attribute;
 use half::bf16;
 
 use super::gpu_rawkernel::setup;
-use crate::kernel::RawKernel;
+use crate::raw_kernel::RawKernel;
 use crate::launch::LaunchConfig;
 use crate::tensor_map::{Swizzle, TensorMap, TensorMapParam};
 use crate::{Array, Error};

@@ -45,7 +45,7 @@ use std::process::Command;
 use std::sync::OnceLock;
 
 use crate::cache::{self, CacheConfig};
-use crate::kernel::RawKernel;
+use crate::raw_kernel::RawKernel;
 use crate::launch::{ArgList, DeviceRepr, LaunchConfig};
 use crate::module::RawModule;
 use crate::stats::{self, Layer};

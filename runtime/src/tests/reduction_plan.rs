@@ -3,7 +3,7 @@
 
 use crate::abi::ReductionVariant;
 use crate::array::shape::c_strides;
-use crate::reduction::plan::{self, Axes, DeviceShape, Plan, Strategy};
+use crate::reduction::plan::{self, Axes, DeviceShape, PlanSummary, Strategy};
 
 const H200: DeviceShape = DeviceShape { multiprocessors: 132, blocks_per_sm: 0 };
 
@@ -12,7 +12,7 @@ fn mask(ndim: usize, axes: impl Into<Axes>) -> Vec<bool> {
 }
 
 /// Plans a reduction of one C-contiguous (or given-strides) input into a C-contiguous output.
-fn plan_of(shape: &[usize], strides: &[isize], axes: impl Into<Axes>, reorder: bool) -> Plan {
+fn plan_of(shape: &[usize], strides: &[isize], axes: impl Into<Axes>, reorder: bool) -> PlanSummary {
     let m = mask(shape.len(), axes);
     let out_shape = plan::output_shape(shape, &m, false);
     let out_strides = c_strides(&out_shape);

@@ -175,7 +175,7 @@ fn struct_operands_plan_scalar_accesses() {
 /// (`elementwise_nvrtc.rs` checks these numbers against NVRTC's `sizeof`.)
 #[test]
 fn struct_parameters_have_c_layouts() {
-    let plan = |variant| elementwise::plan::Plan { variant, size: 1, vec: 1, dims: vec![1], strides: vec![], bcast: 0, items: 1 };
+    let plan = |variant| elementwise::plan::ElementwisePlan { variant, size: 1, vec: 1, dims: vec![1], strides: vec![], bcast: 0, items: 1 };
     let mut p = crate::ArgList::new();
     p.input(&plan(Variant::Contig), Particle::ELEM, A, None, None);
     p.input(&plan(Variant::S32), Particle::ELEM, A, Some(&[3, 1]), None);

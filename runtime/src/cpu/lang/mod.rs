@@ -6,7 +6,7 @@
 //! every `a[i] = v` [`Store::store`], and every intrinsic is this module's function of the same
 //! name: these read the CUDA thread the host thread runs now (the private `context` module), and
 //! `sync_threads()`, `sync_warp()`, the shuffles and the warp's tensor operations suspend it so that the grid runner
-//! (`launch::grid`) can run the other threads of its block or warp up to the same point.
+//! (`cpu::grid`) can run the other threads of its block or warp up to the same point.
 
 mod atomics;
 mod collective;
@@ -25,7 +25,7 @@ pub use hopper::*;
 pub use context::{InFunction, in_function};
 pub use local::{LocalIndex, local_get, local_slot};
 /// The error functions read no thread state: the prelude's own.
-pub use super::special::{erf, erfc, erfcinv, erfinv, normcdf, normcdfinv};
+pub use crate::lang::special::{erf, erfc, erfcinv, erfinv, normcdf, normcdfinv};
 pub use memory::{Load, Slice, Store, View, dynamic_shared, shared_array};
 pub(crate) use memory::{atomic_width, zero};
 pub use tensor::*;

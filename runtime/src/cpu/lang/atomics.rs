@@ -1,7 +1,7 @@
 //! Atomics on the CPU device: a read-modify-write of one element of a [`Slice`] (global or shared
 //! memory), done with a compare-and-swap loop on the element's bits when it has an atomic width
 //! (then blocks may run on several host threads), else with a plain read and write (then the
-//! launch runs on one host thread: `launch::grid`). Out of range, nothing is changed, zero is
+//! launch runs on one host thread: `cpu::grid`). Out of range, nothing is changed, zero is
 //! returned and the violation recorded, as for any access. The operations are the prelude's
 //! (`crate::lang::intrinsics`), with CUDA's results.
 

@@ -30,7 +30,7 @@ use super::source::{self, SourceSpec};
 use crate::array::Array;
 use crate::element::ElemType;
 use crate::error::{Error, Result};
-use crate::lang::traits::Scalar;
+use crate::scalar::traits::Scalar;
 use crate::registry::{Kernel, KernelUnit, UnitRef};
 use crate::stream::Stream;
 use crate::DType;

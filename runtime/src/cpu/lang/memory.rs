@@ -12,7 +12,7 @@
 //! run on several host threads at once: two CUDA threads racing on an element (a kernel's own
 //! bug on a GPU too) give one value or the other, never undefined behaviour. The grid runner
 //! runs a launch with any other element type (complex numbers, `#[device]` structs) on one host
-//! thread (`launch::grid`), where plain reads and writes are sound.
+//! thread (`cpu::grid`), where plain reads and writes are sound.
 
 use std::marker::PhantomData;
 use std::sync::atomic::{AtomicU8, AtomicU16, AtomicU32, AtomicU64, Ordering::Relaxed};

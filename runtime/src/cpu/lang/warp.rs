@@ -1,6 +1,6 @@
 //! Warp shuffles on the CPU device: each lane deposits its value in its warp's slots and
 //! suspends; once every lane of the warp has suspended, the scheduler publishes the values
-//! (`launch::grid`), and each lane, resumed, reads the one of its source lane. Outside a
+//! (`cpu::grid`), and each lane, resumed, reads the one of its source lane. Outside a
 //! coroutine (a kernel without warp operations, or a host call) a lane sees its own value.
 //! Lane arithmetic follows CUDA's `__shfl_*_sync` with `width`.
 

@@ -1,7 +1,7 @@
 //! Raw kernels on the CPU device (docs/cpu.md, "Raw kernels on the CPU"): the grid runner.
 //!
 //! `#[rawkernel]` writes, next to a kernel's CUDA code, a host copy of its function
-//! (`lang::cpu`: slices and views are handles, intrinsics read the running CUDA thread) and a
+//! (`cpu::lang`: slices and views are handles, intrinsics read the running CUDA thread) and a
 //! launch path for the CPU device that builds a [`Grid`] from the launch's configuration and
 //! arrays and hands [`Grid::run`] a closure calling the host copy with the arguments. The runner:
 //!
@@ -9,7 +9,7 @@
 //!   compute capability 9.0), as a GPU launch does, and locks every array's buffer for the
 //!   launch (exclusive when written);
 //! - spreads the blocks over host threads when every array's element type is accessed
-//!   atomically (`lang::cpu::memory`), else runs them on one;
+//!   atomically (`cpu::lang::memory`), else runs them on one;
 //! - runs a block's threads in order, each a plain call, when the kernel has no barrier and no
 //!   warp operation (`lockstep == false`); when its barriers are all top-level statements, the
 //!   macro's block function runs each barrier-free region over the block's threads
@@ -35,12 +35,12 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use corosensei::stack::DefaultStack;
 use corosensei::{Coroutine, CoroutineResult, Yielder};
 
-use super::config::{CoResidency, LaunchConfig, LaunchLimits, check_config, check_cooperative};
-use super::host::{Held, lock_buffers};
-use super::operand::Arg;
+use crate::launch::config::{CoResidency, LaunchConfig, LaunchLimits, check_config, check_cooperative};
+use super::buffers::{Held, lock_buffers};
+use crate::launch::operand::Arg;
 use crate::error::Result;
-use crate::lang::cpu::context::{self, Block, GridInfo, Stop, ThreadCtx};
-use crate::lang::intrinsics::Dim3;
+use super::lang::context::{self, Block, GridInfo, Stop, ThreadCtx};
+use crate::dim3::Dim3;
 use crate::sync;
 
 /// The stack of one CUDA thread run as a coroutine (its locals and calls; guard page below).
@@ -169,7 +169,7 @@ impl<'a> Grid<'a> {
         // the device's opt-in maximum (`launch::launch`): here the limit is that maximum at once.
         check_config(kernel, cfg.grid, cfg.block, cfg.shared_mem_bytes, &LaunchLimits::cpu_device())?;
         let parallel = arrays.iter().all(|a| match a {
-            Arg::In(x) | Arg::Out(x) | Arg::Raw(x) => crate::lang::cpu::atomic_width(x.elem.size(), x.elem.align()),
+            Arg::In(x) | Arg::Out(x) | Arg::Raw(x) => super::lang::atomic_width(x.elem.size(), x.elem.align()),
             Arg::Scalar(_) => true,
         });
         Ok(Grid {
@@ -245,7 +245,7 @@ impl<'a> Grid<'a> {
         }
         match panic.into_inner().unwrap_or_else(|e| e.into_inner()) {
             None => Ok(()),
-            Some(p) => Err(super::host::panicked(self.info.kernel, "its code", &*p)),
+            Some(p) => Err(super::panicked(self.info.kernel, "its code", &*p)),
         }
     }
 
@@ -332,7 +332,7 @@ impl<'a> Grid<'a> {
             }
         }));
         context::enter(previous);
-        caught.map_err(|p| super::host::panicked(self.info.kernel, "its code", &*p))
+        caught.map_err(|p| super::panicked(self.info.kernel, "its code", &*p))
     }
 }
 
@@ -341,7 +341,7 @@ pub const CPU_MULTIPROCESSORS: u32 = 4;
 
 /// How many blocks of `block` threads with `shared_mem_bytes` of dynamic shared memory the CPU
 /// device keeps resident at once: the most blocks a cooperative launch (a kernel that calls
-/// `grid_sync()`) may have there. The model is [`CPU_MULTIPROCESSORS`] multiprocessors of a
+/// `grid_sync()`) may have there. The model is `CPU_MULTIPROCESSORS` multiprocessors of a
 /// compute capability 9.0 GPU, each holding at most 2048 threads (whole warps), 32 blocks and
 /// 228 KiB of shared memory (1 KiB of it reserved per block); registers and static shared memory
 /// are not counted. A cooperative launch keeps a coroutine (a 256 KiB stack, mostly untouched)
@@ -501,7 +501,7 @@ mod tests {
     use super::*;
     use crate::device::Device;
     use crate::error::Error;
-    use crate::lang::cpu;
+    use crate::cpu::lang as cpu;
 
     #[test]
     fn a_cooperative_grid_waits_for_every_thread_at_each_barrier() {

@@ -1,6 +1,6 @@
 //! Who is running: the CUDA thread a host thread is executing on the CPU device, read by the
 //! intrinsics of [`super`] (`thread_idx()`, `block_idx()`, ...) and written by the grid runner
-//! (`launch::grid`) before it runs or resumes each CUDA thread.
+//! (`cpu::grid`) before it runs or resumes each CUDA thread.
 //!
 //! Each host thread holds a pointer to the [`ThreadCtx`] it runs now (null outside a launch:
 //! the intrinsics then answer as one thread of one block, as the prelude's do). A block's CUDA
@@ -21,7 +21,7 @@ pub(crate) enum Stop {
     /// At a warp operation (`sync_warp`, a shuffle): waits for the other lanes of its warp.
     Warp,
     /// At `grid_sync()`: waits for every thread of the grid (a cooperative launch,
-    /// `launch::grid::Grid::run_cooperative`).
+    /// `cpu::grid::Grid::run_cooperative`).
     Grid,
 }
 
@@ -148,13 +148,13 @@ impl Drop for InFunction {
 impl ThreadCtx {
     #[inline]
     pub(crate) fn grid(&self) -> &GridInfo {
-        // SAFETY: the grid's description outlives its threads (`launch::grid::Grid::run`).
+        // SAFETY: the grid's description outlives its threads (`cpu::grid::Grid::run`).
         unsafe { &*self.grid }
     }
 
     #[inline]
     pub(crate) fn block(&self) -> &Block {
-        // SAFETY: the block's state outlives its threads (`launch::grid`'s `run_block`).
+        // SAFETY: the block's state outlives its threads (`cpu::grid`'s `run_block`).
         unsafe { &*self.block }
     }
 

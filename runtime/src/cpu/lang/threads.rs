@@ -104,7 +104,7 @@ pub fn sync_warp(mask: u32) {
 }
 
 /// The grid barrier: the thread waits until every thread of the grid has arrived (or finished).
-/// Only a cooperative launch (`launch::grid::Grid::run_cooperative`, which runs every CUDA
+/// Only a cooperative launch (`cpu::grid::Grid::run_cooperative`, which runs every CUDA
 /// thread of the grid as a coroutine of one scheduler) can run it; outside a launch it does
 /// nothing, as the prelude's.
 pub fn grid_sync() {

@@ -24,11 +24,9 @@ use std::sync::{Mutex, OnceLock};
 
 use cuprum_abi::reduction::{PostStyle, ReductionEntry, ReductionInput, entry_points};
 
-use super::call::ReductionCall;
 use crate::DType;
 use crate::elem_type::ElemType;
 use crate::error::{Error, Result};
-use crate::lang::traits::Scalar;
 use crate::launch::operand::Arg;
 use crate::launch::signature::{
     Param as SigParam, ParamType as SigType, ReductionSignature, Role, Signature,
@@ -394,14 +392,6 @@ impl ReductionKernel {
     /// The kernel's name.
     pub fn name(&self) -> &str {
         &self.spec.name
-    }
-
-    /// A call of the kernel on `inputs` (in the order of the input parameters: `Arg::input(&x)`,
-    /// `Arg::raw(&w)` for `raw` ones); choose the axes and the output and run it with the
-    /// returned builder ([`ReductionCall`], the one every reduction returns). `O` is the output's
-    /// type, usually inferred (`let y: Array<f32> = k.call(&args).axis(1).run()?`).
-    pub fn call<'a, O: Scalar>(&'a self, inputs: &[Arg<'a>]) -> ReductionCall<'a, O> {
-        ReductionCall::of_text(self, inputs.to_vec())
     }
 
     /// The registry kernel.
