@@ -318,8 +318,8 @@ fn ptx_and_sass_from_one_item() {
 }
 
 #[test]
-fn default_targets_are_every_sass_plus_the_newest_ptx() {
-    let Some(nvcc) = nvcc_or_skip("default_targets_are_every_sass_plus_the_newest_ptx") else {
+fn default_targets_are_data_centre_sass_plus_the_oldest_ptx() {
+    let Some(nvcc) = nvcc_or_skip("default_targets_are_data_centre_sass_plus_the_oldest_ptx") else {
         return;
     };
     let out = scratch("default");
@@ -330,8 +330,15 @@ fn default_targets_are_every_sass_plus_the_newest_ptx() {
         .env_remove("CUPY_NVCC_GENERATE_CODE")
         .try_compile()
         .unwrap_or_else(|e| panic!("{}", e.rendered()));
-    let mut expected: Vec<String> = nvcc.sass.iter().map(|n| format!("sm_{n}")).collect();
-    expected.push(format!("compute_{}", nvcc.sass.last().unwrap()));
+    let default = cuprum_build::targets::default_list(&nvcc.sass, &nvcc.virtual_archs).unwrap();
+    let mut expected = cuprum_build::targets::names(&default);
+    // nvcc 13: sm_80, sm_90, sm_100 and compute_75.
+    let sass: Vec<&String> = expected.iter().filter(|t| t.starts_with("sm_")).collect();
+    assert!(!sass.is_empty() && sass.len() <= cuprum_build::targets::DEFAULT_SASS.len(), "{expected:?}");
+    assert_eq!(
+        expected.iter().filter(|t| t.starts_with("compute_")).collect::<Vec<_>>(),
+        [&format!("compute_{}", nvcc.virtual_archs.iter().min().unwrap())]
+    );
     let f = report.file("scale.rs").unwrap();
     let mut found =
         fatbin::targets(&unit_image(f.fatbin.as_ref().unwrap())).unwrap();
@@ -1031,8 +1038,13 @@ fn default_targets_build_a_kernel_from_its_architecture_up() {
         parts.lines().filter(|l| l.starts_with(&format!("{kernel}@"))).collect::<Vec<_>>().join("\n")
     };
     let (tile, plain) = (pieces("tile"), pieces("plain"));
-    assert!(tile.contains("sm_80") && !tile.contains("sm_75"), "tile's pieces:\n{tile}");
-    assert!(plain.contains("sm_75") && plain.contains("sm_80"), "plain's pieces:\n{plain}");
+    // `tile` needs sm_80: the default's machine code, with PTX of compute_80 instead of the
+    // default's compute_75; `plain` keeps the default (nvcc 13: compute_75, sm_80, sm_90, sm_100).
+    assert!(
+        tile.contains("sm_80") && tile.contains("compute_80") && !tile.contains("compute_75"),
+        "tile's pieces:\n{tile}"
+    );
+    assert!(plain.contains("compute_75") && plain.contains("sm_80") && plain.contains("sm_90"), "plain's pieces:\n{plain}");
 }
 
 /// `CUPRUM_LINEINFO=1`: the unit is written with `#line` directives naming the file by its path in
