@@ -4,7 +4,7 @@
 use std::borrow::Cow;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{mpsc, Mutex, OnceLock};
+use std::sync::{Mutex, OnceLock, mpsc};
 use std::time::{Duration, Instant};
 
 use cuprum_abi::{mangle, parts};
@@ -165,10 +165,10 @@ impl PartCompiler<'_> {
             Status::Cached
         } else {
             outputs::remove(&stamp_path)?;
-            if !self.announced.swap(true, Ordering::Relaxed) {
-                if let Some(text) = self.announce {
-                    eprintln!("{text}");
-                }
+            if !self.announced.swap(true, Ordering::Relaxed)
+                && let Some(text) = self.announce
+            {
+                eprintln!("{text}");
             }
             let nvcc_start = Instant::now();
             self.nvcc.run(&job, kernel_file)?;

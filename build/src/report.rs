@@ -154,7 +154,11 @@ impl Report {
         if self.nvcc_wall < LONG_NVCC {
             return None;
         }
-        let compiled: Vec<&FileReport> = self.files.iter().filter(|f| f.status == Status::Compiled).collect();
+        let compiled: Vec<&FileReport> = self
+            .files
+            .iter()
+            .filter(|f| f.status == Status::Compiled)
+            .collect();
         let mut targets: Vec<&str> = Vec::new();
         for t in compiled.iter().flat_map(|f| &f.targets) {
             if !targets.contains(&t.as_str()) {
@@ -163,7 +167,10 @@ impl Report {
         }
         let summed: f64 = compiled.iter().map(|f| f.nvcc_time.as_secs_f64()).sum();
         let wall = self.nvcc_wall.as_secs();
-        let names: Vec<String> = compiled.iter().map(|f| f.path.display().to_string()).collect();
+        let names: Vec<String> = compiled
+            .iter()
+            .map(|f| f.path.display().to_string())
+            .collect();
         Some(format!(
             "cuprum-build: nvcc compiled {} for {} target{} ({}) in {} ({summed:.0} s of nvcc summed over its runs); \
              later builds reuse the result{}. To build for fewer GPUs, set CUPY_NVCC_GENERATE_CODE (`current`, or \
@@ -172,8 +179,16 @@ impl Report {
             targets.len(),
             plural(targets.len()),
             targets.join(" "),
-            if wall >= 60 { format!("{} min {} s", wall / 60, wall % 60) } else { format!("{wall} s") },
-            if self.cache.is_some() { " (the fat binary cache)" } else { "" },
+            if wall >= 60 {
+                format!("{} min {} s", wall / 60, wall % 60)
+            } else {
+                format!("{wall} s")
+            },
+            if self.cache.is_some() {
+                " (the fat binary cache)"
+            } else {
+                ""
+            },
         ))
     }
 
@@ -219,8 +234,15 @@ mod tests {
         let mut report = Report {
             files: vec![
                 compiled("kernels/elementwise.rs", &["sm_80", "sm_90", "sm_100"], 150),
-                compiled("kernels/reductions.rs", &["sm_80", "sm_90", "sm_100", "compute_75"], 90),
-                FileReport { status: Status::Cached, ..compiled("src/kernels.rs", &["sm_90"], 0) },
+                compiled(
+                    "kernels/reductions.rs",
+                    &["sm_80", "sm_90", "sm_100", "compute_75"],
+                    90,
+                ),
+                FileReport {
+                    status: Status::Cached,
+                    ..compiled("src/kernels.rs", &["sm_90"], 0)
+                },
             ],
             nvcc: Some("nvcc".into()),
             gencodes: Vec::new(),
