@@ -3,6 +3,7 @@
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use cuprum_abi::mangle;
@@ -76,15 +77,23 @@ impl Kernels {
 
     /// Builds everything from a build script: prints the `cargo:` directives; on failure prints the
     /// errors to stderr (kernel mistakes like rustc's) and exits the build script with status 1.
+    ///
+    /// When nvcc starts, it says on stderr what is compiled for which targets (cargo shows it
+    /// with `-vv`); a wait for nvcc of [`LONG_NVCC`](crate::LONG_NVCC) or more ends with one
+    /// `cargo:warning` saying what it cost ([`Report::long_nvcc`]); every build ends with the
+    /// summary line ([`Report::summary`]) on stdout, kept in the build script's `output` file.
     pub fn compile(&self) {
         let mut directives = Vec::new();
-        let result = self.run(&mut directives);
+        let result = self.run(&mut directives, true);
         for d in &directives {
             println!("{d}");
         }
-        if let Err(e) = result {
-            eprintln!("{}", e.rendered());
-            std::process::exit(1);
+        match result {
+            Ok(report) => println!("{}", report.summary()),
+            Err(e) => {
+                eprintln!("{}", e.rendered());
+                std::process::exit(1);
+            }
         }
     }
 
@@ -92,14 +101,15 @@ impl Kernels {
     /// report).
     pub fn try_compile(&self) -> Result<Report, Error> {
         let mut directives = Vec::new();
-        let mut report = self.run(&mut directives)?;
+        let mut report = self.run(&mut directives, false)?;
         report.directives = directives;
         Ok(report)
     }
 
     /// The build: its inputs and settings, the translation of every file, then, with nvcc, the
-    /// plan of the parts and their compilation, and the report.
-    fn run(&self, directives: &mut Vec<String>) -> Result<Report, Error> {
+    /// plan of the parts and their compilation, and the report. `progress`: say on stderr when
+    /// nvcc starts.
+    fn run(&self, directives: &mut Vec<String>, progress: bool) -> Result<Report, Error> {
         let files = self.inputs(directives)?;
         let settings = self.settings()?;
         let units = translate(&files, settings.line_info)?;
@@ -114,6 +124,7 @@ impl Kernels {
         let plan = PartPlan::new(&units, &files_report, settings.request.asked(), &gencodes, &nvcc, self.machine_code_only)?;
         let cache_dir = cache::dir(&self.env, &settings.out_dir);
         let headers_hash = outputs::headers_hash();
+        let announce = progress.then(|| announcement(&plan, &files_report, settings.jobs));
         let compiler = PartCompiler {
             nvcc: &nvcc,
             include: &include,
@@ -122,8 +133,13 @@ impl Kernels {
             cache: cache_dir.as_deref(),
             headers_hash: &headers_hash,
             compress: settings.compress,
+            announce: announce.as_deref(),
+            announced: AtomicBool::new(false),
         };
+        let nvcc_start = Instant::now();
         let mut parts = compiler.build_parts(&plan.parts, &units, settings.jobs)?;
+        // `announced`: nvcc ran for a part.
+        let nvcc_wall = if compiler.announced.load(Ordering::Relaxed) { nvcc_start.elapsed() } else { Duration::ZERO };
         for &i in &plan.units {
             let built = compiler.assemble(&units[i].1, std::mem::take(&mut parts[i]))?;
             let id = files_report[i].id.clone();
@@ -146,6 +162,7 @@ impl Kernels {
             gencodes: plan.shown.iter().map(Gencode::to_string).collect(),
             cache: cache_dir,
             directives: Vec::new(),
+            nvcc_wall,
         };
         self.summarize(&report, directives);
         Ok(report)
@@ -243,13 +260,14 @@ impl Kernels {
             gencodes: Vec::new(),
             cache: None,
             directives: Vec::new(),
+            nvcc_wall: Duration::ZERO,
         };
         self.summarize(&report, directives);
         Ok(report)
     }
 
     /// With `CUPRUM_BUILD_VERBOSE=1`: the report's summary line as a warning (cargo shows build
-    /// scripts' output only through warnings).
+    /// scripts' output only through warnings); else, after a long wait for nvcc, what it cost.
     fn summarize(&self, report: &Report, directives: &mut Vec<String>) {
         if self
             .env
@@ -257,6 +275,8 @@ impl Kernels {
             .is_some_and(|v| !matches!(v.trim(), "0" | "false" | "no" | "off"))
         {
             directives.push(format!("cargo:warning={}", report.summary()));
+        } else if let Some(line) = report.long_nvcc() {
+            directives.push(format!("cargo:warning={line}"));
         }
     }
 }
@@ -276,6 +296,23 @@ struct Settings {
     /// `CUPY_NVCC_GENERATE_CODE` as set, and parsed.
     request_text: Option<String>,
     request: Request,
+}
+
+/// What the build says on stderr when nvcc starts: the files, the parts, the targets, how many
+/// nvcc processes at a time at most.
+fn announcement(plan: &PartPlan, files: &[FileReport], jobs: usize) -> String {
+    let names: Vec<String> = plan.units.iter().map(|&i| files[i].path.display().to_string()).collect();
+    let targets = targets::names(&plan.shown);
+    format!(
+        "cuprum-build: nvcc is compiling {} ({} part{}) for {} target{} ({}), at most {jobs} at a time and no more than \
+         cargo's -j allows; it can take minutes (CUPY_NVCC_GENERATE_CODE picks the targets: docs/building.md)",
+        names.join(", "),
+        plan.parts.len(),
+        crate::report::plural(plan.parts.len()),
+        targets.len(),
+        crate::report::plural(targets.len()),
+        targets.join(" ")
+    )
 }
 
 /// Every file translated; every file's mistakes reported together.

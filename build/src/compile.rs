@@ -3,8 +3,8 @@
 
 use std::borrow::Cow;
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Mutex, OnceLock, mpsc};
 use std::time::{Duration, Instant};
 
 use cuprum_abi::{mangle, parts};
@@ -28,6 +28,11 @@ pub(crate) struct PartCompiler<'a> {
     pub(crate) headers_hash: &'a str,
     /// nvcc's `-compress-mode` (`CUPRUM_NVCC_COMPRESS`).
     pub(crate) compress: &'static str,
+    /// What to say on stderr when the first nvcc run starts (`None`: nothing, for
+    /// `Kernels::try_compile`).
+    pub(crate) announce: Option<&'a str>,
+    /// Whether an nvcc run has started.
+    pub(crate) announced: AtomicBool,
 }
 
 /// A fat binary that is there after [`PartCompiler::build_part`] or [`PartCompiler::assemble`].
@@ -47,25 +52,30 @@ pub(crate) struct Built {
 }
 
 impl PartCompiler<'_> {
-    /// Every part of the plan, `jobs` nvcc runs at a time; each unit's built parts, indexed like
-    /// `units`, with their names.
+    /// Every part of the plan, at most `jobs` nvcc runs at a time and, under cargo, at most as
+    /// many as cargo's jobserver lends tokens for ([`Slots`]); each unit's built parts, indexed
+    /// like `units`, with their names.
     pub(crate) fn build_parts(&self, plan: &[PartJob], units: &[Translated], jobs: usize) -> Result<Vec<Vec<(String, Built)>>, Error> {
         let results: Vec<Mutex<Option<Result<Built, Error>>>> = plan.iter().map(|_| Mutex::new(None)).collect();
-        let next = AtomicUsize::new(0);
+        let mut slots = Slots::new(jobs.min(plan.len()).max(1), jobserver());
         std::thread::scope(|s| {
-            for _ in 0..jobs.min(plan.len()) {
-                s.spawn(|| {
-                    loop {
-                        let j = next.fetch_add(1, Ordering::Relaxed);
-                        let Some(job) = plan.get(j) else {
-                            break;
-                        };
-                        let (path, unit, _) = &units[job.unit];
-                        let built = self.build_part(path, unit, &job.name, &job.symbols, &job.gencodes);
-                        *results[j].lock().unwrap_or_else(|e| e.into_inner()) = Some(built);
-                    }
+            let (done_tx, done_rx) = mpsc::channel::<Slot>();
+            for (j, job) in plan.iter().enumerate() {
+                // Waits for an nvcc run to end or a token to come.
+                let slot = slots.take(&done_rx);
+                let (done_tx, results) = (done_tx.clone(), &results);
+                s.spawn(move || {
+                    let (path, unit, _) = &units[job.unit];
+                    let built = self.build_part(path, unit, &job.name, &job.symbols, &job.gencodes);
+                    *results[j].lock().unwrap_or_else(|e| e.into_inner()) = Some(built);
+                    // Unsent once every run has started: the slot is dropped here (a token
+                    // given back).
+                    let _ = done_tx.send(slot);
                 });
             }
+            // Every run has started: no more tokens are asked for, and the last runs give theirs
+            // back as they end.
+            slots.jobserver = None;
         });
 
         let mut errors = Vec::new();
@@ -155,6 +165,11 @@ impl PartCompiler<'_> {
             Status::Cached
         } else {
             outputs::remove(&stamp_path)?;
+            if !self.announced.swap(true, Ordering::Relaxed)
+                && let Some(text) = self.announce
+            {
+                eprintln!("{text}");
+            }
             let nvcc_start = Instant::now();
             self.nvcc.run(&job, kernel_file)?;
             nvcc_time = nvcc_start.elapsed();
@@ -333,5 +348,122 @@ impl PartCompiler<'_> {
             time,
             warning,
         })
+    }
+}
+
+/// cargo's jobserver, when the build runs under cargo (or make) with one: `CARGO_MAKEFLAGS`.
+/// Read once per process.
+fn jobserver() -> Option<&'static jobserver::Client> {
+    static CLIENT: OnceLock<Option<jobserver::Client>> = OnceLock::new();
+    CLIENT
+        .get_or_init(|| {
+            // SAFETY: `from_env` takes ownership of the file descriptors `CARGO_MAKEFLAGS` names,
+            // which cargo passes to the build script for this purpose and nothing else in it
+            // uses; the `OnceLock` makes it one client per process.
+            unsafe { jobserver::Client::from_env() }
+        })
+        .as_ref()
+}
+
+/// The right to run one nvcc process: the token the build script holds for itself (cargo
+/// started it with one), a token borrowed from cargo's jobserver (given back when dropped), or,
+/// without a jobserver, a place among `CUPY_NUM_BUILD_JOBS`.
+enum Slot {
+    Implicit,
+    Token(jobserver::Acquired),
+    Free,
+}
+
+/// Hands out [`Slot`]s: at most `limit` runs at a time (`CUPY_NUM_BUILD_JOBS`), and under a
+/// jobserver one run on the build script's own token plus one per token borrowed, so that
+/// `cargo build -jN` bounds nvcc processes as it bounds rustc's (as the `cc` crate does). Tokens
+/// are asked for through the jobserver's helper thread, one per run that could start, and given
+/// back as each run ends.
+struct Slots {
+    limit: usize,
+    running: usize,
+    implicit_free: bool,
+    jobserver: Option<Jobserver>,
+}
+
+struct Jobserver {
+    helper: jobserver::HelperThread,
+    tokens: mpsc::Receiver<std::io::Result<jobserver::Acquired>>,
+    /// Tokens asked for and not yet received.
+    requested: usize,
+    /// A token could not be read: run on the build script's own token alone from then on.
+    failed: bool,
+}
+
+impl Slots {
+    fn new(limit: usize, client: Option<&jobserver::Client>) -> Slots {
+        let jobserver = client.and_then(|c| {
+            let (tx, tokens) = mpsc::channel();
+            let helper = c
+                .clone()
+                .into_helper_thread(move |token| {
+                    // After the build, a late token is dropped here: given back.
+                    let _ = tx.send(token);
+                })
+                .ok()?;
+            Some(Jobserver { helper, tokens, requested: 0, failed: false })
+        });
+        Slots { limit, running: 0, implicit_free: true, jobserver }
+    }
+
+    /// The slot for the next run, waiting on `done` (the slots of ended runs) or for a token.
+    fn take(&mut self, done: &mpsc::Receiver<Slot>) -> Slot {
+        loop {
+            while let Ok(slot) = done.try_recv() {
+                self.give_back(slot);
+            }
+            if self.running < self.limit {
+                if self.implicit_free {
+                    self.implicit_free = false;
+                    self.running += 1;
+                    return Slot::Implicit;
+                }
+                match &mut self.jobserver {
+                    None => {
+                        self.running += 1;
+                        return Slot::Free;
+                    }
+                    Some(js) => {
+                        while let Ok(token) = js.tokens.try_recv() {
+                            js.requested -= 1;
+                            match token {
+                                Ok(t) => {
+                                    self.running += 1;
+                                    return Slot::Token(t);
+                                }
+                                Err(_) => js.failed = true,
+                            }
+                        }
+                        // One request outstanding for the next run (more would hold tokens
+                        // other crates' rustc could use).
+                        if js.requested == 0 && !js.failed {
+                            js.helper.request_token();
+                            js.requested += 1;
+                        }
+                    }
+                }
+            }
+            // Wait briefly for a run to end, then look for a token again.
+            match done.recv_timeout(Duration::from_millis(20)) {
+                Ok(slot) => self.give_back(slot),
+                Err(mpsc::RecvTimeoutError::Timeout) => {}
+                Err(mpsc::RecvTimeoutError::Disconnected) => unreachable!("the builder holds a sender"),
+            }
+        }
+    }
+
+    /// A run ended: its slot is free again (a token goes back to the jobserver).
+    fn give_back(&mut self, slot: Slot) {
+        self.running -= 1;
+        match slot {
+            Slot::Implicit => self.implicit_free = true,
+            Slot::Token(token) => drop(token),
+            Slot::Free => {}
+        }
     }
 }

@@ -9,13 +9,15 @@ use std::ffi::OsString;
 use std::path::PathBuf;
 
 /// Which architectures to compile for (`;`-separated `arch=compute_XX,code=sm_XX` items, or
-/// `current`); unset: every SASS architecture nvcc supports plus PTX for the newest.
+/// `current`); unset: [`crate::targets::default_list`] (SASS for sm_80, sm_90 and sm_100 where
+/// nvcc has them, PTX for the oldest virtual architecture).
 pub const GENERATE_CODE: &str = "CUPY_NVCC_GENERATE_CODE";
 /// The nvcc command line, split as a POSIX shell would (`ccache nvcc`, `"/opt/my cuda/bin/nvcc"`).
 pub const NVCC: &str = "NVCC";
 /// The CUDA toolkit root: `$CUDA_PATH/bin/nvcc`.
 pub const CUDA_PATH: &str = "CUDA_PATH";
-/// How many nvcc processes run at once (default 4).
+/// How many nvcc processes run at once at most (default 4); under cargo, also no more than its
+/// jobserver lends tokens for (`-j`).
 pub const NUM_BUILD_JOBS: &str = "CUPY_NUM_BUILD_JOBS";
 /// `nvcc --threads N` (default 2).
 pub const NUM_NVCC_THREADS: &str = "CUPY_NUM_NVCC_THREADS";
@@ -30,6 +32,10 @@ pub const FATBIN_CACHE: &str = "CUPRUM_FATBIN_CACHE";
 /// show where the target directory is.
 pub const CARGO_TARGET_DIR: &str = "CARGO_TARGET_DIR";
 /// `1`: [`crate::Kernels::compile`] prints one summary line per build (as a `cargo:warning`).
+/// Not a trigger of the build script ([`TRACKED`]): it changes what a run prints, never what it
+/// builds, so setting it costs no rebuild; a run without it prints the same line to stdout
+/// (the build script's `output` file), and the built program's records carry the facts
+/// (`cuprum audit`).
 pub const BUILD_VERBOSE: &str = "CUPRUM_BUILD_VERBOSE";
 /// How fat binaries are compressed: `zstd` (the default: nvcc writes them uncompressed and
 /// cuprum-build compresses each kernel's part into a zstd frame, which the runtime decompresses;
@@ -50,8 +56,9 @@ pub const COMPRESS_MODES: &[&str] = &[ZSTD, "size", "balance", "speed", "none", 
 
 /// Every variable whose change must re-run the build script (`cargo:rerun-if-env-changed`).
 /// `PATH` is one: installing nvcc onto it turns a JIT-only build into an ahead-of-time one.
-/// `CUPRUM_BUILD_VERBOSE` is one so that setting it shows the summary; `CUPRUM_FATBIN_CACHE` is not
-/// (it changes where fat binaries are shared, never what they hold).
+/// `CUPRUM_BUILD_VERBOSE` is not (it changes what a run prints, not what it builds: setting it
+/// must not rebuild the runtime), nor is `CUPRUM_FATBIN_CACHE` (it changes where fat binaries
+/// are shared, never what they hold).
 pub const TRACKED: &[&str] = &[
     GENERATE_CODE,
     NVCC,
@@ -59,7 +66,6 @@ pub const TRACKED: &[&str] = &[
     NUM_BUILD_JOBS,
     NUM_NVCC_THREADS,
     PATH,
-    BUILD_VERBOSE,
     NVCC_COMPRESS,
     LINE_INFO,
 ];

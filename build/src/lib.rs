@@ -19,7 +19,7 @@
 //! The knobs are CuPy's build variables (module [`mod@env`]): `CUPY_NVCC_GENERATE_CODE` (the targets,
 //! module [`targets`]), `NVCC`, `CUDA_PATH`, `CUPY_NUM_BUILD_JOBS`, `CUPY_NUM_NVCC_THREADS`; and
 //! cuprum's own: `CUPRUM_FATBIN_CACHE` (where fat binaries are shared between `OUT_DIR`s, module
-//! [`cache`]), `CUPRUM_BUILD_VERBOSE` (one summary line per build), `CUPRUM_NVCC_COMPRESS` and
+//! [`cache`]), `CUPRUM_BUILD_VERBOSE` (one summary line per build as a warning), `CUPRUM_NVCC_COMPRESS` and
 //! `CUPRUM_LINEINFO` (`1`: `#line` directives and `-lineinfo`, for profilers and debuggers;
 //! docs/debugging.md).
 //! `docs/building.md` is the user guide.
@@ -51,4 +51,4 @@ mod builder;
 pub use builder::Kernels;
 pub use error::Error;
 pub use outputs::build_info as build_info_format;
-pub use report::{FileReport, Report, Status};
+pub use report::{FileReport, Report, Status, LONG_NVCC};

@@ -75,7 +75,15 @@ pub struct Report {
     /// The `cargo:` lines [`Kernels::compile`](crate::Kernels::compile) prints: `rerun-if-changed`, `rerun-if-env-changed`
     /// and `warning`.
     pub directives: Vec<String>,
+    /// How long the build waited for nvcc: the wall time of the phase that compiled the parts,
+    /// zero when nvcc compiled nothing (everything up to date or from the cache).
+    pub nvcc_wall: Duration,
 }
+
+/// From how long a wait for nvcc [`Kernels::compile`](crate::Kernels::compile) reports what it
+/// compiled and what it cost (as a `cargo:warning`, the only output of a build script that cargo
+/// shows): [`Report::long_nvcc`].
+pub const LONG_NVCC: Duration = Duration::from_secs(10);
 
 impl Report {
     /// The outcome of the file whose path ends with `path`.
@@ -139,6 +147,51 @@ impl Report {
         line
     }
 
+    /// One line about a long nvcc phase (the build waited [`LONG_NVCC`] or more): what was
+    /// compiled for which targets, how long it took, and how to build for fewer targets. `None`
+    /// for a shorter one.
+    pub fn long_nvcc(&self) -> Option<String> {
+        if self.nvcc_wall < LONG_NVCC {
+            return None;
+        }
+        let compiled: Vec<&FileReport> = self
+            .files
+            .iter()
+            .filter(|f| f.status == Status::Compiled)
+            .collect();
+        let mut targets: Vec<&str> = Vec::new();
+        for t in compiled.iter().flat_map(|f| &f.targets) {
+            if !targets.contains(&t.as_str()) {
+                targets.push(t);
+            }
+        }
+        let summed: f64 = compiled.iter().map(|f| f.nvcc_time.as_secs_f64()).sum();
+        let wall = self.nvcc_wall.as_secs();
+        let names: Vec<String> = compiled
+            .iter()
+            .map(|f| f.path.display().to_string())
+            .collect();
+        Some(format!(
+            "cuprum-build: nvcc compiled {} for {} target{} ({}) in {} ({summed:.0} s of nvcc summed over its runs); \
+             later builds reuse the result{}. To build for fewer GPUs, set CUPY_NVCC_GENERATE_CODE (`current`, or \
+             \"arch=compute_90,code=sm_90\" for H100/H200: docs/building.md)",
+            names.join(", "),
+            targets.len(),
+            plural(targets.len()),
+            targets.join(" "),
+            if wall >= 60 {
+                format!("{} min {} s", wall / 60, wall % 60)
+            } else {
+                format!("{wall} s")
+            },
+            if self.cache.is_some() {
+                " (the fat binary cache)"
+            } else {
+                ""
+            },
+        ))
+    }
+
     /// The warnings ([`Kernels::compile`](crate::Kernels::compile) prints them as `cargo:warning=`).
     pub fn warnings(&self) -> impl Iterator<Item = &str> {
         self.directives
@@ -154,4 +207,57 @@ pub(crate) fn instances(unit: &cuprum_compiler::back::cuda::Unit) -> usize {
 
 pub(crate) fn plural(n: usize) -> &'static str {
     if n == 1 { "" } else { "s" }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn compiled(path: &str, targets: &[&str], nvcc_secs: u64) -> FileReport {
+        FileReport {
+            path: path.into(),
+            id: path.into(),
+            kernels: 1,
+            instances: 2,
+            targets: targets.iter().map(|t| t.to_string()).collect(),
+            fatbin: None,
+            fatbin_bytes: 1024,
+            status: Status::Compiled,
+            nvcc_time: Duration::from_secs(nvcc_secs),
+            build_info: None,
+            time: Duration::from_secs(nvcc_secs),
+        }
+    }
+
+    #[test]
+    fn a_long_nvcc_phase_says_what_it_compiled_and_what_it_cost() {
+        let mut report = Report {
+            files: vec![
+                compiled("kernels/elementwise.rs", &["sm_80", "sm_90", "sm_100"], 150),
+                compiled(
+                    "kernels/reductions.rs",
+                    &["sm_80", "sm_90", "sm_100", "compute_75"],
+                    90,
+                ),
+                FileReport {
+                    status: Status::Cached,
+                    ..compiled("src/kernels.rs", &["sm_90"], 0)
+                },
+            ],
+            nvcc: Some("nvcc".into()),
+            gencodes: Vec::new(),
+            cache: Some("/t/cuprum-fatbin".into()),
+            directives: Vec::new(),
+            nvcc_wall: Duration::from_secs(125),
+        };
+        assert_eq!(
+            report.long_nvcc().unwrap(),
+            "cuprum-build: nvcc compiled kernels/elementwise.rs, kernels/reductions.rs for 4 targets (sm_80 sm_90 sm_100 \
+             compute_75) in 2 min 5 s (240 s of nvcc summed over its runs); later builds reuse the result (the fat binary \
+             cache). To build for fewer GPUs, set CUPY_NVCC_GENERATE_CODE (`current`, or \"arch=compute_90,code=sm_90\" for \
+             H100/H200: docs/building.md)"
+        );
+        report.nvcc_wall = LONG_NVCC - Duration::from_millis(1);
+        assert_eq!(report.long_nvcc(), None, "a short phase is quiet");
+    }
 }

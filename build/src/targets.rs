@@ -10,9 +10,12 @@
 //!   virtual architecture itself. A kernel that needs such a target is built for it alone
 //!   ([`for_kernel`]); the file's other kernels may be built for it too (they run there).
 //! - `current`: SASS for the GPUs of the build machine (`nvidia-smi`), never arch-specific.
-//! - unset: SASS for every architecture this nvcc supports plus PTX for the newest, so the program
-//!   also runs on GPUs newer than the toolkit; a kernel that needs `sm_90a` gets
-//!   `arch=compute_90a,code=sm_90a` instead.
+//! - unset: SASS for the data-centre architectures [`DEFAULT_SASS`] (`sm_80`, `sm_90`, `sm_100`)
+//!   that this nvcc supports, plus PTX for the oldest virtual architecture it knows (`compute_75`
+//!   with nvcc 13), which the driver compiles once for any newer GPU ([`default_list`]); a kernel
+//!   that needs a newer architecture gets its own ([`for_kernel`]: `sm_80` and up plus PTX for
+//!   `compute_80` for a tensor-core kernel; `arch=compute_90a,code=sm_90a` for one that needs
+//!   `sm_90a`).
 
 use std::fmt;
 
@@ -87,6 +90,11 @@ impl Gencode {
     pub fn sass(arch: Arch) -> Gencode {
         Gencode { arch, codes: vec![Code::Sass(arch)] }
     }
+
+    /// Machine code for `sm_<code>` from `compute_<arch>` (`code` at least `arch`).
+    fn sass_from(arch: Arch, code: Arch) -> Gencode {
+        Gencode { arch, codes: vec![Code::Sass(code)] }
+    }
 }
 
 impl fmt::Display for Gencode {
@@ -112,7 +120,7 @@ pub fn show(list: &[Gencode]) -> String {
 /// What `CUPY_NVCC_GENERATE_CODE` asks for, before nvcc or the GPUs are consulted.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Request {
-    /// Unset: every SASS architecture of this nvcc plus PTX for the newest.
+    /// Unset: [`default_list`].
     Default,
     /// `current`: the GPUs present at build time.
     Current,
@@ -123,7 +131,7 @@ pub enum Request {
 /// What a valid value looks like, appended to every parse error.
 const EXPECTED: &str = "expected `;`-separated items such as `arch=compute_90,code=sm_90` (machine code), \
                         `arch=compute_90,code=compute_90` (PTX), `arch=compute_90,code=[sm_90,compute_90]` \
-                        or `arch=compute_90a,code=sm_90a` (arch-specific), or `current` for the GPUs of this machine; unset it to build for every architecture nvcc supports";
+                        or `arch=compute_90a,code=sm_90a` (arch-specific), or `current` for the GPUs of this machine; unset it for the default (sm_80, sm_90, sm_100 and PTX for the oldest architecture)";
 
 /// Parses the variable's value (`None`: unset or blank). Checks the syntax and the rules nvcc
 /// imposes on each item; whether nvcc supports the numbers is checked by [`check_supported`].
@@ -233,18 +241,42 @@ fn arch_of(s: &str, prefix: &str) -> Option<Arch> {
     Some(Arch { number: digits.parse().ok()?, specific })
 }
 
-/// The default list: one `-gencode` per SASS architecture nvcc supports (`sass`), built from the
-/// newest virtual architecture not above it (`virtual_archs`), plus PTX for the newest. Never
-/// arch-specific: [`for_kernel`] gives a kernel that needs `sm_90a` its own.
+/// The machine code the default list holds, where nvcc supports it: the data-centre GPUs
+/// (A100/A30 and, since an `sm_80` cubin runs on every 8.x GPU, the A10, A40, L4, L40 and the
+/// RTX 30/40 series; H100/H200; B200/B300). Other GPUs run the default list's PTX.
+pub const DEFAULT_SASS: &[u32] = &[80, 90, 100];
+
+/// The default list, for a program that ships to GPUs unknown at build time without building for
+/// every architecture (a dozen with nvcc 13: ten minutes and 12 MB for a small program):
+///
+/// - machine code for each of [`DEFAULT_SASS`] that nvcc builds (`sass`), from its own virtual
+///   architecture or the newest one below it (`virtual_archs`); an `sm_XY` cubin runs on every GPU
+///   of major version X with minor version Y or more, so these three serve compute capability
+///   8.x, 9.0 and 10.x without a JIT. An nvcc that builds none of them gets its newest instead;
+/// - PTX for the oldest virtual architecture nvcc knows (`compute_75` with nvcc 13), which the
+///   driver compiles at a kernel's first load for any GPU of that capability or newer (Turing,
+///   Thor, the RTX 50 series and RTX PRO Blackwell, GPUs newer than the toolkit) and keeps in its
+///   cache.
+///
+/// Never arch-specific: [`for_kernel`] gives a kernel that needs `sm_90a` its own, and one that
+/// needs a newer architecture than the PTX the targets from its architecture up.
 pub fn default_list(sass: &[u32], virtual_archs: &[u32]) -> Result<Vec<Gencode>, String> {
-    let mut sass = sass.to_vec();
-    sass.sort_unstable();
-    sass.dedup();
-    let newest = *sass
+    let mut supported = sass.to_vec();
+    supported.sort_unstable();
+    supported.dedup();
+    let newest = *supported
         .last()
         .ok_or("nvcc --list-gpu-code listed no sm_XX architecture")?;
-    let mut list = Vec::new();
-    for &n in &sass {
+    let mut chosen: Vec<u32> = supported.iter().copied().filter(|n| DEFAULT_SASS.contains(n)).collect();
+    if chosen.is_empty() {
+        chosen.push(newest);
+    }
+    let oldest_virtual = *virtual_archs
+        .iter()
+        .min()
+        .ok_or("nvcc --list-gpu-arch listed no compute_XX architecture")?;
+    let mut list = vec![Gencode { arch: Arch::plain(oldest_virtual), codes: vec![Code::Ptx(Arch::plain(oldest_virtual))] }];
+    for n in chosen {
         let arch = virtual_archs
             .iter()
             .copied()
@@ -253,11 +285,10 @@ pub fn default_list(sass: &[u32], virtual_archs: &[u32]) -> Result<Vec<Gencode>,
             .ok_or_else(|| {
                 format!("nvcc --list-gpu-arch lists no virtual architecture for sm_{n}")
             })?;
-        let mut codes = vec![Code::Sass(Arch::plain(n))];
-        if n == newest && arch == n {
-            codes.push(Code::Ptx(Arch::plain(n)));
+        match list.iter_mut().find(|g| g.arch == Arch::plain(arch)) {
+            Some(g) => g.codes.insert(0, Code::Sass(Arch::plain(n))),
+            None => list.push(Gencode::sass_from(Arch::plain(arch), Arch::plain(n))),
         }
-        list.push(Gencode { arch: Arch::plain(arch), codes });
     }
     Ok(list)
 }
@@ -367,7 +398,7 @@ pub fn names(list: &[Gencode]) -> Vec<String> {
 /// How the targets were asked for, as far as [`for_kernel`] cares.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Asked {
-    /// Unset: every architecture this nvcc supports.
+    /// Unset: the default list ([`default_list`]).
     Default,
     /// `current`: the GPUs of the build machine.
     Current,
@@ -405,7 +436,8 @@ pub struct Needs<'a> {
 ///   (`supported`), else that is an error too;
 /// - a kernel with `min_arch` only is built for the items of that architecture or newer (`sm_90a`
 ///   counts as 90). Older items are an error when asked for explicitly (or with `current`), and
-///   with the default targets when every item is older;
+///   with the default targets when every item is older; with the default targets, the PTX of
+///   an older item is replaced by PTX of `min_arch` itself (when nvcc knows it);
 /// - any other kernel is built for every item.
 pub fn for_kernel(
     name: &str,
@@ -424,8 +456,22 @@ pub fn for_kernel(
     let (newer, older): (Vec<&Gencode>, Vec<&Gencode>) =
         gencodes.iter().partition(|g| g.arch.number >= need);
     let explicit = asked != Asked::Default;
-    if older.is_empty() || (!explicit && !newer.is_empty()) {
+    if older.is_empty() {
         return Ok(newer.into_iter().cloned().collect());
+    }
+    if !explicit && !newer.is_empty() {
+        let mut own: Vec<Gencode> = newer.into_iter().cloned().collect();
+        // The default list's PTX is older than the kernel: PTX of the kernel's own architecture
+        // instead, so that GPUs without its machine code still run it from the fat binary.
+        let has_ptx = |list: &[Gencode]| list.iter().flat_map(|g| &g.codes).any(|c| matches!(c, Code::Ptx(_)));
+        let ptx = Arch::plain(need);
+        if !has_ptx(&own) && older.iter().any(|g| has_ptx(std::slice::from_ref(*g))) && supported.has_virtual(ptx) {
+            match own.iter_mut().find(|g| g.arch == ptx) {
+                Some(g) => g.codes.push(Code::Ptx(ptx)),
+                None => own.insert(0, Gencode { arch: ptx, codes: vec![Code::Ptx(ptx)] }),
+            }
+        }
+        return Ok(own);
     }
     let older: Vec<String> = older.iter().map(|g| g.to_string()).collect();
     Err(format!(
@@ -434,7 +480,7 @@ pub fn for_kernel(
          or compile its file with a second `cuprum_build::Kernels` whose `.env(\"CUPY_NVCC_GENERATE_CODE\", ..)` names \
          only such targets",
         older.join(" "),
-        if explicit { "CUPY_NVCC_GENERATE_CODE" } else { "every architecture nvcc supports is older" },
+        if explicit { "CUPY_NVCC_GENERATE_CODE" } else { "the default targets, CUPY_NVCC_GENERATE_CODE unset, are all older" },
     ))
 }
 
@@ -656,12 +702,23 @@ mod tests {
         );
         let only_a = list("arch=compute_90a,code=sm_90a");
         assert_eq!(for_kernel("h", hopper, Asked::List, &only_a, &NVCC13).unwrap(), only_a);
-        // The default targets: the kernel's own architecture up; an error only when all are older.
-        let default = default_list(&[75, 80, 90, 120], &[75, 80, 90, 120]).unwrap();
+        // The default targets: the kernel's own architecture up, with PTX of its architecture for
+        // the default's older PTX; an error only when all are older.
+        let default = default_list(NVCC13.sass, NVCC13.virtual_archs).unwrap();
         let got = for_kernel("h", hopper, Asked::Default, &default, &NVCC13).unwrap();
-        assert_eq!(show(&got), "arch=compute_90,code=sm_90;arch=compute_120,code=[sm_120,compute_120]");
+        assert_eq!(show(&got), "arch=compute_90,code=[sm_90,compute_90];arch=compute_100,code=sm_100");
+        let got = for_kernel("mma", mma, Asked::Default, &default, &NVCC13).unwrap();
+        assert_eq!(
+            show(&got),
+            "arch=compute_80,code=[sm_80,compute_80];arch=compute_90,code=sm_90;arch=compute_100,code=sm_100"
+        );
+        assert_eq!(for_kernel("add", none, Asked::Default, &default, &NVCC13).unwrap(), default);
+        // Without the kernel's virtual architecture in the list, its PTX comes first, alone.
+        let sass_only = list("arch=compute_75,code=compute_75;arch=compute_100,code=sm_100");
+        let got = for_kernel("mma", mma, Asked::Default, &sass_only, &NVCC13).unwrap();
+        assert_eq!(show(&got), "arch=compute_80,code=compute_80;arch=compute_100,code=sm_100");
         let e = for_kernel("h", hopper, Asked::Default, &default[..2], &NVCC13).unwrap_err();
-        assert!(e.contains("(every architecture nvcc supports is older)"), "{e}");
+        assert!(e.contains("(the default targets, CUPY_NVCC_GENERATE_CODE unset, are all older)"), "{e}");
     }
 
     #[test]
@@ -710,24 +767,40 @@ mod tests {
     }
 
     #[test]
-    fn default_is_every_sass_plus_ptx_for_the_newest() {
-        let l = default_list(&[90, 75, 120, 80], &[75, 80, 90, 120]).unwrap();
-        let shown: Vec<String> = l.iter().map(Gencode::to_string).collect();
+    fn default_is_data_centre_sass_plus_ptx_for_the_oldest() {
+        let shown = |l: Vec<Gencode>| l.iter().map(Gencode::to_string).collect::<Vec<_>>();
+        // nvcc 13.0: sm_80, sm_90, sm_100 of its twelve, and PTX that every GPU from 7.5 on runs.
+        let l = default_list(NVCC13.sass, NVCC13.virtual_archs).unwrap();
         assert_eq!(
-            shown,
+            shown(l.clone()),
             [
-                "arch=compute_75,code=sm_75",
+                "arch=compute_75,code=compute_75",
                 "arch=compute_80,code=sm_80",
                 "arch=compute_90,code=sm_90",
-                "arch=compute_120,code=[sm_120,compute_120]"
+                "arch=compute_100,code=sm_100"
             ]
         );
-        // A SASS target without its own virtual architecture is built from the closest older one.
+        assert_eq!(names(&l), ["compute_75", "sm_80", "sm_90", "sm_100"]);
+        // Printed back, it parses to the same list: the default is a value one can set.
+        assert_eq!(list(&show(&l)), l);
+        // Restricted to what this nvcc builds (CUDA 11.8: no sm_100; PTX of compute_35 then).
         assert_eq!(
-            default_list(&[80, 87], &[80]).unwrap()[1].to_string(),
-            "arch=compute_80,code=sm_87"
+            shown(default_list(&[90, 35, 80, 86], &[35, 80, 86, 90]).unwrap()),
+            ["arch=compute_35,code=compute_35", "arch=compute_80,code=sm_80", "arch=compute_90,code=sm_90"]
+        );
+        // The oldest virtual architecture is one of the machine code's: one item for both.
+        assert_eq!(
+            shown(default_list(&[80, 90, 100, 120], &[80, 90, 100, 120]).unwrap()),
+            ["arch=compute_80,code=[sm_80,compute_80]", "arch=compute_90,code=sm_90", "arch=compute_100,code=sm_100"]
+        );
+        // An nvcc that builds none of them: its newest machine code, from the closest older
+        // virtual architecture when it has none of its own.
+        assert_eq!(
+            shown(default_list(&[75, 87], &[75, 80]).unwrap()),
+            ["arch=compute_75,code=compute_75", "arch=compute_80,code=sm_87"]
         );
         assert!(default_list(&[], &[80]).is_err());
+        assert!(default_list(&[80], &[]).is_err());
     }
 
     #[test]

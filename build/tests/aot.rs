@@ -318,8 +318,8 @@ fn ptx_and_sass_from_one_item() {
 }
 
 #[test]
-fn default_targets_are_every_sass_plus_the_newest_ptx() {
-    let Some(nvcc) = nvcc_or_skip("default_targets_are_every_sass_plus_the_newest_ptx") else {
+fn default_targets_are_data_centre_sass_plus_the_oldest_ptx() {
+    let Some(nvcc) = nvcc_or_skip("default_targets_are_data_centre_sass_plus_the_oldest_ptx") else {
         return;
     };
     let out = scratch("default");
@@ -330,8 +330,15 @@ fn default_targets_are_every_sass_plus_the_newest_ptx() {
         .env_remove("CUPY_NVCC_GENERATE_CODE")
         .try_compile()
         .unwrap_or_else(|e| panic!("{}", e.rendered()));
-    let mut expected: Vec<String> = nvcc.sass.iter().map(|n| format!("sm_{n}")).collect();
-    expected.push(format!("compute_{}", nvcc.sass.last().unwrap()));
+    let default = cuprum_build::targets::default_list(&nvcc.sass, &nvcc.virtual_archs).unwrap();
+    let mut expected = cuprum_build::targets::names(&default);
+    // nvcc 13: sm_80, sm_90, sm_100 and compute_75.
+    let sass: Vec<&String> = expected.iter().filter(|t| t.starts_with("sm_")).collect();
+    assert!(!sass.is_empty() && sass.len() <= cuprum_build::targets::DEFAULT_SASS.len(), "{expected:?}");
+    assert_eq!(
+        expected.iter().filter(|t| t.starts_with("compute_")).collect::<Vec<_>>(),
+        [&format!("compute_{}", nvcc.virtual_archs.iter().min().unwrap())]
+    );
     let f = report.file("scale.rs").unwrap();
     let mut found =
         fatbin::targets(&unit_image(f.fatbin.as_ref().unwrap())).unwrap();
@@ -745,6 +752,15 @@ fn compile_prints_directives_and_fails_the_build_script() {
         "{stdout}"
     );
     assert_eq!(stdout.matches("cargo:warning=").count(), 1, "{stdout}");
+    // A logging variable is no trigger: setting it must not rebuild (issue 34, item 4). The
+    // summary ends the build's stdout whatever it says (cargo keeps it in the build script's
+    // `output`).
+    assert!(!stdout.contains("CUPRUM_BUILD_VERBOSE"), "{stdout}");
+    assert!(
+        stdout.contains("\ncuprum-build: 1 kernel file (")
+            && stdout.contains("): no nvcc, nothing precompiled (NVRTC compiles each instance at first use)\n"),
+        "{stdout}"
+    );
 
     let failed = run("broken.rs");
     let stderr = String::from_utf8_lossy(&failed.stderr);
@@ -1031,8 +1047,13 @@ fn default_targets_build_a_kernel_from_its_architecture_up() {
         parts.lines().filter(|l| l.starts_with(&format!("{kernel}@"))).collect::<Vec<_>>().join("\n")
     };
     let (tile, plain) = (pieces("tile"), pieces("plain"));
-    assert!(tile.contains("sm_80") && !tile.contains("sm_75"), "tile's pieces:\n{tile}");
-    assert!(plain.contains("sm_75") && plain.contains("sm_80"), "plain's pieces:\n{plain}");
+    // `tile` needs sm_80: the default's machine code, with PTX of compute_80 instead of the
+    // default's compute_75; `plain` keeps the default (nvcc 13: compute_75, sm_80, sm_90, sm_100).
+    assert!(
+        tile.contains("sm_80") && tile.contains("compute_80") && !tile.contains("compute_75"),
+        "tile's pieces:\n{tile}"
+    );
+    assert!(plain.contains("compute_75") && plain.contains("sm_80") && plain.contains("sm_90"), "plain's pieces:\n{plain}");
 }
 
 /// `CUPRUM_LINEINFO=1`: the unit is written with `#line` directives naming the file by its path in
@@ -1095,4 +1116,102 @@ fn line_info_is_part_of_the_stamp() {
     let off = build("0");
     assert_ne!(off.file("copy.rs").unwrap().id, f.id);
     assert_eq!(off.file("copy.rs").unwrap().status, cuprum_build::Status::Compiled);
+}
+
+/// A shell script in front of nvcc that appends `start NANOS` and `end NANOS` to `log` around each
+/// run that compiles (`-fatbin`).
+#[cfg(unix)]
+fn timing_nvcc(dir: &Path, nvcc: &nvcc::Nvcc) -> (String, PathBuf) {
+    use std::os::unix::fs::PermissionsExt;
+    let script = dir.join("timing-nvcc.sh");
+    let log = dir.join("runs.log");
+    fs::write(
+        &script,
+        format!(
+            "#!/bin/sh\ncase \"$*\" in *-fatbin*) ;; *) exec {nvcc} \"$@\" ;; esac\n\
+             echo \"start $(date +%s%N)\" >> '{log}'\n{nvcc} \"$@\"\nrc=$?\necho \"end $(date +%s%N)\" >> '{log}'\nexit $rc\n",
+            nvcc = nvcc::show(&nvcc.command),
+            log = log.display()
+        ),
+    )
+    .unwrap();
+    fs::set_permissions(&script, fs::Permissions::from_mode(0o755)).unwrap();
+    (script.display().to_string(), log)
+}
+
+/// The runs of a [`timing_nvcc`] log, and the most that ran at once.
+#[cfg(unix)]
+fn most_at_once(log: &Path) -> (usize, usize) {
+    let mut events: Vec<(u128, i32)> = fs::read_to_string(log)
+        .unwrap()
+        .lines()
+        .map(|l| {
+            let (what, at) = l.split_once(' ').unwrap();
+            (at.parse().unwrap(), if what == "start" { 1 } else { -1 })
+        })
+        .collect();
+    // At one instant an end counts before a start.
+    events.sort();
+    let (mut now, mut most) = (0i32, 0i32);
+    for (_, step) in &events {
+        now += step;
+        most = most.max(now);
+    }
+    (events.len() / 2, most as usize)
+}
+
+/// cargo's jobserver bounds the nvcc processes (issue 34, item 4): the build, in a child process
+/// as a build script runs, gets a jobserver of `tokens` tokens of which `held` are taken (by
+/// cargo's other jobs; under `cargo build -j1` the build script's own token is the only one, and
+/// none is left in the jobserver), with `CUPY_NUM_BUILD_JOBS=4` and four parts to compile. At
+/// most one nvcc runs per free token plus the one the build script holds. The child's stderr says
+/// what nvcc compiles when it starts.
+#[cfg(unix)]
+#[test]
+fn the_jobserver_bounds_the_nvcc_processes() {
+    let Some(nvcc) = nvcc_or_skip("the_jobserver_bounds_the_nvcc_processes") else {
+        return;
+    };
+    let run = |name: &str, tokens: usize, held: usize| {
+        let out = scratch(name);
+        let (wrapper, log) = timing_nvcc(&out, &nvcc);
+        let client = jobserver::Client::new(tokens).unwrap();
+        let taken: Vec<_> = (0..held).map(|_| client.acquire().unwrap()).collect();
+        let mut child = std::process::Command::new(std::env::current_exe().unwrap());
+        child
+            .args(["--exact", "jobserver_child", "--nocapture", "--test-threads=1"])
+            .env("CUPRUM_BUILD_TEST_JOBSERVER", fixture("four.rs"))
+            .env("OUT_DIR", &out)
+            .env("NVCC", &wrapper)
+            .env("CUPRUM_FATBIN_CACHE", "off")
+            .env("CUPY_NUM_BUILD_JOBS", "4")
+            .env("CUPY_NVCC_GENERATE_CODE", "arch=compute_90,code=sm_90")
+            .env_remove("CUPRUM_BUILD_VERBOSE")
+            .env_remove("MAKEFLAGS")
+            .env_remove("MFLAGS");
+        client.configure(&mut child);
+        let output = child.output().unwrap();
+        drop(taken);
+        assert!(output.status.success(), "{output:?}");
+        (most_at_once(&log), String::from_utf8_lossy(&output.stderr).into_owned())
+    };
+    // `cargo build -j1`: nvcc runs one at a time.
+    let ((runs, most), stderr) = run("jobserver-1", 1, 1);
+    assert_eq!((runs, most), (4, 1), "under -j1, {runs} nvcc runs, {most} at once");
+    assert!(
+        stderr.contains("cuprum-build: nvcc is compiling ") && stderr.contains("four.rs (4 parts) for 1 target (sm_90)"),
+        "{stderr}"
+    );
+    // Two free tokens: three at once at most (and more than one: the tokens are used).
+    let ((runs, most), _) = run("jobserver-3", 3, 1);
+    assert_eq!(runs, 4);
+    assert!((2..=3).contains(&most), "with 2 free tokens, {most} nvcc runs at once");
+}
+
+/// The child of the test above; does nothing in a normal test run.
+#[test]
+fn jobserver_child() {
+    if let Some(file) = std::env::var_os("CUPRUM_BUILD_TEST_JOBSERVER") {
+        Kernels::new().file(file).compile();
+    }
 }

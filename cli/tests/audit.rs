@@ -44,15 +44,16 @@ fn audits_the_cuprum_binary_for_named_architectures() {
     let report = text(&out.stdout);
     assert_eq!(out.status.code(), Some(0), "{report}{}", text(&out.stderr));
     for line in [
-        "runtime/kernels/elementwise.rs (unit ",
-        "runtime/kernels/reductions.rs (unit ",
+        // Named relative to their package (cuprum-runtime), never by the build machine's folders.
+        "\nkernels/elementwise.rs (unit ",
+        "\nkernels/reductions.rs (unit ",
         "  #[elementwise] add (",
         "    cuprum_elementwise_add_contig__f32\n",
         "; for sm_90 (--arch)\n",
     ] {
         assert!(report.contains(line), "{line}\nnot in:\n{report}");
     }
-    let targets = targets_of(&report, "runtime/kernels/elementwise.rs");
+    let targets = targets_of(&report, "kernels/elementwise.rs");
     let has = |t: &str| targets.as_ref().is_some_and(|ts| ts.iter().any(|x| x == t));
     let Some(targets) = &targets else {
         // Built without nvcc: every instance goes to NVRTC.
@@ -68,7 +69,7 @@ fn audits_the_cuprum_binary_for_named_architectures() {
         let out = audit(exe, &["--arch", "sm_90", "--deny-jit"]);
         assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     }
-    // sm_80: precompiled only when the list has sm_80 (the default list); CI's sm_90 machine code
+    // sm_80: precompiled only when the list has sm_80 (as the default list does); CI's sm_90 machine code
     // does not run on 8.0 and no PTX older than 8.0 is embedded: NVRTC, and --deny-jit fails.
     let out = audit(exe, &["--arch", "sm_80", "--deny-jit"]);
     let stderr = text(&out.stderr);
@@ -79,7 +80,7 @@ fn audits_the_cuprum_binary_for_named_architectures() {
         assert_eq!(out.status.code(), Some(3), "{stderr}");
         assert!(stderr.contains("would be compiled at run time on sm_80:"), "{stderr}");
         assert!(
-            stderr.contains("  cuprum_elementwise_add_contig__f32 (runtime/kernels/elementwise.rs): NVRTC at first use"),
+            stderr.contains("  cuprum_elementwise_add_contig__f32 (kernels/elementwise.rs): NVRTC at first use"),
             "{stderr}"
         );
     }
@@ -109,6 +110,13 @@ fn the_audit_of_this_executable_agrees_with_its_unit_table() {
         // The record the macro embedded describes the unit it is embedded with.
         let (r, _) = record::decode(u.record()).unwrap_or_else(|e| panic!("{}: {e}", u.file()));
         assert_eq!((r.id.as_str(), r.file.as_str()), (u.id(), u.file()));
+        // The file relative to its package (`kernels/elementwise.rs`, `tests/...`): no folder of
+        // the build machine (issue 34, item 10).
+        assert!(
+            !Path::new(&r.file).is_absolute() && !r.file.starts_with("runtime/") && !r.file.contains(".."),
+            "{}",
+            r.file
+        );
         assert_eq!(r.targets, u.targets());
         assert_eq!(r.fatbin_bytes, u.fatbin().map(|f| f.len() as u64));
         assert_eq!(r.build, u.build_record());

@@ -138,23 +138,16 @@ fn file_unit(path: &Path, text: &str) -> Option<Arc<UnitInfo>> {
     unit
 }
 
-/// The name of a kernel file in messages and the unit table: `path` with each `dir/..` pair
-/// removed, so that a module included with `#[path = "../../kernels/elementwise.rs"]` from
-/// `runtime/src/array/ops.rs` is `runtime/kernels/elementwise.rs` (only the name: the file is
-/// read at `path`).
+/// The name of a kernel file in messages, the unit table and the audit record
+/// (`cuprum_abi::record`): its path relative to its package's root, the name its `#line`
+/// directives use ([`crate::back::cuda::source_name`]): `kernels/elementwise.rs` for
+/// cuprum-runtime's built-ins wherever the runtime's sources are (a module included with
+/// `#[path = "../../kernels/elementwise.rs"]` is named by the file it reaches), `src/kernels.rs`
+/// for a user's. A program so names no folder of the machine that built it (`path`, as rustc
+/// knows it, is absolute for a crate outside the workspace). Only the name: the file is read at
+/// `path`.
 pub fn display_path(path: &Path) -> String {
-    use std::path::Component;
-    let mut out: Vec<Component<'_>> = Vec::new();
-    for c in path.components() {
-        match c {
-            Component::CurDir => {}
-            Component::ParentDir if matches!(out.last(), Some(Component::Normal(_))) => {
-                out.pop();
-            }
-            c => out.push(c),
-        }
-    }
-    out.iter().collect::<PathBuf>().display().to_string()
+    crate::back::cuda::source_name(path)
 }
 
 /// Replaces the unit by the one the build crate wrote from the same file with `#line` directives
