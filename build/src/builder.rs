@@ -102,7 +102,7 @@ impl Kernels {
     fn run(&self, directives: &mut Vec<String>) -> Result<Report, Error> {
         let files = self.inputs(directives)?;
         let settings = self.settings()?;
-        let units = translate(&files, settings.line_info)?;
+        let units = translate(&files, settings.line_info, directives)?;
         let include = write_units(&settings.out_dir, &units)?;
         let mut files_report = file_reports(&units);
         let nvcc = match nvcc::find(&self.env)? {
@@ -278,24 +278,32 @@ struct Settings {
     request: Request,
 }
 
-/// Every file translated; every file's mistakes reported together.
-fn translate(files: &[PathBuf], line_info: bool) -> Result<Vec<Translated>, Error> {
+/// Every file that translates, translated. A file with mistakes in its kernels is skipped, with
+/// one warning: the kernels' attributes report each mistake at its token as a rustc error when the
+/// crate compiles, so the build script does not fail on them (cargo would print its failure frame
+/// around the messages, and rustc would not run to report them at their spans). A file that
+/// cannot be read is an error.
+fn translate(files: &[PathBuf], line_info: bool, directives: &mut Vec<String>) -> Result<Vec<Translated>, Error> {
     let mut units = Vec::new();
-    let mut errors = Vec::new();
     for path in files {
         let start = Instant::now();
+        if let Err(e) = std::fs::metadata(path) {
+            return Err(Error::io(path, "read the kernel file", e));
+        }
         match cuprum_compiler::compile_file(path, line_info) {
             Ok(compiled) => units.push((path.clone(), compiled.unit, start.elapsed())),
-            Err(message) => errors.push(Error::Kernel {
-                file: path.clone(),
-                message,
-            }),
+            Err(_) => directives.push(skipped_warning(path)),
         }
     }
-    match Error::from_list(errors) {
-        Some(e) => Err(e),
-        None => Ok(units),
-    }
+    Ok(units)
+}
+
+/// The warning for a kernel file that does not translate (its mistakes are rustc's to show).
+fn skipped_warning(path: &Path) -> String {
+    format!(
+        "cargo:warning=cuprum-build: {} is not precompiled: its kernels have mistakes, which rustc reports",
+        path.display()
+    )
 }
 
 /// The headers, and each unit's CUDA C and `#line` index, under `out_dir`; returns the include
