@@ -13,7 +13,7 @@ use crate::nvcc::{self, Lookup};
 use crate::plan::{resolve_targets, PartPlan, Translated};
 use crate::report::{instances, FileReport, Report, Status};
 use crate::targets::{self, Gencode, Request};
-use crate::{cache, outputs, Error};
+use crate::{cache, outputs, unlisted, Error};
 
 /// The kernel files of a crate and how to build them; see the crate docs.
 #[derive(Debug, Clone, Default)]
@@ -23,6 +23,8 @@ pub struct Kernels {
     out_dir: Option<PathBuf>,
     env: Env,
     machine_code_only: bool,
+    scan: Vec<PathBuf>,
+    not_precompiled: Vec<PathBuf>,
 }
 
 impl Kernels {
@@ -41,6 +43,24 @@ impl Kernels {
     /// [`Kernels::file`]). A file listed twice is compiled once.
     pub fn dir(&mut self, dir: impl AsRef<Path>) -> &mut Self {
         self.dirs.push(dir.as_ref().to_path_buf());
+        self
+    }
+
+    /// Also searches `dir` (relative to the package root) for kernel files that no builder lists,
+    /// as `src/` always is: each one found gets a `cargo:warning` naming the `.file(..)` line to
+    /// add (its kernels would be compiled by NVRTC at their first use on a GPU). The search is
+    /// textual: a file has kernels when a line starts with `#[elementwise`, `#[reduction`,
+    /// `#[rawkernel`, `#[fuse` or `#[device` (docs/building.md).
+    pub fn scan(&mut self, dir: impl AsRef<Path>) -> &mut Self {
+        self.scan.push(dir.as_ref().to_path_buf());
+        self
+    }
+
+    /// Says that the kernels of `path` (relative to the package root) are compiled by NVRTC at
+    /// their first use on purpose: the search for unlisted kernel files ([`Kernels::scan`]) does
+    /// not warn about it.
+    pub fn not_precompiled(&mut self, path: impl AsRef<Path>) -> &mut Self {
+        self.not_precompiled.push(path.as_ref().to_path_buf());
         self
     }
 
@@ -75,7 +95,8 @@ impl Kernels {
     }
 
     /// Builds everything from a build script: prints the `cargo:` directives; on failure prints the
-    /// errors to stderr (kernel mistakes like rustc's) and exits the build script with status 1.
+    /// errors to stderr and exits the build script with status 1. A kernel file with mistakes is
+    /// not a failure: it is skipped with a warning, and rustc reports the mistakes.
     pub fn compile(&self) {
         let mut directives = Vec::new();
         let result = self.run(&mut directives);
@@ -101,6 +122,7 @@ impl Kernels {
     /// plan of the parts and their compilation, and the report.
     fn run(&self, directives: &mut Vec<String>) -> Result<Report, Error> {
         let files = self.inputs(directives)?;
+        self.unlisted(&files, directives)?;
         let settings = self.settings()?;
         let units = translate(&files, settings.line_info, directives)?;
         let include = write_units(&settings.out_dir, &units)?;
@@ -167,6 +189,24 @@ impl Kernels {
             directives.push(format!("cargo:rerun-if-changed={}", f.display()));
         }
         Ok(files)
+    }
+
+    /// Records this builder's files as listed and warns about the package's kernel files that
+    /// no builder of this build script lists (module `unlisted`). Without `CARGO_MANIFEST_DIR`
+    /// (not run by cargo) there is no package to search.
+    fn unlisted(&self, files: &[PathBuf], directives: &mut Vec<String>) -> Result<(), Error> {
+        let root = self.env.path("CARGO_MANIFEST_DIR");
+        let meant: Vec<PathBuf> = self
+            .not_precompiled
+            .iter()
+            .map(|f| root.as_ref().map_or_else(|| f.clone(), |r| r.join(f)))
+            .collect();
+        unlisted::record_listed(files.iter().chain(&meant));
+        let Some(root) = root else { return Ok(()) };
+        let mut dirs = vec![PathBuf::from("src")];
+        dirs.extend(self.scan.iter().cloned());
+        directives.extend(unlisted::warnings(&root, &dirs)?);
+        Ok(())
     }
 
     /// The build's settings from the environment, checked.

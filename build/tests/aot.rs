@@ -1110,3 +1110,50 @@ fn line_info_is_part_of_the_stamp() {
     assert_ne!(off.file("copy.rs").unwrap().id, f.id);
     assert_eq!(off.file("copy.rs").unwrap().status, cuprum_build::Status::Compiled);
 }
+
+/// A package whose `src/` holds a kernel file build.rs lists, one it does not, one it marks as
+/// compiled at first use, and a file without kernels: one warning, for the unlisted file, naming
+/// the line to add (issue 34, item 6). A second builder of the same build script does not warn
+/// about the files the first one lists.
+#[test]
+fn kernel_files_no_builder_lists_get_one_warning_each() {
+    let out = scratch("unlisted");
+    let package = out.join("package");
+    let src = package.join("src");
+    fs::create_dir_all(src.join("nested")).unwrap();
+    fs::create_dir_all(package.join("extra")).unwrap();
+    fs::copy(fixture("copy.rs"), src.join("listed.rs")).unwrap();
+    fs::copy(fixture("scale.rs"), src.join("nested/unlisted.rs")).unwrap();
+    fs::copy(fixture("scale.rs"), src.join("jit.rs")).unwrap();
+    fs::copy(fixture("scale.rs"), package.join("extra/more.rs")).unwrap();
+    fs::write(src.join("main.rs"), "/// Uses #[elementwise] kernels.\nfn main() {}\n").unwrap();
+    let warnings = |report: &cuprum_build::Report| -> Vec<String> {
+        report.directives.iter().filter(|d| d.contains("does not precompile")).cloned().collect()
+    };
+    let report = without_nvcc(&out)
+        .env_remove("CUPY_NVCC_GENERATE_CODE")
+        .env("CARGO_MANIFEST_DIR", &package)
+        .file(src.join("listed.rs"))
+        .not_precompiled("src/jit.rs")
+        .try_compile()
+        .unwrap();
+    assert_eq!(
+        warnings(&report),
+        ["cargo:warning=cuprum-build: src/nested/unlisted.rs has kernels that build.rs does not precompile (NVRTC \
+          compiles them at their first use on a GPU): add `.file(\"src/nested/unlisted.rs\")` to the \
+          cuprum_build::Kernels of build.rs, or `.not_precompiled(\"src/nested/unlisted.rs\")` if that is meant"]
+    );
+
+    // A folder given with `scan` is searched too; the file listed by the first builder is not
+    // reported by this one.
+    let second = without_nvcc(&out)
+        .env_remove("CUPY_NVCC_GENERATE_CODE")
+        .env("CARGO_MANIFEST_DIR", &package)
+        .file(src.join("nested/unlisted.rs"))
+        .scan("extra")
+        .try_compile()
+        .unwrap();
+    let w = warnings(&second);
+    assert_eq!(w.len(), 1, "{w:?}");
+    assert!(w[0].contains("extra/more.rs has kernels"), "{w:?}");
+}
