@@ -106,7 +106,7 @@ impl Checker<'_, '_> {
         if args.is_empty() && matches!(m, "max" | "min") && params.len() == 1 {
             let (what, op) = if m == "max" { ("larger", "a.max(b)") } else { ("smaller", "a.min(b)") };
             self.diags.error(
-                span,
+                method.span,
                 format!("`x.{m}(y)` is the {what} of two values and takes 1 argument; to reduce many elements to their {m}, write a `#[reduction]` kernel (`reduce = |a, b| {op}`) or a loop"),
             );
         } else if args.len() != params.len() {
