@@ -12,8 +12,8 @@ use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
-use crate::outputs;
 use crate::Error;
+use crate::outputs;
 
 /// The attributes that mark a kernel file.
 const ATTRIBUTES: &[&str] = &["elementwise", "reduction", "rawkernel", "fuse", "device"];
@@ -39,12 +39,15 @@ pub(crate) fn record_listed<'a>(files: impl IntoIterator<Item = &'a PathBuf>) {
 /// Whether `text` has a line that starts with one of cuprum's attributes.
 pub(crate) fn has_kernels(text: &str) -> bool {
     text.lines().any(|line| {
-        let Some(rest) = line.trim_start().strip_prefix("#[") else { return false };
+        let Some(rest) = line.trim_start().strip_prefix("#[") else {
+            return false;
+        };
         let rest = rest.trim_start();
         let rest = rest.strip_prefix("cuprum::").unwrap_or(rest);
         ATTRIBUTES.iter().any(|a| {
-            rest.strip_prefix(a)
-                .is_some_and(|after| after.starts_with([']', '(']) || after.trim_start().starts_with([']', '(']))
+            rest.strip_prefix(a).is_some_and(|after| {
+                after.starts_with([']', '(']) || after.trim_start().starts_with([']', '('])
+            })
         })
     })
 }
@@ -53,7 +56,11 @@ pub(crate) fn has_kernels(text: &str) -> bool {
 /// package root) that no builder of this process lists (nor marks as not precompiled), one per
 /// file, naming it as `Kernels::file` takes it. A folder that does not exist is skipped.
 pub(crate) fn warnings(root: &Path, dirs: &[PathBuf]) -> Result<Vec<String>, Error> {
-    let listed = LISTED.lock().unwrap_or_else(|e| e.into_inner()).clone().unwrap_or_default();
+    let listed = LISTED
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .clone()
+        .unwrap_or_default();
     let mut out = Vec::new();
     for dir in dirs {
         let dir = root.join(dir);
@@ -64,11 +71,17 @@ pub(crate) fn warnings(root: &Path, dirs: &[PathBuf]) -> Result<Vec<String>, Err
             if listed.contains(&key(&file)) {
                 continue;
             }
-            let Ok(text) = std::fs::read_to_string(&file) else { continue };
+            let Ok(text) = std::fs::read_to_string(&file) else {
+                continue;
+            };
             if !has_kernels(&text) {
                 continue;
             }
-            let shown = file.strip_prefix(root).unwrap_or(&file).display().to_string();
+            let shown = file
+                .strip_prefix(root)
+                .unwrap_or(&file)
+                .display()
+                .to_string();
             out.push(format!(
                 "cargo:warning=cuprum-build: {shown} has kernels that build.rs does not precompile (NVRTC compiles them at \
                  their first use on a GPU): add `.file({shown:?})` to the cuprum_build::Kernels of build.rs, or \
@@ -85,14 +98,20 @@ mod tests {
 
     #[test]
     fn kernel_attributes_at_the_start_of_a_line_mark_a_kernel_file() {
-        assert!(has_kernels("use cuprum::prelude::*;\n#[elementwise]\npub fn f(x: f32) -> f32 { x }\n"));
-        assert!(has_kernels("    #[reduction(identity = 0.0, reduce = |a, b| a + b)]\n"));
+        assert!(has_kernels(
+            "use cuprum::prelude::*;\n#[elementwise]\npub fn f(x: f32) -> f32 { x }\n"
+        ));
+        assert!(has_kernels(
+            "    #[reduction(identity = 0.0, reduce = |a, b| a + b)]\n"
+        ));
         assert!(has_kernels("#[cuprum::rawkernel]\n"));
         assert!(has_kernels("#[ device ]\n"));
         assert!(has_kernels("#[fuse]\n"));
         assert!(!has_kernels("/// #[elementwise]\n"));
         assert!(!has_kernels("let s = \"#[elementwise]\";\n"));
-        assert!(!has_kernels("#[derive(Debug)]\n#[devices]\n#[elementwise_helper]\n"));
+        assert!(!has_kernels(
+            "#[derive(Debug)]\n#[devices]\n#[elementwise_helper]\n"
+        ));
         assert!(!has_kernels("fn main() {}\n"));
     }
 }
