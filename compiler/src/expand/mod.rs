@@ -82,16 +82,16 @@ pub fn expand_item(kind: AttrKind, attr: TokenStream, item: TokenStream, cx: &Co
         }
     };
     // The whole file's mistakes in this item that its own check cannot see.
-    if let (Some(path), Some(text)) = (cx.file.as_deref(), text.as_deref()) {
-        if !unit::file_translates(path, text) {
-            let mistakes = crate::pipeline::file_mistakes_in(&unit::display_path(path), text, &f.sig.ident.to_string());
-            if !mistakes.is_empty() {
-                let mut out = without_body(&f).to_token_stream();
-                for m in mistakes {
-                    out.extend(syn::Error::new(f.sig.ident.span(), m).to_compile_error());
-                }
-                return out;
+    if let (Some(path), Some(text)) = (cx.file.as_deref(), text.as_deref())
+        && !unit::file_translates(path, text)
+    {
+        let mistakes = crate::pipeline::file_mistakes_in(&unit::display_path(path), text, &f.sig.ident.to_string());
+        if !mistakes.is_empty() {
+            let mut out = without_body(&f).to_token_stream();
+            for m in mistakes {
+                out.extend(syn::Error::new(f.sig.ident.span(), m).to_compile_error());
             }
+            return out;
         }
     }
     if kind == AttrKind::Device {
