@@ -8,6 +8,9 @@ fn main() {
         .file("../examples/kernels/sgemm.rs")
         .file("../examples/kernels/gemm_bf16.rs")
         .file("src/grid_kernels.rs")
+        // Their rows time kernels compiled at run time, through the registry.
+        .not_precompiled("src/reduction.rs")
+        .not_precompiled("src/elementwise.rs")
         .compile();
     // The wgmma GEMM row's kernel: sm_90a only, when CUPY_NVCC_GENERATE_CODE names targets
     // (docs/building.md, "Architecture-specific targets").

@@ -23,6 +23,8 @@ fn main() {
     // embedded source (docs/building.md, What the built-ins precompile).
     cuprum_build::Kernels::new()
         .dir("kernels")
+        // The GPU tests' own reductions, compiled by NVRTC at first use as the tests mean.
+        .not_precompiled("src/tests/reduction_gpu.rs")
         .machine_code_only()
         .compile();
 }

@@ -14,7 +14,7 @@ use crate::nvcc::{self, Lookup};
 use crate::plan::{resolve_targets, PartPlan, Translated};
 use crate::report::{instances, FileReport, Report, Status};
 use crate::targets::{self, Gencode, Request};
-use crate::{cache, outputs, Error};
+use crate::{cache, outputs, unlisted, Error};
 
 /// The kernel files of a crate and how to build them; see the crate docs.
 #[derive(Debug, Clone, Default)]
@@ -24,6 +24,8 @@ pub struct Kernels {
     out_dir: Option<PathBuf>,
     env: Env,
     machine_code_only: bool,
+    scan: Vec<PathBuf>,
+    not_precompiled: Vec<PathBuf>,
 }
 
 impl Kernels {
@@ -42,6 +44,24 @@ impl Kernels {
     /// [`Kernels::file`]). A file listed twice is compiled once.
     pub fn dir(&mut self, dir: impl AsRef<Path>) -> &mut Self {
         self.dirs.push(dir.as_ref().to_path_buf());
+        self
+    }
+
+    /// Also searches `dir` (relative to the package root) for kernel files that no builder lists,
+    /// as `src/` always is: each one found gets a `cargo:warning` naming the `.file(..)` line to
+    /// add (its kernels would be compiled by NVRTC at their first use on a GPU). The search is
+    /// textual: a file has kernels when a line starts with `#[elementwise`, `#[reduction`,
+    /// `#[rawkernel`, `#[fuse` or `#[device` (docs/building.md).
+    pub fn scan(&mut self, dir: impl AsRef<Path>) -> &mut Self {
+        self.scan.push(dir.as_ref().to_path_buf());
+        self
+    }
+
+    /// Says that the kernels of `path` (relative to the package root) are compiled by NVRTC at
+    /// their first use on purpose: the search for unlisted kernel files ([`Kernels::scan`]) does
+    /// not warn about it.
+    pub fn not_precompiled(&mut self, path: impl AsRef<Path>) -> &mut Self {
+        self.not_precompiled.push(path.as_ref().to_path_buf());
         self
     }
 
@@ -76,7 +96,8 @@ impl Kernels {
     }
 
     /// Builds everything from a build script: prints the `cargo:` directives; on failure prints the
-    /// errors to stderr (kernel mistakes like rustc's) and exits the build script with status 1.
+    /// errors to stderr and exits the build script with status 1. A kernel file with mistakes is
+    /// not a failure: it is skipped with a warning, and rustc reports the mistakes.
     ///
     /// When nvcc starts, it says on stderr what is compiled for which targets (cargo shows it
     /// with `-vv`); a wait for nvcc of [`LONG_NVCC`](crate::LONG_NVCC) or more ends with one
@@ -111,8 +132,9 @@ impl Kernels {
     /// nvcc starts.
     fn run(&self, directives: &mut Vec<String>, progress: bool) -> Result<Report, Error> {
         let files = self.inputs(directives)?;
+        self.unlisted(&files, directives)?;
         let settings = self.settings()?;
-        let units = translate(&files, settings.line_info)?;
+        let units = translate(&files, settings.line_info, directives)?;
         let include = write_units(&settings.out_dir, &units)?;
         let mut files_report = file_reports(&units);
         let nvcc = match nvcc::find(&self.env)? {
@@ -184,6 +206,24 @@ impl Kernels {
             directives.push(format!("cargo:rerun-if-changed={}", f.display()));
         }
         Ok(files)
+    }
+
+    /// Records this builder's files as listed and warns about the package's kernel files that
+    /// no builder of this build script lists (module `unlisted`). Without `CARGO_MANIFEST_DIR`
+    /// (not run by cargo) there is no package to search.
+    fn unlisted(&self, files: &[PathBuf], directives: &mut Vec<String>) -> Result<(), Error> {
+        let root = self.env.path("CARGO_MANIFEST_DIR");
+        let meant: Vec<PathBuf> = self
+            .not_precompiled
+            .iter()
+            .map(|f| root.as_ref().map_or_else(|| f.clone(), |r| r.join(f)))
+            .collect();
+        unlisted::record_listed(files.iter().chain(&meant));
+        let Some(root) = root else { return Ok(()) };
+        let mut dirs = vec![PathBuf::from("src")];
+        dirs.extend(self.scan.iter().cloned());
+        directives.extend(unlisted::warnings(&root, &dirs)?);
+        Ok(())
     }
 
     /// The build's settings from the environment, checked.
@@ -315,24 +355,32 @@ fn announcement(plan: &PartPlan, files: &[FileReport], jobs: usize) -> String {
     )
 }
 
-/// Every file translated; every file's mistakes reported together.
-fn translate(files: &[PathBuf], line_info: bool) -> Result<Vec<Translated>, Error> {
+/// Every file that translates, translated. A file with mistakes in its kernels is skipped, with
+/// one warning: the kernels' attributes report each mistake at its token as a rustc error when the
+/// crate compiles, so the build script does not fail on them (cargo would print its failure frame
+/// around the messages, and rustc would not run to report them at their spans). A file that
+/// cannot be read is an error.
+fn translate(files: &[PathBuf], line_info: bool, directives: &mut Vec<String>) -> Result<Vec<Translated>, Error> {
     let mut units = Vec::new();
-    let mut errors = Vec::new();
     for path in files {
         let start = Instant::now();
+        if let Err(e) = std::fs::metadata(path) {
+            return Err(Error::io(path, "read the kernel file", e));
+        }
         match cuprum_compiler::compile_file(path, line_info) {
             Ok(compiled) => units.push((path.clone(), compiled.unit, start.elapsed())),
-            Err(message) => errors.push(Error::Kernel {
-                file: path.clone(),
-                message,
-            }),
+            Err(_) => directives.push(skipped_warning(path)),
         }
     }
-    match Error::from_list(errors) {
-        Some(e) => Err(e),
-        None => Ok(units),
-    }
+    Ok(units)
+}
+
+/// The warning for a kernel file that does not translate (its mistakes are rustc's to show).
+fn skipped_warning(path: &Path) -> String {
+    format!(
+        "cargo:warning=cuprum-build: {} is not precompiled: its kernels have mistakes, which rustc reports",
+        path.display()
+    )
 }
 
 /// The headers, and each unit's CUDA C and `#line` index, under `out_dir`; returns the include

@@ -7,12 +7,13 @@ use std::path::{Path, PathBuf};
 /// Why the build failed. [`Error::rendered`] is the text printed to stderr.
 #[derive(Debug)]
 pub enum Error {
-    /// A kernel file has mistakes: `message` is rendered like rustc (`error: ...`, `--> FILE:LINE:COL`,
-    /// the line, a caret), one block per mistake.
+    /// A kernel file cannot be built for the targets asked (a kernel needs an architecture the
+    /// request lacks): `message` names each such kernel and what to ask for. (Mistakes in a
+    /// kernel file are not errors of the build: the file is skipped and rustc reports them.)
     Kernel {
         /// The kernel file.
         file: PathBuf,
-        /// Every mistake of the file, rendered.
+        /// Every problem of the file, one per line.
         message: String,
     },
     /// `CUPY_NVCC_GENERATE_CODE` is malformed or asks for targets this nvcc does not support.

@@ -24,6 +24,11 @@
 //! docs/debugging.md).
 //! `docs/building.md` is the user guide.
 //!
+//! A kernel file with mistakes is skipped with one warning (the kernels' attributes report the
+//! mistakes as rustc errors at their tokens). The package's `src/` is searched for kernel files
+//! that no builder lists, each named in a warning with the `.file(..)` line to add
+//! ([`Kernels::scan`] searches more folders, [`Kernels::not_precompiled`] silences one file).
+//!
 //! Each unit's outcome is also written to `OUT_DIR/cuprum/<id>.build` (format:
 //! [`build_info_format`]), which the macros embed next to the fat binary.
 
@@ -34,8 +39,8 @@
 
 // The modules bottom-up: each imports only modules above it. The error and the report; the
 // environment, the targets, compression, nvcc and the shared cache; the files written to
-// `OUT_DIR`; the plan of a build (which parts, which targets), their compilation, and the builder
-// that runs them.
+// `OUT_DIR`; the search for kernel files no builder lists; the plan of a build (which parts,
+// which targets), their compilation, and the builder that runs them.
 mod error;
 mod report;
 pub mod env;
@@ -44,6 +49,7 @@ pub mod compress;
 pub mod nvcc;
 pub mod cache;
 mod outputs;
+mod unlisted;
 mod plan;
 mod compile;
 mod builder;

@@ -69,6 +69,39 @@ pub fn compile_file(path: &Path, line_directives: bool) -> Result<CompiledFile, 
     compile(&source, name.as_deref()).map_err(|e| diag::render(&path.display().to_string(), &source, &e))
 }
 
+/// The mistakes of the whole file `text` (named `file` in messages) that lie in its top-level
+/// function `name`, each with its position: what a macro adds to its item's own check, which
+/// cannot see the file's other items (a kernel called from a kernel, a device function's misuse).
+/// The build crate skips a file with mistakes and leaves them to the macros, so that each is
+/// reported by rustc. Empty when the file cannot be parsed or has no mistake in that function.
+///
+/// Under a macro the compiler's spans carry no lines: the file is checked with proc-macro2's own
+/// spans (`fallback::force`), and only strings leave this function.
+pub(crate) fn file_mistakes_in(file: &str, text: &str, name: &str) -> Vec<String> {
+    proc_macro2::fallback::force();
+    let found = (|| {
+        let parsed = syn::parse_file(text).ok()?;
+        let item = parsed.items.iter().find_map(|i| match i {
+            syn::Item::Fn(f) if f.sig.ident == name => Some(syn::spanned::Spanned::span(f)),
+            _ => None,
+        })?;
+        let lines = item.start().line..=item.end().line;
+        let errors = compile(text, None).err()?;
+        Some(
+            errors
+                .into_iter()
+                .filter(|e| lines.contains(&e.span().start().line))
+                .map(|e| {
+                    let at = e.span().start();
+                    format!("{e} ({file}:{}:{}, found by checking the whole file)", at.line, at.column + 1)
+                })
+                .collect::<Vec<_>>(),
+        )
+    })();
+    proc_macro2::fallback::unforce();
+    found.unwrap_or_default()
+}
+
 /// The macro path: checks one annotated function (its neighbours are unknown, so calls to other
 /// functions are assumed to be `#[device]` functions checked by the build) and returns the
 /// user's function unchanged, plus a `compile_error!` per error at its span.

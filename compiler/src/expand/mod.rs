@@ -76,10 +76,24 @@ pub fn expand_item(kind: AttrKind, attr: TokenStream, item: TokenStream, cx: &Co
     let checked = match crate::pipeline::check_fn(kind, attr.clone(), &f, &scope) {
         Ok(c) => c,
         Err(e) => {
+            let mut out = without_body(&f).to_token_stream();
             out.extend(e.to_compile_error());
             return out;
         }
     };
+    // The whole file's mistakes in this item that its own check cannot see.
+    if let (Some(path), Some(text)) = (cx.file.as_deref(), text.as_deref())
+        && !unit::file_translates(path, text)
+    {
+        let mistakes = crate::pipeline::file_mistakes_in(&unit::display_path(path), text, &f.sig.ident.to_string());
+        if !mistakes.is_empty() {
+            let mut out = without_body(&f).to_token_stream();
+            for m in mistakes {
+                out.extend(syn::Error::new(f.sig.ident.span(), m).to_compile_error());
+            }
+            return out;
+        }
+    }
     if kind == AttrKind::Device {
         // The host copy that raw kernels call on the CPU device (`host_kernel`).
         let private = checked.attr.private_path();
@@ -103,6 +117,17 @@ pub fn expand_item(kind: AttrKind, attr: TokenStream, item: TokenStream, cx: &Co
         AttrKind::Device => unreachable!("returned above"),
     });
     out
+}
+
+/// `f` with its body replaced by `unreachable!()`: what a kernel with mistakes expands to next to
+/// their `compile_error!`s, so that rustc reports each mistake once, cuprum's message at its
+/// token, and not again as its own errors in the body (a method the kernel language has but Rust's
+/// traits lack, an iterator's bounds); callers still find the function with its signature.
+fn without_body(f: &syn::ItemFn) -> syn::ItemFn {
+    let mut f = f.clone();
+    f.attrs.push(syn::parse_quote!(#[allow(unused_variables, unused_mut, dead_code)]));
+    f.block = Box::new(syn::parse_quote!({ ::core::unreachable!() }));
+    f
 }
 
 /// The item alone, with its attribute, as source text (the unit when the file cannot be read).

@@ -120,6 +120,11 @@ fn owner(text: &str, unit: &crate::back::cuda::Unit) -> Option<String> {
     })
 }
 
+/// Whether the file translates cleanly (cached with its unit).
+pub(crate) fn file_translates(path: &Path, text: &str) -> bool {
+    file_unit(path, text).is_some()
+}
+
 /// Each file is translated once per compiler process, however many kernels it holds.
 fn file_unit(path: &Path, text: &str) -> Option<Arc<UnitInfo>> {
     static UNITS: Mutex<Option<HashMap<PathBuf, (String, Option<Arc<UnitInfo>>)>>> = Mutex::new(None);

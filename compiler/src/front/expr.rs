@@ -83,6 +83,10 @@ impl<'d> Lowerer<'d> {
                         stmts.push(st);
                     }
                 }
+                // `;;`: syn reads the second `;` as an empty expression statement.
+                syn::Stmt::Expr(syn::Expr::Verbatim(empty), Some(semi)) if empty.is_empty() => {
+                    self.diags.error(semi.span, "stray `;`: remove it (kernels have no empty statements)");
+                }
                 syn::Stmt::Expr(e, semi) => {
                     let e = self.expr(e);
                     if semi.is_none() && i + 1 == n {
@@ -557,6 +561,12 @@ impl<'d> Lowerer<'d> {
                 }
                 "drop" | "print" | "panic" => return self.error(span, format!("`{name}` is not available in kernels")),
                 _ => {}
+            }
+            if self.scope.plain_fns.contains(&name) {
+                return self.error(
+                    seg.ident.span(),
+                    format!("cannot call `{name}`: it is a plain function of this file, and kernels call only `#[device]` functions and the prelude's intrinsics; mark it `#[device]` (it stays callable on the host)"),
+                );
             }
             let name = Name { text: name, span: seg.ident.span() };
             return self.mk(ExprKind::Call { callee: Callee::Device { name, tys }, args }, span);

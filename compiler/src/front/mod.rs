@@ -43,6 +43,14 @@ pub struct FileScope {
     /// The file's `#[device]` structs, in file order (known under a macro too: the macro reads
     /// the item's file for them).
     pub structs: Vec<syn::ItemStruct>,
+    /// The file's top-level functions without a cuprum attribute (known under a macro too): a
+    /// kernel that calls one is told to mark it `#[device]`.
+    pub plain_fns: std::collections::HashSet<String>,
+}
+
+/// Whether `attrs` hold one of cuprum's attributes (`#[elementwise]`, ..., `#[device]`, `#[fuse]`).
+fn has_cuprum_attr(attrs: &[syn::Attribute]) -> bool {
+    attrs.iter().any(|a| AttrKind::from_path(a.path()).is_some() || a.path().segments.last().is_some_and(|s| s.ident == "fuse"))
 }
 
 impl FileScope {
@@ -56,14 +64,18 @@ impl FileScope {
                 }
                 syn::Item::Use(u) => scope.add_use(&u.tree, &mut Vec::new()),
                 syn::Item::Struct(s) if structs::is_device(&s.attrs) => scope.structs.push(s.clone()),
+                syn::Item::Fn(f) if !has_cuprum_attr(&f.attrs) => {
+                    scope.plain_fns.insert(f.sig.ident.to_string());
+                }
                 _ => {}
             }
         }
         scope
     }
 
-    /// What a macro sees of its item's file: only the `#[device]` structs (the rest of the
-    /// scope stays unknown, `whole_file` false). An unreadable file gives an empty scope.
+    /// What a macro sees of its item's file: only the `#[device]` structs and the names of the
+    /// plain functions (the rest of the scope stays unknown, `whole_file` false). An unreadable
+    /// file gives an empty scope.
     ///
     /// Every annotated item of a file asks for this: the file is parsed once per compiler process
     /// and text, and its structs kept as source (syn's trees cannot live in a static).
@@ -78,21 +90,22 @@ impl FileScope {
         use std::collections::HashMap;
         use std::path::PathBuf;
         use std::sync::Mutex;
-        static STRUCTS: Mutex<Option<HashMap<PathBuf, (String, Vec<String>)>>> = Mutex::new(None);
+        type Cached = (String, Vec<String>, std::collections::HashSet<String>);
+        static STRUCTS: Mutex<Option<HashMap<PathBuf, Cached>>> = Mutex::new(None);
         let mut scope = FileScope::default();
         let mut cache = STRUCTS.lock().unwrap_or_else(|e| e.into_inner());
         let cache = cache.get_or_insert_with(HashMap::new);
-        let sources = match cache.get(path) {
-            Some((t, s)) if t == text => s.clone(),
+        let (sources, plain_fns) = match cache.get(path) {
+            Some((t, s, p)) if t == text => (s.clone(), p.clone()),
             _ => {
-                let s: Vec<String> = syn::parse_file(text)
-                    .map(|f| FileScope::of_file(&f).structs.iter().map(|s| quote::ToTokens::to_token_stream(s).to_string()).collect())
-                    .unwrap_or_default();
-                cache.insert(path.to_path_buf(), (text.to_string(), s.clone()));
-                s
+                let whole = syn::parse_file(text).map(|f| FileScope::of_file(&f)).unwrap_or_default();
+                let s: Vec<String> = whole.structs.iter().map(|s| quote::ToTokens::to_token_stream(s).to_string()).collect();
+                cache.insert(path.to_path_buf(), (text.to_string(), s.clone(), whole.plain_fns.clone()));
+                (s, whole.plain_fns)
             }
         };
         scope.structs = sources.iter().filter_map(|s| syn::parse_str(s).ok()).collect();
+        scope.plain_fns = plain_fns;
         scope
     }
 

@@ -63,6 +63,12 @@ impl Checker<'_, '_> {
                 ),
                 _ => String::new(),
             };
+            let hint = match (&rt, reduction_name(m)) {
+                (Ty::Slice { .. } | Ty::View { .. } | Ty::Array(..) | Ty::ArrayRef { .. }, Some(op)) => format!(
+                    " (`.{m}()` of an `Array` is a host reduction, not kernel code: in a kernel, loop over the elements (`let mut acc = a[0]; for i in 1..a.len() {{ acc = {op}; }}`), or write a `#[reduction]` kernel)"
+                ),
+                _ => hint,
+            };
             self.diags.error(method.span, format!("no method `{m}` on type `{shown}` in kernels{hint}; docs/kernel-language.md lists the methods kernels support"));
             return Ty::Error;
         };
@@ -97,7 +103,13 @@ impl Checker<'_, '_> {
             MethodSig::Strides => (vec![], Ty::Array(Box::new(Ty::Scalar(DType::I64)), ndim)),
             MethodSig::GetUnchecked { .. } => unreachable!("typed by `get_unchecked` above"),
         };
-        if args.len() != params.len() {
+        if args.is_empty() && matches!(m, "max" | "min") && params.len() == 1 {
+            let (what, op) = if m == "max" { ("larger", "a.max(b)") } else { ("smaller", "a.min(b)") };
+            self.diags.error(
+                method.span,
+                format!("`x.{m}(y)` is the {what} of two values and takes 1 argument; to reduce many elements to their {m}, write a `#[reduction]` kernel (`reduce = |a, b| {op}`) or a loop"),
+            );
+        } else if args.len() != params.len() {
             self.diags.error(span, format!("`{m}` takes {} argument(s) but {} were given", params.len(), args.len()));
         } else {
             for (a, t) in args.iter().zip(&params) {
@@ -173,5 +185,16 @@ impl Checker<'_, '_> {
             Receiver::Array => matches!(t, Ty::Slice { .. } | Ty::ArrayRef { .. } | Ty::Array(..) | Ty::Raw(_) | Ty::View { .. }),
             Receiver::View => matches!(t, Ty::View { .. }),
         }
+    }
+}
+
+/// For the array reductions' names that are also scalar methods (`a.max()`; `a.sum()` is
+/// rejected earlier as an iterator method), the loop step that computes one in a kernel, over
+/// `acc` and `a[i]`.
+fn reduction_name(m: &str) -> Option<&'static str> {
+    match m {
+        "max" => Some("acc.max(a[i])"),
+        "min" => Some("acc.min(a[i])"),
+        _ => None,
     }
 }
