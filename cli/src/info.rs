@@ -172,7 +172,7 @@ fn report_cache() {
 }
 
 /// What the CPU device runs (a test runs each kind there: `cli/tests/info.rs`).
-pub const CPU_RUNS: &str = "`Device::cpu()`: arrays, copies and every kernel written in Rust \
+const CPU_RUNS: &str = "`Device::cpu()`: arrays, copies and every kernel written in Rust \
      (#[rawkernel], #[elementwise], #[reduction], #[fuse], the built-in operators and reductions) on the \
      host's threads; kernels from CUDA C text need a GPU";
 

@@ -27,6 +27,15 @@ impl<T: Element> Array<T> {
     /// The value of a one-element array of any number of dimensions (NumPy's `x.item()`): a 0-d
     /// result of a reduction, `x.sum()?.item()?`. Copies it to the host (synchronising with the
     /// array's stream). An array of another size is [`Error::InvalidShape`].
+    ///
+    /// ```no_run
+    /// # use cuprum_runtime::{Array, Reductions};
+    /// let x = Array::<f32>::arange(4)?;
+    /// assert_eq!(x.sum().run()?.item()?, 6.0);                 // a 0-d result
+    /// println!("{}", x.reshape([2, 2])?);                      // array([[0, 1],\n       [2, 3]], dtype=f32)
+    /// assert!(x.item().is_err());                              // 4 elements: no item
+    /// # Ok::<(), cuprum_runtime::Error>(())
+    /// ```
     pub fn item(&self) -> Result<T> {
         if self.len() != 1 {
             return Err(Error::InvalidShape {
