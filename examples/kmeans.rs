@@ -26,7 +26,6 @@ mod kernels;
 
 use std::time::Instant;
 
-use cuprum::prelude::*;
 use cuprum::runtime::{Array, Device, Error, Result};
 
 fn main() {

@@ -8,7 +8,6 @@
 #[path = "kernels/particles.rs"]
 mod kernels;
 
-use cuprum::prelude::*;
 use cuprum::runtime::{Array, Device, LaunchConfig, Result};
 use kernels::{Particle, Step};
 

@@ -6,7 +6,7 @@
 
 use std::time::Instant;
 
-use cuprum_runtime::{Array, Device, LaunchConfig, Reductions, Result};
+use cuprum_runtime::{Array, Device, LaunchConfig, Result};
 use rayon::prelude::*;
 
 use super::kernels::{squared_diff, stencil3};

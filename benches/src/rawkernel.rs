@@ -61,7 +61,6 @@ pub fn child_aot(what: &str) -> Result<()> {
 /// process, each timed to its end (synchronized), with the modules it loaded and their load time.
 /// Prints `STEP <what> <ms> <module loads> <load ms>` per call.
 pub fn child_steps() -> Result<()> {
-    use cuprum::prelude::Reductions;
     let stream = Stream::current()?;
     let n = 1 << 16;
     let a = Array::<f32>::zeros(n)?;

@@ -218,7 +218,6 @@ pub fn rows(
     // squared deviations: two kernels), over the same
     // (2^14, 2^14) f32 input: full and along the contiguous axis. No target: what they cost.
     {
-        use cuprum_runtime::reduction::array::Reductions;
         let n = side * side;
         let host = uniform_halves(n, &mut state);
         let x = Array::from_shape_vec([side, side], host.clone())?;

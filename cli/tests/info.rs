@@ -25,7 +25,6 @@ fn the_cpu_device_line_says_it_runs_kernels_and_it_does() {
     let x = Array::<f32>::arange(10).unwrap();
     let y = (&x * 2.0f32).unwrap();
     assert_eq!(y.to_vec().unwrap(), (0..10).map(|v| 2.0 * v as f32).collect::<Vec<_>>());
-    use cuprum_runtime::Reductions;
     assert_eq!(x.sum().run().unwrap().item().unwrap(), 45.0);
 }
 

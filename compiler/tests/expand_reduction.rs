@@ -35,12 +35,12 @@ fn l2norm_keeps_the_function_and_adds_call_and_host_parts() {
     );
     has(
         &out,
-        "pub fn call<'__a, T: Float + __cuprum::Scalar>(x: &'__a __cuprum::Array<T>) -> __cuprum::ReductionCall<'__a, T>",
+        "pub fn call<'__a, T: Float + __cuprum::Scalar>(x: impl ::core::convert::Into<__cuprum::elementwise::Input<'__a, T>>) -> __cuprum::ReductionCall<'__a, T>",
     );
     has(&out, "&[<T as __cuprum::Scalar>::DTYPE]");
     has(
         &out,
-        "::std::vec![__cuprum::launch::operand::Arg::input(x)]",
+        "::std::vec![::core::convert::Into::<__cuprum::elementwise::Input<'__a, T>>::into(x).arg()]",
     );
     has(&out, "has_identity: true");
     // `x * x` does not read the loop index: its axes may be reordered.
@@ -86,7 +86,7 @@ fn output_type_is_the_posts_and_accumulator_the_acc_attribute() {
     has(&out, "-> __cuprum::ReductionCall<'__a, f32>");
     has(
         &out,
-        "__cuprum::launch::operand::Arg::input(x), __cuprum::launch::operand::Arg::input(y)",
+        "::core::convert::Into::<__cuprum::elementwise::Input<'__a, f64>>::into(x).arg(), ::core::convert::Into::<__cuprum::elementwise::Input<'__a, f64>>::into(y).arg()",
     );
     let out = expand(
         "identity = 0, reduce = |a, b| a + b, acc = i64",

@@ -6,7 +6,6 @@ mod support;
 use support::Rng;
 
 use cuprum_runtime::device::CPU_ORDINAL;
-use cuprum_runtime::reduction::Reductions;
 use cuprum_runtime::{Array, Device, Error, MemoryPool, Stream};
 
 fn random(r: &mut Rng, n: usize) -> Vec<f64> {

@@ -19,7 +19,6 @@ use std::sync::{Mutex, MutexGuard};
 
 use bounds_kernels as k;
 use bounds_kernels::NONE;
-use cuprum::prelude::Reductions;
 use cuprum::runtime::{Array, Device, Error, Event, LaunchConfig, Stream};
 
 /// The record of violations is one per device: the tests of this file take turns, so that one

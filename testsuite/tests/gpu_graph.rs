@@ -12,7 +12,6 @@ use support::Rng;
 
 mod elementwise_kernels;
 
-use cuprum::prelude::*;
 use cuprum::runtime::{Array, Device, Error, Graph, Result, Stream};
 use elementwise_kernels as k;
 

@@ -752,7 +752,6 @@ fn precompiled_kernel_runs_without_libnvrtc() {
 #[test]
 #[ignore = "needs a CUDA GPU"]
 fn the_cpu_and_the_gpu_agree() {
-    use cuprum::prelude::Reductions;
     use cuprum::runtime::testing::Differential;
     let mut r = Rng::new();
     let xi: Vec<i64> = rand(&mut r, 256 * 19);

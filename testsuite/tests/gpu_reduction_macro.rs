@@ -35,6 +35,7 @@ on_both_devices!(
     reduce_index_counts_along_the_reduced_axes_in_every_axis_form,
     int8_sums_wrap,
     raw_and_broadcast_arguments,
+    by_value_scalar_arguments,
     empty_inputs_with_and_without_identity,
     array_reductions_f32,
     array_reductions_f64,
@@ -373,6 +374,42 @@ fn raw_and_broadcast_arguments() {
         let want: f64 = (0..64).map(|r| xs[o * 64 + r] * ys[r]).sum();
         close(*g as f64, want, 1e-6 * (1.0 + want.abs()), &format!("dot row {o}"));
     }
+}
+
+fn by_value_scalar_arguments() {
+    let mut rng = Rng::new();
+    let (rows, cols) = (5usize, 333usize);
+    let xs: Vec<f64> = (0..rows * cols).map(|_| rng.range(-4.0, 4.0)).collect();
+    let (eps, scale) = (rng.range(0.1, 1.0), rng.range(0.5, 2.0));
+    let shift = match rng.int(-5, 5) {
+        0 => 3,
+        s => s,
+    };
+    let want_row = |o: usize, x: &dyn Fn(f64) -> f64, e: f64| -> f64 {
+        (0..cols).map(|r| ((x(xs[o * cols + r]).powi(2) + e).sqrt() + shift as f64) * scale).sum()
+    };
+    // f32: every scalar by value, then `eps` as an array (broadcast): the same sums.
+    let x = Array::from_shape_vec([rows, cols], xs.iter().map(|&v| v as f32).collect()).unwrap();
+    let e32 = eps as f32;
+    let round = |v: f64| v as f32 as f64;
+    let mut out = Array::<f64>::full([rows], f64::NAN).unwrap();
+    k::smooth_l1::call(&x, e32, scale, shift).axis(1).out(&mut out).run().unwrap();
+    let by_array = Array::from_vec(vec![e32]).unwrap();
+    let got_array = k::smooth_l1::call(&x, &by_array, scale, shift).axis(-1).run().unwrap().to_vec().unwrap();
+    for (o, g) in out.to_vec().unwrap().iter().enumerate() {
+        let want = want_row(o, &round, e32 as f64);
+        close(*g, want, 1e-5 * (1.0 + want.abs()), &format!("smooth_l1 f32 row {o}"));
+        close(got_array[o], want, 1e-5 * (1.0 + want.abs()), &format!("smooth_l1 f32 (eps as an array) row {o}"));
+    }
+    // f64, all axes (a 0-d result).
+    let x = Array::from_shape_vec([rows, cols], xs.clone()).unwrap();
+    let got = k::smooth_l1::call(&x, eps, scale, shift).run().unwrap();
+    assert_eq!(got.shape(), &[] as &[usize]);
+    let want: f64 = (0..rows).map(|o| want_row(o, &|v| v, eps)).sum();
+    close(got.item().unwrap(), want, 1e-12 * (1.0 + want.abs()), "smooth_l1 f64 over every axis");
+    // Only scalars: one element, reduced.
+    let got = k::smooth_l1::call(2.0f64, eps, scale, shift).run().unwrap().item().unwrap();
+    close(got, ((4.0 + eps).sqrt() + shift as f64) * scale, 1e-12, "smooth_l1 of scalars alone");
 }
 
 fn literal_identities_convert_to_the_generic_accumulator() {

@@ -102,3 +102,10 @@ pub fn wrapping_total<T: Int>(x: T) -> T {
 pub fn float_total<T: Float>(x: T) -> T {
     x
 }
+
+/// By-value scalar parameters of three widths (`call(&x, 0.3, 1.5, -2)`): the sum of
+/// `(sqrt(x^2 + eps) + shift) * scale`, accumulated in f64.
+#[reduction(identity = 0.0, reduce = |a, b| a + b, acc = f64, instances = [f32, f64])]
+pub fn smooth_l1<T: Float>(x: T, eps: T, scale: f64, shift: i64) -> f64 {
+    ((x * x + eps).sqrt().to_f64() + shift as f64) * scale
+}

@@ -5,7 +5,7 @@
 //!
 //! | kernel parameter | `call` argument | passed as |
 //! | --- | --- | --- |
-//! | a scalar type or a generic `T` | `&Array<T>` (broadcast with the other arrays) | `reduction::Arg::Array` |
+//! | a scalar type or a generic `T` | `impl Into<Input<'a, T>>`: `&Array<T>` (broadcast with the other arrays) or a `T` (uploaded once per call, a 0-d array) | `Arg::In` / `Arg::Scalar` |
 //! | `Raw<T>` | `&Array<T>` (whole, not broadcast) | `reduction::Arg::Raw` |
 //!
 //! The builder is `cuprum::ReductionCall<'a, Out>` (one generic type for every reduction), where
@@ -143,7 +143,7 @@ fn acc_and_out(checked: &Checked, types: &ReductionTypes, name_str: &str) -> Res
     Ok((acc, out))
 }
 
-/// `call`'s parameters (every kernel parameter as an array), the launch's arguments and the
+/// `call`'s parameters (arrays, or a scalar for a per-element one), the launch's arguments and the
 /// signature's parameters.
 fn call_params(checked: &Checked) -> (Vec<TokenStream>, Vec<TokenStream>, Vec<TokenStream>) {
     let item = &checked.item;
@@ -155,17 +155,24 @@ fn call_params(checked: &Checked) -> (Vec<TokenStream>, Vec<TokenStream>, Vec<To
         let ident_str = ident.to_string();
         let elem = rust_types::named(&p.elem, &item.generics);
         let pty = rust_types::param_type(&p.elem, &item.generics);
-        params.push(quote!(#ident: &'__a __cuprum::Array<#elem>));
-        let (arg, role) = match p.role {
+        let (param, arg, role) = match p.role {
             Role::Raw => (
+                quote!(#ident: &'__a __cuprum::Array<#elem>),
                 quote!(__cuprum::launch::operand::Arg::raw(#ident)),
                 quote!(Raw),
             ),
+            Role::Scalar => (
+                quote!(#ident: impl ::core::convert::Into<__cuprum::elementwise::Input<'__a, #elem>>),
+                quote!(::core::convert::Into::<__cuprum::elementwise::Input<'__a, #elem>>::into(#ident).arg()),
+                quote!(In),
+            ),
             _ => (
+                quote!(#ident: &'__a __cuprum::Array<#elem>),
                 quote!(__cuprum::launch::operand::Arg::input(#ident)),
                 quote!(In),
             ),
         };
+        params.push(param);
         args.push(arg);
         sig.push(quote!(__cuprum::launch::signature::Param::new(#ident_str, __cuprum::launch::signature::Role::#role, #pty)));
     }

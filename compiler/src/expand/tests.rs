@@ -77,7 +77,9 @@ fn reduction_raw_parameters_by_reference_are_raw_too() {
     );
     assert!(!out.contains("compile_error"), "{out}");
     has(&out, "w: &'__a __cuprum::Array<f32>");
-    has(&out, "__cuprum::launch::operand::Arg::input(x), __cuprum::launch::operand::Arg::raw(w)");
+    // `x` takes an array or a value (by-value scalars are uploaded by the call).
+    has(&out, "x: impl ::core::convert::Into<__cuprum::elementwise::Input<'__a, f32>>");
+    has(&out, "::core::convert::Into::<__cuprum::elementwise::Input<'__a, f32>>::into(x).arg(), __cuprum::launch::operand::Arg::raw(w)");
 }
 
 #[test]

@@ -30,6 +30,13 @@ pub struct ArrayArg<'a> {
 }
 
 impl<'a> ArrayArg<'a> {
+    /// A 0-d input of dtype `dtype` whose value is the first bytes of `buf` (a scalar uploaded
+    /// for a launch that reads its inputs from memory: `ReductionCall`). `buf` holds at least the
+    /// dtype's size (16 bytes), aligned for it.
+    pub(crate) fn scalar_in(buf: &'a Array<u64>, dtype: DType) -> ArrayArg<'a> {
+        ArrayArg { elem: ElemType::Scalar(dtype), shape: &[], strides: &[], ..ArrayArg::of(buf) }
+    }
+
     /// The array `a` as a launch sees it (the only safe way to make one: a launch writes through
     /// it, so it must describe memory cuprum owns).
     pub fn of<T: Element>(a: &'a Array<T>) -> ArrayArg<'a> {

@@ -247,6 +247,92 @@ impl<T: Scalar> Reductions<T> for Array<T> {
     }
 }
 
+// The reductions as inherent methods too, so that `x.max()` works without importing the trait
+// (without it, rustc would pick `Ord::max`); the trait stays for code generic over arrays.
+impl<T: Scalar> Array<T> {
+    /// The sum (identity 0; integers wrap): [`Reductions::sum`], callable without importing the trait.
+    pub fn sum(&self) -> ReductionCall<'_, T>
+    where
+        T: Number,
+    {
+        Reductions::sum(self)
+    }
+
+    /// The product (identity 1; integers wrap): [`Reductions::prod`], callable without importing the trait.
+    pub fn prod(&self) -> ReductionCall<'_, T>
+    where
+        T: Number,
+    {
+        Reductions::prod(self)
+    }
+
+    /// The minimum (an empty reduction is an error); a NaN propagates: [`Reductions::min`], callable without importing the trait.
+    pub fn min(&self) -> ReductionCall<'_, T>
+    where
+        T: Real,
+    {
+        Reductions::min(self)
+    }
+
+    /// The maximum (an empty reduction is an error); a NaN propagates: [`Reductions::max`], callable without importing the trait.
+    pub fn max(&self) -> ReductionCall<'_, T>
+    where
+        T: Real,
+    {
+        Reductions::max(self)
+    }
+
+    /// The index of the minimum along the reduced axes, the first of ties: [`Reductions::argmin`], callable without importing the trait.
+    pub fn argmin(&self) -> ArgReduction<'_, T>
+    where
+        T: Real,
+    {
+        Reductions::argmin(self)
+    }
+
+    /// The index of the maximum along the reduced axes, the first of ties: [`Reductions::argmax`], callable without importing the trait.
+    pub fn argmax(&self) -> ArgReduction<'_, T>
+    where
+        T: Real,
+    {
+        Reductions::argmax(self)
+    }
+
+    /// The arithmetic mean, accumulated in f64: [`Reductions::mean`], callable without importing the trait.
+    pub fn mean(&self) -> Moments<'_, T>
+    where
+        T: MeanResult,
+    {
+        Reductions::mean(self)
+    }
+
+    /// The variance (`ddof` 0 unless set), in f64: [`Reductions::var`], callable without importing the trait.
+    pub fn var(&self) -> Moments<'_, T>
+    where
+        T: FloatResult,
+    {
+        Reductions::var(self)
+    }
+
+    /// The standard deviation: [`Reductions::std`], callable without importing the trait.
+    pub fn std(&self) -> Moments<'_, T>
+    where
+        T: FloatResult,
+    {
+        Reductions::std(self)
+    }
+
+    /// Whether every element is nonzero: [`Reductions::all`], callable without importing the trait.
+    pub fn all(&self) -> ReductionCall<'_, bool> {
+        Reductions::all(self)
+    }
+
+    /// Whether any element is nonzero: [`Reductions::any`], callable without importing the trait.
+    pub fn any(&self) -> ReductionCall<'_, bool> {
+        Reductions::any(self)
+    }
+}
+
 /// `all` (`any` when `any`) of `x`.
 fn logical<T: Scalar>(x: &Array<T>, any: bool) -> ReductionCall<'_, bool> {
     let (kernel, instance): (&'static Kernel, &[DType]) = match (T::DTYPE == DType::Bool, any) {

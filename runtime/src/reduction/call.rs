@@ -144,36 +144,77 @@ impl<'a, Out: Scalar> ReductionCall<'a, Out> {
     }
 
     fn run_with(self, unchecked: bool) -> Result<Array<Out>> {
+        // The stream: the caller's, else the current stream of the output's device (given, or
+        // the first array's; the current device's when every argument is a scalar).
+        let current;
+        let stream = match self.stream {
+            Some(s) => s,
+            None => {
+                let ordinal = match &self.out {
+                    Some(o) => Some(o.device().ordinal()),
+                    None => self.inputs.iter().find_map(Arg::array).map(ArrayArg::device),
+                };
+                current = match ordinal {
+                    Some(d) => Stream::current_for(&Device::get(d)?)?,
+                    None => Stream::current()?,
+                };
+                &current
+            }
+        };
+        let held = upload_scalars(&self.inputs, stream)?;
+        let inputs: Vec<Arg<'_>> = self
+            .inputs
+            .iter()
+            .zip(&held)
+            .map(|(a, h)| match h {
+                Some((buf, dtype)) => Arg::In(ArrayArg::scalar_in(buf, *dtype)),
+                None => a.clone(),
+            })
+            .collect();
         let (kernel, instance) = match self.target {
             Target::Generated { kernel, instance } => (kernel, instance),
-            Target::Text(k) => (k.kernel(), k.bind(&self.inputs, Out::DTYPE)?),
+            Target::Text(k) => (k.kernel(), k.bind(&inputs, Out::DTYPE)?),
         };
         let mut owned;
         let out = match self.out {
             Some(o) => o,
             None => {
-                let shape = reduction::output_shape(&self.inputs, &self.axes, self.keepdims)?;
-                owned = match self.stream {
-                    Some(s) => Array::<Out>::empty_on(shape, s)?,
-                    None => {
-                        let first = self.inputs.iter().find_map(Arg::array).map(ArrayArg::device).unwrap_or(0);
-                        Array::<Out>::empty_on(shape, &Stream::current_for(&Device::get(first)?)?)?
-                    }
-                };
+                let shape = reduction::output_shape(&inputs, &self.axes, self.keepdims)?;
+                owned = Array::<Out>::empty_on(shape, stream)?;
                 &mut owned
             }
         };
         let result = out.clone();
-        let opts = Options { stream: self.stream, prefetch: self.prefetch };
+        let opts = Options { stream: Some(stream), prefetch: self.prefetch };
         let out = Arg::output(out);
         if unchecked {
             // SAFETY: raw arguments are indexed within their sizes: `run_raw`'s contract.
-            unsafe { reduction::launch_unchecked(kernel, &instance, &self.inputs, out, &self.axes, self.keepdims, &opts)? }
+            unsafe { reduction::launch_unchecked(kernel, &instance, &inputs, out, &self.axes, self.keepdims, &opts)? }
         } else {
-            reduction::launch(kernel, &instance, &self.inputs, out, &self.axes, self.keepdims, &opts)?
+            reduction::launch(kernel, &instance, &inputs, out, &self.axes, self.keepdims, &opts)?
         }
         Ok(result)
     }
+}
+
+/// The scalar arguments (`Arg::Scalar`, a by-value `eps`) as one-element buffers on `stream`,
+/// in argument order (`None` for the others), with their dtypes: a reduction's loops read every
+/// per-element input from memory, so a scalar is uploaded (16 bytes, the value's C layout) and
+/// passed as a 0-d array that broadcasts over the loop. The buffers go back to the pool, stream
+/// ordered, when the call returns.
+fn upload_scalars(inputs: &[Arg<'_>], stream: &Stream) -> Result<Vec<Option<(Array<u64>, DType)>>> {
+    inputs
+        .iter()
+        .map(|a| match a {
+            Arg::Scalar(v) => {
+                let (bytes, _) = v.to_bytes();
+                let word = |k: usize| u64::from_le_bytes(std::array::from_fn(|i| bytes[8 * k + i]));
+                let words = [word(0), word(1)];
+                Ok(Some((Array::from_shape_vec_on([2usize], &words, stream)?, v.dtype())))
+            }
+            _ => Ok(None),
+        })
+        .collect()
 }
 
 // `ReductionKernel::call` lives here, above the kernel (`reduction_kernel.rs` needs no import of the call).

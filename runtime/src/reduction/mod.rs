@@ -58,7 +58,7 @@ pub(crate) fn loop_shape(kernel: &str, inputs: &[Arg<'_>]) -> Result<Vec<usize>>
         return Err(Error::Reduction {
             kernel: kernel.to_string(),
             detail: "every argument is raw, so there is no shape to reduce; pass at least one \
-                     array argument that is not `Raw`"
+                     array (or scalar) argument that is not `Raw`"
                 .into(),
         });
     }
