@@ -90,8 +90,8 @@ pub struct Reduce {
     pub keepdims: Option<syn::Expr>,
 }
 
-/// How a value varies: the same everywhere, once per row (a reduction kept as an axis of
-/// extent 1), or per element.
+/// How a value varies: the same everywhere, once per row (a reduction over the last axis, kept
+/// as an axis of extent 1 or, at the end, dropped), or per element.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Class {
     Uniform,

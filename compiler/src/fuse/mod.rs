@@ -16,8 +16,6 @@
 //! `NAME::call(..)` (`expand::fuse`).
 
 pub mod graph;
-#[cfg(test)]
-mod tests;
 mod write;
 
 use proc_macro2::{TokenStream, TokenTree};
@@ -50,7 +48,7 @@ pub enum RowResult {
     /// One value per row (log-sum-exp): the broadcast shape with its last axis of extent 1 where
     /// `keepdims` is true (a kept reduction, or arithmetic on kept reductions), without it where
     /// false (the function ends in a reduction over the last axis written without `keepdims`).
-    PerRow { keepdims: syn::Expr },
+    PerRow { keepdims: Box<syn::Expr> },
 }
 
 /// A `#[fuse]` function as a kernel of an existing kind.
@@ -162,10 +160,10 @@ fn passes(g: &Graph, diags: &mut Diagnostics) -> Option<Passes> {
                 return None;
             }
             if r.op == ReduceOp::Mean {
-                diags.error(out.span, "a `#[fuse]` function that ends in a reduction takes `sum`, `prod`, `max` or `min` (a mean: the sum, divided after the call)");
+                diags.error(out.span, "a `#[fuse]` function whose only reduction is its result (one reduction kernel) takes `sum`, `prod`, `max` or `min` (a mean: the sum, divided after the call)");
             }
             if let Some(p) = g.params.iter().find(|p| !p.array) {
-                diags.error(p.name.span(), "a `#[fuse]` function that ends in a reduction takes arrays only (pass a scalar as a one-element array)");
+                diags.error(p.name.span(), "a `#[fuse]` function whose only reduction is its result (one reduction kernel) takes arrays only (pass a scalar as a one-element array)");
             }
             return Some(Passes::Reduce { axis: r.axis.clone(), axes: r.axes.clone(), keepdims: r.keepdims.clone() });
         }
@@ -201,9 +199,12 @@ fn passes(g: &Graph, diags: &mut Diagnostics) -> Option<Passes> {
     let result = match &out.op {
         _ if out.class == Class::Elem => RowResult::Elements,
         // Ends in a reduction over the last axis: NumPy's shape for its `keepdims`.
-        Op::Reduce(r) => RowResult::PerRow { keepdims: r.keepdims.clone().unwrap_or_else(|| syn::parse_quote!(false)) },
+        Op::Reduce(r) => RowResult::PerRow { keepdims: Box::new(r.keepdims.clone().unwrap_or_else(|| syn::parse_quote!(false))) },
         // Arithmetic on kept reductions (each checked above): one value per row, the axis kept.
-        _ => RowResult::PerRow { keepdims: syn::parse_quote!(true) },
+        _ => RowResult::PerRow { keepdims: Box::new(syn::parse_quote!(true)) },
     };
     ok.then(|| Passes::Rows { axes, cached: write::cached_param(g), result })
 }
+
+#[cfg(test)]
+mod tests;

@@ -15,8 +15,10 @@ fn per_row(src: &str) -> Option<bool> {
     let Passes::Rows { result, .. } = fused.passes else { panic!("{src}: not a row kernel: {:?}", fused.passes) };
     match result {
         RowResult::Elements => None,
-        RowResult::PerRow { keepdims: syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Bool(b), .. }) } => Some(b.value),
-        other => panic!("{src}: {other:?}"),
+        RowResult::PerRow { keepdims } => match *keepdims {
+            syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Bool(b), .. }) => Some(b.value),
+            other => panic!("{src}: keepdims {other:?}"),
+        },
     }
 }
 
@@ -78,4 +80,16 @@ fn a_last_reduction_over_other_axes_is_refused() {
         let e = plan(&src).err().unwrap_or_else(|| panic!("{src} was accepted")).to_string();
         assert!(e.contains("ends in a reduction after other reductions reduces the last axis"), "{e}");
     }
+}
+
+#[test]
+fn a_mean_is_refused_as_the_only_reduction_but_not_after_others() {
+    let e = plan("fn f(x: &Array<f32>) -> Result<Array<f32>> { x.mean().axis(-1).run() }").expect_err("refused").to_string();
+    assert!(e.contains("whose only reduction is its result") && e.contains("divided after the call"), "{e}");
+    let after = "fn f(x: &Array<f32>) -> Result<Array<f32>> {
+        let m = x.mean().axis(-1).keepdims(true).run()?;
+        let d = (x - &m)?;
+        (&d * &d)?.mean().axis(-1).run()
+    }";
+    assert_eq!(per_row(after), Some(false));
 }
