@@ -34,6 +34,13 @@ pub fn squared_distance(x: &Array<f32>, y: &Array<f32>) -> Result<Array<f32>> {
     (&d * &d)?.sum().axis(-1).run()
 }
 
+/// Ends in a reduction, with a scalar parameter (given by value at the call).
+#[fuse]
+pub fn scaled_squared_distance(x: &Array<f32>, y: &Array<f32>, s: f32) -> Result<Array<f32>> {
+    let d = ((x - y)? * s)?;
+    (&d * &d)?.sum().axis(-1).run()
+}
+
 /// Ends in a reduction over everything.
 #[fuse]
 pub fn max_abs(x: &Array<f64>) -> Result<Array<f64>> {

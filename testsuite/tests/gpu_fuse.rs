@@ -127,6 +127,15 @@ fn ending_in_a_reduction() {
     assert_eq!(got.shape(), &[rows]);
     check("squared distance", &f64s(&got), &want, 1e-4);
     check("unfused", &f64s(&k::squared_distance(&x, &y).unwrap()), &want, 1e-4);
+    // A scalar parameter, by value.
+    let s = rng.range(0.5, 2.0) as f32;
+    let want_scaled: Vec<f64> = (0..rows)
+        .map(|r| (0..cols).map(|c| (((xs[r * cols + c] as f32 - ys[r * cols + c] as f32) * s) as f64).powi(2)).sum())
+        .collect();
+    poison(rows, f32::NAN);
+    let got = k::scaled_squared_distance::call(&x, &y, s).unwrap();
+    check("scaled squared distance", &f64s(&got), &want_scaled, 1e-4);
+    check("unfused scaled", &f64s(&k::scaled_squared_distance(&x, &y, s).unwrap()), &want_scaled, 1e-4);
 
     let (zs, n) = random(&[5, 777], -9.0, 9.0, &mut rng);
     let z = array(&[5, 777], &zs, |v| v);
@@ -135,6 +144,7 @@ fn ending_in_a_reduction() {
     assert_eq!(got.len(), 1);
     assert_eq!(got.to_vec().unwrap()[0], want, "max |z| over {n} elements");
     precompiled("squared_distance");
+    precompiled("scaled_squared_distance");
     precompiled("max_abs");
 }
 

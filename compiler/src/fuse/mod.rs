@@ -162,9 +162,6 @@ fn passes(g: &Graph, diags: &mut Diagnostics) -> Option<Passes> {
             if r.op == ReduceOp::Mean {
                 diags.error(out.span, "a `#[fuse]` function whose only reduction is its result (one reduction kernel) takes `sum`, `prod`, `max` or `min` (a mean: the sum, divided after the call)");
             }
-            if let Some(p) = g.params.iter().find(|p| !p.array) {
-                diags.error(p.name.span(), "a `#[fuse]` function whose only reduction is its result (one reduction kernel) takes arrays only (pass a scalar as a one-element array)");
-            }
             return Some(Passes::Reduce { axis: r.axis.clone(), axes: r.axes.clone(), keepdims: r.keepdims.clone() });
         }
     // Row-wise: every reduction runs over the last axis; each that feeds more work keeps it; the
