@@ -15,7 +15,9 @@
 //!   an allocation on another stream T takes it only after making T wait on an event recorded on
 //!   S, so T's work cannot touch the chunk before S's pending work on it is done. The host never
 //!   blocks for this. A stream's own chunks are preferred to other streams'; another thread's
-//!   per-thread default stream cannot be waited on from here, so its chunks are not taken.
+//!   per-thread default stream cannot be waited on from here, so its chunks are not taken. A
+//!   chunk freed on a foreign stream (`Stream::from_raw`) is ordered by an event recorded at
+//!   the free instead (`memory/freed_on.rs`): its owner may destroy that stream afterwards.
 //! - [`MemoryPool::free_all_blocks`] returns to the driver every allocation with no live chunk;
 //!   a partly used allocation stays, with its free chunks cached (as in CuPy).
 //! - A limit (`CUPY_GPU_MEMORY_LIMIT` read when the pool is first used, or
@@ -36,6 +38,7 @@
 //! that arrays sharing it from several threads never race (docs/cpu.md).
 
 mod arena;
+mod freed_on;
 
 use std::fmt;
 use std::mem::MaybeUninit;
@@ -53,6 +56,7 @@ use crate::stream::{Stream, StreamKind};
 use crate::sync;
 
 use arena::{Arena, Released};
+use freed_on::FreedOn;
 
 /// Allocation granularity in bytes.
 pub const ROUNDING: usize = 512;
@@ -66,13 +70,46 @@ pub fn rounded_size(bytes: usize) -> Option<usize> {
 
 struct PoolInner {
     device: Device,
-    arena: Mutex<Arena<Stream>>,
+    arena: Mutex<Arena<FreedOn>>,
+    /// The event of each foreign stream's frees, by the stream's pool key (`FreedOn::Foreign`).
+    foreign_frees: Mutex<std::collections::HashMap<usize, Arc<cudarc::driver::CudaEvent>>>,
     /// Bytes held from the driver, plus those reserved for a `cuMemAlloc` in flight: the
     /// arena's `held` is this minus the reservations. Kept apart so that the limit check is
     /// one atomic step without the lock.
     held: AtomicUsize,
     /// Limit in bytes; `usize::MAX` when unlimited.
     limit: AtomicUsize,
+}
+
+impl PoolInner {
+    /// What a chunk freed now on the foreign stream `stream` (pool key `key`) is ordered after:
+    /// the key's event, re-recorded on the stream (alive now: an array on it is being dropped).
+    /// If that fails, the device is waited for and the event left as it was (its last record,
+    /// or none: complete).
+    fn foreign_free(&self, key: usize, stream: &Stream) -> FreedOn {
+        let mut events = sync::lock(&self.foreign_frees);
+        let event = match events.get(&key) {
+            Some(e) => Some(e.clone()),
+            None => self.device.cuda_context("a pool event").ok().and_then(|c| c.new_event(None).ok()).map(Arc::new),
+        };
+        let recorded = match (&event, stream.raw()) {
+            (Some(e), Ok(raw)) => e.record(raw).is_ok(),
+            _ => false,
+        };
+        if !recorded {
+            log::warn!(target: "cuprum::memory", "recording the free of a chunk on a foreign stream failed; waiting for the device");
+            let _ = wait_device(&self.device);
+        }
+        match event {
+            Some(e) => {
+                events.insert(key, e.clone());
+                FreedOn::Foreign { event: e, kind: stream.kind() }
+            }
+            // No event could be made: the device was waited for, so the legacy stream (which
+            // is never destroyed) orders the chunk as well as any.
+            None => FreedOn::Stream(Stream::legacy(&self.device)),
+        }
+    }
 }
 
 /// The memory pool of one device. Cheap to clone; all clones are the same pool.
@@ -105,6 +142,7 @@ impl MemoryPool {
             inner: Arc::new(PoolInner {
                 device: device.clone(),
                 arena: Mutex::new(Arena::new()),
+                foreign_frees: Mutex::new(std::collections::HashMap::new()),
                 held: AtomicUsize::new(0),
                 limit: AtomicUsize::new(limit),
             }),
@@ -180,7 +218,7 @@ impl MemoryPool {
         self.release(released)
     }
 
-    fn release(&self, released: Released<Stream>) -> Result<()> {
+    fn release(&self, released: Released<FreedOn>) -> Result<()> {
         if released.allocations.is_empty() {
             return Ok(());
         }
@@ -195,7 +233,7 @@ impl MemoryPool {
             {
                 wait_device(&inner.device)
             } else {
-                released.streams.iter().try_for_each(wait_stream)
+                released.streams.iter().try_for_each(FreedOn::wait)
             }
         });
         let mut first_err = idle.err();
@@ -261,10 +299,7 @@ impl MemoryPool {
             if let Some((other_key, other)) = t.from {
                 // Order this stream after the work pending on the chunk's old stream (both are
                 // CUDA streams: a pool's streams are its device's).
-                let ordered = (|| -> Result<()> {
-                    let event = other.raw()?.record_event(None).map_err(inner.device.driver_fn("cuEventRecord"))?;
-                    stream.raw()?.wait(&event).map_err(inner.device.driver_fn("cuStreamWaitEvent"))
-                })();
+                let ordered = other.order_before(stream);
                 if let Err(e) = ordered {
                     sync::lock(&inner.arena).free(t.addr, other_key, &other);
                     return Err(e);
@@ -644,7 +679,12 @@ impl Drop for DeviceBuffer {
         }
         match &self.owner {
             Owner::Pool { key, pool } => {
-                let back = sync::lock(&pool.arena).free(self.ptr, *key, &self.stream);
+                let on = if self.stream.is_foreign() {
+                    pool.foreign_free(*key, &self.stream)
+                } else {
+                    FreedOn::Stream(self.stream.clone())
+                };
+                let back = sync::lock(&pool.arena).free(self.ptr, *key, &on);
                 debug_assert!(back, "{self:?} was not a live chunk of its pool");
             }
             Owner::Host { .. } => {

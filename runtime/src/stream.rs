@@ -74,6 +74,9 @@ pub struct Stream {
     device: Device,
     kind: StreamKind,
     _owner: Option<Arc<OwnedHandle>>,
+    /// Another library's stream (`Stream::from_raw`), which it may destroy once cuprum's use
+    /// is over: the memory pool never touches its handle after a free (docs/interop.md).
+    foreign: bool,
 }
 
 /// What a stream queues work on.
@@ -162,6 +165,7 @@ impl Stream {
             device: device.clone(),
             kind: StreamKind::Blocking,
             _owner: Some(owner),
+            foreign: false,
         })
     }
 
@@ -172,6 +176,7 @@ impl Stream {
             device: device.clone(),
             kind,
             _owner: None,
+            foreign: false,
         }
     }
 
@@ -191,6 +196,7 @@ impl Stream {
             device: device.clone(),
             kind: StreamKind::NonBlocking,
             _owner: None,
+            foreign: false,
         })
     }
 
@@ -212,6 +218,7 @@ impl Stream {
                 device: device.clone(),
                 kind: StreamKind::Legacy,
                 _owner: None,
+                foreign: false,
             },
             Backend::Cpu => Stream::host(device, StreamKind::Legacy, 0),
         }
@@ -225,6 +232,7 @@ impl Stream {
                 device: device.clone(),
                 kind: StreamKind::PerThread,
                 _owner: None,
+                foreign: false,
             },
             Backend::Cpu => Stream::host(device, StreamKind::PerThread, 2),
         }
@@ -281,7 +289,12 @@ impl Stream {
         // its owner as long as this stream is used (the caller's contract); it is borrowed, so
         // neither cudarc nor cuprum destroys it.
         let raw = unsafe { ctx.wrap_borrowed_stream(cu) };
-        Ok(Stream { queue: Queue::Cuda(raw), device: device.clone(), kind, _owner: None })
+        Ok(Stream { queue: Queue::Cuda(raw), device: device.clone(), kind, _owner: None, foreign: true })
+    }
+
+    /// Whether another library owns the stream ([`Stream::from_raw`] of a created stream).
+    pub fn is_foreign(&self) -> bool {
+        self.foreign
     }
 
     /// The stream's `CUstream` handle as an integer, for another library (PyTorch's

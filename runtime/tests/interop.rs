@@ -316,6 +316,16 @@ fn a_foreign_cuda_stream_runs_launches_and_is_not_destroyed() {
         result::stream::synchronize(raw).unwrap();
         result::stream::destroy(raw).unwrap();
     }
+    // The pool holds chunks freed on that stream: taking them on another stream and releasing
+    // them must not touch the destroyed stream's handle.
+    let _current = Stream::legacy(&device).use_scoped();
+    let x = Array::from_vec(xs.clone()).unwrap();
+    let y = (&x * 2.0f32).unwrap();
+    assert_eq!(y.to_vec().unwrap()[7], 2.0 * xs[7]);
+    drop((x, y));
+    cuprum_runtime::MemoryPool::for_device(&device).unwrap().free_all_blocks().unwrap();
+    let z = (&Array::from_vec(xs.clone()).unwrap() + 1.0f32).unwrap();
+    assert_eq!(z.to_vec().unwrap()[9], xs[9] + 1.0);
 }
 
 #[test]
