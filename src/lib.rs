@@ -53,6 +53,8 @@ pub mod guide {
     pub mod runtime {}
     #[doc = include_str!("../docs/graphs.md")]
     pub mod graphs {}
+    #[doc = include_str!("../docs/interop.md")]
+    pub mod interop {}
     #[doc = include_str!("../docs/cpu.md")]
     pub mod cpu {}
     #[doc = include_str!("../docs/building.md")]

@@ -72,6 +72,7 @@ mod module;
 mod function;
 
 pub mod array;
+pub mod dlpack;
 mod tensor_map;
 mod lang;
 

@@ -356,6 +356,11 @@ enum Owner {
     /// Host memory of the CPU device (`size` bytes, [`HOST_ALIGN`]-aligned; none when `size` is
     /// 0), and the lock every host access to it holds.
     Host { device: Device, lock: RwLock<()> },
+    /// Memory another library allocated and owns (DLPack, the CUDA Array Interface, raw
+    /// parts): never returned to a pool nor freed by cuprum; `keep` (what keeps it alive: a
+    /// DLPack deleter's guard, a Python object) is dropped with the buffer. On the CPU device,
+    /// the lock every host access holds.
+    Foreign { device: Device, lock: Option<RwLock<()>>, _keep: Box<dyn std::any::Any + Send + Sync> },
 }
 
 /// The alignment of the CPU device's buffers (a cache line; every element type needs less).
@@ -408,6 +413,53 @@ impl DeviceBuffer {
         })
     }
 
+    /// A buffer over `len` bytes at `ptr` of `device` that another library allocated and owns:
+    /// cuprum never frees it nor returns it to a pool; `keep` is dropped when the buffer is (the
+    /// last array viewing it), and should release the memory to its owner or keep it alive
+    /// until then. `stream` orders cuprum's copies of it.
+    ///
+    /// # Safety
+    ///
+    /// `ptr..ptr + len` must be memory of `device` (device memory of its context, memory the
+    /// device can address such as managed memory, or host memory for the CPU device), valid
+    /// for reads and writes until `keep` is dropped, and not freed or reused by anyone before
+    /// then; no one else may write it while cuprum's kernels may read it (the usual stream
+    /// ordering between libraries).
+    pub unsafe fn foreign(
+        ptr: u64,
+        len: usize,
+        device: &Device,
+        stream: &Stream,
+        keep: Box<dyn std::any::Any + Send + Sync>,
+    ) -> Result<DeviceBuffer> {
+        if stream.device() != device {
+            return Err(Error::DeviceMismatch {
+                context: "foreign memory (the stream's device)".into(),
+                expected: device.ordinal(),
+                found: stream.device().ordinal(),
+            });
+        }
+        if ptr == 0 && len > 0 {
+            return Err(Error::InvalidSlice { detail: format!("a null pointer for {len} bytes of foreign memory") });
+        }
+        Ok(DeviceBuffer {
+            ptr,
+            len,
+            size: len,
+            stream: stream.clone(),
+            owner: Owner::Foreign {
+                device: device.clone(),
+                lock: device.is_cpu().then(|| RwLock::new(())),
+                _keep: keep,
+            },
+        })
+    }
+
+    /// Whether another library owns the memory ([`DeviceBuffer::foreign`]).
+    pub fn is_foreign(&self) -> bool {
+        matches!(self.owner, Owner::Foreign { .. })
+    }
+
     /// The device address (`CUdeviceptr`; a host address on the CPU device); 0 for an empty
     /// buffer.
     pub fn ptr(&self) -> u64 {
@@ -419,6 +471,7 @@ impl DeviceBuffer {
     pub(crate) fn host_lock(&self) -> Option<&RwLock<()>> {
         match &self.owner {
             Owner::Host { lock, .. } => Some(lock),
+            Owner::Foreign { lock, .. } => lock.as_ref(),
             Owner::Pool { .. } => None,
         }
     }
@@ -437,7 +490,7 @@ impl DeviceBuffer {
     pub fn device(&self) -> &Device {
         match &self.owner {
             Owner::Pool { pool, .. } => &pool.device,
-            Owner::Host { device, .. } => device,
+            Owner::Host { device, .. } | Owner::Foreign { device, .. } => device,
         }
     }
 
@@ -601,6 +654,8 @@ impl Drop for DeviceBuffer {
                     unsafe { std::alloc::dealloc(self.ptr as *mut u8, layout) };
                 }
             }
+            // The owner's guard is dropped with the owner: it releases the memory.
+            Owner::Foreign { .. } => {}
         }
     }
 }

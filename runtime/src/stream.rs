@@ -230,6 +230,72 @@ impl Stream {
         }
     }
 
+    /// A stream another library created (PyTorch's, CuPy's, cudarc's), by its `CUstream`
+    /// handle: cuprum launches, records events and captures graphs on it like on its own, and
+    /// never destroys it. `0` and `1` (`CU_STREAM_LEGACY`) are the legacy default stream, `2`
+    /// (`CU_STREAM_PER_THREAD`) the per-thread one (on the CPU device only these three are
+    /// accepted, as its null streams). An error, with nothing kept, for a handle the driver
+    /// does not know or a stream of another device's context.
+    ///
+    /// # Safety
+    ///
+    /// `handle` must be a stream that stays alive (not destroyed by its owner) for as long as
+    /// the returned [`Stream`] or any clone of it, or any array allocated on it, is in use.
+    pub unsafe fn from_raw(device: &Device, handle: u64) -> Result<Stream> {
+        match handle {
+            0 | 1 => return Ok(Stream::legacy(device)),
+            2 => return Ok(Stream::per_thread(device)),
+            _ if device.is_cpu() => {
+                return Err(Error::Unsupported {
+                    what: format!(
+                        "the CUDA stream {handle:#x} on the CPU device (which has no CUDA streams; give 0, 1 or 2 for its default streams)"
+                    ),
+                });
+            }
+            _ => {}
+        }
+        device.bind_to_thread()?;
+        let ctx = device.cuda_context("a foreign CUDA stream")?;
+        let cu = handle as sys::CUstream;
+        let mut owner: sys::CUcontext = std::ptr::null_mut();
+        // SAFETY: `cu` is a stream handle by the caller's contract; the driver only reads it
+        // and writes the context handle into `owner`.
+        unsafe { sys::cuStreamGetCtx(cu, &mut owner) }.result().map_err(device.driver_fn("cuStreamGetCtx"))?;
+        if owner != ctx.cu_ctx() {
+            return Err(Error::Unsupported {
+                what: format!(
+                    "the CUDA stream {handle:#x}, which belongs to another context than device {}'s primary context (use a stream of that device)",
+                    device.ordinal()
+                ),
+            });
+        }
+        let mut flags: std::ffi::c_uint = 0;
+        // SAFETY: as above; the driver writes the stream's creation flags into `flags`.
+        unsafe { sys::cuStreamGetFlags(cu, &mut flags) }.result().map_err(device.driver_fn("cuStreamGetFlags"))?;
+        let kind = if flags & sys::CUstream_flags::CU_STREAM_NON_BLOCKING as std::ffi::c_uint != 0 {
+            StreamKind::NonBlocking
+        } else {
+            StreamKind::Blocking
+        };
+        // SAFETY: `cu` is a live stream of this device's context (checked above), kept alive by
+        // its owner as long as this stream is used (the caller's contract); it is borrowed, so
+        // neither cudarc nor cuprum destroys it.
+        let raw = unsafe { ctx.wrap_borrowed_stream(cu) };
+        Ok(Stream { queue: Queue::Cuda(raw), device: device.clone(), kind, _owner: None })
+    }
+
+    /// The stream's `CUstream` handle as an integer, for another library (PyTorch's
+    /// `torch.cuda.ExternalStream`, CuPy's `ExternalStream`, DLPack's and the CUDA Array
+    /// Interface's `stream`): 0 for the legacy default stream, 2 for the per-thread one; on the
+    /// CPU device the null streams' numbers (0, 2) and the others' identities, which no CUDA
+    /// library can use.
+    pub fn as_raw(&self) -> u64 {
+        match &self.queue {
+            Queue::Cuda(raw) => raw.cu_stream() as u64,
+            Queue::Host(id) => *id as u64,
+        }
+    }
+
     /// The current stream of this thread's current device.
     pub fn current() -> Result<Stream> {
         Stream::current_for(Device::get_static(Device::current_ordinal())?)

@@ -22,6 +22,7 @@
 pub mod shape;
 
 mod display;
+mod foreign;
 mod interop;
 
 use std::fmt;

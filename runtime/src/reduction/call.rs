@@ -168,7 +168,7 @@ impl<'a, Out: Scalar> ReductionCall<'a, Out> {
             .zip(&held)
             .map(|(a, h)| match h {
                 Some((buf, dtype)) => Arg::In(ArrayArg::scalar_in(buf, *dtype)),
-                None => a.clone(),
+                None => *a,
             })
             .collect();
         let (kernel, instance) = match self.target {
@@ -197,12 +197,15 @@ impl<'a, Out: Scalar> ReductionCall<'a, Out> {
     }
 }
 
+/// A scalar argument's buffer and its dtype.
+type Uploaded = (Array<u64>, DType);
+
 /// The scalar arguments (`Arg::Scalar`, a by-value `eps`) as one-element buffers on `stream`,
 /// in argument order (`None` for the others), with their dtypes: a reduction's loops read every
 /// per-element input from memory, so a scalar is uploaded (16 bytes, the value's C layout) and
 /// passed as a 0-d array that broadcasts over the loop. The buffers go back to the pool, stream
 /// ordered, when the call returns.
-fn upload_scalars(inputs: &[Arg<'_>], stream: &Stream) -> Result<Vec<Option<(Array<u64>, DType)>>> {
+fn upload_scalars(inputs: &[Arg<'_>], stream: &Stream) -> Result<Vec<Option<Uploaded>>> {
     inputs
         .iter()
         .map(|a| match a {
