@@ -123,7 +123,7 @@ pub(crate) fn import(obj: &Bound<'_, PyAny>, interface: &Bound<'_, PyAny>, devic
     let array = crate::with_dtype!(dtype, |T| {
         // SAFETY: the interface describes `shape`/`strides` elements of `dtype` at `ptr` in
         // `device`'s memory, owned by `obj`, which `keep` holds until the last view is dropped.
-        unsafe { Array::<T>::from_raw_parts(ptr, &shape, &strides, device, keep) }
+        unsafe { Array::<T>::from_raw_parts(ptr, shape, strides, device, keep) }
             .map(AnyArray::new)
             .map_err(|e| PyValueError::new_err(format!("cannot take this array: {e}")))
     })?;

@@ -16,7 +16,6 @@ use pyo3::prelude::*;
 use pyo3::ffi;
 
 use crate::any_array::AnyArray;
-use crate::dtype::python_name;
 
 const VERSIONED: &CStr = c"dltensor_versioned";
 const USED_VERSIONED: &CStr = c"used_dltensor_versioned";

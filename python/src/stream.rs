@@ -10,6 +10,8 @@
 //! the legacy default stream, 2 the per-thread default stream, any other value a `CUstream`; 0
 //! is not used (ambiguous).
 
+use std::sync::Arc;
+
 use cuprum::runtime::{Device, Event, Stream};
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
@@ -23,7 +25,7 @@ pub struct CallerStream {
     /// The stream, wrapped with [`Stream::from_raw`] when another library owns it.
     pub stream: Stream,
     /// The Python object owning the stream, if any.
-    pub owner: Option<Py<PyAny>>,
+    pub owner: Option<Arc<Py<PyAny>>>,
 }
 
 impl std::fmt::Debug for CallerStream {
@@ -61,7 +63,7 @@ pub fn caller_stream(obj: &Bound<'_, PyAny>, device: &Device) -> PyResult<Caller
         None => 0,
     };
     let stream = foreign(device, handle)?;
-    Ok(CallerStream { stream, owner: owner.map(Bound::unbind) })
+    Ok(CallerStream { stream, owner: owner.map(|o| Arc::new(o.unbind())) })
 }
 
 /// A stream another library owns, by its protocol number or handle (0 and 1: the legacy default
