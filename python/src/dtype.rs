@@ -29,10 +29,14 @@ pub fn typestr(dtype: DType) -> Option<&'static str> {
 /// when cuprum has no such dtype (big-endian data, strings, records).
 pub fn from_typestr(s: &str) -> Option<DType> {
     let (order, code) = s.split_at_checked(1)?;
-    if !matches!(order, "<" | "|" | "=") && !(order == ">" && code.ends_with('1')) {
-        return None;
-    }
-    if order == "=" && cfg!(target_endian = "big") {
+    let readable = match order {
+        "<" | "|" => true,
+        "=" => cfg!(target_endian = "little"),
+        // Big-endian: only one-byte types, which have no byte order.
+        ">" => code.ends_with('1'),
+        _ => false,
+    };
+    if !readable {
         return None;
     }
     DType::ALL.into_iter().find(|&d| typestr(d).is_some_and(|t| &t[1..] == code))

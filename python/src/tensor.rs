@@ -53,7 +53,7 @@ impl Tensor {
     /// `(device type, device id)` as DLPack numbers them.
     fn dl_device(&self) -> (i32, i32) {
         let d = self.array.device();
-        if d.is_cpu() { (KDL_CPU as i32, 0) } else { (KDL_CUDA as i32, d.ordinal() as i32) }
+        if d.is_cpu() { (KDL_CPU, 0) } else { (KDL_CUDA, d.ordinal() as i32) }
     }
 }
 

@@ -77,7 +77,7 @@ fn axpy(a: f32, x: Input<f32>, mut y: Input<f32>) -> PyResult<()> {
     }
     let config = LaunchConfig::for_elements(y.len(), 256);
     let streams = [y.stream().clone(), x.stream().clone()];
-    launch(&[&streams[0], &streams[1]], || kernels::axpy::launch(&config, a, &*x, &mut *y))
+    launch(&[&streams[0], &streams[1]], || kernels::axpy::launch(&config, a, &x, &mut y))
 }
 
 /// copy(x) -> Tensor: a C-contiguous copy of an array of any dtype (cuprum's built-in copy
