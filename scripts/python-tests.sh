@@ -9,7 +9,10 @@
 # The wheel is built in the dev profile (what CI needs; `maturin build --release` for a wheel to
 # ship) for CUPY_NVCC_GENERATE_CODE, by default sm_90 SASS + compute_90 PTX as scripts/test.sh
 # (unset in a shipping build: cuprum-build's default targets). Cargo shares the workspace's target
-# directory, so the dependencies `cargo test --workspace` built are reused.
+# directory, so the dependencies `cargo test --workspace` built are reused. Not `--locked`:
+# examples/python/Cargo.lock pins what it has, and a dependency the workspace's crates gain later
+# is added to it here rather than failing the build (update the committed lock with
+# `cargo update -w --manifest-path examples/python/Cargo.toml`).
 # Extra arguments go to pytest as they are (e.g. -k softmax).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -32,7 +35,7 @@ export PYO3_PYTHON="$venv/bin/python"
 
 wheels="$root/build-env/python-wheels"
 rm -rf "$wheels"
-maturin build --locked --profile dev --strip -m examples/python/Cargo.toml -o "$wheels"
+maturin build --profile dev --strip -m examples/python/Cargo.toml -o "$wheels"
 wheel=$(ls "$wheels"/*.whl)
 echo "wheel: $(basename "$wheel"), $(du -k "$wheel" | cut -f1) KiB"
 python -m pip install -q --disable-pip-version-check --force-reinstall --no-deps "$wheel"

@@ -26,13 +26,15 @@ extern "C" __global__ void spin_then_fill(long long cycles, float* x, float valu
 CYCLES = 300_000_000  # about 0.15 s
 
 
-def warm_up():
-    """Loads the kernels the stream tests run (a module load may synchronize the device)."""
-    a = cp.ones(4, dtype=cp.float32)
-    ce.copy(a)
-    ce.squared_diff(a, a)
+def warm_up(n):
+    """Loads the kernels the stream tests run and leaves blocks of `n` float32 in cuprum's
+    memory pool (a module load or a new allocation may synchronize the device, which would hide
+    a missing stream dependency)."""
+    a = cp.ones(n, dtype=cp.float32)
+    results = [ce.copy(a), ce.squared_diff(a, a)]
     late_fill(a, 1.0, cycles=0)
     cp.cuda.Device().synchronize()
+    del results
 
 
 def late_fill(x, value, cycles=CYCLES):
@@ -65,9 +67,9 @@ def test_zero_copy_both_ways():
 
 
 def test_runs_on_cupys_current_stream():
-    warm_up()
-    s = cp.cuda.Stream(non_blocking=True)
     n = 1 << 20
+    warm_up(n)
+    s = cp.cuda.Stream(non_blocking=True)
     with s:
         x = cp.zeros(n, dtype=cp.float32)
         late_fill(x, 3.0)
@@ -81,9 +83,9 @@ def test_cai_stream_is_waited_for(monkeypatch):
     """A CUDA Array Interface producer on a non-blocking stream: cuprum (launching on the legacy
     default stream for an object of no known library) waits for the `stream` it names."""
     monkeypatch.delenv("CUPY_CUDA_ARRAY_INTERFACE_SYNC", raising=False)
-    warm_up()
-    s = cp.cuda.Stream(non_blocking=True)
     n = 1 << 20
+    warm_up(n)
+    s = cp.cuda.Stream(non_blocking=True)
     with s:
         x = cp.zeros(n, dtype=cp.float32)
         late_fill(x, 2.0)
@@ -97,9 +99,9 @@ def test_cai_stream_is_waited_for(monkeypatch):
 
 def test_cai_sync_0_does_not_wait(monkeypatch):
     monkeypatch.setenv("CUPY_CUDA_ARRAY_INTERFACE_SYNC", "0")
-    warm_up()
-    s = cp.cuda.Stream(non_blocking=True)
     n = 1 << 20
+    warm_up(n)
+    s = cp.cuda.Stream(non_blocking=True)
     with s:
         x = cp.full(n, 1.0, dtype=cp.float32)
         s.synchronize()

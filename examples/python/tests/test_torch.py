@@ -84,20 +84,23 @@ def test_cuprum_result_dropped_first():
 SLEEP = 200_000_000  # GPU cycles of torch.cuda._sleep: about 0.1 s
 
 
-def warm_up():
-    """Loads the kernel the stream tests run (a module load may synchronize the device)."""
-    a = torch.ones(4, device=DEV)
-    ce.squared_diff(a, a)
+def warm_up(n):
+    """Loads the kernel the stream tests run and leaves a block of `n` float32 in cuprum's
+    memory pool (a module load or a new allocation may synchronize the device, which would hide
+    a missing stream dependency)."""
+    a = torch.ones(n, device=DEV)
+    r = ce.squared_diff(a, a)
     torch.cuda.synchronize()
+    del r
 
 
 def test_runs_on_torchs_current_stream():
     """Producer on a side stream (a long sleep, then the write), cuprum on the same current
     stream, the consumer on it too. Launched on any other stream, cuprum would read x before the
     write (torch's side streams do not synchronize with the legacy default stream)."""
-    warm_up()
-    side = torch.cuda.Stream()
     n = 1 << 20
+    warm_up(n)
+    side = torch.cuda.Stream()
     with torch.cuda.stream(side):
         x = torch.zeros(n, device=DEV)
         y = torch.zeros(n, device=DEV)
@@ -112,9 +115,9 @@ def test_runs_on_torchs_current_stream():
 def test_consumer_on_another_stream_waits_for_the_result():
     """cuprum's kernel queued on a side stream behind a long sleep; the consumer on the default
     stream must see its output (__dlpack__(stream=...) orders the consumer's stream after it)."""
-    warm_up()
-    side = torch.cuda.Stream()
     n = 1 << 20
+    warm_up(n)
+    side = torch.cuda.Stream()
     x = torch.full((n,), 5.0, device=DEV)
     torch.cuda.synchronize()
     with torch.cuda.stream(side):
