@@ -3,7 +3,7 @@
 //! `__cuda_array_interface__` (CuPy, Numba, torch; versions 2 and 3).
 
 use cuprum::runtime::Device;
-use cuprum::runtime::dlpack::ffi::{KDL_CPU, KDL_CUDA};
+use cuprum::runtime::dlpack::ffi::{KDL_CPU, KDL_CUDA, KDL_CUDA_MANAGED};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
@@ -69,8 +69,8 @@ pub fn import(obj: &Bound<'_, PyAny>, launch: Option<&CallerStream>) -> PyResult
     )))
 }
 
-/// The cuprum device of an object with `__dlpack__`, from its `__dlpack_device__()` (a CUDA GPU
-/// or the CPU); the CPU when it has no `__dlpack_device__` (NumPy before 1.22 has neither).
+/// The cuprum device of an object with `__dlpack__`, from its `__dlpack_device__()` (a CUDA GPU,
+/// for device memory and managed memory, or the CPU); the CPU when it has no `__dlpack_device__`.
 fn dlpack_device(obj: &Bound<'_, PyAny>) -> PyResult<Device> {
     if !obj.hasattr("__dlpack_device__")? {
         return Ok(Device::cpu());
@@ -78,12 +78,12 @@ fn dlpack_device(obj: &Bound<'_, PyAny>) -> PyResult<Device> {
     let (kind, id): (i64, usize) = obj.call_method0("__dlpack_device__")?.extract()?;
     if kind == KDL_CPU as i64 {
         Ok(Device::cpu())
-    } else if kind == KDL_CUDA as i64 {
+    } else if kind == KDL_CUDA as i64 || kind == KDL_CUDA_MANAGED as i64 {
         Device::get(id).map_err(to_py_err)
     } else {
         Err(PyValueError::new_err(format!(
-            "the array is on DLPack device type {kind} (device {id}): cuprum takes CUDA device memory (type {}) or host memory on its CPU device (type {})",
-            KDL_CUDA as i64, KDL_CPU as i64
+            "the array is on DLPack device type {kind} (device {id}): cuprum takes CUDA device memory (type {}), managed memory (type {}) or host memory on its CPU device (type {})",
+            KDL_CUDA as i64, KDL_CUDA_MANAGED as i64, KDL_CPU as i64
         )))
     }
 }
