@@ -325,6 +325,13 @@ impl Device {
         }
     }
 
+    /// The device's CUDA context as cudarc's `CudaContext` (the device's primary context), for
+    /// cudarc work on memory and streams cuprum shares (docs/interop.md); an error on the CPU
+    /// device.
+    pub fn cudarc_context(&self) -> Result<Arc<CudaContext>> {
+        self.cuda_context("a cudarc context").cloned()
+    }
+
     /// How the device runs its work.
     pub(crate) fn backend(&self) -> &Backend {
         &self.inner.backend

@@ -2,7 +2,8 @@
 //! arrays seen as rows × columns (the last axis), where each array's element of row `r`,
 //! column `j` is, and the launch configuration (one block per row).
 //!
-//! The macro's generated `NAME::call` builds a [`RowPlan`], allocates the output, makes each
+//! The macro's generated `NAME::call` builds a [`RowPlan`], allocates the output (the plan's
+//! shape, or [`RowPlan::per_row_shape`] for a result that is one value per row), makes each
 //! array C-contiguous ([`contiguous`]) and launches the kernel with the plan's strides.
 
 use crate::array::Array;
@@ -84,6 +85,27 @@ impl RowPlan {
         &self.shape
     }
 
+    /// The output shape of a kernel whose result is one value per row (log-sum-exp): the
+    /// broadcast shape with its last axis of extent 1 (`keepdims`) or without it, as NumPy shapes
+    /// a reduction over the last axis.
+    ///
+    /// Errors: rows of no columns (while there are rows): the row's value would be a reduction of
+    /// nothing, which the unfused function refuses for `max` and `min` (call the unfused function
+    /// for empty rows).
+    pub fn per_row_shape(&self, kernel: &str, keepdims: bool) -> Result<Vec<usize>> {
+        if self.cols == 0 && self.rows != 0 {
+            return Err(Error::InvalidLaunch {
+                kernel: kernel.to_string(),
+                detail: format!(
+                    "its result is one value per row of {:?}, whose rows have no columns; call the unfused function for empty rows",
+                    self.shape
+                ),
+            });
+        }
+        let lead = &self.shape[..self.shape.len() - 1];
+        Ok(if keepdims { lead.iter().copied().chain([1]).collect() } else { lead.to_vec() })
+    }
+
     /// The number of columns (the last axis' extent), as the kernel takes it.
     pub fn cols(&self) -> i64 {
         self.cols as i64
@@ -157,6 +179,23 @@ mod tests {
         assert_eq!(launch(&[5, 255], 4), (32, 0));
         assert_eq!(launch(&[5, 7], 4), (32, 0));
         assert_eq!(launch(&[4, 4096], 16), (128, 0));
+    }
+
+    #[test]
+    fn a_per_row_result_drops_or_keeps_the_last_axis() {
+        let plan = RowPlan::new("k", &["x"], &[&[2, 3, 100]], &[-1]).unwrap();
+        assert_eq!(plan.per_row_shape("k", true).unwrap(), vec![2, 3, 1]);
+        assert_eq!(plan.per_row_shape("k", false).unwrap(), vec![2, 3]);
+        let vector = RowPlan::new("k", &["x"], &[&[7]], &[-1]).unwrap();
+        assert_eq!(vector.per_row_shape("k", true).unwrap(), vec![1]);
+        assert_eq!(vector.per_row_shape("k", false).unwrap(), Vec::<usize>::new());
+        let no_rows = RowPlan::new("k", &["x"], &[&[0, 5]], &[-1]).unwrap();
+        assert_eq!(no_rows.per_row_shape("k", false).unwrap(), vec![0]);
+        let no_columns = RowPlan::new("k", &["x"], &[&[4, 0]], &[-1]).unwrap();
+        match no_columns.per_row_shape("k", true) {
+            Err(Error::InvalidLaunch { detail, .. }) => assert!(detail.contains("no columns"), "{detail}"),
+            other => panic!("expected InvalidLaunch, got {other:?}"),
+        }
     }
 
     #[test]

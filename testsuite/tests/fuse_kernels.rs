@@ -1,5 +1,5 @@
-//! `#[fuse]` functions for `gpu_fuse.rs`: one of each plan (elementwise, one reduction, rows),
-//! generic and concrete, with scalars, broadcasting and an inlined `#[elementwise]` kernel.
+//! `#[fuse]` functions for `gpu_fuse.rs`: one of each plan (elementwise, one reduction, rows of
+//! elements or one value per row), generic and concrete, with scalars, broadcasting and an inlined `#[elementwise]` kernel.
 #![allow(dead_code)]
 
 use cuprum::prelude::*;
@@ -34,6 +34,13 @@ pub fn squared_distance(x: &Array<f32>, y: &Array<f32>) -> Result<Array<f32>> {
     (&d * &d)?.sum().axis(-1).run()
 }
 
+/// Ends in a reduction, with a scalar parameter (given by value at the call).
+#[fuse]
+pub fn scaled_squared_distance(x: &Array<f32>, y: &Array<f32>, s: f32) -> Result<Array<f32>> {
+    let d = ((x - y)? * s)?;
+    (&d * &d)?.sum().axis(-1).run()
+}
+
 /// Ends in a reduction over everything.
 #[fuse]
 pub fn max_abs(x: &Array<f64>) -> Result<Array<f64>> {
@@ -47,6 +54,22 @@ pub fn softmax<T: Float>(x: &Array<T>) -> Result<Array<T>> {
     let e = (x - &m)?.exp()?;
     let s = e.sum().axis(-1).keepdims(true).run()?;
     &e / &s
+}
+
+/// Log-sum-exp over the last axis: two row reductions, one value per row (the axis kept).
+#[fuse(instances = [f32, f64])]
+pub fn logsumexp<T: Float>(x: &Array<T>) -> Result<Array<T>> {
+    let m = x.max().axis(-1).keepdims(true).run()?;
+    let s = (x - &m)?.exp()?.sum().axis(-1).keepdims(true).run()?;
+    &s.log()? + &m
+}
+
+/// The sum of `exp(x - max)` over the last axis, ending in a reduction without `keepdims`: one
+/// value per row, the axis dropped.
+#[fuse]
+pub fn sum_exp_shifted(x: &Array<f32>) -> Result<Array<f32>> {
+    let m = x.max().axis(-1).keepdims(true).run()?;
+    (x - &m)?.exp()?.sum().axis(-1).run()
 }
 
 /// Layer norm over the last axis, with per-column scale and shift (broadcast) and a scalar.

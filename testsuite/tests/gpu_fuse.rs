@@ -23,6 +23,7 @@ on_both_devices!(
     an_inlined_elementwise_kernel_in_each_instance,
     ending_in_a_reduction,
     softmax_over_rows,
+    log_sum_exp_one_value_per_row,
     layer_norm_with_broadcast_scale_and_shift,
     rows_of_any_length_and_non_contiguous_input,
     shapes_a_row_kernel_refuses
@@ -126,6 +127,15 @@ fn ending_in_a_reduction() {
     assert_eq!(got.shape(), &[rows]);
     check("squared distance", &f64s(&got), &want, 1e-4);
     check("unfused", &f64s(&k::squared_distance(&x, &y).unwrap()), &want, 1e-4);
+    // A scalar parameter, by value.
+    let s = rng.range(0.5, 2.0) as f32;
+    let want_scaled: Vec<f64> = (0..rows)
+        .map(|r| (0..cols).map(|c| (((xs[r * cols + c] as f32 - ys[r * cols + c] as f32) * s) as f64).powi(2)).sum())
+        .collect();
+    poison(rows, f32::NAN);
+    let got = k::scaled_squared_distance::call(&x, &y, s).unwrap();
+    check("scaled squared distance", &f64s(&got), &want_scaled, 1e-4);
+    check("unfused scaled", &f64s(&k::scaled_squared_distance(&x, &y, s).unwrap()), &want_scaled, 1e-4);
 
     let (zs, n) = random(&[5, 777], -9.0, 9.0, &mut rng);
     let z = array(&[5, 777], &zs, |v| v);
@@ -134,6 +144,7 @@ fn ending_in_a_reduction() {
     assert_eq!(got.len(), 1);
     assert_eq!(got.to_vec().unwrap()[0], want, "max |z| over {n} elements");
     precompiled("squared_distance");
+    precompiled("scaled_squared_distance");
     precompiled("max_abs");
 }
 
@@ -163,6 +174,66 @@ fn softmax_over_rows() {
         check(&format!("softmax f64 ({rows}, {cols})"), &k::softmax::call(&x64).unwrap().to_vec().unwrap(), &softmax_reference(&xs, cols), 1e-12);
     }
     precompiled("softmax");
+}
+
+/// Per row: (max, sum of exp(x - max)).
+fn max_and_sum_exp(xs: &[f64], cols: usize) -> Vec<(f64, f64)> {
+    xs.chunks(cols)
+        .map(|row| {
+            let m = row.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
+            (m, row.iter().map(|v| (v - m).exp()).sum())
+        })
+        .collect()
+}
+
+fn log_sum_exp_one_value_per_row() {
+    let mut rng = Rng::new();
+    for shape in [&[7, 1][..], &[33, 100], &[6, 1000], &[4, 5000], &[3, 5, 777], &[2049]] {
+        let (lead, cols) = (&shape[..shape.len() - 1], shape[shape.len() - 1]);
+        let rows: usize = lead.iter().product();
+        let kept: Vec<usize> = lead.iter().copied().chain([1]).collect();
+        let (xs, _) = random(shape, -8.0, 8.0, &mut rng);
+        let x = array(shape, &xs, |v| v as f32);
+        let rounded: Vec<f64> = xs.iter().map(|&v| (v as f32) as f64).collect();
+        let per_row = max_and_sum_exp(&rounded, cols);
+        let want: Vec<f64> = per_row.iter().map(|&(m, s)| m + s.ln()).collect();
+        poison(rows, f32::NAN);
+        let got = k::logsumexp::call(&x).unwrap();
+        assert_eq!(got.shape(), &kept[..], "logsumexp of {shape:?}");
+        check(&format!("logsumexp f32 {shape:?}"), &f64s(&got), &want, 1e-5);
+        let unfused = k::logsumexp(&x).unwrap();
+        assert_eq!(unfused.shape(), &kept[..], "unfused logsumexp of {shape:?}");
+        check(&format!("unfused logsumexp {shape:?}"), &f64s(&unfused), &want, 1e-5);
+        let x64 = array(shape, &xs, |v| v);
+        let want64: Vec<f64> = max_and_sum_exp(&xs, cols).iter().map(|&(m, s)| m + s.ln()).collect();
+        poison(rows, f64::NAN);
+        let got64 = k::logsumexp::call(&x64).unwrap();
+        assert_eq!(got64.shape(), &kept[..]);
+        check(&format!("logsumexp f64 {shape:?}"), &got64.to_vec().unwrap(), &want64, 1e-12);
+        // Ending in the sum without `keepdims`: the last axis is dropped (NumPy's shape).
+        let want: Vec<f64> = per_row.iter().map(|&(_, s)| s).collect();
+        poison(rows, f32::NAN);
+        let got = k::sum_exp_shifted::call(&x).unwrap();
+        assert_eq!(got.shape(), lead, "sum_exp_shifted of {shape:?}");
+        check(&format!("sum_exp_shifted {shape:?}"), &f64s(&got), &want, 1e-5);
+        let unfused = k::sum_exp_shifted(&x).unwrap();
+        assert_eq!(unfused.shape(), lead, "unfused sum_exp_shifted of {shape:?}");
+        check(&format!("unfused sum_exp_shifted {shape:?}"), &f64s(&unfused), &want, 1e-5);
+    }
+    // No rows: an empty result of the per-row shape; rows of no columns are refused.
+    let empty = Array::<f32>::from_shape_vec(vec![0, 16], Vec::new()).unwrap();
+    assert_eq!(k::logsumexp::call(&empty).unwrap().shape(), &[0, 1]);
+    assert_eq!(k::sum_exp_shifted::call(&empty).unwrap().shape(), &[0]);
+    let no_columns = Array::<f32>::from_shape_vec(vec![4, 0], Vec::new()).unwrap();
+    match k::logsumexp::call(&no_columns) {
+        Err(Error::InvalidLaunch { kernel, detail }) => {
+            assert_eq!(kernel, "logsumexp");
+            assert!(detail.contains("no columns"), "{detail}");
+        }
+        other => panic!("expected InvalidLaunch, got {other:?}"),
+    }
+    precompiled("logsumexp");
+    precompiled("sum_exp_shifted");
 }
 
 fn layer_norm_with_broadcast_scale_and_shift() {

@@ -13,14 +13,14 @@
 //! | --- | --- |
 //! | elementwise | the kernel's `call` (broadcasting, scalars by value) |
 //! | one reduction | the reduction's `call`, configured with the axes and `keepdims` written, `run` |
-//! | rows | `fuse::RowPlan` of the arrays' shapes, the output allocated, the raw kernel launched with a block per row |
+//! | rows | `fuse::RowPlan` of the arrays' shapes, the output allocated (the plan's shape, or one value per row: `RowPlan::per_row_shape`), the raw kernel launched with a block per row |
 
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote, ToTokens};
 
 use super::Context;
 use crate::attr_kind::AttrKind;
-use crate::fuse::{Fused, Passes, ROW_BLOCK, ROW_COLS, ROW_OUT, ROW_REGS};
+use crate::fuse::{Fused, Passes, RowResult, ROW_BLOCK, ROW_COLS, ROW_OUT, ROW_REGS};
 
 /// The expansion of `#[fuse(attr)] item`.
 pub fn expand_fuse(attr: TokenStream, item: TokenStream, cx: &Context) -> TokenStream {
@@ -100,7 +100,7 @@ fn call_fn(f: &syn::ItemFn, fused: &Fused, hidden: &syn::Ident) -> TokenStream {
             let keepdims = keepdims.as_ref().map(|e| quote!(.keepdims(#e)));
             quote!(#kernel::call(#(#idents),*) #axis #axes #keepdims .run())
         }
-        Passes::Rows { axes, cached } => {
+        Passes::Rows { axes, cached, result } => {
             let cached_ty = &fused.params[*cached].elem;
             let arrays: Vec<&syn::Ident> = fused.params.iter().filter(|p| p.array).map(|p| &p.name).collect();
             let names: Vec<String> = arrays.iter().map(|a| a.to_string()).collect();
@@ -127,10 +127,14 @@ fn call_fn(f: &syn::ItemFn, fused: &Fused, hidden: &syn::Ident) -> TokenStream {
             let (regs, block) = (proc_macro2::Literal::usize_unsuffixed(ROW_REGS), proc_macro2::Literal::u32_unsuffixed(ROW_BLOCK as u32));
             // The cached parameter's position among the array operands (RowPlan's numbering).
             let cached_k = fused.params[..*cached].iter().filter(|p| p.array).count();
+            let shape = match result {
+                RowResult::Elements => quote!(__cuprum_plan.shape()),
+                RowResult::PerRow { keepdims } => quote!(__cuprum_plan.per_row_shape(#name_str, #keepdims)?),
+            };
             quote! {
                 let __cuprum_plan = __cuprum::fuse::RowPlan::new(#name_str, &[#(#names),*], &[#(#arrays.shape()),*], &[#((#axes) as isize),*])?;
                 let __cuprum_stream = __cuprum::Stream::current_for(#first.device())?;
-                let mut #out_ident = __cuprum::Array::<#out>::empty_on(__cuprum_plan.shape(), &__cuprum_stream)?;
+                let mut #out_ident = __cuprum::Array::<#out>::empty_on(#shape, &__cuprum_stream)?;
                 if __cuprum_plan.is_empty() {
                     return ::core::result::Result::Ok(#out_ident);
                 }
@@ -139,10 +143,11 @@ fn call_fn(f: &syn::ItemFn, fused: &Fused, hidden: &syn::Ident) -> TokenStream {
                 let (__cuprum_config, __cuprum_cache) = __cuprum_plan.config(#cached_k, ::core::mem::size_of::<#cached_ty>(), #regs, #block);
                 // SAFETY: the kernel reads operand `k`'s element (r, j) at `r * rs + j * cs` for r
                 // below the plan's rows and j below its columns, and writes the output's at
-                // `r * cols + j`: `RowPlan::new` checked each operand's shape against the output's
-                // (its row stride is 0 or its row length, its column stride 0 or 1, which the
-                // kernel takes as a mask of the column: all ones or 0), every operand
-                // is C-contiguous, the output has the plan's shape, and the plan's launch has one
+                // `r * cols + j` (a per-row result: at `r`): `RowPlan::new` checked each operand's
+                // shape against the output's (its row stride is 0 or its row length, its column
+                // stride 0 or 1, which the kernel takes as a mask of the column: all ones or 0),
+                // every operand is C-contiguous, the output has the plan's shape (a per-row result:
+                // one element per row, `per_row_shape`), and the plan's launch has one
                 // block per row and at most 1024 threads (32 warps, the partials' slots); with
                 // `__cuprum_cache` = 1 it has exactly ROW_BLOCK threads, at least `cols / ROW_REGS`
                 // (each thread's columns of the cached row fit its registers) and the cached operand's column

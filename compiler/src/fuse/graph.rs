@@ -90,8 +90,8 @@ pub struct Reduce {
     pub keepdims: Option<syn::Expr>,
 }
 
-/// How a value varies: the same everywhere, once per row (a reduction kept as an axis of
-/// extent 1), or per element.
+/// How a value varies: the same everywhere, once per row (a reduction over the last axis, kept
+/// as an axis of extent 1 or, at the end, dropped), or per element.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Class {
     Uniform,
@@ -328,7 +328,9 @@ impl Reader<'_> {
             "clone" if m.args.is_empty() => self.expr(&m.receiver),
             "exp" | "log" | "sqrt" | "sin" | "cos" | "tanh" | "abs" if m.args.is_empty() => {
                 let a = self.expr(&m.receiver)?;
-                Some(self.derived(Op::Method(m.method.clone(), a, Vec::new()), &[a], span))
+                // The arrays' natural logarithm is NumPy's `log`, the kernel language's Rust's `ln`.
+                let scalar = if name == "log" { syn::Ident::new("ln", m.method.span()) } else { m.method.clone() };
+                Some(self.derived(Op::Method(scalar, a, Vec::new()), &[a], span))
             }
             "maximum" | "minimum" if m.args.len() == 1 => {
                 let a = self.expr(&m.receiver);

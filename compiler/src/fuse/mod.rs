@@ -7,7 +7,7 @@
 //! (`write.rs`): an `#[elementwise]` function (no reduction), a `#[reduction]` whose map is the
 //! fused expression (the result is one reduction), or a `#[rawkernel]` that runs each row in one
 //! block (reductions over the last axis kept as an axis of extent 1, then elementwise work over
-//! the same rows: softmax, layer norm). From there the generated item goes down the same pipeline
+//! the same rows: softmax, layer norm; or a result that is one value per row: log-sum-exp). From there the generated item goes down the same pipeline
 //! as one the user wrote: the file's translation (`front::lower_file`, so the build precompiles
 //! it), the macro's typed API, the CPU device's host copy, the JIT fallback.
 //!
@@ -36,8 +36,19 @@ pub enum Passes {
     Reduce { axis: Option<syn::Expr>, axes: Option<syn::Expr>, keepdims: Option<syn::Expr> },
     /// One raw kernel, one block per row of the broadcast shape; `axes` are the axes the
     /// reductions name (each must be the last: checked at the call, where the rank is known);
-    /// `cached` the parameter whose row the kernel keeps in registers.
-    Rows { axes: Vec<syn::Expr>, cached: usize },
+    /// `cached` the parameter whose row the kernel keeps in registers; `result` what it writes.
+    Rows { axes: Vec<syn::Expr>, cached: usize, result: RowResult },
+}
+
+/// What a row kernel writes.
+#[derive(Debug, Clone)]
+pub enum RowResult {
+    /// Every element of the rows (the broadcast shape of the arguments: softmax, layer norm).
+    Elements,
+    /// One value per row (log-sum-exp): the broadcast shape with its last axis of extent 1 where
+    /// `keepdims` is true (a kept reduction, or arithmetic on kept reductions), without it where
+    /// false (the function ends in a reduction over the last axis written without `keepdims`).
+    PerRow { keepdims: Box<syn::Expr> },
 }
 
 /// A `#[fuse]` function as a kernel of an existing kind.
@@ -149,20 +160,26 @@ fn passes(g: &Graph, diags: &mut Diagnostics) -> Option<Passes> {
                 return None;
             }
             if r.op == ReduceOp::Mean {
-                diags.error(out.span, "a `#[fuse]` function that ends in a reduction takes `sum`, `prod`, `max` or `min` (a mean: the sum, divided after the call)");
-            }
-            if let Some(p) = g.params.iter().find(|p| !p.array) {
-                diags.error(p.name.span(), "a `#[fuse]` function that ends in a reduction takes arrays only (pass a scalar as a one-element array)");
+                diags.error(out.span, "a `#[fuse]` function whose only reduction is its result (one reduction kernel) takes `sum`, `prod`, `max` or `min` (a mean: the sum, divided after the call)");
             }
             return Some(Passes::Reduce { axis: r.axis.clone(), axes: r.axes.clone(), keepdims: r.keepdims.clone() });
         }
-    // Row-wise: every reduction runs over the last axis, kept, and feeds elementwise work.
+    // Row-wise: every reduction runs over the last axis; each that feeds more work keeps it; the
+    // result is the rows' elements, or one value per row.
     let mut axes = Vec::new();
     let mut ok = true;
     for &n in &reductions {
         let Op::Reduce(r) = &g.nodes[n].op else { continue };
         let keeps = matches!(&r.keepdims, Some(syn::Expr::Lit(l)) if matches!(&l.lit, syn::Lit::Bool(b) if b.value));
-        if r.axes.is_some() || r.axis.is_none() || !keeps {
+        if n == g.out && (r.axes.is_some() || r.axis.is_none()) {
+            diags.error(
+                g.nodes[n].span,
+                "a `#[fuse]` function that ends in a reduction after other reductions reduces the last axis: `.axis(-1)` (one value per row), with `.keepdims(true)` or without",
+            );
+            ok = false;
+            continue;
+        }
+        if n != g.out && (r.axes.is_some() || r.axis.is_none() || !keeps) {
             diags.error(
                 g.nodes[n].span,
                 "a reduction that feeds more work in a `#[fuse]` function runs over the last axis and keeps it: `.axis(-1).keepdims(true)`",
@@ -176,9 +193,15 @@ fn passes(g: &Graph, diags: &mut Diagnostics) -> Option<Passes> {
         }
         axes.push(r.axis.clone().unwrap());
     }
-    if out.class != Class::Elem {
-        diags.error(out.span, "a row-wise `#[fuse]` function returns an array of the arguments' shape (a per-row result: end in the reduction alone)");
-        ok = false;
-    }
-    ok.then(|| Passes::Rows { axes, cached: write::cached_param(g) })
+    let result = match &out.op {
+        _ if out.class == Class::Elem => RowResult::Elements,
+        // Ends in a reduction over the last axis: NumPy's shape for its `keepdims`.
+        Op::Reduce(r) => RowResult::PerRow { keepdims: Box::new(r.keepdims.clone().unwrap_or_else(|| syn::parse_quote!(false))) },
+        // Arithmetic on kept reductions (each checked above): one value per row, the axis kept.
+        _ => RowResult::PerRow { keepdims: Box::new(syn::parse_quote!(true)) },
+    };
+    ok.then(|| Passes::Rows { axes, cached: write::cached_param(g), result })
 }
+
+#[cfg(test)]
+mod tests;

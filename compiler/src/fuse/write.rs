@@ -426,11 +426,13 @@ pub fn cached_param(g: &Graph) -> usize {
 /// one block per row (`grid.x` = rows, `block.x` a multiple of 32 up to 1024). Each reduction is
 /// one pass over the row (an unrolled strided loop per thread, a warp shuffle tree, one partial per
 /// warp in shared memory); values computed once per row sit in registers; the last pass writes the
-/// row.
+/// row, or, for a result that is one value per row (log-sum-exp: the result's class is
+/// [`Class::Row`]), thread 0 writes that value once the last reduction is done.
 ///
 /// Parameters: each array parameter `x` as `x: &[T], x_rs: i64, x_cs: i64` (its element at row
 /// `r`, column `j` is `x[r * x_rs + j * x_cs]`: 0 for a broadcast axis), each scalar by value,
-/// then `fused_out: &mut [U]` (C-contiguous), `fused_cols: i64` and `fused_cache: i64` (nonzero:
+/// then `fused_out: &mut [U]` (C-contiguous: `rows × fused_cols` elements, or `rows` for a per-row
+/// result), `fused_cols: i64` and `fused_cache: i64` (nonzero:
 /// the launch has at least `fused_cols / ROW_REGS` threads, so that each thread can hold its
 /// columns of the cached parameter's row in registers, [`Cache`]). Unchecked: the caller
 /// (`runtime::fuse::RowPlan`, through the generated `call`) guarantees every index is in range.
@@ -469,7 +471,11 @@ pub fn rows(f: &syn::ItemFn, g: &Graph, out: &syn::Type, floats: &[String], cach
         Op::Reduce(r) => Some(r.arg),
         _ => None,
     });
-    let keep = passes.chain([g.out]).filter(|&root| loads_of(root).contains(&cached)).count() > 1;
+    // The result is the rows' elements (a last pass computes and writes them), or one value per
+    // row (computed once the last reduction is done: no pass of its own).
+    let elements = g.nodes[g.out].class == Class::Elem;
+    let last_pass = elements.then_some(g.out);
+    let keep = passes.chain(last_pass).filter(|&root| loads_of(root).contains(&cached)).count() > 1;
     let mut stored = false;
     let mut mode = |root: usize| {
         if !keep || !loads_of(root).contains(&cached) {
@@ -539,8 +545,19 @@ pub fn rows(f: &syn::ItemFn, g: &Graph, out: &syn::Type, floats: &[String], cach
         }
     }
     let result = value(g, g.out);
-    let last = mode(g.out);
-    body.push(row_loop(g, g.out, &|_| quote!(#fused_out[fused_base_out + fused_c as usize] = #result;), last));
+    if elements {
+        let last = mode(g.out);
+        body.push(row_loop(g, g.out, &|_| quote!(#fused_out[fused_base_out + fused_c as usize] = #result;), last));
+    } else {
+        // After the last reduction every thread holds the row's value: one writes it.
+        body.push(quote! {
+            if fused_tid == 0 {
+                #fused_out[fused_row as usize] = #result;
+            }
+        });
+    }
+    // Where the row's output starts (a per-row result: one element per row, at `fused_row`).
+    let base_out = elements.then(|| quote!(let fused_base_out = (fused_row * #cols) as usize;));
     // Where each array parameter's row starts, and its column mask ([`global`]).
     let bases = g.params.iter().filter(|p| p.array).map(|p| {
         let n = &p.name;
@@ -569,7 +586,7 @@ pub fn rows(f: &syn::ItemFn, g: &Graph, out: &syn::Type, floats: &[String], cach
             let fused_tid = thread_idx().x;
             let fused_nt = block_dim().x;
             let fused_n = #cols as u32;
-            let fused_base_out = (fused_row * #cols) as usize;
+            #base_out
             #(#bases)*
             let fused_lane = lane_id();
             let fused_warp = (fused_tid / 32) as usize;

@@ -21,6 +21,7 @@
 
 pub mod shape;
 
+mod cudarc;
 mod display;
 mod foreign;
 mod interop;

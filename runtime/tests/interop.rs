@@ -1,5 +1,5 @@
-//! DLPack both ways and arrays over foreign memory (`cuprum_runtime::dlpack`,
-//! `Array::from_raw_parts`), on the CPU device here and on a GPU with `--include-ignored`: the
+//! DLPack both ways, arrays over foreign memory (`cuprum_runtime::dlpack`,
+//! `Array::from_raw_parts`), cudarc slices and views, foreign streams, on the CPU device here and on a GPU with `--include-ignored`: the
 //! imported array views the producer's memory (same address, writes seen both ways), the
 //! producer's deleter runs exactly once when the last view is gone and never on an error, every
 //! dtype round-trips, strided and reversed views read the right elements, bad tensors are
@@ -316,4 +316,33 @@ fn a_foreign_cuda_stream_runs_launches_and_is_not_destroyed() {
         result::stream::synchronize(raw).unwrap();
         result::stream::destroy(raw).unwrap();
     }
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn cudarc_slices_and_views_are_zero_copy() {
+    let device = Device::get(0).unwrap();
+    let _current = device.use_scoped().unwrap();
+    let ctx = device.cudarc_context().unwrap();
+    let cs = ctx.default_stream();
+    let xs = random_f32(1000);
+    // A cudarc slice becomes an array (same memory), freed by cudarc with the last view.
+    let slice = cs.clone_htod(&xs).unwrap();
+    let a = Array::from_cuda_slice(slice).unwrap();
+    assert!(a.buffer().is_foreign());
+    assert_eq!(a.to_vec().unwrap(), xs);
+    let y = (&a * 2.0f32).unwrap();
+    drop(a);
+    // A cudarc view of cuprum's array: cudarc reads it, on cuprum's current stream.
+    let back = y.with_cuda_view(|v, s| s.clone_dtoh(v).unwrap()).unwrap();
+    assert_eq!(back, xs.iter().map(|v| v * 2.0).collect::<Vec<_>>());
+    // ... and writes it.
+    let mut z = Array::<f32>::full([1000usize], f32::NAN).unwrap();
+    z.with_cuda_view_mut(|v, s| s.memcpy_htod(&xs, v).unwrap()).unwrap();
+    assert_eq!(z.to_vec().unwrap(), xs);
+    // A non-contiguous array has no view.
+    let m = Array::from_shape_vec([10usize, 100], xs.clone()).unwrap();
+    assert!(m.transpose().with_cuda_view(|_, _| ()).unwrap_err().to_string().contains("C-contiguous"));
+    // The array still works after the view (its memory was not freed by the view's slice).
+    assert_eq!(y.to_vec().unwrap()[3], xs[3] * 2.0);
 }
