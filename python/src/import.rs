@@ -5,6 +5,7 @@
 use cuprum::runtime::Device;
 use cuprum::runtime::dlpack::ffi::{KDL_CPU, KDL_CUDA, KDL_CUDA_MANAGED};
 use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
@@ -36,21 +37,21 @@ pub fn import(obj: &Bound<'_, PyAny>, launch: Option<&CallerStream>) -> PyResult
         let array = t.array().clone();
         return Ok((array, stream));
     }
-    if obj.hasattr("__dlpack__")? {
+    if obj.hasattr(intern!(obj.py(), "__dlpack__"))? {
         let device = dlpack_device(obj)?;
         let stream = pick(&device)?;
         let number = protocol_number(&stream.stream);
         let py = obj.py();
         let kwargs = PyDict::new(py);
-        kwargs.set_item("stream", number)?;
-        kwargs.set_item("max_version", (1, 0))?;
-        let capsule = match obj.call_method("__dlpack__", (), Some(&kwargs)) {
+        kwargs.set_item(intern!(py, "stream"), number)?;
+        kwargs.set_item(intern!(py, "max_version"), (1, 0))?;
+        let capsule = match obj.call_method(intern!(py, "__dlpack__"), (), Some(&kwargs)) {
             Ok(c) => c,
             Err(e) if e.is_instance_of::<PyTypeError>(py) => {
                 // A producer of DLPack before 1.0 (NumPy < 2.1, torch < 2.4) has no max_version.
                 let legacy = PyDict::new(py);
-                legacy.set_item("stream", number)?;
-                obj.call_method("__dlpack__", (), Some(&legacy))?
+                legacy.set_item(intern!(py, "stream"), number)?;
+                obj.call_method(intern!(py, "__dlpack__"), (), Some(&legacy))?
             }
             Err(e) => return Err(e),
         };
@@ -72,10 +73,11 @@ pub fn import(obj: &Bound<'_, PyAny>, launch: Option<&CallerStream>) -> PyResult
 /// The cuprum device of an object with `__dlpack__`, from its `__dlpack_device__()` (a CUDA GPU,
 /// for device memory and managed memory, or the CPU); the CPU when it has no `__dlpack_device__`.
 fn dlpack_device(obj: &Bound<'_, PyAny>) -> PyResult<Device> {
-    if !obj.hasattr("__dlpack_device__")? {
+    let py = obj.py();
+    if !obj.hasattr(intern!(py, "__dlpack_device__"))? {
         return Ok(Device::cpu());
     }
-    let (kind, id): (i64, usize) = obj.call_method0("__dlpack_device__")?.extract()?;
+    let (kind, id): (i64, usize) = obj.call_method0(intern!(py, "__dlpack_device__"))?.extract()?;
     if kind == KDL_CPU as i64 {
         Ok(Device::cpu())
     } else if kind == KDL_CUDA as i64 || kind == KDL_CUDA_MANAGED as i64 {

@@ -14,6 +14,7 @@ use std::sync::Arc;
 
 use cuprum::runtime::{Device, Event, Stream};
 use pyo3::exceptions::PyTypeError;
+use pyo3::intern;
 use pyo3::prelude::*;
 
 use crate::error::to_py_err;
@@ -43,10 +44,10 @@ pub fn caller_stream(obj: &Bound<'_, PyAny>, device: &Device) -> PyResult<Caller
         let stream = Stream::current_for(device).map_err(to_py_err)?;
         return Ok(CallerStream { stream, owner: None });
     }
-    let module: String = obj.get_type().getattr("__module__")?.extract().unwrap_or_default();
+    let module: String = obj.get_type().getattr(intern!(py, "__module__"))?.extract().unwrap_or_default();
     let owner = if module == "torch" || module.starts_with("torch.") {
         let torch = py.import("torch")?;
-        Some(torch.getattr("cuda")?.call_method1("current_stream", (device.ordinal(),))?)
+        Some(torch.getattr(intern!(py, "cuda"))?.call_method1(intern!(py, "current_stream"), (device.ordinal(),))?)
     } else if module == "cupy" || module.starts_with("cupy.") || module.starts_with("cupy_backends") {
         let cuda = py.import("cupy")?.getattr("cuda")?;
         match cuda.call_method1("get_current_stream", (device.ordinal(),)) {
@@ -58,8 +59,8 @@ pub fn caller_stream(obj: &Bound<'_, PyAny>, device: &Device) -> PyResult<Caller
         None
     };
     let handle = match &owner {
-        Some(s) if s.hasattr("cuda_stream")? => s.getattr("cuda_stream")?.extract::<u64>()?,
-        Some(s) => s.getattr("ptr")?.extract::<u64>()?,
+        Some(s) if s.hasattr(intern!(py, "cuda_stream"))? => s.getattr(intern!(py, "cuda_stream"))?.extract::<u64>()?,
+        Some(s) => s.getattr(intern!(py, "ptr"))?.extract::<u64>()?,
         None => 0,
     };
     let stream = foreign(device, handle)?;
