@@ -8,7 +8,7 @@
 //! 3). A version-2 export has no stream to hand over, so the result's stream is synchronized
 //! first (that stream only, not the device).
 
-use cuprum::runtime::{Array, Device, Stream};
+use cuprum::runtime::{Array, DType, Device, Stream};
 use pyo3::exceptions::{PyAttributeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyTuple};
@@ -61,10 +61,21 @@ pub(crate) fn device_of(obj: &Bound<'_, PyAny>) -> PyResult<Device> {
     Ok(device)
 }
 
-/// A cuprum view of the memory `obj.__cuda_array_interface__` describes (zero-copy; `obj` is
-/// kept alive by the view) on `device` ([`device_of`]). With the producer's `stream` given (and
-/// `CUPY_CUDA_ARRAY_INTERFACE_SYNC` not 0), `launch` waits for that stream first.
-pub(crate) fn import(obj: &Bound<'_, PyAny>, interface: &Bound<'_, PyAny>, device: &Device, launch: &Stream) -> PyResult<AnyArray> {
+/// What a producer's `__cuda_array_interface__` describes, read and checked before anything is
+/// taken.
+pub(crate) struct Interface {
+    dtype: DType,
+    shape: Vec<usize>,
+    /// In elements.
+    strides: Vec<isize>,
+    ptr: u64,
+    /// The producer's stream (version 3, not None), by its protocol number.
+    stream: Option<u64>,
+}
+
+/// Reads `obj.__cuda_array_interface__`: `TypeError` for a dtype cuprum does not have,
+/// `ValueError` for what it cannot take (a mask, strides that are not whole elements, stream 0).
+pub(crate) fn parse(interface: &Bound<'_, PyAny>) -> PyResult<Interface> {
     let d = interface.downcast::<PyDict>().map_err(|_| PyTypeError::new_err("__cuda_array_interface__ is not a dict"))?;
     let get = |k: &str| -> PyResult<Bound<'_, PyAny>> {
         d.get_item(k)?.ok_or_else(|| PyValueError::new_err(format!("__cuda_array_interface__ has no '{k}'")))
@@ -108,26 +119,37 @@ pub(crate) fn import(obj: &Bound<'_, PyAny>, interface: &Bound<'_, PyAny>, devic
             s
         }
     };
-    if version >= 3
-        && let Some(s) = d.get_item("stream")?
-        && !s.is_none()
+    let stream = match d.get_item("stream")? {
+        Some(s) if version >= 3 && !s.is_none() => {
+            let number: u64 = s.extract()?;
+            if number == 0 {
+                return Err(PyValueError::new_err("__cuda_array_interface__: stream 0 is disallowed (ambiguous); 1 is the legacy default stream"));
+            }
+            Some(number)
+        }
+        _ => None,
+    };
+    Ok(Interface { dtype, shape, strides, ptr, stream })
+}
+
+/// A cuprum view of the memory an [`Interface`] of `obj` describes (zero-copy; `obj` is kept
+/// alive by the view) on `device` ([`device_of`]). With the producer's `stream` given (and
+/// `CUPY_CUDA_ARRAY_INTERFACE_SYNC` not 0), `launch` waits for that stream first.
+pub(crate) fn import(obj: &Bound<'_, PyAny>, interface: Interface, device: &Device, launch: &Stream) -> PyResult<AnyArray> {
+    let Interface { dtype, shape, strides, ptr, stream } = interface;
+    if let Some(number) = stream
         && sync_on_import()
     {
-        let number: u64 = s.extract()?;
-        if number == 0 {
-            return Err(PyValueError::new_err("__cuda_array_interface__: stream 0 is disallowed (ambiguous); 1 is the legacy default stream"));
-        }
         order_after(launch, &foreign(device, number)?)?;
     }
     let keep: Box<dyn std::any::Any + Send + Sync> = Box::new(obj.clone().unbind());
-    let array = crate::with_dtype!(dtype, |T| {
+    crate::with_dtype!(dtype, |T| {
         // SAFETY: the interface describes `shape`/`strides` elements of `dtype` at `ptr` in
         // `device`'s memory, owned by `obj`, which `keep` holds until the last view is dropped.
         unsafe { Array::<T>::from_raw_parts(ptr, shape, strides, device, keep) }
             .map(AnyArray::new)
             .map_err(|e| PyValueError::new_err(format!("cannot take this array: {e}")))
-    })?;
-    Ok(array)
+    })
 }
 
 /// The `__cuda_array_interface__` dict of `array` produced on `stream` (version 3 with `stream`,

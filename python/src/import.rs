@@ -58,10 +58,10 @@ pub fn import(obj: &Bound<'_, PyAny>, launch: Option<&CallerStream>) -> PyResult
         return Ok((capsule::import(&capsule)?, stream));
     }
     if obj.hasattr("__cuda_array_interface__")? {
-        let interface = obj.getattr("__cuda_array_interface__")?;
+        let interface = cai::parse(&obj.getattr("__cuda_array_interface__")?)?;
         let device = cai::device_of(obj)?;
         let stream = pick(&device)?;
-        let array = cai::import(obj, &interface, &device, &stream.stream)?;
+        let array = cai::import(obj, interface, &device, &stream.stream)?;
         return Ok((array, stream));
     }
     Err(PyTypeError::new_err(format!(

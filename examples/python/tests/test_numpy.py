@@ -2,6 +2,7 @@
 through DLPack without a copy, results given back to NumPy without a copy, every dtype that NumPy
 and cuprum share, strided views, lifetimes, and bad inputs."""
 
+import os
 import weakref
 
 import numpy as np
@@ -265,3 +266,38 @@ def test_a_rust_panic_is_an_exception():
         ce._panic("boom 42")
     # The interpreter and the module still work.
     np.testing.assert_array_equal(np.from_dlpack(ce.view(np.arange(3))), np.arange(3))
+
+
+class InterfaceOnly:
+    """An object with only a __cuda_array_interface__ (as Numba's device arrays)."""
+
+    def __init__(self, **fields):
+        d = {"version": 3, "shape": (4,), "typestr": "<f4", "data": (0, False), "strides": None, "stream": None, **fields}
+        self.__cuda_array_interface__ = {k: v for k, v in d.items() if v is not MISSING}
+
+
+MISSING = object()
+
+
+@pytest.mark.parametrize(
+    "fields, error, text",
+    [
+        ({"typestr": ">f4"}, TypeError, "typestr '>f4'"),
+        ({"typestr": "<U1"}, TypeError, "typestr '<U1'"),
+        ({"mask": object()}, ValueError, "mask"),
+        ({"strides": (6,)}, ValueError, "not a multiple of the 4-byte float32"),
+        ({"strides": (4, 4)}, ValueError, "2 strides for 1 axes"),
+        ({"stream": 0}, ValueError, "stream 0 is disallowed"),
+        ({"typestr": MISSING}, ValueError, "has no 'typestr'"),
+    ],
+    ids=["big-endian", "string", "mask", "stride", "strides", "stream0", "no-typestr"],
+)
+def test_cuda_array_interface_checked_before_anything_is_taken(fields, error, text):
+    with pytest.raises(error, match=text):
+        ce.view(InterfaceOnly(**fields))
+
+
+@pytest.mark.skipif(os.environ.get("CUPRUM_DEVICE", "").lower() != "cpu", reason="checks the CPU device's refusal (CUPRUM_DEVICE=cpu)")
+def test_cuda_memory_on_the_cpu_device_is_refused():
+    with pytest.raises(ValueError, match="CPU device"):
+        ce.view(InterfaceOnly(data=(0x1000, False)))
