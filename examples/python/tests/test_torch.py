@@ -1,0 +1,128 @@
+"""The extension on torch CUDA tensors (skipped unless torch sees a GPU): results checked against
+torch computing the same thing, zero-copy both ways (equal data pointers), and the launch on
+torch's current stream."""
+
+import pytest
+
+torch = pytest.importorskip("torch")
+if not torch.cuda.is_available():
+    pytest.skip("torch sees no CUDA GPU", allow_module_level=True)
+
+import cuprum_example as ce  # noqa: E402
+
+DEV = "cuda"
+
+
+@pytest.mark.parametrize("dtype", [torch.float16, torch.float32, torch.float64])
+def test_squared_diff_against_torch(dtype):
+    x = torch.randn(257, 129, device=DEV, dtype=dtype)
+    y = torch.randn(129, device=DEV, dtype=dtype)
+    got = torch.from_dlpack(ce.squared_diff(x, y))
+    assert got.dtype == dtype and got.device == x.device
+    torch.testing.assert_close(got, (x - y) ** 2)
+
+
+def test_zero_copy_both_ways():
+    x = torch.randn(1000, 3, device=DEV)
+    t = ce.view(x)
+    assert t.data_ptr == x.data_ptr()
+    assert torch.from_dlpack(t).data_ptr() == x.data_ptr()
+    r = ce.squared_diff(x, x)
+    assert torch.from_dlpack(r).data_ptr() == r.data_ptr
+    # The CUDA Array Interface too (torch.as_tensor reads it).
+    assert torch.as_tensor(r, device=DEV).data_ptr() == r.data_ptr
+    # A transposed view keeps its strides.
+    xt = x.t()
+    v = torch.from_dlpack(ce.view(xt))
+    assert v.data_ptr() == xt.data_ptr() and v.stride() == xt.stride()
+
+
+@pytest.mark.parametrize("dtype", [torch.bool, torch.int8, torch.uint8, torch.int16, torch.int32, torch.int64, torch.float16, torch.bfloat16, torch.float32, torch.float64, torch.complex64, torch.complex128])
+def test_every_dtype_through_a_kernel(dtype):
+    x = (torch.arange(60, device=DEV) % 7).to(dtype).reshape(6, 10)
+    y = torch.from_dlpack(ce.copy(x.t()))
+    assert y.dtype == dtype and y.is_contiguous()
+    assert torch.equal(y, x.t())
+
+
+def test_l2norm_and_softmax_against_torch():
+    x = torch.randn(64, 300, device=DEV)
+    torch.testing.assert_close(torch.from_dlpack(ce.l2norm(x, axis=1)), torch.linalg.vector_norm(x.double(), dim=1))
+    torch.testing.assert_close(torch.from_dlpack(ce.l2norm(x)), torch.linalg.vector_norm(x.double()))
+    torch.testing.assert_close(torch.from_dlpack(ce.softmax(x)), torch.softmax(x, dim=-1))
+
+
+def test_axpy_in_place():
+    x = torch.randn(10000, device=DEV)
+    y = torch.randn(10000, device=DEV)
+    want = y + 0.5 * x
+    ce.axpy(0.5, x, y)
+    torch.testing.assert_close(y, want)
+
+
+def test_producer_dropped_first():
+    x = torch.randn(1 << 16, device=DEV)
+    want = x.clone()
+    t = ce.view(x)
+    del x
+    torch.cuda.empty_cache()
+    junk = [torch.randn(1 << 16, device=DEV) for _ in range(8)]
+    assert torch.equal(torch.from_dlpack(t), want)
+    del junk
+
+
+def test_cuprum_result_dropped_first():
+    x = torch.randn(1 << 16, device=DEV)
+    t = ce.squared_diff(x, x + 1)
+    y = torch.from_dlpack(t)
+    del t
+    others = [ce.squared_diff(x, x) for _ in range(8)]
+    assert others
+    assert torch.equal(y, torch.ones_like(x))
+
+
+SLEEP = 200_000_000  # GPU cycles of torch.cuda._sleep: about 0.1 s
+
+
+def warm_up(n):
+    """Loads the kernel the stream tests run and leaves a block of `n` float32 in cuprum's
+    memory pool (a module load or a new allocation may synchronize the device, which would hide
+    a missing stream dependency)."""
+    a = torch.ones(n, device=DEV)
+    r = ce.squared_diff(a, a)
+    torch.cuda.synchronize()
+    del r
+
+
+def test_runs_on_torchs_current_stream():
+    """Producer on a side stream (a long sleep, then the write), cuprum on the same current
+    stream, the consumer on it too. Launched on any other stream, cuprum would read x before the
+    write (torch's side streams do not synchronize with the legacy default stream)."""
+    n = 1 << 20
+    warm_up(n)
+    side = torch.cuda.Stream()
+    with torch.cuda.stream(side):
+        x = torch.zeros(n, device=DEV)
+        y = torch.zeros(n, device=DEV)
+        torch.cuda._sleep(SLEEP)
+        x.fill_(3.0)
+        r = ce.squared_diff(x, y)
+        out = torch.from_dlpack(r) + 0
+    side.synchronize()
+    assert torch.all(out == 9.0)
+
+
+def test_consumer_on_another_stream_waits_for_the_result():
+    """cuprum's kernel queued on a side stream behind a long sleep; the consumer on the default
+    stream must see its output (__dlpack__(stream=...) orders the consumer's stream after it)."""
+    n = 1 << 20
+    warm_up(n)
+    side = torch.cuda.Stream()
+    x = torch.full((n,), 5.0, device=DEV)
+    torch.cuda.synchronize()
+    with torch.cuda.stream(side):
+        torch.cuda._sleep(SLEEP)
+        r = ce.squared_diff(x, torch.zeros(n, device=DEV))
+    got = torch.from_dlpack(r).clone()  # on the default stream
+    torch.cuda.synchronize()
+    assert torch.all(got == 25.0)

@@ -1,0 +1,66 @@
+//! Rust kernels written with cuprum as a Python extension module (pyo3): arguments from any
+//! Python array, results that torch, CuPy and NumPy take without a copy, launches on the caller's
+//! stream. `examples/python` is a complete package; docs/interop.md, "From Python", the guide.
+//!
+//! ```ignore
+//! use cuprum_python::{Input, Tensor, launch};
+//! use pyo3::prelude::*;
+//!
+//! #[pyfunction]
+//! fn squared_diff(x: Input<f32>, y: Input<f32>) -> PyResult<Tensor> {
+//!     launch(&[x.stream(), y.stream()], || Tensor::new(kernels::squared_diff::call(&*x, &*y)?))
+//! }
+//!
+//! #[pymodule]
+//! fn my_kernels(m: &Bound<'_, PyModule>) -> PyResult<()> {
+//!     cuprum_python::register(m)?;
+//!     m.add_function(wrap_pyfunction!(squared_diff, m)?)
+//! }
+//! ```
+//!
+//! - **Arguments** ([`Input<T>`], [`AnyInput`]; [`import`] underneath): a [`Tensor`], an object
+//!   with `__dlpack__` (torch, CuPy, JAX, NumPy >= 1.22 on the CPU device; called with the
+//!   caller's stream and `max_version=(1, 0)`, then without `max_version` for older producers),
+//!   or one with `__cuda_array_interface__` (versions 2 and 3; the producer's `stream` is waited
+//!   for unless `CUPY_CUDA_ARRAY_INTERFACE_SYNC=0`), as a zero-copy [`Array<T>`](cuprum::Array)
+//!   view that keeps the producer's memory alive. A wrong dtype is a `TypeError` naming the
+//!   expected one, memory cuprum cannot take (device, strides) a `ValueError`.
+//! - **Streams** ([`stream`]): torch's current stream for a torch tensor, CuPy's for a CuPy array,
+//!   else the legacy default stream; [`launch`] makes it current, and no call synchronizes the
+//!   device.
+//! - **Results** ([`Tensor`]): `__dlpack__`, `__dlpack_device__`, `__cuda_array_interface__`,
+//!   `shape`, `dtype` (a NumPy type string).
+//! - **Errors** ([`CuprumError`], a `RuntimeError`): cuprum's errors and Rust panics in
+//!   [`launch`], with their messages.
+#![warn(missing_docs)]
+
+mod any_array;
+mod cai;
+mod call;
+mod capsule;
+pub mod dtype;
+mod error;
+mod import;
+pub mod stream;
+mod tensor;
+
+pub use any_array::AnyArray;
+pub use call::{AnyInput, Input, launch};
+pub use error::{CuprumError, to_py_err};
+pub use import::import;
+pub use tensor::Tensor;
+
+use pyo3::prelude::*;
+
+/// Adds [`Tensor`] and [`CuprumError`] to an extension module (call it in the `#[pymodule]`).
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<Tensor>()?;
+    m.add("CuprumError", m.py().get_type::<CuprumError>())
+}
+
+/// What [`with_dtype!`] names; not API.
+#[doc(hidden)]
+pub mod __private {
+    pub use cuprum::prelude::{Complex, bf16, f16};
+    pub use cuprum::runtime::DType;
+}
