@@ -52,9 +52,10 @@ pub use tensor::Tensor;
 
 use pyo3::prelude::*;
 
-/// Adds [`Tensor`] and [`CuprumError`] to an extension module (call it in the `#[pymodule]`).
+/// Adds [`Tensor`], [`CuprumError`] and `stats()` to an extension module (call it in the `#[pymodule]`).
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Tensor>()?;
+    m.add_function(wrap_pyfunction!(stats, m)?)?;
     m.add("CuprumError", m.py().get_type::<CuprumError>())
 }
 
@@ -63,4 +64,23 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
 pub mod __private {
     pub use cuprum::prelude::{Complex, bf16, f16};
     pub use cuprum::runtime::DType;
+}
+
+/// stats() -> dict: cuprum's kernel-lookup counters in this process (`cuprum::runtime::stats`):
+/// `aot` (served by the embedded fat binaries), `loaded`, `memory`, `disk`, `nvrtc` (compiles),
+/// `module_loads`, and the times `compile_s` and `module_load_s`. What a first call cost and
+/// whether NVRTC ran.
+#[pyfunction]
+fn stats(py: Python<'_>) -> PyResult<Bound<'_, pyo3::types::PyDict>> {
+    let s = cuprum::runtime::stats::snapshot();
+    let d = pyo3::types::PyDict::new(py);
+    d.set_item("aot", s.aot)?;
+    d.set_item("loaded", s.loaded)?;
+    d.set_item("memory", s.memory)?;
+    d.set_item("disk", s.disk)?;
+    d.set_item("nvrtc", s.nvrtc)?;
+    d.set_item("compile_s", s.compile_time.as_secs_f64())?;
+    d.set_item("module_loads", s.module_loads)?;
+    d.set_item("module_load_s", s.module_load_time.as_secs_f64())?;
+    Ok(d)
 }
