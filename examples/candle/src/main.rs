@@ -26,8 +26,11 @@ mod kernels;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use candle_core::cuda_backend::cudarc::driver::{DevicePtr, DevicePtrMut};
-use candle_core::{CpuStorage, CudaDevice, CudaStorage, CustomOp1, CustomOp2, D, Device as CandleDevice, Layout, Shape, Storage, Tensor};
-use cuprum::runtime::{Array, Device, Stream};
+use candle_core::{
+    CpuStorage, CudaDevice, CudaStorage, CustomOp1, CustomOp2, D, Device as CandleDevice, Layout,
+    Shape, Storage, Tensor,
+};
+use cuprum::runtime::{Array, Device, MemoryPool, Stream};
 
 /// cuprum's errors as candle's (a custom op returns candle's `Result`).
 fn cu<T>(r: cuprum::runtime::Result<T>) -> candle_core::Result<T> {
@@ -59,7 +62,11 @@ unsafe fn view(base: u64, layout: &Layout, device: &Device) -> candle_core::Resu
     let strides = layout.stride().iter().map(|&s| s as isize).collect();
     // SAFETY: the caller's contract. The keeper is a no-op: candle's tensors own the memory and
     // the custom op's scope (the caller's) keeps them alive while the view exists.
-    cu(unsafe { Array::from_raw_parts(ptr, layout.dims().to_vec(), strides, device, Box::new(())) })
+    cu(
+        unsafe {
+            Array::from_raw_parts(ptr, layout.dims().to_vec(), strides, device, Box::new(()))
+        },
+    )
 }
 
 /// `(x - y)^2` by cuprum's `squared_diff` kernel, into memory candle allocates and keeps.
@@ -74,13 +81,30 @@ impl CustomOp2 for SquaredDiff {
         "cuprum-squared-diff"
     }
 
-    fn cpu_fwd(&self, _: &CpuStorage, _: &Layout, _: &CpuStorage, _: &Layout) -> candle_core::Result<(CpuStorage, Shape)> {
+    fn cpu_fwd(
+        &self,
+        _: &CpuStorage,
+        _: &Layout,
+        _: &CpuStorage,
+        _: &Layout,
+    ) -> candle_core::Result<(CpuStorage, Shape)> {
         candle_core::bail!("{} runs on CUDA tensors only", self.name())
     }
 
-    fn cuda_fwd(&self, xs: &CudaStorage, xl: &Layout, ys: &CudaStorage, yl: &Layout) -> candle_core::Result<(CudaStorage, Shape)> {
+    fn cuda_fwd(
+        &self,
+        xs: &CudaStorage,
+        xl: &Layout,
+        ys: &CudaStorage,
+        yl: &Layout,
+    ) -> candle_core::Result<(CudaStorage, Shape)> {
         if xl.dims() != yl.dims() {
-            candle_core::bail!("{}: shapes {:?} and {:?} differ", self.name(), xl.dims(), yl.dims());
+            candle_core::bail!(
+                "{}: shapes {:?} and {:?} differ",
+                self.name(),
+                xl.dims(),
+                yl.dims()
+            );
         }
         let dev = &xs.device;
         let candle_stream = dev.cuda_stream();
@@ -100,6 +124,8 @@ impl CustomOp2 for SquaredDiff {
             // this block, before `out` is handed to candle, and every launch is on candle's
             // stream, so candle frees nothing before the kernel is done.
             let (x, y) = unsafe { (view(x_base, xl, &device)?, view(y_base, yl, &device)?) };
+            // SAFETY: `out` is a live allocation of `shape.elem_count()` f32s of this device,
+            // ours until it is handed to candle after this block.
             let mut z = unsafe { view(z_base, &Layout::contiguous(shape.clone()), &device)? };
             cu(kernels::squared_diff::call_into(&x, &y, &mut z))?;
             self.wrote_at.store(z.device_ptr(), Ordering::Relaxed);
@@ -137,6 +163,7 @@ impl CustomOp1 for Softmax {
             let _on_candle = stream.use_scoped();
             // SAFETY: as in `SquaredDiff::cuda_fwd`.
             let x = unsafe { view(x_base, xl, &device)? };
+            // SAFETY: as in `SquaredDiff::cuda_fwd`.
             let mut z = unsafe { view(z_base, &Layout::contiguous(shape.clone()), &device)? };
             // `lse` is cuprum's temporary (its pool, on candle's stream: freed in order after
             // `exp_minus` has read it).
@@ -151,7 +178,9 @@ impl CustomOp1 for Softmax {
 /// The device address of element 0 of a CUDA tensor.
 fn address(t: &Tensor) -> candle_core::Result<u64> {
     let (storage, layout) = t.storage_and_layout();
-    let Storage::Cuda(s) = &*storage else { candle_core::bail!("not a CUDA tensor") };
+    let Storage::Cuda(s) = &*storage else {
+        candle_core::bail!("not a CUDA tensor")
+    };
     let stream = s.device.cuda_stream();
     let (base, _read) = s.as_cuda_slice::<f32>()?.device_ptr(&stream);
     Ok(base + (layout.start_offset() * size_of::<f32>()) as u64)
@@ -180,7 +209,10 @@ fn run() -> candle_core::Result<bool> {
     // A stream of candle's own (not the default one), to show that cuprum launches on it.
     let dev = CandleDevice::new_cuda_with_stream(0)?;
     let cd = dev.as_cuda_device()?;
-    println!("candle stream {:#x} on GPU 0", cd.cuda_stream().cu_stream() as u64);
+    println!(
+        "candle stream {:#x} on GPU 0",
+        cd.cuda_stream().cu_stream() as u64
+    );
     let mut ok = true;
 
     // (x - y)^2 over 2^20 elements; x is a narrowed tensor (start offset 1 in its storage).
@@ -192,7 +224,9 @@ fn run() -> candle_core::Result<bool> {
     let want = (&x - &y)?.sqr()?;
     let err = max_abs_diff(&z, &want)? / want.abs()?.max(0)?.to_scalar::<f32>()?;
     let (wrote, holds) = (op.wrote_at.load(Ordering::Relaxed), address(&z)?);
-    println!("squared_diff: {n} elements, max relative error {err:.2e}; cuprum wrote at {wrote:#x}, the candle tensor's memory is at {holds:#x}");
+    println!(
+        "squared_diff: {n} elements, max relative error {err:.2e}; cuprum wrote at {wrote:#x}, the candle tensor's memory is at {holds:#x}"
+    );
     ok &= err <= 1e-6 && wrote == holds;
 
     // Softmax over the rows of a transposed tensor: shape (rows, cols), strides (1, rows).
@@ -204,10 +238,16 @@ fn run() -> candle_core::Result<bool> {
     let want = e.broadcast_div(&e.sum_keepdim(D::Minus1)?)?;
     let err = max_abs_diff(&p, &want)?;
     let (wrote, holds) = (op.wrote_at.load(Ordering::Relaxed), address(&p)?);
-    println!("softmax: ({rows}, {cols}) with strides {:?}, max error {err:.2e}; cuprum wrote at {wrote:#x}, the candle tensor's memory is at {holds:#x}", x2.stride());
+    println!(
+        "softmax: ({rows}, {cols}) with strides {:?}, max error {err:.2e}; cuprum wrote at {wrote:#x}, the candle tensor's memory is at {holds:#x}",
+        x2.stride()
+    );
     ok &= err <= 1e-5 && wrote == holds;
     let row_sums = p.sum(D::Minus1)?;
-    ok &= max_abs_diff(&row_sums, &Tensor::ones(rows, candle_core::DType::F32, &dev)?)? <= 1e-4;
+    ok &= max_abs_diff(
+        &row_sums,
+        &Tensor::ones(rows, candle_core::DType::F32, &dev)?,
+    )? <= 1e-4;
 
     // The owned route: a cudarc slice candle's device allocated (on its stream), given to a
     // cuprum array, which frees it (through cudarc) after cuprum's work when dropped. A candle
@@ -218,7 +258,9 @@ fn run() -> candle_core::Result<bool> {
     let mut owned = cu(Array::from_cuda_slice(cd.alloc_zeros::<f32>(n)?))?;
     let (xs, xl) = x.storage_and_layout();
     let (ys, yl) = y.storage_and_layout();
-    let (Storage::Cuda(xs), Storage::Cuda(ys)) = (&*xs, &*ys) else { candle_core::bail!("not CUDA tensors") };
+    let (Storage::Cuda(xs), Storage::Cuda(ys)) = (&*xs, &*ys) else {
+        candle_core::bail!("not CUDA tensors")
+    };
     let candle_stream = cd.cuda_stream();
     let (x_base, _x_read) = xs.as_cuda_slice::<f32>()?.device_ptr(&candle_stream);
     let (y_base, _y_read) = ys.as_cuda_slice::<f32>()?.device_ptr(&candle_stream);
@@ -227,7 +269,13 @@ fn run() -> candle_core::Result<bool> {
     cu(kernels::squared_diff::call_into(&xa, &ya, &mut owned))?;
     let (got, want) = (cu(owned.to_vec())?, z.to_vec1::<f32>()?);
     let same = got == want;
-    println!("owned route: cuprum array over a slice candle allocated, same result as the custom op: {same}");
+    println!(
+        "owned route: cuprum array over a slice candle allocated, same result as the custom op: {same}"
+    );
     ok &= same;
+
+    // cuprum's pool caches the chunks freed on candle's stream (the softmax's `lse`) with that
+    // stream: return them to the driver while the stream lives (candle destroys it with `dev`).
+    cu(cu(MemoryPool::for_device(&device))?.free_all_blocks())?;
     Ok(ok)
 }
