@@ -54,15 +54,12 @@ pub(crate) unsafe fn present(libs: &[&str]) -> bool {
 mod tests {
     use super::*;
 
+    /// The workspace's builds have cudarc in its loading mode, where its list is public: a
+    /// change of cudarc's names or of its CUDA version shows here.
     #[test]
     fn names_are_cudarc_s() {
-        let names = candidates("nvrtc");
-        assert_eq!(names.len(), 18);
-        if cfg!(target_os = "linux") {
-            assert_eq!(names[0], "libnvrtc.so");
-            assert_eq!(names[3], "libnvrtc64_130.so");
-            assert_eq!(names[12], "libnvrtc.so.13");
-            assert_eq!(names[17], "libnvrtc.so.1");
+        for lib in ["cuda", "nvcuda", "nvrtc"] {
+            assert_eq!(candidates(lib), cudarc::get_lib_name_candidates(lib), "{lib}");
         }
     }
 
