@@ -6,9 +6,10 @@
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::OnceLock;
 
-use cudarc::driver::sys::{self, CUresult};
+use cudarc::driver::sys::CUresult;
 use cudarc::driver::{DriverError, result};
 
+use crate::culib;
 use crate::error::{Error, Result};
 
 /// The ordinal of the CPU device ([`Device::cpu`](crate::Device::cpu)): never a CUDA device's
@@ -25,9 +26,9 @@ enum DriverState {
 }
 
 fn probe_driver() -> DriverState {
-    // SAFETY: `is_culib_present` dlopens the NVIDIA driver library under its usual names (and
+    // SAFETY: `culib::present` dlopens the NVIDIA driver library under its usual names (and
     // closes it again); loading it runs only the driver's own initialisers, as in any CUDA program.
-    let present = unsafe { sys::is_culib_present() };
+    let present = unsafe { culib::present(&["cuda", "nvcuda"]) };
     if !present {
         return DriverState::Missing(
             "the driver library (libcuda.so / nvcuda.dll) was not found".to_string(),

@@ -53,6 +53,7 @@ mod dim3;
 mod error;
 mod env;
 mod capture;
+mod culib;
 mod driver;
 mod bounds;
 

@@ -33,6 +33,7 @@ use std::sync::OnceLock;
 use cudarc::nvrtc::sys::{self, nvrtcResult};
 
 use crate::cache::ImageKind;
+use crate::culib;
 use crate::env;
 use crate::error::{Error, Result};
 
@@ -75,9 +76,9 @@ pub fn version() -> Result<(i32, i32)> {
 
 fn load() -> std::result::Result<NvrtcInfo, String> {
     let loaded_from = preload_from_cuda_path();
-    // SAFETY: `is_culib_present` only dlopens libnvrtc under its usual names and closes it again;
+    // SAFETY: `culib::present` only dlopens libnvrtc under its usual names and closes it again;
     // loading it runs only the library's own initialisers.
-    if !unsafe { sys::is_culib_present() } {
+    if !unsafe { culib::present(&["nvrtc"]) } {
         return Err(match env::cuda_path() {
             Some(p) => format!(
                 "libnvrtc was found neither in CUDA_PATH={} nor on the loader path",
