@@ -73,12 +73,15 @@ def test_producer_dropped_first():
 
 def test_cuprum_result_dropped_first():
     x = torch.randn(1 << 16, device=DEV)
-    t = ce.squared_diff(x, x + 1)
+    x1 = x + 1
+    want = (x - x1) ** 2  # near 1, not exactly: x + 1 rounds
+    t = ce.squared_diff(x, x1)
     y = torch.from_dlpack(t)
     del t
+    # Pool reuse must not hand y's memory to these while torch still holds it.
     others = [ce.squared_diff(x, x) for _ in range(8)]
     assert others
-    assert torch.equal(y, torch.ones_like(x))
+    assert torch.equal(y, want)
 
 
 SLEEP = 200_000_000  # GPU cycles of torch.cuda._sleep: about 0.1 s

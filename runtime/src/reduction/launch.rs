@@ -158,13 +158,22 @@ fn counter_bytes(n: usize) -> usize {
 }
 
 /// `(partials, counters)` device addresses with room for `slots` slots of `slot_bytes` and
-/// `counters` zeroed counters, for launches on `stream`.
+/// `counters` zeroed counters, for launches on `stream`, and the buffer to hold until the launch
+/// is queued when it is not the thread's cached one: a foreign stream (`Stream::from_raw`) gets
+/// a buffer per launch, returned to the pool in its order after the launch, because its owner
+/// may destroy it once cuprum's work on it is done, and a cached buffer would outlive it.
 fn scratch(
     stream: &Stream,
     slots: usize,
     slot_bytes: usize,
     counters: usize,
-) -> Result<(u64, u64)> {
+) -> Result<(u64, u64, Option<Arc<DeviceBuffer>>)> {
+    if stream.is_foreign() {
+        let buf = Arc::new(DeviceBuffer::alloc(counter_bytes(counters) + slots * slot_bytes, stream)?);
+        buf.zero(stream)?;
+        let (p, c) = (buf.ptr() + counter_bytes(counters) as u64, buf.ptr());
+        return Ok((p, c, Some(buf)));
+    }
     let key = (stream.device().ordinal(), stream.handle() as usize);
     SCRATCH.with(|cell| {
         let mut all = cell.borrow_mut();
@@ -173,7 +182,7 @@ fn scratch(
             let base = counter_bytes(s.counters);
             if s.counters >= counters && s.buf.len_bytes() - base >= need_slots {
                 crate::capture::keep(&s.buf);
-                return Ok((s.buf.ptr() + base as u64, s.buf.ptr()));
+                return Ok((s.buf.ptr() + base as u64, s.buf.ptr(), None));
             }
         }
         // Grow (at least double) and zero the counters; the old buffer goes back to the pool in
@@ -202,7 +211,7 @@ fn scratch(
             Some(i) => all[i] = entry,
             None => all.push(entry),
         }
-        Ok((p, c))
+        Ok((p, c, None))
     })
 }
 
@@ -673,10 +682,10 @@ fn launch_plan(
     let func = kernel.function(device.ordinal(), instance, Some(plan.variant().into()))?;
     let slot = slot_bytes(info.acc_bytes);
     let (slots, counters) = plan.scratch();
-    let (partials, counter_ptr) = if slots > 0 {
+    let (partials, counter_ptr, _held) = if slots > 0 {
         scratch(stream, slots as usize, slot, counters as usize)?
     } else {
-        (0, 0)
+        (0, 0, None)
     };
     params.push_repr(reduce_args(&plan, partials, counter_ptr, slot));
     let cfg = LaunchConfig::new(plan.grid, plan.block).stream(stream);
