@@ -44,7 +44,7 @@ pub fn import(obj: &Bound<'_, PyAny>, launch: Option<&CallerStream>) -> PyResult
         // argument chose it: the producer's pending work is already ordered before it, so ask
         // for no synchronization (-1), which spares torch about 10 us of stream objects and
         // events per argument; otherwise name the stream so the producer orders its work first.
-        let own = launch.is_none_or(|c| c.stream.device() != &device) && stream.owner.is_some();
+        let own = launch.is_none_or(|c| c.stream.device() != &device) && stream.own;
         let number = if own { Some(-1i64) } else { protocol_number(&stream.stream).map(|n| n as i64) };
         let py = obj.py();
         let kwargs = PyDict::new(py);

@@ -16,6 +16,7 @@ use cuprum::runtime::{Device, Event, Stream};
 use pyo3::exceptions::PyTypeError;
 use pyo3::intern;
 use pyo3::prelude::*;
+use pyo3::sync::PyOnceLock;
 
 use crate::error::to_py_err;
 
@@ -27,6 +28,10 @@ pub struct CallerStream {
     pub stream: Stream,
     /// The Python object owning the stream, if any.
     pub owner: Option<Arc<Py<PyAny>>>,
+    /// Whether this is the current stream of the library that made the argument (torch's for a
+    /// torch tensor): that library's pending work on the argument is then already ordered
+    /// before launches on it.
+    pub own: bool,
 }
 
 impl std::fmt::Debug for CallerStream {
@@ -42,10 +47,22 @@ pub fn caller_stream(obj: &Bound<'_, PyAny>, device: &Device) -> PyResult<Caller
     let py = obj.py();
     if device.is_cpu() {
         let stream = Stream::current_for(device).map_err(to_py_err)?;
-        return Ok(CallerStream { stream, owner: None });
+        return Ok(CallerStream { stream, owner: None, own: false });
     }
     let module: String = obj.get_type().getattr(intern!(py, "__module__"))?.extract().unwrap_or_default();
-    let owner = if module == "torch" || module.starts_with("torch.") {
+    let torch = module == "torch" || module.starts_with("torch.");
+    if torch {
+        // torch's current stream as a raw handle, without building a `torch.cuda.Stream` (what
+        // Triton's launcher calls: cheaper by a few microseconds). torch's own streams (the
+        // default ones and its pool's) live for the process; an `ExternalStream` is its
+        // owner's, whose `torch.cuda.Stream` object never kept it alive either.
+        static RAW_STREAM: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
+        if let Ok(f) = RAW_STREAM.import(py, "torch._C", "_cuda_getCurrentRawStream") {
+            let handle: u64 = f.call1((device.ordinal(),))?.extract()?;
+            return Ok(CallerStream { stream: foreign(device, handle)?, owner: None, own: true });
+        }
+    }
+    let owner = if torch {
         let torch = py.import("torch")?;
         Some(torch.getattr(intern!(py, "cuda"))?.call_method1(intern!(py, "current_stream"), (device.ordinal(),))?)
     } else if module == "cupy" || module.starts_with("cupy.") || module.starts_with("cupy_backends") {
@@ -64,7 +81,8 @@ pub fn caller_stream(obj: &Bound<'_, PyAny>, device: &Device) -> PyResult<Caller
         None => 0,
     };
     let stream = foreign(device, handle)?;
-    Ok(CallerStream { stream, owner: owner.map(|o| Arc::new(o.unbind())) })
+    let own = owner.is_some();
+    Ok(CallerStream { stream, owner: owner.map(|o| Arc::new(o.unbind())), own })
 }
 
 /// A stream another library owns, by its protocol number or handle (0 and 1: the legacy default

@@ -35,7 +35,7 @@ impl Tensor {
     pub fn from_any(array: AnyArray) -> cuprum::Result<Tensor> {
         let stream = match current_call() {
             Some(c) if c.stream.device() == array.device() => c,
-            _ => CallerStream { stream: Stream::current_for(array.device())?, owner: None },
+            _ => CallerStream { stream: Stream::current_for(array.device())?, owner: None, own: false },
         };
         Ok(Tensor { array, stream })
     }
