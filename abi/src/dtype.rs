@@ -82,6 +82,28 @@ impl DType {
         }
     }
 
+    /// NumPy's (and torch's) name: `float32`, `complex128`, `bfloat16` (which NumPy itself
+    /// lacks), for CuPy's type strings and Python users' messages.
+    pub fn numpy_name(self) -> &'static str {
+        match self {
+            DType::C32 => "complex64",
+            DType::C64 => "complex128",
+            DType::F16 => "float16",
+            DType::BF16 => "bfloat16",
+            DType::F32 => "float32",
+            DType::F64 => "float64",
+            DType::Bool => "bool",
+            DType::I8 => "int8",
+            DType::I16 => "int16",
+            DType::I32 => "int32",
+            DType::I64 => "int64",
+            DType::U8 => "uint8",
+            DType::U16 => "uint16",
+            DType::U32 => "uint32",
+            DType::U64 => "uint64",
+        }
+    }
+
     /// The short name used in generated C (a typedef in `cuprum/types.h`) and in mangled symbols.
     pub fn short_name(self) -> &'static str {
         match self {

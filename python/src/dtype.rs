@@ -45,23 +45,7 @@ pub fn from_typestr(s: &str) -> Option<DType> {
 /// The name a Python user knows a dtype by (NumPy's and torch's: `float32`, `complex64`,
 /// `bfloat16`), for messages.
 pub fn python_name(dtype: DType) -> &'static str {
-    match dtype {
-        DType::Bool => "bool",
-        DType::I8 => "int8",
-        DType::I16 => "int16",
-        DType::I32 => "int32",
-        DType::I64 => "int64",
-        DType::U8 => "uint8",
-        DType::U16 => "uint16",
-        DType::U32 => "uint32",
-        DType::U64 => "uint64",
-        DType::F16 => "float16",
-        DType::BF16 => "bfloat16",
-        DType::F32 => "float32",
-        DType::F64 => "float64",
-        DType::C32 => "complex64",
-        DType::C64 => "complex128",
-    }
+    dtype.numpy_name()
 }
 
 /// Runs `$body` with the type alias `$T` set to the Rust type of the dtype `$dtype` (a

@@ -26,30 +26,9 @@ pub struct ParamSpec {
     pub raw: bool,
 }
 
-/// The NumPy name of a dtype (`float32`, `complex128`, ...).
-pub fn numpy_name(d: DType) -> &'static str {
-    match d {
-        DType::Bool => "bool",
-        DType::I8 => "int8",
-        DType::I16 => "int16",
-        DType::I32 => "int32",
-        DType::I64 => "int64",
-        DType::U8 => "uint8",
-        DType::U16 => "uint16",
-        DType::U32 => "uint32",
-        DType::U64 => "uint64",
-        DType::F16 => "float16",
-        DType::BF16 => "bfloat16",
-        DType::F32 => "float32",
-        DType::F64 => "float64",
-        DType::C32 => "complex64",
-        DType::C64 => "complex128",
-    }
-}
-
 /// The dtype of a NumPy dtype name (canonical names only, as CuPy requires).
 pub fn dtype_of(name: &str) -> Option<DType> {
-    DType::ALL.iter().copied().find(|d| numpy_name(*d) == name)
+    DType::ALL.iter().copied().find(|d| d.numpy_name() == name)
 }
 
 /// Whether `s` is a C identifier.
