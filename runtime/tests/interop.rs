@@ -309,6 +309,24 @@ fn a_foreign_cuda_stream_runs_launches_and_is_not_destroyed() {
         let total = y.sum().run().unwrap().item().unwrap() as f64;
         let want: f64 = xs.iter().map(|&v| 2.0 * v as f64).sum();
         assert!((total - want).abs() < 1e-3 * (1.0 + want.abs()), "{total} vs {want}");
+        // A graph recorded on the foreign stream, replayed there.
+        let mut z = Array::<f32>::zeros([xs.len()]).unwrap();
+        z.assign(&y).unwrap();
+        z.fill(-1.0).unwrap();
+        let graph = cuprum_runtime::Graph::capture(&s, |_| z.assign(&y)).unwrap();
+        graph.replay().unwrap();
+        s.synchronize().unwrap();
+        assert_eq!(z.to_vec().unwrap(), y.to_vec().unwrap());
+        // A reduction that needs scratch memory cannot be recorded there (its scratch is
+        // allocated per launch on a foreign stream): a clear error, the stream still usable.
+        let mut t = Array::<f32>::zeros([]).unwrap();
+        let big = Array::<f32>::full([1usize << 22], 1.0).unwrap();
+        big.sum().out(&mut t).run().unwrap();
+        match cuprum_runtime::Graph::capture(&s, |_| big.sum().out(&mut t).run().map(drop)) {
+            Ok(_) => {}
+            Err(e) => assert!(e.to_string().contains("alloc"), "{e}"),
+        }
+        assert_eq!(big.sum().run().unwrap().item().unwrap(), (1u64 << 22) as f32);
     }
     // The wrapper is gone; the stream is still the owner's.
     // SAFETY: `raw` is live (never destroyed by cuprum), destroyed once here.
