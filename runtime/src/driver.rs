@@ -26,11 +26,11 @@ enum DriverState {
 }
 
 fn probe_driver() -> DriverState {
+    // `nvcuda` is the Windows name; elsewhere its 17 candidate names would only cost failed
+    // searches of the library path, about 0.6 ms on a machine without a driver.
+    let names: &[&str] = if cfg!(windows) { &["nvcuda", "cuda"] } else { &["cuda"] };
     // SAFETY: `culib::present` dlopens the NVIDIA driver library under its usual names (and
     // closes it again); loading it runs only the driver's own initialisers, as in any CUDA program.
-    // (`nvcuda` is the Windows name; elsewhere its 17 candidate names would only cost failed
-    // searches of the library path, about 0.6 ms on a machine without a driver.)
-    let names: &[&str] = if cfg!(windows) { &["nvcuda", "cuda"] } else { &["cuda"] };
     let present = unsafe { culib::present(names) };
     if !present {
         return DriverState::Missing(
