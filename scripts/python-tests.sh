@@ -2,7 +2,7 @@
 # The Python extension's tests (docs/interop.md, "From Python"): builds the example package
 # (examples/python: cuprum kernels as a pyo3 extension) into an abi3 wheel with maturin, installs
 # it into a virtual environment of its own (build-env/python), runs its pytest suite on cuprum's
-# CPU device with NumPy (the torch and CuPy tests skip themselves without a GPU; on a GPU machine
+# CPU device with NumPy and JAX (for CPU) (the torch and CuPy tests skip themselves without a GPU; on a GPU machine
 # with torch or CuPy in that environment they run too), and audits the extension's shared library
 # (`cuprum audit --deny-jit`: its kernels are precompiled, no NVRTC at first call).
 #
@@ -28,7 +28,9 @@ venv="$root/build-env/python"
 if [ ! -x "$venv/bin/python" ]; then
     python3 -m venv "$venv"
 fi
-"$venv/bin/python" -m pip install -q --disable-pip-version-check "maturin>=1.5,<2" "numpy>=1.22" pytest
+"$venv/bin/python" -m pip install -q --disable-pip-version-check "maturin>=1.5,<2" "numpy>=1.22" pytest "jax[cpu]"
+# test_jax.py skips without JAX (the GPU machine has none); here it must run.
+"$venv/bin/python" -c "import jax" || { echo "python-tests.sh: jax did not install" >&2; exit 1; }
 export VIRTUAL_ENV="$venv" PATH="$venv/bin:$PATH"
 # pyo3's build script asks this interpreter for the Python version and ABI.
 export PYO3_PYTHON="$venv/bin/python"
