@@ -161,25 +161,37 @@ impl<'a, Out: Scalar> ReductionCall<'a, Out> {
                 &current
             }
         };
-        let held = upload_scalars(&self.inputs, stream)?;
-        let inputs: Vec<Arg<'_>> = self
-            .inputs
-            .iter()
-            .zip(&held)
-            .map(|(a, h)| match h {
-                Some((buf, dtype)) => Arg::In(ArrayArg::scalar_in(buf, *dtype)),
-                None => *a,
-            })
-            .collect();
+        // Scalars become uploaded 0-d arrays; a call without any (the usual one) uses its
+        // arguments as they are, with no allocation.
+        let held = if self.inputs.iter().any(|a| matches!(a, Arg::Scalar(_))) {
+            upload_scalars(&self.inputs, stream)?
+        } else {
+            Vec::new()
+        };
+        let substituted: Vec<Arg<'_>>;
+        let inputs: &[Arg<'_>] = if held.is_empty() {
+            &self.inputs
+        } else {
+            substituted = self
+                .inputs
+                .iter()
+                .zip(&held)
+                .map(|(a, h)| match h {
+                    Some((buf, dtype)) => Arg::In(ArrayArg::scalar_in(buf, *dtype)),
+                    None => *a,
+                })
+                .collect();
+            &substituted
+        };
         let (kernel, instance) = match self.target {
             Target::Generated { kernel, instance } => (kernel, instance),
-            Target::Text(k) => (k.kernel(), k.bind(&inputs, Out::DTYPE)?),
+            Target::Text(k) => (k.kernel(), k.bind(inputs, Out::DTYPE)?),
         };
         let mut owned;
         let out = match self.out {
             Some(o) => o,
             None => {
-                let shape = reduction::output_shape(&inputs, &self.axes, self.keepdims)?;
+                let shape = reduction::output_shape(inputs, &self.axes, self.keepdims)?;
                 owned = Array::<Out>::empty_on(shape, stream)?;
                 &mut owned
             }
@@ -189,9 +201,9 @@ impl<'a, Out: Scalar> ReductionCall<'a, Out> {
         let out = Arg::output(out);
         if unchecked {
             // SAFETY: raw arguments are indexed within their sizes: `run_raw`'s contract.
-            unsafe { reduction::launch_unchecked(kernel, &instance, &inputs, out, &self.axes, self.keepdims, &opts)? }
+            unsafe { reduction::launch_unchecked(kernel, &instance, inputs, out, &self.axes, self.keepdims, &opts)? }
         } else {
-            reduction::launch(kernel, &instance, &inputs, out, &self.axes, self.keepdims, &opts)?
+            reduction::launch(kernel, &instance, inputs, out, &self.axes, self.keepdims, &opts)?
         }
         Ok(result)
     }
