@@ -245,6 +245,18 @@ impl Stream {
     /// accepted, as its null streams). An error, with nothing kept, for a handle the driver
     /// does not know or a stream of another device's context.
     ///
+    /// ```no_run
+    /// # use cuprum_runtime::{Array, Device, Stream};
+    /// # let torch_stream: u64 = 0; // e.g. `torch.cuda.current_stream().cuda_stream` from Python
+    /// let gpu = Device::get(0)?;
+    /// // SAFETY: the other library keeps its stream alive while cuprum uses it.
+    /// let s = unsafe { Stream::from_raw(&gpu, torch_stream) }?;
+    /// let _current = s.use_scoped(); // launches below go on the other library's stream
+    /// let y = (&Array::from_vec(vec![1.0f32; 1024])? * 2.0f32)?;
+    /// assert_eq!(s.as_raw(), torch_stream);
+    /// # Ok::<(), cuprum_runtime::Error>(())
+    /// ```
+    ///
     /// # Safety
     ///
     /// `handle` must be a stream that stays alive (not destroyed by its owner) for as long as

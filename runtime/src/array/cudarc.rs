@@ -65,6 +65,17 @@ impl<T: Scalar + cudarc::driver::DeviceRepr> Array<T> {
     /// freed by cudarc after cuprum's work on that stream when the last view is dropped. An
     /// error, with the slice dropped, for a slice of a context that is not its device's primary
     /// context.
+    ///
+    /// ```no_run
+    /// # use cuprum_runtime::{Array, Device};
+    /// let gpu = Device::get(0)?;
+    /// let cudarc_stream = gpu.cudarc_context()?.default_stream();
+    /// let slice = cudarc_stream.clone_htod(&[1.0f32, 2.0, 3.0]).unwrap(); // cudarc's memory
+    /// let a = Array::from_cuda_slice(slice)?;                             // now cuprum's, no copy
+    /// let back = (&a * 2.0f32)?.with_cuda_view(|v, s| s.clone_dtoh(v).unwrap())?; // and back
+    /// assert_eq!(back, [2.0, 4.0, 6.0]);
+    /// # Ok::<(), cuprum_runtime::Error>(())
+    /// ```
     pub fn from_cuda_slice(slice: CudaSlice<T>) -> Result<Array<T>> {
         let device = device_of(slice.context())?;
         let stream = Stream::current_for(&device)?;

@@ -23,6 +23,18 @@ impl<T: Element> Array<T> {
     /// shape, an address not aligned for `T`, a null address for a non-empty array, a size that
     /// overflows.
     ///
+    /// ```
+    /// use cuprum_runtime::{Array, Device};
+    /// let cpu = Device::cpu();
+    /// let _current = cpu.use_scoped()?;
+    /// let data = Box::new([1.0f32, 2.0, 3.0, 4.0, 5.0, 6.0]);
+    /// let ptr = data.as_ptr() as u64;
+    /// // SAFETY: host memory (the CPU device's), moved into `keep`: it lives as long as the array.
+    /// let a = unsafe { Array::<f32>::from_raw_parts(ptr, vec![2, 3], vec![1, 2], &cpu, Box::new(data)) }?;
+    /// assert_eq!(a.to_vec()?, [1.0, 3.0, 5.0, 2.0, 4.0, 6.0]); // column-major view, no copy
+    /// # Ok::<(), cuprum_runtime::Error>(())
+    /// ```
+    ///
     /// # Safety
     ///
     /// Every element the shape and strides reach from `ptr` must be memory of `device` (device

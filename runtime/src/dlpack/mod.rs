@@ -213,6 +213,18 @@ impl<T: Scalar> Array<T> {
     /// device that is neither the host (the CPU device) nor a CUDA device of this process, an
     /// element 0 not aligned for `T`, a negative extent.
     ///
+    /// ```
+    /// use cuprum_runtime::{Array, Device};
+    /// let _cpu = Device::cpu().use_scoped()?;
+    /// let x = Array::from_vec(vec![1.0f32, 2.0, 3.0])?;
+    /// let t = x.to_dlpack_versioned(); // what another library would receive: no copy
+    /// // SAFETY: `t` is a live tensor owned here; on `Ok` the array owns it.
+    /// let y = unsafe { Array::<f32>::from_dlpack_versioned(t) }?;
+    /// assert_eq!(y.device_ptr(), x.device_ptr()); // the same memory
+    /// assert_eq!(y.to_vec()?, [1.0, 2.0, 3.0]);
+    /// # Ok::<(), cuprum_runtime::Error>(())
+    /// ```
+    ///
     /// # Safety
     ///
     /// `t` must be a live `DLManagedTensorVersioned` that the caller owns (its deleter not yet
