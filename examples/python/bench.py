@@ -39,19 +39,23 @@ except Exception as e:  # Triton missing or broken: its rows say so
     triton_sqdiff = None
 
 
-def per_call_us(f, n=20000, rounds=5):
-    """Median over rounds of the wall time per call of `f` in a loop of n calls (then a sync)."""
-    for _ in range(1000):
-        f()
-    torch.cuda.synchronize()
-    times = []
-    for _ in range(rounds):
-        t0 = time.perf_counter()
-        for _ in range(n):
+def per_call_us(fs, n=4000, rounds=15):
+    """Median over rounds of the wall time per call of each function of `fs` in a loop of n calls
+    (then a sync). The functions take turns within each round, so that a drift of the host's speed
+    (a shared machine) moves them together rather than one of them."""
+    for f in fs:
+        for _ in range(1000):
             f()
-        torch.cuda.synchronize()
-        times.append((time.perf_counter() - t0) / n * 1e6)
-    return statistics.median(times)
+    torch.cuda.synchronize()
+    times = [[] for _ in fs]
+    for _ in range(rounds):
+        for f, t in zip(fs, times):
+            t0 = time.perf_counter()
+            for _ in range(n):
+                f()
+            torch.cuda.synchronize()
+            t.append((time.perf_counter() - t0) / n * 1e6)
+    return [statistics.median(t) for t in times]
 
 
 def gpu_ms(f, reps=20):
@@ -81,15 +85,17 @@ def host_cost():
     want = (x - y) ** 2
     got = torch.from_dlpack(ce.squared_diff(x, y))
     assert torch.allclose(got, want), (got, want)
-    t_torch = per_call_us(lambda: x + y)
-    t_ce = per_call_us(lambda: ce.squared_diff(x, y))
-    t_ce_torch = per_call_us(lambda: torch.from_dlpack(ce.squared_diff(x, y)))
-    print("host cost per call, 1-element float32 torch tensors (us; ceiling: torch's x + y)")
+    fs = [lambda: x + y, lambda: ce.squared_diff(x, y), lambda: torch.from_dlpack(ce.squared_diff(x, y))]
+    if triton_sqdiff is not None:
+        assert torch.allclose(triton_sqdiff(x, y), want)
+        fs.append(lambda: triton_sqdiff(x, y))
+    t = per_call_us(fs)
+    t_torch, t_ce, t_ce_torch = t[:3]
+    print("host cost per call, 1-element float32 torch tensors (us; ceiling: torch's x + y; the four take turns)")
     row("cuprum squared_diff(x, y) -> cuprum.Tensor", t_ce, "us", t_torch, t_ce / t_torch, lambda r: r <= 1.2)
     row("  ... then torch.from_dlpack(result)", t_ce_torch, "us", t_torch, t_ce_torch / t_torch, None)
     if triton_sqdiff is not None:
-        assert torch.allclose(triton_sqdiff(x, y), want)
-        t_tri = per_call_us(lambda: triton_sqdiff(x, y))
+        t_tri = t[3]
         row("  against Triton's kernel of the same work", t_ce, "us", t_tri, t_ce / t_tri, lambda r: r <= 1.0, f"(triton {t_tri:.2f} us)")
 
 

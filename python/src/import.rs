@@ -1,4 +1,5 @@
-//! Any Python array as a cuprum array, zero-copy: a [`Tensor`] of this module, an object with
+//! Any Python array as a cuprum array, zero-copy: a [`Tensor`] of this module, a plain torch
+//! tensor on a GPU (read through its attributes: [`torch`](crate::torch)), an object with
 //! `__dlpack__` (torch, CuPy, JAX, NumPy >= 1.22 on the CPU device), or one with
 //! `__cuda_array_interface__` (CuPy, Numba, torch; versions 2 and 3).
 
@@ -11,9 +12,9 @@ use pyo3::types::PyDict;
 
 use crate::any_array::AnyArray;
 use crate::error::to_py_err;
-use crate::stream::{CallerStream, caller_stream, order_after, protocol_number};
+use crate::stream::{CallerStream, caller_stream, order_after, protocol_number, torch_current};
 use crate::tensor::Tensor;
-use crate::{cai, capsule};
+use crate::{cai, capsule, torch};
 
 /// `obj` as a cuprum array and the stream to launch on: `launch` when given (the call's stream,
 /// chosen by an earlier argument on the same device), else the caller's current stream for `obj`
@@ -35,6 +36,23 @@ pub fn import(obj: &Bound<'_, PyAny>, launch: Option<&CallerStream>) -> PyResult
         };
         order_after(&stream.stream, &t.caller_stream().stream)?;
         let array = t.array().clone();
+        return Ok((array, stream));
+    }
+    if let Some((array, device)) = torch::import(obj)? {
+        // The tensor's pending work is on torch's current stream: launch there, or make the
+        // call's stream (chosen by an earlier argument) wait for it.
+        let py = obj.py();
+        let own = match torch_current(py, &device)? {
+            Some(s) => s,
+            None => caller_stream(obj, &device)?,
+        };
+        let stream = match launch {
+            Some(c) if c.stream.device() == &device => {
+                order_after(&c.stream, &own.stream)?;
+                c.clone()
+            }
+            _ => own,
+        };
         return Ok((array, stream));
     }
     if obj.hasattr(intern!(obj.py(), "__dlpack__"))? {

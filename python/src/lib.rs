@@ -43,6 +43,7 @@ mod error;
 mod import;
 pub mod stream;
 mod tensor;
+mod torch;
 
 pub use any_array::AnyArray;
 pub use call::{AnyInput, Input, launch};

@@ -51,16 +51,8 @@ pub fn caller_stream(obj: &Bound<'_, PyAny>, device: &Device) -> PyResult<Caller
     }
     let module: String = obj.get_type().getattr(intern!(py, "__module__"))?.extract().unwrap_or_default();
     let torch = module == "torch" || module.starts_with("torch.");
-    if torch {
-        // torch's current stream as a raw handle, without building a `torch.cuda.Stream` (what
-        // Triton's launcher calls: cheaper by a few microseconds). torch's own streams (the
-        // default ones and its pool's) live for the process; an `ExternalStream` is its
-        // owner's, whose `torch.cuda.Stream` object never kept it alive either.
-        static RAW_STREAM: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
-        if let Ok(f) = RAW_STREAM.import(py, "torch._C", "_cuda_getCurrentRawStream") {
-            let handle: u64 = f.call1((device.ordinal(),))?.extract()?;
-            return Ok(CallerStream { stream: foreign(device, handle)?, owner: None, own: true });
-        }
+    if torch && let Some(s) = torch_current(py, device)? {
+        return Ok(s);
     }
     let owner = if torch {
         let torch = py.import("torch")?;
@@ -83,6 +75,20 @@ pub fn caller_stream(obj: &Bound<'_, PyAny>, device: &Device) -> PyResult<Caller
     let stream = foreign(device, handle)?;
     let own = owner.is_some();
     Ok(CallerStream { stream, owner: owner.map(|o| Arc::new(o.unbind())), own })
+}
+
+/// torch's current stream on `device` as a raw handle, without building a `torch.cuda.Stream`
+/// (what Triton's launcher calls: cheaper by a few microseconds); `None` when this torch has no
+/// `torch._C._cuda_getCurrentRawStream`. torch's own streams (the default ones and its pool's)
+/// live for the process; an `ExternalStream` is its owner's, whose `torch.cuda.Stream` object
+/// never kept it alive either.
+pub(crate) fn torch_current(py: Python<'_>, device: &Device) -> PyResult<Option<CallerStream>> {
+    static RAW_STREAM: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
+    let Ok(f) = RAW_STREAM.import(py, "torch._C", "_cuda_getCurrentRawStream") else {
+        return Ok(None);
+    };
+    let handle: u64 = f.call1((device.ordinal(),))?.extract()?;
+    Ok(Some(CallerStream { stream: foreign(device, handle)?, owner: None, own: true }))
 }
 
 /// A stream another library owns, by its protocol number or handle (0 and 1: the legacy default

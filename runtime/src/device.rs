@@ -249,7 +249,6 @@ impl Device {
         }
         let d = open(ordinal)?;
         let _ = slot.set(d.clone());
-        crate::bounds::on_device_open(d.ordinal(), || d.bind_to_thread());
         Ok(slot.get().expect("set above"))
     }
 
