@@ -59,11 +59,12 @@ fn slots() -> Option<&'static [OnceLock<DeviceRecord>]> {
 }
 
 /// The record of device `ordinal`, allocated (zeroed) on first use, with the device's context
-/// made current by `bind`: at the first load of a module with checked indexing. Not earlier: the
-/// pinned, device-mapped page costs about 0.8 ms on the H200 machine's host, which programs whose
-/// kernels check no index never need to pay (an extension called from Python, whose first call
-/// would pay it when the device opens); allocated on another thread while a module loads, it only
-/// made that load slower (the driver serializes them: measured, 2.1 ms against 1.5 ms).
+/// made current by `bind`: when cuprum creates the context ([`on_context_created`]), else at the
+/// first load of a module with checked indexing. The pinned, device-mapped page is the context's
+/// first pinned allocation, 1.2-1.4 ms on the H200 machine's host (a second one costs 0.01 ms),
+/// which a process whose context another library made and whose kernels check no index never
+/// pays. Allocated on another thread while a module loads, it only made that load slower (the
+/// driver serializes them: measured, 2.1 ms against 1.5 ms).
 fn record(ordinal: usize, bind: impl FnOnce() -> Result<()>) -> Result<&'static DeviceRecord> {
     let slot = slots()
         .and_then(|s| s.get(ordinal))
@@ -93,6 +94,17 @@ fn record(ordinal: usize, bind: impl FnOnce() -> Result<()>) -> Result<&'static 
         .map_err(Error::driver_fn("cuStreamCreate"))?;
     let _ = slot.set(DeviceRecord { host, device_ptr, stream });
     Ok(slot.get().expect("set above"))
+}
+
+/// Allocates the device's record when cuprum has just created the device's primary context: next
+/// to that (a hundred milliseconds and more) the record's cost is noise, and the first kernel call
+/// then does not pay it. When another library made the context (torch's, in an extension called
+/// from Python), the record waits for the first module with checked indexing ([`record`]). A
+/// failure here is retried, and reported, at that module load.
+pub(crate) fn on_context_created(ordinal: usize, bind: impl FnOnce() -> Result<()>) {
+    if let Err(e) = record(ordinal, bind) {
+        log::debug!(target: "cuprum::bounds", "index-check record for device {ordinal}: {e}");
+    }
 }
 
 /// Points a freshly loaded module's `cuprum_oob_slot` at the device's record; a module without

@@ -150,8 +150,23 @@ fn warm_up() {
     });
 }
 
+/// Whether device `ordinal`'s primary context is active already (another library of the process
+/// made it, or an earlier open); `false` when the driver cannot tell.
+fn primary_context_active(ordinal: usize) -> bool {
+    let mut dev: sys::CUdevice = 0;
+    let (mut flags, mut active): (std::ffi::c_uint, std::ffi::c_int) = (0, 0);
+    // SAFETY: the driver is initialised (the device count was probed); both calls only write
+    // through the pointers they are given, which point at the locals above.
+    unsafe {
+        sys::cuDeviceGet(&mut dev, ordinal as std::ffi::c_int).result().is_ok()
+            && sys::cuDevicePrimaryCtxGetState(dev, &mut flags, &mut active).result().is_ok()
+            && active != 0
+    }
+}
+
 fn open(ordinal: usize) -> Result<Device> {
     warm_up();
+    let created_here = !primary_context_active(ordinal);
     let ctx = CudaContext::new(ordinal).map_err(Error::driver_fn("cuDevicePrimaryCtxRetain"))?;
     use CUdevice_attribute::*;
     const Q: &str = "cuDeviceGetAttribute";
@@ -184,7 +199,7 @@ fn open(ordinal: usize) -> Result<Device> {
     };
     let legacy_stream = ctx.default_stream();
     let per_thread_stream = ctx.per_thread_stream();
-    Ok(Device {
+    let device = Device {
         inner: Arc::new(DeviceInner {
             ordinal,
             backend: Backend::Cuda {
@@ -195,7 +210,11 @@ fn open(ordinal: usize) -> Result<Device> {
             props,
             faults: FaultRecord::new(),
         }),
-    })
+    };
+    if created_here {
+        crate::bounds::on_context_created(ordinal, || device.bind_to_thread());
+    }
+    Ok(device)
 }
 
 /// The CPU device, made at its first use.
