@@ -21,6 +21,7 @@
 //! The warm-disk row re-runs this binary with the hidden flag `--child-warm-disk` (and
 //! `CUPY_CACHE_DIR` set), so its in-memory state is really empty.
 
+mod counting_scan;
 mod cpu;
 mod elementwise;
 mod fused;
@@ -460,6 +461,8 @@ fn run(dev: &Device, opts: &Options) -> Result<()> {
 
     // Elementwise rows (issue 6): `(x - y)^2` contiguous, broadcast, transposed; host cost.
     rows.extend(elementwise::rows(copy_ceiling, bare_launch_us, opts.quick, &stream)?);
+    // Scans and counting (issue 36): cumsum, bincount, histogram, searchsorted.
+    rows.extend(counting_scan::rows(copy_ceiling, opts.quick, &stream)?);
     // Reductions (issue 7).
     rows.extend(reduction::rows(&stream, copy_ceiling, bare_launch_us, opts.quick, rounds, launches)?);
     // Fusion (issue 17): `#[fuse]` chains, softmax, layer norm.

@@ -210,6 +210,16 @@ pub enum Error {
         detail: String,
     },
 
+    /// An argument whose values an operation cannot take (a negative value to `bincount`, an
+    /// empty or non-finite range to `histogram`): what is wrong and what to do.
+    #[error("invalid argument to {op}: {detail}")]
+    InvalidValue {
+        /// The operation (`bincount`, ...).
+        op: &'static str,
+        /// What is wrong and what to do.
+        detail: String,
+    },
+
     /// Something cuprum does not support (yet).
     #[error("unsupported: {what}")]
     Unsupported {

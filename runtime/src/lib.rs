@@ -89,6 +89,9 @@ pub mod reduction;
 mod graph;
 
 mod ops;
+mod scan;
+mod counting;
+mod search;
 pub mod audit;
 pub mod testing;
 
@@ -112,6 +115,7 @@ pub use tensor_map::{Swizzle, TensorMap, TensorMapParam};
 /// `TryFrom`): use it as `cuprum::ndarray` to get the same version.
 pub use ndarray;
 pub use ops::where_;
+pub use search::Side;
 pub use device::{Device, DeviceGuard};
 pub use element::{Element, ElemType, StructType};
 pub use error::{Error, Fault, Result};
