@@ -21,10 +21,17 @@
 
 pub mod shape;
 
+mod attributes;
+mod axes;
+mod creation;
 mod cudarc;
+mod diagonal;
 mod display;
 mod foreign;
+mod indexing;
 mod interop;
+mod join;
+mod split;
 
 use std::fmt;
 use std::marker::PhantomData;
@@ -40,7 +47,13 @@ use crate::stream::Stream;
 use crate::sync;
 use crate::{DType, Float, Number, Real, Scalar};
 
+pub use attributes::{Flags, List};
+pub use axes::broadcast_arrays;
+pub use creation::AsArray;
+pub use indexing::Idx;
+pub use join::{column_stack, concatenate, dstack, hstack, stack, vstack};
 pub use shape::{Layout, Slice, broadcast_shapes};
+pub use split::{Sections, array_split, dsplit, hsplit, split, vsplit};
 
 /// Anything usable as a shape: `[2, 3]`, `&[2, 3][..]`, `vec![2, 3]`, or `5` for `[5]`.
 pub trait IntoShape {
