@@ -140,7 +140,7 @@ impl<T: Element> Array<T> {
 
     /// Writes the elements in C order to the file `path` as raw bytes in the machine's byte
     /// order, with no header (NumPy's `tofile` with its default `sep=""`; read it back with
-    /// `from_shape_vec` after reading the bytes, or use [`save`](super::npy::save) for a file
+    /// `from_shape_vec` after reading the bytes, or use [`save`](crate::array::save) for a file
     /// that keeps the shape and dtype). Copies to the host first.
     pub fn tofile(&self, path: impl AsRef<Path>) -> Result<()> {
         let path = path.as_ref();

@@ -31,6 +31,7 @@ mod foreign;
 mod indexing;
 mod interop;
 mod join;
+mod npy;
 mod split;
 
 use std::fmt;
@@ -52,6 +53,9 @@ pub use axes::broadcast_arrays;
 pub use creation::AsArray;
 pub use indexing::Idx;
 pub use join::{column_stack, concatenate, dstack, hstack, stack, vstack};
+pub use npy::{NpyArray, load, save};
+#[cfg(feature = "npz")]
+pub use npy::{Npz, load_npz, savez, savez_compressed};
 pub use shape::{Layout, Slice, broadcast_shapes};
 pub use split::{Sections, array_split, dsplit, hsplit, split, vsplit};
 
