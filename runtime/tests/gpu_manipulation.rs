@@ -28,6 +28,8 @@ on_both_devices!(
     join_errors_allocate_nothing,
     splits_match_host,
     axis_moves_and_atleast,
+    take_matches_host,
+    take_refuses_bad_indices,
 );
 
 // ---- the host model -------------------------------------------------------------------------
@@ -545,4 +547,86 @@ fn axis_moves_and_atleast() {
     assert_eq!(host_of(&b[0]), Host::from_fn(&[3, 4], |i| col.data[i[0]]));
     assert_eq!(host_of(&b[1]), Host::from_fn(&[3, 4], |i| h.at(&[1, 2, i[1]])));
     assert!(matches!(broadcast_arrays(&[&a, &v.index(&[(0..3).into()]).unwrap()]), Err(Error::Broadcast { .. })));
+}
+
+// ---- take -----------------------------------------------------------------------------------
+
+fn take_matches_host() {
+    let mut r = Rng::new();
+    for round in 0..16 {
+        let nd = r.int(1, 3) as usize;
+        let shape = random_shape(&mut r, nd, 4);
+        let h = Host::random(&mut r, &shape);
+        // sometimes a transposed (non-contiguous) source: the same elements through a view
+        let a = if round % 3 == 1 && nd > 1 {
+            let rev: Vec<usize> = shape.iter().rev().copied().collect();
+            Host::from_fn(&rev, |i| h.at(&i.iter().rev().copied().collect::<Vec<_>>())).device().transpose()
+        } else {
+            h.device()
+        };
+        let axis = if round % 4 == 0 { None } else { Some(r.int(-(nd as i64), nd as i64 - 1) as isize) };
+        let n = match axis {
+            None => h.data.len(),
+            Some(ax) => shape[ax.rem_euclid(nd as isize) as usize],
+        } as i64;
+        let ind = r.int(1, 2) as usize;
+        let ishape = random_shape(&mut r, ind, 3);
+        let idx: Vec<i64> = (0..ishape.iter().product::<usize>()).map(|_| r.int(-n, n - 1)).collect();
+        let di = Array::from_shape_vec(ishape.clone(), idx.clone()).unwrap();
+        // sometimes non-contiguous indices: a reversed view of reversed data
+        let di = if round % 2 == 0 && ishape.len() == 1 {
+            let rev: Vec<i64> = idx.iter().rev().copied().collect();
+            Array::from_vec(rev).unwrap().slice(0, Slice::rev()).unwrap()
+        } else {
+            di
+        };
+        let got = a.take(&di, axis).unwrap();
+        let norm = |j: i64| (if j < 0 { j + n } else { j }) as usize;
+        let want = match axis {
+            None => Host::from_fn(&ishape, |i| {
+                let flat = i.iter().zip(&ishape).fold(0, |acc, (&x, &d)| acc * d + x);
+                h.data[norm(idx[flat])]
+            }),
+            Some(ax) => {
+                let ax = ax.rem_euclid(nd as isize) as usize;
+                let mut out_shape = shape[..ax].to_vec();
+                out_shape.extend(&ishape);
+                out_shape.extend(&shape[ax + 1..]);
+                Host::from_fn(&out_shape, |i| {
+                    let k = &i[ax..ax + ishape.len()];
+                    let flat = k.iter().zip(&ishape).fold(0, |acc, (&x, &d)| acc * d + x);
+                    let mut src = i[..ax].to_vec();
+                    src.push(norm(idx[flat]));
+                    src.extend(&i[ax + ishape.len()..]);
+                    h.at(&src)
+                })
+            }
+        };
+        assert_eq!(host_of(&got), want, "round {round}: shape {shape:?} axis {axis:?} indices {idx:?}");
+    }
+    // other dtypes, 0-d indices, empty indices
+    let b = Array::from_slice(&[true, false, true]).unwrap();
+    assert_eq!(b.take(&Array::from_slice(&[2i64, 1, -3]).unwrap(), None).unwrap().to_vec().unwrap(), vec![true, false, true]);
+    let i = Array::from_slice(&[5i32, -6, 7]).unwrap();
+    let zero_d = Array::from_shape_vec([0usize; 0], vec![-1i64]).unwrap();
+    let t = i.take(&zero_d, Some(0)).unwrap();
+    assert_eq!((t.ndim(), t.item().unwrap()), (0, 7));
+    let e = i.take(&Array::<i64>::zeros([0]).unwrap(), Some(0)).unwrap();
+    assert_eq!(e.shape(), &[0]);
+    let m = Array::from_shape_vec([2, 2], vec![1.0f32, 2.0, 3.0, 4.0]).unwrap();
+    assert_eq!(m.take(&Array::from_slice(&[1i64]).unwrap(), Some(-1)).unwrap().to_vec().unwrap(), vec![2.0, 4.0]);
+}
+
+fn take_refuses_bad_indices() {
+    let a = Array::from_shape_vec([2, 3], vec![1.0f64, 2.0, 3.0, 4.0, 5.0, 6.0]).unwrap();
+    for bad in [vec![0i64, 3], vec![-4, 0], vec![i64::MAX], vec![i64::MIN]] {
+        let e = a.take(&Array::from_slice(&bad).unwrap(), Some(1)).unwrap_err();
+        assert!(matches!(e, Error::InvalidSlice { .. }), "{bad:?}: {e}");
+    }
+    let e = a.take(&Array::from_slice(&[6i64]).unwrap(), None).unwrap_err();
+    assert!(e.to_string().contains("index 6"), "{e}");
+    assert!(a.take(&Array::from_slice(&[-6i64, 5]).unwrap(), None).is_ok());
+    assert!(matches!(a.take(&Array::from_slice(&[0i64]).unwrap(), Some(2)), Err(Error::InvalidAxis { .. })));
+    // an empty axis has no index to take
+    assert!(Array::<f32>::zeros([2, 0]).unwrap().take(&Array::from_slice(&[0i64]).unwrap(), Some(1)).is_err());
 }
