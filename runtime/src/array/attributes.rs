@@ -97,7 +97,7 @@ impl<T: Element> Array<T> {
                 )));
             }
             let last_bytes = shape[last] * from;
-            if last_bytes % to != 0 {
+            if !last_bytes.is_multiple_of(to) {
                 return Err(bad(format!(
                     "the last axis holds {last_bytes} bytes, not a multiple of {}'s {to} bytes",
                     U::ELEM.rust_name()
@@ -119,7 +119,7 @@ impl<T: Element> Array<T> {
             }
             shape[last] = last_bytes / to;
         }
-        if offset_bytes % to != 0 {
+        if !offset_bytes.is_multiple_of(to) {
             return Err(bad(format!(
                 "the array starts {offset_bytes} bytes into its buffer, not a multiple of {}'s \
                  {to} bytes",

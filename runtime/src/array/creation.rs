@@ -38,7 +38,7 @@ impl<T: Element> Array<T> {
     /// `x` as an array (NumPy's `asarray`): an [`Array`] is returned as a view of itself (no
     /// copy), host data (a slice, a `Vec`, an `ndarray` array) is copied to the current device.
     pub fn asarray(x: impl AsArray<T>) -> Result<Array<T>> {
-        x.as_array()
+        x.into_array()
     }
 }
 
@@ -113,47 +113,47 @@ impl<T: Number> Array<T> {
 /// the current device).
 pub trait AsArray<T: Element> {
     /// The device array.
-    fn as_array(self) -> Result<Array<T>>;
+    fn into_array(self) -> Result<Array<T>>;
 }
 
 impl<T: Element> AsArray<T> for &Array<T> {
-    fn as_array(self) -> Result<Array<T>> {
+    fn into_array(self) -> Result<Array<T>> {
         Ok(self.clone())
     }
 }
 
 impl<T: Element> AsArray<T> for Array<T> {
-    fn as_array(self) -> Result<Array<T>> {
+    fn into_array(self) -> Result<Array<T>> {
         Ok(self)
     }
 }
 
 impl<T: Element> AsArray<T> for &[T] {
-    fn as_array(self) -> Result<Array<T>> {
+    fn into_array(self) -> Result<Array<T>> {
         Array::from_slice(self)
     }
 }
 
 impl<T: Element> AsArray<T> for Vec<T> {
-    fn as_array(self) -> Result<Array<T>> {
+    fn into_array(self) -> Result<Array<T>> {
         Array::from_slice(&self)
     }
 }
 
 impl<T: Element> AsArray<T> for &Vec<T> {
-    fn as_array(self) -> Result<Array<T>> {
+    fn into_array(self) -> Result<Array<T>> {
         Array::from_slice(self)
     }
 }
 
 impl<T: Element, const N: usize> AsArray<T> for [T; N] {
-    fn as_array(self) -> Result<Array<T>> {
+    fn into_array(self) -> Result<Array<T>> {
         Array::from_slice(&self)
     }
 }
 
 impl<T: Scalar, S: ndarray::Data<Elem = T>, D: ndarray::Dimension> AsArray<T> for &ndarray::ArrayBase<S, D> {
-    fn as_array(self) -> Result<Array<T>> {
+    fn into_array(self) -> Result<Array<T>> {
         Array::from_ndarray(self)
     }
 }

@@ -94,7 +94,7 @@ fn split_impl<T: Element>(a: &Array<T>, sections: Sections, axis: isize, op: &'s
             return Err(Error::InvalidShape { op, detail: "the number of sections must be at least 1".into() });
         }
         Sections::Count(n) => {
-            if equal && len % n != 0 {
+            if equal && !len.is_multiple_of(n) {
                 return Err(Error::InvalidShape {
                     op,
                     detail: format!("axis {ax} of extent {len} does not split into {n} equal parts: use `array_split`"),
