@@ -18,10 +18,22 @@ pub fn rows(copy: f64, quick: bool, stream: &Stream) -> Result<Vec<Row>> {
     // Warm-up (loads the copy kernel; the pool keeps the result's 2 GiB for the timed rounds),
     // and a check of the ends of both halves.
     let c = concatenate(&[&a, &b], 0)?;
-    let ends = [c.slice(0, 0..1)?.item()?, c.slice(0, (n as isize - 1)..n as isize)?.item()?, c.slice(0, n as isize..n as isize + 1)?.item()?, c.slice(0, -1..)?.item()?];
-    let want = [0.0, ((n - 1) % 1009) as f32, -0.0, -(((n - 1) % 997) as f32)];
+    let ends = [
+        c.slice(0, 0..1)?.item()?,
+        c.slice(0, (n as isize - 1)..n as isize)?.item()?,
+        c.slice(0, n as isize..n as isize + 1)?.item()?,
+        c.slice(0, -1..)?.item()?,
+    ];
+    let want = [
+        0.0,
+        ((n - 1) % 1009) as f32,
+        -0.0,
+        -(((n - 1) % 997) as f32),
+    ];
     if ends != want {
-        return Err(cuprum_runtime::Error::Unsupported { what: format!("concatenate gave {ends:?} at the halves' ends, expected {want:?}") });
+        return Err(cuprum_runtime::Error::Unsupported {
+            what: format!("concatenate gave {ends:?} at the halves' ends, expected {want:?}"),
+        });
     }
     drop(c);
     let mut times = Vec::with_capacity(rounds);
@@ -41,6 +53,8 @@ pub fn rows(copy: f64, quick: bool, stream: &Stream) -> Result<Vec<Row>> {
         ceiling_name: "device-to-device copy",
         ceiling: copy,
         target: Some((">=", 0.95)),
-        note: format!("2 x 2^{log2} elements, one copy launch per input into its slice (CuPy 0.39)"),
+        note: format!(
+            "2 x 2^{log2} elements, one copy launch per input into its slice (CuPy 0.39)"
+        ),
     }])
 }

@@ -6,10 +6,10 @@
 //! before the gather is launched, so a bad index is an [`Error::InvalidSlice`] naming it and
 //! nothing is written. (CuPy wraps instead, without a check: `mode='wrap'`; cuprum does not.)
 
+use crate::Scalar;
 use crate::array::Array;
 use crate::array::shape::normalize_axis;
 use crate::error::{Error, Result};
-use crate::Scalar;
 
 /// The built-in gather kernel.
 #[allow(dead_code)]
@@ -68,7 +68,11 @@ impl<T: Scalar> Array<T> {
             Ok(v) => v,
             Err(_) => src.copy()?.reshape([pre, n, post])?,
         };
-        let flat = if indices.is_c_contiguous() { indices.reshape([1, m, 1])? } else { indices.copy()?.reshape([1, m, 1])? };
+        let flat = if indices.is_c_contiguous() {
+            indices.reshape([1, m, 1])?
+        } else {
+            indices.copy()?.reshape([1, m, 1])?
+        };
         let j = flat.broadcast_to([pre, m, post])?;
         let out = kernels::take::call(&j, &a3, n as i64, m as i64, post as i64)?;
         out.reshape(out_shape)

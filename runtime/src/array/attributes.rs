@@ -48,7 +48,11 @@ impl<T: Element> Array<T> {
             c_contiguous: l.is_c_contiguous(),
             f_contiguous: l.is_f_contiguous(),
             owndata: Arc::strong_count(&self.buf) == 1,
-            writeable: !l.shape.iter().zip(&l.strides).any(|(&d, &s)| d > 1 && s == 0),
+            writeable: !l
+                .shape
+                .iter()
+                .zip(&l.strides)
+                .any(|(&d, &s)| d > 1 && s == 0),
         }
     }
 
@@ -67,9 +71,7 @@ impl<T: Element> Array<T> {
     pub fn view<U: Element>(&self) -> Result<Array<U>> {
         let (from, to) = (std::mem::size_of::<T>(), std::mem::size_of::<U>());
         let bad = |detail: String| Error::InvalidShape { op: "view", detail };
-        if U::ELEM == crate::element::ElemType::Scalar(crate::DType::Bool)
-            && T::ELEM != U::ELEM
-        {
+        if U::ELEM == crate::element::ElemType::Scalar(crate::DType::Bool) && T::ELEM != U::ELEM {
             return Err(bad(format!(
                 "{} bytes viewed as bool: a byte other than 0 or 1 is not a bool; compare with \
                  zero instead (`ne(0)`)",

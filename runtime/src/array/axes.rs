@@ -29,7 +29,10 @@ impl<T: Element> Array<T> {
             });
         }
         let norm = |axes: &[isize], what: &str| -> Result<Vec<usize>> {
-            let v = axes.iter().map(|&a| normalize_axis(a, nd)).collect::<Result<Vec<_>>>()?;
+            let v = axes
+                .iter()
+                .map(|&a| normalize_axis(a, nd))
+                .collect::<Result<Vec<_>>>()?;
             let mut seen = vec![false; nd];
             for &a in &v {
                 if std::mem::replace(&mut seen[a], true) {
@@ -56,9 +59,16 @@ impl<T: Element> Array<T> {
     pub fn rollaxis(&self, axis: isize, start: isize) -> Result<Array<T>> {
         let nd = self.ndim();
         let a = normalize_axis(axis, nd)?;
-        let s = if start < 0 { start + nd as isize } else { start };
+        let s = if start < 0 {
+            start + nd as isize
+        } else {
+            start
+        };
         if s < 0 || s > nd as isize {
-            return Err(Error::InvalidAxis { axis: start, ndim: nd + 1 });
+            return Err(Error::InvalidAxis {
+                axis: start,
+                ndim: nd + 1,
+            });
         }
         let mut s = s as usize;
         if a < s {
@@ -96,7 +106,9 @@ impl<T: Element> Array<T> {
     pub fn atleast_3d(&self) -> Array<T> {
         let end = |a: &Array<T>| a.expand_dims(a.ndim()).expect("a new last axis");
         match self.ndim() {
-            0 => self.reshape([1, 1, 1]).expect("one element has shape [1, 1, 1]"),
+            0 => self
+                .reshape([1, 1, 1])
+                .expect("one element has shape [1, 1, 1]"),
             1 => end(&self.atleast_2d()),
             2 => end(self),
             _ => self.clone(),

@@ -31,7 +31,11 @@ impl<T: Element> Array<T> {
     /// C-contiguous copy; a 0-d array becomes a 1-d array of one element (NumPy's
     /// `ascontiguousarray`).
     pub fn ascontiguousarray(&self) -> Result<Array<T>> {
-        let a = if self.ndim() == 0 { self.reshape([1])? } else { self.clone() };
+        let a = if self.ndim() == 0 {
+            self.reshape([1])?
+        } else {
+            self.clone()
+        };
         if a.is_c_contiguous() { Ok(a) } else { a.copy() }
     }
 
@@ -81,7 +85,10 @@ impl<T: Scalar> Array<T> {
     }
 
     /// Zeros of `shape` on `proto`'s device.
-    fn zeros_like_shape<U: Element, const N: usize>(proto: &Array<U>, shape: [usize; N]) -> Result<Array<T>> {
+    fn zeros_like_shape<U: Element, const N: usize>(
+        proto: &Array<U>,
+        shape: [usize; N],
+    ) -> Result<Array<T>> {
         let stream = Stream::current_for(proto.device())?;
         let a = Array::empty_on(shape, &stream)?;
         a.buf.zero(&stream)?;
@@ -152,7 +159,9 @@ impl<T: Element, const N: usize> AsArray<T> for [T; N] {
     }
 }
 
-impl<T: Scalar, S: ndarray::Data<Elem = T>, D: ndarray::Dimension> AsArray<T> for &ndarray::ArrayBase<S, D> {
+impl<T: Scalar, S: ndarray::Data<Elem = T>, D: ndarray::Dimension> AsArray<T>
+    for &ndarray::ArrayBase<S, D>
+{
     fn into_array(self) -> Result<Array<T>> {
         Array::from_ndarray(self)
     }

@@ -14,7 +14,10 @@ impl Layout {
         if nd < 2 {
             return Err(Error::InvalidShape {
                 op: "diagonal",
-                detail: format!("a diagonal needs at least 2 dimensions, the array has shape {:?}", self.shape),
+                detail: format!(
+                    "a diagonal needs at least 2 dimensions, the array has shape {:?}",
+                    self.shape
+                ),
             });
         }
         let (a, b) = (normalize_axis(axis1, nd)?, normalize_axis(axis2, nd)?);
@@ -26,7 +29,11 @@ impl Layout {
         }
         let (n1, n2) = (self.shape[a] as isize, self.shape[b] as isize);
         // Rows skipped (offset < 0) or columns skipped (offset > 0), then the diagonal's length.
-        let (r0, c0) = if offset >= 0 { (0, offset) } else { (-offset, 0) };
+        let (r0, c0) = if offset >= 0 {
+            (0, offset)
+        } else {
+            (-offset, 0)
+        };
         let len = (n1 - r0).min(n2 - c0).max(0) as usize;
         let mut shape = Vec::with_capacity(nd - 1);
         let mut strides = Vec::with_capacity(nd - 1);

@@ -14,9 +14,9 @@ use std::ops::{Range, RangeFrom, RangeFull, RangeInclusive, RangeTo, RangeToIncl
 
 use super::Array;
 use super::shape::{Layout, Slice};
+use crate::Scalar;
 use crate::element::Element;
 use crate::error::{Error, Result};
-use crate::Scalar;
 
 /// One entry of a basic index: NumPy's `i`, `a:b:c`, `None` (`np.newaxis`) or `...`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -52,7 +52,14 @@ macro_rules! idx_from_range {
         }
     )*};
 }
-idx_from_range!(Range<isize>, RangeFrom<isize>, RangeTo<isize>, RangeInclusive<isize>, RangeToInclusive<isize>, RangeFull);
+idx_from_range!(
+    Range<isize>,
+    RangeFrom<isize>,
+    RangeTo<isize>,
+    RangeInclusive<isize>,
+    RangeToInclusive<isize>,
+    RangeFull
+);
 
 impl Layout {
     /// The view `index` selects (see [`Array::index`]).
@@ -60,10 +67,15 @@ impl Layout {
         let ellipses = index.iter().filter(|i| matches!(i, Idx::Ellipsis)).count();
         if ellipses > 1 {
             return Err(Error::InvalidSlice {
-                detail: format!("an index can only have a single ellipsis, {index:?} has {ellipses}"),
+                detail: format!(
+                    "an index can only have a single ellipsis, {index:?} has {ellipses}"
+                ),
             });
         }
-        let consumed = index.iter().filter(|i| matches!(i, Idx::Int(_) | Idx::Slice(_))).count();
+        let consumed = index
+            .iter()
+            .filter(|i| matches!(i, Idx::Int(_) | Idx::Slice(_)))
+            .count();
         if consumed > self.ndim() {
             return Err(Error::InvalidSlice {
                 detail: format!(
@@ -125,7 +137,11 @@ impl Layout {
             axis += 1;
         }
         // An empty result may start anywhere: keep the offset of the source (always inside it).
-        let offset = if shape.contains(&0) { self.offset } else { offset as usize };
+        let offset = if shape.contains(&0) {
+            self.offset
+        } else {
+            offset as usize
+        };
         Ok(Layout::new(shape, strides, offset))
     }
 }

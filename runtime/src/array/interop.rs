@@ -76,7 +76,9 @@ impl<T: Scalar> Array<T> {
             let v: Vec<T> = host.iter().copied().collect();
             return self.copy_from_slice(&v);
         }
-        let staged = Array::from_shape_vec_on(host.shape().to_vec(), &host.iter().copied().collect::<Vec<T>>(), &Stream::current_for(self.device())?)?;
+        let data: Vec<T> = host.iter().copied().collect();
+        let stream = Stream::current_for(self.device())?;
+        let staged = Array::from_shape_vec_on(host.shape().to_vec(), &data, &stream)?;
         self.assign(&staged)
     }
 }

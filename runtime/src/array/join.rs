@@ -10,9 +10,9 @@
 
 use super::Array;
 use super::shape::{Slice, normalize_axis};
+use crate::Scalar;
 use crate::error::{Error, Result};
 use crate::stream::Stream;
-use crate::Scalar;
 
 /// The arrays joined along an existing axis (NumPy's `concatenate(arrays, axis)`; negative
 /// counts from the end). Every array has the same number of dimensions (at least 1) and the
@@ -38,7 +38,11 @@ pub fn concatenate<T: Scalar>(arrays: &[&Array<T>], axis: isize) -> Result<Array
     shape[ax] = 0;
     for (i, a) in arrays.iter().enumerate() {
         let same = a.ndim() == nd
-            && a.shape().iter().zip(first.shape()).enumerate().all(|(k, (x, y))| k == ax || x == y);
+            && a.shape()
+                .iter()
+                .zip(first.shape())
+                .enumerate()
+                .all(|(k, (x, y))| k == ax || x == y);
         if !same {
             return Err(Error::InvalidShape {
                 op: "concatenate",
@@ -76,9 +80,16 @@ pub fn concatenate<T: Scalar>(arrays: &[&Array<T>], axis: isize) -> Result<Array
 /// result (NumPy's `stack`).
 pub fn stack<T: Scalar>(arrays: &[&Array<T>], axis: isize) -> Result<Array<T>> {
     let Some(first) = arrays.first() else {
-        return Err(Error::InvalidShape { op: "stack", detail: "no arrays to stack: pass at least one".into() });
+        return Err(Error::InvalidShape {
+            op: "stack",
+            detail: "no arrays to stack: pass at least one".into(),
+        });
     };
-    if let Some((i, a)) = arrays.iter().enumerate().find(|(_, a)| a.shape() != first.shape()) {
+    if let Some((i, a)) = arrays
+        .iter()
+        .enumerate()
+        .find(|(_, a)| a.shape() != first.shape())
+    {
         return Err(Error::InvalidShape {
             op: "stack",
             detail: format!(
@@ -89,7 +100,10 @@ pub fn stack<T: Scalar>(arrays: &[&Array<T>], axis: isize) -> Result<Array<T>> {
         });
     }
     let ax = normalize_axis(axis, first.ndim() + 1)?;
-    let expanded = arrays.iter().map(|a| a.expand_dims(ax)).collect::<Result<Vec<_>>>()?;
+    let expanded = arrays
+        .iter()
+        .map(|a| a.expand_dims(ax))
+        .collect::<Result<Vec<_>>>()?;
     concatenate(&expanded.iter().collect::<Vec<_>>(), ax as isize)
 }
 
@@ -97,7 +111,11 @@ pub fn stack<T: Scalar>(arrays: &[&Array<T>], axis: isize) -> Result<Array<T>> {
 /// axis 1 (NumPy's `hstack`).
 pub fn hstack<T: Scalar>(arrays: &[&Array<T>]) -> Result<Array<T>> {
     let v: Vec<Array<T>> = arrays.iter().map(|a| a.atleast_1d()).collect();
-    let axis = if v.iter().all(|a| a.ndim() == 1) { 0 } else { 1 };
+    let axis = if v.iter().all(|a| a.ndim() == 1) {
+        0
+    } else {
+        1
+    };
     concatenate(&v.iter().collect::<Vec<_>>(), axis)
 }
 
@@ -120,7 +138,13 @@ pub fn dstack<T: Scalar>(arrays: &[&Array<T>]) -> Result<Array<T>> {
 pub fn column_stack<T: Scalar>(arrays: &[&Array<T>]) -> Result<Array<T>> {
     let v = arrays
         .iter()
-        .map(|a| if a.ndim() < 2 { a.atleast_1d().expand_dims(1) } else { Ok((*a).clone()) })
+        .map(|a| {
+            if a.ndim() < 2 {
+                a.atleast_1d().expand_dims(1)
+            } else {
+                Ok((*a).clone())
+            }
+        })
         .collect::<Result<Vec<_>>>()?;
     concatenate(&v.iter().collect::<Vec<_>>(), 1)
 }

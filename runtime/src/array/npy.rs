@@ -66,12 +66,20 @@ fn descr(d: DType) -> Option<String> {
 }
 
 fn file_error(path: &Path, what: impl Into<String>, source: std::io::Error) -> Error {
-    Error::ArrayFile { path: path.to_path_buf(), what: what.into(), source }
+    Error::ArrayFile {
+        path: path.to_path_buf(),
+        what: what.into(),
+        source,
+    }
 }
 
 fn malformed(path: &Path, what: impl Into<String>) -> Error {
     let what = what.into();
-    file_error(path, what.clone(), std::io::Error::new(std::io::ErrorKind::InvalidData, what))
+    file_error(
+        path,
+        what.clone(),
+        std::io::Error::new(std::io::ErrorKind::InvalidData, what),
+    )
 }
 
 /// The header of a `.npy` file for `shape` of dtype `d` (C order), prefix included, as NumPy
@@ -80,9 +88,19 @@ fn header(d: DType, shape: &[usize]) -> Option<Vec<u8>> {
     let shape_text = match shape {
         [] => "()".to_string(),
         [n] => format!("({n},)"),
-        _ => format!("({})", shape.iter().map(|n| n.to_string()).collect::<Vec<_>>().join(", ")),
+        _ => format!(
+            "({})",
+            shape
+                .iter()
+                .map(|n| n.to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
     };
-    let mut text = format!("{{'descr': '{}', 'fortran_order': False, 'shape': {shape_text}, }}", descr(d)?);
+    let mut text = format!(
+        "{{'descr': '{}', 'fortran_order': False, 'shape': {shape_text}, }}",
+        descr(d)?
+    );
     if let Some(first) = shape.first() {
         text.push_str(&" ".repeat(GROWTH_DIGITS.saturating_sub(first.to_string().len())));
     }
@@ -134,8 +152,13 @@ struct Header {
 
 /// The value after `'key':` in the header dict `text`, up to the next top-level `,` or `}`.
 fn dict_value<'t>(text: &'t str, key: &str) -> Option<&'t str> {
-    let at = text.find(&format!("'{key}'")).or_else(|| text.find(&format!("\"{key}\"")))?;
-    let rest = text[at + key.len() + 2..].trim_start().strip_prefix(':')?.trim_start();
+    let at = text
+        .find(&format!("'{key}'"))
+        .or_else(|| text.find(&format!("\"{key}\"")))?;
+    let rest = text[at + key.len() + 2..]
+        .trim_start()
+        .strip_prefix(':')?
+        .trim_start();
     let mut depth = 0i32;
     for (i, c) in rest.char_indices() {
         match c {
@@ -150,7 +173,8 @@ fn dict_value<'t>(text: &'t str, key: &str) -> Option<&'t str> {
 
 fn parse_header(text: &str, path: &Path) -> Result<Header> {
     let bad = |what: String| malformed(path, what);
-    let descr = dict_value(text, "descr").ok_or_else(|| bad(format!("the header has no 'descr': {text:?}")))?;
+    let descr = dict_value(text, "descr")
+        .ok_or_else(|| bad(format!("the header has no 'descr': {text:?}")))?;
     let descr = descr
         .strip_prefix('\'')
         .and_then(|d| d.strip_suffix('\''))
@@ -158,7 +182,12 @@ fn parse_header(text: &str, path: &Path) -> Result<Header> {
         .ok_or_else(|| {
             bad(format!("the dtype {descr} is structured or not a plain type string: only plain dtypes are supported"))
         })?;
-    let (order, code) = descr.split_at(descr.chars().next().map_or(0, |c| if "<>|=".contains(c) { 1 } else { 0 }));
+    let (order, code) = descr.split_at(
+        descr
+            .chars()
+            .next()
+            .map_or(0, |c| if "<>|=".contains(c) { 1 } else { 0 }),
+    );
     let dtype = DType::ALL
         .iter()
         .copied()
@@ -168,9 +197,14 @@ fn parse_header(text: &str, path: &Path) -> Result<Header> {
     let fortran = match dict_value(text, "fortran_order") {
         Some("True") => true,
         Some("False") => false,
-        other => return Err(bad(format!("'fortran_order' is {other:?}, not True or False"))),
+        other => {
+            return Err(bad(format!(
+                "'fortran_order' is {other:?}, not True or False"
+            )));
+        }
     };
-    let shape_text = dict_value(text, "shape").ok_or_else(|| bad(format!("the header has no 'shape': {text:?}")))?;
+    let shape_text = dict_value(text, "shape")
+        .ok_or_else(|| bad(format!("the header has no 'shape': {text:?}")))?;
     let inner = shape_text
         .strip_prefix('(')
         .and_then(|s| s.strip_suffix(')'))
@@ -181,8 +215,17 @@ fn parse_header(text: &str, path: &Path) -> Result<Header> {
         .filter(|s| !s.is_empty())
         .map(|s| s.trim_end_matches('L').parse::<usize>())
         .collect::<std::result::Result<Vec<_>, _>>()
-        .map_err(|e| bad(format!("'shape' {shape_text:?} is not a tuple of extents: {e}")))?;
-    Ok(Header { dtype, big_endian, fortran, shape })
+        .map_err(|e| {
+            bad(format!(
+                "'shape' {shape_text:?} is not a tuple of extents: {e}"
+            ))
+        })?;
+    Ok(Header {
+        dtype,
+        big_endian,
+        fortran,
+        shape,
+    })
 }
 
 /// Reads a `.npy` file's header from `r`.
@@ -191,7 +234,10 @@ fn read_header(r: &mut dyn Read, path: &Path) -> Result<Header> {
     let mut prefix = [0u8; 8];
     r.read_exact(&mut prefix).map_err(io)?;
     if &prefix[..6] != MAGIC {
-        return Err(malformed(path, "not a .npy file (no \\x93NUMPY magic string)"));
+        return Err(malformed(
+            path,
+            "not a .npy file (no \\x93NUMPY magic string)",
+        ));
     }
     let len = match prefix[6] {
         1 => {
@@ -204,7 +250,15 @@ fn read_header(r: &mut dyn Read, path: &Path) -> Result<Header> {
             r.read_exact(&mut b).map_err(io)?;
             u32::from_le_bytes(b) as usize
         }
-        v => return Err(malformed(path, format!("format version {v}.{} is not supported (1.0 to 3.0 are)", prefix[7]))),
+        v => {
+            return Err(malformed(
+                path,
+                format!(
+                    "format version {v}.{} is not supported (1.0 to 3.0 are)",
+                    prefix[7]
+                ),
+            ));
+        }
     };
     let mut text = vec![0u8; len];
     r.read_exact(&mut text).map_err(io)?;
@@ -225,17 +279,30 @@ fn read_npy<T: Scalar>(r: &mut dyn Read, path: &Path) -> Result<Array<T>> {
     let n = super::shape::size_of(&h.shape)?;
     let size = std::mem::size_of::<T>();
     let mut bytes = vec![0u8; n * size];
-    r.read_exact(&mut bytes).map_err(|e| file_error(path, format!("cannot read the {n} elements of shape {:?}", h.shape), e))?;
+    r.read_exact(&mut bytes).map_err(|e| {
+        file_error(
+            path,
+            format!("cannot read the {n} elements of shape {:?}", h.shape),
+            e,
+        )
+    })?;
     if h.big_endian && size > 1 {
         // Complex numbers swap each part.
         let part = if h.dtype.is_complex() { size / 2 } else { size };
         bytes.chunks_exact_mut(part).for_each(<[u8]>::reverse);
     }
     // C order of the file's shape, or of its reverse for Fortran order (then transposed).
-    let stored: Vec<usize> = if h.fortran { h.shape.iter().rev().copied().collect() } else { h.shape.clone() };
+    let stored: Vec<usize> = if h.fortran {
+        h.shape.iter().rev().copied().collect()
+    } else {
+        h.shape.clone()
+    };
     let flat: Array<T> = if T::DTYPE == DType::Bool {
         if let Some(b) = bytes.iter().find(|&&b| b > 1) {
-            return Err(malformed(path, format!("a bool element has the byte {b}, not 0 or 1")));
+            return Err(malformed(
+                path,
+                format!("a bool element has the byte {b}, not 0 or 1"),
+            ));
         }
         Array::from_vec(bytes.iter().map(|&b| b == 1).collect())?.view::<T>()?
     } else {
@@ -251,9 +318,12 @@ fn read_npy<T: Scalar>(r: &mut dyn Read, path: &Path) -> Result<Array<T>> {
 pub fn save<T: Scalar>(path: impl AsRef<Path>, a: &Array<T>) -> Result<()> {
     let path = path.as_ref();
     check_savable(T::DTYPE, path)?;
-    let mut f = std::io::BufWriter::new(std::fs::File::create(path).map_err(|e| file_error(path, "cannot create the file", e))?);
+    let mut f = std::io::BufWriter::new(
+        std::fs::File::create(path).map_err(|e| file_error(path, "cannot create the file", e))?,
+    );
     write_npy(a, &mut f, path)?;
-    f.flush().map_err(|e| file_error(path, "cannot write the array", e))
+    f.flush()
+        .map_err(|e| file_error(path, "cannot write the array", e))
 }
 
 /// The array of the `.npy` file `path`, on the current device (NumPy's `load` of a `.npy`
@@ -296,33 +366,48 @@ mod npz {
     use zip::{CompressionMethod, ZipArchive, ZipWriter};
 
     use super::{NpyArray, check_savable, file_error, read_npy};
+    use crate::Scalar;
     use crate::array::Array;
     use crate::error::{Error, Result};
-    use crate::Scalar;
 
     fn zip_error(path: &Path, what: &str, e: zip::result::ZipError) -> Error {
         file_error(path, what, std::io::Error::other(e))
     }
 
-    fn write_npz(path: &Path, arrays: &[(&str, &dyn NpyArray)], method: CompressionMethod) -> Result<()> {
+    fn write_npz(
+        path: &Path,
+        arrays: &[(&str, &dyn NpyArray)],
+        method: CompressionMethod,
+    ) -> Result<()> {
         let mut seen = HashSet::new();
         for (name, _) in arrays {
             if !seen.insert(*name) {
-                return Err(Error::InvalidShape { op: "savez", detail: format!("the name {name:?} is given twice") });
+                return Err(Error::InvalidShape {
+                    op: "savez",
+                    detail: format!("the name {name:?} is given twice"),
+                });
             }
         }
         for (_, a) in arrays {
             check_savable(a.dtype(), path)?;
         }
-        let f = std::fs::File::create(path).map_err(|e| file_error(path, "cannot create the file", e))?;
+        let f = std::fs::File::create(path)
+            .map_err(|e| file_error(path, "cannot create the file", e))?;
         let mut z = ZipWriter::new(std::io::BufWriter::new(f));
-        let options = SimpleFileOptions::default().compression_method(method).large_file(true);
+        let options = SimpleFileOptions::default()
+            .compression_method(method)
+            .large_file(true);
         for (name, a) in arrays {
-            z.start_file(format!("{name}.npy"), options).map_err(|e| zip_error(path, "cannot add an array", e))?;
+            z.start_file(format!("{name}.npy"), options)
+                .map_err(|e| zip_error(path, "cannot add an array", e))?;
             a.write_npy(&mut z, path)?;
         }
-        let mut inner = z.finish().map_err(|e| zip_error(path, "cannot finish the archive", e))?;
-        inner.flush().map_err(|e| file_error(path, "cannot write the archive", e))
+        let mut inner = z
+            .finish()
+            .map_err(|e| zip_error(path, "cannot finish the archive", e))?;
+        inner
+            .flush()
+            .map_err(|e| file_error(path, "cannot write the archive", e))
     }
 
     /// Writes the named arrays (any dtypes) to `path` as an uncompressed `.npz` archive, each as
@@ -333,7 +418,10 @@ mod npz {
     }
 
     /// [`savez`] with each array deflate-compressed (NumPy's `savez_compressed`).
-    pub fn savez_compressed(path: impl AsRef<Path>, arrays: &[(&str, &dyn NpyArray)]) -> Result<()> {
+    pub fn savez_compressed(
+        path: impl AsRef<Path>,
+        arrays: &[(&str, &dyn NpyArray)],
+    ) -> Result<()> {
         write_npz(path.as_ref(), arrays, CompressionMethod::Deflated)
     }
 
@@ -353,9 +441,14 @@ mod npz {
     /// Opens the `.npz` archive `path` (compressed or not).
     pub fn load_npz(path: impl AsRef<Path>) -> Result<Npz> {
         let path = path.as_ref();
-        let f = std::fs::File::open(path).map_err(|e| file_error(path, "cannot open the file", e))?;
-        let zip = ZipArchive::new(BufReader::new(f)).map_err(|e| zip_error(path, "not a zip archive", e))?;
-        Ok(Npz { path: path.to_path_buf(), zip })
+        let f =
+            std::fs::File::open(path).map_err(|e| file_error(path, "cannot open the file", e))?;
+        let zip = ZipArchive::new(BufReader::new(f))
+            .map_err(|e| zip_error(path, "not a zip archive", e))?;
+        Ok(Npz {
+            path: path.to_path_buf(),
+            zip,
+        })
     }
 
     impl Npz {
@@ -364,7 +457,10 @@ mod npz {
             let mut v: Vec<String> = self
                 .zip
                 .file_names()
-                .filter_map(|n| n.ok().and_then(|n| n.strip_suffix(".npy").map(str::to_string)))
+                .filter_map(|n| {
+                    n.ok()
+                        .and_then(|n| n.strip_suffix(".npy").map(str::to_string))
+                })
                 .collect();
             v.sort();
             v
@@ -376,7 +472,11 @@ mod npz {
             let names = self.names();
             let path = self.path.join(name);
             let mut entry = self.zip.by_name(&format!("{name}.npy")).map_err(|e| {
-                file_error(&self.path, format!("no array {name:?} (the archive has {names:?})"), std::io::Error::other(e))
+                file_error(
+                    &self.path,
+                    format!("no array {name:?} (the archive has {names:?})"),
+                    std::io::Error::other(e),
+                )
             })?;
             read_npy(&mut entry, &path)
         }
@@ -393,13 +493,33 @@ mod tests {
         assert_eq!(h.len() % ALIGN, 0);
         assert_eq!(&h[..10], b"\x93NUMPY\x01\x00v\x00");
         let text = std::str::from_utf8(&h[10..]).unwrap();
-        assert!(text.starts_with("{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }"), "{text:?}");
+        assert!(
+            text.starts_with("{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }"),
+            "{text:?}"
+        );
         assert!(text.ends_with(" \n"));
         let p = Path::new("x.npy");
         let parsed = parse_header(text, p).unwrap();
-        assert_eq!(parsed, Header { dtype: DType::F32, big_endian: false, fortran: false, shape: vec![2, 3] });
-        assert_eq!(parse_header("{'descr': '|b1', 'fortran_order': True, 'shape': (), }", p).unwrap().shape, Vec::<usize>::new());
-        let h = parse_header("{'descr': '>c16', 'fortran_order': False, 'shape': (5,), }", p).unwrap();
+        assert_eq!(
+            parsed,
+            Header {
+                dtype: DType::F32,
+                big_endian: false,
+                fortran: false,
+                shape: vec![2, 3]
+            }
+        );
+        assert_eq!(
+            parse_header("{'descr': '|b1', 'fortran_order': True, 'shape': (), }", p)
+                .unwrap()
+                .shape,
+            Vec::<usize>::new()
+        );
+        let h = parse_header(
+            "{'descr': '>c16', 'fortran_order': False, 'shape': (5,), }",
+            p,
+        )
+        .unwrap();
         assert!(h.big_endian && h.dtype == DType::C64 && h.shape == vec![5]);
         for bad in [
             "{'descr': [('a', '<f4')], 'fortran_order': False, 'shape': (5,), }",
@@ -408,7 +528,10 @@ mod tests {
             "{'descr': '<f4', 'fortran_order': False, 'shape': [5], }",
             "{'descr': '<f4', 'fortran_order': False}",
         ] {
-            assert!(matches!(parse_header(bad, p), Err(Error::ArrayFile { .. })), "{bad}");
+            assert!(
+                matches!(parse_header(bad, p), Err(Error::ArrayFile { .. })),
+                "{bad}"
+            );
         }
         assert!(header(DType::BF16, &[1]).is_none());
     }

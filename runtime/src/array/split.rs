@@ -43,22 +43,39 @@ impl<const N: usize> From<[isize; N]> for Sections {
 /// The parts of `a` along `axis` (NumPy's `array_split`): `Count(n)` gives `n` parts whose
 /// extents differ by at most one (the first `len % n` one longer); `At(indices)` cuts at the
 /// indices. Views. Errors: `Count(0)`, an axis out of range, a 0-d array.
-pub fn array_split<T: Element>(a: &Array<T>, sections: impl Into<Sections>, axis: isize) -> Result<Vec<Array<T>>> {
+pub fn array_split<T: Element>(
+    a: &Array<T>,
+    sections: impl Into<Sections>,
+    axis: isize,
+) -> Result<Vec<Array<T>>> {
     split_impl(a, sections.into(), axis, "array_split", false)
 }
 
 /// The parts of `a` along `axis` (NumPy's `split`): as [`array_split`], but `Count(n)` must
 /// divide the axis's extent (else an error, and no part is made).
-pub fn split<T: Element>(a: &Array<T>, sections: impl Into<Sections>, axis: isize) -> Result<Vec<Array<T>>> {
+pub fn split<T: Element>(
+    a: &Array<T>,
+    sections: impl Into<Sections>,
+    axis: isize,
+) -> Result<Vec<Array<T>>> {
     split_impl(a, sections.into(), axis, "split", true)
 }
 
 /// [`split`] along axis 1, or along axis 0 for a 1-d array (NumPy's `hsplit`).
 pub fn hsplit<T: Element>(a: &Array<T>, sections: impl Into<Sections>) -> Result<Vec<Array<T>>> {
     if a.ndim() == 0 {
-        return Err(Error::InvalidShape { op: "hsplit", detail: "a 0-d array cannot be split".into() });
+        return Err(Error::InvalidShape {
+            op: "hsplit",
+            detail: "a 0-d array cannot be split".into(),
+        });
     }
-    split_impl(a, sections.into(), if a.ndim() > 1 { 1 } else { 0 }, "hsplit", true)
+    split_impl(
+        a,
+        sections.into(),
+        if a.ndim() > 1 { 1 } else { 0 },
+        "hsplit",
+        true,
+    )
 }
 
 /// [`split`] along axis 0 of an array of at least 2 dimensions (NumPy's `vsplit`).
@@ -77,27 +94,44 @@ fn need_ndim<T: Element>(a: &Array<T>, n: usize, op: &'static str) -> Result<()>
     if a.ndim() < n {
         return Err(Error::InvalidShape {
             op,
-            detail: format!("works on arrays of at least {n} dimensions, this one has shape {:?}", a.shape()),
+            detail: format!(
+                "works on arrays of at least {n} dimensions, this one has shape {:?}",
+                a.shape()
+            ),
         });
     }
     Ok(())
 }
 
-fn split_impl<T: Element>(a: &Array<T>, sections: Sections, axis: isize, op: &'static str, equal: bool) -> Result<Vec<Array<T>>> {
+fn split_impl<T: Element>(
+    a: &Array<T>,
+    sections: Sections,
+    axis: isize,
+    op: &'static str,
+    equal: bool,
+) -> Result<Vec<Array<T>>> {
     if a.ndim() == 0 {
-        return Err(Error::InvalidShape { op, detail: "a 0-d array cannot be split".into() });
+        return Err(Error::InvalidShape {
+            op,
+            detail: "a 0-d array cannot be split".into(),
+        });
     }
     let ax = normalize_axis(axis, a.ndim())?;
     let len = a.shape()[ax];
     let bounds: Vec<(Option<isize>, Option<isize>)> = match sections {
         Sections::Count(0) => {
-            return Err(Error::InvalidShape { op, detail: "the number of sections must be at least 1".into() });
+            return Err(Error::InvalidShape {
+                op,
+                detail: "the number of sections must be at least 1".into(),
+            });
         }
         Sections::Count(n) => {
             if equal && !len.is_multiple_of(n) {
                 return Err(Error::InvalidShape {
                     op,
-                    detail: format!("axis {ax} of extent {len} does not split into {n} equal parts: use `array_split`"),
+                    detail: format!(
+                        "axis {ax} of extent {len} does not split into {n} equal parts: use `array_split`"
+                    ),
                 });
             }
             let (q, r) = (len / n, len % n);

@@ -1,9 +1,9 @@
 //! `trace`: the sum of a diagonal (NumPy's `a.trace(offset, axis1, axis2)`), the array
 //! reduction `sum` over the diagonal view `Array::diagonal` gives (array/diagonal.rs).
 
+use crate::Number;
 use crate::array::Array;
 use crate::error::Result;
-use crate::Number;
 
 impl<T: Number> Array<T> {
     /// The sum along the diagonal of axes `axis1` and `axis2`, `offset` above the main one
