@@ -646,6 +646,27 @@ fn concatenate_matches_host() {
             hosts.iter().map(|h| &h.shape).collect::<Vec<_>>()
         );
     }
+    // NaN, infinities and -0.0 keep their bits; complex and 16-bit elements
+    let special = Array::from_slice(&[f32::NAN, -0.0, f32::INFINITY]).unwrap();
+    let got = concatenate(&[&special, &special.slice(0, Slice::rev()).unwrap()], 0)
+        .unwrap()
+        .to_vec()
+        .unwrap();
+    let want = [f32::NAN, -0.0, f32::INFINITY, f32::INFINITY, -0.0, f32::NAN];
+    assert_eq!(
+        got.iter().map(|x| x.to_bits()).collect::<Vec<_>>(),
+        want.iter().map(|x| x.to_bits()).collect::<Vec<_>>()
+    );
+    let c = Array::from_slice(&[num_complex::Complex::new(1.5f64, -2.0)]).unwrap();
+    assert_eq!(
+        stack(&[&c, &c], 1).unwrap().to_vec().unwrap(),
+        vec![num_complex::Complex::new(1.5, -2.0); 2]
+    );
+    let h = Array::from_slice(&[half::f16::from_f32(0.5), half::f16::from_f32(-3.0)]).unwrap();
+    assert_eq!(
+        vstack(&[&h, &h]).unwrap().to_vec().unwrap(),
+        [0.5f32, -3.0, 0.5, -3.0].map(half::f16::from_f32).to_vec()
+    );
     // integers and bool keep every bit
     let a = Array::from_slice(&[i64::MIN, -1]).unwrap();
     let b = Array::from_slice(&[i64::MAX]).unwrap();
