@@ -123,6 +123,13 @@ fn attributes_and_flags() {
     assert!(t.shares_buffer(&a) && !a.shares_buffer(&Array::<f32>::zeros([1]).unwrap()));
     drop(t);
     assert!(a.flags().owndata, "no other view left");
+    // memory another library owns (here a DLPack import) is not the array's own
+    let x = Array::<f32>::zeros([3]).unwrap();
+    let t = x.to_dlpack_versioned();
+    // SAFETY: `t` is the live export just made, owned here until the import takes it.
+    let y = unsafe { Array::<f32>::from_dlpack_versioned(t) }.unwrap();
+    drop(x);
+    assert!(!y.flags().owndata);
     let b = Array::<f32>::zeros([4])
         .unwrap()
         .broadcast_to([3, 4])

@@ -20,9 +20,10 @@ pub struct Flags {
     pub c_contiguous: bool,
     /// The elements are in column-major order with no gaps (`F_CONTIGUOUS`).
     pub f_contiguous: bool,
-    /// No other array or view shares the buffer at the time of the call (NumPy's `OWNDATA`
-    /// and `base is None`; a view made by `clone()`, `reshape`, `slice`... shares it while it
-    /// lives, so the flag is true again once every other view is dropped).
+    /// The buffer is cuprum's (not another library's memory, as DLPack imports and
+    /// `from_raw_parts` are) and no other array or view shares it at the time of the call
+    /// (NumPy's `OWNDATA` and `base is None`; a view made by `clone()`, `reshape`, `slice`...
+    /// shares it while it lives, so the flag is true again once every other view is dropped).
     pub owndata: bool,
     /// The array can be written by a kernel or `fill`/`assign`: false for a broadcast view
     /// (stride 0 on an axis of extent > 1), whose elements alias each other (`WRITEABLE`).
@@ -47,7 +48,7 @@ impl<T: Element> Array<T> {
         Flags {
             c_contiguous: l.is_c_contiguous(),
             f_contiguous: l.is_f_contiguous(),
-            owndata: Arc::strong_count(&self.buf) == 1,
+            owndata: !self.buf.is_foreign() && Arc::strong_count(&self.buf) == 1,
             writeable: !l
                 .shape
                 .iter()
