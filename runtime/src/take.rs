@@ -6,10 +6,10 @@
 //! before the gather is launched, so a bad index is an [`Error::InvalidSlice`] naming it and
 //! nothing is written. (CuPy wraps instead, without a check: `mode='wrap'`; cuprum does not.)
 
-use crate::Scalar;
 use crate::array::Array;
 use crate::array::shape::normalize_axis;
 use crate::error::{Error, Result};
+use crate::{DType, Int, Scalar};
 
 /// The built-in gather kernel.
 #[allow(dead_code)]
@@ -20,11 +20,21 @@ impl<T: Scalar> Array<T> {
     /// The elements at `indices` along `axis` (NumPy's `a.take(indices, axis)`; negative axis and
     /// negative indices count from the end): the result's shape is `shape[..axis] +
     /// indices.shape() + shape[axis+1..]`. `axis = None` takes from the flattened array (C
-    /// order), as NumPy's default. Indices are `i64` (NumPy's `intp`), on the array's device, in
-    /// any layout. Errors, before anything is written: an index outside `-n..n` for an axis of
-    /// extent `n` (the message gives the smallest or largest), an axis out of range, devices
-    /// that differ.
-    pub fn take(&self, indices: &Array<i64>, axis: Option<isize>) -> Result<Array<T>> {
+    /// order), as NumPy's default. Indices are any integer type (converted to `i64`, NumPy's
+    /// `intp`, unless they are `i64` already), on the array's device, in any layout. Errors,
+    /// before anything is written: an index outside `-n..n` for an axis of extent `n` (the
+    /// message gives the smallest or largest), an axis out of range, devices that differ.
+    pub fn take<I: Int>(&self, indices: &Array<I>, axis: Option<isize>) -> Result<Array<T>> {
+        // The kernel takes i64 indices (NumPy's `intp`); other integers are converted first
+        // (`u64` beyond `i64::MAX` wraps to a negative index, reported out of range).
+        let converted;
+        let indices: &Array<i64> = if I::DTYPE == DType::I64 {
+            converted = indices.view::<i64>()?;
+            &converted
+        } else {
+            converted = indices.astype::<i64>()?;
+            &converted
+        };
         let (src, ax) = match axis {
             None => (self.ravel()?, 0),
             Some(a) => (self.clone(), normalize_axis(a, self.ndim())?),

@@ -1016,6 +1016,19 @@ fn take_matches_host() {
             "round {round}: shape {shape:?} axis {axis:?} indices {idx:?}"
         );
     }
+    // other index types: i32 (negative too) and u8
+    let v = Array::from_slice(&[10.5f64, -20.0, 30.25, 40.0]).unwrap();
+    let i32s = Array::from_slice(&[3i32, -4, 1]).unwrap();
+    assert_eq!(
+        v.take(&i32s, None).unwrap().to_vec().unwrap(),
+        vec![40.0, 10.5, -20.0]
+    );
+    let u8s = Array::from_slice(&[2u8, 2, 0]).unwrap();
+    assert_eq!(
+        v.take(&u8s, Some(-1)).unwrap().to_vec().unwrap(),
+        vec![30.25, 30.25, 10.5]
+    );
+    assert!(v.take(&Array::from_slice(&[4u16]).unwrap(), None).is_err());
     // other dtypes, 0-d indices, empty indices
     let b = Array::from_slice(&[true, false, true]).unwrap();
     assert_eq!(
