@@ -105,15 +105,15 @@ impl<T: Element> Array<T> {
         }
         shape::size_of(&shape)?;
         let cap = buffer.len_bytes() / std::mem::size_of::<T>();
-        if let Some((lo, hi)) = shape::index_range(&shape, &strides, offset as isize) {
-            if lo < 0 || hi as usize >= cap {
-                return Err(Error::InvalidSlice {
-                    detail: format!(
-                        "shape {shape:?}, strides {strides:?} and offset {offset} reach elements \
-                         {lo}..={hi}, outside the buffer of {cap} elements"
-                    ),
-                });
-            }
+        if let Some((lo, hi)) = shape::index_range(&shape, &strides, offset as isize)
+            && (lo < 0 || hi as usize >= cap)
+        {
+            return Err(Error::InvalidSlice {
+                detail: format!(
+                    "shape {shape:?}, strides {strides:?} and offset {offset} reach elements \
+                     {lo}..={hi}, outside the buffer of {cap} elements"
+                ),
+            });
         }
         Ok(Array {
             buf: buffer,
