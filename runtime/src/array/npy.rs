@@ -5,9 +5,9 @@
 //! A `.npy` file is a 10-byte prefix (`\x93NUMPY`, the version, the header's length), a header
 //! that is a Python dict literal (`{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }`)
 //! and the elements' bytes. The three keys are read and written here (the header is written
-//! byte for byte as NumPy 1.24 and later write it, with their padding); a `.npz` file is a zip
-//! archive of `.npy` files, through the `zip` crate (the default feature `npz`: without it,
-//! `.npy` files work and the `.npz` functions are absent). The header is not parsed with a
+//! byte for byte as NumPy writes it, with its padding: checked against NumPy 2.4's files); a
+//! `.npz` file is a zip archive of `.npy` files, through the `zip` crate (the default feature
+//! `npz`: without it, `.npy` files work and the `.npz` functions are absent). The header is not parsed with a
 //! crate: the ones that read it (`npyz`, `ndarray-npy`) parse any Python literal with a `pest`
 //! grammar, whose build (proc macros and a C build script) costs more than the three keys need.
 //!
