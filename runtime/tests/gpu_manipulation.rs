@@ -9,8 +9,8 @@ mod support;
 use support::Rng;
 
 use cuprum_runtime::array::{
-    Idx, List, Sections, array_split, broadcast_arrays, column_stack, concatenate, dsplit, dstack,
-    hsplit, hstack, split, stack, vsplit, vstack,
+    self, Idx, List, Sections, array_split, broadcast_arrays, column_stack, concatenate, dsplit,
+    dstack, hsplit, hstack, split, stack, vsplit, vstack,
 };
 use cuprum_runtime::{Array, Error, Slice};
 
@@ -931,7 +931,16 @@ fn axis_moves_and_atleast() {
         Host::from_fn(&[3, 4, 1], |i| h.at(&[1, i[0], i[1]]))
     );
     assert_eq!(a.atleast_3d().shape(), &[2, 3, 4]);
-    // broadcast_arrays
+    // broadcast (the shape) and broadcast_arrays (the views)
+    let bc = array::broadcast(&[&a, &v, &z]).unwrap();
+    assert_eq!(
+        (bc.shape(), bc.ndim(), bc.size(), bc.numiter()),
+        (&[2usize, 3, 4][..], 3, 24, 3)
+    );
+    assert!(matches!(
+        array::broadcast(&[&a, &m2.transpose()]),
+        Err(Error::Broadcast { .. })
+    ));
     let col = Host::random(&mut r, &[3, 1]);
     let b = broadcast_arrays(&[&col.device(), &v.index(&[Idx::NewAxis]).unwrap()]).unwrap();
     assert_eq!(b[0].shape(), &[3, 4]);

@@ -1,5 +1,5 @@
 //! Axis rearrangements as views, with NumPy's signed axes: `swapaxes`, `moveaxis`, `rollaxis`,
-//! `atleast_1d`/`2d`/`3d` and `broadcast_arrays` (`transpose`, `permute`, `swap_axes`,
+//! `atleast_1d`/`2d`/`3d`, `broadcast` and `broadcast_arrays` (`transpose`, `permute`, `swap_axes`,
 //! `expand_dims`, `squeeze` and `broadcast_to` are in `mod.rs`).
 
 use super::Array;
@@ -123,4 +123,45 @@ pub fn broadcast_arrays<T: Element>(arrays: &[&Array<T>]) -> Result<Vec<Array<T>
     let shapes: Vec<&[usize]> = arrays.iter().map(|a| a.shape()).collect();
     let shape = broadcast_shapes(&shapes)?;
     arrays.iter().map(|a| a.broadcast_to(&shape)).collect()
+}
+
+/// What NumPy's `np.broadcast(a, b, ...)` object tells: the shape the arrays broadcast to
+/// ([`broadcast`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Broadcast {
+    shape: Vec<usize>,
+    numiter: usize,
+}
+
+impl Broadcast {
+    /// The broadcast shape.
+    pub fn shape(&self) -> &[usize] {
+        &self.shape
+    }
+
+    /// The number of dimensions of the broadcast shape.
+    pub fn ndim(&self) -> usize {
+        self.shape.len()
+    }
+
+    /// The number of elements of the broadcast shape.
+    pub fn size(&self) -> usize {
+        self.shape.iter().product()
+    }
+
+    /// How many arrays were broadcast (NumPy's `numiter`).
+    pub fn numiter(&self) -> usize {
+        self.numiter
+    }
+}
+
+/// The broadcast of the arrays' shapes (NumPy's `np.broadcast(a, b, ...)`, without its
+/// iterator: [`broadcast_arrays`] gives the views). An error names the shapes that do not
+/// broadcast.
+pub fn broadcast<T: Element>(arrays: &[&Array<T>]) -> Result<Broadcast> {
+    let shapes: Vec<&[usize]> = arrays.iter().map(|a| a.shape()).collect();
+    Ok(Broadcast {
+        shape: broadcast_shapes(&shapes)?,
+        numiter: arrays.len(),
+    })
 }

@@ -59,7 +59,7 @@ use crate::sync;
 use crate::{DType, Scalar};
 
 pub use attributes::{Flags, List};
-pub use axes::broadcast_arrays;
+pub use axes::{Broadcast, broadcast, broadcast_arrays};
 pub use creation::AsArray;
 pub use indexing::Idx;
 pub use join::{column_stack, concatenate, dstack, hstack, stack, vstack};
