@@ -557,6 +557,17 @@ fn creation_routines() {
     let a = v.device();
     let b = Array::asarray(&a).unwrap();
     assert!(b.shares_buffer(&a));
+    // array: always a new buffer
+    let fresh = Array::array(&a.slice(0, Slice::rev()).unwrap()).unwrap();
+    assert!(!fresh.shares_buffer(&a) && fresh.is_c_contiguous());
+    assert_eq!(
+        fresh.to_vec().unwrap(),
+        v.data.iter().rev().copied().collect::<Vec<_>>()
+    );
+    assert_eq!(
+        Array::array(vec![5u16, 6]).unwrap().to_vec().unwrap(),
+        vec![5, 6]
+    );
     assert_eq!(
         Array::asarray(vec![1i32, 2]).unwrap().to_vec().unwrap(),
         vec![1, 2]

@@ -1,6 +1,6 @@
 //! NumPy's creation routines: `empty`, `zeros`, `full`, `ones`, `arange`, `linspace`, the arrays
 //! made from host data (`from_shape_vec`, `from_slice`, ...) or over a buffer (`from_parts`),
-//! `empty_like`, `zeros_like`, `ones_like`, `full_like`, `eye`, `identity`, `asarray`,
+//! `empty_like`, `zeros_like`, `ones_like`, `full_like`, `eye`, `identity`, `array`, `asarray`,
 //! `ascontiguousarray`, `diag` and `diagflat`.
 //!
 //! The `*_like` functions make a C-contiguous array of the prototype's shape on the
@@ -129,7 +129,10 @@ impl<T: Scalar> Array<T> {
     pub fn full(shape: impl IntoShape, value: T) -> Result<Array<T>> {
         let stream = Stream::current()?;
         let mut a = Array::empty_on(shape, &stream)?;
-        if as_bytes(std::slice::from_ref(&value)).iter().all(|&b| b == 0) {
+        if as_bytes(std::slice::from_ref(&value))
+            .iter()
+            .all(|&b| b == 0)
+        {
             a.buf.zero(&stream)?;
         } else {
             a.fill(value)?;
@@ -235,6 +238,12 @@ impl<T: Element> Array<T> {
     pub fn asarray(x: impl AsArray<T>) -> Result<Array<T>> {
         x.into_array()
     }
+
+    /// `x` as a new array (NumPy's `array`, whose `copy=True` is the default): an [`Array`] is
+    /// copied (C-contiguous, on its device), host data is copied to the current device.
+    pub fn array(x: impl AsArray<T>) -> Result<Array<T>> {
+        x.into_new_array()
+    }
 }
 
 impl<T: Scalar> Array<T> {
@@ -310,19 +319,35 @@ impl<T: Number> Array<T> {
 /// What [`Array::asarray`] takes: an array (a view of it is returned) or host data (copied to
 /// the current device).
 pub trait AsArray<T: Element> {
-    /// The device array.
+    /// The device array: a view of an [`Array`], a copy of host data.
     fn into_array(self) -> Result<Array<T>>;
+
+    /// A device array that shares no memory with `self` ([`Array::array`]).
+    fn into_new_array(self) -> Result<Array<T>>
+    where
+        Self: Sized,
+    {
+        self.into_array()
+    }
 }
 
 impl<T: Element> AsArray<T> for &Array<T> {
     fn into_array(self) -> Result<Array<T>> {
         Ok(self.clone())
     }
+
+    fn into_new_array(self) -> Result<Array<T>> {
+        self.copy()
+    }
 }
 
 impl<T: Element> AsArray<T> for Array<T> {
     fn into_array(self) -> Result<Array<T>> {
         Ok(self)
+    }
+
+    fn into_new_array(self) -> Result<Array<T>> {
+        self.copy()
     }
 }
 
