@@ -241,6 +241,8 @@ impl<T: Element> Array<T> {
 
     /// `x` as a new array (NumPy's `array`, whose `copy=True` is the default): an [`Array`] is
     /// copied (C-contiguous, on its device), host data is copied to the current device.
+    // NumPy's name, which a CuPy user looks for, is worth clippy's objection to `Array::array`.
+    #[allow(clippy::self_named_constructors)]
     pub fn array(x: impl AsArray<T>) -> Result<Array<T>> {
         x.into_new_array()
     }
