@@ -558,7 +558,7 @@ fn creation_routines() {
     let b = Array::asarray(&a).unwrap();
     assert!(b.shares_buffer(&a));
     // array: always a new buffer
-    let fresh = Array::array(&a.slice(0, Slice::rev()).unwrap()).unwrap();
+    let fresh = Array::array(a.slice(0, Slice::rev()).unwrap()).unwrap();
     assert!(!fresh.shares_buffer(&a) && fresh.is_c_contiguous());
     assert_eq!(
         fresh.to_vec().unwrap(),
