@@ -27,6 +27,7 @@ mod elementwise;
 mod fused;
 mod fusion;
 mod graph;
+mod manipulation;
 mod reduction;
 
 use std::fmt::Write as _;
@@ -461,6 +462,8 @@ fn run(dev: &Device, opts: &Options) -> Result<()> {
 
     // Elementwise rows (issue 6): `(x - y)^2` contiguous, broadcast, transposed; host cost.
     rows.extend(elementwise::rows(copy_ceiling, bare_launch_us, opts.quick, &stream)?);
+    // Array manipulation (issue 36): concatenate.
+    rows.extend(manipulation::rows(copy_ceiling, opts.quick, &stream)?);
     // Scans and counting (issue 36): cumsum, bincount, histogram, searchsorted.
     rows.extend(counting_scan::rows(copy_ceiling, opts.quick, &stream)?);
     // Reductions (issue 7).

@@ -286,6 +286,19 @@ pub enum Error {
         source: std::io::Error,
     },
 
+    /// An array file (`.npy`, `.npz`, `tofile`) that cannot be read or written: the I/O error, or
+    /// a file whose contents are not what the format says (`source` then says what is wrong).
+    #[error("array file {}: {what}: {source}", .path.display())]
+    ArrayFile {
+        /// The file.
+        path: std::path::PathBuf,
+        /// What was being done, or what is wrong with the contents.
+        what: String,
+        /// The I/O error (`InvalidData` for malformed contents).
+        #[source]
+        source: std::io::Error,
+    },
+
     /// A module image that is malformed or that the driver refused (not a cubin/PTX/fatbin, or
     /// built for another GPU).
     #[error(

@@ -89,6 +89,7 @@ pub mod reduction;
 mod graph;
 
 mod ops;
+mod take;
 mod scan;
 mod counting;
 mod search;

@@ -26,6 +26,7 @@ const EXEMPT_TARGETS: &[&str] = &["tests", "test_support"];
 const KERNEL_MODULES: &[(&str, &str)] = &[
     ("kernels/elementwise.rs", "ops"),
     ("kernels/reductions.rs", "reduction"),
+    ("kernels/gather.rs", "take"),
     ("kernels/scan.rs", "scan"),
     ("kernels/counting.rs", "counting"),
     ("kernels/search.rs", "search"),
