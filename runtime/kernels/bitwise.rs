@@ -44,9 +44,9 @@ pub fn right_shift<T: Int>(x: T, n: T) -> T {
 }
 
 /// A shift amount of `T` modulo `T`'s width, as the `u32` the shift operators take (the width is
-/// the number of ones of `0 - 1`; the masked amount converts exactly through `f64`).
+/// the number of ones of `!0`; the masked amount converts exactly through `f64`).
 #[device(crate = crate)]
 pub fn amount<T: Int>(n: T) -> u32 {
-    let bits = (T::zero() - T::one()).count_ones();
+    let bits = (!T::zero()).count_ones();
     (n & T::from_i64((bits - 1) as i64)).to_f64() as u32
 }

@@ -10,7 +10,7 @@
 
 use std::ops::{BitAnd, BitOr, BitXor, Not, Shl, Shr};
 
-use super::{Builtin, binary, builtin, unary};
+use super::{Builtin, binary, binary_concrete, builtin, unary, unary_concrete};
 use crate::array::Array;
 use crate::elementwise::Input;
 use crate::error::Result;
@@ -72,74 +72,75 @@ impl<T: Int> Array<T> {
 impl Array<bool> {
     /// `self AND other` elementwise (NumPy's `bitwise_and` of `bool`s, [`Array::logical_and`]).
     pub fn bitwise_and<'a>(&self, other: impl Into<Input<'a, bool>>) -> Result<Array<bool>> {
-        binary(builtin!(logic::and_bool), self, other)
+        binary_concrete(builtin!(logic::and_bool), self, other)
     }
     /// `self OR other` elementwise (NumPy's `bitwise_or` of `bool`s).
     pub fn bitwise_or<'a>(&self, other: impl Into<Input<'a, bool>>) -> Result<Array<bool>> {
-        binary(builtin!(logic::or_bool), self, other)
+        binary_concrete(builtin!(logic::or_bool), self, other)
     }
     /// `self XOR other` elementwise (NumPy's `bitwise_xor` of `bool`s).
     pub fn bitwise_xor<'a>(&self, other: impl Into<Input<'a, bool>>) -> Result<Array<bool>> {
-        binary(builtin!(logic::xor_bool), self, other)
+        binary_concrete(builtin!(logic::xor_bool), self, other)
     }
     /// `NOT x` elementwise (NumPy's `invert` of `bool`s: a logical not, not `!1`).
     #[doc(alias = "bitwise_not")]
     pub fn invert(&self) -> Result<Array<bool>> {
-        unary(builtin!(logic::not_bool), self)
+        unary_concrete(builtin!(logic::not_bool), self)
     }
 }
 
 /// The six forms of a binary operator (`&a op &b`, `&a op b`, `a op &b`, `a op b`, `&a op s`,
-/// `a op s`) for the arrays of `$T: $bound` (or the concrete `$T`), launching `$kernel`.
+/// `a op s`) for the arrays of `$T` (generic with the bounds in brackets, or concrete), launching
+/// `$kernel` through `$binary` (`binary`, or `binary_concrete` for a kernel without generics).
 macro_rules! bit_op {
-    ([$($gen:tt)*] $T:ty, $Trait:ident, $method:ident, $kernel:expr) => {
+    ([$($gen:tt)*] $T:ty, $Trait:ident, $method:ident, $binary:ident($kernel:expr)) => {
         impl<'b, $($gen)*> $Trait<&'b Array<$T>> for &Array<$T> {
             type Output = Result<Array<$T>>;
             fn $method(self, rhs: &'b Array<$T>) -> Result<Array<$T>> {
-                binary($kernel, self, rhs)
+                $binary($kernel, self, rhs)
             }
         }
         impl<$($gen)*> $Trait<Array<$T>> for &Array<$T> {
             type Output = Result<Array<$T>>;
             fn $method(self, rhs: Array<$T>) -> Result<Array<$T>> {
-                binary($kernel, self, &rhs)
+                $binary($kernel, self, &rhs)
             }
         }
         impl<'b, $($gen)*> $Trait<&'b Array<$T>> for Array<$T> {
             type Output = Result<Array<$T>>;
             fn $method(self, rhs: &'b Array<$T>) -> Result<Array<$T>> {
-                binary($kernel, &self, rhs)
+                $binary($kernel, &self, rhs)
             }
         }
         impl<$($gen)*> $Trait<Array<$T>> for Array<$T> {
             type Output = Result<Array<$T>>;
             fn $method(self, rhs: Array<$T>) -> Result<Array<$T>> {
-                binary($kernel, &self, &rhs)
+                $binary($kernel, &self, &rhs)
             }
         }
         impl<$($gen)*> $Trait<$T> for &Array<$T> {
             type Output = Result<Array<$T>>;
             fn $method(self, rhs: $T) -> Result<Array<$T>> {
-                binary($kernel, self, rhs)
+                $binary($kernel, self, rhs)
             }
         }
         impl<$($gen)*> $Trait<$T> for Array<$T> {
             type Output = Result<Array<$T>>;
             fn $method(self, rhs: $T) -> Result<Array<$T>> {
-                binary($kernel, &self, rhs)
+                $binary($kernel, &self, rhs)
             }
         }
     };
 }
 
-bit_op!([T: Int] T, BitAnd, bitand, int_kernel(BitOp::And));
-bit_op!([T: Int] T, BitOr, bitor, int_kernel(BitOp::Or));
-bit_op!([T: Int] T, BitXor, bitxor, int_kernel(BitOp::Xor));
-bit_op!([T: Int] T, Shl, shl, int_kernel(BitOp::Shl));
-bit_op!([T: Int] T, Shr, shr, int_kernel(BitOp::Shr));
-bit_op!([] bool, BitAnd, bitand, builtin!(logic::and_bool));
-bit_op!([] bool, BitOr, bitor, builtin!(logic::or_bool));
-bit_op!([] bool, BitXor, bitxor, builtin!(logic::xor_bool));
+bit_op!([T: Int] T, BitAnd, bitand, binary(int_kernel(BitOp::And)));
+bit_op!([T: Int] T, BitOr, bitor, binary(int_kernel(BitOp::Or)));
+bit_op!([T: Int] T, BitXor, bitxor, binary(int_kernel(BitOp::Xor)));
+bit_op!([T: Int] T, Shl, shl, binary(int_kernel(BitOp::Shl)));
+bit_op!([T: Int] T, Shr, shr, binary(int_kernel(BitOp::Shr)));
+bit_op!([] bool, BitAnd, bitand, binary_concrete(builtin!(logic::and_bool)));
+bit_op!([] bool, BitOr, bitor, binary_concrete(builtin!(logic::or_bool)));
+bit_op!([] bool, BitXor, bitxor, binary_concrete(builtin!(logic::xor_bool)));
 
 impl<T: Int> Not for &Array<T> {
     type Output = Result<Array<T>>;

@@ -16,7 +16,7 @@ use super::{Builtin, builtin, launch_into};
 use crate::array::Array;
 use crate::elementwise::{Arg, Input};
 use crate::error::Result;
-use crate::{Int, Number, Real, Scalar};
+use crate::{DType, Int, Number, Real, Scalar};
 
 /// Whether `o` reads memory of `x`'s buffer in another layout than `x`'s own (which would let an
 /// element be read after the launch wrote it).
@@ -25,8 +25,13 @@ fn overlaps_differently<T: Scalar>(x: &Array<T>, o: &Array<T>) -> bool {
         && !(x.offset() == o.offset() && x.shape() == o.shape() && x.strides() == o.strides())
 }
 
-/// `x = b(x, other)` elementwise, `other` broadcast to `x`'s shape.
+/// `x = b(x, other)` elementwise, `other` broadcast to `x`'s shape; `b` generic over `T`.
 fn in_place<T: Scalar>(b: Builtin, x: &mut Array<T>, other: Input<'_, T>) -> Result<()> {
+    in_place_as(b, &[T::DTYPE], x, other)
+}
+
+/// [`in_place`] of kernel instance `instance` (empty for a kernel without generic parameters).
+fn in_place_as<T: Scalar>(b: Builtin, instance: &[DType], x: &mut Array<T>, other: Input<'_, T>) -> Result<()> {
     let copied;
     let other = match other {
         Input::Array(o) if overlaps_differently(x, o) => {
@@ -37,7 +42,7 @@ fn in_place<T: Scalar>(b: Builtin, x: &mut Array<T>, other: Input<'_, T>) -> Res
     };
     // A second handle of the same memory and layout: the kernel's input side.
     let input = x.clone();
-    launch_into(b, &[T::DTYPE], &[Arg::input(&input), other.arg(), Arg::output(x)])
+    launch_into(b, instance, &[Arg::input(&input), other.arg(), Arg::output(x)])
 }
 
 impl<T: Number> Array<T> {
@@ -104,14 +109,14 @@ impl<T: Int> Array<T> {
 impl Array<bool> {
     /// `self &= other` (logical and).
     pub fn bitand_assign<'a>(&mut self, other: impl Into<Input<'a, bool>>) -> Result<()> {
-        in_place(builtin!(logic::and_bool), self, other.into())
+        in_place_as(builtin!(logic::and_bool), &[], self, other.into())
     }
     /// `self |= other` (logical or).
     pub fn bitor_assign<'a>(&mut self, other: impl Into<Input<'a, bool>>) -> Result<()> {
-        in_place(builtin!(logic::or_bool), self, other.into())
+        in_place_as(builtin!(logic::or_bool), &[], self, other.into())
     }
     /// `self ^= other` (logical xor).
     pub fn bitxor_assign<'a>(&mut self, other: impl Into<Input<'a, bool>>) -> Result<()> {
-        in_place(builtin!(logic::xor_bool), self, other.into())
+        in_place_as(builtin!(logic::xor_bool), &[], self, other.into())
     }
 }

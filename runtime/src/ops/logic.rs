@@ -2,7 +2,7 @@
 //! `less_equal`, `gt`/`greater`, `ge`/`greater_equal`, `eq`/`equal`, `ne`/`not_equal`,
 //! `isnan`/`isinf`/`isfinite`, and `logical_and`/`or`/`xor`/`not`. Every result is a `bool` array.
 
-use super::{Builtin, binary, builtin, unary};
+use super::{Builtin, binary, binary_concrete, builtin, unary, unary_concrete};
 use crate::array::Array;
 use crate::elementwise::Input;
 use crate::error::Result;
@@ -77,27 +77,32 @@ impl<T: Float> Array<T> {
     }
 }
 
-/// A logical operation: its kernel for `bool` operands and for numbers (truth is "non-zero").
-fn logical(d: DType, of_bool: Builtin, of_number: Builtin) -> Builtin {
-    if d == DType::Bool { of_bool } else { of_number }
+/// A binary logical operation: its kernel for `bool` operands (no generic parameter) or for
+/// numbers (truth is "non-zero").
+fn logical2<'a, T: Scalar>(x: &Array<T>, y: impl Into<Input<'a, T>>, of_bool: Builtin, of_number: Builtin) -> Result<Array<bool>> {
+    if T::DTYPE == DType::Bool { binary_concrete(of_bool, x, y) } else { binary(of_number, x, y) }
 }
 
 impl<T: Scalar> Array<T> {
     /// `self AND other` elementwise, a `bool` array (NumPy's `logical_and`; a number is true when
     /// non-zero), broadcast; `other` an array or a scalar. Complex numbers are taken as numbers.
     pub fn logical_and<'a>(&self, other: impl Into<Input<'a, T>>) -> Result<Array<bool>> {
-        binary(logical(T::DTYPE, builtin!(logic::and_bool), builtin!(logic::logical_and_number)), self, other)
+        logical2(self, other, builtin!(logic::and_bool), builtin!(logic::logical_and_number))
     }
     /// `self OR other` elementwise (NumPy's `logical_or`).
     pub fn logical_or<'a>(&self, other: impl Into<Input<'a, T>>) -> Result<Array<bool>> {
-        binary(logical(T::DTYPE, builtin!(logic::or_bool), builtin!(logic::logical_or_number)), self, other)
+        logical2(self, other, builtin!(logic::or_bool), builtin!(logic::logical_or_number))
     }
     /// `self XOR other` elementwise (NumPy's `logical_xor`).
     pub fn logical_xor<'a>(&self, other: impl Into<Input<'a, T>>) -> Result<Array<bool>> {
-        binary(logical(T::DTYPE, builtin!(logic::xor_bool), builtin!(logic::logical_xor_number)), self, other)
+        logical2(self, other, builtin!(logic::xor_bool), builtin!(logic::logical_xor_number))
     }
     /// `NOT self` elementwise (NumPy's `logical_not`: true where the element is zero or false).
     pub fn logical_not(&self) -> Result<Array<bool>> {
-        unary(logical(T::DTYPE, builtin!(logic::not_bool), builtin!(logic::logical_not_number)), self)
+        if T::DTYPE == DType::Bool {
+            unary_concrete(builtin!(logic::not_bool), self)
+        } else {
+            unary(builtin!(logic::logical_not_number), self)
+        }
     }
 }

@@ -92,7 +92,9 @@ float_unary! {
     arcsinh => math::arcsinh;
     /// The inverse hyperbolic cosine elementwise (NaN below 1).
     arccosh => math::arccosh;
-    /// The inverse hyperbolic tangent elementwise (±inf at ±1, NaN outside `[-1, 1]`).
+    /// The inverse hyperbolic tangent elementwise (±inf at ±1, NaN outside `[-1, 1]`). On the
+    /// CPU device it is Rust's `atanh`, whose `f32` loses accuracy close to -1 (a relative error
+    /// near 1e-4 within 1e-3 of it).
     arctanh => math::arctanh;
     /// The nearest integer elementwise, half to even (NumPy's `rint`; Rust's `round` rounds
     /// half away from zero); keeps the sign of zero.

@@ -122,3 +122,13 @@ fn unary<T: Scalar, U: Scalar>(b: Builtin, x: &Array<T>) -> Result<Array<U>> {
 fn binary<'a, 'b, T: Scalar, U: Scalar>(b: Builtin, x: impl Into<Input<'a, T>>, y: impl Into<Input<'b, T>>) -> Result<Array<U>> {
     launch_new::<U>(b, &[T::DTYPE], &[x.into().arg(), y.into().arg()])
 }
+
+/// [`unary`] of a kernel without generic parameters (its instance is empty).
+fn unary_concrete<T: Scalar, U: Scalar>(b: Builtin, x: &Array<T>) -> Result<Array<U>> {
+    launch_new::<U>(b, &[], &[Arg::input(x)])
+}
+
+/// [`binary`] of a kernel without generic parameters.
+fn binary_concrete<'a, 'b, T: Scalar, U: Scalar>(b: Builtin, x: impl Into<Input<'a, T>>, y: impl Into<Input<'b, T>>) -> Result<Array<U>> {
+    launch_new::<U>(b, &[], &[x.into().arg(), y.into().arg()])
+}
