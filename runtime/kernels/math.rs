@@ -144,7 +144,7 @@ pub fn log1p<T: Float>(x: T) -> T {
 pub fn logaddexp<T: Float>(x: T, y: T) -> T {
     let zero = T::zero();
     if x == y {
-        x + T::from_f64(0.6931471805599453)
+        x + T::from_f64(std::f64::consts::LN_2)
     } else {
         let d = x - y;
         if d > zero {
@@ -161,7 +161,7 @@ pub fn logaddexp<T: Float>(x: T, y: T) -> T {
 #[elementwise(crate = crate, instances = [f32])]
 pub fn logaddexp2<T: Float>(x: T, y: T) -> T {
     let zero = T::zero();
-    let log2_e = T::from_f64(1.4426950408889634);
+    let log2_e = T::from_f64(std::f64::consts::LOG2_E);
     if x == y {
         x + T::one()
     } else {
@@ -197,22 +197,22 @@ pub fn ldexp<T: Float>(x: T, n: i32) -> T {
     let mut y = x.to_f64();
     let mut k = n;
     if k > 1023 {
-        y = y * f64::from_bits(0x7fe0_0000_0000_0000);
-        k = k - 1023;
+        y *= f64::from_bits(0x7fe0_0000_0000_0000);
+        k -= 1023;
         if k > 1023 {
-            y = y * f64::from_bits(0x7fe0_0000_0000_0000);
-            k = k - 1023;
+            y *= f64::from_bits(0x7fe0_0000_0000_0000);
+            k -= 1023;
             if k > 1023 {
                 k = 1023;
             }
         }
     } else if k < -1022 {
         // 2^-1022 * 2^53: the result stays normal until the last multiplication.
-        y = y * f64::from_bits(0x0360_0000_0000_0000);
-        k = k + 969;
+        y *= f64::from_bits(0x0360_0000_0000_0000);
+        k += 969;
         if k < -1022 {
-            y = y * f64::from_bits(0x0360_0000_0000_0000);
-            k = k + 969;
+            y *= f64::from_bits(0x0360_0000_0000_0000);
+            k += 969;
             if k < -1022 {
                 k = -1022;
             }
@@ -321,10 +321,10 @@ pub fn power_int<T: Int>(x: T, y: T) -> T {
         let mut e = y;
         while e > zero {
             if (e & one) == one {
-                r = r * b;
+                r *= b;
             }
-            b = b * b;
-            e = e >> 1;
+            b *= b;
+            e >>= 1;
         }
         r
     }
@@ -368,7 +368,7 @@ pub fn floor_divide_float<T: Float>(x: T, y: T) -> T {
         let m = x % y;
         let mut div = (x - m) / y;
         if m != zero && ((y < zero) != (m < zero)) {
-            div = div - T::one();
+            div -= T::one();
         }
         if div != zero {
             let f = div.floor();
@@ -406,7 +406,7 @@ pub fn divmod_float<T: Float>(x: T, y: T) -> (T, T) {
         if m != zero {
             if (y < zero) != (m < zero) {
                 r = m + y;
-                div = div - T::one();
+                div -= T::one();
             }
         } else {
             r = zero.copysign(y);

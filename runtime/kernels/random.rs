@@ -128,9 +128,9 @@ pub fn radius_f32(u: f32) -> f32 {
     let bits = u.to_bits();
     let mut e = ((bits >> 23) as i32) - 127;
     let mut m = f32::from_bits((bits & 0x007f_ffff) | 0x3f80_0000);
-    if m > 1.41421356 {
-        m = m * 0.5;
-        e = e + 1;
+    if m > std::f32::consts::SQRT_2 {
+        m *= 0.5;
+        e += 1;
     }
     let s = (m - 1.0) / (m + 1.0);
     let s2 = s * s;
@@ -138,7 +138,7 @@ pub fn radius_f32(u: f32) -> f32 {
     p = s2.mul_add(p, 1.0 / 5.0);
     p = s2.mul_add(p, 1.0 / 3.0);
     p = s2.mul_add(p, 1.0);
-    let ln_u = (e as f32).mul_add(0.693147182, 2.0 * s * p);
+    let ln_u = (e as f32).mul_add(std::f32::consts::LN_2, 2.0 * s * p);
     (-2.0 * ln_u).sqrt()
 }
 
@@ -147,7 +147,7 @@ pub fn radius_f32(u: f32) -> f32 {
 pub fn circle_f32(w: u32) -> (f32, f32) {
     let q = (w + (1 << 21)) >> 22;
     let r = ((w as i32) - ((q << 22) as i32)) as f32 * (1.0 / 4194304.0);
-    let x = r * 1.57079637;
+    let x = r * std::f32::consts::FRAC_PI_2;
     let x2 = x * x;
     let mut s = x2.mul_add(1.0 / 362880.0, -1.0 / 5040.0);
     s = x2.mul_add(s, 1.0 / 120.0);
@@ -189,9 +189,9 @@ pub fn radius_f64(u: f64) -> f64 {
     let bits = u.to_bits();
     let mut e = ((bits >> 52) as i32) - 1023;
     let mut m = f64::from_bits((bits & 0x000f_ffff_ffff_ffff) | 0x3ff0_0000_0000_0000);
-    if m > 1.4142135623730951 {
-        m = m * 0.5;
-        e = e + 1;
+    if m > std::f64::consts::SQRT_2 {
+        m *= 0.5;
+        e += 1;
     }
     let s = (m - 1.0) / (m + 1.0);
     let s2 = s * s;
@@ -215,7 +215,7 @@ pub fn radius_f64(u: f64) -> f64 {
 pub fn circle_f64(w: u64) -> (f64, f64) {
     let q = (w + (1u64 << 50)) >> 51;
     let r = ((w as i64) - ((q << 51) as i64)) as f64 * (1.0 / 2251799813685248.0);
-    let x = r * 1.5707963267948966;
+    let x = r * std::f64::consts::FRAC_PI_2;
     let x2 = x * x;
     let mut s = x2.mul_add(1.0 / 355687428096000.0, -1.0 / 1307674368000.0);
     s = x2.mul_add(s, 1.0 / 6227020800.0);

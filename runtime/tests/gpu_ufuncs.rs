@@ -130,11 +130,10 @@ fn float_binary_functions_match_f64() {
     let mut x = random_f32(r, 2000, -4.0, 4.0);
     let mut y = random_f32(r, 2000, -4.0, 4.0);
     // Every edge value against every other.
-    let n = EDGES.len();
-    for i in 0..n {
-        for j in 0..n {
-            x.push(EDGES[i] as f32);
-            y.push(EDGES[j] as f32);
+    for p in EDGES {
+        for q in EDGES {
+            x.push(p as f32);
+            y.push(q as f32);
         }
     }
     y.truncate(x.len());
@@ -291,7 +290,7 @@ fn rint_rounds_half_to_even() {
         assert!(got[i].to_bits() == want[i].to_bits() || (got[i].is_nan() && want[i].is_nan()), "rint({}) = {}, want {}", x[i], got[i], want[i]);
     }
     let r = &mut Rng::new();
-    let y: Vec<f64> = (0..1000).map(|_| (r.int(-2000, 2000) as f64) * 0.5 + if r.next() % 2 == 0 { 0.0 } else { r.range(-0.4, 0.4) }).collect();
+    let y: Vec<f64> = (0..1000).map(|_| (r.int(-2000, 2000) as f64) * 0.5 + if r.next().is_multiple_of(2) { 0.0 } else { r.range(-0.4, 0.4) }).collect();
     let got = Array::from_slice(&y).unwrap().rint().unwrap().to_vec().unwrap();
     for (g, v) in got.iter().zip(&y) {
         assert_eq!(g.to_bits(), v.round_ties_even().to_bits(), "rint f64({v})");
@@ -371,7 +370,7 @@ fn maximum_propagates_nan_fmax_ignores_it() {
 fn logic_functions() {
     let r = &mut Rng::new();
     let x = random_f32(r, 500, -2.0, 2.0);
-    let y: Vec<f32> = x.iter().map(|&v| if r.next() % 3 == 0 { v } else { r.range(-2.0, 2.0) as f32 }).collect();
+    let y: Vec<f32> = x.iter().map(|&v| if r.next().is_multiple_of(3) { v } else { r.range(-2.0, 2.0) as f32 }).collect();
     let (a, b) = (Array::from_slice(&x).unwrap(), Array::from_slice(&y).unwrap());
     let each = |got: Result<Array<bool>>, f: &dyn Fn(f32, f32) -> bool, name: &str| {
         let got = got.unwrap().to_vec().unwrap();
@@ -393,8 +392,8 @@ fn logic_functions() {
     each(a.logical_or(&b), &|p, q| p != 0.0 || q != 0.0, "logical_or");
     each(a.logical_xor(&b), &|p, q| (p != 0.0) != (q != 0.0), "logical_xor");
     each(a.logical_not(), &|p, _| p == 0.0, "logical_not");
-    let p: Vec<bool> = (0..300).map(|_| r.next() % 2 == 0).collect();
-    let q: Vec<bool> = (0..300).map(|_| r.next() % 2 == 0).collect();
+    let p: Vec<bool> = (0..300).map(|_| r.next().is_multiple_of(2)).collect();
+    let q: Vec<bool> = (0..300).map(|_| r.next().is_multiple_of(2)).collect();
     let (pa, qa) = (Array::from_slice(&p).unwrap(), Array::from_slice(&q).unwrap());
     let and = pa.logical_and(&qa).unwrap().to_vec().unwrap();
     let xor = pa.logical_xor(&qa).unwrap().to_vec().unwrap();
