@@ -7,8 +7,8 @@
 //! (Rust's `wrapping_shl`/`wrapping_shr`), where NumPy gives 0 (or -1 for a negative value
 //! shifted right) for an amount of the width or more; `>>` of signed integers is arithmetic.
 //!
-//! Precompiled instances: i64 (NumPy's default integer); every other integer type is compiled by
-//! NVRTC at first use.
+//! Precompiled instances: i64 (NumPy's default integer) of `&`, `|` and `^`; `invert`, the shifts
+//! and every other integer type are compiled by NVRTC at first use.
 
 use crate::lang::prelude::*;
 use cuprum_macros::{device, elementwise};
@@ -28,17 +28,17 @@ pub fn bitwise_xor<T: Int>(x: T, y: T) -> T {
     x ^ y
 }
 
-#[elementwise(crate = crate, instances = [i64])]
+#[elementwise(crate = crate, instances = [])]
 pub fn invert<T: Int>(x: T) -> T {
     !x
 }
 
-#[elementwise(crate = crate, instances = [i64])]
+#[elementwise(crate = crate, instances = [])]
 pub fn left_shift<T: Int>(x: T, n: T) -> T {
     x << amount(n)
 }
 
-#[elementwise(crate = crate, instances = [i64])]
+#[elementwise(crate = crate, instances = [])]
 pub fn right_shift<T: Int>(x: T, n: T) -> T {
     x >> amount(n)
 }

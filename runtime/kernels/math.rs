@@ -11,76 +11,78 @@
 //! (docs/semantics.md). Math functions are the device's (`tan`, `arcsin`, ...: CUDA's on a GPU,
 //! the host's on the CPU device; they may differ in the last bits).
 //!
-//! Precompiled instances: f32 for the float functions, i64 for the integer ones (NumPy's default
-//! integer); every other dtype is compiled by NVRTC at first use (docs/building.md).
+//! Precompiled instances (the built-ins' byte budget, docs/building.md): f32 of the rounding
+//! functions (`floor`, `ceil`, `trunc`, `rint`), `square`, `sign`, `power` and NumPy's `maximum`/
+//! `minimum`, and the two concrete `nextafter` kernels; every other kernel and dtype is compiled
+//! by NVRTC at first use and kept in the disk cache (`cuprum audit` lists them).
 
 use crate::lang::prelude::*;
 use cuprum_macros::elementwise;
 
 // ---- trigonometric and hyperbolic ---------------------------------------------------------
 
-#[elementwise(crate = crate, instances = [f32])]
+#[elementwise(crate = crate, instances = [])]
 pub fn tan<T: Float>(x: T) -> T {
     x.tan()
 }
 
-#[elementwise(crate = crate, instances = [f32])]
+#[elementwise(crate = crate, instances = [])]
 pub fn arcsin<T: Float>(x: T) -> T {
     x.asin()
 }
 
-#[elementwise(crate = crate, instances = [f32])]
+#[elementwise(crate = crate, instances = [])]
 pub fn arccos<T: Float>(x: T) -> T {
     x.acos()
 }
 
-#[elementwise(crate = crate, instances = [f32])]
+#[elementwise(crate = crate, instances = [])]
 pub fn arctan<T: Float>(x: T) -> T {
     x.atan()
 }
 
 /// The angle of the point `(x, y)`: `atan2(y, x)`.
-#[elementwise(crate = crate, instances = [f32])]
+#[elementwise(crate = crate, instances = [])]
 pub fn arctan2<T: Float>(y: T, x: T) -> T {
     y.atan2(x)
 }
 
-#[elementwise(crate = crate, instances = [f32])]
+#[elementwise(crate = crate, instances = [])]
 pub fn hypot<T: Float>(x: T, y: T) -> T {
     x.hypot(y)
 }
 
-#[elementwise(crate = crate, instances = [f32])]
+#[elementwise(crate = crate, instances = [])]
 pub fn deg2rad<T: Float>(x: T) -> T {
     x.to_radians()
 }
 
-#[elementwise(crate = crate, instances = [f32])]
+#[elementwise(crate = crate, instances = [])]
 pub fn rad2deg<T: Float>(x: T) -> T {
     x.to_degrees()
 }
 
-#[elementwise(crate = crate, instances = [f32])]
+#[elementwise(crate = crate, instances = [])]
 pub fn sinh<T: Float>(x: T) -> T {
     x.sinh()
 }
 
-#[elementwise(crate = crate, instances = [f32])]
+#[elementwise(crate = crate, instances = [])]
 pub fn cosh<T: Float>(x: T) -> T {
     x.cosh()
 }
 
-#[elementwise(crate = crate, instances = [f32])]
+#[elementwise(crate = crate, instances = [])]
 pub fn arcsinh<T: Float>(x: T) -> T {
     x.asinh()
 }
 
-#[elementwise(crate = crate, instances = [f32])]
+#[elementwise(crate = crate, instances = [])]
 pub fn arccosh<T: Float>(x: T) -> T {
     x.acosh()
 }
 
-#[elementwise(crate = crate, instances = [f32])]
+#[elementwise(crate = crate, instances = [])]
 pub fn arctanh<T: Float>(x: T) -> T {
     x.atanh()
 }
@@ -113,34 +115,34 @@ pub fn trunc<T: Float>(x: T) -> T {
 
 // ---- exponents and logarithms -------------------------------------------------------------
 
-#[elementwise(crate = crate, instances = [f32])]
+#[elementwise(crate = crate, instances = [])]
 pub fn expm1<T: Float>(x: T) -> T {
     x.exp_m1()
 }
 
-#[elementwise(crate = crate, instances = [f32])]
+#[elementwise(crate = crate, instances = [])]
 pub fn exp2<T: Float>(x: T) -> T {
     x.exp2()
 }
 
-#[elementwise(crate = crate, instances = [f32])]
+#[elementwise(crate = crate, instances = [])]
 pub fn log10<T: Float>(x: T) -> T {
     x.log10()
 }
 
-#[elementwise(crate = crate, instances = [f32])]
+#[elementwise(crate = crate, instances = [])]
 pub fn log2<T: Float>(x: T) -> T {
     x.log2()
 }
 
-#[elementwise(crate = crate, instances = [f32])]
+#[elementwise(crate = crate, instances = [])]
 pub fn log1p<T: Float>(x: T) -> T {
     x.ln_1p()
 }
 
 /// `ln(e^x + e^y)` without overflow (NumPy's formula: `x + ln 2` when `x == y`, which keeps
 /// infinities of one sign; else the larger plus `ln_1p(e^-|x - y|)`; a NaN difference is NaN).
-#[elementwise(crate = crate, instances = [f32])]
+#[elementwise(crate = crate, instances = [])]
 pub fn logaddexp<T: Float>(x: T, y: T) -> T {
     let zero = T::zero();
     if x == y {
@@ -158,7 +160,7 @@ pub fn logaddexp<T: Float>(x: T, y: T) -> T {
 }
 
 /// `log2(2^x + 2^y)`, as `logaddexp` in base 2 (`log2(1 + v)` is `ln_1p(v) * log2(e)`).
-#[elementwise(crate = crate, instances = [f32])]
+#[elementwise(crate = crate, instances = [])]
 pub fn logaddexp2<T: Float>(x: T, y: T) -> T {
     let zero = T::zero();
     let log2_e = T::from_f64(std::f64::consts::LOG2_E);
@@ -179,20 +181,20 @@ pub fn logaddexp2<T: Float>(x: T, y: T) -> T {
 // ---- floating-point functions -------------------------------------------------------------
 
 /// Whether the sign bit is set (`-0.0` and a negative NaN included).
-#[elementwise(crate = crate, instances = [f32])]
+#[elementwise(crate = crate, instances = [])]
 pub fn signbit<T: Float>(x: T) -> bool {
     x.is_sign_negative()
 }
 
 /// The magnitude of `x` with the sign of `s`.
-#[elementwise(crate = crate, instances = [f32])]
+#[elementwise(crate = crate, instances = [])]
 pub fn copysign<T: Float>(x: T, s: T) -> T {
     x.copysign(s)
 }
 
 /// `x * 2^n`, rounded once (musl's `scalbn`, in `f64`: exact for the narrower types until their
 /// single rounding; for `f64` the factor is applied in at most three exact steps).
-#[elementwise(crate = crate, instances = [f32])]
+#[elementwise(crate = crate, instances = [])]
 pub fn ldexp<T: Float>(x: T, n: i32) -> T {
     let mut y = x.to_f64();
     let mut k = n;
@@ -222,7 +224,7 @@ pub fn ldexp<T: Float>(x: T, n: i32) -> T {
 }
 
 /// `x = m * 2^e` with `|m|` in `[0.5, 1)`: `(m, e)`; `(x, 0)` for zeros, infinities and NaN.
-#[elementwise(crate = crate, instances = [f32])]
+#[elementwise(crate = crate, instances = [])]
 pub fn frexp<T: Float>(x: T) -> (T, i32) {
     let v = x.to_f64();
     if v == 0.0 || !v.is_finite() {
@@ -274,7 +276,7 @@ pub fn nextafter_f64(x: f64, y: f64) -> f64 {
 
 /// `(fractional part, integral part)`, both with the sign of `x` (C's `modf`: `(±0, ±inf)` for
 /// an infinity).
-#[elementwise(crate = crate, instances = [f32])]
+#[elementwise(crate = crate, instances = [])]
 pub fn modf<T: Float>(x: T) -> (T, T) {
     let i = x.trunc();
     let f = if x.is_infinite() { T::zero() } else { x - i };
@@ -284,13 +286,13 @@ pub fn modf<T: Float>(x: T) -> (T, T) {
 // ---- arithmetic ---------------------------------------------------------------------------
 
 /// `1 / x`; for integers Rust's division (`1 / x` truncated: 0 unless `x` is 1 or -1; 0 for 0).
-#[elementwise(crate = crate, instances = [f32])]
+#[elementwise(crate = crate, instances = [])]
 pub fn reciprocal<T: Number>(x: T) -> T {
     T::one() / x
 }
 
 /// `x * x` (integers wrap).
-#[elementwise(crate = crate, instances = [f32, i64])]
+#[elementwise(crate = crate, instances = [f32])]
 pub fn square<T: Number>(x: T) -> T {
     x * x
 }
@@ -303,7 +305,7 @@ pub fn power_float<T: Float>(x: T, y: T) -> T {
 
 /// `x^y` of integers by squaring, wrapping. A negative `y` (an error in NumPy) gives the
 /// truncated value of `1 / x^-y`: 1 for `x == 1`, ±1 for `x == -1`, else 0.
-#[elementwise(crate = crate, instances = [i64])]
+#[elementwise(crate = crate, instances = [])]
 pub fn power_int<T: Int>(x: T, y: T) -> T {
     let zero = T::zero();
     let one = T::one();
@@ -332,7 +334,7 @@ pub fn power_int<T: Int>(x: T, y: T) -> T {
 
 /// Floored division of integers: the quotient rounded towards negative infinity; by zero 0
 /// (NumPy's result, without its warning); `MIN // -1` wraps to `MIN`.
-#[elementwise(crate = crate, instances = [i64])]
+#[elementwise(crate = crate, instances = [])]
 pub fn floor_divide_int<T: Int>(x: T, y: T) -> T {
     let zero = T::zero();
     let q = x / y;
@@ -341,7 +343,7 @@ pub fn floor_divide_int<T: Int>(x: T, y: T) -> T {
 }
 
 /// Floored remainder of integers (the sign of `y`; Python's `%`); by zero 0.
-#[elementwise(crate = crate, instances = [i64])]
+#[elementwise(crate = crate, instances = [])]
 pub fn remainder_int<T: Int>(x: T, y: T) -> T {
     let zero = T::zero();
     let r = x % y;
@@ -359,7 +361,7 @@ pub fn divmod_int<T: Int>(x: T, y: T) -> (T, T) {
 
 /// Floored division of floats: NumPy's `npy_divmod` (the quotient from the truncated remainder,
 /// corrected to the floor and to the nearest integer; `x / y` when `y` is zero).
-#[elementwise(crate = crate, instances = [f32])]
+#[elementwise(crate = crate, instances = [])]
 pub fn floor_divide_float<T: Float>(x: T, y: T) -> T {
     let zero = T::zero();
     if y == zero {
@@ -380,7 +382,7 @@ pub fn floor_divide_float<T: Float>(x: T, y: T) -> T {
 }
 
 /// Floored remainder of floats (the sign of `y`): NumPy's `npy_divmod`; NaN when `y` is zero.
-#[elementwise(crate = crate, instances = [f32])]
+#[elementwise(crate = crate, instances = [])]
 pub fn remainder_float<T: Float>(x: T, y: T) -> T {
     let zero = T::zero();
     let m = x % y;
@@ -436,7 +438,7 @@ pub fn sign_float<T: Float>(x: T) -> T {
 }
 
 /// -1, 0 or 1 by the sign of `x` (unsigned: 0 or 1).
-#[elementwise(crate = crate, instances = [i64])]
+#[elementwise(crate = crate, instances = [])]
 pub fn sign_int<T: Int>(x: T) -> T {
     let zero = T::zero();
     if x > zero {
