@@ -187,9 +187,10 @@ impl<T: Number> Array<T> {
 }
 
 impl<T: Real> Array<T> {
-    /// `self ^ other` elementwise (NumPy's `power`, Python's `**`), broadcast. Floats: `powf`.
-    /// Integers: by repeated squaring, wrapping (NumPy wraps too); a negative exponent, an error
-    /// in NumPy, gives the truncated `1 / x^-y`: 1 for `x == 1`, ±1 for `x == -1`, else 0.
+    /// `self` to the power `other` elementwise (NumPy's `power`, Python's `**`), broadcast.
+    /// Floats: `powf`. Integers: by repeated squaring, wrapping (NumPy wraps too); a negative
+    /// exponent, an error in NumPy, gives the truncated `1 / x^-y`: 1 for `x == 1`, ±1 for
+    /// `x == -1`, else 0.
     pub fn power<'a>(&self, other: impl Into<Input<'a, T>>) -> Result<Array<T>> {
         binary(power_kernel(T::DTYPE), self, other)
     }

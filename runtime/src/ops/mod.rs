@@ -76,9 +76,9 @@ macro_rules! builtin {
 }
 use builtin;
 
-/// Whether `d` is a float type (the half types included): the float kernel of a pair.
+/// Whether `d` is a float type (`f16` and `bf16` included): the float kernel of a pair.
 fn is_float(d: DType) -> bool {
-    d.is_float() || d.is_half()
+    d.is_float()
 }
 
 /// Launches `b` for `instance` over `args` (its outputs included).
