@@ -38,10 +38,12 @@
 //!   layer served what; `rawkernel`: the checks of `#[rawkernel]` launch functions.
 //! - `elementwise/`, `reduction/`: the erased launches, `ElementwiseKernel`, `ReductionKernel`,
 //!   `ReductionCall`, the array reductions (`Reductions`).
-//! - `ops`: the array operators and functions on the built-in elementwise kernels; `audit`.
+//! - `ops/`: the array operators and functions on the built-in elementwise kernels (one file per
+//!   concept); `random`: the counter-based generator (`Generator`); `audit`.
 //! - `kernels/` (outside `src/`): the built-in kernels, written with cuprum's own macros
-//!   (`#[elementwise(crate = crate)]`) and precompiled by build.rs; `elementwise.rs` is a module of
-//!   `ops`, `reductions.rs` of `reduction::array`. `__private` is what generated code names.
+//!   (`#[elementwise(crate = crate)]`) and precompiled by build.rs; `elementwise.rs`, `math.rs`,
+//!   `logic.rs` and `bitwise.rs` are modules of `ops`, `random.rs` of `random`, `reductions.rs`
+//!   of `reduction::array`. `__private` is what generated code names.
 
 #![warn(missing_docs)]
 
@@ -89,6 +91,7 @@ pub mod reduction;
 mod graph;
 
 mod ops;
+pub mod random;
 mod take;
 mod scan;
 mod counting;

@@ -25,6 +25,10 @@ const EXEMPT_TARGETS: &[&str] = &["tests", "test_support"];
 /// belongs to.
 const KERNEL_MODULES: &[(&str, &str)] = &[
     ("kernels/elementwise.rs", "ops"),
+    ("kernels/math.rs", "ops"),
+    ("kernels/logic.rs", "ops"),
+    ("kernels/bitwise.rs", "ops"),
+    ("kernels/random.rs", "random"),
     ("kernels/reductions.rs", "reduction"),
     ("kernels/gather.rs", "take"),
     ("kernels/scan.rs", "scan"),
