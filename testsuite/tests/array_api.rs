@@ -91,7 +91,7 @@ fn sections() -> Vec<(&'static str, Vec<Row>)> {
             row!("diagonal", "all", "a writable view (NumPy's is read-only)", |c| c.x.diagonal(0, 0, 1)?),
         ]),
         ("ndarray: calculation", vec![
-            row!("max amax", REAL, "a builder: `.axis(k)`, `.keepdims(true)`, then `.run()`; NaN ignored (NumPy's `nanmax`)", |c| c.x.max().axis(0).run()?),
+            row!("max amax", REAL, "a builder: `.axis(k)`, `.keepdims(true)`, then `.run()`; NaN propagates (NumPy's)", |c| c.x.max().axis(0).run()?),
             row!("min amin", REAL, "as `max`", |c| c.x.min().run()?),
             row!("argmax", REAL, "", |c| c.x.argmax().run()?),
             row!("argmin", REAL, "", |c| c.x.argmin().run()?),
