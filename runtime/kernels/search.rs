@@ -9,6 +9,8 @@ use cuprum_macros::rawkernel;
 /// For each `v[i]`, the first index `k` of the sorted `a` with `v[i] <= a[k]` (NumPy's
 /// side='left'), or with `v[i] < a[k]` when `right` is not 0 (side='right'), into `out[i]`.
 /// A grid-stride loop over `v`.
+// `x == x` is "x is not NaN" (for every `T: Real`: integers have no NaN).
+#[allow(clippy::eq_op)]
 #[rawkernel(crate = crate, instances = [f32, f64, i64])]
 pub fn search_sorted<T: Real>(a: &[T], v: &[T], out: &mut [i64], right: u32) {
     let mut i = grid_1d() as usize;

@@ -42,8 +42,10 @@ impl Op {
 impl<T: Number> Array<T> {
     /// The cumulative sum along `axis` (negative counts from the end), or over the flattened
     /// array with `None` (NumPy's `cumsum`): a C-contiguous array of the input's shape (1-d for
-    /// `None`). Integers wrap; see [the module doc](self) for the element types and the
-    /// differences from NumPy.
+    /// `None`). Integers wrap. Element types: `i32 u32 i64 u64 f32 f64` (others are refused with
+    /// a clear error); the result keeps the element type (NumPy sums small integers in `int64`:
+    /// `astype::<i64>()` first), and floats are added in another order than a sequential loop
+    /// (last-bit differences, as CuPy's).
     ///
     /// ```
     /// use cuprum_runtime::{Array, Device};
