@@ -38,7 +38,9 @@
 //!   layer served what; `rawkernel`: the checks of `#[rawkernel]` launch functions.
 //! - `elementwise/`, `reduction/`: the erased launches, `ElementwiseKernel`, `ReductionKernel`,
 //!   `ReductionCall`, the array reductions (`Reductions`).
-//! - `ops`: the array operators and functions on the built-in elementwise kernels; `audit`.
+//! - `ops`: the array operators and functions on the built-in elementwise kernels; `linalg/`: the
+//!   matrix products (`matmul`, `dot`, ...: cuBLAS on a GPU, matrixmultiply on the CPU device);
+//!   `audit`.
 //! - `kernels/` (outside `src/`): the built-in kernels, written with cuprum's own macros
 //!   (`#[elementwise(crate = crate)]`) and precompiled by build.rs; `elementwise.rs` is a module of
 //!   `ops`, `reductions.rs` of `reduction::array`. `__private` is what generated code names.
@@ -89,6 +91,7 @@ pub mod reduction;
 mod graph;
 
 mod ops;
+mod linalg;
 pub mod audit;
 pub mod testing;
 
