@@ -40,10 +40,13 @@ pub(super) fn gemm<T: Number>(a: &Array<T>, b: &Array<T>, out: &Array<T>, conj: 
     let (m, n, k) = (out.shape()[nd - 2], out.shape()[nd - 1], a.shape()[nd - 1]);
     let batch = &out.shape()[..nd - 2];
     let (sa, sb) = (a.strides(), b.strides());
-    // SAFETY (the three base pointers): each array's buffer is a live host allocation of the CPU
-    // device (it has a host lock), held locked above; the offsets are within it.
+    // The first elements: each array's buffer is a live host allocation of the CPU device (it has
+    // a host lock), held locked above, and its offset is within it.
+    // SAFETY: as said, for a.
     let base_a = unsafe { (a.buffer().ptr() as *const T).add(a.offset()) };
+    // SAFETY: as said, for b.
     let base_b = unsafe { (b.buffer().ptr() as *const T).add(b.offset()) };
+    // SAFETY: as said, for the output.
     let base_c = unsafe { (out.buffer().ptr() as *mut T).add(out.offset()) };
     let mut idx = vec![0usize; batch.len()];
     let count: usize = batch.iter().product();
@@ -83,7 +86,7 @@ pub(super) fn gemm<T: Number>(a: &Array<T>, b: &Array<T>, out: &Array<T>, conj: 
 /// pointer casts below rely on.
 unsafe fn matrix<T: Number>(m: usize, k: usize, n: usize, a: Mat<T>, b: Mat<T>, c: *mut T, conj: bool) {
     let cs = n as isize;
-    // SAFETY (every arm): the caller's; each cast names `T` itself (its dtype says which type
+    // SAFETY: (every arm) the caller's; each cast names `T` itself (its dtype says which type
     // it is), and matrixmultiply reads a and b at their strides and writes c (row stride n,
     // column stride 1, no aliasing); with beta 0, c need not be initialised.
     unsafe {
