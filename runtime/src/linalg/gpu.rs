@@ -13,7 +13,7 @@
 //!
 //! Types: f32 and f64 in their own precision (f32 through TF32 tensor cores only with
 //! `CUPY_TF32=1`), f16 and bf16 with f32 accumulation, complex64 and complex128; cuBLAS has no
-//! GEMM for the integer types, which are an error here (docs/arrays.md, Matrix products).
+//! GEMM for the integer types, which are an error here (docs/runtime.md, Matrix products).
 
 use std::ffi::c_void;
 

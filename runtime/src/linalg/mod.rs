@@ -1,6 +1,6 @@
 //! Matrix products (issue 36, linear algebra): `matmul` (batched, NumPy's broadcasting of batch
 //! dimensions), `dot`, `vdot`, `inner`, `outer` and `tensordot`, as [`Array`](crate::Array)
-//! methods (`products.rs`), on both devices (docs/arrays.md, Matrix products).
+//! methods (`products.rs`), on both devices (docs/runtime.md, Matrix products).
 //!
 //! One concept per file, bottom-up:
 //! - `shapes`: NumPy's shape rules (the output shape of `matmul`, the axes of `tensordot`), pure

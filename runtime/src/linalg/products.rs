@@ -49,7 +49,7 @@ impl<T: Number> Array<T> {
     /// uses TF32 tensor cores only with `CUPY_TF32=1`); integer arrays are an error there. On the
     /// CPU device every number type (integers wrap). An error for a 0-d operand, inner extents
     /// that differ (naming both shapes), batch axes that do not broadcast, operands on different
-    /// devices, or no libcublas ([`Error::NoCublas`]). docs/arrays.md, Matrix products.
+    /// devices, or no libcublas ([`Error::NoCublas`]). docs/runtime.md, Matrix products.
     pub fn matmul(&self, other: &Array<T>) -> Result<Array<T>> {
         matmul("matmul", self, other)
     }
