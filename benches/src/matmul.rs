@@ -13,9 +13,9 @@ use cuprum::__workspace::env;
 use cuprum::prelude::bf16;
 use cuprum_runtime::{Array, Error, Result, Stream};
 
+use crate::Row;
 use crate::gemm_bf16::alternate;
 use crate::sgemm::Cublas;
-use crate::Row;
 
 /// An element type of the rows.
 trait Elem: cuprum_runtime::Number {
@@ -57,19 +57,37 @@ pub fn rows(stream: &Stream) -> Result<Vec<Row>> {
     } else {
         blas_sys::cublasComputeType_t::CUBLAS_COMPUTE_32F
     };
-    let f32_name = if tf32 { "matmul 4096^3 f32 (CUPY_TF32=1)" } else { "matmul 4096^3 f32" };
+    let f32_name = if tf32 {
+        "matmul 4096^3 f32 (CUPY_TF32=1)"
+    } else {
+        "matmul 4096^3 f32"
+    };
     Ok(vec![
         row::<f32>(stream, &blas, 4096, f32_compute, f32_name)?,
-        row::<bf16>(stream, &blas, 8192, blas_sys::cublasComputeType_t::CUBLAS_COMPUTE_32F, "matmul 8192^3 bf16")?,
+        row::<bf16>(
+            stream,
+            &blas,
+            8192,
+            blas_sys::cublasComputeType_t::CUBLAS_COMPUTE_32F,
+            "matmul 8192^3 bf16",
+        )?,
     ])
 }
 
-fn row<T: Elem>(stream: &Stream, blas: &Cublas, n: usize, compute: blas_sys::cublasComputeType_t, name: &'static str) -> Result<Row> {
+fn row<T: Elem>(
+    stream: &Stream,
+    blas: &Cublas,
+    n: usize,
+    compute: blas_sys::cublasComputeType_t,
+    name: &'static str,
+) -> Result<Row> {
     let flop = 2.0 * (n as f64).powi(3);
     // Inputs in [-1, 1) from a fixed LCG (non-trivial data; the row needs no randomness).
     let mut state = 0x2545_f491_4f6c_dd1du64;
     let mut next = move || {
-        state = state.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+        state = state
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
         T::of(((state >> 40) as f32) / (1u64 << 23) as f32 - 1.0)
     };
     let a = Array::from_shape_vec([n, n], (0..n * n).map(|_| next()).collect::<Vec<T>>())?;
@@ -105,16 +123,24 @@ fn row<T: Elem>(stream: &Stream, blas: &Cublas, n: usize, compute: blas_sys::cub
                 blas_sys::cublasGemmAlgo_t::CUBLAS_GEMM_DEFAULT,
             )
         }
-        .map_err(|e| Error::Unsupported { what: format!("cublasGemmEx: {e:?}") })
+        .map_err(|e| Error::Unsupported {
+            what: format!("cublasGemmEx: {e:?}"),
+        })
     };
     // Correctness first: the same cuBLAS computation, so the same values (a small tolerance in
     // case cuBLAS picks another kernel for the other handle).
     let ours = a.matmul(&b)?;
     theirs()?;
     let (got, want) = (ours.to_vec()?, reference.to_vec()?);
-    let worst = got.iter().zip(&want).map(|(x, y)| (x.f() - y.f()).abs()).fold(0.0f32, f32::max) as f64;
+    let worst = got
+        .iter()
+        .zip(&want)
+        .map(|(x, y)| (x.f() - y.f()).abs())
+        .fold(0.0f32, f32::max) as f64;
     if worst.is_nan() || worst > 0.1 {
-        return Err(Error::Unsupported { what: format!("{name}: Array::matmul differs from cuBLAS: max |difference| {worst:.3e}") });
+        return Err(Error::Unsupported {
+            what: format!("{name}: Array::matmul differs from cuBLAS: max |difference| {worst:.3e}"),
+        });
     }
     drop(ours);
     let time = |f: &mut dyn FnMut() -> Result<()>| crate::event_ms(stream, f);

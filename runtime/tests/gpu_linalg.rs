@@ -140,7 +140,11 @@ fn check<T: Elem>(what: &str, got: &Array<T>, want: &(Vec<usize>, Vec<f64>, Vec<
     assert_eq!(g.len(), want.1.len(), "{what}: length");
     for (i, ((x, &w), &mag)) in g.iter().zip(&want.1).zip(&want.2).enumerate() {
         let err = (x.f() - w).abs();
-        assert!(err <= tol * mag + T::EPS * w.abs(), "{what}: element {i}: {} against {w} (magnitude {mag})", x.f());
+        assert!(
+            err <= tol * mag + T::EPS * w.abs(),
+            "{what}: element {i}: {} against {w} (magnitude {mag})",
+            x.f()
+        );
     }
 }
 
@@ -168,7 +172,12 @@ fn shape_rules<T: Elem>(r: &mut Rng, tol: f64) {
         let got = a.matmul(&b).unwrap();
         assert!(got.is_c_contiguous());
         assert_eq!(got.device(), &Device::current().unwrap());
-        check(&format!("{:?} @ {sa:?} x {sb:?}", T::DTYPE), &got, &reference(&ha, sa, &hb, sb), tol);
+        check(
+            &format!("{:?} @ {sa:?} x {sb:?}", T::DTYPE),
+            &got,
+            &reference(&ha, sa, &hb, sb),
+            tol,
+        );
     }
 }
 
@@ -188,13 +197,22 @@ fn matmul_reads_views() {
         // A^T B^T of contiguous arrays: the transpose flags.
         ("transposed", a.transpose(), b.transpose()),
         // Every other row of a, b's columns reversed.
-        ("strided and reversed", a.slice(0, Slice::new(None, None, 2)).unwrap(), a.slice(1, Slice::new(None, None, -1)).unwrap().transpose()),
+        (
+            "strided and reversed",
+            a.slice(0, Slice::new(None, None, 2)).unwrap(),
+            a.slice(1, Slice::new(None, None, -1)).unwrap().transpose(),
+        ),
         // A column of a as a vector (stride 4).
         ("strided vector", b.slice(0, ..3).unwrap(), a.index_axis(1, 2).unwrap()),
     ];
     for (what, x, y) in views {
         let (hx, hy) = (x.to_vec().unwrap(), y.to_vec().unwrap());
-        let want = reference(&hx.iter().map(|v| *v as f64).collect::<Vec<_>>(), x.shape(), &hy.iter().map(|v| *v as f64).collect::<Vec<_>>(), y.shape());
+        let want = reference(
+            &hx.iter().map(|v| *v as f64).collect::<Vec<_>>(),
+            x.shape(),
+            &hy.iter().map(|v| *v as f64).collect::<Vec<_>>(),
+            y.shape(),
+        );
         check(what, &x.matmul(&y).unwrap(), &want, tol);
     }
     // A batch broadcast as a view (stride 0), a batch of transposed matrices, a permuted batch.
@@ -203,15 +221,30 @@ fn matmul_reads_views() {
     let stacked = m.broadcast_to([5, 2, 3, 4]).unwrap();
     let hs = s.to_vec().unwrap().iter().map(|v| *v as f64).collect::<Vec<_>>();
     let hstack: Vec<f64> = (0..10).flat_map(|_| hm.iter().copied()).collect();
-    check("broadcast batch", &stacked.matmul(&s).unwrap(), &reference(&hstack, &[5, 2, 3, 4], &hs, &[5, 2, 4, 3]), tol);
+    check(
+        "broadcast batch",
+        &stacked.matmul(&s).unwrap(),
+        &reference(&hstack, &[5, 2, 3, 4], &hs, &[5, 2, 4, 3]),
+        tol,
+    );
     let st = s.swap_axes(2, 3).unwrap();
     let hst = st.to_vec().unwrap().iter().map(|v| *v as f64).collect::<Vec<_>>();
     let (w, hw) = random::<f32>(&mut r, &[4, 2]);
-    check("transposed batch", &st.matmul(&w).unwrap(), &reference(&hst, &[5, 2, 3, 4], &hw, &[4, 2]), tol);
+    check(
+        "transposed batch",
+        &st.matmul(&w).unwrap(),
+        &reference(&hst, &[5, 2, 3, 4], &hw, &[4, 2]),
+        tol,
+    );
     let sp = s.permute(&[1, 0, 2, 3]).unwrap();
     let hsp = sp.to_vec().unwrap().iter().map(|v| *v as f64).collect::<Vec<_>>();
     let (v, hv) = random::<f32>(&mut r, &[3]);
-    check("permuted batch", &sp.matmul(&v).unwrap(), &reference(&hsp, &[2, 5, 4, 3], &hv, &[3]), tol);
+    check(
+        "permuted batch",
+        &sp.matmul(&v).unwrap(),
+        &reference(&hsp, &[2, 5, 4, 3], &hv, &[3]),
+        tol,
+    );
     // The inputs are unchanged.
     assert_eq!(m.to_vec().unwrap().iter().map(|v| *v as f64).collect::<Vec<_>>(), hm);
 }
@@ -223,7 +256,12 @@ fn matmul_of_half_types() {
     shape_rules::<bf16>(&mut r, 8.0 * f32::EPSILON as f64);
     let (a, ha) = random::<bf16>(&mut r, &[64, 256]);
     let (b, hb) = random::<bf16>(&mut r, &[256, 32]);
-    check("bf16 k=256", &a.matmul(&b).unwrap(), &reference(&ha, &[64, 256], &hb, &[256, 32]), 8.0 * f32::EPSILON as f64);
+    check(
+        "bf16 k=256",
+        &a.matmul(&b).unwrap(),
+        &reference(&ha, &[64, 256], &hb, &[256, 32]),
+        8.0 * f32::EPSILON as f64,
+    );
 }
 
 fn complex_case<T: Elem>(r: &mut Rng, tol: f64)
@@ -231,9 +269,16 @@ where
     Complex<T>: Number,
 {
     let (m, k, n) = (3, 5, 4);
-    let a: Vec<Complex<T>> = (0..m * k).map(|_| Complex::new(T::of(r.range(-1.0, 1.0)), T::of(r.range(-1.0, 1.0)))).collect();
-    let b: Vec<Complex<T>> = (0..k * n).map(|_| Complex::new(T::of(r.range(-1.0, 1.0)), T::of(r.range(-1.0, 1.0)))).collect();
-    let c = Array::from_shape_vec([m, k], a.clone()).unwrap().matmul(&Array::from_shape_vec([k, n], b.clone()).unwrap()).unwrap();
+    let a: Vec<Complex<T>> = (0..m * k)
+        .map(|_| Complex::new(T::of(r.range(-1.0, 1.0)), T::of(r.range(-1.0, 1.0))))
+        .collect();
+    let b: Vec<Complex<T>> = (0..k * n)
+        .map(|_| Complex::new(T::of(r.range(-1.0, 1.0)), T::of(r.range(-1.0, 1.0))))
+        .collect();
+    let c = Array::from_shape_vec([m, k], a.clone())
+        .unwrap()
+        .matmul(&Array::from_shape_vec([k, n], b.clone()).unwrap())
+        .unwrap();
     let got = c.to_vec().unwrap();
     for i in 0..m {
         for j in 0..n {
@@ -245,7 +290,10 @@ where
                 mag += (x.re.f().abs() + x.im.f().abs()) * (y.re.f().abs() + y.im.f().abs());
             }
             let g = got[i * n + j];
-            assert!((g.re.f() - re).abs() <= tol * mag && (g.im.f() - im).abs() <= tol * mag, "({i}, {j}): {g:?} against {re} + {im}i");
+            assert!(
+                (g.re.f() - re).abs() <= tol * mag && (g.im.f() - im).abs() <= tol * mag,
+                "({i}, {j}): {g:?} against {re} + {im}i"
+            );
         }
     }
     // vdot conjugates its first operand: vdot(a, a) = sum |a|^2, real.
@@ -254,7 +302,10 @@ where
     assert_eq!(v.shape(), &[] as &[usize]);
     let v = v.to_vec().unwrap()[0];
     let want: f64 = a.iter().map(|x| x.re.f() * x.re.f() + x.im.f() * x.im.f()).sum();
-    assert!((v.re.f() - want).abs() <= tol * want && v.im.f().abs() <= tol * want, "vdot {v:?} against {want}");
+    assert!(
+        (v.re.f() - want).abs() <= tol * want && v.im.f().abs() <= tol * want,
+        "vdot {v:?} against {want}"
+    );
 }
 
 fn matmul_of_complex_types() {
@@ -269,11 +320,17 @@ fn integer_products() {
     // Large values: the sums overflow i32 and wrap.
     let a: Vec<i32> = (0..m * k).map(|_| r.int(1 << 20, 1 << 30) as i32).collect();
     let b: Vec<i32> = (0..k * n).map(|_| r.int(-(1 << 30), -(1 << 20)) as i32).collect();
-    let (xa, xb) = (Array::from_shape_vec([m, k], a.clone()).unwrap(), Array::from_shape_vec([k, n], b.clone()).unwrap());
+    let (xa, xb) = (
+        Array::from_shape_vec([m, k], a.clone()).unwrap(),
+        Array::from_shape_vec([k, n], b.clone()).unwrap(),
+    );
     let got = xa.matmul(&xb);
     if !Device::current().unwrap().is_cpu() {
         let e = got.unwrap_err();
-        assert!(matches!(e, Error::Unsupported { .. }) && e.to_string().contains("CPU device"), "{e}");
+        assert!(
+            matches!(e, Error::Unsupported { .. }) && e.to_string().contains("CPU device"),
+            "{e}"
+        );
         return;
     }
     let got = got.unwrap().to_vec().unwrap();
@@ -285,27 +342,45 @@ fn integer_products() {
     }
     // u8 wraps too.
     let x = Array::from_slice(&[200u8, 100]).unwrap();
-    assert_eq!(x.dot(&x).unwrap().to_vec().unwrap(), vec![200u8.wrapping_mul(200).wrapping_add(100u8.wrapping_mul(100))]);
+    assert_eq!(
+        x.dot(&x).unwrap().to_vec().unwrap(),
+        vec![200u8.wrapping_mul(200).wrapping_add(100u8.wrapping_mul(100))]
+    );
 }
 
 fn empty_operands_and_k_zero() {
     // Poison the memory pool: the next allocations of this size reuse NaN-filled memory.
     drop(Array::<f32>::full([64], f32::NAN).unwrap());
     drop(Array::<f64>::full([64], f64::NAN).unwrap());
-    let z = Array::<f32>::zeros([2, 0]).unwrap().matmul(&Array::<f32>::zeros([0, 3]).unwrap()).unwrap();
+    let z = Array::<f32>::zeros([2, 0])
+        .unwrap()
+        .matmul(&Array::<f32>::zeros([0, 3]).unwrap())
+        .unwrap();
     assert_eq!(z.shape(), &[2, 3]);
     assert_eq!(z.to_vec().unwrap(), vec![0.0; 6], "k = 0 gives zeros");
-    let z = Array::<f64>::zeros([4, 0]).unwrap().matmul(&Array::<f64>::zeros([0]).unwrap()).unwrap();
+    let z = Array::<f64>::zeros([4, 0])
+        .unwrap()
+        .matmul(&Array::<f64>::zeros([0]).unwrap())
+        .unwrap();
     assert_eq!((z.shape(), z.to_vec().unwrap()), (&[4usize][..], vec![0.0; 4]));
     let v = Array::<f32>::zeros([0]).unwrap();
     let d = v.dot(&v).unwrap();
     assert_eq!((d.shape(), d.to_vec().unwrap()), (&[] as &[usize], vec![0.0]));
     assert_eq!(v.vdot(&v).unwrap().to_vec().unwrap(), vec![0.0]);
-    let e = Array::<f32>::ones([0, 5]).unwrap().matmul(&Array::<f32>::ones([5, 4]).unwrap()).unwrap();
+    let e = Array::<f32>::ones([0, 5])
+        .unwrap()
+        .matmul(&Array::<f32>::ones([5, 4]).unwrap())
+        .unwrap();
     assert_eq!((e.shape(), e.len()), (&[0usize, 4][..], 0));
-    let e = Array::<f32>::ones([3, 0, 2, 5]).unwrap().matmul(&Array::<f32>::ones([5, 4]).unwrap()).unwrap();
+    let e = Array::<f32>::ones([3, 0, 2, 5])
+        .unwrap()
+        .matmul(&Array::<f32>::ones([5, 4]).unwrap())
+        .unwrap();
     assert_eq!(e.shape(), &[3, 0, 2, 4]);
-    let e = Array::<f32>::ones([2, 5]).unwrap().matmul(&Array::<f32>::ones([5, 0]).unwrap()).unwrap();
+    let e = Array::<f32>::ones([2, 5])
+        .unwrap()
+        .matmul(&Array::<f32>::ones([5, 0]).unwrap())
+        .unwrap();
     assert_eq!(e.shape(), &[2, 0]);
     let o = v.outer(&Array::<f32>::ones([3]).unwrap()).unwrap();
     assert_eq!(o.shape(), &[0, 3]);
@@ -324,8 +399,15 @@ fn f32_products_are_full_precision_without_tf32() {
     let (b, hb) = random::<f32>(&mut r, &[k, n]);
     let want = reference(&ha, &[m, k], &hb, &[k, n]);
     let got = a.matmul(&b).unwrap().to_vec().unwrap();
-    let worst = got.iter().zip(&want.1).map(|(g, w)| (*g as f64 - w).abs()).fold(0.0, f64::max);
-    assert!(worst < 1e-3, "max |error| {worst:e}: not f32 precision (TF32 used without CUPY_TF32=1?)");
+    let worst = got
+        .iter()
+        .zip(&want.1)
+        .map(|(g, w)| (*g as f64 - w).abs())
+        .fold(0.0, f64::max);
+    assert!(
+        worst < 1e-3,
+        "max |error| {worst:e}: not f32 precision (TF32 used without CUPY_TF32=1?)"
+    );
 }
 
 fn dot_vdot_inner_outer_tensordot() {
@@ -349,13 +431,26 @@ fn dot_vdot_inner_outer_tensordot() {
         assert!((g - s).abs() <= tol * mag, "dot element {q}: {g} against {s}");
     }
     // dot with a vector, and of 2-d operands (matmul).
-    check("dot N-d 1-d", &a.dot(&v).unwrap(), &reference(&ha, &[2, 3, 4], &hv, &[4]), tol);
+    check(
+        "dot N-d 1-d",
+        &a.dot(&v).unwrap(),
+        &reference(&ha, &[2, 3, 4], &hv, &[4]),
+        tol,
+    );
     let (m2, hm2) = random::<f64>(&mut r, &[3, 4]);
     let (n2, hn2) = random::<f64>(&mut r, &[4, 6]);
-    check("dot 2-d", &m2.dot(&n2).unwrap(), &reference(&hm2, &[3, 4], &hn2, &[4, 6]), tol);
+    check(
+        "dot 2-d",
+        &m2.dot(&n2).unwrap(),
+        &reference(&hm2, &[3, 4], &hn2, &[4, 6]),
+        tol,
+    );
     // dot with a 0-d operand multiplies.
     let s = Array::from_shape_vec(Vec::<usize>::new(), vec![2.5f64]).unwrap();
-    assert_eq!(s.dot(&v).unwrap().to_vec().unwrap(), hv.iter().map(|x| x * 2.5).collect::<Vec<_>>());
+    assert_eq!(
+        s.dot(&v).unwrap().to_vec().unwrap(),
+        hv.iter().map(|x| x * 2.5).collect::<Vec<_>>()
+    );
     // vdot flattens both (a transposed, sliced view: C order of its elements).
     let x = n2.slice(1, ..3).unwrap().transpose();
     assert_eq!(x.shape(), &[3, 4]);
@@ -391,31 +486,47 @@ fn dot_vdot_inner_outer_tensordot() {
     let t2v = t2.to_vec().unwrap();
     for i in 0..2 {
         for l in 0..2 {
-            let s: f64 = (0..3).flat_map(|j| (0..4).map(move |p| (j, p))).map(|(j, p)| at(&ha, &[2, 3, 4], &[i, j, p]) * at(&hc, &[3, 4, 2], &[j, p, l])).sum();
+            let s: f64 = (0..3)
+                .flat_map(|j| (0..4).map(move |p| (j, p)))
+                .map(|(j, p)| at(&ha, &[2, 3, 4], &[i, j, p]) * at(&hc, &[3, 4, 2], &[j, p, l]))
+                .sum();
             assert!((t2v[i * 2 + l] - s).abs() <= 1e-13, "tensordot_n ({i}, {l})");
         }
     }
     let t0 = v.tensordot_n(&w, 0).unwrap();
-    assert_eq!((t0.shape(), t0.to_vec().unwrap()), (&[4usize, 6][..], o.to_vec().unwrap()));
+    assert_eq!(
+        (t0.shape(), t0.to_vec().unwrap()),
+        (&[4usize, 6][..], o.to_vec().unwrap())
+    );
 }
 
 fn bad_input_is_a_clear_error() {
     let a = Array::<f32>::ones([2, 3]).unwrap();
     let b = Array::<f32>::ones([4, 5]).unwrap();
     let e = a.matmul(&b).unwrap_err().to_string();
-    assert!(e.contains("[2, 3]") && e.contains("[4, 5]") && e.contains("matmul"), "{e}");
+    assert!(
+        e.contains("[2, 3]") && e.contains("[4, 5]") && e.contains("matmul"),
+        "{e}"
+    );
     let e = a.dot(&Array::<f32>::ones([4]).unwrap()).unwrap_err().to_string();
     assert!(e.contains("[2, 3]") && e.contains("[4]") && e.contains("dot"), "{e}");
     let s = Array::from_shape_vec(Vec::<usize>::new(), vec![1.0f32]).unwrap();
     let e = s.matmul(&a).unwrap_err().to_string();
     assert!(e.contains("0-d"), "{e}");
-    let e = Array::<f32>::ones([2, 2, 3]).unwrap().matmul(&Array::<f32>::ones([3, 3, 1]).unwrap()).unwrap_err().to_string();
+    let e = Array::<f32>::ones([2, 2, 3])
+        .unwrap()
+        .matmul(&Array::<f32>::ones([3, 3, 1]).unwrap())
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("batch") && e.contains("[2, 2, 3]"), "{e}");
     let e = a.vdot(&b).unwrap_err().to_string();
     assert!(e.contains("vdot") && e.contains("6") && e.contains("20"), "{e}");
     let e = a.inner(&b).unwrap_err().to_string();
     assert!(e.contains("inner") && e.contains("[2, 3]"), "{e}");
-    assert!(matches!(a.tensordot(&b, &[2], &[0]).unwrap_err(), Error::InvalidAxis { axis: 2, ndim: 2 }));
+    assert!(matches!(
+        a.tensordot(&b, &[2], &[0]).unwrap_err(),
+        Error::InvalidAxis { axis: 2, ndim: 2 }
+    ));
     let e = a.tensordot(&b, &[1], &[0, 1]).unwrap_err().to_string();
     assert!(e.contains("tensordot"), "{e}");
     assert!(a.tensordot_n(&b, 3).is_err());

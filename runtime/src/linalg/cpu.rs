@@ -31,7 +31,9 @@ struct Mat<T> {
 pub(super) fn gemm<T: Number>(a: &Array<T>, b: &Array<T>, out: &Array<T>, conj: bool) -> Result<()> {
     let locks = [a.buffer().host_lock(), b.buffer().host_lock(), out.buffer().host_lock()];
     let [Some(la), Some(lb), Some(lo)] = locks else {
-        return Err(Error::Unsupported { what: "a matrix product on the CPU device of an array of a CUDA device".into() });
+        return Err(Error::Unsupported {
+            what: "a matrix product on the CPU device of an array of a CUDA device".into(),
+        });
     };
     let _ra = sync::read(la);
     let _rb = (!std::ptr::eq(la, lb)).then(|| sync::read(lb));
@@ -62,8 +64,16 @@ pub(super) fn gemm<T: Number>(a: &Array<T>, b: &Array<T>, out: &Array<T>, conj: 
         // then reads is in its array (the array's own layout), and the matrices written do not
         // overlap each other or the inputs (a new buffer).
         unsafe {
-            let ma = Mat { ptr: base_a.offset(oa), rs: sa[nd - 2], cs: sa[nd - 1] };
-            let mb = Mat { ptr: base_b.offset(ob), rs: sb[nd - 2], cs: sb[nd - 1] };
+            let ma = Mat {
+                ptr: base_a.offset(oa),
+                rs: sa[nd - 2],
+                cs: sa[nd - 1],
+            };
+            let mb = Mat {
+                ptr: base_b.offset(ob),
+                rs: sb[nd - 2],
+                cs: sb[nd - 1],
+            };
             matrix(m, k, n, ma, mb, base_c.add(q * m * n), conj);
         }
         for ax in (0..idx.len()).rev() {
@@ -92,10 +102,36 @@ unsafe fn matrix<T: Number>(m: usize, k: usize, n: usize, a: Mat<T>, b: Mat<T>, 
     unsafe {
         match T::DTYPE {
             DType::F32 => matrixmultiply::sgemm(
-                m, k, n, 1.0, a.ptr.cast(), a.rs, a.cs, b.ptr.cast(), b.rs, b.cs, 0.0, c.cast(), cs, 1,
+                m,
+                k,
+                n,
+                1.0,
+                a.ptr.cast(),
+                a.rs,
+                a.cs,
+                b.ptr.cast(),
+                b.rs,
+                b.cs,
+                0.0,
+                c.cast(),
+                cs,
+                1,
             ),
             DType::F64 => matrixmultiply::dgemm(
-                m, k, n, 1.0, a.ptr.cast(), a.rs, a.cs, b.ptr.cast(), b.rs, b.cs, 0.0, c.cast(), cs, 1,
+                m,
+                k,
+                n,
+                1.0,
+                a.ptr.cast(),
+                a.rs,
+                a.cs,
+                b.ptr.cast(),
+                b.rs,
+                b.cs,
+                0.0,
+                c.cast(),
+                cs,
+                1,
             ),
             DType::F16 => through_f32::<f16>(m, k, n, cast(a), cast(b), c.cast(), f16::to_f32, f16::from_f32),
             DType::BF16 => through_f32::<bf16>(m, k, n, cast(a), cast(b), c.cast(), bf16::to_f32, bf16::from_f32),
@@ -108,7 +144,11 @@ unsafe fn matrix<T: Number>(m: usize, k: usize, n: usize, a: Mat<T>, b: Mat<T>, 
 
 /// `m` with its pointer cast to `U`.
 fn cast<T, U>(m: Mat<T>) -> Mat<U> {
-    Mat { ptr: m.ptr.cast(), rs: m.rs, cs: m.cs }
+    Mat {
+        ptr: m.ptr.cast(),
+        rs: m.rs,
+        cs: m.cs,
+    }
 }
 
 /// Element `(i, j)` of `m`.
@@ -143,7 +183,20 @@ unsafe fn through_f32<H: Copy>(
         let wb: Vec<f32> = (0..k).flat_map(|p| (0..n).map(move |j| wide(at(b, p, j)))).collect();
         let mut wc = vec![0.0f32; m * n];
         matrixmultiply::sgemm(
-            m, k, n, 1.0, wa.as_ptr(), k as isize, 1, wb.as_ptr(), n as isize, 1, 0.0, wc.as_mut_ptr(), n as isize, 1,
+            m,
+            k,
+            n,
+            1.0,
+            wa.as_ptr(),
+            k as isize,
+            1,
+            wb.as_ptr(),
+            n as isize,
+            1,
+            0.0,
+            wc.as_mut_ptr(),
+            n as isize,
+            1,
         );
         for (i, v) in wc.into_iter().enumerate() {
             c.add(i).write(narrow(v));

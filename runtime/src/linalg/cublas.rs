@@ -39,7 +39,10 @@ static HANDLES: Mutex<Vec<(usize, Handle)>> = Mutex::new(Vec::new());
 pub(super) fn check(call: &'static str, status: sys::cublasStatus_t) -> Result<()> {
     match status {
         sys::cublasStatus_t::CUBLAS_STATUS_SUCCESS => Ok(()),
-        s => Err(Error::Cublas { call, status: format!("{s:?}") }),
+        s => Err(Error::Cublas {
+            call,
+            status: format!("{s:?}"),
+        }),
     }
 }
 
@@ -75,7 +78,9 @@ pub(super) fn handle(stream: &Stream) -> Result<HandleGuard> {
     let raw = all[at].1.raw();
     // SAFETY: a live handle of this device (its context is current) and a live stream of the same
     // device, which the caller keeps alive while it queues work through the handle.
-    check("cublasSetStream", unsafe { sys::cublasSetStream_v2(raw, stream.handle() as _) })?;
+    check("cublasSetStream", unsafe {
+        sys::cublasSetStream_v2(raw, stream.handle() as _)
+    })?;
     Ok(HandleGuard { _all: all, raw })
 }
 
@@ -88,7 +93,9 @@ fn create(device: &Device) -> Result<Handle> {
         // SAFETY: `raw` is a valid out pointer; the device's context is current.
         check("cublasCreate", unsafe { sys::cublasCreate_v2(&mut raw) })?;
         // SAFETY: the live handle just made.
-        check("cublasSetMathMode", unsafe { sys::cublasSetMathMode(raw, sys::cublasMath_t::CUBLAS_DEFAULT_MATH) })?;
+        check("cublasSetMathMode", unsafe {
+            sys::cublasSetMathMode(raw, sys::cublasMath_t::CUBLAS_DEFAULT_MATH)
+        })?;
         Ok(Handle(raw))
     });
     match made {

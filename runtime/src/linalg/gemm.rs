@@ -2,10 +2,10 @@
 //! results for empty operands (an empty result, or zeros when only the summed extent `k` is 0),
 //! and the device's path (`gpu.rs`: cuBLAS, `cpu.rs`: matrixmultiply).
 
+use crate::Number;
 use crate::array::Array;
 use crate::error::{Error, Result};
 use crate::stream::Stream;
-use crate::Number;
 
 use super::{cpu, gpu};
 

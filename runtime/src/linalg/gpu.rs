@@ -31,7 +31,11 @@ use super::cublas;
 /// `dtype`; an error naming it when cuBLAS has no GEMM for it.
 pub(super) fn types(dtype: DType) -> Result<(Data, Compute, bool)> {
     let f32_compute = || -> Result<Compute> {
-        Ok(if env::tf32()? { Compute::CUBLAS_COMPUTE_32F_FAST_TF32 } else { Compute::CUBLAS_COMPUTE_32F })
+        Ok(if env::tf32()? {
+            Compute::CUBLAS_COMPUTE_32F_FAST_TF32
+        } else {
+            Compute::CUBLAS_COMPUTE_32F
+        })
     };
     Ok(match dtype {
         DType::F32 => (Data::CUDA_R_32F, f32_compute()?, false),
@@ -64,7 +68,12 @@ struct Form {
 /// (0 when there is one matrix, or one broadcast over all); `None` when the batch axes are not
 /// one stride apart.
 fn batch_stride(shape: &[usize], strides: &[isize]) -> Option<i64> {
-    let dims: Vec<(usize, isize)> = shape.iter().copied().zip(strides.iter().copied()).filter(|&(d, _)| d > 1).collect();
+    let dims: Vec<(usize, isize)> = shape
+        .iter()
+        .copied()
+        .zip(strides.iter().copied())
+        .filter(|&(d, _)| d > 1)
+        .collect();
     let Some(&(_, last)) = dims.last() else {
         return Some(0);
     };
@@ -86,11 +95,19 @@ fn form<T: Number>(x: &Array<T>, rows: usize, cols: usize, conj: bool) -> Option
     let (op, ld) = if row_major {
         (Op::CUBLAS_OP_N, if rows == 1 { c1 } else { sr })
     } else if col_major {
-        (if conj { Op::CUBLAS_OP_C } else { Op::CUBLAS_OP_T }, if cols == 1 { r1 } else { sc })
+        (
+            if conj { Op::CUBLAS_OP_C } else { Op::CUBLAS_OP_T },
+            if cols == 1 { r1 } else { sc },
+        )
     } else {
         return None;
     };
-    Some(Form { ptr: x.device_ptr(), op, ld: ld as i64, stride })
+    Some(Form {
+        ptr: x.device_ptr(),
+        op,
+        ld: ld as i64,
+        stride,
+    })
 }
 
 /// `x`'s form, after a copy when its layout has none: C-contiguous, or for `conj` the
@@ -101,9 +118,16 @@ fn form_or_copy<T: Number>(x: &Array<T>, rows: usize, cols: usize, conj: bool) -
         return Ok((f, None));
     }
     let nd = x.ndim();
-    let copy = if conj { x.swap_axes(nd - 2, nd - 1)?.copy()?.swap_axes(nd - 2, nd - 1)? } else { x.copy()? };
+    let copy = if conj {
+        x.swap_axes(nd - 2, nd - 1)?.copy()?.swap_axes(nd - 2, nd - 1)?
+    } else {
+        x.copy()?
+    };
     let f = form(&copy, rows, cols, conj).ok_or_else(|| Error::Unsupported {
-        what: format!("a matrix product: the copy of an operand of shape {:?} has no layout cuBLAS reads", x.shape()),
+        what: format!(
+            "a matrix product: the copy of an operand of shape {:?} has no layout cuBLAS reads",
+            x.shape()
+        ),
     })?;
     Ok((f, Some(copy)))
 }
@@ -176,28 +200,85 @@ pub(super) fn gemm<T: Number>(a: &Array<T>, b: &Array<T>, out: &Array<T>, conj: 
     let status = unsafe {
         if batch == 1 && small {
             sys::cublasGemmEx(
-                h.raw(), fb.op, fa.op, mc as i32, nc as i32, kc as i32, alpha,
-                fb.ptr as *const c_void, data, fb.ld as i32,
-                fa.ptr as *const c_void, data, fa.ld as i32,
-                beta, c as *mut c_void, data, mc as i32, compute, algo,
+                h.raw(),
+                fb.op,
+                fa.op,
+                mc as i32,
+                nc as i32,
+                kc as i32,
+                alpha,
+                fb.ptr as *const c_void,
+                data,
+                fb.ld as i32,
+                fa.ptr as *const c_void,
+                data,
+                fa.ld as i32,
+                beta,
+                c as *mut c_void,
+                data,
+                mc as i32,
+                compute,
+                algo,
             )
         } else if small {
             sys::cublasGemmStridedBatchedEx(
-                h.raw(), fb.op, fa.op, mc as i32, nc as i32, kc as i32, alpha,
-                fb.ptr as *const c_void, data, fb.ld as i32, fb.stride,
-                fa.ptr as *const c_void, data, fa.ld as i32, fa.stride,
-                beta, c as *mut c_void, data, mc as i32, mc * nc, batch as i32, compute, algo,
+                h.raw(),
+                fb.op,
+                fa.op,
+                mc as i32,
+                nc as i32,
+                kc as i32,
+                alpha,
+                fb.ptr as *const c_void,
+                data,
+                fb.ld as i32,
+                fb.stride,
+                fa.ptr as *const c_void,
+                data,
+                fa.ld as i32,
+                fa.stride,
+                beta,
+                c as *mut c_void,
+                data,
+                mc as i32,
+                mc * nc,
+                batch as i32,
+                compute,
+                algo,
             )
         } else {
             sys::cublasGemmStridedBatchedEx_64(
-                h.raw(), fb.op, fa.op, mc, nc, kc, alpha,
-                fb.ptr as *const c_void, data, fb.ld, fb.stride,
-                fa.ptr as *const c_void, data, fa.ld, fa.stride,
-                beta, c as *mut c_void, data, mc, mc * nc, batch, compute, algo,
+                h.raw(),
+                fb.op,
+                fa.op,
+                mc,
+                nc,
+                kc,
+                alpha,
+                fb.ptr as *const c_void,
+                data,
+                fb.ld,
+                fb.stride,
+                fa.ptr as *const c_void,
+                data,
+                fa.ld,
+                fa.stride,
+                beta,
+                c as *mut c_void,
+                data,
+                mc,
+                mc * nc,
+                batch,
+                compute,
+                algo,
             )
         }
     };
-    let name = if batch == 1 && small { "cublasGemmEx" } else { "cublasGemmStridedBatchedEx" };
+    let name = if batch == 1 && small {
+        "cublasGemmEx"
+    } else {
+        "cublasGemmStridedBatchedEx"
+    };
     cublas::check(name, status)
 }
 
@@ -282,7 +363,9 @@ mod tests {
         let _cpu = crate::Device::cpu().use_scoped().unwrap();
         let mut state = 7u64;
         let mut next = move || {
-            state = state.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+            state = state
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
             ((state >> 33) % 19) as f64 - 9.5
         };
         let (m, k, n, q) = (3usize, 4usize, 5usize, 6usize);
@@ -300,7 +383,13 @@ mod tests {
         let bperm = arr(&[k, q, n]).permute(&[1, 0, 2]).unwrap();
         let a1 = arr(&[q, 1, k]);
         let b1 = arr(&[q, k, 1]);
-        let acol = arr(&[k, q * 3]).slice(1, ..q as isize).unwrap().permute(&[1, 0]).unwrap().expand_dims(1).unwrap();
+        let acol = arr(&[k, q * 3])
+            .slice(1, ..q as isize)
+            .unwrap()
+            .permute(&[1, 0])
+            .unwrap()
+            .expand_dims(1)
+            .unwrap();
         let cases: Vec<(&str, &Array<f64>, &Array<f64>)> = vec![
             ("contiguous", &a, &b),
             ("transposed", &at, &b),
@@ -327,7 +416,11 @@ mod tests {
         assert_eq!(emulate(&x, &y, true, |v: Complex<f64>| v.conj()), want, "conj");
         let x1 = Array::from_shape_vec([1, k], cx[..k].to_vec()).unwrap();
         let y1 = Array::from_shape_vec([k, 1], cy[..k].to_vec()).unwrap();
-        assert_eq!(emulate(&x1, &y1, true, |v: Complex<f64>| v.conj()), naive(&cx[..k], &cy[..k], 1, 1, k, 1, |v| v.conj()), "vdot");
+        assert_eq!(
+            emulate(&x1, &y1, true, |v: Complex<f64>| v.conj()),
+            naive(&cx[..k], &cy[..k], 1, 1, k, 1, |v| v.conj()),
+            "vdot"
+        );
     }
 
     #[test]

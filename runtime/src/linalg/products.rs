@@ -2,9 +2,9 @@
 //! `inner`, `outer` and `tensordot` (NumPy's shape rules, `shapes.rs`), each on the batched
 //! product of `gemm.rs`.
 
+use crate::Number;
 use crate::array::Array;
 use crate::error::{Error, Result};
-use crate::Number;
 
 use super::gemm::gemm;
 use super::shapes;
@@ -30,7 +30,13 @@ fn matmul<T: Number>(op: &'static str, a: &Array<T>, b: &Array<T>) -> Result<Arr
 }
 
 /// [`Array::tensordot`] with `op` naming the operation in errors.
-fn tensordot<T: Number>(op: &'static str, a: &Array<T>, b: &Array<T>, axes_a: &[isize], axes_b: &[isize]) -> Result<Array<T>> {
+fn tensordot<T: Number>(
+    op: &'static str,
+    a: &Array<T>,
+    b: &Array<T>,
+    axes_a: &[isize],
+    axes_b: &[isize],
+) -> Result<Array<T>> {
     let t = shapes::tensordot(op, a.shape(), b.shape(), axes_a, axes_b)?;
     let a2 = reshaped(&a.permute(&t.perm_a)?, &[t.m, t.k])?;
     let b2 = reshaped(&b.permute(&t.perm_b)?, &[t.k, t.n])?;

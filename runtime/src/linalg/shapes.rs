@@ -46,7 +46,11 @@ pub(super) fn matmul(op: &'static str, a: &[usize], b: &[usize]) -> Result<Matmu
     let (m, ka) = (a2[a2.len() - 2], a2[a2.len() - 1]);
     let (kb, n) = (b2[b2.len() - 2], b2[b2.len() - 1]);
     if ka != kb {
-        let which = if b.len() == 1 { "its only axis" } else { "its second-to-last axis" };
+        let which = if b.len() == 1 {
+            "its only axis"
+        } else {
+            "its second-to-last axis"
+        };
         return Err(Error::InvalidShape {
             op,
             detail: format!(
@@ -70,7 +74,15 @@ pub(super) fn matmul(op: &'static str, a: &[usize], b: &[usize]) -> Result<Matmu
     if b.len() > 1 {
         out.push(n);
     }
-    Ok(Matmul { batch, m, k: ka, n, a: a2, b: b2, out })
+    Ok(Matmul {
+        batch,
+        m,
+        k: ka,
+        n,
+        a: a2,
+        b: b2,
+        out,
+    })
 }
 
 /// How `tensordot` sees its operands: `a` permuted to its free axes then the summed ones, `b` to
@@ -117,7 +129,13 @@ fn normalise(op: &'static str, which: &str, axes: &[isize], ndim: usize) -> Resu
 /// is summed against `axes_b[i]` of `b` (negative axes count from the end). An error when the
 /// lists differ in length, an axis is out of range or repeated, or paired extents differ
 /// (naming both shapes).
-pub(super) fn tensordot(op: &'static str, a: &[usize], b: &[usize], axes_a: &[isize], axes_b: &[isize]) -> Result<Tensordot> {
+pub(super) fn tensordot(
+    op: &'static str,
+    a: &[usize],
+    b: &[usize],
+    axes_a: &[isize],
+    axes_b: &[isize],
+) -> Result<Tensordot> {
     if axes_a.len() != axes_b.len() {
         return Err(Error::InvalidShape {
             op,
@@ -146,7 +164,11 @@ pub(super) fn tensordot(op: &'static str, a: &[usize], b: &[usize], axes_a: &[is
     let free_a: Vec<usize> = (0..a.len()).filter(|i| !sa.contains(i)).collect();
     let free_b: Vec<usize> = (0..b.len()).filter(|i| !sb.contains(i)).collect();
     let prod = |s: &[usize], axes: &[usize]| axes.iter().map(|&i| s[i]).product::<usize>();
-    let out: Vec<usize> = free_a.iter().map(|&i| a[i]).chain(free_b.iter().map(|&i| b[i])).collect();
+    let out: Vec<usize> = free_a
+        .iter()
+        .map(|&i| a[i])
+        .chain(free_b.iter().map(|&i| b[i]))
+        .collect();
     Ok(Tensordot {
         m: prod(a, &free_a),
         k: prod(a, &sa),
