@@ -386,28 +386,91 @@ fn empty_operands_and_k_zero() {
     assert_eq!(o.shape(), &[0, 3]);
 }
 
-fn f32_products_are_full_precision_without_tf32() {
-    if std::env::var("CUPY_TF32").as_deref() == Ok("1") {
-        eprintln!("CUPY_TF32=1: TF32 is asked for, the full-precision check does not apply");
-        return;
-    }
-    // k = 4096 products of values in [-1, 1): f32 arithmetic errs by about 1e-5 here, TF32 (10-bit
-    // mantissas in the products) by about 1e-2.
+/// The largest error of an f32 product of `k = 4096` values in [-1, 1) against the f64 reference:
+/// f32 arithmetic errs by about 1e-4 here, TF32 (the products' inputs rounded to 10-bit
+/// mantissas) by about 2e-2.
+fn worst_f32_error() -> f64 {
     let mut r = Rng::new();
     let (m, k, n) = (16, 4096, 16);
     let (a, ha) = random::<f32>(&mut r, &[m, k]);
     let (b, hb) = random::<f32>(&mut r, &[k, n]);
     let want = reference(&ha, &[m, k], &hb, &[k, n]);
     let got = a.matmul(&b).unwrap().to_vec().unwrap();
-    let worst = got
-        .iter()
+    got.iter()
         .zip(&want.1)
         .map(|(g, w)| (*g as f64 - w).abs())
-        .fold(0.0, f64::max);
+        .fold(0.0, f64::max)
+}
+
+/// Between the two errors `worst_f32_error` expects.
+const TF32_LINE: f64 = 2e-3;
+
+fn f32_products_are_full_precision_without_tf32() {
+    if std::env::var("CUPY_TF32").as_deref() == Ok("1") {
+        eprintln!("CUPY_TF32=1: TF32 is asked for, the full-precision check does not apply");
+        return;
+    }
+    let worst = worst_f32_error();
     assert!(
-        worst < 1e-3,
+        worst < TF32_LINE,
         "max |error| {worst:e}: not f32 precision (TF32 used without CUPY_TF32=1?)"
     );
+}
+
+/// Runs test `test` of this binary in a child process with `vars` set.
+fn run_child(test: &str, vars: &[(&str, &str)]) {
+    let mut cmd = std::process::Command::new(std::env::current_exe().unwrap());
+    cmd.args([test, "--exact", "--include-ignored", "--nocapture"])
+        .env("CUPRUM_TEST_CHILD", "1");
+    for (k, v) in vars {
+        cmd.env(k, v);
+    }
+    let out = cmd.output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout).to_string() + &String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "child {test} {vars:?} failed:\n{text}");
+    assert!(text.contains("1 passed"), "child {test} did not run:\n{text}");
+}
+
+fn is_child() -> bool {
+    std::env::var("CUPRUM_TEST_CHILD").is_ok()
+}
+
+/// `CUPY_TF32=1` makes f32 products on a GPU use TF32 (their error grows past f32's), and a value
+/// other than 0 or 1 is an error naming the variable; each in a child process.
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn cupy_tf32_selects_tf32() {
+    if is_child() {
+        return;
+    }
+    run_child("child_tf32", &[("CUPY_TF32", "1")]);
+    run_child("child_tf32_invalid", &[("CUPY_TF32", "yes")]);
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU (run by cupy_tf32_selects_tf32)"]
+fn child_tf32() {
+    if !is_child() {
+        return;
+    }
+    let _gpu = Device::get(0).unwrap().use_scoped().unwrap();
+    let worst = worst_f32_error();
+    assert!(
+        worst > TF32_LINE && worst < 0.2,
+        "max |error| {worst:e}: CUPY_TF32=1 should give TF32's error"
+    );
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU (run by cupy_tf32_selects_tf32)"]
+fn child_tf32_invalid() {
+    if !is_child() {
+        return;
+    }
+    let _gpu = Device::get(0).unwrap().use_scoped().unwrap();
+    let a = Array::<f32>::ones([2, 2]).unwrap();
+    let e = a.matmul(&a).unwrap_err();
+    assert!(matches!(e, Error::InvalidEnv { var: "CUPY_TF32", .. }), "{e}");
 }
 
 fn dot_vdot_inner_outer_tensordot() {
