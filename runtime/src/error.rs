@@ -234,7 +234,8 @@ pub enum Error {
         "cuBLAS (libcublas, with libcublasLt) is not available: {detail}. Matrix products on a GPU \
          call cuBLAS: install the CUDA toolkit's cuBLAS or the `nvidia-cublas-cu13` wheel (`pip \
          install nvidia-cublas-cu13`), then put the folder holding libcublas.so.13 on \
-         LD_LIBRARY_PATH; or compute on the CPU device"
+         LD_LIBRARY_PATH or set CUDA_PATH to the CUDA root (cuprum looks in $CUDA_PATH/lib64 and \
+         $CUDA_PATH/lib); or compute on the CPU device"
     )]
     NoCublas {
         /// Why loading libcublas failed.

@@ -3,7 +3,9 @@
 //! cudarc panics when a library it calls cannot be loaded, so [`handle`] first asks
 //! `culib::present` (libcublas under cudarc's names; libcublas loads libcublasLt itself, so a
 //! missing libcublasLt fails that load too) and answers [`Error::NoCublas`] naming the library
-//! and what to install. Each device gets one handle, made at its first product with the device's
+//! and what to install. As for libnvrtc, the library folders of `CUDA_PATH` are tried first:
+//! libcublasLt and libcublas found there are loaded by full path, and cudarc's load by name then
+//! finds them loaded. Each device gets one handle, made at its first product with the device's
 //! context current and kept for the process (as the context is); a call takes the handle's lock,
 //! points it at the caller's stream (`cublasSetStream`) and calls cuBLAS while holding it, so
 //! two threads never share the handle at once.
@@ -14,6 +16,7 @@ use cudarc::cublas::sys;
 
 use crate::culib;
 use crate::device::Device;
+use crate::env;
 use crate::error::{Error, Result};
 use crate::stream::Stream;
 use crate::sync;
@@ -46,19 +49,81 @@ pub(super) fn check(call: &'static str, status: sys::cublasStatus_t) -> Result<(
     }
 }
 
-/// Whether libcublas loads (asked once per process); the reason when it does not.
+/// Whether libcublas loads (asked once per process, after the libraries of `CUDA_PATH` were
+/// loaded); the reason when it does not.
 fn available() -> Result<()> {
     static PRESENT: OnceLock<bool> = OnceLock::new();
-    // SAFETY: `culib::present` dlopens libcublas under cudarc's names and closes it again; loading
-    // it runs only the library's own initialisers.
-    if *PRESENT.get_or_init(|| unsafe { culib::present(&["cublas"]) }) {
+    let present = PRESENT.get_or_init(|| {
+        preload_from_cuda_path();
+        // SAFETY: `culib::present` dlopens libcublas under cudarc's names and closes it again;
+        // loading it runs only the library's own initialisers.
+        unsafe { culib::present(&["cublas"]) }
+    });
+    if *present {
         return Ok(());
     }
     Err(Error::NoCublas {
-        detail: "libcublas.so.13 (or another name cudarc tries) was not found on the loader path, \
-                 or its libcublasLt was not"
-            .into(),
+        detail: match env::cuda_path() {
+            Some(p) => format!(
+                "libcublas (with libcublasLt) was found neither in CUDA_PATH={} nor on the loader path",
+                p.display()
+            ),
+            None => "libcublas.so.13 (or another name cudarc tries) or its libcublasLt was not found on the \
+                     loader path (CUDA_PATH is not set)"
+                .into(),
+        },
     })
+}
+
+/// Loads libcublasLt, then libcublas, from the library folders of `CUDA_PATH` by full path, for
+/// the rest of the process (Linux; elsewhere the loader's search alone).
+fn preload_from_cuda_path() {
+    let Some(root) = env::cuda_path() else {
+        return;
+    };
+    for dir in crate::nvrtc::toolkit::library_dirs(&root) {
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        let names: Vec<std::path::PathBuf> = entries.flatten().map(|e| e.path()).collect();
+        let mut loaded = false;
+        for prefix in ["libcublasLt.so", "libcublas.so"] {
+            let mut found: Vec<&std::path::PathBuf> = names
+                .iter()
+                .filter(|p| p.file_name().is_some_and(|n| n.to_string_lossy().starts_with(prefix)))
+                .collect();
+            // The shortest name is the soname link (`libcublas.so.13`) or the dev link.
+            found.sort_by_key(|p| p.as_os_str().len());
+            loaded = found.iter().any(|p| open_global(p));
+        }
+        if loaded {
+            log::debug!(target: "cuprum::linalg", "loaded libcublas from {}", dir.display());
+            return;
+        }
+    }
+}
+
+/// dlopens `path` for the rest of the process, its symbols global (so that a library loaded
+/// later by name finds it).
+#[cfg(unix)]
+fn open_global(path: &std::path::Path) -> bool {
+    use libloading::os::unix::{Library, RTLD_GLOBAL, RTLD_NOW};
+    // SAFETY: loading a shared library runs its initialisers, which for the CUDA libraries is what
+    // any CUDA program does.
+    match unsafe { Library::open(Some(path), RTLD_NOW | RTLD_GLOBAL) } {
+        Ok(lib) => {
+            // Kept loaded while cudarc's bindings use it: the handle is never closed.
+            std::mem::forget(lib);
+            true
+        }
+        Err(_) => false,
+    }
+}
+
+/// Loading by full path is implemented on Unix only; elsewhere the loader's search is used.
+#[cfg(not(unix))]
+fn open_global(_path: &std::path::Path) -> bool {
+    false
 }
 
 /// The handle of `stream`'s device, locked and pointed at `stream`: the caller makes its cuBLAS
