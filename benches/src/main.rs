@@ -15,19 +15,22 @@
 //! `var` and a kernel of a 20-instance file (`rawkernel.rs`, through `--child-aot`); the SGEMM
 //! example's kernel (`sgemm.rs`); `Array::matmul` f32 and bf16 against the same cuBLAS call made
 //! directly (`matmul.rs`); elementwise
-//! rows (`elementwise.rs`); reductions (full, contiguous axis, strided axis, 256^3, host cost per
-//! call: `reduction.rs`).
+//! rows (`elementwise.rs`); a sample of NumPy's ufuncs and random `normal` (`ufuncs.rs`);
+//! reductions (full, contiguous axis, strided axis, 256^3, host cost per call: `reduction.rs`).
 //!
 //! `cuprum-bench [--json] [--quick]`. Without a GPU (or libnvrtc) it says so and exits 1.
 //! The warm-disk row re-runs this binary with the hidden flag `--child-warm-disk` (and
 //! `CUPY_CACHE_DIR` set), so its in-memory state is really empty.
 
+mod counting_scan;
 mod cpu;
 mod elementwise;
 mod fused;
 mod fusion;
 mod graph;
+mod manipulation;
 mod reduction;
+mod ufuncs;
 
 use std::fmt::Write as _;
 use std::path::Path;
@@ -462,6 +465,12 @@ fn run(dev: &Device, opts: &Options) -> Result<()> {
 
     // Elementwise rows (issue 6): `(x - y)^2` contiguous, broadcast, transposed; host cost.
     rows.extend(elementwise::rows(copy_ceiling, bare_launch_us, opts.quick, &stream)?);
+    // NumPy's ufuncs and random numbers (issue 36): a sample of eight, and `normal`.
+    rows.extend(ufuncs::rows(copy_ceiling, opts.quick, &stream)?);
+    // Array manipulation (issue 36): concatenate.
+    rows.extend(manipulation::rows(copy_ceiling, opts.quick, &stream)?);
+    // Scans and counting (issue 36): cumsum, bincount, histogram, searchsorted.
+    rows.extend(counting_scan::rows(copy_ceiling, opts.quick, &stream)?);
     // Reductions (issue 7).
     rows.extend(reduction::rows(&stream, copy_ceiling, bare_launch_us, opts.quick, rounds, launches)?);
     // Fusion (issue 17): `#[fuse]` chains, softmax, layer norm.

@@ -1,14 +1,16 @@
 //! The built-in elementwise kernels behind the array operators and functions (issue 6, item 5):
 //! `+ - * / %`, negation, comparisons, `astype`, `fill`/`copy`, `where`, `minimum`/`maximum`,
 //! `abs`, `sqrt`, `exp`, `log`, `sin`, `cos`, `tanh`, `clip`. A module of the runtime
-//! (`array::ops` includes it as `kernels`), written with cuprum's own macros (`crate = crate`:
+//! (`ops` includes it as `kernels`), written with cuprum's own macros (`crate = crate`:
 //! the generated code reaches the runtime through `crate::__private`) and precompiled by the
 //! runtime's build.rs; the `Array` methods and operators launch each kernel through its
 //! generated module (`kernels::add::kernel()`, `kernels::add::SIGNATURE`).
 //!
 //! Semantics are Rust's (docs/semantics.md): integer arithmetic wraps, integer division and
 //! remainder by zero give 0, `%` is the truncated remainder (Rust's, not NumPy's floored one),
-//! float `min`/`max` ignore a NaN operand (`f32::min`; NumPy's `fmin`/`fmax`), `clip` keeps a NaN.
+//! float `min`/`max` ignore a NaN operand (`f32::min`; NumPy's `fmin`/`fmax`, the array methods
+//! `fmin`/`fmax`; NumPy's NaN-propagating `minimum`/`maximum` of floats are `math.rs`'s),
+//! `clip` keeps a NaN.
 //!
 //! Precompiled instances: the dtypes NumPy programs use by default, f32, f64 and i64 (NumPy's
 //! default integer), and bool where a kernel takes it; every other dtype is compiled by NVRTC on

@@ -210,6 +210,16 @@ pub enum Error {
         detail: String,
     },
 
+    /// An argument whose values an operation cannot take (a negative value to `bincount`, an
+    /// empty or non-finite range to `histogram`): what is wrong and what to do.
+    #[error("invalid argument to {op}: {detail}")]
+    InvalidValue {
+        /// The operation (`bincount`, ...).
+        op: &'static str,
+        /// What is wrong and what to do.
+        detail: String,
+    },
+
     /// Something cuprum does not support (yet).
     #[error("unsupported: {what}")]
     Unsupported {
@@ -294,6 +304,19 @@ pub enum Error {
         /// The file.
         path: std::path::PathBuf,
         /// The I/O error.
+        #[source]
+        source: std::io::Error,
+    },
+
+    /// An array file (`.npy`, `.npz`, `tofile`) that cannot be read or written: the I/O error, or
+    /// a file whose contents are not what the format says (`source` then says what is wrong).
+    #[error("array file {}: {what}: {source}", .path.display())]
+    ArrayFile {
+        /// The file.
+        path: std::path::PathBuf,
+        /// What was being done, or what is wrong with the contents.
+        what: String,
+        /// The I/O error (`InvalidData` for malformed contents).
         #[source]
         source: std::io::Error,
     },

@@ -38,12 +38,13 @@
 //!   layer served what; `rawkernel`: the checks of `#[rawkernel]` launch functions.
 //! - `elementwise/`, `reduction/`: the erased launches, `ElementwiseKernel`, `ReductionKernel`,
 //!   `ReductionCall`, the array reductions (`Reductions`).
-//! - `ops`: the array operators and functions on the built-in elementwise kernels; `linalg/`: the
-//!   matrix products (`matmul`, `dot`, ...: cuBLAS on a GPU, matrixmultiply on the CPU device);
-//!   `audit`.
+//! - `ops/`: the array operators and functions on the built-in elementwise kernels (one file per
+//!   concept); `random`: the counter-based generator (`Generator`); `linalg/`: the matrix products
+//!   (`matmul`, `dot`, ...: cuBLAS on a GPU, matrixmultiply on the CPU device); `audit`.
 //! - `kernels/` (outside `src/`): the built-in kernels, written with cuprum's own macros
-//!   (`#[elementwise(crate = crate)]`) and precompiled by build.rs; `elementwise.rs` is a module of
-//!   `ops`, `reductions.rs` of `reduction::array`. `__private` is what generated code names.
+//!   (`#[elementwise(crate = crate)]`) and precompiled by build.rs; `elementwise.rs`, `math.rs`,
+//!   `logic.rs` and `bitwise.rs` are modules of `ops`, `random.rs` of `random`, `reductions.rs`
+//!   of `reduction::array`. `__private` is what generated code names.
 
 #![warn(missing_docs)]
 
@@ -91,6 +92,11 @@ pub mod reduction;
 mod graph;
 
 mod ops;
+pub mod random;
+mod take;
+mod scan;
+mod counting;
+mod search;
 mod linalg;
 pub mod audit;
 pub mod testing;
@@ -115,6 +121,7 @@ pub use tensor_map::{Swizzle, TensorMap, TensorMapParam};
 /// `TryFrom`): use it as `cuprum::ndarray` to get the same version.
 pub use ndarray;
 pub use ops::where_;
+pub use search::Side;
 pub use device::{Device, DeviceGuard};
 pub use element::{Element, ElemType, StructType};
 pub use error::{Error, Fault, Result};

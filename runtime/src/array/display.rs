@@ -89,44 +89,71 @@ fn read_parts<T: Element>(a: &Array<T>, parts: &[Vec<std::ops::Range<usize>>]) -
 }
 
 impl<T: Element + fmt::Display> fmt::Display for Array<T> {
+    /// NumPy's `repr`: `array([[0, 1],\n       [2, 3]], dtype=i32)` ([`Array::array_repr`]).
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let dtype = T::ELEM.rust_name();
-        let shape = self.shape().to_vec();
-        if shape.is_empty() {
-            return match self.to_vec() {
-                Ok(v) => write!(f, "array({}, dtype={dtype})", v[0]),
-                Err(e) => write!(f, "array(<not readable: {e}>, dtype={dtype})"),
-            };
-        }
-        if self.is_empty() {
-            return write!(f, "array([], shape={shape:?}, dtype={dtype})");
-        }
-        let abbreviate = self.len() > THRESHOLD;
-        let plans: Vec<_> = shape.iter().map(|&n| axis_plan(n, abbreviate)).collect();
-        let parts: Vec<_> = plans.iter().map(|p| p.1.clone()).collect();
-        let values = match read_parts(self, &parts) {
-            Ok(v) => v,
-            Err(e) => return write!(f, "array(<not readable: {e}>, shape={shape:?}, dtype={dtype})"),
-        };
-        // Every shown value as text, keyed by its per-axis (index, part); right-aligned to the widest.
-        let text = |at: &[(usize, usize)]| -> String {
-            let (mut combo, mut offset) = (0usize, 0usize);
-            for (k, &(i, p)) in at.iter().enumerate() {
-                combo = combo * parts[k].len() + p;
-                let extent = |q: usize| parts[k][q].len();
-                offset = offset * extent(p) + i;
-            }
-            values[combo][offset].to_string()
-        };
-        let mut all = Vec::new();
-        collect(&plans, &mut Vec::new(), &mut |at| all.push(text(at)));
-        let width = all.iter().map(String::len).max().unwrap_or(0);
-        let mut items = all.into_iter();
-        let prefix = "array(";
-        let mut s = String::from(prefix);
-        write_nested(&plans, 0, prefix.len() + 1, width, &mut items, &mut s);
-        write!(f, "{s}, dtype={dtype})")
+        f.write_str(&render(self, true))
     }
+}
+
+impl<T: Element + fmt::Display> Array<T> {
+    /// NumPy's `array_repr` (and `repr(a)`): `array([[0, 1],\n       [2, 3]], dtype=i32)`, the
+    /// text `Display` writes. Copies the shown elements to the host.
+    pub fn array_repr(&self) -> String {
+        render(self, true)
+    }
+
+    /// NumPy's `array_str` (and `str(a)`): the elements alone, without commas, dtype or
+    /// `array(...)`: `[[0 1]\n [2 3]]`; a 0-d array is its value. Large arrays are abbreviated
+    /// as in [`array_repr`](Self::array_repr).
+    pub fn array_str(&self) -> String {
+        render(self, false)
+    }
+}
+
+/// The text of `a`: NumPy's `repr` when `repr`, else its `str`.
+fn render<T: Element + fmt::Display>(a: &Array<T>, repr: bool) -> String {
+    let dtype = T::ELEM.rust_name();
+    let shape = a.shape().to_vec();
+    if shape.is_empty() {
+        return match (a.to_vec(), repr) {
+            (Ok(v), true) => format!("array({}, dtype={dtype})", v[0]),
+            (Ok(v), false) => v[0].to_string(),
+            (Err(e), true) => format!("array(<not readable: {e}>, dtype={dtype})"),
+            (Err(e), false) => format!("<not readable: {e}>"),
+        };
+    }
+    if a.is_empty() {
+        return if repr { format!("array([], shape={shape:?}, dtype={dtype})") } else { "[]".to_string() };
+    }
+    let abbreviate = a.len() > THRESHOLD;
+    let plans: Vec<_> = shape.iter().map(|&n| axis_plan(n, abbreviate)).collect();
+    let parts: Vec<_> = plans.iter().map(|p| p.1.clone()).collect();
+    let values = match read_parts(a, &parts) {
+        Ok(v) => v,
+        Err(e) if repr => return format!("array(<not readable: {e}>, shape={shape:?}, dtype={dtype})"),
+        Err(e) => return format!("<not readable: {e}>"),
+    };
+    // Every shown value as text, keyed by its per-axis (index, part); right-aligned to the widest.
+    let text = |at: &[(usize, usize)]| -> String {
+        let (mut combo, mut offset) = (0usize, 0usize);
+        for (k, &(i, p)) in at.iter().enumerate() {
+            combo = combo * parts[k].len() + p;
+            let extent = |q: usize| parts[k][q].len();
+            offset = offset * extent(p) + i;
+        }
+        values[combo][offset].to_string()
+    };
+    let mut all = Vec::new();
+    collect(&plans, &mut Vec::new(), &mut |at| all.push(text(at)));
+    let width = all.iter().map(String::len).max().unwrap_or(0);
+    let mut items = all.into_iter();
+    let prefix = if repr { "array(" } else { "" };
+    let mut s = String::from(prefix);
+    write_nested(&plans, 0, prefix.len() + 1, width, repr, &mut items, &mut s);
+    if repr {
+        s.push_str(&format!(", dtype={dtype})"));
+    }
+    s
 }
 
 /// Calls `each` with every shown element's per-axis (index, part), in display order.
@@ -143,20 +170,23 @@ fn collect(plans: &[(Vec<Option<(usize, usize)>>, Vec<std::ops::Range<usize>>)],
 }
 
 /// Writes axis `axis` and below as NumPy does: `[a, b, c]` for the last axis, rows separated by
-/// `,` and a new line indented to the bracket (a blank line between blocks of 3-d and higher).
+/// `,` and a new line indented to the bracket (a blank line between blocks of 3-d and higher);
+/// without the commas for `str` (`commas` false).
 fn write_nested(
     plans: &[(Vec<Option<(usize, usize)>>, Vec<std::ops::Range<usize>>)],
     axis: usize,
     indent: usize,
     width: usize,
+    commas: bool,
     items: &mut impl Iterator<Item = String>,
     s: &mut String,
 ) {
     let last = axis + 1 == plans.len();
+    let comma = if commas { "," } else { "" };
     let sep = if last {
-        ", ".to_string()
+        format!("{comma} ")
     } else {
-        format!(",{}{}", "\n".repeat(plans.len() - axis - 1), " ".repeat(indent))
+        format!("{comma}{}{}", "\n".repeat(plans.len() - axis - 1), " ".repeat(indent))
     };
     s.push('[');
     for (n, e) in plans[axis].0.iter().enumerate() {
@@ -166,7 +196,7 @@ fn write_nested(
         match (e, last) {
             (None, _) => s.push_str("..."),
             (Some(_), true) => s.push_str(&format!("{:>width$}", items.next().unwrap_or_default())),
-            (Some(_), false) => write_nested(plans, axis + 1, indent + 1, width, items, s),
+            (Some(_), false) => write_nested(plans, axis + 1, indent + 1, width, commas, items, s),
         }
     }
     s.push(']');
@@ -200,6 +230,20 @@ mod tests {
         );
         assert_eq!(Array::from_vec(vec![2u8]).unwrap().reshape(Vec::<usize>::new()).unwrap().to_string(), "array(2, dtype=u8)");
         assert_eq!(Array::<f32>::zeros([0, 3]).unwrap().to_string(), "array([], shape=[0, 3], dtype=f32)");
+    }
+
+    #[test]
+    fn array_str_and_repr_are_numpys() {
+        let _cpu = Device::cpu().use_scoped().unwrap();
+        let a = Array::from_vec((0..6).collect::<Vec<i32>>()).unwrap().reshape([2, 3]).unwrap();
+        assert_eq!(a.array_repr(), a.to_string());
+        assert_eq!(a.array_str(), "[[0 1 2]\n [3 4 5]]");
+        let c = Array::from_vec((0..8).map(|v| v as f64 * 1.5).collect()).unwrap().reshape([2, 2, 2]).unwrap();
+        assert_eq!(c.array_str(), "[[[   0  1.5]\n  [   3  4.5]]\n\n [[   6  7.5]\n  [   9 10.5]]]");
+        assert_eq!(Array::from_vec(vec![2u8]).unwrap().reshape(Vec::<usize>::new()).unwrap().array_str(), "2");
+        assert_eq!(Array::<f32>::zeros([0, 3]).unwrap().array_str(), "[]");
+        let big = Array::from_vec((0..2000).collect::<Vec<i64>>()).unwrap();
+        assert_eq!(big.array_str(), "[   0    1    2 ... 1997 1998 1999]");
     }
 
     #[test]

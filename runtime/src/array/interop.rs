@@ -48,6 +48,41 @@ impl<T: Scalar> Array<T> {
     }
 }
 
+impl<T: Scalar> Array<T> {
+    /// CuPy's `a.get()`: a host copy as an `ndarray::ArrayD` ([`to_ndarray`](Self::to_ndarray)).
+    pub fn get(&self) -> Result<ArrayD<T>> {
+        self.to_ndarray()
+    }
+
+    /// CuPy's `a.set(host)`: copies the `ndarray` array `host`, of exactly this array's shape,
+    /// into this array (any layout of either; a broadcast view is refused as by `assign`). An
+    /// error for another shape, before anything is written.
+    pub fn set<S, D>(&mut self, host: &ArrayBase<S, D>) -> Result<()>
+    where
+        S: Data<Elem = T>,
+        D: Dimension,
+    {
+        if host.shape() != self.shape() {
+            return Err(Error::ShapeMismatch {
+                context: "set (the host array's shape)".into(),
+                expected: self.shape().to_vec(),
+                found: host.shape().to_vec(),
+            });
+        }
+        if self.is_c_contiguous() {
+            if let Some(s) = host.as_slice() {
+                return self.copy_from_slice(s);
+            }
+            let v: Vec<T> = host.iter().copied().collect();
+            return self.copy_from_slice(&v);
+        }
+        let data: Vec<T> = host.iter().copied().collect();
+        let stream = Stream::current_for(self.device())?;
+        let staged = Array::from_shape_vec_on(host.shape().to_vec(), &data, &stream)?;
+        self.assign(&staged)
+    }
+}
+
 /// `Array::try_from(&host)`: [`Array::from_ndarray`] (an upload on the current device, which can
 /// fail).
 impl<T: Scalar, S: Data<Elem = T>, D: Dimension> TryFrom<&ArrayBase<S, D>> for Array<T> {
@@ -85,5 +120,22 @@ mod tests {
         // A transposed view uploads in its logical (C) order.
         let t = Array::<f32>::try_from(&host.t()).unwrap();
         assert_eq!(t.to_ndarray_dim::<ndarray::Ix2>().unwrap(), host.t());
+    }
+
+    #[test]
+    fn get_and_set_are_cupys() {
+        let _cpu = Device::cpu().use_scoped().unwrap();
+        let host = ndarray::arr2(&[[1.5f32, -2.0, 3.25], [4.0, 5.5, -6.0]]);
+        let mut dev = Array::<f32>::zeros([2, 3]).unwrap();
+        dev.set(&host).unwrap();
+        assert_eq!(dev.get().unwrap(), host.clone().into_dyn());
+        // into a transposed view, from a transposed host view
+        let t = Array::<f32>::zeros([2, 3]).unwrap();
+        let mut tv = t.transpose();
+        tv.set(&host.t()).unwrap();
+        assert_eq!(t.get().unwrap(), host.clone().into_dyn());
+        let e = dev.set(&host.t()).unwrap_err();
+        assert!(matches!(e, Error::ShapeMismatch { .. }), "{e}");
+        assert_eq!(dev.get().unwrap(), host.into_dyn(), "nothing written");
     }
 }

@@ -18,13 +18,31 @@
 //! elementwise kernels). A struct array is copied by the copy kernel of the integer (or, for 16
 //! bytes, `Complex<f64>`) of its size when its size is 1, 2, 4, 8 or 16 bytes, else gathered on
 //! the host.
+//!
+//! One concept per file: this file holds the type, its accessors and host transfers; `creation.rs`
+//! the constructors (NumPy's creation routines), `views.rs` the shape views, `attributes.rs`
+//! NumPy's attributes (`itemsize`, `flags`, `view`, `tolist`, `tofile`), `indexing.rs` basic
+//! indexing, `diagonal.rs`, `axes.rs` (`moveaxis`, `atleast_*`, `broadcast_arrays`), `join.rs`
+//! (`concatenate`, `stack`, ...), `split.rs`, `npy.rs` (NumPy's files), `display.rs` (`repr`,
+//! `str`), `interop.rs` (`ndarray`), `foreign.rs` and `cudarc.rs` (other libraries' memory), and
+//! `shape.rs` the layout arithmetic they all use. `take` and `trace` need kernels of higher
+//! layers: `src/take.rs`, `src/reduction/trace.rs`.
 
 pub mod shape;
 
+mod attributes;
+mod axes;
+mod creation;
 mod cudarc;
+mod diagonal;
 mod display;
 mod foreign;
+mod indexing;
 mod interop;
+mod join;
+mod npy;
+mod split;
+mod views;
 
 use std::fmt;
 use std::marker::PhantomData;
@@ -38,9 +56,18 @@ use crate::error::{Error, Result};
 use crate::memory::DeviceBuffer;
 use crate::stream::Stream;
 use crate::sync;
-use crate::{DType, Float, Number, Real, Scalar};
+use crate::{DType, Scalar};
 
+pub use attributes::{Flags, List};
+pub use axes::{Broadcast, broadcast, broadcast_arrays};
+pub use creation::AsArray;
+pub use indexing::Idx;
+pub use join::{column_stack, concatenate, dstack, hstack, stack, vstack};
+pub use npy::{NpyArray, load, save};
+#[cfg(feature = "npz")]
+pub use npy::{Npz, load_npz, savez, savez_compressed};
 pub use shape::{Layout, Slice, broadcast_shapes};
+pub use split::{Sections, array_split, dsplit, hsplit, split, vsplit};
 
 /// Anything usable as a shape: `[2, 3]`, `&[2, 3][..]`, `vec![2, 3]`, or `5` for `[5]`.
 pub trait IntoShape {
@@ -161,111 +188,6 @@ fn read_elems<T: Element>(
 }
 
 impl<T: Element> Array<T> {
-    // ---- creation ----------------------------------------------------------------------------
-
-    /// An uninitialised C-contiguous array on `stream`'s device, allocated for `stream`.
-    pub fn empty_on(shape: impl IntoShape, stream: &Stream) -> Result<Array<T>> {
-        let shape = shape.into_shape();
-        let n = shape::size_of(&shape)?;
-        let bytes = n
-            .checked_mul(std::mem::size_of::<T>())
-            .ok_or_else(|| Error::InvalidShape {
-                op: "array creation",
-                detail: format!("{shape:?} of {} is too many bytes", T::ELEM.rust_name()),
-            })?;
-        let buf = DeviceBuffer::alloc(bytes, stream)?;
-        Ok(Array {
-            buf: Arc::new(buf),
-            layout: Layout::c_contiguous(shape),
-            _t: PhantomData,
-        })
-    }
-
-    /// An uninitialised C-contiguous array on the current device (its contents are whatever
-    /// the memory held).
-    pub fn empty(shape: impl IntoShape) -> Result<Array<T>> {
-        Array::empty_on(shape, &Stream::current()?)
-    }
-
-    /// An array of `shape` with the C-order elements `data`, on `stream`'s device.
-    pub fn from_shape_vec_on(
-        shape: impl IntoShape,
-        data: &[T],
-        stream: &Stream,
-    ) -> Result<Array<T>> {
-        let shape = shape.into_shape();
-        let n = shape::size_of(&shape)?;
-        if n != data.len() {
-            return Err(Error::InvalidShape {
-                op: "from_shape_vec",
-                detail: format!(
-                    "shape {shape:?} has {n} elements but {} values were given",
-                    data.len()
-                ),
-            });
-        }
-        let a = Array::empty_on(shape, stream)?;
-        a.buf.write_bytes(0, as_bytes(data), stream)?;
-        Ok(a)
-    }
-
-    /// An array of `shape` with the C-order elements `data`, on the current device.
-    pub fn from_shape_vec(shape: impl IntoShape, data: Vec<T>) -> Result<Array<T>> {
-        Array::from_shape_vec_on(shape, &data, &Stream::current()?)
-    }
-
-    /// A 1-D array with a copy of `data`.
-    pub fn from_slice(data: &[T]) -> Result<Array<T>> {
-        Array::from_shape_vec_on([data.len()], data, &Stream::current()?)
-    }
-
-    /// A 1-D array with the elements of `data`.
-    pub fn from_vec(data: Vec<T>) -> Result<Array<T>> {
-        Array::from_slice(&data)
-    }
-
-    /// An array of `shape` whose bytes are all zero (a memset): 0, `false`, `0+0i`, and for a
-    /// struct every field zero.
-    pub fn zeros(shape: impl IntoShape) -> Result<Array<T>> {
-        let stream = Stream::current()?;
-        let a = Array::empty_on(shape, &stream)?;
-        a.buf.zero(&stream)?;
-        Ok(a)
-    }
-
-    /// An array with the buffer, shape, strides (in elements) and offset given; an error if
-    /// the layout reaches outside the buffer.
-    pub fn from_parts(
-        buffer: Arc<DeviceBuffer>,
-        shape: Vec<usize>,
-        strides: Vec<isize>,
-        offset: usize,
-    ) -> Result<Array<T>> {
-        if shape.len() != strides.len() {
-            return Err(Error::InvalidShape {
-                op: "from_parts",
-                detail: format!("shape {shape:?} and strides {strides:?} differ in length"),
-            });
-        }
-        shape::size_of(&shape)?;
-        let cap = buffer.len_bytes() / std::mem::size_of::<T>();
-        if let Some((lo, hi)) = shape::index_range(&shape, &strides, offset as isize) {
-            if lo < 0 || hi as usize >= cap {
-                return Err(Error::InvalidSlice {
-                    detail: format!(
-                        "shape {shape:?}, strides {strides:?} and offset {offset} reach elements \
-                         {lo}..={hi}, outside the buffer of {cap} elements"
-                    ),
-                });
-            }
-        }
-        Ok(Array {
-            buf: buffer,
-            layout: Layout::new(shape, strides, offset),
-            _t: PhantomData,
-        })
-    }
-
     // ---- accessors ---------------------------------------------------------------------------
 
     /// The extent of each axis.
@@ -442,83 +364,6 @@ impl<T: Element> Array<T> {
         }
     }
 
-    /// The shape, strides and offset.
-    pub fn layout(&self) -> &Layout {
-        &self.layout
-    }
-
-    /// A view with another shape of the same element count, in C order. An error when the
-    /// layout does not allow it without copying (call `.copy()` first).
-    pub fn reshape(&self, shape: impl IntoShape) -> Result<Array<T>> {
-        Ok(self.with_layout(self.layout.reshape(&shape.into_shape())?))
-    }
-
-    /// [`reshape`](Self::reshape) with one extent given as `-1`, inferred from the others.
-    pub fn reshape_infer(&self, shape: &[isize]) -> Result<Array<T>> {
-        let new = shape::infer_shape(self.len(), shape)?;
-        self.reshape(new)
-    }
-
-    /// The axes in reverse order (a view).
-    pub fn transpose(&self) -> Array<T> {
-        self.with_layout(self.layout.transpose())
-    }
-
-    /// The axes in the order `axes` (a permutation of `0..ndim`); a view.
-    pub fn permute(&self, axes: &[usize]) -> Result<Array<T>> {
-        Ok(self.with_layout(self.layout.permute(axes)?))
-    }
-
-    /// Axes `a` and `b` exchanged; a view.
-    pub fn swap_axes(&self, a: usize, b: usize) -> Result<Array<T>> {
-        Ok(self.with_layout(self.layout.swap_axes(a, b)?))
-    }
-
-    /// The view `start:stop:step` of one axis (Python's slice rules; a negative step reverses).
-    /// `s` is a [`Slice`] or a Rust range of `isize` (`1..3`, `..`, `-2..`).
-    pub fn slice(&self, axis: usize, s: impl Into<Slice>) -> Result<Array<T>> {
-        Ok(self.with_layout(self.layout.slice(axis, s.into())?))
-    }
-
-    /// One [`Slice`] per leading axis (`a[s0, s1, ...]`); later axes are kept whole.
-    pub fn slices(&self, s: &[Slice]) -> Result<Array<T>> {
-        Ok(self.with_layout(self.layout.slices(s)?))
-    }
-
-    /// The sub-array at `index` along `axis` (negative counts from the end); the axis is
-    /// removed. A view.
-    pub fn index_axis(&self, axis: usize, index: isize) -> Result<Array<T>> {
-        Ok(self.with_layout(self.layout.index_axis(axis, index)?))
-    }
-
-    /// A view with the (NumPy) broadcast shape `shape`: stretched axes get stride 0.
-    pub fn broadcast_to(&self, shape: impl IntoShape) -> Result<Array<T>> {
-        Ok(self.with_layout(self.layout.broadcast_to(&shape.into_shape())?))
-    }
-
-    /// Removes every extent-1 axis (a view).
-    pub fn squeeze(&self) -> Array<T> {
-        self.with_layout(self.layout.squeeze())
-    }
-
-    /// Removes `axis`, which must have extent 1 (a view).
-    pub fn squeeze_axis(&self, axis: usize) -> Result<Array<T>> {
-        Ok(self.with_layout(self.layout.squeeze_axis(axis)?))
-    }
-
-    /// Inserts an extent-1 axis at position `axis` (0..=ndim); a view.
-    pub fn expand_dims(&self, axis: usize) -> Result<Array<T>> {
-        Ok(self.with_layout(self.layout.expand_dims(axis)?))
-    }
-
-    /// A 1-D array of all elements in C order: a view when C-contiguous, else a copy.
-    pub fn ravel(&self) -> Result<Array<T>> {
-        if self.is_c_contiguous() {
-            Ok(self.with_layout(Layout::new(vec![self.len()], vec![1], self.layout.offset)))
-        } else {
-            self.copy()?.reshape([self.len()])
-        }
-    }
 
     /// A new C-contiguous array with the same elements, on the same device: through the
     /// built-in copy kernel (a struct of a size it cannot copy is gathered on the host).
@@ -536,84 +381,6 @@ impl<T: Scalar> Array<T> {
     /// The element's dtype.
     pub fn dtype(&self) -> DType {
         T::DTYPE
-    }
-
-    /// An array of `shape` filled with `value`, filled on the device: a memset when the value's
-    /// bytes are all zero, else the built-in fill kernel.
-    pub fn full(shape: impl IntoShape, value: T) -> Result<Array<T>> {
-        let stream = Stream::current()?;
-        let mut a = Array::empty_on(shape, &stream)?;
-        if as_bytes(std::slice::from_ref(&value)).iter().all(|&b| b == 0) {
-            a.buf.zero(&stream)?;
-        } else {
-            a.fill(value)?;
-        }
-        Ok(a)
-    }
-}
-
-impl<T: Number> Array<T> {
-    /// An array of `shape` filled with ones.
-    pub fn ones(shape: impl IntoShape) -> Result<Array<T>> {
-        Array::full(shape, T::one())
-    }
-
-    /// `[0, 1, ..., n-1]`.
-    pub fn arange(n: usize) -> Result<Array<T>> {
-        let v: Vec<T> = (0..n).map(|i| T::from_i64(i as i64)).collect();
-        Array::from_vec(v)
-    }
-}
-
-impl<T: Real> Array<T> {
-    /// `start, start + step, ...` up to but excluding `stop` (NumPy's `arange(start, stop,
-    /// step)`: `ceil((stop - start) / step)` elements). Values are computed in `f64` and
-    /// converted, so integer values beyond 2^53 are not exact.
-    pub fn arange_step(start: T, stop: T, step: T) -> Result<Array<T>> {
-        let (a, b, s) = (start.to_f64(), stop.to_f64(), step.to_f64());
-        if s == 0.0 || !s.is_finite() || !a.is_finite() || !b.is_finite() {
-            return Err(Error::InvalidShape {
-                op: "arange_step",
-                detail: format!(
-                    "start {start:?}, stop {stop:?}, step {step:?}: the step must be non-zero \
-                     and all three finite"
-                ),
-            });
-        }
-        let n = ((b - a) / s).ceil().max(0.0);
-        if n > (isize::MAX as f64) {
-            return Err(Error::InvalidShape {
-                op: "arange_step",
-                detail: format!("{n} elements are too many"),
-            });
-        }
-        let n = n as usize;
-        let v: Vec<T> = (0..n).map(|i| T::from_f64(a + i as f64 * s)).collect();
-        Array::from_vec(v)
-    }
-}
-
-impl<T: Float> Array<T> {
-    /// `num` evenly spaced values from `start` to `stop`, both included (NumPy's `linspace`).
-    pub fn linspace(start: T, stop: T, num: usize) -> Result<Array<T>> {
-        let (a, b) = (start.to_f64(), stop.to_f64());
-        let v: Vec<T> = match num {
-            0 => Vec::new(),
-            1 => vec![start],
-            _ => {
-                let step = (b - a) / (num - 1) as f64;
-                (0..num)
-                    .map(|i| {
-                        if i == num - 1 {
-                            stop
-                        } else {
-                            T::from_f64(a + i as f64 * step)
-                        }
-                    })
-                    .collect()
-            }
-        };
-        Array::from_vec(v)
     }
 }
 

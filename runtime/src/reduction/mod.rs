@@ -21,6 +21,7 @@
 pub mod array;
 mod call;
 mod reduction_kernel;
+mod trace;
 pub(crate) mod launch;
 pub(crate) mod plan;
 

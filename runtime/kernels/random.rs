@@ -1,0 +1,259 @@
+//! The built-in kernels of `random` (issue 36): Philox4x32-10 (Salmon et al., "Parallel random
+//! numbers: as easy as 1, 2, 3", SC 2011; the constants of Random123 and cuRAND), counter-based:
+//! element group `i` of a call is the block of the counter `base + i` under the key `(k0, k1)`,
+//! four 32-bit words. A module of the runtime (`random` includes it as `kernels`).
+//!
+//! Device functions spell wrapping arithmetic out (`wrapping_add`): their host code uses Rust's
+//! operators, which a debug build checks for overflow.
+//!
+//! Every kernel here uses only exactly rounded operations (integer arithmetic, conversions of
+//! integers below 2^24 / 2^53 to floats, `+ - * /`, `sqrt`, `mul_add`, bit casts), so that the
+//! CPU device, which runs the same code on the host, gives the same bits as a GPU (units are
+//! compiled without contraction, docs/semantics.md). `normal` therefore computes its logarithm,
+//! sine and cosine with its own polynomials (below) instead of the device's math library, whose
+//! last bits differ from the host's.
+//!
+//! Each thread makes one Philox block and writes four (`f32`) or two (`f64`, `i64`) outputs, each
+//! to its own quarter (or half) of the result, so that every store of a warp is contiguous.
+//!
+//! Precompiled: all (concrete types; `integers` for i64).
+
+use crate::lang::prelude::*;
+use cuprum_macros::{device, elementwise};
+
+/// One Philox4x32 round's multipliers and the key's Weyl increments.
+const M0: u64 = 0xD251_1F53;
+const M1: u64 = 0xCD9E_8D57;
+const W0: u32 = 0x9E37_79B9;
+const W1: u32 = 0xBB67_AE85;
+
+/// Philox4x32-10 of the counter `(lo, hi, 0, 0)` under the key `(k0, k1)`: the four words.
+#[device(crate = crate)]
+pub fn philox(k0: u32, k1: u32, lo: u32, hi: u32) -> [u32; 4] {
+    let mut c0 = lo;
+    let mut c1 = hi;
+    let mut c2 = 0u32;
+    let mut c3 = 0u32;
+    let mut a = k0;
+    let mut b = k1;
+    for _ in 0..10 {
+        let p0 = M0 * (c0 as u64);
+        let p1 = M1 * (c2 as u64);
+        let n0 = ((p1 >> 32) as u32) ^ c1 ^ a;
+        let n2 = ((p0 >> 32) as u32) ^ c3 ^ b;
+        c0 = n0;
+        c1 = p1 as u32;
+        c2 = n2;
+        c3 = p0 as u32;
+        a = a.wrapping_add(W0);
+        b = b.wrapping_add(W1);
+    }
+    [c0, c1, c2, c3]
+}
+
+/// The counter of element group `i`: `base + i`.
+#[device(crate = crate)]
+pub fn counter(base_lo: u32, base_hi: u32, i: u64) -> u64 {
+    (((base_hi as u64) << 32) | (base_lo as u64)).wrapping_add(i)
+}
+
+// ---- uniform ------------------------------------------------------------------------------
+
+/// Four `f32`s uniform in `[lo, lo + scale)`: the top 24 bits of each word times 2^-24.
+#[elementwise(crate = crate)]
+pub fn uniform_f32(k0: u32, k1: u32, base_lo: u32, base_hi: u32, lo: f32, scale: f32) -> (f32, f32, f32, f32) {
+    let c = counter(base_lo, base_hi, index() as u64);
+    let r = philox(k0, k1, c as u32, (c >> 32) as u32);
+    let unit = 1.0f32 / 16777216.0;
+    (
+        lo + scale * (((r[0] >> 8) as f32) * unit),
+        lo + scale * (((r[1] >> 8) as f32) * unit),
+        lo + scale * (((r[2] >> 8) as f32) * unit),
+        lo + scale * (((r[3] >> 8) as f32) * unit),
+    )
+}
+
+/// A 53-bit uniform in `[0, 1)` from two words (27 and 26 of their top bits).
+#[device(crate = crate)]
+pub fn unit_f64(a: u32, b: u32) -> f64 {
+    ((((a >> 5) as u64) << 26) | ((b >> 6) as u64)) as f64 * (1.0 / 9007199254740992.0)
+}
+
+/// Two `f64`s uniform in `[lo, lo + scale)`.
+#[elementwise(crate = crate)]
+pub fn uniform_f64(k0: u32, k1: u32, base_lo: u32, base_hi: u32, lo: f64, scale: f64) -> (f64, f64) {
+    let c = counter(base_lo, base_hi, index() as u64);
+    let r = philox(k0, k1, c as u32, (c >> 32) as u32);
+    (lo + scale * unit_f64(r[0], r[1]), lo + scale * unit_f64(r[2], r[3]))
+}
+
+// ---- integers -----------------------------------------------------------------------------
+
+/// The high 64 bits of the 128-bit product `a * b`, from 32-bit halves.
+#[device(crate = crate)]
+pub fn mul_hi64(a: u64, b: u64) -> u64 {
+    let (a_lo, a_hi) = (a & 0xffff_ffff, a >> 32);
+    let (b_lo, b_hi) = (b & 0xffff_ffff, b >> 32);
+    let ll = a_lo * b_lo;
+    let lh = a_lo * b_hi;
+    let hl = a_hi * b_lo;
+    let mid = (ll >> 32) + (lh & 0xffff_ffff) + (hl & 0xffff_ffff);
+    a_hi * b_hi + (lh >> 32) + (hl >> 32) + (mid >> 32)
+}
+
+/// Two integers in `[low, low + range)` (`range` 0 means 2^64): the high half of 64 random bits
+/// times `range` (Lemire's multiply-shift without rejection: a bias below `range / 2^64`).
+#[elementwise(crate = crate, instances = [i64])]
+pub fn integers<T: Int>(k0: u32, k1: u32, base_lo: u32, base_hi: u32, low: i64, range: u64) -> (T, T) {
+    let c = counter(base_lo, base_hi, index() as u64);
+    let r = philox(k0, k1, c as u32, (c >> 32) as u32);
+    let x = ((r[0] as u64) << 32) | (r[1] as u64);
+    let y = ((r[2] as u64) << 32) | (r[3] as u64);
+    let (dx, dy) = if range == 0 { (x, y) } else { (mul_hi64(x, range), mul_hi64(y, range)) };
+    (T::from_i64(low.wrapping_add(dx as i64)), T::from_i64(low.wrapping_add(dy as i64)))
+}
+
+// ---- normal -------------------------------------------------------------------------------
+//
+// Box-Muller: from `u` in (0, 1] and `v` in [0, 1), `sqrt(-2 ln u) * (cos 2πv, sin 2πv)`. The
+// logarithm: `u = m * 2^e` with `m` in [sqrt(1/2), sqrt(2)), `ln m = 2 atanh(s)` with
+// `s = (m - 1) / (m + 1)`, `|s| < 0.172`, by its odd series. The angle: `4v = q + r` with the
+// quadrant `q` the nearest integer and `r` in [-1/2, 1/2), exact; `x = r π/2` in [-π/4, π/4),
+// whose sine and cosine are Taylor polynomials (the truncation below the type's half ulp), then
+// rotated by `q` quarter turns.
+
+/// `sqrt(-2 ln u)` of `u` in (0, 1], in `f32`.
+#[device(crate = crate)]
+pub fn radius_f32(u: f32) -> f32 {
+    let bits = u.to_bits();
+    let mut e = ((bits >> 23) as i32) - 127;
+    let mut m = f32::from_bits((bits & 0x007f_ffff) | 0x3f80_0000);
+    if m > std::f32::consts::SQRT_2 {
+        m *= 0.5;
+        e += 1;
+    }
+    let s = (m - 1.0) / (m + 1.0);
+    let s2 = s * s;
+    let mut p = s2.mul_add(1.0 / 9.0, 1.0 / 7.0);
+    p = s2.mul_add(p, 1.0 / 5.0);
+    p = s2.mul_add(p, 1.0 / 3.0);
+    p = s2.mul_add(p, 1.0);
+    let ln_u = (e as f32).mul_add(std::f32::consts::LN_2, 2.0 * s * p);
+    (-2.0 * ln_u).sqrt()
+}
+
+/// `(cos 2πv, sin 2πv)` of `v = w * 2^-24`, `w` below 2^24, in `f32`.
+#[device(crate = crate)]
+pub fn circle_f32(w: u32) -> (f32, f32) {
+    let q = (w + (1 << 21)) >> 22;
+    let r = ((w as i32) - ((q << 22) as i32)) as f32 * (1.0 / 4194304.0);
+    let x = r * std::f32::consts::FRAC_PI_2;
+    let x2 = x * x;
+    let mut s = x2.mul_add(1.0 / 362880.0, -1.0 / 5040.0);
+    s = x2.mul_add(s, 1.0 / 120.0);
+    s = x2.mul_add(s, -1.0 / 6.0);
+    let sin = (x * x2).mul_add(s, x);
+    let mut c = x2.mul_add(-1.0 / 3628800.0, 1.0 / 40320.0);
+    c = x2.mul_add(c, -1.0 / 720.0);
+    c = x2.mul_add(c, 1.0 / 24.0);
+    c = x2.mul_add(c, -0.5);
+    let cos = x2.mul_add(c, 1.0);
+    let k = q & 3;
+    if k == 0 {
+        (cos, sin)
+    } else if k == 1 {
+        (-sin, cos)
+    } else if k == 2 {
+        (-cos, -sin)
+    } else {
+        (sin, -cos)
+    }
+}
+
+/// Four `f32`s normal with mean `mean` and standard deviation `std`: two Box-Muller pairs.
+#[elementwise(crate = crate)]
+pub fn normal_f32(k0: u32, k1: u32, base_lo: u32, base_hi: u32, mean: f32, std: f32) -> (f32, f32, f32, f32) {
+    let c = counter(base_lo, base_hi, index() as u64);
+    let r = philox(k0, k1, c as u32, (c >> 32) as u32);
+    let unit = 1.0f32 / 16777216.0;
+    let ra = radius_f32((((r[0] >> 8) + 1) as f32) * unit);
+    let (ca, sa) = circle_f32(r[1] >> 8);
+    let rb = radius_f32((((r[2] >> 8) + 1) as f32) * unit);
+    let (cb, sb) = circle_f32(r[3] >> 8);
+    (mean + std * (ra * ca), mean + std * (ra * sa), mean + std * (rb * cb), mean + std * (rb * sb))
+}
+
+/// `sqrt(-2 ln u)` of `u` in (0, 1], in `f64`.
+#[device(crate = crate)]
+pub fn radius_f64(u: f64) -> f64 {
+    let bits = u.to_bits();
+    let mut e = ((bits >> 52) as i32) - 1023;
+    let mut m = f64::from_bits((bits & 0x000f_ffff_ffff_ffff) | 0x3ff0_0000_0000_0000);
+    if m > std::f64::consts::SQRT_2 {
+        m *= 0.5;
+        e += 1;
+    }
+    let s = (m - 1.0) / (m + 1.0);
+    let s2 = s * s;
+    let mut p = s2.mul_add(1.0 / 21.0, 1.0 / 19.0);
+    p = s2.mul_add(p, 1.0 / 17.0);
+    p = s2.mul_add(p, 1.0 / 15.0);
+    p = s2.mul_add(p, 1.0 / 13.0);
+    p = s2.mul_add(p, 1.0 / 11.0);
+    p = s2.mul_add(p, 1.0 / 9.0);
+    p = s2.mul_add(p, 1.0 / 7.0);
+    p = s2.mul_add(p, 1.0 / 5.0);
+    p = s2.mul_add(p, 1.0 / 3.0);
+    p = s2.mul_add(p, 1.0);
+    // ln 2 in two parts: `e * LN2_HI` is exact for |e| < 2^11.
+    let ln_u = (e as f64).mul_add(1.9082149292705877e-10, (e as f64).mul_add(0.6931471803691238, 2.0 * s * p));
+    (-2.0 * ln_u).sqrt()
+}
+
+/// `(cos 2πv, sin 2πv)` of `v = w * 2^-53`, `w` below 2^53, in `f64`.
+#[device(crate = crate)]
+pub fn circle_f64(w: u64) -> (f64, f64) {
+    let q = (w + (1u64 << 50)) >> 51;
+    let r = ((w as i64) - ((q << 51) as i64)) as f64 * (1.0 / 2251799813685248.0);
+    let x = r * std::f64::consts::FRAC_PI_2;
+    let x2 = x * x;
+    let mut s = x2.mul_add(1.0 / 355687428096000.0, -1.0 / 1307674368000.0);
+    s = x2.mul_add(s, 1.0 / 6227020800.0);
+    s = x2.mul_add(s, -1.0 / 39916800.0);
+    s = x2.mul_add(s, 1.0 / 362880.0);
+    s = x2.mul_add(s, -1.0 / 5040.0);
+    s = x2.mul_add(s, 1.0 / 120.0);
+    s = x2.mul_add(s, -1.0 / 6.0);
+    let sin = (x * x2).mul_add(s, x);
+    let mut c = x2.mul_add(1.0 / 6402373705728000.0, -1.0 / 20922789888000.0);
+    c = x2.mul_add(c, 1.0 / 87178291200.0);
+    c = x2.mul_add(c, -1.0 / 479001600.0);
+    c = x2.mul_add(c, 1.0 / 3628800.0);
+    c = x2.mul_add(c, -1.0 / 40320.0);
+    c = x2.mul_add(c, 1.0 / 720.0);
+    c = x2.mul_add(c, -1.0 / 24.0);
+    c = x2.mul_add(c, 0.5);
+    let cos = x2.mul_add(-c, 1.0);
+    let k = q & 3;
+    if k == 0 {
+        (cos, sin)
+    } else if k == 1 {
+        (-sin, cos)
+    } else if k == 2 {
+        (-cos, -sin)
+    } else {
+        (sin, -cos)
+    }
+}
+
+/// Two `f64`s normal with mean `mean` and standard deviation `std`: one Box-Muller pair.
+#[elementwise(crate = crate)]
+pub fn normal_f64(k0: u32, k1: u32, base_lo: u32, base_hi: u32, mean: f64, std: f64) -> (f64, f64) {
+    let c = counter(base_lo, base_hi, index() as u64);
+    let r = philox(k0, k1, c as u32, (c >> 32) as u32);
+    let u = ((((r[0] >> 5) as u64) << 26) | ((r[1] >> 6) as u64)) + 1;
+    let v = (((r[2] >> 5) as u64) << 26) | ((r[3] >> 6) as u64);
+    let rad = radius_f64(u as f64 * (1.0 / 9007199254740992.0));
+    let (cv, sv) = circle_f64(v);
+    (mean + std * (rad * cv), mean + std * (rad * sv))
+}

@@ -1,0 +1,146 @@
+//! `cumsum` and `cumprod` (NumPy's, along any axis or over the flattened array) through one
+//! built-in kernel, `kernels/scan.rs`: a single-pass scan with decoupled look-back, which reads
+//! each element once and writes it once.
+//!
+//! The scanned axis is made the last and contiguous first (a copy unless it already is), so that
+//! the kernel scans contiguous rows; the result is C-contiguous, as NumPy's. Differences from
+//! NumPy: the result keeps the element type (NumPy sums small integers in the platform integer:
+//! convert with `astype::<i64>()` first for that), integers wrap, and floats are combined in
+//! another order than a sequential loop (last-bit differences, as CuPy's). Element types: `i32`,
+//! `u32`, `i64`, `u64`, `f32`, `f64` (the kernel's atomics); others are refused with a clear error.
+
+use crate::array::shape::normalize_axis;
+use crate::error::{Error, Result};
+use crate::launch::LaunchConfig;
+use crate::stream::Stream;
+use crate::{Array, DType, Number};
+
+/// The built-in scan kernel (`kernels/scan.rs`, precompiled by the runtime's build.rs).
+#[path = "../kernels/scan.rs"]
+#[allow(missing_docs)]
+mod kernels;
+
+/// Elements per tile (256 threads of 16), as `kernels/scan.rs` has it.
+const TILE: usize = 4096;
+
+/// Which scan.
+#[derive(Clone, Copy)]
+enum Op {
+    Sum,
+    Prod,
+}
+
+impl Op {
+    fn name(self) -> &'static str {
+        match self {
+            Op::Sum => "cumsum",
+            Op::Prod => "cumprod",
+        }
+    }
+}
+
+impl<T: Number> Array<T> {
+    /// The cumulative sum along `axis` (negative counts from the end), or over the flattened
+    /// array with `None` (NumPy's `cumsum`): a C-contiguous array of the input's shape (1-d for
+    /// `None`). Integers wrap; see [the module doc](self) for the element types and the
+    /// differences from NumPy.
+    ///
+    /// ```
+    /// use cuprum_runtime::{Array, Device};
+    /// let _cpu = Device::cpu().use_scoped()?;
+    /// let x = Array::<i64>::from_shape_vec([2, 3], vec![1, 2, 3, 4, 5, 6])?;
+    /// assert_eq!(x.cumsum(Some(1))?.to_vec()?, [1, 3, 6, 4, 9, 15]);
+    /// assert_eq!(x.cumsum(Some(0))?.to_vec()?, [1, 2, 3, 5, 7, 9]);
+    /// assert_eq!(x.cumsum(None)?.to_vec()?, [1, 3, 6, 10, 15, 21]);
+    /// # Ok::<(), cuprum_runtime::Error>(())
+    /// ```
+    pub fn cumsum(&self, axis: Option<isize>) -> Result<Array<T>> {
+        scan(self, axis, Op::Sum)
+    }
+
+    /// The cumulative product along `axis`, or over the flattened array with `None` (NumPy's
+    /// `cumprod`); as [`cumsum`](Array::cumsum) otherwise.
+    pub fn cumprod(&self, axis: Option<isize>) -> Result<Array<T>> {
+        scan(self, axis, Op::Prod)
+    }
+}
+
+fn scan<T: Number>(x: &Array<T>, axis: Option<isize>, op: Op) -> Result<Array<T>> {
+    if !matches!(T::DTYPE, DType::I32 | DType::U32 | DType::I64 | DType::U64 | DType::F32 | DType::F64) {
+        return Err(Error::Unsupported {
+            what: format!(
+                "{} of {} arrays (it takes i32, u32, i64, u64, f32 and f64: convert first, e.g. x.astype::<i64>() or x.astype::<f32>())",
+                op.name(),
+                T::DTYPE.rust_name()
+            ),
+        });
+    }
+    // The scanned axis last and contiguous: rows of `n` elements.
+    let (rows_view, moved): (Array<T>, Option<(Vec<usize>, usize)>) = match axis {
+        None => (x.ravel()?, None),
+        Some(a) => {
+            let ndim = x.ndim();
+            if ndim == 0 {
+                return Err(Error::InvalidAxis { axis: a, ndim });
+            }
+            let k = normalize_axis(a, ndim)?;
+            if k == ndim - 1 {
+                (x.clone(), None)
+            } else {
+                let mut axes: Vec<usize> = (0..ndim).filter(|&i| i != k).collect();
+                axes.push(k);
+                (x.permute(&axes)?, Some((axes, k)))
+            }
+        }
+    };
+    let rows_view = if rows_view.is_c_contiguous() { rows_view } else { rows_view.copy()? };
+    let stream = Stream::current_for(x.device())?;
+    let y = Array::<T>::empty_on(rows_view.shape(), &stream)?;
+    let total = rows_view.len();
+    if total > 0 {
+        let n = *rows_view.shape().last().unwrap_or(&1);
+        let rows = total / n;
+        let tiles_per_row = n.div_ceil(TILE);
+        let tiles = rows.checked_mul(tiles_per_row).filter(|&t| t <= u32::MAX as usize).ok_or_else(|| Error::InvalidShape {
+            op: op.name(),
+            detail: format!("{rows} rows of {n} elements need more than 2^32 tiles of {TILE}"),
+        })?;
+        let mut flags = Array::<u32>::empty_on(tiles, &stream)?;
+        flags.buffer().zero(&stream)?;
+        let mut counter = Array::<u32>::empty_on(1usize, &stream)?;
+        counter.buffer().zero(&stream)?;
+        let mut agg = Array::<T>::empty_on(tiles, &stream)?;
+        let mut inc = Array::<T>::empty_on(tiles, &stream)?;
+        let flat_in = rows_view.reshape(total)?;
+        let mut flat_out = y.reshape(total)?;
+        let prod = match op {
+            Op::Sum => 0u32,
+            Op::Prod => 1,
+        };
+        let cfg = LaunchConfig::new(tiles as u32, 256u32).stream(&stream);
+        kernels::scan_rows::launch(
+            &cfg,
+            &flat_in,
+            &mut flat_out,
+            n as u64,
+            tiles_per_row as u64,
+            prod,
+            &mut flags,
+            &mut agg,
+            &mut inc,
+            &mut counter,
+        )?;
+    }
+    match moved {
+        None => Ok(y),
+        Some((axes, k)) => {
+            // Back to the input's axis order, then C-contiguous as NumPy's result.
+            let mut inverse = vec![0usize; axes.len()];
+            for (i, &a) in axes.iter().enumerate() {
+                inverse[a] = i;
+            }
+            debug_assert_eq!(axes.last(), Some(&k));
+            y.permute(&inverse)?.copy()
+        }
+    }
+}
