@@ -44,7 +44,8 @@
 //! - `kernels/` (outside `src/`): the built-in kernels, written with cuprum's own macros
 //!   (`#[elementwise(crate = crate)]`) and precompiled by build.rs; `elementwise.rs`, `math.rs`,
 //!   `logic.rs` and `bitwise.rs` are modules of `ops`, `random.rs` of `random`, `reductions.rs`
-//!   of `reduction::array`. `__private` is what generated code names.
+//!   of `reduction::array`, `matmul.rs` of `linalg::integer`. `__private` is what generated
+//!   code names.
 
 #![warn(missing_docs)]
 

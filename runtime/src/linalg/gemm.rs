@@ -1,13 +1,14 @@
 //! The batched matrix product both devices share: the checks, the result's allocation, NumPy's
 //! results for empty operands (an empty result, or zeros when only the summed extent `k` is 0),
-//! and the device's path (`gpu.rs`: cuBLAS, `cpu.rs`: matrixmultiply).
+//! and the device's path (`gpu.rs`: cuBLAS, `integer.rs`: the integer kernel on a GPU, `cpu.rs`:
+//! matrixmultiply).
 
 use crate::Number;
 use crate::array::Array;
 use crate::error::{Error, Result};
 use crate::stream::Stream;
 
-use super::{cpu, gpu};
+use super::{cpu, gpu, integer};
 
 /// `a b` for `a` `[batch.., m, k]` and `b` `[batch.., k, n]`, both with the same batch shape (the
 /// callers broadcast them: views of stride 0 are read, not copied, where the device allows), as
@@ -25,7 +26,8 @@ pub(super) fn gemm<T: Number>(op: &'static str, a: &Array<T>, b: &Array<T>, conj
     debug_assert!(nd >= 2 && b.ndim() == nd && a.shape()[..nd - 2] == b.shape()[..nd - 2]);
     debug_assert_eq!(a.shape()[nd - 1], b.shape()[nd - 2]);
     let device = a.device();
-    if !device.is_cpu() {
+    let on_gpu_int = !device.is_cpu() && integer::handles(T::DTYPE);
+    if !device.is_cpu() && !on_gpu_int {
         // The dtype is checked before anything is allocated.
         gpu::types(T::DTYPE)?;
     }
@@ -33,7 +35,7 @@ pub(super) fn gemm<T: Number>(op: &'static str, a: &Array<T>, b: &Array<T>, conj
     let mut shape = a.shape()[..nd - 1].to_vec();
     shape.push(b.shape()[nd - 1]);
     let stream = Stream::current_for(device)?;
-    let out = Array::<T>::empty_on(&shape, &stream)?;
+    let mut out = Array::<T>::empty_on(&shape, &stream)?;
     if out.is_empty() {
         return Ok(out);
     }
@@ -43,6 +45,8 @@ pub(super) fn gemm<T: Number>(op: &'static str, a: &Array<T>, b: &Array<T>, conj
     }
     if device.is_cpu() {
         cpu::gemm(a, b, &out, conj)?;
+    } else if on_gpu_int {
+        integer::gemm(a, b, &mut out)?;
     } else {
         gpu::gemm(a, b, &out, conj, &stream)?;
     }

@@ -13,7 +13,7 @@
 //!
 //! Types: f32 and f64 in their own precision (f32 through TF32 tensor cores only with
 //! `CUPY_TF32=1`), f16 and bf16 with f32 accumulation, complex64 and complex128; cuBLAS has no
-//! GEMM for the integer types, which are an error here (docs/runtime.md, Matrix products).
+//! GEMM for the integer types, which `integer.rs` multiplies (docs/runtime.md, Matrix products).
 
 use std::ffi::c_void;
 
@@ -47,9 +47,8 @@ pub(super) fn types(dtype: DType) -> Result<(Data, Compute, bool)> {
         other => {
             return Err(Error::Unsupported {
                 what: format!(
-                    "a matrix product of {other:?} arrays on a GPU: cuBLAS multiplies only f16, bf16, \
-                     f32, f64 and complex matrices. Convert first (`astype::<f64>()` is exact for \
-                     integers below 2^53 in magnitude) or compute on the CPU device"
+                    "a matrix product of {other:?} arrays through cuBLAS, which multiplies only f16, bf16, \
+                     f32, f64 and complex matrices (integers have their own kernel)"
                 ),
             });
         }
@@ -424,9 +423,11 @@ mod tests {
     }
 
     #[test]
-    fn integer_products_are_refused_on_a_gpu() {
+    fn cublas_takes_the_float_types_only() {
         let e = types(DType::I32).unwrap_err().to_string();
-        assert!(e.contains("I32") && e.contains("CPU device"), "{e}");
-        assert!(types(DType::BF16).is_ok());
+        assert!(e.contains("I32") && e.contains("cuBLAS"), "{e}");
+        for d in [DType::F16, DType::BF16, DType::F32, DType::F64, DType::C32, DType::C64] {
+            assert!(types(d).is_ok(), "{d:?}");
+        }
     }
 }

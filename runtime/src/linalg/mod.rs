@@ -10,6 +10,8 @@
 //! - `gpu`: a batched product on a GPU: each operand as cuBLAS sees it (a transpose flag, a
 //!   leading dimension and a batch stride; a copy where its layout has none), one
 //!   `cublasGemmEx`/`cublasGemmStridedBatchedEx` call;
+//! - `integer`: integer products on a GPU (cuBLAS has none): the built-in kernel of
+//!   `kernels/matmul.rs`, one thread per output element, compiled by NVRTC at first use;
 //! - `cpu`: the same product on the CPU device: `matrixmultiply`'s strided SGEMM/DGEMM, f32 for the
 //!   half types, a plain loop for integers (wrapping) and complex numbers;
 //! - `gemm`: the batched product both devices share (checks, empty and `k = 0` results, the
@@ -19,6 +21,7 @@
 mod shapes;
 mod cublas;
 mod gpu;
+mod integer;
 mod cpu;
 mod gemm;
 mod products;

@@ -52,8 +52,9 @@ impl<T: Number> Array<T> {
     /// device.
     ///
     /// On a GPU through cuBLAS (f16, bf16, f32, f64, complex; f16 and bf16 accumulate in f32, f32
-    /// uses TF32 tensor cores only with `CUPY_TF32=1`); integer arrays are an error there. On the
-    /// CPU device every number type (integers wrap). An error for a 0-d operand, inner extents
+    /// uses TF32 tensor cores only with `CUPY_TF32=1`), integers through a built-in kernel
+    /// compiled at first use; on the CPU device through matrixmultiply and plain loops. Integers
+    /// wrap on both. An error for a 0-d operand, inner extents
     /// that differ (naming both shapes), batch axes that do not broadcast, operands on different
     /// devices, or no libcublas ([`Error::NoCublas`]). docs/runtime.md, Matrix products.
     pub fn matmul(&self, other: &Array<T>) -> Result<Array<T>> {
