@@ -57,6 +57,19 @@ impl<T: Number> Array<T> {
     /// wrap on both. An error for a 0-d operand, inner extents
     /// that differ (naming both shapes), batch axes that do not broadcast, operands on different
     /// devices, or no libcublas ([`Error::NoCublas`]). docs/runtime.md, Matrix products.
+    ///
+    /// ```
+    /// use cuprum_runtime::{Array, Device};
+    /// let _cpu = Device::cpu().use_scoped()?;
+    /// let a = Array::from_shape_vec([2, 3], vec![1.0f32, 2.0, 3.0, 4.0, 5.0, 6.0])?;
+    /// let v = Array::from_vec(vec![1.0f32, 0.0, -1.0])?;
+    /// assert_eq!(a.matmul(&v)?.to_vec()?, [-2.0, -2.0]);
+    /// let batch = Array::<f32>::ones([4, 3, 2])?;
+    /// let c = a.matmul(&batch)?; // [2, 3] broadcast against 4 matrices of [3, 2]
+    /// assert_eq!(c.shape(), [4, 2, 2]);
+    /// assert_eq!(c.to_vec()?[..4], [6.0, 6.0, 15.0, 15.0]);
+    /// # Ok::<(), cuprum_runtime::Error>(())
+    /// ```
     pub fn matmul(&self, other: &Array<T>) -> Result<Array<T>> {
         matmul("matmul", self, other)
     }
