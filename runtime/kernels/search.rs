@@ -1,43 +1,34 @@
-//! The built-in binary searches behind `searchsorted` (runtime/src/search.rs), written with
+//! The built-in binary search behind `searchsorted` (runtime/src/search.rs), written with
 //! cuprum's own macros (`crate = crate`) and precompiled by the runtime's build.rs (f32, f64 and
 //! i64; other dtypes compile with NVRTC at first use). NaN sorts after every number, as in
-//! NumPy's sort, so `x < y` is "x before y" with NaN last.
+//! NumPy's sort, so "x before y" is `x < y`, or `y` NaN and `x` not.
 
 use crate::lang::prelude::*;
-use cuprum_macros::elementwise;
+use cuprum_macros::rawkernel;
 
-/// The first index `i` of the sorted `a` (`n` elements) with `v <= a[i]` (NumPy's side='left').
-#[elementwise(crate = crate, instances = [f32, f64, i64])]
-pub fn search_left<T: Real>(v: T, a: &Raw<T>, n: i64) -> i64 {
-    let mut lo = 0i64;
-    let mut hi = n;
-    while lo < hi {
-        let mid = lo + (hi - lo) / 2;
-        let x = a[mid];
-        // x before v: x < v, or v is NaN and x is not.
-        if x < v || (v != v && x == x) {
-            lo = mid + 1;
-        } else {
-            hi = mid;
+/// For each `v[i]`, the first index `k` of the sorted `a` with `v[i] <= a[k]` (NumPy's
+/// side='left'), or with `v[i] < a[k]` when `right` is not 0 (side='right'), into `out[i]`.
+/// A grid-stride loop over `v`.
+#[rawkernel(crate = crate, instances = [f32, f64, i64])]
+pub fn search_sorted<T: Real>(a: &[T], v: &[T], out: &mut [i64], right: u32) {
+    let mut i = grid_1d() as usize;
+    let stride = grid_size_1d() as usize;
+    while i < v.len() {
+        let x = v[i];
+        let mut lo = 0usize;
+        let mut hi = a.len();
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            let y = a[mid];
+            // Go right while a[mid] comes before x (left) or not after it (right).
+            let go_right = if right != 0 { !(x < y || (y != y && x == x)) } else { y < x || (x != x && y == y) };
+            if go_right {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
         }
+        out[i] = lo as i64;
+        i += stride;
     }
-    lo
-}
-
-/// The first index `i` of the sorted `a` (`n` elements) with `v < a[i]` (NumPy's side='right').
-#[elementwise(crate = crate, instances = [f32, f64, i64])]
-pub fn search_right<T: Real>(v: T, a: &Raw<T>, n: i64) -> i64 {
-    let mut lo = 0i64;
-    let mut hi = n;
-    while lo < hi {
-        let mid = lo + (hi - lo) / 2;
-        let x = a[mid];
-        // v before x: v < x, or x is NaN and v is not.
-        if v < x || (x != x && v == v) {
-            hi = mid;
-        } else {
-            lo = mid + 1;
-        }
-    }
-    lo
 }

@@ -12,7 +12,8 @@
 use crate::error::{Error, Result};
 use crate::launch::LaunchConfig;
 use crate::stream::Stream;
-use crate::{Array, DType, Device, Float, Int};
+use crate::reduction::Axes;
+use crate::{Array, DType, Device, Float, Int, Scalar};
 
 /// The built-in counting kernels (`kernels/counting.rs`, precompiled by the runtime's build.rs).
 #[path = "../kernels/counting.rs"]
@@ -152,6 +153,29 @@ impl<T: Float> Array<T> {
             kernels::histogram_uniform::launch(&cfg, &x, &edges, T::from_f64(lo), T::from_f64(hi), T::from_f64(norm), &mut counts)?;
         }
         Ok((counts, edges))
+    }
+}
+
+impl<T: Scalar> Array<T> {
+    /// The number of non-zero elements (`true`, non-zero numbers, NaN included) along `axis`, or
+    /// in the whole array with `None` (NumPy's `count_nonzero`): an `i64` array (0-d for `None`).
+    ///
+    /// ```
+    /// use cuprum_runtime::{Array, Device};
+    /// let _cpu = Device::cpu().use_scoped()?;
+    /// let x = Array::<f32>::from_shape_vec([2, 3], vec![0.0, 1.0, -2.0, 0.0, 0.0, f32::NAN])?;
+    /// assert_eq!(x.count_nonzero(None)?.item()?, 3);
+    /// assert_eq!(x.count_nonzero(Some(1))?.to_vec()?, [2, 1]);
+    /// # Ok::<(), cuprum_runtime::Error>(())
+    /// ```
+    pub fn count_nonzero(&self, axis: Option<isize>) -> Result<Array<i64>> {
+        // "Non-zero" to bool (`astype`), then bool to 0/1 and a sum.
+        let ones = self.astype::<bool>()?.astype::<i64>()?;
+        let axes = match axis {
+            None => Axes::All,
+            Some(a) => Axes::One(a),
+        };
+        ones.sum().axes(axes).run()
     }
 }
 

@@ -1,10 +1,13 @@
-//! `searchsorted` (NumPy's) through the built-in binary searches of `kernels/search.rs`: one
-//! search per value, each reading the sorted array through the cache.
+//! `searchsorted` (NumPy's) through the built-in binary search of `kernels/search.rs`: one
+//! search per value (a grid-stride loop over the values), each reading the sorted array through
+//! the cache.
 
 use crate::error::{Error, Result};
+use crate::launch::LaunchConfig;
+use crate::stream::Stream;
 use crate::{Array, Real};
 
-/// The built-in searches (`kernels/search.rs`, precompiled by the runtime's build.rs).
+/// The built-in search (`kernels/search.rs`, precompiled by the runtime's build.rs).
 #[path = "../kernels/search.rs"]
 #[allow(missing_docs)]
 mod kernels;
@@ -42,10 +45,19 @@ impl<T: Real> Array<T> {
             });
         }
         let a = if self.is_c_contiguous() { self.clone() } else { self.copy()? };
-        let n = a.len() as i64;
-        match side {
-            Side::Left => kernels::search_left::call(v, &a, n),
-            Side::Right => kernels::search_right::call(v, &a, n),
+        let values = if v.is_c_contiguous() { v.clone() } else { v.copy()? };
+        let stream = Stream::current_for(v.device())?;
+        let out = Array::<i64>::empty_on(v.shape(), &stream)?;
+        if !values.is_empty() {
+            let n = values.len();
+            let flat_v = values.reshape(n)?;
+            let mut flat_out = out.reshape(n)?;
+            let sms = v.device().multiprocessor_count().max(1) as usize;
+            let blocks = (sms * 8).min(n.div_ceil(256)).max(1) as u32;
+            let cfg = LaunchConfig::new(blocks, 256u32).stream(&stream);
+            let right = u32::from(side == Side::Right);
+            kernels::search_sorted::launch(&cfg, &a, &flat_v, &mut flat_out, right)?;
         }
+        Ok(out)
     }
 }

@@ -89,3 +89,10 @@ pub fn center_first_axis(x: &Array<f32>) -> Result<Array<f32>> {
     let m = x.mean().axis(0).keepdims(true).run()?;
     x - &m
 }
+
+/// NumPy's `maximum`/`minimum` (a NaN operand gives NaN) on two broadcast operands, with an
+/// integer instance (the plain comparison).
+#[fuse(instances = [f32, i64])]
+pub fn nan_clamp<T: Real>(x: &Array<T>, lo: &Array<T>, hi: &Array<T>) -> Result<Array<T>> {
+    x.maximum(lo)?.minimum(hi)
+}

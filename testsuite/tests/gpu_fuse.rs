@@ -26,7 +26,8 @@ on_both_devices!(
     log_sum_exp_one_value_per_row,
     layer_norm_with_broadcast_scale_and_shift,
     rows_of_any_length_and_non_contiguous_input,
-    shapes_a_row_kernel_refuses
+    shapes_a_row_kernel_refuses,
+    maximum_and_minimum_propagate_nan
 );
 
 fn on_gpu() -> bool {
@@ -318,4 +319,45 @@ fn shapes_a_row_kernel_refuses() {
         Err(Error::InvalidLaunch { detail, .. }) => assert!(detail.contains("does not broadcast"), "{detail}"),
         other => panic!("expected InvalidLaunch, got {other:?}"),
     }
+}
+
+/// NumPy's `maximum`/`minimum` fused: a NaN in either operand gives NaN, as the array methods do
+/// unfused; integers compare plainly.
+fn maximum_and_minimum_propagate_nan() {
+    let mut rng = Rng::new();
+    let (rows, cols) = (33, 257);
+    let (mut xs, n) = random(&[rows, cols], -2.0, 2.0, &mut rng);
+    let (mut ls, _) = random(&[cols], -1.0, 0.0, &mut rng);
+    let (hs, _) = random(&[rows, 1], 0.0, 1.0, &mut rng);
+    for i in (0..n).step_by(7) {
+        xs[i] = f64::NAN;
+    }
+    for j in (0..cols).step_by(5) {
+        ls[j] = f64::NAN;
+    }
+    let x = array(&[rows, cols], &xs, |v| v as f32);
+    let lo = array(&[cols], &ls, |v| v as f32);
+    let hi = array(&[rows, 1], &hs, |v| v as f32);
+    let want: Vec<f64> = (0..n)
+        .map(|i| {
+            let (v, l, h) = (xs[i] as f32 as f64, ls[i % cols] as f32 as f64, hs[i / cols] as f32 as f64);
+            let m = if v.is_nan() || l.is_nan() { f64::NAN } else { v.max(l) };
+            if m.is_nan() { f64::NAN } else { m.min(h) }
+        })
+        .collect();
+    poison(n, 7.0f32);
+    let fused = f64s(&k::nan_clamp::call(&x, &lo, &hi).unwrap());
+    let unfused = f64s(&k::nan_clamp(&x, &lo, &hi).unwrap());
+    for (what, got) in [("fused", &fused), ("unfused", &unfused)] {
+        for i in 0..n {
+            assert!(got[i] == want[i] || (got[i].is_nan() && want[i].is_nan()), "{what} nan_clamp at {i}: {} against {}", got[i], want[i]);
+        }
+    }
+    let xi = Array::<i64>::from_vec((0..100).map(|_| rng.int(-50, 50)).collect()).unwrap();
+    let li = Array::<i64>::from_vec(vec![-10]).unwrap();
+    let hi = Array::<i64>::from_vec(vec![20]).unwrap();
+    let got = k::nan_clamp::call(&xi, &li, &hi).unwrap().to_vec().unwrap();
+    let want: Vec<i64> = xi.to_vec().unwrap().iter().map(|v| (*v).clamp(-10, 20)).collect();
+    assert_eq!(got, want);
+    precompiled("nan_clamp");
 }

@@ -7,7 +7,8 @@
 //! - a parameter (`&Array<T>`: per element; a scalar type: the same for every element), an earlier
 //!   binding, a numeric literal;
 //! - `a + b`, `a - b`, `a * b`, `a / b`, `a % b`, `-a` (arrays broadcast, scalars on either side);
-//! - `a.exp()`, `log`, `sqrt`, `sin`, `cos`, `tanh`, `abs`; `a.maximum(b)`, `a.minimum(b)`;
+//! - `a.exp()`, `log`, `sqrt`, `sin`, `cos`, `tanh`, `abs`; `a.maximum(b)`, `a.minimum(b)` (NaN
+//!   propagates, as NumPy's);
 //!   `a.astype::<U>()`;
 //! - `k::call(a, ..)` of an `#[elementwise]` kernel `k` of the same file (one output);
 //! - a reduction, `a.sum()`, `prod`, `max`, `min`, `mean`, configured with `.axis(k)`,
@@ -336,8 +337,15 @@ impl Reader<'_> {
                 let a = self.expr(&m.receiver);
                 let b = self.expr(&m.args[0]);
                 let (a, b) = (a?, b?);
-                let scalar = syn::Ident::new(if name == "maximum" { "max" } else { "min" }, m.method.span());
-                Some(self.derived(Op::Method(scalar, a, vec![b]), &[a, b], span))
+                // NumPy's (and the arrays' `maximum`/`minimum`): a NaN operand gives NaN (`p != p`
+                // is false for integers, which take the plain comparison).
+                let body: syn::Block = if name == "maximum" {
+                    syn::parse_quote!({ if fuse_p >= fuse_q || fuse_p != fuse_p { fuse_p } else { fuse_q } })
+                } else {
+                    syn::parse_quote!({ if fuse_p <= fuse_q || fuse_p != fuse_p { fuse_p } else { fuse_q } })
+                };
+                let inline = Inline { params: vec![syn::parse_quote!(fuse_p), syn::parse_quote!(fuse_q)], body };
+                Some(self.derived(Op::Inline(Box::new(inline), vec![a, b]), &[a, b], span))
             }
             "astype" if m.args.is_empty() => {
                 let to = match m.turbofish.as_ref().map(|t| t.args.iter().collect::<Vec<_>>()) {

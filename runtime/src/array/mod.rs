@@ -13,7 +13,7 @@
 //!
 //! Creation allocates on the current device and copies on that device's current stream.
 //! `zeros` is a memset; `full` and `fill` run the built-in fill kernel; `copy()` and the `to_vec()`
-//! of a non-contiguous view run the built-in copy kernel on the device (see `ops.rs`: the
+//! of a non-contiguous view run the built-in copy kernel on the device (see `ops/convert.rs`: the
 //! operators, `astype`, comparisons and math functions, all through the runtime's built-in
 //! elementwise kernels). A struct array is copied by the copy kernel of the integer (or, for 16
 //! bytes, `Complex<f64>`) of its size when its size is 1, 2, 4, 8 or 16 bytes, else gathered on
