@@ -142,7 +142,7 @@ pub fn rows(stream: &Stream) -> Result<(Vec<Row>, Option<f64>)> {
 }
 
 /// The medians (ms) of 10 timings of `ours` and of `theirs`, alternately, after 3 of each.
-fn alternate(ours: &mut dyn FnMut() -> Result<()>, theirs: &mut dyn FnMut() -> Result<()>, time: &dyn Fn(&mut dyn FnMut() -> Result<()>) -> Result<f64>) -> Result<(f64, f64)> {
+pub(crate) fn alternate(ours: &mut dyn FnMut() -> Result<()>, theirs: &mut dyn FnMut() -> Result<()>, time: &dyn Fn(&mut dyn FnMut() -> Result<()>) -> Result<f64>) -> Result<(f64, f64)> {
     let (mut t_ours, mut t_theirs) = (Vec::new(), Vec::new());
     for i in 0..13 {
         let x = time(ours)?;

@@ -13,7 +13,8 @@
 //! one process (modules already loaded); a grid-stride copy RawKernel; `#[rawkernel]` rows and
 //! first calls in a fresh process of a precompiled kernel, a built-in operator, `sum`, `argmax`,
 //! `var` and a kernel of a 20-instance file (`rawkernel.rs`, through `--child-aot`); the SGEMM
-//! example's kernel (`sgemm.rs`); elementwise
+//! example's kernel (`sgemm.rs`); `Array::matmul` f32 and bf16 against the same cuBLAS call made
+//! directly (`matmul.rs`); elementwise
 //! rows (`elementwise.rs`); a sample of NumPy's ufuncs and random `normal` (`ufuncs.rs`);
 //! reductions (full, contiguous axis, strided axis, 256^3, host cost per call: `reduction.rs`).
 //!
@@ -40,6 +41,7 @@ mod kernels;
 mod many_kernels;
 mod rawkernel;
 mod gemm_bf16;
+mod matmul;
 mod grid_sync;
 mod sgemm;
 
@@ -480,6 +482,8 @@ fn run(dev: &Device, opts: &Options) -> Result<()> {
     rows.push(sgemm_row);
     let (bf16_rows, cublas_bf16_tflops) = gemm_bf16::rows(&stream)?;
     rows.extend(bf16_rows);
+    // Matrix products (issue 36): `Array::matmul` against the same cuBLAS call made directly.
+    rows.extend(matmul::rows(&stream)?);
     // Grid synchronisation (issue 18): one cooperative launch against one launch per step.
     rows.extend(grid_sync::rows(&stream)?);
     // The CPU device's rows, on this machine's CPU.

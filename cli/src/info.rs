@@ -204,6 +204,7 @@ fn report_environment() {
         env::DUMP_CUDA_SOURCE_ON_ERROR,
         env::GPU_MEMORY_LIMIT,
         env::PER_THREAD_DEFAULT_STREAM,
+        env::TF32,
     ];
     let set: Vec<String> = vars
         .iter()

@@ -1,5 +1,5 @@
-//! Whether a CUDA library (the driver, libnvrtc) can be loaded, asked before cudarc's bindings
-//! are first called (they panic when the library is missing).
+//! Whether a CUDA library (the driver, libnvrtc, libcublas) can be loaded, asked before cudarc's
+//! bindings are first called (they panic when the library is missing).
 //!
 //! cudarc's own check (`sys::is_culib_present`) exists only when cudarc loads the libraries at
 //! run time (its `dynamic-loading` mode, cuprum's choice). A program that also depends on a crate
@@ -70,7 +70,7 @@ mod tests {
     /// change of cudarc's names or of its CUDA version shows here.
     #[test]
     fn names_are_cudarc_s() {
-        for lib in ["cuda", "nvcuda", "nvrtc"] {
+        for lib in ["cuda", "nvcuda", "nvrtc", "cublas"] {
             assert_eq!(candidates(lib), cudarc::get_lib_name_candidates(lib), "{lib}");
         }
     }
@@ -80,9 +80,11 @@ mod tests {
         let names = likely_first("cuda", candidates("cuda"));
         assert_eq!(names.len(), candidates("cuda").len());
         let nvrtc = likely_first("nvrtc", candidates("nvrtc"));
+        let cublas = likely_first("cublas", candidates("cublas"));
         if cfg!(target_os = "linux") {
             assert_eq!(&names[..3], ["libcuda.so.1", "libcuda.so.13", "libcuda.so"]);
             assert_eq!(&nvrtc[..3], ["libnvrtc.so.13", "libnvrtc.so.1", "libnvrtc.so"]);
+            assert_eq!(cublas[0], "libcublas.so.13");
         }
     }
 

@@ -12,6 +12,7 @@
 //! | `CUPY_COMPILE_WITH_PTX` | `0` | `1`: NVRTC emits PTX (the driver finishes it) instead of CUBIN |
 //! | `CUPY_CUDA_COMPILE_WITH_DEBUG` | `0` | `1`: compile with `--device-debug` and `--generate-line-info` |
 //! | `CUPY_DUMP_CUDA_SOURCE_ON_ERROR` | `0` | `1`: a compile error carries the numbered CUDA source |
+//! | `CUPY_TF32` | `0` | `1`: f32 (and complex64) matrix products on a GPU may use TF32 tensor cores (cuBLAS's `CUBLAS_COMPUTE_32F_FAST_TF32`: 10-bit mantissas in the products, f32 accumulation); `0`: full f32 precision; read once per process |
 //! | `CUPRUM_DEVICE` | `cuda` | `cpu`: the current device of every thread is the CPU device (`Device::cpu()`, docs/cpu.md) until changed; `cuda`: CUDA device 0; read once per process |
 //! | `CUDA_PATH` | unset | CUDA installation root: libnvrtc is looked for in its `lib64`, `lib` and `targets/*/lib` first; the toolkit's headers (given to NVRTC) and `libcudadevrt.a` are taken from it |
 //! | `CUDA_HOME` | unset | CUDA installation root when `CUDA_PATH` is unset or holds no toolkit (the toolkit search, `nvrtc::toolkit`) |
@@ -47,6 +48,19 @@ pub const CUDA_PATH: &str = "CUDA_PATH";
 /// `CUDA_HOME`: the CUDA installation root when `CUDA_PATH` is unset (for the toolkit's headers
 /// and `libcudadevrt.a`).
 pub const CUDA_HOME: &str = "CUDA_HOME";
+
+/// `CUPY_TF32`: f32 matrix products may use TF32 tensor cores.
+pub const TF32: &str = "CUPY_TF32";
+
+/// `CUPY_TF32`, read once per process (the first matrix product decides).
+pub fn tf32() -> Result<bool> {
+    static CACHE: OnceLock<Result<bool, String>> = OnceLock::new();
+    let cached = CACHE.get_or_init(|| flag(TF32).map_err(|_| var(TF32).unwrap_or_default()));
+    match cached {
+        Ok(b) => Ok(*b),
+        Err(v) => Err(Error::InvalidEnv { var: TF32, value: v.clone(), expected: "0 or 1" }),
+    }
+}
 
 /// `CUDA_LAUNCH_BLOCKING`: the driver's; `1` makes launches synchronous.
 pub const CUDA_LAUNCH_BLOCKING: &str = "CUDA_LAUNCH_BLOCKING";

@@ -239,6 +239,28 @@ pub enum Error {
         detail: String,
     },
 
+    /// libcublas (for matrix products on a GPU) could not be loaded.
+    #[error(
+        "cuBLAS (libcublas, with libcublasLt) is not available: {detail}. Matrix products on a GPU \
+         call cuBLAS: install the CUDA toolkit's cuBLAS or the `nvidia-cublas-cu13` wheel (`pip \
+         install nvidia-cublas-cu13`), then put the folder holding libcublas.so.13 on \
+         LD_LIBRARY_PATH or set CUDA_PATH to the CUDA root (cuprum looks in $CUDA_PATH/lib64 and \
+         $CUDA_PATH/lib); or compute on the CPU device"
+    )]
+    NoCublas {
+        /// Why loading libcublas failed.
+        detail: String,
+    },
+
+    /// A cuBLAS call failed.
+    #[error("cuBLAS call `{call}` failed: {status}")]
+    Cublas {
+        /// The cuBLAS function.
+        call: &'static str,
+        /// Its status (`CUBLAS_STATUS_...`).
+        status: String,
+    },
+
     /// An NVRTC call other than the compilation itself failed.
     #[error("NVRTC call `{call}` failed: {detail}")]
     Nvrtc {

@@ -39,11 +39,13 @@
 //! - `elementwise/`, `reduction/`: the erased launches, `ElementwiseKernel`, `ReductionKernel`,
 //!   `ReductionCall`, the array reductions (`Reductions`).
 //! - `ops/`: the array operators and functions on the built-in elementwise kernels (one file per
-//!   concept); `random`: the counter-based generator (`Generator`); `audit`.
+//!   concept); `random`: the counter-based generator (`Generator`); `linalg/`: the matrix products
+//!   (`matmul`, `dot`, ...: cuBLAS on a GPU, matrixmultiply on the CPU device); `audit`.
 //! - `kernels/` (outside `src/`): the built-in kernels, written with cuprum's own macros
 //!   (`#[elementwise(crate = crate)]`) and precompiled by build.rs; `elementwise.rs`, `math.rs`,
 //!   `logic.rs` and `bitwise.rs` are modules of `ops`, `random.rs` of `random`, `reductions.rs`
-//!   of `reduction::array`. `__private` is what generated code names.
+//!   of `reduction::array`, `matmul.rs` of `linalg::integer`. `__private` is what generated
+//!   code names.
 
 #![warn(missing_docs)]
 
@@ -96,6 +98,7 @@ mod take;
 mod scan;
 mod counting;
 mod search;
+mod linalg;
 pub mod audit;
 pub mod testing;
 

@@ -197,6 +197,13 @@ fn sections() -> Vec<(&'static str, Vec<Row>)> {
             row!("load", "all but bf16", "the element type is the caller's (a mismatch is an error); C and Fortran order, either byte order", |c| arr::load::<f32>("x.npy")?),
             row!("savez savez_compressed", "all but bf16", "NumPy's .npz; `load_npz(path)?.get::<T>(name)`", |c| arr::savez_compressed("x.npz", &[("x", &c.x)])?),
         ]),
+        ("linear algebra", vec![
+            row!("dot", NUM, "NumPy's rules (N-d with M-d sums over the last and the second-to-last axes); a GPU calls cuBLAS for floats and complex numbers (TF32 only with `CUPY_TF32=1`) and a built-in kernel for integers", |c| c.x.dot(&c.y)?),
+            row!("vdot", NUM, "a 0-d array; the first operand conjugated for complex numbers", |c| c.x.vdot(&c.y)?),
+            row!("inner", NUM, "", |c| c.x.inner(&c.y)?),
+            row!("outer", NUM, "", |c| c.x.outer(&c.y)?),
+            row!("tensordot", NUM, "`tensordot(&b, &axes_a, &axes_b)`; `tensordot_n(&b, n)` for `axes=n`", |c| c.x.tensordot(&c.y, &[1], &[0])?),
+        ]),
         ("logic", vec![
             row!("isfinite isinf isnan", FLT, "integers: all finite", |c| c.x.isnan()?),
             row!("logical_and logical_or logical_xor", ALL, "non-zero is true", |c| c.x.logical_and(&c.y)?),
@@ -224,6 +231,7 @@ fn sections() -> Vec<(&'static str, Vec<Row>)> {
             row!("where", ALL, "`where_(&cond, x, y)`; the one-argument form (indices of non-zero elements) is not implemented", |c| cuprum::runtime::where_(&c.b, &c.x, 0.0)?),
         ]),
         ("beyond the overview (issue 36)", vec![
+            row!("matmul", NUM, "batched, NumPy's broadcasting of the batch axes and 1-d operands; cuBLAS on a GPU (f16 and bf16 accumulate in f32), matrixmultiply on the CPU device", |c| c.x.matmul(&c.y)?),
             row!("cumsum", "i32 u32 i64 u64 f32 f64", "one pass (decoupled look-back); the result keeps the element type (NumPy sums small integers in int64)", |c| c.x.cumsum(Some(1))?),
             row!("cumprod", "i32 u32 i64 u64 f32 f64", "", |c| c.x.cumprod(None)?),
             row!("bincount", INT, "`bincount_weighted(&w, minlength)` for weights", |c| c.u.bincount(0)?),
