@@ -96,6 +96,7 @@ mod take;
 mod scan;
 mod counting;
 mod search;
+mod sort;
 pub mod audit;
 pub mod testing;
 
