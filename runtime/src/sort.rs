@@ -28,7 +28,7 @@ use crate::{Array, DType, DeviceRepr, Element, Int, Scalar};
 
 /// The built-in sort kernels (`kernels/sort.rs`, precompiled by the runtime's build.rs).
 #[path = "../kernels/sort.rs"]
-#[allow(missing_docs)]
+#[allow(missing_docs, clippy::too_many_arguments)]
 mod kernels;
 
 /// Threads per block of the sort kernels, as `kernels/sort.rs` has it.
@@ -76,6 +76,9 @@ enum Mode {
     Float = 2,
 }
 
+/// What a sort returns: the sorted keys and the indices, each when asked for.
+type Sorted<T> = (Option<Array<T>>, Option<Array<i64>>);
+
 /// The values a radix sort carries with its keys.
 enum Vals<'a> {
     None,
@@ -86,8 +89,10 @@ enum Vals<'a> {
 
 impl<T: Scalar> Array<T> {
     /// A sorted copy (NumPy's `sort` with `kind='stable'`): each row along `axis` (negative
-    /// counts from the end) sorted, or the flattened array with `None` (1-d). NaN sorts last;
-    /// see [the module doc](self) for the order and the element types.
+    /// counts from the end) sorted, or the flattened array with `None` (1-d); C-contiguous. A
+    /// stable radix sort in NumPy's order: NaN last (NaNs in input order), -0.0 equal to 0.0
+    /// (the two zeros keep their input order). Element types: `i32`, `u32`, `i64`, `u64`, `f32`,
+    /// `f64` (others are refused: convert with `astype` first).
     ///
     /// ```
     /// use cuprum_runtime::{Array, Device};
@@ -177,7 +182,7 @@ fn sort_rows<T: Scalar>(
     op: &'static str,
     want_keys: bool,
     want_idx: bool,
-) -> Result<(Option<Array<T>>, Option<Array<i64>>)> {
+) -> Result<Sorted<T>> {
     let (mode, size) = kind_of::<T>(op)?;
     // The sorted axis last and contiguous: rows of `n` elements.
     let (rows_view, moved): (Array<T>, Option<Vec<usize>>) = match axis {
@@ -236,7 +241,7 @@ fn sort_bits<T: Scalar, K: KeyBits>(
     mode: Mode,
     want_keys: bool,
     want_idx: bool,
-) -> Result<(Option<Array<T>>, Option<Array<i64>>)> {
+) -> Result<Sorted<T>> {
     let stream = Stream::current_for(x.device())?;
     let total = x.len();
     let n = if x.ndim() == 0 { 1 } else { x.shape()[x.ndim() - 1] };
