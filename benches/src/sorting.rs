@@ -1,5 +1,5 @@
 //! The sorting rows (issue 36): `sort` and `argsort` of 2^26 random f32 keys (a stable LSD radix
-//! sort, 4 bits per pass) in Gkeys/s against the target of 40 Gkeys/s (CuPy's CUB reaches 36.9,
+//! sort, 5 bits per pass) in Gkeys/s against the target of 40 Gkeys/s (CuPy's CUB reaches 36.9,
 //! torch 22.4); the ceiling column is the copy ceiling of the same run in keys per second (a copy
 //! of an f32 key moves 8 bytes), and the target is the ratio that 40 Gkeys/s is of it.
 

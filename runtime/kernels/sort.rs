@@ -5,7 +5,7 @@
 //! The kernels move keys as their raw bits (`u32` for 4-byte dtypes, `u64` for 8-byte ones) and
 //! compute each key's order-preserving image only to take its digit (`order_bits`): the sorted
 //! array is the input's own bits in a new order, and no pass converts keys back. A pass sorts
-//! by one digit of 4 bits (16 buckets), stably, in three launches:
+//! by one digit of 5 bits (32 buckets), stably, in three launches:
 //!
 //! 1. `radix_count`: each tile of 2048 keys (128 threads of 16) counts its digits and writes the
 //!    counts digit-major (`hist[digit * tiles + tile]`);
@@ -17,8 +17,8 @@
 //!    digit in shared memory, and writes them out (and their `i64` values, for `argsort`) in
 //!    order, so that each digit's keys of a tile are one contiguous run of the output.
 //!
-//! The tile's shared memory (2048 keys, 2048 values, 2048 counters) stays within the 48 KiB of
-//! static shared memory for 8-byte keys.
+//! The tile's shared memory (2048 keys, 2048 values, 4096 `u16` counters: 42 KiB for 8-byte
+//! keys) stays within the 48 KiB of static shared memory.
 
 use crate::lang::prelude::*;
 use cuprum_macros::{device, elementwise, rawkernel};
@@ -29,10 +29,14 @@ const THREADS: usize = 128;
 const ITEMS: usize = 16;
 /// Keys per tile (`THREADS * ITEMS`).
 const TILE: usize = 2048;
-/// Buckets per pass (digits of 4 bits).
-const BUCKETS: usize = 16;
+/// Buckets per pass (digits of 5 bits).
+const BUCKETS: usize = 32;
+/// Counters a thread scans (`BUCKETS * THREADS / THREADS`).
+const SPAN: usize = 32;
 /// `TILE` plus one padding slot per 32 (shared arrays indexed through `pad`).
 const PADDED: usize = 2112;
+/// `BUCKETS * THREADS` counters plus one padding slot per 32.
+const PADDED_COUNTERS: usize = 4224;
 
 /// The shared-array slot of logical index `k`: one padding slot after every 32, so that threads
 /// that read 16 consecutive elements each hit different banks.
@@ -67,10 +71,10 @@ fn order_bits<K: Int>(b: K, mode: u32, sign: K, inf: K) -> K {
     }
 }
 
-/// The digit (0 to 15) of the key bits `b` at `shift`.
+/// The digit (0 to 31) of the key bits `b` at `shift`.
 #[device(crate = crate)]
 fn digit_of<K: Int>(b: K, shift: u32, mode: u32, sign: K, inf: K) -> usize {
-    let d = (order_bits(b, mode, sign, inf) >> shift) & K::from_i64(15);
+    let d = (order_bits(b, mode, sign, inf) >> shift) & K::from_i64(31);
     d.to_f64() as usize
 }
 
@@ -78,7 +82,7 @@ fn digit_of<K: Int>(b: K, shift: u32, mode: u32, sign: K, inf: K) -> usize {
 /// `hist[digit * tiles + tile]`. Launch with one block of `THREADS` threads per tile.
 #[rawkernel(crate = crate, instances = [u32, u64])]
 pub fn radix_count<K: Int>(keys: &[K], n: u64, shift: u32, mode: u32, sign: K, inf: K, tiles: u64, hist: &mut [i64]) {
-    let cnt = shared_array::<u32, PADDED>();
+    let cnt = shared_array::<u32, PADDED_COUNTERS>();
     let tid = thread_idx().x as usize;
     let lane = tid % 32;
     let warp = tid / 32;
@@ -97,9 +101,9 @@ pub fn radix_count<K: Int>(keys: &[K], n: u64, shift: u32, mode: u32, sign: K, i
         }
     }
     sync_threads();
-    // Warp `w` sums the columns of digits 4w to 4w + 3.
-    for q in (0..4usize).unroll() {
-        let d = warp * 4 + q;
+    // Warp `w` sums the columns of digits 8w to 8w + 7.
+    for q in (0..8usize).unroll() {
+        let d = warp * 8 + q;
         let mut v = 0u32;
         for c in (0..4usize).unroll() {
             v += cnt[pad(d * THREADS + c * 32 + lane)];
@@ -133,10 +137,10 @@ pub fn radix_scatter<K: Int>(
     hist: &[i64],
     incl: &[i64],
 ) {
-    let cnt = shared_array::<u32, PADDED>();
+    let cnt = shared_array::<u16, PADDED_COUNTERS>();
     let keys_s = shared_array::<K, PADDED>();
     let vals_s = shared_array::<i64, PADDED>();
-    let base_s = shared_array::<i64, 16>();
+    let base_s = shared_array::<i64, 32>();
     let warp_tot = shared_array::<u32, 4>();
     let tid = thread_idx().x as usize;
     let lane = tid % 32;
@@ -160,7 +164,7 @@ pub fn radix_scatter<K: Int>(
     sync_threads();
     let mut ks = [K::zero(); 16];
     let mut vs = [0i64; 16];
-    let mut ds = [16usize; 16];
+    let mut ds = [32usize; 16];
     for j in (0..ITEMS).unroll() {
         let k = tid * ITEMS + j;
         let i = start + k as u64;
@@ -173,11 +177,11 @@ pub fn radix_scatter<K: Int>(
         }
     }
     sync_threads();
-    // Exclusive scan of the counters in [digit][thread] order: thread t takes the 16 counters
-    // from t * 16.
+    // Exclusive scan of the counters in [digit][thread] order: thread t takes the 32 counters
+    // from t * 32.
     let mut sum = 0u32;
-    for q in (0..ITEMS).unroll() {
-        sum += cnt[pad(tid * ITEMS + q)];
+    for q in (0..SPAN).unroll() {
+        sum += cnt[pad(tid * SPAN + q)] as u32;
     }
     let incl_w = warp_inclusive_sum(sum);
     if lane == 31 {
@@ -192,10 +196,10 @@ pub fn radix_scatter<K: Int>(
         }
         total += warp_tot[w];
     }
-    for q in (0..ITEMS).unroll() {
-        let s = pad(tid * ITEMS + q);
-        let c = cnt[s];
-        cnt[s] = run;
+    for q in (0..SPAN).unroll() {
+        let s = pad(tid * SPAN + q);
+        let c = cnt[s] as u32;
+        cnt[s] = run as u16;
         run += c;
     }
     sync_threads();
@@ -210,8 +214,8 @@ pub fn radix_scatter<K: Int>(
     for j in (0..ITEMS).unroll() {
         if ds[j] < BUCKETS {
             let s = pad(ds[j] * THREADS + tid);
-            let r = cnt[s];
-            cnt[s] = r + 1;
+            let r = cnt[s] as u32;
+            cnt[s] = (r + 1) as u16;
             keys_s[pad(r as usize)] = ks[j];
             if vals != 0 {
                 vals_s[pad(r as usize)] = vs[j];

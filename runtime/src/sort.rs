@@ -1,5 +1,5 @@
 //! `sort`, `argsort` and `unique` (NumPy's, with `kind='stable'`) through the stable LSD radix sort
-//! of `kernels/sort.rs`: 4 bits per pass, three launches per pass (count each tile's digits, scan
+//! of `kernels/sort.rs`: 5 bits per pass, three launches per pass (count each tile's digits, scan
 //! the counts with [`cumsum`](Array::cumsum), rank and scatter each tile), keys moved as their raw
 //! bits between two buffers.
 //!
@@ -18,7 +18,7 @@
 //! Element types: `i32`, `u32`, `i64`, `u64`, `f32`, `f64` (others are refused with a clear error
 //! that names what to convert to). The kernels are instantiated for the key bits (`u32`, `u64`)
 //! and precompiled; a pass reads each key twice and writes it once (12 bytes per `f32` key and
-//! pass, 8 passes for 4-byte keys, 16 for 8-byte ones).
+//! pass, 7 passes for 4-byte keys, 13 for 8-byte ones).
 
 use crate::array::shape::normalize_axis;
 use crate::error::{Error, Result};
@@ -36,7 +36,9 @@ const THREADS: u32 = 128;
 /// Keys per tile, as `kernels/sort.rs` has it.
 const TILE: usize = 2048;
 /// Bits sorted per pass.
-const DIGIT_BITS: u32 = 4;
+const DIGIT_BITS: u32 = 5;
+/// Buckets per pass, as `kernels/sort.rs` has it.
+const BUCKETS: usize = 32;
 
 /// The key bits the kernels move: `u32` for 4-byte dtypes, `u64` for 8-byte ones.
 trait KeyBits: Int + Element + DeviceRepr {
@@ -296,9 +298,9 @@ fn radix<K: KeyBits>(
     let mut bufs = [Array::<K>::empty_on(n, stream)?, Array::<K>::empty_on(n, stream)?];
     let val_len = if with_vals { n } else { 1 };
     let mut vbufs = [Array::<i64>::empty_on(val_len, stream)?, Array::<i64>::empty_on(val_len, stream)?];
-    let mut hist = Array::<i64>::empty_on(tiles * 16, stream)?;
+    let mut hist = Array::<i64>::empty_on(tiles * BUCKETS, stream)?;
     let cfg = LaunchConfig::new(grid, THREADS).stream(stream);
-    let passes = bits.div_ceil(DIGIT_BITS).min(K::BITS / DIGIT_BITS);
+    let passes = bits.div_ceil(DIGIT_BITS).min(K::BITS.div_ceil(DIGIT_BITS));
     let (sign, inf) = (K::sign(), K::inf());
     for pass in 0..passes {
         let shift = pass * DIGIT_BITS;
