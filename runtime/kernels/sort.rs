@@ -17,8 +17,9 @@
 //!    digit in shared memory, and writes them out (and their `i64` values, for `argsort`) in
 //!    order, so that each digit's keys of a tile are one contiguous run of the output.
 //!
-//! The tile's shared memory (2048 keys, 2048 values, 4096 `u16` counters: 42 KiB for 8-byte
-//! keys) stays within the 48 KiB of static shared memory.
+//! The tile's shared memory (2048 keys, 4096 `u16` counters, and 2048 values in dynamic shared
+//! memory when there are values: 42 KiB for 8-byte keys with values) stays within the 48 KiB a
+//! block may have without opting in.
 
 use crate::lang::prelude::*;
 use cuprum_macros::{device, elementwise, rawkernel};
@@ -120,7 +121,8 @@ pub fn radix_count<K: Int>(keys: &[K], n: u64, shift: u32, mode: u32, sign: K, i
 /// `incl` is the inclusive scan of `radix_count`'s `hist`, which this reads too. Values: with
 /// `vals` 0 none (the value arrays are not touched), 1 each key's input index (`vals_in` is not
 /// read), 2 `vals_in`; they move with their keys to `vals_out`. Launch with one block of
-/// `THREADS` threads per tile.
+/// `THREADS` threads per tile and, when `vals` is not 0, `PADDED` `i64`s of dynamic shared
+/// memory.
 #[rawkernel(crate = crate, instances = [u32, u64])]
 pub fn radix_scatter<K: Int>(
     keys_in: &[K],
@@ -139,7 +141,9 @@ pub fn radix_scatter<K: Int>(
 ) {
     let cnt = shared_array::<u16, PADDED_COUNTERS>();
     let keys_s = shared_array::<K, PADDED>();
-    let vals_s = shared_array::<i64, PADDED>();
+    // The values' slots: `PADDED` of them in dynamic shared memory when `vals` is not 0 (none
+    // otherwise, so that a sort of keys alone keeps more blocks resident).
+    let vals_s = dynamic_shared::<i64>();
     let base_s = shared_array::<i64, 32>();
     let warp_tot = shared_array::<u32, 4>();
     let tid = thread_idx().x as usize;

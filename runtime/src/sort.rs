@@ -35,6 +35,8 @@ mod kernels;
 const THREADS: u32 = 128;
 /// Keys per tile, as `kernels/sort.rs` has it.
 const TILE: usize = 2048;
+/// `TILE` plus one padding slot per 32: the values' slots of `radix_scatter`.
+const PADDED: u32 = 2112;
 /// Bits sorted per pass.
 const DIGIT_BITS: u32 = 5;
 /// Buckets per pass, as `kernels/sort.rs` has it.
@@ -300,6 +302,7 @@ fn radix<K: KeyBits>(
     let mut vbufs = [Array::<i64>::empty_on(val_len, stream)?, Array::<i64>::empty_on(val_len, stream)?];
     let mut hist = Array::<i64>::empty_on(tiles * BUCKETS, stream)?;
     let cfg = LaunchConfig::new(grid, THREADS).stream(stream);
+    let scatter_cfg = if with_vals { cfg.shared_mem(PADDED * 8) } else { cfg };
     let passes = bits.div_ceil(DIGIT_BITS).min(K::BITS.div_ceil(DIGIT_BITS));
     let (sign, inf) = (K::sign(), K::inf());
     for pass in 0..passes {
@@ -319,7 +322,7 @@ fn radix<K: KeyBits>(
             _ => (vsrc, 2),
         };
         kernels::radix_scatter::launch(
-            &cfg,
+            &scatter_cfg,
             src,
             dst,
             vsrc,
