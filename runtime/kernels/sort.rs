@@ -79,6 +79,33 @@ fn digit_of<K: Int>(b: K, shift: u32, mode: u32, sign: K, inf: K) -> usize {
     d.to_f64() as usize
 }
 
+/// The bitwise OR (`acc[0]`, 0 before) and AND (`acc[1]`, all ones before) of the order images
+/// of the `n` keys: the bits where the two differ are the bits that vary, and a pass over a digit
+/// with none of them is skipped. Any grid (a grid-stride loop); whole warps.
+#[rawkernel(crate = crate, instances = [u32, u64])]
+pub fn radix_bits<K: Int>(keys: &[K], n: u64, mode: u32, sign: K, inf: K, acc: &mut [K]) {
+    let mut or = K::zero();
+    let mut and = K::max_value();
+    let mut i = grid_1d() as u64;
+    let step = grid_size_1d() as u64;
+    while i < n {
+        let b = order_bits(keys[i as usize], mode, sign, inf);
+        or = or | b;
+        and = and & b;
+        i += step;
+    }
+    let mut off = 16u32;
+    while off > 0 {
+        or = or | shfl_xor_sync(0xffff_ffff, or, off);
+        and = and & shfl_xor_sync(0xffff_ffff, and, off);
+        off /= 2;
+    }
+    if thread_idx().x % 32 == 0 {
+        atomic_or(acc, 0, or);
+        atomic_and(acc, 1, and);
+    }
+}
+
 /// Counts the digits at `shift` of each tile of `TILE` keys (`n` keys, `tiles` tiles) into
 /// `hist[digit * tiles + tile]`. Launch with one block of `THREADS` threads per tile.
 #[rawkernel(crate = crate, instances = [u32, u64])]

@@ -15,6 +15,11 @@
 //! that many short rows cost as much as one long one. Results are C-contiguous, of the input's
 //! shape (1-d for `axis = None`).
 //!
+//! Integer keys often use few of their bits: for them one more kernel first finds the bits that
+//! vary (the OR and AND of all keys, read back: a sync) and the passes over digits where none
+//! varies are skipped (an `i64` array of values below 2^20 takes 4 passes, not 13). Floats use
+//! every bit in practice and skip nothing.
+//!
 //! Element types: `i32`, `u32`, `i64`, `u64`, `f32`, `f64` (others are refused with a clear error
 //! that names what to convert to). The kernels are instantiated for the key bits (`u32`, `u64`)
 //! and precompiled; a pass reads each key twice and writes it once (12 bytes per `f32` key and
@@ -305,8 +310,26 @@ fn radix<K: KeyBits>(
     let scatter_cfg = if with_vals { cfg.shared_mem(PADDED * 8) } else { cfg };
     let passes = bits.div_ceil(DIGIT_BITS).min(K::BITS.div_ceil(DIGIT_BITS));
     let (sign, inf) = (K::sign(), K::inf());
-    for pass in 0..passes {
-        let shift = pass * DIGIT_BITS;
+    let mut shifts: Vec<u32> = (0..passes).map(|p| p * DIGIT_BITS).collect();
+    if !matches!(mode, Mode::Float) && bits == K::BITS {
+        // Integers often use few of their bits: one read of the keys finds the bits that vary,
+        // and the passes over digits where none does are skipped (a read back, so a sync).
+        let acc = Array::<K>::from_shape_vec_on(2usize, &[K::zero(), K::max_value()], stream)?;
+        let mut acc_w = acc.clone();
+        let grid = n.div_ceil(256 * 16).clamp(1, 2048) as u32;
+        let bits_cfg = LaunchConfig::new(grid, 256u32).stream(stream);
+        kernels::radix_bits::launch(&bits_cfg, keys, n as u64, mode as u32, sign, inf, &mut acc_w)?;
+        let v = acc.to_vec()?;
+        let varying = v[0] ^ v[1];
+        let mask = K::from_i64(BUCKETS as i64 - 1);
+        shifts.retain(|&s| (varying >> s) & mask != K::zero());
+        if shifts.is_empty() {
+            // Every key equal: one pass still makes the copy (and the values).
+            shifts.push(0);
+        }
+    }
+    let passes = shifts.len() as u32;
+    for (pass, &shift) in (0u32..).zip(&shifts) {
         let dst_i = (pass as usize + 1) % 2;
         let [b0, b1] = &mut bufs;
         let (src, dst) = if dst_i == 1 { (&*b0, b1) } else { (&*b1, b0) };

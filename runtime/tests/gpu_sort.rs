@@ -182,6 +182,14 @@ fn argsort_is_stable_with_zeros_nan_and_infinities() {
 }
 
 fn sorts_special_orders() {
+    // Integer keys with few varying bits (the passes over the other digits are skipped).
+    let r = &mut Rng::new();
+    let small: Vec<i64> = (0..5000).map(|_| r.int(0, 1000)).collect();
+    check_1d(&small, "small i64");
+    let top: Vec<u64> = (0..5000).map(|_| (r.int(0, 1) as u64) << 63 | r.int(0, 1) as u64).collect();
+    check_1d(&top, "u64 varying in bits 0 and 63");
+    let mid: Vec<i32> = (0..5000).map(|_| (r.int(-4, 3) as i32) << 12).collect();
+    check_1d(&mid, "i32 multiples of 4096");
     for n in [1usize, 2049, 7000] {
         let up: Vec<f32> = (0..n).map(|i| i as f32 - 100.5).collect();
         check_1d(&up, "sorted f32");
