@@ -90,8 +90,8 @@ pub fn radix_bits<K: Int>(keys: &[K], n: u64, mode: u32, sign: K, inf: K, acc: &
     let step = grid_size_1d() as u64;
     while i < n {
         let b = order_bits(keys[i as usize], mode, sign, inf);
-        or = or | b;
-        and = and & b;
+        or |= b;
+        and &= b;
         i += step;
     }
     let mut off = 16u32;
@@ -100,7 +100,7 @@ pub fn radix_bits<K: Int>(keys: &[K], n: u64, mode: u32, sign: K, inf: K, acc: &
         and = and & shfl_xor_sync(0xffff_ffff, and, off);
         off /= 2;
     }
-    if thread_idx().x % 32 == 0 {
+    if lane_id() == 0 {
         atomic_or(acc, 0, or);
         atomic_and(acc, 1, and);
     }
