@@ -22,7 +22,7 @@
 //! block may have without opting in.
 
 use crate::lang::prelude::*;
-use cuprum_macros::{device, elementwise, rawkernel};
+use cuprum_macros::{device, rawkernel};
 
 /// Threads per block of the sort kernels.
 const THREADS: usize = 128;
@@ -268,16 +268,28 @@ pub fn radix_scatter<K: Int>(
     }
 }
 
-/// The row of flat index `p` in rows of `n` (the key of the second sort of a sort along an axis).
-#[elementwise(crate = crate)]
-pub fn row_key(p: i64, n: i64) -> u64 {
-    (p / n) as u64
+/// `out[i] = p[i] / n`: the row of each flat index in rows of `n` (the key of the second sort of
+/// a sort along an axis), for the `len` elements. Any grid (a grid-stride loop).
+#[rawkernel(crate = crate)]
+pub fn row_keys(p: &[i64], out: &mut [u64], n: i64, len: u64) {
+    let mut i = grid_1d() as u64;
+    let step = grid_size_1d() as u64;
+    while i < len {
+        out[i as usize] = (p[i as usize] / n) as u64;
+        i += step;
+    }
 }
 
-/// The column of flat index `p` in rows of `n` (`argsort`'s result along an axis).
-#[elementwise(crate = crate)]
-pub fn column_of(p: i64, n: i64) -> i64 {
-    p % n
+/// `out[i] = p[i] % n`: the column of each flat index in rows of `n` (`argsort`'s result along
+/// an axis), for the `len` elements. Any grid (a grid-stride loop).
+#[rawkernel(crate = crate)]
+pub fn columns(p: &[i64], out: &mut [i64], n: i64, len: u64) {
+    let mut i = grid_1d() as u64;
+    let step = grid_size_1d() as u64;
+    while i < len {
+        out[i as usize] = p[i as usize] % n;
+        i += step;
+    }
 }
 
 /// The unique keys of the sorted key bits `s` (`n` keys): `c` is the inclusive `cumsum` of
@@ -309,8 +321,14 @@ pub fn unique_marks<K: Int>(s: &[K], marks: &mut [i64], n: u64, mode: u32, sign:
     }
 }
 
-/// `src[p]`: the keys in the order of the indices `p`.
-#[elementwise(crate = crate, instances = [u32, u64])]
-pub fn gather_bits<K: Int>(p: i64, src: &Raw<K>) -> K {
-    src[p]
+/// `out[i] = src[p[i]]`: the keys in the order of the indices `p`, for the `len` elements. Any
+/// grid (a grid-stride loop).
+#[rawkernel(crate = crate, instances = [u32, u64])]
+pub fn gather_keys<K: Int>(p: &[i64], src: &[K], out: &mut [K], len: u64) {
+    let mut i = grid_1d() as u64;
+    let step = grid_size_1d() as u64;
+    while i < len {
+        out[i as usize] = src[p[i as usize] as usize];
+        i += step;
+    }
 }

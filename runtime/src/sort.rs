@@ -271,12 +271,26 @@ fn sort_bits<T: Scalar, K: KeyBits>(
         // largest row index only.
         let (_, p1) = radix(&bits, Vals::Iota, mode, K::BITS, &stream)?;
         let p1 = p1.ok_or_else(|| unreachable_result("sort"))?;
-        let row_keys: Array<u64> = kernels::row_key::call(&p1, n as i64)?;
+        let cfg = grid_stride_config(total, &stream);
+        let mut row_keys = Array::<u64>::empty_on(total, &stream)?;
+        kernels::row_keys::launch(&cfg, &p1, &mut row_keys, n as i64, total as u64)?;
         let row_bits = (u64::BITS - ((rows - 1) as u64).leading_zeros()).max(1);
         let (_, p2) = radix(&row_keys, Vals::Given(&p1), Mode::Unsigned, row_bits, &stream)?;
         let p2 = p2.ok_or_else(|| unreachable_result("sort"))?;
-        let sk = if want_keys { Some(kernels::gather_bits::call(&p2, &bits)?) } else { None };
-        let cols = if want_idx { Some(kernels::column_of::call(&p2, n as i64)?) } else { None };
+        let sk = if want_keys {
+            let mut out = Array::<K>::empty_on(total, &stream)?;
+            kernels::gather_keys::launch(&cfg, &p2, &bits, &mut out, total as u64)?;
+            Some(out)
+        } else {
+            None
+        };
+        let cols = if want_idx {
+            let mut out = Array::<i64>::empty_on(total, &stream)?;
+            kernels::columns::launch(&cfg, &p2, &mut out, n as i64, total as u64)?;
+            Some(out)
+        } else {
+            None
+        };
         (sk, cols)
     };
     let keys = match sorted {
@@ -380,12 +394,18 @@ fn unique_bits<T: Scalar, K: KeyBits>(x: &Array<T>, mode: Mode) -> Result<Array<
     }
     let (sorted, _) = radix(&as_bits::<T, K>(&flat)?, Vals::None, mode, K::BITS, &stream)?;
     let mut marks = Array::<i64>::empty_on(n, &stream)?;
-    let grid = n.div_ceil(256).min(65_536) as u32;
-    let cfg = LaunchConfig::new(grid, 256u32).stream(&stream);
+    let cfg = grid_stride_config(n, &stream);
     kernels::unique_marks::launch(&cfg, &sorted, &mut marks, n as u64, mode as u32, K::sign(), K::inf())?;
     let c = marks.cumsum(None)?;
     let count = c.index_axis(0, -1)?.to_vec()?[0] as usize;
     let mut out = Array::<K>::empty_on(count, &stream)?;
     kernels::unique_compact::launch(&cfg, &sorted, &c, &mut out, n as u64)?;
     as_bits::<K, T>(&out)
+}
+
+/// The launch of a grid-stride kernel over `len` elements: 256 threads a block, at most 65536
+/// blocks.
+fn grid_stride_config<'s>(len: usize, stream: &'s Stream) -> LaunchConfig<'s> {
+    let grid = len.div_ceil(256).clamp(1, 65_536) as u32;
+    LaunchConfig::new(grid, 256u32).stream(stream)
 }
