@@ -282,6 +282,10 @@ fn sorts_non_contiguous_views() {
     let (want, want_idx) = host_along(&host, &[40, 30], 1);
     assert_same(&v.sort(Some(1)).unwrap().to_vec().unwrap(), &want, "strided view");
     assert_eq!(v.argsort(Some(-1)).unwrap().to_vec().unwrap(), want_idx, "strided view argsort");
+    // A contiguous view that starts inside its buffer (an offset).
+    let o = Array::<f64>::from_vec(x.clone()).unwrap().slice(0, 7..).unwrap();
+    assert_eq!(o.argsort(None).unwrap().to_vec().unwrap(), host_argsort(&x[7..]), "offset view argsort");
+    assert_same(&o.sort(Some(0)).unwrap().to_vec().unwrap(), &host_along(&x[7..], &[x.len() - 7], 0).0, "offset view");
     let flat_idx = host_argsort(&host);
     assert_eq!(v.argsort(None).unwrap().to_vec().unwrap(), flat_idx, "strided view flattened");
     assert_same(&v.unique().unwrap().to_vec().unwrap(), &host_unique(&host), "strided view unique");
