@@ -30,6 +30,7 @@ mod fusion;
 mod graph;
 mod manipulation;
 mod reduction;
+mod sorting;
 mod ufuncs;
 
 use std::fmt::Write as _;
@@ -471,6 +472,8 @@ fn run(dev: &Device, opts: &Options) -> Result<()> {
     rows.extend(manipulation::rows(copy_ceiling, opts.quick, &stream)?);
     // Scans and counting (issue 36): cumsum, bincount, histogram, searchsorted.
     rows.extend(counting_scan::rows(copy_ceiling, opts.quick, &stream)?);
+    // Sorting (issue 36): sort and argsort of 2^26 f32.
+    rows.extend(sorting::rows(copy_ceiling, opts.quick, &stream)?);
     // Reductions (issue 7).
     rows.extend(reduction::rows(&stream, copy_ceiling, bare_launch_us, opts.quick, rounds, launches)?);
     // Fusion (issue 17): `#[fuse]` chains, softmax, layer norm.

@@ -98,6 +98,7 @@ mod take;
 mod scan;
 mod counting;
 mod search;
+mod sort;
 mod linalg;
 pub mod audit;
 pub mod testing;

@@ -34,6 +34,7 @@ const KERNEL_MODULES: &[(&str, &str)] = &[
     ("kernels/scan.rs", "scan"),
     ("kernels/counting.rs", "counting"),
     ("kernels/search.rs", "search"),
+    ("kernels/sort.rs", "sort"),
     ("kernels/matmul.rs", "linalg"),
 ];
 

@@ -1,0 +1,411 @@
+//! `sort`, `argsort` and `unique` (NumPy's, with `kind='stable'`) through the stable LSD radix sort
+//! of `kernels/sort.rs`: 5 bits per pass, three launches per pass (count each tile's digits, scan
+//! the counts with [`cumsum`](Array::cumsum), rank and scatter each tile), keys moved as their raw
+//! bits between two buffers.
+//!
+//! Order: NumPy's. Integers by value; floats by value with every NaN last (in input order) and
+//! -0.0 equal to 0.0 (a stable sort keeps the two zeros in input order, as NumPy's comparison
+//! sorts do), so `argsort` gives NumPy's `argsort(kind='stable')` exactly, NaNs and zeros
+//! included. `unique` calls -0.0 and 0.0 equal (it keeps the first in sorted order, as NumPy does)
+//! and returns one NaN for all of them (NumPy >= 1.21's `equal_nan=True`).
+//!
+//! Along an axis, each row is sorted: the axis is made the last and contiguous first (a copy
+//! unless it already is), and for more than one row the sort is two stable sorts over the whole
+//! array, by key and then by row (a segmented sort in passes over the row index's bits only), so
+//! that many short rows cost as much as one long one. Results are C-contiguous, of the input's
+//! shape (1-d for `axis = None`).
+//!
+//! Integer keys often use few of their bits: for them one more kernel first finds the bits that
+//! vary (the OR and AND of all keys, read back: a sync) and the passes over digits where none
+//! varies are skipped (an `i64` array of values below 2^20 takes 4 passes, not 13). Floats use
+//! every bit in practice and skip nothing.
+//!
+//! Element types: `i32`, `u32`, `i64`, `u64`, `f32`, `f64` (others are refused with a clear error
+//! that names what to convert to). The kernels are instantiated for the key bits (`u32`, `u64`)
+//! and precompiled; a pass reads each key twice and writes it once (12 bytes per `f32` key and
+//! pass, 7 passes for 4-byte keys, 13 for 8-byte ones).
+
+use crate::array::shape::normalize_axis;
+use crate::error::{Error, Result};
+use crate::launch::LaunchConfig;
+use crate::stream::Stream;
+use crate::{Array, DType, DeviceRepr, Element, Int, Scalar};
+
+/// The built-in sort kernels (`kernels/sort.rs`, precompiled by the runtime's build.rs).
+#[path = "../kernels/sort.rs"]
+#[allow(missing_docs, clippy::too_many_arguments)]
+mod kernels;
+
+/// Threads per block of the sort kernels, as `kernels/sort.rs` has it.
+const THREADS: u32 = 128;
+/// Keys per tile, as `kernels/sort.rs` has it.
+const TILE: usize = 2048;
+/// `TILE` plus one padding slot per 32: the values' slots of `radix_scatter`.
+const PADDED: u32 = 2112;
+/// Bits sorted per pass.
+const DIGIT_BITS: u32 = 5;
+/// Buckets per pass, as `kernels/sort.rs` has it.
+const BUCKETS: usize = 32;
+
+/// The key bits the kernels move: `u32` for 4-byte dtypes, `u64` for 8-byte ones.
+trait KeyBits: Int + Element + DeviceRepr {
+    /// Bits per key.
+    const BITS: u32;
+    /// The sign bit, as a float's or a signed integer's.
+    fn sign() -> Self;
+    /// The bits of the float +inf of this size.
+    fn inf() -> Self;
+}
+
+impl KeyBits for u32 {
+    const BITS: u32 = 32;
+    fn sign() -> u32 {
+        1 << 31
+    }
+    fn inf() -> u32 {
+        f32::INFINITY.to_bits()
+    }
+}
+
+impl KeyBits for u64 {
+    const BITS: u32 = 64;
+    fn sign() -> u64 {
+        1 << 63
+    }
+    fn inf() -> u64 {
+        f64::INFINITY.to_bits()
+    }
+}
+
+/// How the kernels order a dtype's bits (`order_bits` in `kernels/sort.rs`).
+#[derive(Clone, Copy)]
+enum Mode {
+    Unsigned = 0,
+    Signed = 1,
+    Float = 2,
+}
+
+/// What a sort returns: the sorted keys and the indices, each when asked for.
+type Sorted<T> = (Option<Array<T>>, Option<Array<i64>>);
+
+/// The values a radix sort carries with its keys.
+enum Vals<'a> {
+    None,
+    /// Each key's index in the input.
+    Iota,
+    Given(&'a Array<i64>),
+}
+
+impl<T: Scalar> Array<T> {
+    /// A sorted copy (NumPy's `sort` with `kind='stable'`): each row along `axis` (negative
+    /// counts from the end) sorted, or the flattened array with `None` (1-d); C-contiguous. A
+    /// stable radix sort in NumPy's order: NaN last (NaNs in input order), -0.0 equal to 0.0
+    /// (the two zeros keep their input order). Element types: `i32`, `u32`, `i64`, `u64`, `f32`,
+    /// `f64` (others are refused: convert with `astype` first).
+    ///
+    /// ```
+    /// use cuprum_runtime::{Array, Device};
+    /// let _cpu = Device::cpu().use_scoped()?;
+    /// let x = Array::<f32>::from_shape_vec([2, 3], vec![3.0, f32::NAN, -1.0, 2.0, 0.5, 2.0])?;
+    /// let s = x.sort(Some(1))?.to_vec()?;
+    /// assert_eq!(&s[..2], [-1.0, 3.0]);
+    /// assert!(s[2].is_nan());
+    /// assert_eq!(&s[3..], [0.5, 2.0, 2.0]);
+    /// assert_eq!(x.sort(Some(0))?.to_vec()?[..2], [2.0, 0.5]);
+    /// # Ok::<(), cuprum_runtime::Error>(())
+    /// ```
+    pub fn sort(&self, axis: Option<isize>) -> Result<Array<T>> {
+        let (keys, _) = sort_rows(self, axis, "sort", true, false)?;
+        keys.ok_or_else(|| unreachable_result("sort"))
+    }
+
+    /// The indices that sort each row along `axis`, or the flattened array with `None` (NumPy's
+    /// `argsort(kind='stable')`): equal keys keep their input order. `i64` indices along the
+    /// axis (into the flattened array for `None`).
+    ///
+    /// ```
+    /// use cuprum_runtime::{Array, Device};
+    /// let _cpu = Device::cpu().use_scoped()?;
+    /// let x = Array::<i64>::from_vec(vec![3, 1, 2, 1])?;
+    /// assert_eq!(x.argsort(None)?.to_vec()?, [1, 3, 2, 0]);
+    /// # Ok::<(), cuprum_runtime::Error>(())
+    /// ```
+    pub fn argsort(&self, axis: Option<isize>) -> Result<Array<i64>> {
+        let (_, idx) = sort_rows(self, axis, "argsort", false, true)?;
+        idx.ok_or_else(|| unreachable_result("argsort"))
+    }
+
+    /// The sorted unique values of the flattened array (NumPy's `unique` without its options):
+    /// -0.0 and 0.0 are one value, and all NaNs one NaN (NumPy >= 1.21).
+    ///
+    /// ```
+    /// use cuprum_runtime::{Array, Device};
+    /// let _cpu = Device::cpu().use_scoped()?;
+    /// let x = Array::<i32>::from_vec(vec![3, -1, 3, 7, -1])?;
+    /// assert_eq!(x.unique()?.to_vec()?, [-1, 3, 7]);
+    /// # Ok::<(), cuprum_runtime::Error>(())
+    /// ```
+    pub fn unique(&self) -> Result<Array<T>> {
+        let (mode, size) = kind_of::<T>("unique")?;
+        if size == 4 { unique_bits::<T, u32>(self, mode) } else { unique_bits::<T, u64>(self, mode) }
+    }
+}
+
+/// The error of a result that the code above always asks for (never returned).
+fn unreachable_result(op: &'static str) -> Error {
+    Error::InvalidShape { op, detail: "the sort produced no result (a bug in cuprum)".into() }
+}
+
+/// The order of `T`'s bits and their size in bytes, or the error that says what to convert to.
+fn kind_of<T: Scalar>(op: &str) -> Result<(Mode, usize)> {
+    Ok(match T::DTYPE {
+        DType::F32 => (Mode::Float, 4),
+        DType::F64 => (Mode::Float, 8),
+        DType::I32 => (Mode::Signed, 4),
+        DType::I64 => (Mode::Signed, 8),
+        DType::U32 => (Mode::Unsigned, 4),
+        DType::U64 => (Mode::Unsigned, 8),
+        _ => {
+            return Err(Error::Unsupported {
+                what: format!(
+                    "{op} of {} arrays (it takes i32, u32, i64, u64, f32 and f64: convert first, e.g. x.astype::<i32>() for \
+                     smaller integers and bool, x.astype::<f32>() for f16 and bf16)",
+                    T::DTYPE.rust_name()
+                ),
+            });
+        }
+    })
+}
+
+/// The C-contiguous 1-d array `x` (`T`) seen as its bits (`K`, of the same size).
+fn as_bits<T: Element, K: Element>(x: &Array<T>) -> Result<Array<K>> {
+    debug_assert!(x.is_c_contiguous() && size_of::<T>() == size_of::<K>());
+    Array::from_parts(x.buffer().clone(), vec![x.len()], vec![1], x.layout().offset)
+}
+
+/// Sorts each row along `axis` (or the flattened array): the sorted keys when `want_keys`, the
+/// indices along the axis when `want_idx`.
+fn sort_rows<T: Scalar>(
+    x: &Array<T>,
+    axis: Option<isize>,
+    op: &'static str,
+    want_keys: bool,
+    want_idx: bool,
+) -> Result<Sorted<T>> {
+    let (mode, size) = kind_of::<T>(op)?;
+    // The sorted axis last and contiguous: rows of `n` elements.
+    let (rows_view, moved): (Array<T>, Option<Vec<usize>>) = match axis {
+        None => (x.ravel()?, None),
+        Some(a) => {
+            let ndim = x.ndim();
+            if ndim == 0 {
+                return Err(Error::InvalidAxis { axis: a, ndim });
+            }
+            let k = normalize_axis(a, ndim)?;
+            if k == ndim - 1 {
+                (x.clone(), None)
+            } else {
+                let mut axes: Vec<usize> = (0..ndim).filter(|&i| i != k).collect();
+                axes.push(k);
+                (x.permute(&axes)?, Some(axes))
+            }
+        }
+    };
+    let rows_view = if rows_view.is_c_contiguous() { rows_view } else { rows_view.copy()? };
+    let shape = rows_view.shape().to_vec();
+    let (keys, idx) = if size == 4 {
+        sort_bits::<T, u32>(&rows_view, mode, want_keys, want_idx)?
+    } else {
+        sort_bits::<T, u64>(&rows_view, mode, want_keys, want_idx)?
+    };
+    let back = |a: Array<T>| -> Result<Array<T>> {
+        let a = a.reshape(shape.clone())?;
+        match &moved {
+            None => Ok(a),
+            Some(axes) => a.permute(&inverse(axes))?.copy(),
+        }
+    };
+    let back_idx = |a: Array<i64>| -> Result<Array<i64>> {
+        let a = a.reshape(shape.clone())?;
+        match &moved {
+            None => Ok(a),
+            Some(axes) => a.permute(&inverse(axes))?.copy(),
+        }
+    };
+    Ok((keys.map(back).transpose()?, idx.map(back_idx).transpose()?))
+}
+
+/// The permutation that undoes `axes`.
+fn inverse(axes: &[usize]) -> Vec<usize> {
+    let mut inv = vec![0usize; axes.len()];
+    for (i, &a) in axes.iter().enumerate() {
+        inv[a] = i;
+    }
+    inv
+}
+
+/// Sorts the rows (the last axis) of the C-contiguous `x` through its bits `K`: flat results.
+fn sort_bits<T: Scalar, K: KeyBits>(
+    x: &Array<T>,
+    mode: Mode,
+    want_keys: bool,
+    want_idx: bool,
+) -> Result<Sorted<T>> {
+    let stream = Stream::current_for(x.device())?;
+    let total = x.len();
+    let n = if x.ndim() == 0 { 1 } else { x.shape()[x.ndim() - 1] };
+    let flat = x.reshape(total)?;
+    if total == 0 {
+        let keys = if want_keys { Some(Array::<T>::empty_on(0usize, &stream)?) } else { None };
+        let idx = if want_idx { Some(Array::<i64>::empty_on(0usize, &stream)?) } else { None };
+        return Ok((keys, idx));
+    }
+    let bits = as_bits::<T, K>(&flat)?;
+    let rows = total / n;
+    let (sorted, idx) = if rows == 1 {
+        let vals = if want_idx { Vals::Iota } else { Vals::None };
+        let (sk, sv) = radix(&bits, vals, mode, K::BITS, &stream)?;
+        (want_keys.then_some(sk), sv)
+    } else {
+        // Two stable sorts: by key, then by row (carrying the flat indices), over the bits of the
+        // largest row index only.
+        let (_, p1) = radix(&bits, Vals::Iota, mode, K::BITS, &stream)?;
+        let p1 = p1.ok_or_else(|| unreachable_result("sort"))?;
+        let cfg = grid_stride_config(total, &stream);
+        let mut row_keys = Array::<u64>::empty_on(total, &stream)?;
+        kernels::row_keys::launch(&cfg, &p1, &mut row_keys, n as i64, total as u64)?;
+        let row_bits = (u64::BITS - ((rows - 1) as u64).leading_zeros()).max(1);
+        let (_, p2) = radix(&row_keys, Vals::Given(&p1), Mode::Unsigned, row_bits, &stream)?;
+        let p2 = p2.ok_or_else(|| unreachable_result("sort"))?;
+        let sk = if want_keys {
+            let mut out = Array::<K>::empty_on(total, &stream)?;
+            kernels::gather_keys::launch(&cfg, &p2, &bits, &mut out, total as u64)?;
+            Some(out)
+        } else {
+            None
+        };
+        let cols = if want_idx {
+            let mut out = Array::<i64>::empty_on(total, &stream)?;
+            kernels::columns::launch(&cfg, &p2, &mut out, n as i64, total as u64)?;
+            Some(out)
+        } else {
+            None
+        };
+        (sk, cols)
+    };
+    let keys = match sorted {
+        Some(s) => Some(as_bits::<K, T>(&s)?),
+        None => None,
+    };
+    Ok((keys, idx))
+}
+
+/// The stable radix sort of the 1-d contiguous key bits `keys` by their low `bits` bits (rounded
+/// up to whole passes), in `mode`'s order, with the values `vals` (returned when not `None`).
+fn radix<K: KeyBits>(
+    keys: &Array<K>,
+    vals: Vals<'_>,
+    mode: Mode,
+    bits: u32,
+    stream: &Stream,
+) -> Result<(Array<K>, Option<Array<i64>>)> {
+    let n = keys.len();
+    let tiles = n.div_ceil(TILE);
+    let grid = u32::try_from(tiles).map_err(|_| Error::InvalidShape {
+        op: "sort",
+        detail: format!("{n} keys need more than 2^32 tiles of {TILE}"),
+    })?;
+    let with_vals = !matches!(vals, Vals::None);
+    let mut bufs = [Array::<K>::empty_on(n, stream)?, Array::<K>::empty_on(n, stream)?];
+    let val_len = if with_vals { n } else { 1 };
+    let mut vbufs = [Array::<i64>::empty_on(val_len, stream)?, Array::<i64>::empty_on(val_len, stream)?];
+    let mut hist = Array::<i64>::empty_on(tiles * BUCKETS, stream)?;
+    let cfg = LaunchConfig::new(grid, THREADS).stream(stream);
+    let scatter_cfg = if with_vals { cfg.shared_mem(PADDED * 8) } else { cfg };
+    let passes = bits.div_ceil(DIGIT_BITS).min(K::BITS.div_ceil(DIGIT_BITS));
+    let (sign, inf) = (K::sign(), K::inf());
+    let mut shifts: Vec<u32> = (0..passes).map(|p| p * DIGIT_BITS).collect();
+    if !matches!(mode, Mode::Float) && bits == K::BITS {
+        // Integers often use few of their bits: one read of the keys finds the bits that vary,
+        // and the passes over digits where none does are skipped (a read back, so a sync).
+        let acc = Array::<K>::from_shape_vec_on(2usize, &[K::zero(), K::max_value()], stream)?;
+        let mut acc_w = acc.clone();
+        let grid = n.div_ceil(256 * 16).clamp(1, 2048) as u32;
+        let bits_cfg = LaunchConfig::new(grid, 256u32).stream(stream);
+        kernels::radix_bits::launch(&bits_cfg, keys, n as u64, mode as u32, sign, inf, &mut acc_w)?;
+        let v = acc.to_vec()?;
+        let varying = v[0] ^ v[1];
+        let mask = K::from_i64(BUCKETS as i64 - 1);
+        shifts.retain(|&s| (varying >> s) & mask != K::zero());
+        if shifts.is_empty() {
+            // Every key equal: one pass still makes the copy (and the values).
+            shifts.push(0);
+        }
+    }
+    let passes = shifts.len() as u32;
+    for (pass, &shift) in (0u32..).zip(&shifts) {
+        let dst_i = (pass as usize + 1) % 2;
+        let [b0, b1] = &mut bufs;
+        let (src, dst) = if dst_i == 1 { (&*b0, b1) } else { (&*b1, b0) };
+        let src = if pass == 0 { keys } else { src };
+        kernels::radix_count::launch(&cfg, src, n as u64, shift, mode as u32, sign, inf, tiles as u64, &mut hist)?;
+        let incl = hist.cumsum(None)?;
+        let [v0, v1] = &mut vbufs;
+        let (vsrc, vdst) = if dst_i == 1 { (&*v0, v1) } else { (&*v1, v0) };
+        let (vsrc, vmode) = match (&vals, pass) {
+            (Vals::None, _) => (vsrc, 0u32),
+            (Vals::Iota, 0) => (vsrc, 1),
+            (Vals::Given(v), 0) => (*v, 2),
+            _ => (vsrc, 2),
+        };
+        kernels::radix_scatter::launch(
+            &scatter_cfg,
+            src,
+            dst,
+            vsrc,
+            vdst,
+            vmode,
+            n as u64,
+            shift,
+            mode as u32,
+            sign,
+            inf,
+            tiles as u64,
+            &hist,
+            &incl,
+        )?;
+    }
+    let last = (passes as usize) % 2;
+    let [b0, b1] = bufs;
+    let [v0, v1] = vbufs;
+    let (k, v) = if last == 1 { (b1, v1) } else { (b0, v0) };
+    Ok((k, with_vals.then_some(v)))
+}
+
+/// `unique` through the key bits `K`: sort the flattened array, mark the first key of each run
+/// of equal keys, scan the marks for the output positions and compact.
+fn unique_bits<T: Scalar, K: KeyBits>(x: &Array<T>, mode: Mode) -> Result<Array<T>> {
+    let stream = Stream::current_for(x.device())?;
+    let flat = x.ravel()?;
+    let flat = if flat.is_c_contiguous() { flat } else { flat.copy()? };
+    let n = flat.len();
+    if n == 0 {
+        return Array::<T>::empty_on(0usize, &stream);
+    }
+    let (sorted, _) = radix(&as_bits::<T, K>(&flat)?, Vals::None, mode, K::BITS, &stream)?;
+    let mut marks = Array::<i64>::empty_on(n, &stream)?;
+    let cfg = grid_stride_config(n, &stream);
+    kernels::unique_marks::launch(&cfg, &sorted, &mut marks, n as u64, mode as u32, K::sign(), K::inf())?;
+    let c = marks.cumsum(None)?;
+    let count = c.index_axis(0, -1)?.to_vec()?[0] as usize;
+    let mut out = Array::<K>::empty_on(count, &stream)?;
+    kernels::unique_compact::launch(&cfg, &sorted, &c, &mut out, n as u64)?;
+    as_bits::<K, T>(&out)
+}
+
+/// The launch of a grid-stride kernel over `len` elements: 256 threads a block, at most 65536
+/// blocks.
+fn grid_stride_config<'s>(len: usize, stream: &'s Stream) -> LaunchConfig<'s> {
+    let grid = len.div_ceil(256).clamp(1, 65_536) as u32;
+    LaunchConfig::new(grid, 256u32).stream(stream)
+}
