@@ -1,17 +1,12 @@
 //! Index checks in kernels (docs/semantics.md, row 18): the record through which a kernel reports
 //! its first out-of-range index to the host, as `include/cuprum/bounds.h` declares it.
 //!
-//! Each module whose code checks an index holds a `__device__` pointer named [`SLOT_SYMBOL`] (a
-//! variable template that only a check instantiates: a module without checks has none); the
+//! Each module that includes the header holds a `__device__` pointer named [`SLOT_SYMBOL`]; the
 //! runtime points it, right after loading the module, at its context's one [`OobRecord`] in mapped
 //! pinned host memory, and reads the record at every synchronising call (runtime/src/bounds.rs).
 
-/// The module global the runtime sets to the record's device address (`cuprum_oob_record*`): the
-/// header's `cuprum_oob_slot<0>`, by its mangled (Itanium C++ ABI) name.
-pub const SLOT_SYMBOL: &str = "_Z15cuprum_oob_slotILi0EE";
-
-/// The slot's name as the header spells it.
-pub const SLOT_NAME: &str = "cuprum_oob_slot";
+/// The module global the runtime sets to the record's device address (`cuprum_oob_record*`).
+pub const SLOT_SYMBOL: &str = "cuprum_oob_slot";
 
 /// [`OobRecord::flag`]: no violation recorded.
 pub const FLAG_EMPTY: u32 = 0;
@@ -72,9 +67,7 @@ mod tests {
         assert_eq!(std::mem::size_of::<OobRecord>(), 112);
         assert_eq!(std::mem::align_of::<OobRecord>(), 8);
         let h = crate::headers::header("cuprum/bounds.h").unwrap();
-        assert!(h.contains(&format!("cuprum_oob_record* {SLOT_NAME};")) && h.contains("char kernel[64]"), "{h}");
-        // The mangled name: `_Z`, the name's length and itself, the template argument `<0>`.
-        assert_eq!(SLOT_SYMBOL, format!("_Z{}{SLOT_NAME}ILi0EE", SLOT_NAME.len()));
+        assert!(h.contains(SLOT_SYMBOL) && h.contains("char kernel[64]"), "{h}");
     }
 
     #[test]

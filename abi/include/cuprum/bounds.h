@@ -4,7 +4,7 @@
 // `Error::IndexOutOfBounds` at its next synchronising call (runtime/src/bounds.rs).
 //
 // The record lives in mapped pinned host memory, one per CUDA context; every module that includes
-// an index check has its own `cuprum_oob_slot`, which the runtime points at the record right after it
+// this header has its own `cuprum_oob_slot`, which the runtime points at the record right after it
 // loads the module (a module whose slot is null records nothing, and still skips the access).
 // The fast path of a check is one compare and one branch; the report is a cold, never-inlined call.
 #pragma once
@@ -21,18 +21,14 @@ struct cuprum_oob_record {
     char kernel[64];          // the Rust function holding the access, NUL-terminated
 };
 
-// This module's pointer to its context's record (set by the runtime; found by its mangled name,
-// `cuprum_abi::bounds::SLOT_SYMBOL`). A variable template, instantiated by `oob_report` only: a
-// module (one kernel's part) whose code checks no index has no slot, and so needs no record (the
-// runtime allocates the record, a pinned page, at the first module that has one).
-template <int = 0> __device__ cuprum_oob_record* cuprum_oob_slot;
+// This module's pointer to its context's record (set by the runtime; found by name).
+__device__ cuprum_oob_record* cuprum_oob_slot;
 
 namespace cuprum {
 
 // Records the first violation of the context (later ones find the flag taken and return).
-template <int N = 0>
 static __device__ __noinline__ void oob_report(const char* fn, u64 index, u64 len, u32 info) {
-    cuprum_oob_record* r = cuprum_oob_slot<N>;
+    cuprum_oob_record* r = cuprum_oob_slot;
     if (r == nullptr || atomicCAS(&r->flag, 0u, 1u) != 0u) return;
     r->info = info;
     r->index = index;
