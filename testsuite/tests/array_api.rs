@@ -122,7 +122,7 @@ fn sections() -> Vec<(&'static str, Vec<Row>)> {
             row!("__pow__ power", REAL, "integer powers wrap", |c| c.x.power(&c.y)?),
             row!("__lshift__ left_shift", INT, "the shift amount wraps modulo the width (Rust's rule)", |c| (&c.i << 2)?),
             row!("__rshift__ right_shift", INT, "", |c| (&c.i >> 2)?),
-            row!("__and__ bitwise_and", "integers, bool", "", |c| (&c.i & &c.i)?),
+            row!("__and__ bitwise_and", "integers, bool", "", |c| (&c.i & 0xff)?),
             row!("__or__ bitwise_or", "integers, bool", "", |c| c.i.bitwise_or(&c.i)?),
             row!("__xor__ bitwise_xor", "integers, bool", "", |c| (&c.b ^ &c.c)?),
             row!("__iadd__", NUM, "in place: a method returning `Result<()>` (Rust's `+=` cannot fail)", |c| c.x.add_assign(&c.y)?),
