@@ -64,6 +64,15 @@ impl<T: Int> Array<T> {
     /// (at least `minlength` bins): NumPy's `bincount(x, weights)`. `weights` has this array's
     /// shape; the sums are `f64` (atomic adds, in an order that varies between runs: last-bit
     /// differences).
+    ///
+    /// ```
+    /// use cuprum_runtime::{Array, Device};
+    /// let _cpu = Device::cpu().use_scoped()?;
+    /// let x = Array::<i64>::from_vec(vec![0, 2, 2])?;
+    /// let w = Array::<f64>::from_vec(vec![0.5, 1.0, 2.0])?;
+    /// assert_eq!(x.bincount_weighted(&w, 0)?.to_vec()?, [0.5, 0.0, 3.0]);
+    /// # Ok::<(), cuprum_runtime::Error>(())
+    /// ```
     pub fn bincount_weighted(&self, weights: &Array<f64>, minlength: usize) -> Result<Array<f64>> {
         expect_1d(self, "bincount")?;
         if weights.shape() != self.shape() {
@@ -199,11 +208,9 @@ fn checked_values<T: Int>(x: &Array<T>, minlength: usize) -> Result<(Array<i64>,
             detail: format!("the array holds a negative value ({min}); bincount counts non-negative integers"),
         });
     }
-    let max = x.max().run()?.to_vec()?[0];
-    let values = x.astype::<i64>()?;
-    let values = if values.is_c_contiguous() { values } else { values.copy()? };
+    // Already `i64` and contiguous: the same elements, no copy.
+    let values = if T::DTYPE == DType::I64 && x.is_c_contiguous() { x.view::<i64>()? } else { x.astype::<i64>()? };
     let top = values.max().run()?.to_vec()?[0];
-    debug_assert_eq!(top as f64, max.to_f64());
     let nbins = usize::try_from(top).ok().and_then(|t| t.checked_add(1)).ok_or_else(|| Error::InvalidValue {
         op: "bincount",
         detail: format!("the largest value {top} needs more bins than memory holds"),
@@ -214,8 +221,8 @@ fn checked_values<T: Int>(x: &Array<T>, minlength: usize) -> Result<(Array<i64>,
 /// `bincount` of a `u8` array: one pass into 256 bins, then cut after the last non-zero one.
 fn count_bytes<T: Int>(x: &Array<T>, minlength: usize, stream: &Stream) -> Result<Array<i64>> {
     let x = if x.is_c_contiguous() { x.clone() } else { x.copy()? };
-    // SAFETY of the reinterpretation below: none needed, `from_parts` checks the layout against
-    // the buffer; the words are the 4-byte-aligned middle of the same bytes.
+    // The same bytes as `u8` and, their 4-byte-aligned middle, as `u32` words (`from_parts`
+    // checks each layout against the buffer).
     let bytes = Array::<u8>::from_parts(x.buffer().clone(), vec![x.len()], vec![1], x.offset())?;
     let start = x.offset();
     let head = ((4 - start % 4) % 4).min(x.len());

@@ -9,7 +9,6 @@
 //! another order than a sequential loop (last-bit differences, as CuPy's). Element types: `i32`,
 //! `u32`, `i64`, `u64`, `f32`, `f64` (the kernel's atomics); others are refused with a clear error.
 
-use crate::array::shape::normalize_axis;
 use crate::error::{Error, Result};
 use crate::launch::LaunchConfig;
 use crate::stream::Stream;
@@ -62,6 +61,14 @@ impl<T: Number> Array<T> {
 
     /// The cumulative product along `axis`, or over the flattened array with `None` (NumPy's
     /// `cumprod`); as [`cumsum`](Array::cumsum) otherwise.
+    ///
+    /// ```
+    /// use cuprum_runtime::{Array, Device};
+    /// let _cpu = Device::cpu().use_scoped()?;
+    /// let x = Array::<f64>::from_vec(vec![1.0, 2.0, 3.0, 4.0])?;
+    /// assert_eq!(x.cumprod(None)?.to_vec()?, [1.0, 2.0, 6.0, 24.0]);
+    /// # Ok::<(), cuprum_runtime::Error>(())
+    /// ```
     pub fn cumprod(&self, axis: Option<isize>) -> Result<Array<T>> {
         scan(self, axis, Op::Prod)
     }
@@ -78,24 +85,7 @@ fn scan<T: Number>(x: &Array<T>, axis: Option<isize>, op: Op) -> Result<Array<T>
         });
     }
     // The scanned axis last and contiguous: rows of `n` elements.
-    let (rows_view, moved): (Array<T>, Option<(Vec<usize>, usize)>) = match axis {
-        None => (x.ravel()?, None),
-        Some(a) => {
-            let ndim = x.ndim();
-            if ndim == 0 {
-                return Err(Error::InvalidAxis { axis: a, ndim });
-            }
-            let k = normalize_axis(a, ndim)?;
-            if k == ndim - 1 {
-                (x.clone(), None)
-            } else {
-                let mut axes: Vec<usize> = (0..ndim).filter(|&i| i != k).collect();
-                axes.push(k);
-                (x.permute(&axes)?, Some((axes, k)))
-            }
-        }
-    };
-    let rows_view = if rows_view.is_c_contiguous() { rows_view } else { rows_view.copy()? };
+    let (rows_view, moved) = x.rows_along(axis)?;
     let stream = Stream::current_for(x.device())?;
     let y = Array::<T>::empty_on(rows_view.shape(), &stream)?;
     let total = rows_view.len();
@@ -133,16 +123,5 @@ fn scan<T: Number>(x: &Array<T>, axis: Option<isize>, op: Op) -> Result<Array<T>
             &mut counter,
         )?;
     }
-    match moved {
-        None => Ok(y),
-        Some((axes, k)) => {
-            // Back to the input's axis order, then C-contiguous as NumPy's result.
-            let mut inverse = vec![0usize; axes.len()];
-            for (i, &a) in axes.iter().enumerate() {
-                inverse[a] = i;
-            }
-            debug_assert_eq!(axes.last(), Some(&k));
-            y.permute(&inverse)?.copy()
-        }
-    }
+    y.from_rows(moved)
 }

@@ -25,7 +25,6 @@
 //! and precompiled; a pass reads each key twice and writes it once (12 bytes per `f32` key and
 //! pass, 7 passes for 4-byte keys, 13 for 8-byte ones).
 
-use crate::array::shape::normalize_axis;
 use crate::error::{Error, Result};
 use crate::launch::LaunchConfig;
 use crate::stream::Stream;
@@ -194,55 +193,18 @@ fn sort_rows<T: Scalar>(
 ) -> Result<Sorted<T>> {
     let (mode, size) = kind_of::<T>(op)?;
     // The sorted axis last and contiguous: rows of `n` elements.
-    let (rows_view, moved): (Array<T>, Option<Vec<usize>>) = match axis {
-        None => (x.ravel()?, None),
-        Some(a) => {
-            let ndim = x.ndim();
-            if ndim == 0 {
-                return Err(Error::InvalidAxis { axis: a, ndim });
-            }
-            let k = normalize_axis(a, ndim)?;
-            if k == ndim - 1 {
-                (x.clone(), None)
-            } else {
-                let mut axes: Vec<usize> = (0..ndim).filter(|&i| i != k).collect();
-                axes.push(k);
-                (x.permute(&axes)?, Some(axes))
-            }
-        }
-    };
-    let rows_view = if rows_view.is_c_contiguous() { rows_view } else { rows_view.copy()? };
+    let (rows_view, moved) = x.rows_along(axis)?;
     let shape = rows_view.shape().to_vec();
     let (keys, idx) = if size == 4 {
         sort_bits::<T, u32>(&rows_view, mode, want_keys, want_idx)?
     } else {
         sort_bits::<T, u64>(&rows_view, mode, want_keys, want_idx)?
     };
-    let back = |a: Array<T>| -> Result<Array<T>> {
-        let a = a.reshape(shape.clone())?;
-        match &moved {
-            None => Ok(a),
-            Some(axes) => a.permute(&inverse(axes))?.copy(),
-        }
-    };
-    let back_idx = |a: Array<i64>| -> Result<Array<i64>> {
-        let a = a.reshape(shape.clone())?;
-        match &moved {
-            None => Ok(a),
-            Some(axes) => a.permute(&inverse(axes))?.copy(),
-        }
-    };
+    let back = |a: Array<T>| a.reshape(shape.clone())?.from_rows(moved);
+    let back_idx = |a: Array<i64>| a.reshape(shape.clone())?.from_rows(moved);
     Ok((keys.map(back).transpose()?, idx.map(back_idx).transpose()?))
 }
 
-/// The permutation that undoes `axes`.
-fn inverse(axes: &[usize]) -> Vec<usize> {
-    let mut inv = vec![0usize; axes.len()];
-    for (i, &a) in axes.iter().enumerate() {
-        inv[a] = i;
-    }
-    inv
-}
 
 /// Sorts the rows (the last axis) of the C-contiguous `x` through its bits `K`: flat results.
 fn sort_bits<T: Scalar, K: KeyBits>(

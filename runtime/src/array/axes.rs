@@ -54,6 +54,36 @@ impl<T: Element> Array<T> {
         self.permute(&order)
     }
 
+    /// The elements as C-contiguous rows along `axis` (negative counts from the end; `None`: the
+    /// flattened array, one row), for the routines that work row by row (`cumsum`, `sort`): the
+    /// axis moved last ([`moveaxis`](Self::moveaxis)) and the result copied unless it is
+    /// C-contiguous already; with the axis to give back to the rows' result
+    /// ([`from_rows`](Self::from_rows)), `None` when it was last already. A 0-d array has no axis.
+    pub(crate) fn rows_along(&self, axis: Option<isize>) -> Result<(Array<T>, Option<usize>)> {
+        let (rows, moved) = match axis {
+            None => (self.ravel()?, None),
+            Some(a) => {
+                let nd = self.ndim();
+                if nd == 0 {
+                    return Err(Error::InvalidAxis { axis: a, ndim: nd });
+                }
+                let k = normalize_axis(a, nd)?;
+                if k == nd - 1 { (self.clone(), None) } else { (self.moveaxis(&[k as isize], &[-1])?, Some(k)) }
+            }
+        };
+        let rows = if rows.is_c_contiguous() { rows } else { rows.copy()? };
+        Ok((rows, moved))
+    }
+
+    /// A result computed on [`rows_along`](Self::rows_along)'s rows (the same shape), with the
+    /// axis `moved` given back to its place: C-contiguous, as NumPy's results are.
+    pub(crate) fn from_rows(self, moved: Option<usize>) -> Result<Array<T>> {
+        match moved {
+            None => Ok(self),
+            Some(k) => self.moveaxis(&[-1], &[k as isize])?.copy(),
+        }
+    }
+
     /// Axis `axis` moved to lie before position `start` (NumPy's `rollaxis`, kept for old
     /// code; [`moveaxis`](Self::moveaxis) is clearer): `start` is in `-ndim..=ndim`. A view.
     pub fn rollaxis(&self, axis: isize, start: isize) -> Result<Array<T>> {
