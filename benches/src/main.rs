@@ -84,7 +84,12 @@ struct Options {
     quick: bool,
     /// Only the CPU device's rows (no GPU needed).
     cpu: bool,
+    /// Only these sections of issue 36's rows, after the copy ceiling (`--only ufuncs,scan`).
+    only: Option<Vec<String>>,
 }
+
+/// The sections `--only` takes.
+const ONLY_SECTIONS: &str = "ufuncs, manipulation, scan, sort, matmul, cpu";
 
 /// One printed line: a figure beside its ceiling.
 struct Row {
@@ -174,20 +179,35 @@ fn main() -> ExitCode {
         json: false,
         quick: false,
         cpu: false,
+        only: None,
     };
-    for a in &args {
+    let usage = "usage: cuprum-bench [--json] [--quick] [--cpu] [--only SECTION,...]";
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
         match a.as_str() {
+            "--only" => {
+                let Some(list) = it.next() else {
+                    eprintln!("cuprum-bench: `--only` needs a comma-separated list of sections ({ONLY_SECTIONS})\n{usage}");
+                    return ExitCode::from(2);
+                };
+                let names: Vec<String> = list.split(',').map(|s| s.trim().to_string()).collect();
+                if let Some(bad) = names.iter().find(|n| !ONLY_SECTIONS.split(", ").any(|s| s == n.as_str())) {
+                    eprintln!("cuprum-bench: unknown section `{bad}` for `--only`; the sections are {ONLY_SECTIONS}");
+                    return ExitCode::from(2);
+                }
+                opts.only = Some(names);
+            }
             "--json" => opts.json = true,
             "--quick" => opts.quick = true,
             "--cpu" => opts.cpu = true,
             "-h" | "--help" => {
-                println!("usage: cuprum-bench [--json] [--quick] [--cpu]\n  --cpu: only the CPU device's rows (against rayon loops; no GPU needed)");
+                println!(
+                    "{usage}\n  --cpu: only the CPU device's rows (against rayon loops; no GPU needed)\n  --only: the copy ceiling, then only these sections ({ONLY_SECTIONS})"
+                );
                 return ExitCode::SUCCESS;
             }
             other => {
-                eprintln!(
-                    "cuprum-bench: unknown argument `{other}`\nusage: cuprum-bench [--json] [--quick] [--cpu]"
-                );
+                eprintln!("cuprum-bench: unknown argument `{other}`\n{usage}");
                 return ExitCode::from(2);
             }
         }
@@ -304,6 +324,46 @@ fn run(dev: &Device, opts: &Options) -> Result<()> {
         });
     }
     drop(host);
+    drop((x, y));
+
+    if let Some(only) = &opts.only {
+        let want = |s: &str| only.iter().any(|o| o == s);
+        let mut rows = vec![Row {
+            name: "grid-stride copy RawKernel (float4, 2^28 f32)",
+            value: copy_gbs,
+            unit: "GB/s",
+            ceiling_name: "device-to-device copy",
+            ceiling: copy_ceiling,
+            target: Some((">=", 0.95)),
+            note: "a covering grid x 256, timed alternately with the copy".into(),
+        }];
+        if want("ufuncs") {
+            rows.extend(ufuncs::rows(copy_ceiling, opts.quick, &stream)?);
+        }
+        if want("manipulation") {
+            rows.extend(manipulation::rows(copy_ceiling, opts.quick, &stream)?);
+        }
+        if want("scan") {
+            rows.extend(counting_scan::rows(copy_ceiling, opts.quick, &stream)?);
+        }
+        if want("sort") {
+            rows.extend(sorting::rows(copy_ceiling, opts.quick, &stream)?);
+        }
+        if want("matmul") {
+            rows.extend(matmul::rows(&stream)?);
+        }
+        if want("cpu") {
+            rows.extend(cpu::rows(opts.quick)?);
+        }
+        let ceilings = [Ceiling { name: "device-to-device copy", value: copy_ceiling, unit: "GB/s" }];
+        let header = format!("{} (sm_{major}{minor}, {sms} SMs), --only {}", dev.name(), only.join(","));
+        if opts.json {
+            print!("{}", to_json(&header, &ceilings, &rows));
+        } else {
+            print!("{}", to_table(&header, &ceilings, &rows));
+        }
+        return Ok(());
+    }
 
     // One cubin for the bare launch, built by NVRTC.
     let empty_cubin = bare_compile(EMPTY, target)?;

@@ -155,6 +155,9 @@ pub struct Item {
     /// (`__launch_bounds__(N)`), so that the compiler keeps its registers within what N threads
     /// may have.
     pub max_threads: Option<u32>,
+    /// `#[rawkernel(min_blocks = M)]` (with `max_threads`): the resident blocks per multiprocessor
+    /// the kernel is compiled for (`__launch_bounds__(N, M)`).
+    pub min_blocks: Option<u32>,
     pub span: Span,
 }
 

@@ -48,7 +48,7 @@ fn warp_combine<T: Number>(v: T, prod: u32) -> T {
 /// contiguous elements, `tiles_per_row` tiles of 4096 each) into `y`. Launch with 256 threads
 /// and one block per tile; `flags` (one per tile) and `counter` zeroed; `agg` and `inc` (one per
 /// tile) need no initial value.
-#[rawkernel(crate = crate, instances = [f32, f64, i64])]
+#[rawkernel(crate = crate, unchecked, max_threads = 256, min_blocks = 8, instances = [f32, f64, i64])]
 pub fn scan_rows<T: Number>(
     x: &[T],
     y: &mut [T],
@@ -78,21 +78,27 @@ pub fn scan_rows<T: Number>(
     let row_end = (row + 1) * row_len;
     let count = if start + 4096 < row_end { 4096 } else { row_end - start };
     let ident = if prod != 0 { T::from_f64(1.0) } else { T::from_f64(-0.0) };
-    let mut j = 0usize;
-    while j < 16 {
+    // All 16 loads first (coalesced, independent: they are in flight together), then the stores
+    // to shared memory: a store between two loads would make each load wait for the last one.
+    let mut v = [ident; 16];
+    for j in (0..16usize).unroll() {
         let k = j * 256 + tid;
-        let v = if (k as u64) < count { x[start as usize + k] } else { ident };
-        data[k + k / 32] = v;
-        j += 1;
+        if (k as u64) < count {
+            v[j] = x[start as usize + k];
+        }
+    }
+    for j in (0..16usize).unroll() {
+        let k = j * 256 + tid;
+        data[k + k / 32] = v[j];
     }
     sync_threads();
+    // The thread's 16 consecutive elements, scanned in place (`v` is dead from here on: its
+    // registers are free during the look-back).
     let mut acc = ident;
-    j = 0;
-    while j < 16 {
+    for j in (0..16usize).unroll() {
         let k = tid * 16 + j;
         acc = combine(acc, data[k + k / 32], prod);
         data[k + k / 32] = acc;
-        j += 1;
     }
     let mut incl = acc;
     let mut off = 1u32;
@@ -165,19 +171,15 @@ pub fn scan_rows<T: Number>(
     }
     sync_threads();
     let mine = combine(combine(prefix_s[0], before, prod), excl_in_warp, prod);
-    j = 0;
-    while j < 16 {
+    for j in (0..16usize).unroll() {
         let k = tid * 16 + j;
         data[k + k / 32] = combine(mine, data[k + k / 32], prod);
-        j += 1;
     }
     sync_threads();
-    j = 0;
-    while j < 16 {
+    for j in (0..16usize).unroll() {
         let k = j * 256 + tid;
         if (k as u64) < count {
             y[start as usize + k] = data[k + k / 32];
         }
-        j += 1;
     }
 }

@@ -74,9 +74,9 @@ fn order_bits<K: Int>(b: K, mode: u32, sign: K, inf: K) -> K {
 
 /// The digit (0 to 31) of the key bits `b` at `shift`.
 #[device(crate = crate)]
-fn digit_of<K: Int>(b: K, shift: u32, mode: u32, sign: K, inf: K) -> usize {
+fn digit_of<K: Int>(b: K, shift: u32, mode: u32, sign: K, inf: K) -> u32 {
     let d = (order_bits(b, mode, sign, inf) >> shift) & K::from_i64(31);
-    d.to_f64() as usize
+    d.to_f64() as u32
 }
 
 /// The bitwise OR (`acc[0]`, 0 before) and AND (`acc[1]`, all ones before) of the order images
@@ -108,7 +108,7 @@ pub fn radix_bits<K: Int>(keys: &[K], n: u64, mode: u32, sign: K, inf: K, acc: &
 
 /// Counts the digits at `shift` of each tile of `TILE` keys (`n` keys, `tiles` tiles) into
 /// `hist[digit * tiles + tile]`. Launch with one block of `THREADS` threads per tile.
-#[rawkernel(crate = crate, instances = [u32, u64])]
+#[rawkernel(crate = crate, unchecked, instances = [u32, u64])]
 pub fn radix_count<K: Int>(keys: &[K], n: u64, shift: u32, mode: u32, sign: K, inf: K, tiles: u64, hist: &mut [i64]) {
     let cnt = shared_array::<u32, PADDED_COUNTERS>();
     let tid = thread_idx().x as usize;
@@ -119,13 +119,21 @@ pub fn radix_count<K: Int>(keys: &[K], n: u64, shift: u32, mode: u32, sign: K, i
     for d in (0..BUCKETS).unroll() {
         cnt[pad(d * THREADS + tid)] = 0;
     }
-    // Each thread counts into its own column: no atomics, no conflicts.
+    // All loads first (in flight together; a shared-memory update between two loads would make
+    // each wait for the last), then each thread counts into its own column: no atomics, no
+    // conflicts.
+    let mut ks = [K::zero(); ITEMS];
     for j in (0..ITEMS).unroll() {
         let i = start + (j * THREADS + tid) as u64;
         if i < n {
-            let d = digit_of(keys[i as usize], shift, mode, sign, inf);
-            let s = pad(d * THREADS + tid);
-            cnt[s] += 1;
+            ks[j] = keys[i as usize];
+        }
+    }
+    for j in (0..ITEMS).unroll() {
+        let i = start + (j * THREADS + tid) as u64;
+        if i < n {
+            let d = digit_of(ks[j], shift, mode, sign, inf) as usize;
+            cnt[pad(d * THREADS + tid)] += 1;
         }
     }
     sync_threads();
@@ -150,7 +158,7 @@ pub fn radix_count<K: Int>(keys: &[K], n: u64, shift: u32, mode: u32, sign: K, i
 /// read), 2 `vals_in`; they move with their keys to `vals_out`. Launch with one block of
 /// `THREADS` threads per tile and, when `vals` is not 0, `PADDED` `i64`s of dynamic shared
 /// memory.
-#[rawkernel(crate = crate, instances = [u32, u64])]
+#[rawkernel(crate = crate, unchecked, max_threads = 128, min_blocks = 6, instances = [u32, u64])]
 pub fn radix_scatter<K: Int>(
     keys_in: &[K],
     keys_out: &mut [K],
@@ -181,30 +189,47 @@ pub fn radix_scatter<K: Int>(
     for d in (0..BUCKETS).unroll() {
         cnt[pad(d * THREADS + tid)] = 0;
     }
-    // Stage the tile through shared memory (coalesced reads), then take 16 consecutive keys.
+    // Stage the tile through shared memory (coalesced reads, all in flight before the first
+    // store), then take 16 consecutive keys.
+    let mut ks = [K::zero(); ITEMS];
     for j in (0..ITEMS).unroll() {
-        let k = j * THREADS + tid;
-        let i = start + k as u64;
+        let i = start + (j * THREADS + tid) as u64;
         if i < n {
-            keys_s[pad(k)] = keys_in[i as usize];
-            if vals == 2 {
-                vals_s[pad(k)] = vals_in[i as usize];
-            }
+            ks[j] = keys_in[i as usize];
         }
     }
+    if vals == 2 {
+        let mut vs = [0i64; ITEMS];
+        for j in (0..ITEMS).unroll() {
+            let i = start + (j * THREADS + tid) as u64;
+            if i < n {
+                vs[j] = vals_in[i as usize];
+            }
+        }
+        for j in (0..ITEMS).unroll() {
+            vals_s[pad(j * THREADS + tid)] = vs[j];
+        }
+    }
+    for j in (0..ITEMS).unroll() {
+        keys_s[pad(j * THREADS + tid)] = ks[j];
+    }
     sync_threads();
-    let mut ks = [K::zero(); 16];
-    let mut vs = [0i64; 16];
-    let mut ds = [32usize; 16];
+    let mut ds = [BUCKETS as u32; ITEMS];
     for j in (0..ITEMS).unroll() {
         let k = tid * ITEMS + j;
         let i = start + k as u64;
         if i < n {
             ks[j] = keys_s[pad(k)];
-            vs[j] = if vals == 2 { vals_s[pad(k)] } else { i as i64 };
             ds[j] = digit_of(ks[j], shift, mode, sign, inf);
-            let s = pad(ds[j] * THREADS + tid);
-            cnt[s] += 1;
+            cnt[pad(ds[j] as usize * THREADS + tid)] += 1;
+        }
+    }
+    // The values of this thread's keys (argsort's later passes): read before any thread places
+    // a value over them.
+    let mut vs = [0i64; ITEMS];
+    if vals == 2 {
+        for j in (0..ITEMS).unroll() {
+            vs[j] = vals_s[pad(tid * ITEMS + j)];
         }
     }
     sync_threads();
@@ -243,13 +268,15 @@ pub fn radix_scatter<K: Int>(
     sync_threads();
     // Place the keys sorted by digit, each thread's in order after the threads before it.
     for j in (0..ITEMS).unroll() {
-        if ds[j] < BUCKETS {
-            let s = pad(ds[j] * THREADS + tid);
+        if (ds[j] as usize) < BUCKETS {
+            let s = pad(ds[j] as usize * THREADS + tid);
             let r = cnt[s] as u32;
             cnt[s] = (r + 1) as u16;
             keys_s[pad(r as usize)] = ks[j];
-            if vals != 0 {
+            if vals == 2 {
                 vals_s[pad(r as usize)] = vs[j];
+            } else if vals == 1 {
+                vals_s[pad(r as usize)] = (start + (tid * ITEMS + j) as u64) as i64;
             }
         }
     }
@@ -258,7 +285,7 @@ pub fn radix_scatter<K: Int>(
         let k = j * THREADS + tid;
         if (k as u32) < total {
             let key = keys_s[pad(k)];
-            let d = digit_of(key, shift, mode, sign, inf);
+            let d = digit_of(key, shift, mode, sign, inf) as usize;
             let o = (base_s[d] + k as i64) as usize;
             keys_out[o] = key;
             if vals != 0 {

@@ -55,7 +55,9 @@ impl<T: Int> Array<T> {
         counts.buffer().zero(&stream)?;
         if values.len() > 0 {
             let cfg = LaunchConfig::new(grid_for(self.device(), values.len()), THREADS).stream(&stream);
-            kernels::count_values::launch(&cfg, &values, &mut counts)?;
+            // SAFETY: `count_values` is unchecked: every value lies in `0..nbins` (`checked_values`)
+            // and `counts` holds `nbins`; shared bins are used only when `nbins <= SHARED_BINS`.
+            unsafe { kernels::count_values::launch(&cfg, &values, &mut counts) }?;
         }
         Ok(counts)
     }
@@ -159,7 +161,10 @@ impl<T: Float> Array<T> {
         if !x.is_empty() {
             let norm = bins as f64 / (hi - lo);
             let cfg = LaunchConfig::new(grid_for(self.device(), x.len()), THREADS).stream(&stream);
-            kernels::histogram_uniform::launch(&cfg, &x, &edges, T::from_f64(lo), T::from_f64(hi), T::from_f64(norm), &mut counts)?;
+            // SAFETY: `histogram_uniform` is unchecked: a counted value lies in `[lo, hi]`, so its
+            // bin is clamped to `0..bins` (`counts` holds `bins`, `edges` `bins + 1`); shared bins
+            // are used only when `bins <= SHARED_BINS`.
+            unsafe { kernels::histogram_uniform::launch(&cfg, &x, &edges, T::from_f64(lo), T::from_f64(hi), T::from_f64(norm), &mut counts) }?;
         }
         Ok((counts, edges))
     }
@@ -234,7 +239,11 @@ fn count_bytes<T: Int>(x: &Array<T>, minlength: usize, stream: &Stream) -> Resul
     counts.buffer().zero(stream)?;
     if !x.is_empty() {
         let cfg = LaunchConfig::new(grid_for(x.device(), nwords.max(1)), THREADS).stream(stream);
-        kernels::count_bytes::launch(&cfg, &words, &bytes, head as u64, tail_start as u64, &mut counts)?;
+        // SAFETY: `count_bytes` is unchecked: `THREADS` (256, 8 warps) per block, so the shared
+        // histogram's indices `warp * 256 + byte` are below 2048; `counts` holds at least 256;
+        // `words` and `bytes` are read below their lengths (`head` and `tail_start` are at most
+        // `bytes.len()`).
+        unsafe { kernels::count_bytes::launch(&cfg, &words, &bytes, head as u64, tail_start as u64, &mut counts) }?;
     }
     if minlength >= 256 {
         // Every byte has its bin already: no need to look for the last non-zero one.

@@ -110,7 +110,12 @@ fn scan<T: Number>(x: &Array<T>, axis: Option<isize>, op: Op) -> Result<Array<T>
             Op::Prod => 1,
         };
         let cfg = LaunchConfig::new(tiles as u32, 256u32).stream(&stream);
-        kernels::scan_rows::launch(
+        // SAFETY: `scan_rows` is unchecked. One block of 256 threads per tile: tile `t` reads
+        // and writes elements `row * n + tr * TILE ..` below the end of its row (`row < rows`,
+        // so within the `rows * n` elements of `flat_in` and `flat_out`), its own and earlier
+        // tiles' entries of `flags`, `agg` and `inc` (`tiles` each), `counter[0]`, and shared
+        // slots below its arrays' lengths (`k + k / 32 < 4224` for `k < 4096`; 8 warps).
+        unsafe { kernels::scan_rows::launch(
             &cfg,
             &flat_in,
             &mut flat_out,
@@ -121,7 +126,7 @@ fn scan<T: Number>(x: &Array<T>, axis: Option<isize>, op: Op) -> Result<Array<T>
             &mut agg,
             &mut inc,
             &mut counter,
-        )?;
+        ) }?;
     }
     y.from_rows(moved)
 }

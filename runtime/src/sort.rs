@@ -310,7 +310,10 @@ fn radix<K: KeyBits>(
         let [b0, b1] = &mut bufs;
         let (src, dst) = if dst_i == 1 { (&*b0, b1) } else { (&*b1, b0) };
         let src = if pass == 0 { keys } else { src };
-        kernels::radix_count::launch(&cfg, src, n as u64, shift, mode as u32, sign, inf, tiles as u64, &mut hist)?;
+        // SAFETY: `radix_count` is unchecked. `tiles` blocks of `THREADS`: block `b` reads keys
+        // `b * TILE ..` below `n` (the length of `src`) and writes `hist[d * tiles + b]` for the 32
+        // digits `d` (`hist` holds `BUCKETS * tiles`); its shared indices are below 4224.
+        unsafe { kernels::radix_count::launch(&cfg, src, n as u64, shift, mode as u32, sign, inf, tiles as u64, &mut hist) }?;
         let incl = hist.cumsum(None)?;
         let [v0, v1] = &mut vbufs;
         let (vsrc, vdst) = if dst_i == 1 { (&*v0, v1) } else { (&*v1, v0) };
@@ -320,7 +323,12 @@ fn radix<K: KeyBits>(
             (Vals::Given(v), 0) => (*v, 2),
             _ => (vsrc, 2),
         };
-        kernels::radix_scatter::launch(
+        // SAFETY: `radix_scatter` is unchecked. As `radix_count`, and: each key goes to
+        // `incl - hist` of its digit and tile plus its rank, a permutation of `0..n` (`dst`, and
+        // `vdst` when `vmode` is not 0, hold `n`); values are read below `n` from `vsrc` only when
+        // `vmode` is 2; `scatter_cfg` gives `PADDED` i64 of dynamic shared memory when there are
+        // values.
+        unsafe { kernels::radix_scatter::launch(
             &scatter_cfg,
             src,
             dst,
@@ -335,7 +343,7 @@ fn radix<K: KeyBits>(
             tiles as u64,
             &hist,
             &incl,
-        )?;
+        ) }?;
     }
     let last = (passes as usize) % 2;
     let [b0, b1] = bufs;

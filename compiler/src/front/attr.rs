@@ -5,7 +5,9 @@
 //!   without it, the default of each parameter's bound (`lang::default_instances`) is used and
 //!   several parameters take every combination.
 //! - `#[rawkernel(fast_math)]`: compile with fast-math.
-//! - `#[rawkernel(max_threads = N)]`: compile for blocks of at most N threads (`__launch_bounds__`).
+//! - `#[rawkernel(max_threads = N)]`: compile for blocks of at most N threads (`__launch_bounds__`);
+//!   with `min_blocks = M` too, for M such blocks resident per multiprocessor (its registers are
+//!   then capped so that they fit: `__launch_bounds__(N, M)`).
 //! - `#[rawkernel(unchecked)]` and `#[device(unchecked)] unsafe fn`: no index checks in the body
 //!   (docs/semantics.md, row 18), so the kernel's `launch` is an `unsafe fn`; the default is
 //!   checked.
@@ -37,6 +39,9 @@ pub struct KernelAttr {
     /// `max_threads = N` (raw kernels): compiled for blocks of at most N threads
     /// (`__launch_bounds__(N)`).
     pub max_threads: Option<u32>,
+    /// `min_blocks = M` (raw kernels, with `max_threads`): compiled for M resident blocks per
+    /// multiprocessor (`__launch_bounds__(N, M)`).
+    pub min_blocks: Option<u32>,
     /// The listed instances (each a type, or a tuple of types) and the span of `instances`.
     pub instances: Option<(Vec<syn::Type>, Span)>,
     /// A reduction's `identity = expr`.
@@ -146,7 +151,7 @@ pub fn parse(kind: AttrKind, args: TokenStream, attr_span: Span, diags: &mut Dia
         }
         let allowed: &[&str] = match kind {
             AttrKind::Elementwise => &["instances"],
-            AttrKind::RawKernel => &["instances", "fast_math", "unchecked", "max_threads"],
+            AttrKind::RawKernel => &["instances", "fast_math", "unchecked", "max_threads", "min_blocks"],
             AttrKind::Reduction => &["instances", "identity", "reduce", "post", "acc"],
             AttrKind::Device => &["unchecked"],
         };
@@ -182,12 +187,21 @@ pub fn parse(kind: AttrKind, args: TokenStream, attr_span: Span, diags: &mut Dia
                 }
                 _ => diags.error(span, "`max_threads` is an integer literal from 1 to 1024 (threads per block): `max_threads = 384`"),
             },
+            ("min_blocks", Some((Value::Expr(v), span))) => match &v {
+                syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Int(i), .. }) if i.base10_parse::<u32>().is_ok_and(|n| (1..=32).contains(&n)) => {
+                    out.min_blocks = i.base10_parse().ok();
+                }
+                _ => diags.error(span, "`min_blocks` is an integer literal from 1 to 32 (resident blocks per multiprocessor): `min_blocks = 6`"),
+            },
             ("acc", Some((Value::Type(t), _))) => out.acc = Some(t),
             ("identity", Some((Value::Expr(v), _))) => out.identity = Some(v),
             ("reduce", Some((Value::Expr(v), _))) => out.reduce = Some(v),
             ("post", Some((Value::Expr(v), _))) => out.post = Some(v),
             _ => unreachable!("checked against `allowed`; values parsed by name"),
         }
+    }
+    if out.min_blocks.is_some() && out.max_threads.is_none() {
+        diags.error(out.span.unwrap_or(attr_span), "`min_blocks` needs `max_threads` too (the block size it counts): `#[rawkernel(max_threads = 256, min_blocks = 6)]`");
     }
     if kind == AttrKind::Reduction && out.reduce.is_none() {
         diags.error(out.span.unwrap_or(attr_span), "`#[reduction]` needs `reduce = |a, b| ...`: `#[reduction(identity = 0, reduce = |a, b| a + b)]`");

@@ -408,6 +408,7 @@ pub fn lower_kernel(
         instances,
         bounds_checks: !attr.unchecked,
         max_threads: attr.max_threads,
+        min_blocks: attr.min_blocks,
         span: sig.ident.span(),
     };
     Some(Lowered { item, attr, params_written, ret_written })

@@ -39,3 +39,13 @@ pub fn per_element(x: f32) -> f32 {
 pub fn too_many_threads(out: &mut [f32]) {
     out[0] = 1.0;
 }
+
+#[rawkernel(min_blocks = 4)]
+pub fn min_blocks_without_max_threads(out: &mut [f32]) {
+    out[0] = 1.0;
+}
+
+#[rawkernel(max_threads = 256, min_blocks = 0)]
+pub fn zero_min_blocks(out: &mut [f32]) {
+    out[0] = 1.0;
+}

@@ -272,7 +272,11 @@ impl<'a> Writer<'a> {
             ),
             _ => assert,
         };
-        let bounds = self.item.max_threads.map_or(String::new(), |n| format!("__launch_bounds__({n}) "));
+        let bounds = match (self.item.max_threads, self.item.min_blocks) {
+            (Some(n), Some(m)) => format!("__launch_bounds__({n}, {m}) "),
+            (Some(n), None) => format!("__launch_bounds__({n}) "),
+            _ => String::new(),
+        };
         self.instantiate_macro(&format!("extern \"C\" __global__ void {bounds}NAME({entry_params}) {{ {assert}{name}_body{targs}({}); }}", args.join(", ")));
     }
 
