@@ -24,6 +24,7 @@
 //! and precompiled; a pass reads each key twice and writes it once (12 bytes per `f32` key and
 //! pass, 7 passes for 4-byte keys, 13 for 8-byte ones).
 
+use crate::cpu::sort::{HostKey, HostVals};
 use crate::error::{Error, Result};
 use crate::launch::LaunchConfig;
 use crate::stream::Stream;
@@ -46,7 +47,7 @@ const DIGIT_BITS: u32 = 5;
 const BUCKETS: usize = 32;
 
 /// The key bits the kernels move: `u32` for 4-byte dtypes, `u64` for 8-byte ones.
-pub(crate) trait KeyBits: Int + Element + DeviceRepr {
+pub(crate) trait KeyBits: Int + Element + DeviceRepr + HostKey {
     /// Bits per key.
     const BITS: u32;
     /// The sign bit, as a float's or a signed integer's.
@@ -255,6 +256,16 @@ pub(crate) fn radix<K: KeyBits>(
     bits: u32,
     stream: &Stream,
 ) -> Result<(Array<K>, Option<Array<i64>>)> {
+    if keys.device().is_cpu() && crate::cpu::host_routines() {
+        // The host's radix sort: the kernels below would run each CUDA thread on the host
+        // (runtime/src/cpu/sort.rs).
+        let vals = match vals {
+            Vals::None => HostVals::None,
+            Vals::Iota => HostVals::Iota,
+            Vals::Given(v) => HostVals::Given(v),
+        };
+        return crate::cpu::sort::radix(keys, vals, mode as u32, bits, stream);
+    }
     let n = keys.len();
     let tiles = n.div_ceil(TILE);
     let grid = u32::try_from(tiles).map_err(|_| Error::InvalidShape {

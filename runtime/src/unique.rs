@@ -32,9 +32,9 @@ pub struct Unique<T: Scalar> {
     /// The index in the flattened input of each value's first occurrence (1-d, as long as
     /// `values`): `return_index`.
     pub indices: Array<i64>,
-    /// For each input element, the index of its value in `values`, in the input's shape (NumPy
-    /// >= 2.0.1 for `axis=None`): `values.take(&inverse, None)` rebuilds the input (NaNs as the
-    /// one NaN of `values`, -0.0 as the zero `values` kept). `return_inverse`.
+    /// For each input element, the index of its value in `values`, in the input's shape (as
+    /// NumPy 2.0.1 and later give it for `axis=None`): `values.take(&inverse, None)` rebuilds the
+    /// input (NaNs as the one NaN of `values`, -0.0 as the zero `values` kept). `return_inverse`.
     pub inverse: Array<i64>,
     /// How many input elements equal each value (1-d, as long as `values`; they add up to the
     /// input's size): `return_counts`.

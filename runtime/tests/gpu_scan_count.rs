@@ -24,8 +24,8 @@ on_both_devices!(
     nonzero_edge_cases_and_bad_input,
 );
 
-/// Lengths around the kernel's tile of 4096 and across many tiles (the CPU device, which runs
-/// each CUDA thread of the scan's blocks on the host, stops at 17 tiles).
+/// Lengths around the kernel's tile of 4096 and across many tiles, and past the CPU device's
+/// switch to threads (2^15 elements; runtime/src/cpu/scan.rs); the GPU adds millions.
 fn lengths() -> Vec<usize> {
     let mut n = vec![1, 31, 4095, 4096, 4097, 3 * 4096 + 5, 70_001];
     if !cuprum_runtime::Device::current().unwrap().is_cpu() {

@@ -25,10 +25,11 @@ on_both_devices!(
     unique_all_edge_cases_and_bad_input,
 );
 
-/// Lengths around the kernels' tile of 2048 and across tiles (the CPU device, which runs each
-/// CUDA thread on the host, stops at a few tiles; the GPU adds millions).
+/// Lengths around the kernels' tile of 2048 and across tiles, and around the CPU device's switch
+/// from the standard library's sort to its radix sort (512 keys; runtime/src/cpu/sort.rs); the
+/// GPU adds millions (the unoptimised test build's host references would take long on the CPU).
 fn lengths() -> Vec<usize> {
-    let mut n = vec![1, 2, 127, 2047, 2048, 2049, 3 * 2048 + 7, 9_001];
+    let mut n = vec![1, 2, 127, 511, 512, 2047, 2048, 2049, 3 * 2048 + 7, 9_001, (1 << 17) + 3];
     if !Device::current().unwrap().is_cpu() {
         n.extend([1 << 20, (1 << 22) + 3]);
     }

@@ -261,7 +261,9 @@ fn page() -> String {
          cuprum's form (`x`, `y`: `Array<f32>`; `d`: `Array<f64>`; `i`: `Array<i64>`; `j`: \
          `Array<i32>`; `u`: `Array<u8>`; `b`, `c`: `Array<bool>`; `arr` is \
          `cuprum::runtime::array`), the element types it takes and where it differs from NumPy. \
-         Every routine runs on both devices (the CPU device runs the same kernels). Rules that hold \
+         Every routine runs on both devices (the CPU device runs the same kernels, except for the \
+         scans and the radix sort under `cumsum`, `cumprod`, `sort`, `argsort` and `unique`, which \
+         have host versions there: docs/cpu.md). Rules that hold \
          throughout (docs/semantics.md): integers wrap, and the result of a binary operation has \
          the element type of its operands (no type promotion: convert with `astype` first).\n",
     );
