@@ -1,8 +1,11 @@
 //! The CPU device's rows (`cuprum-bench --cpu`; issue 16, docs/cpu.md): each kernel on the CPU
 //! device against a hand-written rayon loop of the same work in the same run, as GB/s (bytes
-//! read + written / wall time, median of the rounds). Targets: elementwise and reductions at
-//! least 0.5 of the rayon loop, the `#[rawkernel]` stencil (shared memory and `sync_threads`)
-//! at least 0.2.
+//! read + written / wall time, median of the rounds; the sort as keys per second). Targets:
+//! elementwise and reductions at least 0.5 of the rayon loop, the `#[rawkernel]` stencil (shared
+//! memory and `sync_threads`) at least 0.2; issue 36's `cumsum`, `sort` and a ufunc (`tan`) at
+//! least 0.5. Where cuprum's routine returns a new array (those three), the rayon loop allocates
+//! its output too (a `Vec` per call: the same work, page faults included); where it writes a
+//! given output (`call_into`), the loop writes a buffer allocated once.
 
 use std::time::Instant;
 
@@ -43,13 +46,14 @@ pub fn rows(quick: bool) -> Result<Vec<Row>> {
     let n = 1usize << log2;
     let threads = rayon::current_num_threads();
     let mut rows = Vec::new();
-    let mut push = |name: &'static str, bytes: f64, ours: f64, theirs: f64, target: f64, note: String| {
+    let mut push = |unit: &'static str, name: &'static str, bytes: f64, ours: f64, theirs: f64, target: f64, note: String| {
+        let per_s = |ms: f64| if unit == "GB/s" { gbs(bytes, ms) } else { bytes / (ms * 1e-3) / 1e6 };
         rows.push(Row {
             name,
-            value: gbs(bytes, ours),
-            unit: "GB/s",
+            value: per_s(ours),
+            unit,
             ceiling_name: "rayon loop, same work",
-            ceiling: gbs(bytes, theirs),
+            ceiling: per_s(theirs),
             target: Some((">=", target)),
             note: format!("{note}; {ours:.1} vs {theirs:.1} ms, {threads} threads"),
         });
@@ -71,7 +75,7 @@ pub fn rows(quick: bool) -> Result<Vec<Row>> {
         Ok(())
     })?;
     check(&z.to_vec()?, &zs, "(x-y)^2")?;
-    push("cpu: (x-y)^2 f32 elementwise", 12.0 * n as f64, ours, theirs, 0.5, format!("2^{log2} elements"));
+    push("GB/s", "cpu: (x-y)^2 f32 elementwise", 12.0 * n as f64, ours, theirs, 0.5, format!("2^{log2} elements"));
 
     // Full sum.
     let mut total = 0f32;
@@ -86,7 +90,7 @@ pub fn rows(quick: bool) -> Result<Vec<Row>> {
             return Err(cuprum_runtime::Error::Unsupported { what: format!("the {who} full sum {got} is not the f64 sum {exact}") });
         }
     }
-    push("cpu: full sum f32", 4.0 * n as f64, ours, theirs, 0.5, format!("2^{log2} elements"));
+    push("GB/s", "cpu: full sum f32", 4.0 * n as f64, ours, theirs, 0.5, format!("2^{log2} elements"));
 
     // Sum along the contiguous axis of a square matrix.
     let side = 1usize << (log2 / 2);
@@ -103,7 +107,7 @@ pub fn rows(quick: bool) -> Result<Vec<Row>> {
             return Err(mismatch("axis sum", *g, *w));
         }
     }
-    push("cpu: sum along axis 1 f32", 4.0 * n as f64, ours, theirs, 0.5, format!("({side}, {side})"));
+    push("GB/s", "cpu: sum along axis 1 f32", 4.0 * n as f64, ours, theirs, 0.5, format!("({side}, {side})"));
 
     // The 3-point stencil of a #[rawkernel] with shared memory and a barrier.
     let mut out = Array::<f32>::empty([n])?;
@@ -123,7 +127,81 @@ pub fn rows(quick: bool) -> Result<Vec<Row>> {
         Ok(())
     })?;
     check(&out.to_vec()?, &want, "stencil")?;
-    push("cpu: #[rawkernel] 3-point stencil, shared + sync_threads", 8.0 * n as f64, ours, theirs, 0.2, format!("2^{log2} elements, blocks of 256"));
+    push("GB/s", "cpu: #[rawkernel] 3-point stencil, shared + sync_threads", 8.0 * n as f64, ours, theirs, 0.2, format!("2^{log2} elements, blocks of 256"));
+
+    // cumsum of the flattened array against a two-pass parallel prefix sum (chunk sums, their
+    // exclusive scan, each chunk scanned from its offset).
+    let ours = time_ms(rounds, || x.cumsum(None).map(drop))?;
+    let mut scanned = Vec::new();
+    let theirs = time_ms(rounds, || {
+        // A new output, as cumsum returns one.
+        scanned = vec![0f32; n];
+        let sums: Vec<f32> = xs.par_chunks(CHUNK).map(|c| c.iter().sum()).collect();
+        let mut offsets = Vec::with_capacity(sums.len());
+        let mut acc = 0f32;
+        for s in sums {
+            offsets.push(acc);
+            acc += s;
+        }
+        scanned.par_chunks_mut(CHUNK).zip(xs.par_chunks(CHUNK)).zip(offsets).for_each(|((out, x), mut acc)| {
+            for (o, &v) in out.iter_mut().zip(x) {
+                acc += v;
+                *o = acc;
+            }
+        });
+        Ok(())
+    })?;
+    let mut exact = 0f64;
+    let want: Vec<f32> = xs.iter().map(|&v| {
+        exact += v as f64;
+        exact as f32
+    }).collect();
+    // f32 prefix sums (sequential runs of up to 2^14 additions to a large total): within a
+    // relative 1e-3 of the f64 sums; a wrong scan is far off.
+    for (who, got) in [("cuprum", x.cumsum(None)?.to_vec()?), ("rayon", scanned)] {
+        if let Some((g, w)) = got.iter().zip(&want).find(|(g, w)| (*g - *w).abs() > 1e-3 * w.abs()) {
+            return Err(cuprum_runtime::Error::Unsupported { what: format!("the {who} cumsum {g} is not the f64 prefix sum {w}") });
+        }
+    }
+    push("GB/s", "cpu: cumsum f32", 8.0 * n as f64, ours, theirs, 0.5, format!("2^{log2} elements"));
+
+    // A ufunc: tan.
+    let ours = time_ms(rounds, || x.tan().map(drop))?;
+    let mut tans = Vec::new();
+    let theirs = time_ms(rounds, || {
+        tans = vec![0f32; n];
+        tans.par_chunks_mut(CHUNK).zip(xs.par_chunks(CHUNK)).for_each(|(t, x)| {
+            for (t, &v) in t.iter_mut().zip(x) {
+                *t = v.tan();
+            }
+        });
+        Ok(())
+    })?;
+    check(&x.tan()?.to_vec()?, &tans, "tan")?;
+    push("GB/s", "cpu: tan f32 (a ufunc)", 8.0 * n as f64, ours, theirs, 0.5, format!("2^{log2} elements"));
+
+    // sort of f32 keys (uniform bits over every exponent: no digit pass can be skipped) against
+    // rayon's parallel sort of a copy (unstable: of keys alone, stability cannot be seen).
+    let keys: Vec<f32> = (0..n as u64)
+        .map(|i| {
+            let mut z = i.wrapping_add(0x9e37_79b9_7f4a_7c15).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+            z ^= z >> 31;
+            (z as u32 >> 2) as f32 * if z & 1 == 0 { 1e-6 } else { -3e-4 }
+        })
+        .collect();
+    let k = Array::from_vec(keys.clone())?;
+    let ours = time_ms(rounds, || k.sort(None).map(drop))?;
+    let mut sorted = Vec::new();
+    let theirs = time_ms(rounds, || {
+        sorted = keys.clone();
+        sorted.par_sort_unstable_by(f32::total_cmp);
+        Ok(())
+    })?;
+    let got = k.sort(None)?.to_vec()?;
+    if let Some(i) = (0..n).find(|&i| got[i] != sorted[i]) {
+        return Err(mismatch("sort", got[i], sorted[i]));
+    }
+    push("Mkeys/s", "cpu: sort f32 keys", n as f64, ours, theirs, 0.5, format!("2^{log2} keys, rayon par_sort_unstable_by"));
     Ok(rows)
 }
 

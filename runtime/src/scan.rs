@@ -91,6 +91,11 @@ fn scan<T: Number>(x: &Array<T>, axis: Option<isize>, op: Op) -> Result<Array<T>
     let total = rows_view.len();
     if total > 0 {
         let n = *rows_view.shape().last().unwrap_or(&1);
+        if x.device().is_cpu() && crate::cpu::host_routines() {
+            // The host's loop: the kernel runs each CUDA thread on the host (runtime/src/cpu/scan.rs).
+            crate::cpu::scan::scan_rows(&rows_view.reshape(total)?, &y, n, matches!(op, Op::Prod))?;
+            return y.from_rows(moved);
+        }
         let rows = total / n;
         let tiles_per_row = n.div_ceil(TILE);
         let tiles = rows.checked_mul(tiles_per_row).filter(|&t| t <= u32::MAX as usize).ok_or_else(|| Error::InvalidShape {

@@ -1,4 +1,4 @@
-//! `sort`, `argsort` and `unique` (NumPy's, with `kind='stable'`) through the stable LSD radix sort
+//! `sort` and `argsort` (NumPy's, with `kind='stable'`) through the stable LSD radix sort
 //! of `kernels/sort.rs`: 5 bits per pass, three launches per pass (count each tile's digits, scan
 //! the counts with [`cumsum`](Array::cumsum), rank and scatter each tile), keys moved as their raw
 //! bits between two buffers.
@@ -6,8 +6,7 @@
 //! Order: NumPy's. Integers by value; floats by value with every NaN last (in input order) and
 //! -0.0 equal to 0.0 (a stable sort keeps the two zeros in input order, as NumPy's comparison
 //! sorts do), so `argsort` gives NumPy's `argsort(kind='stable')` exactly, NaNs and zeros
-//! included. `unique` calls -0.0 and 0.0 equal (it keeps the first in sorted order, as NumPy does)
-//! and returns one NaN for all of them (NumPy >= 1.21's `equal_nan=True`).
+//! included. `unique` (runtime/src/unique.rs) is built on the same sort.
 //!
 //! Along an axis, each row is sorted: the axis is made the last and contiguous first (a copy
 //! unless it already is), and for more than one row the sort is two stable sorts over the whole
@@ -25,6 +24,7 @@
 //! and precompiled; a pass reads each key twice and writes it once (12 bytes per `f32` key and
 //! pass, 7 passes for 4-byte keys, 13 for 8-byte ones).
 
+use crate::cpu::sort::{HostKey, HostVals};
 use crate::error::{Error, Result};
 use crate::launch::LaunchConfig;
 use crate::stream::Stream;
@@ -33,7 +33,7 @@ use crate::{Array, DType, DeviceRepr, Element, Int, Scalar};
 /// The built-in sort kernels (`kernels/sort.rs`, precompiled by the runtime's build.rs).
 #[path = "../kernels/sort.rs"]
 #[allow(missing_docs, clippy::too_many_arguments)]
-mod kernels;
+pub(crate) mod kernels;
 
 /// Threads per block of the sort kernels, as `kernels/sort.rs` has it.
 const THREADS: u32 = 128;
@@ -47,7 +47,7 @@ const DIGIT_BITS: u32 = 5;
 const BUCKETS: usize = 32;
 
 /// The key bits the kernels move: `u32` for 4-byte dtypes, `u64` for 8-byte ones.
-trait KeyBits: Int + Element + DeviceRepr {
+pub(crate) trait KeyBits: Int + Element + DeviceRepr + HostKey {
     /// Bits per key.
     const BITS: u32;
     /// The sign bit, as a float's or a signed integer's.
@@ -78,7 +78,7 @@ impl KeyBits for u64 {
 
 /// How the kernels order a dtype's bits (`order_bits` in `kernels/sort.rs`).
 #[derive(Clone, Copy)]
-enum Mode {
+pub(crate) enum Mode {
     Unsigned = 0,
     Signed = 1,
     Float = 2,
@@ -88,7 +88,7 @@ enum Mode {
 type Sorted<T> = (Option<Array<T>>, Option<Array<i64>>);
 
 /// The values a radix sort carries with its keys.
-enum Vals<'a> {
+pub(crate) enum Vals<'a> {
     None,
     /// Each key's index in the input.
     Iota,
@@ -133,30 +133,15 @@ impl<T: Scalar> Array<T> {
         let (_, idx) = sort_rows(self, axis, "argsort", false, true)?;
         idx.ok_or_else(|| unreachable_result("argsort"))
     }
-
-    /// The sorted unique values of the flattened array (NumPy's `unique` without its options):
-    /// -0.0 and 0.0 are one value, and all NaNs one NaN (NumPy >= 1.21).
-    ///
-    /// ```
-    /// use cuprum_runtime::{Array, Device};
-    /// let _cpu = Device::cpu().use_scoped()?;
-    /// let x = Array::<i32>::from_vec(vec![3, -1, 3, 7, -1])?;
-    /// assert_eq!(x.unique()?.to_vec()?, [-1, 3, 7]);
-    /// # Ok::<(), cuprum_runtime::Error>(())
-    /// ```
-    pub fn unique(&self) -> Result<Array<T>> {
-        let (mode, size) = kind_of::<T>("unique")?;
-        if size == 4 { unique_bits::<T, u32>(self, mode) } else { unique_bits::<T, u64>(self, mode) }
-    }
 }
 
 /// The error of a result that the code above always asks for (never returned).
-fn unreachable_result(op: &'static str) -> Error {
+pub(crate) fn unreachable_result(op: &'static str) -> Error {
     Error::InvalidShape { op, detail: "the sort produced no result (a bug in cuprum)".into() }
 }
 
 /// The order of `T`'s bits and their size in bytes, or the error that says what to convert to.
-fn kind_of<T: Scalar>(op: &str) -> Result<(Mode, usize)> {
+pub(crate) fn kind_of<T: Scalar>(op: &str) -> Result<(Mode, usize)> {
     Ok(match T::DTYPE {
         DType::F32 => (Mode::Float, 4),
         DType::F64 => (Mode::Float, 8),
@@ -177,7 +162,7 @@ fn kind_of<T: Scalar>(op: &str) -> Result<(Mode, usize)> {
 }
 
 /// The C-contiguous 1-d array `x` (`T`) seen as its bits (`K`, of the same size).
-fn as_bits<T: Element, K: Element>(x: &Array<T>) -> Result<Array<K>> {
+pub(crate) fn as_bits<T: Element, K: Element>(x: &Array<T>) -> Result<Array<K>> {
     debug_assert!(x.is_c_contiguous() && size_of::<T>() == size_of::<K>());
     Array::from_parts(x.buffer().clone(), vec![x.len()], vec![1], x.layout().offset)
 }
@@ -264,13 +249,23 @@ fn sort_bits<T: Scalar, K: KeyBits>(
 
 /// The stable radix sort of the 1-d contiguous key bits `keys` by their low `bits` bits (rounded
 /// up to whole passes), in `mode`'s order, with the values `vals` (returned when not `None`).
-fn radix<K: KeyBits>(
+pub(crate) fn radix<K: KeyBits>(
     keys: &Array<K>,
     vals: Vals<'_>,
     mode: Mode,
     bits: u32,
     stream: &Stream,
 ) -> Result<(Array<K>, Option<Array<i64>>)> {
+    if keys.device().is_cpu() && crate::cpu::host_routines() {
+        // The host's radix sort: the kernels below would run each CUDA thread on the host
+        // (runtime/src/cpu/sort.rs).
+        let vals = match vals {
+            Vals::None => HostVals::None,
+            Vals::Iota => HostVals::Iota,
+            Vals::Given(v) => HostVals::Given(v),
+        };
+        return crate::cpu::sort::radix(keys, vals, mode as u32, bits, stream);
+    }
     let n = keys.len();
     let tiles = n.div_ceil(TILE);
     let grid = u32::try_from(tiles).map_err(|_| Error::InvalidShape {
@@ -352,30 +347,9 @@ fn radix<K: KeyBits>(
     Ok((k, with_vals.then_some(v)))
 }
 
-/// `unique` through the key bits `K`: sort the flattened array, mark the first key of each run
-/// of equal keys, scan the marks for the output positions and compact.
-fn unique_bits<T: Scalar, K: KeyBits>(x: &Array<T>, mode: Mode) -> Result<Array<T>> {
-    let stream = Stream::current_for(x.device())?;
-    let flat = x.ravel()?;
-    let flat = if flat.is_c_contiguous() { flat } else { flat.copy()? };
-    let n = flat.len();
-    if n == 0 {
-        return Array::<T>::empty_on(0usize, &stream);
-    }
-    let (sorted, _) = radix(&as_bits::<T, K>(&flat)?, Vals::None, mode, K::BITS, &stream)?;
-    let mut marks = Array::<i64>::empty_on(n, &stream)?;
-    let cfg = grid_stride_config(n, &stream);
-    kernels::unique_marks::launch(&cfg, &sorted, &mut marks, n as u64, mode as u32, K::sign(), K::inf())?;
-    let c = marks.cumsum(None)?;
-    let count = c.index_axis(0, -1)?.to_vec()?[0] as usize;
-    let mut out = Array::<K>::empty_on(count, &stream)?;
-    kernels::unique_compact::launch(&cfg, &sorted, &c, &mut out, n as u64)?;
-    as_bits::<K, T>(&out)
-}
-
 /// The launch of a grid-stride kernel over `len` elements: 256 threads a block, at most 65536
 /// blocks.
-fn grid_stride_config<'s>(len: usize, stream: &'s Stream) -> LaunchConfig<'s> {
+pub(crate) fn grid_stride_config<'s>(len: usize, stream: &'s Stream) -> LaunchConfig<'s> {
     let grid = len.div_ceil(256).clamp(1, 65_536) as u32;
     LaunchConfig::new(grid, 256u32).stream(stream)
 }

@@ -1,4 +1,5 @@
-//! `cumsum`/`cumprod`, `bincount`, `histogram` and `searchsorted` on each device, against host
+//! `cumsum`/`cumprod`, `bincount`, `histogram`, `searchsorted` and `nonzero`/`flatnonzero`/
+//! `argwhere` on each device, against host
 //! references written out here (issue 36, item 2). Each test runs on the CPU device (in CI) and on
 //! CUDA device 0 (ignored without a GPU; `cargo test -p cuprum-runtime --test gpu_scan_count --
 //! --include-ignored` on a GPU machine).
@@ -18,10 +19,13 @@ on_both_devices!(
     bincount_of_wider_integers,
     histogram_matches_the_edges,
     searchsorted_both_sides_with_nan,
+    nonzero_matches_the_host,
+    nonzero_of_views,
+    nonzero_edge_cases_and_bad_input,
 );
 
-/// Lengths around the kernel's tile of 4096 and across many tiles (the CPU device, which runs
-/// each CUDA thread of the scan's blocks on the host, stops at 17 tiles).
+/// Lengths around the kernel's tile of 4096 and across many tiles, and past the CPU device's
+/// switch to threads (2^15 elements; runtime/src/cpu/scan.rs); the GPU adds millions.
 fn lengths() -> Vec<usize> {
     let mut n = vec![1, 31, 4095, 4096, 4097, 3 * 4096 + 5, 70_001];
     if !cuprum_runtime::Device::current().unwrap().is_cpu() {
@@ -313,4 +317,113 @@ fn searchsorted_both_sides_with_nan() {
     let empty = Array::<f32>::from_vec(Vec::new()).unwrap();
     assert_eq!(empty.searchsorted(&Array::<f32>::from_vec(vec![1.0, 2.0]).unwrap(), Side::Left).unwrap().to_vec().unwrap(), [0, 0]);
     assert!(matches!(Array::<f32>::zeros([2, 2]).unwrap().searchsorted(&empty, Side::Left), Err(Error::InvalidShape { .. })));
+}
+
+/// The host's `nonzero` of the C-order truth values `nz` of `shape`: one coordinate list per axis.
+fn host_nonzero(nz: &[bool], shape: &[usize]) -> Vec<Vec<i64>> {
+    let mut out = vec![Vec::new(); shape.len()];
+    for (i, _) in nz.iter().enumerate().filter(|(_, t)| **t) {
+        let mut rest = i;
+        for d in (0..shape.len()).rev() {
+            out[d].push((rest % shape[d]) as i64);
+            rest /= shape[d];
+        }
+    }
+    out
+}
+
+/// `nonzero`, `flatnonzero` and `argwhere` of `a` against the host's, `nz` the truth of `a`'s
+/// elements in C order.
+fn check_nonzero<T: cuprum_runtime::Scalar>(a: &Array<T>, nz: &[bool], what: &str) {
+    let shape = a.shape().to_vec();
+    let want = host_nonzero(nz, &shape);
+    let got = a.nonzero().unwrap();
+    assert_eq!(got.len(), shape.len(), "{what}: one array per axis");
+    for (d, (g, w)) in got.iter().zip(&want).enumerate() {
+        assert_eq!(g.shape(), [w.len()], "{what}: axis {d}");
+        assert_eq!(&g.to_vec().unwrap(), w, "{what}: axis {d}");
+    }
+    let flat: Vec<i64> = nz.iter().enumerate().filter(|(_, t)| **t).map(|(i, _)| i as i64).collect();
+    assert_eq!(a.flatnonzero().unwrap().to_vec().unwrap(), flat, "{what}: flatnonzero");
+    let rows = a.argwhere().unwrap();
+    assert_eq!(rows.shape(), [flat.len(), shape.len()], "{what}: argwhere");
+    let by_row: Vec<i64> = (0..flat.len()).flat_map(|k| want.iter().map(move |w| w[k])).collect();
+    assert_eq!(rows.to_vec().unwrap(), by_row, "{what}: argwhere");
+}
+
+fn nonzero_matches_the_host() {
+    let r = &mut Rng::new();
+    let mut shapes: Vec<Vec<usize>> = lengths().into_iter().map(|n| vec![n]).collect();
+    shapes.extend([vec![3, 5, 7], vec![2049, 3], vec![2, 1, 3, 1, 5], vec![1, 1]]);
+    for shape in shapes {
+        let n: usize = shape.iter().product();
+        // About a third zeros (both signs), the rest non-zero: NaN and infinities included.
+        let x: Vec<f32> = (0..n)
+            .map(|_| match r.int(0, 8) {
+                0 | 1 => 0.0,
+                2 => -0.0,
+                3 => f32::NAN,
+                4 => f32::NEG_INFINITY,
+                _ => r.range(-1e-30, 1e-30) as f32 + r.range(-2.0, 2.0) as f32,
+            })
+            .collect();
+        let nz: Vec<bool> = x.iter().map(|v| *v != 0.0 || v.is_nan()).collect();
+        check_nonzero(&Array::from_shape_vec(shape.clone(), x).unwrap(), &nz, &format!("f32 {shape:?}"));
+        let i: Vec<i32> = (0..n).map(|_| if r.int(0, 2) == 0 { 0 } else { r.int(i32::MIN as i64, i32::MAX as i64) as i32 }).collect();
+        let nz: Vec<bool> = i.iter().map(|v| *v != 0).collect();
+        check_nonzero(&Array::from_shape_vec(shape.clone(), i).unwrap(), &nz, &format!("i32 {shape:?}"));
+        let b: Vec<bool> = (0..n).map(|_| r.int(0, 3) == 0).collect();
+        check_nonzero(&Array::from_shape_vec(shape.clone(), b.clone()).unwrap(), &b, &format!("bool {shape:?}"));
+        // u64 values whose low 32 bits are zero (a truncating test would miss them).
+        let u: Vec<u64> = (0..n).map(|_| (r.int(0, 2) as u64) << 40).collect();
+        let nz: Vec<bool> = u.iter().map(|v| *v != 0).collect();
+        check_nonzero(&Array::from_shape_vec(shape.clone(), u).unwrap(), &nz, &format!("u64 {shape:?}"));
+    }
+}
+
+fn nonzero_of_views() {
+    let r = &mut Rng::new();
+    let x: Vec<f64> = (0..30 * 40).map(|_| if r.int(0, 1) == 0 { 0.0 } else { r.range(-5.0, 5.0) }).collect();
+    let a = Array::<f64>::from_shape_vec([30, 40], x.clone()).unwrap();
+    // The transpose: its C order is `x`'s column order.
+    let t = a.transpose();
+    let nz: Vec<bool> = (0..40).flat_map(|j| (0..30).map(move |i| (i, j))).map(|(i, j)| x[i * 40 + j] != 0.0).collect();
+    check_nonzero(&t, &nz, "transpose");
+    // Every third column from the last, rows 5.. : strides and an offset.
+    let v = a.slice(0, 5..).unwrap().slice(1, Slice::new(None, None, -3)).unwrap();
+    let cols: Vec<usize> = (0..40).rev().step_by(3).collect();
+    let nz: Vec<bool> = (5..30).flat_map(|i| cols.iter().map(move |&j| (i, j))).map(|(i, j)| x[i * 40 + j] != 0.0).collect();
+    check_nonzero(&v, &nz, "strided view");
+    // A broadcast view: every row the same.
+    let row = Array::<f64>::from_vec(x[..40].to_vec()).unwrap();
+    let b = row.broadcast_to([3, 40]).unwrap();
+    let nz: Vec<bool> = (0..3).flat_map(|_| x[..40].iter().map(|v| *v != 0.0)).collect();
+    check_nonzero(&b, &nz, "broadcast view");
+}
+
+fn nonzero_edge_cases_and_bad_input() {
+    // Empty arrays: one empty index array per axis.
+    for shape in [vec![0usize], vec![3, 0], vec![0, 2, 4]] {
+        let e = Array::<f32>::zeros(shape.clone()).unwrap();
+        check_nonzero(&e, &[], &format!("empty {shape:?}"));
+    }
+    // All zero (both signs) and all non-zero.
+    let z = Array::<f32>::from_shape_vec([2, 3], vec![0.0, -0.0, 0.0, -0.0, 0.0, 0.0]).unwrap();
+    check_nonzero(&z, &[false; 6], "zeros");
+    let all = Array::<i64>::from_shape_vec([3, 3], (1..10).collect()).unwrap();
+    check_nonzero(&all, &[true; 9], "all non-zero");
+    // 0-d: nonzero is refused (NumPy >= 2.1), flatnonzero and argwhere take it.
+    for (v, truth) in [(2.5f64, true), (0.0, false), (f64::NAN, true)] {
+        let s = Array::<f64>::from_shape_vec(Vec::<usize>::new(), vec![v]).unwrap();
+        match s.nonzero() {
+            Err(Error::InvalidShape { op, detail }) => {
+                assert_eq!(op, "nonzero");
+                assert!(detail.contains("flatnonzero"), "{detail}");
+            }
+            other => panic!("nonzero of a 0-d array: {other:?}"),
+        }
+        let flat = s.flatnonzero().unwrap();
+        assert_eq!(flat.to_vec().unwrap(), if truth { vec![0] } else { vec![] }, "0-d {v}");
+        assert_eq!(s.argwhere().unwrap().shape(), [usize::from(truth), 0], "0-d {v}");
+    }
 }

@@ -1,4 +1,4 @@
-//! `sort`, `argsort` and `unique` on each device, against the host's stable sort in NumPy's order
+//! `sort`, `argsort`, `unique` and `unique_all` on each device, against the host's stable sort in NumPy's order
 //! (NaN last, -0.0 equal to 0.0; issue 36, item 2). Each test runs on the CPU device (in CI) and
 //! on CUDA device 0 (ignored without a GPU; `cargo test -p cuprum-runtime --test gpu_sort --
 //! --include-ignored` on a GPU machine).
@@ -20,12 +20,16 @@ on_both_devices!(
     sorts_non_contiguous_views,
     unique_of_edge_cases,
     sort_edge_cases_and_bad_input,
+    unique_all_matches_the_host,
+    unique_all_of_views_and_shapes,
+    unique_all_edge_cases_and_bad_input,
 );
 
-/// Lengths around the kernels' tile of 2048 and across tiles (the CPU device, which runs each
-/// CUDA thread on the host, stops at a few tiles; the GPU adds millions).
+/// Lengths around the kernels' tile of 2048 and across tiles, and around the CPU device's switch
+/// from the standard library's sort to its radix sort (512 keys; runtime/src/cpu/sort.rs); the
+/// GPU adds millions (the unoptimised test build's host references would take long on the CPU).
 fn lengths() -> Vec<usize> {
-    let mut n = vec![1, 2, 127, 2047, 2048, 2049, 3 * 2048 + 7, 9_001];
+    let mut n = vec![1, 2, 127, 511, 512, 2047, 2048, 2049, 3 * 2048 + 7, 9_001, (1 << 17) + 3];
     if !Device::current().unwrap().is_cpu() {
         n.extend([1 << 20, (1 << 22) + 3]);
     }
@@ -334,4 +338,126 @@ fn sort_edge_cases_and_bad_input() {
         }
     }
     assert_eq!(b.to_vec().unwrap(), [3, 1], "the input is untouched");
+}
+
+/// The host's `unique_all` of the flattened `x`: values, first indices, inverse (flat), counts.
+fn host_unique_all<T: Key>(x: &[T]) -> (Vec<T>, Vec<i64>, Vec<i64>, Vec<i64>) {
+    let values = host_unique(x);
+    let find = |v: &T| values.binary_search_by(|u| u.np_cmp(v)).expect("every value is among the unique ones") as i64;
+    let inverse: Vec<i64> = x.iter().map(find).collect();
+    let mut indices = vec![-1i64; values.len()];
+    let mut counts = vec![0i64; values.len()];
+    for (i, &k) in inverse.iter().enumerate() {
+        if indices[k as usize] < 0 {
+            indices[k as usize] = i as i64;
+        }
+        counts[k as usize] += 1;
+    }
+    (values, indices, inverse, counts)
+}
+
+/// `unique_all` of `a` (whose C-order elements are `x`) against the host, and `unique` with it.
+fn check_unique_all<T: Key>(a: &Array<T>, x: &[T], what: &str) {
+    let (values, indices, inverse, counts) = host_unique_all(x);
+    let u = a.unique_all().unwrap();
+    assert_same(&u.values.to_vec().unwrap(), &values, &format!("{what}: values"));
+    assert_same(&a.unique().unwrap().to_vec().unwrap(), &values, &format!("{what}: unique"));
+    assert_eq!(u.values.shape(), [values.len()], "{what}");
+    assert_eq!(u.indices.to_vec().unwrap(), indices, "{what}: indices (first occurrences)");
+    assert_eq!(u.inverse.shape(), a.shape(), "{what}: the inverse has the input's shape");
+    assert_eq!(u.inverse.to_vec().unwrap(), inverse, "{what}: inverse");
+    assert_eq!(u.counts.to_vec().unwrap(), counts, "{what}: counts");
+    if !x.is_empty() {
+        // The inverse rebuilds the input (up to the NaNs' bits and the zeros' signs).
+        let back = u.values.take(&u.inverse, None).unwrap().to_vec().unwrap();
+        for (i, (b, v)) in back.iter().zip(x).enumerate() {
+            assert!(b.np_cmp(v) == Ordering::Equal, "{what}: values[inverse] at {i}: {b:?} against {v:?}");
+        }
+    }
+}
+
+fn unique_all_of<T: Key>(r: &mut Rng) {
+    for n in lengths() {
+        let x: Vec<T> = (0..n).map(|_| T::random(r)).collect();
+        let a = Array::<T>::from_vec(x.clone()).unwrap();
+        check_unique_all(&a, &x, &format!("{} of {n}", std::any::type_name::<T>()));
+        // Many duplicates: a few values drawn again and again.
+        let few: Vec<T> = (0..5).map(|_| T::random(r)).collect();
+        let y: Vec<T> = (0..n).map(|_| few[r.int(0, 4) as usize]).collect();
+        let b = Array::<T>::from_vec(y.clone()).unwrap();
+        check_unique_all(&b, &y, &format!("{} of {n} from 5 values", std::any::type_name::<T>()));
+    }
+}
+
+fn unique_all_matches_the_host() {
+    let r = &mut Rng::new();
+    unique_all_of::<f32>(r);
+    unique_all_of::<f64>(r);
+    unique_all_of::<i32>(r);
+    unique_all_of::<i64>(r);
+    unique_all_of::<u32>(r);
+    unique_all_of::<u64>(r);
+}
+
+fn unique_all_of_views_and_shapes() {
+    let r = &mut Rng::new();
+    let x: Vec<f32> = (0..30 * 50).map(|_| f32::random(r)).collect();
+    let a = Array::<f32>::from_shape_vec([30, 50], x.clone()).unwrap();
+    check_unique_all(&a, &x, "[30, 50]");
+    let a3 = a.reshape([5, 6, 50]).unwrap();
+    check_unique_all(&a3, &x, "[5, 6, 50]");
+    // The transpose: flattened in its own C order.
+    let t: Vec<f32> = (0..50).flat_map(|j| (0..30).map(move |i| (i, j))).map(|(i, j)| x[i * 50 + j]).collect();
+    check_unique_all(&a.transpose(), &t, "transpose");
+    // Every other row backwards, columns 3..: strides and an offset.
+    let v = a.slice(0, Slice::new(None, None, -2)).unwrap().slice(1, 3..).unwrap();
+    let host: Vec<f32> = (0..15).flat_map(|k| (3..50).map(move |j| (29 - 2 * k, j))).map(|(i, j)| x[i * 50 + j]).collect();
+    check_unique_all(&v, &host, "strided view");
+    // A broadcast view: each value counted once per row.
+    let row: Vec<i64> = (0..40).map(|_| r.int(-3, 3)).collect();
+    let b = Array::<i64>::from_vec(row.clone()).unwrap().broadcast_to([4, 40]).unwrap();
+    let host: Vec<i64> = (0..4).flat_map(|_| row.iter().copied()).collect();
+    check_unique_all(&b, &host, "broadcast view");
+}
+
+fn unique_all_edge_cases_and_bad_input() {
+    // NaNs (both signs) are one value counted together, its index the first NaN's; -0.0 and 0.0
+    // one zero, the first in input order.
+    let nan = f32::NAN;
+    let x = vec![nan, 1.0, -0.0, -nan, 0.0, 1.0, f32::INFINITY, nan];
+    let a = Array::<f32>::from_vec(x.clone()).unwrap();
+    check_unique_all(&a, &x, "specials");
+    let u = a.unique_all().unwrap();
+    assert_eq!(u.counts.to_vec().unwrap(), [2, 2, 1, 3]);
+    assert_eq!(u.indices.to_vec().unwrap(), [2, 1, 6, 0]);
+    assert_eq!(u.values.to_vec().unwrap()[0].to_bits(), (-0.0f32).to_bits());
+    // Empty arrays: empty results, the inverse of the input's shape.
+    for shape in [vec![0usize], vec![3, 0]] {
+        let e = Array::<i64>::zeros(shape.clone()).unwrap();
+        let u = e.unique_all().unwrap();
+        assert_eq!(u.values.shape(), [0]);
+        assert_eq!(u.indices.shape(), [0]);
+        assert_eq!(u.counts.shape(), [0]);
+        assert_eq!(u.inverse.shape(), shape);
+    }
+    // 0-d: one value, a 0-d inverse.
+    let z = Array::<f64>::from_shape_vec(Vec::<usize>::new(), vec![-2.5]).unwrap();
+    let u = z.unique_all().unwrap();
+    assert_eq!(u.values.to_vec().unwrap(), [-2.5]);
+    assert_eq!(u.indices.to_vec().unwrap(), [0]);
+    assert_eq!(u.counts.to_vec().unwrap(), [1]);
+    assert_eq!(u.inverse.shape(), [0usize; 0]);
+    assert_eq!(u.inverse.to_vec().unwrap(), [0]);
+    // All equal, across tiles; all distinct.
+    let same = vec![u64::MAX; 5000];
+    check_unique_all(&Array::<u64>::from_vec(same.clone()).unwrap(), &same, "all equal");
+    let all: Vec<i32> = (0..4100).rev().collect();
+    check_unique_all(&Array::<i32>::from_vec(all.clone()).unwrap(), &all, "all distinct");
+    // Unsupported element types: a clear error, the input untouched.
+    let b = Array::<i16>::from_vec(vec![3, 1]).unwrap();
+    match b.unique_all() {
+        Err(Error::Unsupported { what }) => assert!(what.contains("unique_all") && what.contains("astype::<i32>"), "{what}"),
+        other => panic!("i16 unique_all: {other:?}"),
+    }
+    assert_eq!(b.to_vec().unwrap(), [3, 1]);
 }

@@ -35,6 +35,7 @@ const KERNEL_MODULES: &[(&str, &str)] = &[
     ("kernels/counting.rs", "counting"),
     ("kernels/search.rs", "search"),
     ("kernels/sort.rs", "sort"),
+    ("kernels/compact.rs", "nonzero"),
     ("kernels/matmul.rs", "linalg"),
 ];
 

@@ -228,7 +228,7 @@ fn sections() -> Vec<(&'static str, Vec<Row>)> {
             row!("fmax fmin", REAL, "NaN ignored", |c| c.x.fmax(&c.y)?),
         ]),
         ("sorting, searching, counting", vec![
-            row!("where", ALL, "`where_(&cond, x, y)`; the one-argument form (indices of non-zero elements) is not implemented", |c| cuprum::runtime::where_(&c.b, &c.x, 0.0)?),
+            row!("where", ALL, "`where_(&cond, x, y)`; the one-argument `where(cond)` is `cond.nonzero()?` (below)", |c| cuprum::runtime::where_(&c.b, &c.x, 0.0)?),
         ]),
         ("beyond the overview (issue 36)", vec![
             row!("matmul", NUM, "batched, NumPy's broadcasting of the batch axes and 1-d operands; cuBLAS on a GPU (f16 and bf16 accumulate in f32), matrixmultiply on the CPU device", |c| c.x.matmul(&c.y)?),
@@ -239,7 +239,11 @@ fn sections() -> Vec<(&'static str, Vec<Row>)> {
             row!("searchsorted", REAL, "`Side::Left`/`Side::Right`; NaN last", |c| c.x.searchsorted(&c.y, Side::Left)?),
             row!("sort", "i32 u32 i64 u64 f32 f64", "stable radix sort; `None` flattens (NumPy's `axis=None`); NaN last, -0.0 and 0.0 kept in input order", |c| c.x.sort(Some(-1))?),
             row!("argsort", "i32 u32 i64 u64 f32 f64", "`kind='stable'` always", |c| c.x.argsort(None)?),
-            row!("unique", "i32 u32 i64 u64 f32 f64", "no options (`return_index`, `return_counts`, `axis`); one NaN (`equal_nan=True`)", |c| c.i.unique()?),
+            row!("nonzero", ALL, "a `Vec` of `i64` arrays, one per axis; a 0-d array is an error (NumPy >= 2.1); the count is read back (a synchronisation)", |c| c.x.nonzero()?),
+            row!("flatnonzero", ALL, "", |c| c.b.flatnonzero()?),
+            row!("argwhere", ALL, "`[count, ndim]` `i64`", |c| c.x.argwhere()?),
+            row!("unique", "i32 u32 i64 u64 f32 f64", "one NaN (`equal_nan=True`); no `axis`; `return_index`, `return_inverse`, `return_counts`: `unique_all()?`, a `Unique` with the fields `values`, `indices`, `inverse` (the input's shape), `counts`", |c| c.i.unique()?),
+            row!("unique_all", "i32 u32 i64 u64 f32 f64", "the array API's; NumPy's `unique` with its three `return_` options", |c| c.x.unique_all()?.counts),
             row!("random.uniform", FLT, "`Generator` (Philox4x32-10): the same numbers on every device for one seed", |c| Generator::new(7).uniform(0.0f32, 1.0, [4])?),
             row!("random.normal", FLT, "", |c| Generator::new(7).normal(0.0f64, 1.0, [4])?),
             row!("random.integers", INT, "in `[low, high)`", |c| Generator::new(7).integers::<i64>(0, 10, [4])?),
@@ -257,7 +261,9 @@ fn page() -> String {
          cuprum's form (`x`, `y`: `Array<f32>`; `d`: `Array<f64>`; `i`: `Array<i64>`; `j`: \
          `Array<i32>`; `u`: `Array<u8>`; `b`, `c`: `Array<bool>`; `arr` is \
          `cuprum::runtime::array`), the element types it takes and where it differs from NumPy. \
-         Every routine runs on both devices (the CPU device runs the same kernels). Rules that hold \
+         Every routine runs on both devices (the CPU device runs the same kernels, except for the \
+         scans and the radix sort under `cumsum`, `cumprod`, `sort`, `argsort` and `unique`, which \
+         have host versions there: docs/cpu.md). Rules that hold \
          throughout (docs/semantics.md): integers wrap, and the result of a binary operation has \
          the element type of its operands (no type promotion: convert with `astype` first).\n",
     );

@@ -25,7 +25,9 @@
 //! the kernel has barriers), the kernel language on the CPU device (`lang/`: memory handles, the
 //! intrinsics of the running CUDA thread, atomics, shuffles), and the CPU side of the erased
 //! elementwise and reduction launches (`launch.rs`, which `elementwise::launch` and
-//! `reduction::launch` call once they have planned).
+//! `reduction::launch` call once they have planned); and the host's own versions of two built-in
+//! routines whose GPU kernels run badly thread by thread: the scans of `cumsum`/`cumprod`
+//! (`scan.rs`) and the radix sort under `sort`/`argsort`/`unique` (`sort.rs`).
 
 pub mod args;
 mod buffers;
@@ -36,6 +38,28 @@ pub mod grid;
 pub mod lang;
 pub(crate) mod launch;
 mod reduce_loop;
+pub(crate) mod scan;
+pub(crate) mod sort;
+
+/// Whether the routines that have host versions on the CPU device (`scan.rs`, `sort.rs`) use
+/// them: always, except in the runtime's unit tests that run the GPU's kernels on the CPU device
+/// to check them there too ([`with_kernels`]).
+pub(crate) fn host_routines() -> bool {
+    !KERNELS.with(std::cell::Cell::get)
+}
+
+// Set by `with_kernels` (only the unit tests call it).
+thread_local!(static KERNELS: std::cell::Cell<bool> = const { std::cell::Cell::new(false) });
+
+/// `f` with the routines of [`host_routines`] launching the GPU's kernels on the CPU device
+/// (calls made from this thread).
+#[cfg(test)]
+pub(crate) fn with_kernels<R>(f: impl FnOnce() -> R) -> R {
+    KERNELS.with(|k| k.set(true));
+    let r = f();
+    KERNELS.with(|k| k.set(false));
+    r
+}
 
 pub use element::{Element, Run};
 pub use element_loop::ElementLoop;

@@ -21,6 +21,7 @@ mod structs;
 
 mod audit_gpu;
 mod cache;
+mod cpu_kernels;
 mod elementwise_nvrtc;
 mod elementwise_plan;
 mod gpu_hopper;

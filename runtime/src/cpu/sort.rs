@@ -1,0 +1,257 @@
+//! The stable radix sort under `sort`, `argsort` and `unique` on the CPU device: the host's LSD
+//! radix sort of 8-bit digits instead of the GPU's kernels (`kernels/sort.rs`), whose tiles rank
+//! their keys with shared memory and barriers, every CUDA thread run on the host, at about 0.03
+//! of a parallel host sort (the `cuprum-bench --cpu` row). The same contract as the GPU's
+//! `radix` (runtime/src/sort.rs): the keys are moved as their raw bits, ordered by the same
+//! order-preserving image (`order_bits` of `kernels/sort.rs`: NumPy's order, every NaN last,
+//! -0.0 equal to 0.0), stably, by their low `bits` bits, with optional `i64` values; so the
+//! results are the GPU's bit for bit.
+//!
+//! One read of the keys counts the digits of every pass at once; a pass whose digit is the same
+//! for every key is skipped (integers that use few bits, and the high digits of small row
+//! indices), and each other pass moves the keys (and values) once, in order, to the positions
+//! the counts give. Short arrays (fewer than `SMALL` keys) take the standard library's stable
+//! sort by the image instead. The launch holds the input's buffers locked shared and the new
+//! outputs' exclusive while it reads and writes them, as a CPU kernel launch does.
+
+use crate::array::Array;
+use crate::error::{Error, Result};
+use crate::stream::Stream;
+use crate::sync;
+use crate::Element;
+
+/// Digit width of a pass, in bits.
+const DIGIT: u32 = 8;
+/// Buckets of a pass.
+const BUCKETS: usize = 1 << DIGIT;
+/// Below this many keys, the standard library's stable sort by image.
+const SMALL: usize = 512;
+
+/// The key bits the sort moves (`u32`, `u64`), with their order-preserving image.
+pub(crate) trait HostKey: Element + Copy + Default {
+    /// Bits per key.
+    const WIDTH: u32;
+    /// The image of `self` in the order of `mode` (0 unsigned, 1 two's complement, 2 IEEE float
+    /// with NumPy's ties), as `order_bits` of `kernels/sort.rs` computes it, widened to `u64`.
+    fn image(self, mode: u32) -> u64;
+}
+
+macro_rules! host_key {
+    ($t:ty, $f:ty) => {
+        impl HostKey for $t {
+            const WIDTH: u32 = <$t>::BITS;
+            #[inline]
+            fn image(self, mode: u32) -> u64 {
+                let sign: $t = 1 << (<$t>::BITS - 1);
+                let b = self;
+                (match mode {
+                    0 => b,
+                    1 => b ^ sign,
+                    _ => {
+                        let mag = b & !sign;
+                        if mag > <$f>::INFINITY.to_bits() {
+                            <$t>::MAX
+                        } else if mag == 0 {
+                            sign
+                        } else if b & sign != 0 {
+                            !b
+                        } else {
+                            b | sign
+                        }
+                    }
+                }) as u64
+            }
+        }
+    };
+}
+host_key!(u32, f32);
+host_key!(u64, f64);
+
+/// The values a sort carries: none, each key's index, or given ones (`i64`, as long as the keys).
+pub(crate) enum HostVals<'a> {
+    None,
+    Iota,
+    Given(&'a Array<i64>),
+}
+
+/// The stable sort of the 1-d C-contiguous key bits `keys` by the low `bits` bits of their image
+/// in `mode`'s order, with `vals` carried along (returned unless `HostVals::None`): new
+/// C-contiguous arrays on `stream`'s device (the CPU device).
+pub(crate) fn radix<K: HostKey>(
+    keys: &Array<K>,
+    vals: HostVals<'_>,
+    mode: u32,
+    bits: u32,
+    stream: &Stream,
+) -> Result<(Array<K>, Option<Array<i64>>)> {
+    let n = keys.len();
+    let out = Array::<K>::empty_on(n, stream)?;
+    let with_vals = !matches!(vals, HostVals::None);
+    let out_vals = Array::<i64>::empty_on(if with_vals { n } else { 0 }, stream)?;
+    sort_locked(keys, vals, &out, &out_vals, mode, bits)?;
+    Ok((out, with_vals.then_some(out_vals)))
+}
+
+/// [`radix`] into the new arrays `out` and `out_vals` (empty without values), their buffers
+/// locked.
+fn sort_locked<K: HostKey>(
+    keys: &Array<K>,
+    vals: HostVals<'_>,
+    out: &Array<K>,
+    out_vals: &Array<i64>,
+    mode: u32,
+    bits: u32,
+) -> Result<()> {
+    let n = keys.len();
+    let with_vals = !matches!(vals, HostVals::None);
+    let not_host = || Error::Unsupported { what: "a sort on the CPU device of an array of a CUDA device".into() };
+    let lk = keys.buffer().host_lock().ok_or_else(not_host)?;
+    let lo = out.buffer().host_lock().ok_or_else(not_host)?;
+    let lov = out_vals.buffer().host_lock().ok_or_else(not_host)?;
+    let given = match vals {
+        HostVals::Given(v) => Some(v),
+        _ => None,
+    };
+    let lg = match given {
+        Some(v) => Some(v.buffer().host_lock().ok_or_else(not_host)?),
+        None => None,
+    };
+    debug_assert!(keys.is_c_contiguous() && given.is_none_or(|v| v.is_c_contiguous() && v.len() == n));
+    // The inputs shared (the keys and the given values may share a buffer: once), the new
+    // outputs (two new buffers) exclusive.
+    let _rk = sync::read(lk);
+    let _rg = lg.filter(|l| !std::ptr::eq(*l, lk)).map(sync::read);
+    let _wo = sync::write(lo);
+    let _wov = sync::write(lov);
+    if n == 0 {
+        return Ok(());
+    }
+    // SAFETY: every buffer here is a live host allocation of the CPU device (each has a host
+    // lock), held locked above until the end of this function, which the slices do not outlive:
+    // shared for the inputs, exclusive for the two new outputs. Each array is C-contiguous with
+    // `n` elements from its offset (`out_vals` when there are values; else it is not read), inside its
+    // buffer; the outputs are new buffers, so no output slice overlaps another slice.
+    let (src, dst, vdst, vsrc) = unsafe {
+        (
+            std::slice::from_raw_parts((keys.buffer().ptr() as *const K).add(keys.offset()), n),
+            std::slice::from_raw_parts_mut((out.buffer().ptr() as *mut K).add(out.offset()), n),
+            if with_vals {
+                std::slice::from_raw_parts_mut((out_vals.buffer().ptr() as *mut i64).add(out_vals.offset()), n)
+            } else {
+                &mut []
+            },
+            given.map(|v| std::slice::from_raw_parts((v.buffer().ptr() as *const i64).add(v.offset()), n)),
+        )
+    };
+    let vsrc = if with_vals { Some(vsrc.map_or(Source::Iota, Source::Given)) } else { None };
+    sort_into(src, vsrc, dst, vdst, mode, bits.min(K::WIDTH));
+    Ok(())
+}
+
+/// Where the values of the first pass come from.
+#[derive(Clone, Copy)]
+enum Source<'a> {
+    Iota,
+    Given(&'a [i64]),
+}
+
+impl Source<'_> {
+    #[inline]
+    fn at(self, i: usize) -> i64 {
+        match self {
+            Source::Iota => i as i64,
+            Source::Given(v) => v[i],
+        }
+    }
+}
+
+/// Sorts `src` (values `vals`, when some) into `dst` (`vdst`) by the low `bits` bits of the
+/// images.
+fn sort_into<K: HostKey>(src: &[K], vals: Option<Source<'_>>, dst: &mut [K], vdst: &mut [i64], mode: u32, bits: u32) {
+    let n = src.len();
+    let mask = if bits >= 64 { u64::MAX } else { (1u64 << bits) - 1 };
+    if n < SMALL {
+        let mut order: Vec<usize> = (0..n).collect();
+        order.sort_by_key(|&i| src[i].image(mode) & mask);
+        for (k, &i) in order.iter().enumerate() {
+            dst[k] = src[i];
+            if let Some(v) = vals {
+                vdst[k] = v.at(i);
+            }
+        }
+        return;
+    }
+    // Every pass's counts in one read.
+    let passes = bits.div_ceil(DIGIT) as usize;
+    let mut counts = vec![[0usize; BUCKETS]; passes];
+    for &k in src {
+        let img = k.image(mode) & mask;
+        for (p, c) in counts.iter_mut().enumerate() {
+            c[((img >> (p as u32 * DIGIT)) as usize) & (BUCKETS - 1)] += 1;
+        }
+    }
+    let live: Vec<usize> = (0..passes).filter(|&p| !counts[p].contains(&n)).collect();
+    if live.is_empty() {
+        // Every key's image the same: the input order.
+        dst.copy_from_slice(src);
+        if let Some(v) = vals {
+            for (i, d) in vdst.iter_mut().enumerate() {
+                *d = v.at(i);
+            }
+        }
+        return;
+    }
+    // Ping-pong between `dst` and a scratch buffer, arranged so that the last pass writes `dst`.
+    let mut tmp = vec![K::default(); n];
+    let mut vtmp = vec![0i64; if vals.is_some() { n } else { 0 }];
+    let last = live.len() - 1;
+    for (j, &p) in live.iter().enumerate() {
+        let shift = p as u32 * DIGIT;
+        let mut next = [0usize; BUCKETS];
+        let mut acc = 0;
+        for (b, c) in counts[p].iter().enumerate() {
+            next[b] = acc;
+            acc += c;
+        }
+        // Into `dst` on the passes an even number of passes before the last, else into `tmp`.
+        let to_dst = (last - j).is_multiple_of(2);
+        let digits = Digits { mode, mask, shift };
+        match (j == 0, to_dst) {
+            (true, true) => scatter(src, vals, dst, vdst, digits, &mut next),
+            (true, false) => scatter(src, vals, &mut tmp, &mut vtmp, digits, &mut next),
+            (false, true) => scatter(&tmp, vals.map(|_| Source::Given(&vtmp)), dst, vdst, digits, &mut next),
+            (false, false) => scatter(dst, vals.map(|_| Source::Given(vdst)), &mut tmp, &mut vtmp, digits, &mut next),
+        }
+    }
+}
+
+/// Which digit of which image a pass sorts by.
+#[derive(Clone, Copy)]
+struct Digits {
+    mode: u32,
+    mask: u64,
+    shift: u32,
+}
+
+/// One pass: each key of `from` (and its value) to `to` at the next free position of its digit
+/// (`next`: the first position of each digit, advanced as keys arrive), in order (stable).
+fn scatter<K: HostKey>(from: &[K], vals: Option<Source<'_>>, to: &mut [K], vto: &mut [i64], d: Digits, next: &mut [usize; BUCKETS]) {
+    let digit = |k: K| (((k.image(d.mode) & d.mask) >> d.shift) as usize) & (BUCKETS - 1);
+    match vals {
+        None => {
+            for &k in from {
+                let b = digit(k);
+                to[next[b]] = k;
+                next[b] += 1;
+            }
+        }
+        Some(v) => {
+            for (i, &k) in from.iter().enumerate() {
+                let b = digit(k);
+                to[next[b]] = k;
+                vto[next[b]] = v.at(i);
+                next[b] += 1;
+            }
+        }
+    }
+}

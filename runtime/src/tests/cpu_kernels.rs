@@ -1,0 +1,61 @@
+//! The GPU's scan and radix-sort kernels (`kernels/scan.rs`, `kernels/sort.rs`) run on the CPU
+//! device, against the CPU device's host versions of them (`cpu/scan.rs`, `cpu/sort.rs`), which
+//! `runtime/tests/gpu_scan_count.rs` and `gpu_sort.rs` check against host references: the
+//! routines call the host versions on the CPU device, so without these tests the kernels' logic
+//! would be checked only on a GPU.
+
+use super::support::Rng;
+use crate::cpu::with_kernels;
+use crate::{Array, Device};
+
+fn on_cpu() -> crate::DeviceGuard {
+    Device::cpu().use_scoped().unwrap()
+}
+
+#[test]
+fn scan_kernel_matches_the_host_scan() {
+    let _cpu = on_cpu();
+    let r = &mut Rng::new();
+    // Each CUDA thread of the kernel's tiles runs on the host: few tiles (an unoptimised build).
+    for (rows, n) in [(1usize, 1usize), (1, 4097), (1, 3 * 4096 + 5), (5, 300), (2, 9000)] {
+        let v: Vec<i64> = (0..rows * n).map(|_| r.int(-1 << 40, 1 << 40)).collect();
+        let x = Array::<i64>::from_shape_vec([rows, n], v).unwrap();
+        let axes: &[Option<isize>] = if n <= 300 { &[None, Some(1), Some(0)] } else { &[None, Some(1)] };
+        for &axis in axes {
+            let host = x.cumsum(axis).unwrap().to_vec().unwrap();
+            let kernel = with_kernels(|| x.cumsum(axis)).unwrap().to_vec().unwrap();
+            assert_eq!(kernel, host, "cumsum of {rows} x {n} along {axis:?}");
+        }
+        let small: Vec<i32> = (0..rows * n).map(|_| r.int(-3, 3) as i32).collect();
+        let y = Array::<i32>::from_shape_vec([rows, n], small).unwrap();
+        let host = y.cumprod(Some(1)).unwrap().to_vec().unwrap();
+        assert_eq!(with_kernels(|| y.cumprod(Some(1))).unwrap().to_vec().unwrap(), host, "cumprod of {rows} x {n}");
+    }
+}
+
+#[test]
+fn sort_kernels_match_the_host_sort() {
+    let _cpu = on_cpu();
+    let r = &mut Rng::new();
+    let specials = [0.0f32, -0.0, f32::NAN, -f32::NAN, f32::INFINITY, f32::NEG_INFINITY];
+    for n in [1usize, 511, 2049, 3 * 2048 + 7, 9001] {
+        let f: Vec<f32> = (0..n)
+            .map(|_| if r.int(0, 3) == 0 { specials[r.int(0, 5) as usize] } else { r.range(-1e3, 1e3) as f32 })
+            .collect();
+        let x = Array::<f32>::from_vec(f).unwrap();
+        let bits = |a: Array<f32>| a.to_vec().unwrap().iter().map(|v| v.to_bits()).collect::<Vec<u32>>();
+        assert_eq!(bits(with_kernels(|| x.sort(None)).unwrap()), bits(x.sort(None).unwrap()), "sort of {n} f32");
+        assert_eq!(with_kernels(|| x.argsort(None)).unwrap().to_vec().unwrap(), x.argsort(None).unwrap().to_vec().unwrap(), "argsort of {n} f32");
+        let i: Vec<i64> = (0..n).map(|_| r.int(-1000, 1000)).collect();
+        let y = Array::<i64>::from_vec(i).unwrap();
+        assert_eq!(with_kernels(|| y.argsort(None)).unwrap().to_vec().unwrap(), y.argsort(None).unwrap().to_vec().unwrap(), "argsort of {n} i64");
+        let u = with_kernels(|| y.unique_all()).unwrap();
+        let h = y.unique_all().unwrap();
+        for (what, k, h) in [("indices", &u.indices, &h.indices), ("inverse", &u.inverse, &h.inverse), ("counts", &u.counts, &h.counts)] {
+            assert_eq!(k.to_vec().unwrap(), h.to_vec().unwrap(), "unique_all of {n} i64: {what}");
+        }
+        // Rows: the two sorts over the whole array (by key, then by row).
+        let m = y.reshape([1, n]).unwrap().broadcast_to([3, n]).unwrap().copy().unwrap();
+        assert_eq!(with_kernels(|| m.argsort(Some(1))).unwrap().to_vec().unwrap(), m.argsort(Some(1)).unwrap().to_vec().unwrap(), "argsort of 3 rows of {n}");
+    }
+}
