@@ -10,7 +10,9 @@
 //! One read of the keys counts the digits of every pass at once; a pass whose digit is the same
 //! for every key is skipped (integers that use few bits, and the high digits of small row
 //! indices), and each other pass moves the keys (and values) once, in order, to the positions
-//! the counts give. Short arrays (fewer than `SMALL` keys) take the standard library's stable
+//! the counts give. The counting and every pass are spread over the host's threads: a chunk of
+//! the keys each, whose keys of each digit go to their own run of the output (the chunks' runs
+//! of a digit in chunk order, so the sort stays stable). Short arrays (fewer than `SMALL` keys) take the standard library's stable
 //! sort by the image instead. The launch holds the input's buffers locked shared and the new
 //! outputs' exclusive while it reads and writes them, as a CPU kernel launch does.
 
@@ -183,13 +185,34 @@ fn sort_into<K: HostKey>(src: &[K], vals: Option<Source<'_>>, dst: &mut [K], vds
     }
     // Every pass's counts in one read.
     let passes = bits.div_ceil(DIGIT) as usize;
-    let mut counts = vec![[0usize; BUCKETS]; passes];
-    for &k in src {
-        let img = k.image(mode) & mask;
-        for (p, c) in counts.iter_mut().enumerate() {
-            c[((img >> (p as u32 * DIGIT)) as usize) & (BUCKETS - 1)] += 1;
+    let count_all = |part: &[K]| {
+        let mut counts = vec![[0usize; BUCKETS]; passes];
+        for &k in part {
+            let img = k.image(mode) & mask;
+            for (p, c) in counts.iter_mut().enumerate() {
+                c[((img >> (p as u32 * DIGIT)) as usize) & (BUCKETS - 1)] += 1;
+            }
         }
-    }
+        counts
+    };
+    let threads = std::thread::available_parallelism().map_or(1, |t| t.get()).min(n / PER_THREAD_MIN).max(1);
+    let counts = if threads == 1 {
+        count_all(src)
+    } else {
+        let parts: Vec<Vec<[usize; BUCKETS]>> = std::thread::scope(|s| {
+            let hs: Vec<_> = src.chunks(n.div_ceil(threads)).map(|c| s.spawn(move || count_all(c))).collect();
+            hs.into_iter().map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e))).collect()
+        });
+        let mut total = vec![[0usize; BUCKETS]; passes];
+        for part in parts {
+            for (t, c) in total.iter_mut().zip(part) {
+                for (a, b) in t.iter_mut().zip(c) {
+                    *a += b;
+                }
+            }
+        }
+        total
+    };
     let live: Vec<usize> = (0..passes).filter(|&p| !counts[p].contains(&n)).collect();
     if live.is_empty() {
         // Every key's image the same: the input order.
@@ -207,20 +230,14 @@ fn sort_into<K: HostKey>(src: &[K], vals: Option<Source<'_>>, dst: &mut [K], vds
     let last = live.len() - 1;
     for (j, &p) in live.iter().enumerate() {
         let shift = p as u32 * DIGIT;
-        let mut next = [0usize; BUCKETS];
-        let mut acc = 0;
-        for (b, c) in counts[p].iter().enumerate() {
-            next[b] = acc;
-            acc += c;
-        }
         // Into `dst` on the passes an even number of passes before the last, else into `tmp`.
         let to_dst = (last - j).is_multiple_of(2);
         let digits = Digits { mode, mask, shift };
         match (j == 0, to_dst) {
-            (true, true) => scatter(src, vals, dst, vdst, digits, &mut next),
-            (true, false) => scatter(src, vals, &mut tmp, &mut vtmp, digits, &mut next),
-            (false, true) => scatter(&tmp, vals.map(|_| Source::Given(&vtmp)), dst, vdst, digits, &mut next),
-            (false, false) => scatter(dst, vals.map(|_| Source::Given(vdst)), &mut tmp, &mut vtmp, digits, &mut next),
+            (true, true) => scatter(src, vals, dst, vdst, digits),
+            (true, false) => scatter(src, vals, &mut tmp, &mut vtmp, digits),
+            (false, true) => scatter(&tmp, vals.map(|_| Source::Given(&vtmp)), dst, vdst, digits),
+            (false, false) => scatter(dst, vals.map(|_| Source::Given(vdst)), &mut tmp, &mut vtmp, digits),
         }
     }
 }
@@ -233,25 +250,69 @@ struct Digits {
     shift: u32,
 }
 
-/// One pass: each key of `from` (and its value) to `to` at the next free position of its digit
-/// (`next`: the first position of each digit, advanced as keys arrive), in order (stable).
-fn scatter<K: HostKey>(from: &[K], vals: Option<Source<'_>>, to: &mut [K], vto: &mut [i64], d: Digits, next: &mut [usize; BUCKETS]) {
-    let digit = |k: K| (((k.image(d.mode) & d.mask) >> d.shift) as usize) & (BUCKETS - 1);
-    match vals {
-        None => {
-            for &k in from {
-                let b = digit(k);
-                to[next[b]] = k;
-                next[b] += 1;
+/// Keys per thread below which a pass runs on fewer threads.
+const PER_THREAD_MIN: usize = 1 << 16;
+
+/// One pass (stable): each key of `from` (and its value) to `to` at the next free position of its
+/// digit, in order. The keys are cut into one chunk per thread; each chunk counts its digits, each
+/// (digit, chunk) gets its own run of `to` (digits in order, the chunks in order within a digit:
+/// split off `to` safely, one slice each), and each chunk's thread writes its keys into its runs.
+fn scatter<K: HostKey>(from: &[K], vals: Option<Source<'_>>, to: &mut [K], vto: &mut [i64], d: Digits) {
+    let n = from.len();
+    let digit = move |k: K| (((k.image(d.mode) & d.mask) >> d.shift) as usize) & (BUCKETS - 1);
+    let threads = std::thread::available_parallelism().map_or(1, |t| t.get()).min(n / PER_THREAD_MIN).max(1);
+    let chunk = n.div_ceil(threads).max(1);
+    let count = |c: &[K]| {
+        let mut h = [0usize; BUCKETS];
+        for &k in c {
+            h[digit(k)] += 1;
+        }
+        h
+    };
+    let counts: Vec<[usize; BUCKETS]> = if threads == 1 {
+        vec![count(from)]
+    } else {
+        std::thread::scope(|s| {
+            let hs: Vec<_> = from.chunks(chunk).map(|c| s.spawn(move || count(c))).collect();
+            hs.into_iter().map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e))).collect()
+        })
+    };
+    // Each chunk's run of each digit, in `to` and (with values) in `vto`.
+    let mut runs: Vec<Vec<&mut [K]>> = (0..counts.len()).map(|_| Vec::with_capacity(BUCKETS)).collect();
+    let mut vruns: Vec<Vec<&mut [i64]>> = (0..counts.len()).map(|_| Vec::with_capacity(BUCKETS)).collect();
+    let (mut rest, mut vrest) = (to, if vals.is_some() { vto } else { &mut [][..] });
+    for b in 0..BUCKETS {
+        for (c, h) in counts.iter().enumerate() {
+            let (run, r) = std::mem::take(&mut rest).split_at_mut(h[b]);
+            runs[c].push(run);
+            rest = r;
+            if vals.is_some() {
+                let (vrun, vr) = std::mem::take(&mut vrest).split_at_mut(h[b]);
+                vruns[c].push(vrun);
+                vrest = vr;
             }
         }
-        Some(v) => {
-            for (i, &k) in from.iter().enumerate() {
-                let b = digit(k);
-                to[next[b]] = k;
-                vto[next[b]] = v.at(i);
-                next[b] += 1;
+    }
+    let write = |ci: usize, c: &[K], runs: Vec<&mut [K]>, vruns: Vec<&mut [i64]>| {
+        let mut at = [0usize; BUCKETS];
+        let (mut runs, mut vruns) = (runs, vruns);
+        for (i, &k) in c.iter().enumerate() {
+            let b = digit(k);
+            runs[b][at[b]] = k;
+            if let Some(v) = vals {
+                vruns[b][at[b]] = v.at(ci * chunk + i);
             }
+            at[b] += 1;
         }
+    };
+    if threads == 1 {
+        let (r, v) = (runs.pop().unwrap_or_default(), vruns.pop().unwrap_or_default());
+        write(0, from, r, v);
+    } else {
+        std::thread::scope(|s| {
+            for (ci, ((c, r), v)) in from.chunks(chunk).zip(runs).zip(vruns).enumerate() {
+                s.spawn(move || write(ci, c, r, v));
+            }
+        });
     }
 }
