@@ -17,7 +17,7 @@
 //! by NVRTC at first use and kept in the disk cache (`cuprum audit` lists them).
 
 use crate::lang::prelude::*;
-use cuprum_macros::{device, elementwise};
+use cuprum_macros::elementwise;
 
 // ---- trigonometric and hyperbolic ---------------------------------------------------------
 
@@ -359,29 +359,6 @@ pub fn divmod_int<T: Int>(x: T, y: T) -> (T, T) {
     if r != zero && ((r < zero) != (y < zero)) { (q - T::one(), r + y) } else { (q, r) }
 }
 
-/// `x % y` (C's `fmod`: exact, the sign of `x`) without the device library's general routine
-/// when the quotient is below 2^(mantissa bits): there `q = trunc(x / y)` is the truncated
-/// quotient or one further from zero (the rounded quotient reached the next integer), and
-/// `x - q * y` by one fused multiply-add is exact (the remainder, or the remainder minus
-/// `copysign(|y|, x)`, both representable), which its sign tells apart. `q` of 0 means `|x| < |y|`
-/// (also `y` infinite): `x` itself. NaN, infinite `x`, `y` of 0 and larger quotients take `%`.
-#[device(crate = crate)]
-fn fmod_of<T: Float>(x: T, y: T) -> T {
-    let zero = T::zero();
-    let q = (x / y).trunc();
-    if q == zero {
-        x
-    } else if q.abs() < T::one() / T::epsilon() {
-        let mut r = (-q).mul_add(y, x);
-        if r != zero && r.is_sign_negative() != x.is_sign_negative() {
-            r += y.abs().copysign(x);
-        }
-        if r == zero { zero.copysign(x) } else { r }
-    } else {
-        x % y
-    }
-}
-
 /// Floored division of floats: NumPy's `npy_divmod` (the quotient from the truncated remainder,
 /// corrected to the floor and to the nearest integer; `x / y` when `y` is zero).
 #[elementwise(crate = crate, instances = [])]
@@ -390,7 +367,7 @@ pub fn floor_divide_float<T: Float>(x: T, y: T) -> T {
     if y == zero {
         x / y
     } else {
-        let m = fmod_of(x, y);
+        let m = x % y;
         let mut div = (x - m) / y;
         if m != zero && ((y < zero) != (m < zero)) {
             div -= T::one();
@@ -408,7 +385,7 @@ pub fn floor_divide_float<T: Float>(x: T, y: T) -> T {
 #[elementwise(crate = crate, instances = [])]
 pub fn remainder_float<T: Float>(x: T, y: T) -> T {
     let zero = T::zero();
-    let m = fmod_of(x, y);
+    let m = x % y;
     if y == zero {
         m
     } else if m != zero {
@@ -422,7 +399,7 @@ pub fn remainder_float<T: Float>(x: T, y: T) -> T {
 #[elementwise(crate = crate, instances = [])]
 pub fn divmod_float<T: Float>(x: T, y: T) -> (T, T) {
     let zero = T::zero();
-    let m = fmod_of(x, y);
+    let m = x % y;
     if y == zero {
         (x / y, m)
     } else {
