@@ -7,7 +7,7 @@
 //! global atomics. The caller checks every value against the bins before the launch.
 
 use crate::lang::prelude::*;
-use cuprum_macros::rawkernel;
+use cuprum_macros::{device, rawkernel};
 
 /// The bins a block keeps in shared memory (`count_values`, `histogram_uniform`).
 const SHARED_BINS: usize = 4096;
@@ -16,6 +16,20 @@ const SHARED_BINS: usize = 4096;
 /// multiprocessor with one 4-byte load each would keep 4 KiB in flight per multiprocessor, far
 /// below the ~32 KiB that hide the memory's latency at full bandwidth.
 const LOADS: usize = 8;
+
+/// The `LOADS` elements of `x` at `i`, `i + stride`, ... (`fill` past the end), all loaded before
+/// any is used.
+#[device(crate = crate)]
+fn load_group<T: Scalar>(x: &[T], i: usize, stride: usize, fill: T) -> [T; LOADS] {
+    let mut v = [fill; LOADS];
+    for u in (0..LOADS).unroll() {
+        let j = i + u * stride;
+        if j < x.len() {
+            v[u] = x[j];
+        }
+    }
+    v
+}
 
 /// Counts the bytes of a `u8` array into `counts[0..256]`: `words` is its 4-byte-aligned middle
 /// (4 bytes per word), `bytes` the whole array, of which the first `head` and those from
@@ -36,17 +50,9 @@ pub fn count_bytes(words: &[u32], bytes: &[u8], head: u64, tail_start: u64, coun
     let stride = grid_size_1d() as usize;
     // `LOADS` words per thread in flight (each load waits for nothing), then their counts.
     while i < words.len() {
-        let mut w = [0u32; LOADS];
-        let mut loaded = 0usize;
+        let w = load_group(words, i, stride, 0u32);
         for u in (0..LOADS).unroll() {
-            let j = i + u * stride;
-            if j < words.len() {
-                w[u] = words[j];
-                loaded += 1;
-            }
-        }
-        for u in (0..LOADS).unroll() {
-            if u < loaded {
+            if i + u * stride < words.len() {
                 atomic_add(hist, base + (w[u] & 0xff) as usize, 1u32);
                 atomic_add(hist, base + ((w[u] >> 8) & 0xff) as usize, 1u32);
                 atomic_add(hist, base + ((w[u] >> 16) & 0xff) as usize, 1u32);
@@ -102,17 +108,9 @@ pub fn count_values(x: &[i64], counts: &mut [i64]) {
     let mut i = grid_1d() as usize;
     let stride = grid_size_1d() as usize;
     while i < x.len() {
-        let mut vs = [0i64; LOADS];
-        let mut loaded = 0usize;
+        let vs = load_group(x, i, stride, 0i64);
         for u in (0..LOADS).unroll() {
-            let j = i + u * stride;
-            if j < x.len() {
-                vs[u] = x[j];
-                loaded += 1;
-            }
-        }
-        for u in (0..LOADS).unroll() {
-            if u < loaded {
+            if i + u * stride < x.len() {
                 if private {
                     atomic_add(hist, vs[u] as usize, 1u32);
                 } else {
@@ -169,18 +167,10 @@ pub fn histogram_uniform<T: Float>(x: &[T], edges: &[T], lo: T, hi: T, norm: T, 
     let mut i = grid_1d() as usize;
     let stride = grid_size_1d() as usize;
     while i < x.len() {
-        let mut vs = [lo; LOADS];
-        let mut loaded = 0usize;
-        for u in (0..LOADS).unroll() {
-            let j = i + u * stride;
-            if j < x.len() {
-                vs[u] = x[j];
-                loaded += 1;
-            }
-        }
+        let vs = load_group(x, i, stride, lo);
         for u in (0..LOADS).unroll() {
             let v = vs[u];
-            if u < loaded && v >= lo && v <= hi {
+            if i + u * stride < x.len() && v >= lo && v <= hi {
                 let f = ((v - lo) * norm).to_f64();
                 let mut b = if f >= nbins as f64 { nbins - 1 } else { f as usize };
                 if v < edges[b] && b > 0 {
