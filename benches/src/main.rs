@@ -89,7 +89,7 @@ struct Options {
 }
 
 /// The sections `--only` takes.
-const ONLY_SECTIONS: &str = "ufuncs, manipulation, scan, sort, matmul, cpu";
+const ONLY_SECTIONS: &str = "ufuncs, manipulation, scan, sort, reduction, matmul, cpu";
 
 /// One printed line: a figure beside its ceiling.
 struct Row {
@@ -350,6 +350,9 @@ fn run(dev: &Device, opts: &Options) -> Result<()> {
         }
         if want("sort") {
             rows.extend(sorting::rows(copy_ceiling, opts.quick, &stream)?);
+        }
+        if want("reduction") {
+            rows.extend(reduction::rows(&stream, copy_ceiling, 0.0, opts.quick, rounds, launches)?);
         }
         if want("matmul") {
             rows.extend(matmul::rows(&stream)?);

@@ -14,8 +14,9 @@
 //! scalar, so some reductions take small `Raw` arguments that the array glue
 //! (`runtime/src/reduction/array.rs`) uploads:
 //! - `mean_*` take `scale = [1 / n]` and sum `x * scale[0]` (n: the number of reduced elements);
-//! - `var_*`/`std_*` take the mean of each output (from `mean_f64` with the kept dimensions, so
-//!   that it broadcasts along the reduced axes) and `scale = [1 / (n - ddof)]`;
+//! - `var_*`/`std_*` take the first element of each output's reduction (a view with the kept
+//!   dimensions, so that it broadcasts along the reduced axes) and
+//!   `scale = [1 / (n (n - ddof))]`, and reduce shifted sums in one pass (`Shifted`);
 //! - `arg_of_int` (`argmin`/`argmax` of integers) takes the minimum or maximum of each output
 //!   (from `min_int` or `max_int`, broadcast the same way) and reduces to the first position
 //!   along the reduced axes (`reduce_index()`, C order) where the element equals it: two passes.
@@ -99,40 +100,88 @@ pub fn mean_f64<T: Real>(x: T, scale: Raw<f64>) -> f64 {
     x.to_f64() * unsafe { *scale.get_unchecked(0) }
 }
 
-/// The variance of floats in f64, rounded to `T`: the sum of `(x - mean[o])^2 * scale[0]`.
-#[reduction(crate = crate, identity = 0.0, reduce = |a, b| a + b, post = |a| T::from_f64(a), instances = [f32, f64])]
-pub fn var_float<T: Float>(x: T, mean: f64, scale: Raw<f64>) -> f64 {
-    // `mean` broadcasts along the reduced axes (the runtime passes it with the kept dimensions).
-    let d = x.to_f64() - mean;
-    // SAFETY: the runtime passes `scale` as one element (runtime/src/reduction/array.rs).
-    d * d * unsafe { *scale.get_unchecked(0) }
+/// The accumulator of `var`/`std` (one pass, shifted sums): the count of elements `n`, the sums
+/// `s1` of `d = x - k` and `s2` of `d^2` in f64, where `k` is an element of the output's own
+/// reduction (its first: the runtime passes it with the kept dimensions, so that it broadcasts
+/// along the reduced axes), and `c`, the sum of `scale[0] = 1 / (n (n - ddof))` over the
+/// elements, that is `1 / (n - ddof)` (infinite when `n <= ddof`, as NumPy's division by zero).
+/// The variance is `(s2 - s1^2 / n) * c`. Shifting by an element of the data keeps the
+/// difference of the two sums well conditioned when the mean is large against the spread (the
+/// unshifted `sum x^2 - (sum x)^2 / n` loses every digit there).
+#[device(crate = crate)]
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Shifted {
+    pub n: f64,
+    pub s1: f64,
+    pub s2: f64,
+    pub c: f64,
 }
 
-/// The variance in f64 of integers.
-#[reduction(crate = crate, identity = 0.0, reduce = |a, b| a + b, instances = [])]
-pub fn var_f64<T: Real>(x: T, mean: f64, scale: Raw<f64>) -> f64 {
-    // `mean` broadcasts along the reduced axes (the runtime passes it with the kept dimensions).
-    let d = x.to_f64() - mean;
+/// One element's `Shifted`: `x` shifted by `k`, and `scale`.
+#[device(crate = crate)]
+fn shifted<T: Real>(x: T, k: T, scale: f64) -> Shifted {
+    let d = x.to_f64() - k.to_f64();
+    Shifted { n: 1.0, s1: d, s2: d * d, c: scale }
+}
+
+/// The variance of an accumulated `Shifted`: `(s2 - s1^2 / n) * c`, never below 0 (a NaN stays).
+#[device(crate = crate)]
+fn variance(a: Shifted) -> f64 {
+    let m2 = a.s2 - a.s1 * a.s1 / a.n;
+    if m2 < 0.0 { 0.0 } else { m2 * a.c }
+}
+
+/// The variance of floats in f64, rounded to `T`, in one pass (`Shifted`).
+#[reduction(
+    crate = crate,
+    identity = Shifted { n: 0.0, s1: 0.0, s2: 0.0, c: 0.0 },
+    reduce = |a, b| Shifted { n: a.n + b.n, s1: a.s1 + b.s1, s2: a.s2 + b.s2, c: a.c + b.c },
+    post = |a| T::from_f64(variance(a)),
+    instances = [f32, f64]
+)]
+pub fn var_float<T: Float>(x: T, k: T, scale: Raw<f64>) -> Shifted {
     // SAFETY: the runtime passes `scale` as one element (runtime/src/reduction/array.rs).
-    d * d * unsafe { *scale.get_unchecked(0) }
+    shifted(x, k, unsafe { *scale.get_unchecked(0) })
+}
+
+/// The variance in f64 of integers, in one pass (`Shifted`).
+#[reduction(
+    crate = crate,
+    identity = Shifted { n: 0.0, s1: 0.0, s2: 0.0, c: 0.0 },
+    reduce = |a, b| Shifted { n: a.n + b.n, s1: a.s1 + b.s1, s2: a.s2 + b.s2, c: a.c + b.c },
+    post = |a| variance(a) as f64,
+    instances = []
+)]
+pub fn var_f64<T: Real>(x: T, k: T, scale: Raw<f64>) -> Shifted {
+    // SAFETY: the runtime passes `scale` as one element (runtime/src/reduction/array.rs).
+    shifted(x, k, unsafe { *scale.get_unchecked(0) })
 }
 
 /// The standard deviation of floats: the square root of the variance, rounded to `T`.
-#[reduction(crate = crate, identity = 0.0, reduce = |a, b| a + b, post = |a| T::from_f64(a.sqrt()), instances = [f32, f64])]
-pub fn std_float<T: Float>(x: T, mean: f64, scale: Raw<f64>) -> f64 {
-    // `mean` broadcasts along the reduced axes (the runtime passes it with the kept dimensions).
-    let d = x.to_f64() - mean;
+#[reduction(
+    crate = crate,
+    identity = Shifted { n: 0.0, s1: 0.0, s2: 0.0, c: 0.0 },
+    reduce = |a, b| Shifted { n: a.n + b.n, s1: a.s1 + b.s1, s2: a.s2 + b.s2, c: a.c + b.c },
+    post = |a| T::from_f64(variance(a).sqrt()),
+    instances = [f32, f64]
+)]
+pub fn std_float<T: Float>(x: T, k: T, scale: Raw<f64>) -> Shifted {
     // SAFETY: the runtime passes `scale` as one element (runtime/src/reduction/array.rs).
-    d * d * unsafe { *scale.get_unchecked(0) }
+    shifted(x, k, unsafe { *scale.get_unchecked(0) })
 }
 
 /// The standard deviation in f64 of integers.
-#[reduction(crate = crate, identity = 0.0, reduce = |a, b| a + b, post = |a| a.sqrt(), instances = [])]
-pub fn std_f64<T: Real>(x: T, mean: f64, scale: Raw<f64>) -> f64 {
-    // `mean` broadcasts along the reduced axes (the runtime passes it with the kept dimensions).
-    let d = x.to_f64() - mean;
+#[reduction(
+    crate = crate,
+    identity = Shifted { n: 0.0, s1: 0.0, s2: 0.0, c: 0.0 },
+    reduce = |a, b| Shifted { n: a.n + b.n, s1: a.s1 + b.s1, s2: a.s2 + b.s2, c: a.c + b.c },
+    post = |a| variance(a).sqrt() as f64,
+    instances = []
+)]
+pub fn std_f64<T: Real>(x: T, k: T, scale: Raw<f64>) -> Shifted {
     // SAFETY: the runtime passes `scale` as one element (runtime/src/reduction/array.rs).
-    d * d * unsafe { *scale.get_unchecked(0) }
+    shifted(x, k, unsafe { *scale.get_unchecked(0) })
 }
 
 /// The accumulator of `argmin`/`argmax` of floats: a value (exact in f64) and its position along

@@ -48,6 +48,7 @@ on_both_devices!(
     reduction_macro_over_complex,
     few_outputs_along_a_long_strided_axis,
     literal_identities_convert_to_the_generic_accumulator,
+    var_and_std_of_a_large_mean_nan_and_ddof_at_n,
 );
 
 const GPU: &str = "needs a CUDA GPU";
@@ -672,6 +673,51 @@ fn check_array_reductions<T: Elem + Real>(shape: [usize; 3], tol: f64) {
         assert_eq!(xb.any().axes(axes.clone()).keepdims(keepdims).run().unwrap().to_vec().unwrap(), any, "any of bools over {axes:?}");
         assert_eq!(xn.any().axes(axes.clone()).keepdims(keepdims).run().unwrap().to_vec().unwrap(), any, "any of {t} over {axes:?}");
     }
+}
+
+/// `var`/`std` reduce shifted sums in one pass: data whose mean is large against its spread
+/// (where `sum x^2 - (sum x)^2 / n` would lose every digit) against a two-pass f64 host
+/// reference, along each axis and over all; a NaN propagates; `ddof >= n` divides by zero as
+/// NumPy does (`inf`, or NaN for `0 / 0`).
+fn var_and_std_of_a_large_mean_nan_and_ddof_at_n() {
+    let mut rng = Rng::new();
+    let (rows, cols) = (37usize, 1000usize);
+    for mean in [1.0e4f64, -3.0e6] {
+        let xs: Vec<f32> = (0..rows * cols).map(|_| (mean + rng.range(-1.0, 1.0)) as f32).collect();
+        let x = Array::from_shape_vec([rows, cols], xs.clone()).unwrap();
+        let two_pass = |vals: &[f64], ddof: usize| {
+            let m = vals.iter().sum::<f64>() / vals.len() as f64;
+            vals.iter().map(|v| (v - m) * (v - m)).sum::<f64>() / (vals.len() - ddof) as f64
+        };
+        for ddof in [0usize, 1] {
+            let got = x.var().axis(1).ddof(ddof).run().unwrap().to_vec().unwrap();
+            for (r, g) in got.iter().enumerate() {
+                let row: Vec<f64> = xs[r * cols..(r + 1) * cols].iter().map(|&v| v as f64).collect();
+                let want = two_pass(&row, ddof);
+                close(*g as f64, want, 1e-5 * want, &format!("var of row {r}, mean {mean}, ddof {ddof}"));
+            }
+            let got = x.std().axis(0).ddof(ddof).run().unwrap().to_vec().unwrap();
+            for (c, g) in got.iter().enumerate() {
+                let col: Vec<f64> = (0..rows).map(|r| xs[r * cols + c] as f64).collect();
+                let want = two_pass(&col, ddof).sqrt();
+                close(*g as f64, want, 1e-5 * want, &format!("std of column {c}, mean {mean}, ddof {ddof}"));
+            }
+            let all: Vec<f64> = xs.iter().map(|&v| v as f64).collect();
+            let want = two_pass(&all, ddof);
+            let got = x.var().ddof(ddof).run().unwrap().to_vec().unwrap()[0] as f64;
+            close(got, want, 1e-5 * want, &format!("var of all, mean {mean}, ddof {ddof}"));
+        }
+    }
+    // A NaN propagates to its row only.
+    let mut xs: Vec<f64> = (0..3 * 50).map(|_| rng.range(-2.0, 2.0)).collect();
+    xs[60] = f64::NAN;
+    let x = Array::from_shape_vec([3usize, 50], xs).unwrap();
+    let v = x.var().axis(1).run().unwrap().to_vec().unwrap();
+    assert!(!v[0].is_nan() && v[1].is_nan() && !v[2].is_nan(), "{v:?}");
+    // ddof equal to n: inf for spread-out rows, NaN for a constant row (0 / 0), as NumPy.
+    let x = Array::from_shape_vec([2usize, 2], vec![1.0f32, 2.0, 5.0, 5.0]).unwrap();
+    let v = x.var().axis(1).ddof(2).run().unwrap().to_vec().unwrap();
+    assert!(v[0].is_infinite() && v[0] > 0.0 && v[1].is_nan(), "{v:?}");
 }
 
 fn array_reductions_f32() {

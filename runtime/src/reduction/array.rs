@@ -620,31 +620,22 @@ impl<'a, T: MeanResult> Moments<'a, T> {
             (_, true) => kernels::std_float::__kernel(),
             (_, false) => kernels::std_f64::__kernel(),
         };
-        // The mean of each output, in f64, with the kept dimensions (it broadcasts along the
-        // reduced axes). At a first call, `kernel` loads while the mean's kernel does.
-        let inv_n = scalar_on(1.0 / n as f64, &stream)?;
-        // The kernel: `mean_f64<T: Real>(x: T, scale: Raw<f64>) -> f64`, instance `[T]`.
-        let mean = ReductionCall::<f64>::new(
-            kernels::mean_f64::__kernel(),
-            &instance,
-            vec![Arg::input(x), Arg::raw(&inv_n)],
-        )
-        .axes(self.cfg.axes.clone())
-        .keepdims(true)
-        .stream(&stream)
-        .prefetch(kernel)
-        .run()?;
-        // NumPy divides by max(n - ddof, 0).
-        let scale = scalar_on(1.0 / n.saturating_sub(self.ddof) as f64, &stream)?;
+        // The shift of each output: the first element of its reduction, with the kept dimensions
+        // (a view: it broadcasts along the reduced axes).
+        let (mask, _) = self.cfg.reduced(x)?;
+        let mut k = x.clone();
+        for (axis, _) in mask.iter().enumerate().filter(|(_, m)| **m) {
+            k = k.slice(axis, 0..1)?;
+        }
+        // `1 / (n (n - ddof))` per element, summed to `1 / (n - ddof)`: NumPy divides by
+        // `max(n - ddof, 0)` (infinite for 0).
+        let scale = scalar_on(1.0 / (n as f64 * n.saturating_sub(self.ddof) as f64), &stream)?;
         // The kernel: `var_float`/`std_float<T: Float>` (output `T`) and `var_f64`/`std_f64<T: Real>`
-        // (output f64) take one array of `T`, an f64 array (`mean`, which broadcasts) and a raw
-        // f64 array; f64 accumulator, with an identity. `T::Mean` is `T` for floats and f64 for
-        // integers (`MeanResult`; only real types reach here: `var` and `std` need `FloatResult`).
-        let call = ReductionCall::new(
-            kernel,
-            &instance,
-            vec![Arg::input(x), Arg::input(&mean), Arg::raw(&scale)],
-        );
+        // (output f64) take one array of `T`, the shifts (an array of `T`, broadcast) and a raw
+        // f64 array; `Shifted` accumulator (32 bytes), with an identity. `T::Mean` is `T` for
+        // floats and f64 for integers (`MeanResult`; only real types reach here: `var` and `std`
+        // need `FloatResult`).
+        let call = ReductionCall::new(kernel, &instance, vec![Arg::input(x), Arg::input(&k), Arg::raw(&scale)]);
         self.cfg.apply(call).stream(&stream).run()
     }
 
