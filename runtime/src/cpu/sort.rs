@@ -234,10 +234,10 @@ fn sort_into<K: HostKey>(src: &[K], vals: Option<Source<'_>>, dst: &mut [K], vds
         let to_dst = (last - j).is_multiple_of(2);
         let digits = Digits { mode, mask, shift };
         match (j == 0, to_dst) {
-            (true, true) => scatter(src, vals, dst, vdst, digits),
-            (true, false) => scatter(src, vals, &mut tmp, &mut vtmp, digits),
-            (false, true) => scatter(&tmp, vals.map(|_| Source::Given(&vtmp)), dst, vdst, digits),
-            (false, false) => scatter(dst, vals.map(|_| Source::Given(vdst)), &mut tmp, &mut vtmp, digits),
+            (true, true) => scatter(src, vals, dst, vdst, digits, threads),
+            (true, false) => scatter(src, vals, &mut tmp, &mut vtmp, digits, threads),
+            (false, true) => scatter(&tmp, vals.map(|_| Source::Given(&vtmp)), dst, vdst, digits, threads),
+            (false, false) => scatter(dst, vals.map(|_| Source::Given(vdst)), &mut tmp, &mut vtmp, digits, threads),
         }
     }
 }
@@ -254,13 +254,13 @@ struct Digits {
 const PER_THREAD_MIN: usize = 1 << 16;
 
 /// One pass (stable): each key of `from` (and its value) to `to` at the next free position of its
-/// digit, in order. The keys are cut into one chunk per thread; each chunk counts its digits, each
-/// (digit, chunk) gets its own run of `to` (digits in order, the chunks in order within a digit:
-/// split off `to` safely, one slice each), and each chunk's thread writes its keys into its runs.
-fn scatter<K: HostKey>(from: &[K], vals: Option<Source<'_>>, to: &mut [K], vto: &mut [i64], d: Digits) {
+/// digit, in order. The keys are cut into one chunk per thread (`threads`, chosen once per sort
+/// by `sort_into`); each chunk counts its digits, each (digit, chunk) gets its own run of `to`
+/// (digits in order, the chunks in order within a digit: split off `to` safely, one slice each),
+/// and each chunk's thread writes its keys into its runs.
+fn scatter<K: HostKey>(from: &[K], vals: Option<Source<'_>>, to: &mut [K], vto: &mut [i64], d: Digits, threads: usize) {
     let n = from.len();
     let digit = move |k: K| (((k.image(d.mode) & d.mask) >> d.shift) as usize) & (BUCKETS - 1);
-    let threads = std::thread::available_parallelism().map_or(1, |t| t.get()).min(n / PER_THREAD_MIN).max(1);
     let chunk = n.div_ceil(threads).max(1);
     let count = |c: &[K]| {
         let mut h = [0usize; BUCKETS];

@@ -578,7 +578,7 @@ impl<'a, T: MeanResult> Moments<'a, T> {
     pub fn run(self) -> Result<Array<T::Mean>> {
         let x = self.x;
         let float = T::DTYPE.is_float();
-        let (_, n) = self.cfg.reduced(x)?;
+        let (mask, n) = self.cfg.reduced(x)?;
         let stream = self.cfg.stream_for(x)?;
         if n == 0 {
             return self.empty(&stream);
@@ -622,7 +622,6 @@ impl<'a, T: MeanResult> Moments<'a, T> {
         };
         // The shift of each output: the first element of its reduction, with the kept dimensions
         // (a view: it broadcasts along the reduced axes).
-        let (mask, _) = self.cfg.reduced(x)?;
         let mut k = x.clone();
         for (axis, _) in mask.iter().enumerate().filter(|(_, m)| **m) {
             k = k.slice(axis, 0..1)?;
