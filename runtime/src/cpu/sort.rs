@@ -316,3 +316,37 @@ fn scatter<K: HostKey>(from: &[K], vals: Option<Source<'_>>, to: &mut [K], vto: 
         });
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A pass spread over several threads (whatever the host has) moves each key, and its value,
+    /// where one thread does: stable, every chunk's run of a digit after the earlier chunks'.
+    #[test]
+    fn a_pass_on_several_threads_is_the_pass_on_one() {
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        let keys: Vec<u32> = (0..10_007)
+            .map(|_| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                // Few distinct digits, so that stability shows.
+                (x >> 40) as u32 & 0x0f0f
+            })
+            .collect();
+        let d = Digits { mode: 0, mask: u64::MAX, shift: 8 };
+        let (mut one, mut vone) = (vec![0u32; keys.len()], vec![0i64; keys.len()]);
+        scatter(&keys, Some(Source::Iota), &mut one, &mut vone, d, 1);
+        for threads in [2, 3, 7] {
+            let (mut many, mut vmany) = (vec![0u32; keys.len()], vec![0i64; keys.len()]);
+            scatter(&keys, Some(Source::Iota), &mut many, &mut vmany, d, threads);
+            assert_eq!(many, one, "keys on {threads} threads");
+            assert_eq!(vmany, vone, "values on {threads} threads");
+        }
+        // One thread's pass is the stable order by the digit.
+        let mut want: Vec<(u32, i64)> = keys.iter().copied().zip(0..).collect();
+        want.sort_by_key(|&(k, _)| (k >> 8) & 0xff);
+        assert_eq!(one.iter().copied().zip(vone.iter().copied()).collect::<Vec<_>>(), want);
+    }
+}
