@@ -1,12 +1,17 @@
 //! Index checks in kernels (docs/semantics.md, row 18): the record through which a kernel reports
 //! its first out-of-range index to the host, as `include/cuprum/bounds.h` declares it.
 //!
-//! Each module that includes the header holds a `__device__` pointer named [`SLOT_SYMBOL`]; the
+//! Each module whose code checks an index holds a `__device__` pointer, [`SLOT_SYMBOL`]; the
 //! runtime points it, right after loading the module, at its context's one [`OobRecord`] in mapped
 //! pinned host memory, and reads the record at every synchronising call (runtime/src/bounds.rs).
 
-/// The module global the runtime sets to the record's device address (`cuprum_oob_record*`).
-pub const SLOT_SYMBOL: &str = "cuprum_oob_slot";
+/// The header's name of the slot: a variable template, `cuprum_oob_slot_v<>`, so that only a
+/// module whose code checks an index has one.
+pub const SLOT_NAME: &str = "cuprum_oob_slot_v";
+
+/// The module global the runtime sets to the record's device address (`cuprum_oob_record*`):
+/// the mangled name of [`SLOT_NAME`]`<void>`, the symbol `cuModuleGetGlobal` finds.
+pub const SLOT_SYMBOL: &str = "_Z17cuprum_oob_slot_vIvE";
 
 /// [`OobRecord::flag`]: no violation recorded.
 pub const FLAG_EMPTY: u32 = 0;
@@ -67,7 +72,11 @@ mod tests {
         assert_eq!(std::mem::size_of::<OobRecord>(), 112);
         assert_eq!(std::mem::align_of::<OobRecord>(), 8);
         let h = crate::headers::header("cuprum/bounds.h").unwrap();
-        assert!(h.contains(SLOT_SYMBOL) && h.contains("char kernel[64]"), "{h}");
+        assert!(h.contains(&format!("{SLOT_NAME} = nullptr")) && h.contains("char kernel[64]"), "{h}");
+        // Itanium mangling of a variable template's `<void>` specialization: `_Z`, the name's
+        // length and name, `IvE`.
+        assert_eq!(SLOT_SYMBOL, format!("_Z{}{SLOT_NAME}IvE", SLOT_NAME.len()));
+        assert!(h.contains(SLOT_SYMBOL), "the header names the symbol the runtime looks up");
     }
 
     #[test]

@@ -432,3 +432,42 @@ fn the_line_table_names_the_rust_lines() {
     assert!(statements >= 2, "the statements' lines (5, 6, 7) are in the table: {rows:?}");
     assert!(rows.iter().all(|(f, _)| f == "scaled.rs" || f == "scaled.rs (generated CUDA C)" || f.ends_with(".h")), "{rows:?}");
 }
+
+/// A part of a file's fat binary (the file with the other kernels' instantiation lines left out,
+/// as cuprum-build makes it) holds the index checks' slot only when its kernel's code checks an
+/// index: `out/slot_parts.cu` has a checked `#[rawkernel]` and an `#[elementwise]` that indexes
+/// nothing, so the elementwise kernel's first call needs no record (runtime/src/bounds.rs).
+#[test]
+fn only_a_part_whose_code_checks_holds_the_slot() {
+    if env::var(SKIP_VAR).is_ok_and(|v| v == "1") {
+        eprintln!("cuda_compile: skipped because {SKIP_VAR}=1");
+        return;
+    }
+    let nvcc = find_nvcc().unwrap_or_else(|| panic!("nvcc not found (NVCC, CUDA_PATH, PATH): {HOW_TO}"));
+    let unit = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/out/slot_parts.cu");
+    let text = fs::read_to_string(&unit).unwrap_or_else(|e| panic!("{}: {e} (the snapshot test writes it)", unit.display()));
+    let out_dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("slot_parts-{}", std::process::id()));
+    let include = out_dir.join("include");
+    for (name, header) in cuprum_abi::headers::HEADERS {
+        let path = include.join(name);
+        fs::create_dir_all(path.parent().expect("a header's name has a folder")).unwrap();
+        fs::write(&path, header).unwrap();
+    }
+    for (kernel, has_slot) in [("checked_store", true), ("doubled", false)] {
+        let part: String = text
+            .lines()
+            .filter(|l| !l.starts_with("CUPRUM_INSTANTIATE_") || l.starts_with(&format!("CUPRUM_INSTANTIATE_{kernel}")))
+            .map(|l| format!("{l}\n"))
+            .collect();
+        assert!(part.contains(&format!("CUPRUM_INSTANTIATE_{kernel}")), "{kernel}'s instantiation line in {}", unit.display());
+        let src = out_dir.join(format!("{kernel}.cu"));
+        let cubin = out_dir.join(format!("{kernel}.cubin"));
+        fs::write(&src, part).unwrap();
+        compile_nvcc(&nvcc, &include, &src, &cubin).unwrap_or_else(|e| panic!("{e}"));
+        let bytes = fs::read(&cubin).unwrap();
+        let symbol = cuprum_abi::bounds::SLOT_SYMBOL.as_bytes();
+        let found = bytes.windows(symbol.len()).any(|w| w == symbol);
+        assert_eq!(found, has_slot, "{kernel}'s part {} the slot symbol", if found { "holds" } else { "lacks" });
+    }
+    let _ = fs::remove_dir_all(&out_dir);
+}

@@ -107,9 +107,9 @@ pub(crate) fn on_context_created(ordinal: usize, bind: impl FnOnce() -> Result<(
     }
 }
 
-/// Points a freshly loaded module's `cuprum_oob_slot` at the device's record; a module without
-/// the symbol (no checked indexing, or CUDA C that does not include `cuprum/bounds.h`) is left
-/// alone. Called by the module loader with the device's context bound.
+/// Points a freshly loaded module's slot (`cuprum_oob_slot_v<>`, [`SLOT_SYMBOL`]) at the device's
+/// record; a module without the symbol (no checked indexing in its code, or CUDA C that does not
+/// include `cuprum/bounds.h`) is left alone, and needs no record. Called by the module loader with the device's context bound.
 pub(crate) fn on_module_load(ordinal: usize, bind: impl FnOnce() -> Result<()>, module: sys::CUmodule) -> Result<()> {
     let name = CString::new(SLOT_SYMBOL).expect("no NUL in the symbol");
     // SAFETY: `module` was just loaded in the bound context.

@@ -4,8 +4,9 @@
 // `Error::IndexOutOfBounds` at its next synchronising call (runtime/src/bounds.rs).
 //
 // The record lives in mapped pinned host memory, one per CUDA context; every module that includes
-// this header has its own `cuprum_oob_slot`, which the runtime points at the record right after it
-// loads the module (a module whose slot is null records nothing, and still skips the access).
+// this header and checks an index has its own `cuprum_oob_slot_v<>`, which the runtime points at
+// the record right after it loads the module (a module whose slot is null records nothing, and
+// still skips the access).
 // The fast path of a check is one compare and one branch; the report is a cold, never-inlined call.
 #pragma once
 #include <cuprum/types.h>
@@ -21,14 +22,20 @@ struct cuprum_oob_record {
     char kernel[64];          // the Rust function holding the access, NUL-terminated
 };
 
-// This module's pointer to its context's record (set by the runtime; found by name).
-__device__ cuprum_oob_record* cuprum_oob_slot;
+// This module's pointer to its context's record (set by the runtime; found by its mangled name,
+// `_Z17cuprum_oob_slot_vIvE`). A variable template, so that only a module whose code reports a
+// violation has one: a part of a fat binary whose kernel checks no index (an elementwise map
+// without indexing) then needs no record, and its first call no pinned allocation.
+template <typename = void>
+__device__ cuprum_oob_record* cuprum_oob_slot_v = nullptr;
 
 namespace cuprum {
 
 // Records the first violation of the context (later ones find the flag taken and return).
+// A template (instantiated only where a check is), like the slot it reads.
+template <typename = void>
 static __device__ __noinline__ void oob_report(const char* fn, u64 index, u64 len, u32 info) {
-    cuprum_oob_record* r = cuprum_oob_slot;
+    cuprum_oob_record* r = cuprum_oob_slot_v<>;
     if (r == nullptr || atomicCAS(&r->flag, 0u, 1u) != 0u) return;
     r->info = info;
     r->index = index;

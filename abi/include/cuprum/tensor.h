@@ -133,13 +133,17 @@ __device__ __forceinline__ bool rows_ok(u64 u, u64 n, u64 len, u64 align) {
 // The first violation of a function's checked tensor operations, reported when the function
 // returns (its destructor): a check then costs selects and no branch, so that the loop around it
 // stays one block the scheduler can overlap (a branch per `ldmatrix` made examples/gemm_bf16.rs
-// 2.6 times slower). The generated code declares one per function that uses them.
-struct oob_later {
+// 2.6 times slower). The generated code declares one per function that uses them. A class
+// template (`oob_later` names its one specialization), so that its destructor, which reports,
+// is instantiated only where one is destroyed (cuprum/bounds.h: the slot is then only in
+// modules whose code checks).
+template <typename = void>
+struct oob_later_t {
     const char* fn;
     u64 index, len;
     u32 info;
     bool bad;
-    __device__ __forceinline__ explicit oob_later(const char* f) : fn(f), index(0), len(0), info(0), bad(false) {}
+    __device__ __forceinline__ explicit oob_later_t(const char* f) : fn(f), index(0), len(0), info(0), bad(false) {}
     // Keeps (index, len, info) when `ok` is false and nothing was kept before.
     __device__ __forceinline__ void note(bool ok, u64 i, u64 l, u32 f) {
         bool first = !ok && !bad;
@@ -148,10 +152,11 @@ struct oob_later {
         info = first ? f : info;
         bad = bad || !ok;
     }
-    __device__ __forceinline__ ~oob_later() {
+    __device__ __forceinline__ ~oob_later_t() {
         if (bad) oob_report(fn, index, len, info);
     }
 };
+using oob_later = oob_later_t<>;
 
 // Notes a row check of `n` elements at `u` in `0..len` aligned to `align`: the misaligned index,
 // or the last index out of range.

@@ -4,7 +4,8 @@
 #include <cuprum/math.h>
 #include <cuprum/elementwise.h>
 
-#line 5 "tests/in/arith_bitwise_ops.rs"
+#line 4 "tests/in/arith_bitwise_ops.rs"
+template <typename = void>
 __device__ __forceinline__ cuprum::Tuple3<i32, i32, bool> int_ops_map(u64 _ci, u64 _cn, i32 a, i32 b) {
     i32 sum = cuprum::sub(cuprum::add(a, b), cuprum::mul(a, b));
     i32 quot;
@@ -22,7 +23,7 @@ __device__ __forceinline__ cuprum::Tuple3<i32, i32, bool> int_ops_map(u64 _ci, u
     bool cmp = (((a < b) || ((a <= b) && (a != b))) || ((a > b) && (a >= b))) || (a == b);
     return cuprum::Tuple3<i32, i32, bool>{cuprum::add(sum, quot), bits, cmp};
 }
-#line 26 "tests/in/arith_bitwise_ops.rs (generated CUDA C)"
+#line 27 "tests/in/arith_bitwise_ops.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_int_ops(NAME, VARIANT) \
     extern "C" __global__ void NAME(cuprum::ew::In<i32, cuprum::ew::VARIANT> _ca0, cuprum::ew::In<i32, cuprum::ew::VARIANT> _ca1, cuprum::ew::Out<i32, cuprum::ew::VARIANT> _co0, cuprum::ew::Out<i32, cuprum::ew::VARIANT> _co1, cuprum::ew::Out<bool, cuprum::ew::VARIANT> _co2, cuprum::ew::Loop<cuprum::ew::VARIANT> _cloop) { \
         cuprum::ew::run(_cloop, [&](u64 _ci, i32 a, i32 b, i32& _cout0, i32& _cout1, bool& _cout2) { cuprum::Tuple3<i32, i32, bool> _cr = int_ops_map(_ci, _cloop.size, a, b); _cout0 = _cr._0; _cout1 = _cr._1; _cout2 = _cr._2; }, _ca0, _ca1, _co0, _co1, _co2); \
@@ -34,7 +35,8 @@ __device__ __forceinline__ cuprum::Tuple3<i32, i32, bool> int_ops_map(u64 _ci, u
 CUPRUM_INSTANTIATE_int_ops_contig(cuprum_elementwise_int_ops_contig)
 CUPRUM_INSTANTIATE_int_ops_s32(cuprum_elementwise_int_ops_s32)
 
-#line 15 "tests/in/arith_bitwise_ops.rs"
+#line 14 "tests/in/arith_bitwise_ops.rs"
+template <typename = void>
 __device__ __forceinline__ f64 float_ops_map(u64 _ci, u64 _cn, f64 a, f64 b) {
     f64 c = ((-a) + (b * 2.0)) - (a / b);
     f64 r = cuprum::rem(a, b);
@@ -48,7 +50,7 @@ __device__ __forceinline__ f64 float_ops_map(u64 _ci, u64 _cn, f64 a, f64 b) {
 #line 18 "tests/in/arith_bitwise_ops.rs"
     }
 }
-#line 52 "tests/in/arith_bitwise_ops.rs (generated CUDA C)"
+#line 54 "tests/in/arith_bitwise_ops.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_float_ops(NAME, VARIANT) \
     extern "C" __global__ void NAME(cuprum::ew::In<f64, cuprum::ew::VARIANT> _ca0, cuprum::ew::In<f64, cuprum::ew::VARIANT> _ca1, cuprum::ew::Out<f64, cuprum::ew::VARIANT> _co0, cuprum::ew::Loop<cuprum::ew::VARIANT> _cloop) { \
         cuprum::ew::run(_cloop, [&](u64 _ci, f64 a, f64 b, f64& _cout0) { _cout0 = float_ops_map(_ci, _cloop.size, a, b); }, _ca0, _ca1, _co0); \
@@ -74,7 +76,7 @@ __device__ __forceinline__ T generic_bits_map(u64 _ci, u64 _cn, T a, T b) {
 #line 25 "tests/in/arith_bitwise_ops.rs"
     }
 }
-#line 78 "tests/in/arith_bitwise_ops.rs (generated CUDA C)"
+#line 80 "tests/in/arith_bitwise_ops.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_generic_bits(NAME, VARIANT, T) \
     extern "C" __global__ void NAME(cuprum::ew::In<T, cuprum::ew::VARIANT> _ca0, cuprum::ew::In<T, cuprum::ew::VARIANT> _ca1, cuprum::ew::Out<T, cuprum::ew::VARIANT> _co0, cuprum::ew::Loop<cuprum::ew::VARIANT> _cloop) { \
         cuprum::ew::run(_cloop, [&](u64 _ci, T a, T b, T& _cout0) { _cout0 = generic_bits_map<T>(_ci, _cloop.size, a, b); }, _ca0, _ca1, _co0); \

@@ -5,7 +5,8 @@
 #include <cuprum/atomic.h>
 #include <cuprum/thread.h>
 
-#line 5 "tests/in/atomics_shared.rs"
+#line 4 "tests/in/atomics_shared.rs"
+template <typename = void>
 __device__ __forceinline__ void block_stats_body(cuprum::RoSlice<i32> x, cuprum::Slice<i32> out, u32 n) {
     __shared__ __align__(16) i32 s[8];
     __shared__ __align__(16) u32 u[2];
@@ -52,7 +53,7 @@ __device__ __forceinline__ void block_stats_body(cuprum::RoSlice<i32> x, cuprum:
     }
 #line 44 "tests/in/atomics_shared.rs"
 }
-#line 56 "tests/in/atomics_shared.rs (generated CUDA C)"
+#line 57 "tests/in/atomics_shared.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_block_stats(NAME) \
     extern "C" __global__ void NAME(cuprum::RoSlice<i32> x, cuprum::Slice<i32> out, u32 n) { block_stats_body(x, out, n); }
 

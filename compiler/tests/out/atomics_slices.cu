@@ -7,7 +7,8 @@
 #include <cuprum/atomic.h>
 #include <cuprum/thread.h>
 
-#line 6 "tests/in/atomics_slices.rs"
+#line 5 "tests/in/atomics_slices.rs"
+template <typename = void>
 __device__ __forceinline__ void atomics_ints_body(cuprum::Slice<i32> c32_, cuprum::Slice<u32> u32s, cuprum::Slice<i64> c64_, cuprum::Slice<u64> u64s, cuprum::Slice<i64> old) {
     u32 i = cuprum::grid_1d();
     i64 o = 0ll;
@@ -30,13 +31,14 @@ __device__ __forceinline__ void atomics_ints_body(cuprum::Slice<i32> c32_, cupru
 #line 27 "tests/in/atomics_slices.rs"
     if (cuprum::has(old, "atomics_ints", (u64)i)) old[(u64)i] = cuprum::add(o, (i64)u);
 }
-#line 34 "tests/in/atomics_slices.rs (generated CUDA C)"
+#line 35 "tests/in/atomics_slices.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_atomics_ints(NAME) \
     extern "C" __global__ void NAME(cuprum::Slice<i32> c32_, cuprum::Slice<u32> u32s, cuprum::Slice<i64> c64_, cuprum::Slice<u64> u64s, cuprum::Slice<i64> old) { atomics_ints_body(c32_, u32s, c64_, u64s, old); }
 
 CUPRUM_INSTANTIATE_atomics_ints(cuprum_rawkernel_atomics_ints)
 
-#line 32 "tests/in/atomics_slices.rs"
+#line 31 "tests/in/atomics_slices.rs"
+template <typename = void>
 __device__ __forceinline__ void atomics_floats_body(cuprum::Slice<f32> f, cuprum::Slice<f64> d, cuprum::Slice<f16> h, cuprum::Slice<bf16> b, f32 x) {
     f32 a = ((cuprum::has(f, "atomics_floats", 0u) ? cuprum::atomic_add(&f[0u], x) : f32{}) + (cuprum::has(f, "atomics_floats", 1u) ? cuprum::atomic_sub(&f[1u], x) : f32{})) + (cuprum::has(f, "atomics_floats", 2u) ? cuprum::atomic_exch(&f[2u], x) : f32{});
     f32 m = ((cuprum::has(f, "atomics_floats", 3u) ? cuprum::atomic_min(&f[3u], x) : f32{}) + (cuprum::has(f, "atomics_floats", 4u) ? cuprum::atomic_max(&f[4u], x) : f32{})) + (cuprum::has(f, "atomics_floats", 5u) ? cuprum::atomic_cas(&f[5u], 0.0f, x) : f32{});
@@ -47,7 +49,7 @@ __device__ __forceinline__ void atomics_floats_body(cuprum::Slice<f32> f, cuprum
     bf16 bb = cuprum::has(b, "atomics_floats", 0u) ? cuprum::atomic_add(&b[0u], cuprum::bf16_from_f32(x)) : bf16{};
     if (cuprum::has(f, "atomics_floats", 6u)) cuprum::atomic_exch(&f[6u], (((a + m) + ((f32)e)) + cuprum::to_f32(hh)) + cuprum::to_f32(bb));
 }
-#line 51 "tests/in/atomics_slices.rs (generated CUDA C)"
+#line 53 "tests/in/atomics_slices.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_atomics_floats(NAME) \
     extern "C" __global__ void NAME(cuprum::Slice<f32> f, cuprum::Slice<f64> d, cuprum::Slice<f16> h, cuprum::Slice<bf16> b, f32 x) { atomics_floats_body(f, d, h, b, x); }
 
@@ -60,7 +62,7 @@ __device__ __forceinline__ void atomics_misc_body(cuprum::Slice<u16> s, cuprum::
     if (cuprum::has(s, "atomics_misc", 1u)) cuprum::atomic_exch(&s[1u], old);
     if (cuprum::has(acc, "atomics_misc", cuprum::grid_1d())) cuprum::atomic_add(&acc[cuprum::grid_1d()], v);
 }
-#line 64 "tests/in/atomics_slices.rs (generated CUDA C)"
+#line 66 "tests/in/atomics_slices.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_atomics_misc(NAME, T) \
     extern "C" __global__ void NAME(cuprum::Slice<u16> s, cuprum::Slice<T> acc, T v) { atomics_misc_body<T>(s, acc, v); }
 

@@ -4,7 +4,8 @@
 #include <cuprum/thread.h>
 #include <cuprum/elementwise.h>
 
-#line 5 "tests/in/bool_logic.rs"
+#line 4 "tests/in/bool_logic.rs"
+template <typename = void>
 __device__ __forceinline__ bool in_band_map(u64 _ci, u64 _cn, f32 x, f32 lo, f32 hi, bool strict) {
     bool inside;
 #line 6 "tests/in/bool_logic.rs"
@@ -20,7 +21,7 @@ __device__ __forceinline__ bool in_band_map(u64 _ci, u64 _cn, f32 x, f32 lo, f32
     bool nan_ = x != x;
     return ((inside || (nan_ && (!strict))) ^ (lo > hi)) | (false & true);
 }
-#line 24 "tests/in/bool_logic.rs (generated CUDA C)"
+#line 25 "tests/in/bool_logic.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_in_band(NAME, VARIANT) \
     extern "C" __global__ void NAME(cuprum::ew::In<f32, cuprum::ew::VARIANT> _ca0, cuprum::ew::In<f32, cuprum::ew::VARIANT> _ca1, cuprum::ew::In<f32, cuprum::ew::VARIANT> _ca2, cuprum::ew::In<bool, cuprum::ew::VARIANT> _ca3, cuprum::ew::Out<bool, cuprum::ew::VARIANT> _co0, cuprum::ew::Loop<cuprum::ew::VARIANT> _cloop) { \
         cuprum::ew::run(_cloop, [&](u64 _ci, f32 x, f32 lo, f32 hi, bool strict, bool& _cout0) { _cout0 = in_band_map(_ci, _cloop.size, x, lo, hi, strict); }, _ca0, _ca1, _ca2, _ca3, _co0); \
@@ -32,7 +33,8 @@ __device__ __forceinline__ bool in_band_map(u64 _ci, u64 _cn, f32 x, f32 lo, f32
 CUPRUM_INSTANTIATE_in_band_contig(cuprum_elementwise_in_band_contig)
 CUPRUM_INSTANTIATE_in_band_s32(cuprum_elementwise_in_band_s32)
 
-#line 13 "tests/in/bool_logic.rs"
+#line 12 "tests/in/bool_logic.rs"
+template <typename = void>
 __device__ __forceinline__ void mask_positive_body(cuprum::RoSlice<f64> x, cuprum::Slice<bool> mask, bool invert, u32 n) {
     u32 i = cuprum::grid_1d();
     if ((i < n) && (!(cuprum::get(x, "mask_positive", (u64)i) == 0.0))) {
@@ -45,7 +47,7 @@ __device__ __forceinline__ void mask_positive_body(cuprum::RoSlice<f64> x, cupru
     }
 #line 22 "tests/in/bool_logic.rs"
 }
-#line 49 "tests/in/bool_logic.rs (generated CUDA C)"
+#line 51 "tests/in/bool_logic.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_mask_positive(NAME) \
     extern "C" __global__ void NAME(cuprum::RoSlice<f64> x, cuprum::Slice<bool> mask, bool invert, u32 n) { mask_positive_body(x, mask, invert, n); }
 

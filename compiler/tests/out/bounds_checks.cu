@@ -9,20 +9,24 @@
 
 extern __shared__ __align__(16) unsigned char cuprum_dynamic_smem[];
 
+template <typename = void>
 __device__ f32 second(cuprum::Slice<const f32> a);
+template <typename = void>
 __device__ void bump(f32& x);
 
-#line 7 "tests/in/bounds_checks.rs"
+#line 6 "tests/in/bounds_checks.rs"
+template <typename>
 __device__ f32 second(cuprum::Slice<const f32> a) {
     return cuprum::get(a, "second", 1ull);
 }
 
-#line 12 "tests/in/bounds_checks.rs"
+template <typename>
 __device__ void bump(f32& x) {
     x += 1.0f;
 }
 
-#line 19 "tests/in/bounds_checks.rs"
+#line 18 "tests/in/bounds_checks.rs"
+template <typename = void>
 __device__ __forceinline__ void gather_body(cuprum::RoSlice<f32> x, cuprum::RoSlice<u32> idx, cuprum::Slice<f32> y, cuprum::Slice<u32> counts) {
     __shared__ __align__(16) f32 s[64];
     u32 t = threadIdx.x;
@@ -64,13 +68,14 @@ __device__ __forceinline__ void gather_body(cuprum::RoSlice<f32> x, cuprum::RoSl
     }
 #line 39 "tests/in/bounds_checks.rs"
 }
-#line 68 "tests/in/bounds_checks.rs (generated CUDA C)"
+#line 72 "tests/in/bounds_checks.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_gather(NAME) \
     extern "C" __global__ void NAME(cuprum::RoSlice<f32> x, cuprum::RoSlice<u32> idx, cuprum::Slice<f32> y, cuprum::Slice<u32> counts) { gather_body(x, idx, y, counts); }
 
 CUPRUM_INSTANTIATE_gather(cuprum_rawkernel_gather)
 
-#line 43 "tests/in/bounds_checks.rs"
+#line 42 "tests/in/bounds_checks.rs"
+template <typename = void>
 __device__ __forceinline__ void views_and_dynamic_body(cuprum::View<const f32, 2> a, cuprum::View<f32, 2> b, cuprum::Slice<f32> out) {
     cuprum::Slice<f32> buf = cuprum::Slice<f32>{reinterpret_cast<f32*>(cuprum_dynamic_smem), cuprum::dynamic_shared_bytes() / (u32)sizeof(f32)};
     cuprum::Tuple2<u32, u32> _ct0 = cuprum::grid_2d();
@@ -92,28 +97,30 @@ __device__ __forceinline__ void views_and_dynamic_body(cuprum::View<const f32, 2
     }
 #line 53 "tests/in/bounds_checks.rs"
 }
-#line 96 "tests/in/bounds_checks.rs (generated CUDA C)"
+#line 101 "tests/in/bounds_checks.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_views_and_dynamic(NAME) \
     extern "C" __global__ void NAME(cuprum::View<const f32, 2> a, cuprum::View<f32, 2> b, cuprum::Slice<f32> out) { views_and_dynamic_body(a, b, out); }
 
 CUPRUM_INSTANTIATE_views_and_dynamic(cuprum_rawkernel_views_and_dynamic)
 
-#line 57 "tests/in/bounds_checks.rs"
+#line 56 "tests/in/bounds_checks.rs"
+template <typename = void>
 __device__ __forceinline__ void copy_unchecked_body(cuprum::RoSlice<f32> x, cuprum::Slice<f32> y) {
     u64 i = (u64)cuprum::grid_1d();
     y[i] = x[i];
 }
-#line 107 "tests/in/bounds_checks.rs (generated CUDA C)"
+#line 113 "tests/in/bounds_checks.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_copy_unchecked(NAME) \
     extern "C" __global__ void NAME(cuprum::RoSlice<f32> x, cuprum::Slice<f32> y) { copy_unchecked_body(x, y); }
 
 CUPRUM_INSTANTIATE_copy_unchecked(cuprum_rawkernel_copy_unchecked)
 
-#line 64 "tests/in/bounds_checks.rs"
+#line 63 "tests/in/bounds_checks.rs"
+template <typename = void>
 __device__ __forceinline__ f32 shifted_map(u64 _ci, u64 _cn, cuprum::Raw<f32> x, u64 k) {
     return cuprum::get(x, "shifted", _ci + k);
 }
-#line 117 "tests/in/bounds_checks.rs (generated CUDA C)"
+#line 124 "tests/in/bounds_checks.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_shifted(NAME, VARIANT) \
     extern "C" __global__ void NAME(cuprum::Raw<f32> _ca0, cuprum::ew::In<u64, cuprum::ew::VARIANT> _ca1, cuprum::ew::Out<f32, cuprum::ew::VARIANT> _co0, cuprum::ew::Loop<cuprum::ew::VARIANT> _cloop) { \
         cuprum::ew::run(_cloop, [&](u64 _ci, const cuprum::Raw<f32>& x, u64 k, f32& _cout0) { _cout0 = shifted_map(_ci, _cloop.size, x, k); }, _ca0, _ca1, _co0); \
@@ -125,28 +132,32 @@ __device__ __forceinline__ f32 shifted_map(u64 _ci, u64 _cn, cuprum::Raw<f32> x,
 CUPRUM_INSTANTIATE_shifted_contig(cuprum_elementwise_shifted_contig)
 CUPRUM_INSTANTIATE_shifted_s32(cuprum_elementwise_shifted_s32)
 
-#line 71 "tests/in/bounds_checks.rs"
+#line 70 "tests/in/bounds_checks.rs"
+template <typename = void>
 __device__ __forceinline__ f32 dot_raw_map(u64 _ci, u64 _cj, u64 _cn, f32 x, cuprum::Raw<f32> w, cuprum::Raw<f32> v) {
     u64 k = cuprum::rem(_ci, w.size);
     return (x * cuprum::get(w, "dot_raw", k)) * cuprum::get(v, "dot_raw", _ci);
 }
-#line 70 "tests/in/bounds_checks.rs"
+#line 69 "tests/in/bounds_checks.rs"
+template <typename = void>
 __device__ __forceinline__ f32 dot_raw_reduce(f32 a, f32 b) {
 #line 70 "tests/in/bounds_checks.rs"
     return a + b;
 #line 70 "tests/in/bounds_checks.rs"
 }
-#line 140 "tests/in/bounds_checks.rs (generated CUDA C)"
+#line 149 "tests/in/bounds_checks.rs (generated CUDA C)"
+template <typename = void>
 __device__ __forceinline__ f32 dot_raw_post(f32 _cx) {
     return _cx;
 }
-#line 70 "tests/in/bounds_checks.rs"
+#line 69 "tests/in/bounds_checks.rs"
+template <typename = void>
 __device__ __forceinline__ f32 dot_raw_identity() {
 #line 70 "tests/in/bounds_checks.rs"
     return 0.0f;
 #line 70 "tests/in/bounds_checks.rs"
 }
-#line 150 "tests/in/bounds_checks.rs (generated CUDA C)"
+#line 161 "tests/in/bounds_checks.rs (generated CUDA C)"
 #define CUPRUM_REDUCTION_dot_raw(NAME, _cstrategy, _cidx) \
     extern "C" __global__ void __launch_bounds__(CUPRUM_REDUCE_THREADS) NAME(cuprum::ReduceOperand<const f32> x, cuprum::Raw<f32> w, cuprum::Raw<f32> v, cuprum::ReduceOperand<f32> _cout, cuprum::ReduceArgs _cargs) { \
         typedef f32 _cA; \

@@ -4,7 +4,8 @@
 #include <cuprum/arith.h>
 #include <cuprum/thread.h>
 
-#line 6 "tests/in/casts.rs"
+#line 5 "tests/in/casts.rs"
+template <typename = void>
 __device__ __forceinline__ void casts_body(cuprum::RoSlice<f32> f, cuprum::RoSlice<f64> d, cuprum::Slice<i32> ints, cuprum::Slice<u8> bytes, cuprum::Slice<u64> wide, cuprum::Slice<f32> out) {
     u64 i = (u64)cuprum::grid_1d();
     if (cuprum::has(ints, "casts", i)) ints[i] = cuprum::cast_float<i32>(cuprum::get(f, "casts", i));
@@ -23,7 +24,7 @@ __device__ __forceinline__ void casts_body(cuprum::RoSlice<f32> f, cuprum::RoSli
     if (cuprum::has(out, "casts", i + 2ull)) out[i + 2ull] = back;
     if (cuprum::has(wide, "casts", i + 3ull)) wide[i + 3ull] = ((u64)((u32)i)) + 7ull;
 }
-#line 27 "tests/in/casts.rs (generated CUDA C)"
+#line 28 "tests/in/casts.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_casts(NAME) \
     extern "C" __global__ void NAME(cuprum::RoSlice<f32> f, cuprum::RoSlice<f64> d, cuprum::Slice<i32> ints, cuprum::Slice<u8> bytes, cuprum::Slice<u64> wide, cuprum::Slice<f32> out) { casts_body(f, d, ints, bytes, wide, out); }
 

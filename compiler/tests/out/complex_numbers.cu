@@ -4,11 +4,12 @@
 #include <cuprum/complex.h>
 #include <cuprum/elementwise.h>
 
-#line 5 "tests/in/complex_numbers.rs"
+#line 4 "tests/in/complex_numbers.rs"
+template <typename = void>
 __device__ __forceinline__ c32 mul_conj_map(u64 _ci, u64 _cn, c32 a, c32 b) {
     return a * cuprum::conj(b);
 }
-#line 12 "tests/in/complex_numbers.rs (generated CUDA C)"
+#line 13 "tests/in/complex_numbers.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_mul_conj(NAME, VARIANT) \
     extern "C" __global__ void NAME(cuprum::ew::In<c32, cuprum::ew::VARIANT> _ca0, cuprum::ew::In<c32, cuprum::ew::VARIANT> _ca1, cuprum::ew::Out<c32, cuprum::ew::VARIANT> _co0, cuprum::ew::Loop<cuprum::ew::VARIANT> _cloop) { \
         cuprum::ew::run(_cloop, [&](u64 _ci, c32 a, c32 b, c32& _cout0) { _cout0 = mul_conj_map(_ci, _cloop.size, a, b); }, _ca0, _ca1, _co0); \
@@ -20,13 +21,14 @@ __device__ __forceinline__ c32 mul_conj_map(u64 _ci, u64 _cn, c32 a, c32 b) {
 CUPRUM_INSTANTIATE_mul_conj_contig(cuprum_elementwise_mul_conj_contig)
 CUPRUM_INSTANTIATE_mul_conj_s32(cuprum_elementwise_mul_conj_s32)
 
-#line 11 "tests/in/complex_numbers.rs"
+#line 10 "tests/in/complex_numbers.rs"
+template <typename = void>
 __device__ __forceinline__ cuprum::Tuple2<c64, f64> phase_rotate_map(u64 _ci, u64 _cn, c64 z, f64 theta) {
     c64 r = cuprum::exp(cuprum::make_complex(0.0, theta));
     c64 w = z * r;
     return cuprum::Tuple2<c64, f64>{w, ((w.re * w.re) + (w.im * w.im)) - cuprum::norm_sqr(z)};
 }
-#line 30 "tests/in/complex_numbers.rs (generated CUDA C)"
+#line 32 "tests/in/complex_numbers.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_phase_rotate(NAME, VARIANT) \
     extern "C" __global__ void NAME(cuprum::ew::In<c64, cuprum::ew::VARIANT> _ca0, cuprum::ew::In<f64, cuprum::ew::VARIANT> _ca1, cuprum::ew::Out<c64, cuprum::ew::VARIANT> _co0, cuprum::ew::Out<f64, cuprum::ew::VARIANT> _co1, cuprum::ew::Loop<cuprum::ew::VARIANT> _cloop) { \
         cuprum::ew::run(_cloop, [&](u64 _ci, c64 z, f64 theta, c64& _cout0, f64& _cout1) { cuprum::Tuple2<c64, f64> _cr = phase_rotate_map(_ci, _cloop.size, z, theta); _cout0 = _cr._0; _cout1 = _cr._1; }, _ca0, _ca1, _co0, _co1); \
@@ -43,7 +45,7 @@ template <typename T>
 __device__ __forceinline__ T fma_number_map(u64 _ci, u64 _cn, T a, T b, T c) {
     return cuprum::add(cuprum::mul(a, b), c);
 }
-#line 47 "tests/in/complex_numbers.rs (generated CUDA C)"
+#line 49 "tests/in/complex_numbers.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_fma_number(NAME, VARIANT, T) \
     extern "C" __global__ void NAME(cuprum::ew::In<T, cuprum::ew::VARIANT> _ca0, cuprum::ew::In<T, cuprum::ew::VARIANT> _ca1, cuprum::ew::In<T, cuprum::ew::VARIANT> _ca2, cuprum::ew::Out<T, cuprum::ew::VARIANT> _co0, cuprum::ew::Loop<cuprum::ew::VARIANT> _cloop) { \
         cuprum::ew::run(_cloop, [&](u64 _ci, T a, T b, T c, T& _cout0) { _cout0 = fma_number_map<T>(_ci, _cloop.size, a, b, c); }, _ca0, _ca1, _ca2, _co0); \
@@ -59,13 +61,14 @@ CUPRUM_INSTANTIATE_fma_number_s32(cuprum_elementwise_fma_number_s32__c64, c64)
 CUPRUM_INSTANTIATE_fma_number_contig(cuprum_elementwise_fma_number_contig__f32, f32)
 CUPRUM_INSTANTIATE_fma_number_s32(cuprum_elementwise_fma_number_s32__f32, f32)
 
-#line 25 "tests/in/complex_numbers.rs"
+#line 24 "tests/in/complex_numbers.rs"
+template <typename = void>
 __device__ __forceinline__ cuprum::Tuple2<c64, f64> complex_misc_map(u64 _ci, u64 _cn, c64 a, c64 b) {
     c64 q = (a / b) - cuprum::make_complex(1.0, -1.0);
     c64 r = cuprum::ln(q) + cuprum::sqrt(q);
     return cuprum::Tuple2<c64, f64>{r, cuprum::norm(q) + cuprum::arg(q)};
 }
-#line 69 "tests/in/complex_numbers.rs (generated CUDA C)"
+#line 72 "tests/in/complex_numbers.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_complex_misc(NAME, VARIANT) \
     extern "C" __global__ void NAME(cuprum::ew::In<c64, cuprum::ew::VARIANT> _ca0, cuprum::ew::In<c64, cuprum::ew::VARIANT> _ca1, cuprum::ew::Out<c64, cuprum::ew::VARIANT> _co0, cuprum::ew::Out<f64, cuprum::ew::VARIANT> _co1, cuprum::ew::Loop<cuprum::ew::VARIANT> _cloop) { \
         cuprum::ew::run(_cloop, [&](u64 _ci, c64 a, c64 b, c64& _cout0, f64& _cout1) { cuprum::Tuple2<c64, f64> _cr = complex_misc_map(_ci, _cloop.size, a, b); _cout0 = _cr._0; _cout1 = _cr._1; }, _ca0, _ca1, _co0, _co1); \

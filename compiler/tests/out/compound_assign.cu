@@ -5,7 +5,8 @@
 #include <cuprum/atomic.h>
 #include <cuprum/thread.h>
 
-#line 5 "tests/in/compound_assign.rs"
+#line 4 "tests/in/compound_assign.rs"
+template <typename = void>
 __device__ __forceinline__ void compound_ops_body(cuprum::Slice<u16> ints, cuprum::Slice<f32> floats, cuprum::Slice<i8> signed_) {
     u64 i = (u64)cuprum::grid_1d();
     u16 a = cuprum::get(ints, "compound_ops", i);
@@ -33,13 +34,14 @@ __device__ __forceinline__ void compound_ops_body(cuprum::Slice<u16> ints, cupru
     if (cuprum::has(signed_, "compound_ops", i)) signed_[i] = cuprum::shl(signed_[i], 7ll);
     if (cuprum::has(signed_, "compound_ops", i)) signed_[i] = cuprum::shr(signed_[i], (i64)cuprum::get(ints, "compound_ops", i));
 }
-#line 37 "tests/in/compound_assign.rs (generated CUDA C)"
+#line 38 "tests/in/compound_assign.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_compound_ops(NAME) \
     extern "C" __global__ void NAME(cuprum::Slice<u16> ints, cuprum::Slice<f32> floats, cuprum::Slice<i8> signed_) { compound_ops_body(ints, floats, signed_); }
 
 CUPRUM_INSTANTIATE_compound_ops(cuprum_rawkernel_compound_ops)
 
-#line 35 "tests/in/compound_assign.rs"
+#line 34 "tests/in/compound_assign.rs"
+template <typename = void>
 __device__ __forceinline__ void bump_slot_body(cuprum::Slice<u8> slots, cuprum::Slice<u32> next) {
     const u64 _ci0 = (u64)cuprum::rem(cuprum::has(next, "bump_slot", 0u) ? cuprum::atomic_add(&next[0u], 1u) : u32{}, 4u);
 #line 36 "tests/in/compound_assign.rs"
@@ -51,7 +53,7 @@ __device__ __forceinline__ void bump_slot_body(cuprum::Slice<u8> slots, cuprum::
 #line 36 "tests/in/compound_assign.rs"
     }
 }
-#line 55 "tests/in/compound_assign.rs (generated CUDA C)"
+#line 57 "tests/in/compound_assign.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_bump_slot(NAME) \
     extern "C" __global__ void NAME(cuprum::Slice<u8> slots, cuprum::Slice<u32> next) { bump_slot_body(slots, next); }
 

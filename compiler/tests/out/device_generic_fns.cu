@@ -11,7 +11,9 @@ template <typename T>
 __device__ T half_of(f64 x);
 template <typename T>
 __device__ T smoothstep(T e0, T e1, T x);
+template <typename = void>
 __device__ f32 square(f32 x);
+template <typename = void>
 __device__ f32 cuprum_fn_norm(f32 x, f32 y);
 
 #line 4 "tests/in/device_generic_fns.rs"
@@ -47,29 +49,31 @@ __device__ __forceinline__ void blend_body(cuprum::RoSlice<T> a, cuprum::RoSlice
     }
 #line 31 "tests/in/device_generic_fns.rs"
 }
-#line 51 "tests/in/device_generic_fns.rs (generated CUDA C)"
+#line 53 "tests/in/device_generic_fns.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_blend(NAME, T) \
     extern "C" __global__ void NAME(cuprum::RoSlice<T> a, cuprum::RoSlice<T> b, cuprum::Slice<T> out, u32 n) { blend_body<T>(a, b, out, n); }
 
 CUPRUM_INSTANTIATE_blend(cuprum_rawkernel_blend__f32, f32)
 CUPRUM_INSTANTIATE_blend(cuprum_rawkernel_blend__f64, f64)
 
-#line 35 "tests/in/device_generic_fns.rs"
+#line 34 "tests/in/device_generic_fns.rs"
+template <typename>
 __device__ f32 square(f32 x) {
     return x * x;
 }
 
-#line 43 "tests/in/device_generic_fns.rs"
+#line 42 "tests/in/device_generic_fns.rs"
+template <typename>
 __device__ f32 cuprum_fn_norm(f32 x, f32 y) {
     return cuprum::sqrt((x * x) + (y * y));
 }
 
-#line 48 "tests/in/device_generic_fns.rs"
+template <typename = void>
 __device__ __forceinline__ f32 sum_of_squares_map(u64 _ci, u64 _cn, f32 x, f32 shape) {
     f32 square_1 = square(x);
     return square_1 + cuprum_fn_norm(shape, shape);
 }
-#line 73 "tests/in/device_generic_fns.rs (generated CUDA C)"
+#line 77 "tests/in/device_generic_fns.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_sum_of_squares(NAME, VARIANT) \
     extern "C" __global__ void NAME(cuprum::ew::In<f32, cuprum::ew::VARIANT> _ca0, cuprum::ew::In<f32, cuprum::ew::VARIANT> _ca1, cuprum::ew::Out<f32, cuprum::ew::VARIANT> _co0, cuprum::ew::Loop<cuprum::ew::VARIANT> _cloop) { \
         cuprum::ew::run(_cloop, [&](u64 _ci, f32 x, f32 shape, f32& _cout0) { _cout0 = sum_of_squares_map(_ci, _cloop.size, x, shape); }, _ca0, _ca1, _co0); \

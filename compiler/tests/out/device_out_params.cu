@@ -4,11 +4,13 @@
 #include <cuprum/math.h>
 #include <cuprum/thread.h>
 
+template <typename = void>
 __device__ void min_max(f32 a, f32 b, f32& lo, f32& hi);
 template <typename T>
 __device__ bool bump(T& counter, T by);
 
-#line 5 "tests/in/device_out_params.rs"
+#line 4 "tests/in/device_out_params.rs"
+template <typename>
 __device__ void min_max(f32 a, f32 b, f32& lo, f32& hi) {
     if (a < b) {
         lo = a;
@@ -30,7 +32,7 @@ __device__ bool bump(T& counter, T by) {
     return counter == cuprum::num<T>::zero();
 }
 
-#line 23 "tests/in/device_out_params.rs"
+template <typename = void>
 __device__ __forceinline__ void order_pairs_body(cuprum::RoSlice<f32> x, cuprum::RoSlice<f32> y, cuprum::Slice<f32> lo, cuprum::Slice<f32> hi, u32 n) {
     u32 i = cuprum::grid_1d();
     if (i >= n) {
@@ -62,7 +64,7 @@ __device__ __forceinline__ void order_pairs_body(cuprum::RoSlice<f32> x, cuprum:
     }
 #line 41 "tests/in/device_out_params.rs"
 }
-#line 66 "tests/in/device_out_params.rs (generated CUDA C)"
+#line 68 "tests/in/device_out_params.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_order_pairs(NAME) \
     extern "C" __global__ void NAME(cuprum::RoSlice<f32> x, cuprum::RoSlice<f32> y, cuprum::Slice<f32> lo, cuprum::Slice<f32> hi, u32 n) { order_pairs_body(x, y, lo, hi, n); }
 

@@ -5,10 +5,13 @@
 #include <cuprum/thread.h>
 #include <cuprum/elementwise.h>
 
+template <typename = void>
 __device__ f32 safe_div(f32 a, f32 b);
+template <typename = void>
 __device__ i64 clamp_index(i64 i, i64 n);
 
-#line 5 "tests/in/early_return.rs"
+#line 4 "tests/in/early_return.rs"
+template <typename>
 __device__ f32 safe_div(f32 a, f32 b) {
     if (b == 0.0f) {
         return 0.0f;
@@ -18,7 +21,7 @@ __device__ f32 safe_div(f32 a, f32 b) {
     return a / b;
 }
 
-#line 13 "tests/in/early_return.rs"
+template <typename>
 __device__ i64 clamp_index(i64 i, i64 n) {
     if (i < 0ll) {
         return 0ll;
@@ -32,7 +35,7 @@ __device__ i64 clamp_index(i64 i, i64 n) {
     return i;
 }
 
-#line 23 "tests/in/early_return.rs"
+template <typename = void>
 __device__ __forceinline__ void gather_div_body(cuprum::RoSlice<f32> x, cuprum::RoSlice<i64> idx, cuprum::Slice<f32> out, u32 n) {
     u32 i = cuprum::grid_1d();
     if (i >= n) {
@@ -45,13 +48,14 @@ __device__ __forceinline__ void gather_div_body(cuprum::RoSlice<f32> x, cuprum::
 #line 29 "tests/in/early_return.rs"
     if (cuprum::has(out, "gather_div", (u64)i)) out[(u64)i] = _cv0;
 }
-#line 49 "tests/in/early_return.rs (generated CUDA C)"
+#line 52 "tests/in/early_return.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_gather_div(NAME) \
     extern "C" __global__ void NAME(cuprum::RoSlice<f32> x, cuprum::RoSlice<i64> idx, cuprum::Slice<f32> out, u32 n) { gather_div_body(x, idx, out, n); }
 
 CUPRUM_INSTANTIATE_gather_div(cuprum_rawkernel_gather_div)
 
-#line 33 "tests/in/early_return.rs"
+#line 32 "tests/in/early_return.rs"
+template <typename = void>
 __device__ __forceinline__ f32 relu_or_return_map(u64 _ci, u64 _cn, f32 x) {
     if (x < 0.0f) {
         return 0.0f;
@@ -60,7 +64,7 @@ __device__ __forceinline__ f32 relu_or_return_map(u64 _ci, u64 _cn, f32 x) {
 #line 37 "tests/in/early_return.rs"
     return x;
 }
-#line 64 "tests/in/early_return.rs (generated CUDA C)"
+#line 68 "tests/in/early_return.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_relu_or_return(NAME, VARIANT) \
     extern "C" __global__ void NAME(cuprum::ew::In<f32, cuprum::ew::VARIANT> _ca0, cuprum::ew::Out<f32, cuprum::ew::VARIANT> _co0, cuprum::ew::Loop<cuprum::ew::VARIANT> _cloop) { \
         cuprum::ew::run(_cloop, [&](u64 _ci, f32 x, f32& _cout0) { _cout0 = relu_or_return_map(_ci, _cloop.size, x); }, _ca0, _co0); \

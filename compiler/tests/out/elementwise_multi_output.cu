@@ -33,12 +33,13 @@ CUPRUM_INSTANTIATE_floor_divmod_s32(cuprum_elementwise_floor_divmod_s32__i32, i3
 CUPRUM_INSTANTIATE_floor_divmod_contig(cuprum_elementwise_floor_divmod_contig__i64, i64)
 CUPRUM_INSTANTIATE_floor_divmod_s32(cuprum_elementwise_floor_divmod_s32__i64, i64)
 
-#line 17 "tests/in/elementwise_multi_output.rs"
+#line 16 "tests/in/elementwise_multi_output.rs"
+template <typename = void>
 __device__ __forceinline__ cuprum::Tuple3<f64, f64, bool> split_float_map(u64 _ci, u64 _cn, f64 x) {
     f64 whole = cuprum::trunc(x);
     return cuprum::Tuple3<f64, f64, bool>{whole, x - whole, cuprum::is_sign_negative(x)};
 }
-#line 42 "tests/in/elementwise_multi_output.rs (generated CUDA C)"
+#line 43 "tests/in/elementwise_multi_output.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_split_float(NAME, VARIANT) \
     extern "C" __global__ void NAME(cuprum::ew::In<f64, cuprum::ew::VARIANT> _ca0, cuprum::ew::Out<f64, cuprum::ew::VARIANT> _co0, cuprum::ew::Out<f64, cuprum::ew::VARIANT> _co1, cuprum::ew::Out<bool, cuprum::ew::VARIANT> _co2, cuprum::ew::Loop<cuprum::ew::VARIANT> _cloop) { \
         cuprum::ew::run(_cloop, [&](u64 _ci, f64 x, f64& _cout0, f64& _cout1, bool& _cout2) { cuprum::Tuple3<f64, f64, bool> _cr = split_float_map(_ci, _cloop.size, x); _cout0 = _cr._0; _cout1 = _cr._1; _cout2 = _cr._2; }, _ca0, _co0, _co1, _co2); \

@@ -23,11 +23,12 @@ CUPRUM_INSTANTIATE_sincos_s32(cuprum_elementwise_sincos_s32__f32, f32)
 CUPRUM_INSTANTIATE_sincos_contig(cuprum_elementwise_sincos_contig__f64, f64)
 CUPRUM_INSTANTIATE_sincos_s32(cuprum_elementwise_sincos_s32__f64, f64)
 
-#line 12 "tests/in/elementwise_out_params.rs"
+#line 11 "tests/in/elementwise_out_params.rs"
+template <typename = void>
 __device__ __forceinline__ void accumulate_map(u64 _ci, u64 _cn, f32 x, f32& acc) {
     acc += x * x;
 }
-#line 31 "tests/in/elementwise_out_params.rs (generated CUDA C)"
+#line 32 "tests/in/elementwise_out_params.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_accumulate(NAME, VARIANT) \
     extern "C" __global__ void NAME(cuprum::ew::In<f32, cuprum::ew::VARIANT> _ca0, cuprum::ew::InOut<f32, cuprum::ew::VARIANT> _ca1, cuprum::ew::Loop<cuprum::ew::VARIANT> _cloop) { \
         cuprum::ew::run(_cloop, [&](u64 _ci, f32 x, f32& acc) { accumulate_map(_ci, _cloop.size, x, acc); }, _ca0, _ca1); \

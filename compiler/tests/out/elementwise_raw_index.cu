@@ -26,7 +26,8 @@ CUPRUM_INSTANTIATE_reverse_s32(cuprum_elementwise_reverse_s32__f32, f32)
 CUPRUM_INSTANTIATE_reverse_contig(cuprum_elementwise_reverse_contig__f64, f64)
 CUPRUM_INSTANTIATE_reverse_s32(cuprum_elementwise_reverse_s32__f64, f64)
 
-#line 12 "tests/in/elementwise_raw_index.rs"
+#line 11 "tests/in/elementwise_raw_index.rs"
+template <typename = void>
 __device__ __forceinline__ f32 smooth3_map(u64 _ci, u64 _cn, cuprum::Raw<f32> x, f32 w) {
     u64 i = _ci;
     u64 n = x.size;
@@ -54,7 +55,7 @@ __device__ __forceinline__ f32 smooth3_map(u64 _ci, u64 _cn, cuprum::Raw<f32> x,
     }
     return ((w * left) + ((1.0f - (2.0f * w)) * cuprum::get(x, "smooth3", i))) + (w * right);
 }
-#line 58 "tests/in/elementwise_raw_index.rs (generated CUDA C)"
+#line 59 "tests/in/elementwise_raw_index.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_smooth3(NAME, VARIANT) \
     extern "C" __global__ void NAME(cuprum::Raw<f32> _ca0, cuprum::ew::In<f32, cuprum::ew::VARIANT> _ca1, cuprum::ew::Out<f32, cuprum::ew::VARIANT> _co0, cuprum::ew::Loop<cuprum::ew::VARIANT> _cloop) { \
         cuprum::ew::run(_cloop, [&](u64 _ci, const cuprum::Raw<f32>& x, f32 w, f32& _cout0) { _cout0 = smooth3_map(_ci, _cloop.size, x, w); }, _ca0, _ca1, _co0); \

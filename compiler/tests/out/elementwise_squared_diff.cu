@@ -22,11 +22,12 @@ CUPRUM_INSTANTIATE_squared_diff_s32(cuprum_elementwise_squared_diff_s32__f32, f3
 CUPRUM_INSTANTIATE_squared_diff_contig(cuprum_elementwise_squared_diff_contig__f64, f64)
 CUPRUM_INSTANTIATE_squared_diff_s32(cuprum_elementwise_squared_diff_s32__f64, f64)
 
-#line 12 "tests/in/elementwise_squared_diff.rs"
+#line 11 "tests/in/elementwise_squared_diff.rs"
+template <typename = void>
 __device__ __forceinline__ f32 axpy_map(u64 _ci, u64 _cn, f32 a, f32 x, f32 y) {
     return (a * x) + y;
 }
-#line 30 "tests/in/elementwise_squared_diff.rs (generated CUDA C)"
+#line 31 "tests/in/elementwise_squared_diff.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_axpy(NAME, VARIANT) \
     extern "C" __global__ void NAME(cuprum::ew::In<f32, cuprum::ew::VARIANT> _ca0, cuprum::ew::In<f32, cuprum::ew::VARIANT> _ca1, cuprum::ew::In<f32, cuprum::ew::VARIANT> _ca2, cuprum::ew::Out<f32, cuprum::ew::VARIANT> _co0, cuprum::ew::Loop<cuprum::ew::VARIANT> _cloop) { \
         cuprum::ew::run(_cloop, [&](u64 _ci, f32 a, f32 x, f32 y, f32& _cout0) { _cout0 = axpy_map(_ci, _cloop.size, a, x, y); }, _ca0, _ca1, _ca2, _co0); \

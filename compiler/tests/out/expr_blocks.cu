@@ -3,7 +3,8 @@
 #include <cuprum/math.h>
 #include <cuprum/elementwise.h>
 
-#line 5 "tests/in/expr_blocks.rs"
+#line 4 "tests/in/expr_blocks.rs"
+template <typename = void>
 __device__ __forceinline__ f32 blocks_map(u64 _ci, u64 _cn, f32 x, f32 y) {
     f32 a;
 #line 6 "tests/in/expr_blocks.rs"
@@ -46,7 +47,7 @@ __device__ __forceinline__ f32 blocks_map(u64 _ci, u64 _cn, f32 x, f32 y) {
     }
 #line 24 "tests/in/expr_blocks.rs"
 }
-#line 50 "tests/in/expr_blocks.rs (generated CUDA C)"
+#line 51 "tests/in/expr_blocks.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_blocks(NAME, VARIANT) \
     extern "C" __global__ void NAME(cuprum::ew::In<f32, cuprum::ew::VARIANT> _ca0, cuprum::ew::In<f32, cuprum::ew::VARIANT> _ca1, cuprum::ew::Out<f32, cuprum::ew::VARIANT> _co0, cuprum::ew::Loop<cuprum::ew::VARIANT> _cloop) { \
         cuprum::ew::run(_cloop, [&](u64 _ci, f32 x, f32 y, f32& _cout0) { _cout0 = blocks_map(_ci, _cloop.size, x, y); }, _ca0, _ca1, _co0); \

@@ -5,7 +5,8 @@
 #include <cuprum/math.h>
 #include <cuprum/thread.h>
 
-#line 6 "tests/in/fast_math.rs"
+#line 5 "tests/in/fast_math.rs"
+template <typename = void>
 __device__ __forceinline__ void softmax_row_body(cuprum::RoSlice<f32> x, cuprum::Slice<f32> y, u32 n) {
     u32 i = cuprum::grid_1d();
     if (i >= n) {
@@ -39,7 +40,7 @@ __device__ __forceinline__ void softmax_row_body(cuprum::RoSlice<f32> x, cuprum:
 #line 19 "tests/in/fast_math.rs"
     if (cuprum::has(y, "softmax_row", (u64)i)) y[(u64)i] = cuprum::exp(cuprum::get(x, "softmax_row", (u64)i) - m) / s;
 }
-#line 43 "tests/in/fast_math.rs (generated CUDA C)"
+#line 44 "tests/in/fast_math.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_softmax_row(NAME) \
     extern "C" __global__ void NAME(cuprum::RoSlice<f32> x, cuprum::Slice<f32> y, u32 n) { softmax_row_body(x, y, n); }
 

@@ -5,7 +5,8 @@
 #include <cuprum/math.h>
 #include <cuprum/elementwise.h>
 
-#line 5 "tests/in/float_methods.rs"
+#line 4 "tests/in/float_methods.rs"
+template <typename = void>
 __device__ __forceinline__ f32 float_methods_f32_map(u64 _ci, u64 _cn, f32 x, f32 y) {
     f32 a = (((((cuprum::sqrt(x) + cuprum::cbrt(x)) + cuprum::exp(x)) + cuprum::exp2(x)) + cuprum::exp_m1(x)) + cuprum::ln(x)) + cuprum::ln_1p(x);
     f32 b = ((((((cuprum::log2(x) + cuprum::log10(x)) + cuprum::sin(x)) + cuprum::cos(x)) + cuprum::tan(x)) + cuprum::asin(x)) + cuprum::acos(x)) + cuprum::atan(x);
@@ -28,7 +29,7 @@ __device__ __forceinline__ f32 float_methods_f32_map(u64 _ci, u64 _cn, f32 x, f3
     }
     return ((((((a + b) + c) + d) + e) + f) + g) + h;
 }
-#line 32 "tests/in/float_methods.rs (generated CUDA C)"
+#line 33 "tests/in/float_methods.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_float_methods_f32(NAME, VARIANT) \
     extern "C" __global__ void NAME(cuprum::ew::In<f32, cuprum::ew::VARIANT> _ca0, cuprum::ew::In<f32, cuprum::ew::VARIANT> _ca1, cuprum::ew::Out<f32, cuprum::ew::VARIANT> _co0, cuprum::ew::Loop<cuprum::ew::VARIANT> _cloop) { \
         cuprum::ew::run(_cloop, [&](u64 _ci, f32 x, f32 y, f32& _cout0) { _cout0 = float_methods_f32_map(_ci, _cloop.size, x, y); }, _ca0, _ca1, _co0); \
@@ -56,7 +57,7 @@ __device__ __forceinline__ T float_methods_generic_map(u64 _ci, u64 _cn, T x, T 
 #line 24 "tests/in/float_methods.rs"
     }
 }
-#line 60 "tests/in/float_methods.rs (generated CUDA C)"
+#line 61 "tests/in/float_methods.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_float_methods_generic(NAME, VARIANT, T) \
     extern "C" __global__ void NAME(cuprum::ew::In<T, cuprum::ew::VARIANT> _ca0, cuprum::ew::In<T, cuprum::ew::VARIANT> _ca1, cuprum::ew::Out<T, cuprum::ew::VARIANT> _co0, cuprum::ew::Loop<cuprum::ew::VARIANT> _cloop) { \
         cuprum::ew::run(_cloop, [&](u64 _ci, T x, T y, T& _cout0) { _cout0 = float_methods_generic_map<T>(_ci, _cloop.size, x, y); }, _ca0, _ca1, _co0); \
@@ -70,13 +71,14 @@ CUPRUM_INSTANTIATE_float_methods_generic_s32(cuprum_elementwise_float_methods_ge
 CUPRUM_INSTANTIATE_float_methods_generic_contig(cuprum_elementwise_float_methods_generic_contig__f16, f16)
 CUPRUM_INSTANTIATE_float_methods_generic_s32(cuprum_elementwise_float_methods_generic_s32__f16, f16)
 
-#line 29 "tests/in/float_methods.rs"
+#line 28 "tests/in/float_methods.rs"
+template <typename = void>
 __device__ __forceinline__ cuprum::Tuple2<u64, f32> flip_sign_bits_map(u64 _ci, u64 _cn, f64 x) {
     u64 bits = (u64)__double_as_longlong(x) ^ 9223372036854775808ull;
     f32 single = __uint_as_float(((u32)cuprum::shr(bits, 32)) & 2147483647u);
     return cuprum::Tuple2<u64, f32>{bits, single};
 }
-#line 80 "tests/in/float_methods.rs (generated CUDA C)"
+#line 82 "tests/in/float_methods.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_flip_sign_bits(NAME, VARIANT) \
     extern "C" __global__ void NAME(cuprum::ew::In<f64, cuprum::ew::VARIANT> _ca0, cuprum::ew::Out<u64, cuprum::ew::VARIANT> _co0, cuprum::ew::Out<f32, cuprum::ew::VARIANT> _co1, cuprum::ew::Loop<cuprum::ew::VARIANT> _cloop) { \
         cuprum::ew::run(_cloop, [&](u64 _ci, f64 x, u64& _cout0, f32& _cout1) { cuprum::Tuple2<u64, f32> _cr = flip_sign_bits_map(_ci, _cloop.size, x); _cout0 = _cr._0; _cout1 = _cr._1; }, _ca0, _co0, _co1); \

@@ -4,7 +4,8 @@
 #include <cuprum/arith.h>
 #include <cuprum/thread.h>
 
-#line 6 "tests/in/for_ranges.rs"
+#line 5 "tests/in/for_ranges.rs"
+template <typename = void>
 __device__ __forceinline__ void ranges_body(cuprum::Slice<i64> out, u32 n) {
     u64 t = (u64)cuprum::grid_1d();
     i64 s = 0ll;
@@ -212,7 +213,7 @@ __device__ __forceinline__ void ranges_body(cuprum::Slice<i64> out, u32 n) {
 #line 42 "tests/in/for_ranges.rs"
     if (cuprum::has(out, "ranges", t)) out[t] = s;
 }
-#line 216 "tests/in/for_ranges.rs (generated CUDA C)"
+#line 217 "tests/in/for_ranges.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_ranges(NAME) \
     extern "C" __global__ void NAME(cuprum::Slice<i64> out, u32 n) { ranges_body(out, n); }
 

@@ -5708,7 +5708,8 @@ __device__ __forceinline__ void logsumexp_body(cuprum::RoSlice<T> x, i64 x_rs, i
 CUPRUM_INSTANTIATE_logsumexp(cuprum_rawkernel_logsumexp__f32, f32)
 CUPRUM_INSTANTIATE_logsumexp(cuprum_rawkernel_logsumexp__f64, f64)
 
-#line 17 "tests/in/fuse_per_row.rs"
+#line 16 "tests/in/fuse_per_row.rs"
+template <typename = void>
 __device__ __forceinline__ void sum_exp_shifted_body(cuprum::RoSlice<f32> x, i64 x_rs, i64 x_cs, cuprum::Slice<f32> fused_out, i64 fused_cols, i64 fused_cache) {
 #line 17 "tests/in/fuse_per_row.rs"
     i64 fused_row = (i64)blockIdx.x;
@@ -11400,7 +11401,7 @@ __device__ __forceinline__ void sum_exp_shifted_body(cuprum::RoSlice<f32> x, i64
     }
 #line 17 "tests/in/fuse_per_row.rs"
 }
-#line 11404 "tests/in/fuse_per_row.rs (generated CUDA C)"
+#line 11405 "tests/in/fuse_per_row.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_sum_exp_shifted(NAME) \
     extern "C" __global__ void NAME(cuprum::RoSlice<f32> x, i64 x_rs, i64 x_cs, cuprum::Slice<f32> fused_out, i64 fused_cols, i64 fused_cache) { sum_exp_shifted_body(x, x_rs, x_cs, fused_out, fused_cols, fused_cache); }
 

@@ -60,7 +60,8 @@ CUPRUM_INSTANTIATE_shifted_softplus_s32(cuprum_elementwise_shifted_softplus_s32_
 CUPRUM_INSTANTIATE_shifted_softplus_contig(cuprum_elementwise_shifted_softplus_contig__f64, f64)
 CUPRUM_INSTANTIATE_shifted_softplus_s32(cuprum_elementwise_shifted_softplus_s32__f64, f64)
 
-#line 21 "tests/in/fuse_plans.rs"
+#line 20 "tests/in/fuse_plans.rs"
+template <typename = void>
 __device__ __forceinline__ f32 dot_rows_map(u64 _ci, u64 _cj, u64 _cn, f32 x, f32 y) {
 #line 21 "tests/in/fuse_plans.rs"
     f32 v0 = x;
@@ -72,20 +73,23 @@ __device__ __forceinline__ f32 dot_rows_map(u64 _ci, u64 _cj, u64 _cn, f32 x, f3
     return v2;
 #line 21 "tests/in/fuse_plans.rs"
 }
-#line 76 "tests/in/fuse_plans.rs (generated CUDA C)"
+#line 77 "tests/in/fuse_plans.rs (generated CUDA C)"
+template <typename = void>
 __device__ __forceinline__ f32 dot_rows_reduce(f32 a, f32 b) {
     return a + b;
 }
+template <typename = void>
 __device__ __forceinline__ f32 dot_rows_post(f32 _cx) {
     return _cx;
 }
-#line 21 "tests/in/fuse_plans.rs"
+#line 20 "tests/in/fuse_plans.rs"
+template <typename = void>
 __device__ __forceinline__ f32 dot_rows_identity() {
 #line 21 "tests/in/fuse_plans.rs"
     return cuprum::num<f32>::zero();
 #line 21 "tests/in/fuse_plans.rs"
 }
-#line 89 "tests/in/fuse_plans.rs (generated CUDA C)"
+#line 93 "tests/in/fuse_plans.rs (generated CUDA C)"
 #define CUPRUM_REDUCTION_dot_rows(NAME, _cstrategy, _cidx) \
     extern "C" __global__ void __launch_bounds__(CUPRUM_REDUCE_THREADS) NAME(cuprum::ReduceOperand<const f32> x, cuprum::ReduceOperand<const f32> y, cuprum::ReduceOperand<f32> _cout, cuprum::ReduceArgs _cargs) { \
         typedef f32 _cA; \
@@ -113,7 +117,8 @@ CUPRUM_INSTANTIATE_dot_rows_rows(cuprum_reduction_dot_rows_rows)
 CUPRUM_INSTANTIATE_dot_rows_warps(cuprum_reduction_dot_rows_warps)
 CUPRUM_INSTANTIATE_dot_rows_cols(cuprum_reduction_dot_rows_cols)
 
-#line 26 "tests/in/fuse_plans.rs"
+#line 25 "tests/in/fuse_plans.rs"
+template <typename = void>
 __device__ __forceinline__ void rms_norm_body(cuprum::RoSlice<f32> x, i64 x_rs, i64 x_cs, cuprum::RoSlice<f32> w, i64 w_rs, i64 w_cs, f32 eps, cuprum::Slice<f32> fused_out, i64 fused_cols, i64 fused_cache) {
 #line 26 "tests/in/fuse_plans.rs"
     i64 fused_row = (i64)blockIdx.x;
@@ -8337,7 +8342,7 @@ __device__ __forceinline__ void rms_norm_body(cuprum::RoSlice<f32> x, i64 x_rs, 
     }
 #line 26 "tests/in/fuse_plans.rs"
 }
-#line 8341 "tests/in/fuse_plans.rs (generated CUDA C)"
+#line 8346 "tests/in/fuse_plans.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_rms_norm(NAME) \
     extern "C" __global__ void NAME(cuprum::RoSlice<f32> x, i64 x_rs, i64 x_cs, cuprum::RoSlice<f32> w, i64 w_rs, i64 w_cs, f32 eps, cuprum::Slice<f32> fused_out, i64 fused_cols, i64 fused_cache) { rms_norm_body(x, x_rs, x_cs, w, w_rs, w_cs, eps, fused_out, fused_cols, fused_cache); }
 

@@ -7,15 +7,17 @@
 #include <cuprum/elementwise.h>
 #include <cuprum/reduction.h>
 
+template <typename = void>
 __device__ f32 show(f32 v, u32 i);
 
-#line 7 "tests/in/gpu_print.rs"
+#line 6 "tests/in/gpu_print.rs"
+template <typename>
 __device__ f32 show(f32 v, u32 i) {
     printf("show(%g) at %u\n", (double)(v), (unsigned)(i));
     return v * 2.0f;
 }
 
-#line 13 "tests/in/gpu_print.rs"
+template <typename = void>
 __device__ __forceinline__ void print_all_body(cuprum::RoSlice<f32> x, cuprum::RoSlice<f16> h, cuprum::Slice<f32> out, u32 n) {
     u32 i = cuprum::grid_1d();
     if (i >= n) {
@@ -55,13 +57,14 @@ __device__ __forceinline__ void print_all_body(cuprum::RoSlice<f32> x, cuprum::R
 #line 30 "tests/in/gpu_print.rs"
     if (cuprum::has(out, "print_all", (u64)i)) out[(u64)i] = _cv1;
 }
-#line 59 "tests/in/gpu_print.rs (generated CUDA C)"
+#line 61 "tests/in/gpu_print.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_print_all(NAME) \
     extern "C" __global__ void NAME(cuprum::RoSlice<f32> x, cuprum::RoSlice<f16> h, cuprum::Slice<f32> out, u32 n) { print_all_body(x, h, out, n); }
 
 CUPRUM_INSTANTIATE_print_all(cuprum_rawkernel_print_all)
 
-#line 34 "tests/in/gpu_print.rs"
+#line 33 "tests/in/gpu_print.rs"
+template <typename = void>
 __device__ __forceinline__ f64 print_map_map(u64 _ci, u64 _cn, f64 x) {
     u64 _cp0 = _ci;
 #line 35 "tests/in/gpu_print.rs"
@@ -70,7 +73,7 @@ __device__ __forceinline__ f64 print_map_map(u64 _ci, u64 _cn, f64 x) {
     printf("element %llu is %g\n", (unsigned long long)(_cp0), (double)(_cp1));
     return x + 1.0;
 }
-#line 74 "tests/in/gpu_print.rs (generated CUDA C)"
+#line 77 "tests/in/gpu_print.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_print_map(NAME, VARIANT) \
     extern "C" __global__ void NAME(cuprum::ew::In<f64, cuprum::ew::VARIANT> _ca0, cuprum::ew::Out<f64, cuprum::ew::VARIANT> _co0, cuprum::ew::Loop<cuprum::ew::VARIANT> _cloop) { \
         cuprum::ew::run(_cloop, [&](u64 _ci, f64 x, f64& _cout0) { _cout0 = print_map_map(_ci, _cloop.size, x); }, _ca0, _co0); \
@@ -82,28 +85,32 @@ __device__ __forceinline__ f64 print_map_map(u64 _ci, u64 _cn, f64 x) {
 CUPRUM_INSTANTIATE_print_map_contig(cuprum_elementwise_print_map_contig)
 CUPRUM_INSTANTIATE_print_map_s32(cuprum_elementwise_print_map_s32)
 
-#line 40 "tests/in/gpu_print.rs"
+#line 39 "tests/in/gpu_print.rs"
+template <typename = void>
 __device__ __forceinline__ i32 print_count_map(u64 _ci, u64 _cj, u64 _cn, i32 x) {
     printf("counting %d\n", (int)(x));
     return 1;
 }
-#line 39 "tests/in/gpu_print.rs"
+#line 38 "tests/in/gpu_print.rs"
+template <typename = void>
 __device__ __forceinline__ i32 print_count_reduce(i32 a, i32 b) {
 #line 39 "tests/in/gpu_print.rs"
     return cuprum::add(a, b);
 #line 39 "tests/in/gpu_print.rs"
 }
-#line 97 "tests/in/gpu_print.rs (generated CUDA C)"
+#line 102 "tests/in/gpu_print.rs (generated CUDA C)"
+template <typename = void>
 __device__ __forceinline__ i32 print_count_post(i32 _cx) {
     return _cx;
 }
-#line 39 "tests/in/gpu_print.rs"
+#line 38 "tests/in/gpu_print.rs"
+template <typename = void>
 __device__ __forceinline__ i32 print_count_identity() {
 #line 39 "tests/in/gpu_print.rs"
     return 0;
 #line 39 "tests/in/gpu_print.rs"
 }
-#line 107 "tests/in/gpu_print.rs (generated CUDA C)"
+#line 114 "tests/in/gpu_print.rs (generated CUDA C)"
 #define CUPRUM_REDUCTION_print_count(NAME, _cstrategy, _cidx) \
     extern "C" __global__ void __launch_bounds__(CUPRUM_REDUCE_THREADS) NAME(cuprum::ReduceOperand<const i32> x, cuprum::ReduceOperand<i32> _cout, cuprum::ReduceArgs _cargs) { \
         typedef i32 _cA; \

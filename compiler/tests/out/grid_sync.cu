@@ -8,9 +8,11 @@
 
 template <typename T>
 __device__ void relax(cuprum::Slice<T> src, cuprum::Slice<T> dst);
+template <typename = void>
 __device__ void relax_then_sync(cuprum::Slice<f32> src, cuprum::Slice<f32> dst);
 
-#line 14 "tests/in/grid_sync.rs"
+#line 13 "tests/in/grid_sync.rs"
+template <typename = void>
 __device__ __forceinline__ void sum_two_phase_body(cuprum::RoSlice<f32> x, cuprum::Slice<f64> partials, cuprum::Slice<f64> out) {
     __shared__ __align__(16) f64 s[256];
     u64 t = (u64)threadIdx.x;
@@ -75,7 +77,7 @@ __device__ __forceinline__ void sum_two_phase_body(cuprum::RoSlice<f32> x, cupru
     }
 #line 60 "tests/in/grid_sync.rs"
 }
-#line 79 "tests/in/grid_sync.rs (generated CUDA C)"
+#line 81 "tests/in/grid_sync.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_sum_two_phase(NAME) \
     extern "C" __global__ void NAME(cuprum::RoSlice<f32> x, cuprum::Slice<f64> partials, cuprum::Slice<f64> out) { sum_two_phase_body(x, partials, out); }
 
@@ -131,20 +133,22 @@ __device__ __forceinline__ void jacobi_body(cuprum::Slice<T> a, cuprum::Slice<T>
     }
 #line 88 "tests/in/grid_sync.rs"
 }
-#line 135 "tests/in/grid_sync.rs (generated CUDA C)"
+#line 137 "tests/in/grid_sync.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_jacobi(NAME, T) \
     extern "C" __global__ void NAME(cuprum::Slice<T> a, cuprum::Slice<T> b, u32 steps) { jacobi_body<T>(a, b, steps); }
 
 CUPRUM_INSTANTIATE_jacobi(cuprum_rawkernel_jacobi__f32, f32)
 CUPRUM_INSTANTIATE_jacobi(cuprum_rawkernel_jacobi__f64, f64)
 
-#line 92 "tests/in/grid_sync.rs"
+#line 91 "tests/in/grid_sync.rs"
+template <typename>
 __device__ void relax_then_sync(cuprum::Slice<f32> src, cuprum::Slice<f32> dst) {
     relax<f32>(src, dst);
     cuprum::grid_sync();
 }
 
-#line 99 "tests/in/grid_sync.rs"
+#line 98 "tests/in/grid_sync.rs"
+template <typename = void>
 __device__ __forceinline__ void jacobi_device_sync_body(cuprum::Slice<f32> a, cuprum::Slice<f32> b, u32 steps) {
     u32 k = 0u;
     while (k < steps) {
@@ -162,7 +166,7 @@ __device__ __forceinline__ void jacobi_device_sync_body(cuprum::Slice<f32> a, cu
     }
 #line 109 "tests/in/grid_sync.rs"
 }
-#line 166 "tests/in/grid_sync.rs (generated CUDA C)"
+#line 170 "tests/in/grid_sync.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_jacobi_device_sync(NAME) \
     extern "C" __global__ void NAME(cuprum::Slice<f32> a, cuprum::Slice<f32> b, u32 steps) { jacobi_device_sync_body(a, b, steps); }
 

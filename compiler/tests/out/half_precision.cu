@@ -6,12 +6,13 @@
 #include <cuprum/thread.h>
 #include <cuprum/elementwise.h>
 
-#line 5 "tests/in/half_precision.rs"
+#line 4 "tests/in/half_precision.rs"
+template <typename = void>
 __device__ __forceinline__ f16 scale_f16_map(u64 _ci, u64 _cn, f16 x, f32 s) {
     f16 y = cuprum::half_from_f32(cuprum::to_f32(x) * s);
     return y + (y * cuprum::half_from_f32(0.5f));
 }
-#line 15 "tests/in/half_precision.rs (generated CUDA C)"
+#line 16 "tests/in/half_precision.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_scale_f16(NAME, VARIANT) \
     extern "C" __global__ void NAME(cuprum::ew::In<f16, cuprum::ew::VARIANT> _ca0, cuprum::ew::In<f32, cuprum::ew::VARIANT> _ca1, cuprum::ew::Out<f16, cuprum::ew::VARIANT> _co0, cuprum::ew::Loop<cuprum::ew::VARIANT> _cloop) { \
         cuprum::ew::run(_cloop, [&](u64 _ci, f16 x, f32 s, f16& _cout0) { _cout0 = scale_f16_map(_ci, _cloop.size, x, s); }, _ca0, _ca1, _co0); \
@@ -31,7 +32,7 @@ __device__ __forceinline__ T gelu_map(u64 _ci, u64 _cn, T x) {
     T half = cuprum::num<T>::from_f64(0.5);
     return (half * x) * (cuprum::num<T>::one() + cuprum::tanh(c * (x + (((k * x) * x) * x))));
 }
-#line 35 "tests/in/half_precision.rs (generated CUDA C)"
+#line 36 "tests/in/half_precision.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_gelu(NAME, VARIANT, T) \
     extern "C" __global__ void NAME(cuprum::ew::In<T, cuprum::ew::VARIANT> _ca0, cuprum::ew::Out<T, cuprum::ew::VARIANT> _co0, cuprum::ew::Loop<cuprum::ew::VARIANT> _cloop) { \
         cuprum::ew::run(_cloop, [&](u64 _ci, T x, T& _cout0) { _cout0 = gelu_map<T>(_ci, _cloop.size, x); }, _ca0, _co0); \
@@ -47,7 +48,8 @@ CUPRUM_INSTANTIATE_gelu_s32(cuprum_elementwise_gelu_s32__bf16, bf16)
 CUPRUM_INSTANTIATE_gelu_contig(cuprum_elementwise_gelu_contig__f32, f32)
 CUPRUM_INSTANTIATE_gelu_s32(cuprum_elementwise_gelu_s32__f32, f32)
 
-#line 21 "tests/in/half_precision.rs"
+#line 20 "tests/in/half_precision.rs"
+template <typename = void>
 __device__ __forceinline__ void clamp_bf16_body(cuprum::Slice<bf16> x, bf16 lo, bf16 hi, u32 n) {
     u32 i = cuprum::grid_1d();
     if (i < n) {
@@ -76,7 +78,7 @@ __device__ __forceinline__ void clamp_bf16_body(cuprum::Slice<bf16> x, bf16 lo, 
     }
 #line 35 "tests/in/half_precision.rs"
 }
-#line 80 "tests/in/half_precision.rs (generated CUDA C)"
+#line 82 "tests/in/half_precision.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_clamp_bf16(NAME) \
     extern "C" __global__ void NAME(cuprum::Slice<bf16> x, bf16 lo, bf16 hi, u32 n) { clamp_bf16_body(x, lo, hi, n); }
 

@@ -6,7 +6,8 @@
 #include <cuprum/atomic.h>
 #include <cuprum/thread.h>
 
-#line 6 "tests/in/histogram_atomics.rs"
+#line 5 "tests/in/histogram_atomics.rs"
+template <typename = void>
 __device__ __forceinline__ void histogram256_body(cuprum::RoSlice<u8> data, cuprum::Slice<u32> hist, u32 n) {
     __shared__ __align__(16) u32 bins[256];
     u32 t = threadIdx.x;
@@ -40,13 +41,14 @@ __device__ __forceinline__ void histogram256_body(cuprum::RoSlice<u8> data, cupr
     }
 #line 30 "tests/in/histogram_atomics.rs"
 }
-#line 44 "tests/in/histogram_atomics.rs (generated CUDA C)"
+#line 45 "tests/in/histogram_atomics.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_histogram256(NAME) \
     extern "C" __global__ void NAME(cuprum::RoSlice<u8> data, cuprum::Slice<u32> hist, u32 n) { histogram256_body(data, hist, n); }
 
 CUPRUM_INSTANTIATE_histogram256(cuprum_rawkernel_histogram256)
 
-#line 34 "tests/in/histogram_atomics.rs"
+#line 33 "tests/in/histogram_atomics.rs"
+template <typename = void>
 __device__ __forceinline__ void histogram_f32_body(cuprum::RoSlice<f32> x, cuprum::Slice<u32> hist, f32 lo, f32 hi, u32 nbins) {
     u64 i = (u64)cuprum::grid_1d();
     if (i >= x.len) {
@@ -64,7 +66,7 @@ __device__ __forceinline__ void histogram_f32_body(cuprum::RoSlice<f32> x, cupru
     u32 bin = cuprum::min(cuprum::cast_float<u32>(pos), nbins - 1u);
     if (cuprum::has(hist, "histogram_f32", bin)) cuprum::atomic_inc(&hist[bin], cuprum::num<u32>::max_value());
 }
-#line 68 "tests/in/histogram_atomics.rs (generated CUDA C)"
+#line 70 "tests/in/histogram_atomics.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_histogram_f32(NAME) \
     extern "C" __global__ void NAME(cuprum::RoSlice<f32> x, cuprum::Slice<u32> hist, f32 lo, f32 hi, u32 nbins) { histogram_f32_body(x, hist, lo, hi, nbins); }
 

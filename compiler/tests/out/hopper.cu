@@ -9,7 +9,8 @@
 
 extern __shared__ __align__(1024) unsigned char cuprum_dynamic_smem[];
 
-#line 11 "tests/in/hopper.rs"
+#line 10 "tests/in/hopper.rs"
+template <typename = void>
 __device__ __forceinline__ void tma_box_bf16_body(const cuprum::TensorMap<bf16>& map, i32 x, i32 y, u32 box_elems, cuprum::Slice<bf16> out) {
 #line 11 "tests/in/hopper.rs"
     cuprum::oob_later cuprum_later("tma_box_bf16");
@@ -37,13 +38,14 @@ __device__ __forceinline__ void tma_box_bf16_body(const cuprum::TensorMap<bf16>&
     }
 #line 29 "tests/in/hopper.rs"
 }
-#line 41 "tests/in/hopper.rs (generated CUDA C)"
+#line 42 "tests/in/hopper.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_tma_box_bf16(NAME) \
     extern "C" __global__ void NAME(const __grid_constant__ cuprum::TensorMap<bf16> map, i32 x, i32 y, u32 box_elems, cuprum::Slice<bf16> out) { static_assert(cuprum::arch_at_least<900>(), "cuprum: kernel 'tma_box_bf16' uses 'mbarrier_init', which needs sm_90 or newer; this target is older"); tma_box_bf16_body(map, x, y, box_elems, out); }
 
 CUPRUM_INSTANTIATE_tma_box_bf16(cuprum_rawkernel_tma_box_bf16)
 
-#line 33 "tests/in/hopper.rs"
+#line 32 "tests/in/hopper.rs"
+template <typename = void>
 __device__ __forceinline__ void tma_box_f32_body(const cuprum::TensorMap<f32>& map, i32 x, i32 y, u32 box_elems, u32 dst_index, cuprum::Slice<f32> out) {
 #line 33 "tests/in/hopper.rs"
     cuprum::oob_later cuprum_later("tma_box_f32");
@@ -71,13 +73,14 @@ __device__ __forceinline__ void tma_box_f32_body(const cuprum::TensorMap<f32>& m
     }
 #line 51 "tests/in/hopper.rs"
 }
-#line 75 "tests/in/hopper.rs (generated CUDA C)"
+#line 77 "tests/in/hopper.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_tma_box_f32(NAME) \
     extern "C" __global__ void NAME(const __grid_constant__ cuprum::TensorMap<f32> map, i32 x, i32 y, u32 box_elems, u32 dst_index, cuprum::Slice<f32> out) { static_assert(cuprum::arch_at_least<900>(), "cuprum: kernel 'tma_box_f32' uses 'mbarrier_init', which needs sm_90 or newer; this target is older"); tma_box_f32_body(map, x, y, box_elems, dst_index, out); }
 
 CUPRUM_INSTANTIATE_tma_box_f32(cuprum_rawkernel_tma_box_f32)
 
-#line 57 "tests/in/hopper.rs"
+#line 56 "tests/in/hopper.rs"
+template <typename = void>
 __device__ __forceinline__ void wgmma_n64_body(cuprum::RoSlice<bf16> a, cuprum::RoSlice<bf16> b, cuprum::RoSlice<f32> acc_in, u32 a_shift, cuprum::Slice<f32> out) {
 #line 57 "tests/in/hopper.rs"
     cuprum::oob_later cuprum_later("wgmma_n64");
@@ -136,13 +139,14 @@ __device__ __forceinline__ void wgmma_n64_body(cuprum::RoSlice<bf16> a, cuprum::
     }
 #line 80 "tests/in/hopper.rs"
 }
-#line 140 "tests/in/hopper.rs (generated CUDA C)"
+#line 143 "tests/in/hopper.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_wgmma_n64(NAME) \
     extern "C" __global__ void NAME(cuprum::RoSlice<bf16> a, cuprum::RoSlice<bf16> b, cuprum::RoSlice<f32> acc_in, u32 a_shift, cuprum::Slice<f32> out) { static_assert(cuprum::arch_at_least<900>(), "cuprum: kernel 'wgmma_n64' uses 'wgmma_fence', which needs sm_90 or newer; this target is older"); static_assert(cuprum::arch_specific<900>(), "cuprum: kernel 'wgmma_n64' uses 'wgmma_fence', which needs the arch-specific target sm_90a; build this kernel for sm_90a only"); wgmma_n64_body(a, b, acc_in, a_shift, out); }
 
 CUPRUM_INSTANTIATE_wgmma_n64(cuprum_rawkernel_wgmma_n64)
 
-#line 84 "tests/in/hopper.rs"
+#line 83 "tests/in/hopper.rs"
+template <typename = void>
 __device__ __forceinline__ void wgmma_n128_f16_body(cuprum::RoSlice<f16> a, cuprum::RoSlice<f16> b, cuprum::Slice<f32> out) {
 #line 84 "tests/in/hopper.rs"
     cuprum::oob_later cuprum_later("wgmma_n128_f16");
@@ -191,13 +195,14 @@ __device__ __forceinline__ void wgmma_n128_f16_body(cuprum::RoSlice<f16> a, cupr
     }
 #line 105 "tests/in/hopper.rs"
 }
-#line 195 "tests/in/hopper.rs (generated CUDA C)"
+#line 199 "tests/in/hopper.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_wgmma_n128_f16(NAME) \
     extern "C" __global__ void NAME(cuprum::RoSlice<f16> a, cuprum::RoSlice<f16> b, cuprum::Slice<f32> out) { static_assert(cuprum::arch_at_least<900>(), "cuprum: kernel 'wgmma_n128_f16' uses 'wgmma_fence', which needs sm_90 or newer; this target is older"); static_assert(cuprum::arch_specific<900>(), "cuprum: kernel 'wgmma_n128_f16' uses 'wgmma_fence', which needs the arch-specific target sm_90a; build this kernel for sm_90a only"); wgmma_n128_f16_body(a, b, out); }
 
 CUPRUM_INSTANTIATE_wgmma_n128_f16(cuprum_rawkernel_wgmma_n128_f16)
 
-#line 111 "tests/in/hopper.rs"
+#line 110 "tests/in/hopper.rs"
+template <typename = void>
 __device__ __forceinline__ void wgmma_tma_n256_body(const cuprum::TensorMap<bf16>& ma, const cuprum::TensorMap<bf16>& mb, cuprum::Slice<f32> out) {
 #line 111 "tests/in/hopper.rs"
     cuprum::oob_later cuprum_later("wgmma_tma_n256");
@@ -255,13 +260,14 @@ __device__ __forceinline__ void wgmma_tma_n256_body(const cuprum::TensorMap<bf16
     }
 #line 138 "tests/in/hopper.rs"
 }
-#line 259 "tests/in/hopper.rs (generated CUDA C)"
+#line 264 "tests/in/hopper.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_wgmma_tma_n256(NAME) \
     extern "C" __global__ void NAME(const __grid_constant__ cuprum::TensorMap<bf16> ma, const __grid_constant__ cuprum::TensorMap<bf16> mb, cuprum::Slice<f32> out) { static_assert(cuprum::arch_at_least<900>(), "cuprum: kernel 'wgmma_tma_n256' uses 'mbarrier_init', which needs sm_90 or newer; this target is older"); static_assert(cuprum::arch_specific<900>(), "cuprum: kernel 'wgmma_tma_n256' uses 'wgmma_fence', which needs the arch-specific target sm_90a; build this kernel for sm_90a only"); wgmma_tma_n256_body(ma, mb, out); }
 
 CUPRUM_INSTANTIATE_wgmma_tma_n256(cuprum_rawkernel_wgmma_tma_n256)
 
-#line 143 "tests/in/hopper.rs"
+#line 142 "tests/in/hopper.rs"
+template <typename = void>
 __device__ __forceinline__ void mbarrier_ring_body(cuprum::RoSlice<u32> values, u32 rounds, cuprum::Slice<u32> out) {
 #line 143 "tests/in/hopper.rs"
     cuprum::oob_later cuprum_later("mbarrier_ring");
@@ -323,7 +329,7 @@ __device__ __forceinline__ void mbarrier_ring_body(cuprum::RoSlice<u32> values, 
     }
 #line 172 "tests/in/hopper.rs"
 }
-#line 327 "tests/in/hopper.rs (generated CUDA C)"
+#line 333 "tests/in/hopper.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_mbarrier_ring(NAME) \
     extern "C" __global__ void NAME(cuprum::RoSlice<u32> values, u32 rounds, cuprum::Slice<u32> out) { static_assert(cuprum::arch_at_least<900>(), "cuprum: kernel 'mbarrier_ring' uses 'mbarrier_init', which needs sm_90 or newer; this target is older"); mbarrier_ring_body(values, rounds, out); }
 

@@ -3,9 +3,11 @@
 #include <cuprum/arith.h>
 #include <cuprum/elementwise.h>
 
+template <typename = void>
 __device__ i32 sign_i32(i32 x);
 
-#line 5 "tests/in/if_else_expr.rs"
+#line 4 "tests/in/if_else_expr.rs"
+template <typename = void>
 __device__ __forceinline__ f32 piecewise_map(u64 _ci, u64 _cn, f32 x) {
     f32 y;
 #line 6 "tests/in/if_else_expr.rs"
@@ -42,7 +44,7 @@ __device__ __forceinline__ f32 piecewise_map(u64 _ci, u64 _cn, f32 x) {
 #line 17 "tests/in/if_else_expr.rs"
     return z + _cv0;
 }
-#line 46 "tests/in/if_else_expr.rs (generated CUDA C)"
+#line 48 "tests/in/if_else_expr.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_piecewise(NAME, VARIANT) \
     extern "C" __global__ void NAME(cuprum::ew::In<f32, cuprum::ew::VARIANT> _ca0, cuprum::ew::Out<f32, cuprum::ew::VARIANT> _co0, cuprum::ew::Loop<cuprum::ew::VARIANT> _cloop) { \
         cuprum::ew::run(_cloop, [&](u64 _ci, f32 x, f32& _cout0) { _cout0 = piecewise_map(_ci, _cloop.size, x); }, _ca0, _co0); \
@@ -54,7 +56,8 @@ __device__ __forceinline__ f32 piecewise_map(u64 _ci, u64 _cn, f32 x) {
 CUPRUM_INSTANTIATE_piecewise_contig(cuprum_elementwise_piecewise_contig)
 CUPRUM_INSTANTIATE_piecewise_s32(cuprum_elementwise_piecewise_s32)
 
-#line 22 "tests/in/if_else_expr.rs"
+#line 21 "tests/in/if_else_expr.rs"
+template <typename>
 __device__ i32 sign_i32(i32 x) {
     if (x > 0) {
 #line 23 "tests/in/if_else_expr.rs"
@@ -71,7 +74,7 @@ __device__ i32 sign_i32(i32 x) {
     }
 }
 
-#line 27 "tests/in/if_else_expr.rs"
+template <typename = void>
 __device__ __forceinline__ i32 sign_sum_map(u64 _ci, u64 _cn, i32 a, i32 b) {
     i32 _cv0;
 #line 28 "tests/in/if_else_expr.rs"
@@ -87,7 +90,7 @@ __device__ __forceinline__ i32 sign_sum_map(u64 _ci, u64 _cn, i32 a, i32 b) {
 #line 28 "tests/in/if_else_expr.rs"
     return cuprum::add(sign_i32(_cv0), sign_i32(a));
 }
-#line 91 "tests/in/if_else_expr.rs (generated CUDA C)"
+#line 94 "tests/in/if_else_expr.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_sign_sum(NAME, VARIANT) \
     extern "C" __global__ void NAME(cuprum::ew::In<i32, cuprum::ew::VARIANT> _ca0, cuprum::ew::In<i32, cuprum::ew::VARIANT> _ca1, cuprum::ew::Out<i32, cuprum::ew::VARIANT> _co0, cuprum::ew::Loop<cuprum::ew::VARIANT> _cloop) { \
         cuprum::ew::run(_cloop, [&](u64 _ci, i32 a, i32 b, i32& _cout0) { _cout0 = sign_sum_map(_ci, _cloop.size, a, b); }, _ca0, _ca1, _co0); \

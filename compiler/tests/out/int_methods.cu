@@ -4,7 +4,8 @@
 #include <cuprum/math.h>
 #include <cuprum/elementwise.h>
 
-#line 6 "tests/in/int_methods.rs"
+#line 5 "tests/in/int_methods.rs"
+template <typename = void>
 __device__ __forceinline__ cuprum::Tuple2<u32, u32> int_methods_u32_map(u64 _ci, u64 _cn, u32 x, u32 y) {
     u32 a = cuprum::wrapping_mul(cuprum::wrapping_sub(cuprum::wrapping_add(x, y), 7u), 3u) ^ cuprum::wrapping_neg(x);
     u32 b = cuprum::div(cuprum::saturating_add(x, y), 2u) + cuprum::div(cuprum::saturating_sub(x, y), 2u);
@@ -24,7 +25,7 @@ __device__ __forceinline__ cuprum::Tuple2<u32, u32> int_methods_u32_map(u64 _ci,
     }
     return cuprum::Tuple2<u32, u32>{a ^ d, ((b + c) + e) + f};
 }
-#line 28 "tests/in/int_methods.rs (generated CUDA C)"
+#line 29 "tests/in/int_methods.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_int_methods_u32(NAME, VARIANT) \
     extern "C" __global__ void NAME(cuprum::ew::In<u32, cuprum::ew::VARIANT> _ca0, cuprum::ew::In<u32, cuprum::ew::VARIANT> _ca1, cuprum::ew::Out<u32, cuprum::ew::VARIANT> _co0, cuprum::ew::Out<u32, cuprum::ew::VARIANT> _co1, cuprum::ew::Loop<cuprum::ew::VARIANT> _cloop) { \
         cuprum::ew::run(_cloop, [&](u64 _ci, u32 x, u32 y, u32& _cout0, u32& _cout1) { cuprum::Tuple2<u32, u32> _cr = int_methods_u32_map(_ci, _cloop.size, x, y); _cout0 = _cr._0; _cout1 = _cr._1; }, _ca0, _ca1, _co0, _co1); \
@@ -36,14 +37,15 @@ __device__ __forceinline__ cuprum::Tuple2<u32, u32> int_methods_u32_map(u64 _ci,
 CUPRUM_INSTANTIATE_int_methods_u32_contig(cuprum_elementwise_int_methods_u32_contig)
 CUPRUM_INSTANTIATE_int_methods_u32_s32(cuprum_elementwise_int_methods_u32_s32)
 
-#line 18 "tests/in/int_methods.rs"
+#line 17 "tests/in/int_methods.rs"
+template <typename = void>
 __device__ __forceinline__ cuprum::Tuple3<i8, u32, i16> int_methods_i8_map(u64 _ci, u64 _cn, i8 x, i8 y) {
     i8 a = cuprum::wrapping_neg(cuprum::abs(cuprum::saturating_sub(cuprum::wrapping_add(x, y), (i8)100)));
     u32 b = (cuprum::count_ones(x) + cuprum::leading_zeros(y)) + cuprum::trailing_zeros((u8)x);
     i16 c = cuprum::pow(cuprum::rotate_left(cuprum::saturating_add((i16)x, cuprum::num<i16>::max_value()), 9u), 2u);
     return cuprum::Tuple3<i8, u32, i16>{a, b, c};
 }
-#line 47 "tests/in/int_methods.rs (generated CUDA C)"
+#line 49 "tests/in/int_methods.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_int_methods_i8(NAME, VARIANT) \
     extern "C" __global__ void NAME(cuprum::ew::In<i8, cuprum::ew::VARIANT> _ca0, cuprum::ew::In<i8, cuprum::ew::VARIANT> _ca1, cuprum::ew::Out<i8, cuprum::ew::VARIANT> _co0, cuprum::ew::Out<u32, cuprum::ew::VARIANT> _co1, cuprum::ew::Out<i16, cuprum::ew::VARIANT> _co2, cuprum::ew::Loop<cuprum::ew::VARIANT> _cloop) { \
         cuprum::ew::run(_cloop, [&](u64 _ci, i8 x, i8 y, i8& _cout0, u32& _cout1, i16& _cout2) { cuprum::Tuple3<i8, u32, i16> _cr = int_methods_i8_map(_ci, _cloop.size, x, y); _cout0 = _cr._0; _cout1 = _cr._1; _cout2 = _cr._2; }, _ca0, _ca1, _co0, _co1, _co2); \
@@ -62,7 +64,7 @@ __device__ __forceinline__ cuprum::Tuple2<T, u32> int_methods_generic_map(u64 _c
     u32 n = (cuprum::count_ones(x) + cuprum::trailing_zeros(y)) + cuprum::leading_zeros(x);
     return cuprum::Tuple2<T, u32>{cuprum::max(cuprum::min(a, y), x), n};
 }
-#line 66 "tests/in/int_methods.rs (generated CUDA C)"
+#line 68 "tests/in/int_methods.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_int_methods_generic(NAME, VARIANT, T) \
     extern "C" __global__ void NAME(cuprum::ew::In<T, cuprum::ew::VARIANT> _ca0, cuprum::ew::In<T, cuprum::ew::VARIANT> _ca1, cuprum::ew::Out<T, cuprum::ew::VARIANT> _co0, cuprum::ew::Out<u32, cuprum::ew::VARIANT> _co1, cuprum::ew::Loop<cuprum::ew::VARIANT> _cloop) { \
         cuprum::ew::run(_cloop, [&](u64 _ci, T x, T y, T& _cout0, u32& _cout1) { cuprum::Tuple2<T, u32> _cr = int_methods_generic_map<T>(_ci, _cloop.size, x, y); _cout0 = _cr._0; _cout1 = _cr._1; }, _ca0, _ca1, _co0, _co1); \

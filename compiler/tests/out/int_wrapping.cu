@@ -5,7 +5,8 @@
 #include <cuprum/math.h>
 #include <cuprum/thread.h>
 
-#line 6 "tests/in/int_wrapping.rs"
+#line 5 "tests/in/int_wrapping.rs"
+template <typename = void>
 __device__ __forceinline__ void int_wrapping_body(cuprum::Slice<i8> a8, cuprum::Slice<u8> b8, cuprum::Slice<i16> a16, cuprum::Slice<u16> b16, cuprum::Slice<i32> a32, cuprum::Slice<u32> b32, cuprum::Slice<i64> a64, cuprum::Slice<u64> b64) {
 #line 16 "tests/in/int_wrapping.rs"
     u64 i = (u64)cuprum::grid_1d();
@@ -25,7 +26,7 @@ __device__ __forceinline__ void int_wrapping_body(cuprum::Slice<i8> a8, cuprum::
     i64 m = -9223372036854775807ll - 1;
     if (cuprum::has(a64, "int_wrapping", i + 1ull)) a64[i + 1ull] = cuprum::div(m, cuprum::get(a64, "int_wrapping", i + 1ull));
 }
-#line 29 "tests/in/int_wrapping.rs (generated CUDA C)"
+#line 30 "tests/in/int_wrapping.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_int_wrapping(NAME) \
     extern "C" __global__ void NAME(cuprum::Slice<i8> a8, cuprum::Slice<u8> b8, cuprum::Slice<i16> a16, cuprum::Slice<u16> b16, cuprum::Slice<i32> a32, cuprum::Slice<u32> b32, cuprum::Slice<i64> a64, cuprum::Slice<u64> b64) { int_wrapping_body(a8, b8, a16, b16, a32, b32, a64, b64); }
 

@@ -4,7 +4,8 @@
 #include <cuprum/arith.h>
 #include <cuprum/elementwise.h>
 
-#line 5 "tests/in/labelled_loops.rs"
+#line 4 "tests/in/labelled_loops.rs"
+template <typename = void>
 __device__ __forceinline__ void find_pair_body(cuprum::RoSlice<i32> a, i32 target, cuprum::Slice<u32> found, u32 n) {
     u32 hit_i = n;
     u32 hit_j = n;
@@ -51,13 +52,14 @@ __device__ __forceinline__ void find_pair_body(cuprum::RoSlice<i32> a, i32 targe
     if (cuprum::has(found, "find_pair", 0ull)) found[0ull] = hit_i;
     if (cuprum::has(found, "find_pair", 1ull)) found[1ull] = hit_j;
 }
-#line 55 "tests/in/labelled_loops.rs (generated CUDA C)"
+#line 56 "tests/in/labelled_loops.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_find_pair(NAME) \
     extern "C" __global__ void NAME(cuprum::RoSlice<i32> a, i32 target, cuprum::Slice<u32> found, u32 n) { find_pair_body(a, target, found, n); }
 
 CUPRUM_INSTANTIATE_find_pair(cuprum_rawkernel_find_pair)
 
-#line 35 "tests/in/labelled_loops.rs"
+#line 34 "tests/in/labelled_loops.rs"
+template <typename = void>
 __device__ __forceinline__ u32 first_divisor_map(u64 _ci, u64 _cn, u32 x) {
     u32 d;
 #line 36 "tests/in/labelled_loops.rs"
@@ -88,7 +90,7 @@ __device__ __forceinline__ u32 first_divisor_map(u64 _ci, u64 _cn, u32 x) {
 #line 44 "tests/in/labelled_loops.rs"
     return d;
 }
-#line 92 "tests/in/labelled_loops.rs (generated CUDA C)"
+#line 94 "tests/in/labelled_loops.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_first_divisor(NAME, VARIANT) \
     extern "C" __global__ void NAME(cuprum::ew::In<u32, cuprum::ew::VARIANT> _ca0, cuprum::ew::Out<u32, cuprum::ew::VARIANT> _co0, cuprum::ew::Loop<cuprum::ew::VARIANT> _cloop) { \
         cuprum::ew::run(_cloop, [&](u64 _ci, u32 x, u32& _cout0) { _cout0 = first_divisor_map(_ci, _cloop.size, x); }, _ca0, _co0); \
@@ -100,14 +102,15 @@ __device__ __forceinline__ u32 first_divisor_map(u64 _ci, u64 _cn, u32 x) {
 CUPRUM_INSTANTIATE_first_divisor_contig(cuprum_elementwise_first_divisor_contig)
 CUPRUM_INSTANTIATE_first_divisor_s32(cuprum_elementwise_first_divisor_s32)
 
-#line 49 "tests/in/labelled_loops.rs"
+#line 48 "tests/in/labelled_loops.rs"
+template <typename = void>
 __device__ __forceinline__ void row_prefix_until_negative_body(cuprum::RoSlice<f32> m, cuprum::Slice<f32> out, u32 rows, u32 cols) {
     {
 #line 50 "tests/in/labelled_loops.rs"
         const u32 _ce0 = rows;
 #line 50 "tests/in/labelled_loops.rs"
         for (u32 r = 0u; r < _ce0; ++r) {
-#line 111 "tests/in/labelled_loops.rs (generated CUDA C)"
+#line 114 "tests/in/labelled_loops.rs (generated CUDA C)"
             {
 #line 51 "tests/in/labelled_loops.rs"
                 f32 acc = 0.0f;
@@ -140,7 +143,7 @@ __device__ __forceinline__ void row_prefix_until_negative_body(cuprum::RoSlice<f
     }
 #line 62 "tests/in/labelled_loops.rs"
 }
-#line 144 "tests/in/labelled_loops.rs (generated CUDA C)"
+#line 147 "tests/in/labelled_loops.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_row_prefix_until_negative(NAME) \
     extern "C" __global__ void NAME(cuprum::RoSlice<f32> m, cuprum::Slice<f32> out, u32 rows, u32 cols) { row_prefix_until_negative_body(m, out, rows, cols); }
 

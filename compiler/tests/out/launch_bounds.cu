@@ -2,7 +2,8 @@
 #include <cuprum/types.h>
 #include <cuprum/thread.h>
 
-#line 5 "tests/in/launch_bounds.rs"
+#line 4 "tests/in/launch_bounds.rs"
+template <typename = void>
 __device__ __forceinline__ void scale_bounded_body(cuprum::Slice<f32> x, f32 a) {
     u64 i = (u64)cuprum::grid_1d();
     if (i < x.len) {
@@ -11,13 +12,14 @@ __device__ __forceinline__ void scale_bounded_body(cuprum::Slice<f32> x, f32 a) 
     }
 #line 10 "tests/in/launch_bounds.rs"
 }
-#line 15 "tests/in/launch_bounds.rs (generated CUDA C)"
+#line 16 "tests/in/launch_bounds.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_scale_bounded(NAME) \
     extern "C" __global__ void __launch_bounds__(384) NAME(cuprum::Slice<f32> x, f32 a) { scale_bounded_body(x, a); }
 
 CUPRUM_INSTANTIATE_scale_bounded(cuprum_rawkernel_scale_bounded)
 
-#line 15 "tests/in/launch_bounds.rs"
+#line 14 "tests/in/launch_bounds.rs"
+template <typename = void>
 __device__ __forceinline__ void scale_resident_body(cuprum::Slice<f32> x, f32 a) {
     u64 i = (u64)cuprum::grid_1d();
     if (i < x.len) {
@@ -26,7 +28,7 @@ __device__ __forceinline__ void scale_resident_body(cuprum::Slice<f32> x, f32 a)
     }
 #line 20 "tests/in/launch_bounds.rs"
 }
-#line 30 "tests/in/launch_bounds.rs (generated CUDA C)"
+#line 32 "tests/in/launch_bounds.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_scale_resident(NAME) \
     extern "C" __global__ void __launch_bounds__(256, 6) NAME(cuprum::Slice<f32> x, f32 a) { scale_resident_body(x, a); }
 

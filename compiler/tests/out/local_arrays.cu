@@ -6,13 +6,19 @@
 #include <cuprum/thread.h>
 #include <cuprum/elementwise.h>
 
+template <typename = void>
 __device__ f32 dot4(cuprum::Array<f32, 4> a, cuprum::Array<f32, 4> b);
+template <typename = void>
 __device__ f32 sum_slice(cuprum::Slice<const f32> xs);
+template <typename = void>
 __device__ void fill(cuprum::Slice<f32> xs, f32 v);
+template <typename = void>
 __device__ void bump4(f32* a, f32 v);
+template <typename = void>
 __device__ f32 sum4(f32* a);
 
-#line 6 "tests/in/local_arrays.rs"
+#line 5 "tests/in/local_arrays.rs"
+template <typename>
 __device__ f32 dot4(cuprum::Array<f32, 4> a, cuprum::Array<f32, 4> b) {
     f32 s = 0.0f;
     {
@@ -29,7 +35,7 @@ __device__ f32 dot4(cuprum::Array<f32, 4> a, cuprum::Array<f32, 4> b) {
     return s;
 }
 
-#line 15 "tests/in/local_arrays.rs"
+template <typename>
 __device__ f32 sum_slice(cuprum::Slice<const f32> xs) {
     f32 s = 0.0f;
     {
@@ -46,7 +52,7 @@ __device__ f32 sum_slice(cuprum::Slice<const f32> xs) {
     return s;
 }
 
-#line 24 "tests/in/local_arrays.rs"
+template <typename>
 __device__ void fill(cuprum::Slice<f32> xs, f32 v) {
     {
 #line 25 "tests/in/local_arrays.rs"
@@ -61,7 +67,7 @@ __device__ void fill(cuprum::Slice<f32> xs, f32 v) {
 #line 28 "tests/in/local_arrays.rs"
 }
 
-#line 31 "tests/in/local_arrays.rs"
+template <typename = void>
 __device__ __forceinline__ void stencil_body(cuprum::RoSlice<f32> x, cuprum::Slice<f32> y, u32 n) {
     u32 i = cuprum::grid_1d();
     if ((i < 2u) || ((i + 2u) >= n)) {
@@ -90,7 +96,7 @@ __device__ __forceinline__ void stencil_body(cuprum::RoSlice<f32> x, cuprum::Sli
 #line 45 "tests/in/local_arrays.rs"
     if (cuprum::has(y, "stencil", (u64)i)) y[(u64)i] = _cv0;
 }
-#line 94 "tests/in/local_arrays.rs (generated CUDA C)"
+#line 100 "tests/in/local_arrays.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_stencil(NAME) \
     extern "C" __global__ void NAME(cuprum::RoSlice<f32> x, cuprum::Slice<f32> y, u32 n) { stencil_body(x, y, n); }
 
@@ -125,7 +131,7 @@ __device__ __forceinline__ T poly_map(u64 _ci, u64 _cn, T x) {
     cuprum::Array<cuprum::Array<u8, 2>, 2> grid = cuprum::Array<cuprum::Array<u8, 2>, 2>{{cuprum::Array<u8, 2>{{(u8)1, (u8)2}}, cuprum::Array<u8, 2>{{(u8)3, (u8)4}}}};
     return acc + cuprum::num<T>::from_f64((f64)grid[1ull][0ull]);
 }
-#line 129 "tests/in/local_arrays.rs (generated CUDA C)"
+#line 135 "tests/in/local_arrays.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_poly(NAME, VARIANT, T) \
     extern "C" __global__ void NAME(cuprum::ew::In<T, cuprum::ew::VARIANT> _ca0, cuprum::ew::Out<T, cuprum::ew::VARIANT> _co0, cuprum::ew::Loop<cuprum::ew::VARIANT> _cloop) { \
         cuprum::ew::run(_cloop, [&](u64 _ci, T x, T& _cout0) { _cout0 = poly_map<T>(_ci, _cloop.size, x); }, _ca0, _co0); \
@@ -139,7 +145,8 @@ CUPRUM_INSTANTIATE_poly_s32(cuprum_elementwise_poly_s32__f32, f32)
 CUPRUM_INSTANTIATE_poly_contig(cuprum_elementwise_poly_contig__f64, f64)
 CUPRUM_INSTANTIATE_poly_s32(cuprum_elementwise_poly_s32__f64, f64)
 
-#line 63 "tests/in/local_arrays.rs"
+#line 62 "tests/in/local_arrays.rs"
+template <typename>
 __device__ void bump4(f32* a, f32 v) {
     {
 #line 64 "tests/in/local_arrays.rs"
@@ -154,12 +161,12 @@ __device__ void bump4(f32* a, f32 v) {
 #line 67 "tests/in/local_arrays.rs"
 }
 
-#line 70 "tests/in/local_arrays.rs"
+template <typename>
 __device__ f32 sum4(f32* a) {
     return ((a[0ull] + a[1ull]) + a[2ull]) + a[3ull];
 }
 
-#line 75 "tests/in/local_arrays.rs"
+template <typename = void>
 __device__ __forceinline__ void array_refs_body(cuprum::Slice<f32> out) {
     __shared__ __align__(16) f32 s[4];
     cuprum::Array<f32, 4> l = cuprum::Array<f32, 4>::splat(0.0f);
@@ -184,7 +191,7 @@ __device__ __forceinline__ void array_refs_body(cuprum::Slice<f32> out) {
 #line 87 "tests/in/local_arrays.rs"
     if (cuprum::has(out, "array_refs", _ci1)) out[_ci1] = _cv0;
 }
-#line 188 "tests/in/local_arrays.rs (generated CUDA C)"
+#line 195 "tests/in/local_arrays.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_array_refs(NAME) \
     extern "C" __global__ void NAME(cuprum::Slice<f32> out) { array_refs_body(out); }
 

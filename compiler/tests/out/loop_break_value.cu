@@ -4,9 +4,11 @@
 #include <cuprum/math.h>
 #include <cuprum/elementwise.h>
 
+template <typename = void>
 __device__ u32 first_set_bit(u32 x);
 
-#line 5 "tests/in/loop_break_value.rs"
+#line 4 "tests/in/loop_break_value.rs"
+template <typename = void>
 __device__ __forceinline__ f64 newton_sqrt_map(u64 _ci, u64 _cn, f64 x) {
     f64 g;
 #line 6 "tests/in/loop_break_value.rs"
@@ -38,7 +40,7 @@ __device__ __forceinline__ f64 newton_sqrt_map(u64 _ci, u64 _cn, f64 x) {
 #line 16 "tests/in/loop_break_value.rs"
     return r;
 }
-#line 42 "tests/in/loop_break_value.rs (generated CUDA C)"
+#line 44 "tests/in/loop_break_value.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_newton_sqrt(NAME, VARIANT) \
     extern "C" __global__ void NAME(cuprum::ew::In<f64, cuprum::ew::VARIANT> _ca0, cuprum::ew::Out<f64, cuprum::ew::VARIANT> _co0, cuprum::ew::Loop<cuprum::ew::VARIANT> _cloop) { \
         cuprum::ew::run(_cloop, [&](u64 _ci, f64 x, f64& _cout0) { _cout0 = newton_sqrt_map(_ci, _cloop.size, x); }, _ca0, _co0); \
@@ -50,7 +52,8 @@ __device__ __forceinline__ f64 newton_sqrt_map(u64 _ci, u64 _cn, f64 x) {
 CUPRUM_INSTANTIATE_newton_sqrt_contig(cuprum_elementwise_newton_sqrt_contig)
 CUPRUM_INSTANTIATE_newton_sqrt_s32(cuprum_elementwise_newton_sqrt_s32)
 
-#line 21 "tests/in/loop_break_value.rs"
+#line 20 "tests/in/loop_break_value.rs"
+template <typename>
 __device__ u32 first_set_bit(u32 x) {
     u32 i = 0u;
     u32 _cl0;
@@ -72,7 +75,7 @@ __device__ u32 first_set_bit(u32 x) {
 #line 30 "tests/in/loop_break_value.rs"
 }
 
-#line 33 "tests/in/loop_break_value.rs"
+template <typename = void>
 __device__ __forceinline__ u32 lowest_bit_map(u64 _ci, u64 _cn, u32 x) {
     u32 spins = 0u;
     while (true) {
@@ -86,7 +89,7 @@ __device__ __forceinline__ u32 lowest_bit_map(u64 _ci, u64 _cn, u32 x) {
 #line 41 "tests/in/loop_break_value.rs"
     return first_set_bit(x) + spins;
 }
-#line 90 "tests/in/loop_break_value.rs (generated CUDA C)"
+#line 93 "tests/in/loop_break_value.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_lowest_bit(NAME, VARIANT) \
     extern "C" __global__ void NAME(cuprum::ew::In<u32, cuprum::ew::VARIANT> _ca0, cuprum::ew::Out<u32, cuprum::ew::VARIANT> _co0, cuprum::ew::Loop<cuprum::ew::VARIANT> _cloop) { \
         cuprum::ew::run(_cloop, [&](u64 _ci, u32 x, u32& _cout0) { _cout0 = lowest_bit_map(_ci, _cloop.size, x); }, _ca0, _co0); \

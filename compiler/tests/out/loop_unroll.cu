@@ -2,7 +2,8 @@
 #include <cuprum/types.h>
 #include <cuprum/bounds.h>
 
-#line 6 "tests/in/loop_unroll.rs"
+#line 5 "tests/in/loop_unroll.rs"
+template <typename = void>
 __device__ __forceinline__ void unrolled_body(cuprum::RoSlice<f32> x, cuprum::Slice<f32> out, u32 n) {
     cuprum::Array<f32, 8> acc = cuprum::Array<f32, 8>::splat(0.0f);
     {
@@ -72,7 +73,7 @@ __device__ __forceinline__ void unrolled_body(cuprum::RoSlice<f32> x, cuprum::Sl
 #line 21 "tests/in/loop_unroll.rs"
     if (cuprum::has(out, "unrolled", 0ull)) out[0ull] = s + acc[3ull];
 }
-#line 76 "tests/in/loop_unroll.rs (generated CUDA C)"
+#line 77 "tests/in/loop_unroll.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_unrolled(NAME) \
     extern "C" __global__ void NAME(cuprum::RoSlice<f32> x, cuprum::Slice<f32> out, u32 n) { unrolled_body(x, out, n); }
 

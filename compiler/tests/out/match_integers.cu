@@ -6,7 +6,8 @@
 #include <cuprum/thread.h>
 #include <cuprum/elementwise.h>
 
-#line 6 "tests/in/match_integers.rs"
+#line 5 "tests/in/match_integers.rs"
+template <typename = void>
 __device__ __forceinline__ i32 classify_map(u64 _ci, u64 _cn, i32 code) {
     const i32 _cm0 = code;
 #line 7 "tests/in/match_integers.rs"
@@ -45,7 +46,7 @@ __device__ __forceinline__ i32 classify_map(u64 _ci, u64 _cn, i32 code) {
     }
 #line 16 "tests/in/match_integers.rs"
 }
-#line 49 "tests/in/match_integers.rs (generated CUDA C)"
+#line 50 "tests/in/match_integers.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_classify(NAME, VARIANT) \
     extern "C" __global__ void NAME(cuprum::ew::In<i32, cuprum::ew::VARIANT> _ca0, cuprum::ew::Out<i32, cuprum::ew::VARIANT> _co0, cuprum::ew::Loop<cuprum::ew::VARIANT> _cloop) { \
         cuprum::ew::run(_cloop, [&](u64 _ci, i32 code, i32& _cout0) { _cout0 = classify_map(_ci, _cloop.size, code); }, _ca0, _co0); \
@@ -57,7 +58,8 @@ __device__ __forceinline__ i32 classify_map(u64 _ci, u64 _cn, i32 code) {
 CUPRUM_INSTANTIATE_classify_contig(cuprum_elementwise_classify_contig)
 CUPRUM_INSTANTIATE_classify_s32(cuprum_elementwise_classify_s32)
 
-#line 20 "tests/in/match_integers.rs"
+#line 19 "tests/in/match_integers.rs"
+template <typename = void>
 __device__ __forceinline__ void opcode_body(cuprum::RoSlice<u8> ops, cuprum::Slice<i64> acc, u32 n) {
     u32 i = cuprum::grid_1d();
     if (i >= n) {
@@ -96,13 +98,14 @@ __device__ __forceinline__ void opcode_body(cuprum::RoSlice<u8> ops, cuprum::Sli
 #line 36 "tests/in/match_integers.rs"
     if (cuprum::has(acc, "opcode", (u64)i)) acc[(u64)i] = v;
 }
-#line 100 "tests/in/match_integers.rs (generated CUDA C)"
+#line 102 "tests/in/match_integers.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_opcode(NAME) \
     extern "C" __global__ void NAME(cuprum::RoSlice<u8> ops, cuprum::Slice<i64> acc, u32 n) { opcode_body(ops, acc, n); }
 
 CUPRUM_INSTANTIATE_opcode(cuprum_rawkernel_opcode)
 
-#line 41 "tests/in/match_integers.rs"
+#line 40 "tests/in/match_integers.rs"
+template <typename = void>
 __device__ __forceinline__ f32 select_map(u64 _ci, u64 _cn, bool c, f32 a, f32 b) {
     const bool _cm0 = c;
 #line 42 "tests/in/match_integers.rs"
@@ -117,7 +120,7 @@ __device__ __forceinline__ f32 select_map(u64 _ci, u64 _cn, bool c, f32 a, f32 b
     }
 #line 46 "tests/in/match_integers.rs"
 }
-#line 121 "tests/in/match_integers.rs (generated CUDA C)"
+#line 124 "tests/in/match_integers.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_select(NAME, VARIANT) \
     extern "C" __global__ void NAME(cuprum::ew::In<bool, cuprum::ew::VARIANT> _ca0, cuprum::ew::In<f32, cuprum::ew::VARIANT> _ca1, cuprum::ew::In<f32, cuprum::ew::VARIANT> _ca2, cuprum::ew::Out<f32, cuprum::ew::VARIANT> _co0, cuprum::ew::Loop<cuprum::ew::VARIANT> _cloop) { \
         cuprum::ew::run(_cloop, [&](u64 _ci, bool c, f32 a, f32 b, f32& _cout0) { _cout0 = select_map(_ci, _cloop.size, c, a, b); }, _ca0, _ca1, _ca2, _co0); \

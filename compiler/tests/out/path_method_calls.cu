@@ -8,11 +8,12 @@
 template <typename T>
 __device__ T soft(T x, T y);
 
-#line 5 "tests/in/path_method_calls.rs"
+#line 4 "tests/in/path_method_calls.rs"
+template <typename = void>
 __device__ __forceinline__ f32 ufcs_f32_map(u64 _ci, u64 _cn, f32 x, f32 y) {
     return (((cuprum::sin(x) + cuprum::max(x, 1.0f)) + cuprum::atan2(y, x)) + cuprum::clamp(y, -1.0f, 1.0f)) + cuprum::sqrt(2.0f);
 }
-#line 16 "tests/in/path_method_calls.rs (generated CUDA C)"
+#line 17 "tests/in/path_method_calls.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_ufcs_f32(NAME, VARIANT) \
     extern "C" __global__ void NAME(cuprum::ew::In<f32, cuprum::ew::VARIANT> _ca0, cuprum::ew::In<f32, cuprum::ew::VARIANT> _ca1, cuprum::ew::Out<f32, cuprum::ew::VARIANT> _co0, cuprum::ew::Loop<cuprum::ew::VARIANT> _cloop) { \
         cuprum::ew::run(_cloop, [&](u64 _ci, f32 x, f32 y, f32& _cout0) { _cout0 = ufcs_f32_map(_ci, _cloop.size, x, y); }, _ca0, _ca1, _co0); \
@@ -24,11 +25,12 @@ __device__ __forceinline__ f32 ufcs_f32_map(u64 _ci, u64 _cn, f32 x, f32 y) {
 CUPRUM_INSTANTIATE_ufcs_f32_contig(cuprum_elementwise_ufcs_f32_contig)
 CUPRUM_INSTANTIATE_ufcs_f32_s32(cuprum_elementwise_ufcs_f32_s32)
 
-#line 11 "tests/in/path_method_calls.rs"
+#line 10 "tests/in/path_method_calls.rs"
+template <typename = void>
 __device__ __forceinline__ f64 ufcs_f64_map(u64 _ci, u64 _cn, f64 x, i32 n) {
     return ((cuprum::sqrt(cuprum::abs(x)) + cuprum::powi(x, n)) + cuprum::mul_add(x, 2.0, 1.0)) + cuprum::hypot(3.0, x);
 }
-#line 32 "tests/in/path_method_calls.rs (generated CUDA C)"
+#line 34 "tests/in/path_method_calls.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_ufcs_f64(NAME, VARIANT) \
     extern "C" __global__ void NAME(cuprum::ew::In<f64, cuprum::ew::VARIANT> _ca0, cuprum::ew::In<i32, cuprum::ew::VARIANT> _ca1, cuprum::ew::Out<f64, cuprum::ew::VARIANT> _co0, cuprum::ew::Loop<cuprum::ew::VARIANT> _cloop) { \
         cuprum::ew::run(_cloop, [&](u64 _ci, f64 x, i32 n, f64& _cout0) { _cout0 = ufcs_f64_map(_ci, _cloop.size, x, n); }, _ca0, _ca1, _co0); \
@@ -50,7 +52,7 @@ template <typename T>
 __device__ __forceinline__ T ufcs_generic_map(u64 _ci, u64 _cn, T x, T y) {
     return (((cuprum::sin(x) + cuprum::powf(x, y)) + cuprum::atan2(y, x)) + cuprum::mul_add(x, y, cuprum::num<T>::one())) + soft<T>(x, y);
 }
-#line 54 "tests/in/path_method_calls.rs (generated CUDA C)"
+#line 56 "tests/in/path_method_calls.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_ufcs_generic(NAME, VARIANT, T) \
     extern "C" __global__ void NAME(cuprum::ew::In<T, cuprum::ew::VARIANT> _ca0, cuprum::ew::In<T, cuprum::ew::VARIANT> _ca1, cuprum::ew::Out<T, cuprum::ew::VARIANT> _co0, cuprum::ew::Loop<cuprum::ew::VARIANT> _cloop) { \
         cuprum::ew::run(_cloop, [&](u64 _ci, T x, T y, T& _cout0) { _cout0 = ufcs_generic_map<T>(_ci, _cloop.size, x, y); }, _ca0, _ca1, _co0); \
@@ -64,13 +66,14 @@ CUPRUM_INSTANTIATE_ufcs_generic_s32(cuprum_elementwise_ufcs_generic_s32__f32, f3
 CUPRUM_INSTANTIATE_ufcs_generic_contig(cuprum_elementwise_ufcs_generic_contig__f64, f64)
 CUPRUM_INSTANTIATE_ufcs_generic_s32(cuprum_elementwise_ufcs_generic_s32__f64, f64)
 
-#line 28 "tests/in/path_method_calls.rs"
+#line 27 "tests/in/path_method_calls.rs"
+template <typename = void>
 __device__ __forceinline__ cuprum::Tuple4<f64, f32, c32, f32> ufcs_other_map(u64 _ci, u64 _cn, u32 u, i32 n, f16 h, c32 z) {
     u32 k = cuprum::count_ones(u) + cuprum::rotate_left(u, 3u);
     i32 m = cuprum::wrapping_add(cuprum::pow(n, 2u), cuprum::abs(n));
     return cuprum::Tuple4<f64, f32, c32, f32>{cuprum::to_f64(k) + cuprum::to_f64(m), cuprum::to_f32(h), cuprum::conj(z), cuprum::norm(z)};
 }
-#line 74 "tests/in/path_method_calls.rs (generated CUDA C)"
+#line 77 "tests/in/path_method_calls.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_ufcs_other(NAME, VARIANT) \
     extern "C" __global__ void NAME(cuprum::ew::In<u32, cuprum::ew::VARIANT> _ca0, cuprum::ew::In<i32, cuprum::ew::VARIANT> _ca1, cuprum::ew::In<f16, cuprum::ew::VARIANT> _ca2, cuprum::ew::In<c32, cuprum::ew::VARIANT> _ca3, cuprum::ew::Out<f64, cuprum::ew::VARIANT> _co0, cuprum::ew::Out<f32, cuprum::ew::VARIANT> _co1, cuprum::ew::Out<c32, cuprum::ew::VARIANT> _co2, cuprum::ew::Out<f32, cuprum::ew::VARIANT> _co3, cuprum::ew::Loop<cuprum::ew::VARIANT> _cloop) { \
         cuprum::ew::run(_cloop, [&](u64 _ci, u32 u, i32 n, f16 h, c32 z, f64& _cout0, f32& _cout1, c32& _cout2, f32& _cout3) { cuprum::Tuple4<f64, f32, c32, f32> _cr = ufcs_other_map(_ci, _cloop.size, u, n, h, z); _cout0 = _cr._0; _cout1 = _cr._1; _cout2 = _cr._2; _cout3 = _cr._3; }, _ca0, _ca1, _ca2, _ca3, _co0, _co1, _co2, _co3); \

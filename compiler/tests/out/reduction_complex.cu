@@ -104,30 +104,34 @@ CUPRUM_INSTANTIATE_prod_no_identity_rows(cuprum_reduction_prod_no_identity_rows_
 CUPRUM_INSTANTIATE_prod_no_identity_warps(cuprum_reduction_prod_no_identity_warps__c64, c64)
 CUPRUM_INSTANTIATE_prod_no_identity_cols(cuprum_reduction_prod_no_identity_cols__c64, c64)
 
-#line 18 "tests/in/reduction_complex.rs"
+#line 17 "tests/in/reduction_complex.rs"
+template <typename = void>
 __device__ __forceinline__ c64 cdot_abs_map(u64 _ci, u64 _cj, u64 _cn, c32 x, c32 y) {
     c32 p = x * cuprum::conj(y);
     return cuprum::make_complex((f64)p.re, (f64)p.im);
 }
-#line 17 "tests/in/reduction_complex.rs"
+#line 16 "tests/in/reduction_complex.rs"
+template <typename = void>
 __device__ __forceinline__ c64 cdot_abs_reduce(c64 a, c64 b) {
 #line 17 "tests/in/reduction_complex.rs"
     return a + b;
 #line 17 "tests/in/reduction_complex.rs"
 }
-#line 17 "tests/in/reduction_complex.rs"
+#line 16 "tests/in/reduction_complex.rs"
+template <typename = void>
 __device__ __forceinline__ f64 cdot_abs_post(c64 a_1) {
 #line 17 "tests/in/reduction_complex.rs"
     return cuprum::norm(a_1);
 #line 17 "tests/in/reduction_complex.rs"
 }
-#line 17 "tests/in/reduction_complex.rs"
+#line 16 "tests/in/reduction_complex.rs"
+template <typename = void>
 __device__ __forceinline__ c64 cdot_abs_identity() {
 #line 17 "tests/in/reduction_complex.rs"
     return cuprum::make_complex(0.0, 0.0);
 #line 17 "tests/in/reduction_complex.rs"
 }
-#line 131 "tests/in/reduction_complex.rs (generated CUDA C)"
+#line 135 "tests/in/reduction_complex.rs (generated CUDA C)"
 #define CUPRUM_REDUCTION_cdot_abs(NAME, _cstrategy, _cidx) \
     extern "C" __global__ void __launch_bounds__(CUPRUM_REDUCE_THREADS) NAME(cuprum::ReduceOperand<const c32> x, cuprum::ReduceOperand<const c32> y, cuprum::ReduceOperand<f64> _cout, cuprum::ReduceArgs _cargs) { \
         typedef c64 _cA; \

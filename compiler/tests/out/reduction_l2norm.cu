@@ -60,29 +60,33 @@ CUPRUM_INSTANTIATE_l2norm_rows(cuprum_reduction_l2norm_rows__f64, f64)
 CUPRUM_INSTANTIATE_l2norm_warps(cuprum_reduction_l2norm_warps__f64, f64)
 CUPRUM_INSTANTIATE_l2norm_cols(cuprum_reduction_l2norm_cols__f64, f64)
 
-#line 12 "tests/in/reduction_l2norm.rs"
+#line 11 "tests/in/reduction_l2norm.rs"
+template <typename = void>
 __device__ __forceinline__ f32 l2norm_acc64_map(u64 _ci, u64 _cj, u64 _cn, f32 x) {
     return x * x;
 }
-#line 11 "tests/in/reduction_l2norm.rs"
+#line 10 "tests/in/reduction_l2norm.rs"
+template <typename = void>
 __device__ __forceinline__ f64 l2norm_acc64_reduce(f64 a, f64 b) {
 #line 11 "tests/in/reduction_l2norm.rs"
     return a + b;
 #line 11 "tests/in/reduction_l2norm.rs"
 }
-#line 11 "tests/in/reduction_l2norm.rs"
+#line 10 "tests/in/reduction_l2norm.rs"
+template <typename = void>
 __device__ __forceinline__ f32 l2norm_acc64_post(f64 a_1) {
 #line 11 "tests/in/reduction_l2norm.rs"
     return (f32)cuprum::sqrt(a_1);
 #line 11 "tests/in/reduction_l2norm.rs"
 }
-#line 11 "tests/in/reduction_l2norm.rs"
+#line 10 "tests/in/reduction_l2norm.rs"
+template <typename = void>
 __device__ __forceinline__ f64 l2norm_acc64_identity() {
 #line 11 "tests/in/reduction_l2norm.rs"
     return 0.0;
 #line 11 "tests/in/reduction_l2norm.rs"
 }
-#line 86 "tests/in/reduction_l2norm.rs (generated CUDA C)"
+#line 90 "tests/in/reduction_l2norm.rs (generated CUDA C)"
 #define CUPRUM_REDUCTION_l2norm_acc64(NAME, _cstrategy, _cidx) \
     extern "C" __global__ void __launch_bounds__(CUPRUM_REDUCE_THREADS) NAME(cuprum::ReduceOperand<const f32> x, cuprum::ReduceOperand<f32> _cout, cuprum::ReduceArgs _cargs) { \
         typedef f64 _cA; \
@@ -110,30 +114,34 @@ CUPRUM_INSTANTIATE_l2norm_acc64_rows(cuprum_reduction_l2norm_acc64_rows)
 CUPRUM_INSTANTIATE_l2norm_acc64_warps(cuprum_reduction_l2norm_acc64_warps)
 CUPRUM_INSTANTIATE_l2norm_acc64_cols(cuprum_reduction_l2norm_acc64_cols)
 
-#line 18 "tests/in/reduction_l2norm.rs"
+#line 17 "tests/in/reduction_l2norm.rs"
+template <typename = void>
 __device__ __forceinline__ f64 l2norm_f64acc_map(u64 _ci, u64 _cj, u64 _cn, f32 x) {
     f64 w = (f64)x;
     return w * w;
 }
-#line 17 "tests/in/reduction_l2norm.rs"
+#line 16 "tests/in/reduction_l2norm.rs"
+template <typename = void>
 __device__ __forceinline__ f64 l2norm_f64acc_reduce(f64 a, f64 b) {
 #line 17 "tests/in/reduction_l2norm.rs"
     return a + b;
 #line 17 "tests/in/reduction_l2norm.rs"
 }
-#line 17 "tests/in/reduction_l2norm.rs"
+#line 16 "tests/in/reduction_l2norm.rs"
+template <typename = void>
 __device__ __forceinline__ f32 l2norm_f64acc_post(f64 a_1) {
 #line 17 "tests/in/reduction_l2norm.rs"
     return (f32)cuprum::sqrt(a_1);
 #line 17 "tests/in/reduction_l2norm.rs"
 }
-#line 17 "tests/in/reduction_l2norm.rs"
+#line 16 "tests/in/reduction_l2norm.rs"
+template <typename = void>
 __device__ __forceinline__ f64 l2norm_f64acc_identity() {
 #line 17 "tests/in/reduction_l2norm.rs"
     return 0.0;
 #line 17 "tests/in/reduction_l2norm.rs"
 }
-#line 137 "tests/in/reduction_l2norm.rs (generated CUDA C)"
+#line 145 "tests/in/reduction_l2norm.rs (generated CUDA C)"
 #define CUPRUM_REDUCTION_l2norm_f64acc(NAME, _cstrategy, _cidx) \
     extern "C" __global__ void __launch_bounds__(CUPRUM_REDUCE_THREADS) NAME(cuprum::ReduceOperand<const f32> x, cuprum::ReduceOperand<f32> _cout, cuprum::ReduceArgs _cargs) { \
         typedef f64 _cA; \

@@ -177,27 +177,31 @@ CUPRUM_INSTANTIATE_lowest_rows(cuprum_reduction_lowest_rows__u64, u64)
 CUPRUM_INSTANTIATE_lowest_warps(cuprum_reduction_lowest_warps__u64, u64)
 CUPRUM_INSTANTIATE_lowest_cols(cuprum_reduction_lowest_cols__u64, u64)
 
-#line 22 "tests/in/reduction_literal_identity.rs"
+#line 21 "tests/in/reduction_literal_identity.rs"
+template <typename = void>
 __device__ __forceinline__ f16 product_map(u64 _ci, u64 _cj, u64 _cn, f16 x) {
     return x;
 }
-#line 21 "tests/in/reduction_literal_identity.rs"
+#line 20 "tests/in/reduction_literal_identity.rs"
+template <typename = void>
 __device__ __forceinline__ f16 product_reduce(f16 a, f16 b) {
 #line 21 "tests/in/reduction_literal_identity.rs"
     return a * b;
 #line 21 "tests/in/reduction_literal_identity.rs"
 }
-#line 191 "tests/in/reduction_literal_identity.rs (generated CUDA C)"
+#line 193 "tests/in/reduction_literal_identity.rs (generated CUDA C)"
+template <typename = void>
 __device__ __forceinline__ f16 product_post(f16 _cx) {
     return _cx;
 }
-#line 21 "tests/in/reduction_literal_identity.rs"
+#line 20 "tests/in/reduction_literal_identity.rs"
+template <typename = void>
 __device__ __forceinline__ f16 product_identity() {
 #line 21 "tests/in/reduction_literal_identity.rs"
     return cuprum::num<f16>::from_i64(1ll);
 #line 21 "tests/in/reduction_literal_identity.rs"
 }
-#line 201 "tests/in/reduction_literal_identity.rs (generated CUDA C)"
+#line 205 "tests/in/reduction_literal_identity.rs (generated CUDA C)"
 #define CUPRUM_REDUCTION_product(NAME, _cstrategy, _cidx) \
     extern "C" __global__ void __launch_bounds__(CUPRUM_REDUCE_THREADS) NAME(cuprum::ReduceOperand<const f16> x, cuprum::ReduceOperand<f16> _cout, cuprum::ReduceArgs _cargs) { \
         typedef f16 _cA; \

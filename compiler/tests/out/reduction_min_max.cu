@@ -122,17 +122,20 @@ CUPRUM_INSTANTIATE_count_nonzero_rows(cuprum_reduction_count_nonzero_rows__u8, u
 CUPRUM_INSTANTIATE_count_nonzero_warps(cuprum_reduction_count_nonzero_warps__u8, u8)
 CUPRUM_INSTANTIATE_count_nonzero_cols(cuprum_reduction_count_nonzero_cols__u8, u8)
 
-#line 17 "tests/in/reduction_min_max.rs"
+#line 16 "tests/in/reduction_min_max.rs"
+template <typename = void>
 __device__ __forceinline__ u64 sum_u64_map(u64 _ci, u64 _cj, u64 _cn, u32 x) {
     return (u64)x;
 }
-#line 16 "tests/in/reduction_min_max.rs"
+#line 15 "tests/in/reduction_min_max.rs"
+template <typename = void>
 __device__ __forceinline__ u64 sum_u64_reduce(u64 a, u64 b) {
 #line 16 "tests/in/reduction_min_max.rs"
     return cuprum::wrapping_add(a, b);
 #line 16 "tests/in/reduction_min_max.rs"
 }
-#line 136 "tests/in/reduction_min_max.rs (generated CUDA C)"
+#line 138 "tests/in/reduction_min_max.rs (generated CUDA C)"
+template <typename = void>
 __device__ __forceinline__ u64 sum_u64_post(u64 _cx) {
     return _cx;
 }

@@ -5,28 +5,32 @@
 #include <cuprum/math.h>
 #include <cuprum/reduction.h>
 
-#line 6 "tests/in/reduction_raw_arg.rs"
+#line 5 "tests/in/reduction_raw_arg.rs"
+template <typename = void>
 __device__ __forceinline__ f64 weighted_sum_map(u64 _ci, u64 _cj, u64 _cn, f32 x, cuprum::Raw<f32> w) {
     u64 k = cuprum::rem(_ci, w.size);
     return (f64)(x * cuprum::get(w, "weighted_sum", k));
 }
-#line 5 "tests/in/reduction_raw_arg.rs"
+#line 4 "tests/in/reduction_raw_arg.rs"
+template <typename = void>
 __device__ __forceinline__ f64 weighted_sum_reduce(f64 a, f64 b) {
 #line 5 "tests/in/reduction_raw_arg.rs"
     return a + b;
 #line 5 "tests/in/reduction_raw_arg.rs"
 }
-#line 20 "tests/in/reduction_raw_arg.rs (generated CUDA C)"
+#line 22 "tests/in/reduction_raw_arg.rs (generated CUDA C)"
+template <typename = void>
 __device__ __forceinline__ f64 weighted_sum_post(f64 _cx) {
     return _cx;
 }
-#line 5 "tests/in/reduction_raw_arg.rs"
+#line 4 "tests/in/reduction_raw_arg.rs"
+template <typename = void>
 __device__ __forceinline__ f64 weighted_sum_identity() {
 #line 5 "tests/in/reduction_raw_arg.rs"
     return 0.0;
 #line 5 "tests/in/reduction_raw_arg.rs"
 }
-#line 30 "tests/in/reduction_raw_arg.rs (generated CUDA C)"
+#line 34 "tests/in/reduction_raw_arg.rs (generated CUDA C)"
 #define CUPRUM_REDUCTION_weighted_sum(NAME, _cstrategy, _cidx) \
     extern "C" __global__ void __launch_bounds__(CUPRUM_REDUCE_THREADS) NAME(cuprum::ReduceOperand<const f32> x, cuprum::Raw<f32> w, cuprum::ReduceOperand<f64> _cout, cuprum::ReduceArgs _cargs) { \
         typedef f64 _cA; \
@@ -54,27 +58,31 @@ CUPRUM_INSTANTIATE_weighted_sum_rows(cuprum_reduction_weighted_sum_rows)
 CUPRUM_INSTANTIATE_weighted_sum_warps(cuprum_reduction_weighted_sum_warps)
 CUPRUM_INSTANTIATE_weighted_sum_cols(cuprum_reduction_weighted_sum_cols)
 
-#line 12 "tests/in/reduction_raw_arg.rs"
+#line 11 "tests/in/reduction_raw_arg.rs"
+template <typename = void>
 __device__ __forceinline__ bool any_nan_map(u64 _ci, u64 _cj, u64 _cn, f64 x) {
     return cuprum::is_nan(x);
 }
-#line 11 "tests/in/reduction_raw_arg.rs"
+#line 10 "tests/in/reduction_raw_arg.rs"
+template <typename = void>
 __device__ __forceinline__ bool any_nan_reduce(bool a, bool b) {
 #line 11 "tests/in/reduction_raw_arg.rs"
     return a || b;
 #line 11 "tests/in/reduction_raw_arg.rs"
 }
-#line 68 "tests/in/reduction_raw_arg.rs (generated CUDA C)"
+#line 74 "tests/in/reduction_raw_arg.rs (generated CUDA C)"
+template <typename = void>
 __device__ __forceinline__ bool any_nan_post(bool _cx) {
     return _cx;
 }
-#line 11 "tests/in/reduction_raw_arg.rs"
+#line 10 "tests/in/reduction_raw_arg.rs"
+template <typename = void>
 __device__ __forceinline__ bool any_nan_identity() {
 #line 11 "tests/in/reduction_raw_arg.rs"
     return false;
 #line 11 "tests/in/reduction_raw_arg.rs"
 }
-#line 78 "tests/in/reduction_raw_arg.rs (generated CUDA C)"
+#line 86 "tests/in/reduction_raw_arg.rs (generated CUDA C)"
 #define CUPRUM_REDUCTION_any_nan(NAME, _cstrategy, _cidx) \
     extern "C" __global__ void __launch_bounds__(CUPRUM_REDUCE_THREADS) NAME(cuprum::ReduceOperand<const f64> x, cuprum::ReduceOperand<bool> _cout, cuprum::ReduceArgs _cargs) { \
         typedef bool _cA; \

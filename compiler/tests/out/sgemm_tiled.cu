@@ -4,9 +4,11 @@
 #include <cuprum/arith.h>
 #include <cuprum/math.h>
 
+template <typename = void>
 __device__ void const_tile_check();
 
-#line 11 "tests/in/sgemm_tiled.rs"
+#line 10 "tests/in/sgemm_tiled.rs"
+template <typename = void>
 __device__ __forceinline__ void sgemm_body(u32 m, u32 n, u32 k, f32 alpha, cuprum::RoSlice<f32> a, cuprum::RoSlice<f32> b, f32 beta, cuprum::Slice<f32> c) {
     const_tile_check();
     __shared__ __align__(16) f32 sa[256];
@@ -79,13 +81,14 @@ __device__ __forceinline__ void sgemm_body(u32 m, u32 n, u32 k, f32 alpha, cupru
     }
 #line 36 "tests/in/sgemm_tiled.rs"
 }
-#line 83 "tests/in/sgemm_tiled.rs (generated CUDA C)"
+#line 85 "tests/in/sgemm_tiled.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_sgemm(NAME) \
     extern "C" __global__ void NAME(u32 m, u32 n, u32 k, f32 alpha, cuprum::RoSlice<f32> a, cuprum::RoSlice<f32> b, f32 beta, cuprum::Slice<f32> c) { sgemm_body(m, n, k, alpha, a, b, beta, c); }
 
 CUPRUM_INSTANTIATE_sgemm(cuprum_rawkernel_sgemm)
 
-#line 40 "tests/in/sgemm_tiled.rs"
+#line 39 "tests/in/sgemm_tiled.rs"
+template <typename>
 __device__ void const_tile_check() {
 #line 40 "tests/in/sgemm_tiled.rs"
 }

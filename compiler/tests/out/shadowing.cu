@@ -3,7 +3,8 @@
 #include <cuprum/arith.h>
 #include <cuprum/elementwise.h>
 
-#line 6 "tests/in/shadowing.rs"
+#line 5 "tests/in/shadowing.rs"
+template <typename = void>
 __device__ __forceinline__ i64 shadowing_map(u64 _ci, u64 _cn, i32 x) {
     i32 y = cuprum::add(x, 1);
     i32 y_1 = cuprum::mul(y, 2);
@@ -31,7 +32,7 @@ __device__ __forceinline__ i64 shadowing_map(u64 _ci, u64 _cn, i32 x) {
     acc = cuprum::add(acc, x_2);
     return cuprum::add(cuprum::add(acc, acc2), y_2);
 }
-#line 35 "tests/in/shadowing.rs (generated CUDA C)"
+#line 36 "tests/in/shadowing.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_shadowing(NAME, VARIANT) \
     extern "C" __global__ void NAME(cuprum::ew::In<i32, cuprum::ew::VARIANT> _ca0, cuprum::ew::Out<i64, cuprum::ew::VARIANT> _co0, cuprum::ew::Loop<cuprum::ew::VARIANT> _cloop) { \
         cuprum::ew::run(_cloop, [&](u64 _ci, i32 x, i64& _cout0) { _cout0 = shadowing_map(_ci, _cloop.size, x); }, _ca0, _co0); \
@@ -43,7 +44,8 @@ __device__ __forceinline__ i64 shadowing_map(u64 _ci, u64 _cn, i32 x) {
 CUPRUM_INSTANTIATE_shadowing_contig(cuprum_elementwise_shadowing_contig)
 CUPRUM_INSTANTIATE_shadowing_s32(cuprum_elementwise_shadowing_s32)
 
-#line 28 "tests/in/shadowing.rs"
+#line 27 "tests/in/shadowing.rs"
+template <typename = void>
 __device__ __forceinline__ f32 keyword_names_map(u64 _ci, u64 _cn, f32 int_, f32 float_, f32 threadIdx_) {
     f32 double_ = int_ + float_;
     f32 f32_ = double_ * threadIdx_;
@@ -51,7 +53,7 @@ __device__ __forceinline__ f32 keyword_names_map(u64 _ci, u64 _cn, f32 int_, f32
     f32 new_ = class_;
     return new_;
 }
-#line 55 "tests/in/shadowing.rs (generated CUDA C)"
+#line 57 "tests/in/shadowing.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_keyword_names(NAME, VARIANT) \
     extern "C" __global__ void NAME(cuprum::ew::In<f32, cuprum::ew::VARIANT> _ca0, cuprum::ew::In<f32, cuprum::ew::VARIANT> _ca1, cuprum::ew::In<f32, cuprum::ew::VARIANT> _ca2, cuprum::ew::Out<f32, cuprum::ew::VARIANT> _co0, cuprum::ew::Loop<cuprum::ew::VARIANT> _cloop) { \
         cuprum::ew::run(_cloop, [&](u64 _ci, f32 int_, f32 float_, f32 threadIdx_, f32& _cout0) { _cout0 = keyword_names_map(_ci, _cloop.size, int_, float_, threadIdx_); }, _ca0, _ca1, _ca2, _co0); \

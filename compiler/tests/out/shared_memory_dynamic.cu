@@ -6,7 +6,8 @@
 
 extern __shared__ __align__(16) unsigned char cuprum_dynamic_smem[];
 
-#line 5 "tests/in/shared_memory_dynamic.rs"
+#line 4 "tests/in/shared_memory_dynamic.rs"
+template <typename = void>
 __device__ __forceinline__ void block_sum_dynamic_body(cuprum::RoSlice<f64> x, cuprum::Slice<f64> out, u32 n) {
     cuprum::Slice<f64> buf = cuprum::Slice<f64>{reinterpret_cast<f64*>(cuprum_dynamic_smem), cuprum::dynamic_shared_bytes() / (u32)sizeof(f64)};
     u32 t = threadIdx.x;
@@ -45,7 +46,7 @@ __device__ __forceinline__ void block_sum_dynamic_body(cuprum::RoSlice<f64> x, c
     }
 #line 22 "tests/in/shared_memory_dynamic.rs"
 }
-#line 49 "tests/in/shared_memory_dynamic.rs (generated CUDA C)"
+#line 50 "tests/in/shared_memory_dynamic.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_block_sum_dynamic(NAME) \
     extern "C" __global__ void NAME(cuprum::RoSlice<f64> x, cuprum::Slice<f64> out, u32 n) { block_sum_dynamic_body(x, out, n); }
 

@@ -4,7 +4,8 @@
 #include <cuprum/arith.h>
 #include <cuprum/math.h>
 
-#line 6 "tests/in/shared_memory_static.rs"
+#line 5 "tests/in/shared_memory_static.rs"
+template <typename = void>
 __device__ __forceinline__ void reverse_tiles_body(cuprum::RoSlice<f32> x, cuprum::Slice<f32> y, u32 n) {
     __shared__ __align__(16) f32 tile[256];
     u32 t = threadIdx.x;
@@ -30,7 +31,7 @@ __device__ __forceinline__ void reverse_tiles_body(cuprum::RoSlice<f32> x, cupru
     }
 #line 16 "tests/in/shared_memory_static.rs"
 }
-#line 34 "tests/in/shared_memory_static.rs (generated CUDA C)"
+#line 35 "tests/in/shared_memory_static.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_reverse_tiles(NAME) \
     extern "C" __global__ void NAME(cuprum::RoSlice<f32> x, cuprum::Slice<f32> y, u32 n) { reverse_tiles_body(x, y, n); }
 
@@ -67,7 +68,7 @@ __device__ __forceinline__ void shared_pairs_body(cuprum::RoSlice<T> x, cuprum::
     }
 #line 32 "tests/in/shared_memory_static.rs"
 }
-#line 71 "tests/in/shared_memory_static.rs (generated CUDA C)"
+#line 72 "tests/in/shared_memory_static.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_shared_pairs(NAME, T) \
     extern "C" __global__ void NAME(cuprum::RoSlice<T> x, cuprum::Slice<T> out) { shared_pairs_body<T>(x, out); }
 

@@ -7,7 +7,8 @@
 template <typename T>
 __device__ T mix_bits(T x, u32 n);
 
-#line 6 "tests/in/shifts.rs"
+#line 5 "tests/in/shifts.rs"
+template <typename = void>
 __device__ __forceinline__ void shifts_body(cuprum::Slice<u32> a, cuprum::Slice<i32> b, cuprum::Slice<u8> c, cuprum::Slice<i64> d, u32 k) {
     u64 i = (u64)cuprum::grid_1d();
     if (cuprum::has(a, "shifts", i)) a[i] = cuprum::shl(cuprum::get(a, "shifts", i), k);
@@ -19,7 +20,7 @@ __device__ __forceinline__ void shifts_body(cuprum::Slice<u32> a, cuprum::Slice<
     if (cuprum::has(d, "shifts", i)) d[i] = cuprum::shl(cuprum::get(d, "shifts", i), 63ll);
     if (cuprum::has(d, "shifts", i + 1ull)) d[i + 1ull] = cuprum::shr(cuprum::get(d, "shifts", i + 1ull), (u64)k);
 }
-#line 23 "tests/in/shifts.rs (generated CUDA C)"
+#line 24 "tests/in/shifts.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_shifts(NAME) \
     extern "C" __global__ void NAME(cuprum::Slice<u32> a, cuprum::Slice<i32> b, cuprum::Slice<u8> c, cuprum::Slice<i64> d, u32 k) { shifts_body(a, b, c, d, k); }
 
@@ -39,7 +40,7 @@ __device__ __forceinline__ void mix_all_body(cuprum::Slice<T> x, u32 n) {
     if (cuprum::has(x, "mix_all", i)) x[i] = _cv0;
     if (cuprum::has(x, "mix_all", i)) x[i] = cuprum::shl(x[i], n);
 }
-#line 43 "tests/in/shifts.rs (generated CUDA C)"
+#line 44 "tests/in/shifts.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_mix_all(NAME, T) \
     extern "C" __global__ void NAME(cuprum::Slice<T> x, u32 n) { mix_all_body<T>(x, n); }
 

@@ -5,16 +5,18 @@
 #include <cuprum/elementwise.h>
 #include <cuprum/reduction.h>
 
+template <typename = void>
 __device__ f64 tail(f64 z);
 
-#line 6 "tests/in/special_functions.rs"
+#line 5 "tests/in/special_functions.rs"
+template <typename = void>
 __device__ __forceinline__ cuprum::Tuple3<f32, f32, f32> special_f32_map(u64 _ci, u64 _cn, f32 x, f32 y, f32 p) {
     f32 a = cuprum::erf(x) + cuprum::erfc(x);
     f32 b = cuprum::erfinv(y) + cuprum::erfcinv(y + 1.0f);
     f32 c = cuprum::normcdf(x) + cuprum::normcdfinv(p);
     return cuprum::Tuple3<f32, f32, f32>{a, b, c};
 }
-#line 18 "tests/in/special_functions.rs (generated CUDA C)"
+#line 20 "tests/in/special_functions.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_special_f32(NAME, VARIANT) \
     extern "C" __global__ void NAME(cuprum::ew::In<f32, cuprum::ew::VARIANT> _ca0, cuprum::ew::In<f32, cuprum::ew::VARIANT> _ca1, cuprum::ew::In<f32, cuprum::ew::VARIANT> _ca2, cuprum::ew::Out<f32, cuprum::ew::VARIANT> _co0, cuprum::ew::Out<f32, cuprum::ew::VARIANT> _co1, cuprum::ew::Out<f32, cuprum::ew::VARIANT> _co2, cuprum::ew::Loop<cuprum::ew::VARIANT> _cloop) { \
         cuprum::ew::run(_cloop, [&](u64 _ci, f32 x, f32 y, f32 p, f32& _cout0, f32& _cout1, f32& _cout2) { cuprum::Tuple3<f32, f32, f32> _cr = special_f32_map(_ci, _cloop.size, x, y, p); _cout0 = _cr._0; _cout1 = _cr._1; _cout2 = _cr._2; }, _ca0, _ca1, _ca2, _co0, _co1, _co2); \
@@ -26,11 +28,12 @@ __device__ __forceinline__ cuprum::Tuple3<f32, f32, f32> special_f32_map(u64 _ci
 CUPRUM_INSTANTIATE_special_f32_contig(cuprum_elementwise_special_f32_contig)
 CUPRUM_INSTANTIATE_special_f32_s32(cuprum_elementwise_special_f32_s32)
 
-#line 15 "tests/in/special_functions.rs"
+#line 14 "tests/in/special_functions.rs"
+template <typename = void>
 __device__ __forceinline__ f64 special_f64_map(u64 _ci, u64 _cn, f64 x, f64 p) {
     return (((-cuprum::num<f64>::sqrt_2()) * cuprum::erfcinv(2.0 * p)) + cuprum::erf(cuprum::erfinv(x))) + cuprum::erfc(0.5);
 }
-#line 34 "tests/in/special_functions.rs (generated CUDA C)"
+#line 37 "tests/in/special_functions.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_special_f64(NAME, VARIANT) \
     extern "C" __global__ void NAME(cuprum::ew::In<f64, cuprum::ew::VARIANT> _ca0, cuprum::ew::In<f64, cuprum::ew::VARIANT> _ca1, cuprum::ew::Out<f64, cuprum::ew::VARIANT> _co0, cuprum::ew::Loop<cuprum::ew::VARIANT> _cloop) { \
         cuprum::ew::run(_cloop, [&](u64 _ci, f64 x, f64 p, f64& _cout0) { _cout0 = special_f64_map(_ci, _cloop.size, x, p); }, _ca0, _ca1, _co0); \
@@ -47,7 +50,7 @@ template <typename T>
 __device__ __forceinline__ T normal_quantile_map(u64 _ci, u64 _cn, T p) {
     return cuprum::normcdfinv(p) + cuprum::erfinv(p - cuprum::num<T>::one());
 }
-#line 51 "tests/in/special_functions.rs (generated CUDA C)"
+#line 54 "tests/in/special_functions.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_normal_quantile(NAME, VARIANT, T) \
     extern "C" __global__ void NAME(cuprum::ew::In<T, cuprum::ew::VARIANT> _ca0, cuprum::ew::Out<T, cuprum::ew::VARIANT> _co0, cuprum::ew::Loop<cuprum::ew::VARIANT> _cloop) { \
         cuprum::ew::run(_cloop, [&](u64 _ci, T p, T& _cout0) { _cout0 = normal_quantile_map<T>(_ci, _cloop.size, p); }, _ca0, _co0); \
@@ -65,32 +68,36 @@ CUPRUM_INSTANTIATE_normal_quantile_s32(cuprum_elementwise_normal_quantile_s32__f
 CUPRUM_INSTANTIATE_normal_quantile_contig(cuprum_elementwise_normal_quantile_contig__bf16, bf16)
 CUPRUM_INSTANTIATE_normal_quantile_s32(cuprum_elementwise_normal_quantile_s32__bf16, bf16)
 
-#line 27 "tests/in/special_functions.rs"
+#line 26 "tests/in/special_functions.rs"
+template <typename>
 __device__ f64 tail(f64 z) {
     return cuprum::erfc(z / cuprum::num<f64>::sqrt_2()) * 0.5;
 }
 
-#line 32 "tests/in/special_functions.rs"
+template <typename = void>
 __device__ __forceinline__ f64 tail_sum_map(u64 _ci, u64 _cj, u64 _cn, f64 z) {
     return tail(z) + cuprum::normcdf(-z);
 }
-#line 31 "tests/in/special_functions.rs"
+#line 30 "tests/in/special_functions.rs"
+template <typename = void>
 __device__ __forceinline__ f64 tail_sum_reduce(f64 a, f64 b) {
 #line 31 "tests/in/special_functions.rs"
     return a + b;
 #line 31 "tests/in/special_functions.rs"
 }
-#line 84 "tests/in/special_functions.rs (generated CUDA C)"
+#line 89 "tests/in/special_functions.rs (generated CUDA C)"
+template <typename = void>
 __device__ __forceinline__ f64 tail_sum_post(f64 _cx) {
     return _cx;
 }
-#line 31 "tests/in/special_functions.rs"
+#line 30 "tests/in/special_functions.rs"
+template <typename = void>
 __device__ __forceinline__ f64 tail_sum_identity() {
 #line 31 "tests/in/special_functions.rs"
     return 0.0;
 #line 31 "tests/in/special_functions.rs"
 }
-#line 94 "tests/in/special_functions.rs (generated CUDA C)"
+#line 101 "tests/in/special_functions.rs (generated CUDA C)"
 #define CUPRUM_REDUCTION_tail_sum(NAME, _cstrategy, _cidx) \
     extern "C" __global__ void __launch_bounds__(CUPRUM_REDUCE_THREADS) NAME(cuprum::ReduceOperand<const f64> z, cuprum::ReduceOperand<f64> _cout, cuprum::ReduceArgs _cargs) { \
         typedef f64 _cA; \

@@ -20,9 +20,11 @@ struct Params {
 };
 static_assert(sizeof(Params) == 8 && alignof(Params) == 4, "Params: the layout the Rust side was checked against");
 
+template <typename = void>
 __device__ Body advance(Body b, Params p);
 
-#line 31 "tests/in/structs.rs"
+#line 30 "tests/in/structs.rs"
+template <typename>
 __device__ Body advance(Body b, Params p) {
     Body out = b;
     {
@@ -41,7 +43,7 @@ __device__ Body advance(Body b, Params p) {
     return out;
 }
 
-#line 42 "tests/in/structs.rs"
+template <typename = void>
 __device__ __forceinline__ void step_body(cuprum::Slice<Body> bodies, Params p) {
     u64 i = (u64)cuprum::grid_1d();
     if (i < bodies.len) {
@@ -51,18 +53,19 @@ __device__ __forceinline__ void step_body(cuprum::Slice<Body> bodies, Params p) 
     }
 #line 48 "tests/in/structs.rs"
 }
-#line 55 "tests/in/structs.rs (generated CUDA C)"
+#line 57 "tests/in/structs.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_step(NAME) \
     extern "C" __global__ void NAME(cuprum::Slice<Body> bodies, Params p) { step_body(bodies, p); }
 
 CUPRUM_INSTANTIATE_step(cuprum_rawkernel_step)
 
-#line 51 "tests/in/structs.rs"
+#line 50 "tests/in/structs.rs"
+template <typename = void>
 __device__ __forceinline__ f32 kinetic_map(u64 _ci, u64 _cn, Body b) {
     cuprum::Array<f32, 3> v = b.vel.v;
     return (0.5f * b.mass) * (((v[0ull] * v[0ull]) + (v[1ull] * v[1ull])) + (v[2ull] * v[2ull]));
 }
-#line 66 "tests/in/structs.rs (generated CUDA C)"
+#line 69 "tests/in/structs.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_kinetic(NAME, VARIANT) \
     extern "C" __global__ void NAME(cuprum::ew::In<Body, cuprum::ew::VARIANT> _ca0, cuprum::ew::Out<f32, cuprum::ew::VARIANT> _co0, cuprum::ew::Loop<cuprum::ew::VARIANT> _cloop) { \
         cuprum::ew::run(_cloop, [&](u64 _ci, Body b, f32& _cout0) { _cout0 = kinetic_map(_ci, _cloop.size, b); }, _ca0, _co0); \
@@ -74,7 +77,8 @@ __device__ __forceinline__ f32 kinetic_map(u64 _ci, u64 _cn, Body b) {
 CUPRUM_INSTANTIATE_kinetic_contig(cuprum_elementwise_kinetic_contig)
 CUPRUM_INSTANTIATE_kinetic_s32(cuprum_elementwise_kinetic_s32)
 
-#line 57 "tests/in/structs.rs"
+#line 56 "tests/in/structs.rs"
+template <typename = void>
 __device__ __forceinline__ Params make_params_map(u64 _ci, u64 _cn, f32 dt, f32 damping) {
     const f32 _cf0 = damping * 2.0f;
 #line 58 "tests/in/structs.rs"
@@ -82,7 +86,7 @@ __device__ __forceinline__ Params make_params_map(u64 _ci, u64 _cn, f32 dt, f32 
 #line 58 "tests/in/structs.rs"
     return Params{_cf1, _cf0};
 }
-#line 86 "tests/in/structs.rs (generated CUDA C)"
+#line 90 "tests/in/structs.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_make_params(NAME, VARIANT) \
     extern "C" __global__ void NAME(cuprum::ew::In<f32, cuprum::ew::VARIANT> _ca0, cuprum::ew::In<f32, cuprum::ew::VARIANT> _ca1, cuprum::ew::Out<Params, cuprum::ew::VARIANT> _co0, cuprum::ew::Loop<cuprum::ew::VARIANT> _cloop) { \
         cuprum::ew::run(_cloop, [&](u64 _ci, f32 dt, f32 damping, Params& _cout0) { _cout0 = make_params_map(_ci, _cloop.size, dt, damping); }, _ca0, _ca1, _co0); \

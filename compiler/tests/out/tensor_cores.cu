@@ -6,9 +6,11 @@
 #include <cuprum/thread.h>
 #include <cuprum/tensor.h>
 
+template <typename = void>
 __device__ void store_tile(cuprum::Slice<f32> d, u64 g, u64 t, cuprum::Array<f32, 4> v);
 
-#line 9 "tests/in/tensor_cores.rs"
+#line 8 "tests/in/tensor_cores.rs"
+template <typename = void>
 __device__ __forceinline__ void mma_bf16_body(cuprum::RoSlice<bf16> a, cuprum::RoSlice<bf16> b, cuprum::RoSlice<f32> c, cuprum::Slice<f32> d) {
     u64 l = (u64)cuprum::lane_id();
     cuprum::Tuple2<u64, u64> _ct0 = cuprum::Tuple2<u64, u64>{cuprum::div(l, 4ull), 2ull * cuprum::rem(l, 4ull)};
@@ -23,13 +25,14 @@ __device__ __forceinline__ void mma_bf16_body(cuprum::RoSlice<bf16> a, cuprum::R
     cuprum::Array<f32, 4> fd = cuprum::mma_m16n8k16(fa, fb, fc);
     store_tile(d, g, t, fd);
 }
-#line 27 "tests/in/tensor_cores.rs (generated CUDA C)"
+#line 29 "tests/in/tensor_cores.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_mma_bf16(NAME) \
     extern "C" __global__ void NAME(cuprum::RoSlice<bf16> a, cuprum::RoSlice<bf16> b, cuprum::RoSlice<f32> c, cuprum::Slice<f32> d) { static_assert(cuprum::arch_at_least<800>(), "cuprum: kernel 'mma_bf16' uses 'mma_m16n8k16', which needs sm_80 or newer; this target is older"); mma_bf16_body(a, b, c, d); }
 
 CUPRUM_INSTANTIATE_mma_bf16(cuprum_rawkernel_mma_bf16)
 
-#line 30 "tests/in/tensor_cores.rs"
+#line 29 "tests/in/tensor_cores.rs"
+template <typename = void>
 __device__ __forceinline__ void mma_f16_body(cuprum::RoSlice<f16> a, cuprum::RoSlice<f16> b, cuprum::RoSlice<f32> c, cuprum::Slice<f32> d) {
     u64 l = (u64)cuprum::lane_id();
     cuprum::Tuple2<u64, u64> _ct0 = cuprum::Tuple2<u64, u64>{cuprum::div(l, 4ull), 2ull * cuprum::rem(l, 4ull)};
@@ -44,13 +47,14 @@ __device__ __forceinline__ void mma_f16_body(cuprum::RoSlice<f16> a, cuprum::RoS
     cuprum::Array<f32, 4> fd = cuprum::mma_m16n8k16(fa, fb, fc);
     store_tile(d, g, t, fd);
 }
-#line 48 "tests/in/tensor_cores.rs (generated CUDA C)"
+#line 51 "tests/in/tensor_cores.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_mma_f16(NAME) \
     extern "C" __global__ void NAME(cuprum::RoSlice<f16> a, cuprum::RoSlice<f16> b, cuprum::RoSlice<f32> c, cuprum::Slice<f32> d) { static_assert(cuprum::arch_at_least<800>(), "cuprum: kernel 'mma_f16' uses 'mma_m16n8k16', which needs sm_80 or newer; this target is older"); mma_f16_body(a, b, c, d); }
 
 CUPRUM_INSTANTIATE_mma_f16(cuprum_rawkernel_mma_f16)
 
-#line 51 "tests/in/tensor_cores.rs"
+#line 50 "tests/in/tensor_cores.rs"
+template <typename = void>
 __device__ __forceinline__ void mma_tf32_body(cuprum::RoSlice<f32> a, cuprum::RoSlice<f32> b, cuprum::RoSlice<f32> c, cuprum::Slice<f32> d) {
     u64 l = (u64)cuprum::lane_id();
     cuprum::Tuple2<u64, u64> _ct0 = cuprum::Tuple2<u64, u64>{cuprum::div(l, 4ull), cuprum::rem(l, 4ull)};
@@ -69,13 +73,14 @@ __device__ __forceinline__ void mma_tf32_body(cuprum::RoSlice<f32> a, cuprum::Ro
     cuprum::Array<f32, 4> fd = cuprum::mma_m16n8k8_tf32(fa, fb, fc);
     store_tile(d, g2, t2, fd);
 }
-#line 73 "tests/in/tensor_cores.rs (generated CUDA C)"
+#line 77 "tests/in/tensor_cores.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_mma_tf32(NAME) \
     extern "C" __global__ void NAME(cuprum::RoSlice<f32> a, cuprum::RoSlice<f32> b, cuprum::RoSlice<f32> c, cuprum::Slice<f32> d) { static_assert(cuprum::arch_at_least<800>(), "cuprum: kernel 'mma_tf32' uses 'mma_m16n8k8_tf32', which needs sm_80 or newer; this target is older"); mma_tf32_body(a, b, c, d); }
 
 CUPRUM_INSTANTIATE_mma_tf32(cuprum_rawkernel_mma_tf32)
 
-#line 64 "tests/in/tensor_cores.rs"
+#line 63 "tests/in/tensor_cores.rs"
+template <typename = void>
 __device__ __forceinline__ void mma_i8_body(cuprum::RoSlice<i8> a, cuprum::RoSlice<i8> b, cuprum::RoSlice<i32> c, cuprum::Slice<i32> d) {
     u64 l = (u64)cuprum::lane_id();
     cuprum::Tuple2<u64, u64> _ct0 = cuprum::Tuple2<u64, u64>{cuprum::div(l, 4ull), 4ull * cuprum::rem(l, 4ull)};
@@ -113,13 +118,14 @@ __device__ __forceinline__ void mma_i8_body(cuprum::RoSlice<i8> a, cuprum::RoSli
     if (cuprum::has(d, "mma_i8", ((g2 + 8ull) * 8ull) + t2)) d[((g2 + 8ull) * 8ull) + t2] = fd[2ull];
     if (cuprum::has(d, "mma_i8", (((g2 + 8ull) * 8ull) + t2) + 1ull)) d[(((g2 + 8ull) * 8ull) + t2) + 1ull] = fd[3ull];
 }
-#line 117 "tests/in/tensor_cores.rs (generated CUDA C)"
+#line 122 "tests/in/tensor_cores.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_mma_i8(NAME) \
     extern "C" __global__ void NAME(cuprum::RoSlice<i8> a, cuprum::RoSlice<i8> b, cuprum::RoSlice<i32> c, cuprum::Slice<i32> d) { static_assert(cuprum::arch_at_least<800>(), "cuprum: kernel 'mma_i8' uses 'mma_m16n8k32_i8', which needs sm_80 or newer; this target is older"); mma_i8_body(a, b, c, d); }
 
 CUPRUM_INSTANTIATE_mma_i8(cuprum_rawkernel_mma_i8)
 
-#line 88 "tests/in/tensor_cores.rs"
+#line 87 "tests/in/tensor_cores.rs"
+template <typename>
 __device__ void store_tile(cuprum::Slice<f32> d, u64 g, u64 t, cuprum::Array<f32, 4> v) {
     if (cuprum::has(d, "store_tile", (g * 8ull) + t)) d[(g * 8ull) + t] = v[0ull];
     if (cuprum::has(d, "store_tile", ((g * 8ull) + t) + 1ull)) d[((g * 8ull) + t) + 1ull] = v[1ull];
@@ -127,7 +133,8 @@ __device__ void store_tile(cuprum::Slice<f32> d, u64 g, u64 t, cuprum::Array<f32
     if (cuprum::has(d, "store_tile", (((g + 8ull) * 8ull) + t) + 1ull)) d[(((g + 8ull) * 8ull) + t) + 1ull] = v[3ull];
 }
 
-#line 98 "tests/in/tensor_cores.rs"
+#line 97 "tests/in/tensor_cores.rs"
+template <typename = void>
 __device__ __forceinline__ void mma_shared_bf16_body(cuprum::RoSlice<bf16> a, cuprum::RoSlice<bf16> b, cuprum::Slice<f32> d) {
 #line 98 "tests/in/tensor_cores.rs"
     cuprum::oob_later cuprum_later("mma_shared_bf16");
@@ -155,13 +162,14 @@ __device__ __forceinline__ void mma_shared_bf16_body(cuprum::RoSlice<bf16> a, cu
     u64 t = _ct0._1;
     store_tile(d, g, t, fd);
 }
-#line 159 "tests/in/tensor_cores.rs (generated CUDA C)"
+#line 166 "tests/in/tensor_cores.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_mma_shared_bf16(NAME) \
     extern "C" __global__ void NAME(cuprum::RoSlice<bf16> a, cuprum::RoSlice<bf16> b, cuprum::Slice<f32> d) { static_assert(cuprum::arch_at_least<800>(), "cuprum: kernel 'mma_shared_bf16' uses 'cp_async', which needs sm_80 or newer; this target is older"); mma_shared_bf16_body(a, b, d); }
 
 CUPRUM_INSTANTIATE_mma_shared_bf16(cuprum_rawkernel_mma_shared_bf16)
 
-#line 121 "tests/in/tensor_cores.rs"
+#line 120 "tests/in/tensor_cores.rs"
+template <typename = void>
 __device__ __forceinline__ void ldmatrix_rows_body(cuprum::RoSlice<u16> x, u32 offset, cuprum::Slice<u16> out) {
 #line 121 "tests/in/tensor_cores.rs"
     cuprum::oob_later cuprum_later("ldmatrix_rows");
@@ -187,13 +195,14 @@ __device__ __forceinline__ void ldmatrix_rows_body(cuprum::RoSlice<u16> x, u32 o
     if (cuprum::has(out, "ldmatrix_rows", (u64)(2u * l))) out[(u64)(2u * l)] = r[0ull];
     if (cuprum::has(out, "ldmatrix_rows", (u64)((2u * l) + 1u))) out[(u64)((2u * l) + 1u)] = r[1ull];
 }
-#line 191 "tests/in/tensor_cores.rs (generated CUDA C)"
+#line 199 "tests/in/tensor_cores.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_ldmatrix_rows(NAME) \
     extern "C" __global__ void NAME(cuprum::RoSlice<u16> x, u32 offset, cuprum::Slice<u16> out) { static_assert(cuprum::arch_at_least<750>(), "cuprum: kernel 'ldmatrix_rows' uses 'ldmatrix_x1', which needs sm_75 or newer; this target is older"); ldmatrix_rows_body(x, offset, out); }
 
 CUPRUM_INSTANTIATE_ldmatrix_rows(cuprum_rawkernel_ldmatrix_rows)
 
-#line 139 "tests/in/tensor_cores.rs"
+#line 138 "tests/in/tensor_cores.rs"
+template <typename = void>
 __device__ __forceinline__ void cp_async_from_body(cuprum::RoSlice<f32> x, u32 from, cuprum::Slice<f32> out) {
 #line 139 "tests/in/tensor_cores.rs"
     cuprum::oob_later cuprum_later("cp_async_from");
@@ -216,13 +225,14 @@ __device__ __forceinline__ void cp_async_from_body(cuprum::RoSlice<f32> x, u32 f
     }
 #line 149 "tests/in/tensor_cores.rs"
 }
-#line 220 "tests/in/tensor_cores.rs (generated CUDA C)"
+#line 229 "tests/in/tensor_cores.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_cp_async_from(NAME) \
     extern "C" __global__ void NAME(cuprum::RoSlice<f32> x, u32 from, cuprum::Slice<f32> out) { static_assert(cuprum::arch_at_least<800>(), "cuprum: kernel 'cp_async_from' uses 'cp_async', which needs sm_80 or newer; this target is older"); cp_async_from_body(x, from, out); }
 
 CUPRUM_INSTANTIATE_cp_async_from(cuprum_rawkernel_cp_async_from)
 
-#line 154 "tests/in/tensor_cores.rs"
+#line 153 "tests/in/tensor_cores.rs"
+template <typename = void>
 __device__ __forceinline__ void cp_async_unchecked_from_body(cuprum::RoSlice<f32> x, u32 from, cuprum::Slice<f32> out) {
 #line 154 "tests/in/tensor_cores.rs"
     if (!cuprum::cp_async_source_ok(x, "cp_async_unchecked_from")) return;
@@ -246,7 +256,7 @@ __device__ __forceinline__ void cp_async_unchecked_from_body(cuprum::RoSlice<f32
     }
 #line 166 "tests/in/tensor_cores.rs"
 }
-#line 250 "tests/in/tensor_cores.rs (generated CUDA C)"
+#line 260 "tests/in/tensor_cores.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_cp_async_unchecked_from(NAME) \
     extern "C" __global__ void NAME(cuprum::RoSlice<f32> x, u32 from, cuprum::Slice<f32> out) { static_assert(cuprum::arch_at_least<800>(), "cuprum: kernel 'cp_async_unchecked_from' uses 'cp_async_unchecked', which needs sm_80 or newer; this target is older"); cp_async_unchecked_from_body(x, from, out); }
 

@@ -3,9 +3,11 @@
 #include <cuprum/bounds.h>
 #include <cuprum/thread.h>
 
+template <typename = void>
 __device__ u32 global_id();
 
-#line 5 "tests/in/thread_intrinsics.rs"
+#line 4 "tests/in/thread_intrinsics.rs"
+template <typename = void>
 __device__ __forceinline__ void index_maps_body(cuprum::Slice<u32> out1, cuprum::Slice<u32> out2, cuprum::Slice<u32> out3) {
     uint3 t = threadIdx;
     uint3 b = blockIdx;
@@ -57,18 +59,19 @@ __device__ __forceinline__ void index_maps_body(cuprum::Slice<u32> out1, cuprum:
     }
 #line 29 "tests/in/thread_intrinsics.rs"
 }
-#line 61 "tests/in/thread_intrinsics.rs (generated CUDA C)"
+#line 63 "tests/in/thread_intrinsics.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_index_maps(NAME) \
     extern "C" __global__ void NAME(cuprum::Slice<u32> out1, cuprum::Slice<u32> out2, cuprum::Slice<u32> out3) { index_maps_body(out1, out2, out3); }
 
 CUPRUM_INSTANTIATE_index_maps(cuprum_rawkernel_index_maps)
 
-#line 33 "tests/in/thread_intrinsics.rs"
+#line 32 "tests/in/thread_intrinsics.rs"
+template <typename>
 __device__ u32 global_id() {
     return (blockIdx.x * blockDim.x) + threadIdx.x;
 }
 
-#line 38 "tests/in/thread_intrinsics.rs"
+template <typename = void>
 __device__ __forceinline__ void iota_body(cuprum::Slice<u32> out) {
     u32 i = global_id();
     if (((u64)i) < out.len) {
@@ -77,7 +80,7 @@ __device__ __forceinline__ void iota_body(cuprum::Slice<u32> out) {
     }
 #line 43 "tests/in/thread_intrinsics.rs"
 }
-#line 81 "tests/in/thread_intrinsics.rs (generated CUDA C)"
+#line 84 "tests/in/thread_intrinsics.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_iota(NAME) \
     extern "C" __global__ void NAME(cuprum::Slice<u32> out) { iota_body(out); }
 

@@ -4,15 +4,18 @@
 #include <cuprum/arith.h>
 #include <cuprum/thread.h>
 
+template <typename = void>
 __device__ cuprum::Tuple2<u32, u32> divmod(u32 a, u32 b);
+template <typename = void>
 __device__ cuprum::Tuple2<cuprum::Tuple2<f32, f32>, bool> bounds(f32 x, f32 y);
 
-#line 6 "tests/in/tuples.rs"
+#line 5 "tests/in/tuples.rs"
+template <typename>
 __device__ cuprum::Tuple2<u32, u32> divmod(u32 a, u32 b) {
     return cuprum::Tuple2<u32, u32>{cuprum::div(a, b), cuprum::rem(a, b)};
 }
 
-#line 11 "tests/in/tuples.rs"
+template <typename>
 __device__ cuprum::Tuple2<cuprum::Tuple2<f32, f32>, bool> bounds(f32 x, f32 y) {
     if (x < y) {
 #line 12 "tests/in/tuples.rs"
@@ -25,7 +28,7 @@ __device__ cuprum::Tuple2<cuprum::Tuple2<f32, f32>, bool> bounds(f32 x, f32 y) {
     }
 }
 
-#line 16 "tests/in/tuples.rs"
+template <typename = void>
 __device__ __forceinline__ void tuple_ops_body(cuprum::RoSlice<f32> xs, cuprum::Slice<u32> q, cuprum::Slice<f32> out, u32 n) {
     u32 i = cuprum::grid_1d();
     if (i >= n) {
@@ -69,7 +72,7 @@ __device__ __forceinline__ void tuple_ops_body(cuprum::RoSlice<f32> xs, cuprum::
     acc._1 = acc._1 + 2.0f;
     if (cuprum::has(q, "tuple_ops", (u64)i)) q[(u64)i] += acc._0;
 }
-#line 73 "tests/in/tuples.rs (generated CUDA C)"
+#line 76 "tests/in/tuples.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_tuple_ops(NAME) \
     extern "C" __global__ void NAME(cuprum::RoSlice<f32> xs, cuprum::Slice<u32> q, cuprum::Slice<f32> out, u32 n) { tuple_ops_body(xs, q, out, n); }
 

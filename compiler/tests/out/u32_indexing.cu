@@ -5,12 +5,13 @@
 #include <cuprum/thread.h>
 #include <cuprum/elementwise.h>
 
-#line 6 "tests/in/u32_indexing.rs"
+#line 5 "tests/in/u32_indexing.rs"
+template <typename = void>
 __device__ __forceinline__ f32 gather32_map(u64 _ci, u64 _cn, cuprum::Raw<f32> table, u32 idx, i32 off) {
     u32 j = cuprum::wrapping_add(idx, (u32)off);
     return (cuprum::get(table, "gather32", j) + cuprum::get(table, "gather32", idx)) + cuprum::get(table, "gather32", _ci);
 }
-#line 14 "tests/in/u32_indexing.rs (generated CUDA C)"
+#line 15 "tests/in/u32_indexing.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_gather32(NAME, VARIANT) \
     extern "C" __global__ void NAME(cuprum::Raw<f32> _ca0, cuprum::ew::In<u32, cuprum::ew::VARIANT> _ca1, cuprum::ew::In<i32, cuprum::ew::VARIANT> _ca2, cuprum::ew::Out<f32, cuprum::ew::VARIANT> _co0, cuprum::ew::Loop<cuprum::ew::VARIANT> _cloop) { \
         cuprum::ew::run(_cloop, [&](u64 _ci, const cuprum::Raw<f32>& table, u32 idx, i32 off, f32& _cout0) { _cout0 = gather32_map(_ci, _cloop.size, table, idx, off); }, _ca0, _ca1, _ca2, _co0); \
@@ -22,7 +23,8 @@ __device__ __forceinline__ f32 gather32_map(u64 _ci, u64 _cn, cuprum::Raw<f32> t
 CUPRUM_INSTANTIATE_gather32_contig(cuprum_elementwise_gather32_contig)
 CUPRUM_INSTANTIATE_gather32_s32(cuprum_elementwise_gather32_s32)
 
-#line 12 "tests/in/u32_indexing.rs"
+#line 11 "tests/in/u32_indexing.rs"
+template <typename = void>
 __device__ __forceinline__ void scale_rows_body(cuprum::View<const f32, 2> m, cuprum::View<f32, 2> out, cuprum::RoSlice<f32> s) {
     cuprum::Tuple2<u32, u32> _ct0 = cuprum::grid_2d();
 #line 13 "tests/in/u32_indexing.rs"
@@ -37,7 +39,7 @@ __device__ __forceinline__ void scale_rows_body(cuprum::View<const f32, 2> m, cu
     }
 #line 19 "tests/in/u32_indexing.rs"
 }
-#line 41 "tests/in/u32_indexing.rs (generated CUDA C)"
+#line 43 "tests/in/u32_indexing.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_scale_rows(NAME) \
     extern "C" __global__ void NAME(cuprum::View<const f32, 2> m, cuprum::View<f32, 2> out, cuprum::RoSlice<f32> s) { scale_rows_body(m, out, s); }
 

@@ -4,7 +4,8 @@
 #include <cuprum/math.h>
 #include <cuprum/thread.h>
 
-#line 6 "tests/in/views.rs"
+#line 5 "tests/in/views.rs"
+template <typename = void>
 __device__ __forceinline__ void transpose_body(cuprum::View<const f32, 2> a, cuprum::View<f32, 2> out) {
     cuprum::Tuple2<u32, u32> _ct0 = cuprum::grid_2d();
 #line 7 "tests/in/views.rs"
@@ -28,7 +29,7 @@ __device__ __forceinline__ void transpose_body(cuprum::View<const f32, 2> a, cup
     }
 #line 16 "tests/in/views.rs"
 }
-#line 32 "tests/in/views.rs (generated CUDA C)"
+#line 33 "tests/in/views.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_transpose(NAME) \
     extern "C" __global__ void NAME(cuprum::View<const f32, 2> a, cuprum::View<f32, 2> out) { transpose_body(a, out); }
 
@@ -67,14 +68,15 @@ __device__ __forceinline__ void sum_planes_body(cuprum::View<const T, 3> v, cupr
 #line 32 "tests/in/views.rs"
     if (cuprum::has(out, "sum_planes", (u64)k)) out[(u64)k] = acc;
 }
-#line 71 "tests/in/views.rs (generated CUDA C)"
+#line 72 "tests/in/views.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_sum_planes(NAME, T) \
     extern "C" __global__ void NAME(cuprum::View<const T, 3> v, cuprum::Slice<T> out) { sum_planes_body<T>(v, out); }
 
 CUPRUM_INSTANTIATE_sum_planes(cuprum_rawkernel_sum_planes__f32, f32)
 CUPRUM_INSTANTIATE_sum_planes(cuprum_rawkernel_sum_planes__f64, f64)
 
-#line 37 "tests/in/views.rs"
+#line 36 "tests/in/views.rs"
+template <typename = void>
 __device__ __forceinline__ void axpy_strided_body(f32 a, cuprum::View<const f32, 1> x, cuprum::View<f32, 1> y) {
     u64 i = (u64)cuprum::grid_1d();
     u64 n = y.size();
@@ -85,7 +87,7 @@ __device__ __forceinline__ void axpy_strided_body(f32 a, cuprum::View<const f32,
     }
 #line 44 "tests/in/views.rs"
 }
-#line 89 "tests/in/views.rs (generated CUDA C)"
+#line 91 "tests/in/views.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_axpy_strided(NAME) \
     extern "C" __global__ void NAME(f32 a, cuprum::View<const f32, 1> x, cuprum::View<f32, 1> y) { axpy_strided_body(a, x, y); }
 

@@ -35,7 +35,8 @@ CUPRUM_INSTANTIATE_warp_stats(cuprum_rawkernel_warp_stats__i64, i64)
 CUPRUM_INSTANTIATE_warp_stats(cuprum_rawkernel_warp_stats__f32, f32)
 CUPRUM_INSTANTIATE_warp_stats(cuprum_rawkernel_warp_stats__f64, f64)
 
-#line 18 "tests/in/warp_collectives.rs"
+#line 17 "tests/in/warp_collectives.rs"
+template <typename = void>
 __device__ __forceinline__ void block_sum_body(cuprum::RoSlice<f32> x, cuprum::Slice<f32> out) {
     __shared__ __align__(16) f32 partial[32];
     u32 t = threadIdx.x;
@@ -69,7 +70,7 @@ __device__ __forceinline__ void block_sum_body(cuprum::RoSlice<f32> x, cuprum::S
     }
 #line 33 "tests/in/warp_collectives.rs"
 }
-#line 73 "tests/in/warp_collectives.rs (generated CUDA C)"
+#line 74 "tests/in/warp_collectives.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_block_sum(NAME) \
     extern "C" __global__ void NAME(cuprum::RoSlice<f32> x, cuprum::Slice<f32> out) { block_sum_body(x, out); }
 

@@ -6,7 +6,8 @@
 #include <cuprum/atomic.h>
 #include <cuprum/thread.h>
 
-#line 5 "tests/in/warp_lane.rs"
+#line 4 "tests/in/warp_lane.rs"
+template <typename = void>
 __device__ __forceinline__ void warp_ballot_body(cuprum::RoSlice<i32> x, cuprum::Slice<u32> out, u32 n) {
     u32 i = cuprum::grid_1d();
     u32 lane = cuprum::lane_id();
@@ -39,13 +40,14 @@ __device__ __forceinline__ void warp_ballot_body(cuprum::RoSlice<i32> x, cuprum:
     }
 #line 20 "tests/in/warp_lane.rs"
 }
-#line 43 "tests/in/warp_lane.rs (generated CUDA C)"
+#line 44 "tests/in/warp_lane.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_warp_ballot(NAME) \
     extern "C" __global__ void NAME(cuprum::RoSlice<i32> x, cuprum::Slice<u32> out, u32 n) { warp_ballot_body(x, out, n); }
 
 CUPRUM_INSTANTIATE_warp_ballot(cuprum_rawkernel_warp_ballot)
 
-#line 24 "tests/in/warp_lane.rs"
+#line 23 "tests/in/warp_lane.rs"
+template <typename = void>
 __device__ __forceinline__ void publish_body(cuprum::Slice<f32> data, cuprum::Slice<u32> flag, f32 v) {
     if (cuprum::grid_1d() == 0u) {
         if (cuprum::has(data, "publish", 0ull)) data[0ull] = v;
@@ -56,7 +58,7 @@ __device__ __forceinline__ void publish_body(cuprum::Slice<f32> data, cuprum::Sl
     }
 #line 31 "tests/in/warp_lane.rs"
 }
-#line 60 "tests/in/warp_lane.rs (generated CUDA C)"
+#line 62 "tests/in/warp_lane.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_publish(NAME) \
     extern "C" __global__ void NAME(cuprum::Slice<f32> data, cuprum::Slice<u32> flag, f32 v) { publish_body(data, flag, v); }
 

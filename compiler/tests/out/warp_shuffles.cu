@@ -10,7 +10,8 @@
 template <typename T>
 __device__ T broadcast(T v);
 
-#line 5 "tests/in/warp_shuffles.rs"
+#line 4 "tests/in/warp_shuffles.rs"
+template <typename = void>
 __device__ __forceinline__ void shuffles_body(cuprum::RoSlice<f64> x, cuprum::RoSlice<i32> y, cuprum::Slice<f64> out, u32 n) {
     u32 i = cuprum::grid_1d();
     u32 lane = cuprum::lane_id();
@@ -51,7 +52,7 @@ __device__ __forceinline__ void shuffles_body(cuprum::RoSlice<f64> x, cuprum::Ro
     }
 #line 22 "tests/in/warp_shuffles.rs"
 }
-#line 55 "tests/in/warp_shuffles.rs (generated CUDA C)"
+#line 56 "tests/in/warp_shuffles.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_shuffles(NAME) \
     extern "C" __global__ void NAME(cuprum::RoSlice<f64> x, cuprum::RoSlice<i32> y, cuprum::Slice<f64> out, u32 n) { shuffles_body(x, y, out, n); }
 
@@ -63,7 +64,7 @@ __device__ T broadcast(T v) {
     return cuprum::shfl_sync(cuprum::num<u32>::max_value(), v, 0u);
 }
 
-#line 31 "tests/in/warp_shuffles.rs"
+template <typename = void>
 __device__ __forceinline__ void broadcasts_body(cuprum::Slice<f16> h, cuprum::Slice<bool> flags, cuprum::Slice<c32> z) {
     u64 i = (u64)cuprum::grid_1d();
     const f16 _cv0 = broadcast<f16>(cuprum::get(h, "broadcasts", i));
@@ -76,7 +77,7 @@ __device__ __forceinline__ void broadcasts_body(cuprum::Slice<f16> h, cuprum::Sl
 #line 35 "tests/in/warp_shuffles.rs"
     if (cuprum::has(z, "broadcasts", i)) z[i] = _cv2;
 }
-#line 80 "tests/in/warp_shuffles.rs (generated CUDA C)"
+#line 81 "tests/in/warp_shuffles.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_broadcasts(NAME) \
     extern "C" __global__ void NAME(cuprum::Slice<f16> h, cuprum::Slice<bool> flags, cuprum::Slice<c32> z) { broadcasts_body(h, flags, z); }
 

@@ -3,7 +3,8 @@
 #include <cuprum/arith.h>
 #include <cuprum/elementwise.h>
 
-#line 5 "tests/in/while_loop.rs"
+#line 4 "tests/in/while_loop.rs"
+template <typename = void>
 __device__ __forceinline__ u32 collatz_steps_map(u64 _ci, u64 _cn, u64 start) {
     u64 n = start;
     u32 steps = 0u;
@@ -27,7 +28,7 @@ __device__ __forceinline__ u32 collatz_steps_map(u64 _ci, u64 _cn, u64 start) {
 #line 12 "tests/in/while_loop.rs"
     return steps;
 }
-#line 31 "tests/in/while_loop.rs (generated CUDA C)"
+#line 32 "tests/in/while_loop.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_collatz_steps(NAME, VARIANT) \
     extern "C" __global__ void NAME(cuprum::ew::In<u64, cuprum::ew::VARIANT> _ca0, cuprum::ew::Out<u32, cuprum::ew::VARIANT> _co0, cuprum::ew::Loop<cuprum::ew::VARIANT> _cloop) { \
         cuprum::ew::run(_cloop, [&](u64 _ci, u64 start, u32& _cout0) { _cout0 = collatz_steps_map(_ci, _cloop.size, start); }, _ca0, _co0); \
@@ -39,7 +40,8 @@ __device__ __forceinline__ u32 collatz_steps_map(u64 _ci, u64 _cn, u64 start) {
 CUPRUM_INSTANTIATE_collatz_steps_contig(cuprum_elementwise_collatz_steps_contig)
 CUPRUM_INSTANTIATE_collatz_steps_s32(cuprum_elementwise_collatz_steps_s32)
 
-#line 17 "tests/in/while_loop.rs"
+#line 16 "tests/in/while_loop.rs"
+template <typename = void>
 __device__ __forceinline__ u32 digits_map(u64 _ci, u64 _cn, u32 x) {
     u32 v = x;
     u32 count = 1u;
@@ -61,7 +63,7 @@ __device__ __forceinline__ u32 digits_map(u64 _ci, u64 _cn, u32 x) {
 #line 26 "tests/in/while_loop.rs"
     return count;
 }
-#line 65 "tests/in/while_loop.rs (generated CUDA C)"
+#line 67 "tests/in/while_loop.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_digits(NAME, VARIANT) \
     extern "C" __global__ void NAME(cuprum::ew::In<u32, cuprum::ew::VARIANT> _ca0, cuprum::ew::Out<u32, cuprum::ew::VARIANT> _co0, cuprum::ew::Loop<cuprum::ew::VARIANT> _cloop) { \
         cuprum::ew::run(_cloop, [&](u64 _ci, u32 x, u32& _cout0) { _cout0 = digits_map(_ci, _cloop.size, x); }, _ca0, _co0); \

@@ -174,13 +174,24 @@ impl<'a> Writer<'a> {
         self.types.of(e).clone()
     }
 
+    /// The template head of a function's first declaration. A function without generic
+    /// parameters is a template too, of one defaulted parameter that nothing names (its calls
+    /// `f(..)` take the default): C++ instantiates a template's body only where it is used, so a
+    /// part of the fat binary compiles only its own kernel's code, and a module holds the index
+    /// checks' slot (`cuprum_oob_slot_v`, cuprum/bounds.h) only when that code checks an index.
     pub(super) fn template_prefix(&self) -> String {
         if self.generics.is_empty() {
-            String::new()
+            "template <typename = void>\n".to_string()
         } else {
             let ps: Vec<String> = self.generics.iter().map(|g| format!("typename {g}")).collect();
             format!("template <{}>\n", ps.join(", "))
         }
+    }
+
+    /// The template head of a definition after a declaration ([`Self::template_prefix`]'s,
+    /// without the default, which C++ lets only the first declaration give).
+    fn template_prefix_again(&self) -> String {
+        if self.generics.is_empty() { "template <typename>\n".to_string() } else { self.template_prefix() }
     }
 
     pub(super) fn params_c(&mut self, extra_first: &[String]) -> String {
@@ -203,7 +214,8 @@ impl<'a> Writer<'a> {
     pub(crate) fn device_fn(&mut self) {
         let ret = self.ty(&self.item.ret.clone());
         let params = self.params_c(&[]);
-        let tp = self.template_prefix();
+        // Declared first (`device_signature`, write_module).
+        let tp = self.template_prefix_again();
         let header = format!("__device__ {ret} {}({params}) {{", namer::item_name(&self.item.name.text));
         self.function(&tp, header, self.item.span, self.item.body.span, Self::body_into_return);
     }
