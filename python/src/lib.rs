@@ -56,6 +56,9 @@ use pyo3::prelude::*;
 
 /// Adds [`Tensor`], [`CuprumError`] and `stats()` to an extension module (call it in the `#[pymodule]`).
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    // The first call usually follows the import at once, on a context torch or CuPy made (a fast
+    // device open): prepare what first calls need now, in the background.
+    cuprum::runtime::device::warm_up();
     m.add_class::<Tensor>()?;
     m.add_function(wrap_pyfunction!(stats, m)?)?;
     m.add("CuprumError", m.py().get_type::<CuprumError>())

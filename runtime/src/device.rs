@@ -137,7 +137,12 @@ pub(crate) struct WarmUp(pub fn());
 
 inventory::collect!(WarmUp);
 
-fn warm_up() {
+/// Starts, on a thread of its own, the work that makes first calls cheaper and needs no device
+/// ([`WarmUp`]: decompression contexts for the embedded kernel files, the kernel loader), once
+/// per process. Opening a device starts it too; a Python extension calls it when it is imported
+/// (`cuprum_python::register`), since in a process where another library made the context the
+/// first call follows the device's open at once.
+pub fn warm_up() {
     static STARTED: std::sync::Once = std::sync::Once::new();
     STARTED.call_once(|| {
         let hooks: Vec<fn()> = inventory::iter::<WarmUp>.into_iter().map(|w| w.0).collect();

@@ -66,6 +66,15 @@ pub(crate) fn prepared<'c>(
     }
 }
 
+/// Runs zstd's decompressor once on a small frame, so that its code and tables are in memory
+/// before a first call decompresses a part (a warm-up hook's work: `unit::prepare_units`).
+pub(crate) fn warm_decompressor() {
+    let data = [7u8; 4096];
+    if let Ok(frame) = zstd::bulk::compress(&data, 1) {
+        let _ = fatbin_of(&frame, &[]);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
