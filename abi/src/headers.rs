@@ -11,6 +11,7 @@ pub const HEADERS: &[(&str, &str)] = &[
     ("cuprum/math.h", include_str!("../include/cuprum/math.h")),
     ("cuprum/complex.h", include_str!("../include/cuprum/complex.h")),
     ("cuprum/atomic.h", include_str!("../include/cuprum/atomic.h")),
+    ("cuprum/vector.h", include_str!("../include/cuprum/vector.h")),
     ("cuprum/thread.h", include_str!("../include/cuprum/thread.h")),
     ("cuprum/warp.h", include_str!("../include/cuprum/warp.h")),
     ("cuprum/tensor.h", include_str!("../include/cuprum/tensor.h")),

@@ -300,7 +300,7 @@ pub fn rows(dev: &Device, stream: &Stream, c: &Ceilings<'_>) -> Result<Vec<Row>>
         ceiling_name: "device-to-device copy",
         ceiling,
         target: Some((">=", 0.95)),
-        note: format!("copy_grid_stride4::<f32>, {elems} elements, a covering grid x 128, timed alternately with the copy"),
+        note: format!("copy_grid_stride4::<f32> (load4/store4), {elems} elements, a covering grid x 128, timed alternately with the copy"),
     });
     rows.push(Row {
         name: "#[rawkernel] grid-stride copy, 16-byte elements",

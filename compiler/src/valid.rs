@@ -305,7 +305,7 @@ impl BodyCheck<'_, '_> {
                     self.diags.error(span, format!("`{name}()` is not meaningful in a `#[{}]` kernel; write a `#[rawkernel]`", self.item.kind.attr_name()))
                 }
             }
-            CpAsync | CpAsyncUnchecked | CpAsyncCommit | CpAsyncWait | Mma(_) | LdMatrix(_) | Hopper(_) => {
+            CpAsync | CpAsyncUnchecked | CpAsyncCommit | CpAsyncWait | Load4 | Store4 | Mma(_) | LdMatrix(_) | Hopper(_) => {
                 if !matches!(self.item.kind, ItemKind::RawKernel { .. } | ItemKind::Device) {
                     self.diags.error(span, format!("`{name}()` works on a warp's or a block's tiles: write a `#[rawkernel]` (or a `#[device]` function it calls)"))
                 }

@@ -271,6 +271,26 @@ pub fn copies(x: &[f32], out: &mut [f32]) {
     }
 }
 
+/// `load4` and `store4`: thread `t` reads `x[4 t ..][..4]` and writes `2 v + 1` to
+/// `out[4 t ..][..4]` (vector accesses where aligned, one per element elsewhere).
+#[rawkernel]
+pub fn quads(x: &[f32], out: &mut [f32]) {
+    let i = 4 * thread_idx().x as usize;
+    let mut v = load4(x, i);
+    for k in 0..4usize {
+        v[k] = 2.0 * v[k] + 1.0;
+    }
+    store4(out, i, v);
+}
+
+/// The same for 2-byte elements (an 8-byte access where aligned), copied as they are.
+#[rawkernel]
+pub fn quads_half(x: &[f16], out: &mut [f16]) {
+    let i = 4 * thread_idx().x as usize;
+    let v = load4(x, i);
+    store4(out, i, v);
+}
+
 /// The error-function family and `Complex::new`: thread `i` writes the six functions of `x[i]`
 /// (erf, erfc, erfinv, erfcinv, normcdf, normcdfinv) to `out[6 i ..]` and `Complex::new(x[i],
 /// -2 x[i])` to `z[i]`.

@@ -32,6 +32,24 @@ pub fn slices(x: &[f32], y: &mut [f32], bad: u32, at: u32, write: bool) {
     y[w as usize] = x[r as usize];
 }
 
+/// `load4`/`store4`: threads `g < 249` copy `x[4 g ..][..4]` to `y[4 g ..]`; thread `bad` stores
+/// at `at` (`write`), or loads from `at` and stores what it got at `y[996..1000]`.
+#[rawkernel]
+pub fn quads(x: &[f32], y: &mut [f32], bad: u32, at: u32, write: bool) {
+    let g = grid_1d();
+    if g == bad {
+        if write {
+            store4(y, at, [1.0f32; 4]);
+        } else {
+            let v = load4(x, at);
+            store4(y, 996u32, v);
+        }
+    } else if g < 249 {
+        let v = load4(x, 4 * g);
+        store4(y, 4 * g, v);
+    }
+}
+
 /// A 2-D view read and written with a multi-index `[row, col]`; the bad thread's index is
 /// `[at_row, at_col]`. One thread per element, the grid's x over columns.
 #[rawkernel]

@@ -45,6 +45,7 @@ on_both_devices!(
     every_mma_shape,
     every_ldmatrix_form,
     cp_async_copies,
+    vector_accesses,
     error_functions_and_complex_new,
     loop_index_size_and_reduce_index,
     hopper_barriers_and_tma,
@@ -84,7 +85,7 @@ fn every_intrinsic() -> Vec<Intrinsic> {
             Hopper(_) => HopperOp::ALL.iter().map(|&o| Hopper(o)).collect(),
             ThreadIdx | BlockIdx | BlockDim | GridDim | Grid1d | Grid2d | Grid3d | GridSize1d | GridSize2d | GridSize3d | LaneId
             | WarpSize | SyncThreads | SyncWarp | ThreadFence | ThreadFenceBlock | GridSync | SharedArray | DynamicShared | Index
-            | LoopSize | ReduceIndex | ComplexNew | CpAsync | CpAsyncUnchecked | CpAsyncCommit | CpAsyncWait => {
+            | LoopSize | ReduceIndex | ComplexNew | CpAsync | CpAsyncUnchecked | CpAsyncCommit | CpAsyncWait | Load4 | Store4 => {
                 unreachable!("{family:?} is a unit variant, listed by Intrinsic::ALL")
             }
         };
@@ -333,6 +334,30 @@ fn cp_async_copies() {
     let mut out = up(&vec![f32::NAN; 256]);
     k::copies::launch(&LaunchConfig::new(1u32, 32u32), &up(&x), &mut out).unwrap();
     assert_eq!(out.to_vec().unwrap(), x, "cp_async (first half), cp_async_unchecked (second half)");
+}
+
+fn vector_accesses() {
+    let mut r = Rng::new();
+    let n = 4 * 64 + 3;
+    let x: Vec<f32> = (0..n).map(|_| r.range(-1.0, 1.0) as f32).collect();
+    let h: Vec<f16> = (0..n).map(|_| f16::from_f32(r.range(-1.0, 1.0) as f32)).collect();
+    let want = |x: &[f32], off: usize| -> Vec<f32> { x[off..off + 256].iter().map(|v| 2.0 * v + 1.0).collect() };
+    // From the array's start (aligned: vector accesses on a GPU) and from one element on (4
+    // bytes past 16-byte alignment: one access per element), the same values.
+    for off in [0usize, 1, 3] {
+        let xs = up(&x);
+        let view = xs.slice(0, off as isize..(off + 256) as isize).unwrap();
+        let mut out = up(&vec![f32::NAN; 256 + 4]);
+        k::quads::launch(&LaunchConfig::new(1u32, 64u32), &view, &mut out).unwrap();
+        let got = out.to_vec().unwrap();
+        assert_eq!(&got[..256], &want(&x, off)[..], "load4/store4 of f32 at offset {off}");
+        assert!(got[256..].iter().all(|v| v.is_nan()), "store4 wrote past its four elements: {:?}", &got[256..]);
+        let hs = up(&h);
+        let hview = hs.slice(0, off as isize..(off + 256) as isize).unwrap();
+        let mut hout = up(&vec![f16::NAN; 256]);
+        k::quads_half::launch(&LaunchConfig::new(1u32, 64u32), &hview, &mut hout).unwrap();
+        assert_eq!(hout.to_vec().unwrap(), h[off..off + 256].to_vec(), "load4/store4 of f16 at offset {off}");
+    }
 }
 
 fn error_functions_and_complex_new() {

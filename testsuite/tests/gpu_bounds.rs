@@ -43,6 +43,7 @@ on_both_devices!(
     cuprum::runtime::Device;
     slice_read_gives_zero_and_reports,
     slice_write_is_skipped_and_reports,
+    load4_and_store4_past_the_end,
     view_multi_index_is_checked_axis_by_axis,
     view_flat_index_and_negative_indices,
     shared_array_read_and_write_keep_the_barriers,
@@ -154,6 +155,37 @@ fn slice_write_is_skipped_and_reports() {
     let (_ybuf, mut y) = fenced_out(N);
     k::slices::launch(&cfg(), &x, &mut y, NONE, 0, true).unwrap();
     assert_eq!(y.to_vec().unwrap(), xs);
+}
+
+/// `load4`/`store4` (four elements from `i`): the first index outside is reported, a load gives
+/// zeros, a store writes nothing.
+fn load4_and_store4_past_the_end() {
+    let _serial = serial();
+    let xs = input();
+    let (_xbuf, x) = fenced(&xs);
+    // Thread 777 loads x[998..1002] and stores what it got at y[996..1000].
+    let (ybuf, mut y) = fenced_out(N);
+    k::quads::launch(&cfg(), &x, &mut y, BAD, 998, false).unwrap();
+    assert_oob(y.to_vec().unwrap_err(), "quads", N as i128, N as u64, BAD_BLOCK, BAD_THREAD);
+    let mut want = xs[..996].to_vec();
+    want.extend([0.0; 4]);
+    want.push(SENTINEL);
+    assert_eq!(ybuf.to_vec().unwrap(), want);
+    // Thread 777 stores at y[998..1002] (the sentinel among them) and far away: nothing written.
+    for at in [998, u32::MAX - 1] {
+        let (ybuf, mut y) = fenced_out(N);
+        k::quads::launch(&cfg(), &x, &mut y, BAD, at, true).unwrap();
+        let first = if at == 998 { N as i128 } else { at as i128 };
+        assert_oob(y.to_vec().unwrap_err(), "quads", first, N as u64, BAD_BLOCK, BAD_THREAD);
+        let mut want = xs[..996].to_vec();
+        want.extend([POISON; 4]);
+        want.push(SENTINEL);
+        assert_eq!(ybuf.to_vec().unwrap(), want);
+    }
+    // The next launch works.
+    let (_ybuf, mut y) = fenced_out(N);
+    k::quads::launch(&cfg(), &x, &mut y, NONE, 0, false).unwrap();
+    assert_eq!(y.to_vec().unwrap()[..996], xs[..996]);
 }
 
 // ---- #[rawkernel]: views -----------------------------------------------------------------------

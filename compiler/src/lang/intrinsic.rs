@@ -72,6 +72,11 @@ vocabulary! {
         /// `cp_async_wait::<N>()`: waits until at most `N` of the thread's committed groups are
         /// still in flight (`N` from 0 to 7).
         CpAsyncWait = "cp_async_wait",
+        /// `load4(x: &[T], i) -> [T; 4]`: `x[i..i + 4]` in the widest accesses the address's
+        /// alignment allows (one 16-byte load for four aligned 4-byte elements).
+        Load4 = "load4",
+        /// `store4(y: &mut [T], i, v: [T; 4])`: `y[i..i + 4] = v`, as wide as `load4`.
+        Store4 = "store4",
         ;
         /// `atomic_*(array, index, operand..) -> T`
         Atomic(AtomicOp),
@@ -107,6 +112,8 @@ impl Intrinsic {
             ComplexNew => 2,
             CpAsyncCommit | CpAsyncWait => 0,
             CpAsync | CpAsyncUnchecked => 4,
+            Load4 => 2,
+            Store4 => 3,
             Atomic(op) => op.arity(),
             Shuffle(s) => s.arity(),
             Warp(w) => w.arity(),
@@ -128,7 +135,7 @@ impl Intrinsic {
             Hopper(_) => Some(90),
             ThreadIdx | BlockIdx | BlockDim | GridDim | Grid1d | Grid2d | Grid3d | GridSize1d | GridSize2d | GridSize3d | LaneId
             | WarpSize | SyncThreads | SyncWarp | ThreadFence | ThreadFenceBlock | SharedArray | DynamicShared | Index | LoopSize
-            | ReduceIndex | ComplexNew | Atomic(_) | Shuffle(_) | Warp(_) | GridSync | Special(_) => None,
+            | ReduceIndex | ComplexNew | Atomic(_) | Shuffle(_) | Warp(_) | GridSync | Special(_) | Load4 | Store4 => None,
         }
     }
 
@@ -189,6 +196,8 @@ impl Intrinsic {
             CpAsync | CpAsyncUnchecked => "cuprum::cp_async",
             CpAsyncCommit => "cuprum::cp_async_commit",
             CpAsyncWait => "cuprum::cp_async_wait",
+            Load4 => "cuprum::load4",
+            Store4 => "cuprum::store4",
             Atomic(op) => op.c_name(),
             Shuffle(s) => s.c_name(),
             Warp(w) => w.c_name(),
@@ -210,8 +219,8 @@ impl Intrinsic {
             GridDim => Some("gridDim"),
             Grid1d | Grid2d | Grid3d | GridSize1d | GridSize2d | GridSize3d | LaneId | WarpSize | SyncThreads | SyncWarp | ThreadFence
             | ThreadFenceBlock | GridSync | SharedArray | DynamicShared | Index | LoopSize | ReduceIndex | ComplexNew | CpAsync
-            | CpAsyncUnchecked | CpAsyncCommit | CpAsyncWait | Atomic(_) | Shuffle(_) | Warp(_) | Mma(_) | LdMatrix(_) | Special(_)
-            | Hopper(_) => None,
+            | CpAsyncUnchecked | CpAsyncCommit | CpAsyncWait | Load4 | Store4 | Atomic(_) | Shuffle(_) | Warp(_) | Mma(_) | LdMatrix(_)
+            | Special(_) | Hopper(_) => None,
         }
     }
 }

@@ -76,11 +76,15 @@ impl Checker<'_, '_> {
                 }
                 Ty::Unit
             }
-            ComplexNew | Atomic(_) | Shuffle(_) | Warp(_) | CpAsync | CpAsyncUnchecked | Mma(_) | LdMatrix(_) | Special(_) if !arity_ok => {
+            ComplexNew | Atomic(_) | Shuffle(_) | Warp(_) | CpAsync | CpAsyncUnchecked | Load4 | Store4 | Mma(_) | LdMatrix(_) | Special(_)
+                if !arity_ok =>
+            {
                 Ty::Error
             }
             Hopper(h) => self.hopper(h, consts, args, arity_ok, span),
             CpAsync | CpAsyncUnchecked => self.cp_async(args),
+            Load4 => self.quad(false, args),
+            Store4 => self.quad(true, args),
             Mma(m) => self.mma(m, args),
             LdMatrix(l) => self.ldmatrix(l, args),
             ComplexNew => {

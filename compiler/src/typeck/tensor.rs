@@ -127,4 +127,32 @@ impl Checker<'_, '_> {
         self.index_arg(&args[3]);
         Ty::Unit
     }
+
+    /// `load4(x, i) -> [T; 4]` (`store` false) or `store4(y, i, v: [T; 4])`, their argument count
+    /// already checked: `x` a `&[T]` or `&mut [T]` (`y` a `&mut [T]`).
+    pub(super) fn quad(&mut self, store: bool, args: &[Expr]) -> Ty {
+        let name = if store { "store4" } else { "load4" };
+        let st = self.expr(&args[0], None);
+        self.index_arg(&args[1]);
+        let elem = match self.resolve(&st) {
+            Ty::Slice { elem, mutable } if mutable || !store => Some(*elem),
+            Ty::Error => None,
+            other => {
+                let shown = self.show(&other);
+                let want = if store { "a `&mut [T]` (a writable slice argument)" } else { "a `&[T]` or `&mut [T]` (a slice argument)" };
+                self.diags.error(args[0].span, format!("`{name}` takes {want}, found `{shown}`"));
+                None
+            }
+        };
+        let quad = elem.map(|e| Ty::Array(Box::new(e), 4));
+        if store {
+            let vt = self.expr(&args[2], quad.as_ref());
+            if let Some(q) = &quad {
+                self.expect(q, &vt, args[2].span);
+            }
+            Ty::Unit
+        } else {
+            quad.unwrap_or(Ty::Error)
+        }
+    }
 }

@@ -177,6 +177,27 @@ macro_rules! impl_kernel_index {
 
 impl_kernel_index!(usize, u32, i32, u64, i64);
 
+/// `x[i..i + 4]` as an array, read in the widest accesses its address allows: one 16-byte load
+/// (`ld.global.nc.v4` for a `&[T]` argument) for four 4-byte elements whose first is 16-byte
+/// aligned, one 8-byte load for four 2-byte ones, 16-byte pieces for wider elements, one load per
+/// element when misaligned (docs/kernel-language.md, "Vector accesses"). Checked as `x[i]` is:
+/// out of range, the first index outside is reported and the elements are zeros.
+///
+/// Host: `x[i..i + 4]`, which panics out of range, as Rust does.
+pub fn load4<T: Scalar, I: KernelIndex>(x: &[T], i: I) -> [T; 4] {
+    let k = i.to_usize();
+    [x[k], x[k + 1], x[k + 2], x[k + 3]]
+}
+
+/// `y[i..i + 4] = v`, written as wide as [`load4`] reads. Checked as `y[i] = v` is: out of range,
+/// the first index outside is reported and nothing is written.
+///
+/// Host: `y[i..i + 4].copy_from_slice(&v)`, which panics out of range, as Rust does.
+pub fn store4<T: Scalar, I: KernelIndex>(y: &mut [T], i: I, v: [T; 4]) {
+    let k = i.to_usize();
+    y[k..][..4].copy_from_slice(&v);
+}
+
 /// Replaces `a[i]` by `f(a[i])` and returns the old value.
 fn rmw<T: Copy, I: KernelIndex>(a: &mut [T], i: I, f: impl FnOnce(T) -> T) -> T {
     let slot = &mut a[i.to_usize()];

@@ -1421,6 +1421,16 @@ impl<'a> Writer<'a> {
                 let later = if f == CpAsync { format!("&{LATER}") } else { "nullptr".into() };
                 format!("{c}<{len}, {}>({}, {}, {}, {}, {later})", f == CpAsync, vs[0], vs[1], vs[2], vs[3])
             }
+            // Checked as `x[i]` is (`cuprum/vector.h`): a violation is reported at once, the
+            // load gives zeros and the store writes nothing.
+            Load4 => {
+                self.features.need("cuprum/vector.h");
+                format!("{c}<{}>({}, \"{}\", {})", self.item.bounds_checks, strip_parens(&vs[0]), self.item.name.text, vs[1])
+            }
+            Store4 => {
+                self.features.need("cuprum/vector.h");
+                format!("{c}<{}>({}, \"{}\", {}, {})", self.item.bounds_checks, strip_parens(&vs[0]), self.item.name.text, vs[1], vs[2])
+            }
             CpAsyncCommit => {
                 self.features.need("cuprum/tensor.h");
                 format!("{c}()")

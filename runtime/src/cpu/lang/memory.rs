@@ -183,6 +183,35 @@ impl<'a, T: Element> Slice<'a, T> {
     }
 }
 
+/// The start of `i..i + 4` in `len` elements, or `None` (the first index outside recorded).
+fn quad_start<I: KernelIndex>(i: I, len: usize) -> Option<usize> {
+    let k = i.to_usize();
+    if k < len && len - k >= 4 {
+        Some(k)
+    } else {
+        out_of_range(if k < len { len as i128 } else { i.to_i128() }, len);
+        None
+    }
+}
+
+/// `load4` (`lang::intrinsics`): `x[i..i + 4]`; zeros out of range (the violation recorded).
+pub fn load4<T: Element + Copy, I: KernelIndex>(x: Slice<'_, T>, i: I) -> [T; 4] {
+    match quad_start(i, x.len) {
+        Some(k) => std::array::from_fn(|j| x.load(k + j)),
+        None => [zero(); 4],
+    }
+}
+
+/// `store4` (`lang::intrinsics`): `y[i..i + 4] = v`; nothing out of range (the violation
+/// recorded).
+pub fn store4<T: Element + Copy, I: KernelIndex>(y: Slice<'_, T>, i: I, v: [T; 4]) {
+    if let Some(k) = quad_start(i, y.len) {
+        for (j, e) in v.into_iter().enumerate() {
+            y.store(k + j, e);
+        }
+    }
+}
+
 /// A `View<T, N>` or `ViewMut<T, N>` of a raw kernel on the CPU device.
 pub struct View<'a, T, const N: usize> {
     ptr: *mut T,

@@ -26,7 +26,7 @@ pub use context::{InFunction, in_function};
 pub use local::{LocalIndex, local_get, local_slot};
 /// The error functions read no thread state: the prelude's own.
 pub use crate::lang::special::{erf, erfc, erfcinv, erfinv, normcdf, normcdfinv};
-pub use memory::{Load, Slice, Store, View, dynamic_shared, shared_array};
+pub use memory::{Load, Slice, Store, View, dynamic_shared, load4, shared_array, store4};
 pub(crate) use memory::{atomic_width, zero};
 pub use tensor::*;
 pub use threads::*;
