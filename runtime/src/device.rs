@@ -138,7 +138,7 @@ pub(crate) struct WarmUp(pub fn());
 inventory::collect!(WarmUp);
 
 /// Starts, on a thread of its own, the work that makes first calls cheaper and needs no device
-/// ([`WarmUp`]: decompression contexts for the embedded kernel files, the kernel loader), once
+/// (the `WarmUp` hooks: decompression contexts for the embedded kernel files, the kernel loader), once
 /// per process. Opening a device starts it too; a Python extension calls it when it is imported
 /// (`cuprum_python::register`), since in a process where another library made the context the
 /// first call follows the device's open at once.
