@@ -65,7 +65,11 @@ pub(super) fn count(op: &str, role: &str, expected: usize, found: usize, rule: &
 /// the other); `same_ok`: whether the same span is an in-place call NCCL allows.
 pub(super) fn disjoint(op: &str, a: &Operand, b: &Operand, same_ok: bool) -> Result<()> {
     let same = a.ptr == b.ptr && a.bytes == b.bytes;
-    let overlap = a.bytes > 0 && b.bytes > 0 && a.ptr < b.ptr + b.bytes as u64 && b.ptr < a.ptr + a.bytes as u64;
+    let overlap = a.buf.device() == b.buf.device()
+        && a.bytes > 0
+        && b.bytes > 0
+        && a.ptr < b.ptr + b.bytes as u64
+        && b.ptr < a.ptr + a.bytes as u64;
     if overlap && !(same && same_ok) {
         return Err(Error::InvalidValue {
             op: "an NCCL collective",

@@ -44,19 +44,19 @@ impl Communicator {
     /// Rank `rank` of `nranks` on `device`, in the communicator `id` names (`ncclCommInitRank`):
     /// the one-process-per-GPU form, where each process calls this with the id rank 0 made and
     /// sent to it. Returns once all `nranks` ranks have called it (a rank that never calls makes
-    /// the others wait). Errors: the CPU device, `rank >= nranks`, no libnccl
+    /// the others wait). Errors: `rank >= nranks`, the CPU device, no libnccl
     /// ([`Error::NoNccl`]), NCCL's own ([`Error::Nccl`]).
     ///
     /// Set `NCCL_NVLS_ENABLE=0` in the environment before the first communicator to keep NCCL
     /// off NVLink multicast (docs/multi-gpu.md).
     pub fn new(device: &Device, rank: usize, nranks: usize, id: &UniqueId) -> Result<Communicator> {
-        gpu_only(device, "Communicator::new")?;
         if rank >= nranks || c_int::try_from(nranks).is_err() {
             return Err(Error::InvalidValue {
                 op: "Communicator::new",
                 detail: format!("rank {rank} of {nranks} ranks: the rank must be below the number of ranks"),
             });
         }
+        gpu_only(device, "Communicator::new")?;
         let api = api()?;
         device.bind_to_thread()?;
         let mut comm: ncclComm_t = std::ptr::null_mut();
