@@ -42,6 +42,9 @@ fn two_gpus() -> (Device, Device) {
     (Device::get(0).unwrap(), Device::get(1).unwrap())
 }
 
+/// A reduction operator's host version.
+type HostOp = fn(f64, f64) -> f64;
+
 fn random(rng: &mut Rng, n: usize) -> Vec<f32> {
     (0..n).map(|_| rng.range(-4.0, 4.0) as f32).collect()
 }
@@ -168,10 +171,10 @@ fn two_gpus_nccl_collectives_from_one_process() {
         Array::from_vec(data.to_vec()).unwrap()
     };
     let sends: Vec<Array<f32>> = (0..2).map(|r| on(r, &inputs[r])).collect();
-    let reference = |f: fn(f64, f64) -> f64| -> Vec<f64> {
+    let reference = |f: HostOp| -> Vec<f64> {
         (0..n).map(|i| f(inputs[0][i] as f64, inputs[1][i] as f64)).collect()
     };
-    let ops: [(ReduceOp, fn(f64, f64) -> f64); 5] = [
+    let ops: [(ReduceOp, HostOp); 5] = [
         (ReduceOp::Sum, |a, b| a + b),
         (ReduceOp::Prod, |a, b| a * b),
         (ReduceOp::Min, f64::min),

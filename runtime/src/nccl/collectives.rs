@@ -280,7 +280,7 @@ impl Communicator {
         let dtype = nccl_dtype(T::ELEM, OP)?;
         let (s, r) = (contiguous(OP, "send", send)?, contiguous(OP, "recv", recv)?);
         let size = self.size();
-        if send.len() % size != 0 {
+        if !send.len().is_multiple_of(size) {
             return Err(Error::InvalidShape {
                 op: "an NCCL collective",
                 detail: format!("{OP}: send's {} element(s) do not split into {size} equal blocks, one per rank", send.len()),
