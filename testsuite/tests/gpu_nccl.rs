@@ -191,8 +191,11 @@ fn a_collective_on_another_stream_is_ordered_after_the_arrays_streams() {
             let _b = b.use_scoped();
             comm.all_reduce(&send, &mut recv, ReduceOp::Max).unwrap();
             drop(send);
-            // A new array on stream A may reuse the send array's memory: after the collective.
-            let reuse = Array::<f32>::empty_on([big], &a).unwrap();
+            // A new array on stream A may reuse the send array's memory, and a kernel on A writes
+            // it: both must come after the collective read the send array (else recv holds 123s).
+            let mut reuse = Array::<f32>::empty_on([big], &a).unwrap();
+            let _a = a.use_scoped();
+            reuse.fill(123.0).unwrap();
             (recv, reuse)
         };
         b.synchronize().unwrap();
