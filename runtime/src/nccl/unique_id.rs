@@ -68,4 +68,15 @@ mod tests {
         let e = UniqueId::from_bytes(&bytes[..100]).unwrap_err();
         assert!(e.to_string().contains("100 bytes") && e.to_string().contains("128"), "{e}");
     }
+
+    /// Runs where libnccl is installed (`CUPRUM_NCCL_PATH=... cargo test -- --ignored`): NCCL
+    /// makes ids without a GPU.
+    #[test]
+    #[ignore = "needs libnccl.so.2 (set CUPRUM_NCCL_PATH)"]
+    fn nccl_makes_distinct_ids() {
+        let (a, b) = (UniqueId::new().unwrap(), UniqueId::new().unwrap());
+        assert!(a.to_bytes().iter().any(|&x| x != 0), "{a:?}");
+        assert_ne!(a.to_bytes(), b.to_bytes());
+        assert_eq!(UniqueId::from_bytes(&a.to_bytes()).unwrap().to_bytes(), a.to_bytes());
+    }
 }
