@@ -115,8 +115,7 @@ fn load_first(candidates: &[PathBuf]) -> std::result::Result<Api, String> {
             Err(e) => missing_symbols.push(format!("{} ({e})", c.display())),
         }
     }
-    let tried: Vec<String> = candidates.iter().map(|c| c.display().to_string()).collect();
-    let mut detail = format!("none of {} loaded", tried.join(", "));
+    let mut detail = format!("it was not found {}", places(candidates));
     if !missing_symbols.is_empty() {
         detail += &format!("; too old (NCCL 2.13 or newer is needed): {}", missing_symbols.join(", "));
     }
@@ -124,6 +123,25 @@ fn load_first(candidates: &[PathBuf]) -> std::result::Result<Api, String> {
         detail += " (neither CUPRUM_NCCL_PATH nor CUDA_PATH is set)";
     }
     Err(detail)
+}
+
+/// Where `candidates` were looked for, in words: "on the loader path" for bare names, else the
+/// folders (each once), and a file given by full name.
+fn places(candidates: &[PathBuf]) -> String {
+    let mut out: Vec<String> = Vec::new();
+    for c in candidates {
+        let place = match c.parent().filter(|p| !p.as_os_str().is_empty()) {
+            None => "on the loader path (LD_LIBRARY_PATH, the system folders)".to_string(),
+            Some(dir) if c.file_name().is_some_and(|n| n.to_string_lossy().starts_with("libnccl.so")) => {
+                format!("in {}", dir.display())
+            }
+            Some(_) => format!("at {}", c.display()),
+        };
+        if !out.contains(&place) {
+            out.push(place);
+        }
+    }
+    out.join(", nor ")
 }
 
 /// The table of `lib`'s functions; the missing symbol's error otherwise.
@@ -206,9 +224,15 @@ mod tests {
 
     #[test]
     fn a_missing_library_is_an_error_naming_it() {
-        let tried = [PathBuf::from("/nonexistent/libnccl.so.2"), PathBuf::from("libcuprum-no-such-nccl.so")];
+        let tried = [
+            PathBuf::from("/nonexistent/libnccl.so.2"),
+            PathBuf::from("/nonexistent/libnccl.so"),
+            PathBuf::from("libcuprum-no-such-nccl.so"),
+            PathBuf::from("/elsewhere/my-nccl.so"),
+        ];
         let Err(detail) = load_first(&tried) else { panic!("a library that does not exist loaded") };
-        assert!(detail.contains("/nonexistent/libnccl.so.2") && detail.contains("libcuprum-no-such-nccl.so"), "{detail}");
+        assert!(detail.starts_with("it was not found in /nonexistent, nor on the loader path"), "{detail}");
+        assert!(detail.contains("nor at /elsewhere/my-nccl.so") && detail.matches("/nonexistent").count() == 1, "{detail}");
         let message = Error::NoNccl { detail }.to_string();
         for part in ["libnccl.so.2", "pip install nvidia-nccl-cu13", "LD_LIBRARY_PATH", "CUPRUM_NCCL_PATH"] {
             assert!(message.contains(part), "{part} missing from: {message}");
