@@ -2,6 +2,8 @@
 # The test command: sets up nvcc/libnvrtc (scripts/cuda-env.sh), then runs every test of the workspace.
 # GPU tests are #[ignore = "needs a CUDA GPU"]; on a GPU machine run them too with
 #   bash scripts/test.sh -- --include-ignored
+# (with one GPU add `--skip two_gpus`: testsuite/tests/gpu_multi.rs's tests that need two GPUs;
+# the NCCL tests need libnccl.so.2: CUPRUM_NCCL_PATH, docs/multi-gpu.md).
 # Extra arguments go to `cargo test` as they are.
 #
 # The kernels of this repository (built-ins, examples, tests; each crate's build.rs compiles its own)

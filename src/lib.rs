@@ -57,6 +57,8 @@ pub mod guide {
     pub mod interop {}
     #[doc = include_str!("../docs/cpu.md")]
     pub mod cpu {}
+    #[doc = include_str!("../docs/multi-gpu.md")]
+    pub mod multi_gpu {}
     #[doc = include_str!("../docs/building.md")]
     pub mod building {}
     #[doc = include_str!("../docs/environment.md")]

@@ -2,7 +2,7 @@
 //! so and still exits 0 (each part is reported on its own).
 
 use cuprum_runtime::cache::{self, CacheConfig};
-use cuprum_runtime::{Device, audit, device, nvrtc};
+use cuprum_runtime::{Device, audit, device, nccl, nvrtc};
 // The variables the runtime reads and its parsers of them: not API (the runtime's `__workspace`),
 // the command line lists what this runtime reads.
 use cuprum_runtime::__workspace::env;
@@ -16,6 +16,7 @@ pub fn run(args: &[String]) -> i32 {
     let devices = report_devices();
     report_cpu();
     report_nvrtc(&devices);
+    report_nccl();
     report_cache();
     report_environment();
     report_audit(&devices);
@@ -120,6 +121,14 @@ fn report_nvrtc(devices: &[(usize, (u32, u32))]) {
     }
 }
 
+/// libnccl, for the collectives between GPUs (docs/multi-gpu.md): its version and file, or why not.
+fn report_nccl() {
+    match nccl::version() {
+        Ok(((major, minor, patch), from)) => println!("NCCL: {major}.{minor}.{patch} from {from}"),
+        Err(e) => println!("NCCL: {e}"),
+    }
+}
+
 fn report_cache() {
     let config = match CacheConfig::from_env() {
         Ok(c) => c,
@@ -205,6 +214,8 @@ fn report_environment() {
         env::GPU_MEMORY_LIMIT,
         env::PER_THREAD_DEFAULT_STREAM,
         env::TF32,
+        env::NCCL_PATH,
+        env::NCCL_NVLS_ENABLE,
     ];
     let set: Vec<String> = vars
         .iter()

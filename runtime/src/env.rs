@@ -16,6 +16,8 @@
 //! | `CUPRUM_DEVICE` | `cuda` | `cpu`: the current device of every thread is the CPU device (`Device::cpu()`, docs/cpu.md) until changed; `cuda`: CUDA device 0; read once per process |
 //! | `CUDA_PATH` | unset | CUDA installation root: libnvrtc is looked for in its `lib64`, `lib` and `targets/*/lib` first; the toolkit's headers (given to NVRTC) and `libcudadevrt.a` are taken from it |
 //! | `CUDA_HOME` | unset | CUDA installation root when `CUDA_PATH` is unset or holds no toolkit (the toolkit search, `nvrtc::toolkit`) |
+//! | `CUPRUM_NCCL_PATH` | unset | libnccl for the collectives between GPUs (`nccl`): the library file or the folder holding `libnccl.so.2`, tried before `CUDA_PATH`'s folders and the loader's search; read at the first communicator |
+//! | `NCCL_NVLS_ENABLE` | NCCL's (`1` where NVLink SHARP exists) | NCCL's own: `0` keeps NCCL off NVLink multicast; cuprum's tests and examples set it to `0` before their first communicator (docs/multi-gpu.md) |
 //! | `CUDA_LAUNCH_BLOCKING` | `0` | the driver's own: `1` makes every launch wait for its kernel, so a fault is reported by the launch that caused it; cuprum then names that kernel as the one that faulted (`Error::KernelFault`); read once per process |
 //!
 //! Values are parsed strictly: anything else is an [`Error::InvalidEnv`] naming the variable, the
@@ -64,6 +66,13 @@ pub fn tf32() -> Result<bool> {
 
 /// `CUDA_LAUNCH_BLOCKING`: the driver's; `1` makes launches synchronous.
 pub const CUDA_LAUNCH_BLOCKING: &str = "CUDA_LAUNCH_BLOCKING";
+
+/// `CUPRUM_NCCL_PATH`: the libnccl file, or the folder holding `libnccl.so.2` (`nccl`).
+pub const NCCL_PATH: &str = "CUPRUM_NCCL_PATH";
+
+/// `NCCL_NVLS_ENABLE`: NCCL's switch for NVLink multicast (NVLS); cuprum's tests and examples
+/// set it to `0`.
+pub const NCCL_NVLS_ENABLE: &str = "NCCL_NVLS_ENABLE";
 
 /// `CUPRUM_DEVICE`: the process's default device (`cpu` or `cuda`).
 pub const DEVICE: &str = "CUPRUM_DEVICE";

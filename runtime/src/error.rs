@@ -252,6 +252,27 @@ pub enum Error {
         detail: String,
     },
 
+    /// libnccl (the collectives between GPUs, `nccl`) could not be loaded.
+    #[error(
+        "NCCL (libnccl.so.2) is not available: {detail}. The collectives between GPUs call NCCL: \
+         install it (`pip install nvidia-nccl-cu13`, or the `libnccl2` package of NVIDIA's apt/dnf \
+         repository), then put the folder holding libnccl.so.2 on LD_LIBRARY_PATH, or set \
+         CUPRUM_NCCL_PATH to the library file or its folder (docs/multi-gpu.md)"
+    )]
+    NoNccl {
+        /// Why loading libnccl failed: the places tried.
+        detail: String,
+    },
+
+    /// An NCCL call failed.
+    #[error("NCCL call `{call}` failed: {detail}")]
+    Nccl {
+        /// The NCCL function.
+        call: &'static str,
+        /// Its result code and NCCL's text for it (and its last error message, when it has one).
+        detail: String,
+    },
+
     /// A cuBLAS call failed.
     #[error("cuBLAS call `{call}` failed: {status}")]
     Cublas {

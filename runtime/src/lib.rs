@@ -4,7 +4,7 @@
 //!
 //! The public API is what users may use: the types at the root, [`prelude`], and the modules
 //! [`array`](mod@array), [`audit`], [`cache`], [`device`], [`elementwise`], [`reduction`],
-//! [`nvrtc`], [`stats`] and [`testing`]. Everything else is private or `pub(crate)`; what
+//! [`nccl`], [`nvrtc`], [`stats`] and [`testing`]. Everything else is private or `pub(crate)`; what
 //! macro-generated code needs is re-exported, item by item, under the hidden `__private` module
 //! only, and what the workspace's benchmarks, command line and tests use beyond it under the
 //! hidden `__workspace` (docs/architecture.md, The crates); the tests of the internals are this
@@ -40,7 +40,8 @@
 //!   `ReductionCall`, the array reductions (`Reductions`).
 //! - `ops/`: the array operators and functions on the built-in elementwise kernels (one file per
 //!   concept); `random`: the counter-based generator (`Generator`); `linalg/`: the matrix products
-//!   (`matmul`, `dot`, ...: cuBLAS on a GPU, matrixmultiply on the CPU device); `audit`.
+//!   (`matmul`, `dot`, ...: cuBLAS on a GPU, matrixmultiply on the CPU device); `nccl/`: NCCL's
+//!   collectives on arrays (`Communicator`, `group`; libnccl loaded at run time); `audit`.
 //! - `kernels/` (outside `src/`): the built-in kernels, written with cuprum's own macros
 //!   (`#[elementwise(crate = crate)]`) and precompiled by build.rs; `elementwise.rs`, `math.rs`,
 //!   `logic.rs` and `bitwise.rs` are modules of `ops`, `random.rs` of `random`, `reductions.rs`
@@ -102,6 +103,7 @@ mod nonzero;
 mod sort;
 mod unique;
 mod linalg;
+pub mod nccl;
 pub mod audit;
 pub mod testing;
 

@@ -39,6 +39,7 @@
 
 mod arena;
 mod freed_on;
+mod peer;
 
 use std::fmt;
 use std::mem::MaybeUninit;

@@ -17,6 +17,7 @@ on_both_devices!(
     creation_functions,
     struct_arrays_round_trip,
     struct_views_and_copies_gather,
+    copies_through_the_host,
 );
 use half::{bf16, f16};
 use num_complex::Complex;
@@ -165,6 +166,26 @@ fn pick3<T: Copy>(h: &[T], shape: [usize; 3], ii: &[usize], jj: &[usize], kk: &[
         }
     }
     v
+}
+
+/// `to_device_through_host` (the staged copy `to_device` falls back to between GPUs without peer
+/// access) to the array's own device: a new C-contiguous array with the view's elements; a device
+/// has no peer access to itself or to the CPU device (multi-GPU copies: testsuite/tests/gpu_multi.rs).
+fn copies_through_the_host() {
+    let d = cuprum_runtime::Device::current().unwrap();
+    let r = &mut Rng::new();
+    let data: Vec<f32> = random_vec(r, 7 * 11);
+    let a = Array::from_shape_vec([7, 11], data.clone()).unwrap();
+    let view = a.transpose();
+    let c = view.to_device_through_host(&d).unwrap();
+    assert_eq!((c.device(), c.shape()), (&d, &[11, 7][..]));
+    assert!(c.is_c_contiguous() && c.device_ptr() != a.device_ptr());
+    let want: Vec<f32> = (0..77).map(|k| data[(k % 7) * 11 + k / 7]).collect();
+    assert_eq!(c.to_vec().unwrap(), want);
+    assert!(!d.can_access_peer(&d).unwrap());
+    assert!(!cuprum_runtime::Device::cpu().can_access_peer(&d).unwrap());
+    let empty = Array::<f32>::zeros([0, 3]).unwrap().to_device_through_host(&d).unwrap();
+    assert_eq!(empty.shape(), &[0, 3]);
 }
 
 fn views_match_host_reference() {

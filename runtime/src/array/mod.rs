@@ -293,14 +293,42 @@ impl<T: Element> Array<T> {
     }
 
     /// A copy of this array on `device` (a view of it when it is on `device` already): the
-    /// transfer between the CPU device and a GPU, or between GPUs. The elements go through host
-    /// memory (the current streams of both devices; waits for the copy).
+    /// transfer between the CPU device and a GPU, or between GPUs.
+    ///
+    /// Between two GPUs that reach each other's memory ([`Device::can_access_peer`], which turns
+    /// peer access on) the copy goes peer to peer (`cuMemcpyPeerAsync`) on `device`'s current
+    /// stream, after the work queued on this array's device's current stream, and does not wait
+    /// (work on `device`'s current stream sees the elements; a non-contiguous view is first made
+    /// contiguous on its own device). Otherwise the elements go through host memory
+    /// ([`Array::to_device_through_host`], which waits).
     pub fn to_device(&self, device: &Device) -> Result<Array<T>> {
         if self.device() == device {
             return Ok(self.clone());
         }
+        if self.device().can_access_peer(device)? {
+            return self.to_peer(device);
+        }
+        self.to_device_through_host(device)
+    }
+
+    /// A copy of this array on `device` through host memory: the elements are read to the host
+    /// on this array's device's current stream, then written on `device`'s current stream; waits
+    /// for both. What [`Array::to_device`] does between the CPU device and a GPU, and between
+    /// GPUs without peer access.
+    pub fn to_device_through_host(&self, device: &Device) -> Result<Array<T>> {
         let data = self.to_vec()?;
         Array::from_shape_vec_on(self.layout.shape.clone(), &data, &Stream::current_for(device)?)
+    }
+
+    /// The peer-to-peer copy of [`Array::to_device`].
+    fn to_peer(&self, device: &Device) -> Result<Array<T>> {
+        let src = if self.is_c_contiguous() { self.clone() } else { self.copy()? };
+        let stream = Stream::current_for(device)?;
+        let out = Array::<T>::empty_on(self.layout.shape.clone(), &stream)?;
+        let size = std::mem::size_of::<T>();
+        let src_offset = src.layout.index_range().map_or(0, |(lo, _)| lo * size);
+        out.buf.copy_from_peer(0, &src.buf, src_offset, out.nbytes(), &src.stream()?, &stream)?;
+        Ok(out)
     }
 
     /// The CPU device's writes: element `k` (C order) of this array becomes `value(k)`, under the
