@@ -135,6 +135,17 @@ impl Communicator {
         group::after(stream, operands.iter().map(|o| o.buf.clone()).collect())
     }
 
+    /// NCCL's operator for `op` on this communicator. NCCL before 2.29.7 leaves the last elements
+    /// of a one-rank average unwritten when the count is not a multiple of the kernel's blocks
+    /// (NVIDIA/nccl#1950, fixed in 2.29.7; seen here with 2.28.9 on an H200: the last of 3001
+    /// f64): with one rank the average is the sum (the one rank's values), which NCCL copies.
+    fn raw_op(&self, op: ReduceOp) -> c_int {
+        if op == ReduceOp::Avg && self.size() == 1 && super::version().is_ok_and(|(v, _)| v < (2, 29, 7)) {
+            return ReduceOp::Sum.raw();
+        }
+        op.raw()
+    }
+
     /// Checks that the arrays of `op` are on this rank's GPU.
     fn here(&self, op: &str, arrays: &[(&str, &Device)]) -> Result<()> {
         arrays.iter().try_for_each(|(role, d)| on_device(op, role, &self.device, d))
@@ -153,11 +164,12 @@ impl Communicator {
         if n == 0 {
             return Ok(());
         }
+        let op = self.raw_op(op);
         self.enqueue("ncclAllReduce", &[&s, &r], |api, comm, st| {
             // SAFETY: both spans hold `n` elements of `dtype` on this rank's device (checked
             // above), are alive and ordered until the collective has run (`enqueue`), and are
             // the same span or disjoint.
-            unsafe { (api.all_reduce)(s.ptr as _, r.ptr as _, n, dtype, op.raw(), comm, st) }
+            unsafe { (api.all_reduce)(s.ptr as _, r.ptr as _, n, dtype, op, comm, st) }
         })
     }
 
@@ -171,10 +183,11 @@ impl Communicator {
         if n == 0 {
             return Ok(());
         }
+        let op = self.raw_op(op);
         self.enqueue("ncclAllReduce", &[&b], |api, comm, st| {
             // SAFETY: as in `all_reduce`, with one span read and written in place (which NCCL
             // allows).
-            unsafe { (api.all_reduce)(b.ptr as _, b.ptr as _, n, dtype, op.raw(), comm, st) }
+            unsafe { (api.all_reduce)(b.ptr as _, b.ptr as _, n, dtype, op, comm, st) }
         })
     }
 
@@ -229,9 +242,10 @@ impl Communicator {
         if n == 0 {
             return Ok(());
         }
+        let op = self.raw_op(op);
         self.enqueue("ncclReduce", &[&s, &r], |api, comm, st| {
             // SAFETY: as in `all_reduce`; `root` is a rank of the communicator.
-            unsafe { (api.reduce)(s.ptr as _, r.ptr as _, n, dtype, op.raw(), root, comm, st) }
+            unsafe { (api.reduce)(s.ptr as _, r.ptr as _, n, dtype, op, root, comm, st) }
         })
     }
 
@@ -246,9 +260,10 @@ impl Communicator {
         if n == 0 {
             return Ok(());
         }
+        let op = self.raw_op(op);
         self.enqueue("ncclReduce", &[&b], |api, comm, st| {
             // SAFETY: as in `reduce`; one span, in place.
-            unsafe { (api.reduce)(b.ptr as _, b.ptr as _, n, dtype, op.raw(), root, comm, st) }
+            unsafe { (api.reduce)(b.ptr as _, b.ptr as _, n, dtype, op, root, comm, st) }
         })
     }
 
@@ -294,10 +309,11 @@ impl Communicator {
         if n == 0 {
             return Ok(());
         }
+        let op = self.raw_op(op);
         self.enqueue("ncclReduceScatter", &[&s, &r], |api, comm, st| {
             // SAFETY: `recv` holds `n` and `send` `size() * n` elements of `dtype` on this rank's
             // device (checked above), disjoint, alive and ordered until the collective has run.
-            unsafe { (api.reduce_scatter)(s.ptr as _, r.ptr as _, n, dtype, op.raw(), comm, st) }
+            unsafe { (api.reduce_scatter)(s.ptr as _, r.ptr as _, n, dtype, op, comm, st) }
         })
     }
 
