@@ -17,23 +17,13 @@ use support::Rng;
 
 mod elementwise_kernels;
 
-use std::sync::{Mutex, MutexGuard, Once};
+mod nccl_setup;
+use nccl_setup::setup;
 
 use cuprum::runtime::nccl::{self, Communicator, ReduceOp};
 use cuprum::runtime::{Array, Device, Error, Stream};
 use elementwise_kernels as k;
 
-/// Serialises this binary's tests and sets `NCCL_NVLS_ENABLE=0` before the first communicator.
-fn setup() -> MutexGuard<'static, ()> {
-    static LOCK: Mutex<()> = Mutex::new(());
-    static NVLS: Once = Once::new();
-    let guard = LOCK.lock().unwrap_or_else(|p| p.into_inner());
-    // SAFETY: every test of this binary holds the lock, so no other of its threads reads or
-    // writes the environment now.
-    NVLS.call_once(|| unsafe { nccl::disable_nvls() });
-    assert_eq!(std::env::var("NCCL_NVLS_ENABLE").as_deref(), Ok("0"), "NVLink multicast must stay off");
-    guard
-}
 
 /// GPUs 0 and 1 (fails where there are fewer).
 fn two_gpus() -> (Device, Device) {

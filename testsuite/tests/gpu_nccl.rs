@@ -17,23 +17,13 @@
 mod support;
 use support::Rng;
 
-use std::sync::{Mutex, MutexGuard, Once};
+mod nccl_setup;
+use nccl_setup::setup;
 
 use cuprum::runtime::nccl::{self, Communicator, ReduceOp, UniqueId};
 use cuprum::runtime::{Array, Device, Element, Error, Stream};
 use half::{bf16, f16};
 
-/// Serialises this binary's tests and sets `NCCL_NVLS_ENABLE=0` before the first communicator.
-fn setup() -> MutexGuard<'static, ()> {
-    static LOCK: Mutex<()> = Mutex::new(());
-    static NVLS: Once = Once::new();
-    let guard = LOCK.lock().unwrap_or_else(|p| p.into_inner());
-    // SAFETY: every test of this binary holds the lock, so no other of its threads reads or
-    // writes the environment now.
-    NVLS.call_once(|| unsafe { nccl::disable_nvls() });
-    assert_eq!(std::env::var("NCCL_NVLS_ENABLE").as_deref(), Ok("0"), "NVLink multicast must stay off");
-    guard
-}
 
 const N: usize = 3001;
 
