@@ -142,6 +142,11 @@ inventory::collect!(WarmUp);
 /// per process. Opening a device starts it too; a Python extension calls it when it is imported
 /// (`cuprum_python::register`), since in a process where another library made the context the
 /// first call follows the device's open at once.
+///
+/// ```
+/// // At the start of a program or an extension's import: returns at once, needs no GPU.
+/// cuprum_runtime::device::warm_up();
+/// ```
 pub fn warm_up() {
     static STARTED: std::sync::Once = std::sync::Once::new();
     STARTED.call_once(|| {

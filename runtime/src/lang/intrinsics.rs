@@ -184,6 +184,16 @@ impl_kernel_index!(usize, u32, i32, u64, i64);
 /// out of range, the first index outside is reported and the elements are zeros.
 ///
 /// Host: `x[i..i + 4]`, which panics out of range, as Rust does.
+///
+/// ```
+/// use cuprum_runtime::prelude::*;
+///
+/// let x = [1.0f32, 2.0, 3.0, 4.0, 5.0];
+/// assert_eq!(load4(&x, 1usize), [2.0, 3.0, 4.0, 5.0]);
+/// let mut y = [0.0f32; 8];
+/// store4(&mut y, 4u32, load4(&x, 0u32));
+/// assert_eq!(y, [0.0, 0.0, 0.0, 0.0, 1.0, 2.0, 3.0, 4.0]);
+/// ```
 pub fn load4<T: Scalar, I: KernelIndex>(x: &[T], i: I) -> [T; 4] {
     let k = i.to_usize();
     [x[k], x[k + 1], x[k + 2], x[k + 3]]

@@ -103,6 +103,13 @@ pub(super) fn on_device(op: &str, role: &str, device: &Device, found: &Device) -
     Ok(())
 }
 
+/// Whether the loaded NCCL predates 2.29.7 (NVIDIA/nccl#1950, `Communicator::raw_op`): asked of
+/// the library once per process, not at every collective.
+fn one_rank_avg_is_broken() -> bool {
+    static BROKEN: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *BROKEN.get_or_init(|| super::version().is_ok_and(|(v, _)| v < (2, 29, 7)))
+}
+
 /// An error unless `rank` (a root or peer) is one of the `size` ranks.
 fn rank_below(op: &str, what: &str, rank: usize, size: usize) -> Result<c_int> {
     if rank >= size {
@@ -140,7 +147,7 @@ impl Communicator {
     /// (NVIDIA/nccl#1950, fixed in 2.29.7; seen here with 2.28.9 on an H200: the last of 3001
     /// f64): with one rank the average is the sum (the one rank's values), which NCCL copies.
     fn raw_op(&self, op: ReduceOp) -> c_int {
-        if op == ReduceOp::Avg && self.size() == 1 && super::version().is_ok_and(|(v, _)| v < (2, 29, 7)) {
+        if op == ReduceOp::Avg && self.size() == 1 && one_rank_avg_is_broken() {
             return ReduceOp::Sum.raw();
         }
         op.raw()
