@@ -10,7 +10,8 @@
 //! `cuprum/<id>.parts` has one line per part, in the fat binary's order:
 //! `<part name> <byte offset> <byte length>`. Which entry points share a part is decided by
 //! [`part_of`] (one part per kernel; per instance for kernels of more than [`SPLIT_ABOVE`]
-//! instances; per instance and launch variant for reductions), and the runtime finds a symbol's
+//! instances; per instance and launch variant for reductions, and for every kernel of a build
+//! that asks for [`Split::PerVariant`]), and the runtime finds a symbol's
 //! part by trying [`candidates`] in order. With cuprum-build's compression (the
 //! default, `CUPRUM_NVCC_COMPRESS=zstd`) each piece is a zstd frame of the kernel's fat binary, and
 //! a first line named [`DICTIONARY`] locates the zstd dictionary the unit's frames were compressed
@@ -46,23 +47,45 @@ pub fn variant_part(kernel: &str, instance: &[DType], variant: Variant) -> Strin
     format!("{}:{}", instance_part(kernel, instance), variant.name())
 }
 
+/// How finely a build cuts its kernels into parts (cuprum-build's `Kernels::split`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Split {
+    /// [`part_of`]'s rules: few nvcc runs, and a first call that loads one reduction loop or, for
+    /// a kernel of many instances, one instance.
+    #[default]
+    Default,
+    /// One part per instance and launch variant of every kernel (`squared_diff[f32]:contig`),
+    /// and per instance for raw kernels: a first call decompresses and loads one entry point's
+    /// machine code (a third of an elementwise instance's, a ninth of a three-instance elementwise
+    /// kernel's), for up to three times the nvcc runs of the elementwise kernels. For libraries
+    /// whose first call in a fresh process is what users time (a Python extension).
+    PerVariant,
+}
+
 /// The part that holds the entry point (`instance`, `variant`) of `kernel`, a kernel of `kind`
-/// with `instances` precompiled instances (what cuprum-build compiles together):
+/// with `instances` precompiled instances (what cuprum-build compiles together). With
+/// [`Split::Default`]:
 /// - a reduction: one part per instance and variant (`sum[f32]:rows`). Its variants are large
 ///   loops (20-40 KB of machine code each at sm_90) and a call runs one of them, so a first call
 ///   decompresses and loads one loop, not three (an nvcc run costs about 0.2 s more per part);
 /// - a kernel of more than [`SPLIT_ABOVE`] instances: one part per instance (`axpy[f32]`);
 /// - otherwise one part for the whole kernel (its name).
+///
+/// With [`Split::PerVariant`], every entry point with a variant has its own part, and every
+/// instance of a kernel of several its own.
 pub fn part_of(
     kernel: &str,
     kind: KernelKind,
     instance: &[DType],
     variant: Option<Variant>,
     instances: usize,
+    split: Split,
 ) -> String {
-    match variant {
-        Some(v) if kind == KernelKind::Reduction => variant_part(kernel, instance, v),
-        _ if instances > SPLIT_ABOVE => instance_part(kernel, instance),
+    match (variant, split) {
+        (Some(v), Split::PerVariant) => variant_part(kernel, instance, v),
+        (None, Split::PerVariant) if instances > 1 => instance_part(kernel, instance),
+        (Some(v), _) if kind == KernelKind::Reduction => variant_part(kernel, instance, v),
+        (_, Split::Default) if instances > SPLIT_ABOVE => instance_part(kernel, instance),
         _ => kernel.to_string(),
     }
 }
@@ -306,19 +329,27 @@ mod tests {
         let rows = Some(Variant::Reduction(ReductionVariant::Rows));
         let contig = Some(Variant::Elementwise(ElementwiseVariant::Contig));
         let f32 = [DType::F32];
-        assert_eq!(part_of("sum", KernelKind::Reduction, &f32, rows, 1), "sum[f32]:rows");
-        assert_eq!(part_of("mean_c64", KernelKind::Reduction, &[], rows, 1), "mean_c64[]:rows");
-        assert_eq!(part_of("add", KernelKind::Elementwise, &f32, contig, 3), "add");
-        assert_eq!(part_of("add", KernelKind::Elementwise, &f32, contig, 4), "add[f32]");
-        assert_eq!(part_of("k", KernelKind::RawKernel, &f32, None, 1), "k");
+        let d = Split::Default;
+        assert_eq!(part_of("sum", KernelKind::Reduction, &f32, rows, 1, d), "sum[f32]:rows");
+        assert_eq!(part_of("mean_c64", KernelKind::Reduction, &[], rows, 1, d), "mean_c64[]:rows");
+        assert_eq!(part_of("add", KernelKind::Elementwise, &f32, contig, 3, d), "add");
+        assert_eq!(part_of("add", KernelKind::Elementwise, &f32, contig, 4, d), "add[f32]");
+        assert_eq!(part_of("k", KernelKind::RawKernel, &f32, None, 1, d), "k");
+        let v = Split::PerVariant;
+        assert_eq!(part_of("add", KernelKind::Elementwise, &f32, contig, 1, v), "add[f32]:contig");
+        assert_eq!(part_of("sum", KernelKind::Reduction, &f32, rows, 9, v), "sum[f32]:rows");
+        assert_eq!(part_of("k", KernelKind::RawKernel, &f32, None, 2, v), "k[f32]");
+        assert_eq!(part_of("k", KernelKind::RawKernel, &[], None, 1, v), "k");
         for (kind, variant) in [
             (KernelKind::Reduction, rows),
             (KernelKind::Elementwise, contig),
             (KernelKind::RawKernel, None),
         ] {
             for n in [1, 3, 4, 9] {
-                let part = part_of("k", kind, &f32, variant, n);
-                assert!(candidates("k", &f32, variant).contains(&part), "{part}");
+                for split in [Split::Default, Split::PerVariant] {
+                    let part = part_of("k", kind, &f32, variant, n, split);
+                    assert!(candidates("k", &f32, variant).contains(&part), "{part}");
+                }
             }
         }
         assert_eq!(piece_of(&piece_name("sum[f32]:rows", &["sm_90".to_string()])), Some(("sum[f32]:rows", "sm_90")));

@@ -7,6 +7,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use cuprum_abi::mangle;
+use cuprum_abi::parts::Split;
 
 use crate::compile::PartCompiler;
 use crate::env::{self, Env};
@@ -24,6 +25,7 @@ pub struct Kernels {
     out_dir: Option<PathBuf>,
     env: Env,
     machine_code_only: bool,
+    split: Split,
     scan: Vec<PathBuf>,
     not_precompiled: Vec<PathBuf>,
 }
@@ -72,6 +74,18 @@ impl Kernels {
     /// all (PTX only), its PTX is kept. What the runtime's built-ins use (docs/building.md).
     pub fn machine_code_only(&mut self) -> &mut Self {
         self.machine_code_only = true;
+        self
+    }
+
+    /// How finely the kernels are cut into parts, each an nvcc run and loaded alone at run time
+    /// (docs/building.md, "Parts"). [`Split::PerVariant`] gives every instance and launch
+    /// variant its own part: the first call of a kernel in a fresh process decompresses and loads
+    /// only the machine code it runs (for the Python example's three-instance elementwise kernel a
+    /// ninth of it), for up to three times the nvcc runs of the elementwise kernels. The default,
+    /// [`Split::Default`], cuts per kernel (per instance above three instances; reductions per
+    /// variant).
+    pub fn split(&mut self, split: Split) -> &mut Self {
+        self.split = split;
         self
     }
 
@@ -143,7 +157,7 @@ impl Kernels {
         };
 
         let gencodes = resolve_targets(&settings.request, settings.request_text.as_deref(), &nvcc, &self.env)?;
-        let plan = PartPlan::new(&units, &files_report, settings.request.asked(), &gencodes, &nvcc, self.machine_code_only)?;
+        let plan = PartPlan::new(&units, &files_report, settings.request.asked(), &gencodes, &nvcc, self.machine_code_only, self.split)?;
         let cache_dir = cache::dir(&self.env, &settings.out_dir);
         let headers_hash = outputs::headers_hash();
         let announce = progress.then(|| announcement(&plan, &files_report, settings.jobs));

@@ -55,6 +55,7 @@ mod compile;
 mod builder;
 
 pub use builder::Kernels;
+pub use cuprum_abi::parts::Split;
 pub use error::Error;
 pub use outputs::build_info as build_info_format;
 pub use report::{FileReport, Report, Status, LONG_NVCC};

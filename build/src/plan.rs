@@ -52,6 +52,7 @@ impl PartPlan {
         gencodes: &[Gencode],
         nvcc: &Nvcc,
         machine_code_only: bool,
+        split: parts::Split,
     ) -> Result<PartPlan, Error> {
         let mut todo: Vec<usize> = Vec::new();
         for (i, f) in files.iter().enumerate() {
@@ -70,7 +71,7 @@ impl PartPlan {
                 shown.push(g.clone());
             }
         }
-        let parts = part_jobs(units, &todo, &kernel_gencodes);
+        let parts = part_jobs(units, &todo, &kernel_gencodes, split);
         Ok(PartPlan { units: todo, parts, shown })
     }
 }
@@ -120,8 +121,8 @@ fn kernel_targets(
 }
 
 /// The parts: the entry points of each kernel grouped as cuprum_abi::parts::part_of decides (per
-/// kernel, per instance, per instance and variant).
-fn part_jobs(units: &[Translated], todo: &[usize], kernel_gencodes: &[Vec<Vec<Gencode>>]) -> Vec<PartJob> {
+/// kernel, per instance, per instance and variant; `split`).
+fn part_jobs(units: &[Translated], todo: &[usize], kernel_gencodes: &[Vec<Vec<Gencode>>], split: parts::Split) -> Vec<PartJob> {
     let mut jobs: Vec<PartJob> = Vec::new();
     for &i in todo {
         for (kernel, own) in units[i].1.kernels.iter().zip(&kernel_gencodes[i]) {
@@ -132,7 +133,7 @@ fn part_jobs(units: &[Translated], todo: &[usize], kernel_gencodes: &[Vec<Vec<Ge
                 }
             }
             for (inst, variant, symbol) in &kernel.instances {
-                let name = parts::part_of(&kernel.name, kernel.kind, inst, *variant, distinct.len());
+                let name = parts::part_of(&kernel.name, kernel.kind, inst, *variant, distinct.len(), split);
                 match jobs.iter_mut().find(|j| j.unit == i && j.name == name) {
                     Some(j) => j.symbols.push(symbol.clone()),
                     None => jobs.push(PartJob { unit: i, name, symbols: vec![symbol.clone()], gencodes: own.clone() }),

@@ -147,6 +147,46 @@ fn pieces_hold_one_family_of_targets_each() {
     assert_eq!(order((12, 0)), [0]);
 }
 
+#[test]
+fn split_per_variant_gives_each_entry_point_its_own_part() {
+    let test = "split_per_variant_gives_each_entry_point_its_own_part";
+    let Some(_) = nvcc_or_skip(test) else {
+        return;
+    };
+    let out = scratch("per-variant");
+    let file = fixture("scale.rs");
+    Kernels::new()
+        .file(&file)
+        .out_dir(&out)
+        .env("CUPRUM_FATBIN_CACHE", out.join("fatbin-cache"))
+        .env("CUPY_NVCC_GENERATE_CODE", "arch=compute_90,code=sm_90")
+        .split(cuprum_build::Split::PerVariant)
+        .try_compile()
+        .unwrap_or_else(|e| panic!("{}", e.rendered()));
+    let id = unit_id(&file);
+    let listing = fs::read_to_string(out.join(cuprum_abi::parts::parts_file(&id))).unwrap();
+    let fatbin_bytes = fs::read(out.join(mangle::fatbin_file(&id))).unwrap();
+    let mut names = Vec::new();
+    for p in cuprum_abi::parts::read_parts(&listing).unwrap() {
+        if p.kernel == cuprum_abi::parts::DICTIONARY {
+            continue;
+        }
+        let (part, _) = cuprum_abi::parts::piece_of(&p.kernel).unwrap_or((&p.kernel, ""));
+        // One entry point in each: no other variant's symbol is in its cubin.
+        let image = fatbin_of(&fatbin_bytes[p.offset..p.offset + p.len]);
+        let variant = part.rsplit(':').next().unwrap();
+        assert!(String::from_utf8_lossy(&image).contains(&format!("cuprum_elementwise_scale_{variant}")), "{part}");
+        let text = String::from_utf8_lossy(&image);
+        for other in ["contig", "s32", "s64"].into_iter().filter(|v| *v != variant) {
+            assert!(!text.contains(&format!("cuprum_elementwise_scale_{other}")), "{part} holds the {other} entry point too");
+        }
+        names.push(part.to_string());
+    }
+    names.sort();
+    // (The 64-bit variant, for arrays past 2^31 elements, is compiled at first use.)
+    assert_eq!(names, ["scale[]:contig", "scale[]:s32"], "{listing}");
+}
+
 /// An arch-specific item next to a plain one: kernels that need neither are built for both, the
 /// fat binary reader names the `sm_90a` cubin and `compute_90a` PTX as such, the `.targets` file
 /// and the pieces keep the suffix, and only a 9.0 GPU loads them.
