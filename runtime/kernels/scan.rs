@@ -10,11 +10,9 @@
 //! over its predecessors in the row, 32 at a time with the first warp, adding their totals until
 //! it meets one that has published its inclusive prefix (flag 2), publishes its own (flag 2), and
 //! writes its elements: each element is read once and written once (8 bytes per f32 element,
-//! what a copy moves). For 4-byte element types a tile's flag and value are one 64-bit word
-//! (`publish`), written and read with one atomic each: a look-back step is one trip to the L2
-//! cache. For 8-byte types the value is published before its flag, with a fence between, and
-//! read with an atomic add of -0 (the identity of every type's `+`, negative zero included)
-//! after its flag: both go through the L2 cache, which every multiprocessor sees alike.
+//! what a copy moves). A value is published before its flag, with a fence between, and read with
+//! an atomic add of -0 (the identity of every type's `+`, negative zero included) after its flag:
+//! both go through the L2 cache, which every multiprocessor sees alike.
 //!
 //! Sums start from -0 (so that a row of negative zeros sums to -0, as a sequential sum does) and
 //! products from 1. The order in which floats are combined differs from a sequential loop
@@ -46,60 +44,17 @@ fn warp_combine<T: Number>(v: T, prod: u32) -> T {
     r
 }
 
-/// Publishes tile `t`'s `v` with `flag` (1: the tile's total, 2: its inclusive prefix). Packed
-/// (4-byte types): one atomic exchange of `words[t]`, the value's `f64` bits with the flag in
-/// their low bits, which every 4-byte type leaves zero (a 32-bit integer or an `f32`, NaN
-/// payloads included, fills at most 32 of the 53 bits of an `f64`'s significand). Otherwise the
-/// value goes to `agg[t]` or `inc[t]`, then a fence, then the flag to `flags[t]`.
-#[device(crate = crate)]
-fn publish<T: Real>(t: usize, flag: u32, v: T, packed: u32, words: &mut [u64], flags: &mut [u32], agg: &mut [T], inc: &mut [T]) {
-    if packed != 0 {
-        atomic_exch(words, t, v.to_f64().to_bits() | flag as u64);
-    } else {
-        if flag == 1 {
-            agg[t] = v;
-        } else {
-            inc[t] = v;
-        }
-        thread_fence();
-        atomic_exch(flags, t, flag);
-    }
-}
-
-/// Tile `p`'s flag and, when it is not 0, its published value (`ident` otherwise), as
-/// `publish` wrote them: packed, one atomic read of the word; otherwise the flag, a fence, then
-/// the value (an atomic add of -0, the identity of every type's `+`, through the L2 cache).
-#[device(crate = crate)]
-fn read<T: Real>(p: usize, ident: T, packed: u32, words: &mut [u64], flags: &mut [u32], agg: &mut [T], inc: &mut [T]) -> (u32, T) {
-    if packed != 0 {
-        let w = atomic_or(words, p, 0u64);
-        ((w & 3) as u32, T::from_f64(f64::from_bits(w & !3u64)))
-    } else {
-        let f = atomic_or(flags, p, 0u32);
-        if f == 0 {
-            (0u32, ident)
-        } else {
-            thread_fence();
-            let v = if f == 2 { atomic_add(inc, p, T::from_f64(-0.0)) } else { atomic_add(agg, p, T::from_f64(-0.0)) };
-            (f, v)
-        }
-    }
-}
-
 /// The inclusive scan (`+`, or `*` when `prod` is not 0) of each row of `x` (rows of `row_len`
 /// contiguous elements, `tiles_per_row` tiles of 4096 each) into `y`. Launch with 256 threads
-/// and one block per tile; `counter` zeroed. With `packed` (4-byte types) the tiles' states are
-/// `words` (one per tile, zeroed) and `flags`, `agg` and `inc` are not used; otherwise `flags`
-/// (one per tile) zeroed, and `agg` and `inc` (one per tile) need no initial value.
+/// and one block per tile; `flags` (one per tile) and `counter` zeroed; `agg` and `inc` (one per
+/// tile) need no initial value.
 #[rawkernel(crate = crate, unchecked, max_threads = 256, min_blocks = 8, instances = [f32, f64, i64])]
-pub fn scan_rows<T: Real>(
+pub fn scan_rows<T: Number>(
     x: &[T],
     y: &mut [T],
     row_len: u64,
     tiles_per_row: u64,
     prod: u32,
-    packed: u32,
-    words: &mut [u64],
     flags: &mut [u32],
     agg: &mut [T],
     inc: &mut [T],
@@ -174,30 +129,40 @@ pub fn scan_rows<T: Real>(
         let mut prefix = ident;
         if tr == 0 {
             if lane == 0 {
-                publish(t as usize, 2, total, packed, words, flags, agg, inc);
+                inc[t as usize] = total;
+                thread_fence();
+                atomic_exch(flags, t as usize, 2u32);
             }
         } else {
             if lane == 0 {
-                publish(t as usize, 1, total, packed, words, flags, agg, inc);
+                agg[t as usize] = total;
+                thread_fence();
+                atomic_exch(flags, t as usize, 1u32);
             }
             let first = (row * tiles_per_row) as i64;
             let mut p = t as i64 - 1 - lane as i64;
             loop {
-                let (f, v) = if p >= first { read(p as usize, ident, packed, words, flags, agg, inc) } else { (2u32, ident) };
+                let f = if p >= first { atomic_or(flags, p as usize, 0u32) } else { 2u32 };
                 let first2 = warp_reduce_min(if f == 2 { lane as u32 } else { 32u32 });
                 let waiting = warp_reduce_max(if f == 0 && lane as u32 <= first2 { 1u32 } else { 0u32 });
                 if waiting != 0 {
                     continue;
                 }
-                let mine = if p >= first && lane as u32 <= first2 { v } else { ident };
-                prefix = combine(prefix, warp_combine(mine, prod), prod);
+                thread_fence();
+                let mut v = ident;
+                if p >= first && lane as u32 <= first2 {
+                    v = if f == 2 { atomic_add(inc, p as usize, T::from_f64(-0.0)) } else { atomic_add(agg, p as usize, T::from_f64(-0.0)) };
+                }
+                prefix = combine(prefix, warp_combine(v, prod), prod);
                 if first2 < 32 {
                     break;
                 }
                 p -= 32;
             }
             if lane == 0 {
-                publish(t as usize, 2, combine(prefix, total, prod), packed, words, flags, agg, inc);
+                inc[t as usize] = combine(prefix, total, prod);
+                thread_fence();
+                atomic_exch(flags, t as usize, 2u32);
             }
         }
         if lane == 0 {

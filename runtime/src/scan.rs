@@ -7,13 +7,12 @@
 //! NumPy: the result keeps the element type (NumPy sums small integers in the platform integer:
 //! convert with `astype::<i64>()` first for that), integers wrap, and floats are combined in
 //! another order than a sequential loop (last-bit differences, as CuPy's). Element types: `i32`,
-//! `u32`, `i64`, `u64`, `f32`, `f64` (the kernel's atomics); other real types are refused with a
-//! clear error, and complex ones do not compile.
+//! `u32`, `i64`, `u64`, `f32`, `f64` (the kernel's atomics); others are refused with a clear error.
 
 use crate::error::{Error, Result};
 use crate::launch::LaunchConfig;
 use crate::stream::Stream;
-use crate::{Array, DType, Real};
+use crate::{Array, DType, Number};
 
 /// The built-in scan kernel (`kernels/scan.rs`, precompiled by the runtime's build.rs).
 #[path = "../kernels/scan.rs"]
@@ -39,7 +38,7 @@ impl Op {
     }
 }
 
-impl<T: Real> Array<T> {
+impl<T: Number> Array<T> {
     /// The cumulative sum along `axis` (negative counts from the end), or over the flattened
     /// array with `None` (NumPy's `cumsum`): a C-contiguous array of the input's shape (1-d for
     /// `None`). Integers wrap. Element types: `i32 u32 i64 u64 f32 f64` (others are refused with
@@ -75,7 +74,7 @@ impl<T: Real> Array<T> {
     }
 }
 
-fn scan<T: Real>(x: &Array<T>, axis: Option<isize>, op: Op) -> Result<Array<T>> {
+fn scan<T: Number>(x: &Array<T>, axis: Option<isize>, op: Op) -> Result<Array<T>> {
     if !matches!(T::DTYPE, DType::I32 | DType::U32 | DType::I64 | DType::U64 | DType::F32 | DType::F64) {
         return Err(Error::Unsupported {
             what: format!(
@@ -103,18 +102,12 @@ fn scan<T: Real>(x: &Array<T>, axis: Option<isize>, op: Op) -> Result<Array<T>> 
             op: op.name(),
             detail: format!("{rows} rows of {n} elements need more than 2^32 tiles of {TILE}"),
         })?;
-        // The tiles' states: one word each for 4-byte types (flag and value together), else a
-        // flag, a total and an inclusive prefix each (kernels/scan.rs, `publish`).
-        let packed = T::DTYPE.size() == 4;
-        let (per_word, per_value) = if packed { (tiles, 0) } else { (0, tiles) };
-        let mut words = Array::<u64>::empty_on(per_word, &stream)?;
-        let mut flags = Array::<u32>::empty_on(per_value, &stream)?;
-        words.buffer().zero(&stream)?;
+        let mut flags = Array::<u32>::empty_on(tiles, &stream)?;
         flags.buffer().zero(&stream)?;
         let mut counter = Array::<u32>::empty_on(1usize, &stream)?;
         counter.buffer().zero(&stream)?;
-        let mut agg = Array::<T>::empty_on(per_value, &stream)?;
-        let mut inc = Array::<T>::empty_on(per_value, &stream)?;
+        let mut agg = Array::<T>::empty_on(tiles, &stream)?;
+        let mut inc = Array::<T>::empty_on(tiles, &stream)?;
         let flat_in = rows_view.reshape(total)?;
         let mut flat_out = y.reshape(total)?;
         let prod = match op {
@@ -125,8 +118,7 @@ fn scan<T: Real>(x: &Array<T>, axis: Option<isize>, op: Op) -> Result<Array<T>> 
         // SAFETY: `scan_rows` is unchecked. One block of 256 threads per tile: tile `t` reads
         // and writes elements `row * n + tr * TILE ..` below the end of its row (`row < rows`,
         // so within the `rows * n` elements of `flat_in` and `flat_out`), its own and earlier
-        // tiles' entries of `words` when `packed`, else of `flags`, `agg` and `inc` (`tiles`
-        // each: the arrays the kernel does not use are empty), `counter[0]`, and shared
+        // tiles' entries of `flags`, `agg` and `inc` (`tiles` each), `counter[0]`, and shared
         // slots below its arrays' lengths (`k + k / 32 < 4224` for `k < 4096`; 8 warps).
         unsafe { kernels::scan_rows::launch(
             &cfg,
@@ -135,8 +127,6 @@ fn scan<T: Real>(x: &Array<T>, axis: Option<isize>, op: Op) -> Result<Array<T>> 
             n as u64,
             tiles_per_row as u64,
             prod,
-            packed as u32,
-            &mut words,
             &mut flags,
             &mut agg,
             &mut inc,
