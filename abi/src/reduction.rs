@@ -127,7 +127,7 @@ pub fn entry_points(e: &ReductionEntry) -> String {
     for (k, p) in strided.iter().enumerate() {
         let _ = write!(
             load,
-            " _cp.{n} = *reinterpret_cast<const cuprum::Vec<{t}, _cV>*>({n}.ptr + _cw.b[{k}] + _cr);",
+            " _cp.{n} = cuprum::load_vec<{t}, _cV>({n}.ptr + _cw.b[{k}], _cr, (_cargs.broadcast >> {k}) & 1u);",
             n = p.name,
             t = p.ty
         );
@@ -135,16 +135,22 @@ pub fn entry_points(e: &ReductionEntry) -> String {
     load.push_str(" return _cp; };");
     lines.push(load);
     lines.push(format!("    auto _cmapk = [&](const _cPack& _cp, _cidx _co, _cidx _cr, int _ck) -> _cA {{ return {mapk_call}; }};"));
+    // The elements before the first vector boundary, the same for every input read as vectors
+    // (else -1: no vector loads); inputs of stride 0 along the reduced axis are read one value at
+    // a time and do not count (0 when every input is one).
     let mut align = "    auto _calign = [&](const _cRow& _cw, _cidx _cr) -> int {".to_string();
-    match strided.split_first() {
-        None => align.push_str(" return -1; };"),
-        Some((first, rest)) => {
-            let _ = write!(align, " int _ch = cuprum::align_head<_cV>({}.ptr + _cw.b[0] + _cr);", first.name);
-            for (k, p) in rest.iter().enumerate() {
-                let _ = write!(align, " if (cuprum::align_head<_cV>({}.ptr + _cw.b[{}] + _cr) != _ch) return -1;", p.name, k + 1);
-            }
-            align.push_str(" return _ch; };");
+    if strided.is_empty() {
+        align.push_str(" return -1; };");
+    } else {
+        align.push_str(" int _ch = -2;");
+        for (k, p) in strided.iter().enumerate() {
+            let _ = write!(
+                align,
+                " if (!((_cargs.broadcast >> {k}) & 1u)) {{ int _cg = cuprum::align_head<_cV>({}.ptr + _cw.b[{k}] + _cr); if (_ch != -2 && _cg != _ch) return -1; _ch = _cg; }}",
+                p.name
+            );
         }
+        align.push_str(" return _ch == -2 ? 0 : _ch; };");
     }
     lines.push(align);
     lines.push(format!("    auto _cred = [](_cA _ca, _cA _cb) {{ return {name}_reduce{targs}(_ca, _cb); }};"));

@@ -708,6 +708,27 @@ fn var_and_std_of_a_large_mean_nan_and_ddof_at_n() {
             close(got, want, 1e-5 * want, &format!("var of all, mean {mean}, ddof {ddof}"));
         }
     }
+    // Views that start off a 16-byte boundary (columns 1.. and 3..): the shift, one value per
+    // row, is repeated into the vector loads of the row (`broadcast`), which then start after a
+    // head of 3 or 1 elements read one by one.
+    let (rows, cols) = (5usize, 4099usize);
+    let xs: Vec<f32> = (0..rows * cols).map(|_| (2.5e5 + rng.range(-1.0, 1.0)) as f32).collect();
+    let x = Array::from_shape_vec([rows, cols], xs.clone()).unwrap();
+    for start in [1usize, 3] {
+        let view = x.slice(1, start as isize..).unwrap();
+        let got = view.var().axis(1).run().unwrap().to_vec().unwrap();
+        for (r, g) in got.iter().enumerate() {
+            let row: Vec<f64> = xs[r * cols + start..(r + 1) * cols].iter().map(|&v| v as f64).collect();
+            let m = row.iter().sum::<f64>() / row.len() as f64;
+            let want = row.iter().map(|v| (v - m) * (v - m)).sum::<f64>() / row.len() as f64;
+            close(*g as f64, want, 1e-4 * want, &format!("var of row {r} of the view from column {start}"));
+        }
+        let all: Vec<f64> = (0..rows).flat_map(|r| xs[r * cols + start..(r + 1) * cols].iter().map(|&v| v as f64)).collect();
+        let m = all.iter().sum::<f64>() / all.len() as f64;
+        let want = all.iter().map(|v| (v - m) * (v - m)).sum::<f64>() / all.len() as f64;
+        let got = view.var().run().unwrap().to_vec().unwrap()[0] as f64;
+        close(got, want, 1e-4 * want, &format!("var of the view from column {start}"));
+    }
     // A NaN propagates to its row only.
     let mut xs: Vec<f64> = (0..3 * 50).map(|_| rng.range(-2.0, 2.0)).collect();
     xs[60] = f64::NAN;

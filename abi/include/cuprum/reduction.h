@@ -49,9 +49,9 @@ struct ReduceArgs {
     void* partials;      // scratch for split reductions: one slot of `slot_bytes` per part
     u32* counters;       // zero before the launch; each combining step resets the one it used
     u32 splits;          // parts per output (rows: gridDim.x; cols: gridDim.y)
-    u32 contiguous;      // 1: every strided input has one reduced axis, of stride 1
+    u32 contiguous;      // 1: every strided input has one reduced axis, of stride 1 or 0
     u32 slot_bytes;      // bytes per partial slot (at least sizeof(Partial<A>))
-    u32 pad_;
+    u32 broadcast;       // with `contiguous`, bit k: strided input k has stride 0 along it
 };
 
 // An array argument of a reduction: strides (in elements) over the output axes and over the
@@ -92,6 +92,20 @@ template <typename T, int V>
 struct alignas(sizeof(T) * V) Vec {
     T v[V];
 };
+
+// The V elements from `base + r`, or with `repeat` the element at `base` V times (an input of
+// stride 0 along the reduced axis: one value per output, the same for every element it reduces).
+template <typename T, int V, typename I>
+__device__ __forceinline__ Vec<T, V> load_vec(const T* base, I r, u32 repeat) {
+    if (repeat) {
+        Vec<T, V> w;
+        const T x = *base;
+#pragma unroll
+        for (int i = 0; i < V; ++i) w.v[i] = x;
+        return w;
+    }
+    return *reinterpret_cast<const Vec<T, V>*>(base + r);
+}
 
 template <typename... T> struct MaxSize;
 template <typename T> struct MaxSize<T> { enum { value = sizeof(T) }; };

@@ -120,9 +120,9 @@ __device__ __forceinline__ i32 print_count_identity() {
         const _cidx _cR = (_cidx)_cargs.rshape.size; \
         auto _cbase = [&](_cidx _co) { _cRow _cw; _cw.b[0] = cuprum::offset_of<_cidx>(_cargs.oshape, x.ostrides, _co); return _cw; }; \
         auto _celem = [&](const _cRow& _cw, _cidx _co, _cidx _cr) -> _cA { return print_count_map((u64)(_co * _cR + _cr), (u64)_cr, _cargs.loop_size, x.ptr[_cw.b[0] + cuprum::offset_of<_cidx>(_cargs.rshape, x.rstrides, _cr)]); }; \
-        auto _cload = [&](const _cRow& _cw, _cidx _cr) { _cPack _cp; _cp.x = *reinterpret_cast<const cuprum::Vec<i32, _cV>*>(x.ptr + _cw.b[0] + _cr); return _cp; }; \
+        auto _cload = [&](const _cRow& _cw, _cidx _cr) { _cPack _cp; _cp.x = cuprum::load_vec<i32, _cV>(x.ptr + _cw.b[0], _cr, (_cargs.broadcast >> 0) & 1u); return _cp; }; \
         auto _cmapk = [&](const _cPack& _cp, _cidx _co, _cidx _cr, int _ck) -> _cA { return print_count_map((u64)(_co * _cR + _cr), (u64)_cr, _cargs.loop_size, _cp.x.v[_ck]); }; \
-        auto _calign = [&](const _cRow& _cw, _cidx _cr) -> int { int _ch = cuprum::align_head<_cV>(x.ptr + _cw.b[0] + _cr); return _ch; }; \
+        auto _calign = [&](const _cRow& _cw, _cidx _cr) -> int { int _ch = -2; if (!((_cargs.broadcast >> 0) & 1u)) { int _cg = cuprum::align_head<_cV>(x.ptr + _cw.b[0] + _cr); if (_ch != -2 && _cg != _ch) return -1; _ch = _cg; } return _ch == -2 ? 0 : _ch; }; \
         auto _cred = [](_cA _ca, _cA _cb) { return print_count_reduce(_ca, _cb); }; \
         auto _cfin = [&](_cidx _co, _cA _cv, bool _ch) { _cout.ptr[cuprum::offset_of<_cidx>(_cargs.oshape, _cout.ostrides, _co)] = print_count_post(_ch ? _cv : print_count_identity()); }; \
         cuprum::reduce_##_cstrategy<_cV, _cA, _cidx>(_cargs, _cbase, _celem, _cload, _cmapk, _calign, _cred, _cfin); \

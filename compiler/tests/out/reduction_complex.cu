@@ -39,9 +39,9 @@ __device__ __forceinline__ T sum_sq_identity() {
         const _cidx _cR = (_cidx)_cargs.rshape.size; \
         auto _cbase = [&](_cidx _co) { _cRow _cw; _cw.b[0] = cuprum::offset_of<_cidx>(_cargs.oshape, x.ostrides, _co); return _cw; }; \
         auto _celem = [&](const _cRow& _cw, _cidx _co, _cidx _cr) -> _cA { return sum_sq_map<T>((u64)(_co * _cR + _cr), (u64)_cr, _cargs.loop_size, x.ptr[_cw.b[0] + cuprum::offset_of<_cidx>(_cargs.rshape, x.rstrides, _cr)]); }; \
-        auto _cload = [&](const _cRow& _cw, _cidx _cr) { _cPack _cp; _cp.x = *reinterpret_cast<const cuprum::Vec<T, _cV>*>(x.ptr + _cw.b[0] + _cr); return _cp; }; \
+        auto _cload = [&](const _cRow& _cw, _cidx _cr) { _cPack _cp; _cp.x = cuprum::load_vec<T, _cV>(x.ptr + _cw.b[0], _cr, (_cargs.broadcast >> 0) & 1u); return _cp; }; \
         auto _cmapk = [&](const _cPack& _cp, _cidx _co, _cidx _cr, int _ck) -> _cA { return sum_sq_map<T>((u64)(_co * _cR + _cr), (u64)_cr, _cargs.loop_size, _cp.x.v[_ck]); }; \
-        auto _calign = [&](const _cRow& _cw, _cidx _cr) -> int { int _ch = cuprum::align_head<_cV>(x.ptr + _cw.b[0] + _cr); return _ch; }; \
+        auto _calign = [&](const _cRow& _cw, _cidx _cr) -> int { int _ch = -2; if (!((_cargs.broadcast >> 0) & 1u)) { int _cg = cuprum::align_head<_cV>(x.ptr + _cw.b[0] + _cr); if (_ch != -2 && _cg != _ch) return -1; _ch = _cg; } return _ch == -2 ? 0 : _ch; }; \
         auto _cred = [](_cA _ca, _cA _cb) { return sum_sq_reduce<T>(_ca, _cb); }; \
         auto _cfin = [&](_cidx _co, _cA _cv, bool _ch) { _cout.ptr[cuprum::offset_of<_cidx>(_cargs.oshape, _cout.ostrides, _co)] = sum_sq_post<T>(_ch ? _cv : sum_sq_identity<T>()); }; \
         cuprum::reduce_##_cstrategy<_cV, _cA, _cidx>(_cargs, _cbase, _celem, _cload, _cmapk, _calign, _cred, _cfin); \
@@ -86,9 +86,9 @@ __device__ __forceinline__ T prod_no_identity_post(T _cx) {
         const _cidx _cR = (_cidx)_cargs.rshape.size; \
         auto _cbase = [&](_cidx _co) { _cRow _cw; _cw.b[0] = cuprum::offset_of<_cidx>(_cargs.oshape, x.ostrides, _co); return _cw; }; \
         auto _celem = [&](const _cRow& _cw, _cidx _co, _cidx _cr) -> _cA { return prod_no_identity_map<T>((u64)(_co * _cR + _cr), (u64)_cr, _cargs.loop_size, x.ptr[_cw.b[0] + cuprum::offset_of<_cidx>(_cargs.rshape, x.rstrides, _cr)]); }; \
-        auto _cload = [&](const _cRow& _cw, _cidx _cr) { _cPack _cp; _cp.x = *reinterpret_cast<const cuprum::Vec<T, _cV>*>(x.ptr + _cw.b[0] + _cr); return _cp; }; \
+        auto _cload = [&](const _cRow& _cw, _cidx _cr) { _cPack _cp; _cp.x = cuprum::load_vec<T, _cV>(x.ptr + _cw.b[0], _cr, (_cargs.broadcast >> 0) & 1u); return _cp; }; \
         auto _cmapk = [&](const _cPack& _cp, _cidx _co, _cidx _cr, int _ck) -> _cA { return prod_no_identity_map<T>((u64)(_co * _cR + _cr), (u64)_cr, _cargs.loop_size, _cp.x.v[_ck]); }; \
-        auto _calign = [&](const _cRow& _cw, _cidx _cr) -> int { int _ch = cuprum::align_head<_cV>(x.ptr + _cw.b[0] + _cr); return _ch; }; \
+        auto _calign = [&](const _cRow& _cw, _cidx _cr) -> int { int _ch = -2; if (!((_cargs.broadcast >> 0) & 1u)) { int _cg = cuprum::align_head<_cV>(x.ptr + _cw.b[0] + _cr); if (_ch != -2 && _cg != _ch) return -1; _ch = _cg; } return _ch == -2 ? 0 : _ch; }; \
         auto _cred = [](_cA _ca, _cA _cb) { return prod_no_identity_reduce<T>(_ca, _cb); }; \
         auto _cfin = [&](_cidx _co, _cA _cv, bool _ch) { _cout.ptr[cuprum::offset_of<_cidx>(_cargs.oshape, _cout.ostrides, _co)] = prod_no_identity_post<T>(_ch ? _cv : _cA()); }; \
         cuprum::reduce_##_cstrategy<_cV, _cA, _cidx>(_cargs, _cbase, _celem, _cload, _cmapk, _calign, _cred, _cfin); \
@@ -141,9 +141,9 @@ __device__ __forceinline__ c64 cdot_abs_identity() {
         const _cidx _cR = (_cidx)_cargs.rshape.size; \
         auto _cbase = [&](_cidx _co) { _cRow _cw; _cw.b[0] = cuprum::offset_of<_cidx>(_cargs.oshape, x.ostrides, _co); _cw.b[1] = cuprum::offset_of<_cidx>(_cargs.oshape, y.ostrides, _co); return _cw; }; \
         auto _celem = [&](const _cRow& _cw, _cidx _co, _cidx _cr) -> _cA { return cdot_abs_map((u64)(_co * _cR + _cr), (u64)_cr, _cargs.loop_size, x.ptr[_cw.b[0] + cuprum::offset_of<_cidx>(_cargs.rshape, x.rstrides, _cr)], y.ptr[_cw.b[1] + cuprum::offset_of<_cidx>(_cargs.rshape, y.rstrides, _cr)]); }; \
-        auto _cload = [&](const _cRow& _cw, _cidx _cr) { _cPack _cp; _cp.x = *reinterpret_cast<const cuprum::Vec<c32, _cV>*>(x.ptr + _cw.b[0] + _cr); _cp.y = *reinterpret_cast<const cuprum::Vec<c32, _cV>*>(y.ptr + _cw.b[1] + _cr); return _cp; }; \
+        auto _cload = [&](const _cRow& _cw, _cidx _cr) { _cPack _cp; _cp.x = cuprum::load_vec<c32, _cV>(x.ptr + _cw.b[0], _cr, (_cargs.broadcast >> 0) & 1u); _cp.y = cuprum::load_vec<c32, _cV>(y.ptr + _cw.b[1], _cr, (_cargs.broadcast >> 1) & 1u); return _cp; }; \
         auto _cmapk = [&](const _cPack& _cp, _cidx _co, _cidx _cr, int _ck) -> _cA { return cdot_abs_map((u64)(_co * _cR + _cr), (u64)_cr, _cargs.loop_size, _cp.x.v[_ck], _cp.y.v[_ck]); }; \
-        auto _calign = [&](const _cRow& _cw, _cidx _cr) -> int { int _ch = cuprum::align_head<_cV>(x.ptr + _cw.b[0] + _cr); if (cuprum::align_head<_cV>(y.ptr + _cw.b[1] + _cr) != _ch) return -1; return _ch; }; \
+        auto _calign = [&](const _cRow& _cw, _cidx _cr) -> int { int _ch = -2; if (!((_cargs.broadcast >> 0) & 1u)) { int _cg = cuprum::align_head<_cV>(x.ptr + _cw.b[0] + _cr); if (_ch != -2 && _cg != _ch) return -1; _ch = _cg; } if (!((_cargs.broadcast >> 1) & 1u)) { int _cg = cuprum::align_head<_cV>(y.ptr + _cw.b[1] + _cr); if (_ch != -2 && _cg != _ch) return -1; _ch = _cg; } return _ch == -2 ? 0 : _ch; }; \
         auto _cred = [](_cA _ca, _cA _cb) { return cdot_abs_reduce(_ca, _cb); }; \
         auto _cfin = [&](_cidx _co, _cA _cv, bool _ch) { _cout.ptr[cuprum::offset_of<_cidx>(_cargs.oshape, _cout.ostrides, _co)] = cdot_abs_post(_ch ? _cv : cdot_abs_identity()); }; \
         cuprum::reduce_##_cstrategy<_cV, _cA, _cidx>(_cargs, _cbase, _celem, _cload, _cmapk, _calign, _cred, _cfin); \

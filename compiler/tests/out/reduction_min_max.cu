@@ -38,9 +38,9 @@ __device__ __forceinline__ T max_all_identity() {
         const _cidx _cR = (_cidx)_cargs.rshape.size; \
         auto _cbase = [&](_cidx _co) { _cRow _cw; _cw.b[0] = cuprum::offset_of<_cidx>(_cargs.oshape, x.ostrides, _co); return _cw; }; \
         auto _celem = [&](const _cRow& _cw, _cidx _co, _cidx _cr) -> _cA { return max_all_map<T>((u64)(_co * _cR + _cr), (u64)_cr, _cargs.loop_size, x.ptr[_cw.b[0] + cuprum::offset_of<_cidx>(_cargs.rshape, x.rstrides, _cr)]); }; \
-        auto _cload = [&](const _cRow& _cw, _cidx _cr) { _cPack _cp; _cp.x = *reinterpret_cast<const cuprum::Vec<T, _cV>*>(x.ptr + _cw.b[0] + _cr); return _cp; }; \
+        auto _cload = [&](const _cRow& _cw, _cidx _cr) { _cPack _cp; _cp.x = cuprum::load_vec<T, _cV>(x.ptr + _cw.b[0], _cr, (_cargs.broadcast >> 0) & 1u); return _cp; }; \
         auto _cmapk = [&](const _cPack& _cp, _cidx _co, _cidx _cr, int _ck) -> _cA { return max_all_map<T>((u64)(_co * _cR + _cr), (u64)_cr, _cargs.loop_size, _cp.x.v[_ck]); }; \
-        auto _calign = [&](const _cRow& _cw, _cidx _cr) -> int { int _ch = cuprum::align_head<_cV>(x.ptr + _cw.b[0] + _cr); return _ch; }; \
+        auto _calign = [&](const _cRow& _cw, _cidx _cr) -> int { int _ch = -2; if (!((_cargs.broadcast >> 0) & 1u)) { int _cg = cuprum::align_head<_cV>(x.ptr + _cw.b[0] + _cr); if (_ch != -2 && _cg != _ch) return -1; _ch = _cg; } return _ch == -2 ? 0 : _ch; }; \
         auto _cred = [](_cA _ca, _cA _cb) { return max_all_reduce<T>(_ca, _cb); }; \
         auto _cfin = [&](_cidx _co, _cA _cv, bool _ch) { _cout.ptr[cuprum::offset_of<_cidx>(_cargs.oshape, _cout.ostrides, _co)] = max_all_post<T>(_ch ? _cv : max_all_identity<T>()); }; \
         cuprum::reduce_##_cstrategy<_cV, _cA, _cidx>(_cargs, _cbase, _celem, _cload, _cmapk, _calign, _cred, _cfin); \
@@ -101,9 +101,9 @@ __device__ __forceinline__ i64 count_nonzero_identity() {
         const _cidx _cR = (_cidx)_cargs.rshape.size; \
         auto _cbase = [&](_cidx _co) { _cRow _cw; _cw.b[0] = cuprum::offset_of<_cidx>(_cargs.oshape, x.ostrides, _co); return _cw; }; \
         auto _celem = [&](const _cRow& _cw, _cidx _co, _cidx _cr) -> _cA { return count_nonzero_map<T>((u64)(_co * _cR + _cr), (u64)_cr, _cargs.loop_size, x.ptr[_cw.b[0] + cuprum::offset_of<_cidx>(_cargs.rshape, x.rstrides, _cr)]); }; \
-        auto _cload = [&](const _cRow& _cw, _cidx _cr) { _cPack _cp; _cp.x = *reinterpret_cast<const cuprum::Vec<T, _cV>*>(x.ptr + _cw.b[0] + _cr); return _cp; }; \
+        auto _cload = [&](const _cRow& _cw, _cidx _cr) { _cPack _cp; _cp.x = cuprum::load_vec<T, _cV>(x.ptr + _cw.b[0], _cr, (_cargs.broadcast >> 0) & 1u); return _cp; }; \
         auto _cmapk = [&](const _cPack& _cp, _cidx _co, _cidx _cr, int _ck) -> _cA { return count_nonzero_map<T>((u64)(_co * _cR + _cr), (u64)_cr, _cargs.loop_size, _cp.x.v[_ck]); }; \
-        auto _calign = [&](const _cRow& _cw, _cidx _cr) -> int { int _ch = cuprum::align_head<_cV>(x.ptr + _cw.b[0] + _cr); return _ch; }; \
+        auto _calign = [&](const _cRow& _cw, _cidx _cr) -> int { int _ch = -2; if (!((_cargs.broadcast >> 0) & 1u)) { int _cg = cuprum::align_head<_cV>(x.ptr + _cw.b[0] + _cr); if (_ch != -2 && _cg != _ch) return -1; _ch = _cg; } return _ch == -2 ? 0 : _ch; }; \
         auto _cred = [](_cA _ca, _cA _cb) { return count_nonzero_reduce<T>(_ca, _cb); }; \
         auto _cfin = [&](_cidx _co, _cA _cv, bool _ch) { _cout.ptr[cuprum::offset_of<_cidx>(_cargs.oshape, _cout.ostrides, _co)] = count_nonzero_post<T>(_ch ? _cv : count_nonzero_identity<T>()); }; \
         cuprum::reduce_##_cstrategy<_cV, _cA, _cidx>(_cargs, _cbase, _celem, _cload, _cmapk, _calign, _cred, _cfin); \
@@ -148,9 +148,9 @@ __device__ __forceinline__ u64 sum_u64_post(u64 _cx) {
         const _cidx _cR = (_cidx)_cargs.rshape.size; \
         auto _cbase = [&](_cidx _co) { _cRow _cw; _cw.b[0] = cuprum::offset_of<_cidx>(_cargs.oshape, x.ostrides, _co); return _cw; }; \
         auto _celem = [&](const _cRow& _cw, _cidx _co, _cidx _cr) -> _cA { return sum_u64_map((u64)(_co * _cR + _cr), (u64)_cr, _cargs.loop_size, x.ptr[_cw.b[0] + cuprum::offset_of<_cidx>(_cargs.rshape, x.rstrides, _cr)]); }; \
-        auto _cload = [&](const _cRow& _cw, _cidx _cr) { _cPack _cp; _cp.x = *reinterpret_cast<const cuprum::Vec<u32, _cV>*>(x.ptr + _cw.b[0] + _cr); return _cp; }; \
+        auto _cload = [&](const _cRow& _cw, _cidx _cr) { _cPack _cp; _cp.x = cuprum::load_vec<u32, _cV>(x.ptr + _cw.b[0], _cr, (_cargs.broadcast >> 0) & 1u); return _cp; }; \
         auto _cmapk = [&](const _cPack& _cp, _cidx _co, _cidx _cr, int _ck) -> _cA { return sum_u64_map((u64)(_co * _cR + _cr), (u64)_cr, _cargs.loop_size, _cp.x.v[_ck]); }; \
-        auto _calign = [&](const _cRow& _cw, _cidx _cr) -> int { int _ch = cuprum::align_head<_cV>(x.ptr + _cw.b[0] + _cr); return _ch; }; \
+        auto _calign = [&](const _cRow& _cw, _cidx _cr) -> int { int _ch = -2; if (!((_cargs.broadcast >> 0) & 1u)) { int _cg = cuprum::align_head<_cV>(x.ptr + _cw.b[0] + _cr); if (_ch != -2 && _cg != _ch) return -1; _ch = _cg; } return _ch == -2 ? 0 : _ch; }; \
         auto _cred = [](_cA _ca, _cA _cb) { return sum_u64_reduce(_ca, _cb); }; \
         auto _cfin = [&](_cidx _co, _cA _cv, bool _ch) { _cout.ptr[cuprum::offset_of<_cidx>(_cargs.oshape, _cout.ostrides, _co)] = sum_u64_post(_ch ? _cv : _cA()); }; \
         cuprum::reduce_##_cstrategy<_cV, _cA, _cidx>(_cargs, _cbase, _celem, _cload, _cmapk, _calign, _cred, _cfin); \

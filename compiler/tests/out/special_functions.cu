@@ -107,9 +107,9 @@ __device__ __forceinline__ f64 tail_sum_identity() {
         const _cidx _cR = (_cidx)_cargs.rshape.size; \
         auto _cbase = [&](_cidx _co) { _cRow _cw; _cw.b[0] = cuprum::offset_of<_cidx>(_cargs.oshape, z.ostrides, _co); return _cw; }; \
         auto _celem = [&](const _cRow& _cw, _cidx _co, _cidx _cr) -> _cA { return tail_sum_map((u64)(_co * _cR + _cr), (u64)_cr, _cargs.loop_size, z.ptr[_cw.b[0] + cuprum::offset_of<_cidx>(_cargs.rshape, z.rstrides, _cr)]); }; \
-        auto _cload = [&](const _cRow& _cw, _cidx _cr) { _cPack _cp; _cp.z = *reinterpret_cast<const cuprum::Vec<f64, _cV>*>(z.ptr + _cw.b[0] + _cr); return _cp; }; \
+        auto _cload = [&](const _cRow& _cw, _cidx _cr) { _cPack _cp; _cp.z = cuprum::load_vec<f64, _cV>(z.ptr + _cw.b[0], _cr, (_cargs.broadcast >> 0) & 1u); return _cp; }; \
         auto _cmapk = [&](const _cPack& _cp, _cidx _co, _cidx _cr, int _ck) -> _cA { return tail_sum_map((u64)(_co * _cR + _cr), (u64)_cr, _cargs.loop_size, _cp.z.v[_ck]); }; \
-        auto _calign = [&](const _cRow& _cw, _cidx _cr) -> int { int _ch = cuprum::align_head<_cV>(z.ptr + _cw.b[0] + _cr); return _ch; }; \
+        auto _calign = [&](const _cRow& _cw, _cidx _cr) -> int { int _ch = -2; if (!((_cargs.broadcast >> 0) & 1u)) { int _cg = cuprum::align_head<_cV>(z.ptr + _cw.b[0] + _cr); if (_ch != -2 && _cg != _ch) return -1; _ch = _cg; } return _ch == -2 ? 0 : _ch; }; \
         auto _cred = [](_cA _ca, _cA _cb) { return tail_sum_reduce(_ca, _cb); }; \
         auto _cfin = [&](_cidx _co, _cA _cv, bool _ch) { _cout.ptr[cuprum::offset_of<_cidx>(_cargs.oshape, _cout.ostrides, _co)] = tail_sum_post(_ch ? _cv : tail_sum_identity()); }; \
         cuprum::reduce_##_cstrategy<_cV, _cA, _cidx>(_cargs, _cbase, _celem, _cload, _cmapk, _calign, _cred, _cfin); \

@@ -71,7 +71,7 @@ struct CReduceArgs {
     splits: u32,
     contiguous: u32,
     slot_bytes: u32,
-    pad: u32,
+    broadcast: u32,
 }
 
 /// `cuprum::ReduceOperand<T>`.
@@ -664,7 +664,7 @@ fn reduce_args(plan: &LaunchPlan, partials: u64, counters: u64, slot: usize) -> 
         splits: plan.splits,
         contiguous: plan.contiguous as u32,
         slot_bytes: slot as u32,
-        pad: 0,
+        broadcast: plan.broadcast,
     }
 }
 

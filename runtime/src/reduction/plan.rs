@@ -187,8 +187,10 @@ pub struct PlanSummary {
     pub inputs: Vec<OperandStrides>,
     /// The output's strides over the collapsed output axes.
     pub out: OperandStrides,
-    /// Every strided input has one reduced axis, of stride 1 (vector loads possible).
+    /// Every strided input has one reduced axis, of stride 1 or 0 (vector loads possible).
     pub contiguous: bool,
+    /// With `contiguous`, bit k: strided input k has stride 0 along the reduced axis.
+    pub broadcast: u32,
     /// How outputs map onto blocks, warps or threads.
     pub strategy: Strategy,
     /// Parts per output (`rows`) or per column (`cols`); 1: no partials.
@@ -373,6 +375,7 @@ pub fn plan(
         inputs: (0..n_in).map(|k| p.operand(|ax| stride(k, ax))).collect(),
         out: p.operand(|ax| stride(n_in, ax)),
         contiguous: p.contiguous,
+        broadcast: p.broadcast,
         strategy: p.strategy,
         splits: p.splits,
         wide: p.wide,
@@ -389,6 +392,7 @@ pub(crate) struct LaunchPlan {
     pub o: Group,
     pub r: Group,
     pub contiguous: bool,
+    pub broadcast: u32,
     pub strategy: Strategy,
     pub splits: u32,
     pub wide: bool,
@@ -455,7 +459,11 @@ pub(crate) fn plan_with(
             });
         }
     }
-    let contiguous = red > 0 && r.n == 1 && (0..n_in).all(|k| stride(k, r.axis[0] as usize) == 1);
+    // Vector loads along the one reduced axis: each strided input of stride 1 along it, or of
+    // stride 0 (one value per output, `broadcast`: read once and repeated in each vector).
+    let along = |k: usize| stride(k, r.axis[0] as usize);
+    let contiguous = red > 0 && r.n == 1 && n_in <= 32 && (0..n_in).all(|k| matches!(along(k), 0 | 1));
+    let broadcast = if contiguous { (0..n_in).filter(|&k| along(k) == 0).fold(0u32, |m, k| m | 1 << k) } else { 0 };
 
     // 32-bit indexing when every index and offset fits.
     let wide = outs.saturating_mul(red.max(1)) >= INDEX_LIMIT
@@ -508,6 +516,7 @@ pub(crate) fn plan_with(
         o,
         r,
         contiguous,
+        broadcast,
         strategy,
         splits: splits as u32,
         wide,

@@ -101,6 +101,27 @@ fn contiguous_axis_uses_a_block_or_a_warp_per_row() {
 }
 
 #[test]
+fn an_input_constant_along_the_reduced_axis_keeps_vector_loads() {
+    // `var`'s shift: x (n, m) and k (n, 1) broadcast along the reduced axis 1; read as vectors,
+    // k one value repeated (bit 1 of `broadcast`).
+    let (n, m) = (1 << 10, 1 << 12);
+    let mk = mask(2, 1);
+    let x = c_strides(&[n, m]);
+    let k: &[isize] = &[1, 0];
+    let p = plan::plan("test", &[n, m], &[&x, k], &mk, &[1], true, true, H200).unwrap();
+    assert!(p.contiguous);
+    assert_eq!(p.broadcast, 0b10);
+    let p = plan::plan("test", &[n, m], &[k, &x], &mk, &[1], true, true, H200).unwrap();
+    assert_eq!((p.contiguous, p.broadcast), (true, 0b01));
+    // A full reduction with a one-element shift: every axis merged into one, k of stride 0.
+    let p = plan::plan("test", &[n, m], &[&x, &[0, 0]], &mask(2, Axes::All), &[], true, true, H200).unwrap();
+    assert_eq!((p.contiguous, p.broadcast), (true, 0b10));
+    // Stride 2 along the axis: no vector loads, and no broadcast bits.
+    let p = plan::plan("test", &[n, m], &[&[2 * m as isize, 2], k], &mk, &[1], true, true, H200).unwrap();
+    assert_eq!((p.contiguous, p.broadcast), (false, 0));
+}
+
+#[test]
 fn strided_axis_is_coalesced_across_outputs_and_split_when_few() {
     let n = 1 << 14;
     let p = plan_of(&[n, n], &c_strides(&[n, n]), 0, true);
