@@ -43,6 +43,7 @@ pub const TILE: u32 = 4096;
 /// `exp2(score - max)` in the place of the scores, the new maxima and sums, and the factors
 /// `alpha` by which the rows of `O` accumulated so far are rescaled.
 #[device]
+#[allow(clippy::too_many_arguments)]
 fn online_softmax(
     sacc: [[f32; 4]; 8],
     mrow: [f32; 2],
@@ -108,6 +109,7 @@ fn row_scales(lrow: [f32; 2]) -> [f32; 2] {
 
 /// The number of key tiles block row `m0` needs: all of `S`, or up to its last row when causal.
 #[device]
+#[allow(clippy::manual_div_ceil)] // the kernel language has no `div_ceil`
 fn key_tiles(s: u32, m0: u32, bn: u32, causal: bool) -> u32 {
     let end = if causal { s.min(m0 + BM) } else { s };
     (end + bn - 1) / bn
@@ -140,6 +142,7 @@ fn copy_slots(tid: u32, d: u32) -> ([u32; 4], [u32; 4], [u32; 4]) {
 }
 
 #[rawkernel]
+#[allow(clippy::too_many_arguments)] // the shape, the flags and the four arrays
 pub fn attention_bf16(s: u32, d: u32, causal: bool, scale_log2: f32, q: &[bf16], k: &[bf16], v: &[bf16], o: &mut [bf16]) {
     let sk = shared_array::<bf16, 8192>();
     let sv = shared_array::<bf16, 8192>();
@@ -294,6 +297,7 @@ pub fn attention_bf16(s: u32, d: u32, causal: bool, scale_log2: f32, q: &[bf16],
 /// [`attention_bf16`] for `f16` (the same body: `mma_m16n8k16` takes its element type from
 /// concrete fragments, so the language has no generic form of it).
 #[rawkernel]
+#[allow(clippy::too_many_arguments)] // the shape, the flags and the four arrays
 pub fn attention_f16(s: u32, d: u32, causal: bool, scale_log2: f32, q: &[f16], k: &[f16], v: &[f16], o: &mut [f16]) {
     let sk = shared_array::<f16, 8192>();
     let sv = shared_array::<f16, 8192>();

@@ -7,6 +7,7 @@
 #[path = "../../runtime/tests/support/mod.rs"]
 mod support;
 
+#[allow(dead_code)]
 #[path = "../attention_lib.rs"]
 mod attention_lib;
 
