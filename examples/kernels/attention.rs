@@ -30,8 +30,9 @@
 
 use cuprum::prelude::*;
 
-/// Query rows per block (16 per warp) and threads per block.
+/// Query rows per block (16 per warp).
 pub const BM: u32 = 64;
+/// Threads per block: 4 warps.
 pub const THREADS: u32 = 128;
 /// Elements of one stage of K (or V): `4096 / D` keys of `D` elements.
 pub const TILE: u32 = 4096;
