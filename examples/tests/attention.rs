@@ -88,6 +88,11 @@ fn bad_shapes_are_errors_and_write_nothing() {
     let e = flash_attention(&arr(&[1, 1, 10, 96]), &arr(&[1, 1, 10, 96]), &arr(&[1, 1, 10, 96]), &mut o4, false).unwrap_err();
     assert!(e.to_string().contains("D = 64 or 128"), "{e}");
     untouched(&o4);
+    // A K that is a non-contiguous view of the right shape: the launch refuses it (no silent copy).
+    let kt = arr(&[1, 2, 64, 10]).swapaxes(2, 3).unwrap();
+    assert_eq!(kt.shape(), q.shape());
+    let e = flash_attention(&q, &kt, &v, &mut o, false).unwrap_err();
+    assert!(e.to_string().contains("not C-contiguous"), "{e}");
     untouched(&o);
     untouched(&o2);
     // Empty: nothing to do.
