@@ -7,6 +7,7 @@ fn main() {
         .file("src/fused.rs")
         .file("../examples/kernels/sgemm.rs")
         .file("../examples/kernels/gemm_bf16.rs")
+        .file("../examples/kernels/attention.rs")
         .file("src/grid_kernels.rs")
         // Their rows time kernels compiled at run time, through the registry.
         .not_precompiled("src/reduction.rs")

@@ -13,7 +13,7 @@
 //! one process (modules already loaded); a grid-stride copy RawKernel; `#[rawkernel]` rows and
 //! first calls in a fresh process of a precompiled kernel, a built-in operator, `sum`, `argmax`,
 //! `var` and a kernel of a 20-instance file (`rawkernel.rs`, through `--child-aot`); the SGEMM
-//! example's kernel (`sgemm.rs`); `Array::matmul` f32 and bf16 against the same cuBLAS call made
+//! example's kernel (`sgemm.rs`); the flash attention example's kernel (`attention.rs`, beside torch's SDPA from `benches/attention_torch.py`); `Array::matmul` f32 and bf16 against the same cuBLAS call made
 //! directly (`matmul.rs`); elementwise
 //! rows (`elementwise.rs`); a sample of NumPy's ufuncs and random `normal` (`ufuncs.rs`);
 //! reductions (full, contiguous axis, strided axis, 256^3, host cost per call: `reduction.rs`).
@@ -42,6 +42,7 @@ mod kernels;
 mod many_kernels;
 mod rawkernel;
 mod gemm_bf16;
+mod attention;
 mod matmul;
 mod grid_sync;
 mod sgemm;
@@ -89,7 +90,7 @@ struct Options {
 }
 
 /// The sections `--only` takes.
-const ONLY_SECTIONS: &str = "ufuncs, manipulation, scan, sort, reduction, matmul, cpu";
+const ONLY_SECTIONS: &str = "ufuncs, manipulation, scan, sort, reduction, matmul, attention, cpu";
 
 /// One printed line: a figure beside its ceiling.
 struct Row {
@@ -357,6 +358,9 @@ fn run(dev: &Device, opts: &Options) -> Result<()> {
         if want("matmul") {
             rows.extend(matmul::rows(&stream)?);
         }
+        if want("attention") {
+            rows.extend(attention::rows(&stream)?);
+        }
         if want("cpu") {
             rows.extend(cpu::rows(opts.quick)?);
         }
@@ -541,6 +545,8 @@ fn run(dev: &Device, opts: &Options) -> Result<()> {
     rows.push(sgemm_row);
     let (bf16_rows, cublas_bf16_tflops) = gemm_bf16::rows(&stream)?;
     rows.extend(bf16_rows);
+    // Flash attention (issue 37): the example's kernel; torch's SDPA from benches/attention_torch.py.
+    rows.extend(attention::rows(&stream)?);
     // Matrix products (issue 36): `Array::matmul` against the same cuBLAS call made directly.
     rows.extend(matmul::rows(&stream)?);
     // Grid synchronisation (issue 18): one cooperative launch against one launch per step.
