@@ -17,7 +17,7 @@
 //! by NVRTC at first use and kept in the disk cache (`cuprum audit` lists them).
 
 use crate::lang::prelude::*;
-use cuprum_macros::elementwise;
+use cuprum_macros::{device, elementwise};
 
 // ---- trigonometric and hyperbolic ---------------------------------------------------------
 
@@ -359,6 +359,34 @@ pub fn divmod_int<T: Int>(x: T, y: T) -> (T, T) {
     if r != zero && ((r < zero) != (y < zero)) { (q - T::one(), r + y) } else { (q, r) }
 }
 
+/// `x % y` (C's `fmod`, exact: `x - q y` with `q` the quotient truncated toward zero) in a few
+/// operations: `q = trunc(x / y)`, then `r = x - q y` in one fused multiply-add, which is exact
+/// because the true remainder is representable. When the rounded quotient reached an integer the
+/// exact one is just below, `r` has the wrong sign and `q` is one step toward zero. Quotients of
+/// `1 / EPSILON` or more (or infinite or NaN operands, a zero `y`) take the math library's `fmod`,
+/// as does any `r` the two steps leave out of range, so the result is always `fmod`'s: the same
+/// bits on every device. (The library's `fmodf` loops over the exponent difference: about half
+/// of `floor_divide`'s time on the H200.)
+#[device(crate = crate)]
+fn fmod_fast<T: Float>(x: T, y: T) -> T {
+    let zero = T::zero();
+    let q = (x / y).trunc();
+    if !(q.abs() < T::one() / T::epsilon()) {
+        return x % y;
+    }
+    let mut r = (-q).mul_add(y, x);
+    if r != zero && (r < zero) != (x < zero) {
+        r = (q.signum() - q).mul_add(y, x);
+    }
+    if !(r.abs() < y.abs()) || (r != zero && (r < zero) != (x < zero)) {
+        x % y
+    } else if r == zero {
+        zero.copysign(x)
+    } else {
+        r
+    }
+}
+
 /// Floored division of floats: NumPy's `npy_divmod` (the quotient from the truncated remainder,
 /// corrected to the floor and to the nearest integer; `x / y` when `y` is zero).
 #[elementwise(crate = crate, instances = [])]
@@ -367,7 +395,7 @@ pub fn floor_divide_float<T: Float>(x: T, y: T) -> T {
     if y == zero {
         x / y
     } else {
-        let m = x % y;
+        let m = fmod_fast(x, y);
         let mut div = (x - m) / y;
         if m != zero && ((y < zero) != (m < zero)) {
             div -= T::one();
@@ -385,7 +413,7 @@ pub fn floor_divide_float<T: Float>(x: T, y: T) -> T {
 #[elementwise(crate = crate, instances = [])]
 pub fn remainder_float<T: Float>(x: T, y: T) -> T {
     let zero = T::zero();
-    let m = x % y;
+    let m = fmod_fast(x, y);
     if y == zero {
         m
     } else if m != zero {
@@ -399,7 +427,7 @@ pub fn remainder_float<T: Float>(x: T, y: T) -> T {
 #[elementwise(crate = crate, instances = [])]
 pub fn divmod_float<T: Float>(x: T, y: T) -> (T, T) {
     let zero = T::zero();
-    let m = x % y;
+    let m = fmod_fast(x, y);
     if y == zero {
         (x / y, m)
     } else {

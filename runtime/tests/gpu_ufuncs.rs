@@ -198,6 +198,36 @@ fn floored_division_and_remainder() {
         x.push(p);
         y.push(q);
     }
+    // The remainder's fast path (`fmod_fast`, runtime/kernels/math.rs) at its edges: quotients
+    // that round up to an integer (0.3 / 0.1), just below and above 2^23 (where it hands over to
+    // the library's fmod), subnormals, huge ratios, and near multiples.
+    let third = 0.1f32;
+    for (p, q) in [
+        (0.3f32, third),
+        (-0.3, third),
+        (0.3, -third),
+        (8388607.0, 1.0),
+        (8388607.5, 0.5),
+        (16777215.0, 0.5),
+        (1.0e30, 3.0),
+        (1.0, 1.0e-38),
+        (3.0e-39, 7.0e-40),
+        (-3.0e-39, 7.0e-40),
+        (f32::from_bits(0x4040_0001), 1.0),
+        (f32::from_bits(0x403f_ffff), 1.0),
+        (f32::MAX, f32::MIN_POSITIVE),
+    ] {
+        x.push(p);
+        y.push(q);
+    }
+    for _ in 0..2000 {
+        // Near multiples: q y plus or minus a few ulps.
+        let q = r.int(1, 1 << 22) as f32;
+        let b = r.range(-3.0, 3.0) as f32;
+        let ulps = r.int(-3, 3) as i32;
+        x.push(f32::from_bits(((q * b).to_bits() as i32).wrapping_add(ulps) as u32));
+        y.push(b);
+    }
     let (a, b) = (Array::from_slice(&x).unwrap(), Array::from_slice(&y).unwrap());
     let fd = a.floor_divide(&b).unwrap().to_vec().unwrap();
     let rm = a.remainder(&b).unwrap().to_vec().unwrap();
@@ -219,6 +249,15 @@ fn floored_division_and_remainder() {
         }
         let want_fmod = x[i] % y[i];
         assert!(fm[i] == want_fmod || (fm[i].is_nan() && want_fmod.is_nan()), "fmod{what}: {} vs {want_fmod}", fm[i]);
+        // The remainder from the exact fmod, in f32 as the kernel takes it: equal bits.
+        let want_rm = if y[i] == 0.0 {
+            want_fmod
+        } else if want_fmod != 0.0 {
+            if (y[i] < 0.0) != (want_fmod < 0.0) { want_fmod + y[i] } else { want_fmod }
+        } else {
+            0.0f32.copysign(y[i])
+        };
+        assert!(rm[i].to_bits() == want_rm.to_bits() || (rm[i].is_nan() && want_rm.is_nan()), "remainder{what}: {} vs {want_rm}", rm[i]);
         assert_eq!(dq[i].to_bits(), fd[i].to_bits(), "divmod's quotient{what}");
         assert_eq!(dr[i].to_bits(), rm[i].to_bits(), "divmod's remainder{what}");
     }
