@@ -40,6 +40,7 @@ on_both_devices!(
     atomic_inc_dec_wrap_at_the_limit,
     atomic_exch_and_cas,
     device_functions_generic_min_max,
+    device_function_writes_through_a_mut_array_parameter,
     local_arrays_dot_and_sort,
     scalar_arguments_of_every_dtype,
     inf_nan_constants_and_early_return,
@@ -513,6 +514,17 @@ fn device_functions_generic_min_max() {
     let csf = |v: f32, s: f32| v.max(lo as f32).min(hi as f32) * s;
     let want: Vec<f32> = xf.iter().map(|&v| csf(v, 2.0) + csf(v * v, 1.0)).collect();
     assert_eq!(outf.to_vec().unwrap(), want);
+}
+
+/// A `#[device]` function that writes a `&mut [[f32; 4]; 2]` parameter by index (the CPU
+/// device's copy of it once failed to compile: the place was borrowed as `&mut acc`).
+fn device_function_writes_through_a_mut_array_parameter() {
+    let mut r = Rng::new();
+    let x: Vec<f32> = rand(&mut r, 200);
+    let mut out = poisoned::<f32>(8 * x.len());
+    k::fragments_by_reference::launch(&LaunchConfig::new(1u32, x.len() as u32), &up(&x), &mut out).unwrap();
+    let want: Vec<f32> = x.iter().flat_map(|&v| (0..8).map(move |k| v * k as f32)).collect();
+    assert_eq!(out.to_vec().unwrap(), want);
 }
 
 fn local_arrays_dot_and_sort() {

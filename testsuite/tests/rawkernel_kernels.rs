@@ -366,6 +366,29 @@ fn bump_u32(v: &mut u32) {
     *v += 1;
 }
 
+/// Writes a thread's local array of arrays through a `&mut [[f32; 4]; 2]` parameter, by index.
+#[device]
+fn fill_fragments(acc: &mut [[f32; 4]; 2], v: f32) {
+    for i in 0..2 {
+        for j in 0..4 {
+            acc[i][j] = v * (4 * i + j) as f32;
+        }
+    }
+}
+
+/// `out[t * 8 + k] = x[t] * k` through `fill_fragments`.
+#[rawkernel]
+pub fn fragments_by_reference(x: &[f32], out: &mut [f32]) {
+    let t = thread_idx().x as usize;
+    let mut acc = [[0.0f32; 4]; 2];
+    fill_fragments(&mut acc, x[t]);
+    for i in 0..2 {
+        for j in 0..4 {
+            out[t * 8 + 4 * i + j] = acc[i][j];
+        }
+    }
+}
+
 /// Borrows `&mut a[k[t]]` of a local array: out of range for a thread whose `k` is 3 or more.
 /// On the CPU device Rust's own check of the borrow stops the launch (an error, not a crash),
 /// also with a barrier in a loop (coroutines) or at the top level (regions). (A read or a write

@@ -51,18 +51,21 @@ pub(super) fn device_copy_name(name: &syn::Ident) -> syn::Ident {
 pub(super) fn host_kernel(f: &syn::ItemFn, name: &syn::Ident, cpu: &TokenStream) -> HostKernel {
     let mut g = f.clone();
     let mut memory = HashSet::new();
+    let mut refs = HashSet::new();
     for input in g.sig.inputs.iter_mut() {
         if let syn::FnArg::Typed(t) = input {
             if let Some(ty) = handle_type(&t.ty, cpu) {
                 t.ty = ty;
                 memory.extend(bound_names(&t.pat));
+            } else if matches!(&*t.ty, syn::Type::Reference(r) if r.mutability.is_some()) {
+                refs.extend(bound_names(&t.pat));
             }
         }
     }
     // Shared arrays are keyed by function and site: a device function's sites are not its
     // caller's (`cpu::lang::shared_array`).
     let site_base = f.sig.ident.to_string().bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ b as u64).wrapping_mul(0x0100_0000_01b3));
-    let mut rw = Rewrite { cpu: cpu.clone(), memory, site_base, site: 0, lockstep: false, warp: false, calls_device: false, grid: false };
+    let mut rw = Rewrite { cpu: cpu.clone(), memory, refs, site_base, site: 0, lockstep: false, warp: false, calls_device: false, grid: false };
     rw.visit_block_mut(&mut g.block);
     let mut item = super::host_body::host_copy(&g, name);
     item.attrs.push(parse_quote!(#[allow(unused_mut, unused_variables, unused_unsafe, dead_code, non_snake_case, clippy::all)]));
@@ -141,6 +144,9 @@ fn is_shared_call(e: &Expr) -> bool {
 struct Rewrite {
     cpu: TokenStream,
     memory: HashSet<String>,
+    /// Parameters of a `&mut` type (a device function's `acc: &mut [[f32; 4]; 8]`): a place
+    /// rooted at one is reborrowed (`&mut *acc`), its binding not being `mut`.
+    refs: HashSet<String>,
     site_base: u64,
     site: u64,
     lockstep: bool,
@@ -238,7 +244,7 @@ impl Rewrite {
             Expr::Index(ix) if self.access(place).is_none() && !self.is_memory(&ix.expr) => {
                 let base = match self.local_slot(&ix.expr) {
                     Some(b) => b,
-                    None => root_slot(&ix.expr)?,
+                    None => self.root_slot(&ix.expr)?,
                 };
                 let i = self.rewritten((*ix.index).clone());
                 Some(parse_quote!(#cpu::local_slot(#base, #i)))
@@ -251,6 +257,15 @@ impl Rewrite {
             Expr::Paren(p) => self.local_slot(&p.expr),
             _ => None,
         }
+    }
+
+    /// `Some(&mut e)` for a place without an index (a local, its fields, `*r`): the start of a
+    /// [`Rewrite::local_slot`] chain; `Some(&mut *e)` for a `&mut` parameter.
+    fn root_slot(&self, e: &Expr) -> Option<Expr> {
+        if matches!(e, Expr::Path(p) if p.path.get_ident().is_some_and(|i| self.refs.contains(&i.to_string()))) {
+            return Some(parse_quote!(::core::option::Option::Some(&mut *#e)));
+        }
+        plain_place(e).then(|| parse_quote!(::core::option::Option::Some(&mut #e)))
     }
 
     fn is_memory(&self, e: &Expr) -> bool {
@@ -269,19 +284,15 @@ impl Rewrite {
     }
 }
 
-/// `Some(&mut e)` for a place without an index (a local, its fields, `*r`): the start of a
-/// [`Rewrite::local_slot`] chain.
-fn root_slot(e: &Expr) -> Option<Expr> {
-    fn plain(e: &Expr) -> bool {
-        match e {
-            Expr::Path(p) => p.path.get_ident().is_some(),
-            Expr::Field(f) => plain(&f.base),
-            Expr::Paren(p) => plain(&p.expr),
-            Expr::Unary(u) => matches!(u.op, syn::UnOp::Deref(_)) && plain(&u.expr),
-            _ => false,
-        }
+/// Whether `e` is a place without an index (a local, its fields, `*r`).
+fn plain_place(e: &Expr) -> bool {
+    match e {
+        Expr::Path(p) => p.path.get_ident().is_some(),
+        Expr::Field(f) => plain_place(&f.base),
+        Expr::Paren(p) => plain_place(&p.expr),
+        Expr::Unary(u) => matches!(u.op, syn::UnOp::Deref(_)) && plain_place(&u.expr),
+        _ => false,
     }
-    plain(e).then(|| parse_quote!(::core::option::Option::Some(&mut #e)))
 }
 
 /// The binary operator of a compound assignment (`+=` -> `+`).
