@@ -22,6 +22,7 @@ on_both_devices!(
     arithmetic_rounds_like_the_host,
     strided_views_and_empty_arrays_convert,
     saving_to_npy_is_a_clear_error,
+    matrix_products_are_a_clear_error,
 );
 
 /// Random f32 values over the whole range the formats cover and past it, with the edge cases:
@@ -204,4 +205,12 @@ fn saving_to_npy_is_a_clear_error() {
     }
     assert!(!path.exists(), "nothing is written");
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+fn matrix_products_are_a_clear_error() {
+    let a = Array::from_shape_vec([2, 2], vec![f8e4m3::ONE; 4]).unwrap();
+    match a.matmul(&a) {
+        Err(Error::Unsupported { what }) => assert!(what.contains("f8e4m3") && what.contains("astype"), "{what}"),
+        other => panic!("matmul of f8e4m3: {other:?}"),
+    }
 }
