@@ -42,6 +42,7 @@ mod kernels;
 mod many_kernels;
 mod rawkernel;
 mod gemm_bf16;
+mod gemm_fp8;
 mod matmul;
 mod grid_sync;
 mod sgemm;
@@ -541,6 +542,8 @@ fn run(dev: &Device, opts: &Options) -> Result<()> {
     rows.push(sgemm_row);
     let (bf16_rows, cublas_bf16_tflops) = gemm_bf16::rows(&stream)?;
     rows.extend(bf16_rows);
+    // FP8 (issue 37): the FP8 wgmma GEMM example's kernel, against torch._scaled_mm's figure.
+    rows.extend(gemm_fp8::rows(&stream)?);
     // Matrix products (issue 36): `Array::matmul` against the same cuBLAS call made directly.
     rows.extend(matmul::rows(&stream)?);
     // Grid synchronisation (issue 18): one cooperative launch against one launch per step.
