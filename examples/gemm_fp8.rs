@@ -37,7 +37,14 @@ fn main() {
 /// C: m x n): the tensor maps of A (boxes of 128 rows x 128) and B^T (256 x 128), both with the
 /// 128-byte swizzle the kernel's `wgmma` reads, and a persistent grid of one block per
 /// multiprocessor.
-pub fn launch(a: &Array<f8e4m3>, bt: &Array<f8e4m3>, scales: (f32, f32), c: &mut Array<bf16>, (m, n, k): (usize, usize, usize), sms: u32) -> Result<()> {
+pub fn launch(
+    a: &Array<f8e4m3>,
+    bt: &Array<f8e4m3>,
+    scales: (f32, f32),
+    c: &mut Array<bf16>,
+    (m, n, k): (usize, usize, usize),
+    sms: u32,
+) -> Result<()> {
     // The kernel stores C unchecked and computes nothing if it is short: check the shapes here.
     if a.shape() != [m, k].as_slice() || bt.shape() != [n, k].as_slice() || c.len() != m * n {
         return Err(Error::Unsupported {
@@ -52,7 +59,9 @@ pub fn launch(a: &Array<f8e4m3>, bt: &Array<f8e4m3>, scales: (f32, f32), c: &mut
     }
     if m % kernels::BM as usize != 0 || n % kernels::BN as usize != 0 || k % kernels::BK as usize != 0 || m * n * k == 0 {
         return Err(Error::Unsupported {
-            what: format!("gemm_fp8 {m}x{n}x{k}: the kernel tiles C by 128 x 256 and K by 128; pick M a multiple of 128, N of 256 and K of 128"),
+            what: format!(
+                "gemm_fp8 {m}x{n}x{k}: the kernel tiles C by 128 x 256 and K by 128; pick M a multiple of 128, N of 256 and K of 128"
+            ),
         });
     }
     let ma = TensorMap::new(a, [kernels::BM, kernels::BK], Swizzle::B128)?;
@@ -67,11 +76,17 @@ fn run(m: usize, n: usize, k: usize) -> Result<()> {
     let cc = device.compute_capability();
     if cc != (9, 0) {
         return Err(Error::Unsupported {
-            what: format!("FP8 wgmma and TMA need compute capability 9.0 (the kernel is built for sm_90a); this GPU is {}.{}", cc.0, cc.1),
+            what: format!(
+                "FP8 wgmma and TMA need compute capability 9.0 (the kernel is built for sm_90a); this GPU is {}.{}",
+                cc.0, cc.1
+            ),
         });
     }
     let seed = match std::env::var("CUPRUM_TEST_SEED") {
-        Ok(v) => v.trim().parse().unwrap_or_else(|e| panic!("CUPRUM_TEST_SEED={v:?} is not a decimal u64: {e}")),
+        Ok(v) => v
+            .trim()
+            .parse()
+            .unwrap_or_else(|e| panic!("CUPRUM_TEST_SEED={v:?} is not a decimal u64: {e}")),
         Err(_) => rand::random(),
     };
     println!("seed = {seed} (set CUPRUM_TEST_SEED={seed} to reproduce)");
@@ -100,7 +115,9 @@ fn run(m: usize, n: usize, k: usize) -> Result<()> {
     }
     println!("gemm_fp8 {m}x{n}x{k}: worst error on 2000 sampled entries {worst:.1e} (relative to the sum of |terms|)");
     if !(worst <= 1e-2) {
-        return Err(Error::Unsupported { what: "the FP8 GEMM result differs from the host reference".into() });
+        return Err(Error::Unsupported {
+            what: "the FP8 GEMM result differs from the host reference".into(),
+        });
     }
     let stream = Stream::current()?;
     let mut times = Vec::new();

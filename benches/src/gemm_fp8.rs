@@ -32,7 +32,9 @@ pub fn rows(stream: &Stream) -> Result<Vec<Row>> {
     // and the scales that undo it, as a per-tensor quantiser would give them.
     let mut state = 0x2545_f491_4f6c_dd1du64;
     let mut next = move || {
-        state = state.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+        state = state
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
         f8e4m3::from_f32((((state >> 40) as f32) / (1u64 << 23) as f32 - 1.0) * 448.0)
     };
     let a: Vec<f8e4m3> = (0..n * n).map(|_| next()).collect();
@@ -58,9 +60,13 @@ pub fn rows(stream: &Stream) -> Result<Vec<Row>> {
         worst = worst.max((got[i * n + j].to_f64() - want).abs() / size);
     }
     if !(worst <= 1e-2) {
-        return Err(Error::Unsupported { what: format!("the FP8 GEMM kernel differs from the host product: worst error {worst:.3e} of the sum of |terms|") });
+        return Err(Error::Unsupported {
+            what: format!("the FP8 GEMM kernel differs from the host product: worst error {worst:.3e} of the sum of |terms|"),
+        });
     }
-    let t: Vec<f64> = (0..13).map(|_| crate::event_ms(stream, &mut || ours(&mut c))).collect::<Result<_>>()?;
+    let t: Vec<f64> = (0..13)
+        .map(|_| crate::event_ms(stream, &mut || ours(&mut c)))
+        .collect::<Result<_>>()?;
     let value = flop / (median(t[3..].to_vec()) * 1e-3) / 1e12;
     let ceiling = std::env::var(CEILING_VAR).ok().and_then(|v| v.trim().parse::<f64>().ok());
     Ok(vec![Row {
@@ -73,7 +79,11 @@ pub fn rows(stream: &Stream) -> Result<Vec<Row>> {
         note: format!(
             "wgmma m64n256k32 e4m3 + TMA, warp-specialised, persistent, bf16 out with per-tensor scales; median of 10; worst error on \
              500 sampled entries {worst:.1e} of the sum of |terms|{}",
-            if ceiling.is_some() { "" } else { "; no ceiling: run benches/fp8_torch.py first and set CUPRUM_BENCH_SCALED_MM_TFLOPS" }
+            if ceiling.is_some() {
+                ""
+            } else {
+                "; no ceiling: run benches/fp8_torch.py first and set CUPRUM_BENCH_SCALED_MM_TFLOPS"
+            }
         ),
     }])
 }

@@ -77,7 +77,15 @@ pub fn gemm_fp8(m: u32, n: u32, k: u32, a: &TensorMap<f8e4m3>, bt: &TensorMap<f8
                     }
                     mbarrier_arrive_expect_tx(bars, FULL + st, A_STAGE + B_STAGE);
                     tma_load_2d(s, st * A_STAGE, a, (kt * BK) as i32, (tm * BM) as i32, bars, FULL + st);
-                    tma_load_2d(s, STAGES * A_STAGE + st * B_STAGE, bt, (kt * BK) as i32, (tn * BN) as i32, bars, FULL + st);
+                    tma_load_2d(
+                        s,
+                        STAGES * A_STAGE + st * B_STAGE,
+                        bt,
+                        (kt * BK) as i32,
+                        (tn * BN) as i32,
+                        bars,
+                        FULL + st,
+                    );
                     it += 1;
                 }
                 t += grid_dim().x;
