@@ -1,7 +1,8 @@
 //! The types of Hopper's intrinsics (`lang::HopperOp`): barriers are `u64` elements of shared
 //! memory, a TMA copy goes from a `&TensorMap<T>` to shared memory of the same `T`, and a
 //! `wgmma_m64nNk16` accumulates into a `&mut [f32; N / 2]` from two shared operands of `f16` or
-//! `bf16`, a `wgmma_m64nNk32` from two of `f8e4m3` or `f8e5m2`. rustc checks the same through the prelude's signatures.
+//! `bf16`, a `wgmma_m64nNk32` from two of `f8e4m3` or `f8e5m2`. rustc checks the same through
+//! the prelude's signatures.
 
 use proc_macro2::Span;
 
