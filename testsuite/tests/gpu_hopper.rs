@@ -3,7 +3,8 @@
 //! writes (its 128-byte swizzle, zeros outside the array) against the host's layout; each
 //! `wgmma_m64nNk16` shape against an f64 host product of fresh random inputs, outputs poisoned
 //! before the launch; a barrier ring reused for many phases; the warp-specialised GEMM of
-//! examples/kernels_sm90a/gemm_wgmma.rs; and the misaligned operands the helpers report instead
+//! examples/kernels_sm90a/gemm_wgmma.rs and the FP8 one of examples/kernels_sm90a/gemm_fp8.rs;
+//! each FP8 `wgmma_m64nNk32` shape; and the misaligned operands the helpers report instead
 //! of faulting or hanging.
 
 #[path = "../../runtime/tests/support/mod.rs"]
@@ -16,6 +17,8 @@ mod hopper_kernels;
 mod gemm_kernel;
 #[path = "../kernels/every_intrinsic_sm90a.rs"]
 mod intrinsic_kernels;
+#[path = "../../examples/kernels_sm90a/gemm_fp8.rs"]
+mod gemm_fp8_kernel;
 
 use std::sync::{Mutex, MutexGuard};
 
@@ -34,6 +37,7 @@ on_both_devices!(
     wgmma_m64n256k16_from_tma,
     wgmma_misaligned_operand_is_reported,
     wgmma_fp8_tiles_match_the_host_definition,
+    fp8_gemm_matches_the_host,
     warp_specialised_gemm_matches_the_host
 );
 
@@ -273,6 +277,36 @@ fn wgmma_fp8_tiles_match_the_host_definition() {
             let want = 0.25 + terms.iter().sum::<f64>();
             let size = 0.25 + terms.iter().map(|x| x.abs()).sum::<f64>();
             assert!((g as f64 - want).abs() <= 1e-3 * size, "wgmma_{shape} e4m3: element ({row}, {col}) of thread {t} is {g}, want {want}");
+        }
+    }
+}
+
+/// The FP8 GEMM of examples/kernels_sm90a/gemm_fp8.rs (C bf16 = sa sb A B, B given as B^T) on
+/// fresh random e4m3 operands against an f64 host product: 3 blocks for 4 tiles of 128 x 256,
+/// three k-steps of 128 each, so the first block's ring of 4 stages goes round across tiles.
+fn fp8_gemm_matches_the_host() {
+    use cuprum::prelude::f8e4m3;
+    let _serial = serial();
+    let mut r = Rng::new();
+    let (m, n, kk) = (256usize, 512usize, 384usize);
+    let a: Vec<f8e4m3> = (0..m * kk).map(|_| f8e4m3::from_f64(r.range(-8.0, 8.0))).collect();
+    let bt: Vec<f8e4m3> = (0..n * kk).map(|_| f8e4m3::from_f64(r.range(-8.0, 8.0))).collect();
+    let (sa, sb) = (0.5f32, 0.125f32);
+    let (da, db) = (up(&a).reshape([m, kk]).unwrap(), up(&bt).reshape([n, kk]).unwrap());
+    let ma = TensorMap::new(&da, [gemm_fp8_kernel::BM, gemm_fp8_kernel::BK], Swizzle::B128).unwrap();
+    let mb = TensorMap::new(&db, [gemm_fp8_kernel::BN, gemm_fp8_kernel::BK], Swizzle::B128).unwrap();
+    let mut c = up(&vec![bf16::NAN; m * n]);
+    let cfg = LaunchConfig::new(3u32, gemm_fp8_kernel::THREADS).shared_mem(gemm_fp8_kernel::SHARED_BYTES);
+    gemm_fp8_kernel::gemm_fp8::launch(&cfg, m as u32, n as u32, kk as u32, &ma, &mb, sa, sb, &mut c).unwrap();
+    let got = c.to_vec().unwrap();
+    let alpha = sa as f64 * sb as f64;
+    for i in 0..m {
+        for j in 0..n {
+            let terms = (0..kk).map(|p| a[i * kk + p].to_f64() * bt[j * kk + p].to_f64() * alpha);
+            let (want, size) = terms.fold((0.0, 0.0), |(w, s), t| (w + t, s + t.abs()));
+            let g = got[i * n + j].to_f64();
+            // bf16's rounding of the result, and the GPU's FP8 accumulation.
+            assert!((g - want).abs() <= want.abs() / 256.0 + 1e-3 * size + 1e-30, "C[{i}][{j}] is {g}, want {want}");
         }
     }
 }
