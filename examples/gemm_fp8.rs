@@ -97,10 +97,10 @@ fn run(m: usize, n: usize, k: usize) -> Result<()> {
     let a: Vec<f8e4m3> = (0..m * k).map(|_| rnd()).collect();
     let bt: Vec<f8e4m3> = (0..n * k).map(|_| rnd()).collect();
     let scales = (1.0 / 448.0f32, 1.0 / 224.0f32);
-    let da = Array::from_slice(&a)?.reshape(&[m, k])?;
-    let db = Array::from_slice(&bt)?.reshape(&[n, k])?;
+    let da = Array::from_slice(&a)?.reshape([m, k])?;
+    let db = Array::from_slice(&bt)?.reshape([n, k])?;
     let mut dc = Array::from_slice(&vec![bf16::NAN; m * n])?;
-    let sms = device.multiprocessor_count() as u32;
+    let sms = device.multiprocessor_count();
     launch(&da, &db, scales, &mut dc, (m, n, k), sms)?;
     let c = dc.to_vec()?;
     // Sampled entries against an f64 host reference, relative to the sum of |terms| (the FP8
@@ -114,7 +114,8 @@ fn run(m: usize, n: usize, k: usize) -> Result<()> {
         worst = worst.max((c[i * n + j].to_f64() - want).abs() / scale);
     }
     println!("gemm_fp8 {m}x{n}x{k}: worst error on 2000 sampled entries {worst:.1e} (relative to the sum of |terms|)");
-    if !(worst <= 1e-2) {
+    // Written so that a NaN fails too.
+    if worst.is_nan() || worst > 1e-2 {
         return Err(Error::Unsupported {
             what: "the FP8 GEMM result differs from the host reference".into(),
         });

@@ -18,6 +18,9 @@
 //! 128, N of 256 and K of 128 (examples/gemm_fp8.rs checks), `SHARED_BYTES` of dynamic shared
 //! memory and 384 threads; sm_90a only.
 
+// Kernels test divisibility with `%`: the kernel language has no `is_multiple_of`.
+#![allow(clippy::manual_is_multiple_of)]
+
 use cuprum::prelude::*;
 
 /// The block's tile of C, its k-step, the pipeline's depth, and the rows of tiles taken together.
@@ -40,6 +43,7 @@ pub const SHARED_BYTES: u32 = TILES;
 pub const THREADS: u32 = 384;
 
 #[rawkernel(max_threads = 384)]
+#[allow(clippy::too_many_arguments)] // cuBLASLt's: shapes, operands, the two scales, C
 pub fn gemm_fp8(m: u32, n: u32, k: u32, a: &TensorMap<f8e4m3>, bt: &TensorMap<f8e4m3>, scale_a: f32, scale_b: f32, c: &mut [bf16]) {
     let s = dynamic_shared::<f8e4m3>();
     let bars = shared_array::<u64, 8>();
