@@ -253,6 +253,12 @@ fn arithmetic_rounds_like_the_host() {
     assert_eq!(bits4(&sum), want_sum);
     assert_eq!(bits4(&prod), want_prod, "products beyond 448 saturate");
     assert!(prod.iter().any(|v| v.to_bits() & 0x7f == 0x7e), "some products saturate");
+    // A scalar on either side.
+    let two = f8e4m3::from_f32(2.0);
+    let lhs = (two - &x).unwrap().to_vec().unwrap();
+    assert_eq!(bits4(&lhs), xs.iter().map(|a| f8e4m3::from_f64(2.0 - a.to_f64()).to_bits()).collect::<Vec<_>>());
+    let rhs = (&x * two).unwrap().to_vec().unwrap();
+    assert_eq!(bits4(&rhs), xs.iter().map(|a| f8e4m3::from_f64(2.0 * a.to_f64()).to_bits()).collect::<Vec<_>>());
     let zs: Vec<f8e5m2> = (0..1000).map(|_| f8e5m2::from_f64(r.range(-1e4, 1e4))).collect();
     let z = Array::from_vec(zs.clone()).unwrap();
     let neg = (-&z).unwrap().to_vec().unwrap();
