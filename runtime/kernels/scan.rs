@@ -7,9 +7,7 @@
 //! of 16 elements). Each block takes the next tile from an atomic counter (so that a tile's
 //! predecessors belong to blocks that started earlier and are running: no block waits for one
 //! that is not resident), scans it in shared memory, publishes its total (flag 1), then looks back
-//! over its predecessors in the row, 128 at a time with the first warp (4 per lane, read
-//! together: a step costs one trip to L2 for the flags and one for the values, and the walk back
-//! to a published prefix is what limits the scan), adding their totals until
+//! over its predecessors in the row, 32 at a time with the first warp, adding their totals until
 //! it meets one that has published its inclusive prefix (flag 2), publishes its own (flag 2), and
 //! writes its elements: each element is read once and written once (8 bytes per f32 element,
 //! what a copy moves). A value is published before its flag, with a fence between, and read with
@@ -142,46 +140,24 @@ pub fn scan_rows<T: Number>(
                 atomic_exch(flags, t as usize, 1u32);
             }
             let first = (row * tiles_per_row) as i64;
-            // A window of 128 predecessors per step, 4 per lane (tile t - 1 - lane - 32 j at
-            // distance lane + 32 j), their flags read together: one trip to L2 for 128 tiles.
             let mut p = t as i64 - 1 - lane as i64;
             loop {
-                let mut f = [0u32; 4];
-                let mut near = 128u32;
-                for j in (0..4usize).unroll() {
-                    let q = p - 32 * j as i64;
-                    f[j] = if q >= first { atomic_or(flags, q as usize, 0u32) } else { 2u32 };
-                }
-                for j in (0..4usize).unroll() {
-                    let dist = lane as u32 + 32 * j as u32;
-                    if f[j] == 2 && dist < near {
-                        near = dist;
-                    }
-                }
-                let first2 = warp_reduce_min(near);
-                let mut wait = 0u32;
-                for j in (0..4usize).unroll() {
-                    if f[j] == 0 && lane as u32 + 32 * j as u32 <= first2 {
-                        wait = 1;
-                    }
-                }
-                if warp_reduce_max(wait) != 0 {
+                let f = if p >= first { atomic_or(flags, p as usize, 0u32) } else { 2u32 };
+                let first2 = warp_reduce_min(if f == 2 { lane as u32 } else { 32u32 });
+                let waiting = warp_reduce_max(if f == 0 && lane as u32 <= first2 { 1u32 } else { 0u32 });
+                if waiting != 0 {
                     continue;
                 }
                 thread_fence();
                 let mut v = ident;
-                for j in (0..4usize).unroll() {
-                    let q = p - 32 * j as i64;
-                    if q >= first && lane as u32 + 32 * j as u32 <= first2 {
-                        let w = if f[j] == 2 { atomic_add(inc, q as usize, T::from_f64(-0.0)) } else { atomic_add(agg, q as usize, T::from_f64(-0.0)) };
-                        v = combine(v, w, prod);
-                    }
+                if p >= first && lane as u32 <= first2 {
+                    v = if f == 2 { atomic_add(inc, p as usize, T::from_f64(-0.0)) } else { atomic_add(agg, p as usize, T::from_f64(-0.0)) };
                 }
                 prefix = combine(prefix, warp_combine(v, prod), prod);
-                if first2 < 128 {
+                if first2 < 32 {
                     break;
                 }
-                p -= 128;
+                p -= 32;
             }
             if lane == 0 {
                 inc[t as usize] = combine(prefix, total, prod);
