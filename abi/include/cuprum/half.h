@@ -11,6 +11,11 @@ struct bfloat16 { u16 bits; };
 __device__ __forceinline__ float to_f32(half h) {
     float f;
     asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(h.bits));
+    // cvt gives every NaN the canonical positive bits; the host's conversion (the `half` crate,
+    // and the x86 instruction) keeps the sign and the payload and sets the quiet bit.
+    if ((h.bits & 0x7fffu) > 0x7c00u) {
+        f = __uint_as_float(((u32)(h.bits & 0x8000u) << 16) | 0x7fc00000u | ((u32)(h.bits & 0x03ffu) << 13));
+    }
     return f;
 }
 __device__ __forceinline__ half half_from_f32(float f) {
