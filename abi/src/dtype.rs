@@ -39,11 +39,17 @@ pub enum DType {
     C32,
     /// `Complex<f64>` (C `cuprum::complex<double>`).
     C64,
+    /// OCP FP8 E4M3 ("e4m3fn": max 448, no infinities; the runtime's `f8e4m3`, C
+    /// `cuprum::fp8_e4m3`, CUDA's `__nv_fp8_e4m3`).
+    F8E4M3,
+    /// OCP FP8 E5M2 (max 57344, IEEE infinities; the runtime's `f8e5m2`, C `cuprum::fp8_e5m2`,
+    /// CUDA's `__nv_fp8_e5m2`).
+    F8E5M2,
 }
 
 impl DType {
     /// Every dtype, in table order.
-    pub const ALL: [DType; 15] = [
+    pub const ALL: [DType; 17] = [
         DType::Bool,
         DType::I8,
         DType::I16,
@@ -59,6 +65,8 @@ impl DType {
         DType::F64,
         DType::C32,
         DType::C64,
+        DType::F8E4M3,
+        DType::F8E5M2,
     ];
 
     /// The Rust spelling (`f32`, `f16`, `Complex<f32>`).
@@ -79,11 +87,14 @@ impl DType {
             DType::F64 => "f64",
             DType::C32 => "Complex<f32>",
             DType::C64 => "Complex<f64>",
+            DType::F8E4M3 => "f8e4m3",
+            DType::F8E5M2 => "f8e5m2",
         }
     }
 
-    /// NumPy's (and torch's) name: `float32`, `complex128`, `bfloat16` (which NumPy itself
-    /// lacks), for CuPy's type strings and Python users' messages.
+    /// NumPy's (and torch's) name: `float32`, `complex128`, `bfloat16`, `float8_e4m3fn`,
+    /// `float8_e5m2` (which NumPy itself lacks: torch's and ml_dtypes' names), for CuPy's type
+    /// strings and Python users' messages.
     pub fn numpy_name(self) -> &'static str {
         match self {
             DType::C32 => "complex64",
@@ -101,6 +112,8 @@ impl DType {
             DType::U16 => "uint16",
             DType::U32 => "uint32",
             DType::U64 => "uint64",
+            DType::F8E4M3 => "float8_e4m3fn",
+            DType::F8E5M2 => "float8_e5m2",
         }
     }
 
@@ -131,6 +144,8 @@ impl DType {
             DType::F64 => "double",
             DType::C32 => "cuprum::complex<float>",
             DType::C64 => "cuprum::complex<double>",
+            DType::F8E4M3 => "cuprum::fp8_e4m3",
+            DType::F8E5M2 => "cuprum::fp8_e5m2",
         }
     }
 
@@ -144,7 +159,7 @@ impl DType {
     /// Size in bytes.
     pub const fn size(self) -> usize {
         match self {
-            DType::Bool | DType::I8 | DType::U8 => 1,
+            DType::Bool | DType::I8 | DType::U8 | DType::F8E4M3 | DType::F8E5M2 => 1,
             DType::I16 | DType::U16 | DType::F16 | DType::BF16 => 2,
             DType::I32 | DType::U32 | DType::F32 => 4,
             DType::I64 | DType::U64 | DType::F64 | DType::C32 => 8,
@@ -174,13 +189,18 @@ impl DType {
     pub fn is_unsigned_int(self) -> bool {
         matches!(self, DType::U8 | DType::U16 | DType::U32 | DType::U64)
     }
-    /// A real floating-point type (f16, bf16, f32, f64).
+    /// A real floating-point type (f16, bf16, f32, f64, f8e4m3, f8e5m2).
     pub fn is_float(self) -> bool {
-        matches!(self, DType::F16 | DType::BF16 | DType::F32 | DType::F64)
+        matches!(self, DType::F16 | DType::BF16 | DType::F32 | DType::F64 | DType::F8E4M3 | DType::F8E5M2)
     }
-    /// A float type that is not a C primitive: arithmetic goes through f32 (as `half` does).
+    /// A float type that is not a C primitive: arithmetic goes through f32 (as `half` does):
+    /// f16, bf16 and the 8-bit floats.
     pub fn is_half(self) -> bool {
-        matches!(self, DType::F16 | DType::BF16)
+        matches!(self, DType::F16 | DType::BF16 | DType::F8E4M3 | DType::F8E5M2)
+    }
+    /// An 8-bit float (f8e4m3, f8e5m2).
+    pub fn is_fp8(self) -> bool {
+        matches!(self, DType::F8E4M3 | DType::F8E5M2)
     }
     /// `Complex<f32>` or `Complex<f64>`.
     pub fn is_complex(self) -> bool {

@@ -6,6 +6,7 @@
 pub const HEADERS: &[(&str, &str)] = &[
     ("cuprum/types.h", include_str!("../include/cuprum/types.h")),
     ("cuprum/bounds.h", include_str!("../include/cuprum/bounds.h")),
+    ("cuprum/fp8.h", include_str!("../include/cuprum/fp8.h")),
     ("cuprum/half.h", include_str!("../include/cuprum/half.h")),
     ("cuprum/arith.h", include_str!("../include/cuprum/arith.h")),
     ("cuprum/math.h", include_str!("../include/cuprum/math.h")),
@@ -42,7 +43,7 @@ pub fn as_written(name: &str, text: &str) -> String {
 pub fn includes_for(instance: &[crate::dtype::DType]) -> String {
     use crate::dtype::DType;
     let mut s = String::new();
-    if instance.iter().any(|d| matches!(d, DType::F16 | DType::BF16 | DType::C32 | DType::C64)) {
+    if instance.iter().any(|d| d.is_half() || d.is_complex()) {
         s.push_str("#include <cuprum/half.h>\n#include <cuprum/arith.h>\n#include <cuprum/math.h>\n");
     }
     if instance.iter().any(|d| matches!(d, DType::C32 | DType::C64)) {

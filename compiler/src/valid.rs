@@ -228,7 +228,13 @@ impl BodyCheck<'_, '_> {
             | HopperOp::M64N256K16
             | HopperOp::M64N64K16Unchecked
             | HopperOp::M64N128K16Unchecked
-            | HopperOp::M64N256K16Unchecked => &[1, 3],
+            | HopperOp::M64N256K16Unchecked
+            | HopperOp::M64N64K32
+            | HopperOp::M64N128K32
+            | HopperOp::M64N256K32
+            | HopperOp::M64N64K32Unchecked
+            | HopperOp::M64N128K32Unchecked
+            | HopperOp::M64N256K32Unchecked => &[1, 3],
             HopperOp::WgmmaFence | HopperOp::WgmmaCommit | HopperOp::WgmmaWait | HopperOp::RegAlloc | HopperOp::RegDealloc => &[],
         };
         for &k in at {

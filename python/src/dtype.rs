@@ -4,7 +4,7 @@
 use cuprum::runtime::DType;
 
 /// The NumPy type string of `dtype` (little-endian; `|` where byte order does not apply), or
-/// `None` for bf16, which NumPy has no type for.
+/// `None` for bf16 and the 8-bit floats, which NumPy has no type for.
 pub fn typestr(dtype: DType) -> Option<&'static str> {
     Some(match dtype {
         DType::Bool => "|b1",
@@ -17,7 +17,7 @@ pub fn typestr(dtype: DType) -> Option<&'static str> {
         DType::U32 => "<u4",
         DType::U64 => "<u8",
         DType::F16 => "<f2",
-        DType::BF16 => return None,
+        DType::BF16 | DType::F8E4M3 | DType::F8E5M2 => return None,
         DType::F32 => "<f4",
         DType::F64 => "<f8",
         DType::C32 => "<c8",
@@ -53,7 +53,7 @@ pub fn python_name(dtype: DType) -> &'static str {
 #[macro_export]
 macro_rules! with_dtype {
     ($dtype:expr, |$T:ident| $body:expr) => {{
-        use $crate::__private::{Complex, DType, bf16, f16};
+        use $crate::__private::{Complex, DType, bf16, f16, f8e4m3, f8e5m2};
         match $dtype {
             DType::Bool => { type $T = bool; $body }
             DType::I8 => { type $T = i8; $body }
@@ -70,6 +70,8 @@ macro_rules! with_dtype {
             DType::F64 => { type $T = f64; $body }
             DType::C32 => { type $T = Complex<f32>; $body }
             DType::C64 => { type $T = Complex<f64>; $body }
+            DType::F8E4M3 => { type $T = f8e4m3; $body }
+            DType::F8E5M2 => { type $T = f8e5m2; $body }
         }
     }};
 }
@@ -83,7 +85,7 @@ mod tests {
         for d in DType::ALL {
             match typestr(d) {
                 Some(t) => assert_eq!(from_typestr(t), Some(d), "{t}"),
-                None => assert_eq!(d, DType::BF16),
+                None => assert!(matches!(d, DType::BF16 | DType::F8E4M3 | DType::F8E5M2), "{d}"),
             }
         }
         assert_eq!(from_typestr(">f4"), None);

@@ -67,7 +67,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
 /// What [`with_dtype!`] names; not API.
 #[doc(hidden)]
 pub mod __private {
-    pub use cuprum::prelude::{Complex, bf16, f16};
+    pub use cuprum::prelude::{Complex, bf16, f16, f8e4m3, f8e5m2};
     pub use cuprum::runtime::DType;
 }
 

@@ -239,6 +239,18 @@ pub fn cast_bf16<U: Real>(x: bf16) -> U {
     U::from_f64(x.to_f64())
 }
 
+/// From an 8-bit float: exact to `f64`, then `from_f64`'s one rounding (to another 8-bit float:
+/// round to nearest even, saturating, `runtime/src/scalar/fp8.rs`). Compiled at first use.
+#[elementwise(crate = crate, instances = [])]
+pub fn cast_f8e4m3<U: Real>(x: f8e4m3) -> U {
+    U::from_f64(x.to_f64())
+}
+
+#[elementwise(crate = crate, instances = [])]
+pub fn cast_f8e5m2<U: Real>(x: f8e5m2) -> U {
+    U::from_f64(x.to_f64())
+}
+
 #[elementwise(crate = crate, instances = [f64, i64])]
 pub fn cast_f32<U: Real>(x: f32) -> U {
     U::from_f64(x as f64)

@@ -229,7 +229,7 @@ pub mod __private {
 
         /// The scalar types that are not primitive.
         pub mod prelude {
-            pub use crate::lang::prelude::{Complex, bf16, f16};
+            pub use crate::lang::prelude::{Complex, bf16, f16, f8e4m3, f8e5m2};
         }
 
         /// `raw` arguments.

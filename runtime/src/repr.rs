@@ -9,7 +9,7 @@ use num_complex::Complex;
 /// parameter.
 ///
 /// Implemented for the scalar types of the dtype table (`bool`, integers, `f16`, `bf16`, `f32`,
-/// `f64`, `Complex<f32>`, `Complex<f64>`), `usize`/`isize` (as `size_t`/`ptrdiff_t` on 64-bit
+/// `f64`, `Complex<f32>`, `Complex<f64>`, `f8e4m3`, `f8e5m2`), `usize`/`isize` (as `size_t`/`ptrdiff_t` on 64-bit
 /// targets), fixed-size arrays of such types, and [`DevicePtr`]. Implement it for your own
 /// `#[repr(C)]` structs to pass them by value (CuPy's custom user types):
 ///
@@ -56,7 +56,9 @@ device_repr!(
     f16,
     bf16,
     Complex<f32>,
-    Complex<f64>
+    Complex<f64>,
+    crate::scalar::fp8::f8e4m3,
+    crate::scalar::fp8::f8e5m2
 );
 
 // SAFETY: an array of plain data has C's array layout (no padding between elements).

@@ -140,7 +140,8 @@ impl<T: Element> fmt::Debug for TensorMap<'_, T> {
 fn data_type(elem: ElemType) -> Option<CUtensorMapDataType> {
     use CUtensorMapDataType::*;
     Some(match elem.dtype()? {
-        DType::Bool | DType::U8 | DType::I8 => CU_TENSOR_MAP_DATA_TYPE_UINT8,
+        // The 8-bit floats too: TMA moves their bytes (CUTLASS's FP8 GEMMs describe them so).
+        DType::Bool | DType::U8 | DType::I8 | DType::F8E4M3 | DType::F8E5M2 => CU_TENSOR_MAP_DATA_TYPE_UINT8,
         DType::U16 | DType::I16 => CU_TENSOR_MAP_DATA_TYPE_UINT16,
         DType::F16 => CU_TENSOR_MAP_DATA_TYPE_FLOAT16,
         DType::BF16 => CU_TENSOR_MAP_DATA_TYPE_BFLOAT16,
@@ -173,7 +174,7 @@ impl<'a, T: Element> TensorMap<'a, T> {
     ///   multiple of 16 bytes, or is longer than the swizzle's span (32, 64 or 128 bytes).
     /// - [`Error::NeedsCopy`]: the array is not C-contiguous (pass `.copy()?`).
     /// - [`Error::Unsupported`]: `T` is not a type TMA copies (`Complex`, a `#[device]` struct:
-    ///   the scalars `bool`, integers, `f16`, `bf16`, `f32` and `f64` are), or the array does not
+    ///   the scalars `bool`, integers, `f16`, `bf16`, `f32`, `f64`, `f8e4m3` and `f8e5m2` are), or the array does not
     ///   start 16-byte aligned (a view at an odd offset: pass `.copy()?`).
     /// - On a GPU, the driver's refusal ([`Error::Driver`] naming `cuTensorMapEncodeTiled`), or
     ///   [`Error::ContextLost`] for a device whose context a fault lost.
@@ -183,7 +184,7 @@ impl<'a, T: Element> TensorMap<'a, T> {
         let Some(data_type) = data_type(elem) else {
             return Err(Error::Unsupported {
                 what: format!(
-                    "a TensorMap of `{elem}` elements: TMA copies arrays of bool, integers, f16, bf16, f32 and f64, \
+                    "a TensorMap of `{elem}` elements: TMA copies arrays of bool, integers, f16, bf16, f32, f64, f8e4m3 and f8e5m2, \
                      not complex numbers or #[device] structs"
                 ),
             });

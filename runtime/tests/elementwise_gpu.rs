@@ -27,6 +27,7 @@ use cuprum_runtime::__workspace::elementwise::{
 use cuprum_runtime::__workspace::registry::{self, Kernel, KernelUnit, Signature, UnitRef};
 use cuprum_runtime::stats::Layer;
 use cuprum_runtime::{Array, DType, Device, Float, Result, Scalar, Stream};
+use cuprum_runtime::prelude::{f8e4m3, f8e5m2};
 use half::{bf16, f16};
 use num_complex::Complex;
 
@@ -40,7 +41,7 @@ fn random_value(d: DType, r: &mut Rng) -> Value {
     let i = (r.next() % 200) as i64 - 100;
     match d {
         DType::Bool => Value::Bool(r.next() & 1 == 1),
-        DType::F16 | DType::BF16 | DType::F32 | DType::F64 => Value::F64(f).cast(d),
+        DType::F16 | DType::BF16 | DType::F32 | DType::F64 | DType::F8E4M3 | DType::F8E5M2 => Value::F64(f).cast(d),
         DType::C32 | DType::C64 => Value::C64(Complex::new(f, r.range(-4.0, 4.0))).cast(d),
         _ => Value::I64(i).cast(d),
     }
@@ -65,6 +66,8 @@ fn host_add(a: Value, b: Value) -> Value {
         (F64(x), F64(y)) => F64(x + y),
         (C32(x), C32(y)) => C32(x + y),
         (C64(x), C64(y)) => C64(x + y),
+        (F8E4M3(x), F8E4M3(y)) => F8E4M3(f8e4m3::from_f32(x.to_f32() + y.to_f32())),
+        (F8E5M2(x), F8E5M2(y)) => F8E5M2(f8e5m2::from_f32(x.to_f32() + y.to_f32())),
         _ => panic!("mixed dtypes"),
     }
 }
@@ -88,6 +91,8 @@ macro_rules! with_dtype {
             DType::F64 => { type $T = f64; $body }
             DType::C32 => { type $T = Complex<f32>; $body }
             DType::C64 => { type $T = Complex<f64>; $body }
+            DType::F8E4M3 => { type $T = f8e4m3; $body }
+            DType::F8E5M2 => { type $T = f8e5m2; $body }
         }
     };
 }
@@ -109,6 +114,8 @@ fn typed<T: Scalar>(v: Value) -> T {
         Value::F64(x) => Box::new(x),
         Value::C32(x) => Box::new(x),
         Value::C64(x) => Box::new(x),
+        Value::F8E4M3(x) => Box::new(x),
+        Value::F8E5M2(x) => Box::new(x),
     };
     *any.downcast::<T>().expect("value of the array's dtype")
 }

@@ -15,6 +15,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use cuprum_runtime::dlpack::ffi::*;
 use cuprum_runtime::dlpack::{dl_dtype, dtype_of};
 use cuprum_runtime::{Array, DType, Device, Scalar, Stream};
+use cuprum_runtime::prelude::{f8e4m3, f8e5m2};
 use half::{bf16, f16};
 use num_complex::Complex;
 use support::Rng;
@@ -171,7 +172,12 @@ fn every_dtype_round_trips_both_abis() {
     round_trip::<f64>(fs.iter().map(|&v| v as f64 / 3.0).collect());
     round_trip::<Complex<f32>>(fs.iter().map(|&v| Complex::new(v, -v / 2.0)).collect());
     round_trip::<Complex<f64>>(fs.iter().map(|&v| Complex::new(v as f64 / 3.0, 1.0 / v as f64)).collect());
-    assert_eq!(DType::ALL.len(), 15, "a new dtype needs a round trip here");
+    round_trip::<f8e4m3>(fs.iter().map(|&v| f8e4m3::from_f32(v)).collect());
+    round_trip::<f8e5m2>(fs.iter().map(|&v| f8e5m2::from_f32(v)).collect());
+    // DLPack 1.1's codes: kDLFloat8_e4m3fn 10, kDLFloat8_e5m2 12 (torch's float8_e4m3fn, float8_e5m2).
+    assert_eq!((dl_dtype(DType::F8E4M3).code, dl_dtype(DType::F8E4M3).bits), (10, 8));
+    assert_eq!((dl_dtype(DType::F8E5M2).code, dl_dtype(DType::F8E5M2).bits), (12, 8));
+    assert_eq!(DType::ALL.len(), 17, "a new dtype needs a round trip here");
 }
 
 fn an_export_keeps_the_array_alive_until_its_deleter() {

@@ -114,4 +114,6 @@ template <> __device__ __forceinline__ u64 cast_float<u64>(float x) { return x !
 namespace cuprum {
 __device__ __forceinline__ half rem(half a, half b) { return half_from_f32(fmodf(to_f32(a), to_f32(b))); }
 __device__ __forceinline__ bfloat16 rem(bfloat16 a, bfloat16 b) { return bf16_from_f32(fmodf(to_f32(a), to_f32(b))); }
+__device__ __forceinline__ fp8_e4m3 rem(fp8_e4m3 a, fp8_e4m3 b) { return f8e4m3_from_f32(fmodf(to_f32(a), to_f32(b))); }
+__device__ __forceinline__ fp8_e5m2 rem(fp8_e5m2 a, fp8_e5m2 b) { return f8e5m2_from_f32(fmodf(to_f32(a), to_f32(b))); }
 }  // namespace cuprum

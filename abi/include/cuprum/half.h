@@ -71,3 +71,6 @@ CUPRUM_HALF_OPS(bfloat16, bf16_from_f32)
 
 typedef cuprum::half f16;
 typedef cuprum::bfloat16 bf16;
+
+// The 8-bit floats go with the 16-bit ones: every header that handles `half` types includes this one.
+#include <cuprum/fp8.h>

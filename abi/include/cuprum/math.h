@@ -1,5 +1,6 @@
 // cuprum/math.h: the prelude's numeric methods under their Rust names (`cuprum::ln(x)` is
-// `x.ln()`) and its error functions (`cuprum::erf(x)`), for f32, f64, f16 and bf16 (computed in
+// `x.ln()`) and its error functions (`cuprum::erf(x)`), for f32, f64, f16, bf16 and the 8-bit
+// floats f8e4m3 and f8e5m2 (the last four computed in
 // f32 and rounded back), the integer methods, and `num<T>`: the trait functions and associated
 // constants (`T::zero()`, `f32::INFINITY`).
 #pragma once
@@ -14,12 +15,16 @@ namespace cuprum {
     __device__ __forceinline__ float NAME(float x) { return F32(x); }                        \
     __device__ __forceinline__ double NAME(double x) { return F64(x); }                      \
     __device__ __forceinline__ half NAME(half x) { return half_from_f32(F32(to_f32(x))); }   \
-    __device__ __forceinline__ bfloat16 NAME(bfloat16 x) { return bf16_from_f32(F32(to_f32(x))); }
+    __device__ __forceinline__ bfloat16 NAME(bfloat16 x) { return bf16_from_f32(F32(to_f32(x))); } \
+    __device__ __forceinline__ fp8_e4m3 NAME(fp8_e4m3 x) { return f8e4m3_from_f32(F32(to_f32(x))); } \
+    __device__ __forceinline__ fp8_e5m2 NAME(fp8_e5m2 x) { return f8e5m2_from_f32(F32(to_f32(x))); }
 #define CUPRUM_F2(NAME, F32, F64)                                                                         \
     __device__ __forceinline__ float NAME(float x, float y) { return F32(x, y); }                       \
     __device__ __forceinline__ double NAME(double x, double y) { return F64(x, y); }                    \
     __device__ __forceinline__ half NAME(half x, half y) { return half_from_f32(F32(to_f32(x), to_f32(y))); } \
-    __device__ __forceinline__ bfloat16 NAME(bfloat16 x, bfloat16 y) { return bf16_from_f32(F32(to_f32(x), to_f32(y))); }
+    __device__ __forceinline__ bfloat16 NAME(bfloat16 x, bfloat16 y) { return bf16_from_f32(F32(to_f32(x), to_f32(y))); } \
+    __device__ __forceinline__ fp8_e4m3 NAME(fp8_e4m3 x, fp8_e4m3 y) { return f8e4m3_from_f32(F32(to_f32(x), to_f32(y))); } \
+    __device__ __forceinline__ fp8_e5m2 NAME(fp8_e5m2 x, fp8_e5m2 y) { return f8e5m2_from_f32(F32(to_f32(x), to_f32(y))); }
 
 __device__ __forceinline__ float signumf_(float x) { return x != x ? x : copysignf(1.0f, x); }
 __device__ __forceinline__ double signum_(double x) { return x != x ? x : copysign(1.0, x); }
@@ -86,6 +91,8 @@ __device__ __forceinline__ float mul_add(float x, float a, float b) { return fma
 __device__ __forceinline__ double mul_add(double x, double a, double b) { return fma(x, a, b); }
 __device__ __forceinline__ half mul_add(half x, half a, half b) { return half_from_f32(fmaf(to_f32(x), to_f32(a), to_f32(b))); }
 __device__ __forceinline__ bfloat16 mul_add(bfloat16 x, bfloat16 a, bfloat16 b) { return bf16_from_f32(fmaf(to_f32(x), to_f32(a), to_f32(b))); }
+__device__ __forceinline__ fp8_e4m3 mul_add(fp8_e4m3 x, fp8_e4m3 a, fp8_e4m3 b) { return f8e4m3_from_f32(fmaf(to_f32(x), to_f32(a), to_f32(b))); }
+__device__ __forceinline__ fp8_e5m2 mul_add(fp8_e5m2 x, fp8_e5m2 a, fp8_e5m2 b) { return f8e5m2_from_f32(fmaf(to_f32(x), to_f32(a), to_f32(b))); }
 
 // powi by repeated squaring, as Rust's (LLVM's) powi.
 template <typename T> __device__ __forceinline__ T powi_(T x, i32 n) {
@@ -98,6 +105,8 @@ __device__ __forceinline__ float powi(float x, i32 n) { return powi_<float>(x, n
 __device__ __forceinline__ double powi(double x, i32 n) { return powi_<double>(x, n); }
 __device__ __forceinline__ half powi(half x, i32 n) { return half_from_f32(powi_<float>(to_f32(x), n)); }
 __device__ __forceinline__ bfloat16 powi(bfloat16 x, i32 n) { return bf16_from_f32(powi_<float>(to_f32(x), n)); }
+__device__ __forceinline__ fp8_e4m3 powi(fp8_e4m3 x, i32 n) { return f8e4m3_from_f32(powi_<float>(to_f32(x), n)); }
+__device__ __forceinline__ fp8_e5m2 powi(fp8_e5m2 x, i32 n) { return f8e5m2_from_f32(powi_<float>(to_f32(x), n)); }
 
 // Float predicates.
 __device__ __forceinline__ bool is_nan(float x) { return x != x; }
@@ -116,6 +125,14 @@ __device__ __forceinline__ bool is_nan(bfloat16 x) { return (x.bits & 0x7fffu) >
 __device__ __forceinline__ bool is_finite(bfloat16 x) { return (x.bits & 0x7f80u) != 0x7f80u; }
 __device__ __forceinline__ bool is_infinite(bfloat16 x) { return (x.bits & 0x7fffu) == 0x7f80u; }
 __device__ __forceinline__ bool is_sign_negative(bfloat16 x) { return (x.bits & 0x8000u) != 0; }
+__device__ __forceinline__ bool is_nan(fp8_e4m3 x) { return (x.bits & 0x7fu) == 0x7fu; }
+__device__ __forceinline__ bool is_finite(fp8_e4m3 x) { return (x.bits & 0x7fu) != 0x7fu; }
+__device__ __forceinline__ bool is_infinite(fp8_e4m3) { return false; }
+__device__ __forceinline__ bool is_sign_negative(fp8_e4m3 x) { return (x.bits & 0x80u) != 0; }
+__device__ __forceinline__ bool is_nan(fp8_e5m2 x) { return (x.bits & 0x7fu) > 0x7cu; }
+__device__ __forceinline__ bool is_finite(fp8_e5m2 x) { return (x.bits & 0x7cu) != 0x7cu; }
+__device__ __forceinline__ bool is_infinite(fp8_e5m2 x) { return (x.bits & 0x7fu) == 0x7cu; }
+__device__ __forceinline__ bool is_sign_negative(fp8_e5m2 x) { return (x.bits & 0x80u) != 0; }
 
 // Rust's clamp: below -> min, above -> max, NaN stays NaN.
 template <typename T> __device__ __forceinline__ CUPRUM_IF_NOT_INT(T, T) clamp(T x, T lo, T hi) {
@@ -214,6 +231,8 @@ template <typename T> __device__ __forceinline__ CUPRUM_IF_INT(T, bool) is_power
 template <typename T> __device__ __forceinline__ double to_f64(T x) { return (double)x; }
 __device__ __forceinline__ double to_f64(half x) { return (double)to_f32(x); }
 __device__ __forceinline__ double to_f64(bfloat16 x) { return (double)to_f32(x); }
+__device__ __forceinline__ double to_f64(fp8_e4m3 x) { return (double)to_f32(x); }
+__device__ __forceinline__ double to_f64(fp8_e5m2 x) { return (double)to_f32(x); }
 
 // ---- num<T>: trait functions and associated constants --------------------------------------
 template <typename T> struct num;
@@ -259,6 +278,11 @@ CUPRUM_FLOAT_NUM(half, , half_from_f64, half_bits(0x7c00), half_bits(0xfc00), ha
                  half_bits(0x1400), half_bits(0x7bff), half_bits(0x0400))
 CUPRUM_FLOAT_NUM(bfloat16, , bf16_from_f64, bf16_bits(0x7f80), bf16_bits(0xff80), bf16_bits(0x7fc0),
                  bf16_bits(0x3c00), bf16_bits(0x7f7f), bf16_bits(0x0080))
+// f8e4m3 has no infinity: infinity() is the value an infinity converts to (max, saturating).
+CUPRUM_FLOAT_NUM(fp8_e4m3, , f8e4m3_from_f64, f8e4m3_bits(0x7e), f8e4m3_bits(0xfe), f8e4m3_bits(0x7f),
+                 f8e4m3_bits(0x20), f8e4m3_bits(0x7e), f8e4m3_bits(0x08))
+CUPRUM_FLOAT_NUM(fp8_e5m2, , f8e5m2_from_f64, f8e5m2_bits(0x7c), f8e5m2_bits(0xfc), f8e5m2_bits(0x7e),
+                 f8e5m2_bits(0x34), f8e5m2_bits(0x7b), f8e5m2_bits(0x04))
 #undef CUPRUM_FLOAT_NUM
 
 #define CUPRUM_INT_NUM(T, MINV, MAXV)                                                            \

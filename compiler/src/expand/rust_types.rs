@@ -70,6 +70,8 @@ pub(super) fn scalar(d: DType, span: Span, pointer_sized: bool) -> TokenStream {
     match d {
         DType::F16 => quote_spanned!(span=> __cuprum::lang::prelude::f16),
         DType::BF16 => quote_spanned!(span=> __cuprum::lang::prelude::bf16),
+        DType::F8E4M3 => quote_spanned!(span=> __cuprum::lang::prelude::f8e4m3),
+        DType::F8E5M2 => quote_spanned!(span=> __cuprum::lang::prelude::f8e5m2),
         DType::C32 => quote_spanned!(span=> __cuprum::lang::prelude::Complex<f32>),
         DType::C64 => quote_spanned!(span=> __cuprum::lang::prelude::Complex<f64>),
         DType::U64 if pointer_sized => quote_spanned!(span=> usize),

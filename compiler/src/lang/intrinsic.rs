@@ -263,6 +263,19 @@ vocabulary! {
         M64N128K16Unchecked = "wgmma_m64n128k16_unchecked",
         /// `unsafe { wgmma_m64n256k16_unchecked(..) }`.
         M64N256K16Unchecked = "wgmma_m64n256k16_unchecked",
+        /// `wgmma_m64n64k32(&mut acc: [f32; 32], a, a_index, b, b_index)`: FP8 (`f8e4m3` or
+        /// `f8e5m2`) operands, both K-major (B stored transposed).
+        M64N64K32 = "wgmma_m64n64k32",
+        /// `wgmma_m64n128k32(&mut acc: [f32; 64], a, a_index, b, b_index)`: FP8.
+        M64N128K32 = "wgmma_m64n128k32",
+        /// `wgmma_m64n256k32(&mut acc: [f32; 128], a, a_index, b, b_index)`: FP8.
+        M64N256K32 = "wgmma_m64n256k32",
+        /// `unsafe { wgmma_m64n64k32_unchecked(..) }`: without the operands' checks.
+        M64N64K32Unchecked = "wgmma_m64n64k32_unchecked",
+        /// `unsafe { wgmma_m64n128k32_unchecked(..) }`.
+        M64N128K32Unchecked = "wgmma_m64n128k32_unchecked",
+        /// `unsafe { wgmma_m64n256k32_unchecked(..) }`.
+        M64N256K32Unchecked = "wgmma_m64n256k32_unchecked",
         /// `warpgroup_reg_alloc::<N>()`: raises the warpgroup's registers per thread to `N`.
         RegAlloc = "warpgroup_reg_alloc",
         /// `warpgroup_reg_dealloc::<N>()`: lowers them to `N`, for the others to take.
@@ -279,6 +292,7 @@ impl HopperOp {
             MbarrierArrive => 2,
             MbarrierInit | MbarrierArriveExpectTx | MbarrierWait => 3,
             M64N64K16 | M64N128K16 | M64N256K16 | M64N64K16Unchecked | M64N128K16Unchecked | M64N256K16Unchecked => 5,
+            M64N64K32 | M64N128K32 | M64N256K32 | M64N64K32Unchecked | M64N128K32Unchecked | M64N256K32Unchecked => 5,
             TmaLoad2d => 7,
         }
     }
@@ -289,20 +303,27 @@ impl HopperOp {
         !matches!(self, MbarrierInit | MbarrierArrive | MbarrierArriveExpectTx | MbarrierWait | TmaLoad2d)
     }
 
-    /// The N of a `wgmma_m64nNk16`.
+    /// The N of a `wgmma_m64nNk16` or `wgmma_m64nNk32`.
     pub fn wgmma_n(self) -> Option<u64> {
         use HopperOp::*;
         match self {
-            M64N64K16 | M64N64K16Unchecked => Some(64),
-            M64N128K16 | M64N128K16Unchecked => Some(128),
-            M64N256K16 | M64N256K16Unchecked => Some(256),
+            M64N64K16 | M64N64K16Unchecked | M64N64K32 | M64N64K32Unchecked => Some(64),
+            M64N128K16 | M64N128K16Unchecked | M64N128K32 | M64N128K32Unchecked => Some(128),
+            M64N256K16 | M64N256K16Unchecked | M64N256K32 | M64N256K32Unchecked => Some(256),
             _ => None,
         }
     }
 
+    /// Whether a `wgmma_*` is the FP8 form (k = 32, `f8e4m3`/`f8e5m2` operands).
+    pub fn wgmma_fp8(self) -> bool {
+        use HopperOp::*;
+        matches!(self, M64N64K32 | M64N128K32 | M64N256K32 | M64N64K32Unchecked | M64N128K32Unchecked | M64N256K32Unchecked)
+    }
+
     /// Whether a `wgmma_*` checks its operands (the `_unchecked` forms do not).
     pub fn checked(self) -> bool {
-        !matches!(self, HopperOp::M64N64K16Unchecked | HopperOp::M64N128K16Unchecked | HopperOp::M64N256K16Unchecked)
+        use HopperOp::*;
+        !matches!(self, M64N64K16Unchecked | M64N128K16Unchecked | M64N256K16Unchecked | M64N64K32Unchecked | M64N128K32Unchecked | M64N256K32Unchecked)
     }
 
     /// The helper of `cuprum/hopper.h`.
@@ -318,6 +339,7 @@ impl HopperOp {
             WgmmaCommit => "cuprum::wgmma_commit",
             WgmmaWait => "cuprum::wgmma_wait",
             M64N64K16 | M64N128K16 | M64N256K16 | M64N64K16Unchecked | M64N128K16Unchecked | M64N256K16Unchecked => "cuprum::wgmma",
+            M64N64K32 | M64N128K32 | M64N256K32 | M64N64K32Unchecked | M64N128K32Unchecked | M64N256K32Unchecked => "cuprum::wgmma_fp8",
             RegAlloc => "cuprum::warpgroup_reg_alloc",
             RegDealloc => "cuprum::warpgroup_reg_dealloc",
         }

@@ -443,7 +443,8 @@ pub(super) fn bits_of(d: DType) -> DType {
     match d.size() {
         8 => DType::U64,
         4 => DType::U32,
-        _ => DType::U16,
+        2 => DType::U16,
+        _ => DType::U8,
     }
 }
 

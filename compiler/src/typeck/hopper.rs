@@ -1,7 +1,7 @@
 //! The types of Hopper's intrinsics (`lang::HopperOp`): barriers are `u64` elements of shared
 //! memory, a TMA copy goes from a `&TensorMap<T>` to shared memory of the same `T`, and a
 //! `wgmma_m64nNk16` accumulates into a `&mut [f32; N / 2]` from two shared operands of `f16` or
-//! `bf16`. rustc checks the same through the prelude's signatures.
+//! `bf16`, a `wgmma_m64nNk32` from two of `f8e4m3` or `f8e5m2`. rustc checks the same through the prelude's signatures.
 
 use proc_macro2::Span;
 
@@ -77,7 +77,7 @@ impl Checker<'_, '_> {
                 self.barriers(name, &args[5]);
                 self.index_arg(&args[6]);
             }
-            M64N64K16 | M64N128K16 | M64N256K16 | M64N64K16Unchecked | M64N128K16Unchecked | M64N256K16Unchecked => {
+            M64N64K16 | M64N128K16 | M64N256K16 | M64N64K16Unchecked | M64N128K16Unchecked | M64N256K16Unchecked | M64N64K32 | M64N128K32 | M64N256K32 | M64N64K32Unchecked | M64N128K32Unchecked | M64N256K32Unchecked => {
                 let n = h.wgmma_n().unwrap_or(64);
                 let acc = Ty::Ref { inner: Box::new(Ty::Array(Box::new(Ty::Scalar(DType::F32)), n / 2)), mutable: true };
                 self.arg(&args[0], &acc);
@@ -86,11 +86,12 @@ impl Checker<'_, '_> {
                 let eb = self.shared_elem(name, &args[3], "reads B from");
                 self.index_arg(&args[4]);
                 if let Some(e) = &ea {
-                    match self.resolve(e) {
-                        Ty::Scalar(DType::F16 | DType::BF16) | Ty::Error => {}
-                        other => {
+                    match (self.resolve(e), h.wgmma_fp8()) {
+                        (Ty::Scalar(DType::F16 | DType::BF16), false) | (Ty::Scalar(DType::F8E4M3 | DType::F8E5M2), true) | (Ty::Error, _) => {}
+                        (other, fp8) => {
                             let shown = self.show(&other);
-                            self.diags.error(args[1].span, format!("`{name}` multiplies `f16` or `bf16` operands, found `{shown}`"));
+                            let want = if fp8 { "`f8e4m3` or `f8e5m2`" } else { "`f16` or `bf16`" };
+                            self.diags.error(args[1].span, format!("`{name}` multiplies {want} operands, found `{shown}`"));
                         }
                     }
                     if let Some(b) = &eb {

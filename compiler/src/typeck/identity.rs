@@ -98,6 +98,8 @@ fn int_is_exact(v: u128, d: DType) -> bool {
     let mantissa_bits = match d {
         DType::F16 => 11,
         DType::BF16 => 8,
+        DType::F8E4M3 => 4,
+        DType::F8E5M2 => 3,
         DType::F32 => 24,
         _ => 53,
     };
@@ -110,6 +112,8 @@ fn float_max(d: DType) -> f64 {
     match d {
         DType::F16 => 65504.0,
         DType::BF16 => 3.3895313892515355e38,
+        DType::F8E4M3 => 448.0,
+        DType::F8E5M2 => 57344.0,
         DType::F32 => f32::MAX as f64,
         _ => f64::MAX,
     }

@@ -12,8 +12,8 @@
 //! grammar, whose build (proc macros and a C build script) costs more than the three keys need.
 //!
 //! Every dtype NumPy and cuprum share: `bool` (`|b1`), the integers (`i1`..`i8`, `u1`..`u8`),
-//! `f16` (`f2`), `f32`, `f64`, `Complex<f32>` (`c8`) and `Complex<f64>` (`c16`). `bf16` has no
-//! NumPy dtype: saving it is an error (convert with `astype::<f32>()` first). Files are
+//! `f16` (`f2`), `f32`, `f64`, `Complex<f32>` (`c8`) and `Complex<f64>` (`c16`). `bf16`, `f8e4m3`
+//! and `f8e5m2` have no NumPy dtype: saving one is an error (convert with `astype::<f32>()` first). Files are
 //! written little-endian (the machine's order); big-endian files are byte-swapped on load.
 //! A Fortran-order file loads as an F-contiguous array (the transpose of a C-order one), as
 //! NumPy loads it; structured dtypes and object arrays are refused with an error.
@@ -31,7 +31,8 @@ const ALIGN: usize = 64;
 /// NumPy leaves room for the growing axis's extent to reach this many digits.
 const GROWTH_DIGITS: usize = 21;
 
-/// The NumPy type string (without the byte order) of a dtype, `None` for `bf16`.
+/// The NumPy type string (without the byte order) of a dtype, `None` for `bf16` and the 8-bit
+/// floats (NumPy has none of them).
 fn type_code(d: DType) -> Option<&'static str> {
     Some(match d {
         DType::Bool => "b1",
@@ -48,7 +49,7 @@ fn type_code(d: DType) -> Option<&'static str> {
         DType::F64 => "f8",
         DType::C32 => "c8",
         DType::C64 => "c16",
-        DType::BF16 => return None,
+        DType::BF16 | DType::F8E4M3 | DType::F8E5M2 => return None,
     })
 }
 
@@ -117,7 +118,7 @@ fn header(d: DType, shape: &[usize]) -> Option<Vec<u8>> {
     Some(out)
 }
 
-/// An error for a dtype NumPy lacks (`bf16`), before anything is written.
+/// An error for a dtype NumPy lacks (`bf16`, `f8e4m3`, `f8e5m2`), before anything is written.
 fn check_savable(d: DType, path: &Path) -> Result<()> {
     if type_code(d).is_none() {
         return Err(Error::Unsupported {
@@ -314,7 +315,7 @@ fn read_npy<T: Scalar>(r: &mut dyn Read, path: &Path) -> Result<Array<T>> {
 
 /// Writes `a` to the file `path` in NumPy's `.npy` format (NumPy's `save`; the name is used as
 /// given, no `.npy` is appended). Any layout; the file holds the elements in C order. Errors: a
-/// `bf16` array (no NumPy dtype), the file cannot be written.
+/// `bf16`, `f8e4m3` or `f8e5m2` array (no NumPy dtype), the file cannot be written.
 pub fn save<T: Scalar>(path: impl AsRef<Path>, a: &Array<T>) -> Result<()> {
     let path = path.as_ref();
     check_savable(T::DTYPE, path)?;
@@ -411,8 +412,8 @@ mod npz {
     }
 
     /// Writes the named arrays (any dtypes) to `path` as an uncompressed `.npz` archive, each as
-    /// `NAME.npy` (NumPy's `savez(path, name=array, ...)`). Errors: a name given twice, a `bf16`
-    /// array, the file cannot be written.
+    /// `NAME.npy` (NumPy's `savez(path, name=array, ...)`). Errors: a name given twice, a `bf16`,
+    /// `f8e4m3` or `f8e5m2` array, the file cannot be written.
     pub fn savez(path: impl AsRef<Path>, arrays: &[(&str, &dyn NpyArray)]) -> Result<()> {
         write_npz(path.as_ref(), arrays, CompressionMethod::Stored)
     }

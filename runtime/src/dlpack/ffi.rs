@@ -31,6 +31,10 @@ pub const KDL_BFLOAT: u8 = 4;
 pub const KDL_COMPLEX: u8 = 5;
 /// `kDLBool`: booleans (8 bits).
 pub const KDL_BOOL: u8 = 6;
+/// `kDLFloat8_e4m3fn` (DLPack 1.1): OCP FP8 E4M3, no infinities (torch's `float8_e4m3fn`).
+pub const KDL_FLOAT8_E4M3FN: u8 = 10;
+/// `kDLFloat8_e5m2` (DLPack 1.1): OCP FP8 E5M2 (torch's `float8_e5m2`).
+pub const KDL_FLOAT8_E5M2: u8 = 12;
 
 /// `DLPACK_FLAG_BITMASK_READ_ONLY`: the consumer must not write the tensor.
 pub const DLPACK_FLAG_BITMASK_READ_ONLY: u64 = 1;

@@ -19,7 +19,7 @@ use std::ffi::c_void;
 use ffi::{
     DLDataType, DLDevice, DLManagedTensor, DLManagedTensorVersioned, DLPackVersion, DLTensor,
     DLPACK_FLAG_BITMASK_READ_ONLY, DLPACK_MAJOR_VERSION, DLPACK_MINOR_VERSION, KDL_BFLOAT, KDL_BOOL,
-    KDL_COMPLEX, KDL_CPU, KDL_CUDA, KDL_CUDA_HOST, KDL_CUDA_MANAGED, KDL_FLOAT, KDL_INT, KDL_UINT,
+    KDL_COMPLEX, KDL_FLOAT8_E4M3FN, KDL_FLOAT8_E5M2, KDL_CPU, KDL_CUDA, KDL_CUDA_HOST, KDL_CUDA_MANAGED, KDL_FLOAT, KDL_INT, KDL_UINT,
 };
 
 use crate::array::Array;
@@ -45,12 +45,15 @@ pub fn dl_dtype(d: DType) -> DLDataType {
         DType::F64 => (KDL_FLOAT, 64),
         DType::C32 => (KDL_COMPLEX, 64),
         DType::C64 => (KDL_COMPLEX, 128),
+        DType::F8E4M3 => (KDL_FLOAT8_E4M3FN, 8),
+        DType::F8E5M2 => (KDL_FLOAT8_E5M2, 8),
     };
     DLDataType { code, bits, lanes: 1 }
 }
 
 /// The dtype of a DLPack data type; an error naming it for one cuprum has no dtype for
-/// (vectors of lanes, float8, opaque handles, sub-byte types).
+/// (vectors of lanes, the float8 kinds other than e4m3fn and e5m2, opaque handles, sub-byte
+/// types).
 pub fn dtype_of(t: &DLTensor) -> Result<DType> {
     let d = t.dtype;
     DType::ALL
@@ -58,7 +61,7 @@ pub fn dtype_of(t: &DLTensor) -> Result<DType> {
         .find(|&c| dl_dtype(c) == d)
         .ok_or_else(|| Error::Unsupported {
             what: format!(
-                "the DLPack data type (code {}, {} bits, {} lanes), which is no cuprum dtype (cuprum takes bool, integers of 8 to 64 bits, f16, bf16, f32, f64 and complex64/128, one lane)",
+                "the DLPack data type (code {}, {} bits, {} lanes), which is no cuprum dtype (cuprum takes bool, integers of 8 to 64 bits, f16, bf16, f32, f64, complex64/128 and float8 e4m3fn/e5m2, one lane)",
                 d.code, d.bits, d.lanes
             ),
         })

@@ -20,6 +20,7 @@ use std::sync::{Mutex, OnceLock};
 
 use half::{bf16, f16};
 use num_complex::Complex;
+use crate::scalar::fp8::{f8e4m3, f8e5m2};
 
 use super::grammar::{self, ParamSpec, TypeSpec};
 use super::launch::{self, Options};
@@ -267,6 +268,10 @@ pub enum Output {
     C32(Array<Complex<f32>>),
     /// A `Complex<f64>` output.
     C64(Array<Complex<f64>>),
+    /// An `f8e4m3` output.
+    F8E4M3(Array<f8e4m3>),
+    /// An `f8e5m2` output.
+    F8E5M2(Array<f8e5m2>),
 }
 
 macro_rules! output_conversions {
@@ -324,6 +329,7 @@ macro_rules! output_conversions {
 output_conversions!(
     Bool(bool), I8(i8), I16(i16), I32(i32), I64(i64), U8(u8), U16(u16), U32(u32), U64(u64),
     F16(f16), BF16(bf16), F32(f32), F64(f64), C32(Complex<f32>), C64(Complex<f64>),
+    F8E4M3(f8e4m3), F8E5M2(f8e5m2),
 );
 
 impl Output {

@@ -19,6 +19,18 @@
 //! Thread `t` of the warpgroup (warp `q = t / 32`, lane `l`) holds `acc[4j + 2h + e]` = element
 //! (`16q + l / 4 + 8h`, `8j + 2(l % 4) + e`) of the 64 x N tile.
 //!
+//! **FP8** (`wgmma_m64nNk32`, operands `f8e4m3` or `f8e5m2`): both operands are K-major (the FP8
+//! instruction reads neither transposed), in tiles of 64 rows of 128 one-byte elements (the same
+//! 128-byte swizzle, [`swizzled_fp8`]; [`TILE_FP8`] = 8192 elements):
+//!
+//! - A (64 x 32): rows `0..64`, columns `ai % 8192 .. + 32` of the tile at `ai - ai % 8192`
+//!   (`ai % 8192` is 0, 32, 64 or 96);
+//! - B (32 x N) stored transposed, as B^T (N x K): rows `0..N` of the `N / 64` consecutive tiles
+//!   from `bi - bi % 8192`, columns (k) `bi % 8192 .. + 32` (`bi % 8192` is 0, 32, 64 or 96).
+//!
+//! A TensorMap of 8-bit floats with a box 128 elements wide and `Swizzle::B128` writes such
+//! tiles. The accumulator layout is the 16-bit form's.
+//!
 //! **Barriers** are `u64` elements of shared memory: an expected arrival count, the arrivals still
 //! pending, the transaction bytes still pending, and the phase ([`Barrier`]). A phase completes
 //! when its arrivals and bytes are all in; `mbarrier_wait(bars, i, parity)` returns once the phase
@@ -31,6 +43,7 @@
 use super::intrinsics::KernelIndex;
 use super::tensor::MmaHalf;
 use super::traits::Scalar;
+use crate::scalar::fp8::{f8e4m3, f8e5m2};
 use crate::TensorMap;
 
 /// Elements of one 128-byte-swizzled tile of 64 rows: the alignment of the wgmma operands.
@@ -40,6 +53,32 @@ pub const TILE: usize = 4096;
 #[inline]
 pub fn swizzled(tile: usize, r: usize, c: usize) -> usize {
     tile + r * 64 + (((c / 8) ^ (r % 8)) * 8) + c % 8
+}
+
+/// Elements of one 128-byte-swizzled tile of 64 rows of 8-bit floats (8 KiB, as [`TILE`]).
+pub const TILE_FP8: usize = 8192;
+
+/// The index of element (`r`, `c`) (`c < 128`) of the 128-byte-swizzled tile of one-byte
+/// elements at `tile` (rows past 63 continue into the next tiles).
+#[inline]
+pub fn swizzled_fp8(tile: usize, r: usize, c: usize) -> usize {
+    tile + r * 128 + (((c / 16) ^ (r % 8)) * 16) + c % 16
+}
+
+/// The operand types of `wgmma_m64nNk32`: `f8e4m3` and `f8e5m2`.
+pub trait MmaFp8: Scalar + Copy {
+    /// The value, exactly.
+    fn to_f64_exact(self) -> f64;
+}
+impl MmaFp8 for f8e4m3 {
+    fn to_f64_exact(self) -> f64 {
+        self.to_f64()
+    }
+}
+impl MmaFp8 for f8e5m2 {
+    fn to_f64_exact(self) -> f64 {
+        self.to_f64()
+    }
 }
 
 /// The state of a barrier, as its `u64` holds it.
@@ -132,6 +171,47 @@ pub fn wgmma_thread<T: MmaHalf>(acc: &mut [f32], t: u32, n: usize, at: (usize, u
                 let btile = tb + (col / 64) * TILE;
                 let s: f64 = (0..16)
                     .map(|k| a(swizzled(ta, row, ka + k)).to_f64_exact() * b(swizzled(btile, kb + k, col % 64)).to_f64_exact())
+                    .sum();
+                let slot = &mut acc[4 * j + 2 * h + e];
+                *slot = (*slot as f64 + s) as f32;
+            }
+        }
+    }
+}
+
+/// Where the operands of a `wgmma_m64nNk32` lie: `(A's tile, A's first column, B's first tile,
+/// B's first column)`, or the index that is wrong (`Err((is_b, misaligned))`).
+pub fn wgmma_fp8_operands(ai: usize, a_len: usize, bi: usize, b_len: usize, n: usize) -> Result<(usize, usize, usize, usize), (bool, bool)> {
+    let (ta, ka, tb, kb) = (ai - ai % TILE_FP8, ai % TILE_FP8, bi - bi % TILE_FP8, bi % TILE_FP8);
+    if ka % 32 != 0 || ka >= 128 {
+        return Err((false, true));
+    }
+    if ta >= a_len || TILE_FP8 > a_len - ta {
+        return Err((false, false));
+    }
+    if kb % 32 != 0 || kb >= 128 {
+        return Err((true, true));
+    }
+    if tb >= b_len || n * 128 > b_len - tb {
+        return Err((true, false));
+    }
+    Ok((ta, ka, tb, kb))
+}
+
+/// Thread `t`'s part of `acc += A * B` for FP8 operands (module docs) read by `a(index)` and
+/// `b(index)`, at `(ta, ka, tb, kb)` from [`wgmma_fp8_operands`]. Products are exact and summed
+/// in f64, added to the accumulator and rounded to f32 once. (The GPU's FP8 accumulation keeps
+/// fewer bits than f32 when a sum's terms differ much in magnitude: a kernel's result can differ
+/// from this in the low bits, where the sums are not exact.)
+pub fn wgmma_fp8_thread<T: MmaFp8>(acc: &mut [f32], t: u32, n: usize, at: (usize, usize, usize, usize), a: impl Fn(usize) -> T, b: impl Fn(usize) -> T) {
+    let (ta, ka, tb, kb) = at;
+    let (q, l) = ((t % 128 / 32) as usize, (t % 32) as usize);
+    for j in 0..n / 8 {
+        for h in 0..2 {
+            for e in 0..2 {
+                let (row, col) = (16 * q + l / 4 + 8 * h, 8 * j + 2 * (l % 4) + e);
+                let s: f64 = (0..32)
+                    .map(|k| a(swizzled_fp8(ta, row, ka + k)).to_f64_exact() * b(swizzled_fp8(tb, col, kb + k)).to_f64_exact())
                     .sum();
                 let slot = &mut acc[4 * j + 2 * h + e];
                 *slot = (*slot as f64 + s) as f32;
@@ -237,6 +317,47 @@ wgmma_unchecked_fns! {
     wgmma_m64n256k16_unchecked, wgmma_m64n256k16, 128;
 }
 
+macro_rules! wgmma_fp8_fns {
+    ($($name:ident, $n:literal, $r:literal;)*) => {$(
+        #[doc = concat!("`acc += A * B` on the warpgroup's 64 x ", stringify!($n), " tile from 8-bit float operands (`f8e4m3` or \
+            `f8e5m2`) in shared memory, A (64 x 32) and B stored transposed (", stringify!($n), " x 32), both K-major \
+            (module docs): PTX `wgmma.mma_async.m64n", stringify!($n), "k32.f32.e4m3.e4m3` (or `.e5m2`; sm_90a), \
+            asynchronous until `wgmma_wait`. An index out of its array or not on a tile's column 0, 32, 64 or 96 is \
+            reported as an index violation and the operands of the arrays' first tiles are used. Host: thread 0's part, at once.")]
+        pub fn $name<T: MmaFp8, I: KernelIndex, J: KernelIndex>(acc: &mut [f32; $r], a: &[T], ai: I, b: &[T], bi: J) {
+            let at = wgmma_fp8_operands(ai.to_usize(), a.len(), bi.to_usize(), b.len(), $n).unwrap_or((0, 0, 0, 0));
+            wgmma_fp8_thread(acc, 0, $n, at, |k| a[k], |k| b[k]);
+        }
+    )*};
+}
+
+wgmma_fp8_fns! {
+    wgmma_m64n64k32, 64, 32;
+    wgmma_m64n128k32, 128, 64;
+    wgmma_m64n256k32, 256, 128;
+}
+
+macro_rules! wgmma_fp8_unchecked_fns {
+    ($($name:ident, $checked:ident, $r:literal;)*) => {$(
+        #[doc = concat!("[`", stringify!($checked), "`] without its checks of the operands. Host: checked all the same.")]
+        ///
+        /// # Safety
+        ///
+        /// On a GPU the operands are not checked: `ai % 8192` is 0, 32, 64 or 96 and the 8192 elements of A's tile
+        /// from `ai - ai % 8192` lie in `a`; `bi % 8192` is 0, 32, 64 or 96 and the `N * 128` elements of B's
+        /// tiles from `bi - bi % 8192` lie in `b`; both arrays start 1024-byte aligned in shared memory.
+        pub unsafe fn $name<T: MmaFp8, I: KernelIndex, J: KernelIndex>(acc: &mut [f32; $r], a: &[T], ai: I, b: &[T], bi: J) {
+            $checked(acc, a, ai, b, bi)
+        }
+    )*};
+}
+
+wgmma_fp8_unchecked_fns! {
+    wgmma_m64n64k32_unchecked, wgmma_m64n64k32, 32;
+    wgmma_m64n128k32_unchecked, wgmma_m64n128k32, 64;
+    wgmma_m64n256k32_unchecked, wgmma_m64n256k32, 128;
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -303,5 +424,60 @@ mod tests {
         assert_eq!(wgmma_operands(0, TILE, 512, TILE, 64), Err((true, true)));
         assert_eq!(wgmma_operands(0, TILE, 0, TILE, 128), Err((true, false)));
         assert_eq!(wgmma_operands(TILE, TILE, 0, TILE, 64), Err((false, false)));
+    }
+
+    #[test]
+    fn the_fp8_swizzle_permutes_chunks_within_a_row() {
+        for r in 0..16 {
+            let mut seen: Vec<usize> = (0..128).map(|c| swizzled_fp8(0, r, c)).collect();
+            seen.sort();
+            assert_eq!(seen, (r * 128..r * 128 + 128).collect::<Vec<_>>());
+        }
+        assert_eq!(swizzled_fp8(0, 1, 0), 128 + 16);
+        assert_eq!(swizzled_fp8(TILE_FP8, 7, 127), TILE_FP8 + 7 * 128 + 15);
+    }
+
+    #[test]
+    fn fp8_wgmma_of_a_thread_is_its_part_of_the_product() {
+        // A: 64 x 128 with A[r][c] = ((r + c) % 7 - 3) / 4 (exact in e4m3); B^T: 128 rows (n) x
+        // 128 columns (k) with B^T[n][k] = ((2n + k) % 5 - 2) / 2. A k-step at column 32 of both.
+        let mut a = vec![f8e4m3::ZERO; TILE_FP8];
+        let mut b = vec![f8e4m3::ZERO; 2 * TILE_FP8];
+        let av = |r: usize, c: usize| ((r + c) % 7) as f64 / 4.0 - 0.75;
+        let bv = |n: usize, k: usize| ((2 * n + k) % 5) as f64 / 2.0 - 1.0;
+        for r in 0..64 {
+            for c in 0..128 {
+                a[swizzled_fp8(0, r, c)] = f8e4m3::from_f64(av(r, c));
+            }
+        }
+        for n in 0..128 {
+            for k in 0..128 {
+                b[swizzled_fp8(0, n, k)] = f8e4m3::from_f64(bv(n, k));
+            }
+        }
+        assert_eq!(a[swizzled_fp8(0, 5, 9)].to_f64(), av(5, 9), "the values are exact");
+        for t in [0u32, 5, 37, 127] {
+            let mut acc = [0.5f32; 64];
+            let at = wgmma_fp8_operands(32, a.len(), 32, b.len(), 128).unwrap();
+            wgmma_fp8_thread(&mut acc, t, 128, at, |k| a[k], |k| b[k]);
+            let (q, l) = ((t / 32) as usize, (t % 32) as usize);
+            for j in 0..16 {
+                for h in 0..2 {
+                    for e in 0..2 {
+                        let (row, col) = (16 * q + l / 4 + 8 * h, 8 * j + 2 * (l % 4) + e);
+                        let want: f64 = 0.5 + (0..32).map(|k| av(row, 32 + k) * bv(col, 32 + k)).sum::<f64>();
+                        assert_eq!(acc[4 * j + 2 * h + e] as f64, want, "thread {t} element ({row}, {col})");
+                    }
+                }
+            }
+        }
+        // The host definition is thread 0's part.
+        let mut acc = [0.0f32; 32];
+        wgmma_m64n64k32(&mut acc, &a, 0u32, &b, 96u32);
+        assert_eq!(acc[0] as f64, (0..32).map(|k| av(0, k) * bv(0, 96 + k)).sum::<f64>());
+        assert_eq!(wgmma_fp8_operands(16, TILE_FP8, 0, TILE_FP8, 64), Err((false, true)));
+        assert_eq!(wgmma_fp8_operands(0, TILE_FP8, 128, 2 * TILE_FP8, 64), Err((true, true)));
+        assert_eq!(wgmma_fp8_operands(0, TILE_FP8, 0, TILE_FP8, 128), Err((true, false)));
+        assert_eq!(wgmma_fp8_operands(TILE_FP8, TILE_FP8, 0, TILE_FP8, 64), Err((false, false)));
     }
 }

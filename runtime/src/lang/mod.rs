@@ -21,12 +21,13 @@ pub mod views;
 pub mod warp;
 
 /// Everything a kernel file needs: the numeric traits, the intrinsics, the argument types, and the
-/// scalar types that are not primitive (`f16`, `bf16`, `Complex`).
+/// scalar types that are not primitive (`f16`, `bf16`, `f8e4m3`, `f8e5m2`, `Complex`).
 pub mod prelude {
     pub use super::hopper::{
         mbarrier_arrive, mbarrier_arrive_expect_tx, mbarrier_init, mbarrier_wait, tma_load_2d, warpgroup_reg_alloc, warpgroup_reg_dealloc,
         wgmma_commit, wgmma_fence, wgmma_m64n64k16, wgmma_m64n64k16_unchecked, wgmma_m64n128k16, wgmma_m64n128k16_unchecked, wgmma_m64n256k16,
-        wgmma_m64n256k16_unchecked, wgmma_wait,
+        wgmma_m64n256k16_unchecked, wgmma_m64n64k32, wgmma_m64n64k32_unchecked, wgmma_m64n128k32, wgmma_m64n128k32_unchecked,
+        wgmma_m64n256k32, wgmma_m64n256k32_unchecked, wgmma_wait, MmaFp8,
     };
     pub use super::intrinsics::*;
     pub use super::tensor::{
@@ -44,6 +45,7 @@ pub mod prelude {
     // signatures (the host definition of `tma_load_2d` takes it).
     pub use crate::tensor_map::TensorMap;
     pub use super::warp::*;
+    pub use crate::scalar::fp8::{f8e4m3, f8e5m2};
     pub use half::{bf16, f16};
     pub use num_complex::Complex;
 }

@@ -4,6 +4,8 @@
 //! `ElementwiseKernel`'s call) turns its Rust arguments into these.
 
 use half::{bf16, f16};
+
+use crate::scalar::fp8::{f8e4m3, f8e5m2};
 use num_complex::Complex;
 
 use crate::array::Array;
@@ -190,6 +192,10 @@ pub enum Value {
     C32(Complex<f32>),
     /// A `Complex<f64>`.
     C64(Complex<f64>),
+    /// An `f8e4m3`.
+    F8E4M3(f8e4m3),
+    /// An `f8e5m2`.
+    F8E5M2(f8e5m2),
 }
 
 macro_rules! value_from {
@@ -205,7 +211,7 @@ macro_rules! value_from {
 value_from!(
     bool => Bool, i8 => I8, i16 => I16, i32 => I32, i64 => I64, u8 => U8, u16 => U16, u32 => U32,
     u64 => U64, f16 => F16, bf16 => BF16, f32 => F32, f64 => F64, Complex<f32> => C32,
-    Complex<f64> => C64,
+    Complex<f64> => C64, f8e4m3 => F8E4M3, f8e5m2 => F8E5M2,
 );
 
 /// A per-element input of a typed wrapper: an array or a scalar of the element type. What the
@@ -259,7 +265,7 @@ impl Value {
                 }
             )*};
         }
-        try_types!(bool, i8, i16, i32, i64, u8, u16, u32, u64, f16, bf16, f32, f64, Complex<f32>, Complex<f64>);
+        try_types!(bool, i8, i16, i32, i64, u8, u16, u32, u64, f16, bf16, f32, f64, Complex<f32>, Complex<f64>, f8e4m3, f8e5m2);
         // Another type implementing `Scalar`: by its contract its bytes are the C value of
         // `T::DTYPE`, so read it as the table's type of that dtype.
         macro_rules! by_dtype {
@@ -273,7 +279,8 @@ impl Value {
             };
         }
         by_dtype!(Bool => bool, I8 => i8, I16 => i16, I32 => i32, I64 => i64, U8 => u8, U16 => u16, U32 => u32,
-            U64 => u64, F16 => f16, BF16 => bf16, F32 => f32, F64 => f64, C32 => Complex<f32>, C64 => Complex<f64>)
+            U64 => u64, F16 => f16, BF16 => bf16, F32 => f32, F64 => f64, C32 => Complex<f32>, C64 => Complex<f64>,
+            F8E4M3 => f8e4m3, F8E5M2 => f8e5m2)
     }
 
     /// The value's dtype.
@@ -294,6 +301,8 @@ impl Value {
             Value::F64(_) => DType::F64,
             Value::C32(_) => DType::C32,
             Value::C64(_) => DType::C64,
+            Value::F8E4M3(_) => DType::F8E4M3,
+            Value::F8E5M2(_) => DType::F8E5M2,
         }
     }
 
@@ -322,6 +331,8 @@ impl Value {
             Value::F64(v) => (None, v, 0.0),
             Value::C32(v) => (None, v.re as f64, v.im as f64),
             Value::C64(v) => (None, v.re, v.im),
+            Value::F8E4M3(v) => (None, v.to_f64(), 0.0),
+            Value::F8E5M2(v) => (None, v.to_f64(), 0.0),
         };
         // Saturates at i128's range, NaN -> 0; then `as` to the target wraps.
         let i = int.unwrap_or(re as i128);
@@ -360,6 +371,9 @@ impl Value {
                 im as f32,
             )),
             DType::C64 => Value::C64(Complex::new(re64, im)),
+            // One rounding from the f64 (an integer beyond 2^53 has long saturated).
+            DType::F8E4M3 => Value::F8E4M3(f8e4m3::from_f64(re64)),
+            DType::F8E5M2 => Value::F8E5M2(f8e5m2::from_f64(re64)),
         }
     }
 
@@ -382,6 +396,8 @@ impl Value {
             Value::U64(v) => put(&v.to_le_bytes()),
             Value::F16(v) => put(&v.to_bits().to_le_bytes()),
             Value::BF16(v) => put(&v.to_bits().to_le_bytes()),
+            Value::F8E4M3(v) => put(&[v.to_bits()]),
+            Value::F8E5M2(v) => put(&[v.to_bits()]),
             Value::F32(v) => put(&v.to_le_bytes()),
             Value::F64(v) => put(&v.to_le_bytes()),
             Value::C32(v) => {

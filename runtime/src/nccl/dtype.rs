@@ -31,8 +31,15 @@ pub(super) fn nccl_dtype(elem: ElemType, op: &str) -> Result<c_int> {
             return Err(Error::Unsupported {
                 what: format!(
                     "NCCL's {op} of {} arrays: NCCL has {SUPPORTED}; convert with `astype` first (bool as u8, \
-                     a complex array as its real and imaginary parts)",
-                    other.rust_name()
+                     a complex array as its real and imaginary parts{})",
+                    other.rust_name(),
+                    // NCCL 2.28 has no 8-bit floats; their bytes travel exactly as u8.
+                    if other.dtype().is_some_and(|d| d.is_fp8()) {
+                        "; an 8-bit float array broadcast, gathered or sent as is moves exactly as its bytes: \
+                         `array.view::<u8>()`, and back with `view::<f8e4m3>()`; reduce it in f16, bf16 or f32"
+                    } else {
+                        ""
+                    }
                 ),
             });
         }
@@ -67,11 +74,12 @@ mod tests {
 
     #[test]
     fn other_dtypes_are_refused_naming_the_supported_ones() {
-        for d in [DType::Bool, DType::I16, DType::U16, DType::C32, DType::C64] {
+        for d in [DType::Bool, DType::I16, DType::U16, DType::C32, DType::C64, DType::F8E4M3, DType::F8E5M2] {
             let e = nccl_dtype(ElemType::Scalar(d), "all_reduce").unwrap_err();
             let text = e.to_string();
             assert!(matches!(e, Error::Unsupported { .. }), "{d:?}: {e:?}");
             assert!(text.contains(SUPPORTED) && text.contains("all_reduce"), "{d:?}: {text}");
+            assert_eq!(text.contains("view::<u8>()"), d.is_fp8(), "{d:?}: {text}");
         }
     }
 }

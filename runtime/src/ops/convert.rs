@@ -41,6 +41,8 @@ impl<T: Scalar> Array<T> {
             DType::BF16 => builtin!(cast_bf16),
             DType::F32 => builtin!(cast_f32),
             DType::F64 => builtin!(cast_f64),
+            DType::F8E4M3 => builtin!(cast_f8e4m3),
+            DType::F8E5M2 => builtin!(cast_f8e5m2),
             DType::C32 | DType::C64 => unreachable!("complex casts are rejected above"),
         };
         launch_new::<U>(cast, &[to], &[Arg::input(self)])

@@ -11,6 +11,8 @@
 use half::{bf16, f16};
 use num_complex::Complex;
 
+use super::fp8::{f8e4m3, f8e5m2};
+
 /// A type with the kernel language's arithmetic operators.
 pub trait KernelOps: Copy {
     /// `self + o` as a kernel computes it.
@@ -89,7 +91,7 @@ macro_rules! plain_ops {
         }
     )*};
 }
-plain_ops!(f32, f64, f16, bf16, Complex<f32>, Complex<f64>);
+plain_ops!(f32, f64, f16, bf16, Complex<f32>, Complex<f64>, f8e4m3, f8e5m2);
 
 /// `a + b`.
 #[inline(always)]

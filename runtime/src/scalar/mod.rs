@@ -4,5 +4,6 @@
 //! element types by these traits; the kernel language (`lang`, above them) re-exports both under
 //! its own name, as kernels and generated code see them.
 
+pub mod fp8;
 pub mod kernel_ops;
 pub mod traits;

@@ -13,10 +13,10 @@
 //!
 //! | trait | implemented for | adds |
 //! | --- | --- | --- |
-//! | [`Scalar`] | every dtype: `bool`, `i8`..`i64`, `u8`..`u64`, `f16`, `bf16`, `f32`, `f64`, `Complex<f32>`, `Complex<f64>` | [`Scalar::DTYPE`] |
+//! | [`Scalar`] | every dtype: `bool`, `i8`..`i64`, `u8`..`u64`, `f16`, `bf16`, `f32`, `f64`, `Complex<f32>`, `Complex<f64>`, `f8e4m3`, `f8e5m2` | [`Scalar::DTYPE`] |
 //! | [`Number`] | all of them but `bool` | `+ - * /` (and `+=` ...), `zero`, `one`, `from_f64`, `from_i64` |
 //! | [`Real`] | integers and real floats | `<`, `to_f64`, `min`, `max`, `min_value`, `max_value` |
-//! | [`Float`] | `f16`, `bf16`, `f32`, `f64` | the float methods (`sqrt`, `exp`, `powi`, `is_nan`, ...) and constants |
+//! | [`Float`] | `f16`, `bf16`, `f32`, `f64`, `f8e4m3`, `f8e5m2` | the float methods (`sqrt`, `exp`, `powi`, `is_nan`, ...) and constants |
 //! | [`Int`] | `i8`..`i64`, `u8`..`u64` | `%`, bit operators, shifts by `u32`, `wrapping_*`, `count_ones`, ... |
 //!
 //! On concrete types the inherent methods of the standard library and of `half` take precedence over
@@ -40,6 +40,8 @@ use cuprum_abi::dtype::DType;
 use half::{bf16, f16};
 use num_complex::Complex;
 
+use super::fp8::{f8e4m3, f8e5m2};
+
 /// A scalar element type of the dtype table: the element type of arrays, slices, views and shared
 /// memory in kernels.
 ///
@@ -59,7 +61,7 @@ macro_rules! impl_scalar {
     ($($t:ty => $dtype:ident),* $(,)?) => {$(
         // SAFETY: `$t` is a plain value type with no padding whose layout is the dtype's C type:
         // bool and the integers are the C types of the same size, f16/bf16 are `repr(transparent)`
-        // over the IEEE bits, f32/f64 are IEEE, `Complex` is `repr(C)` `{ re, im }`.
+        // over the IEEE bits, f8e4m3/f8e5m2 `repr(transparent)` over their byte, f32/f64 are IEEE, `Complex` is `repr(C)` `{ re, im }`.
         unsafe impl Scalar for $t {
             const DTYPE: DType = DType::$dtype;
         }
@@ -87,6 +89,8 @@ impl_scalar!(
     f64 => F64,
     Complex<f32> => C32,
     Complex<f64> => C64,
+    f8e4m3 => F8E4M3,
+    f8e5m2 => F8E5M2,
 );
 
 mod sealed {
@@ -583,6 +587,16 @@ impl_float!(f32, via f32, to id, back id, from_f64 f32_from_f64, from_i64 f32_fr
 impl_float!(f64, via f64, to id, back id, from_f64 id, from_i64 f64_from_i64);
 impl_float!(f16, via f32, to f32::from, back f16::from_f32, from_f64 f16_from_f64, from_i64 f16_from_i64);
 impl_float!(bf16, via f32, to f32::from, back bf16::from_f32, from_f64 bf16_from_f64, from_i64 bf16_from_i64);
+// The 8-bit floats round from f64 directly (one rounding, `scalar/fp8.rs`); `i64 as f64` rounds
+// only above 2^53, where both formats have long saturated.
+fn f8e4m3_from_i64(v: i64) -> f8e4m3 {
+    f8e4m3::from_f64(v as f64)
+}
+fn f8e5m2_from_i64(v: i64) -> f8e5m2 {
+    f8e5m2::from_f64(v as f64)
+}
+impl_float!(f8e4m3, via f32, to f32::from, back f8e4m3::from_f32, from_f64 f8e4m3::from_f64, from_i64 f8e4m3_from_i64);
+impl_float!(f8e5m2, via f32, to f32::from, back f8e5m2::from_f32, from_f64 f8e5m2::from_f64, from_i64 f8e5m2_from_i64);
 
 // ---------------------------------------------------------------------------------------------
 // Complex numbers.

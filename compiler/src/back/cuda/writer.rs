@@ -973,7 +973,7 @@ impl<'a> Writer<'a> {
                     let hex = |x: &str| if *spec == PrintSpec::UpperHex { x.to_uppercase() } else { x.to_string() };
                     let (conv, value) = match (d, spec) {
                         (DType::Bool, _) => ("%s".to_string(), format!("({v}) ? \"true\" : \"false\"")),
-                        (DType::F16 | DType::BF16, _) => {
+                        (DType::F16 | DType::BF16 | DType::F8E4M3 | DType::F8E5M2, _) => {
                             self.features.need("cuprum/half.h");
                             (float_conv(*spec), format!("(double)cuprum::to_f32({v})"))
                         }
@@ -1308,10 +1308,14 @@ impl<'a> Writer<'a> {
                 match (self.types.assoc_fn(e), ty.scalar()) {
                     (AssocFn::FromF32, Some(DType::F16)) => format!("cuprum::half_from_f32({})", vs[0]),
                     (AssocFn::FromF32, Some(DType::BF16)) => format!("cuprum::bf16_from_f32({})", vs[0]),
+                    (AssocFn::FromF32, Some(DType::F8E4M3)) => format!("cuprum::f8e4m3_from_f32({})", vs[0]),
+                    (AssocFn::FromF32, Some(DType::F8E5M2)) => format!("cuprum::f8e5m2_from_f32({})", vs[0]),
                     (AssocFn::FromBits, Some(DType::F32)) => format!("__uint_as_float({})", vs[0]),
                     (AssocFn::FromBits, Some(DType::F64)) => format!("__longlong_as_double((i64){})", vs[0]),
                     (AssocFn::FromBits, Some(DType::F16)) => format!("cuprum::half_bits({})", vs[0]),
                     (AssocFn::FromBits, Some(DType::BF16)) => format!("cuprum::bf16_bits({})", vs[0]),
+                    (AssocFn::FromBits, Some(DType::F8E4M3)) => format!("cuprum::f8e4m3_bits({})", vs[0]),
+                    (AssocFn::FromBits, Some(DType::F8E5M2)) => format!("cuprum::f8e5m2_bits({})", vs[0]),
                     (AssocFn::FromF32 | AssocFn::FromBits, _) => unreachable!("the type checker admits `from_f32` on halves and `from_bits` on floats only"),
                     (AssocFn::Num(f), _) => format!("cuprum::num<{ct}>::{}({})", f.c_name(), vs.join(", ")),
                 }
@@ -1466,7 +1470,7 @@ impl<'a> Writer<'a> {
                         let bars = self.shared_operand(&args[5], &vs[5]);
                         format!("{c}({dst}, {}, {}, {}, {}, {bars}, {}, {later})", vs[1], vs[2], vs[3], vs[4], vs[6])
                     }
-                    M64N64K16 | M64N128K16 | M64N256K16 | M64N64K16Unchecked | M64N128K16Unchecked | M64N256K16Unchecked => {
+                    M64N64K16 | M64N128K16 | M64N256K16 | M64N64K16Unchecked | M64N128K16Unchecked | M64N256K16Unchecked | M64N64K32 | M64N128K32 | M64N256K32 | M64N64K32Unchecked | M64N128K32Unchecked | M64N256K32Unchecked => {
                         let (a, b) = (self.shared_operand(&args[1], &vs[1]), self.shared_operand(&args[3], &vs[3]));
                         format!("{c}<{}, {}>({}, {a}, {}, {b}, {}, {later})", h.wgmma_n().unwrap_or(64), h.checked(), vs[0], vs[2], vs[4])
                     }
@@ -1514,7 +1518,7 @@ impl<'a> Writer<'a> {
             Method::ToBits => match rt.scalar() {
                 Some(DType::F32) => format!("__float_as_uint({r})"),
                 Some(DType::F64) => format!("(u64)__double_as_longlong({r})"),
-                Some(DType::F16 | DType::BF16) => format!("{r}.bits"),
+                Some(DType::F16 | DType::BF16 | DType::F8E4M3 | DType::F8E5M2) => format!("{r}.bits"),
                 _ => unreachable!("the type checker admits `to_bits` on floats only"),
             },
             Method::ToF32 => {

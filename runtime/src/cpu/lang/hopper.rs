@@ -9,7 +9,7 @@
 use super::context::{self, Stop};
 use super::memory::{Load, Slice, Store, misaligned, out_of_range};
 use crate::element::Element;
-use crate::lang::hopper::{Barrier, TILE, wgmma_operands, wgmma_thread};
+use crate::lang::hopper::{Barrier, MmaFp8, TILE, TILE_FP8, wgmma_fp8_operands, wgmma_fp8_thread, wgmma_operands, wgmma_thread};
 use crate::lang::intrinsics::KernelIndex;
 use crate::lang::tensor::MmaHalf;
 
@@ -201,4 +201,58 @@ wgmma_unchecked_fns! {
     wgmma_m64n64k16_unchecked, 64, 32;
     wgmma_m64n128k16_unchecked, 128, 64;
     wgmma_m64n256k16_unchecked, 256, 128;
+}
+
+fn wgmma_fp8<T: MmaFp8 + Element, I: KernelIndex, J: KernelIndex>(acc: &mut [f32], n: usize, a: Slice<'_, T>, ai: I, b: Slice<'_, T>, bi: J) {
+    let at = match wgmma_fp8_operands(ai.to_usize(), a.len(), bi.to_usize(), b.len(), n) {
+        Ok(at) => at,
+        Err((is_b, mis)) => {
+            let (i, len) = if is_b { (bi.to_i128(), b.len()) } else { (ai.to_i128(), a.len()) };
+            if mis {
+                misaligned(i, 32);
+            } else {
+                out_of_range(i, len);
+            }
+            if a.len() < TILE_FP8 || b.len() < n * 128 {
+                return;
+            }
+            (0, 0, 0, 0)
+        }
+    };
+    let t = context::current().map_or(0, |c| c.linear.get());
+    wgmma_fp8_thread(acc, t, n, at, |k| a.load(k), |k| b.load(k));
+}
+
+macro_rules! wgmma_fp8_fns {
+    ($($name:ident, $n:literal, $r:literal;)*) => {$(
+        #[doc = concat!("`", stringify!($name), "` (`lang::hopper`).")]
+        pub fn $name<T: MmaFp8 + Element, I: KernelIndex, J: KernelIndex>(acc: &mut [f32; $r], a: Slice<'_, T>, ai: I, b: Slice<'_, T>, bi: J) {
+            wgmma_fp8(acc, $n, a, ai, b, bi)
+        }
+    )*};
+}
+
+wgmma_fp8_fns! {
+    wgmma_m64n64k32, 64, 32;
+    wgmma_m64n128k32, 128, 64;
+    wgmma_m64n256k32, 256, 128;
+}
+
+macro_rules! wgmma_fp8_unchecked_fns {
+    ($($name:ident, $n:literal, $r:literal;)*) => {$(
+        #[doc = concat!("`", stringify!($name), "` (`lang::hopper`): checked on the CPU device.")]
+        ///
+        /// # Safety
+        ///
+        /// None needed here: the operands are checked (the GPU's form is the one that trusts them).
+        pub unsafe fn $name<T: MmaFp8 + Element, I: KernelIndex, J: KernelIndex>(acc: &mut [f32; $r], a: Slice<'_, T>, ai: I, b: Slice<'_, T>, bi: J) {
+            wgmma_fp8(acc, $n, a, ai, b, bi)
+        }
+    )*};
+}
+
+wgmma_fp8_unchecked_fns! {
+    wgmma_m64n64k32_unchecked, 64, 32;
+    wgmma_m64n128k32_unchecked, 128, 64;
+    wgmma_m64n256k32_unchecked, 256, 128;
 }
