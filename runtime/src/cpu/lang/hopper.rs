@@ -354,9 +354,8 @@ wgmma_rs_fns! {
     wgmma_m64n256k16_rs, wgmma_m64n256k16_rs_unchecked, 256, 128;
 }
 
-/// One arrival at named barrier `id` of the running thread's block: the round it joined, if the
-/// caller must wait for it to complete (`None`: it completed the round, or there is no block, or
-/// `id` is out of range, which is reported).
+/// One arrival at named barrier `id` of the running thread's block: the barrier and the round the
+/// arrival joined (`None`: there is no block, or `id` is out of range, which is reported).
 fn named_arrive(id: u32, threads: u32) -> Option<(usize, u32)> {
     let c = context::current()?;
     let k = id as usize;
@@ -366,24 +365,29 @@ fn named_arrive(id: u32, threads: u32) -> Option<(usize, u32)> {
     }
     let mut named = c.block().named.borrow_mut();
     let (arrived, round) = &mut named[k];
+    let joined = *round;
     *arrived += 1;
     if *arrived >= threads {
         *arrived = 0;
         *round = round.wrapping_add(1);
-        return None;
     }
-    Some((k, *round))
+    Some((k, joined))
 }
 
-/// `named_barrier_sync` (`lang::hopper`): the thread arrives and, unless it is the last of
-/// `threads`, suspends until the round it joined has completed (looking again after each stop
-/// of the block, as `mbarrier_wait`). An `id` past 15 is reported as an index out of range and
-/// does not wait.
+/// `named_barrier_sync` (`lang::hopper`): the thread arrives and suspends until the round it
+/// joined has completed (looking again after each stop of the block, as `mbarrier_wait`). The
+/// thread whose arrival completes the round stops once too, so that the threads of a round go on
+/// together: a warp operation after the barrier then finds every lane of the warp (one that went
+/// on alone would exchange with lanes still stopped here). An `id` past 15 is reported as an index
+/// out of range and does not wait.
 pub fn named_barrier_sync(id: u32, threads: u32) {
     let Some((k, round)) = named_arrive(id, threads) else { return };
     let Some(c) = context::current() else { return };
-    while c.block().named.borrow()[k].1 == round {
+    loop {
         if !c.suspend(Stop::Barrier) {
+            return;
+        }
+        if c.block().named.borrow()[k].1 != round {
             return;
         }
     }
