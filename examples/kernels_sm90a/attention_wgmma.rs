@@ -212,7 +212,9 @@ pub fn attention_wgmma_bf16(
         if tid == 0 {
             // The block's Q (d / 64 d-tiles of two 64-row boxes), then the key tiles of K and V
             // into the ring, each stage reused once both consumers have released it.
-            let (row0, kv0, dt) = (bh * s + m_blk, bh * s, d / 64);
+            // Two d-tiles of Q, K and V, also for D = 64: the second is then a box wholly outside
+            // the array, which the copy fills with zeros (its bytes counted all the same).
+            let (row0, kv0, dt) = (bh * s + m_blk, bh * s, 2u32);
             mbarrier_arrive_expect_tx(bars, QBAR, 2 * dt * BOX_BYTES);
             for t in 0..dt {
                 for w in 0..2u32 {
@@ -224,7 +226,7 @@ pub fn attention_wgmma_bf16(
                 if it >= STAGES {
                     mbarrier_wait(bars, EMPTY + st, (it / STAGES - 1) % 2);
                 }
-                mbarrier_arrive_expect_tx(bars, FULL + st, (2 * dt + 4) * BOX_BYTES);
+                mbarrier_arrive_expect_tx(bars, FULL + st, 4 * dt * BOX_BYTES);
                 let kb = Q_ELEMS + st * STAGE;
                 let vb = Q_ELEMS + STAGES * STAGE + st * STAGE;
                 let n0 = kv0 + it * BN;
@@ -232,9 +234,7 @@ pub fn attention_wgmma_bf16(
                     for t in 0..dt {
                         tma_load_2d(sm, kb + (2 * t + u) * 4096, k, (64 * t) as i32, (n0 + 64 * u) as i32, bars, FULL + st);
                     }
-                    // Both d-tiles of V, also for D = 64 (the second is then outside the array:
-                    // zeros, its bytes counted all the same).
-                    for t in 0..2u32 {
+                    for t in 0..dt {
                         tma_load_2d(sm, vb + (2 * u + t) * 4096, v, (64 * t) as i32, (n0 + 64 * u) as i32, bars, FULL + st);
                     }
                 }
@@ -251,14 +251,39 @@ pub fn attention_wgmma_bf16(
     let mut mrow = [-f32::INFINITY; 2];
     let mut lrow = [0.0f32; 2];
     let mut oacc = [0.0f32; 64];
-    // P of the previous tile, the A operand of its P V, issued with the next tile's Q K^T.
-    let mut pv = [bf16::from_f32(0.0); 64];
     mbarrier_wait(bars, QBAR, 0);
     if pingpong && cw == 0 {
         // Consumer 1 takes the first turn.
         named_barrier_arrive(1, 256);
     }
-    for it in 0..tiles {
+    // Tile 0: Q K^T alone.
+    mbarrier_wait(bars, FULL, 0);
+    if pingpong {
+        named_barrier_sync(1 + cw, 256);
+    }
+    let mut sacc = [0.0f32; 64];
+    wgmma_fence();
+    for kk in (0..8u32).unroll() {
+        // SAFETY: Q's tile (kk / 4, cw) and K's two tiles of d-tile kk / 4 in stage 0 start at
+        // multiples of 4096 below ELEMS, columns kk % 4 * 16 (0, 16, 32, 48); `sm` holds ELEMS
+        // (checked on entry) and dynamic shared memory is 1024-byte aligned.
+        unsafe { wgmma_m64n128k16_bt_unchecked(&mut sacc, sm, (2 * (kk / 4) + cw) * 4096 + (kk % 4) * 16, sm, Q_ELEMS + 2 * (kk / 4) * 4096 + (kk % 4) * 16) };
+    }
+    wgmma_commit();
+    if pingpong {
+        // The other consumer's turn at the tensor cores while this one runs its softmax.
+        named_barrier_arrive(2 - cw, 256);
+    }
+    wgmma_wait::<0>(&mut sacc);
+    let (p0, m0r, l0r, _) = softmax_tile(sacc, mrow, lrow, 0, r, s, causal, tile_has_edge(0, s, m0, causal), scale_log2);
+    mrow = m0r;
+    lrow = l0r;
+    // P of the previous tile, the A operand of its P V, issued with the next tile's Q K^T.
+    let mut pv = [bf16::from_f32(0.0); 64];
+    for i in (0..64usize).unroll() {
+        pv[i] = bf16::from_f32(p0[i]);
+    }
+    for it in 1..tiles {
         let st = it % STAGES;
         let n0 = it * BN;
         mbarrier_wait(bars, FULL + st, (it / STAGES) % 2);
@@ -266,74 +291,60 @@ pub fn attention_wgmma_bf16(
             named_barrier_sync(1 + cw, 256);
         }
         let kb = Q_ELEMS + st * STAGE;
-        let mut sacc = [0.0f32; 64];
+        let vb = Q_ELEMS + STAGES * STAGE + ((it - 1) % STAGES) * STAGE;
+        sacc = [0.0f32; 64];
         wgmma_fence();
         for kk in (0..8u32).unroll() {
-            if kk < d / 16 {
-                // SAFETY: Q's tile (kk / 4, cw) and K's two tiles of d-tile kk / 4 start at
-                // multiples of 4096 below ELEMS, columns kk % 4 * 16 (0, 16, 32, 48); `sm` holds
-                // ELEMS (checked on entry) and dynamic shared memory is 1024-byte aligned.
-                unsafe {
-                    wgmma_m64n128k16_bt_unchecked(&mut sacc, sm, (2 * (kk / 4) + cw) * 4096 + (kk % 4) * 16, sm, kb + 2 * (kk / 4) * 4096 + (kk % 4) * 16)
-                };
-            }
+            // SAFETY: as for tile 0, in stage st.
+            unsafe { wgmma_m64n128k16_bt_unchecked(&mut sacc, sm, (2 * (kk / 4) + cw) * 4096 + (kk % 4) * 16, sm, kb + 2 * (kk / 4) * 4096 + (kk % 4) * 16) };
         }
         wgmma_commit();
-        if it > 0 {
-            let vb = Q_ELEMS + STAGES * STAGE + ((it - 1) % STAGES) * STAGE;
-            for kk in (0..8u32).unroll() {
-                let x = (8 * kk) as usize;
-                let a = [pv[x], pv[x + 1], pv[x + 2], pv[x + 3], pv[x + 4], pv[x + 5], pv[x + 6], pv[x + 7]];
-                // SAFETY: V's tiles (kk / 4, 0) and (kk / 4, 1) of the stage start at a multiple
-                // of 4096 below ELEMS, rows kk % 4 * 16 (x 64); `sm` holds ELEMS (checked on entry).
-                unsafe { wgmma_m64n128k16_rs_unchecked(&mut oacc, a, sm, vb + 2 * (kk / 4) * 4096 + (kk % 4) * 1024) };
-            }
-            wgmma_commit();
+        for kk in (0..8u32).unroll() {
+            let x = (8 * kk) as usize;
+            let a = [pv[x], pv[x + 1], pv[x + 2], pv[x + 3], pv[x + 4], pv[x + 5], pv[x + 6], pv[x + 7]];
+            // SAFETY: V's tiles (kk / 4, 0) and (kk / 4, 1) of the previous tile's stage start at
+            // a multiple of 4096 below ELEMS, rows kk % 4 * 16 (x 64); `sm` holds ELEMS (checked
+            // on entry).
+            unsafe { wgmma_m64n128k16_rs_unchecked(&mut oacc, a, sm, vb + 2 * (kk / 4) * 4096 + (kk % 4) * 1024) };
         }
+        wgmma_commit();
         if pingpong {
-            // The other consumer's turn at the tensor cores while this one runs its softmax.
             named_barrier_arrive(2 - cw, 256);
         }
-        if it > 0 {
-            wgmma_wait::<1>(&mut sacc);
-        } else {
-            wgmma_wait::<0>(&mut sacc);
-        }
+        // Q K^T is done (P V may still run): the softmax of this tile.
+        wgmma_wait::<1>(&mut sacc);
         let (p, m2, l2, alpha) = softmax_tile(sacc, mrow, lrow, n0, r, s, causal, tile_has_edge(n0, s, m0, causal), scale_log2);
         mrow = m2;
         lrow = l2;
-        if it > 0 {
-            // The previous tile's P V is done: rescale O, release its stage.
-            wgmma_wait::<0>(&mut oacc);
-            if tid % 128 == 0 {
-                mbarrier_arrive(bars, EMPTY + (it - 1) % STAGES);
-            }
+        // The previous tile's P V is done: release its stage, rescale O.
+        wgmma_wait::<0>(&mut oacc);
+        if tid % 128 == 0 {
+            mbarrier_arrive(bars, EMPTY + (it - 1) % STAGES);
         }
         oacc = rescale(oacc, alpha);
         for i in (0..64usize).unroll() {
             pv[i] = bf16::from_f32(p[i]);
         }
     }
-    if tiles > 0 {
-        if pingpong && cw == 0 {
-            // Consumer 2's last arrival at barrier 1 (one more than consumer 1 waits for in the
-            // loop), so that no round is left open.
-            named_barrier_sync(1, 256);
-        }
-        let last = tiles - 1;
-        let vb = Q_ELEMS + STAGES * STAGE + (last % STAGES) * STAGE;
-        wgmma_fence();
-        for kk in (0..8u32).unroll() {
-            let x = (8 * kk) as usize;
-            let a = [pv[x], pv[x + 1], pv[x + 2], pv[x + 3], pv[x + 4], pv[x + 5], pv[x + 6], pv[x + 7]];
-            // SAFETY: as in the loop.
-            unsafe { wgmma_m64n128k16_rs_unchecked(&mut oacc, a, sm, vb + 2 * (kk / 4) * 4096 + (kk % 4) * 1024) };
-        }
-        wgmma_commit();
-        wgmma_wait::<0>(&mut oacc);
-        if tid % 128 == 0 {
-            mbarrier_arrive(bars, EMPTY + last % STAGES);
-        }
+    if pingpong && cw == 0 {
+        // Consumer 2's last arrival at barrier 1 (one more than consumer 1 waits for in the
+        // loop), so that no round is left open.
+        named_barrier_sync(1, 256);
+    }
+    // The last tile's P V.
+    let last = tiles - 1;
+    let vb = Q_ELEMS + STAGES * STAGE + (last % STAGES) * STAGE;
+    wgmma_fence();
+    for kk in (0..8u32).unroll() {
+        let x = (8 * kk) as usize;
+        let a = [pv[x], pv[x + 1], pv[x + 2], pv[x + 3], pv[x + 4], pv[x + 5], pv[x + 6], pv[x + 7]];
+        // SAFETY: as in the loop.
+        unsafe { wgmma_m64n128k16_rs_unchecked(&mut oacc, a, sm, vb + 2 * (kk / 4) * 4096 + (kk % 4) * 1024) };
+    }
+    wgmma_commit();
+    wgmma_wait::<0>(&mut oacc);
+    if tid % 128 == 0 {
+        mbarrier_arrive(bars, EMPTY + last % STAGES);
     }
     let inv = row_scales(lrow);
     for h in (0..2usize).unroll() {
@@ -395,7 +406,9 @@ pub fn attention_wgmma_f16(
         if tid == 0 {
             // The block's Q (d / 64 d-tiles of two 64-row boxes), then the key tiles of K and V
             // into the ring, each stage reused once both consumers have released it.
-            let (row0, kv0, dt) = (bh * s + m_blk, bh * s, d / 64);
+            // Two d-tiles of Q, K and V, also for D = 64: the second is then a box wholly outside
+            // the array, which the copy fills with zeros (its bytes counted all the same).
+            let (row0, kv0, dt) = (bh * s + m_blk, bh * s, 2u32);
             mbarrier_arrive_expect_tx(bars, QBAR, 2 * dt * BOX_BYTES);
             for t in 0..dt {
                 for w in 0..2u32 {
@@ -407,7 +420,7 @@ pub fn attention_wgmma_f16(
                 if it >= STAGES {
                     mbarrier_wait(bars, EMPTY + st, (it / STAGES - 1) % 2);
                 }
-                mbarrier_arrive_expect_tx(bars, FULL + st, (2 * dt + 4) * BOX_BYTES);
+                mbarrier_arrive_expect_tx(bars, FULL + st, 4 * dt * BOX_BYTES);
                 let kb = Q_ELEMS + st * STAGE;
                 let vb = Q_ELEMS + STAGES * STAGE + st * STAGE;
                 let n0 = kv0 + it * BN;
@@ -415,9 +428,7 @@ pub fn attention_wgmma_f16(
                     for t in 0..dt {
                         tma_load_2d(sm, kb + (2 * t + u) * 4096, k, (64 * t) as i32, (n0 + 64 * u) as i32, bars, FULL + st);
                     }
-                    // Both d-tiles of V, also for D = 64 (the second is then outside the array:
-                    // zeros, its bytes counted all the same).
-                    for t in 0..2u32 {
+                    for t in 0..dt {
                         tma_load_2d(sm, vb + (2 * u + t) * 4096, v, (64 * t) as i32, (n0 + 64 * u) as i32, bars, FULL + st);
                     }
                 }
@@ -434,14 +445,39 @@ pub fn attention_wgmma_f16(
     let mut mrow = [-f32::INFINITY; 2];
     let mut lrow = [0.0f32; 2];
     let mut oacc = [0.0f32; 64];
-    // P of the previous tile, the A operand of its P V, issued with the next tile's Q K^T.
-    let mut pv = [f16::from_f32(0.0); 64];
     mbarrier_wait(bars, QBAR, 0);
     if pingpong && cw == 0 {
         // Consumer 1 takes the first turn.
         named_barrier_arrive(1, 256);
     }
-    for it in 0..tiles {
+    // Tile 0: Q K^T alone.
+    mbarrier_wait(bars, FULL, 0);
+    if pingpong {
+        named_barrier_sync(1 + cw, 256);
+    }
+    let mut sacc = [0.0f32; 64];
+    wgmma_fence();
+    for kk in (0..8u32).unroll() {
+        // SAFETY: Q's tile (kk / 4, cw) and K's two tiles of d-tile kk / 4 in stage 0 start at
+        // multiples of 4096 below ELEMS, columns kk % 4 * 16 (0, 16, 32, 48); `sm` holds ELEMS
+        // (checked on entry) and dynamic shared memory is 1024-byte aligned.
+        unsafe { wgmma_m64n128k16_bt_unchecked(&mut sacc, sm, (2 * (kk / 4) + cw) * 4096 + (kk % 4) * 16, sm, Q_ELEMS + 2 * (kk / 4) * 4096 + (kk % 4) * 16) };
+    }
+    wgmma_commit();
+    if pingpong {
+        // The other consumer's turn at the tensor cores while this one runs its softmax.
+        named_barrier_arrive(2 - cw, 256);
+    }
+    wgmma_wait::<0>(&mut sacc);
+    let (p0, m0r, l0r, _) = softmax_tile(sacc, mrow, lrow, 0, r, s, causal, tile_has_edge(0, s, m0, causal), scale_log2);
+    mrow = m0r;
+    lrow = l0r;
+    // P of the previous tile, the A operand of its P V, issued with the next tile's Q K^T.
+    let mut pv = [f16::from_f32(0.0); 64];
+    for i in (0..64usize).unroll() {
+        pv[i] = f16::from_f32(p0[i]);
+    }
+    for it in 1..tiles {
         let st = it % STAGES;
         let n0 = it * BN;
         mbarrier_wait(bars, FULL + st, (it / STAGES) % 2);
@@ -449,74 +485,60 @@ pub fn attention_wgmma_f16(
             named_barrier_sync(1 + cw, 256);
         }
         let kb = Q_ELEMS + st * STAGE;
-        let mut sacc = [0.0f32; 64];
+        let vb = Q_ELEMS + STAGES * STAGE + ((it - 1) % STAGES) * STAGE;
+        sacc = [0.0f32; 64];
         wgmma_fence();
         for kk in (0..8u32).unroll() {
-            if kk < d / 16 {
-                // SAFETY: Q's tile (kk / 4, cw) and K's two tiles of d-tile kk / 4 start at
-                // multiples of 4096 below ELEMS, columns kk % 4 * 16 (0, 16, 32, 48); `sm` holds
-                // ELEMS (checked on entry) and dynamic shared memory is 1024-byte aligned.
-                unsafe {
-                    wgmma_m64n128k16_bt_unchecked(&mut sacc, sm, (2 * (kk / 4) + cw) * 4096 + (kk % 4) * 16, sm, kb + 2 * (kk / 4) * 4096 + (kk % 4) * 16)
-                };
-            }
+            // SAFETY: as for tile 0, in stage st.
+            unsafe { wgmma_m64n128k16_bt_unchecked(&mut sacc, sm, (2 * (kk / 4) + cw) * 4096 + (kk % 4) * 16, sm, kb + 2 * (kk / 4) * 4096 + (kk % 4) * 16) };
         }
         wgmma_commit();
-        if it > 0 {
-            let vb = Q_ELEMS + STAGES * STAGE + ((it - 1) % STAGES) * STAGE;
-            for kk in (0..8u32).unroll() {
-                let x = (8 * kk) as usize;
-                let a = [pv[x], pv[x + 1], pv[x + 2], pv[x + 3], pv[x + 4], pv[x + 5], pv[x + 6], pv[x + 7]];
-                // SAFETY: V's tiles (kk / 4, 0) and (kk / 4, 1) of the stage start at a multiple
-                // of 4096 below ELEMS, rows kk % 4 * 16 (x 64); `sm` holds ELEMS (checked on entry).
-                unsafe { wgmma_m64n128k16_rs_unchecked(&mut oacc, a, sm, vb + 2 * (kk / 4) * 4096 + (kk % 4) * 1024) };
-            }
-            wgmma_commit();
+        for kk in (0..8u32).unroll() {
+            let x = (8 * kk) as usize;
+            let a = [pv[x], pv[x + 1], pv[x + 2], pv[x + 3], pv[x + 4], pv[x + 5], pv[x + 6], pv[x + 7]];
+            // SAFETY: V's tiles (kk / 4, 0) and (kk / 4, 1) of the previous tile's stage start at
+            // a multiple of 4096 below ELEMS, rows kk % 4 * 16 (x 64); `sm` holds ELEMS (checked
+            // on entry).
+            unsafe { wgmma_m64n128k16_rs_unchecked(&mut oacc, a, sm, vb + 2 * (kk / 4) * 4096 + (kk % 4) * 1024) };
         }
+        wgmma_commit();
         if pingpong {
-            // The other consumer's turn at the tensor cores while this one runs its softmax.
             named_barrier_arrive(2 - cw, 256);
         }
-        if it > 0 {
-            wgmma_wait::<1>(&mut sacc);
-        } else {
-            wgmma_wait::<0>(&mut sacc);
-        }
+        // Q K^T is done (P V may still run): the softmax of this tile.
+        wgmma_wait::<1>(&mut sacc);
         let (p, m2, l2, alpha) = softmax_tile(sacc, mrow, lrow, n0, r, s, causal, tile_has_edge(n0, s, m0, causal), scale_log2);
         mrow = m2;
         lrow = l2;
-        if it > 0 {
-            // The previous tile's P V is done: rescale O, release its stage.
-            wgmma_wait::<0>(&mut oacc);
-            if tid % 128 == 0 {
-                mbarrier_arrive(bars, EMPTY + (it - 1) % STAGES);
-            }
+        // The previous tile's P V is done: release its stage, rescale O.
+        wgmma_wait::<0>(&mut oacc);
+        if tid % 128 == 0 {
+            mbarrier_arrive(bars, EMPTY + (it - 1) % STAGES);
         }
         oacc = rescale(oacc, alpha);
         for i in (0..64usize).unroll() {
             pv[i] = f16::from_f32(p[i]);
         }
     }
-    if tiles > 0 {
-        if pingpong && cw == 0 {
-            // Consumer 2's last arrival at barrier 1 (one more than consumer 1 waits for in the
-            // loop), so that no round is left open.
-            named_barrier_sync(1, 256);
-        }
-        let last = tiles - 1;
-        let vb = Q_ELEMS + STAGES * STAGE + (last % STAGES) * STAGE;
-        wgmma_fence();
-        for kk in (0..8u32).unroll() {
-            let x = (8 * kk) as usize;
-            let a = [pv[x], pv[x + 1], pv[x + 2], pv[x + 3], pv[x + 4], pv[x + 5], pv[x + 6], pv[x + 7]];
-            // SAFETY: as in the loop.
-            unsafe { wgmma_m64n128k16_rs_unchecked(&mut oacc, a, sm, vb + 2 * (kk / 4) * 4096 + (kk % 4) * 1024) };
-        }
-        wgmma_commit();
-        wgmma_wait::<0>(&mut oacc);
-        if tid % 128 == 0 {
-            mbarrier_arrive(bars, EMPTY + last % STAGES);
-        }
+    if pingpong && cw == 0 {
+        // Consumer 2's last arrival at barrier 1 (one more than consumer 1 waits for in the
+        // loop), so that no round is left open.
+        named_barrier_sync(1, 256);
+    }
+    // The last tile's P V.
+    let last = tiles - 1;
+    let vb = Q_ELEMS + STAGES * STAGE + (last % STAGES) * STAGE;
+    wgmma_fence();
+    for kk in (0..8u32).unroll() {
+        let x = (8 * kk) as usize;
+        let a = [pv[x], pv[x + 1], pv[x + 2], pv[x + 3], pv[x + 4], pv[x + 5], pv[x + 6], pv[x + 7]];
+        // SAFETY: as in the loop.
+        unsafe { wgmma_m64n128k16_rs_unchecked(&mut oacc, a, sm, vb + 2 * (kk / 4) * 4096 + (kk % 4) * 1024) };
+    }
+    wgmma_commit();
+    wgmma_wait::<0>(&mut oacc);
+    if tid % 128 == 0 {
+        mbarrier_arrive(bars, EMPTY + last % STAGES);
     }
     let inv = row_scales(lrow);
     for h in (0..2usize).unroll() {
