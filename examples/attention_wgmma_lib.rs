@@ -9,7 +9,7 @@
 #[path = "kernels_sm90a/attention_wgmma.rs"]
 pub mod kernels;
 
-use crate::attention_lib::{AttentionElement, Shape};
+use super::attention_lib::{AttentionElement, Shape};
 use cuprum::prelude::{bf16, f16};
 use cuprum::runtime::{Array, Error, LaunchConfig, Result, Swizzle, TensorMap};
 

@@ -44,6 +44,9 @@
 //! `examples/attention_wgmma.rs` launches them through a checked wrapper (examples/attention_lib.rs
 //! has the FlashAttention-2 one; `flash_attention_wgmma` here checks the same shapes).
 
+// The kernel language has no `is_multiple_of`.
+#![allow(clippy::manual_is_multiple_of)]
+
 use cuprum::prelude::*;
 
 /// Query rows per block: two consumer warpgroups of 64.
