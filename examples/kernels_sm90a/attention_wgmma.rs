@@ -55,8 +55,8 @@ pub const BM: u32 = 128;
 pub const BN: u32 = 128;
 /// Threads per block: the producer warpgroup and two consumers.
 pub const THREADS: u32 = 384;
-/// The stages of the K/V ring.
-const STAGES: u32 = 2;
+/// The stages of the K/V ring (with `Q`, 224 KiB of the 227 a block may have).
+const STAGES: u32 = 3;
 /// Elements of the block's `Q` (128 x 128 at most: four tiles of 4096).
 const Q_ELEMS: u32 = 16384;
 /// Elements of one stage of `K` (or of `V`): 128 keys x 128 columns at most.
@@ -70,7 +70,7 @@ const BOX_BYTES: u32 = 8192;
 /// The barriers (a static shared array of `u64`): `Q`'s, then `FULL` and `EMPTY` per stage.
 const QBAR: u32 = 0;
 const FULL: u32 = 1;
-const EMPTY: u32 = 3;
+const EMPTY: u32 = FULL + STAGES;
 
 /// The number of key tiles block row `m0` needs: all of `S`, or up to its last row when causal.
 #[device]
@@ -82,10 +82,12 @@ fn key_tiles(s: u32, m0: u32, causal: bool) -> u32 {
 
 /// The online-softmax step of one key tile for the thread's two rows `r` and `r + 8` (query
 /// indices within the head): masks the scores `sacc` (64 x 128 accumulators, keys from `n0`)
-/// when `edge` (the tile reaches past `S` or crosses the causal diagonal), scales them to base
-/// 2 and updates the running maxima `mrow` and the thread's partial sums `lrow`. Returns
-/// `exp2(score - max)` in the place of the scores, the new maxima and sums, and the factors
-/// `alpha` by which each row of `O` accumulated so far is rescaled.
+/// when `edge` (the tile reaches past `S` or crosses the causal diagonal) and updates the running
+/// maxima `mrow` (of the unscaled scores) and the thread's partial sums `lrow`. Returns
+/// `exp2(score * scale_log2 - max * scale_log2)` in the place of the scores (one multiply-add
+/// and one `exp2` each), the new maxima and sums, and the factors `alpha` by which each row of
+/// `O` accumulated so far is rescaled. The mask costs nothing on the other tiles: the scale is
+/// positive, so the maximum of the unscaled scores gives the scaled one.
 #[device]
 #[allow(clippy::too_many_arguments)]
 fn softmax_tile(
@@ -99,34 +101,40 @@ fn softmax_tile(
     edge: bool,
     scale_log2: f32,
 ) -> ([f32; 64], [f32; 2], [f32; 2], [f32; 2]) {
-    let c0 = n0 + 2 * (lane_id() % 4);
     let mut p = sacc;
     let mut m = mrow;
     let mut l = lrow;
     let mut alpha = [0.0f32; 2];
+    if edge {
+        let c0 = n0 + 2 * (lane_id() % 4);
+        for h in (0..2usize).unroll() {
+            let row = r + 8 * h as u32;
+            for j in (0..16usize).unroll() {
+                for e in (0..2usize).unroll() {
+                    let kv = c0 + 8 * j as u32 + e as u32;
+                    if kv >= s || (causal && kv > row) {
+                        p[4 * j + 2 * h + e] = -f32::INFINITY;
+                    }
+                }
+            }
+        }
+    }
     for h in (0..2usize).unroll() {
-        let row = r + 8 * h as u32;
         let mut mx = -f32::INFINITY;
         for j in (0..16usize).unroll() {
-            for e in (0..2usize).unroll() {
-                let i = 4 * j + 2 * h + e;
-                let kv = c0 + 8 * j as u32 + e as u32;
-                let x = if edge && (kv >= s || (causal && kv > row)) { -f32::INFINITY } else { p[i] * scale_log2 };
-                p[i] = x;
-                mx = mx.max(x);
-            }
+            mx = mx.max(p[4 * j + 2 * h]).max(p[4 * j + 2 * h + 1]);
         }
         mx = warp_reduce_max_width(mx, 4);
         let m_new = m[h].max(mx);
-        // A row with no visible key yet keeps a zero sum (exp2(-inf - 0) = 0), never NaN.
-        let m_use = if m_new == -f32::INFINITY { 0.0 } else { m_new };
-        alpha[h] = (m[h] - m_use).exp2();
+        // In base 2: a row with no visible key yet keeps a zero sum (exp2(-inf - 0) = 0), never NaN.
+        let m_use = if m_new == -f32::INFINITY { 0.0 } else { m_new * scale_log2 };
+        alpha[h] = (m[h] * scale_log2 - m_use).exp2();
         m[h] = m_new;
         let mut sum = 0.0f32;
         for j in (0..16usize).unroll() {
             for e in (0..2usize).unroll() {
                 let i = 4 * j + 2 * h + e;
-                let x = (p[i] - m_use).exp2();
+                let x = (p[i] * scale_log2 - m_use).exp2();
                 p[i] = x;
                 sum += x;
             }

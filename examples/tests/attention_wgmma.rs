@@ -3,7 +3,7 @@
 //! on the GPU (`on_both_devices!`; an H100 or H200) at small shapes, every row against the f64
 //! reference of examples/attention_lib.rs, bf16 and f16, D 64 and 128, causal and not, with and
 //! without ping-pong, sequence lengths that are not multiples of the 128-key tile or the 128-row
-//! block (77, 130, 300: three key tiles through a ring of two stages) and B * H > 1; the
+//! block (77, 130, 600: five key tiles through a ring of three stages) and B * H > 1; the
 //! wrapper's errors; and on the GPU alone, S = 1000 and 2048 on sampled rows.
 
 #[path = "../../runtime/tests/support/mod.rs"]
@@ -27,7 +27,7 @@ on_both_devices!(
     bf16_d128,
     f16_d64,
     f16_d128,
-    three_key_tiles_through_two_stages,
+    five_key_tiles_through_three_stages,
     bad_shapes_are_errors_and_write_nothing
 );
 
@@ -69,12 +69,12 @@ fn f16_d128() {
     small::<f16>(128);
 }
 
-/// S = 300: three key tiles (the third partial), so the producer reuses a stage after both
-/// consumers released it; S = 1 (O = V).
-fn three_key_tiles_through_two_stages() {
+/// S = 600: five key tiles (the last partial) through the ring of three stages, so the producer
+/// reuses stages after both consumers released them; S = 1 (O = V).
+fn five_key_tiles_through_three_stages() {
     let mut r = support::Rng::new();
     for causal in [false, true] {
-        check::<bf16>(Shape { batch: 1, heads: 1, seq: 300, dim: 64 }, causal, true, r.next(), usize::MAX);
+        check::<bf16>(Shape { batch: 1, heads: 1, seq: 600, dim: 64 }, causal, true, r.next(), usize::MAX);
         check::<bf16>(Shape { batch: 1, heads: 2, seq: 1, dim: 128 }, causal, true, r.next(), usize::MAX);
     }
 }
