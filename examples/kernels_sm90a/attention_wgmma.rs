@@ -12,28 +12,31 @@
 //! each. Per key tile a consumer computes its 64 x 128 scores `S = Q K^T` with
 //! `wgmma_m64n128k16_bt` (`Q` and `K` from shared memory, `K` the transposed B operand: its rows
 //! are keys, K-major), updates the online softmax on the accumulator registers (row maxima and
-//! sums over the quad of lanes that share a row, `exp2` with `log2(e) / sqrt(D)` folded into the
-//! scores), rounds the probabilities to the element type and feeds them straight from registers
-//! to `O += P V` (`wgmma_m64n128k16_rs`: eight consecutive accumulators are the A fragment of
-//! 16 keys, no shuffle), `V` N-major from shared memory. `O` stays in 64 f32 accumulators per
-//! thread; at the end it is divided by the row sums and stored. The producer gives its registers
-//! to the consumers (`warpgroup_reg_dealloc::<24>`, `warpgroup_reg_alloc::<240>`).
+//! sums over the quad of lanes that share a row, one multiply-add and one `exp2` per score with
+//! `log2(e) / sqrt(D)` folded in), rounds the probabilities to the element type and feeds them
+//! straight from registers to `O += P V` (`wgmma_m64n128k16_rs`: eight consecutive accumulators
+//! are the A fragment of 16 keys, no shuffle), `V` N-major from shared memory. The `P V` of tile
+//! `i - 1` is issued together with the `Q K^T` of tile `i`, so the softmax of tile `i` runs while
+//! it multiplies (FlashAttention-3's intra-warpgroup overlap); `O` stays in 64 f32 accumulators
+//! per thread, rescaled once that group is done, and is divided by the row sums and stored at the
+//! end. The producer gives its registers to the consumers (`warpgroup_reg_dealloc::<24>`,
+//! `warpgroup_reg_alloc::<240>`).
 //!
-//! Ping-pong: with `pingpong`, the two consumers take turns at the tensor cores through named
-//! barriers 1 and 2 (`named_barrier_sync`/`named_barrier_arrive`, 256 threads): consumer 1
-//! issues its GEMMs of a tile, then lets consumer 2 issue its own while it runs its softmax,
-//! and so on, so that one warpgroup's exponentials overlap the other's multiplies
-//! (FlashAttention-3, section 3.1).
+//! Ping-pong: with `pingpong`, the two consumers take turns issuing their multiplies through
+//! named barriers 1 and 2 (`named_barrier_sync`/`named_barrier_arrive`, 256 threads): consumer 1
+//! issues its products of a tile and lets consumer 2 issue its own while it runs its softmax, and
+//! so on, so that one warpgroup's exponentials overlap the other's multiplies (FlashAttention-3,
+//! section 3.1).
 //!
 //! Shared memory (dynamic, 1024-byte aligned, 128-byte swizzle as the TMA boxes of 64 x 64
 //! write it): `Q` in tiles `(t, w)` at `(2 t + w) * 4096` (d-tile `t` of 64 columns, rows
 //! `64 w ..` of the block); each stage of `K` at `Q_ELEMS + st * STAGE`, tile `(t, u)` (d-tile
 //! `t`, keys `64 u ..`) at `(2 t + u) * 4096`; each stage of `V` after the K stages, tile
 //! `(u, t)` at `(2 u + t) * 4096`, so that the two d-tiles of 64 keys are the N / 64 = 2
-//! consecutive tiles `wgmma_m64n128k16_rs` reads. For `D = 64` the second d-tile of `V` is a box
-//! wholly outside the array: the copy writes zeros (and counts its bytes), so `P V` is computed
-//! 128 wide with zeros in the columns past `D` (a quarter of the flops wasted; `Q K^T` loops over
-//! `D / 16` k-steps only).
+//! consecutive tiles `wgmma_m64n128k16_rs` reads. For `D = 64` the second d-tile of `Q`, `K` and
+//! `V` is a box wholly outside the array: the copy writes zeros (and counts its bytes), so both
+//! products run 128 wide with zeros past `D` (half their work wasted at D = 64; no branch on `D`
+//! around the multiplies, which makes ptxas serialise them).
 //!
 //! Tails: the tensor maps see `[B H S, D]` arrays, so the rows of a tile past `S` are the next
 //! head's (finite) or zeros past the array; their scores are `-inf` (keys) or they are not
