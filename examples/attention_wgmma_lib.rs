@@ -15,7 +15,8 @@ use cuprum::runtime::{Array, Error, LaunchConfig, Result, Swizzle, TensorMap};
 
 /// The element types of the FlashAttention-3 kernels: `bf16` and `f16`.
 pub trait WgmmaAttentionElement: AttentionElement {
-    /// The kernel of this element type, launched as is.
+    /// The kernel of this element type for head dimension `d` (`attention_wgmma_d64_*` for 64,
+    /// `attention_wgmma_*` for 128), launched as is.
     #[allow(clippy::too_many_arguments)]
     fn launch_wgmma(
         cfg: &LaunchConfig,
@@ -31,13 +32,21 @@ pub trait WgmmaAttentionElement: AttentionElement {
 
 impl WgmmaAttentionElement for bf16 {
     fn launch_wgmma(cfg: &LaunchConfig, s: u32, d: u32, causal: bool, pingpong: bool, scale_log2: f32, maps: [&TensorMap<'_, Self>; 3], o: &mut Array<Self>) -> Result<()> {
-        kernels::attention_wgmma_bf16::launch(cfg, s, d, causal, pingpong, scale_log2, maps[0], maps[1], maps[2], o)
+        if d == 64 {
+            kernels::attention_wgmma_d64_bf16::launch(cfg, s, d, causal, pingpong, scale_log2, maps[0], maps[1], maps[2], o)
+        } else {
+            kernels::attention_wgmma_bf16::launch(cfg, s, d, causal, pingpong, scale_log2, maps[0], maps[1], maps[2], o)
+        }
     }
 }
 
 impl WgmmaAttentionElement for f16 {
     fn launch_wgmma(cfg: &LaunchConfig, s: u32, d: u32, causal: bool, pingpong: bool, scale_log2: f32, maps: [&TensorMap<'_, Self>; 3], o: &mut Array<Self>) -> Result<()> {
-        kernels::attention_wgmma_f16::launch(cfg, s, d, causal, pingpong, scale_log2, maps[0], maps[1], maps[2], o)
+        if d == 64 {
+            kernels::attention_wgmma_d64_f16::launch(cfg, s, d, causal, pingpong, scale_log2, maps[0], maps[1], maps[2], o)
+        } else {
+            kernels::attention_wgmma_f16::launch(cfg, s, d, causal, pingpong, scale_log2, maps[0], maps[1], maps[2], o)
+        }
     }
 }
 

@@ -160,6 +160,19 @@ fn rescale(o: [f32; 64], alpha: [f32; 2]) -> [f32; 64] {
     r
 }
 
+/// [`rescale`] for the 32 accumulators of a 64 x 64 `O` (D = 64).
+#[device]
+fn rescale_d64(o: [f32; 32], alpha: [f32; 2]) -> [f32; 32] {
+    let mut r = o;
+    for j in (0..8usize).unroll() {
+        for h in (0..2usize).unroll() {
+            r[4 * j + 2 * h] *= alpha[h];
+            r[4 * j + 2 * h + 1] *= alpha[h];
+        }
+    }
+    r
+}
+
 /// The quad's total row sums of the thread's two rows, as the factors `1 / l` that finish `O`
 /// (0 for a row that saw no key, which only a row past `S` can be).
 #[device]
@@ -560,6 +573,396 @@ pub fn attention_wgmma_f16(
         if row < s {
             let base = (bh * s + row) as usize * d as usize + 2 * (l % 4) as usize;
             for j in (0..16usize).unroll() {
+                if (8 * j as u32) < d {
+                    let at = base + 8 * j;
+                    // SAFETY: row < S and column 8 j + 2 (l % 4) + 1 < D of head bh lie in the
+                    // B H S D elements of `o` (checked on entry).
+                    unsafe {
+                        *o.get_unchecked_mut(at) = f16::from_f32(oacc[4 * j + 2 * h] * inv[h]);
+                        *o.get_unchecked_mut(at + 1) = f16::from_f32(oacc[4 * j + 2 * h + 1] * inv[h]);
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// The D = 64 kernel: one d-tile of `Q`, `K` and `V`, `Q K^T` in 4 k-steps, `O` (64 x 64, 32
+/// accumulators per thread) by `wgmma_m64n64k16_rs`; otherwise `attention_wgmma_bf16`.
+#[rawkernel(max_threads = 384)]
+#[allow(clippy::too_many_arguments)] // the shape, the flags, the three maps and the output
+pub fn attention_wgmma_d64_bf16(
+    s: u32,
+    d: u32,
+    causal: bool,
+    pingpong: bool,
+    scale_log2: f32,
+    q: &TensorMap<bf16>,
+    k: &TensorMap<bf16>,
+    v: &TensorMap<bf16>,
+    o: &mut [bf16],
+) {
+    let sm = dynamic_shared::<bf16>();
+    let bars = shared_array::<u64, 8>();
+    let tid = thread_idx().x;
+    let bh = block_idx().y;
+    // The last query rows (the most key tiles when causal) first.
+    let mblk = grid_dim().x - 1 - block_idx().x;
+    let m_blk = mblk * BM;
+    // The wrapper checks these with a clear error first; the kernel then computes nothing. No
+    // checked access follows (its report would cost the consumers registers).
+    if d != 64 || !shape_ok(s, d, grid_dim().y, o.len(), sm.len()) {
+        return;
+    }
+    let tiles = key_tiles(s, m_blk, causal);
+    if tid == 0 {
+        mbarrier_init(bars, QBAR, 1);
+        for i in 0..STAGES {
+            mbarrier_init(bars, FULL + i, 1);
+            mbarrier_init(bars, EMPTY + i, 2);
+        }
+    }
+    sync_threads();
+    let wg = tid / 128;
+    if wg == 0 {
+        warpgroup_reg_dealloc::<24>();
+        if tid == 0 {
+            // The block's Q (d / 64 d-tiles of two 64-row boxes), then the key tiles of K and V
+            // into the ring, each stage reused once both consumers have released it.
+            // One d-tile of Q, K and V (D = 64).
+            let (row0, kv0, dt) = (bh * s + m_blk, bh * s, 1u32);
+            mbarrier_arrive_expect_tx(bars, QBAR, 2 * dt * BOX_BYTES);
+            for t in 0..dt {
+                for w in 0..2u32 {
+                    tma_load_2d(sm, (2 * t + w) * 4096, q, (64 * t) as i32, (row0 + 64 * w) as i32, bars, QBAR);
+                }
+            }
+            for it in 0..tiles {
+                let st = it % STAGES;
+                if it >= STAGES {
+                    mbarrier_wait(bars, EMPTY + st, (it / STAGES - 1) % 2);
+                }
+                mbarrier_arrive_expect_tx(bars, FULL + st, 4 * dt * BOX_BYTES);
+                let kb = Q_ELEMS + st * STAGE;
+                let vb = Q_ELEMS + STAGES * STAGE + st * STAGE;
+                let n0 = kv0 + it * BN;
+                for u in 0..2u32 {
+                    for t in 0..dt {
+                        tma_load_2d(sm, kb + (2 * t + u) * 4096, k, (64 * t) as i32, (n0 + 64 * u) as i32, bars, FULL + st);
+                    }
+                    for t in 0..dt {
+                        tma_load_2d(sm, vb + (2 * u + t) * 4096, v, (64 * t) as i32, (n0 + 64 * u) as i32, bars, FULL + st);
+                    }
+                }
+            }
+        }
+        return;
+    }
+    warpgroup_reg_alloc::<240>();
+    let cw = wg - 1;
+    let (l, qw) = (tid % 32, (tid % 128) / 32);
+    let m0 = m_blk + 64 * cw;
+    // The thread's first row within the head (and row + 8).
+    let r = m0 + 16 * qw + l / 4;
+    let mut mrow = [-f32::INFINITY; 2];
+    let mut lrow = [0.0f32; 2];
+    let mut oacc = [0.0f32; 32];
+    mbarrier_wait(bars, QBAR, 0);
+    if pingpong && cw == 0 {
+        // Consumer 1 takes the first turn.
+        named_barrier_arrive(1, 256);
+    }
+    // Tile 0: Q K^T alone.
+    mbarrier_wait(bars, FULL, 0);
+    if pingpong {
+        named_barrier_sync(1 + cw, 256);
+    }
+    let mut sacc = [0.0f32; 64];
+    wgmma_fence();
+    for kk in (0..4u32).unroll() {
+        // SAFETY: Q's tile (kk / 4, cw) and K's two tiles of d-tile kk / 4 in stage 0 start at
+        // multiples of 4096 below ELEMS, columns kk % 4 * 16 (0, 16, 32, 48); `sm` holds ELEMS
+        // (checked on entry) and dynamic shared memory is 1024-byte aligned.
+        unsafe { wgmma_m64n128k16_bt_unchecked(&mut sacc, sm, (2 * (kk / 4) + cw) * 4096 + (kk % 4) * 16, sm, Q_ELEMS + 2 * (kk / 4) * 4096 + (kk % 4) * 16) };
+    }
+    wgmma_commit();
+    if pingpong {
+        // The other consumer's turn at the tensor cores while this one runs its softmax.
+        named_barrier_arrive(2 - cw, 256);
+    }
+    wgmma_wait::<0>(&mut sacc);
+    let (p0, m0r, l0r, _) = softmax_tile(sacc, mrow, lrow, 0, r, s, causal, tile_has_edge(0, s, m0, causal), scale_log2);
+    mrow = m0r;
+    lrow = l0r;
+    // P of the previous tile, the A operand of its P V, issued with the next tile's Q K^T.
+    let mut pv = [bf16::from_f32(0.0); 64];
+    for i in (0..64usize).unroll() {
+        pv[i] = bf16::from_f32(p0[i]);
+    }
+    for it in 1..tiles {
+        let st = it % STAGES;
+        let n0 = it * BN;
+        mbarrier_wait(bars, FULL + st, (it / STAGES) % 2);
+        if pingpong {
+            named_barrier_sync(1 + cw, 256);
+        }
+        let kb = Q_ELEMS + st * STAGE;
+        let vb = Q_ELEMS + STAGES * STAGE + ((it - 1) % STAGES) * STAGE;
+        sacc = [0.0f32; 64];
+        wgmma_fence();
+        for kk in (0..4u32).unroll() {
+            // SAFETY: as for tile 0, in stage st.
+            unsafe { wgmma_m64n128k16_bt_unchecked(&mut sacc, sm, (2 * (kk / 4) + cw) * 4096 + (kk % 4) * 16, sm, kb + 2 * (kk / 4) * 4096 + (kk % 4) * 16) };
+        }
+        wgmma_commit();
+        for kk in (0..8u32).unroll() {
+            let x = (8 * kk) as usize;
+            let a = [pv[x], pv[x + 1], pv[x + 2], pv[x + 3], pv[x + 4], pv[x + 5], pv[x + 6], pv[x + 7]];
+            // SAFETY: V's tile (kk / 4, 0) of the previous tile's stage starts at
+            // a multiple of 4096 below ELEMS, rows kk % 4 * 16 (x 64); `sm` holds ELEMS (checked
+            // on entry).
+            unsafe { wgmma_m64n64k16_rs_unchecked(&mut oacc, a, sm, vb + 2 * (kk / 4) * 4096 + (kk % 4) * 1024) };
+        }
+        wgmma_commit();
+        if pingpong {
+            named_barrier_arrive(2 - cw, 256);
+        }
+        // Q K^T is done (P V may still run): the softmax of this tile.
+        wgmma_wait::<1>(&mut sacc);
+        let (p, m2, l2, alpha) = softmax_tile(sacc, mrow, lrow, n0, r, s, causal, tile_has_edge(n0, s, m0, causal), scale_log2);
+        mrow = m2;
+        lrow = l2;
+        // The previous tile's P V is done: release its stage, rescale O.
+        wgmma_wait::<0>(&mut oacc);
+        if tid % 128 == 0 {
+            mbarrier_arrive(bars, EMPTY + (it - 1) % STAGES);
+        }
+        oacc = rescale_d64(oacc, alpha);
+        for i in (0..64usize).unroll() {
+            pv[i] = bf16::from_f32(p[i]);
+        }
+    }
+    if pingpong && cw == 0 {
+        // Consumer 2's last arrival at barrier 1 (one more than consumer 1 waits for in the
+        // loop), so that no round is left open.
+        named_barrier_sync(1, 256);
+    }
+    // The last tile's P V.
+    let last = tiles - 1;
+    let vb = Q_ELEMS + STAGES * STAGE + (last % STAGES) * STAGE;
+    wgmma_fence();
+    for kk in (0..8u32).unroll() {
+        let x = (8 * kk) as usize;
+        let a = [pv[x], pv[x + 1], pv[x + 2], pv[x + 3], pv[x + 4], pv[x + 5], pv[x + 6], pv[x + 7]];
+        // SAFETY: as in the loop.
+        unsafe { wgmma_m64n64k16_rs_unchecked(&mut oacc, a, sm, vb + 2 * (kk / 4) * 4096 + (kk % 4) * 1024) };
+    }
+    wgmma_commit();
+    wgmma_wait::<0>(&mut oacc);
+    if tid % 128 == 0 {
+        mbarrier_arrive(bars, EMPTY + last % STAGES);
+    }
+    let inv = row_scales(lrow);
+    for h in (0..2usize).unroll() {
+        let row = r + 8 * h as u32;
+        if row < s {
+            let base = (bh * s + row) as usize * d as usize + 2 * (l % 4) as usize;
+            for j in (0..8usize).unroll() {
+                if (8 * j as u32) < d {
+                    let at = base + 8 * j;
+                    // SAFETY: row < S and column 8 j + 2 (l % 4) + 1 < D of head bh lie in the
+                    // B H S D elements of `o` (checked on entry).
+                    unsafe {
+                        *o.get_unchecked_mut(at) = bf16::from_f32(oacc[4 * j + 2 * h] * inv[h]);
+                        *o.get_unchecked_mut(at + 1) = bf16::from_f32(oacc[4 * j + 2 * h + 1] * inv[h]);
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// The D = 64 kernel: one d-tile of `Q`, `K` and `V`, `Q K^T` in 4 k-steps, `O` (64 x 64, 32
+/// accumulators per thread) by `wgmma_m64n64k16_rs`; otherwise `attention_wgmma_f16`.
+#[rawkernel(max_threads = 384)]
+#[allow(clippy::too_many_arguments)] // the shape, the flags, the three maps and the output
+pub fn attention_wgmma_d64_f16(
+    s: u32,
+    d: u32,
+    causal: bool,
+    pingpong: bool,
+    scale_log2: f32,
+    q: &TensorMap<f16>,
+    k: &TensorMap<f16>,
+    v: &TensorMap<f16>,
+    o: &mut [f16],
+) {
+    let sm = dynamic_shared::<f16>();
+    let bars = shared_array::<u64, 8>();
+    let tid = thread_idx().x;
+    let bh = block_idx().y;
+    // The last query rows (the most key tiles when causal) first.
+    let mblk = grid_dim().x - 1 - block_idx().x;
+    let m_blk = mblk * BM;
+    // The wrapper checks these with a clear error first; the kernel then computes nothing. No
+    // checked access follows (its report would cost the consumers registers).
+    if d != 64 || !shape_ok(s, d, grid_dim().y, o.len(), sm.len()) {
+        return;
+    }
+    let tiles = key_tiles(s, m_blk, causal);
+    if tid == 0 {
+        mbarrier_init(bars, QBAR, 1);
+        for i in 0..STAGES {
+            mbarrier_init(bars, FULL + i, 1);
+            mbarrier_init(bars, EMPTY + i, 2);
+        }
+    }
+    sync_threads();
+    let wg = tid / 128;
+    if wg == 0 {
+        warpgroup_reg_dealloc::<24>();
+        if tid == 0 {
+            // The block's Q (d / 64 d-tiles of two 64-row boxes), then the key tiles of K and V
+            // into the ring, each stage reused once both consumers have released it.
+            // One d-tile of Q, K and V (D = 64).
+            let (row0, kv0, dt) = (bh * s + m_blk, bh * s, 1u32);
+            mbarrier_arrive_expect_tx(bars, QBAR, 2 * dt * BOX_BYTES);
+            for t in 0..dt {
+                for w in 0..2u32 {
+                    tma_load_2d(sm, (2 * t + w) * 4096, q, (64 * t) as i32, (row0 + 64 * w) as i32, bars, QBAR);
+                }
+            }
+            for it in 0..tiles {
+                let st = it % STAGES;
+                if it >= STAGES {
+                    mbarrier_wait(bars, EMPTY + st, (it / STAGES - 1) % 2);
+                }
+                mbarrier_arrive_expect_tx(bars, FULL + st, 4 * dt * BOX_BYTES);
+                let kb = Q_ELEMS + st * STAGE;
+                let vb = Q_ELEMS + STAGES * STAGE + st * STAGE;
+                let n0 = kv0 + it * BN;
+                for u in 0..2u32 {
+                    for t in 0..dt {
+                        tma_load_2d(sm, kb + (2 * t + u) * 4096, k, (64 * t) as i32, (n0 + 64 * u) as i32, bars, FULL + st);
+                    }
+                    for t in 0..dt {
+                        tma_load_2d(sm, vb + (2 * u + t) * 4096, v, (64 * t) as i32, (n0 + 64 * u) as i32, bars, FULL + st);
+                    }
+                }
+            }
+        }
+        return;
+    }
+    warpgroup_reg_alloc::<240>();
+    let cw = wg - 1;
+    let (l, qw) = (tid % 32, (tid % 128) / 32);
+    let m0 = m_blk + 64 * cw;
+    // The thread's first row within the head (and row + 8).
+    let r = m0 + 16 * qw + l / 4;
+    let mut mrow = [-f32::INFINITY; 2];
+    let mut lrow = [0.0f32; 2];
+    let mut oacc = [0.0f32; 32];
+    mbarrier_wait(bars, QBAR, 0);
+    if pingpong && cw == 0 {
+        // Consumer 1 takes the first turn.
+        named_barrier_arrive(1, 256);
+    }
+    // Tile 0: Q K^T alone.
+    mbarrier_wait(bars, FULL, 0);
+    if pingpong {
+        named_barrier_sync(1 + cw, 256);
+    }
+    let mut sacc = [0.0f32; 64];
+    wgmma_fence();
+    for kk in (0..4u32).unroll() {
+        // SAFETY: Q's tile (kk / 4, cw) and K's two tiles of d-tile kk / 4 in stage 0 start at
+        // multiples of 4096 below ELEMS, columns kk % 4 * 16 (0, 16, 32, 48); `sm` holds ELEMS
+        // (checked on entry) and dynamic shared memory is 1024-byte aligned.
+        unsafe { wgmma_m64n128k16_bt_unchecked(&mut sacc, sm, (2 * (kk / 4) + cw) * 4096 + (kk % 4) * 16, sm, Q_ELEMS + 2 * (kk / 4) * 4096 + (kk % 4) * 16) };
+    }
+    wgmma_commit();
+    if pingpong {
+        // The other consumer's turn at the tensor cores while this one runs its softmax.
+        named_barrier_arrive(2 - cw, 256);
+    }
+    wgmma_wait::<0>(&mut sacc);
+    let (p0, m0r, l0r, _) = softmax_tile(sacc, mrow, lrow, 0, r, s, causal, tile_has_edge(0, s, m0, causal), scale_log2);
+    mrow = m0r;
+    lrow = l0r;
+    // P of the previous tile, the A operand of its P V, issued with the next tile's Q K^T.
+    let mut pv = [f16::from_f32(0.0); 64];
+    for i in (0..64usize).unroll() {
+        pv[i] = f16::from_f32(p0[i]);
+    }
+    for it in 1..tiles {
+        let st = it % STAGES;
+        let n0 = it * BN;
+        mbarrier_wait(bars, FULL + st, (it / STAGES) % 2);
+        if pingpong {
+            named_barrier_sync(1 + cw, 256);
+        }
+        let kb = Q_ELEMS + st * STAGE;
+        let vb = Q_ELEMS + STAGES * STAGE + ((it - 1) % STAGES) * STAGE;
+        sacc = [0.0f32; 64];
+        wgmma_fence();
+        for kk in (0..4u32).unroll() {
+            // SAFETY: as for tile 0, in stage st.
+            unsafe { wgmma_m64n128k16_bt_unchecked(&mut sacc, sm, (2 * (kk / 4) + cw) * 4096 + (kk % 4) * 16, sm, kb + 2 * (kk / 4) * 4096 + (kk % 4) * 16) };
+        }
+        wgmma_commit();
+        for kk in (0..8u32).unroll() {
+            let x = (8 * kk) as usize;
+            let a = [pv[x], pv[x + 1], pv[x + 2], pv[x + 3], pv[x + 4], pv[x + 5], pv[x + 6], pv[x + 7]];
+            // SAFETY: V's tile (kk / 4, 0) of the previous tile's stage starts at
+            // a multiple of 4096 below ELEMS, rows kk % 4 * 16 (x 64); `sm` holds ELEMS (checked
+            // on entry).
+            unsafe { wgmma_m64n64k16_rs_unchecked(&mut oacc, a, sm, vb + 2 * (kk / 4) * 4096 + (kk % 4) * 1024) };
+        }
+        wgmma_commit();
+        if pingpong {
+            named_barrier_arrive(2 - cw, 256);
+        }
+        // Q K^T is done (P V may still run): the softmax of this tile.
+        wgmma_wait::<1>(&mut sacc);
+        let (p, m2, l2, alpha) = softmax_tile(sacc, mrow, lrow, n0, r, s, causal, tile_has_edge(n0, s, m0, causal), scale_log2);
+        mrow = m2;
+        lrow = l2;
+        // The previous tile's P V is done: release its stage, rescale O.
+        wgmma_wait::<0>(&mut oacc);
+        if tid % 128 == 0 {
+            mbarrier_arrive(bars, EMPTY + (it - 1) % STAGES);
+        }
+        oacc = rescale_d64(oacc, alpha);
+        for i in (0..64usize).unroll() {
+            pv[i] = f16::from_f32(p[i]);
+        }
+    }
+    if pingpong && cw == 0 {
+        // Consumer 2's last arrival at barrier 1 (one more than consumer 1 waits for in the
+        // loop), so that no round is left open.
+        named_barrier_sync(1, 256);
+    }
+    // The last tile's P V.
+    let last = tiles - 1;
+    let vb = Q_ELEMS + STAGES * STAGE + (last % STAGES) * STAGE;
+    wgmma_fence();
+    for kk in (0..8u32).unroll() {
+        let x = (8 * kk) as usize;
+        let a = [pv[x], pv[x + 1], pv[x + 2], pv[x + 3], pv[x + 4], pv[x + 5], pv[x + 6], pv[x + 7]];
+        // SAFETY: as in the loop.
+        unsafe { wgmma_m64n64k16_rs_unchecked(&mut oacc, a, sm, vb + 2 * (kk / 4) * 4096 + (kk % 4) * 1024) };
+    }
+    wgmma_commit();
+    wgmma_wait::<0>(&mut oacc);
+    if tid % 128 == 0 {
+        mbarrier_arrive(bars, EMPTY + last % STAGES);
+    }
+    let inv = row_scales(lrow);
+    for h in (0..2usize).unroll() {
+        let row = r + 8 * h as u32;
+        if row < s {
+            let base = (bh * s + row) as usize * d as usize + 2 * (l % 4) as usize;
+            for j in (0..8usize).unroll() {
                 if (8 * j as u32) < d {
                     let at = base + 8 * j;
                     // SAFETY: row < S and column 8 j + 2 (l % 4) + 1 < D of head bh lie in the
