@@ -1,8 +1,8 @@
 //! Flash attention forward in FlashAttention-3's design on Hopper's warpgroup tensor cores, as
 //! `#[rawkernel]`s: `O = softmax(Q K^T / sqrt(D)) V` for `Q`, `K`, `V`, `O` of shape
-//! `[B, H, S, D]`, contiguous, in `bf16` (`attention_wgmma_bf16`) or `f16`
-//! (`attention_wgmma_f16`), `D` 64 or 128, causal (query `i` sees keys `j <= i`) or not, any
-//! `S`; f32 accumulation.
+//! `[B, H, S, D]`, contiguous, in `bf16` or `f16`, `D` 128 (`attention_wgmma_bf16`,
+//! `attention_wgmma_f16`) or 64 (`attention_wgmma_d64_bf16`, `attention_wgmma_d64_f16`), causal
+//! (query `i` sees keys `j <= i`) or not, any `S`; f32 accumulation.
 //!
 //! A block of three warpgroups (384 threads) takes BM = 128 query rows of one (batch, head):
 //! grid `(ceil(S / 128), B * H)`. Warpgroup 0 is the producer: one thread copies the block's
@@ -33,10 +33,9 @@
 //! `64 w ..` of the block); each stage of `K` at `Q_ELEMS + st * STAGE`, tile `(t, u)` (d-tile
 //! `t`, keys `64 u ..`) at `(2 t + u) * 4096`; each stage of `V` after the K stages, tile
 //! `(u, t)` at `(2 u + t) * 4096`, so that the two d-tiles of 64 keys are the N / 64 = 2
-//! consecutive tiles `wgmma_m64n128k16_rs` reads. For `D = 64` the second d-tile of `Q`, `K` and
-//! `V` is a box wholly outside the array: the copy writes zeros (and counts its bytes), so both
-//! products run 128 wide with zeros past `D` (half their work wasted at D = 64; no branch on `D`
-//! around the multiplies, which makes ptxas serialise them).
+//! consecutive tiles `wgmma_m64n128k16_rs` reads. The D = 64 kernels (`attention_wgmma_d64_*`)
+//! are the same with one d-tile: `Q K^T` in 4 k-steps, `O` 64 x 64 by `wgmma_m64n64k16_rs` (a
+//! branch on `D` around the multiplies in one kernel makes ptxas serialise every `wgmma`).
 //!
 //! Tails: the tensor maps see `[B H S, D]` arrays, so the rows of a tile past `S` are the next
 //! head's (finite) or zeros past the array; their scores are `-inf` (keys) or they are not
@@ -192,7 +191,8 @@ fn tile_has_edge(n0: u32, s: u32, m0: u32, causal: bool) -> bool {
     n0 + BN > s || (causal && n0 + BN > m0 + 1)
 }
 
-/// The shape checks every kernel makes on entry: `D` 64 or 128, `S > 0`, the block's 384
+/// The shape checks every kernel makes on entry (each kernel also checks its own `D`): `D` 64 or
+/// 128, `S > 0`, the block's 384
 /// threads, dynamic shared memory for the stages, `O` of `B H S D` elements.
 #[device]
 fn shape_ok(s: u32, d: u32, heads: u32, o_len: usize, shared: usize) -> bool {
@@ -221,7 +221,7 @@ pub fn attention_wgmma_bf16(
     let m_blk = mblk * BM;
     // The wrapper checks these with a clear error first; the kernel then computes nothing. No
     // checked access follows (its report would cost the consumers registers).
-    if !shape_ok(s, d, grid_dim().y, o.len(), sm.len()) {
+    if d != 128 || !shape_ok(s, d, grid_dim().y, o.len(), sm.len()) {
         return;
     }
     let tiles = key_tiles(s, m_blk, causal);
@@ -239,8 +239,7 @@ pub fn attention_wgmma_bf16(
         if tid == 0 {
             // The block's Q (d / 64 d-tiles of two 64-row boxes), then the key tiles of K and V
             // into the ring, each stage reused once both consumers have released it.
-            // Two d-tiles of Q, K and V, also for D = 64: the second is then a box wholly outside
-            // the array, which the copy fills with zeros (its bytes counted all the same).
+            // Two d-tiles of Q, K and V (D = 128).
             let (row0, kv0, dt) = (bh * s + m_blk, bh * s, 2u32);
             mbarrier_arrive_expect_tx(bars, QBAR, 2 * dt * BOX_BYTES);
             for t in 0..dt {
@@ -415,7 +414,7 @@ pub fn attention_wgmma_f16(
     let m_blk = mblk * BM;
     // The wrapper checks these with a clear error first; the kernel then computes nothing. No
     // checked access follows (its report would cost the consumers registers).
-    if !shape_ok(s, d, grid_dim().y, o.len(), sm.len()) {
+    if d != 128 || !shape_ok(s, d, grid_dim().y, o.len(), sm.len()) {
         return;
     }
     let tiles = key_tiles(s, m_blk, causal);
@@ -433,8 +432,7 @@ pub fn attention_wgmma_f16(
         if tid == 0 {
             // The block's Q (d / 64 d-tiles of two 64-row boxes), then the key tiles of K and V
             // into the ring, each stage reused once both consumers have released it.
-            // Two d-tiles of Q, K and V, also for D = 64: the second is then a box wholly outside
-            // the array, which the copy fills with zeros (its bytes counted all the same).
+            // Two d-tiles of Q, K and V (D = 128).
             let (row0, kv0, dt) = (bh * s + m_blk, bh * s, 2u32);
             mbarrier_arrive_expect_tx(bars, QBAR, 2 * dt * BOX_BYTES);
             for t in 0..dt {
