@@ -31,6 +31,7 @@ fn main() {
     hopper
         .file("../compiler/tests/in/hopper.rs")
         .file("../examples/kernels_sm90a/gemm_wgmma.rs")
+        .file("../examples/kernels_sm90a/gemm_fp8.rs")
         .file("kernels/every_intrinsic_sm90a.rs");
     if std::env::var_os("CUPY_NVCC_GENERATE_CODE").is_some() {
         hopper.env("CUPY_NVCC_GENERATE_CODE", "arch=compute_90a,code=sm_90a");

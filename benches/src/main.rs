@@ -43,6 +43,7 @@ mod many_kernels;
 mod rawkernel;
 mod gemm_bf16;
 mod attention;
+mod gemm_fp8;
 mod matmul;
 mod grid_sync;
 mod sgemm;
@@ -547,6 +548,8 @@ fn run(dev: &Device, opts: &Options) -> Result<()> {
     rows.extend(bf16_rows);
     // Flash attention (issue 37): the example's kernel; torch's SDPA from benches/attention_torch.py.
     rows.extend(attention::rows(&stream)?);
+    // FP8 (issue 37): the FP8 wgmma GEMM example's kernel, against torch._scaled_mm's figure.
+    rows.extend(gemm_fp8::rows(&stream)?);
     // Matrix products (issue 36): `Array::matmul` against the same cuBLAS call made directly.
     rows.extend(matmul::rows(&stream)?);
     // Grid synchronisation (issue 18): one cooperative launch against one launch per step.

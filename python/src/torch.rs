@@ -57,6 +57,8 @@ fn torch(py: Python<'_>) -> PyResult<Option<&Torch>> {
         ("float64", DType::F64),
         ("complex64", DType::C32),
         ("complex128", DType::C64),
+        ("float8_e4m3fn", DType::F8E4M3),
+        ("float8_e5m2", DType::F8E5M2),
     ];
     let mut dtypes = Vec::new();
     for (name, dtype) in names {

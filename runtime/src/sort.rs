@@ -153,7 +153,7 @@ pub(crate) fn kind_of<T: Scalar>(op: &str) -> Result<(Mode, usize)> {
             return Err(Error::Unsupported {
                 what: format!(
                     "{op} of {} arrays (it takes i32, u32, i64, u64, f32 and f64: convert first, e.g. x.astype::<i32>() for \
-                     smaller integers and bool, x.astype::<f32>() for f16 and bf16)",
+                     smaller integers and bool, x.astype::<f32>() for f16, bf16 and the 8-bit floats)",
                     T::DTYPE.rust_name()
                 ),
             });

@@ -163,3 +163,74 @@ pub fn wgmma_bt_rs_named(a: &[bf16], b: &[bf16], frag: &[bf16], init: f32, out: 
     named_barrier_sync(2, 128);
     out[448 * 128 + tid as usize] = v;
 }
+
+/// Every FP8 `wgmma_*` shape (`wgmma_m64nNk32`), checked and unchecked, one warpgroup: A (one
+/// swizzled tile of 64 rows x 128 k, `a`) and B^T (`b`: 256 rows (n) x 128 k, four tiles) copied
+/// to shared memory; each accumulator starts at `init` and takes two k-steps, the checked form
+/// at k = `k0` of both operands, the unchecked one at k = `k1`; thread t writes its 32 + 64 + 128
+/// accumulators to `out[224 t ..]`.
+#[rawkernel(max_threads = 128)]
+pub fn wgmma_fp8_all(a: &[f8e4m3], b: &[f8e4m3], init: f32, k0: u32, k1: u32, out: &mut [f32]) {
+    let sa = shared_array::<f8e4m3, 8192>();
+    let sb = shared_array::<f8e4m3, 32768>();
+    let tid = thread_idx().x;
+    for i in 0..64u32 {
+        let k = (i * 128 + tid) as usize;
+        sa[k] = a[k];
+        for j in 0..4usize {
+            sb[k + 8192 * j] = b[k + 8192 * j];
+        }
+    }
+    sync_threads();
+    let mut a64 = [init; 32];
+    let mut a128 = [init; 64];
+    let mut a256 = [init; 128];
+    wgmma_fence();
+    wgmma_m64n64k32(&mut a64, sa, k0, sb, k0);
+    wgmma_m64n128k32(&mut a128, sa, k0, sb, k0);
+    wgmma_m64n256k32(&mut a256, sa, k0, sb, k0);
+    // SAFETY: `k1` is 0, 32, 64 or 96 (the caller's promise) and the tiles lie in the arrays,
+    // which start 1024-byte aligned.
+    unsafe {
+        wgmma_m64n64k32_unchecked(&mut a64, sa, k1, sb, k1);
+        wgmma_m64n128k32_unchecked(&mut a128, sa, k1, sb, k1);
+        wgmma_m64n256k32_unchecked(&mut a256, sa, k1, sb, k1);
+    }
+    wgmma_commit();
+    wgmma_wait::<0>(&mut a64);
+    wgmma_wait::<0>(&mut a128);
+    wgmma_wait::<0>(&mut a256);
+    let at = 224 * tid as usize;
+    for i in 0..32usize {
+        out[at + i] = a64[i];
+    }
+    for i in 0..64usize {
+        out[at + 32 + i] = a128[i];
+    }
+    for i in 0..128usize {
+        out[at + 96 + i] = a256[i];
+    }
+}
+
+/// The e5m2 form of `wgmma_m64n64k32` (the same instruction with `.e5m2` operands): one k-step
+/// at k = `k0`, accumulators from 0, thread t's 32 to `out[32 t ..]`.
+#[rawkernel(max_threads = 128)]
+pub fn wgmma_fp8_e5m2(a: &[f8e5m2], b: &[f8e5m2], k0: u32, out: &mut [f32]) {
+    let sa = shared_array::<f8e5m2, 8192>();
+    let sb = shared_array::<f8e5m2, 8192>();
+    let tid = thread_idx().x;
+    for i in 0..64u32 {
+        let k = (i * 128 + tid) as usize;
+        sa[k] = a[k];
+        sb[k] = b[k];
+    }
+    sync_threads();
+    let mut acc = [0.0f32; 32];
+    wgmma_fence();
+    wgmma_m64n64k32(&mut acc, sa, k0, sb, k0);
+    wgmma_commit();
+    wgmma_wait::<0>(&mut acc);
+    for i in 0..32usize {
+        out[32 * tid as usize + i] = acc[i];
+    }
+}

@@ -51,6 +51,7 @@ on_both_devices!(
     hopper_barriers_and_tma,
     hopper_every_wgmma_shape,
     hopper_wgmma_bt_rs_and_named_barriers,
+    hopper_every_fp8_wgmma_shape,
 );
 
 /// The coverage kernel files, from this crate's folder.
@@ -474,5 +475,57 @@ fn hopper_wgmma_bt_rs_and_named_barriers() {
             }
         }
         assert_eq!(got[448 * 128 + t], (3 * (t + 128)) as f32, "named_barrier_arrive/sync: thread {t} reads what thread {} stored", t + 128);
+    }
+}
+
+/// Element (r, c) of a swizzled tile of 64 rows of 128 one-byte elements (rows past 63 go on
+/// into the next tiles): `lang::hopper::swizzled_fp8`, written out again.
+fn fp8_tile(r: usize, c: usize) -> usize {
+    r * 128 + (((c / 16) ^ (r % 8)) * 16) + c % 16
+}
+
+fn hopper_every_fp8_wgmma_shape() {
+    // Values exact in e4m3 whose products and sums are exact in f32: the result is exact on every
+    // device. A[r][k] = ((r + k) % 7 - 3) / 4, B^T[n][k] = ((2n + 3k) % 5 - 2) / 2.
+    let av = |r: usize, k: usize| ((r + k) % 7) as f64 / 4.0 - 0.75;
+    let bv = |n: usize, k: usize| ((2 * n + 3 * k) % 5) as f64 / 2.0 - 1.0;
+    let mut a = vec![f8e4m3::ZERO; 8192];
+    let mut b = vec![f8e4m3::ZERO; 32768];
+    for r in 0..64 {
+        for k in 0..128 {
+            a[fp8_tile(r, k)] = f8e4m3::from_f64(av(r, k));
+        }
+    }
+    for n in 0..256 {
+        for k in 0..128 {
+            b[fp8_tile(n, k)] = f8e4m3::from_f64(bv(n, k));
+        }
+    }
+    let (k0, k1) = (32usize, 96usize);
+    let mut out = up(&vec![f32::NAN; 224 * 128]);
+    h::wgmma_fp8_all::launch(&LaunchConfig::new(1u32, 128u32), &up(&a), &up(&b), 0.5, k0 as u32, k1 as u32, &mut out).unwrap();
+    let got = out.to_vec().unwrap();
+    for t in 0..128 {
+        for (i, &v) in got[224 * t..224 * (t + 1)].iter().enumerate() {
+            let (shape, j) = if i < 32 { ("wgmma_m64n64k32", i) } else if i < 96 { ("wgmma_m64n128k32", i - 32) } else { ("wgmma_m64n256k32", i - 96) };
+            let (q, l, jj, hh, e) = (t / 32, t % 32, j / 4, (j / 2) % 2, j % 2);
+            let (row, col) = (16 * q + l / 4 + 8 * hh, 8 * jj + 2 * (l % 4) + e);
+            let want = 0.5 + (0..32).map(|k| av(row, k0 + k) * bv(col, k0 + k) + av(row, k1 + k) * bv(col, k1 + k)).sum::<f64>();
+            assert_eq!(v as f64, want, "{shape} (and its _unchecked form): accumulator {j} of thread {t}, element ({row}, {col})");
+        }
+    }
+    // e5m2 operands: the same values (exact in e5m2 too), one k-step.
+    let a5: Vec<f8e5m2> = a[..8192].iter().map(|x| f8e5m2::from_f64(x.to_f64())).collect();
+    let b5: Vec<f8e5m2> = b[..8192].iter().map(|x| f8e5m2::from_f64(x.to_f64())).collect();
+    let mut out = up(&vec![f32::NAN; 32 * 128]);
+    h::wgmma_fp8_e5m2::launch(&LaunchConfig::new(1u32, 128u32), &up(&a5), &up(&b5), 64, &mut out).unwrap();
+    let got = out.to_vec().unwrap();
+    for t in 0..128 {
+        for j in 0..32 {
+            let (q, l, jj, hh, e) = (t / 32, t % 32, j / 4, (j / 2) % 2, j % 2);
+            let (row, col) = (16 * q + l / 4 + 8 * hh, 8 * jj + 2 * (l % 4) + e);
+            let want = (0..32).map(|k| av(row, 64 + k) * bv(col, 64 + k)).sum::<f64>();
+            assert_eq!(got[32 * t + j] as f64, want, "wgmma_m64n64k32 e5m2: element ({row}, {col})");
+        }
     }
 }

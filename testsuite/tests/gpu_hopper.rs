@@ -3,7 +3,8 @@
 //! writes (its 128-byte swizzle, zeros outside the array) against the host's layout; each
 //! `wgmma_m64nNk16` shape against an f64 host product of fresh random inputs, outputs poisoned
 //! before the launch; a barrier ring reused for many phases; the warp-specialised GEMM of
-//! examples/kernels_sm90a/gemm_wgmma.rs; and the misaligned operands the helpers report instead
+//! examples/kernels_sm90a/gemm_wgmma.rs and the FP8 one of examples/kernels_sm90a/gemm_fp8.rs;
+//! each FP8 `wgmma_m64nNk32` shape; and the misaligned operands the helpers report instead
 //! of faulting or hanging.
 
 #[path = "../../runtime/tests/support/mod.rs"]
@@ -14,6 +15,10 @@ use support::Rng;
 mod hopper_kernels;
 #[path = "../../examples/kernels_sm90a/gemm_wgmma.rs"]
 mod gemm_kernel;
+#[path = "../kernels/every_intrinsic_sm90a.rs"]
+mod intrinsic_kernels;
+#[path = "../../examples/kernels_sm90a/gemm_fp8.rs"]
+mod gemm_fp8_kernel;
 
 use std::sync::{Mutex, MutexGuard};
 
@@ -31,6 +36,8 @@ on_both_devices!(
     wgmma_m64n128k16_f16,
     wgmma_m64n256k16_from_tma,
     wgmma_misaligned_operand_is_reported,
+    wgmma_fp8_tiles_match_the_host_definition,
+    fp8_gemm_matches_the_host,
     warp_specialised_gemm_matches_the_host
 );
 
@@ -227,6 +234,79 @@ fn warp_specialised_gemm_matches_the_host() {
             let want: f64 = (0..kk).map(|p| a[i * kk + p].to_f64() * b[p * n + j].to_f64()).sum();
             let g = got[i * n + j] as f64;
             assert!((g - want).abs() <= 1e-4 * (1.0 + want.abs()), "C[{i}][{j}] is {g}, want {want}");
+        }
+    }
+}
+
+/// Every FP8 shape (`wgmma_m64nNk32`, checked at k = 0 then unchecked at k = 64, e4m3) on fresh
+/// random operands against the f64 product of the host definition (`lang::hopper`): A one tile
+/// of 64 x 128, B^T four tiles of 64 x 128 (256 rows n), swizzled as the module docs say. The GPU
+/// accumulates FP8 products with fewer bits than f32 keeps: the bound is relative to the sum of
+/// |terms|.
+fn wgmma_fp8_tiles_match_the_host_definition() {
+    use cuprum::prelude::f8e4m3;
+    let _serial = serial();
+    let mut r = Rng::new();
+    let fp8_tile = |row: usize, c: usize| row * 128 + (((c / 16) ^ (row % 8)) * 16) + c % 16;
+    let a: Vec<f8e4m3> = (0..64 * 128).map(|_| f8e4m3::from_f64(r.range(-2.0, 2.0))).collect();
+    let bt: Vec<f8e4m3> = (0..256 * 128).map(|_| f8e4m3::from_f64(r.range(-2.0, 2.0))).collect();
+    let mut sa = vec![f8e4m3::ZERO; 8192];
+    let mut sb = vec![f8e4m3::ZERO; 32768];
+    for row in 0..64 {
+        for c in 0..128 {
+            sa[fp8_tile(row, c)] = a[row * 128 + c];
+        }
+    }
+    for row in 0..256 {
+        for c in 0..128 {
+            sb[fp8_tile(row, c)] = bt[row * 128 + c];
+        }
+    }
+    let mut out = up(&vec![f32::NAN; 224 * 128]);
+    intrinsic_kernels::wgmma_fp8_all::launch(&LaunchConfig::new(1u32, 128u32), &up(&sa), &up(&sb), 0.25, 0, 64, &mut out).unwrap();
+    let got = out.to_vec().unwrap();
+    for t in 0..128 {
+        for (i, &g) in got[224 * t..224 * (t + 1)].iter().enumerate() {
+            let (shape, j) = if i < 32 { ("m64n64k32", i) } else if i < 96 { ("m64n128k32", i - 32) } else { ("m64n256k32", i - 96) };
+            let (row, col) = acc_at(t, j);
+            let terms: Vec<f64> = [0usize, 64]
+                .iter()
+                .flat_map(|&k0| (0..32).map(move |k| k0 + k))
+                .map(|k| a[row * 128 + k].to_f64() * bt[col * 128 + k].to_f64())
+                .collect();
+            let want = 0.25 + terms.iter().sum::<f64>();
+            let size = 0.25 + terms.iter().map(|x| x.abs()).sum::<f64>();
+            assert!((g as f64 - want).abs() <= 1e-3 * size, "wgmma_{shape} e4m3: element ({row}, {col}) of thread {t} is {g}, want {want}");
+        }
+    }
+}
+
+/// The FP8 GEMM of examples/kernels_sm90a/gemm_fp8.rs (C bf16 = sa sb A B, B given as B^T) on
+/// fresh random e4m3 operands against an f64 host product: 3 blocks for 4 tiles of 128 x 256,
+/// three k-steps of 128 each, so the first block's ring of 4 stages goes round across tiles.
+fn fp8_gemm_matches_the_host() {
+    use cuprum::prelude::f8e4m3;
+    let _serial = serial();
+    let mut r = Rng::new();
+    let (m, n, kk) = (256usize, 512usize, 384usize);
+    let a: Vec<f8e4m3> = (0..m * kk).map(|_| f8e4m3::from_f64(r.range(-8.0, 8.0))).collect();
+    let bt: Vec<f8e4m3> = (0..n * kk).map(|_| f8e4m3::from_f64(r.range(-8.0, 8.0))).collect();
+    let (sa, sb) = (0.5f32, 0.125f32);
+    let (da, db) = (up(&a).reshape([m, kk]).unwrap(), up(&bt).reshape([n, kk]).unwrap());
+    let ma = TensorMap::new(&da, [gemm_fp8_kernel::BM, gemm_fp8_kernel::BK], Swizzle::B128).unwrap();
+    let mb = TensorMap::new(&db, [gemm_fp8_kernel::BN, gemm_fp8_kernel::BK], Swizzle::B128).unwrap();
+    let mut c = up(&vec![bf16::NAN; m * n]);
+    let cfg = LaunchConfig::new(3u32, gemm_fp8_kernel::THREADS).shared_mem(gemm_fp8_kernel::SHARED_BYTES);
+    gemm_fp8_kernel::gemm_fp8::launch(&cfg, m as u32, n as u32, kk as u32, &ma, &mb, sa, sb, &mut c).unwrap();
+    let got = c.to_vec().unwrap();
+    let alpha = sa as f64 * sb as f64;
+    for i in 0..m {
+        for j in 0..n {
+            let terms = (0..kk).map(|p| a[i * kk + p].to_f64() * bt[j * kk + p].to_f64() * alpha);
+            let (want, size) = terms.fold((0.0, 0.0), |(w, s), t| (w + t, s + t.abs()));
+            let g = got[i * n + j].to_f64();
+            // bf16's rounding of the result, and the GPU's FP8 accumulation.
+            assert!((g - want).abs() <= want.abs() / 256.0 + 1e-3 * size + 1e-30, "C[{i}][{j}] is {g}, want {want}");
         }
     }
 }

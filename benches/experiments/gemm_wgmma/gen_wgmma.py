@@ -48,4 +48,33 @@ __device__ __forceinline__ void wgmma_m64n{n}k16_rs_raw(Array<float, {r}>& d, u3
 #endif
 }}
 """)
-sys.stdout.write("\n".join(out))
+if "--fp8" not in sys.argv:
+    sys.stdout.write("\n".join(out))
+
+# `--fp8`: the FP8 helpers (m64nNk32, e4m3 or e5m2 inputs, f32 accumulators), pasted between the
+# second pair of markers. Both operands K-major (FP8 wgmma has no transpose), so the instruction
+# takes no transpose immediates.
+if "--fp8" in sys.argv:
+    out = []
+    for n in (64, 128, 256):
+        r = n // 2
+        regs = ",".join(f"%{i}" for i in range(r))
+        cons = ", ".join(f'"+f"(d.v[{i}])' for i in range(r))
+        out.append(f"""template <typename T>
+__device__ __forceinline__ void wgmma_m64n{n}k32_raw(Array<float, {r}>& d, u64 da, u64 db) {{
+#if CUPRUM_SM90A
+    if constexpr (same_type<T, fp8_e4m3>::value) {{
+        asm volatile("{{ .reg .pred p; setp.ne.b32 p, %{r+2}, 0; wgmma.mma_async.sync.aligned.m64n{n}k32.f32.e4m3.e4m3 {{{regs}}}, %{r}, %{r+1}, p, 1, 1; }}"
+            : {cons}
+            : "l"(da), "l"(db), "r"(1));
+    }} else {{
+        asm volatile("{{ .reg .pred p; setp.ne.b32 p, %{r+2}, 0; wgmma.mma_async.sync.aligned.m64n{n}k32.f32.e5m2.e5m2 {{{regs}}}, %{r}, %{r+1}, p, 1, 1; }}"
+            : {cons}
+            : "l"(da), "l"(db), "r"(1));
+    }}
+#else
+    __trap();
+#endif
+}}
+""")
+    sys.stdout.write("\n".join(out))

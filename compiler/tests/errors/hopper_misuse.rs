@@ -17,6 +17,8 @@ pub fn misuse(map: &TensorMap<f32>, h: &[bf16], out: &mut [f32]) {
     wgmma_m64n64k16(&mut acc, f, 0u32, f, 0u32);
     // A slice parameter is not shared memory.
     wgmma_m64n128k16(&mut acc, h, 0u32, s, 0u32);
+    // The FP8 form takes 8-bit floats, not bf16.
+    wgmma_m64n128k32(&mut acc, s, 0u32, s, 0u32);
     // At most 7 groups in flight; registers a multiple of 8 from 24.
     wgmma_wait::<9>(&mut acc);
     warpgroup_reg_alloc::<20>();

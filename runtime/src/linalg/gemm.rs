@@ -22,6 +22,17 @@ pub(super) fn gemm<T: Number>(op: &'static str, a: &Array<T>, b: &Array<T>, conj
             found: b.device().ordinal(),
         });
     }
+    if T::DTYPE.is_fp8() {
+        // Neither device multiplies 8-bit matrices as arrays (cuBLAS has no such GEMM; cuBLASLt's
+        // FP8 one takes scales): the same error on both, before anything is allocated.
+        return Err(Error::Unsupported {
+            what: format!(
+                "{op} of {} arrays: matrix products of 8-bit floats are not implemented; convert with `astype::<bf16>()` \
+                 (or f32) first, or write the product with `wgmma_m64nNk32` (examples/gemm_fp8.rs)",
+                T::DTYPE
+            ),
+        });
+    }
     let nd = a.ndim();
     debug_assert!(nd >= 2 && b.ndim() == nd && a.shape()[..nd - 2] == b.shape()[..nd - 2]);
     debug_assert_eq!(a.shape()[nd - 1], b.shape()[nd - 2]);

@@ -114,7 +114,7 @@ macro_rules! scalar_lhs {
     )*};
 }
 
-scalar_lhs!(i8, i16, i32, i64, u8, u16, u32, u64, half::f16, half::bf16, f32, f64);
+scalar_lhs!(i8, i16, i32, i64, u8, u16, u32, u64, half::f16, half::bf16, f32, f64, crate::scalar::fp8::f8e4m3, crate::scalar::fp8::f8e5m2);
 
 impl<T: Number> Neg for &Array<T> {
     type Output = Result<Array<T>>;

@@ -93,14 +93,22 @@ const fn from_f64_bits(x: f64, f: &Format) -> u8 {
     } else if absx >= f.min_norm {
         let res = (exp << (f.significand_bits - 1)) | mantissa;
         let round = xbits & ((half_ulp << 1) - 1);
-        if round > half_ulp || (round == half_ulp && mantissa & 1 != 0) { res + 1 } else { res }
+        if round > half_ulp || (round == half_ulp && mantissa & 1 != 0) {
+            res + 1
+        } else {
+            res
+        }
     } else {
         let shift = 1u8.wrapping_sub(exp) as u32;
         let mantissa = mantissa | (1 << (f.significand_bits - 1));
         let res = mantissa >> shift;
         let round = (xbits | (1 << 52)) & ((half_ulp << (shift + 1)) - 1);
         let half = half_ulp << shift;
-        if round > half || (round == half && res & 1 != 0) { res + 1 } else { res }
+        if round > half || (round == half && res & 1 != 0) {
+            res + 1
+        } else {
+            res
+        }
     };
     res | sign
 }
