@@ -13,11 +13,12 @@ fn main() {
         .not_precompiled("src/reduction.rs")
         .not_precompiled("src/elementwise.rs")
         .compile();
-    // The wgmma GEMM rows' kernels (bf16, FP8): sm_90a only, when CUPY_NVCC_GENERATE_CODE names targets
-    // (docs/building.md, "Architecture-specific targets").
+    // The wgmma GEMM (bf16, FP8) and FlashAttention-3 rows' kernels: sm_90a only, when
+    // CUPY_NVCC_GENERATE_CODE names targets (docs/building.md, "Architecture-specific targets").
     let mut hopper = cuprum_build::Kernels::new();
     hopper.file("../examples/kernels_sm90a/gemm_wgmma.rs");
     hopper.file("../examples/kernels_sm90a/gemm_fp8.rs");
+    hopper.file("../examples/kernels_sm90a/attention_wgmma.rs");
     if std::env::var_os("CUPY_NVCC_GENERATE_CODE").is_some() {
         hopper.env("CUPY_NVCC_GENERATE_CODE", "arch=compute_90a,code=sm_90a");
     }

@@ -1,8 +1,10 @@
 //! The host side of the flash attention example: the checked launch of the `#[rawkernel]`s of
 //! `kernels/attention.rs` ([`flash_attention`]), an f64 reference of one output row, and a whole
 //! checked run ([`check`]: fresh random inputs, the output poisoned with NaN, sampled rows against
-//! the reference). `examples/attention.rs` (the example), `examples/tests/attention.rs` (its tests)
-//! and `benches/src/attention.rs` (the bench rows) include this file.
+//! the reference; [`check_with`] for another launch). `examples/attention.rs` (the example),
+//! `examples/tests/attention.rs` (its tests) and `benches/src/attention.rs` (the bench rows)
+//! include this file, as the FlashAttention-3 example's files do (with
+//! `examples/attention_wgmma_lib.rs`).
 
 #[path = "kernels/attention.rs"]
 pub mod kernels;
@@ -196,12 +198,24 @@ pub fn inputs<T: AttentionElement>(shape: Shape, seed: u64) -> [Vec<T>; 3] {
 /// masked or admitted (a tail, the causal diagonal, a skipped tile) moves a row by a weight of
 /// order one times `|v|`, far above it.
 pub fn check<T: AttentionElement>(shape: Shape, causal: bool, seed: u64, rows: usize) -> Result<Report> {
+    check_with(shape, causal, seed, rows, flash_attention::<T>)
+}
+
+/// [`check`] of another launch of the same computation (`launch(q, k, v, o, causal)`): the
+/// FlashAttention-3 kernels of examples/attention_wgmma_lib.rs.
+pub fn check_with<T: AttentionElement>(
+    shape: Shape,
+    causal: bool,
+    seed: u64,
+    rows: usize,
+    launch: impl FnOnce(&Array<T>, &Array<T>, &Array<T>, &mut Array<T>, bool) -> Result<()>,
+) -> Result<Report> {
     let [q, k, v] = inputs::<T>(shape, seed);
     let dims = shape.dims();
     let up = |x: &[T]| Array::from_slice(x)?.reshape(dims);
     let (dq, dk, dv) = (up(&q)?, up(&k)?, up(&v)?);
     let mut dout = Array::from_vec(vec![T::from_f64(f64::NAN); shape.len()])?.reshape(dims)?;
-    flash_attention(&dq, &dk, &dv, &mut dout, causal)?;
+    launch(&dq, &dk, &dv, &mut dout, causal)?;
     let out = dout.to_vec()?;
     if let Some(at) = out.iter().position(|x| !x.to_f64().is_finite()) {
         return Err(Error::InvalidValue {

@@ -223,19 +223,9 @@ impl BodyCheck<'_, '_> {
         let at: &[usize] = match h {
             HopperOp::MbarrierInit | HopperOp::MbarrierArrive | HopperOp::MbarrierArriveExpectTx | HopperOp::MbarrierWait => &[0],
             HopperOp::TmaLoad2d => &[0, 5],
-            HopperOp::M64N64K16
-            | HopperOp::M64N128K16
-            | HopperOp::M64N256K16
-            | HopperOp::M64N64K16Unchecked
-            | HopperOp::M64N128K16Unchecked
-            | HopperOp::M64N256K16Unchecked
-            | HopperOp::M64N64K32
-            | HopperOp::M64N128K32
-            | HopperOp::M64N256K32
-            | HopperOp::M64N64K32Unchecked
-            | HopperOp::M64N128K32Unchecked
-            | HopperOp::M64N256K32Unchecked => &[1, 3],
-            HopperOp::WgmmaFence | HopperOp::WgmmaCommit | HopperOp::WgmmaWait | HopperOp::RegAlloc | HopperOp::RegDealloc => &[],
+            h if h.wgmma_rs() => &[2],
+            h if h.wgmma_n().is_some() => &[1, 3],
+            _ => &[],
         };
         for &k in at {
             let Some(a) = args.get(k) else { continue };

@@ -50,6 +50,7 @@ on_both_devices!(
     loop_index_size_and_reduce_index,
     hopper_barriers_and_tma,
     hopper_every_wgmma_shape,
+    hopper_wgmma_bt_rs_and_named_barriers,
     hopper_every_fp8_wgmma_shape,
 );
 
@@ -423,6 +424,57 @@ fn hopper_every_wgmma_shape() {
             let shape = if i < 32 { "wgmma_m64n64k16" } else if i < 96 { "wgmma_m64n128k16" } else { "wgmma_m64n256k16" };
             assert_eq!(v, 64.5, "{shape} (and its _unchecked form): accumulator {i} of thread {t}");
         }
+    }
+}
+
+fn hopper_wgmma_bt_rs_and_named_barriers() {
+    // The 128-byte swizzle (docs/kernel-language.md): 16-byte chunk c of row r at chunk c ^ (r % 8).
+    let swizzled = |tile: usize, r: usize, c: usize| tile + r * 64 + (((c / 8) ^ (r % 8)) * 8) + c % 8;
+    // Multiples of 1/4 from -2 to 2: every product and sum below is exact in f32.
+    let mut r = Rng::new();
+    let mut quarter = || (r.range(-8.0, 9.0).floor() / 4.0) as f32;
+    let a: Vec<f32> = (0..4096).map(|_| quarter()).collect();
+    let b: Vec<f32> = (0..16384).map(|_| quarter()).collect();
+    let frag: Vec<f32> = (0..1024).map(|_| quarter()).collect();
+    let bf = |v: &[f32]| up(&v.iter().map(|&x| bf16::from_f32(x)).collect::<Vec<_>>());
+    let mut out = up(&vec![f32::NAN; 448 * 128 + 128]);
+    h::wgmma_bt_rs_named::launch(&LaunchConfig::new(1u32, 256u32), &bf(&a), &bf(&b), &bf(&frag), 0.5, &mut out).unwrap();
+    let got = out.to_vec().unwrap();
+    // A (64 x 64) and B^T (256 rows x 64) as stored (swizzled tiles); B (N-major) as the plain
+    // wgmma reads it: k-row k, column n in tile n / 64.
+    let am = |row: usize, k: usize| a[swizzled(0, row, k)] as f64;
+    let btm = |n: usize, k: usize| b[swizzled(0, n, k)] as f64;
+    let bm = |k: usize, n: usize| b[swizzled((n / 64) * 4096, k, n % 64)] as f64;
+    // The register A of warp q: lane l holds (g, c), (g, c + 1), (g + 8, c), (g + 8, c + 1), then
+    // the same 8 columns on (g = l / 4, c = 2 (l % 4)), PTX's fragment layout for wgmma's A.
+    let mut ar = vec![[[0f64; 16]; 16]; 4];
+    for t in 0..128 {
+        let (q, l) = (t / 32, t % 32);
+        let (g, c) = (l / 4, 2 * (l % 4));
+        for (i, (rr, kk)) in [(g, c), (g, c + 1), (g + 8, c), (g + 8, c + 1), (g, c + 8), (g, c + 9), (g + 8, c + 8), (g + 8, c + 9)].into_iter().enumerate() {
+            ar[q][rr][kk] = frag[8 * t + i] as f64;
+        }
+    }
+    for t in 0..128 {
+        let (q, l) = (t / 32, t % 32);
+        for (base, n, what) in [(0, 64, "bt 64"), (32, 128, "bt 128"), (96, 256, "bt 256"), (224, 64, "rs 64"), (256, 128, "rs 128"), (320, 256, "rs 256")] {
+            for i in 0..n / 2 {
+                let (j, hh, e) = (i / 4, (i / 2) % 2, i % 2);
+                let (row, col) = (16 * q + l / 4 + 8 * hh, 8 * j + 2 * (l % 4) + e);
+                let want: f64 = 0.5
+                    + (0..16)
+                        .map(|k| {
+                            if base < 224 {
+                                am(row, 16 + k) * btm(col, 32 + k) + am(row, 32 + k) * btm(col, 48 + k)
+                            } else {
+                                ar[q][row % 16][k] * (bm(16 + k, col) + bm(32 + k, col))
+                            }
+                        })
+                        .sum::<f64>();
+                assert_eq!(got[448 * t + base + i] as f64, want, "wgmma_m64n{n}k16_{what} (and its _unchecked form): accumulator {i} of thread {t}");
+            }
+        }
+        assert_eq!(got[448 * 128 + t], (3 * (t + 128)) as f32, "named_barrier_arrive/sync: thread {t} reads what thread {} stored", t + 128);
     }
 }
 

@@ -508,10 +508,11 @@ fn suspends(i: Intrinsic) -> bool {
     i == Intrinsic::SyncThreads || i.warp_collective() || i.grid_wide() || waits_in_loop(i)
 }
 
-/// Whether the call suspends until another thread's progress (`mbarrier_wait`), looking again
+/// Whether the call suspends until another thread's progress (`mbarrier_wait`,
+/// `named_barrier_sync`), looking again
 /// after each stop.
 fn waits_in_loop(i: Intrinsic) -> bool {
-    i == Intrinsic::Hopper(crate::lang::HopperOp::MbarrierWait)
+    matches!(i, Intrinsic::Hopper(crate::lang::HopperOp::MbarrierWait | crate::lang::HopperOp::NamedBarrierSync))
 }
 
 /// Whether a `#[device]` function of the file (`None`: unknown) calls a barrier, a warp

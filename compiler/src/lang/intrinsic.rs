@@ -276,6 +276,37 @@ vocabulary! {
         M64N128K32Unchecked = "wgmma_m64n128k32_unchecked",
         /// `unsafe { wgmma_m64n256k32_unchecked(..) }`.
         M64N256K32Unchecked = "wgmma_m64n256k32_unchecked",
+        /// `wgmma_m64n64k16_bt(&mut acc: [f32; 32], a, a_index, b, b_index)`: B stored
+        /// transposed (N x K, K-major, as A), e.g. the keys of `Q K^T`.
+        M64N64K16Bt = "wgmma_m64n64k16_bt",
+        /// `wgmma_m64n128k16_bt(&mut acc: [f32; 64], a, a_index, b, b_index)`.
+        M64N128K16Bt = "wgmma_m64n128k16_bt",
+        /// `wgmma_m64n256k16_bt(&mut acc: [f32; 128], a, a_index, b, b_index)`.
+        M64N256K16Bt = "wgmma_m64n256k16_bt",
+        /// `unsafe { wgmma_m64n64k16_bt_unchecked(..) }`: without the operands' checks.
+        M64N64K16BtUnchecked = "wgmma_m64n64k16_bt_unchecked",
+        /// `unsafe { wgmma_m64n128k16_bt_unchecked(..) }`.
+        M64N128K16BtUnchecked = "wgmma_m64n128k16_bt_unchecked",
+        /// `unsafe { wgmma_m64n256k16_bt_unchecked(..) }`.
+        M64N256K16BtUnchecked = "wgmma_m64n256k16_bt_unchecked",
+        /// `wgmma_m64n64k16_rs(&mut acc: [f32; 32], a: [T; 8], b, b_index)`: A from registers
+        /// (each thread's fragment), B from shared memory (N-major).
+        M64N64K16Rs = "wgmma_m64n64k16_rs",
+        /// `wgmma_m64n128k16_rs(&mut acc: [f32; 64], a: [T; 8], b, b_index)`.
+        M64N128K16Rs = "wgmma_m64n128k16_rs",
+        /// `wgmma_m64n256k16_rs(&mut acc: [f32; 128], a: [T; 8], b, b_index)`.
+        M64N256K16Rs = "wgmma_m64n256k16_rs",
+        /// `unsafe { wgmma_m64n64k16_rs_unchecked(..) }`: without the operand's checks.
+        M64N64K16RsUnchecked = "wgmma_m64n64k16_rs_unchecked",
+        /// `unsafe { wgmma_m64n128k16_rs_unchecked(..) }`.
+        M64N128K16RsUnchecked = "wgmma_m64n128k16_rs_unchecked",
+        /// `unsafe { wgmma_m64n256k16_rs_unchecked(..) }`.
+        M64N256K16RsUnchecked = "wgmma_m64n256k16_rs_unchecked",
+        /// `named_barrier_sync(id, threads)`: waits until `threads` threads of the block (a
+        /// multiple of 32) have arrived at hardware barrier `id` (1 to 15; 0 is `sync_threads`).
+        NamedBarrierSync = "named_barrier_sync",
+        /// `named_barrier_arrive(id, threads)`: arrives at barrier `id` without waiting.
+        NamedBarrierArrive = "named_barrier_arrive",
         /// `warpgroup_reg_alloc::<N>()`: raises the warpgroup's registers per thread to `N`.
         RegAlloc = "warpgroup_reg_alloc",
         /// `warpgroup_reg_dealloc::<N>()`: lowers them to `N`, for the others to take.
@@ -293,6 +324,9 @@ impl HopperOp {
             MbarrierInit | MbarrierArriveExpectTx | MbarrierWait => 3,
             M64N64K16 | M64N128K16 | M64N256K16 | M64N64K16Unchecked | M64N128K16Unchecked | M64N256K16Unchecked => 5,
             M64N64K32 | M64N128K32 | M64N256K32 | M64N64K32Unchecked | M64N128K32Unchecked | M64N256K32Unchecked => 5,
+            M64N64K16Bt | M64N128K16Bt | M64N256K16Bt | M64N64K16BtUnchecked | M64N128K16BtUnchecked | M64N256K16BtUnchecked => 5,
+            M64N64K16Rs | M64N128K16Rs | M64N256K16Rs | M64N64K16RsUnchecked | M64N128K16RsUnchecked | M64N256K16RsUnchecked => 4,
+            NamedBarrierSync | NamedBarrierArrive => 2,
             TmaLoad2d => 7,
         }
     }
@@ -300,16 +334,20 @@ impl HopperOp {
     /// The warpgroup instructions only sm_90a has.
     pub fn arch_specific(self) -> bool {
         use HopperOp::*;
-        !matches!(self, MbarrierInit | MbarrierArrive | MbarrierArriveExpectTx | MbarrierWait | TmaLoad2d)
+        !matches!(self, MbarrierInit | MbarrierArrive | MbarrierArriveExpectTx | MbarrierWait | TmaLoad2d | NamedBarrierSync | NamedBarrierArrive)
     }
 
     /// The N of a `wgmma_m64nNk16` or `wgmma_m64nNk32`.
     pub fn wgmma_n(self) -> Option<u64> {
         use HopperOp::*;
         match self {
-            M64N64K16 | M64N64K16Unchecked | M64N64K32 | M64N64K32Unchecked => Some(64),
-            M64N128K16 | M64N128K16Unchecked | M64N128K32 | M64N128K32Unchecked => Some(128),
-            M64N256K16 | M64N256K16Unchecked | M64N256K32 | M64N256K32Unchecked => Some(256),
+            M64N64K16 | M64N64K16Unchecked | M64N64K32 | M64N64K32Unchecked | M64N64K16Bt | M64N64K16BtUnchecked | M64N64K16Rs | M64N64K16RsUnchecked => Some(64),
+            M64N128K16 | M64N128K16Unchecked | M64N128K32 | M64N128K32Unchecked | M64N128K16Bt | M64N128K16BtUnchecked | M64N128K16Rs | M64N128K16RsUnchecked => {
+                Some(128)
+            }
+            M64N256K16 | M64N256K16Unchecked | M64N256K32 | M64N256K32Unchecked | M64N256K16Bt | M64N256K16BtUnchecked | M64N256K16Rs | M64N256K16RsUnchecked => {
+                Some(256)
+            }
             _ => None,
         }
     }
@@ -320,10 +358,36 @@ impl HopperOp {
         matches!(self, M64N64K32 | M64N128K32 | M64N256K32 | M64N64K32Unchecked | M64N128K32Unchecked | M64N256K32Unchecked)
     }
 
+    /// Whether a `wgmma_*` reads B stored transposed (N x K, K-major): `wgmma_m64nNk16_bt`.
+    pub fn wgmma_bt(self) -> bool {
+        use HopperOp::*;
+        matches!(self, M64N64K16Bt | M64N128K16Bt | M64N256K16Bt | M64N64K16BtUnchecked | M64N128K16BtUnchecked | M64N256K16BtUnchecked)
+    }
+
+    /// Whether a `wgmma_*` takes A from registers: `wgmma_m64nNk16_rs`.
+    pub fn wgmma_rs(self) -> bool {
+        use HopperOp::*;
+        matches!(self, M64N64K16Rs | M64N128K16Rs | M64N256K16Rs | M64N64K16RsUnchecked | M64N128K16RsUnchecked | M64N256K16RsUnchecked)
+    }
+
     /// Whether a `wgmma_*` checks its operands (the `_unchecked` forms do not).
     pub fn checked(self) -> bool {
         use HopperOp::*;
-        !matches!(self, M64N64K16Unchecked | M64N128K16Unchecked | M64N256K16Unchecked | M64N64K32Unchecked | M64N128K32Unchecked | M64N256K32Unchecked)
+        !matches!(
+            self,
+            M64N64K16Unchecked
+                | M64N128K16Unchecked
+                | M64N256K16Unchecked
+                | M64N64K32Unchecked
+                | M64N128K32Unchecked
+                | M64N256K32Unchecked
+                | M64N64K16BtUnchecked
+                | M64N128K16BtUnchecked
+                | M64N256K16BtUnchecked
+                | M64N64K16RsUnchecked
+                | M64N128K16RsUnchecked
+                | M64N256K16RsUnchecked
+        )
     }
 
     /// The helper of `cuprum/hopper.h`.
@@ -340,6 +404,10 @@ impl HopperOp {
             WgmmaWait => "cuprum::wgmma_wait",
             M64N64K16 | M64N128K16 | M64N256K16 | M64N64K16Unchecked | M64N128K16Unchecked | M64N256K16Unchecked => "cuprum::wgmma",
             M64N64K32 | M64N128K32 | M64N256K32 | M64N64K32Unchecked | M64N128K32Unchecked | M64N256K32Unchecked => "cuprum::wgmma_fp8",
+            M64N64K16Bt | M64N128K16Bt | M64N256K16Bt | M64N64K16BtUnchecked | M64N128K16BtUnchecked | M64N256K16BtUnchecked => "cuprum::wgmma_bt",
+            M64N64K16Rs | M64N128K16Rs | M64N256K16Rs | M64N64K16RsUnchecked | M64N128K16RsUnchecked | M64N256K16RsUnchecked => "cuprum::wgmma_rs",
+            NamedBarrierSync => "cuprum::named_barrier_sync",
+            NamedBarrierArrive => "cuprum::named_barrier_arrive",
             RegAlloc => "cuprum::warpgroup_reg_alloc",
             RegDealloc => "cuprum::warpgroup_reg_dealloc",
         }

@@ -1,8 +1,9 @@
 //! The types of Hopper's intrinsics (`lang::HopperOp`): barriers are `u64` elements of shared
 //! memory, a TMA copy goes from a `&TensorMap<T>` to shared memory of the same `T`, and a
 //! `wgmma_m64nNk16` accumulates into a `&mut [f32; N / 2]` from two shared operands of `f16` or
-//! `bf16`, a `wgmma_m64nNk32` from two of `f8e4m3` or `f8e5m2`. rustc checks the same through
-//! the prelude's signatures.
+//! `bf16` (`_bt`: B stored transposed; `_rs`: A a `[T; 8]` fragment in registers and B shared),
+//! a `wgmma_m64nNk32` from two of `f8e4m3` or `f8e5m2`; a named barrier takes a `u32` id and
+//! thread count. rustc checks the same through the prelude's signatures.
 
 use proc_macro2::Span;
 
@@ -78,7 +79,31 @@ impl Checker<'_, '_> {
                 self.barriers(name, &args[5]);
                 self.index_arg(&args[6]);
             }
-            M64N64K16 | M64N128K16 | M64N256K16 | M64N64K16Unchecked | M64N128K16Unchecked | M64N256K16Unchecked | M64N64K32 | M64N128K32 | M64N256K32 | M64N64K32Unchecked | M64N128K32Unchecked | M64N256K32Unchecked => {
+            NamedBarrierSync | NamedBarrierArrive => {
+                self.arg(&args[0], &U32);
+                self.arg(&args[1], &U32);
+            }
+            _ if h.wgmma_rs() => {
+                let n = h.wgmma_n().unwrap_or(64);
+                let acc = Ty::Ref { inner: Box::new(Ty::Array(Box::new(Ty::Scalar(DType::F32)), n / 2)), mutable: true };
+                self.arg(&args[0], &acc);
+                let at = self.expr(&args[1], None);
+                let ea = match self.resolve(&at) {
+                    Ty::Array(e, 8) if matches!(self.resolve(&e), Ty::Scalar(DType::F16 | DType::BF16)) => Some(*e),
+                    Ty::Error => None,
+                    other => {
+                        let shown = self.show(&other);
+                        self.diags.error(args[1].span, format!("`{name}` takes A from registers as each thread's fragment, a `[bf16; 8]` or `[f16; 8]`, found `{shown}`"));
+                        None
+                    }
+                };
+                let eb = self.shared_elem(name, &args[2], "reads B from");
+                self.index_arg(&args[3]);
+                if let (Some(e), Some(b)) = (&ea, &eb) {
+                    self.expect(e, b, args[2].span);
+                }
+            }
+            _ => {
                 let n = h.wgmma_n().unwrap_or(64);
                 let acc = Ty::Ref { inner: Box::new(Ty::Array(Box::new(Ty::Scalar(DType::F32)), n / 2)), mutable: true };
                 self.arg(&args[0], &acc);
@@ -100,7 +125,6 @@ impl Checker<'_, '_> {
                     }
                 }
             }
-            WgmmaFence | WgmmaCommit | RegAlloc | RegDealloc => {}
         }
         Ty::Unit
     }

@@ -179,6 +179,80 @@ pub fn wgmma_thread<T: MmaHalf>(acc: &mut [f32], t: u32, n: usize, at: (usize, u
     }
 }
 
+/// Thread `t`'s part of `acc += A * B` for a 64 x N x 16 product whose elements are
+/// `a(row, k)` and `b(k, col)`: summed in f64 (the products of 16-bit floats are exact), added to
+/// the accumulator and rounded to f32 once.
+fn wgmma_part(acc: &mut [f32], t: u32, n: usize, a: impl Fn(usize, usize) -> f64, b: impl Fn(usize, usize) -> f64) {
+    let (q, l) = ((t % 128 / 32) as usize, (t % 32) as usize);
+    for j in 0..n / 8 {
+        for h in 0..2 {
+            for e in 0..2 {
+                let (row, col) = (16 * q + l / 4 + 8 * h, 8 * j + 2 * (l % 4) + e);
+                let s: f64 = (0..16).map(|k| a(row, k) * b(k, col)).sum();
+                let slot = &mut acc[4 * j + 2 * h + e];
+                *slot = (*slot as f64 + s) as f32;
+            }
+        }
+    }
+}
+
+/// Where the operands of a `wgmma_m64nNk16_bt` lie: `(A's tile, A's first column, B's first
+/// tile, B's first column)`, or the index that is wrong (`Err((is_b, misaligned))`). B is stored
+/// transposed (N x K): rows `0..N` of the `N / 64` tiles from `bi - bi % 4096`, columns
+/// `bi % 4096 .. + 16` (0, 16, 32 or 48).
+pub fn wgmma_bt_operands(ai: usize, a_len: usize, bi: usize, b_len: usize, n: usize) -> Result<(usize, usize, usize, usize), (bool, bool)> {
+    let (ta, ka, tb, kb) = (ai - ai % TILE, ai % TILE, bi - bi % TILE, bi % TILE);
+    if ka % 16 != 0 || ka >= 64 {
+        return Err((false, true));
+    }
+    if ta >= a_len || TILE > a_len - ta {
+        return Err((false, false));
+    }
+    if kb % 16 != 0 || kb >= 64 {
+        return Err((true, true));
+    }
+    if tb >= b_len || n * 64 > b_len - tb {
+        return Err((true, false));
+    }
+    Ok((ta, ka, tb, kb))
+}
+
+/// Thread `t`'s part of `acc += A * B` with B stored transposed (`wgmma_m64nNk16_bt`), at
+/// `(ta, ka, tb, kb)` from [`wgmma_bt_operands`]: B's element (k, n) is element (n, kb + k) of the
+/// tiles from `tb` (row n of 64-row tiles one after the other).
+pub fn wgmma_bt_thread<T: MmaHalf>(acc: &mut [f32], t: u32, n: usize, at: (usize, usize, usize, usize), a: impl Fn(usize) -> T, b: impl Fn(usize) -> T) {
+    let (ta, ka, tb, kb) = at;
+    wgmma_part(acc, t, n, |r, k| a(swizzled(ta, r, ka + k)).to_f64_exact(), |k, c| b(swizzled(tb, c, kb + k)).to_f64_exact());
+}
+
+/// Where B of a `wgmma_m64nNk16_rs` lies (as `wgmma_m64nNk16`'s B): `(B's first tile, B's first
+/// row)`, or whether the index is misaligned (`Err(true)`) or out of range (`Err(false)`).
+pub fn wgmma_rs_operand(bi: usize, b_len: usize, n: usize) -> Result<(usize, usize), bool> {
+    let (tb, kb) = (bi - bi % TILE, bi % TILE);
+    if kb % 1024 != 0 {
+        return Err(true);
+    }
+    if tb >= b_len || n * 64 > b_len - tb {
+        return Err(false);
+    }
+    Ok((tb, kb / 64))
+}
+
+/// The element (row `r`, column `k`) of a warp's 16 x 16 A tile held as the fragments `frags`
+/// (lane by lane, mma.m16n8k16's A layout: lane `4 (r % 8) + (k % 8) / 2`, its element
+/// `4 (k / 8) + 2 (r / 8) + k % 2`).
+pub fn a_fragment_element<T: Copy>(frags: &[[T; 8]; 32], r: usize, k: usize) -> T {
+    frags[4 * (r % 8) + (k % 8) / 2][4 * (k / 8) + 2 * (r / 8) + k % 2]
+}
+
+/// Thread `t`'s part of `acc += A * B` with A from registers (`wgmma_m64nNk16_rs`): `frags` are
+/// the fragments of the 32 lanes of `t`'s warp (rows `16q .. 16q + 16` of A), B at `(tb, kb)` from
+/// [`wgmma_rs_operand`].
+pub fn wgmma_rs_thread<T: MmaHalf>(acc: &mut [f32], t: u32, n: usize, frags: &[[T; 8]; 32], at: (usize, usize), b: impl Fn(usize) -> T) {
+    let (tb, kb) = at;
+    wgmma_part(acc, t, n, |r, k| a_fragment_element(frags, r % 16, k).to_f64_exact(), |k, c| b(swizzled(tb + (c / 64) * TILE, kb + k, c % 64)).to_f64_exact());
+}
+
 /// Where the operands of a `wgmma_m64nNk32` lie: `(A's tile, A's first column, B's first tile,
 /// B's first column)`, or the index that is wrong (`Err((is_b, misaligned))`).
 pub fn wgmma_fp8_operands(ai: usize, a_len: usize, bi: usize, b_len: usize, n: usize) -> Result<(usize, usize, usize, usize), (bool, bool)> {
@@ -317,6 +391,84 @@ wgmma_unchecked_fns! {
     wgmma_m64n256k16_unchecked, wgmma_m64n256k16, 128;
 }
 
+/// Waits until `threads` threads of the block (a multiple of 32, whole warps) have arrived at
+/// barrier `id` (1 to 15; 0 is the one `sync_threads` uses): PTX `bar.sync id, threads`. Two
+/// groups of threads can so synchronise apart, as FlashAttention-3's consumer warpgroups do.
+/// Host: returns (one thread waits for no one).
+pub fn named_barrier_sync(id: u32, threads: u32) {
+    let _ = (id, threads);
+}
+
+/// Arrives at barrier `id` without waiting, counting towards the `threads` that a
+/// `named_barrier_sync(id, threads)` waits for: PTX `bar.arrive id, threads`. Host: nothing.
+pub fn named_barrier_arrive(id: u32, threads: u32) {
+    let _ = (id, threads);
+}
+
+macro_rules! wgmma_bt_fns {
+    ($($name:ident, $unchecked:ident, $n:literal, $r:literal;)*) => {$(
+        #[doc = concat!("`acc += A * B` on the warpgroup's 64 x ", stringify!($n), " tile, A (64 x 16, K-major) and B stored transposed \
+            (", stringify!($n), " x 16, K-major as A: e.g. the keys of `Q K^T`) from shared memory, `f16` or `bf16` (module docs, \
+            `wgmma_m64nNk16_bt`): PTX `wgmma.mma_async.sync.aligned.m64n", stringify!($n), "k16.f32.bf16.bf16 d, a-desc, b-desc, p, 1, 1, 0, 0` \
+            (imm-trans-b 0; sm_90a), asynchronous until `wgmma_wait`. An index out of its array or off a tile's column 0, 16, 32 or 48 \
+            is reported as an index violation and the arrays' first tiles are used. Host: thread 0's part, at once.")]
+        pub fn $name<T: MmaHalf, I: KernelIndex, J: KernelIndex>(acc: &mut [f32; $r], a: &[T], ai: I, b: &[T], bi: J) {
+            let at = wgmma_bt_operands(ai.to_usize(), a.len(), bi.to_usize(), b.len(), $n).unwrap_or((0, 0, 0, 0));
+            wgmma_bt_thread(acc, 0, $n, at, |k| a[k], |k| b[k]);
+        }
+
+        #[doc = concat!("[`", stringify!($name), "`] without its checks of the operands. Host: checked all the same.")]
+        ///
+        /// # Safety
+        ///
+        /// On a GPU the operands are not checked: `ai % 4096` and `bi % 4096` are 0, 16, 32 or 48, the 4096 elements of
+        /// A's tile from `ai - ai % 4096` lie in `a`, the `N * 64` elements of B's tiles from `bi - bi % 4096` lie in
+        /// `b`, and both arrays start 1024-byte aligned in shared memory.
+        pub unsafe fn $unchecked<T: MmaHalf, I: KernelIndex, J: KernelIndex>(acc: &mut [f32; $r], a: &[T], ai: I, b: &[T], bi: J) {
+            $name(acc, a, ai, b, bi)
+        }
+    )*};
+}
+
+wgmma_bt_fns! {
+    wgmma_m64n64k16_bt, wgmma_m64n64k16_bt_unchecked, 64, 32;
+    wgmma_m64n128k16_bt, wgmma_m64n128k16_bt_unchecked, 128, 64;
+    wgmma_m64n256k16_bt, wgmma_m64n256k16_bt_unchecked, 256, 128;
+}
+
+macro_rules! wgmma_rs_fns {
+    ($($name:ident, $unchecked:ident, $n:literal, $r:literal;)*) => {$(
+        #[doc = concat!("`acc += A * B` on the warpgroup's 64 x ", stringify!($n), " tile with A (64 x 16) from registers and B \
+            (16 x ", stringify!($n), ", N-major, as `wgmma_m64nNk16`'s) from shared memory, `f16` or `bf16`: each thread passes its \
+            fragment `a` of its warp's 16 rows in mma.m16n8k16's A layout (`a[0], a[1]`: row `l / 4`, columns `2 (l % 4)` and the \
+            next; `a[2], a[3]`: row `l / 4 + 8`; `a[4..8]`: the same 8 columns on), which is the accumulator layout: elements \
+            `8 kk .. 8 kk + 8` of a 64 x M accumulator are the fragment of its columns `16 kk .. 16 kk + 16` (FlashAttention's P \
+            feeding P V without leaving registers). PTX `wgmma.mma_async.sync.aligned.m64n", stringify!($n), "k16.f32.bf16.bf16 \
+            d, {a0, a1, a2, a3}, b-desc, p, 1, 1, 1` (sm_90a), asynchronous until `wgmma_wait`. B's index is checked as \
+            `wgmma_m64nNk16`'s. Host: thread 0's part, every lane holding `a`.")]
+        pub fn $name<T: MmaHalf, J: KernelIndex>(acc: &mut [f32; $r], a: [T; 8], b: &[T], bi: J) {
+            let at = wgmma_rs_operand(bi.to_usize(), b.len(), $n).unwrap_or((0, 0));
+            wgmma_rs_thread(acc, 0, $n, &[a; 32], at, |k| b[k]);
+        }
+
+        #[doc = concat!("[`", stringify!($name), "`] without the check of B. Host: checked all the same.")]
+        ///
+        /// # Safety
+        ///
+        /// On a GPU B is not checked: `bi % 4096` is 0, 1024, 2048 or 3072, the `N * 64` elements of B's tiles from
+        /// `bi - bi % 4096` lie in `b`, and `b` starts 1024-byte aligned in shared memory.
+        pub unsafe fn $unchecked<T: MmaHalf, J: KernelIndex>(acc: &mut [f32; $r], a: [T; 8], b: &[T], bi: J) {
+            $name(acc, a, b, bi)
+        }
+    )*};
+}
+
+wgmma_rs_fns! {
+    wgmma_m64n64k16_rs, wgmma_m64n64k16_rs_unchecked, 64, 32;
+    wgmma_m64n128k16_rs, wgmma_m64n128k16_rs_unchecked, 128, 64;
+    wgmma_m64n256k16_rs, wgmma_m64n256k16_rs_unchecked, 256, 128;
+}
+
 macro_rules! wgmma_fp8_fns {
     ($($name:ident, $n:literal, $r:literal;)*) => {$(
         #[doc = concat!("`acc += A * B` on the warpgroup's 64 x ", stringify!($n), " tile from 8-bit float operands (`f8e4m3` or \
@@ -424,6 +576,112 @@ mod tests {
         assert_eq!(wgmma_operands(0, TILE, 512, TILE, 64), Err((true, true)));
         assert_eq!(wgmma_operands(0, TILE, 0, TILE, 128), Err((true, false)));
         assert_eq!(wgmma_operands(TILE, TILE, 0, TILE, 64), Err((false, false)));
+    }
+
+    #[test]
+    fn wgmma_bt_of_a_thread_is_its_part_of_the_product_with_b_transposed() {
+        // A: 64 x 64 with A[r][c] = (r + c) / 8; B^T: 128 rows (n) x 64 columns (k) in two tiles,
+        // B^T[n][k] = ((3n + 64 - k) % 17) / 16 - 1/2 (exact in bf16). A k-step at column 32 of both.
+        let mut a = vec![bf16::ZERO; TILE];
+        let mut b = vec![bf16::ZERO; 2 * TILE];
+        let av = |r: usize, c: usize| (r + c) as f64 / 8.0;
+        let bv = |n: usize, k: usize| ((3 * n + 64 - k) % 17) as f64 / 16.0 - 0.5;
+        for r in 0..64 {
+            for c in 0..64 {
+                a[swizzled(0, r, c)] = bf16::from_f64(av(r, c));
+            }
+        }
+        for n in 0..128 {
+            for k in 0..64 {
+                b[swizzled(0, n, k)] = bf16::from_f64(bv(n, k));
+            }
+        }
+        assert_eq!(b[swizzled(0, 100, 7)].to_f64(), bv(100, 7), "the values are exact");
+        for t in [0u32, 5, 37, 127] {
+            let mut acc = [0.25f32; 64];
+            let at = wgmma_bt_operands(32, a.len(), 32, b.len(), 128).unwrap();
+            wgmma_bt_thread(&mut acc, t, 128, at, |k| a[k], |k| b[k]);
+            let (q, l) = ((t / 32) as usize, (t % 32) as usize);
+            for j in 0..16 {
+                for h in 0..2 {
+                    for e in 0..2 {
+                        let (row, col) = (16 * q + l / 4 + 8 * h, 8 * j + 2 * (l % 4) + e);
+                        let want: f64 = 0.25 + (0..16).map(|k| av(row, 32 + k) * bv(col, 32 + k)).sum::<f64>();
+                        assert_eq!(acc[4 * j + 2 * h + e] as f64, want, "thread {t} element ({row}, {col})");
+                    }
+                }
+            }
+        }
+        // The host definition is thread 0's part.
+        let mut acc = [0.0f32; 32];
+        wgmma_m64n64k16_bt(&mut acc, &a, 16u32, &b, 48u32);
+        assert_eq!(acc[1] as f64, (0..16).map(|k| av(0, 16 + k) * bv(1, 48 + k)).sum::<f64>());
+        assert_eq!(wgmma_bt_operands(0, TILE, 8, 2 * TILE, 64), Err((true, true)));
+        assert_eq!(wgmma_bt_operands(0, TILE, 1024, 2 * TILE, 64), Err((true, true)), "B's columns, not its rows");
+        assert_eq!(wgmma_bt_operands(0, TILE, TILE + 16, 2 * TILE, 128), Err((true, false)));
+        assert_eq!(wgmma_bt_operands(4, TILE, 0, 2 * TILE, 64), Err((false, true)));
+    }
+
+    /// Thread `t`'s accumulator element `i` of a 64 x N tile: its (row, column).
+    fn acc_element(t: usize, i: usize) -> (usize, usize) {
+        let (q, l, j, h, e) = (t / 32, t % 32, i / 4, (i / 2) % 2, i % 2);
+        (16 * q + l / 4 + 8 * h, 8 * j + 2 * (l % 4) + e)
+    }
+
+    #[test]
+    fn an_accumulators_eight_elements_per_k_step_are_the_a_fragment_of_those_columns() {
+        // S (64 x 32) as accumulators: the fragment of k-step kk of warp q is each lane's
+        // S[8 kk .. 8 kk + 8], and names the elements of S's columns 16 kk .. + 16.
+        let sv = |r: usize, c: usize| (r * 32 + c) as f32;
+        for q in 0..4 {
+            for kk in 0..2 {
+                let frags: [[f32; 8]; 32] = std::array::from_fn(|l| {
+                    std::array::from_fn(|x| {
+                        let (r, c) = acc_element(32 * q + l, 8 * kk + x);
+                        sv(r, c)
+                    })
+                });
+                for r in 0..16 {
+                    for k in 0..16 {
+                        assert_eq!(a_fragment_element(&frags, r, k), sv(16 * q + r, 16 * kk + k), "warp {q} k-step {kk} ({r}, {k})");
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn wgmma_rs_of_a_thread_is_its_part_of_the_product_with_a_from_registers() {
+        // A (64 x 16) in registers: A[r][k] = (r - 2k) / 8; B: 16 x 128, N-major, two tiles of 64
+        // k-rows x 64 columns, rows 48 .. 64 used; B[k][n] = (k + n % 13) / 4.
+        let av = |r: usize, k: usize| (r as f64 - 2.0 * k as f64) / 8.0;
+        let bv = |k: usize, n: usize| (k + n % 13) as f64 / 4.0;
+        let mut b = vec![bf16::ZERO; 2 * TILE];
+        for k in 0..64 {
+            for n in 0..128 {
+                b[swizzled((n / 64) * TILE, k, n % 64)] = bf16::from_f64(bv(k, n));
+            }
+        }
+        for t in [0u32, 9, 44, 70, 127] {
+            let q = (t / 32) as usize;
+            // The warp's fragments, lane by lane, from A's rows 16q .. 16q + 16.
+            let frags: [[bf16; 8]; 32] = std::array::from_fn(|l| {
+                let (g, c) = (l / 4, 2 * (l % 4));
+                [(g, c), (g, c + 1), (g + 8, c), (g + 8, c + 1), (g, c + 8), (g, c + 9), (g + 8, c + 8), (g + 8, c + 9)]
+                    .map(|(r, k)| bf16::from_f64(av(16 * q + r, k)))
+            });
+            let mut acc = [-1.0f32; 64];
+            let at = wgmma_rs_operand(3072, b.len(), 128).unwrap();
+            wgmma_rs_thread(&mut acc, t, 128, &frags, at, |k| b[k]);
+            for (i, got) in acc.iter().enumerate() {
+                let (row, col) = acc_element(t as usize, i);
+                let want: f64 = -1.0 + (0..16).map(|k| av(row, k) * bv(48 + k, col)).sum::<f64>();
+                assert_eq!(*got as f64, want, "thread {t} element ({row}, {col})");
+            }
+        }
+        assert_eq!(wgmma_rs_operand(16, 2 * TILE, 64), Err(true));
+        assert_eq!(wgmma_rs_operand(TILE, 2 * TILE, 128), Err(false));
+        assert_eq!(wgmma_rs_operand(TILE + 2048, 2 * TILE, 64), Ok((TILE, 32)));
     }
 
     #[test]

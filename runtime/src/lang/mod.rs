@@ -27,7 +27,10 @@ pub mod prelude {
         mbarrier_arrive, mbarrier_arrive_expect_tx, mbarrier_init, mbarrier_wait, tma_load_2d, warpgroup_reg_alloc, warpgroup_reg_dealloc,
         wgmma_commit, wgmma_fence, wgmma_m64n64k16, wgmma_m64n64k16_unchecked, wgmma_m64n128k16, wgmma_m64n128k16_unchecked, wgmma_m64n256k16,
         wgmma_m64n256k16_unchecked, wgmma_m64n64k32, wgmma_m64n64k32_unchecked, wgmma_m64n128k32, wgmma_m64n128k32_unchecked,
-        wgmma_m64n256k32, wgmma_m64n256k32_unchecked, wgmma_wait, MmaFp8,
+        wgmma_m64n256k32, wgmma_m64n256k32_unchecked, wgmma_wait, MmaFp8, named_barrier_arrive, named_barrier_sync, wgmma_m64n64k16_bt,
+        wgmma_m64n64k16_bt_unchecked, wgmma_m64n128k16_bt, wgmma_m64n128k16_bt_unchecked, wgmma_m64n256k16_bt, wgmma_m64n256k16_bt_unchecked,
+        wgmma_m64n64k16_rs, wgmma_m64n64k16_rs_unchecked, wgmma_m64n128k16_rs, wgmma_m64n128k16_rs_unchecked, wgmma_m64n256k16_rs,
+        wgmma_m64n256k16_rs_unchecked,
     };
     pub use super::intrinsics::*;
     pub use super::tensor::{

@@ -1470,7 +1470,12 @@ impl<'a> Writer<'a> {
                         let bars = self.shared_operand(&args[5], &vs[5]);
                         format!("{c}({dst}, {}, {}, {}, {}, {bars}, {}, {later})", vs[1], vs[2], vs[3], vs[4], vs[6])
                     }
-                    M64N64K16 | M64N128K16 | M64N256K16 | M64N64K16Unchecked | M64N128K16Unchecked | M64N256K16Unchecked | M64N64K32 | M64N128K32 | M64N256K32 | M64N64K32Unchecked | M64N128K32Unchecked | M64N256K32Unchecked => {
+                    NamedBarrierSync | NamedBarrierArrive => format!("{c}({}, {})", vs[0], vs[1]),
+                    _ if h.wgmma_rs() => {
+                        let b = self.shared_operand(&args[2], &vs[2]);
+                        format!("{c}<{}, {}>({}, {}, {b}, {}, {later})", h.wgmma_n().unwrap_or(64), h.checked(), vs[0], vs[1], vs[3])
+                    }
+                    _ => {
                         let (a, b) = (self.shared_operand(&args[1], &vs[1]), self.shared_operand(&args[3], &vs[3]));
                         format!("{c}<{}, {}>({}, {a}, {}, {b}, {}, {later})", h.wgmma_n().unwrap_or(64), h.checked(), vs[0], vs[2], vs[4])
                     }

@@ -52,7 +52,7 @@ pub(crate) struct Slot {
     pub bytes: [u8; 16],
 }
 
-/// A block's memory: its static shared arrays (one per `shared_array` call site of the kernel and its device functions,
+/// A block's memory and barriers: its static shared arrays (one per `shared_array` call site of the kernel and its device functions,
 /// made zeroed by the first thread that reaches the site), its dynamic shared memory, and its
 /// warps' exchange slots. 16-byte words, so that every element type is aligned.
 #[derive(Debug)]
@@ -64,6 +64,9 @@ pub(crate) struct Block {
     pub recent: [Cell<Option<(u64, usize, *mut u128)>>; 4],
     pub dynamic: RefCell<Box<[u128]>>,
     pub warps: RefCell<Vec<WarpSlots>>,
+    /// The 16 named barriers (`named_barrier_sync`/`_arrive`): `(arrivals of the current round,
+    /// rounds completed)`.
+    pub named: RefCell<[(u32, u32); 16]>,
 }
 
 impl Block {
@@ -73,6 +76,7 @@ impl Block {
             recent: Default::default(),
             dynamic: RefCell::new(vec![0u128; dynamic_bytes.div_ceil(16)].into_boxed_slice()),
             warps: RefCell::new((0..threads.div_ceil(32)).map(|_| WarpSlots::default()).collect()),
+            named: RefCell::new([(0, 0); 16]),
         }
     }
 }

@@ -3,13 +3,20 @@
 //! suspends the thread until its phase has completed (each CUDA thread is a coroutine in a kernel
 //! that waits: `compiler/src/expand/host_kernel.rs`), and a `wgmma_m64nNk16` computes the calling
 //! thread's part of the product from shared memory at once, so its fence, commit and wait have
-//! nothing to do. Indices are checked as on a GPU; the shared arrays' alignment (the GPU's
-//! 1024-byte tiles) is not, host memory has its own.
+//! nothing to do (`wgmma_m64nNk16_rs` gathers its warp's A fragments through the warp's exchange
+//! slots first, as `mma_m16n8k16` does). A named barrier counts its arrivals in the block
+//! (`context::Block::named`) and suspends its waiters until the count is reached. Indices are
+//! checked as on a GPU; the shared arrays' alignment (the GPU's 1024-byte tiles) is not, host
+//! memory has its own.
 
 use super::context::{self, Stop};
 use super::memory::{Load, Slice, Store, misaligned, out_of_range};
 use crate::element::Element;
-use crate::lang::hopper::{Barrier, MmaFp8, TILE, TILE_FP8, wgmma_fp8_operands, wgmma_fp8_thread, wgmma_operands, wgmma_thread};
+use super::tensor::all_lanes;
+use crate::lang::hopper::{
+    Barrier, MmaFp8, TILE, TILE_FP8, wgmma_bt_operands, wgmma_bt_thread, wgmma_fp8_operands, wgmma_fp8_thread, wgmma_operands, wgmma_rs_operand,
+    wgmma_rs_thread, wgmma_thread,
+};
 use crate::lang::intrinsics::KernelIndex;
 use crate::lang::tensor::MmaHalf;
 
@@ -255,4 +262,138 @@ wgmma_fp8_unchecked_fns! {
     wgmma_m64n64k32_unchecked, 64, 32;
     wgmma_m64n128k32_unchecked, 128, 64;
     wgmma_m64n256k32_unchecked, 256, 128;
+}
+
+fn wgmma_bt<T: MmaHalf + Element, I: KernelIndex, J: KernelIndex>(acc: &mut [f32], n: usize, a: Slice<'_, T>, ai: I, b: Slice<'_, T>, bi: J) {
+    let at = match wgmma_bt_operands(ai.to_usize(), a.len(), bi.to_usize(), b.len(), n) {
+        Ok(at) => at,
+        Err((is_b, mis)) => {
+            let (i, len) = if is_b { (bi.to_i128(), b.len()) } else { (ai.to_i128(), a.len()) };
+            if mis {
+                misaligned(i, 16);
+            } else {
+                out_of_range(i, len);
+            }
+            if a.len() < TILE || b.len() < n * 64 {
+                return;
+            }
+            (0, 0, 0, 0)
+        }
+    };
+    let t = context::current().map_or(0, |c| c.linear.get());
+    wgmma_bt_thread(acc, t, n, at, |k| a.load(k), |k| b.load(k));
+}
+
+macro_rules! wgmma_bt_fns {
+    ($($name:ident, $unchecked:ident, $n:literal, $r:literal;)*) => {$(
+        #[doc = concat!("`", stringify!($name), "` (`lang::hopper`).")]
+        pub fn $name<T: MmaHalf + Element, I: KernelIndex, J: KernelIndex>(acc: &mut [f32; $r], a: Slice<'_, T>, ai: I, b: Slice<'_, T>, bi: J) {
+            wgmma_bt(acc, $n, a, ai, b, bi)
+        }
+
+        #[doc = concat!("`", stringify!($unchecked), "` (`lang::hopper`): checked on the CPU device.")]
+        ///
+        /// # Safety
+        ///
+        /// None needed here: the operands are checked (the GPU's form is the one that trusts them).
+        pub unsafe fn $unchecked<T: MmaHalf + Element, I: KernelIndex, J: KernelIndex>(acc: &mut [f32; $r], a: Slice<'_, T>, ai: I, b: Slice<'_, T>, bi: J) {
+            wgmma_bt(acc, $n, a, ai, b, bi)
+        }
+    )*};
+}
+
+wgmma_bt_fns! {
+    wgmma_m64n64k16_bt, wgmma_m64n64k16_bt_unchecked, 64, 32;
+    wgmma_m64n128k16_bt, wgmma_m64n128k16_bt_unchecked, 128, 64;
+    wgmma_m64n256k16_bt, wgmma_m64n256k16_bt_unchecked, 256, 128;
+}
+
+fn wgmma_rs<T: MmaHalf + Element, J: KernelIndex>(acc: &mut [f32], n: usize, a: [T; 8], b: Slice<'_, T>, bi: J) {
+    // Every lane gathers its warp's fragments first (a warp operation: also when B is wrong, so
+    // that the lanes stay together).
+    let frags = all_lanes(a);
+    let at = match wgmma_rs_operand(bi.to_usize(), b.len(), n) {
+        Ok(at) => at,
+        Err(mis) => {
+            if mis {
+                misaligned(bi.to_i128(), 1024);
+            } else {
+                out_of_range(bi.to_i128(), b.len());
+            }
+            if b.len() < n * 64 {
+                return;
+            }
+            (0, 0)
+        }
+    };
+    let t = context::current().map_or(0, |c| c.linear.get());
+    wgmma_rs_thread(acc, t, n, &frags, at, |k| b.load(k));
+}
+
+macro_rules! wgmma_rs_fns {
+    ($($name:ident, $unchecked:ident, $n:literal, $r:literal;)*) => {$(
+        #[doc = concat!("`", stringify!($name), "` (`lang::hopper`).")]
+        pub fn $name<T: MmaHalf + Element, J: KernelIndex>(acc: &mut [f32; $r], a: [T; 8], b: Slice<'_, T>, bi: J) {
+            wgmma_rs(acc, $n, a, b, bi)
+        }
+
+        #[doc = concat!("`", stringify!($unchecked), "` (`lang::hopper`): checked on the CPU device.")]
+        ///
+        /// # Safety
+        ///
+        /// None needed here: the operand is checked (the GPU's form is the one that trusts it).
+        pub unsafe fn $unchecked<T: MmaHalf + Element, J: KernelIndex>(acc: &mut [f32; $r], a: [T; 8], b: Slice<'_, T>, bi: J) {
+            wgmma_rs(acc, $n, a, b, bi)
+        }
+    )*};
+}
+
+wgmma_rs_fns! {
+    wgmma_m64n64k16_rs, wgmma_m64n64k16_rs_unchecked, 64, 32;
+    wgmma_m64n128k16_rs, wgmma_m64n128k16_rs_unchecked, 128, 64;
+    wgmma_m64n256k16_rs, wgmma_m64n256k16_rs_unchecked, 256, 128;
+}
+
+/// One arrival at named barrier `id` of the running thread's block: the barrier and the round the
+/// arrival joined (`None`: there is no block, or `id` is out of range, which is reported).
+fn named_arrive(id: u32, threads: u32) -> Option<(usize, u32)> {
+    let c = context::current()?;
+    let k = id as usize;
+    if k >= 16 {
+        out_of_range(id as i128, 16);
+        return None;
+    }
+    let mut named = c.block().named.borrow_mut();
+    let (arrived, round) = &mut named[k];
+    let joined = *round;
+    *arrived += 1;
+    if *arrived >= threads {
+        *arrived = 0;
+        *round = round.wrapping_add(1);
+    }
+    Some((k, joined))
+}
+
+/// `named_barrier_sync` (`lang::hopper`): the thread arrives and suspends until the round it
+/// joined has completed (looking again after each stop of the block, as `mbarrier_wait`). The
+/// thread whose arrival completes the round stops once too, so that the threads of a round go on
+/// together: a warp operation after the barrier then finds every lane of the warp (one that went
+/// on alone would exchange with lanes still stopped here). An `id` past 15 is reported as an index
+/// out of range and does not wait.
+pub fn named_barrier_sync(id: u32, threads: u32) {
+    let Some((k, round)) = named_arrive(id, threads) else { return };
+    let Some(c) = context::current() else { return };
+    loop {
+        if !c.suspend(Stop::Barrier) {
+            return;
+        }
+        if c.block().named.borrow()[k].1 != round {
+            return;
+        }
+    }
+}
+
+/// `named_barrier_arrive` (`lang::hopper`): the thread arrives and goes on.
+pub fn named_barrier_arrive(id: u32, threads: u32) {
+    let _ = named_arrive(id, threads);
 }

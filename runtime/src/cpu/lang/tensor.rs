@@ -12,7 +12,7 @@ use crate::lang::traits::Scalar;
 
 /// Every lane's `v` (`size_of::<[T; K]>() <= 16`); a lane that did not take part gives zeros, and
 /// outside a coroutine every lane holds the caller's `v` (the prelude's one-thread model).
-fn all_lanes<T: Scalar + Copy, const K: usize>(v: [T; K]) -> [[T; K]; 32] {
+pub(super) fn all_lanes<T: Scalar + Copy, const K: usize>(v: [T; K]) -> [[T; K]; 32] {
     const { assert!(size_of::<[T; K]>() <= 16) };
     let mut bytes = [0u8; 16];
     // SAFETY: `v` is a live `[T; K]` of at most 16 bytes (checked above); `Scalar` types have no
