@@ -190,8 +190,9 @@ fn all_reduce_row(devices: &[Device; 2]) -> Result<Row> {
             return Err(nccl_err("ncclCommDestroy", code));
         }
     }
-    // nccl-tests' bus bandwidth of an all-reduce: 2 (n-1)/n x bytes / time, n = 2 ranks.
-    let busbw = |t: Vec<f64>| 2.0 * (2.0 - 1.0) / 2.0 * bytes / (median(t) * 1e-3) / 1e9;
+    // nccl-tests' bus bandwidth of an all-reduce: 2 (n-1)/n x bytes / time, n ranks.
+    let ranks = devices.len() as f64;
+    let busbw = |t: Vec<f64>| 2.0 * (ranks - 1.0) / ranks * bytes / (median(t) * 1e-3) / 1e9;
     let (ms_cuprum, ms_direct) = (median(t_cuprum.clone()), median(t_direct.clone()));
     Ok(Row {
         name: "all_reduce sum 256 MiB f32, 2 GPUs (Communicator::all + group)",

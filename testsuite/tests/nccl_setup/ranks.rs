@@ -47,7 +47,7 @@ fn to_hex(bytes: &[u8]) -> String {
 }
 
 fn from_hex(s: &str) -> Vec<u8> {
-    assert!(s.len() % 2 == 0, "{ID}={s:?} is not hex");
+    assert!(s.len().is_multiple_of(2), "{ID}={s:?} is not hex");
     (0..s.len()).step_by(2).map(|i| u8::from_str_radix(&s[i..i + 2], 16).expect("hex digits")).collect()
 }
 
