@@ -16,7 +16,9 @@
 //! example's kernel (`sgemm.rs`); the flash attention example's kernel (`attention.rs`, beside torch's SDPA from `benches/attention_torch.py`); `Array::matmul` f32 and bf16 against the same cuBLAS call made
 //! directly (`matmul.rs`); elementwise
 //! rows (`elementwise.rs`); a sample of NumPy's ufuncs and random `normal` (`ufuncs.rs`);
-//! reductions (full, contiguous axis, strided axis, 256^3, host cost per call: `reduction.rs`).
+//! reductions (full, contiguous axis, strided axis, 256^3, host cost per call: `reduction.rs`);
+//! with two GPUs, an NCCL all-reduce and a peer copy beside NCCL and the driver called directly
+//! (`multi_gpu.rs`, `--only multi`).
 //!
 //! `cuprum-bench [--json] [--quick]`. Without a GPU (or libnvrtc) it says so and exits 1.
 //! The warm-disk row re-runs this binary with the hidden flag `--child-warm-disk` (and
@@ -29,6 +31,7 @@ mod fused;
 mod fusion;
 mod graph;
 mod manipulation;
+mod multi_gpu;
 mod reduction;
 mod sorting;
 mod ufuncs;
@@ -91,7 +94,7 @@ struct Options {
 }
 
 /// The sections `--only` takes.
-const ONLY_SECTIONS: &str = "ufuncs, manipulation, scan, sort, reduction, matmul, attention, cpu";
+const ONLY_SECTIONS: &str = "ufuncs, manipulation, scan, sort, reduction, matmul, attention, cpu, multi";
 
 /// One printed line: a figure beside its ceiling.
 struct Row {
@@ -365,6 +368,9 @@ fn run(dev: &Device, opts: &Options) -> Result<()> {
         if want("cpu") {
             rows.extend(cpu::rows(opts.quick)?);
         }
+        if want("multi") {
+            rows.extend(multi_gpu::rows()?);
+        }
         let ceilings = [Ceiling { name: "device-to-device copy", value: copy_ceiling, unit: "GB/s" }];
         let header = format!("{} (sm_{major}{minor}, {sms} SMs), --only {}", dev.name(), only.join(","));
         if opts.json {
@@ -556,6 +562,9 @@ fn run(dev: &Device, opts: &Options) -> Result<()> {
     rows.extend(grid_sync::rows(&stream)?);
     // The CPU device's rows, on this machine's CPU.
     rows.extend(cpu::rows(opts.quick)?);
+    // Several GPUs (issue 38): all_reduce against libnccl called directly, a peer copy against
+    // cuMemcpyPeerAsync; with one GPU, a line saying the rows need two.
+    rows.extend(multi_gpu::rows()?);
 
     let mut ceilings = vec![
         Ceiling {

@@ -2,10 +2,12 @@
 //! copies between GPUs (peer to peer, and staged through the host) checked element by element, a
 //! kernel given arrays of two devices refused before launch, and NCCL with two ranks from one
 //! process (`Communicator::all` and a group of collectives) against a host reference, outputs
-//! poisoned before.
+//! poisoned before, and with one process per GPU (two child processes of this binary sharing one
+//! unique id: `nccl_setup/ranks.rs`).
 //!
 //! Every test here is `#[ignore = "needs two CUDA GPUs (nvidia-h200-x2)"]` except
-//! `a_kernel_given_a_cpu_and_a_gpu_array_is_refused` (`needs a CUDA GPU`). On a machine with two
+//! `a_kernel_given_a_cpu_and_a_gpu_array_is_refused` and the child `nccl_rank_child` (`needs a
+//! CUDA GPU`; by itself the child does nothing). On a machine with two
 //! GPUs: `CUPRUM_NCCL_PATH=/path/to/nccl/lib cargo test -p cuprum-testsuite --test gpu_multi --
 //! --include-ignored`; on one GPU leave this binary out, or run
 //! `-- --include-ignored --skip two_gpus` (the two-GPU tests' names start with `two_gpus`, and
@@ -147,6 +149,26 @@ fn a_kernel_given_a_cpu_and_a_gpu_array_is_refused() {
 
 /// Two ranks from one process: every collective in a group over both communicators, against
 /// the host's reduction of the two ranks' inputs.
+/// A rank of [`two_gpus_one_process_per_gpu`], run as a child process (by itself it does
+/// nothing).
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn nccl_rank_child() {
+    let _s = setup();
+    nccl_setup::ranks::rank_child();
+}
+
+/// One process per GPU: two child processes of this binary (ranks 0 and 1 on GPUs 0 and 1) get
+/// one unique id's bytes and one seed, make their communicators with `ncclCommInitRank`, and each
+/// checks the all-reduce (sum) of both ranks' random data against the host's sum.
+#[test]
+#[ignore = "needs two CUDA GPUs (nvidia-h200-x2)"]
+fn two_gpus_one_process_per_gpu() {
+    let _s = setup();
+    two_gpus();
+    nccl_setup::ranks::run_ranks("nccl_rank_child", 2, Rng::new().next());
+}
+
 #[test]
 #[ignore = "needs two CUDA GPUs (nvidia-h200-x2)"]
 fn two_gpus_nccl_collectives_from_one_process() {

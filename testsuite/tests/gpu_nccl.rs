@@ -2,7 +2,8 @@
 //! on one GPU: every collective and reduction operator on fresh random inputs of every dtype NCCL
 //! has, checked against the host's values (with one rank each collective's result is its input:
 //! the reduction of one value, the gather of one block), outputs poisoned before; a rank's send
-//! to itself in a group; both ways of making a communicator; the refusals (CPU arrays, wrong
+//! to itself in a group; both ways of making a communicator, and a rank in a process of its own
+//! (a child process given the unique id, `nccl_setup/ranks.rs`); the refusals (CPU arrays, wrong
 //! sizes, non-contiguous arrays, unsupported dtypes, a root past the ranks) with nothing written.
 //!
 //! GPU tests are `#[ignore = "needs a CUDA GPU"]` and need libnccl.so.2 (docs/multi-gpu.md, Missing
@@ -157,6 +158,25 @@ fn a_communicator_from_a_unique_id_s_bytes() {
     let mut recv = poisoned::<f32>(N);
     comm.all_reduce(&send, &mut recv, ReduceOp::Sum).unwrap();
     assert_eq!(recv.to_vec().unwrap(), xs);
+}
+
+/// A rank of the one-process-per-GPU tests, run as a child process by
+/// [`nccl_setup::ranks::run_ranks`] (by itself it does nothing).
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn nccl_rank_child() {
+    let _s = setup();
+    nccl_setup::ranks::rank_child();
+}
+
+/// One process per GPU with one rank: a child process of this binary gets the unique id's bytes
+/// (in hex, through its environment), makes its communicator with `ncclCommInitRank` and checks an
+/// all-reduce (gpu_multi's `two_gpus_one_process_per_gpu` runs two ranks).
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn one_process_per_rank_with_one_rank() {
+    let _s = setup();
+    nccl_setup::ranks::run_ranks("nccl_rank_child", 1, Rng::new().next());
 }
 
 /// Collectives on the current stream when it is not the arrays' own: the send array is written on

@@ -1,6 +1,8 @@
 //! What every test of `gpu_nccl` and `gpu_multi` starts with (a module of each binary; a folder, so
 //! that cargo does not build it as a test of its own).
 
+pub mod ranks;
+
 use std::sync::{Mutex, MutexGuard, Once};
 
 use cuprum::runtime::nccl;
