@@ -295,7 +295,7 @@ pub fn attention_bf16(s: u32, d: u32, causal: bool, scale_log2: f32, q: &[bf16],
     }
 }
 
-/// [`attention_bf16`] for `f16` (the same body: `mma_m16n8k16` takes its element type from
+/// `attention_bf16` for `f16` (the same body: `mma_m16n8k16` takes its element type from
 /// concrete fragments, so the language has no generic form of it).
 #[rawkernel]
 #[allow(clippy::too_many_arguments)] // the shape, the flags and the four arrays
