@@ -56,9 +56,7 @@ device_repr!(
     f16,
     bf16,
     Complex<f32>,
-    Complex<f64>,
-    crate::scalar::fp8::f8e4m3,
-    crate::scalar::fp8::f8e5m2
+    Complex<f64>
 );
 
 // SAFETY: an array of plain data has C's array layout (no padding between elements).

@@ -32,6 +32,14 @@ use std::ops::{Add, AddAssign, Div, DivAssign, Mul, MulAssign, Neg, Rem, RemAssi
 
 use half::{bf16, f16};
 
+use crate::repr::DeviceRepr;
+
+// SAFETY: one byte of plain data, passed as CUDA's 8-bit float (`__nv_fp8_*`, one byte, no
+// padding); here, in the module above `repr` that defines the types (the runtime's layers).
+unsafe impl DeviceRepr for f8e4m3 {}
+// SAFETY: as above.
+unsafe impl DeviceRepr for f8e5m2 {}
+
 /// The parameters of one 8-bit format, as `cuda_fp8.hpp`'s `__nv_cvt_double_to_fp8` names them.
 struct Format {
     /// The code of the largest finite magnitude.
