@@ -12,7 +12,7 @@ use pyo3::types::PyDict;
 
 use crate::any_array::AnyArray;
 use crate::error::to_py_err;
-use crate::stream::{CallerStream, caller_stream, order_after, protocol_number, torch_current};
+use crate::stream::{CallerStream, caller_stream, order_after, protocol_number};
 use crate::tensor::Tensor;
 use crate::{cai, capsule, torch};
 
@@ -42,7 +42,7 @@ pub fn import(obj: &Bound<'_, PyAny>, launch: Option<&CallerStream>) -> PyResult
         // The tensor's pending work is on torch's current stream: launch there, or make the
         // call's stream (chosen by an earlier argument) wait for it.
         let py = obj.py();
-        let own = match torch_current(py, &device)? {
+        let own = match torch::current_stream(py, &device)? {
             Some(s) => s,
             None => caller_stream(obj, &device)?,
         };

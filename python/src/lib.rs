@@ -19,7 +19,8 @@
 //! ```
 //!
 //! - **Arguments** ([`Input<T>`], [`AnyInput`]; [`import`] underneath): a [`Tensor`], a plain torch
-//!   tensor on a GPU (read through its attributes, no DLPack exchange), an object
+//!   tensor on a GPU (read through DLPack's C exchange API, or its attributes before torch 2.10:
+//!   no capsule), an object
 //!   with `__dlpack__` (torch, CuPy, JAX, NumPy >= 1.22 on the CPU device; called with the
 //!   caller's stream and `max_version=(1, 0)`, then without `max_version` for older producers),
 //!   or one with `__cuda_array_interface__` (versions 2 and 3; the producer's `stream` is waited
@@ -41,6 +42,7 @@ mod call;
 mod capsule;
 pub mod dtype;
 mod error;
+mod exchange;
 mod import;
 pub mod stream;
 mod tensor;

@@ -45,6 +45,42 @@ def test_every_dtype_through_a_kernel(dtype):
     assert torch.equal(y, x.t())
 
 
+def test_views_torch_reads_in_c():
+    """Views whose metadata the fast path (DLPack's C exchange API, or torch's attributes) reads:
+    a storage offset, negative-free strides of a slice with a step, a 0-d tensor; each checked
+    against torch, so that a wrong data pointer, offset or stride shows."""
+    base = torch.randn(40, 30, device=DEV)
+    x = base[3:, 5::2]  # storage offset 95, strides (30, 2)
+    y = base[:37, 2:15]
+    assert x.storage_offset() > 0
+    torch.testing.assert_close(torch.from_dlpack(ce.squared_diff(x, y)), (x - y) ** 2)
+    s = torch.tensor(1.5, device=DEV)
+    torch.testing.assert_close(torch.from_dlpack(ce.squared_diff(s, s + 1.0)), torch.tensor(1.0, device=DEV))
+    e = torch.empty(0, 3, device=DEV)
+    assert tuple(torch.from_dlpack(ce.squared_diff(e, e)).shape) == (0, 3)
+
+
+def test_negated_or_grad_tensors_are_never_read_raw():
+    """A tensor with torch's pending negation (a `_neg_view`) holds -x in memory as x: cuprum must
+    not read its memory as is (torch 2.11's own `__dlpack__` does: it was seen to give (x - y)^2
+    here), so it refuses it, naming `resolve_neg`; a tensor that requires a gradient is refused
+    with torch's own message, as torch's DLPack export does."""
+    x = torch.randn(1000, device=DEV)
+    y = torch.randn(1000, device=DEV)
+    n = torch._neg_view(x)
+    assert n.is_neg()
+    with pytest.raises(ValueError, match="resolve_neg"):
+        ce.squared_diff(n, y)
+    torch.testing.assert_close(torch.from_dlpack(ce.squared_diff(n.resolve_neg(), y)), (-x - y) ** 2)
+    c = torch.randn(100, dtype=torch.complex64, device=DEV).conj()
+    assert c.is_conj()
+    with pytest.raises(ValueError, match="resolve_conj"):
+        ce.copy(c)
+    g = torch.randn(10, device=DEV, requires_grad=True)
+    with pytest.raises(RuntimeError, match="grad"):
+        ce.squared_diff(g, g)
+
+
 def test_l2norm_and_softmax_against_torch():
     x = torch.randn(64, 300, device=DEV)
     torch.testing.assert_close(torch.from_dlpack(ce.l2norm(x, axis=1)), torch.linalg.vector_norm(x.double(), dim=1))
