@@ -6,6 +6,7 @@
 pub const HEADERS: &[(&str, &str)] = &[
     ("cuprum/types.h", include_str!("../include/cuprum/types.h")),
     ("cuprum/bounds.h", include_str!("../include/cuprum/bounds.h")),
+    ("cuprum/small_float.h", include_str!("../include/cuprum/small_float.h")),
     ("cuprum/fp8.h", include_str!("../include/cuprum/fp8.h")),
     ("cuprum/half.h", include_str!("../include/cuprum/half.h")),
     ("cuprum/arith.h", include_str!("../include/cuprum/arith.h")),

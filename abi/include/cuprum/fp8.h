@@ -9,6 +9,7 @@
 // the host's bits. Arithmetic goes through f32 and rounds back (as f16 and bf16 do).
 #pragma once
 #include <cuprum/types.h>
+#include <cuprum/small_float.h>
 
 namespace cuprum {
 
@@ -84,26 +85,9 @@ __device__ __forceinline__ fp8_e5m2 f8e5m2_from_f32(float f) { return f8e5m2_fro
 __device__ __forceinline__ fp8_e4m3 f8e4m3_bits(u8 b) { fp8_e4m3 r; r.bits = b; return r; }
 __device__ __forceinline__ fp8_e5m2 f8e5m2_bits(u8 b) { fp8_e5m2 r; r.bits = b; return r; }
 
-#define CUPRUM_FP8_OPS(H, FROM)                                                                   \
-    __device__ __forceinline__ H operator+(H a, H b) { return FROM(to_f32(a) + to_f32(b)); }     \
-    __device__ __forceinline__ H operator-(H a, H b) { return FROM(to_f32(a) - to_f32(b)); }     \
-    __device__ __forceinline__ H operator*(H a, H b) { return FROM(to_f32(a) * to_f32(b)); }     \
-    __device__ __forceinline__ H operator/(H a, H b) { return FROM(to_f32(a) / to_f32(b)); }     \
-    __device__ __forceinline__ H operator-(H a) { H r; r.bits = (u8)(a.bits ^ 0x80u); return r; } \
-    __device__ __forceinline__ H& operator+=(H& a, H b) { return a = a + b; }                    \
-    __device__ __forceinline__ H& operator-=(H& a, H b) { return a = a - b; }                    \
-    __device__ __forceinline__ H& operator*=(H& a, H b) { return a = a * b; }                    \
-    __device__ __forceinline__ H& operator/=(H& a, H b) { return a = a / b; }                    \
-    __device__ __forceinline__ bool operator==(H a, H b) { return to_f32(a) == to_f32(b); }      \
-    __device__ __forceinline__ bool operator!=(H a, H b) { return to_f32(a) != to_f32(b); }      \
-    __device__ __forceinline__ bool operator<(H a, H b) { return to_f32(a) < to_f32(b); }        \
-    __device__ __forceinline__ bool operator<=(H a, H b) { return to_f32(a) <= to_f32(b); }      \
-    __device__ __forceinline__ bool operator>(H a, H b) { return to_f32(a) > to_f32(b); }        \
-    __device__ __forceinline__ bool operator>=(H a, H b) { return to_f32(a) >= to_f32(b); }
 
-CUPRUM_FP8_OPS(fp8_e4m3, f8e4m3_from_f32)
-CUPRUM_FP8_OPS(fp8_e5m2, f8e5m2_from_f32)
-#undef CUPRUM_FP8_OPS
+CUPRUM_SMALL_FLOAT_OPS(fp8_e4m3, f8e4m3_from_f32, u8, 0x80u)
+CUPRUM_SMALL_FLOAT_OPS(fp8_e5m2, f8e5m2_from_f32, u8, 0x80u)
 
 }  // namespace cuprum
 

@@ -2,6 +2,7 @@
 // operation goes through f32 and rounds back to nearest-even. No toolkit headers needed.
 #pragma once
 #include <cuprum/types.h>
+#include <cuprum/small_float.h>
 
 namespace cuprum {
 
@@ -51,26 +52,9 @@ __device__ __forceinline__ bfloat16 bf16_from_f64(double d) {
     return bf16_from_f32(f);
 }
 
-#define CUPRUM_HALF_OPS(H, FROM)                                                                  \
-    __device__ __forceinline__ H operator+(H a, H b) { return FROM(to_f32(a) + to_f32(b)); }     \
-    __device__ __forceinline__ H operator-(H a, H b) { return FROM(to_f32(a) - to_f32(b)); }     \
-    __device__ __forceinline__ H operator*(H a, H b) { return FROM(to_f32(a) * to_f32(b)); }     \
-    __device__ __forceinline__ H operator/(H a, H b) { return FROM(to_f32(a) / to_f32(b)); }     \
-    __device__ __forceinline__ H operator-(H a) { H r; r.bits = (u16)(a.bits ^ 0x8000u); return r; } \
-    __device__ __forceinline__ H& operator+=(H& a, H b) { return a = a + b; }                    \
-    __device__ __forceinline__ H& operator-=(H& a, H b) { return a = a - b; }                    \
-    __device__ __forceinline__ H& operator*=(H& a, H b) { return a = a * b; }                    \
-    __device__ __forceinline__ H& operator/=(H& a, H b) { return a = a / b; }                    \
-    __device__ __forceinline__ bool operator==(H a, H b) { return to_f32(a) == to_f32(b); }      \
-    __device__ __forceinline__ bool operator!=(H a, H b) { return to_f32(a) != to_f32(b); }      \
-    __device__ __forceinline__ bool operator<(H a, H b) { return to_f32(a) < to_f32(b); }        \
-    __device__ __forceinline__ bool operator<=(H a, H b) { return to_f32(a) <= to_f32(b); }      \
-    __device__ __forceinline__ bool operator>(H a, H b) { return to_f32(a) > to_f32(b); }        \
-    __device__ __forceinline__ bool operator>=(H a, H b) { return to_f32(a) >= to_f32(b); }
 
-CUPRUM_HALF_OPS(half, half_from_f32)
-CUPRUM_HALF_OPS(bfloat16, bf16_from_f32)
-#undef CUPRUM_HALF_OPS
+CUPRUM_SMALL_FLOAT_OPS(half, half_from_f32, u16, 0x8000u)
+CUPRUM_SMALL_FLOAT_OPS(bfloat16, bf16_from_f32, u16, 0x8000u)
 
 }  // namespace cuprum
 
