@@ -67,6 +67,7 @@ mod fault;
 pub mod device;
 mod stream;
 mod memory;
+pub mod tuning;
 
 mod repr;
 mod element;

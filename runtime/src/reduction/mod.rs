@@ -23,7 +23,9 @@ mod call;
 mod reduction_kernel;
 mod trace;
 pub(crate) mod launch;
+pub(crate) mod full;
 pub(crate) mod plan;
+mod full_trial;
 
 pub use crate::launch::operand::Arg;
 pub use array::Reductions;

@@ -5,7 +5,7 @@ use crate::abi::ReductionVariant;
 use crate::array::shape::c_strides;
 use crate::reduction::plan::{self, Axes, DeviceShape, PlanSummary, Strategy};
 
-const H200: DeviceShape = DeviceShape { multiprocessors: 132, blocks_per_sm: 0 };
+const H200: DeviceShape = DeviceShape { multiprocessors: 132, blocks_per_sm: 0, cc: (0, 0) };
 
 fn mask(ndim: usize, axes: impl Into<Axes>) -> Vec<bool> {
     plan::reduced_mask(ndim, &axes.into()).unwrap()
