@@ -22,4 +22,7 @@ fn prepare(device: &Device, key: usize) -> Result<Trial> {
     Ok(Box::new(move || x.sum().run().map(drop)))
 }
 
+/// The site with its problem, for the tuner.
+pub(crate) static TUNABLE: Tunable = Tunable { site: &SITE, package: "cuprum-runtime", prepare };
+
 crate::register_tunable!(Tunable { site: &SITE, package: "cuprum-runtime", prepare });
