@@ -6,7 +6,7 @@
 use std::path::PathBuf;
 
 use cuprum_runtime::Device;
-use cuprum_runtime::tuning::{self, Options, Tunable};
+use cuprum_runtime::tuning::{self, Options, Source, Tunable};
 
 const USAGE: &str = "\
 usage: cuprum tune [--out DIR] [--device N] [--samples N] [--list]
@@ -15,8 +15,9 @@ Runs every candidate configuration of the runtime's tuned launch sites on GPU N 
 timed with CUDA events (the median of --samples samples, default 15), and writes the fastest per
 key into DIR/sm_XY.toml (default DIR: tuning), keeping the file's other sites. Rebuild the runtime
 with the file in runtime/tuning/ (`--out runtime/tuning` in the repository) to launch the measured
-best with no tuning at run time. --list: the sites, their keys and candidates, and what this
-build embeds; nothing is run. docs/tuning.md.";
+best with no tuning at run time. --list: the sites, their keys and candidates, and the choices
+this build embeds per architecture (exit 1 when a file is stale for its site); nothing is run.
+docs/tuning.md.";
 
 /// The runtime's sites: its own list, and any other registered under its package name.
 fn sites() -> Vec<&'static Tunable> {
@@ -65,14 +66,30 @@ pub fn run(args: &[String]) -> i32 {
     }
     let sites = sites();
     if list {
+        let mut stale = false;
         for t in &sites {
             let s = t.site;
             println!("{}: keys [{}], candidates [{}], default {}", s.name(), s.keys().join(", "), s.candidates().join(", "), s.candidates()[s.default_candidate()]);
             for p in s.problems() {
                 println!("  problem: {p}");
+                stale = true;
+            }
+            // What this build embedded: each architecture's choice per key.
+            for f in s.table().files() {
+                let digits = f.arch.trim_start_matches("sm_");
+                let (major, minor) = digits.split_at(digits.len().saturating_sub(1));
+                let cc = (major.parse().unwrap_or(0), minor.parse().unwrap_or(0));
+                let choices: Vec<String> = (0..s.keys().len())
+                    .map(|k| {
+                        let (c, source) = s.choice(cc, k);
+                        format!("{} = {}{}", s.keys()[k], s.candidates()[c], if source == Source::File { "" } else { " (default)" })
+                    })
+                    .collect();
+                println!("  embedded {}: {}", f.arch, choices.join(", "));
             }
         }
-        return 0;
+        // A stale or bad declaration: exit 1, so that scripts notice.
+        return i32::from(stale);
     }
     let device = match Device::count() {
         Ok(n) if ordinal < n => match Device::get(ordinal) {

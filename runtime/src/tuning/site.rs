@@ -121,6 +121,11 @@ impl Site {
         self.keys
     }
 
+    /// The tuning files the site reads its choices from.
+    pub fn table(&self) -> &'static Table {
+        self.table
+    }
+
     /// The default candidate's index.
     pub fn default_candidate(&self) -> usize {
         self.default
