@@ -5,7 +5,8 @@
 //! least 2 ms), as the baked choice's time relative to the best candidate's (target: within 3%).
 //! The sites: the runtime's `reduce_full` (an f32 `sum` to one value, at each key's size) and, on
 //! a compute capability 9.0 GPU, the wgmma GEMM's persistent grid (`gemm_wgmma_grid`, 4096^3 and
-//! 8192^3).
+//! 8192^3) and the FlashAttention-3 example's consumer schedule (`attention_wgmma_schedule`,
+//! ping-pong or not, bf16 B16 H16 S2048 D64 and B4 H32 S4096 D128, causal and not).
 //!
 //! The first row proves the program tunes nothing: each site's problem is launched as the program
 //! launches it, with the choices counted by the runtime (`stats().tuning_file_choices`,
@@ -16,6 +17,7 @@ use cuprum_runtime::tuning::{self, Options, Source, Tunable};
 use cuprum_runtime::{Result, Stream, stats};
 
 use crate::Row;
+use crate::attention::attention_wgmma_lib;
 use crate::gemm_bf16::gemm_wgmma_lib;
 
 fn leak(s: String) -> &'static str {
@@ -28,6 +30,7 @@ pub fn rows(stream: &Stream) -> Result<Vec<Row>> {
     let mut sites: Vec<&'static Tunable> = cuprum_runtime::reduction::tunables().to_vec();
     if device.compute_capability() == (9, 0) {
         sites.push(&gemm_wgmma_lib::TUNABLE);
+        sites.push(&attention_wgmma_lib::TUNABLE);
     }
     // The program's launches first: every key of every site, as the program launches it.
     let before = stats::snapshot();
