@@ -70,6 +70,8 @@ pub(crate) fn geometry(cc: (u32, u32), red: u64) -> Geometry {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::array::Array;
+    use crate::device::Device;
 
     #[test]
     fn candidates_and_geometries_agree() {
@@ -83,5 +85,41 @@ mod tests {
         assert_eq!(geometry((0, 0), 1 << 24), g(256, 4, 16 * 1024));
         assert_eq!(KEY_SIZES.map(|n| key_of(n as u64)), [0, 1, 2, 3]);
         assert_eq!([0, (1 << 20) - 1, 1 << 20, 1 << 23, 1 << 26].map(key_of), [0, 0, 1, 2, 3]);
+    }
+
+    /// Every candidate computes the same results on the GPU (forced on this thread, as the tuner
+    /// forces it): f32 `sum` against an f64 host sum, `max` and `argmax` exactly, at sizes of each
+    /// key with tails, so that no baked choice can launch a wrong reduction. Values in [0, 1): a
+    /// part left out or counted twice (4K elements at least) moves the sum by far more than the
+    /// tolerance.
+    #[test]
+    #[ignore = "needs a CUDA GPU"]
+    fn every_candidate_reduces_correctly_on_the_gpu() {
+        let device = Device::get(0).unwrap();
+        let _on = device.use_scoped().unwrap();
+        let mut state = 0x2545_f491_4f6c_dd1du64;
+        for n in [1usize, 1000, (1 << 19) + 3, (1 << 22) + 17, (1 << 24) + 5, (1 << 26) + 1] {
+            let data: Vec<f32> = (0..n)
+                .map(|_| {
+                    state = state.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+                    (state >> 40) as f32 / (1u64 << 24) as f32
+                })
+                .collect();
+            let want: f64 = data.iter().map(|&v| f64::from(v)).sum();
+            let scale: f64 = data.iter().map(|&v| f64::from(v).abs()).sum();
+            let (imax, vmax) = data.iter().enumerate().fold((0, f32::NEG_INFINITY), |(i, m), (k, &v)| if v > m { (k, v) } else { (i, m) });
+            let x = Array::from_slice(&data).unwrap();
+            for (c, name) in CANDIDATES.iter().enumerate() {
+                SITE.force(Some(c));
+                let got = x.sum().run().and_then(|s| s.item());
+                let max = x.max().run().and_then(|s| s.item());
+                let arg = x.argmax().run().and_then(|s| s.item());
+                SITE.force(None);
+                let got = f64::from(got.unwrap());
+                assert!((got - want).abs() <= 1e-5 * scale + 1e-6, "{name}, n = {n}: sum {got} against {want}");
+                assert_eq!(max.unwrap(), vmax, "{name}, n = {n}: max");
+                assert_eq!(arg.unwrap(), imax as i64, "{name}, n = {n}: argmax");
+            }
+        }
     }
 }

@@ -1,16 +1,19 @@
 //! A tuned launch site: its candidates, its keys, its default, and the choice per GPU
 //! architecture that its package's tuning files hold.
 
+use std::cell::Cell;
 use std::sync::OnceLock;
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 use cuprum_abi::tuning::{self, TuningFile};
 
 use super::table::Table;
 use crate::stats;
 
-/// No candidate forced (the tuner forces the one it times).
-const NOT_FORCED: usize = usize::MAX;
+thread_local! {
+    /// The site (its address) whose candidate this thread's tuner forces, and the candidate: the
+    /// launches of the other threads keep their choices.
+    static FORCED: Cell<(usize, usize)> = const { Cell::new((0, 0)) };
+}
 
 /// A tuned launch site: a launch whose configuration is one of `candidates`, chosen per key.
 ///
@@ -35,7 +38,6 @@ pub struct Site {
     keys: &'static [&'static str],
     default: usize,
     table: &'static Table,
-    forced: AtomicUsize,
     resolved: OnceLock<Vec<Resolved>>,
 }
 
@@ -103,7 +105,7 @@ impl Site {
         }
         assert!(k < candidates.len(), "a tuned site's default must be one of its candidates");
         assert!(!keys.is_empty(), "a tuned site needs at least one key");
-        Site { name, candidates, keys, default: k, table, forced: AtomicUsize::new(NOT_FORCED), resolved: OnceLock::new() }
+        Site { name, candidates, keys, default: k, table, resolved: OnceLock::new() }
     }
 
     /// The site's name.
@@ -144,8 +146,8 @@ impl Site {
 
     /// [`Site::choose`] without counting, with where the choice came from.
     pub fn choice(&self, cc: (u32, u32), key: usize) -> (usize, Source) {
-        let forced = self.forced.load(Ordering::Relaxed);
-        if forced != NOT_FORCED {
+        let (site, forced) = FORCED.with(Cell::get);
+        if site == self as *const Site as usize {
             return (forced, Source::Forced);
         }
         let resolved = self.resolved.get_or_init(|| self.resolve());
@@ -155,10 +157,10 @@ impl Site {
         }
     }
 
-    /// Makes every launch of the site take candidate `c` (the tuner's timing), or (`None`) the
-    /// choice again.
+    /// Makes every launch of the site on this thread take candidate `c` (the tuner's timing), or
+    /// (`None`) the choice again. One site at a time per thread.
     pub(crate) fn force(&self, c: Option<usize>) {
-        self.forced.store(c.unwrap_or(NOT_FORCED), Ordering::Relaxed);
+        FORCED.with(|f| f.set(c.map_or((0, 0), |c| (self as *const Site as usize, c))));
     }
 
     /// The site's choices from each of its table's files, a stale file's left out with a warning.
@@ -270,10 +272,12 @@ mod tests {
     }
 
     #[test]
-    fn forcing_overrides_the_file() {
+    fn forcing_overrides_the_file_on_this_thread_only() {
         static F: Site = Site::new("s", &["a", "b", "c"], &["small", "large"], "b", &TABLE);
         F.force(Some(1));
         assert_eq!(F.choice((9, 0), 0), (1, Source::Forced));
+        assert_eq!(S.choice((9, 0), 0), (2, Source::File), "another site");
+        assert_eq!(std::thread::spawn(|| F.choice((9, 0), 0)).join().unwrap(), (2, Source::File), "another thread");
         F.force(None);
         assert_eq!(F.choice((9, 0), 0), (2, Source::File));
     }
