@@ -27,7 +27,7 @@ mod table;
 mod site;
 mod run;
 
-pub use run::{Measured, Options, Tunable, Trial, measure, registered, tune};
+pub use run::{Measured, Options, Trial, Tunable, measure, registered, tune};
 pub use site::{Site, Source};
 pub use table::Table;
 
