@@ -121,7 +121,7 @@ fn run(m: usize, n: usize, k: usize) -> Result<()> {
     let tiles = (m / 128 * (n / 256)) as u32;
     let (choice, source) = gemm_wgmma_lib::GRID.choice(cc, gemm_wgmma_lib::key_of(tiles, device.multiprocessor_count()));
     println!(
-        "gemm_wgmma {m}x{n}x{k}: {t:.3} ms, {tflops:.1} TFLOP/s (grid `{}` of {} blocks, from the {source:?} choice; tuning runs in this program: {})",
+        "gemm_wgmma {m}x{n}x{k}: {t:.3} ms, {tflops:.1} TFLOP/s (grid `{}` of {} blocks, choice source: {source:?}; tuning runs in this program: {})",
         gemm_wgmma_lib::GRID.candidates()[choice],
         gemm_wgmma_lib::grid(&device, tiles),
         cuprum::runtime::stats::snapshot().tuning_trials
