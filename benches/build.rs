@@ -23,4 +23,7 @@ fn main() {
         hopper.env("CUPY_NVCC_GENERATE_CODE", "arch=compute_90a,code=sm_90a");
     }
     hopper.compile();
+    // The examples' tuning files (the wgmma GEMM's grid, whose launch examples/gemm_wgmma_lib.rs
+    // the bench includes; docs/tuning.md), so that the bench launches what the example does.
+    cuprum_build::Tuning::new().dir("../examples/tuning").embed();
 }

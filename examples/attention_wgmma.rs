@@ -10,6 +10,11 @@
 //! when causal). With `CUPRUM_DEVICE=cpu` it runs on the CPU device (default 1 2 130 64) and
 //! checks every row. `cuprum-bench --only attention` prints the bf16 rows beside the
 //! FlashAttention-2 example's; `benches/attention_torch.py` prints torch's SDPA on the same shapes.
+//!
+//! Ping-pong or not is a tuned site (examples/attention_wgmma_lib.rs, docs/tuning.md): `-- --tune`
+//! times both schedules on this GPU at issue 37's shapes and writes the faster per head dimension
+//! and causality into `examples/tuning/sm_XY.toml`, which the next build embeds
+//! (`flash_attention_wgmma_tuned` launches it).
 
 #[allow(dead_code)]
 #[path = "attention_lib.rs"]
@@ -24,6 +29,9 @@ use cuprum::runtime::{Array, Device, Event, Result, Stream};
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.iter().any(|a| a == "--tune") {
+        return tune();
+    }
     let nums: Vec<usize> = args.iter().filter_map(|a| a.parse().ok()).collect();
     let on_cpu = Device::current().map(|d| d.is_cpu()).unwrap_or(false);
     let shape = match nums[..] {
@@ -62,6 +70,32 @@ fn main() {
     if let Err(e) = result {
         eprintln!("error: {e}");
         std::process::exit(1);
+    }
+}
+
+/// `--tune`: both schedules timed on GPU 0 per key, the faster written into
+/// `examples/tuning/sm_XY.toml` (docs/tuning.md).
+fn tune() {
+    use cuprum::runtime::tuning::{self, Options};
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tuning");
+    let done = Device::get(0).and_then(|device| {
+        if device.compute_capability() != (9, 0) {
+            return Err(cuprum::runtime::Error::Unsupported { what: "the FlashAttention-3 kernels are built for sm_90a: tune them on a compute capability 9.0 GPU".into() });
+        }
+        tuning::tune(&device, &[&attention_wgmma_lib::TUNABLE], &dir, &Options::default())
+    });
+    match done {
+        Ok((path, file)) => {
+            let site = attention_wgmma_lib::SCHEDULE.name();
+            for c in file.site(site).map_or(&[][..], |s| &s.choices[..]) {
+                println!("{site} {}: {}  ({})", c.key, c.candidate, c.note.as_deref().unwrap_or(""));
+            }
+            println!("wrote {}; rebuild the examples (and the bench) to embed it", path.display());
+        }
+        Err(e) => {
+            eprintln!("error: {e}");
+            std::process::exit(1);
+        }
     }
 }
 

@@ -5,13 +5,65 @@
 //! this one includes beside it as `attention_lib`. `examples/attention_wgmma.rs` (the example),
 //! `examples/tests/attention_wgmma.rs` (its tests) and `benches/src/attention.rs` (the bench
 //! rows) include this file.
+//!
+//! Whether the consumers ping-pong is a tuned site ([`SCHEDULE`], docs/tuning.md), keyed by the
+//! head dimension and causality: [`flash_attention_wgmma_tuned`] launches the measured best
+//! (`attention_wgmma -- --tune` writes it into `examples/tuning/sm_90.toml`), or ping-pong (the
+//! default) without a file.
 
 #[path = "kernels_sm90a/attention_wgmma.rs"]
 pub mod kernels;
 
-use super::attention_lib::{AttentionElement, Shape};
+use super::attention_lib::{AttentionElement, Shape, inputs};
 use cuprum::prelude::{bf16, f16};
-use cuprum::runtime::{Array, Error, LaunchConfig, Result, Swizzle, TensorMap};
+use cuprum::runtime::tuning::{Site, Table, Trial, Tunable};
+use cuprum::runtime::{Array, Device, Error, LaunchConfig, Result, Swizzle, TensorMap};
+
+/// The package's embedded tuning files (`examples/tuning/`).
+pub static TABLE: Table = cuprum::runtime::tuning_table!();
+
+/// The tuned schedule of the consumer warpgroups: `pingpong` (they take turns at the tensor
+/// cores; the default) or `plain` (both issue as soon as they can).
+pub static SCHEDULE: Site = Site::new("attention_wgmma_schedule", &["pingpong", "plain"], &KEYS, "pingpong", &TABLE);
+
+/// The keys: head dimension 64 or 128, causal or not.
+const KEYS: [&str; 4] = ["d64", "d64_causal", "d128", "d128_causal"];
+
+/// The problem the tuner times for each key (bf16): issue 37's shapes, B16 H16 S2048 D64 and
+/// B4 H32 S4096 D128.
+pub const KEY_SHAPES: [Shape; 4] = [
+    Shape { batch: 16, heads: 16, seq: 2048, dim: 64 },
+    Shape { batch: 16, heads: 16, seq: 2048, dim: 64 },
+    Shape { batch: 4, heads: 32, seq: 4096, dim: 128 },
+    Shape { batch: 4, heads: 32, seq: 4096, dim: 128 },
+];
+
+/// The key of a launch of head dimension `dim` (64 or 128).
+pub fn key_of(dim: usize, causal: bool) -> usize {
+    2 * usize::from(dim == 128) + usize::from(causal)
+}
+
+/// [`flash_attention_wgmma`] with the tuned schedule for the arrays' device (ping-pong without a
+/// tuning file, and on the CPU device).
+pub fn flash_attention_wgmma_tuned<T: WgmmaAttentionElement>(q: &Array<T>, k: &Array<T>, v: &Array<T>, o: &mut Array<T>, causal: bool) -> Result<()> {
+    let dim = q.shape().last().copied().unwrap_or(0);
+    let pingpong = SCHEDULE.choose(q.device().compute_capability(), key_of(dim, causal)) == 0;
+    flash_attention_wgmma(q, k, v, o, causal, pingpong)
+}
+
+/// The tuner's problem for key `key`: bf16 attention of `KEY_SHAPES[key]`.
+fn prepare(device: &Device, key: usize) -> Result<Trial> {
+    let (shape, causal) = (KEY_SHAPES[key], key % 2 == 1);
+    let _on = device.use_scoped()?;
+    let [q, k, v] = inputs::<bf16>(shape, 0x5eed);
+    let up = |x: &[bf16]| Array::from_slice(x)?.reshape(shape.dims());
+    let (dq, dk, dv) = (up(&q)?, up(&k)?, up(&v)?);
+    let mut out = up(&q)?;
+    Ok(Box::new(move || flash_attention_wgmma_tuned(&dq, &dk, &dv, &mut out, causal)))
+}
+
+/// The site with its problem, for the tuner (`attention_wgmma --tune`, the bench's tuning rows).
+pub static TUNABLE: Tunable = Tunable { site: &SCHEDULE, package: env!("CARGO_PKG_NAME"), prepare };
 
 /// The element types of the FlashAttention-3 kernels: `bf16` and `f16`.
 pub trait WgmmaAttentionElement: AttentionElement {

@@ -7,16 +7,24 @@
 //! 8192; M a multiple of 128, N of 256, K of 64). Needs a compute capability 9.0 GPU (H100, H200):
 //! the kernel is built for sm_90a only. `cuprum-bench` prints the same kernel next to cuBLAS's
 //! bf16 GEMM measured in the same run.
+//!
+//! The persistent grid is a tuned site (examples/gemm_wgmma_lib.rs, docs/tuning.md): `-- --tune`
+//! times its candidates on this GPU and writes `examples/tuning/sm_XY.toml`; the next build embeds
+//! it, and every launch takes the measured best without tuning.
 
-#[path = "kernels_sm90a/gemm_wgmma.rs"]
-mod kernels;
+mod gemm_wgmma_lib;
 
 use cuprum::prelude::bf16;
-use cuprum::runtime::{Array, Device, Error, Event, LaunchConfig, Result, Stream, Swizzle, TensorMap};
+use cuprum::runtime::tuning::{self, Options};
+use cuprum::runtime::{Array, Device, Error, Event, Result, Stream};
+use gemm_wgmma_lib::launch;
 use rand::rngs::StdRng;
 use rand::{RngExt as _, SeedableRng as _};
 
 fn main() {
+    if std::env::args().any(|a| a == "--tune") {
+        return tune();
+    }
     let args: Vec<usize> = std::env::args().skip(1).filter_map(|a| a.parse().ok()).collect();
     let (m, n, k) = match args[..] {
         [m, n, k] => (m, n, k),
@@ -32,21 +40,28 @@ fn main() {
     }
 }
 
-/// The launch of `gemm_wgmma` for C = A B (A: m x k, B: k x n, row-major): the tensor maps of A
-/// (boxes of 128 rows x 64) and B (64 x 64), both with the 128-byte swizzle the kernel's
-/// `wgmma` reads, and a persistent grid of one block per multiprocessor.
-pub fn launch(a: &Array<bf16>, b: &Array<bf16>, c: &mut Array<f32>, (m, n, k): (usize, usize, usize), sms: u32) -> Result<()> {
-    // The kernel stores C unchecked and computes nothing if it is short: check the shapes here.
-    if a.shape() != [m, k].as_slice() || b.shape() != [k, n].as_slice() || c.len() != m * n {
-        return Err(Error::Unsupported {
-            what: format!("gemm_wgmma {m}x{n}x{k} needs A of shape [{m}, {k}], B of [{k}, {n}] and C of {} elements; got {:?}, {:?} and {}", m * n, a.shape(), b.shape(), c.len()),
-        });
+/// `--tune`: the grid's candidates timed on GPU 0, the fastest per key written into
+/// `examples/tuning/sm_XY.toml` (docs/tuning.md).
+fn tune() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tuning");
+    let done = Device::get(0).and_then(|device| {
+        if device.compute_capability() != (9, 0) {
+            return Err(Error::Unsupported { what: "the wgmma GEMM is built for sm_90a: tune it on a compute capability 9.0 GPU".into() });
+        }
+        tuning::tune(&device, &[&gemm_wgmma_lib::TUNABLE], &dir, &Options::default())
+    });
+    match done {
+        Ok((path, file)) => {
+            for c in file.site(gemm_wgmma_lib::GRID.name()).map_or(&[][..], |s| &s.choices[..]) {
+                println!("{} {}: {}  ({})", gemm_wgmma_lib::GRID.name(), c.key, c.candidate, c.note.as_deref().unwrap_or(""));
+            }
+            println!("wrote {}; rebuild the examples (and the bench) to embed it", path.display());
+        }
+        Err(e) => {
+            eprintln!("error: {e}");
+            std::process::exit(1);
+        }
     }
-    let ma = TensorMap::new(a, [kernels::BM, kernels::BK], Swizzle::B128)?;
-    let mb = TensorMap::new(b, [kernels::BK, 64], Swizzle::B128)?;
-    let tiles = (m / kernels::BM as usize * (n / kernels::BN as usize)) as u32;
-    let cfg = LaunchConfig::new(tiles.min(sms), kernels::THREADS).shared_mem(kernels::SHARED_BYTES);
-    kernels::gemm_wgmma::launch(&cfg, m as u32, n as u32, k as u32, &ma, &mb, c)
 }
 
 fn run(m: usize, n: usize, k: usize) -> Result<()> {
@@ -74,8 +89,7 @@ fn run(m: usize, n: usize, k: usize) -> Result<()> {
     let da = Array::from_slice(&a)?.reshape(&[m, k])?;
     let db = Array::from_slice(&b)?.reshape(&[k, n])?;
     let mut dc = Array::from_slice(&vec![f32::NAN; m * n])?;
-    let sms = device.multiprocessor_count() as u32;
-    launch(&da, &db, &mut dc, (m, n, k), sms)?;
+    launch(&da, &db, &mut dc, (m, n, k))?;
     let c = dc.to_vec()?;
     // Sampled entries against an f64 host reference, relative to the sum of |terms| (the products
     // are exact in f32; only the f32 sums round).
@@ -94,7 +108,7 @@ fn run(m: usize, n: usize, k: usize) -> Result<()> {
     let mut times = Vec::new();
     for i in 0..12 {
         let start = Event::record(&stream)?;
-        launch(&da, &db, &mut dc, (m, n, k), sms)?;
+        launch(&da, &db, &mut dc, (m, n, k))?;
         let end = Event::record(&stream)?;
         end.synchronize()?;
         if i >= 2 {
@@ -104,6 +118,13 @@ fn run(m: usize, n: usize, k: usize) -> Result<()> {
     times.sort_by(f64::total_cmp);
     let t = times[times.len() / 2];
     let tflops = 2.0 * m as f64 * n as f64 * k as f64 / (t * 1e-3) / 1e12;
-    println!("gemm_wgmma {m}x{n}x{k}: {t:.3} ms, {tflops:.1} TFLOP/s");
+    let tiles = (m / 128 * (n / 256)) as u32;
+    let (choice, source) = gemm_wgmma_lib::GRID.choice(cc, gemm_wgmma_lib::key_of(tiles, device.multiprocessor_count()));
+    println!(
+        "gemm_wgmma {m}x{n}x{k}: {t:.3} ms, {tflops:.1} TFLOP/s (grid `{}` of {} blocks, choice source: {source:?}; tuning runs in this program: {})",
+        gemm_wgmma_lib::GRID.candidates()[choice],
+        gemm_wgmma_lib::grid(&device, tiles),
+        cuprum::runtime::stats::snapshot().tuning_trials
+    );
     Ok(())
 }

@@ -27,4 +27,7 @@ fn main() {
         .not_precompiled("src/tests/reduction_gpu.rs")
         .machine_code_only()
         .compile();
+    // The measured geometry of the tuned sites (`tuning/sm_XY.toml`, docs/tuning.md; `cuprum
+    // tune` writes them), checked and embedded; without a file, each site's default.
+    cuprum_build::Tuning::new().embed();
 }

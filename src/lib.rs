@@ -61,6 +61,8 @@ pub mod guide {
     pub mod multi_gpu {}
     #[doc = include_str!("../docs/building.md")]
     pub mod building {}
+    #[doc = include_str!("../docs/tuning.md")]
+    pub mod tuning {}
     #[doc = include_str!("../docs/environment.md")]
     pub mod environment {}
     #[doc = include_str!("../docs/debugging.md")]

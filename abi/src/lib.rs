@@ -33,7 +33,8 @@
 // a contract that the compiler's tests/layers.rs enforces): the scalar types, the kernel kinds and
 // their launch variants, the names built from them; the generated unit's options, the headers and
 // the index-check record that names a header; the images (cubin, then the per-kernel parts and the
-// fat binary made of them); the C templates of the entry points; the units' audit record.
+// fat binary made of them); the C templates of the entry points; the units' audit record; the
+// tuning file's format.
 pub mod dtype;
 pub mod kind;
 pub mod variant;
@@ -47,6 +48,7 @@ pub mod fatbin;
 pub mod elementwise;
 pub mod reduction;
 pub mod record;
+pub mod tuning;
 
 pub use dtype::DType;
 pub use kind::KernelKind;

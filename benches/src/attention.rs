@@ -18,7 +18,7 @@ mod attention_lib;
 
 #[allow(dead_code)]
 #[path = "../../examples/attention_wgmma_lib.rs"]
-mod attention_wgmma_lib;
+pub(crate) mod attention_wgmma_lib;
 
 use attention_lib::{Shape, check, check_with, flash_attention, inputs};
 use attention_wgmma_lib::flash_attention_wgmma;

@@ -16,8 +16,10 @@ use crate::{Row, median};
 
 #[path = "../../examples/kernels/gemm_bf16.rs"]
 mod kernel;
-#[path = "../../examples/kernels_sm90a/gemm_wgmma.rs"]
-mod wgmma_kernel;
+// The wgmma kernel with its host side and tuned grid (the tuning rows use those, `tuning.rs`).
+#[path = "../../examples/gemm_wgmma_lib.rs"]
+pub(crate) mod gemm_wgmma_lib;
+use gemm_wgmma_lib::kernels as wgmma_kernel;
 
 /// The rows, and cuBLAS's figure when cuBLAS was found.
 pub fn rows(stream: &Stream) -> Result<(Vec<Row>, Option<f64>)> {

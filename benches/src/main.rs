@@ -18,7 +18,9 @@
 //! rows (`elementwise.rs`); a sample of NumPy's ufuncs and random `normal` (`ufuncs.rs`);
 //! reductions (full, contiguous axis, strided axis, 256^3, host cost per call: `reduction.rs`);
 //! with two GPUs, an NCCL all-reduce and a peer copy beside NCCL and the driver called directly
-//! (`multi_gpu.rs`, `--only multi`).
+//! (`multi_gpu.rs`, `--only multi`); the tuned launch sites, each key's baked choice beside every
+//! candidate timed in the same run, and the count of tuning runs in the program (`tuning.rs`,
+//! `--only tuning`).
 //!
 //! `cuprum-bench [--json] [--quick]`. Without a GPU (or libnvrtc) it says so and exits 1.
 //! The warm-disk row re-runs this binary with the hidden flag `--child-warm-disk` (and
@@ -34,6 +36,7 @@ mod manipulation;
 mod multi_gpu;
 mod reduction;
 mod sorting;
+mod tuning;
 mod ufuncs;
 
 use std::fmt::Write as _;
@@ -94,7 +97,7 @@ struct Options {
 }
 
 /// The sections `--only` takes.
-const ONLY_SECTIONS: &str = "ufuncs, manipulation, scan, sort, reduction, matmul, attention, cpu, multi";
+const ONLY_SECTIONS: &str = "ufuncs, manipulation, scan, sort, reduction, matmul, attention, tuning, cpu, multi";
 
 /// One printed line: a figure beside its ceiling.
 struct Row {
@@ -364,6 +367,9 @@ fn run(dev: &Device, opts: &Options) -> Result<()> {
         }
         if want("attention") {
             rows.extend(attention::rows(&stream)?);
+        }
+        if want("tuning") {
+            rows.extend(tuning::rows(&stream)?);
         }
         if want("cpu") {
             rows.extend(cpu::rows(opts.quick)?);

@@ -52,6 +52,13 @@ pub enum Error {
         /// Which setting and what is wrong with it.
         message: String,
     },
+    /// A tuning file (`tuning/sm_XY.toml`) is malformed or misnamed (`Tuning`, docs/tuning.md).
+    Tuning {
+        /// The tuning file.
+        file: PathBuf,
+        /// What is wrong (with its line) and what to do.
+        message: String,
+    },
     /// A file operation failed.
     Io {
         /// The file or folder.
@@ -125,6 +132,11 @@ impl fmt::Display for Error {
                 file.display(),
                 cu.display(),
                 output.trim_end()
+            ),
+            Error::Tuning { file, message } => write!(
+                f,
+                "tuning file {}: {message}\n  (fix or delete the file, or rerun the tuner to rewrite it: docs/tuning.md)",
+                file.display()
             ),
             Error::Io {
                 path,

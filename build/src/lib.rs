@@ -29,6 +29,9 @@
 //! that no builder lists, each named in a warning with the `.file(..)` line to add
 //! ([`Kernels::scan`] searches more folders, [`Kernels::not_precompiled`] silences one file).
 //!
+//! [`Tuning`] embeds the package's tuning files (`tuning/sm_XY.toml`: the launch configuration
+//! each tuned site measured best, docs/tuning.md), checked at build time.
+//!
 //! Each unit's outcome is also written to `OUT_DIR/cuprum/<id>.build` (format:
 //! [`build_info_format`]), which the macros embed next to the fat binary.
 
@@ -40,7 +43,8 @@
 // The modules bottom-up: each imports only modules above it. The error and the report; the
 // environment, the targets, compression, nvcc and the shared cache; the files written to
 // `OUT_DIR`; the search for kernel files no builder lists; the plan of a build (which parts,
-// which targets), their compilation, and the builder that runs them.
+// which targets), their compilation, and the builder that runs them; the embedding of the tuning
+// files (docs/tuning.md).
 mod error;
 mod report;
 pub mod env;
@@ -53,8 +57,10 @@ mod unlisted;
 mod plan;
 mod compile;
 mod builder;
+mod tuning;
 
 pub use builder::Kernels;
+pub use tuning::{Tuning, TuningReport, GENERATED as TUNING_GENERATED};
 pub use cuprum_abi::parts::Split;
 pub use error::Error;
 pub use outputs::build_info as build_info_format;

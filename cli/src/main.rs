@@ -7,6 +7,7 @@
 //! cuprum audit EXECUTABLE [--arch sm_XY] [--deny-jit]
 //!                            the kernels another program carries and which need a JIT on a GPU
 //! cuprum cache stats|verify|clear   what the on-disk kernel cache holds / check it / empty it
+//! cuprum tune [--out DIR] [--list]   time the runtime's tuned sites, write DIR/sm_XY.toml
 //! ```
 
 #![warn(missing_docs)]
@@ -15,6 +16,7 @@ mod audit;
 mod cache;
 mod emit;
 mod info;
+mod tune;
 
 const USAGE: &str = "\
 usage: cuprum <command> [args]
@@ -35,6 +37,10 @@ commands:
                          check every entry, list the damaged ones (--remove: delete them)
   cache clear [--dir D]  delete cuprum's entries from the on-disk kernel cache
                          (cuprum cache --help: details)
+  tune [--out DIR] [--device N] [--samples N] [--list]
+                         time every candidate launch configuration of the runtime's tuned sites
+                         on this GPU, write the fastest into DIR/sm_XY.toml (default DIR: tuning;
+                         the runtime embeds runtime/tuning/ when built; cuprum tune --help)
   help                   this text
 
 The kernel cache directory is CUPY_CACHE_DIR, default ${HOME}/.cupy/kernel_cache.";
@@ -47,6 +53,7 @@ fn main() {
         Some("info") => info::run(rest),
         Some("cache") => cache::run(rest),
         Some("audit") => audit::run(rest),
+        Some("tune") => tune::run(rest),
         Some("help" | "-h" | "--help") => {
             println!("{USAGE}");
             0

@@ -17,7 +17,8 @@ mod attention_lib;
 mod attention_wgmma_lib;
 
 use attention_lib::{Report, Shape, check_with};
-use attention_wgmma_lib::{WgmmaAttentionElement, flash_attention_wgmma};
+use attention_wgmma_lib::{SCHEDULE, WgmmaAttentionElement, flash_attention_wgmma, flash_attention_wgmma_tuned, key_of};
+use cuprum::runtime::tuning::Source;
 use cuprum::prelude::{bf16, f16};
 use cuprum::runtime::{Array, Device, Error};
 
@@ -28,7 +29,8 @@ on_both_devices!(
     f16_d64,
     f16_d128,
     five_key_tiles_through_three_stages,
-    bad_shapes_are_errors_and_write_nothing
+    bad_shapes_are_errors_and_write_nothing,
+    the_tuned_launch_takes_the_baked_schedule
 );
 
 fn check<T: WgmmaAttentionElement>(shape: Shape, causal: bool, pingpong: bool, seed: u64, rows: usize) -> Report {
@@ -101,6 +103,33 @@ fn bad_shapes_are_errors_and_write_nothing() {
     untouched(&o);
     let mut o5 = arr(&[1, 2, 0, 64]);
     flash_attention_wgmma(&arr(&[1, 2, 0, 64]), &arr(&[1, 2, 0, 64]), &arr(&[1, 2, 0, 64]), &mut o5, true, true).unwrap();
+}
+
+/// `flash_attention_wgmma_tuned` (the schedule of the tuned site `attention_wgmma_schedule`,
+/// docs/tuning.md) against the f64 reference, every key; each launch's choice is counted.
+fn the_tuned_launch_takes_the_baked_schedule() {
+    let mut r = support::Rng::new();
+    for dim in [64, 128] {
+        for causal in [false, true] {
+            let before = cuprum::runtime::stats::snapshot();
+            let shape = Shape { batch: 1, heads: 2, seq: 130, dim };
+            check_with::<bf16>(shape, causal, r.next(), usize::MAX, flash_attention_wgmma_tuned).unwrap();
+            let after = cuprum::runtime::stats::snapshot();
+            assert!(after.tuning_file_choices + after.tuning_default_choices > before.tuning_file_choices + before.tuning_default_choices);
+        }
+    }
+}
+
+#[test]
+fn the_schedule_site_agrees_with_its_tuning_files() {
+    assert!(SCHEDULE.problems().is_empty(), "{:?}", SCHEDULE.problems());
+    assert_eq!(SCHEDULE.candidates(), ["pingpong", "plain"]);
+    assert_eq!([(64, false), (64, true), (128, false), (128, true)].map(|(d, c)| key_of(d, c)), [0, 1, 2, 3]);
+    for (k, name) in SCHEDULE.keys().iter().enumerate() {
+        assert_eq!(attention_wgmma_lib::KEY_SHAPES[k].dim, if name.starts_with("d64") { 64 } else { 128 });
+    }
+    // The CPU device (no architecture) takes the default, ping-pong.
+    assert_eq!(SCHEDULE.choice((0, 0), 2), (0, Source::Default));
 }
 
 /// The moderate shapes on the GPU: S = 1000 (a tail in every tiling) and 2048, both element

@@ -342,6 +342,16 @@ pub enum Error {
         source: std::io::Error,
     },
 
+    /// A tuning file (`tuning/sm_XY.toml`, docs/tuning.md) that the tuner cannot read back or
+    /// write: the file, what is wrong and what to do.
+    #[error("tuning file {}: {what}", .path.display())]
+    TuningFile {
+        /// The file.
+        path: std::path::PathBuf,
+        /// What went wrong and what to do.
+        what: String,
+    },
+
     /// A module image that is malformed or that the driver refused (not a cubin/PTX/fatbin, or
     /// built for another GPU).
     #[error(

@@ -4,7 +4,7 @@
 //!
 //! The public API is what users may use: the types at the root, [`prelude`], and the modules
 //! [`array`](mod@array), [`audit`], [`cache`], [`device`], [`elementwise`], [`reduction`],
-//! [`nccl`], [`nvrtc`], [`stats`] and [`testing`]. Everything else is private or `pub(crate)`; what
+//! [`nccl`], [`nvrtc`], [`stats`], [`testing`] and [`tuning`]. Everything else is private or `pub(crate)`; what
 //! macro-generated code needs is re-exported, item by item, under the hidden `__private` module
 //! only, and what the workspace's benchmarks, command line and tests use beyond it under the
 //! hidden `__workspace` (docs/architecture.md, The crates); the tests of the internals are this
@@ -20,7 +20,8 @@
 //!   kernels report their first out-of-range index into, read at every synchronising call
 //!   (docs/runtime.md, Index checks); `fault`: a device's record of the fault that lost its
 //!   context (held by `device`, so below it).
-//! - `device`, `stream`, `memory/`: devices and contexts, streams and events, the pool.
+//! - `device`, `stream`, `memory/`: devices and contexts, streams and events, the pool;
+//!   `tuning/`: tuned launch sites, their embedded tuning files and the tuner (docs/tuning.md).
 //! - `repr`, `element`, `scalar/`: plain data for parameters, what arrays hold, the numeric
 //!   traits and the host's arithmetic as the GPU does it (`kernel_ops`).
 //! - `cache/`, `nvrtc/`, `module/`, `function`: the kernel cache, the JIT, loaded modules
@@ -67,6 +68,7 @@ mod fault;
 pub mod device;
 mod stream;
 mod memory;
+pub mod tuning;
 
 mod repr;
 mod element;

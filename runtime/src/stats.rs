@@ -65,6 +65,15 @@ pub struct Stats {
     /// Total wall time of those loads: the image checks, `cuModuleLoadData` and the index-check
     /// set-up of each module (not the decompression of a compressed part, nor the first launch).
     pub module_load_time: Duration,
+    /// Launches of tuned sites that took their configuration from an embedded tuning file
+    /// (`tuning::Site::choose`, docs/tuning.md).
+    pub tuning_file_choices: u64,
+    /// Launches of tuned sites that took their default (no file for the GPU, the CPU device, a
+    /// stale file).
+    pub tuning_default_choices: u64,
+    /// Candidate runs of the tuner (`tuning::measure`, `tuning::tune`): zero in a program that
+    /// launches its baked choices and never tunes.
+    pub tuning_trials: u64,
 }
 
 struct Counters {
@@ -78,6 +87,9 @@ struct Counters {
     disk_corrupt: AtomicU64,
     module_loads: AtomicU64,
     module_load_nanos: AtomicU64,
+    tuning_file_choices: AtomicU64,
+    tuning_default_choices: AtomicU64,
+    tuning_trials: AtomicU64,
 }
 
 static COUNTERS: Counters = Counters {
@@ -91,6 +103,9 @@ static COUNTERS: Counters = Counters {
     disk_corrupt: AtomicU64::new(0),
     module_loads: AtomicU64::new(0),
     module_load_nanos: AtomicU64::new(0),
+    tuning_file_choices: AtomicU64::new(0),
+    tuning_default_choices: AtomicU64::new(0),
+    tuning_trials: AtomicU64::new(0),
 };
 
 /// The counters now.
@@ -108,6 +123,9 @@ pub fn snapshot() -> Stats {
         disk_corrupt: get(&c.disk_corrupt),
         module_loads: get(&c.module_loads),
         module_load_time: Duration::from_nanos(get(&c.module_load_nanos)),
+        tuning_file_choices: get(&c.tuning_file_choices),
+        tuning_default_choices: get(&c.tuning_default_choices),
+        tuning_trials: get(&c.tuning_trials),
     }
 }
 
@@ -125,6 +143,9 @@ pub fn reset() {
         &c.disk_corrupt,
         &c.module_loads,
         &c.module_load_nanos,
+        &c.tuning_file_choices,
+        &c.tuning_default_choices,
+        &c.tuning_trials,
     ] {
         a.store(0, Ordering::Relaxed);
     }
@@ -177,4 +198,16 @@ pub(crate) fn record_module_load(elapsed: Duration) {
 
 pub(crate) fn record_disk_corrupt() {
     COUNTERS.disk_corrupt.fetch_add(1, Ordering::Relaxed);
+}
+
+/// Counts one choice of a tuned site: from an embedded tuning file, or its default.
+pub(crate) fn record_tuning_choice(from_file: bool) {
+    let c = &COUNTERS;
+    let a = if from_file { &c.tuning_file_choices } else { &c.tuning_default_choices };
+    a.fetch_add(1, Ordering::Relaxed);
+}
+
+/// Counts one candidate run of the tuner.
+pub(crate) fn record_tuning_trial() {
+    COUNTERS.tuning_trials.fetch_add(1, Ordering::Relaxed);
 }

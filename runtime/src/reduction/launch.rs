@@ -421,15 +421,14 @@ pub fn staged_launch(
         .filter(|d| d.ordinal() == out.device);
     let mut looked_up = None;
     let dev = || -> Result<DeviceShape> {
-        let multiprocessors = match given {
-            Some(d) => d.multiprocessor_count(),
-            None => looked_up
-                .insert(Device::get_static(out.device)?)
-                .multiprocessor_count(),
+        let d = match given {
+            Some(d) => d,
+            None => &**looked_up.insert(Device::get_static(out.device)?),
         };
         Ok(DeviceShape {
-            multiprocessors,
+            multiprocessors: d.multiprocessor_count(),
             blocks_per_sm: 0,
+            cc: d.compute_capability(),
         })
     };
     // The parameters are built in place here (about 1.2 KB inline), not moved out of `prepare`.
@@ -464,6 +463,7 @@ pub fn staged_launch(
             Ok(DeviceShape {
                 multiprocessors: device.multiprocessor_count(),
                 blocks_per_sm: per_sm,
+                cc: device.compute_capability(),
             })
         };
         let mut again_params = ArgList::new();
@@ -776,6 +776,7 @@ mod tests {
         let dev = DeviceShape {
             multiprocessors: 132,
             blocks_per_sm: 0,
+            cc: (0, 0),
         };
         for (xs, xt, ys, yt, axes, keepdims) in cases {
             let x = ArrayArg {
@@ -908,6 +909,7 @@ mod tests {
                     Ok(DeviceShape {
                         multiprocessors: 132,
                         blocks_per_sm: 0,
+                        cc: (0, 0),
                     })
                 };
                 let mut params = ArgList::new();

@@ -23,13 +23,21 @@ mod call;
 mod reduction_kernel;
 mod trace;
 pub(crate) mod launch;
+pub(crate) mod full;
 pub(crate) mod plan;
+mod full_trial;
 
 pub use crate::launch::operand::Arg;
 pub use array::Reductions;
 pub use call::ReductionCall;
 pub use reduction_kernel::ReductionKernel;
 pub use plan::Axes;
+
+/// The runtime's tuned reduction sites, with the problems the tuner times (`cuprum tune`,
+/// docs/tuning.md): `reduce_full`, the geometry of a reduction to one value.
+pub fn tunables() -> [&'static crate::tuning::Tunable; 1] {
+    [&full_trial::TUNABLE]
+}
 pub(crate) use launch::{Options, launch, launch_unchecked, output_shape};
 
 use crate::error::{Error, Result};

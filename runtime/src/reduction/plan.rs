@@ -169,6 +169,9 @@ pub struct DeviceShape {
     /// Blocks of `THREADS` resident per SM for the kernel (its occupancy); 0: assume
     /// `BLOCKS_PER_SM`. Split reductions fill whole waves of resident blocks.
     pub blocks_per_sm: u32,
+    /// The compute capability ((0, 0): the CPU device, or a test): picks the tuned geometry of a
+    /// reduction to one value (`reduction::full`, docs/tuning.md).
+    pub cc: (u32, u32),
 }
 
 /// A planned launch (the tests' view of [`plan_with`]'s plan, with the operands' strides).
@@ -481,16 +484,21 @@ pub(crate) fn plan_with(
     // outputs of 10^7 f64 along a middle axis: 7 ms, 0.05 of the copy ceiling); a block per
     // output, split across blocks, reads them with every thread.
     let few_long = outs < 32 && red >= 4096;
+    // One output: the tuned geometry (`full`: its default is 256 threads, up to 4 waves, parts
+    // of at least MIN_ROW_PART elements).
+    let full = (outs <= 1 && red > 0).then(|| super::full::geometry(dev.cc, red));
     let (strategy, splits) = if outs <= 1 || (along_rows && red >= 4096) || few_long {
         let s = if outs >= target_blocks {
             1
-        } else if outs <= 1 {
-            // One output: whole waves of resident blocks (1 to 4, parts of at least 16K
-            // elements), so that no wave runs part-empty and blocks finishing early leave room
-            // to the next wave (measured on the H200: 2^28 f32 at 4 waves 1.02x the copy
+        } else if let Some(g) = full {
+            // One output: whole waves of resident blocks (1 to 4 by default, parts of at least
+            // 16K elements), so that no wave runs part-empty and blocks finishing early leave
+            // room to the next wave (measured on the H200: 2^28 f32 at 4 waves 1.02x the copy
             // ceiling, 1 wave 0.995x; 2^24 at 1 wave 0.70x, 2 waves 0.63x).
-            let parts = red / MIN_ROW_PART;
-            if parts >= target_blocks { target_blocks * (parts / target_blocks).min(4) } else { parts.max(1) }
+            let parts = red / g.min_part;
+            if parts >= target_blocks { target_blocks * (parts / target_blocks).min(g.waves) } else { parts.max(1) }
+        } else if outs <= 1 {
+            1
         } else {
             (target_blocks / outs.max(1)).min(red / MIN_ROW_PART).max(1)
         };
@@ -501,7 +509,10 @@ pub(crate) fn plan_with(
         let s = if outs >= target_threads { 1 } else { (target_threads / outs).min(red / MIN_COL_PART).clamp(1, 65535) };
         (Strategy::Cols, s)
     };
-    let block = THREADS;
+    let block = match (strategy, full) {
+        (Strategy::Rows, Some(g)) => g.block,
+        _ => THREADS,
+    };
     let grid = match strategy {
         Strategy::Rows => (splits as u32, outs.clamp(1, 65535) as u32),
         Strategy::Warps => {

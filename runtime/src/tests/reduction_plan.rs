@@ -5,7 +5,7 @@ use crate::abi::ReductionVariant;
 use crate::array::shape::c_strides;
 use crate::reduction::plan::{self, Axes, DeviceShape, PlanSummary, Strategy};
 
-const H200: DeviceShape = DeviceShape { multiprocessors: 132, blocks_per_sm: 0 };
+const H200: DeviceShape = DeviceShape { multiprocessors: 132, blocks_per_sm: 0, cc: (0, 0) };
 
 fn mask(ndim: usize, axes: impl Into<Axes>) -> Vec<bool> {
     plan::reduced_mask(ndim, &axes.into()).unwrap()
@@ -81,6 +81,40 @@ fn full_reduction_spreads_over_the_grid() {
     // A tiny one: one block.
     let p = plan_of(&[5], &[1], Axes::All, true);
     assert_eq!((p.strategy, p.grid), (Strategy::Rows, (1, 1)));
+}
+
+/// Each candidate of the tuned site `reduce_full` (docs/tuning.md), forced on this thread as the
+/// tuner forces it: its block size, and its waves and part size in the split (8 resident blocks
+/// per SM assumed here: a wave is 1056 blocks).
+#[test]
+fn a_full_reduction_takes_the_tuned_geometry() {
+    use crate::reduction::full::SITE;
+    // (candidate, block, splits of 2^28, splits of 2^24)
+    let cases = [
+        ("b256_w4_p16k", 256, 4 * 1056, 1024),
+        ("b256_w1_p16k", 256, 1056, 1024),
+        ("b256_w2_p16k", 256, 2 * 1056, 1024),
+        ("b256_w8_p16k", 256, 8 * 1056, 1024),
+        ("b128_w4_p16k", 128, 4 * 1056, 1024),
+        ("b128_w8_p16k", 128, 8 * 1056, 1024),
+        ("b256_w4_p4k", 256, 4 * 1056, 3 * 1056),
+        ("b256_w4_p64k", 256, 3 * 1056, 256),
+    ];
+    assert_eq!(cases.map(|c| c.0), SITE.candidates());
+    for (k, (name, block, big, mid)) in cases.into_iter().enumerate() {
+        SITE.force(Some(k));
+        let p = plan_of(&[1 << 28], &[1], Axes::All, true);
+        let q = plan_of(&[256, 256, 256], &c_strides(&[256, 256, 256]), Axes::All, true);
+        // Reductions to more than one output keep their plan.
+        let rows = plan_of(&[4, 1 << 24], &c_strides(&[4, 1 << 24]), -1, true);
+        SITE.force(None);
+        assert_eq!((p.block, p.splits, p.grid), (block, big, (big, 1)), "{name}, 2^28");
+        assert_eq!((q.block, q.splits), (block, mid), "{name}, 256^3");
+        assert_eq!(rows.block, plan::THREADS, "{name}, 4 rows");
+        assert_eq!(p.scratch(), (u64::from(big), 1), "{name}");
+    }
+    // Not forced: the default, as `full_reduction_spreads_over_the_grid` plans.
+    assert_eq!(plan_of(&[1 << 28], &[1], Axes::All, true).splits, 4 * 1056);
 }
 
 #[test]
