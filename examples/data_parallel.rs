@@ -9,8 +9,8 @@
 //! by one launch's host work, not by GPU 0's whole gradient.
 //!
 //! Checked: the first summed gradient against the host's (f64, from the same data), and the
-//! weights after every step against the same steps on one GPU holding all the rows (the sums
-//! differ only in their order), and again after the timed steps. Timed as a training loop runs:
+//! weights after each of the first `CHECKED` steps and after the timed steps against the same
+//! steps on one GPU holding all the rows (the sums differ only in their order). Timed as a training loop runs:
 //! runs of `RUN` consecutive steps, the host queueing the next step while the GPUs run this one,
 //! each run between two synchronisations of the devices; the time per step is a run's time over
 //! `RUN`, the median of `TIMED` runs. The one-GPU reference runs the same code (one shard, no
