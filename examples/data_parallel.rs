@@ -5,10 +5,19 @@
 //! place, in one group: one process drives all GPUs), and every GPU takes the same step on its
 //! copy of the weights.
 //!
+//! Each kernel is queued on every GPU in turn (`gradients`): GPU 1's first kernel follows GPU 0's
+//! by one launch's host work, not by GPU 0's whole gradient.
+//!
 //! Checked: the first summed gradient against the host's (f64, from the same data), and the
-//! weights after every step against the same steps on one GPU holding all the rows (the sums
-//! differ only in their order). Prints the time per step of both (median of the timed steps).
-//! With one GPU the data-parallel run has one rank (NCCL still runs).
+//! weights after each of the first `CHECKED` steps and after the timed steps against the same
+//! steps on one GPU holding all the rows (the sums differ only in their order). Timed as a training loop runs:
+//! runs of `RUN` consecutive steps, the host queueing the next step while the GPUs run this one,
+//! each run between two synchronisations of the devices; the time per step is a run's time over
+//! `RUN`, the median of `TIMED` runs. The one-GPU reference runs the same code (one shard, no
+//! all-reduce) timed the same way. Also prints, timed the same way, the all-reduce of the
+//! gradient sums alone (what the data-parallel step adds to half the one-GPU step) and each of
+//! one GPU's kernels alone with its bytes per second. With one GPU the data-parallel run has one
+//! rank (NCCL still runs).
 //!
 //! `cargo run --release -p cuprum-examples --example data_parallel [-- ROWS]` (default 2^22 rows
 //! of 16 f32 features). Needs libnccl.so.2 (docs/multi-gpu.md); sets `NCCL_NVLS_ENABLE=0` at the
@@ -26,9 +35,11 @@ use cuprum::runtime::{Array, Device, Error, Result};
 const D: usize = 16;
 /// The learning rate.
 const LR: f32 = 0.1;
-/// Steps checked, then steps timed.
+/// Steps checked one by one.
 const CHECKED: usize = 5;
+/// Timed runs, of `RUN` consecutive steps each.
 const TIMED: usize = 20;
+const RUN: usize = 10;
 
 fn main() {
     // SAFETY: the first thing `main` does: no other thread exists yet.
@@ -77,11 +88,21 @@ impl Shard {
         })
     }
 
-    /// The shard's gradient sum, `sum over rows of (x . w - y) * x`, one per feature.
-    fn gradient(&self) -> Result<Array<f32>> {
+    /// The rows' predictions `x . w`.
+    fn predict(&self) -> Result<Array<f32>> {
         let _on = self.device.use_scoped()?;
-        let prediction = kernels::predict::call(&self.x, &self.w.reshape([1, D])?).axis(1).run()?;
-        let residual = kernels::residual::call(&prediction, &self.y)?;
+        kernels::predict::call(&self.x, &self.w.reshape([1, D])?).axis(1).run()
+    }
+
+    /// The residuals `prediction - y`.
+    fn residual(&self, prediction: &Array<f32>) -> Result<Array<f32>> {
+        let _on = self.device.use_scoped()?;
+        kernels::residual::call(prediction, &self.y)
+    }
+
+    /// The gradient sum over the rows, `sum of residual * x`, one per feature.
+    fn gradient(&self, residual: &Array<f32>) -> Result<Array<f32>> {
+        let _on = self.device.use_scoped()?;
         kernels::gradient::call(&residual.reshape([self.y.len(), 1])?, &self.x).axis(0).run()
     }
 
@@ -90,6 +111,25 @@ impl Shard {
         self.w = kernels::step::call(&self.w, sum, scale)?;
         Ok(())
     }
+}
+
+/// Every shard's gradient sum, `sum over its rows of (x . w - y) * x`, queued one kernel at a
+/// time across the shards: each GPU's first kernel is queued one launch after the previous
+/// GPU's, not after its whole gradient.
+fn gradients(shards: &[Shard]) -> Result<Vec<Array<f32>>> {
+    let predictions = shards.iter().map(Shard::predict).collect::<Result<Vec<_>>>()?;
+    let residuals = shards.iter().zip(&predictions).map(|(s, p)| s.residual(p)).collect::<Result<Vec<_>>>()?;
+    shards.iter().zip(&residuals).map(|(s, r)| s.gradient(r)).collect()
+}
+
+/// Sums `sums` (one array per GPU) across the GPUs in place: one NCCL group.
+fn all_reduce(comms: &[Communicator], sums: &mut [Array<f32>]) -> Result<()> {
+    nccl::group(|| {
+        for (comm, sum) in comms.iter().zip(sums.iter_mut()) {
+            comm.all_reduce_in_place(sum, ReduceOp::Sum)?;
+        }
+        Ok(())
+    })
 }
 
 fn mismatch(what: String) -> Error {
@@ -129,20 +169,15 @@ fn run(rows: usize, gpus: usize) -> Result<()> {
     let comms = Communicator::all(&devices)?;
 
     let parallel_step = |shards: &mut Vec<Shard>| -> Result<Vec<Array<f32>>> {
-        let mut sums = shards.iter().map(Shard::gradient).collect::<Result<Vec<_>>>()?;
-        nccl::group(|| {
-            for (comm, sum) in comms.iter().zip(sums.iter_mut()) {
-                comm.all_reduce_in_place(sum, ReduceOp::Sum)?;
-            }
-            Ok(())
-        })?;
+        let mut sums = gradients(shards)?;
+        all_reduce(&comms, &mut sums)?;
         for (shard, sum) in shards.iter_mut().zip(&sums) {
             shard.step(sum, scale)?;
         }
         Ok(sums)
     };
     let single_step = |single: &mut Shard| -> Result<Array<f32>> {
-        let sum = single.gradient()?;
+        let sum = gradients(std::slice::from_ref(single))?.remove(0);
         single.step(&sum, scale)?;
         Ok(sum)
     };
@@ -171,31 +206,70 @@ fn run(rows: usize, gpus: usize) -> Result<()> {
         }
     }
 
+    // Runs of RUN consecutive steps, each between two synchronisations: the time per step of a
+    // training loop, where the host queues the next step while the GPUs run this one.
     let sync = |ds: &[Device]| ds.iter().try_for_each(Device::synchronize);
     let time = |f: &mut dyn FnMut() -> Result<()>, ds: &[Device]| -> Result<f64> {
         let mut t = Vec::with_capacity(TIMED);
         for _ in 0..TIMED {
             sync(ds)?;
             let start = Instant::now();
-            f()?;
+            for _ in 0..RUN {
+                f()?;
+            }
             sync(ds)?;
-            t.push(start.elapsed().as_secs_f64() * 1e3);
+            t.push(start.elapsed().as_secs_f64() * 1e3 / RUN as f64);
         }
         t.sort_by(f64::total_cmp);
         Ok(t[TIMED / 2])
     };
     let parallel_ms = time(&mut || parallel_step(&mut shards).map(drop), &devices)?;
     let single_ms = time(&mut || single_step(&mut single).map(drop), &devices[..1])?;
+    // The all-reduce alone, on arrays of the gradients' size (zeros: sums of sums stay finite).
+    let mut sums = devices
+        .iter()
+        .map(|d| {
+            let _on = d.use_scoped()?;
+            Array::<f32>::zeros([D])
+        })
+        .collect::<Result<Vec<_>>>()?;
+    let all_reduce_ms = time(&mut || all_reduce(&comms, &mut sums), &devices)?;
+
+    // One GPU's kernels alone, timed the same way, with the bytes each reads and writes: how near
+    // the copy ceiling they run.
+    let prediction = single.predict()?;
+    let residual = single.residual(&prediction)?;
+    let predict_ms = time(&mut || single.predict().map(drop), &devices[..1])?;
+    let residual_ms = time(&mut || single.residual(&prediction).map(drop), &devices[..1])?;
+    let gradient_ms = time(&mut || single.gradient(&residual).map(drop), &devices[..1])?;
+    // x and one f32 per row (the predictions written, the residuals read); 3 f32 per row.
+    let (reduction_bytes, residual_bytes) = ((rows * (D + 1) * 4) as f64, (rows * 12) as f64);
+    let gbs = |bytes: f64, ms: f64| bytes / ms / 1e6;
+
+    // Both took the same steps: the weights must still agree.
+    let steps = CHECKED + TIMED * RUN;
+    let want_w: Vec<f64> = single.w.to_vec()?.iter().map(|&v| v as f64).collect();
+    for (g, shard) in shards.iter().enumerate() {
+        check(&shard.w.to_vec()?, &want_w, 1e-5, &format!("after {steps} steps: GPU {g}'s weights"))?;
+    }
     let w = shards[0].w.to_vec()?;
     println!(
-        "linear regression, {rows} rows x {D} f32 features, {gpus} GPU(s) (NCCL {}): weights after {} steps {:.3?}",
+        "linear regression, {rows} rows x {D} f32 features, {gpus} GPU(s) (NCCL {}): weights after {steps} steps {:.3?}",
         nccl::version().map(|((a, b, c), _)| format!("{a}.{b}.{c}")).unwrap_or_default(),
-        CHECKED + TIMED,
         w
     );
     println!(
-        "time per step: {parallel_ms:.3} ms data-parallel on {gpus} GPU(s), {single_ms:.3} ms on one GPU ({:.2}x; median of {TIMED})",
+        "time per step: {parallel_ms:.3} ms data-parallel on {gpus} GPU(s), {single_ms:.3} ms on one GPU ({:.2}x; \
+         median of {TIMED} runs of {RUN} steps)",
         single_ms / parallel_ms
+    );
+    println!("the all-reduce of the {D} gradient sums alone: {all_reduce_ms:.3} ms per step (timed the same way)");
+    println!(
+        "one GPU's kernels alone: predict {predict_ms:.3} ms ({:.0} GB/s), residual {residual_ms:.3} ms ({:.0} GB/s), \
+         gradient {gradient_ms:.3} ms ({:.0} GB/s)",
+        gbs(reduction_bytes, predict_ms),
+        gbs(residual_bytes, residual_ms),
+        gbs(reduction_bytes, gradient_ms)
     );
     Ok(())
 }
