@@ -142,21 +142,15 @@ pub fn log1p<T: Float>(x: T) -> T {
 
 /// `ln(e^x + e^y)` without overflow (NumPy's formula: `x + ln 2` when `x == y`, which keeps
 /// infinities of one sign; else the larger plus `ln_1p(e^-|x - y|)`; a NaN difference is NaN).
+/// Written without branches on the data (the larger by `max`, the cases by selects): a GPU
+/// would otherwise run both of NumPy's branches in every warp of random data (half the time
+/// of the function).
 #[elementwise(crate = crate, instances = [])]
 pub fn logaddexp<T: Float>(x: T, y: T) -> T {
-    let zero = T::zero();
-    if x == y {
-        x + T::from_f64(std::f64::consts::LN_2)
-    } else {
-        let d = x - y;
-        if d > zero {
-            x + (-d).exp().ln_1p()
-        } else if d <= zero {
-            y + d.exp().ln_1p()
-        } else {
-            d
-        }
-    }
+    let d = x - y;
+    let r = x.max(y) + (-d.abs()).exp().ln_1p();
+    let s = if d.is_nan() { d } else { r };
+    if x == y { x + T::from_f64(std::f64::consts::LN_2) } else { s }
 }
 
 /// `log2(2^x + 2^y)`, as `logaddexp` in base 2 (`log2(1 + v)` is `ln_1p(v) * log2(e)`).
@@ -366,45 +360,69 @@ pub fn divmod_int<T: Int>(x: T, y: T) -> (T, T) {
 /// `1 / EPSILON` or more (or infinite or NaN operands, a zero `y`) take the math library's `fmod`,
 /// as does any `r` the two steps leave out of range, so the result is always `fmod`'s: the same
 /// bits on every device. (The library's `fmodf` loops over the exponent difference: about half
-/// of `floor_divide`'s time on the H200.)
+/// of `floor_divide`'s time on the H200.) Returns the remainder and that `q` (`x - q y` is the
+/// remainder exactly), or infinity for `q` where the library computed the remainder.
 #[device(crate = crate)]
-fn fmod_fast<T: Float>(x: T, y: T) -> T {
+fn fmod_quotient<T: Float>(x: T, y: T) -> (T, T) {
     let zero = T::zero();
-    let q = (x / y).trunc();
+    let library = T::from_f64(f64::INFINITY);
+    let mut q = (x / y).trunc();
     if !(q.abs() < T::one() / T::epsilon()) {
-        return x % y;
+        return (x % y, library);
     }
     let mut r = (-q).mul_add(y, x);
     if r != zero && (r < zero) != (x < zero) {
-        r = (q.signum() - q).mul_add(y, x);
+        q -= q.signum();
+        r = (-q).mul_add(y, x);
     }
     if !(r.abs() < y.abs()) || (r != zero && (r < zero) != (x < zero)) {
-        x % y
+        (x % y, library)
     } else if r == zero {
-        zero.copysign(x)
+        (zero.copysign(x), q)
     } else {
-        r
+        (r, q)
     }
+}
+
+/// `x % y`, exactly C's `fmod` ([`fmod_quotient`]'s remainder).
+#[device(crate = crate)]
+fn fmod_fast<T: Float>(x: T, y: T) -> T {
+    let (r, _) = fmod_quotient(x, y);
+    r
 }
 
 /// Floored division of floats: NumPy's `npy_divmod` (the quotient from the truncated remainder,
 /// corrected to the floor and to the nearest integer; `x / y` when `y` is zero).
+///
+/// Where `fmod_quotient`'s quotient `q` is below 2^21 in magnitude, NumPy's `(x - m) / y` (`m`
+/// the remainder) is `q` within two roundings, less than 1/4 from it, so NumPy's nearest integer
+/// is `q` itself: the result is `q`, less one when the remainder's sign differs from `y`'s, and
+/// a zero takes the sign of `x / y`. That skips a second division (and the rounding to an
+/// integer), with the same bits; larger quotients (and the library's remainders, whose `q` is
+/// infinite) take NumPy's steps.
 #[elementwise(crate = crate, instances = [])]
 pub fn floor_divide_float<T: Float>(x: T, y: T) -> T {
     let zero = T::zero();
     if y == zero {
         x / y
     } else {
-        let m = fmod_fast(x, y);
-        let mut div = (x - m) / y;
-        if m != zero && ((y < zero) != (m < zero)) {
-            div -= T::one();
-        }
-        if div != zero {
-            let f = div.floor();
-            if div - f > T::from_f64(0.5) { f + T::one() } else { f }
+        let (m, q) = fmod_quotient(x, y);
+        let below = m != zero && ((y < zero) != (m < zero));
+        if q.abs() < T::from_f64(2097152.0) {
+            let div = if below { q - T::one() } else { q };
+            // `x * y` has the sign of `x / y` and is not NaN here (`x` and `y` are finite).
+            if div != zero { div } else { zero.copysign(x * y) }
         } else {
-            zero.copysign(x / y)
+            let mut div = (x - m) / y;
+            if below {
+                div -= T::one();
+            }
+            if div != zero {
+                let f = div.floor();
+                if div - f > T::from_f64(0.5) { f + T::one() } else { f }
+            } else {
+                zero.copysign(x / y)
+            }
         }
     }
 }

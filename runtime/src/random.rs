@@ -11,7 +11,8 @@
 //! polynomials), so the CPU device, which runs the kernels' host code, returns the same bits as
 //! a GPU: a test compares them (`runtime/tests/gpu_random.rs`). The numbers depend on the seed,
 //! the counter and the number of elements (each Philox block's words go to the same positions of
-//! each quarter of the result), not on the device, the stream or the launch configuration.
+//! each quarter of the result; `normal` of `f32` writes each block's four numbers consecutively),
+//! not on the device, the stream or the launch configuration.
 //!
 //! ```
 //! use cuprum_runtime::{Device, random::Generator};
@@ -29,7 +30,9 @@
 use crate::array::{Array, IntoShape};
 use crate::elementwise::{self, Arg, Options, Value};
 use crate::error::{Error, Result};
+use crate::launch::LaunchConfig;
 use crate::registry::Kernel;
+use crate::stream::Stream;
 use crate::{DType, Float, Int, Scalar};
 
 /// The built-in kernels of the generator.
@@ -83,10 +86,12 @@ impl Generator {
 
     /// Normally distributed numbers with mean `mean` and standard deviation `std` (NumPy's
     /// `normal`): Box-Muller from the same Philox blocks, `mean + std * z`. `T` is `f32` or
-    /// `f64`.
+    /// `f64`. In `f32` the four numbers of a Philox block are consecutive elements (element
+    /// `j` comes from block `j / 4`), in `f64` each of the block's two numbers goes to its half
+    /// of the result.
     pub fn normal<T: Float>(&mut self, mean: T, std: T, shape: impl IntoShape) -> Result<Array<T>> {
         match T::DTYPE {
-            DType::F32 => self.fill::<T, 4>(kernels::normal_f32::kernel(), shape, mean, std),
+            DType::F32 => self.normal_f32(mean.to_f64() as f32, std.to_f64() as f32, shape)?.view::<T>(),
             DType::F64 => self.fill::<T, 2>(kernels::normal_f64::kernel(), shape, mean, std),
             d => Err(unsupported_float("normal", d)),
         }
@@ -118,6 +123,46 @@ impl Generator {
         self.launch::<T, 2>(kernels::integers::kernel(), &[T::DTYPE], shape, Value::of(low), Value::of(range))
     }
 
+    /// `normal` of `f32` (the raw kernel `normal_f32`, `kernels/random.rs`): `ceil(n / 4)` Philox
+    /// blocks, block `i` to elements `4 i..4 i + 4` of one buffer, of which the first `n` are the
+    /// result; launches of at most 2^31 blocks each (the kernel's indices are 32-bit).
+    fn normal_f32(&mut self, mean: f32, std: f32, shape: impl IntoShape) -> Result<Array<f32>> {
+        let shape = shape.into_shape();
+        let n = element_count(&shape)?;
+        let blocks = n.div_ceil(4);
+        let stream = Stream::current()?;
+        let all = Array::<f32>::empty_on(blocks * 4, &stream)?;
+        let sms = all.device().multiprocessor_count().max(1) as usize;
+        let mut done = 0usize;
+        while done < blocks {
+            let count = (blocks - done).min(1 << 31);
+            let mut part = all.slice(0, (4 * done) as isize..(4 * (done + count)) as isize)?;
+            let base = self.counter.wrapping_add(done as u64);
+            // Eight blocks of 256 threads per multiprocessor (each thread takes two Philox blocks
+            // a grid apart per step), fewer when that covers the blocks.
+            let grid = (sms * 8).min(count.div_ceil(256)).max(1) as u32;
+            let cfg = LaunchConfig::new(grid, 256u32).stream(&stream);
+            // SAFETY: `normal_f32` is unchecked: it writes `part[4 i..4 i + 4]` for `i < count`,
+            // and `part` holds `4 * count` elements; `count <= 2^31` and the grid's threads are
+            // far fewer than 2^31, as the kernel requires.
+            unsafe {
+                kernels::normal_f32::launch(
+                    &cfg,
+                    &mut part,
+                    count as u32,
+                    self.key[0],
+                    self.key[1],
+                    base,
+                    mean,
+                    std,
+                )
+            }?;
+            done += count;
+        }
+        self.counter = self.counter.wrapping_add(blocks as u64);
+        all.slice(0, 0..n as isize)?.reshape(shape)
+    }
+
     /// A result of `shape` made by the float kernel `k`, `PER` elements per Philox block, with
     /// its two trailing scalars `a` and `b`.
     fn fill<T: Float, const PER: usize>(&mut self, k: &'static Kernel, shape: impl IntoShape, a: T, b: T) -> Result<Array<T>> {
@@ -136,10 +181,7 @@ impl Generator {
         b: Value,
     ) -> Result<Array<T>> {
         let shape = shape.into_shape();
-        let n = shape.iter().try_fold(1usize, |acc, &d| acc.checked_mul(d)).ok_or_else(|| Error::InvalidShape {
-            op: "random",
-            detail: format!("{shape:?} has more elements than fit in usize"),
-        })?;
+        let n = element_count(&shape)?;
         let blocks = n.div_ceil(PER);
         let all = Array::<T>::empty(blocks * PER)?;
         if blocks > 0 {
@@ -161,6 +203,14 @@ impl Generator {
         self.counter = self.counter.wrapping_add(blocks as u64);
         all.slice(0, 0..n as isize)?.reshape(shape)
     }
+}
+
+/// The number of elements of `shape`, or an error when it does not fit in `usize`.
+fn element_count(shape: &[usize]) -> Result<usize> {
+    shape.iter().try_fold(1usize, |acc, &d| acc.checked_mul(d)).ok_or_else(|| Error::InvalidShape {
+        op: "random",
+        detail: format!("{shape:?} has more elements than fit in usize"),
+    })
 }
 
 fn unsupported_float(what: &str, d: DType) -> Error {

@@ -15,6 +15,7 @@ on_both_devices!(
     uniform_matches_host_philox,
     integers_match_host_philox,
     normal_matches_host_box_muller,
+    normal_tails_and_pairs,
     counter_advances_and_reproduces,
     shapes_empty_and_0d,
     bad_input_is_an_error,
@@ -45,6 +46,19 @@ fn block(seed: u64, b: u64) -> [u32; 4] {
 fn source(n: usize, per: usize, j: usize) -> (u64, usize) {
     let blocks = n.div_ceil(per);
     ((j % blocks) as u64, j / blocks)
+}
+
+/// The standard normal pair of the kernel's f32 Box-Muller (kernels/random.rs) from the words
+/// `a` and `b`, in f64: the radius of `u = (a + 1/2) 2^-32` (`a + 1/2` rounded to f32), the
+/// angle `π/2 g` with `g` from the 23 high bits of `b` in [-1/2, 1/2), its cosine negated by
+/// bit 0 and the two swapped by bit 1.
+fn normal_pair_f32(a: u32, b: u32) -> [f64; 2] {
+    let u = f64::from(a as f32 + 0.5) / 4_294_967_296.0;
+    let rad = (-2.0 * u.ln()).sqrt();
+    let theta = std::f64::consts::FRAC_PI_2 * (f64::from(b >> 9) / 8_388_608.0 - 0.5);
+    let c = if b & 1 == 0 { theta.cos() } else { -theta.cos() };
+    let s = theta.sin();
+    if b & 2 == 0 { [rad * c, rad * s] } else { [rad * s, rad * c] }
 }
 
 fn philox_matches_known_answer() {
@@ -118,15 +132,11 @@ fn normal_matches_host_box_muller() {
     let z64 = g.normal::<f64>(mean, std, n).unwrap().to_vec().unwrap();
     let tau = std::f64::consts::TAU;
     for (j, &x) in z32.iter().enumerate() {
-        let (b, w) = source(n, 4, j);
-        let words = block(seed, b);
-        let pair = w / 2;
-        let u = f64::from((words[2 * pair] >> 8) + 1) / 16_777_216.0;
-        let v = f64::from(words[2 * pair + 1] >> 8) / 16_777_216.0;
-        let rad = (-2.0 * u.ln()).sqrt();
-        let z = if w % 2 == 0 { rad * (tau * v).cos() } else { rad * (tau * v).sin() };
-        let want = mean + std * z;
-        assert!((f64::from(x) - want).abs() <= 2e-6 * (1.0 + want.abs()) * std, "normal f32 element {j}: {x} vs {want}");
+        // f32: element `j` is word pair `(j % 4) / 2` of block `j / 4`, output `j % 2` of the pair.
+        let words = block(seed, (j / 4) as u64);
+        let (a, b) = (words[j % 4 / 2 * 2], words[j % 4 / 2 * 2 + 1]);
+        let want = mean + std * normal_pair_f32(a, b)[j % 2];
+        assert!((f64::from(x) - want).abs() <= 1e-6 * (1.0 + want.abs()) * std, "normal f32 element {j}: {x} vs {want}");
     }
     let f32_blocks = n.div_ceil(4) as u64;
     for (j, &x) in z64.iter().enumerate() {
@@ -145,6 +155,71 @@ fn normal_matches_host_box_muller() {
     let m = z.iter().map(|&x| f64::from(x)).sum::<f64>() / z.len() as f64;
     let var = z.iter().map(|&x| (f64::from(x) - m).powi(2)).sum::<f64>() / z.len() as f64;
     assert!(m.abs() < 0.02 && (var - 1.0).abs() < 0.03, "standard normal: mean {m}, variance {var}");
+}
+
+/// `erfc(x)` within 1.2e-7 relative (Numerical Recipes' `erfcc`, a Chebyshev fit), in f64.
+fn erfc(x: f64) -> f64 {
+    let z = x.abs();
+    let t = 1.0 / (1.0 + 0.5 * z);
+    let p = -z * z - 1.265_512_23
+        + t * (1.000_023_68
+            + t * (0.374_091_96
+                + t * (0.096_784_18
+                    + t * (-0.186_288_06
+                        + t * (0.278_868_07 + t * (-1.135_203_98 + t * (1.488_515_87 + t * (-0.822_152_23 + t * 0.170_872_77))))))));
+    let r = t * p.exp();
+    if x >= 0.0 { r } else { 2.0 - r }
+}
+
+/// The standard normal distribution function.
+fn phi(x: f64) -> f64 {
+    0.5 * erfc(-x / std::f64::consts::SQRT_2)
+}
+
+/// The distribution of many f32 draws: Kolmogorov-Smirnov against the normal distribution
+/// function, the counts beyond 2, 3 and 4 standard deviations on each side against their
+/// expectations, the largest radius the transform reaches (`u >= 2^-33`: 6.764), and the two
+/// numbers of each Box-Muller pair uncorrelated, also in their squares (which a transform that
+/// covered only part of the circle would correlate).
+fn normal_tails_and_pairs() {
+    let mut r = Rng::new();
+    let n = 1usize << 18;
+    let z = Generator::new(r.next()).standard_normal::<f32>(n).unwrap().to_vec().unwrap();
+    let mut s: Vec<f64> = z.iter().map(|&x| f64::from(x)).collect();
+    s.sort_by(f64::total_cmp);
+    let ks = s
+        .iter()
+        .enumerate()
+        .map(|(i, &x)| {
+            let p = phi(x);
+            (p - i as f64 / n as f64).abs().max((p - (i + 1) as f64 / n as f64).abs())
+        })
+        .fold(0.0f64, f64::max);
+    // 2.2 / sqrt(n): exceeded by chance once in about 10^4 runs.
+    let ks_bound = 2.2 / (n as f64).sqrt();
+    assert!(ks < ks_bound, "Kolmogorov-Smirnov statistic {ks} over {n} draws (bound {ks_bound})");
+    for t in [2.0f64, 3.0, 4.0] {
+        let expect = n as f64 * 0.5 * erfc(t / std::f64::consts::SQRT_2);
+        let above = s.iter().filter(|&&x| x > t).count() as f64;
+        let below = s.iter().filter(|&&x| x < -t).count() as f64;
+        for (side, count) in [("above", above), ("below", below)] {
+            assert!((count - expect).abs() <= 5.0 * expect.sqrt() + 1.0, "{count} of {n} draws {side} ±{t}: expected {expect:.1}");
+        }
+    }
+    let largest = s[0].abs().max(s[n - 1].abs());
+    assert!(largest <= 6.7638, "a draw of {largest}: beyond the largest radius 6.764");
+    let pairs = n / 2;
+    let corr = |f: &dyn Fn(f64) -> f64| {
+        let (a, b): (Vec<f64>, Vec<f64>) = (0..pairs).map(|k| (f(f64::from(z[2 * k])), f(f64::from(z[2 * k + 1])))).unzip();
+        let (ma, mb) = (a.iter().sum::<f64>() / pairs as f64, b.iter().sum::<f64>() / pairs as f64);
+        let cov = a.iter().zip(&b).map(|(x, y)| (x - ma) * (y - mb)).sum::<f64>();
+        let va = a.iter().map(|x| (x - ma).powi(2)).sum::<f64>();
+        let vb = b.iter().map(|y| (y - mb).powi(2)).sum::<f64>();
+        cov / (va * vb).sqrt()
+    };
+    let bound = 5.0 / (pairs as f64).sqrt();
+    let (c1, c2) = (corr(&|x| x), corr(&|x| x * x));
+    assert!(c1.abs() < bound && c2.abs() < bound, "correlation within Box-Muller pairs {c1}, of their squares {c2} (bound {bound})");
 }
 
 fn counter_advances_and_reproduces() {

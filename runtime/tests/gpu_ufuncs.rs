@@ -200,9 +200,16 @@ fn floored_division_and_remainder() {
     }
     // The remainder's fast path (`fmod_fast`, runtime/kernels/math.rs) at its edges: quotients
     // that round up to an integer (0.3 / 0.1), just below and above 2^23 (where it hands over to
-    // the library's fmod), subnormals, huge ratios, and near multiples.
+    // the library's fmod), subnormals, huge ratios, and near multiples; and floor_divide's
+    // quotient from the remainder's below 2^21, NumPy's steps from there (both sides of it, below:
+    // divmod's quotient, NumPy's steps throughout, must have the same bits).
     let third = 0.1f32;
     for (p, q) in [
+        (2097151.5f32, 1.0f32),
+        (2097152.0, 1.0),
+        (-2097152.5, -1.0),
+        (-1048577.0, 0.5),
+        (4194303.0, -2.0),
         (0.3f32, third),
         (-0.3, third),
         (0.3, -third),
