@@ -338,12 +338,14 @@ pub fn named_barrier_arrive(id: u32, threads: u32) {
     let _ = (id, threads);
 }
 
-/// Defines the public multiplies of one form, the form written once: for each line
-/// `name, unchecked, N, R;` of its list, `name` (documented by `doc`'s pieces, in which `N`, `NAME`
-/// and `UNCHECKED` stand for the line's) and the `unsafe` `unchecked` (documented by `unchecked`'s
-/// pieces, then a `# Safety` section of `safety`'s lines), both with the generic parameters
-/// `generics`, the accumulator `&mut [f32; R]` then `params`, and the body `|acc, n| body` (`n`:
-/// N). The host definitions (below) and the CPU device's (`cpu::lang::hopper`) are its uses.
+/// Defines the public multiplies of one form, the form written once, for N = 64, 128 and 256
+/// (accumulators of N / 2): `names` are, for each N, the checked multiply (documented by `doc`'s
+/// pieces, in which `N`, `NAME` and `UNCHECKED` stand for the N and the names) and the `unsafe`
+/// one (documented by `unchecked`'s pieces, then a `# Safety` section of `safety`'s lines), both
+/// with the generic parameters `generics`, the accumulator `&mut [f32; N / 2]` then `params`, and
+/// the body `|acc, n| body` (`n`: N). The host definitions (below) are its first use; the CPU
+/// device's (`cpu::lang::hopper`) its second, `cpu "..."`: forms documented as the host's
+/// (`lang::hopper`), whose unchecked multiply is checked all the same (the string says what).
 macro_rules! wgmma_forms {
     (@doc $name:ident, $unchecked:ident, $n:literal, N) => { stringify!($n) };
     (@doc $name:ident, $unchecked:ident, $n:literal, NAME) => { stringify!($name) };
@@ -368,8 +370,19 @@ macro_rules! wgmma_forms {
         }
     };
     (generics: $g:tt; params: $p:tt; body: |$acc:ident, $nn:ident| $body:expr; doc: $doc:tt; unchecked: $udoc:tt; safety: $safety:tt;
-        $($name:ident, $unchecked:ident, $n:literal, $r:literal;)*) => {$(
-        wgmma_forms!(@one $name, $unchecked, $n, $r, $g, $p, |$acc, $nn| $body, $doc, $udoc, $safety);
+        names: [$n64:ident, $u64:ident, $n128:ident, $u128:ident, $n256:ident, $u256:ident]$(;)?) => {
+        wgmma_forms!(@one $n64, $u64, 64, 32, $g, $p, |$acc, $nn| $body, $doc, $udoc, $safety);
+        wgmma_forms!(@one $n128, $u128, 128, 64, $g, $p, |$acc, $nn| $body, $doc, $udoc, $safety);
+        wgmma_forms!(@one $n256, $u256, 256, 128, $g, $p, |$acc, $nn| $body, $doc, $udoc, $safety);
+    };
+    ($(cpu $checked:literal: $g:tt $p:tt |$acc:ident, $nn:ident| $body:expr => $names:tt;)*) => {$(
+        wgmma_forms! {
+            generics: $g; params: $p; body: |$acc, $nn| $body;
+            doc: ["`", NAME, "` (`lang::hopper`)."];
+            unchecked: ["`", UNCHECKED, "` (`lang::hopper`): checked on the CPU device."];
+            safety: { #[doc = concat!(" None needed here: ", $checked, ".")] };
+            names: $names
+        }
     )*};
 }
 pub(crate) use wgmma_forms;
@@ -389,9 +402,7 @@ wgmma_forms! {
         /// from `ai - ai % 4096` lie in `a`; `bi % 4096` is 0, 1024, 2048 or 3072 and the `N * 64` elements of B's
         /// tiles from `bi - bi % 4096` lie in `b`; both arrays start 1024-byte aligned in shared memory.
     };
-    wgmma_m64n64k16, wgmma_m64n64k16_unchecked, 64, 32;
-    wgmma_m64n128k16, wgmma_m64n128k16_unchecked, 128, 64;
-    wgmma_m64n256k16, wgmma_m64n256k16_unchecked, 256, 128;
+    names: [wgmma_m64n64k16, wgmma_m64n64k16_unchecked, wgmma_m64n128k16, wgmma_m64n128k16_unchecked, wgmma_m64n256k16, wgmma_m64n256k16_unchecked];
 }
 
 wgmma_forms! {
@@ -409,9 +420,7 @@ wgmma_forms! {
         /// A's tile from `ai - ai % 4096` lie in `a`, the `N * 64` elements of B's tiles from `bi - bi % 4096` lie in
         /// `b`, and both arrays start 1024-byte aligned in shared memory.
     };
-    wgmma_m64n64k16_bt, wgmma_m64n64k16_bt_unchecked, 64, 32;
-    wgmma_m64n128k16_bt, wgmma_m64n128k16_bt_unchecked, 128, 64;
-    wgmma_m64n256k16_bt, wgmma_m64n256k16_bt_unchecked, 256, 128;
+    names: [wgmma_m64n64k16_bt, wgmma_m64n64k16_bt_unchecked, wgmma_m64n128k16_bt, wgmma_m64n128k16_bt_unchecked, wgmma_m64n256k16_bt, wgmma_m64n256k16_bt_unchecked];
 }
 
 wgmma_forms! {
@@ -434,9 +443,7 @@ wgmma_forms! {
         /// On a GPU B is not checked: `bi % 4096` is 0, 1024, 2048 or 3072, the `N * 64` elements of B's tiles from
         /// `bi - bi % 4096` lie in `b`, and `b` starts 1024-byte aligned in shared memory.
     };
-    wgmma_m64n64k16_rs, wgmma_m64n64k16_rs_unchecked, 64, 32;
-    wgmma_m64n128k16_rs, wgmma_m64n128k16_rs_unchecked, 128, 64;
-    wgmma_m64n256k16_rs, wgmma_m64n256k16_rs_unchecked, 256, 128;
+    names: [wgmma_m64n64k16_rs, wgmma_m64n64k16_rs_unchecked, wgmma_m64n128k16_rs, wgmma_m64n128k16_rs_unchecked, wgmma_m64n256k16_rs, wgmma_m64n256k16_rs_unchecked];
 }
 
 wgmma_forms! {
@@ -454,9 +461,7 @@ wgmma_forms! {
         /// from `ai - ai % 8192` lie in `a`; `bi % 8192` is 0, 32, 64 or 96 and the `N * 128` elements of B's
         /// tiles from `bi - bi % 8192` lie in `b`; both arrays start 1024-byte aligned in shared memory.
     };
-    wgmma_m64n64k32, wgmma_m64n64k32_unchecked, 64, 32;
-    wgmma_m64n128k32, wgmma_m64n128k32_unchecked, 128, 64;
-    wgmma_m64n256k32, wgmma_m64n256k32_unchecked, 256, 128;
+    names: [wgmma_m64n64k32, wgmma_m64n64k32_unchecked, wgmma_m64n128k32, wgmma_m64n128k32_unchecked, wgmma_m64n256k32, wgmma_m64n256k32_unchecked];
 }
 
 #[cfg(test)]

@@ -207,59 +207,18 @@ fn wgmma_rs<T: MmaHalf + Element, J: KernelIndex>(acc: &mut [f32], n: usize, a: 
 }
 
 wgmma_forms! {
-    generics: [T: MmaHalf + Element + Copy, I: KernelIndex, J: KernelIndex];
-    params: (a: Slice<'_, T>, ai: I, b: Slice<'_, T>, bi: J);
-    body: |acc, n| wgmma_smem(K16, acc, n, a, ai, b, bi, T::to_f64_exact);
-    doc: ["`", NAME, "` (`lang::hopper`)."];
-    unchecked: ["`", UNCHECKED, "` (`lang::hopper`): checked on the CPU device."];
-    safety: {
-        /// None needed here: the operands are checked (the GPU's form is the one that trusts them).
-    };
-    wgmma_m64n64k16, wgmma_m64n64k16_unchecked, 64, 32;
-    wgmma_m64n128k16, wgmma_m64n128k16_unchecked, 128, 64;
-    wgmma_m64n256k16, wgmma_m64n256k16_unchecked, 256, 128;
-}
-
-wgmma_forms! {
-    generics: [T: MmaFp8 + Element, I: KernelIndex, J: KernelIndex];
-    params: (a: Slice<'_, T>, ai: I, b: Slice<'_, T>, bi: J);
-    body: |acc, n| wgmma_smem(K32_FP8, acc, n, a, ai, b, bi, T::to_f64_exact);
-    doc: ["`", NAME, "` (`lang::hopper`)."];
-    unchecked: ["`", UNCHECKED, "` (`lang::hopper`): checked on the CPU device."];
-    safety: {
-        /// None needed here: the operands are checked (the GPU's form is the one that trusts them).
-    };
-    wgmma_m64n64k32, wgmma_m64n64k32_unchecked, 64, 32;
-    wgmma_m64n128k32, wgmma_m64n128k32_unchecked, 128, 64;
-    wgmma_m64n256k32, wgmma_m64n256k32_unchecked, 256, 128;
-}
-
-wgmma_forms! {
-    generics: [T: MmaHalf + Element, I: KernelIndex, J: KernelIndex];
-    params: (a: Slice<'_, T>, ai: I, b: Slice<'_, T>, bi: J);
-    body: |acc, n| wgmma_smem(K16_BT, acc, n, a, ai, b, bi, T::to_f64_exact);
-    doc: ["`", NAME, "` (`lang::hopper`)."];
-    unchecked: ["`", UNCHECKED, "` (`lang::hopper`): checked on the CPU device."];
-    safety: {
-        /// None needed here: the operands are checked (the GPU's form is the one that trusts them).
-    };
-    wgmma_m64n64k16_bt, wgmma_m64n64k16_bt_unchecked, 64, 32;
-    wgmma_m64n128k16_bt, wgmma_m64n128k16_bt_unchecked, 128, 64;
-    wgmma_m64n256k16_bt, wgmma_m64n256k16_bt_unchecked, 256, 128;
-}
-
-wgmma_forms! {
-    generics: [T: MmaHalf + Element, J: KernelIndex];
-    params: (a: [T; 8], b: Slice<'_, T>, bi: J);
-    body: |acc, n| wgmma_rs(acc, n, a, b, bi);
-    doc: ["`", NAME, "` (`lang::hopper`)."];
-    unchecked: ["`", UNCHECKED, "` (`lang::hopper`): checked on the CPU device."];
-    safety: {
-        /// None needed here: the operand is checked (the GPU's form is the one that trusts it).
-    };
-    wgmma_m64n64k16_rs, wgmma_m64n64k16_rs_unchecked, 64, 32;
-    wgmma_m64n128k16_rs, wgmma_m64n128k16_rs_unchecked, 128, 64;
-    wgmma_m64n256k16_rs, wgmma_m64n256k16_rs_unchecked, 256, 128;
+    cpu "the operands are checked (the GPU's form is the one that trusts them)": [T: MmaHalf + Element + Copy, I: KernelIndex, J: KernelIndex] (a: Slice<'_, T>, ai: I, b: Slice<'_, T>, bi: J)
+        |acc, n| wgmma_smem(K16, acc, n, a, ai, b, bi, T::to_f64_exact)
+        => [wgmma_m64n64k16, wgmma_m64n64k16_unchecked, wgmma_m64n128k16, wgmma_m64n128k16_unchecked, wgmma_m64n256k16, wgmma_m64n256k16_unchecked];
+    cpu "the operands are checked (the GPU's form is the one that trusts them)": [T: MmaFp8 + Element, I: KernelIndex, J: KernelIndex] (a: Slice<'_, T>, ai: I, b: Slice<'_, T>, bi: J)
+        |acc, n| wgmma_smem(K32_FP8, acc, n, a, ai, b, bi, T::to_f64_exact)
+        => [wgmma_m64n64k32, wgmma_m64n64k32_unchecked, wgmma_m64n128k32, wgmma_m64n128k32_unchecked, wgmma_m64n256k32, wgmma_m64n256k32_unchecked];
+    cpu "the operands are checked (the GPU's form is the one that trusts them)": [T: MmaHalf + Element, I: KernelIndex, J: KernelIndex] (a: Slice<'_, T>, ai: I, b: Slice<'_, T>, bi: J)
+        |acc, n| wgmma_smem(K16_BT, acc, n, a, ai, b, bi, T::to_f64_exact)
+        => [wgmma_m64n64k16_bt, wgmma_m64n64k16_bt_unchecked, wgmma_m64n128k16_bt, wgmma_m64n128k16_bt_unchecked, wgmma_m64n256k16_bt, wgmma_m64n256k16_bt_unchecked];
+    cpu "the operand is checked (the GPU's form is the one that trusts it)": [T: MmaHalf + Element, J: KernelIndex] (a: [T; 8], b: Slice<'_, T>, bi: J)
+        |acc, n| wgmma_rs(acc, n, a, b, bi)
+        => [wgmma_m64n64k16_rs, wgmma_m64n64k16_rs_unchecked, wgmma_m64n128k16_rs, wgmma_m64n128k16_rs_unchecked, wgmma_m64n256k16_rs, wgmma_m64n256k16_rs_unchecked];
 }
 
 /// One arrival at named barrier `id` of the running thread's block: the barrier and the round the
