@@ -479,7 +479,7 @@ fn hopper_wgmma_bt_rs_and_named_barriers() {
 }
 
 /// Element (r, c) of a swizzled tile of 64 rows of 128 one-byte elements (rows past 63 go on
-/// into the next tiles): `lang::hopper::swizzled_fp8`, written out again.
+/// into the next tiles): `lang::hopper::K32_FP8.swizzled`, written out again.
 fn fp8_tile(r: usize, c: usize) -> usize {
     r * 128 + (((c / 16) ^ (r % 8)) * 16) + c % 16
 }

@@ -13,10 +13,7 @@ use super::context::{self, Stop};
 use super::memory::{Load, Slice, Store, misaligned, out_of_range};
 use crate::element::Element;
 use super::tensor::all_lanes;
-use crate::lang::hopper::{
-    Barrier, MmaFp8, TILE, TILE_FP8, wgmma_bt_operands, wgmma_bt_thread, wgmma_fp8_operands, wgmma_fp8_thread, wgmma_operands, wgmma_rs_operand,
-    wgmma_rs_thread, wgmma_thread,
-};
+use crate::lang::hopper::{Barrier, Form, K16, K16_BT, K32_FP8, MmaFp8, wgmma_forms, wgmma_rs_thread};
 use crate::lang::intrinsics::KernelIndex;
 use crate::lang::tensor::MmaHalf;
 
@@ -156,202 +153,72 @@ pub fn warpgroup_reg_alloc<const REGS: u32>() {}
 /// `warpgroup_reg_dealloc` (`lang::hopper`): nothing on the host.
 pub fn warpgroup_reg_dealloc<const REGS: u32>() {}
 
-fn wgmma<T: MmaHalf + Element + Copy, I: KernelIndex, J: KernelIndex>(acc: &mut [f32], n: usize, a: Slice<'_, T>, ai: I, b: Slice<'_, T>, bi: J) {
-    let at = match wgmma_operands(ai.to_usize(), a.len(), bi.to_usize(), b.len(), n) {
+/// The running CUDA thread's index in its block (0 outside a kernel).
+fn thread_index() -> u32 {
+    context::current().map_or(0, |c| c.linear.get())
+}
+
+/// Reports an index that `form`'s [`Form::operands`] or [`Form::b_operand`] rejected: A's
+/// (`is_b` false) or B's, misaligned or out of its array of `len` elements.
+fn reject(form: Form, is_b: bool, misaligned_index: bool, i: i128, len: usize) {
+    if misaligned_index {
+        misaligned(i, form.alignment(is_b));
+    } else {
+        out_of_range(i, len);
+    }
+}
+
+/// A form from shared memory on the CPU device (`lang::hopper`'s [`Form`]): the calling thread's
+/// part at once. A wrong index is reported as on a GPU and the arrays' first tiles are used, if
+/// the arrays hold them (else nothing is computed).
+#[allow(clippy::too_many_arguments)] // a multiply's operands, its form and the values' reading
+fn wgmma_smem<T: Element, I: KernelIndex, J: KernelIndex>(form: Form, acc: &mut [f32], n: usize, a: Slice<'_, T>, ai: I, b: Slice<'_, T>, bi: J, exact: fn(T) -> f64) {
+    let at = match form.operands(ai.to_usize(), a.len(), bi.to_usize(), b.len(), n) {
         Ok(at) => at,
         Err((is_b, mis)) => {
             let (i, len) = if is_b { (bi.to_i128(), b.len()) } else { (ai.to_i128(), a.len()) };
-            if mis {
-                misaligned(i, if is_b { 1024 } else { 16 });
-            } else {
-                out_of_range(i, len);
-            }
-            if a.len() < TILE || b.len() < n * 64 {
+            reject(form, is_b, mis, i, len);
+            if a.len() < form.tile || b.len() < form.b_len(n) {
                 return;
             }
             (0, 0, 0, 0)
         }
     };
-    let t = context::current().map_or(0, |c| c.linear.get());
-    wgmma_thread(acc, t, n, at, |k| a.load(k), |k| b.load(k));
+    form.thread(acc, thread_index(), n, at, |k| exact(a.load(k)), |k| exact(b.load(k)));
 }
 
-macro_rules! wgmma_fns {
-    ($($name:ident, $n:literal, $r:literal;)*) => {$(
-        #[doc = concat!("`", stringify!($name), "` (`lang::hopper`).")]
-        pub fn $name<T: MmaHalf + Element + Copy, I: KernelIndex, J: KernelIndex>(acc: &mut [f32; $r], a: Slice<'_, T>, ai: I, b: Slice<'_, T>, bi: J) {
-            wgmma(acc, $n, a, ai, b, bi)
-        }
-    )*};
-}
-
-wgmma_fns! {
-    wgmma_m64n64k16, 64, 32;
-    wgmma_m64n128k16, 128, 64;
-    wgmma_m64n256k16, 256, 128;
-}
-
-macro_rules! wgmma_unchecked_fns {
-    ($($name:ident, $n:literal, $r:literal;)*) => {$(
-        #[doc = concat!("`", stringify!($name), "` (`lang::hopper`): checked on the CPU device.")]
-        ///
-        /// # Safety
-        ///
-        /// None needed here: the operands are checked (the GPU's form is the one that trusts them).
-        pub unsafe fn $name<T: MmaHalf + Element + Copy, I: KernelIndex, J: KernelIndex>(acc: &mut [f32; $r], a: Slice<'_, T>, ai: I, b: Slice<'_, T>, bi: J) {
-            wgmma(acc, $n, a, ai, b, bi)
-        }
-    )*};
-}
-
-wgmma_unchecked_fns! {
-    wgmma_m64n64k16_unchecked, 64, 32;
-    wgmma_m64n128k16_unchecked, 128, 64;
-    wgmma_m64n256k16_unchecked, 256, 128;
-}
-
-fn wgmma_fp8<T: MmaFp8 + Element, I: KernelIndex, J: KernelIndex>(acc: &mut [f32], n: usize, a: Slice<'_, T>, ai: I, b: Slice<'_, T>, bi: J) {
-    let at = match wgmma_fp8_operands(ai.to_usize(), a.len(), bi.to_usize(), b.len(), n) {
-        Ok(at) => at,
-        Err((is_b, mis)) => {
-            let (i, len) = if is_b { (bi.to_i128(), b.len()) } else { (ai.to_i128(), a.len()) };
-            if mis {
-                misaligned(i, 32);
-            } else {
-                out_of_range(i, len);
-            }
-            if a.len() < TILE_FP8 || b.len() < n * 128 {
-                return;
-            }
-            (0, 0, 0, 0)
-        }
-    };
-    let t = context::current().map_or(0, |c| c.linear.get());
-    wgmma_fp8_thread(acc, t, n, at, |k| a.load(k), |k| b.load(k));
-}
-
-macro_rules! wgmma_fp8_fns {
-    ($($name:ident, $n:literal, $r:literal;)*) => {$(
-        #[doc = concat!("`", stringify!($name), "` (`lang::hopper`).")]
-        pub fn $name<T: MmaFp8 + Element, I: KernelIndex, J: KernelIndex>(acc: &mut [f32; $r], a: Slice<'_, T>, ai: I, b: Slice<'_, T>, bi: J) {
-            wgmma_fp8(acc, $n, a, ai, b, bi)
-        }
-    )*};
-}
-
-wgmma_fp8_fns! {
-    wgmma_m64n64k32, 64, 32;
-    wgmma_m64n128k32, 128, 64;
-    wgmma_m64n256k32, 256, 128;
-}
-
-macro_rules! wgmma_fp8_unchecked_fns {
-    ($($name:ident, $n:literal, $r:literal;)*) => {$(
-        #[doc = concat!("`", stringify!($name), "` (`lang::hopper`): checked on the CPU device.")]
-        ///
-        /// # Safety
-        ///
-        /// None needed here: the operands are checked (the GPU's form is the one that trusts them).
-        pub unsafe fn $name<T: MmaFp8 + Element, I: KernelIndex, J: KernelIndex>(acc: &mut [f32; $r], a: Slice<'_, T>, ai: I, b: Slice<'_, T>, bi: J) {
-            wgmma_fp8(acc, $n, a, ai, b, bi)
-        }
-    )*};
-}
-
-wgmma_fp8_unchecked_fns! {
-    wgmma_m64n64k32_unchecked, 64, 32;
-    wgmma_m64n128k32_unchecked, 128, 64;
-    wgmma_m64n256k32_unchecked, 256, 128;
-}
-
-fn wgmma_bt<T: MmaHalf + Element, I: KernelIndex, J: KernelIndex>(acc: &mut [f32], n: usize, a: Slice<'_, T>, ai: I, b: Slice<'_, T>, bi: J) {
-    let at = match wgmma_bt_operands(ai.to_usize(), a.len(), bi.to_usize(), b.len(), n) {
-        Ok(at) => at,
-        Err((is_b, mis)) => {
-            let (i, len) = if is_b { (bi.to_i128(), b.len()) } else { (ai.to_i128(), a.len()) };
-            if mis {
-                misaligned(i, 16);
-            } else {
-                out_of_range(i, len);
-            }
-            if a.len() < TILE || b.len() < n * 64 {
-                return;
-            }
-            (0, 0, 0, 0)
-        }
-    };
-    let t = context::current().map_or(0, |c| c.linear.get());
-    wgmma_bt_thread(acc, t, n, at, |k| a.load(k), |k| b.load(k));
-}
-
-macro_rules! wgmma_bt_fns {
-    ($($name:ident, $unchecked:ident, $n:literal, $r:literal;)*) => {$(
-        #[doc = concat!("`", stringify!($name), "` (`lang::hopper`).")]
-        pub fn $name<T: MmaHalf + Element, I: KernelIndex, J: KernelIndex>(acc: &mut [f32; $r], a: Slice<'_, T>, ai: I, b: Slice<'_, T>, bi: J) {
-            wgmma_bt(acc, $n, a, ai, b, bi)
-        }
-
-        #[doc = concat!("`", stringify!($unchecked), "` (`lang::hopper`): checked on the CPU device.")]
-        ///
-        /// # Safety
-        ///
-        /// None needed here: the operands are checked (the GPU's form is the one that trusts them).
-        pub unsafe fn $unchecked<T: MmaHalf + Element, I: KernelIndex, J: KernelIndex>(acc: &mut [f32; $r], a: Slice<'_, T>, ai: I, b: Slice<'_, T>, bi: J) {
-            wgmma_bt(acc, $n, a, ai, b, bi)
-        }
-    )*};
-}
-
-wgmma_bt_fns! {
-    wgmma_m64n64k16_bt, wgmma_m64n64k16_bt_unchecked, 64, 32;
-    wgmma_m64n128k16_bt, wgmma_m64n128k16_bt_unchecked, 128, 64;
-    wgmma_m64n256k16_bt, wgmma_m64n256k16_bt_unchecked, 256, 128;
-}
-
+/// `wgmma_m64nNk16_rs` on the CPU device: the warp's A fragments gathered, then the calling
+/// thread's part at once (B checked as `wgmma_m64nNk16`'s).
 fn wgmma_rs<T: MmaHalf + Element, J: KernelIndex>(acc: &mut [f32], n: usize, a: [T; 8], b: Slice<'_, T>, bi: J) {
     // Every lane gathers its warp's fragments first (a warp operation: also when B is wrong, so
     // that the lanes stay together).
     let frags = all_lanes(a);
-    let at = match wgmma_rs_operand(bi.to_usize(), b.len(), n) {
+    let at = match K16.b_operand(bi.to_usize(), b.len(), n) {
         Ok(at) => at,
         Err(mis) => {
-            if mis {
-                misaligned(bi.to_i128(), 1024);
-            } else {
-                out_of_range(bi.to_i128(), b.len());
-            }
-            if b.len() < n * 64 {
+            reject(K16, true, mis, bi.to_i128(), b.len());
+            if b.len() < K16.b_len(n) {
                 return;
             }
             (0, 0)
         }
     };
-    let t = context::current().map_or(0, |c| c.linear.get());
-    wgmma_rs_thread(acc, t, n, &frags, at, |k| b.load(k));
+    wgmma_rs_thread(acc, thread_index(), n, &frags, at, |k| b.load(k).to_f64_exact());
 }
 
-macro_rules! wgmma_rs_fns {
-    ($($name:ident, $unchecked:ident, $n:literal, $r:literal;)*) => {$(
-        #[doc = concat!("`", stringify!($name), "` (`lang::hopper`).")]
-        pub fn $name<T: MmaHalf + Element, J: KernelIndex>(acc: &mut [f32; $r], a: [T; 8], b: Slice<'_, T>, bi: J) {
-            wgmma_rs(acc, $n, a, b, bi)
-        }
-
-        #[doc = concat!("`", stringify!($unchecked), "` (`lang::hopper`): checked on the CPU device.")]
-        ///
-        /// # Safety
-        ///
-        /// None needed here: the operand is checked (the GPU's form is the one that trusts it).
-        pub unsafe fn $unchecked<T: MmaHalf + Element, J: KernelIndex>(acc: &mut [f32; $r], a: [T; 8], b: Slice<'_, T>, bi: J) {
-            wgmma_rs(acc, $n, a, b, bi)
-        }
-    )*};
-}
-
-wgmma_rs_fns! {
-    wgmma_m64n64k16_rs, wgmma_m64n64k16_rs_unchecked, 64, 32;
-    wgmma_m64n128k16_rs, wgmma_m64n128k16_rs_unchecked, 128, 64;
-    wgmma_m64n256k16_rs, wgmma_m64n256k16_rs_unchecked, 256, 128;
+wgmma_forms! {
+    cpu "the operands are checked (the GPU's form is the one that trusts them)": [T: MmaHalf + Element + Copy, I: KernelIndex, J: KernelIndex] (a: Slice<'_, T>, ai: I, b: Slice<'_, T>, bi: J)
+        |acc, n| wgmma_smem(K16, acc, n, a, ai, b, bi, T::to_f64_exact)
+        => [wgmma_m64n64k16, wgmma_m64n64k16_unchecked, wgmma_m64n128k16, wgmma_m64n128k16_unchecked, wgmma_m64n256k16, wgmma_m64n256k16_unchecked];
+    cpu "the operands are checked (the GPU's form is the one that trusts them)": [T: MmaFp8 + Element, I: KernelIndex, J: KernelIndex] (a: Slice<'_, T>, ai: I, b: Slice<'_, T>, bi: J)
+        |acc, n| wgmma_smem(K32_FP8, acc, n, a, ai, b, bi, T::to_f64_exact)
+        => [wgmma_m64n64k32, wgmma_m64n64k32_unchecked, wgmma_m64n128k32, wgmma_m64n128k32_unchecked, wgmma_m64n256k32, wgmma_m64n256k32_unchecked];
+    cpu "the operands are checked (the GPU's form is the one that trusts them)": [T: MmaHalf + Element, I: KernelIndex, J: KernelIndex] (a: Slice<'_, T>, ai: I, b: Slice<'_, T>, bi: J)
+        |acc, n| wgmma_smem(K16_BT, acc, n, a, ai, b, bi, T::to_f64_exact)
+        => [wgmma_m64n64k16_bt, wgmma_m64n64k16_bt_unchecked, wgmma_m64n128k16_bt, wgmma_m64n128k16_bt_unchecked, wgmma_m64n256k16_bt, wgmma_m64n256k16_bt_unchecked];
+    cpu "the operand is checked (the GPU's form is the one that trusts it)": [T: MmaHalf + Element, J: KernelIndex] (a: [T; 8], b: Slice<'_, T>, bi: J)
+        |acc, n| wgmma_rs(acc, n, a, b, bi)
+        => [wgmma_m64n64k16_rs, wgmma_m64n64k16_rs_unchecked, wgmma_m64n128k16_rs, wgmma_m64n128k16_rs_unchecked, wgmma_m64n256k16_rs, wgmma_m64n256k16_rs_unchecked];
 }
 
 /// One arrival at named barrier `id` of the running thread's block: the barrier and the round the
