@@ -46,10 +46,16 @@ unsafe impl Sync for ExchangeApi {}
 unsafe impl Send for ExchangeApi {}
 
 impl ExchangeApi {
-    /// The table a type publishes, when it has one of DLPack 1.2 or later with both functions
-    /// this module calls; `None` otherwise. `keep` receives the capsule, which its owner must hold
-    /// for as long as the returned reference is used.
-    pub(crate) fn of_type<'py>(ty: &Bound<'py, PyAny>, keep: &mut Option<Py<PyAny>>) -> Option<&'static ExchangeApi> {
+    /// The table a type publishes, with its capsule, when it has one of DLPack 1.2 or later with
+    /// both functions this module calls; `None` otherwise. The table is used only while the
+    /// returned capsule is held.
+    ///
+    /// # Safety
+    ///
+    /// A `"dlpack_exchange_api"` capsule on `ty` must hold a `DLPackExchangeAPI*` as DLPack 1.2
+    /// defines it, valid while the capsule lives (the contract of the attribute; torch's table is
+    /// a static of its library).
+    pub(crate) unsafe fn of_type(ty: &Bound<'_, PyAny>) -> Option<(&'static ExchangeApi, Py<PyAny>)> {
         let capsule = ty.getattr("__dlpack_c_exchange_api__").ok()?;
         let table = {
             let capsule = capsule.downcast::<PyCapsule>().ok()?;
@@ -61,16 +67,14 @@ impl ExchangeApi {
         if table.is_null() {
             return None;
         }
-        // SAFETY: a capsule named "dlpack_exchange_api" holds a `DLPackExchangeAPI*` (DLPack
-        // 1.2), which lives at least as long as the capsule; `keep` holds the capsule for the
-        // reference's life (the caller's contract above).
+        // SAFETY: the capsule holds a live `DLPackExchangeAPI*` (the caller's contract), and the
+        // caller keeps the returned capsule for as long as it uses the reference.
         let api: &'static ExchangeApi = unsafe { &*table };
         let Version { major, minor } = api.header.version;
         if (major, minor) < (1, 2) || api.dltensor_from_py_object_no_sync.is_none() || api.current_work_stream.is_none() {
             return None;
         }
-        *keep = Some(capsule.unbind());
-        Some(api)
+        Some((api, capsule.unbind()))
     }
 
     /// `obj`'s `DLTensor`, borrowed from `obj`: its shape and strides point into `obj`'s own

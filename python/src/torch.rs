@@ -13,6 +13,7 @@
 //! device) is refused with a `ValueError`: its memory does not hold its values, and torch's
 //! `__dlpack__` would export that memory as it is.
 
+use cuprum::runtime::array::shape::c_strides;
 use cuprum::runtime::dlpack::{self, ffi::KDL_CUDA};
 use cuprum::runtime::{Array, DType, Device};
 use pyo3::exceptions::PyValueError;
@@ -78,8 +79,9 @@ fn torch(py: Python<'_>) -> PyResult<Option<&Torch>> {
         }
     }
     let tensor = module.getattr("Tensor")?;
-    let mut capsule = None;
-    let api = ExchangeApi::of_type(&tensor, &mut capsule);
+    // SAFETY: torch's `torch.Tensor.__dlpack_c_exchange_api__` is a DLPack 1.2 table, a static of
+    // libtorch_python; `Torch` keeps its capsule for the process.
+    let (api, capsule) = unsafe { ExchangeApi::of_type(&tensor) }.unzip();
     let t = Torch {
         tensor: tensor.downcast_into::<PyType>()?.unbind(),
         parameter: module.getattr("nn")?.getattr("Parameter")?.downcast_into::<PyType>()?.unbind(),
@@ -188,20 +190,7 @@ fn import_exchanged(obj: &Bound<'_, PyAny>, api: &ExchangeApi) -> PyResult<Optio
     let strides: Vec<isize> = match strides {
         Some(s) => s.iter().map(|&s| s as isize).collect(),
         // DLPack's null strides: C order.
-        None => {
-            let mut acc = 1isize;
-            let mut s: Vec<isize> = shape
-                .iter()
-                .rev()
-                .map(|&e| {
-                    let s = acc;
-                    acc *= e as isize;
-                    s
-                })
-                .collect();
-            s.reverse();
-            s
-        }
+        None => c_strides(&shape),
     };
     let ptr = t.data as u64 + t.byte_offset;
     let device = Device::get(t.device.device_id as usize).map_err(to_py_err)?;
