@@ -76,7 +76,8 @@ pub mod __private {
 /// stats() -> dict: cuprum's kernel-lookup counters in this process (`cuprum::runtime::stats`):
 /// `aot` (served by the embedded fat binaries), `loaded`, `memory`, `disk`, `nvrtc` (compiles),
 /// `module_loads`, and the times `compile_s` and `module_load_s`. What a first call cost and
-/// whether NVRTC ran.
+/// whether NVRTC ran. Also `torch_exchange_imports`: the torch tensors read through DLPack's C
+/// exchange API (torch >= 2.10), the fast path of a call from torch.
 #[pyfunction]
 fn stats(py: Python<'_>) -> PyResult<Bound<'_, pyo3::types::PyDict>> {
     let s = cuprum::runtime::stats::snapshot();
@@ -89,5 +90,6 @@ fn stats(py: Python<'_>) -> PyResult<Bound<'_, pyo3::types::PyDict>> {
     d.set_item("compile_s", s.compile_time.as_secs_f64())?;
     d.set_item("module_loads", s.module_loads)?;
     d.set_item("module_load_s", s.module_load_time.as_secs_f64())?;
+    d.set_item("torch_exchange_imports", torch::exchanged())?;
     Ok(d)
 }

@@ -155,6 +155,14 @@ fn refuse_lazy_bits(obj: &Bound<'_, PyAny>, dtype: DType) -> PyResult<()> {
     Ok(())
 }
 
+/// Tensors [`import_exchanged`] read (for `stats()`: which path a torch tensor took).
+static EXCHANGED: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
+/// How many torch tensors were read through the C exchange API in this process.
+pub(crate) fn exchanged() -> u64 {
+    EXCHANGED.load(std::sync::atomic::Ordering::Relaxed)
+}
+
 /// [`import`] through the C exchange API: the `DLTensor` in one C call; the two properties it
 /// does not carry (a gradient, a pending negation or conjugation) read as attributes.
 fn import_exchanged(obj: &Bound<'_, PyAny>, api: &ExchangeApi) -> PyResult<Option<(AnyArray, Device)>> {
@@ -202,7 +210,9 @@ fn import_exchanged(obj: &Bound<'_, PyAny>, api: &ExchangeApi) -> PyResult<Optio
         // dropped.
         unsafe { Array::<T>::from_raw_parts(ptr, shape, strides, &device, keep) }.map(AnyArray::new)
     });
-    Ok(Some((array.map_err(to_py_err)?, device)))
+    let array = array.map_err(to_py_err)?;
+    EXCHANGED.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    Ok(Some((array, device)))
 }
 
 /// torch's current stream on `device` (a CUDA device): through the C exchange API where torch

@@ -60,6 +60,17 @@ def test_views_torch_reads_in_c():
     assert tuple(torch.from_dlpack(ce.squared_diff(e, e)).shape) == (0, 3)
 
 
+@pytest.mark.skipif(not hasattr(torch.Tensor, "__dlpack_c_exchange_api__"), reason="torch < 2.10 has no C exchange API")
+def test_plain_tensors_take_the_c_exchange_api():
+    """Each plain torch tensor argument is read through DLPack's C exchange API (the host-cost
+    fast path), not through `__dlpack__` or its attributes: the extension's counter moves by one
+    per argument."""
+    x = torch.randn(100, device=DEV)
+    before = ce.stats()["torch_exchange_imports"]
+    ce.squared_diff(x, x + 1.0)
+    assert ce.stats()["torch_exchange_imports"] - before == 2
+
+
 def test_negated_or_grad_tensors_are_never_read_raw():
     """A tensor with torch's pending negation (a `_neg_view`) holds -x in memory as x: cuprum must
     not read its memory as is (torch 2.11's own `__dlpack__` does: it was seen to give (x - y)^2
