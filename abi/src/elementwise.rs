@@ -91,6 +91,21 @@ pub struct ElementwiseEntry<'a> {
     /// The entry point's one statement (usually a [`run_call`], or a call of a helper that makes
     /// one).
     pub body: &'a str,
+    /// `(max_threads, min_blocks)`: the entry point's `__launch_bounds__` ([`launch_bounds`]), or
+    /// none.
+    pub bounds: (Option<u32>, Option<u32>),
+}
+
+/// `__launch_bounds__(N) ` or `__launch_bounds__(N, M) ` (with a trailing space) for a kernel
+/// compiled for blocks of at most `max_threads` threads and, with `min_blocks`, that many such
+/// blocks resident per multiprocessor (nvcc then caps the registers so that they fit); empty
+/// without `max_threads`.
+pub fn launch_bounds(max_threads: Option<u32>, min_blocks: Option<u32>) -> String {
+    match (max_threads, min_blocks) {
+        (Some(n), Some(m)) => format!("__launch_bounds__({n}, {m}) "),
+        (Some(n), None) => format!("__launch_bounds__({n}) "),
+        _ => String::new(),
+    }
 }
 
 /// The `#define`s of an entry point: the instantiation macro `CUPRUM_INSTANTIATE_<name>(NAME,
@@ -101,9 +116,10 @@ pub fn entry_point(e: &ElementwiseEntry<'_>) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "#define {}({}) \\\n    extern \"C\" __global__ void NAME({}) {{ \\\n        {} \\\n    }}",
+        "#define {}({}) \\\n    extern \"C\" __global__ void {}NAME({}) {{ \\\n        {} \\\n    }}",
         mangle::instantiate_macro(e.name),
         ps.join(", "),
+        launch_bounds(e.bounds.0, e.bounds.1),
         kernel_params(e.operands, VARIANT_TAG).join(", "),
         e.body,
     );
@@ -124,7 +140,7 @@ mod tests {
         ];
         let body = run_call(&["T x".into(), "const cuprum::Raw<f32>& w".into(), "T& _cout0".into()], " _cout0 = x; ", &["_ca0".into(), "_ca1".into(), "_co0".into()]);
         let generics = ["T".to_string()];
-        let s = entry_point(&ElementwiseEntry { name: "k", generics: &generics, operands: &operands, body: &body });
+        let s = entry_point(&ElementwiseEntry { name: "k", generics: &generics, operands: &operands, body: &body, bounds: (None, None) });
         assert_eq!(
             s,
             "#define CUPRUM_INSTANTIATE_k(NAME, VARIANT, T) \\\n    extern \"C\" __global__ void NAME(cuprum::ew::In<T, cuprum::ew::VARIANT> _ca0, \
@@ -134,5 +150,9 @@ mod tests {
              #define CUPRUM_INSTANTIATE_k_s32(NAME, T) CUPRUM_INSTANTIATE_k(NAME, s32, T)\n\
              #define CUPRUM_INSTANTIATE_k_s64(NAME, T) CUPRUM_INSTANTIATE_k(NAME, s64, T)\n"
         );
+        let bounded = entry_point(&ElementwiseEntry { name: "k", generics: &generics, operands: &operands, body: &body, bounds: (Some(256), Some(4)) });
+        assert!(bounded.contains("extern \"C\" __global__ void __launch_bounds__(256, 4) NAME("), "{bounded}");
+        assert_eq!(launch_bounds(Some(128), None), "__launch_bounds__(128) ");
+        assert_eq!(launch_bounds(None, None), "");
     }
 }

@@ -151,11 +151,11 @@ pub struct Item {
     /// Whether indexing in the body is checked at run time (docs/semantics.md, row 18): true unless
     /// the attribute says `unchecked`.
     pub bounds_checks: bool,
-    /// `#[rawkernel(max_threads = N)]`: the most threads per block the kernel is compiled for
+    /// `#[rawkernel(max_threads = N)]` (or `#[elementwise(..)]`): the most threads per block the kernel is compiled for
     /// (`__launch_bounds__(N)`), so that the compiler keeps its registers within what N threads
     /// may have.
     pub max_threads: Option<u32>,
-    /// `#[rawkernel(min_blocks = M)]` (with `max_threads`): the resident blocks per multiprocessor
+    /// `#[rawkernel(min_blocks = M)]` (or `#[elementwise(..)]`, with `max_threads`): the resident blocks per multiprocessor
     /// the kernel is compiled for (`__launch_bounds__(N, M)`).
     pub min_blocks: Option<u32>,
     pub span: Span,

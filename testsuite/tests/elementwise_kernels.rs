@@ -10,6 +10,14 @@ pub fn squared_diff<T: Float>(x: T, y: T) -> T {
     d * d
 }
 
+/// z = (x - y)^2, compiled for blocks of at most 256 threads, four resident per multiprocessor
+/// (`__launch_bounds__(256, 4)`).
+#[elementwise(instances = [f32], max_threads = 256, min_blocks = 4)]
+pub fn squared_diff_bounded<T: Float>(x: T, y: T) -> T {
+    let d = x - y;
+    d * d
+}
+
 /// a * x + b: three inputs, each an array or a scalar.
 #[elementwise(instances = [f32, f64])]
 pub fn axpb<T: Float>(a: T, x: T, b: T) -> T {

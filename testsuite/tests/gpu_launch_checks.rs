@@ -140,3 +140,27 @@ fn both_devices_give_the_same_answer() {
         assert_eq!(c, g, "{case:?}: the CPU device and the GPU answer differently");
     }
 }
+
+/// `#[elementwise(max_threads = 256, min_blocks = 4)]`: blocks of up to 256 threads run and compute
+/// the right values; a GPU refuses 257 and 512 with a launch error that names the limit (the
+/// kernel's `max_threads_per_block`, which `__launch_bounds__` sets; the CPU device does not know
+/// it, as docs/cpu.md says).
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn elementwise_launch_bounds_limit_the_block() {
+    let _gpu = Device::get(0).unwrap().use_scoped().unwrap();
+    let (x, y) = inputs();
+    let (xa, ya) = (Array::from_slice(&x).unwrap(), Array::from_slice(&y).unwrap());
+    let want = expected(Launch::ElementwiseBlock(256), &x, &y);
+    for block in [32, 256] {
+        let got = elementwise_kernels::squared_diff_bounded::call_with(&Options::new().block_size(block), &xa, &ya).unwrap();
+        assert!(got.to_vec().unwrap() == want, "block {block}: wrong values");
+    }
+    assert!(elementwise_kernels::squared_diff_bounded::call(&xa, &ya).unwrap().to_vec().unwrap() == want);
+    for block in [257, 512] {
+        match elementwise_kernels::squared_diff_bounded::call_with(&Options::new().block_size(block), &xa, &ya) {
+            Err(e @ Error::InvalidLaunch { .. }) => assert!(e.to_string().contains("at most 256"), "{e}"),
+            other => panic!("block {block}: expected a launch error naming 256, got {other:?}"),
+        }
+    }
+}

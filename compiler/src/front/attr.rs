@@ -5,9 +5,10 @@
 //!   without it, the default of each parameter's bound (`lang::default_instances`) is used and
 //!   several parameters take every combination.
 //! - `#[rawkernel(fast_math)]`: compile with fast-math.
-//! - `#[rawkernel(max_threads = N)]`: compile for blocks of at most N threads (`__launch_bounds__`);
-//!   with `min_blocks = M` too, for M such blocks resident per multiprocessor (its registers are
-//!   then capped so that they fit: `__launch_bounds__(N, M)`).
+//! - `#[rawkernel(max_threads = N)]` and `#[elementwise(max_threads = N)]`: compile for blocks of
+//!   at most N threads (`__launch_bounds__`); with `min_blocks = M` too, for M such blocks resident
+//!   per multiprocessor (its registers are then capped so that they fit: `__launch_bounds__(N, M)`).
+//!   A launch with larger blocks is refused with an error that names the limit.
 //! - `#[rawkernel(unchecked)]` and `#[device(unchecked)] unsafe fn`: no index checks in the body
 //!   (docs/semantics.md, row 18), so the kernel's `launch` is an `unsafe fn`; the default is
 //!   checked.
@@ -36,10 +37,10 @@ pub struct KernelAttr {
     pub fast_math: bool,
     /// `unchecked`: no index checks in this function's body.
     pub unchecked: bool,
-    /// `max_threads = N` (raw kernels): compiled for blocks of at most N threads
+    /// `max_threads = N` (raw and elementwise kernels): compiled for blocks of at most N threads
     /// (`__launch_bounds__(N)`).
     pub max_threads: Option<u32>,
-    /// `min_blocks = M` (raw kernels, with `max_threads`): compiled for M resident blocks per
+    /// `min_blocks = M` (raw and elementwise kernels, with `max_threads`): compiled for M resident blocks per
     /// multiprocessor (`__launch_bounds__(N, M)`).
     pub min_blocks: Option<u32>,
     /// The listed instances (each a type, or a tuple of types) and the span of `instances`.
@@ -150,7 +151,7 @@ pub fn parse(kind: AttrKind, args: TokenStream, attr_span: Span, diags: &mut Dia
             continue;
         }
         let allowed: &[&str] = match kind {
-            AttrKind::Elementwise => &["instances"],
+            AttrKind::Elementwise => &["instances", "max_threads", "min_blocks"],
             AttrKind::RawKernel => &["instances", "fast_math", "unchecked", "max_threads", "min_blocks"],
             AttrKind::Reduction => &["instances", "identity", "reduce", "post", "acc"],
             AttrKind::Device => &["unchecked"],
@@ -201,7 +202,11 @@ pub fn parse(kind: AttrKind, args: TokenStream, attr_span: Span, diags: &mut Dia
         }
     }
     if out.min_blocks.is_some() && out.max_threads.is_none() {
-        diags.error(out.span.unwrap_or(attr_span), "`min_blocks` needs `max_threads` too (the block size it counts): `#[rawkernel(max_threads = 256, min_blocks = 6)]`");
+        let attr = if kind == AttrKind::Elementwise { "elementwise" } else { "rawkernel" };
+        diags.error(
+            out.span.unwrap_or(attr_span),
+            format!("`min_blocks` needs `max_threads` too (the block size it counts): `#[{attr}(max_threads = 256, min_blocks = 6)]`"),
+        );
     }
     if kind == AttrKind::Reduction && out.reduce.is_none() {
         diags.error(out.span.unwrap_or(attr_span), "`#[reduction]` needs `reduce = |a, b| ...`: `#[reduction(identity = 0, reduce = |a, b| a + b)]`");

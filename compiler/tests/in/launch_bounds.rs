@@ -18,3 +18,9 @@ pub fn scale_resident(x: &mut [f32], a: f32) {
         x[i] *= a;
     }
 }
+
+/// `#[elementwise]` takes the same two: each instance's entry point gets `__launch_bounds__(N, M)`.
+#[elementwise(max_threads = 256, min_blocks = 4)]
+pub fn halve_bounded<T: Float>(x: T) -> T {
+    x * T::from_f64(0.5)
+}

@@ -94,6 +94,7 @@ pub(crate) fn generate(s: &SourceSpec<'_>) -> String {
         generics: &placeholders,
         operands: &operands,
         body: &call,
+        bounds: (None, None),
     }));
     out
 }

@@ -79,6 +79,12 @@ impl Writer<'_> {
         let args: Vec<String> = operands.iter().map(|(_, a)| a.clone()).collect();
         let body = elementwise::run_call(&lparams, &format!(" {store} "), &args);
         let generics = self.generics.clone();
-        self.out.push_str(&elementwise::entry_point(&ElementwiseEntry { name: &name, generics: &generics, operands: &operands, body: &body }));
+        self.out.push_str(&elementwise::entry_point(&ElementwiseEntry {
+            name: &name,
+            generics: &generics,
+            operands: &operands,
+            body: &body,
+            bounds: (self.item.max_threads, self.item.min_blocks),
+        }));
     }
 }

@@ -284,11 +284,7 @@ impl<'a> Writer<'a> {
             ),
             _ => assert,
         };
-        let bounds = match (self.item.max_threads, self.item.min_blocks) {
-            (Some(n), Some(m)) => format!("__launch_bounds__({n}, {m}) "),
-            (Some(n), None) => format!("__launch_bounds__({n}) "),
-            _ => String::new(),
-        };
+        let bounds = cuprum_abi::elementwise::launch_bounds(self.item.max_threads, self.item.min_blocks);
         self.instantiate_macro(&format!("extern \"C\" __global__ void {bounds}NAME({entry_params}) {{ {assert}{name}_body{targs}({}); }}", args.join(", ")));
     }
 
