@@ -43,7 +43,9 @@ const PADDED_COUNTERS: usize = 4224;
 /// that read 16 consecutive elements each hit different banks.
 #[device(crate = crate)]
 fn pad(k: usize) -> usize {
-    k + k / 32
+    // In 32 bits (every shared index is below 2^13): 64-bit adds cost a carry each.
+    let k = k as u32;
+    (k + k / 32) as usize
 }
 
 /// The order-preserving image of the key bits `b`: with `mode` 0 the bits themselves (unsigned
@@ -54,29 +56,30 @@ fn pad(k: usize) -> usize {
 /// the bits of +inf.
 #[device(crate = crate)]
 fn order_bits<K: Int>(b: K, mode: u32, sign: K, inf: K) -> K {
-    if mode == 0 {
-        b
-    } else if mode == 1 {
-        b ^ sign
+    // Without branches on the key (selects): a data-dependent branch per key cost the count and
+    // scatter kernels a divergence point each.
+    let neg = (b & sign) != K::zero();
+    let flip = if mode == 0 {
+        K::zero()
+    } else if mode == 2 && neg {
+        !K::zero()
+    } else {
+        sign
+    };
+    let image = b ^ flip;
+    if mode != 2 {
+        image
     } else {
         let mag = b & !sign;
-        if mag > inf {
-            K::max_value()
-        } else if mag == K::zero() {
-            sign
-        } else if (b & sign) != K::zero() {
-            !b
-        } else {
-            b | sign
-        }
+        let image = if mag == K::zero() { sign } else { image };
+        if mag > inf { K::max_value() } else { image }
     }
 }
 
 /// The digit (0 to 31) of the key bits `b` at `shift`.
 #[device(crate = crate)]
 fn digit_of<K: Int>(b: K, shift: u32, mode: u32, sign: K, inf: K) -> u32 {
-    let d = (order_bits(b, mode, sign, inf) >> shift) & K::from_i64(31);
-    d.to_f64() as u32
+    (order_bits(b, mode, sign, inf) >> shift).low_u32() & 31
 }
 
 /// The bitwise OR (`acc[0]`, 0 before) and AND (`acc[1]`, all ones before) of the order images

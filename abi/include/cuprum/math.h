@@ -185,6 +185,11 @@ template <typename T> __device__ __forceinline__ u32 count_ones(T a) {
     typedef typename uint_of<T>::type U;
     return sizeof(T) == 8 ? (u32)__popcll((u64)(U)a) : (u32)__popc((u32)(U)a);
 }
+// Rust's `a as u32` of an integer: its low 32 bits.
+template <typename T> __device__ __forceinline__ u32 low_u32(T a) {
+    typedef typename uint_of<T>::type U;
+    return (u32)(U)a;
+}
 template <typename T> __device__ __forceinline__ u32 count_zeros(T a) { return (u32)(sizeof(T) * 8) - count_ones(a); }
 template <typename T> __device__ __forceinline__ u32 leading_zeros(T a) {
     typedef typename uint_of<T>::type U;

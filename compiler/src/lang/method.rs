@@ -196,6 +196,9 @@ vocabulary! {
         CountZeros = "count_zeros",
         LeadingZeros = "leading_zeros",
         TrailingZeros = "trailing_zeros",
+        /// `x.low_u32()` of any integer: its low 32 bits as `u32` (Rust's `x as u32`; the way
+        /// from a generic `T: Int` to an index without a trip through `f64`).
+        LowU32 = "low_u32",
         WrappingNeg = "wrapping_neg",
         SwapBytes = "swap_bytes",
         ReverseBits = "reverse_bits",
@@ -227,7 +230,7 @@ impl MathFn {
             RotateLeft | RotateRight | Pow => MethodSig::ByU32,
             Powi => MethodSig::ByI32,
             IsNan | IsFinite | IsInfinite | IsSignNegative | IsPowerOfTwo => MethodSig::Predicate,
-            CountOnes | CountZeros | LeadingZeros | TrailingZeros => MethodSig::Count,
+            CountOnes | CountZeros | LeadingZeros | TrailingZeros | LowU32 => MethodSig::Count,
             ToF64 => MethodSig::ToF64,
             Norm | NormSqr | Arg => MethodSig::Part,
         }
@@ -245,7 +248,7 @@ impl MathFn {
             Abs | Clamp => &[R::Float, R::Int],
             Min | Max | ToF64 => &[R::Real],
             WrappingAdd | WrappingSub | WrappingMul | SaturatingAdd | SaturatingSub | CountOnes | CountZeros | LeadingZeros
-            | TrailingZeros | WrappingNeg | SwapBytes | ReverseBits | RotateLeft | RotateRight | Pow => &[R::Int],
+            | TrailingZeros | LowU32 | WrappingNeg | SwapBytes | ReverseBits | RotateLeft | RotateRight | Pow => &[R::Int],
             IsPowerOfTwo => &[R::Unsigned],
             Conj | Norm | NormSqr | Arg => &[R::Complex],
         }

@@ -26,6 +26,6 @@ pub fn int_methods_i8(x: i8, y: i8) -> (i8, u32, i16) {
 #[elementwise(instances = [u8, i64])]
 pub fn int_methods_generic<T: Int>(x: T, y: T) -> (T, u32) {
     let a = x.wrapping_mul(y).saturating_add(x).rotate_left(3).pow(2);
-    let n = x.count_ones() + y.trailing_zeros() + x.leading_zeros();
+    let n = x.count_ones() + y.trailing_zeros() + x.leading_zeros() + (x ^ y).low_u32();
     (a.min(y).max(x), n)
 }

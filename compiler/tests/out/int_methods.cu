@@ -61,7 +61,7 @@ CUPRUM_INSTANTIATE_int_methods_i8_s32(cuprum_elementwise_int_methods_i8_s32)
 template <typename T>
 __device__ __forceinline__ cuprum::Tuple2<T, u32> int_methods_generic_map(u64 _ci, u64 _cn, T x, T y) {
     T a = cuprum::pow(cuprum::rotate_left(cuprum::saturating_add(cuprum::wrapping_mul(x, y), x), 3u), 2u);
-    u32 n = (cuprum::count_ones(x) + cuprum::trailing_zeros(y)) + cuprum::leading_zeros(x);
+    u32 n = ((cuprum::count_ones(x) + cuprum::trailing_zeros(y)) + cuprum::leading_zeros(x)) + cuprum::low_u32(cuprum::bit_xor(x, y));
     return cuprum::Tuple2<T, u32>{cuprum::max(cuprum::min(a, y), x), n};
 }
 #line 68 "tests/in/int_methods.rs (generated CUDA C)"

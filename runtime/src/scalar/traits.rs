@@ -302,6 +302,8 @@ pub trait Int:
     fn leading_zeros(self) -> u32;
     /// Number of trailing zero bits.
     fn trailing_zeros(self) -> u32;
+    /// The low 32 bits as `u32` (Rust's `self as u32`): an index from a generic integer.
+    fn low_u32(self) -> u32;
     /// Rotates the bits left by `n` (modulo the bit width).
     fn rotate_left(self, n: u32) -> Self;
     /// Rotates the bits right by `n` (modulo the bit width).
@@ -436,6 +438,9 @@ macro_rules! impl_int {
             }
             fn leading_zeros(self) -> u32 {
                 <$t>::leading_zeros(self)
+            }
+            fn low_u32(self) -> u32 {
+                self as u32
             }
             fn trailing_zeros(self) -> u32 {
                 <$t>::trailing_zeros(self)
@@ -843,6 +848,7 @@ mod tests {
         }
         assert_eq!(bits(0b0110_0000u8), [2, 6, 1, 5]);
         assert_eq!(bits(-1i16), [16, 0, 0, 0]);
+        assert_eq!([Int::low_u32(-5i8), Int::low_u32(0x1_2345_6789u64), Int::low_u32(-2i64)], [0xffff_fffb, 0x2345_6789, 0xffff_fffe]);
         fn rot<T: Int>(a: T) -> [T; 4] {
             [
                 a.rotate_left(4),
