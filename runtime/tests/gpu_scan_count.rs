@@ -162,11 +162,12 @@ fn scans_of_edge_cases_and_bad_input() {
 
 fn bincount_of_bytes() {
     let r = &mut Rng::new();
-    for n in [0usize, 1, 3, 5, 7, 100_003, 1 << 22] {
+    for n in [0usize, 1, 3, 5, 7, 15, 16, 17, 63, 64, 65, 100_003, 1 << 22] {
         let host: Vec<u8> = (0..n).map(|_| r.int(0, 200) as u8).collect();
         let x = Array::<u8>::from_vec(host.clone()).unwrap();
-        // At every alignment of the first byte.
-        for skip in 0..4.min(n + 1) {
+        // At every alignment of the first byte against the kernel's 16-byte loads.
+        let skips: Vec<usize> = if n > 1 << 20 { vec![0, 3, 8, 15] } else { (0..17.min(n + 1)).collect() };
+        for skip in skips {
             let v = x.slice(0, Slice::from(skip as isize..)).unwrap();
             let mut want = vec![0i64; 256];
             for &b in &host[skip..] {
