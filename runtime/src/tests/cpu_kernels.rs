@@ -30,8 +30,8 @@ fn scan_kernel_matches_the_host_scan() {
         let y = Array::<i32>::from_shape_vec([rows, n], small).unwrap();
         let host = y.cumprod(Some(1)).unwrap().to_vec().unwrap();
         assert_eq!(with_kernels(|| y.cumprod(Some(1))).unwrap().to_vec().unwrap(), host, "cumprod of {rows} x {n}");
-        // The 4-byte types publish a tile's flag and value as one word: all 32 bits of a u32
-        // (sums wrap past 2^32), and f32's negative zeros (a row of them sums to -0) and NaN.
+        // All 32 bits of a u32 (sums wrap past 2^32), and f32's negative zeros (a row of them
+        // sums to -0) and NaN, through the look-back's published totals.
         let big: Vec<u32> = (0..rows * n).map(|_| r.int(1 << 31, u32::MAX as i64) as u32).collect();
         let u = Array::<u32>::from_shape_vec([rows, n], big).unwrap();
         assert_eq!(with_kernels(|| u.cumsum(Some(1))).unwrap().to_vec().unwrap(), u.cumsum(Some(1)).unwrap().to_vec().unwrap(), "cumsum of {rows} x {n} u32");
