@@ -78,7 +78,8 @@ fn cumsum_matches_a_sequential_sum() {
 
 fn cumsum_along_every_axis() {
     let r = &mut Rng::new();
-    for shape in [vec![5usize, 4500], vec![3, 4, 5], vec![7, 1, 301], vec![2, 3, 4, 5]] {
+    // [1500, 5000]: rows longer than a tile, 3000 tiles (more than a GPU's scan grid has blocks).
+    for shape in [vec![5usize, 4500], vec![3, 4, 5], vec![7, 1, 301], vec![2, 3, 4, 5], vec![1500, 5000]] {
         let n: usize = shape.iter().product();
         let host: Vec<i64> = (0..n).map(|_| r.int(-100, 100)).collect();
         let x = Array::<i64>::from_shape_vec(shape.clone(), host.clone()).unwrap();
