@@ -1,8 +1,8 @@
 //! The built-in counting kernels behind `bincount` and `histogram` (runtime/src/counting.rs),
 //! written with cuprum's own macros (`crate = crate`) and precompiled by the runtime's build.rs.
 //!
-//! Each block counts into histograms in shared memory (one per warp for bytes, so that the
-//! warps of a block do not contend for a popular value's bin), then adds its non-zero bins to the
+//! Each block counts into a histogram in shared memory (for bytes, a counter per bin and lane, so
+//! that the lanes of a warp never add to the same bank), then adds its non-zero bins to the
 //! global counts with one atomic add each. Bins beyond what shared memory holds are counted with
 //! global atomics. The caller checks every value against the bins before the launch.
 
@@ -31,56 +31,87 @@ fn load_group<T: Scalar>(x: &[T], i: usize, stride: usize, fill: T) -> [T; LOADS
     v
 }
 
-/// Counts the bytes of a `u8` array into `counts[0..256]`: `words` is its 4-byte-aligned middle
-/// (4 bytes per word), `bytes` the whole array, of which the first `head` and those from
-/// `tail_start` on lie outside `words`. Up to 8 warps per block.
+/// The `words[4 * j..4 * j + 4]` for `j` = `q`, `q + stride`, `q + 2 * stride`, `q + 3 * stride`
+/// (zeros past the last whole group of four), as four 16-byte loads, all issued before any is
+/// used. Unchecked: `words` must be 16-byte aligned for the wide loads (otherwise they are
+/// correct, one load per word).
+#[device(crate = crate, unchecked)]
+unsafe fn load_quads(words: &[u32], q: usize, stride: usize) -> [u32; 16] {
+    let mut w = [0u32; 16];
+    let quads = words.len() / 4;
+    for u in (0..4usize).unroll() {
+        let j = q + u * stride;
+        if j < quads {
+            let a = load4(words, j * 4);
+            for e in (0..4usize).unroll() {
+                w[u * 4 + e] = a[e];
+            }
+        }
+    }
+    w
+}
+
+/// Counts the bytes of a `u8` array into `counts[0..256]`: `words` is its 16-byte-aligned middle
+/// (4 bytes per word, a multiple of 4 words), `bytes` the whole array, of which the first `head`
+/// and those from `tail_start` on lie outside `words`. Blocks of at most 256 threads.
+///
+/// The block's histogram has a counter per bin and lane (`bin * 32 + lane`, shared by the
+/// block's warps): the 32 lanes of a warp always add to 32 different banks of shared memory, so
+/// each warp's atomic add takes one pass whatever the bytes are (with a histogram per warp,
+/// `bin` alone chose the bank, and random bytes made each add wait for about 3.5 passes).
 #[rawkernel(crate = crate, unchecked)]
 pub fn count_bytes(words: &[u32], bytes: &[u8], head: u64, tail_start: u64, counts: &mut [i64]) {
-    let hist = shared_array::<u32, 2048>();
+    let hist = shared_array::<u32, 8192>();
     let tid = thread_idx().x as usize;
     let nt = block_dim().x as usize;
+    let lane = tid % 32;
     let mut k = tid;
-    while k < 2048 {
+    while k < 8192 {
         hist[k] = 0;
         k += nt;
     }
     sync_threads();
-    let base = (tid / 32 % 8) * 256;
-    let mut i = grid_1d() as usize;
+    let quads = words.len() / 4;
+    let mut q = grid_1d() as usize;
     let stride = grid_size_1d() as usize;
-    // `LOADS` words per thread in flight (each load waits for nothing), then their counts.
-    while i < words.len() {
-        let w = load_group(words, i, stride, 0u32);
-        for u in (0..LOADS).unroll() {
-            if i + u * stride < words.len() {
-                atomic_add(hist, base + (w[u] & 0xff) as usize, 1u32);
-                atomic_add(hist, base + ((w[u] >> 8) & 0xff) as usize, 1u32);
-                atomic_add(hist, base + ((w[u] >> 16) & 0xff) as usize, 1u32);
-                atomic_add(hist, base + (w[u] >> 24) as usize, 1u32);
+    // Four 16-byte loads per thread in flight (each waits for nothing), then their counts.
+    while q < quads {
+        // SAFETY: `load_quads` reads whole groups of four below `words.len()`.
+        let w = unsafe { load_quads(words, q, stride) };
+        for u in (0..4usize).unroll() {
+            if q + u * stride < quads {
+                for e in (0..4usize).unroll() {
+                    let x = w[u * 4 + e];
+                    atomic_add(hist, (x & 0xff) as usize * 32 + lane, 1u32);
+                    atomic_add(hist, ((x >> 8) & 0xff) as usize * 32 + lane, 1u32);
+                    atomic_add(hist, ((x >> 16) & 0xff) as usize * 32 + lane, 1u32);
+                    atomic_add(hist, (x >> 24) as usize * 32 + lane, 1u32);
+                }
             }
         }
-        i += LOADS * stride;
+        q += 4 * stride;
     }
     if grid_1d() == 0 {
         let mut j = 0usize;
         while j < head as usize {
-            atomic_add(hist, base + bytes[j] as usize, 1u32);
+            atomic_add(hist, bytes[j] as usize * 32 + lane, 1u32);
             j += 1;
         }
         j = tail_start as usize;
         while j < bytes.len() {
-            atomic_add(hist, base + bytes[j] as usize, 1u32);
+            atomic_add(hist, bytes[j] as usize * 32 + lane, 1u32);
             j += 1;
         }
     }
     sync_threads();
+    // Bin `b`'s 32 counters, each thread of a warp starting at another lane's (another bank).
     let mut b = tid;
     while b < 256 {
         let mut s = 0i64;
-        let mut w = 0usize;
-        while w < 8 {
-            s += hist[w * 256 + b] as i64;
-            w += 1;
+        let mut l = 0usize;
+        while l < 32 {
+            s += hist[b * 32 + (l + b) % 32] as i64;
+            l += 1;
         }
         if s > 0 {
             atomic_add(counts, b, s);

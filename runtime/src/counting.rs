@@ -6,8 +6,8 @@
 //! data first where NumPy does (the largest value of `bincount`'s input, the smallest and
 //! largest of `histogram`'s without a range): a reduction and a copy to the host, as CuPy does.
 //! A `u8` input to `bincount` skips that pass: its bytes are counted into 256 bins in one pass
-//! (four per 32-bit load), and the result is cut after its last non-zero bin (a copy of the 256
-//! counts to the host), unless `minlength` is at least 256 (then nothing is read back).
+//! (sixteen per 16-byte load), and the result is cut after its last non-zero bin (a copy of the
+//! 256 counts to the host), unless `minlength` is at least 256 (then nothing is read back).
 
 use crate::error::{Error, Result};
 use crate::launch::LaunchConfig;
@@ -20,7 +20,7 @@ use crate::{Array, DType, Device, Float, Int, Scalar};
 #[allow(missing_docs)]
 mod kernels;
 
-/// Threads per block of the counting kernels (8 warps: `count_bytes` keeps one histogram each).
+/// Threads per block of the counting kernels.
 const THREADS: u32 = 256;
 
 /// A grid of eight blocks per multiprocessor (grid-stride loops; 100% occupancy: `bincount` of
@@ -227,21 +227,24 @@ fn checked_values<T: Int>(x: &Array<T>, minlength: usize) -> Result<(Array<i64>,
 /// `bincount` of a `u8` array: one pass into 256 bins, then cut after the last non-zero one.
 fn count_bytes<T: Int>(x: &Array<T>, minlength: usize, stream: &Stream) -> Result<Array<i64>> {
     let x = if x.is_c_contiguous() { x.clone() } else { x.copy()? };
-    // The same bytes as `u8` and, their 4-byte-aligned middle, as `u32` words (`from_parts`
-    // checks each layout against the buffer).
+    // The same bytes as `u8` and, their 16-byte-aligned middle (buffers start 16-byte aligned on
+    // every device), as `u32` words in whole groups of four, the kernel's 16-byte loads
+    // (`from_parts` checks each layout against the buffer).
     let bytes = Array::<u8>::from_parts(x.buffer().clone(), vec![x.len()], vec![1], x.offset())?;
     let start = x.offset();
-    let head = ((4 - start % 4) % 4).min(x.len());
-    let nwords = (x.len() - head) / 4;
+    let head = ((16 - start % 16) % 16).min(x.len());
+    let nwords = (x.len() - head) / 16 * 4;
     let words = Array::<u32>::from_parts(x.buffer().clone(), vec![nwords], vec![1], (start + head) / 4)?;
     let tail_start = head + nwords * 4;
     let nbins = minlength.max(256);
     let mut counts = Array::<i64>::empty_on(nbins, stream)?;
     counts.buffer().zero(stream)?;
     if !x.is_empty() {
-        let cfg = LaunchConfig::new(grid_for(x.device(), nwords.max(1)), THREADS).stream(stream);
-        // SAFETY: `count_bytes` is unchecked: `THREADS` (256, 8 warps) per block, so the shared
-        // histogram's indices `warp * 256 + byte` are below 2048; `counts` holds at least 256;
+        // Six blocks per multiprocessor: what its 32 KiB histogram lets stay resident.
+        let blocks = (x.device().multiprocessor_count().max(1) as usize * 6).min((nwords / 4).div_ceil(THREADS as usize).max(1));
+        let cfg = LaunchConfig::new(blocks as u32, THREADS).stream(stream);
+        // SAFETY: `count_bytes` is unchecked: `THREADS` (256) per block, so the shared
+        // histogram's indices `byte * 32 + lane` are below 8192; `counts` holds at least 256;
         // `words` and `bytes` are read below their lengths (`head` and `tail_start` are at most
         // `bytes.len()`).
         unsafe { kernels::count_bytes::launch(&cfg, &words, &bytes, head as u64, tail_start as u64, &mut counts) }?;

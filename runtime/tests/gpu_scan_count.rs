@@ -25,11 +25,12 @@ on_both_devices!(
 );
 
 /// Lengths around the kernel's tile of 4096 and across many tiles, and past the CPU device's
-/// switch to threads (2^15 elements; runtime/src/cpu/scan.rs); the GPU adds millions.
+/// switch to threads (2^15 elements; runtime/src/cpu/scan.rs); the GPU adds millions (2^24 + 5:
+/// about five tiles for each block of the scan's grid, six per multiprocessor).
 fn lengths() -> Vec<usize> {
     let mut n = vec![1, 31, 4095, 4096, 4097, 3 * 4096 + 5, 70_001];
     if !cuprum_runtime::Device::current().unwrap().is_cpu() {
-        n.extend([1 << 20, (1 << 22) + 3]);
+        n.extend([1 << 20, (1 << 22) + 3, (1 << 24) + 5]);
     }
     n
 }
@@ -77,7 +78,8 @@ fn cumsum_matches_a_sequential_sum() {
 
 fn cumsum_along_every_axis() {
     let r = &mut Rng::new();
-    for shape in [vec![5usize, 4500], vec![3, 4, 5], vec![7, 1, 301], vec![2, 3, 4, 5]] {
+    // [1500, 5000]: rows longer than a tile, 3000 tiles (more than a GPU's scan grid has blocks).
+    for shape in [vec![5usize, 4500], vec![3, 4, 5], vec![7, 1, 301], vec![2, 3, 4, 5], vec![1500, 5000]] {
         let n: usize = shape.iter().product();
         let host: Vec<i64> = (0..n).map(|_| r.int(-100, 100)).collect();
         let x = Array::<i64>::from_shape_vec(shape.clone(), host.clone()).unwrap();
@@ -162,11 +164,12 @@ fn scans_of_edge_cases_and_bad_input() {
 
 fn bincount_of_bytes() {
     let r = &mut Rng::new();
-    for n in [0usize, 1, 3, 5, 7, 100_003, 1 << 22] {
+    for n in [0usize, 1, 3, 5, 7, 15, 16, 17, 63, 64, 65, 100_003, 1 << 22] {
         let host: Vec<u8> = (0..n).map(|_| r.int(0, 200) as u8).collect();
         let x = Array::<u8>::from_vec(host.clone()).unwrap();
-        // At every alignment of the first byte.
-        for skip in 0..4.min(n + 1) {
+        // At every alignment of the first byte against the kernel's 16-byte loads.
+        let skips: Vec<usize> = if n > 1 << 20 { vec![0, 3, 8, 15] } else { (0..17.min(n + 1)).collect() };
+        for skip in skips {
             let v = x.slice(0, Slice::from(skip as isize..)).unwrap();
             let mut want = vec![0i64; 256];
             for &b in &host[skip..] {

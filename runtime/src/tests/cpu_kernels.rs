@@ -30,8 +30,8 @@ fn scan_kernel_matches_the_host_scan() {
         let y = Array::<i32>::from_shape_vec([rows, n], small).unwrap();
         let host = y.cumprod(Some(1)).unwrap().to_vec().unwrap();
         assert_eq!(with_kernels(|| y.cumprod(Some(1))).unwrap().to_vec().unwrap(), host, "cumprod of {rows} x {n}");
-        // The 4-byte types publish a tile's flag and value as one word: all 32 bits of a u32
-        // (sums wrap past 2^32), and f32's negative zeros (a row of them sums to -0) and NaN.
+        // All 32 bits of a u32 (sums wrap past 2^32), and f32's negative zeros (a row of them
+        // sums to -0) and NaN, through the look-back's published totals.
         let big: Vec<u32> = (0..rows * n).map(|_| r.int(1 << 31, u32::MAX as i64) as u32).collect();
         let u = Array::<u32>::from_shape_vec([rows, n], big).unwrap();
         assert_eq!(with_kernels(|| u.cumsum(Some(1))).unwrap().to_vec().unwrap(), u.cumsum(Some(1)).unwrap().to_vec().unwrap(), "cumsum of {rows} x {n} u32");
@@ -43,6 +43,57 @@ fn scan_kernel_matches_the_host_scan() {
         let f = Array::<f32>::from_shape_vec([rows, n], floats).unwrap();
         let bits = |a: Array<f32>| a.to_vec().unwrap().iter().map(|v| v.to_bits()).collect::<Vec<_>>();
         assert_eq!(bits(with_kernels(|| f.cumsum(Some(1))).unwrap()), bits(f.cumsum(Some(1)).unwrap()), "cumsum of {rows} x {n} f32");
+    }
+}
+
+/// Sequential inclusive scans of each row of `v` (rows of `n`), the references of
+/// `scan_kernel_combines_many_tiles`.
+fn row_scan<T: Copy>(v: &[T], n: usize, ident: T, f: impl Fn(T, T) -> T) -> Vec<T> {
+    let mut out = Vec::with_capacity(v.len());
+    for row in v.chunks(n) {
+        let mut acc = ident;
+        for &x in row {
+            acc = f(acc, x);
+            out.push(acc);
+        }
+    }
+    out
+}
+
+#[test]
+fn scan_kernel_combines_many_tiles() {
+    // More tiles than the grid has blocks (6 per multiprocessor, one multiprocessor per host
+    // thread on the CPU device), so that each block loops over tiles and prefetches the next;
+    // rows shorter and longer than a tile. A tile whose look-back skipped, repeated or misplaced
+    // a predecessor's total shifts every later element of its row by at least one element's
+    // value: the i64 and f64 sums are exact, the product of values just above 1 is off by a
+    // whole tile's product (about e^0.2).
+    let _cpu = on_cpu();
+    let r = &mut Rng::new();
+    let blocks = Device::cpu().multiprocessor_count() as usize * 6;
+    for (rows, n) in [(1usize, (blocks + 7) * 4096 + 17), (3, 5 * 4096 - 1), (2 * blocks + 3, 100), (blocks + 1, 4096)] {
+        assert!(rows * n.div_ceil(4096) > blocks, "{rows} x {n}: fewer tiles than blocks");
+        let v: Vec<i64> = (0..rows * n).map(|_| r.int(i64::MIN, i64::MAX)).collect();
+        let x = Array::<i64>::from_shape_vec([rows, n], v.clone()).unwrap();
+        let got = with_kernels(|| x.cumsum(Some(1))).unwrap().to_vec().unwrap();
+        assert_eq!(got, row_scan(&v, n, 0, i64::wrapping_add), "i64 cumsum of {rows} x {n}");
+        // Integers below 2^31 and one of 2^52 at the start of each row: every sum is exact.
+        let mut d: Vec<f64> = (0..rows * n).map(|_| r.int(-1 << 31, 1 << 31) as f64).collect();
+        d.iter_mut().step_by(n).for_each(|e| *e = 4_503_599_627_370_496.0);
+        let y = Array::<f64>::from_shape_vec([rows, n], d.clone()).unwrap();
+        let got = with_kernels(|| y.cumsum(Some(1))).unwrap().to_vec().unwrap();
+        assert_eq!(got, row_scan(&d, n, 0.0, |a, b| a + b), "f64 cumsum of {rows} x {n}");
+        let f: Vec<f32> = (0..rows * n).map(|_| r.int(-3, 3) as f32).collect();
+        let z = Array::<f32>::from_shape_vec([rows, n], f.clone()).unwrap();
+        let got = with_kernels(|| z.cumsum(Some(1))).unwrap().to_vec().unwrap();
+        assert_eq!(got, row_scan(&f, n, 0.0, |a, b| a + b), "f32 cumsum of {rows} x {n}");
+        let p: Vec<f64> = (0..rows * n).map(|_| 1.0 + r.range(0.0, 1e-4)).collect();
+        let w = Array::<f64>::from_shape_vec([rows, n], p.clone()).unwrap();
+        let got = with_kernels(|| w.cumprod(Some(1))).unwrap().to_vec().unwrap();
+        let want = row_scan(&p, n, 1.0, |a, b| a * b);
+        for (i, (g, e)) in got.iter().zip(&want).enumerate() {
+            assert!((g - e).abs() <= 1e-12 * e * ((i % n) as f64 + 1.0).sqrt(), "f64 cumprod of {rows} x {n} at {i}: {g} against {e}");
+        }
     }
 }
 
