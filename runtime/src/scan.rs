@@ -22,11 +22,6 @@ mod kernels;
 /// Elements per tile (256 threads of 16), as `kernels/scan.rs` has it.
 const TILE: usize = 4096;
 
-/// Blocks per multiprocessor in the scan's grid (each block loops over tiles): what
-/// `min_blocks = 6` of `scan_rows` keeps resident (40 registers a thread, f32's 16 prefetched
-/// elements without spills; 34 KB of shared memory for 8-byte types).
-const BLOCKS_PER_SM: usize = 6;
-
 /// Which scan.
 #[derive(Clone, Copy)]
 enum Op {
@@ -103,10 +98,9 @@ fn scan<T: Number>(x: &Array<T>, axis: Option<isize>, op: Op) -> Result<Array<T>
         }
         let rows = total / n;
         let tiles_per_row = n.div_ceil(TILE);
-        // The counter counts past the last tile by one per block: tiles + blocks < 2^32.
-        let tiles = rows.checked_mul(tiles_per_row).filter(|&t| t <= (u32::MAX >> 1) as usize).ok_or_else(|| Error::InvalidShape {
+        let tiles = rows.checked_mul(tiles_per_row).filter(|&t| t <= u32::MAX as usize).ok_or_else(|| Error::InvalidShape {
             op: op.name(),
-            detail: format!("{rows} rows of {n} elements need more than 2^31 tiles of {TILE}"),
+            detail: format!("{rows} rows of {n} elements need more than 2^32 tiles of {TILE}"),
         })?;
         let mut flags = Array::<u32>::empty_on(tiles, &stream)?;
         flags.buffer().zero(&stream)?;
@@ -120,15 +114,12 @@ fn scan<T: Number>(x: &Array<T>, axis: Option<isize>, op: Op) -> Result<Array<T>
             Op::Sum => 0u32,
             Op::Prod => 1,
         };
-        let blocks = (x.device().multiprocessor_count().max(1) as usize * BLOCKS_PER_SM).min(tiles);
-        let cfg = LaunchConfig::new(blocks as u32, 256u32).stream(&stream);
-        // SAFETY: `scan_rows` is unchecked. Blocks of 256 threads, each looping over the tiles
-        // it takes from `counter[0]` while they are below `flags.len()` (`tiles`; the counter
-        // ends below `tiles + blocks < 2^32`): tile `t` reads and writes elements
-        // `row * n + tr * TILE ..` below the end of its row (`row < rows`, so within the
-        // `rows * n` elements of `flat_in` and `flat_out`), its own and earlier tiles' entries of
-        // `flags`, `agg` and `inc` (`tiles` each), and shared slots below its arrays' lengths
-        // (`k + k / 32 < 4224` for `k < 4096`; 8 warps).
+        let cfg = LaunchConfig::new(tiles as u32, 256u32).stream(&stream);
+        // SAFETY: `scan_rows` is unchecked. One block of 256 threads per tile: tile `t` reads
+        // and writes elements `row * n + tr * TILE ..` below the end of its row (`row < rows`,
+        // so within the `rows * n` elements of `flat_in` and `flat_out`), its own and earlier
+        // tiles' entries of `flags`, `agg` and `inc` (`tiles` each), `counter[0]`, and shared
+        // slots below its arrays' lengths (`k + k / 32 < 4224` for `k < 4096`; 8 warps).
         unsafe { kernels::scan_rows::launch(
             &cfg,
             &flat_in,

@@ -69,7 +69,7 @@ pub fn grid_sum(x: &[u32], partials: &mut [u32], out: &mut [u32]) {
 /// Every atomic operation. All threads: `add`, `sub`, `min`, `max`, `and`, `or`, `xor` of their
 /// `x[g]` on `ints[0..7]`, `inc` and `dec` on `counters[0..2]`; thread 0 alone (its returns in
 /// `olds`): `exch` on `ints[7]`, two `cas` on `ints[8]` (one that swaps, one that does not), and
-/// `add` on `floats[0]`.
+/// `add` on `floats[0]`, and a relaxed `load` of `ints[7]` after the `exch`.
 #[rawkernel]
 pub fn atomics(x: &[i32], ints: &mut [i32], counters: &mut [u32], floats: &mut [f32], olds: &mut [i32]) {
     let g = grid_1d() as usize;
@@ -88,6 +88,7 @@ pub fn atomics(x: &[i32], ints: &mut [i32], counters: &mut [u32], floats: &mut [
         olds[1] = atomic_cas(ints, 8, 5, 9);
         olds[2] = atomic_cas(ints, 8, 5, 7);
         olds[3] = atomic_add(floats, 0, 2.5) as i32;
+        olds[4] = atomic_load(ints, 7);
     }
 }
 

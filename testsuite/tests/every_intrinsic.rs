@@ -221,7 +221,7 @@ fn every_atomic() {
     let mut r = Rng::new();
     let x: Vec<i32> = (0..128).map(|_| r.int(-1000, 1000) as i32).collect();
     let mut ints = up(&[10, 10, 5000, -5000, -1, 0, 0, 1, 5]);
-    let (mut counters, mut floats, mut olds) = (up(&[0u32, 100]), up(&[1.0f32]), up(&[-9i32; 4]));
+    let (mut counters, mut floats, mut olds) = (up(&[0u32, 100]), up(&[1.0f32]), up(&[-9i32; 5]));
     k::atomics::launch(&LaunchConfig::new(2u32, 64u32), &up(&x), &mut ints, &mut counters, &mut floats, &mut olds).unwrap();
     let sum: i32 = x.iter().sum();
     let want = [
@@ -239,7 +239,7 @@ fn every_atomic() {
     // inc: 128 steps below the limit; dec: 100 steps to 0, then 1000 (the wrap) and 27 more.
     assert_eq!(counters.to_vec().unwrap(), [128, 973], "inc, dec");
     assert_eq!(floats.to_vec().unwrap(), [3.5], "add on f32");
-    assert_eq!(olds.to_vec().unwrap(), [1, 5, 9, 1], "the old values of exch, cas, cas, add");
+    assert_eq!(olds.to_vec().unwrap(), [1, 5, 9, 1, 77], "the old values of exch, cas, cas, add, and the load after exch");
 }
 
 fn every_shuffle() {

@@ -100,6 +100,13 @@ CUPRUM_ATOMIC_FMINMAX(f64, u64, f64_bits, f64_of, atomic_min, <)
 CUPRUM_ATOMIC_FMINMAX(f64, u64, f64_bits, f64_of, atomic_max, >)
 #undef CUPRUM_ATOMIC_FMINMAX
 
+// A relaxed load of what another thread or block stored or published with an atomic (a volatile
+// load: it goes to the L2 cache, which every multiprocessor sees alike, and is not cached in L1).
+// Polling a flag this way costs no read-modify-write: many blocks polling one flag with atomics
+// queue at its L2 slice.
+template <typename T>
+__device__ __forceinline__ T atomic_load(T* p) { return *(const volatile T*)p; }
+
 __device__ __forceinline__ u32 atomic_inc(u32* p, u32 v) { return atomicInc(p, v); }
 __device__ __forceinline__ u32 atomic_dec(u32* p, u32 v) { return atomicDec(p, v); }
 

@@ -432,6 +432,9 @@ vocabulary! {
         Xor = "atomic_xor",
         /// Compare-and-swap: `atomic_cas(array, index, compare, value)`.
         Cas = "atomic_cas",
+        /// `atomic_load(array, index)`: a relaxed load that sees what other blocks published (a
+        /// volatile load on the GPU, no read-modify-write: polling a flag costs no atomic).
+        Load = "atomic_load",
     }
 }
 
@@ -441,6 +444,7 @@ impl AtomicOp {
         use AtomicOp::*;
         match self {
             Cas => 4,
+            Load => 2,
             Add | Sub | Exch | Min | Max | Inc | Dec | And | Or | Xor => 3,
         }
     }
@@ -460,6 +464,7 @@ impl AtomicOp {
             Or => "cuprum::atomic_or",
             Xor => "cuprum::atomic_xor",
             Cas => "cuprum::atomic_cas",
+            Load => "cuprum::atomic_load",
         }
     }
 
@@ -472,6 +477,7 @@ impl AtomicOp {
             Add => matches!(d, I32 | U32 | I64 | U64 | F16 | BF16 | F32 | F64),
             Sub => matches!(d, I32 | U32 | I64 | U64 | F32 | F64),
             Exch | Cas => matches!(d, I32 | U32 | I64 | U64 | F32 | F64 | U16),
+            Load => matches!(d, I32 | U32 | I64 | U64 | F32 | F64),
             Min | Max => matches!(d, I32 | U32 | I64 | U64 | F32 | F64),
             Inc | Dec => d == U32,
             And | Or | Xor => matches!(d, I32 | U32 | I64 | U64),
@@ -485,7 +491,7 @@ impl AtomicOp {
         match self {
             And | Or | Xor => Some(Bound::Int),
             Min | Max => Some(Bound::Real),
-            Add | Sub => Some(Bound::Number),
+            Add | Sub | Load => Some(Bound::Number),
             Exch | Cas => Some(Bound::Scalar),
             Inc | Dec => None,
         }

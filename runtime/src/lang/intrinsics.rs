@@ -256,6 +256,13 @@ pub fn atomic_dec<I: KernelIndex>(a: &mut [u32], i: I, v: u32) -> u32 {
     rmw(a, i, |old| if old == 0 || old > v { v } else { old - 1 })
 }
 
+/// `a[i]`, read as a relaxed atomic load: on the GPU a volatile load that sees what other blocks
+/// published (with [`thread_fence`] between a value and its flag on both sides), without the
+/// read-modify-write of an `atomic_or(a, i, 0)`.
+pub fn atomic_load<T: Number, I: KernelIndex>(a: &mut [T], i: I) -> T {
+    rmw(a, i, |old| old)
+}
+
 /// `a[i] &= v` atomically, returning the old value: CUDA `atomicAnd(&a[i], v)`.
 pub fn atomic_and<T: Int, I: KernelIndex>(a: &mut [T], i: I, v: T) -> T {
     rmw(a, i, |old| old & v)
@@ -482,6 +489,7 @@ mod tests {
         assert_eq!(a, [3, 100, 7]);
         assert_eq!(atomic_and(&mut a, 0usize, 0b110), 3);
         assert_eq!(atomic_or(&mut a, 0usize, 0b1000), 0b010);
+        assert_eq!(atomic_load(&mut a, 0usize), 0b1010);
         assert_eq!(atomic_xor(&mut a, 0usize, 0b1111), 0b1010);
         assert_eq!(a[0], 0b0101);
         // Integer atomics wrap, never panic.

@@ -1329,15 +1329,15 @@ impl<'a> Writer<'a> {
         let c = intrinsic.c_name();
         let bt = self.indexed_ty(&args[0]);
         let vs: Vec<String> = args.iter().map(|a| strip_parens(&self.value(a)).to_string()).collect();
-        let rest = vs[2..].join(", ");
+        let rest: String = vs[2..].iter().map(|v| format!(", {v}")).collect();
         if args[1..].iter().all(duplicable) {
             let has = self.checked_access("has", &bt, &vs[0], &vs[1..2]);
             let t = self.ty_of(e);
             let ct = self.ty(&t);
-            format!("({has} ? {c}(&{}[{}], {rest}) : {ct}{{}})", vs[0], vs[1])
+            format!("({has} ? {c}(&{}[{}]{rest}) : {ct}{{}})", vs[0], vs[1])
         } else {
             let at = self.checked_access("at", &bt, &vs[0], &vs[1..2]);
-            format!("{c}(&{at}, {rest})")
+            format!("{c}(&{at}{rest})")
         }
     }
 
@@ -1397,8 +1397,8 @@ impl<'a> Writer<'a> {
             SharedArray => String::new(),
             Atomic(_) => {
                 self.features.need("cuprum/atomic.h");
-                let rest = vs[2..].join(", ");
-                format!("{c}(&{}[{}], {rest})", vs[0], vs[1])
+                let rest: String = vs[2..].iter().map(|v| format!(", {v}")).collect();
+                format!("{c}(&{}[{}]{rest})", vs[0], vs[1])
             }
             Shuffle(_) => {
                 self.features.need("cuprum/thread.h");

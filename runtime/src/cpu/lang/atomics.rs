@@ -86,6 +86,11 @@ pub fn atomic_dec<I: KernelIndex>(a: Slice<'_, u32>, i: I, v: u32) -> u32 {
     rmw(a, i, |old| if old == 0 || old > v { v } else { old - 1 })
 }
 
+/// A relaxed atomic load of `a[i]` (the GPU's volatile load).
+pub fn atomic_load<T: Number, I: KernelIndex>(a: Slice<'_, T>, i: I) -> T {
+    rmw(a, i, |old| old)
+}
+
 /// CUDA `atomicAnd(&a[i], v)`.
 pub fn atomic_and<T: Int, I: KernelIndex>(a: Slice<'_, T>, i: I, v: T) -> T {
     rmw(a, i, |old| old & v)
