@@ -22,7 +22,8 @@
 //!   along the reduced axes (`reduce_index()`, C order) where the element equals it: two passes.
 //!   Floats reduce `(value, position)` pairs (`ArgF`, exact in f64) in one pass
 //!   (`arg_best_float`, which takes `dir = [1]` for argmax, `[-1]` for argmin: one kernel for
-//!   both keeps the built-ins' fat binaries under their 1 MB budget).
+//!   both keeps the built-ins' fat binaries under their 1 MB budget); `f32` reduces
+//!   `(order key, position)` pairs instead (`arg_best_f32`: integer compares, no branch).
 //!
 //! No map divides per element: an integer division is about a hundred instructions, and a map is
 //! inlined at every element read of every strategy (the maps that did, `index() / n`, were 1 MB
