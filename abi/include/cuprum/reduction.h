@@ -305,19 +305,22 @@ __device__ __forceinline__ void reduce_rows(const ReduceArgs& a, Base base, Elem
         }
         if (!last_to_finish(a.counters + o, (u32)S)) continue;
         has = false;
-        // Four partials in flight per thread before they are combined: read one by one, each
+        // PU partials in flight per thread before they are combined: read one by one, each
         // thread's partials were as many L2 round trips in a row (4 of them, about 2 us, at the
-        // end of a 64 MB full sum split over 800 blocks).
-        for (I k0 = (I)threadIdx.x; k0 < S; k0 += 4 * (I)blockDim.x) {
-            Partial<A> q[4];
+        // end of a 64 MB full sum split over 800 blocks). Only for small accumulators: PU
+        // partials of a large one (`var`'s 32 bytes) raise the whole kernel's registers, and
+        // with them the loop's occupancy.
+        enum { PU = sizeof(Partial<A>) <= 8 ? 4 : 1 };
+        for (I k0 = (I)threadIdx.x; k0 < S; k0 += (I)PU * (I)blockDim.x) {
+            Partial<A> q[PU];
 #pragma unroll
-            for (int u = 0; u < 4; ++u) {
+            for (int u = 0; u < PU; ++u) {
                 const I k = k0 + (I)u * (I)blockDim.x;
                 q[u].has = 0;
                 if (k < S) q[u] = load_partial(slot<A>(a, (u64)o * (u64)S + (u64)k));
             }
 #pragma unroll
-            for (int u = 0; u < 4; ++u) push_if(acc, has, q[u].v, q[u].has != 0, red);
+            for (int u = 0; u < PU; ++u) push_if(acc, has, q[u].v, q[u].has != 0, red);
         }
         block_reduce(acc, has, red);
         if (threadIdx.x == 0) fin(o, acc, has);
