@@ -206,7 +206,7 @@ pub fn rows(dev: &Device, stream: &Stream, c: &Ceilings<'_>) -> Result<Vec<Row>>
         ("#[rawkernel] first call of a precompiled kernel (new process)", "copy", "copy_unrolled::<f32> of benches/src/kernels.rs"),
         ("first built-in operator `&a + &b` (new process)", "op", "add::<f32>, runtime/kernels/elementwise.rs"),
         ("first built-in reduction `x.sum()` (new process)", "sum", "sum::<f32>, runtime/kernels/reductions.rs"),
-        ("first built-in `x.argmax()` (new process)", "argmax", "arg_best_float: one kernel's first call"),
+        ("first built-in `x.argmax()` (new process)", "argmax", "arg_best_f32: one kernel's first call"),
         ("first built-in `x.var()` (new process)", "var", "var_float: one kernel's first call (shifted sums)"),
         ("first kernel of a file with 20+ instances (new process)", "many", "axpy::<f32> of benches/src/many_kernels.rs (14 elementwise instances x 2 variants, 4 raw kernel instances)"),
         ("first call of a #[fuse] function (new process)", "fuse", "softmax::call of benches/src/fused.rs on 2^16 f32 (one row kernel)"),

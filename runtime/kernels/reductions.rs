@@ -22,7 +22,8 @@
 //!   along the reduced axes (`reduce_index()`, C order) where the element equals it: two passes.
 //!   Floats reduce `(value, position)` pairs (`ArgF`, exact in f64) in one pass
 //!   (`arg_best_float`, which takes `dir = [1]` for argmax, `[-1]` for argmin: one kernel for
-//!   both keeps the built-ins' fat binaries under their 1 MB budget).
+//!   both keeps the built-ins' fat binaries under their 1 MB budget); `f32` reduces
+//!   `(order key, position)` pairs instead (`arg_best_f32`: integer compares, no branch).
 //!
 //! No map divides per element: an integer division is about a hundred instructions, and a map is
 //! inlined at every element read of every strategy (the maps that did, `index() / n`, were 1 MB
@@ -205,11 +206,55 @@ pub struct ArgF {
         if a.v.is_nan() && (!b.v.is_nan() || a.i < b.i) { a } else { b }
     } else if a.v > b.v || (a.v == b.v && a.i < b.i) { a } else { b },
     post = |a| a.i,
-    instances = [f32, f64]
+    instances = [f64]
 )]
 pub fn arg_best_float<T: Float>(x: T, dir: Raw<f64>) -> ArgF {
     // SAFETY: the runtime passes `dir` as one element (runtime/src/reduction/array.rs).
     ArgF { v: x.to_f64() * unsafe { *dir.get_unchecked(0) }, i: reduce_index() as i64 }
+}
+
+/// The accumulator of `argmin`/`argmax` of `f32` (`arg_best_f32`): the position along the
+/// reduced axes and the value's order key ([`order_key`]); `_pad` is 0 (explicit padding to 16
+/// bytes).
+#[device(crate = crate)]
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ArgK {
+    pub i: i64,
+    pub k: i32,
+    pub _pad: i32,
+}
+
+/// The order key of an `f32` of bits `bits`: an `i32` that orders as the values do, with -0.0
+/// and +0.0 equal (both 0) and every NaN above +inf and equal to the others (`i32::MAX`).
+/// Integer compares of keys replace `arg_best_float`'s f64 compares and NaN tests.
+#[device(crate = crate)]
+fn order_key(bits: u32) -> i32 {
+    let mag = bits & 0x7fff_ffff;
+    if mag > 0x7f80_0000 {
+        i32::MAX
+    } else if bits >> 31 == 1 {
+        -(mag as i32)
+    } else {
+        mag as i32
+    }
+}
+
+/// `argmax` of `f32` in one pass, and `argmin` as the argmax of `-x` (`dir = [1]` or `[-1]`, as
+/// `arg_best_float`, whose results it gives: the first position of the maximum, or of the first
+/// NaN). The value is an `i32` order key, `-x` the key of the bits with the sign flipped, so the
+/// reduction is a few integer compares and selects per element (issue 37: `arg_best_float`'s
+/// f64 compares and NaN tests, compiled to branches, made `argmax` of 1 GiB issue-bound at 0.81
+/// of the copy ceiling on the H200).
+#[reduction(
+    crate = crate,
+    reduce = |a, b| if a.k > b.k || (a.k == b.k && a.i < b.i) { a } else { b },
+    post = |a| a.i
+)]
+pub fn arg_best_f32(x: f32, dir: Raw<f64>) -> ArgK {
+    // SAFETY: the runtime passes `dir` as one element (runtime/src/reduction/array.rs).
+    let flip: u32 = if unsafe { *dir.get_unchecked(0) } < 0.0 { 0x8000_0000 } else { 0 };
+    ArgK { i: reduce_index() as i64, k: order_key(x.to_bits() ^ flip), _pad: 0 }
 }
 
 /// `argmin`/`argmax` of integers given the minimum or maximum `m` of each output (broadcast

@@ -206,7 +206,7 @@ fn kernels_are_registered_with_their_precompiled_instances() {
         }
     }
     // The runtime's built-in kernels, too.
-    for name in ["sum", "prod", "min_int", "max_float", "mean_float", "mean_f64", "std_float", "arg_best_float", "arg_of_int", "all_bool", "any_bool"] {
+    for name in ["sum", "prod", "min_int", "max_float", "mean_float", "mean_f64", "std_float", "arg_best_float", "arg_best_f32", "arg_of_int", "all_bool", "any_bool"] {
         assert!(!find(name).unit().unwrap().precompiled().is_empty(), "{name}");
     }
     assert!(find("sum").unit().unwrap().precompiled().contains(&"cuprum_reduction_sum_rows__i64"));

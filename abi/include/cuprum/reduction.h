@@ -194,10 +194,10 @@ __device__ __forceinline__ void block_reduce(A& acc, bool& has, R red) {
 // Reduces elements [r0, r1) of output `o` with a group of `g` threads (this thread is `lane`),
 // into (acc, has). `head` >= 0 enables vector loads: the first `head` elements are read one by
 // one, then V at a time, the tail one by one. Each thread keeps CUPRUM_REDUCE_UNROLL loads in
-// flight before it combines them.
+// flight before it combines them. `broadcast` is the launch's `ReduceArgs::broadcast` (uniform).
 template <int V, int U, typename A, typename I, typename Row, typename Elem, typename Load, typename MapK, typename Red>
-__device__ __forceinline__ void reduce_segment(const Row& row, I o, I r0, I r1, I lane, I g, int head, A& acc,
-                                               bool& has, Elem elem, Load load, MapK mapk, Red red) {
+__device__ __forceinline__ void reduce_segment(const Row& row, I o, I r0, I r1, I lane, I g, int head, u32 broadcast,
+                                               A& acc, bool& has, Elem elem, Load load, MapK mapk, Red red) {
     if (V > 1 && head >= 0 && r1 - r0 >= (I)(head + V)) {
         if (lane < (I)head) push(acc, has, elem(row, o, r0 + lane), red);
         const I v0 = r0 + (I)head;
@@ -205,8 +205,20 @@ __device__ __forceinline__ void reduce_segment(const Row& row, I o, I r0, I r1, 
         I j = lane;
         for (; j + (I)(U - 1) * g < nvec; j += (I)U * g) {
             decltype(load(row, v0)) p[U];
+            // The same loads in both arms: a branch of their own around the U loads (on the
+            // launch-uniform `broadcast`) makes ptxas if-convert `load_vec`'s choice between a
+            // vector and a repeated element for all of them together, so that the U loads are
+            // in flight at once. Without it each load sat in its own diamond, ptxas gave them
+            // the same registers, and a thread had one 16-byte load in flight: bandwidth lost
+            // wherever few threads were resident or each read few vectors (0.70 of the copy
+            // ceiling for a full f32 sum of 64 MB on the H200, 0.80-0.88 for `var`).
+            if (broadcast == 0u) {
 #pragma unroll
-            for (int u = 0; u < U; ++u) p[u] = load(row, v0 + (j + (I)u * g) * (I)V);
+                for (int u = 0; u < U; ++u) p[u] = load(row, v0 + (j + (I)u * g) * (I)V);
+            } else {
+#pragma unroll
+                for (int u = 0; u < U; ++u) p[u] = load(row, v0 + (j + (I)u * g) * (I)V);
+            }
 #pragma unroll
             for (int u = 0; u < U; ++u) {
                 const I r = v0 + (j + (I)u * g) * (I)V;
@@ -279,7 +291,7 @@ __device__ __forceinline__ void reduce_rows(const ReduceArgs& a, Base base, Elem
         A acc;
         bool has = false;
         const int head = a.contiguous ? align(row, r0) : -1;
-        reduce_segment<V, CUPRUM_REDUCE_UNROLL>(row, o, r0, r1, (I)threadIdx.x, (I)blockDim.x, head, acc, has, elem, load, mapk, red);
+        reduce_segment<V, CUPRUM_REDUCE_UNROLL>(row, o, r0, r1, (I)threadIdx.x, (I)blockDim.x, head, a.broadcast, acc, has, elem, load, mapk, red);
         block_reduce(acc, has, red);
         if (S == 1) {
             if (threadIdx.x == 0) fin(o, acc, has);
@@ -293,9 +305,22 @@ __device__ __forceinline__ void reduce_rows(const ReduceArgs& a, Base base, Elem
         }
         if (!last_to_finish(a.counters + o, (u32)S)) continue;
         has = false;
-        for (I k = (I)threadIdx.x; k < S; k += (I)blockDim.x) {
-            Partial<A> q = load_partial(slot<A>(a, (u64)o * (u64)S + (u64)k));
-            push_if(acc, has, q.v, q.has != 0, red);
+        // PU partials in flight per thread before they are combined: read one by one, each
+        // thread's partials were as many L2 round trips in a row (4 of them, about 2 us, at the
+        // end of a 64 MB full sum split over 800 blocks). Only for small accumulators: PU
+        // partials of a large one (`var`'s 32 bytes) raise the whole kernel's registers, and
+        // with them the loop's occupancy.
+        enum { PU = sizeof(Partial<A>) <= 8 ? 4 : 1 };
+        for (I k0 = (I)threadIdx.x; k0 < S; k0 += (I)PU * (I)blockDim.x) {
+            Partial<A> q[PU];
+#pragma unroll
+            for (int u = 0; u < PU; ++u) {
+                const I k = k0 + (I)u * (I)blockDim.x;
+                q[u].has = 0;
+                if (k < S) q[u] = load_partial(slot<A>(a, (u64)o * (u64)S + (u64)k));
+            }
+#pragma unroll
+            for (int u = 0; u < PU; ++u) push_if(acc, has, q[u].v, q[u].has != 0, red);
         }
         block_reduce(acc, has, red);
         if (threadIdx.x == 0) fin(o, acc, has);
@@ -315,7 +340,7 @@ __device__ __forceinline__ void reduce_warps(const ReduceArgs& a, Base base, Ele
         A acc;
         bool has = false;
         const int head = a.contiguous ? align(row, (I)0) : -1;
-        reduce_segment<V, CUPRUM_REDUCE_UNROLL>(row, o, (I)0, R, lane, (I)32, head, acc, has, elem, load, mapk, red);
+        reduce_segment<V, CUPRUM_REDUCE_UNROLL>(row, o, (I)0, R, lane, (I)32, head, a.broadcast, acc, has, elem, load, mapk, red);
         warp_reduce(acc, has, red);
         if (lane == 0) fin(o, acc, has);
     }
@@ -337,7 +362,7 @@ __device__ __forceinline__ void reduce_cols(const ReduceArgs& a, Base base, Elem
     if (active) {
         auto row = base(o);
         const I r0 = imin<I>(R, (I)blockIdx.y * chunk), r1 = imin<I>(R, r0 + chunk);
-        reduce_segment<1, CUPRUM_REDUCE_COL_UNROLL>(row, o, r0, r1, (I)0, (I)1, -1, acc, has, elem, load, mapk, red);
+        reduce_segment<1, CUPRUM_REDUCE_COL_UNROLL>(row, o, r0, r1, (I)0, (I)1, -1, 0u, acc, has, elem, load, mapk, red);
     }
     if (S == 1) {
         if (active) fin(o, acc, has);

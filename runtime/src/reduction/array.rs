@@ -508,6 +508,13 @@ impl<'a, T: Real> ArgReduction<'a, T> {
             });
         }
         let stream = self.cfg.stream_for(x)?;
+        if T::DTYPE == DType::F32 {
+            // The kernel: `arg_best_f32` is `(x: f32, dir: Raw<f64>) -> ArgK` (integer order keys),
+            // not generic, post `a.i`: one array of f32 to i64, in one pass.
+            let dir = direction(self.max, &stream)?;
+            let call = ReductionCall::new(kernels::arg_best_f32::__kernel(), &[], vec![Arg::input(x), Arg::raw(dir)]);
+            return self.cfg.apply(call).stream(&stream).run();
+        }
         if T::DTYPE.is_float() {
             // The kernel: `arg_best_float<T: Float>` is `(x: T, dir: Raw<f64>) -> ArgF`, instance
             // `[T]`, post `a.i`: one array of `T` to i64, in one pass.
