@@ -19,8 +19,10 @@ use crate::{Array, DType, Number};
 #[allow(missing_docs)]
 mod kernels;
 
-/// Elements per tile (256 threads of 16), as `kernels/scan.rs` has it.
-const TILE: usize = 4096;
+/// Elements per tile (256 threads of 32), as `kernels/scan.rs` has it.
+const TILE: usize = 8192;
+/// `TILE` plus one padding slot per 32: the tile's elements of dynamic shared memory.
+const PADDED: usize = 8448;
 
 /// Which scan.
 #[derive(Clone, Copy)]
@@ -114,12 +116,14 @@ fn scan<T: Number>(x: &Array<T>, axis: Option<isize>, op: Op) -> Result<Array<T>
             Op::Sum => 0u32,
             Op::Prod => 1,
         };
-        let cfg = LaunchConfig::new(tiles as u32, 256u32).stream(&stream);
+        let smem = (PADDED * std::mem::size_of::<T>()) as u32;
+        let cfg = LaunchConfig::new(tiles as u32, 256u32).shared_mem(smem).stream(&stream);
         // SAFETY: `scan_rows` is unchecked. One block of 256 threads per tile: tile `t` reads
         // and writes elements `row * n + tr * TILE ..` below the end of its row (`row < rows`,
         // so within the `rows * n` elements of `flat_in` and `flat_out`), its own and earlier
         // tiles' entries of `flags`, `agg` and `inc` (`tiles` each), `counter[0]`, and shared
-        // slots below its arrays' lengths (`k + k / 32 < 4224` for `k < 4096`; 8 warps).
+        // slots below its arrays' lengths (`k + k / 32 < PADDED` for `k < TILE`, and `smem` gives
+        // `PADDED` elements of dynamic shared memory; 8 warps).
         unsafe { kernels::scan_rows::launch(
             &cfg,
             &flat_in,

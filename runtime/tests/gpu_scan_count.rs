@@ -24,11 +24,11 @@ on_both_devices!(
     nonzero_edge_cases_and_bad_input,
 );
 
-/// Lengths around the kernel's tile of 4096 and across many tiles, and past the CPU device's
-/// switch to threads (2^15 elements; runtime/src/cpu/scan.rs); the GPU adds millions (2^24 + 5:
-/// about five tiles for each block of the scan's grid, six per multiprocessor).
+/// Lengths around the kernel's tile of 8192 (and the earlier 4096) and across many tiles, and past
+/// the CPU device's switch to threads (2^15 elements; runtime/src/cpu/scan.rs); the GPU adds
+/// millions (2^24 + 5: 2049 tiles, about four times the blocks resident at once).
 fn lengths() -> Vec<usize> {
-    let mut n = vec![1, 31, 4095, 4096, 4097, 3 * 4096 + 5, 70_001];
+    let mut n = vec![1, 31, 4095, 4096, 4097, 8191, 8192, 8193, 3 * 8192 + 5, 70_001];
     if !cuprum_runtime::Device::current().unwrap().is_cpu() {
         n.extend([1 << 20, (1 << 22) + 3, (1 << 24) + 5]);
     }

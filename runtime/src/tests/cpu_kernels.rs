@@ -17,7 +17,7 @@ fn scan_kernel_matches_the_host_scan() {
     let _cpu = on_cpu();
     let r = &mut Rng::new();
     // Each CUDA thread of the kernel's tiles runs on the host: few tiles (an unoptimised build).
-    for (rows, n) in [(1usize, 1usize), (1, 4097), (1, 3 * 4096 + 5), (5, 300), (2, 9000)] {
+    for (rows, n) in [(1usize, 1usize), (1, 8193), (1, 3 * 8192 + 5), (5, 300), (2, 17000)] {
         let v: Vec<i64> = (0..rows * n).map(|_| r.int(-1 << 40, 1 << 40)).collect();
         let x = Array::<i64>::from_shape_vec([rows, n], v).unwrap();
         let axes: &[Option<isize>] = if n <= 300 { &[None, Some(1), Some(0)] } else { &[None, Some(1)] };
@@ -71,7 +71,7 @@ fn scan_kernel_combines_many_tiles() {
     let _cpu = on_cpu();
     let r = &mut Rng::new();
     let blocks = Device::cpu().multiprocessor_count() as usize * 6;
-    for (rows, n) in [(1usize, (blocks + 7) * 4096 + 17), (3, 5 * 4096 - 1), (2 * blocks + 3, 100), (blocks + 1, 4096)] {
+    for (rows, n) in [(1usize, (blocks + 7) * 8192 + 17), (3, 5 * 8192 - 1), (2 * blocks + 3, 100), (blocks + 1, 8192)] {
         let v: Vec<i64> = (0..rows * n).map(|_| r.int(i64::MIN, i64::MAX)).collect();
         let x = Array::<i64>::from_shape_vec([rows, n], v.clone()).unwrap();
         let got = with_kernels(|| x.cumsum(Some(1))).unwrap().to_vec().unwrap();
