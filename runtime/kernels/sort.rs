@@ -109,58 +109,94 @@ pub fn radix_bits<K: Int>(keys: &[K], n: u64, mode: u32, sign: K, inf: K, acc: &
     }
 }
 
-/// Counts the digits at `shift` of each tile of `TILE` keys (`n` keys, `tiles` tiles) into
-/// `hist[digit * tiles + tile]`. Launch with one block of `THREADS` threads per tile.
-#[rawkernel(crate = crate, unchecked, instances = [u32, u64])]
-pub fn radix_count<K: Int>(keys: &[K], n: u64, shift: u32, mode: u32, sign: K, inf: K, tiles: u64, hist: &mut [i64]) {
-    let cnt = shared_array::<u32, PADDED_COUNTERS>();
+/// Passes whose digits one launch of `radix_hist` counts.
+const HIST_PASSES: usize = 7;
+/// Counters of `radix_hist`: `HIST_PASSES` passes of `BUCKETS` digits, 32 copies each (one per
+/// lane).
+const HIST_COUNTERS: usize = 7168;
+/// Bits of a look-back word that hold the count; the flag is above them.
+const COUNT_BITS: u32 = 56;
+
+/// Counts the digits of the `n` keys for the passes `first .. first + passes` (`passes` at
+/// most `HIST_PASSES`; pass `p` sorts the digit at shift `5 * p`) into `hist[p * 32 + digit]`
+/// (`hist` zeroed before). Any grid of 256 threads (a grid-stride loop); each block counts in
+/// shared memory and then adds its counts to `hist`.
+///
+/// Each warp's atomic adds go to 32 copies of the counters, one per lane: a lane's counter has
+/// its own address and its own bank whatever the digits are (all keys equal included), so an
+/// add costs one pass of the warp.
+#[rawkernel(crate = crate, unchecked, max_threads = 256, instances = [u32, u64])]
+pub fn radix_hist<K: Int>(keys: &[K], n: u64, mode: u32, sign: K, inf: K, first: u32, passes: u32, hist: &mut [u64]) {
+    let cnt = shared_array::<u32, HIST_COUNTERS>();
     let tid = thread_idx().x as usize;
+    let nt = block_dim().x as usize;
     let lane = tid % 32;
-    let warp = tid / 32;
-    let tile = block_idx().x as u64;
-    let start = tile * TILE as u64;
-    for d in (0..BUCKETS).unroll() {
-        cnt[pad(d * THREADS + tid)] = 0;
-    }
-    // All loads first (in flight together; a shared-memory update between two loads would make
-    // each wait for the last), then each thread counts into its own column: no atomics, no
-    // conflicts.
-    let mut ks = [K::zero(); ITEMS];
-    for j in (0..ITEMS).unroll() {
-        let i = start + (j * THREADS + tid) as u64;
-        if i < n {
-            ks[j] = keys[i as usize];
-        }
-    }
-    for j in (0..ITEMS).unroll() {
-        let i = start + (j * THREADS + tid) as u64;
-        if i < n {
-            let d = digit_of(ks[j], shift, mode, sign, inf) as usize;
-            cnt[pad(d * THREADS + tid)] += 1;
-        }
+    let mut k = tid;
+    while k < HIST_COUNTERS {
+        cnt[k] = 0;
+        k += nt;
     }
     sync_threads();
-    // Warp `w` sums the columns of digits 8w to 8w + 7.
-    for q in (0..8usize).unroll() {
-        let d = warp * 8 + q;
-        let mut v = 0u32;
-        for c in (0..4usize).unroll() {
-            v += cnt[pad(d * THREADS + c * 32 + lane)];
+    let mut i = grid_1d() as u64;
+    let step = grid_size_1d() as u64;
+    // Four keys per thread in flight, then their digits.
+    while i < n {
+        let mut ks = [K::zero(); 4];
+        for u in (0..4usize).unroll() {
+            let j = i + u as u64 * step;
+            if j < n {
+                ks[u] = keys[j as usize];
+            }
         }
-        let total = warp_reduce_sum(v);
-        if lane == 0 {
-            hist[(d as u64 * tiles + tile) as usize] = total as i64;
+        for u in (0..4usize).unroll() {
+            if i + u as u64 * step < n {
+                let b = order_bits(ks[u], mode, sign, inf);
+                for q in (0..HIST_PASSES).unroll() {
+                    if (q as u32) < passes {
+                        let d = (b >> ((first + q as u32) * 5)).low_u32() & 31;
+                        atomic_add(cnt, (q * BUCKETS + d as usize) * 32 + lane, 1u32);
+                    }
+                }
+            }
         }
+        i += 4 * step;
+    }
+    sync_threads();
+    // Counter `c` (a pass and a digit): the sum of its 32 copies, each thread of a warp starting
+    // at another lane's (another bank).
+    let mut c = tid;
+    while c < passes as usize * BUCKETS {
+        let mut s = 0u64;
+        for l in (0..32usize).unroll() {
+            s += cnt[c * 32 + (l + c) % 32] as u64;
+        }
+        if s > 0 {
+            atomic_add(hist, first as usize * BUCKETS + c, s);
+        }
+        c += nt;
     }
 }
 
-/// One stable pass of the radix sort: the keys of `keys_in` (`n` keys, `tiles` tiles of `TILE`)
-/// go to `keys_out` in the order of their digit at `shift`, keys of equal digits in input order;
-/// `incl` is the inclusive scan of `radix_count`'s `hist`, which this reads too. Values: with
-/// `vals` 0 none (the value arrays are not touched), 1 each key's input index (`vals_in` is not
-/// read), 2 `vals_in`; they move with their keys to `vals_out`. Launch with one block of
-/// `THREADS` threads per tile and, when `vals` is not 0, `PADDED` `i64`s of dynamic shared
-/// memory.
+/// One stable pass of the radix sort, the pass `pass` (from 0) of this sort: the keys of
+/// `keys_in` (`n` keys, `tiles` tiles of `TILE`) go to `keys_out` in the order of their digit at
+/// `shift`, keys of equal digits in input order. `hist[h * 32 + digit]` (from `radix_hist`) counts
+/// the keys of each digit at `shift`; the keys of a digit start, in the output, after those of
+/// the smaller digits, and each tile's after those of the tiles before it. Values: with `vals` 0
+/// none (the value arrays are not touched), 1 each key's input index (`vals_in` is not read), 2
+/// `vals_in`; they move with their keys to `vals_out`.
+///
+/// The tiles' positions come from a decoupled look-back (Merrill and Garland 2016, as
+/// `kernels/scan.rs`, one per digit; Adinets and Merrill's "Onesweep", 2022): each block takes
+/// the next tile from `counter[pass]`, ranks its keys, publishes each digit's count in the tile
+/// (`status[tile * 32 + digit]`, flag `2 * pass + 1`), then lane `d` of its first warp adds the
+/// counts of digit `d` of the tiles before it, back to one that has published its inclusive
+/// prefix (flag `2 * pass + 2`), and publishes its own. A status word holds its flag above
+/// `COUNT_BITS` bits of count, written and read as one 64-bit word (no fence between a count and
+/// its flag), and a pass's flags are larger than every earlier pass's: `status` is zeroed once
+/// per sort, not per pass.
+///
+/// Launch with one block of `THREADS` threads per tile and, when `vals` is not 0, `PADDED`
+/// `i64`s of dynamic shared memory; `counter[pass]` zeroed.
 #[rawkernel(crate = crate, unchecked, max_threads = 128, min_blocks = 6, instances = [u32, u64])]
 pub fn radix_scatter<K: Int>(
     keys_in: &[K],
@@ -173,9 +209,11 @@ pub fn radix_scatter<K: Int>(
     mode: u32,
     sign: K,
     inf: K,
-    tiles: u64,
-    hist: &[i64],
-    incl: &[i64],
+    hist: &[u64],
+    h: u32,
+    pass: u32,
+    status: &mut [u64],
+    counter: &mut [u32],
 ) {
     let cnt = shared_array::<u16, PADDED_COUNTERS>();
     let keys_s = shared_array::<K, PADDED>();
@@ -184,29 +222,36 @@ pub fn radix_scatter<K: Int>(
     let vals_s = dynamic_shared::<i64>();
     let base_s = shared_array::<i64, 32>();
     let warp_tot = shared_array::<u32, 4>();
+    let tile_s = shared_array::<u32, 1>();
     let tid = thread_idx().x as usize;
     let lane = tid % 32;
     let warp = tid / 32;
-    let tile = block_idx().x as u64;
-    let start = tile * TILE as u64;
+    if tid == 0 {
+        tile_s[0] = atomic_add(counter, pass as usize, 1u32);
+    }
     for d in (0..BUCKETS).unroll() {
         cnt[pad(d * THREADS + tid)] = 0;
     }
+    sync_threads();
+    let tile = tile_s[0] as u64;
+    let start = tile * TILE as u64;
+    // Keys in this tile (`TILE` but in the last one), in 32 bits.
+    let count = if start + (TILE as u64) < n { TILE as u32 } else { (n - start) as u32 };
     // Stage the tile through shared memory (coalesced reads, all in flight before the first
     // store), then take 16 consecutive keys.
     let mut ks = [K::zero(); ITEMS];
     for j in (0..ITEMS).unroll() {
-        let i = start + (j * THREADS + tid) as u64;
-        if i < n {
-            ks[j] = keys_in[i as usize];
+        let k = (j * THREADS + tid) as u32;
+        if k < count {
+            ks[j] = keys_in[(start + k as u64) as usize];
         }
     }
     if vals == 2 {
         let mut vs = [0i64; ITEMS];
         for j in (0..ITEMS).unroll() {
-            let i = start + (j * THREADS + tid) as u64;
-            if i < n {
-                vs[j] = vals_in[i as usize];
+            let k = (j * THREADS + tid) as u32;
+            if k < count {
+                vs[j] = vals_in[(start + k as u64) as usize];
             }
         }
         for j in (0..ITEMS).unroll() {
@@ -217,14 +262,15 @@ pub fn radix_scatter<K: Int>(
         keys_s[pad(j * THREADS + tid)] = ks[j];
     }
     sync_threads();
-    let mut ds = [BUCKETS as u32; ITEMS];
+    // The digits of the thread's keys, six of 5 bits to a word (3 registers, not 16).
+    let mut dp = [0u32; 3];
     for j in (0..ITEMS).unroll() {
         let k = tid * ITEMS + j;
-        let i = start + k as u64;
-        if i < n {
+        if (k as u32) < count {
             ks[j] = keys_s[pad(k)];
-            ds[j] = digit_of(ks[j], shift, mode, sign, inf);
-            cnt[pad(ds[j] as usize * THREADS + tid)] += 1;
+            let d = digit_of(ks[j], shift, mode, sign, inf);
+            dp[j / 6] |= d << ((j % 6) * 5);
+            cnt[pad(d as usize * THREADS + tid)] += 1;
         }
     }
     // The values of this thread's keys (argsort's later passes): read before any thread places
@@ -248,12 +294,10 @@ pub fn radix_scatter<K: Int>(
     }
     sync_threads();
     let mut run = incl_w - sum;
-    let mut total = 0u32;
     for w in (0..4usize).unroll() {
         if w < warp {
             run += warp_tot[w];
         }
-        total += warp_tot[w];
     }
     for q in (0..SPAN).unroll() {
         let s = pad(tid * SPAN + q);
@@ -262,31 +306,61 @@ pub fn radix_scatter<K: Int>(
         run += c;
     }
     sync_threads();
-    // Each digit's output base: its global first position minus its first slot in the tile.
-    if tid < BUCKETS {
-        let first = cnt[pad(tid * THREADS)];
-        let h = (tid as u64 * tiles + tile) as usize;
-        base_s[tid] = incl[h] - hist[h] - first as i64;
+    // Lane `d` of the first warp: digit `d`'s first slot and count in the tile, published, then
+    // the look-back over the tiles before for the keys of digit `d` before this tile's.
+    if warp == 0 {
+        let d = lane;
+        let first = cnt[pad(d * THREADS)] as u32;
+        let next = if d + 1 < BUCKETS { cnt[pad((d + 1) * THREADS)] as u32 } else { count };
+        let mine = (next - first) as u64;
+        let agg_flag = (2 * pass + 1) as u64;
+        let inc_flag = agg_flag + 1;
+        let slot = tile as usize * BUCKETS + d;
+        let mut before = 0u64;
+        if tile == 0 {
+            atomic_exch(status, slot, (inc_flag << COUNT_BITS) | mine);
+        } else {
+            atomic_exch(status, slot, (agg_flag << COUNT_BITS) | mine);
+            let mut p = tile - 1;
+            loop {
+                let w = atomic_load(status, p as usize * BUCKETS + d);
+                let flag = w >> COUNT_BITS;
+                if flag < agg_flag {
+                    continue;
+                }
+                before += w & ((1u64 << COUNT_BITS) - 1);
+                if flag == inc_flag {
+                    break;
+                }
+                p -= 1;
+            }
+            atomic_exch(status, slot, (inc_flag << COUNT_BITS) | (before + mine));
+        }
+        // The keys of the smaller digits: an exclusive scan of the digits' totals.
+        let digit_start = warp_exclusive_sum(hist[h as usize * BUCKETS + d]);
+        base_s[d] = (digit_start + before) as i64 - first as i64;
     }
     sync_threads();
     // Place the keys sorted by digit, each thread's in order after the threads before it.
     for j in (0..ITEMS).unroll() {
-        if (ds[j] as usize) < BUCKETS {
-            let s = pad(ds[j] as usize * THREADS + tid);
+        let k = tid * ITEMS + j;
+        if (k as u32) < count {
+            let d = ((dp[j / 6] >> ((j % 6) * 5)) & 31) as usize;
+            let s = pad(d * THREADS + tid);
             let r = cnt[s] as u32;
             cnt[s] = (r + 1) as u16;
             keys_s[pad(r as usize)] = ks[j];
             if vals == 2 {
                 vals_s[pad(r as usize)] = vs[j];
             } else if vals == 1 {
-                vals_s[pad(r as usize)] = (start + (tid * ITEMS + j) as u64) as i64;
+                vals_s[pad(r as usize)] = (start + k as u64) as i64;
             }
         }
     }
     sync_threads();
     for j in (0..ITEMS).unroll() {
         let k = j * THREADS + tid;
-        if (k as u32) < total {
+        if (k as u32) < count {
             let key = keys_s[pad(k)];
             let d = digit_of(key, shift, mode, sign, inf) as usize;
             let o = (base_s[d] + k as i64) as usize;
