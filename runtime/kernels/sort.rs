@@ -5,17 +5,19 @@
 //! The kernels move keys as their raw bits (`u32` for 4-byte dtypes, `u64` for 8-byte ones) and
 //! compute each key's order-preserving image only to take its digit (`order_bits`): the sorted
 //! array is the input's own bits in a new order, and no pass converts keys back. A pass sorts
-//! by one digit of 5 bits (32 buckets), stably, in three launches:
+//! by one digit of 5 bits (32 buckets), stably, Onesweep-style (Adinets and Merrill, "Onesweep: A
+//! Faster Least Significant Digit Radix Sort for GPUs", 2022):
 //!
-//! 1. `radix_count`: each tile of 2048 keys (128 threads of 16) counts its digits and writes the
-//!    counts digit-major (`hist[digit * tiles + tile]`);
-//! 2. the runtime's `cumsum` of `hist` (inclusive): minus the tile's own count, the position of the
-//!    tile's first key of each digit in the output;
-//! 3. `radix_scatter`: each tile ranks its keys stably (each thread holds 16 consecutive keys and
-//!    counts its digits in a column of shared counters; an exclusive scan of the counters in
-//!    [digit][thread] order gives each thread its first slot per digit), places them sorted by
-//!    digit in shared memory, and writes them out (and their `i64` values, for `argsort`) in
-//!    order, so that each digit's keys of a tile are one contiguous run of the output.
+//! 1. once per sort, `radix_hist` counts the digits of every pass in one read of the keys;
+//! 2. each pass is one launch of `radix_scatter`: each block takes the next tile of 2048 keys
+//!    (128 threads of 16) from an atomic counter, ranks its keys stably (each thread holds 16
+//!    consecutive keys and counts its digits in a column of shared counters; an exclusive scan
+//!    of the counters in [digit][thread] order gives each thread its first slot per digit),
+//!    publishes its count of each digit, finds the keys of each digit in the tiles before it by
+//!    a decoupled look-back (one lane per digit), places its keys sorted by digit in shared
+//!    memory, and writes them out (and their `i64` values, for `argsort`) in order, so that each
+//!    digit's keys of a tile are one contiguous run of the output. A pass reads each key once
+//!    and writes it once (8 bytes per `f32` key).
 //!
 //! The tile's shared memory (2048 keys, 4096 `u16` counters, and 2048 values in dynamic shared
 //! memory when there are values: 42 KiB for 8-byte keys with values) stays within the 48 KiB a

@@ -1,7 +1,8 @@
 //! `sort` and `argsort` (NumPy's, with `kind='stable'`) through the stable LSD radix sort
-//! of `kernels/sort.rs`: 5 bits per pass, three launches per pass (count each tile's digits, scan
-//! the counts with [`cumsum`](Array::cumsum), rank and scatter each tile), keys moved as their raw
-//! bits between two buffers.
+//! of `kernels/sort.rs`: 5 bits per pass, Onesweep-style: one launch counts the digits of every
+//! pass, then one launch per pass ranks and scatters each tile, each tile finding its output
+//! offsets by a decoupled look-back over the tiles before it; keys moved as their raw bits
+//! between two buffers.
 //!
 //! Order: NumPy's. Integers by value; floats by value with every NaN last (in input order) and
 //! -0.0 equal to 0.0 (a stable sort keeps the two zeros in input order, as NumPy's comparison
@@ -21,8 +22,9 @@
 //!
 //! Element types: `i32`, `u32`, `i64`, `u64`, `f32`, `f64` (others are refused with a clear error
 //! that names what to convert to). The kernels are instantiated for the key bits (`u32`, `u64`)
-//! and precompiled; a pass reads each key twice and writes it once (12 bytes per `f32` key and
-//! pass, 7 passes for 4-byte keys, 13 for 8-byte ones).
+//! and precompiled; a pass reads each key once and writes it once (8 bytes per `f32` key and
+//! pass, 7 passes for 4-byte keys, 13 for 8-byte ones), and the digit counts of all passes take
+//! one more read of the keys (two for 8-byte keys).
 
 use crate::cpu::sort::{HostKey, HostVals};
 use crate::error::{Error, Result};

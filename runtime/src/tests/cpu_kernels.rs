@@ -123,3 +123,41 @@ fn sort_kernels_match_the_host_sort() {
         assert_eq!(with_kernels(|| m.argsort(Some(1))).unwrap().to_vec().unwrap(), m.argsort(Some(1)).unwrap().to_vec().unwrap(), "argsort of 3 rows of {n}");
     }
 }
+
+/// The radix sort's kernels over many tiles with skewed digits (each pass's look-back then adds,
+/// for most digits, zero counts over every tile before, and meets the same digit in every tile):
+/// all keys equal, two distinct values, sorted and reverse-sorted input, and random keys, against
+/// the host's sort. Each tile's position comes from the tiles before it, so a wrong look-back
+/// puts whole tiles in the wrong place.
+#[test]
+fn sort_kernels_with_skewed_digits_over_many_tiles() {
+    let _cpu = on_cpu();
+    let r = &mut Rng::new();
+    let n = 24 * 2048 + 5;
+    let cases: [(&str, Vec<f32>); 5] = [
+        ("all equal", vec![-2.5; n]),
+        ("two values", (0..n).map(|_| if r.int(0, 1) == 0 { 1.0 } else { -0.0 }).collect()),
+        ("sorted", (0..n).map(|i| i as f32 * 0.25 - 1e3).collect()),
+        ("reverse-sorted", (0..n).map(|i| 1e3 - i as f32 * 0.25).collect()),
+        ("random", (0..n).map(|_| r.range(-1e3, 1e3) as f32).collect()),
+    ];
+    let bits = |a: Array<f32>| a.to_vec().unwrap().iter().map(|v| v.to_bits()).collect::<Vec<u32>>();
+    for (what, f) in cases {
+        let x = Array::<f32>::from_vec(f).unwrap();
+        assert_eq!(bits(with_kernels(|| x.sort(None)).unwrap()), bits(x.sort(None).unwrap()), "sort of {n} f32, {what}");
+        if what != "random" {
+            assert_eq!(
+                with_kernels(|| x.argsort(None)).unwrap().to_vec().unwrap(),
+                x.argsort(None).unwrap().to_vec().unwrap(),
+                "argsort of {n} f32, {what}"
+            );
+        }
+    }
+    // 8-byte keys: every digit but the lowest few skipped (i64) or all 13 passes (f64).
+    let down: Vec<i64> = (0..n as i64).rev().collect();
+    let y = Array::<i64>::from_vec(down).unwrap();
+    assert_eq!(with_kernels(|| y.argsort(None)).unwrap().to_vec().unwrap(), y.argsort(None).unwrap().to_vec().unwrap(), "argsort of {n} reverse-sorted i64");
+    let two: Vec<f64> = (0..n).map(|_| if r.int(0, 1) == 0 { f64::NAN } else { -3.0 }).collect();
+    let z = Array::<f64>::from_vec(two).unwrap();
+    assert_eq!(with_kernels(|| z.argsort(None)).unwrap().to_vec().unwrap(), z.argsort(None).unwrap().to_vec().unwrap(), "argsort of {n} f64, NaN and -3");
+}
