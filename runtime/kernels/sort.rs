@@ -199,7 +199,7 @@ pub fn radix_hist<K: Int>(keys: &[K], n: u64, mode: u32, sign: K, inf: K, first:
 ///
 /// Launch with one block of `THREADS` threads per tile and, when `vals` is not 0, `PADDED`
 /// `i64`s of dynamic shared memory; `counter[pass]` zeroed.
-#[rawkernel(crate = crate, unchecked, max_threads = 128, min_blocks = 6, instances = [u32, u64])]
+#[rawkernel(crate = crate, unchecked, max_threads = 128, min_blocks = 8, instances = [u32, u64])]
 pub fn radix_scatter<K: Int>(
     keys_in: &[K],
     keys_out: &mut [K],
@@ -308,8 +308,10 @@ pub fn radix_scatter<K: Int>(
         run += c;
     }
     sync_threads();
-    // Lane `d` of the first warp: digit `d`'s first slot and count in the tile, published, then
-    // the look-back over the tiles before for the keys of digit `d` before this tile's.
+    // Lane `d` of the first warp: digit `d`'s first slot and count in the tile (thread 0's
+    // counters, which only thread 0 changes below, after the shuffles of the look-back's end),
+    // published, then the look-back over the tiles before for the keys of digit `d` before this
+    // tile's. The other warps place their keys meanwhile: only the writes need the offsets.
     if warp == 0 {
         let d = lane;
         let first = cnt[pad(d * THREADS)] as u32;
@@ -342,7 +344,6 @@ pub fn radix_scatter<K: Int>(
         let digit_start = warp_exclusive_sum(hist[h as usize * BUCKETS + d]);
         base_s[d] = (digit_start + before) as i64 - first as i64;
     }
-    sync_threads();
     // Place the keys sorted by digit, each thread's in order after the threads before it.
     for j in (0..ITEMS).unroll() {
         let k = tid * ITEMS + j;
