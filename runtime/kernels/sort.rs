@@ -40,6 +40,9 @@ const SPAN: usize = 32;
 const PADDED: usize = 2112;
 /// `BUCKETS * THREADS` counters plus one padding slot per 32.
 const PADDED_COUNTERS: usize = 4224;
+/// `pad(THREADS)`: the stride of a digit's column of counters, and of a row of `THREADS` keys,
+/// in the padded shared arrays.
+const COLUMN: usize = 132;
 
 /// The shared-array slot of logical index `k`: one padding slot after every 32, so that threads
 /// that read 16 consecutive elements each hit different banks.
@@ -228,11 +231,18 @@ pub fn radix_scatter<K: Int>(
     let tid = thread_idx().x as usize;
     let lane = tid % 32;
     let warp = tid / 32;
+    // The shared indices, with `pad`'s padding worked out once: the thread's column of counters
+    // (`pad(d * THREADS + tid) = d * COLUMN + col`, and the slots of the coalesced rows of keys
+    // alike), its own 16 consecutive keys (`pad(tid * ITEMS + j) = own + j` for `j < 16`) and
+    // its 32 counters of the scan (`pad(tid * SPAN + q) = row + q`).
+    let col = tid + tid / 32;
+    let own = tid * ITEMS + tid / 2;
+    let row = tid * (SPAN + 1);
     if tid == 0 {
         tile_s[0] = atomic_add(counter, pass as usize, 1u32);
     }
     for d in (0..BUCKETS).unroll() {
-        cnt[pad(d * THREADS + tid)] = 0;
+        cnt[d * COLUMN + col] = 0;
     }
     sync_threads();
     let tile = tile_s[0] as u64;
@@ -241,38 +251,37 @@ pub fn radix_scatter<K: Int>(
     let count = if start + (TILE as u64) < n { TILE as u32 } else { (n - start) as u32 };
     // Stage the tile through shared memory (coalesced reads, all in flight before the first
     // store), then take 16 consecutive keys.
+    // One global index per thread, the keys at constant offsets from it.
+    let g = start as usize + tid;
     let mut ks = [K::zero(); ITEMS];
     for j in (0..ITEMS).unroll() {
-        let k = (j * THREADS + tid) as u32;
-        if k < count {
-            ks[j] = keys_in[(start + k as u64) as usize];
+        if ((j * THREADS + tid) as u32) < count {
+            ks[j] = keys_in[g + j * THREADS];
         }
     }
     if vals == 2 {
         let mut vs = [0i64; ITEMS];
         for j in (0..ITEMS).unroll() {
-            let k = (j * THREADS + tid) as u32;
-            if k < count {
-                vs[j] = vals_in[(start + k as u64) as usize];
+            if ((j * THREADS + tid) as u32) < count {
+                vs[j] = vals_in[g + j * THREADS];
             }
         }
         for j in (0..ITEMS).unroll() {
-            vals_s[pad(j * THREADS + tid)] = vs[j];
+            vals_s[j * COLUMN + col] = vs[j];
         }
     }
     for j in (0..ITEMS).unroll() {
-        keys_s[pad(j * THREADS + tid)] = ks[j];
+        keys_s[j * COLUMN + col] = ks[j];
     }
     sync_threads();
     // The digits of the thread's keys, six of 5 bits to a word (3 registers, not 16).
     let mut dp = [0u32; 3];
     for j in (0..ITEMS).unroll() {
-        let k = tid * ITEMS + j;
-        if (k as u32) < count {
-            ks[j] = keys_s[pad(k)];
+        if ((tid * ITEMS + j) as u32) < count {
+            ks[j] = keys_s[own + j];
             let d = digit_of(ks[j], shift, mode, sign, inf);
             dp[j / 6] |= d << ((j % 6) * 5);
-            cnt[pad(d as usize * THREADS + tid)] += 1;
+            cnt[d as usize * COLUMN + col] += 1;
         }
     }
     // The values of this thread's keys (argsort's later passes): read before any thread places
@@ -280,7 +289,7 @@ pub fn radix_scatter<K: Int>(
     let mut vs = [0i64; ITEMS];
     if vals == 2 {
         for j in (0..ITEMS).unroll() {
-            vs[j] = vals_s[pad(tid * ITEMS + j)];
+            vs[j] = vals_s[own + j];
         }
     }
     sync_threads();
@@ -288,7 +297,7 @@ pub fn radix_scatter<K: Int>(
     // from t * 32.
     let mut sum = 0u32;
     for q in (0..SPAN).unroll() {
-        sum += cnt[pad(tid * SPAN + q)] as u32;
+        sum += cnt[row + q] as u32;
     }
     let incl_w = warp_inclusive_sum(sum);
     if lane == 31 {
@@ -302,7 +311,7 @@ pub fn radix_scatter<K: Int>(
         }
     }
     for q in (0..SPAN).unroll() {
-        let s = pad(tid * SPAN + q);
+        let s = row + q;
         let c = cnt[s] as u32;
         cnt[s] = run as u16;
         run += c;
@@ -314,8 +323,8 @@ pub fn radix_scatter<K: Int>(
     // tile's. The other warps place their keys meanwhile: only the writes need the offsets.
     if warp == 0 {
         let d = lane;
-        let first = cnt[pad(d * THREADS)] as u32;
-        let next = if d + 1 < BUCKETS { cnt[pad((d + 1) * THREADS)] as u32 } else { count };
+        let first = cnt[d * COLUMN] as u32;
+        let next = if d + 1 < BUCKETS { cnt[(d + 1) * COLUMN] as u32 } else { count };
         let mine = (next - first) as u64;
         let agg_flag = (2 * pass + 1) as u64;
         let inc_flag = agg_flag + 1;
@@ -349,7 +358,7 @@ pub fn radix_scatter<K: Int>(
         let k = tid * ITEMS + j;
         if (k as u32) < count {
             let d = ((dp[j / 6] >> ((j % 6) * 5)) & 31) as usize;
-            let s = pad(d * THREADS + tid);
+            let s = d * COLUMN + col;
             let r = cnt[s] as u32;
             cnt[s] = (r + 1) as u16;
             keys_s[pad(r as usize)] = ks[j];
@@ -364,12 +373,12 @@ pub fn radix_scatter<K: Int>(
     for j in (0..ITEMS).unroll() {
         let k = j * THREADS + tid;
         if (k as u32) < count {
-            let key = keys_s[pad(k)];
+            let key = keys_s[j * COLUMN + col];
             let d = digit_of(key, shift, mode, sign, inf) as usize;
             let o = (base_s[d] + k as i64) as usize;
             keys_out[o] = key;
             if vals != 0 {
-                vals_out[o] = vals_s[pad(k)];
+                vals_out[o] = vals_s[j * COLUMN + col];
             }
         }
     }
