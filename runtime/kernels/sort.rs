@@ -251,9 +251,14 @@ pub fn radix_scatter<K: Int>(
     let count = if start + (TILE as u64) < n { TILE as u32 } else { (n - start) as u32 };
     // Stage the tile through shared memory (coalesced reads, all in flight before the first
     // store), then take 16 consecutive keys.
-    // One global index per thread, the keys at constant offsets from it.
+    // One global index per thread, the keys at constant offsets from it. The last tile's
+    // missing keys are stand-ins whose image is all ones (digit 31 at every shift): ranked after
+    // every real key of the tile (the largest digit, the last input positions), they fill its
+    // last slots and are never written out, and only the last tile's own count of digit 31
+    // counts them, which no tile looks back at. So ranking and placing need no bounds checks.
     let g = start as usize + tid;
-    let mut ks = [K::zero(); ITEMS];
+    let stand_in = if mode == 1 { !sign } else { K::max_value() };
+    let mut ks = [stand_in; ITEMS];
     for j in (0..ITEMS).unroll() {
         if ((j * THREADS + tid) as u32) < count {
             ks[j] = keys_in[g + j * THREADS];
@@ -277,12 +282,10 @@ pub fn radix_scatter<K: Int>(
     // The digits of the thread's keys, six of 5 bits to a word (3 registers, not 16).
     let mut dp = [0u32; 3];
     for j in (0..ITEMS).unroll() {
-        if ((tid * ITEMS + j) as u32) < count {
-            ks[j] = keys_s[own + j];
-            let d = digit_of(ks[j], shift, mode, sign, inf);
-            dp[j / 6] |= d << ((j % 6) * 5);
-            cnt[d as usize * COLUMN + col] += 1;
-        }
+        ks[j] = keys_s[own + j];
+        let d = digit_of(ks[j], shift, mode, sign, inf);
+        dp[j / 6] |= d << ((j % 6) * 5);
+        cnt[d as usize * COLUMN + col] += 1;
     }
     // The values of this thread's keys (argsort's later passes): read before any thread places
     // a value over them.
@@ -355,18 +358,15 @@ pub fn radix_scatter<K: Int>(
     }
     // Place the keys sorted by digit, each thread's in order after the threads before it.
     for j in (0..ITEMS).unroll() {
-        let k = tid * ITEMS + j;
-        if (k as u32) < count {
-            let d = ((dp[j / 6] >> ((j % 6) * 5)) & 31) as usize;
-            let s = d * COLUMN + col;
-            let r = cnt[s] as u32;
-            cnt[s] = (r + 1) as u16;
-            keys_s[pad(r as usize)] = ks[j];
-            if vals == 2 {
-                vals_s[pad(r as usize)] = vs[j];
-            } else if vals == 1 {
-                vals_s[pad(r as usize)] = (start + k as u64) as i64;
-            }
+        let d = ((dp[j / 6] >> ((j % 6) * 5)) & 31) as usize;
+        let s = d * COLUMN + col;
+        let r = cnt[s] as u32;
+        cnt[s] = (r + 1) as u16;
+        keys_s[pad(r as usize)] = ks[j];
+        if vals == 2 {
+            vals_s[pad(r as usize)] = vs[j];
+        } else if vals == 1 {
+            vals_s[pad(r as usize)] = (start + (tid * ITEMS + j) as u64) as i64;
         }
     }
     sync_threads();
