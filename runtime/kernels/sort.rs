@@ -122,16 +122,17 @@ const HIST_COUNTERS: usize = 7168;
 /// Bits of a look-back word that hold the count; the flag is above them.
 const COUNT_BITS: u32 = 56;
 
-/// Counts the digits of the `n` keys for the passes `first .. first + passes` (`passes` at
-/// most `HIST_PASSES`; pass `p` sorts the digit at shift `5 * p`) into `hist[p * 32 + digit]`
-/// (`hist` zeroed before). Any grid of 256 threads (a grid-stride loop); each block counts in
+/// Counts the digits of the `n` keys for the `HIST_PASSES` passes from `first` (pass `p` sorts
+/// the digit at shift `5 * p`; shifts past 60, beyond a 64-bit key's last digit, count the digit
+/// at 60 again, which no pass reads) into `hist[p * 32 + digit]` (`hist` zeroed before; every
+/// pass counted, without a branch per pass). Any grid of 256 threads (a grid-stride loop); each block counts in
 /// shared memory and then adds its counts to `hist`.
 ///
 /// Each warp's atomic adds go to 32 copies of the counters, one per lane: a lane's counter has
 /// its own address and its own bank whatever the digits are (all keys equal included), so an
 /// add costs one pass of the warp.
 #[rawkernel(crate = crate, unchecked, max_threads = 256, instances = [u32, u64])]
-pub fn radix_hist<K: Int>(keys: &[K], n: u64, mode: u32, sign: K, inf: K, first: u32, passes: u32, hist: &mut [u64]) {
+pub fn radix_hist<K: Int>(keys: &[K], n: u64, mode: u32, sign: K, inf: K, first: u32, hist: &mut [u64]) {
     let cnt = shared_array::<u32, HIST_COUNTERS>();
     let tid = thread_idx().x as usize;
     let nt = block_dim().x as usize;
@@ -157,10 +158,9 @@ pub fn radix_hist<K: Int>(keys: &[K], n: u64, mode: u32, sign: K, inf: K, first:
             if i + u as u64 * step < n {
                 let b = order_bits(ks[u], mode, sign, inf);
                 for q in (0..HIST_PASSES).unroll() {
-                    if (q as u32) < passes {
-                        let d = (b >> ((first + q as u32) * 5)).low_u32() & 31;
-                        atomic_add(cnt, (q * BUCKETS + d as usize) * 32 + lane, 1u32);
-                    }
+                    let sh = (first + q as u32) * 5;
+                    let d = (b >> if sh < 60 { sh } else { 60 }).low_u32() & 31;
+                    atomic_add(cnt, (q * BUCKETS + d as usize) * 32 + lane, 1u32);
                 }
             }
         }
@@ -170,7 +170,7 @@ pub fn radix_hist<K: Int>(keys: &[K], n: u64, mode: u32, sign: K, inf: K, first:
     // Counter `c` (a pass and a digit): the sum of its 32 copies, each thread of a warp starting
     // at another lane's (another bank).
     let mut c = tid;
-    while c < passes as usize * BUCKETS {
+    while c < HIST_PASSES * BUCKETS {
         let mut s = 0u64;
         for l in (0..32usize).unroll() {
             s += cnt[c * 32 + (l + c) % 32] as u64;

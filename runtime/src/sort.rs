@@ -303,16 +303,16 @@ pub(crate) fn radix<K: KeyBits>(
         }
     }
     // The digit counts of every pass up to the last, in one read of the keys per `HIST_PASSES`.
-    let hist_rows = shifts.last().map_or(1, |s| s / DIGIT_BITS + 1);
+    let hist_rows = shifts.last().map_or(1, |s| s / DIGIT_BITS + 1).next_multiple_of(HIST_PASSES);
     let mut hist = Array::<u64>::empty_on(hist_rows as usize * BUCKETS, stream)?;
     hist.buffer().zero(stream)?;
     let hist_cfg = LaunchConfig::new(n.div_ceil(256 * 16).clamp(1, 1024) as u32, 256u32).stream(stream);
     for first in (0..hist_rows).step_by(HIST_PASSES as usize) {
-        let count = (hist_rows - first).min(HIST_PASSES);
         // SAFETY: `radix_hist` is unchecked. Any grid of 256 threads: keys are read below `n`
         // (the length of `keys`), `hist` is written at `(first + q) * 32 + digit` for `q <
-        // count`, below `hist_rows * 32`; shared indices are below `HIST_PASSES * 32 * 32`.
-        unsafe { kernels::radix_hist::launch(&hist_cfg, keys, n as u64, mode as u32, sign, inf, first, count, &mut hist) }?;
+        // HIST_PASSES`, below `hist_rows * 32` (a multiple of `HIST_PASSES` rows); shared
+        // indices are below `HIST_PASSES * 32 * 32`.
+        unsafe { kernels::radix_hist::launch(&hist_cfg, keys, n as u64, mode as u32, sign, inf, first, &mut hist) }?;
     }
     // Each pass's tile counter and the tiles' look-back words (zeroed once: a pass's flags are
     // larger than the earlier passes').
