@@ -260,17 +260,31 @@ pub fn radix_scatter<K: Int>(
     // counts them, which no tile looks back at. So ranking and placing need no bounds checks.
     let g = start as usize + tid;
     let stand_in = if mode == 1 { !sign } else { K::max_value() };
+    // A whole tile (all but the last) loads without bounds checks.
+    let whole = count == TILE as u32;
     let mut ks = [stand_in; ITEMS];
-    for j in (0..ITEMS).unroll() {
-        if ((j * THREADS + tid) as u32) < count {
+    if whole {
+        for j in (0..ITEMS).unroll() {
             ks[j] = keys_in[g + j * THREADS];
+        }
+    } else {
+        for j in (0..ITEMS).unroll() {
+            if ((j * THREADS + tid) as u32) < count {
+                ks[j] = keys_in[g + j * THREADS];
+            }
         }
     }
     if vals == 2 {
         let mut vs = [0i64; ITEMS];
-        for j in (0..ITEMS).unroll() {
-            if ((j * THREADS + tid) as u32) < count {
+        if whole {
+            for j in (0..ITEMS).unroll() {
                 vs[j] = vals_in[g + j * THREADS];
+            }
+        } else {
+            for j in (0..ITEMS).unroll() {
+                if ((j * THREADS + tid) as u32) < count {
+                    vs[j] = vals_in[g + j * THREADS];
+                }
             }
         }
         for j in (0..ITEMS).unroll() {
@@ -373,15 +387,21 @@ pub fn radix_scatter<K: Int>(
         }
     }
     sync_threads();
-    for j in (0..ITEMS).unroll() {
-        let k = j * THREADS + tid;
-        if (k as u32) < count {
-            let key = keys_s[j * COLUMN + col];
-            let d = digit_s[k] as usize;
-            let o = (base_s[d] + k as i64) as usize;
-            keys_out[o] = key;
-            if vals != 0 {
-                vals_out[o] = vals_s[j * COLUMN + col];
+    if whole && vals == 0 {
+        // The common case without checks: a whole tile of keys alone.
+        for j in (0..ITEMS).unroll() {
+            let k = j * THREADS + tid;
+            keys_out[(base_s[digit_s[k] as usize] + k as i64) as usize] = keys_s[j * COLUMN + col];
+        }
+    } else {
+        for j in (0..ITEMS).unroll() {
+            let k = j * THREADS + tid;
+            if (k as u32) < count {
+                let o = (base_s[digit_s[k] as usize] + k as i64) as usize;
+                keys_out[o] = keys_s[j * COLUMN + col];
+                if vals != 0 {
+                    vals_out[o] = vals_s[j * COLUMN + col];
+                }
             }
         }
     }
