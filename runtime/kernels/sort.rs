@@ -183,7 +183,7 @@ pub fn radix_hist<K: Int>(keys: &[K], n: u64, mode: u32, sign: K, inf: K, first:
 }
 
 /// One stable pass of the radix sort, the pass `pass` (from 0) of this sort: the keys of
-/// `keys_in` (`n` keys, `tiles` tiles of `TILE`) go to `keys_out` in the order of their digit at
+/// `keys_in` (`n` keys, in tiles of `TILE`) go to `keys_out` in the order of their digit at
 /// `shift`, keys of equal digits in input order. `hist[h * 32 + digit]` (from `radix_hist`) counts
 /// the keys of each digit at `shift`; the keys of a digit start, in the output, after those of
 /// the smaller digits, and each tile's after those of the tiles before it. Values: with `vals` 0
@@ -201,7 +201,9 @@ pub fn radix_hist<K: Int>(keys: &[K], n: u64, mode: u32, sign: K, inf: K, first:
 /// per sort, not per pass.
 ///
 /// Launch with one block of `THREADS` threads per tile and, when `vals` is not 0, `PADDED`
-/// `i64`s of dynamic shared memory; `counter[pass]` zeroed.
+/// `i64`s of dynamic shared memory; `counter[pass]` zeroed. At most 64 registers (`min_blocks =
+/// 8`): 8 blocks of 4-byte keys alone fit a multiprocessor (7 of 8-byte keys, by shared memory),
+/// which hide the look-back's latency behind each other's work.
 #[rawkernel(crate = crate, unchecked, max_threads = 128, min_blocks = 8, instances = [u32, u64])]
 pub fn radix_scatter<K: Int>(
     keys_in: &[K],
