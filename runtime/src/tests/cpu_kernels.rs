@@ -161,3 +161,73 @@ fn sort_kernels_with_skewed_digits_over_many_tiles() {
     let z = Array::<f64>::from_vec(two).unwrap();
     assert_eq!(with_kernels(|| z.argsort(None)).unwrap().to_vec().unwrap(), z.argsort(None).unwrap().to_vec().unwrap(), "argsort of {n} f64, NaN and -3");
 }
+
+/// The look-back's walk over tiles that have published only their counts (flag "aggregate"). On
+/// the CPU device a launch's blocks run in order, so each tile finds the one before it finished
+/// (its inclusive prefix published); here the tiles before `t0` are published by hand, tile 0
+/// with its inclusive prefix and tiles 1 to `t0 - 1` with their counts alone, and the blocks
+/// start at tile `t0` (`counter[pass] = t0`): the first walks back over all of them, adding
+/// their counts, and the keys of tiles `t0..` must land where a stable sort by the digit puts
+/// them.
+#[test]
+fn sort_scatter_walks_back_over_published_counts() {
+    use crate::launch::LaunchConfig;
+    use crate::sort::kernels::radix_scatter;
+    let _cpu = on_cpu();
+    let r = &mut Rng::new();
+    let (tile, tiles, t0, pass, shift) = (2048usize, 9usize, 6usize, 2u32, 5u32);
+    let n = tiles * tile - 100;
+    // Skewed digits: most keys in a few digits, some digits in no tile.
+    let keys: Vec<u32> = (0..n).map(|_| if r.int(0, 3) == 0 { r.int(0, 1 << 12) as u32 } else { (r.int(0, 3) as u32) << 6 }).collect();
+    let digit = |k: u32| ((k >> shift) & 31) as usize;
+    let mut total = [0u64; 32];
+    let mut per_tile = vec![[0u64; 32]; tiles];
+    for (i, &k) in keys.iter().enumerate() {
+        total[digit(k)] += 1;
+        per_tile[i / tile][digit(k)] += 1;
+    }
+    let (agg, inc) = ((2 * pass + 1) as u64, (2 * pass + 2) as u64);
+    let mut status = vec![0u64; tiles * 32];
+    for t in 0..t0 {
+        for d in 0..32 {
+            status[t * 32 + d] = (if t == 0 { inc } else { agg }) << 56 | per_tile[t][d];
+        }
+    }
+    // Where a stable sort by the digit puts each key.
+    let mut start = [0u64; 32];
+    for d in 1..32 {
+        start[d] = start[d - 1] + total[d - 1];
+    }
+    let mut want = vec![u32::MAX; n];
+    for &k in &keys {
+        want[start[digit(k)] as usize] = k;
+        start[digit(k)] += 1;
+    }
+    let src = Array::<u32>::from_vec(keys).unwrap();
+    let mut dst = Array::<u32>::from_vec(vec![u32::MAX; n]).unwrap();
+    let vals = Array::<i64>::from_vec(vec![0]).unwrap();
+    let mut vals_out = vals.copy().unwrap();
+    let hist = Array::<u64>::from_vec(total.to_vec()).unwrap();
+    let mut status_a = Array::<u64>::from_vec(status).unwrap();
+    let mut counter = Array::<u32>::from_vec(vec![0, 0, t0 as u32]).unwrap();
+    let cfg = LaunchConfig::new((tiles - t0) as u32, 128u32);
+    // SAFETY: `radix_scatter` is unchecked: `tiles - t0` blocks take the tiles `t0..tiles` (from
+    // `counter[2] = t0`), reading keys below `n` and the status words of tiles below `tiles`;
+    // each key goes to a slot below `n` of `dst` (the positions of a permutation); no values.
+    unsafe {
+        radix_scatter::launch(&cfg, &src, &mut dst, &vals, &mut vals_out, 0, n as u64, shift, 0, 1u32 << 31, f32::INFINITY.to_bits(), &hist, 0, pass, &mut status_a, &mut counter)
+    }
+    .unwrap();
+    let got = dst.to_vec().unwrap();
+    // Only the keys of tiles `t0..` were written; their slots must hold what the sort puts there.
+    let written: Vec<usize> = (0..n).filter(|&i| got[i] != u32::MAX).collect();
+    assert_eq!(written.len(), n - t0 * tile, "every key of tiles {t0}.. written once");
+    for &i in &written {
+        assert_eq!(got[i], want[i], "slot {i}");
+    }
+    let st = status_a.to_vec().unwrap();
+    for d in 0..32 {
+        let before: u64 = (0..tiles).map(|t| per_tile[t][d]).sum();
+        assert_eq!(st[(tiles - 1) * 32 + d], inc << 56 | before, "the last tile's inclusive count of digit {d}");
+    }
+}
