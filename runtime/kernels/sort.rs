@@ -121,6 +121,8 @@ const HIST_PASSES: usize = 7;
 const HIST_COUNTERS: usize = 7168;
 /// Bits of a look-back word that hold the count; the flag is above them.
 const COUNT_BITS: u32 = 56;
+/// Tiles a look-back step reads at once.
+const LOOK: usize = 4;
 
 /// Counts the digits of the `n` keys for the `HIST_PASSES` passes from `first` (pass `p` sorts
 /// the digit at shift `5 * p`; shifts past 60, beyond a 64-bit key's last digit, count the digit
@@ -355,18 +357,41 @@ pub fn radix_scatter<K: Int>(
             atomic_exch(status, slot, (inc_flag << COUNT_BITS) | mine);
         } else {
             atomic_exch(status, slot, (agg_flag << COUNT_BITS) | mine);
+            // `LOOK` tiles at a time from `p` down (their loads in flight together: a launch's
+            // first tiles all look back at once, and a walk of one tile per round trip would
+            // take tens of them), their counts added in order up to the first inclusive prefix,
+            // or up to the first tile that has published nothing yet (read again from there).
+            // Tile 0 publishes its inclusive prefix at once, so no walk goes past it, and the
+            // words read beyond it (none, as 0) are never used.
             let mut p = tile - 1;
             loop {
-                let w = atomic_load(status, p as usize * BUCKETS + d);
-                let flag = w >> COUNT_BITS;
-                if flag < agg_flag {
-                    continue;
+                let mut ws = [0u64; LOOK];
+                for i in (0..LOOK).unroll() {
+                    if p >= i as u64 {
+                        ws[i] = atomic_load(status, (p - i as u64) as usize * BUCKETS + d);
+                    }
                 }
-                before += w & ((1u64 << COUNT_BITS) - 1);
-                if flag == inc_flag {
+                // 0: going on, 1: an inclusive prefix added, 2: a tile not yet published.
+                let mut state = 0u32;
+                let mut taken = 0u64;
+                for i in (0..LOOK).unroll() {
+                    if state == 0 {
+                        let flag = ws[i] >> COUNT_BITS;
+                        if flag < agg_flag {
+                            state = 2;
+                        } else {
+                            before += ws[i] & ((1u64 << COUNT_BITS) - 1);
+                            taken += 1;
+                            if flag == inc_flag {
+                                state = 1;
+                            }
+                        }
+                    }
+                }
+                if state == 1 {
                     break;
                 }
-                p -= 1;
+                p -= taken;
             }
             atomic_exch(status, slot, (inc_flag << COUNT_BITS) | (before + mine));
         }

@@ -171,12 +171,20 @@ fn sort_kernels_with_skewed_digits_over_many_tiles() {
 /// them.
 #[test]
 fn sort_scatter_walks_back_over_published_counts() {
-    use crate::launch::LaunchConfig;
-    use crate::sort::kernels::radix_scatter;
     let _cpu = on_cpu();
     let r = &mut Rng::new();
-    let (tile, tiles, t0, pass, shift) = (2048usize, 9usize, 6usize, 2u32, 5u32);
+    let (tile, tiles, pass, shift) = (2048usize, 9usize, 2u32, 5u32);
     let n = tiles * tile - 100;
+    // Walks of 1, 4, 5 and 8 tiles (the look-back reads 4 at a time).
+    for t0 in [1usize, 4, 5, 8] {
+        scatter_after_published_counts(r, tile, tiles, n, t0, pass, shift);
+    }
+}
+
+/// `sort_scatter_walks_back_over_published_counts` with the blocks starting at tile `t0`.
+fn scatter_after_published_counts(r: &mut Rng, tile: usize, tiles: usize, n: usize, t0: usize, pass: u32, shift: u32) {
+    use crate::launch::LaunchConfig;
+    use crate::sort::kernels::radix_scatter;
     // Skewed digits: most keys in a few digits, some digits in no tile.
     let keys: Vec<u32> = (0..n).map(|_| if r.int(0, 3) == 0 { r.int(0, 1 << 12) as u32 } else { (r.int(0, 3) as u32) << 6 }).collect();
     let digit = |k: u32| ((k >> shift) & 31) as usize;
@@ -223,7 +231,7 @@ fn sort_scatter_walks_back_over_published_counts() {
     let written: Vec<usize> = (0..n).filter(|&i| got[i] != u32::MAX).collect();
     assert_eq!(written.len(), n - t0 * tile, "every key of tiles {t0}.. written once");
     for &i in &written {
-        assert_eq!(got[i], want[i], "slot {i}");
+        assert_eq!(got[i], want[i], "slot {i} (blocks from tile {t0})");
     }
     let st = status_a.to_vec().unwrap();
     for d in 0..32 {
