@@ -5,21 +5,23 @@
 //! The kernels move keys as their raw bits (`u32` for 4-byte dtypes, `u64` for 8-byte ones) and
 //! compute each key's order-preserving image only to take its digit (`order_bits`): the sorted
 //! array is the input's own bits in a new order, and no pass converts keys back. A pass sorts
-//! by one digit of 5 bits (32 buckets), stably, in three launches:
+//! by one digit of 5 bits (32 buckets), stably, Onesweep-style (Adinets and Merrill, "Onesweep: A
+//! Faster Least Significant Digit Radix Sort for GPUs", 2022):
 //!
-//! 1. `radix_count`: each tile of 2048 keys (128 threads of 16) counts its digits and writes the
-//!    counts digit-major (`hist[digit * tiles + tile]`);
-//! 2. the runtime's `cumsum` of `hist` (inclusive): minus the tile's own count, the position of the
-//!    tile's first key of each digit in the output;
-//! 3. `radix_scatter`: each tile ranks its keys stably (each thread holds 16 consecutive keys and
-//!    counts its digits in a column of shared counters; an exclusive scan of the counters in
-//!    [digit][thread] order gives each thread its first slot per digit), places them sorted by
-//!    digit in shared memory, and writes them out (and their `i64` values, for `argsort`) in
-//!    order, so that each digit's keys of a tile are one contiguous run of the output.
+//! 1. once per sort, `radix_hist` counts the digits of every pass in one read of the keys;
+//! 2. each pass is one launch of `radix_scatter`: each block takes the next tile of 2048 keys
+//!    (128 threads of 16) from an atomic counter, ranks its keys stably (each thread holds 16
+//!    consecutive keys and counts its digits in a column of shared counters; an exclusive scan
+//!    of the counters in [digit][thread] order gives each thread its first slot per digit),
+//!    publishes its count of each digit, finds the keys of each digit in the tiles before it by
+//!    a decoupled look-back (one lane per digit), places its keys sorted by digit in shared
+//!    memory, and writes them out (and their `i64` values, for `argsort`) in order, so that each
+//!    digit's keys of a tile are one contiguous run of the output. A pass reads each key once
+//!    and writes it once (8 bytes per `f32` key).
 //!
-//! The tile's shared memory (2048 keys, 4096 `u16` counters, and 2048 values in dynamic shared
-//! memory when there are values: 42 KiB for 8-byte keys with values) stays within the 48 KiB a
-//! block may have without opting in.
+//! The tile's shared memory (2048 keys, 4096 `u16` counters, 2048 `u8` digits, and 2048 values
+//! in dynamic shared memory when there are values: 44 KiB for 8-byte keys with values) stays
+//! within the 48 KiB a block may have without opting in.
 
 use crate::lang::prelude::*;
 use cuprum_macros::{device, rawkernel};
@@ -38,6 +40,9 @@ const SPAN: usize = 32;
 const PADDED: usize = 2112;
 /// `BUCKETS * THREADS` counters plus one padding slot per 32.
 const PADDED_COUNTERS: usize = 4224;
+/// `pad(THREADS)`: the stride of a digit's column of counters, and of a row of `THREADS` keys,
+/// in the padded shared arrays.
+const COLUMN: usize = 132;
 
 /// The shared-array slot of logical index `k`: one padding slot after every 32, so that threads
 /// that read 16 consecutive elements each hit different banks.
@@ -109,59 +114,99 @@ pub fn radix_bits<K: Int>(keys: &[K], n: u64, mode: u32, sign: K, inf: K, acc: &
     }
 }
 
-/// Counts the digits at `shift` of each tile of `TILE` keys (`n` keys, `tiles` tiles) into
-/// `hist[digit * tiles + tile]`. Launch with one block of `THREADS` threads per tile.
-#[rawkernel(crate = crate, unchecked, instances = [u32, u64])]
-pub fn radix_count<K: Int>(keys: &[K], n: u64, shift: u32, mode: u32, sign: K, inf: K, tiles: u64, hist: &mut [i64]) {
-    let cnt = shared_array::<u32, PADDED_COUNTERS>();
+/// Passes whose digits one launch of `radix_hist` counts.
+const HIST_PASSES: usize = 7;
+/// Counters of `radix_hist`: `HIST_PASSES` passes of `BUCKETS` digits, 32 copies each (one per
+/// lane).
+const HIST_COUNTERS: usize = 7168;
+/// Bits of a look-back word that hold the count; the flag is above them.
+const COUNT_BITS: u32 = 56;
+/// Tiles a look-back step reads at once.
+const LOOK: usize = 4;
+
+/// Counts the digits of the `n` keys for the `HIST_PASSES` passes from `first` (pass `p` sorts
+/// the digit at shift `5 * p`; shifts past 60, beyond a 64-bit key's last digit, count the digit
+/// at 60 again, which no pass reads) into `hist[p * 32 + digit]` (`hist` zeroed before; every
+/// pass counted, without a branch per pass). Any grid of 256 threads (a grid-stride loop); each block counts in
+/// shared memory and then adds its counts to `hist`.
+///
+/// Each warp's atomic adds go to 32 copies of the counters, one per lane: a lane's counter has
+/// its own address and its own bank whatever the digits are (all keys equal included), so an
+/// add costs one pass of the warp.
+#[rawkernel(crate = crate, unchecked, max_threads = 256, instances = [u32, u64])]
+pub fn radix_hist<K: Int>(keys: &[K], n: u64, mode: u32, sign: K, inf: K, first: u32, hist: &mut [u64]) {
+    let cnt = shared_array::<u32, HIST_COUNTERS>();
     let tid = thread_idx().x as usize;
+    let nt = block_dim().x as usize;
     let lane = tid % 32;
-    let warp = tid / 32;
-    let tile = block_idx().x as u64;
-    let start = tile * TILE as u64;
-    for d in (0..BUCKETS).unroll() {
-        cnt[pad(d * THREADS + tid)] = 0;
-    }
-    // All loads first (in flight together; a shared-memory update between two loads would make
-    // each wait for the last), then each thread counts into its own column: no atomics, no
-    // conflicts.
-    let mut ks = [K::zero(); ITEMS];
-    for j in (0..ITEMS).unroll() {
-        let i = start + (j * THREADS + tid) as u64;
-        if i < n {
-            ks[j] = keys[i as usize];
-        }
-    }
-    for j in (0..ITEMS).unroll() {
-        let i = start + (j * THREADS + tid) as u64;
-        if i < n {
-            let d = digit_of(ks[j], shift, mode, sign, inf) as usize;
-            cnt[pad(d * THREADS + tid)] += 1;
-        }
+    let mut k = tid;
+    while k < HIST_COUNTERS {
+        cnt[k] = 0;
+        k += nt;
     }
     sync_threads();
-    // Warp `w` sums the columns of digits 8w to 8w + 7.
-    for q in (0..8usize).unroll() {
-        let d = warp * 8 + q;
-        let mut v = 0u32;
-        for c in (0..4usize).unroll() {
-            v += cnt[pad(d * THREADS + c * 32 + lane)];
+    let mut i = grid_1d() as u64;
+    let step = grid_size_1d() as u64;
+    // Four keys per thread in flight, then their digits.
+    while i < n {
+        let mut ks = [K::zero(); 4];
+        for u in (0..4usize).unroll() {
+            let j = i + u as u64 * step;
+            if j < n {
+                ks[u] = keys[j as usize];
+            }
         }
-        let total = warp_reduce_sum(v);
-        if lane == 0 {
-            hist[(d as u64 * tiles + tile) as usize] = total as i64;
+        for u in (0..4usize).unroll() {
+            if i + u as u64 * step < n {
+                let b = order_bits(ks[u], mode, sign, inf);
+                for q in (0..HIST_PASSES).unroll() {
+                    let sh = (first + q as u32) * 5;
+                    let d = (b >> if sh < 60 { sh } else { 60 }).low_u32() & 31;
+                    atomic_add(cnt, (q * BUCKETS + d as usize) * 32 + lane, 1u32);
+                }
+            }
         }
+        i += 4 * step;
+    }
+    sync_threads();
+    // Counter `c` (a pass and a digit): the sum of its 32 copies, each thread of a warp starting
+    // at another lane's (another bank).
+    let mut c = tid;
+    while c < HIST_PASSES * BUCKETS {
+        let mut s = 0u64;
+        for l in (0..32usize).unroll() {
+            s += cnt[c * 32 + (l + c) % 32] as u64;
+        }
+        if s > 0 {
+            atomic_add(hist, first as usize * BUCKETS + c, s);
+        }
+        c += nt;
     }
 }
 
-/// One stable pass of the radix sort: the keys of `keys_in` (`n` keys, `tiles` tiles of `TILE`)
-/// go to `keys_out` in the order of their digit at `shift`, keys of equal digits in input order;
-/// `incl` is the inclusive scan of `radix_count`'s `hist`, which this reads too. Values: with
-/// `vals` 0 none (the value arrays are not touched), 1 each key's input index (`vals_in` is not
-/// read), 2 `vals_in`; they move with their keys to `vals_out`. Launch with one block of
-/// `THREADS` threads per tile and, when `vals` is not 0, `PADDED` `i64`s of dynamic shared
-/// memory.
-#[rawkernel(crate = crate, unchecked, max_threads = 128, min_blocks = 6, instances = [u32, u64])]
+/// One stable pass of the radix sort, the pass `pass` (from 0) of this sort: the keys of
+/// `keys_in` (`n` keys, in tiles of `TILE`) go to `keys_out` in the order of their digit at
+/// `shift`, keys of equal digits in input order. `hist[h * 32 + digit]` (from `radix_hist`) counts
+/// the keys of each digit at `shift`; the keys of a digit start, in the output, after those of
+/// the smaller digits, and each tile's after those of the tiles before it. Values: with `vals` 0
+/// none (the value arrays are not touched), 1 each key's input index (`vals_in` is not read), 2
+/// `vals_in`; they move with their keys to `vals_out`.
+///
+/// The tiles' positions come from a decoupled look-back (Merrill and Garland 2016, as
+/// `kernels/scan.rs`, one per digit; Adinets and Merrill's "Onesweep", 2022): each block takes
+/// the next tile from `counter[pass]`, ranks its keys, publishes each digit's count in the tile
+/// (`status[tile * 32 + digit]`, flag `2 * pass + 1`), then lane `d` of its first warp adds the
+/// counts of digit `d` of the tiles before it, back to one that has published its inclusive
+/// prefix (flag `2 * pass + 2`), and publishes its own. A status word holds its flag above
+/// `COUNT_BITS` bits of count, written and read as one 64-bit word (no fence between a count and
+/// its flag), and a pass's flags are larger than every earlier pass's: `status` is zeroed once
+/// per sort, not per pass.
+///
+/// Launch with one block of `THREADS` threads per tile and, when `vals` is not 0, `PADDED`
+/// `i64`s of dynamic shared memory; `counter[pass]` zeroed. At most 64 registers (`min_blocks =
+/// 8`): 8 blocks of 4-byte keys alone fit a multiprocessor (7 of 8-byte keys, by shared memory),
+/// which hide the look-back's latency behind each other's work.
+#[rawkernel(crate = crate, unchecked, max_threads = 128, min_blocks = 8, instances = [u32, u64])]
 pub fn radix_scatter<K: Int>(
     keys_in: &[K],
     keys_out: &mut [K],
@@ -173,66 +218,101 @@ pub fn radix_scatter<K: Int>(
     mode: u32,
     sign: K,
     inf: K,
-    tiles: u64,
-    hist: &[i64],
-    incl: &[i64],
+    hist: &[u64],
+    h: u32,
+    pass: u32,
+    status: &mut [u64],
+    counter: &mut [u32],
 ) {
     let cnt = shared_array::<u16, PADDED_COUNTERS>();
     let keys_s = shared_array::<K, PADDED>();
+    // The digit of each sorted slot (the writes take it from here, not from the key again).
+    let digit_s = shared_array::<u8, TILE>();
     // The values' slots: `PADDED` of them in dynamic shared memory when `vals` is not 0 (none
     // otherwise, so that a sort of keys alone keeps more blocks resident).
     let vals_s = dynamic_shared::<i64>();
     let base_s = shared_array::<i64, 32>();
     let warp_tot = shared_array::<u32, 4>();
+    let tile_s = shared_array::<u32, 1>();
     let tid = thread_idx().x as usize;
     let lane = tid % 32;
     let warp = tid / 32;
-    let tile = block_idx().x as u64;
-    let start = tile * TILE as u64;
-    for d in (0..BUCKETS).unroll() {
-        cnt[pad(d * THREADS + tid)] = 0;
+    // The shared indices, with `pad`'s padding worked out once: the thread's column of counters
+    // (`pad(d * THREADS + tid) = d * COLUMN + col`, and the slots of the coalesced rows of keys
+    // alike), its own 16 consecutive keys (`pad(tid * ITEMS + j) = own + j` for `j < 16`) and
+    // its 32 counters of the scan (`pad(tid * SPAN + q) = row + q`).
+    let col = tid + tid / 32;
+    let own = tid * ITEMS + tid / 2;
+    let row = tid * (SPAN + 1);
+    if tid == 0 {
+        tile_s[0] = atomic_add(counter, pass as usize, 1u32);
     }
+    for d in (0..BUCKETS).unroll() {
+        cnt[d * COLUMN + col] = 0;
+    }
+    sync_threads();
+    let tile = tile_s[0] as u64;
+    let start = tile * TILE as u64;
+    // Keys in this tile (`TILE` but in the last one), in 32 bits.
+    let count = if start + (TILE as u64) < n { TILE as u32 } else { (n - start) as u32 };
     // Stage the tile through shared memory (coalesced reads, all in flight before the first
     // store), then take 16 consecutive keys.
-    let mut ks = [K::zero(); ITEMS];
-    for j in (0..ITEMS).unroll() {
-        let i = start + (j * THREADS + tid) as u64;
-        if i < n {
-            ks[j] = keys_in[i as usize];
+    // One global index per thread, the keys at constant offsets from it. The last tile's
+    // missing keys are stand-ins whose image is all ones (digit 31 at every shift): ranked after
+    // every real key of the tile (the largest digit, the last input positions), they fill its
+    // last slots and are never written out, and only the last tile's own count of digit 31
+    // counts them, which no tile looks back at. So ranking and placing need no bounds checks.
+    let g = start as usize + tid;
+    let stand_in = if mode == 1 { !sign } else { K::max_value() };
+    // A whole tile (all but the last) loads without bounds checks.
+    let whole = count == TILE as u32;
+    let mut ks = [stand_in; ITEMS];
+    if whole {
+        for j in (0..ITEMS).unroll() {
+            ks[j] = keys_in[g + j * THREADS];
+        }
+    } else {
+        for j in (0..ITEMS).unroll() {
+            if ((j * THREADS + tid) as u32) < count {
+                ks[j] = keys_in[g + j * THREADS];
+            }
         }
     }
     if vals == 2 {
         let mut vs = [0i64; ITEMS];
-        for j in (0..ITEMS).unroll() {
-            let i = start + (j * THREADS + tid) as u64;
-            if i < n {
-                vs[j] = vals_in[i as usize];
+        if whole {
+            for j in (0..ITEMS).unroll() {
+                vs[j] = vals_in[g + j * THREADS];
+            }
+        } else {
+            for j in (0..ITEMS).unroll() {
+                if ((j * THREADS + tid) as u32) < count {
+                    vs[j] = vals_in[g + j * THREADS];
+                }
             }
         }
         for j in (0..ITEMS).unroll() {
-            vals_s[pad(j * THREADS + tid)] = vs[j];
+            vals_s[j * COLUMN + col] = vs[j];
         }
     }
     for j in (0..ITEMS).unroll() {
-        keys_s[pad(j * THREADS + tid)] = ks[j];
+        keys_s[j * COLUMN + col] = ks[j];
     }
     sync_threads();
-    let mut ds = [BUCKETS as u32; ITEMS];
+    // The digits of the thread's keys, six of 5 bits to a word (3 registers, not 16).
+    let mut dp = [0u32; 3];
     for j in (0..ITEMS).unroll() {
-        let k = tid * ITEMS + j;
-        let i = start + k as u64;
-        if i < n {
-            ks[j] = keys_s[pad(k)];
-            ds[j] = digit_of(ks[j], shift, mode, sign, inf);
-            cnt[pad(ds[j] as usize * THREADS + tid)] += 1;
-        }
+        ks[j] = keys_s[own + j];
+        let d = digit_of(ks[j], shift, mode, sign, inf);
+        dp[j / 6] |= d << ((j % 6) * 5);
+        cnt[d as usize * COLUMN + col] += 1;
     }
     // The values of this thread's keys (argsort's later passes): read before any thread places
     // a value over them.
     let mut vs = [0i64; ITEMS];
     if vals == 2 {
         for j in (0..ITEMS).unroll() {
-            vs[j] = vals_s[pad(tid * ITEMS + j)];
+            vs[j] = vals_s[own + j];
         }
     }
     sync_threads();
@@ -240,7 +320,7 @@ pub fn radix_scatter<K: Int>(
     // from t * 32.
     let mut sum = 0u32;
     for q in (0..SPAN).unroll() {
-        sum += cnt[pad(tid * SPAN + q)] as u32;
+        sum += cnt[row + q] as u32;
     }
     let incl_w = warp_inclusive_sum(sum);
     if lane == 31 {
@@ -248,51 +328,107 @@ pub fn radix_scatter<K: Int>(
     }
     sync_threads();
     let mut run = incl_w - sum;
-    let mut total = 0u32;
     for w in (0..4usize).unroll() {
         if w < warp {
             run += warp_tot[w];
         }
-        total += warp_tot[w];
     }
     for q in (0..SPAN).unroll() {
-        let s = pad(tid * SPAN + q);
+        let s = row + q;
         let c = cnt[s] as u32;
         cnt[s] = run as u16;
         run += c;
     }
     sync_threads();
-    // Each digit's output base: its global first position minus its first slot in the tile.
-    if tid < BUCKETS {
-        let first = cnt[pad(tid * THREADS)];
-        let h = (tid as u64 * tiles + tile) as usize;
-        base_s[tid] = incl[h] - hist[h] - first as i64;
+    // Lane `d` of the first warp: digit `d`'s first slot and count in the tile (thread 0's
+    // counters, which only thread 0 changes below, after the shuffles of the look-back's end),
+    // published, then the look-back over the tiles before for the keys of digit `d` before this
+    // tile's. The other warps place their keys meanwhile: only the writes need the offsets.
+    if warp == 0 {
+        let d = lane;
+        let first = cnt[d * COLUMN] as u32;
+        let next = if d + 1 < BUCKETS { cnt[(d + 1) * COLUMN] as u32 } else { count };
+        let mine = (next - first) as u64;
+        let agg_flag = (2 * pass + 1) as u64;
+        let inc_flag = agg_flag + 1;
+        let slot = tile as usize * BUCKETS + d;
+        let mut before = 0u64;
+        if tile == 0 {
+            atomic_exch(status, slot, (inc_flag << COUNT_BITS) | mine);
+        } else {
+            atomic_exch(status, slot, (agg_flag << COUNT_BITS) | mine);
+            // `LOOK` tiles at a time from `p` down (their loads in flight together: a launch's
+            // first tiles all look back at once, and a walk of one tile per round trip would
+            // take tens of them), their counts added in order up to the first inclusive prefix,
+            // or up to the first tile that has published nothing yet (read again from there).
+            // Tile 0 publishes its inclusive prefix at once, so no walk goes past it, and the
+            // words read beyond it (none, as 0) are never used.
+            let mut p = tile - 1;
+            loop {
+                let mut ws = [0u64; LOOK];
+                for i in (0..LOOK).unroll() {
+                    if p >= i as u64 {
+                        ws[i] = atomic_load(status, (p - i as u64) as usize * BUCKETS + d);
+                    }
+                }
+                // 0: going on, 1: an inclusive prefix added, 2: a tile not yet published.
+                let mut state = 0u32;
+                let mut taken = 0u64;
+                for i in (0..LOOK).unroll() {
+                    if state == 0 {
+                        let flag = ws[i] >> COUNT_BITS;
+                        if flag < agg_flag {
+                            state = 2;
+                        } else {
+                            before += ws[i] & ((1u64 << COUNT_BITS) - 1);
+                            taken += 1;
+                            if flag == inc_flag {
+                                state = 1;
+                            }
+                        }
+                    }
+                }
+                if state == 1 {
+                    break;
+                }
+                p -= taken;
+            }
+            atomic_exch(status, slot, (inc_flag << COUNT_BITS) | (before + mine));
+        }
+        // The keys of the smaller digits: an exclusive scan of the digits' totals.
+        let digit_start = warp_exclusive_sum(hist[h as usize * BUCKETS + d]);
+        base_s[d] = (digit_start + before) as i64 - first as i64;
     }
-    sync_threads();
     // Place the keys sorted by digit, each thread's in order after the threads before it.
     for j in (0..ITEMS).unroll() {
-        if (ds[j] as usize) < BUCKETS {
-            let s = pad(ds[j] as usize * THREADS + tid);
-            let r = cnt[s] as u32;
-            cnt[s] = (r + 1) as u16;
-            keys_s[pad(r as usize)] = ks[j];
-            if vals == 2 {
-                vals_s[pad(r as usize)] = vs[j];
-            } else if vals == 1 {
-                vals_s[pad(r as usize)] = (start + (tid * ITEMS + j) as u64) as i64;
-            }
+        let d = ((dp[j / 6] >> ((j % 6) * 5)) & 31) as usize;
+        let s = d * COLUMN + col;
+        let r = cnt[s] as u32;
+        cnt[s] = (r + 1) as u16;
+        keys_s[pad(r as usize)] = ks[j];
+        digit_s[r as usize] = d as u8;
+        if vals == 2 {
+            vals_s[pad(r as usize)] = vs[j];
+        } else if vals == 1 {
+            vals_s[pad(r as usize)] = (start + (tid * ITEMS + j) as u64) as i64;
         }
     }
     sync_threads();
-    for j in (0..ITEMS).unroll() {
-        let k = j * THREADS + tid;
-        if (k as u32) < total {
-            let key = keys_s[pad(k)];
-            let d = digit_of(key, shift, mode, sign, inf) as usize;
-            let o = (base_s[d] + k as i64) as usize;
-            keys_out[o] = key;
-            if vals != 0 {
-                vals_out[o] = vals_s[pad(k)];
+    if whole && vals == 0 {
+        // The common case without checks: a whole tile of keys alone.
+        for j in (0..ITEMS).unroll() {
+            let k = j * THREADS + tid;
+            keys_out[(base_s[digit_s[k] as usize] + k as i64) as usize] = keys_s[j * COLUMN + col];
+        }
+    } else {
+        for j in (0..ITEMS).unroll() {
+            let k = j * THREADS + tid;
+            if (k as u32) < count {
+                let o = (base_s[digit_s[k] as usize] + k as i64) as usize;
+                keys_out[o] = keys_s[j * COLUMN + col];
+                if vals != 0 {
+                    vals_out[o] = vals_s[j * COLUMN + col];
+                }
             }
         }
     }

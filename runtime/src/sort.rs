@@ -1,7 +1,8 @@
 //! `sort` and `argsort` (NumPy's, with `kind='stable'`) through the stable LSD radix sort
-//! of `kernels/sort.rs`: 5 bits per pass, three launches per pass (count each tile's digits, scan
-//! the counts with [`cumsum`](Array::cumsum), rank and scatter each tile), keys moved as their raw
-//! bits between two buffers.
+//! of `kernels/sort.rs`: 5 bits per pass, Onesweep-style: one launch counts the digits of every
+//! pass, then one launch per pass ranks and scatters each tile, each tile finding its output
+//! offsets by a decoupled look-back over the tiles before it; keys moved as their raw bits
+//! between two buffers.
 //!
 //! Order: NumPy's. Integers by value; floats by value with every NaN last (in input order) and
 //! -0.0 equal to 0.0 (a stable sort keeps the two zeros in input order, as NumPy's comparison
@@ -21,8 +22,9 @@
 //!
 //! Element types: `i32`, `u32`, `i64`, `u64`, `f32`, `f64` (others are refused with a clear error
 //! that names what to convert to). The kernels are instantiated for the key bits (`u32`, `u64`)
-//! and precompiled; a pass reads each key twice and writes it once (12 bytes per `f32` key and
-//! pass, 7 passes for 4-byte keys, 13 for 8-byte ones).
+//! and precompiled; a pass reads each key once and writes it once (8 bytes per `f32` key and
+//! pass, 7 passes for 4-byte keys, 13 for 8-byte ones), and the digit counts of all passes take
+//! one more read of the keys (two for 8-byte keys).
 
 use crate::cpu::sort::{HostKey, HostVals};
 use crate::error::{Error, Result};
@@ -45,6 +47,8 @@ const PADDED: u32 = 2112;
 const DIGIT_BITS: u32 = 5;
 /// Buckets per pass, as `kernels/sort.rs` has it.
 const BUCKETS: usize = 32;
+/// Passes whose digits one launch of `radix_hist` counts, as `kernels/sort.rs` has it.
+const HIST_PASSES: u32 = 7;
 
 /// The key bits the kernels move: `u32` for 4-byte dtypes, `u64` for 8-byte ones.
 pub(crate) trait KeyBits: Int + Element + DeviceRepr + HostKey {
@@ -276,7 +280,6 @@ pub(crate) fn radix<K: KeyBits>(
     let mut bufs = [Array::<K>::empty_on(n, stream)?, Array::<K>::empty_on(n, stream)?];
     let val_len = if with_vals { n } else { 1 };
     let mut vbufs = [Array::<i64>::empty_on(val_len, stream)?, Array::<i64>::empty_on(val_len, stream)?];
-    let mut hist = Array::<i64>::empty_on(tiles * BUCKETS, stream)?;
     let cfg = LaunchConfig::new(grid, THREADS).stream(stream);
     let scatter_cfg = if with_vals { cfg.shared_mem(PADDED * 8) } else { cfg };
     let passes = bits.div_ceil(DIGIT_BITS).min(K::BITS.div_ceil(DIGIT_BITS));
@@ -299,17 +302,30 @@ pub(crate) fn radix<K: KeyBits>(
             shifts.push(0);
         }
     }
+    // The digit counts of every pass up to the last, in one read of the keys per `HIST_PASSES`.
+    let hist_rows = shifts.last().map_or(1, |s| s / DIGIT_BITS + 1).next_multiple_of(HIST_PASSES);
+    let mut hist = Array::<u64>::empty_on(hist_rows as usize * BUCKETS, stream)?;
+    hist.buffer().zero(stream)?;
+    let hist_cfg = LaunchConfig::new(n.div_ceil(256 * 16).clamp(1, 1024) as u32, 256u32).stream(stream);
+    for first in (0..hist_rows).step_by(HIST_PASSES as usize) {
+        // SAFETY: `radix_hist` is unchecked. Any grid of 256 threads: keys are read below `n`
+        // (the length of `keys`), `hist` is written at `(first + q) * 32 + digit` for `q <
+        // HIST_PASSES`, below `hist_rows * 32` (a multiple of `HIST_PASSES` rows); shared
+        // indices are below `HIST_PASSES * 32 * 32`.
+        unsafe { kernels::radix_hist::launch(&hist_cfg, keys, n as u64, mode as u32, sign, inf, first, &mut hist) }?;
+    }
+    // Each pass's tile counter and the tiles' look-back words (zeroed once: a pass's flags are
+    // larger than the earlier passes').
     let passes = shifts.len() as u32;
+    let mut counters = Array::<u32>::empty_on(passes as usize, stream)?;
+    counters.buffer().zero(stream)?;
+    let mut status = Array::<u64>::empty_on(tiles * BUCKETS, stream)?;
+    status.buffer().zero(stream)?;
     for (pass, &shift) in (0u32..).zip(&shifts) {
         let dst_i = (pass as usize + 1) % 2;
         let [b0, b1] = &mut bufs;
         let (src, dst) = if dst_i == 1 { (&*b0, b1) } else { (&*b1, b0) };
         let src = if pass == 0 { keys } else { src };
-        // SAFETY: `radix_count` is unchecked. `tiles` blocks of `THREADS`: block `b` reads keys
-        // `b * TILE ..` below `n` (the length of `src`) and writes `hist[d * tiles + b]` for the 32
-        // digits `d` (`hist` holds `BUCKETS * tiles`); its shared indices are below 4224.
-        unsafe { kernels::radix_count::launch(&cfg, src, n as u64, shift, mode as u32, sign, inf, tiles as u64, &mut hist) }?;
-        let incl = hist.cumsum(None)?;
         let [v0, v1] = &mut vbufs;
         let (vsrc, vdst) = if dst_i == 1 { (&*v0, v1) } else { (&*v1, v0) };
         let (vsrc, vmode) = match (&vals, pass) {
@@ -318,11 +334,15 @@ pub(crate) fn radix<K: KeyBits>(
             (Vals::Given(v), 0) => (*v, 2),
             _ => (vsrc, 2),
         };
-        // SAFETY: `radix_scatter` is unchecked. As `radix_count`, and: each key goes to
-        // `incl - hist` of its digit and tile plus its rank, a permutation of `0..n` (`dst`, and
-        // `vdst` when `vmode` is not 0, hold `n`); values are read below `n` from `vsrc` only when
-        // `vmode` is 2; `scatter_cfg` gives `PADDED` i64 of dynamic shared memory when there are
-        // values.
+        // SAFETY: `radix_scatter` is unchecked. `tiles` blocks of `THREADS`, each taking one
+        // tile `t` below `tiles` from `counters[pass]` (zeroed, `passes` of them): it reads keys
+        // `t * TILE ..` below `n` (the length of `src`) and `hist[(shift / 5) * 32 + digit]`
+        // (below `hist_rows * 32`), writes `status[t * 32 + digit]` (`tiles * 32`) and reads
+        // those of the tiles before; each key goes to its digit's start plus the keys of its
+        // digit in the tiles before plus its rank in the tile, a permutation of `0..n` (`dst`,
+        // and `vdst` when `vmode` is not 0, hold `n`); values are read below `n` from `vsrc`
+        // only when `vmode` is 2; `scatter_cfg` gives `PADDED` i64 of dynamic shared memory
+        // when there are values; shared indices are below 4224.
         unsafe { kernels::radix_scatter::launch(
             &scatter_cfg,
             src,
@@ -335,9 +355,11 @@ pub(crate) fn radix<K: KeyBits>(
             mode as u32,
             sign,
             inf,
-            tiles as u64,
             &hist,
-            &incl,
+            shift / DIGIT_BITS,
+            pass,
+            &mut status,
+            &mut counters,
         ) }?;
     }
     let last = (passes as usize) % 2;

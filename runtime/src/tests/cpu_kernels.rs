@@ -122,3 +122,119 @@ fn sort_kernels_match_the_host_sort() {
         assert_eq!(with_kernels(|| m.argsort(Some(1))).unwrap().to_vec().unwrap(), m.argsort(Some(1)).unwrap().to_vec().unwrap(), "argsort of 3 rows of {n}");
     }
 }
+
+/// The radix sort's kernels over many tiles with skewed digits (each pass's look-back then adds,
+/// for most digits, zero counts over every tile before, and meets the same digit in every tile):
+/// all keys equal, two distinct values, sorted and reverse-sorted input, and random keys, against
+/// the host's sort. Each tile's position comes from the tiles before it, so a wrong look-back
+/// puts whole tiles in the wrong place.
+#[test]
+fn sort_kernels_with_skewed_digits_over_many_tiles() {
+    let _cpu = on_cpu();
+    let r = &mut Rng::new();
+    let n = 24 * 2048 + 5;
+    let cases: [(&str, Vec<f32>); 5] = [
+        ("all equal", vec![-2.5; n]),
+        ("two values", (0..n).map(|_| if r.int(0, 1) == 0 { 1.0 } else { -0.0 }).collect()),
+        ("sorted", (0..n).map(|i| i as f32 * 0.25 - 1e3).collect()),
+        ("reverse-sorted", (0..n).map(|i| 1e3 - i as f32 * 0.25).collect()),
+        ("random", (0..n).map(|_| r.range(-1e3, 1e3) as f32).collect()),
+    ];
+    let bits = |a: Array<f32>| a.to_vec().unwrap().iter().map(|v| v.to_bits()).collect::<Vec<u32>>();
+    for (what, f) in cases {
+        let x = Array::<f32>::from_vec(f).unwrap();
+        assert_eq!(bits(with_kernels(|| x.sort(None)).unwrap()), bits(x.sort(None).unwrap()), "sort of {n} f32, {what}");
+        if what != "random" {
+            assert_eq!(
+                with_kernels(|| x.argsort(None)).unwrap().to_vec().unwrap(),
+                x.argsort(None).unwrap().to_vec().unwrap(),
+                "argsort of {n} f32, {what}"
+            );
+        }
+    }
+    // 8-byte keys: every digit but the lowest few skipped (i64) or all 13 passes (f64).
+    let down: Vec<i64> = (0..n as i64).rev().collect();
+    let y = Array::<i64>::from_vec(down).unwrap();
+    assert_eq!(with_kernels(|| y.argsort(None)).unwrap().to_vec().unwrap(), y.argsort(None).unwrap().to_vec().unwrap(), "argsort of {n} reverse-sorted i64");
+    let two: Vec<f64> = (0..n).map(|_| if r.int(0, 1) == 0 { f64::NAN } else { -3.0 }).collect();
+    let z = Array::<f64>::from_vec(two).unwrap();
+    assert_eq!(with_kernels(|| z.argsort(None)).unwrap().to_vec().unwrap(), z.argsort(None).unwrap().to_vec().unwrap(), "argsort of {n} f64, NaN and -3");
+}
+
+/// The look-back's walk over tiles that have published only their counts (flag "aggregate"). On
+/// the CPU device a launch's blocks run in order, so each tile finds the one before it finished
+/// (its inclusive prefix published); here the tiles before `t0` are published by hand, tile 0
+/// with its inclusive prefix and tiles 1 to `t0 - 1` with their counts alone, and the blocks
+/// start at tile `t0` (`counter[pass] = t0`): the first walks back over all of them, adding
+/// their counts, and the keys of tiles `t0..` must land where a stable sort by the digit puts
+/// them.
+#[test]
+fn sort_scatter_walks_back_over_published_counts() {
+    let _cpu = on_cpu();
+    let r = &mut Rng::new();
+    let (tile, tiles, pass, shift) = (2048usize, 9usize, 2u32, 5u32);
+    let n = tiles * tile - 100;
+    // Walks of 1, 4, 5 and 8 tiles (the look-back reads 4 at a time).
+    for t0 in [1usize, 4, 5, 8] {
+        scatter_after_published_counts(r, tile, tiles, n, t0, pass, shift);
+    }
+}
+
+/// `sort_scatter_walks_back_over_published_counts` with the blocks starting at tile `t0`.
+fn scatter_after_published_counts(r: &mut Rng, tile: usize, tiles: usize, n: usize, t0: usize, pass: u32, shift: u32) {
+    use crate::launch::LaunchConfig;
+    use crate::sort::kernels::radix_scatter;
+    // Skewed digits: most keys in a few digits, some digits in no tile.
+    let keys: Vec<u32> = (0..n).map(|_| if r.int(0, 3) == 0 { r.int(0, 1 << 12) as u32 } else { (r.int(0, 3) as u32) << 6 }).collect();
+    let digit = |k: u32| ((k >> shift) & 31) as usize;
+    let mut total = [0u64; 32];
+    let mut per_tile = vec![[0u64; 32]; tiles];
+    for (i, &k) in keys.iter().enumerate() {
+        total[digit(k)] += 1;
+        per_tile[i / tile][digit(k)] += 1;
+    }
+    let (agg, inc) = ((2 * pass + 1) as u64, (2 * pass + 2) as u64);
+    let mut status = vec![0u64; tiles * 32];
+    for t in 0..t0 {
+        for d in 0..32 {
+            status[t * 32 + d] = (if t == 0 { inc } else { agg }) << 56 | per_tile[t][d];
+        }
+    }
+    // Where a stable sort by the digit puts each key.
+    let mut start = [0u64; 32];
+    for d in 1..32 {
+        start[d] = start[d - 1] + total[d - 1];
+    }
+    let mut want = vec![u32::MAX; n];
+    for &k in &keys {
+        want[start[digit(k)] as usize] = k;
+        start[digit(k)] += 1;
+    }
+    let src = Array::<u32>::from_vec(keys).unwrap();
+    let mut dst = Array::<u32>::from_vec(vec![u32::MAX; n]).unwrap();
+    let vals = Array::<i64>::from_vec(vec![0]).unwrap();
+    let mut vals_out = vals.copy().unwrap();
+    let hist = Array::<u64>::from_vec(total.to_vec()).unwrap();
+    let mut status_a = Array::<u64>::from_vec(status).unwrap();
+    let mut counter = Array::<u32>::from_vec(vec![0, 0, t0 as u32]).unwrap();
+    let cfg = LaunchConfig::new((tiles - t0) as u32, 128u32);
+    // SAFETY: `radix_scatter` is unchecked: `tiles - t0` blocks take the tiles `t0..tiles` (from
+    // `counter[2] = t0`), reading keys below `n` and the status words of tiles below `tiles`;
+    // each key goes to a slot below `n` of `dst` (the positions of a permutation); no values.
+    unsafe {
+        radix_scatter::launch(&cfg, &src, &mut dst, &vals, &mut vals_out, 0, n as u64, shift, 0, 1u32 << 31, f32::INFINITY.to_bits(), &hist, 0, pass, &mut status_a, &mut counter)
+    }
+    .unwrap();
+    let got = dst.to_vec().unwrap();
+    // Only the keys of tiles `t0..` were written; their slots must hold what the sort puts there.
+    let written: Vec<usize> = (0..n).filter(|&i| got[i] != u32::MAX).collect();
+    assert_eq!(written.len(), n - t0 * tile, "every key of tiles {t0}.. written once");
+    for &i in &written {
+        assert_eq!(got[i], want[i], "slot {i} (blocks from tile {t0})");
+    }
+    let st = status_a.to_vec().unwrap();
+    for d in 0..32 {
+        let before: u64 = (0..tiles).map(|t| per_tile[t][d]).sum();
+        assert_eq!(st[(tiles - 1) * 32 + d], inc << 56 | before, "the last tile's inclusive count of digit {d}");
+    }
+}
