@@ -9,8 +9,8 @@
 //! Faster Least Significant Digit Radix Sort for GPUs", 2022):
 //!
 //! 1. once per sort, `radix_hist` counts the digits of every pass in one read of the keys;
-//! 2. each pass is one launch of `radix_scatter`: each block takes the next tile of 2048 keys
-//!    (128 threads of 16) from an atomic counter, ranks its keys stably (each thread holds 16
+//! 2. each pass is one launch of `radix_scatter`: each block takes the next tile of 4096 keys
+//!    (256 threads of 16) from an atomic counter, ranks its keys stably (each thread holds 16
 //!    consecutive keys and counts its digits in a column of shared counters; an exclusive scan
 //!    of the counters in [digit][thread] order gives each thread its first slot per digit),
 //!    publishes its count of each digit, finds the keys of each digit in the tiles before it by
@@ -19,36 +19,39 @@
 //!    digit's keys of a tile are one contiguous run of the output. A pass reads each key once
 //!    and writes it once (8 bytes per `f32` key).
 //!
-//! The tile's shared memory (2048 keys, 4096 `u16` counters, 2048 `u8` digits, and 2048 values
-//! in dynamic shared memory when there are values: 44 KiB for 8-byte keys with values) stays
-//! within the 48 KiB a block may have without opting in.
+//! The tile's shared memory: 8192 `u16` counters and 4096 `u8` digits (static, 21 KiB), and in
+//! dynamic shared memory, sized by the host, the 4096 keys (17 or 33 KiB) and, when there are
+//! values, their 4096 values (33 KiB): up to 88 KiB a block, above the 48 KiB a block may have
+//! without opting in (the runtime raises the kernel's limit at launch).
 
 use crate::lang::prelude::*;
 use cuprum_macros::{device, rawkernel};
 
-/// Threads per block of the sort kernels.
-const THREADS: usize = 128;
-/// Keys per thread.
+/// Threads per block of `radix_scatter` (a multiple of 32; runtime/src/sort.rs has the same).
+const THREADS: usize = 256;
+/// Warps per block of `radix_scatter`.
+const WARPS: usize = THREADS / 32;
+/// Keys per thread (16: `own`'s padding formula assumes it).
 const ITEMS: usize = 16;
-/// Keys per tile (`THREADS * ITEMS`).
-const TILE: usize = 2048;
+/// Keys per tile.
+const TILE: usize = THREADS * ITEMS;
 /// Buckets per pass (digits of 5 bits).
 const BUCKETS: usize = 32;
-/// Counters a thread scans (`BUCKETS * THREADS / THREADS`).
-const SPAN: usize = 32;
+/// Counters a thread scans (`BUCKETS * THREADS` counters over `THREADS` threads).
+const SPAN: usize = BUCKETS * THREADS / THREADS;
 /// `TILE` plus one padding slot per 32 (shared arrays indexed through `pad`).
-const PADDED: usize = 2112;
+const PADDED: usize = TILE + TILE / 32;
 /// `BUCKETS * THREADS` counters plus one padding slot per 32.
-const PADDED_COUNTERS: usize = 4224;
+const PADDED_COUNTERS: usize = BUCKETS * THREADS + BUCKETS * THREADS / 32;
 /// `pad(THREADS)`: the stride of a digit's column of counters, and of a row of `THREADS` keys,
 /// in the padded shared arrays.
-const COLUMN: usize = 132;
+const COLUMN: usize = THREADS + THREADS / 32;
 
 /// The shared-array slot of logical index `k`: one padding slot after every 32, so that threads
 /// that read 16 consecutive elements each hit different banks.
 #[device(crate = crate)]
 fn pad(k: usize) -> usize {
-    // In 32 bits (every shared index is below 2^13): 64-bit adds cost a carry each.
+    // In 32 bits (every shared index is below 2^14): 64-bit adds cost a carry each.
     let k = k as u32;
     (k + k / 32) as usize
 }
@@ -202,11 +205,12 @@ pub fn radix_hist<K: Int>(keys: &[K], n: u64, mode: u32, sign: K, inf: K, first:
 /// its flag), and a pass's flags are larger than every earlier pass's: `status` is zeroed once
 /// per sort, not per pass.
 ///
-/// Launch with one block of `THREADS` threads per tile and, when `vals` is not 0, `PADDED`
-/// `i64`s of dynamic shared memory; `counter[pass]` zeroed. At most 64 registers (`min_blocks =
-/// 8`): 8 blocks of 4-byte keys alone fit a multiprocessor (7 of 8-byte keys, by shared memory),
-/// which hide the look-back's latency behind each other's work.
-#[rawkernel(crate = crate, unchecked, max_threads = 128, min_blocks = 8, instances = [u32, u64])]
+/// Launch with one block of `THREADS` threads per tile and dynamic shared memory of `PADDED`
+/// keys (`K`) followed, when `vals` is not 0, by `PADDED` `i64`s (the last `PADDED` of the
+/// region); `counter[pass]` zeroed. At most 64 registers (`min_blocks = 4`): 4 blocks of 256
+/// threads fit a multiprocessor (with 8-byte keys and values, 2 by shared memory), which hide
+/// the look-back's latency behind each other's work.
+#[rawkernel(crate = crate, unchecked, max_threads = 256, min_blocks = 4, instances = [u32, u64])]
 pub fn radix_scatter<K: Int>(
     keys_in: &[K],
     keys_out: &mut [K],
@@ -225,14 +229,18 @@ pub fn radix_scatter<K: Int>(
     counter: &mut [u32],
 ) {
     let cnt = shared_array::<u16, PADDED_COUNTERS>();
-    let keys_s = shared_array::<K, PADDED>();
+    // The keys' slots: the first `PADDED` `K`s of the dynamic shared memory (above the static
+    // limit of 48 KiB with the counters, for 8-byte keys).
+    let keys_s = dynamic_shared::<K>();
     // The digit of each sorted slot (the writes take it from here, not from the key again).
     let digit_s = shared_array::<u8, TILE>();
-    // The values' slots: `PADDED` of them in dynamic shared memory when `vals` is not 0 (none
-    // otherwise, so that a sort of keys alone keeps more blocks resident).
+    // The values' slots: the last `PADDED` `i64`s of the dynamic shared memory, after the keys',
+    // when `vals` is not 0 (none otherwise, so that a sort of keys alone keeps more blocks
+    // resident); `vb` is their first.
     let vals_s = dynamic_shared::<i64>();
+    let vb = if vals != 0 { vals_s.len() - PADDED } else { 0 };
     let base_s = shared_array::<i64, 32>();
-    let warp_tot = shared_array::<u32, 4>();
+    let warp_tot = shared_array::<u32, WARPS>();
     let tile_s = shared_array::<u32, 1>();
     let tid = thread_idx().x as usize;
     let lane = tid % 32;
@@ -292,7 +300,7 @@ pub fn radix_scatter<K: Int>(
             }
         }
         for j in (0..ITEMS).unroll() {
-            vals_s[j * COLUMN + col] = vs[j];
+            vals_s[vb + j * COLUMN + col] = vs[j];
         }
     }
     for j in (0..ITEMS).unroll() {
@@ -312,7 +320,7 @@ pub fn radix_scatter<K: Int>(
     let mut vs = [0i64; ITEMS];
     if vals == 2 {
         for j in (0..ITEMS).unroll() {
-            vs[j] = vals_s[own + j];
+            vs[j] = vals_s[vb + own + j];
         }
     }
     sync_threads();
@@ -328,7 +336,7 @@ pub fn radix_scatter<K: Int>(
     }
     sync_threads();
     let mut run = incl_w - sum;
-    for w in (0..4usize).unroll() {
+    for w in (0..WARPS).unroll() {
         if w < warp {
             run += warp_tot[w];
         }
@@ -408,9 +416,9 @@ pub fn radix_scatter<K: Int>(
         keys_s[pad(r as usize)] = ks[j];
         digit_s[r as usize] = d as u8;
         if vals == 2 {
-            vals_s[pad(r as usize)] = vs[j];
+            vals_s[vb + pad(r as usize)] = vs[j];
         } else if vals == 1 {
-            vals_s[pad(r as usize)] = (start + (tid * ITEMS + j) as u64) as i64;
+            vals_s[vb + pad(r as usize)] = (start + (tid * ITEMS + j) as u64) as i64;
         }
     }
     sync_threads();
@@ -427,7 +435,7 @@ pub fn radix_scatter<K: Int>(
                 let o = (base_s[digit_s[k] as usize] + k as i64) as usize;
                 keys_out[o] = keys_s[j * COLUMN + col];
                 if vals != 0 {
-                    vals_out[o] = vals_s[j * COLUMN + col];
+                    vals_out[o] = vals_s[vb + j * COLUMN + col];
                 }
             }
         }

@@ -37,18 +37,26 @@ use crate::{Array, DType, DeviceRepr, Element, Int, Scalar};
 #[allow(missing_docs, clippy::too_many_arguments)]
 pub(crate) mod kernels;
 
-/// Threads per block of the sort kernels, as `kernels/sort.rs` has it.
-const THREADS: u32 = 128;
-/// Keys per tile, as `kernels/sort.rs` has it.
-const TILE: usize = 2048;
-/// `TILE` plus one padding slot per 32: the values' slots of `radix_scatter`.
-const PADDED: u32 = 2112;
+/// Threads per block of `radix_scatter`, as `kernels/sort.rs` has it.
+pub(crate) const THREADS: u32 = 256;
+/// Keys per thread of `radix_scatter`, as `kernels/sort.rs` has it.
+const ITEMS: usize = 16;
+/// Keys per tile of `radix_scatter`.
+pub(crate) const TILE: usize = THREADS as usize * ITEMS;
+/// `TILE` plus one padding slot per 32: the keys' (and values') slots of `radix_scatter`.
+const PADDED: u32 = (TILE + TILE / 32) as u32;
 /// Bits sorted per pass.
 const DIGIT_BITS: u32 = 5;
 /// Buckets per pass, as `kernels/sort.rs` has it.
 const BUCKETS: usize = 32;
 /// Passes whose digits one launch of `radix_hist` counts, as `kernels/sort.rs` has it.
 const HIST_PASSES: u32 = 7;
+
+/// The dynamic shared memory of a launch of `radix_scatter` with keys of `key_bytes` bytes:
+/// `PADDED` keys, then `PADDED` `i64` values when `with_vals`.
+pub(crate) fn scatter_shared_bytes(key_bytes: u32, with_vals: bool) -> u32 {
+    PADDED * (key_bytes + if with_vals { 8 } else { 0 })
+}
 
 /// The key bits the kernels move: `u32` for 4-byte dtypes, `u64` for 8-byte ones.
 pub(crate) trait KeyBits: Int + Element + DeviceRepr + HostKey {
@@ -281,7 +289,7 @@ pub(crate) fn radix<K: KeyBits>(
     let val_len = if with_vals { n } else { 1 };
     let mut vbufs = [Array::<i64>::empty_on(val_len, stream)?, Array::<i64>::empty_on(val_len, stream)?];
     let cfg = LaunchConfig::new(grid, THREADS).stream(stream);
-    let scatter_cfg = if with_vals { cfg.shared_mem(PADDED * 8) } else { cfg };
+    let scatter_cfg = cfg.shared_mem(scatter_shared_bytes(K::BITS / 8, with_vals));
     let passes = bits.div_ceil(DIGIT_BITS).min(K::BITS.div_ceil(DIGIT_BITS));
     let (sign, inf) = (K::sign(), K::inf());
     let mut shifts: Vec<u32> = (0..passes).map(|p| p * DIGIT_BITS).collect();
@@ -341,8 +349,9 @@ pub(crate) fn radix<K: KeyBits>(
         // those of the tiles before; each key goes to its digit's start plus the keys of its
         // digit in the tiles before plus its rank in the tile, a permutation of `0..n` (`dst`,
         // and `vdst` when `vmode` is not 0, hold `n`); values are read below `n` from `vsrc`
-        // only when `vmode` is 2; `scatter_cfg` gives `PADDED` i64 of dynamic shared memory
-        // when there are values; shared indices are below 4224.
+        // only when `vmode` is 2; `scatter_cfg` gives `PADDED` keys of dynamic shared memory,
+        // then `PADDED` i64 when there are values (at their index `len - PADDED`); shared
+        // indices are below `PADDED` (4224) but the counters' (8448).
         unsafe { kernels::radix_scatter::launch(
             &scatter_cfg,
             src,

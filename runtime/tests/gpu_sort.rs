@@ -26,11 +26,11 @@ on_both_devices!(
     unique_all_edge_cases_and_bad_input,
 );
 
-/// Lengths around the kernels' tile of 2048 and across tiles, and around the CPU device's switch
+/// Lengths around the kernels' tile of 4096 (and the former 2048) and across tiles, and around the CPU device's switch
 /// from the standard library's sort to its radix sort (512 keys; runtime/src/cpu/sort.rs); the
 /// GPU adds millions (the unoptimised test build's host references would take long on the CPU).
 fn lengths() -> Vec<usize> {
-    let mut n = vec![1, 2, 127, 511, 512, 2047, 2048, 2049, 3 * 2048 + 7, 9_001, (1 << 17) + 3];
+    let mut n = vec![1, 2, 127, 511, 512, 2047, 2048, 2049, 4095, 4096, 4097, 3 * 4096 + 7, 9_001, (1 << 17) + 3];
     if !Device::current().unwrap().is_cpu() {
         n.extend([1 << 20, (1 << 22) + 3]);
     }
@@ -209,7 +209,7 @@ fn sorts_special_orders() {
     }
 }
 
-/// Skewed digits over many tiles (on a GPU, 2049 tiles of the kernels' 2048 keys: each pass's
+/// Skewed digits over many tiles (on a GPU, 1025 tiles of the kernels' 4096 keys: each pass's
 /// look-back adds zero counts for most digits and meets one digit in every tile): all keys
 /// equal, two distinct values, sorted and reverse-sorted input.
 fn sorts_skewed_keys_over_many_tiles() {

@@ -101,7 +101,9 @@ fn sort_kernels_match_the_host_sort() {
     let _cpu = on_cpu();
     let r = &mut Rng::new();
     let specials = [0.0f32, -0.0, f32::NAN, -f32::NAN, f32::INFINITY, f32::NEG_INFINITY];
-    for n in [1usize, 511, 2049, 3 * 2048 + 7, 9001] {
+    // Around the scatter's tile (`TILE`, 4096 keys) and across tiles.
+    let t = crate::sort::TILE;
+    for n in [1usize, 511, t - 1, t, t + 1, 3 * t + 7, 9001] {
         let f: Vec<f32> = (0..n)
             .map(|_| if r.int(0, 3) == 0 { specials[r.int(0, 5) as usize] } else { r.range(-1e3, 1e3) as f32 })
             .collect();
@@ -132,7 +134,7 @@ fn sort_kernels_match_the_host_sort() {
 fn sort_kernels_with_skewed_digits_over_many_tiles() {
     let _cpu = on_cpu();
     let r = &mut Rng::new();
-    let n = 24 * 2048 + 5;
+    let n = 24 * crate::sort::TILE + 5;
     let cases: [(&str, Vec<f32>); 5] = [
         ("all equal", vec![-2.5; n]),
         ("two values", (0..n).map(|_| if r.int(0, 1) == 0 { 1.0 } else { -0.0 }).collect()),
@@ -172,7 +174,7 @@ fn sort_kernels_with_skewed_digits_over_many_tiles() {
 fn sort_scatter_walks_back_over_published_counts() {
     let _cpu = on_cpu();
     let r = &mut Rng::new();
-    let (tile, tiles, pass, shift) = (2048usize, 9usize, 2u32, 5u32);
+    let (tile, tiles, pass, shift) = (crate::sort::TILE, 9usize, 2u32, 5u32);
     let n = tiles * tile - 100;
     // Walks of 1, 4, 5 and 8 tiles (the look-back reads 4 at a time).
     for t0 in [1usize, 4, 5, 8] {
@@ -217,7 +219,7 @@ fn scatter_after_published_counts(r: &mut Rng, tile: usize, tiles: usize, n: usi
     let hist = Array::<u64>::from_vec(total.to_vec()).unwrap();
     let mut status_a = Array::<u64>::from_vec(status).unwrap();
     let mut counter = Array::<u32>::from_vec(vec![0, 0, t0 as u32]).unwrap();
-    let cfg = LaunchConfig::new((tiles - t0) as u32, 128u32);
+    let cfg = LaunchConfig::new((tiles - t0) as u32, crate::sort::THREADS).shared_mem(crate::sort::scatter_shared_bytes(4, false));
     // SAFETY: `radix_scatter` is unchecked: `tiles - t0` blocks take the tiles `t0..tiles` (from
     // `counter[2] = t0`), reading keys below `n` and the status words of tiles below `tiles`;
     // each key goes to a slot below `n` of `dst` (the positions of a permutation); no values.
