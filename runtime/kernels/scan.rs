@@ -32,13 +32,13 @@ use crate::lang::prelude::*;
 use cuprum_macros::{device, rawkernel};
 
 /// Threads per block.
-const THREADS: usize = 256;
+pub const THREADS: usize = 256;
 /// Elements per thread.
 const ITEMS: usize = 32;
 /// Elements per tile (`THREADS * ITEMS`).
-const TILE: usize = 8192;
+pub const TILE: usize = THREADS * ITEMS;
 /// Warps per block.
-const WARPS: usize = 8;
+const WARPS: usize = THREADS / 32;
 
 /// `a + b`, or `a * b` when `prod` is not 0.
 #[device(crate = crate)]

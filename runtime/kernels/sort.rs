@@ -28,19 +28,19 @@ use crate::lang::prelude::*;
 use cuprum_macros::{device, rawkernel};
 
 /// Threads per block of `radix_scatter` (a multiple of 32; runtime/src/sort.rs has the same).
-const THREADS: usize = 256;
+pub const THREADS: usize = 256;
 /// Warps per block of `radix_scatter`.
 const WARPS: usize = THREADS / 32;
 /// Keys per thread (16: `own`'s padding formula assumes it).
 const ITEMS: usize = 16;
 /// Keys per tile.
-const TILE: usize = THREADS * ITEMS;
+pub const TILE: usize = THREADS * ITEMS;
 /// Buckets per pass (digits of 5 bits).
-const BUCKETS: usize = 32;
+pub const BUCKETS: usize = 32;
 /// Counters a thread scans (`BUCKETS * THREADS` counters over `THREADS` threads).
 const SPAN: usize = BUCKETS * THREADS / THREADS;
 /// `TILE` plus one padding slot per 32 (shared arrays indexed through `pad`).
-const PADDED: usize = TILE + TILE / 32;
+pub const PADDED: usize = TILE + TILE / 32;
 /// `BUCKETS * THREADS` counters plus one padding slot per 32.
 const PADDED_COUNTERS: usize = BUCKETS * THREADS + BUCKETS * THREADS / 32;
 /// `pad(THREADS)`: the stride of a digit's column of counters, and of a row of `THREADS` keys,
@@ -118,7 +118,7 @@ pub fn radix_bits<K: Int>(keys: &[K], n: u64, mode: u32, sign: K, inf: K, acc: &
 }
 
 /// Passes whose digits one launch of `radix_hist` counts.
-const HIST_PASSES: usize = 7;
+pub const HIST_PASSES: usize = 7;
 /// Counters of `radix_hist`: `HIST_PASSES` passes of `BUCKETS` digits, 32 copies each (one per
 /// lane).
 const HIST_COUNTERS: usize = 7168;

@@ -19,10 +19,10 @@ use crate::{Array, DType, Number};
 #[allow(missing_docs)]
 mod kernels;
 
-/// Elements per tile (256 threads of 32), as `kernels/scan.rs` has it.
-const TILE: usize = 8192;
+/// Elements per tile.
+const TILE: usize = kernels::TILE;
 /// `TILE` plus one padding slot per 32: the tile's elements of dynamic shared memory.
-const PADDED: usize = 8448;
+const PADDED: usize = TILE + TILE / 32;
 
 /// Which scan.
 #[derive(Clone, Copy)]
@@ -117,7 +117,7 @@ fn scan<T: Number>(x: &Array<T>, axis: Option<isize>, op: Op) -> Result<Array<T>
             Op::Prod => 1,
         };
         let smem = (PADDED * std::mem::size_of::<T>()) as u32;
-        let cfg = LaunchConfig::new(tiles as u32, 256u32).shared_mem(smem).stream(&stream);
+        let cfg = LaunchConfig::new(tiles as u32, kernels::THREADS as u32).shared_mem(smem).stream(&stream);
         // SAFETY: `scan_rows` is unchecked. One block of 256 threads per tile: tile `t` reads
         // and writes elements `row * n + tr * TILE ..` below the end of its row (`row < rows`,
         // so within the `rows * n` elements of `flat_in` and `flat_out`), its own and earlier

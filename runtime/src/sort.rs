@@ -37,20 +37,18 @@ use crate::{Array, DType, DeviceRepr, Element, Int, Scalar};
 #[allow(missing_docs, clippy::too_many_arguments)]
 pub(crate) mod kernels;
 
-/// Threads per block of `radix_scatter`, as `kernels/sort.rs` has it.
-pub(crate) const THREADS: u32 = 256;
-/// Keys per thread of `radix_scatter`, as `kernels/sort.rs` has it.
-const ITEMS: usize = 16;
+/// Threads per block of `radix_scatter`.
+pub(crate) const THREADS: u32 = kernels::THREADS as u32;
 /// Keys per tile of `radix_scatter`.
-pub(crate) const TILE: usize = THREADS as usize * ITEMS;
+pub(crate) const TILE: usize = kernels::TILE;
 /// `TILE` plus one padding slot per 32: the keys' (and values') slots of `radix_scatter`.
-const PADDED: u32 = (TILE + TILE / 32) as u32;
+const PADDED: u32 = kernels::PADDED as u32;
 /// Bits sorted per pass.
 const DIGIT_BITS: u32 = 5;
-/// Buckets per pass, as `kernels/sort.rs` has it.
-const BUCKETS: usize = 32;
-/// Passes whose digits one launch of `radix_hist` counts, as `kernels/sort.rs` has it.
-const HIST_PASSES: u32 = 7;
+/// Buckets per pass.
+const BUCKETS: usize = kernels::BUCKETS;
+/// Passes whose digits one launch of `radix_hist` counts.
+const HIST_PASSES: u32 = kernels::HIST_PASSES as u32;
 
 /// The dynamic shared memory of a launch of `radix_scatter` with keys of `key_bytes` bytes:
 /// `PADDED` keys, then `PADDED` `i64` values when `with_vals`.
