@@ -12,7 +12,7 @@
 use crate::error::{Error, Result};
 use crate::launch::LaunchConfig;
 use crate::stream::Stream;
-use crate::{Array, DType, Number};
+use crate::{Array, DType, Real};
 
 /// The built-in scan kernel (`kernels/scan.rs`, precompiled by the runtime's build.rs).
 #[path = "../kernels/scan.rs"]
@@ -21,8 +21,6 @@ mod kernels;
 
 /// Elements per tile.
 const TILE: usize = kernels::TILE;
-/// `TILE` plus one padding slot per 32: the tile's elements of dynamic shared memory.
-const PADDED: usize = TILE + TILE / 32;
 
 /// Which scan.
 #[derive(Clone, Copy)]
@@ -40,7 +38,7 @@ impl Op {
     }
 }
 
-impl<T: Number> Array<T> {
+impl<T: Real> Array<T> {
     /// The cumulative sum along `axis` (negative counts from the end), or over the flattened
     /// array with `None` (NumPy's `cumsum`): a C-contiguous array of the input's shape (1-d for
     /// `None`). Integers wrap. Element types: `i32 u32 i64 u64 f32 f64` (others are refused with
@@ -76,7 +74,7 @@ impl<T: Number> Array<T> {
     }
 }
 
-fn scan<T: Number>(x: &Array<T>, axis: Option<isize>, op: Op) -> Result<Array<T>> {
+fn scan<T: Real>(x: &Array<T>, axis: Option<isize>, op: Op) -> Result<Array<T>> {
     if !matches!(T::DTYPE, DType::I32 | DType::U32 | DType::I64 | DType::U64 | DType::F32 | DType::F64) {
         return Err(Error::Unsupported {
             what: format!(
@@ -104,38 +102,45 @@ fn scan<T: Number>(x: &Array<T>, axis: Option<isize>, op: Op) -> Result<Array<T>
             op: op.name(),
             detail: format!("{rows} rows of {n} elements need more than 2^32 tiles of {TILE}"),
         })?;
-        let mut flags = Array::<u32>::empty_on(tiles, &stream)?;
-        flags.buffer().zero(&stream)?;
+        let mut status = Array::<u64>::empty_on(tiles, &stream)?;
+        status.buffer().zero(&stream)?;
         let mut counter = Array::<u32>::empty_on(1usize, &stream)?;
         counter.buffer().zero(&stream)?;
-        let mut agg = Array::<T>::empty_on(tiles, &stream)?;
-        let mut inc = Array::<T>::empty_on(tiles, &stream)?;
         let flat_in = rows_view.reshape(total)?;
         let mut flat_out = y.reshape(total)?;
         let prod = match op {
             Op::Sum => 0u32,
             Op::Prod => 1,
         };
-        let smem = (PADDED * std::mem::size_of::<T>()) as u32;
+        let smem = (kernels::PADDED * std::mem::size_of::<T>()) as u32;
         let cfg = LaunchConfig::new(tiles as u32, kernels::THREADS as u32).shared_mem(smem).stream(&stream);
-        // SAFETY: `scan_rows` is unchecked. One block of 256 threads per tile: tile `t` reads
+        // SAFETY (both kernels are unchecked): one block of 256 threads per tile: tile `t` reads
         // and writes elements `row * n + tr * TILE ..` below the end of its row (`row < rows`,
         // so within the `rows * n` elements of `flat_in` and `flat_out`), its own and earlier
-        // tiles' entries of `flags`, `agg` and `inc` (`tiles` each), `counter[0]`, and shared
-        // slots below its arrays' lengths (`k + k / 32 < PADDED` for `k < TILE`, and `smem` gives
-        // `PADDED` elements of dynamic shared memory; 8 warps).
-        unsafe { kernels::scan_rows::launch(
-            &cfg,
-            &flat_in,
-            &mut flat_out,
-            n as u64,
-            tiles_per_row as u64,
-            prod,
-            &mut flags,
-            &mut agg,
-            &mut inc,
-            &mut counter,
-        ) }?;
+        // tiles' entries of `status` (and of `agg` and `inc`, 8-byte types), `tiles` each,
+        // `counter[0]`, and shared slots below `PADDED` (`smem` gives `PADDED` elements of
+        // dynamic shared memory; 8 warps).
+        // 4-byte types pack a tile's value with its flag in its status word (one atomic store,
+        // no fence) and leave `agg` and `inc` empty; 8-byte types keep their values there.
+        let packed = std::mem::size_of::<T>() == 4;
+        let values = if packed { 0 } else { tiles };
+        let mut agg = Array::<T>::empty_on(values, &stream)?;
+        let mut inc = Array::<T>::empty_on(values, &stream)?;
+        let launch = if packed { kernels::scan_rows_4::launch::<T> } else { kernels::scan_rows_8::launch::<T> };
+        unsafe {
+            launch(
+                &cfg,
+                &flat_in,
+                &mut flat_out,
+                n as u64,
+                tiles_per_row as u64,
+                prod,
+                &mut status,
+                &mut agg,
+                &mut inc,
+                &mut counter,
+            )
+        }?;
     }
     y.from_rows(moved)
 }

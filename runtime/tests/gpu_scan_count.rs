@@ -71,9 +71,18 @@ fn cumsum_matches_a_sequential_sum() {
     let mut s = 0u32;
     let want: Vec<u32> = u.iter().map(|&v| { s = s.wrapping_add(v); s }).collect();
     assert_eq!(Array::<u32>::from_vec(u).unwrap().cumsum(None).unwrap().to_vec().unwrap(), want);
-    // Negative zeros stay negative, as in a sequential sum.
-    let z = Array::<f32>::from_vec(vec![-0.0; 5000]).unwrap().cumsum(None).unwrap().to_vec().unwrap();
-    assert!(z.iter().all(|v| *v == 0.0 && v.is_sign_negative()), "a sum of -0.0 is -0.0");
+    // Negative i32 values over many tiles: 4-byte types pass a tile's total through its status
+    // word as bits (runtime/kernels/scan.rs), which must come back with their sign.
+    let v: Vec<i32> = (0..300_001).map(|_| r.int(-1 << 20, 1 << 20) as i32).collect();
+    let mut s = 0i32;
+    let want: Vec<i32> = v.iter().map(|&x| { s = s.wrapping_add(x); s }).collect();
+    assert_eq!(Array::<i32>::from_vec(v).unwrap().cumsum(None).unwrap().to_vec().unwrap(), want, "i32 cumsum of 300001");
+    // Negative zeros stay negative, as in a sequential sum (one tile, then 13 tiles whose
+    // totals, -0.0, pass through the status words).
+    for n in [5000, 100_000] {
+        let z = Array::<f32>::from_vec(vec![-0.0; n]).unwrap().cumsum(None).unwrap().to_vec().unwrap();
+        assert!(z.iter().all(|v| *v == 0.0 && v.is_sign_negative()), "a sum of {n} -0.0 is -0.0");
+    }
 }
 
 fn cumsum_along_every_axis() {

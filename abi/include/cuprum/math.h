@@ -239,10 +239,22 @@ __device__ __forceinline__ double to_f64(bfloat16 x) { return (double)to_f32(x);
 __device__ __forceinline__ double to_f64(fp8_e4m3 x) { return (double)to_f32(x); }
 __device__ __forceinline__ double to_f64(fp8_e5m2 x) { return (double)to_f32(x); }
 
+// ---- to_bits_u64 (Real): the bits, zero-extended to 64; num<T>::from_bits_u64 inverts ---------
+template <typename T> __device__ __forceinline__ u64 to_bits_u64(T a) {
+    typedef typename uint_of<T>::type U;
+    return (u64)(U)a;
+}
+__device__ __forceinline__ u64 to_bits_u64(float x) { return (u64)__float_as_uint(x); }
+__device__ __forceinline__ u64 to_bits_u64(double x) { return (u64)__double_as_longlong(x); }
+__device__ __forceinline__ u64 to_bits_u64(half x) { return (u64)x.bits; }
+__device__ __forceinline__ u64 to_bits_u64(bfloat16 x) { return (u64)x.bits; }
+__device__ __forceinline__ u64 to_bits_u64(fp8_e4m3 x) { return (u64)x.bits; }
+__device__ __forceinline__ u64 to_bits_u64(fp8_e5m2 x) { return (u64)x.bits; }
+
 // ---- num<T>: trait functions and associated constants --------------------------------------
 template <typename T> struct num;
 
-#define CUPRUM_FLOAT_NUM(T, LIT, FROM_F64, INF, NINF, NAN_, EPS, MAXV, MINPOS)                   \
+#define CUPRUM_FLOAT_NUM(T, LIT, FROM_F64, INF, NINF, NAN_, EPS, MAXV, MINPOS, FROM_BITS)        \
     template <> struct num<T> {                                                                  \
         static __device__ __forceinline__ T zero() { return FROM_F64(0.0); }                     \
         static __device__ __forceinline__ T one() { return FROM_F64(1.0); }                      \
@@ -255,6 +267,7 @@ template <typename T> struct num;
         static __device__ __forceinline__ T max_value() { return MAXV; }                         \
         static __device__ __forceinline__ T min_value() { return -MAXV; }                        \
         static __device__ __forceinline__ T min_positive() { return MINPOS; }                    \
+        static __device__ __forceinline__ T from_bits_u64(u64 b) { return FROM_BITS; }           \
         static __device__ __forceinline__ T pi() { return FROM_F64(3.14159265358979323846); }    \
         static __device__ __forceinline__ T e() { return FROM_F64(2.71828182845904523536); }     \
         static __device__ __forceinline__ T tau() { return FROM_F64(6.28318530717958647693); }   \
@@ -275,19 +288,20 @@ __device__ __forceinline__ half half_bits(u16 b) { half h; h.bits = b; return h;
 __device__ __forceinline__ bfloat16 bf16_bits(u16 b) { bfloat16 h; h.bits = b; return h; }
 
 CUPRUM_FLOAT_NUM(float, f, f32_from_f64, __int_as_float(0x7f800000), __int_as_float((int)0xff800000u),
-                 __int_as_float(0x7fc00000), 1.1920929e-7f, 3.40282347e+38f, 1.17549435e-38f)
+                 __int_as_float(0x7fc00000), 1.1920929e-7f, 3.40282347e+38f, 1.17549435e-38f, __uint_as_float((u32)b))
 CUPRUM_FLOAT_NUM(double, , f64_from_f64, __longlong_as_double(0x7ff0000000000000ll),
                  __longlong_as_double((long long)0xfff0000000000000ull), __longlong_as_double(0x7ff8000000000000ll),
-                 2.2204460492503131e-16, 1.7976931348623157e+308, 2.2250738585072014e-308)
+                 2.2204460492503131e-16, 1.7976931348623157e+308, 2.2250738585072014e-308,
+                 __longlong_as_double((long long)b))
 CUPRUM_FLOAT_NUM(half, , half_from_f64, half_bits(0x7c00), half_bits(0xfc00), half_bits(0x7e00),
-                 half_bits(0x1400), half_bits(0x7bff), half_bits(0x0400))
+                 half_bits(0x1400), half_bits(0x7bff), half_bits(0x0400), half_bits((u16)b))
 CUPRUM_FLOAT_NUM(bfloat16, , bf16_from_f64, bf16_bits(0x7f80), bf16_bits(0xff80), bf16_bits(0x7fc0),
-                 bf16_bits(0x3c00), bf16_bits(0x7f7f), bf16_bits(0x0080))
+                 bf16_bits(0x3c00), bf16_bits(0x7f7f), bf16_bits(0x0080), bf16_bits((u16)b))
 // f8e4m3 has no infinity: infinity() is the value an infinity converts to (max, saturating).
 CUPRUM_FLOAT_NUM(fp8_e4m3, , f8e4m3_from_f64, f8e4m3_bits(0x7e), f8e4m3_bits(0xfe), f8e4m3_bits(0x7f),
-                 f8e4m3_bits(0x20), f8e4m3_bits(0x7e), f8e4m3_bits(0x08))
+                 f8e4m3_bits(0x20), f8e4m3_bits(0x7e), f8e4m3_bits(0x08), f8e4m3_bits((u8)b))
 CUPRUM_FLOAT_NUM(fp8_e5m2, , f8e5m2_from_f64, f8e5m2_bits(0x7c), f8e5m2_bits(0xfc), f8e5m2_bits(0x7e),
-                 f8e5m2_bits(0x34), f8e5m2_bits(0x7b), f8e5m2_bits(0x04))
+                 f8e5m2_bits(0x34), f8e5m2_bits(0x7b), f8e5m2_bits(0x04), f8e5m2_bits((u8)b))
 #undef CUPRUM_FLOAT_NUM
 
 #define CUPRUM_INT_NUM(T, MINV, MAXV)                                                            \
@@ -299,6 +313,7 @@ CUPRUM_FLOAT_NUM(fp8_e5m2, , f8e5m2_from_f64, f8e5m2_bits(0x7c), f8e5m2_bits(0xf
         static __device__ __forceinline__ T min_value() { return MINV; }                         \
         static __device__ __forceinline__ T max_value() { return MAXV; }                         \
         static __device__ __forceinline__ u32 bits() { return (u32)(sizeof(T) * 8); }            \
+        static __device__ __forceinline__ T from_bits_u64(u64 b) { return (T)b; }                \
     };
 CUPRUM_INT_NUM(i8, (i8)-128, (i8)127)
 CUPRUM_INT_NUM(i16, (i16)-32768, (i16)32767)

@@ -34,6 +34,9 @@ vocabulary! {
         NegInfinity = "neg_infinity",
         Nan = "nan",
         Epsilon = "epsilon",
+        /// `T::from_bits_u64(b)` of a real type: the value whose bits are the low bits of `b`
+        /// (as many as the type has): the inverse of `x.to_bits_u64()`.
+        FromBitsU64 = "from_bits_u64",
         Pi = "pi",
         E = "e",
     }
@@ -45,7 +48,7 @@ impl NumFn {
         use NumFn::*;
         match self {
             Zero | One | FromF64 | FromI64 => Bound::Number,
-            MinValue | MaxValue => Bound::Real,
+            MinValue | MaxValue | FromBitsU64 => Bound::Real,
             Infinity | NegInfinity | Nan | Epsilon | Pi | E => Bound::Float,
         }
     }
@@ -56,6 +59,7 @@ impl NumFn {
         match self {
             FromF64 => Some(DType::F64),
             FromI64 => Some(DType::I64),
+            FromBitsU64 => Some(DType::U64),
             Zero | One | MinValue | MaxValue | Infinity | NegInfinity | Nan | Epsilon | Pi | E => None,
         }
     }

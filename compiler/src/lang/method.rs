@@ -79,6 +79,8 @@ pub enum MethodSig {
     ToF64,
     /// `x.f() -> uN`, the unsigned integer of the receiver's width.
     ToBits,
+    /// `x.f() -> u64`
+    ToU64,
     /// `z.f() -> F`, the part type of a complex receiver.
     Part,
     /// `a.len() -> usize`
@@ -106,6 +108,7 @@ impl MethodSig {
             | MethodSig::ToF32
             | MethodSig::ToF64
             | MethodSig::ToBits
+            | MethodSig::ToU64
             | MethodSig::Part
             | MethodSig::Len
             | MethodSig::Shape
@@ -199,6 +202,10 @@ vocabulary! {
         /// `x.low_u32()` of any integer: its low 32 bits as `u32` (Rust's `x as u32`; the way
         /// from a generic `T: Int` to an index without a trip through `f64`).
         LowU32 = "low_u32",
+        /// `x.to_bits_u64()` of any real value: its bits, zero-extended to 64 (`f32::to_bits`
+        /// or `x as u32` widened to `u64`); `T::from_bits_u64` takes them back. The way to pack
+        /// a generic value with a flag into one 64-bit word that an atomic writes at once.
+        ToBitsU64 = "to_bits_u64",
         WrappingNeg = "wrapping_neg",
         SwapBytes = "swap_bytes",
         ReverseBits = "reverse_bits",
@@ -232,6 +239,7 @@ impl MathFn {
             IsNan | IsFinite | IsInfinite | IsSignNegative | IsPowerOfTwo => MethodSig::Predicate,
             CountOnes | CountZeros | LeadingZeros | TrailingZeros | LowU32 => MethodSig::Count,
             ToF64 => MethodSig::ToF64,
+            ToBitsU64 => MethodSig::ToU64,
             Norm | NormSqr | Arg => MethodSig::Part,
         }
     }
@@ -246,7 +254,7 @@ impl MathFn {
             | IsFinite | IsInfinite | IsSignNegative | Powi | MulAdd => &[R::Float],
             Sqrt | Exp | Ln => &[R::Float, R::Complex],
             Abs | Clamp => &[R::Float, R::Int],
-            Min | Max | ToF64 => &[R::Real],
+            Min | Max | ToF64 | ToBitsU64 => &[R::Real],
             WrappingAdd | WrappingSub | WrappingMul | SaturatingAdd | SaturatingSub | CountOnes | CountZeros | LeadingZeros
             | TrailingZeros | LowU32 | WrappingNeg | SwapBytes | ReverseBits | RotateLeft | RotateRight | Pow => &[R::Int],
             IsPowerOfTwo => &[R::Unsigned],

@@ -96,6 +96,7 @@ impl Checker<'_, '_> {
             MethodSig::Count => (vec![], Ty::Scalar(DType::U32)),
             MethodSig::ToF32 => (vec![], Ty::Scalar(DType::F32)),
             MethodSig::ToF64 => (vec![], Ty::Scalar(DType::F64)),
+            MethodSig::ToU64 => (vec![], Ty::Scalar(DType::U64)),
             MethodSig::ToBits => (vec![], Ty::Scalar(bits_of(concrete.expect("`to_bits` receivers are concrete floats")))),
             MethodSig::Part => (vec![], Ty::Scalar(concrete.and_then(DType::complex_part).expect("complex receivers are concrete"))),
             MethodSig::Len => (vec![], Ty::Scalar(DType::U64)),

@@ -29,3 +29,10 @@ pub fn int_methods_generic<T: Int>(x: T, y: T) -> (T, u32) {
     let n = x.count_ones() + y.trailing_zeros() + x.leading_zeros() + (x ^ y).low_u32();
     (a.min(y).max(x), n)
 }
+
+/// A generic real value's bits through `u64` and back (`to_bits_u64`, `T::from_bits_u64`).
+#[elementwise(instances = [i32, f32, f64])]
+pub fn bits_round_trip<T: Real>(x: T) -> (T, u64) {
+    let b = x.to_bits_u64();
+    ((T::from_bits_u64(b | (1u64 << 40))), b)
+}

@@ -77,3 +77,25 @@ CUPRUM_INSTANTIATE_int_methods_generic_contig(cuprum_elementwise_int_methods_gen
 CUPRUM_INSTANTIATE_int_methods_generic_s32(cuprum_elementwise_int_methods_generic_s32__u8, u8)
 CUPRUM_INSTANTIATE_int_methods_generic_contig(cuprum_elementwise_int_methods_generic_contig__i64, i64)
 CUPRUM_INSTANTIATE_int_methods_generic_s32(cuprum_elementwise_int_methods_generic_s32__i64, i64)
+
+#line 34 "tests/in/int_methods.rs"
+template <typename T>
+__device__ __forceinline__ cuprum::Tuple2<T, u64> bits_round_trip_map(u64 _ci, u64 _cn, T x) {
+    u64 b = cuprum::to_bits_u64(x);
+    return cuprum::Tuple2<T, u64>{cuprum::num<T>::from_bits_u64(b | cuprum::shl(1ull, 40)), b};
+}
+#line 88 "tests/in/int_methods.rs (generated CUDA C)"
+#define CUPRUM_INSTANTIATE_bits_round_trip(NAME, VARIANT, T) \
+    extern "C" __global__ void NAME(cuprum::ew::In<T, cuprum::ew::VARIANT> _ca0, cuprum::ew::Out<T, cuprum::ew::VARIANT> _co0, cuprum::ew::Out<u64, cuprum::ew::VARIANT> _co1, cuprum::ew::Loop<cuprum::ew::VARIANT> _cloop) { \
+        cuprum::ew::run(_cloop, [&](u64 _ci, T x, T& _cout0, u64& _cout1) { cuprum::Tuple2<T, u64> _cr = bits_round_trip_map<T>(_ci, _cloop.size, x); _cout0 = _cr._0; _cout1 = _cr._1; }, _ca0, _co0, _co1); \
+    }
+#define CUPRUM_INSTANTIATE_bits_round_trip_contig(NAME, T) CUPRUM_INSTANTIATE_bits_round_trip(NAME, contig, T)
+#define CUPRUM_INSTANTIATE_bits_round_trip_s32(NAME, T) CUPRUM_INSTANTIATE_bits_round_trip(NAME, s32, T)
+#define CUPRUM_INSTANTIATE_bits_round_trip_s64(NAME, T) CUPRUM_INSTANTIATE_bits_round_trip(NAME, s64, T)
+
+CUPRUM_INSTANTIATE_bits_round_trip_contig(cuprum_elementwise_bits_round_trip_contig__i32, i32)
+CUPRUM_INSTANTIATE_bits_round_trip_s32(cuprum_elementwise_bits_round_trip_s32__i32, i32)
+CUPRUM_INSTANTIATE_bits_round_trip_contig(cuprum_elementwise_bits_round_trip_contig__f32, f32)
+CUPRUM_INSTANTIATE_bits_round_trip_s32(cuprum_elementwise_bits_round_trip_s32__f32, f32)
+CUPRUM_INSTANTIATE_bits_round_trip_contig(cuprum_elementwise_bits_round_trip_contig__f64, f64)
+CUPRUM_INSTANTIATE_bits_round_trip_s32(cuprum_elementwise_bits_round_trip_s32__f64, f64)

@@ -147,6 +147,13 @@ pub trait Real: Number + PartialOrd {
     fn min_value() -> Self;
     /// The largest finite value (`i32::MAX`, `f32::MAX`).
     fn max_value() -> Self;
+    /// The value's bits, zero-extended to 64 (`f32::to_bits(x) as u64`; `x as u32 as u64` for
+    /// an `i32`): with [`Real::from_bits_u64`], the way to pack a generic value and a flag into
+    /// one 64-bit word that an atomic writes at once.
+    fn to_bits_u64(self) -> u64;
+    /// The value whose bits are the low bits of `b`, as many as the type has (the inverse of
+    /// [`Real::to_bits_u64`]).
+    fn from_bits_u64(b: u64) -> Self;
 }
 
 /// A real floating-point number: `f16`, `bf16`, `f32`, `f64`. The methods are those of `f32`/`f64`
@@ -409,6 +416,12 @@ macro_rules! impl_int {
             fn max_value() -> Self {
                 <$t>::MAX
             }
+            fn to_bits_u64(self) -> u64 {
+                (self as u64) & (u64::MAX >> (64 - <$t>::BITS))
+            }
+            fn from_bits_u64(b: u64) -> Self {
+                b as $t
+            }
         }
 
         impl Int for $t {
@@ -512,6 +525,12 @@ macro_rules! impl_float {
             }
             fn max_value() -> Self {
                 <$t>::MAX
+            }
+            fn to_bits_u64(self) -> u64 {
+                u64::from(self.to_bits())
+            }
+            fn from_bits_u64(b: u64) -> Self {
+                <$t>::from_bits(b as _)
             }
         }
 
@@ -849,6 +868,13 @@ mod tests {
         assert_eq!(bits(0b0110_0000u8), [2, 6, 1, 5]);
         assert_eq!(bits(-1i16), [16, 0, 0, 0]);
         assert_eq!([Int::low_u32(-5i8), Int::low_u32(0x1_2345_6789u64), Int::low_u32(-2i64)], [0xffff_fffb, 0x2345_6789, 0xffff_fffe]);
+        // Bits zero-extended to 64, and back.
+        assert_eq!([Real::to_bits_u64(-5i8), Real::to_bits_u64(-2i32), Real::to_bits_u64(-2i64)], [0xfb, 0xffff_fffe, u64::MAX - 1]);
+        assert_eq!([Real::to_bits_u64(-0.0f32), Real::to_bits_u64(1.5f64), Real::to_bits_u64(f16::from_f32(-2.0))], [0x8000_0000, 0x3ff8_0000_0000_0000, 0xc000]);
+        assert_eq!(<i32 as Real>::from_bits_u64(0xdead_ffff_fffe), -2);
+        assert_eq!(<i8 as Real>::from_bits_u64(0x1fb), -5);
+        assert_eq!(<f32 as Real>::from_bits_u64(0x1234_c000_0000).to_bits(), 0xc000_0000);
+        assert!(<f64 as Real>::from_bits_u64(Real::to_bits_u64(f64::NAN)).is_nan());
         fn rot<T: Int>(a: T) -> [T; 4] {
             [
                 a.rotate_left(4),
