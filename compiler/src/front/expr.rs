@@ -291,7 +291,12 @@ impl<'d> Lowerer<'d> {
             }
             syn::Expr::Repeat(r) => {
                 let value = self.expr(&r.expr);
-                let len = ty::const_len(&r.len, self.scope, self.diags).unwrap_or(0);
+                let len = ty::const_len(&r.len, self.scope, self.diags);
+                if len == Some(0) {
+                    // C++ has no zero-sized local variables: nvcc would reject the generated code.
+                    return self.error(r.len.span(), "a local array of length 0 is not supported in kernels (CUDA has no zero-sized locals); give it at least one element");
+                }
+                let len = len.unwrap_or(0);
                 self.mk(ExprKind::ArrayRepeat { value: Box::new(value), len }, span)
             }
             syn::Expr::Block(b) => {
