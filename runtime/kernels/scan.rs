@@ -309,11 +309,11 @@ unsafe fn scan_tile<T: Real>(
         w += 1;
     }
     if warp == 0 {
-        // SAFETY: `status` (and, unpacked, `agg` and `inc`) hold one entry per tile, `t` is a
-        // tile (the launch's contract).
         let prefix = if packed != 0 {
+            // SAFETY: `status` holds one word per tile and `t` is a tile (the launch's contract).
             unsafe { look_back_packed(status, t, row * tiles_per_row, total, prod, ident) }
         } else {
+            // SAFETY: `status`, `agg` and `inc` hold one entry per tile and `t` is a tile.
             unsafe { look_back_split(status, agg, inc, t, row * tiles_per_row, total, prod, ident) }
         };
         if lane == 0 {

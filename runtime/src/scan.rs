@@ -114,12 +114,6 @@ fn scan<T: Real>(x: &Array<T>, axis: Option<isize>, op: Op) -> Result<Array<T>> 
         };
         let smem = (kernels::PADDED * std::mem::size_of::<T>()) as u32;
         let cfg = LaunchConfig::new(tiles as u32, kernels::THREADS as u32).shared_mem(smem).stream(&stream);
-        // SAFETY (both kernels are unchecked): one block of 256 threads per tile: tile `t` reads
-        // and writes elements `row * n + tr * TILE ..` below the end of its row (`row < rows`,
-        // so within the `rows * n` elements of `flat_in` and `flat_out`), its own and earlier
-        // tiles' entries of `status` (and of `agg` and `inc`, 8-byte types), `tiles` each,
-        // `counter[0]`, and shared slots below `PADDED` (`smem` gives `PADDED` elements of
-        // dynamic shared memory; 8 warps).
         // 4-byte types pack a tile's value with its flag in its status word (one atomic store,
         // no fence) and leave `agg` and `inc` empty; 8-byte types keep their values there.
         let packed = std::mem::size_of::<T>() == 4;
@@ -127,6 +121,12 @@ fn scan<T: Real>(x: &Array<T>, axis: Option<isize>, op: Op) -> Result<Array<T>> 
         let mut agg = Array::<T>::empty_on(values, &stream)?;
         let mut inc = Array::<T>::empty_on(values, &stream)?;
         let launch = if packed { kernels::scan_rows_4::launch::<T> } else { kernels::scan_rows_8::launch::<T> };
+        // SAFETY: both kernels are unchecked; one block of 256 threads per tile: tile `t` reads
+        // and writes elements `row * n + tr * TILE ..` below the end of its row (`row < rows`,
+        // so within the `rows * n` elements of `flat_in` and `flat_out`), its own and earlier
+        // tiles' entries of `status` (and of `agg` and `inc`, 8-byte types), `tiles` each,
+        // `counter[0]`, and shared slots below `PADDED` (`smem` gives `PADDED` elements of
+        // dynamic shared memory; 8 warps).
         unsafe {
             launch(
                 &cfg,
