@@ -19,10 +19,10 @@
 //!    digit's keys of a tile are one contiguous run of the output. A pass reads each key once
 //!    and writes it once (8 bytes per `f32` key).
 //!
-//! The tile's shared memory: 8192 `u16` counters and 4096 `u8` digits (static, 21 KiB), and in
-//! dynamic shared memory, sized by the host, the 4096 keys (17 or 33 KiB) and, when there are
-//! values, their 4096 values (33 KiB): up to 88 KiB a block, above the 48 KiB a block may have
-//! without opting in (the runtime raises the kernel's limit at launch).
+//! The tile's shared memory: 8192 `u16` counters (static, 17 KiB), and in dynamic shared
+//! memory, sized by the host, the 4096 keys (17 or 33 KiB) and, when there are values, their 4096
+//! values (33 KiB): up to 84 KiB a block, above the 48 KiB a block may have without opting in
+//! (the runtime raises the kernel's limit at launch).
 
 use crate::lang::prelude::*;
 use cuprum_macros::{device, rawkernel};
@@ -232,8 +232,6 @@ pub fn radix_scatter<K: Int>(
     // The keys' slots: the first `PADDED` `K`s of the dynamic shared memory (above the static
     // limit of 48 KiB with the counters, for 8-byte keys).
     let keys_s = dynamic_shared::<K>();
-    // The digit of each sorted slot (the writes take it from here, not from the key again).
-    let digit_s = shared_array::<u8, TILE>();
     // The values' slots: the last `PADDED` `i64`s of the dynamic shared memory, after the keys',
     // when `vals` is not 0 (none otherwise, so that a sort of keys alone keeps more blocks
     // resident); `vb` is their first.
@@ -414,7 +412,6 @@ pub fn radix_scatter<K: Int>(
         let r = cnt[s] as u32;
         cnt[s] = (r + 1) as u16;
         keys_s[pad(r as usize)] = ks[j];
-        digit_s[r as usize] = d as u8;
         if vals == 2 {
             vals_s[vb + pad(r as usize)] = vs[j];
         } else if vals == 1 {
@@ -422,18 +419,25 @@ pub fn radix_scatter<K: Int>(
         }
     }
     sync_threads();
+    // Each sorted key's digit is computed again from the key (a few ALU instructions, which have
+    // room), not stored per slot: a `u8` per slot cost a store with bank conflicts (random
+    // slots) and a load per key in shared memory, the scatter's limit.
     if whole && vals == 0 {
         // The common case without checks: a whole tile of keys alone.
         for j in (0..ITEMS).unroll() {
             let k = j * THREADS + tid;
-            keys_out[(base_s[digit_s[k] as usize] + k as i64) as usize] = keys_s[j * COLUMN + col];
+            let key = keys_s[j * COLUMN + col];
+            let d = digit_of(key, shift, mode, sign, inf) as usize;
+            keys_out[(base_s[d] + k as i64) as usize] = key;
         }
     } else {
         for j in (0..ITEMS).unroll() {
             let k = j * THREADS + tid;
             if (k as u32) < count {
-                let o = (base_s[digit_s[k] as usize] + k as i64) as usize;
-                keys_out[o] = keys_s[j * COLUMN + col];
+                let key = keys_s[j * COLUMN + col];
+                let d = digit_of(key, shift, mode, sign, inf) as usize;
+                let o = (base_s[d] + k as i64) as usize;
+                keys_out[o] = key;
                 if vals != 0 {
                     vals_out[o] = vals_s[vb + j * COLUMN + col];
                 }
