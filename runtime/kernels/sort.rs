@@ -37,14 +37,16 @@ const ITEMS: usize = 16;
 pub const TILE: usize = THREADS * ITEMS;
 /// Buckets per pass (digits of 5 bits).
 pub const BUCKETS: usize = 32;
-/// Counters a thread scans (`BUCKETS * THREADS` counters over `THREADS` threads).
-const SPAN: usize = BUCKETS * THREADS / THREADS;
+/// Rows of counter words of `radix_scatter`: a word holds two `u16` counters of one thread, digit
+/// `d` in the low half and digit `d + 16` in the high half of row `d`.
+const ROWS: usize = BUCKETS / 2;
+/// Counter words of `radix_scatter` (`ROWS` rows of one word per thread).
+const WORDS: usize = ROWS * THREADS;
+/// Counter words a thread scans (`WORDS` over `THREADS` threads).
+const SPAN: usize = WORDS / THREADS;
 /// `TILE` plus one padding slot per 32 (shared arrays indexed through `pad`).
 pub const PADDED: usize = TILE + TILE / 32;
-/// `BUCKETS * THREADS` counters plus one padding slot per 32.
-const PADDED_COUNTERS: usize = BUCKETS * THREADS + BUCKETS * THREADS / 32;
-/// `pad(THREADS)`: the stride of a digit's column of counters, and of a row of `THREADS` keys,
-/// in the padded shared arrays.
+/// `pad(THREADS)`: the stride of a row of `THREADS` keys in the padded shared arrays.
 const COLUMN: usize = THREADS + THREADS / 32;
 
 /// The shared-array slot of logical index `k`: one padding slot after every 32, so that threads
@@ -228,7 +230,10 @@ pub fn radix_scatter<K: Int>(
     status: &mut [u64],
     counter: &mut [u32],
 ) {
-    let cnt = shared_array::<u16, PADDED_COUNTERS>();
+    // The counters, two `u16` to a word (`ROWS` rows of `THREADS` words, below). A word's low
+    // halves sum to at most `TILE` (< 2^16), so a word's two counters are added, scanned and
+    // counted in one 32-bit operation without a carry between them.
+    let cnt = shared_array::<u32, WORDS>();
     // The keys' slots: the first `PADDED` `K`s of the dynamic shared memory (above the static
     // limit of 48 KiB with the counters, for 8-byte keys).
     let keys_s = dynamic_shared::<K>();
@@ -243,18 +248,27 @@ pub fn radix_scatter<K: Int>(
     let tid = thread_idx().x as usize;
     let lane = tid % 32;
     let warp = tid / 32;
-    // The shared indices, with `pad`'s padding worked out once: the thread's column of counters
-    // (`pad(d * THREADS + tid) = d * COLUMN + col`, and the slots of the coalesced rows of keys
-    // alike), its own 16 consecutive keys (`pad(tid * ITEMS + j) = own + j` for `j < 16`) and
-    // its 32 counters of the scan (`pad(tid * SPAN + q) = row + q`).
+    // The shared indices of the keys, with `pad`'s padding worked out once: the slots of the
+    // coalesced rows of keys (`pad(j * THREADS + tid) = j * COLUMN + col`) and the thread's own
+    // 16 consecutive keys (`pad(tid * ITEMS + j) = own + j` for `j < 16`).
     let col = tid + tid / 32;
     let own = tid * ITEMS + tid / 2;
-    let row = tid * (SPAN + 1);
+    // The counter words, without padding but swizzled: logical word `k` (row `k / THREADS`,
+    // thread `k % THREADS`; the scan's order) is at `k ^ ((k >> 5) & 7)`, the bits 5-7 of `k`
+    // flipping its bits 0-2. A thread's words of the count and of the placing (`r * THREADS +
+    // tid`, whatever the rows `r` of a warp's lanes) are at `r * THREADS + ccol`: their bank is
+    // the lane's own (`ccol % 32` is the lane with its bits 0-2 flipped by the warp), so those
+    // accesses never conflict (a padded or digit-major layout cost about 3 passes of a warp
+    // each with random digits). The scan's thread reads 16 consecutive words (`tid * SPAN + q`,
+    // at `tid * SPAN + (q ^ sx)`): the 32 lanes of a warp hit 16 banks (2 passes; 16 without
+    // the swizzle).
+    let ccol = (tid ^ (warp % 8)) as u32;
+    let sx = (tid / 2) % 8;
     if tid == 0 {
         tile_s[0] = atomic_add(counter, pass as usize, 1u32);
     }
-    for d in (0..BUCKETS).unroll() {
-        cnt[d * COLUMN + col] = 0;
+    for r in (0..ROWS).unroll() {
+        cnt[r * THREADS + tid] = 0;
     }
     sync_threads();
     let tile = tile_s[0] as u64;
@@ -305,28 +319,34 @@ pub fn radix_scatter<K: Int>(
         keys_s[j * COLUMN + col] = ks[j];
     }
     sync_threads();
-    // The digits of the thread's keys, six of 5 bits to a word (3 registers, not 16).
-    let mut dp = [0u32; 3];
+    // Count the digits of the thread's keys, and keep each key's rank among the thread's keys of
+    // its digit (the count before its increment, below 16: 4 bits, eight to a word), so that the
+    // placing needs only a read of each key's counter after the scan, not a read and a write per
+    // key in a chain. The keys and digits are not kept: read and computed again before the
+    // placing, so that the scan has registers without spills (the compiler kept each key's
+    // digit and counter address from here, 48 registers, when the placing took them from
+    // registers).
+    let mut rp = [0u32; 2];
     for j in (0..ITEMS).unroll() {
-        ks[j] = keys_s[own + j];
-        let d = digit_of(ks[j], shift, mode, sign, inf);
-        dp[j / 6] |= d << ((j % 6) * 5);
-        cnt[d as usize * COLUMN + col] += 1;
-    }
-    // The values of this thread's keys (argsort's later passes): read before any thread places
-    // a value over them.
-    let mut vs = [0i64; ITEMS];
-    if vals == 2 {
-        for j in (0..ITEMS).unroll() {
-            vs[j] = vals_s[vb + own + j];
-        }
+        let d = digit_of(keys_s[own + j], shift, mode, sign, inf);
+        let s = ((d % 16) * THREADS as u32 + ccol) as usize;
+        let c = cnt[s];
+        cnt[s] = c + (1u32 << (d & 16));
+        rp[j / 8] |= ((c >> (d & 16)) & 15) << ((j % 8) * 4);
     }
     sync_threads();
-    // Exclusive scan of the counters in [digit][thread] order: thread t takes the 32 counters
-    // from t * 32.
+    // Exclusive scan of the counter words in [row][thread] order, both halves at once: thread t
+    // takes the 16 words from t * 16, all read before any is written (a read after a write to a
+    // slot the compiler cannot tell apart waits for it). The low halves then hold the first
+    // slots of digits 0-15 in [digit][thread] order; the high halves those of digits 16-31
+    // without the keys of digits 0-15 before them, the low half of the tile's total, added.
+    let mut ws = [0u32; SPAN];
+    for q in (0..SPAN).unroll() {
+        ws[q] = cnt[tid * SPAN + (q ^ sx)];
+    }
     let mut sum = 0u32;
     for q in (0..SPAN).unroll() {
-        sum += cnt[row + q] as u32;
+        sum += ws[q];
     }
     let incl_w = warp_inclusive_sum(sum);
     if lane == 31 {
@@ -334,26 +354,44 @@ pub fn radix_scatter<K: Int>(
     }
     sync_threads();
     let mut run = incl_w - sum;
+    let mut total = 0u32;
     for w in (0..WARPS).unroll() {
+        let t = warp_tot[w];
         if w < warp {
-            run += warp_tot[w];
+            run += t;
         }
+        total += t;
     }
+    run += (total & 0xffff) << 16;
     for q in (0..SPAN).unroll() {
-        let s = row + q;
-        let c = cnt[s] as u32;
-        cnt[s] = run as u16;
-        run += c;
+        cnt[tid * SPAN + (q ^ sx)] = run;
+        run += ws[q];
+    }
+    // The thread's keys and their values (argsort's later passes) again, read here, before the
+    // barrier after which threads place keys and values over them (not kept from before the
+    // scan: their registers would be live across it).
+    for j in (0..ITEMS).unroll() {
+        ks[j] = keys_s[own + j];
+    }
+    let mut vs = [0i64; ITEMS];
+    if vals == 2 {
+        for j in (0..ITEMS).unroll() {
+            vs[j] = vals_s[vb + own + j];
+        }
     }
     sync_threads();
     // Lane `d` of the first warp: digit `d`'s first slot and count in the tile (thread 0's
-    // counters, which only thread 0 changes below, after the shuffles of the look-back's end),
-    // published, then the look-back over the tiles before for the keys of digit `d` before this
-    // tile's. The other warps place their keys meanwhile: only the writes need the offsets.
+    // counters, at `(d % 16) * THREADS`, which nothing writes again), published, then the
+    // look-back over the tiles before for the keys of digit `d` before this tile's. The other
+    // warps place their keys meanwhile: only the writes need the offsets.
     if warp == 0 {
         let d = lane;
-        let first = cnt[d * COLUMN] as u32;
-        let next = if d + 1 < BUCKETS { cnt[(d + 1) * COLUMN] as u32 } else { count };
+        let first = (cnt[(d % 16) * THREADS] >> (d & 16) as u32) & 0xffff;
+        let next = if d + 1 < BUCKETS {
+            (cnt[((d + 1) % 16) * THREADS] >> ((d + 1) & 16) as u32) & 0xffff
+        } else {
+            count
+        };
         let mine = (next - first) as u64;
         let agg_flag = (2 * pass + 1) as u64;
         let inc_flag = agg_flag + 1;
@@ -405,17 +443,19 @@ pub fn radix_scatter<K: Int>(
         let digit_start = warp_exclusive_sum(hist[h as usize * BUCKETS + d]);
         base_s[d] = (digit_start + before) as i64 - first as i64;
     }
-    // Place the keys sorted by digit, each thread's in order after the threads before it.
+    // Place the keys sorted by digit, each thread's in order after the threads before it: a
+    // key's slot is its digit's first slot of the thread plus its rank among the thread's keys
+    // of that digit. The counters (`cnt`) and the slots (`keys_s`, `vals_s`) are different
+    // shared arrays: the compiler may read every counter before the first write.
     for j in (0..ITEMS).unroll() {
-        let d = ((dp[j / 6] >> ((j % 6) * 5)) & 31) as usize;
-        let s = d * COLUMN + col;
-        let r = cnt[s] as u32;
-        cnt[s] = (r + 1) as u16;
-        keys_s[pad(r as usize)] = ks[j];
+        let d = digit_of(ks[j], shift, mode, sign, inf);
+        let c = cnt[((d % 16) * THREADS as u32 + ccol) as usize];
+        let r = (((c >> (d & 16)) & 0xffff) + ((rp[j / 8] >> ((j % 8) * 4)) & 15)) as usize;
+        keys_s[pad(r)] = ks[j];
         if vals == 2 {
-            vals_s[vb + pad(r as usize)] = vs[j];
+            vals_s[vb + pad(r)] = vs[j];
         } else if vals == 1 {
-            vals_s[vb + pad(r as usize)] = (start + (tid * ITEMS + j) as u64) as i64;
+            vals_s[vb + pad(r)] = (start + (tid * ITEMS + j) as u64) as i64;
         }
     }
     sync_threads();
