@@ -367,17 +367,10 @@ pub fn radix_scatter<K: Int>(
         cnt[tid * SPAN + (q ^ sx)] = run;
         run += ws[q];
     }
-    // The thread's keys and their values (argsort's later passes) again, read here, before the
-    // barrier after which threads place keys and values over them (not kept from before the
-    // scan: their registers would be live across it).
+    // The thread's keys again, read here, before the barrier after which threads place keys
+    // over them (not kept from before the scan: their registers would be live across it).
     for j in (0..ITEMS).unroll() {
         ks[j] = keys_s[own + j];
-    }
-    let mut vs = [0i64; ITEMS];
-    if vals == 2 {
-        for j in (0..ITEMS).unroll() {
-            vs[j] = vals_s[vb + own + j];
-        }
     }
     sync_threads();
     // Lane `d` of the first warp: digit `d`'s first slot and count in the tile (thread 0's
@@ -447,15 +440,28 @@ pub fn radix_scatter<K: Int>(
     // key's slot is its digit's first slot of the thread plus its rank among the thread's keys
     // of that digit. The counters (`cnt`) and the slots (`keys_s`, `vals_s`) are different
     // shared arrays: the compiler may read every counter before the first write.
+    let mut slot = [0u32; ITEMS];
     for j in (0..ITEMS).unroll() {
         let d = digit_of(ks[j], shift, mode, sign, inf);
         let c = cnt[((d % 16) * THREADS as u32 + ccol) as usize];
-        let r = (((c >> (d & 16)) & 0xffff) + ((rp[j / 8] >> ((j % 8) * 4)) & 15)) as usize;
-        keys_s[pad(r)] = ks[j];
-        if vals == 2 {
-            vals_s[vb + pad(r)] = vs[j];
-        } else if vals == 1 {
-            vals_s[vb + pad(r)] = (start + (tid * ITEMS + j) as u64) as i64;
+        slot[j] = ((c >> (d & 16)) & 0xffff) + ((rp[j / 8] >> ((j % 8) * 4)) & 15);
+        keys_s[pad(slot[j] as usize)] = ks[j];
+        if vals == 1 {
+            vals_s[vb + pad(slot[j] as usize)] = (start + (tid * ITEMS + j) as u64) as i64;
+        }
+    }
+    if vals == 2 {
+        // The given values (argsort's later passes) follow their keys after a barrier of their
+        // own: read once the keys are placed (the keys' registers free) and written once every
+        // thread has read its own, so that their 32 registers are never live together with the
+        // keys' and the counters' (ptxas spilled them at the 64-register cap).
+        let mut vs = [0i64; ITEMS];
+        for j in (0..ITEMS).unroll() {
+            vs[j] = vals_s[vb + own + j];
+        }
+        sync_threads();
+        for j in (0..ITEMS).unroll() {
+            vals_s[vb + pad(slot[j] as usize)] = vs[j];
         }
     }
     sync_threads();
