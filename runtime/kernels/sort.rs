@@ -320,15 +320,16 @@ pub fn radix_scatter<K: Int>(
     }
     sync_threads();
     // Count the digits of the thread's keys, and keep each key's rank among the thread's keys of
-    // its digit (the count before its increment, below 16: 4 bits, eight to a word), so that the
-    // placing needs only a read of each key's counter after the scan, not a read and a write per
-    // key in a chain. The keys and digits are not kept: read and computed again before the
-    // placing, so that the scan has registers without spills (the compiler kept each key's
-    // digit and counter address from here, 48 registers, when the placing took them from
-    // registers).
+    // its digit (the count before its increment, below 16: 4 bits, eight to a word) and its digit
+    // (six of 5 bits to a word), so that the placing needs only a read of each key's counter
+    // after the scan, not a read and a write per key in a chain. The keys are not kept: they are
+    // read again before the placing, so that the scan has its registers without spills (with the
+    // keys kept too, ptxas spilled about 30 registers at the 64-register cap).
     let mut rp = [0u32; 2];
+    let mut dp = [0u32; 3];
     for j in (0..ITEMS).unroll() {
         let d = digit_of(keys_s[own + j], shift, mode, sign, inf);
+        dp[j / 6] |= d << ((j % 6) * 5);
         let s = ((d % 16) * THREADS as u32 + ccol) as usize;
         let c = cnt[s];
         cnt[s] = c + (1u32 << (d & 16));
@@ -442,7 +443,7 @@ pub fn radix_scatter<K: Int>(
     // shared arrays: the compiler may read every counter before the first write.
     let mut slot = [0u32; ITEMS];
     for j in (0..ITEMS).unroll() {
-        let d = digit_of(ks[j], shift, mode, sign, inf);
+        let d = (dp[j / 6] >> ((j % 6) * 5)) & 31;
         let c = cnt[((d % 16) * THREADS as u32 + ccol) as usize];
         slot[j] = ((c >> (d & 16)) & 0xffff) + ((rp[j / 8] >> ((j % 8) * 4)) & 15);
         keys_s[pad(slot[j] as usize)] = ks[j];
