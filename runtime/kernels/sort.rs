@@ -19,10 +19,10 @@
 //!    digit's keys of a tile are one contiguous run of the output. A pass reads each key once
 //!    and writes it once (8 bytes per `f32` key).
 //!
-//! The tile's shared memory: 8192 `u16` counters (static, 17 KiB), and in dynamic shared
-//! memory, sized by the host, the 4096 keys (17 or 33 KiB) and, when there are values, their 4096
-//! values (33 KiB): up to 84 KiB a block, above the 48 KiB a block may have without opting in
-//! (the runtime raises the kernel's limit at launch).
+//! The tile's shared memory: 8192 `u16` counters, two to a `u32` word (static, 16 KiB), and in
+//! dynamic shared memory, sized by the host, the 4096 keys (17 or 33 KiB) and, when there are
+//! values, their 4096 values (33 KiB): up to 83 KiB a block, above the 48 KiB a block may have
+//! without opting in (the runtime raises the kernel's limit at launch).
 
 use crate::lang::prelude::*;
 use cuprum_macros::{device, rawkernel};

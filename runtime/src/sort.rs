@@ -349,7 +349,7 @@ pub(crate) fn radix<K: KeyBits>(
         // and `vdst` when `vmode` is not 0, hold `n`); values are read below `n` from `vsrc`
         // only when `vmode` is 2; `scatter_cfg` gives `PADDED` keys of dynamic shared memory,
         // then `PADDED` i64 when there are values (at their index `len - PADDED`); shared
-        // indices are below `PADDED` (4224) but the counters' (8448).
+        // indices are below `PADDED` (4224) but the counter words' (4096).
         unsafe { kernels::radix_scatter::launch(
             &scatter_cfg,
             src,
