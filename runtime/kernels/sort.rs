@@ -19,7 +19,7 @@
 //!    digit's keys of a tile are one contiguous run of the output. A pass reads each key once
 //!    and writes it once (8 bytes per `f32` key).
 //!
-//! The tile's shared memory: 8192 `u16` counters, two to a `u32` word (static, 16 KiB), and in
+//! The tile's shared memory: 8192 `u16` counters, two to a `u32` word (static, 18 KiB), and in
 //! dynamic shared memory, sized by the host, the 4096 keys (17 or 33 KiB) and, when there are
 //! values, their 4096 values (33 KiB): up to 83 KiB a block, above the 48 KiB a block may have
 //! without opting in (the runtime raises the kernel's limit at launch).
@@ -40,14 +40,17 @@ pub const BUCKETS: usize = 32;
 /// Rows of counter words of `radix_scatter`: a word holds two `u16` counters of one thread, digit
 /// `d` in the low half and digit `d + 16` in the high half of row `d`.
 const ROWS: usize = BUCKETS / 2;
-/// Counter words of `radix_scatter` (`ROWS` rows of one word per thread).
-const WORDS: usize = ROWS * THREADS;
-/// Counter words a thread scans (`WORDS` over `THREADS` threads).
-const SPAN: usize = WORDS / THREADS;
+/// Counter words a thread scans (`ROWS * THREADS` words over `THREADS` threads).
+const SPAN: usize = ROWS;
 /// `TILE` plus one padding slot per 32 (shared arrays indexed through `pad`).
 pub const PADDED: usize = TILE + TILE / 32;
 /// `pad(THREADS)`: the stride of a row of `THREADS` keys in the padded shared arrays.
 const COLUMN: usize = THREADS + THREADS / 32;
+/// The stride of a row of counter words of `radix_scatter`: `COLUMN` rounded up to a multiple of
+/// 32, so that every row starts at bank 0.
+const CROW: usize = (COLUMN + 31) / 32 * 32;
+/// Counter words of `radix_scatter` with their padding (`ROWS` rows of `CROW`).
+const WORDS: usize = ROWS * CROW;
 
 /// The shared-array slot of logical index `k`: one padding slot after every 32, so that threads
 /// that read 16 consecutive elements each hit different banks.
@@ -253,22 +256,20 @@ pub fn radix_scatter<K: Int>(
     // 16 consecutive keys (`pad(tid * ITEMS + j) = own + j` for `j < 16`).
     let col = tid + tid / 32;
     let own = tid * ITEMS + tid / 2;
-    // The counter words, without padding but swizzled: logical word `k` (row `k / THREADS`,
-    // thread `k % THREADS`; the scan's order) is at `k ^ ((k >> 5) & 7)`, the bits 5-7 of `k`
-    // flipping its bits 0-2. A thread's words of the count and of the placing (`r * THREADS +
-    // tid`, whatever the rows `r` of a warp's lanes) are at `r * THREADS + ccol`: their bank is
-    // the lane's own (`ccol % 32` is the lane with its bits 0-2 flipped by the warp), so those
-    // accesses never conflict (a padded or digit-major layout cost about 3 passes of a warp
-    // each with random digits). The scan's thread reads 16 consecutive words (`tid * SPAN + q`,
-    // at `tid * SPAN + (q ^ sx)`): the 32 lanes of a warp hit 16 banks (2 passes; 16 without
-    // the swizzle).
-    let ccol = (tid ^ (warp % 8)) as u32;
-    let sx = (tid / 2) % 8;
+    // The counter words: thread `t`'s word of row `r` is at `r * CROW + pad(t)`. The count's and
+    // the placing's accesses (`r * CROW + col`, whatever the rows `r` of a warp's lanes) hit
+    // the bank `col % 32` of the lane's own, so they never conflict (the digit-major `u16`
+    // counters before cost about 3 passes of a warp each with random digits). The scan's thread
+    // takes the 16 words of threads `16 * (tid % 16) ..` in row `tid / 16` (its 16 consecutive
+    // words in [row][thread] order), at `srow + q`: constant offsets from one index, and the 32
+    // lanes of a warp hit 16 banks (2 passes; a layout without padding that kept the count
+    // free of conflicts cost 16, and an XOR swizzle 2 instructions an access).
+    let srow = (tid / 16) * CROW + (tid % 16) * 16 + (tid % 16) / 2;
     if tid == 0 {
         tile_s[0] = atomic_add(counter, pass as usize, 1u32);
     }
     for r in (0..ROWS).unroll() {
-        cnt[r * THREADS + tid] = 0;
+        cnt[r * CROW + col] = 0;
     }
     sync_threads();
     let tile = tile_s[0] as u64;
@@ -330,7 +331,7 @@ pub fn radix_scatter<K: Int>(
     for j in (0..ITEMS).unroll() {
         let d = digit_of(keys_s[own + j], shift, mode, sign, inf);
         dp[j / 6] |= d << ((j % 6) * 5);
-        let s = ((d % 16) * THREADS as u32 + ccol) as usize;
+        let s = ((d % 16) * CROW as u32) as usize + col;
         let c = cnt[s];
         cnt[s] = c + (1u32 << (d & 16));
         rp[j / 8] |= ((c >> (d & 16)) & 15) << ((j % 8) * 4);
@@ -343,7 +344,7 @@ pub fn radix_scatter<K: Int>(
     // without the keys of digits 0-15 before them, the low half of the tile's total, added.
     let mut ws = [0u32; SPAN];
     for q in (0..SPAN).unroll() {
-        ws[q] = cnt[tid * SPAN + (q ^ sx)];
+        ws[q] = cnt[srow + q];
     }
     let mut sum = 0u32;
     for q in (0..SPAN).unroll() {
@@ -365,7 +366,7 @@ pub fn radix_scatter<K: Int>(
     }
     run += (total & 0xffff) << 16;
     for q in (0..SPAN).unroll() {
-        cnt[tid * SPAN + (q ^ sx)] = run;
+        cnt[srow + q] = run;
         run += ws[q];
     }
     // The thread's keys again, read here, before the barrier after which threads place keys
@@ -375,14 +376,14 @@ pub fn radix_scatter<K: Int>(
     }
     sync_threads();
     // Lane `d` of the first warp: digit `d`'s first slot and count in the tile (thread 0's
-    // counters, at `(d % 16) * THREADS`, which nothing writes again), published, then the
+    // counters, at `(d % 16) * CROW`, which nothing writes again), published, then the
     // look-back over the tiles before for the keys of digit `d` before this tile's. The other
     // warps place their keys meanwhile: only the writes need the offsets.
     if warp == 0 {
         let d = lane;
-        let first = (cnt[(d % 16) * THREADS] >> (d & 16) as u32) & 0xffff;
+        let first = (cnt[(d % 16) * CROW] >> (d & 16) as u32) & 0xffff;
         let next = if d + 1 < BUCKETS {
-            (cnt[((d + 1) % 16) * THREADS] >> ((d + 1) & 16) as u32) & 0xffff
+            (cnt[((d + 1) % 16) * CROW] >> ((d + 1) & 16) as u32) & 0xffff
         } else {
             count
         };
@@ -444,7 +445,7 @@ pub fn radix_scatter<K: Int>(
     let mut slot = [0u32; ITEMS];
     for j in (0..ITEMS).unroll() {
         let d = (dp[j / 6] >> ((j % 6) * 5)) & 31;
-        let c = cnt[((d % 16) * THREADS as u32 + ccol) as usize];
+        let c = cnt[((d % 16) * CROW as u32) as usize + col];
         slot[j] = ((c >> (d & 16)) & 0xffff) + ((rp[j / 8] >> ((j % 8) * 4)) & 15);
         keys_s[pad(slot[j] as usize)] = ks[j];
         if vals == 1 {
