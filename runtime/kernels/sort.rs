@@ -21,7 +21,7 @@
 //!
 //! The tile's shared memory: 8192 `u16` counters, two to a `u32` word (static, 18 KiB), and in
 //! dynamic shared memory, sized by the host, the 4096 keys (17 or 33 KiB) and, when there are
-//! values, their 4096 values (33 KiB): up to 83 KiB a block, above the 48 KiB a block may have
+//! values, their 4096 values (33 KiB): up to 85 KiB a block, above the 48 KiB a block may have
 //! without opting in (the runtime raises the kernel's limit at launch).
 
 use crate::lang::prelude::*;
@@ -320,13 +320,13 @@ pub fn radix_scatter<K: Int>(
         keys_s[j * COLUMN + col] = ks[j];
     }
     sync_threads();
-    // Count the digits of the thread's keys, and keep each key's rank among the thread's keys of
-    // its digit (the count before its increment, below 16: 4 bits, eight to a word) and its digit
-    // (six of 5 bits to a word), so that the placing needs only a read of each key's counter
-    // after the scan, not a read and a write per key in a chain. The keys are not kept: they are
-    // read again before the placing, so that the scan has its registers without spills (with the
-    // keys kept too, ptxas spilled about 30 registers at the 64-register cap).
-    let mut rp = [0u32; 2];
+    // Count the digits of the thread's keys, and keep each key's counter word before its
+    // increment (`old`, whose half holds the key's rank among the thread's keys of its digit) and
+    // its digit (six of 5 bits to a word), so that the placing needs only a read of each key's
+    // counter after the scan, not a read and a write per key in a chain. The keys are not kept:
+    // they are read again before the placing, so that the scan has its registers without spills
+    // (with the keys kept too, ptxas spilled about 30 registers at the 64-register cap).
+    let mut old = [0u32; ITEMS];
     let mut dp = [0u32; 3];
     for j in (0..ITEMS).unroll() {
         let d = digit_of(keys_s[own + j], shift, mode, sign, inf);
@@ -334,7 +334,7 @@ pub fn radix_scatter<K: Int>(
         let s = ((d % 16) * CROW as u32) as usize + col;
         let c = cnt[s];
         cnt[s] = c + (1u32 << (d & 16));
-        rp[j / 8] |= ((c >> (d & 16)) & 15) << ((j % 8) * 4);
+        old[j] = c;
     }
     sync_threads();
     // Exclusive scan of the counter words in [row][thread] order, both halves at once: thread t
@@ -440,13 +440,15 @@ pub fn radix_scatter<K: Int>(
     }
     // Place the keys sorted by digit, each thread's in order after the threads before it: a
     // key's slot is its digit's first slot of the thread plus its rank among the thread's keys
-    // of that digit. The counters (`cnt`) and the slots (`keys_s`, `vals_s`) are different
-    // shared arrays: the compiler may read every counter before the first write.
+    // of that digit, the half of the scanned word plus the word before the key's increment (the
+    // low halves' sum stays below 2^16: no carry into the high half). The counters (`cnt`) and
+    // the slots (`keys_s`, `vals_s`) are different shared arrays: the compiler may read every
+    // counter before the first write.
     let mut slot = [0u32; ITEMS];
     for j in (0..ITEMS).unroll() {
         let d = (dp[j / 6] >> ((j % 6) * 5)) & 31;
         let c = cnt[((d % 16) * CROW as u32) as usize + col];
-        slot[j] = ((c >> (d & 16)) & 0xffff) + ((rp[j / 8] >> ((j % 8) * 4)) & 15);
+        slot[j] = ((c + old[j]) >> (d & 16)) & 0xffff;
         keys_s[pad(slot[j] as usize)] = ks[j];
         if vals == 1 {
             vals_s[vb + pad(slot[j] as usize)] = (start + (tid * ITEMS + j) as u64) as i64;
