@@ -472,13 +472,17 @@ pub fn radix_scatter<K: Int>(
     // Each sorted key's digit is computed again from the key (a few ALU instructions, which have
     // room), not stored per slot: a `u8` per slot cost a store with bank conflicts (random
     // slots) and a load per key in shared memory, the scatter's limit.
-    if whole && vals == 0 {
-        // The common case without checks: a whole tile of keys alone.
+    if whole {
+        // A whole tile (all but the last) without checks, with values or without.
         for j in (0..ITEMS).unroll() {
             let k = j * THREADS + tid;
             let key = keys_s[j * COLUMN + col];
             let d = digit_of(key, shift, mode, sign, inf) as usize;
-            keys_out[(base_s[d] + k as i64) as usize] = key;
+            let o = (base_s[d] + k as i64) as usize;
+            keys_out[o] = key;
+            if vals != 0 {
+                vals_out[o] = vals_s[vb + j * COLUMN + col];
+            }
         }
     } else {
         for j in (0..ITEMS).unroll() {
