@@ -299,6 +299,11 @@ pub fn radix_scatter<K: Int>(
             }
         }
     }
+    // The keys stored before the values are read, so that the registers of both are never live
+    // together (64 of them with 8-byte keys: ptxas spilled them).
+    for j in (0..ITEMS).unroll() {
+        keys_s[j * COLUMN + col] = ks[j];
+    }
     if vals == 2 {
         let mut vs = [0i64; ITEMS];
         if whole {
@@ -315,9 +320,6 @@ pub fn radix_scatter<K: Int>(
         for j in (0..ITEMS).unroll() {
             vals_s[vb + j * COLUMN + col] = vs[j];
         }
-    }
-    for j in (0..ITEMS).unroll() {
-        keys_s[j * COLUMN + col] = ks[j];
     }
     sync_threads();
     // Count the digits of the thread's keys, and keep each key's counter word before its
