@@ -13,11 +13,12 @@
 //!    (256 threads of 16) from an atomic counter, ranks its keys stably (each thread holds 16
 //!    consecutive keys and counts its digits in a column of shared counters; an exclusive scan
 //!    of the counters in [digit][thread] order gives each thread its first slot per digit),
-//!    publishes its count of each digit, finds the keys of each digit in the tiles before it by
-//!    a decoupled look-back (one lane per digit), places its keys sorted by digit in shared
-//!    memory, and writes them out (and their `i64` values, for `argsort`) in order, so that each
-//!    digit's keys of a tile are one contiguous run of the output. A pass reads each key once
-//!    and writes it once (8 bytes per `f32` key).
+//!    publishes its count of each digit, places its keys sorted by digit in shared memory,
+//!    finds the keys of each digit in the tiles before it by a decoupled look-back (one lane of
+//!    the first warp per digit, once that warp has placed its keys), and writes them out (and
+//!    their `i64` values, for `argsort`) in order, so that each digit's keys of a tile are one
+//!    contiguous run of the output. A pass reads each key once and writes it once (8 bytes per
+//!    `f32` key).
 //!
 //! The tile's shared memory: 8192 `u16` counters, two to a `u32` word (static, 18 KiB), and in
 //! dynamic shared memory, sized by the host, the 4096 keys (17 or 33 KiB) and, when there are
@@ -378,26 +379,62 @@ pub fn radix_scatter<K: Int>(
     }
     sync_threads();
     // Lane `d` of the first warp: digit `d`'s first slot and count in the tile (thread 0's
-    // counters, at `(d % 16) * CROW`, which nothing writes again), published, then the
-    // look-back over the tiles before for the keys of digit `d` before this tile's. The other
-    // warps place their keys meanwhile: only the writes need the offsets.
+    // counters, at `(d % 16) * CROW`, which nothing writes again), published at once (later
+    // tiles may be waiting for it); its look-back over the tiles before comes after its keys are
+    // placed (below), when the registers of the keys are free.
+    let d = lane;
+    let agg_flag = (2 * pass + 1) as u64;
+    let inc_flag = agg_flag + 1;
+    let word = tile as usize * BUCKETS + d;
+    let mut first = 0u32;
+    let mut mine = 0u64;
     if warp == 0 {
-        let d = lane;
-        let first = (cnt[(d % 16) * CROW] >> (d & 16) as u32) & 0xffff;
+        first = (cnt[(d % 16) * CROW] >> (d & 16) as u32) & 0xffff;
         let next = if d + 1 < BUCKETS {
             (cnt[((d + 1) % 16) * CROW] >> ((d + 1) & 16) as u32) & 0xffff
         } else {
             count
         };
-        let mine = (next - first) as u64;
-        let agg_flag = (2 * pass + 1) as u64;
-        let inc_flag = agg_flag + 1;
-        let slot = tile as usize * BUCKETS + d;
+        mine = (next - first) as u64;
+        let flag = if tile == 0 { inc_flag } else { agg_flag };
+        atomic_exch(status, word, (flag << COUNT_BITS) | mine);
+    }
+    // Place the keys sorted by digit, each thread's in order after the threads before it: a
+    // key's slot is its digit's first slot of the thread plus its rank among the thread's keys
+    // of that digit, the half of the scanned word plus the word before the key's increment (the
+    // low halves' sum stays below 2^16: no carry into the high half). The counters (`cnt`) and
+    // the slots (`keys_s`, `vals_s`) are different shared arrays: the compiler may read every
+    // counter before the first write.
+    let mut slot = [0u32; ITEMS];
+    for j in (0..ITEMS).unroll() {
+        let d = (dp[j / 6] >> ((j % 6) * 5)) & 31;
+        let c = cnt[((d % 16) * CROW as u32) as usize + col];
+        slot[j] = ((c + old[j]) >> (d & 16)) & 0xffff;
+        keys_s[pad(slot[j] as usize)] = ks[j];
+        if vals == 1 {
+            vals_s[vb + pad(slot[j] as usize)] = (start + (tid * ITEMS + j) as u64) as i64;
+        }
+    }
+    if vals == 2 {
+        // The given values (argsort's later passes) follow their keys after a barrier of their
+        // own: read once the keys are placed (the keys' registers free) and written once every
+        // thread has read its own, so that their 32 registers are never live together with the
+        // keys' and the counters' (ptxas spilled them at the 64-register cap).
+        let mut vs = [0i64; ITEMS];
+        for j in (0..ITEMS).unroll() {
+            vs[j] = vals_s[vb + own + j];
+        }
+        sync_threads();
+        for j in (0..ITEMS).unroll() {
+            vals_s[vb + pad(slot[j] as usize)] = vs[j];
+        }
+    }
+    // The first warp's look-back: lane `d` adds the keys of digit `d` in the tiles before this
+    // one and publishes this tile's inclusive count (tile 0 has published it above); the other
+    // warps wait for it at the barrier below, as only the writes need the offsets.
+    if warp == 0 {
         let mut before = 0u64;
-        if tile == 0 {
-            atomic_exch(status, slot, (inc_flag << COUNT_BITS) | mine);
-        } else {
-            atomic_exch(status, slot, (agg_flag << COUNT_BITS) | mine);
+        if tile != 0 {
             // `LOOK` tiles at a time from `p` down (their loads in flight together: a launch's
             // first tiles all look back at once, and a walk of one tile per round trip would
             // take tens of them), their counts added in order up to the first inclusive prefix,
@@ -434,41 +471,11 @@ pub fn radix_scatter<K: Int>(
                 }
                 p -= taken;
             }
-            atomic_exch(status, slot, (inc_flag << COUNT_BITS) | (before + mine));
+            atomic_exch(status, word, (inc_flag << COUNT_BITS) | (before + mine));
         }
         // The keys of the smaller digits: an exclusive scan of the digits' totals.
         let digit_start = warp_exclusive_sum(hist[h as usize * BUCKETS + d]);
         base_s[d] = (digit_start + before) as i64 - first as i64;
-    }
-    // Place the keys sorted by digit, each thread's in order after the threads before it: a
-    // key's slot is its digit's first slot of the thread plus its rank among the thread's keys
-    // of that digit, the half of the scanned word plus the word before the key's increment (the
-    // low halves' sum stays below 2^16: no carry into the high half). The counters (`cnt`) and
-    // the slots (`keys_s`, `vals_s`) are different shared arrays: the compiler may read every
-    // counter before the first write.
-    let mut slot = [0u32; ITEMS];
-    for j in (0..ITEMS).unroll() {
-        let d = (dp[j / 6] >> ((j % 6) * 5)) & 31;
-        let c = cnt[((d % 16) * CROW as u32) as usize + col];
-        slot[j] = ((c + old[j]) >> (d & 16)) & 0xffff;
-        keys_s[pad(slot[j] as usize)] = ks[j];
-        if vals == 1 {
-            vals_s[vb + pad(slot[j] as usize)] = (start + (tid * ITEMS + j) as u64) as i64;
-        }
-    }
-    if vals == 2 {
-        // The given values (argsort's later passes) follow their keys after a barrier of their
-        // own: read once the keys are placed (the keys' registers free) and written once every
-        // thread has read its own, so that their 32 registers are never live together with the
-        // keys' and the counters' (ptxas spilled them at the 64-register cap).
-        let mut vs = [0i64; ITEMS];
-        for j in (0..ITEMS).unroll() {
-            vs[j] = vals_s[vb + own + j];
-        }
-        sync_threads();
-        for j in (0..ITEMS).unroll() {
-            vals_s[vb + pad(slot[j] as usize)] = vs[j];
-        }
     }
     sync_threads();
     // Each sorted key's digit is computed again from the key (a few ALU instructions, which have
