@@ -20,10 +20,10 @@
 //!    contiguous run of the output. A pass reads each key once and writes it once (8 bytes per
 //!    `f32` key).
 //!
-//! The tile's shared memory: 8192 `u16` counters, two to a `u32` word (static, 18 KiB), and in
-//! dynamic shared memory, sized by the host, the 4096 keys (17 or 33 KiB) and, when there are
-//! values, their 4096 values (33 KiB): up to 85 KiB a block, above the 48 KiB a block may have
-//! without opting in (the runtime raises the kernel's limit at launch).
+//! The tile's shared memory, dynamic and sized by the host: the 4096 keys (17 or 33 KiB), when
+//! there are values their 4096 values (33 KiB), and 8192 `u16` counters, two to a `u32` word (18
+//! KiB with padding): up to 84 KiB a block, above the 48 KiB a block may have without opting in
+//! (the runtime raises the kernel's limit at launch).
 
 use crate::lang::prelude::*;
 use cuprum_macros::{device, rawkernel};
@@ -43,15 +43,18 @@ pub const BUCKETS: usize = 32;
 const ROWS: usize = BUCKETS / 2;
 /// Counter words a thread scans (`ROWS * THREADS` words over `THREADS` threads).
 const SPAN: usize = ROWS;
+/// Pairs of counter words a thread scans (one 8-byte access each).
+const PAIRS: usize = SPAN / 2;
 /// `TILE` plus one padding slot per 32 (shared arrays indexed through `pad`).
 pub const PADDED: usize = TILE + TILE / 32;
 /// `pad(THREADS)`: the stride of a row of `THREADS` keys in the padded shared arrays.
 const COLUMN: usize = THREADS + THREADS / 32;
-/// The stride of a row of counter words of `radix_scatter`: `COLUMN` rounded up to a multiple of
-/// 32, so that every row starts at bank 0.
-const CROW: usize = (COLUMN + 31) / 32 * 32;
-/// Counter words of `radix_scatter` with their padding (`ROWS` rows of `CROW`).
-const WORDS: usize = ROWS * CROW;
+/// The stride of a row of counter words of `radix_scatter`: `THREADS` words with two padding
+/// words per 32, rounded up to a multiple of 32, so that every row starts at bank 0.
+const CROW: usize = (THREADS + THREADS / 16 + 31) / 32 * 32;
+/// Counter words (`u32`) of `radix_scatter` with their padding (`ROWS` rows of `CROW`), the last
+/// of its dynamic shared memory.
+pub const WORDS: usize = ROWS * CROW;
 
 /// The shared-array slot of logical index `k`: one padding slot after every 32, so that threads
 /// that read 16 consecutive elements each hit different banks.
@@ -212,8 +215,8 @@ pub fn radix_hist<K: Int>(keys: &[K], n: u64, mode: u32, sign: K, inf: K, first:
 /// per sort, not per pass.
 ///
 /// Launch with one block of `THREADS` threads per tile and dynamic shared memory of `PADDED`
-/// keys (`K`) followed, when `vals` is not 0, by `PADDED` `i64`s (the last `PADDED` of the
-/// region); `counter[pass]` zeroed. At most 64 registers (`min_blocks = 4`): 4 blocks of 256
+/// keys (`K`) followed, when `vals` is not 0, by `PADDED` `i64`s, and then by `WORDS` `u32`
+/// counters (the last `WORDS` of the region); `counter[pass]` zeroed. At most 64 registers (`min_blocks = 4`): 4 blocks of 256
 /// threads fit a multiprocessor (with 8-byte keys and values, 2 by shared memory), which hide
 /// the look-back's latency behind each other's work.
 #[rawkernel(crate = crate, unchecked, max_threads = 256, min_blocks = 4, instances = [u32, u64])]
@@ -234,18 +237,21 @@ pub fn radix_scatter<K: Int>(
     status: &mut [u64],
     counter: &mut [u32],
 ) {
-    // The counters, two `u16` to a word (`ROWS` rows of `THREADS` words, below). A word's low
-    // halves sum to at most `TILE` (< 2^16), so a word's two counters are added, scanned and
-    // counted in one 32-bit operation without a carry between them.
-    let cnt = shared_array::<u32, WORDS>();
-    // The keys' slots: the first `PADDED` `K`s of the dynamic shared memory (above the static
-    // limit of 48 KiB with the counters, for 8-byte keys).
+    // The dynamic shared memory, sized by the host: the keys' slots (`PADDED` `K`s), then, when
+    // `vals` is not 0, the values' slots (`PADDED` `i64`s; none otherwise, so that a sort of
+    // keys alone keeps more blocks resident), then the counters (`WORDS` `u32`s).
     let keys_s = dynamic_shared::<K>();
-    // The values' slots: the last `PADDED` `i64`s of the dynamic shared memory, after the keys',
-    // when `vals` is not 0 (none otherwise, so that a sort of keys alone keeps more blocks
-    // resident); `vb` is their first.
+    // The counters, two `u16` to a word (`ROWS` rows of `CROW` words, below), from `cnt[cb]`,
+    // and the same memory as pairs of words (`cnt2[cb2 + i]` is the words `cb + 2 * i` and
+    // `cb + 2 * i + 1`, low half first), which the scan reads and writes. A word's low halves sum
+    // to at most `TILE` (< 2^16), so a word's two counters are added, scanned and counted in one
+    // 32-bit operation without a carry between them.
+    let cnt = dynamic_shared::<u32>();
+    let cb = cnt.len() - WORDS;
+    let cnt2 = dynamic_shared::<u64>();
+    let cb2 = cnt2.len() - WORDS / 2;
     let vals_s = dynamic_shared::<i64>();
-    let vb = if vals != 0 { vals_s.len() - PADDED } else { 0 };
+    let vb = if vals != 0 { cb2 - PADDED } else { 0 };
     let base_s = shared_array::<i64, 32>();
     let warp_tot = shared_array::<u32, WARPS>();
     let tile_s = shared_array::<u32, 1>();
@@ -257,20 +263,23 @@ pub fn radix_scatter<K: Int>(
     // 16 consecutive keys (`pad(tid * ITEMS + j) = own + j` for `j < 16`).
     let col = tid + tid / 32;
     let own = tid * ITEMS + tid / 2;
-    // The counter words: thread `t`'s word of row `r` is at `r * CROW + pad(t)`. The count's and
-    // the placing's accesses (`r * CROW + col`, whatever the rows `r` of a warp's lanes) hit
-    // the bank `col % 32` of the lane's own, so they never conflict (the digit-major `u16`
-    // counters before cost about 3 passes of a warp each with random digits). The scan's thread
-    // takes the 16 words of threads `16 * (tid % 16) ..` in row `tid / 16` (its 16 consecutive
-    // words in [row][thread] order), at `srow + q`: constant offsets from one index, and the 32
-    // lanes of a warp hit 16 banks (2 passes; a layout without padding that kept the count
-    // free of conflicts cost 16, and an XOR swizzle 2 instructions an access).
-    let srow = (tid / 16) * CROW + (tid % 16) * 16 + (tid % 16) / 2;
+    // The counter words: thread `t`'s word of row `r` is at `r * CROW + t + 2 * (t / 32)` (from
+    // `cb`). The count's and the placing's accesses (`ccol + r * CROW`, whatever the rows `r` of
+    // a warp's lanes) hit the bank of the lane's own, so they never conflict (the digit-major
+    // `u16` counters before cost about 3 passes of a warp each with random digits). The scan's
+    // thread takes the 16 words of threads `16 * (tid % 16) ..` in row `tid / 16` (its 16
+    // consecutive words in [row][thread] order) as 8 pairs from `spair`, at constant offsets:
+    // the padding keeps each pair 8-byte aligned and each half-warp's 16 pairs on 32 different
+    // banks, so an 8-byte access of the warp takes 2 passes for 2 words a lane (a layout without
+    // padding that kept the count free of conflicts cost 16 passes a word, an XOR swizzle 2
+    // instructions an access).
+    let ccol = cb + tid + 2 * (tid / 32);
+    let spair = cb2 + ((tid / 16) * CROW + (tid % 16) * 16 + 2 * ((tid % 16) / 2)) / 2;
     if tid == 0 {
         tile_s[0] = atomic_add(counter, pass as usize, 1u32);
     }
     for r in (0..ROWS).unroll() {
-        cnt[r * CROW + col] = 0;
+        cnt[ccol + r * CROW] = 0;
     }
     sync_threads();
     let tile = tile_s[0] as u64;
@@ -334,7 +343,7 @@ pub fn radix_scatter<K: Int>(
     for j in (0..ITEMS).unroll() {
         let d = digit_of(keys_s[own + j], shift, mode, sign, inf);
         dp[j / 6] |= d << ((j % 6) * 5);
-        let s = ((d % 16) * CROW as u32) as usize + col;
+        let s = ccol + ((d % 16) * CROW as u32) as usize;
         let c = cnt[s];
         cnt[s] = c + (1u32 << (d & 16));
         old[j] = c;
@@ -346,8 +355,10 @@ pub fn radix_scatter<K: Int>(
     // slots of digits 0-15 in [digit][thread] order; the high halves those of digits 16-31
     // without the keys of digits 0-15 before them, the low half of the tile's total, added.
     let mut ws = [0u32; SPAN];
-    for q in (0..SPAN).unroll() {
-        ws[q] = cnt[srow + q];
+    for i in (0..PAIRS).unroll() {
+        let w2 = cnt2[spair + i];
+        ws[2 * i] = w2 as u32;
+        ws[2 * i + 1] = (w2 >> 32) as u32;
     }
     let mut sum = 0u32;
     for q in (0..SPAN).unroll() {
@@ -368,9 +379,11 @@ pub fn radix_scatter<K: Int>(
         total += t;
     }
     run += (total & 0xffff) << 16;
-    for q in (0..SPAN).unroll() {
-        cnt[srow + q] = run;
-        run += ws[q];
+    for i in (0..PAIRS).unroll() {
+        let lo = run;
+        run += ws[2 * i];
+        cnt2[spair + i] = lo as u64 | ((run as u64) << 32);
+        run += ws[2 * i + 1];
     }
     // The thread's keys again, read here, before the barrier after which threads place keys
     // over them (not kept from before the scan: their registers would be live across it).
@@ -379,7 +392,7 @@ pub fn radix_scatter<K: Int>(
     }
     sync_threads();
     // Lane `d` of the first warp: digit `d`'s first slot and count in the tile (thread 0's
-    // counters, at `(d % 16) * CROW`, which nothing writes again), published at once (later
+    // counters, at `cb + (d % 16) * CROW`, which nothing writes again), published at once (later
     // tiles may be waiting for it); its look-back over the tiles before comes after its keys are
     // placed (below), when the registers of the keys are free.
     let d = lane;
@@ -389,9 +402,9 @@ pub fn radix_scatter<K: Int>(
     let mut first = 0u32;
     let mut mine = 0u64;
     if warp == 0 {
-        first = (cnt[(d % 16) * CROW] >> (d & 16) as u32) & 0xffff;
+        first = (cnt[cb + (d % 16) * CROW] >> (d & 16) as u32) & 0xffff;
         let next = if d + 1 < BUCKETS {
-            (cnt[((d + 1) % 16) * CROW] >> ((d + 1) & 16) as u32) & 0xffff
+            (cnt[cb + ((d + 1) % 16) * CROW] >> ((d + 1) & 16) as u32) & 0xffff
         } else {
             count
         };
@@ -408,7 +421,7 @@ pub fn radix_scatter<K: Int>(
     let mut slot = [0u32; ITEMS];
     for j in (0..ITEMS).unroll() {
         let d = (dp[j / 6] >> ((j % 6) * 5)) & 31;
-        let c = cnt[((d % 16) * CROW as u32) as usize + col];
+        let c = cnt[ccol + ((d % 16) * CROW as u32) as usize];
         slot[j] = ((c + old[j]) >> (d & 16)) & 0xffff;
         keys_s[pad(slot[j] as usize)] = ks[j];
         if vals == 1 {
