@@ -51,7 +51,7 @@ pub const PADDED: usize = TILE + TILE / 32;
 const COLUMN: usize = THREADS + THREADS / 32;
 /// The stride of a row of counter words of `radix_scatter`: `THREADS` words with two padding
 /// words per 32, rounded up to a multiple of 32, so that every row starts at bank 0.
-const CROW: usize = (THREADS + THREADS / 16 + 31) / 32 * 32;
+const CROW: usize = (THREADS + THREADS / 16 + 31) & !31;
 /// Counter words (`u32`) of `radix_scatter` with their padding (`ROWS` rows of `CROW`), the last
 /// of its dynamic shared memory.
 pub const WORDS: usize = ROWS * CROW;
