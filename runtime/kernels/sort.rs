@@ -67,28 +67,23 @@ fn pad(k: usize) -> usize {
 
 /// The order-preserving image of the key bits `b`: with `mode` 0 the bits themselves (unsigned
 /// integers), 1 the sign bit flipped (two's complement integers), 2 an IEEE float's total order
-/// with NumPy's ties: negative numbers with every bit flipped, positive ones with the sign bit
-/// set, both zeros as +0 (NumPy's stable sort keeps -0.0 and 0.0 in input order), and every NaN
-/// the largest image (after +inf, in input order). `sign` is the sign bit of the type and `inf`
-/// the bits of +inf.
+/// with NumPy's ties: positive numbers their magnitude's bits with the sign bit set, negative
+/// ones `sign` less their magnitude (below every positive one, the larger magnitude the smaller),
+/// so that both zeros are `sign` (NumPy's stable sort keeps -0.0 and 0.0 in input order), and
+/// every NaN the largest image (after +inf, in input order). `sign` is the sign bit of the type
+/// and `inf` the bits of +inf.
 #[device(crate = crate)]
 fn order_bits<K: Int>(b: K, mode: u32, sign: K, inf: K) -> K {
     // Without branches on the key (selects): a data-dependent branch per key cost the count and
-    // scatter kernels a divergence point each.
-    let neg = (b & sign) != K::zero();
-    let flip = if mode == 0 {
-        K::zero()
-    } else if mode == 2 && neg {
-        !K::zero()
+    // scatter kernels a divergence point each. `sign - mag` gives -0.0 the image of 0.0 without
+    // a select of its own (every bit flipped, it took one more).
+    let mag = b & !sign;
+    if mode == 0 {
+        b
+    } else if mode == 1 {
+        b ^ sign
     } else {
-        sign
-    };
-    let image = b ^ flip;
-    if mode != 2 {
-        image
-    } else {
-        let mag = b & !sign;
-        let image = if mag == K::zero() { sign } else { image };
+        let image = if (b & sign) != K::zero() { sign - mag } else { sign | mag };
         if mag > inf { K::max_value() } else { image }
     }
 }
