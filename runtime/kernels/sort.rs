@@ -13,16 +13,17 @@
 //!    (256 threads of 16) from an atomic counter, ranks its keys stably (each thread holds 16
 //!    consecutive keys and counts its digits in a column of shared counters; an exclusive scan
 //!    of the counters in [digit][thread] order gives each thread its first slot per digit),
-//!    publishes its count of each digit, finds the keys of each digit in the tiles before it by
-//!    a decoupled look-back (one lane per digit), places its keys sorted by digit in shared
-//!    memory, and writes them out (and their `i64` values, for `argsort`) in order, so that each
-//!    digit's keys of a tile are one contiguous run of the output. A pass reads each key once
-//!    and writes it once (8 bytes per `f32` key).
+//!    publishes its count of each digit, places its keys sorted by digit in shared memory,
+//!    finds the keys of each digit in the tiles before it by a decoupled look-back (one lane of
+//!    the first warp per digit, once that warp has placed its keys), and writes them out (and
+//!    their `i64` values, for `argsort`) in order, so that each digit's keys of a tile are one
+//!    contiguous run of the output. A pass reads each key once and writes it once (8 bytes per
+//!    `f32` key).
 //!
-//! The tile's shared memory: 8192 `u16` counters and 4096 `u8` digits (static, 21 KiB), and in
-//! dynamic shared memory, sized by the host, the 4096 keys (17 or 33 KiB) and, when there are
-//! values, their 4096 values (33 KiB): up to 88 KiB a block, above the 48 KiB a block may have
-//! without opting in (the runtime raises the kernel's limit at launch).
+//! The tile's shared memory, dynamic and sized by the host: the 4096 keys (17 or 33 KiB), when
+//! there are values their 4096 values (33 KiB), and 8192 `u16` counters, two to a `u32` word (18
+//! KiB with padding): up to 84 KiB a block, above the 48 KiB a block may have without opting in
+//! (the runtime raises the kernel's limit at launch).
 
 use crate::lang::prelude::*;
 use cuprum_macros::{device, rawkernel};
@@ -37,15 +38,23 @@ const ITEMS: usize = 16;
 pub const TILE: usize = THREADS * ITEMS;
 /// Buckets per pass (digits of 5 bits).
 pub const BUCKETS: usize = 32;
-/// Counters a thread scans (`BUCKETS * THREADS` counters over `THREADS` threads).
-const SPAN: usize = BUCKETS * THREADS / THREADS;
+/// Rows of counter words of `radix_scatter`: a word holds two `u16` counters of one thread, digit
+/// `d` in the low half and digit `d + 16` in the high half of row `d`.
+const ROWS: usize = BUCKETS / 2;
+/// Counter words a thread scans (`ROWS * THREADS` words over `THREADS` threads).
+const SPAN: usize = ROWS;
+/// Pairs of counter words a thread scans (one 8-byte access each).
+const PAIRS: usize = SPAN / 2;
 /// `TILE` plus one padding slot per 32 (shared arrays indexed through `pad`).
 pub const PADDED: usize = TILE + TILE / 32;
-/// `BUCKETS * THREADS` counters plus one padding slot per 32.
-const PADDED_COUNTERS: usize = BUCKETS * THREADS + BUCKETS * THREADS / 32;
-/// `pad(THREADS)`: the stride of a digit's column of counters, and of a row of `THREADS` keys,
-/// in the padded shared arrays.
+/// `pad(THREADS)`: the stride of a row of `THREADS` keys in the padded shared arrays.
 const COLUMN: usize = THREADS + THREADS / 32;
+/// The stride of a row of counter words of `radix_scatter`: `THREADS` words with two padding
+/// words per 32, rounded up to a multiple of 32, so that every row starts at bank 0.
+const CROW: usize = (THREADS + THREADS / 16 + 31) & !31;
+/// Counter words (`u32`) of `radix_scatter` with their padding (`ROWS` rows of `CROW`), the last
+/// of its dynamic shared memory.
+pub const WORDS: usize = ROWS * CROW;
 
 /// The shared-array slot of logical index `k`: one padding slot after every 32, so that threads
 /// that read 16 consecutive elements each hit different banks.
@@ -58,28 +67,23 @@ fn pad(k: usize) -> usize {
 
 /// The order-preserving image of the key bits `b`: with `mode` 0 the bits themselves (unsigned
 /// integers), 1 the sign bit flipped (two's complement integers), 2 an IEEE float's total order
-/// with NumPy's ties: negative numbers with every bit flipped, positive ones with the sign bit
-/// set, both zeros as +0 (NumPy's stable sort keeps -0.0 and 0.0 in input order), and every NaN
-/// the largest image (after +inf, in input order). `sign` is the sign bit of the type and `inf`
-/// the bits of +inf.
+/// with NumPy's ties: positive numbers their magnitude's bits with the sign bit set, negative
+/// ones `sign` less their magnitude (below every positive one, the larger magnitude the smaller),
+/// so that both zeros are `sign` (NumPy's stable sort keeps -0.0 and 0.0 in input order), and
+/// every NaN the largest image (after +inf, in input order). `sign` is the sign bit of the type
+/// and `inf` the bits of +inf.
 #[device(crate = crate)]
 fn order_bits<K: Int>(b: K, mode: u32, sign: K, inf: K) -> K {
     // Without branches on the key (selects): a data-dependent branch per key cost the count and
-    // scatter kernels a divergence point each.
-    let neg = (b & sign) != K::zero();
-    let flip = if mode == 0 {
-        K::zero()
-    } else if mode == 2 && neg {
-        !K::zero()
+    // scatter kernels a divergence point each. `sign - mag` gives -0.0 the image of 0.0 without
+    // a select of its own (every bit flipped, it took one more).
+    let mag = b & !sign;
+    if mode == 0 {
+        b
+    } else if mode == 1 {
+        b ^ sign
     } else {
-        sign
-    };
-    let image = b ^ flip;
-    if mode != 2 {
-        image
-    } else {
-        let mag = b & !sign;
-        let image = if mag == K::zero() { sign } else { image };
+        let image = if (b & sign) != K::zero() { sign - mag } else { sign | mag };
         if mag > inf { K::max_value() } else { image }
     }
 }
@@ -206,8 +210,8 @@ pub fn radix_hist<K: Int>(keys: &[K], n: u64, mode: u32, sign: K, inf: K, first:
 /// per sort, not per pass.
 ///
 /// Launch with one block of `THREADS` threads per tile and dynamic shared memory of `PADDED`
-/// keys (`K`) followed, when `vals` is not 0, by `PADDED` `i64`s (the last `PADDED` of the
-/// region); `counter[pass]` zeroed. At most 64 registers (`min_blocks = 4`): 4 blocks of 256
+/// keys (`K`) followed, when `vals` is not 0, by `PADDED` `i64`s, and then by `WORDS` `u32`
+/// counters (the last `WORDS` of the region); `counter[pass]` zeroed. At most 64 registers (`min_blocks = 4`): 4 blocks of 256
 /// threads fit a multiprocessor (with 8-byte keys and values, 2 by shared memory), which hide
 /// the look-back's latency behind each other's work.
 #[rawkernel(crate = crate, unchecked, max_threads = 256, min_blocks = 4, instances = [u32, u64])]
@@ -228,35 +232,49 @@ pub fn radix_scatter<K: Int>(
     status: &mut [u64],
     counter: &mut [u32],
 ) {
-    let cnt = shared_array::<u16, PADDED_COUNTERS>();
-    // The keys' slots: the first `PADDED` `K`s of the dynamic shared memory (above the static
-    // limit of 48 KiB with the counters, for 8-byte keys).
+    // The dynamic shared memory, sized by the host: the keys' slots (`PADDED` `K`s), then, when
+    // `vals` is not 0, the values' slots (`PADDED` `i64`s; none otherwise, so that a sort of
+    // keys alone keeps more blocks resident), then the counters (`WORDS` `u32`s).
     let keys_s = dynamic_shared::<K>();
-    // The digit of each sorted slot (the writes take it from here, not from the key again).
-    let digit_s = shared_array::<u8, TILE>();
-    // The values' slots: the last `PADDED` `i64`s of the dynamic shared memory, after the keys',
-    // when `vals` is not 0 (none otherwise, so that a sort of keys alone keeps more blocks
-    // resident); `vb` is their first.
+    // The counters, two `u16` to a word (`ROWS` rows of `CROW` words, below), from `cnt[cb]`,
+    // and the same memory as pairs of words (`cnt2[cb2 + i]` is the words `cb + 2 * i` and
+    // `cb + 2 * i + 1`, low half first), which the scan reads and writes. A word's low halves sum
+    // to at most `TILE` (< 2^16), so a word's two counters are added, scanned and counted in one
+    // 32-bit operation without a carry between them.
+    let cnt = dynamic_shared::<u32>();
+    let cb = cnt.len() - WORDS;
+    let cnt2 = dynamic_shared::<u64>();
+    let cb2 = cnt2.len() - WORDS / 2;
     let vals_s = dynamic_shared::<i64>();
-    let vb = if vals != 0 { vals_s.len() - PADDED } else { 0 };
+    let vb = if vals != 0 { cb2 - PADDED } else { 0 };
     let base_s = shared_array::<i64, 32>();
     let warp_tot = shared_array::<u32, WARPS>();
     let tile_s = shared_array::<u32, 1>();
     let tid = thread_idx().x as usize;
     let lane = tid % 32;
     let warp = tid / 32;
-    // The shared indices, with `pad`'s padding worked out once: the thread's column of counters
-    // (`pad(d * THREADS + tid) = d * COLUMN + col`, and the slots of the coalesced rows of keys
-    // alike), its own 16 consecutive keys (`pad(tid * ITEMS + j) = own + j` for `j < 16`) and
-    // its 32 counters of the scan (`pad(tid * SPAN + q) = row + q`).
+    // The shared indices of the keys, with `pad`'s padding worked out once: the slots of the
+    // coalesced rows of keys (`pad(j * THREADS + tid) = j * COLUMN + col`) and the thread's own
+    // 16 consecutive keys (`pad(tid * ITEMS + j) = own + j` for `j < 16`).
     let col = tid + tid / 32;
     let own = tid * ITEMS + tid / 2;
-    let row = tid * (SPAN + 1);
+    // The counter words: thread `t`'s word of row `r` is at `r * CROW + t + 2 * (t / 32)` (from
+    // `cb`). The count's and the placing's accesses (`ccol + r * CROW`, whatever the rows `r` of
+    // a warp's lanes) hit the bank of the lane's own, so they never conflict (the digit-major
+    // `u16` counters before cost about 3 passes of a warp each with random digits). The scan's
+    // thread takes the 16 words of threads `16 * (tid % 16) ..` in row `tid / 16` (its 16
+    // consecutive words in [row][thread] order) as 8 pairs from `spair`, at constant offsets:
+    // the padding keeps each pair 8-byte aligned and each half-warp's 16 pairs on 32 different
+    // banks, so an 8-byte access of the warp takes 2 passes for 2 words a lane (a layout without
+    // padding that kept the count free of conflicts cost 16 passes a word, an XOR swizzle 2
+    // instructions an access).
+    let ccol = cb + tid + 2 * (tid / 32);
+    let spair = cb2 + ((tid / 16) * CROW + (tid % 16) * 16 + 2 * ((tid % 16) / 2)) / 2;
     if tid == 0 {
         tile_s[0] = atomic_add(counter, pass as usize, 1u32);
     }
-    for d in (0..BUCKETS).unroll() {
-        cnt[d * COLUMN + col] = 0;
+    for r in (0..ROWS).unroll() {
+        cnt[ccol + r * CROW] = 0;
     }
     sync_threads();
     let tile = tile_s[0] as u64;
@@ -286,6 +304,11 @@ pub fn radix_scatter<K: Int>(
             }
         }
     }
+    // The keys stored before the values are read, so that the registers of both are never live
+    // together (64 of them with 8-byte keys: ptxas spilled them).
+    for j in (0..ITEMS).unroll() {
+        keys_s[j * COLUMN + col] = ks[j];
+    }
     if vals == 2 {
         let mut vs = [0i64; ITEMS];
         if whole {
@@ -303,32 +326,38 @@ pub fn radix_scatter<K: Int>(
             vals_s[vb + j * COLUMN + col] = vs[j];
         }
     }
-    for j in (0..ITEMS).unroll() {
-        keys_s[j * COLUMN + col] = ks[j];
-    }
     sync_threads();
-    // The digits of the thread's keys, six of 5 bits to a word (3 registers, not 16).
+    // Count the digits of the thread's keys, and keep each key's counter word before its
+    // increment (`old`, whose half holds the key's rank among the thread's keys of its digit) and
+    // its digit (six of 5 bits to a word), so that the placing needs only a read of each key's
+    // counter after the scan, not a read and a write per key in a chain. The keys are not kept:
+    // they are read again before the placing, so that the scan has its registers without spills
+    // (with the keys kept too, ptxas spilled about 30 registers at the 64-register cap).
+    let mut old = [0u32; ITEMS];
     let mut dp = [0u32; 3];
     for j in (0..ITEMS).unroll() {
-        ks[j] = keys_s[own + j];
-        let d = digit_of(ks[j], shift, mode, sign, inf);
+        let d = digit_of(keys_s[own + j], shift, mode, sign, inf);
         dp[j / 6] |= d << ((j % 6) * 5);
-        cnt[d as usize * COLUMN + col] += 1;
-    }
-    // The values of this thread's keys (argsort's later passes): read before any thread places
-    // a value over them.
-    let mut vs = [0i64; ITEMS];
-    if vals == 2 {
-        for j in (0..ITEMS).unroll() {
-            vs[j] = vals_s[vb + own + j];
-        }
+        let s = ccol + ((d % 16) * CROW as u32) as usize;
+        let c = cnt[s];
+        cnt[s] = c + (1u32 << (d & 16));
+        old[j] = c;
     }
     sync_threads();
-    // Exclusive scan of the counters in [digit][thread] order: thread t takes the 32 counters
-    // from t * 32.
+    // Exclusive scan of the counter words in [row][thread] order, both halves at once: thread t
+    // takes the 16 words from t * 16, all read before any is written (a read after a write to a
+    // slot the compiler cannot tell apart waits for it). The low halves then hold the first
+    // slots of digits 0-15 in [digit][thread] order; the high halves those of digits 16-31
+    // without the keys of digits 0-15 before them, the low half of the tile's total, added.
+    let mut ws = [0u32; SPAN];
+    for i in (0..PAIRS).unroll() {
+        let w2 = cnt2[spair + i];
+        ws[2 * i] = w2 as u32;
+        ws[2 * i + 1] = (w2 >> 32) as u32;
+    }
     let mut sum = 0u32;
     for q in (0..SPAN).unroll() {
-        sum += cnt[row + q] as u32;
+        sum += ws[q];
     }
     let incl_w = warp_inclusive_sum(sum);
     if lane == 31 {
@@ -336,35 +365,84 @@ pub fn radix_scatter<K: Int>(
     }
     sync_threads();
     let mut run = incl_w - sum;
+    let mut total = 0u32;
     for w in (0..WARPS).unroll() {
+        let t = warp_tot[w];
         if w < warp {
-            run += warp_tot[w];
+            run += t;
         }
+        total += t;
     }
-    for q in (0..SPAN).unroll() {
-        let s = row + q;
-        let c = cnt[s] as u32;
-        cnt[s] = run as u16;
-        run += c;
+    run += (total & 0xffff) << 16;
+    for i in (0..PAIRS).unroll() {
+        let lo = run;
+        run += ws[2 * i];
+        cnt2[spair + i] = lo as u64 | ((run as u64) << 32);
+        run += ws[2 * i + 1];
+    }
+    // The thread's keys again, read here, before the barrier after which threads place keys
+    // over them (not kept from before the scan: their registers would be live across it).
+    for j in (0..ITEMS).unroll() {
+        ks[j] = keys_s[own + j];
     }
     sync_threads();
     // Lane `d` of the first warp: digit `d`'s first slot and count in the tile (thread 0's
-    // counters, which only thread 0 changes below, after the shuffles of the look-back's end),
-    // published, then the look-back over the tiles before for the keys of digit `d` before this
-    // tile's. The other warps place their keys meanwhile: only the writes need the offsets.
+    // counters, at `cb + (d % 16) * CROW`, which nothing writes again), published at once (later
+    // tiles may be waiting for it); its look-back over the tiles before comes after its keys are
+    // placed (below), when the registers of the keys are free.
+    let d = lane;
+    let agg_flag = (2 * pass + 1) as u64;
+    let inc_flag = agg_flag + 1;
+    let word = tile as usize * BUCKETS + d;
+    let mut first = 0u32;
+    let mut mine = 0u64;
     if warp == 0 {
-        let d = lane;
-        let first = cnt[d * COLUMN] as u32;
-        let next = if d + 1 < BUCKETS { cnt[(d + 1) * COLUMN] as u32 } else { count };
-        let mine = (next - first) as u64;
-        let agg_flag = (2 * pass + 1) as u64;
-        let inc_flag = agg_flag + 1;
-        let slot = tile as usize * BUCKETS + d;
-        let mut before = 0u64;
-        if tile == 0 {
-            atomic_exch(status, slot, (inc_flag << COUNT_BITS) | mine);
+        first = (cnt[cb + (d % 16) * CROW] >> (d & 16) as u32) & 0xffff;
+        let next = if d + 1 < BUCKETS {
+            (cnt[cb + ((d + 1) % 16) * CROW] >> ((d + 1) & 16) as u32) & 0xffff
         } else {
-            atomic_exch(status, slot, (agg_flag << COUNT_BITS) | mine);
+            count
+        };
+        mine = (next - first) as u64;
+        let flag = if tile == 0 { inc_flag } else { agg_flag };
+        atomic_exch(status, word, (flag << COUNT_BITS) | mine);
+    }
+    // Place the keys sorted by digit, each thread's in order after the threads before it: a
+    // key's slot is its digit's first slot of the thread plus its rank among the thread's keys
+    // of that digit, the half of the scanned word plus the word before the key's increment (the
+    // low halves' sum stays below 2^16: no carry into the high half). The counters (`cnt`) and
+    // the slots (`keys_s`, `vals_s`) are different shared arrays: the compiler may read every
+    // counter before the first write.
+    let mut slot = [0u32; ITEMS];
+    for j in (0..ITEMS).unroll() {
+        let d = (dp[j / 6] >> ((j % 6) * 5)) & 31;
+        let c = cnt[ccol + ((d % 16) * CROW as u32) as usize];
+        slot[j] = ((c + old[j]) >> (d & 16)) & 0xffff;
+        keys_s[pad(slot[j] as usize)] = ks[j];
+        if vals == 1 {
+            vals_s[vb + pad(slot[j] as usize)] = (start + (tid * ITEMS + j) as u64) as i64;
+        }
+    }
+    if vals == 2 {
+        // The given values (argsort's later passes) follow their keys after a barrier of their
+        // own: read once the keys are placed (the keys' registers free) and written once every
+        // thread has read its own, so that their 32 registers are never live together with the
+        // keys' and the counters' (ptxas spilled them at the 64-register cap).
+        let mut vs = [0i64; ITEMS];
+        for j in (0..ITEMS).unroll() {
+            vs[j] = vals_s[vb + own + j];
+        }
+        sync_threads();
+        for j in (0..ITEMS).unroll() {
+            vals_s[vb + pad(slot[j] as usize)] = vs[j];
+        }
+    }
+    // The first warp's look-back: lane `d` adds the keys of digit `d` in the tiles before this
+    // one and publishes this tile's inclusive count (tile 0 has published it above); the other
+    // warps wait for it at the barrier below, as only the writes need the offsets.
+    if warp == 0 {
+        let mut before = 0u64;
+        if tile != 0 {
             // `LOOK` tiles at a time from `p` down (their loads in flight together: a launch's
             // first tiles all look back at once, and a walk of one tile per round trip would
             // take tens of them), their counts added in order up to the first inclusive prefix,
@@ -401,39 +479,36 @@ pub fn radix_scatter<K: Int>(
                 }
                 p -= taken;
             }
-            atomic_exch(status, slot, (inc_flag << COUNT_BITS) | (before + mine));
+            atomic_exch(status, word, (inc_flag << COUNT_BITS) | (before + mine));
         }
         // The keys of the smaller digits: an exclusive scan of the digits' totals.
         let digit_start = warp_exclusive_sum(hist[h as usize * BUCKETS + d]);
         base_s[d] = (digit_start + before) as i64 - first as i64;
     }
-    // Place the keys sorted by digit, each thread's in order after the threads before it.
-    for j in (0..ITEMS).unroll() {
-        let d = ((dp[j / 6] >> ((j % 6) * 5)) & 31) as usize;
-        let s = d * COLUMN + col;
-        let r = cnt[s] as u32;
-        cnt[s] = (r + 1) as u16;
-        keys_s[pad(r as usize)] = ks[j];
-        digit_s[r as usize] = d as u8;
-        if vals == 2 {
-            vals_s[vb + pad(r as usize)] = vs[j];
-        } else if vals == 1 {
-            vals_s[vb + pad(r as usize)] = (start + (tid * ITEMS + j) as u64) as i64;
-        }
-    }
     sync_threads();
-    if whole && vals == 0 {
-        // The common case without checks: a whole tile of keys alone.
+    // Each sorted key's digit is computed again from the key (a few ALU instructions, which have
+    // room), not stored per slot: a `u8` per slot cost a store with bank conflicts (random
+    // slots) and a load per key in shared memory, the scatter's limit.
+    if whole {
+        // A whole tile (all but the last) without checks, with values or without.
         for j in (0..ITEMS).unroll() {
             let k = j * THREADS + tid;
-            keys_out[(base_s[digit_s[k] as usize] + k as i64) as usize] = keys_s[j * COLUMN + col];
+            let key = keys_s[j * COLUMN + col];
+            let d = digit_of(key, shift, mode, sign, inf) as usize;
+            let o = (base_s[d] + k as i64) as usize;
+            keys_out[o] = key;
+            if vals != 0 {
+                vals_out[o] = vals_s[vb + j * COLUMN + col];
+            }
         }
     } else {
         for j in (0..ITEMS).unroll() {
             let k = j * THREADS + tid;
             if (k as u32) < count {
-                let o = (base_s[digit_s[k] as usize] + k as i64) as usize;
-                keys_out[o] = keys_s[j * COLUMN + col];
+                let key = keys_s[j * COLUMN + col];
+                let d = digit_of(key, shift, mode, sign, inf) as usize;
+                let o = (base_s[d] + k as i64) as usize;
+                keys_out[o] = key;
                 if vals != 0 {
                     vals_out[o] = vals_s[vb + j * COLUMN + col];
                 }

@@ -51,9 +51,10 @@ const BUCKETS: usize = kernels::BUCKETS;
 const HIST_PASSES: u32 = kernels::HIST_PASSES as u32;
 
 /// The dynamic shared memory of a launch of `radix_scatter` with keys of `key_bytes` bytes:
-/// `PADDED` keys, then `PADDED` `i64` values when `with_vals`.
+/// `PADDED` keys, then `PADDED` `i64` values when `with_vals`, then the counters (`WORDS`
+/// `u32`s).
 pub(crate) fn scatter_shared_bytes(key_bytes: u32, with_vals: bool) -> u32 {
-    PADDED * (key_bytes + if with_vals { 8 } else { 0 })
+    PADDED * (key_bytes + if with_vals { 8 } else { 0 }) + kernels::WORDS as u32 * 4
 }
 
 /// The key bits the kernels move: `u32` for 4-byte dtypes, `u64` for 8-byte ones.
@@ -348,8 +349,10 @@ pub(crate) fn radix<K: KeyBits>(
         // digit in the tiles before plus its rank in the tile, a permutation of `0..n` (`dst`,
         // and `vdst` when `vmode` is not 0, hold `n`); values are read below `n` from `vsrc`
         // only when `vmode` is 2; `scatter_cfg` gives `PADDED` keys of dynamic shared memory,
-        // then `PADDED` i64 when there are values (at their index `len - PADDED`); shared
-        // indices are below `PADDED` (4224) but the counters' (8448).
+        // then `PADDED` i64 when there are values, then `WORDS` u32 counters (the kernel finds
+        // the values and counters from the region's end: the values at their index
+        // `len - WORDS / 2 - PADDED`, the counters at `len - WORDS`); shared indices are below
+        // those lengths.
         unsafe { kernels::radix_scatter::launch(
             &scatter_cfg,
             src,
