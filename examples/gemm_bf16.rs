@@ -80,7 +80,7 @@ fn main() {
 
 fn run(kernel: Kernel, m: usize, n: usize, k: usize, on_cpu: bool) -> Result<()> {
     let (bm, bn, bk) = kernel.tile();
-    if m % bm != 0 || n % bn != 0 || k % bk != 0 || m == 0 || n == 0 || k == 0 {
+    if !m.is_multiple_of(bm) || !n.is_multiple_of(bn) || !k.is_multiple_of(bk) || m == 0 || n == 0 || k == 0 {
         let name = kernel.name();
         return Err(Error::Unsupported {
             what: format!("{m}x{n}x{k}: {name} tiles C by {bm} x {bn} and K by {bk}; pick M a multiple of {bm}, N of {bn} and K of {bk}"),
