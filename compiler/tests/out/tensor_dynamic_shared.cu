@@ -8,10 +8,13 @@
 
 extern __shared__ __align__(16) unsigned char cuprum_dynamic_smem[];
 
-#line 10 "tests/in/tensor_dynamic_shared.rs"
+template <typename = void>
+__device__ void store_tile(cuprum::Slice<f32> d, u64 g, u64 t, cuprum::Array<f32, 4> fd);
+
+#line 12 "tests/in/tensor_dynamic_shared.rs"
 template <typename = void>
 __device__ __forceinline__ void dynamic_tile_body(cuprum::RoSlice<bf16> a, cuprum::Slice<f32> d) {
-#line 11 "tests/in/tensor_dynamic_shared.rs"
+#line 13 "tests/in/tensor_dynamic_shared.rs"
     cuprum::oob_later cuprum_later("dynamic_tile");
     cuprum::Slice<bf16> s = cuprum::Slice<bf16>{reinterpret_cast<bf16*>(cuprum_dynamic_smem), cuprum::dynamic_shared_bytes() / (u32)sizeof(bf16)};
     u32 l = cuprum::lane_id();
@@ -19,36 +22,51 @@ __device__ __forceinline__ void dynamic_tile_body(cuprum::RoSlice<bf16> a, cupru
     cuprum::cp_async_commit();
     cuprum::cp_async_wait<0>();
     __syncwarp(4294967295u);
-    u32 row = (cuprum::rem(l, 16u) * 16u) + (cuprum::div(l, 16u) * 8u);
-    cuprum::Array<bf16, 8> fa = cuprum::ldmatrix_n<4, false, true>(s.ptr, s.len, row, &cuprum_later);
-    cuprum::Array<bf16, 4> x = cuprum::ldmatrix_n<2, true, true>(s.ptr, s.len, cuprum::rem(l, 16u) * 16u, &cuprum_later);
-    cuprum::Array<f32, 4> fd = cuprum::mma_m16n8k16(fa, x, cuprum::Array<f32, 4>::splat(0.0f));
-    if (cuprum::has(d, "dynamic_tile", (u64)l)) d[(u64)l] = fd[0ull];
+    cuprum::Array<bf16, 8> fa = cuprum::ldmatrix_n<4, false, true>(s.ptr, s.len, (cuprum::rem(l, 16u) * 16u) + (cuprum::div(l, 16u) * 8u), &cuprum_later);
+    cuprum::Array<bf16, 4> fb = cuprum::ldmatrix_n<2, true, true>(s.ptr, s.len, cuprum::rem(l, 16u) * 16u, &cuprum_later);
+    cuprum::Array<f32, 4> fd = cuprum::mma_m16n8k16(fa, fb, cuprum::Array<f32, 4>::splat(0.0f));
+    store_tile(d, cuprum::div((u64)l, 4ull), 2ull * cuprum::rem((u64)l, 4ull), fd);
 }
-#line 29 "tests/in/tensor_dynamic_shared.rs (generated CUDA C)"
+#line 31 "tests/in/tensor_dynamic_shared.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_dynamic_tile(NAME) \
     extern "C" __global__ void NAME(cuprum::RoSlice<bf16> a, cuprum::Slice<f32> d) { static_assert(cuprum::arch_at_least<800>(), "cuprum: kernel 'dynamic_tile' uses 'cp_async', which needs sm_80 or newer; this target is older"); dynamic_tile_body(a, d); }
 
 CUPRUM_INSTANTIATE_dynamic_tile(cuprum_rawkernel_dynamic_tile)
 
-#line 26 "tests/in/tensor_dynamic_shared.rs"
+#line 27 "tests/in/tensor_dynamic_shared.rs"
 template <typename = void>
 __device__ __forceinline__ void dynamic_tile_unchecked_body(cuprum::RoSlice<bf16> a, cuprum::Slice<f32> d) {
-#line 27 "tests/in/tensor_dynamic_shared.rs"
+#line 28 "tests/in/tensor_dynamic_shared.rs"
     if (!cuprum::cp_async_source_ok(a, "dynamic_tile_unchecked")) return;
     cuprum::Slice<bf16> s = cuprum::Slice<bf16>{reinterpret_cast<bf16*>(cuprum_dynamic_smem), cuprum::dynamic_shared_bytes() / (u32)sizeof(bf16)};
     u32 l = cuprum::lane_id();
-#line 32 "tests/in/tensor_dynamic_shared.rs"
+    if ((s.len < 256ull) || (a.len < 256ull)) {
+        return;
+#line 31 "tests/in/tensor_dynamic_shared.rs"
+    }
+#line 35 "tests/in/tensor_dynamic_shared.rs"
     cuprum::cp_async_n<false>(s.ptr, s.len, 8u * l, a, 8u * l, nullptr);
     cuprum::cp_async_commit();
     cuprum::cp_async_wait<0>();
     __syncwarp(4294967295u);
-#line 37 "tests/in/tensor_dynamic_shared.rs"
+#line 40 "tests/in/tensor_dynamic_shared.rs"
     cuprum::Array<bf16, 8> fa = cuprum::ldmatrix_n<4, false, false>(s.ptr, s.len, (cuprum::rem(l, 16u) * 16u) + (cuprum::div(l, 16u) * 8u), nullptr);
-    if (cuprum::has(d, "dynamic_tile_unchecked", (u64)l)) d[(u64)l] = cuprum::to_f32(fa[0ull]);
+#line 42 "tests/in/tensor_dynamic_shared.rs"
+    cuprum::Array<bf16, 4> fb = cuprum::ldmatrix_n<2, true, false>(s.ptr, s.len, cuprum::rem(l, 16u) * 16u, nullptr);
+    cuprum::Array<f32, 4> fd = cuprum::mma_m16n8k16(fa, fb, cuprum::Array<f32, 4>::splat(0.0f));
+    store_tile(d, cuprum::div((u64)l, 4ull), 2ull * cuprum::rem((u64)l, 4ull), fd);
 }
-#line 51 "tests/in/tensor_dynamic_shared.rs (generated CUDA C)"
+#line 60 "tests/in/tensor_dynamic_shared.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_dynamic_tile_unchecked(NAME) \
     extern "C" __global__ void NAME(cuprum::RoSlice<bf16> a, cuprum::Slice<f32> d) { static_assert(cuprum::arch_at_least<800>(), "cuprum: kernel 'dynamic_tile_unchecked' uses 'cp_async_unchecked', which needs sm_80 or newer; this target is older"); dynamic_tile_unchecked_body(a, d); }
 
 CUPRUM_INSTANTIATE_dynamic_tile_unchecked(cuprum_rawkernel_dynamic_tile_unchecked)
+
+#line 48 "tests/in/tensor_dynamic_shared.rs"
+template <typename>
+__device__ void store_tile(cuprum::Slice<f32> d, u64 g, u64 t, cuprum::Array<f32, 4> fd) {
+    if (cuprum::has(d, "store_tile", (g * 8ull) + t)) d[(g * 8ull) + t] = fd[0ull];
+    if (cuprum::has(d, "store_tile", ((g * 8ull) + t) + 1ull)) d[((g * 8ull) + t) + 1ull] = fd[1ull];
+    if (cuprum::has(d, "store_tile", ((g + 8ull) * 8ull) + t)) d[((g + 8ull) * 8ull) + t] = fd[2ull];
+    if (cuprum::has(d, "store_tile", (((g + 8ull) * 8ull) + t) + 1ull)) d[(((g + 8ull) * 8ull) + t) + 1ull] = fd[3ull];
+}
