@@ -298,6 +298,7 @@ __device__ __forceinline__ void gemm_bf16_wide_body(u32 m, u32 n, u32 k, cuprum:
             u32 bbase = _ct12._1;
             {
                 const u32 _ce7 = 2u;
+                #pragma unroll
                 for (u32 kk = 0u; kk < _ce7; ++kk) {
                     cuprum::Array<cuprum::Array<bf16, 8>, 4> fa = cuprum::Array<cuprum::Array<bf16, 8>, 4>::splat(cuprum::Array<bf16, 8>::splat(z));
                     {
@@ -374,3 +375,227 @@ __device__ __forceinline__ void gemm_bf16_wide_body(u32 m, u32 n, u32 k, cuprum:
     extern "C" __global__ void __launch_bounds__(256, 1) NAME(u32 m, u32 n, u32 k, cuprum::RoSlice<bf16> a, cuprum::RoSlice<bf16> b, cuprum::Slice<f32> c) { static_assert(cuprum::arch_at_least<800>(), "cuprum: kernel 'gemm_bf16_wide' uses 'cp_async_unchecked', which needs sm_80 or newer; this target is older"); gemm_bf16_wide_body(m, n, k, a, b, c); }
 
 CUPRUM_INSTANTIATE_gemm_bf16_wide(cuprum_rawkernel_gemm_bf16_wide)
+
+template <typename = void>
+__device__ __forceinline__ void gemm_bf16_wide_pf_body(u32 m, u32 n, u32 k, cuprum::RoSlice<bf16> a, cuprum::RoSlice<bf16> b, cuprum::Slice<f32> c) {
+    if (!cuprum::cp_async_source_ok(a, "gemm_bf16_wide_pf")) return;
+    if (!cuprum::cp_async_source_ok(b, "gemm_bf16_wide_pf")) return;
+    cuprum::Slice<bf16> s = cuprum::Slice<bf16>{reinterpret_cast<bf16*>(cuprum_dynamic_smem), cuprum::dynamic_shared_bytes() / (u32)sizeof(bf16)};
+    u32 tid = threadIdx.x;
+    cuprum::Tuple3<u64, u64, u64> _ct0 = cuprum::Tuple3<u64, u64, u64>{(u64)m, (u64)n, (u64)k};
+    u64 mu = _ct0._0;
+    u64 nu = _ct0._1;
+    u64 ku = _ct0._2;
+    if ((((2u * 16u) != 32u) || ((2u * 2048u) != (128u * 32u))) || ((4u * 2048u) != (32u * 256u))) {
+        return;
+    }
+    if ((((blockDim.x != 256u) || (cuprum::rem(m, 128u) != 0u)) || (cuprum::rem(n, 256u) != 0u)) || (cuprum::rem(k, 32u) != 0u)) {
+        return;
+    }
+    if ((((a.len < (mu * ku)) || (b.len < (ku * nu))) || (c.len < (mu * nu))) || (s.len < ((u64)(4u * ((128u * 32u) + (32u * 256u)))))) {
+        return;
+    }
+    cuprum::Tuple2<u32, u32> _ct1 = cuprum::Tuple2<u32, u32>{cuprum::div(tid, 32u), cuprum::rem(tid, 32u)};
+    u32 warp = _ct1._0;
+    u32 lane = _ct1._1;
+    cuprum::Tuple2<u32, u32> _ct2 = cuprum::Tuple2<u32, u32>{cuprum::div(warp, 4u), cuprum::rem(warp, 4u)};
+    u32 wm = _ct2._0;
+    u32 wn = _ct2._1;
+    cuprum::Tuple2<u32, u32> _ct3 = cuprum::Tuple2<u32, u32>{cuprum::div(m, 128u), cuprum::div(n, 256u)};
+    u32 tiles_m = _ct3._0;
+    u32 tiles_n = _ct3._1;
+    u32 t = (blockIdx.y * tiles_n) + blockIdx.x;
+    cuprum::Tuple2<u32, u32> _ct4 = cuprum::Tuple2<u32, u32>{cuprum::div(t, 16u * tiles_n), cuprum::rem(t, 16u * tiles_n)};
+    u32 g = _ct4._0;
+    u32 r = _ct4._1;
+    u32 rows = cuprum::min(tiles_m - (g * 16u), 16u);
+    cuprum::Tuple2<u32, u32> _ct5 = cuprum::Tuple2<u32, u32>{((g * 16u) + cuprum::rem(r, rows)) * 128u, cuprum::div(r, rows) * 256u};
+    u32 m0 = _ct5._0;
+    u32 n0 = _ct5._1;
+    u32 nt = cuprum::div(k, 32u);
+    bf16 z = cuprum::bf16_from_f32(0.0f);
+    cuprum::Array<cuprum::Array<f32, 4>, 32> acc = cuprum::Array<cuprum::Array<f32, 4>, 32>::splat(cuprum::Array<f32, 4>::splat(0.0f));
+    cuprum::Tuple2<u32, u32> _ct6 = cuprum::Tuple2<u32, u32>{cuprum::div(tid, cuprum::div(32u, 8u)), cuprum::rem(tid, cuprum::div(32u, 8u))};
+    u32 ra = _ct6._0;
+    u32 ca = _ct6._1;
+    u32 sa0 = (ra * 32u) + ((ca ^ cuprum::rem(cuprum::div(ra, cuprum::div(64u, 32u)), cuprum::div(32u, 8u))) * 8u);
+    u64 ga0 = (((u64)(m0 + ra)) * ku) + ((u64)(ca * 8u));
+    cuprum::Tuple2<u32, u32> _ct7 = cuprum::Tuple2<u32, u32>{cuprum::div(tid, 32u), cuprum::rem(tid, 32u)};
+    u32 rb = _ct7._0;
+    u32 cb = _ct7._1;
+    u32 sb0 = ((4u * (128u * 32u)) + (rb * 256u)) + ((cb ^ cuprum::rem(rb, 8u)) * 8u);
+    u64 gb0 = (((u64)rb) * nu) + ((u64)(n0 + (cb * 8u)));
+    cuprum::Tuple2<u64, u64> _ct8 = cuprum::Tuple2<u64, u64>{((u64)cuprum::div(2048u, 32u)) * ku, 8ull * nu};
+    u64 ga_step = _ct8._0;
+    u64 gb_step = _ct8._1;
+    u32 la0 = ((wm * 64u) + cuprum::rem(lane, 16u)) * 32u;
+    u32 ach = cuprum::div(lane, 16u) ^ cuprum::rem(cuprum::div(cuprum::rem(lane, 16u), cuprum::div(64u, 32u)), cuprum::div(32u, 8u));
+    u32 lb0 = ((4u * (128u * 32u)) + ((cuprum::rem(lane, 8u) + (8u * cuprum::rem(cuprum::div(lane, 8u), 2u))) * 256u)) + (wn * 64u);
+    u32 bch = cuprum::div(lane, 16u) ^ cuprum::rem(lane, 8u);
+    cuprum::Array<u32, 4> acol = cuprum::Array<u32, 4>::splat(0u);
+    cuprum::Array<u32, 4> bcol = cuprum::Array<u32, 4>::splat(0u);
+    {
+        const u32 _ce0 = 4u;
+        for (u32 x = 0u; x < _ce0; ++x) {
+            acol[(u64)x] = ((2u * x) ^ ach) * 8u;
+            bcol[(u64)x] = ((2u * x) ^ bch) * 8u;
+        }
+    }
+    {
+        const u32 _ce1 = 4u - 1u;
+        for (u32 st = 0u; st < _ce1; ++st) {
+            if (st < nt) {
+                cuprum::Tuple2<u64, u64> _ct9 = cuprum::Tuple2<u64, u64>{(u64)(st * 32u), ((u64)(st * 32u)) * nu};
+                u64 k0 = _ct9._0;
+                u64 kn = _ct9._1;
+                {
+                    const u32 _ce2 = 2u;
+                    for (u32 i = 0u; i < _ce2; ++i) {
+                        cuprum::cp_async_n<false>(s.ptr, s.len, ((st * (128u * 32u)) + sa0) + (i * 2048u), a, (ga0 + k0) + (((u64)i) * ga_step), nullptr);
+                    }
+                }
+                {
+                    const u32 _ce3 = 4u;
+                    for (u32 i_1 = 0u; i_1 < _ce3; ++i_1) {
+                        cuprum::cp_async_n<false>(s.ptr, s.len, ((st * (32u * 256u)) + sb0) + (i_1 * 2048u), b, (gb0 + kn) + (((u64)i_1) * gb_step), nullptr);
+                    }
+                }
+            }
+            cuprum::cp_async_commit();
+        }
+    }
+    cuprum::cp_async_wait<2>();
+    __syncthreads();
+    cuprum::Array<cuprum::Array<cuprum::Array<bf16, 8>, 4>, 2> fa = cuprum::Array<cuprum::Array<cuprum::Array<bf16, 8>, 4>, 2>::splat(cuprum::Array<cuprum::Array<bf16, 8>, 4>::splat(cuprum::Array<bf16, 8>::splat(z)));
+    cuprum::Array<cuprum::Array<cuprum::Array<bf16, 4>, 8>, 2> fb = cuprum::Array<cuprum::Array<cuprum::Array<bf16, 4>, 8>, 2>::splat(cuprum::Array<cuprum::Array<bf16, 4>, 8>::splat(cuprum::Array<bf16, 4>::splat(z)));
+    {
+        const u32 _ce4 = 4u;
+        for (u32 i_2 = 0u; i_2 < _ce4; ++i_2) {
+            fa[0ull][(u64)i_2] = cuprum::ldmatrix_n<4, false, false>(s.ptr, s.len, (la0 + ((i_2 * 16u) * 32u)) + acol[0ull], nullptr);
+        }
+    }
+    {
+        const u32 _ce5 = 4u;
+        for (u32 j = 0u; j < _ce5; ++j) {
+            cuprum::Array<bf16, 8> x_1 = cuprum::ldmatrix_n<4, true, false>(s.ptr, s.len, lb0 + bcol[(u64)j], nullptr);
+            fb[0ull][(u64)(2u * j)] = cuprum::Array<bf16, 4>{{x_1[0ull], x_1[1ull], x_1[2ull], x_1[3ull]}};
+            fb[0ull][(u64)((2u * j) + 1u)] = cuprum::Array<bf16, 4>{{x_1[4ull], x_1[5ull], x_1[6ull], x_1[7ull]}};
+        }
+    }
+    cuprum::Tuple2<u32, u32> _ct10 = cuprum::Tuple2<u32, u32>{0u, 4u - 1u};
+    u32 rs = _ct10._0;
+    u32 ws = _ct10._1;
+    {
+        const u32 _ce6 = nt;
+        for (u32 kt = 0u; kt < _ce6; ++kt) {
+            cuprum::Tuple2<u32, u32> _ct11 = cuprum::Tuple2<u32, u32>{(rs * (128u * 32u)) + la0, (rs * (32u * 256u)) + lb0};
+            u32 abase = _ct11._0;
+            u32 bbase = _ct11._1;
+            {
+                const u32 _ce7 = 2u;
+                #pragma unroll
+                for (u32 kk = 0u; kk < _ce7; ++kk) {
+                    cuprum::Tuple2<u64, u64> _ct12 = cuprum::Tuple2<u64, u64>{(u64)cuprum::rem(kk, 2u), (u64)cuprum::rem(kk + 1u, 2u)};
+                    u64 cur = _ct12._0;
+                    u64 nxt = _ct12._1;
+                    if (kk == (2u - 1u)) {
+                        cuprum::cp_async_wait<2>();
+                        __syncthreads();
+                        u32 _cv0;
+                        if (rs == (4u - 1u)) {
+                            _cv0 = 0u;
+                        } else {
+                            _cv0 = rs + 1u;
+                        }
+                        rs = _cv0;
+                        abase = (rs * (128u * 32u)) + la0;
+                        bbase = (rs * (32u * 256u)) + lb0;
+                    }
+                    u32 kn_1 = cuprum::rem(kk + 1u, 2u);
+                    {
+                        const u32 _ce8 = 4u;
+                        for (u32 i_3 = 0u; i_3 < _ce8; ++i_3) {
+                            fa[nxt][(u64)i_3] = cuprum::ldmatrix_n<4, false, false>(s.ptr, s.len, (abase + ((i_3 * 16u) * 32u)) + acol[(u64)kn_1], nullptr);
+                        }
+                    }
+                    {
+                        const u32 _ce9 = 4u;
+                        for (u32 j_1 = 0u; j_1 < _ce9; ++j_1) {
+                            cuprum::Array<bf16, 8> x_2 = cuprum::ldmatrix_n<4, true, false>(s.ptr, s.len, (bbase + ((kn_1 * 16u) * 256u)) + bcol[(u64)j_1], nullptr);
+                            fb[nxt][(u64)(2u * j_1)] = cuprum::Array<bf16, 4>{{x_2[0ull], x_2[1ull], x_2[2ull], x_2[3ull]}};
+                            fb[nxt][(u64)((2u * j_1) + 1u)] = cuprum::Array<bf16, 4>{{x_2[4ull], x_2[5ull], x_2[6ull], x_2[7ull]}};
+                        }
+                    }
+                    if (kk == 0u) {
+                        u32 next = (kt + 4u) - 1u;
+                        if (next < nt) {
+                            cuprum::Tuple2<u64, u64> _ct13 = cuprum::Tuple2<u64, u64>{(u64)(next * 32u), ((u64)(next * 32u)) * nu};
+                            u64 k0_1 = _ct13._0;
+                            u64 kn0 = _ct13._1;
+                            {
+                                const u32 _ce10 = 2u;
+                                for (u32 i_4 = 0u; i_4 < _ce10; ++i_4) {
+                                    cuprum::cp_async_n<false>(s.ptr, s.len, ((ws * (128u * 32u)) + sa0) + (i_4 * 2048u), a, (ga0 + k0_1) + (((u64)i_4) * ga_step), nullptr);
+                                }
+                            }
+                            {
+                                const u32 _ce11 = 4u;
+                                for (u32 i_5 = 0u; i_5 < _ce11; ++i_5) {
+                                    cuprum::cp_async_n<false>(s.ptr, s.len, ((ws * (32u * 256u)) + sb0) + (i_5 * 2048u), b, (gb0 + kn0) + (((u64)i_5) * gb_step), nullptr);
+                                }
+                            }
+                        }
+                        cuprum::cp_async_commit();
+                        u32 _cv1;
+                        if (ws == (4u - 1u)) {
+                            _cv1 = 0u;
+                        } else {
+                            _cv1 = ws + 1u;
+                        }
+                        ws = _cv1;
+                    }
+                    {
+                        const u64 _ce12 = 4ull;
+                        for (u64 i_6 = 0ull; i_6 < _ce12; ++i_6) {
+                            {
+                                const u64 _ce13 = 8ull;
+                                for (u64 j_2 = 0ull; j_2 < _ce13; ++j_2) {
+                                    acc[(i_6 * 8ull) + j_2] = cuprum::mma_m16n8k16(fa[cur][i_6], fb[cur][j_2], acc[(i_6 * 8ull) + j_2]);
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+    cuprum::Tuple2<u32, u32> _ct14 = cuprum::Tuple2<u32, u32>{cuprum::div(lane, 4u), 2u * cuprum::rem(lane, 4u)};
+    u32 gr = _ct14._0;
+    u32 tc = _ct14._1;
+    {
+        const u32 _ce14 = 4u;
+        for (u32 i_7 = 0u; i_7 < _ce14; ++i_7) {
+            {
+                const u32 _ce15 = 8u;
+                for (u32 j_3 = 0u; j_3 < _ce15; ++j_3) {
+                    cuprum::Array<f32, 4> d = acc[(u64)((i_7 * 8u) + j_3)];
+                    u64 row = (u64)(((m0 + (wm * 64u)) + (i_7 * 16u)) + gr);
+                    u64 col = (u64)(((n0 + (wn * 64u)) + (j_3 * 8u)) + tc);
+                    cuprum::Tuple2<u64, u64> _ct15 = cuprum::Tuple2<u64, u64>{(row * nu) + col, ((row + 8ull) * nu) + col};
+                    u64 i0 = _ct15._0;
+                    u64 i1 = _ct15._1;
+                    {
+                        c[i0] = d[0ull];
+                        c[i0 + 1ull] = d[1ull];
+                        c[i1] = d[2ull];
+                        c[i1 + 1ull] = d[3ull];
+                    }
+                }
+            }
+        }
+    }
+}
+#define CUPRUM_INSTANTIATE_gemm_bf16_wide_pf(NAME) \
+    extern "C" __global__ void __launch_bounds__(256, 1) NAME(u32 m, u32 n, u32 k, cuprum::RoSlice<bf16> a, cuprum::RoSlice<bf16> b, cuprum::Slice<f32> c) { static_assert(cuprum::arch_at_least<800>(), "cuprum: kernel 'gemm_bf16_wide_pf' uses 'cp_async_unchecked', which needs sm_80 or newer; this target is older"); gemm_bf16_wide_pf_body(m, n, k, a, b, c); }
+
+CUPRUM_INSTANTIATE_gemm_bf16_wide_pf(cuprum_rawkernel_gemm_bf16_wide_pf)
