@@ -12,7 +12,9 @@
 # branch per check made the all-checked kernel 154.
 # The first line of a kernel_wide*.cu (`// harness: -D...`) gives run.sh the kernel's name,
 # block, tile and dynamic shared bytes. `bash gen.sh --commit` also copies the kernel_wide*.cu
-# to variants/ (committed, so that the lead can carry them without building).
+# and kernel_example.cu (as kernel_square.cu, gemm_bf16 itself: the baseline) to variants/
+# (committed, so that the lead can carry them without building):
+#   cd benches/experiments/gemm_bf16 && bash run.sh variants/kernel_*.cu
 set -eu
 cd "$(dirname "$0")"
 root=$(cd ../../.. && pwd)
@@ -50,5 +52,6 @@ rm -r "$tmp"
 if [ "${1:-}" = --commit ]; then
     mkdir -p variants
     cp kernel_wide*.cu variants/
+    cp kernel_example.cu variants/kernel_square.cu
 fi
 echo "wrote kernel_example.cu kernel_checked_copies.cu kernel_checked.cu kernel_wide*.cu (ignored by git: carry them to the device, run: carry [\"benches/experiments/gemm_bf16\"]), then bash benches/experiments/gemm_bf16/run.sh"
