@@ -20,6 +20,7 @@ fn main() {
         .file("tests/special_kernels.rs")
         // The snapshot files of the compiler's tests whose kernels the tests here run (no copies).
         .file("../compiler/tests/in/tensor_cores.rs")
+        .file("../compiler/tests/in/tensor_dynamic_shared.rs")
         .file("../compiler/tests/in/grid_sync.rs")
         // Every intrinsic called once (tests/every_intrinsic.rs checks that none is missing).
         .file("kernels/every_intrinsic.rs")

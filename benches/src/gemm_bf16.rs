@@ -21,6 +21,20 @@ mod kernel;
 pub(crate) mod gemm_wgmma_lib;
 use gemm_wgmma_lib::kernels as wgmma_kernel;
 
+/// The kernels of examples/kernels/gemm_bf16.rs the first row may time.
+#[allow(dead_code)]
+enum Tile {
+    /// `gemm_bf16`: 128 x 128 tiles, 4 warps.
+    Square,
+    /// `gemm_bf16_wide`: 128 x 256 tiles, 8 warps, dynamic shared memory.
+    Wide,
+    /// `gemm_bf16_wide_pf`: `Wide` with its fragments loaded a k-step ahead.
+    WidePf,
+}
+
+/// The kernel of the first row.
+const TILE: Tile = Tile::Square;
+
 /// The rows, and cuBLAS's figure when cuBLAS was found.
 pub fn rows(stream: &Stream) -> Result<(Vec<Row>, Option<f64>)> {
     let n = 8192usize;
@@ -36,10 +50,19 @@ pub fn rows(stream: &Stream) -> Result<(Vec<Row>, Option<f64>)> {
     let mut c = Array::<f32>::zeros(n * n)?;
     let nu = n as u32;
     let cfg = LaunchConfig::new((nu / 128, nu / 128), 128u32);
-    let ours = |c: &mut Array<f32>| kernel::gemm_bf16::launch(&cfg, nu, nu, nu, &a, &b, c);
+    let wide = LaunchConfig::new((nu / kernel::WBN, nu / kernel::WBM), kernel::WIDE_THREADS).shared_mem(kernel::WIDE_SHARED_BYTES);
+    let ours = |c: &mut Array<f32>| match TILE {
+        Tile::Square => kernel::gemm_bf16::launch(&cfg, nu, nu, nu, &a, &b, c),
+        Tile::Wide => kernel::gemm_bf16_wide::launch(&wide, nu, nu, nu, &a, &b, c),
+        Tile::WidePf => kernel::gemm_bf16_wide_pf::launch(&wide, nu, nu, nu, &a, &b, c),
+    };
     let time = |f: &mut dyn FnMut() -> Result<()>| crate::event_ms(stream, f);
     let tflops = |ms: f64| flop / (ms * 1e-3) / 1e12;
-    let name = "gemm_bf16 8192^3 (examples/kernels/gemm_bf16.rs)";
+    let name = match TILE {
+        Tile::Square => "gemm_bf16 8192^3 (examples/kernels/gemm_bf16.rs)",
+        Tile::Wide => "gemm_bf16_wide 8192^3 (examples/kernels/gemm_bf16.rs)",
+        Tile::WidePf => "gemm_bf16_wide_pf 8192^3 (examples/kernels/gemm_bf16.rs)",
+    };
 
     // SAFETY: a look-up of the library by name; nothing is called.
     if !unsafe { blas_sys::is_culib_present() } {

@@ -195,23 +195,22 @@ impl BodyCheck<'_, '_> {
     }
 
     /// `ldmatrix_*` and `cp_async` address shared memory by its shared-window address: their
-    /// array must be one this function bound with `shared_array` (a `&[T; N]` parameter may be
-    /// a local array).
+    /// array must be one this function bound with `shared_array` or `dynamic_shared` (a
+    /// `&[T; N]` parameter may be a local array, a `&[T]` one global memory).
     fn shared_operand(&mut self, f: Intrinsic, a: Option<&Expr>) {
         let Some(a) = a else { return };
         let ok = match &a.kind {
-            // A slice is no array at all: the type checker said so already.
-            ExprKind::Local(id) => {
-                self.shared_locals.contains(id)
-                    || matches!(self.item.locals[id.0 as usize].declared, Some(Ty::Slice { .. }))
-            }
+            ExprKind::Local(id) => self.shared_locals.contains(id) || self.dynamic_locals.contains(id),
             ExprKind::Error => true,
             _ => false,
         };
         if !ok {
             self.diags.error(
                 a.span,
-                format!("`{}` needs a shared array bound in this function: `let s = shared_array::<T, N>();`, then pass `s`", f.rust_name()),
+                format!(
+                    "`{}` needs shared memory bound in this function: `let s = shared_array::<T, N>();` or `let s = dynamic_shared::<T>();`, then pass `s`",
+                    f.rust_name()
+                ),
             );
         }
     }

@@ -12,6 +12,8 @@ use support::Rng;
 
 #[path = "../../compiler/tests/in/tensor_cores.rs"]
 mod tensor_kernels;
+#[path = "../../compiler/tests/in/tensor_dynamic_shared.rs"]
+mod dynamic_kernels;
 
 use std::sync::{Mutex, MutexGuard};
 
@@ -26,6 +28,8 @@ on_both_devices!(
     mma_tf32_tile,
     mma_i8_tile,
     cp_async_and_ldmatrix_feed_mma,
+    dynamic_shared_feeds_ldmatrix_and_mma,
+    dynamic_shared_too_small_is_reported,
     ldmatrix_rows_in_range_and_transposed_layout,
     ldmatrix_misaligned_row_is_reported,
     ldmatrix_row_past_the_end_is_reported,
@@ -134,6 +138,40 @@ fn cp_async_and_ldmatrix_feed_mma() {
     let f = |v: &[bf16]| v.iter().map(|x| x.to_f64()).collect::<Vec<_>>();
     let want = reference(&f(&a), &f(&b), &[0.0; 128], 16);
     assert_close(&d.to_vec().unwrap(), &want, 1e-5, "cp_async + ldmatrix + mma");
+}
+
+/// `cp_async` and `ldmatrix_*` on `dynamic_shared` memory, checked and unchecked: D = A A[.., ..8]
+/// for a 16 x 16 tile A.
+fn dynamic_shared_feeds_ldmatrix_and_mma() {
+    let _serial = serial();
+    let mut r = Rng::new();
+    let a: Vec<bf16> = (0..256).map(|_| bf16::from_f64(r.range(-2.0, 2.0))).collect();
+    let f: Vec<f64> = a.iter().map(|x| x.to_f64()).collect();
+    let b: Vec<f64> = (0..128).map(|q| f[(q / 8) * 16 + q % 8]).collect();
+    let want = reference(&f, &b, &[0.0; 128], 16);
+    let cfg = warp().shared_mem(512);
+    let mut d = up(&vec![f32::NAN; 128]);
+    dynamic_kernels::dynamic_tile::launch(&cfg, &up(&a), &mut d).unwrap();
+    assert_close(&d.to_vec().unwrap(), &want, 1e-5, "dynamic_shared: cp_async + ldmatrix + mma");
+    let mut d = up(&vec![f32::NAN; 128]);
+    dynamic_kernels::dynamic_tile_unchecked::launch(&cfg, &up(&a), &mut d).unwrap();
+    assert_close(&d.to_vec().unwrap(), &want, 1e-5, "dynamic_shared: the unchecked forms");
+}
+
+/// The checks of `cp_async` and `ldmatrix_*` on `dynamic_shared` memory use the launch's length:
+/// 256 bytes hold 128 of the 256 elements the warp copies.
+fn dynamic_shared_too_small_is_reported() {
+    let _serial = serial();
+    let a = up(&vec![bf16::from_f64(1.0); 256]);
+    let mut d = up(&vec![f32::NAN; 128]);
+    dynamic_kernels::dynamic_tile::launch(&warp().shared_mem(256), &a, &mut d).unwrap();
+    match d.to_vec() {
+        Err(Error::IndexOutOfBounds { kernel, index, len, .. }) => {
+            assert_eq!((kernel.as_str(), len), ("dynamic_tile", 128), "index {index}");
+            assert!((128..256).contains(&index), "index {index}");
+        }
+        other => panic!("expected Error::IndexOutOfBounds, got {other:?}"),
+    }
 }
 
 /// `ldmatrix_x1` of rows `offset + 8 r`: lane `l` gets row `l / 4`, columns `2 (l % 4)` and the next.

@@ -172,10 +172,11 @@ __device__ __forceinline__ void note_rows(oob_later* later, bool ok, u64 u, u64 
 // aligned. Every lane executes the instruction (it is warp-collective); with CHECK, a lane whose
 // row is out of range or misaligned reads row 0 of the array instead, and `later` reports it.
 // Without (`ldmatrix_*_unchecked`, `unsafe` in Rust), the rows are the caller's promise.
-template <int X, bool TRANS, bool CHECK, u64 N, typename T, typename I>
-__device__ __forceinline__ Array<T, 2 * X> ldmatrix(const T* s, I i, oob_later* later) {
+// `ldmatrix_n` reads shared memory of `N` elements known at run time (`dynamic_shared`),
+// `ldmatrix` a static shared array of `N`.
+template <int X, bool TRANS, bool CHECK, typename T, typename I>
+__device__ __forceinline__ Array<T, 2 * X> ldmatrix_n(const T* s, u64 N, I i, oob_later* later) {
     static_assert(sizeof(T) == 2, "cuprum: ldmatrix loads 16-bit elements");
-    static_assert(N >= 8, "cuprum: ldmatrix reads rows of 8 elements: the shared array needs at least 8");
     u64 row = (u64)i;
     if constexpr (CHECK) {
         // Only lanes 0..8X give rows (the others' are ignored).
@@ -207,13 +208,21 @@ __device__ __forceinline__ Array<T, 2 * X> ldmatrix(const T* s, I i, oob_later* 
     return out;
 }
 
+template <int X, bool TRANS, bool CHECK, u64 N, typename T, typename I>
+__device__ __forceinline__ Array<T, 2 * X> ldmatrix(const T* s, I i, oob_later* later) {
+    static_assert(N >= 8, "cuprum: ldmatrix reads rows of 8 elements: the shared array needs at least 8");
+    return ldmatrix_n<X, TRANS, CHECK>(s, N, i, later);
+}
+
 // ---- cp.async: 16 bytes from global to shared memory, completed by commit and wait -------------
 
 // Copies 16 bytes (16 / sizeof(T) elements) from `src[si..]` to `dst[di..]`, both 16-byte
 // aligned. With CHECK, a copy out of range or misaligned is skipped (predicated off) and `later`
 // reports it; without (`cp_async_unchecked`), the operands are the caller's promise.
-template <u64 N, bool CHECK, typename T, typename S, typename I, typename J>
-__device__ __forceinline__ void cp_async(T* dst, I di, const S& src, J si, oob_later* later) {
+// `cp_async_n` copies into shared memory of `N` elements known at run time (`dynamic_shared`),
+// `cp_async` into a static shared array of `N`.
+template <bool CHECK, typename T, typename S, typename I, typename J>
+__device__ __forceinline__ void cp_async_n(T* dst, u64 N, I di, const S& src, J si, oob_later* later) {
     static_assert(16 % sizeof(T) == 0, "cuprum: cp_async copies 16 bytes: the element size must divide 16");
     constexpr u64 n = 16 / sizeof(T);
     u64 d = (u64)di, s = (u64)si;
@@ -235,6 +244,11 @@ __device__ __forceinline__ void cp_async(T* dst, I di, const S& src, J si, oob_l
     (void)later;
     __trap();
 #endif
+}
+
+template <u64 N, bool CHECK, typename T, typename S, typename I, typename J>
+__device__ __forceinline__ void cp_async(T* dst, I di, const S& src, J si, oob_later* later) {
+    cp_async_n<CHECK>(dst, N, di, src, si, later);
 }
 
 // Whether the slice `s` starts 16-byte aligned, as `cp_async_unchecked` needs of its source;

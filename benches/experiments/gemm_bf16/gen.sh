@@ -5,8 +5,16 @@
 #   kernel_example.cu         the example as it is: ldmatrix_*_unchecked and cp_async_unchecked
 #   kernel_checked_copies.cu  checked cp_async (the GPU: 236 TFLOP/s at 8192^3, against 400)
 #   kernel_checked.cu         every tensor operation checked (194)
+#   kernel_wide*.cu           gemm_bf16_wide (128 x 256 tile, 8 warps, dynamic shared memory) as
+#                             in the file (BK 32, 4 stages) and with other k-steps and depths;
+#                             kernel_wide_pf*.cu gemm_bf16_wide_pf (fragments a k-step ahead)
 # Before the checks noted their violation for the function's return (cuprum::oob_later), a
 # branch per check made the all-checked kernel 154.
+# The first line of a kernel_wide*.cu (`// harness: -D...`) gives run.sh the kernel's name,
+# block, tile and dynamic shared bytes. `bash gen.sh --commit` also copies the kernel_wide*.cu
+# and kernel_example.cu (as kernel_square.cu, gemm_bf16 itself: the baseline) to variants/
+# (committed, so that the lead can carry them without building):
+#   cd benches/experiments/gemm_bf16 && bash run.sh variants/kernel_*.cu
 set -eu
 cd "$(dirname "$0")"
 root=$(cd ../../.. && pwd)
@@ -18,5 +26,32 @@ sed -e 's/cp_async_unchecked(/cp_async(/g' "$src" > "$tmp/copies.rs"
 emit "$tmp/copies.rs" > kernel_checked_copies.cu
 sed -e 's/_unchecked(/(/g' "$src" > "$tmp/all.rs"
 emit "$tmp/all.rs" > kernel_checked.cu
+# wide NAME BK STAGES [KERNEL]: gemm_bf16_wide (or KERNEL, gemm_bf16_wide_pf) with that k-step
+# and pipeline depth.
+wide() {
+    local name=$1 bk=$2 stages=$3 kernel=${4:-gemm_bf16_wide}
+    sed -e "s/^pub const WBK: u32 = .*;/pub const WBK: u32 = $bk;/" \
+        -e "s/^const WSTAGES: u32 = .*;/const WSTAGES: u32 = $stages;/" \
+        -e "s/^const WKSTEPS: u32 = .*;/const WKSTEPS: u32 = $((bk / 16));/" \
+        -e "s/^const WA_COPIES: u32 = .*;/const WA_COPIES: u32 = $((128 * bk / 2048));/" \
+        -e "s/^const WB_COPIES: u32 = .*;/const WB_COPIES: u32 = $((256 * bk / 2048));/" \
+        -e "s/cp_async_wait::<2>()/cp_async_wait::<$((stages - 2))>()/" "$src" > "$tmp/$name.rs"
+    local smem=$((stages * (128 + 256) * bk * 2))
+    {
+        echo "// harness: -DKERNEL=cuprum_rawkernel_$kernel -DTHREADS=256 -DTM=128 -DTN=256 -DSMEM=$smem"
+        emit "$tmp/$name.rs"
+    } > "kernel_$name.cu"
+}
+wide wide 32 4
+wide wide_s3 32 3
+wide wide_k64 64 3
+wide wide_k64_s4 64 4
+wide wide_pf 32 4 gemm_bf16_wide_pf
+wide wide_pf_k64 64 3 gemm_bf16_wide_pf
 rm -r "$tmp"
-echo "wrote kernel_example.cu kernel_checked_copies.cu kernel_checked.cu (ignored by git: carry them to the device, run: carry [\"benches/experiments/gemm_bf16\"]), then bash benches/experiments/gemm_bf16/run.sh"
+if [ "${1:-}" = --commit ]; then
+    mkdir -p variants
+    cp kernel_wide*.cu variants/
+    cp kernel_example.cu variants/kernel_square.cu
+fi
+echo "wrote kernel_example.cu kernel_checked_copies.cu kernel_checked.cu kernel_wide*.cu (ignored by git: carry them to the device, run: carry [\"benches/experiments/gemm_bf16\"]), then bash benches/experiments/gemm_bf16/run.sh"

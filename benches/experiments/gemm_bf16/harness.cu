@@ -1,8 +1,18 @@
 // Times the generated CUDA C of examples/kernels/gemm_bf16.rs (`cuprum emit` into kernel.cu) on
 // 8192^3 and 4096^3 without the Rust runtime, so that a change of the kernel or of
 // cuprum/tensor.h is measured in seconds (run.sh). Checks 256 sampled entries against an f64
-// host product. C = A * B, row-major, bf16 inputs, f32 output.
+// host product. C = A * B, row-major, bf16 inputs, f32 output. The kernel, its block, tile and
+// dynamic shared memory come from -D KERNEL, THREADS, TM, TN, SMEM (run.sh reads them from the
+// kernel file's first line, `// harness: -D...`, which gen.sh writes).
 #include "kernel.cu"
+#ifndef KERNEL
+#define KERNEL cuprum_rawkernel_gemm_bf16
+#endif
+#ifndef SMEM
+#define SMEM 0
+#endif
+#define KERNEL_NAME2(k) #k
+#define KERNEL_NAME(k) KERNEL_NAME2(k)
 #ifndef THREADS
 #define THREADS 128
 #endif
@@ -36,11 +46,12 @@ int main(int argc, char** argv) {
         cuprum::RoSlice<bf16> sa{a, e}, sb{b, e};
         cuprum::Slice<f32> sc{c, e};
         dim3 grid(n / TN, n / TM);
+        if (SMEM > 48 * 1024) cudaFuncSetAttribute(KERNEL, cudaFuncAttributeMaxDynamicSharedMemorySize, SMEM);
         cudaEvent_t t0, t1; cudaEventCreate(&t0); cudaEventCreate(&t1);
         std::vector<float> ts;
         for (int i = 0; i < 13; ++i) {
             cudaEventRecord(t0);
-            cuprum_rawkernel_gemm_bf16<<<grid, THREADS>>>((u32)n, (u32)n, (u32)n, sa, sb, sc);
+            KERNEL<<<grid, THREADS, SMEM>>>((u32)n, (u32)n, (u32)n, sa, sb, sc);
             cudaEventRecord(t1); cudaEventSynchronize(t1);
             float ms; cudaEventElapsedTime(&ms, t0, t1);
             if (i >= 3) ts.push_back(ms);
@@ -57,7 +68,7 @@ int main(int argc, char** argv) {
             worst = std::max(worst, fabs(hc[i * n + j] - w) / sc2);
         }
         double ms = ts[ts.size() / 2];
-        printf("gemm_bf16 %d^3: %.3f ms, %.1f TFLOP/s, worst rel error %.1e %s\n", n, ms, 2.0 * n * (double)n * n / (ms * 1e-3) / 1e12, worst, cudaGetErrorString(err));
+        printf("%s %d^3: %.3f ms, %.1f TFLOP/s, worst rel error %.1e %s\n", KERNEL_NAME(KERNEL), n, ms, 2.0 * n * (double)n * n / (ms * 1e-3) / 1e12, worst, cudaGetErrorString(err));
         cudaFree(a); cudaFree(b); cudaFree(c);
     }
 }

@@ -1,15 +1,18 @@
 #!/bin/bash
 # On the GPU machine: compile each kernel*.cu here (written by gen.sh: cuprum emit output of the
-# example and its checked variants)
-# with the harness against abi/include, run them, and time cuBLAS through torch.
-# Usage: bash run.sh [kernel files...] (default: every kernel*.cu).
+# example and its variants; variants/ holds committed copies) with the harness against
+# abi/include, run them, and time cuBLAS through torch. A kernel file whose first line is
+# `// harness: -D...` passes those flags (kernel name, threads, tile, dynamic shared bytes).
+# Usage: bash run.sh [kernel files...] (default: every kernel*.cu here).
 set -u
 cd "$(dirname "$0")"
 export PATH=/usr/local/cuda/bin:$PATH
 for k in ${@:-kernel*.cu}; do
+    k=${k#benches/experiments/gemm_bf16/}
     cp "$k" kernel.cu
-    nvcc -O3 -std=c++17 -arch=sm_90 -I ../../../abi/include -Xptxas -v -o harness harness.cu 2>&1 | grep -E "error|registers" | head -3
-    echo "== $k"; ./harness
+    flags=$(sed -n '1s|^// harness: ||p' "$k")
+    nvcc -O3 -std=c++17 -arch=sm_90 -I ../../../abi/include -Xptxas -v $flags -o harness harness.cu 2>&1 | grep -E "error|registers" | head -3
+    echo "== $k $flags"; ./harness
 done
 python3 - <<'PY'
 import torch

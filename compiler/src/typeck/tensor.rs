@@ -57,7 +57,9 @@ impl Checker<'_, '_> {
         self.index_arg(&args[1]);
         let n = 2 * l.count() as u64;
         match self.resolve(&st) {
-            Ty::ArrayRef { elem, .. } => match self.resolve(&elem) {
+            // A slice is shared memory only as `dynamic_shared` (the validator checks where it
+            // was bound).
+            Ty::ArrayRef { elem, .. } | Ty::Slice { elem, .. } => match self.resolve(&elem) {
                 Ty::Scalar(d) if d.size() == 2 && !d.is_complex() => Ty::Array(Box::new(Ty::Scalar(d)), n),
                 Ty::Error => Ty::Error,
                 other => {
@@ -74,7 +76,10 @@ impl Checker<'_, '_> {
                 let shown = self.show(&other);
                 self.diags.error(
                     args[0].span,
-                    format!("`{}` reads a shared array (`let s = shared_array::<bf16, N>();`), found `{shown}`", l.rust_name()),
+                    format!(
+                        "`{}` reads shared memory (`let s = shared_array::<bf16, N>();` or `let s = dynamic_shared::<bf16>();`), found `{shown}`",
+                        l.rust_name()
+                    ),
                 );
                 Ty::Error
             }
@@ -86,13 +91,17 @@ impl Checker<'_, '_> {
         let dt = self.expr(&args[0], None);
         self.index_arg(&args[1]);
         let elem = match self.resolve(&dt) {
-            Ty::ArrayRef { elem, mutable: true, .. } => Some(*elem),
+            // A slice is shared memory only as `dynamic_shared` (the validator checks where it
+            // was bound).
+            Ty::ArrayRef { elem, mutable: true, .. } | Ty::Slice { elem, mutable: true } => Some(*elem),
             Ty::Error => None,
             other => {
                 let shown = self.show(&other);
                 self.diags.error(
                     args[0].span,
-                    format!("`cp_async` copies into a shared array (`let s = shared_array::<f32, N>();`), found `{shown}`"),
+                    format!(
+                        "`cp_async` copies into shared memory (`let s = shared_array::<f32, N>();` or `let s = dynamic_shared::<f32>();`), found `{shown}`"
+                    ),
                 );
                 None
             }

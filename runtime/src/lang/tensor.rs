@@ -160,22 +160,23 @@ pub fn mma_m16n8k32_i8(a: [i8; 16], b: [i8; 8], c: [i32; 4]) -> [i32; 4] {
     mma_m16n8k32_i8_warp(&[a; 32], &[b; 32], c, 0)
 }
 
-fn ldmatrix_host<T: Bits16, I: KernelIndex, const N: usize, const X: usize, const OUT: usize>(s: &[T; N], i: I, trans: bool) -> [T; OUT] {
+fn ldmatrix_host<T: Bits16, I: KernelIndex, const X: usize, const OUT: usize>(s: &[T], i: I, trans: bool) -> [T; OUT] {
     let rows = [i.to_usize(); 32];
     ldmatrix_lane::<T, X, OUT>(&rows, 0, trans, |k| s[k])
 }
 
 macro_rules! ldmatrix_fns {
     ($($name:ident, $x:literal, $out:literal, $trans:literal, $ptx:literal;)*) => {$(
-        /// A warp's load of 8x8 matrices of 16-bit elements from a shared array into fragments:
+        /// A warp's load of 8x8 matrices of 16-bit elements from shared memory (a `shared_array` or
+        /// `dynamic_shared`) into fragments:
         #[doc = concat!("PTX `", $ptx, "` (sm_75+).")]
         /// Lane `l < 8 * count` gives `i`, the index of row `l % 8` of matrix `l / 8` (8
         /// consecutive elements, a multiple of 8); each lane gets two elements of every matrix,
         /// in an `mma` fragment's layout. On a GPU and on the CPU device, an out-of-range or
         /// misaligned row is reported (`Error::IndexOutOfBounds`, `Error::IndexMisaligned`) and
         /// row 0 is read instead; on the host, an out-of-range row panics as indexing does.
-        pub fn $name<T: Bits16, I: KernelIndex, const N: usize>(s: &[T; N], i: I) -> [T; $out] {
-            ldmatrix_host::<T, I, N, $x, $out>(s, i, $trans)
+        pub fn $name<T: Bits16, I: KernelIndex>(s: &[T], i: I) -> [T; $out] {
+            ldmatrix_host::<T, I, $x, $out>(s, i, $trans)
         }
     )*};
 }
@@ -191,7 +192,7 @@ macro_rules! ldmatrix_unchecked_fns {
         /// On a GPU, every row a lane gives (lanes `0..8 * count`) is 8 elements inside `s`
         /// starting at a multiple of 8: a row outside the array reads other shared memory or
         /// faults, and a misaligned one faults.
-        pub unsafe fn $name<T: Bits16, I: KernelIndex, const N: usize>(s: &[T; N], i: I) -> [T; $out] {
+        pub unsafe fn $name<T: Bits16, I: KernelIndex>(s: &[T], i: I) -> [T; $out] {
             $checked(s, i)
         }
     )*};
@@ -216,13 +217,14 @@ ldmatrix_fns! {
 }
 
 /// Starts an asynchronous copy of 16 bytes (`16 / size_of::<T>()` elements) from `src[si..]` to
-/// the shared array `dst[di..]`: PTX `cp.async.cg.shared.global` (sm_80+). Both ends must be
-/// 16-byte aligned; out of range or misaligned, nothing is copied and the violation is reported.
+/// shared memory `dst[di..]` (a `shared_array` or `dynamic_shared`): PTX
+/// `cp.async.cg.shared.global` (sm_80+). Both ends must be 16-byte aligned; out of range or
+/// misaligned, nothing is copied and the violation is reported.
 /// The copy is complete after [`cp_async_commit`] and a [`cp_async_wait`] that covers its group
 /// (and, for other threads to read it, a `sync_threads()`).
 ///
 /// Host: copies at once.
-pub fn cp_async<T: Scalar, I: KernelIndex, J: KernelIndex, const N: usize>(dst: &mut [T; N], di: I, src: &[T], si: J) {
+pub fn cp_async<T: Scalar, I: KernelIndex, J: KernelIndex>(dst: &mut [T], di: I, src: &[T], si: J) {
     let n = 16 / size_of::<T>();
     let (di, si) = (di.to_usize(), si.to_usize());
     dst[di..di + n].copy_from_slice(&src[si..si + n]);
@@ -238,7 +240,7 @@ pub fn cp_async<T: Scalar, I: KernelIndex, J: KernelIndex, const N: usize>(dst: 
 /// arguments, or faults. `src` is a slice parameter of the calling function (the compiler says
 /// so), whose start the generated code checks for 16-byte alignment when the function is
 /// entered: a misaligned one is reported (`Error::IndexMisaligned`) and the function returns.
-pub unsafe fn cp_async_unchecked<T: Scalar, I: KernelIndex, J: KernelIndex, const N: usize>(dst: &mut [T; N], di: I, src: &[T], si: J) {
+pub unsafe fn cp_async_unchecked<T: Scalar, I: KernelIndex, J: KernelIndex>(dst: &mut [T], di: I, src: &[T], si: J) {
     cp_async(dst, di, src, si)
 }
 

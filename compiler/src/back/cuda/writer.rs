@@ -1417,9 +1417,12 @@ impl<'a> Writer<'a> {
             // `LATER`, which reports it when the function returns.
             CpAsync | CpAsyncUnchecked => {
                 self.features.need("cuprum/tensor.h");
-                let Ty::ArrayRef { len, .. } = self.indexed_ty(&args[0]) else { unreachable!("the type checker admits shared arrays only") };
                 let later = if f == CpAsync { format!("&{LATER}") } else { "nullptr".into() };
-                format!("{c}<{len}, {}>({}, {}, {}, {}, {later})", f == CpAsync, vs[0], vs[1], vs[2], vs[3])
+                match self.indexed_ty(&args[0]) {
+                    Ty::ArrayRef { len, .. } => format!("{c}<{len}, {}>({}, {}, {}, {}, {later})", f == CpAsync, vs[0], vs[1], vs[2], vs[3]),
+                    // `dynamic_shared` (the validator admits no other slice): its length is the launch's.
+                    _ => format!("{c}_n<{}>({}, {}, {}, {}, {later})", f == CpAsync, self.shared_operand(&args[0], &vs[0]), vs[1], vs[2], vs[3]),
+                }
             }
             // Checked as `x[i]` is (`cuprum/vector.h`): a violation is reported at once, the
             // load gives zeros and the store writes nothing.
@@ -1445,9 +1448,12 @@ impl<'a> Writer<'a> {
             }
             LdMatrix(l) => {
                 self.features.need("cuprum/tensor.h");
-                let Ty::ArrayRef { len, .. } = self.indexed_ty(&args[0]) else { unreachable!("the type checker admits shared arrays only") };
                 let later = if l.checked() { format!("&{LATER}") } else { "nullptr".into() };
-                format!("{c}<{}, {}, {}, {len}>({}, {}, {later})", l.count(), l.trans(), l.checked(), vs[0], vs[1])
+                match self.indexed_ty(&args[0]) {
+                    Ty::ArrayRef { len, .. } => format!("{c}<{}, {}, {}, {len}>({}, {}, {later})", l.count(), l.trans(), l.checked(), vs[0], vs[1]),
+                    // `dynamic_shared` (the validator admits no other slice): its length is the launch's.
+                    _ => format!("{c}_n<{}, {}, {}>({}, {}, {later})", l.count(), l.trans(), l.checked(), self.shared_operand(&args[0], &vs[0]), vs[1]),
+                }
             }
             Hopper(h) => {
                 use crate::lang::HopperOp::*;
