@@ -33,7 +33,7 @@ enum Tile {
 }
 
 /// The kernel of the first row.
-const TILE: Tile = Tile::Square;
+const TILE: Tile = Tile::WidePf;
 
 /// The rows, and cuBLAS's figure when cuBLAS was found.
 pub fn rows(stream: &Stream) -> Result<(Vec<Row>, Option<f64>)> {

@@ -155,14 +155,14 @@ pub fn gemm_bf16(m: u32, n: u32, k: u32, a: &[bf16], b: &[bf16], c: &mut [f32]) 
 }
 
 /// The wide variant's block tile of C (8 warps of 64 x 64, 2 down and 4 across), its k-step and
-/// the pipeline's depth. `cp_async_wait::<2>()` in `gemm_bf16_wide` is `WSTAGES - 2`: change both
+/// the pipeline's depth. `cp_async_wait::<1>()` in `gemm_bf16_wide` is `WSTAGES - 2`: change both
 /// together. With `WBK = 64` the A rows are 128 bytes and the swizzle below covers them.
 pub const WBM: u32 = 128;
 /// Columns of C per block of `gemm_bf16_wide`.
 pub const WBN: u32 = 256;
 /// The k-step of `gemm_bf16_wide` (32 or 64; K must be a multiple).
-pub const WBK: u32 = 32;
-const WSTAGES: u32 = 4;
+pub const WBK: u32 = 64;
+const WSTAGES: u32 = 3;
 /// Elements of one stage of A (WBM x WBK) and of B (WBK x WBN).
 const WA_STAGE: u32 = WBM * WBK;
 const WB_STAGE: u32 = WBK * WBN;
@@ -170,9 +170,9 @@ const WB_STAGE: u32 = WBK * WBN;
 /// whose bound is a literal, not one computed by `cuprum::div`): `WBK / 16` k-steps of 16 per
 /// stage, and each thread's `WA_STAGE / 2048` and `WB_STAGE / 2048` copies of 16 bytes per stage.
 /// The kernel checks them against `WBK` on entry.
-const WKSTEPS: u32 = 2;
-const WA_COPIES: u32 = 2;
-const WB_COPIES: u32 = 4;
+const WKSTEPS: u32 = 4;
+const WA_COPIES: u32 = 4;
+const WB_COPIES: u32 = 8;
 /// Rows of block tiles next to each other in the launch order, so that the blocks running at once
 /// share their rows of A and columns of B in L2.
 const WGROUP: u32 = 16;
@@ -261,7 +261,7 @@ pub fn gemm_bf16_wide(m: u32, n: u32, k: u32, a: &[bf16], b: &[bf16], c: &mut [f
     let (mut rs, mut ws) = (0u32, WSTAGES - 1);
     for kt in 0..nt {
         // Stage kt has landed (at most WSTAGES - 2 later groups in flight), for every thread.
-        cp_async_wait::<2>();
+        cp_async_wait::<1>();
         sync_threads();
         // Refill the stage all warps finished in the previous iteration.
         let next = kt + WSTAGES - 1;
@@ -401,7 +401,7 @@ pub fn gemm_bf16_wide_pf(m: u32, n: u32, k: u32, a: &[bf16], b: &[bf16], c: &mut
     }
 
     // Stage 0 has landed; k-step 0's fragments in buffer 0.
-    cp_async_wait::<2>();
+    cp_async_wait::<1>();
     sync_threads();
     let mut fa = [[[z; 8]; 4]; 2];
     let mut fb = [[[z; 4]; 8]; 2];
@@ -424,7 +424,7 @@ pub fn gemm_bf16_wide_pf(m: u32, n: u32, k: u32, a: &[bf16], b: &[bf16], c: &mut
             if kk == WKSTEPS - 1 {
                 // Stage kt + 1 has landed (at most WSTAGES - 2 later groups in flight), for every
                 // thread, and every warp has loaded its last fragments of stage kt.
-                cp_async_wait::<2>();
+                cp_async_wait::<1>();
                 sync_threads();
                 rs = if rs == WSTAGES - 1 { 0 } else { rs + 1 };
                 abase = rs * WA_STAGE + la0;
