@@ -176,6 +176,9 @@ const WB_COPIES: u32 = 8;
 /// Rows of block tiles next to each other in the launch order, so that the blocks running at once
 /// share their rows of A and columns of B in L2.
 const WGROUP: u32 = 16;
+/// Whether `gemm_bf16_wide_pf` stores C four floats at a time (`store4`, after a lane-pair
+/// `shfl_xor`) instead of one (benches/experiments/gemm_bf16/gen.sh times both).
+const WSTORE4: bool = false;
 /// Threads per block of `gemm_bf16_wide`.
 pub const WIDE_THREADS: u32 = 256;
 /// The dynamic shared memory a launch of `gemm_bf16_wide` needs: the stages of A, then of B.
@@ -471,6 +474,25 @@ pub fn gemm_bf16_wide_pf(m: u32, n: u32, k: u32, a: &[bf16], b: &[bf16], c: &mut
 
     // Each lane holds rows g and g + 8, columns 2t and 2t + 1 of every 16 x 8 tile.
     let (gr, tc) = (lane / 4, 2 * (lane % 4));
+    if WSTORE4 {
+        // Lanes 2u and 2u + 1 swap halves (shfl_xor 1): the even lane then holds columns 4 (u % 2)
+        // .. + 4 of row g, the odd one the same columns of row g + 8; one `store4` each.
+        let odd = lane % 2 == 1;
+        let (rr, cc) = (gr + if odd { 8 } else { 0 }, 4 * ((lane % 4) / 2));
+        for i in 0..4u32 {
+            for j in 0..8u32 {
+                let d = acc[(i * 8 + j) as usize];
+                let (s0, s1) = if odd { (d[0], d[1]) } else { (d[2], d[3]) };
+                let x0 = shfl_xor_sync(0xffff_ffff, s0, 1);
+                let x1 = shfl_xor_sync(0xffff_ffff, s1, 1);
+                let v = if odd { [x0, x1, d[2], d[3]] } else { [d[0], d[1], x0, x1] };
+                let row = (m0 + wm * 64 + i * 16 + rr) as usize;
+                let col = (n0 + wn * 64 + j * 8 + cc) as usize;
+                store4(c, row * nu + col, v);
+            }
+        }
+        return;
+    }
     for i in 0..4u32 {
         for j in 0..8u32 {
             let d = acc[(i * 8 + j) as usize];

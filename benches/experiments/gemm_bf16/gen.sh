@@ -27,16 +27,21 @@ sed -e 's/cp_async_unchecked(/cp_async(/g' "$src" > "$tmp/copies.rs"
 emit "$tmp/copies.rs" > kernel_checked_copies.cu
 sed -e 's/_unchecked(/(/g' "$src" > "$tmp/all.rs"
 emit "$tmp/all.rs" > kernel_checked.cu
-# wide NAME BK STAGES [KERNEL]: gemm_bf16_wide (or KERNEL, gemm_bf16_wide_pf) with that k-step
-# and pipeline depth.
+# wide NAME BK STAGES [KERNEL [WGROUP [STORE4]]]: gemm_bf16_wide (or KERNEL, gemm_bf16_wide_pf)
+# with that k-step, pipeline depth (the wide kernels' cp_async_wait::<N>() become STAGES - 2),
+# launch grouping (WGROUP tile rows down, default the file's) and epilogue (STORE4 true: the
+# lane pairs' store4 of gemm_bf16_wide_pf).
 wide() {
-    local name=$1 bk=$2 stages=$3 kernel=${4:-gemm_bf16_wide}
+    local name=$1 bk=$2 stages=$3 kernel=${4:-gemm_bf16_wide} group=${5:-} store4=${6:-}
     sed -e "s/^pub const WBK: u32 = .*;/pub const WBK: u32 = $bk;/" \
         -e "s/^const WSTAGES: u32 = .*;/const WSTAGES: u32 = $stages;/" \
         -e "s/^const WKSTEPS: u32 = .*;/const WKSTEPS: u32 = $((bk / 16));/" \
         -e "s/^const WA_COPIES: u32 = .*;/const WA_COPIES: u32 = $((128 * bk / 2048));/" \
         -e "s/^const WB_COPIES: u32 = .*;/const WB_COPIES: u32 = $((256 * bk / 2048));/" \
-        -e "s/cp_async_wait::<2>()/cp_async_wait::<$((stages - 2))>()/" "$src" > "$tmp/$name.rs"
+        -e "${group:+s/^const WGROUP: u32 = .*;/const WGROUP: u32 = $group;/}" \
+        -e "${store4:+s/^const WSTORE4: bool = .*;/const WSTORE4: bool = $store4;/}" \
+        -e "/^pub fn gemm_bf16_wide/,\$ s/cp_async_wait::<[0-9]*>()/cp_async_wait::<$((stages - 2))>()/" \
+        "$src" > "$tmp/$name.rs"
     local smem=$((stages * (128 + 256) * bk * 2))
     {
         echo "// harness: -DKERNEL=cuprum_rawkernel_$kernel -DTHREADS=256 -DTM=128 -DTN=256 -DSMEM=$smem"
@@ -49,6 +54,13 @@ wide wide_k64 64 3
 wide wide_k64_s4 64 4
 wide wide_pf 32 4 gemm_bf16_wide_pf
 wide wide_pf_k64 64 3 gemm_bf16_wide_pf
+# Session 26, second round: a fourth stage at BK 64 (192 KiB), the launch grouped 8 or 32 tile
+# rows down, and the store4 epilogue.
+wide wide_pf_k64_s4 64 4 gemm_bf16_wide_pf
+wide wide_pf_k64_g8 64 3 gemm_bf16_wide_pf 8
+wide wide_pf_k64_g32 64 3 gemm_bf16_wide_pf 32
+wide wide_pf_k64_st4 64 3 gemm_bf16_wide_pf "" true
+wide wide_pf_k64_s4_st4 64 4 gemm_bf16_wide_pf "" true
 rm -r "$tmp"
 if [ "${1:-}" = --commit ]; then
     mkdir -p variants
