@@ -160,9 +160,14 @@ pub fn gemm_bf16(m: u32, n: u32, k: u32, a: &[bf16], b: &[bf16], c: &mut [f32]) 
 pub const WBM: u32 = 128;
 /// Columns of C per block of `gemm_bf16_wide`.
 pub const WBN: u32 = 256;
-/// The k-step of `gemm_bf16_wide` (32 or 64; K must be a multiple).
+/// The k-step of `gemm_bf16_wide` (32, 64 or 128; K must be a multiple).
 pub const WBK: u32 = 64;
 const WSTAGES: u32 = 3;
+/// A's swizzle: chunk c of row r is stored at chunk c ^ ((r / WSWZ_DIV) % WSWZ_MOD), so that the
+/// eight rows of an `ldmatrix` phase fall in distinct banks: (2, 4) for `WBK` 32 (rows of 64
+/// bytes), (1, 8) for 64 and 128. The kernels check them against `WBK` on entry.
+const WSWZ_DIV: u32 = 1;
+const WSWZ_MOD: u32 = 8;
 /// Elements of one stage of A (WBM x WBK) and of B (WBK x WBN).
 const WA_STAGE: u32 = WBM * WBK;
 const WB_STAGE: u32 = WBK * WBN;
@@ -176,6 +181,9 @@ const WB_COPIES: u32 = 8;
 /// Rows of block tiles next to each other in the launch order, so that the blocks running at once
 /// share their rows of A and columns of B in L2.
 const WGROUP: u32 = 16;
+/// Whether `gemm_bf16_wide_pf` stores C four floats at a time (`store4`, after a lane-pair
+/// `shfl_xor`) instead of one (benches/experiments/gemm_bf16/gen.sh times both).
+const WSTORE4: bool = false;
 /// Threads per block of `gemm_bf16_wide`.
 pub const WIDE_THREADS: u32 = 256;
 /// The dynamic shared memory a launch of `gemm_bf16_wide` needs: the stages of A, then of B.
@@ -194,6 +202,9 @@ pub fn gemm_bf16_wide(m: u32, n: u32, k: u32, a: &[bf16], b: &[bf16], c: &mut [f
     // once here).
     let (mu, nu, ku) = (m as usize, n as usize, k as usize);
     if WKSTEPS * 16 != WBK || WA_COPIES * 2048 != WA_STAGE || WB_COPIES * 2048 != WB_STAGE {
+        return;
+    }
+    if WKSTEPS > 8 || WSWZ_MOD != (WBK / 8).min(8) || WSWZ_DIV != (64 / WBK).max(1) {
         return;
     }
     if block_dim().x != WIDE_THREADS || m % WBM != 0 || n % WBN != 0 || k % WBK != 0 {
@@ -216,10 +227,9 @@ pub fn gemm_bf16_wide(m: u32, n: u32, k: u32, a: &[bf16], b: &[bf16], c: &mut [f
 
     // The copies: this thread's 16-byte chunks of A are chunk ca of rows ra + i 2048 / WBK, those
     // of B chunk cb of k rows rb + 8 i; each 2048 elements apart in a stage, and the XOR swizzle
-    // (A: by row / (64 / WBK) across the WBK / 8 chunks of a row; B: by row % 8) is the same for
-    // all of them.
+    // (A: by (row / WSWZ_DIV) % WSWZ_MOD; B: by row % 8) is the same for all of them.
     let (ra, ca) = (tid / (WBK / 8), tid % (WBK / 8));
-    let sa0 = ra * WBK + (ca ^ ((ra / (64 / WBK)) % (WBK / 8))) * 8;
+    let sa0 = ra * WBK + (ca ^ ((ra / WSWZ_DIV) % WSWZ_MOD)) * 8;
     let ga0 = (m0 + ra) as usize * ku + (ca * 8) as usize;
     let (rb, cb) = (tid / 32, tid % 32);
     let sb0 = WSTAGES * WA_STAGE + rb * WBN + (cb ^ (rb % 8)) * 8;
@@ -229,15 +239,17 @@ pub fn gemm_bf16_wide(m: u32, n: u32, k: u32, a: &[bf16], b: &[bf16], c: &mut [f
     // stored at chunk (2 kk) ^ ach; B's k row 16 kk + l % 8 + 8 ((l / 8) % 2), chunk
     // 8 wn + 2 j + l / 16, stored at 8 wn + ((2 j) ^ bch).
     let la0 = (wm * 64 + lane % 16) * WBK;
-    let ach = (lane / 16) ^ (((lane % 16) / (64 / WBK)) % (WBK / 8));
+    let ach = (lane / 16) ^ (((lane % 16) / WSWZ_DIV) % WSWZ_MOD);
     let lb0 = WSTAGES * WA_STAGE + (lane % 8 + 8 * ((lane / 8) % 2)) * WBN + wn * 64;
     let bch = (lane / 16) ^ (lane % 8);
     // The swizzled chunk offsets per k-step (A) and per pair of 8-column tiles (B), indexed by
     // the unrolled loops' counters (constant indices: registers).
-    let mut acol = [0u32; 4];
+    let mut acol = [0u32; 8];
     let mut bcol = [0u32; 4];
-    for x in 0..4u32 {
+    for x in 0..8u32 {
         acol[x as usize] = ((2 * x) ^ ach) * 8;
+    }
+    for x in 0..4u32 {
         bcol[x as usize] = ((2 * x) ^ bch) * 8;
     }
 
@@ -339,6 +351,9 @@ pub fn gemm_bf16_wide_pf(m: u32, n: u32, k: u32, a: &[bf16], b: &[bf16], c: &mut
     if WKSTEPS * 16 != WBK || WA_COPIES * 2048 != WA_STAGE || WB_COPIES * 2048 != WB_STAGE {
         return;
     }
+    if WKSTEPS > 8 || WSWZ_MOD != (WBK / 8).min(8) || WSWZ_DIV != (64 / WBK).max(1) {
+        return;
+    }
     if block_dim().x != WIDE_THREADS || m % WBM != 0 || n % WBN != 0 || k % WBK != 0 {
         return;
     }
@@ -359,10 +374,9 @@ pub fn gemm_bf16_wide_pf(m: u32, n: u32, k: u32, a: &[bf16], b: &[bf16], c: &mut
 
     // The copies: this thread's 16-byte chunks of A are chunk ca of rows ra + i 2048 / WBK, those
     // of B chunk cb of k rows rb + 8 i; each 2048 elements apart in a stage, and the XOR swizzle
-    // (A: by row / (64 / WBK) across the WBK / 8 chunks of a row; B: by row % 8) is the same for
-    // all of them.
+    // (A: by (row / WSWZ_DIV) % WSWZ_MOD; B: by row % 8) is the same for all of them.
     let (ra, ca) = (tid / (WBK / 8), tid % (WBK / 8));
-    let sa0 = ra * WBK + (ca ^ ((ra / (64 / WBK)) % (WBK / 8))) * 8;
+    let sa0 = ra * WBK + (ca ^ ((ra / WSWZ_DIV) % WSWZ_MOD)) * 8;
     let ga0 = (m0 + ra) as usize * ku + (ca * 8) as usize;
     let (rb, cb) = (tid / 32, tid % 32);
     let sb0 = WSTAGES * WA_STAGE + rb * WBN + (cb ^ (rb % 8)) * 8;
@@ -372,15 +386,17 @@ pub fn gemm_bf16_wide_pf(m: u32, n: u32, k: u32, a: &[bf16], b: &[bf16], c: &mut
     // stored at chunk (2 kk) ^ ach; B's k row 16 kk + l % 8 + 8 ((l / 8) % 2), chunk
     // 8 wn + 2 j + l / 16, stored at 8 wn + ((2 j) ^ bch).
     let la0 = (wm * 64 + lane % 16) * WBK;
-    let ach = (lane / 16) ^ (((lane % 16) / (64 / WBK)) % (WBK / 8));
+    let ach = (lane / 16) ^ (((lane % 16) / WSWZ_DIV) % WSWZ_MOD);
     let lb0 = WSTAGES * WA_STAGE + (lane % 8 + 8 * ((lane / 8) % 2)) * WBN + wn * 64;
     let bch = (lane / 16) ^ (lane % 8);
     // The swizzled chunk offsets per k-step (A) and per pair of 8-column tiles (B), indexed by
     // the unrolled loops' counters (constant indices: registers).
-    let mut acol = [0u32; 4];
+    let mut acol = [0u32; 8];
     let mut bcol = [0u32; 4];
-    for x in 0..4u32 {
+    for x in 0..8u32 {
         acol[x as usize] = ((2 * x) ^ ach) * 8;
+    }
+    for x in 0..4u32 {
         bcol[x as usize] = ((2 * x) ^ bch) * 8;
     }
 
@@ -471,6 +487,29 @@ pub fn gemm_bf16_wide_pf(m: u32, n: u32, k: u32, a: &[bf16], b: &[bf16], c: &mut
 
     // Each lane holds rows g and g + 8, columns 2t and 2t + 1 of every 16 x 8 tile.
     let (gr, tc) = (lane / 4, 2 * (lane % 4));
+    if WSTORE4 {
+        // Lanes 2u and 2u + 1 swap halves (shfl_xor 1): the even lane then holds columns 4 (u % 2)
+        // .. + 4 of row g, the odd one the same columns of row g + 8; one `store4` each.
+        let odd = lane % 2 == 1;
+        let (rr, cc) = (gr + if odd { 8 } else { 0 }, 4 * ((lane % 4) / 2));
+        for i in 0..4u32 {
+            for j in 0..8u32 {
+                let d = acc[(i * 8 + j) as usize];
+                let (s0, s1) = if odd { (d[0], d[1]) } else { (d[2], d[3]) };
+                let x0 = shfl_xor_sync(0xffff_ffff, s0, 1);
+                let x1 = shfl_xor_sync(0xffff_ffff, s1, 1);
+                let v = if odd {
+                    [x0, x1, d[2], d[3]]
+                } else {
+                    [d[0], d[1], x0, x1]
+                };
+                let row = (m0 + wm * 64 + i * 16 + rr) as usize;
+                let col = (n0 + wn * 64 + j * 8 + cc) as usize;
+                store4(c, row * nu + col, v);
+            }
+        }
+        return;
+    }
     for i in 0..4u32 {
         for j in 0..8u32 {
             let d = acc[(i * 8 + j) as usize];
