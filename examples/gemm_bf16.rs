@@ -65,8 +65,8 @@ impl Kernel {
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    // `gemm_bf16_wide_pf` by default: the fastest on an H200 (session 26: 454 TFLOP/s at 8192^3
-    // against 406 for `gemm_bf16` and cuBLAS's 763).
+    // `gemm_bf16_wide_pf` by default: the fastest on an H200 (session 26: 485 TFLOP/s at 8192^3
+    // against 406 for `gemm_bf16` and cuBLAS's 760-765).
     let kernel = match args.iter().find(|a| a.starts_with("wide") || a.as_str() == "square").map(String::as_str) {
         Some("square") => Kernel::Square,
         Some("wide") => Kernel::Wide,

@@ -182,8 +182,9 @@ const WB_COPIES: u32 = 8;
 /// share their rows of A and columns of B in L2.
 const WGROUP: u32 = 16;
 /// Whether `gemm_bf16_wide_pf` stores C four floats at a time (`store4`, after a lane-pair
-/// `shfl_xor`) instead of one (benches/experiments/gemm_bf16/gen.sh times both).
-const WSTORE4: bool = false;
+/// `shfl_xor`) instead of one (benches/experiments/gemm_bf16/gen.sh times both): on an H200 at
+/// 8192^3, 485 TFLOP/s against 453 with scalar stores (session 26).
+const WSTORE4: bool = true;
 /// Threads per block of `gemm_bf16_wide`.
 pub const WIDE_THREADS: u32 = 256;
 /// The dynamic shared memory a launch of `gemm_bf16_wide` needs: the stages of A, then of B.

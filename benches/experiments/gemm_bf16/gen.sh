@@ -17,7 +17,8 @@
 # and kernel_example.cu (as kernel_square.cu, gemm_bf16 itself: the baseline) to variants/
 # (ignored by git like the others; carry the folder): cd benches/experiments/gemm_bf16 && bash
 # run.sh variants/kernel_*.cu. Session 26 on an H200 at 8192^3: square 406 TFLOP/s, wide 335,
-# wide_s3 336, wide_k64 389, wide_k64_s4 390, wide_pf 396, wide_pf_k64 454; cuBLAS 763.
+# wide_s3 336, wide_k64 389, wide_k64_s4 390, wide_pf 396, wide_pf_k64 454 (s4 454, g8 455,
+# g32 452, st4 485, s4_st4 485), wide_pf_k128 466 (st4 486); cuBLAS 759-765.
 set -eu
 cd "$(dirname "$0")"
 root=$(cd ../../.. && pwd)
@@ -68,6 +69,7 @@ wide wide_pf_k64_s4_st4 64 4 gemm_bf16_wide_pf "" true
 # k-steps of 128 in two stages (192 KiB): the same copy lead as k64 in three (7 k-steps of 16),
 # half the barriers.
 wide wide_pf_k128 128 2 gemm_bf16_wide_pf
+wide wide_pf_k128_st4 128 2 gemm_bf16_wide_pf "" true
 rm -r "$tmp"
 if [ "${1:-}" = --commit ]; then
     mkdir -p variants
