@@ -9,8 +9,9 @@
 //! Faster Least Significant Digit Radix Sort for GPUs", 2022):
 //!
 //! 1. once per sort, `radix_hist` counts the digits of every pass in one read of the keys;
-//! 2. each pass is one launch of `radix_scatter`: each block takes the next tile of 4096 keys
-//!    (256 threads of 16) from an atomic counter, ranks its keys stably (each thread holds 16
+//! 2. each pass is one launch of `radix_scatter` (`radix_scatter_keys` for 4-byte keys alone):
+//!    each block takes the next tile of 4096 keys (256 threads of 16) from an atomic counter,
+//!    ranks its keys stably (each thread holds 16
 //!    consecutive keys and counts its digits in a column of shared counters; an exclusive scan
 //!    of the counters in [digit][thread] order gives each thread its first slot per digit),
 //!    publishes its count of each digit, places its keys sorted by digit in shared memory,
@@ -425,10 +426,12 @@ unsafe fn scatter_tile<K: Int>(
         }
     }
     sync_threads();
-    // Count the digits of the thread's keys, and keep each key's counter word before its
-    // increment (`old`, whose half holds the key's rank among the thread's keys of its digit) and
-    // its digit (six of 5 bits to a word), so that the placing needs only a read of each key's
-    // counter after the scan, not a read and a write per key in a chain. The keys are not kept:
+    // Count the digits of the thread's keys, and keep each key's rank among the thread's keys of
+    // its digit (the half of its counter word before its increment, below 16: eight of 4 bits to
+    // a word) and its digit (six of 5 bits to a word), so that the placing needs only a read of
+    // each key's counter after the scan, not a read and a write per key in a chain (whole
+    // counter words per key took 16 registers across the scan, which `radix_scatter_keys`'s 40
+    // do not have). The keys are not kept:
     // they are read again before the placing, so that the scan has its registers without spills
     // (with the keys kept too, ptxas spilled about 30 registers at the 64-register cap).
     let mut rk = [0u32; 2];
@@ -484,10 +487,9 @@ unsafe fn scatter_tile<K: Int>(
         ks[j] = keys_s[own + j];
     }
     sync_threads();
-    // Lane `d` of the first warp: digit `d`'s first slot and count in the tile (thread 0's
-    // counters, at `cb + (d % 16) * CROW`, which nothing writes again), published at once (later
-    // tiles may be waiting for it); its look-back over the tiles before comes after its keys are
-    // placed (below), when the registers of the keys are free.
+    // Lane `d` of the first warp: digit `d`'s count in the tile (`first_and_count`), published
+    // at once (later tiles may be waiting for it); its look-back over the tiles before comes
+    // after its keys are placed (below), when the registers of the keys are free.
     let d = lane;
     let agg_flag = (2 * pass + 1) as u64;
     let inc_flag = agg_flag + 1;
@@ -499,8 +501,7 @@ unsafe fn scatter_tile<K: Int>(
     }
     // Place the keys sorted by digit, each thread's in order after the threads before it: a
     // key's slot is its digit's first slot of the thread plus its rank among the thread's keys
-    // of that digit, the half of the scanned word plus the word before the key's increment (the
-    // low halves' sum stays below 2^16: no carry into the high half). The counters (`cnt`) and
+    // of that digit (`slot_of`). The counters (`cnt`) and
     // the slots (`keys_s`, `vals_s`) are different shared arrays: the compiler may read every
     // counter before the first write.
     for j in (0..ITEMS).unroll() {
