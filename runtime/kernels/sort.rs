@@ -11,9 +11,9 @@
 //! 1. once per sort, `radix_hist` counts the digits of every pass in one read of the keys;
 //! 2. each pass is one launch of `radix_scatter` (`radix_scatter_keys` for 4-byte keys alone):
 //!    each block takes the next tile of 4096 keys (256 threads of 16) from an atomic counter,
-//!    ranks its keys stably (each thread holds 16
-//!    consecutive keys and counts its digits in a column of shared counters; an exclusive scan
-//!    of the counters in [digit][thread] order gives each thread its first slot per digit),
+//!    ranks its keys stably (each thread holds 16 consecutive keys and counts its digits in a
+//!    column of shared counters; an exclusive scan of the counters in [digit][thread] order
+//!    gives each thread its first slot per digit),
 //!    publishes its count of each digit, places its keys sorted by digit in shared memory,
 //!    finds the keys of each digit in the tiles before it by a decoupled look-back (one lane of
 //!    the first warp per digit, once that warp has placed its keys), and writes them out (and
