@@ -9,10 +9,11 @@
 //! Faster Least Significant Digit Radix Sort for GPUs", 2022):
 //!
 //! 1. once per sort, `radix_hist` counts the digits of every pass in one read of the keys;
-//! 2. each pass is one launch of `radix_scatter`: each block takes the next tile of 4096 keys
-//!    (256 threads of 16) from an atomic counter, ranks its keys stably (each thread holds 16
-//!    consecutive keys and counts its digits in a column of shared counters; an exclusive scan
-//!    of the counters in [digit][thread] order gives each thread its first slot per digit),
+//! 2. each pass is one launch of `radix_scatter` (`radix_scatter_keys` for 4-byte keys alone):
+//!    each block takes the next tile of 4096 keys (256 threads of 16) from an atomic counter,
+//!    ranks its keys stably (each thread holds 16 consecutive keys and counts its digits in a
+//!    column of shared counters; an exclusive scan of the counters in [digit][thread] order
+//!    gives each thread its first slot per digit),
 //!    publishes its count of each digit, places its keys sorted by digit in shared memory,
 //!    finds the keys of each digit in the tiles before it by a decoupled look-back (one lane of
 //!    the first warp per digit, once that warp has placed its keys), and writes them out (and
@@ -92,6 +93,37 @@ fn order_bits<K: Int>(b: K, mode: u32, sign: K, inf: K) -> K {
 #[device(crate = crate)]
 fn digit_of<K: Int>(b: K, shift: u32, mode: u32, sign: K, inf: K) -> u32 {
     (order_bits(b, mode, sign, inf) >> shift).low_u32() & 31
+}
+
+/// The tile slot of the thread's key `j` once the counters are scanned: its digit's first slot
+/// of the thread (the half of its counter word `cnt[ccol + (d % 16) * CROW]` that holds digit `d`)
+/// plus its rank among the thread's keys of that digit (below 16: 4 bits). The digits are packed
+/// six of 5 bits to a word (`dp`) and the ranks eight of 4 bits (`rk`), so that they hold 5
+/// registers across the scan, not the 16 of whole counter words. Unchecked (a bounds check per
+/// key cost registers and a branch).
+///
+/// # Safety
+///
+/// `cnt` holds the word `ccol + 15 * CROW`.
+#[device(crate = crate, unchecked)]
+unsafe fn slot_of(cnt: &[u32], ccol: usize, dp: [u32; 3], rk: [u32; 2], j: usize) -> u32 {
+    let d = (dp[j / 6] >> ((j % 6) * 5)) & 31;
+    let c = cnt[ccol + ((d % 16) * CROW as u32) as usize];
+    ((c >> (d & 16)) & 0xffff) + ((rk[j / 8] >> ((j % 8) * 4)) & 15)
+}
+
+/// Digit `d`'s first slot in the tile and its count of keys (of `count` in the tile), once the
+/// counters (from `cnt[cb]`) are scanned: thread 0's counters, at `cb + (d % 16) * CROW`, which
+/// nothing writes after the scan. Unchecked.
+///
+/// # Safety
+///
+/// `cnt` holds the word `cb + 15 * CROW`.
+#[device(crate = crate, unchecked)]
+unsafe fn first_and_count(cnt: &[u32], cb: usize, d: usize, count: u32) -> (u32, u64) {
+    let first = (cnt[cb + (d % 16) * CROW] >> (d & 16) as u32) & 0xffff;
+    let next = if d + 1 < BUCKETS { (cnt[cb + ((d + 1) % 16) * CROW] >> ((d + 1) & 16) as u32) & 0xffff } else { count };
+    (first, (next - first) as u64)
 }
 
 /// The bitwise OR (`acc[0]`, 0 before) and AND (`acc[1]`, all ones before) of the order images
@@ -211,11 +243,78 @@ pub fn radix_hist<K: Int>(keys: &[K], n: u64, mode: u32, sign: K, inf: K, first:
 ///
 /// Launch with one block of `THREADS` threads per tile and dynamic shared memory of `PADDED`
 /// keys (`K`) followed, when `vals` is not 0, by `PADDED` `i64`s, and then by `WORDS` `u32`
-/// counters (the last `WORDS` of the region); `counter[pass]` zeroed. At most 64 registers (`min_blocks = 4`): 4 blocks of 256
-/// threads fit a multiprocessor (with 8-byte keys and values, 2 by shared memory), which hide
-/// the look-back's latency behind each other's work.
+/// counters (the last `WORDS` of the region); `counter[pass]` zeroed. At most 64 registers
+/// (`min_blocks = 4`): 4 blocks of 256 threads fit a multiprocessor (with 8-byte keys and
+/// values, 2 by shared memory), which hide the look-back's latency behind each other's work.
+/// 4-byte keys alone have `radix_scatter_keys`, which keeps 6 blocks resident.
 #[rawkernel(crate = crate, unchecked, max_threads = 256, min_blocks = 4, instances = [u32, u64])]
 pub fn radix_scatter<K: Int>(
+    keys_in: &[K],
+    keys_out: &mut [K],
+    vals_in: &[i64],
+    vals_out: &mut [i64],
+    vals: u32,
+    n: u64,
+    shift: u32,
+    mode: u32,
+    sign: K,
+    inf: K,
+    hist: &[u64],
+    h: u32,
+    pass: u32,
+    status: &mut [u64],
+    counter: &mut [u32],
+) {
+    // SAFETY: the launch's contract (above) is `scatter_tile`'s.
+    unsafe {
+        scatter_tile(
+            keys_in, keys_out, vals_in, vals_out, vals, n, shift, mode, sign, inf, hist, h, pass, status, counter,
+        )
+    };
+}
+
+/// `radix_scatter` of keys alone (`vals` 0: `unused_in` and `unused_out` are not touched), the
+/// same launch with dynamic shared memory of `PADDED` keys and `WORDS` counters, at most 40
+/// registers (`min_blocks = 6`): with 4-byte keys (35.6 KiB a block) 6 blocks of 256 threads
+/// fit a multiprocessor, against 4 at `radix_scatter`'s 64 registers, to hide the latencies of
+/// the barriers and the look-back (on an H200 a pass of 2^26 keys issued 0.56 warp-instructions
+/// a cycle per scheduler at 4 blocks, no warp eligible 44% of the cycles). The keys' path
+/// compiles to 40 registers without spills; the values' paths, not compiled in here, would
+/// not.
+#[rawkernel(crate = crate, unchecked, max_threads = 256, min_blocks = 6, instances = [u32])]
+pub fn radix_scatter_keys<K: Int>(
+    keys_in: &[K],
+    keys_out: &mut [K],
+    unused_in: &[i64],
+    unused_out: &mut [i64],
+    n: u64,
+    shift: u32,
+    mode: u32,
+    sign: K,
+    inf: K,
+    hist: &[u64],
+    h: u32,
+    pass: u32,
+    status: &mut [u64],
+    counter: &mut [u32],
+) {
+    // SAFETY: the launch's contract (above) is `scatter_tile`'s with `vals` 0.
+    unsafe {
+        scatter_tile(
+            keys_in, keys_out, unused_in, unused_out, 0, n, shift, mode, sign, inf, hist, h, pass, status, counter,
+        )
+    };
+}
+
+/// The body of `radix_scatter` and `radix_scatter_keys`: one block's tile of a pass (the
+/// arguments and the launch are `radix_scatter`'s).
+///
+/// # Safety
+///
+/// The launch follows `radix_scatter`'s contract (above): every access is unchecked.
+#[device(crate = crate, unchecked)]
+#[allow(clippy::too_many_arguments)]
+unsafe fn scatter_tile<K: Int>(
     keys_in: &[K],
     keys_out: &mut [K],
     vals_in: &[i64],
@@ -327,13 +426,15 @@ pub fn radix_scatter<K: Int>(
         }
     }
     sync_threads();
-    // Count the digits of the thread's keys, and keep each key's counter word before its
-    // increment (`old`, whose half holds the key's rank among the thread's keys of its digit) and
-    // its digit (six of 5 bits to a word), so that the placing needs only a read of each key's
-    // counter after the scan, not a read and a write per key in a chain. The keys are not kept:
+    // Count the digits of the thread's keys, and keep each key's rank among the thread's keys of
+    // its digit (the half of its counter word before its increment, below 16: eight of 4 bits to
+    // a word) and its digit (six of 5 bits to a word), so that the placing needs only a read of
+    // each key's counter after the scan, not a read and a write per key in a chain (whole
+    // counter words per key took 16 registers across the scan, which `radix_scatter_keys`'s 40
+    // do not have). The keys are not kept:
     // they are read again before the placing, so that the scan has its registers without spills
     // (with the keys kept too, ptxas spilled about 30 registers at the 64-register cap).
-    let mut old = [0u32; ITEMS];
+    let mut rk = [0u32; 2];
     let mut dp = [0u32; 3];
     for j in (0..ITEMS).unroll() {
         let d = digit_of(keys_s[own + j], shift, mode, sign, inf);
@@ -341,7 +442,7 @@ pub fn radix_scatter<K: Int>(
         let s = ccol + ((d % 16) * CROW as u32) as usize;
         let c = cnt[s];
         cnt[s] = c + (1u32 << (d & 16));
-        old[j] = c;
+        rk[j / 8] |= ((c >> (d & 16)) & 15) << ((j % 8) * 4);
     }
     sync_threads();
     // Exclusive scan of the counter words in [row][thread] order, both halves at once: thread t
@@ -386,41 +487,29 @@ pub fn radix_scatter<K: Int>(
         ks[j] = keys_s[own + j];
     }
     sync_threads();
-    // Lane `d` of the first warp: digit `d`'s first slot and count in the tile (thread 0's
-    // counters, at `cb + (d % 16) * CROW`, which nothing writes again), published at once (later
-    // tiles may be waiting for it); its look-back over the tiles before comes after its keys are
-    // placed (below), when the registers of the keys are free.
+    // Lane `d` of the first warp: digit `d`'s count in the tile (`first_and_count`), published
+    // at once (later tiles may be waiting for it); its look-back over the tiles before comes
+    // after its keys are placed (below), when the registers of the keys are free.
     let d = lane;
     let agg_flag = (2 * pass + 1) as u64;
     let inc_flag = agg_flag + 1;
-    let word = tile as usize * BUCKETS + d;
-    let mut first = 0u32;
-    let mut mine = 0u64;
     if warp == 0 {
-        first = (cnt[cb + (d % 16) * CROW] >> (d & 16) as u32) & 0xffff;
-        let next = if d + 1 < BUCKETS {
-            (cnt[cb + ((d + 1) % 16) * CROW] >> ((d + 1) & 16) as u32) & 0xffff
-        } else {
-            count
-        };
-        mine = (next - first) as u64;
+        // SAFETY: the counters end at `cb + WORDS` (the launch's contract, above).
+        let (_, mine) = unsafe { first_and_count(cnt, cb, d, count) };
         let flag = if tile == 0 { inc_flag } else { agg_flag };
-        atomic_exch(status, word, (flag << COUNT_BITS) | mine);
+        atomic_exch(status, tile as usize * BUCKETS + d, (flag << COUNT_BITS) | mine);
     }
     // Place the keys sorted by digit, each thread's in order after the threads before it: a
     // key's slot is its digit's first slot of the thread plus its rank among the thread's keys
-    // of that digit, the half of the scanned word plus the word before the key's increment (the
-    // low halves' sum stays below 2^16: no carry into the high half). The counters (`cnt`) and
+    // of that digit (`slot_of`). The counters (`cnt`) and
     // the slots (`keys_s`, `vals_s`) are different shared arrays: the compiler may read every
     // counter before the first write.
-    let mut slot = [0u32; ITEMS];
     for j in (0..ITEMS).unroll() {
-        let d = (dp[j / 6] >> ((j % 6) * 5)) & 31;
-        let c = cnt[ccol + ((d % 16) * CROW as u32) as usize];
-        slot[j] = ((c + old[j]) >> (d & 16)) & 0xffff;
-        keys_s[pad(slot[j] as usize)] = ks[j];
+        // SAFETY: thread `tid`'s counter words end at `ccol + 15 * CROW < cb + WORDS`.
+        let slot = unsafe { slot_of(cnt, ccol, dp, rk, j) };
+        keys_s[pad(slot as usize)] = ks[j];
         if vals == 1 {
-            vals_s[vb + pad(slot[j] as usize)] = (start + (tid * ITEMS + j) as u64) as i64;
+            vals_s[vb + pad(slot as usize)] = (start + (tid * ITEMS + j) as u64) as i64;
         }
     }
     if vals == 2 {
@@ -434,13 +523,24 @@ pub fn radix_scatter<K: Int>(
         }
         sync_threads();
         for j in (0..ITEMS).unroll() {
-            vals_s[vb + pad(slot[j] as usize)] = vs[j];
+            // SAFETY: as above.
+            let slot = unsafe { slot_of(cnt, ccol, dp, rk, j) };
+            vals_s[vb + pad(slot as usize)] = vs[j];
         }
     }
     // The first warp's look-back: lane `d` adds the keys of digit `d` in the tiles before this
     // one and publishes this tile's inclusive count (tile 0 has published it above); the other
     // warps wait for it at the barrier below, as only the writes need the offsets.
     if warp == 0 {
+        // The tile, its first slot and count of digit `d` again (from shared memory, which no
+        // one writes again before the barrier below), not kept across the placing: their
+        // registers live across it cost the keys' registers spills at 40.
+        let tile = tile_s[0] as u64;
+        let start = tile * TILE as u64;
+        let count = if start + (TILE as u64) < n { TILE as u32 } else { (n - start) as u32 };
+        // SAFETY: as above.
+        let (first, mine) = unsafe { first_and_count(cnt, cb, d, count) };
+        let word = tile as usize * BUCKETS + d;
         let mut before = 0u64;
         if tile != 0 {
             // `LOOK` tiles at a time from `p` down (their loads in flight together: a launch's
@@ -486,6 +586,12 @@ pub fn radix_scatter<K: Int>(
         base_s[d] = (digit_start + before) as i64 - first as i64;
     }
     sync_threads();
+    // The tile and its bounds again, read from shared memory (not kept across the placing and
+    // the look-back, as `first_and_count` above).
+    let tile = tile_s[0] as u64;
+    let start = tile * TILE as u64;
+    let count = if start + (TILE as u64) < n { TILE as u32 } else { (n - start) as u32 };
+    let whole = count == TILE as u32;
     // Each sorted key's digit is computed again from the key (a few ALU instructions, which have
     // room), not stored per slot: a `u8` per slot cost a store with bank conflicts (random
     // slots) and a load per key in shared memory, the scatter's limit.

@@ -352,25 +352,48 @@ pub(crate) fn radix<K: KeyBits>(
         // then `PADDED` i64 when there are values, then `WORDS` u32 counters (the kernel finds
         // the values and counters from the region's end: the values at their index
         // `len - WORDS / 2 - PADDED`, the counters at `len - WORDS`); shared indices are below
-        // those lengths.
-        unsafe { kernels::radix_scatter::launch(
-            &scatter_cfg,
-            src,
-            dst,
-            vsrc,
-            vdst,
-            vmode,
-            n as u64,
-            shift,
-            mode as u32,
-            sign,
-            inf,
-            &hist,
-            shift / DIGIT_BITS,
-            pass,
-            &mut status,
-            &mut counters,
-        ) }?;
+        // those lengths. 4-byte keys alone go to `radix_scatter_keys` (the same kernel with
+        // `vmode` 0, at 6 blocks a multiprocessor), with the same contract.
+        if vmode == 0 && K::BITS == 32 {
+            // SAFETY: as above (`vsrc` and `vdst` are not touched).
+            unsafe { kernels::radix_scatter_keys::launch(
+                &scatter_cfg,
+                src,
+                dst,
+                vsrc,
+                vdst,
+                n as u64,
+                shift,
+                mode as u32,
+                sign,
+                inf,
+                &hist,
+                shift / DIGIT_BITS,
+                pass,
+                &mut status,
+                &mut counters,
+            ) }?;
+        } else {
+            // SAFETY: as above.
+            unsafe { kernels::radix_scatter::launch(
+                &scatter_cfg,
+                src,
+                dst,
+                vsrc,
+                vdst,
+                vmode,
+                n as u64,
+                shift,
+                mode as u32,
+                sign,
+                inf,
+                &hist,
+                shift / DIGIT_BITS,
+                pass,
+                &mut status,
+                &mut counters,
+            ) }?;
+        }
     }
     let last = (passes as usize) % 2;
     let [b0, b1] = bufs;

@@ -169,7 +169,7 @@ fn sort_kernels_with_skewed_digits_over_many_tiles() {
 /// with its inclusive prefix and tiles 1 to `t0 - 1` with their counts alone, and the blocks
 /// start at tile `t0` (`counter[pass] = t0`): the first walks back over all of them, adding
 /// their counts, and the keys of tiles `t0..` must land where a stable sort by the digit puts
-/// them.
+/// them, with `radix_scatter` and with `radix_scatter_keys` (keys alone).
 #[test]
 fn sort_scatter_walks_back_over_published_counts() {
     let _cpu = on_cpu();
@@ -178,14 +178,18 @@ fn sort_scatter_walks_back_over_published_counts() {
     let n = tiles * tile - 100;
     // Walks of 1, 4, 5 and 8 tiles (the look-back reads 4 at a time).
     for t0 in [1usize, 4, 5, 8] {
-        scatter_after_published_counts(r, tile, tiles, n, t0, pass, shift);
+        for alone in [false, true] {
+            scatter_after_published_counts(r, tile, tiles, n, t0, pass, shift, alone);
+        }
     }
 }
 
-/// `sort_scatter_walks_back_over_published_counts` with the blocks starting at tile `t0`.
-fn scatter_after_published_counts(r: &mut Rng, tile: usize, tiles: usize, n: usize, t0: usize, pass: u32, shift: u32) {
+/// `sort_scatter_walks_back_over_published_counts` with the blocks starting at tile `t0`, by
+/// `radix_scatter_keys` when `alone`, else by `radix_scatter`.
+#[allow(clippy::too_many_arguments)]
+fn scatter_after_published_counts(r: &mut Rng, tile: usize, tiles: usize, n: usize, t0: usize, pass: u32, shift: u32, alone: bool) {
     use crate::launch::LaunchConfig;
-    use crate::sort::kernels::radix_scatter;
+    use crate::sort::kernels::{radix_scatter, radix_scatter_keys};
     // Skewed digits: most keys in a few digits, some digits in no tile.
     let keys: Vec<u32> = (0..n).map(|_| if r.int(0, 3) == 0 { r.int(0, 1 << 12) as u32 } else { (r.int(0, 3) as u32) << 6 }).collect();
     let digit = |k: u32| ((k >> shift) & 31) as usize;
@@ -223,14 +227,23 @@ fn scatter_after_published_counts(r: &mut Rng, tile: usize, tiles: usize, n: usi
     // SAFETY: `radix_scatter` is unchecked: `tiles - t0` blocks take the tiles `t0..tiles` (from
     // `counter[2] = t0`), reading keys below `n` and the status words of tiles below `tiles`;
     // each key goes to a slot below `n` of `dst` (the positions of a permutation); no values.
-    unsafe {
-        radix_scatter::launch(&cfg, &src, &mut dst, &vals, &mut vals_out, 0, n as u64, shift, 0, 1u32 << 31, f32::INFINITY.to_bits(), &hist, 0, pass, &mut status_a, &mut counter)
+    // `radix_scatter_keys` has the same contract.
+    let (sign, inf) = (1u32 << 31, f32::INFINITY.to_bits());
+    if alone {
+        // SAFETY: as above.
+        unsafe {
+            radix_scatter_keys::launch(&cfg, &src, &mut dst, &vals, &mut vals_out, n as u64, shift, 0, sign, inf, &hist, 0, pass, &mut status_a, &mut counter)
+        }
+        .unwrap();
+    } else {
+        // SAFETY: as above.
+        unsafe { radix_scatter::launch(&cfg, &src, &mut dst, &vals, &mut vals_out, 0, n as u64, shift, 0, sign, inf, &hist, 0, pass, &mut status_a, &mut counter) }
+            .unwrap();
     }
-    .unwrap();
     let got = dst.to_vec().unwrap();
     // Only the keys of tiles `t0..` were written; their slots must hold what the sort puts there.
     let written: Vec<usize> = (0..n).filter(|&i| got[i] != u32::MAX).collect();
-    assert_eq!(written.len(), n - t0 * tile, "every key of tiles {t0}.. written once");
+    assert_eq!(written.len(), n - t0 * tile, "every key of tiles {t0}.. written once (alone: {alone})");
     for &i in &written {
         assert_eq!(got[i], want[i], "slot {i} (blocks from tile {t0})");
     }
