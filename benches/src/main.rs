@@ -97,7 +97,7 @@ struct Options {
 }
 
 /// The sections `--only` takes.
-const ONLY_SECTIONS: &str = "ufuncs, manipulation, scan, sort, reduction, matmul, attention, tuning, cpu, multi";
+const ONLY_SECTIONS: &str = "ufuncs, manipulation, scan, sort, reduction, matmul, gemm, attention, tuning, cpu, multi";
 
 /// One printed line: a figure beside its ceiling.
 struct Row {
@@ -364,6 +364,10 @@ fn run(dev: &Device, opts: &Options) -> Result<()> {
         }
         if want("matmul") {
             rows.extend(matmul::rows(&stream)?);
+        }
+        if want("gemm") {
+            // The bf16 GEMM examples (`mma.sync` and `wgmma`) against cuBLAS in the same run.
+            rows.extend(gemm_bf16::rows(&stream)?.0);
         }
         if want("attention") {
             rows.extend(attention::rows(&stream)?);
