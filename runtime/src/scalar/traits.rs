@@ -150,6 +150,15 @@ pub trait Real: Number + PartialOrd {
     /// The value's bits, zero-extended to 64 (`f32::to_bits(x) as u64`; `x as u32 as u64` for
     /// an `i32`): with [`Real::from_bits_u64`], the way to pack a generic value and a flag into
     /// one 64-bit word that an atomic writes at once.
+    ///
+    /// ```
+    /// use cuprum_runtime::Real;
+    /// assert_eq!((-2i32).to_bits_u64(), 0xffff_fffe);
+    /// assert_eq!((-0.0f32).to_bits_u64(), 0x8000_0000);
+    /// // A flag above a value's 32 bits, and the value back.
+    /// let word = (2u64 << 32) | 1.5f32.to_bits_u64();
+    /// assert_eq!(<f32 as Real>::from_bits_u64(word & 0xffff_ffff), 1.5);
+    /// ```
     fn to_bits_u64(self) -> u64;
     /// The value whose bits are the low bits of `b`, as many as the type has (the inverse of
     /// [`Real::to_bits_u64`]).
