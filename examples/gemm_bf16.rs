@@ -2,10 +2,10 @@
 //! (`mma_m16n8k16` fed by `cp_async` and `ldmatrix`), checked against an f64 host product on
 //! sampled entries and timed with CUDA events.
 //!
-//! `cargo run --release -p cuprum-examples --example gemm_bf16 -- [wide|wide_pf] [M N K]` (default
-//! 8192 8192 8192). `gemm_bf16` tiles C by 128 x 128 (M and N multiples of 128, K of 32); with
-//! `wide`, `gemm_bf16_wide` by 128 x 256 in dynamic shared memory (N a multiple of 256, K of
-//! `WBK`); `wide_pf` the same with its fragments loaded a k-step ahead (`gemm_bf16_wide_pf`).
+//! `cargo run --release -p cuprum-examples --example gemm_bf16 -- [square|wide_pf] [M N K]`
+//! (default wide_pf, 8192 8192 8192). `wide_pf`, `gemm_bf16_wide_pf`, tiles C by 128 x 256 in
+//! dynamic shared memory with its fragments loaded a k-step ahead (M a multiple of 128, N of 256,
+//! K of `WBK`); `square`, `gemm_bf16`, by 128 x 128 (M and N multiples of 128, K of 32).
 //! Prints TFLOP/s; `cuprum-bench` prints the same kernel next to cuBLAS's bf16 GEMM measured in the
 //! same run. With `CUPRUM_DEVICE=cpu` it runs on the CPU device (default 128 256 128), checks every
 //! entry and times nothing.
@@ -23,9 +23,7 @@ use rand::{RngExt as _, SeedableRng as _};
 enum Kernel {
     /// `gemm_bf16`: 128 x 128, 4 warps, static shared memory.
     Square,
-    /// `gemm_bf16_wide`: 128 x 256, 8 warps, dynamic shared memory.
-    Wide,
-    /// `gemm_bf16_wide_pf`: `Wide` with its fragments loaded a k-step ahead.
+    /// `gemm_bf16_wide_pf`: 128 x 256, 8 warps, dynamic shared memory, fragments a k-step ahead.
     WidePf,
 }
 
@@ -33,14 +31,13 @@ impl Kernel {
     fn tile(self) -> (usize, usize, usize) {
         match self {
             Kernel::Square => (128, 128, 32),
-            Kernel::Wide | Kernel::WidePf => (kernels::WBM as usize, kernels::WBN as usize, kernels::WBK as usize),
+            Kernel::WidePf => (kernels::WBM as usize, kernels::WBN as usize, kernels::WBK as usize),
         }
     }
 
     fn name(self) -> &'static str {
         match self {
             Kernel::Square => "gemm_bf16",
-            Kernel::Wide => "gemm_bf16_wide",
             Kernel::WidePf => "gemm_bf16_wide_pf",
         }
     }
@@ -52,12 +49,9 @@ impl Kernel {
         let (mu, nu, ku) = (m as u32, n as u32, k as u32);
         match self {
             Kernel::Square => kernels::gemm_bf16::launch(&LaunchConfig::new(grid, 128u32), mu, nu, ku, a, b, c),
-            Kernel::Wide | Kernel::WidePf => {
+            Kernel::WidePf => {
                 let cfg = LaunchConfig::new(grid, kernels::WIDE_THREADS).shared_mem(kernels::WIDE_SHARED_BYTES);
-                match self {
-                    Kernel::WidePf => kernels::gemm_bf16_wide_pf::launch(&cfg, mu, nu, ku, a, b, c),
-                    _ => kernels::gemm_bf16_wide::launch(&cfg, mu, nu, ku, a, b, c),
-                }
+                kernels::gemm_bf16_wide_pf::launch(&cfg, mu, nu, ku, a, b, c)
             }
         }
     }
@@ -69,9 +63,8 @@ fn main() {
     // against 406 for `gemm_bf16` and cuBLAS's 760-765).
     let kernel = match args.iter().find(|a| a.starts_with("wide") || a.as_str() == "square").map(String::as_str) {
         Some("square") => Kernel::Square,
-        Some("wide") => Kernel::Wide,
         Some("wide_pf") | None => Kernel::WidePf,
-        Some(other) => return eprintln!("unknown kernel {other:?}: pass square, wide or wide_pf (or nothing for wide_pf)"),
+        Some(other) => return eprintln!("unknown kernel {other:?}: pass square or wide_pf (or nothing for wide_pf)"),
     };
     let nums: Vec<usize> = args.iter().filter_map(|a| a.parse().ok()).collect();
     let on_cpu = Device::current().map(|d| d.is_cpu()).unwrap_or(false);

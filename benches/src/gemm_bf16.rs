@@ -26,9 +26,8 @@ use gemm_wgmma_lib::kernels as wgmma_kernel;
 enum Tile {
     /// `gemm_bf16`: 128 x 128 tiles, 4 warps.
     Square,
-    /// `gemm_bf16_wide`: 128 x 256 tiles, 8 warps, dynamic shared memory.
-    Wide,
-    /// `gemm_bf16_wide_pf`: `Wide` with its fragments loaded a k-step ahead.
+    /// `gemm_bf16_wide_pf`: 128 x 256 tiles, 8 warps, dynamic shared memory, fragments a k-step
+    /// ahead.
     WidePf,
 }
 
@@ -53,14 +52,12 @@ pub fn rows(stream: &Stream) -> Result<(Vec<Row>, Option<f64>)> {
     let wide = LaunchConfig::new((nu / kernel::WBN, nu / kernel::WBM), kernel::WIDE_THREADS).shared_mem(kernel::WIDE_SHARED_BYTES);
     let ours = |c: &mut Array<f32>| match TILE {
         Tile::Square => kernel::gemm_bf16::launch(&cfg, nu, nu, nu, &a, &b, c),
-        Tile::Wide => kernel::gemm_bf16_wide::launch(&wide, nu, nu, nu, &a, &b, c),
         Tile::WidePf => kernel::gemm_bf16_wide_pf::launch(&wide, nu, nu, nu, &a, &b, c),
     };
     let time = |f: &mut dyn FnMut() -> Result<()>| crate::event_ms(stream, f);
     let tflops = |ms: f64| flop / (ms * 1e-3) / 1e12;
     let name = match TILE {
         Tile::Square => "gemm_bf16 8192^3 (examples/kernels/gemm_bf16.rs)",
-        Tile::Wide => "gemm_bf16_wide 8192^3 (examples/kernels/gemm_bf16.rs)",
         Tile::WidePf => "gemm_bf16_wide_pf 8192^3 (examples/kernels/gemm_bf16.rs)",
     };
 

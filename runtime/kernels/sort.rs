@@ -273,8 +273,9 @@ pub fn radix_scatter<K: Int>(
     };
 }
 
-/// `radix_scatter` of keys alone (`vals` 0: `unused_in` and `unused_out` are not touched), the
-/// same launch with dynamic shared memory of `PADDED` keys and `WORDS` counters, at most 40
+/// `radix_scatter` of keys alone, with the same parameters so that the host picks either launch
+/// (`vals` is ignored and taken as 0: `unused_in` and `unused_out` are not touched), the same
+/// launch with dynamic shared memory of `PADDED` keys and `WORDS` counters, at most 40
 /// registers (`min_blocks = 6`): with 4-byte keys (35.6 KiB a block) 6 blocks of 256 threads
 /// fit a multiprocessor, against 4 at `radix_scatter`'s 64 registers, to hide the latencies of
 /// the barriers and the look-back (on an H200 a pass of 2^26 keys issued 0.56 warp-instructions
@@ -287,6 +288,7 @@ pub fn radix_scatter_keys<K: Int>(
     keys_out: &mut [K],
     unused_in: &[i64],
     unused_out: &mut [i64],
+    _vals: u32,
     n: u64,
     shift: u32,
     mode: u32,

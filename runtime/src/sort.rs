@@ -354,28 +354,14 @@ pub(crate) fn radix<K: KeyBits>(
         // `len - WORDS / 2 - PADDED`, the counters at `len - WORDS`); shared indices are below
         // those lengths. 4-byte keys alone go to `radix_scatter_keys` (the same kernel with
         // `vmode` 0, at 6 blocks a multiprocessor), with the same contract.
-        if vmode == 0 && K::BITS == 32 {
-            // SAFETY: as above (`vsrc` and `vdst` are not touched).
-            unsafe { kernels::radix_scatter_keys::launch(
-                &scatter_cfg,
-                src,
-                dst,
-                vsrc,
-                vdst,
-                n as u64,
-                shift,
-                mode as u32,
-                sign,
-                inf,
-                &hist,
-                shift / DIGIT_BITS,
-                pass,
-                &mut status,
-                &mut counters,
-            ) }?;
+        let launch = if vmode == 0 && K::BITS == 32 {
+            kernels::radix_scatter_keys::launch::<K>
         } else {
-            // SAFETY: as above.
-            unsafe { kernels::radix_scatter::launch(
+            kernels::radix_scatter::launch::<K>
+        };
+        // SAFETY: as above.
+        unsafe {
+            launch(
                 &scatter_cfg,
                 src,
                 dst,
@@ -392,8 +378,8 @@ pub(crate) fn radix<K: KeyBits>(
                 pass,
                 &mut status,
                 &mut counters,
-            ) }?;
-        }
+            )
+        }?;
     }
     let last = (passes as usize) % 2;
     let [b0, b1] = bufs;

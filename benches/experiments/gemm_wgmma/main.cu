@@ -69,8 +69,43 @@ __device__ __forceinline__ void fence_proxy_async() {
 #endif
 }
 
+// ---- clusters (the CLUSTER variant: two CTAs along M share B's tile through TMA multicast) ----
+// Each CTA of a pair loads its own A and half of B's boxes into both CTAs' stages; a stage is
+// free once the consumers of both CTAs released it (EMPTY counts 4 arrivals, two of them remote).
+// It halves B's reads from L2 (48 -> 32 KB per k-step and CTA), to test whether L2 bandwidth
+// (about 7.5 TB/s of tile loads at 651 TFLOP/s) holds the kernel back. Session 27 on an H200
+// (same run, 8192^3, GROUP in tile rows or pair rows): CLUSTER=0 GROUP=8 523-535 TFLOP/s;
+// CLUSTER=1 GROUP=4/8/16 450-478 (cuBLAS 677-769 in the same runs): slower, so L2 bandwidth is
+// not the limit; the pair's lockstep (each stage waits for the slower CTA) costs more than the
+// halved reads give. Correct (0 bad entries).
+__device__ __forceinline__ u32 cluster_ctarank() {
+    u32 r;
+    asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(r));
+    return r;
+}
+// Both CTAs of the cluster: every thread arrives (release), then waits (acquire).
+__device__ __forceinline__ void cluster_sync() {
+    asm volatile("barrier.cluster.arrive.release;\n\tbarrier.cluster.wait.acquire;" ::: "memory");
+}
+// Arrives on barrier `i` of `bars` in the cluster's CTA `cta` (the same offset in its shared memory).
+__device__ __forceinline__ void mbarrier_arrive_cluster(u64* bars, u32 i, u32 cta) {
+    u32 local = shared_address(bars) + i * 8u, remote;
+    asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(remote) : "r"(local), "r"(cta));
+    asm volatile("mbarrier.arrive.release.cluster.shared::cluster.b64 _, [%0];" ::"r"(remote) : "memory");
+}
+// tma_load_2d into the same offset of every CTA in `mask`, each completing its own barrier `bi`.
+template <typename T>
+__device__ __forceinline__ void tma_load_2d_multicast(T* dst, u32 di, const TensorMap<T>& map, i32 x, i32 y, u64* bars, u32 bi, u16 mask) {
+    u32 to = shared_address(dst) + di * (u32)sizeof(T), bar = shared_address(bars) + bi * 8u;
+    asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster [%0], [%1, {%2, %3}], [%4], %5;"
+                 ::"r"(to), "l"((u64)&map), "r"(x), "r"(y), "r"(bar), "h"(mask) : "memory");
+}
+
 }  // namespace cuprum
 
+#ifndef CLUSTER
+#define CLUSTER 0
+#endif
 #ifndef BN
 #define BN 256
 #endif
@@ -104,7 +139,12 @@ __device__ __forceinline__ void tile_of(u32 t, u32 tiles_n, u32 tiles_m, u32& tm
     tn = r / rows;
 }
 
-extern "C" __global__ void __launch_bounds__(384, 1) gemm(u32 m, u32 n, u32 k, const __grid_constant__ cuprum::TensorMap<bf16> ma, const __grid_constant__ cuprum::TensorMap<bf16> mb, cuprum::Slice<f32> c, const __grid_constant__ cuprum::TensorMap<f32> mc) {
+#if CLUSTER
+extern "C" __global__ void __cluster_dims__(2, 1, 1) __launch_bounds__(384, 1) gemm(
+#else
+extern "C" __global__ void __launch_bounds__(384, 1) gemm(
+#endif
+u32 m, u32 n, u32 k, const __grid_constant__ cuprum::TensorMap<bf16> ma, const __grid_constant__ cuprum::TensorMap<bf16> mb, cuprum::Slice<f32> c, const __grid_constant__ cuprum::TensorMap<f32> mc) {
     cuprum::oob_later LATER("gemm");
     bf16* s = reinterpret_cast<bf16*>(dyn_smem);
     u64 slen = SMEM_ELEMS + 64;
@@ -116,25 +156,45 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(u32 m, u32 n, u32 k, c
     if (tid == 0) {
         for (u32 i = 0; i < STAGES; ++i) {
             cuprum::mbarrier_init(bars, blen, FULL + i, 1u, &LATER);
-            cuprum::mbarrier_init(bars, blen, EMPTY + i, 2u, &LATER);
+            cuprum::mbarrier_init(bars, blen, EMPTY + i, CLUSTER ? 4u : 2u, &LATER);
         }
     }
     __syncthreads();
+#if CLUSTER
+    // The peer's barriers are initialised before any multicast or remote arrive reaches them.
+    cuprum::cluster_sync();
+    // CTA `rank` of the pair takes row 2 pm + rank of pair tile (pm, tn), and loads half of B's
+    // boxes for both.
+    const u32 rank = cuprum::cluster_ctarank(), peer = rank ^ 1u;
+    const u32 first = blockIdx.x / 2, stride = gridDim.x / 2, count = (m / BM / 2) * (n / BN);
+#else
+    const u32 first = blockIdx.x, stride = gridDim.x, count = m / BM * (n / BN);
+#endif
     if (wg == 0) {
         cuprum::warpgroup_reg_dealloc<40>();
         if (tid == 0) {
             u32 it = 0;
-            for (u32 t = blockIdx.x; t < total; t += gridDim.x) {
+            for (u32 t = first; t < count; t += stride) {
                 u32 tm, tn;
+#if CLUSTER
+                tile_of(t, tiles_n, tiles_m / 2, tm, tn);
+                tm = 2 * tm + rank;
+#else
                 tile_of(t, tiles_n, tiles_m, tm, tn);
+#endif
                 for (u32 kt = 0; kt < ktiles; ++kt, ++it) {
                     u32 st = it % STAGES;
                     if (it >= STAGES) cuprum::mbarrier_wait(bars, blen, EMPTY + st, ((it / STAGES) - 1) & 1, &LATER);
                     cuprum::mbarrier_arrive_expect_tx(bars, blen, FULL + st, (A_STAGE + B_STAGE) * 2, &LATER);
                     u32 ab = st * A_STAGE, bb = STAGES * A_STAGE + st * B_STAGE;
                     cuprum::tma_load_2d(s, slen, ab, ma, (i32)(kt * BK), (i32)(tm * BM), bars, blen, FULL + st, &LATER);
+#if CLUSTER
+                    for (u32 j = rank * (BN / 128); j < (rank + 1) * (BN / 128); ++j)
+                        cuprum::tma_load_2d_multicast(s, bb + j * 4096, mb, (i32)(tn * BN + j * 64), (i32)(kt * BK), bars, FULL + st, (u16)3);
+#else
                     for (u32 j = 0; j < BN / 64; ++j)
                         cuprum::tma_load_2d(s, slen, bb + j * 4096, mb, (i32)(tn * BN + j * 64), (i32)(kt * BK), bars, blen, FULL + st, &LATER);
+#endif
                 }
             }
         }
@@ -142,9 +202,14 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(u32 m, u32 n, u32 k, c
         cuprum::warpgroup_reg_alloc<232>();
         u32 w = wg - 1, it = 0;
         u32 l = tid % 32, q = (tid % 128) / 32;
-        for (u32 t = blockIdx.x; t < total; t += gridDim.x) {
+        for (u32 t = first; t < count; t += stride) {
             u32 tm, tn;
+#if CLUSTER
+            tile_of(t, tiles_n, tiles_m / 2, tm, tn);
+            tm = 2 * tm + rank;
+#else
             tile_of(t, tiles_n, tiles_m, tm, tn);
+#endif
             cuprum::Array<float, BN / 2> acc = cuprum::Array<float, BN / 2>::splat(0.0f);
             for (u32 kt = 0; kt < ktiles; ++kt, ++it) {
                 u32 st = it % STAGES;
@@ -155,10 +220,20 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(u32 m, u32 n, u32 k, c
                 for (u32 kk = 0; kk < 4; ++kk) cuprum::wgmma<BN, true>(acc, s, slen, ab + kk * 16, s, slen, bb + kk * 1024, &LATER);
                 cuprum::wgmma_commit();
                 cuprum::wgmma_wait<1>(acc);
-                if (kt > 0 && tid % 128 == 0) cuprum::mbarrier_arrive(bars, blen, EMPTY + (it - 1) % STAGES, &LATER);
+                if (kt > 0 && tid % 128 == 0) {
+                    cuprum::mbarrier_arrive(bars, blen, EMPTY + (it - 1) % STAGES, &LATER);
+#if CLUSTER
+                    cuprum::mbarrier_arrive_cluster(bars, EMPTY + (it - 1) % STAGES, peer);
+#endif
+                }
             }
             cuprum::wgmma_wait<0>(acc);
-            if (tid % 128 == 0) cuprum::mbarrier_arrive(bars, blen, EMPTY + (it - 1) % STAGES, &LATER);
+            if (tid % 128 == 0) {
+                cuprum::mbarrier_arrive(bars, blen, EMPTY + (it - 1) % STAGES, &LATER);
+#if CLUSTER
+                cuprum::mbarrier_arrive_cluster(bars, EMPTY + (it - 1) % STAGES, peer);
+#endif
+            }
 #if EPI_TMA
             // Through shared memory: 8 chunks of 64 x 32 per warpgroup, two buffers, each stored
             // by TMA while the next is written.
@@ -213,6 +288,10 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(u32 m, u32 n, u32 k, c
         if (tid % 128 == 0) cuprum::tma_store_wait<0>();
 #endif
     }
+#if CLUSTER
+    // No CTA leaves while its peer may still arrive on its barriers.
+    cuprum::cluster_sync();
+#endif
 }
 
 // A naive reference on the GPU, in f32 from the bf16 inputs.
@@ -257,6 +336,9 @@ int main(int argc, char** argv) {
     int sms; cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0);
     int total = (N / BN) * (M / BM);
     dim3 grid(total < sms ? total : sms);
+#if CLUSTER
+    grid.x = (total / 2 < sms / 2 ? total / 2 : sms / 2) * 2;
+#endif
     cuprum::Slice<f32> cs{dc, nc};
     gemm<<<grid, 384, smem>>>(M, N, K, ma, mb, cs, mcm);
     cudaError_t e = cudaDeviceSynchronize();
@@ -281,7 +363,7 @@ int main(int argc, char** argv) {
     for (int round = 0; round < 3; ++round) {
         float ms = median_ms([&] { gemm<<<grid, 384, smem>>>(M, N, K, ma, mb, cs, mcm); });
         float mbl = median_ms([&] { cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, N, M, K, &alpha, db, CUDA_R_16BF, N, da, CUDA_R_16BF, K, &beta, dr, CUDA_R_32F, N, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT); });
-        printf("EPI_TMA=%d GROUP=%d BN=%d STAGES=%d %dx%dx%d: ours %.1f TFLOP/s, cuBLAS %.1f TFLOP/s, ratio %.3f\n", EPI_TMA, GROUP, BN, STAGES, M, N, K, flop / ms / 1e9, flop / mbl / 1e9, mbl / ms);
+        printf("CLUSTER=%d EPI_TMA=%d GROUP=%d BN=%d STAGES=%d %dx%dx%d: ours %.1f TFLOP/s, cuBLAS %.1f TFLOP/s, ratio %.3f\n", CLUSTER, EPI_TMA, GROUP, BN, STAGES, M, N, K, flop / ms / 1e9, flop / mbl / 1e9, mbl / ms);
     }
     return 0;
 }

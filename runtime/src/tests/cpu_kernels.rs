@@ -232,7 +232,7 @@ fn scatter_after_published_counts(r: &mut Rng, tile: usize, tiles: usize, n: usi
     if alone {
         // SAFETY: as above.
         unsafe {
-            radix_scatter_keys::launch(&cfg, &src, &mut dst, &vals, &mut vals_out, n as u64, shift, 0, sign, inf, &hist, 0, pass, &mut status_a, &mut counter)
+            radix_scatter_keys::launch(&cfg, &src, &mut dst, &vals, &mut vals_out, 0, n as u64, shift, 0, sign, inf, &hist, 0, pass, &mut status_a, &mut counter)
         }
         .unwrap();
     } else {

@@ -8,6 +8,7 @@ use cuprum_abi::tuning::{self, Choice, SiteChoices, TuningFile};
 use super::site::{Site, Source};
 use crate::device::Device;
 use crate::error::{Error, Result};
+use crate::graph::Graph;
 use crate::stats;
 use crate::stream::{Event, Stream};
 
@@ -64,6 +65,9 @@ pub struct Measured {
     /// With `baked`: the median of the site's own choice (not forced: what the program
     /// launches), and where that choice came from.
     pub baked: Option<(f64, usize, Source)>,
+    /// Whether the samples replayed CUDA graphs of the runs (the GPU's time alone), not runs
+    /// issued one by one (with the host's cost of each launch).
+    pub recorded: bool,
 }
 
 impl Measured {
@@ -87,7 +91,8 @@ impl Measured {
                 Err(_) => format!("{n} failed"),
             })
             .collect();
-        format!("median ms: {}", parts.join(", "))
+        let how = if self.recorded { "" } else { " (issued, not recorded)" };
+        format!("median ms{how}: {}", parts.join(", "))
     }
 }
 
@@ -103,10 +108,15 @@ impl Drop for Forced<'_> {
 /// Times every candidate of `t`'s site for key `key` on `device` (and, with `baked`, the site's
 /// own choice, unforced), interleaved sample by sample so that a drift of the clocks touches
 /// every candidate alike. Counts each forced run in `stats().tuning_trials`.
+///
+/// What is timed is the GPU's work: each variant's runs of a sample are recorded once into a CUDA
+/// graph on a stream of their own and the samples replay the graphs, so that the host's cost of a
+/// launch (the same for every candidate) neither hides the candidates' differences on a small
+/// problem nor adds its jitter. A problem that cannot be recorded (a trial that allocates or
+/// copies to the host; the CPU device) is timed as its launches are issued.
 pub fn measure(device: &Device, t: &Tunable, key: usize, baked: bool, opts: &Options) -> Result<Measured> {
     let site = t.site;
     let mut trial = (t.prepare)(device, key)?;
-    let stream = Stream::current_for(device)?;
     let n = site.candidates().len();
     // Variant v < n: candidate v forced; v == n: the site's own choice.
     let variants: Vec<usize> = (0..n + usize::from(baked)).collect();
@@ -123,6 +133,15 @@ pub fn measure(device: &Device, t: &Tunable, key: usize, baked: bool, opts: &Opt
         }
         Ok(())
     };
+    // The recording stream, current for the device while the variants warm up (the first runs on
+    // a stream set up what its launches keep, such as the reductions' scratch memory, which a
+    // recording may not allocate); the device's current stream where there is none.
+    let own = if device.is_cpu() { None } else { Stream::new(device).ok() };
+    let stream = match &own {
+        Some(s) => s.clone(),
+        None => Stream::current_for(device)?,
+    };
+    let _on = own.as_ref().map(Stream::use_scoped);
     // Warm-up, and one timed run each to size the samples; a candidate that fails is left out.
     let mut failed: Vec<Option<String>> = vec![None; variants.len()];
     let mut fastest = f64::INFINITY;
@@ -152,11 +171,37 @@ pub fn measure(device: &Device, t: &Tunable, key: usize, baked: bool, opts: &Opt
         });
     }
     let repeat = if fastest > 0.0 { (opts.sample_ms / fastest).ceil().clamp(1.0, 10_000.0) as u32 } else { 100 };
+    // One graph of `repeat` runs per variant that runs, or none at all (every variant is timed
+    // the same way).
+    let graphs: Option<Vec<Option<Graph>>> = own.as_ref().and_then(|s| {
+        let recorded: Result<Vec<Option<Graph>>> = variants
+            .iter()
+            .map(|&v| match failed[v] {
+                Some(_) => Ok(None),
+                None => Graph::capture(s, |_| run(&mut trial, v, repeat)).map(Some),
+            })
+            .collect();
+        match recorded {
+            Ok(g) => Some(g),
+            Err(e) => {
+                log::debug!(target: "cuprum::tuning", "{} {}: timed as issued, not recorded ({e})", site.name(), site.keys()[key]);
+                None
+            }
+        }
+    });
     let mut samples: Vec<Vec<f64>> = vec![Vec::new(); variants.len()];
     for _ in 0..opts.samples.max(1) {
         for &v in variants.iter().filter(|&&v| failed[v].is_none()) {
             let start = Event::record(&stream)?;
-            run(&mut trial, v, repeat)?;
+            match graphs.as_ref().and_then(|g| g[v].as_ref()) {
+                Some(g) => {
+                    g.replay()?;
+                    if v < n {
+                        (0..repeat).for_each(|_| stats::record_tuning_trial());
+                    }
+                }
+                None => run(&mut trial, v, repeat)?,
+            }
             let end = Event::record(&stream)?;
             end.synchronize()?;
             samples[v].push(Event::elapsed_ms(&start, &end)? as f64 / f64::from(repeat));
@@ -178,7 +223,7 @@ pub fn measure(device: &Device, t: &Tunable, key: usize, baked: bool, opts: &Opt
     } else {
         None
     };
-    Ok(Measured { key, candidates, baked })
+    Ok(Measured { key, candidates, baked, recorded: graphs.is_some() })
 }
 
 /// Tunes `sites` on `device`: [`measure`]s every key of each and writes the fastest candidate
@@ -273,7 +318,9 @@ mod tests {
         assert!(baked >= 1.9, "{m:?}");
         assert!(stats::snapshot().tuning_trials > before);
         assert_eq!(SLEEPY.choice((0, 0), 0), (0, Source::Default), "forcing ends with the measurement");
-        assert!(m.note(&SLEEPY).starts_with("median ms: slow 2.") && m.note(&SLEEPY).ends_with("broken failed"), "{}", m.note(&SLEEPY));
+        // The CPU device records no graph: its runs are timed as issued, and the note says so.
+        assert!(!m.recorded);
+        assert!(m.note(&SLEEPY).starts_with("median ms (issued, not recorded): slow 2.") && m.note(&SLEEPY).ends_with("broken failed"), "{}", m.note(&SLEEPY));
     }
 
     #[test]
