@@ -199,7 +199,7 @@ fn shape_ok(s: u32, d: u32, heads: u32, o_len: usize, shared: usize) -> bool {
     (d == 64 || d == 128) && s > 0 && block_dim().x == THREADS && shared >= ELEMS as usize && o_len >= heads as usize * s as usize * d as usize
 }
 
-#[rawkernel(max_threads = 384)]
+#[rawkernel(max_threads = 384, fast_math)]
 #[allow(clippy::too_many_arguments)] // the shape, the flags, the three maps and the output
 pub fn attention_wgmma_bf16(
     s: u32,
@@ -306,8 +306,11 @@ pub fn attention_wgmma_bf16(
     lrow = l0r;
     // P of the previous tile, the A operand of its P V, issued with the next tile's Q K^T.
     let mut pv = [bf16::from_f32(0.0); 64];
-    for i in (0..64usize).unroll() {
-        pv[i] = bf16::from_f32(p0[i]);
+    // Two values per instruction (`cvt.rn.bf16x2.f32`): P holds no NaN.
+    for i in (0..32usize).unroll() {
+        let two = bf16::from_f32_pair(p0[2 * i], p0[2 * i + 1]);
+        pv[2 * i] = two[0];
+        pv[2 * i + 1] = two[1];
     }
     for it in 1..tiles {
         let st = it % STAGES;
@@ -348,8 +351,11 @@ pub fn attention_wgmma_bf16(
             mbarrier_arrive(bars, EMPTY + (it - 1) % STAGES);
         }
         oacc = rescale(oacc, alpha);
-        for i in (0..64usize).unroll() {
-            pv[i] = bf16::from_f32(p[i]);
+        // Two values per instruction (`cvt.rn.bf16x2.f32`): P holds no NaN.
+        for i in (0..32usize).unroll() {
+            let two = bf16::from_f32_pair(p[2 * i], p[2 * i + 1]);
+            pv[2 * i] = two[0];
+            pv[2 * i + 1] = two[1];
         }
     }
     if pingpong && cw == 0 {
@@ -392,7 +398,7 @@ pub fn attention_wgmma_bf16(
     }
 }
 
-#[rawkernel(max_threads = 384)]
+#[rawkernel(max_threads = 384, fast_math)]
 #[allow(clippy::too_many_arguments)] // the shape, the flags, the three maps and the output
 pub fn attention_wgmma_f16(
     s: u32,
@@ -499,8 +505,11 @@ pub fn attention_wgmma_f16(
     lrow = l0r;
     // P of the previous tile, the A operand of its P V, issued with the next tile's Q K^T.
     let mut pv = [f16::from_f32(0.0); 64];
-    for i in (0..64usize).unroll() {
-        pv[i] = f16::from_f32(p0[i]);
+    // Two values per instruction (`cvt.rn.f16x2.f32`): P holds no NaN.
+    for i in (0..32usize).unroll() {
+        let two = f16::from_f32_pair(p0[2 * i], p0[2 * i + 1]);
+        pv[2 * i] = two[0];
+        pv[2 * i + 1] = two[1];
     }
     for it in 1..tiles {
         let st = it % STAGES;
@@ -541,8 +550,11 @@ pub fn attention_wgmma_f16(
             mbarrier_arrive(bars, EMPTY + (it - 1) % STAGES);
         }
         oacc = rescale(oacc, alpha);
-        for i in (0..64usize).unroll() {
-            pv[i] = f16::from_f32(p[i]);
+        // Two values per instruction (`cvt.rn.f16x2.f32`): P holds no NaN.
+        for i in (0..32usize).unroll() {
+            let two = f16::from_f32_pair(p[2 * i], p[2 * i + 1]);
+            pv[2 * i] = two[0];
+            pv[2 * i + 1] = two[1];
         }
     }
     if pingpong && cw == 0 {
@@ -587,7 +599,7 @@ pub fn attention_wgmma_f16(
 
 /// The D = 64 kernel: one d-tile of `Q`, `K` and `V`, `Q K^T` in 4 k-steps, `O` (64 x 64, 32
 /// accumulators per thread) by `wgmma_m64n64k16_rs`; otherwise `attention_wgmma_bf16`.
-#[rawkernel(max_threads = 384)]
+#[rawkernel(max_threads = 384, fast_math)]
 #[allow(clippy::too_many_arguments)] // the shape, the flags, the three maps and the output
 pub fn attention_wgmma_d64_bf16(
     s: u32,
@@ -694,8 +706,11 @@ pub fn attention_wgmma_d64_bf16(
     lrow = l0r;
     // P of the previous tile, the A operand of its P V, issued with the next tile's Q K^T.
     let mut pv = [bf16::from_f32(0.0); 64];
-    for i in (0..64usize).unroll() {
-        pv[i] = bf16::from_f32(p0[i]);
+    // Two values per instruction (`cvt.rn.bf16x2.f32`): P holds no NaN.
+    for i in (0..32usize).unroll() {
+        let two = bf16::from_f32_pair(p0[2 * i], p0[2 * i + 1]);
+        pv[2 * i] = two[0];
+        pv[2 * i + 1] = two[1];
     }
     for it in 1..tiles {
         let st = it % STAGES;
@@ -736,8 +751,11 @@ pub fn attention_wgmma_d64_bf16(
             mbarrier_arrive(bars, EMPTY + (it - 1) % STAGES);
         }
         oacc = rescale_d64(oacc, alpha);
-        for i in (0..64usize).unroll() {
-            pv[i] = bf16::from_f32(p[i]);
+        // Two values per instruction (`cvt.rn.bf16x2.f32`): P holds no NaN.
+        for i in (0..32usize).unroll() {
+            let two = bf16::from_f32_pair(p[2 * i], p[2 * i + 1]);
+            pv[2 * i] = two[0];
+            pv[2 * i + 1] = two[1];
         }
     }
     if pingpong && cw == 0 {
@@ -782,7 +800,7 @@ pub fn attention_wgmma_d64_bf16(
 
 /// The D = 64 kernel: one d-tile of `Q`, `K` and `V`, `Q K^T` in 4 k-steps, `O` (64 x 64, 32
 /// accumulators per thread) by `wgmma_m64n64k16_rs`; otherwise `attention_wgmma_f16`.
-#[rawkernel(max_threads = 384)]
+#[rawkernel(max_threads = 384, fast_math)]
 #[allow(clippy::too_many_arguments)] // the shape, the flags, the three maps and the output
 pub fn attention_wgmma_d64_f16(
     s: u32,
@@ -889,8 +907,11 @@ pub fn attention_wgmma_d64_f16(
     lrow = l0r;
     // P of the previous tile, the A operand of its P V, issued with the next tile's Q K^T.
     let mut pv = [f16::from_f32(0.0); 64];
-    for i in (0..64usize).unroll() {
-        pv[i] = f16::from_f32(p0[i]);
+    // Two values per instruction (`cvt.rn.f16x2.f32`): P holds no NaN.
+    for i in (0..32usize).unroll() {
+        let two = f16::from_f32_pair(p0[2 * i], p0[2 * i + 1]);
+        pv[2 * i] = two[0];
+        pv[2 * i + 1] = two[1];
     }
     for it in 1..tiles {
         let st = it % STAGES;
@@ -931,8 +952,11 @@ pub fn attention_wgmma_d64_f16(
             mbarrier_arrive(bars, EMPTY + (it - 1) % STAGES);
         }
         oacc = rescale_d64(oacc, alpha);
-        for i in (0..64usize).unroll() {
-            pv[i] = f16::from_f32(p[i]);
+        // Two values per instruction (`cvt.rn.f16x2.f32`): P holds no NaN.
+        for i in (0..32usize).unroll() {
+            let two = f16::from_f32_pair(p[2 * i], p[2 * i + 1]);
+            pv[2 * i] = two[0];
+            pv[2 * i + 1] = two[1];
         }
     }
     if pingpong && cw == 0 {

@@ -25,6 +25,7 @@ on_both_devices!(
     float_to_int_casts_saturate,
     int_casts,
     half_arithmetic,
+    half_conversions,
     float_methods,
     range_loops_at_type_limits,
     labelled_loops
@@ -159,6 +160,34 @@ fn half_arithmetic() {
     for i in 0..N {
         let want = host::half_ops(a[i], b[i]);
         assert!(got[i] == want || (got[i].is_nan() && want.is_nan()), "half_ops({}, {}) = {} want {}", a[i], b[i], got[i], want);
+    }
+}
+
+/// `bf16::from_f32` (on the GPU the conversion instruction, NaNs through the bit arithmetic so
+/// that they keep their sign and payload) and `from_f32_pair` of both 16-bit types (every NaN
+/// the NaN 0x7fff) give the host's bits: random values around 1 (ties, by the low bits), huge
+/// and tiny values (overflow, subnormals), and NaNs of both signs and several payloads.
+fn half_conversions() {
+    let mut r = Rng::new();
+    let mk = |v: u64| f32::from_bits(match v % 4 {
+        0 => 0x3f80_0000 | (v >> 40) as u32 & 0xffff,
+        1 => (v >> 32) as u32,
+        2 => (v >> 41) as u32,
+        _ => 0x4780_0000 ^ ((v >> 44) as u32 & 0x00ff_ffff),
+    });
+    let edges = [
+        f32::NAN, -f32::NAN, f32::from_bits(0x7fa1_2345), f32::from_bits(0xffb5_4321), f32::from_bits(0x7f80_0001), f32::INFINITY, f32::NEG_INFINITY,
+        0.0, -0.0, 1.0 + 1.0 / 256.0, 1.0 + 3.0 / 256.0, f32::MAX, 65520.0, 1e-40, -1e-45, f32::from_bits(0x0000_8000),
+    ];
+    let x = ints(&mut r, &edges, mk);
+    let mut y = ints(&mut r, &edges, mk);
+    y.rotate_left(3);
+    let (dx, dy, mut out) = (up(&x), up(&y), poisoned(0xa5a5_a5a5_a5a5_a5a5u64));
+    host::k_half_conversions::launch(&cfg(), &dx, &dy, &mut out).unwrap();
+    let got = out.to_vec().unwrap();
+    for i in 0..N {
+        let want = host::half_conversions(x[i], y[i]);
+        assert_eq!(got[i], want, "half_conversions({:#010x}, {:#010x}): {:#018x} want {want:#018x}", x[i].to_bits(), y[i].to_bits(), got[i]);
     }
 }
 

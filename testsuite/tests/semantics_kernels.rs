@@ -49,6 +49,15 @@ pub fn icasts(a: i64) -> i32 {
 pub fn half_ops(a: f16, b: f16) -> f16 {
     a * b + a / b - b
 }
+/// The bits of `bf16::from_f32(x)`, `bf16::from_f32_pair(x, y)` and the first of
+/// `f16::from_f32_pair(y, x)`, 16 bits each from the low end.
+#[device]
+pub fn half_conversions(x: f32, y: f32) -> u64 {
+    let one = bf16::from_f32(x);
+    let two = bf16::from_f32_pair(x, y);
+    let h = f16::from_f32_pair(y, x);
+    one.to_bits_u64() | (two[0].to_bits_u64() << 16) | (two[1].to_bits_u64() << 32) | (h[0].to_bits_u64() << 48)
+}
 #[device]
 pub fn float_methods(x: f32, y: f32) -> f32 {
     x.min(y) + x.signum() + x.round() + x.clamp(-1.0, 1.0) + x.powi(3) + (x % 1.5)
@@ -137,6 +146,13 @@ pub fn k_half(a: &[f16], b: &[f16], out: &mut [f16]) {
     let i = grid_1d() as usize;
     if i < out.len() {
         out[i] = half_ops(a[i], b[i]);
+    }
+}
+#[rawkernel]
+pub fn k_half_conversions(x: &[f32], y: &[f32], out: &mut [u64]) {
+    let i = grid_1d() as usize;
+    if i < out.len() {
+        out[i] = half_conversions(x[i], y[i]);
     }
 }
 #[rawkernel]

@@ -14,6 +14,10 @@ vocabulary! {
         FromF32 = "from_f32",
         /// `f32::from_bits(u)`: a float of the given bits (the unsigned integer of its width).
         FromBits = "from_bits",
+        /// `bf16::from_f32_pair(a, b) -> [bf16; 2]` / `f16::from_f32_pair(..)`: two `f32`s rounded
+        /// as `from_f32` does, every NaN to the NaN `0x7fff`, without `bf16::from_f32`'s check
+        /// for NaNs (`cuprum/half.h`).
+        FromF32Pair = "from_f32_pair",
         ;
         /// A function of the numeric traits.
         Num(NumFn),

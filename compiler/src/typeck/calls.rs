@@ -357,6 +357,16 @@ impl Checker<'_, '_> {
         let n = name.text.as_str();
         // `Complex::new` is handled as an intrinsic; `Complex` alone reaches here otherwise.
         let concrete = self.resolve(ty).scalar();
+        if AssocFn::from_name(n) == Some(AssocFn::FromF32Pair) && matches!(concrete, Some(DType::F16 | DType::BF16)) {
+            // Two `f32`s in, a pair of the 16-bit type out.
+            self.assoc_fns.insert(id.0, AssocFn::FromF32Pair);
+            if self.arity(n, args, 2, span) {
+                for a in args {
+                    self.arg(a, &Ty::Scalar(DType::F32));
+                }
+            }
+            return Ty::Array(Box::new(ty.clone()), 2);
+        }
         let arg = match AssocFn::from_name(n) {
             Some(f @ AssocFn::Num(num)) => {
                 let need = num.bound();
@@ -373,7 +383,7 @@ impl Checker<'_, '_> {
             }
             Some(f @ AssocFn::FromF32) if concrete.is_some_and(|d| d.is_half()) => Some((f, Some(DType::F32))),
             Some(f @ AssocFn::FromBits) if concrete.is_some_and(|d| d.is_float()) => Some((f, concrete.map(bits_of))),
-            Some(AssocFn::FromF32 | AssocFn::FromBits) | None => None,
+            Some(AssocFn::FromF32 | AssocFn::FromBits | AssocFn::FromF32Pair) | None => None,
         };
         let Some((f, arg)) = arg else {
             let shown = self.show(ty);
@@ -423,6 +433,9 @@ impl Checker<'_, '_> {
         let mut fns: Vec<&str> = NumFn::ALL.iter().filter(|f| self.has(&t, f.bound())).map(|f| f.rust_name()).collect();
         if concrete.is_some_and(|d| d.is_half()) {
             fns.push(AssocFn::FromF32.rust_name());
+        }
+        if matches!(concrete, Some(DType::F16 | DType::BF16)) {
+            fns.push(AssocFn::FromF32Pair.rust_name());
         }
         if concrete.is_some_and(|d| d.is_float()) {
             fns.push(AssocFn::FromBits.rust_name());

@@ -33,3 +33,17 @@ pub fn clamp_bf16(x: &mut [bf16], lo: bf16, hi: bf16, n: u32) {
         };
     }
 }
+
+/// Pairs of f32 to the 16-bit types (`from_f32_pair`: every NaN to 0x7fff).
+#[rawkernel]
+pub fn pack_pairs(x: &[f32], out: &mut [bf16], outh: &mut [f16]) {
+    let i = 2 * grid_1d() as usize;
+    if i + 1 < x.len() && i + 1 < out.len() && i + 1 < outh.len() {
+        let two = bf16::from_f32_pair(x[i], x[i + 1]);
+        out[i] = two[0];
+        out[i + 1] = two[1];
+        let h = f16::from_f32_pair(x[i], x[i + 1]);
+        outh[i] = h[0];
+        outh[i + 1] = h[1];
+    }
+}

@@ -83,3 +83,24 @@ __device__ __forceinline__ void clamp_bf16_body(cuprum::Slice<bf16> x, bf16 lo, 
     extern "C" __global__ void NAME(cuprum::Slice<bf16> x, bf16 lo, bf16 hi, u32 n) { clamp_bf16_body(x, lo, hi, n); }
 
 CUPRUM_INSTANTIATE_clamp_bf16(cuprum_rawkernel_clamp_bf16)
+
+#line 38 "tests/in/half_precision.rs"
+template <typename = void>
+__device__ __forceinline__ void pack_pairs_body(cuprum::RoSlice<f32> x, cuprum::Slice<bf16> out, cuprum::Slice<f16> outh) {
+    u64 i = 2ull * ((u64)cuprum::grid_1d());
+    if ((((i + 1ull) < x.len) && ((i + 1ull) < out.len)) && ((i + 1ull) < outh.len)) {
+        cuprum::Array<bf16, 2> two = cuprum::bf16_pair_from_f32(cuprum::get(x, "pack_pairs", i), cuprum::get(x, "pack_pairs", i + 1ull));
+        if (cuprum::has(out, "pack_pairs", i)) out[i] = two[0ull];
+        if (cuprum::has(out, "pack_pairs", i + 1ull)) out[i + 1ull] = two[1ull];
+        cuprum::Array<f16, 2> h = cuprum::half_pair_from_f32(cuprum::get(x, "pack_pairs", i), cuprum::get(x, "pack_pairs", i + 1ull));
+        if (cuprum::has(outh, "pack_pairs", i)) outh[i] = h[0ull];
+        if (cuprum::has(outh, "pack_pairs", i + 1ull)) outh[i + 1ull] = h[1ull];
+#line 41 "tests/in/half_precision.rs"
+    }
+#line 49 "tests/in/half_precision.rs"
+}
+#line 103 "tests/in/half_precision.rs (generated CUDA C)"
+#define CUPRUM_INSTANTIATE_pack_pairs(NAME) \
+    extern "C" __global__ void NAME(cuprum::RoSlice<f32> x, cuprum::Slice<bf16> out, cuprum::Slice<f16> outh) { pack_pairs_body(x, out, outh); }
+
+CUPRUM_INSTANTIATE_pack_pairs(cuprum_rawkernel_pack_pairs)

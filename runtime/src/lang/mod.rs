@@ -9,6 +9,7 @@
 //! Kernel files import everything with `use cuprum::prelude::*;` (the facade re-exports
 //! [`prelude`]).
 
+pub mod half_pair;
 pub mod hopper;
 pub mod intrinsics;
 pub use crate::scalar::kernel_ops;
@@ -32,6 +33,7 @@ pub mod prelude {
         wgmma_m64n64k16_rs, wgmma_m64n64k16_rs_unchecked, wgmma_m64n128k16_rs, wgmma_m64n128k16_rs_unchecked, wgmma_m64n256k16_rs,
         wgmma_m64n256k16_rs_unchecked,
     };
+    pub use super::half_pair::HalfPair;
     pub use super::intrinsics::*;
     pub use super::tensor::{
         Bits16, MmaHalf, cp_async, cp_async_commit, cp_async_unchecked, cp_async_wait, ldmatrix_x1, ldmatrix_x1_trans,

@@ -1312,7 +1312,11 @@ impl<'a> Writer<'a> {
                     (AssocFn::FromBits, Some(DType::BF16)) => format!("cuprum::bf16_bits({})", vs[0]),
                     (AssocFn::FromBits, Some(DType::F8E4M3)) => format!("cuprum::f8e4m3_bits({})", vs[0]),
                     (AssocFn::FromBits, Some(DType::F8E5M2)) => format!("cuprum::f8e5m2_bits({})", vs[0]),
-                    (AssocFn::FromF32 | AssocFn::FromBits, _) => unreachable!("the type checker admits `from_f32` on halves and `from_bits` on floats only"),
+                    (AssocFn::FromF32Pair, Some(DType::F16)) => format!("cuprum::half_pair_from_f32({}, {})", vs[0], vs[1]),
+                    (AssocFn::FromF32Pair, Some(DType::BF16)) => format!("cuprum::bf16_pair_from_f32({}, {})", vs[0], vs[1]),
+                    (AssocFn::FromF32 | AssocFn::FromBits | AssocFn::FromF32Pair, _) => {
+                        unreachable!("the type checker admits `from_f32` on halves, `from_f32_pair` on f16 and bf16 and `from_bits` on floats only")
+                    }
                     (AssocFn::Num(f), _) => format!("cuprum::num<{ct}>::{}({})", f.c_name(), vs.join(", ")),
                 }
             }
