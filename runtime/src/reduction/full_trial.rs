@@ -30,28 +30,3 @@ pub(crate) static TUNABLE: Tunable = Tunable { site: &SITE, package: "cuprum-run
 
 crate::register_tunable!(Tunable { site: &SITE, package: "cuprum-runtime", prepare });
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::tuning::{Options, measure};
-
-    /// The tuner times the sum's candidates as replayed graphs (the GPU's time alone, not the
-    /// host's launch rate): every run of a trial records, since it sums into an output of its
-    /// own, and every candidate gets a median.
-    #[test]
-    #[ignore = "needs a CUDA GPU"]
-    fn the_tuner_replays_recorded_sums_on_the_gpu() {
-        let device = Device::get(0).unwrap();
-        let _on = device.use_scoped().unwrap();
-        let before = crate::stats::snapshot().tuning_trials;
-        let opts = Options { warmup: 1, samples: 3, sample_ms: 0.5 };
-        let m = measure(&device, &TUNABLE, 0, true, &opts).unwrap();
-        assert!(m.recorded, "{m:?}");
-        assert!(m.candidates.iter().all(|c| matches!(c, Ok(t) if *t > 0.0)), "{m:?}");
-        assert!(m.baked.is_some_and(|b| b.0 > 0.0), "{m:?}");
-        assert!(m.note(&SITE).starts_with("median ms: "), "{}", m.note(&SITE));
-        assert!(crate::stats::snapshot().tuning_trials > before);
-        // The forcing ends with the measurement: the program's own choice again.
-        assert_eq!(SITE.choice(device.compute_capability(), 0), m.baked.map(|b| (b.1, b.2)).unwrap());
-    }
-}

@@ -135,8 +135,10 @@ pub fn measure(device: &Device, t: &Tunable, key: usize, baked: bool, opts: &Opt
     };
     // The recording stream, current for the device while the variants warm up (the first runs on
     // a stream set up what its launches keep, such as the reductions' scratch memory, which a
-    // recording may not allocate); the device's current stream where there is none.
-    let own = if device.is_cpu() { None } else { Stream::new(device).ok() };
+    // recording may not allocate); the device's current stream where there is none. Non-blocking,
+    // so that work other threads queue on the legacy default stream meanwhile neither waits for
+    // the recording nor joins it.
+    let own = if device.is_cpu() { None } else { Stream::new_non_blocking(device).ok() };
     let stream = match &own {
         Some(s) => s.clone(),
         None => Stream::current_for(device)?,
