@@ -135,10 +135,11 @@ pub fn measure(device: &Device, t: &Tunable, key: usize, baked: bool, opts: &Opt
     };
     // The recording stream, current for the device while the variants warm up (the first runs on
     // a stream set up what its launches keep, such as the reductions' scratch memory, which a
-    // recording may not allocate); the device's current stream where there is none. Non-blocking,
-    // so that work other threads queue on the legacy default stream meanwhile neither waits for
-    // the recording nor joins it.
-    let own = if device.is_cpu() { None } else { Stream::new_non_blocking(device).ok() };
+    // recording may not allocate); the device's current stream where there is none. A blocking
+    // stream, ordered after the problem's uploads on the legacy stream. While it records, the
+    // runtime refuses other threads' host copies on the legacy stream (docs/graphs.md): tune in
+    // a process of its own, as `cuprum tune` and `--tune` do.
+    let own = if device.is_cpu() { None } else { Stream::new(device).ok() };
     let stream = match &own {
         Some(s) => s.clone(),
         None => Stream::current_for(device)?,
