@@ -33,7 +33,13 @@ static SUM_SIZE: Tunable = Tunable { site: &SIZE, package: "cuprum-runtime-tests
 
 const QUICK: Options = Options { warmup: 1, samples: 5, sample_ms: 1.0 };
 
+/// One test at a time: the tuner tries to record each problem into a CUDA graph, and while it
+/// records, the runtime refuses host copies on the legacy stream of other threads (the other
+/// test's uploads; docs/graphs.md).
+static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
 fn measure_finds_the_faster_candidate() {
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
     let device = Device::current().unwrap();
     let before = stats::snapshot();
     let m = tuning::measure(&device, &SUM_SIZE, 0, true, &QUICK).unwrap();
@@ -57,6 +63,7 @@ fn measure_finds_the_faster_candidate() {
 }
 
 fn tune_writes_the_file_or_refuses_the_cpu_device() {
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
     let device = Device::current().unwrap();
     let dir = std::env::temp_dir().join(format!("cuprum-tuning-test-{}-{}", std::process::id(), device.is_cpu()));
     let _ = std::fs::remove_dir_all(&dir);
