@@ -21,6 +21,11 @@ on_both_devices!(
     the_checked_launch_takes_the_baked_grid
 );
 
+/// One test at a time: the tuner (`tune_writes_the_grid_choice`) records the GEMM into CUDA
+/// graphs, and while it records, the runtime refuses host copies on the legacy stream of other
+/// threads (the other tests' uploads and read-backs; docs/graphs.md).
+static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
 /// Random A (m x k) and B (k x n) in [-1, 1), on the current device, with their host copies.
 fn inputs(m: usize, n: usize, k: usize) -> (Vec<bf16>, Vec<bf16>, Array<bf16>, Array<bf16>) {
     let mut r = support::Rng::new();
@@ -46,6 +51,7 @@ fn check(c: &[f32], a: &[bf16], b: &[bf16], (m, n, k): (usize, usize, usize), wh
 /// Four tiles of 128 x 256 (K: two steps of 64), launched with each candidate's grid for 1, 3
 /// and 4 SMs (grids of 1 to 4 blocks: blocks taking one, two or unequal numbers of tiles).
 fn every_grid_candidate_computes_c() {
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
     let (m, n, k) = (256, 512, 128);
     let (a, b, da, db) = inputs(m, n, k);
     let ma = TensorMap::new(&da, [kernels::BM, kernels::BK], Swizzle::B128).unwrap();
@@ -68,6 +74,7 @@ fn every_grid_candidate_computes_c() {
 }
 
 fn the_checked_launch_takes_the_baked_grid() {
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
     let (m, n, k) = (128, 256, 64);
     let (a, b, da, db) = inputs(m, n, k);
     let mut dc = Array::from_slice(&vec![f32::NAN; m * n]).unwrap();
@@ -109,6 +116,7 @@ fn the_site_agrees_with_its_tuning_files() {
 #[test]
 #[ignore = "needs a CUDA GPU"]
 fn tune_writes_the_grid_choice() {
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
     let device = Device::get(0).unwrap();
     let dir = std::env::temp_dir().join(format!("cuprum-gemm-wgmma-tune-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
