@@ -68,6 +68,7 @@ mod fault;
 pub mod device;
 mod stream;
 mod memory;
+mod graph;
 pub mod tuning;
 
 mod repr;
@@ -93,7 +94,6 @@ mod fuse;
 
 pub mod elementwise;
 pub mod reduction;
-mod graph;
 
 mod ops;
 pub mod random;
