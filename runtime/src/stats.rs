@@ -207,7 +207,7 @@ pub(crate) fn record_tuning_choice(from_file: bool) {
     a.fetch_add(1, Ordering::Relaxed);
 }
 
-/// Counts one candidate run of the tuner.
-pub(crate) fn record_tuning_trial() {
-    COUNTERS.tuning_trials.fetch_add(1, Ordering::Relaxed);
+/// Counts `n` candidate runs of the tuner.
+pub(crate) fn record_tuning_trials(n: u64) {
+    COUNTERS.tuning_trials.fetch_add(n, Ordering::Relaxed);
 }

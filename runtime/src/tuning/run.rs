@@ -128,7 +128,7 @@ pub fn measure(device: &Device, t: &Tunable, key: usize, baked: bool, opts: &Opt
         for _ in 0..times {
             trial()?;
             if v < n {
-                stats::record_tuning_trial();
+                stats::record_tuning_trials(1);
             }
         }
         Ok(())
@@ -200,7 +200,7 @@ pub fn measure(device: &Device, t: &Tunable, key: usize, baked: bool, opts: &Opt
                 Some(g) => {
                     g.replay()?;
                     if v < n {
-                        (0..repeat).for_each(|_| stats::record_tuning_trial());
+                        stats::record_tuning_trials(u64::from(repeat));
                     }
                 }
                 None => run(&mut trial, v, repeat)?,
