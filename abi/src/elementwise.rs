@@ -73,10 +73,22 @@ pub fn kernel_params(operands: &[(Operand, String)], variant: &str) -> Vec<Strin
 /// index, one per operand in order (references for outputs); `body` goes between the braces as
 /// is.
 pub fn run_call(element_params: &[String], body: &str, operands: &[String]) -> String {
+    run_call_as("run", element_params, body, operands)
+}
+
+/// [`run_call`] through `cuprum::ew::run_unswitched`: the contiguous vector loop compiled twice,
+/// once for launches whose inputs are all arrays (loads without the check for a scalar), once
+/// for the others. For kernels compiled with a residency cap (`min_blocks`), whose maps are heavy
+/// enough that the check holds their loads back (cuprum/elementwise.h).
+pub fn run_call_unswitched(element_params: &[String], body: &str, operands: &[String]) -> String {
+    run_call_as("run_unswitched", element_params, body, operands)
+}
+
+fn run_call_as(run: &str, element_params: &[String], body: &str, operands: &[String]) -> String {
     let mut lparams = vec![format!("u64 {INDEX_PARAM}")];
     lparams.extend(element_params.iter().cloned());
     let operands: String = operands.iter().map(|o| format!(", {o}")).collect();
-    format!("cuprum::ew::run({LOOP_PARAM}, [&]({}) {{{body}}}{operands});", lparams.join(", "))
+    format!("cuprum::ew::{run}({LOOP_PARAM}, [&]({}) {{{body}}}{operands});", lparams.join(", "))
 }
 
 /// One elementwise kernel's entry point.

@@ -44,7 +44,7 @@ __device__ __forceinline__ T halve_bounded_map(u64 _ci, u64 _cn, T x) {
 #line 45 "tests/in/launch_bounds.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_halve_bounded(NAME, VARIANT, T) \
     extern "C" __global__ void __launch_bounds__(256, 4) NAME(cuprum::ew::In<T, cuprum::ew::VARIANT> _ca0, cuprum::ew::Out<T, cuprum::ew::VARIANT> _co0, cuprum::ew::Loop<cuprum::ew::VARIANT> _cloop) { \
-        cuprum::ew::run(_cloop, [&](u64 _ci, T x, T& _cout0) { _cout0 = halve_bounded_map<T>(_ci, _cloop.size, x); }, _ca0, _co0); \
+        cuprum::ew::run_unswitched(_cloop, [&](u64 _ci, T x, T& _cout0) { _cout0 = halve_bounded_map<T>(_ci, _cloop.size, x); }, _ca0, _co0); \
     }
 #define CUPRUM_INSTANTIATE_halve_bounded_contig(NAME, T) CUPRUM_INSTANTIATE_halve_bounded(NAME, contig, T)
 #define CUPRUM_INSTANTIATE_halve_bounded_s32(NAME, T) CUPRUM_INSTANTIATE_halve_bounded(NAME, s32, T)

@@ -77,7 +77,11 @@ impl Writer<'_> {
             }
         };
         let args: Vec<String> = operands.iter().map(|(_, a)| a.clone()).collect();
-        let body = elementwise::run_call(&lparams, &format!(" {store} "), &args);
+        let body = if self.item.min_blocks.is_some() {
+            elementwise::run_call_unswitched(&lparams, &format!(" {store} "), &args)
+        } else {
+            elementwise::run_call(&lparams, &format!(" {store} "), &args)
+        };
         let generics = self.generics.clone();
         self.out.push_str(&elementwise::entry_point(&ElementwiseEntry {
             name: &name,
