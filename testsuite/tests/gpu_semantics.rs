@@ -163,8 +163,8 @@ fn half_arithmetic() {
     }
 }
 
-/// `bf16::from_f32` (on the GPU the conversion instruction, NaNs through the bit arithmetic so
-/// that they keep their sign and payload) and `from_f32_pair` of both 16-bit types (every NaN
+/// `bf16::from_f32` and `f16::from_f32` (on the GPU the conversion instruction, NaNs through the
+/// bit arithmetic so that they keep their sign and payload) and `from_f32_pair` of both 16-bit types (every NaN
 /// the NaN 0x7fff) give the host's bits: random values around 1 (ties, by the low bits), huge
 /// and tiny values (overflow, subnormals), and NaNs of both signs and several payloads.
 fn half_conversions() {
@@ -182,12 +182,14 @@ fn half_conversions() {
     let x = ints(&mut r, &edges, mk);
     let mut y = ints(&mut r, &edges, mk);
     y.rotate_left(3);
-    let (dx, dy, mut out) = (up(&x), up(&y), poisoned(0xa5a5_a5a5_a5a5_a5a5u64));
-    host::k_half_conversions::launch(&cfg(), &dx, &dy, &mut out).unwrap();
-    let got = out.to_vec().unwrap();
+    let (dx, dy, mut out, mut out_f16) = (up(&x), up(&y), poisoned(0xa5a5_a5a5_a5a5_a5a5u64), poisoned(0xa5a5_a5a5_a5a5_a5a5u64));
+    host::k_half_conversions::launch(&cfg(), &dx, &dy, &mut out, &mut out_f16).unwrap();
+    let (got, got_f16) = (out.to_vec().unwrap(), out_f16.to_vec().unwrap());
     for i in 0..N {
         let want = host::half_conversions(x[i], y[i]);
         assert_eq!(got[i], want, "half_conversions({:#010x}, {:#010x}): {:#018x} want {want:#018x}", x[i].to_bits(), y[i].to_bits(), got[i]);
+        let want = host::half_conversions_f16(x[i], y[i]);
+        assert_eq!(got_f16[i], want, "half_conversions_f16({:#010x}, {:#010x}): {:#018x} want {want:#018x}", x[i].to_bits(), y[i].to_bits(), got_f16[i]);
     }
 }
 

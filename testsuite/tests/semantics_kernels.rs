@@ -58,6 +58,16 @@ pub fn half_conversions(x: f32, y: f32) -> u64 {
     let h = f16::from_f32_pair(y, x);
     one.to_bits_u64() | (two[0].to_bits_u64() << 16) | (two[1].to_bits_u64() << 32) | (h[0].to_bits_u64() << 48)
 }
+/// The bits of `f16::from_f32(x)`, `f16::from_f32(y)`, the second of `f16::from_f32_pair(y, x)`
+/// and `f16::from_f64` of an f64 made of both inputs' bits (a NaN with a 52-bit payload when `x`
+/// is a NaN).
+#[device]
+pub fn half_conversions_f16(x: f32, y: f32) -> u64 {
+    let h = f16::from_f32_pair(y, x);
+    let bits = (x.to_bits_u64() << 32) | y.to_bits_u64();
+    let w = f16::from_f64(f64::from_bits_u64(if x.is_nan() { bits | 0x7ff0_0000_0000_0000 } else { bits }));
+    f16::from_f32(x).to_bits_u64() | (f16::from_f32(y).to_bits_u64() << 16) | (h[1].to_bits_u64() << 32) | (w.to_bits_u64() << 48)
+}
 #[device]
 pub fn float_methods(x: f32, y: f32) -> f32 {
     x.min(y) + x.signum() + x.round() + x.clamp(-1.0, 1.0) + x.powi(3) + (x % 1.5)
@@ -149,10 +159,11 @@ pub fn k_half(a: &[f16], b: &[f16], out: &mut [f16]) {
     }
 }
 #[rawkernel]
-pub fn k_half_conversions(x: &[f32], y: &[f32], out: &mut [u64]) {
+pub fn k_half_conversions(x: &[f32], y: &[f32], out: &mut [u64], out_f16: &mut [u64]) {
     let i = grid_1d() as usize;
-    if i < out.len() {
+    if i < out.len() && i < out_f16.len() {
         out[i] = half_conversions(x[i], y[i]);
+        out_f16[i] = half_conversions_f16(x[i], y[i]);
     }
 }
 #[rawkernel]

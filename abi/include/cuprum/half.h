@@ -19,14 +19,21 @@ __device__ __forceinline__ float to_f32(half h) {
     }
     return f;
 }
+// cvt gives every NaN as 0x7fff; the host (the `half` crate, F16C) keeps a NaN's sign and top
+// payload bits and sets the quiet bit, so NaNs take that form here too (a select, off the
+// conversion's path; `f16::from_f32_pair` leaves it out).
 __device__ __forceinline__ half half_from_f32(float f) {
     half h;
     asm("cvt.rn.f16.f32 %0, %1;" : "=h"(h.bits) : "f"(f));
+    u32 u = __float_as_uint(f);
+    if (f != f) h.bits = (u16)(((u >> 16) & 0x8000u) | 0x7e00u | ((u >> 13) & 0x03ffu));
     return h;
 }
 __device__ __forceinline__ half half_from_f64(double d) {
     half h;
     asm("cvt.rn.f16.f64 %0, %1;" : "=h"(h.bits) : "d"(d));
+    u64 u = (u64)__double_as_longlong(d);
+    if (d != d) h.bits = (u16)(((u >> 48) & 0x8000u) | 0x7e00u | ((u >> 42) & 0x03ffu));
     return h;
 }
 __device__ __forceinline__ float to_f32(bfloat16 b) { return __uint_as_float(((u32)b.bits) << 16); }
