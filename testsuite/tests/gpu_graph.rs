@@ -158,6 +158,10 @@ fn assert_refused<T: std::fmt::Debug>(r: Result<T>, what: &str) {
 #[test]
 #[ignore = "needs a CUDA GPU"]
 fn a_capture_refuses_what_a_graph_cannot_hold() {
+    // `scale_by_int::<f64, u16>` must compile at its first use in this process: a kernel cache
+    // without a disk (a run before this one leaves the instance on disk, where a capture may load
+    // it). No other test of this binary launches that instance.
+    cuprum::runtime::cache::set_global(cuprum::runtime::cache::CacheConfig::memory_only());
     let stream = gpu_stream();
     let _current = stream.use_scoped();
     let x = Array::from_vec(vec![1.5f32; N]).unwrap();

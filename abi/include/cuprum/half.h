@@ -19,21 +19,18 @@ __device__ __forceinline__ float to_f32(half h) {
     }
     return f;
 }
-// cvt gives every NaN as 0x7fff; the host (the `half` crate, F16C) keeps a NaN's sign and top
-// payload bits and sets the quiet bit, so NaNs take that form here too (a select, off the
-// conversion's path; `f16::from_f32_pair` leaves it out).
+// The instruction alone: every NaN becomes 0x7fff, where the host (the `half` crate, F16C) keeps
+// a NaN's sign and top payload bits (docs/kernel-language.md). Keeping them here too, with a
+// select per conversion, made `(x-y)^2` of f16 (three conversions per element) compute-bound on
+// an H200: 0.556 of copy in cuprum-bench (session 28).
 __device__ __forceinline__ half half_from_f32(float f) {
     half h;
     asm("cvt.rn.f16.f32 %0, %1;" : "=h"(h.bits) : "f"(f));
-    u32 u = __float_as_uint(f);
-    if (f != f) h.bits = (u16)(((u >> 16) & 0x8000u) | 0x7e00u | ((u >> 13) & 0x03ffu));
     return h;
 }
 __device__ __forceinline__ half half_from_f64(double d) {
     half h;
     asm("cvt.rn.f16.f64 %0, %1;" : "=h"(h.bits) : "d"(d));
-    u64 u = (u64)__double_as_longlong(d);
-    if (d != d) h.bits = (u16)(((u >> 48) & 0x8000u) | 0x7e00u | ((u >> 42) & 0x03ffu));
     return h;
 }
 __device__ __forceinline__ float to_f32(bfloat16 b) { return __uint_as_float(((u32)b.bits) << 16); }
@@ -78,8 +75,8 @@ __device__ __forceinline__ bfloat16 bf16_from_f64(double d) {
 // into halves and packed again) and 502 with two `bf16_from_f32`.
 __device__ __forceinline__ Array<half, 2> half_pair_from_f32(float a, float b) {
     Array<half, 2> r;
-    r.v[0] = half_from_f32(a);
-    r.v[1] = half_from_f32(b);
+    asm("cvt.rn.f16.f32 %0, %1;" : "=h"(r.v[0].bits) : "f"(a));
+    asm("cvt.rn.f16.f32 %0, %1;" : "=h"(r.v[1].bits) : "f"(b));
     return r;
 }
 __device__ __forceinline__ Array<bfloat16, 2> bf16_pair_from_f32(float a, float b) {
