@@ -115,7 +115,8 @@ pub fn shuffles(x: &[i32], out: &mut [i32]) {
 }
 
 /// Every warp collective, one warp: lane `l` writes `out[32 k + l]` for collective `k` of `x[l]`
-/// (whole-warp forms, then the forms on tiles of 8 lanes).
+/// (whole-warp forms, then the forms on tiles of 8 lanes, then the votes `warp_any(x > 900)` and
+/// `warp_all(x > -900)` as 1 or 0).
 #[rawkernel]
 pub fn warp_collectives(x: &[i32], out: &mut [i32]) {
     let l = lane_id() as usize;
@@ -131,8 +132,10 @@ pub fn warp_collectives(x: &[i32], out: &mut [i32]) {
         warp_reduce_max_width(v, 8),
         warp_inclusive_sum_width(v, 8),
         warp_exclusive_sum_width(v, 8),
+        if warp_any(v > 900) { 1 } else { 0 },
+        if warp_all(v > -900) { 1 } else { 0 },
     ];
-    for k in 0..10 {
+    for k in 0..12 {
         out[32 * k + l] = r[k];
     }
 }

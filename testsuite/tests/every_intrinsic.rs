@@ -271,7 +271,7 @@ fn every_shuffle() {
 fn every_warp_collective() {
     let mut r = Rng::new();
     let x: Vec<i32> = (0..32).map(|_| r.int(-1000, 1000) as i32).collect();
-    let mut out = up(&vec![i32::MIN; 320]);
+    let mut out = up(&vec![i32::MIN; 384]);
     k::warp_collectives::launch(&LaunchConfig::new(1u32, 32u32), &up(&x), &mut out).unwrap();
     let got = out.to_vec().unwrap();
     let names = ["warp_reduce_sum", "warp_reduce_min", "warp_reduce_max", "warp_inclusive_sum", "warp_exclusive_sum"];
@@ -290,6 +290,14 @@ fn every_warp_collective() {
                 assert_eq!(got[32 * (form + c) + l], *w, "{} on tiles of {width}, lane {l}", names[c]);
             }
         }
+    }
+    // The votes, the same in every lane (the draws make either answer likely: each lane is
+    // above 900 or at most -900 with probability 0.05).
+    let any = x.iter().any(|&v| v > 900) as i32;
+    let all = x.iter().all(|&v| v > -900) as i32;
+    for l in 0..32 {
+        assert_eq!(got[320 + l], any, "warp_any(x > 900), lane {l}");
+        assert_eq!(got[352 + l], all, "warp_all(x > -900), lane {l}");
     }
 }
 

@@ -154,6 +154,15 @@ __device__ __forceinline__ u64 wgmma_desc(u32 addr, u32 lbo, u32 sbo) {
     return (u64)((addr & 0x3ffffu) >> 4) | ((u64)((lbo & 0x3ffffu) >> 4) << 16) | ((u64)((sbo & 0x3ffffu) >> 4) << 32) | (1ull << 62);
 }
 
+// `wgmma_desc(base + offset, lbo, sbo)` for a `base` that is a multiple of 16 (the shared address
+// of an array the multiplies accept: 1024-byte aligned) and an in-range tile: the address field
+// is base / 16 + offset / 16, added into the word rather than masked and or-ed, so that the
+// compiler computes base / 16 once and each multiply of an unrolled loop adds a constant.
+__device__ __forceinline__ u64 wgmma_desc_at(u32 base, u32 offset, u32 lbo, u32 sbo) {
+    u32 lo = (base >> 4) + (offset >> 4) + ((lbo >> 4) << 16);
+    return ((u64)((sbo >> 4) | (1u << 30)) << 32) | lo;
+}
+
 template <typename T = void>
 __device__ __forceinline__ void wgmma_fence() {
 #if CUPRUM_SM90A
@@ -325,7 +334,7 @@ __device__ __forceinline__ void wgmma_ss(Array<float, N / 2>& d, const T* a, u64
         (void)a_len;
         (void)b_len;
         (void)later;
-        u64 da = wgmma_desc(sa + (u32)ia * 2u, 16u, 1024u), db = wgmma_desc(sb + (u32)ib * 2u, BT ? 16u : 8192u, 1024u);
+        u64 da = wgmma_desc_at(sa, (u32)ia * 2u, 16u, 1024u), db = wgmma_desc_at(sb, (u32)ib * 2u, BT ? 16u : 8192u, 1024u);
         if constexpr (N == 64) wgmma_m64n64k16_raw<T, BT ? 0 : 1>(d, da, db);
         if constexpr (N == 128) wgmma_m64n128k16_raw<T, BT ? 0 : 1>(d, da, db);
         if constexpr (N == 256) wgmma_m64n256k16_raw<T, BT ? 0 : 1>(d, da, db);
@@ -351,8 +360,8 @@ __device__ __forceinline__ void wgmma_ss(Array<float, N / 2>& d, const T* a, u64
     // Arrays shorter than a first tile have nothing to substitute: the multiply is skipped (a
     // branch on the lengths alone, the same for every call of a loop).
     if (a_len < 4096 || b_len < (u64)N * 64) return;
-    u64 da = wgmma_desc(sa + (ok ? (u32)ia * 2u : 0u), 16u, 1024u);
-    u64 db = wgmma_desc(sb + (ok ? (u32)ib * 2u : 0u), BT ? 16u : 8192u, 1024u);
+    u64 da = wgmma_desc_at(sa, ok ? (u32)ia * 2u : 0u, 16u, 1024u);
+    u64 db = wgmma_desc_at(sb, ok ? (u32)ib * 2u : 0u, BT ? 16u : 8192u, 1024u);
     if constexpr (N == 64) wgmma_m64n64k16_raw<T, BT ? 0 : 1>(d, da, db);
     if constexpr (N == 128) wgmma_m64n128k16_raw<T, BT ? 0 : 1>(d, da, db);
     if constexpr (N == 256) wgmma_m64n256k16_raw<T, BT ? 0 : 1>(d, da, db);
@@ -392,7 +401,7 @@ __device__ __forceinline__ void wgmma_rs(Array<float, N / 2>& d, const Array<T, 
     if constexpr (!CHECK) {
         (void)b_len;
         (void)later;
-        db = wgmma_desc(sb + (u32)ib * 2u, 8192u, 1024u);
+        db = wgmma_desc_at(sb, (u32)ib * 2u, 8192u, 1024u);
     } else {
         bool bmis = ((u32)ib & 4095u & ~3072u) != 0;
         constexpr u64 more = (u64)(N - 64) * 64;
@@ -405,7 +414,7 @@ __device__ __forceinline__ void wgmma_rs(Array<float, N / 2>& d, const Array<T, 
         bool mis = !bok ? bmis : true;
         later->note(ok, index, len, index_info<J>::signed_bit | (mis ? oob_misaligned : 0u));
         if (b_len < (u64)N * 64) return;
-        db = wgmma_desc(sb + (ok ? (u32)ib * 2u : 0u), 8192u, 1024u);
+        db = wgmma_desc_at(sb, ok ? (u32)ib * 2u : 0u, 8192u, 1024u);
     }
     if constexpr (N == 64) wgmma_m64n64k16_rs_raw<T>(d, a0, a1, a2, a3, db);
     if constexpr (N == 128) wgmma_m64n128k16_rs_raw<T>(d, a0, a1, a2, a3, db);
@@ -497,7 +506,7 @@ __device__ __forceinline__ void wgmma_fp8(Array<float, N / 2>& d, const T* a, u6
         (void)a_len;
         (void)b_len;
         (void)later;
-        u64 da = wgmma_desc(sa + (u32)ia, 16u, 1024u), db = wgmma_desc(sb + (u32)ib, 16u, 1024u);
+        u64 da = wgmma_desc_at(sa, (u32)ia, 16u, 1024u), db = wgmma_desc_at(sb, (u32)ib, 16u, 1024u);
         if constexpr (N == 64) wgmma_m64n64k32_raw<T>(d, da, db);
         if constexpr (N == 128) wgmma_m64n128k32_raw<T>(d, da, db);
         if constexpr (N == 256) wgmma_m64n256k32_raw<T>(d, da, db);
@@ -515,8 +524,8 @@ __device__ __forceinline__ void wgmma_fp8(Array<float, N / 2>& d, const T* a, u6
     u32 sign = !aok ? index_info<I>::signed_bit : index_info<J>::signed_bit;
     later->note(ok, index, len, sign | (mis ? oob_misaligned : 0u));
     if (a_len < 8192 || b_len < (u64)N * 128) return;
-    u64 da = wgmma_desc(sa + (ok ? (u32)ia : 0u), 16u, 1024u);
-    u64 db = wgmma_desc(sb + (ok ? (u32)ib : 0u), 16u, 1024u);
+    u64 da = wgmma_desc_at(sa, ok ? (u32)ia : 0u, 16u, 1024u);
+    u64 db = wgmma_desc_at(sb, ok ? (u32)ib : 0u, 16u, 1024u);
     if constexpr (N == 64) wgmma_m64n64k32_raw<T>(d, da, db);
     if constexpr (N == 128) wgmma_m64n128k32_raw<T>(d, da, db);
     if constexpr (N == 256) wgmma_m64n256k32_raw<T>(d, da, db);

@@ -24,6 +24,19 @@ template <typename T> __device__ __forceinline__ T warp_reduce_sum(T v, u32 widt
 template <typename T> __device__ __forceinline__ T warp_reduce_min(T v, u32 width = 32) { return warp_reduce<WarpMin>(v, width); }
 template <typename T> __device__ __forceinline__ T warp_reduce_max(T v, u32 width = 32) { return warp_reduce<WarpMax>(v, width); }
 
+// Votes over the warp (full mask): `vote.sync.any/all.pred`, one instruction whose result every
+// lane shares, so that a branch on it stays a branch (ptxas predicates a short divergent body).
+__device__ __forceinline__ bool warp_any(bool p) {
+    u32 r;
+    asm volatile("{ .reg .pred a, b; setp.ne.u32 a, %1, 0; vote.sync.any.pred b, a, 0xffffffff; selp.u32 %0, 1, 0, b; }" : "=r"(r) : "r"((u32)p));
+    return r != 0;
+}
+__device__ __forceinline__ bool warp_all(bool p) {
+    u32 r;
+    asm volatile("{ .reg .pred a, b; setp.ne.u32 a, %1, 0; vote.sync.all.pred b, a, 0xffffffff; selp.u32 %0, 1, 0, b; }" : "=r"(r) : "r"((u32)p));
+    return r != 0;
+}
+
 // The sum of `v` over this lane and the lanes before it in its tile.
 template <typename T> __device__ __forceinline__ T warp_inclusive_sum(T v, u32 width = 32) {
     const u32 lane = lane_id() & (width - 1);

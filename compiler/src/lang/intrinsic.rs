@@ -555,6 +555,12 @@ vocabulary! {
         ReduceMaxWidth = "warp_reduce_max_width",
         InclusiveSumWidth = "warp_inclusive_sum_width",
         ExclusiveSumWidth = "warp_exclusive_sum_width",
+        /// `warp_any(p: bool) -> bool`: whether `p` holds in any lane of the warp (CUDA's
+        /// `__any_sync` with the full mask); the result is the same in every lane, so a branch
+        /// on it is uniform and the compiler keeps it a branch.
+        Any = "warp_any",
+        /// `warp_all(p: bool) -> bool`: whether `p` holds in every lane (`__all_sync`).
+        All = "warp_all",
     }
 }
 
@@ -570,7 +576,13 @@ impl WarpOp {
         if self.has_width() { 2 } else { 1 }
     }
 
-    /// The bound the value's type needs: `Number` for sums, `Real` for the minimum and maximum.
+    /// Whether the collective is a vote (`warp_any`, `warp_all`: a `bool` in, a `bool` out).
+    pub fn is_vote(self) -> bool {
+        matches!(self, WarpOp::Any | WarpOp::All)
+    }
+
+    /// The bound the value's type needs: `Number` for sums, `Real` for the minimum and maximum
+    /// (votes take a `bool`: typeck checks them on their own).
     pub fn bound(self) -> Bound {
         use WarpOp::*;
         match self {
@@ -588,6 +600,8 @@ impl WarpOp {
             ReduceMax | ReduceMaxWidth => "cuprum::warp_reduce_max",
             InclusiveSum | InclusiveSumWidth => "cuprum::warp_inclusive_sum",
             ExclusiveSum | ExclusiveSumWidth => "cuprum::warp_exclusive_sum",
+            Any => "cuprum::warp_any",
+            All => "cuprum::warp_all",
         }
     }
 }

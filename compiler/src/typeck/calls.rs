@@ -111,6 +111,11 @@ impl Checker<'_, '_> {
                 }
             }
             Atomic(op) => self.atomic(op, args, span),
+            Warp(w) if w.is_vote() => {
+                let b = Ty::Scalar(DType::Bool);
+                self.arg(&args[0], &b);
+                b
+            }
             Warp(w) => {
                 let vt = self.expr(&args[0], expected);
                 if !self.is_error(&vt) && !self.has(&vt, w.bound()) {

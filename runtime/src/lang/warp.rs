@@ -1,6 +1,6 @@
 //! Warp collectives of the kernel language (docs/kernel-language.md, "Warp collectives"): a
 //! warp's (or a tile's) sum, minimum and maximum, and prefix sums, as CUB's `WarpReduce` and
-//! `WarpScan` give them.
+//! `WarpScan` give them, and the votes `warp_any` / `warp_all`.
 //!
 //! Every lane of the warp calls them together (as it calls the shuffles they are built on), and
 //! each lane gets its result. The `_width` forms work within tiles of `width` lanes (a power of
@@ -29,6 +29,17 @@ pub fn warp_reduce_min<T: Real>(v: T) -> T {
 /// The maximum of `v` over the warp. Host: `v`.
 pub fn warp_reduce_max<T: Real>(v: T) -> T {
     v
+}
+
+/// Whether `p` holds in any lane of the warp: CUDA `__any_sync(0xffffffff, p)` (`vote.sync.any`),
+/// the same in every lane. Host: `p`.
+pub fn warp_any(p: bool) -> bool {
+    p
+}
+
+/// Whether `p` holds in every lane of the warp: CUDA `__all_sync(0xffffffff, p)`. Host: `p`.
+pub fn warp_all(p: bool) -> bool {
+    p
 }
 
 /// The sum of `v` over this lane and the lanes before it: CUDA `cuprum::warp_inclusive_sum(v)`

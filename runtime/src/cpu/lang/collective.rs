@@ -52,6 +52,16 @@ pub fn warp_exclusive_sum_width<T: Number>(v: T, width: u32) -> T {
     if lane_id() & (width.clamp(1, 32) - 1) == 0 { T::zero() } else { before }
 }
 
+/// `cuprum::warp_any(p)`: a butterfly of the lanes' flags, as every lane needs the result.
+pub fn warp_any(p: bool) -> bool {
+    reduce(p as u32, 32, |a, b| a | b) != 0
+}
+
+/// `cuprum::warp_all(p)`.
+pub fn warp_all(p: bool) -> bool {
+    reduce(p as u32, 32, |a, b| a & b) != 0
+}
+
 /// `cuprum::warp_reduce_sum(v)`.
 pub fn warp_reduce_sum<T: Number>(v: T) -> T {
     warp_reduce_sum_width(v, 32)
