@@ -18,18 +18,25 @@ pub enum ElementwiseVariant {
     S32,
     /// Strided or broadcast operands, 64-bit index arithmetic.
     S64,
+    /// A 2-D loop with an operand contiguous along the outer axis (a transposed input or
+    /// output), 32-bit index arithmetic: visited by 32 x 32 tiles, those operands exchanged
+    /// through shared memory (its own entry point, so that the strided loops' registers do not
+    /// limit its occupancy).
+    T32,
 }
 
 impl ElementwiseVariant {
     /// Every variant, in entry-point order.
-    pub const ALL: [ElementwiseVariant; 3] = [ElementwiseVariant::Contig, ElementwiseVariant::S32, ElementwiseVariant::S64];
+    pub const ALL: [ElementwiseVariant; 4] =
+        [ElementwiseVariant::Contig, ElementwiseVariant::S32, ElementwiseVariant::S64, ElementwiseVariant::T32];
 
-    /// The name in symbols and in C (`contig`, `s32`, `s64`).
+    /// The name in symbols and in C (`contig`, `s32`, `s64`, `t32`).
     pub const fn name(self) -> &'static str {
         match self {
             ElementwiseVariant::Contig => "contig",
             ElementwiseVariant::S32 => "s32",
             ElementwiseVariant::S64 => "s64",
+            ElementwiseVariant::T32 => "t32",
         }
     }
 
@@ -131,6 +138,13 @@ impl Variant {
         }
     }
 
+    /// Whether builds precompile it (nvcc, into the fat binary): every variant except the 64-bit
+    /// index ones and `t32`, which NVRTC compiles at first use (docs/building.md, "What is
+    /// precompiled": `t32` serves only transposed 2-D operands and would add 12% to the built-ins).
+    pub const fn precompiled(self) -> bool {
+        !self.wide() && !matches!(self, Variant::Elementwise(ElementwiseVariant::T32))
+    }
+
     /// The kind of kernel that has this variant.
     pub const fn kind(self) -> KernelKind {
         match self {
@@ -140,10 +154,11 @@ impl Variant {
     }
 }
 
-const ELEMENTWISE: [Variant; 3] = [
+const ELEMENTWISE: [Variant; 4] = [
     Variant::Elementwise(ElementwiseVariant::Contig),
     Variant::Elementwise(ElementwiseVariant::S32),
     Variant::Elementwise(ElementwiseVariant::S64),
+    Variant::Elementwise(ElementwiseVariant::T32),
 ];
 
 const REDUCTION: [Variant; 6] = [
@@ -219,7 +234,7 @@ mod tests {
 
     #[test]
     fn elementwise_variants_in_order() {
-        assert_eq!(ElementwiseVariant::ALL.map(ElementwiseVariant::name), ["contig", "s32", "s64"]);
+        assert_eq!(ElementwiseVariant::ALL.map(ElementwiseVariant::name), ["contig", "s32", "s64", "t32"]);
         assert!(ElementwiseVariant::ALL.iter().enumerate().all(|(i, v)| v.index() == i));
         assert_eq!(Variant::from(ReductionVariant::Cols64).to_string(), "cols64");
         let wide: Vec<&str> = [KernelKind::Elementwise, KernelKind::Reduction]
@@ -229,6 +244,13 @@ mod tests {
             .map(|v| v.name())
             .collect();
         assert_eq!(wide, ["s64", "rows64", "warps64", "cols64"]);
+        let compiled_at_first_use: Vec<&str> = [KernelKind::Elementwise, KernelKind::Reduction]
+            .iter()
+            .flat_map(|k| k.variants())
+            .filter(|v| !v.precompiled())
+            .map(|v| v.name())
+            .collect();
+        assert_eq!(compiled_at_first_use, ["s64", "t32", "rows64", "warps64", "cols64"]);
     }
 
     #[test]

@@ -172,8 +172,8 @@ pub fn rows(copy: f64, bare_us: f64, quick: bool, stream: &Stream) -> Result<Vec
         push(
             "(x-y)^2 one input transposed f32",
             gbs(&xt, &y, &mut z, bytes, rounds, stream)?,
-            0.60,
-            format!("n = 2^{}, s32 variant", log2 / 2),
+            0.90,
+            format!("n = 2^{}, t32 variant", log2 / 2),
         );
     }
     let after = elementwise::variant_counts();
@@ -295,10 +295,11 @@ pub fn rows(copy: f64, bare_us: f64, quick: bool, stream: &Stream) -> Result<Vec
         ceiling: same_us,
         target: Some(("<=", 1.15)),
         note: format!(
-            "{calls} calls, one synchronize; cuprum's host work without the launch: {work_us:.3} us, of which stream and kernel lookups {lookup_us:.3} us; bare launches with that host work between them: {interleaved_us:.2} us; bare cudarc launch of an empty kernel: {bare_us:.2} us; variants in the GB/s rows: contig {}, s32 {}, s64 {}, vector {}",
+            "{calls} calls, one synchronize; cuprum's host work without the launch: {work_us:.3} us, of which stream and kernel lookups {lookup_us:.3} us; bare launches with that host work between them: {interleaved_us:.2} us; bare cudarc launch of an empty kernel: {bare_us:.2} us; variants in the GB/s rows: contig {}, s32 {}, s64 {}, t32 {}, vector {}",
             after.contig - before.contig,
             after.s32 - before.s32,
             after.s64 - before.s64,
+            after.t32 - before.t32,
             after.vector - before.vector
         ),
     });

@@ -97,7 +97,7 @@ struct Options {
 }
 
 /// The sections `--only` takes.
-const ONLY_SECTIONS: &str = "ufuncs, manipulation, scan, sort, reduction, matmul, gemm, attention, tuning, cpu, multi";
+const ONLY_SECTIONS: &str = "elementwise, ufuncs, manipulation, scan, sort, reduction, matmul, gemm, attention, tuning, cpu, multi";
 
 /// One printed line: a figure beside its ceiling.
 struct Row {
@@ -347,6 +347,9 @@ fn run(dev: &Device, opts: &Options) -> Result<()> {
     if let Some(only) = &opts.only {
         let want = |s: &str| only.iter().any(|o| o == s);
         let mut rows = vec![copy_row];
+        if want("elementwise") {
+            rows.extend(elementwise::rows(copy_ceiling, 0.0, opts.quick, &stream)?);
+        }
         if want("ufuncs") {
             rows.extend(ufuncs::rows(copy_ceiling, opts.quick, &stream)?);
         }

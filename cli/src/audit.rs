@@ -32,7 +32,7 @@ targets and bytes, and how each instance would reach the GPU:
                  on that GPU, listing them on stderr (needs --arch or a GPU)
 
 Instances that are not listed (other dtypes of a generic kernel, those of a generic kernel that
-precompiles none, the 64-bit index variants) and kernels made at run time from CUDA C text
+precompiles none, the 64-bit index variants, the tiled `t32` variant) and kernels made at run time from CUDA C text
 (ElementwiseKernel, RawModule) are compiled by NVRTC at first use; --deny-jit cannot count them.
 The running program's own audit: cuprum::audit::report; docs/audit.md.
 
@@ -327,7 +327,7 @@ fn render(file: &str, units: &[(UnitRecord, usize)], gpu: &Gpu) -> (String, Vec<
     };
     let _ = writeln!(
         out,
-        "instances not listed (other dtypes of generic kernels, 64-bit index variants) are compiled by NVRTC at first use (not counted by --deny-jit)"
+        "instances not listed (other dtypes of generic kernels, 64-bit index variants, the tiled `t32` variant) are compiled by NVRTC at first use (not counted by --deny-jit)"
     );
     (out, jit)
 }

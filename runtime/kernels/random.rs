@@ -141,9 +141,9 @@ pub fn integers<T: Int>(k0: u32, k1: u32, base_lo: u32, base_hi: u32, low: i64, 
 // whose sine and cosine are Taylor polynomials (the truncation below the type's half ulp), then
 // rotated by `q` quarter turns.
 
-/// `sqrt(-2 ln u / RHO2)` of `u = (a + 1/2) 2^-32` (see above), in `f32`.
+/// `-2 ln u / RHO2` of `u = (a + 1/2) 2^-32` (see above), in `f32`: the square of the radius.
 #[device(crate = crate)]
-pub fn radius_f32(a: u32) -> f32 {
+pub fn radius_sq_f32(a: u32) -> f32 {
     // The bits of `u`: those of `a + 1/2` less 32 in the exponent (`u` is at least 2^-33).
     let bits = ((a as f32) + 0.5).to_bits().wrapping_sub(32 << 23);
     // `bits - bits(sqrt(1/2))`: its exponent field is `k`, with `u = m 2^k`.
@@ -157,7 +157,7 @@ pub fn radius_f32(a: u32) -> f32 {
     q = f.mul_add(q, 4.9472175);
     q = f.mul_add(q, -9.894362);
     // `k 2^23` is exact in `f32`; the constant is `-2 ln 2 / RHO2` times 2^-23.
-    ((k_bits as i32) as f32).mul_add(-8.1756707e-7, f * q).sqrt()
+    ((k_bits as i32) as f32).mul_add(-8.1756707e-7, f * q)
 }
 
 /// `(cos θ, sin θ) / LAM` of a uniform angle `θ` from the word `b` (see above), in `f32`.
@@ -177,11 +177,12 @@ pub fn circle_f32(b: u32) -> (f32, f32) {
     if (b & 2) == 0 { (cos, sin) } else { (sin, cos) }
 }
 
-/// Two `f32`s normal with mean `mean` and standard deviation `std` from the words `a` and `b`.
+/// Two `f32`s normal with mean `mean` and standard deviation `std` from the words `a` and `b`,
+/// given `rsq = radius_sq_f32(a).sqrt()`.
 #[device(crate = crate)]
-pub fn normal_pair_f32(a: u32, b: u32, mean: f32, std: f32) -> (f32, f32) {
+pub fn normal_pair_f32(rsq: f32, b: u32, mean: f32, std: f32) -> (f32, f32) {
     // `SIGMA`: the factors `sqrt(RHO2)` of the radius and `LAM` of the circle's polynomials.
-    let r = (std * -0.009171092) * radius_f32(a);
+    let r = (std * -0.009171092) * rsq;
     let (x, y) = circle_f32(b);
     (r.mul_add(x, mean), r.mul_add(y, mean))
 }
@@ -207,19 +208,42 @@ pub fn philox_keyed(ka: [u32; 10], kb: [u32; 10], lo: u32, hi: u32) -> [u32; 4] 
     [c0, c1, c2, c3]
 }
 
-/// Four `f32`s normal with mean `mean` and standard deviation `std` from Philox block `base + i`,
-/// written to `y[4 i..4 i + 4]`: two Box-Muller pairs.
+/// Eight `f32`s normal with mean `mean` and standard deviation `std`: Philox blocks `base + i`
+/// and `base + j` (four Box-Muller pairs) written to `y[4 i..4 i + 4]` and `y[4 j..4 j + 4]`. Both
+/// blocks' rounds, then the four logarithms, then the four square roots: each stage's
+/// independent chains sit in one basic block, which the compiler interleaves (a square root's
+/// slow path is a branch, which code written block after block would put between them). With
+/// `two == false`, block `i` only.
 ///
 /// # Safety
 ///
-/// `y` holds at least `4 i + 4` elements (the store is not checked).
+/// `y` holds at least `4 i + 4` elements, and `4 j + 4` when `two` (the stores are not checked).
 #[device(crate = crate, unchecked)]
-pub unsafe fn normal_block_f32(y: &mut [f32], i: u32, ka: [u32; 10], kb: [u32; 10], base: u64, mean: f32, std: f32) {
+pub unsafe fn normal_blocks_f32(
+    y: &mut [f32],
+    i: u32,
+    j: u32,
+    two: bool,
+    ka: [u32; 10],
+    kb: [u32; 10],
+    base: u64,
+    mean: f32,
+    std: f32,
+) {
     let c = base.wrapping_add(i as u64);
+    let d = base.wrapping_add(j as u64);
     let r = philox_keyed(ka, kb, c as u32, (c >> 32) as u32);
-    let (z0, z1) = normal_pair_f32(r[0], r[1], mean, std);
-    let (z2, z3) = normal_pair_f32(r[2], r[3], mean, std);
+    let s = philox_keyed(ka, kb, d as u32, (d >> 32) as u32);
+    let q = [radius_sq_f32(r[0]), radius_sq_f32(r[2]), radius_sq_f32(s[0]), radius_sq_f32(s[2])];
+    let t = [q[0].sqrt(), q[1].sqrt(), q[2].sqrt(), q[3].sqrt()];
+    let (z0, z1) = normal_pair_f32(t[0], r[1], mean, std);
+    let (z2, z3) = normal_pair_f32(t[1], r[3], mean, std);
     store4(y, 4 * (i as usize), [z0, z1, z2, z3]);
+    if two {
+        let (w0, w1) = normal_pair_f32(t[2], s[1], mean, std);
+        let (w2, w3) = normal_pair_f32(t[3], s[3], mean, std);
+        store4(y, 4 * (j as usize), [w0, w1, w2, w3]);
+    }
 }
 
 /// `f32`s normal with mean `mean` and standard deviation `std`: Philox block `base + i` gives
@@ -240,15 +264,13 @@ pub fn normal_f32(y: &mut [f32], blocks: u32, k0: u32, k1: u32, base: u64, mean:
     // at most 2^31.
     while i + step < blocks {
         // SAFETY: `i < i + step < blocks`, and `y` holds `4 * blocks` elements.
-        unsafe {
-            normal_block_f32(y, i, ka, kb, base, mean, std);
-            normal_block_f32(y, i + step, ka, kb, base, mean, std);
-        }
+        unsafe { normal_blocks_f32(y, i, i + step, true, ka, kb, base, mean, std) };
         i += 2 * step;
     }
     if i < blocks {
-        // SAFETY: `i < blocks`, and `y` holds `4 * blocks` elements.
-        unsafe { normal_block_f32(y, i, ka, kb, base, mean, std) };
+        // SAFETY: `i < blocks`, and `y` holds `4 * blocks` elements (block `i + step` is computed
+        // but not stored).
+        unsafe { normal_blocks_f32(y, i, i + step, false, ka, kb, base, mean, std) };
     }
 }
 

@@ -30,6 +30,7 @@ use elementwise_kernels as k;
 on_both_devices!(
     cuprum::runtime::Device;
     squared_diff_contiguous_broadcast_transposed,
+    transposed_operands_by_tiles,
     scalars_in_any_position,
     multiple_outputs_and_output_parameters,
     raw_arguments_and_sizes,
@@ -265,6 +266,62 @@ fn squared_diff_contiguous_broadcast_transposed() {
         ),
         "{served:?}"
     );
+}
+
+/// 2-D loops with an operand contiguous along the outer axis run by tiles (`TiledBody`): with
+/// blocks of 256 threads through shared memory, with other multiples of 32 without, with other
+/// sizes element by element. Inputs, outputs and output
+/// parameters transposed, shapes with partial tiles on both axes, and element sizes 4 and 8.
+fn transposed_operands_by_tiles() {
+    let mut r = Rng::new();
+    for (rows, cols) in [(1000usize, 777usize), (32, 32), (33, 95), (5, 300), (300, 5), (2, 2)] {
+        // A transposed input, first or second (references from the host copies, not from a
+        // device copy of the transposed view, which runs by tiles too).
+        let (x, xh) = random::<f32>(&[cols, rows], &mut r);
+        let (y, yh) = random::<f32>(&[rows, cols], &mut r);
+        let xv: Vec<f32> = (0..rows * cols).map(|q| xh[(q % cols) * rows + q / cols]).collect();
+        for block in [32u32, 100, 128, 256, 512, 1024] {
+            let opts = Options::new().block_size(block);
+            let z = k::squared_diff::call_with(&opts, &x.transpose(), &y).unwrap();
+            let want: Vec<f32> = xv.iter().zip(&yh).map(|(a, b)| k::squared_diff(*a, *b)).collect();
+            assert_eq!(z.to_vec().unwrap(), want, "{rows}x{cols}, block {block}");
+            let z = k::squared_diff::call_with(&opts, &y, &x.transpose()).unwrap();
+            let want: Vec<f32> = yh.iter().zip(&xv).map(|(a, b)| k::squared_diff(*a, *b)).collect();
+            assert_eq!(z.to_vec().unwrap(), want, "{rows}x{cols}, block {block}, second");
+        }
+        let (xd, xdh) = random::<f64>(&[cols, rows], &mut r);
+        let (yd, ydh) = random::<f64>(&[rows, cols], &mut r);
+        let z = k::squared_diff::call(&xd.transpose(), &yd).unwrap().to_vec().unwrap();
+        for q in 0..rows * cols {
+            let want = k::squared_diff(xdh[(q % cols) * rows + q / cols], ydh[q]);
+            assert_eq!(z[q], want, "{rows}x{cols}: f64 element {q}");
+        }
+        // A transposed output: its memory, read back in its own layout, is the transpose.
+        let (a, av) = random::<f32>(&[rows, cols], &mut r);
+        let (b, bv) = random::<f32>(&[rows, cols], &mut r);
+        let z = poisoned::<f32>(&[cols, rows]);
+        let mut zt = z.transpose();
+        k::squared_diff::call_into(&a, &b, &mut zt).unwrap();
+        let zv = z.to_vec().unwrap();
+        for i in 0..rows {
+            for j in 0..cols {
+                let want = k::squared_diff(av[i * cols + j], bv[i * cols + j]);
+                assert_eq!(zv[j * rows + i], want, "{rows}x{cols}: output ({i}, {j})");
+            }
+        }
+        // An output parameter (read and written) transposed, its input not.
+        let (acc, accv) = random::<f32>(&[cols, rows], &mut r);
+        let mut acct = acc.transpose();
+        k::accumulate::call(&a, &mut acct).unwrap();
+        let got = acc.to_vec().unwrap();
+        for i in 0..rows {
+            for j in 0..cols {
+                let mut want = accv[j * rows + i];
+                k::accumulate(av[i * cols + j], &mut want);
+                assert_eq!(got[j * rows + i], want, "{rows}x{cols}: accumulated ({i}, {j})");
+            }
+        }
+    }
 }
 
 fn scalars_in_any_position() {
@@ -896,14 +953,25 @@ fn astype_between_every_real_dtype() {
     );
     check_casts_from::<f32>(&mut r, &[f32::NAN, 1e10, -1e10, -2.7, 300.0, 0.0]);
     check_casts_from::<f64>(&mut r, &[f64::NAN, 1e300, -1e20, -2.7, 65504.5, 0.0]);
+    // A contiguous source.
+    let (x, xv) = random::<i64>(&[300], &mut r);
+    check_cast::<i64, f32>(&x, &xv);
     if !on_gpu() {
         return;
     }
     let served = audit::served();
     let layer = |s: &str| served.iter().find(|x| x.symbol == s).map(|x| x.layer);
     assert_eq!(
-        layer("cuprum_elementwise_cast_f32_s32__i64"),
+        layer("cuprum_elementwise_cast_i64_contig__f32"),
         Some(Layer::Aot),
+        "{served:?}"
+    );
+    // The tiled variant (the transposed source) is compiled at first use.
+    assert!(
+        matches!(
+            layer("cuprum_elementwise_cast_f32_t32__i64"),
+            Some(Layer::Nvrtc | Layer::Disk | Layer::Memory)
+        ),
         "{served:?}"
     );
 }

@@ -11,6 +11,9 @@
 // - `s32`: strided or broadcast operands over the collapsed loop shape, with 32-bit index
 //   arithmetic (division by a precomputed multiplier, no 64-bit division).
 // - `s64`: the same with 64-bit indices, for loops or offsets past 2^31.
+// - `t32`: a 2-D loop with 32-bit offsets in which some operand is contiguous along the outer axis
+//   (a transposed input or output): visited by 32 x 32 tiles (`TiledBody`), its own entry point
+//   so that its registers, not the strided loops', set its occupancy. Parameters as `s32`'s.
 // In `s32`/`s64`, when every operand's innermost axis is contiguous or broadcast (`vec > 1`), one
 // item is VEC consecutive elements of that axis, loaded as one vector (or one broadcast value).
 //
@@ -35,11 +38,13 @@ namespace ew {
 struct contig {};
 struct s32 {};
 struct s64 {};
+struct t32 {};
 
 // Index arithmetic of a strided variant: unsigned for the loop index, signed for offsets.
 template <typename V> struct IndexOf;
 template <> struct IndexOf<s32> { typedef u32 uint; typedef i32 sint; };
 template <> struct IndexOf<s64> { typedef u64 uint; typedef i64 sint; };
+template <> struct IndexOf<t32> { typedef u32 uint; typedef i32 sint; };
 
 // n / d for a 32-bit n as a multiply-high, an add and a shift (Granlund-Montgomery; `m` and `s`
 // are computed on the host: s = ceil(log2 d), m = floor(2^32 (2^s - d) / d) + 1).
@@ -80,6 +85,8 @@ template <> struct Loop<s64> {
     __device__ __forceinline__ u64 div(int k, u64 n) const { return n / dims[k]; }
     __device__ __forceinline__ u64 dim(int k) const { return dims[k]; }
 };
+// `t32`: `s32`'s loop; bit p of `bcast` marks operand p as contiguous along the outer axis.
+template <> struct Loop<t32> : Loop<s32> {};
 
 // ---- operands (kernel parameters) --------------------------------------------------------------
 // An input is an array (`p` set) or a scalar passed by value (`p` null, value `s`). Strides are in
@@ -90,18 +97,21 @@ template <typename T, typename V> struct In;
 template <typename T> struct In<T, contig> { const T* p; T s; };
 template <typename T> struct In<T, s32> { const T* p; i32 st[CUPRUM_MAX_NDIM]; T s; };
 template <typename T> struct In<T, s64> { const T* p; i64 st[CUPRUM_MAX_NDIM]; T s; };
+template <typename T> struct In<T, t32> : In<T, s32> {};
 
 // An output: written only.
 template <typename T, typename V> struct Out;
 template <typename T> struct Out<T, contig> { T* p; };
 template <typename T> struct Out<T, s32> { T* p; i32 st[CUPRUM_MAX_NDIM]; };
 template <typename T> struct Out<T, s64> { T* p; i64 st[CUPRUM_MAX_NDIM]; };
+template <typename T> struct Out<T, t32> : Out<T, s32> {};
 
 // An output parameter (`&mut T`): read, then written.
 template <typename T, typename V> struct InOut;
 template <typename T> struct InOut<T, contig> { T* p; };
 template <typename T> struct InOut<T, s32> { T* p; i32 st[CUPRUM_MAX_NDIM]; };
 template <typename T> struct InOut<T, s64> { T* p; i64 st[CUPRUM_MAX_NDIM]; };
+template <typename T> struct InOut<T, t32> : InOut<T, s32> {};
 
 // A raw argument as `ElementwiseKernel` code sees it (CuPy's CArray): the layout of `Raw<T>`, with
 // `size()`, `ndim()`, `shape()`, `strides()` (in elements), a flat C-order `operator[]` and CuPy's
@@ -162,7 +172,26 @@ template <typename T, typename V, int U, int VEC>
 struct ArrayBuf : Offsets<V>::template Of<U> {
     T v[U * VEC];
     bool inner_bcast;  // strided vector loops: the innermost stride is 0
+    bool swap;         // tiled loops: contiguous along the outer axis (TiledBody)
     __device__ __forceinline__ T& operator[](int k) { return v[k]; }
+    // Tiled loops with 32 x 32 tiles (blockDim.x == 1024 / U): item u of the thread with lane
+    // `lane` and warp `wrow` sits at (lane, wrow + u * 32 / U) of the tile (TO_ROWS, after a
+    // swapped load) or at (wrow + u * 32 / U, lane) (before a swapped store); exchange the items
+    // through shared memory `sm` (32 x 33 elements: rows padded by one, so that neither direction
+    // has a bank conflict for 4-byte elements) for those of the other orientation. Every thread
+    // of the block calls it.
+    template <bool TO_ROWS>
+    __device__ __forceinline__ void mirror(unsigned char* sm, u32 lane, u32 wrow) {
+        if (!swap) return;
+        T* t = reinterpret_cast<T*>(sm);
+        const u32 across = lane * 33 + wrow, along = wrow * 33 + lane;
+#pragma unroll
+        for (int u = 0; u < U; ++u) t[TO_ROWS ? across + u * (32 / U) : along + u * (32 / U) * 33] = v[u];
+        __syncthreads();
+#pragma unroll
+        for (int u = 0; u < U; ++u) v[u] = t[TO_ROWS ? along + u * (32 / U) * 33 : across + u * (32 / U)];
+        __syncthreads();
+    }
     __device__ __forceinline__ void splat(int u, T x) {
 #pragma unroll
         for (int j = 0; j < VEC; ++j) v[u * VEC + j] = x;
@@ -200,6 +229,16 @@ template <typename Op, int U, int VEC> struct Buf;
         this->off[u] += idx * (typename IndexOf<V>::uint)op.st[k];                                \
     }                                                                                             \
     __device__ __forceinline__ void init(bool bcast) { this->inner_bcast = bcast; }               \
+    __device__ __forceinline__ void set_swap(bool s) { this->swap = s; }                          \
+    __device__ __forceinline__ bool swapped() const { return this->swap; }                        \
+    /* Tiled loops: item u at (r + u dr, c + u dc) of the 2-D loop. */                            \
+    __device__ __forceinline__ void tile_at(u32 r, u32 c, u32 dr, u32 dc) {                       \
+        typedef typename IndexOf<V>::uint I;                                                      \
+        const I base = (I)r * (I)op.st[0] + (I)c * (I)op.st[1];                                   \
+        const I step = (I)dr * (I)op.st[0] + (I)dc * (I)op.st[1];                                 \
+        _Pragma("unroll") for (int u = 0; u < (int)(sizeof(this->off) / sizeof(this->off[0])); ++u) \
+            this->off[u] = base + (I)u * step;                                                    \
+    }                                                                                             \
     __device__ __forceinline__ i64 offset(int u) const {                                          \
         return (i64)(typename IndexOf<V>::sint)this->off[u];                                      \
     }
@@ -231,8 +270,11 @@ struct Buf<In<T, V>, U, VEC> : ArrayBuf<T, V, U, VEC> {
         else if (W > 1 && this->inner_bcast) this->splat(u, op.p[offset(u)]);
         else this->template load_from<W>(u, op.p + offset(u));
     }
+
     template <int W>
     __device__ __forceinline__ void store(int) {}
+    __device__ __forceinline__ void mirror_in(unsigned char* sm, u32 l, u32 w) { this->template mirror<true>(sm, l, w); }
+    __device__ __forceinline__ void mirror_out(unsigned char*, u32, u32) {}
 };
 
 // An input that the launch passed as an array (not a scalar): `run_unswitched`'s view of an
@@ -272,6 +314,8 @@ struct Buf<Out<T, V>, U, VEC> : ArrayBuf<T, V, U, VEC> {
     __device__ __forceinline__ void load(int) {}
     template <int W>
     __device__ __forceinline__ void store(int u) { this->template store_to<W>(u, op.p + offset(u)); }
+    __device__ __forceinline__ void mirror_in(unsigned char*, u32, u32) {}
+    __device__ __forceinline__ void mirror_out(unsigned char* sm, u32 l, u32 w) { this->template mirror<false>(sm, l, w); }
 };
 
 // -- output parameters (read and written)
@@ -296,6 +340,8 @@ struct Buf<InOut<T, V>, U, VEC> : ArrayBuf<T, V, U, VEC> {
     __device__ __forceinline__ void load(int u) { this->template load_from<W>(u, op.p + offset(u)); }
     template <int W>
     __device__ __forceinline__ void store(int u) { this->template store_to<W>(u, op.p + offset(u)); }
+    __device__ __forceinline__ void mirror_in(unsigned char* sm, u32 l, u32 w) { this->template mirror<true>(sm, l, w); }
+    __device__ __forceinline__ void mirror_out(unsigned char* sm, u32 l, u32 w) { this->template mirror<false>(sm, l, w); }
 };
 
 #undef CUPRUM_EW_STRIDED_OFFSETS
@@ -308,6 +354,11 @@ struct RawBuf {
     __device__ __forceinline__ explicit RawBuf(const R& o) : op(o) {}
     __device__ __forceinline__ const R& operator[](int) const { return op; }
     __device__ __forceinline__ void init(bool) {}
+    __device__ __forceinline__ void set_swap(bool) {}
+    __device__ __forceinline__ bool swapped() const { return false; }
+    __device__ __forceinline__ void mirror_in(unsigned char*, u32, u32) {}
+    __device__ __forceinline__ void mirror_out(unsigned char*, u32, u32) {}
+    __device__ __forceinline__ void tile_at(u32, u32, u32, u32) {}
     __device__ __forceinline__ void reset(int) {}
     template <typename I>
     __device__ __forceinline__ void add(int, I, int) {}
@@ -474,53 +525,77 @@ __device__ __forceinline__ void strided_loop(const Loop<V>& L, F& f, const Ops&.
     with_bufs<U, W>(body, ops...);
 }
 
-// Tiled 2-D: when an operand is contiguous along the outer axis (a transposed input), items are
-// visited by tiles of (blockDim.x * U / 32) rows x 32 columns, one tile per block step, so that a
-// block reads whole 32-byte sectors of every operand (L1 serves the rest of each sector) instead of
-// one element per sector for the transposed one. The planner asks for it with bit 31 of `bcast`.
-template <typename V, typename F>
+// Tiled 2-D (`t32`): items are visited by tiles of (blockDim.x * U / 32) rows x 32 columns, one
+// tile per block step: item u of thread w = threadIdx.x + u * blockDim.x is (w / 32, w % 32) of the
+// tile, so a warp covers a row, whole sectors of every row-contiguous operand. With 32 x 32 tiles
+// (blockDim.x * U == 1024), each operand flagged by bit p of `bcast` (contiguous along the outer
+// axis) is read and written with lanes along its contiguous axis, at (w % 32, w / 32), and its
+// items are exchanged through shared memory (`mirror`) for the others': whole sectors for it too,
+// one wavefront per warp access instead of 32. Other block sizes visit it at (w / 32, w % 32) like
+// the rest (whole sectors per block step, from L1).
+// One operand's offsets for a tile whose first item is at (r, c) (`k`: the thread's row within
+// the tile, `lane` its column), and its loads; swapped operands at the mirrored positions.
+template <typename B>
+__device__ __forceinline__ void tile_load(B& b, u32 r0, u32 c0, u32 k, u32 lane, u32 step, u32 okm, u32 oksm) {
+    const bool sw = b.swapped();
+    b.tile_at(r0 + (sw ? lane : k), c0 + (sw ? k : lane), sw ? 0 : step, sw ? step : 0);
+    const u32 m = sw ? oksm : okm;
+#pragma unroll
+    for (int u = 0; u < CUPRUM_EW_UNROLL; ++u) {
+        if ((m >> u) & 1u) b.template load<1>(u);
+    }
+}
+template <typename B>
+__device__ __forceinline__ void tile_store(B& b, u32 okm, u32 oksm) {
+    const u32 m = b.swapped() ? oksm : okm;
+#pragma unroll
+    for (int u = 0; u < CUPRUM_EW_UNROLL; ++u) {
+        if ((m >> u) & 1u) b.template store<1>(u);
+    }
+}
+template <typename F, int ELEM_BYTES>
 struct TiledBody {
-    const Loop<V>& L;
+    const Loop<t32>& L;
     F& f;
     template <typename... B>
     __device__ __forceinline__ void operator()(B&... b) {
-        typedef typename IndexOf<V>::uint I;
         const int U = CUPRUM_EW_UNROLL;
+        __shared__ alignas(16) unsigned char sm[32 * 33 * ELEM_BYTES];
+        const bool square = blockDim.x * U == 1024;
+        int p = 0;
         (b.init(false), ...);
-        const u64 d0 = L.dim(0), d1 = L.dim(1);
-        const u64 rows = (u64)blockDim.x * U / 32;
-        const u64 tiles_c = (d1 + 31) / 32, tiles = ((d0 + rows - 1) / rows) * tiles_c;
-        for (u64 t = blockIdx.x; t < tiles; t += gridDim.x) {
-            const u64 r0 = (t / tiles_c) * rows, c0 = (t % tiles_c) * 32;
-            u64 r[U], c[U];
-            bool ok[U];
+        (b.set_swap(square && ((L.bcast >> p++) & 1u) != 0), ...);
+        const u32 d0 = L.dim(0), d1 = L.dim(1);
+        const u32 lane = threadIdx.x % 32, wrow = threadIdx.x / 32, rstep = blockDim.x / 32;
+        const u32 rows = rstep * U;
+        const u32 tiles_c = (d1 + 31) / 32, tiles = ((d0 + rows - 1) / rows) * tiles_c;
+        for (u32 t = blockIdx.x; t < tiles; t += gridDim.x) {
+            const u32 tr = t / tiles_c;
+            const u32 r0 = tr * rows, c0 = (t - tr * tiles_c) * 32;
+            // Item u: (r0 + wrow + u rstep, c0 + lane); mirrored (square tiles only):
+            // (r0 + lane, c0 + wrow + u rstep). Bit u of `okm` / `oksm`: inside the loop.
+            u32 okm = 0, oksm = 0;
 #pragma unroll
             for (int u = 0; u < U; ++u) {
-                const u64 w = threadIdx.x + (u64)u * blockDim.x;
-                r[u] = r0 + w / 32;
-                c[u] = c0 + w % 32;
-                ok[u] = r[u] < d0 && c[u] < d1;
-                if (ok[u]) {
-                    (b.reset(u), ...);
-                    (b.add(u, (I)r[u], 0), ...);
-                    (b.add(u, (I)c[u], 1), ...);
-                    (b.template load<1>(u), ...);
-                }
+                const u32 k = wrow + (u32)u * rstep;
+                okm |= (u32)(c0 + lane < d1 && r0 + k < d0) << u;
+                oksm |= (u32)(r0 + lane < d0 && c0 + k < d1) << u;
             }
+            (tile_load(b, r0, c0, wrow, lane, rstep, okm, oksm), ...);
+            if (square) (b.mirror_in(sm, lane, wrow), ...);
 #pragma unroll
             for (int u = 0; u < U; ++u) {
-                if (ok[u]) f(r[u] * d1 + c[u], b[u]...);
+                const u32 r = r0 + wrow + (u32)u * rstep;
+                if ((okm >> u) & 1u) f((u64)r * d1 + c0 + lane, b[u]...);
             }
-#pragma unroll
-            for (int u = 0; u < U; ++u) {
-                if (ok[u]) (b.template store<1>(u), ...);
-            }
+            if (square) (b.mirror_out(sm, lane, wrow), ...);
+            (tile_store(b, okm, oksm), ...);
         }
     }
 };
-template <typename V, typename F, typename... Ops>
-__device__ __forceinline__ void tiled_loop(const Loop<V>& L, F& f, const Ops&... ops) {
-    TiledBody<V, F> body{L, f};
+template <typename F, typename... Ops>
+__device__ __forceinline__ void tiled_loop(const Loop<t32>& L, F& f, const Ops&... ops) {
+    TiledBody<F, cmax(1, ElemBytes<Ops>::value...)> body{L, f};
     with_bufs<CUPRUM_EW_UNROLL, 1>(body, ops...);
 }
 
@@ -565,8 +640,14 @@ __device__ __forceinline__ void run(const Loop<V>& L, F f, const Ops&... ops) {
     const int VEC = vec_width<Ops...>();
     const int U = unroll_for<Ops...>();
     if (VEC > 1 && L.vec > 1) strided_loop<VEC, U>(L, f, ops...);
-    else if (L.ndim == 2 && (L.bcast >> 31) != 0 && blockDim.x % 32 == 0) tiled_loop(L, f, ops...);
     else strided_loop<1, U>(L, f, ops...);
+}
+
+// `t32`: by tiles when the block is whole warps (the planner's launches), else element by element.
+template <typename F, typename... Ops>
+__device__ __forceinline__ void run(const Loop<t32>& L, F f, const Ops&... ops) {
+    if (L.ndim == 2 && blockDim.x % 32 == 0) tiled_loop(L, f, ops...);
+    else strided_loop<1, unroll_for<Ops...>()>(L, f, ops...);
 }
 
 template <typename V, typename F, typename... Ops>

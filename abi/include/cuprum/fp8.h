@@ -86,8 +86,8 @@ __device__ __forceinline__ fp8_e4m3 f8e4m3_bits(u8 b) { fp8_e4m3 r; r.bits = b; 
 __device__ __forceinline__ fp8_e5m2 f8e5m2_bits(u8 b) { fp8_e5m2 r; r.bits = b; return r; }
 
 
-CUPRUM_SMALL_FLOAT_OPS(fp8_e4m3, f8e4m3_from_f32, u8, 0x80u)
-CUPRUM_SMALL_FLOAT_OPS(fp8_e5m2, f8e5m2_from_f32, u8, 0x80u)
+CUPRUM_SMALL_FLOAT_OPS(fp8_e4m3, f8e4m3_from_f32, u8, 0x80u, to_f32)
+CUPRUM_SMALL_FLOAT_OPS(fp8_e5m2, f8e5m2_from_f32, u8, 0x80u, to_f32)
 
 }  // namespace cuprum
 

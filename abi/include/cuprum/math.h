@@ -89,7 +89,7 @@ CUPRUM_F2(max, fmaxf, ::fmax)
 
 __device__ __forceinline__ float mul_add(float x, float a, float b) { return fmaf(x, a, b); }
 __device__ __forceinline__ double mul_add(double x, double a, double b) { return fma(x, a, b); }
-__device__ __forceinline__ half mul_add(half x, half a, half b) { return half_from_f32(fmaf(to_f32(x), to_f32(a), to_f32(b))); }
+__device__ __forceinline__ half mul_add(half x, half a, half b) { return half_from_f32(fmaf(half_to_f32_op(x), half_to_f32_op(a), half_to_f32_op(b))); }
 __device__ __forceinline__ bfloat16 mul_add(bfloat16 x, bfloat16 a, bfloat16 b) { return bf16_from_f32(fmaf(to_f32(x), to_f32(a), to_f32(b))); }
 __device__ __forceinline__ fp8_e4m3 mul_add(fp8_e4m3 x, fp8_e4m3 a, fp8_e4m3 b) { return f8e4m3_from_f32(fmaf(to_f32(x), to_f32(a), to_f32(b))); }
 __device__ __forceinline__ fp8_e5m2 mul_add(fp8_e5m2 x, fp8_e5m2 a, fp8_e5m2 b) { return f8e5m2_from_f32(fmaf(to_f32(x), to_f32(a), to_f32(b))); }
@@ -103,7 +103,7 @@ template <typename T> __device__ __forceinline__ T powi_(T x, i32 n) {
 }
 __device__ __forceinline__ float powi(float x, i32 n) { return powi_<float>(x, n); }
 __device__ __forceinline__ double powi(double x, i32 n) { return powi_<double>(x, n); }
-__device__ __forceinline__ half powi(half x, i32 n) { return half_from_f32(powi_<float>(to_f32(x), n)); }
+__device__ __forceinline__ half powi(half x, i32 n) { return half_from_f32(powi_<float>(half_to_f32_op(x), n)); }
 __device__ __forceinline__ bfloat16 powi(bfloat16 x, i32 n) { return bf16_from_f32(powi_<float>(to_f32(x), n)); }
 __device__ __forceinline__ fp8_e4m3 powi(fp8_e4m3 x, i32 n) { return f8e4m3_from_f32(powi_<float>(to_f32(x), n)); }
 __device__ __forceinline__ fp8_e5m2 powi(fp8_e5m2 x, i32 n) { return f8e5m2_from_f32(powi_<float>(to_f32(x), n)); }

@@ -31,6 +31,7 @@ __device__ __forceinline__ cuprum::Tuple3<i32, i32, bool> int_ops_map(u64 _ci, u
 #define CUPRUM_INSTANTIATE_int_ops_contig(NAME) CUPRUM_INSTANTIATE_int_ops(NAME, contig)
 #define CUPRUM_INSTANTIATE_int_ops_s32(NAME) CUPRUM_INSTANTIATE_int_ops(NAME, s32)
 #define CUPRUM_INSTANTIATE_int_ops_s64(NAME) CUPRUM_INSTANTIATE_int_ops(NAME, s64)
+#define CUPRUM_INSTANTIATE_int_ops_t32(NAME) CUPRUM_INSTANTIATE_int_ops(NAME, t32)
 
 CUPRUM_INSTANTIATE_int_ops_contig(cuprum_elementwise_int_ops_contig)
 CUPRUM_INSTANTIATE_int_ops_s32(cuprum_elementwise_int_ops_s32)
@@ -50,7 +51,7 @@ __device__ __forceinline__ f64 float_ops_map(u64 _ci, u64 _cn, f64 a, f64 b) {
 #line 18 "tests/in/arith_bitwise_ops.rs"
     }
 }
-#line 54 "tests/in/arith_bitwise_ops.rs (generated CUDA C)"
+#line 55 "tests/in/arith_bitwise_ops.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_float_ops(NAME, VARIANT) \
     extern "C" __global__ void NAME(cuprum::ew::In<f64, cuprum::ew::VARIANT> _ca0, cuprum::ew::In<f64, cuprum::ew::VARIANT> _ca1, cuprum::ew::Out<f64, cuprum::ew::VARIANT> _co0, cuprum::ew::Loop<cuprum::ew::VARIANT> _cloop) { \
         cuprum::ew::run(_cloop, [&](u64 _ci, f64 a, f64 b, f64& _cout0) { _cout0 = float_ops_map(_ci, _cloop.size, a, b); }, _ca0, _ca1, _co0); \
@@ -58,6 +59,7 @@ __device__ __forceinline__ f64 float_ops_map(u64 _ci, u64 _cn, f64 a, f64 b) {
 #define CUPRUM_INSTANTIATE_float_ops_contig(NAME) CUPRUM_INSTANTIATE_float_ops(NAME, contig)
 #define CUPRUM_INSTANTIATE_float_ops_s32(NAME) CUPRUM_INSTANTIATE_float_ops(NAME, s32)
 #define CUPRUM_INSTANTIATE_float_ops_s64(NAME) CUPRUM_INSTANTIATE_float_ops(NAME, s64)
+#define CUPRUM_INSTANTIATE_float_ops_t32(NAME) CUPRUM_INSTANTIATE_float_ops(NAME, t32)
 
 CUPRUM_INSTANTIATE_float_ops_contig(cuprum_elementwise_float_ops_contig)
 CUPRUM_INSTANTIATE_float_ops_s32(cuprum_elementwise_float_ops_s32)
@@ -76,7 +78,7 @@ __device__ __forceinline__ T generic_bits_map(u64 _ci, u64 _cn, T a, T b) {
 #line 25 "tests/in/arith_bitwise_ops.rs"
     }
 }
-#line 80 "tests/in/arith_bitwise_ops.rs (generated CUDA C)"
+#line 82 "tests/in/arith_bitwise_ops.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_generic_bits(NAME, VARIANT, T) \
     extern "C" __global__ void NAME(cuprum::ew::In<T, cuprum::ew::VARIANT> _ca0, cuprum::ew::In<T, cuprum::ew::VARIANT> _ca1, cuprum::ew::Out<T, cuprum::ew::VARIANT> _co0, cuprum::ew::Loop<cuprum::ew::VARIANT> _cloop) { \
         cuprum::ew::run(_cloop, [&](u64 _ci, T a, T b, T& _cout0) { _cout0 = generic_bits_map<T>(_ci, _cloop.size, a, b); }, _ca0, _ca1, _co0); \
@@ -84,6 +86,7 @@ __device__ __forceinline__ T generic_bits_map(u64 _ci, u64 _cn, T a, T b) {
 #define CUPRUM_INSTANTIATE_generic_bits_contig(NAME, T) CUPRUM_INSTANTIATE_generic_bits(NAME, contig, T)
 #define CUPRUM_INSTANTIATE_generic_bits_s32(NAME, T) CUPRUM_INSTANTIATE_generic_bits(NAME, s32, T)
 #define CUPRUM_INSTANTIATE_generic_bits_s64(NAME, T) CUPRUM_INSTANTIATE_generic_bits(NAME, s64, T)
+#define CUPRUM_INSTANTIATE_generic_bits_t32(NAME, T) CUPRUM_INSTANTIATE_generic_bits(NAME, t32, T)
 
 CUPRUM_INSTANTIATE_generic_bits_contig(cuprum_elementwise_generic_bits_contig__u8, u8)
 CUPRUM_INSTANTIATE_generic_bits_s32(cuprum_elementwise_generic_bits_s32__u8, u8)

@@ -29,6 +29,7 @@ __device__ __forceinline__ bool in_band_map(u64 _ci, u64 _cn, f32 x, f32 lo, f32
 #define CUPRUM_INSTANTIATE_in_band_contig(NAME) CUPRUM_INSTANTIATE_in_band(NAME, contig)
 #define CUPRUM_INSTANTIATE_in_band_s32(NAME) CUPRUM_INSTANTIATE_in_band(NAME, s32)
 #define CUPRUM_INSTANTIATE_in_band_s64(NAME) CUPRUM_INSTANTIATE_in_band(NAME, s64)
+#define CUPRUM_INSTANTIATE_in_band_t32(NAME) CUPRUM_INSTANTIATE_in_band(NAME, t32)
 
 CUPRUM_INSTANTIATE_in_band_contig(cuprum_elementwise_in_band_contig)
 CUPRUM_INSTANTIATE_in_band_s32(cuprum_elementwise_in_band_s32)
@@ -47,7 +48,7 @@ __device__ __forceinline__ void mask_positive_body(cuprum::RoSlice<f64> x, cupru
     }
 #line 22 "tests/in/bool_logic.rs"
 }
-#line 51 "tests/in/bool_logic.rs (generated CUDA C)"
+#line 52 "tests/in/bool_logic.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_mask_positive(NAME) \
     extern "C" __global__ void NAME(cuprum::RoSlice<f64> x, cuprum::Slice<bool> mask, bool invert, u32 n) { mask_positive_body(x, mask, invert, n); }
 

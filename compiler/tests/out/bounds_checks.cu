@@ -128,6 +128,7 @@ __device__ __forceinline__ f32 shifted_map(u64 _ci, u64 _cn, cuprum::Raw<f32> x,
 #define CUPRUM_INSTANTIATE_shifted_contig(NAME) CUPRUM_INSTANTIATE_shifted(NAME, contig)
 #define CUPRUM_INSTANTIATE_shifted_s32(NAME) CUPRUM_INSTANTIATE_shifted(NAME, s32)
 #define CUPRUM_INSTANTIATE_shifted_s64(NAME) CUPRUM_INSTANTIATE_shifted(NAME, s64)
+#define CUPRUM_INSTANTIATE_shifted_t32(NAME) CUPRUM_INSTANTIATE_shifted(NAME, t32)
 
 CUPRUM_INSTANTIATE_shifted_contig(cuprum_elementwise_shifted_contig)
 CUPRUM_INSTANTIATE_shifted_s32(cuprum_elementwise_shifted_s32)
@@ -145,7 +146,7 @@ __device__ __forceinline__ f32 dot_raw_reduce(f32 a, f32 b) {
     return a + b;
 #line 70 "tests/in/bounds_checks.rs"
 }
-#line 149 "tests/in/bounds_checks.rs (generated CUDA C)"
+#line 150 "tests/in/bounds_checks.rs (generated CUDA C)"
 template <typename = void>
 __device__ __forceinline__ f32 dot_raw_post(f32 _cx) {
     return _cx;
@@ -157,7 +158,7 @@ __device__ __forceinline__ f32 dot_raw_identity() {
     return 0.0f;
 #line 70 "tests/in/bounds_checks.rs"
 }
-#line 161 "tests/in/bounds_checks.rs (generated CUDA C)"
+#line 162 "tests/in/bounds_checks.rs (generated CUDA C)"
 #define CUPRUM_REDUCTION_dot_raw(NAME, _cstrategy, _cidx) \
     extern "C" __global__ void __launch_bounds__(CUPRUM_REDUCE_THREADS) NAME(cuprum::ReduceOperand<const f32> x, cuprum::Raw<f32> w, cuprum::Raw<f32> v, cuprum::ReduceOperand<f32> _cout, cuprum::ReduceArgs _cargs) { \
         typedef f32 _cA; \

@@ -17,6 +17,7 @@ __device__ __forceinline__ c32 mul_conj_map(u64 _ci, u64 _cn, c32 a, c32 b) {
 #define CUPRUM_INSTANTIATE_mul_conj_contig(NAME) CUPRUM_INSTANTIATE_mul_conj(NAME, contig)
 #define CUPRUM_INSTANTIATE_mul_conj_s32(NAME) CUPRUM_INSTANTIATE_mul_conj(NAME, s32)
 #define CUPRUM_INSTANTIATE_mul_conj_s64(NAME) CUPRUM_INSTANTIATE_mul_conj(NAME, s64)
+#define CUPRUM_INSTANTIATE_mul_conj_t32(NAME) CUPRUM_INSTANTIATE_mul_conj(NAME, t32)
 
 CUPRUM_INSTANTIATE_mul_conj_contig(cuprum_elementwise_mul_conj_contig)
 CUPRUM_INSTANTIATE_mul_conj_s32(cuprum_elementwise_mul_conj_s32)
@@ -28,7 +29,7 @@ __device__ __forceinline__ cuprum::Tuple2<c64, f64> phase_rotate_map(u64 _ci, u6
     c64 w = z * r;
     return cuprum::Tuple2<c64, f64>{w, ((w.re * w.re) + (w.im * w.im)) - cuprum::norm_sqr(z)};
 }
-#line 32 "tests/in/complex_numbers.rs (generated CUDA C)"
+#line 33 "tests/in/complex_numbers.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_phase_rotate(NAME, VARIANT) \
     extern "C" __global__ void NAME(cuprum::ew::In<c64, cuprum::ew::VARIANT> _ca0, cuprum::ew::In<f64, cuprum::ew::VARIANT> _ca1, cuprum::ew::Out<c64, cuprum::ew::VARIANT> _co0, cuprum::ew::Out<f64, cuprum::ew::VARIANT> _co1, cuprum::ew::Loop<cuprum::ew::VARIANT> _cloop) { \
         cuprum::ew::run(_cloop, [&](u64 _ci, c64 z, f64 theta, c64& _cout0, f64& _cout1) { cuprum::Tuple2<c64, f64> _cr = phase_rotate_map(_ci, _cloop.size, z, theta); _cout0 = _cr._0; _cout1 = _cr._1; }, _ca0, _ca1, _co0, _co1); \
@@ -36,6 +37,7 @@ __device__ __forceinline__ cuprum::Tuple2<c64, f64> phase_rotate_map(u64 _ci, u6
 #define CUPRUM_INSTANTIATE_phase_rotate_contig(NAME) CUPRUM_INSTANTIATE_phase_rotate(NAME, contig)
 #define CUPRUM_INSTANTIATE_phase_rotate_s32(NAME) CUPRUM_INSTANTIATE_phase_rotate(NAME, s32)
 #define CUPRUM_INSTANTIATE_phase_rotate_s64(NAME) CUPRUM_INSTANTIATE_phase_rotate(NAME, s64)
+#define CUPRUM_INSTANTIATE_phase_rotate_t32(NAME) CUPRUM_INSTANTIATE_phase_rotate(NAME, t32)
 
 CUPRUM_INSTANTIATE_phase_rotate_contig(cuprum_elementwise_phase_rotate_contig)
 CUPRUM_INSTANTIATE_phase_rotate_s32(cuprum_elementwise_phase_rotate_s32)
@@ -45,7 +47,7 @@ template <typename T>
 __device__ __forceinline__ T fma_number_map(u64 _ci, u64 _cn, T a, T b, T c) {
     return cuprum::add(cuprum::mul(a, b), c);
 }
-#line 49 "tests/in/complex_numbers.rs (generated CUDA C)"
+#line 51 "tests/in/complex_numbers.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_fma_number(NAME, VARIANT, T) \
     extern "C" __global__ void NAME(cuprum::ew::In<T, cuprum::ew::VARIANT> _ca0, cuprum::ew::In<T, cuprum::ew::VARIANT> _ca1, cuprum::ew::In<T, cuprum::ew::VARIANT> _ca2, cuprum::ew::Out<T, cuprum::ew::VARIANT> _co0, cuprum::ew::Loop<cuprum::ew::VARIANT> _cloop) { \
         cuprum::ew::run(_cloop, [&](u64 _ci, T a, T b, T c, T& _cout0) { _cout0 = fma_number_map<T>(_ci, _cloop.size, a, b, c); }, _ca0, _ca1, _ca2, _co0); \
@@ -53,6 +55,7 @@ __device__ __forceinline__ T fma_number_map(u64 _ci, u64 _cn, T a, T b, T c) {
 #define CUPRUM_INSTANTIATE_fma_number_contig(NAME, T) CUPRUM_INSTANTIATE_fma_number(NAME, contig, T)
 #define CUPRUM_INSTANTIATE_fma_number_s32(NAME, T) CUPRUM_INSTANTIATE_fma_number(NAME, s32, T)
 #define CUPRUM_INSTANTIATE_fma_number_s64(NAME, T) CUPRUM_INSTANTIATE_fma_number(NAME, s64, T)
+#define CUPRUM_INSTANTIATE_fma_number_t32(NAME, T) CUPRUM_INSTANTIATE_fma_number(NAME, t32, T)
 
 CUPRUM_INSTANTIATE_fma_number_contig(cuprum_elementwise_fma_number_contig__c32, c32)
 CUPRUM_INSTANTIATE_fma_number_s32(cuprum_elementwise_fma_number_s32__c32, c32)
@@ -68,7 +71,7 @@ __device__ __forceinline__ cuprum::Tuple2<c64, f64> complex_misc_map(u64 _ci, u6
     c64 r = cuprum::ln(q) + cuprum::sqrt(q);
     return cuprum::Tuple2<c64, f64>{r, cuprum::norm(q) + cuprum::arg(q)};
 }
-#line 72 "tests/in/complex_numbers.rs (generated CUDA C)"
+#line 75 "tests/in/complex_numbers.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_complex_misc(NAME, VARIANT) \
     extern "C" __global__ void NAME(cuprum::ew::In<c64, cuprum::ew::VARIANT> _ca0, cuprum::ew::In<c64, cuprum::ew::VARIANT> _ca1, cuprum::ew::Out<c64, cuprum::ew::VARIANT> _co0, cuprum::ew::Out<f64, cuprum::ew::VARIANT> _co1, cuprum::ew::Loop<cuprum::ew::VARIANT> _cloop) { \
         cuprum::ew::run(_cloop, [&](u64 _ci, c64 a, c64 b, c64& _cout0, f64& _cout1) { cuprum::Tuple2<c64, f64> _cr = complex_misc_map(_ci, _cloop.size, a, b); _cout0 = _cr._0; _cout1 = _cr._1; }, _ca0, _ca1, _co0, _co1); \
@@ -76,6 +79,7 @@ __device__ __forceinline__ cuprum::Tuple2<c64, f64> complex_misc_map(u64 _ci, u6
 #define CUPRUM_INSTANTIATE_complex_misc_contig(NAME) CUPRUM_INSTANTIATE_complex_misc(NAME, contig)
 #define CUPRUM_INSTANTIATE_complex_misc_s32(NAME) CUPRUM_INSTANTIATE_complex_misc(NAME, s32)
 #define CUPRUM_INSTANTIATE_complex_misc_s64(NAME) CUPRUM_INSTANTIATE_complex_misc(NAME, s64)
+#define CUPRUM_INSTANTIATE_complex_misc_t32(NAME) CUPRUM_INSTANTIATE_complex_misc(NAME, t32)
 
 CUPRUM_INSTANTIATE_complex_misc_contig(cuprum_elementwise_complex_misc_contig)
 CUPRUM_INSTANTIATE_complex_misc_s32(cuprum_elementwise_complex_misc_s32)

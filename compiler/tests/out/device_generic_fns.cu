@@ -81,6 +81,7 @@ __device__ __forceinline__ f32 sum_of_squares_map(u64 _ci, u64 _cn, f32 x, f32 s
 #define CUPRUM_INSTANTIATE_sum_of_squares_contig(NAME) CUPRUM_INSTANTIATE_sum_of_squares(NAME, contig)
 #define CUPRUM_INSTANTIATE_sum_of_squares_s32(NAME) CUPRUM_INSTANTIATE_sum_of_squares(NAME, s32)
 #define CUPRUM_INSTANTIATE_sum_of_squares_s64(NAME) CUPRUM_INSTANTIATE_sum_of_squares(NAME, s64)
+#define CUPRUM_INSTANTIATE_sum_of_squares_t32(NAME) CUPRUM_INSTANTIATE_sum_of_squares(NAME, t32)
 
 CUPRUM_INSTANTIATE_sum_of_squares_contig(cuprum_elementwise_sum_of_squares_contig)
 CUPRUM_INSTANTIATE_sum_of_squares_s32(cuprum_elementwise_sum_of_squares_s32)

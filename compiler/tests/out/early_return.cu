@@ -72,6 +72,7 @@ __device__ __forceinline__ f32 relu_or_return_map(u64 _ci, u64 _cn, f32 x) {
 #define CUPRUM_INSTANTIATE_relu_or_return_contig(NAME) CUPRUM_INSTANTIATE_relu_or_return(NAME, contig)
 #define CUPRUM_INSTANTIATE_relu_or_return_s32(NAME) CUPRUM_INSTANTIATE_relu_or_return(NAME, s32)
 #define CUPRUM_INSTANTIATE_relu_or_return_s64(NAME) CUPRUM_INSTANTIATE_relu_or_return(NAME, s64)
+#define CUPRUM_INSTANTIATE_relu_or_return_t32(NAME) CUPRUM_INSTANTIATE_relu_or_return(NAME, t32)
 
 CUPRUM_INSTANTIATE_relu_or_return_contig(cuprum_elementwise_relu_or_return_contig)
 CUPRUM_INSTANTIATE_relu_or_return_s32(cuprum_elementwise_relu_or_return_s32)

@@ -17,6 +17,7 @@ __device__ __forceinline__ T scale_by_int_map(u64 _ci, u64 _cn, T x, I k) {
 #define CUPRUM_INSTANTIATE_scale_by_int_contig(NAME, T, I) CUPRUM_INSTANTIATE_scale_by_int(NAME, contig, T, I)
 #define CUPRUM_INSTANTIATE_scale_by_int_s32(NAME, T, I) CUPRUM_INSTANTIATE_scale_by_int(NAME, s32, T, I)
 #define CUPRUM_INSTANTIATE_scale_by_int_s64(NAME, T, I) CUPRUM_INSTANTIATE_scale_by_int(NAME, s64, T, I)
+#define CUPRUM_INSTANTIATE_scale_by_int_t32(NAME, T, I) CUPRUM_INSTANTIATE_scale_by_int(NAME, t32, T, I)
 
 CUPRUM_INSTANTIATE_scale_by_int_contig(cuprum_elementwise_scale_by_int_contig__f32__i32, f32, i32)
 CUPRUM_INSTANTIATE_scale_by_int_s32(cuprum_elementwise_scale_by_int_s32__f32__i32, f32, i32)
@@ -30,7 +31,7 @@ template <typename I>
 __device__ __forceinline__ u32 popcount_map(u64 _ci, u64 _cn, I x) {
     return cuprum::count_ones(x);
 }
-#line 34 "tests/in/elementwise_instances.rs (generated CUDA C)"
+#line 35 "tests/in/elementwise_instances.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_popcount(NAME, VARIANT, I) \
     extern "C" __global__ void NAME(cuprum::ew::In<I, cuprum::ew::VARIANT> _ca0, cuprum::ew::Out<u32, cuprum::ew::VARIANT> _co0, cuprum::ew::Loop<cuprum::ew::VARIANT> _cloop) { \
         cuprum::ew::run(_cloop, [&](u64 _ci, I x, u32& _cout0) { _cout0 = popcount_map<I>(_ci, _cloop.size, x); }, _ca0, _co0); \
@@ -38,6 +39,7 @@ __device__ __forceinline__ u32 popcount_map(u64 _ci, u64 _cn, I x) {
 #define CUPRUM_INSTANTIATE_popcount_contig(NAME, I) CUPRUM_INSTANTIATE_popcount(NAME, contig, I)
 #define CUPRUM_INSTANTIATE_popcount_s32(NAME, I) CUPRUM_INSTANTIATE_popcount(NAME, s32, I)
 #define CUPRUM_INSTANTIATE_popcount_s64(NAME, I) CUPRUM_INSTANTIATE_popcount(NAME, s64, I)
+#define CUPRUM_INSTANTIATE_popcount_t32(NAME, I) CUPRUM_INSTANTIATE_popcount(NAME, t32, I)
 
 CUPRUM_INSTANTIATE_popcount_contig(cuprum_elementwise_popcount_contig__i32, i32)
 CUPRUM_INSTANTIATE_popcount_s32(cuprum_elementwise_popcount_s32__i32, i32)
@@ -54,7 +56,7 @@ __device__ __forceinline__ T where_bound_map(u64 _ci, u64 _cn, T x) {
 #line 21 "tests/in/elementwise_instances.rs"
     return cuprum::abs(x);
 }
-#line 58 "tests/in/elementwise_instances.rs (generated CUDA C)"
+#line 60 "tests/in/elementwise_instances.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_where_bound(NAME, VARIANT, T) \
     extern "C" __global__ void NAME(cuprum::ew::In<T, cuprum::ew::VARIANT> _ca0, cuprum::ew::Out<T, cuprum::ew::VARIANT> _co0, cuprum::ew::Loop<cuprum::ew::VARIANT> _cloop) { \
         cuprum::ew::run(_cloop, [&](u64 _ci, T x, T& _cout0) { _cout0 = where_bound_map<T>(_ci, _cloop.size, x); }, _ca0, _co0); \
@@ -62,6 +64,7 @@ __device__ __forceinline__ T where_bound_map(u64 _ci, u64 _cn, T x) {
 #define CUPRUM_INSTANTIATE_where_bound_contig(NAME, T) CUPRUM_INSTANTIATE_where_bound(NAME, contig, T)
 #define CUPRUM_INSTANTIATE_where_bound_s32(NAME, T) CUPRUM_INSTANTIATE_where_bound(NAME, s32, T)
 #define CUPRUM_INSTANTIATE_where_bound_s64(NAME, T) CUPRUM_INSTANTIATE_where_bound(NAME, s64, T)
+#define CUPRUM_INSTANTIATE_where_bound_t32(NAME, T) CUPRUM_INSTANTIATE_where_bound(NAME, t32, T)
 
 CUPRUM_INSTANTIATE_where_bound_contig(cuprum_elementwise_where_bound_contig__f32, f32)
 CUPRUM_INSTANTIATE_where_bound_s32(cuprum_elementwise_where_bound_s32__f32, f32)

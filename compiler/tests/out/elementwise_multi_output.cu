@@ -27,6 +27,7 @@ __device__ __forceinline__ cuprum::Tuple2<T, T> floor_divmod_map(u64 _ci, u64 _c
 #define CUPRUM_INSTANTIATE_floor_divmod_contig(NAME, T) CUPRUM_INSTANTIATE_floor_divmod(NAME, contig, T)
 #define CUPRUM_INSTANTIATE_floor_divmod_s32(NAME, T) CUPRUM_INSTANTIATE_floor_divmod(NAME, s32, T)
 #define CUPRUM_INSTANTIATE_floor_divmod_s64(NAME, T) CUPRUM_INSTANTIATE_floor_divmod(NAME, s64, T)
+#define CUPRUM_INSTANTIATE_floor_divmod_t32(NAME, T) CUPRUM_INSTANTIATE_floor_divmod(NAME, t32, T)
 
 CUPRUM_INSTANTIATE_floor_divmod_contig(cuprum_elementwise_floor_divmod_contig__i32, i32)
 CUPRUM_INSTANTIATE_floor_divmod_s32(cuprum_elementwise_floor_divmod_s32__i32, i32)
@@ -39,7 +40,7 @@ __device__ __forceinline__ cuprum::Tuple3<f64, f64, bool> split_float_map(u64 _c
     f64 whole = cuprum::trunc(x);
     return cuprum::Tuple3<f64, f64, bool>{whole, x - whole, cuprum::is_sign_negative(x)};
 }
-#line 43 "tests/in/elementwise_multi_output.rs (generated CUDA C)"
+#line 44 "tests/in/elementwise_multi_output.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_split_float(NAME, VARIANT) \
     extern "C" __global__ void NAME(cuprum::ew::In<f64, cuprum::ew::VARIANT> _ca0, cuprum::ew::Out<f64, cuprum::ew::VARIANT> _co0, cuprum::ew::Out<f64, cuprum::ew::VARIANT> _co1, cuprum::ew::Out<bool, cuprum::ew::VARIANT> _co2, cuprum::ew::Loop<cuprum::ew::VARIANT> _cloop) { \
         cuprum::ew::run(_cloop, [&](u64 _ci, f64 x, f64& _cout0, f64& _cout1, bool& _cout2) { cuprum::Tuple3<f64, f64, bool> _cr = split_float_map(_ci, _cloop.size, x); _cout0 = _cr._0; _cout1 = _cr._1; _cout2 = _cr._2; }, _ca0, _co0, _co1, _co2); \
@@ -47,6 +48,7 @@ __device__ __forceinline__ cuprum::Tuple3<f64, f64, bool> split_float_map(u64 _c
 #define CUPRUM_INSTANTIATE_split_float_contig(NAME) CUPRUM_INSTANTIATE_split_float(NAME, contig)
 #define CUPRUM_INSTANTIATE_split_float_s32(NAME) CUPRUM_INSTANTIATE_split_float(NAME, s32)
 #define CUPRUM_INSTANTIATE_split_float_s64(NAME) CUPRUM_INSTANTIATE_split_float(NAME, s64)
+#define CUPRUM_INSTANTIATE_split_float_t32(NAME) CUPRUM_INSTANTIATE_split_float(NAME, t32)
 
 CUPRUM_INSTANTIATE_split_float_contig(cuprum_elementwise_split_float_contig)
 CUPRUM_INSTANTIATE_split_float_s32(cuprum_elementwise_split_float_s32)

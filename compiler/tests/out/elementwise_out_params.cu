@@ -17,6 +17,7 @@ __device__ __forceinline__ void sincos_map(u64 _ci, u64 _cn, T x, T& s, T& c) {
 #define CUPRUM_INSTANTIATE_sincos_contig(NAME, T) CUPRUM_INSTANTIATE_sincos(NAME, contig, T)
 #define CUPRUM_INSTANTIATE_sincos_s32(NAME, T) CUPRUM_INSTANTIATE_sincos(NAME, s32, T)
 #define CUPRUM_INSTANTIATE_sincos_s64(NAME, T) CUPRUM_INSTANTIATE_sincos(NAME, s64, T)
+#define CUPRUM_INSTANTIATE_sincos_t32(NAME, T) CUPRUM_INSTANTIATE_sincos(NAME, t32, T)
 
 CUPRUM_INSTANTIATE_sincos_contig(cuprum_elementwise_sincos_contig__f32, f32)
 CUPRUM_INSTANTIATE_sincos_s32(cuprum_elementwise_sincos_s32__f32, f32)
@@ -28,7 +29,7 @@ template <typename = void>
 __device__ __forceinline__ void accumulate_map(u64 _ci, u64 _cn, f32 x, f32& acc) {
     acc += x * x;
 }
-#line 32 "tests/in/elementwise_out_params.rs (generated CUDA C)"
+#line 33 "tests/in/elementwise_out_params.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_accumulate(NAME, VARIANT) \
     extern "C" __global__ void NAME(cuprum::ew::In<f32, cuprum::ew::VARIANT> _ca0, cuprum::ew::InOut<f32, cuprum::ew::VARIANT> _ca1, cuprum::ew::Loop<cuprum::ew::VARIANT> _cloop) { \
         cuprum::ew::run(_cloop, [&](u64 _ci, f32 x, f32& acc) { accumulate_map(_ci, _cloop.size, x, acc); }, _ca0, _ca1); \
@@ -36,6 +37,7 @@ __device__ __forceinline__ void accumulate_map(u64 _ci, u64 _cn, f32 x, f32& acc
 #define CUPRUM_INSTANTIATE_accumulate_contig(NAME) CUPRUM_INSTANTIATE_accumulate(NAME, contig)
 #define CUPRUM_INSTANTIATE_accumulate_s32(NAME) CUPRUM_INSTANTIATE_accumulate(NAME, s32)
 #define CUPRUM_INSTANTIATE_accumulate_s64(NAME) CUPRUM_INSTANTIATE_accumulate(NAME, s64)
+#define CUPRUM_INSTANTIATE_accumulate_t32(NAME) CUPRUM_INSTANTIATE_accumulate(NAME, t32)
 
 CUPRUM_INSTANTIATE_accumulate_contig(cuprum_elementwise_accumulate_contig)
 CUPRUM_INSTANTIATE_accumulate_s32(cuprum_elementwise_accumulate_s32)

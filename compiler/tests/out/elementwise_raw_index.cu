@@ -16,6 +16,7 @@ __device__ __forceinline__ T reverse_map(u64 _ci, u64 _cn, cuprum::Raw<T> x) {
 #define CUPRUM_INSTANTIATE_reverse_contig(NAME, T) CUPRUM_INSTANTIATE_reverse(NAME, contig, T)
 #define CUPRUM_INSTANTIATE_reverse_s32(NAME, T) CUPRUM_INSTANTIATE_reverse(NAME, s32, T)
 #define CUPRUM_INSTANTIATE_reverse_s64(NAME, T) CUPRUM_INSTANTIATE_reverse(NAME, s64, T)
+#define CUPRUM_INSTANTIATE_reverse_t32(NAME, T) CUPRUM_INSTANTIATE_reverse(NAME, t32, T)
 
 CUPRUM_INSTANTIATE_reverse_contig(cuprum_elementwise_reverse_contig__i32, i32)
 CUPRUM_INSTANTIATE_reverse_s32(cuprum_elementwise_reverse_s32__i32, i32)
@@ -55,7 +56,7 @@ __device__ __forceinline__ f32 smooth3_map(u64 _ci, u64 _cn, cuprum::Raw<f32> x,
     }
     return ((w * left) + ((1.0f - (2.0f * w)) * cuprum::get(x, "smooth3", i))) + (w * right);
 }
-#line 59 "tests/in/elementwise_raw_index.rs (generated CUDA C)"
+#line 60 "tests/in/elementwise_raw_index.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_smooth3(NAME, VARIANT) \
     extern "C" __global__ void NAME(cuprum::Raw<f32> _ca0, cuprum::ew::In<f32, cuprum::ew::VARIANT> _ca1, cuprum::ew::Out<f32, cuprum::ew::VARIANT> _co0, cuprum::ew::Loop<cuprum::ew::VARIANT> _cloop) { \
         cuprum::ew::run(_cloop, [&](u64 _ci, const cuprum::Raw<f32>& x, f32 w, f32& _cout0) { _cout0 = smooth3_map(_ci, _cloop.size, x, w); }, _ca0, _ca1, _co0); \
@@ -63,6 +64,7 @@ __device__ __forceinline__ f32 smooth3_map(u64 _ci, u64 _cn, cuprum::Raw<f32> x,
 #define CUPRUM_INSTANTIATE_smooth3_contig(NAME) CUPRUM_INSTANTIATE_smooth3(NAME, contig)
 #define CUPRUM_INSTANTIATE_smooth3_s32(NAME) CUPRUM_INSTANTIATE_smooth3(NAME, s32)
 #define CUPRUM_INSTANTIATE_smooth3_s64(NAME) CUPRUM_INSTANTIATE_smooth3(NAME, s64)
+#define CUPRUM_INSTANTIATE_smooth3_t32(NAME) CUPRUM_INSTANTIATE_smooth3(NAME, t32)
 
 CUPRUM_INSTANTIATE_smooth3_contig(cuprum_elementwise_smooth3_contig)
 CUPRUM_INSTANTIATE_smooth3_s32(cuprum_elementwise_smooth3_s32)

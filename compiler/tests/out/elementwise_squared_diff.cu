@@ -16,6 +16,7 @@ __device__ __forceinline__ T squared_diff_map(u64 _ci, u64 _cn, T x, T y) {
 #define CUPRUM_INSTANTIATE_squared_diff_contig(NAME, T) CUPRUM_INSTANTIATE_squared_diff(NAME, contig, T)
 #define CUPRUM_INSTANTIATE_squared_diff_s32(NAME, T) CUPRUM_INSTANTIATE_squared_diff(NAME, s32, T)
 #define CUPRUM_INSTANTIATE_squared_diff_s64(NAME, T) CUPRUM_INSTANTIATE_squared_diff(NAME, s64, T)
+#define CUPRUM_INSTANTIATE_squared_diff_t32(NAME, T) CUPRUM_INSTANTIATE_squared_diff(NAME, t32, T)
 
 CUPRUM_INSTANTIATE_squared_diff_contig(cuprum_elementwise_squared_diff_contig__f32, f32)
 CUPRUM_INSTANTIATE_squared_diff_s32(cuprum_elementwise_squared_diff_s32__f32, f32)
@@ -27,7 +28,7 @@ template <typename = void>
 __device__ __forceinline__ f32 axpy_map(u64 _ci, u64 _cn, f32 a, f32 x, f32 y) {
     return (a * x) + y;
 }
-#line 31 "tests/in/elementwise_squared_diff.rs (generated CUDA C)"
+#line 32 "tests/in/elementwise_squared_diff.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_axpy(NAME, VARIANT) \
     extern "C" __global__ void NAME(cuprum::ew::In<f32, cuprum::ew::VARIANT> _ca0, cuprum::ew::In<f32, cuprum::ew::VARIANT> _ca1, cuprum::ew::In<f32, cuprum::ew::VARIANT> _ca2, cuprum::ew::Out<f32, cuprum::ew::VARIANT> _co0, cuprum::ew::Loop<cuprum::ew::VARIANT> _cloop) { \
         cuprum::ew::run(_cloop, [&](u64 _ci, f32 a, f32 x, f32 y, f32& _cout0) { _cout0 = axpy_map(_ci, _cloop.size, a, x, y); }, _ca0, _ca1, _ca2, _co0); \
@@ -35,6 +36,7 @@ __device__ __forceinline__ f32 axpy_map(u64 _ci, u64 _cn, f32 a, f32 x, f32 y) {
 #define CUPRUM_INSTANTIATE_axpy_contig(NAME) CUPRUM_INSTANTIATE_axpy(NAME, contig)
 #define CUPRUM_INSTANTIATE_axpy_s32(NAME) CUPRUM_INSTANTIATE_axpy(NAME, s32)
 #define CUPRUM_INSTANTIATE_axpy_s64(NAME) CUPRUM_INSTANTIATE_axpy(NAME, s64)
+#define CUPRUM_INSTANTIATE_axpy_t32(NAME) CUPRUM_INSTANTIATE_axpy(NAME, t32)
 
 CUPRUM_INSTANTIATE_axpy_contig(cuprum_elementwise_axpy_contig)
 CUPRUM_INSTANTIATE_axpy_s32(cuprum_elementwise_axpy_s32)

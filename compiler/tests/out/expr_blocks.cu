@@ -55,6 +55,7 @@ __device__ __forceinline__ f32 blocks_map(u64 _ci, u64 _cn, f32 x, f32 y) {
 #define CUPRUM_INSTANTIATE_blocks_contig(NAME) CUPRUM_INSTANTIATE_blocks(NAME, contig)
 #define CUPRUM_INSTANTIATE_blocks_s32(NAME) CUPRUM_INSTANTIATE_blocks(NAME, s32)
 #define CUPRUM_INSTANTIATE_blocks_s64(NAME) CUPRUM_INSTANTIATE_blocks(NAME, s64)
+#define CUPRUM_INSTANTIATE_blocks_t32(NAME) CUPRUM_INSTANTIATE_blocks(NAME, t32)
 
 CUPRUM_INSTANTIATE_blocks_contig(cuprum_elementwise_blocks_contig)
 CUPRUM_INSTANTIATE_blocks_s32(cuprum_elementwise_blocks_s32)

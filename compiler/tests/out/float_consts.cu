@@ -44,6 +44,7 @@ __device__ __forceinline__ cuprum::Tuple3<f32, f64, i64> constants_map(u64 _ci, 
 #define CUPRUM_INSTANTIATE_constants_contig(NAME) CUPRUM_INSTANTIATE_constants(NAME, contig)
 #define CUPRUM_INSTANTIATE_constants_s32(NAME) CUPRUM_INSTANTIATE_constants(NAME, s32)
 #define CUPRUM_INSTANTIATE_constants_s64(NAME) CUPRUM_INSTANTIATE_constants(NAME, s64)
+#define CUPRUM_INSTANTIATE_constants_t32(NAME) CUPRUM_INSTANTIATE_constants(NAME, t32)
 
 CUPRUM_INSTANTIATE_constants_contig(cuprum_elementwise_constants_contig)
 CUPRUM_INSTANTIATE_constants_s32(cuprum_elementwise_constants_s32)
@@ -65,7 +66,7 @@ __device__ __forceinline__ cuprum::Tuple3<f32, f64, i64> imported_consts_map(u64
     f64 b = (cuprum::num<f64>::sqrt_2() * 0.5) + cuprum::num<f64>::ln_2();
     return cuprum::Tuple3<f32, f64, i64>{a, b, cuprum::min(n, cuprum::shl(1ll, 40))};
 }
-#line 69 "tests/in/float_consts.rs (generated CUDA C)"
+#line 70 "tests/in/float_consts.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_imported_consts(NAME, VARIANT) \
     extern "C" __global__ void NAME(cuprum::ew::In<f32, cuprum::ew::VARIANT> _ca0, cuprum::ew::In<i64, cuprum::ew::VARIANT> _ca1, cuprum::ew::Out<f32, cuprum::ew::VARIANT> _co0, cuprum::ew::Out<f64, cuprum::ew::VARIANT> _co1, cuprum::ew::Out<i64, cuprum::ew::VARIANT> _co2, cuprum::ew::Loop<cuprum::ew::VARIANT> _cloop) { \
         cuprum::ew::run(_cloop, [&](u64 _ci, f32 x, i64 n, f32& _cout0, f64& _cout1, i64& _cout2) { cuprum::Tuple3<f32, f64, i64> _cr = imported_consts_map(_ci, _cloop.size, x, n); _cout0 = _cr._0; _cout1 = _cr._1; _cout2 = _cr._2; }, _ca0, _ca1, _co0, _co1, _co2); \
@@ -73,6 +74,7 @@ __device__ __forceinline__ cuprum::Tuple3<f32, f64, i64> imported_consts_map(u64
 #define CUPRUM_INSTANTIATE_imported_consts_contig(NAME) CUPRUM_INSTANTIATE_imported_consts(NAME, contig)
 #define CUPRUM_INSTANTIATE_imported_consts_s32(NAME) CUPRUM_INSTANTIATE_imported_consts(NAME, s32)
 #define CUPRUM_INSTANTIATE_imported_consts_s64(NAME) CUPRUM_INSTANTIATE_imported_consts(NAME, s64)
+#define CUPRUM_INSTANTIATE_imported_consts_t32(NAME) CUPRUM_INSTANTIATE_imported_consts(NAME, t32)
 
 CUPRUM_INSTANTIATE_imported_consts_contig(cuprum_elementwise_imported_consts_contig)
 CUPRUM_INSTANTIATE_imported_consts_s32(cuprum_elementwise_imported_consts_s32)

@@ -37,6 +37,7 @@ __device__ __forceinline__ f32 float_methods_f32_map(u64 _ci, u64 _cn, f32 x, f3
 #define CUPRUM_INSTANTIATE_float_methods_f32_contig(NAME) CUPRUM_INSTANTIATE_float_methods_f32(NAME, contig)
 #define CUPRUM_INSTANTIATE_float_methods_f32_s32(NAME) CUPRUM_INSTANTIATE_float_methods_f32(NAME, s32)
 #define CUPRUM_INSTANTIATE_float_methods_f32_s64(NAME) CUPRUM_INSTANTIATE_float_methods_f32(NAME, s64)
+#define CUPRUM_INSTANTIATE_float_methods_f32_t32(NAME) CUPRUM_INSTANTIATE_float_methods_f32(NAME, t32)
 
 CUPRUM_INSTANTIATE_float_methods_f32_contig(cuprum_elementwise_float_methods_f32_contig)
 CUPRUM_INSTANTIATE_float_methods_f32_s32(cuprum_elementwise_float_methods_f32_s32)
@@ -57,7 +58,7 @@ __device__ __forceinline__ T float_methods_generic_map(u64 _ci, u64 _cn, T x, T 
 #line 24 "tests/in/float_methods.rs"
     }
 }
-#line 61 "tests/in/float_methods.rs (generated CUDA C)"
+#line 62 "tests/in/float_methods.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_float_methods_generic(NAME, VARIANT, T) \
     extern "C" __global__ void NAME(cuprum::ew::In<T, cuprum::ew::VARIANT> _ca0, cuprum::ew::In<T, cuprum::ew::VARIANT> _ca1, cuprum::ew::Out<T, cuprum::ew::VARIANT> _co0, cuprum::ew::Loop<cuprum::ew::VARIANT> _cloop) { \
         cuprum::ew::run(_cloop, [&](u64 _ci, T x, T y, T& _cout0) { _cout0 = float_methods_generic_map<T>(_ci, _cloop.size, x, y); }, _ca0, _ca1, _co0); \
@@ -65,6 +66,7 @@ __device__ __forceinline__ T float_methods_generic_map(u64 _ci, u64 _cn, T x, T 
 #define CUPRUM_INSTANTIATE_float_methods_generic_contig(NAME, T) CUPRUM_INSTANTIATE_float_methods_generic(NAME, contig, T)
 #define CUPRUM_INSTANTIATE_float_methods_generic_s32(NAME, T) CUPRUM_INSTANTIATE_float_methods_generic(NAME, s32, T)
 #define CUPRUM_INSTANTIATE_float_methods_generic_s64(NAME, T) CUPRUM_INSTANTIATE_float_methods_generic(NAME, s64, T)
+#define CUPRUM_INSTANTIATE_float_methods_generic_t32(NAME, T) CUPRUM_INSTANTIATE_float_methods_generic(NAME, t32, T)
 
 CUPRUM_INSTANTIATE_float_methods_generic_contig(cuprum_elementwise_float_methods_generic_contig__f64, f64)
 CUPRUM_INSTANTIATE_float_methods_generic_s32(cuprum_elementwise_float_methods_generic_s32__f64, f64)
@@ -78,7 +80,7 @@ __device__ __forceinline__ cuprum::Tuple2<u64, f32> flip_sign_bits_map(u64 _ci, 
     f32 single = __uint_as_float(((u32)cuprum::shr(bits, 32)) & 2147483647u);
     return cuprum::Tuple2<u64, f32>{bits, single};
 }
-#line 82 "tests/in/float_methods.rs (generated CUDA C)"
+#line 84 "tests/in/float_methods.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_flip_sign_bits(NAME, VARIANT) \
     extern "C" __global__ void NAME(cuprum::ew::In<f64, cuprum::ew::VARIANT> _ca0, cuprum::ew::Out<u64, cuprum::ew::VARIANT> _co0, cuprum::ew::Out<f32, cuprum::ew::VARIANT> _co1, cuprum::ew::Loop<cuprum::ew::VARIANT> _cloop) { \
         cuprum::ew::run(_cloop, [&](u64 _ci, f64 x, u64& _cout0, f32& _cout1) { cuprum::Tuple2<u64, f32> _cr = flip_sign_bits_map(_ci, _cloop.size, x); _cout0 = _cr._0; _cout1 = _cr._1; }, _ca0, _co0, _co1); \
@@ -86,6 +88,7 @@ __device__ __forceinline__ cuprum::Tuple2<u64, f32> flip_sign_bits_map(u64 _ci, 
 #define CUPRUM_INSTANTIATE_flip_sign_bits_contig(NAME) CUPRUM_INSTANTIATE_flip_sign_bits(NAME, contig)
 #define CUPRUM_INSTANTIATE_flip_sign_bits_s32(NAME) CUPRUM_INSTANTIATE_flip_sign_bits(NAME, s32)
 #define CUPRUM_INSTANTIATE_flip_sign_bits_s64(NAME) CUPRUM_INSTANTIATE_flip_sign_bits(NAME, s64)
+#define CUPRUM_INSTANTIATE_flip_sign_bits_t32(NAME) CUPRUM_INSTANTIATE_flip_sign_bits(NAME, t32)
 
 CUPRUM_INSTANTIATE_flip_sign_bits_contig(cuprum_elementwise_flip_sign_bits_contig)
 CUPRUM_INSTANTIATE_flip_sign_bits_s32(cuprum_elementwise_flip_sign_bits_s32)

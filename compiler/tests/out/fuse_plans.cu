@@ -19,6 +19,7 @@ __device__ __forceinline__ T softplus_map(u64 _ci, u64 _cn, T x) {
 #define CUPRUM_INSTANTIATE_softplus_contig(NAME, T) CUPRUM_INSTANTIATE_softplus(NAME, contig, T)
 #define CUPRUM_INSTANTIATE_softplus_s32(NAME, T) CUPRUM_INSTANTIATE_softplus(NAME, s32, T)
 #define CUPRUM_INSTANTIATE_softplus_s64(NAME, T) CUPRUM_INSTANTIATE_softplus(NAME, s64, T)
+#define CUPRUM_INSTANTIATE_softplus_t32(NAME, T) CUPRUM_INSTANTIATE_softplus(NAME, t32, T)
 
 CUPRUM_INSTANTIATE_softplus_contig(cuprum_elementwise_softplus_contig__f32, f32)
 CUPRUM_INSTANTIATE_softplus_s32(cuprum_elementwise_softplus_s32__f32, f32)
@@ -46,7 +47,7 @@ __device__ __forceinline__ T shifted_softplus_map(u64 _ci, u64 _cn, T x, T shift
     return v3;
 #line 15 "tests/in/fuse_plans.rs"
 }
-#line 50 "tests/in/fuse_plans.rs (generated CUDA C)"
+#line 51 "tests/in/fuse_plans.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_shifted_softplus(NAME, VARIANT, T) \
     extern "C" __global__ void NAME(cuprum::ew::In<T, cuprum::ew::VARIANT> _ca0, cuprum::ew::In<T, cuprum::ew::VARIANT> _ca1, cuprum::ew::Out<T, cuprum::ew::VARIANT> _co0, cuprum::ew::Loop<cuprum::ew::VARIANT> _cloop) { \
         cuprum::ew::run(_cloop, [&](u64 _ci, T x, T shift, T& _cout0) { _cout0 = shifted_softplus_map<T>(_ci, _cloop.size, x, shift); }, _ca0, _ca1, _co0); \
@@ -54,6 +55,7 @@ __device__ __forceinline__ T shifted_softplus_map(u64 _ci, u64 _cn, T x, T shift
 #define CUPRUM_INSTANTIATE_shifted_softplus_contig(NAME, T) CUPRUM_INSTANTIATE_shifted_softplus(NAME, contig, T)
 #define CUPRUM_INSTANTIATE_shifted_softplus_s32(NAME, T) CUPRUM_INSTANTIATE_shifted_softplus(NAME, s32, T)
 #define CUPRUM_INSTANTIATE_shifted_softplus_s64(NAME, T) CUPRUM_INSTANTIATE_shifted_softplus(NAME, s64, T)
+#define CUPRUM_INSTANTIATE_shifted_softplus_t32(NAME, T) CUPRUM_INSTANTIATE_shifted_softplus(NAME, t32, T)
 
 CUPRUM_INSTANTIATE_shifted_softplus_contig(cuprum_elementwise_shifted_softplus_contig__f32, f32)
 CUPRUM_INSTANTIATE_shifted_softplus_s32(cuprum_elementwise_shifted_softplus_s32__f32, f32)
@@ -73,7 +75,7 @@ __device__ __forceinline__ f32 dot_rows_map(u64 _ci, u64 _cj, u64 _cn, f32 x, f3
     return v2;
 #line 21 "tests/in/fuse_plans.rs"
 }
-#line 77 "tests/in/fuse_plans.rs (generated CUDA C)"
+#line 79 "tests/in/fuse_plans.rs (generated CUDA C)"
 template <typename = void>
 __device__ __forceinline__ f32 dot_rows_reduce(f32 a, f32 b) {
     return a + b;
@@ -89,7 +91,7 @@ __device__ __forceinline__ f32 dot_rows_identity() {
     return cuprum::num<f32>::zero();
 #line 21 "tests/in/fuse_plans.rs"
 }
-#line 93 "tests/in/fuse_plans.rs (generated CUDA C)"
+#line 95 "tests/in/fuse_plans.rs (generated CUDA C)"
 #define CUPRUM_REDUCTION_dot_rows(NAME, _cstrategy, _cidx) \
     extern "C" __global__ void __launch_bounds__(CUPRUM_REDUCE_THREADS) NAME(cuprum::ReduceOperand<const f32> x, cuprum::ReduceOperand<const f32> y, cuprum::ReduceOperand<f32> _cout, cuprum::ReduceArgs _cargs) { \
         typedef f32 _cA; \
@@ -8342,7 +8344,7 @@ __device__ __forceinline__ void rms_norm_body(cuprum::RoSlice<f32> x, i64 x_rs, 
     }
 #line 26 "tests/in/fuse_plans.rs"
 }
-#line 8346 "tests/in/fuse_plans.rs (generated CUDA C)"
+#line 8348 "tests/in/fuse_plans.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_rms_norm(NAME) \
     extern "C" __global__ void NAME(cuprum::RoSlice<f32> x, i64 x_rs, i64 x_cs, cuprum::RoSlice<f32> w, i64 w_rs, i64 w_cs, f32 eps, cuprum::Slice<f32> fused_out, i64 fused_cols, i64 fused_cache) { rms_norm_body(x, x_rs, x_cs, w, w_rs, w_cs, eps, fused_out, fused_cols, fused_cache); }
 

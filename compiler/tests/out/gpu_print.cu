@@ -81,6 +81,7 @@ __device__ __forceinline__ f64 print_map_map(u64 _ci, u64 _cn, f64 x) {
 #define CUPRUM_INSTANTIATE_print_map_contig(NAME) CUPRUM_INSTANTIATE_print_map(NAME, contig)
 #define CUPRUM_INSTANTIATE_print_map_s32(NAME) CUPRUM_INSTANTIATE_print_map(NAME, s32)
 #define CUPRUM_INSTANTIATE_print_map_s64(NAME) CUPRUM_INSTANTIATE_print_map(NAME, s64)
+#define CUPRUM_INSTANTIATE_print_map_t32(NAME) CUPRUM_INSTANTIATE_print_map(NAME, t32)
 
 CUPRUM_INSTANTIATE_print_map_contig(cuprum_elementwise_print_map_contig)
 CUPRUM_INSTANTIATE_print_map_s32(cuprum_elementwise_print_map_s32)
@@ -98,7 +99,7 @@ __device__ __forceinline__ i32 print_count_reduce(i32 a, i32 b) {
     return cuprum::add(a, b);
 #line 39 "tests/in/gpu_print.rs"
 }
-#line 102 "tests/in/gpu_print.rs (generated CUDA C)"
+#line 103 "tests/in/gpu_print.rs (generated CUDA C)"
 template <typename = void>
 __device__ __forceinline__ i32 print_count_post(i32 _cx) {
     return _cx;
@@ -110,7 +111,7 @@ __device__ __forceinline__ i32 print_count_identity() {
     return 0;
 #line 39 "tests/in/gpu_print.rs"
 }
-#line 114 "tests/in/gpu_print.rs (generated CUDA C)"
+#line 115 "tests/in/gpu_print.rs (generated CUDA C)"
 #define CUPRUM_REDUCTION_print_count(NAME, _cstrategy, _cidx) \
     extern "C" __global__ void __launch_bounds__(CUPRUM_REDUCE_THREADS) NAME(cuprum::ReduceOperand<const i32> x, cuprum::ReduceOperand<i32> _cout, cuprum::ReduceArgs _cargs) { \
         typedef i32 _cA; \

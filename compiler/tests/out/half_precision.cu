@@ -20,6 +20,7 @@ __device__ __forceinline__ f16 scale_f16_map(u64 _ci, u64 _cn, f16 x, f32 s) {
 #define CUPRUM_INSTANTIATE_scale_f16_contig(NAME) CUPRUM_INSTANTIATE_scale_f16(NAME, contig)
 #define CUPRUM_INSTANTIATE_scale_f16_s32(NAME) CUPRUM_INSTANTIATE_scale_f16(NAME, s32)
 #define CUPRUM_INSTANTIATE_scale_f16_s64(NAME) CUPRUM_INSTANTIATE_scale_f16(NAME, s64)
+#define CUPRUM_INSTANTIATE_scale_f16_t32(NAME) CUPRUM_INSTANTIATE_scale_f16(NAME, t32)
 
 CUPRUM_INSTANTIATE_scale_f16_contig(cuprum_elementwise_scale_f16_contig)
 CUPRUM_INSTANTIATE_scale_f16_s32(cuprum_elementwise_scale_f16_s32)
@@ -32,7 +33,7 @@ __device__ __forceinline__ T gelu_map(u64 _ci, u64 _cn, T x) {
     T half = cuprum::num<T>::from_f64(0.5);
     return (half * x) * (cuprum::num<T>::one() + cuprum::tanh(c * (x + (((k * x) * x) * x))));
 }
-#line 36 "tests/in/half_precision.rs (generated CUDA C)"
+#line 37 "tests/in/half_precision.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_gelu(NAME, VARIANT, T) \
     extern "C" __global__ void NAME(cuprum::ew::In<T, cuprum::ew::VARIANT> _ca0, cuprum::ew::Out<T, cuprum::ew::VARIANT> _co0, cuprum::ew::Loop<cuprum::ew::VARIANT> _cloop) { \
         cuprum::ew::run(_cloop, [&](u64 _ci, T x, T& _cout0) { _cout0 = gelu_map<T>(_ci, _cloop.size, x); }, _ca0, _co0); \
@@ -40,6 +41,7 @@ __device__ __forceinline__ T gelu_map(u64 _ci, u64 _cn, T x) {
 #define CUPRUM_INSTANTIATE_gelu_contig(NAME, T) CUPRUM_INSTANTIATE_gelu(NAME, contig, T)
 #define CUPRUM_INSTANTIATE_gelu_s32(NAME, T) CUPRUM_INSTANTIATE_gelu(NAME, s32, T)
 #define CUPRUM_INSTANTIATE_gelu_s64(NAME, T) CUPRUM_INSTANTIATE_gelu(NAME, s64, T)
+#define CUPRUM_INSTANTIATE_gelu_t32(NAME, T) CUPRUM_INSTANTIATE_gelu(NAME, t32, T)
 
 CUPRUM_INSTANTIATE_gelu_contig(cuprum_elementwise_gelu_contig__f16, f16)
 CUPRUM_INSTANTIATE_gelu_s32(cuprum_elementwise_gelu_s32__f16, f16)
@@ -78,7 +80,7 @@ __device__ __forceinline__ void clamp_bf16_body(cuprum::Slice<bf16> x, bf16 lo, 
     }
 #line 35 "tests/in/half_precision.rs"
 }
-#line 82 "tests/in/half_precision.rs (generated CUDA C)"
+#line 84 "tests/in/half_precision.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_clamp_bf16(NAME) \
     extern "C" __global__ void NAME(cuprum::Slice<bf16> x, bf16 lo, bf16 hi, u32 n) { clamp_bf16_body(x, lo, hi, n); }
 
@@ -99,7 +101,7 @@ __device__ __forceinline__ void pack_pairs_body(cuprum::RoSlice<f32> x, cuprum::
     }
 #line 49 "tests/in/half_precision.rs"
 }
-#line 103 "tests/in/half_precision.rs (generated CUDA C)"
+#line 105 "tests/in/half_precision.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_pack_pairs(NAME) \
     extern "C" __global__ void NAME(cuprum::RoSlice<f32> x, cuprum::Slice<bf16> out, cuprum::Slice<f16> outh) { pack_pairs_body(x, out, outh); }
 

@@ -52,6 +52,7 @@ __device__ __forceinline__ f32 piecewise_map(u64 _ci, u64 _cn, f32 x) {
 #define CUPRUM_INSTANTIATE_piecewise_contig(NAME) CUPRUM_INSTANTIATE_piecewise(NAME, contig)
 #define CUPRUM_INSTANTIATE_piecewise_s32(NAME) CUPRUM_INSTANTIATE_piecewise(NAME, s32)
 #define CUPRUM_INSTANTIATE_piecewise_s64(NAME) CUPRUM_INSTANTIATE_piecewise(NAME, s64)
+#define CUPRUM_INSTANTIATE_piecewise_t32(NAME) CUPRUM_INSTANTIATE_piecewise(NAME, t32)
 
 CUPRUM_INSTANTIATE_piecewise_contig(cuprum_elementwise_piecewise_contig)
 CUPRUM_INSTANTIATE_piecewise_s32(cuprum_elementwise_piecewise_s32)
@@ -90,7 +91,7 @@ __device__ __forceinline__ i32 sign_sum_map(u64 _ci, u64 _cn, i32 a, i32 b) {
 #line 28 "tests/in/if_else_expr.rs"
     return cuprum::add(sign_i32(_cv0), sign_i32(a));
 }
-#line 94 "tests/in/if_else_expr.rs (generated CUDA C)"
+#line 95 "tests/in/if_else_expr.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_sign_sum(NAME, VARIANT) \
     extern "C" __global__ void NAME(cuprum::ew::In<i32, cuprum::ew::VARIANT> _ca0, cuprum::ew::In<i32, cuprum::ew::VARIANT> _ca1, cuprum::ew::Out<i32, cuprum::ew::VARIANT> _co0, cuprum::ew::Loop<cuprum::ew::VARIANT> _cloop) { \
         cuprum::ew::run(_cloop, [&](u64 _ci, i32 a, i32 b, i32& _cout0) { _cout0 = sign_sum_map(_ci, _cloop.size, a, b); }, _ca0, _ca1, _co0); \
@@ -98,6 +99,7 @@ __device__ __forceinline__ i32 sign_sum_map(u64 _ci, u64 _cn, i32 a, i32 b) {
 #define CUPRUM_INSTANTIATE_sign_sum_contig(NAME) CUPRUM_INSTANTIATE_sign_sum(NAME, contig)
 #define CUPRUM_INSTANTIATE_sign_sum_s32(NAME) CUPRUM_INSTANTIATE_sign_sum(NAME, s32)
 #define CUPRUM_INSTANTIATE_sign_sum_s64(NAME) CUPRUM_INSTANTIATE_sign_sum(NAME, s64)
+#define CUPRUM_INSTANTIATE_sign_sum_t32(NAME) CUPRUM_INSTANTIATE_sign_sum(NAME, t32)
 
 CUPRUM_INSTANTIATE_sign_sum_contig(cuprum_elementwise_sign_sum_contig)
 CUPRUM_INSTANTIATE_sign_sum_s32(cuprum_elementwise_sign_sum_s32)

@@ -33,6 +33,7 @@ __device__ __forceinline__ cuprum::Tuple2<u32, u32> int_methods_u32_map(u64 _ci,
 #define CUPRUM_INSTANTIATE_int_methods_u32_contig(NAME) CUPRUM_INSTANTIATE_int_methods_u32(NAME, contig)
 #define CUPRUM_INSTANTIATE_int_methods_u32_s32(NAME) CUPRUM_INSTANTIATE_int_methods_u32(NAME, s32)
 #define CUPRUM_INSTANTIATE_int_methods_u32_s64(NAME) CUPRUM_INSTANTIATE_int_methods_u32(NAME, s64)
+#define CUPRUM_INSTANTIATE_int_methods_u32_t32(NAME) CUPRUM_INSTANTIATE_int_methods_u32(NAME, t32)
 
 CUPRUM_INSTANTIATE_int_methods_u32_contig(cuprum_elementwise_int_methods_u32_contig)
 CUPRUM_INSTANTIATE_int_methods_u32_s32(cuprum_elementwise_int_methods_u32_s32)
@@ -45,7 +46,7 @@ __device__ __forceinline__ cuprum::Tuple3<i8, u32, i16> int_methods_i8_map(u64 _
     i16 c = cuprum::pow(cuprum::rotate_left(cuprum::saturating_add((i16)x, cuprum::num<i16>::max_value()), 9u), 2u);
     return cuprum::Tuple3<i8, u32, i16>{a, b, c};
 }
-#line 49 "tests/in/int_methods.rs (generated CUDA C)"
+#line 50 "tests/in/int_methods.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_int_methods_i8(NAME, VARIANT) \
     extern "C" __global__ void NAME(cuprum::ew::In<i8, cuprum::ew::VARIANT> _ca0, cuprum::ew::In<i8, cuprum::ew::VARIANT> _ca1, cuprum::ew::Out<i8, cuprum::ew::VARIANT> _co0, cuprum::ew::Out<u32, cuprum::ew::VARIANT> _co1, cuprum::ew::Out<i16, cuprum::ew::VARIANT> _co2, cuprum::ew::Loop<cuprum::ew::VARIANT> _cloop) { \
         cuprum::ew::run(_cloop, [&](u64 _ci, i8 x, i8 y, i8& _cout0, u32& _cout1, i16& _cout2) { cuprum::Tuple3<i8, u32, i16> _cr = int_methods_i8_map(_ci, _cloop.size, x, y); _cout0 = _cr._0; _cout1 = _cr._1; _cout2 = _cr._2; }, _ca0, _ca1, _co0, _co1, _co2); \
@@ -53,6 +54,7 @@ __device__ __forceinline__ cuprum::Tuple3<i8, u32, i16> int_methods_i8_map(u64 _
 #define CUPRUM_INSTANTIATE_int_methods_i8_contig(NAME) CUPRUM_INSTANTIATE_int_methods_i8(NAME, contig)
 #define CUPRUM_INSTANTIATE_int_methods_i8_s32(NAME) CUPRUM_INSTANTIATE_int_methods_i8(NAME, s32)
 #define CUPRUM_INSTANTIATE_int_methods_i8_s64(NAME) CUPRUM_INSTANTIATE_int_methods_i8(NAME, s64)
+#define CUPRUM_INSTANTIATE_int_methods_i8_t32(NAME) CUPRUM_INSTANTIATE_int_methods_i8(NAME, t32)
 
 CUPRUM_INSTANTIATE_int_methods_i8_contig(cuprum_elementwise_int_methods_i8_contig)
 CUPRUM_INSTANTIATE_int_methods_i8_s32(cuprum_elementwise_int_methods_i8_s32)
@@ -64,7 +66,7 @@ __device__ __forceinline__ cuprum::Tuple2<T, u32> int_methods_generic_map(u64 _c
     u32 n = ((cuprum::count_ones(x) + cuprum::trailing_zeros(y)) + cuprum::leading_zeros(x)) + cuprum::low_u32(cuprum::bit_xor(x, y));
     return cuprum::Tuple2<T, u32>{cuprum::max(cuprum::min(a, y), x), n};
 }
-#line 68 "tests/in/int_methods.rs (generated CUDA C)"
+#line 70 "tests/in/int_methods.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_int_methods_generic(NAME, VARIANT, T) \
     extern "C" __global__ void NAME(cuprum::ew::In<T, cuprum::ew::VARIANT> _ca0, cuprum::ew::In<T, cuprum::ew::VARIANT> _ca1, cuprum::ew::Out<T, cuprum::ew::VARIANT> _co0, cuprum::ew::Out<u32, cuprum::ew::VARIANT> _co1, cuprum::ew::Loop<cuprum::ew::VARIANT> _cloop) { \
         cuprum::ew::run(_cloop, [&](u64 _ci, T x, T y, T& _cout0, u32& _cout1) { cuprum::Tuple2<T, u32> _cr = int_methods_generic_map<T>(_ci, _cloop.size, x, y); _cout0 = _cr._0; _cout1 = _cr._1; }, _ca0, _ca1, _co0, _co1); \
@@ -72,6 +74,7 @@ __device__ __forceinline__ cuprum::Tuple2<T, u32> int_methods_generic_map(u64 _c
 #define CUPRUM_INSTANTIATE_int_methods_generic_contig(NAME, T) CUPRUM_INSTANTIATE_int_methods_generic(NAME, contig, T)
 #define CUPRUM_INSTANTIATE_int_methods_generic_s32(NAME, T) CUPRUM_INSTANTIATE_int_methods_generic(NAME, s32, T)
 #define CUPRUM_INSTANTIATE_int_methods_generic_s64(NAME, T) CUPRUM_INSTANTIATE_int_methods_generic(NAME, s64, T)
+#define CUPRUM_INSTANTIATE_int_methods_generic_t32(NAME, T) CUPRUM_INSTANTIATE_int_methods_generic(NAME, t32, T)
 
 CUPRUM_INSTANTIATE_int_methods_generic_contig(cuprum_elementwise_int_methods_generic_contig__u8, u8)
 CUPRUM_INSTANTIATE_int_methods_generic_s32(cuprum_elementwise_int_methods_generic_s32__u8, u8)
@@ -84,7 +87,7 @@ __device__ __forceinline__ cuprum::Tuple2<T, u64> bits_round_trip_map(u64 _ci, u
     u64 b = cuprum::to_bits_u64(x);
     return cuprum::Tuple2<T, u64>{cuprum::num<T>::from_bits_u64(b | cuprum::shl(1ull, 40)), b};
 }
-#line 88 "tests/in/int_methods.rs (generated CUDA C)"
+#line 91 "tests/in/int_methods.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_bits_round_trip(NAME, VARIANT, T) \
     extern "C" __global__ void NAME(cuprum::ew::In<T, cuprum::ew::VARIANT> _ca0, cuprum::ew::Out<T, cuprum::ew::VARIANT> _co0, cuprum::ew::Out<u64, cuprum::ew::VARIANT> _co1, cuprum::ew::Loop<cuprum::ew::VARIANT> _cloop) { \
         cuprum::ew::run(_cloop, [&](u64 _ci, T x, T& _cout0, u64& _cout1) { cuprum::Tuple2<T, u64> _cr = bits_round_trip_map<T>(_ci, _cloop.size, x); _cout0 = _cr._0; _cout1 = _cr._1; }, _ca0, _co0, _co1); \
@@ -92,6 +95,7 @@ __device__ __forceinline__ cuprum::Tuple2<T, u64> bits_round_trip_map(u64 _ci, u
 #define CUPRUM_INSTANTIATE_bits_round_trip_contig(NAME, T) CUPRUM_INSTANTIATE_bits_round_trip(NAME, contig, T)
 #define CUPRUM_INSTANTIATE_bits_round_trip_s32(NAME, T) CUPRUM_INSTANTIATE_bits_round_trip(NAME, s32, T)
 #define CUPRUM_INSTANTIATE_bits_round_trip_s64(NAME, T) CUPRUM_INSTANTIATE_bits_round_trip(NAME, s64, T)
+#define CUPRUM_INSTANTIATE_bits_round_trip_t32(NAME, T) CUPRUM_INSTANTIATE_bits_round_trip(NAME, t32, T)
 
 CUPRUM_INSTANTIATE_bits_round_trip_contig(cuprum_elementwise_bits_round_trip_contig__i32, i32)
 CUPRUM_INSTANTIATE_bits_round_trip_s32(cuprum_elementwise_bits_round_trip_s32__i32, i32)

@@ -21,6 +21,7 @@ __device__ __forceinline__ T squared_distance_map(u64 _ci, u64 _cn, T x, T y, T 
 #define CUPRUM_INSTANTIATE_squared_distance_contig(NAME, T) CUPRUM_INSTANTIATE_squared_distance(NAME, contig, T)
 #define CUPRUM_INSTANTIATE_squared_distance_s32(NAME, T) CUPRUM_INSTANTIATE_squared_distance(NAME, s32, T)
 #define CUPRUM_INSTANTIATE_squared_distance_s64(NAME, T) CUPRUM_INSTANTIATE_squared_distance(NAME, s64, T)
+#define CUPRUM_INSTANTIATE_squared_distance_t32(NAME, T) CUPRUM_INSTANTIATE_squared_distance(NAME, t32, T)
 
 CUPRUM_INSTANTIATE_squared_distance_contig(cuprum_elementwise_squared_distance_contig__f32, f32)
 CUPRUM_INSTANTIATE_squared_distance_s32(cuprum_elementwise_squared_distance_s32__f32, f32)
@@ -76,7 +77,7 @@ __device__ __forceinline__ void assign_clusters_body(cuprum::View<const T, 2> po
     }
 #line 38 "tests/in/kmeans_distance.rs"
 }
-#line 80 "tests/in/kmeans_distance.rs (generated CUDA C)"
+#line 81 "tests/in/kmeans_distance.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_assign_clusters(NAME, T) \
     extern "C" __global__ void NAME(cuprum::View<const T, 2> points, cuprum::View<const T, 2> centers, cuprum::Slice<i32> labels, cuprum::Slice<u32> counts) { assign_clusters_body<T>(points, centers, labels, counts); }
 

@@ -98,6 +98,7 @@ __device__ __forceinline__ u32 first_divisor_map(u64 _ci, u64 _cn, u32 x) {
 #define CUPRUM_INSTANTIATE_first_divisor_contig(NAME) CUPRUM_INSTANTIATE_first_divisor(NAME, contig)
 #define CUPRUM_INSTANTIATE_first_divisor_s32(NAME) CUPRUM_INSTANTIATE_first_divisor(NAME, s32)
 #define CUPRUM_INSTANTIATE_first_divisor_s64(NAME) CUPRUM_INSTANTIATE_first_divisor(NAME, s64)
+#define CUPRUM_INSTANTIATE_first_divisor_t32(NAME) CUPRUM_INSTANTIATE_first_divisor(NAME, t32)
 
 CUPRUM_INSTANTIATE_first_divisor_contig(cuprum_elementwise_first_divisor_contig)
 CUPRUM_INSTANTIATE_first_divisor_s32(cuprum_elementwise_first_divisor_s32)
@@ -110,7 +111,7 @@ __device__ __forceinline__ void row_prefix_until_negative_body(cuprum::RoSlice<f
         const u32 _ce0 = rows;
 #line 50 "tests/in/labelled_loops.rs"
         for (u32 r = 0u; r < _ce0; ++r) {
-#line 114 "tests/in/labelled_loops.rs (generated CUDA C)"
+#line 115 "tests/in/labelled_loops.rs (generated CUDA C)"
             {
 #line 51 "tests/in/labelled_loops.rs"
                 f32 acc = 0.0f;
@@ -143,7 +144,7 @@ __device__ __forceinline__ void row_prefix_until_negative_body(cuprum::RoSlice<f
     }
 #line 62 "tests/in/labelled_loops.rs"
 }
-#line 147 "tests/in/labelled_loops.rs (generated CUDA C)"
+#line 148 "tests/in/labelled_loops.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_row_prefix_until_negative(NAME) \
     extern "C" __global__ void NAME(cuprum::RoSlice<f32> m, cuprum::Slice<f32> out, u32 rows, u32 cols) { row_prefix_until_negative_body(m, out, rows, cols); }
 

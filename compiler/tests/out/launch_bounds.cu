@@ -49,6 +49,7 @@ __device__ __forceinline__ T halve_bounded_map(u64 _ci, u64 _cn, T x) {
 #define CUPRUM_INSTANTIATE_halve_bounded_contig(NAME, T) CUPRUM_INSTANTIATE_halve_bounded(NAME, contig, T)
 #define CUPRUM_INSTANTIATE_halve_bounded_s32(NAME, T) CUPRUM_INSTANTIATE_halve_bounded(NAME, s32, T)
 #define CUPRUM_INSTANTIATE_halve_bounded_s64(NAME, T) CUPRUM_INSTANTIATE_halve_bounded(NAME, s64, T)
+#define CUPRUM_INSTANTIATE_halve_bounded_t32(NAME, T) CUPRUM_INSTANTIATE_halve_bounded(NAME, t32, T)
 
 CUPRUM_INSTANTIATE_halve_bounded_contig(cuprum_elementwise_halve_bounded_contig__f32, f32)
 CUPRUM_INSTANTIATE_halve_bounded_s32(cuprum_elementwise_halve_bounded_s32__f32, f32)

@@ -139,6 +139,7 @@ __device__ __forceinline__ T poly_map(u64 _ci, u64 _cn, T x) {
 #define CUPRUM_INSTANTIATE_poly_contig(NAME, T) CUPRUM_INSTANTIATE_poly(NAME, contig, T)
 #define CUPRUM_INSTANTIATE_poly_s32(NAME, T) CUPRUM_INSTANTIATE_poly(NAME, s32, T)
 #define CUPRUM_INSTANTIATE_poly_s64(NAME, T) CUPRUM_INSTANTIATE_poly(NAME, s64, T)
+#define CUPRUM_INSTANTIATE_poly_t32(NAME, T) CUPRUM_INSTANTIATE_poly(NAME, t32, T)
 
 CUPRUM_INSTANTIATE_poly_contig(cuprum_elementwise_poly_contig__f32, f32)
 CUPRUM_INSTANTIATE_poly_s32(cuprum_elementwise_poly_s32__f32, f32)
@@ -191,7 +192,7 @@ __device__ __forceinline__ void array_refs_body(cuprum::Slice<f32> out) {
 #line 87 "tests/in/local_arrays.rs"
     if (cuprum::has(out, "array_refs", _ci1)) out[_ci1] = _cv0;
 }
-#line 195 "tests/in/local_arrays.rs (generated CUDA C)"
+#line 196 "tests/in/local_arrays.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_array_refs(NAME) \
     extern "C" __global__ void NAME(cuprum::Slice<f32> out) { array_refs_body(out); }
 

@@ -48,6 +48,7 @@ __device__ __forceinline__ f64 newton_sqrt_map(u64 _ci, u64 _cn, f64 x) {
 #define CUPRUM_INSTANTIATE_newton_sqrt_contig(NAME) CUPRUM_INSTANTIATE_newton_sqrt(NAME, contig)
 #define CUPRUM_INSTANTIATE_newton_sqrt_s32(NAME) CUPRUM_INSTANTIATE_newton_sqrt(NAME, s32)
 #define CUPRUM_INSTANTIATE_newton_sqrt_s64(NAME) CUPRUM_INSTANTIATE_newton_sqrt(NAME, s64)
+#define CUPRUM_INSTANTIATE_newton_sqrt_t32(NAME) CUPRUM_INSTANTIATE_newton_sqrt(NAME, t32)
 
 CUPRUM_INSTANTIATE_newton_sqrt_contig(cuprum_elementwise_newton_sqrt_contig)
 CUPRUM_INSTANTIATE_newton_sqrt_s32(cuprum_elementwise_newton_sqrt_s32)
@@ -89,7 +90,7 @@ __device__ __forceinline__ u32 lowest_bit_map(u64 _ci, u64 _cn, u32 x) {
 #line 41 "tests/in/loop_break_value.rs"
     return first_set_bit(x) + spins;
 }
-#line 93 "tests/in/loop_break_value.rs (generated CUDA C)"
+#line 94 "tests/in/loop_break_value.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_lowest_bit(NAME, VARIANT) \
     extern "C" __global__ void NAME(cuprum::ew::In<u32, cuprum::ew::VARIANT> _ca0, cuprum::ew::Out<u32, cuprum::ew::VARIANT> _co0, cuprum::ew::Loop<cuprum::ew::VARIANT> _cloop) { \
         cuprum::ew::run(_cloop, [&](u64 _ci, u32 x, u32& _cout0) { _cout0 = lowest_bit_map(_ci, _cloop.size, x); }, _ca0, _co0); \
@@ -97,6 +98,7 @@ __device__ __forceinline__ u32 lowest_bit_map(u64 _ci, u64 _cn, u32 x) {
 #define CUPRUM_INSTANTIATE_lowest_bit_contig(NAME) CUPRUM_INSTANTIATE_lowest_bit(NAME, contig)
 #define CUPRUM_INSTANTIATE_lowest_bit_s32(NAME) CUPRUM_INSTANTIATE_lowest_bit(NAME, s32)
 #define CUPRUM_INSTANTIATE_lowest_bit_s64(NAME) CUPRUM_INSTANTIATE_lowest_bit(NAME, s64)
+#define CUPRUM_INSTANTIATE_lowest_bit_t32(NAME) CUPRUM_INSTANTIATE_lowest_bit(NAME, t32)
 
 CUPRUM_INSTANTIATE_lowest_bit_contig(cuprum_elementwise_lowest_bit_contig)
 CUPRUM_INSTANTIATE_lowest_bit_s32(cuprum_elementwise_lowest_bit_s32)

@@ -54,6 +54,7 @@ __device__ __forceinline__ i32 classify_map(u64 _ci, u64 _cn, i32 code) {
 #define CUPRUM_INSTANTIATE_classify_contig(NAME) CUPRUM_INSTANTIATE_classify(NAME, contig)
 #define CUPRUM_INSTANTIATE_classify_s32(NAME) CUPRUM_INSTANTIATE_classify(NAME, s32)
 #define CUPRUM_INSTANTIATE_classify_s64(NAME) CUPRUM_INSTANTIATE_classify(NAME, s64)
+#define CUPRUM_INSTANTIATE_classify_t32(NAME) CUPRUM_INSTANTIATE_classify(NAME, t32)
 
 CUPRUM_INSTANTIATE_classify_contig(cuprum_elementwise_classify_contig)
 CUPRUM_INSTANTIATE_classify_s32(cuprum_elementwise_classify_s32)
@@ -98,7 +99,7 @@ __device__ __forceinline__ void opcode_body(cuprum::RoSlice<u8> ops, cuprum::Sli
 #line 36 "tests/in/match_integers.rs"
     if (cuprum::has(acc, "opcode", (u64)i)) acc[(u64)i] = v;
 }
-#line 102 "tests/in/match_integers.rs (generated CUDA C)"
+#line 103 "tests/in/match_integers.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_opcode(NAME) \
     extern "C" __global__ void NAME(cuprum::RoSlice<u8> ops, cuprum::Slice<i64> acc, u32 n) { opcode_body(ops, acc, n); }
 
@@ -120,7 +121,7 @@ __device__ __forceinline__ f32 select_map(u64 _ci, u64 _cn, bool c, f32 a, f32 b
     }
 #line 46 "tests/in/match_integers.rs"
 }
-#line 124 "tests/in/match_integers.rs (generated CUDA C)"
+#line 125 "tests/in/match_integers.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_select(NAME, VARIANT) \
     extern "C" __global__ void NAME(cuprum::ew::In<bool, cuprum::ew::VARIANT> _ca0, cuprum::ew::In<f32, cuprum::ew::VARIANT> _ca1, cuprum::ew::In<f32, cuprum::ew::VARIANT> _ca2, cuprum::ew::Out<f32, cuprum::ew::VARIANT> _co0, cuprum::ew::Loop<cuprum::ew::VARIANT> _cloop) { \
         cuprum::ew::run(_cloop, [&](u64 _ci, bool c, f32 a, f32 b, f32& _cout0) { _cout0 = select_map(_ci, _cloop.size, c, a, b); }, _ca0, _ca1, _ca2, _co0); \
@@ -128,6 +129,7 @@ __device__ __forceinline__ f32 select_map(u64 _ci, u64 _cn, bool c, f32 a, f32 b
 #define CUPRUM_INSTANTIATE_select_contig(NAME) CUPRUM_INSTANTIATE_select(NAME, contig)
 #define CUPRUM_INSTANTIATE_select_s32(NAME) CUPRUM_INSTANTIATE_select(NAME, s32)
 #define CUPRUM_INSTANTIATE_select_s64(NAME) CUPRUM_INSTANTIATE_select(NAME, s64)
+#define CUPRUM_INSTANTIATE_select_t32(NAME) CUPRUM_INSTANTIATE_select(NAME, t32)
 
 CUPRUM_INSTANTIATE_select_contig(cuprum_elementwise_select_contig)
 CUPRUM_INSTANTIATE_select_s32(cuprum_elementwise_select_s32)

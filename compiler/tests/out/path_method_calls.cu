@@ -21,6 +21,7 @@ __device__ __forceinline__ f32 ufcs_f32_map(u64 _ci, u64 _cn, f32 x, f32 y) {
 #define CUPRUM_INSTANTIATE_ufcs_f32_contig(NAME) CUPRUM_INSTANTIATE_ufcs_f32(NAME, contig)
 #define CUPRUM_INSTANTIATE_ufcs_f32_s32(NAME) CUPRUM_INSTANTIATE_ufcs_f32(NAME, s32)
 #define CUPRUM_INSTANTIATE_ufcs_f32_s64(NAME) CUPRUM_INSTANTIATE_ufcs_f32(NAME, s64)
+#define CUPRUM_INSTANTIATE_ufcs_f32_t32(NAME) CUPRUM_INSTANTIATE_ufcs_f32(NAME, t32)
 
 CUPRUM_INSTANTIATE_ufcs_f32_contig(cuprum_elementwise_ufcs_f32_contig)
 CUPRUM_INSTANTIATE_ufcs_f32_s32(cuprum_elementwise_ufcs_f32_s32)
@@ -30,7 +31,7 @@ template <typename = void>
 __device__ __forceinline__ f64 ufcs_f64_map(u64 _ci, u64 _cn, f64 x, i32 n) {
     return ((cuprum::sqrt(cuprum::abs(x)) + cuprum::powi(x, n)) + cuprum::mul_add(x, 2.0, 1.0)) + cuprum::hypot(3.0, x);
 }
-#line 34 "tests/in/path_method_calls.rs (generated CUDA C)"
+#line 35 "tests/in/path_method_calls.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_ufcs_f64(NAME, VARIANT) \
     extern "C" __global__ void NAME(cuprum::ew::In<f64, cuprum::ew::VARIANT> _ca0, cuprum::ew::In<i32, cuprum::ew::VARIANT> _ca1, cuprum::ew::Out<f64, cuprum::ew::VARIANT> _co0, cuprum::ew::Loop<cuprum::ew::VARIANT> _cloop) { \
         cuprum::ew::run(_cloop, [&](u64 _ci, f64 x, i32 n, f64& _cout0) { _cout0 = ufcs_f64_map(_ci, _cloop.size, x, n); }, _ca0, _ca1, _co0); \
@@ -38,6 +39,7 @@ __device__ __forceinline__ f64 ufcs_f64_map(u64 _ci, u64 _cn, f64 x, i32 n) {
 #define CUPRUM_INSTANTIATE_ufcs_f64_contig(NAME) CUPRUM_INSTANTIATE_ufcs_f64(NAME, contig)
 #define CUPRUM_INSTANTIATE_ufcs_f64_s32(NAME) CUPRUM_INSTANTIATE_ufcs_f64(NAME, s32)
 #define CUPRUM_INSTANTIATE_ufcs_f64_s64(NAME) CUPRUM_INSTANTIATE_ufcs_f64(NAME, s64)
+#define CUPRUM_INSTANTIATE_ufcs_f64_t32(NAME) CUPRUM_INSTANTIATE_ufcs_f64(NAME, t32)
 
 CUPRUM_INSTANTIATE_ufcs_f64_contig(cuprum_elementwise_ufcs_f64_contig)
 CUPRUM_INSTANTIATE_ufcs_f64_s32(cuprum_elementwise_ufcs_f64_s32)
@@ -52,7 +54,7 @@ template <typename T>
 __device__ __forceinline__ T ufcs_generic_map(u64 _ci, u64 _cn, T x, T y) {
     return (((cuprum::sin(x) + cuprum::powf(x, y)) + cuprum::atan2(y, x)) + cuprum::mul_add(x, y, cuprum::num<T>::one())) + soft<T>(x, y);
 }
-#line 56 "tests/in/path_method_calls.rs (generated CUDA C)"
+#line 58 "tests/in/path_method_calls.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_ufcs_generic(NAME, VARIANT, T) \
     extern "C" __global__ void NAME(cuprum::ew::In<T, cuprum::ew::VARIANT> _ca0, cuprum::ew::In<T, cuprum::ew::VARIANT> _ca1, cuprum::ew::Out<T, cuprum::ew::VARIANT> _co0, cuprum::ew::Loop<cuprum::ew::VARIANT> _cloop) { \
         cuprum::ew::run(_cloop, [&](u64 _ci, T x, T y, T& _cout0) { _cout0 = ufcs_generic_map<T>(_ci, _cloop.size, x, y); }, _ca0, _ca1, _co0); \
@@ -60,6 +62,7 @@ __device__ __forceinline__ T ufcs_generic_map(u64 _ci, u64 _cn, T x, T y) {
 #define CUPRUM_INSTANTIATE_ufcs_generic_contig(NAME, T) CUPRUM_INSTANTIATE_ufcs_generic(NAME, contig, T)
 #define CUPRUM_INSTANTIATE_ufcs_generic_s32(NAME, T) CUPRUM_INSTANTIATE_ufcs_generic(NAME, s32, T)
 #define CUPRUM_INSTANTIATE_ufcs_generic_s64(NAME, T) CUPRUM_INSTANTIATE_ufcs_generic(NAME, s64, T)
+#define CUPRUM_INSTANTIATE_ufcs_generic_t32(NAME, T) CUPRUM_INSTANTIATE_ufcs_generic(NAME, t32, T)
 
 CUPRUM_INSTANTIATE_ufcs_generic_contig(cuprum_elementwise_ufcs_generic_contig__f32, f32)
 CUPRUM_INSTANTIATE_ufcs_generic_s32(cuprum_elementwise_ufcs_generic_s32__f32, f32)
@@ -73,7 +76,7 @@ __device__ __forceinline__ cuprum::Tuple4<f64, f32, c32, f32> ufcs_other_map(u64
     i32 m = cuprum::wrapping_add(cuprum::pow(n, 2u), cuprum::abs(n));
     return cuprum::Tuple4<f64, f32, c32, f32>{cuprum::to_f64(k) + cuprum::to_f64(m), cuprum::to_f32(h), cuprum::conj(z), cuprum::norm(z)};
 }
-#line 77 "tests/in/path_method_calls.rs (generated CUDA C)"
+#line 80 "tests/in/path_method_calls.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_ufcs_other(NAME, VARIANT) \
     extern "C" __global__ void NAME(cuprum::ew::In<u32, cuprum::ew::VARIANT> _ca0, cuprum::ew::In<i32, cuprum::ew::VARIANT> _ca1, cuprum::ew::In<f16, cuprum::ew::VARIANT> _ca2, cuprum::ew::In<c32, cuprum::ew::VARIANT> _ca3, cuprum::ew::Out<f64, cuprum::ew::VARIANT> _co0, cuprum::ew::Out<f32, cuprum::ew::VARIANT> _co1, cuprum::ew::Out<c32, cuprum::ew::VARIANT> _co2, cuprum::ew::Out<f32, cuprum::ew::VARIANT> _co3, cuprum::ew::Loop<cuprum::ew::VARIANT> _cloop) { \
         cuprum::ew::run(_cloop, [&](u64 _ci, u32 u, i32 n, f16 h, c32 z, f64& _cout0, f32& _cout1, c32& _cout2, f32& _cout3) { cuprum::Tuple4<f64, f32, c32, f32> _cr = ufcs_other_map(_ci, _cloop.size, u, n, h, z); _cout0 = _cr._0; _cout1 = _cr._1; _cout2 = _cr._2; _cout3 = _cr._3; }, _ca0, _ca1, _ca2, _ca3, _co0, _co1, _co2, _co3); \
@@ -81,6 +84,7 @@ __device__ __forceinline__ cuprum::Tuple4<f64, f32, c32, f32> ufcs_other_map(u64
 #define CUPRUM_INSTANTIATE_ufcs_other_contig(NAME) CUPRUM_INSTANTIATE_ufcs_other(NAME, contig)
 #define CUPRUM_INSTANTIATE_ufcs_other_s32(NAME) CUPRUM_INSTANTIATE_ufcs_other(NAME, s32)
 #define CUPRUM_INSTANTIATE_ufcs_other_s64(NAME) CUPRUM_INSTANTIATE_ufcs_other(NAME, s64)
+#define CUPRUM_INSTANTIATE_ufcs_other_t32(NAME) CUPRUM_INSTANTIATE_ufcs_other(NAME, t32)
 
 CUPRUM_INSTANTIATE_ufcs_other_contig(cuprum_elementwise_ufcs_other_contig)
 CUPRUM_INSTANTIATE_ufcs_other_s32(cuprum_elementwise_ufcs_other_s32)

@@ -40,6 +40,7 @@ __device__ __forceinline__ i64 shadowing_map(u64 _ci, u64 _cn, i32 x) {
 #define CUPRUM_INSTANTIATE_shadowing_contig(NAME) CUPRUM_INSTANTIATE_shadowing(NAME, contig)
 #define CUPRUM_INSTANTIATE_shadowing_s32(NAME) CUPRUM_INSTANTIATE_shadowing(NAME, s32)
 #define CUPRUM_INSTANTIATE_shadowing_s64(NAME) CUPRUM_INSTANTIATE_shadowing(NAME, s64)
+#define CUPRUM_INSTANTIATE_shadowing_t32(NAME) CUPRUM_INSTANTIATE_shadowing(NAME, t32)
 
 CUPRUM_INSTANTIATE_shadowing_contig(cuprum_elementwise_shadowing_contig)
 CUPRUM_INSTANTIATE_shadowing_s32(cuprum_elementwise_shadowing_s32)
@@ -53,7 +54,7 @@ __device__ __forceinline__ f32 keyword_names_map(u64 _ci, u64 _cn, f32 int_, f32
     f32 new_ = class_;
     return new_;
 }
-#line 57 "tests/in/shadowing.rs (generated CUDA C)"
+#line 58 "tests/in/shadowing.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_keyword_names(NAME, VARIANT) \
     extern "C" __global__ void NAME(cuprum::ew::In<f32, cuprum::ew::VARIANT> _ca0, cuprum::ew::In<f32, cuprum::ew::VARIANT> _ca1, cuprum::ew::In<f32, cuprum::ew::VARIANT> _ca2, cuprum::ew::Out<f32, cuprum::ew::VARIANT> _co0, cuprum::ew::Loop<cuprum::ew::VARIANT> _cloop) { \
         cuprum::ew::run(_cloop, [&](u64 _ci, f32 int_, f32 float_, f32 threadIdx_, f32& _cout0) { _cout0 = keyword_names_map(_ci, _cloop.size, int_, float_, threadIdx_); }, _ca0, _ca1, _ca2, _co0); \
@@ -61,6 +62,7 @@ __device__ __forceinline__ f32 keyword_names_map(u64 _ci, u64 _cn, f32 int_, f32
 #define CUPRUM_INSTANTIATE_keyword_names_contig(NAME) CUPRUM_INSTANTIATE_keyword_names(NAME, contig)
 #define CUPRUM_INSTANTIATE_keyword_names_s32(NAME) CUPRUM_INSTANTIATE_keyword_names(NAME, s32)
 #define CUPRUM_INSTANTIATE_keyword_names_s64(NAME) CUPRUM_INSTANTIATE_keyword_names(NAME, s64)
+#define CUPRUM_INSTANTIATE_keyword_names_t32(NAME) CUPRUM_INSTANTIATE_keyword_names(NAME, t32)
 
 CUPRUM_INSTANTIATE_keyword_names_contig(cuprum_elementwise_keyword_names_contig)
 CUPRUM_INSTANTIATE_keyword_names_s32(cuprum_elementwise_keyword_names_s32)

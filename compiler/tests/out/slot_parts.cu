@@ -27,6 +27,7 @@ __device__ __forceinline__ f32 doubled_map(u64 _ci, u64 _cn, f32 x) {
 #define CUPRUM_INSTANTIATE_doubled_contig(NAME) CUPRUM_INSTANTIATE_doubled(NAME, contig)
 #define CUPRUM_INSTANTIATE_doubled_s32(NAME) CUPRUM_INSTANTIATE_doubled(NAME, s32)
 #define CUPRUM_INSTANTIATE_doubled_s64(NAME) CUPRUM_INSTANTIATE_doubled(NAME, s64)
+#define CUPRUM_INSTANTIATE_doubled_t32(NAME) CUPRUM_INSTANTIATE_doubled(NAME, t32)
 
 CUPRUM_INSTANTIATE_doubled_contig(cuprum_elementwise_doubled_contig)
 CUPRUM_INSTANTIATE_doubled_s32(cuprum_elementwise_doubled_s32)

@@ -24,6 +24,7 @@ __device__ __forceinline__ cuprum::Tuple3<f32, f32, f32> special_f32_map(u64 _ci
 #define CUPRUM_INSTANTIATE_special_f32_contig(NAME) CUPRUM_INSTANTIATE_special_f32(NAME, contig)
 #define CUPRUM_INSTANTIATE_special_f32_s32(NAME) CUPRUM_INSTANTIATE_special_f32(NAME, s32)
 #define CUPRUM_INSTANTIATE_special_f32_s64(NAME) CUPRUM_INSTANTIATE_special_f32(NAME, s64)
+#define CUPRUM_INSTANTIATE_special_f32_t32(NAME) CUPRUM_INSTANTIATE_special_f32(NAME, t32)
 
 CUPRUM_INSTANTIATE_special_f32_contig(cuprum_elementwise_special_f32_contig)
 CUPRUM_INSTANTIATE_special_f32_s32(cuprum_elementwise_special_f32_s32)
@@ -33,7 +34,7 @@ template <typename = void>
 __device__ __forceinline__ f64 special_f64_map(u64 _ci, u64 _cn, f64 x, f64 p) {
     return (((-cuprum::num<f64>::sqrt_2()) * cuprum::erfcinv(2.0 * p)) + cuprum::erf(cuprum::erfinv(x))) + cuprum::erfc(0.5);
 }
-#line 37 "tests/in/special_functions.rs (generated CUDA C)"
+#line 38 "tests/in/special_functions.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_special_f64(NAME, VARIANT) \
     extern "C" __global__ void NAME(cuprum::ew::In<f64, cuprum::ew::VARIANT> _ca0, cuprum::ew::In<f64, cuprum::ew::VARIANT> _ca1, cuprum::ew::Out<f64, cuprum::ew::VARIANT> _co0, cuprum::ew::Loop<cuprum::ew::VARIANT> _cloop) { \
         cuprum::ew::run(_cloop, [&](u64 _ci, f64 x, f64 p, f64& _cout0) { _cout0 = special_f64_map(_ci, _cloop.size, x, p); }, _ca0, _ca1, _co0); \
@@ -41,6 +42,7 @@ __device__ __forceinline__ f64 special_f64_map(u64 _ci, u64 _cn, f64 x, f64 p) {
 #define CUPRUM_INSTANTIATE_special_f64_contig(NAME) CUPRUM_INSTANTIATE_special_f64(NAME, contig)
 #define CUPRUM_INSTANTIATE_special_f64_s32(NAME) CUPRUM_INSTANTIATE_special_f64(NAME, s32)
 #define CUPRUM_INSTANTIATE_special_f64_s64(NAME) CUPRUM_INSTANTIATE_special_f64(NAME, s64)
+#define CUPRUM_INSTANTIATE_special_f64_t32(NAME) CUPRUM_INSTANTIATE_special_f64(NAME, t32)
 
 CUPRUM_INSTANTIATE_special_f64_contig(cuprum_elementwise_special_f64_contig)
 CUPRUM_INSTANTIATE_special_f64_s32(cuprum_elementwise_special_f64_s32)
@@ -50,7 +52,7 @@ template <typename T>
 __device__ __forceinline__ T normal_quantile_map(u64 _ci, u64 _cn, T p) {
     return cuprum::normcdfinv(p) + cuprum::erfinv(p - cuprum::num<T>::one());
 }
-#line 54 "tests/in/special_functions.rs (generated CUDA C)"
+#line 56 "tests/in/special_functions.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_normal_quantile(NAME, VARIANT, T) \
     extern "C" __global__ void NAME(cuprum::ew::In<T, cuprum::ew::VARIANT> _ca0, cuprum::ew::Out<T, cuprum::ew::VARIANT> _co0, cuprum::ew::Loop<cuprum::ew::VARIANT> _cloop) { \
         cuprum::ew::run(_cloop, [&](u64 _ci, T p, T& _cout0) { _cout0 = normal_quantile_map<T>(_ci, _cloop.size, p); }, _ca0, _co0); \
@@ -58,6 +60,7 @@ __device__ __forceinline__ T normal_quantile_map(u64 _ci, u64 _cn, T p) {
 #define CUPRUM_INSTANTIATE_normal_quantile_contig(NAME, T) CUPRUM_INSTANTIATE_normal_quantile(NAME, contig, T)
 #define CUPRUM_INSTANTIATE_normal_quantile_s32(NAME, T) CUPRUM_INSTANTIATE_normal_quantile(NAME, s32, T)
 #define CUPRUM_INSTANTIATE_normal_quantile_s64(NAME, T) CUPRUM_INSTANTIATE_normal_quantile(NAME, s64, T)
+#define CUPRUM_INSTANTIATE_normal_quantile_t32(NAME, T) CUPRUM_INSTANTIATE_normal_quantile(NAME, t32, T)
 
 CUPRUM_INSTANTIATE_normal_quantile_contig(cuprum_elementwise_normal_quantile_contig__f32, f32)
 CUPRUM_INSTANTIATE_normal_quantile_s32(cuprum_elementwise_normal_quantile_s32__f32, f32)
@@ -85,7 +88,7 @@ __device__ __forceinline__ f64 tail_sum_reduce(f64 a, f64 b) {
     return a + b;
 #line 31 "tests/in/special_functions.rs"
 }
-#line 89 "tests/in/special_functions.rs (generated CUDA C)"
+#line 92 "tests/in/special_functions.rs (generated CUDA C)"
 template <typename = void>
 __device__ __forceinline__ f64 tail_sum_post(f64 _cx) {
     return _cx;
@@ -97,7 +100,7 @@ __device__ __forceinline__ f64 tail_sum_identity() {
     return 0.0;
 #line 31 "tests/in/special_functions.rs"
 }
-#line 101 "tests/in/special_functions.rs (generated CUDA C)"
+#line 104 "tests/in/special_functions.rs (generated CUDA C)"
 #define CUPRUM_REDUCTION_tail_sum(NAME, _cstrategy, _cidx) \
     extern "C" __global__ void __launch_bounds__(CUPRUM_REDUCE_THREADS) NAME(cuprum::ReduceOperand<const f64> z, cuprum::ReduceOperand<f64> _cout, cuprum::ReduceArgs _cargs) { \
         typedef f64 _cA; \

@@ -73,6 +73,7 @@ __device__ __forceinline__ f32 kinetic_map(u64 _ci, u64 _cn, Body b) {
 #define CUPRUM_INSTANTIATE_kinetic_contig(NAME) CUPRUM_INSTANTIATE_kinetic(NAME, contig)
 #define CUPRUM_INSTANTIATE_kinetic_s32(NAME) CUPRUM_INSTANTIATE_kinetic(NAME, s32)
 #define CUPRUM_INSTANTIATE_kinetic_s64(NAME) CUPRUM_INSTANTIATE_kinetic(NAME, s64)
+#define CUPRUM_INSTANTIATE_kinetic_t32(NAME) CUPRUM_INSTANTIATE_kinetic(NAME, t32)
 
 CUPRUM_INSTANTIATE_kinetic_contig(cuprum_elementwise_kinetic_contig)
 CUPRUM_INSTANTIATE_kinetic_s32(cuprum_elementwise_kinetic_s32)
@@ -86,7 +87,7 @@ __device__ __forceinline__ Params make_params_map(u64 _ci, u64 _cn, f32 dt, f32 
 #line 58 "tests/in/structs.rs"
     return Params{_cf1, _cf0};
 }
-#line 90 "tests/in/structs.rs (generated CUDA C)"
+#line 91 "tests/in/structs.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_make_params(NAME, VARIANT) \
     extern "C" __global__ void NAME(cuprum::ew::In<f32, cuprum::ew::VARIANT> _ca0, cuprum::ew::In<f32, cuprum::ew::VARIANT> _ca1, cuprum::ew::Out<Params, cuprum::ew::VARIANT> _co0, cuprum::ew::Loop<cuprum::ew::VARIANT> _cloop) { \
         cuprum::ew::run(_cloop, [&](u64 _ci, f32 dt, f32 damping, Params& _cout0) { _cout0 = make_params_map(_ci, _cloop.size, dt, damping); }, _ca0, _ca1, _co0); \
@@ -94,6 +95,7 @@ __device__ __forceinline__ Params make_params_map(u64 _ci, u64 _cn, f32 dt, f32 
 #define CUPRUM_INSTANTIATE_make_params_contig(NAME) CUPRUM_INSTANTIATE_make_params(NAME, contig)
 #define CUPRUM_INSTANTIATE_make_params_s32(NAME) CUPRUM_INSTANTIATE_make_params(NAME, s32)
 #define CUPRUM_INSTANTIATE_make_params_s64(NAME) CUPRUM_INSTANTIATE_make_params(NAME, s64)
+#define CUPRUM_INSTANTIATE_make_params_t32(NAME) CUPRUM_INSTANTIATE_make_params(NAME, t32)
 
 CUPRUM_INSTANTIATE_make_params_contig(cuprum_elementwise_make_params_contig)
 CUPRUM_INSTANTIATE_make_params_s32(cuprum_elementwise_make_params_s32)

@@ -32,6 +32,7 @@ __device__ __forceinline__ T softplus_map(u64 _ci, u64 _cn, T x) {
 #define CUPRUM_INSTANTIATE_softplus_contig(NAME, T) CUPRUM_INSTANTIATE_softplus(NAME, contig, T)
 #define CUPRUM_INSTANTIATE_softplus_s32(NAME, T) CUPRUM_INSTANTIATE_softplus(NAME, s32, T)
 #define CUPRUM_INSTANTIATE_softplus_s64(NAME, T) CUPRUM_INSTANTIATE_softplus(NAME, s64, T)
+#define CUPRUM_INSTANTIATE_softplus_t32(NAME, T) CUPRUM_INSTANTIATE_softplus(NAME, t32, T)
 
 CUPRUM_INSTANTIATE_softplus_contig(cuprum_elementwise_softplus_contig__f32, f32)
 CUPRUM_INSTANTIATE_softplus_s32(cuprum_elementwise_softplus_s32__f32, f32)
@@ -74,7 +75,7 @@ __device__ __forceinline__ cuprum::Tuple3<T, T, f64> trait_consts_map(u64 _ci, u
     T clipped = cuprum::min(cuprum::max(x, cuprum::num<T>::min_value()), cuprum::num<T>::max_value());
     return cuprum::Tuple3<T, T, f64>{wrap + nan_to_zero, clipped, cuprum::to_f64(x) + cuprum::to_f64(cuprum::num<T>::from_i64(-3ll))};
 }
-#line 78 "tests/in/trait_functions.rs (generated CUDA C)"
+#line 79 "tests/in/trait_functions.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_trait_consts(NAME, VARIANT, T) \
     extern "C" __global__ void NAME(cuprum::ew::In<T, cuprum::ew::VARIANT> _ca0, cuprum::ew::Out<T, cuprum::ew::VARIANT> _co0, cuprum::ew::Out<T, cuprum::ew::VARIANT> _co1, cuprum::ew::Out<f64, cuprum::ew::VARIANT> _co2, cuprum::ew::Loop<cuprum::ew::VARIANT> _cloop) { \
         cuprum::ew::run(_cloop, [&](u64 _ci, T x, T& _cout0, T& _cout1, f64& _cout2) { cuprum::Tuple3<T, T, f64> _cr = trait_consts_map<T>(_ci, _cloop.size, x); _cout0 = _cr._0; _cout1 = _cr._1; _cout2 = _cr._2; }, _ca0, _co0, _co1, _co2); \
@@ -82,6 +83,7 @@ __device__ __forceinline__ cuprum::Tuple3<T, T, f64> trait_consts_map(u64 _ci, u
 #define CUPRUM_INSTANTIATE_trait_consts_contig(NAME, T) CUPRUM_INSTANTIATE_trait_consts(NAME, contig, T)
 #define CUPRUM_INSTANTIATE_trait_consts_s32(NAME, T) CUPRUM_INSTANTIATE_trait_consts(NAME, s32, T)
 #define CUPRUM_INSTANTIATE_trait_consts_s64(NAME, T) CUPRUM_INSTANTIATE_trait_consts(NAME, s64, T)
+#define CUPRUM_INSTANTIATE_trait_consts_t32(NAME, T) CUPRUM_INSTANTIATE_trait_consts(NAME, t32, T)
 
 CUPRUM_INSTANTIATE_trait_consts_contig(cuprum_elementwise_trait_consts_contig__f32, f32)
 CUPRUM_INSTANTIATE_trait_consts_s32(cuprum_elementwise_trait_consts_s32__f32, f32)
@@ -106,7 +108,7 @@ __device__ __forceinline__ f64 rescale_map(u64 _ci, u64 _cn, T x, T lo, T hi) {
     }
     return (((cuprum::to_f64(v) - cuprum::to_f64(lo)) / span) + cuprum::to_f64(cuprum::num<T>::from_f64(0.5))) + (cuprum::to_f64(cuprum::num<T>::max_value()) * 0.0);
 }
-#line 110 "tests/in/trait_functions.rs (generated CUDA C)"
+#line 112 "tests/in/trait_functions.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_rescale(NAME, VARIANT, T) \
     extern "C" __global__ void NAME(cuprum::ew::In<T, cuprum::ew::VARIANT> _ca0, cuprum::ew::In<T, cuprum::ew::VARIANT> _ca1, cuprum::ew::In<T, cuprum::ew::VARIANT> _ca2, cuprum::ew::Out<f64, cuprum::ew::VARIANT> _co0, cuprum::ew::Loop<cuprum::ew::VARIANT> _cloop) { \
         cuprum::ew::run(_cloop, [&](u64 _ci, T x, T lo, T hi, f64& _cout0) { _cout0 = rescale_map<T>(_ci, _cloop.size, x, lo, hi); }, _ca0, _ca1, _ca2, _co0); \
@@ -114,6 +116,7 @@ __device__ __forceinline__ f64 rescale_map(u64 _ci, u64 _cn, T x, T lo, T hi) {
 #define CUPRUM_INSTANTIATE_rescale_contig(NAME, T) CUPRUM_INSTANTIATE_rescale(NAME, contig, T)
 #define CUPRUM_INSTANTIATE_rescale_s32(NAME, T) CUPRUM_INSTANTIATE_rescale(NAME, s32, T)
 #define CUPRUM_INSTANTIATE_rescale_s64(NAME, T) CUPRUM_INSTANTIATE_rescale(NAME, s64, T)
+#define CUPRUM_INSTANTIATE_rescale_t32(NAME, T) CUPRUM_INSTANTIATE_rescale(NAME, t32, T)
 
 CUPRUM_INSTANTIATE_rescale_contig(cuprum_elementwise_rescale_contig__i16, i16)
 CUPRUM_INSTANTIATE_rescale_s32(cuprum_elementwise_rescale_s32__i16, i16)

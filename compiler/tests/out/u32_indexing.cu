@@ -19,6 +19,7 @@ __device__ __forceinline__ f32 gather32_map(u64 _ci, u64 _cn, cuprum::Raw<f32> t
 #define CUPRUM_INSTANTIATE_gather32_contig(NAME) CUPRUM_INSTANTIATE_gather32(NAME, contig)
 #define CUPRUM_INSTANTIATE_gather32_s32(NAME) CUPRUM_INSTANTIATE_gather32(NAME, s32)
 #define CUPRUM_INSTANTIATE_gather32_s64(NAME) CUPRUM_INSTANTIATE_gather32(NAME, s64)
+#define CUPRUM_INSTANTIATE_gather32_t32(NAME) CUPRUM_INSTANTIATE_gather32(NAME, t32)
 
 CUPRUM_INSTANTIATE_gather32_contig(cuprum_elementwise_gather32_contig)
 CUPRUM_INSTANTIATE_gather32_s32(cuprum_elementwise_gather32_s32)
@@ -39,7 +40,7 @@ __device__ __forceinline__ void scale_rows_body(cuprum::View<const f32, 2> m, cu
     }
 #line 19 "tests/in/u32_indexing.rs"
 }
-#line 43 "tests/in/u32_indexing.rs (generated CUDA C)"
+#line 44 "tests/in/u32_indexing.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_scale_rows(NAME) \
     extern "C" __global__ void NAME(cuprum::View<const f32, 2> m, cuprum::View<f32, 2> out, cuprum::RoSlice<f32> s) { scale_rows_body(m, out, s); }
 

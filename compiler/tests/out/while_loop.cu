@@ -36,6 +36,7 @@ __device__ __forceinline__ u32 collatz_steps_map(u64 _ci, u64 _cn, u64 start) {
 #define CUPRUM_INSTANTIATE_collatz_steps_contig(NAME) CUPRUM_INSTANTIATE_collatz_steps(NAME, contig)
 #define CUPRUM_INSTANTIATE_collatz_steps_s32(NAME) CUPRUM_INSTANTIATE_collatz_steps(NAME, s32)
 #define CUPRUM_INSTANTIATE_collatz_steps_s64(NAME) CUPRUM_INSTANTIATE_collatz_steps(NAME, s64)
+#define CUPRUM_INSTANTIATE_collatz_steps_t32(NAME) CUPRUM_INSTANTIATE_collatz_steps(NAME, t32)
 
 CUPRUM_INSTANTIATE_collatz_steps_contig(cuprum_elementwise_collatz_steps_contig)
 CUPRUM_INSTANTIATE_collatz_steps_s32(cuprum_elementwise_collatz_steps_s32)
@@ -63,7 +64,7 @@ __device__ __forceinline__ u32 digits_map(u64 _ci, u64 _cn, u32 x) {
 #line 26 "tests/in/while_loop.rs"
     return count;
 }
-#line 67 "tests/in/while_loop.rs (generated CUDA C)"
+#line 68 "tests/in/while_loop.rs (generated CUDA C)"
 #define CUPRUM_INSTANTIATE_digits(NAME, VARIANT) \
     extern "C" __global__ void NAME(cuprum::ew::In<u32, cuprum::ew::VARIANT> _ca0, cuprum::ew::Out<u32, cuprum::ew::VARIANT> _co0, cuprum::ew::Loop<cuprum::ew::VARIANT> _cloop) { \
         cuprum::ew::run(_cloop, [&](u64 _ci, u32 x, u32& _cout0) { _cout0 = digits_map(_ci, _cloop.size, x); }, _ca0, _co0); \
@@ -71,6 +72,7 @@ __device__ __forceinline__ u32 digits_map(u64 _ci, u64 _cn, u32 x) {
 #define CUPRUM_INSTANTIATE_digits_contig(NAME) CUPRUM_INSTANTIATE_digits(NAME, contig)
 #define CUPRUM_INSTANTIATE_digits_s32(NAME) CUPRUM_INSTANTIATE_digits(NAME, s32)
 #define CUPRUM_INSTANTIATE_digits_s64(NAME) CUPRUM_INSTANTIATE_digits(NAME, s64)
+#define CUPRUM_INSTANTIATE_digits_t32(NAME) CUPRUM_INSTANTIATE_digits(NAME, t32)
 
 CUPRUM_INSTANTIATE_digits_contig(cuprum_elementwise_digits_contig)
 CUPRUM_INSTANTIATE_digits_s32(cuprum_elementwise_digits_s32)

@@ -77,11 +77,15 @@ pub struct VariantCounts {
     pub s32: u64,
     /// Launches of the strided variant with 64-bit indices.
     pub s64: u64,
+    /// Launches of the tiled 2-D variant (an operand contiguous along the outer axis).
+    pub t32: u64,
     /// Launches whose loop used vector accesses.
     pub vector: u64,
 }
 
-static COUNTS: [AtomicU64; 4] = [
+// One counter per variant (`Variant::index`), then the vector launches.
+static COUNTS: [AtomicU64; 5] = [
+    AtomicU64::new(0),
     AtomicU64::new(0),
     AtomicU64::new(0),
     AtomicU64::new(0),
@@ -95,7 +99,8 @@ pub fn variant_counts() -> VariantCounts {
         contig: g(0),
         s32: g(1),
         s64: g(2),
-        vector: g(3),
+        t32: g(3),
+        vector: g(4),
     }
 }
 
@@ -351,7 +356,7 @@ pub fn staged_launch(
     let cfg = LaunchConfig::new(grid, block).stream(stream);
     COUNTS[variant.index()].fetch_add(1, Ordering::Relaxed);
     if vec > 1 {
-        COUNTS[3].fetch_add(1, Ordering::Relaxed);
+        COUNTS[4].fetch_add(1, Ordering::Relaxed);
     }
     go(func, &cfg, &params)
 }

@@ -127,7 +127,7 @@ impl ArgList {
             Variant::Contig => {
                 s.u64(size).u32(vec);
             }
-            Variant::S32 => {
+            Variant::S32 | Variant::T32 => {
                 s.u64(size).u32(items as u32).i32(dims.len() as i32).u32(vec).u32(bcast);
                 for k in 0..MAX_NDIM {
                     let [d, m, sh] = super::plan::div32(dims.get(k).map_or(1, |&d| d as u32));
@@ -148,7 +148,7 @@ impl ArgList {
 fn strides_bytes(variant: Variant) -> usize {
     match variant {
         Variant::Contig => 0,
-        Variant::S32 => 4 * MAX_NDIM,
+        Variant::S32 | Variant::T32 => 4 * MAX_NDIM,
         Variant::S64 => 8 * MAX_NDIM,
     }
 }
@@ -157,7 +157,7 @@ fn strides_field(s: &mut CStruct<'_>, variant: Variant, strides: Option<&[i64]>)
     let st = |k: usize| strides.and_then(|t| t.get(k)).copied().unwrap_or(0);
     match variant {
         Variant::Contig => {}
-        Variant::S32 => {
+        Variant::S32 | Variant::T32 => {
             for k in 0..MAX_NDIM {
                 s.i32(st(k) as i32);
             }

@@ -236,7 +236,7 @@ where
             }
             lo >= i32::MIN as i128 && hi <= i32::MAX as i128
         });
-    let variant = if fits { Variant::S32 } else { Variant::S64 };
+    let mut variant = if fits { Variant::S32 } else { Variant::S64 };
     // Vector items along the innermost axis: every operand contiguous or broadcast there, the
     // extent a multiple of the width, and the contiguous ones aligned at every item.
     let last = n - 1;
@@ -259,17 +259,24 @@ where
             }
         }
     }
-    // A 2-D loop with an operand contiguous along the outer axis (a transposed input or output):
-    // visit it by tiles (`TiledBody` in elementwise.h), flagged by bit 31.
-    if vec == 1 && n == 2 && arrays().any(|(op, _, _)| st(&op, 0).abs() == 1 && st(&op, 1).abs() > 1) {
-        bcast |= TILED;
+    // A 2-D loop with an operand contiguous along the outer axis (a transposed input or output)
+    // and 32-bit offsets: the tiled variant (`TiledBody` in elementwise.h); bit p of `bcast` marks
+    // operand p as one of those, which the tiles read and write along its contiguous axis and
+    // exchange through shared memory. (With 64-bit offsets, `s64` visits it element by element.)
+    let outer_contiguous = |op: &PlanOperand<'_>| {
+        matches!(op, PlanOperand::Array { .. }) && st(op, 0).abs() == 1 && st(op, 1).abs() > 1
+    };
+    if fits && vec == 1 && n == 2 && ops.clone().any(|op| outer_contiguous(&op)) {
+        variant = Variant::T32;
+        for (p, op) in ops.clone().enumerate() {
+            if p < 31 && outer_contiguous(&op) {
+                bcast |= 1 << p;
+            }
+        }
     }
     dims[last] /= vec as u64;
     Ok(LoopPlan { variant, size, vec, bcast, items: size / vec as u64, ndim: n, dims, axis, loop_ndim: nd })
 }
-
-/// Bit of `ElementwisePlan::bcast` asking a strided 2-D loop to run by tiles (`TiledBody`).
-pub const TILED: u32 = 1 << 31;
 
 impl ElementwisePlan {
     /// Blocks of `block` threads covering the items (a thread handles [`UNROLL`] items per step;

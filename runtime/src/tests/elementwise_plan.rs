@@ -98,12 +98,14 @@ fn transposed_input_is_strided_without_vectors() {
     let c = [n as isize, 1];
     let tr = [1isize, n as isize];
     let p = elementwise::plan::plan(&s, &[op(&s, &tr, A, 4), op(&s, &c, A, 4), op(&s, &c, A, 4)], 4).unwrap();
-    assert_eq!((p.variant, p.vec, p.dims.len()), (Variant::S32, 1, 2));
-    // ... visited by tiles; a plain broadcast is not.
-    assert_ne!(p.bcast & elementwise::plan::TILED, 0);
+    // ... visited by tiles, the transposed operand marked (bit 0); a plain broadcast is not.
+    assert_eq!((p.variant, p.vec, p.dims.len(), p.bcast), (Variant::T32, 1, 2, 0b001));
+    // A transposed output: bit 2.
+    let p = elementwise::plan::plan(&s, &[op(&s, &c, A, 4), op(&s, &c, A, 4), op(&s, &tr, A, 4)], 4).unwrap();
+    assert_eq!((p.variant, p.bcast), (Variant::T32, 0b100));
     let row = [0isize, 1];
     let p = elementwise::plan::plan(&s, &[op(&s, &c, A, 4), op(&s, &row, A, 4), op(&s, &c, A, 4)], 4).unwrap();
-    assert_eq!(p.bcast & elementwise::plan::TILED, 0);
+    assert_eq!(p.variant, Variant::S32);
 }
 
 #[test]

@@ -164,9 +164,9 @@ fn struct_operands_plan_scalar_accesses() {
     let width = elementwise::plan::vec_width([Pair::ELEM.size(), 4]);
     let p = elementwise::plan::plan(&s, &[op(&c, Pair::ELEM), op(&c, Pair::ELEM)], width).unwrap();
     assert_eq!((p.variant, p.vec), (Variant::Contig, 2));
-    // A transposed struct input: strided, in elements (not bytes).
+    // A transposed struct input: tiled, strides in elements (not bytes).
     let p = elementwise::plan::plan(&s, &[op(&t, Particle::ELEM), op(&c, Particle::ELEM)], 1).unwrap();
-    assert_eq!(p.variant, Variant::S32);
+    assert_eq!(p.variant, Variant::T32);
     assert_eq!(p.strides[0], Some(vec![1, 64]));
 }
 

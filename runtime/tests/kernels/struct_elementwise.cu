@@ -32,6 +32,7 @@ __device__ __forceinline__ Particle advance_map(u64 _ci, u64 _cn, Particle p, f3
 #define CUPRUM_INSTANTIATE_advance_contig(NAME) CUPRUM_INSTANTIATE_advance(NAME, contig)
 #define CUPRUM_INSTANTIATE_advance_s32(NAME) CUPRUM_INSTANTIATE_advance(NAME, s32)
 #define CUPRUM_INSTANTIATE_advance_s64(NAME) CUPRUM_INSTANTIATE_advance(NAME, s64)
+#define CUPRUM_INSTANTIATE_advance_t32(NAME) CUPRUM_INSTANTIATE_advance(NAME, t32)
 
 // swap(p: Pair) -> (Pair, f32): (Pair { a: p.b, b: p.a }, p.a + p.b)
 #define CUPRUM_INSTANTIATE_swap(NAME, VARIANT) \
@@ -41,3 +42,4 @@ __device__ __forceinline__ Particle advance_map(u64 _ci, u64 _cn, Particle p, f3
 #define CUPRUM_INSTANTIATE_swap_contig(NAME) CUPRUM_INSTANTIATE_swap(NAME, contig)
 #define CUPRUM_INSTANTIATE_swap_s32(NAME) CUPRUM_INSTANTIATE_swap(NAME, s32)
 #define CUPRUM_INSTANTIATE_swap_s64(NAME) CUPRUM_INSTANTIATE_swap(NAME, s64)
+#define CUPRUM_INSTANTIATE_swap_t32(NAME) CUPRUM_INSTANTIATE_swap(NAME, t32)

@@ -133,12 +133,13 @@ pub fn write_module(module: &Module, types: &[Types], lines: Option<&LineSource>
             let cooperative = cooperative.contains(item.name.text.as_str());
             let mut info = KernelInfo { name: item.name.text.clone(), kind, instances: Vec::new(), min_arch: arch_need, arch_specific, cooperative };
             // Kernels with launch variants get one entry point per variant and instance, except
-            // the 64-bit index variants (`s64`, `rows64`, ...): they serve only arrays whose
-            // offsets pass 2^31 elements, cost as much as the others together, and are compiled
-            // by NVRTC at first use instead (docs/building.md, "What is precompiled").
+            // the 64-bit index variants (`s64`, `rows64`, ...: they serve only arrays whose
+            // offsets pass 2^31 elements, and cost as much as the others together) and `t32`
+            // (transposed 2-D operands only): NVRTC compiles those at first use instead
+            // (docs/building.md, "What is precompiled").
             let variants: Vec<Option<Variant>> = match kind.variants() {
                 [] => vec![None],
-                vs => vs.iter().copied().filter(|v| !v.wide()).map(Some).collect(),
+                vs => vs.iter().copied().filter(|v| v.precompiled()).map(Some).collect(),
             };
             for inst in instances {
                 // A generic kernel's code names only `T`: the headers of the instance's dtypes
