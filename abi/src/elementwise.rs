@@ -160,7 +160,8 @@ mod tests {
              cuprum::ew::run(_cloop, [&](u64 _ci, T x, const cuprum::Raw<f32>& w, T& _cout0) { _cout0 = x; }, _ca0, _ca1, _co0); \\\n    }\n\
              #define CUPRUM_INSTANTIATE_k_contig(NAME, T) CUPRUM_INSTANTIATE_k(NAME, contig, T)\n\
              #define CUPRUM_INSTANTIATE_k_s32(NAME, T) CUPRUM_INSTANTIATE_k(NAME, s32, T)\n\
-             #define CUPRUM_INSTANTIATE_k_s64(NAME, T) CUPRUM_INSTANTIATE_k(NAME, s64, T)\n"
+             #define CUPRUM_INSTANTIATE_k_s64(NAME, T) CUPRUM_INSTANTIATE_k(NAME, s64, T)\n\
+             #define CUPRUM_INSTANTIATE_k_t32(NAME, T) CUPRUM_INSTANTIATE_k(NAME, t32, T)\n"
         );
         let bounded = entry_point(&ElementwiseEntry { name: "k", generics: &generics, operands: &operands, body: &body, bounds: (Some(256), Some(4)) });
         assert!(bounded.contains("extern \"C\" __global__ void __launch_bounds__(256, 4) NAME("), "{bounded}");

@@ -219,6 +219,7 @@ pub fn philox_keyed(ka: [u32; 10], kb: [u32; 10], lo: u32, hi: u32) -> [u32; 4] 
 ///
 /// `y` holds at least `4 i + 4` elements, and `4 j + 4` when `two` (the stores are not checked).
 #[device(crate = crate, unchecked)]
+#[allow(clippy::too_many_arguments)] // two blocks, the key schedule, the counter and the law
 pub unsafe fn normal_blocks_f32(
     y: &mut [f32],
     i: u32,
