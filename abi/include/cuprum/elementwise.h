@@ -560,8 +560,11 @@ struct TiledBody {
     template <typename... B>
     __device__ __forceinline__ void operator()(B&... b) {
         const int U = CUPRUM_EW_UNROLL;
-        __shared__ alignas(16) unsigned char sm[32 * 33 * ELEM_BYTES];
-        const bool square = blockDim.x * U == 1024;
+        // The exchange holds a tile of the widest element: up to 16 bytes (17 KiB); wider struct
+        // elements (up to 48 KiB of static shared memory per block) read across, from L1.
+        constexpr bool EXCHANGE = ELEM_BYTES <= 16;
+        __shared__ alignas(16) unsigned char sm[32 * 33 * (EXCHANGE ? ELEM_BYTES : 1)];
+        const bool square = EXCHANGE && blockDim.x * U == 1024;
         int p = 0;
         (b.init(false), ...);
         (b.set_swap(square && ((L.bcast >> p++) & 1u) != 0), ...);

@@ -43,3 +43,19 @@ __device__ __forceinline__ Particle advance_map(u64 _ci, u64 _cn, Particle p, f3
 #define CUPRUM_INSTANTIATE_swap_s32(NAME) CUPRUM_INSTANTIATE_swap(NAME, s32)
 #define CUPRUM_INSTANTIATE_swap_s64(NAME) CUPRUM_INSTANTIATE_swap(NAME, s64)
 #define CUPRUM_INSTANTIATE_swap_t32(NAME) CUPRUM_INSTANTIATE_swap(NAME, t32)
+
+// 200 bytes (the runtime tests' `Big`): a tile of it is more shared memory than a block may have
+// statically, so `t32` reads it across (the exchange holds elements of up to 16 bytes).
+struct Big {
+    f64 v[25];
+};
+
+// bump(b: Big) -> Big { v[0] + 1, v[1..] }
+#define CUPRUM_INSTANTIATE_bump(NAME, VARIANT) \
+    extern "C" __global__ void NAME(cuprum::ew::In<Big, cuprum::ew::VARIANT> _ca0, cuprum::ew::Out<Big, cuprum::ew::VARIANT> _co0, cuprum::ew::Loop<cuprum::ew::VARIANT> _cloop) { \
+        cuprum::ew::run(_cloop, [&](u64 _ci, Big b, Big& _cout0) { Big q = b; q.v[0] += 1.0; _cout0 = q; }, _ca0, _co0); \
+    }
+#define CUPRUM_INSTANTIATE_bump_contig(NAME) CUPRUM_INSTANTIATE_bump(NAME, contig)
+#define CUPRUM_INSTANTIATE_bump_s32(NAME) CUPRUM_INSTANTIATE_bump(NAME, s32)
+#define CUPRUM_INSTANTIATE_bump_s64(NAME) CUPRUM_INSTANTIATE_bump(NAME, s64)
+#define CUPRUM_INSTANTIATE_bump_t32(NAME) CUPRUM_INSTANTIATE_bump(NAME, t32)
